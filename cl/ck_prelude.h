@@ -1,0 +1,61 @@
+/*
+ * ck_prelude.h - lets one source compile as OpenCL C 1.2, as CUDA and as
+ * host C11. Every shared header in cl/ includes it first.
+ *
+ * It defines:
+ *   CK_FN          qualifiers for a helper callable from kernels and host
+ *   ck_u32/ck_u64  fixed-width unsigned integers
+ *   CK_HAS_FP64    1 where double is usable (the host sets it per device)
+ *   sqrtf, logf, sinf, cosf, expf, fabsf, floorf, powf
+ *                  available under their C names in every language
+ */
+#ifndef CK_PRELUDE_H
+#define CK_PRELUDE_H
+
+#if defined(__OPENCL_VERSION__)
+#define CK_LANG_OPENCL 1
+#define CK_FN static inline
+typedef uint ck_u32;
+typedef ulong ck_u64;
+#ifndef CK_HAS_FP64
+#define CK_HAS_FP64 0
+#endif
+#if CK_HAS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+/* OpenCL C spells the float overloads without the f suffix. */
+#define sqrtf(x) sqrt(x)
+#define logf(x) log(x)
+#define sinf(x) sin(x)
+#define cosf(x) cos(x)
+#define expf(x) exp(x)
+#define fabsf(x) fabs(x)
+#define floorf(x) floor(x)
+#define powf(x, y) pow(x, y)
+#define CK_MULHI32(a, b) mul_hi((ck_u32)(a), (ck_u32)(b))
+
+#elif defined(__CUDACC__)
+#define CK_LANG_CUDA 1
+#define CK_FN static __host__ __device__ inline
+#include <stdint.h>
+typedef uint32_t ck_u32;
+typedef uint64_t ck_u64;
+#ifndef CK_HAS_FP64
+#define CK_HAS_FP64 1
+#endif
+#define CK_MULHI32(a, b) ((ck_u32)(((ck_u64)(a) * (ck_u64)(b)) >> 32))
+
+#else
+#define CK_LANG_HOST 1
+#define CK_FN static inline
+#include <math.h>
+#include <stdint.h>
+typedef uint32_t ck_u32;
+typedef uint64_t ck_u64;
+#ifndef CK_HAS_FP64
+#define CK_HAS_FP64 1
+#endif
+#define CK_MULHI32(a, b) ((ck_u32)(((ck_u64)(a) * (ck_u64)(b)) >> 32))
+#endif
+
+#endif /* CK_PRELUDE_H */

@@ -1,0 +1,46 @@
+/*
+ * clkit/cache.h - the on-disk cache of built kernel binaries.
+ *
+ * Programs built for an OpenCL device are stored under a key that hashes
+ * the assembled source, the build options, the platform name and version,
+ * the device name, the driver version and the clkit version. Location:
+ * $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else ~/.cache/clkit.
+ * CLKIT_CACHE=0 disables it.
+ */
+#ifndef CLKIT_CACHE_H
+#define CLKIT_CACHE_H
+
+#include <stddef.h>
+
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ck_cache_stats {
+  char directory[4096];     /* where entries live */
+  int enabled;              /* 0 when CLKIT_CACHE=0 */
+  size_t entries;           /* number of entries */
+  unsigned long long bytes; /* their total size */
+} ck_cache_stats;
+
+/*
+ * ck_cache_query - describe the cache.
+ * Takes: stats, filled in. A missing directory counts as an empty cache.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if stats is NULL; CK_ERROR_IO
+ * if the directory exists but cannot be read.
+ */
+ck_status ck_cache_query(ck_cache_stats *stats);
+
+/*
+ * ck_cache_clear - delete every cache entry (and stale temporary files).
+ * Takes: removed, optional, set to the number of files deleted.
+ * Returns: CK_OK; CK_ERROR_IO if a file could not be deleted.
+ */
+ck_status ck_cache_clear(size_t *removed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_CACHE_H */

@@ -1,0 +1,21 @@
+/*
+ * clkit/clkit.h - the whole public API of clkit, a portable compute
+ * toolkit: devices, one queue abstraction over OpenCL (and the host
+ * reference), runtime kernel builds with a binary cache, and workloads.
+ *
+ * Conventions: public names begin with ck_; every function returns a
+ * ck_status and never prints, exits or aborts; the message of the last
+ * failure on a thread comes from ck_error_last().
+ */
+#ifndef CLKIT_CLKIT_H
+#define CLKIT_CLKIT_H
+
+#include "clkit/cache.h"
+#include "clkit/device.h"
+#include "clkit/kernels.h"
+#include "clkit/queue.h"
+#include "clkit/status.h"
+#include "clkit/version.h"
+#include "clkit/workload.h"
+
+#endif /* CLKIT_CLKIT_H */

@@ -1,0 +1,132 @@
+/*
+ * clkit/device.h - finding devices and choosing them by selector.
+ *
+ * A device is the host reference backend ("ref"), an OpenCL device
+ * ("ocl:P.D", platform P, device D) or, where built, a CUDA device
+ * ("cuda:N"). ck_device_enumerate() lists them all; ck_device_select()
+ * resolves a selector string against that list.
+ */
+#ifndef CLKIT_DEVICE_H
+#define CLKIT_DEVICE_H
+
+#include <stddef.h>
+
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_backend {
+  CK_BACKEND_REF = 0,    /* plain serial C on the host */
+  CK_BACKEND_OPENCL = 1, /* an OpenCL device */
+  CK_BACKEND_CUDA = 2    /* a native CUDA device */
+} ck_backend;
+
+typedef enum ck_device_kind {
+  CK_KIND_HOST = 0, /* the ref backend */
+  CK_KIND_CPU = 1,
+  CK_KIND_GPU = 2,
+  CK_KIND_ACCELERATOR = 3,
+  CK_KIND_OTHER = 4
+} ck_device_kind;
+
+typedef struct ck_device {
+  char id[32]; /* "ref", "ocl:0.1", "cuda:0" */
+  ck_backend backend;
+  ck_device_kind kind;
+  char name[256];
+  char vendor[256];
+  char platform[256];         /* platform name */
+  char platform_version[256]; /* e.g. "OpenCL 3.0 CUDA 13.0.84" */
+  char driver_version[128];
+  char c_version[128]; /* OpenCL C version, e.g. "OpenCL C 1.2" */
+  unsigned compute_units;
+  unsigned clock_mhz;
+  unsigned long long global_memory; /* bytes */
+  unsigned long long local_memory;  /* bytes per work-group */
+  unsigned long long max_alloc;     /* largest single buffer, bytes */
+  size_t max_work_group_size;
+  int has_fp64;
+  unsigned warp_width; /* SIMD width kernels may assume: 32 on NVIDIA */
+  int platform_index, device_index;
+  void *platform_handle; /* backend handles, owned by clkit */
+  void *device_handle;
+} ck_device;
+
+typedef struct ck_device_set {
+  ck_device *devices; /* devices[0] is always "ref" */
+  size_t count;
+  /* CK_OK, or why no OpenCL device is listed (CK_ERROR_NO_PLATFORM, ...) */
+  ck_status opencl_status;
+  char opencl_message[512]; /* a hint for the user when opencl_status != 0 */
+} ck_device_set;
+
+/*
+ * ck_device_enumerate - list every device.
+ * Takes: set, filled in; release it with ck_device_set_free().
+ * Returns: CK_OK even when OpenCL is absent: "ref" is always listed and
+ * set->opencl_status says why OpenCL devices are missing.
+ * CK_ERROR_OUT_OF_MEMORY if the list cannot be allocated.
+ */
+ck_status ck_device_enumerate(ck_device_set *set);
+
+/*
+ * ck_device_set_free - release a list made by ck_device_enumerate().
+ * Returns: CK_OK. Safe on a zeroed set.
+ */
+ck_status ck_device_set_free(ck_device_set *set);
+
+/*
+ * ck_device_select - resolve a selector against a device list.
+ * A selector is a comma-separated list of terms; each term is an id
+ * ("ref", "ocl:0.1", "cuda:0"), "gpu", "cpu", "all", or a case-insensitive
+ * substring of vendor, platform or device name. NULL, "" or "default"
+ * picks the fastest device (see ck_device_rank()). "ocl:P" names every
+ * device of platform P; "all" names every device, ref included; "ref" is
+ * matched by its id only, never by a substring. Matches are returned in
+ * term order, each device once.
+ * Takes: set, selector, indices (capacity entries), count (set to the
+ * number of matches).
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND when a term matches nothing (the
+ * message lists the devices that exist); CK_ERROR_INVALID_ARGUMENT for an
+ * empty term or too many matches for capacity.
+ */
+ck_status ck_device_select(const ck_device_set *set, const char *selector,
+                           size_t *indices, size_t capacity, size_t *count);
+
+/*
+ * ck_device_rank - the score by which the default device is chosen:
+ * GPU over accelerator over CPU over ref; ties by compute units times
+ * clock in MHz. Takes: device and score (set). Returns: CK_OK.
+ */
+ck_status ck_device_rank(const ck_device *device, double *score);
+
+/*
+ * ck_device_kind_name - "host", "cpu", "gpu", "accelerator" or "other".
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if name is NULL.
+ */
+ck_status ck_device_kind_name(ck_device_kind kind, const char **name);
+
+typedef struct ck_device_probe_result {
+  double cold_build_s;   /* selfcheck program built from source */
+  double warm_build_s;   /* the same program loaded from the binary cache */
+  int warm_from_cache;   /* 1 if the warm build really came from the cache */
+  double selfcheck_s;    /* wall time of a small selfcheck run */
+  int selfcheck_agrees;  /* 1 when its random words and sum match ref */
+} ck_device_probe_result;
+
+/*
+ * ck_device_probe - build and run the self-check on a device: cold and
+ * warm program build times and whether its results match ref.
+ * Takes: device, probe (filled in).
+ * Returns: CK_OK (a mismatch is reported in probe, not as an error); any
+ * error of the device or of the build.
+ */
+ck_status ck_device_probe(const ck_device *device,
+                          ck_device_probe_result *probe);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_DEVICE_H */

@@ -1,0 +1,51 @@
+/*
+ * clkit/kernels.h - the OpenCL C sources embedded in the library.
+ *
+ * Every file of cl/ is compiled into libclkit. Setting CLKIT_KERNEL_DIR
+ * makes clkit read them from that directory instead (for development).
+ * Other tools may take a source from here and build it themselves: the
+ * assembled form has its shared headers inlined and needs no other file.
+ */
+#ifndef CLKIT_KERNELS_H
+#define CLKIT_KERNELS_H
+
+#include <stddef.h>
+
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ck_kernels_count - how many source files are embedded. */
+ck_status ck_kernels_count(size_t *count);
+
+/*
+ * ck_kernels_get - one embedded source by position (0 .. count-1).
+ * Takes: index; name and text (static strings, owned by clkit) and size,
+ * each optional.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND if index is out of range.
+ */
+ck_status ck_kernels_get(size_t index, const char **name, const char **text,
+                         size_t *size);
+
+/*
+ * ck_kernels_assemble - a program's source with every quoted #include of
+ * a cl/ header replaced by that header's text, framed by #line directives
+ * so that compiler messages name the real cl/ file and line.
+ * Takes: name ("selfcheck" or "selfcheck.cl"); text (set to a malloc'd,
+ * NUL-terminated string the caller releases with ck_memory_free()); size,
+ * optional. Honours CLKIT_KERNEL_DIR.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND for an unknown file or include;
+ * CK_ERROR_IO if CLKIT_KERNEL_DIR is set and a file cannot be read;
+ * CK_ERROR_PARSE for an include cycle.
+ */
+ck_status ck_kernels_assemble(const char *name, char **text, size_t *size);
+
+/* ck_memory_free - release memory that clkit handed to the caller. */
+ck_status ck_memory_free(void *memory);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_KERNELS_H */

@@ -1,0 +1,178 @@
+/*
+ * clkit/queue.h - one queue abstraction over every backend.
+ *
+ * A queue is created on a device and owns what is made through it:
+ * buffers, programs, kernels and events must be destroyed before their
+ * queue. Operations are issued in order. On the ref device buffers live
+ * in host memory (ck_buffer_host_pointer() exposes them) and no kernels
+ * run: ref work is plain C in each workload's ref steps.
+ *
+ * Non-blocking transfers return at once; the host memory they read or
+ * write must stay valid until their event completes or ck_queue_finish().
+ */
+#ifndef CLKIT_QUEUE_H
+#define CLKIT_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/device.h"
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ck_queue ck_queue;
+typedef struct ck_buffer ck_buffer;
+typedef struct ck_program ck_program;
+typedef struct ck_kernel ck_kernel;
+typedef struct ck_event ck_event;
+
+typedef enum ck_transfer {
+  CK_BLOCKING = 0,    /* returns when the data has moved */
+  CK_NONBLOCKING = 1, /* returns at once; wait on the event or finish */
+} ck_transfer;
+
+/*
+ * ck_queue_create - make an in-order queue on a device, with profiling.
+ * Takes: device (copied; the set it came from may be freed), queue (set).
+ * Returns: CK_OK; CK_ERROR_DEVICE if the runtime refuses;
+ * CK_ERROR_UNSUPPORTED for a backend not built into this library.
+ */
+ck_status ck_queue_create(const ck_device *device, ck_queue **queue);
+
+/* ck_queue_destroy - finish and release a queue. NULL is a no-op. */
+ck_status ck_queue_destroy(ck_queue *queue);
+
+/* ck_queue_device - the queue's copy of its device. */
+ck_status ck_queue_device(const ck_queue *queue, const ck_device **device);
+
+/* ck_queue_finish - wait until every issued operation has completed. */
+ck_status ck_queue_finish(ck_queue *queue);
+
+/*
+ * ck_queue_kernel_seconds - total device time of the kernels launched on
+ * this queue and completed by the last ck_queue_finish(), from profiling
+ * events. Zero on ref. Takes: seconds (set).
+ */
+ck_status ck_queue_kernel_seconds(const ck_queue *queue, double *seconds);
+
+/*
+ * ck_buffer_create - allocate size bytes of device memory (uninitialised).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for size 0;
+ * CK_ERROR_DEVICE_MEMORY when the device cannot hold it (the message
+ * gives the size and the device's limits).
+ */
+ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer);
+
+/* ck_buffer_destroy - release a buffer. NULL is a no-op. */
+ck_status ck_buffer_destroy(ck_buffer *buffer);
+
+/* ck_buffer_size - the buffer's size in bytes. */
+ck_status ck_buffer_size(const ck_buffer *buffer, size_t *size);
+
+/*
+ * ck_buffer_host_pointer - the host memory behind a ref buffer.
+ * Returns: CK_ERROR_UNSUPPORTED for device buffers.
+ */
+ck_status ck_buffer_host_pointer(ck_buffer *buffer, void **pointer);
+
+/*
+ * ck_buffer_write / ck_buffer_read - move size bytes between host memory
+ * and the buffer at offset. event, optional, receives an event to wait on
+ * or time (destroy it with ck_event_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if the range exceeds the
+ * buffer; CK_ERROR_DEVICE on a runtime error.
+ */
+ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                          size_t size, const void *source, ck_transfer mode,
+                          ck_event **event);
+ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                         size_t size, void *destination, ck_transfer mode,
+                         ck_event **event);
+
+/* ck_buffer_copy - device-side copy of size bytes; ranges must not overlap. */
+ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
+                         size_t destination_offset, ck_buffer *source,
+                         size_t source_offset, size_t size, ck_event **event);
+
+/*
+ * ck_buffer_fill - repeat a pattern of pattern_size bytes (1, 2, 4, 8, 16,
+ * 32, 64 or 128) over size bytes from offset; both multiples of it.
+ */
+ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
+                         const void *pattern, size_t pattern_size,
+                         size_t offset, size_t size, ck_event **event);
+
+/*
+ * ck_program_build - build a program from cl/<name>.cl for the queue's
+ * device, through the binary cache. defines, optional, adds build options
+ * such as "-DCK_GROUP=128". Device options (-cl-std=CL1.2, device type,
+ * fp64, warp width) are added by clkit.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND if no such source; CK_ERROR_BUILD with
+ * the program, device, options and the build log (naming cl/ files and
+ * lines) when compilation fails; CK_ERROR_UNSUPPORTED on ref.
+ */
+ck_status ck_program_build(ck_queue *queue, const char *name,
+                           const char *defines, ck_program **program);
+
+typedef struct ck_program_stats {
+  double build_seconds; /* wall time of ck_program_build() */
+  int from_cache;       /* 1 when the binary came from the cache */
+  char options[1024];   /* the full option string */
+} ck_program_stats;
+
+/* ck_program_query - how the program was built. */
+ck_status ck_program_query(const ck_program *program, ck_program_stats *stats);
+
+/* ck_program_destroy - release a program. NULL is a no-op. */
+ck_status ck_program_destroy(ck_program *program);
+
+/*
+ * ck_kernel_create - a kernel of a built program, by function name.
+ * Returns: CK_ERROR_NOT_FOUND if the program has no such kernel.
+ */
+ck_status ck_kernel_create(ck_program *program, const char *name,
+                           ck_kernel **kernel);
+
+/* ck_kernel_destroy - release a kernel. NULL is a no-op. */
+ck_status ck_kernel_destroy(ck_kernel *kernel);
+
+/* Kernel arguments: a buffer, a value of size bytes, or local memory. */
+ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
+                               ck_buffer *buffer);
+ck_status ck_kernel_set_value(ck_kernel *kernel, unsigned index, size_t size,
+                              const void *value);
+ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size);
+
+/*
+ * ck_queue_launch - enqueue a kernel over dims (1 to 3) dimensions.
+ * global: work-items per dimension; local: work-group size per dimension,
+ * or NULL to let the runtime choose. Each global size must be a multiple
+ * of its local size.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for bad sizes; CK_ERROR_DEVICE
+ * (with the runtime's error name) when the launch is refused.
+ */
+ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                          const size_t *global, const size_t *local,
+                          ck_event **event);
+
+/* ck_event_wait - block until the event's operation completes. */
+ck_status ck_event_wait(ck_event *event);
+
+/*
+ * ck_event_times - profiling times of a completed operation, in
+ * nanoseconds of the device clock (start, end); NULL to skip one. Zero on
+ * ref.
+ */
+ck_status ck_event_times(ck_event *event, uint64_t *start_ns,
+                         uint64_t *end_ns);
+
+/* ck_event_destroy - release an event. NULL is a no-op. */
+ck_status ck_event_destroy(ck_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_QUEUE_H */

@@ -1,0 +1,143 @@
+/*
+ * clkit/workload.h - running workloads on devices and comparing devices.
+ *
+ * A workload (pso, ga, aco, nn, gas, and the built-in selfcheck) is found
+ * by name. It declares its options; parameters reach it as name/value
+ * strings, so the CLI and embedding programs configure it the same way.
+ * ck_workload_run() runs it on one device; ck_compare_run() runs the same
+ * configuration and seed on several devices and on ref, and reports how
+ * each agrees with ref.
+ */
+#ifndef CLKIT_WORKLOAD_H
+#define CLKIT_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/device.h"
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ck_workload ck_workload;
+
+typedef struct ck_option {
+  const char *name;          /* long option name, without "--" */
+  const char *value_name;    /* e.g. "N"; NULL for a flag */
+  const char *default_value; /* shown in help; NULL if none */
+  const char *help;
+} ck_option;
+
+typedef struct ck_param {
+  const char *name;  /* an option name */
+  const char *value; /* its value; "1" for a flag */
+} ck_param;
+
+/* Called now and then during a run; return nonzero to stop it early. */
+typedef int (*ck_progress_fn)(void *user, double fraction);
+
+typedef struct ck_run_options {
+  uint64_t seed;           /* the run's seed, used by every backend */
+  ck_progress_fn progress; /* optional */
+  void *progress_user;
+} ck_run_options;
+
+#define CK_RESULT_MAX_METRICS 48
+
+typedef struct ck_metric {
+  char name[40];  /* snake_case key, also used in JSON */
+  double value;
+  char unit[24];  /* "s", "1/s", "" */
+} ck_metric;
+
+typedef struct ck_result {
+  char workload[32];
+  char device[32];       /* device id */
+  char device_name[256];
+  double wall_s;         /* host wall time of the run */
+  double kernel_s;       /* summed kernel time on the device; 0 on ref */
+  double best;           /* the workload's headline result */
+  char best_name[40];    /* what best means, e.g. "mean" or "tour_length" */
+  double throughput;     /* the workload's throughput figure */
+  char throughput_unit[40];
+  double agreement;      /* relative difference from ref; NaN if unknown */
+  int agrees;            /* 1 when within the workload's tolerance */
+  ck_status status;      /* in a comparison: CK_OK, or why this device failed */
+  char error[2048];      /* the failure's message when status != CK_OK */
+  size_t metric_count;
+  ck_metric metrics[CK_RESULT_MAX_METRICS];
+} ck_result;
+
+/*
+ * ck_workload_find - a workload by name.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND (listing the known names).
+ */
+ck_status ck_workload_find(const char *name, const ck_workload **workload);
+
+/* ck_workload_list - every workload, in a static array owned by clkit. */
+ck_status ck_workload_list(const ck_workload *const **workloads,
+                           size_t *count);
+
+/* ck_workload_describe - name, one-line summary and its options table
+ * (terminated by an entry with a NULL name). All owned by clkit. */
+ck_status ck_workload_describe(const ck_workload *workload, const char **name,
+                               const char **summary,
+                               const ck_option **options);
+
+/*
+ * ck_workload_run - run a workload once on one device.
+ * Takes: workload; device (from a ck_device_set); params (count entries;
+ * names must be the workload's options); options (NULL for defaults:
+ * seed 1); result (filled in).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the offending option;
+ * any error of the device or its kernels.
+ */
+ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
+                          const ck_param *params, size_t count,
+                          const ck_run_options *options, ck_result *result);
+
+/*
+ * ck_workload_check - validate parameters without running.
+ * Returns: CK_OK or CK_ERROR_INVALID_ARGUMENT naming the option.
+ */
+ck_status ck_workload_check(const ck_workload *workload,
+                            const ck_param *params, size_t count);
+
+/*
+ * ck_compare_run - run one configuration and seed on several devices.
+ * Runs ref first as the oracle (unless skip_ref), then each device in
+ * indices; fills results[0 .. *produced-1] with agreement against ref. A
+ * device that fails gets a row with its status and error, and the
+ * comparison goes on.
+ * Takes: results with capacity entries (count + 1 needed with ref).
+ * Returns: CK_OK; the ref run's failure (no oracle, nothing compared);
+ * CK_ERROR_INVALID_ARGUMENT for bad parameters.
+ */
+ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
+                         const size_t *indices, size_t count, int skip_ref,
+                         const ck_param *params, size_t param_count,
+                         const ck_run_options *options, ck_result *results,
+                         size_t capacity, size_t *produced);
+
+/*
+ * ck_result_json - the result as one JSON object (no trailing newline).
+ * Common fields: workload, device, device_name, wall_s, kernel_s, best,
+ * best_name, throughput, throughput_unit, agreement, agrees; then each
+ * metric by name. Takes: json, set to a malloc'd string the caller
+ * releases with ck_memory_free().
+ */
+ck_status ck_result_json(const ck_result *result, char **json);
+
+/*
+ * ck_result_metric - look a metric up by name.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND.
+ */
+ck_status ck_result_metric(const ck_result *result, const char *name,
+                           double *value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_WORKLOAD_H */

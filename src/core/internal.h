@@ -1,0 +1,87 @@
+/*
+ * internal.h - declarations shared inside libclkit. Nothing here is
+ * installed; every name is static or carries the ck__ prefix.
+ */
+#ifndef CK_INTERNAL_H
+#define CK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/clkit.h"
+
+/* Records a failure for ck_error_last() and returns status. */
+ck_status ck__fail(ck_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends text to the current failure message; returns its status. */
+ck_status ck__fail_append(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* Jump to the function's fail: label with status set, when expr fails. */
+#define CK_TRY(expr)                                                           \
+  do {                                                                         \
+    status = (expr);                                                           \
+    if (status != CK_OK)                                                       \
+      goto fail;                                                               \
+  } while (0)
+
+/* Sets status and a message, then jumps to fail:. */
+#define CK_FAIL(code, ...)                                                     \
+  do {                                                                         \
+    status = ck__fail((code), __VA_ARGS__);                                    \
+    goto fail;                                                                 \
+  } while (0)
+
+/* ---- SHA-256 (sha256.c) ------------------------------------------------ */
+typedef struct ck__sha256_context {
+  uint32_t state[8];
+  uint64_t length;
+  uint8_t block[64];
+  size_t used;
+} ck__sha256_context;
+
+void ck__sha256_init(ck__sha256_context *context);
+void ck__sha256_update(ck__sha256_context *context, const void *data, size_t size);
+void ck__sha256_final(ck__sha256_context *context, uint8_t digest[32]);
+/* Hashes one buffer. */
+void ck__sha256(const void *data, size_t size, uint8_t digest[32]);
+/* Writes 64 lowercase hex digits and a terminating NUL into hex[65]. */
+void ck__hex(const uint8_t *bytes, size_t count, char *hex);
+
+/* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
+/*
+ * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else
+ * $HOME/.cache/clkit. Written into path (capacity bytes).
+ */
+ck_status ck__cache_directory(char *path, size_t capacity);
+/* 0 when CLKIT_CACHE=0 disables the cache, 1 otherwise. */
+int ck__cache_enabled(void);
+/*
+ * Looks an entry up by its 32-byte key. On a hit stores a malloc'd copy of
+ * the payload (caller frees) and its size, and returns CK_OK. A missing
+ * entry returns CK_ERROR_NOT_FOUND without recording an error message. An
+ * entry whose checksum or header is wrong is deleted and reported as
+ * missing.
+ */
+ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size);
+/*
+ * Stores an entry atomically: written to a temporary file in the cache
+ * directory, then renamed over the final name, so that concurrent writers
+ * and readers never see a partial entry.
+ */
+ck_status ck__cache_store(const uint8_t key[32], const void *payload,
+                          size_t size);
+/* Deletes one entry (for a binary the device rejected). */
+ck_status ck__cache_remove(const uint8_t key[32]);
+
+/* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
+typedef struct ck__source {
+  const char *name; /* file name inside cl/, e.g. "ck_philox.h" */
+  const char *text;
+  size_t size;
+} ck__source;
+
+extern const ck__source ck__embedded_sources[];
+extern const size_t ck__embedded_source_count;
+
+#endif /* CK_INTERNAL_H */

@@ -1,0 +1,117 @@
+/* json.c - results as JSON objects, with the same keys across workloads. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/workload_internal.h"
+
+typedef struct json_text {
+  char *data;
+  size_t size, capacity;
+  int failed;
+} json_text;
+
+static void put(json_text *text, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(json_text *text, const char *format, ...) {
+  if (text->failed)
+    return;
+  for (;;) {
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(text->data + text->size, text->capacity - text->size,
+                           format, args);
+    va_end(args);
+    if (length < 0) {
+      text->failed = 1;
+      return;
+    }
+    if (text->size + (size_t)length < text->capacity) {
+      text->size += (size_t)length;
+      return;
+    }
+    size_t capacity = 2 * text->capacity + (size_t)length;
+    char *grown = realloc(text->data, capacity);
+    if (!grown) {
+      text->failed = 1;
+      return;
+    }
+    text->data = grown;
+    text->capacity = capacity;
+  }
+}
+
+static void put_string(json_text *text, const char *value) {
+  put(text, "\"");
+  for (const unsigned char *c = (const unsigned char *)value; *c; ++c) {
+    if (*c == '"' || *c == '\\')
+      put(text, "\\%c", *c);
+    else if (*c == '\n')
+      put(text, "\\n");
+    else if (*c < 0x20)
+      put(text, "\\u%04x", *c);
+    else
+      put(text, "%c", *c);
+  }
+  put(text, "\"");
+}
+
+/* JSON has no NaN or infinity: those become null. */
+static void put_number(json_text *text, double value) {
+  if (isfinite(value))
+    put(text, "%.17g", value);
+  else
+    put(text, "null");
+}
+
+ck_status ck_result_json(const ck_result *result, char **json) {
+  if (!result || !json)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_result_json: NULL argument");
+  json_text text = {malloc(1024), 0, 1024, 0};
+  if (!text.data)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
+  put(&text, "{\"workload\":");
+  put_string(&text, result->workload);
+  put(&text, ",\"device\":");
+  put_string(&text, result->device);
+  put(&text, ",\"device_name\":");
+  put_string(&text, result->device_name);
+  if (result->status != CK_OK) {
+    const char *name = "";
+    ck_status_name(result->status, &name);
+    put(&text, ",\"status\":");
+    put_string(&text, name);
+    put(&text, ",\"error\":");
+    put_string(&text, result->error);
+  }
+  put(&text, ",\"wall_s\":");
+  put_number(&text, result->wall_s);
+  put(&text, ",\"kernel_s\":");
+  put_number(&text, result->kernel_s);
+  put(&text, ",\"best\":");
+  put_number(&text, result->best);
+  put(&text, ",\"best_name\":");
+  put_string(&text, result->best_name);
+  put(&text, ",\"throughput\":");
+  put_number(&text, result->throughput);
+  put(&text, ",\"throughput_unit\":");
+  put_string(&text, result->throughput_unit);
+  put(&text, ",\"agreement\":");
+  put_number(&text, result->agreement);
+  put(&text, ",\"agrees\":%s", result->agrees ? "true" : "false");
+  for (size_t i = 0; i < result->metric_count; ++i) {
+    put(&text, ",");
+    put_string(&text, result->metrics[i].name);
+    put(&text, ":");
+    put_number(&text, result->metrics[i].value);
+  }
+  put(&text, "}");
+  if (text.failed) {
+    free(text.data);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
+  }
+  *json = text.data;
+  return CK_OK;
+}

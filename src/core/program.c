@@ -1,0 +1,75 @@
+/*
+ * program.c - backend-neutral program builds: assemble the source, add
+ * the device's build options, time the build, hand it to the backend.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/queue_internal.h"
+
+static double now_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+ck_status ck_program_build(ck_queue *queue, const char *name,
+                           const char *defines, ck_program **program) {
+  ck_status status = CK_OK;
+  ck_program *made = NULL;
+  char *source = NULL;
+  char options[1024];
+  if (!queue || !name || !program)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_program_build: NULL argument");
+  *program = NULL;
+  double started = now_seconds();
+  made = calloc(1, sizeof *made);
+  if (!made)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a program");
+  made->queue = queue;
+  snprintf(made->name, sizeof made->name, "%s", name);
+  if (queue->device.backend == CK_BACKEND_REF)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "device %s runs no kernels: ref work is plain C in each "
+            "workload's ref steps",
+            queue->device.id);
+  CK_TRY(ck__device_build_options(&queue->device, options, sizeof options));
+  if (defines && *defines) {
+    size_t used = strlen(options);
+    if (used + 1 + strlen(defines) + 1 > sizeof options)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "build options for program '%s' are longer than %zu bytes", name,
+              sizeof options);
+    snprintf(options + used, sizeof options - used, " %s", defines);
+  }
+  snprintf(made->stats.options, sizeof made->stats.options, "%s", options);
+  CK_TRY(ck_kernels_assemble(name, &source, NULL));
+  CK_TRY(queue->ops->program_build(queue, made, source, options));
+  made->stats.build_seconds = now_seconds() - started;
+  free(source);
+  *program = made;
+  return CK_OK;
+fail:
+  free(source);
+  free(made);
+  return status;
+}
+
+ck_status ck_program_query(const ck_program *program, ck_program_stats *stats) {
+  if (!program || !stats)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_program_query: NULL argument");
+  *stats = program->stats;
+  return CK_OK;
+}
+
+ck_status ck_program_destroy(ck_program *program) {
+  if (!program)
+    return CK_OK;
+  program->queue->ops->program_destroy(program);
+  free(program);
+  return CK_OK;
+}

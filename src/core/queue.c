@@ -1,0 +1,363 @@
+/*
+ * queue.c - the backend-neutral half of ck_queue: argument checks, handle
+ * allocation, and dispatch to the device's backend.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/queue_internal.h"
+
+static const ck__queue_ops *ops_for(const ck_device *device) {
+  switch (device->backend) {
+  case CK_BACKEND_REF:
+    return &ck__host_ops;
+  case CK_BACKEND_OPENCL:
+    return &ck__opencl_ops;
+  default:
+    return NULL;
+  }
+}
+
+/* Allocates the caller's event handle, if one was asked for. */
+static ck_status event_begin(ck_queue *queue, ck_event **out, ck_event **event) {
+  *event = NULL;
+  if (!out)
+    return CK_OK;
+  *out = NULL;
+  *event = calloc(1, sizeof **event);
+  if (!*event)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an event");
+  (*event)->queue = queue;
+  return CK_OK;
+}
+
+static ck_status event_end(ck_status status, ck_event **out, ck_event *event) {
+  if (!event)
+    return status;
+  if (status == CK_OK) {
+    *out = event;
+  } else {
+    free(event);
+  }
+  return status;
+}
+
+static ck_status check_range(const char *what, const ck_buffer *buffer,
+                             size_t offset, size_t size) {
+  if (size == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: size is 0", what);
+  if (offset > buffer->size || size > buffer->size - offset)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: range [%zu, %zu) exceeds the buffer's %zu bytes", what,
+                    offset, offset + size, buffer->size);
+  return CK_OK;
+}
+
+ck_status ck_queue_create(const ck_device *device, ck_queue **queue) {
+  ck_status status = CK_OK;
+  ck_queue *made = NULL;
+  if (!device || !queue)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_create: NULL argument");
+  *queue = NULL;
+  const ck__queue_ops *ops = ops_for(device);
+  if (!ops)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "device %s: its backend is not built into this library",
+            device->id);
+  made = calloc(1, sizeof *made);
+  if (!made)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
+  made->ops = ops;
+  made->device = *device;
+  CK_TRY(ops->create(made));
+  *queue = made;
+  return CK_OK;
+fail:
+  free(made);
+  return status;
+}
+
+ck_status ck_queue_destroy(ck_queue *queue) {
+  if (!queue)
+    return CK_OK;
+  queue->ops->destroy(queue);
+  free(queue);
+  return CK_OK;
+}
+
+ck_status ck_queue_device(const ck_queue *queue, const ck_device **device) {
+  if (!queue || !device)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_device: NULL argument");
+  *device = &queue->device;
+  return CK_OK;
+}
+
+ck_status ck_queue_finish(ck_queue *queue) {
+  if (!queue)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_finish: NULL queue");
+  return queue->ops->finish(queue);
+}
+
+ck_status ck_queue_kernel_seconds(const ck_queue *queue, double *seconds) {
+  if (!queue || !seconds)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_queue_kernel_seconds: NULL argument");
+  *seconds = queue->kernel_seconds;
+  return CK_OK;
+}
+
+ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer) {
+  ck_status status = CK_OK;
+  ck_buffer *made = NULL;
+  if (!queue || !buffer)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_create: NULL argument");
+  *buffer = NULL;
+  if (size == 0)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_create: size is 0");
+  if (queue->device.max_alloc && size > queue->device.max_alloc)
+    CK_FAIL(CK_ERROR_DEVICE_MEMORY,
+            "device %s (%s) cannot hold a buffer of %zu bytes: its largest "
+            "allocation is %llu bytes of %llu in all",
+            queue->device.id, queue->device.name, size,
+            queue->device.max_alloc, queue->device.global_memory);
+  made = calloc(1, sizeof *made);
+  if (!made)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a buffer");
+  made->queue = queue;
+  made->size = size;
+  CK_TRY(queue->ops->buffer_create(queue, made));
+  *buffer = made;
+  return CK_OK;
+fail:
+  free(made);
+  return status;
+}
+
+ck_status ck_buffer_destroy(ck_buffer *buffer) {
+  if (!buffer)
+    return CK_OK;
+  buffer->queue->ops->buffer_destroy(buffer);
+  free(buffer);
+  return CK_OK;
+}
+
+ck_status ck_buffer_size(const ck_buffer *buffer, size_t *size) {
+  if (!buffer || !size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_size: NULL argument");
+  *size = buffer->size;
+  return CK_OK;
+}
+
+ck_status ck_buffer_host_pointer(ck_buffer *buffer, void **pointer) {
+  if (!buffer || !pointer)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_host_pointer: NULL argument");
+  if (buffer->queue->device.backend != CK_BACKEND_REF)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "device %s: buffers live in device memory; read them with "
+                    "ck_buffer_read",
+                    buffer->queue->device.id);
+  *pointer = buffer->handle;
+  return CK_OK;
+}
+
+ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                          size_t size, const void *source, ck_transfer mode,
+                          ck_event **event) {
+  ck_status status;
+  ck_event *made;
+  if (!queue || !buffer || !source)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_write: NULL argument");
+  if ((status = check_range("ck_buffer_write", buffer, offset, size)) != CK_OK)
+    return status;
+  if ((status = event_begin(queue, event, &made)) != CK_OK)
+    return status;
+  status = queue->ops->write(queue, buffer, offset, size, source, mode, made);
+  return event_end(status, event, made);
+}
+
+ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                         size_t size, void *destination, ck_transfer mode,
+                         ck_event **event) {
+  ck_status status;
+  ck_event *made;
+  if (!queue || !buffer || !destination)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_read: NULL argument");
+  if ((status = check_range("ck_buffer_read", buffer, offset, size)) != CK_OK)
+    return status;
+  if ((status = event_begin(queue, event, &made)) != CK_OK)
+    return status;
+  status = queue->ops->read(queue, buffer, offset, size, destination, mode, made);
+  return event_end(status, event, made);
+}
+
+ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
+                         size_t destination_offset, ck_buffer *source,
+                         size_t source_offset, size_t size, ck_event **event) {
+  ck_status status;
+  ck_event *made;
+  if (!queue || !destination || !source)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_copy: NULL argument");
+  if ((status = check_range("ck_buffer_copy (source)", source, source_offset,
+                            size)) != CK_OK ||
+      (status = check_range("ck_buffer_copy (destination)", destination,
+                            destination_offset, size)) != CK_OK)
+    return status;
+  if (source == destination && source_offset < destination_offset + size &&
+      destination_offset < source_offset + size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_copy: source and destination ranges overlap");
+  if ((status = event_begin(queue, event, &made)) != CK_OK)
+    return status;
+  status = queue->ops->copy(queue, destination, destination_offset, source,
+                            source_offset, size, made);
+  return event_end(status, event, made);
+}
+
+ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
+                         const void *pattern, size_t pattern_size,
+                         size_t offset, size_t size, ck_event **event) {
+  ck_status status;
+  ck_event *made;
+  if (!queue || !buffer || !pattern)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_fill: NULL argument");
+  if (pattern_size == 0 || pattern_size > 128 ||
+      (pattern_size & (pattern_size - 1)) != 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_fill: pattern size %zu is not a power of two "
+                    "from 1 to 128",
+                    pattern_size);
+  if (offset % pattern_size || size % pattern_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_fill: offset and size must be multiples of the "
+                    "%zu-byte pattern",
+                    pattern_size);
+  if ((status = check_range("ck_buffer_fill", buffer, offset, size)) != CK_OK)
+    return status;
+  if ((status = event_begin(queue, event, &made)) != CK_OK)
+    return status;
+  status = queue->ops->fill(queue, buffer, pattern, pattern_size, offset, size,
+                            made);
+  return event_end(status, event, made);
+}
+
+ck_status ck_kernel_create(ck_program *program, const char *name,
+                           ck_kernel **kernel) {
+  ck_status status = CK_OK;
+  ck_kernel *made = NULL;
+  if (!program || !name || !kernel)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_kernel_create: NULL argument");
+  *kernel = NULL;
+  made = calloc(1, sizeof *made);
+  if (!made)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a kernel");
+  made->program = program;
+  snprintf(made->name, sizeof made->name, "%s", name);
+  CK_TRY(program->queue->ops->kernel_create(program, made));
+  *kernel = made;
+  return CK_OK;
+fail:
+  free(made);
+  return status;
+}
+
+ck_status ck_kernel_destroy(ck_kernel *kernel) {
+  if (!kernel)
+    return CK_OK;
+  kernel->program->queue->ops->kernel_destroy(kernel);
+  free(kernel);
+  return CK_OK;
+}
+
+ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
+                               ck_buffer *buffer) {
+  if (!kernel || !buffer)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_kernel_set_buffer: NULL argument");
+  return kernel->program->queue->ops->kernel_set_arg(
+      kernel, index, CK__ARG_BUFFER, sizeof(void *), buffer);
+}
+
+ck_status ck_kernel_set_value(ck_kernel *kernel, unsigned index, size_t size,
+                              const void *value) {
+  if (!kernel || !value || size == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_kernel_set_value: NULL argument or size 0");
+  return kernel->program->queue->ops->kernel_set_arg(kernel, index,
+                                                     CK__ARG_VALUE, size, value);
+}
+
+ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size) {
+  if (!kernel || size == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_kernel_set_local: NULL kernel or size 0");
+  return kernel->program->queue->ops->kernel_set_arg(kernel, index,
+                                                     CK__ARG_LOCAL, size, NULL);
+}
+
+ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                          const size_t *global, const size_t *local,
+                          ck_event **event) {
+  ck_status status;
+  ck_event *made;
+  if (!queue || !kernel || !global)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_launch: NULL argument");
+  if (dims < 1 || dims > 3)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "launch of %s: %u dimensions (1 to 3 allowed)",
+                    kernel->name, dims);
+  size_t group = 1;
+  for (unsigned d = 0; d < dims; ++d) {
+    if (global[d] == 0)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "launch of %s: global size %u is 0", kernel->name, d);
+    if (local) {
+      if (local[d] == 0 || global[d] % local[d] != 0)
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "launch of %s: global size %zu is not a multiple of "
+                        "local size %zu in dimension %u",
+                        kernel->name, global[d], local[d], d);
+      group *= local[d];
+    }
+  }
+  if (local && queue->device.max_work_group_size &&
+      group > queue->device.max_work_group_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "launch of %s: work-group of %zu exceeds the device's "
+                    "maximum of %zu",
+                    kernel->name, group, queue->device.max_work_group_size);
+  if ((status = event_begin(queue, event, &made)) != CK_OK)
+    return status;
+  status = queue->ops->launch(queue, kernel, dims, global, local, made);
+  return event_end(status, event, made);
+}
+
+ck_status ck_event_wait(ck_event *event) {
+  if (!event)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_event_wait: NULL event");
+  return event->queue->ops->event_wait(event);
+}
+
+ck_status ck_event_times(ck_event *event, uint64_t *start_ns,
+                         uint64_t *end_ns) {
+  if (!event)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_event_times: NULL event");
+  uint64_t start = 0, end = 0;
+  ck_status status = event->queue->ops->event_times(event, &start, &end);
+  if (status != CK_OK)
+    return status;
+  if (start_ns)
+    *start_ns = start;
+  if (end_ns)
+    *end_ns = end;
+  return CK_OK;
+}
+
+ck_status ck_event_destroy(ck_event *event) {
+  if (!event)
+    return CK_OK;
+  event->queue->ops->event_destroy(event);
+  free(event);
+  return CK_OK;
+}

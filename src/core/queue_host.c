@@ -1,0 +1,141 @@
+/*
+ * queue_host.c - the ref device's queue: buffers in host memory, transfers
+ * as memcpy, and no kernels (ref work is each workload's plain-C steps).
+ * Everything completes before the call returns, so events are trivial.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/queue_internal.h"
+
+static ck_status host_create(ck_queue *queue) {
+  (void)queue;
+  return CK_OK;
+}
+
+static void host_destroy(ck_queue *queue) { (void)queue; }
+
+static ck_status host_finish(ck_queue *queue) {
+  (void)queue;
+  return CK_OK;
+}
+
+static ck_status host_buffer_create(ck_queue *queue, ck_buffer *buffer) {
+  /* 64-byte alignment lets ref steps use vector loads like a device would. */
+  size_t rounded = (buffer->size + 63) & ~(size_t)63;
+  buffer->handle = aligned_alloc(64, rounded);
+  if (!buffer->handle)
+    return ck__fail(CK_ERROR_DEVICE_MEMORY,
+                    "device %s: cannot allocate %zu bytes of host memory",
+                    queue->device.id, buffer->size);
+  return CK_OK;
+}
+
+static void host_buffer_destroy(ck_buffer *buffer) { free(buffer->handle); }
+
+static ck_status host_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                            size_t size, const void *source, ck_transfer mode,
+                            ck_event *event) {
+  (void)queue, (void)mode, (void)event;
+  memcpy((char *)buffer->handle + offset, source, size);
+  return CK_OK;
+}
+
+static ck_status host_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                           size_t size, void *destination, ck_transfer mode,
+                           ck_event *event) {
+  (void)queue, (void)mode, (void)event;
+  memcpy(destination, (const char *)buffer->handle + offset, size);
+  return CK_OK;
+}
+
+static ck_status host_copy(ck_queue *queue, ck_buffer *destination,
+                           size_t destination_offset, ck_buffer *source,
+                           size_t source_offset, size_t size, ck_event *event) {
+  (void)queue, (void)event;
+  memcpy((char *)destination->handle + destination_offset,
+         (const char *)source->handle + source_offset, size);
+  return CK_OK;
+}
+
+static ck_status host_fill(ck_queue *queue, ck_buffer *buffer,
+                           const void *pattern, size_t pattern_size,
+                           size_t offset, size_t size, ck_event *event) {
+  (void)queue, (void)event;
+  char *target = (char *)buffer->handle + offset;
+  for (size_t at = 0; at < size; at += pattern_size)
+    memcpy(target + at, pattern, pattern_size);
+  return CK_OK;
+}
+
+static ck_status host_no_kernels(const ck_queue *queue) {
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "device %s runs no kernels: ref work is plain C in each "
+                  "workload's ref steps",
+                  queue->device.id);
+}
+
+static ck_status host_program_build(ck_queue *queue, ck_program *program,
+                                    const char *source, const char *options) {
+  (void)program, (void)source, (void)options;
+  return host_no_kernels(queue);
+}
+
+static void host_program_destroy(ck_program *program) { (void)program; }
+
+static ck_status host_kernel_create(ck_program *program, ck_kernel *kernel) {
+  (void)kernel;
+  return host_no_kernels(program->queue);
+}
+
+static void host_kernel_destroy(ck_kernel *kernel) { (void)kernel; }
+
+static ck_status host_kernel_set_arg(ck_kernel *kernel, unsigned index,
+                                     ck__arg_kind kind, size_t size,
+                                     const void *value) {
+  (void)index, (void)kind, (void)size, (void)value;
+  return host_no_kernels(kernel->program->queue);
+}
+
+static ck_status host_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                             const size_t *global, const size_t *local,
+                             ck_event *event) {
+  (void)kernel, (void)dims, (void)global, (void)local, (void)event;
+  return host_no_kernels(queue);
+}
+
+static ck_status host_event_wait(ck_event *event) {
+  (void)event;
+  return CK_OK;
+}
+
+static ck_status host_event_times(ck_event *event, uint64_t *start_ns,
+                                  uint64_t *end_ns) {
+  (void)event;
+  *start_ns = 0;
+  *end_ns = 0;
+  return CK_OK;
+}
+
+static void host_event_destroy(ck_event *event) { (void)event; }
+
+const ck__queue_ops ck__host_ops = {
+    .create = host_create,
+    .destroy = host_destroy,
+    .finish = host_finish,
+    .buffer_create = host_buffer_create,
+    .buffer_destroy = host_buffer_destroy,
+    .write = host_write,
+    .read = host_read,
+    .copy = host_copy,
+    .fill = host_fill,
+    .program_build = host_program_build,
+    .program_destroy = host_program_destroy,
+    .kernel_create = host_kernel_create,
+    .kernel_destroy = host_kernel_destroy,
+    .kernel_set_arg = host_kernel_set_arg,
+    .launch = host_launch,
+    .event_wait = host_event_wait,
+    .event_times = host_event_times,
+    .event_destroy = host_event_destroy,
+};

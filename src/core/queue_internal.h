@@ -1,0 +1,99 @@
+/*
+ * queue_internal.h - the backend interface behind ck_queue.
+ *
+ * queue.c checks arguments and owns the handle structs; each backend
+ * (queue_opencl.c, queue_host.c, later CUDA) fills in one ops table. A
+ * backend sees only requests that already passed validation.
+ */
+#ifndef CK_QUEUE_INTERNAL_H
+#define CK_QUEUE_INTERNAL_H
+
+#include "core/internal.h"
+
+typedef enum ck__arg_kind {
+  CK__ARG_BUFFER,
+  CK__ARG_VALUE,
+  CK__ARG_LOCAL
+} ck__arg_kind;
+
+typedef struct ck__queue_ops {
+  ck_status (*create)(ck_queue *queue);
+  void (*destroy)(ck_queue *queue);
+  ck_status (*finish)(ck_queue *queue);
+  ck_status (*buffer_create)(ck_queue *queue, ck_buffer *buffer);
+  void (*buffer_destroy)(ck_buffer *buffer);
+  ck_status (*write)(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                     size_t size, const void *source, ck_transfer mode,
+                     ck_event *event);
+  ck_status (*read)(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                    size_t size, void *destination, ck_transfer mode,
+                    ck_event *event);
+  ck_status (*copy)(ck_queue *queue, ck_buffer *destination,
+                    size_t destination_offset, ck_buffer *source,
+                    size_t source_offset, size_t size, ck_event *event);
+  ck_status (*fill)(ck_queue *queue, ck_buffer *buffer, const void *pattern,
+                    size_t pattern_size, size_t offset, size_t size,
+                    ck_event *event);
+  ck_status (*program_build)(ck_queue *queue, ck_program *program,
+                             const char *source, const char *options);
+  void (*program_destroy)(ck_program *program);
+  ck_status (*kernel_create)(ck_program *program, ck_kernel *kernel);
+  void (*kernel_destroy)(ck_kernel *kernel);
+  ck_status (*kernel_set_arg)(ck_kernel *kernel, unsigned index,
+                              ck__arg_kind kind, size_t size,
+                              const void *value);
+  ck_status (*launch)(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                      const size_t *global, const size_t *local,
+                      ck_event *event);
+  ck_status (*event_wait)(ck_event *event);
+  ck_status (*event_times)(ck_event *event, uint64_t *start_ns,
+                           uint64_t *end_ns);
+  void (*event_destroy)(ck_event *event);
+} ck__queue_ops;
+
+struct ck_queue {
+  const ck__queue_ops *ops;
+  ck_device device;
+  void *backend;         /* backend state */
+  double kernel_seconds; /* summed by finish() */
+};
+
+struct ck_buffer {
+  ck_queue *queue;
+  size_t size;
+  void *handle; /* cl_mem, or host memory on ref */
+};
+
+struct ck_program {
+  ck_queue *queue;
+  void *handle;
+  char name[64];
+  ck_program_stats stats;
+};
+
+struct ck_kernel {
+  ck_program *program;
+  void *handle;
+  char name[128];
+};
+
+struct ck_event {
+  ck_queue *queue;
+  void *handle;
+};
+
+extern const ck__queue_ops ck__opencl_ops;
+extern const ck__queue_ops ck__host_ops;
+
+/* The build options clkit adds for a device (one place for all of them). */
+ck_status ck__device_build_options(const ck_device *device, char *options,
+                                   size_t capacity);
+
+/* When set, builds skip loading from the cache (but still store): the
+ * cold-build measurement of ck_device_probe(). */
+extern _Thread_local int ck__build_from_source;
+
+/* "CL_OUT_OF_RESOURCES" and so on, for messages. */
+const char *ck__opencl_error_name(int code);
+
+#endif /* CK_QUEUE_INTERNAL_H */

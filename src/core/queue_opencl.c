@@ -1,0 +1,472 @@
+/*
+ * queue_opencl.c - the OpenCL backend of ck_queue, and program builds
+ * through the on-disk binary cache. Targets the OpenCL 1.2 host API.
+ */
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/queue_internal.h"
+
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
+/* Launch events are kept until finish() to sum kernel time; past this
+ * many, the oldest half is waited on and summed early. */
+enum { PENDING_LIMIT = 4096 };
+
+typedef struct opencl_queue {
+  cl_context context;
+  cl_command_queue queue;
+  cl_event *pending;
+  size_t pending_count;
+  size_t pending_capacity;
+} opencl_queue;
+
+const char *ck__opencl_error_name(int code) {
+  switch (code) {
+#define NAME(x)                                                                \
+  case x:                                                                      \
+    return #x;
+    NAME(CL_SUCCESS)
+    NAME(CL_DEVICE_NOT_FOUND)
+    NAME(CL_DEVICE_NOT_AVAILABLE)
+    NAME(CL_COMPILER_NOT_AVAILABLE)
+    NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    NAME(CL_OUT_OF_RESOURCES)
+    NAME(CL_OUT_OF_HOST_MEMORY)
+    NAME(CL_PROFILING_INFO_NOT_AVAILABLE)
+    NAME(CL_MEM_COPY_OVERLAP)
+    NAME(CL_BUILD_PROGRAM_FAILURE)
+    NAME(CL_MAP_FAILURE)
+    NAME(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    NAME(CL_COMPILE_PROGRAM_FAILURE)
+    NAME(CL_LINKER_NOT_AVAILABLE)
+    NAME(CL_LINK_PROGRAM_FAILURE)
+    NAME(CL_INVALID_VALUE)
+    NAME(CL_INVALID_DEVICE_TYPE)
+    NAME(CL_INVALID_PLATFORM)
+    NAME(CL_INVALID_DEVICE)
+    NAME(CL_INVALID_CONTEXT)
+    NAME(CL_INVALID_QUEUE_PROPERTIES)
+    NAME(CL_INVALID_COMMAND_QUEUE)
+    NAME(CL_INVALID_HOST_PTR)
+    NAME(CL_INVALID_MEM_OBJECT)
+    NAME(CL_INVALID_BINARY)
+    NAME(CL_INVALID_BUILD_OPTIONS)
+    NAME(CL_INVALID_PROGRAM)
+    NAME(CL_INVALID_PROGRAM_EXECUTABLE)
+    NAME(CL_INVALID_KERNEL_NAME)
+    NAME(CL_INVALID_KERNEL_DEFINITION)
+    NAME(CL_INVALID_KERNEL)
+    NAME(CL_INVALID_ARG_INDEX)
+    NAME(CL_INVALID_ARG_VALUE)
+    NAME(CL_INVALID_ARG_SIZE)
+    NAME(CL_INVALID_KERNEL_ARGS)
+    NAME(CL_INVALID_WORK_DIMENSION)
+    NAME(CL_INVALID_WORK_GROUP_SIZE)
+    NAME(CL_INVALID_WORK_ITEM_SIZE)
+    NAME(CL_INVALID_GLOBAL_OFFSET)
+    NAME(CL_INVALID_EVENT_WAIT_LIST)
+    NAME(CL_INVALID_EVENT)
+    NAME(CL_INVALID_OPERATION)
+    NAME(CL_INVALID_BUFFER_SIZE)
+    NAME(CL_INVALID_GLOBAL_WORK_SIZE)
+    NAME(CL_PLATFORM_NOT_FOUND_KHR)
+#undef NAME
+  default:
+    return "CL_UNKNOWN_ERROR";
+  }
+}
+
+/* Maps a runtime error to a status with a message naming the operation. */
+static ck_status cl_fail(const ck_queue *queue, cl_int code, const char *what) {
+  ck_status status = CK_ERROR_DEVICE;
+  if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
+      code == CL_INVALID_BUFFER_SIZE)
+    status = CK_ERROR_DEVICE_MEMORY;
+  return ck__fail(status, "device %s (%s): %s failed: %s (%d)",
+                  queue->device.id, queue->device.name, what,
+                  ck__opencl_error_name(code), (int)code);
+}
+
+static opencl_queue *state(const ck_queue *queue) {
+  return (opencl_queue *)queue->backend;
+}
+
+static ck_status ocl_create(ck_queue *queue) {
+  cl_int code = CL_SUCCESS;
+  opencl_queue *made = calloc(1, sizeof *made);
+  if (!made)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
+  cl_device_id device = (cl_device_id)queue->device.device_handle;
+  made->context = clCreateContext(NULL, 1, &device, NULL, NULL, &code);
+  if (code != CL_SUCCESS) {
+    free(made);
+    return cl_fail(queue, code, "clCreateContext");
+  }
+  made->queue = clCreateCommandQueue(made->context, device,
+                                     CL_QUEUE_PROFILING_ENABLE, &code);
+  if (code != CL_SUCCESS) {
+    clReleaseContext(made->context);
+    free(made);
+    return cl_fail(queue, code, "clCreateCommandQueue");
+  }
+  queue->backend = made;
+  return CK_OK;
+}
+
+/* Adds the device time of the first count pending events and drops them. */
+static ck_status retire_pending(ck_queue *queue, size_t count) {
+  opencl_queue *q = state(queue);
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
+  cl_int code = clWaitForEvents((cl_uint)count, q->pending);
+  if (code != CL_SUCCESS)
+    status = cl_fail(queue, code, "waiting for kernels");
+  for (size_t i = 0; i < count; ++i) {
+    cl_ulong start = 0, end = 0;
+    if (status == CK_OK &&
+        clGetEventProfilingInfo(q->pending[i], CL_PROFILING_COMMAND_START,
+                                sizeof start, &start, NULL) == CL_SUCCESS &&
+        clGetEventProfilingInfo(q->pending[i], CL_PROFILING_COMMAND_END,
+                                sizeof end, &end, NULL) == CL_SUCCESS &&
+        end > start)
+      queue->kernel_seconds += (double)(end - start) * 1e-9;
+    clReleaseEvent(q->pending[i]);
+  }
+  memmove(q->pending, q->pending + count,
+          (q->pending_count - count) * sizeof *q->pending);
+  q->pending_count -= count;
+  return status;
+}
+
+static ck_status ocl_finish(ck_queue *queue) {
+  cl_int code = clFinish(state(queue)->queue);
+  if (code != CL_SUCCESS)
+    return cl_fail(queue, code, "clFinish");
+  return retire_pending(queue, state(queue)->pending_count);
+}
+
+static void ocl_destroy(ck_queue *queue) {
+  opencl_queue *q = state(queue);
+  if (!q)
+    return;
+  clFinish(q->queue);
+  retire_pending(queue, q->pending_count);
+  free(q->pending);
+  clReleaseCommandQueue(q->queue);
+  clReleaseContext(q->context);
+  free(q);
+  queue->backend = NULL;
+}
+
+static ck_status ocl_buffer_create(ck_queue *queue, ck_buffer *buffer) {
+  cl_int code = CL_SUCCESS;
+  buffer->handle = clCreateBuffer(state(queue)->context, CL_MEM_READ_WRITE,
+                                  buffer->size, NULL, &code);
+  if (code != CL_SUCCESS) {
+    char what[96];
+    snprintf(what, sizeof what, "allocating %zu bytes", buffer->size);
+    return cl_fail(queue, code, what);
+  }
+  return CK_OK;
+}
+
+static void ocl_buffer_destroy(ck_buffer *buffer) {
+  clReleaseMemObject((cl_mem)buffer->handle);
+}
+
+static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                           size_t size, const void *source, ck_transfer mode,
+                           ck_event *event) {
+  cl_int code = clEnqueueWriteBuffer(
+      state(queue)->queue, (cl_mem)buffer->handle,
+      mode == CK_BLOCKING ? CL_TRUE : CL_FALSE, offset, size, source, 0, NULL,
+      event ? (cl_event *)&event->handle : NULL);
+  return code == CL_SUCCESS ? CK_OK : cl_fail(queue, code, "writing a buffer");
+}
+
+static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                          size_t size, void *destination, ck_transfer mode,
+                          ck_event *event) {
+  cl_int code = clEnqueueReadBuffer(
+      state(queue)->queue, (cl_mem)buffer->handle,
+      mode == CK_BLOCKING ? CL_TRUE : CL_FALSE, offset, size, destination, 0,
+      NULL, event ? (cl_event *)&event->handle : NULL);
+  return code == CL_SUCCESS ? CK_OK : cl_fail(queue, code, "reading a buffer");
+}
+
+static ck_status ocl_copy(ck_queue *queue, ck_buffer *destination,
+                          size_t destination_offset, ck_buffer *source,
+                          size_t source_offset, size_t size, ck_event *event) {
+  cl_int code = clEnqueueCopyBuffer(
+      state(queue)->queue, (cl_mem)source->handle, (cl_mem)destination->handle,
+      source_offset, destination_offset, size, 0, NULL,
+      event ? (cl_event *)&event->handle : NULL);
+  return code == CL_SUCCESS ? CK_OK : cl_fail(queue, code, "copying a buffer");
+}
+
+static ck_status ocl_fill(ck_queue *queue, ck_buffer *buffer,
+                          const void *pattern, size_t pattern_size,
+                          size_t offset, size_t size, ck_event *event) {
+  cl_int code = clEnqueueFillBuffer(
+      state(queue)->queue, (cl_mem)buffer->handle, pattern, pattern_size,
+      offset, size, 0, NULL, event ? (cl_event *)&event->handle : NULL);
+  return code == CL_SUCCESS ? CK_OK : cl_fail(queue, code, "filling a buffer");
+}
+
+/* The cache key: everything that can change the binary. */
+static void cache_key(const ck_device *device, const char *source,
+                      const char *options, uint8_t key[32]) {
+  ck__sha256_context context;
+  const char *parts[] = {source,
+                         options,
+                         device->platform,
+                         device->platform_version,
+                         device->name,
+                         device->driver_version,
+                         CK_VERSION_STRING};
+  ck__sha256_init(&context);
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i)
+    /* The terminating NUL separates parts so that no two splits collide. */
+    ck__sha256_update(&context, parts[i], strlen(parts[i]) + 1);
+  ck__sha256_final(&context, key);
+}
+
+static ck_status build_failure(ck_queue *queue, ck_program *program,
+                               cl_program handle, cl_int code,
+                               const char *options) {
+  cl_device_id device = (cl_device_id)queue->device.device_handle;
+  ck__fail(CK_ERROR_BUILD,
+           "building program '%s' for device %s (%s) with options '%s' "
+           "failed: %s\n",
+           program->name, queue->device.id, queue->device.name, options,
+           ck__opencl_error_name(code));
+  size_t log_size = 0;
+  if (handle && clGetProgramBuildInfo(handle, device, CL_PROGRAM_BUILD_LOG, 0,
+                                      NULL, &log_size) == CL_SUCCESS &&
+      log_size > 1) {
+    char *log = malloc(log_size + 1);
+    if (log && clGetProgramBuildInfo(handle, device, CL_PROGRAM_BUILD_LOG,
+                                     log_size, log, NULL) == CL_SUCCESS) {
+      log[log_size] = '\0';
+      ck__fail_append("build log:\n%s", log);
+    }
+    free(log);
+  }
+  return CK_ERROR_BUILD;
+}
+
+/* Tries the cached binary; returns NULL (and drops the entry) if unusable. */
+static cl_program build_from_cache(ck_queue *queue, const uint8_t key[32],
+                                   const char *options) {
+  void *binary = NULL;
+  size_t size = 0;
+  cl_program handle = NULL;
+  if (ck__cache_load(key, &binary, &size) != CK_OK)
+    return NULL;
+  cl_device_id device = (cl_device_id)queue->device.device_handle;
+  cl_int binary_status = CL_SUCCESS, code = CL_SUCCESS;
+  const unsigned char *bytes = binary;
+  handle = clCreateProgramWithBinary(state(queue)->context, 1, &device, &size,
+                                     &bytes, &binary_status, &code);
+  if (code == CL_SUCCESS && binary_status == CL_SUCCESS)
+    code = clBuildProgram(handle, 1, &device, options, NULL, NULL);
+  if (code != CL_SUCCESS || binary_status != CL_SUCCESS) {
+    /* A driver update or a damaged file: rebuild from source instead. */
+    if (handle)
+      clReleaseProgram(handle);
+    handle = NULL;
+    ck__cache_remove(key);
+  }
+  free(binary);
+  return handle;
+}
+
+static void store_in_cache(cl_program handle, const uint8_t key[32]) {
+  size_t size = 0;
+  if (clGetProgramInfo(handle, CL_PROGRAM_BINARY_SIZES, sizeof size, &size,
+                       NULL) != CL_SUCCESS ||
+      size == 0)
+    return;
+  unsigned char *binary = malloc(size);
+  if (!binary)
+    return;
+  if (clGetProgramInfo(handle, CL_PROGRAM_BINARIES, sizeof binary, &binary,
+                       NULL) == CL_SUCCESS)
+    ck__cache_store(key, binary, size); /* a cache that fails is not fatal */
+  free(binary);
+}
+
+_Thread_local int ck__build_from_source;
+
+static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
+                                   const char *source, const char *options) {
+  cl_device_id device = (cl_device_id)queue->device.device_handle;
+  uint8_t key[32];
+  int use_cache = ck__cache_enabled();
+  cl_program handle = NULL;
+  cl_int code = CL_SUCCESS;
+  if (use_cache)
+    cache_key(&queue->device, source, options, key);
+  if (use_cache && !ck__build_from_source) {
+    handle = build_from_cache(queue, key, options);
+    if (handle) {
+      program->handle = handle;
+      program->stats.from_cache = 1;
+      return CK_OK;
+    }
+  }
+  size_t length = strlen(source);
+  handle = clCreateProgramWithSource(state(queue)->context, 1, &source, &length,
+                                     &code);
+  if (code != CL_SUCCESS)
+    return cl_fail(queue, code, "clCreateProgramWithSource");
+  code = clBuildProgram(handle, 1, &device, options, NULL, NULL);
+  if (code != CL_SUCCESS) {
+    ck_status status = build_failure(queue, program, handle, code, options);
+    clReleaseProgram(handle);
+    return status;
+  }
+  if (use_cache)
+    store_in_cache(handle, key);
+  program->handle = handle;
+  program->stats.from_cache = 0;
+  return CK_OK;
+}
+
+static void ocl_program_destroy(ck_program *program) {
+  if (program->handle)
+    clReleaseProgram((cl_program)program->handle);
+}
+
+static ck_status ocl_kernel_create(ck_program *program, ck_kernel *kernel) {
+  cl_int code = CL_SUCCESS;
+  kernel->handle =
+      clCreateKernel((cl_program)program->handle, kernel->name, &code);
+  if (code == CL_INVALID_KERNEL_NAME)
+    return ck__fail(CK_ERROR_NOT_FOUND, "program '%s' has no kernel '%s'",
+                    program->name, kernel->name);
+  if (code != CL_SUCCESS)
+    return cl_fail(program->queue, code, "clCreateKernel");
+  return CK_OK;
+}
+
+static void ocl_kernel_destroy(ck_kernel *kernel) {
+  if (kernel->handle)
+    clReleaseKernel((cl_kernel)kernel->handle);
+}
+
+static ck_status ocl_kernel_set_arg(ck_kernel *kernel, unsigned index,
+                                    ck__arg_kind kind, size_t size,
+                                    const void *value) {
+  cl_int code;
+  cl_mem memory;
+  switch (kind) {
+  case CK__ARG_BUFFER:
+    memory = (cl_mem)((const ck_buffer *)value)->handle;
+    code = clSetKernelArg((cl_kernel)kernel->handle, index, sizeof memory,
+                          &memory);
+    break;
+  case CK__ARG_LOCAL:
+    code = clSetKernelArg((cl_kernel)kernel->handle, index, size, NULL);
+    break;
+  default:
+    code = clSetKernelArg((cl_kernel)kernel->handle, index, size, value);
+    break;
+  }
+  if (code != CL_SUCCESS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: argument %u (%zu bytes) refused: %s",
+                    kernel->name, index, size, ck__opencl_error_name(code));
+  return CK_OK;
+}
+
+static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                            const size_t *global, const size_t *local,
+                            ck_event *event) {
+  opencl_queue *q = state(queue);
+  ck_status status;
+  if (q->pending_count == q->pending_capacity) {
+    if (q->pending_count >= PENDING_LIMIT &&
+        (status = retire_pending(queue, q->pending_count / 2)) != CK_OK)
+      return status;
+    if (q->pending_count == q->pending_capacity) {
+      size_t capacity = q->pending_capacity ? 2 * q->pending_capacity : 64;
+      cl_event *grown = realloc(q->pending, capacity * sizeof *grown);
+      if (!grown)
+        return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
+      q->pending = grown;
+      q->pending_capacity = capacity;
+    }
+  }
+  cl_event launched = NULL;
+  cl_int code =
+      clEnqueueNDRangeKernel(q->queue, (cl_kernel)kernel->handle, dims, NULL,
+                             global, local, 0, NULL, &launched);
+  if (code != CL_SUCCESS) {
+    char what[200];
+    snprintf(what, sizeof what, "launching kernel %s", kernel->name);
+    return cl_fail(queue, code, what);
+  }
+  q->pending[q->pending_count++] = launched;
+  if (event) {
+    clRetainEvent(launched);
+    event->handle = launched;
+  }
+  return CK_OK;
+}
+
+static ck_status ocl_event_wait(ck_event *event) {
+  cl_event handle = (cl_event)event->handle;
+  cl_int code = clWaitForEvents(1, &handle);
+  return code == CL_SUCCESS ? CK_OK
+                            : cl_fail(event->queue, code, "waiting for an event");
+}
+
+static ck_status ocl_event_times(ck_event *event, uint64_t *start_ns,
+                                 uint64_t *end_ns) {
+  cl_event handle = (cl_event)event->handle;
+  cl_ulong start = 0, end = 0;
+  cl_int code = clGetEventProfilingInfo(handle, CL_PROFILING_COMMAND_START,
+                                        sizeof start, &start, NULL);
+  if (code == CL_SUCCESS)
+    code = clGetEventProfilingInfo(handle, CL_PROFILING_COMMAND_END, sizeof end,
+                                   &end, NULL);
+  if (code != CL_SUCCESS)
+    return cl_fail(event->queue, code, "reading event times");
+  *start_ns = start;
+  *end_ns = end;
+  return CK_OK;
+}
+
+static void ocl_event_destroy(ck_event *event) {
+  if (event->handle)
+    clReleaseEvent((cl_event)event->handle);
+}
+
+const ck__queue_ops ck__opencl_ops = {
+    .create = ocl_create,
+    .destroy = ocl_destroy,
+    .finish = ocl_finish,
+    .buffer_create = ocl_buffer_create,
+    .buffer_destroy = ocl_buffer_destroy,
+    .write = ocl_write,
+    .read = ocl_read,
+    .copy = ocl_copy,
+    .fill = ocl_fill,
+    .program_build = ocl_program_build,
+    .program_destroy = ocl_program_destroy,
+    .kernel_create = ocl_kernel_create,
+    .kernel_destroy = ocl_kernel_destroy,
+    .kernel_set_arg = ocl_kernel_set_arg,
+    .launch = ocl_launch,
+    .event_wait = ocl_event_wait,
+    .event_times = ocl_event_times,
+    .event_destroy = ocl_event_destroy,
+};

@@ -1,0 +1,247 @@
+/*
+ * sources.c - kernel sources: the embedded table, CLKIT_KERNEL_DIR for
+ * development, and assembly of a program with its headers inlined.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* Include depth beyond which we assume a cycle. */
+enum { MAX_INCLUDE_DEPTH = 16, MAX_INCLUDED = 64 };
+
+typedef struct text_buffer {
+  char *data;
+  size_t size;
+  size_t capacity;
+} text_buffer;
+
+static ck_status append(text_buffer *buffer, const char *text, size_t size) {
+  if (buffer->size + size + 1 > buffer->capacity) {
+    size_t capacity = buffer->capacity ? buffer->capacity : 4096;
+    while (capacity < buffer->size + size + 1)
+      capacity *= 2;
+    char *grown = realloc(buffer->data, capacity);
+    if (!grown)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                      "out of host memory assembling a kernel source");
+    buffer->data = grown;
+    buffer->capacity = capacity;
+  }
+  memcpy(buffer->data + buffer->size, text, size);
+  buffer->size += size;
+  buffer->data[buffer->size] = '\0';
+  return CK_OK;
+}
+
+static ck_status appendf(text_buffer *buffer, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static ck_status appendf(text_buffer *buffer, const char *format, ...) {
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  int length = vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  if (length < 0)
+    length = 0;
+  if ((size_t)length >= sizeof line)
+    length = (int)sizeof line - 1;
+  return append(buffer, line, (size_t)length);
+}
+
+/*
+ * Finds a source by file name. With CLKIT_KERNEL_DIR set, reads it from
+ * that directory into *owned (caller frees); otherwise points at the
+ * embedded copy.
+ */
+static ck_status find_source(const char *name, const char **text, size_t *size,
+                             char **owned) {
+  ck_status status = CK_OK;
+  FILE *file = NULL;
+  char *data = NULL;
+  *owned = NULL;
+  if (strchr(name, '/') || strstr(name, ".."))
+    return ck__fail(CK_ERROR_NOT_FOUND, "kernel source '%s': only plain file "
+                    "names inside cl/ are allowed", name);
+  const char *directory = getenv("CLKIT_KERNEL_DIR");
+  if (directory && *directory) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", directory, name);
+    file = fopen(path, "rb");
+    if (!file)
+      CK_FAIL(errno == ENOENT ? CK_ERROR_NOT_FOUND : CK_ERROR_IO,
+              "kernel source %s (CLKIT_KERNEL_DIR): %s", path, strerror(errno));
+    if (fseek(file, 0, SEEK_END) != 0)
+      CK_FAIL(CK_ERROR_IO, "kernel source %s: cannot seek", path);
+    long length = ftell(file);
+    if (length < 0 || fseek(file, 0, SEEK_SET) != 0)
+      CK_FAIL(CK_ERROR_IO, "kernel source %s: cannot size", path);
+    data = malloc((size_t)length + 1);
+    if (!data)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory reading %s", path);
+    if (fread(data, 1, (size_t)length, file) != (size_t)length)
+      CK_FAIL(CK_ERROR_IO, "kernel source %s: short read", path);
+    data[length] = '\0';
+    fclose(file);
+    *owned = data;
+    *text = data;
+    *size = (size_t)length;
+    return CK_OK;
+  }
+  for (size_t i = 0; i < ck__embedded_source_count; ++i) {
+    if (strcmp(ck__embedded_sources[i].name, name) == 0) {
+      *text = ck__embedded_sources[i].text;
+      *size = ck__embedded_sources[i].size;
+      return CK_OK;
+    }
+  }
+  return ck__fail(CK_ERROR_NOT_FOUND, "no kernel source named '%s' in cl/",
+                  name);
+fail:
+  if (file)
+    fclose(file);
+  free(data);
+  return status;
+}
+
+typedef struct assembly {
+  text_buffer out;
+  char included[MAX_INCLUDED][64];
+  size_t included_count;
+} assembly;
+
+/* Recognises a line `#include "name"` and copies name out. */
+static int quoted_include(const char *line, size_t length, char *name,
+                          size_t capacity) {
+  size_t at = 0;
+  while (at < length && (line[at] == ' ' || line[at] == '\t'))
+    ++at;
+  if (at >= length || line[at] != '#')
+    return 0;
+  ++at;
+  while (at < length && (line[at] == ' ' || line[at] == '\t'))
+    ++at;
+  if (length - at < 7 || strncmp(line + at, "include", 7) != 0)
+    return 0;
+  at += 7;
+  while (at < length && (line[at] == ' ' || line[at] == '\t'))
+    ++at;
+  if (at >= length || line[at] != '"')
+    return 0;
+  size_t start = ++at;
+  while (at < length && line[at] != '"')
+    ++at;
+  if (at >= length || at - start == 0 || at - start >= capacity)
+    return 0;
+  memcpy(name, line + start, at - start);
+  name[at - start] = '\0';
+  return 1;
+}
+
+static ck_status assemble_file(assembly *state, const char *name, int depth) {
+  ck_status status = CK_OK;
+  const char *text = NULL;
+  size_t size = 0;
+  char *owned = NULL;
+  if (depth > MAX_INCLUDE_DEPTH)
+    return ck__fail(CK_ERROR_PARSE, "kernel source %s: includes nest deeper "
+                    "than %d (a cycle?)", name, MAX_INCLUDE_DEPTH);
+  CK_TRY(find_source(name, &text, &size, &owned));
+  CK_TRY(appendf(&state->out, "#line 1 \"cl/%s\"\n", name));
+  size_t line_number = 1;
+  for (size_t at = 0; at < size; ++line_number) {
+    const char *end = memchr(text + at, '\n', size - at);
+    size_t length = end ? (size_t)(end - (text + at)) : size - at;
+    char header[64];
+    if (quoted_include(text + at, length, header, sizeof header)) {
+      int seen = 0;
+      for (size_t i = 0; i < state->included_count; ++i)
+        seen |= strcmp(state->included[i], header) == 0;
+      /* Each header is inlined once, like a guarded include. */
+      if (!seen) {
+        if (state->included_count == MAX_INCLUDED)
+          CK_FAIL(CK_ERROR_PARSE, "kernel source %s: more than %d headers",
+                  name, MAX_INCLUDED);
+        snprintf(state->included[state->included_count++], 64, "%s", header);
+        status = assemble_file(state, header, depth + 1);
+        if (status != CK_OK) {
+          ck__fail_append(" (included from cl/%s:%zu)", name, line_number);
+          goto fail;
+        }
+      }
+      CK_TRY(appendf(&state->out, "#line %zu \"cl/%s\"\n", line_number + 1,
+                     name));
+    } else {
+      CK_TRY(append(&state->out, text + at, length));
+      CK_TRY(append(&state->out, "\n", 1));
+    }
+    at += length + 1;
+  }
+  free(owned);
+  return CK_OK;
+fail:
+  free(owned);
+  return status;
+}
+
+ck_status ck_kernels_assemble(const char *name, char **text, size_t *size) {
+  ck_status status = CK_OK;
+  assembly *state = NULL;
+  char file[72];
+  if (!name || !text)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_kernels_assemble: NULL argument");
+  *text = NULL;
+  size_t length = strlen(name);
+  if (length == 0 || length > 60)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel program name '%s' is empty or too long", name);
+  if (strchr(name, '.'))
+    snprintf(file, sizeof file, "%s", name);
+  else
+    snprintf(file, sizeof file, "%s.cl", name);
+  state = calloc(1, sizeof *state);
+  if (!state)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory assembling %s", file);
+  CK_TRY(assemble_file(state, file, 0));
+  *text = state->out.data;
+  if (size)
+    *size = state->out.size;
+  free(state);
+  return CK_OK;
+fail:
+  if (state)
+    free(state->out.data);
+  free(state);
+  return status;
+}
+
+ck_status ck_kernels_count(size_t *count) {
+  if (!count)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_kernels_count: NULL count");
+  *count = ck__embedded_source_count;
+  return CK_OK;
+}
+
+ck_status ck_kernels_get(size_t index, const char **name, const char **text,
+                         size_t *size) {
+  if (index >= ck__embedded_source_count)
+    return ck__fail(CK_ERROR_NOT_FOUND,
+                    "kernel source %zu: only %zu are embedded", index,
+                    ck__embedded_source_count);
+  if (name)
+    *name = ck__embedded_sources[index].name;
+  if (text)
+    *text = ck__embedded_sources[index].text;
+  if (size)
+    *size = ck__embedded_sources[index].size;
+  return CK_OK;
+}
+
+ck_status ck_memory_free(void *memory) {
+  free(memory);
+  return CK_OK;
+}

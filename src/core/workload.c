@@ -1,0 +1,262 @@
+/*
+ * workload.c - the workload registry, parameter parsing, single runs and
+ * the device comparison.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/workload_internal.h"
+
+static const ck_workload *const registry[] = {
+    &ck__selfcheck_workload,
+};
+static const size_t registry_count = sizeof registry / sizeof registry[0];
+
+double ck__seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+ck_status ck_workload_find(const char *name, const ck_workload **workload) {
+  if (!name || !workload)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_workload_find: NULL argument");
+  for (size_t i = 0; i < registry_count; ++i) {
+    if (strcmp(registry[i]->name, name) == 0) {
+      *workload = registry[i];
+      return CK_OK;
+    }
+  }
+  ck__fail(CK_ERROR_NOT_FOUND, "unknown workload '%s'; known:", name);
+  for (size_t i = 0; i < registry_count; ++i)
+    ck__fail_append(" %s", registry[i]->name);
+  return CK_ERROR_NOT_FOUND;
+}
+
+ck_status ck_workload_list(const ck_workload *const **workloads,
+                           size_t *count) {
+  if (!workloads || !count)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_workload_list: NULL argument");
+  *workloads = registry;
+  *count = registry_count;
+  return CK_OK;
+}
+
+ck_status ck_workload_describe(const ck_workload *workload, const char **name,
+                               const char **summary,
+                               const ck_option **options) {
+  if (!workload)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_describe: NULL workload");
+  if (name)
+    *name = workload->name;
+  if (summary)
+    *summary = workload->summary;
+  if (options)
+    *options = workload->options;
+  return CK_OK;
+}
+
+const char *ck__param_find(const ck_param *params, size_t count,
+                           const char *name) {
+  const char *value = NULL;
+  for (size_t i = 0; i < count; ++i)
+    if (params[i].name && strcmp(params[i].name, name) == 0)
+      value = params[i].value;
+  return value;
+}
+
+ck_status ck__param_integer(const ck_param *params, size_t count,
+                            const char *name, long long fallback,
+                            long long minimum, long long maximum,
+                            long long *value) {
+  const char *text = ck__param_find(params, count, name);
+  if (!text) {
+    *value = fallback;
+    return CK_OK;
+  }
+  char *end = NULL;
+  errno = 0;
+  double parsed = strtod(text, &end); /* accepts 1e6 as well as 1000000 */
+  if (end == text || *end != '\0' || errno == ERANGE || parsed != floor(parsed))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: '%s' is not a whole number", name, text);
+  if (parsed < (double)minimum || parsed > (double)maximum)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: %s is outside [%lld, %lld]", name, text,
+                    minimum, maximum);
+  *value = (long long)parsed;
+  return CK_OK;
+}
+
+ck_status ck__param_real(const ck_param *params, size_t count,
+                         const char *name, double fallback, double minimum,
+                         double maximum, double *value) {
+  const char *text = ck__param_find(params, count, name);
+  if (!text) {
+    *value = fallback;
+    return CK_OK;
+  }
+  char *end = NULL;
+  errno = 0;
+  double parsed = strtod(text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !isfinite(parsed))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: '%s' is not a number", name, text);
+  if (parsed < minimum || parsed > maximum)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: %s is outside [%g, %g]", name, text, minimum,
+                    maximum);
+  *value = parsed;
+  return CK_OK;
+}
+
+void ck__result_metric(ck_result *result, const char *name, double value,
+                       const char *unit) {
+  if (result->metric_count == CK_RESULT_MAX_METRICS)
+    return;
+  ck_metric *metric = &result->metrics[result->metric_count++];
+  snprintf(metric->name, sizeof metric->name, "%s", name);
+  snprintf(metric->unit, sizeof metric->unit, "%s", unit ? unit : "");
+  metric->value = value;
+}
+
+void ck__result_begin(ck_result *result, const char *workload,
+                      const ck_device *device) {
+  memset(result, 0, sizeof *result);
+  snprintf(result->workload, sizeof result->workload, "%s", workload);
+  snprintf(result->device, sizeof result->device, "%s", device->id);
+  snprintf(result->device_name, sizeof result->device_name, "%s", device->name);
+  result->agreement = NAN;
+}
+
+ck_status ck_result_metric(const ck_result *result, const char *name,
+                           double *value) {
+  if (!result || !name || !value)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_result_metric: NULL argument");
+  for (size_t i = 0; i < result->metric_count; ++i) {
+    if (strcmp(result->metrics[i].name, name) == 0) {
+      *value = result->metrics[i].value;
+      return CK_OK;
+    }
+  }
+  return ck__fail(CK_ERROR_NOT_FOUND, "result of %s has no metric '%s'",
+                  result->workload, name);
+}
+
+ck_status ck_workload_check(const ck_workload *workload,
+                            const ck_param *params, size_t count) {
+  if (!workload || (count && !params))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_check: NULL argument");
+  for (size_t i = 0; i < count; ++i) {
+    int known = 0;
+    for (const ck_option *option = workload->options; option->name; ++option)
+      known |= params[i].name && strcmp(option->name, params[i].name) == 0;
+    if (!known)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "workload %s has no option --%s", workload->name,
+                      params[i].name ? params[i].name : "(null)");
+    if (!params[i].value)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --%s has no value",
+                      params[i].name);
+  }
+  return workload->check ? workload->check(params, count) : CK_OK;
+}
+
+ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
+                          const ck_param *params, size_t count,
+                          const ck_run_options *options, ck_result *result) {
+  ck_status status;
+  ck_run_options defaults = {.seed = 1};
+  if (!workload || !device || !result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_workload_run: NULL argument");
+  if ((status = ck_workload_check(workload, params, count)) != CK_OK)
+    return status;
+  ck__result_begin(result, workload->name, device);
+  double started = ck__seconds();
+  status = workload->run(device, params, count, options ? options : &defaults,
+                         result);
+  if (status != CK_OK)
+    return status;
+  /* Workloads time themselves where setup must be excluded; if not, the
+   * whole call is the wall time. */
+  if (result->wall_s <= 0)
+    result->wall_s = ck__seconds() - started;
+  return CK_OK;
+}
+
+static void agreement(const ck_workload *workload, const ck_result *reference,
+                      ck_result *result) {
+  double difference = NAN;
+  int agrees = 0;
+  if (workload->agree &&
+      workload->agree(reference, result, &difference, &agrees) == CK_OK) {
+    result->agreement = difference;
+    result->agrees = agrees;
+    return;
+  }
+  double scale = fabs(reference->best) > 1e-30 ? fabs(reference->best) : 1.0;
+  difference = fabs(result->best - reference->best) / scale;
+  result->agreement = difference;
+  result->agrees = difference <= workload->tolerance;
+}
+
+ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
+                         const size_t *indices, size_t count, int skip_ref,
+                         const ck_param *params, size_t param_count,
+                         const ck_run_options *options, ck_result *results,
+                         size_t capacity, size_t *produced) {
+  ck_status status;
+  if (!workload || !set || (count && !indices) || !results || !produced)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_compare_run: NULL argument");
+  *produced = 0;
+  if ((status = ck_workload_check(workload, params, param_count)) != CK_OK)
+    return status;
+  size_t reference = (size_t)-1;
+  if (!skip_ref) {
+    for (size_t i = 0; i < set->count; ++i)
+      if (set->devices[i].backend == CK_BACKEND_REF)
+        reference = i;
+    if (reference == (size_t)-1)
+      return ck__fail(CK_ERROR_NOT_FOUND, "the device list has no ref device");
+    if (capacity < 1)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_compare_run: no room");
+    status = ck_workload_run(workload, &set->devices[reference], params,
+                             param_count, options, &results[0]);
+    if (status != CK_OK)
+      return status;
+    results[0].agreement = 0;
+    results[0].agrees = 1;
+    *produced = 1;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    if (indices[k] >= set->count)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "ck_compare_run: device index %zu out of range",
+                      indices[k]);
+    if (indices[k] == reference)
+      continue; /* ref already ran as the oracle */
+    if (*produced == capacity)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "ck_compare_run: more devices than result slots");
+    ck_result *result = &results[*produced];
+    status = ck_workload_run(workload, &set->devices[indices[k]], params,
+                             param_count, options, result);
+    if (status != CK_OK) {
+      const char *message = "";
+      ck_error_last(&message);
+      ck__result_begin(result, workload->name, &set->devices[indices[k]]);
+      result->status = status;
+      snprintf(result->error, sizeof result->error, "%s", message);
+    } else if (!skip_ref) {
+      agreement(workload, &results[0], result);
+    }
+    ++*produced;
+  }
+  return CK_OK;
+}

@@ -1,0 +1,57 @@
+/*
+ * workload_internal.h - what a workload provides to the registry, and the
+ * parameter helpers every workload uses to read its options.
+ *
+ * A workload is one backend-neutral driver (the algorithm's loop) over a
+ * small table of steps per backend; see docs/architecture.md.
+ */
+#ifndef CK_WORKLOAD_INTERNAL_H
+#define CK_WORKLOAD_INTERNAL_H
+
+#include "core/internal.h"
+
+struct ck_workload {
+  const char *name;
+  const char *summary;
+  const ck_option *options; /* terminated by a NULL name */
+  /* Relative difference of `best` from ref within which a run agrees. */
+  double tolerance;
+  /* Validates the workload's own parameters (names are checked already). */
+  ck_status (*check)(const ck_param *params, size_t count);
+  ck_status (*run)(const ck_device *device, const ck_param *params,
+                   size_t count, const ck_run_options *options,
+                   ck_result *result);
+  /* Optional: a stricter agreement test than `best` within tolerance. */
+  ck_status (*agree)(const ck_result *reference, const ck_result *result,
+                     double *difference, int *agrees);
+};
+
+extern const ck_workload ck__selfcheck_workload;
+
+/* The value of option name, or NULL when not given (last one wins). */
+const char *ck__param_find(const ck_param *params, size_t count,
+                           const char *name);
+
+/* Reads an integer option in [minimum, maximum], or the fallback. */
+ck_status ck__param_integer(const ck_param *params, size_t count,
+                            const char *name, long long fallback,
+                            long long minimum, long long maximum,
+                            long long *value);
+
+/* Reads a real option in [minimum, maximum], or the fallback. */
+ck_status ck__param_real(const ck_param *params, size_t count,
+                         const char *name, double fallback, double minimum,
+                         double maximum, double *value);
+
+/* Adds a named metric to a result (silently full at the limit). */
+void ck__result_metric(ck_result *result, const char *name, double value,
+                       const char *unit);
+
+/* Fills the device fields of a result and zeroes the rest. */
+void ck__result_begin(ck_result *result, const char *workload,
+                      const ck_device *device);
+
+/* Monotonic seconds, for wall times. */
+double ck__seconds(void);
+
+#endif /* CK_WORKLOAD_INTERNAL_H */

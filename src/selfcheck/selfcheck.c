@@ -1,0 +1,311 @@
+/*
+ * selfcheck.c - the built-in self-check workload: fills a buffer from
+ * Philox streams and reduces it, on any device. It proves that a device
+ * builds and runs kernels and draws the same random streams as ref, and
+ * it is the smallest example of the workload pattern: one driver (the
+ * loop in selfcheck_run) over a table of steps per backend.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_philox.h"
+#include "core/workload_internal.h"
+
+enum { DEFAULT_GROUP = 256 };
+
+typedef struct selfcheck_state {
+  ck_queue *queue;
+  ck_buffer *values, *bits, *sums, *xors;
+  uint32_t count;      /* elements per pass */
+  uint32_t group_size; /* reduction work-group size */
+  uint32_t groups;     /* reduction work-groups */
+  uint64_t seed;
+  ck_program *program; /* OpenCL only */
+  ck_kernel *generate, *reduce;
+} selfcheck_state;
+
+typedef struct selfcheck_steps {
+  ck_status (*setup)(selfcheck_state *state);
+  ck_status (*generate)(selfcheck_state *state, uint32_t pass);
+  ck_status (*reduce)(selfcheck_state *state);
+  void (*teardown)(selfcheck_state *state);
+} selfcheck_steps;
+
+/* ---- ref steps: the readable definition --------------------------------- */
+
+static ck_status ref_setup(selfcheck_state *state) {
+  (void)state;
+  return CK_OK;
+}
+
+static ck_status ref_generate(selfcheck_state *state, uint32_t pass) {
+  float *values;
+  uint32_t *bits;
+  ck_status status;
+  if ((status = ck_buffer_host_pointer(state->values, (void **)&values)) ||
+      (status = ck_buffer_host_pointer(state->bits, (void **)&bits)))
+    return status;
+  for (uint32_t item = 0; 4u * item < state->count; ++item) {
+    ck_philox_counter block = ck_philox_block(state->seed, pass, item);
+    for (uint32_t k = 0; k < 4 && 4u * item + k < state->count; ++k) {
+      bits[4 * item + k] = block.v[k];
+      values[4 * item + k] = ck_uniform_float(block.v[k]);
+    }
+  }
+  return CK_OK;
+}
+
+/* The same decomposition as the kernel, so the float sums match closely. */
+static ck_status ref_reduce(selfcheck_state *state) {
+  float *values, *sums, *partial_sums = NULL;
+  uint32_t *bits, *xors, *partial_xors = NULL;
+  ck_status status;
+  if ((status = ck_buffer_host_pointer(state->values, (void **)&values)) ||
+      (status = ck_buffer_host_pointer(state->bits, (void **)&bits)) ||
+      (status = ck_buffer_host_pointer(state->sums, (void **)&sums)) ||
+      (status = ck_buffer_host_pointer(state->xors, (void **)&xors)))
+    return status;
+  uint32_t group = state->group_size;
+  partial_sums = malloc(group * sizeof *partial_sums);
+  partial_xors = malloc(group * sizeof *partial_xors);
+  if (!partial_sums || !partial_xors) {
+    free(partial_sums);
+    free(partial_xors);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory in selfcheck");
+  }
+  uint32_t stride = group * state->groups;
+  for (uint32_t g = 0; g < state->groups; ++g) {
+    for (uint32_t l = 0; l < group; ++l) {
+      float sum = 0.0f;
+      uint32_t folded = 0;
+      for (uint32_t i = g * group + l; i < state->count; i += stride) {
+        sum += values[i];
+        folded ^= bits[i];
+      }
+      partial_sums[l] = sum;
+      partial_xors[l] = folded;
+    }
+    for (uint32_t half = group / 2; half > 0; half >>= 1) {
+      for (uint32_t l = 0; l < half; ++l) {
+        partial_sums[l] += partial_sums[l + half];
+        partial_xors[l] ^= partial_xors[l + half];
+      }
+    }
+    sums[g] = partial_sums[0];
+    xors[g] = partial_xors[0];
+  }
+  free(partial_sums);
+  free(partial_xors);
+  return CK_OK;
+}
+
+static void ref_teardown(selfcheck_state *state) { (void)state; }
+
+static const selfcheck_steps ref_steps = {ref_setup, ref_generate, ref_reduce,
+                                          ref_teardown};
+
+/* ---- OpenCL steps: kernels in cl/selfcheck.cl --------------------------- */
+
+static ck_status opencl_setup(selfcheck_state *state) {
+  ck_status status = CK_OK;
+  char defines[64];
+  snprintf(defines, sizeof defines, "-DCK_SELFCHECK_GROUP=%u",
+           (unsigned)state->group_size);
+  CK_TRY(ck_program_build(state->queue, "selfcheck", defines, &state->program));
+  CK_TRY(ck_kernel_create(state->program, "ck_selfcheck_generate",
+                          &state->generate));
+  CK_TRY(ck_kernel_create(state->program, "ck_selfcheck_reduce",
+                          &state->reduce));
+  CK_TRY(ck_kernel_set_buffer(state->generate, 0, state->values));
+  CK_TRY(ck_kernel_set_buffer(state->generate, 1, state->bits));
+  CK_TRY(ck_kernel_set_value(state->generate, 2, sizeof state->count,
+                             &state->count));
+  uint32_t seed_low = (uint32_t)state->seed,
+           seed_high = (uint32_t)(state->seed >> 32);
+  CK_TRY(ck_kernel_set_value(state->generate, 3, sizeof seed_low, &seed_low));
+  CK_TRY(ck_kernel_set_value(state->generate, 4, sizeof seed_high, &seed_high));
+  CK_TRY(ck_kernel_set_buffer(state->reduce, 0, state->values));
+  CK_TRY(ck_kernel_set_buffer(state->reduce, 1, state->bits));
+  CK_TRY(ck_kernel_set_value(state->reduce, 2, sizeof state->count,
+                             &state->count));
+  CK_TRY(ck_kernel_set_buffer(state->reduce, 3, state->sums));
+  CK_TRY(ck_kernel_set_buffer(state->reduce, 4, state->xors));
+  return CK_OK;
+fail:
+  return status;
+}
+
+static ck_status opencl_generate(selfcheck_state *state, uint32_t pass) {
+  ck_status status = ck_kernel_set_value(state->generate, 5, sizeof pass, &pass);
+  if (status != CK_OK)
+    return status;
+  size_t items = (state->count + 3) / 4;
+  size_t local = state->group_size;
+  size_t global = (items + local - 1) / local * local;
+  return ck_queue_launch(state->queue, state->generate, 1, &global, &local,
+                         NULL);
+}
+
+static ck_status opencl_reduce(selfcheck_state *state) {
+  size_t local = state->group_size;
+  size_t global = local * state->groups;
+  return ck_queue_launch(state->queue, state->reduce, 1, &global, &local, NULL);
+}
+
+static void opencl_teardown(selfcheck_state *state) {
+  ck_kernel_destroy(state->generate);
+  ck_kernel_destroy(state->reduce);
+  ck_program_destroy(state->program);
+}
+
+static const selfcheck_steps opencl_steps = {opencl_setup, opencl_generate,
+                                             opencl_reduce, opencl_teardown};
+
+/* ---- the driver ----------------------------------------------------------- */
+
+static const ck_option selfcheck_options[] = {
+    {"count", "N", "1048576", "random numbers per pass"},
+    {"passes", "P", "4", "generate-and-reduce passes (streams 0 .. P-1)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static ck_status selfcheck_check(const ck_param *params, size_t count) {
+  long long value;
+  ck_status status =
+      ck__param_integer(params, count, "count", 1048576, 1, 1LL << 30, &value);
+  if (status == CK_OK)
+    status = ck__param_integer(params, count, "passes", 4, 1, 1000000, &value);
+  return status;
+}
+
+/* Largest power of two not above the device's work-group limit, capped. */
+static uint32_t reduction_group(const ck_device *device) {
+  size_t limit = device->backend == CK_BACKEND_REF ? DEFAULT_GROUP
+                                                   : device->max_work_group_size;
+  uint32_t group = 1;
+  while (group * 2 <= DEFAULT_GROUP && group * 2 <= limit)
+    group *= 2;
+  return group;
+}
+
+static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
+                               size_t count, const ck_run_options *options,
+                               ck_result *result) {
+  ck_status status = CK_OK;
+  selfcheck_state state = {0};
+  float *sums = NULL;
+  uint32_t *xors = NULL;
+  long long elements, passes;
+  const selfcheck_steps *steps =
+      device->backend == CK_BACKEND_REF ? &ref_steps : &opencl_steps;
+  int set_up = 0;
+  CK_TRY(ck__param_integer(params, count, "count", 1048576, 1, 1LL << 30,
+                           &elements));
+  CK_TRY(ck__param_integer(params, count, "passes", 4, 1, 1000000, &passes));
+  state.count = (uint32_t)elements;
+  state.seed = options->seed;
+  state.group_size = reduction_group(device);
+  uint32_t wanted = (state.count + state.group_size - 1) / state.group_size;
+  uint32_t cap = device->compute_units ? 4 * device->compute_units : 4;
+  state.groups = wanted < cap ? wanted : cap;
+  if (state.groups == 0)
+    state.groups = 1;
+
+  CK_TRY(ck_queue_create(device, &state.queue));
+  CK_TRY(ck_buffer_create(state.queue, state.count * sizeof(float),
+                          &state.values));
+  CK_TRY(ck_buffer_create(state.queue, state.count * sizeof(uint32_t),
+                          &state.bits));
+  CK_TRY(ck_buffer_create(state.queue, state.groups * sizeof(float),
+                          &state.sums));
+  CK_TRY(ck_buffer_create(state.queue, state.groups * sizeof(uint32_t),
+                          &state.xors));
+  sums = malloc(state.groups * sizeof *sums);
+  xors = malloc(state.groups * sizeof *xors);
+  if (!sums || !xors)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory in selfcheck");
+
+  double build_started = ck__seconds();
+  CK_TRY(steps->setup(&state));
+  set_up = 1;
+  double build_seconds = ck__seconds() - build_started;
+  ck_program_stats build = {0};
+  if (state.program)
+    ck_program_query(state.program, &build);
+
+  double started = ck__seconds();
+  double total = 0.0;
+  uint32_t checksum = 0;
+  for (long long pass = 0; pass < passes; ++pass) {
+    CK_TRY(steps->generate(&state, (uint32_t)pass));
+    CK_TRY(steps->reduce(&state));
+    CK_TRY(ck_buffer_read(state.queue, state.sums, 0,
+                          state.groups * sizeof *sums, sums, CK_BLOCKING, NULL));
+    CK_TRY(ck_buffer_read(state.queue, state.xors, 0,
+                          state.groups * sizeof *xors, xors, CK_BLOCKING, NULL));
+    for (uint32_t g = 0; g < state.groups; ++g) {
+      total += sums[g];
+      checksum ^= xors[g];
+    }
+    if (options->progress &&
+        options->progress(options->progress_user,
+                          (double)(pass + 1) / (double)passes))
+      CK_FAIL(CK_ERROR_CANCELLED, "selfcheck cancelled after pass %lld", pass);
+  }
+  CK_TRY(ck_queue_finish(state.queue));
+  result->wall_s = ck__seconds() - started;
+  ck_queue_kernel_seconds(state.queue, &result->kernel_s);
+
+  double numbers = (double)state.count * (double)passes;
+  result->best = total / numbers;
+  snprintf(result->best_name, sizeof result->best_name, "mean");
+  result->throughput = result->wall_s > 0 ? numbers / result->wall_s : 0;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit,
+           "numbers/s");
+  ck__result_metric(result, "xor_checksum", checksum, "");
+  ck__result_metric(result, "count", state.count, "");
+  ck__result_metric(result, "passes", (double)passes, "");
+  ck__result_metric(result, "group_size", state.group_size, "");
+  ck__result_metric(result, "build_s", build_seconds, "s");
+  ck__result_metric(result, "from_cache", build.from_cache, "");
+  /* The mean of n uniforms has standard deviation 1/sqrt(12 n). */
+  ck__result_metric(result, "mean_sigmas",
+                    (result->best - 0.5) * sqrt(12.0 * numbers), "");
+fail:
+  if (set_up || state.program)
+    steps->teardown(&state);
+  free(sums);
+  free(xors);
+  ck_buffer_destroy(state.values);
+  ck_buffer_destroy(state.bits);
+  ck_buffer_destroy(state.sums);
+  ck_buffer_destroy(state.xors);
+  ck_queue_destroy(state.queue);
+  return status;
+}
+
+/* Agreement: identical raw words, and a mean within float rounding. */
+static ck_status selfcheck_agree(const ck_result *reference,
+                                 const ck_result *result, double *difference,
+                                 int *agrees) {
+  double reference_checksum = 0, checksum = 0;
+  if (ck_result_metric(reference, "xor_checksum", &reference_checksum) ||
+      ck_result_metric(result, "xor_checksum", &checksum))
+    return CK_ERROR_NOT_FOUND;
+  *difference = fabs(result->best - reference->best) / fabs(reference->best);
+  *agrees = checksum == reference_checksum && *difference <= 1e-5;
+  return CK_OK;
+}
+
+const ck_workload ck__selfcheck_workload = {
+    .name = "selfcheck",
+    .summary = "Philox streams and a reduction: proves a device runs kernels "
+               "and matches ref",
+    .options = selfcheck_options,
+    .tolerance = 1e-5,
+    .check = selfcheck_check,
+    .run = selfcheck_run,
+    .agree = selfcheck_agree,
+};

@@ -1,0 +1,616 @@
+/*
+ * test_cache - SHA-256 against the FIPS 180-4 examples, and the on-disk
+ * kernel cache: misses, hits, overwrites, corrupt entries, disabling,
+ * query/clear, and several processes storing one entry at once.
+ *
+ * The test points CLKIT_CACHE_DIR at a fresh directory of its own, so it
+ * never touches a user's cache and runs the same wherever it is started.
+ */
+#include "core/internal.h"
+
+#include "check.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 56
+#define WRITERS 4
+#define STORES_PER_WRITER 20
+
+static uint64_t rng_state = 0x0123456789abcdefull;
+
+/* splitmix64: a fixed seed makes every run see the same bytes. */
+static uint64_t next_random(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void fill_random(uint8_t *bytes, size_t size) {
+  for (size_t i = 0; i < size; ++i)
+    bytes[i] = (uint8_t)next_random();
+}
+
+static void digest_hex(const void *data, size_t size, char hex[65]) {
+  uint8_t digest[32];
+  ck__sha256(data, size, digest);
+  ck__hex(digest, 32, hex);
+}
+
+static void make_key(const char *label, uint8_t key[32]) {
+  ck__sha256(label, strlen(label), key);
+}
+
+/* Sized so that every path built from it fits a 4096-byte buffer. */
+static char cache_dir[1100];
+
+static void entry_file(const uint8_t key[32], char *path, size_t capacity) {
+  char hex[65];
+  ck__hex(key, 32, hex);
+  snprintf(path, capacity, "%s/%s.ckbin", cache_dir, hex);
+}
+
+static int file_exists(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0;
+}
+
+static long long file_size(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 ? (long long)info.st_size : -1;
+}
+
+/* Counts directory entries ending in suffix (or containing it, if any). */
+static int count_names(const char *directory, const char *text, int suffix) {
+  DIR *dir = opendir(directory);
+  struct dirent *item;
+  int count = 0;
+  if (!dir)
+    return -1;
+  while ((item = readdir(dir)) != NULL) {
+    size_t length = strlen(item->d_name), wanted = strlen(text);
+    if (suffix ? length >= wanted &&
+                     strcmp(item->d_name + length - wanted, text) == 0
+               : strstr(item->d_name, text) != NULL)
+      ++count;
+  }
+  closedir(dir);
+  return count;
+}
+
+static void remove_tree(const char *path) {
+  struct stat info;
+  if (lstat(path, &info) != 0)
+    return;
+  if (S_ISDIR(info.st_mode)) {
+    DIR *dir = opendir(path);
+    struct dirent *item;
+    while (dir && (item = readdir(dir)) != NULL) {
+      char child[4096];
+      if (strcmp(item->d_name, ".") == 0 || strcmp(item->d_name, "..") == 0)
+        continue;
+      snprintf(child, sizeof child, "%s/%s", path, item->d_name);
+      remove_tree(child);
+    }
+    if (dir)
+      closedir(dir);
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+/* A load that must miss quietly: no payload and no recorded message. */
+static void check_quiet_miss(const uint8_t key[32]) {
+  void *payload = (void *)&rng_state;
+  size_t size = 123;
+  ck_error_clear();
+  ck_status status = ck__cache_load(key, &payload, &size);
+  CHECK_MSG(status == CK_ERROR_NOT_FOUND, "load returned %d", (int)status);
+  CHECK(payload == NULL);
+  CHECK(size == 0);
+  const char *message = NULL;
+  CHECK(ck_error_last(&message) == CK_OK);
+  CHECK(message && message[0] == '\0');
+}
+
+/* A load that must hit with exactly these bytes. */
+static void check_hit(const uint8_t key[32], const void *expected,
+                      size_t expected_size) {
+  void *payload = NULL;
+  size_t size = 0;
+  CHECK_OK(ck__cache_load(key, &payload, &size));
+  CHECK(payload != NULL);
+  CHECK_MSG(size == expected_size, "%zu vs %zu bytes", size, expected_size);
+  if (payload && size == expected_size && size > 0)
+    CHECK(memcmp(payload, expected, size) == 0);
+  free(payload);
+}
+
+static void test_sha256_vectors(void) {
+  static const char *const million_a_hex =
+      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+  static const struct {
+    const char *message;
+    const char *hex;
+  } vectors[] = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc",
+       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklm"
+       "nopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+       "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+  };
+  char hex[65];
+  for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; ++i) {
+    digest_hex(vectors[i].message, strlen(vectors[i].message), hex);
+    CHECK_MSG(strcmp(hex, vectors[i].hex) == 0, "\"%s\": %s",
+              vectors[i].message, hex);
+  }
+
+  size_t million = 1000000;
+  char *as = malloc(million);
+  CHECK(as != NULL);
+  if (!as)
+    return;
+  memset(as, 'a', million);
+  digest_hex(as, million, hex);
+  CHECK_MSG(strcmp(hex, million_a_hex) == 0, "one million 'a': %s", hex);
+
+  /* The same million bytes fed in pieces that straddle block edges. */
+  ck__sha256_context context;
+  uint8_t digest[32];
+  ck__sha256_init(&context);
+  for (size_t done = 0; done < million;) {
+    size_t piece = (size_t)(next_random() % 200);
+    if (piece > million - done)
+      piece = million - done;
+    ck__sha256_update(&context, as + done, piece);
+    done += piece;
+  }
+  ck__sha256_final(&context, digest);
+  ck__hex(digest, 32, hex);
+  CHECK_MSG(strcmp(hex, million_a_hex) == 0, "chunked million 'a': %s", hex);
+  free(as);
+
+  uint8_t bytes[4] = {0x00, 0x1f, 0xa0, 0xff};
+  ck__hex(bytes, 4, hex);
+  CHECK(strcmp(hex, "001fa0ff") == 0);
+}
+
+/* Random messages, every length near the padding edges, random splits. */
+static void test_sha256_chunking(void) {
+  uint8_t message[1000];
+  fill_random(message, sizeof message);
+  for (size_t length = 0; length <= 300; ++length) {
+    uint8_t whole[32], split[32];
+    ck__sha256(message, length, whole);
+    for (int trial = 0; trial < 4; ++trial) {
+      ck__sha256_context context;
+      ck__sha256_init(&context);
+      size_t done = 0;
+      while (done < length) {
+        size_t piece = (size_t)(next_random() % (length - done + 1));
+        ck__sha256_update(&context, message + done, piece);
+        done += piece;
+      }
+      ck__sha256_final(&context, split);
+      CHECK_MSG(memcmp(whole, split, 32) == 0, "length %zu trial %d", length,
+                trial);
+    }
+    /* One byte at a time is the most fragmented split possible. */
+    ck__sha256_context context;
+    ck__sha256_init(&context);
+    for (size_t i = 0; i < length; ++i)
+      ck__sha256_update(&context, message + i, 1);
+    ck__sha256_final(&context, split);
+    CHECK_MSG(memcmp(whole, split, 32) == 0, "bytewise length %zu", length);
+  }
+}
+
+static void test_directory_resolution(const char *root) {
+  char path[4096];
+  const char *saved = getenv("CLKIT_CACHE_DIR");
+  char saved_dir[4096];
+  snprintf(saved_dir, sizeof saved_dir, "%s", saved ? saved : "");
+
+  CHECK_OK(ck__cache_directory(path, sizeof path));
+  CHECK(strcmp(path, saved_dir) == 0);
+
+  unsetenv("CLKIT_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/xdg/cache", 1);
+  setenv("HOME", "/home/someone", 1);
+  CHECK_OK(ck__cache_directory(path, sizeof path));
+  CHECK_MSG(strcmp(path, "/xdg/cache/clkit") == 0, "%s", path);
+  /* A relative XDG_CACHE_HOME is invalid by the XDG spec and ignored. */
+  setenv("XDG_CACHE_HOME", "relative", 1);
+  CHECK_OK(ck__cache_directory(path, sizeof path));
+  CHECK_MSG(strcmp(path, "/home/someone/.cache/clkit") == 0, "%s", path);
+  unsetenv("XDG_CACHE_HOME");
+  CHECK_OK(ck__cache_directory(path, sizeof path));
+  CHECK_MSG(strcmp(path, "/home/someone/.cache/clkit") == 0, "%s", path);
+  /* An empty override falls through to the next choice. */
+  setenv("CLKIT_CACHE_DIR", "", 1);
+  CHECK_OK(ck__cache_directory(path, sizeof path));
+  CHECK_MSG(strcmp(path, "/home/someone/.cache/clkit") == 0, "%s", path);
+
+  /* Too small a buffer is an error, not a truncated path. */
+  setenv("CLKIT_CACHE_DIR", root, 1);
+  char tiny[4];
+  CHECK(ck__cache_directory(tiny, sizeof tiny) == CK_ERROR_CACHE);
+  CHECK(ck__cache_directory(NULL, 10) == CK_ERROR_INVALID_ARGUMENT);
+
+  setenv("CLKIT_CACHE_DIR", saved_dir, 1);
+}
+
+static void test_store_and_load(void) {
+  uint8_t key[32], other[32];
+  char path[4096];
+  make_key("first entry", key);
+  make_key("never stored", other);
+  entry_file(key, path, sizeof path);
+
+  /* Nothing exists yet, not even the directory. */
+  CHECK(!file_exists(cache_dir));
+  check_quiet_miss(key);
+  ck_cache_stats stats;
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(strcmp(stats.directory, cache_dir) == 0);
+  CHECK(stats.enabled == 1);
+  CHECK(stats.entries == 0 && stats.bytes == 0);
+
+  uint8_t first[10000];
+  fill_random(first, sizeof first);
+  CHECK_OK(ck__cache_store(key, first, sizeof first));
+  CHECK(file_exists(path));
+  CHECK(file_size(path) == HEADER_SIZE + (long long)sizeof first);
+  check_hit(key, first, sizeof first);
+  check_quiet_miss(other);
+
+  /* A second store replaces the entry, even with a different size. */
+  uint8_t second[777];
+  fill_random(second, sizeof second);
+  CHECK_OK(ck__cache_store(key, second, sizeof second));
+  check_hit(key, second, sizeof second);
+  CHECK(file_size(path) == HEADER_SIZE + (long long)sizeof second);
+
+  /* An empty payload is a valid entry. */
+  uint8_t empty_key[32];
+  make_key("empty entry", empty_key);
+  CHECK_OK(ck__cache_store(empty_key, NULL, 0));
+  check_hit(empty_key, NULL, 0);
+
+  /* Removing is idempotent. */
+  CHECK_OK(ck__cache_remove(empty_key));
+  check_quiet_miss(empty_key);
+  CHECK_OK(ck__cache_remove(empty_key));
+
+  CHECK(count_names(cache_dir, ".tmp", 0) == 0);
+
+  void *payload = NULL;
+  size_t size = 0;
+  CHECK(ck__cache_load(NULL, &payload, &size) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__cache_load(key, NULL, &size) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__cache_store(NULL, first, 1) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__cache_store(key, NULL, 1) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_cache_query(NULL) == CK_ERROR_INVALID_ARGUMENT);
+}
+
+/* Stores an entry, damages its file with damage(), expects a quiet miss. */
+static void check_corruption(const char *label, void (*damage)(const char *)) {
+  uint8_t key[32], payload[5000];
+  char path[4096];
+  make_key(label, key);
+  fill_random(payload, sizeof payload);
+  entry_file(key, path, sizeof path);
+  CHECK_OK(ck__cache_store(key, payload, sizeof payload));
+  check_hit(key, payload, sizeof payload);
+  damage(path);
+  check_quiet_miss(key);
+  CHECK_MSG(!file_exists(path), "%s: damaged entry was not deleted", label);
+  /* The next store repairs it. */
+  CHECK_OK(ck__cache_store(key, payload, sizeof payload));
+  check_hit(key, payload, sizeof payload);
+  CHECK_OK(ck__cache_remove(key));
+}
+
+static void flip_byte_at(const char *path, off_t offset) {
+  int fd = open(path, O_RDWR);
+  uint8_t byte = 0;
+  CHECK(fd >= 0);
+  if (fd < 0)
+    return;
+  CHECK(pread(fd, &byte, 1, offset) == 1);
+  byte ^= 0x40;
+  CHECK(pwrite(fd, &byte, 1, offset) == 1);
+  close(fd);
+}
+
+static void flip_payload_byte(const char *path) {
+  flip_byte_at(path, HEADER_SIZE + 1234);
+}
+static void flip_magic(const char *path) { flip_byte_at(path, 0); }
+static void flip_version(const char *path) { flip_byte_at(path, 8); }
+static void flip_checksum(const char *path) { flip_byte_at(path, 24 + 7); }
+static void truncate_payload(const char *path) {
+  CHECK(truncate(path, HEADER_SIZE + 100) == 0);
+}
+static void truncate_header(const char *path) {
+  CHECK(truncate(path, 20) == 0);
+}
+static void truncate_empty(const char *path) { CHECK(truncate(path, 0) == 0); }
+static void append_byte(const char *path) {
+  int fd = open(path, O_WRONLY | O_APPEND);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    CHECK(write(fd, "x", 1) == 1);
+    close(fd);
+  }
+}
+
+/* The size field must agree with the file; a huge one must not allocate. */
+static void write_size_field(const char *path, uint64_t value) {
+  uint8_t field[8];
+  for (int i = 0; i < 8; ++i)
+    field[i] = (uint8_t)(value >> (8 * i));
+  int fd = open(path, O_WRONLY);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    CHECK(pwrite(fd, field, 8, 16) == 8);
+    close(fd);
+  }
+}
+static void huge_size_field(const char *path) {
+  write_size_field(path, UINT64_MAX);
+}
+static void short_size_field(const char *path) { write_size_field(path, 4999); }
+
+static void test_corruption(void) {
+  check_corruption("flipped payload byte", flip_payload_byte);
+  check_corruption("flipped magic", flip_magic);
+  check_corruption("flipped version", flip_version);
+  check_corruption("flipped checksum", flip_checksum);
+  check_corruption("truncated payload", truncate_payload);
+  check_corruption("truncated header", truncate_header);
+  check_corruption("empty file", truncate_empty);
+  check_corruption("trailing garbage", append_byte);
+  check_corruption("huge size field", huge_size_field);
+  check_corruption("short size field", short_size_field);
+}
+
+static void test_disabled(void) {
+  uint8_t key[32], fresh[32], payload[300];
+  char path[4096], fresh_path[4096];
+  make_key("survives disabling", key);
+  make_key("stored while disabled", fresh);
+  fill_random(payload, sizeof payload);
+  entry_file(key, path, sizeof path);
+  entry_file(fresh, fresh_path, sizeof fresh_path);
+  CHECK_OK(ck__cache_store(key, payload, sizeof payload));
+
+  setenv("CLKIT_CACHE", "0", 1);
+  CHECK(ck__cache_enabled() == 0);
+  check_quiet_miss(key);
+  CHECK(file_exists(path));
+  CHECK_OK(ck__cache_store(fresh, payload, sizeof payload));
+  CHECK(!file_exists(fresh_path));
+  ck_cache_stats stats;
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.enabled == 0);
+
+  /* Only "0" disables; anything else leaves the cache on. */
+  setenv("CLKIT_CACHE", "1", 1);
+  CHECK(ck__cache_enabled() == 1);
+  unsetenv("CLKIT_CACHE");
+  CHECK(ck__cache_enabled() == 1);
+  check_hit(key, payload, sizeof payload);
+  CHECK_OK(ck__cache_remove(key));
+}
+
+static void test_query_and_clear(const char *root) {
+  size_t removed = 99;
+  CHECK_OK(ck_cache_clear(&removed));
+  ck_cache_stats stats;
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.entries == 0 && stats.bytes == 0);
+
+  static const size_t sizes[3] = {10, 4096, 70000};
+  uint8_t *payload = malloc(sizes[2]);
+  CHECK(payload != NULL);
+  if (!payload)
+    return;
+  fill_random(payload, sizes[2]);
+  unsigned long long expected_bytes = 0;
+  for (int i = 0; i < 3; ++i) {
+    char label[32];
+    uint8_t key[32];
+    snprintf(label, sizeof label, "query entry %d", i);
+    make_key(label, key);
+    CHECK_OK(ck__cache_store(key, payload, sizes[i]));
+    expected_bytes += HEADER_SIZE + sizes[i];
+  }
+  free(payload);
+
+  /* A stale temporary file of ours, and a file that is not ours. */
+  char stale[4096], foreign[4096];
+  uint8_t stale_key[32];
+  char stale_hex[65];
+  make_key("crashed writer", stale_key);
+  ck__hex(stale_key, 32, stale_hex);
+  snprintf(stale, sizeof stale, "%s/.%s.tmp.Ab12Cd", cache_dir, stale_hex);
+  snprintf(foreign, sizeof foreign, "%s/notes.ckbin.txt", cache_dir);
+  FILE *file = fopen(stale, "wb");
+  CHECK(file != NULL);
+  if (file)
+    fclose(file);
+  file = fopen(foreign, "wb");
+  CHECK(file != NULL);
+  if (file) {
+    fputs("not a cache entry\n", file);
+    fclose(file);
+  }
+
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK_MSG(stats.entries == 3, "%zu entries", stats.entries);
+  CHECK_MSG(stats.bytes == expected_bytes, "%llu vs %llu bytes", stats.bytes,
+            expected_bytes);
+
+  CHECK_OK(ck_cache_clear(&removed));
+  CHECK_MSG(removed == 4, "removed %zu", removed);
+  CHECK(!file_exists(stale));
+  CHECK(file_exists(foreign));
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.entries == 0 && stats.bytes == 0);
+  CHECK_OK(ck_cache_clear(NULL));
+  unlink(foreign);
+
+  /* A cache directory that does not exist is an empty cache. */
+  char missing[4096];
+  snprintf(missing, sizeof missing, "%s/does/not/exist", root);
+  setenv("CLKIT_CACHE_DIR", missing, 1);
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.entries == 0 && strcmp(stats.directory, missing) == 0);
+  removed = 99;
+  CHECK_OK(ck_cache_clear(&removed));
+  CHECK(removed == 0);
+  setenv("CLKIT_CACHE_DIR", cache_dir, 1);
+}
+
+/* A cache directory that cannot be created: store fails with a message. */
+static void test_store_failure(const char *root) {
+  char blocker[2048], below[4096];
+  snprintf(blocker, sizeof blocker, "%s/plain-file", root);
+  snprintf(below, sizeof below, "%s/cache", blocker);
+  FILE *file = fopen(blocker, "wb");
+  CHECK(file != NULL);
+  if (file)
+    fclose(file);
+  setenv("CLKIT_CACHE_DIR", below, 1);
+
+  uint8_t key[32];
+  make_key("unstorable", key);
+  ck_error_clear();
+  ck_status status = ck__cache_store(key, "abc", 3);
+  CHECK_MSG(status == CK_ERROR_CACHE, "store returned %d", (int)status);
+  const char *message = "";
+  CHECK(ck_error_last(&message) == CK_ERROR_CACHE);
+  CHECK_MSG(strstr(message, "plain-file") != NULL, "message: %s", message);
+  check_quiet_miss(key);
+
+  setenv("CLKIT_CACHE_DIR", cache_dir, 1);
+  unlink(blocker);
+}
+
+/* Each writer stores the same entry repeatedly; its exit status says how. */
+static int run_writer(const uint8_t key[32], const uint8_t *payload,
+                      size_t size) {
+  for (int i = 0; i < STORES_PER_WRITER; ++i)
+    if (ck__cache_store(key, payload, size) != CK_OK)
+      return 1;
+  return 0;
+}
+
+static void test_concurrent_writers(void) {
+  size_t size = (1u << 20) + 123;
+  uint8_t key[32];
+  uint8_t *payload = malloc(size);
+  CHECK(payload != NULL);
+  if (!payload)
+    return;
+  fill_random(payload, size);
+  make_key("contended entry", key);
+  CHECK_OK(ck_cache_clear(NULL));
+
+  /* Unwritten stdio buffers would otherwise be flushed by every child. */
+  fflush(stdout);
+  fflush(stderr);
+  pid_t children[WRITERS];
+  int started = 0;
+  for (int i = 0; i < WRITERS; ++i) {
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0)
+      _exit(run_writer(key, payload, size));
+    if (pid > 0)
+      children[started++] = pid;
+  }
+
+  /* Read while they write: a hit must never be a partial or mixed entry. */
+  int running = started, loads = 0, hits = 0, bad = 0, errors = 0;
+  int exit_ok[WRITERS] = {0};
+  while (running > 0) {
+    void *got = NULL;
+    size_t got_size = 0;
+    ck_status status = ck__cache_load(key, &got, &got_size);
+    ++loads;
+    if (status == CK_OK) {
+      ++hits;
+      if (got_size != size || memcmp(got, payload, size) != 0)
+        ++bad;
+    } else if (status != CK_ERROR_NOT_FOUND) {
+      ++errors;
+    }
+    free(got);
+    for (int i = 0; i < started; ++i) {
+      int wstatus;
+      if (children[i] > 0 && waitpid(children[i], &wstatus, WNOHANG) > 0) {
+        exit_ok[i] = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
+        children[i] = 0;
+        --running;
+      }
+    }
+  }
+  CHECK(started == WRITERS);
+  for (int i = 0; i < started; ++i)
+    CHECK_MSG(exit_ok[i], "writer %d failed", i);
+  CHECK_MSG(bad == 0, "%d of %d hits had wrong bytes", bad, hits);
+  CHECK_MSG(errors == 0, "%d loads failed outright", errors);
+  printf("concurrent writers: %d loads, %d hits during writing\n", loads, hits);
+
+  check_hit(key, payload, size);
+  CHECK(count_names(cache_dir, ".ckbin", 1) == 1);
+  CHECK(count_names(cache_dir, ".tmp", 0) == 0);
+  ck_cache_stats stats;
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.entries == 1 && stats.bytes == HEADER_SIZE + size);
+  free(payload);
+}
+
+int main(void) {
+  char root[1024];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(root, sizeof root, "%s/clkit-test-cache-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(root)) {
+    fprintf(stderr, "cannot create a temporary directory %s: %s\n", root,
+            strerror(errno));
+    return 1;
+  }
+  /* A nested, not yet existing directory checks that store creates parents. */
+  snprintf(cache_dir, sizeof cache_dir, "%s/nested/cache", root);
+  setenv("CLKIT_CACHE_DIR", cache_dir, 1);
+  unsetenv("CLKIT_CACHE");
+
+  test_sha256_vectors();
+  test_sha256_chunking();
+  test_directory_resolution(root);
+  test_store_and_load();
+  test_corruption();
+  test_disabled();
+  test_query_and_clear(root);
+  test_store_failure(root);
+  test_concurrent_writers();
+
+  remove_tree(root);
+  CHECK(!file_exists(root));
+  return CHECK_DONE();
+}

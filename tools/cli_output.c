@@ -1,0 +1,141 @@
+/* cli_output.c - human-readable and JSON printing for the clkit command. */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void json_string(FILE *out, const char *text) {
+  fputc('"', out);
+  for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+    if (*c == '"' || *c == '\\')
+      fprintf(out, "\\%c", *c);
+    else if (*c < 0x20)
+      fprintf(out, "\\u%04x", *c);
+    else
+      fputc(*c, out);
+  }
+  fputc('"', out);
+}
+
+static void human_bytes(char *text, size_t capacity, unsigned long long bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = (double)bytes;
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  snprintf(text, capacity, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
+}
+
+void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
+  if (json) {
+    fprintf(out, "{\"devices\":[");
+    for (size_t i = 0; i < set->count; ++i) {
+      const ck_device *d = &set->devices[i];
+      const char *kind = "";
+      ck_device_kind_name(d->kind, &kind);
+      fprintf(out, "%s{\"id\":", i ? "," : "");
+      json_string(out, d->id);
+      fprintf(out, ",\"kind\":");
+      json_string(out, kind);
+      fprintf(out, ",\"name\":");
+      json_string(out, d->name);
+      fprintf(out, ",\"vendor\":");
+      json_string(out, d->vendor);
+      fprintf(out, ",\"platform\":");
+      json_string(out, d->platform);
+      fprintf(out, ",\"platform_version\":");
+      json_string(out, d->platform_version);
+      fprintf(out, ",\"driver_version\":");
+      json_string(out, d->driver_version);
+      fprintf(out, ",\"c_version\":");
+      json_string(out, d->c_version);
+      fprintf(out,
+              ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
+              "\"local_memory\":%llu,\"max_alloc\":%llu,"
+              "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
+              d->compute_units, d->clock_mhz, d->global_memory,
+              d->local_memory, d->max_alloc, d->max_work_group_size,
+              d->has_fp64 ? "true" : "false", d->warp_width);
+    }
+    fprintf(out, "],\"opencl\":");
+    if (set->opencl_status == CK_OK)
+      fprintf(out, "\"ok\"");
+    else
+      json_string(out, set->opencl_message);
+    fprintf(out, "}\n");
+    return;
+  }
+  for (size_t i = 0; i < set->count; ++i) {
+    const ck_device *d = &set->devices[i];
+    const char *kind = "";
+    char global[32], local[32];
+    ck_device_kind_name(d->kind, &kind);
+    human_bytes(global, sizeof global, d->global_memory);
+    human_bytes(local, sizeof local, d->local_memory);
+    fprintf(out, "%-9s %s [%s]\n", d->id, d->name, kind);
+    if (d->backend == CK_BACKEND_REF) {
+      fprintf(out, "          plain serial C on the host; always present\n");
+      continue;
+    }
+    fprintf(out, "          vendor %s; platform %s (%s)\n", d->vendor,
+            d->platform, d->platform_version);
+    fprintf(out, "          driver %s; %s; fp64 %s\n", d->driver_version,
+            d->c_version, d->has_fp64 ? "yes" : "no");
+    fprintf(out,
+            "          %u compute units at %u MHz; global %s; local %s; "
+            "work-group up to %zu\n",
+            d->compute_units, d->clock_mhz, global, local,
+            d->max_work_group_size);
+  }
+  if (set->opencl_status != CK_OK)
+    fprintf(out, "note: %s\n", set->opencl_message);
+}
+
+static void print_quantity(FILE *out, const char *name, double value,
+                           const char *unit) {
+  if (value == floor(value) && fabs(value) < 1e15)
+    fprintf(out, "  %-18s %.0f %s\n", name, value, unit);
+  else if (fabs(value) >= 1e6 || (fabs(value) < 1e-3 && value != 0))
+    fprintf(out, "  %-18s %.6g %s\n", name, value, unit);
+  else
+    fprintf(out, "  %-18s %.6f %s\n", name, value, unit);
+}
+
+void cli_print_result(FILE *out, const ck_result *result) {
+  fprintf(out, "%s on %s (%s)\n", result->workload, result->device,
+          result->device_name);
+  print_quantity(out, result->best_name, result->best, "");
+  print_quantity(out, "wall", result->wall_s, "s");
+  if (result->kernel_s > 0)
+    print_quantity(out, "kernel", result->kernel_s, "s");
+  print_quantity(out, "throughput", result->throughput,
+                 result->throughput_unit);
+  for (size_t i = 0; i < result->metric_count; ++i)
+    print_quantity(out, result->metrics[i].name, result->metrics[i].value,
+                   result->metrics[i].unit);
+}
+
+void cli_print_compare(FILE *out, const ck_result *results, size_t count) {
+  if (count == 0)
+    return;
+  fprintf(out, "%s: %s, same configuration and seed on each device\n",
+          results[0].workload, results[0].best_name);
+  fprintf(out, "%-9s %-32s %10s %10s %14s %-12s %14s %11s %s\n", "device",
+          "name", "wall_s", "kernel_s", "throughput", "unit", "best",
+          "vs_ref", "agrees");
+  for (size_t i = 0; i < count; ++i) {
+    const ck_result *r = &results[i];
+    char name[33];
+    snprintf(name, sizeof name, "%s", r->device_name);
+    if (r->status != CK_OK) {
+      fprintf(out, "%-9s %-32s failed: %s\n", r->device, name, r->error);
+      continue;
+    }
+    fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-12s %14.8g %11.3g %s\n",
+            r->device, name, r->wall_s, r->kernel_s, r->throughput,
+            r->throughput_unit, r->best, r->agreement,
+            r->agrees ? "yes" : "NO");
+  }
+}

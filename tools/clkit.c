@@ -1,0 +1,686 @@
+/*
+ * clkit.c - the clkit command: parses options and calls the public API.
+ * Exit status: 0 success, 1 failure, 2 usage error.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+enum { MAX_DEVICES = 64, MAX_PARAMS = 128, MAX_LONG_OPTIONS = 160 };
+
+/* Option codes of the common options; workload options come after. */
+enum {
+  OPT_HELP = 'h',
+  OPT_DEVICE = 'd',
+  OPT_JSON = 1000,
+  OPT_QUIET,
+  OPT_SEED,
+  OPT_DEVICES,
+  OPT_PROBE,
+  OPT_ASSEMBLED,
+  OPT_WORKLOAD_BASE = 2000
+};
+
+static const char *program_name = "clkit";
+
+int cli_report(ck_status status) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "%s: %s\n", program_name,
+          message && *message ? message : "failed");
+  return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
+}
+
+static int usage_error(const char *command, const char *message) {
+  fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
+          message, program_name, command);
+  return EXIT_USAGE;
+}
+
+static void print_main_help(FILE *out) {
+  fprintf(out,
+          "usage: clkit <command> [options]\n"
+          "\n"
+          "Commands:\n"
+          "  devices              list devices (ref, ocl:P.D, cuda:N)\n"
+          "  run <workload>       run a workload on the selected device(s)\n"
+          "  compare <workload>   run one configuration on several devices\n"
+          "  bench                measure each workload on the selected "
+          "device(s)\n"
+          "  kernels              list or print the embedded OpenCL C sources\n"
+          "  cache [info|clear]   show or empty the kernel binary cache\n"
+          "  demo                 run each workload briefly on the default "
+          "device\n"
+          "  version              print the version\n"
+          "  help [command]       this text, or a command's options\n"
+          "\n"
+          "Device selectors (--device, or CLKIT_DEVICE): an id (ref, ocl:0.1,\n"
+          "cuda:0), ocl:P for a whole platform, gpu, cpu, all, or a\n"
+          "case-insensitive part of a vendor, platform or device name; several\n"
+          "separated by commas. The default is the fastest device.\n"
+          "\n"
+          "Workloads:\n");
+  const ck_workload *const *workloads;
+  size_t count = 0;
+  ck_workload_list(&workloads, &count);
+  for (size_t i = 0; i < count; ++i) {
+    const char *name, *summary;
+    ck_workload_describe(workloads[i], &name, &summary, NULL);
+    fprintf(out, "  %-20s %s\n", name, summary);
+  }
+}
+
+static void print_workload_options(FILE *out, const ck_workload *workload) {
+  const ck_option *options;
+  ck_workload_describe(workload, NULL, NULL, &options);
+  for (const ck_option *o = options; o->name; ++o) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", o->name, o->value_name ? " " : "",
+             o->value_name ? o->value_name : "");
+    fprintf(out, "  %-24s %s", left, o->help);
+    if (o->default_value)
+      fprintf(out, " (default %s)", o->default_value);
+    fputc('\n', out);
+  }
+}
+
+static const char common_run_help[] =
+    "  -d, --device SEL         device selector (default: fastest device)\n"
+    "      --seed N             the run's seed, used on every backend "
+    "(default 1)\n"
+    "      --json               print the result as one JSON object a line\n"
+    "      --quiet              no progress bar\n"
+    "  -h, --help               this text\n";
+
+/* ---- progress ------------------------------------------------------------ */
+
+typedef struct progress_bar {
+  double started;
+  int shown;
+} progress_bar;
+
+static double wall_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* Drawn only after a second, so short runs stay quiet. */
+static int draw_progress(void *user, double fraction) {
+  progress_bar *bar = user;
+  double elapsed = wall_now() - bar->started;
+  if (elapsed < 1.0)
+    return 0;
+  int filled = (int)(fraction * 40 + 0.5);
+  fprintf(stderr, "\r[%.*s%*s] %3.0f%% %6.1fs", filled,
+          "########################################", 40 - filled, "",
+          fraction * 100, elapsed);
+  fflush(stderr);
+  bar->shown = 1;
+  return 0;
+}
+
+static void end_progress(progress_bar *bar) {
+  if (bar->shown)
+    fprintf(stderr, "\r%*s\r", 60, "");
+  bar->shown = 0;
+}
+
+/* ---- devices --------------------------------------------------------------- */
+
+static int select_devices(const ck_device_set *set, const char *selector,
+                          size_t *indices, size_t *count) {
+  if (!selector || !*selector)
+    selector = getenv("CLKIT_DEVICE");
+  ck_status status =
+      ck_device_select(set, selector, indices, MAX_DEVICES, count);
+  if (status != CK_OK) {
+    const char *message = "";
+    ck_error_last(&message);
+    fprintf(stderr, "%s: %s\n", program_name, message);
+    return EXIT_USAGE;
+  }
+  return EXIT_OK;
+}
+
+static int command_devices(int argc, char **argv) {
+  int json = 0, probe = 0;
+  const char *selector = NULL;
+  static const struct option options[] = {
+      {"json", no_argument, NULL, OPT_JSON},
+      {"probe", no_argument, NULL, OPT_PROBE},
+      {"device", required_argument, NULL, OPT_DEVICE},
+      {"help", no_argument, NULL, OPT_HELP},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "hd:", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_JSON:
+      json = 1;
+      break;
+    case OPT_PROBE:
+      probe = 1;
+      break;
+    case OPT_DEVICE:
+      selector = optarg;
+      break;
+    case OPT_HELP:
+      printf("usage: clkit devices [--json] [--probe [--device SEL]]\n"
+             "  --json      print the list as JSON\n"
+             "  --probe     build and run the self-check on each device:\n"
+             "              cold and warm build times, agreement with ref\n"
+             "  --device    probe only these devices (default: all)\n");
+      return EXIT_OK;
+    default:
+      return usage_error("devices", "unknown option");
+    }
+  }
+  if (optind < argc)
+    return usage_error("devices", "unexpected argument");
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  int exit_code = EXIT_OK;
+  if (!probe) {
+    cli_print_devices(stdout, &set, json);
+  } else {
+    size_t indices[MAX_DEVICES], count = 0;
+    exit_code = select_devices(&set, selector ? selector : "all", indices,
+                               &count);
+    if (exit_code == EXIT_OK && json)
+      printf("{\"probes\":[");
+    for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
+      const ck_device *device = &set.devices[indices[k]];
+      ck_device_probe_result result;
+      status = ck_device_probe(device, &result);
+      if (status != CK_OK) {
+        exit_code = cli_report(status);
+        break;
+      }
+      if (json)
+        printf("%s{\"device\":\"%s\",\"cold_build_s\":%.6f,\"warm_build_s\":"
+               "%.6f,\"warm_from_cache\":%s,\"selfcheck_s\":%.6f,"
+               "\"selfcheck_agrees\":%s}",
+               k ? "," : "", device->id, result.cold_build_s,
+               result.warm_build_s, result.warm_from_cache ? "true" : "false",
+               result.selfcheck_s, result.selfcheck_agrees ? "true" : "false");
+      else
+        printf("%-9s %-40.40s build cold %8.3f s, warm %8.3f s%s; "
+               "selfcheck %s (%.3f s)\n",
+               device->id, device->name, result.cold_build_s,
+               result.warm_build_s,
+               result.warm_from_cache || device->backend == CK_BACKEND_REF
+                   ? ""
+                   : " (cache off)",
+               result.selfcheck_agrees ? "agrees with ref" : "DISAGREES",
+               result.selfcheck_s);
+      if (!result.selfcheck_agrees)
+        exit_code = EXIT_FAILURE_RUN;
+    }
+    if (json && count)
+      printf("]}\n");
+  }
+  ck_device_set_free(&set);
+  return exit_code;
+}
+
+/* ---- run and compare -------------------------------------------------------- */
+
+typedef struct run_config {
+  const ck_workload *workload;
+  const char *selector;
+  uint64_t seed;
+  int json, quiet;
+  ck_param params[MAX_PARAMS];
+  size_t param_count;
+} run_config;
+
+/* Parses common and workload options; returns -1 to go on, else an exit code. */
+static int parse_run_options(const char *command, int argc, char **argv,
+                             run_config *config) {
+  struct option options[MAX_LONG_OPTIONS];
+  size_t count = 0;
+  const ck_option *workload_options = NULL;
+  memset(config, 0, sizeof *config);
+  config->seed = 1;
+  if (argc < 2 || argv[1][0] == '-') {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+      printf("usage: clkit %s <workload> [options]\n", command);
+      print_main_help(stdout);
+      return EXIT_OK;
+    }
+    return usage_error(command, "which workload? (see 'clkit help')");
+  }
+  ck_status status = ck_workload_find(argv[1], &config->workload);
+  if (status != CK_OK) {
+    cli_report(status);
+    return EXIT_USAGE;
+  }
+  ck_workload_describe(config->workload, NULL, NULL, &workload_options);
+  int is_compare = strcmp(command, "compare") == 0;
+  options[count++] = (struct option){"device", required_argument, NULL, OPT_DEVICE};
+  options[count++] = (struct option){"devices", required_argument, NULL, OPT_DEVICES};
+  options[count++] = (struct option){"seed", required_argument, NULL, OPT_SEED};
+  options[count++] = (struct option){"json", no_argument, NULL, OPT_JSON};
+  options[count++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
+  options[count++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+  size_t first_workload = count;
+  for (const ck_option *o = workload_options;
+       o->name && count + 1 < MAX_LONG_OPTIONS; ++o, ++count)
+    options[count] = (struct option){
+        o->name, o->value_name ? required_argument : no_argument, NULL,
+        OPT_WORKLOAD_BASE + (int)(count - first_workload)};
+  options[count] = (struct option){NULL, 0, NULL, 0};
+
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc - 1, argv + 1, "hd:", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_DEVICE:
+    case OPT_DEVICES:
+      config->selector = optarg;
+      break;
+    case OPT_SEED: {
+      char *end = NULL;
+      unsigned long long seed = strtoull(optarg, &end, 0);
+      if (!*optarg || *end || optarg[0] == '-')
+        return usage_error(command, "--seed takes a non-negative integer");
+      config->seed = seed;
+      break;
+    }
+    case OPT_JSON:
+      config->json = 1;
+      break;
+    case OPT_QUIET:
+      config->quiet = 1;
+      break;
+    case OPT_HELP:
+      printf("usage: clkit %s %s [options]\n\nCommon options:\n%s%s"
+             "\nOptions of %s:\n",
+             command, argv[1],
+             is_compare ? "      --devices SEL        devices to compare "
+                          "(ref always runs as the oracle)\n"
+                        : "",
+             common_run_help, argv[1]);
+      print_workload_options(stdout, config->workload);
+      return EXIT_OK;
+    default:
+      if (c >= OPT_WORKLOAD_BASE) {
+        if (config->param_count == MAX_PARAMS)
+          return usage_error(command, "too many options");
+        ck_param *param = &config->params[config->param_count++];
+        param->name = options[first_workload + (size_t)(c - OPT_WORKLOAD_BASE)].name;
+        param->value = optarg ? optarg : "1";
+        break;
+      }
+      return usage_error(command, "unknown option");
+    }
+  }
+  if (optind + 1 < argc)
+    return usage_error(command, "unexpected argument");
+  status = ck_workload_check(config->workload, config->params,
+                             config->param_count);
+  if (status != CK_OK) {
+    cli_report(status);
+    return EXIT_USAGE;
+  }
+  return -1;
+}
+
+static int command_run(int argc, char **argv) {
+  run_config config;
+  int exit_code = parse_run_options("run", argc, argv, &config);
+  if (exit_code >= 0)
+    return exit_code;
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  size_t indices[MAX_DEVICES], count = 0;
+  exit_code = select_devices(&set, config.selector, indices, &count);
+  for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
+    progress_bar bar = {wall_now(), 0};
+    ck_run_options options = {.seed = config.seed};
+    if (!config.json && !config.quiet && isatty(STDERR_FILENO)) {
+      options.progress = draw_progress;
+      options.progress_user = &bar;
+    }
+    ck_result result;
+    status = ck_workload_run(config.workload, &set.devices[indices[k]],
+                             config.params, config.param_count, &options,
+                             &result);
+    end_progress(&bar);
+    if (status != CK_OK) {
+      exit_code = cli_report(status);
+      break;
+    }
+    if (config.json) {
+      char *json = NULL;
+      if ((status = ck_result_json(&result, &json)) != CK_OK) {
+        exit_code = cli_report(status);
+        break;
+      }
+      printf("%s\n", json);
+      ck_memory_free(json);
+    } else {
+      cli_print_result(stdout, &result);
+    }
+  }
+  ck_device_set_free(&set);
+  return exit_code;
+}
+
+static int command_compare(int argc, char **argv) {
+  run_config config;
+  int exit_code = parse_run_options("compare", argc, argv, &config);
+  if (exit_code >= 0)
+    return exit_code;
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  size_t indices[MAX_DEVICES], count = 0;
+  exit_code = select_devices(&set, config.selector ? config.selector : "all",
+                             indices, &count);
+  ck_result *results = NULL;
+  size_t produced = 0;
+  if (exit_code == EXIT_OK) {
+    results = calloc(count + 1, sizeof *results);
+    if (!results) {
+      fprintf(stderr, "%s: out of memory\n", program_name);
+      exit_code = EXIT_FAILURE_RUN;
+    }
+  }
+  if (exit_code == EXIT_OK) {
+    ck_run_options options = {.seed = config.seed};
+    status = ck_compare_run(config.workload, &set, indices, count, 0,
+                            config.params, config.param_count, &options,
+                            results, count + 1, &produced);
+    if (status != CK_OK)
+      exit_code = cli_report(status);
+  }
+  if (exit_code == EXIT_OK) {
+    if (config.json) {
+      printf("{\"workload\":\"%s\",\"results\":[", results[0].workload);
+      for (size_t i = 0; i < produced; ++i) {
+        char *json = NULL;
+        if (ck_result_json(&results[i], &json) == CK_OK) {
+          printf("%s%s", i ? "," : "", json);
+          ck_memory_free(json);
+        }
+      }
+      printf("]}\n");
+    } else {
+      cli_print_compare(stdout, results, produced);
+    }
+    for (size_t i = 0; i < produced; ++i)
+      if (results[i].status != CK_OK || !results[i].agrees)
+        exit_code = EXIT_FAILURE_RUN;
+  }
+  free(results);
+  ck_device_set_free(&set);
+  return exit_code;
+}
+
+/* ---- bench and demo ----------------------------------------------------------- */
+
+/* Runs each workload with its defaults on each selected device. */
+static int run_suite(const char *command, int argc, char **argv, int brief) {
+  const char *selector = NULL;
+  int json = 0;
+  static const struct option options[] = {
+      {"device", required_argument, NULL, OPT_DEVICE},
+      {"json", no_argument, NULL, OPT_JSON},
+      {"help", no_argument, NULL, OPT_HELP},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "hd:", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_DEVICE:
+      selector = optarg;
+      break;
+    case OPT_JSON:
+      json = 1;
+      break;
+    case OPT_HELP:
+      printf("usage: clkit %s [--device SEL] [--json]\n  %s\n", command,
+             brief ? "runs each workload briefly on the default device and "
+                     "checks it against ref"
+                   : "runs each workload's default configuration on the "
+                     "selected devices (default: all but ref)");
+      return EXIT_OK;
+    default:
+      return usage_error(command, "unknown option");
+    }
+  }
+  if (optind < argc)
+    return usage_error(command, "unexpected argument");
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  size_t indices[MAX_DEVICES], count = 0;
+  int exit_code = select_devices(
+      &set, selector ? selector : (brief ? NULL : "all"), indices, &count);
+  const ck_workload *const *workloads;
+  size_t workload_count = 0;
+  ck_workload_list(&workloads, &workload_count);
+  if (exit_code == EXIT_OK && !json) {
+    if (brief)
+      printf("clkit demo on %s (%s)\n", set.devices[indices[0]].id,
+             set.devices[indices[0]].name);
+    if (set.opencl_status != CK_OK)
+      printf("note: %s\n", set.opencl_message);
+    printf("%-10s %-9s %12s %10s %14s %-12s %s\n", "workload", "device",
+           "result", "wall_s", "throughput", "unit", "check");
+  }
+  if (exit_code == EXIT_OK && json)
+    printf("{\"%s\":[", command);
+  int first = 1;
+  for (size_t w = 0; exit_code == EXIT_OK && w < workload_count; ++w) {
+    for (size_t k = 0; k < count; ++k) {
+      ck_result results[2];
+      size_t produced = 0;
+      ck_run_options run = {.seed = 1};
+      int is_ref = set.devices[indices[k]].backend == CK_BACKEND_REF;
+      status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref, NULL,
+                              0, &run, results, 2, &produced);
+      if (status != CK_OK) {
+        exit_code = cli_report(status);
+        break;
+      }
+      const ck_result *r = &results[produced - 1];
+      if (json) {
+        char *text = NULL;
+        if (ck_result_json(r, &text) == CK_OK) {
+          printf("%s%s", first ? "" : ",", text);
+          ck_memory_free(text);
+        }
+        first = 0;
+      } else if (r->status != CK_OK) {
+        printf("%-10s %-9s failed: %s\n", r->workload, r->device, r->error);
+      } else {
+        printf("%-10s %-9s %12.6g %10.4f %14.4g %-12s %s\n", r->workload,
+               r->device, r->best, r->wall_s, r->throughput,
+               r->throughput_unit,
+               is_ref ? "(is ref)" : r->agrees ? "agrees with ref"
+                                               : "DISAGREES with ref");
+      }
+      if (r->status != CK_OK || (!is_ref && !r->agrees))
+        exit_code = EXIT_FAILURE_RUN;
+    }
+  }
+  if (json && count)
+    printf("]}\n");
+  ck_device_set_free(&set);
+  return exit_code;
+}
+
+/* ---- kernels, cache, version ---------------------------------------------------- */
+
+static int command_kernels(int argc, char **argv) {
+  int assembled = 0;
+  static const struct option options[] = {
+      {"assembled", no_argument, NULL, OPT_ASSEMBLED},
+      {"help", no_argument, NULL, OPT_HELP},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_ASSEMBLED:
+      assembled = 1;
+      break;
+    case OPT_HELP:
+      printf("usage: clkit kernels [list]\n"
+             "       clkit kernels show NAME [--assembled]\n"
+             "  list       the embedded cl/ sources and their sizes\n"
+             "  show       print one source; with --assembled, a program\n"
+             "             with its headers inlined, ready for another tool\n");
+      return EXIT_OK;
+    default:
+      return usage_error("kernels", "unknown option");
+    }
+  }
+  const char *action = optind < argc ? argv[optind] : "list";
+  if (strcmp(action, "list") == 0) {
+    size_t count = 0;
+    ck_kernels_count(&count);
+    for (size_t i = 0; i < count; ++i) {
+      const char *name;
+      size_t size;
+      ck_kernels_get(i, &name, NULL, &size);
+      printf("%-24s %8zu bytes\n", name, size);
+    }
+    return EXIT_OK;
+  }
+  if (strcmp(action, "show") != 0)
+    return usage_error("kernels", "expected 'list' or 'show NAME'");
+  if (optind + 2 != argc)
+    return usage_error("kernels", "'show' takes one source name");
+  const char *name = argv[optind + 1];
+  if (assembled) {
+    char *text = NULL;
+    ck_status status = ck_kernels_assemble(name, &text, NULL);
+    if (status != CK_OK)
+      return cli_report(status);
+    fputs(text, stdout);
+    ck_memory_free(text);
+    return EXIT_OK;
+  }
+  size_t count = 0;
+  ck_kernels_count(&count);
+  for (size_t i = 0; i < count; ++i) {
+    const char *entry, *text;
+    ck_kernels_get(i, &entry, &text, NULL);
+    if (strcmp(entry, name) == 0) {
+      fputs(text, stdout);
+      return EXIT_OK;
+    }
+  }
+  fprintf(stderr, "%s: no embedded kernel source named '%s' (see 'clkit "
+          "kernels list')\n", program_name, name);
+  return EXIT_FAILURE_RUN;
+}
+
+static int command_cache(int argc, char **argv) {
+  const char *action = argc > 1 ? argv[1] : "info";
+  if (strcmp(action, "--help") == 0 || strcmp(action, "-h") == 0) {
+    printf("usage: clkit cache [info|clear]\n"
+           "  info    where the kernel binary cache is, and its size\n"
+           "  clear   delete every entry\n"
+           "Location: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else\n"
+           "~/.cache/clkit. CLKIT_CACHE=0 disables the cache.\n");
+    return EXIT_OK;
+  }
+  if (argc > 2)
+    return usage_error("cache", "unexpected argument");
+  if (strcmp(action, "info") == 0) {
+    ck_cache_stats stats;
+    ck_status status = ck_cache_query(&stats);
+    if (status != CK_OK)
+      return cli_report(status);
+    printf("directory  %s\nenabled    %s\nentries    %zu\nbytes      %llu\n",
+           stats.directory, stats.enabled ? "yes" : "no (CLKIT_CACHE=0)",
+           stats.entries, stats.bytes);
+    return EXIT_OK;
+  }
+  if (strcmp(action, "clear") == 0) {
+    size_t removed = 0;
+    ck_status status = ck_cache_clear(&removed);
+    if (status != CK_OK)
+      return cli_report(status);
+    printf("removed %zu files\n", removed);
+    return EXIT_OK;
+  }
+  return usage_error("cache", "expected 'info' or 'clear'");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_main_help(stderr);
+    return EXIT_USAGE;
+  }
+  const char *command = argv[1];
+  /* Each command sees its own name as argv[0], as getopt expects. */
+  int sub_argc = argc - 1;
+  char **sub_argv = argv + 1;
+  if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||
+      strcmp(command, "-h") == 0) {
+    if (argc > 2) {
+      char *help_argv[] = {argv[2], "--help", NULL};
+      if (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "compare") == 0) {
+        printf("usage: clkit %s <workload> [options]; 'clkit %s <workload> "
+               "--help' lists a workload's options.\n\nCommon options:\n%s",
+               argv[2], argv[2], common_run_help);
+        return EXIT_OK;
+      }
+      if (strcmp(argv[2], "help") != 0) {
+        const char *name = argv[2];
+        argv[1] = (char *)name;
+        if (strcmp(name, "devices") == 0)
+          return command_devices(2, help_argv);
+        if (strcmp(name, "bench") == 0)
+          return run_suite("bench", 2, help_argv, 0);
+        if (strcmp(name, "demo") == 0)
+          return run_suite("demo", 2, help_argv, 1);
+        if (strcmp(name, "kernels") == 0)
+          return command_kernels(2, help_argv);
+        if (strcmp(name, "cache") == 0)
+          return command_cache(2, help_argv);
+      }
+    }
+    print_main_help(stdout);
+    return EXIT_OK;
+  }
+  if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
+    const char *version = "";
+    ck_version(&version);
+    printf("clkit %s\n", version);
+    return EXIT_OK;
+  }
+  if (strcmp(command, "devices") == 0)
+    return command_devices(sub_argc, sub_argv);
+  if (strcmp(command, "run") == 0)
+    return command_run(sub_argc, sub_argv);
+  if (strcmp(command, "compare") == 0)
+    return command_compare(sub_argc, sub_argv);
+  if (strcmp(command, "bench") == 0)
+    return run_suite("bench", sub_argc, sub_argv, 0);
+  if (strcmp(command, "demo") == 0)
+    return run_suite("demo", sub_argc, sub_argv, 1);
+  if (strcmp(command, "kernels") == 0)
+    return command_kernels(sub_argc, sub_argv);
+  if (strcmp(command, "cache") == 0)
+    return command_cache(sub_argc, sub_argv);
+  fprintf(stderr, "%s: unknown command '%s'\n", program_name, command);
+  print_main_help(stderr);
+  return EXIT_USAGE;
+}
