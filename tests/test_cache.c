@@ -9,6 +9,7 @@
 #include "core/internal.h"
 
 #include "check.h"
+#include "test_support.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -83,28 +84,6 @@ static int count_names(const char *directory, const char *text, int suffix) {
   }
   closedir(dir);
   return count;
-}
-
-static void remove_tree(const char *path) {
-  struct stat info;
-  if (lstat(path, &info) != 0)
-    return;
-  if (S_ISDIR(info.st_mode)) {
-    DIR *dir = opendir(path);
-    struct dirent *item;
-    while (dir && (item = readdir(dir)) != NULL) {
-      char child[4096];
-      if (strcmp(item->d_name, ".") == 0 || strcmp(item->d_name, "..") == 0)
-        continue;
-      snprintf(child, sizeof child, "%s/%s", path, item->d_name);
-      remove_tree(child);
-    }
-    if (dir)
-      closedir(dir);
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
 }
 
 /* A load that must miss quietly: no payload and no recorded message. */

@@ -38,6 +38,23 @@ int cli_report(ck_status status) {
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
 }
 
+/* getopt's complaint, reworded; opterr is off so getopt itself stays quiet. */
+static int option_error(const char *command, char **argv) {
+  char message[256];
+  const char *option = argv[optind - 1];
+  if (optopt && optopt < 256 && optopt != '?')
+    snprintf(message, sizeof message, "option '-%c' %s", optopt,
+             strchr("d", optopt) ? "needs a value" : "is unknown");
+  else if (strchr(option, '='))
+    snprintf(message, sizeof message, "option '%s' takes no value", option);
+  else
+    snprintf(message, sizeof message,
+             "option '%s' is unknown or needs a value", option);
+  fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
+          message, program_name, command);
+  return EXIT_USAGE;
+}
+
 static int usage_error(const char *command, const char *message) {
   fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
           message, program_name, command);
@@ -179,7 +196,7 @@ static int command_devices(int argc, char **argv) {
              "  --device    probe only these devices (default: all)\n");
       return EXIT_OK;
     default:
-      return usage_error("devices", "unknown option");
+      return option_error("devices", argv);
     }
   }
   if (optind < argc)
@@ -321,7 +338,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
         param->value = optarg ? optarg : "1";
         break;
       }
-      return usage_error(command, "unknown option");
+      return option_error(command, argv + 1);
     }
   }
   if (optind + 1 < argc)
@@ -458,7 +475,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
                      "selected devices (default: all but ref)");
       return EXIT_OK;
     default:
-      return usage_error(command, "unknown option");
+      return option_error(command, argv);
     }
   }
   if (optind < argc)
@@ -546,7 +563,7 @@ static int command_kernels(int argc, char **argv) {
              "             with its headers inlined, ready for another tool\n");
       return EXIT_OK;
     default:
-      return usage_error("kernels", "unknown option");
+      return option_error("kernels", argv);
     }
   }
   const char *action = optind < argc ? argv[optind] : "list";
@@ -624,6 +641,7 @@ static int command_cache(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  opterr = 0;
   if (argc < 2) {
     print_main_help(stderr);
     return EXIT_USAGE;
@@ -655,6 +673,10 @@ int main(int argc, char **argv) {
           return command_kernels(2, help_argv);
         if (strcmp(name, "cache") == 0)
           return command_cache(2, help_argv);
+        if (strcmp(name, "version") != 0) {
+          fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
+          return EXIT_USAGE;
+        }
       }
     }
     print_main_help(stdout);

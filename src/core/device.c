@@ -266,7 +266,7 @@ ck_status ck_device_kind_name(ck_device_kind kind, const char **name) {
 
 /* Does one selector term match this device? */
 static int term_matches(const char *term, const ck_device *device) {
-  if (strcmp(term, "all") == 0)
+  if (strcasecmp(term, "all") == 0)
     return 1;
   if (strcasecmp(term, device->id) == 0)
     return 1;
@@ -311,40 +311,56 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_select: NULL argument "
                     "or empty device list");
   *count = 0;
-  while (selector && isspace((unsigned char)*selector))
-    ++selector;
-  if (!selector || !*selector || strcasecmp(selector, "default") == 0) {
-    size_t best = 0;
-    double best_score = -1;
-    for (size_t i = 0; i < set->count; ++i) {
-      double score = 0;
-      ck_device_rank(&set->devices[i], &score);
-      if (score > best_score) {
-        best_score = score;
-        best = i;
-      }
-    }
-    if (capacity < 1)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_select: capacity 0");
-    indices[0] = best;
-    *count = 1;
-    return CK_OK;
-  }
-  const char *at = selector;
-  for (;;) {
+  if (!selector)
+    selector = "";
+  char terms[64][256];
+  size_t term_count = 0;
+  /* Split and check every term before matching any, so that a malformed
+   * selector is reported as such wherever its fault lies. */
+  for (const char *at = selector;;) {
     const char *end = strchr(at, ',');
     size_t length = end ? (size_t)(end - at) : strlen(at);
-    char term[256];
     while (length && isspace((unsigned char)*at))
       ++at, --length;
     while (length && isspace((unsigned char)at[length - 1]))
       --length;
-    if (length == 0 || length >= sizeof term)
+    int only = !end && term_count == 0;
+    if ((length == 0 && !only) || length >= sizeof terms[0] ||
+        term_count == sizeof terms / sizeof terms[0])
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "device selector '%s' has an empty or overlong term",
                       selector);
-    memcpy(term, at, length);
-    term[length] = '\0';
+    memcpy(terms[term_count], at, length);
+    terms[term_count++][length] = '\0';
+    if (!end)
+      break;
+    at = end + 1;
+  }
+  for (size_t t = 0; t < term_count; ++t) {
+    const char *term = terms[t];
+    if (*term == '\0' || strcasecmp(term, "default") == 0) {
+      size_t best = 0;
+      double best_score = -1;
+      for (size_t i = 0; i < set->count; ++i) {
+        double score = 0;
+        ck_device_rank(&set->devices[i], &score);
+        if (score > best_score) {
+          best_score = score;
+          best = i;
+        }
+      }
+      int seen = 0;
+      for (size_t k = 0; k < *count; ++k)
+        seen |= indices[k] == best;
+      if (!seen) {
+        if (*count == capacity)
+          return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                          "device selector '%s' matches more than %zu devices",
+                          selector, capacity);
+        indices[(*count)++] = best;
+      }
+      continue;
+    }
     int matched = 0;
     for (size_t i = 0; i < set->count; ++i) {
       if (!term_matches(term, &set->devices[i]))
@@ -363,9 +379,6 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
     }
     if (!matched)
       return no_match(set, term);
-    if (!end)
-      break;
-    at = end + 1;
   }
   return CK_OK;
 }

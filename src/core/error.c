@@ -48,7 +48,7 @@ ck_status ck_status_name(ck_status status, const char **name) {
       "CK_ERROR_DEVICE_MEMORY", "CK_ERROR_UNSUPPORTED", "CK_ERROR_CACHE",
       "CK_ERROR_CANCELLED", "CK_ERROR_MISMATCH"};
   if (!name)
-    return CK_ERROR_INVALID_ARGUMENT;
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_status_name: name is NULL");
   if ((unsigned)status < sizeof names / sizeof names[0])
     *name = names[status];
   else

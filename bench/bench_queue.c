@@ -1,0 +1,193 @@
+/*
+ * bench_queue.c - the queue's costs on each device, against the hardware:
+ * launch latency, host-to-device and device-to-host bandwidth, and
+ * device-side copy bandwidth (bytes read plus bytes written).
+ *
+ *   bench_queue [--device SEL] [--megabytes N] [--repeat R]
+ *
+ * Prints one table; each figure is the median of R repetitions.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clkit/clkit.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *values, int count) {
+  qsort(values, (size_t)count, sizeof *values, compare_doubles);
+  return count % 2 ? values[count / 2]
+                   : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static int report(const char *what) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "bench_queue: %s: %s\n", what, message);
+  return 1;
+}
+
+typedef struct figures {
+  double launch_us, write_gbs, read_gbs, copy_gbs;
+} figures;
+
+static int measure(const ck_device *device, size_t bytes, int repeat,
+                   figures *out) {
+  ck_queue *queue = NULL;
+  ck_buffer *a = NULL, *b = NULL, *values = NULL, *bits = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  double *samples = calloc((size_t)repeat * 64, sizeof *samples);
+  char *host = malloc(bytes);
+  int failed = 1;
+  memset(out, 0, sizeof *out);
+  if (!samples || !host)
+    goto done;
+  for (size_t i = 0; i < bytes; ++i)
+    host[i] = (char)(i * 131u);
+  if (ck_queue_create(device, &queue) || ck_buffer_create(queue, bytes, &a) ||
+      ck_buffer_create(queue, bytes, &b)) {
+    report(device->id);
+    goto done;
+  }
+  /* Warm-up moves the pages in and lets the driver settle. */
+  if (ck_buffer_write(queue, a, 0, bytes, host, CK_BLOCKING, NULL) ||
+      ck_buffer_read(queue, a, 0, bytes, host, CK_BLOCKING, NULL)) {
+    report(device->id);
+    goto done;
+  }
+  for (int r = 0; r < repeat; ++r) {
+    double t0 = now();
+    ck_buffer_write(queue, a, 0, bytes, host, CK_BLOCKING, NULL);
+    samples[r] = now() - t0;
+  }
+  out->write_gbs = (double)bytes / median(samples, repeat) * 1e-9;
+  for (int r = 0; r < repeat; ++r) {
+    double t0 = now();
+    ck_buffer_read(queue, a, 0, bytes, host, CK_BLOCKING, NULL);
+    samples[r] = now() - t0;
+  }
+  out->read_gbs = (double)bytes / median(samples, repeat) * 1e-9;
+  ck_buffer_copy(queue, b, 0, a, 0, bytes, NULL);
+  ck_queue_finish(queue);
+  for (int r = 0; r < repeat; ++r) {
+    double t0 = now();
+    ck_buffer_copy(queue, b, 0, a, 0, bytes, NULL);
+    ck_queue_finish(queue);
+    samples[r] = now() - t0;
+  }
+  out->copy_gbs = 2.0 * (double)bytes / median(samples, repeat) * 1e-9;
+
+  if (device->backend != CK_BACKEND_REF) {
+    /* Launch latency: a one-work-item kernel, launched and finished. */
+    uint32_t count = 4, zero = 0;
+    if (ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=1",
+                         &program) ||
+        ck_kernel_create(program, "ck_selfcheck_generate", &kernel) ||
+        ck_buffer_create(queue, 16, &values) ||
+        ck_buffer_create(queue, 16, &bits)) {
+      report(device->id);
+      goto done;
+    }
+    ck_kernel_set_buffer(kernel, 0, values);
+    ck_kernel_set_buffer(kernel, 1, bits);
+    ck_kernel_set_value(kernel, 2, sizeof count, &count);
+    ck_kernel_set_value(kernel, 3, sizeof zero, &zero);
+    ck_kernel_set_value(kernel, 4, sizeof zero, &zero);
+    ck_kernel_set_value(kernel, 5, sizeof zero, &zero);
+    size_t one = 1;
+    for (int r = 0; r < repeat * 64; ++r) {
+      double t0 = now();
+      if (ck_queue_launch(queue, kernel, 1, &one, &one, NULL) ||
+          ck_queue_finish(queue)) {
+        report(device->id);
+        goto done;
+      }
+      samples[r] = now() - t0;
+    }
+    out->launch_us = median(samples, repeat * 64) * 1e6;
+  }
+  failed = 0;
+done:
+  ck_kernel_destroy(kernel);
+  ck_program_destroy(program);
+  ck_buffer_destroy(values);
+  ck_buffer_destroy(bits);
+  ck_buffer_destroy(a);
+  ck_buffer_destroy(b);
+  ck_queue_destroy(queue);
+  free(samples);
+  free(host);
+  return failed;
+}
+
+int main(int argc, char **argv) {
+  const char *selector = "all";
+  long megabytes = 256, repeat = 10;
+  static const struct option options[] = {
+      {"device", required_argument, NULL, 'd'},
+      {"megabytes", required_argument, NULL, 'm'},
+      {"repeat", required_argument, NULL, 'r'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "d:m:r:h", options, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      selector = optarg;
+      break;
+    case 'm':
+      megabytes = strtol(optarg, NULL, 10);
+      break;
+    case 'r':
+      repeat = strtol(optarg, NULL, 10);
+      break;
+    case 'h':
+      printf("usage: bench_queue [--device SEL] [--megabytes N] [--repeat R]\n");
+      return 0;
+    default:
+      return 2;
+    }
+  }
+  if (megabytes < 1 || megabytes > 65536 || repeat < 1 || repeat > 1000) {
+    fprintf(stderr, "bench_queue: --megabytes must be 1..65536 and --repeat "
+                    "1..1000\n");
+    return 2;
+  }
+  ck_device_set set;
+  size_t indices[64], count = 0;
+  if (ck_device_enumerate(&set))
+    return report("listing devices");
+  if (ck_device_select(&set, selector, indices, 64, &count)) {
+    ck_device_set_free(&set);
+    return report("selecting devices");
+  }
+  size_t bytes = (size_t)megabytes << 20;
+  printf("%-9s %-34s %12s %12s %12s %14s\n", "device", "name", "launch_us",
+         "write_GB/s", "read_GB/s", "copy_GB/s(r+w)");
+  int failures = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const ck_device *device = &set.devices[indices[k]];
+    figures f;
+    if (measure(device, bytes, (int)repeat, &f)) {
+      ++failures;
+      continue;
+    }
+    printf("%-9s %-34.34s %12.2f %12.2f %12.2f %14.2f\n", device->id,
+           device->name, f.launch_us, f.write_gbs, f.read_gbs, f.copy_gbs);
+  }
+  ck_device_set_free(&set);
+  return failures ? 1 : 0;
+}

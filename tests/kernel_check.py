@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""kernel_check.py - run a small workload under Oclgrind and fail on any
+report of an out-of-bounds access, a data race, an uninitialised value or
+a misused OpenCL API call.
+
+usage: kernel_check.py [--oclgrind PATH] CLKIT_BINARY CASE
+       kernel_check.py [--oclgrind PATH] --broken PROBE_BINARY NAME
+       kernel_check.py --list | --list-broken
+
+CASE names an entry of CASES below: the clkit arguments of a small run.
+The script adds '--device oclgrind' (and '--quiet' to run and compare),
+sets CLKIT_CACHE=0 so that every program is compiled by Oclgrind from
+source, and runs the whole program under Oclgrind. Oclgrind's messages go
+to a log file of their own (--log), apart from the program's output; any
+message there fails the case.
+
+--broken runs the negative cases: the probe program (tests/oclgrind/
+oob_probe.c) runs deliberately broken kernel NAME from tests/oclgrind/
+broken/NAME.cl, and the case passes only when the program itself succeeds
+AND Oclgrind reports the kind of error listed for NAME in BROKEN. They
+prove that the check can fail.
+
+Exit status: 0 clean run (or, with --broken, the bug was caught); 1 an
+Oclgrind report, a non-zero exit of the program, or (with --broken) a bug
+that went unreported; 77 Oclgrind is not installed (meson's skip code);
+99 a usage error of this script.
+"""
+
+# ---- the cases --------------------------------------------------------------
+# One line a case: name -> clkit arguments, or -> (extra Oclgrind options,
+# clkit arguments). Keep runs tiny: Oclgrind interprets every work-item.
+CASES = {
+    'selfcheck': ['run', 'selfcheck', '--count', '2000', '--passes', '2'],
+    # A ragged count, small work-groups and few compute units: exercises
+    # the tails, the strided fold and a group size of 64.
+    'selfcheck-ragged': (['--max-wgsize', '64', '--compute-units', '3'],
+                         ['run', 'selfcheck', '--count', '1001', '--passes', '1']),
+}
+
+# Negative cases: kernel tests/oclgrind/broken/NAME.cl -> the kind of
+# report Oclgrind must make about it (a key of KINDS).
+BROKEN = {
+    'oob': 'invalid-access',
+    'race': 'data-race',
+    'uninit': 'uninitialized',
+}
+
+# Options of every run. --check-api also reports OpenCL API calls that fail.
+OCLGRIND_OPTIONS = ['--data-races', '--uninitialized', '--check-api']
+
+# The device selector that picks Oclgrind's simulated device.
+DEVICE_SELECTOR = 'oclgrind'
+
+# clkit commands that take --quiet.
+QUIET_COMMANDS = ('run', 'compare')
+
+# Wall-clock limit of one run, in seconds (under meson's timeout of 300).
+RUN_TIMEOUT = 240
+
+# ------------------------------------------------------------------------------
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# The first line of each Oclgrind message, by kind. Oclgrind 21.10 writes,
+# for example, "Invalid write of size 4 at global memory address 0x...",
+# "Read-write data race at local memory address 0x...", "Uninitialized
+# value written to global memory address 0x..." and, for API errors,
+# "Oclgrind - OpenCL runtime error detected".
+KINDS = [
+    ('invalid-access', re.compile(r'^Invalid (read|write|memory)|'
+                                  r'^Invalid .* (buffer|address)', re.I)),
+    ('data-race', re.compile(r'data race', re.I)),
+    ('uninitialized', re.compile(r'uninitiali[sz]ed', re.I)),
+    ('api', re.compile(r'^Oclgrind - OpenCL runtime error', re.I)),
+    ('divergence', re.compile(r'divergence', re.I)),
+]
+SUPPRESSED = re.compile(r'^Oclgrind: \d+ errors generated')
+SHOWN_MESSAGES = 20
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+EXIT_CLEAN, EXIT_FOUND, EXIT_SKIP, EXIT_USAGE = 0, 1, 77, 99
+
+
+def usage(message):
+    print('kernel_check.py: %s' % message, file=sys.stderr)
+    print(__doc__.split('\n\n')[1], file=sys.stderr)
+    return EXIT_USAGE
+
+
+def classify(header):
+    for kind, pattern in KINDS:
+        if pattern.search(header):
+            return kind
+    return 'other'
+
+
+def is_oclgrind_header(line):
+    """Whether a line of the program's own output begins an Oclgrind
+    message (not a line the program printed itself)."""
+    return bool(re.match(r'Oclgrind - ', line) or
+                (classify(line) != 'other' and 'memory address' in line))
+
+
+def split_messages(log):
+    """Oclgrind's log: messages separated by blank lines, each a header
+    line followed by lines indented with a tab."""
+    messages, current = [], None
+    for line in log.splitlines():
+        if line and not line[0].isspace():
+            if current:
+                messages.append('\n'.join(current).rstrip())
+            current = [line]
+        elif current is not None:
+            current.append(line)
+    if current:
+        messages.append('\n'.join(current).rstrip())
+    return messages
+
+
+def find_oclgrind(given):
+    if given:
+        return given if os.path.isfile(given) and os.access(given, os.X_OK) \
+            else shutil.which(given)
+    return shutil.which('oclgrind')
+
+
+def run_under_oclgrind(oclgrind, options, command, env):
+    """Runs command under Oclgrind; returns (exit status, messages)."""
+    with tempfile.TemporaryDirectory(prefix='kernel-check-') as scratch:
+        log_path = os.path.join(scratch, 'oclgrind.log')
+        full = [oclgrind] + OCLGRIND_OPTIONS + options + \
+            ['--log', log_path] + command
+        print('$ ' + ' '.join(full), flush=True)
+        started = time.monotonic()
+        try:
+            done = subprocess.run(full, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT,
+                                  timeout=RUN_TIMEOUT)
+            output, status = done.stdout, done.returncode
+        except subprocess.TimeoutExpired as expired:
+            output, status = expired.stdout or b'', None
+        elapsed = time.monotonic() - started
+        sys.stdout.write(output.decode('utf-8', 'replace'))
+        if status is None:
+            print('kernel_check.py: timed out after %d s' % RUN_TIMEOUT)
+        else:
+            print('(exit status %d after %.1f s)' % (status, elapsed))
+        log = ''
+        if os.path.exists(log_path):
+            with open(log_path, encoding='utf-8', errors='replace') as f:
+                log = f.read()
+    # Kernel errors go to the log; API errors (--check-api) are written
+    # straight to the program's stderr, so take those from its output,
+    # along with any kernel error that missed the log.
+    messages = split_messages(log)
+    messages += [message for message in
+                 split_messages(output.decode('utf-8', 'replace'))
+                 if is_oclgrind_header(message.splitlines()[0])]
+    return status, messages
+
+
+AT_LINE = re.compile(r'^(\s*At line (\d+)(?: \(column \d+\))? of (\S+):)$')
+
+
+def fix_source_lines(message, kernel_dirs):
+    """Oclgrind names the right file and line (the #line directives of
+    clkit's assembled sources) but quotes the line of the assembled text,
+    which is another one: quote the file's own line instead."""
+    lines = message.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        match = AT_LINE.match(line)
+        if not match:
+            continue
+        number, name = int(match.group(2)), os.path.basename(match.group(3))
+        for directory in kernel_dirs:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                with open(path, encoding='utf-8', errors='replace') as f:
+                    source = f.read().splitlines()
+                if 0 < number <= len(source):
+                    indent = lines[i + 1][:len(lines[i + 1]) -
+                                          len(lines[i + 1].lstrip())]
+                    lines[i + 1] = indent + source[number - 1].strip()
+                break
+    return '\n'.join(lines)
+
+
+def report(messages, kernel_dirs):
+    """Prints the messages; returns {kind: count}."""
+    counts = {}
+    shown = 0
+    for message in messages:
+        header = message.splitlines()[0]
+        if SUPPRESSED.match(header):
+            print('\n' + message)
+            continue
+        kind = classify(header)
+        counts[kind] = counts.get(kind, 0) + 1
+        if shown < SHOWN_MESSAGES:
+            print('\n[%s] %s' % (kind, fix_source_lines(message,
+                                                         kernel_dirs)))
+            shown += 1
+    total = sum(counts.values())
+    if total > shown:
+        print('\n... and %d more messages' % (total - shown))
+    if counts:
+        print('\nOclgrind reported: ' + ', '.join(
+            '%d %s' % (n, kind) for kind, n in sorted(counts.items())))
+    return counts
+
+
+def main(argv):
+    args = argv[1:]
+    if args in (['--list'], ['--list-broken']):
+        print('\n'.join(CASES if args == ['--list'] else BROKEN))
+        return EXIT_CLEAN
+    oclgrind_name, broken = None, False
+    while args and args[0].startswith('--'):
+        option = args.pop(0)
+        if option == '--oclgrind' and args:
+            oclgrind_name = args.pop(0)
+        elif option == '--broken':
+            broken = True
+        else:
+            return usage('unknown option %s' % option)
+    if len(args) != 2:
+        return usage('expected a program and a case')
+    binary, case = args
+    table = BROKEN if broken else CASES
+    if case not in table:
+        return usage('no %scase named %r (known: %s)' % (
+            'broken ' if broken else '', case, ', '.join(table)))
+    if not os.path.isfile(binary):
+        return usage('no program %s' % binary)
+
+    oclgrind = find_oclgrind(oclgrind_name)
+    if not oclgrind:
+        print('SKIP: oclgrind is not installed (Debian/Ubuntu: apt-get '
+              'install oclgrind), so kernels cannot be checked')
+        return EXIT_SKIP
+
+    env = dict(os.environ)
+    env['CLKIT_CACHE'] = '0'
+    if broken:
+        expected = BROKEN[case]
+        env['CLKIT_KERNEL_DIR'] = os.path.join(PROJECT_ROOT, 'tests',
+                                               'oclgrind', 'broken')
+        options, command = [], [binary, case, DEVICE_SELECTOR]
+    else:
+        entry = CASES[case]
+        options, clkit_args = entry if isinstance(entry, tuple) else ([], entry)
+        command = [binary] + list(clkit_args) + ['--device', DEVICE_SELECTOR]
+        if clkit_args and clkit_args[0] in QUIET_COMMANDS:
+            command.append('--quiet')
+
+    status, messages = run_under_oclgrind(oclgrind, list(options), command,
+                                          env)
+    # Where the sources came from, to quote the lines Oclgrind points at.
+    kernel_dirs = [d for d in (env.get('CLKIT_KERNEL_DIR'),
+                               os.path.join(PROJECT_ROOT, 'cl')) if d]
+    counts = report(messages, kernel_dirs)
+
+    if broken:
+        if status != 0:
+            print('FAIL: the probe did not run the broken kernel (exit '
+                  'status %s), so nothing was proven' % status)
+            return EXIT_FOUND
+        if not counts.get(expected):
+            print('FAIL: broken kernel %r ran, but Oclgrind reported no %s '
+                  'error: the check cannot catch this bug' % (case, expected))
+            return EXIT_FOUND
+        print('OK: the %s error in broken kernel %r was caught' %
+              (expected, case))
+        return EXIT_CLEAN
+
+    failed = False
+    if status != 0:
+        print('FAIL: the program exited with status %s' % status)
+        failed = True
+    if counts:
+        print('FAIL: Oclgrind reported %d error(s) in case %r' %
+              (sum(counts.values()), case))
+        failed = True
+    if failed:
+        return EXIT_FOUND
+    print('OK: case %r ran clean under Oclgrind' % case)
+    return EXIT_CLEAN
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

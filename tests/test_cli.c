@@ -1,0 +1,624 @@
+/*
+ * test_cli - the clkit command from the outside: exit codes (0 success,
+ * 1 failure, 2 usage error) and what it prints, in a controlled
+ * environment: a private cache directory, no CLKIT_DEVICE, and for the
+ * no-platform cases an OpenCL loader that finds no driver.
+ *
+ * The path of the clkit binary is the first argument.
+ */
+#include "check.h"
+#include "test_support.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 32
+#define RUN_TIMEOUT_S 120
+
+static const char *clkit_path;
+static char work_dir[512];
+static char cache_dir[600];
+static char empty_vendors[600];
+
+typedef struct run_output {
+  int exit_code; /* -1 when the command did not exit normally */
+  char *out;
+  char *err;
+} run_output;
+
+static char *read_file(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  size_t size = 0, capacity = 4096;
+  char *text = malloc(capacity);
+  while (text) {
+    size_t got = fread(text + size, 1, capacity - size - 1, file);
+    size += got;
+    if (got == 0)
+      break;
+    if (capacity - size - 1 == 0) {
+      char *grown = realloc(text, capacity * 2);
+      if (!grown) {
+        free(text);
+        text = NULL;
+        break;
+      }
+      text = grown;
+      capacity *= 2;
+    }
+  }
+  fclose(file);
+  if (text)
+    text[size] = '\0';
+  return text;
+}
+
+/* Environment changes for one run: "NAME=VALUE" sets, "NAME" unsets. */
+static void apply_environment(const char *const *changes) {
+  for (; changes && *changes; ++changes) {
+    const char *equals = strchr(*changes, '=');
+    if (!equals) {
+      unsetenv(*changes);
+      continue;
+    }
+    char name[128];
+    size_t length = (size_t)(equals - *changes);
+    if (length >= sizeof name)
+      continue;
+    memcpy(name, *changes, length);
+    name[length] = '\0';
+    setenv(name, equals + 1, 1);
+  }
+}
+
+/* Runs clkit with argv (NULL-terminated, without the program) and the
+ * environment changes; stdin is /dev/null, stdout and stderr are caught. */
+static run_output run_clkit_env(const char *const *environment,
+                                const char *const *arguments) {
+  run_output result = {-1, NULL, NULL};
+  char out_path[700], err_path[700];
+  snprintf(out_path, sizeof out_path, "%s/stdout", work_dir);
+  snprintf(err_path, sizeof err_path, "%s/stderr", work_dir);
+  char *argv[MAX_ARGS + 2];
+  size_t argc = 0;
+  argv[argc++] = (char *)clkit_path;
+  for (; arguments[argc - 1] && argc <= MAX_ARGS; ++argc)
+    argv[argc] = (char *)arguments[argc - 1];
+  argv[argc] = NULL;
+
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child < 0) {
+    fprintf(stderr, "fork: %s\n", strerror(errno));
+    return result;
+  }
+  if (child == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0 || err < 0)
+      _exit(126);
+    dup2(in, STDIN_FILENO);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    close(in);
+    close(out);
+    close(err);
+    apply_environment(environment);
+    execv(clkit_path, argv);
+    _exit(127);
+  }
+  int status = 0;
+  struct timespec pause = {0, 5 * 1000 * 1000};
+  long waited_ms = 0;
+  for (;;) {
+    pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child)
+      break;
+    if (done < 0 && errno != EINTR) {
+      fprintf(stderr, "waitpid: %s\n", strerror(errno));
+      return result;
+    }
+    if (waited_ms >= RUN_TIMEOUT_S * 1000L) {
+      fprintf(stderr, "clkit took over %d s; killing it\n", RUN_TIMEOUT_S);
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      status = -1;
+      break;
+    }
+    nanosleep(&pause, NULL);
+    waited_ms += 5;
+  }
+  if (status != -1 && WIFEXITED(status))
+    result.exit_code = WEXITSTATUS(status);
+  else if (status != -1 && WIFSIGNALED(status))
+    fprintf(stderr, "clkit died of signal %d\n", WTERMSIG(status));
+  result.out = read_file(out_path);
+  result.err = read_file(err_path);
+  if (!result.out)
+    result.out = calloc(1, 1);
+  if (!result.err)
+    result.err = calloc(1, 1);
+  return result;
+}
+
+static run_output run_clkit(const char *const *arguments) {
+  return run_clkit_env(NULL, arguments);
+}
+
+static void release(run_output *output) {
+  free(output->out);
+  free(output->err);
+  output->out = output->err = NULL;
+}
+
+/* A readable label for failure messages. */
+static const char *label_of(const char *const *arguments) {
+  static char label[512];
+  size_t used = 0;
+  label[0] = '\0';
+  for (; *arguments && used + 1 < sizeof label; ++arguments) {
+    int written = snprintf(label + used, sizeof label - used, "%s%s",
+                           used ? " " : "", *arguments);
+    if (written < 0)
+      break;
+    used += (size_t)written;
+  }
+  if (used >= sizeof label)
+    used = sizeof label - 1;
+  label[used] = '\0';
+  return label;
+}
+
+static int has(const char *text, const char *part) {
+  return text && strstr(text, part) != NULL;
+}
+
+static int count_lines(const char *text) {
+  int lines = 0;
+  for (; text && *text; ++text)
+    lines += *text == '\n';
+  return lines;
+}
+
+/* Is there a line starting with prefix? */
+static int has_line_starting(const char *text, const char *prefix) {
+  size_t length = strlen(prefix);
+  for (const char *line = text; line && *line;) {
+    if (strncmp(line, prefix, length) == 0)
+      return 1;
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  return 0;
+}
+
+#define EXPECT_EXIT(output, code, arguments)                                   \
+  CHECK_MSG((output).exit_code == (code),                                      \
+            "'clkit %s' exited %d, want %d\n--- stdout:\n%s--- stderr:\n%s",   \
+            label_of(arguments), (output).exit_code, (code), (output).out,     \
+            (output).err)
+
+#define EXPECT_HAS(text, part, arguments)                                      \
+  CHECK_MSG(has((text), (part)), "'clkit %s': output lacks \"%s\":\n%s",       \
+            label_of(arguments), (part), (text))
+
+static int json_object_line(const char *text) {
+  if (!text || count_lines(text) != 1 || text[strlen(text) - 1] != '\n')
+    return 0;
+  json_reader reader = {text, 0};
+  if (*reader.at != '{' || !json_value(&reader))
+    return 0;
+  return strcmp(reader.at, "\n") == 0;
+}
+
+static int make_directories(void) {
+  const char *base = getenv("TMPDIR");
+  if (!base || !*base)
+    base = "/tmp";
+  snprintf(work_dir, sizeof work_dir, "%s/clkit-test-cli-XXXXXX", base);
+  if (!mkdtemp(work_dir))
+    return 0;
+  snprintf(cache_dir, sizeof cache_dir, "%s/cache", work_dir);
+  snprintf(empty_vendors, sizeof empty_vendors, "%s/no-vendors", work_dir);
+  return mkdir(empty_vendors, 0700) == 0;
+}
+
+/* ---- the cases -------------------------------------------------------------- */
+
+static void check_basic_commands(void) {
+  {
+    const char *const args[] = {"version", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(strncmp(r.out, "clkit ", 6) == 0, "version printed: %s", r.out);
+    EXPECT_HAS(r.out, CK_VERSION_STRING, args);
+    CHECK(count_lines(r.out) == 1);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"help", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "usage: clkit", args);
+    EXPECT_HAS(r.out, "selfcheck", args); /* the workloads are listed */
+    release(&r);
+  }
+  {
+    const char *const args[] = {"help", "run", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "--device", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run", "selfcheck", "--help", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "--count", args);
+    EXPECT_HAS(r.out, "--passes", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 2, args);
+    EXPECT_HAS(r.err, "usage", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"frobnicate", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 2, args);
+    EXPECT_HAS(r.err, "frobnicate", args);
+    release(&r);
+  }
+}
+
+static void check_run_usage_errors(void) {
+  static const struct {
+    const char *args[8];
+    const char *stderr_names; /* the message must contain this */
+  } cases[] = {
+      {{"run", NULL}, "workload"},
+      {{"run", "nosuch", NULL}, "nosuch"},
+      {{"compare", "nosuch", NULL}, "nosuch"},
+      {{"run", "selfcheck", "--bogus", NULL}, "--bogus"},
+      {{"run", "selfcheck", "--count", "0", NULL}, "--count"},
+      {{"run", "selfcheck", "--count", "abc", NULL}, "--count"},
+      {{"run", "selfcheck", "--passes", "1.5", NULL}, "--passes"},
+      {{"run", "selfcheck", "--device", "ref", "--seed", "-1", NULL}, "--seed"},
+      {{"run", "selfcheck", "--device", "ref", "--seed", "12x", NULL},
+       "--seed"},
+      {{"run", "selfcheck", "--device", "nosuchdevice", NULL}, "nosuchdevice"},
+      {{"run", "selfcheck", "--device", "ref,,ref", NULL}, "ref,,ref"},
+      {{"run", "selfcheck", "extra", NULL}, "unexpected"},
+      {{"compare", "selfcheck", "--devices", "nosuchdevice", NULL},
+       "nosuchdevice"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    run_output r = run_clkit(cases[c].args);
+    EXPECT_EXIT(r, 2, cases[c].args);
+    EXPECT_HAS(r.err, cases[c].stderr_names, cases[c].args);
+    CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
+              label_of(cases[c].args), r.out);
+    release(&r);
+  }
+  /* An unknown device lists the devices that exist. */
+  const char *const args[] = {"run", "selfcheck", "--device", "nosuchdevice",
+                              NULL};
+  run_output r = run_clkit(args);
+  EXPECT_HAS(r.err, "ref", args);
+  release(&r);
+}
+
+static void check_ref_runs(void) {
+  {
+    const char *const args[] = {"run",     "selfcheck", "--device", "ref",
+                                "--count", "1000",      "--passes", "2",
+                                "--json",  NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
+    EXPECT_HAS(r.out, "\"workload\":\"selfcheck\"", args);
+    EXPECT_HAS(r.out, "\"best\":", args);
+    EXPECT_HAS(r.out, "\"count\":1000", args);
+    EXPECT_HAS(r.out, "\"passes\":2", args);
+    release(&r);
+  }
+  {
+    /* The same seed gives the same result; another seed another one. */
+    const char *const one[] = {"run",    "selfcheck", "--device", "ref",
+                               "--count", "1000",     "--seed",   "7",
+                               "--json", NULL};
+    const char *const other[] = {"run",    "selfcheck", "--device", "ref",
+                                 "--count", "1000",     "--seed",   "8",
+                                 "--json", NULL};
+    run_output a = run_clkit(one), b = run_clkit(one), c = run_clkit(other);
+    EXPECT_EXIT(a, 0, one);
+    EXPECT_EXIT(c, 0, other);
+    const char *best_a = strstr(a.out, "\"best\":");
+    const char *best_b = strstr(b.out, "\"best\":");
+    const char *best_c = strstr(c.out, "\"best\":");
+    CHECK(best_a && best_b && best_c);
+    if (best_a && best_b && best_c) {
+      CHECK_MSG(strtod(best_a + 7, NULL) == strtod(best_b + 7, NULL),
+                "seed 7 twice: %s vs %s", a.out, b.out);
+      CHECK_MSG(strtod(best_a + 7, NULL) != strtod(best_c + 7, NULL),
+                "seeds 7 and 8 agree: %s", c.out);
+    }
+    release(&a);
+    release(&b);
+    release(&c);
+  }
+  {
+    const char *const args[] = {"run", "selfcheck", "--device", "ref",
+                                "--count", "1000", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "selfcheck on ref", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"compare",   "selfcheck", "--devices",
+                                "ref",       "--count",   "1000",
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
+    EXPECT_HAS(r.out, "yes", args);
+    release(&r);
+  }
+  {
+    /* CLKIT_DEVICE selects the device when --device is absent. */
+    const char *const environment[] = {"CLKIT_DEVICE=ref", NULL};
+    const char *const args[] = {"run", "selfcheck", "--count", "100", "--json",
+                                NULL};
+    run_output r = run_clkit_env(environment, args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
+    release(&r);
+    const char *const bad[] = {"CLKIT_DEVICE=nosuchdevice", NULL};
+    r = run_clkit_env(bad, args);
+    EXPECT_EXIT(r, 2, args);
+    EXPECT_HAS(r.err, "nosuchdevice", args);
+    release(&r);
+  }
+}
+
+/* Returns whether an OpenCL device is listed. */
+static int check_devices(void) {
+  int opencl = 0;
+  {
+    const char *const args[] = {"devices", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(has_line_starting(r.out, "ref "), "ref not listed: %s", r.out);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"devices", "--json", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(strncmp(r.out, "{\"devices\":[", 12) == 0, "devices --json: %s",
+              r.out);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "{\"id\":\"ref\"", args);
+    EXPECT_HAS(r.out, "\"opencl\":", args);
+    opencl = has(r.out, "\"id\":\"ocl:");
+    release(&r);
+  }
+  {
+    const char *const args[] = {"devices", "--bogus", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 2, args);
+    release(&r);
+  }
+  return opencl;
+}
+
+static void check_kernels(void) {
+  {
+    const char *const args[] = {"kernels", "list", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "selfcheck.cl", args);
+    EXPECT_HAS(r.out, "ck_philox.h", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"kernels", "show", "selfcheck.cl", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "#include \"ck_philox.h\"", args);
+    EXPECT_HAS(r.out, "__kernel", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"kernels", "show", "selfcheck", "--assembled",
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "#line 1 \"cl/ck_philox.h\"", args);
+    EXPECT_HAS(r.out, "#line 1 \"cl/selfcheck.cl\"", args);
+    EXPECT_HAS(r.out, "ck_selfcheck_generate", args);
+    CHECK_MSG(!has(r.out, "#include \"ck_philox.h\""),
+              "assembled source still includes ck_philox.h");
+    CHECK_MSG(!has(r.out, "#include \"ck_prelude.h\""),
+              "assembled source still includes ck_prelude.h");
+    release(&r);
+  }
+  {
+    const char *const args[] = {"kernels", "show", "nosuch", NULL};
+    run_output r = run_clkit(args);
+    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1,
+              "'clkit %s' exited %d", label_of(args), r.exit_code);
+    EXPECT_HAS(r.err, "nosuch", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"kernels", "show", "nosuch", "--assembled",
+                                NULL};
+    run_output r = run_clkit(args);
+    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1,
+              "'clkit %s' exited %d", label_of(args), r.exit_code);
+    EXPECT_HAS(r.err, "nosuch", args);
+    release(&r);
+  }
+}
+
+static void check_cache(void) {
+  const char *const args[] = {"cache", "info", NULL};
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  EXPECT_HAS(r.out, cache_dir, args);
+  release(&r);
+  const char *const bad[] = {"cache", "shred", NULL};
+  r = run_clkit(bad);
+  EXPECT_EXIT(r, 2, bad);
+  release(&r);
+}
+
+/* With no OpenCL driver the command still works on ref. */
+static void check_no_platform(void) {
+  char vendors[700], vendor_path[700];
+  snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", empty_vendors);
+  snprintf(vendor_path, sizeof vendor_path, "OPENCL_VENDOR_PATH=%s",
+           empty_vendors);
+  /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
+  const char *const environment[] = {vendors, vendor_path,
+                                     "OCL_ICD_FILENAMES", NULL};
+  {
+    const char *const args[] = {"devices", NULL};
+    run_output r = run_clkit_env(environment, args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(has_line_starting(r.out, "ref "), "ref not listed: %s", r.out);
+    EXPECT_HAS(r.out, "no OpenCL platform", args);
+    CHECK_MSG(!has(r.out, "ocl:"), "an OpenCL device without a driver: %s",
+              r.out);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"devices", "--json", NULL};
+    run_output r = run_clkit_env(environment, args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "no OpenCL platform", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run",     "selfcheck", "--device", "ref",
+                                "--count", "100",       NULL};
+    run_output r = run_clkit_env(environment, args);
+    EXPECT_EXIT(r, 0, args);
+    release(&r);
+  }
+  {
+    /* The default device is ref when nothing else exists. */
+    const char *const args[] = {"run", "selfcheck", "--count", "100", "--json",
+                                NULL};
+    run_output r = run_clkit_env(environment, args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run", "selfcheck", "--device", "gpu", NULL};
+    run_output r = run_clkit_env(environment, args);
+    EXPECT_EXIT(r, 2, args);
+    EXPECT_HAS(r.err, "ref", args);
+    EXPECT_HAS(r.err, "no OpenCL platform", args);
+    release(&r);
+  }
+}
+
+static void check_opencl_runs(void) {
+  {
+    const char *const args[] = {"compare", "selfcheck", "--count", "5000",
+                                "--passes", "1", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
+    CHECK_MSG(has_line_starting(r.out, "ocl:"), "no OpenCL row: %s", r.out);
+    /* Header, column names, and one row per device, each agreeing. */
+    int rows = 0, agreeing = 0;
+    for (const char *line = r.out; line && *line;) {
+      const char *end = strchr(line, '\n');
+      size_t length = end ? (size_t)(end - line) : strlen(line);
+      if (strncmp(line, "ref ", 4) == 0 || strncmp(line, "ocl:", 4) == 0) {
+        ++rows;
+        agreeing += length >= 4 && strncmp(line + length - 4, " yes", 4) == 0;
+      }
+      line = end ? end + 1 : NULL;
+    }
+    CHECK_MSG(rows >= 2 && agreeing == rows, "%d rows, %d agree:\n%s", rows,
+              agreeing, r.out);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run",     "selfcheck", "--device", "ocl:0.0",
+                                "--count", "5000",      "--passes", "1",
+                                "--json",  NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "\"device\":\"ocl:0.0\"", args);
+    EXPECT_HAS(r.out, "\"best\":", args);
+    release(&r);
+  }
+  {
+    /* The build went into the private cache. */
+    const char *const args[] = {"cache", "info", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(!has(r.out, "entries    0\n"), "cache still empty:\n%s", r.out);
+    release(&r);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
+  clkit_path = argv[1];
+  if (access(clkit_path, X_OK) != 0) {
+    fprintf(stderr, "%s is not an executable: %s\n", clkit_path,
+            strerror(errno));
+    return 1;
+  }
+  if (!make_directories()) {
+    fprintf(stderr, "cannot make a temporary directory: %s\n",
+            strerror(errno));
+    return 1;
+  }
+  /* What every run sees: a private cache, the default device choice and
+   * the embedded kernel sources. */
+  setenv("CLKIT_CACHE_DIR", cache_dir, 1);
+  unsetenv("CLKIT_DEVICE");
+  unsetenv("CLKIT_CACHE");
+  unsetenv("CLKIT_KERNEL_DIR");
+
+  check_basic_commands();
+  check_run_usage_errors();
+  check_ref_runs();
+  check_kernels();
+  check_cache();
+  check_no_platform();
+  if (check_devices())
+    check_opencl_runs();
+  else
+    printf("no OpenCL device: OpenCL runs not tested\n");
+
+  remove_tree(work_dir);
+  return CHECK_DONE();
+}

@@ -1,0 +1,269 @@
+/*
+ * test_program.c - runtime kernel builds: source assembly with #line
+ * framing, CLKIT_KERNEL_DIR, build-error reports that name the cl/ file
+ * and line, and the binary cache seen through ck_program_build.
+ */
+#include <dirent.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "test_support.h"
+#include "opencl_device.h"
+
+static char kernel_dir[256];
+static char cache_dir[256];
+
+static void write_file(const char *directory, const char *name,
+                       const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", directory, name);
+  FILE *file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (!file)
+    return;
+  fputs(text, file);
+  fclose(file);
+}
+
+static int count_entries(const char *directory) {
+  DIR *dir = opendir(directory);
+  int count = 0;
+  if (!dir)
+    return 0;
+  for (struct dirent *entry; (entry = readdir(dir));)
+    count += strstr(entry->d_name, ".ckbin") != NULL;
+  closedir(dir);
+  return count;
+}
+
+static const char good_cl[] =
+    "/* a good program */\n"
+    "#include \"shared.h\"\n"
+    "__kernel void twice(__global int *data) {\n"
+    "  data[get_global_id(0)] = doubled(data[get_global_id(0)]);\n"
+    "}\n";
+static const char shared_h[] =
+    "#ifndef SHARED_H\n"
+    "#define SHARED_H\n"
+    "static inline int doubled(int x) { return 2 * x; }\n"
+    "#endif\n";
+/* Line 4 has the error. */
+static const char broken_cl[] =
+    "/* line 1 */\n"
+    "__kernel void broken(__global int *data) {\n"
+    "  int fine = 1;\n"
+    "  data[0] = fine + undeclared_name;\n"
+    "}\n";
+/* The error is on line 2 of the header, included from line 2. */
+static const char bad_header_cl[] =
+    "/* line 1 */\n"
+    "#include \"bad.h\"\n"
+    "__kernel void k(__global int *data) { data[0] = 1; }\n";
+static const char bad_h[] =
+    "/* line 1 */\n"
+    "static inline int oops(void) { return not_declared_here; }\n";
+static const char missing_include_cl[] =
+    "/* line 1 */\n"
+    "\n"
+    "#include \"nowhere.h\"\n";
+
+static void assembly(void) {
+  char *text = NULL;
+  size_t size = 0;
+  unsetenv("CLKIT_KERNEL_DIR");
+  CHECK_OK(ck_kernels_assemble("selfcheck", &text, &size));
+  if (text) {
+    CHECK(size == strlen(text));
+    CHECK(strstr(text, "#line 1 \"cl/selfcheck.cl\"") != NULL);
+    CHECK(strstr(text, "#line 1 \"cl/ck_philox.h\"") != NULL);
+    const char *prelude = strstr(text, "#line 1 \"cl/ck_prelude.h\"");
+    CHECK(prelude != NULL);
+    CHECK(prelude && strstr(prelude + 1, "#line 1 \"cl/ck_prelude.h\"") == NULL);
+    CHECK(strstr(text, "#include \"") == NULL);
+    CHECK(strstr(text, "ck_selfcheck_generate") != NULL);
+    ck_memory_free(text);
+  }
+  text = NULL;
+  CHECK_OK(ck_kernels_assemble("selfcheck.cl", &text, NULL));
+  ck_memory_free(text);
+  CHECK(ck_kernels_assemble("no_such_program", &text, NULL) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(ck_kernels_assemble("../etc/passwd", &text, NULL) == CK_ERROR_NOT_FOUND);
+
+  /* The embedded table lists every cl/ file. */
+  size_t count = 0;
+  int saw_philox = 0, saw_selfcheck = 0;
+  CHECK_OK(ck_kernels_count(&count));
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = NULL, *source = NULL;
+    size_t length = 0;
+    CHECK_OK(ck_kernels_get(i, &name, &source, &length));
+    CHECK(name && source && strlen(source) == length);
+    saw_philox |= name && strcmp(name, "ck_philox.h") == 0;
+    saw_selfcheck |= name && strcmp(name, "selfcheck.cl") == 0;
+  }
+  CHECK(saw_philox && saw_selfcheck);
+  CHECK(ck_kernels_get(count, NULL, NULL, NULL) == CK_ERROR_NOT_FOUND);
+
+  /* From CLKIT_KERNEL_DIR: the include is inlined and lines map back. */
+  setenv("CLKIT_KERNEL_DIR", kernel_dir, 1);
+  text = NULL;
+  CHECK_OK(ck_kernels_assemble("good", &text, NULL));
+  if (text) {
+    const char *header = strstr(text, "#line 1 \"cl/shared.h\"");
+    const char *back = strstr(text, "#line 3 \"cl/good.cl\"");
+    CHECK(header != NULL && back != NULL && header < back);
+    CHECK(strstr(text, "doubled(int x)") != NULL);
+    ck_memory_free(text);
+  }
+  CHECK(ck_kernels_assemble("missing_include", &text, NULL) ==
+        CK_ERROR_NOT_FOUND);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "nowhere.h") && strstr(message, "cl/missing_include.cl:3"),
+            "%s", message);
+  unsetenv("CLKIT_KERNEL_DIR");
+}
+
+static void expect_build_error(ck_queue *queue, const char *program_name,
+                               const char *location) {
+  ck_program *program = NULL;
+  ck_status status = ck_program_build(queue, program_name, NULL, &program);
+  CHECK(status == CK_ERROR_BUILD);
+  CHECK(program == NULL);
+  const char *message = "";
+  ck_error_last(&message);
+  const ck_device *device = NULL;
+  ck_queue_device(queue, &device);
+  CHECK_MSG(strstr(message, program_name) != NULL, "no program name: %s", message);
+  CHECK_MSG(device && strstr(message, device->id) != NULL, "no device: %s", message);
+  CHECK_MSG(strstr(message, "-cl-std=CL1.2") != NULL, "no options: %s", message);
+  CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
+            message);
+}
+
+static void builds(const ck_device *device) {
+  ck_queue *queue = NULL;
+  ck_program *program = NULL;
+  ck_program_stats stats;
+  printf("builds on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &queue));
+  if (!queue)
+    return;
+  setenv("CLKIT_KERNEL_DIR", kernel_dir, 1);
+  unsetenv("CLKIT_CACHE");
+
+  expect_build_error(queue, "broken", "cl/broken.cl:4");
+  expect_build_error(queue, "bad_header", "cl/bad.h:2");
+
+  /* Miss, then hit. */
+  int before = count_entries(cache_dir);
+  CHECK_OK(ck_program_build(queue, "good", NULL, &program));
+  CHECK_OK(ck_program_query(program, &stats));
+  CHECK(stats.from_cache == 0);
+  CHECK(strstr(stats.options, "-DCK_HAS_FP64=") != NULL);
+  ck_program_destroy(program);
+  program = NULL;
+  CHECK(count_entries(cache_dir) == before + 1);
+  CHECK_OK(ck_program_build(queue, "good", NULL, &program));
+  CHECK_OK(ck_program_query(program, &stats));
+  CHECK(stats.from_cache == 1);
+
+  /* The cached program really works: it doubles its input. */
+  ck_kernel *kernel = NULL;
+  ck_buffer *buffer = NULL;
+  int data[64];
+  for (int i = 0; i < 64; ++i)
+    data[i] = i - 20;
+  CHECK_OK(ck_kernel_create(program, "twice", &kernel));
+  CHECK_OK(ck_buffer_create(queue, sizeof data, &buffer));
+  if (kernel && buffer) {
+    size_t global = 64;
+    CHECK_OK(ck_buffer_write(queue, buffer, 0, sizeof data, data, CK_BLOCKING, NULL));
+    CHECK_OK(ck_kernel_set_buffer(kernel, 0, buffer));
+    CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
+    CHECK_OK(ck_buffer_read(queue, buffer, 0, sizeof data, data, CK_BLOCKING, NULL));
+    for (int i = 0; i < 64; ++i)
+      CHECK(data[i] == 2 * (i - 20));
+  }
+  ck_kernel_destroy(kernel);
+  ck_buffer_destroy(buffer);
+  ck_program_destroy(program);
+  program = NULL;
+
+  /* Other defines make another entry. */
+  CHECK_OK(ck_program_build(queue, "good", "-DUNUSED_FLAG=1", &program));
+  ck_program_destroy(program);
+  program = NULL;
+  CHECK(count_entries(cache_dir) == before + 2);
+
+  /* Corrupt every entry: the build still succeeds, from source. */
+  DIR *dir = opendir(cache_dir);
+  for (struct dirent *entry; dir && (entry = readdir(dir));) {
+    if (!strstr(entry->d_name, ".ckbin"))
+      continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", cache_dir, entry->d_name);
+    FILE *file = fopen(path, "r+b");
+    if (file) {
+      fseek(file, -1, SEEK_END);
+      int last = fgetc(file);
+      fseek(file, -1, SEEK_END);
+      fputc(last ^ 0xFF, file);
+      fclose(file);
+    }
+  }
+  if (dir)
+    closedir(dir);
+  CHECK_OK(ck_program_build(queue, "good", NULL, &program));
+  CHECK_OK(ck_program_query(program, &stats));
+  CHECK(stats.from_cache == 0);
+  ck_program_destroy(program);
+  program = NULL;
+
+  /* CLKIT_CACHE=0 neither reads nor writes. */
+  size_t removed = 0;
+  CHECK_OK(ck_cache_clear(&removed));
+  CHECK(count_entries(cache_dir) == 0);
+  setenv("CLKIT_CACHE", "0", 1);
+  CHECK_OK(ck_program_build(queue, "good", NULL, &program));
+  CHECK_OK(ck_program_query(program, &stats));
+  CHECK(stats.from_cache == 0);
+  CHECK(count_entries(cache_dir) == 0);
+  ck_program_destroy(program);
+  unsetenv("CLKIT_CACHE");
+  unsetenv("CLKIT_KERNEL_DIR");
+  ck_queue_destroy(queue);
+}
+
+int main(void) {
+  const char *temporary = getenv("TMPDIR");
+  if (!temporary || !*temporary)
+    temporary = "/tmp";
+  snprintf(kernel_dir, sizeof kernel_dir, "%s/clkit-kernels-XXXXXX", temporary);
+  snprintf(cache_dir, sizeof cache_dir, "%s/clkit-cache-XXXXXX", temporary);
+  if (!mkdtemp(kernel_dir) || !mkdtemp(cache_dir)) {
+    fprintf(stderr, "cannot make temporary directories\n");
+    return 1;
+  }
+  setenv("CLKIT_CACHE_DIR", cache_dir, 1);
+  write_file(kernel_dir, "good.cl", good_cl);
+  write_file(kernel_dir, "shared.h", shared_h);
+  write_file(kernel_dir, "broken.cl", broken_cl);
+  write_file(kernel_dir, "bad_header.cl", bad_header_cl);
+  write_file(kernel_dir, "bad.h", bad_h);
+  write_file(kernel_dir, "missing_include.cl", missing_include_cl);
+
+  assembly();
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  long opencl = test_opencl_device(&set);
+  if (opencl >= 0)
+    builds(&set.devices[opencl]);
+  ck_device_set_free(&set);
+  remove_tree(kernel_dir);
+  remove_tree(cache_dir);
+  return CHECK_DONE();
+}

@@ -1,0 +1,90 @@
+/*
+ * test_selfcheck.c - the selfcheck workload on ref and OpenCL: the same
+ * random words on both, agreement through ck_compare_run, reproducibility,
+ * seed sensitivity, cancellation and parameter errors.
+ */
+#include "check.h"
+#include "opencl_device.h"
+
+static const ck_param small[] = {{"count", "10007"}, {"passes", "3"}};
+
+static int stop_at_once(void *user, double fraction) {
+  (void)fraction;
+  ++*(int *)user;
+  return 1;
+}
+
+static double metric(const ck_result *result, const char *name) {
+  double value = -1;
+  CHECK_OK(ck_result_metric(result, name, &value));
+  return value;
+}
+
+int main(void) {
+  const ck_workload *workload = NULL;
+  ck_device_set set;
+  CHECK_OK(ck_workload_find("selfcheck", &workload));
+  CHECK_OK(ck_device_enumerate(&set));
+  if (!workload || set.count == 0)
+    return CHECK_DONE();
+  const ck_device *ref = &set.devices[0];
+  ck_run_options options = {.seed = 42};
+  ck_result a, b, c;
+
+  /* ref: a plausible mean, reproducible, seed-sensitive. */
+  CHECK_OK(ck_workload_run(workload, ref, small, 2, &options, &a));
+  CHECK_OK(ck_workload_run(workload, ref, small, 2, &options, &b));
+  CHECK(a.best == b.best && metric(&a, "xor_checksum") == metric(&b, "xor_checksum"));
+  CHECK_MSG(fabs(metric(&a, "mean_sigmas")) < 5, "mean %.6f", a.best);
+  CHECK(strcmp(a.best_name, "mean") == 0 && strcmp(a.device, "ref") == 0);
+  CHECK(a.throughput > 0 && a.wall_s > 0);
+  options.seed = 43;
+  CHECK_OK(ck_workload_run(workload, ref, small, 2, &options, &c));
+  CHECK(metric(&c, "xor_checksum") != metric(&a, "xor_checksum"));
+  options.seed = 42;
+
+  /* Cancellation through the progress callback. */
+  int calls = 0;
+  ck_run_options cancelling = {.seed = 42, .progress = stop_at_once,
+                               .progress_user = &calls};
+  CHECK(ck_workload_run(workload, ref, small, 2, &cancelling, &c) ==
+        CK_ERROR_CANCELLED);
+  CHECK(calls == 1);
+
+  /* Parameter errors name the option. */
+  const ck_param bad[] = {{"count", "-5"}};
+  CHECK(ck_workload_run(workload, ref, bad, 1, &options, &c) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "--count") != NULL, "%s", message);
+  const ck_param unknown[] = {{"colour", "red"}};
+  CHECK(ck_workload_run(workload, ref, unknown, 1, &options, &c) ==
+        CK_ERROR_INVALID_ARGUMENT);
+
+  long opencl = test_opencl_device(&set);
+  if (opencl >= 0) {
+    const ck_device *device = &set.devices[opencl];
+    CHECK_OK(ck_workload_run(workload, device, small, 2, &options, &b));
+    CHECK(metric(&b, "xor_checksum") == metric(&a, "xor_checksum"));
+    CHECK_NEAR(b.best, a.best, 1e-5 * a.best);
+    CHECK(b.kernel_s > 0);
+    CHECK_OK(ck_workload_run(workload, device, small, 2, &options, &c));
+    CHECK(c.best == b.best); /* same seed, same device: identical */
+
+    size_t index = (size_t)opencl, produced = 0;
+    ck_result results[2];
+    CHECK_OK(ck_compare_run(workload, &set, &index, 1, 0, small, 2, &options,
+                            results, 2, &produced));
+    CHECK(produced == 2);
+    if (produced == 2) {
+      CHECK(strcmp(results[0].device, "ref") == 0 && results[0].agrees);
+      CHECK(strcmp(results[1].device, device->id) == 0);
+      CHECK_MSG(results[1].agrees && results[1].status == CK_OK,
+                "agreement %g: %s", results[1].agreement, results[1].error);
+      CHECK(results[1].agreement <= 1e-5);
+    }
+  }
+  ck_device_set_free(&set);
+  return CHECK_DONE();
+}

@@ -1,0 +1,458 @@
+/*
+ * test_status - status names, the thread-local last error, results as
+ * JSON, the library version and workload parameter validation.
+ */
+#include "check.h"
+#include "test_support.h"
+
+#include <pthread.h>
+
+/* The raw text after "key": in an object, or NULL. */
+static const char *json_field(const char *json, const char *key) {
+  char pattern[64];
+  snprintf(pattern, sizeof pattern, "\"%s\":", key);
+  const char *at = strstr(json, pattern);
+  return at ? at + strlen(pattern) : NULL;
+}
+
+static int json_number_is(const char *json, const char *key, double value) {
+  const char *at = json_field(json, key);
+  if (!at)
+    return 0;
+  char *end = NULL;
+  double parsed = strtod(at, &end);
+  return end != at && (*end == ',' || *end == '}') && parsed == value;
+}
+
+static void check_validator(void) {
+  /* The validator itself must tell good from bad, or the checks below
+   * prove nothing. */
+  CHECK(json_is_object("{}"));
+  CHECK(json_is_object("{\"a\":[1,-2.5e3,true,null,\"x\\n\\u0001\"]}"));
+  CHECK(!json_is_object("{\"a\":nan}"));
+  CHECK(!json_is_object("{\"a\":1,}"));
+  CHECK(!json_is_object("{\"a\":\"line\nbreak\"}"));
+  CHECK(!json_is_object("{\"a\":\"bad \\q escape\"}"));
+  CHECK(!json_is_object("{\"a\":1}x"));
+  CHECK(!json_is_object("[1]"));
+}
+
+/* ---- status names -------------------------------------------------------- */
+
+static void check_status_names(void) {
+  static const struct {
+    ck_status status;
+    const char *name;
+  } names[] = {
+      {CK_OK, "CK_OK"},
+      {CK_ERROR_INVALID_ARGUMENT, "CK_ERROR_INVALID_ARGUMENT"},
+      {CK_ERROR_OUT_OF_MEMORY, "CK_ERROR_OUT_OF_MEMORY"},
+      {CK_ERROR_IO, "CK_ERROR_IO"},
+      {CK_ERROR_PARSE, "CK_ERROR_PARSE"},
+      {CK_ERROR_NOT_FOUND, "CK_ERROR_NOT_FOUND"},
+      {CK_ERROR_NO_PLATFORM, "CK_ERROR_NO_PLATFORM"},
+      {CK_ERROR_BUILD, "CK_ERROR_BUILD"},
+      {CK_ERROR_DEVICE, "CK_ERROR_DEVICE"},
+      {CK_ERROR_DEVICE_MEMORY, "CK_ERROR_DEVICE_MEMORY"},
+      {CK_ERROR_UNSUPPORTED, "CK_ERROR_UNSUPPORTED"},
+      {CK_ERROR_CACHE, "CK_ERROR_CACHE"},
+      {CK_ERROR_CANCELLED, "CK_ERROR_CANCELLED"},
+      {CK_ERROR_MISMATCH, "CK_ERROR_MISMATCH"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    const char *name = NULL;
+    CHECK_OK(ck_status_name(names[i].status, &name));
+    CHECK_MSG(name && strcmp(name, names[i].name) == 0, "status %d: '%s'",
+              (int)names[i].status, name ? name : "(null)");
+  }
+  static const int unknown[] = {14, 99, -1, 1 << 20};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+    const char *name = NULL;
+    CHECK_OK(ck_status_name((ck_status)unknown[i], &name));
+    CHECK_MSG(name && strcmp(name, "CK_ERROR_UNKNOWN") == 0, "status %d: '%s'",
+              unknown[i], name ? name : "(null)");
+  }
+  /* Like every failing call, it leaves a message for ck_error_last(). */
+  ck_error_clear();
+  CHECK(ck_status_name(CK_OK, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  const char *message = NULL;
+  CHECK_MSG(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT,
+            "ck_status_name(..., NULL) failed without recording why");
+  CHECK(message && *message);
+  ck_error_clear();
+}
+
+/* ---- the last error ------------------------------------------------------ */
+
+static void check_last_error(void) {
+  const char *message = NULL;
+  const ck_workload *workload = NULL;
+
+  CHECK_OK(ck_error_clear());
+  CHECK(ck_error_last(&message) == CK_OK);
+  CHECK(message != NULL && message[0] == '\0');
+
+  CHECK(ck_workload_find("nope", &workload) == CK_ERROR_NOT_FOUND);
+  message = NULL;
+  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK_MSG(message && strstr(message, "'nope'"), "message: %s",
+            message ? message : "(null)");
+  /* The message lists what does exist. */
+  CHECK_MSG(message && strstr(message, "selfcheck"), "message: %s",
+            message ? message : "(null)");
+
+  /* A later successful call leaves the failure in place. */
+  CHECK_OK(ck_workload_find("selfcheck", &workload));
+  CHECK(workload != NULL);
+  message = NULL;
+  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(message && strstr(message, "nope"));
+
+  /* A second failure replaces the first. */
+  CHECK(ck_workload_find("second_missing_workload", &workload) ==
+        CK_ERROR_NOT_FOUND);
+  message = NULL;
+  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(message && strstr(message, "second_missing_workload"));
+  CHECK(message && !strstr(message, "nope"));
+  CHECK(ck_workload_run(NULL, NULL, NULL, 0, NULL, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(message && *message && !strstr(message, "second_missing_workload"));
+
+  /* Clearing forgets it. */
+  CHECK_OK(ck_error_clear());
+  message = NULL;
+  CHECK(ck_error_last(&message) == CK_OK);
+  CHECK(message != NULL && message[0] == '\0');
+}
+
+/* Two threads fail at the same time with different names; each must then
+ * see only its own message. */
+static pthread_barrier_t barrier;
+
+typedef struct thread_report {
+  ck_status initial_status;
+  char initial_message[64];
+  ck_status status;
+  char message[512];
+} thread_report;
+
+static void *failing_thread(void *argument) {
+  thread_report *report = argument;
+  const char *message = NULL;
+  const ck_workload *workload = NULL;
+  /* A new thread starts with no failure, whatever the main thread did. */
+  report->initial_status = ck_error_last(&message);
+  snprintf(report->initial_message, sizeof report->initial_message, "%s",
+           message ? message : "(null)");
+  pthread_barrier_wait(&barrier); /* main has failed with 'nope' */
+  ck_workload_find("thread_only_workload", &workload);
+  pthread_barrier_wait(&barrier); /* both have failed */
+  pthread_barrier_wait(&barrier); /* main has checked and failed again */
+  report->status = ck_error_last(&message);
+  snprintf(report->message, sizeof report->message, "%s",
+           message ? message : "(null)");
+  return NULL;
+}
+
+static void check_thread_local(void) {
+  const ck_workload *workload = NULL;
+  const char *message = NULL;
+  thread_report report;
+  memset(&report, 0, sizeof report);
+  ck_error_clear();
+  CHECK(pthread_barrier_init(&barrier, NULL, 2) == 0);
+  pthread_t thread;
+  CHECK(ck_workload_find("nope", &workload) == CK_ERROR_NOT_FOUND);
+  if (pthread_create(&thread, NULL, failing_thread, &report) != 0) {
+    CHECK_MSG(0, "pthread_create failed");
+    pthread_barrier_destroy(&barrier);
+    return;
+  }
+  pthread_barrier_wait(&barrier);
+  pthread_barrier_wait(&barrier);
+  /* The other thread's failure did not touch this thread's message. */
+  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK_MSG(message && strstr(message, "nope") &&
+                !strstr(message, "thread_only_workload"),
+            "main thread sees: %s", message ? message : "(null)");
+  /* Nor does this thread's next failure touch the other's. */
+  CHECK(ck_workload_run(NULL, NULL, NULL, 0, NULL, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  pthread_barrier_wait(&barrier);
+  pthread_join(thread, NULL);
+  pthread_barrier_destroy(&barrier);
+
+  CHECK_MSG(report.initial_status == CK_OK && report.initial_message[0] == 0,
+            "new thread starts with %d '%s'", (int)report.initial_status,
+            report.initial_message);
+  CHECK(report.status == CK_ERROR_NOT_FOUND);
+  CHECK_MSG(strstr(report.message, "thread_only_workload") &&
+                !strstr(report.message, "nope"),
+            "other thread sees: %s", report.message);
+  CHECK(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT);
+  ck_error_clear();
+}
+
+/* ---- results as JSON ----------------------------------------------------- */
+
+static void make_result(ck_result *result) {
+  memset(result, 0, sizeof *result);
+  snprintf(result->workload, sizeof result->workload, "selfcheck");
+  snprintf(result->device, sizeof result->device, "ocl:0.1");
+  snprintf(result->device_name, sizeof result->device_name,
+           "GPU \"quoted\" back\\slash\nnew line\ttab");
+  result->wall_s = 1.5;
+  result->kernel_s = 0.25;
+  result->best = 0.4999847412109375;
+  snprintf(result->best_name, sizeof result->best_name, "mean");
+  result->throughput = 1e6;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit,
+           "numbers/s");
+  result->agreement = NAN;
+  result->agrees = 1;
+  result->status = CK_OK;
+  result->metric_count = 3;
+  snprintf(result->metrics[0].name, sizeof result->metrics[0].name, "passes");
+  result->metrics[0].value = 4;
+  snprintf(result->metrics[1].name, sizeof result->metrics[1].name,
+           "xor_checksum");
+  result->metrics[1].value = 1957336997;
+  snprintf(result->metrics[2].name, sizeof result->metrics[2].name,
+           "unknown_metric");
+  result->metrics[2].value = NAN;
+}
+
+static void check_result_json(void) {
+  ck_result result;
+  char *json = NULL;
+  make_result(&result);
+  CHECK_OK(ck_result_json(&result, &json));
+  CHECK(json != NULL);
+  if (!json)
+    return;
+  printf("%s\n", json);
+  CHECK_MSG(json_is_object(json), "not one JSON object: %s", json);
+  CHECK(strchr(json, '\n') == NULL); /* one line, no trailing newline */
+  CHECK(strstr(json, "\"workload\":\"selfcheck\"") != NULL);
+  CHECK(strstr(json, "\"device\":\"ocl:0.1\"") != NULL);
+  CHECK(strstr(json, "\"device_name\":\"GPU \\\"quoted\\\" back\\\\slash\\n"
+                     "new line\\") != NULL);
+  CHECK(strstr(json, "\"best_name\":\"mean\"") != NULL);
+  CHECK(strstr(json, "\"throughput_unit\":\"numbers/s\"") != NULL);
+  CHECK(json_number_is(json, "wall_s", 1.5));
+  CHECK(json_number_is(json, "kernel_s", 0.25));
+  CHECK(json_number_is(json, "best", 0.4999847412109375)); /* exact */
+  CHECK(json_number_is(json, "throughput", 1e6));
+  CHECK(strstr(json, "\"agreement\":null") != NULL);
+  CHECK(strstr(json, "\"agrees\":true") != NULL);
+  CHECK(json_number_is(json, "passes", 4));
+  CHECK(json_number_is(json, "xor_checksum", 1957336997));
+  CHECK(strstr(json, "\"unknown_metric\":null") != NULL);
+  /* Metrics come after the common keys, in their order. */
+  const char *agrees = strstr(json, "\"agrees\":");
+  const char *passes = strstr(json, "\"passes\":");
+  const char *checksum = strstr(json, "\"xor_checksum\":");
+  CHECK(agrees && passes && checksum && agrees < passes && passes < checksum);
+  /* Common keys in the documented order. */
+  static const char *const keys[] = {"workload",   "device",   "device_name",
+                                     "wall_s",     "kernel_s", "best",
+                                     "best_name",  "throughput",
+                                     "throughput_unit", "agreement", "agrees"};
+  const char *previous = json;
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+    const char *at = json_field(previous, keys[i]);
+    CHECK_MSG(at != NULL, "key %s missing or out of order", keys[i]);
+    if (at)
+      previous = at;
+  }
+  /* A successful result carries no status or error. */
+  CHECK(strstr(json, "\"error\":") == NULL);
+  CHECK_OK(ck_memory_free(json));
+
+  /* A finite agreement, a disagreement, and no metrics. */
+  result.agreement = 0.001;
+  result.agrees = 0;
+  result.metric_count = 0;
+  json = NULL;
+  CHECK_OK(ck_result_json(&result, &json));
+  if (json) {
+    CHECK_MSG(json_is_object(json), "%s", json);
+    CHECK(json_number_is(json, "agreement", 0.001));
+    CHECK(strstr(json, "\"agrees\":false}") != NULL);
+    CHECK(strstr(json, "passes") == NULL);
+    ck_memory_free(json);
+  }
+
+  /* A failed row of a comparison names its status and error. */
+  result.status = CK_ERROR_BUILD;
+  snprintf(result.error, sizeof result.error,
+           "build failed:\n<source>:3: error: \"x\" undeclared");
+  json = NULL;
+  CHECK_OK(ck_result_json(&result, &json));
+  if (json) {
+    CHECK_MSG(json_is_object(json), "%s", json);
+    CHECK(strstr(json, "\"status\":\"CK_ERROR_BUILD\"") != NULL);
+    CHECK(strstr(json, "\"error\":\"build failed:\\n<source>:3: error: "
+                       "\\\"x\\\" undeclared\"") != NULL);
+    ck_memory_free(json);
+  }
+
+  /* Every control character is escaped, and long texts still fit. */
+  make_result(&result);
+  for (int i = 0; i < 31; ++i)
+    result.device_name[i] = (char)(i + 1);
+  result.device_name[31] = '\0';
+  memset(result.error, 'e', sizeof result.error - 1);
+  result.error[sizeof result.error - 1] = '\0';
+  result.status = CK_ERROR_DEVICE;
+  result.metric_count = CK_RESULT_MAX_METRICS;
+  for (size_t i = 0; i < CK_RESULT_MAX_METRICS; ++i) {
+    snprintf(result.metrics[i].name, sizeof result.metrics[i].name,
+             "metric_%02zu", i);
+    result.metrics[i].value = (double)i * 0.5 - 3;
+  }
+  json = NULL;
+  CHECK_OK(ck_result_json(&result, &json));
+  if (json) {
+    CHECK_MSG(json_is_object(json), "%s", json);
+    CHECK(strlen(json) > sizeof result.error);
+    CHECK(json_number_is(json, "metric_00", -3));
+    CHECK(json_number_is(json, "metric_47", 20.5));
+    ck_memory_free(json);
+  }
+
+  CHECK(ck_result_json(NULL, &json) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_result_json(&result, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ck_memory_free(NULL));
+}
+
+static void check_result_metric(void) {
+  ck_result result;
+  make_result(&result);
+  double value = 0;
+  CHECK_OK(ck_result_metric(&result, "xor_checksum", &value));
+  CHECK(value == 1957336997);
+  CHECK(ck_result_metric(&result, "absent", &value) == CK_ERROR_NOT_FOUND);
+  const char *message = NULL;
+  ck_error_last(&message);
+  CHECK(message && strstr(message, "absent"));
+}
+
+/* ---- version ------------------------------------------------------------- */
+
+static void check_version(void) {
+  const char *version = NULL;
+  CHECK_OK(ck_version(&version));
+  CHECK_MSG(version && strcmp(version, CK_VERSION_STRING) == 0, "'%s' vs '%s'",
+            version ? version : "(null)", CK_VERSION_STRING);
+  char expected[64];
+  snprintf(expected, sizeof expected, "%d.%d.%d", CK_VERSION_MAJOR,
+           CK_VERSION_MINOR, CK_VERSION_PATCH);
+  CHECK_MSG(strcmp(CK_VERSION_STRING, expected) == 0, "'%s' vs '%s'",
+            CK_VERSION_STRING, expected);
+  CHECK(ck_version(NULL) == CK_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- workload parameters ------------------------------------------------- */
+
+typedef struct param_case {
+  const char *name;
+  const char *value;
+  ck_status expected;
+  const char *message_names; /* NULL when the call must succeed */
+} param_case;
+
+static const param_case param_cases[] = {
+    {"count", "1000", CK_OK, NULL},
+    {"count", "1", CK_OK, NULL},
+    {"passes", "2", CK_OK, NULL},
+    {"bogus", "1", CK_ERROR_INVALID_ARGUMENT, "bogus"},
+    {"seed", "1", CK_ERROR_INVALID_ARGUMENT, "seed"}, /* a CLI option only */
+    {"count", "0", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"count", "-5", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"count", "abc", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"count", "", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"count", "12abc", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"count", "2.5", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"count", "1e300", CK_ERROR_INVALID_ARGUMENT, "--count"},
+    {"passes", "1.5", CK_ERROR_INVALID_ARGUMENT, "--passes"},
+    {"passes", "0", CK_ERROR_INVALID_ARGUMENT, "--passes"},
+    {"passes", "many", CK_ERROR_INVALID_ARGUMENT, "--passes"},
+};
+
+static void check_workload_params(void) {
+  const ck_workload *selfcheck = NULL;
+  CHECK_OK(ck_workload_find("selfcheck", &selfcheck));
+  if (!selfcheck)
+    return;
+  for (size_t c = 0; c < sizeof param_cases / sizeof param_cases[0]; ++c) {
+    const param_case *test = &param_cases[c];
+    ck_param param = {test->name, test->value};
+    ck_error_clear();
+    ck_status status = ck_workload_check(selfcheck, &param, 1);
+    CHECK_MSG(status == test->expected, "--%s '%s' gave %d, want %d",
+              test->name, test->value, (int)status, (int)test->expected);
+    if (!test->message_names)
+      continue;
+    const char *message = NULL;
+    CHECK(ck_error_last(&message) == test->expected);
+    CHECK_MSG(message && strstr(message, test->message_names),
+              "--%s '%s': message does not name %s: %s", test->name,
+              test->value, test->message_names, message ? message : "(null)");
+  }
+
+  /* A bad value after good ones is still found, and named. */
+  ck_param mixed[] = {{"count", "64"}, {"passes", "3"}, {"passes", "x"}};
+  CHECK(ck_workload_check(selfcheck, mixed, 3) == CK_ERROR_INVALID_ARGUMENT);
+  const char *message = NULL;
+  ck_error_last(&message);
+  CHECK(message && strstr(message, "--passes"));
+  CHECK_OK(ck_workload_check(selfcheck, mixed, 2));
+  /* No parameters at all is fine. */
+  CHECK_OK(ck_workload_check(selfcheck, NULL, 0));
+  /* A missing value, a missing name, a missing workload. */
+  ck_param no_value = {"count", NULL};
+  CHECK(ck_workload_check(selfcheck, &no_value, 1) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  ck_param no_name = {NULL, "1"};
+  CHECK(ck_workload_check(selfcheck, &no_name, 1) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_workload_check(NULL, NULL, 0) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_workload_check(selfcheck, NULL, 1) == CK_ERROR_INVALID_ARGUMENT);
+
+  /* The options the checks rely on are the ones the workload declares. */
+  const char *name = NULL, *summary = NULL;
+  const ck_option *options = NULL;
+  CHECK_OK(ck_workload_describe(selfcheck, &name, &summary, &options));
+  CHECK(name && strcmp(name, "selfcheck") == 0);
+  CHECK(summary && *summary);
+  int has_count = 0, has_passes = 0;
+  for (const ck_option *o = options; o && o->name; ++o) {
+    has_count |= strcmp(o->name, "count") == 0;
+    has_passes |= strcmp(o->name, "passes") == 0;
+    CHECK_MSG(o->help && *o->help, "option %s has no help", o->name);
+  }
+  CHECK(has_count && has_passes);
+
+  const ck_workload *const *workloads = NULL;
+  size_t count = 0;
+  CHECK_OK(ck_workload_list(&workloads, &count));
+  int listed = 0;
+  for (size_t i = 0; i < count; ++i)
+    listed |= workloads[i] == selfcheck;
+  CHECK(listed);
+}
+
+int main(void) {
+  check_validator();
+  check_status_names();
+  check_last_error();
+  check_thread_local();
+  check_result_json();
+  check_result_metric();
+  check_version();
+  check_workload_params();
+  return CHECK_DONE();
+}

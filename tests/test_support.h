@@ -1,0 +1,180 @@
+/*
+ * test_support.h - helpers several test executables share: a strict JSON
+ * validator (for output that must be machine-readable) and removal of a
+ * temporary directory tree.
+ */
+#ifndef CK_TEST_SUPPORT_H
+#define CK_TEST_SUPPORT_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- a small JSON validator ---------------------------------------------- */
+
+typedef struct json_reader {
+  const char *at;
+  int depth;
+} json_reader;
+
+static inline int json_value(json_reader *reader);
+
+static inline void json_space(json_reader *reader) {
+  while (*reader->at == ' ' || *reader->at == '\t' || *reader->at == '\n' ||
+         *reader->at == '\r')
+    ++reader->at;
+}
+
+static inline int json_string(json_reader *reader) {
+  if (*reader->at != '"')
+    return 0;
+  ++reader->at;
+  for (;;) {
+    unsigned char c = (unsigned char)*reader->at;
+    if (c == '\0' || c < 0x20)
+      return 0;
+    ++reader->at;
+    if (c == '"')
+      return 1;
+    if (c != '\\')
+      continue;
+    c = (unsigned char)*reader->at++;
+    if (c == 'u') {
+      for (int i = 0; i < 4; ++i, ++reader->at)
+        if (!strchr("0123456789abcdefABCDEF", *reader->at) || !*reader->at)
+          return 0;
+    } else if (!c || !strchr("\"\\/bfnrt", c)) {
+      return 0;
+    }
+  }
+}
+
+static inline int json_digits(json_reader *reader) {
+  if (*reader->at < '0' || *reader->at > '9')
+    return 0;
+  while (*reader->at >= '0' && *reader->at <= '9')
+    ++reader->at;
+  return 1;
+}
+
+static inline int json_number(json_reader *reader) {
+  if (*reader->at == '-')
+    ++reader->at;
+  if (*reader->at == '0')
+    ++reader->at;
+  else if (!json_digits(reader))
+    return 0;
+  if (*reader->at == '.') {
+    ++reader->at;
+    if (!json_digits(reader))
+      return 0;
+  }
+  if (*reader->at == 'e' || *reader->at == 'E') {
+    ++reader->at;
+    if (*reader->at == '+' || *reader->at == '-')
+      ++reader->at;
+    if (!json_digits(reader))
+      return 0;
+  }
+  return 1;
+}
+
+static inline int json_literal(json_reader *reader, const char *word) {
+  size_t length = strlen(word);
+  if (strncmp(reader->at, word, length) != 0)
+    return 0;
+  reader->at += length;
+  return 1;
+}
+
+static inline int json_container(json_reader *reader, char close, int object) {
+  ++reader->at;
+  if (++reader->depth > 64)
+    return 0;
+  json_space(reader);
+  if (*reader->at == close) {
+    ++reader->at;
+    --reader->depth;
+    return 1;
+  }
+  for (;;) {
+    json_space(reader);
+    if (object) {
+      if (!json_string(reader))
+        return 0;
+      json_space(reader);
+      if (*reader->at++ != ':')
+        return 0;
+    }
+    if (!json_value(reader))
+      return 0;
+    json_space(reader);
+    char c = *reader->at++;
+    if (c == close) {
+      --reader->depth;
+      return 1;
+    }
+    if (c != ',')
+      return 0;
+  }
+}
+
+static inline int json_value(json_reader *reader) {
+  json_space(reader);
+  switch (*reader->at) {
+  case '{':
+    return json_container(reader, '}', 1);
+  case '[':
+    return json_container(reader, ']', 0);
+  case '"':
+    return json_string(reader);
+  case 't':
+    return json_literal(reader, "true");
+  case 'f':
+    return json_literal(reader, "false");
+  case 'n':
+    return json_literal(reader, "null");
+  default:
+    return json_number(reader);
+  }
+}
+
+/* One JSON object and nothing else. */
+static inline int json_is_object(const char *text) {
+  json_reader reader = {text, 0};
+  json_space(&reader);
+  if (*reader.at != '{' || !json_value(&reader))
+    return 0;
+  json_space(&reader);
+  return *reader.at == '\0';
+}
+
+/* Deletes a file or a directory and everything below it. */
+static inline void remove_tree(const char *path) {
+  struct stat info;
+  if (lstat(path, &info) != 0)
+    return;
+  if (S_ISDIR(info.st_mode)) {
+    DIR *dir = opendir(path);
+    if (dir) {
+      struct dirent *entry;
+      while ((entry = readdir(dir)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+          continue;
+        char child[4096];
+        int written =
+            snprintf(child, sizeof child, "%s/%s", path, entry->d_name);
+        if (written > 0 && (size_t)written < sizeof child)
+          remove_tree(child);
+      }
+      closedir(dir);
+    }
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+#endif /* CK_TEST_SUPPORT_H */
