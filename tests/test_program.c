@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/internal.h"
 #include "test_support.h"
 #include "opencl_device.h"
 
@@ -124,6 +125,23 @@ static void assembly(void) {
   ck_error_last(&message);
   CHECK_MSG(strstr(message, "nowhere.h") && strstr(message, "cl/missing_include.cl:3"),
             "%s", message);
+
+  /* Compilers that ignore #line report "<kernel>:LINE": mapped back. The
+   * assembled bad_header has its #line, a comment, the header's #line,
+   * the header's two lines, then the #line back: line 5 is bad.h:2. */
+  ck__source_map map = {0};
+  CHECK_OK(ck__kernels_assemble_mapped("bad_header", &text, NULL, &map));
+  ck_memory_free(text);
+  char *mapped = ck__source_map_rewrite(
+      &map, "<kernel>:5:39: error: x\ninput.cl:2: y\n<kernel>:99: z <kernel>:1:");
+  CHECK(mapped != NULL);
+  if (mapped) {
+    CHECK_MSG(strcmp(mapped, "cl/bad.h:2:39: error: x\ncl/bad_header.cl:1: y\n"
+                             "<kernel>:99: z <kernel>:1:") == 0,
+              "%s", mapped);
+    free(mapped);
+  }
+  ck__source_map_free(&map);
   unsetenv("CLKIT_KERNEL_DIR");
 }
 

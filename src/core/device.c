@@ -70,6 +70,10 @@ static void device_string(cl_device_id device, cl_device_info what, char *out,
   if (clGetDeviceInfo(device, what, capacity, out, NULL) != CL_SUCCESS)
     out[0] = '\0';
   out[capacity - 1] = '\0';
+  /* Some drivers pad their strings (NVIDIA: "OpenCL C 1.2 "). */
+  size_t length = strlen(out);
+  while (length && isspace((unsigned char)out[length - 1]))
+    out[--length] = '\0';
 }
 
 static void fill_opencl(ck_device *device, cl_platform_id platform,

@@ -81,6 +81,24 @@ typedef struct ck__source {
   size_t size;
 } ck__source;
 
+/* Where each line of an assembled source came from. */
+typedef struct ck__line_origin {
+  char file[64]; /* name inside cl/ */
+  size_t line;   /* 1-based; 0 for a #line directive clkit inserted */
+} ck__line_origin;
+
+typedef struct ck__source_map {
+  ck__line_origin *lines; /* one per assembled line */
+  size_t line_count, line_capacity;
+} ck__source_map;
+
+/* ck_kernels_assemble() that also fills map (release with _free). */
+ck_status ck__kernels_assemble_mapped(const char *name, char **text,
+                                      size_t *size, ck__source_map *map);
+void ck__source_map_free(ck__source_map *map);
+/* A copy of a build log with anonymous positions mapped back to cl/. */
+char *ck__source_map_rewrite(const ck__source_map *map, const char *log);
+
 extern const ck__source ck__embedded_sources[];
 extern const size_t ck__embedded_source_count;
 

@@ -20,6 +20,7 @@ ck_status ck_program_build(ck_queue *queue, const char *name,
   ck_status status = CK_OK;
   ck_program *made = NULL;
   char *source = NULL;
+  ck__source_map map = {0};
   char options[1024];
   if (!queue || !name || !program)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -46,14 +47,27 @@ ck_status ck_program_build(ck_queue *queue, const char *name,
     snprintf(options + used, sizeof options - used, " %s", defines);
   }
   snprintf(made->stats.options, sizeof made->stats.options, "%s", options);
-  CK_TRY(ck_kernels_assemble(name, &source, NULL));
-  CK_TRY(queue->ops->program_build(queue, made, source, options));
+  CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, &map));
+  status = queue->ops->program_build(queue, made, source, options);
+  if (status == CK_ERROR_BUILD) {
+    /* Point the log at cl/ files even where the compiler ignored #line. */
+    const char *message = "";
+    ck_error_last(&message);
+    char *rewritten = ck__source_map_rewrite(&map, message);
+    if (rewritten)
+      ck__fail(CK_ERROR_BUILD, "%s", rewritten);
+    free(rewritten);
+  }
+  if (status != CK_OK)
+    goto fail;
   made->stats.build_seconds = now_seconds() - started;
   free(source);
+  ck__source_map_free(&map);
   *program = made;
   return CK_OK;
 fail:
   free(source);
+  ck__source_map_free(&map);
   free(made);
   return status;
 }

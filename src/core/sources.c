@@ -2,6 +2,7 @@
  * sources.c - kernel sources: the embedded table, CLKIT_KERNEL_DIR for
  * development, and assembly of a program with its headers inlined.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,7 +112,28 @@ typedef struct assembly {
   text_buffer out;
   char included[MAX_INCLUDED][64];
   size_t included_count;
+  ck__source_map *map; /* optional: where each output line came from */
 } assembly;
+
+/* Records the origin of the next output line (line 0: a directive). */
+static ck_status map_line(assembly *state, const char *file, size_t line) {
+  ck__source_map *map = state->map;
+  if (!map)
+    return CK_OK;
+  if (map->line_count == map->line_capacity) {
+    size_t capacity = map->line_capacity ? 2 * map->line_capacity : 256;
+    ck__line_origin *grown = realloc(map->lines, capacity * sizeof *grown);
+    if (!grown)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                      "out of host memory assembling a kernel source");
+    map->lines = grown;
+    map->line_capacity = capacity;
+  }
+  ck__line_origin *origin = &map->lines[map->line_count++];
+  snprintf(origin->file, sizeof origin->file, "%s", file);
+  origin->line = line;
+  return CK_OK;
+}
 
 /* Recognises a line `#include "name"` and copies name out. */
 static int quoted_include(const char *line, size_t length, char *name,
@@ -150,6 +172,7 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
     return ck__fail(CK_ERROR_PARSE, "kernel source %s: includes nest deeper "
                     "than %d (a cycle?)", name, MAX_INCLUDE_DEPTH);
   CK_TRY(find_source(name, &text, &size, &owned));
+  CK_TRY(map_line(state, name, 0));
   CK_TRY(appendf(&state->out, "#line 1 \"cl/%s\"\n", name));
   size_t line_number = 1;
   for (size_t at = 0; at < size; ++line_number) {
@@ -172,9 +195,11 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
           goto fail;
         }
       }
+      CK_TRY(map_line(state, name, 0));
       CK_TRY(appendf(&state->out, "#line %zu \"cl/%s\"\n", line_number + 1,
                      name));
     } else {
+      CK_TRY(map_line(state, name, line_number));
       CK_TRY(append(&state->out, text + at, length));
       CK_TRY(append(&state->out, "\n", 1));
     }
@@ -188,6 +213,11 @@ fail:
 }
 
 ck_status ck_kernels_assemble(const char *name, char **text, size_t *size) {
+  return ck__kernels_assemble_mapped(name, text, size, NULL);
+}
+
+ck_status ck__kernels_assemble_mapped(const char *name, char **text,
+                                      size_t *size, ck__source_map *map) {
   ck_status status = CK_OK;
   assembly *state = NULL;
   char file[72];
@@ -206,6 +236,7 @@ ck_status ck_kernels_assemble(const char *name, char **text, size_t *size) {
   state = calloc(1, sizeof *state);
   if (!state)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory assembling %s", file);
+  state->map = map;
   CK_TRY(assemble_file(state, file, 0));
   *text = state->out.data;
   if (size)
@@ -244,4 +275,51 @@ ck_status ck_kernels_get(size_t index, const char **name, const char **text,
 ck_status ck_memory_free(void *memory) {
   free(memory);
   return CK_OK;
+}
+
+void ck__source_map_free(ck__source_map *map) {
+  if (!map)
+    return;
+  free(map->lines);
+  memset(map, 0, sizeof *map);
+}
+
+/*
+ * Some compilers (NVIDIA's, Oclgrind's) ignore #line and report positions
+ * in the assembled text as "<kernel>:LINE" or "input.cl:LINE". Rewrites
+ * those into "cl/FILE:LINE" through the map. Returns a malloc'd string,
+ * or NULL when out of memory.
+ */
+char *ck__source_map_rewrite(const ck__source_map *map, const char *log) {
+  static const char *const anonymous[] = {"<kernel>:", "<source>:",
+                                          "input.cl:"};
+  text_buffer out = {0};
+  const char *at = log;
+  while (*at) {
+    size_t matched = 0;
+    for (size_t i = 0; i < sizeof anonymous / sizeof anonymous[0]; ++i)
+      if (strncmp(at, anonymous[i], strlen(anonymous[i])) == 0)
+        matched = strlen(anonymous[i]);
+    char *end = NULL;
+    unsigned long line =
+        matched && isdigit((unsigned char)at[matched])
+            ? strtoul(at + matched, &end, 10)
+            : 0;
+    if (line >= 1 && line <= map->line_count && map->lines[line - 1].line) {
+      const ck__line_origin *origin = &map->lines[line - 1];
+      if (appendf(&out, "cl/%s:%zu", origin->file, origin->line) != CK_OK)
+        goto fail;
+      at = end;
+      continue;
+    }
+    if (append(&out, at, 1) != CK_OK)
+      goto fail;
+    ++at;
+  }
+  if (append(&out, "", 0) != CK_OK)
+    goto fail;
+  return out.data;
+fail:
+  free(out.data);
+  return NULL;
 }

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Builds clkit on a machine with an NVIDIA GPU and PoCL, runs the test
+# suite on each OpenCL device, and records devices, probes and benchmarks.
+#
+#   bench/gpu_check.sh OUTPUT_DIR
+#
+# NVIDIA's OpenCL library must be registered with the ICD loader, e.g.
+# /etc/OpenCL/vendors/nvidia.icd containing libnvidia-opencl.so.1.
+set -u
+out=${1:?usage: gpu_check.sh OUTPUT_DIR}
+mkdir -p "$out"
+build=${BUILD_DIR:-/tmp/clkit-gpu-build}
+export CLKIT_CACHE_DIR="$build/cache"
+cd "$(dirname "$0")/.."
+{
+  date -u
+  uname -r
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
+  clinfo -l 2>&1
+  nproc
+} > "$out/machine.txt"
+cat "$out/machine.txt"
+rm -rf "$build"
+meson setup "$build" -Dbuildtype=release > "$out/setup.log" 2>&1 &&
+  ninja -C "$build" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+clkit="$build/tools/clkit"
+"$clkit" devices | tee "$out/devices.txt"
+"$clkit" devices --json > "$out/devices.json"
+"$clkit" cache clear > /dev/null
+"$clkit" devices --probe | tee "$out/probe.txt"
+for device in nvidia pocl; do
+  echo "== tests on $device"
+  CLKIT_TEST_DEVICE=$device meson test -C "$build" --num-processes 4 \
+    --print-errorlogs > "$out/tests-$device.log" 2>&1
+  grep -E "^ *[0-9]+/[0-9]+ " "$out/tests-$device.log"
+  python3 tools/test_summary.py "$build/meson-logs/testlog.json"
+done
+echo "== compare"
+"$clkit" compare selfcheck --count 1.6e7 --passes 8 | tee "$out/compare.txt"
+echo "== queue benchmark"
+"$build/bench/bench_queue" --megabytes 256 --repeat 10 | tee "$out/bench_queue.txt"
+echo "== clkit bench"
+"$clkit" bench | tee "$out/bench.txt"
