@@ -4,6 +4,7 @@
  *
  * It defines:
  *   CK_FN          qualifiers for a helper callable from kernels and host
+ *   CK_GLOBAL      the address space of buffers (__global in OpenCL C)
  *   ck_u32/ck_u64  fixed-width unsigned integers
  *   CK_HAS_FP64    1 where double is usable (the host sets it per device)
  *   sqrtf, logf, sinf, cosf, expf, fabsf, floorf, powf
@@ -15,6 +16,7 @@
 #if defined(__OPENCL_VERSION__)
 #define CK_LANG_OPENCL 1
 #define CK_FN static inline
+#define CK_GLOBAL __global
 typedef uint ck_u32;
 typedef ulong ck_u64;
 #ifndef CK_HAS_FP64
@@ -33,10 +35,14 @@ typedef ulong ck_u64;
 #define floorf(x) floor(x)
 #define powf(x, y) pow(x, y)
 #define CK_MULHI32(a, b) mul_hi((ck_u32)(a), (ck_u32)(b))
+/* No silent fused multiply-adds: ref C (ISO mode) does not contract
+ * either, so both sides round alike. */
+#pragma OPENCL FP_CONTRACT OFF
 
 #elif defined(__CUDACC__)
 #define CK_LANG_CUDA 1
 #define CK_FN static __host__ __device__ inline
+#define CK_GLOBAL
 #include <stdint.h>
 typedef uint32_t ck_u32;
 typedef uint64_t ck_u64;
@@ -48,6 +54,7 @@ typedef uint64_t ck_u64;
 #else
 #define CK_LANG_HOST 1
 #define CK_FN static inline
+#define CK_GLOBAL
 #include <math.h>
 #include <stdint.h>
 typedef uint32_t ck_u32;

@@ -35,6 +35,27 @@ CASES = {
     # the tails, the strided fold and a group size of 64.
     'selfcheck-ragged': (['--max-wgsize', '64', '--compute-units', '3'],
                          ['run', 'selfcheck', '--count', '1001', '--passes', '1']),
+    # PSO: gbest with the fused streamed step, the direct and the two-stage
+    # reductions, the ring, each bounds mode, lsq in both evaluation modes
+    # and a user objective with data. @DATA@ is tests/data.
+    'pso-gbest': ['run', 'pso', '--fn', 'rastrigin', '--dim', '5',
+                  '--particles', '37', '--iters', '4'],
+    'pso-large': (['--max-wgsize', '64', '--compute-units', '2'],
+                  ['run', 'pso', '--fn', 'rosenbrock', '--dim', '3',
+                   '--particles', '1500', '--iters', '2', '--bounds',
+                   'reflect']),
+    'pso-ring': ['run', 'pso', '--fn', 'griewank', '--dim', '4',
+                 '--particles', '20', '--iters', '3', '--topology', 'ring:3',
+                 '--bounds', 'random', '--lo', '1', '--hi', '2'],
+    'pso-lsq-group': ['run', 'pso', '--fn', 'lsq', '--data',
+                      '@DATA@/lsq_small.csv', '--particles', '5', '--iters',
+                      '2', '--lsq-mode', 'group'],
+    'pso-lsq-thread': ['run', 'pso', '--fn', 'lsq', '--data',
+                       '@DATA@/lsq_small.csv', '--particles', '9', '--iters',
+                       '2', '--lsq-mode', 'thread'],
+    'pso-user': ['run', 'pso', '--objective', '@DATA@/weighted_sphere.cl',
+                 '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
+                 '--hi', '2', '--particles', '11', '--iters', '2'],
 }
 
 # Negative cases: kernel tests/oclgrind/broken/NAME.cl -> the kind of
@@ -255,6 +276,8 @@ def main(argv):
     else:
         entry = CASES[case]
         options, clkit_args = entry if isinstance(entry, tuple) else ([], entry)
+        data_dir = os.path.join(PROJECT_ROOT, 'tests', 'data')
+        clkit_args = [a.replace('@DATA@', data_dir) for a in clkit_args]
         command = [binary] + list(clkit_args) + ['--device', DEVICE_SELECTOR]
         if clkit_args and clkit_args[0] in QUIET_COMMANDS:
             command.append('--quiet')

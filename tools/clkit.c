@@ -73,6 +73,7 @@ static void print_main_help(FILE *out) {
           "device(s)\n"
           "  kernels              list or print the embedded OpenCL C sources\n"
           "  cache [info|clear]   show or empty the kernel binary cache\n"
+          "  gen lsq              write synthetic least-squares data\n"
           "  demo                 run each workload briefly on the default "
           "device\n"
           "  version              print the version\n"
@@ -673,6 +674,8 @@ int main(int argc, char **argv) {
           return command_kernels(2, help_argv);
         if (strcmp(name, "cache") == 0)
           return command_cache(2, help_argv);
+        if (strcmp(name, "gen") == 0)
+          return cli_gen(2, help_argv);
         if (strcmp(name, "version") != 0) {
           fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
           return EXIT_USAGE;
@@ -702,6 +705,8 @@ int main(int argc, char **argv) {
     return command_kernels(sub_argc, sub_argv);
   if (strcmp(command, "cache") == 0)
     return command_cache(sub_argc, sub_argv);
+  if (strcmp(command, "gen") == 0)
+    return cli_gen(sub_argc, sub_argv);
   fprintf(stderr, "%s: unknown command '%s'\n", program_name, command);
   print_main_help(stderr);
   return EXIT_USAGE;

@@ -82,30 +82,6 @@ int ck__cache_enabled(void) {
   return !(value && strcmp(value, "0") == 0);
 }
 
-static void put_u32(uint8_t *out, uint32_t value) {
-  for (int i = 0; i < 4; ++i)
-    out[i] = (uint8_t)(value >> (8 * i));
-}
-
-static void put_u64(uint8_t *out, uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out[i] = (uint8_t)(value >> (8 * i));
-}
-
-static uint32_t get_u32(const uint8_t *in) {
-  uint32_t value = 0;
-  for (int i = 0; i < 4; ++i)
-    value |= (uint32_t)in[i] << (8 * i);
-  return value;
-}
-
-static uint64_t get_u64(const uint8_t *in) {
-  uint64_t value = 0;
-  for (int i = 0; i < 8; ++i)
-    value |= (uint64_t)in[i] << (8 * i);
-  return value;
-}
-
 static int is_hex_digit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
@@ -171,23 +147,6 @@ static int read_all(int fd, void *buffer, size_t size) {
   return 0;
 }
 
-static int write_all(int fd, const void *buffer, size_t size) {
-  const uint8_t *at = buffer;
-  while (size > 0) {
-    ssize_t put = write(fd, at, size);
-    if (put < 0 && errno == EINTR)
-      continue;
-    if (put <= 0) {
-      if (put == 0)
-        errno = EIO;
-      return -1;
-    }
-    at += put;
-    size -= (size_t)put;
-  }
-  return 0;
-}
-
 /*
  * Deletes a bad entry, but only if the name still refers to the file we
  * read: a racing writer may already have renamed a good one over it.
@@ -236,9 +195,9 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size) {
     goto corrupt;
   }
 
-  declared = get_u64(header + 16);
+  declared = ck__get_u64(header + 16);
   if (memcmp(header, cache_magic, sizeof cache_magic) != 0 ||
-      get_u32(header + 8) != CK__CACHE_VERSION ||
+      ck__get_u32(header + 8) != CK__CACHE_VERSION ||
       info.st_size < CK__CACHE_HEADER_SIZE ||
       declared != (uint64_t)info.st_size - CK__CACHE_HEADER_SIZE ||
       declared >= (uint64_t)SIZE_MAX)
@@ -332,12 +291,12 @@ ck_status ck__cache_store(const uint8_t key[32], const void *payload,
   fcntl(fd, F_SETFD, FD_CLOEXEC);
 
   memcpy(header, cache_magic, sizeof cache_magic);
-  put_u32(header + 8, CK__CACHE_VERSION);
-  put_u32(header + 12, 0);
-  put_u64(header + 16, (uint64_t)size);
+  ck__put_u32(header + 8, CK__CACHE_VERSION);
+  ck__put_u32(header + 12, 0);
+  ck__put_u64(header + 16, (uint64_t)size);
   ck__sha256(payload, size, header + 24);
-  if (write_all(fd, header, sizeof header) != 0 ||
-      write_all(fd, payload, size) != 0)
+  if (ck__write_all(fd, header, sizeof header) != 0 ||
+      ck__write_all(fd, payload, size) != 0)
     CK_FAIL(CK_ERROR_CACHE, "cannot write temporary cache file %s: %s", temp,
             strerror(errno));
   closed = close(fd);

@@ -32,6 +32,31 @@ ck_status ck__fail_append(const char *format, ...)
     goto fail;                                                                 \
   } while (0)
 
+/* ---- Little-endian integers in files (cache entries, lsq binaries) ----- */
+static inline void ck__put_u32(uint8_t *out, uint32_t value) {
+  for (int i = 0; i < 4; ++i)
+    out[i] = (uint8_t)(value >> (8 * i));
+}
+
+static inline void ck__put_u64(uint8_t *out, uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    out[i] = (uint8_t)(value >> (8 * i));
+}
+
+static inline uint32_t ck__get_u32(const uint8_t *in) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i)
+    value |= (uint32_t)in[i] << (8 * i);
+  return value;
+}
+
+static inline uint64_t ck__get_u64(const uint8_t *in) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i)
+    value |= (uint64_t)in[i] << (8 * i);
+  return value;
+}
+
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 typedef struct ck__sha256_context {
   uint32_t state[8];
@@ -74,6 +99,26 @@ ck_status ck__cache_store(const uint8_t key[32], const void *payload,
 /* Deletes one entry (for a binary the device rejected). */
 ck_status ck__cache_remove(const uint8_t key[32]);
 
+/* ---- Files (files.c) ------------------------------------------------- */
+/*
+ * Output files are written to a temporary beside the target (mode 0666
+ * less the umask), flushed to disk, and renamed over it, so that the target
+ * holds the old content or the new, never a mix.
+ *   open_temporary: creates ".<name>.tmp.<token>"; *temp is malloc'd.
+ *   commit: fsync, close, rename; frees temp; on failure removes it.
+ *   abandon: closes and removes the temporary after a failure.
+ */
+ck_status ck__file_open_temporary(const char *path, char **temp, int *fd);
+ck_status ck__file_commit(int fd, char *temp, const char *path);
+void ck__file_abandon(int fd, char *temp);
+/* write() until done; 0, or -1 with errno set. */
+int ck__write_all(int fd, const void *buffer, size_t size);
+/* The whole of a file at once, through the three calls above. */
+ck_status ck__file_write_atomic(const char *path, const void *data,
+                                size_t size);
+/* Reads a whole text file into a malloc'd NUL-terminated string. */
+ck_status ck__file_read_text(const char *path, char **text, size_t *size);
+
 /* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
 typedef struct ck__source {
   const char *name; /* file name inside cl/, e.g. "ck_philox.h" */
@@ -83,7 +128,7 @@ typedef struct ck__source {
 
 /* Where each line of an assembled source came from. */
 typedef struct ck__line_origin {
-  char file[64]; /* name inside cl/ */
+  char file[256]; /* as shown in messages: "cl/pso.cl", or a user's file */
   size_t line;   /* 1-based; 0 for a #line directive clkit inserted */
 } ck__line_origin;
 
@@ -98,6 +143,16 @@ ck_status ck__kernels_assemble_mapped(const char *name, char **text,
 void ck__source_map_free(ck__source_map *map);
 /* A copy of a build log with anonymous positions mapped back to cl/. */
 char *ck__source_map_rewrite(const ck__source_map *map, const char *log);
+
+/*
+ * ck_program_build() with a caller's source placed before cl/<name>.cl:
+ * a user objective, say. prefix_name names it in compiler messages.
+ */
+ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
+                                     const char *defines,
+                                     const char *prefix_name,
+                                     const char *prefix_text,
+                                     ck_program **program);
 
 extern const ck__source ck__embedded_sources[];
 extern const size_t ck__embedded_source_count;

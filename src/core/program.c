@@ -15,8 +15,57 @@ static double now_seconds(void) {
   return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
+/* Puts text (named prefix_name) before the assembled source, mapping its
+ * lines; the caller's name is sanitised for use in a #line directive. */
+static ck_status prepend(const char *prefix_name, const char *prefix_text,
+                         char **source, ck__source_map *map) {
+  char shown[200];
+  snprintf(shown, sizeof shown, "%s", prefix_name ? prefix_name : "objective");
+  for (char *c = shown; *c; ++c)
+    if (*c == '"' || *c == '\\' || (unsigned char)*c < 32)
+      *c = '_';
+  size_t lines = 1;
+  for (const char *c = prefix_text; *c; ++c)
+    lines += *c == '\n';
+  size_t length = strlen(shown) + strlen(prefix_text) + strlen(*source) + 64;
+  char *joined = malloc(length);
+  ck__line_origin *origins =
+      malloc((map->line_count + lines + 2) * sizeof *origins);
+  if (!joined || !origins) {
+    free(joined);
+    free(origins);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s",
+                    shown);
+  }
+  snprintf(joined, length, "#line 1 \"%s\"\n%s\n%s", shown, prefix_text,
+           *source);
+  size_t at = 0;
+  snprintf(origins[at].file, sizeof origins[at].file, "%s", shown);
+  origins[at++].line = 0;
+  for (size_t line = 1; line <= lines; ++line, ++at) {
+    snprintf(origins[at].file, sizeof origins[at].file, "%s", shown);
+    origins[at].line = line;
+  }
+  memcpy(origins + at, map->lines, map->line_count * sizeof *origins);
+  free(map->lines);
+  map->lines = origins;
+  map->line_count += at;
+  map->line_capacity = map->line_count;
+  free(*source);
+  *source = joined;
+  return CK_OK;
+}
+
 ck_status ck_program_build(ck_queue *queue, const char *name,
                            const char *defines, ck_program **program) {
+  return ck__program_build_prefixed(queue, name, defines, NULL, NULL, program);
+}
+
+ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
+                                     const char *defines,
+                                     const char *prefix_name,
+                                     const char *prefix_text,
+                                     ck_program **program) {
   ck_status status = CK_OK;
   ck_program *made = NULL;
   char *source = NULL;
@@ -48,6 +97,8 @@ ck_status ck_program_build(ck_queue *queue, const char *name,
   }
   snprintf(made->stats.options, sizeof made->stats.options, "%s", options);
   CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, &map));
+  if (prefix_text)
+    CK_TRY(prepend(prefix_name, prefix_text, &source, &map));
   status = queue->ops->program_build(queue, made, source, options);
   if (status == CK_ERROR_BUILD) {
     /* Point the log at cl/ files even where the compiler ignored #line. */

@@ -130,7 +130,7 @@ static ck_status map_line(assembly *state, const char *file, size_t line) {
     map->line_capacity = capacity;
   }
   ck__line_origin *origin = &map->lines[map->line_count++];
-  snprintf(origin->file, sizeof origin->file, "%s", file);
+  snprintf(origin->file, sizeof origin->file, "cl/%s", file);
   origin->line = line;
   return CK_OK;
 }
@@ -307,7 +307,7 @@ char *ck__source_map_rewrite(const ck__source_map *map, const char *log) {
             : 0;
     if (line >= 1 && line <= map->line_count && map->lines[line - 1].line) {
       const ck__line_origin *origin = &map->lines[line - 1];
-      if (appendf(&out, "cl/%s:%zu", origin->file, origin->line) != CK_OK)
+      if (appendf(&out, "%s:%zu", origin->file, origin->line) != CK_OK)
         goto fail;
       at = end;
       continue;

@@ -13,6 +13,7 @@
 
 static const ck_workload *const registry[] = {
     &ck__selfcheck_workload,
+    &ck__pso_workload,
 };
 static const size_t registry_count = sizeof registry / sizeof registry[0];
 

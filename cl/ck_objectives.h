@@ -1,0 +1,126 @@
+/*
+ * ck_objectives.h - the built-in objectives, shared by the PSO and GA
+ * kernels and by their ref steps (host C), in either precision.
+ *
+ * Each objective is evaluated as a stream over the dimensions, so that a
+ * kernel can fold the evaluation into the same loop that updates a
+ * position (no second pass over memory):
+ *
+ *   ck_objective_state s;
+ *   ck_objective_begin(id, &s);
+ *   for (i = 0; i < dim; ++i) ck_objective_add(id, &s, i, x[i]);
+ *   value = ck_objective_finish(id, &s, dim);
+ *
+ * In kernels `id` is a build-time constant, so the switches fold away.
+ * Domains and known optima are in src/objectives/objectives.c.
+ */
+#ifndef CK_OBJECTIVES_H
+#define CK_OBJECTIVES_H
+
+#include "ck_real.h"
+
+#define CK_OBJECTIVE_SPHERE 0
+#define CK_OBJECTIVE_RASTRIGIN 1
+#define CK_OBJECTIVE_ROSENBROCK 2
+#define CK_OBJECTIVE_GRIEWANK 3
+#define CK_OBJECTIVE_ACKLEY 4
+#define CK_OBJECTIVE_SCHWEFEL 5
+#define CK_OBJECTIVE_MICHALEWICZ 6
+#define CK_OBJECTIVE_STYBLINSKI_TANG 7
+#define CK_OBJECTIVE_SINE_SUM 8   /* f1: sum of sin x + sin(2x/3) */
+#define CK_OBJECTIVE_SINE_PAIRS 9 /* f2: pairs of neighbouring coordinates */
+#define CK_OBJECTIVE_STREAMED_COUNT 10
+#define CK_OBJECTIVE_LSQ 10  /* data-driven least squares: separate kernels */
+#define CK_OBJECTIVE_USER 11 /* user OpenCL C: separate kernel */
+
+/* Schwefel 2.26's offset: 418.98288727243380 per dimension. */
+#define CK_SCHWEFEL_OFFSET 418.9828872724337998
+
+typedef struct ck_objective_state {
+  ck_real sum;
+  ck_real aux;      /* griewank's product, ackley's cosine sum */
+  ck_real previous; /* the last coordinate, for the pairwise objectives */
+} ck_objective_state;
+
+CK_FN void ck_objective_begin(int id, ck_objective_state *s) {
+  s->sum = CK_R(0);
+  s->aux = id == CK_OBJECTIVE_GRIEWANK ? CK_R(1) : CK_R(0);
+  s->previous = CK_R(0);
+}
+
+CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
+  ck_real t, u;
+  switch (id) {
+  case CK_OBJECTIVE_SPHERE:
+    s->sum += x * x;
+    break;
+  case CK_OBJECTIVE_RASTRIGIN:
+    s->sum += x * x - CK_R(10) * CK_COS(CK_R(2 * CK_PI) * x);
+    break;
+  case CK_OBJECTIVE_ROSENBROCK:
+    if (i > 0) {
+      t = x - s->previous * s->previous;
+      u = CK_R(1) - s->previous;
+      s->sum += CK_R(100) * t * t + u * u;
+    }
+    s->previous = x;
+    break;
+  case CK_OBJECTIVE_GRIEWANK:
+    s->sum += x * x;
+    s->aux *= CK_COS(x / CK_SQRT((ck_real)(i + 1)));
+    break;
+  case CK_OBJECTIVE_ACKLEY:
+    s->sum += x * x;
+    s->aux += CK_COS(CK_R(2 * CK_PI) * x);
+    break;
+  case CK_OBJECTIVE_SCHWEFEL:
+    s->sum += x * CK_SIN(CK_SQRT(CK_FABS(x)));
+    break;
+  case CK_OBJECTIVE_MICHALEWICZ:
+    /* sin(x) * sin((i+1) x^2 / pi)^(2m) with m = 10 */
+    t = CK_SIN((ck_real)(i + 1) * x * x * CK_R(1.0 / CK_PI));
+    t = t * t;     /* ^2 */
+    u = t * t;     /* ^4 */
+    u = u * u;     /* ^8 */
+    u = u * u * t * t; /* ^20 */
+    s->sum -= CK_SIN(x) * u;
+    break;
+  case CK_OBJECTIVE_STYBLINSKI_TANG:
+    t = x * x;
+    s->sum += t * t - CK_R(16) * t + CK_R(5) * x;
+    break;
+  case CK_OBJECTIVE_SINE_SUM:
+    s->sum += CK_SIN(x) + CK_SIN(CK_R(2.0 / 3.0) * x);
+    break;
+  case CK_OBJECTIVE_SINE_PAIRS:
+    if (i > 0)
+      s->sum += CK_SIN(s->previous + x) +
+                CK_SIN(CK_R(2.0 / 3.0) * s->previous * x);
+    s->previous = x;
+    break;
+  default:
+    break;
+  }
+}
+
+CK_FN ck_real ck_objective_finish(int id, const ck_objective_state *s,
+                                  int dim) {
+  ck_real n = (ck_real)dim;
+  switch (id) {
+  case CK_OBJECTIVE_RASTRIGIN:
+    return CK_R(10) * n + s->sum;
+  case CK_OBJECTIVE_GRIEWANK:
+    return CK_R(1) + s->sum * CK_R(1.0 / 4000.0) - s->aux;
+  case CK_OBJECTIVE_ACKLEY:
+    return CK_R(-20) * CK_EXP(CK_R(-0.2) * CK_SQRT(s->sum / n)) -
+           CK_EXP(s->aux / n) + CK_R(20) + CK_R(2.718281828459045);
+  case CK_OBJECTIVE_SCHWEFEL:
+    return CK_R(CK_SCHWEFEL_OFFSET) * n - s->sum;
+  case CK_OBJECTIVE_STYBLINSKI_TANG:
+    return CK_R(0.5) * s->sum;
+  default:
+    return s->sum;
+  }
+}
+
+#endif /* CK_OBJECTIVES_H */

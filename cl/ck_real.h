@@ -1,0 +1,49 @@
+/*
+ * ck_real.h - the working precision of a kernel or ref step: float by
+ * default, double where CK_REAL_DOUBLE is 1 (the host sets it, and only on
+ * devices with fp64). Math is spelled through CK_ macros so that one source
+ * serves both precisions in every language.
+ */
+#ifndef CK_REAL_H
+#define CK_REAL_H
+
+#include "ck_prelude.h"
+
+#ifndef CK_REAL_DOUBLE
+#define CK_REAL_DOUBLE 0
+#endif
+
+#if CK_REAL_DOUBLE
+#if defined(CK_LANG_OPENCL) && !CK_HAS_FP64
+#error "double precision needs a device with fp64"
+#endif
+typedef double ck_real;
+#define CK_R(x) ((double)(x))
+#define CK_SQRT(x) sqrt(x)
+#define CK_EXP(x) exp(x)
+#define CK_SIN(x) sin(x)
+#define CK_COS(x) cos(x)
+#define CK_FABS(x) fabs(x)
+#define CK_POW(x, y) pow(x, y)
+#define CK_REAL_MAX 1.7976931348623157e308
+#else
+typedef float ck_real;
+#define CK_R(x) ((float)(x))
+#define CK_SQRT(x) sqrtf(x)
+#define CK_EXP(x) expf(x)
+#define CK_SIN(x) sinf(x)
+#define CK_COS(x) cosf(x)
+#define CK_FABS(x) fabsf(x)
+#define CK_POW(x, y) powf(x, y)
+#define CK_REAL_MAX 3.402823466e38f
+#endif
+
+#define CK_PI 3.14159265358979323846
+
+/* A uniform draw in [0,1) in the working precision, from one 32-bit word
+ * (24 bits of resolution in both precisions, so both draw alike). */
+CK_FN ck_real ck_uniform_real(ck_u32 word) {
+  return (ck_real)(word >> 8) * CK_R(1.0 / 16777216.0);
+}
+
+#endif /* CK_REAL_H */

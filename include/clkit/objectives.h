@@ -1,0 +1,67 @@
+/*
+ * clkit/objectives.h - the built-in objective functions shared by the
+ * optimisers (PSO, GA): names, usual domains, known optima, and batch
+ * evaluation on any device.
+ */
+#ifndef CLKIT_OBJECTIVES_H
+#define CLKIT_OBJECTIVES_H
+
+#include <stddef.h>
+
+#include "clkit/device.h"
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ck_objective_info {
+  const char *name;    /* "rastrigin" */
+  int id;              /* CK_OBJECTIVE_* of cl/ck_objectives.h */
+  const char *formula; /* one line, for help texts */
+  double lo, hi;       /* the usual domain of every coordinate */
+  int streamed;        /* 1: evaluated inside the fused update loop */
+  /* Known optimum: value = optimum_per_dim * dim + optimum_constant, at
+   * every coordinate equal to optimum_x, when has_optimum is 1. */
+  int has_optimum;
+  double optimum_per_dim, optimum_constant, optimum_x;
+} ck_objective_info;
+
+/* ck_objective_list - the table of built-in objectives (static). */
+ck_status ck_objective_list(const ck_objective_info **table, size_t *count);
+
+/*
+ * ck_objective_find - an objective by name ("sphere", "rastrigin",
+ * "rosenbrock", "griewank", "ackley", "schwefel", "michalewicz",
+ * "styblinski-tang", "f1", "f2", "lsq").
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the unknown function and
+ * listing the known ones.
+ */
+ck_status ck_objective_find(const char *name, const ck_objective_info **info);
+
+/*
+ * ck_objective_optimum - the known optimal value of a streamed objective
+ * in dim dimensions. michalewicz is known for dim 2, 5 and 10 only.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND when no optimum is known.
+ */
+ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
+                               double *value);
+
+/*
+ * ck_objective_evaluate - evaluate a streamed objective at count points
+ * (row-major, count x dim) on a device, in float (double_precision 0) or
+ * double (1, on devices with fp64). ref evaluates with the same shared
+ * code on the host.
+ * Takes: points, values (count entries, out).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (dim < 1, not streamed,
+ * double on a device without fp64); device errors.
+ */
+ck_status ck_objective_evaluate(const ck_device *device,
+                                const ck_objective_info *info, int dim,
+                                const double *points, size_t count,
+                                int double_precision, double *values);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_OBJECTIVES_H */

@@ -1,0 +1,149 @@
+/*
+ * clkit/pso.h - particle swarm optimisation on any device.
+ *
+ * Synchronous PSO with inertia weight (or the constriction form), a gbest
+ * or lbest-ring topology and three boundary modes, minimising a built-in
+ * objective, least squares over a data set, or a user objective written in
+ * OpenCL C. The swarm lives on the device for the whole run.
+ *
+ *   ck_pso_config config;
+ *   ck_pso_config_init(&config);             defaults, then adjust
+ *   config.function = "rastrigin"; config.dim = 30;
+ *   ck_pso *pso;
+ *   ck_pso_create(device, &config, &pso);    allocates, initialises
+ *   ck_pso_run(pso, &report);                until a stopping rule, or
+ *   ck_pso_step(pso, 100);                   step-wise, then
+ *   ck_pso_best(pso, &value, position);
+ *   ck_pso_destroy(pso);
+ */
+#ifndef CLKIT_PSO_H
+#define CLKIT_PSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/device.h"
+#include "clkit/lsq.h"
+#include "clkit/status.h"
+#include "clkit/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_bounds_mode {
+  CK_BOUNDS_MODE_CLAMP = 0,   /* onto the bound; velocity zeroed */
+  CK_BOUNDS_MODE_REFLECT = 1, /* mirrored at the bound; velocity reversed */
+  CK_BOUNDS_MODE_RANDOM = 2   /* redrawn uniformly; velocity zeroed */
+} ck_bounds_mode;
+
+typedef enum ck_pso_lsq_mode {
+  CK_PSO_LSQ_AUTO = 0,   /* group when particles are few, else thread */
+  CK_PSO_LSQ_GROUP = 1,  /* a work-group per particle, reducing over rows */
+  CK_PSO_LSQ_THREAD = 2  /* a work-item per particle */
+} ck_pso_lsq_mode;
+
+typedef struct ck_pso_config {
+  /* The objective: a built-in name (see clkit/objectives.h), "lsq" with
+   * data, or NULL with objective_source. */
+  const char *function;
+  const char *objective_source; /* OpenCL C defining objective() */
+  const char *objective_name;   /* its file name, for error messages */
+  const ck_lsq_data *data;      /* lsq rows; or a user objective's data */
+  int dim;                      /* 1 .. 100000 (lsq: the data's dim) */
+  size_t particles;             /* 1 .. 2^31 */
+  /* Domain: dim entries each, or NULL for the objective's usual domain
+   * (user objectives must give them). Copied by ck_pso_create(). */
+  const double *lo, *hi;
+  double w, c1, c2;       /* inertia form: v <- w v + c1 r1 .. + c2 r2 .. */
+  int constriction;       /* 1: chi (v + c1 r1 .. + c2 r2 ..), c1 + c2 > 4 */
+  int ring_neighbours;    /* 0: gbest; k >= 2: lbest ring of k particles */
+  double velocity_init;   /* initial |v| up to this times (hi - lo) */
+  double vmax;            /* |v| clamped to this times (hi - lo) */
+  ck_bounds_mode bounds;
+  int double_precision;   /* 1: double, on devices with fp64 */
+  ck_pso_lsq_mode lsq_mode;
+  uint64_t seed;
+  /* Stopping, whichever comes first; 0 disables a rule (iterations
+   * defaults to 1000 when every rule is off). */
+  uint64_t max_iterations;
+  uint64_t max_evaluations;
+  int has_target;
+  double target;          /* stop once best <= target */
+  double max_seconds;
+  /* The host reads the best value every check_every iterations (0: chosen
+   * to keep reads to about twenty a second). */
+  unsigned check_every;
+  ck_progress_fn progress; /* optional, called at each check */
+  void *progress_user;
+} ck_pso_config;
+
+typedef enum ck_pso_stop {
+  CK_PSO_STOP_NONE = 0,
+  CK_PSO_STOP_ITERATIONS,
+  CK_PSO_STOP_EVALUATIONS,
+  CK_PSO_STOP_TARGET,
+  CK_PSO_STOP_TIME
+} ck_pso_stop;
+
+typedef struct ck_pso_report {
+  double best;
+  uint64_t iterations;       /* moves made (initialisation not counted) */
+  uint64_t evaluations;      /* objective evaluations, initialisation too */
+  uint64_t target_iteration; /* first iteration at or below target, or 0 */
+  ck_pso_stop stopped_by;
+  double wall_s;             /* run time, program builds excluded */
+  double kernel_s;           /* device time of the kernels */
+  double build_s;            /* program builds */
+  double evaluations_per_s;
+  double updates_per_s;      /* particle-dimension updates per second */
+} ck_pso_report;
+
+typedef struct ck_pso ck_pso;
+
+/* ck_pso_config_init - fill config with the defaults (w 0.7298, c1 = c2 =
+ * 1.49618, gbest, clamp bounds, 1000 iterations, seed 1). */
+ck_status ck_pso_config_init(ck_pso_config *config);
+
+/*
+ * ck_pso_create - check the configuration, build the kernels, allocate the
+ * swarm on the device and initialise it (positions, velocities, personal
+ * and global bests).
+ * Takes: device; config (read, not kept: strings and arrays may be freed
+ * after the call, except config->data, which must outlive the swarm);
+ * pso (set; destroy with ck_pso_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting;
+ * CK_ERROR_BUILD for a user objective that does not compile (the message
+ * names its file and line); device errors.
+ */
+ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
+                        ck_pso **pso);
+
+/* ck_pso_step - make `iterations` synchronous moves (no stopping rules). */
+ck_status ck_pso_step(ck_pso *pso, uint64_t iterations);
+
+/*
+ * ck_pso_run - move until a stopping rule of the configuration holds.
+ * Takes: report (filled in). Returns: CK_OK; CK_ERROR_CANCELLED when the
+ * progress callback asked to stop; device errors.
+ */
+ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report);
+
+/* ck_pso_best - the best value so far and, if position is not NULL, its
+ * position (dim entries). */
+ck_status ck_pso_best(ck_pso *pso, double *value, double *position);
+
+/*
+ * ck_pso_history - the best value after each iteration so far (entry 0:
+ * after initialisation). The array is owned by the swarm and valid until
+ * its next call.
+ */
+ck_status ck_pso_history(ck_pso *pso, const double **values, size_t *count);
+
+/* ck_pso_destroy - release a swarm. NULL is a no-op. */
+ck_status ck_pso_destroy(ck_pso *pso);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_PSO_H */

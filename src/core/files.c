@@ -1,0 +1,165 @@
+/* files.c - output files written so that a reader never sees half of one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+/* A name for a temporary file that is unlikely to be taken. */
+static unsigned temporary_token(void) {
+  static _Thread_local uint64_t counter;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  uint64_t z = (uint64_t)getpid() ^ ((uint64_t)now.tv_nsec << 20) ^
+               ((uint64_t)now.tv_sec << 40) ^ (uint64_t)(uintptr_t)&counter ^
+               (++counter * UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return (unsigned)(z ^ (z >> 31));
+}
+
+ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
+  const char *slash = strrchr(path, '/');
+  size_t directory = slash ? (size_t)(slash - path) + 1 : 0;
+  const char *name = path + directory;
+  size_t size = strlen(path) + 32;
+  ck_status status;
+  *temp = NULL;
+  *fd = -1;
+  if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s names a directory, not a file", path);
+  char *candidate = malloc(size);
+  if (!candidate)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory: %zu bytes for a file name", size);
+  memcpy(candidate, path, directory);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    snprintf(candidate + directory, size - directory, ".%s.tmp.%08x", name,
+             temporary_token());
+    int opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (opened >= 0) {
+      *temp = candidate;
+      *fd = opened;
+      return CK_OK;
+    }
+    if (errno != EEXIST) {
+      int error = errno;
+      status = ck__fail(CK_ERROR_IO,
+                        "cannot write %s: cannot create the temporary file "
+                        "%s: %s",
+                        path, candidate, strerror(error));
+      free(candidate);
+      return status;
+    }
+  }
+  free(candidate);
+  return ck__fail(CK_ERROR_IO,
+                  "cannot write %s: no free temporary file name beside it",
+                  path);
+}
+
+int ck__write_all(int fd, const void *buffer, size_t size) {
+  const uint8_t *at = buffer;
+  while (size > 0) {
+    ssize_t put = write(fd, at, size);
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0) {
+      if (put == 0)
+        errno = EIO;
+      return -1;
+    }
+    at += put;
+    size -= (size_t)put;
+  }
+  return 0;
+}
+
+ck_status ck__file_commit(int fd, char *temp, const char *path) {
+  ck_status status = CK_OK;
+  /* On disk before the rename, so a crash cannot leave an empty file. */
+  if (fsync(fd) != 0 && errno != EINVAL)
+    status = ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+  if (close(fd) != 0 && status == CK_OK)
+    status = ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+  if (status == CK_OK && rename(temp, path) != 0)
+    status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, path,
+                      strerror(errno));
+  if (status != CK_OK)
+    unlink(temp);
+  free(temp);
+  return status;
+}
+
+void ck__file_abandon(int fd, char *temp) {
+  if (fd >= 0)
+    close(fd);
+  if (temp)
+    unlink(temp);
+  free(temp);
+}
+
+ck_status ck__file_write_atomic(const char *path, const void *data,
+                                size_t size) {
+  char *temp = NULL;
+  int fd = -1;
+  if (!path || !*path || (size && !data))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
+  ck_status status = ck__file_open_temporary(path, &temp, &fd);
+  if (status)
+    return status;
+  if (ck__write_all(fd, data, size) != 0) {
+    status = ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    ck__file_abandon(fd, temp);
+    return status;
+  }
+  return ck__file_commit(fd, temp, path);
+}
+
+ck_status ck__file_read_text(const char *path, char **text, size_t *size) {
+  ck_status status = CK_OK;
+  FILE *file = NULL;
+  char *data = NULL;
+  size_t used = 0, capacity = 0;
+  if (!path || !text)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
+  *text = NULL;
+  file = fopen(path, "rb");
+  if (!file)
+    return ck__fail(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+  for (;;) {
+    if (used + 4096 + 1 > capacity) {
+      capacity = capacity ? 2 * capacity : 65536;
+      char *grown = realloc(data, capacity);
+      if (!grown)
+        CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory reading %s", path);
+      data = grown;
+    }
+    size_t got = fread(data + used, 1, capacity - used - 1, file);
+    used += got;
+    if (got == 0) {
+      if (ferror(file))
+        CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+      break;
+    }
+  }
+  data[used] = '\0';
+  if (memchr(data, '\0', used))
+    CK_FAIL(CK_ERROR_PARSE, "%s: not a text file (it holds NUL bytes)", path);
+  fclose(file);
+  *text = data;
+  if (size)
+    *size = used;
+  return CK_OK;
+fail:
+  if (file)
+    fclose(file);
+  free(data);
+  return status;
+}

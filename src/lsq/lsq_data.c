@@ -1,0 +1,841 @@
+/*
+ * Data sets of the least-squares objective: the CSV and binary file
+ * formats described in clkit/lsq.h, a seeded generator and the reference
+ * value of the objective.
+ *
+ * Files are read with plain read() in large chunks. The CSV reader keeps
+ * the unfinished tail of a chunk and reads on behind it, growing its
+ * buffer for a long line up to CSV_MAX_LINE bytes; every line is cut at
+ * its newline and split at commas in place, and each field goes through
+ * strtod() under the C locale. Rows are stored in arrays that double as
+ * they fill and are trimmed to size at the end.
+ *
+ * Writers fill a temporary file ".<name>.tmp.<token>" in the target's
+ * directory, flush it to disk and rename() it over the target, so a
+ * reader never sees a partial file.
+ */
+#include "core/internal.h"
+
+#include "clkit/lsq.h"
+
+#include "ck_philox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LSQ_HEADER_SIZE 24
+#define LSQ_VERSION 1u
+/* Bytes asked of read() at a time, and the most a single line may take. */
+#define CSV_CHUNK ((size_t)1 << 20)
+#define CSV_MAX_LINE ((size_t)16 << 20)
+/* Rows the CSV reader makes room for first. */
+#define CSV_FIRST_CAPACITY ((size_t)4096)
+/* Longest field text quoted in a message. */
+#define QUOTE_MAX 40
+/* Room for one "%.17g" value: "-1.2345678901234567e-308" and a separator. */
+#define NUMBER_ROOM 32
+
+/*
+ * Philox streams of the generator: one for the coefficients and one per
+ * row (LSQ_STREAM_ROWS + j). Within a row, block i holds a_j,2i and
+ * a_j,2i+1; the noise comes from a block of its own far past those, so
+ * a row's noise does not depend on dim.
+ */
+#define LSQ_STREAM_COEFFICIENTS UINT64_C(0x6c73710000000000)
+#define LSQ_STREAM_ROWS UINT64_C(0x6c73710100000000)
+#define LSQ_NOISE_BLOCK UINT64_C(0xffffffff)
+
+static const char lsq_magic[8] = {'C', 'K', 'L', 'S', 'Q', 'F', '6', '4'};
+/* Files starting with this much of the magic are read as binary. */
+#define LSQ_MAGIC_PREFIX 5
+
+/* ---- little helpers ------------------------------------------------------ */
+
+static void put_f64(uint8_t *out, double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  ck__put_u64(out, bits);
+}
+
+static double get_f64(const uint8_t *in) {
+  uint64_t bits = ck__get_u64(in);
+  double value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+/* One read(), retried on EINTR. */
+static ssize_t read_some(int fd, void *buffer, size_t size) {
+  for (;;) {
+    ssize_t got = read(fd, buffer, size);
+    if (got >= 0 || errno != EINTR)
+      return got;
+  }
+}
+
+/* Reads until size bytes or end of file; *got says how many. -1 on error. */
+static int read_full(int fd, void *buffer, size_t size, size_t *got) {
+  uint8_t *at = buffer;
+  *got = 0;
+  while (*got < size) {
+    ssize_t n = read_some(fd, at + *got, size - *got);
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      break;
+    *got += (size_t)n;
+  }
+  return 0;
+}
+
+/* The C locale, so that '.' is the decimal point whatever the process set. */
+typedef struct numeric_locale {
+  locale_t c, previous;
+} numeric_locale;
+
+static ck_status enter_c_locale(numeric_locale *scope, const char *path) {
+  scope->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  if (scope->c == (locale_t)0)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "%s: cannot create the C locale for numbers: %s", path,
+                    strerror(errno));
+  scope->previous = uselocale(scope->c);
+  return CK_OK;
+}
+
+static void leave_c_locale(numeric_locale *scope) {
+  if (scope->c == (locale_t)0)
+    return;
+  uselocale(scope->previous);
+  freelocale(scope->c);
+  scope->c = (locale_t)0;
+}
+
+/* Checks a caller's data set; name is the function for the message. */
+static ck_status check_data(const ck_lsq_data *data, const char *name) {
+  if (!data)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: data is NULL", name);
+  if (data->rows == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: the data set has no rows",
+                    name);
+  if (data->dim < 1 || data->dim > CK_LSQ_MAX_DIM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: dim %zu is outside 1..%d",
+                    name, data->dim, CK_LSQ_MAX_DIM);
+  if (!data->a || !data->b)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the data set's arrays a and b are required", name);
+  if (data->rows > SIZE_MAX / sizeof(double) / data->dim)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: %zu rows of dim %zu do not fit in memory", name,
+                    data->rows, data->dim);
+  return CK_OK;
+}
+
+/* Allocates a (rows * dim doubles) and b (rows doubles). */
+static ck_status allocate_rows(size_t rows, size_t dim, double **a, double **b,
+                               const char *what) {
+  *a = NULL;
+  *b = NULL;
+  if (rows > SIZE_MAX / sizeof(double) / dim)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory for %s: %zu rows of dim %zu overflow the "
+                    "address space",
+                    what, rows, dim);
+  *a = malloc(rows * dim * sizeof(double));
+  if (!*a)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory for %s: %zu bytes for a (%zu rows of dim "
+                    "%zu)",
+                    what, rows * dim * sizeof(double), rows, dim);
+  *b = malloc(rows * sizeof(double));
+  if (!*b) {
+    free(*a);
+    *a = NULL;
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory for %s: %zu bytes for b (%zu rows)", what,
+                    rows * sizeof(double), rows);
+  }
+  return CK_OK;
+}
+
+/* The model's prediction for one row; generator and evaluation share it. */
+static double row_dot(const double *x, const double *row, size_t dim) {
+  double sum = 0.0;
+  for (size_t d = 0; d < dim; ++d)
+    sum += x[d] * row[d];
+  return sum;
+}
+
+/* ---- binary reader ------------------------------------------------------- */
+
+/* Copies up to 8 bytes of a bad magic with unprintable bytes as '?'. */
+static void printable_magic(const uint8_t *in, char out[9]) {
+  for (int i = 0; i < 8; ++i)
+    out[i] =
+        (in[i] >= 0x20 && in[i] < 0x7f && in[i] != '"') ? (char)in[i] : '?';
+  out[8] = '\0';
+}
+
+static ck_status load_binary(const char *path, int fd, const struct stat *info,
+                             const uint8_t *head, size_t head_size,
+                             ck_lsq_data *data) {
+  ck_status status = CK_OK;
+  double *a = NULL, *b = NULL;
+  uint8_t *chunk = NULL;
+  char magic[9];
+
+  if (head_size < LSQ_HEADER_SIZE)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: truncated header: expected %d bytes, found %zu", path,
+            LSQ_HEADER_SIZE, head_size);
+  if (memcmp(head, lsq_magic, sizeof lsq_magic) != 0) {
+    printable_magic(head, magic);
+    CK_FAIL(CK_ERROR_PARSE, "%s: bad magic \"%s\" (expected \"CKLSQF64\")",
+            path, magic);
+  }
+  uint32_t version = ck__get_u32(head + 8);
+  uint32_t dim = ck__get_u32(head + 12);
+  uint64_t rows = ck__get_u64(head + 16);
+  if (version != LSQ_VERSION)
+    CK_FAIL(CK_ERROR_PARSE, "%s: unsupported format version %u (expected %u)",
+            path, (unsigned)version, LSQ_VERSION);
+  if (dim < 1 || dim > CK_LSQ_MAX_DIM)
+    CK_FAIL(CK_ERROR_PARSE, "%s: dim %u is outside 1..%d", path, (unsigned)dim,
+            CK_LSQ_MAX_DIM);
+  if (rows == 0)
+    CK_FAIL(CK_ERROR_PARSE, "%s: rows is 0; a data set needs at least 1 row",
+            path);
+
+  uint64_t row_bytes = ((uint64_t)dim + 1) * 8;
+  if (rows > (UINT64_MAX - LSQ_HEADER_SIZE) / row_bytes)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: rows %llu is too large: the payload size overflows", path,
+            (unsigned long long)rows);
+  uint64_t expected = LSQ_HEADER_SIZE + rows * row_bytes;
+  /* A regular file can be checked before anything is allocated. */
+  if (S_ISREG(info->st_mode) && (uint64_t)info->st_size != expected)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: %s: expected %llu bytes (%llu rows of dim %u), found %llu",
+            path,
+            (uint64_t)info->st_size < expected ? "truncated" : "trailing bytes",
+            (unsigned long long)expected, (unsigned long long)rows,
+            (unsigned)dim, (unsigned long long)info->st_size);
+  if (rows > SIZE_MAX)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: %llu rows do not fit in memory", path,
+            (unsigned long long)rows);
+  CK_TRY(allocate_rows((size_t)rows, dim, &a, &b, path));
+
+  size_t chunk_rows = CSV_CHUNK / (size_t)row_bytes;
+  if (chunk_rows == 0)
+    chunk_rows = 1;
+  if ((uint64_t)chunk_rows > rows)
+    chunk_rows = (size_t)rows;
+  chunk = malloc(chunk_rows * (size_t)row_bytes);
+  if (!chunk)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory: %zu bytes for a buffer",
+            path, chunk_rows * (size_t)row_bytes);
+
+  for (size_t done = 0; done < (size_t)rows;) {
+    size_t count =
+        (size_t)rows - done < chunk_rows ? (size_t)rows - done : chunk_rows;
+    size_t want = count * (size_t)row_bytes, got = 0;
+    if (read_full(fd, chunk, want, &got) != 0)
+      CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+    if (got < want)
+      CK_FAIL(CK_ERROR_PARSE, "%s: truncated: expected %llu bytes, found %llu",
+              path, (unsigned long long)expected,
+              (unsigned long long)(LSQ_HEADER_SIZE + done * row_bytes + got));
+    const uint8_t *at = chunk;
+    for (size_t r = 0; r < count; ++r) {
+      size_t row = done + r;
+      for (uint32_t k = 0; k <= dim; ++k, at += 8) {
+        double value = get_f64(at);
+        if (!isfinite(value)) {
+          char name[16] = "b";
+          if (k < dim)
+            snprintf(name, sizeof name, "a_%u", (unsigned)k + 1);
+          CK_FAIL(CK_ERROR_PARSE, "%s: row %zu: %s is not finite (%s)", path,
+                  row + 1, name, isnan(value) ? "NaN" : "infinity");
+        }
+        if (k < dim)
+          a[row * dim + k] = value;
+        else
+          b[row] = value;
+      }
+    }
+    done += count;
+  }
+  /* A file that is not regular (or grew meanwhile) may still run on. */
+  uint8_t extra;
+  ssize_t more = read_some(fd, &extra, 1);
+  if (more < 0)
+    CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (more > 0)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: trailing bytes: expected %llu bytes, found more", path,
+            (unsigned long long)expected);
+
+  free(chunk);
+  data->rows = (size_t)rows;
+  data->dim = dim;
+  data->a = a;
+  data->b = b;
+  return CK_OK;
+
+fail:
+  free(chunk);
+  free(a);
+  free(b);
+  return status;
+}
+
+/* ---- CSV reader ---------------------------------------------------------- */
+
+typedef struct csv_reader {
+  const char *path;
+  size_t line; /* 1-based number of the line being read */
+  size_t dim;  /* 0 until the first data row */
+  size_t rows, capacity;
+  double *a, *b;
+} csv_reader;
+
+enum field_kind {
+  FIELD_NUMBER,       /* a finite double */
+  FIELD_EMPTY,        /* nothing but blanks */
+  FIELD_NOT_A_NUMBER, /* text strtod does not take whole */
+  FIELD_NOT_FINITE,   /* "nan", "inf", ... */
+  FIELD_OUT_OF_RANGE  /* too large for a double */
+};
+
+static int is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
+
+/*
+ * Reads the field [begin, end), which is followed by a comma, a blank or
+ * the line's NUL, none of which strtod() would take into a number.
+ */
+static enum field_kind read_field(const char *begin, const char *end,
+                                  double *value) {
+  while (begin < end && is_blank(*begin))
+    ++begin;
+  while (end > begin && is_blank(end[-1]))
+    --end;
+  if (begin == end)
+    return FIELD_EMPTY;
+  char *stop = NULL;
+  errno = 0;
+  *value = strtod(begin, &stop);
+  if (stop != end)
+    return FIELD_NOT_A_NUMBER;
+  if (isnan(*value))
+    return FIELD_NOT_FINITE;
+  if (isinf(*value))
+    return errno == ERANGE ? FIELD_OUT_OF_RANGE : FIELD_NOT_FINITE;
+  return FIELD_NUMBER;
+}
+
+/* Finds the end of the field that starts at begin. */
+static const char *field_end(const char *begin, const char *end) {
+  const char *comma = memchr(begin, ',', (size_t)(end - begin));
+  return comma ? comma : end;
+}
+
+/* 1 when some field of the line reads as a number (finite or not). */
+static int line_has_number(const char *begin, const char *end) {
+  for (const char *field = begin;; ++field) {
+    const char *stop = field_end(field, end);
+    double value;
+    enum field_kind kind = read_field(field, stop, &value);
+    if (kind != FIELD_EMPTY && kind != FIELD_NOT_A_NUMBER)
+      return 1;
+    if (stop == end)
+      return 0;
+    field = stop;
+  }
+}
+
+static ck_status field_error(const csv_reader *csv, const char *begin,
+                             const char *end, size_t field,
+                             enum field_kind kind) {
+  while (begin < end && is_blank(*begin))
+    ++begin;
+  while (end > begin && is_blank(end[-1]))
+    --end;
+  int length = end - begin > QUOTE_MAX ? QUOTE_MAX : (int)(end - begin);
+  const char *more = end - begin > QUOTE_MAX ? "..." : "";
+  switch (kind) {
+  case FIELD_EMPTY:
+    return ck__fail(CK_ERROR_PARSE, "%s: line %zu, field %zu is empty",
+                    csv->path, csv->line, field);
+  case FIELD_NOT_FINITE:
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: line %zu, field %zu: \"%.*s%s\" is not finite (NaN "
+                    "and infinity are not allowed)",
+                    csv->path, csv->line, field, length, begin, more);
+  case FIELD_OUT_OF_RANGE:
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: line %zu, field %zu: \"%.*s%s\" is out of range for "
+                    "a double",
+                    csv->path, csv->line, field, length, begin, more);
+  default:
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: line %zu, field %zu: \"%.*s%s\" is not a number",
+                    csv->path, csv->line, field, length, begin, more);
+  }
+}
+
+/* Makes room for one more row. */
+static ck_status csv_reserve(csv_reader *csv) {
+  if (csv->rows < csv->capacity)
+    return CK_OK;
+  size_t capacity = csv->capacity ? csv->capacity : CSV_FIRST_CAPACITY / 2;
+  if (capacity > SIZE_MAX / 2 / sizeof(double) / csv->dim)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory reading %s: %zu rows of dim %zu overflow "
+                    "the address space",
+                    csv->path, csv->rows, csv->dim);
+  capacity *= 2;
+  double *a = realloc(csv->a, capacity * csv->dim * sizeof(double));
+  if (!a)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory reading %s: %zu bytes for %zu rows of dim "
+                    "%zu",
+                    csv->path, capacity * csv->dim * sizeof(double), capacity,
+                    csv->dim);
+  csv->a = a;
+  double *b = realloc(csv->b, capacity * sizeof(double));
+  if (!b)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory reading %s: %zu bytes for %zu rows",
+                    csv->path, capacity * sizeof(double), capacity);
+  csv->b = b;
+  csv->capacity = capacity;
+  return CK_OK;
+}
+
+/* Handles one line [begin, end); *end is a NUL the reader put there. */
+static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
+  size_t length = (size_t)(end - begin);
+  if (csv->line == 1 && length >= 3 && memcmp(begin, "\xEF\xBB\xBF", 3) == 0) {
+    begin += 3; /* a UTF-8 byte order mark */
+    length -= 3;
+  }
+  if (length > 0 && begin[length - 1] == '\r')
+    begin[--length] = '\0';
+  end = begin + length;
+  if (memchr(begin, '\0', length))
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: line %zu contains a NUL byte (is this a binary "
+                    "file?)",
+                    csv->path, csv->line);
+  const char *first = begin;
+  while (first < end && is_blank(*first))
+    ++first;
+  if (first == end || *first == '#')
+    return CK_OK;
+
+  size_t fields = 1;
+  for (const char *c = begin; (c = memchr(c, ',', (size_t)(end - c))) != NULL;
+       ++c)
+    ++fields;
+  if (csv->dim == 0) {
+    if (csv->line == 1 && !line_has_number(begin, end))
+      return CK_OK; /* the header */
+    if (fields < 2)
+      return ck__fail(CK_ERROR_PARSE,
+                      "%s: line %zu: 1 field; need at least 2, separated by "
+                      "commas (dim >= 1 values a, then b)",
+                      csv->path, csv->line);
+    if (fields > CK_LSQ_MAX_DIM + 1)
+      return ck__fail(CK_ERROR_PARSE,
+                      "%s: line %zu: %zu fields; at most %d allowed (dim <= "
+                      "%d)",
+                      csv->path, csv->line, fields, CK_LSQ_MAX_DIM + 1,
+                      CK_LSQ_MAX_DIM);
+    csv->dim = fields - 1;
+  } else if (fields != csv->dim + 1) {
+    return ck__fail(CK_ERROR_PARSE, "%s: line %zu: %zu field%s, expected %zu",
+                    csv->path, csv->line, fields, fields == 1 ? "" : "s",
+                    csv->dim + 1);
+  }
+
+  ck_status status = csv_reserve(csv);
+  if (status != CK_OK)
+    return status;
+  double *row = csv->a + csv->rows * csv->dim;
+  const char *field = begin;
+  for (size_t k = 0; k <= csv->dim; ++k) {
+    const char *stop = field_end(field, end);
+    double value = 0.0;
+    enum field_kind kind = read_field(field, stop, &value);
+    if (kind != FIELD_NUMBER) {
+      if (!line_has_number(begin, end))
+        return ck__fail(CK_ERROR_PARSE,
+                        "%s: line %zu: no field is a number; a header is "
+                        "allowed only as line 1",
+                        csv->path, csv->line);
+      return field_error(csv, field, stop, k + 1, kind);
+    }
+    if (k < csv->dim)
+      row[k] = value;
+    else
+      csv->b[csv->rows] = value;
+    field = stop + 1;
+  }
+  csv->rows += 1;
+  return CK_OK;
+}
+
+static ck_status load_csv(const char *path, int fd, const uint8_t *head,
+                          size_t head_size, ck_lsq_data *data) {
+  ck_status status = CK_OK;
+  csv_reader csv = {path, 1, 0, 0, 0, NULL, NULL};
+  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  size_t capacity = CSV_CHUNK;
+  size_t used = head_size;
+  unsigned long long total = head_size;
+  int at_end = 0;
+  /* One byte more than capacity, for the NUL after a last unended line. */
+  char *buffer = malloc(capacity + 1);
+  if (!buffer)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of memory reading %s: %zu bytes for a buffer", path,
+            capacity + 1);
+  memcpy(buffer, head, head_size);
+  CK_TRY(enter_c_locale(&locale, path));
+
+  for (;;) {
+    char *line = buffer;
+    char *limit = buffer + used;
+    char *newline;
+    while ((newline = memchr(line, '\n', (size_t)(limit - line))) != NULL) {
+      *newline = '\0';
+      CK_TRY(csv_line(&csv, line, newline));
+      csv.line += 1;
+      line = newline + 1;
+    }
+    size_t rest = (size_t)(limit - line);
+    if (at_end) {
+      if (rest > 0) {
+        *limit = '\0';
+        CK_TRY(csv_line(&csv, line, limit));
+      }
+      break;
+    }
+    memmove(buffer, line, rest);
+    used = rest;
+    if (used == capacity) {
+      /* The whole buffer is one unfinished line. */
+      if (capacity >= CSV_MAX_LINE)
+        CK_FAIL(CK_ERROR_PARSE, "%s: line %zu is longer than %zu bytes", path,
+                csv.line, CSV_MAX_LINE);
+      char *grown = realloc(buffer, 2 * capacity + 1);
+      if (!grown)
+        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+                "out of memory reading %s: %zu bytes for line %zu", path,
+                2 * capacity + 1, csv.line);
+      buffer = grown;
+      capacity *= 2;
+    }
+    ssize_t got = read_some(fd, buffer + used, capacity - used);
+    if (got < 0)
+      CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+    if (got == 0)
+      at_end = 1;
+    used += (size_t)got;
+    total += (unsigned long long)got;
+  }
+
+  if (total == 0)
+    CK_FAIL(CK_ERROR_PARSE, "%s is empty", path);
+  if (csv.rows == 0)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: no data rows (only a header, comments or blank lines)", path);
+  leave_c_locale(&locale);
+  free(buffer);
+  /* Give back what the doubling reserved; keep the larger block if not. */
+  double *a = realloc(csv.a, csv.rows * csv.dim * sizeof(double));
+  if (a)
+    csv.a = a;
+  double *b = realloc(csv.b, csv.rows * sizeof(double));
+  if (b)
+    csv.b = b;
+  data->rows = csv.rows;
+  data->dim = csv.dim;
+  data->a = csv.a;
+  data->b = csv.b;
+  return CK_OK;
+
+fail:
+  leave_c_locale(&locale);
+  free(buffer);
+  free(csv.a);
+  free(csv.b);
+  return status;
+}
+
+ck_status ck_lsq_load(const char *path, ck_lsq_data *data) {
+  ck_status status = CK_OK;
+  uint8_t head[LSQ_HEADER_SIZE];
+  size_t head_size = 0;
+  struct stat info;
+  int fd = -1;
+
+  if (!data)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_lsq_load: data is NULL");
+  memset(data, 0, sizeof *data);
+  if (!path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_lsq_load: path is NULL");
+
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    CK_FAIL(CK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+  if (fstat(fd, &info) != 0)
+    CK_FAIL(CK_ERROR_IO, "cannot stat %s: %s", path, strerror(errno));
+  if (read_full(fd, head, sizeof head, &head_size) != 0)
+    CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (head_size >= LSQ_MAGIC_PREFIX &&
+      memcmp(head, lsq_magic, LSQ_MAGIC_PREFIX) == 0)
+    CK_TRY(load_binary(path, fd, &info, head, head_size, data));
+  else
+    CK_TRY(load_csv(path, fd, head, head_size, data));
+  close(fd);
+  return CK_OK;
+
+fail:
+  if (fd >= 0)
+    close(fd);
+  memset(data, 0, sizeof *data);
+  return status;
+}
+
+/* ---- writers ------------------------------------------------------------- */
+
+/* Appends the text of the data set to fd through buffer. */
+static int write_csv(int fd, const ck_lsq_data *data, char *buffer,
+                     size_t capacity) {
+  size_t used = 0;
+  size_t row_room = (data->dim + 1) * NUMBER_ROOM;
+  for (size_t d = 0; d < data->dim; ++d)
+    used += (size_t)snprintf(buffer + used, capacity - used, "a%zu,", d + 1);
+  buffer[used++] = 'b';
+  buffer[used++] = '\n';
+  for (size_t j = 0; j < data->rows; ++j) {
+    if (capacity - used < row_room) {
+      if (ck__write_all(fd, buffer, used) != 0)
+        return -1;
+      used = 0;
+    }
+    const double *row = data->a + j * data->dim;
+    for (size_t d = 0; d < data->dim; ++d) {
+      used += (size_t)snprintf(buffer + used, NUMBER_ROOM, "%.17g", row[d]);
+      buffer[used++] = ',';
+    }
+    used += (size_t)snprintf(buffer + used, NUMBER_ROOM, "%.17g", data->b[j]);
+    buffer[used++] = '\n';
+  }
+  return ck__write_all(fd, buffer, used);
+}
+
+static int write_binary(int fd, const ck_lsq_data *data, uint8_t *buffer,
+                        size_t capacity) {
+  size_t used = LSQ_HEADER_SIZE;
+  size_t row_bytes = (data->dim + 1) * 8;
+  memcpy(buffer, lsq_magic, sizeof lsq_magic);
+  ck__put_u32(buffer + 8, LSQ_VERSION);
+  ck__put_u32(buffer + 12, (uint32_t)data->dim);
+  ck__put_u64(buffer + 16, (uint64_t)data->rows);
+  for (size_t j = 0; j < data->rows; ++j) {
+    if (capacity - used < row_bytes) {
+      if (ck__write_all(fd, buffer, used) != 0)
+        return -1;
+      used = 0;
+    }
+    const double *row = data->a + j * data->dim;
+    for (size_t d = 0; d < data->dim; ++d, used += 8)
+      put_f64(buffer + used, row[d]);
+    put_f64(buffer + used, data->b[j]);
+    used += 8;
+  }
+  return ck__write_all(fd, buffer, used);
+}
+
+ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
+                      ck_lsq_format format) {
+  ck_status status = CK_OK;
+  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  char *temp = NULL;
+  void *buffer = NULL;
+  int fd = -1;
+  int written;
+
+  if (!path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_lsq_save: path is NULL");
+  CK_TRY(check_data(data, "ck_lsq_save"));
+  if (format != CK_LSQ_CSV && format != CK_LSQ_BINARY)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_lsq_save: unknown format %d",
+                    (int)format);
+  /* Refuse what could not be read back. */
+  for (size_t j = 0; j < data->rows; ++j) {
+    for (size_t d = 0; d < data->dim; ++d)
+      if (!isfinite(data->a[j * data->dim + d]))
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "ck_lsq_save: row %zu: a_%zu is not finite", j + 1,
+                        d + 1);
+    if (!isfinite(data->b[j]))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "ck_lsq_save: row %zu: b is not finite", j + 1);
+  }
+
+  /* Room for the header line (or block) plus at least one row. */
+  size_t capacity = CSV_CHUNK + (CK_LSQ_MAX_DIM + 1) * NUMBER_ROOM;
+  buffer = malloc(capacity);
+  if (!buffer)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of memory writing %s: %zu bytes for a buffer", path, capacity);
+  CK_TRY(ck__file_open_temporary(path, &temp, &fd));
+  if (format == CK_LSQ_CSV) {
+    CK_TRY(enter_c_locale(&locale, path));
+    written = write_csv(fd, data, buffer, capacity);
+    leave_c_locale(&locale);
+  } else {
+    written = write_binary(fd, data, buffer, capacity);
+  }
+  if (written != 0)
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+  status = ck__file_commit(fd, temp, path);
+  fd = -1;
+  temp = NULL;
+  free(buffer);
+  return status;
+
+fail:
+  leave_c_locale(&locale);
+  ck__file_abandon(fd, temp);
+  free(buffer);
+  return status;
+}
+
+ck_status ck_lsq_save_coefficients(const char *path, const double *x,
+                                   size_t dim) {
+  char text[CK_LSQ_MAX_DIM * 32];
+  size_t used = 0;
+  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  if (!path || !x || dim < 1 || dim > CK_LSQ_MAX_DIM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_lsq_save_coefficients: bad argument");
+  ck_status status = enter_c_locale(&locale, path);
+  if (status)
+    return status;
+  for (size_t d = 0; d < dim; ++d)
+    used += (size_t)snprintf(text + used, sizeof text - used, "%.17g\n", x[d]);
+  leave_c_locale(&locale);
+  return ck__file_write_atomic(path, text, used);
+}
+
+/* ---- generator and objective --------------------------------------------- */
+
+ck_status ck_lsq_generate(size_t rows, size_t dim, uint64_t seed, double noise,
+                          ck_lsq_data *data, double *coefficients) {
+  ck_status status = CK_OK;
+  double *a = NULL, *b = NULL;
+  double x[CK_LSQ_MAX_DIM];
+
+  if (!data)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_lsq_generate: data is NULL");
+  memset(data, 0, sizeof *data);
+  if (rows < 1)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_lsq_generate: rows must be at least 1");
+  if (dim < 1 || dim > CK_LSQ_MAX_DIM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_lsq_generate: dim %zu is outside 1..%d", dim,
+                    CK_LSQ_MAX_DIM);
+  if (!isfinite(noise) || noise < 0.0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_lsq_generate: noise %g must be finite and >= 0", noise);
+  CK_TRY(allocate_rows(rows, dim, &a, &b, "ck_lsq_generate"));
+
+  for (size_t d = 0; d < dim; d += 2) {
+    ck_philox_counter block =
+        ck_philox_block(seed, LSQ_STREAM_COEFFICIENTS, d / 2);
+    x[d] = 4.0 * ck_uniform_double(block.v[0], block.v[1]) - 2.0;
+    if (d + 1 < dim)
+      x[d + 1] = 4.0 * ck_uniform_double(block.v[2], block.v[3]) - 2.0;
+  }
+  for (size_t j = 0; j < rows; ++j) {
+    uint64_t stream = LSQ_STREAM_ROWS + (uint64_t)j;
+    double *row = a + j * dim;
+    for (size_t d = 0; d < dim; d += 2) {
+      ck_philox_counter block = ck_philox_block(seed, stream, d / 2);
+      row[d] = 2.0 * ck_uniform_double(block.v[0], block.v[1]) - 1.0;
+      if (d + 1 < dim)
+        row[d + 1] = 2.0 * ck_uniform_double(block.v[2], block.v[3]) - 1.0;
+    }
+    double value = row_dot(x, row, dim);
+    if (noise > 0.0) {
+      ck_philox_counter block = ck_philox_block(seed, stream, LSQ_NOISE_BLOCK);
+      float z0, z1;
+      ck_normal_float2(block.v[0], block.v[1], &z0, &z1);
+      value += noise * (double)z0;
+    }
+    b[j] = value;
+  }
+
+  if (coefficients)
+    memcpy(coefficients, x, dim * sizeof(double));
+  data->rows = rows;
+  data->dim = dim;
+  data->a = a;
+  data->b = b;
+  return CK_OK;
+
+fail:
+  free(a);
+  free(b);
+  return status;
+}
+
+ck_status ck_lsq_evaluate(const ck_lsq_data *data, const double *x,
+                          double *value) {
+  ck_status status = check_data(data, "ck_lsq_evaluate");
+  if (status != CK_OK)
+    return status;
+  if (!x || !value)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_lsq_evaluate: x and value are required");
+  /* Neumaier's variant of Kahan summation: the lost low part is kept. */
+  double sum = 0.0, lost = 0.0;
+  for (size_t j = 0; j < data->rows; ++j) {
+    double residual =
+        data->b[j] - row_dot(x, data->a + j * data->dim, data->dim);
+    double term = residual * residual;
+    double next = sum + term;
+    if (fabs(sum) >= fabs(term))
+      lost += (sum - next) + term;
+    else
+      lost += (term - next) + sum;
+    sum = next;
+  }
+  *value = sum + lost;
+  return CK_OK;
+}
+
+ck_status ck_lsq_free(ck_lsq_data *data) {
+  if (!data)
+    return CK_OK;
+  free(data->a);
+  free(data->b);
+  memset(data, 0, sizeof *data);
+  return CK_OK;
+}

@@ -1,0 +1,78 @@
+/*
+ * pso_internal.h - the PSO driver's state and its table of steps per
+ * backend (see docs/architecture.md). The driver (pso.c) owns the loop;
+ * steps do one phase over the whole swarm.
+ */
+#ifndef CK_PSO_INTERNAL_H
+#define CK_PSO_INTERNAL_H
+
+#include "clkit/clkit.h"
+#include "clkit/pso.h"
+#include "core/internal.h"
+
+typedef struct pso_state pso_state;
+
+typedef struct ck__pso_steps {
+  ck_status (*setup)(pso_state *state);
+  /* Positions, velocities, pbest; streamed objectives evaluated. */
+  ck_status (*initialise)(pso_state *state);
+  /* Ring topology: each particle's best neighbour. */
+  ck_status (*neighbours)(pso_state *state);
+  /* One move; streamed objectives evaluated and pbest kept. */
+  ck_status (*move)(pso_state *state, uint64_t iteration);
+  /* Non-streamed objectives (lsq, user): evaluate and keep pbest. */
+  ck_status (*evaluate)(pso_state *state);
+  /* Global best from the personal bests; history[slot] set. */
+  ck_status (*update_best)(pso_state *state, uint32_t slot);
+  void (*teardown)(pso_state *state);
+} ck__pso_steps;
+
+struct pso_state {
+  ck_queue *queue;
+  ck_device device;
+  int objective; /* CK_OBJECTIVE_* */
+  int streamed;
+  int dim;
+  uint32_t n;        /* particles */
+  int double_precision;
+  size_t real_size;  /* 4 or 8 */
+  int bounds;        /* CK_BOUNDS_* */
+  uint32_t ring;     /* 0, or neighbourhood size */
+  double w, c1, c2;  /* effective inertia-form coefficients */
+  double velocity_init;
+  uint64_t seed;
+  /* Device state; element (d, p) of a per-particle vector at d * n + p. */
+  ck_buffer *lo, *hi, *vmax;            /* dim */
+  ck_buffer *x, *v, *pbest;             /* dim * n */
+  ck_buffer *pbest_value;               /* n */
+  ck_buffer *neighbour;                 /* n, ring only */
+  ck_buffer *values;                    /* n, ring only: this move's values */
+  ck_buffer *gbest;                     /* dim */
+  ck_buffer *best_value, *best_index;   /* 1 */
+  ck_buffer *partial_values, *partial_indices;
+  ck_buffer *history;                   /* history_capacity */
+  ck_buffer *done;                      /* 1: the target is met */
+  int has_target;
+  double target;
+  ck_buffer *data;                      /* lsq: column-major; user: rows */
+  uint32_t rows;                        /* lsq rows */
+  int user_has_data;
+  const char *user_source, *user_name;
+  uint32_t group;          /* reduction work-group size */
+  uint32_t partial_count;  /* groups of the first reduction; 0: direct */
+  int lsq_group_mode;
+  uint32_t history_capacity;
+  /* OpenCL */
+  ck_program *program;
+  ck_kernel *initialise_kernel, *neighbours_kernel, *move_kernel,
+      *reduce_kernel, *update_kernel, *evaluate_kernel, *keep_kernel;
+};
+
+/* The state behind a swarm, for tests that inspect every particle. */
+pso_state *ck__pso_state(ck_pso *pso);
+
+extern const ck__pso_steps ck__pso_ref_steps_f32;
+extern const ck__pso_steps ck__pso_ref_steps_f64;
+extern const ck__pso_steps ck__pso_opencl_steps;
+
+#endif /* CK_PSO_INTERNAL_H */

@@ -1,0 +1,364 @@
+/*
+ * test_pso.c - particle swarm optimisation on ref and on an OpenCL device:
+ * quality on known functions, bounds under every mode, ref/OpenCL
+ * agreement, reproducibility, the exact target stop, lsq recovering known
+ * coefficients, user objectives, and bad input.
+ */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "opencl_device.h"
+#include "pso/pso_internal.h"
+#include "test_support.h"
+
+static char work_dir[256];
+
+static ck_pso *create(const ck_device *device, const ck_pso_config *config) {
+  ck_pso *pso = NULL;
+  CHECK_OK(ck_pso_create(device, config, &pso));
+  return pso;
+}
+
+static double run_best(const ck_device *device, const ck_pso_config *config,
+                       double *position) {
+  ck_pso_report report;
+  double best = NAN;
+  ck_pso *pso = create(device, config);
+  if (!pso)
+    return NAN;
+  CHECK_OK(ck_pso_run(pso, &report));
+  CHECK_OK(ck_pso_best(pso, &best, position));
+  CHECK(best == report.best);
+  ck_pso_destroy(pso);
+  return best;
+}
+
+static void quality(const ck_device *device) {
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.function = "sphere";
+  c.dim = 30;
+  c.particles = 64;
+  c.max_iterations = 1000;
+  double best = run_best(device, &c, NULL);
+  CHECK_MSG(best < 1e-6, "%s sphere d=30: %g", device->id, best);
+  /* Thresholds documented in docs/pso.md: 64 particles x 1000 moves. */
+  static const struct {
+    const char *function;
+    double threshold;
+  } cases[] = {{"rastrigin", 15.0}, {"rosenbrock", 5.0}, {"griewank", 0.2}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      c.function = cases[k].function;
+      c.dim = 10;
+      c.seed = seed;
+      best = run_best(device, &c, NULL);
+      CHECK_MSG(best <= cases[k].threshold, "%s %s d=10 seed %llu: %g > %g",
+                device->id, cases[k].function, (unsigned long long)seed, best,
+                cases[k].threshold);
+    }
+  }
+}
+
+/* Every particle stays in the domain under each mode, with the optimum
+ * outside it so that the swarm presses against a bound. */
+static void bounds(const ck_device *device) {
+  for (int mode = 0; mode <= 2; ++mode) {
+    for (int ring = 0; ring <= 1; ++ring) {
+      ck_pso_config c;
+      ck_pso_config_init(&c);
+      double lo[5] = {2, 2, -7, 2, 0.5}, hi[5] = {5, 3, -6, 9, 0.75};
+      c.function = "sphere";
+      c.dim = 5;
+      c.particles = 100;
+      c.lo = lo;
+      c.hi = hi;
+      c.vmax = 2.0; /* steps longer than the domain */
+      c.velocity_init = 2.0;
+      c.bounds = (ck_bounds_mode)mode;
+      c.ring_neighbours = ring ? 5 : 0;
+      ck_pso *pso = create(device, &c);
+      if (!pso)
+        continue;
+      pso_state *s = ck__pso_state(pso);
+      float x[500];
+      int outside = 0;
+      for (int round = 0; round < 5; ++round) {
+        CHECK_OK(ck_pso_step(pso, 7));
+        CHECK_OK(ck_buffer_read(s->queue, s->x, 0, sizeof x, x, CK_BLOCKING,
+                                NULL));
+        for (int d = 0; d < 5; ++d)
+          for (int p = 0; p < 100; ++p)
+            outside += x[d * 100 + p] < (float)lo[d] ||
+                       x[d * 100 + p] > (float)hi[d];
+      }
+      double best = NAN, position[5];
+      CHECK_OK(ck_pso_best(pso, &best, position));
+      for (int d = 0; d < 5; ++d)
+        outside += position[d] < (double)(float)lo[d] ||
+                   position[d] > (double)(float)hi[d];
+      CHECK_MSG(outside == 0, "%s mode %d ring %d: %d coordinates outside",
+                device->id, mode, ring, outside);
+      /* The best lies on the bounds nearest zero: 4 + 4 + 36 + 4 + 0.25;
+       * redrawing (random mode) approaches it more slowly. */
+      double slack = mode == CK_BOUNDS_MODE_RANDOM ? 5.0 : 0.5;
+      CHECK_MSG(best >= 48.25 && best < 48.25 + slack, "%s mode %d: best %g",
+                device->id, mode, best);
+      ck_pso_destroy(pso);
+    }
+  }
+}
+
+static void history_and_target(const ck_device *device) {
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.function = "sphere";
+  c.dim = 10;
+  c.particles = 32;
+  c.max_iterations = 0;
+  c.has_target = 1;
+  c.target = 1e-3;
+  ck_pso_report report;
+  ck_pso *pso = create(device, &c);
+  if (!pso)
+    return;
+  CHECK_OK(ck_pso_run(pso, &report));
+  CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
+  CHECK(report.best <= 1e-3);
+  CHECK(report.iterations == report.target_iteration);
+  CHECK(report.evaluations == 32 * (report.iterations + 1));
+  const double *history;
+  size_t count;
+  CHECK_OK(ck_pso_history(pso, &history, &count));
+  CHECK(count >= report.iterations + 1);
+  int rises = 0;
+  for (size_t i = 1; i < count; ++i)
+    rises += history[i] > history[i - 1];
+  CHECK_MSG(rises == 0, "the best rose %d times", rises);
+  CHECK(history[report.target_iteration] <= 1e-3);
+  CHECK(report.target_iteration == 0 ||
+        history[report.target_iteration - 1] > 1e-3);
+  ck_pso_destroy(pso);
+}
+
+/* Same seed, same device: identical; another seed: different. And the
+ * device agrees with ref: bit for bit on sphere (no transcendental
+ * functions), within the documented 1e-3 on rastrigin. */
+static void agreement(const ck_device *ref, const ck_device *device) {
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.function = "sphere";
+  c.dim = 7;
+  c.particles = 50;
+  c.max_iterations = 60;
+  c.seed = 11;
+  double a[7], b[7], r[7];
+  double best_a = run_best(device, &c, a);
+  double best_b = run_best(device, &c, b);
+  CHECK(best_a == best_b && memcmp(a, b, sizeof a) == 0);
+  c.seed = 12;
+  CHECK(run_best(device, &c, b) != best_a);
+  c.seed = 11;
+  if (device == ref)
+    return;
+  double best_ref = run_best(ref, &c, r);
+  CHECK_MSG(best_ref == best_a, "sphere: ref %.9g, %s %.9g", best_ref,
+            device->id, best_a);
+  CHECK(memcmp(r, a, sizeof a) == 0);
+  c.function = "rastrigin";
+  best_ref = run_best(ref, &c, r);
+  best_a = run_best(device, &c, a);
+  CHECK_MSG(fabs(best_a - best_ref) <= 1e-3 * fabs(best_ref) + 1e-6,
+            "rastrigin: ref %.9g, %s %.9g", best_ref, device->id, best_a);
+  if (device->has_fp64) {
+    c.double_precision = 1;
+    best_ref = run_best(ref, &c, r);
+    best_a = run_best(device, &c, a);
+    CHECK_MSG(fabs(best_a - best_ref) <= 1e-9 * fabs(best_ref) + 1e-12,
+              "rastrigin double: ref %.17g, %s %.17g", best_ref, device->id,
+              best_a);
+  }
+}
+
+static void lsq(const ck_device *device) {
+  ck_lsq_data data = {0};
+  double truth[4];
+  CHECK_OK(ck_lsq_generate(3000, 4, 5, 0.0, &data, truth));
+  for (int mode = CK_PSO_LSQ_GROUP; mode <= CK_PSO_LSQ_THREAD; ++mode) {
+    ck_pso_config c;
+    ck_pso_config_init(&c);
+    c.function = "lsq";
+    c.data = &data;
+    c.particles = 48;
+    c.max_iterations = 400;
+    c.lsq_mode = (ck_pso_lsq_mode)mode;
+    double position[4];
+    double best = run_best(device, &c, position);
+    double worst = 0;
+    for (int d = 0; d < 4; ++d)
+      worst = fmax(worst, fabs(position[d] - truth[d]));
+    CHECK_MSG(worst < 1e-3, "%s lsq mode %d: coefficients off by %g (best %g)",
+              device->id, mode, worst, best);
+    double exact = NAN;
+    CHECK_OK(ck_lsq_evaluate(&data, position, &exact));
+    CHECK_MSG(fabs(exact - best) <= 1e-3 * exact + 1e-3,
+              "%s lsq: device %g, exact %g", device->id, best, exact);
+    if (device->backend == CK_BACKEND_REF)
+      break; /* ref has one evaluation */
+  }
+  ck_lsq_free(&data);
+}
+
+static void write_text(const char *name, const char *text, char *path,
+                       size_t capacity) {
+  snprintf(path, capacity, "%s/%s", work_dir, name);
+  FILE *file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (file) {
+    fputs(text, file);
+    fclose(file);
+  }
+}
+
+static void user_objective(const ck_device *device) {
+  char good[512], broken[512], with_data[512];
+  write_text("shifted.cl",
+             "/* a shifted sphere */\n"
+             "float objective(const float *x, int dim) {\n"
+             "  float s = 0.0f;\n"
+             "  for (int i = 0; i < dim; ++i)\n"
+             "    s += (x[i] - 1.25f) * (x[i] - 1.25f);\n"
+             "  return s;\n"
+             "}\n",
+             good, sizeof good);
+  write_text("broken.cl",
+             "/* line 1 */\n"
+             "float objective(const float *x, int dim) {\n"
+             "  return x[0] + not_declared;\n"
+             "}\n",
+             broken, sizeof broken);
+  write_text("weighted.cl",
+             "float objective(const float *x, int dim,\n"
+             "                __global const float *data) {\n"
+             "  float s = 0.0f;\n"
+             "  for (int i = 0; i < dim; ++i)\n"
+             "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
+             "  return s;\n"
+             "}\n",
+             with_data, sizeof with_data);
+  const ck_param params[] = {{"objective", good}, {"lo", "-3"}, {"hi", "3"},
+                             {"dim", "6"},        {"particles", "40"},
+                             {"iters", "300"}};
+  ck_run_options options = {.seed = 3};
+  ck_result result;
+  const ck_workload *pso;
+  CHECK_OK(ck_workload_find("pso", &pso));
+  CHECK_OK(ck_workload_run(pso, device, params, 6, &options, &result));
+  CHECK_MSG(result.best < 1e-8, "user objective best %g", result.best);
+  double x0 = NAN;
+  CHECK_OK(ck_result_metric(&result, "x0", &x0));
+  CHECK_NEAR(x0, 1.25, 1e-3);
+
+  const ck_param bad[] = {{"objective", broken}, {"lo", "-3"}, {"hi", "3"},
+                          {"dim", "2"}};
+  CHECK(ck_workload_run(pso, device, bad, 4, &options, &result) ==
+        CK_ERROR_BUILD);
+  const char *message = "";
+  ck_error_last(&message);
+  char location[600];
+  snprintf(location, sizeof location, "%s:3", broken);
+  CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
+            message);
+
+  /* A data argument: weights then centres, one row of 2 * dim numbers
+   * (the last column counts as b, which is fine for a user objective). */
+  char data_path[512];
+  write_text("weights.csv", "2,1,3,0.5,-1,2\n", data_path, sizeof data_path);
+  const ck_param weighted[] = {{"objective", with_data}, {"data", data_path},
+                               {"lo", "-3"}, {"hi", "3"}, {"dim", "3"},
+                               {"particles", "40"}, {"iters", "300"}};
+  CHECK_OK(ck_workload_run(pso, device, weighted, 7, &options, &result));
+  CHECK_MSG(result.best < 1e-8, "weighted user objective best %g", result.best);
+  CHECK_OK(ck_result_metric(&result, "x1", &x0));
+  CHECK_NEAR(x0, -1, 1e-3);
+  const ck_param missing_data[] = {{"objective", with_data}, {"lo", "-3"},
+                                   {"hi", "3"}, {"dim", "3"}};
+  CHECK(ck_workload_run(pso, device, missing_data, 4, &options, &result) ==
+        CK_ERROR_INVALID_ARGUMENT);
+}
+
+static void bad_input(const ck_device *ref) {
+  const ck_workload *pso;
+  ck_result result;
+  ck_run_options options = {.seed = 1};
+  char malformed[512], path_missing[600];
+  CHECK_OK(ck_workload_find("pso", &pso));
+  write_text("malformed.csv", "1,2,3\n4,5\n", malformed, sizeof malformed);
+  snprintf(path_missing, sizeof path_missing, "%s/absent.csv", work_dir);
+  static const struct {
+    ck_param params[3];
+    size_t count;
+    const char *mention;
+  } cases[] = {
+      {{{"fn", "nosuch"}}, 1, "nosuch"},
+      {{{"dim", "0"}}, 1, "--dim"},
+      {{{"dim", "-3"}}, 1, "--dim"},
+      {{{"particles", "0"}}, 1, "--particles"},
+      {{{"lo", "nan"}, {"hi", "1"}}, 2, "--lo"},
+      {{{"lo", "1"}, {"hi", "1"}}, 2, "below"},
+      {{{"lo", "2,3"}, {"hi", "4"}}, 2, "--lo"},
+      {{{"topology", "ring:1"}}, 1, "--topology"},
+      {{{"bounds", "wrap"}}, 1, "--bounds"},
+      {{{"fn", "lsq"}}, 1, "--data"},
+      {{{"constriction", "1"}, {"c1", "1"}, {"c2", "1"}}, 3, "c1 + c2"},
+      {{{"precision", "half"}}, 1, "--precision"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    ck_status status = ck_workload_run(pso, ref, cases[k].params,
+                                       cases[k].count, &options, &result);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && strstr(message, cases[k].mention),
+              "case %zu: status %d, message '%s'", k, (int)status, message);
+  }
+  const ck_param unreadable[] = {{"fn", "lsq"}, {"data", path_missing}};
+  CHECK(ck_workload_run(pso, ref, unreadable, 2, &options, &result) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  const ck_param broken_data[] = {{"fn", "lsq"}, {"data", malformed}};
+  CHECK(ck_workload_run(pso, ref, broken_data, 2, &options, &result) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "malformed.csv") && strstr(message, "line 2"), "%s",
+            message);
+}
+
+int main(void) {
+  const char *temporary = getenv("TMPDIR");
+  snprintf(work_dir, sizeof work_dir, "%s/clkit-pso-XXXXXX",
+           temporary && *temporary ? temporary : "/tmp");
+  if (!mkdtemp(work_dir))
+    return 1;
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  const ck_device *ref = &set.devices[0];
+  long opencl = test_opencl_device(&set);
+  const ck_device *devices[2] = {ref, opencl >= 0 ? &set.devices[opencl] : NULL};
+  for (int i = 0; i < 2; ++i) {
+    if (!devices[i])
+      continue;
+    printf("pso on %s\n", devices[i]->id);
+    quality(devices[i]);
+    bounds(devices[i]);
+    history_and_target(devices[i]);
+    agreement(ref, devices[i]);
+    lsq(devices[i]);
+  }
+  if (devices[1])
+    user_objective(devices[1]);
+  bad_input(ref);
+  ck_device_set_free(&set);
+  remove_tree(work_dir);
+  return CHECK_DONE();
+}

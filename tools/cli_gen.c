@@ -1,0 +1,200 @@
+/*
+ * cli_gen.c - the 'clkit gen' command: writes synthetic data sets.
+ *
+ * One generator so far, lsq: P rows (a_j, b_j) for the least-squares
+ * objective with known coefficients x*, which are printed to stdout (one
+ * "%.17g" value a line) and optionally written to a file.
+ * Exit status: 0 success, 1 failure (I/O, memory), 2 usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clkit/lsq.h"
+
+
+
+enum {
+  GEN_HELP = 'h',
+  GEN_ROWS = 1000,
+  GEN_DIM,
+  GEN_OUT,
+  GEN_FORMAT,
+  GEN_NOISE,
+  GEN_SEED,
+  GEN_COEF
+};
+
+static const char gen_help[] =
+    "usage: clkit gen lsq --rows P --dim D --out FILE [options]\n"
+    "\n"
+    "Writes a synthetic least-squares data set: P rows a_j with entries\n"
+    "uniform in [-1, 1) and b_j = a_j . x* + SIGMA * N(0,1), where the true\n"
+    "coefficients x* are uniform in [-2, 2). x* is printed to stdout, one\n"
+    "value a line. Files are replaced atomically.\n"
+    "\n"
+    "  --rows P          number of rows, at least 1\n"
+    "  --dim D           coefficients per row, 1..64\n"
+    "  --out FILE        the data file\n"
+    "  --format F        csv (default) or bin\n"
+    "  --noise SIGMA     standard deviation of the noise on b (default 0)\n"
+    "  --seed N          the generator's seed (default 1)\n"
+    "  --coef FILE       also write x* to FILE, one value a line\n"
+    "  -h, --help        this text\n";
+
+static int gen_usage(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* Prints "clkit gen: <message>" and a hint; returns the usage status. */
+static int gen_usage(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fputs("clkit gen: ", stderr);
+  vfprintf(stderr, format, args);
+  fputs("\nTry 'clkit gen lsq --help'.\n", stderr);
+  va_end(args);
+  return EXIT_USAGE;
+}
+
+/* The library's message for a failed call; 2 for bad arguments, else 1. */
+static int gen_report(ck_status status) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "clkit gen: %s\n", message && *message ? message : "failed");
+  return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
+}
+
+/* A whole number in decimal (or 0x hex), with nothing around it. */
+static int parse_unsigned(const char *text, unsigned long long *value) {
+  char *end = NULL;
+  if (!*text || *text == '-' || *text == '+' || *text == ' ' || *text == '\t')
+    return -1;
+  errno = 0;
+  *value = strtoull(text, &end, 0);
+  return *end || errno == ERANGE ? -1 : 0;
+}
+
+int cli_gen(int argc, char **argv) {
+  static const struct option options[] = {
+      {"rows", required_argument, NULL, GEN_ROWS},
+      {"dim", required_argument, NULL, GEN_DIM},
+      {"out", required_argument, NULL, GEN_OUT},
+      {"format", required_argument, NULL, GEN_FORMAT},
+      {"noise", required_argument, NULL, GEN_NOISE},
+      {"seed", required_argument, NULL, GEN_SEED},
+      {"coef", required_argument, NULL, GEN_COEF},
+      {"help", no_argument, NULL, GEN_HELP},
+      {NULL, 0, NULL, 0}};
+  unsigned long long rows = 0, dim = 0, seed = 1;
+  int have_rows = 0, have_dim = 0;
+  double noise = 0.0;
+  const char *out = NULL, *coef = NULL;
+  ck_lsq_format format = CK_LSQ_CSV;
+  int c;
+
+  opterr = 0;
+  optind = 1;
+  /* The leading ':' makes a missing value come back as ':'. */
+  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    switch (c) {
+    case GEN_ROWS:
+      if (parse_unsigned(optarg, &rows) != 0 || rows < 1 ||
+          rows > (unsigned long long)SIZE_MAX)
+        return gen_usage("--rows takes a whole number >= 1, not '%s'", optarg);
+      have_rows = 1;
+      break;
+    case GEN_DIM:
+      if (parse_unsigned(optarg, &dim) != 0 || dim < 1 || dim > CK_LSQ_MAX_DIM)
+        return gen_usage("--dim takes a whole number from 1 to 64, not '%s'",
+                         optarg);
+      have_dim = 1;
+      break;
+    case GEN_OUT:
+      out = optarg;
+      break;
+    case GEN_FORMAT:
+      if (strcmp(optarg, "csv") == 0)
+        format = CK_LSQ_CSV;
+      else if (strcmp(optarg, "bin") == 0 || strcmp(optarg, "binary") == 0)
+        format = CK_LSQ_BINARY;
+      else
+        return gen_usage("unknown format '%s' (expected csv or bin)", optarg);
+      break;
+    case GEN_NOISE: {
+      char *end = NULL;
+      noise = strtod(optarg, &end);
+      if (!*optarg || *end || !isfinite(noise) || noise < 0.0)
+        return gen_usage("--noise takes a finite number >= 0, not '%s'",
+                         optarg);
+      break;
+    }
+    case GEN_SEED:
+      if (parse_unsigned(optarg, &seed) != 0)
+        return gen_usage("--seed takes a non-negative whole number, not '%s'",
+                         optarg);
+      break;
+    case GEN_COEF:
+      coef = optarg;
+      break;
+    case GEN_HELP:
+      fputs(gen_help, stdout);
+      return EXIT_OK;
+    case ':':
+      return gen_usage("option '%s' needs a value", argv[optind - 1]);
+    default:
+      if (optopt == GEN_HELP)
+        return gen_usage("option '%s' takes no value", argv[optind - 1]);
+      if (optopt > 0 && optopt < 256) {
+        char option[3] = {'-', (char)optopt, '\0'};
+        return gen_usage("unknown option '%s'", option);
+      }
+      return gen_usage("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind >= argc)
+    return gen_usage("which data set? (lsq is the only one)");
+  if (strcmp(argv[optind], "lsq") != 0)
+    return gen_usage("unknown data set '%s' (expected lsq)", argv[optind]);
+  if (optind + 1 < argc)
+    return gen_usage("unexpected argument '%s'", argv[optind + 1]);
+  if (!have_rows)
+    return gen_usage("--rows P is required");
+  if (!have_dim)
+    return gen_usage("--dim D is required");
+  if (!out || !*out)
+    return gen_usage("--out FILE is required");
+  if (coef && strcmp(coef, out) == 0)
+    return gen_usage("--coef and --out both name '%s'", out);
+
+  double x[CK_LSQ_MAX_DIM];
+  ck_lsq_data data = {0, 0, NULL, NULL};
+  ck_status status = ck_lsq_generate((size_t)rows, (size_t)dim, (uint64_t)seed,
+                                     noise, &data, x);
+  if (status != CK_OK)
+    return gen_report(status);
+  status = ck_lsq_save(out, &data, format);
+  ck_lsq_free(&data);
+  if (status != CK_OK)
+    return gen_report(status);
+  if (coef) {
+    ck_status saved = ck_lsq_save_coefficients(coef, x, (size_t)dim);
+    int exit_code = saved ? gen_report(saved) : EXIT_OK;
+    if (exit_code != EXIT_OK)
+      return exit_code;
+  }
+  for (size_t d = 0; d < (size_t)dim; ++d)
+    printf("%.17g\n", x[d]);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "clkit gen: cannot write to stdout: %s\n", strerror(errno));
+    return EXIT_FAILURE_RUN;
+  }
+  return EXIT_OK;
+}
