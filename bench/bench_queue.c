@@ -13,31 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clkit/clkit.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *values, int count) {
-  qsort(values, (size_t)count, sizeof *values, compare_doubles);
-  return count % 2 ? values[count / 2]
-                   : 0.5 * (values[count / 2 - 1] + values[count / 2]);
-}
-
-static int report(const char *what) {
-  const char *message = "";
-  ck_error_last(&message);
-  fprintf(stderr, "bench_queue: %s: %s\n", what, message);
-  return 1;
-}
+#include "bench_common.h"
 
 typedef struct figures {
   double launch_us, write_gbs, read_gbs, copy_gbs;
@@ -59,36 +35,28 @@ static int measure(const ck_device *device, size_t bytes, int repeat,
     host[i] = (char)(i * 131u);
   if (ck_queue_create(device, &queue) || ck_buffer_create(queue, bytes, &a) ||
       ck_buffer_create(queue, bytes, &b)) {
-    report(device->id);
+    bench_report(device->id);
     goto done;
   }
   /* Warm-up moves the pages in and lets the driver settle. */
   if (ck_buffer_write(queue, a, 0, bytes, host, CK_BLOCKING, NULL) ||
       ck_buffer_read(queue, a, 0, bytes, host, CK_BLOCKING, NULL)) {
-    report(device->id);
+    bench_report(device->id);
     goto done;
   }
   for (int r = 0; r < repeat; ++r) {
-    double t0 = now();
+    double t0 = bench_now();
     ck_buffer_write(queue, a, 0, bytes, host, CK_BLOCKING, NULL);
-    samples[r] = now() - t0;
+    samples[r] = bench_now() - t0;
   }
-  out->write_gbs = (double)bytes / median(samples, repeat) * 1e-9;
+  out->write_gbs = (double)bytes / bench_median(samples, repeat) * 1e-9;
   for (int r = 0; r < repeat; ++r) {
-    double t0 = now();
+    double t0 = bench_now();
     ck_buffer_read(queue, a, 0, bytes, host, CK_BLOCKING, NULL);
-    samples[r] = now() - t0;
+    samples[r] = bench_now() - t0;
   }
-  out->read_gbs = (double)bytes / median(samples, repeat) * 1e-9;
-  ck_buffer_copy(queue, b, 0, a, 0, bytes, NULL);
-  ck_queue_finish(queue);
-  for (int r = 0; r < repeat; ++r) {
-    double t0 = now();
-    ck_buffer_copy(queue, b, 0, a, 0, bytes, NULL);
-    ck_queue_finish(queue);
-    samples[r] = now() - t0;
-  }
-  out->copy_gbs = 2.0 * (double)bytes / median(samples, repeat) * 1e-9;
+  out->read_gbs = (double)bytes / bench_median(samples, repeat) * 1e-9;
+  out->copy_gbs = bench_copy_bandwidth(queue, bytes, repeat);
 
   if (device->backend != CK_BACKEND_REF) {
     /* Launch latency: a one-work-item kernel, launched and finished. */
@@ -98,7 +66,7 @@ static int measure(const ck_device *device, size_t bytes, int repeat,
         ck_kernel_create(program, "ck_selfcheck_generate", &kernel) ||
         ck_buffer_create(queue, 16, &values) ||
         ck_buffer_create(queue, 16, &bits)) {
-      report(device->id);
+      bench_report(device->id);
       goto done;
     }
     ck_kernel_set_buffer(kernel, 0, values);
@@ -109,15 +77,15 @@ static int measure(const ck_device *device, size_t bytes, int repeat,
     ck_kernel_set_value(kernel, 5, sizeof zero, &zero);
     size_t one = 1;
     for (int r = 0; r < repeat * 64; ++r) {
-      double t0 = now();
+      double t0 = bench_now();
       if (ck_queue_launch(queue, kernel, 1, &one, &one, NULL) ||
           ck_queue_finish(queue)) {
-        report(device->id);
+        bench_report(device->id);
         goto done;
       }
-      samples[r] = now() - t0;
+      samples[r] = bench_now() - t0;
     }
-    out->launch_us = median(samples, repeat * 64) * 1e6;
+    out->launch_us = bench_median(samples, repeat * 64) * 1e6;
   }
   failed = 0;
 done:
@@ -169,10 +137,10 @@ int main(int argc, char **argv) {
   ck_device_set set;
   size_t indices[64], count = 0;
   if (ck_device_enumerate(&set))
-    return report("listing devices");
+    return bench_report("listing devices");
   if (ck_device_select(&set, selector, indices, 64, &count)) {
     ck_device_set_free(&set);
-    return report("selecting devices");
+    return bench_report("selecting devices");
   }
   size_t bytes = (size_t)megabytes << 20;
   printf("%-9s %-34s %12s %12s %12s %14s\n", "device", "name", "launch_us",

@@ -41,3 +41,9 @@ echo "== queue benchmark"
 "$build/bench/bench_queue" --megabytes 256 --repeat 10 | tee "$out/bench_queue.txt"
 echo "== clkit bench"
 "$clkit" bench | tee "$out/bench.txt"
+echo "== pso"
+"$clkit" compare pso --fn rastrigin --dim 30 --particles 4096 --iters 500 \
+  | tee "$out/compare_pso.txt"
+"$build/bench/bench_pso" --device gpu --seconds 0.3 | tee "$out/bench_pso.txt"
+"$build/bench/bench_pso" --device pocl --seconds 0.2 --max-elements 1e7 \
+  | tee -a "$out/bench_pso.txt"

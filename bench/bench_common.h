@@ -1,0 +1,75 @@
+/*
+ * bench_common.h - what the benchmarks share: a clock, medians, and the
+ * device's copy bandwidth, the ceiling that memory-bound steps are
+ * measured against.
+ */
+#ifndef CK_BENCH_COMMON_H
+#define CK_BENCH_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "clkit/clkit.h"
+
+static inline double bench_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline int bench_compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static inline double bench_median(double *values, int count) {
+  qsort(values, (size_t)count, sizeof *values, bench_compare_doubles);
+  return count % 2 ? values[count / 2]
+                   : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static inline int bench_report(const char *what) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "bench: %s: %s\n", what, message);
+  return 1;
+}
+
+/*
+ * Device-side copy bandwidth in GB/s, counting bytes read plus bytes
+ * written: the median of `repeat` copies of `bytes` after a warm-up.
+ * Returns 0 on failure (the message is printed).
+ */
+static inline double bench_copy_bandwidth(ck_queue *queue, size_t bytes,
+                                          int repeat) {
+  ck_buffer *a = NULL, *b = NULL;
+  double *samples = calloc((size_t)repeat, sizeof *samples);
+  double result = 0;
+  uint32_t pattern = 0x3F800000u;
+  if (!samples || ck_buffer_create(queue, bytes, &a) ||
+      ck_buffer_create(queue, bytes, &b) ||
+      ck_buffer_fill(queue, a, &pattern, sizeof pattern, 0, bytes, NULL) ||
+      ck_buffer_copy(queue, b, 0, a, 0, bytes, NULL) ||
+      ck_queue_finish(queue)) {
+    bench_report("copy bandwidth");
+    goto done;
+  }
+  for (int r = 0; r < repeat; ++r) {
+    double started = bench_now();
+    if (ck_buffer_copy(queue, b, 0, a, 0, bytes, NULL) ||
+        ck_queue_finish(queue)) {
+      bench_report("copy bandwidth");
+      goto done;
+    }
+    samples[r] = bench_now() - started;
+  }
+  result = 2.0 * (double)bytes / bench_median(samples, repeat) * 1e-9;
+done:
+  ck_buffer_destroy(a);
+  ck_buffer_destroy(b);
+  free(samples);
+  return result;
+}
+
+#endif /* CK_BENCH_COMMON_H */

@@ -1,0 +1,184 @@
+/*
+ * bench_pso.c - PSO throughput against the hardware, per device:
+ * particle-dimension updates/s and evaluations/s over swarm sizes and
+ * dimensions, the fused step's share of the device's copy bandwidth, lsq
+ * bandwidth over its data, and iterations/s of a small, launch-bound swarm.
+ *
+ *   bench_pso [--device SEL] [--max-elements E] [--seconds S] [--quick]
+ *
+ * Bytes counted for one fused step of one particle in one dimension: x, v
+ * and pbest read, x and v written, 20 bytes in float (the reduction and
+ * the occasional pbest copy are not counted, so the share is a floor).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+typedef struct measurement {
+  double seconds_per_iteration;
+  uint64_t iterations;
+} measurement;
+
+/* Times steps of a swarm: doubles the batch until it lasts `seconds`. */
+static int time_swarm(const ck_device *device, const ck_pso_config *config,
+                      double seconds, measurement *out) {
+  ck_pso *pso = NULL;
+  double best;
+  if (ck_pso_create(device, config, &pso))
+    return bench_report(device->id);
+  int failed = 1;
+  if (ck_pso_step(pso, 2) || ck_pso_best(pso, &best, NULL)) {
+    bench_report(device->id);
+    goto done;
+  }
+  for (uint64_t batch = 1;; batch *= 2) {
+    double started = bench_now();
+    if (ck_pso_step(pso, batch) || ck_pso_best(pso, &best, NULL)) {
+      bench_report(device->id);
+      goto done;
+    }
+    double elapsed = bench_now() - started;
+    if (elapsed >= seconds || batch >= (1u << 20)) {
+      out->seconds_per_iteration = elapsed / (double)batch;
+      out->iterations = batch;
+      break;
+    }
+  }
+  failed = 0;
+done:
+  ck_pso_destroy(pso);
+  return failed;
+}
+
+int main(int argc, char **argv) {
+  const char *selector = "all";
+  double max_elements = 0, seconds = 0.3;
+  int quick = 0;
+  static const struct option options[] = {
+      {"device", required_argument, NULL, 'd'},
+      {"max-elements", required_argument, NULL, 'e'},
+      {"seconds", required_argument, NULL, 's'},
+      {"quick", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "d:e:s:qh", options, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      selector = optarg;
+      break;
+    case 'e':
+      max_elements = strtod(optarg, NULL);
+      break;
+    case 's':
+      seconds = strtod(optarg, NULL);
+      break;
+    case 'q':
+      quick = 1;
+      break;
+    case 'h':
+      printf("usage: bench_pso [--device SEL] [--max-elements E] "
+             "[--seconds S] [--quick]\n");
+      return 0;
+    default:
+      return 2;
+    }
+  }
+  ck_device_set set;
+  size_t indices[64], count = 0;
+  if (ck_device_enumerate(&set))
+    return bench_report("listing devices");
+  if (ck_device_select(&set, selector, indices, 64, &count)) {
+    ck_device_set_free(&set);
+    return bench_report("selecting devices");
+  }
+  int failures = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const ck_device *device = &set.devices[indices[k]];
+    ck_queue *queue = NULL;
+    double copy = 0;
+    if (ck_queue_create(device, &queue) == CK_OK)
+      copy = bench_copy_bandwidth(queue, (size_t)256 << 20, 10);
+    ck_queue_destroy(queue);
+    /* Defaults keep host devices to sizes they finish in reasonable time. */
+    double cap = max_elements > 0 ? max_elements
+                 : device->kind == CK_KIND_GPU ? 2e9
+                 : device->backend == CK_BACKEND_REF ? 1e6
+                                                      : 2e7;
+    printf("\n%s %s: copy bandwidth %.1f GB/s (read + write)\n", device->id,
+           device->name, copy);
+    printf("%-10s %9s %5s %12s %14s %14s %10s\n", "function", "particles",
+           "dim", "iter/s", "updates/s", "evals/s", "of_copy");
+    static const double swarms[] = {1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+    static const int dims[] = {10, 100, 1000};
+    for (size_t s = 0; s < sizeof swarms / sizeof swarms[0]; ++s) {
+      for (size_t d = 0; d < sizeof dims / sizeof dims[0]; ++d) {
+        if (swarms[s] * dims[d] > cap || (quick && swarms[s] * dims[d] > 1e6))
+          continue;
+        for (int f = 0; f < 2; ++f) {
+          ck_pso_config config;
+          ck_pso_config_init(&config);
+          config.function = f ? "rastrigin" : "sphere";
+          config.particles = (size_t)swarms[s];
+          config.dim = dims[d];
+          measurement m;
+          if (time_swarm(device, &config, seconds, &m)) {
+            ++failures;
+            continue;
+          }
+          double updates = swarms[s] * dims[d] / m.seconds_per_iteration;
+          double bytes = 20.0 * updates * 1e-9;
+          printf("%-10s %9.0f %5d %12.1f %14.4g %14.4g %9.1f%%\n",
+                 config.function, swarms[s], dims[d],
+                 1.0 / m.seconds_per_iteration, updates,
+                 swarms[s] / m.seconds_per_iteration,
+                 copy > 0 ? 100.0 * bytes / copy : 0.0);
+        }
+      }
+    }
+    /* The launch-bound case: a small swarm's iterations per second. */
+    ck_pso_config small;
+    ck_pso_config_init(&small);
+    small.function = "rastrigin";
+    small.particles = 4096;
+    small.dim = 30;
+    measurement m;
+    if (time_swarm(device, &small, seconds, &m) == 0)
+      printf("small swarm: rastrigin 4096 x 30: %.0f iterations/s\n",
+             1.0 / m.seconds_per_iteration);
+    else
+      ++failures;
+    /* lsq: rows (a_j, b_j) read once per particle evaluation. */
+    size_t rows = quick || device->backend == CK_BACKEND_REF ? 20000 : 1000000;
+    ck_lsq_data data = {0};
+    if (ck_lsq_generate(rows, 16, 1, 0.0, &data, NULL)) {
+      ++failures;
+      bench_report("lsq data");
+    } else {
+      for (int mode = CK_PSO_LSQ_GROUP; mode <= CK_PSO_LSQ_THREAD; ++mode) {
+        ck_pso_config config;
+        ck_pso_config_init(&config);
+        config.function = "lsq";
+        config.data = &data;
+        config.particles = 64;
+        config.lsq_mode = (ck_pso_lsq_mode)mode;
+        if (time_swarm(device, &config, seconds, &m)) {
+          ++failures;
+          continue;
+        }
+        double data_bytes = 64.0 * (double)rows * 17.0 * 4.0;
+        double rate = data_bytes / m.seconds_per_iteration * 1e-9;
+        printf("lsq %zu rows x 16, 64 particles, %s mode: %.1f iter/s, "
+               "%.1f GB/s over the data (%.1f%% of copy)\n",
+               rows, mode == CK_PSO_LSQ_GROUP ? "group" : "thread",
+               1.0 / m.seconds_per_iteration, rate,
+               copy > 0 ? 100.0 * rate / copy : 0.0);
+      }
+      ck_lsq_free(&data);
+    }
+  }
+  ck_device_set_free(&set);
+  return failures ? 1 : 0;
+}
