@@ -240,48 +240,63 @@ __kernel void ck_pso_evaluate_user(uint n, int dim, __global const ck_real *x,
  * Least squares over rows (a_j, b_j), data stored column-major: a_jk at
  * k * rows + j, b_j at dim * rows + j.
  *
- * Group mode, for few particles: work-group g evaluates particle g;
- * work-item l sums the squared residuals of rows l, l + GROUP, ...; the
- * group adds them up in local memory and keeps the personal best.
+ * Group mode, for few particles: the rows are cut into `chunks` ranges and
+ * work-group g sums the squared residuals of particle g / chunks over range
+ * g % chunks (work-item l takes rows start + l, start + l + GROUP, ...),
+ * halving the sums in local memory; work-item 0 writes the partial sum.
+ * ck_pso_lsq_finish then adds each particle's partials in order.
  */
 __kernel __attribute__((reqd_work_group_size(CK_PSO_GROUP, 1, 1)))
-void ck_pso_lsq_group(uint n, int dim, uint rows, __global const ck_real *data,
-                      __global const ck_real *x, __global ck_real *pbest,
-                      __global ck_real *pbest_value,
+void ck_pso_lsq_group(uint n, int dim, uint rows, uint chunks,
+                      __global const ck_real *data,
+                      __global const ck_real *x, __global ck_real *partial,
                       __global const uint *done) {
   __local ck_real coefficients[CK_PSO_DIM];
-  __local ck_real partial[CK_PSO_GROUP];
-  __local uint improved;
-  uint p = (uint)get_group_id(0);
+  __local ck_real sums[CK_PSO_GROUP];
+  uint group = (uint)get_group_id(0);
+  uint p = group / chunks;
+  uint chunk = group - p * chunks;
   uint l = (uint)get_local_id(0);
   if (done[0]) /* the same for the whole group: no barrier divergence */
     return;
+  uint per_chunk = (rows + chunks - 1) / chunks;
+  uint start = chunk * per_chunk;
+  uint end = min(rows, start + per_chunk);
   for (int k = (int)l; k < dim; k += CK_PSO_GROUP)
     coefficients[k] = x[(ulong)k * n + p];
   barrier(CLK_LOCAL_MEM_FENCE);
   ck_real sum = CK_R(0);
-  for (uint j = l; j < rows; j += CK_PSO_GROUP) {
+  for (uint j = start + l; j < end; j += CK_PSO_GROUP) {
     ck_real residual = data[(ulong)dim * rows + j];
     for (int k = 0; k < dim; ++k)
       residual -= coefficients[k] * data[(ulong)k * rows + j];
     sum += residual * residual;
   }
-  partial[l] = sum;
+  sums[l] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint width = CK_PSO_GROUP / 2; width > 0; width >>= 1) {
     if (l < width)
-      partial[l] += partial[l + width];
+      sums[l] += sums[l + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (l == 0)
-    improved = ck_pso_comparable(partial[0]) < pbest_value[p] ? 1u : 0u;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (improved) {
-    for (int k = (int)l; k < dim; k += CK_PSO_GROUP)
-      pbest[(ulong)k * n + p] = coefficients[k];
-    if (l == 0)
-      pbest_value[p] = partial[0];
-  }
+    partial[(ulong)p * chunks + chunk] = sums[0];
+}
+
+/* Work-item p adds particle p's partial sums and keeps its personal best. */
+__kernel void ck_pso_lsq_finish(uint n, int dim, uint chunks,
+                                __global const ck_real *partial,
+                                __global const ck_real *x,
+                                __global ck_real *pbest,
+                                __global ck_real *pbest_value,
+                                __global const uint *done) {
+  uint p = (uint)get_global_id(0);
+  if (p >= n || done[0])
+    return;
+  ck_real sum = CK_R(0);
+  for (uint c = 0; c < chunks; ++c)
+    sum += partial[(ulong)p * chunks + c];
+  ck_pso_keep_best(p, n, dim, ck_pso_comparable(sum), pbest_value, x, pbest);
 }
 
 /* Thread mode, for many particles: work-item p evaluates particle p over

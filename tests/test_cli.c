@@ -287,7 +287,7 @@ static void check_basic_commands(void) {
 
 static void check_run_usage_errors(void) {
   static const struct {
-    const char *args[8];
+    const char *args[12];
     const char *stderr_names; /* the message must contain this */
   } cases[] = {
       {{"run", NULL}, "workload"},
@@ -305,6 +305,24 @@ static void check_run_usage_errors(void) {
       {{"run", "selfcheck", "extra", NULL}, "unexpected"},
       {{"compare", "selfcheck", "--devices", "nosuchdevice", NULL},
        "nosuchdevice"},
+      /* pso: every kind of bad input is a usage error naming its cause. */
+      {{"run", "pso", "--device", "ref", "--fn", "nosuch", NULL}, "nosuch"},
+      {{"run", "pso", "--device", "ref", "--dim", "0", NULL}, "--dim"},
+      {{"run", "pso", "--device", "ref", "--particles", "0", NULL},
+       "--particles"},
+      {{"run", "pso", "--device", "ref", "--lo", "nan", "--hi", "1", NULL},
+       "--lo"},
+      {{"run", "pso", "--device", "ref", "--lo", "2", "--hi", "1", NULL},
+       "below"},
+      {{"run", "pso", "--device", "ref", "--fn", "lsq", NULL}, "--data"},
+      {{"run", "pso", "--device", "ref", "--fn", "lsq", "--data",
+        "/nonexistent/data.csv", NULL},
+       "data.csv"},
+      {{"run", "pso", "--device", "ref", "--topology", "star", NULL},
+       "--topology"},
+      {{"gen", "lsq", "--rows", "10", "--dim", "2", NULL}, "--out"},
+      {{"gen", "lsq", "--rows", "0", "--dim", "2", "--out", "x.csv", NULL},
+       "--rows"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     run_output r = run_clkit(cases[c].args);
@@ -320,6 +338,50 @@ static void check_run_usage_errors(void) {
   run_output r = run_clkit(args);
   EXPECT_HAS(r.err, "ref", args);
   release(&r);
+}
+
+/* clkit gen lsq writes data whose coefficients pso recovers, and pso
+ * writes --out and --trace. */
+static void check_pso_files(void) {
+  char data[700], coefficients[700], out[700], trace[700];
+  snprintf(data, sizeof data, "%s/gen.csv", work_dir);
+  snprintf(coefficients, sizeof coefficients, "%s/gen.coef", work_dir);
+  snprintf(out, sizeof out, "%s/best.txt", work_dir);
+  snprintf(trace, sizeof trace, "%s/trace.csv", work_dir);
+  const char *const gen[] = {"gen",  "lsq",  "--rows",  "500",  "--dim", "3",
+                             "--out", data, "--coef", coefficients, NULL};
+  run_output r = run_clkit(gen);
+  EXPECT_EXIT(r, 0, gen);
+  release(&r);
+  const char *const pso[] = {"run",     "pso",   "--device",    "ref",
+                             "--fn",    "lsq",   "--data",      data,
+                             "--particles", "32", "--iters",    "300",
+                             "--out",   out,     "--trace",     trace,
+                             NULL};
+  r = run_clkit(pso);
+  EXPECT_EXIT(r, 0, pso);
+  release(&r);
+  char *truth = read_file(coefficients), *found = read_file(out);
+  char *history = read_file(trace);
+  CHECK(truth && found && history);
+  if (truth && found) {
+    const char *a = truth, *b = found;
+    for (int d = 0; d < 3; ++d) {
+      char *end_a, *end_b;
+      double x = strtod(a, &end_a), y = strtod(b, &end_b);
+      CHECK_MSG(end_a != a && end_b != b && fabs(x - y) < 1e-3,
+                "coefficient %d: %s vs %s", d, a, b);
+      a = end_a;
+      b = end_b;
+    }
+  }
+  if (history) {
+    CHECK(strncmp(history, "iteration,best\n0,", 17) == 0);
+    CHECK(count_lines(history) == 302);
+  }
+  free(truth);
+  free(found);
+  free(history);
 }
 
 static void check_ref_runs(void) {
@@ -611,6 +673,7 @@ int main(int argc, char **argv) {
   check_basic_commands();
   check_run_usage_errors();
   check_ref_runs();
+  check_pso_files();
   check_kernels();
   check_cache();
   check_no_platform();

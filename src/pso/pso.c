@@ -355,11 +355,15 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   }
   if (s->objective == CK_OBJECTIVE_LSQ) {
     s->rows = (uint32_t)config->data->rows;
+    /* Few particles: work-groups over rows, enough to fill the device
+     * (four per compute unit), none with fewer rows than work-items. */
+    size_t units = device->compute_units ? device->compute_units : 1;
     s->lsq_group_mode =
         config->lsq_mode == CK_PSO_LSQ_GROUP ||
-        (config->lsq_mode == CK_PSO_LSQ_AUTO &&
-         n < 4u * (device->compute_units ? device->compute_units : 1) *
-                 s->group / 32u);
+        (config->lsq_mode == CK_PSO_LSQ_AUTO && n < 4 * units * s->group / 32);
+    size_t chunks = (4 * units + n - 1) / n;
+    size_t most = s->rows / s->group ? s->rows / s->group : 1;
+    s->lsq_chunks = (uint32_t)(chunks < most ? chunks : most);
   }
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes = (3.0 * (double)dim + 2.0) * (double)n * (double)s->real_size;
@@ -407,6 +411,8 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     CK_TRY(make_buffer(s, s->partial_count * sizeof(uint32_t),
                        &s->partial_indices));
   }
+  if (s->lsq_group_mode)
+    CK_TRY(make_buffer(s, n * s->lsq_chunks * real, &s->lsq_partial));
   if (config->data && (s->objective == CK_OBJECTIVE_LSQ || s->user_has_data))
     CK_TRY(upload_data(s, config->data));
   else if (s->objective == CK_OBJECTIVE_USER)
@@ -603,7 +609,7 @@ ck_status ck_pso_destroy(ck_pso *pso) {
                           s->pbest_value, s->neighbour, s->gbest,
                           s->best_value, s->best_index, s->partial_values,
                           s->partial_indices, s->history, s->data, s->done,
-                          s->values};
+                          s->values, s->lsq_partial};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(s->queue);

@@ -61,11 +61,14 @@ struct pso_state {
   uint32_t group;          /* reduction work-group size */
   uint32_t partial_count;  /* groups of the first reduction; 0: direct */
   int lsq_group_mode;
+  uint32_t lsq_chunks;     /* group mode: work-groups per particle */
+  ck_buffer *lsq_partial;  /* group mode: n * lsq_chunks partial sums */
   uint32_t history_capacity;
   /* OpenCL */
   ck_program *program;
   ck_kernel *initialise_kernel, *neighbours_kernel, *move_kernel,
-      *reduce_kernel, *update_kernel, *evaluate_kernel, *keep_kernel;
+      *reduce_kernel, *update_kernel, *evaluate_kernel, *keep_kernel,
+      *finish_kernel;
 };
 
 /* The state behind a swarm, for tests that inspect every particle. */

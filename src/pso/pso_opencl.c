@@ -133,6 +133,27 @@ static ck_status opencl_setup(pso_state *s) {
     CK_TRY(ck_kernel_set_buffer(k, 4, s->pbest_value));
     CK_TRY(ck_kernel_set_buffer(k, 5, s->data));
     CK_TRY(ck_kernel_set_buffer(k, 6, s->done));
+  } else if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
+    k = s->evaluate_kernel;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
+    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
+    CK_TRY(ck_kernel_set_value(k, 3, sizeof s->lsq_chunks, &s->lsq_chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
+    CK_TRY(ck_kernel_set_buffer(k, 5, s->x));
+    CK_TRY(ck_kernel_set_buffer(k, 6, s->lsq_partial));
+    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
+    CK_TRY(ck_kernel_create(s->program, "ck_pso_lsq_finish",
+                            &s->finish_kernel));
+    k = s->finish_kernel;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
+    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->lsq_chunks, &s->lsq_chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 3, s->lsq_partial));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->x));
+    CK_TRY(ck_kernel_set_buffer(k, 5, s->pbest));
+    CK_TRY(ck_kernel_set_buffer(k, 6, s->pbest_value));
+    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
   } else if (s->objective == CK_OBJECTIVE_LSQ) {
     k = s->evaluate_kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
@@ -174,9 +195,11 @@ static ck_status opencl_move(pso_state *s, uint64_t iteration) {
 
 static ck_status opencl_evaluate(pso_state *s) {
   if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
-    size_t local = s->group, global = (size_t)s->n * s->group;
-    return ck_queue_launch(s->queue, s->evaluate_kernel, 1, &global, &local,
-                           NULL);
+    size_t local = s->group;
+    size_t global = (size_t)s->n * s->lsq_chunks * s->group;
+    ck_status status = ck_queue_launch(s->queue, s->evaluate_kernel, 1,
+                                       &global, &local, NULL);
+    return status ? status : launch_per_particle(s, s->finish_kernel);
   }
   return launch_per_particle(s, s->evaluate_kernel);
 }
@@ -205,6 +228,7 @@ static void opencl_teardown(pso_state *s) {
   ck_kernel_destroy(s->update_kernel);
   ck_kernel_destroy(s->evaluate_kernel);
   ck_kernel_destroy(s->keep_kernel);
+  ck_kernel_destroy(s->finish_kernel);
   ck_program_destroy(s->program);
 }
 
