@@ -12,12 +12,10 @@
 #ifndef CK_PSO_H
 #define CK_PSO_H
 
+#include "ck_best.h"
+#include "ck_bounds.h"
 #include "ck_objectives.h"
 #include "ck_philox.h"
-
-#define CK_BOUNDS_CLAMP 0
-#define CK_BOUNDS_REFLECT 1
-#define CK_BOUNDS_RANDOM 2
 
 #define CK_PSO_STREAM_INIT 0u
 #define CK_PSO_STREAM_MOVE 1u
@@ -27,32 +25,13 @@ CK_FN ck_u64 ck_pso_stream(ck_u32 purpose, ck_u32 particle) {
   return ((ck_u64)purpose << 32) | (ck_u64)particle;
 }
 
-/* (value, index) order: lower value, then lower index; NaN never wins. */
-CK_FN int ck_pso_better(ck_real value, ck_u32 index, ck_real other_value,
-                        ck_u32 other_index) {
-  return value < other_value || (value == other_value && index < other_index);
-}
-
-/* A value that may be compared: NaN becomes the largest real. */
-CK_FN ck_real ck_pso_comparable(ck_real value) {
-  return value == value ? value : CK_R(CK_REAL_MAX);
-}
-
-/* Puts a coordinate that left [lo, hi] back inside, by the bounds mode.
- * (The velocity follows in ck_pso_bound_velocity.) */
+/* Bounding a moved coordinate: ck_bound_coordinate in ck_bounds.h, with
+ * the particle's own stream for the random mode. */
 CK_FN ck_real ck_pso_bound(int mode, ck_real x, ck_real lo, ck_real hi,
                            ck_u64 seed, ck_u32 particle, ck_u64 draw) {
-  if (x >= lo && x <= hi)
-    return x;
-  if (mode == CK_BOUNDS_REFLECT) {
-    x = x < lo ? lo + (lo - x) : hi - (x - hi);
-  } else if (mode == CK_BOUNDS_RANDOM) {
-    ck_philox_counter r =
-        ck_philox_block(seed, ck_pso_stream(CK_PSO_STREAM_BOUNDS, particle), draw);
-    x = lo + ck_uniform_real(r.v[0]) * (hi - lo);
-  }
-  /* A step longer than the domain reflects outside again: clamp it. */
-  return x < lo ? lo : (x > hi ? hi : x);
+  return ck_bound_coordinate(mode, x, lo, hi, seed,
+                             ck_pso_stream(CK_PSO_STREAM_BOUNDS, particle),
+                             draw);
 }
 
 /* The velocity after a bound was hit: reversed by reflection, else zero. */
@@ -174,7 +153,7 @@ CK_FN ck_u32 ck_pso_ring_best(ck_u32 p, ck_u32 n, ck_u32 k,
   ck_u32 best = first;
   for (ck_u32 j = 1; j < k; ++j) {
     ck_u32 q = (first + j) % n;
-    if (ck_pso_better(pbest_value[q], q, pbest_value[best], best))
+    if (ck_better(pbest_value[q], q, pbest_value[best], best))
       best = q;
   }
   return best;

@@ -9,27 +9,24 @@
 
 #include "ck_objectives.h"
 #include "core/workload_internal.h"
+#include "objectives/problem.h"
 #include "pso/pso_internal.h"
 
 enum {
-  HISTORY_CAPACITY = 1024,    /* device-side best values between reads */
-  DIRECT_REDUCTION = 16,      /* one group folds up to this many per item */
-  MAX_DIM = 100000,
-  MAX_USER_DIM = 4096         /* user objectives copy x to private memory */
+  HISTORY_CAPACITY = 1024, /* device-side best values between reads */
+  DIRECT_REDUCTION = 16    /* one group folds up to this many per item */
 };
 
 struct ck_pso {
   pso_state state;
   const ck__pso_steps *steps;
   ck_pso_config config;
-  double *lo, *hi;        /* the domain, dim entries */
+  ck__problem problem;    /* objective and domain */
   uint64_t iterations;    /* moves made */
   uint32_t history_used;  /* device entries not yet read */
   double *history;        /* host copy of the best after each iteration */
   size_t history_count, history_allocated;
   double build_seconds;
-  char *user_source;      /* owned copies of the configuration's strings */
-  char *user_name;
 };
 
 pso_state *ck__pso_state(ck_pso *pso) { return &pso->state; }
@@ -52,58 +49,8 @@ ck_status ck_pso_config_init(ck_pso_config *config) {
   return CK_OK;
 }
 
-/* Finds `objective (` in a user source and whether its parameters name a
- * global pointer (the optional data argument). */
-static int takes_data(const char *source) {
-  for (const char *at = strstr(source, "objective"); at;
-       at = strstr(at + 1, "objective")) {
-    const char *c = at + 9;
-    while (*c == ' ' || *c == '\t' || *c == '\n')
-      ++c;
-    if (*c != '(')
-      continue;
-    const char *close = strchr(c, ')');
-    if (!close)
-      return 0;
-    for (const char *g = strstr(c, "global"); g && g < close;
-         g = strstr(g + 1, "global"))
-      return 1;
-    return 0;
-  }
-  return 0;
-}
-
-static ck_status check_config(const ck_device *device,
-                              const ck_pso_config *c,
-                              const ck_objective_info **info) {
-  *info = NULL;
-  if (c->objective_source) {
-    if (c->function && strcmp(c->function, "user") != 0)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "give either --fn or --objective, not both");
-  } else {
-    if (!c->function)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --fn: no objective function given");
-    ck_status status = ck_objective_find(c->function, info);
-    if (status)
-      return ck__fail(status, "option --fn: unknown function '%s' (known: "
-                      "sphere rastrigin rosenbrock griewank ackley schwefel "
-                      "michalewicz styblinski-tang f1 f2 lsq)",
-                      c->function);
-    if ((*info)->id == CK_OBJECTIVE_LSQ && (!c->data || c->data->rows == 0))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --fn lsq needs --data FILE");
-  }
-  int dim = *info && (*info)->id == CK_OBJECTIVE_LSQ ? (int)c->data->dim
-                                                      : c->dim;
-  if (dim < 1 || dim > MAX_DIM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --dim: %d is outside [1, %d]", c->dim, MAX_DIM);
-  if (c->objective_source && dim > MAX_USER_DIM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --dim: user objectives take at most %d dimensions",
-                    MAX_USER_DIM);
+/* The PSO-specific settings; the problem's are checked by ck__problem. */
+static ck_status check_config(const ck_pso_config *c) {
   if (c->particles < 1 || c->particles > 0x7FFFFFFFu)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --particles: %zu is outside [1, 2^31)",
@@ -128,121 +75,21 @@ static ck_status check_config(const ck_device *device,
                     "options --vinit must be >= 0 and --vmax > 0, both finite");
   if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
-  if (c->double_precision && !device->has_fp64)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --precision double: device %s has no fp64",
-                    device->id);
-  if (c->has_target && !isfinite(c->target))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --target must be finite");
-  if (c->max_seconds < 0 || !isfinite(c->max_seconds))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --time must be a finite number of seconds >= 0");
-  if (c->objective_source && (!c->lo || !c->hi))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "a user objective needs its domain: give --lo and --hi");
-  if (c->lo || c->hi) {
-    if (!c->lo || !c->hi)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "options --lo and --hi go together");
-    for (int d = 0; d < dim; ++d) {
-      if (!isfinite(c->lo[d]) || !isfinite(c->hi[d]))
-        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                        "options --lo/--hi: dimension %d is not finite", d);
-      if (!(c->lo[d] < c->hi[d]))
-        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                        "options --lo/--hi: lo (%g) must be below hi (%g) in "
-                        "dimension %d",
-                        c->lo[d], c->hi[d], d);
-    }
-  }
-  if (*info && (*info)->id == CK_OBJECTIVE_LSQ &&
-      c->data->rows * (c->data->dim + 1) > 0xFFFFFFFFu)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --data: %zu rows of %zu values exceed 2^32 values",
-                    c->data->rows, c->data->dim + 1);
   return CK_OK;
 }
 
-/* Writes count doubles into a buffer of reals of the swarm's precision. */
 static ck_status write_reals(pso_state *s, ck_buffer *buffer,
                              const double *values, size_t count) {
-  ck_status status;
-  void *staging = malloc(count * s->real_size);
-  if (!staging)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t i = 0; i < count; ++i) {
-    if (s->double_precision)
-      ((double *)staging)[i] = values[i];
-    else
-      ((float *)staging)[i] = (float)values[i];
-  }
-  status = ck_buffer_write(s->queue, buffer, 0, count * s->real_size, staging,
-                           CK_BLOCKING, NULL);
-  free(staging);
-  return status;
+  return ck__reals_write(s->queue, buffer, s->double_precision, values, count);
 }
 
 static ck_status read_reals(pso_state *s, ck_buffer *buffer, double *values,
                             size_t count) {
-  ck_status status;
-  void *staging = malloc(count * s->real_size);
-  if (!staging)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  status = ck_buffer_read(s->queue, buffer, 0, count * s->real_size, staging,
-                          CK_BLOCKING, NULL);
-  for (size_t i = 0; status == CK_OK && i < count; ++i)
-    values[i] = s->double_precision ? ((double *)staging)[i]
-                                    : (double)((float *)staging)[i];
-  free(staging);
-  return status;
+  return ck__reals_read(s->queue, buffer, s->double_precision, values, count);
 }
 
 static ck_status make_buffer(pso_state *s, size_t bytes, ck_buffer **buffer) {
-  return ck_buffer_create(s->queue, bytes ? bytes : 1, buffer);
-}
-
-/* Copies the data set to the device: lsq column-major, user rows as they
- * come (row-major floats). */
-static ck_status upload_data(pso_state *s, const ck_lsq_data *data) {
-  ck_status status;
-  size_t columns = data->dim + 1, count = data->rows * columns;
-  double *arranged = malloc(count * sizeof *arranged);
-  if (!arranged)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of host memory for %zu data values", count);
-  for (size_t j = 0; j < data->rows; ++j) {
-    for (size_t k = 0; k <= data->dim; ++k) {
-      double value = k < data->dim ? data->a[j * data->dim + k] : data->b[j];
-      if (s->objective == CK_OBJECTIVE_LSQ)
-        arranged[k * data->rows + j] = value;
-      else
-        arranged[j * columns + k] = value;
-    }
-  }
-  if (s->objective == CK_OBJECTIVE_LSQ) {
-    status = make_buffer(s, count * s->real_size, &s->data);
-    if (!status)
-      status = write_reals(s, s->data, arranged, count);
-  } else {
-    float *narrow = (float *)arranged; /* in place: floats are smaller */
-    for (size_t i = 0; i < count; ++i)
-      narrow[i] = (float)arranged[i];
-    status = make_buffer(s, count * sizeof(float), &s->data);
-    if (!status)
-      status = ck_buffer_write(s->queue, s->data, 0, count * sizeof(float),
-                               narrow, CK_BLOCKING, NULL);
-  }
-  free(arranged);
-  return status;
-}
-
-static uint32_t group_size(const ck_device *device) {
-  size_t limit = device->backend == CK_BACKEND_REF ? 256
-                                                   : device->max_work_group_size;
-  uint32_t group = 1;
-  while (group * 2 <= 256 && group * 2 <= limit)
-    group *= 2;
-  return group;
+  return ck__buffer_make(s->queue, bytes, buffer);
 }
 
 /* Reads the device's history entries not yet seen. */
@@ -283,35 +130,47 @@ static ck_status record_best(ck_pso *pso) {
 ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
                         ck_pso **out) {
   ck_status status = CK_OK;
-  const ck_objective_info *info = NULL;
   ck_pso *pso = NULL;
   double *vmax = NULL;
   if (!device || !config || !out)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create: NULL argument");
   *out = NULL;
-  CK_TRY(check_config(device, config, &info));
+  CK_TRY(check_config(config));
   pso = calloc(1, sizeof *pso);
   if (!pso)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
+  const ck__problem_spec spec = {
+      config->function,   config->objective_source, config->objective_name,
+      config->data,       config->dim,              config->lo,
+      config->hi,         config->double_precision, config->has_target,
+      config->target,     config->max_seconds};
+  CK_TRY(ck__problem_init(&pso->problem, device, &spec));
+  const ck__problem *problem = &pso->problem;
   pso->config = *config;
+  pso->config.function = NULL;
+  pso->config.objective_source = NULL;
+  pso->config.objective_name = NULL;
+  pso->config.lo = pso->config.hi = NULL;
+  pso->config.dim = problem->dim;
   pso_state *s = &pso->state;
   s->device = *device;
-  s->objective = info ? info->id : CK_OBJECTIVE_USER;
-  s->streamed = s->objective < CK_OBJECTIVE_STREAMED_COUNT;
-  s->dim = s->objective == CK_OBJECTIVE_LSQ ? (int)config->data->dim
-                                            : config->dim;
-  pso->config.dim = s->dim;
+  s->objective = problem->objective;
+  s->streamed = problem->streamed;
+  s->dim = problem->dim;
   s->n = (uint32_t)config->particles;
-  s->double_precision = config->double_precision ? 1 : 0;
-  s->real_size = s->double_precision ? sizeof(double) : sizeof(float);
+  s->double_precision = problem->double_precision;
+  s->real_size = problem->real_size;
   s->bounds = (int)config->bounds;
   s->ring = (uint32_t)config->ring_neighbours;
   s->seed = config->seed;
   s->velocity_init = config->velocity_init;
   s->has_target = config->has_target;
   s->target = config->target;
-  s->group = group_size(device);
+  s->group = ck__group_size(device);
   s->history_capacity = HISTORY_CAPACITY;
+  s->user_source = problem->user_source;
+  s->user_name = problem->user_name;
+  s->user_has_data = problem->user_has_data;
   if (config->constriction) {
     /* Clerc and Kennedy's constriction folds into the inertia form. */
     double phi = config->c1 + config->c2;
@@ -324,46 +183,17 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     s->c1 = config->c1;
     s->c2 = config->c2;
   }
-  pso->config.function = NULL;
-  pso->config.objective_source = NULL;
-  pso->config.objective_name = NULL;
-  pso->config.lo = pso->config.hi = NULL;
-  if (config->objective_source) {
-    pso->user_source = strdup(config->objective_source);
-    pso->user_name = strdup(config->objective_name ? config->objective_name
-                                                   : "objective.cl");
-    if (!pso->user_source || !pso->user_name)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-    s->user_source = pso->user_source;
-    s->user_name = pso->user_name;
-    s->user_has_data = takes_data(pso->user_source);
-    if (s->user_has_data && !config->data)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "the objective in %s takes a data argument: give --data FILE",
-              pso->user_name);
-  }
   size_t dim = (size_t)s->dim, n = s->n;
-  pso->lo = malloc(dim * sizeof *pso->lo);
-  pso->hi = malloc(dim * sizeof *pso->hi);
   vmax = malloc(dim * sizeof *vmax);
-  if (!pso->lo || !pso->hi || !vmax)
+  if (!vmax)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t d = 0; d < dim; ++d) {
-    pso->lo[d] = config->lo ? config->lo[d] : info->lo;
-    pso->hi[d] = config->hi ? config->hi[d] : info->hi;
-    vmax[d] = config->vmax * (pso->hi[d] - pso->lo[d]);
-  }
+  for (size_t d = 0; d < dim; ++d)
+    vmax[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
   if (s->objective == CK_OBJECTIVE_LSQ) {
     s->rows = (uint32_t)config->data->rows;
-    /* Few particles: work-groups over rows, enough to fill the device
-     * (four per compute unit), none with fewer rows than work-items. */
-    size_t units = device->compute_units ? device->compute_units : 1;
     s->lsq_group_mode =
-        config->lsq_mode == CK_PSO_LSQ_GROUP ||
-        (config->lsq_mode == CK_PSO_LSQ_AUTO && n < 4 * units * s->group / 32);
-    size_t chunks = (4 * units + n - 1) / n;
-    size_t most = s->rows / s->group ? s->rows / s->group : 1;
-    s->lsq_chunks = (uint32_t)(chunks < most ? chunks : most);
+        ck__lsq_group_mode(device, config->lsq_mode, n, s->group);
+    s->lsq_chunks = ck__lsq_chunks(device, n, s->rows, s->group);
   }
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes = (3.0 * (double)dim + 2.0) * (double)n * (double)s->real_size;
@@ -402,10 +232,10 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   uint32_t zero = 0;
   CK_TRY(ck_buffer_write(s->queue, s->done, 0, sizeof zero, &zero, CK_BLOCKING,
                          NULL));
-  if (s->ring) {
+  if (s->ring)
     CK_TRY(make_buffer(s, n * sizeof(uint32_t), &s->neighbour));
+  if (s->ring || !s->streamed)
     CK_TRY(make_buffer(s, n * real, &s->values));
-  }
   if (s->partial_count) {
     CK_TRY(make_buffer(s, s->partial_count * real, &s->partial_values));
     CK_TRY(make_buffer(s, s->partial_count * sizeof(uint32_t),
@@ -413,12 +243,10 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   }
   if (s->lsq_group_mode)
     CK_TRY(make_buffer(s, n * s->lsq_chunks * real, &s->lsq_partial));
-  if (config->data && (s->objective == CK_OBJECTIVE_LSQ || s->user_has_data))
-    CK_TRY(upload_data(s, config->data));
-  else if (s->objective == CK_OBJECTIVE_USER)
-    CK_TRY(make_buffer(s, sizeof(float), &s->data));
-  CK_TRY(write_reals(s, s->lo, pso->lo, dim));
-  CK_TRY(write_reals(s, s->hi, pso->hi, dim));
+  if (s->objective == CK_OBJECTIVE_LSQ || s->objective == CK_OBJECTIVE_USER)
+    CK_TRY(ck__problem_upload(problem, s->queue, &s->data));
+  CK_TRY(write_reals(s, s->lo, problem->lo, dim));
+  CK_TRY(write_reals(s, s->hi, problem->hi, dim));
   CK_TRY(write_reals(s, s->vmax, vmax, dim));
   double largest = s->double_precision ? 1.7976931348623157e308
                                        : 3.402823466e38;
@@ -613,11 +441,8 @@ ck_status ck_pso_destroy(ck_pso *pso) {
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(s->queue);
-  free(pso->lo);
-  free(pso->hi);
+  ck__problem_free(&pso->problem);
   free(pso->history);
-  free(pso->user_source);
-  free(pso->user_name);
   free(pso);
   return CK_OK;
 }

@@ -21,8 +21,8 @@ static ck_status opencl_setup(pso_state *s) {
   ck_status status = CK_OK;
   char defines[256];
   snprintf(defines, sizeof defines,
-           "-DCK_OBJECTIVE=%d -DCK_PSO_BOUNDS=%d -DCK_PSO_RING=%d "
-           "-DCK_PSO_GROUP=%u -DCK_PSO_DIM=%d -DCK_PSO_USER_DATA=%d "
+           "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_PSO_RING=%d "
+           "-DCK_GROUP=%u -DCK_DIM=%d -DCK_USER_DATA=%d "
            "-DCK_REAL_DOUBLE=%d",
            s->objective, s->bounds, s->ring ? 1 : 0, (unsigned)s->group, s->dim,
            s->user_has_data, s->double_precision);
@@ -31,18 +31,18 @@ static ck_status opencl_setup(pso_state *s) {
   CK_TRY(ck_kernel_create(s->program, "ck_pso_initialise",
                           &s->initialise_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_pso_move", &s->move_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_pso_reduce", &s->reduce_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_pso_update_best", &s->update_kernel));
+  CK_TRY(ck_kernel_create(s->program, "ck_best_reduce", &s->reduce_kernel));
+  CK_TRY(ck_kernel_create(s->program, "ck_best_update", &s->update_kernel));
   if (s->ring)
     CK_TRY(ck_kernel_create(s->program, "ck_pso_neighbours",
                             &s->neighbours_kernel));
   if (s->objective == CK_OBJECTIVE_USER)
-    CK_TRY(ck_kernel_create(s->program, "ck_pso_evaluate_user",
+    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_user",
                             &s->evaluate_kernel));
   if (s->objective == CK_OBJECTIVE_LSQ)
     CK_TRY(ck_kernel_create(s->program,
-                            s->lsq_group_mode ? "ck_pso_lsq_group"
-                                              : "ck_pso_lsq_thread",
+                            s->lsq_group_mode ? "ck_evaluate_lsq_group"
+                                              : "ck_evaluate_lsq_thread",
                             &s->evaluate_kernel));
 
   /* Arguments that never change are set once. */
@@ -78,7 +78,7 @@ static ck_status opencl_setup(pso_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 16, s->done));
   CK_TRY(ck_kernel_set_buffer(k, 17, s->ring ? s->values : s->pbest_value));
 
-  if (s->ring && s->streamed) {
+  if (s->values) {
     CK_TRY(ck_kernel_create(s->program, "ck_pso_keep", &s->keep_kernel));
     k = s->keep_kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
@@ -129,10 +129,9 @@ static ck_status opencl_setup(pso_state *s) {
     CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
     CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
     CK_TRY(ck_kernel_set_buffer(k, 2, s->x));
-    CK_TRY(ck_kernel_set_buffer(k, 3, s->pbest));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->done));
+    CK_TRY(ck_kernel_set_buffer(k, 3, s->values));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
+    CK_TRY(ck_kernel_set_buffer(k, 5, s->done));
   } else if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
     k = s->evaluate_kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
@@ -143,17 +142,14 @@ static ck_status opencl_setup(pso_state *s) {
     CK_TRY(ck_kernel_set_buffer(k, 5, s->x));
     CK_TRY(ck_kernel_set_buffer(k, 6, s->lsq_partial));
     CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
-    CK_TRY(ck_kernel_create(s->program, "ck_pso_lsq_finish",
+    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_finish",
                             &s->finish_kernel));
     k = s->finish_kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->lsq_chunks, &s->lsq_chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 3, s->lsq_partial));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->x));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->pbest));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->lsq_chunks, &s->lsq_chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 2, s->lsq_partial));
+    CK_TRY(ck_kernel_set_buffer(k, 3, s->values));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->done));
   } else if (s->objective == CK_OBJECTIVE_LSQ) {
     k = s->evaluate_kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
@@ -161,9 +157,8 @@ static ck_status opencl_setup(pso_state *s) {
     CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
     CK_TRY(ck_kernel_set_buffer(k, 3, s->data));
     CK_TRY(ck_kernel_set_buffer(k, 4, s->x));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->pbest));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
+    CK_TRY(ck_kernel_set_buffer(k, 5, s->values));
+    CK_TRY(ck_kernel_set_buffer(k, 6, s->done));
   }
 fail:
   return status;
@@ -188,20 +183,25 @@ static ck_status opencl_move(pso_state *s, uint64_t iteration) {
                                          &iteration);
   if (!status)
     status = launch_per_particle(s, s->move_kernel);
-  if (!status && s->keep_kernel)
+  if (!status && s->ring && s->streamed)
     status = launch_per_particle(s, s->keep_kernel);
   return status;
 }
 
+/* Values of lsq or user objectives, then personal bests kept. */
 static ck_status opencl_evaluate(pso_state *s) {
+  ck_status status;
   if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
     size_t local = s->group;
     size_t global = (size_t)s->n * s->lsq_chunks * s->group;
-    ck_status status = ck_queue_launch(s->queue, s->evaluate_kernel, 1,
-                                       &global, &local, NULL);
-    return status ? status : launch_per_particle(s, s->finish_kernel);
+    status = ck_queue_launch(s->queue, s->evaluate_kernel, 1, &global, &local,
+                             NULL);
+    if (!status)
+      status = launch_per_particle(s, s->finish_kernel);
+  } else {
+    status = launch_per_particle(s, s->evaluate_kernel);
   }
-  return launch_per_particle(s, s->evaluate_kernel);
+  return status ? status : launch_per_particle(s, s->keep_kernel);
 }
 
 static ck_status opencl_update_best(pso_state *s, uint32_t slot) {

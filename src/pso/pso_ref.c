@@ -36,7 +36,7 @@ static ck_status ref_initialise(pso_state *s) {
         s->objective, p, s->n, s->dim, s->seed, reals(s->lo), reals(s->hi),
         reals(s->vmax), (ck_real)s->velocity_init, reals(s->x), reals(s->v),
         reals(s->pbest));
-    pbest_value[p] = s->streamed ? ck_pso_comparable(value) : CK_REAL_MAX;
+    pbest_value[p] = s->streamed ? ck_comparable(value) : CK_REAL_MAX;
   }
   return CK_OK;
 }
@@ -66,9 +66,9 @@ static ck_status ref_move(pso_state *s, uint64_t iteration) {
     /* The ring reads neighbours' personal bests: keep them until every
      * particle has moved, as the kernels do. */
     if (s->streamed && s->ring)
-      reals(s->values)[p] = ck_pso_comparable(value);
+      reals(s->values)[p] = ck_comparable(value);
     else if (s->streamed)
-      ck_pso_keep_best(p, s->n, s->dim, ck_pso_comparable(value),
+      ck_pso_keep_best(p, s->n, s->dim, ck_comparable(value),
                        reals(s->pbest_value), reals(s->x), reals(s->pbest));
   }
   for (uint32_t p = 0; s->streamed && s->ring && p < s->n; ++p)
@@ -90,7 +90,7 @@ static ck_status ref_evaluate(pso_state *s) {
         residual -= x[(size_t)k * s->n + p] * data[(size_t)k * s->rows + j];
       sum += residual * residual;
     }
-    ck_pso_keep_best(p, s->n, s->dim, ck_pso_comparable(sum),
+    ck_pso_keep_best(p, s->n, s->dim, ck_comparable(sum),
                      reals(s->pbest_value), reals(s->x), reals(s->pbest));
   }
   return CK_OK;
@@ -103,7 +103,7 @@ static ck_status ref_update_best(pso_state *s, uint32_t slot) {
   ck_real winner_value = CK_REAL_MAX;
   uint32_t winner = 0xFFFFFFFFu;
   for (uint32_t p = 0; p < s->n; ++p) {
-    if (ck_pso_better(pbest_value[p], p, winner_value, winner)) {
+    if (ck_better(pbest_value[p], p, winner_value, winner)) {
       winner_value = pbest_value[p];
       winner = p;
     }

@@ -1,0 +1,133 @@
+/*
+ * ck_best.h - the (value, index) minimum of a population, shared by the
+ * optimisers: comparison helpers for every backend, and, in OpenCL C, the
+ * kernels that find the best of n candidates and keep it.
+ *
+ * Build-time define for the kernels: CK_GROUP, their work-group size (a
+ * power of two).
+ */
+#ifndef CK_BEST_H
+#define CK_BEST_H
+
+#include "ck_real.h"
+
+/* (value, index) order: lower value, then lower index; NaN never wins. */
+CK_FN int ck_better(ck_real value, ck_u32 index, ck_real other_value,
+                    ck_u32 other_index) {
+  return value < other_value || (value == other_value && index < other_index);
+}
+
+/* A value that may be compared: NaN becomes the largest real. */
+CK_FN ck_real ck_comparable(ck_real value) {
+  return value == value ? value : CK_R(CK_REAL_MAX);
+}
+
+#if defined(CK_LANG_OPENCL)
+#ifndef CK_GROUP
+#error "ck_best.h needs CK_GROUP"
+#endif
+
+/*
+ * The work-group's (value, index) minimum: work-item l offers its
+ * candidate; the group halves the candidates in local memory until entry
+ * 0 holds the minimum, visible to every work-item on return.
+ */
+static void ck_best_group_minimum(__local ck_real *values, __local uint *indices,
+                                 uint l, ck_real value, uint index) {
+  values[l] = value;
+  indices[l] = index;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
+    if (l < width &&
+        ck_better(values[l + width], indices[l + width], values[l],
+                      indices[l])) {
+      values[l] = values[l + width];
+      indices[l] = indices[l + width];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/*
+ * Group g folds entries g*GROUP + l (stepping by the global size) of
+ * values into a (value, index) minimum per work-item, then halves them in
+ * local memory; work-item 0 writes the group's minimum.
+ */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_best_reduce(__global const ck_real *values, uint count,
+                   __global ck_real *partial_values,
+                   __global uint *partial_indices) {
+  __local ck_real local_values[CK_GROUP];
+  __local uint local_indices[CK_GROUP];
+  uint l = (uint)get_local_id(0);
+  ck_real best = CK_R(CK_REAL_MAX);
+  uint best_index = 0xFFFFFFFFu;
+  for (uint i = (uint)get_global_id(0); i < count;
+       i += (uint)get_global_size(0)) {
+    if (ck_better(values[i], i, best, best_index)) {
+      best = values[i];
+      best_index = i;
+    }
+  }
+  ck_best_group_minimum(local_values, local_indices, l, best, best_index);
+  if (l == 0) {
+    partial_values[get_group_id(0)] = local_values[0];
+    partial_indices[get_group_id(0)] = local_indices[0];
+  }
+}
+
+/*
+ * One work-group. It folds count (value, index) candidates: the partial
+ * results of ck_best_reduce, or, when direct is 1, the values themselves
+ * (index = position). If the winner beats the global best, the
+ * group copies that candidate's vector (dimension-major, stride n) into best_vector (work-item l takes
+ * dimensions l, l + GROUP, ...). Work-item 0 records the global best value
+ * in history[slot], and raises done once it is at or below the target.
+ */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_best_update(__global const ck_real *candidate_values,
+                        __global const uint *candidate_indices, uint count,
+                        uint direct, uint n, int dim,
+                        __global const ck_real *vectors,
+                        __global ck_real *best_value,
+                        __global uint *best_index,
+                        __global ck_real *best_vector,
+                        __global ck_real *history, uint slot,
+                        ck_real target, uint has_target,
+                        __global uint *done) {
+  __local ck_real local_values[CK_GROUP];
+  __local uint local_indices[CK_GROUP];
+  __local uint improved;
+  uint l = (uint)get_local_id(0);
+  ck_real best = CK_R(CK_REAL_MAX);
+  uint winner = 0xFFFFFFFFu;
+  for (uint i = l; i < count; i += CK_GROUP) {
+    uint index = direct ? i : candidate_indices[i];
+    if (ck_better(candidate_values[i], index, best, winner)) {
+      best = candidate_values[i];
+      winner = index;
+    }
+  }
+  ck_best_group_minimum(local_values, local_indices, l, best, winner);
+  if (l == 0)
+    improved = local_values[0] < best_value[0] ? 1u : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (improved) {
+    uint chosen = local_indices[0];
+    for (int d = (int)l; d < dim; d += CK_GROUP)
+      best_vector[d] = vectors[(ulong)d * n + chosen];
+  }
+  if (l == 0) {
+    if (improved) {
+      best_value[0] = local_values[0];
+      best_index[0] = local_indices[0];
+    }
+    ck_real current = improved ? local_values[0] : best_value[0];
+    history[slot] = current;
+    if (has_target && current <= target)
+      done[0] = 1u;
+  }
+}
+#endif /* CK_LANG_OPENCL */
+
+#endif /* CK_BEST_H */

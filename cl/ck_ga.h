@@ -1,0 +1,179 @@
+/*
+ * ck_ga.h - one child of the island-model genetic algorithm, written once
+ * for the OpenCL kernels (a work-item a child slot) and the ref steps (a
+ * loop over islands and slots).
+ *
+ * Layout: the population is dimension-major, gene d of individual g (g =
+ * island * size + slot) at d * total + g, so that neighbouring work-items
+ * of an island touch neighbouring addresses.
+ *
+ * Random draws: Philox keyed by the seed, stream (island << 32 | slot),
+ * counter generation * (header + dim) + draw, where the header words pick
+ * the tournament entrants (2k words), decide crossover and weigh the
+ * arithmetic blend, and each gene has a block of its own (crossover draw,
+ * mutation decision, two words for the mutation step). Bounds redraws use
+ * the stream with its top bit set.
+ */
+#ifndef CK_GA_H
+#define CK_GA_H
+
+#include "ck_best.h"
+#include "ck_bounds.h"
+#include "ck_objectives.h"
+#include "ck_philox.h"
+
+#define CK_GA_CROSSOVER_ARITH 0
+#define CK_GA_CROSSOVER_BLX 1
+#define CK_GA_CROSSOVER_SBX 2
+#define CK_GA_MUTATION_GAUSS 0
+#define CK_GA_MUTATION_POLY 1
+
+CK_FN ck_u64 ck_ga_stream(ck_u32 island, ck_u32 slot) {
+  return ((ck_u64)island << 32) | (ck_u64)slot;
+}
+
+/* Header words of one child: 2k tournament picks, crossover, weight. */
+CK_FN ck_u32 ck_ga_header_words(int tournament) {
+  return 2u * (ck_u32)tournament + 2u;
+}
+
+/* Word w of a child's draws at a generation (one Philox block a word for
+ * the header, which is short next to the genes). */
+CK_FN ck_u32 ck_ga_word(ck_u64 seed, ck_u64 stream, ck_u64 base, ck_u32 w) {
+  ck_philox_counter r = ck_philox_block(seed, stream, base + (ck_u64)w);
+  return r.v[0];
+}
+
+/* An index in [0, n) from a word, by its high bits. */
+CK_FN ck_u32 ck_ga_index(ck_u32 word, ck_u32 n) { return CK_MULHI32(word, n); }
+
+/*
+ * Tournament of k entrants drawn with replacement from the island: the
+ * best by (fitness, index) wins. `which` (0 or 1) selects the parent.
+ */
+CK_FN ck_u32 ck_ga_tournament(int k, int which, ck_u32 size, ck_u64 seed,
+                              ck_u64 stream, ck_u64 base,
+                              CK_GLOBAL const ck_real *fitness) {
+  ck_u32 winner = ck_ga_index(ck_ga_word(seed, stream, base, (ck_u32)(which * k)),
+                              size);
+  for (int t = 1; t < k; ++t) {
+    ck_u32 entrant = ck_ga_index(
+        ck_ga_word(seed, stream, base, (ck_u32)(which * k + t)), size);
+    if (ck_better(fitness[entrant], entrant, fitness[winner], winner))
+      winner = entrant;
+  }
+  return winner;
+}
+
+/* Crossover of one gene (first child of the pair). u is the gene's draw,
+ * weight the child's arithmetic blend, parameter alpha (BLX) or eta (SBX). */
+CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
+                          ck_real weight, ck_real parameter) {
+  if (kind == CK_GA_CROSSOVER_BLX) {
+    ck_real low = a < b ? a : b, high = a < b ? b : a;
+    ck_real spread = parameter * (high - low);
+    return low - spread + u * (high - low + CK_R(2) * spread);
+  }
+  if (kind == CK_GA_CROSSOVER_SBX) {
+    ck_real beta = u <= CK_R(0.5)
+                       ? CK_POW(CK_R(2) * u, CK_R(1) / (parameter + CK_R(1)))
+                       : CK_POW(CK_R(1) / (CK_R(2) * (CK_R(1) - u)),
+                                CK_R(1) / (parameter + CK_R(1)));
+    return CK_R(0.5) * ((CK_R(1) + beta) * a + (CK_R(1) - beta) * b);
+  }
+  return weight * a + (CK_R(1) - weight) * b;
+}
+
+/* Mutation step of one gene: gaussian (sigma = parameter x range) from
+ * two words, or polynomial (eta = parameter) from the first. */
+CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
+                           ck_real parameter, ck_real range) {
+  if (kind == CK_GA_MUTATION_POLY) {
+    ck_real u = ck_uniform_real(first);
+    ck_real exponent = CK_R(1) / (parameter + CK_R(1));
+    ck_real delta = u < CK_R(0.5)
+                        ? CK_POW(CK_R(2) * u, exponent) - CK_R(1)
+                        : CK_R(1) - CK_POW(CK_R(2) * (CK_R(1) - u), exponent);
+    return x + delta * range;
+  }
+  /* Box-Muller, the first uniform taken in (0, 1] for a finite log. */
+  ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
+  ck_real u2 = ck_uniform_real(second);
+  ck_real normal = CK_SQRT(CK_R(-2) * CK_LOG(u1)) * CK_COS(CK_R(2 * CK_PI) * u2);
+  return x + parameter * range * normal;
+}
+
+/*
+ * Makes the child in slot `slot` of island `island` for generation
+ * `generation`: two tournaments over the current fitness, crossover with
+ * probability crossover_rate, per-gene mutation with probability
+ * mutation_rate, bounds. Writes its genes into `next`; returns the
+ * objective at the child when the objective is streamed.
+ */
+CK_FN ck_real ck_ga_make_child(
+    int objective, int bounds, int tournament, int crossover,
+    ck_real crossover_rate, ck_real crossover_parameter, int mutation,
+    ck_real mutation_rate, ck_real mutation_parameter, ck_u64 seed,
+    ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
+    ck_u32 total, CK_GLOBAL const ck_real *lo, CK_GLOBAL const ck_real *hi,
+    CK_GLOBAL const ck_real *current, CK_GLOBAL const ck_real *fitness,
+    CK_GLOBAL ck_real *next) {
+  ck_u64 stream = ck_ga_stream(island, slot);
+  ck_u32 header = ck_ga_header_words(tournament);
+  ck_u64 base = generation * (ck_u64)(header + (ck_u32)dim);
+  ck_u32 first = island * size;
+  fitness += first;
+  ck_u32 a = first + ck_ga_tournament(tournament, 0, size, seed, stream, base,
+                                      fitness);
+  ck_u32 b = first + ck_ga_tournament(tournament, 1, size, seed, stream, base,
+                                      fitness);
+  int cross = ck_uniform_real(ck_ga_word(seed, stream, base,
+                                         (ck_u32)(2 * tournament))) <
+              crossover_rate;
+  ck_real weight = ck_uniform_real(ck_ga_word(seed, stream, base,
+                                              (ck_u32)(2 * tournament + 1)));
+  ck_objective_state s;
+  ck_objective_begin(objective, &s);
+  for (int d = 0; d < dim; ++d) {
+    ck_philox_counter r =
+        ck_philox_block(seed, stream, base + (ck_u64)header + (ck_u64)d);
+    ck_real pa = current[(ck_u64)d * total + a];
+    ck_real pb = current[(ck_u64)d * total + b];
+    ck_real range = hi[d] - lo[d];
+    ck_real gene = cross ? ck_ga_cross(crossover, pa, pb,
+                                       ck_uniform_real(r.v[0]), weight,
+                                       crossover_parameter)
+                         : pa;
+    if (ck_uniform_real(r.v[1]) < mutation_rate)
+      gene = ck_ga_mutate(mutation, gene, r.v[2], r.v[3], mutation_parameter,
+                          range);
+    gene = ck_bound_coordinate(bounds, gene, lo[d], hi[d], seed,
+                               stream | ((ck_u64)1 << 63),
+                               generation * (ck_u64)dim + (ck_u64)d);
+    next[(ck_u64)d * total + first + slot] = gene;
+    ck_objective_add(objective, &s, d, gene);
+  }
+  return ck_objective_finish(objective, &s, dim);
+}
+
+/* Draws individual g's genes uniformly in the domain (generation 0);
+ * returns the objective there when streamed. */
+CK_FN ck_real ck_ga_initialise_individual(int objective, ck_u32 g, int dim,
+                                          ck_u32 total, ck_u64 seed,
+                                          CK_GLOBAL const ck_real *lo,
+                                          CK_GLOBAL const ck_real *hi,
+                                          CK_GLOBAL ck_real *population) {
+  ck_objective_state s;
+  ck_objective_begin(objective, &s);
+  for (int d = 0; d < dim; ++d) {
+    ck_philox_counter r = ck_philox_block(
+        seed, ((ck_u64)0x7FFFFFFFu << 32) | (ck_u64)g, (ck_u64)d);
+    ck_real gene = lo[d] + ck_uniform_real(r.v[0]) * (hi[d] - lo[d]);
+    gene = gene > hi[d] ? hi[d] : gene;
+    population[(ck_u64)d * total + g] = gene;
+    ck_objective_add(objective, &s, d, gene);
+  }
+  return ck_objective_finish(objective, &s, dim);
+}
+
+#endif /* CK_GA_H */

@@ -1,0 +1,236 @@
+/*
+ * ga.cl - island-model genetic algorithm kernels. Their ref twins are the
+ * ref steps in src/ga/ga_ref.c, which call the same ck_ga.h functions.
+ * A work-group evolves one island; work-item l takes child slots l,
+ * l + GROUP, ... of it.
+ *
+ * Build-time defines (chosen per run and device by src/ga/ga.c):
+ *   CK_OBJECTIVE       an id of ck_objectives.h
+ *   CK_BOUNDS          CK_BOUNDS_CLAMP, _REFLECT or _RANDOM
+ *   CK_GROUP           work-group size (a power of two)
+ *   CK_DIM             the dimension
+ *   CK_USER_DATA       1 when the user objective takes a data pointer
+ *   CK_GA_TOURNAMENT   tournament size k
+ *   CK_GA_CROSSOVER    CK_GA_CROSSOVER_ARITH, _BLX or _SBX
+ *   CK_GA_MUTATION     CK_GA_MUTATION_GAUSS or _POLY
+ *   CK_GA_ELITE        elites kept per island (0 allowed)
+ *   CK_GA_MIGRANTS     migrants per island (at least 1 for the program)
+ *   CK_REAL_DOUBLE     0 or 1
+ * The kernels of ck_best.h and ck_evaluate.h are part of this program.
+ */
+#include "ck_ga.h"
+#include "ck_best.h"
+#include "ck_evaluate.h"
+
+#if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) || \
+    !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||       \
+    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS)
+#error "ga.cl needs its CK_GA_ defines and CK_BOUNDS"
+#endif
+
+#define CK_GA_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
+#define CK_GA_CHOSEN_MAX (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
+
+/* Work-item g draws individual g of generation 0. */
+__kernel void ck_ga_initialise(uint total, int dim, ulong seed,
+                               __global const ck_real *lo,
+                               __global const ck_real *hi,
+                               __global ck_real *population,
+                               __global ck_real *fitness) {
+  uint g = (uint)get_global_id(0);
+  if (g >= total)
+    return;
+  ck_real value = ck_ga_initialise_individual(CK_OBJECTIVE, g, dim, total, seed,
+                                              lo, hi, population);
+  fitness[g] = CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
+}
+
+/*
+ * The group picks `count` individuals of an island in (fitness, index)
+ * order, best first (worst first when `worst`), into chosen[]: one group
+ * minimum a pick, skipping those already picked.
+ */
+static void ck_ga_pick(__global const ck_real *fitness, uint size, uint count,
+                       int worst, __local uint *chosen,
+                       __local ck_real *values, __local uint *indices,
+                       uint l) {
+  for (uint pick = 0; pick < count; ++pick) {
+    ck_real best = CK_R(CK_REAL_MAX);
+    uint best_index = 0xFFFFFFFFu;
+    for (uint i = l; i < size; i += CK_GROUP) {
+      int taken = 0;
+      for (uint k = 0; k < pick; ++k)
+        taken |= chosen[k] == i;
+      /* The worst by (value, index) is the best of the mirrored order. */
+      ck_real key = worst ? -fitness[i] : fitness[i];
+      uint key_index = worst ? 0xFFFFFFFEu - i : i;
+      if (!taken && ck_better(key, key_index, best, best_index)) {
+        best = key;
+        best_index = key_index;
+      }
+    }
+    ck_best_group_minimum(values, indices, l, best, best_index);
+    if (l == 0)
+      chosen[pick] = worst ? 0xFFFFFFFEu - indices[0] : indices[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/* The group writes island's best and mean fitness into stats[slot]. */
+static void ck_ga_island_stats(__global const ck_real *fitness, uint size,
+                               uint islands, uint island,
+                               __global ck_real *stats, uint slot,
+                               __local ck_real *values, __local uint *indices,
+                               uint l) {
+  ck_real best = CK_R(CK_REAL_MAX), sum = CK_R(0);
+  uint best_index = 0xFFFFFFFFu;
+  for (uint i = l; i < size; i += CK_GROUP) {
+    sum += fitness[i];
+    if (ck_better(fitness[i], i, best, best_index)) {
+      best = fitness[i];
+      best_index = i;
+    }
+  }
+  ck_best_group_minimum(values, indices, l, best, best_index);
+  ck_real island_best = values[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  values[l] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
+    if (l < width)
+      values[l] += values[l + width];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    ulong at = ((ulong)slot * islands + island) * 2;
+    stats[at] = island_best;
+    stats[at + 1] = values[0] / (ck_real)size;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/*
+ * Work-group i evolves island i through `generations` generations from
+ * first_generation on. Generation t reads population and fitness A when t
+ * is odd and writes B, and the other way round when t is even. Each
+ * generation: the elites are copied to slots 0 .. ELITE-1 unchanged, every
+ * other slot gets a child (evaluated in the same pass for streamed
+ * objectives), and the island's best and mean go to stats[stats_slot + t].
+ */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
+                  ulong first_generation, uint generations,
+                  ck_real crossover_rate, ck_real crossover_parameter,
+                  ck_real mutation_rate, ck_real mutation_parameter,
+                  __global const ck_real *lo, __global const ck_real *hi,
+                  __global ck_real *population_a,
+                  __global ck_real *population_b, __global ck_real *fitness_a,
+                  __global ck_real *fitness_b, __global ck_real *stats,
+                  uint stats_slot) {
+  __local ck_real values[CK_GROUP];
+  __local uint indices[CK_GROUP];
+  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  uint island = (uint)get_group_id(0);
+  uint l = (uint)get_local_id(0);
+  uint total = islands * size, first = island * size;
+  for (uint t = 0; t < generations; ++t) {
+    ulong generation = first_generation + t;
+    int odd = (int)(generation & 1);
+    __global const ck_real *current = odd ? population_a : population_b;
+    __global ck_real *next = odd ? population_b : population_a;
+    __global const ck_real *current_fitness = odd ? fitness_a : fitness_b;
+    __global ck_real *next_fitness = odd ? fitness_b : fitness_a;
+    ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
+               indices, l);
+    for (uint slot = l; slot < size; slot += CK_GROUP) {
+      if (slot < CK_GA_ELITE) {
+        uint elite = first + chosen[slot];
+        for (int d = 0; d < dim; ++d)
+          next[(ulong)d * total + first + slot] =
+              current[(ulong)d * total + elite];
+        next_fitness[first + slot] = current_fitness[elite];
+      } else {
+        ck_real value = ck_ga_make_child(
+            CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+            crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
+            mutation_parameter, seed, island, slot, generation, size, dim,
+            total, lo, hi, current, current_fitness, next);
+        next_fitness[first + slot] =
+            CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
+      }
+    }
+    /* The next generation reads what this one wrote. */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+#if CK_GA_STREAMED
+    ck_ga_island_stats(next_fitness + first, size, islands, island, stats,
+                       stats_slot + t, values, indices, l);
+#endif
+  }
+#if !CK_GA_STREAMED
+  (void)stats;
+  (void)stats_slot;
+#endif
+}
+
+/* For objectives evaluated by ck_evaluate.h: work-group i records island
+ * i's best and mean into stats[slot] once its fitness is known. */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_ga_stats(uint islands, uint size, __global const ck_real *fitness,
+                 __global ck_real *stats, uint slot) {
+  __local ck_real values[CK_GROUP];
+  __local uint indices[CK_GROUP];
+  uint island = (uint)get_group_id(0);
+  ck_ga_island_stats(fitness + island * size, size, islands, island, stats,
+                     slot, values, indices, (uint)get_local_id(0));
+}
+
+/* Work-group i copies the MIGRANTS best of island i, best first, into
+ * slots i * MIGRANTS + k of the migrant buffers. */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_ga_emigrate(uint islands, uint size, int dim,
+                    __global const ck_real *population,
+                    __global const ck_real *fitness,
+                    __global ck_real *migrants,
+                    __global ck_real *migrant_fitness) {
+  __local ck_real values[CK_GROUP];
+  __local uint indices[CK_GROUP];
+  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  uint island = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  uint total = islands * size, first = island * size;
+  ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 0, chosen, values, indices,
+             l);
+  for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
+    uint from = first + chosen[k];
+    ulong to = (ulong)island * CK_GA_MIGRANTS + k;
+    for (int d = (int)l; d < dim; d += CK_GROUP)
+      migrants[to * dim + d] = population[(ulong)d * total + from];
+    if (l == 0)
+      migrant_fitness[to] = fitness[from];
+  }
+}
+
+/* Work-group i replaces the MIGRANTS worst of island i, worst first, with
+ * the migrants of island source[i], best first. */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_ga_immigrate(uint islands, uint size, int dim,
+                     __global ck_real *population, __global ck_real *fitness,
+                     __global const ck_real *migrants,
+                     __global const ck_real *migrant_fitness,
+                     __global const uint *source) {
+  __local ck_real values[CK_GROUP];
+  __local uint indices[CK_GROUP];
+  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  uint island = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  uint total = islands * size, first = island * size;
+  ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 1, chosen, values, indices,
+             l);
+  uint from_island = source[island];
+  for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
+    uint to = first + chosen[k];
+    ulong from = (ulong)from_island * CK_GA_MIGRANTS + k;
+    for (int d = (int)l; d < dim; d += CK_GROUP)
+      population[(ulong)d * total + to] = migrants[from * dim + d];
+    if (l == 0)
+      fitness[to] = migrant_fitness[from];
+  }
+}

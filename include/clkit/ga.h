@@ -1,0 +1,148 @@
+/*
+ * clkit/ga.h - an island-model, real-coded genetic algorithm on any
+ * device.
+ *
+ * Islands of individuals evolve apart, one generation at a time
+ * (tournament selection, crossover, mutation, elitism); every few
+ * generations the best of each island replace the worst of the next. The
+ * objectives are those of PSO: built-in functions, least squares over data,
+ * or a user objective in OpenCL C. The population stays on the device.
+ *
+ *   ck_ga_config config;
+ *   ck_ga_config_init(&config);            defaults, then adjust
+ *   ck_ga *ga;
+ *   ck_ga_create(device, &config, &ga);    allocates and initialises
+ *   ck_ga_run(ga, &report);                until a stopping rule, or
+ *   ck_ga_step(ga, 50);                    step-wise
+ *   ck_ga_best(ga, &value, position);
+ *   ck_ga_destroy(ga);
+ */
+#ifndef CLKIT_GA_H
+#define CLKIT_GA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/device.h"
+#include "clkit/lsq.h"
+#include "clkit/pso.h"
+#include "clkit/status.h"
+#include "clkit/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_ga_crossover {
+  CK_GA_ARITHMETIC = 0, /* w a + (1 - w) b, one random w a child */
+  CK_GA_BLX = 1,        /* uniform in the parents' interval widened by alpha */
+  CK_GA_SBX = 2         /* simulated binary crossover with index eta */
+} ck_ga_crossover;
+
+typedef enum ck_ga_mutation {
+  CK_GA_GAUSSIAN = 0,  /* + sigma (hi - lo) N(0, 1) */
+  CK_GA_POLYNOMIAL = 1 /* Deb's polynomial mutation with index eta */
+} ck_ga_mutation;
+
+typedef enum ck_ga_topology {
+  CK_GA_RING = 0,  /* island i sends to island i + 1 */
+  CK_GA_RANDOM = 1 /* islands in a fresh random cycle at each migration */
+} ck_ga_topology;
+
+typedef struct ck_ga_config {
+  /* The objective, as in ck_pso_config. */
+  const char *function;
+  const char *objective_source;
+  const char *objective_name;
+  const ck_lsq_data *data;
+  int dim;
+  const double *lo, *hi; /* dim entries each, or NULL for the usual domain */
+  size_t islands;        /* 1 .. 2^20 */
+  size_t island_size;    /* 2 .. 4096, any value */
+  int elite;             /* best kept unchanged per island, 0 .. size - 1 */
+  int tournament;        /* 1 .. island size */
+  double crossover_rate; /* pc in [0, 1] */
+  ck_ga_crossover crossover;
+  double crossover_parameter; /* BLX alpha >= 0, SBX eta >= 0 */
+  double mutation_rate;       /* pm in [0, 1]; negative: 1 / dim */
+  ck_ga_mutation mutation;
+  double mutation_parameter;  /* gaussian sigma > 0 (of hi - lo), poly eta */
+  ck_bounds_mode bounds;
+  unsigned migrate_every; /* generations between migrations; 0: never */
+  unsigned migrants;      /* per island, below the island size */
+  ck_ga_topology topology;
+  int double_precision;
+  ck_pso_lsq_mode lsq_mode;
+  uint64_t seed;
+  /* Stopping, whichever comes first; 0 disables a rule (generations
+   * defaults to 200 when every rule is off). */
+  uint64_t max_generations;
+  uint64_t max_evaluations;
+  int has_target;
+  double target;
+  double max_seconds;
+  unsigned check_every; /* generations between host reads; 0: automatic */
+  int keep_island_history; /* 1: keep best and mean per island too */
+  ck_progress_fn progress;
+  void *progress_user;
+} ck_ga_config;
+
+typedef struct ck_ga_report {
+  double best;
+  uint64_t generations;
+  uint64_t evaluations;      /* initial population included */
+  uint64_t target_generation; /* first generation at or below target */
+  ck_pso_stop stopped_by;     /* the same reasons as PSO */
+  double wall_s, kernel_s, build_s;
+  double evaluations_per_s;
+  double genes_per_s; /* individuals x islands x genes x generations / s */
+} ck_ga_report;
+
+typedef struct ck_ga ck_ga;
+
+/* ck_ga_config_init - defaults: sphere in 10 dimensions, 64 islands of
+ * 64, elite 1, tournament 2, arithmetic crossover at 0.9, gaussian
+ * mutation (sigma 0.1) at 1/d, clamp, migration of 2 every 10 on a ring,
+ * 200 generations, seed 1. */
+ck_status ck_ga_config_init(ck_ga_config *config);
+
+/*
+ * ck_ga_create - check the configuration, build the kernels, allocate the
+ * population on the device and draw generation 0.
+ * Takes: device, config (not kept, except config->data, which must
+ * outlive the GA), ga (set; release with ck_ga_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting (island
+ * size < 2, migrants >= island size, pc or pm outside [0, 1], tournament
+ * larger than the island, ...); CK_ERROR_BUILD; device errors.
+ */
+ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
+                       ck_ga **ga);
+
+/* ck_ga_step - evolve `generations` generations, migrating on schedule. */
+ck_status ck_ga_step(ck_ga *ga, uint64_t generations);
+
+/* ck_ga_run - evolve until a stopping rule holds; fills report. */
+ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report);
+
+/* ck_ga_best - the best value found and, if position is not NULL, its
+ * genes (dim entries). */
+ck_status ck_ga_best(ck_ga *ga, double *value, double *position);
+
+/*
+ * ck_ga_history - best and mean fitness of the whole population after each
+ * generation (entry 0: generation 0), count entries each; with
+ * keep_island_history, island_best and island_mean hold count x islands
+ * entries (generation-major). Arrays are owned by the GA and valid until
+ * its next call; NULL pointers skip an array.
+ */
+ck_status ck_ga_history(ck_ga *ga, const double **best, const double **mean,
+                        const double **island_best, const double **island_mean,
+                        size_t *count);
+
+/* ck_ga_destroy - release a GA. NULL is a no-op. */
+ck_status ck_ga_destroy(ck_ga *ga);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_GA_H */

@@ -1,0 +1,221 @@
+/* problem.c - the optimisers' shared problem checks and device transfers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_objectives.h"
+#include "objectives/problem.h"
+
+/* Finds `objective (` in a user source and whether its parameters name a
+ * global pointer (the optional data argument). */
+static int takes_data(const char *source) {
+  for (const char *at = strstr(source, "objective"); at;
+       at = strstr(at + 1, "objective")) {
+    const char *c = at + 9;
+    while (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r')
+      ++c;
+    if (*c != '(')
+      continue;
+    const char *close = strchr(c, ')');
+    const char *global = strstr(c, "global");
+    return close && global && global < close;
+  }
+  return 0;
+}
+
+ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
+                           const ck__problem_spec *spec) {
+  ck_status status = CK_OK;
+  memset(problem, 0, sizeof *problem);
+  if (spec->source) {
+    if (spec->function && strcmp(spec->function, "user") != 0)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "give either --fn or --objective, not both");
+  } else {
+    if (!spec->function)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --fn: no objective function given");
+    if ((status = ck_objective_find(spec->function, &problem->info)))
+      return ck__fail(status, "option --fn: unknown function '%s' (known: "
+                      "sphere rastrigin rosenbrock griewank ackley schwefel "
+                      "michalewicz styblinski-tang f1 f2 lsq)",
+                      spec->function);
+    if (problem->info->id == CK_OBJECTIVE_LSQ &&
+        (!spec->data || spec->data->rows == 0))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --fn lsq needs --data FILE");
+  }
+  int lsq = problem->info && problem->info->id == CK_OBJECTIVE_LSQ;
+  int dim = lsq ? (int)spec->data->dim : spec->dim;
+  if (dim < 1 || dim > CK__MAX_DIM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --dim: %d is outside [1, %d]", spec->dim,
+                    CK__MAX_DIM);
+  if (spec->source && dim > CK__MAX_USER_DIM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --dim: user objectives take at most %d dimensions",
+                    CK__MAX_USER_DIM);
+  if (spec->double_precision && !device->has_fp64)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --precision double: device %s has no fp64",
+                    device->id);
+  if (spec->has_target && !isfinite(spec->target))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --target must be finite");
+  if (spec->max_seconds < 0 || !isfinite(spec->max_seconds))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --time must be a finite number of seconds >= 0");
+  if (spec->source && (!spec->lo || !spec->hi))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a user objective needs its domain: give --lo and --hi");
+  if (!spec->lo != !spec->hi)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "options --lo and --hi go together");
+  for (int d = 0; spec->lo && d < dim; ++d) {
+    if (!isfinite(spec->lo[d]) || !isfinite(spec->hi[d]))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "options --lo/--hi: dimension %d is not finite", d);
+    if (!(spec->lo[d] < spec->hi[d]))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "options --lo/--hi: lo (%g) must be below hi (%g) in "
+                      "dimension %d",
+                      spec->lo[d], spec->hi[d], d);
+  }
+  if (lsq && spec->data->rows * (spec->data->dim + 1) > 0xFFFFFFFFu)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --data: %zu rows of %zu values exceed 2^32 values",
+                    spec->data->rows, spec->data->dim + 1);
+
+  problem->objective = problem->info ? problem->info->id : CK_OBJECTIVE_USER;
+  problem->streamed = problem->objective < CK_OBJECTIVE_STREAMED_COUNT;
+  problem->dim = dim;
+  problem->data = spec->data;
+  problem->double_precision = spec->double_precision ? 1 : 0;
+  problem->real_size = problem->double_precision ? sizeof(double)
+                                                 : sizeof(float);
+  problem->lo = malloc((size_t)dim * sizeof *problem->lo);
+  problem->hi = malloc((size_t)dim * sizeof *problem->hi);
+  if (!problem->lo || !problem->hi)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (int d = 0; d < dim; ++d) {
+    problem->lo[d] = spec->lo ? spec->lo[d] : problem->info->lo;
+    problem->hi[d] = spec->hi ? spec->hi[d] : problem->info->hi;
+  }
+  if (spec->source) {
+    problem->user_source = strdup(spec->source);
+    problem->user_name =
+        strdup(spec->source_name ? spec->source_name : "objective.cl");
+    if (!problem->user_source || !problem->user_name)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    problem->user_has_data = takes_data(problem->user_source);
+    if (problem->user_has_data && !spec->data)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "the objective in %s takes a data argument: give --data FILE",
+              problem->user_name);
+  }
+  return CK_OK;
+fail:
+  ck__problem_free(problem);
+  return status;
+}
+
+void ck__problem_free(ck__problem *problem) {
+  free(problem->lo);
+  free(problem->hi);
+  free(problem->user_source);
+  free(problem->user_name);
+  memset(problem, 0, sizeof *problem);
+}
+
+ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
+                          int double_precision, const double *values,
+                          size_t count) {
+  size_t width = double_precision ? sizeof(double) : sizeof(float);
+  void *staging = malloc(count * width);
+  if (!staging)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t i = 0; i < count; ++i) {
+    if (double_precision)
+      ((double *)staging)[i] = values[i];
+    else
+      ((float *)staging)[i] = (float)values[i];
+  }
+  ck_status status = ck_buffer_write(queue, buffer, 0, count * width, staging,
+                                     CK_BLOCKING, NULL);
+  free(staging);
+  return status;
+}
+
+ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
+                         int double_precision, double *values, size_t count) {
+  size_t width = double_precision ? sizeof(double) : sizeof(float);
+  void *staging = malloc(count * width);
+  if (!staging)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  ck_status status = ck_buffer_read(queue, buffer, 0, count * width, staging,
+                                    CK_BLOCKING, NULL);
+  for (size_t i = 0; status == CK_OK && i < count; ++i)
+    values[i] = double_precision ? ((double *)staging)[i]
+                                 : (double)((float *)staging)[i];
+  free(staging);
+  return status;
+}
+
+ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer) {
+  return ck_buffer_create(queue, bytes ? bytes : 1, buffer);
+}
+
+ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
+                             ck_buffer **buffer) {
+  ck_status status;
+  const ck_lsq_data *data = problem->data;
+  int lsq = problem->objective == CK_OBJECTIVE_LSQ;
+  if (!data || (!lsq && !problem->user_has_data))
+    return ck__buffer_make(queue, sizeof(float), buffer);
+  size_t columns = data->dim + 1, count = data->rows * columns;
+  double *arranged = malloc(count * sizeof *arranged);
+  if (!arranged)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for %zu data values", count);
+  for (size_t j = 0; j < data->rows; ++j) {
+    for (size_t k = 0; k <= data->dim; ++k) {
+      double value = k < data->dim ? data->a[j * data->dim + k] : data->b[j];
+      if (lsq)
+        arranged[k * data->rows + j] = value;
+      else
+        arranged[j * columns + k] = value;
+    }
+  }
+  int double_precision = lsq ? problem->double_precision : 0;
+  status = ck__buffer_make(queue,
+                           count * (double_precision ? sizeof(double)
+                                                     : sizeof(float)),
+                           buffer);
+  if (!status)
+    status = ck__reals_write(queue, *buffer, double_precision, arranged, count);
+  free(arranged);
+  return status;
+}
+
+uint32_t ck__group_size(const ck_device *device) {
+  size_t limit = device->backend == CK_BACKEND_REF ? 256
+                                                   : device->max_work_group_size;
+  uint32_t group = 1;
+  while (group * 2 <= 256 && group * 2 <= limit)
+    group *= 2;
+  return group;
+}
+
+int ck__lsq_group_mode(const ck_device *device, ck_pso_lsq_mode mode,
+                       size_t points, uint32_t group) {
+  size_t units = device->compute_units ? device->compute_units : 1;
+  return mode == CK_PSO_LSQ_GROUP ||
+         (mode == CK_PSO_LSQ_AUTO && points < units * group / 8);
+}
+
+uint32_t ck__lsq_chunks(const ck_device *device, size_t points, size_t rows,
+                        uint32_t group) {
+  size_t units = device->compute_units ? device->compute_units : 1;
+  size_t chunks = (4 * units + points - 1) / points;
+  size_t most = rows / group ? rows / group : 1;
+  return (uint32_t)(chunks < most ? chunks : most);
+}
