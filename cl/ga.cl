@@ -224,6 +224,9 @@ void ck_ga_immigrate(uint islands, uint size, int dim,
   uint total = islands * size, first = island * size;
   ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 1, chosen, values, indices,
              l);
+  /* Every work-item has read the island's fitness before any slot of it
+   * is overwritten. */
+  barrier(CLK_GLOBAL_MEM_FENCE);
   uint from_island = source[island];
   for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
     uint to = first + chosen[k];

@@ -56,6 +56,27 @@ CASES = {
     'pso-user': ['run', 'pso', '--objective', '@DATA@/weighted_sphere.cl',
                  '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                  '--hi', '2', '--particles', '11', '--iters', '2'],
+    # GA: several generations in one launch with migration, islands not a
+    # power of two, every operator and bounds mode, lsq and a user
+    # objective (one generation a launch, then evaluation and statistics).
+    'ga-ring': ['run', 'ga', '--fn', 'rastrigin', '--dim', '5', '--islands',
+                '3', '--island-size', '37', '--gens', '4', '--migrate-every',
+                '2', '--migrants', '3', '--elite', '2'],
+    'ga-operators': ['run', 'ga', '--fn', 'griewank', '--dim', '3',
+                     '--islands', '4', '--island-size', '20', '--gens', '3',
+                     '--crossover', 'sbx:2', '--mutation', 'poly:20', '--pm',
+                     '0.5', '--bounds', 'reflect', '--topology', 'random',
+                     '--migrate-every', '1', '--tournament', '3', '--elite',
+                     '0'],
+    'ga-blx': ['run', 'ga', '--fn', 'sphere', '--dim', '4', '--islands', '2',
+               '--island-size', '300', '--gens', '2', '--crossover', 'blx:0.5',
+               '--bounds', 'random', '--lo', '1', '--hi', '2'],
+    'ga-lsq': ['run', 'ga', '--fn', 'lsq', '--data', '@DATA@/lsq_small.csv',
+               '--islands', '2', '--island-size', '8', '--gens', '2'],
+    'ga-user': ['run', 'ga', '--objective', '@DATA@/weighted_sphere.cl',
+                '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
+                '--hi', '2', '--islands', '2', '--island-size', '9', '--gens',
+                '2'],
 }
 
 # Negative cases: kernel tests/oclgrind/broken/NAME.cl -> the kind of

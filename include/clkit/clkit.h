@@ -12,6 +12,7 @@
 
 #include "clkit/cache.h"
 #include "clkit/device.h"
+#include "clkit/ga.h"
 #include "clkit/kernels.h"
 #include "clkit/lsq.h"
 #include "clkit/objectives.h"

@@ -1,0 +1,558 @@
+/*
+ * ga.c - the GA driver: configuration checks, the population's buffers,
+ * and the loop over generations, migrations and stopping rules, over a
+ * backend's steps (ref or OpenCL).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_objectives.h"
+#include "ck_philox.h"
+#include "core/workload_internal.h"
+#include "ga/ga_internal.h"
+
+enum {
+  MAX_ISLANDS = 1 << 20,
+  MAX_ISLAND_SIZE = 4096,
+  STATS_VALUES = 1 << 22, /* reals in the statistics buffer, at most */
+  MAX_CHUNK = 256,        /* generations between host reads, at most */
+  DIRECT_REDUCTION = 16
+};
+
+struct ck_ga {
+  ga_state state;
+  const ck__ga_steps *steps;
+  ck_ga_config config;
+  ck__problem problem;
+  uint64_t generation;    /* generations made */
+  uint64_t migrations;    /* migrations made */
+  uint32_t stats_used;    /* device slots not yet read */
+  double *best, *mean;    /* per generation */
+  double *island_best, *island_mean;
+  size_t history_count, history_allocated;
+  uint32_t *source;       /* host copy of the migration sources */
+  double build_seconds;
+};
+
+ga_state *ck__ga_state(ck_ga *ga) { return &ga->state; }
+
+int ck__ga_dim(const ck_ga *ga) { return ga->state.dim; }
+
+ck_status ck_ga_config_init(ck_ga_config *config) {
+  if (!config)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_config_init: NULL");
+  memset(config, 0, sizeof *config);
+  config->function = "sphere";
+  config->dim = 10;
+  config->islands = 64;
+  config->island_size = 64;
+  config->elite = 1;
+  config->tournament = 2;
+  config->crossover_rate = 0.9;
+  config->crossover = CK_GA_ARITHMETIC;
+  config->crossover_parameter = 0.5;
+  config->mutation_rate = -1;
+  config->mutation = CK_GA_GAUSSIAN;
+  config->mutation_parameter = 0.1;
+  config->bounds = CK_BOUNDS_MODE_CLAMP;
+  config->migrate_every = 10;
+  config->migrants = 2;
+  config->topology = CK_GA_RING;
+  config->seed = 1;
+  config->max_generations = 200;
+  return CK_OK;
+}
+
+/* The GA's own settings; the problem's are checked by ck__problem. */
+static ck_status check_config(const ck_ga_config *c) {
+  if (c->islands < 1 || c->islands > MAX_ISLANDS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --islands: %zu is outside [1, %d]", c->islands,
+                    MAX_ISLANDS);
+  if (c->island_size < 2 || c->island_size > MAX_ISLAND_SIZE)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --island-size: %zu is outside [2, %d]",
+                    c->island_size, MAX_ISLAND_SIZE);
+  if (c->islands * c->island_size > 0x7FFFFFFFu)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "options --islands x --island-size: %zu individuals exceed "
+                    "2^31",
+                    c->islands * c->island_size);
+  if (c->elite < 0 || (size_t)c->elite >= c->island_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --elite: %d must be in [0, island size %zu)",
+                    c->elite, c->island_size);
+  if (c->tournament < 1 || (size_t)c->tournament > c->island_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --tournament: %d must be in [1, island size %zu]",
+                    c->tournament, c->island_size);
+  if (!(c->crossover_rate >= 0 && c->crossover_rate <= 1))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --pc: %g is outside [0, 1]", c->crossover_rate);
+  if (!(c->mutation_rate <= 1) || isnan(c->mutation_rate))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --pm: %g is outside [0, 1]", c->mutation_rate);
+  if ((unsigned)c->crossover > CK_GA_SBX || !(c->crossover_parameter >= 0) ||
+      !isfinite(c->crossover_parameter))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --crossover: bad kind or parameter %g",
+                    c->crossover_parameter);
+  if ((unsigned)c->mutation > CK_GA_POLYNOMIAL ||
+      !(c->mutation_parameter > 0) || !isfinite(c->mutation_parameter))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --mutation: bad kind or parameter %g (must be "
+                    "> 0)",
+                    c->mutation_parameter);
+  if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
+  if (c->migrants >= c->island_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --migrants: %u must be below the island size %zu",
+                    c->migrants, c->island_size);
+  if ((unsigned)c->topology > CK_GA_RANDOM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --topology: unknown topology");
+  return CK_OK;
+}
+
+/* Who sends to whom at the next migration: a ring, or a fresh random
+ * cycle through every island (Fisher-Yates on Philox draws). */
+static ck_status plan_migration(ck_ga *ga) {
+  ga_state *s = &ga->state;
+  uint32_t n = s->islands;
+  if (ga->config.topology == CK_GA_RING) {
+    for (uint32_t i = 0; i < n; ++i)
+      ga->source[i] = (i + n - 1) % n;
+  } else {
+    uint32_t *order = malloc(n * sizeof *order);
+    if (!order)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (uint32_t i = 0; i < n; ++i)
+      order[i] = i;
+    for (uint32_t i = n - 1; i > 0; --i) {
+      ck_philox_counter r =
+          ck_philox_block(s->seed, 0xFFFFFFFF00000000ull | ga->migrations, i);
+      uint32_t j = (uint32_t)(((uint64_t)r.v[0] * (i + 1)) >> 32);
+      uint32_t swap = order[i];
+      order[i] = order[j];
+      order[j] = swap;
+    }
+    for (uint32_t k = 0; k < n; ++k)
+      ga->source[order[(k + 1) % n]] = order[k];
+    free(order);
+  }
+  return ck_buffer_write(s->queue, s->source, 0, n * sizeof(uint32_t),
+                         ga->source, CK_BLOCKING, NULL);
+}
+
+/* Reads the statistics of the generations not yet seen into the history. */
+static ck_status flush_stats(ck_ga *ga) {
+  ga_state *s = &ga->state;
+  uint32_t slots = ga->stats_used;
+  if (slots == 0)
+    return CK_OK;
+  size_t needed = ga->history_count + slots;
+  if (needed > ga->history_allocated) {
+    size_t allocated = ga->history_allocated ? ga->history_allocated : 1024;
+    while (allocated < needed)
+      allocated *= 2;
+    double *best = realloc(ga->best, allocated * sizeof *best);
+    if (best)
+      ga->best = best;
+    double *mean = realloc(ga->mean, allocated * sizeof *mean);
+    if (mean)
+      ga->mean = mean;
+    if (!best || !mean)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for history");
+    if (ga->config.keep_island_history) {
+      double *ib = realloc(ga->island_best,
+                           allocated * s->islands * sizeof *ib);
+      if (ib)
+        ga->island_best = ib;
+      double *im = realloc(ga->island_mean,
+                           allocated * s->islands * sizeof *im);
+      if (im)
+        ga->island_mean = im;
+      if (!ib || !im)
+        return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                        "out of host memory for island history");
+    }
+    ga->history_allocated = allocated;
+  }
+  size_t count = (size_t)slots * s->islands * 2;
+  double *stats = malloc(count * sizeof *stats);
+  if (!stats)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for stats");
+  ck_status status = ck__reals_read(s->queue, s->stats, s->double_precision,
+                                    stats, count);
+  for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
+    double best = INFINITY, mean = 0;
+    size_t row = ga->history_count + slot;
+    for (uint32_t island = 0; island < s->islands; ++island) {
+      double island_best = stats[((size_t)slot * s->islands + island) * 2];
+      double island_mean = stats[((size_t)slot * s->islands + island) * 2 + 1];
+      best = island_best < best ? island_best : best;
+      mean += island_mean;
+      if (ga->config.keep_island_history) {
+        ga->island_best[row * s->islands + island] = island_best;
+        ga->island_mean[row * s->islands + island] = island_mean;
+      }
+    }
+    ga->best[row] = best;
+    ga->mean[row] = mean / s->islands; /* islands are the same size */
+  }
+  free(stats);
+  if (status)
+    return status;
+  ga->history_count += slots;
+  ga->stats_used = 0;
+  return CK_OK;
+}
+
+static ck_status make(ga_state *s, size_t bytes, ck_buffer **buffer) {
+  return ck__buffer_make(s->queue, bytes, buffer);
+}
+
+ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
+                       ck_ga **out) {
+  ck_status status = CK_OK;
+  ck_ga *ga = NULL;
+  if (!device || !config || !out)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create: NULL argument");
+  *out = NULL;
+  CK_TRY(check_config(config));
+  ga = calloc(1, sizeof *ga);
+  if (!ga)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
+  const ck__problem_spec spec = {
+      config->function,   config->objective_source, config->objective_name,
+      config->data,       config->dim,              config->lo,
+      config->hi,         config->double_precision, config->has_target,
+      config->target,     config->max_seconds};
+  CK_TRY(ck__problem_init(&ga->problem, device, &spec));
+  const ck__problem *problem = &ga->problem;
+  ga->config = *config;
+  ga->config.function = ga->config.objective_source = NULL;
+  ga->config.objective_name = NULL;
+  ga->config.lo = ga->config.hi = NULL;
+  ga->config.dim = problem->dim;
+  ga_state *s = &ga->state;
+  s->device = *device;
+  s->problem = problem;
+  s->objective = problem->objective;
+  s->streamed = problem->streamed;
+  s->dim = problem->dim;
+  s->double_precision = problem->double_precision;
+  s->real_size = problem->real_size;
+  s->islands = (uint32_t)config->islands;
+  s->size = (uint32_t)config->island_size;
+  s->total = s->islands * s->size;
+  s->elite = config->elite;
+  s->tournament = config->tournament;
+  s->crossover = (int)config->crossover;
+  s->mutation = (int)config->mutation;
+  s->bounds = (int)config->bounds;
+  s->crossover_rate = config->crossover_rate;
+  s->crossover_parameter = config->crossover_parameter;
+  s->mutation_rate = config->mutation_rate < 0 ? 1.0 / problem->dim
+                                               : config->mutation_rate;
+  s->mutation_parameter = config->mutation_parameter;
+  s->migrants = config->migrate_every ? config->migrants : 0;
+  s->seed = config->seed;
+  /* A work-group an island: no wider than the island needs. */
+  s->group = ck__group_size(device);
+  while (s->group / 2 >= s->size && s->group > 1)
+    s->group /= 2;
+  size_t slots = STATS_VALUES / (2 * (size_t)s->islands);
+  s->stats_capacity = (uint32_t)(slots < 1 ? 1 : slots > MAX_CHUNK ? MAX_CHUNK
+                                                                   : slots);
+  if (s->objective == CK_OBJECTIVE_LSQ) {
+    s->rows = (uint32_t)config->data->rows;
+    s->lsq_group_mode =
+        ck__lsq_group_mode(device, config->lsq_mode, s->total, s->group);
+    s->lsq_chunks = ck__lsq_chunks(device, s->total, s->rows, s->group);
+  }
+  if (s->total > (uint32_t)DIRECT_REDUCTION * s->group) {
+    size_t wanted = (s->total + s->group - 1) / s->group;
+    size_t cap = 4u * (device->compute_units ? device->compute_units : 1);
+    s->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
+  }
+  size_t dim = (size_t)s->dim, total = s->total, real = s->real_size;
+  double bytes = (2.0 * dim + 2.0) * (double)total * (double)real;
+  if (device->backend != CK_BACKEND_REF && device->global_memory &&
+      bytes > 0.9 * (double)device->global_memory)
+    CK_FAIL(CK_ERROR_DEVICE_MEMORY,
+            "%zu individuals in %zu dimensions need about %.3g GB; device %s "
+            "has %.3g GB",
+            total, dim, bytes * 1e-9, device->id,
+            (double)device->global_memory * 1e-9);
+  ga->source = malloc(s->islands * sizeof *ga->source);
+  if (!ga->source)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+
+  ga->steps = device->backend == CK_BACKEND_REF
+                  ? (s->double_precision ? &ck__ga_ref_steps_f64
+                                         : &ck__ga_ref_steps_f32)
+                  : &ck__ga_opencl_steps;
+  CK_TRY(ck_queue_create(device, &s->queue));
+  CK_TRY(make(s, dim * real, &s->lo));
+  CK_TRY(make(s, dim * real, &s->hi));
+  for (int b = 0; b < 2; ++b) {
+    CK_TRY(make(s, dim * total * real, &s->population[b]));
+    CK_TRY(make(s, total * real, &s->fitness[b]));
+  }
+  CK_TRY(make(s, (size_t)s->stats_capacity * s->islands * 2 * real,
+              &s->stats));
+  size_t migrants = (size_t)s->islands * (s->migrants ? s->migrants : 1);
+  CK_TRY(make(s, migrants * dim * real, &s->migrant_genes));
+  CK_TRY(make(s, migrants * real, &s->migrant_fitness));
+  CK_TRY(make(s, s->islands * sizeof(uint32_t), &s->source));
+  CK_TRY(make(s, real, &s->best_value));
+  CK_TRY(make(s, sizeof(uint32_t), &s->best_index));
+  CK_TRY(make(s, dim * real, &s->best_genes));
+  CK_TRY(make(s, real, &s->scratch));
+  CK_TRY(make(s, sizeof(uint32_t), &s->done));
+  if (s->partial_count) {
+    CK_TRY(make(s, s->partial_count * real, &s->partial_values));
+    CK_TRY(make(s, s->partial_count * sizeof(uint32_t), &s->partial_indices));
+  }
+  if (s->lsq_group_mode)
+    CK_TRY(make(s, total * s->lsq_chunks * real, &s->lsq_partial));
+  if (s->objective == CK_OBJECTIVE_LSQ || s->objective == CK_OBJECTIVE_USER)
+    CK_TRY(ck__problem_upload(problem, s->queue, &s->data));
+  CK_TRY(ck__reals_write(s->queue, s->lo, s->double_precision, problem->lo,
+                         dim));
+  CK_TRY(ck__reals_write(s->queue, s->hi, s->double_precision, problem->hi,
+                         dim));
+  double largest = s->double_precision ? 1.7976931348623157e308
+                                       : 3.402823466e38;
+  CK_TRY(ck__reals_write(s->queue, s->best_value, s->double_precision,
+                         &largest, 1));
+  uint32_t zero = 0;
+  CK_TRY(ck_buffer_write(s->queue, s->done, 0, sizeof zero, &zero,
+                         CK_BLOCKING, NULL));
+  CK_TRY(ck_buffer_write(s->queue, s->best_index, 0, sizeof zero, &zero,
+                         CK_BLOCKING, NULL));
+
+  double started = ck__seconds();
+  CK_TRY(ga->steps->setup(s));
+  ga->build_seconds = ck__seconds() - started;
+  CK_TRY(ga->steps->initialise(s));
+  if (!s->streamed)
+    CK_TRY(ga->steps->evaluate(s, 0));
+  CK_TRY(ga->steps->stats(s, 0, 0));
+  ga->stats_used = 1;
+  CK_TRY(ga->steps->update_best(s, 0));
+  *out = ga;
+  return CK_OK;
+fail:
+  ck_ga_destroy(ga);
+  return status;
+}
+
+/* Evolves up to `count` generations without crossing a migration or
+ * filling the statistics buffer; returns how many in *made. */
+static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
+  ck_status status = CK_OK;
+  ga_state *s = &ga->state;
+  unsigned every = ga->config.migrate_every;
+  uint64_t k = count;
+  if (every && s->migrants) {
+    uint64_t until = every - ga->generation % every;
+    k = k < until ? k : until;
+  }
+  uint64_t room = s->stats_capacity - ga->stats_used;
+  k = k < room ? k : room;
+  if (s->streamed) {
+    CK_TRY(ga->steps->evolve(s, ga->generation + 1, (uint32_t)k,
+                             ga->stats_used));
+  } else {
+    for (uint64_t t = 1; t <= k; ++t) {
+      uint64_t generation = ga->generation + t;
+      CK_TRY(ga->steps->evolve(s, generation, 1, 0));
+      CK_TRY(ga->steps->evaluate(s, (int)(generation & 1)));
+      CK_TRY(ga->steps->stats(s, (int)(generation & 1),
+                              ga->stats_used + (uint32_t)t - 1));
+    }
+  }
+  ga->generation += k;
+  ga->stats_used += (uint32_t)k;
+  int current = (int)(ga->generation & 1);
+  if (every && s->migrants && ga->generation % every == 0) {
+    CK_TRY(plan_migration(ga));
+    CK_TRY(ga->steps->migrate(s, current));
+    ++ga->migrations;
+  }
+  CK_TRY(ga->steps->update_best(s, current));
+  if (ga->stats_used == s->stats_capacity)
+    CK_TRY(flush_stats(ga));
+  *made = k;
+fail:
+  return status;
+}
+
+ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
+  if (!ga)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_step: NULL GA");
+  while (generations > 0) {
+    uint64_t made = 0;
+    ck_status status = advance(ga, generations, &made);
+    if (status)
+      return status;
+    generations -= made;
+  }
+  return CK_OK;
+}
+
+ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
+  ck_status status = CK_OK;
+  if (!ga || !report)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_run: NULL argument");
+  memset(report, 0, sizeof *report);
+  const ck_ga_config *c = &ga->config;
+  ga_state *s = &ga->state;
+  uint64_t limit = c->max_generations;
+  if (c->max_evaluations) {
+    uint64_t by_evaluations = c->max_evaluations / s->total;
+    by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
+    if (!limit || by_evaluations < limit)
+      limit = by_evaluations;
+  }
+  if (!limit && !c->has_target && c->max_seconds <= 0)
+    limit = 200;
+  uint64_t start = ga->generation, chunk = c->check_every ? c->check_every : 1;
+  double started = ck__seconds(), kernel_before = 0;
+  ck_queue_kernel_seconds(s->queue, &kernel_before);
+  CK_TRY(flush_stats(ga));
+  size_t scanned = 0;
+  while (!report->stopped_by) {
+    if (c->has_target) {
+      for (; scanned < ga->history_count; ++scanned) {
+        if (ga->best[scanned] <= c->target) {
+          report->stopped_by = CK_PSO_STOP_TARGET;
+          report->target_generation = scanned;
+          break;
+        }
+      }
+      if (report->stopped_by)
+        break;
+    }
+    double total = ck__seconds() - started;
+    if (c->max_seconds > 0 && total >= c->max_seconds) {
+      report->stopped_by = CK_PSO_STOP_TIME;
+      break;
+    }
+    uint64_t done = ga->generation - start;
+    if (limit && done >= limit) {
+      report->stopped_by = c->max_generations && limit == c->max_generations
+                               ? CK_PSO_STOP_ITERATIONS
+                               : CK_PSO_STOP_EVALUATIONS;
+      break;
+    }
+    uint64_t steps = chunk;
+    if (limit && steps > limit - done)
+      steps = limit - done;
+    double chunk_started = ck__seconds();
+    CK_TRY(ck_ga_step(ga, steps));
+    CK_TRY(flush_stats(ga));
+    double elapsed = ck__seconds() - chunk_started;
+    if (c->progress) {
+      double fraction =
+          limit ? (double)(ga->generation - start) / (double)limit
+                : (c->max_seconds > 0 ? (ck__seconds() - started) /
+                                            c->max_seconds
+                                      : 0);
+      if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
+        CK_FAIL(CK_ERROR_CANCELLED, "GA cancelled after %llu generations",
+                (unsigned long long)ga->generation);
+    }
+    if (!c->check_every) {
+      /* About twenty host reads a second. */
+      double per_step = elapsed / (double)steps;
+      double wanted = per_step > 0 ? 0.05 / per_step : (double)MAX_CHUNK;
+      chunk = wanted < 1 ? 1 : wanted > MAX_CHUNK ? MAX_CHUNK
+                                                  : (uint64_t)wanted;
+    }
+  }
+  CK_TRY(ck_queue_finish(s->queue));
+  report->wall_s = ck__seconds() - started;
+  double kernel_after = 0;
+  ck_queue_kernel_seconds(s->queue, &kernel_after);
+  report->kernel_s = kernel_after - kernel_before;
+  report->build_s = ga->build_seconds;
+  report->generations = ga->generation;
+  report->evaluations = (uint64_t)s->total * (ga->generation + 1);
+  CK_TRY(ck_ga_best(ga, &report->best, NULL));
+  uint64_t made = ga->generation - start;
+  if (report->wall_s > 0) {
+    report->evaluations_per_s = (double)s->total * (double)made /
+                                report->wall_s;
+    report->genes_per_s = (double)s->total * (double)s->dim * (double)made /
+                          report->wall_s;
+  }
+fail:
+  return status;
+}
+
+ck_status ck_ga_best(ck_ga *ga, double *value, double *position) {
+  ck_status status;
+  if (!ga)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_best: NULL GA");
+  ga_state *s = &ga->state;
+  if (value && (status = ck__reals_read(s->queue, s->best_value,
+                                        s->double_precision, value, 1)))
+    return status;
+  if (position && (status = ck__reals_read(s->queue, s->best_genes,
+                                           s->double_precision, position,
+                                           (size_t)s->dim)))
+    return status;
+  return CK_OK;
+}
+
+ck_status ck_ga_history(ck_ga *ga, const double **best, const double **mean,
+                        const double **island_best, const double **island_mean,
+                        size_t *count) {
+  if (!ga || !count)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_history: NULL argument");
+  ck_status status = flush_stats(ga);
+  if (status)
+    return status;
+  if (best)
+    *best = ga->best;
+  if (mean)
+    *mean = ga->mean;
+  if (island_best)
+    *island_best = ga->island_best;
+  if (island_mean)
+    *island_mean = ga->island_mean;
+  *count = ga->history_count;
+  return CK_OK;
+}
+
+ck_status ck_ga_destroy(ck_ga *ga) {
+  if (!ga)
+    return CK_OK;
+  ga_state *s = &ga->state;
+  if (ga->steps)
+    ga->steps->teardown(s);
+  ck_buffer *buffers[] = {s->lo, s->hi, s->population[0], s->population[1],
+                          s->fitness[0], s->fitness[1], s->stats,
+                          s->migrant_genes, s->migrant_fitness, s->source,
+                          s->data, s->values, s->best_value, s->best_index,
+                          s->best_genes, s->partial_values,
+                          s->partial_indices, s->scratch, s->done,
+                          s->lsq_partial};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+    ck_buffer_destroy(buffers[i]);
+  ck_queue_destroy(s->queue);
+  ck__problem_free(&ga->problem);
+  free(ga->best);
+  free(ga->mean);
+  free(ga->island_best);
+  free(ga->island_mean);
+  free(ga->source);
+  free(ga);
+  return CK_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * ga_internal.h - the GA driver's state and its table of steps per
+ * backend. The driver (ga.c) owns the generation loop, migration schedule
+ * and stopping rules; a step does one phase for every island.
+ *
+ * Buffers come in pairs: generation t reads population[(t - 1) & 1] and
+ * writes population[t & 1] (likewise fitness); generation 0 is in [0].
+ */
+#ifndef CK_GA_INTERNAL_H
+#define CK_GA_INTERNAL_H
+
+#include "clkit/clkit.h"
+#include "clkit/ga.h"
+#include "core/internal.h"
+#include "objectives/problem.h"
+
+typedef struct ga_state ga_state;
+
+typedef struct ck__ga_steps {
+  ck_status (*setup)(ga_state *state);
+  /* Generation 0 into buffer 0; streamed objectives evaluated. */
+  ck_status (*initialise)(ga_state *state);
+  /* `count` generations from `first`; streamed objectives record each
+   * generation's island statistics from stats slot `slot` on. */
+  ck_status (*evolve)(ga_state *state, uint64_t first, uint32_t count,
+                      uint32_t slot);
+  /* Non-streamed objectives: fitness of buffer `which`. */
+  ck_status (*evaluate)(ga_state *state, int which);
+  /* Island best and mean of buffer `which` into stats slot `slot`. */
+  ck_status (*stats)(ga_state *state, int which, uint32_t slot);
+  /* Best `migrants` of island source[i] replace the worst of island i. */
+  ck_status (*migrate)(ga_state *state, int which);
+  /* Global best of buffer `which`, kept with its genes if it improves. */
+  ck_status (*update_best)(ga_state *state, int which);
+  void (*teardown)(ga_state *state);
+} ck__ga_steps;
+
+struct ga_state {
+  ck_queue *queue;
+  ck_device device;
+  const ck__problem *problem;
+  int objective, streamed, dim, double_precision;
+  size_t real_size;
+  uint32_t islands, size, total;
+  int elite, tournament, crossover, mutation, bounds;
+  double crossover_rate, crossover_parameter, mutation_rate,
+      mutation_parameter;
+  uint32_t migrants;
+  uint64_t seed;
+  ck_buffer *lo, *hi;
+  ck_buffer *population[2], *fitness[2]; /* dim * total, total */
+  ck_buffer *stats;         /* stats_capacity x islands x (best, mean) */
+  uint32_t stats_capacity;
+  ck_buffer *migrant_genes, *migrant_fitness; /* islands * migrants */
+  ck_buffer *source;        /* islands: who sends to island i */
+  ck_buffer *data;          /* lsq or user data */
+  ck_buffer *values;        /* non-streamed: values before they are fitness */
+  ck_buffer *best_value, *best_index, *best_genes;
+  ck_buffer *partial_values, *partial_indices;
+  ck_buffer *scratch;       /* the best kernels' history, unused here */
+  ck_buffer *done;          /* always 0: no early stop inside kernels */
+  ck_buffer *lsq_partial;
+  uint32_t group, partial_count, rows, lsq_chunks;
+  int lsq_group_mode;
+  /* OpenCL */
+  ck_program *program;
+  ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel,
+      *emigrate_kernel, *immigrate_kernel, *reduce_kernel, *update_kernel,
+      *evaluate_kernel, *finish_kernel;
+};
+
+extern const ck__ga_steps ck__ga_ref_steps_f32;
+extern const ck__ga_steps ck__ga_ref_steps_f64;
+extern const ck__ga_steps ck__ga_opencl_steps;
+
+/* The state behind a GA, for tests that inspect islands. */
+ga_state *ck__ga_state(ck_ga *ga);
+/* The GA's dimension (taken from the data for lsq). */
+int ck__ga_dim(const ck_ga *ga);
+
+#endif /* CK_GA_INTERNAL_H */

@@ -1,0 +1,241 @@
+/* ga_opencl.c - the OpenCL steps of the GA: kernels in cl/ga.cl. */
+#include <stdio.h>
+
+#include "ck_objectives.h"
+#include "ga/ga_internal.h"
+
+static ck_status set_real(ck_kernel *kernel, unsigned index,
+                          const ga_state *s, double value) {
+  float narrow = (float)value;
+  return s->double_precision
+             ? ck_kernel_set_value(kernel, index, sizeof value, &value)
+             : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
+}
+
+static ck_status launch(ga_state *s, ck_kernel *kernel, size_t items,
+                        int whole_groups) {
+  size_t local = s->group;
+  size_t global = whole_groups ? items * s->group
+                               : (items + s->group - 1) / s->group * s->group;
+  return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
+}
+
+static ck_status opencl_setup(ga_state *s) {
+  ck_status status = CK_OK;
+  char defines[320];
+  snprintf(defines, sizeof defines,
+           "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_GROUP=%u -DCK_DIM=%d "
+           "-DCK_USER_DATA=%d -DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d "
+           "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
+           "-DCK_REAL_DOUBLE=%d",
+           s->objective, s->bounds, (unsigned)s->group, s->dim,
+           s->problem->user_has_data, s->tournament, s->crossover, s->mutation,
+           s->elite, s->migrants ? s->migrants : 1u, s->double_precision);
+  CK_TRY(ck__program_build_prefixed(s->queue, "ga", defines,
+                                    s->problem->user_name,
+                                    s->problem->user_source, &s->program));
+  ck_kernel *k;
+  CK_TRY(ck_kernel_create(s->program, "ck_ga_initialise", &k));
+  s->initialise_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_value(k, 2, sizeof s->seed, &s->seed));
+  CK_TRY(ck_kernel_set_buffer(k, 3, s->lo));
+  CK_TRY(ck_kernel_set_buffer(k, 4, s->hi));
+  CK_TRY(ck_kernel_set_buffer(k, 5, s->population[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 6, s->fitness[0]));
+
+  CK_TRY(ck_kernel_create(s->program, "ck_ga_evolve", &k));
+  s->evolve_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
+  CK_TRY(ck_kernel_set_value(k, 2, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_value(k, 3, sizeof s->seed, &s->seed));
+  CK_TRY(set_real(k, 6, s, s->crossover_rate));
+  CK_TRY(set_real(k, 7, s, s->crossover_parameter));
+  CK_TRY(set_real(k, 8, s, s->mutation_rate));
+  CK_TRY(set_real(k, 9, s, s->mutation_parameter));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->lo));
+  CK_TRY(ck_kernel_set_buffer(k, 11, s->hi));
+  CK_TRY(ck_kernel_set_buffer(k, 12, s->population[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 13, s->population[1]));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->fitness[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 15, s->fitness[1]));
+  CK_TRY(ck_kernel_set_buffer(k, 16, s->stats));
+
+  CK_TRY(ck_kernel_create(s->program, "ck_ga_stats", &k));
+  s->stats_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
+  CK_TRY(ck_kernel_set_buffer(k, 3, s->stats));
+
+  CK_TRY(ck_kernel_create(s->program, "ck_ga_emigrate", &k));
+  s->emigrate_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
+  CK_TRY(ck_kernel_set_value(k, 2, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_buffer(k, 5, s->migrant_genes));
+  CK_TRY(ck_kernel_set_buffer(k, 6, s->migrant_fitness));
+  CK_TRY(ck_kernel_create(s->program, "ck_ga_immigrate", &k));
+  s->immigrate_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
+  CK_TRY(ck_kernel_set_value(k, 2, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_buffer(k, 5, s->migrant_genes));
+  CK_TRY(ck_kernel_set_buffer(k, 6, s->migrant_fitness));
+  CK_TRY(ck_kernel_set_buffer(k, 7, s->source));
+
+  CK_TRY(ck_kernel_create(s->program, "ck_best_reduce", &s->reduce_kernel));
+  CK_TRY(ck_kernel_create(s->program, "ck_best_update", &s->update_kernel));
+  k = s->update_kernel;
+  uint32_t direct = s->partial_count ? 0u : 1u, zero = 0;
+  uint32_t candidates = s->partial_count ? s->partial_count : s->total;
+  CK_TRY(ck_kernel_set_value(k, 2, sizeof candidates, &candidates));
+  CK_TRY(ck_kernel_set_value(k, 3, sizeof direct, &direct));
+  CK_TRY(ck_kernel_set_value(k, 4, sizeof s->total, &s->total));
+  CK_TRY(ck_kernel_set_value(k, 5, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_buffer(k, 7, s->best_value));
+  CK_TRY(ck_kernel_set_buffer(k, 8, s->best_index));
+  CK_TRY(ck_kernel_set_buffer(k, 9, s->best_genes));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->scratch));
+  CK_TRY(ck_kernel_set_value(k, 11, sizeof zero, &zero));
+  CK_TRY(set_real(k, 12, s, 0.0));
+  CK_TRY(ck_kernel_set_value(k, 13, sizeof zero, &zero));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->done));
+  if (s->partial_count) {
+    k = s->reduce_kernel;
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->total, &s->total));
+    CK_TRY(ck_kernel_set_buffer(k, 2, s->partial_values));
+    CK_TRY(ck_kernel_set_buffer(k, 3, s->partial_indices));
+  }
+
+  if (s->objective == CK_OBJECTIVE_USER) {
+    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_user", &k));
+    s->evaluate_kernel = k;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
+    CK_TRY(ck_kernel_set_buffer(k, 5, s->done));
+  } else if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
+    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_group", &k));
+    s->evaluate_kernel = k;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
+    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
+    CK_TRY(ck_kernel_set_value(k, 3, sizeof s->lsq_chunks, &s->lsq_chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
+    CK_TRY(ck_kernel_set_buffer(k, 6, s->lsq_partial));
+    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
+    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_finish", &k));
+    s->finish_kernel = k;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->lsq_chunks, &s->lsq_chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 2, s->lsq_partial));
+    CK_TRY(ck_kernel_set_buffer(k, 4, s->done));
+  } else if (s->objective == CK_OBJECTIVE_LSQ) {
+    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_thread", &k));
+    s->evaluate_kernel = k;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
+    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
+    CK_TRY(ck_kernel_set_buffer(k, 3, s->data));
+    CK_TRY(ck_kernel_set_buffer(k, 6, s->done));
+  }
+fail:
+  return status;
+}
+
+static ck_status opencl_initialise(ga_state *s) {
+  return launch(s, s->initialise_kernel, s->total, 0);
+}
+
+static ck_status opencl_evolve(ga_state *s, uint64_t first, uint32_t count,
+                               uint32_t slot) {
+  ck_status status;
+  ck_kernel *k = s->evolve_kernel;
+  if ((status = ck_kernel_set_value(k, 4, sizeof first, &first)) ||
+      (status = ck_kernel_set_value(k, 5, sizeof count, &count)) ||
+      (status = ck_kernel_set_value(k, 17, sizeof slot, &slot)))
+    return status;
+  return launch(s, k, s->islands, 1);
+}
+
+/* The points are buffer `which`; their values land in its fitness. */
+static ck_status opencl_evaluate(ga_state *s, int which) {
+  ck_status status;
+  ck_kernel *k = s->evaluate_kernel;
+  if (s->objective == CK_OBJECTIVE_USER) {
+    if ((status = ck_kernel_set_buffer(k, 2, s->population[which])) ||
+        (status = ck_kernel_set_buffer(k, 3, s->fitness[which])))
+      return status;
+    return launch(s, k, s->total, 0);
+  }
+  if (s->lsq_group_mode) {
+    if ((status = ck_kernel_set_buffer(k, 5, s->population[which])) ||
+        (status = ck_kernel_set_buffer(s->finish_kernel, 3, s->fitness[which])))
+      return status;
+    if ((status = launch(s, k, (size_t)s->total * s->lsq_chunks, 1)))
+      return status;
+    return launch(s, s->finish_kernel, s->total, 0);
+  }
+  if ((status = ck_kernel_set_buffer(k, 4, s->population[which])) ||
+      (status = ck_kernel_set_buffer(k, 5, s->fitness[which])))
+    return status;
+  return launch(s, k, s->total, 0);
+}
+
+static ck_status opencl_stats(ga_state *s, int which, uint32_t slot) {
+  ck_status status;
+  if ((status = ck_kernel_set_buffer(s->stats_kernel, 2, s->fitness[which])) ||
+      (status = ck_kernel_set_value(s->stats_kernel, 4, sizeof slot, &slot)))
+    return status;
+  return launch(s, s->stats_kernel, s->islands, 1);
+}
+
+static ck_status opencl_migrate(ga_state *s, int which) {
+  ck_status status;
+  ck_kernel *out = s->emigrate_kernel, *in = s->immigrate_kernel;
+  if ((status = ck_kernel_set_buffer(out, 3, s->population[which])) ||
+      (status = ck_kernel_set_buffer(out, 4, s->fitness[which])) ||
+      (status = ck_kernel_set_buffer(in, 3, s->population[which])) ||
+      (status = ck_kernel_set_buffer(in, 4, s->fitness[which])))
+    return status;
+  /* Two launches: every island has emigrated before any receives. */
+  if ((status = launch(s, out, s->islands, 1)))
+    return status;
+  return launch(s, in, s->islands, 1);
+}
+
+static ck_status opencl_update_best(ga_state *s, int which) {
+  ck_status status;
+  ck_kernel *k = s->update_kernel;
+  if ((status = ck_kernel_set_buffer(k, 6, s->population[which])))
+    return status;
+  if (s->partial_count) {
+    if ((status = ck_kernel_set_buffer(s->reduce_kernel, 0,
+                                       s->fitness[which])) ||
+        (status = launch(s, s->reduce_kernel, s->partial_count, 1)) ||
+        (status = ck_kernel_set_buffer(k, 0, s->partial_values)) ||
+        (status = ck_kernel_set_buffer(k, 1, s->partial_indices)))
+      return status;
+  } else if ((status = ck_kernel_set_buffer(k, 0, s->fitness[which])) ||
+             (status = ck_kernel_set_buffer(k, 1, s->best_index))) {
+    return status;
+  }
+  return launch(s, k, 1, 1);
+}
+
+static void opencl_teardown(ga_state *s) {
+  ck_kernel *kernels[] = {s->initialise_kernel, s->evolve_kernel,
+                          s->stats_kernel,      s->emigrate_kernel,
+                          s->immigrate_kernel,  s->reduce_kernel,
+                          s->update_kernel,     s->evaluate_kernel,
+                          s->finish_kernel};
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+    ck_kernel_destroy(kernels[i]);
+  ck_program_destroy(s->program);
+}
+
+const ck__ga_steps ck__ga_opencl_steps = {
+    opencl_setup, opencl_initialise, opencl_evolve,      opencl_evaluate,
+    opencl_stats, opencl_migrate,    opencl_update_best, opencl_teardown};

@@ -1,0 +1,206 @@
+/*
+ * ga_ref.c - the ref steps of the GA: the readable definition, and the
+ * twins of the kernels in cl/ga.cl. Children come from the same ck_ga.h
+ * code; islands and slots are plain loops. Compiled once per precision.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_ga.h"
+#include "core/real_variant.h"
+#include "ga/ga_internal.h"
+
+static ck_real *reals(ck_buffer *buffer) {
+  void *pointer = NULL;
+  ck_buffer_host_pointer(buffer, &pointer);
+  return pointer;
+}
+
+static uint32_t *words(ck_buffer *buffer) {
+  void *pointer = NULL;
+  ck_buffer_host_pointer(buffer, &pointer);
+  return pointer;
+}
+
+static ck_status ref_setup(ga_state *s) {
+  if (s->objective == CK_OBJECTIVE_USER)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "user objectives are OpenCL C: run them on an OpenCL "
+                    "device, not on ref");
+  return CK_OK;
+}
+
+static ck_status ref_initialise(ga_state *s) {
+  ck_real *fitness = reals(s->fitness[0]);
+  for (uint32_t g = 0; g < s->total; ++g) {
+    ck_real value = ck_ga_initialise_individual(
+        s->objective, g, s->dim, s->total, s->seed, reals(s->lo), reals(s->hi),
+        reals(s->population[0]));
+    fitness[g] = s->streamed ? ck_comparable(value) : CK_REAL_MAX;
+  }
+  return CK_OK;
+}
+
+/* The `count` best of an island in (fitness, index) order, or the worst
+ * (the best of the mirrored order), as the kernels pick them. */
+static void pick(const ck_real *fitness, uint32_t size, uint32_t count,
+                 int worst, uint32_t *chosen) {
+  for (uint32_t k = 0; k < count; ++k) {
+    ck_real best = CK_REAL_MAX;
+    uint32_t best_index = 0xFFFFFFFFu;
+    for (uint32_t i = 0; i < size; ++i) {
+      int taken = 0;
+      for (uint32_t j = 0; j < k; ++j)
+        taken |= chosen[j] == i;
+      ck_real key = worst ? -fitness[i] : fitness[i];
+      uint32_t key_index = worst ? 0xFFFFFFFEu - i : i;
+      if (!taken && ck_better(key, key_index, best, best_index)) {
+        best = key;
+        best_index = key_index;
+      }
+    }
+    chosen[k] = worst ? 0xFFFFFFFEu - best_index : best_index;
+  }
+}
+
+static void island_stats(ga_state *s, const ck_real *fitness, uint32_t island,
+                         uint32_t slot) {
+  ck_real best = CK_REAL_MAX, sum = 0;
+  for (uint32_t i = 0; i < s->size; ++i) {
+    sum += fitness[i];
+    best = fitness[i] < best ? fitness[i] : best;
+  }
+  ck_real *stats = reals(s->stats);
+  size_t at = ((size_t)slot * s->islands + island) * 2;
+  stats[at] = best;
+  stats[at + 1] = sum / (ck_real)s->size;
+}
+
+static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
+                            uint32_t slot) {
+  uint32_t *chosen = malloc(((size_t)s->elite + 1) * sizeof *chosen);
+  if (!chosen)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (uint32_t t = 0; t < count; ++t) {
+    uint64_t generation = first + t;
+    int odd = (int)(generation & 1);
+    const ck_real *current = reals(s->population[odd ? 0 : 1]);
+    ck_real *next = reals(s->population[odd ? 1 : 0]);
+    const ck_real *current_fitness = reals(s->fitness[odd ? 0 : 1]);
+    ck_real *next_fitness = reals(s->fitness[odd ? 1 : 0]);
+    for (uint32_t island = 0; island < s->islands; ++island) {
+      uint32_t base = island * s->size;
+      pick(current_fitness + base, s->size, (uint32_t)s->elite, 0, chosen);
+      for (uint32_t slot_in = 0; slot_in < s->size; ++slot_in) {
+        if (slot_in < (uint32_t)s->elite) {
+          uint32_t elite = base + chosen[slot_in];
+          for (int d = 0; d < s->dim; ++d)
+            next[(size_t)d * s->total + base + slot_in] =
+                current[(size_t)d * s->total + elite];
+          next_fitness[base + slot_in] = current_fitness[elite];
+          continue;
+        }
+        ck_real value = ck_ga_make_child(
+            s->objective, s->bounds, s->tournament, s->crossover,
+            (ck_real)s->crossover_rate, (ck_real)s->crossover_parameter,
+            s->mutation, (ck_real)s->mutation_rate,
+            (ck_real)s->mutation_parameter, s->seed, island, slot_in,
+            generation, s->size, s->dim, s->total, reals(s->lo), reals(s->hi),
+            current, current_fitness, next);
+        next_fitness[base + slot_in] =
+            s->streamed ? ck_comparable(value) : CK_REAL_MAX;
+      }
+      if (s->streamed)
+        island_stats(s, next_fitness + base, island, slot + t);
+    }
+  }
+  free(chosen);
+  return CK_OK;
+}
+
+/* lsq only: rows summed in order. */
+static ck_status ref_evaluate(ga_state *s, int which) {
+  const ck_real *data = reals(s->data), *x = reals(s->population[which]);
+  ck_real *fitness = reals(s->fitness[which]);
+  for (uint32_t g = 0; g < s->total; ++g) {
+    ck_real sum = 0;
+    for (uint32_t j = 0; j < s->rows; ++j) {
+      ck_real residual = data[(size_t)s->dim * s->rows + j];
+      for (int k = 0; k < s->dim; ++k)
+        residual -= x[(size_t)k * s->total + g] * data[(size_t)k * s->rows + j];
+      sum += residual * residual;
+    }
+    fitness[g] = ck_comparable(sum);
+  }
+  return CK_OK;
+}
+
+static ck_status ref_stats(ga_state *s, int which, uint32_t slot) {
+  const ck_real *fitness = reals(s->fitness[which]);
+  for (uint32_t island = 0; island < s->islands; ++island)
+    island_stats(s, fitness + island * s->size, island, slot);
+  return CK_OK;
+}
+
+static ck_status ref_migrate(ga_state *s, int which) {
+  ck_real *population = reals(s->population[which]);
+  ck_real *fitness = reals(s->fitness[which]);
+  ck_real *genes = reals(s->migrant_genes);
+  ck_real *migrant_fitness = reals(s->migrant_fitness);
+  const uint32_t *source = words(s->source);
+  uint32_t *chosen = malloc(s->migrants * sizeof *chosen);
+  if (!chosen)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  /* Every island's emigrants are taken before any island receives. */
+  for (uint32_t island = 0; island < s->islands; ++island) {
+    uint32_t base = island * s->size;
+    pick(fitness + base, s->size, s->migrants, 0, chosen);
+    for (uint32_t k = 0; k < s->migrants; ++k) {
+      size_t to = (size_t)island * s->migrants + k;
+      for (int d = 0; d < s->dim; ++d)
+        genes[to * s->dim + d] =
+            population[(size_t)d * s->total + base + chosen[k]];
+      migrant_fitness[to] = fitness[base + chosen[k]];
+    }
+  }
+  for (uint32_t island = 0; island < s->islands; ++island) {
+    uint32_t base = island * s->size;
+    pick(fitness + base, s->size, s->migrants, 1, chosen);
+    for (uint32_t k = 0; k < s->migrants; ++k) {
+      size_t from = (size_t)source[island] * s->migrants + k;
+      for (int d = 0; d < s->dim; ++d)
+        population[(size_t)d * s->total + base + chosen[k]] =
+            genes[from * s->dim + d];
+      fitness[base + chosen[k]] = migrant_fitness[from];
+    }
+  }
+  free(chosen);
+  return CK_OK;
+}
+
+static ck_status ref_update_best(ga_state *s, int which) {
+  const ck_real *fitness = reals(s->fitness[which]);
+  ck_real *best_value = reals(s->best_value);
+  ck_real winner_value = CK_REAL_MAX;
+  uint32_t winner = 0xFFFFFFFFu;
+  for (uint32_t g = 0; g < s->total; ++g) {
+    if (ck_better(fitness[g], g, winner_value, winner)) {
+      winner_value = fitness[g];
+      winner = g;
+    }
+  }
+  if (winner_value < best_value[0]) {
+    const ck_real *population = reals(s->population[which]);
+    best_value[0] = winner_value;
+    words(s->best_index)[0] = winner;
+    for (int d = 0; d < s->dim; ++d)
+      reals(s->best_genes)[d] = population[(size_t)d * s->total + winner];
+  }
+  return CK_OK;
+}
+
+static void ref_teardown(ga_state *s) { (void)s; }
+
+const ck__ga_steps CK_VARIANT(ck__ga_ref_steps) = {
+    ref_setup,   ref_initialise, ref_evolve,      ref_evaluate,
+    ref_stats,   ref_migrate,    ref_update_best, ref_teardown};

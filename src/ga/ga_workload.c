@@ -1,0 +1,244 @@
+/*
+ * ga_workload.c - the island GA as a clkit workload: options in, a
+ * ck_result out, and the files --out and --trace, written atomically.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/workload_internal.h"
+#include "ga/ga_internal.h"
+#include "objectives/problem.h"
+
+enum { TRACE_ROWS = 1000 };
+
+static const ck_option ga_options[] = {
+    CK__PROBLEM_OPTIONS("10", "generation"),
+    {"islands", "I", "64", "number of islands"},
+    {"island-size", "N", "64", "individuals per island (2 to 4096)"},
+    {"gens", "G", "200", "stop after G generations"},
+    {"elite", "E", "1", "best individuals kept unchanged per island"},
+    {"tournament", "K", "2", "tournament size"},
+    {"pc", "P", "0.9", "crossover probability"},
+    {"crossover", "C", "arith", "arith, blx:ALPHA or sbx:ETA"},
+    {"pm", "P", "1/dim", "per-gene mutation probability"},
+    {"mutation", "M", "gauss:0.1",
+     "gauss:SIGMA (a fraction of hi - lo) or poly:ETA"},
+    {"migrate-every", "M", "10", "generations between migrations (0: never)"},
+    {"migrants", "M", "2", "individuals each island sends"},
+    {"topology", "T", "ring", "migration topology: ring or random"},
+    {"trace-islands", NULL, NULL, "with --trace: a row per island too"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* "kind" or "kind:parameter" against a list of kinds. */
+static ck_status parse_operator(const char *option, const char *text,
+                                const char *const *kinds, int *kind,
+                                double *parameter, int needs_parameter) {
+  char name[32];
+  const char *colon = strchr(text, ':');
+  size_t length = colon ? (size_t)(colon - text) : strlen(text);
+  if (length >= sizeof name)
+    length = sizeof name - 1;
+  memcpy(name, text, length);
+  name[length] = '\0';
+  ck_status status = ck__parse_choice(option, name, kinds, kind);
+  if (status)
+    return status;
+  if (colon) {
+    char *end = NULL;
+    *parameter = strtod(colon + 1, &end);
+    if (end == colon + 1 || *end || !(*parameter >= 0) || *parameter > 1e6)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s: '%s' needs a number >= 0 after the colon",
+                      option, text);
+  } else if (needs_parameter & (1 << *kind)) {
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: '%s' needs a parameter, e.g. %s:2", option,
+                    text, name);
+  }
+  return CK_OK;
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, ck__problem_job *job,
+                           ck_ga_config *c) {
+  ck_status status = CK_OK;
+  long long integer;
+  const char *text;
+  CK_TRY(ck__problem_job_parse(params, count, 10, "gens", job));
+  ck_ga_config_init(c);
+  c->function = job->spec.function;
+  c->objective_source = job->spec.source;
+  c->objective_name = job->spec.source_name;
+  c->data = job->spec.data;
+  c->dim = job->spec.dim;
+  c->lo = job->spec.lo;
+  c->hi = job->spec.hi;
+  c->double_precision = job->spec.double_precision;
+  c->has_target = job->spec.has_target;
+  c->target = job->spec.target;
+  c->max_seconds = job->spec.max_seconds;
+  c->max_evaluations = job->max_evaluations;
+  c->bounds = (ck_bounds_mode)job->bounds;
+  c->lsq_mode = job->lsq_mode;
+  c->check_every = job->check_every;
+  if (options) {
+    c->seed = options->seed;
+    c->progress = options->progress;
+    c->progress_user = options->progress_user;
+  }
+  CK_TRY(ck__param_integer(params, count, "islands", 64, 1, 1 << 20, &integer));
+  c->islands = (size_t)integer;
+  /* Range checks that name the relation live in ck_ga_create(). */
+  CK_TRY(ck__param_integer(params, count, "island-size", 64, -1e9, 1e9,
+                           &integer));
+  c->island_size = integer < 0 ? 0 : (size_t)integer;
+  CK_TRY(ck__param_integer(params, count, "gens", 200, 0, 1e15, &integer));
+  c->max_generations = job->stop_by_count ? (uint64_t)integer : 0;
+  CK_TRY(ck__param_integer(params, count, "elite", 1, -1e9, 1e9, &integer));
+  c->elite = (int)integer;
+  CK_TRY(ck__param_integer(params, count, "tournament", 2, -1e9, 1e9,
+                           &integer));
+  c->tournament = (int)integer;
+  CK_TRY(ck__param_real(params, count, "pc", 0.9, -1e9, 1e9,
+                        &c->crossover_rate));
+  text = ck__param_find(params, count, "pm");
+  if (text && strcmp(text, "1/dim") != 0)
+    CK_TRY(ck__param_real(params, count, "pm", -1, -1e9, 1e9,
+                          &c->mutation_rate));
+  if (text && strcmp(text, "1/dim") != 0 && c->mutation_rate < 0)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --pm: %s is outside [0, 1]",
+            text);
+  static const char *const crossovers[] = {"arith", "blx", "sbx", NULL};
+  static const char *const mutations[] = {"gauss", "poly", NULL};
+  static const char *const topologies[] = {"ring", "random", NULL};
+  int kind = 0;
+  if ((text = ck__param_find(params, count, "crossover"))) {
+    c->crossover_parameter = 0.5;
+    CK_TRY(parse_operator("crossover", text, crossovers, &kind,
+                          &c->crossover_parameter, 1 << CK_GA_SBX));
+    c->crossover = (ck_ga_crossover)kind;
+  }
+  if ((text = ck__param_find(params, count, "mutation"))) {
+    CK_TRY(parse_operator("mutation", text, mutations, &kind,
+                          &c->mutation_parameter, 1 << CK_GA_POLYNOMIAL));
+    c->mutation = (ck_ga_mutation)kind;
+  }
+  if ((text = ck__param_find(params, count, "topology"))) {
+    CK_TRY(ck__parse_choice("topology", text, topologies, &kind));
+    c->topology = (ck_ga_topology)kind;
+  }
+  CK_TRY(ck__param_integer(params, count, "migrate-every", 10, 0, 1e9,
+                           &integer));
+  c->migrate_every = (unsigned)integer;
+  CK_TRY(ck__param_integer(params, count, "migrants", 2, 0, 1e9, &integer));
+  c->migrants = (unsigned)integer;
+  c->keep_island_history = ck__param_find(params, count, "trace-islands") != NULL;
+  return CK_OK;
+fail:
+  ck__problem_job_release(job);
+  return status;
+}
+
+static ck_status ga_check(const ck_param *params, size_t count) {
+  long long integer;
+  ck_status status = ck__problem_options_check(params, count, "gens");
+  if (status)
+    return status;
+  return ck__param_integer(params, count, "islands", 64, 1, 1 << 20, &integer);
+}
+
+static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
+                             size_t islands) {
+  const double *best, *mean, *island_best, *island_mean;
+  size_t count;
+  ck_status status =
+      ck_ga_history(ga, &best, &mean, &island_best, &island_mean, &count);
+  if (status)
+    return status;
+  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS
+                                    : 1;
+  size_t rows = (count / every + 2) * (per_island ? islands + 1 : 1);
+  size_t capacity = rows * 64 + 64, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  used += (size_t)snprintf(text, capacity, "generation,island,best,mean\n");
+  for (size_t g = 0; g < count; ++g) {
+    if (g % every && g + 1 != count)
+      continue;
+    used += (size_t)snprintf(text + used, capacity - used,
+                             "%zu,all,%.17g,%.17g\n", g, best[g], mean[g]);
+    for (size_t i = 0; per_island && i < islands; ++i)
+      used += (size_t)snprintf(text + used, capacity - used,
+                               "%zu,%zu,%.17g,%.17g\n", g, i,
+                               island_best[g * islands + i],
+                               island_mean[g * islands + i]);
+  }
+  status = ck__file_write_atomic(path, text, used);
+  free(text);
+  return status;
+}
+
+static ck_status ga_run(const ck_device *device, const ck_param *params,
+                        size_t count, const ck_run_options *options,
+                        ck_result *result) {
+  ck_status status = CK_OK;
+  ck__problem_job job;
+  ck_ga_config config;
+  ck_ga *ga = NULL;
+  double *position = NULL;
+  ck_ga_report report;
+  if ((status = job_parse(params, count, options, &job, &config)))
+    return status;
+  CK_TRY(ck_ga_create(device, &config, &ga));
+  CK_TRY(ck_ga_run(ga, &report));
+  int dim = ck__ga_dim(ga);
+  position = malloc((size_t)dim * sizeof *position);
+  if (!position)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck_ga_best(ga, &result->best, position));
+  if (job.out)
+    CK_TRY(ck__write_position(job.out, position, dim));
+  if (job.trace)
+    CK_TRY(write_trace(job.trace, ga, config.keep_island_history,
+                       config.islands));
+  snprintf(result->best_name, sizeof result->best_name, "objective");
+  result->wall_s = report.wall_s;
+  result->kernel_s = report.kernel_s;
+  result->throughput = report.genes_per_s;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit,
+           "gene-gens/s");
+  ck__result_metric(result, "generations", (double)report.generations, "");
+  ck__result_metric(result, "evaluations", (double)report.evaluations, "");
+  ck__result_metric(result, "evaluations_per_s", report.evaluations_per_s,
+                    "1/s");
+  ck__result_metric(result, "islands", (double)config.islands, "");
+  ck__result_metric(result, "island_size", (double)config.island_size, "");
+  ck__result_metric(result, "dim", dim, "");
+  ck__result_metric(result, "build_s", report.build_s, "s");
+  static const char *const stops[] = {"none", "generations", "evaluations",
+                                      "target", "time"};
+  ck__result_metric(result, "stopped_by", (double)report.stopped_by,
+                    stops[report.stopped_by]);
+  if (report.stopped_by == CK_PSO_STOP_TARGET)
+    ck__result_metric(result, "target_generation",
+                      (double)report.target_generation, "");
+  ck__problem_result(result, &job, position, dim);
+fail:
+  free(position);
+  ck_ga_destroy(ga);
+  ck__problem_job_release(&job);
+  return status;
+}
+
+const ck_workload ck__ga_workload = {
+    .name = "ga",
+    .summary = "island-model genetic algorithm over the same objectives",
+    .options = ga_options,
+    .tolerance = 1e-3,
+    .check = ga_check,
+    .run = ga_run,
+    .agree = ck__optimiser_agree,
+};

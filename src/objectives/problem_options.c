@@ -1,0 +1,250 @@
+/*
+ * problem_options.c - the options every optimiser workload shares: the
+ * objective, its data and domain, precision, stopping rules other than the
+ * step count, and the --out file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_objectives.h"
+#include "core/workload_internal.h"
+#include "objectives/problem.h"
+
+enum { MAX_PRINTED_DIM = 16 };
+
+/* Parses "x" or "x,y,..." into dim values. */
+static ck_status parse_list(const char *option, const char *text, int dim,
+                            double **values) {
+  double *list = malloc((size_t)dim * sizeof *list);
+  if (!list)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  int count = 0;
+  const char *at = text;
+  for (;;) {
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(at, &end);
+    if (end == at || errno == ERANGE || (*end && *end != ',')) {
+      free(list);
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s: '%s' is not a number or a comma-separated "
+                      "list of numbers",
+                      option, text);
+    }
+    if (count == dim) {
+      free(list);
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s: more than %d values for %d dimensions",
+                      option, dim, dim);
+    }
+    list[count++] = value;
+    if (!*end)
+      break;
+    at = end + 1;
+  }
+  if (count == 1)
+    for (int d = 1; d < dim; ++d)
+      list[d] = list[0];
+  else if (count != dim) {
+    free(list);
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: %d values for %d dimensions (give one, or "
+                    "one per dimension)",
+                    option, count, dim);
+  }
+  *values = list;
+  return CK_OK;
+}
+
+ck_status ck__parse_choice(const char *option, const char *text,
+                              const char *const *choices, int *choice) {
+  for (int i = 0; choices[i]; ++i) {
+    if (strcmp(text, choices[i]) == 0) {
+      *choice = i;
+      return CK_OK;
+    }
+  }
+  ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --%s: unknown value '%s'; one of:",
+           option, text);
+  for (int i = 0; choices[i]; ++i)
+    ck__fail_append(" %s", choices[i]);
+  return CK_ERROR_INVALID_ARGUMENT;
+}
+
+void ck__problem_job_release(ck__problem_job *job) {
+  ck_lsq_free(&job->data);
+  free(job->source);
+  free(job->lo);
+  free(job->hi);
+  memset(job, 0, sizeof *job);
+}
+
+ck_status ck__problem_job_parse(const ck_param *params, size_t count,
+                                int default_dim, const char *count_option,
+                                ck__problem_job *job) {
+  ck_status status = CK_OK;
+  ck__problem_spec *spec = &job->spec;
+  long long integer;
+  const char *text;
+  memset(job, 0, sizeof *job);
+  spec->function = ck__param_find(params, count, "fn");
+  if (!spec->function)
+    spec->function = "sphere";
+  const ck_objective_info *info = NULL;
+  const char *objective_path = ck__param_find(params, count, "objective");
+  if (objective_path) {
+    if (ck__param_find(params, count, "fn"))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "give either --fn or --objective, "
+                                         "not both");
+    spec->function = NULL;
+    if ((status = ck__file_read_text(objective_path, &job->source, NULL)))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --objective: %s",
+              (ck_error_last(&text), text));
+    spec->source = job->source;
+    spec->source_name = objective_path;
+  } else {
+    CK_TRY(ck_objective_find(spec->function, &info));
+  }
+  const char *data_path = ck__param_find(params, count, "data");
+  if (data_path) {
+    if ((status = ck_lsq_load(data_path, &job->data)))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --data: %s",
+              (ck_error_last(&text), text));
+    spec->data = &job->data;
+  } else if (info && info->id == CK_OBJECTIVE_LSQ) {
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --fn lsq needs --data FILE");
+  }
+  CK_TRY(ck__param_integer(params, count, "dim", default_dim, 1, 100000,
+                           &integer));
+  spec->dim = (int)integer;
+  if (info && info->id == CK_OBJECTIVE_LSQ) {
+    if (ck__param_find(params, count, "dim") &&
+        (size_t)spec->dim != job->data.dim)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --dim %d disagrees with the %zu coefficients of %s",
+              spec->dim, job->data.dim, data_path);
+    spec->dim = (int)job->data.dim;
+  }
+  CK_TRY(ck__param_integer(params, count, "evals", 0, 1, 1e18, &integer));
+  job->max_evaluations = (uint64_t)integer;
+  if (ck__param_find(params, count, "target")) {
+    CK_TRY(ck__param_real(params, count, "target", 0, -INFINITY, INFINITY,
+                          &spec->target));
+    spec->has_target = 1;
+  }
+  CK_TRY(ck__param_real(params, count, "time", 0, 0, 1e9, &spec->max_seconds));
+  /* Without an explicit count, a target, a clock or evals decide alone. */
+  job->stop_by_count = ck__param_find(params, count, count_option) ||
+                       !(spec->has_target || spec->max_seconds > 0 ||
+                         job->max_evaluations);
+  static const char *const bounds[] = {"clamp", "reflect", "random", NULL};
+  static const char *const precisions[] = {"float", "double", NULL};
+  static const char *const modes[] = {"auto", "group", "thread", NULL};
+  int choice = 0;
+  if ((text = ck__param_find(params, count, "bounds"))) {
+    CK_TRY(ck__parse_choice("bounds", text, bounds, &choice));
+    job->bounds = choice;
+  }
+  if ((text = ck__param_find(params, count, "precision"))) {
+    CK_TRY(ck__parse_choice("precision", text, precisions, &choice));
+    spec->double_precision = choice;
+  }
+  if ((text = ck__param_find(params, count, "lsq-mode"))) {
+    CK_TRY(ck__parse_choice("lsq-mode", text, modes, &choice));
+    job->lsq_mode = (ck_pso_lsq_mode)choice;
+  }
+  text = ck__param_find(params, count, "check-every");
+  if (text && strcmp(text, "auto") != 0) {
+    CK_TRY(ck__param_integer(params, count, "check-every", 0, 1, 1024,
+                             &integer));
+    job->check_every = (unsigned)integer;
+  }
+  const char *lo = ck__param_find(params, count, "lo");
+  const char *hi = ck__param_find(params, count, "hi");
+  if (lo || hi) {
+    if ((!lo || !hi) && !info)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "a user objective needs both --lo and --hi");
+    char fallback_lo[32] = "", fallback_hi[32] = "";
+    if (info) {
+      snprintf(fallback_lo, sizeof fallback_lo, "%.17g", info->lo);
+      snprintf(fallback_hi, sizeof fallback_hi, "%.17g", info->hi);
+    }
+    CK_TRY(parse_list("lo", lo ? lo : fallback_lo, spec->dim, &job->lo));
+    CK_TRY(parse_list("hi", hi ? hi : fallback_hi, spec->dim, &job->hi));
+    spec->lo = job->lo;
+    spec->hi = job->hi;
+  }
+  job->out = ck__param_find(params, count, "out");
+  job->trace = ck__param_find(params, count, "trace");
+  return CK_OK;
+fail:
+  ck__problem_job_release(job);
+  return status;
+}
+
+ck_status ck__problem_options_check(const ck_param *params, size_t count,
+                                    const char *count_option) {
+  long long integer;
+  double real;
+  ck_status status;
+  const char *function = ck__param_find(params, count, "fn");
+  const ck_objective_info *info;
+  if (function && (status = ck_objective_find(function, &info)))
+    return ck__fail(status, "option --fn: unknown function '%s'", function);
+  if ((status = ck__param_integer(params, count, "dim", 1, 1, 100000,
+                                  &integer)) ||
+      (status = ck__param_integer(params, count, count_option, 1, 0, 1e15,
+                                  &integer)) ||
+      (status = ck__param_integer(params, count, "evals", 1, 1, 1e18,
+                                  &integer)) ||
+      (status = ck__param_real(params, count, "time", 0, 0, 1e9, &real)) ||
+      (status = ck__param_real(params, count, "target", 0, -INFINITY,
+                               INFINITY, &real)))
+    return status;
+  return CK_OK;
+}
+
+ck_status ck__write_position(const char *path, const double *position,
+                             int dim) {
+  size_t capacity = (size_t)dim * 32 + 1, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (int d = 0; d < dim; ++d)
+    used += (size_t)snprintf(text + used, capacity - used, "%.17g\n",
+                             position[d]);
+  ck_status status = ck__file_write_atomic(path, text, used);
+  free(text);
+  return status;
+}
+
+void ck__problem_result(ck_result *result, const ck__problem_job *job,
+                        const double *position, int dim) {
+  const ck_objective_info *info = NULL;
+  double optimum;
+  if (job->spec.function &&
+      ck_objective_find(job->spec.function, &info) == CK_OK &&
+      ck_objective_optimum(info, dim, &optimum) == CK_OK) {
+    ck__result_metric(result, "optimum", optimum, "");
+    ck__result_metric(result, "gap", result->best - optimum, "");
+  }
+  ck_error_clear(); /* an unknown optimum is no failure */
+  for (int d = 0; d < dim && d < MAX_PRINTED_DIM; ++d) {
+    char name[16];
+    snprintf(name, sizeof name, "x%d", d);
+    ck__result_metric(result, name, position[d], "");
+  }
+}
+
+ck_status ck__optimiser_agree(const ck_result *reference,
+                              const ck_result *result, double *difference,
+                              int *agrees) {
+  double scale = fabs(reference->best);
+  *difference = fabs(result->best - reference->best) / (scale > 0 ? scale : 1);
+  *agrees = fabs(result->best - reference->best) <= 1e-3 * scale + 1e-6;
+  return CK_OK;
+}
