@@ -47,3 +47,9 @@ echo "== pso"
 "$build/bench/bench_pso" --device gpu --seconds 0.3 | tee "$out/bench_pso.txt"
 "$build/bench/bench_pso" --device pocl --seconds 0.2 --max-elements 1e7 \
   | tee -a "$out/bench_pso.txt"
+echo "== ga"
+"$clkit" compare ga --fn rastrigin --dim 32 --islands 256 --island-size 64 \
+  --gens 200 | tee "$out/compare_ga.txt"
+"$build/bench/bench_ga" --device gpu --seconds 0.3 | tee "$out/bench_ga.txt"
+"$build/bench/bench_ga" --device pocl --seconds 0.2 --max-genes 2e6 \
+  | tee -a "$out/bench_ga.txt"
