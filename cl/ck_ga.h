@@ -7,12 +7,15 @@
  * island * size + slot) at d * total + g, so that neighbouring work-items
  * of an island touch neighbouring addresses.
  *
- * Random draws: Philox keyed by the seed, stream (island << 32 | slot),
- * counter generation * (header + dim) + draw, where the header words pick
- * the tournament entrants (2k words), decide crossover and weigh the
- * arithmetic blend, and each gene has a block of its own (crossover draw,
- * mutation decision, two words for the mutation step). Bounds redraws use
- * the stream with its top bit set.
+ * Random draws: Philox keyed by the seed and the stream (island << 32 |
+ * slot). Per generation a child uses counters generation * (header blocks
+ * + gene blocks) + ...: the header words (one block per four) pick the
+ * tournament entrants (2k words), decide crossover and weigh the
+ * arithmetic blend; BLX and SBX take one word per gene (one block per four
+ * genes). Mutations are placed by geometric gaps (the same law as one
+ * Bernoulli(pm) trial per gene, at a draw per mutation rather than per
+ * gene), on the stream with bit 62 set, counter generation * (dim + 1) +
+ * m for the m-th mutation. Bounds redraws use the stream with bit 63 set.
  */
 #ifndef CK_GA_H
 #define CK_GA_H
@@ -37,11 +40,23 @@ CK_FN ck_u32 ck_ga_header_words(int tournament) {
   return 2u * (ck_u32)tournament + 2u;
 }
 
-/* Word w of a child's draws at a generation (one Philox block a word for
- * the header, which is short next to the genes). */
+/* Word w of a block sequence from counter base on: block w / 4, picked
+ * by value (no run-time index into the block). */
 CK_FN ck_u32 ck_ga_word(ck_u64 seed, ck_u64 stream, ck_u64 base, ck_u32 w) {
-  ck_philox_counter r = ck_philox_block(seed, stream, base + (ck_u64)w);
-  return r.v[0];
+  ck_philox_counter r = ck_philox_block(seed, stream, base + (ck_u64)(w >> 2));
+  ck_u32 lane = w & 3u;
+  return lane == 0 ? r.v[0] : lane == 1 ? r.v[1] : lane == 2 ? r.v[2] : r.v[3];
+}
+
+/* Blocks taken by n words. */
+CK_FN ck_u32 ck_ga_blocks(ck_u32 words) { return (words + 3u) >> 2; }
+
+/* Genes skipped before the next mutation: geometric with parameter pm,
+ * from one word (log_keep = log(1 - pm)); capped at limit. */
+CK_FN int ck_ga_gap(ck_u32 word, ck_real log_keep, int limit) {
+  ck_real u = ((ck_real)(word >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
+  ck_real gap = CK_LOG(u) / log_keep;
+  return gap < (ck_real)limit ? (int)gap : limit;
 }
 
 /* An index in [0, n) from a word, by its high bits. */
@@ -120,7 +135,11 @@ CK_FN ck_real ck_ga_make_child(
     CK_GLOBAL ck_real *next) {
   ck_u64 stream = ck_ga_stream(island, slot);
   ck_u32 header = ck_ga_header_words(tournament);
-  ck_u64 base = generation * (ck_u64)(header + (ck_u32)dim);
+  int per_gene = crossover != CK_GA_CROSSOVER_ARITH;
+  ck_u32 header_blocks = ck_ga_blocks(header);
+  ck_u32 gene_blocks = per_gene ? ck_ga_blocks((ck_u32)dim) : 0u;
+  ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
+  ck_u64 genes_base = base + header_blocks;
   ck_u32 first = island * size;
   fitness += first;
   ck_u32 a = first + ck_ga_tournament(tournament, 0, size, seed, stream, base,
@@ -132,21 +151,48 @@ CK_FN ck_real ck_ga_make_child(
               crossover_rate;
   ck_real weight = ck_uniform_real(ck_ga_word(seed, stream, base,
                                               (ck_u32)(2 * tournament + 1)));
+  /* Mutation m sits `gap` genes after mutation m - 1; pm = 1 mutates
+   * every gene, pm = 0 none. */
+  ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
+  ck_u64 mutation_base = generation * (ck_u64)(dim + 1);
+  ck_real log_keep = mutation_rate < CK_R(1) ? CK_LOG(CK_R(1) - mutation_rate)
+                                             : CK_R(-1);
+  ck_u32 mutations = 0;
+  ck_philox_counter m = ck_philox_block(seed, mutation_stream, mutation_base);
+  int next_mutation = mutation_rate <= CK_R(0)   ? dim
+                      : mutation_rate >= CK_R(1) ? 0
+                                                 : ck_ga_gap(m.v[0], log_keep, dim);
+  ck_philox_counter r;
+  r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
   ck_objective_state s;
   ck_objective_begin(objective, &s);
   for (int d = 0; d < dim; ++d) {
-    ck_philox_counter r =
-        ck_philox_block(seed, stream, base + (ck_u64)header + (ck_u64)d);
     ck_real pa = current[(ck_u64)d * total + a];
     ck_real pb = current[(ck_u64)d * total + b];
     ck_real range = hi[d] - lo[d];
-    ck_real gene = cross ? ck_ga_cross(crossover, pa, pb,
-                                       ck_uniform_real(r.v[0]), weight,
-                                       crossover_parameter)
-                         : pa;
-    if (ck_uniform_real(r.v[1]) < mutation_rate)
-      gene = ck_ga_mutate(mutation, gene, r.v[2], r.v[3], mutation_parameter,
+    ck_real gene = pa;
+    if (cross) {
+      ck_u32 word = 0u;
+      if (per_gene) {
+        if ((d & 3) == 0)
+          r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
+        ck_u32 lane = (ck_u32)d & 3u;
+        word = lane == 0 ? r.v[0] : lane == 1 ? r.v[1] : lane == 2 ? r.v[2]
+                                                                   : r.v[3];
+      }
+      gene = ck_ga_cross(crossover, pa, pb, ck_uniform_real(word), weight,
+                         crossover_parameter);
+    }
+    if (d == next_mutation) {
+      gene = ck_ga_mutate(mutation, gene, m.v[1], m.v[2], mutation_parameter,
                           range);
+      ++mutations;
+      m = ck_philox_block(seed, mutation_stream,
+                          mutation_base + (ck_u64)mutations);
+      next_mutation = mutation_rate >= CK_R(1)
+                          ? d + 1
+                          : d + 1 + ck_ga_gap(m.v[0], log_keep, dim);
+    }
     gene = ck_bound_coordinate(bounds, gene, lo[d], hi[d], seed,
                                stream | ((ck_u64)1 << 63),
                                generation * (ck_u64)dim + (ck_u64)d);

@@ -76,24 +76,41 @@ static void ck_ga_pick(__global const ck_real *fitness, uint size, uint count,
   }
 }
 
-/* The group writes island's best and mean fitness into stats[slot]. */
-static void ck_ga_island_stats(__global const ck_real *fitness, uint size,
-                               uint islands, uint island,
+/*
+ * The group writes the island's best and mean fitness into stats[slot],
+ * and keeps the island's best so far (value and genes, these dimension-
+ * major over islands) when this generation beats it, so that no best is
+ * lost between host reads, elitism or not.
+ */
+static void ck_ga_island_stats(__global const ck_real *fitness,
+                               __global const ck_real *population, uint size,
+                               uint islands, uint island, int dim,
                                __global ck_real *stats, uint slot,
+                               __global ck_real *island_best,
+                               __global ck_real *island_best_genes,
                                __local ck_real *values, __local uint *indices,
-                               uint l) {
+                               __local uint *improved, uint l) {
+  uint total = islands * size, first = island * size;
   ck_real best = CK_R(CK_REAL_MAX), sum = CK_R(0);
   uint best_index = 0xFFFFFFFFu;
   for (uint i = l; i < size; i += CK_GROUP) {
-    sum += fitness[i];
-    if (ck_better(fitness[i], i, best, best_index)) {
-      best = fitness[i];
+    sum += fitness[first + i];
+    if (ck_better(fitness[first + i], i, best, best_index)) {
+      best = fitness[first + i];
       best_index = i;
     }
   }
   ck_best_group_minimum(values, indices, l, best, best_index);
-  ck_real island_best = values[0];
+  ck_real island_value = values[0];
+  uint winner = indices[0];
+  if (l == 0)
+    *improved = island_value < island_best[island] ? 1u : 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (*improved) {
+    for (int d = (int)l; d < dim; d += CK_GROUP)
+      island_best_genes[(ulong)d * islands + island] =
+          population[(ulong)d * total + first + winner];
+  }
   values[l] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
@@ -103,8 +120,10 @@ static void ck_ga_island_stats(__global const ck_real *fitness, uint size,
   }
   if (l == 0) {
     ulong at = ((ulong)slot * islands + island) * 2;
-    stats[at] = island_best;
+    stats[at] = island_value;
     stats[at + 1] = values[0] / (ck_real)size;
+    if (*improved)
+      island_best[island] = island_value;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -126,10 +145,12 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
                   __global ck_real *population_a,
                   __global ck_real *population_b, __global ck_real *fitness_a,
                   __global ck_real *fitness_b, __global ck_real *stats,
-                  uint stats_slot) {
+                  uint stats_slot, __global ck_real *island_best,
+                  __global ck_real *island_best_genes) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
   __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  __local uint improved;
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
@@ -162,26 +183,35 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     /* The next generation reads what this one wrote. */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 #if CK_GA_STREAMED
-    ck_ga_island_stats(next_fitness + first, size, islands, island, stats,
-                       stats_slot + t, values, indices, l);
+    ck_ga_island_stats(next_fitness, next, size, islands, island, dim, stats,
+                       stats_slot + t, island_best, island_best_genes, values,
+                       indices, &improved, l);
 #endif
   }
 #if !CK_GA_STREAMED
   (void)stats;
   (void)stats_slot;
+  (void)island_best;
+  (void)island_best_genes;
+  (void)improved;
 #endif
 }
 
-/* For objectives evaluated by ck_evaluate.h: work-group i records island
- * i's best and mean into stats[slot] once its fitness is known. */
+/* Generation 0, and objectives evaluated by ck_evaluate.h: work-group i
+ * records island i's statistics once its fitness is known. */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_ga_stats(uint islands, uint size, __global const ck_real *fitness,
-                 __global ck_real *stats, uint slot) {
+void ck_ga_stats(uint islands, uint size, int dim,
+                 __global const ck_real *fitness,
+                 __global const ck_real *population, __global ck_real *stats,
+                 uint slot, __global ck_real *island_best,
+                 __global ck_real *island_best_genes) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
-  uint island = (uint)get_group_id(0);
-  ck_ga_island_stats(fitness + island * size, size, islands, island, stats,
-                     slot, values, indices, (uint)get_local_id(0));
+  __local uint improved;
+  ck_ga_island_stats(fitness, population, size, islands,
+                     (uint)get_group_id(0), dim, stats, slot, island_best,
+                     island_best_genes, values, indices, &improved,
+                     (uint)get_local_id(0));
 }
 
 /* Work-group i copies the MIGRANTS best of island i, best first, into

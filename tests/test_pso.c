@@ -195,15 +195,7 @@ static void lsq(const ck_device *device) {
     c.lsq_mode = (ck_pso_lsq_mode)mode;
     double position[4];
     double best = run_best(device, &c, position);
-    double worst = 0;
-    for (int d = 0; d < 4; ++d)
-      worst = fmax(worst, fabs(position[d] - truth[d]));
-    CHECK_MSG(worst < 1e-3, "%s lsq mode %d: coefficients off by %g (best %g)",
-              device->id, mode, worst, best);
-    double exact = NAN;
-    CHECK_OK(ck_lsq_evaluate(&data, position, &exact));
-    CHECK_MSG(fabs(exact - best) <= 1e-3 * exact + 1e-3,
-              "%s lsq: device %g, exact %g", device->id, best, exact);
+    check_lsq_fit(device->id, mode, &data, position, truth, best, 1e-3, 1e-3);
     if (device->backend == CK_BACKEND_REF)
       break; /* ref has one evaluation */
   }

@@ -177,4 +177,24 @@ static inline void remove_tree(const char *path) {
   }
 }
 
+#ifdef CK_TEST_CHECK_H
+/* An lsq fit on generated data: the coefficients near the truth, and the
+ * device's best value near the exact objective at them. */
+static inline void check_lsq_fit(const char *device, int mode,
+                                 const ck_lsq_data *data,
+                                 const double *position, const double *truth,
+                                 double best, double coefficient_tolerance,
+                                 double absolute_tolerance) {
+  double worst = 0, exact = NAN;
+  for (size_t d = 0; d < data->dim; ++d)
+    worst = fmax(worst, fabs(position[d] - truth[d]));
+  CHECK_MSG(worst < coefficient_tolerance,
+            "%s lsq mode %d: coefficients off by %g (best %g)", device, mode,
+            worst, best);
+  CHECK_OK(ck_lsq_evaluate(data, position, &exact));
+  CHECK_MSG(fabs(exact - best) <= 1e-3 * exact + absolute_tolerance,
+            "%s lsq: device %g, exact %g", device, best, exact);
+}
+#endif
+
 #endif /* CK_TEST_SUPPORT_H */

@@ -274,8 +274,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
         ck__lsq_group_mode(device, config->lsq_mode, s->total, s->group);
     s->lsq_chunks = ck__lsq_chunks(device, s->total, s->rows, s->group);
   }
-  if (s->total > (uint32_t)DIRECT_REDUCTION * s->group) {
-    size_t wanted = (s->total + s->group - 1) / s->group;
+  /* The global best is the best of the islands' bests. */
+  if (s->islands > (uint32_t)DIRECT_REDUCTION * s->group) {
+    size_t wanted = (s->islands + s->group - 1) / s->group;
     size_t cap = 4u * (device->compute_units ? device->compute_units : 1);
     s->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
   }
@@ -309,6 +310,8 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   CK_TRY(make(s, migrants * dim * real, &s->migrant_genes));
   CK_TRY(make(s, migrants * real, &s->migrant_fitness));
   CK_TRY(make(s, s->islands * sizeof(uint32_t), &s->source));
+  CK_TRY(make(s, s->islands * real, &s->island_best));
+  CK_TRY(make(s, dim * s->islands * real, &s->island_best_genes));
   CK_TRY(make(s, real, &s->best_value));
   CK_TRY(make(s, sizeof(uint32_t), &s->best_index));
   CK_TRY(make(s, dim * real, &s->best_genes));
@@ -330,6 +333,16 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                                        : 3.402823466e38;
   CK_TRY(ck__reals_write(s->queue, s->best_value, s->double_precision,
                          &largest, 1));
+  double *unset = malloc(s->islands * sizeof *unset);
+  if (!unset)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (uint32_t i = 0; i < s->islands; ++i)
+    unset[i] = largest;
+  status = ck__reals_write(s->queue, s->island_best, s->double_precision,
+                           unset, s->islands);
+  free(unset);
+  if (status)
+    goto fail;
   uint32_t zero = 0;
   CK_TRY(ck_buffer_write(s->queue, s->done, 0, sizeof zero, &zero,
                          CK_BLOCKING, NULL));
@@ -344,7 +357,7 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_TRY(ga->steps->evaluate(s, 0));
   CK_TRY(ga->steps->stats(s, 0, 0));
   ga->stats_used = 1;
-  CK_TRY(ga->steps->update_best(s, 0));
+  CK_TRY(ga->steps->update_best(s));
   *out = ga;
   return CK_OK;
 fail:
@@ -385,7 +398,7 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
     CK_TRY(ga->steps->migrate(s, current));
     ++ga->migrations;
   }
-  CK_TRY(ga->steps->update_best(s, current));
+  CK_TRY(ga->steps->update_best(s));
   if (ga->stats_used == s->stats_capacity)
     CK_TRY(flush_stats(ga));
   *made = k;
@@ -540,7 +553,8 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   ck_buffer *buffers[] = {s->lo, s->hi, s->population[0], s->population[1],
                           s->fitness[0], s->fitness[1], s->stats,
                           s->migrant_genes, s->migrant_fitness, s->source,
-                          s->data, s->values, s->best_value, s->best_index,
+                          s->data, s->values, s->island_best,
+                          s->island_best_genes, s->best_value, s->best_index,
                           s->best_genes, s->partial_values,
                           s->partial_indices, s->scratch, s->done,
                           s->lsq_partial};

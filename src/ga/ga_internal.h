@@ -26,12 +26,14 @@ typedef struct ck__ga_steps {
                       uint32_t slot);
   /* Non-streamed objectives: fitness of buffer `which`. */
   ck_status (*evaluate)(ga_state *state, int which);
-  /* Island best and mean of buffer `which` into stats slot `slot`. */
+  /* Island best and mean of buffer `which` into stats slot `slot`; the
+   * islands' bests so far are kept (evolve does this too, for streamed
+   * objectives). */
   ck_status (*stats)(ga_state *state, int which, uint32_t slot);
   /* Best `migrants` of island source[i] replace the worst of island i. */
   ck_status (*migrate)(ga_state *state, int which);
-  /* Global best of buffer `which`, kept with its genes if it improves. */
-  ck_status (*update_best)(ga_state *state, int which);
+  /* The best of the islands' bests so far, kept with its genes. */
+  ck_status (*update_best)(ga_state *state);
   void (*teardown)(ga_state *state);
 } ck__ga_steps;
 
@@ -55,6 +57,8 @@ struct ga_state {
   ck_buffer *source;        /* islands: who sends to island i */
   ck_buffer *data;          /* lsq or user data */
   ck_buffer *values;        /* non-streamed: values before they are fitness */
+  ck_buffer *island_best;       /* islands: each island's best so far */
+  ck_buffer *island_best_genes; /* dim x islands, dimension-major */
   ck_buffer *best_value, *best_index, *best_genes;
   ck_buffer *partial_values, *partial_indices;
   ck_buffer *scratch;       /* the best kernels' history, unused here */

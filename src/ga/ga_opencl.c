@@ -62,12 +62,17 @@ static ck_status opencl_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 14, s->fitness[0]));
   CK_TRY(ck_kernel_set_buffer(k, 15, s->fitness[1]));
   CK_TRY(ck_kernel_set_buffer(k, 16, s->stats));
+  CK_TRY(ck_kernel_set_buffer(k, 18, s->island_best));
+  CK_TRY(ck_kernel_set_buffer(k, 19, s->island_best_genes));
 
   CK_TRY(ck_kernel_create(s->program, "ck_ga_stats", &k));
   s->stats_kernel = k;
   CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
   CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->stats));
+  CK_TRY(ck_kernel_set_value(k, 2, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_buffer(k, 5, s->stats));
+  CK_TRY(ck_kernel_set_buffer(k, 7, s->island_best));
+  CK_TRY(ck_kernel_set_buffer(k, 8, s->island_best_genes));
 
   CK_TRY(ck_kernel_create(s->program, "ck_ga_emigrate", &k));
   s->emigrate_kernel = k;
@@ -89,11 +94,16 @@ static ck_status opencl_setup(ga_state *s) {
   CK_TRY(ck_kernel_create(s->program, "ck_best_update", &s->update_kernel));
   k = s->update_kernel;
   uint32_t direct = s->partial_count ? 0u : 1u, zero = 0;
-  uint32_t candidates = s->partial_count ? s->partial_count : s->total;
+  uint32_t candidates = s->partial_count ? s->partial_count : s->islands;
+  CK_TRY(ck_kernel_set_buffer(k, 0, direct ? s->island_best
+                                           : s->partial_values));
+  CK_TRY(ck_kernel_set_buffer(k, 1, direct ? s->best_index
+                                           : s->partial_indices));
   CK_TRY(ck_kernel_set_value(k, 2, sizeof candidates, &candidates));
   CK_TRY(ck_kernel_set_value(k, 3, sizeof direct, &direct));
-  CK_TRY(ck_kernel_set_value(k, 4, sizeof s->total, &s->total));
+  CK_TRY(ck_kernel_set_value(k, 4, sizeof s->islands, &s->islands));
   CK_TRY(ck_kernel_set_value(k, 5, sizeof s->dim, &s->dim));
+  CK_TRY(ck_kernel_set_buffer(k, 6, s->island_best_genes));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->best_value));
   CK_TRY(ck_kernel_set_buffer(k, 8, s->best_index));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->best_genes));
@@ -104,7 +114,8 @@ static ck_status opencl_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 14, s->done));
   if (s->partial_count) {
     k = s->reduce_kernel;
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->total, &s->total));
+    CK_TRY(ck_kernel_set_buffer(k, 0, s->island_best));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->islands, &s->islands));
     CK_TRY(ck_kernel_set_buffer(k, 2, s->partial_values));
     CK_TRY(ck_kernel_set_buffer(k, 3, s->partial_indices));
   }
@@ -186,8 +197,10 @@ static ck_status opencl_evaluate(ga_state *s, int which) {
 
 static ck_status opencl_stats(ga_state *s, int which, uint32_t slot) {
   ck_status status;
-  if ((status = ck_kernel_set_buffer(s->stats_kernel, 2, s->fitness[which])) ||
-      (status = ck_kernel_set_value(s->stats_kernel, 4, sizeof slot, &slot)))
+  ck_kernel *k = s->stats_kernel;
+  if ((status = ck_kernel_set_buffer(k, 3, s->fitness[which])) ||
+      (status = ck_kernel_set_buffer(k, 4, s->population[which])) ||
+      (status = ck_kernel_set_value(k, 6, sizeof slot, &slot)))
     return status;
   return launch(s, s->stats_kernel, s->islands, 1);
 }
@@ -206,23 +219,12 @@ static ck_status opencl_migrate(ga_state *s, int which) {
   return launch(s, in, s->islands, 1);
 }
 
-static ck_status opencl_update_best(ga_state *s, int which) {
+static ck_status opencl_update_best(ga_state *s) {
   ck_status status;
-  ck_kernel *k = s->update_kernel;
-  if ((status = ck_kernel_set_buffer(k, 6, s->population[which])))
+  if (s->partial_count &&
+      (status = launch(s, s->reduce_kernel, s->partial_count, 1)))
     return status;
-  if (s->partial_count) {
-    if ((status = ck_kernel_set_buffer(s->reduce_kernel, 0,
-                                       s->fitness[which])) ||
-        (status = launch(s, s->reduce_kernel, s->partial_count, 1)) ||
-        (status = ck_kernel_set_buffer(k, 0, s->partial_values)) ||
-        (status = ck_kernel_set_buffer(k, 1, s->partial_indices)))
-      return status;
-  } else if ((status = ck_kernel_set_buffer(k, 0, s->fitness[which])) ||
-             (status = ck_kernel_set_buffer(k, 1, s->best_index))) {
-    return status;
-  }
-  return launch(s, k, 1, 1);
+  return launch(s, s->update_kernel, 1, 1);
 }
 
 static void opencl_teardown(ga_state *s) {

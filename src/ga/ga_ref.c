@@ -63,17 +63,31 @@ static void pick(const ck_real *fitness, uint32_t size, uint32_t count,
   }
 }
 
-static void island_stats(ga_state *s, const ck_real *fitness, uint32_t island,
+/* Island statistics, and the island's best so far with its genes. */
+static void island_stats(ga_state *s, int which, uint32_t island,
                          uint32_t slot) {
+  const ck_real *fitness = reals(s->fitness[which]) + island * s->size;
+  const ck_real *population = reals(s->population[which]);
   ck_real best = CK_REAL_MAX, sum = 0;
+  uint32_t winner = 0xFFFFFFFFu;
   for (uint32_t i = 0; i < s->size; ++i) {
     sum += fitness[i];
-    best = fitness[i] < best ? fitness[i] : best;
+    if (ck_better(fitness[i], i, best, winner)) {
+      best = fitness[i];
+      winner = i;
+    }
   }
   ck_real *stats = reals(s->stats);
   size_t at = ((size_t)slot * s->islands + island) * 2;
   stats[at] = best;
   stats[at + 1] = sum / (ck_real)s->size;
+  ck_real *island_best = reals(s->island_best);
+  if (best < island_best[island]) {
+    island_best[island] = best;
+    for (int d = 0; d < s->dim; ++d)
+      reals(s->island_best_genes)[(size_t)d * s->islands + island] =
+          population[(size_t)d * s->total + island * s->size + winner];
+  }
 }
 
 static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
@@ -111,7 +125,7 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
             s->streamed ? ck_comparable(value) : CK_REAL_MAX;
       }
       if (s->streamed)
-        island_stats(s, next_fitness + base, island, slot + t);
+        island_stats(s, odd ? 1 : 0, island, slot + t);
     }
   }
   free(chosen);
@@ -136,9 +150,8 @@ static ck_status ref_evaluate(ga_state *s, int which) {
 }
 
 static ck_status ref_stats(ga_state *s, int which, uint32_t slot) {
-  const ck_real *fitness = reals(s->fitness[which]);
   for (uint32_t island = 0; island < s->islands; ++island)
-    island_stats(s, fitness + island * s->size, island, slot);
+    island_stats(s, which, island, slot);
   return CK_OK;
 }
 
@@ -178,23 +191,23 @@ static ck_status ref_migrate(ga_state *s, int which) {
   return CK_OK;
 }
 
-static ck_status ref_update_best(ga_state *s, int which) {
-  const ck_real *fitness = reals(s->fitness[which]);
+static ck_status ref_update_best(ga_state *s) {
+  const ck_real *island_best = reals(s->island_best);
   ck_real *best_value = reals(s->best_value);
   ck_real winner_value = CK_REAL_MAX;
   uint32_t winner = 0xFFFFFFFFu;
-  for (uint32_t g = 0; g < s->total; ++g) {
-    if (ck_better(fitness[g], g, winner_value, winner)) {
-      winner_value = fitness[g];
-      winner = g;
+  for (uint32_t i = 0; i < s->islands; ++i) {
+    if (ck_better(island_best[i], i, winner_value, winner)) {
+      winner_value = island_best[i];
+      winner = i;
     }
   }
   if (winner_value < best_value[0]) {
-    const ck_real *population = reals(s->population[which]);
     best_value[0] = winner_value;
     words(s->best_index)[0] = winner;
     for (int d = 0; d < s->dim; ++d)
-      reals(s->best_genes)[d] = population[(size_t)d * s->total + winner];
+      reals(s->best_genes)[d] =
+          reals(s->island_best_genes)[(size_t)d * s->islands + winner];
   }
   return CK_OK;
 }

@@ -1,0 +1,915 @@
+/*
+ * test_ga.c - the island-model genetic algorithm on ref and on an OpenCL
+ * device: the shared operators of cl/ck_ga.h against their theory,
+ * elitism, migration slot by slot, quality on known functions, bounds
+ * under every mode, reproducibility, ref/OpenCL agreement, lsq recovering
+ * known coefficients, the target stop, and bad input.
+ */
+#include <stdint.h>
+
+#include "check.h"
+#include "ck_ga.h"
+#include "ga/ga_internal.h"
+#include "opencl_device.h"
+#include "test_support.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static ck_ga *create(const ck_device *device, const ck_ga_config *config) {
+  ck_ga *ga = NULL;
+  CHECK_OK(ck_ga_create(device, config, &ga));
+  return ga;
+}
+
+static double run_best(const ck_device *device, const ck_ga_config *config,
+                       double *position) {
+  ck_ga_report report;
+  double best = NAN;
+  ck_ga *ga = create(device, config);
+  if (!ga)
+    return NAN;
+  CHECK_OK(ck_ga_run(ga, &report));
+  CHECK_OK(ck_ga_best(ga, &best, position));
+  CHECK(best == report.best);
+  CHECK(report.stopped_by == CK_PSO_STOP_ITERATIONS);
+  CHECK(report.generations == config->max_generations);
+  ck_ga_destroy(ga);
+  return best;
+}
+
+/* A small configuration every test starts from (the defaults of
+ * ck_ga_config_init() on fewer, smaller islands). */
+static void small_config(ck_ga_config *c, const char *function, int dim) {
+  ck_ga_config_init(c);
+  c->function = function;
+  c->dim = dim;
+  c->islands = 8;
+  c->island_size = 16;
+  c->max_generations = 60;
+}
+
+static void read_reals(ga_state *s, ck_buffer *buffer, float *out,
+                       size_t count) {
+  CHECK_OK(ck_buffer_read(s->queue, buffer, 0, count * sizeof *out, out,
+                          CK_BLOCKING, NULL));
+}
+
+/* A uniform in [0, 1) from (stream, counter): the library's own draw. */
+static float uniform(uint64_t stream, uint64_t counter) {
+  return ck_uniform_real(ck_philox_block(2024, stream, counter).v[0]);
+}
+
+/* |observed - expected| within `sigmas` binomial standard deviations. */
+static int binomial_ok(double hits, double trials, double p, double sigmas) {
+  double sd = sqrt(trials * p * (1 - p));
+  return fabs(hits - trials * p) <= sigmas * sd + 0.5;
+}
+
+/* ---- operators on the shared host code ------------------------------------ */
+
+/* P(the winner of k draws with replacement from n has rank r), rank 0 the
+ * best: all k entrants rank >= r, not all > r. */
+static double tournament_p(int n, int k, int r) {
+  return pow((double)(n - r) / n, k) - pow((double)(n - r - 1) / n, k);
+}
+
+static void tournament_case(const float *fitness, const int *rank, int n,
+                            int k, int which, long trials, const char *what) {
+  long counts[16] = {0};
+  for (long t = 0; t < trials; ++t) {
+    ck_u32 winner = ck_ga_tournament(k, which, (ck_u32)n, 77, (ck_u64)t,
+                                     (ck_u64)t * 1000u, fitness);
+    if (winner >= (ck_u32)n)
+      break;
+    ++counts[rank[winner]];
+  }
+  /* Rank by rank while at least 100 wins are expected, then the rest of
+   * the ranks pooled (too rare one by one for a normal approximation). */
+  for (int r = 0; r < n; ++r) {
+    double p = tournament_p(n, k, r);
+    long hits = counts[r];
+    int pooled = (double)trials * p < 100;
+    if (pooled) {
+      p = tournament_p(n, k, r) + pow((double)(n - r - 1) / n, k);
+      for (int q = r + 1; q < n; ++q)
+        hits += counts[q];
+    }
+    CHECK_MSG(binomial_ok((double)hits, (double)trials, p, 5),
+              "%s k=%d: rank %d%s won %.5f of %ld, theory %.5f", what, k, r,
+              pooled ? " and below" : "", (double)hits / trials, trials, p);
+    if (pooled)
+      break;
+  }
+}
+
+static void tournament_tests(void) {
+  enum { N = 10 };
+  const long trials = 100000;
+  float fitness[N];
+  int rank[N], by_index[N];
+  /* Distinct values in a scrambled order: rank(i) = 7 i mod 10. */
+  for (int i = 0; i < N; ++i) {
+    rank[i] = (7 * i) % N;
+    fitness[i] = 0.5f + 3.0f * (float)rank[i];
+    by_index[i] = i;
+  }
+  tournament_case(fitness, rank, N, 2, 0, trials, "distinct");
+  tournament_case(fitness, rank, N, 2, 1, trials, "distinct, second parent");
+  tournament_case(fitness, rank, N, 5, 0, trials, "distinct");
+  /* k = the island size: with replacement the best is only likely,
+   * 1 - (9/10)^10 = 0.651. */
+  tournament_case(fitness, rank, N, N, 0, trials, "k = size");
+  /* Equal values: the lower index wins, so index plays the rank. */
+  float flat[N];
+  for (int i = 0; i < N; ++i)
+    flat[i] = 1.0f;
+  tournament_case(flat, by_index, N, 3, 0, trials, "ties");
+
+  /* The best far more often than the worst, k = 2. */
+  long best = 0, worst = 0, same = 0;
+  for (long t = 0; t < trials; ++t) {
+    ck_u32 a = ck_ga_tournament(2, 0, N, 5, (ck_u64)t, 0, fitness);
+    best += rank[a] == 0;
+    worst += rank[a] == N - 1;
+    /* k = 1: the two parents draw apart, equal with chance 1/n. */
+    same += ck_ga_tournament(1, 0, N, 5, (ck_u64)t, 0, fitness) ==
+            ck_ga_tournament(1, 1, N, 5, (ck_u64)t, 0, fitness);
+  }
+  CHECK_MSG(best > 10 * worst, "best %ld, worst %ld", best, worst);
+  CHECK_MSG(binomial_ok((double)same, (double)trials, 1.0 / N, 5),
+            "parents equal %ld of %ld", same, trials);
+}
+
+static void crossover_tests(void) {
+  const long trials = 200000;
+  const double alpha = 0.5, eta = 2.0;
+  long arith_outside = 0, blx_outside = 0, blx_beyond = 0, sbx_beyond = 0;
+  long sbx_pair_off = 0;
+  double sbx_mean_random = 0, sbx_mean_first = 0;
+  for (long t = 0; t < trials; ++t) {
+    float a = 6.0f * uniform((ck_u64)t, 0) - 3.0f;
+    float b = 6.0f * uniform((ck_u64)t, 1) - 3.0f;
+    float u = uniform((ck_u64)t, 2), w = uniform((ck_u64)t, 3);
+    float low = fminf(a, b), high = fmaxf(a, b), d = high - low;
+    float slack = 4 * 1.2e-7f * (fabsf(a) + fabsf(b));
+    float child = ck_ga_cross(CK_GA_CROSSOVER_ARITH, a, b, u, w, 0);
+    arith_outside += child < low - slack || child > high + slack;
+    child = ck_ga_cross(CK_GA_CROSSOVER_BLX, a, b, u, w, (float)alpha);
+    blx_outside += child < low - (float)alpha * d - slack ||
+                   child > high + (float)alpha * d + slack;
+    blx_beyond += child < low || child > high;
+    /* SBX on fixed parents 1 and 2: the function gives the first child
+     * of the pair, spread around parent `a`; with the parents in random
+     * order (as two independent tournaments give them) the children
+     * centre on the parents' mean. */
+    int swap = uniform((ck_u64)t, 4) < 0.5f;
+    float p = swap ? 2.0f : 1.0f, q = swap ? 1.0f : 2.0f;
+    child = ck_ga_cross(CK_GA_CROSSOVER_SBX, p, q, u, w, (float)eta);
+    sbx_mean_random += child;
+    sbx_beyond += child < 1.0f || child > 2.0f;
+    float first = ck_ga_cross(CK_GA_CROSSOVER_SBX, 1.0f, 2.0f, u, w,
+                              (float)eta);
+    float second = ck_ga_cross(CK_GA_CROSSOVER_SBX, 2.0f, 1.0f, u, w,
+                               (float)eta);
+    sbx_mean_first += first;
+    /* The two children of one pair are mirror images about the mean. */
+    sbx_pair_off += fabsf((first + second) - 3.0f) > 1e-5f * (1 + fabsf(first));
+  }
+  CHECK_MSG(arith_outside == 0, "arith: %ld children outside the parents",
+            arith_outside);
+  CHECK_MSG(blx_outside == 0, "blx: %ld children outside the widened interval",
+            blx_outside);
+  /* Uniform over the interval widened by alpha d each side: a share
+   * 2 alpha / (1 + 2 alpha) of children lies beyond the parents. */
+  CHECK_MSG(binomial_ok((double)blx_beyond, (double)trials,
+                        2 * alpha / (1 + 2 * alpha), 5),
+            "blx: %ld of %ld beyond the parents", blx_beyond, trials);
+  /* beta > 1 (u > 1/2) puts the child beyond its parent. */
+  CHECK_MSG(binomial_ok((double)sbx_beyond, (double)trials, 0.5, 5),
+            "sbx: %ld of %ld beyond the parents", sbx_beyond, trials);
+  CHECK_MSG(sbx_pair_off == 0, "sbx: %ld pairs not symmetric", sbx_pair_off);
+  /* E[beta] = (eta + 1) / 2 (1 / (eta + 2) + 1 / eta), E[beta^2] =
+   * (eta + 1) / 2 (1 / (eta + 3) + 1 / (eta - 1)); child = mean + beta
+   * (a - b) / 2 with |a - b| = 1. */
+  double mean_beta = (eta + 1) / 2 * (1 / (eta + 2) + 1 / eta);
+  double beta_sq = (eta + 1) / 2 * (1 / (eta + 3) + 1 / (eta - 1));
+  double sd = 0.5 * sqrt(beta_sq) / sqrt((double)trials);
+  sbx_mean_random /= trials;
+  sbx_mean_first /= trials;
+  CHECK_MSG(fabs(sbx_mean_random - 1.5) <= 5 * sd,
+            "sbx: children's mean %.5f, parents' 1.5 (sd %.2g)",
+            sbx_mean_random, sd);
+  double expected = 1.5 - 0.5 * mean_beta;
+  sd = 0.5 * sqrt(beta_sq - mean_beta * mean_beta) / sqrt((double)trials);
+  CHECK_MSG(fabs(sbx_mean_first - expected) <= 5 * sd,
+            "sbx first child: mean %.5f, theory %.5f (sd %.2g)",
+            sbx_mean_first, expected, sd);
+}
+
+/* Children of one island through ck_ga_make_child() with pc = 0. Every
+ * individual carries the same genes (with distinct fitness values), so a
+ * child is that genome whichever parents the tournaments pick, except
+ * where mutated. Counts changed genes per dimension, children with none
+ * changed, and the steps (child - parent) summed and squared. */
+enum { M_SIZE = 16, M_DIM = 6 };
+
+typedef struct mutation_counts {
+  long changed[M_DIM], untouched_children;
+  double sum[M_DIM], sq[M_DIM];
+} mutation_counts;
+
+static void mutate_children(int mutation, double pm, double parameter,
+                            long children, const float *lo, const float *hi,
+                            mutation_counts *out) {
+  float current[M_DIM * M_SIZE], fitness[M_SIZE], next[M_DIM * M_SIZE];
+  float genome[M_DIM];
+  memset(out, 0, sizeof *out);
+  for (int d = 0; d < M_DIM; ++d)
+    genome[d] = lo[d] + (hi[d] - lo[d]) * (0.45f + 0.1f * uniform(900, d));
+  for (int g = 0; g < M_SIZE; ++g) {
+    fitness[g] = (float)((g * 5) % M_SIZE);
+    for (int d = 0; d < M_DIM; ++d)
+      current[d * M_SIZE + g] = genome[d];
+  }
+  for (long c = 0; c < children; ++c) {
+    ck_u32 slot = (ck_u32)(c % M_SIZE);
+    ck_u64 generation = (ck_u64)(c / M_SIZE) + 1;
+    ck_ga_make_child(CK_OBJECTIVE_SPHERE, CK_BOUNDS_CLAMP, 2,
+                     CK_GA_CROSSOVER_ARITH, 0.0f, 0.5f, mutation, (float)pm,
+                     (float)parameter, 99, 0, slot, generation, M_SIZE, M_DIM,
+                     M_SIZE, lo, hi, current, fitness, next);
+    int touched = 0;
+    for (int d = 0; d < M_DIM; ++d) {
+      double step = (double)next[d * M_SIZE + slot] - genome[d];
+      if (step != 0) {
+        touched = 1;
+        ++out->changed[d];
+        out->sum[d] += step;
+        out->sq[d] += step * step;
+      }
+    }
+    out->untouched_children += !touched;
+  }
+}
+
+static void mutation_tests(void) {
+  float lo[M_DIM], hi[M_DIM];
+  for (int d = 0; d < M_DIM; ++d) {
+    lo[d] = -10.0f * (float)(d + 1);
+    hi[d] = 5.0f * (float)(d + 1) + 10.0f; /* ranges 20 .. 115 */
+  }
+  const long children = 40000;
+  mutation_counts counts;
+  /* pm = 0, pc = 0: every child is its parent. */
+  mutate_children(CK_GA_MUTATION_GAUSS, 0.0, 0.1, 2000, lo, hi, &counts);
+  long changed = 0;
+  for (int d = 0; d < M_DIM; ++d)
+    changed += counts.changed[d];
+  CHECK_MSG(changed == 0, "pm = 0: %ld genes changed", changed);
+  /* Each gene mutates with probability pm, whatever its position, and a
+   * child escapes mutation with probability (1 - pm)^dim. */
+  static const double rates[] = {0.05, 1.0 / M_DIM, 0.3, 0.75};
+  for (size_t k = 0; k < sizeof rates / sizeof rates[0]; ++k) {
+    mutate_children(CK_GA_MUTATION_GAUSS, rates[k], 0.01, children, lo, hi,
+                    &counts);
+    changed = 0;
+    for (int d = 0; d < M_DIM; ++d) {
+      changed += counts.changed[d];
+      CHECK_MSG(binomial_ok((double)counts.changed[d], (double)children,
+                            rates[k], 4),
+                "pm %.3f: gene %d mutated in %ld of %ld children", rates[k], d,
+                counts.changed[d], children);
+    }
+    CHECK_MSG(binomial_ok((double)changed, (double)children * M_DIM, rates[k],
+                          4),
+              "pm %.3f: %ld of %ld genes mutated", rates[k], changed,
+              children * M_DIM);
+    double none = pow(1 - rates[k], M_DIM);
+    CHECK_MSG(binomial_ok((double)counts.untouched_children, (double)children,
+                          none, 4),
+              "pm %.3f: %ld of %ld children unmutated, theory %.4f", rates[k],
+              counts.untouched_children, children, none);
+  }
+  /* pm = 1: every gene. Gaussian steps: sd sigma (hi - lo) per dimension,
+   * mean 0. The domain is wide enough that no step is clamped. */
+  const double sigma = 0.01;
+  mutate_children(CK_GA_MUTATION_GAUSS, 1.0, sigma, children, lo, hi, &counts);
+  for (int d = 0; d < M_DIM; ++d) {
+    double n = (double)counts.changed[d], want = sigma * (hi[d] - lo[d]);
+    double mean = counts.sum[d] / n, sd = sqrt(counts.sq[d] / n - mean * mean);
+    CHECK_MSG(counts.changed[d] >= children - 1, "pm = 1, dim %d: %ld mutated",
+              d, counts.changed[d]);
+    /* The sd of a sample sd is about sd / sqrt(2 n). */
+    CHECK_MSG(fabs(sd - want) <= 4 * want / sqrt(2 * n),
+              "dim %d: step sd %.5g, want %.5g", d, sd, want);
+    CHECK_MSG(fabs(mean) <= 4 * want / sqrt(n), "dim %d: step mean %.3g", d,
+              mean);
+  }
+  /* Polynomial steps stay within +-(hi - lo); E|delta| = 1 / (eta + 2). */
+  const double eta = 20;
+  const long draws = 200000;
+  long outside = 0;
+  double absolute = 0, signed_sum = 0;
+  for (long t = 0; t < draws + 4; ++t) {
+    ck_philox_counter r = ck_philox_block(31, 7, (ck_u64)t);
+    ck_u32 first = r.v[0];
+    static const ck_u32 edges[] = {0u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu};
+    if (t >= draws)
+      first = edges[t - draws];
+    float range = 1.0f + 9.0f * ck_uniform_real(r.v[1]);
+    float step = ck_ga_mutate(CK_GA_MUTATION_POLY, 0.0f, first, r.v[2],
+                              (float)eta, range);
+    outside += !(fabsf(step) <= range);
+    if (t < draws) {
+      absolute += fabsf(step) / range;
+      signed_sum += step / range;
+    }
+  }
+  CHECK_MSG(outside == 0, "poly: %ld steps beyond the range", outside);
+  double want = 1 / (eta + 2);
+  double second = 1 - 2 / (1 + 1 / (eta + 1)) + 1 / (1 + 2 / (eta + 1));
+  double sd = sqrt((second - want * want) / draws);
+  CHECK_MSG(fabs(absolute / draws - want) <= 5 * sd,
+            "poly: mean |delta| %.5f, theory %.5f", absolute / draws, want);
+  CHECK_MSG(fabs(signed_sum / draws) <= 5 * sqrt(second / draws),
+            "poly: mean delta %.3g", signed_sum / draws);
+}
+
+/* ---- elitism and migration ------------------------------------------------ */
+
+/* With elite >= 1 no island loses its best, migrations included, and the
+ * global best never rises. */
+static void elitism(const ck_device *device) {
+  for (int variant = 0; variant < 2; ++variant) {
+    ck_ga_config c;
+    small_config(&c, variant ? "griewank" : "rastrigin", 10);
+    c.islands = 6;
+    c.island_size = 12;
+    c.migrate_every = 3;
+    c.keep_island_history = 1;
+    if (variant) { /* shared with the migration test's program */
+      c.elite = 2;
+      c.tournament = 3;
+      c.migrants = 3;
+      c.topology = CK_GA_RANDOM;
+      c.migrate_every = 2;
+    }
+    ck_ga *ga = create(device, &c);
+    if (!ga)
+      continue;
+    CHECK_OK(ck_ga_step(ga, 5));
+    CHECK_OK(ck_ga_step(ga, 1));
+    CHECK_OK(ck_ga_step(ga, 34));
+    const double *best, *mean, *island_best, *island_mean;
+    size_t count = 0;
+    CHECK_OK(ck_ga_history(ga, &best, &mean, &island_best, &island_mean,
+                           &count));
+    CHECK(count == 41);
+    int rises = 0, island_rises = 0, wrong_global = 0;
+    for (size_t t = 0; t < count; ++t) {
+      double lowest = INFINITY;
+      for (size_t i = 0; i < c.islands; ++i) {
+        double value = island_best[t * c.islands + i];
+        lowest = fmin(lowest, value);
+        if (t > 0 && value > island_best[(t - 1) * c.islands + i])
+          ++island_rises;
+        double island_average = island_mean[t * c.islands + i];
+        if (value > island_average + 1e-5 * fabs(island_average))
+          ++wrong_global;
+      }
+      wrong_global += lowest != best[t];
+      if (t > 0 && best[t] > best[t - 1])
+        ++rises;
+    }
+    CHECK_MSG(island_rises == 0 && rises == 0,
+              "%s variant %d: island bests rose %d times, the best %d times",
+              device->id, variant, island_rises, rises);
+    CHECK_MSG(wrong_global == 0, "%s: %d inconsistent statistics", device->id,
+              wrong_global);
+    CHECK_MSG(best[count - 1] < best[0], "%s: no progress (%g)", device->id,
+              best[0]);
+    double value = NAN;
+    CHECK_OK(ck_ga_best(ga, &value, NULL));
+    CHECK_MSG(value == best[count - 1], "%s: best %.9g, history %.9g",
+              device->id, value, best[count - 1]);
+    if (variant) {
+      /* The random topology's last plan: one cycle through every island. */
+      uint32_t source[6];
+      ga_state *s = ck__ga_state(ga);
+      CHECK_OK(ck_buffer_read(s->queue, s->source, 0, sizeof source, source,
+                              CK_BLOCKING, NULL));
+      uint32_t at = 0;
+      size_t length = 0;
+      do {
+        at = source[at] < 6 ? source[at] : 0;
+        ++length;
+      } while (at != 0 && length <= 6);
+      CHECK_MSG(length == 6, "%s: the migration plan's cycle has %zu islands",
+                device->id, length);
+    }
+    ck_ga_destroy(ga);
+  }
+}
+
+/* The m best of an island in (fitness, index) order, or its m worst
+ * (highest fitness first, the higher index first among equals). */
+static void rank_island(const float *fitness, uint32_t size, uint32_t m,
+                        int worst, uint32_t *chosen) {
+  for (uint32_t k = 0; k < m; ++k) {
+    uint32_t pick = UINT32_MAX;
+    for (uint32_t i = 0; i < size; ++i) {
+      int taken = 0;
+      for (uint32_t j = 0; j < k; ++j)
+        taken |= chosen[j] == i;
+      if (taken)
+        continue;
+      if (pick == UINT32_MAX ||
+          (worst ? fitness[i] > fitness[pick] ||
+                       (fitness[i] == fitness[pick] && i > pick)
+                 : fitness[i] < fitness[pick] ||
+                       (fitness[i] == fitness[pick] && i < pick)))
+        pick = i;
+    }
+    chosen[k] = pick;
+  }
+}
+
+/* One migration, called directly on an evolved population: the m worst of
+ * island i become the m best of island source[i], in order, and nothing
+ * else changes. Then the driver's own ring migration matches it. */
+static void migration(const ck_device *device) {
+  enum { ISLANDS = 5, SIZE = 9, DIM = 10, M = 3, TOTAL = ISLANDS * SIZE };
+  const ck__ga_steps *steps = device->backend == CK_BACKEND_REF
+                                  ? &ck__ga_ref_steps_f32
+                                  : &ck__ga_opencl_steps;
+  ck_ga_config c;
+  small_config(&c, "griewank", DIM);
+  c.islands = ISLANDS;
+  c.island_size = SIZE;
+  c.elite = 2;
+  c.tournament = 3;
+  c.migrants = M;
+  c.migrate_every = 1000; /* no migration of its own in these steps */
+  c.seed = 21;
+  for (int shift = 1; shift <= 2; ++shift) {
+    ck_ga *ga = create(device, &c);
+    if (!ga)
+      return;
+    ga_state *s = ck__ga_state(ga);
+    CHECK(s->islands == ISLANDS && s->size == SIZE && s->migrants == M);
+    CHECK_OK(ck_ga_step(ga, 3)); /* generation 3: buffer 1 */
+    const int which = 1;
+    static float genes[DIM * TOTAL], fitness[TOTAL], other[DIM * TOTAL];
+    static float after[DIM * TOTAL], after_fitness[TOTAL];
+    static float other_after[DIM * TOTAL];
+    read_reals(s, s->population[which], genes, DIM * TOTAL);
+    read_reals(s, s->fitness[which], fitness, TOTAL);
+    read_reals(s, s->population[1 - which], other, DIM * TOTAL);
+    uint32_t source[ISLANDS];
+    for (uint32_t i = 0; i < ISLANDS; ++i)
+      source[i] = (i + ISLANDS - (uint32_t)shift) % ISLANDS;
+    CHECK_OK(ck_buffer_write(s->queue, s->source, 0, sizeof source, source,
+                             CK_BLOCKING, NULL));
+    /* Ties on purpose: elites are copies, so equal values occur. */
+    float expected[DIM * TOTAL], expected_fitness[TOTAL];
+    memcpy(expected, genes, sizeof expected);
+    memcpy(expected_fitness, fitness, sizeof expected_fitness);
+    for (uint32_t i = 0; i < ISLANDS; ++i) {
+      uint32_t best[M], worst[M], from = source[i];
+      rank_island(fitness + from * SIZE, SIZE, M, 0, best);
+      rank_island(fitness + i * SIZE, SIZE, M, 1, worst);
+      for (int k = 0; k < M; ++k) {
+        for (int d = 0; d < DIM; ++d)
+          expected[d * TOTAL + i * SIZE + worst[k]] =
+              genes[d * TOTAL + from * SIZE + best[k]];
+        expected_fitness[i * SIZE + worst[k]] = fitness[from * SIZE + best[k]];
+      }
+    }
+    CHECK_OK(steps->migrate(s, which));
+    read_reals(s, s->population[which], after, DIM * TOTAL);
+    read_reals(s, s->fitness[which], after_fitness, TOTAL);
+    read_reals(s, s->population[1 - which], other_after, DIM * TOTAL);
+    int wrong = 0, moved = 0;
+    for (int g = 0; g < TOTAL; ++g) {
+      wrong += after_fitness[g] != expected_fitness[g];
+      moved += after_fitness[g] != fitness[g];
+      for (int d = 0; d < DIM; ++d)
+        wrong += after[d * TOTAL + g] != expected[d * TOTAL + g];
+    }
+    CHECK_MSG(wrong == 0, "%s shift %d: %d values differ from the expected "
+              "migration", device->id, shift, wrong);
+    CHECK_MSG(moved > 0 && moved <= ISLANDS * M,
+              "%s: %d individuals changed", device->id, moved);
+    CHECK(memcmp(other, other_after, sizeof other) == 0);
+    ck_ga_destroy(ga);
+  }
+
+  /* The driver's ring migration, made after generation 1, gives the same
+   * population as evolving one generation and migrating by hand. */
+  ck_ga *by_hand = create(device, &c);
+  c.migrate_every = 1;
+  ck_ga *scheduled = create(device, &c);
+  if (by_hand && scheduled) {
+    ga_state *a = ck__ga_state(by_hand), *b = ck__ga_state(scheduled);
+    CHECK_OK(ck_ga_step(by_hand, 1));
+    CHECK_OK(ck_ga_step(scheduled, 1));
+    uint32_t ring[ISLANDS];
+    for (uint32_t i = 0; i < ISLANDS; ++i)
+      ring[i] = (i + ISLANDS - 1) % ISLANDS;
+    CHECK_OK(ck_buffer_write(a->queue, a->source, 0, sizeof ring, ring,
+                             CK_BLOCKING, NULL));
+    CHECK_OK(steps->migrate(a, 1));
+    static float x[DIM * TOTAL], y[DIM * TOTAL], fx[TOTAL], fy[TOTAL];
+    read_reals(a, a->population[1], x, DIM * TOTAL);
+    read_reals(b, b->population[1], y, DIM * TOTAL);
+    read_reals(a, a->fitness[1], fx, TOTAL);
+    read_reals(b, b->fitness[1], fy, TOTAL);
+    CHECK_MSG(memcmp(x, y, sizeof x) == 0 && memcmp(fx, fy, sizeof fx) == 0,
+              "%s: the scheduled migration differs from the ring by hand",
+              device->id);
+  }
+  ck_ga_destroy(by_hand);
+  ck_ga_destroy(scheduled);
+}
+
+/* ck_ga_best() is the best value found: never above a generation's best
+ * in the history, whether or not elites keep it, and the same however the
+ * host splits the generations into steps. */
+static void best_kept(const ck_device *device) {
+  ck_ga_config c;
+  small_config(&c, "rastrigin", 10);
+  c.islands = 4;
+  c.elite = 0;
+  c.migrate_every = 0;
+  ck_ga *whole = create(device, &c), *stepwise = create(device, &c);
+  if (whole && stepwise) {
+    CHECK_OK(ck_ga_step(whole, 60));
+    for (int t = 0; t < 60; ++t)
+      CHECK_OK(ck_ga_step(stepwise, 1));
+    const double *best;
+    size_t count = 0;
+    CHECK_OK(ck_ga_history(whole, &best, NULL, NULL, NULL, &count));
+    double lowest = INFINITY;
+    for (size_t t = 0; t < count; ++t)
+      lowest = fmin(lowest, best[t]);
+    double value = NAN, value_stepwise = NAN;
+    CHECK_OK(ck_ga_best(whole, &value, NULL));
+    CHECK_OK(ck_ga_best(stepwise, &value_stepwise, NULL));
+    CHECK_MSG(value <= lowest && value == value_stepwise,
+              "%s elite 0: ck_ga_best %.9g after one step of 60, %.9g after "
+              "60 steps of 1; the history's best %.9g",
+              device->id, value, value_stepwise, lowest);
+  }
+  ck_ga_destroy(whole);
+  ck_ga_destroy(stepwise);
+}
+
+/* ---- quality, bounds, target --------------------------------------------- */
+
+/* Thresholds (documented in docs/ga.md): 16 islands x 32, 300
+ * generations, defaults otherwise, every seed of 1-5, d = 10. */
+static void quality(const ck_device *device) {
+  static const struct {
+    const char *function;
+    double threshold;
+  } cases[] = {{"sphere", 5e-4}, {"rastrigin", 3.0}, {"griewank", 0.5}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    double worst = 0;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      ck_ga_config c;
+      ck_ga_config_init(&c);
+      c.function = cases[k].function;
+      c.dim = 10;
+      c.islands = 16;
+      c.island_size = 32;
+      c.max_generations = 300;
+      c.seed = seed;
+      double best = run_best(device, &c, NULL);
+      worst = fmax(worst, best);
+      CHECK_MSG(best <= cases[k].threshold, "%s %s d=10 seed %llu: %g > %g",
+                device->id, cases[k].function, (unsigned long long)seed, best,
+                cases[k].threshold);
+    }
+    printf("  %s d=10: worst of seeds 1-5 %.3g (threshold %g)\n",
+           cases[k].function, worst, cases[k].threshold);
+  }
+}
+
+/* Every gene of every individual stays in the domain under each mode,
+ * with the optimum outside it and steps longer than the domain. */
+static void bounds(const ck_device *device) {
+  enum { DIM = 5, TOTAL = 100 };
+  const double lo[DIM] = {2, 2, -7, 2, 0.5}, hi[DIM] = {5, 3, -6, 9, 0.75};
+  for (int mode = 0; mode <= 2; ++mode) {
+    ck_ga_config c;
+    small_config(&c, "sphere", DIM);
+    c.islands = 4;
+    c.island_size = 25;
+    c.lo = lo;
+    c.hi = hi;
+    c.bounds = (ck_bounds_mode)mode;
+    /* Each mode with other operators, all of them able to step out. */
+    c.crossover = mode == 2 ? CK_GA_SBX : CK_GA_BLX;
+    c.crossover_parameter = mode == 2 ? 0.5 : 1.0;
+    c.mutation = mode == 1 ? CK_GA_POLYNOMIAL : CK_GA_GAUSSIAN;
+    c.mutation_parameter = mode == 1 ? 1.0 : 0.5;
+    c.mutation_rate = 0.5;
+    c.migrate_every = 4;
+    ck_ga *ga = create(device, &c);
+    if (!ga)
+      continue;
+    ga_state *s = ck__ga_state(ga);
+    static float x[DIM * TOTAL], f[TOTAL];
+    int outside = 0, mismatched = 0;
+    for (int round = 0; round < 5; ++round) {
+      CHECK_OK(ck_ga_step(ga, 7));
+      for (int b = 0; b < 2; ++b) {
+        read_reals(s, s->population[b], x, DIM * TOTAL);
+        read_reals(s, s->fitness[b], f, TOTAL);
+        for (int g = 0; g < TOTAL; ++g) {
+          float sum = 0;
+          for (int d = 0; d < DIM; ++d) {
+            float v = x[d * TOTAL + g];
+            outside += !(v >= (float)lo[d] && v <= (float)hi[d]);
+            sum += v * v;
+          }
+          /* Each fitness is the objective at its own genes. */
+          mismatched += sum != f[g];
+        }
+      }
+    }
+    CHECK_MSG(outside == 0, "%s mode %d: %d genes outside", device->id, mode,
+              outside);
+    CHECK_MSG(mismatched == 0, "%s mode %d: %d fitness values not their genes'",
+              device->id, mode, mismatched);
+    double best = NAN, position[DIM];
+    CHECK_OK(ck_ga_best(ga, &best, position));
+    for (int d = 0; d < DIM; ++d)
+      outside += position[d] < (double)(float)lo[d] ||
+                 position[d] > (double)(float)hi[d];
+    CHECK_MSG(outside == 0, "%s mode %d: best outside", device->id, mode);
+    /* The constrained minimum: 4 + 4 + 36 + 4 + 0.25 at the bounds nearest
+     * zero, which clamping reaches exactly; reflection (49.08 measured)
+     * and redrawing (50.08) approach it more slowly. */
+    double slack = mode == CK_BOUNDS_MODE_CLAMP  ? 1e-9
+                   : mode == CK_BOUNDS_MODE_REFLECT ? 2.5
+                                                    : 5.0;
+    CHECK_MSG(best >= 48.25 && best <= 48.25 + slack, "%s mode %d: best %.9g",
+              device->id, mode, best);
+    ck_ga_destroy(ga);
+  }
+}
+
+static void target(const ck_device *device) {
+  ck_ga_config c;
+  small_config(&c, "sphere", 10);
+  c.max_generations = 0;
+  c.has_target = 1;
+  c.target = 1e-2;
+  ck_ga_report report;
+  ck_ga *ga = create(device, &c);
+  if (!ga)
+    return;
+  CHECK_OK(ck_ga_run(ga, &report));
+  CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
+  CHECK(report.best <= 1e-2);
+  CHECK(report.generations >= report.target_generation);
+  CHECK(report.evaluations == 8 * 16 * (report.generations + 1));
+  const double *best;
+  size_t count;
+  CHECK_OK(ck_ga_history(ga, &best, NULL, NULL, NULL, &count));
+  CHECK(count == report.generations + 1);
+  CHECK(report.target_generation > 0 && report.target_generation < count);
+  if (report.target_generation > 0 && report.target_generation < count) {
+    CHECK_MSG(best[report.target_generation] <= 1e-2 &&
+                  best[report.target_generation - 1] > 1e-2,
+              "%s: history %g then %g at generation %llu", device->id,
+              best[report.target_generation - 1],
+              best[report.target_generation],
+              (unsigned long long)report.target_generation);
+  }
+  ck_ga_destroy(ga);
+
+  /* The same through the workload. */
+  const ck_workload *workload;
+  CHECK_OK(ck_workload_find("ga", &workload));
+  const ck_param params[] = {{"islands", "8"}, {"island-size", "16"},
+                             {"target", "1e-2"}};
+  ck_run_options options = {.seed = 1};
+  ck_result result;
+  CHECK_OK(ck_workload_run(workload, device, params, 3, &options, &result));
+  double stopped = NAN, generation = NAN;
+  CHECK_OK(ck_result_metric(&result, "stopped_by", &stopped));
+  CHECK_OK(ck_result_metric(&result, "target_generation", &generation));
+  CHECK(stopped == CK_PSO_STOP_TARGET);
+  CHECK(generation == (double)report.target_generation);
+  CHECK(result.best <= 1e-2);
+}
+
+/* ---- reproducibility and agreement ---------------------------------------- */
+
+static void reproducibility(const ck_device *device) {
+  ck_ga_config c;
+  small_config(&c, "rastrigin", 10);
+  c.seed = 11;
+  double a[10], b[10];
+  double best_a = run_best(device, &c, a);
+  double best_b = run_best(device, &c, b);
+  CHECK_MSG(best_a == best_b && memcmp(a, b, sizeof a) == 0,
+            "%s: seed 11 gave %.9g then %.9g", device->id, best_a, best_b);
+  c.seed = 12;
+  double best_c = run_best(device, &c, b);
+  CHECK_MSG(best_c != best_a && memcmp(a, b, sizeof a) != 0,
+            "%s: seeds 11 and 12 both gave %.9g", device->id, best_a);
+}
+
+/* Bit for bit without mutation on sphere (no transcendental functions):
+ * best, position and the whole best history. */
+static void identical(const ck_device *ref, const ck_device *device,
+                      const ck_ga_config *c, const char *what) {
+  double best[2], position[2][10];
+  const double *history[2];
+  size_t count[2];
+  ck_ga *ga[2] = {create(ref, c), create(device, c)};
+  for (int k = 0; k < 2; ++k) {
+    if (!ga[k])
+      goto done;
+    CHECK_OK(ck_ga_step(ga[k], c->max_generations));
+    CHECK_OK(ck_ga_best(ga[k], &best[k], position[k]));
+    CHECK_OK(ck_ga_history(ga[k], &history[k], NULL, NULL, NULL, &count[k]));
+  }
+  CHECK_MSG(best[0] == best[1] &&
+                memcmp(position[0], position[1], sizeof position[0]) == 0,
+            "%s: ref %.9g, %s %.9g", what, best[0], device->id, best[1]);
+  CHECK(count[0] == count[1] &&
+        memcmp(history[0], history[1], count[0] * sizeof *history[0]) == 0);
+done:
+  ck_ga_destroy(ga[0]);
+  ck_ga_destroy(ga[1]);
+}
+
+static void agreement(const ck_device *ref, const ck_device *device) {
+  ck_ga_config c;
+  small_config(&c, "sphere", 10);
+  c.mutation_rate = 0;
+  c.seed = 7;
+  identical(ref, device, &c, "sphere pm=0");
+  c.crossover = CK_GA_BLX;
+  c.crossover_parameter = 0.5;
+  c.elite = 2;
+  c.tournament = 3;
+  identical(ref, device, &c, "sphere blx pm=0");
+  if (device->has_fp64) {
+    small_config(&c, "sphere", 10);
+    c.mutation_rate = 0;
+    c.double_precision = 1;
+    identical(ref, device, &c, "sphere pm=0 double");
+  }
+  /* Gaussian mutation goes through logf and cosf, which device libraries
+   * round their own way: agreement within the documented tolerance. */
+  static const char *const functions[] = {"sphere", "rastrigin", "griewank"};
+  for (size_t k = 0; k < 3; ++k) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      small_config(&c, functions[k], 10);
+      c.seed = seed;
+      double on_ref = run_best(ref, &c, NULL);
+      double on_device = run_best(device, &c, NULL);
+      CHECK_MSG(fabs(on_device - on_ref) <= 1e-3 * fabs(on_ref) + 1e-6,
+                "%s seed %llu: ref %.9g, %s %.9g", functions[k],
+                (unsigned long long)seed, on_ref, device->id, on_device);
+    }
+  }
+}
+
+/* ---- lsq ------------------------------------------------------------------ */
+
+static void lsq(const ck_device *device) {
+  ck_lsq_data data = {0};
+  double truth[3];
+  CHECK_OK(ck_lsq_generate(2000, 3, 5, 0.0, &data, truth));
+  for (int mode = CK_PSO_LSQ_GROUP; mode <= CK_PSO_LSQ_THREAD; ++mode) {
+    ck_ga_config c;
+    small_config(&c, "lsq", 0);
+    c.data = &data;
+    c.islands = 8;
+    c.island_size = 32;
+    c.max_generations = 300;
+    c.lsq_mode = (ck_pso_lsq_mode)mode;
+    double position[3];
+    double best = run_best(device, &c, position);
+    /* 8 x 32 x 300 generations, default operators: off by 1.5e-4 to
+     * 3.2e-3 over seeds 1-8. */
+    check_lsq_fit(device->id, mode, &data, position, truth, best, 1e-2, 1e-4);
+    if (device->backend == CK_BACKEND_REF)
+      break; /* ref has one evaluation */
+  }
+  ck_lsq_free(&data);
+}
+
+/* ---- bad input ------------------------------------------------------------ */
+
+static void bad_input(const ck_device *ref) {
+  const ck_workload *ga;
+  ck_result result;
+  ck_run_options options = {.seed = 1};
+  CHECK_OK(ck_workload_find("ga", &ga));
+  static const struct {
+    ck_param params[3];
+    size_t count;
+    const char *mention;
+  } cases[] = {
+      {{{"island-size", "1"}}, 1, "--island-size"},
+      {{{"island-size", "0"}}, 1, "--island-size"},
+      {{{"island-size", "4"}, {"migrants", "4"}}, 2, "--migrants"},
+      {{{"island-size", "4"}, {"migrants", "9"}}, 2, "--migrants"},
+      {{{"pc", "1.5"}}, 1, "--pc"},
+      {{{"pc", "-0.1"}}, 1, "--pc"},
+      {{{"pm", "1.01"}}, 1, "--pm"},
+      {{{"pm", "-0.5"}}, 1, "--pm"},
+      {{{"island-size", "4"}, {"tournament", "5"}}, 2, "--tournament"},
+      {{{"tournament", "0"}}, 1, "--tournament"},
+      {{{"island-size", "4"}, {"elite", "4"}}, 2, "--elite"},
+      {{{"elite", "-1"}}, 1, "--elite"},
+      {{{"crossover", "uniform"}}, 1, "--crossover"},
+      {{{"crossover", "sbx"}}, 1, "--crossover"},
+      {{{"crossover", "blx:x"}}, 1, "--crossover"},
+      {{{"mutation", "gauss:0"}}, 1, "--mutation"},
+      {{{"mutation", "cauchy:1"}}, 1, "--mutation"},
+      {{{"mutation", "poly"}}, 1, "--mutation"},
+      {{{"topology", "star"}}, 1, "--topology"},
+      {{{"islands", "0"}}, 1, "--islands"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    ck_status status = ck_workload_run(ga, ref, cases[k].params,
+                                       cases[k].count, &options, &result);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                  strstr(message, cases[k].mention),
+              "case %zu (%s=%s): status %d, message '%s'", k,
+              cases[k].params[0].name, cases[k].params[0].value, (int)status,
+              message);
+  }
+
+  /* The same settings through ck_ga_create(). */
+  for (int k = 0; k < 11; ++k) {
+    ck_ga_config c;
+    small_config(&c, "sphere", 4);
+    c.island_size = 6;
+    const char *mention = "";
+    switch (k) {
+    case 0: c.island_size = 1; mention = "--island-size"; break;
+    case 1: c.migrants = 6; mention = "--migrants"; break;
+    case 2: c.crossover_rate = 1.0001; mention = "--pc"; break;
+    case 3: c.crossover_rate = NAN; mention = "--pc"; break;
+    case 4: c.mutation_rate = 2; mention = "--pm"; break;
+    case 5: c.mutation_rate = NAN; mention = "--pm"; break;
+    case 6: c.tournament = 7; mention = "--tournament"; break;
+    case 7: c.elite = 6; mention = "--elite"; break;
+    case 8: c.crossover = (ck_ga_crossover)3; mention = "--crossover"; break;
+    case 9: c.crossover = CK_GA_SBX; c.crossover_parameter = -1;
+            mention = "--crossover"; break;
+    case 10: c.topology = (ck_ga_topology)2; mention = "--topology"; break;
+    }
+    ck_ga *made = (ck_ga *)&c; /* must come back NULL */
+    ck_status status = ck_ga_create(ref, &c, &made);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && strstr(message, mention) &&
+                  made == NULL,
+              "config case %d: status %d, message '%s'", k, (int)status,
+              message);
+    if (status == CK_OK)
+      ck_ga_destroy(made);
+  }
+}
+
+int main(void) {
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  const ck_device *ref = &set.devices[0];
+  long opencl = test_opencl_device(&set);
+  const ck_device *devices[2] = {ref, opencl >= 0 ? &set.devices[opencl] : NULL};
+  printf("ga operators on the host\n");
+  tournament_tests();
+  crossover_tests();
+  mutation_tests();
+  for (int i = 0; i < 2; ++i) {
+    if (!devices[i])
+      continue;
+    printf("ga on %s\n", devices[i]->id);
+    elitism(devices[i]);
+    migration(devices[i]);
+    best_kept(devices[i]);
+    quality(devices[i]);
+    bounds(devices[i]);
+    target(devices[i]);
+    reproducibility(devices[i]);
+    lsq(devices[i]);
+    if (i == 1)
+      agreement(ref, devices[i]);
+  }
+  bad_input(ref);
+  ck_device_set_free(&set);
+  return CHECK_DONE();
+}
