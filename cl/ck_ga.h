@@ -25,13 +25,6 @@
 #include "ck_objectives.h"
 #include "ck_philox.h"
 
-/* The address space of the parents' genes a child is made from: global
- * memory, or a work-group's local copy of its island (ga.cl defines it
- * so). */
-#ifndef CK_GA_PARENTS
-#define CK_GA_PARENTS CK_GLOBAL
-#endif
-
 #define CK_GA_CROSSOVER_ARITH 0
 #define CK_GA_CROSSOVER_BLX 1
 #define CK_GA_CROSSOVER_SBX 2
@@ -127,13 +120,10 @@ CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
 
 /*
  * Makes the child in slot `slot` of island `island` for generation
- * `generation`: two tournaments over the island's fitness, crossover with
+ * `generation`: two tournaments over the current fitness, crossover with
  * probability crossover_rate, per-gene mutation with probability
- * mutation_rate, bounds. The island's parents are read from `parents`
- * (gene d of island slot i at d * parent_stride + i) and its fitness from
- * island_fitness; the child's genes go to `next` (gene d at d * total +
- * island * size + slot). Returns the objective at the child when the
- * objective is streamed.
+ * mutation_rate, bounds. Writes its genes into `next`; returns the
+ * objective at the child when the objective is streamed.
  */
 CK_FN ck_real ck_ga_make_child(
     int objective, int bounds, int tournament, int crossover,
@@ -141,8 +131,8 @@ CK_FN ck_real ck_ga_make_child(
     ck_real mutation_rate, ck_real mutation_parameter, ck_u64 seed,
     ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
     ck_u32 total, CK_GLOBAL const ck_real *lo, CK_GLOBAL const ck_real *hi,
-    CK_GA_PARENTS const ck_real *parents, ck_u32 parent_stride,
-    CK_GLOBAL const ck_real *island_fitness, CK_GLOBAL ck_real *next) {
+    CK_GLOBAL const ck_real *current, CK_GLOBAL const ck_real *fitness,
+    CK_GLOBAL ck_real *next) {
   ck_u64 stream = ck_ga_stream(island, slot);
   ck_u32 header = ck_ga_header_words(tournament);
   int per_gene = crossover != CK_GA_CROSSOVER_ARITH;
@@ -151,10 +141,11 @@ CK_FN ck_real ck_ga_make_child(
   ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
   ck_u64 genes_base = base + header_blocks;
   ck_u32 first = island * size;
-  ck_u32 a = ck_ga_tournament(tournament, 0, size, seed, stream, base,
-                              island_fitness);
-  ck_u32 b = ck_ga_tournament(tournament, 1, size, seed, stream, base,
-                              island_fitness);
+  fitness += first;
+  ck_u32 a = first + ck_ga_tournament(tournament, 0, size, seed, stream, base,
+                                      fitness);
+  ck_u32 b = first + ck_ga_tournament(tournament, 1, size, seed, stream, base,
+                                      fitness);
   int cross = ck_uniform_real(ck_ga_word(seed, stream, base,
                                          (ck_u32)(2 * tournament))) <
               crossover_rate;
@@ -176,8 +167,8 @@ CK_FN ck_real ck_ga_make_child(
   ck_objective_state s;
   ck_objective_begin(objective, &s);
   for (int d = 0; d < dim; ++d) {
-    ck_real pa = parents[(ck_u64)d * parent_stride + a];
-    ck_real pb = parents[(ck_u64)d * parent_stride + b];
+    ck_real pa = current[(ck_u64)d * total + a];
+    ck_real pb = current[(ck_u64)d * total + b];
     ck_real range = hi[d] - lo[d];
     ck_real gene = pa;
     if (cross) {

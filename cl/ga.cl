@@ -15,24 +15,16 @@
  *   CK_GA_MUTATION     CK_GA_MUTATION_GAUSS or _POLY
  *   CK_GA_ELITE        elites kept per island (0 allowed)
  *   CK_GA_MIGRANTS     migrants per island (at least 1 for the program)
- *   CK_GA_STAGE        1 to copy each island's genes into local memory
- *                      once a generation, so that parents are read from
- *                      there (fitness, read by tournaments, stays global)
- *   CK_GA_ISLAND       the island size (sizes that local copy)
  *   CK_REAL_DOUBLE     0 or 1
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
  */
-#if CK_GA_STAGE
-#define CK_GA_PARENTS __local
-#endif
 #include "ck_ga.h"
 #include "ck_best.h"
 #include "ck_evaluate.h"
 
 #if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) || \
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||       \
-    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS) ||         \
-    !defined(CK_GA_STAGE) || !defined(CK_GA_ISLAND)
+    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS)
 #error "ga.cl needs its CK_GA_ defines and CK_BOUNDS"
 #endif
 
@@ -143,9 +135,6 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
  * generation: the elites are copied to slots 0 .. ELITE-1 unchanged, every
  * other slot gets a child (evaluated in the same pass for streamed
  * objectives), and the island's best and mean go to stats[stats_slot + t].
- * With CK_GA_STAGE the group first copies the island's genes into local
- * memory, work-item l taking elements l, l + GROUP, ..., and parents are
- * read from that copy.
  */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
 void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
@@ -162,9 +151,6 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   __local uint indices[CK_GROUP];
   __local uint chosen[CK_GA_CHOSEN_MAX + 1];
   __local uint improved;
-#if CK_GA_STAGE
-  __local ck_real island_genes[CK_GA_ISLAND * CK_DIM];
-#endif
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
@@ -175,19 +161,6 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     __global ck_real *next = odd ? population_b : population_a;
     __global const ck_real *current_fitness = odd ? fitness_a : fitness_b;
     __global ck_real *next_fitness = odd ? fitness_b : fitness_a;
-#if CK_GA_STAGE
-    for (uint i = l; i < size * (uint)dim; i += CK_GROUP) {
-      uint d = i / size;
-      island_genes[i] = current[(ulong)d * total + first + (i - d * size)];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __local const ck_real *parents = island_genes;
-    uint parent_stride = size;
-#else
-    __global const ck_real *parents = current + first;
-    uint parent_stride = total;
-#endif
-    __global const ck_real *parent_fitness = current_fitness + first;
     ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
                indices, l);
     for (uint slot = l; slot < size; slot += CK_GROUP) {
@@ -202,7 +175,7 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
             crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
             mutation_parameter, seed, island, slot, generation, size, dim,
-            total, lo, hi, parents, parent_stride, parent_fitness, next);
+            total, lo, hi, current, current_fitness, next);
         next_fitness[first + slot] =
             CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
       }

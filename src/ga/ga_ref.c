@@ -120,7 +120,7 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
             s->mutation, (ck_real)s->mutation_rate,
             (ck_real)s->mutation_parameter, s->seed, island, slot_in,
             generation, s->size, s->dim, s->total, reals(s->lo), reals(s->hi),
-            current + base, s->total, current_fitness + base, next);
+            current, current_fitness, next);
         next_fitness[base + slot_in] =
             s->streamed ? ck_comparable(value) : CK_REAL_MAX;
       }
