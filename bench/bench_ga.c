@@ -88,10 +88,10 @@ int main(int argc, char **argv) {
   int failures = 0;
   for (size_t k = 0; k < count; ++k) {
     const ck_device *device = &set.devices[indices[k]];
-    double cap = max_genes > 0 ? max_genes
-                 : device->kind == CK_KIND_GPU ? 3e9
+    double cap = max_genes > 0                       ? max_genes
+                 : device->kind == CK_KIND_GPU       ? 3e9
                  : device->backend == CK_BACKEND_REF ? 1e6
-                                                      : 1e7;
+                                                     : 1e7;
     printf("\n%s %s\n", device->id, device->name);
     printf("%-10s %8s %6s %5s %12s %16s\n", "function", "islands", "size",
            "dim", "gens/s", "gene-gens/s");

@@ -103,10 +103,10 @@ int main(int argc, char **argv) {
       copy = bench_copy_bandwidth(queue, (size_t)256 << 20, 10);
     ck_queue_destroy(queue);
     /* Defaults keep host devices to sizes they finish in reasonable time. */
-    double cap = max_elements > 0 ? max_elements
-                 : device->kind == CK_KIND_GPU ? 2e9
+    double cap = max_elements > 0                    ? max_elements
+                 : device->kind == CK_KIND_GPU       ? 2e9
                  : device->backend == CK_BACKEND_REF ? 1e6
-                                                      : 2e7;
+                                                     : 2e7;
     printf("\n%s %s: copy bandwidth %.1f GB/s (read + write)\n", device->id,
            device->name, copy);
     printf("%-10s %9s %5s %12s %14s %14s %10s\n", "function", "particles",

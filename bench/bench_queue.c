@@ -123,7 +123,8 @@ int main(int argc, char **argv) {
       repeat = strtol(optarg, NULL, 10);
       break;
     case 'h':
-      printf("usage: bench_queue [--device SEL] [--megabytes N] [--repeat R]\n");
+      printf(
+          "usage: bench_queue [--device SEL] [--megabytes N] [--repeat R]\n");
       return 0;
     default:
       return 2;

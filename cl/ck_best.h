@@ -32,15 +32,15 @@ CK_FN ck_real ck_comparable(ck_real value) {
  * candidate; the group halves the candidates in local memory until entry
  * 0 holds the minimum, visible to every work-item on return.
  */
-static void ck_best_group_minimum(__local ck_real *values, __local uint *indices,
-                                 uint l, ck_real value, uint index) {
+static void ck_best_group_minimum(__local ck_real *values,
+                                  __local uint *indices, uint l, ck_real value,
+                                  uint index) {
   values[l] = value;
   indices[l] = index;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
-    if (l < width &&
-        ck_better(values[l + width], indices[l + width], values[l],
-                      indices[l])) {
+    if (l < width && ck_better(values[l + width], indices[l + width], values[l],
+                               indices[l])) {
       values[l] = values[l + width];
       indices[l] = indices[l + width];
     }
@@ -53,10 +53,10 @@ static void ck_best_group_minimum(__local ck_real *values, __local uint *indices
  * values into a (value, index) minimum per work-item, then halves them in
  * local memory; work-item 0 writes the group's minimum.
  */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_best_reduce(__global const ck_real *values, uint count,
-                   __global ck_real *partial_values,
-                   __global uint *partial_indices) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_best_reduce(__global const ck_real *values, uint count,
+               __global ck_real *partial_values,
+               __global uint *partial_indices) {
   __local ck_real local_values[CK_GROUP];
   __local uint local_indices[CK_GROUP];
   uint l = (uint)get_local_id(0);
@@ -80,21 +80,19 @@ void ck_best_reduce(__global const ck_real *values, uint count,
  * One work-group. It folds count (value, index) candidates: the partial
  * results of ck_best_reduce, or, when direct is 1, the values themselves
  * (index = position). If the winner beats the global best, the
- * group copies that candidate's vector (dimension-major, stride n) into best_vector (work-item l takes
- * dimensions l, l + GROUP, ...). Work-item 0 records the global best value
- * in history[slot], and raises done once it is at or below the target.
+ * group copies that candidate's vector (dimension-major, stride n) into
+ * best_vector (work-item l takes dimensions l, l + GROUP, ...). Work-item 0
+ * records the global best value in history[slot], and raises done once it is at
+ * or below the target.
  */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_best_update(__global const ck_real *candidate_values,
-                        __global const uint *candidate_indices, uint count,
-                        uint direct, uint n, int dim,
-                        __global const ck_real *vectors,
-                        __global ck_real *best_value,
-                        __global uint *best_index,
-                        __global ck_real *best_vector,
-                        __global ck_real *history, uint slot,
-                        ck_real target, uint has_target,
-                        __global uint *done) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_best_update(__global const ck_real *candidate_values,
+               __global const uint *candidate_indices, uint count, uint direct,
+               uint n, int dim, __global const ck_real *vectors,
+               __global ck_real *best_value, __global uint *best_index,
+               __global ck_real *best_vector, __global ck_real *history,
+               uint slot, ck_real target, uint has_target,
+               __global uint *done) {
   __local ck_real local_values[CK_GROUP];
   __local uint local_indices[CK_GROUP];
   __local uint improved;

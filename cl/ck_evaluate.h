@@ -49,11 +49,10 @@ __kernel void ck_evaluate_user(uint n, int dim, __global const ck_real *x,
  * halving the sums in local memory; work-item 0 writes the partial sum.
  * ck_evaluate_lsq_finish then adds each point's partials in order.
  */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_evaluate_lsq_group(uint n, int dim, uint rows, uint chunks,
-                      __global const ck_real *data,
-                      __global const ck_real *x, __global ck_real *partial,
-                      __global const uint *done) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_evaluate_lsq_group(uint n, int dim, uint rows, uint chunks,
+                      __global const ck_real *data, __global const ck_real *x,
+                      __global ck_real *partial, __global const uint *done) {
   __local ck_real coefficients[CK_DIM];
   __local ck_real sums[CK_GROUP];
   uint group = (uint)get_group_id(0);

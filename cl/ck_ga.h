@@ -49,7 +49,9 @@ CK_FN ck_u32 ck_ga_word(ck_u64 seed, ck_u64 stream, ck_u64 base, ck_u32 w) {
 }
 
 /* Blocks taken by n words. */
-CK_FN ck_u32 ck_ga_blocks(ck_u32 words) { return (words + 3u) >> 2; }
+CK_FN ck_u32 ck_ga_blocks(ck_u32 words) {
+  return (words + 3u) >> 2;
+}
 
 /* Genes skipped before the next mutation: geometric with parameter pm,
  * from one word (log_keep = log(1 - pm)); capped at limit. */
@@ -60,7 +62,9 @@ CK_FN int ck_ga_gap(ck_u32 word, ck_real log_keep, int limit) {
 }
 
 /* An index in [0, n) from a word, by its high bits. */
-CK_FN ck_u32 ck_ga_index(ck_u32 word, ck_u32 n) { return CK_MULHI32(word, n); }
+CK_FN ck_u32 ck_ga_index(ck_u32 word, ck_u32 n) {
+  return CK_MULHI32(word, n);
+}
 
 /*
  * Tournament of k entrants drawn with replacement from the island: the
@@ -69,8 +73,8 @@ CK_FN ck_u32 ck_ga_index(ck_u32 word, ck_u32 n) { return CK_MULHI32(word, n); }
 CK_FN ck_u32 ck_ga_tournament(int k, int which, ck_u32 size, ck_u64 seed,
                               ck_u64 stream, ck_u64 base,
                               CK_GLOBAL const ck_real *fitness) {
-  ck_u32 winner = ck_ga_index(ck_ga_word(seed, stream, base, (ck_u32)(which * k)),
-                              size);
+  ck_u32 winner =
+      ck_ga_index(ck_ga_word(seed, stream, base, (ck_u32)(which * k)), size);
   for (int t = 1; t < k; ++t) {
     ck_u32 entrant = ck_ga_index(
         ck_ga_word(seed, stream, base, (ck_u32)(which * k + t)), size);
@@ -114,7 +118,8 @@ CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
   /* Box-Muller, the first uniform taken in (0, 1] for a finite log. */
   ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
   ck_real u2 = ck_uniform_real(second);
-  ck_real normal = CK_SQRT(CK_R(-2) * CK_LOG(u1)) * CK_COS(CK_R(2 * CK_PI) * u2);
+  ck_real normal =
+      CK_SQRT(CK_R(-2) * CK_LOG(u1)) * CK_COS(CK_R(2 * CK_PI) * u2);
   return x + parameter * range * normal;
 }
 
@@ -142,26 +147,27 @@ CK_FN ck_real ck_ga_make_child(
   ck_u64 genes_base = base + header_blocks;
   ck_u32 first = island * size;
   fitness += first;
-  ck_u32 a = first + ck_ga_tournament(tournament, 0, size, seed, stream, base,
-                                      fitness);
-  ck_u32 b = first + ck_ga_tournament(tournament, 1, size, seed, stream, base,
-                                      fitness);
-  int cross = ck_uniform_real(ck_ga_word(seed, stream, base,
-                                         (ck_u32)(2 * tournament))) <
-              crossover_rate;
-  ck_real weight = ck_uniform_real(ck_ga_word(seed, stream, base,
-                                              (ck_u32)(2 * tournament + 1)));
+  ck_u32 a = first +
+             ck_ga_tournament(tournament, 0, size, seed, stream, base, fitness);
+  ck_u32 b = first +
+             ck_ga_tournament(tournament, 1, size, seed, stream, base, fitness);
+  int cross =
+      ck_uniform_real(ck_ga_word(seed, stream, base,
+                                 (ck_u32)(2 * tournament))) < crossover_rate;
+  ck_real weight = ck_uniform_real(
+      ck_ga_word(seed, stream, base, (ck_u32)(2 * tournament + 1)));
   /* Mutation m sits `gap` genes after mutation m - 1; pm = 1 mutates
    * every gene, pm = 0 none. */
   ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
   ck_u64 mutation_base = generation * (ck_u64)(dim + 1);
-  ck_real log_keep = mutation_rate < CK_R(1) ? CK_LOG(CK_R(1) - mutation_rate)
-                                             : CK_R(-1);
+  ck_real log_keep =
+      mutation_rate < CK_R(1) ? CK_LOG(CK_R(1) - mutation_rate) : CK_R(-1);
   ck_u32 mutations = 0;
   ck_philox_counter m = ck_philox_block(seed, mutation_stream, mutation_base);
-  int next_mutation = mutation_rate <= CK_R(0)   ? dim
-                      : mutation_rate >= CK_R(1) ? 0
-                                                 : ck_ga_gap(m.v[0], log_keep, dim);
+  int next_mutation = mutation_rate <= CK_R(0) ? dim
+                      : mutation_rate >= CK_R(1)
+                          ? 0
+                          : ck_ga_gap(m.v[0], log_keep, dim);
   ck_philox_counter r;
   r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
   ck_objective_state s;
@@ -177,8 +183,10 @@ CK_FN ck_real ck_ga_make_child(
         if ((d & 3) == 0)
           r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
         ck_u32 lane = (ck_u32)d & 3u;
-        word = lane == 0 ? r.v[0] : lane == 1 ? r.v[1] : lane == 2 ? r.v[2]
-                                                                   : r.v[3];
+        word = lane == 0   ? r.v[0]
+               : lane == 1 ? r.v[1]
+               : lane == 2 ? r.v[2]
+                           : r.v[3];
       }
       gene = ck_ga_cross(crossover, pa, pb, ck_uniform_real(word), weight,
                          crossover_parameter);

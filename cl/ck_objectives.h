@@ -79,9 +79,9 @@ CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
   case CK_OBJECTIVE_MICHALEWICZ:
     /* sin(x) * sin((i+1) x^2 / pi)^(2m) with m = 10 */
     t = CK_SIN((ck_real)(i + 1) * x * x * CK_R(1.0 / CK_PI));
-    t = t * t;     /* ^2 */
-    u = t * t;     /* ^4 */
-    u = u * u;     /* ^8 */
+    t = t * t;         /* ^2 */
+    u = t * t;         /* ^4 */
+    u = u * u;         /* ^8 */
     u = u * u * t * t; /* ^20 */
     s->sum -= CK_SIN(x) * u;
     break;
@@ -94,8 +94,8 @@ CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
     break;
   case CK_OBJECTIVE_SINE_PAIRS:
     if (i > 0)
-      s->sum += CK_SIN(s->previous + x) +
-                CK_SIN(CK_R(2.0 / 3.0) * s->previous * x);
+      s->sum +=
+          CK_SIN(s->previous + x) + CK_SIN(CK_R(2.0 / 3.0) * s->previous * x);
     s->previous = x;
     break;
   default:

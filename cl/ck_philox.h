@@ -52,7 +52,8 @@ CK_FN ck_philox_counter ck_philox4x32_10(ck_philox_counter c, ck_philox_key k) {
 }
 
 /* One block of four outputs for (seed, stream, index). */
-CK_FN ck_philox_counter ck_philox_block(ck_u64 seed, ck_u64 stream, ck_u64 index) {
+CK_FN ck_philox_counter ck_philox_block(ck_u64 seed, ck_u64 stream,
+                                        ck_u64 index) {
   ck_philox_counter c;
   ck_philox_key k;
   c.v[0] = (ck_u32)index;

@@ -68,8 +68,8 @@ CK_FN ck_real ck_pso_initialise_particle(
       /* Words picked by value, not by a run-time index into r. */
       ck_u32 first = lane ? r.v[2] : r.v[0], second = lane ? r.v[3] : r.v[1];
       ck_real xi = lo[d] + ck_uniform_real(first) * range;
-      ck_real vi = (CK_R(2) * ck_uniform_real(second) - CK_R(1)) * range *
-                   velocity_init;
+      ck_real vi =
+          (CK_R(2) * ck_uniform_real(second) - CK_R(1)) * range * velocity_init;
       xi = xi > hi[d] ? hi[d] : xi;
       vi = vi > vmax[d] ? vmax[d] : (vi < -vmax[d] ? -vmax[d] : vi);
       *x = xi;

@@ -28,7 +28,8 @@ int main(int argc, char **argv) {
     printf("device %-8s %s\n", set.devices[i].id, set.devices[i].name);
 
   size_t chosen = 0, count = 0;
-  status = ck_device_select(&set, argc > 1 ? argv[1] : NULL, &chosen, 1, &count);
+  status =
+      ck_device_select(&set, argc > 1 ? argv[1] : NULL, &chosen, 1, &count);
   if (status != CK_OK)
     return fail(status);
   const ck_device *device = &set.devices[chosen];

@@ -65,10 +65,9 @@ static int check_count;
   } while (0)
 
 #define CHECK_DONE()                                                           \
-  (check_count == 0                                                            \
-       ? (fprintf(stderr, "no checks ran\n"), 1)                               \
-       : (fprintf(stdout, "%d checks, %d failed\n", check_count,               \
-                  check_failures),                                             \
-          check_failures ? 1 : 0))
+  (check_count == 0 ? (fprintf(stderr, "no checks ran\n"), 1)                  \
+                    : (fprintf(stdout, "%d checks, %d failed\n", check_count,  \
+                               check_failures),                                \
+                       check_failures ? 1 : 0))
 
 #endif /* CK_TEST_CHECK_H */

@@ -317,16 +317,24 @@ static void flip_byte_at(const char *path, off_t offset) {
 static void flip_payload_byte(const char *path) {
   flip_byte_at(path, HEADER_SIZE + 1234);
 }
-static void flip_magic(const char *path) { flip_byte_at(path, 0); }
-static void flip_version(const char *path) { flip_byte_at(path, 8); }
-static void flip_checksum(const char *path) { flip_byte_at(path, 24 + 7); }
+static void flip_magic(const char *path) {
+  flip_byte_at(path, 0);
+}
+static void flip_version(const char *path) {
+  flip_byte_at(path, 8);
+}
+static void flip_checksum(const char *path) {
+  flip_byte_at(path, 24 + 7);
+}
 static void truncate_payload(const char *path) {
   CHECK(truncate(path, HEADER_SIZE + 100) == 0);
 }
 static void truncate_header(const char *path) {
   CHECK(truncate(path, 20) == 0);
 }
-static void truncate_empty(const char *path) { CHECK(truncate(path, 0) == 0); }
+static void truncate_empty(const char *path) {
+  CHECK(truncate(path, 0) == 0);
+}
 static void append_byte(const char *path) {
   int fd = open(path, O_WRONLY | O_APPEND);
   CHECK(fd >= 0);
@@ -351,7 +359,9 @@ static void write_size_field(const char *path, uint64_t value) {
 static void huge_size_field(const char *path) {
   write_size_field(path, UINT64_MAX);
 }
-static void short_size_field(const char *path) { write_size_field(path, 4999); }
+static void short_size_field(const char *path) {
+  write_size_field(path, 4999);
+}
 
 static void test_corruption(void) {
   check_corruption("flipped payload byte", flip_payload_byte);

@@ -234,7 +234,8 @@ static int make_directories(void) {
   return mkdir(empty_vendors, 0700) == 0;
 }
 
-/* ---- the cases -------------------------------------------------------------- */
+/* ---- the cases --------------------------------------------------------------
+ */
 
 static void check_basic_commands(void) {
   {
@@ -359,16 +360,16 @@ static void check_pso_files(void) {
   snprintf(coefficients, sizeof coefficients, "%s/gen.coef", work_dir);
   snprintf(out, sizeof out, "%s/best.txt", work_dir);
   snprintf(trace, sizeof trace, "%s/trace.csv", work_dir);
-  const char *const gen[] = {"gen",  "lsq",  "--rows",  "500",  "--dim", "3",
-                             "--out", data, "--coef", coefficients, NULL};
+  const char *const gen[] = {"gen",    "lsq",        "--rows", "500",
+                             "--dim",  "3",          "--out",  data,
+                             "--coef", coefficients, NULL};
   run_output r = run_clkit(gen);
   EXPECT_EXIT(r, 0, gen);
   release(&r);
-  const char *const pso[] = {"run",     "pso",   "--device",    "ref",
-                             "--fn",    "lsq",   "--data",      data,
-                             "--particles", "32", "--iters",    "300",
-                             "--out",   out,     "--trace",     trace,
-                             NULL};
+  const char *const pso[] = {
+      "run",    "pso", "--device",    "ref", "--fn",    "lsq",
+      "--data", data,  "--particles", "32",  "--iters", "300",
+      "--out",  out,   "--trace",     trace, NULL};
   r = run_clkit(pso);
   EXPECT_EXIT(r, 0, pso);
   release(&r);
@@ -412,12 +413,12 @@ static void check_ref_runs(void) {
   }
   {
     /* The same seed gives the same result; another seed another one. */
-    const char *const one[] = {"run",    "selfcheck", "--device", "ref",
-                               "--count", "1000",     "--seed",   "7",
-                               "--json", NULL};
-    const char *const other[] = {"run",    "selfcheck", "--device", "ref",
-                                 "--count", "1000",     "--seed",   "8",
-                                 "--json", NULL};
+    const char *const one[] = {"run",     "selfcheck", "--device", "ref",
+                               "--count", "1000",      "--seed",   "7",
+                               "--json",  NULL};
+    const char *const other[] = {"run",     "selfcheck", "--device", "ref",
+                                 "--count", "1000",      "--seed",   "8",
+                                 "--json",  NULL};
     run_output a = run_clkit(one), b = run_clkit(one), c = run_clkit(other);
     EXPECT_EXIT(a, 0, one);
     EXPECT_EXIT(c, 0, other);
@@ -436,17 +437,16 @@ static void check_ref_runs(void) {
     release(&c);
   }
   {
-    const char *const args[] = {"run", "selfcheck", "--device", "ref",
-                                "--count", "1000", NULL};
+    const char *const args[] = {"run",     "selfcheck", "--device", "ref",
+                                "--count", "1000",      NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "selfcheck on ref", args);
     release(&r);
   }
   {
-    const char *const args[] = {"compare",   "selfcheck", "--devices",
-                                "ref",       "--count",   "1000",
-                                NULL};
+    const char *const args[] = {"compare", "selfcheck", "--devices", "ref",
+                                "--count", "1000",      NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
@@ -456,8 +456,8 @@ static void check_ref_runs(void) {
   {
     /* CLKIT_DEVICE selects the device when --device is absent. */
     const char *const environment[] = {"CLKIT_DEVICE=ref", NULL};
-    const char *const args[] = {"run", "selfcheck", "--count", "100", "--json",
-                                NULL};
+    const char *const args[] = {"run", "selfcheck", "--count",
+                                "100", "--json",    NULL};
     run_output r = run_clkit_env(environment, args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
@@ -535,8 +535,8 @@ static void check_kernels(void) {
   {
     const char *const args[] = {"kernels", "show", "nosuch", NULL};
     run_output r = run_clkit(args);
-    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1,
-              "'clkit %s' exited %d", label_of(args), r.exit_code);
+    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1, "'clkit %s' exited %d",
+              label_of(args), r.exit_code);
     EXPECT_HAS(r.err, "nosuch", args);
     release(&r);
   }
@@ -544,8 +544,8 @@ static void check_kernels(void) {
     const char *const args[] = {"kernels", "show", "nosuch", "--assembled",
                                 NULL};
     run_output r = run_clkit(args);
-    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1,
-              "'clkit %s' exited %d", label_of(args), r.exit_code);
+    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1, "'clkit %s' exited %d",
+              label_of(args), r.exit_code);
     EXPECT_HAS(r.err, "nosuch", args);
     release(&r);
   }
@@ -570,8 +570,8 @@ static void check_no_platform(void) {
   snprintf(vendor_path, sizeof vendor_path, "OPENCL_VENDOR_PATH=%s",
            empty_vendors);
   /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
-  const char *const environment[] = {vendors, vendor_path,
-                                     "OCL_ICD_FILENAMES", NULL};
+  const char *const environment[] = {vendors, vendor_path, "OCL_ICD_FILENAMES",
+                                     NULL};
   {
     const char *const args[] = {"devices", NULL};
     run_output r = run_clkit_env(environment, args);
@@ -599,8 +599,8 @@ static void check_no_platform(void) {
   }
   {
     /* The default device is ref when nothing else exists. */
-    const char *const args[] = {"run", "selfcheck", "--count", "100", "--json",
-                                NULL};
+    const char *const args[] = {"run", "selfcheck", "--count",
+                                "100", "--json",    NULL};
     run_output r = run_clkit_env(environment, args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
@@ -618,8 +618,8 @@ static void check_no_platform(void) {
 
 static void check_opencl_runs(void) {
   {
-    const char *const args[] = {"compare", "selfcheck", "--count", "5000",
-                                "--passes", "1", NULL};
+    const char *const args[] = {"compare",  "selfcheck", "--count", "5000",
+                                "--passes", "1",         NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
@@ -670,8 +670,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!make_directories()) {
-    fprintf(stderr, "cannot make a temporary directory: %s\n",
-            strerror(errno));
+    fprintf(stderr, "cannot make a temporary directory: %s\n", strerror(errno));
     return 1;
   }
   /* What every run sees: a private cache, the default device choice and

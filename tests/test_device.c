@@ -31,11 +31,11 @@ static void make_ref(ck_device *device) {
   device->device_index = -1;
 }
 
-static void make_opencl(ck_device *device, int platform_index,
-                        int device_index, ck_device_kind kind,
-                        const char *name, const char *vendor,
-                        const char *platform, const char *platform_version,
-                        unsigned compute_units, unsigned clock_mhz) {
+static void make_opencl(ck_device *device, int platform_index, int device_index,
+                        ck_device_kind kind, const char *name,
+                        const char *vendor, const char *platform,
+                        const char *platform_version, unsigned compute_units,
+                        unsigned clock_mhz) {
   memset(device, 0, sizeof *device);
   snprintf(device->id, sizeof device->id, "ocl:%d.%d", platform_index,
            device_index);
@@ -63,11 +63,11 @@ static void build_synthetic(void) {
       "OpenCL 3.0 PoCL 5.0  Linux, Release, RELOC, LLVM 17.0.6, SLEEF";
   make_ref(&synthetic_devices[0]);
   make_opencl(&synthetic_devices[1], 0, 0, CK_KIND_GPU,
-              "NVIDIA GeForce RTX 3060", "NVIDIA Corporation",
-              nvidia_platform, nvidia_version, 28, 1777);
+              "NVIDIA GeForce RTX 3060", "NVIDIA Corporation", nvidia_platform,
+              nvidia_version, 28, 1777);
   make_opencl(&synthetic_devices[2], 0, 1, CK_KIND_GPU,
-              "NVIDIA GeForce RTX 4090", "NVIDIA Corporation",
-              nvidia_platform, nvidia_version, 128, 2520);
+              "NVIDIA GeForce RTX 4090", "NVIDIA Corporation", nvidia_platform,
+              nvidia_version, 128, 2520);
   make_opencl(&synthetic_devices[3], 1, 0, CK_KIND_CPU,
               "pthread-haswell-Intel(R) Xeon(R) Gold 6338", "GenuineIntel",
               pocl_platform, pocl_version, 256, 4000);
@@ -77,8 +77,8 @@ static void build_synthetic(void) {
   make_opencl(&synthetic_devices[5], 2, 0, CK_KIND_ACCELERATOR,
               "Intel(R) FPGA Emulation Device", "Intel(R) Corporation",
               "Intel(R) FPGA Emulation Platform for OpenCL(TM)",
-              "OpenCL 1.2 Intel(R) FPGA SDK for OpenCL(TM), Version 20.3",
-              8, 1000);
+              "OpenCL 1.2 Intel(R) FPGA SDK for OpenCL(TM), Version 20.3", 8,
+              1000);
   synthetic.devices = synthetic_devices;
   synthetic.count = 6;
   synthetic.opencl_status = CK_OK;
@@ -115,12 +115,12 @@ static const select_case good_cases[] = {
     {"NVIDIA", 2, {1, 2}},
     {"nvidia", 2, {1, 2}},
     {"nViDiA", 2, {1, 2}},
-    {"cuda", 2, {1, 2}},      /* platform name and version */
-    {"PoCL", 2, {3, 4}},      /* only in the platform version */
+    {"cuda", 2, {1, 2}}, /* platform name and version */
+    {"PoCL", 2, {3, 4}}, /* only in the platform version */
     {"pocl", 2, {3, 4}},
     {"POCL", 2, {3, 4}},
     {"portable computing", 2, {3, 4}}, /* platform name */
-    {"4090", 1, {2}},         /* device name */
+    {"4090", 1, {2}},                  /* device name */
     {"rtx 3060", 1, {1}},
     {"genuineintel", 2, {3, 4}}, /* vendor */
     {"pthread", 1, {3}},
@@ -164,9 +164,8 @@ static void check_good_cases(void) {
     for (size_t k = 0; k < count; ++k)
       CHECK_MSG(indices[k] == test->expected[k],
                 "selector '%s': match %zu is %zu (%s), want %zu (%s)",
-                test->selector, k, indices[k],
-                synthetic.devices[indices[k]].id, test->expected[k],
-                synthetic.devices[test->expected[k]].id);
+                test->selector, k, indices[k], synthetic.devices[indices[k]].id,
+                test->expected[k], synthetic.devices[test->expected[k]].id);
   }
   /* NULL is the default too. */
   size_t indices[MAX_SELECTED], count = 0;
@@ -185,7 +184,8 @@ static void check_good_cases(void) {
   CHECK(count == 2);
 }
 
-/* ---- selectors that fail --------------------------------------------------- */
+/* ---- selectors that fail ---------------------------------------------------
+ */
 
 typedef struct error_case {
   const char *selector;
@@ -231,8 +231,7 @@ static void check_error_cases(void) {
                                         test->capacity, &count);
     CHECK_MSG(status == test->expected,
               "selector '%s' (capacity %zu) returned %d, want %d",
-              test->selector, test->capacity, (int)status,
-              (int)test->expected);
+              test->selector, test->capacity, (int)status, (int)test->expected);
     const char *message = NULL;
     ck_status last = ck_error_last(&message);
     CHECK_MSG(last == test->expected, "selector '%s': ck_error_last gives %d",
@@ -243,13 +242,13 @@ static void check_error_cases(void) {
       continue;
     if (test->message_names)
       CHECK_MSG(strstr(message, test->message_names) != NULL,
-                "selector '%s': message does not name '%s': %s",
-                test->selector, test->message_names, message);
+                "selector '%s': message does not name '%s': %s", test->selector,
+                test->message_names, message);
     if (test->expected == CK_ERROR_NOT_FOUND)
       for (size_t i = 0; i < synthetic.count; ++i)
         CHECK_MSG(strstr(message, synthetic.devices[i].id) != NULL,
-                  "selector '%s': message does not list %s: %s",
-                  test->selector, synthetic.devices[i].id, message);
+                  "selector '%s': message does not list %s: %s", test->selector,
+                  synthetic.devices[i].id, message);
   }
 
   /* Good terms before a trailing empty one do not rescue the selector. */
@@ -269,7 +268,8 @@ static void check_error_cases(void) {
         CK_ERROR_INVALID_ARGUMENT);
 }
 
-/* ---- a list with only ref, as on a machine without OpenCL ------------------ */
+/* ---- a list with only ref, as on a machine without OpenCL ------------------
+ */
 
 static void check_ref_only(void) {
   ck_device ref;
@@ -315,8 +315,8 @@ static void check_ranking(void) {
               "p", "OpenCL 1.2", 1, 1);
   make_opencl(&huge_accelerator, 0, 2, CK_KIND_ACCELERATOR, "huge acc", "v",
               "p", "OpenCL 1.2", 65535, 10000);
-  make_opencl(&huge_cpu, 0, 3, CK_KIND_CPU, "huge cpu", "v", "p",
-              "OpenCL 1.2", 65535, 10000);
+  make_opencl(&huge_cpu, 0, 3, CK_KIND_CPU, "huge cpu", "v", "p", "OpenCL 1.2",
+              65535, 10000);
   make_ref(&ref);
   double gpu = rank_of(&small_gpu), accelerator = rank_of(&small_accelerator);
   double big_accelerator = rank_of(&huge_accelerator);
@@ -411,7 +411,8 @@ static void check_kind_names(void) {
   CHECK(ck_device_kind_name(CK_KIND_GPU, NULL) == CK_ERROR_INVALID_ARGUMENT);
 }
 
-/* ---- the real list ----------------------------------------------------------- */
+/* ---- the real list
+ * ----------------------------------------------------------- */
 
 static void check_enumerate(void) {
   ck_device_set set;

@@ -65,7 +65,8 @@ static int binomial_ok(double hits, double trials, double p, double sigmas) {
   return fabs(hits - trials * p) <= sigmas * sd + 0.5;
 }
 
-/* ---- operators on the shared host code ------------------------------------ */
+/* ---- operators on the shared host code ------------------------------------
+ */
 
 /* P(the winner of k draws with replacement from n has rank r), rank 0 the
  * best: all k entrants rank >= r, not all > r. */
@@ -73,8 +74,8 @@ static double tournament_p(int n, int k, int r) {
   return pow((double)(n - r) / n, k) - pow((double)(n - r - 1) / n, k);
 }
 
-static void tournament_case(const float *fitness, const int *rank, int n,
-                            int k, int which, long trials, const char *what) {
+static void tournament_case(const float *fitness, const int *rank, int n, int k,
+                            int which, long trials, const char *what) {
   long counts[16] = {0};
   for (long t = 0; t < trials; ++t) {
     ck_u32 winner = ck_ga_tournament(k, which, (ck_u32)n, 77, (ck_u64)t,
@@ -167,10 +168,10 @@ static void crossover_tests(void) {
     child = ck_ga_cross(CK_GA_CROSSOVER_SBX, p, q, u, w, (float)eta);
     sbx_mean_random += child;
     sbx_beyond += child < 1.0f || child > 2.0f;
-    float first = ck_ga_cross(CK_GA_CROSSOVER_SBX, 1.0f, 2.0f, u, w,
-                              (float)eta);
-    float second = ck_ga_cross(CK_GA_CROSSOVER_SBX, 2.0f, 1.0f, u, w,
-                               (float)eta);
+    float first =
+        ck_ga_cross(CK_GA_CROSSOVER_SBX, 1.0f, 2.0f, u, w, (float)eta);
+    float second =
+        ck_ga_cross(CK_GA_CROSSOVER_SBX, 2.0f, 1.0f, u, w, (float)eta);
     sbx_mean_first += first;
     /* The two children of one pair are mirror images about the mean. */
     sbx_pair_off += fabsf((first + second) - 3.0f) > 1e-5f * (1 + fabsf(first));
@@ -202,8 +203,8 @@ static void crossover_tests(void) {
   double expected = 1.5 - 0.5 * mean_beta;
   sd = 0.5 * sqrt(beta_sq - mean_beta * mean_beta) / sqrt((double)trials);
   CHECK_MSG(fabs(sbx_mean_first - expected) <= 5 * sd,
-            "sbx first child: mean %.5f, theory %.5f (sd %.2g)",
-            sbx_mean_first, expected, sd);
+            "sbx first child: mean %.5f, theory %.5f (sd %.2g)", sbx_mean_first,
+            expected, sd);
 }
 
 /* Children of one island through ck_ga_make_child() with pc = 0. Every
@@ -275,15 +276,15 @@ static void mutation_tests(void) {
     changed = 0;
     for (int d = 0; d < M_DIM; ++d) {
       changed += counts.changed[d];
-      CHECK_MSG(binomial_ok((double)counts.changed[d], (double)children,
-                            rates[k], 4),
-                "pm %.3f: gene %d mutated in %ld of %ld children", rates[k], d,
-                counts.changed[d], children);
+      CHECK_MSG(
+          binomial_ok((double)counts.changed[d], (double)children, rates[k], 4),
+          "pm %.3f: gene %d mutated in %ld of %ld children", rates[k], d,
+          counts.changed[d], children);
     }
-    CHECK_MSG(binomial_ok((double)changed, (double)children * M_DIM, rates[k],
-                          4),
-              "pm %.3f: %ld of %ld genes mutated", rates[k], changed,
-              children * M_DIM);
+    CHECK_MSG(
+        binomial_ok((double)changed, (double)children * M_DIM, rates[k], 4),
+        "pm %.3f: %ld of %ld genes mutated", rates[k], changed,
+        children * M_DIM);
     double none = pow(1 - rates[k], M_DIM);
     CHECK_MSG(binomial_ok((double)counts.untouched_children, (double)children,
                           none, 4),
@@ -335,7 +336,8 @@ static void mutation_tests(void) {
             "poly: mean delta %.3g", signed_sum / draws);
 }
 
-/* ---- elitism and migration ------------------------------------------------ */
+/* ---- elitism and migration ------------------------------------------------
+ */
 
 /* With elite >= 1 no island loses its best, migrations included, and the
  * global best never rises. */
@@ -362,8 +364,8 @@ static void elitism(const ck_device *device) {
     CHECK_OK(ck_ga_step(ga, 34));
     const double *best, *mean, *island_best, *island_mean;
     size_t count = 0;
-    CHECK_OK(ck_ga_history(ga, &best, &mean, &island_best, &island_mean,
-                           &count));
+    CHECK_OK(
+        ck_ga_history(ga, &best, &mean, &island_best, &island_mean, &count));
     CHECK(count == 41);
     int rises = 0, island_rises = 0, wrong_global = 0;
     for (size_t t = 0; t < count; ++t) {
@@ -496,10 +498,12 @@ static void migration(const ck_device *device) {
       for (int d = 0; d < DIM; ++d)
         wrong += after[d * TOTAL + g] != expected[d * TOTAL + g];
     }
-    CHECK_MSG(wrong == 0, "%s shift %d: %d values differ from the expected "
-              "migration", device->id, shift, wrong);
-    CHECK_MSG(moved > 0 && moved <= ISLANDS * M,
-              "%s: %d individuals changed", device->id, moved);
+    CHECK_MSG(wrong == 0,
+              "%s shift %d: %d values differ from the expected "
+              "migration",
+              device->id, shift, wrong);
+    CHECK_MSG(moved > 0 && moved <= ISLANDS * M, "%s: %d individuals changed",
+              device->id, moved);
     CHECK(memcmp(other, other_after, sizeof other) == 0);
     ck_ga_destroy(ga);
   }
@@ -651,7 +655,7 @@ static void bounds(const ck_device *device) {
     /* The constrained minimum: 4 + 4 + 36 + 4 + 0.25 at the bounds nearest
      * zero, which clamping reaches exactly; reflection (49.08 measured)
      * and redrawing (50.08) approach it more slowly. */
-    double slack = mode == CK_BOUNDS_MODE_CLAMP  ? 1e-9
+    double slack = mode == CK_BOUNDS_MODE_CLAMP     ? 1e-9
                    : mode == CK_BOUNDS_MODE_REFLECT ? 2.5
                                                     : 5.0;
     CHECK_MSG(best >= 48.25 && best <= 48.25 + slack, "%s mode %d: best %.9g",
@@ -693,8 +697,8 @@ static void target(const ck_device *device) {
   /* The same through the workload. */
   const ck_workload *workload;
   CHECK_OK(ck_workload_find("ga", &workload));
-  const ck_param params[] = {{"islands", "8"}, {"island-size", "16"},
-                             {"target", "1e-2"}};
+  const ck_param params[] = {
+      {"islands", "8"}, {"island-size", "16"}, {"target", "1e-2"}};
   ck_run_options options = {.seed = 1};
   ck_result result;
   CHECK_OK(ck_workload_run(workload, device, params, 3, &options, &result));
@@ -706,7 +710,8 @@ static void target(const ck_device *device) {
   CHECK(result.best <= 1e-2);
 }
 
-/* ---- reproducibility and agreement ---------------------------------------- */
+/* ---- reproducibility and agreement ----------------------------------------
+ */
 
 static void reproducibility(const ck_device *device) {
   ck_ga_config c;
@@ -781,7 +786,8 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   }
 }
 
-/* ---- lsq ------------------------------------------------------------------ */
+/* ---- lsq ------------------------------------------------------------------
+ */
 
 static void lsq(const ck_device *device) {
   ck_lsq_data data = {0};
@@ -806,7 +812,8 @@ static void lsq(const ck_device *device) {
   ck_lsq_free(&data);
 }
 
-/* ---- bad input ------------------------------------------------------------ */
+/* ---- bad input ------------------------------------------------------------
+ */
 
 static void bad_input(const ck_device *ref) {
   const ck_workload *ga;
@@ -840,8 +847,8 @@ static void bad_input(const ck_device *ref) {
       {{{"islands", "0"}}, 1, "--islands"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    ck_status status = ck_workload_run(ga, ref, cases[k].params,
-                                       cases[k].count, &options, &result);
+    ck_status status = ck_workload_run(ga, ref, cases[k].params, cases[k].count,
+                                       &options, &result);
     const char *message = "";
     ck_error_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
@@ -858,18 +865,51 @@ static void bad_input(const ck_device *ref) {
     c.island_size = 6;
     const char *mention = "";
     switch (k) {
-    case 0: c.island_size = 1; mention = "--island-size"; break;
-    case 1: c.migrants = 6; mention = "--migrants"; break;
-    case 2: c.crossover_rate = 1.0001; mention = "--pc"; break;
-    case 3: c.crossover_rate = NAN; mention = "--pc"; break;
-    case 4: c.mutation_rate = 2; mention = "--pm"; break;
-    case 5: c.mutation_rate = NAN; mention = "--pm"; break;
-    case 6: c.tournament = 7; mention = "--tournament"; break;
-    case 7: c.elite = 6; mention = "--elite"; break;
-    case 8: c.crossover = (ck_ga_crossover)3; mention = "--crossover"; break;
-    case 9: c.crossover = CK_GA_SBX; c.crossover_parameter = -1;
-            mention = "--crossover"; break;
-    case 10: c.topology = (ck_ga_topology)2; mention = "--topology"; break;
+    case 0:
+      c.island_size = 1;
+      mention = "--island-size";
+      break;
+    case 1:
+      c.migrants = 6;
+      mention = "--migrants";
+      break;
+    case 2:
+      c.crossover_rate = 1.0001;
+      mention = "--pc";
+      break;
+    case 3:
+      c.crossover_rate = NAN;
+      mention = "--pc";
+      break;
+    case 4:
+      c.mutation_rate = 2;
+      mention = "--pm";
+      break;
+    case 5:
+      c.mutation_rate = NAN;
+      mention = "--pm";
+      break;
+    case 6:
+      c.tournament = 7;
+      mention = "--tournament";
+      break;
+    case 7:
+      c.elite = 6;
+      mention = "--elite";
+      break;
+    case 8:
+      c.crossover = (ck_ga_crossover)3;
+      mention = "--crossover";
+      break;
+    case 9:
+      c.crossover = CK_GA_SBX;
+      c.crossover_parameter = -1;
+      mention = "--crossover";
+      break;
+    case 10:
+      c.topology = (ck_ga_topology)2;
+      mention = "--topology";
+      break;
     }
     ck_ga *made = (ck_ga *)&c; /* must come back NULL */
     ck_status status = ck_ga_create(ref, &c, &made);
@@ -889,7 +929,8 @@ int main(void) {
   CHECK_OK(ck_device_enumerate(&set));
   const ck_device *ref = &set.devices[0];
   long opencl = test_opencl_device(&set);
-  const ck_device *devices[2] = {ref, opencl >= 0 ? &set.devices[opencl] : NULL};
+  const ck_device *devices[2] = {ref,
+                                 opencl >= 0 ? &set.devices[opencl] : NULL};
   printf("ga operators on the host\n");
   tournament_tests();
   crossover_tests();

@@ -15,8 +15,8 @@ static const ck_objective_info *find(const char *name) {
   return info;
 }
 
-static double value_at(const ck_device *ref, const char *name,
-                       const double *x, int dim) {
+static double value_at(const ck_device *ref, const char *name, const double *x,
+                       int dim) {
   double value = NAN;
   CHECK_OK(ck_objective_evaluate(ref, find(name), dim, x, 1, 1, &value));
   return value;
@@ -68,9 +68,11 @@ static void optima(const ck_device *ref) {
         for (int i = 0; i < dim; ++i) {
           ck_philox_counter r = ck_philox_block(k, (uint64_t)p, (uint64_t)i);
           points[p * dim + i] =
-              info->lo + (info->hi - info->lo) * ck_uniform_double(r.v[0], r.v[1]);
+              info->lo +
+              (info->hi - info->lo) * ck_uniform_double(r.v[0], r.v[1]);
         }
-      CHECK_OK(ck_objective_evaluate(ref, info, dim, points, SAMPLES, 1, values));
+      CHECK_OK(
+          ck_objective_evaluate(ref, info, dim, points, SAMPLES, 1, values));
       int below = 0;
       for (int p = 0; p < SAMPLES; ++p)
         below += values[p] < optimum - 1e-9 * (1 + fabs(optimum));
@@ -107,7 +109,8 @@ static void agreement(const ck_device *ref, const ck_device *device) {
       continue;
     for (int i = 0; i < POINTS * DIM; ++i) {
       ck_philox_counter r = ck_philox_block(99, k, (uint64_t)i);
-      points[i] = info->lo + (info->hi - info->lo) * ck_uniform_double(r.v[0], r.v[1]);
+      points[i] =
+          info->lo + (info->hi - info->lo) * ck_uniform_double(r.v[0], r.v[1]);
       points[i] = (double)(float)points[i]; /* exact in both precisions */
     }
     CHECK_OK(ck_objective_evaluate(ref, info, DIM, points, POINTS, 0, f32));
@@ -123,9 +126,11 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     CHECK_MSG(worst < 1e-5, "%s: float vs double %.3g", info->name, worst);
     if (!device)
       continue;
-    CHECK_OK(ck_objective_evaluate(device, info, DIM, points, POINTS, 0, device_f32));
+    CHECK_OK(ck_objective_evaluate(device, info, DIM, points, POINTS, 0,
+                                   device_f32));
     for (int p = 0; p < POINTS; ++p)
-      worst_device32 = fmax(worst_device32, fabs(device_f32[p] - f32[p]) / scale);
+      worst_device32 =
+          fmax(worst_device32, fabs(device_f32[p] - f32[p]) / scale);
     CHECK_MSG(worst_device32 < 1e-5, "%s: %s float vs ref %.3g", info->name,
               device->id, worst_device32);
     if (device->has_fp64) {
@@ -134,8 +139,8 @@ static void agreement(const ck_device *ref, const ck_device *device) {
       for (int p = 0; p < POINTS; ++p)
         worst_device64 =
             fmax(worst_device64, fabs(device_f64[p] - f64[p]) / scale);
-      CHECK_MSG(worst_device64 < 1e-12, "%s: %s double vs ref %.3g",
-                info->name, device->id, worst_device64);
+      CHECK_MSG(worst_device64 < 1e-12, "%s: %s double vs ref %.3g", info->name,
+                device->id, worst_device64);
     }
   }
 }

@@ -10,8 +10,8 @@
 
 #include "check.h"
 #include "core/internal.h"
-#include "test_support.h"
 #include "opencl_device.h"
+#include "test_support.h"
 
 static char kernel_dir[256];
 static char cache_dir[256];
@@ -51,12 +51,11 @@ static const char shared_h[] =
     "static inline int doubled(int x) { return 2 * x; }\n"
     "#endif\n";
 /* Line 4 has the error. */
-static const char broken_cl[] =
-    "/* line 1 */\n"
-    "__kernel void broken(__global int *data) {\n"
-    "  int fine = 1;\n"
-    "  data[0] = fine + undeclared_name;\n"
-    "}\n";
+static const char broken_cl[] = "/* line 1 */\n"
+                                "__kernel void broken(__global int *data) {\n"
+                                "  int fine = 1;\n"
+                                "  data[0] = fine + undeclared_name;\n"
+                                "}\n";
 /* The error is on line 2 of the header, included from line 2. */
 static const char bad_header_cl[] =
     "/* line 1 */\n"
@@ -65,10 +64,9 @@ static const char bad_header_cl[] =
 static const char bad_h[] =
     "/* line 1 */\n"
     "static inline int oops(void) { return not_declared_here; }\n";
-static const char missing_include_cl[] =
-    "/* line 1 */\n"
-    "\n"
-    "#include \"nowhere.h\"\n";
+static const char missing_include_cl[] = "/* line 1 */\n"
+                                         "\n"
+                                         "#include \"nowhere.h\"\n";
 
 static void assembly(void) {
   char *text = NULL;
@@ -81,7 +79,8 @@ static void assembly(void) {
     CHECK(strstr(text, "#line 1 \"cl/ck_philox.h\"") != NULL);
     const char *prelude = strstr(text, "#line 1 \"cl/ck_prelude.h\"");
     CHECK(prelude != NULL);
-    CHECK(prelude && strstr(prelude + 1, "#line 1 \"cl/ck_prelude.h\"") == NULL);
+    CHECK(prelude &&
+          strstr(prelude + 1, "#line 1 \"cl/ck_prelude.h\"") == NULL);
     CHECK(strstr(text, "#include \"") == NULL);
     CHECK(strstr(text, "ck_selfcheck_generate") != NULL);
     ck_memory_free(text);
@@ -91,7 +90,8 @@ static void assembly(void) {
   ck_memory_free(text);
   CHECK(ck_kernels_assemble("no_such_program", &text, NULL) ==
         CK_ERROR_NOT_FOUND);
-  CHECK(ck_kernels_assemble("../etc/passwd", &text, NULL) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_kernels_assemble("../etc/passwd", &text, NULL) ==
+        CK_ERROR_NOT_FOUND);
 
   /* The embedded table lists every cl/ file. */
   size_t count = 0;
@@ -123,7 +123,8 @@ static void assembly(void) {
         CK_ERROR_NOT_FOUND);
   const char *message = "";
   ck_error_last(&message);
-  CHECK_MSG(strstr(message, "nowhere.h") && strstr(message, "cl/missing_include.cl:3"),
+  CHECK_MSG(strstr(message, "nowhere.h") &&
+                strstr(message, "cl/missing_include.cl:3"),
             "%s", message);
 
   /* Compilers that ignore #line report "<kernel>:LINE": mapped back. The
@@ -133,7 +134,8 @@ static void assembly(void) {
   CHECK_OK(ck__kernels_assemble_mapped("bad_header", &text, NULL, &map));
   ck_memory_free(text);
   char *mapped = ck__source_map_rewrite(
-      &map, "<kernel>:5:39: error: x\ninput.cl:2: y\n<kernel>:99: z <kernel>:1:");
+      &map,
+      "<kernel>:5:39: error: x\ninput.cl:2: y\n<kernel>:99: z <kernel>:1:");
   CHECK(mapped != NULL);
   if (mapped) {
     CHECK_MSG(strcmp(mapped, "cl/bad.h:2:39: error: x\ncl/bad_header.cl:1: y\n"
@@ -155,9 +157,12 @@ static void expect_build_error(ck_queue *queue, const char *program_name,
   ck_error_last(&message);
   const ck_device *device = NULL;
   ck_queue_device(queue, &device);
-  CHECK_MSG(strstr(message, program_name) != NULL, "no program name: %s", message);
-  CHECK_MSG(device && strstr(message, device->id) != NULL, "no device: %s", message);
-  CHECK_MSG(strstr(message, "-cl-std=CL1.2") != NULL, "no options: %s", message);
+  CHECK_MSG(strstr(message, program_name) != NULL, "no program name: %s",
+            message);
+  CHECK_MSG(device && strstr(message, device->id) != NULL, "no device: %s",
+            message);
+  CHECK_MSG(strstr(message, "-cl-std=CL1.2") != NULL, "no options: %s",
+            message);
   CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
             message);
 }
@@ -199,10 +204,12 @@ static void builds(const ck_device *device) {
   CHECK_OK(ck_buffer_create(queue, sizeof data, &buffer));
   if (kernel && buffer) {
     size_t global = 64;
-    CHECK_OK(ck_buffer_write(queue, buffer, 0, sizeof data, data, CK_BLOCKING, NULL));
+    CHECK_OK(ck_buffer_write(queue, buffer, 0, sizeof data, data, CK_BLOCKING,
+                             NULL));
     CHECK_OK(ck_kernel_set_buffer(kernel, 0, buffer));
     CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
-    CHECK_OK(ck_buffer_read(queue, buffer, 0, sizeof data, data, CK_BLOCKING, NULL));
+    CHECK_OK(
+        ck_buffer_read(queue, buffer, 0, sizeof data, data, CK_BLOCKING, NULL));
     for (int i = 0; i < 64; ++i)
       CHECK(data[i] == 2 * (i - 20));
   }

@@ -86,12 +86,12 @@ static void bounds(const ck_device *device) {
       int outside = 0;
       for (int round = 0; round < 5; ++round) {
         CHECK_OK(ck_pso_step(pso, 7));
-        CHECK_OK(ck_buffer_read(s->queue, s->x, 0, sizeof x, x, CK_BLOCKING,
-                                NULL));
+        CHECK_OK(
+            ck_buffer_read(s->queue, s->x, 0, sizeof x, x, CK_BLOCKING, NULL));
         for (int d = 0; d < 5; ++d)
           for (int p = 0; p < 100; ++p)
-            outside += x[d * 100 + p] < (float)lo[d] ||
-                       x[d * 100 + p] > (float)hi[d];
+            outside +=
+                x[d * 100 + p] < (float)lo[d] || x[d * 100 + p] > (float)hi[d];
       }
       double best = NAN, position[5];
       CHECK_OK(ck_pso_best(pso, &best, position));
@@ -230,18 +230,19 @@ static void user_objective(const ck_device *device) {
              "  return x[0] + not_declared;\n"
              "}\n",
              broken, sizeof broken);
-  write_text("weighted.cl",
-             "float objective(const float *x, int dim,\n"
-             "                __global const float *data) {\n"
-             "  float s = 0.0f;\n"
-             "  for (int i = 0; i < dim; ++i)\n"
-             "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
-             "  return s;\n"
-             "}\n",
-             with_data, sizeof with_data);
-  const ck_param params[] = {{"objective", good}, {"lo", "-3"}, {"hi", "3"},
-                             {"dim", "6"},        {"particles", "40"},
-                             {"iters", "300"}};
+  write_text(
+      "weighted.cl",
+      "float objective(const float *x, int dim,\n"
+      "                __global const float *data) {\n"
+      "  float s = 0.0f;\n"
+      "  for (int i = 0; i < dim; ++i)\n"
+      "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
+      "  return s;\n"
+      "}\n",
+      with_data, sizeof with_data);
+  const ck_param params[] = {{"objective", good}, {"lo", "-3"},
+                             {"hi", "3"},         {"dim", "6"},
+                             {"particles", "40"}, {"iters", "300"}};
   ck_run_options options = {.seed = 3};
   ck_result result;
   const ck_workload *pso;
@@ -252,8 +253,8 @@ static void user_objective(const ck_device *device) {
   CHECK_OK(ck_result_metric(&result, "x0", &x0));
   CHECK_NEAR(x0, 1.25, 1e-3);
 
-  const ck_param bad[] = {{"objective", broken}, {"lo", "-3"}, {"hi", "3"},
-                          {"dim", "2"}};
+  const ck_param bad[] = {
+      {"objective", broken}, {"lo", "-3"}, {"hi", "3"}, {"dim", "2"}};
   CHECK(ck_workload_run(pso, device, bad, 4, &options, &result) ==
         CK_ERROR_BUILD);
   const char *message = "";
@@ -267,15 +268,19 @@ static void user_objective(const ck_device *device) {
    * (the last column counts as b, which is fine for a user objective). */
   char data_path[512];
   write_text("weights.csv", "2,1,3,0.5,-1,2\n", data_path, sizeof data_path);
-  const ck_param weighted[] = {{"objective", with_data}, {"data", data_path},
-                               {"lo", "-3"}, {"hi", "3"}, {"dim", "3"},
-                               {"particles", "40"}, {"iters", "300"}};
+  const ck_param weighted[] = {{"objective", with_data},
+                               {"data", data_path},
+                               {"lo", "-3"},
+                               {"hi", "3"},
+                               {"dim", "3"},
+                               {"particles", "40"},
+                               {"iters", "300"}};
   CHECK_OK(ck_workload_run(pso, device, weighted, 7, &options, &result));
   CHECK_MSG(result.best < 1e-8, "weighted user objective best %g", result.best);
   CHECK_OK(ck_result_metric(&result, "x1", &x0));
   CHECK_NEAR(x0, -1, 1e-3);
-  const ck_param missing_data[] = {{"objective", with_data}, {"lo", "-3"},
-                                   {"hi", "3"}, {"dim", "3"}};
+  const ck_param missing_data[] = {
+      {"objective", with_data}, {"lo", "-3"}, {"hi", "3"}, {"dim", "3"}};
   CHECK(ck_workload_run(pso, device, missing_data, 4, &options, &result) ==
         CK_ERROR_INVALID_ARGUMENT);
 }
@@ -311,7 +316,8 @@ static void bad_input(const ck_device *ref) {
                                        cases[k].count, &options, &result);
     const char *message = "";
     ck_error_last(&message);
-    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && strstr(message, cases[k].mention),
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                  strstr(message, cases[k].mention),
               "case %zu: status %d, message '%s'", k, (int)status, message);
   }
   const ck_param unreadable[] = {{"fn", "lsq"}, {"data", path_missing}};
@@ -336,7 +342,8 @@ int main(void) {
   CHECK_OK(ck_device_enumerate(&set));
   const ck_device *ref = &set.devices[0];
   long opencl = test_opencl_device(&set);
-  const ck_device *devices[2] = {ref, opencl >= 0 ? &set.devices[opencl] : NULL};
+  const ck_device *devices[2] = {ref,
+                                 opencl >= 0 ? &set.devices[opencl] : NULL};
   for (int i = 0; i < 2; ++i) {
     if (!devices[i])
       continue;

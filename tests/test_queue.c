@@ -31,7 +31,8 @@ static void round_trips(const ck_device *device) {
 
   /* Blocking write, blocking read. */
   memset(back, 0xAB, sizeof back);
-  CHECK_OK(ck_buffer_write(queue, a, 0, sizeof source, source, CK_BLOCKING, NULL));
+  CHECK_OK(
+      ck_buffer_write(queue, a, 0, sizeof source, source, CK_BLOCKING, NULL));
   CHECK_OK(ck_buffer_read(queue, a, 0, sizeof back, back, CK_BLOCKING, NULL));
   CHECK(memcmp(source, back, sizeof back) == 0);
 
@@ -50,8 +51,8 @@ static void round_trips(const ck_device *device) {
                            CK_NONBLOCKING, NULL));
   CHECK_OK(ck_queue_finish(queue));
   CHECK_OK(ck_buffer_read(queue, a, 4 * 99, 5 * 4, back, CK_BLOCKING, NULL));
-  CHECK(back[0] == source[99] && back[1] == 7 && back[2] == 8 &&
-        back[3] == 9 && back[4] == source[103]);
+  CHECK(back[0] == source[99] && back[1] == 7 && back[2] == 8 && back[3] == 9 &&
+        back[4] == source[103]);
 
   /* Copy between buffers. */
   CHECK_OK(ck_buffer_copy(queue, b, 8, a, 0, 4 * 50, NULL));
@@ -161,7 +162,8 @@ static void kernel_launch(const ck_device *device) {
   /* Poison the outputs so that unwritten elements show. */
   uint32_t poison = 0xFFFFFFFFu;
   CHECK_OK(ck_buffer_fill(queue, bits, &poison, 4, 0, sizeof got_bits, NULL));
-  CHECK_OK(ck_buffer_fill(queue, values, &poison, 4, 0, sizeof got_values, NULL));
+  CHECK_OK(
+      ck_buffer_fill(queue, values, &poison, 4, 0, sizeof got_values, NULL));
   CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, &local, &event));
   CHECK_OK(ck_buffer_read(queue, bits, 0, sizeof got_bits, got_bits,
                           CK_BLOCKING, NULL));
@@ -176,7 +178,8 @@ static void kernel_launch(const ck_device *device) {
       values_wrong += got_values[4 * item + k] != ck_uniform_float(block.v[k]);
     }
   }
-  CHECK_MSG(bits_wrong == 0, "%d words differ from the host Philox", bits_wrong);
+  CHECK_MSG(bits_wrong == 0, "%d words differ from the host Philox",
+            bits_wrong);
   CHECK_MSG(values_wrong == 0, "%d floats differ", values_wrong);
   uint64_t start = 0, end = 0;
   CHECK_OK(ck_event_times(event, &start, &end));

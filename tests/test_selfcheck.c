@@ -34,7 +34,8 @@ int main(void) {
   /* ref: a plausible mean, reproducible, seed-sensitive. */
   CHECK_OK(ck_workload_run(workload, ref, small, 2, &options, &a));
   CHECK_OK(ck_workload_run(workload, ref, small, 2, &options, &b));
-  CHECK(a.best == b.best && metric(&a, "xor_checksum") == metric(&b, "xor_checksum"));
+  CHECK(a.best == b.best &&
+        metric(&a, "xor_checksum") == metric(&b, "xor_checksum"));
   CHECK_MSG(fabs(metric(&a, "mean_sigmas")) < 5, "mean %.6f", a.best);
   CHECK(strcmp(a.best_name, "mean") == 0 && strcmp(a.device, "ref") == 0);
   CHECK(a.throughput > 0 && a.wall_s > 0);
@@ -45,8 +46,8 @@ int main(void) {
 
   /* Cancellation through the progress callback. */
   int calls = 0;
-  ck_run_options cancelling = {.seed = 42, .progress = stop_at_once,
-                               .progress_user = &calls};
+  ck_run_options cancelling = {
+      .seed = 42, .progress = stop_at_once, .progress_user = &calls};
   CHECK(ck_workload_run(workload, ref, small, 2, &cancelling, &c) ==
         CK_ERROR_CANCELLED);
   CHECK(calls == 1);

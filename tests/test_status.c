@@ -256,10 +256,10 @@ static void check_result_json(void) {
   const char *checksum = strstr(json, "\"xor_checksum\":");
   CHECK(agrees && passes && checksum && agrees < passes && passes < checksum);
   /* Common keys in the documented order. */
-  static const char *const keys[] = {"workload",   "device",   "device_name",
-                                     "wall_s",     "kernel_s", "best",
-                                     "best_name",  "throughput",
-                                     "throughput_unit", "agreement", "agrees"};
+  static const char *const keys[] = {
+      "workload",        "device",    "device_name", "wall_s",
+      "kernel_s",        "best",      "best_name",   "throughput",
+      "throughput_unit", "agreement", "agrees"};
   const char *previous = json;
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
     const char *at = json_field(previous, keys[i]);
@@ -417,8 +417,7 @@ static void check_workload_params(void) {
   CHECK(ck_workload_check(selfcheck, &no_value, 1) ==
         CK_ERROR_INVALID_ARGUMENT);
   ck_param no_name = {NULL, "1"};
-  CHECK(ck_workload_check(selfcheck, &no_name, 1) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_workload_check(selfcheck, &no_name, 1) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_workload_check(NULL, NULL, 0) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_workload_check(selfcheck, NULL, 1) == CK_ERROR_INVALID_ARGUMENT);
 

@@ -20,8 +20,6 @@
 #include "cli.h"
 #include "clkit/lsq.h"
 
-
-
 enum {
   GEN_HELP = 'h',
   GEN_ROWS = 1000,

@@ -55,8 +55,8 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
               ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
               "\"local_memory\":%llu,\"max_alloc\":%llu,"
               "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
-              d->compute_units, d->clock_mhz, d->global_memory,
-              d->local_memory, d->max_alloc, d->max_work_group_size,
+              d->compute_units, d->clock_mhz, d->global_memory, d->local_memory,
+              d->max_alloc, d->max_work_group_size,
               d->has_fp64 ? "true" : "false", d->warp_width);
     }
     fprintf(out, "],\"opencl\":");
@@ -123,8 +123,8 @@ void cli_print_compare(FILE *out, const ck_result *results, size_t count) {
   fprintf(out, "%s: %s, same configuration and seed on each device\n",
           results[0].workload, results[0].best_name);
   fprintf(out, "%-9s %-32s %10s %10s %14s %-12s %14s %11s %s\n", "device",
-          "name", "wall_s", "kernel_s", "throughput", "unit", "best",
-          "vs_ref", "agrees");
+          "name", "wall_s", "kernel_s", "throughput", "unit", "best", "vs_ref",
+          "agrees");
   for (size_t i = 0; i < count; ++i) {
     const ck_result *r = &results[i];
     char name[33];

@@ -48,8 +48,8 @@ static int option_error(const char *command, char **argv) {
   else if (strchr(option, '='))
     snprintf(message, sizeof message, "option '%s' takes no value", option);
   else
-    snprintf(message, sizeof message,
-             "option '%s' is unknown or needs a value", option);
+    snprintf(message, sizeof message, "option '%s' is unknown or needs a value",
+             option);
   fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
           message, program_name, command);
   return EXIT_USAGE;
@@ -62,29 +62,30 @@ static int usage_error(const char *command, const char *message) {
 }
 
 static void print_main_help(FILE *out) {
-  fprintf(out,
-          "usage: clkit <command> [options]\n"
-          "\n"
-          "Commands:\n"
-          "  devices              list devices (ref, ocl:P.D, cuda:N)\n"
-          "  run <workload>       run a workload on the selected device(s)\n"
-          "  compare <workload>   run one configuration on several devices\n"
-          "  bench                measure each workload on the selected "
-          "device(s)\n"
-          "  kernels              list or print the embedded OpenCL C sources\n"
-          "  cache [info|clear]   show or empty the kernel binary cache\n"
-          "  gen lsq              write synthetic least-squares data\n"
-          "  demo                 run each workload briefly on the default "
-          "device\n"
-          "  version              print the version\n"
-          "  help [command]       this text, or a command's options\n"
-          "\n"
-          "Device selectors (--device, or CLKIT_DEVICE): an id (ref, ocl:0.1,\n"
-          "cuda:0), ocl:P for a whole platform, gpu, cpu, all, or a\n"
-          "case-insensitive part of a vendor, platform or device name; several\n"
-          "separated by commas. The default is the fastest device.\n"
-          "\n"
-          "Workloads:\n");
+  fprintf(
+      out,
+      "usage: clkit <command> [options]\n"
+      "\n"
+      "Commands:\n"
+      "  devices              list devices (ref, ocl:P.D, cuda:N)\n"
+      "  run <workload>       run a workload on the selected device(s)\n"
+      "  compare <workload>   run one configuration on several devices\n"
+      "  bench                measure each workload on the selected "
+      "device(s)\n"
+      "  kernels              list or print the embedded OpenCL C sources\n"
+      "  cache [info|clear]   show or empty the kernel binary cache\n"
+      "  gen lsq              write synthetic least-squares data\n"
+      "  demo                 run each workload briefly on the default "
+      "device\n"
+      "  version              print the version\n"
+      "  help [command]       this text, or a command's options\n"
+      "\n"
+      "Device selectors (--device, or CLKIT_DEVICE): an id (ref, ocl:0.1,\n"
+      "cuda:0), ocl:P for a whole platform, gpu, cpu, all, or a\n"
+      "case-insensitive part of a vendor, platform or device name; several\n"
+      "separated by commas. The default is the fastest device.\n"
+      "\n"
+      "Workloads:\n");
   const ck_workload *const *workloads;
   size_t count = 0;
   ck_workload_list(&workloads, &count);
@@ -151,7 +152,8 @@ static void end_progress(progress_bar *bar) {
   bar->shown = 0;
 }
 
-/* ---- devices --------------------------------------------------------------- */
+/* ---- devices ---------------------------------------------------------------
+ */
 
 static int select_devices(const ck_device_set *set, const char *selector,
                           size_t *indices, size_t *count) {
@@ -211,8 +213,8 @@ static int command_devices(int argc, char **argv) {
     cli_print_devices(stdout, &set, json);
   } else {
     size_t indices[MAX_DEVICES], count = 0;
-    exit_code = select_devices(&set, selector ? selector : "all", indices,
-                               &count);
+    exit_code =
+        select_devices(&set, selector ? selector : "all", indices, &count);
     if (exit_code == EXIT_OK && json)
       printf("{\"probes\":[");
     for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
@@ -250,7 +252,8 @@ static int command_devices(int argc, char **argv) {
   return exit_code;
 }
 
-/* ---- run and compare -------------------------------------------------------- */
+/* ---- run and compare --------------------------------------------------------
+ */
 
 typedef struct run_config {
   const ck_workload *workload;
@@ -261,7 +264,8 @@ typedef struct run_config {
   size_t param_count;
 } run_config;
 
-/* Parses common and workload options; returns -1 to go on, else an exit code. */
+/* Parses common and workload options; returns -1 to go on, else an exit code.
+ */
 static int parse_run_options(const char *command, int argc, char **argv,
                              run_config *config) {
   struct option options[MAX_LONG_OPTIONS];
@@ -270,7 +274,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
   memset(config, 0, sizeof *config);
   config->seed = 1;
   if (argc < 2 || argv[1][0] == '-') {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 &&
+        (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
       printf("usage: clkit %s <workload> [options]\n", command);
       print_main_help(stdout);
       return EXIT_OK;
@@ -284,8 +289,10 @@ static int parse_run_options(const char *command, int argc, char **argv,
   }
   ck_workload_describe(config->workload, NULL, NULL, &workload_options);
   int is_compare = strcmp(command, "compare") == 0;
-  options[count++] = (struct option){"device", required_argument, NULL, OPT_DEVICE};
-  options[count++] = (struct option){"devices", required_argument, NULL, OPT_DEVICES};
+  options[count++] =
+      (struct option){"device", required_argument, NULL, OPT_DEVICE};
+  options[count++] =
+      (struct option){"devices", required_argument, NULL, OPT_DEVICES};
   options[count++] = (struct option){"seed", required_argument, NULL, OPT_SEED};
   options[count++] = (struct option){"json", no_argument, NULL, OPT_JSON};
   options[count++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
@@ -335,7 +342,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
         if (config->param_count == MAX_PARAMS)
           return usage_error(command, "too many options");
         ck_param *param = &config->params[config->param_count++];
-        param->name = options[first_workload + (size_t)(c - OPT_WORKLOAD_BASE)].name;
+        param->name =
+            options[first_workload + (size_t)(c - OPT_WORKLOAD_BASE)].name;
         param->value = optarg ? optarg : "1";
         break;
       }
@@ -344,8 +352,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
   }
   if (optind + 1 < argc)
     return usage_error(command, "unexpected argument");
-  status = ck_workload_check(config->workload, config->params,
-                             config->param_count);
+  status =
+      ck_workload_check(config->workload, config->params, config->param_count);
   if (status != CK_OK) {
     cli_report(status);
     return EXIT_USAGE;
@@ -372,9 +380,9 @@ static int command_run(int argc, char **argv) {
       options.progress_user = &bar;
     }
     ck_result result;
-    status = ck_workload_run(config.workload, &set.devices[indices[k]],
-                             config.params, config.param_count, &options,
-                             &result);
+    status =
+        ck_workload_run(config.workload, &set.devices[indices[k]],
+                        config.params, config.param_count, &options, &result);
     end_progress(&bar);
     if (status != CK_OK) {
       exit_code = cli_report(status);
@@ -448,7 +456,8 @@ static int command_compare(int argc, char **argv) {
   return exit_code;
 }
 
-/* ---- bench and demo ----------------------------------------------------------- */
+/* ---- bench and demo
+ * ----------------------------------------------------------- */
 
 /* Runs each workload with its defaults on each selected device. */
 static int run_suite(const char *command, int argc, char **argv, int brief) {
@@ -527,10 +536,10 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
         printf("%-10s %-9s failed: %s\n", r->workload, r->device, r->error);
       } else {
         printf("%-10s %-9s %12.6g %10.4f %14.4g %-12s %s\n", r->workload,
-               r->device, r->best, r->wall_s, r->throughput,
-               r->throughput_unit,
-               is_ref ? "(is ref)" : r->agrees ? "agrees with ref"
-                                               : "DISAGREES with ref");
+               r->device, r->best, r->wall_s, r->throughput, r->throughput_unit,
+               is_ref      ? "(is ref)"
+               : r->agrees ? "agrees with ref"
+                           : "DISAGREES with ref");
       }
       if (r->status != CK_OK || (!is_ref && !r->agrees))
         exit_code = EXIT_FAILURE_RUN;
@@ -542,7 +551,8 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   return exit_code;
 }
 
-/* ---- kernels, cache, version ---------------------------------------------------- */
+/* ---- kernels, cache, version
+ * ---------------------------------------------------- */
 
 static int command_kernels(int argc, char **argv) {
   int assembled = 0;
@@ -603,8 +613,10 @@ static int command_kernels(int argc, char **argv) {
       return EXIT_OK;
     }
   }
-  fprintf(stderr, "%s: no embedded kernel source named '%s' (see 'clkit "
-          "kernels list')\n", program_name, name);
+  fprintf(stderr,
+          "%s: no embedded kernel source named '%s' (see 'clkit "
+          "kernels list')\n",
+          program_name, name);
   return EXIT_FAILURE_RUN;
 }
 

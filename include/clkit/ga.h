@@ -66,7 +66,7 @@ typedef struct ck_ga_config {
   double crossover_parameter; /* BLX alpha >= 0, SBX eta >= 0 */
   double mutation_rate;       /* pm in [0, 1]; negative: 1 / dim */
   ck_ga_mutation mutation;
-  double mutation_parameter;  /* gaussian sigma > 0 (of hi - lo), poly eta */
+  double mutation_parameter; /* gaussian sigma > 0 (of hi - lo), poly eta */
   ck_bounds_mode bounds;
   unsigned migrate_every; /* generations between migrations; 0: never */
   unsigned migrants;      /* per island, below the island size */
@@ -81,7 +81,7 @@ typedef struct ck_ga_config {
   int has_target;
   double target;
   double max_seconds;
-  unsigned check_every; /* generations between host reads; 0: automatic */
+  unsigned check_every;    /* generations between host reads; 0: automatic */
   int keep_island_history; /* 1: keep best and mean per island too */
   ck_progress_fn progress;
   void *progress_user;
@@ -90,7 +90,7 @@ typedef struct ck_ga_config {
 typedef struct ck_ga_report {
   double best;
   uint64_t generations;
-  uint64_t evaluations;      /* initial population included */
+  uint64_t evaluations;       /* initial population included */
   uint64_t target_generation; /* first generation at or below target */
   ck_pso_stop stopped_by;     /* the same reasons as PSO */
   double wall_s, kernel_s, build_s;

@@ -38,9 +38,9 @@ typedef enum ck_bounds_mode {
 } ck_bounds_mode;
 
 typedef enum ck_pso_lsq_mode {
-  CK_PSO_LSQ_AUTO = 0,   /* group when particles are few, else thread */
-  CK_PSO_LSQ_GROUP = 1,  /* a work-group per particle, reducing over rows */
-  CK_PSO_LSQ_THREAD = 2  /* a work-item per particle */
+  CK_PSO_LSQ_AUTO = 0,  /* group when particles are few, else thread */
+  CK_PSO_LSQ_GROUP = 1, /* a work-group per particle, reducing over rows */
+  CK_PSO_LSQ_THREAD = 2 /* a work-item per particle */
 } ck_pso_lsq_mode;
 
 typedef struct ck_pso_config {
@@ -55,13 +55,13 @@ typedef struct ck_pso_config {
   /* Domain: dim entries each, or NULL for the objective's usual domain
    * (user objectives must give them). Copied by ck_pso_create(). */
   const double *lo, *hi;
-  double w, c1, c2;       /* inertia form: v <- w v + c1 r1 .. + c2 r2 .. */
-  int constriction;       /* 1: chi (v + c1 r1 .. + c2 r2 ..), c1 + c2 > 4 */
-  int ring_neighbours;    /* 0: gbest; k >= 2: lbest ring of k particles */
-  double velocity_init;   /* initial |v| up to this times (hi - lo) */
-  double vmax;            /* |v| clamped to this times (hi - lo) */
+  double w, c1, c2;     /* inertia form: v <- w v + c1 r1 .. + c2 r2 .. */
+  int constriction;     /* 1: chi (v + c1 r1 .. + c2 r2 ..), c1 + c2 > 4 */
+  int ring_neighbours;  /* 0: gbest; k >= 2: lbest ring of k particles */
+  double velocity_init; /* initial |v| up to this times (hi - lo) */
+  double vmax;          /* |v| clamped to this times (hi - lo) */
   ck_bounds_mode bounds;
-  int double_precision;   /* 1: double, on devices with fp64 */
+  int double_precision; /* 1: double, on devices with fp64 */
   ck_pso_lsq_mode lsq_mode;
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
@@ -69,7 +69,7 @@ typedef struct ck_pso_config {
   uint64_t max_iterations;
   uint64_t max_evaluations;
   int has_target;
-  double target;          /* stop once best <= target */
+  double target; /* stop once best <= target */
   double max_seconds;
   /* The host reads the best value every check_every iterations (0: chosen
    * to keep reads to about twenty a second). */
@@ -92,11 +92,11 @@ typedef struct ck_pso_report {
   uint64_t evaluations;      /* objective evaluations, initialisation too */
   uint64_t target_iteration; /* first iteration at or below target, or 0 */
   ck_pso_stop stopped_by;
-  double wall_s;             /* run time, program builds excluded */
-  double kernel_s;           /* device time of the kernels */
-  double build_s;            /* program builds */
+  double wall_s;   /* run time, program builds excluded */
+  double kernel_s; /* device time of the kernels */
+  double build_s;  /* program builds */
   double evaluations_per_s;
-  double updates_per_s;      /* particle-dimension updates per second */
+  double updates_per_s; /* particle-dimension updates per second */
 } ck_pso_report;
 
 typedef struct ck_pso ck_pso;

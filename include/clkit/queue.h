@@ -166,8 +166,7 @@ ck_status ck_event_wait(ck_event *event);
  * nanoseconds of the device clock (start, end); NULL to skip one. Zero on
  * ref.
  */
-ck_status ck_event_times(ck_event *event, uint64_t *start_ns,
-                         uint64_t *end_ns);
+ck_status ck_event_times(ck_event *event, uint64_t *start_ns, uint64_t *end_ns);
 
 /* ck_event_destroy - release an event. NULL is a no-op. */
 ck_status ck_event_destroy(ck_event *event);

@@ -47,25 +47,25 @@ typedef struct ck_run_options {
 #define CK_RESULT_MAX_METRICS 48
 
 typedef struct ck_metric {
-  char name[40];  /* snake_case key, also used in JSON */
+  char name[40]; /* snake_case key, also used in JSON */
   double value;
-  char unit[24];  /* "s", "1/s", "" */
+  char unit[24]; /* "s", "1/s", "" */
 } ck_metric;
 
 typedef struct ck_result {
   char workload[32];
-  char device[32];       /* device id */
+  char device[32]; /* device id */
   char device_name[256];
-  double wall_s;         /* host wall time of the run */
-  double kernel_s;       /* summed kernel time on the device; 0 on ref */
-  double best;           /* the workload's headline result */
-  char best_name[40];    /* what best means, e.g. "mean" or "tour_length" */
-  double throughput;     /* the workload's throughput figure */
+  double wall_s;      /* host wall time of the run */
+  double kernel_s;    /* summed kernel time on the device; 0 on ref */
+  double best;        /* the workload's headline result */
+  char best_name[40]; /* what best means, e.g. "mean" or "tour_length" */
+  double throughput;  /* the workload's throughput figure */
   char throughput_unit[40];
-  double agreement;      /* relative difference from ref; NaN if unknown */
-  int agrees;            /* 1 when within the workload's tolerance */
-  ck_status status;      /* in a comparison: CK_OK, or why this device failed */
-  char error[2048];      /* the failure's message when status != CK_OK */
+  double agreement; /* relative difference from ref; NaN if unknown */
+  int agrees;       /* 1 when within the workload's tolerance */
+  ck_status status; /* in a comparison: CK_OK, or why this device failed */
+  char error[2048]; /* the failure's message when status != CK_OK */
   size_t metric_count;
   ck_metric metrics[CK_RESULT_MAX_METRICS];
 } ck_result;
@@ -77,14 +77,12 @@ typedef struct ck_result {
 ck_status ck_workload_find(const char *name, const ck_workload **workload);
 
 /* ck_workload_list - every workload, in a static array owned by clkit. */
-ck_status ck_workload_list(const ck_workload *const **workloads,
-                           size_t *count);
+ck_status ck_workload_list(const ck_workload *const **workloads, size_t *count);
 
 /* ck_workload_describe - name, one-line summary and its options table
  * (terminated by an entry with a NULL name). All owned by clkit. */
 ck_status ck_workload_describe(const ck_workload *workload, const char **name,
-                               const char **summary,
-                               const ck_option **options);
+                               const char **summary, const ck_option **options);
 
 /*
  * ck_workload_run - run a workload once on one device.
@@ -102,8 +100,8 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
  * ck_workload_check - validate parameters without running.
  * Returns: CK_OK or CK_ERROR_INVALID_ARGUMENT naming the option.
  */
-ck_status ck_workload_check(const ck_workload *workload,
-                            const ck_param *params, size_t count);
+ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
+                            size_t count);
 
 /*
  * ck_compare_run - run one configuration and seed on several devices.

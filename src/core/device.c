@@ -27,7 +27,8 @@ static void fill_ref(ck_device *device) {
   snprintf(device->id, sizeof device->id, "ref");
   device->backend = CK_BACKEND_REF;
   device->kind = CK_KIND_HOST;
-  snprintf(device->name, sizeof device->name, "reference (serial C on the host)");
+  snprintf(device->name, sizeof device->name,
+           "reference (serial C on the host)");
   snprintf(device->vendor, sizeof device->vendor, "clkit");
   snprintf(device->platform, sizeof device->platform, "host");
   snprintf(device->platform_version, sizeof device->platform_version,
@@ -38,7 +39,8 @@ static void fill_ref(ck_device *device) {
   device->compute_units = 1;
   long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page_size > 0)
-    device->global_memory = (unsigned long long)pages * (unsigned long long)page_size;
+    device->global_memory =
+        (unsigned long long)pages * (unsigned long long)page_size;
   device->max_alloc = device->global_memory;
   device->max_work_group_size = 1;
   device->has_fp64 = 1;
@@ -92,7 +94,8 @@ static void fill_opencl(ck_device *device, cl_platform_id platform,
   snprintf(device->platform_version, sizeof device->platform_version, "%s",
            platform_version);
   device_string(handle, CL_DEVICE_NAME, device->name, sizeof device->name);
-  device_string(handle, CL_DEVICE_VENDOR, device->vendor, sizeof device->vendor);
+  device_string(handle, CL_DEVICE_VENDOR, device->vendor,
+                sizeof device->vendor);
   device_string(handle, CL_DRIVER_VERSION, device->driver_version,
                 sizeof device->driver_version);
   device_string(handle, CL_DEVICE_OPENCL_C_VERSION, device->c_version,
@@ -150,7 +153,8 @@ static ck_status push_device(ck_device_set *set, size_t *capacity,
     ck_device *grown =
         realloc(set->devices, grown_capacity * sizeof *set->devices);
     if (!grown)
-      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory listing devices");
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                      "out of host memory listing devices");
     set->devices = grown;
     *capacity = grown_capacity;
   }
@@ -178,7 +182,8 @@ ck_status ck_device_enumerate(ck_device_set *set) {
 
   cl_uint platform_count = 0;
   cl_int code = clGetPlatformIDs(0, NULL, &platform_count);
-  if (code == CL_PLATFORM_NOT_FOUND_KHR || (code == CL_SUCCESS && platform_count == 0)) {
+  if (code == CL_PLATFORM_NOT_FOUND_KHR ||
+      (code == CL_SUCCESS && platform_count == 0)) {
     note_opencl(set, CK_ERROR_NO_PLATFORM, no_platform_hint);
     return CK_OK;
   }
@@ -195,7 +200,8 @@ ck_status ck_device_enumerate(ck_device_set *set) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory listing platforms");
   code = clGetPlatformIDs(platform_count, platforms, NULL);
   if (code != CL_SUCCESS) {
-    note_opencl(set, CK_ERROR_DEVICE, "the OpenCL loader failed to list platforms");
+    note_opencl(set, CK_ERROR_DEVICE,
+                "the OpenCL loader failed to list platforms");
     free(platforms);
     return CK_OK;
   }
@@ -263,7 +269,8 @@ ck_status ck_device_kind_name(ck_device_kind kind, const char **name) {
   static const char *const names[] = {"host", "cpu", "gpu", "accelerator",
                                       "other"};
   if (!name)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_kind_name: NULL name");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_device_kind_name: NULL name");
   *name = (unsigned)kind < 5 ? names[kind] : "other";
   return CK_OK;
 }
@@ -312,7 +319,8 @@ static ck_status no_match(const ck_device_set *set, const char *term) {
 ck_status ck_device_select(const ck_device_set *set, const char *selector,
                            size_t *indices, size_t capacity, size_t *count) {
   if (!set || !indices || !count || set->count == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_select: NULL argument "
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_device_select: NULL argument "
                     "or empty device list");
   *count = 0;
   if (!selector)
@@ -397,8 +405,8 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
       "%s-DCK_DEVICE_GPU=%d -DCK_DEVICE_CPU=%d -DCK_HAS_FP64=%d "
       "-DCK_WARP_WIDTH=%u -DCK_MAX_WORK_GROUP=%zu -DCK_LOCAL_MEMORY=%llu",
       has_c12 ? "-cl-std=CL1.2 " : "", device->kind == CK_KIND_GPU,
-      device->kind == CK_KIND_CPU, device->has_fp64 ? 1 : 0,
-      device->warp_width, device->max_work_group_size, device->local_memory);
+      device->kind == CK_KIND_CPU, device->has_fp64 ? 1 : 0, device->warp_width,
+      device->max_work_group_size, device->local_memory);
   if (written < 0 || (size_t)written >= capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
   return CK_OK;

@@ -41,12 +41,20 @@ ck_status ck_error_clear(void) {
 }
 
 ck_status ck_status_name(ck_status status, const char **name) {
-  static const char *const names[] = {
-      "CK_OK",           "CK_ERROR_INVALID_ARGUMENT", "CK_ERROR_OUT_OF_MEMORY",
-      "CK_ERROR_IO",     "CK_ERROR_PARSE",            "CK_ERROR_NOT_FOUND",
-      "CK_ERROR_NO_PLATFORM", "CK_ERROR_BUILD",       "CK_ERROR_DEVICE",
-      "CK_ERROR_DEVICE_MEMORY", "CK_ERROR_UNSUPPORTED", "CK_ERROR_CACHE",
-      "CK_ERROR_CANCELLED", "CK_ERROR_MISMATCH"};
+  static const char *const names[] = {"CK_OK",
+                                      "CK_ERROR_INVALID_ARGUMENT",
+                                      "CK_ERROR_OUT_OF_MEMORY",
+                                      "CK_ERROR_IO",
+                                      "CK_ERROR_PARSE",
+                                      "CK_ERROR_NOT_FOUND",
+                                      "CK_ERROR_NO_PLATFORM",
+                                      "CK_ERROR_BUILD",
+                                      "CK_ERROR_DEVICE",
+                                      "CK_ERROR_DEVICE_MEMORY",
+                                      "CK_ERROR_UNSUPPORTED",
+                                      "CK_ERROR_CACHE",
+                                      "CK_ERROR_CANCELLED",
+                                      "CK_ERROR_MISMATCH"};
   if (!name)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_status_name: name is NULL");
   if ((unsigned)status < sizeof names / sizeof names[0])

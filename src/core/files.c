@@ -2,10 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -85,9 +85,11 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   ck_status status = CK_OK;
   /* On disk before the rename, so a crash cannot leave an empty file. */
   if (fsync(fd) != 0 && errno != EINVAL)
-    status = ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    status =
+        ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
   if (close(fd) != 0 && status == CK_OK)
-    status = ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    status =
+        ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
   if (status == CK_OK && rename(temp, path) != 0)
     status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, path,
                       strerror(errno));
@@ -115,7 +117,8 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
   if (status)
     return status;
   if (ck__write_all(fd, data, size) != 0) {
-    status = ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    status =
+        ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
     ck__file_abandon(fd, temp);
     return status;
   }

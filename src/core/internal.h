@@ -66,7 +66,8 @@ typedef struct ck__sha256_context {
 } ck__sha256_context;
 
 void ck__sha256_init(ck__sha256_context *context);
-void ck__sha256_update(ck__sha256_context *context, const void *data, size_t size);
+void ck__sha256_update(ck__sha256_context *context, const void *data,
+                       size_t size);
 void ck__sha256_final(ck__sha256_context *context, uint8_t digest[32]);
 /* Hashes one buffer. */
 void ck__sha256(const void *data, size_t size, uint8_t digest[32]);
@@ -129,7 +130,7 @@ typedef struct ck__source {
 /* Where each line of an assembled source came from. */
 typedef struct ck__line_origin {
   char file[256]; /* as shown in messages: "cl/pso.cl", or a user's file */
-  size_t line;   /* 1-based; 0 for a #line directive clkit inserted */
+  size_t line;    /* 1-based; 0 for a #line directive clkit inserted */
 } ck__line_origin;
 
 typedef struct ck__source_map {

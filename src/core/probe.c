@@ -12,8 +12,8 @@ static ck_status timed_build(const ck_device *device, int from_source,
   ck_program_stats stats;
   CK_TRY(ck_queue_create(device, &queue));
   ck__build_from_source = from_source;
-  status = ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=1",
-                            &program);
+  status =
+      ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &program);
   ck__build_from_source = 0;
   if (status != CK_OK)
     goto fail;
@@ -33,12 +33,13 @@ ck_status ck_device_probe(const ck_device *device,
   ck_result expected, measured;
   int from_cache = 0;
   if (!device || !probe)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_probe: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_device_probe: NULL argument");
   memset(probe, 0, sizeof *probe);
   if (device->backend != CK_BACKEND_REF) {
     CK_TRY(timed_build(device, 1, &probe->cold_build_s, &from_cache));
-    CK_TRY(timed_build(device, 0, &probe->warm_build_s,
-                       &probe->warm_from_cache));
+    CK_TRY(
+        timed_build(device, 0, &probe->warm_build_s, &probe->warm_from_cache));
   }
   const ck_param params[] = {{"count", "65537"}, {"passes", "2"}};
   const ck_run_options options = {.seed = 7};

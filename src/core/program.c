@@ -34,8 +34,7 @@ static ck_status prepend(const char *prefix_name, const char *prefix_text,
   if (!joined || !origins) {
     free(joined);
     free(origins);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s",
-                    shown);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", shown);
   }
   snprintf(joined, length, "#line 1 \"%s\"\n%s\n%s", shown, prefix_text,
            *source);

@@ -20,7 +20,8 @@ static const ck__queue_ops *ops_for(const ck_device *device) {
 }
 
 /* Allocates the caller's event handle, if one was asked for. */
-static ck_status event_begin(ck_queue *queue, ck_event **out, ck_event **event) {
+static ck_status event_begin(ck_queue *queue, ck_event **out,
+                             ck_event **event) {
   *event = NULL;
   if (!out)
     return CK_OK;
@@ -58,7 +59,8 @@ ck_status ck_queue_create(const ck_device *device, ck_queue **queue) {
   ck_status status = CK_OK;
   ck_queue *made = NULL;
   if (!device || !queue)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_create: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_queue_create: NULL argument");
   *queue = NULL;
   const ck__queue_ops *ops = ops_for(device);
   if (!ops)
@@ -88,7 +90,8 @@ ck_status ck_queue_destroy(ck_queue *queue) {
 
 ck_status ck_queue_device(const ck_queue *queue, const ck_device **device) {
   if (!queue || !device)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_device: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_queue_device: NULL argument");
   *device = &queue->device;
   return CK_OK;
 }
@@ -111,7 +114,8 @@ ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer) {
   ck_status status = CK_OK;
   ck_buffer *made = NULL;
   if (!queue || !buffer)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_create: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_create: NULL argument");
   *buffer = NULL;
   if (size == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_create: size is 0");
@@ -119,8 +123,8 @@ ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer) {
     CK_FAIL(CK_ERROR_DEVICE_MEMORY,
             "device %s (%s) cannot hold a buffer of %zu bytes: its largest "
             "allocation is %llu bytes of %llu in all",
-            queue->device.id, queue->device.name, size,
-            queue->device.max_alloc, queue->device.global_memory);
+            queue->device.id, queue->device.name, size, queue->device.max_alloc,
+            queue->device.global_memory);
   made = calloc(1, sizeof *made);
   if (!made)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a buffer");
@@ -168,7 +172,8 @@ ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
   ck_status status;
   ck_event *made;
   if (!queue || !buffer || !source)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_write: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_write: NULL argument");
   if ((status = check_range("ck_buffer_write", buffer, offset, size)) != CK_OK)
     return status;
   if ((status = event_begin(queue, event, &made)) != CK_OK)
@@ -188,7 +193,8 @@ ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
     return status;
   if ((status = event_begin(queue, event, &made)) != CK_OK)
     return status;
-  status = queue->ops->read(queue, buffer, offset, size, destination, mode, made);
+  status =
+      queue->ops->read(queue, buffer, offset, size, destination, mode, made);
   return event_end(status, event, made);
 }
 
@@ -247,7 +253,8 @@ ck_status ck_kernel_create(ck_program *program, const char *name,
   ck_status status = CK_OK;
   ck_kernel *made = NULL;
   if (!program || !name || !kernel)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_kernel_create: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_kernel_create: NULL argument");
   *kernel = NULL;
   made = calloc(1, sizeof *made);
   if (!made)
@@ -284,8 +291,8 @@ ck_status ck_kernel_set_value(ck_kernel *kernel, unsigned index, size_t size,
   if (!kernel || !value || size == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_kernel_set_value: NULL argument or size 0");
-  return kernel->program->queue->ops->kernel_set_arg(kernel, index,
-                                                     CK__ARG_VALUE, size, value);
+  return kernel->program->queue->ops->kernel_set_arg(
+      kernel, index, CK__ARG_VALUE, size, value);
 }
 
 ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size) {
@@ -302,7 +309,8 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   ck_status status;
   ck_event *made;
   if (!queue || !kernel || !global)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_queue_launch: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_queue_launch: NULL argument");
   if (dims < 1 || dims > 3)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "launch of %s: %u dimensions (1 to 3 allowed)",

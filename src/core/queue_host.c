@@ -13,7 +13,9 @@ static ck_status host_create(ck_queue *queue) {
   return CK_OK;
 }
 
-static void host_destroy(ck_queue *queue) { (void)queue; }
+static void host_destroy(ck_queue *queue) {
+  (void)queue;
+}
 
 static ck_status host_finish(ck_queue *queue) {
   (void)queue;
@@ -31,7 +33,9 @@ static ck_status host_buffer_create(ck_queue *queue, ck_buffer *buffer) {
   return CK_OK;
 }
 
-static void host_buffer_destroy(ck_buffer *buffer) { free(buffer->handle); }
+static void host_buffer_destroy(ck_buffer *buffer) {
+  free(buffer->handle);
+}
 
 static ck_status host_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                             size_t size, const void *source, ck_transfer mode,
@@ -81,14 +85,18 @@ static ck_status host_program_build(ck_queue *queue, ck_program *program,
   return host_no_kernels(queue);
 }
 
-static void host_program_destroy(ck_program *program) { (void)program; }
+static void host_program_destroy(ck_program *program) {
+  (void)program;
+}
 
 static ck_status host_kernel_create(ck_program *program, ck_kernel *kernel) {
   (void)kernel;
   return host_no_kernels(program->queue);
 }
 
-static void host_kernel_destroy(ck_kernel *kernel) { (void)kernel; }
+static void host_kernel_destroy(ck_kernel *kernel) {
+  (void)kernel;
+}
 
 static ck_status host_kernel_set_arg(ck_kernel *kernel, unsigned index,
                                      ck__arg_kind kind, size_t size,
@@ -117,7 +125,9 @@ static ck_status host_event_times(ck_event *event, uint64_t *start_ns,
   return CK_OK;
 }
 
-static void host_event_destroy(ck_event *event) { (void)event; }
+static void host_event_destroy(ck_event *event) {
+  (void)event;
+}
 
 const ck__queue_ops ck__host_ops = {
     .create = host_create,

@@ -194,20 +194,20 @@ static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
 static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           size_t size, void *destination, ck_transfer mode,
                           ck_event *event) {
-  cl_int code = clEnqueueReadBuffer(
-      state(queue)->queue, (cl_mem)buffer->handle,
-      mode == CK_BLOCKING ? CL_TRUE : CL_FALSE, offset, size, destination, 0,
-      NULL, event ? (cl_event *)&event->handle : NULL);
+  cl_int code = clEnqueueReadBuffer(state(queue)->queue, (cl_mem)buffer->handle,
+                                    mode == CK_BLOCKING ? CL_TRUE : CL_FALSE,
+                                    offset, size, destination, 0, NULL,
+                                    event ? (cl_event *)&event->handle : NULL);
   return code == CL_SUCCESS ? CK_OK : cl_fail(queue, code, "reading a buffer");
 }
 
 static ck_status ocl_copy(ck_queue *queue, ck_buffer *destination,
                           size_t destination_offset, ck_buffer *source,
                           size_t source_offset, size_t size, ck_event *event) {
-  cl_int code = clEnqueueCopyBuffer(
-      state(queue)->queue, (cl_mem)source->handle, (cl_mem)destination->handle,
-      source_offset, destination_offset, size, 0, NULL,
-      event ? (cl_event *)&event->handle : NULL);
+  cl_int code = clEnqueueCopyBuffer(state(queue)->queue, (cl_mem)source->handle,
+                                    (cl_mem)destination->handle, source_offset,
+                                    destination_offset, size, 0, NULL,
+                                    event ? (cl_event *)&event->handle : NULL);
   return code == CL_SUCCESS ? CK_OK : cl_fail(queue, code, "copying a buffer");
 }
 
@@ -224,12 +224,9 @@ static ck_status ocl_fill(ck_queue *queue, ck_buffer *buffer,
 static void cache_key(const ck_device *device, const char *source,
                       const char *options, uint8_t key[32]) {
   ck__sha256_context context;
-  const char *parts[] = {source,
-                         options,
-                         device->platform,
-                         device->platform_version,
-                         device->name,
-                         device->driver_version,
+  const char *parts[] = {source,           options,
+                         device->platform, device->platform_version,
+                         device->name,     device->driver_version,
                          CK_VERSION_STRING};
   ck__sha256_init(&context);
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i)
@@ -248,8 +245,9 @@ static ck_status build_failure(ck_queue *queue, ck_program *program,
            program->name, queue->device.id, queue->device.name, options,
            ck__opencl_error_name(code));
   size_t log_size = 0;
-  if (handle && clGetProgramBuildInfo(handle, device, CL_PROGRAM_BUILD_LOG, 0,
-                                      NULL, &log_size) == CL_SUCCESS &&
+  if (handle &&
+      clGetProgramBuildInfo(handle, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &log_size) == CL_SUCCESS &&
       log_size > 1) {
     char *log = malloc(log_size + 1);
     if (log && clGetProgramBuildInfo(handle, device, CL_PROGRAM_BUILD_LOG,
@@ -400,7 +398,8 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
       size_t capacity = q->pending_capacity ? 2 * q->pending_capacity : 64;
       cl_event *grown = realloc(q->pending, capacity * sizeof *grown);
       if (!grown)
-        return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
+        return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                        "out of host memory for events");
       q->pending = grown;
       q->pending_capacity = capacity;
     }
@@ -425,8 +424,9 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
 static ck_status ocl_event_wait(ck_event *event) {
   cl_event handle = (cl_event)event->handle;
   cl_int code = clWaitForEvents(1, &handle);
-  return code == CL_SUCCESS ? CK_OK
-                            : cl_fail(event->queue, code, "waiting for an event");
+  return code == CL_SUCCESS
+             ? CK_OK
+             : cl_fail(event->queue, code, "waiting for an event");
 }
 
 static ck_status ocl_event_times(ck_event *event, uint64_t *start_ns,

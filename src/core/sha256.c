@@ -78,7 +78,8 @@ void ck__sha256_init(ck__sha256_context *context) {
   context->used = 0;
 }
 
-void ck__sha256_update(ck__sha256_context *context, const void *data, size_t size) {
+void ck__sha256_update(ck__sha256_context *context, const void *data,
+                       size_t size) {
   const uint8_t *bytes = data;
   context->length += (uint64_t)size;
   /* Top up a partial block first; whole blocks then bypass the copy. */

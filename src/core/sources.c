@@ -65,8 +65,10 @@ static ck_status find_source(const char *name, const char **text, size_t *size,
   char *data = NULL;
   *owned = NULL;
   if (strchr(name, '/') || strstr(name, ".."))
-    return ck__fail(CK_ERROR_NOT_FOUND, "kernel source '%s': only plain file "
-                    "names inside cl/ are allowed", name);
+    return ck__fail(CK_ERROR_NOT_FOUND,
+                    "kernel source '%s': only plain file "
+                    "names inside cl/ are allowed",
+                    name);
   const char *directory = getenv("CLKIT_KERNEL_DIR");
   if (directory && *directory) {
     char path[4096];
@@ -169,8 +171,10 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
   size_t size = 0;
   char *owned = NULL;
   if (depth > MAX_INCLUDE_DEPTH)
-    return ck__fail(CK_ERROR_PARSE, "kernel source %s: includes nest deeper "
-                    "than %d (a cycle?)", name, MAX_INCLUDE_DEPTH);
+    return ck__fail(CK_ERROR_PARSE,
+                    "kernel source %s: includes nest deeper "
+                    "than %d (a cycle?)",
+                    name, MAX_INCLUDE_DEPTH);
   CK_TRY(find_source(name, &text, &size, &owned));
   CK_TRY(map_line(state, name, 0));
   CK_TRY(appendf(&state->out, "#line 1 \"cl/%s\"\n", name));
@@ -196,8 +200,8 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
         }
       }
       CK_TRY(map_line(state, name, 0));
-      CK_TRY(appendf(&state->out, "#line %zu \"cl/%s\"\n", line_number + 1,
-                     name));
+      CK_TRY(
+          appendf(&state->out, "#line %zu \"cl/%s\"\n", line_number + 1, name));
     } else {
       CK_TRY(map_line(state, name, line_number));
       CK_TRY(append(&state->out, text + at, length));
@@ -291,8 +295,8 @@ void ck__source_map_free(ck__source_map *map) {
  * or NULL when out of memory.
  */
 char *ck__source_map_rewrite(const ck__source_map *map, const char *log) {
-  static const char *const anonymous[] = {"<kernel>:", "<source>:",
-                                          "input.cl:"};
+  static const char *const anonymous[] = {
+      "<kernel>:", "<source>:", "input.cl:"};
   text_buffer out = {0};
   const char *at = log;
   while (*at) {
@@ -301,10 +305,9 @@ char *ck__source_map_rewrite(const ck__source_map *map, const char *log) {
       if (strncmp(at, anonymous[i], strlen(anonymous[i])) == 0)
         matched = strlen(anonymous[i]);
     char *end = NULL;
-    unsigned long line =
-        matched && isdigit((unsigned char)at[matched])
-            ? strtoul(at + matched, &end, 10)
-            : 0;
+    unsigned long line = matched && isdigit((unsigned char)at[matched])
+                             ? strtoul(at + matched, &end, 10)
+                             : 0;
     if (line >= 1 && line <= map->line_count && map->lines[line - 1].line) {
       const ck__line_origin *origin = &map->lines[line - 1];
       if (appendf(&out, "%s:%zu", origin->file, origin->line) != CK_OK)

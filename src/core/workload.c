@@ -26,7 +26,8 @@ double ck__seconds(void) {
 
 ck_status ck_workload_find(const char *name, const ck_workload **workload) {
   if (!name || !workload)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_workload_find: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_find: NULL argument");
   for (size_t i = 0; i < registry_count; ++i) {
     if (strcmp(registry[i]->name, name) == 0) {
       *workload = registry[i];
@@ -42,7 +43,8 @@ ck_status ck_workload_find(const char *name, const ck_workload **workload) {
 ck_status ck_workload_list(const ck_workload *const **workloads,
                            size_t *count) {
   if (!workloads || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_workload_list: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_list: NULL argument");
   *workloads = registry;
   *count = registry_count;
   return CK_OK;
@@ -95,9 +97,9 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
   return CK_OK;
 }
 
-ck_status ck__param_real(const ck_param *params, size_t count,
-                         const char *name, double fallback, double minimum,
-                         double maximum, double *value) {
+ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
+                         double fallback, double minimum, double maximum,
+                         double *value) {
   const char *text = ck__param_find(params, count, name);
   if (!text) {
     *value = fallback;
@@ -139,7 +141,8 @@ void ck__result_begin(ck_result *result, const char *workload,
 ck_status ck_result_metric(const ck_result *result, const char *name,
                            double *value) {
   if (!result || !name || !value)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_result_metric: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_result_metric: NULL argument");
   for (size_t i = 0; i < result->metric_count; ++i) {
     if (strcmp(result->metrics[i].name, name) == 0) {
       *value = result->metrics[i].value;
@@ -150,8 +153,8 @@ ck_status ck_result_metric(const ck_result *result, const char *name,
                   result->workload, name);
 }
 
-ck_status ck_workload_check(const ck_workload *workload,
-                            const ck_param *params, size_t count) {
+ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
+                            size_t count) {
   if (!workload || (count && !params))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_workload_check: NULL argument");
@@ -176,7 +179,8 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
   ck_status status;
   ck_run_options defaults = {.seed = 1};
   if (!workload || !device || !result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_workload_run: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_run: NULL argument");
   if ((status = ck_workload_check(workload, params, count)) != CK_OK)
     return status;
   ck__result_begin(result, workload->name, device);

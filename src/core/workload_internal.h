@@ -41,9 +41,9 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
                             long long *value);
 
 /* Reads a real option in [minimum, maximum], or the fallback. */
-ck_status ck__param_real(const ck_param *params, size_t count,
-                         const char *name, double fallback, double minimum,
-                         double maximum, double *value);
+ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
+                         double fallback, double minimum, double maximum,
+                         double *value);
 
 /* Adds a named metric to a result (silently full at the limit). */
 void ck__result_metric(ck_result *result, const char *name, double value,

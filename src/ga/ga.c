@@ -26,19 +26,23 @@ struct ck_ga {
   const ck__ga_steps *steps;
   ck_ga_config config;
   ck__problem problem;
-  uint64_t generation;    /* generations made */
-  uint64_t migrations;    /* migrations made */
-  uint32_t stats_used;    /* device slots not yet read */
-  double *best, *mean;    /* per generation */
+  uint64_t generation; /* generations made */
+  uint64_t migrations; /* migrations made */
+  uint32_t stats_used; /* device slots not yet read */
+  double *best, *mean; /* per generation */
   double *island_best, *island_mean;
   size_t history_count, history_allocated;
-  uint32_t *source;       /* host copy of the migration sources */
+  uint32_t *source; /* host copy of the migration sources */
   double build_seconds;
 };
 
-ga_state *ck__ga_state(ck_ga *ga) { return &ga->state; }
+ga_state *ck__ga_state(ck_ga *ga) {
+  return &ga->state;
+}
 
-int ck__ga_dim(const ck_ga *ga) { return ga->state.dim; }
+int ck__ga_dim(const ck_ga *ga) {
+  return ga->state.dim;
+}
 
 ck_status ck_ga_config_init(ck_ga_config *config) {
   if (!config)
@@ -167,12 +171,12 @@ static ck_status flush_stats(ck_ga *ga) {
     if (!best || !mean)
       return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for history");
     if (ga->config.keep_island_history) {
-      double *ib = realloc(ga->island_best,
-                           allocated * s->islands * sizeof *ib);
+      double *ib =
+          realloc(ga->island_best, allocated * s->islands * sizeof *ib);
       if (ib)
         ga->island_best = ib;
-      double *im = realloc(ga->island_mean,
-                           allocated * s->islands * sizeof *im);
+      double *im =
+          realloc(ga->island_mean, allocated * s->islands * sizeof *im);
       if (im)
         ga->island_mean = im;
       if (!ib || !im)
@@ -185,8 +189,8 @@ static ck_status flush_stats(ck_ga *ga) {
   double *stats = malloc(count * sizeof *stats);
   if (!stats)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for stats");
-  ck_status status = ck__reals_read(s->queue, s->stats, s->double_precision,
-                                    stats, count);
+  ck_status status =
+      ck__reals_read(s->queue, s->stats, s->double_precision, stats, count);
   for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
     double best = INFINITY, mean = 0;
     size_t row = ga->history_count + slot;
@@ -226,11 +230,17 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   ga = calloc(1, sizeof *ga);
   if (!ga)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
-  const ck__problem_spec spec = {
-      config->function,   config->objective_source, config->objective_name,
-      config->data,       config->dim,              config->lo,
-      config->hi,         config->double_precision, config->has_target,
-      config->target,     config->max_seconds};
+  const ck__problem_spec spec = {config->function,
+                                 config->objective_source,
+                                 config->objective_name,
+                                 config->data,
+                                 config->dim,
+                                 config->lo,
+                                 config->hi,
+                                 config->double_precision,
+                                 config->has_target,
+                                 config->target,
+                                 config->max_seconds};
   CK_TRY(ck__problem_init(&ga->problem, device, &spec));
   const ck__problem *problem = &ga->problem;
   ga->config = *config;
@@ -256,8 +266,8 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   s->bounds = (int)config->bounds;
   s->crossover_rate = config->crossover_rate;
   s->crossover_parameter = config->crossover_parameter;
-  s->mutation_rate = config->mutation_rate < 0 ? 1.0 / problem->dim
-                                               : config->mutation_rate;
+  s->mutation_rate =
+      config->mutation_rate < 0 ? 1.0 / problem->dim : config->mutation_rate;
   s->mutation_parameter = config->mutation_parameter;
   s->migrants = config->migrate_every ? config->migrants : 0;
   s->seed = config->seed;
@@ -266,8 +276,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   while (s->group / 2 >= s->size && s->group > 1)
     s->group /= 2;
   size_t slots = STATS_VALUES / (2 * (size_t)s->islands);
-  s->stats_capacity = (uint32_t)(slots < 1 ? 1 : slots > MAX_CHUNK ? MAX_CHUNK
-                                                                   : slots);
+  s->stats_capacity = (uint32_t)(slots < 1           ? 1
+                                 : slots > MAX_CHUNK ? MAX_CHUNK
+                                                     : slots);
   if (s->objective == CK_OBJECTIVE_LSQ) {
     s->rows = (uint32_t)config->data->rows;
     s->lsq_group_mode =
@@ -304,8 +315,7 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_TRY(make(s, dim * total * real, &s->population[b]));
     CK_TRY(make(s, total * real, &s->fitness[b]));
   }
-  CK_TRY(make(s, (size_t)s->stats_capacity * s->islands * 2 * real,
-              &s->stats));
+  CK_TRY(make(s, (size_t)s->stats_capacity * s->islands * 2 * real, &s->stats));
   size_t migrants = (size_t)s->islands * (s->migrants ? s->migrants : 1);
   CK_TRY(make(s, migrants * dim * real, &s->migrant_genes));
   CK_TRY(make(s, migrants * real, &s->migrant_fitness));
@@ -325,27 +335,27 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_TRY(make(s, total * s->lsq_chunks * real, &s->lsq_partial));
   if (s->objective == CK_OBJECTIVE_LSQ || s->objective == CK_OBJECTIVE_USER)
     CK_TRY(ck__problem_upload(problem, s->queue, &s->data));
-  CK_TRY(ck__reals_write(s->queue, s->lo, s->double_precision, problem->lo,
-                         dim));
-  CK_TRY(ck__reals_write(s->queue, s->hi, s->double_precision, problem->hi,
-                         dim));
-  double largest = s->double_precision ? 1.7976931348623157e308
-                                       : 3.402823466e38;
-  CK_TRY(ck__reals_write(s->queue, s->best_value, s->double_precision,
-                         &largest, 1));
+  CK_TRY(
+      ck__reals_write(s->queue, s->lo, s->double_precision, problem->lo, dim));
+  CK_TRY(
+      ck__reals_write(s->queue, s->hi, s->double_precision, problem->hi, dim));
+  double largest =
+      s->double_precision ? 1.7976931348623157e308 : 3.402823466e38;
+  CK_TRY(ck__reals_write(s->queue, s->best_value, s->double_precision, &largest,
+                         1));
   double *unset = malloc(s->islands * sizeof *unset);
   if (!unset)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   for (uint32_t i = 0; i < s->islands; ++i)
     unset[i] = largest;
-  status = ck__reals_write(s->queue, s->island_best, s->double_precision,
-                           unset, s->islands);
+  status = ck__reals_write(s->queue, s->island_best, s->double_precision, unset,
+                           s->islands);
   free(unset);
   if (status)
     goto fail;
   uint32_t zero = 0;
-  CK_TRY(ck_buffer_write(s->queue, s->done, 0, sizeof zero, &zero,
-                         CK_BLOCKING, NULL));
+  CK_TRY(ck_buffer_write(s->queue, s->done, 0, sizeof zero, &zero, CK_BLOCKING,
+                         NULL));
   CK_TRY(ck_buffer_write(s->queue, s->best_index, 0, sizeof zero, &zero,
                          CK_BLOCKING, NULL));
 
@@ -379,8 +389,8 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   uint64_t room = s->stats_capacity - ga->stats_used;
   k = k < room ? k : room;
   if (s->streamed) {
-    CK_TRY(ga->steps->evolve(s, ga->generation + 1, (uint32_t)k,
-                             ga->stats_used));
+    CK_TRY(
+        ga->steps->evolve(s, ga->generation + 1, (uint32_t)k, ga->stats_used));
   } else {
     for (uint64_t t = 1; t <= k; ++t) {
       uint64_t generation = ga->generation + t;
@@ -473,10 +483,10 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
     double elapsed = ck__seconds() - chunk_started;
     if (c->progress) {
       double fraction =
-          limit ? (double)(ga->generation - start) / (double)limit
-                : (c->max_seconds > 0 ? (ck__seconds() - started) /
-                                            c->max_seconds
-                                      : 0);
+          limit
+              ? (double)(ga->generation - start) / (double)limit
+              : (c->max_seconds > 0 ? (ck__seconds() - started) / c->max_seconds
+                                    : 0);
       if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
         CK_FAIL(CK_ERROR_CANCELLED, "GA cancelled after %llu generations",
                 (unsigned long long)ga->generation);
@@ -485,8 +495,9 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
       /* About twenty host reads a second. */
       double per_step = elapsed / (double)steps;
       double wanted = per_step > 0 ? 0.05 / per_step : (double)MAX_CHUNK;
-      chunk = wanted < 1 ? 1 : wanted > MAX_CHUNK ? MAX_CHUNK
-                                                  : (uint64_t)wanted;
+      chunk = wanted < 1           ? 1
+              : wanted > MAX_CHUNK ? MAX_CHUNK
+                                   : (uint64_t)wanted;
     }
   }
   CK_TRY(ck_queue_finish(s->queue));
@@ -500,10 +511,10 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   CK_TRY(ck_ga_best(ga, &report->best, NULL));
   uint64_t made = ga->generation - start;
   if (report->wall_s > 0) {
-    report->evaluations_per_s = (double)s->total * (double)made /
-                                report->wall_s;
-    report->genes_per_s = (double)s->total * (double)s->dim * (double)made /
-                          report->wall_s;
+    report->evaluations_per_s =
+        (double)s->total * (double)made / report->wall_s;
+    report->genes_per_s =
+        (double)s->total * (double)s->dim * (double)made / report->wall_s;
   }
 fail:
   return status;
@@ -517,9 +528,9 @@ ck_status ck_ga_best(ck_ga *ga, double *value, double *position) {
   if (value && (status = ck__reals_read(s->queue, s->best_value,
                                         s->double_precision, value, 1)))
     return status;
-  if (position && (status = ck__reals_read(s->queue, s->best_genes,
-                                           s->double_precision, position,
-                                           (size_t)s->dim)))
+  if (position &&
+      (status = ck__reals_read(s->queue, s->best_genes, s->double_precision,
+                               position, (size_t)s->dim)))
     return status;
   return CK_OK;
 }
@@ -550,13 +561,27 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   ga_state *s = &ga->state;
   if (ga->steps)
     ga->steps->teardown(s);
-  ck_buffer *buffers[] = {s->lo, s->hi, s->population[0], s->population[1],
-                          s->fitness[0], s->fitness[1], s->stats,
-                          s->migrant_genes, s->migrant_fitness, s->source,
-                          s->data, s->values, s->island_best,
-                          s->island_best_genes, s->best_value, s->best_index,
-                          s->best_genes, s->partial_values,
-                          s->partial_indices, s->scratch, s->done,
+  ck_buffer *buffers[] = {s->lo,
+                          s->hi,
+                          s->population[0],
+                          s->population[1],
+                          s->fitness[0],
+                          s->fitness[1],
+                          s->stats,
+                          s->migrant_genes,
+                          s->migrant_fitness,
+                          s->source,
+                          s->data,
+                          s->values,
+                          s->island_best,
+                          s->island_best_genes,
+                          s->best_value,
+                          s->best_index,
+                          s->best_genes,
+                          s->partial_values,
+                          s->partial_indices,
+                          s->scratch,
+                          s->done,
                           s->lsq_partial};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);

@@ -45,32 +45,31 @@ struct ga_state {
   size_t real_size;
   uint32_t islands, size, total;
   int elite, tournament, crossover, mutation, bounds;
-  double crossover_rate, crossover_parameter, mutation_rate,
-      mutation_parameter;
+  double crossover_rate, crossover_parameter, mutation_rate, mutation_parameter;
   uint32_t migrants;
   uint64_t seed;
   ck_buffer *lo, *hi;
   ck_buffer *population[2], *fitness[2]; /* dim * total, total */
-  ck_buffer *stats;         /* stats_capacity x islands x (best, mean) */
+  ck_buffer *stats; /* stats_capacity x islands x (best, mean) */
   uint32_t stats_capacity;
   ck_buffer *migrant_genes, *migrant_fitness; /* islands * migrants */
-  ck_buffer *source;        /* islands: who sends to island i */
-  ck_buffer *data;          /* lsq or user data */
-  ck_buffer *values;        /* non-streamed: values before they are fitness */
-  ck_buffer *island_best;       /* islands: each island's best so far */
+  ck_buffer *source;      /* islands: who sends to island i */
+  ck_buffer *data;        /* lsq or user data */
+  ck_buffer *values;      /* non-streamed: values before they are fitness */
+  ck_buffer *island_best; /* islands: each island's best so far */
   ck_buffer *island_best_genes; /* dim x islands, dimension-major */
   ck_buffer *best_value, *best_index, *best_genes;
   ck_buffer *partial_values, *partial_indices;
-  ck_buffer *scratch;       /* the best kernels' history, unused here */
-  ck_buffer *done;          /* always 0: no early stop inside kernels */
+  ck_buffer *scratch; /* the best kernels' history, unused here */
+  ck_buffer *done;    /* always 0: no early stop inside kernels */
   ck_buffer *lsq_partial;
   uint32_t group, partial_count, rows, lsq_chunks;
   int lsq_group_mode;
   /* OpenCL */
   ck_program *program;
-  ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel,
-      *emigrate_kernel, *immigrate_kernel, *reduce_kernel, *update_kernel,
-      *evaluate_kernel, *finish_kernel;
+  ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel, *emigrate_kernel,
+      *immigrate_kernel, *reduce_kernel, *update_kernel, *evaluate_kernel,
+      *finish_kernel;
 };
 
 extern const ck__ga_steps ck__ga_ref_steps_f32;

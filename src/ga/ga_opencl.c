@@ -4,8 +4,8 @@
 #include "ck_objectives.h"
 #include "ga/ga_internal.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index,
-                          const ga_state *s, double value) {
+static ck_status set_real(ck_kernel *kernel, unsigned index, const ga_state *s,
+                          double value) {
   float narrow = (float)value;
   return s->double_precision
              ? ck_kernel_set_value(kernel, index, sizeof value, &value)
@@ -95,10 +95,10 @@ static ck_status opencl_setup(ga_state *s) {
   k = s->update_kernel;
   uint32_t direct = s->partial_count ? 0u : 1u, zero = 0;
   uint32_t candidates = s->partial_count ? s->partial_count : s->islands;
-  CK_TRY(ck_kernel_set_buffer(k, 0, direct ? s->island_best
-                                           : s->partial_values));
-  CK_TRY(ck_kernel_set_buffer(k, 1, direct ? s->best_index
-                                           : s->partial_indices));
+  CK_TRY(
+      ck_kernel_set_buffer(k, 0, direct ? s->island_best : s->partial_values));
+  CK_TRY(
+      ck_kernel_set_buffer(k, 1, direct ? s->best_index : s->partial_indices));
   CK_TRY(ck_kernel_set_value(k, 2, sizeof candidates, &candidates));
   CK_TRY(ck_kernel_set_value(k, 3, sizeof direct, &direct));
   CK_TRY(ck_kernel_set_value(k, 4, sizeof s->islands, &s->islands));
@@ -228,11 +228,10 @@ static ck_status opencl_update_best(ga_state *s) {
 }
 
 static void opencl_teardown(ga_state *s) {
-  ck_kernel *kernels[] = {s->initialise_kernel, s->evolve_kernel,
-                          s->stats_kernel,      s->emigrate_kernel,
-                          s->immigrate_kernel,  s->reduce_kernel,
-                          s->update_kernel,     s->evaluate_kernel,
-                          s->finish_kernel};
+  ck_kernel *kernels[] = {
+      s->initialise_kernel, s->evolve_kernel,    s->stats_kernel,
+      s->emigrate_kernel,   s->immigrate_kernel, s->reduce_kernel,
+      s->update_kernel,     s->evaluate_kernel,  s->finish_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(s->program);

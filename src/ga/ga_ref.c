@@ -212,8 +212,10 @@ static ck_status ref_update_best(ga_state *s) {
   return CK_OK;
 }
 
-static void ref_teardown(ga_state *s) { (void)s; }
+static void ref_teardown(ga_state *s) {
+  (void)s;
+}
 
 const ck__ga_steps CK_VARIANT(ck__ga_ref_steps) = {
-    ref_setup,   ref_initialise, ref_evolve,      ref_evaluate,
-    ref_stats,   ref_migrate,    ref_update_best, ref_teardown};
+    ref_setup, ref_initialise, ref_evolve,      ref_evaluate,
+    ref_stats, ref_migrate,    ref_update_best, ref_teardown};

@@ -91,22 +91,22 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(ck__param_integer(params, count, "islands", 64, 1, 1 << 20, &integer));
   c->islands = (size_t)integer;
   /* Range checks that name the relation live in ck_ga_create(). */
-  CK_TRY(ck__param_integer(params, count, "island-size", 64, -1e9, 1e9,
-                           &integer));
+  CK_TRY(
+      ck__param_integer(params, count, "island-size", 64, -1e9, 1e9, &integer));
   c->island_size = integer < 0 ? 0 : (size_t)integer;
   CK_TRY(ck__param_integer(params, count, "gens", 200, 0, 1e15, &integer));
   c->max_generations = job->stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_integer(params, count, "elite", 1, -1e9, 1e9, &integer));
   c->elite = (int)integer;
-  CK_TRY(ck__param_integer(params, count, "tournament", 2, -1e9, 1e9,
-                           &integer));
+  CK_TRY(
+      ck__param_integer(params, count, "tournament", 2, -1e9, 1e9, &integer));
   c->tournament = (int)integer;
-  CK_TRY(ck__param_real(params, count, "pc", 0.9, -1e9, 1e9,
-                        &c->crossover_rate));
+  CK_TRY(
+      ck__param_real(params, count, "pc", 0.9, -1e9, 1e9, &c->crossover_rate));
   text = ck__param_find(params, count, "pm");
   if (text && strcmp(text, "1/dim") != 0)
-    CK_TRY(ck__param_real(params, count, "pm", -1, -1e9, 1e9,
-                          &c->mutation_rate));
+    CK_TRY(
+        ck__param_real(params, count, "pm", -1, -1e9, 1e9, &c->mutation_rate));
   if (text && strcmp(text, "1/dim") != 0 && c->mutation_rate < 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --pm: %s is outside [0, 1]",
             text);
@@ -129,12 +129,13 @@ static ck_status job_parse(const ck_param *params, size_t count,
     CK_TRY(ck__parse_choice("topology", text, topologies, &kind));
     c->topology = (ck_ga_topology)kind;
   }
-  CK_TRY(ck__param_integer(params, count, "migrate-every", 10, 0, 1e9,
-                           &integer));
+  CK_TRY(
+      ck__param_integer(params, count, "migrate-every", 10, 0, 1e9, &integer));
   c->migrate_every = (unsigned)integer;
   CK_TRY(ck__param_integer(params, count, "migrants", 2, 0, 1e9, &integer));
   c->migrants = (unsigned)integer;
-  c->keep_island_history = ck__param_find(params, count, "trace-islands") != NULL;
+  c->keep_island_history =
+      ck__param_find(params, count, "trace-islands") != NULL;
   return CK_OK;
 fail:
   ck__problem_job_release(job);
@@ -157,8 +158,7 @@ static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
       ck_ga_history(ga, &best, &mean, &island_best, &island_mean, &count);
   if (status)
     return status;
-  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS
-                                    : 1;
+  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
   size_t rows = (count / every + 2) * (per_island ? islands + 1 : 1);
   size_t capacity = rows * 64 + 64, used = 0;
   char *text = malloc(capacity);
@@ -171,10 +171,9 @@ static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
     used += (size_t)snprintf(text + used, capacity - used,
                              "%zu,all,%.17g,%.17g\n", g, best[g], mean[g]);
     for (size_t i = 0; per_island && i < islands; ++i)
-      used += (size_t)snprintf(text + used, capacity - used,
-                               "%zu,%zu,%.17g,%.17g\n", g, i,
-                               island_best[g * islands + i],
-                               island_mean[g * islands + i]);
+      used += (size_t)snprintf(
+          text + used, capacity - used, "%zu,%zu,%.17g,%.17g\n", g, i,
+          island_best[g * islands + i], island_mean[g * islands + i]);
   }
   status = ck__file_write_atomic(path, text, used);
   free(text);
@@ -202,8 +201,8 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (job.out)
     CK_TRY(ck__write_position(job.out, position, dim));
   if (job.trace)
-    CK_TRY(write_trace(job.trace, ga, config.keep_island_history,
-                       config.islands));
+    CK_TRY(
+        write_trace(job.trace, ga, config.keep_island_history, config.islands));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;

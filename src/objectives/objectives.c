@@ -10,10 +10,10 @@
 #include "ck_objectives.h"
 #include "core/internal.h"
 
-void ck__objectives_ref_f32(int id, int dim, const double *points,
-                            size_t count, double *values);
-void ck__objectives_ref_f64(int id, int dim, const double *points,
-                            size_t count, double *values);
+void ck__objectives_ref_f32(int id, int dim, const double *points, size_t count,
+                            double *values);
+void ck__objectives_ref_f64(int id, int dim, const double *points, size_t count,
+                            double *values);
 
 /* Domains and optima as usually published for these test functions. */
 static const ck_objective_info table[] = {
@@ -39,10 +39,9 @@ static const ck_objective_info table[] = {
     {"f1", CK_OBJECTIVE_SINE_SUM, "sum sin x + sin(2x/3)", 3, 13, 1, 1,
      -1.2159821750809088, 0, 5.362247561175215},
     {"f2", CK_OBJECTIVE_SINE_PAIRS,
-     "sum sin(x[i] + x[i+1]) + sin(2 x[i] x[i+1] / 3)", 3, 13, 1, 0, 0, 0,
-     NAN},
-    {"lsq", CK_OBJECTIVE_LSQ, "sum_j (b_j - sum_d x_d a_jd)^2 over --data",
-     -10, 10, 0, 1, 0, 0, NAN},
+     "sum sin(x[i] + x[i+1]) + sin(2 x[i] x[i+1] / 3)", 3, 13, 1, 0, 0, 0, NAN},
+    {"lsq", CK_OBJECTIVE_LSQ, "sum_j (b_j - sum_d x_d a_jd)^2 over --data", -10,
+     10, 0, 1, 0, 0, NAN},
 };
 static const size_t table_count = sizeof table / sizeof table[0];
 
@@ -65,8 +64,7 @@ ck_status ck_objective_find(const char *name, const ck_objective_info **info) {
       return CK_OK;
     }
   }
-  ck__fail(CK_ERROR_INVALID_ARGUMENT,
-           "unknown function '%s'; built in:", name);
+  ck__fail(CK_ERROR_INVALID_ARGUMENT, "unknown function '%s'; built in:", name);
   for (size_t i = 0; i < table_count; ++i)
     ck__fail_append(" %s", table[i].name);
   return CK_ERROR_INVALID_ARGUMENT;
@@ -131,8 +129,7 @@ ck_status ck_objective_evaluate(const ck_device *device,
   staging = malloc(elements * width > count * width ? elements * width
                                                     : count * width);
   if (!staging)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu points",
-            count);
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu points", count);
   for (size_t i = 0; i < elements; ++i) {
     if (double_precision)
       ((double *)staging)[i] = points[i];

@@ -36,7 +36,8 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "option --fn: no objective function given");
     if ((status = ck_objective_find(spec->function, &problem->info)))
-      return ck__fail(status, "option --fn: unknown function '%s' (known: "
+      return ck__fail(status,
+                      "option --fn: unknown function '%s' (known: "
                       "sphere rastrigin rosenbrock griewank ackley schwefel "
                       "michalewicz styblinski-tang f1 f2 lsq)",
                       spec->function);
@@ -60,7 +61,8 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                     "option --precision double: device %s has no fp64",
                     device->id);
   if (spec->has_target && !isfinite(spec->target))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --target must be finite");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --target must be finite");
   if (spec->max_seconds < 0 || !isfinite(spec->max_seconds))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --time must be a finite number of seconds >= 0");
@@ -90,8 +92,8 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
   problem->dim = dim;
   problem->data = spec->data;
   problem->double_precision = spec->double_precision ? 1 : 0;
-  problem->real_size = problem->double_precision ? sizeof(double)
-                                                 : sizeof(float);
+  problem->real_size =
+      problem->double_precision ? sizeof(double) : sizeof(float);
   problem->lo = malloc((size_t)dim * sizeof *problem->lo);
   problem->hi = malloc((size_t)dim * sizeof *problem->hi);
   if (!problem->lo || !problem->hi)
@@ -186,10 +188,9 @@ ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
     }
   }
   int double_precision = lsq ? problem->double_precision : 0;
-  status = ck__buffer_make(queue,
-                           count * (double_precision ? sizeof(double)
-                                                     : sizeof(float)),
-                           buffer);
+  status = ck__buffer_make(
+      queue, count * (double_precision ? sizeof(double) : sizeof(float)),
+      buffer);
   if (!status)
     status = ck__reals_write(queue, *buffer, double_precision, arranged, count);
   free(arranged);
@@ -197,8 +198,8 @@ ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
 }
 
 uint32_t ck__group_size(const ck_device *device) {
-  size_t limit = device->backend == CK_BACKEND_REF ? 256
-                                                   : device->max_work_group_size;
+  size_t limit =
+      device->backend == CK_BACKEND_REF ? 256 : device->max_work_group_size;
   uint32_t group = 1;
   while (group * 2 <= 256 && group * 2 <= limit)
     group *= 2;

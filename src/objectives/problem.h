@@ -32,7 +32,7 @@ typedef struct ck__problem {
   double *lo, *hi;               /* owned, dim entries */
   char *user_source, *user_name; /* owned copies */
   int user_has_data;
-  const ck_lsq_data *data;       /* borrowed */
+  const ck_lsq_data *data; /* borrowed */
   int double_precision;
   size_t real_size;
 } ck__problem;
@@ -70,45 +70,45 @@ uint32_t ck__lsq_chunks(const ck_device *device, size_t points, size_t rows,
 int ck__lsq_group_mode(const ck_device *device, ck_pso_lsq_mode mode,
                        size_t points, uint32_t group);
 
-
 /* ---- options shared by the optimisers' workloads (problem_options.c) --- */
 
 /* Option rows every optimiser takes; `dim` is the default dimension and
  * `step` names an iteration ("iteration", "generation"). */
-#define CK__PROBLEM_OPTIONS(dim, step)                                        \
-  {"fn", "NAME", "sphere",                                                    \
-   "objective: sphere rastrigin rosenbrock griewank ackley schwefel "        \
-   "michalewicz styblinski-tang f1 f2 lsq"},                                  \
-      {"objective", "FILE.cl", NULL,                                          \
-       "user objective: OpenCL C defining float objective(const float *x, "  \
-       "int dim[, __global const float *data])"},                             \
-      {"data", "FILE", NULL,                                                  \
-       "data for lsq (CSV, b last; or clkit binary), or for a user "          \
-       "objective"},                                                          \
-      {"dim", "D", dim, "dimensions (lsq: taken from the data)"},             \
-      {"evals", "N", NULL, "stop after N objective evaluations"},             \
-      {"target", "F", NULL, "stop once the best value is <= F"},              \
-      {"time", "S", NULL, "stop after S seconds"},                            \
-      {"bounds", "MODE", "clamp", "clamp, reflect or random"},                \
+#define CK__PROBLEM_OPTIONS(dim, step)                                         \
+  {"fn", "NAME", "sphere",                                                     \
+   "objective: sphere rastrigin rosenbrock griewank ackley schwefel "          \
+   "michalewicz styblinski-tang f1 f2 lsq"},                                   \
+      {"objective", "FILE.cl", NULL,                                           \
+       "user objective: OpenCL C defining float objective(const float *x, "    \
+       "int dim[, __global const float *data])"},                              \
+      {"data", "FILE", NULL,                                                   \
+       "data for lsq (CSV, b last; or clkit binary), or for a user "           \
+       "objective"},                                                           \
+      {"dim", "D", dim, "dimensions (lsq: taken from the data)"},              \
+      {"evals", "N", NULL, "stop after N objective evaluations"},              \
+      {"target", "F", NULL, "stop once the best value is <= F"},               \
+      {"time", "S", NULL, "stop after S seconds"},                             \
+      {"bounds", "MODE", "clamp", "clamp, reflect or random"},                 \
       {"lo", "X[,X...]", NULL, "lower bound: one value or one per dimension"}, \
       {"hi", "X[,X...]", NULL, "upper bound: one value or one per dimension"}, \
-      {"precision", "P", "float", "float, or double on devices with fp64"},   \
-      {"lsq-mode", "M", "auto",                                               \
-       "lsq evaluation: auto, group (work-groups over rows) or thread"},      \
-      {"check-every", "K", "auto", "read the best value every K " step "s"},  \
-      {"out", "FILE", NULL, "write the best position, one value a line"},     \
-      {"trace", "FILE", NULL, "write a CSV of the best value per " step}
+      {"precision", "P", "float", "float, or double on devices with fp64"},    \
+      {"lsq-mode", "M", "auto",                                                \
+       "lsq evaluation: auto, group (work-groups over rows) or thread"},       \
+      {"check-every", "K", "auto", "read the best value every K " step "s"},   \
+      {"out", "FILE", NULL, "write the best position, one value a line"}, {    \
+    "trace", "FILE", NULL, "write a CSV of the best value per " step           \
+  }
 
 typedef struct ck__problem_job {
   ck__problem_spec spec; /* points into the job */
   ck_lsq_data data;
   char *source;
   double *lo, *hi;
-  int bounds;            /* CK_BOUNDS_MODE_* */
+  int bounds; /* CK_BOUNDS_MODE_* */
   ck_pso_lsq_mode lsq_mode;
   uint64_t max_evaluations;
-  unsigned check_every;  /* 0: automatic */
-  int stop_by_count;     /* 0 when only a target, a clock or evals stop */
+  unsigned check_every; /* 0: automatic */
+  int stop_by_count;    /* 0 when only a target, a clock or evals stop */
   const char *out, *trace;
 } ck__problem_job;
 
@@ -130,8 +130,7 @@ ck_status ck__parse_choice(const char *option, const char *text,
                            const char *const *choices, int *choice);
 
 /* --out: the position, one value a line, atomically. */
-ck_status ck__write_position(const char *path, const double *position,
-                             int dim);
+ck_status ck__write_position(const char *path, const double *position, int dim);
 
 /* The result's position metrics (x0 .. x15), and the known optimum and
  * the gap to it for built-in objectives. */

@@ -60,15 +60,15 @@ static ck_status parse_list(const char *option, const char *text, int dim,
 }
 
 ck_status ck__parse_choice(const char *option, const char *text,
-                              const char *const *choices, int *choice) {
+                           const char *const *choices, int *choice) {
   for (int i = 0; choices[i]; ++i) {
     if (strcmp(text, choices[i]) == 0) {
       *choice = i;
       return CK_OK;
     }
   }
-  ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --%s: unknown value '%s'; one of:",
-           option, text);
+  ck__fail(CK_ERROR_INVALID_ARGUMENT,
+           "option --%s: unknown value '%s'; one of:", option, text);
   for (int i = 0; choices[i]; ++i)
     ck__fail_append(" %s", choices[i]);
   return CK_ERROR_INVALID_ARGUMENT;
@@ -137,9 +137,9 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   }
   CK_TRY(ck__param_real(params, count, "time", 0, 0, 1e9, &spec->max_seconds));
   /* Without an explicit count, a target, a clock or evals decide alone. */
-  job->stop_by_count = ck__param_find(params, count, count_option) ||
-                       !(spec->has_target || spec->max_seconds > 0 ||
-                         job->max_evaluations);
+  job->stop_by_count =
+      ck__param_find(params, count, count_option) ||
+      !(spec->has_target || spec->max_seconds > 0 || job->max_evaluations);
   static const char *const bounds[] = {"clamp", "reflect", "random", NULL};
   static const char *const precisions[] = {"float", "double", NULL};
   static const char *const modes[] = {"auto", "group", "thread", NULL};
@@ -158,8 +158,8 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   }
   text = ck__param_find(params, count, "check-every");
   if (text && strcmp(text, "auto") != 0) {
-    CK_TRY(ck__param_integer(params, count, "check-every", 0, 1, 1024,
-                             &integer));
+    CK_TRY(
+        ck__param_integer(params, count, "check-every", 0, 1, 1024, &integer));
     job->check_every = (unsigned)integer;
   }
   const char *lo = ck__param_find(params, count, "lo");
@@ -195,15 +195,15 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count,
   const ck_objective_info *info;
   if (function && (status = ck_objective_find(function, &info)))
     return ck__fail(status, "option --fn: unknown function '%s'", function);
-  if ((status = ck__param_integer(params, count, "dim", 1, 1, 100000,
-                                  &integer)) ||
+  if ((status =
+           ck__param_integer(params, count, "dim", 1, 1, 100000, &integer)) ||
       (status = ck__param_integer(params, count, count_option, 1, 0, 1e15,
                                   &integer)) ||
-      (status = ck__param_integer(params, count, "evals", 1, 1, 1e18,
-                                  &integer)) ||
+      (status =
+           ck__param_integer(params, count, "evals", 1, 1, 1e18, &integer)) ||
       (status = ck__param_real(params, count, "time", 0, 0, 1e9, &real)) ||
-      (status = ck__param_real(params, count, "target", 0, -INFINITY,
-                               INFINITY, &real)))
+      (status = ck__param_real(params, count, "target", 0, -INFINITY, INFINITY,
+                               &real)))
     return status;
   return CK_OK;
 }
@@ -215,8 +215,8 @@ ck_status ck__write_position(const char *path, const double *position,
   if (!text)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   for (int d = 0; d < dim; ++d)
-    used += (size_t)snprintf(text + used, capacity - used, "%.17g\n",
-                             position[d]);
+    used +=
+        (size_t)snprintf(text + used, capacity - used, "%.17g\n", position[d]);
   ck_status status = ck__file_write_atomic(path, text, used);
   free(text);
   return status;

@@ -21,15 +21,17 @@ struct ck_pso {
   pso_state state;
   const ck__pso_steps *steps;
   ck_pso_config config;
-  ck__problem problem;    /* objective and domain */
-  uint64_t iterations;    /* moves made */
-  uint32_t history_used;  /* device entries not yet read */
-  double *history;        /* host copy of the best after each iteration */
+  ck__problem problem;   /* objective and domain */
+  uint64_t iterations;   /* moves made */
+  uint32_t history_used; /* device entries not yet read */
+  double *history;       /* host copy of the best after each iteration */
   size_t history_count, history_allocated;
   double build_seconds;
 };
 
-pso_state *ck__pso_state(ck_pso *pso) { return &pso->state; }
+pso_state *ck__pso_state(ck_pso *pso) {
+  return &pso->state;
+}
 
 ck_status ck_pso_config_init(ck_pso_config *config) {
   if (!config)
@@ -98,8 +100,8 @@ static ck_status flush_history(ck_pso *pso) {
   if (pso->history_used == 0)
     return CK_OK;
   if (pso->history_count + pso->history_used > pso->history_allocated) {
-    size_t allocated = pso->history_allocated ? 2 * pso->history_allocated
-                                              : 4096;
+    size_t allocated =
+        pso->history_allocated ? 2 * pso->history_allocated : 4096;
     while (allocated < pso->history_count + pso->history_used)
       allocated *= 2;
     double *grown = realloc(pso->history, allocated * sizeof *grown);
@@ -108,9 +110,8 @@ static ck_status flush_history(ck_pso *pso) {
     pso->history = grown;
     pso->history_allocated = allocated;
   }
-  ck_status status = read_reals(s, s->history,
-                                pso->history + pso->history_count,
-                                pso->history_used);
+  ck_status status = read_reals(
+      s, s->history, pso->history + pso->history_count, pso->history_used);
   if (status)
     return status;
   pso->history_count += pso->history_used;
@@ -139,11 +140,17 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   pso = calloc(1, sizeof *pso);
   if (!pso)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
-  const ck__problem_spec spec = {
-      config->function,   config->objective_source, config->objective_name,
-      config->data,       config->dim,              config->lo,
-      config->hi,         config->double_precision, config->has_target,
-      config->target,     config->max_seconds};
+  const ck__problem_spec spec = {config->function,
+                                 config->objective_source,
+                                 config->objective_name,
+                                 config->data,
+                                 config->dim,
+                                 config->lo,
+                                 config->hi,
+                                 config->double_precision,
+                                 config->has_target,
+                                 config->target,
+                                 config->max_seconds};
   CK_TRY(ck__problem_init(&pso->problem, device, &spec));
   const ck__problem *problem = &pso->problem;
   pso->config = *config;
@@ -248,8 +255,8 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   CK_TRY(write_reals(s, s->lo, problem->lo, dim));
   CK_TRY(write_reals(s, s->hi, problem->hi, dim));
   CK_TRY(write_reals(s, s->vmax, vmax, dim));
-  double largest = s->double_precision ? 1.7976931348623157e308
-                                       : 3.402823466e38;
+  double largest =
+      s->double_precision ? 1.7976931348623157e308 : 3.402823466e38;
   CK_TRY(write_reals(s, s->best_value, &largest, 1));
   uint32_t none = 0xFFFFFFFFu;
   CK_TRY(ck_buffer_write(s->queue, s->best_index, 0, sizeof none, &none,
@@ -359,10 +366,9 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
         total >= c->max_seconds)
       report->stopped_by = CK_PSO_STOP_TIME;
     if (c->progress) {
-      double fraction = limit ? (double)(pso->iterations - start_iterations) /
-                                    (double)limit
-                              : (c->max_seconds > 0 ? total / c->max_seconds
-                                                    : 0);
+      double fraction =
+          limit ? (double)(pso->iterations - start_iterations) / (double)limit
+                : (c->max_seconds > 0 ? total / c->max_seconds : 0);
       if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
         CK_FAIL(CK_ERROR_CANCELLED, "PSO cancelled after %llu iterations",
                 (unsigned long long)pso->iterations);
@@ -389,8 +395,8 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
     pso->iterations = report->target_iteration;
   report->iterations = pso->iterations;
   report->evaluations = (uint64_t)s->n * (pso->iterations + 1);
-  report->best = pso->history_count ? pso->history[pso->history_count - 1]
-                                    : NAN;
+  report->best =
+      pso->history_count ? pso->history[pso->history_count - 1] : NAN;
   uint64_t moved = pso->iterations > start_iterations
                        ? pso->iterations - start_iterations
                        : 0;
@@ -433,11 +439,24 @@ ck_status ck_pso_destroy(ck_pso *pso) {
   pso_state *s = &pso->state;
   if (pso->steps)
     pso->steps->teardown(s);
-  ck_buffer *buffers[] = {s->lo, s->hi, s->vmax, s->x, s->v, s->pbest,
-                          s->pbest_value, s->neighbour, s->gbest,
-                          s->best_value, s->best_index, s->partial_values,
-                          s->partial_indices, s->history, s->data, s->done,
-                          s->values, s->lsq_partial};
+  ck_buffer *buffers[] = {s->lo,
+                          s->hi,
+                          s->vmax,
+                          s->x,
+                          s->v,
+                          s->pbest,
+                          s->pbest_value,
+                          s->neighbour,
+                          s->gbest,
+                          s->best_value,
+                          s->best_index,
+                          s->partial_values,
+                          s->partial_indices,
+                          s->history,
+                          s->data,
+                          s->done,
+                          s->values,
+                          s->lsq_partial};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(s->queue);

@@ -33,36 +33,36 @@ struct pso_state {
   int objective; /* CK_OBJECTIVE_* */
   int streamed;
   int dim;
-  uint32_t n;        /* particles */
+  uint32_t n; /* particles */
   int double_precision;
-  size_t real_size;  /* 4 or 8 */
-  int bounds;        /* CK_BOUNDS_* */
-  uint32_t ring;     /* 0, or neighbourhood size */
-  double w, c1, c2;  /* effective inertia-form coefficients */
+  size_t real_size; /* 4 or 8 */
+  int bounds;       /* CK_BOUNDS_* */
+  uint32_t ring;    /* 0, or neighbourhood size */
+  double w, c1, c2; /* effective inertia-form coefficients */
   double velocity_init;
   uint64_t seed;
   /* Device state; element (d, p) of a per-particle vector at d * n + p. */
-  ck_buffer *lo, *hi, *vmax;            /* dim */
-  ck_buffer *x, *v, *pbest;             /* dim * n */
-  ck_buffer *pbest_value;               /* n */
-  ck_buffer *neighbour;                 /* n, ring only */
-  ck_buffer *values;                    /* n, ring only: this move's values */
-  ck_buffer *gbest;                     /* dim */
-  ck_buffer *best_value, *best_index;   /* 1 */
+  ck_buffer *lo, *hi, *vmax;          /* dim */
+  ck_buffer *x, *v, *pbest;           /* dim * n */
+  ck_buffer *pbest_value;             /* n */
+  ck_buffer *neighbour;               /* n, ring only */
+  ck_buffer *values;                  /* n, ring only: this move's values */
+  ck_buffer *gbest;                   /* dim */
+  ck_buffer *best_value, *best_index; /* 1 */
   ck_buffer *partial_values, *partial_indices;
-  ck_buffer *history;                   /* history_capacity */
-  ck_buffer *done;                      /* 1: the target is met */
+  ck_buffer *history; /* history_capacity */
+  ck_buffer *done;    /* 1: the target is met */
   int has_target;
   double target;
-  ck_buffer *data;                      /* lsq: column-major; user: rows */
-  uint32_t rows;                        /* lsq rows */
+  ck_buffer *data; /* lsq: column-major; user: rows */
+  uint32_t rows;   /* lsq rows */
   int user_has_data;
   const char *user_source, *user_name;
-  uint32_t group;          /* reduction work-group size */
-  uint32_t partial_count;  /* groups of the first reduction; 0: direct */
+  uint32_t group;         /* reduction work-group size */
+  uint32_t partial_count; /* groups of the first reduction; 0: direct */
   int lsq_group_mode;
-  uint32_t lsq_chunks;     /* group mode: work-groups per particle */
-  ck_buffer *lsq_partial;  /* group mode: n * lsq_chunks partial sums */
+  uint32_t lsq_chunks;    /* group mode: work-groups per particle */
+  ck_buffer *lsq_partial; /* group mode: n * lsq_chunks partial sums */
   uint32_t history_capacity;
   /* OpenCL */
   ck_program *program;

@@ -5,8 +5,8 @@
 #include "ck_objectives.h"
 #include "pso/pso_internal.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index,
-                          const pso_state *s, double value) {
+static ck_status set_real(ck_kernel *kernel, unsigned index, const pso_state *s,
+                          double value) {
   float narrow = (float)value;
   return s->double_precision
              ? ck_kernel_set_value(kernel, index, sizeof value, &value)
@@ -28,8 +28,8 @@ static ck_status opencl_setup(pso_state *s) {
            s->user_has_data, s->double_precision);
   CK_TRY(ck__program_build_prefixed(s->queue, "pso", defines, s->user_name,
                                     s->user_source, &s->program));
-  CK_TRY(ck_kernel_create(s->program, "ck_pso_initialise",
-                          &s->initialise_kernel));
+  CK_TRY(
+      ck_kernel_create(s->program, "ck_pso_initialise", &s->initialise_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_pso_move", &s->move_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_best_reduce", &s->reduce_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_best_update", &s->update_kernel));
@@ -37,8 +37,8 @@ static ck_status opencl_setup(pso_state *s) {
     CK_TRY(ck_kernel_create(s->program, "ck_pso_neighbours",
                             &s->neighbours_kernel));
   if (s->objective == CK_OBJECTIVE_USER)
-    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_user",
-                            &s->evaluate_kernel));
+    CK_TRY(
+        ck_kernel_create(s->program, "ck_evaluate_user", &s->evaluate_kernel));
   if (s->objective == CK_OBJECTIVE_LSQ)
     CK_TRY(ck_kernel_create(s->program,
                             s->lsq_group_mode ? "ck_evaluate_lsq_group"
@@ -108,8 +108,10 @@ static ck_status opencl_setup(pso_state *s) {
   k = s->update_kernel;
   uint32_t direct = s->partial_count ? 0u : 1u;
   uint32_t candidates = s->partial_count ? s->partial_count : s->n;
-  CK_TRY(ck_kernel_set_buffer(k, 0, direct ? s->pbest_value : s->partial_values));
-  CK_TRY(ck_kernel_set_buffer(k, 1, direct ? s->best_index : s->partial_indices));
+  CK_TRY(
+      ck_kernel_set_buffer(k, 0, direct ? s->pbest_value : s->partial_values));
+  CK_TRY(
+      ck_kernel_set_buffer(k, 1, direct ? s->best_index : s->partial_indices));
   CK_TRY(ck_kernel_set_value(k, 2, sizeof candidates, &candidates));
   CK_TRY(ck_kernel_set_value(k, 3, sizeof direct, &direct));
   CK_TRY(ck_kernel_set_value(k, 4, sizeof s->n, &s->n));
@@ -179,8 +181,8 @@ static ck_status opencl_neighbours(pso_state *s) {
 }
 
 static ck_status opencl_move(pso_state *s, uint64_t iteration) {
-  ck_status status = ck_kernel_set_value(s->move_kernel, 3, sizeof iteration,
-                                         &iteration);
+  ck_status status =
+      ck_kernel_set_value(s->move_kernel, 3, sizeof iteration, &iteration);
   if (!status)
     status = launch_per_particle(s, s->move_kernel);
   if (!status && s->ring && s->streamed)
@@ -194,8 +196,8 @@ static ck_status opencl_evaluate(pso_state *s) {
   if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
     size_t local = s->group;
     size_t global = (size_t)s->n * s->lsq_chunks * s->group;
-    status = ck_queue_launch(s->queue, s->evaluate_kernel, 1, &global, &local,
-                             NULL);
+    status =
+        ck_queue_launch(s->queue, s->evaluate_kernel, 1, &global, &local, NULL);
     if (!status)
       status = launch_per_particle(s, s->finish_kernel);
   } else {
@@ -209,8 +211,8 @@ static ck_status opencl_update_best(pso_state *s, uint32_t slot) {
   size_t local = s->group;
   if (s->partial_count) {
     size_t global = (size_t)s->partial_count * s->group;
-    status = ck_queue_launch(s->queue, s->reduce_kernel, 1, &global, &local,
-                             NULL);
+    status =
+        ck_queue_launch(s->queue, s->reduce_kernel, 1, &global, &local, NULL);
     if (status)
       return status;
   }
@@ -233,5 +235,5 @@ static void opencl_teardown(pso_state *s) {
 }
 
 const ck__pso_steps ck__pso_opencl_steps = {
-    opencl_setup, opencl_initialise, opencl_neighbours, opencl_move,
+    opencl_setup,    opencl_initialise,  opencl_neighbours, opencl_move,
     opencl_evaluate, opencl_update_best, opencl_teardown};

@@ -41,7 +41,9 @@ static ck_status ref_initialise(pso_state *s) {
   return CK_OK;
 }
 
-static int target_met(pso_state *s) { return words(s->done)[0] != 0; }
+static int target_met(pso_state *s) {
+  return words(s->done)[0] != 0;
+}
 
 static ck_status ref_neighbours(pso_state *s) {
   uint32_t *neighbour = words(s->neighbour);
@@ -60,9 +62,9 @@ static ck_status ref_move(pso_state *s, uint64_t iteration) {
     ck_real value = ck_pso_move_particle(
         s->objective, s->bounds, p, s->n, s->dim, s->seed, iteration,
         (ck_real)s->w, (ck_real)s->c1, (ck_real)s->c2, reals(s->lo),
-        reals(s->hi), reals(s->vmax), reals(s->x), reals(s->v),
-        reals(s->pbest), s->ring ? reals(s->pbest) : reals(s->gbest),
-        s->ring ? neighbour[p] : 0, s->ring ? s->n : 1);
+        reals(s->hi), reals(s->vmax), reals(s->x), reals(s->v), reals(s->pbest),
+        s->ring ? reals(s->pbest) : reals(s->gbest), s->ring ? neighbour[p] : 0,
+        s->ring ? s->n : 1);
     /* The ring reads neighbours' personal bests: keep them until every
      * particle has moved, as the kernels do. */
     if (s->streamed && s->ring)
@@ -90,8 +92,8 @@ static ck_status ref_evaluate(pso_state *s) {
         residual -= x[(size_t)k * s->n + p] * data[(size_t)k * s->rows + j];
       sum += residual * residual;
     }
-    ck_pso_keep_best(p, s->n, s->dim, ck_comparable(sum),
-                     reals(s->pbest_value), reals(s->x), reals(s->pbest));
+    ck_pso_keep_best(p, s->n, s->dim, ck_comparable(sum), reals(s->pbest_value),
+                     reals(s->x), reals(s->pbest));
   }
   return CK_OK;
 }
@@ -122,8 +124,10 @@ static ck_status ref_update_best(pso_state *s, uint32_t slot) {
   return CK_OK;
 }
 
-static void ref_teardown(pso_state *s) { (void)s; }
+static void ref_teardown(pso_state *s) {
+  (void)s;
+}
 
 const ck__pso_steps CK_VARIANT(ck__pso_ref_steps) = {
-    ref_setup, ref_initialise, ref_neighbours, ref_move,
+    ref_setup,    ref_initialise,  ref_neighbours, ref_move,
     ref_evaluate, ref_update_best, ref_teardown};

@@ -79,8 +79,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
               text);
     c->ring_neighbours = (int)(k > 0x7FFFFFFF ? 0x7FFFFFFF : k);
   }
-  CK_TRY(ck__param_real(params, count, "vinit", 0.5, 0, 100,
-                        &c->velocity_init));
+  CK_TRY(
+      ck__param_real(params, count, "vinit", 0.5, 0, 100, &c->velocity_init));
   CK_TRY(ck__param_real(params, count, "vmax", 1.0, 1e-12, 100, &c->vmax));
   return CK_OK;
 fail:
@@ -103,8 +103,7 @@ static ck_status write_trace(const char *path, ck_pso *pso) {
   ck_status status = ck_pso_history(pso, &history, &count);
   if (status)
     return status;
-  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS
-                                    : 1;
+  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
   size_t capacity = (count / every + 2) * 48 + 32, used = 0;
   char *text = malloc(capacity);
   if (!text)

@@ -101,7 +101,9 @@ static ck_status ref_reduce(selfcheck_state *state) {
   return CK_OK;
 }
 
-static void ref_teardown(selfcheck_state *state) { (void)state; }
+static void ref_teardown(selfcheck_state *state) {
+  (void)state;
+}
 
 static const selfcheck_steps ref_steps = {ref_setup, ref_generate, ref_reduce,
                                           ref_teardown};
@@ -116,8 +118,8 @@ static ck_status opencl_setup(selfcheck_state *state) {
   CK_TRY(ck_program_build(state->queue, "selfcheck", defines, &state->program));
   CK_TRY(ck_kernel_create(state->program, "ck_selfcheck_generate",
                           &state->generate));
-  CK_TRY(ck_kernel_create(state->program, "ck_selfcheck_reduce",
-                          &state->reduce));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_selfcheck_reduce", &state->reduce));
   CK_TRY(ck_kernel_set_buffer(state->generate, 0, state->values));
   CK_TRY(ck_kernel_set_buffer(state->generate, 1, state->bits));
   CK_TRY(ck_kernel_set_value(state->generate, 2, sizeof state->count,
@@ -138,7 +140,8 @@ fail:
 }
 
 static ck_status opencl_generate(selfcheck_state *state, uint32_t pass) {
-  ck_status status = ck_kernel_set_value(state->generate, 5, sizeof pass, &pass);
+  ck_status status =
+      ck_kernel_set_value(state->generate, 5, sizeof pass, &pass);
   if (status != CK_OK)
     return status;
   size_t items = (state->count + 3) / 4;
@@ -163,7 +166,8 @@ static void opencl_teardown(selfcheck_state *state) {
 static const selfcheck_steps opencl_steps = {opencl_setup, opencl_generate,
                                              opencl_reduce, opencl_teardown};
 
-/* ---- the driver ----------------------------------------------------------- */
+/* ---- the driver -----------------------------------------------------------
+ */
 
 static const ck_option selfcheck_options[] = {
     {"count", "N", "1048576", "random numbers per pass"},
@@ -182,8 +186,9 @@ static ck_status selfcheck_check(const ck_param *params, size_t count) {
 
 /* Largest power of two not above the device's work-group limit, capped. */
 static uint32_t reduction_group(const ck_device *device) {
-  size_t limit = device->backend == CK_BACKEND_REF ? DEFAULT_GROUP
-                                                   : device->max_work_group_size;
+  size_t limit = device->backend == CK_BACKEND_REF
+                     ? DEFAULT_GROUP
+                     : device->max_work_group_size;
   uint32_t group = 1;
   while (group * 2 <= DEFAULT_GROUP && group * 2 <= limit)
     group *= 2;
@@ -218,8 +223,8 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
                           &state.values));
   CK_TRY(ck_buffer_create(state.queue, state.count * sizeof(uint32_t),
                           &state.bits));
-  CK_TRY(ck_buffer_create(state.queue, state.groups * sizeof(float),
-                          &state.sums));
+  CK_TRY(
+      ck_buffer_create(state.queue, state.groups * sizeof(float), &state.sums));
   CK_TRY(ck_buffer_create(state.queue, state.groups * sizeof(uint32_t),
                           &state.xors));
   sums = malloc(state.groups * sizeof *sums);
@@ -242,9 +247,11 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
     CK_TRY(steps->generate(&state, (uint32_t)pass));
     CK_TRY(steps->reduce(&state));
     CK_TRY(ck_buffer_read(state.queue, state.sums, 0,
-                          state.groups * sizeof *sums, sums, CK_BLOCKING, NULL));
+                          state.groups * sizeof *sums, sums, CK_BLOCKING,
+                          NULL));
     CK_TRY(ck_buffer_read(state.queue, state.xors, 0,
-                          state.groups * sizeof *xors, xors, CK_BLOCKING, NULL));
+                          state.groups * sizeof *xors, xors, CK_BLOCKING,
+                          NULL));
     for (uint32_t g = 0; g < state.groups; ++g) {
       total += sums[g];
       checksum ^= xors[g];

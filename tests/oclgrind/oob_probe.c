@@ -36,8 +36,9 @@ int main(int argc, char **argv) {
   const char *name = argc > 1 ? argv[1] : "oob";
   const char *selector = argc > 2 ? argv[2] : "oclgrind";
   if (!getenv("CLKIT_KERNEL_DIR"))
-    fprintf(stderr, "oob_probe: warning: CLKIT_KERNEL_DIR is not set, so "
-                    "'%s' is looked up among the embedded sources\n",
+    fprintf(stderr,
+            "oob_probe: warning: CLKIT_KERNEL_DIR is not set, so "
+            "'%s' is looked up among the embedded sources\n",
             name);
 
   ck_device_set set = {0};
@@ -63,8 +64,10 @@ int main(int argc, char **argv) {
   }
   const ck_device *device = &set.devices[indices[0]];
   if (device->backend != CK_BACKEND_OPENCL) {
-    fprintf(stderr, "oob_probe: selector '%s' chose %s, not an OpenCL "
-                    "device\n", selector, device->id);
+    fprintf(stderr,
+            "oob_probe: selector '%s' chose %s, not an OpenCL "
+            "device\n",
+            selector, device->id);
     goto done;
   }
   printf("oob_probe: kernel %s on %s (%s)\n", name, device->id, device->name);
