@@ -70,18 +70,40 @@ CK_FN ck_u32 ck_ga_index(ck_u32 word, ck_u32 n) {
  * Tournament of k entrants drawn with replacement from the island: the
  * best by (fitness, index) wins. `which` (0 or 1) selects the parent.
  */
-CK_FN ck_u32 ck_ga_tournament(int k, int which, ck_u32 size, ck_u64 seed,
-                              ck_u64 stream, ck_u64 base,
-                              CK_GLOBAL const ck_real *fitness) {
-  ck_u32 winner =
-      ck_ga_index(ck_ga_word(seed, stream, base, (ck_u32)(which * k)), size);
+/* Word w of the header, from its first two blocks when w < 8 (k <= 3, the
+ * usual case: no block is computed twice), else computed afresh. */
+CK_FN ck_u32 ck_ga_header_word(ck_philox_counter h0, ck_philox_counter h1,
+                               ck_u64 seed, ck_u64 stream, ck_u64 base,
+                               ck_u32 w) {
+  if (w >= 8u)
+    return ck_ga_word(seed, stream, base, w);
+  ck_philox_counter h = w < 4u ? h0 : h1;
+  ck_u32 lane = w & 3u;
+  return lane == 0 ? h.v[0] : lane == 1 ? h.v[1] : lane == 2 ? h.v[2] : h.v[3];
+}
+
+CK_FN ck_u32 ck_ga_tournament_from(int k, int which, ck_u32 size,
+                                   ck_philox_counter h0, ck_philox_counter h1,
+                                   ck_u64 seed, ck_u64 stream, ck_u64 base,
+                                   CK_GLOBAL const ck_real *fitness) {
+  ck_u32 winner = ck_ga_index(
+      ck_ga_header_word(h0, h1, seed, stream, base, (ck_u32)(which * k)), size);
   for (int t = 1; t < k; ++t) {
     ck_u32 entrant = ck_ga_index(
-        ck_ga_word(seed, stream, base, (ck_u32)(which * k + t)), size);
+        ck_ga_header_word(h0, h1, seed, stream, base, (ck_u32)(which * k + t)),
+        size);
     if (ck_better(fitness[entrant], entrant, fitness[winner], winner))
       winner = entrant;
   }
   return winner;
+}
+
+CK_FN ck_u32 ck_ga_tournament(int k, int which, ck_u32 size, ck_u64 seed,
+                              ck_u64 stream, ck_u64 base,
+                              CK_GLOBAL const ck_real *fitness) {
+  return ck_ga_tournament_from(
+      k, which, size, ck_philox_block(seed, stream, base),
+      ck_philox_block(seed, stream, base + 1u), seed, stream, base, fitness);
 }
 
 /* Crossover of one gene (first child of the pair). u is the gene's draw,
@@ -105,22 +127,49 @@ CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
 
 /* Mutation step of one gene: gaussian (sigma = parameter x range) from
  * two words, or polynomial (eta = parameter) from the first. */
-CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
-                           ck_real parameter, ck_real range) {
+CK_FN ck_real ck_ga_mutation_step(int kind, ck_u32 first, ck_u32 second,
+                                  ck_real parameter) {
   if (kind == CK_GA_MUTATION_POLY) {
     ck_real u = ck_uniform_real(first);
     ck_real exponent = CK_R(1) / (parameter + CK_R(1));
-    ck_real delta = u < CK_R(0.5)
-                        ? CK_POW(CK_R(2) * u, exponent) - CK_R(1)
-                        : CK_R(1) - CK_POW(CK_R(2) * (CK_R(1) - u), exponent);
-    return x + delta * range;
+    return u < CK_R(0.5) ? CK_POW(CK_R(2) * u, exponent) - CK_R(1)
+                         : CK_R(1) - CK_POW(CK_R(2) * (CK_R(1) - u), exponent);
   }
   /* Box-Muller, the first uniform taken in (0, 1] for a finite log. */
   ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
   ck_real u2 = ck_uniform_real(second);
-  ck_real normal =
-      CK_SQRT(CK_R(-2) * CK_LOG(u1)) * CK_COS(CK_R(2 * CK_PI) * u2);
-  return x + parameter * range * normal;
+  return parameter * CK_SQRT(CK_R(-2) * CK_LOG(u1)) *
+         CK_COS(CK_R(2 * CK_PI) * u2);
+}
+
+CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
+                           ck_real parameter, ck_real range) {
+  return x + ck_ga_mutation_step(kind, first, second, parameter) * range;
+}
+
+/*
+ * The next mutation of a child: its gene (dim when there is none left)
+ * and its step in units of the range, from block `drawn` of the mutation
+ * stream (word 0 the gap after the previous mutation at *last, words 1
+ * and 2 the step). pm = 1 mutates every gene, pm = 0 none.
+ */
+CK_FN int ck_ga_next_mutation(ck_u64 seed, ck_u64 stream, ck_u64 base,
+                              ck_u32 *drawn, int *last, ck_real rate,
+                              ck_real log_keep, int dim, int kind,
+                              ck_real parameter, ck_real *step) {
+  *step = CK_R(0);
+  if (rate <= CK_R(0) || *last + 1 >= dim) {
+    *last = dim;
+    return dim;
+  }
+  ck_philox_counter r = ck_philox_block(seed, stream, base + (ck_u64)*drawn);
+  *drawn += 1u;
+  int gap = rate >= CK_R(1) ? 0 : ck_ga_gap(r.v[0], log_keep, dim);
+  int position = *last + 1 + gap;
+  position = position > dim ? dim : position;
+  *last = position;
+  *step = ck_ga_mutation_step(kind, r.v[1], r.v[2], parameter);
+  return position;
 }
 
 /*
@@ -147,27 +196,46 @@ CK_FN ck_real ck_ga_make_child(
   ck_u64 genes_base = base + header_blocks;
   ck_u32 first = island * size;
   fitness += first;
-  ck_u32 a = first +
-             ck_ga_tournament(tournament, 0, size, seed, stream, base, fitness);
-  ck_u32 b = first +
-             ck_ga_tournament(tournament, 1, size, seed, stream, base, fitness);
-  int cross =
-      ck_uniform_real(ck_ga_word(seed, stream, base,
-                                 (ck_u32)(2 * tournament))) < crossover_rate;
-  ck_real weight = ck_uniform_real(
-      ck_ga_word(seed, stream, base, (ck_u32)(2 * tournament + 1)));
-  /* Mutation m sits `gap` genes after mutation m - 1; pm = 1 mutates
-   * every gene, pm = 0 none. */
+  /* The header's first two blocks, computed once (enough for k <= 3). */
+  ck_philox_counter h0 = ck_philox_block(seed, stream, base);
+  ck_philox_counter h1 = ck_philox_block(seed, stream, base + 1u);
+  ck_u32 a = first + ck_ga_tournament_from(tournament, 0, size, h0, h1, seed,
+                                           stream, base, fitness);
+  ck_u32 b = first + ck_ga_tournament_from(tournament, 1, size, h0, h1, seed,
+                                           stream, base, fitness);
+  int cross = ck_uniform_real(ck_ga_header_word(h0, h1, seed, stream, base,
+                                                (ck_u32)(2 * tournament))) <
+              crossover_rate;
+  ck_real weight = ck_uniform_real(ck_ga_header_word(
+      h0, h1, seed, stream, base, (ck_u32)(2 * tournament + 1)));
+  /*
+   * Mutations, placed by geometric gaps: the next four are drawn before
+   * the gene loop and again whenever they run out. Drawing them together
+   * keeps the work-items of a SIMD group in step; drawn inside the loop,
+   * each would stall the group at its own gene.
+   */
   ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
   ck_u64 mutation_base = generation * (ck_u64)(dim + 1);
-  ck_real log_keep =
-      mutation_rate < CK_R(1) ? CK_LOG(CK_R(1) - mutation_rate) : CK_R(-1);
-  ck_u32 mutations = 0;
-  ck_philox_counter m = ck_philox_block(seed, mutation_stream, mutation_base);
-  int next_mutation = mutation_rate <= CK_R(0) ? dim
-                      : mutation_rate >= CK_R(1)
-                          ? 0
-                          : ck_ga_gap(m.v[0], log_keep, dim);
+  ck_real log_keep = mutation_rate > CK_R(0) && mutation_rate < CK_R(1)
+                         ? CK_LOG(CK_R(1) - mutation_rate)
+                         : CK_R(-1);
+  ck_u32 drawn = 0u;
+  int last = -1, at0, at1, at2, at3;
+  ck_real step0, step1, step2, step3;
+#define CK_GA_DRAW_MUTATIONS()                                                 \
+  at0 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
+                            &last, mutation_rate, log_keep, dim, mutation,     \
+                            mutation_parameter, &step0);                       \
+  at1 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
+                            &last, mutation_rate, log_keep, dim, mutation,     \
+                            mutation_parameter, &step1);                       \
+  at2 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
+                            &last, mutation_rate, log_keep, dim, mutation,     \
+                            mutation_parameter, &step2);                       \
+  at3 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
+                            &last, mutation_rate, log_keep, dim, mutation,     \
+                            mutation_parameter, &step3)
+  CK_GA_DRAW_MUTATIONS();
   ck_philox_counter r;
   r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
   ck_objective_state s;
@@ -191,15 +259,15 @@ CK_FN ck_real ck_ga_make_child(
       gene = ck_ga_cross(crossover, pa, pb, ck_uniform_real(word), weight,
                          crossover_parameter);
     }
-    if (d == next_mutation) {
-      gene = ck_ga_mutate(mutation, gene, m.v[1], m.v[2], mutation_parameter,
-                          range);
-      ++mutations;
-      m = ck_philox_block(seed, mutation_stream,
-                          mutation_base + (ck_u64)mutations);
-      next_mutation = mutation_rate >= CK_R(1)
-                          ? d + 1
-                          : d + 1 + ck_ga_gap(m.v[0], log_keep, dim);
+    if (d == at0) {
+      gene += step0 * range;
+      at0 = at1, step0 = step1;
+      at1 = at2, step1 = step2;
+      at2 = at3, step2 = step3;
+      at3 = dim;
+      if (at0 == dim && last < dim) {
+        CK_GA_DRAW_MUTATIONS();
+      }
     }
     gene = ck_bound_coordinate(bounds, gene, lo[d], hi[d], seed,
                                stream | ((ck_u64)1 << 63),
@@ -208,6 +276,7 @@ CK_FN ck_real ck_ga_make_child(
     ck_objective_add(objective, &s, d, gene);
   }
   return ck_objective_finish(objective, &s, dim);
+#undef CK_GA_DRAW_MUTATIONS
 }
 
 /* Draws individual g's genes uniformly in the domain (generation 0);
