@@ -518,8 +518,12 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       size_t produced = 0;
       ck_run_options run = {.seed = 1};
       int is_ref = set.devices[indices[k]].backend == CK_BACKEND_REF;
-      status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref, NULL,
-                              0, &run, results, 2, &produced);
+      const ck_param *params = NULL;
+      size_t param_count = 0;
+      if (brief)
+        ck_workload_demo(workloads[w], &params, &param_count);
+      status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref,
+                              params, param_count, &run, results, 2, &produced);
       if (status != CK_OK) {
         exit_code = cli_report(status);
         break;

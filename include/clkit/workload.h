@@ -85,6 +85,14 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
                                const char **summary, const ck_option **options);
 
 /*
+ * ck_workload_demo - a small configuration of the workload that runs in
+ * about a second on a CPU device, for demonstrations; count 0 means its
+ * defaults already are. The array is static, owned by clkit.
+ */
+ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
+                           size_t *count);
+
+/*
  * ck_workload_run - run a workload once on one device.
  * Takes: workload; device (from a ck_device_set); params (count entries;
  * names must be the workload's options); options (NULL for defaults:

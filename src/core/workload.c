@@ -65,6 +65,16 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
   return CK_OK;
 }
 
+ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
+                           size_t *count) {
+  if (!workload || !params || !count)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_demo: NULL argument");
+  *params = workload->demo;
+  *count = workload->demo_count;
+  return CK_OK;
+}
+
 const char *ck__param_find(const ck_param *params, size_t count,
                            const char *name) {
   const char *value = NULL;

@@ -21,6 +21,9 @@ struct ck_workload {
   ck_status (*run)(const ck_device *device, const ck_param *params,
                    size_t count, const ck_run_options *options,
                    ck_result *result);
+  /* A small configuration for `clkit demo` (none: the defaults). */
+  const ck_param *demo;
+  size_t demo_count;
   /* Optional: a stricter agreement test than `best` within tolerance. */
   ck_status (*agree)(const ck_result *reference, const ck_result *result,
                      double *difference, int *agrees);

@@ -232,6 +232,12 @@ fail:
   return status;
 }
 
+static const ck_param ga_demo[] = {{"fn", "rastrigin"},
+                                   {"dim", "10"},
+                                   {"islands", "16"},
+                                   {"island-size", "32"},
+                                   {"gens", "100"}};
+
 const ck_workload ck__ga_workload = {
     .name = "ga",
     .summary = "island-model genetic algorithm over the same objectives",
@@ -240,4 +246,6 @@ const ck_workload ck__ga_workload = {
     .check = ga_check,
     .run = ga_run,
     .agree = ck__optimiser_agree,
+    .demo = ga_demo,
+    .demo_count = sizeof ga_demo / sizeof ga_demo[0],
 };

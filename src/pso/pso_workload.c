@@ -167,6 +167,9 @@ fail:
   return status;
 }
 
+static const ck_param pso_demo[] = {
+    {"fn", "rastrigin"}, {"dim", "10"}, {"particles", "256"}, {"iters", "300"}};
+
 const ck_workload ck__pso_workload = {
     .name = "pso",
     .summary = "particle swarm optimisation of built-in, lsq or user "
@@ -176,4 +179,6 @@ const ck_workload ck__pso_workload = {
     .check = pso_check,
     .run = pso_run,
     .agree = ck__optimiser_agree,
+    .demo = pso_demo,
+    .demo_count = sizeof pso_demo / sizeof pso_demo[0],
 };
