@@ -25,6 +25,16 @@
 #include "ck_objectives.h"
 #include "ck_philox.h"
 
+/* Address spaces of a child's parents and of the child itself: global
+ * memory, unless ga.cl keeps an island resident in local memory and the
+ * child in private memory. */
+#ifndef CK_GA_PARENTS
+#define CK_GA_PARENTS CK_GLOBAL
+#endif
+#ifndef CK_GA_CHILD
+#define CK_GA_CHILD CK_GLOBAL
+#endif
+
 #define CK_GA_CROSSOVER_ARITH 0
 #define CK_GA_CROSSOVER_BLX 1
 #define CK_GA_CROSSOVER_SBX 2
@@ -174,19 +184,22 @@ CK_FN int ck_ga_next_mutation(ck_u64 seed, ck_u64 stream, ck_u64 base,
 
 /*
  * Makes the child in slot `slot` of island `island` for generation
- * `generation`: two tournaments over the current fitness, crossover with
+ * `generation`: two tournaments over the island's fitness, crossover with
  * probability crossover_rate, per-gene mutation with probability
- * mutation_rate, bounds. Writes its genes into `next`; returns the
- * objective at the child when the objective is streamed.
+ * mutation_rate, bounds. Parents are read from `parents` (gene d of island
+ * slot i at d * parent_stride + i), fitness from island_fitness (the
+ * island's own); gene d of the child goes to child[d * child_stride].
+ * Returns the objective at the child when the objective is streamed.
  */
 CK_FN ck_real ck_ga_make_child(
     int objective, int bounds, int tournament, int crossover,
     ck_real crossover_rate, ck_real crossover_parameter, int mutation,
     ck_real mutation_rate, ck_real mutation_parameter, ck_u64 seed,
     ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
-    ck_u32 total, CK_GLOBAL const ck_real *lo, CK_GLOBAL const ck_real *hi,
-    CK_GLOBAL const ck_real *current, CK_GLOBAL const ck_real *fitness,
-    CK_GLOBAL ck_real *next) {
+    CK_GLOBAL const ck_real *lo, CK_GLOBAL const ck_real *hi,
+    CK_GA_PARENTS const ck_real *parents, ck_u32 parent_stride,
+    CK_GLOBAL const ck_real *island_fitness, CK_GA_CHILD ck_real *child,
+    ck_u32 child_stride) {
   ck_u64 stream = ck_ga_stream(island, slot);
   ck_u32 header = ck_ga_header_words(tournament);
   int per_gene = crossover != CK_GA_CROSSOVER_ARITH;
@@ -194,15 +207,13 @@ CK_FN ck_real ck_ga_make_child(
   ck_u32 gene_blocks = per_gene ? ck_ga_blocks((ck_u32)dim) : 0u;
   ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
   ck_u64 genes_base = base + header_blocks;
-  ck_u32 first = island * size;
-  fitness += first;
   /* The header's first two blocks, computed once (enough for k <= 3). */
   ck_philox_counter h0 = ck_philox_block(seed, stream, base);
   ck_philox_counter h1 = ck_philox_block(seed, stream, base + 1u);
-  ck_u32 a = first + ck_ga_tournament_from(tournament, 0, size, h0, h1, seed,
-                                           stream, base, fitness);
-  ck_u32 b = first + ck_ga_tournament_from(tournament, 1, size, h0, h1, seed,
-                                           stream, base, fitness);
+  ck_u32 a = ck_ga_tournament_from(tournament, 0, size, h0, h1, seed, stream,
+                                   base, island_fitness);
+  ck_u32 b = ck_ga_tournament_from(tournament, 1, size, h0, h1, seed, stream,
+                                   base, island_fitness);
   int cross = ck_uniform_real(ck_ga_header_word(h0, h1, seed, stream, base,
                                                 (ck_u32)(2 * tournament))) <
               crossover_rate;
@@ -241,8 +252,8 @@ CK_FN ck_real ck_ga_make_child(
   ck_objective_state s;
   ck_objective_begin(objective, &s);
   for (int d = 0; d < dim; ++d) {
-    ck_real pa = current[(ck_u64)d * total + a];
-    ck_real pb = current[(ck_u64)d * total + b];
+    ck_real pa = parents[(ck_u64)d * parent_stride + a];
+    ck_real pb = parents[(ck_u64)d * parent_stride + b];
     ck_real range = hi[d] - lo[d];
     ck_real gene = pa;
     if (cross) {
@@ -272,7 +283,7 @@ CK_FN ck_real ck_ga_make_child(
     gene = ck_bound_coordinate(bounds, gene, lo[d], hi[d], seed,
                                stream | ((ck_u64)1 << 63),
                                generation * (ck_u64)dim + (ck_u64)d);
-    next[(ck_u64)d * total + first + slot] = gene;
+    child[(ck_u64)d * child_stride] = gene;
     ck_objective_add(objective, &s, d, gene);
   }
   return ck_objective_finish(objective, &s, dim);

@@ -15,16 +15,25 @@
  *   CK_GA_MUTATION     CK_GA_MUTATION_GAUSS or _POLY
  *   CK_GA_ELITE        elites kept per island (0 allowed)
  *   CK_GA_MIGRANTS     migrants per island (at least 1 for the program)
+ *   CK_GA_RESIDENT     1 for the resident form of ck_ga_evolve (streamed
+ *                      objectives, islands that fit in local memory with
+ *                      one slot a work-item)
+ *   CK_GA_ISLAND       the island size (sizes the resident copy)
  *   CK_REAL_DOUBLE     0 or 1
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
  */
+#if CK_GA_RESIDENT
+#define CK_GA_PARENTS __local
+#define CK_GA_CHILD
+#endif
 #include "ck_ga.h"
 #include "ck_best.h"
 #include "ck_evaluate.h"
 
 #if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) || \
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||       \
-    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS)
+    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS) ||         \
+    !defined(CK_GA_RESIDENT) || !defined(CK_GA_ISLAND)
 #error "ga.cl needs its CK_GA_ defines and CK_BOUNDS"
 #endif
 
@@ -88,8 +97,10 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
                                __global ck_real *stats, uint slot,
                                __global ck_real *island_best,
                                __global ck_real *island_best_genes,
-                               __local ck_real *values, __local uint *indices,
-                               __local uint *improved, uint l) {
+                               __local const ck_real *resident,
+                               int from_resident, __local ck_real *values,
+                               __local uint *indices, __local uint *improved,
+                               uint l) {
   uint total = islands * size, first = island * size;
   ck_real best = CK_R(CK_REAL_MAX), sum = CK_R(0);
   uint best_index = 0xFFFFFFFFu;
@@ -107,9 +118,12 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
     *improved = island_value < island_best[island] ? 1u : 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (*improved) {
+    /* The genes come from the resident copy when the island lives in
+     * local memory, else from the population buffer. */
     for (int d = (int)l; d < dim; d += CK_GROUP)
       island_best_genes[(ulong)d * islands + island] =
-          population[(ulong)d * total + first + winner];
+          from_resident ? resident[(uint)d * size + winner]
+                        : population[(ulong)d * total + first + winner];
   }
   values[l] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -128,6 +142,86 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+#if CK_GA_RESIDENT
+/*
+ * The resident form of ck_ga_evolve, for streamed objectives whose islands
+ * fit in local memory with one slot a work-item: work-group i loads island
+ * i's genes into local memory once, then for each generation work-item l
+ * makes the child of slot l into private memory (the elite copies its
+ * elite), the group waits until every parent has been read, and each
+ * work-item writes its child over its slot. Fitness goes through global
+ * memory every generation, so tournaments and statistics read it there;
+ * the genes go back to global memory only in the last two generations of
+ * the launch, into the buffers those generations write.
+ */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
+void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
+                  ulong first_generation, uint generations,
+                  ck_real crossover_rate, ck_real crossover_parameter,
+                  ck_real mutation_rate, ck_real mutation_parameter,
+                  __global const ck_real *lo, __global const ck_real *hi,
+                  __global ck_real *population_a,
+                  __global ck_real *population_b, __global ck_real *fitness_a,
+                  __global ck_real *fitness_b, __global ck_real *stats,
+                  uint stats_slot, __global ck_real *island_best,
+                  __global ck_real *island_best_genes) {
+  __local ck_real values[CK_GROUP];
+  __local uint indices[CK_GROUP];
+  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  __local uint improved;
+  __local ck_real genes[CK_GA_ISLAND * CK_DIM];
+  uint island = (uint)get_group_id(0);
+  uint l = (uint)get_local_id(0);
+  uint total = islands * size, first = island * size;
+  __global const ck_real *source =
+      (first_generation & 1) ? population_a : population_b;
+  if (l < size)
+    for (int d = 0; d < CK_DIM; ++d)
+      genes[d * CK_GA_ISLAND + l] = source[(ulong)d * total + first + l];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint t = 0; t < generations; ++t) {
+    ulong generation = first_generation + t;
+    int odd = (int)(generation & 1);
+    __global const ck_real *current_fitness = odd ? fitness_a : fitness_b;
+    __global ck_real *next_fitness = odd ? fitness_b : fitness_a;
+    ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
+               indices, l);
+    ck_real child[CK_DIM];
+    ck_real value = CK_R(0);
+    if (l < CK_GA_ELITE) {
+      uint elite = chosen[l];
+      for (int d = 0; d < CK_DIM; ++d)
+        child[d] = genes[d * CK_GA_ISLAND + elite];
+      value = current_fitness[first + elite];
+    } else if (l < size) {
+      value = ck_comparable(ck_ga_make_child(
+          CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+          crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
+          mutation_parameter, seed, island, l, generation, size, CK_DIM, lo,
+          hi, genes, CK_GA_ISLAND, current_fitness + first, child, 1));
+    }
+    /* Every parent has been read before any slot is overwritten. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < size) {
+      /* The two generations before the launch ends are written out too,
+       * so that both buffers hold genes that match their fitness. */
+      __global ck_real *next = odd ? population_b : population_a;
+      int write_out = t + 2 >= generations;
+      for (int d = 0; d < CK_DIM; ++d) {
+        genes[d * CK_GA_ISLAND + l] = child[d];
+        if (write_out)
+          next[(ulong)d * total + first + l] = child[d];
+      }
+      next_fitness[first + l] = value;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    ck_ga_island_stats(next_fitness, population_a, size, islands, island, dim,
+                       stats, stats_slot + t, island_best, island_best_genes,
+                       genes, 1, values, indices, &improved, l);
+  }
+}
+
+#else
 /*
  * Work-group i evolves island i through `generations` generations from
  * first_generation on. Generation t reads population and fitness A when t
@@ -174,8 +268,9 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
         ck_real value = ck_ga_make_child(
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
             crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-            mutation_parameter, seed, island, slot, generation, size, dim,
-            total, lo, hi, current, current_fitness, next);
+            mutation_parameter, seed, island, slot, generation, size, dim, lo,
+            hi, current + first, total, current_fitness + first,
+            next + first + slot, total);
         next_fitness[first + slot] =
             CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
       }
@@ -185,7 +280,7 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
 #if CK_GA_STREAMED
     ck_ga_island_stats(next_fitness, next, size, islands, island, dim, stats,
                        stats_slot + t, island_best, island_best_genes, values,
-                       indices, &improved, l);
+                       0, values, indices, &improved, l);
 #endif
   }
 #if !CK_GA_STREAMED
@@ -196,6 +291,8 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   (void)improved;
 #endif
 }
+
+#endif
 
 /* Generation 0, and objectives evaluated by ck_evaluate.h: work-group i
  * records island i's statistics once its fitness is known. */
@@ -210,7 +307,7 @@ void ck_ga_stats(uint islands, uint size, int dim,
   __local uint improved;
   ck_ga_island_stats(fitness, population, size, islands,
                      (uint)get_group_id(0), dim, stats, slot, island_best,
-                     island_best_genes, values, indices, &improved,
+                     island_best_genes, values, 0, values, indices, &improved,
                      (uint)get_local_id(0));
 }
 

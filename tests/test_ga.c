@@ -238,7 +238,7 @@ static void mutate_children(int mutation, double pm, double parameter,
     ck_ga_make_child(CK_OBJECTIVE_SPHERE, CK_BOUNDS_CLAMP, 2,
                      CK_GA_CROSSOVER_ARITH, 0.0f, 0.5f, mutation, (float)pm,
                      (float)parameter, 99, 0, slot, generation, M_SIZE, M_DIM,
-                     M_SIZE, lo, hi, current, fitness, next);
+                     lo, hi, current, M_SIZE, fitness, next + slot, M_SIZE);
     int touched = 0;
     for (int d = 0; d < M_DIM; ++d) {
       double step = (double)next[d * M_SIZE + slot] - genome[d];

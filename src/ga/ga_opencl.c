@@ -22,15 +22,24 @@ static ck_status launch(ga_state *s, ck_kernel *kernel, size_t items,
 
 static ck_status opencl_setup(ga_state *s) {
   ck_status status = CK_OK;
-  char defines[320];
+  char defines[400];
+  /* Islands live in local memory across generations when the objective
+   * is streamed, a work-item can hold a child, and the genes fit beside
+   * the reduction arrays (with room for the runtime's own use). */
+  size_t local_bytes = (size_t)s->size * (size_t)s->dim * s->real_size +
+                       (size_t)s->group * (s->real_size + 4) + 1024;
+  int resident = s->streamed && s->size <= s->group && s->dim <= 64 &&
+                 s->device.local_memory &&
+                 local_bytes <= s->device.local_memory;
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_GROUP=%u -DCK_DIM=%d "
            "-DCK_USER_DATA=%d -DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d "
            "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
-           "-DCK_REAL_DOUBLE=%d",
+           "-DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u -DCK_REAL_DOUBLE=%d",
            s->objective, s->bounds, (unsigned)s->group, s->dim,
            s->problem->user_has_data, s->tournament, s->crossover, s->mutation,
-           s->elite, s->migrants ? s->migrants : 1u, s->double_precision);
+           s->elite, s->migrants ? s->migrants : 1u, resident,
+           (unsigned)s->size, s->double_precision);
   CK_TRY(ck__program_build_prefixed(s->queue, "ga", defines,
                                     s->problem->user_name,
                                     s->problem->user_source, &s->program));

@@ -119,8 +119,9 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
             (ck_real)s->crossover_rate, (ck_real)s->crossover_parameter,
             s->mutation, (ck_real)s->mutation_rate,
             (ck_real)s->mutation_parameter, s->seed, island, slot_in,
-            generation, s->size, s->dim, s->total, reals(s->lo), reals(s->hi),
-            current, current_fitness, next);
+            generation, s->size, s->dim, reals(s->lo), reals(s->hi),
+            current + base, s->total, current_fitness + base,
+            next + base + slot_in, s->total);
         next_fitness[base + slot_in] =
             s->streamed ? ck_comparable(value) : CK_REAL_MAX;
       }
