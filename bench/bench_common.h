@@ -72,4 +72,32 @@ done:
   return result;
 }
 
+/*
+ * Seconds per step of an optimiser: `warmup` steps first (so that no
+ * kernel is first run, and on some drivers compiled, inside the timing),
+ * then batches of steps doubling until one lasts `seconds` (or reaches
+ * max_batch), each closed by `sync`, a blocking read. Returns 1 and
+ * prints the library's message on failure.
+ */
+typedef ck_status (*bench_step_fn)(void *self, uint64_t steps);
+typedef ck_status (*bench_sync_fn)(void *self);
+
+static inline int bench_seconds_per_step(bench_step_fn step, bench_sync_fn sync,
+                                         void *self, uint64_t warmup,
+                                         double seconds, uint64_t max_batch,
+                                         const char *what, double *per_step) {
+  if (step(self, warmup) || sync(self))
+    return bench_report(what);
+  for (uint64_t batch = 1;; batch *= 2) {
+    double started = bench_now();
+    if (step(self, batch) || sync(self))
+      return bench_report(what);
+    double elapsed = bench_now() - started;
+    if (elapsed >= seconds || batch >= max_batch) {
+      *per_step = elapsed / (double)batch;
+      return 0;
+    }
+  }
+}
+
 #endif /* CK_BENCH_COMMON_H */

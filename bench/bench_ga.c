@@ -11,34 +11,24 @@
 
 #include "bench_common.h"
 
+static ck_status ga_step(void *self, uint64_t steps) {
+  return ck_ga_step(self, steps);
+}
+
+static ck_status ga_sync(void *self) {
+  double best;
+  return ck_ga_best(self, &best, NULL);
+}
+
+/* Seconds per generation; the warm-up passes a migration. */
 static int time_ga(const ck_device *device, const ck_ga_config *config,
                    double seconds, double *per_generation) {
   ck_ga *ga = NULL;
-  double best;
   if (ck_ga_create(device, config, &ga))
     return bench_report(device->id);
-  int failed = 1;
-  /* The warm-up passes a migration, so that no kernel is first run (and,
-   * on some drivers, compiled) inside the timed batches. */
-  if (ck_ga_step(ga, config->migrate_every + 2) ||
-      ck_ga_best(ga, &best, NULL)) {
-    bench_report(device->id);
-    goto done;
-  }
-  for (uint64_t batch = 1;; batch *= 2) {
-    double started = bench_now();
-    if (ck_ga_step(ga, batch) || ck_ga_best(ga, &best, NULL)) {
-      bench_report(device->id);
-      goto done;
-    }
-    double elapsed = bench_now() - started;
-    if (elapsed >= seconds || batch >= (1u << 16)) {
-      *per_generation = elapsed / (double)batch;
-      break;
-    }
-  }
-  failed = 0;
-done:
+  int failed =
+      bench_seconds_per_step(ga_step, ga_sync, ga, config->migrate_every + 2,
+                             seconds, 1u << 16, device->id, per_generation);
   ck_ga_destroy(ga);
   return failed;
 }

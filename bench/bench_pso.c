@@ -16,38 +16,23 @@
 
 #include "bench_common.h"
 
-typedef struct measurement {
-  double seconds_per_iteration;
-  uint64_t iterations;
-} measurement;
+static ck_status pso_step(void *self, uint64_t steps) {
+  return ck_pso_step(self, steps);
+}
 
-/* Times steps of a swarm: doubles the batch until it lasts `seconds`. */
-static int time_swarm(const ck_device *device, const ck_pso_config *config,
-                      double seconds, measurement *out) {
-  ck_pso *pso = NULL;
+static ck_status pso_sync(void *self) {
   double best;
+  return ck_pso_best(self, &best, NULL);
+}
+
+/* Seconds per iteration of a swarm, after two warm-up iterations. */
+static int time_swarm(const ck_device *device, const ck_pso_config *config,
+                      double seconds, double *per_iteration) {
+  ck_pso *pso = NULL;
   if (ck_pso_create(device, config, &pso))
     return bench_report(device->id);
-  int failed = 1;
-  if (ck_pso_step(pso, 2) || ck_pso_best(pso, &best, NULL)) {
-    bench_report(device->id);
-    goto done;
-  }
-  for (uint64_t batch = 1;; batch *= 2) {
-    double started = bench_now();
-    if (ck_pso_step(pso, batch) || ck_pso_best(pso, &best, NULL)) {
-      bench_report(device->id);
-      goto done;
-    }
-    double elapsed = bench_now() - started;
-    if (elapsed >= seconds || batch >= (1u << 20)) {
-      out->seconds_per_iteration = elapsed / (double)batch;
-      out->iterations = batch;
-      break;
-    }
-  }
-  failed = 0;
-done:
+  int failed = bench_seconds_per_step(pso_step, pso_sync, pso, 2, seconds,
+                                      1u << 20, device->id, per_iteration);
   ck_pso_destroy(pso);
   return failed;
 }
@@ -123,17 +108,16 @@ int main(int argc, char **argv) {
           config.function = f ? "rastrigin" : "sphere";
           config.particles = (size_t)swarms[s];
           config.dim = dims[d];
-          measurement m;
-          if (time_swarm(device, &config, seconds, &m)) {
+          double per_iteration;
+          if (time_swarm(device, &config, seconds, &per_iteration)) {
             ++failures;
             continue;
           }
-          double updates = swarms[s] * dims[d] / m.seconds_per_iteration;
+          double updates = swarms[s] * dims[d] / per_iteration;
           double bytes = 20.0 * updates * 1e-9;
           printf("%-10s %9.0f %5d %12.1f %14.4g %14.4g %9.1f%%\n",
-                 config.function, swarms[s], dims[d],
-                 1.0 / m.seconds_per_iteration, updates,
-                 swarms[s] / m.seconds_per_iteration,
+                 config.function, swarms[s], dims[d], 1.0 / per_iteration,
+                 updates, swarms[s] / per_iteration,
                  copy > 0 ? 100.0 * bytes / copy : 0.0);
         }
       }
@@ -144,10 +128,10 @@ int main(int argc, char **argv) {
     small.function = "rastrigin";
     small.particles = 4096;
     small.dim = 30;
-    measurement m;
-    if (time_swarm(device, &small, seconds, &m) == 0)
+    double per_iteration;
+    if (time_swarm(device, &small, seconds, &per_iteration) == 0)
       printf("small swarm: rastrigin 4096 x 30: %.0f iterations/s\n",
-             1.0 / m.seconds_per_iteration);
+             1.0 / per_iteration);
     else
       ++failures;
     /* lsq: rows (a_j, b_j) read once per particle evaluation. */
@@ -164,17 +148,16 @@ int main(int argc, char **argv) {
         config.data = &data;
         config.particles = 64;
         config.lsq_mode = (ck_pso_lsq_mode)mode;
-        if (time_swarm(device, &config, seconds, &m)) {
+        if (time_swarm(device, &config, seconds, &per_iteration)) {
           ++failures;
           continue;
         }
         double data_bytes = 64.0 * (double)rows * 17.0 * 4.0;
-        double rate = data_bytes / m.seconds_per_iteration * 1e-9;
+        double rate = data_bytes / per_iteration * 1e-9;
         printf("lsq %zu rows x 16, 64 particles, %s mode: %.1f iter/s, "
                "%.1f GB/s over the data (%.1f%% of copy)\n",
                rows, mode == CK_PSO_LSQ_GROUP ? "group" : "thread",
-               1.0 / m.seconds_per_iteration, rate,
-               copy > 0 ? 100.0 * rate / copy : 0.0);
+               1.0 / per_iteration, rate, copy > 0 ? 100.0 * rate / copy : 0.0);
       }
       ck_lsq_free(&data);
     }

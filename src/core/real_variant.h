@@ -7,11 +7,25 @@
 #define CK_REAL_VARIANT_H
 
 #include "ck_real.h"
+#include "clkit/queue.h"
 
 #if CK_REAL_DOUBLE
 #define CK_VARIANT(name) name##_f64
 #else
 #define CK_VARIANT(name) name##_f32
 #endif
+
+/* The host memory behind a ref buffer, as the ref steps read it. */
+static inline ck_real *ck__reals(ck_buffer *buffer) {
+  void *pointer = NULL;
+  ck_buffer_host_pointer(buffer, &pointer);
+  return pointer;
+}
+
+static inline uint32_t *ck__words(ck_buffer *buffer) {
+  void *pointer = NULL;
+  ck_buffer_host_pointer(buffer, &pointer);
+  return pointer;
+}
 
 #endif /* CK_REAL_VARIANT_H */

@@ -126,6 +126,9 @@ static ck_status check_config(const ck_ga_config *c) {
 static ck_status plan_migration(ck_ga *ga) {
   ga_state *s = &ga->state;
   uint32_t n = s->islands;
+  /* The ring never changes: the device keeps it from the first time. */
+  if (ga->config.topology == CK_GA_RING && ga->migrations > 0)
+    return CK_OK;
   if (ga->config.topology == CK_GA_RING) {
     for (uint32_t i = 0; i < n; ++i)
       ga->source[i] = (i + n - 1) % n;
@@ -230,24 +233,11 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   ga = calloc(1, sizeof *ga);
   if (!ga)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
-  const ck__problem_spec spec = {config->function,
-                                 config->objective_source,
-                                 config->objective_name,
-                                 config->data,
-                                 config->dim,
-                                 config->lo,
-                                 config->hi,
-                                 config->double_precision,
-                                 config->has_target,
-                                 config->target,
-                                 config->max_seconds};
+  const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
   CK_TRY(ck__problem_init(&ga->problem, device, &spec));
   const ck__problem *problem = &ga->problem;
   ga->config = *config;
-  ga->config.function = ga->config.objective_source = NULL;
-  ga->config.objective_name = NULL;
-  ga->config.lo = ga->config.hi = NULL;
-  ga->config.dim = problem->dim;
+  CK__PROBLEM_KEEP(&ga->config, problem);
   ga_state *s = &ga->state;
   s->device = *device;
   s->problem = problem;
@@ -429,6 +419,14 @@ ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
   return CK_OK;
 }
 
+static ck_status run_step(void *self, uint64_t steps) {
+  return ck_ga_step(self, steps);
+}
+
+static ck_status run_history(void *self, const double **best, size_t *count) {
+  return ck_ga_history(self, best, NULL, NULL, NULL, count);
+}
+
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   ck_status status = CK_OK;
   if (!ga || !report)
@@ -436,85 +434,30 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   memset(report, 0, sizeof *report);
   const ck_ga_config *c = &ga->config;
   ga_state *s = &ga->state;
-  uint64_t limit = c->max_generations;
-  if (c->max_evaluations) {
-    uint64_t by_evaluations = c->max_evaluations / s->total;
-    by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
-    if (!limit || by_evaluations < limit)
-      limit = by_evaluations;
-  }
-  if (!limit && !c->has_target && c->max_seconds <= 0)
-    limit = 200;
-  uint64_t start = ga->generation, chunk = c->check_every ? c->check_every : 1;
-  double started = ck__seconds(), kernel_before = 0;
+  const ck__run_rules rules = {
+      c->max_generations, c->max_evaluations, s->total,        200,
+      c->has_target,      c->target,          c->max_seconds,  c->check_every,
+      MAX_CHUNK,          c->progress,        c->progress_user};
+  const ck__run_driver driver = {ga, run_step, run_history};
+  ck__run_outcome outcome;
+  double kernel_before = 0, kernel_after = 0;
   ck_queue_kernel_seconds(s->queue, &kernel_before);
-  CK_TRY(flush_stats(ga));
-  size_t scanned = 0;
-  while (!report->stopped_by) {
-    if (c->has_target) {
-      for (; scanned < ga->history_count; ++scanned) {
-        if (ga->best[scanned] <= c->target) {
-          report->stopped_by = CK_PSO_STOP_TARGET;
-          report->target_generation = scanned;
-          break;
-        }
-      }
-      if (report->stopped_by)
-        break;
-    }
-    double total = ck__seconds() - started;
-    if (c->max_seconds > 0 && total >= c->max_seconds) {
-      report->stopped_by = CK_PSO_STOP_TIME;
-      break;
-    }
-    uint64_t done = ga->generation - start;
-    if (limit && done >= limit) {
-      report->stopped_by = c->max_generations && limit == c->max_generations
-                               ? CK_PSO_STOP_ITERATIONS
-                               : CK_PSO_STOP_EVALUATIONS;
-      break;
-    }
-    uint64_t steps = chunk;
-    if (limit && steps > limit - done)
-      steps = limit - done;
-    double chunk_started = ck__seconds();
-    CK_TRY(ck_ga_step(ga, steps));
-    CK_TRY(flush_stats(ga));
-    double elapsed = ck__seconds() - chunk_started;
-    if (c->progress) {
-      double fraction =
-          limit
-              ? (double)(ga->generation - start) / (double)limit
-              : (c->max_seconds > 0 ? (ck__seconds() - started) / c->max_seconds
-                                    : 0);
-      if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
-        CK_FAIL(CK_ERROR_CANCELLED, "GA cancelled after %llu generations",
-                (unsigned long long)ga->generation);
-    }
-    if (!c->check_every) {
-      /* About twenty host reads a second. */
-      double per_step = elapsed / (double)steps;
-      double wanted = per_step > 0 ? 0.05 / per_step : (double)MAX_CHUNK;
-      chunk = wanted < 1           ? 1
-              : wanted > MAX_CHUNK ? MAX_CHUNK
-                                   : (uint64_t)wanted;
-    }
-  }
+  CK_TRY(ck__run_until(&rules, &driver, "GA", &outcome));
   CK_TRY(ck_queue_finish(s->queue));
-  report->wall_s = ck__seconds() - started;
-  double kernel_after = 0;
   ck_queue_kernel_seconds(s->queue, &kernel_after);
+  report->stopped_by = outcome.stopped_by;
+  report->target_generation = outcome.target_step;
+  report->wall_s = outcome.wall_s;
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = ga->build_seconds;
   report->generations = ga->generation;
   report->evaluations = (uint64_t)s->total * (ga->generation + 1);
   CK_TRY(ck_ga_best(ga, &report->best, NULL));
-  uint64_t made = ga->generation - start;
   if (report->wall_s > 0) {
     report->evaluations_per_s =
-        (double)s->total * (double)made / report->wall_s;
-    report->genes_per_s =
-        (double)s->total * (double)s->dim * (double)made / report->wall_s;
+        (double)s->total * (double)outcome.steps / report->wall_s;
+    report->genes_per_s = (double)s->total * (double)s->dim *
+                          (double)outcome.steps / report->wall_s;
   }
 fail:
   return status;
@@ -572,7 +515,6 @@ ck_status ck_ga_destroy(ck_ga *ga) {
                           s->migrant_fitness,
                           s->source,
                           s->data,
-                          s->values,
                           s->island_best,
                           s->island_best_genes,
                           s->best_value,

@@ -53,10 +53,9 @@ struct ga_state {
   ck_buffer *stats; /* stats_capacity x islands x (best, mean) */
   uint32_t stats_capacity;
   ck_buffer *migrant_genes, *migrant_fitness; /* islands * migrants */
-  ck_buffer *source;      /* islands: who sends to island i */
-  ck_buffer *data;        /* lsq or user data */
-  ck_buffer *values;      /* non-streamed: values before they are fitness */
-  ck_buffer *island_best; /* islands: each island's best so far */
+  ck_buffer *source;            /* islands: who sends to island i */
+  ck_buffer *data;              /* lsq or user data */
+  ck_buffer *island_best;       /* islands: each island's best so far */
   ck_buffer *island_best_genes; /* dim x islands, dimension-major */
   ck_buffer *best_value, *best_index, *best_genes;
   ck_buffer *partial_values, *partial_indices;
@@ -68,8 +67,8 @@ struct ga_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel, *emigrate_kernel,
-      *immigrate_kernel, *reduce_kernel, *update_kernel, *evaluate_kernel,
-      *finish_kernel;
+      *immigrate_kernel, *reduce_kernel, *update_kernel;
+  ck__evaluation evaluation; /* lsq and user objectives */
 };
 
 extern const ck__ga_steps ck__ga_ref_steps_f32;

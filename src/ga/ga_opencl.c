@@ -6,10 +6,7 @@
 
 static ck_status set_real(ck_kernel *kernel, unsigned index, const ga_state *s,
                           double value) {
-  float narrow = (float)value;
-  return s->double_precision
-             ? ck_kernel_set_value(kernel, index, sizeof value, &value)
-             : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
+  return ck__kernel_set_real(kernel, index, s->double_precision, value);
 }
 
 static ck_status launch(ga_state *s, ck_kernel *kernel, size_t items,
@@ -129,38 +126,11 @@ static ck_status opencl_setup(ga_state *s) {
     CK_TRY(ck_kernel_set_buffer(k, 3, s->partial_indices));
   }
 
-  if (s->objective == CK_OBJECTIVE_USER) {
-    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_user", &k));
-    s->evaluate_kernel = k;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->done));
-  } else if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
-    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_group", &k));
-    s->evaluate_kernel = k;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
-    CK_TRY(ck_kernel_set_value(k, 3, sizeof s->lsq_chunks, &s->lsq_chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->lsq_partial));
-    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
-    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_finish", &k));
-    s->finish_kernel = k;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->lsq_chunks, &s->lsq_chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 2, s->lsq_partial));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->done));
-  } else if (s->objective == CK_OBJECTIVE_LSQ) {
-    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_thread", &k));
-    s->evaluate_kernel = k;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->total, &s->total));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
-    CK_TRY(ck_kernel_set_buffer(k, 3, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->done));
-  }
+  if (!s->streamed)
+    CK_TRY(ck__evaluation_create(&s->evaluation, s->program, s->problem,
+                                 s->total, s->rows, s->lsq_group_mode,
+                                 s->lsq_chunks, s->group, s->data,
+                                 s->lsq_partial, s->done));
 fail:
   return status;
 }
@@ -182,26 +152,8 @@ static ck_status opencl_evolve(ga_state *s, uint64_t first, uint32_t count,
 
 /* The points are buffer `which`; their values land in its fitness. */
 static ck_status opencl_evaluate(ga_state *s, int which) {
-  ck_status status;
-  ck_kernel *k = s->evaluate_kernel;
-  if (s->objective == CK_OBJECTIVE_USER) {
-    if ((status = ck_kernel_set_buffer(k, 2, s->population[which])) ||
-        (status = ck_kernel_set_buffer(k, 3, s->fitness[which])))
-      return status;
-    return launch(s, k, s->total, 0);
-  }
-  if (s->lsq_group_mode) {
-    if ((status = ck_kernel_set_buffer(k, 5, s->population[which])) ||
-        (status = ck_kernel_set_buffer(s->finish_kernel, 3, s->fitness[which])))
-      return status;
-    if ((status = launch(s, k, (size_t)s->total * s->lsq_chunks, 1)))
-      return status;
-    return launch(s, s->finish_kernel, s->total, 0);
-  }
-  if ((status = ck_kernel_set_buffer(k, 4, s->population[which])) ||
-      (status = ck_kernel_set_buffer(k, 5, s->fitness[which])))
-    return status;
-  return launch(s, k, s->total, 0);
+  return ck__evaluation_run(&s->evaluation, s->queue, s->population[which],
+                            s->fitness[which]);
 }
 
 static ck_status opencl_stats(ga_state *s, int which, uint32_t slot) {
@@ -237,12 +189,13 @@ static ck_status opencl_update_best(ga_state *s) {
 }
 
 static void opencl_teardown(ga_state *s) {
-  ck_kernel *kernels[] = {
-      s->initialise_kernel, s->evolve_kernel,    s->stats_kernel,
-      s->emigrate_kernel,   s->immigrate_kernel, s->reduce_kernel,
-      s->update_kernel,     s->evaluate_kernel,  s->finish_kernel};
+  ck_kernel *kernels[] = {s->initialise_kernel, s->evolve_kernel,
+                          s->stats_kernel,      s->emigrate_kernel,
+                          s->immigrate_kernel,  s->reduce_kernel,
+                          s->update_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
+  ck__evaluation_destroy(&s->evaluation);
   ck_program_destroy(s->program);
 }
 

@@ -10,18 +10,6 @@
 #include "core/real_variant.h"
 #include "ga/ga_internal.h"
 
-static ck_real *reals(ck_buffer *buffer) {
-  void *pointer = NULL;
-  ck_buffer_host_pointer(buffer, &pointer);
-  return pointer;
-}
-
-static uint32_t *words(ck_buffer *buffer) {
-  void *pointer = NULL;
-  ck_buffer_host_pointer(buffer, &pointer);
-  return pointer;
-}
-
 static ck_status ref_setup(ga_state *s) {
   if (s->objective == CK_OBJECTIVE_USER)
     return ck__fail(CK_ERROR_UNSUPPORTED,
@@ -31,11 +19,11 @@ static ck_status ref_setup(ga_state *s) {
 }
 
 static ck_status ref_initialise(ga_state *s) {
-  ck_real *fitness = reals(s->fitness[0]);
+  ck_real *fitness = ck__reals(s->fitness[0]);
   for (uint32_t g = 0; g < s->total; ++g) {
     ck_real value = ck_ga_initialise_individual(
-        s->objective, g, s->dim, s->total, s->seed, reals(s->lo), reals(s->hi),
-        reals(s->population[0]));
+        s->objective, g, s->dim, s->total, s->seed, ck__reals(s->lo),
+        ck__reals(s->hi), ck__reals(s->population[0]));
     fitness[g] = s->streamed ? ck_comparable(value) : CK_REAL_MAX;
   }
   return CK_OK;
@@ -66,8 +54,8 @@ static void pick(const ck_real *fitness, uint32_t size, uint32_t count,
 /* Island statistics, and the island's best so far with its genes. */
 static void island_stats(ga_state *s, int which, uint32_t island,
                          uint32_t slot) {
-  const ck_real *fitness = reals(s->fitness[which]) + island * s->size;
-  const ck_real *population = reals(s->population[which]);
+  const ck_real *fitness = ck__reals(s->fitness[which]) + island * s->size;
+  const ck_real *population = ck__reals(s->population[which]);
   ck_real best = CK_REAL_MAX, sum = 0;
   uint32_t winner = 0xFFFFFFFFu;
   for (uint32_t i = 0; i < s->size; ++i) {
@@ -77,15 +65,15 @@ static void island_stats(ga_state *s, int which, uint32_t island,
       winner = i;
     }
   }
-  ck_real *stats = reals(s->stats);
+  ck_real *stats = ck__reals(s->stats);
   size_t at = ((size_t)slot * s->islands + island) * 2;
   stats[at] = best;
   stats[at + 1] = sum / (ck_real)s->size;
-  ck_real *island_best = reals(s->island_best);
+  ck_real *island_best = ck__reals(s->island_best);
   if (best < island_best[island]) {
     island_best[island] = best;
     for (int d = 0; d < s->dim; ++d)
-      reals(s->island_best_genes)[(size_t)d * s->islands + island] =
+      ck__reals(s->island_best_genes)[(size_t)d * s->islands + island] =
           population[(size_t)d * s->total + island * s->size + winner];
   }
 }
@@ -98,10 +86,10 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
   for (uint32_t t = 0; t < count; ++t) {
     uint64_t generation = first + t;
     int odd = (int)(generation & 1);
-    const ck_real *current = reals(s->population[odd ? 0 : 1]);
-    ck_real *next = reals(s->population[odd ? 1 : 0]);
-    const ck_real *current_fitness = reals(s->fitness[odd ? 0 : 1]);
-    ck_real *next_fitness = reals(s->fitness[odd ? 1 : 0]);
+    const ck_real *current = ck__reals(s->population[odd ? 0 : 1]);
+    ck_real *next = ck__reals(s->population[odd ? 1 : 0]);
+    const ck_real *current_fitness = ck__reals(s->fitness[odd ? 0 : 1]);
+    ck_real *next_fitness = ck__reals(s->fitness[odd ? 1 : 0]);
     for (uint32_t island = 0; island < s->islands; ++island) {
       uint32_t base = island * s->size;
       pick(current_fitness + base, s->size, (uint32_t)s->elite, 0, chosen);
@@ -119,7 +107,7 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
             (ck_real)s->crossover_rate, (ck_real)s->crossover_parameter,
             s->mutation, (ck_real)s->mutation_rate,
             (ck_real)s->mutation_parameter, s->seed, island, slot_in,
-            generation, s->size, s->dim, reals(s->lo), reals(s->hi),
+            generation, s->size, s->dim, ck__reals(s->lo), ck__reals(s->hi),
             current + base, s->total, current_fitness + base,
             next + base + slot_in, s->total);
         next_fitness[base + slot_in] =
@@ -135,8 +123,9 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
 
 /* lsq only: rows summed in order. */
 static ck_status ref_evaluate(ga_state *s, int which) {
-  const ck_real *data = reals(s->data), *x = reals(s->population[which]);
-  ck_real *fitness = reals(s->fitness[which]);
+  const ck_real *data = ck__reals(s->data),
+                *x = ck__reals(s->population[which]);
+  ck_real *fitness = ck__reals(s->fitness[which]);
   for (uint32_t g = 0; g < s->total; ++g) {
     ck_real sum = 0;
     for (uint32_t j = 0; j < s->rows; ++j) {
@@ -157,11 +146,11 @@ static ck_status ref_stats(ga_state *s, int which, uint32_t slot) {
 }
 
 static ck_status ref_migrate(ga_state *s, int which) {
-  ck_real *population = reals(s->population[which]);
-  ck_real *fitness = reals(s->fitness[which]);
-  ck_real *genes = reals(s->migrant_genes);
-  ck_real *migrant_fitness = reals(s->migrant_fitness);
-  const uint32_t *source = words(s->source);
+  ck_real *population = ck__reals(s->population[which]);
+  ck_real *fitness = ck__reals(s->fitness[which]);
+  ck_real *genes = ck__reals(s->migrant_genes);
+  ck_real *migrant_fitness = ck__reals(s->migrant_fitness);
+  const uint32_t *source = ck__words(s->source);
   uint32_t *chosen = malloc(s->migrants * sizeof *chosen);
   if (!chosen)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -193,8 +182,8 @@ static ck_status ref_migrate(ga_state *s, int which) {
 }
 
 static ck_status ref_update_best(ga_state *s) {
-  const ck_real *island_best = reals(s->island_best);
-  ck_real *best_value = reals(s->best_value);
+  const ck_real *island_best = ck__reals(s->island_best);
+  ck_real *best_value = ck__reals(s->best_value);
   ck_real winner_value = CK_REAL_MAX;
   uint32_t winner = 0xFFFFFFFFu;
   for (uint32_t i = 0; i < s->islands; ++i) {
@@ -205,10 +194,10 @@ static ck_status ref_update_best(ga_state *s) {
   }
   if (winner_value < best_value[0]) {
     best_value[0] = winner_value;
-    words(s->best_index)[0] = winner;
+    ck__words(s->best_index)[0] = winner;
     for (int d = 0; d < s->dim; ++d)
-      reals(s->best_genes)[d] =
-          reals(s->island_best_genes)[(size_t)d * s->islands + winner];
+      ck__reals(s->best_genes)[d] =
+          ck__reals(s->island_best_genes)[(size_t)d * s->islands + winner];
   }
   return CK_OK;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ck_objectives.h"
+#include "core/workload_internal.h"
 #include "objectives/problem.h"
 
 /* Finds `objective (` in a user source and whether its parameters name a
@@ -219,4 +220,171 @@ uint32_t ck__lsq_chunks(const ck_device *device, size_t points, size_t rows,
   size_t chunks = (4 * units + points - 1) / points;
   size_t most = rows / group ? rows / group : 1;
   return (uint32_t)(chunks < most ? chunks : most);
+}
+
+ck_status ck__run_until(const ck__run_rules *rules,
+                        const ck__run_driver *driver, const char *what,
+                        ck__run_outcome *outcome) {
+  ck_status status = CK_OK;
+  const double *best = NULL;
+  size_t count = 0;
+  memset(outcome, 0, sizeof *outcome);
+  uint64_t limit = rules->max_steps;
+  if (rules->max_evaluations) {
+    uint64_t by_evaluations = rules->max_evaluations / rules->per_step;
+    by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
+    if (!limit || by_evaluations < limit)
+      limit = by_evaluations;
+  }
+  if (!limit && !rules->has_target && rules->max_seconds <= 0)
+    limit = rules->default_steps;
+  uint64_t chunk = rules->check_every ? rules->check_every : 1;
+  double started = ck__seconds();
+  CK_TRY(driver->history(driver->self, &best, &count));
+  /* The step the run starts from counts: a target met there stops it. */
+  size_t scanned = count ? count - 1 : 0;
+  for (;;) {
+    for (; rules->has_target && scanned < count; ++scanned) {
+      if (best[scanned] <= rules->target) {
+        outcome->stopped_by = CK_PSO_STOP_TARGET;
+        outcome->target_step = scanned;
+        break;
+      }
+    }
+    scanned = count;
+    double total = ck__seconds() - started;
+    if (!outcome->stopped_by && rules->max_seconds > 0 &&
+        total >= rules->max_seconds)
+      outcome->stopped_by = CK_PSO_STOP_TIME;
+    if (!outcome->stopped_by && limit && outcome->steps >= limit)
+      outcome->stopped_by = rules->max_steps && limit == rules->max_steps
+                                ? CK_PSO_STOP_ITERATIONS
+                                : CK_PSO_STOP_EVALUATIONS;
+    if (outcome->stopped_by)
+      break;
+    uint64_t steps = chunk;
+    if (limit && steps > limit - outcome->steps)
+      steps = limit - outcome->steps;
+    double chunk_started = ck__seconds();
+    CK_TRY(driver->step(driver->self, steps));
+    outcome->steps += steps;
+    /* The only read from the device: the best values since the last. */
+    CK_TRY(driver->history(driver->self, &best, &count));
+    double elapsed = ck__seconds() - chunk_started;
+    if (rules->progress) {
+      double fraction =
+          limit ? (double)outcome->steps / (double)limit
+                : (rules->max_seconds > 0
+                       ? (ck__seconds() - started) / rules->max_seconds
+                       : 0);
+      if (rules->progress(rules->progress_user, fraction > 1 ? 1 : fraction))
+        CK_FAIL(CK_ERROR_CANCELLED, "%s cancelled after %llu steps", what,
+                (unsigned long long)outcome->steps);
+    }
+    if (!rules->check_every) {
+      double per_step = elapsed / (double)steps;
+      double wanted = per_step > 0 ? 0.05 / per_step : (double)rules->max_chunk;
+      chunk = wanted < 1                          ? 1
+              : wanted > (double)rules->max_chunk ? rules->max_chunk
+                                                  : (uint64_t)wanted;
+    }
+  }
+  outcome->wall_s = ck__seconds() - started;
+fail:
+  return status;
+}
+
+ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
+                              int double_precision, double value) {
+  float narrow = (float)value;
+  return double_precision
+             ? ck_kernel_set_value(kernel, index, sizeof value, &value)
+             : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
+}
+
+ck_status ck__evaluation_create(ck__evaluation *e, ck_program *program,
+                                const ck__problem *problem, uint32_t n,
+                                uint32_t rows, int group_mode, uint32_t chunks,
+                                uint32_t group, ck_buffer *data,
+                                ck_buffer *partial, ck_buffer *done) {
+  ck_status status = CK_OK;
+  int dim = problem->dim;
+  memset(e, 0, sizeof *e);
+  e->objective = problem->objective;
+  e->group_mode = problem->objective == CK_OBJECTIVE_LSQ && group_mode;
+  e->n = n;
+  e->chunks = chunks;
+  e->group = group;
+  ck_kernel *k;
+  if (e->objective == CK_OBJECTIVE_USER) {
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_user", &e->kernel));
+    k = e->kernel;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
+    CK_TRY(ck_kernel_set_buffer(k, 4, data));
+    CK_TRY(ck_kernel_set_buffer(k, 5, done));
+  } else if (e->group_mode) {
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_group", &e->kernel));
+    k = e->kernel;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
+    CK_TRY(ck_kernel_set_value(k, 2, sizeof rows, &rows));
+    CK_TRY(ck_kernel_set_value(k, 3, sizeof chunks, &chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 4, data));
+    CK_TRY(ck_kernel_set_buffer(k, 6, partial));
+    CK_TRY(ck_kernel_set_buffer(k, 7, done));
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_finish", &e->finish));
+    k = e->finish;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof chunks, &chunks));
+    CK_TRY(ck_kernel_set_buffer(k, 2, partial));
+    CK_TRY(ck_kernel_set_buffer(k, 4, done));
+  } else {
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_thread", &e->kernel));
+    k = e->kernel;
+    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
+    CK_TRY(ck_kernel_set_value(k, 2, sizeof rows, &rows));
+    CK_TRY(ck_kernel_set_buffer(k, 3, data));
+    CK_TRY(ck_kernel_set_buffer(k, 6, done));
+  }
+  return CK_OK;
+fail:
+  ck__evaluation_destroy(e);
+  return status;
+}
+
+static ck_status launch_points(ck_queue *queue, ck_kernel *kernel, size_t n,
+                               size_t group) {
+  size_t global = (n + group - 1) / group * group;
+  return ck_queue_launch(queue, kernel, 1, &global, &group, NULL);
+}
+
+ck_status ck__evaluation_run(ck__evaluation *e, ck_queue *queue,
+                             ck_buffer *points, ck_buffer *values) {
+  ck_status status;
+  if (e->objective == CK_OBJECTIVE_USER) {
+    if ((status = ck_kernel_set_buffer(e->kernel, 2, points)) ||
+        (status = ck_kernel_set_buffer(e->kernel, 3, values)))
+      return status;
+    return launch_points(queue, e->kernel, e->n, e->group);
+  }
+  if (e->group_mode) {
+    size_t local = e->group, global = (size_t)e->n * e->chunks * e->group;
+    if ((status = ck_kernel_set_buffer(e->kernel, 5, points)) ||
+        (status = ck_kernel_set_buffer(e->finish, 3, values)) ||
+        (status = ck_queue_launch(queue, e->kernel, 1, &global, &local, NULL)))
+      return status;
+    return launch_points(queue, e->finish, e->n, e->group);
+  }
+  if ((status = ck_kernel_set_buffer(e->kernel, 4, points)) ||
+      (status = ck_kernel_set_buffer(e->kernel, 5, values)))
+    return status;
+  return launch_points(queue, e->kernel, e->n, e->group);
+}
+
+void ck__evaluation_destroy(ck__evaluation *e) {
+  ck_kernel_destroy(e->kernel);
+  ck_kernel_destroy(e->finish);
+  e->kernel = e->finish = NULL;
 }

@@ -37,6 +37,51 @@ typedef struct ck__problem {
   size_t real_size;
 } ck__problem;
 
+/*
+ * ck_pso_config and ck_ga_config name their problem fields alike; these
+ * move them to and from the shared forms, whichever the optimiser.
+ *   CK__PROBLEM_SPEC(c): the spec of a configuration;
+ *   CK__PROBLEM_KEEP(c, problem): drop the borrowed strings and arrays of
+ *     a kept copy of a configuration (the problem owns its copies);
+ *   CK__PROBLEM_FROM_JOB(c, job, options): parsed options into c.
+ */
+#define CK__PROBLEM_SPEC(c)                                                    \
+  ((ck__problem_spec){(c)->function, (c)->objective_source,                    \
+                      (c)->objective_name, (c)->data, (c)->dim, (c)->lo,       \
+                      (c)->hi, (c)->double_precision, (c)->has_target,         \
+                      (c)->target, (c)->max_seconds})
+
+#define CK__PROBLEM_KEEP(c, problem)                                           \
+  do {                                                                         \
+    (c)->function = (c)->objective_source = (c)->objective_name = NULL;        \
+    (c)->lo = (c)->hi = NULL;                                                  \
+    (c)->dim = (problem)->dim;                                                 \
+  } while (0)
+
+#define CK__PROBLEM_FROM_JOB(c, job, options)                                  \
+  do {                                                                         \
+    (c)->function = (job)->spec.function;                                      \
+    (c)->objective_source = (job)->spec.source;                                \
+    (c)->objective_name = (job)->spec.source_name;                             \
+    (c)->data = (job)->spec.data;                                              \
+    (c)->dim = (job)->spec.dim;                                                \
+    (c)->lo = (job)->spec.lo;                                                  \
+    (c)->hi = (job)->spec.hi;                                                  \
+    (c)->double_precision = (job)->spec.double_precision;                      \
+    (c)->has_target = (job)->spec.has_target;                                  \
+    (c)->target = (job)->spec.target;                                          \
+    (c)->max_seconds = (job)->spec.max_seconds;                                \
+    (c)->max_evaluations = (job)->max_evaluations;                             \
+    (c)->bounds = (ck_bounds_mode)(job)->bounds;                               \
+    (c)->lsq_mode = (job)->lsq_mode;                                           \
+    (c)->check_every = (job)->check_every;                                     \
+    if (options) {                                                             \
+      (c)->seed = (options)->seed;                                             \
+      (c)->progress = (options)->progress;                                     \
+      (c)->progress_user = (options)->progress_user;                           \
+    }                                                                          \
+  } while (0)
+
 /* Checks a spec (the messages name the CLI options) and fills problem;
  * release it with ck__problem_free(). */
 ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
@@ -69,6 +114,76 @@ uint32_t ck__lsq_chunks(const ck_device *device, size_t points, size_t rows,
 /* Whether lsq evaluation of `points` points should use group mode. */
 int ck__lsq_group_mode(const ck_device *device, ck_pso_lsq_mode mode,
                        size_t points, uint32_t group);
+
+/* ---- device evaluation of lsq and user objectives (problem.c) -------- */
+
+/* A real kernel argument in the problem's precision. */
+ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
+                              int double_precision, double value);
+
+/* The kernels of cl/ck_evaluate.h for n points, with their fixed
+ * arguments set; only the points and their values change per call. */
+typedef struct ck__evaluation {
+  ck_kernel *kernel;
+  ck_kernel *finish; /* lsq group mode: adds each point's partial sums */
+  int objective, group_mode;
+  uint32_t n, chunks, group;
+} ck__evaluation;
+
+/* Creates the evaluation of a non-streamed problem in a built program.
+ * partial (n * chunks reals) serves lsq group mode; done may skip work. */
+ck_status ck__evaluation_create(ck__evaluation *evaluation, ck_program *program,
+                                const ck__problem *problem, uint32_t n,
+                                uint32_t rows, int group_mode, uint32_t chunks,
+                                uint32_t group, ck_buffer *data,
+                                ck_buffer *partial, ck_buffer *done);
+
+/* Launches it: the objective at points (dimension-major) into values. */
+ck_status ck__evaluation_run(ck__evaluation *evaluation, ck_queue *queue,
+                             ck_buffer *points, ck_buffer *values);
+
+void ck__evaluation_destroy(ck__evaluation *evaluation);
+
+/* ---- the stopping loop shared by the optimisers (problem.c) ----------- */
+
+typedef struct ck__run_rules {
+  uint64_t max_steps;       /* iterations or generations; 0: off */
+  uint64_t max_evaluations; /* 0: off */
+  uint64_t per_step;        /* evaluations one step makes */
+  uint64_t default_steps;   /* the limit when every rule is off */
+  int has_target;
+  double target;
+  double max_seconds;
+  unsigned check_every; /* steps between host reads; 0: automatic */
+  uint64_t max_chunk;   /* steps between host reads, at most */
+  ck_progress_fn progress;
+  void *progress_user;
+} ck__run_rules;
+
+typedef struct ck__run_driver {
+  void *self;
+  ck_status (*step)(void *self, uint64_t steps);
+  /* The best value after each step so far (entry 0: before any). */
+  ck_status (*history)(void *self, const double **best, size_t *count);
+} ck__run_driver;
+
+typedef struct ck__run_outcome {
+  ck_pso_stop stopped_by;
+  uint64_t steps;       /* made by this run */
+  uint64_t target_step; /* history entry that first met the target */
+  double wall_s;
+} ck__run_outcome;
+
+/*
+ * Steps until a rule holds: the step limit (from max_steps and
+ * max_evaluations), the target (checked on every history entry since the
+ * run began), or the clock. The host reads the history once a chunk of
+ * steps, sized for about twenty reads a second unless check_every is set;
+ * progress is reported at each read.
+ */
+ck_status ck__run_until(const ck__run_rules *rules,
+                        const ck__run_driver *driver, const char *what,
+                        ck__run_outcome *outcome);
 
 /* ---- options shared by the optimisers' workloads (problem_options.c) --- */
 

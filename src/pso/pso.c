@@ -140,25 +140,11 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   pso = calloc(1, sizeof *pso);
   if (!pso)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
-  const ck__problem_spec spec = {config->function,
-                                 config->objective_source,
-                                 config->objective_name,
-                                 config->data,
-                                 config->dim,
-                                 config->lo,
-                                 config->hi,
-                                 config->double_precision,
-                                 config->has_target,
-                                 config->target,
-                                 config->max_seconds};
+  const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
   CK_TRY(ck__problem_init(&pso->problem, device, &spec));
   const ck__problem *problem = &pso->problem;
   pso->config = *config;
-  pso->config.function = NULL;
-  pso->config.objective_source = NULL;
-  pso->config.objective_name = NULL;
-  pso->config.lo = pso->config.hi = NULL;
-  pso->config.dim = problem->dim;
+  CK__PROBLEM_KEEP(&pso->config, problem);
   pso_state *s = &pso->state;
   s->device = *device;
   s->objective = problem->objective;
@@ -175,9 +161,7 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   s->target = config->target;
   s->group = ck__group_size(device);
   s->history_capacity = HISTORY_CAPACITY;
-  s->user_source = problem->user_source;
-  s->user_name = problem->user_name;
-  s->user_has_data = problem->user_has_data;
+  s->problem = problem;
   if (config->constriction) {
     /* Clerc and Kennedy's constriction folds into the inertia form. */
     double phi = config->c1 + config->c2;
@@ -305,6 +289,14 @@ ck_status ck_pso_step(ck_pso *pso, uint64_t iterations) {
   return CK_OK;
 }
 
+static ck_status run_step(void *self, uint64_t steps) {
+  return ck_pso_step(self, steps);
+}
+
+static ck_status run_history(void *self, const double **best, size_t *count) {
+  return ck_pso_history(self, best, count);
+}
+
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   ck_status status = CK_OK;
   if (!pso || !report)
@@ -312,82 +304,28 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   memset(report, 0, sizeof *report);
   const ck_pso_config *c = &pso->config;
   pso_state *s = &pso->state;
-  uint64_t limit = c->max_iterations;
-  if (c->max_evaluations) {
-    uint64_t by_evaluations = c->max_evaluations / s->n;
-    by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
-    if (!limit || by_evaluations < limit)
-      limit = by_evaluations;
-  }
-  if (!limit && !c->has_target && c->max_seconds <= 0)
-    limit = 1000;
-  uint64_t chunk = c->check_every ? c->check_every : 1;
-  uint64_t start_iterations = pso->iterations;
-  double double_check = 0;
-  double started = ck__seconds();
-  double kernel_before = 0;
+  const ck__run_rules rules = {c->max_iterations,
+                               c->max_evaluations,
+                               s->n,
+                               1000,
+                               c->has_target,
+                               c->target,
+                               c->max_seconds,
+                               c->check_every,
+                               HISTORY_CAPACITY,
+                               c->progress,
+                               c->progress_user};
+  const ck__run_driver driver = {pso, run_step, run_history};
+  ck__run_outcome outcome;
+  uint64_t start = pso->iterations;
+  double kernel_before = 0, kernel_after = 0;
   ck_queue_kernel_seconds(s->queue, &kernel_before);
-  CK_TRY(flush_history(pso));
-  size_t scanned = pso->history_count;
-  report->stopped_by = CK_PSO_STOP_NONE;
-  /* A target met at initialisation already counts. */
-  if (c->has_target && pso->history_count &&
-      pso->history[pso->history_count - 1] <= c->target) {
-    report->stopped_by = CK_PSO_STOP_TARGET;
-    report->target_iteration = pso->iterations;
-  }
-  while (report->stopped_by == CK_PSO_STOP_NONE) {
-    uint64_t done = pso->iterations - start_iterations;
-    if (limit && done >= limit) {
-      report->stopped_by = c->max_iterations && limit == c->max_iterations
-                               ? CK_PSO_STOP_ITERATIONS
-                               : CK_PSO_STOP_EVALUATIONS;
-      break;
-    }
-    uint64_t steps = chunk;
-    if (limit && steps > limit - done)
-      steps = limit - done;
-    double chunk_started = ck__seconds();
-    CK_TRY(ck_pso_step(pso, steps));
-    CK_TRY(flush_history(pso)); /* the only read: best values since last */
-    double elapsed = ck__seconds() - chunk_started;
-    if (c->has_target) {
-      for (; scanned < pso->history_count; ++scanned) {
-        if (pso->history[scanned] <= c->target) {
-          report->stopped_by = CK_PSO_STOP_TARGET;
-          report->target_iteration = scanned;
-          break;
-        }
-      }
-    }
-    scanned = pso->history_count;
-    double total = ck__seconds() - started;
-    if (report->stopped_by == CK_PSO_STOP_NONE && c->max_seconds > 0 &&
-        total >= c->max_seconds)
-      report->stopped_by = CK_PSO_STOP_TIME;
-    if (c->progress) {
-      double fraction =
-          limit ? (double)(pso->iterations - start_iterations) / (double)limit
-                : (c->max_seconds > 0 ? total / c->max_seconds : 0);
-      if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
-        CK_FAIL(CK_ERROR_CANCELLED, "PSO cancelled after %llu iterations",
-                (unsigned long long)pso->iterations);
-    }
-    if (!c->check_every) {
-      /* About twenty host reads a second, at most one a history window. */
-      double per_step = elapsed / (double)steps;
-      double wanted = per_step > 0 ? 0.05 / per_step : (double)HISTORY_CAPACITY;
-      chunk = wanted < 1 ? 1
-                         : (wanted > HISTORY_CAPACITY ? HISTORY_CAPACITY
-                                                      : (uint64_t)wanted);
-    }
-    double_check = total;
-  }
-  (void)double_check;
+  CK_TRY(ck__run_until(&rules, &driver, "PSO", &outcome));
   CK_TRY(ck_queue_finish(s->queue));
-  report->wall_s = ck__seconds() - started;
-  double kernel_after = 0;
   ck_queue_kernel_seconds(s->queue, &kernel_after);
+  report->stopped_by = outcome.stopped_by;
+  report->target_iteration = outcome.target_step;
+  report->wall_s = outcome.wall_s;
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = pso->build_seconds;
   /* Moves after the target was met did nothing on the device. */
@@ -397,9 +335,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   report->evaluations = (uint64_t)s->n * (pso->iterations + 1);
   report->best =
       pso->history_count ? pso->history[pso->history_count - 1] : NAN;
-  uint64_t moved = pso->iterations > start_iterations
-                       ? pso->iterations - start_iterations
-                       : 0;
+  uint64_t moved = pso->iterations > start ? pso->iterations - start : 0;
   if (report->wall_s > 0) {
     report->evaluations_per_s = (double)s->n * (double)moved / report->wall_s;
     report->updates_per_s =

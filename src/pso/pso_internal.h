@@ -9,6 +9,7 @@
 #include "clkit/clkit.h"
 #include "clkit/pso.h"
 #include "core/internal.h"
+#include "objectives/problem.h"
 
 typedef struct pso_state pso_state;
 
@@ -30,7 +31,8 @@ typedef struct ck__pso_steps {
 struct pso_state {
   ck_queue *queue;
   ck_device device;
-  int objective; /* CK_OBJECTIVE_* */
+  const ck__problem *problem; /* objective, domain, user source */
+  int objective;              /* CK_OBJECTIVE_* */
   int streamed;
   int dim;
   uint32_t n; /* particles */
@@ -54,10 +56,8 @@ struct pso_state {
   ck_buffer *done;    /* 1: the target is met */
   int has_target;
   double target;
-  ck_buffer *data; /* lsq: column-major; user: rows */
-  uint32_t rows;   /* lsq rows */
-  int user_has_data;
-  const char *user_source, *user_name;
+  ck_buffer *data;        /* lsq: column-major; user: rows */
+  uint32_t rows;          /* lsq rows */
   uint32_t group;         /* reduction work-group size */
   uint32_t partial_count; /* groups of the first reduction; 0: direct */
   int lsq_group_mode;
@@ -67,8 +67,8 @@ struct pso_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *initialise_kernel, *neighbours_kernel, *move_kernel,
-      *reduce_kernel, *update_kernel, *evaluate_kernel, *keep_kernel,
-      *finish_kernel;
+      *reduce_kernel, *update_kernel, *keep_kernel;
+  ck__evaluation evaluation; /* lsq and user objectives */
 };
 
 /* The state behind a swarm, for tests that inspect every particle. */

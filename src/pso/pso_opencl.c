@@ -7,10 +7,7 @@
 
 static ck_status set_real(ck_kernel *kernel, unsigned index, const pso_state *s,
                           double value) {
-  float narrow = (float)value;
-  return s->double_precision
-             ? ck_kernel_set_value(kernel, index, sizeof value, &value)
-             : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
+  return ck__kernel_set_real(kernel, index, s->double_precision, value);
 }
 
 static size_t rounded(size_t count, size_t group) {
@@ -25,9 +22,10 @@ static ck_status opencl_setup(pso_state *s) {
            "-DCK_GROUP=%u -DCK_DIM=%d -DCK_USER_DATA=%d "
            "-DCK_REAL_DOUBLE=%d",
            s->objective, s->bounds, s->ring ? 1 : 0, (unsigned)s->group, s->dim,
-           s->user_has_data, s->double_precision);
-  CK_TRY(ck__program_build_prefixed(s->queue, "pso", defines, s->user_name,
-                                    s->user_source, &s->program));
+           s->problem->user_has_data, s->double_precision);
+  CK_TRY(ck__program_build_prefixed(s->queue, "pso", defines,
+                                    s->problem->user_name,
+                                    s->problem->user_source, &s->program));
   CK_TRY(
       ck_kernel_create(s->program, "ck_pso_initialise", &s->initialise_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_pso_move", &s->move_kernel));
@@ -36,14 +34,6 @@ static ck_status opencl_setup(pso_state *s) {
   if (s->ring)
     CK_TRY(ck_kernel_create(s->program, "ck_pso_neighbours",
                             &s->neighbours_kernel));
-  if (s->objective == CK_OBJECTIVE_USER)
-    CK_TRY(
-        ck_kernel_create(s->program, "ck_evaluate_user", &s->evaluate_kernel));
-  if (s->objective == CK_OBJECTIVE_LSQ)
-    CK_TRY(ck_kernel_create(s->program,
-                            s->lsq_group_mode ? "ck_evaluate_lsq_group"
-                                              : "ck_evaluate_lsq_thread",
-                            &s->evaluate_kernel));
 
   /* Arguments that never change are set once. */
   ck_kernel *k = s->initialise_kernel;
@@ -126,42 +116,10 @@ static ck_status opencl_setup(pso_state *s) {
   CK_TRY(ck_kernel_set_value(k, 13, sizeof has_target, &has_target));
   CK_TRY(ck_kernel_set_buffer(k, 14, s->done));
 
-  if (s->objective == CK_OBJECTIVE_USER) {
-    k = s->evaluate_kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_buffer(k, 2, s->x));
-    CK_TRY(ck_kernel_set_buffer(k, 3, s->values));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->done));
-  } else if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
-    k = s->evaluate_kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
-    CK_TRY(ck_kernel_set_value(k, 3, sizeof s->lsq_chunks, &s->lsq_chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->x));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->lsq_partial));
-    CK_TRY(ck_kernel_set_buffer(k, 7, s->done));
-    CK_TRY(ck_kernel_create(s->program, "ck_evaluate_lsq_finish",
-                            &s->finish_kernel));
-    k = s->finish_kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->lsq_chunks, &s->lsq_chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 2, s->lsq_partial));
-    CK_TRY(ck_kernel_set_buffer(k, 3, s->values));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->done));
-  } else if (s->objective == CK_OBJECTIVE_LSQ) {
-    k = s->evaluate_kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof s->n, &s->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof s->dim, &s->dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof s->rows, &s->rows));
-    CK_TRY(ck_kernel_set_buffer(k, 3, s->data));
-    CK_TRY(ck_kernel_set_buffer(k, 4, s->x));
-    CK_TRY(ck_kernel_set_buffer(k, 5, s->values));
-    CK_TRY(ck_kernel_set_buffer(k, 6, s->done));
-  }
+  if (!s->streamed)
+    CK_TRY(ck__evaluation_create(&s->evaluation, s->program, s->problem, s->n,
+                                 s->rows, s->lsq_group_mode, s->lsq_chunks,
+                                 s->group, s->data, s->lsq_partial, s->done));
 fail:
   return status;
 }
@@ -192,17 +150,8 @@ static ck_status opencl_move(pso_state *s, uint64_t iteration) {
 
 /* Values of lsq or user objectives, then personal bests kept. */
 static ck_status opencl_evaluate(pso_state *s) {
-  ck_status status;
-  if (s->objective == CK_OBJECTIVE_LSQ && s->lsq_group_mode) {
-    size_t local = s->group;
-    size_t global = (size_t)s->n * s->lsq_chunks * s->group;
-    status =
-        ck_queue_launch(s->queue, s->evaluate_kernel, 1, &global, &local, NULL);
-    if (!status)
-      status = launch_per_particle(s, s->finish_kernel);
-  } else {
-    status = launch_per_particle(s, s->evaluate_kernel);
-  }
+  ck_status status =
+      ck__evaluation_run(&s->evaluation, s->queue, s->x, s->values);
   return status ? status : launch_per_particle(s, s->keep_kernel);
 }
 
@@ -228,9 +177,8 @@ static void opencl_teardown(pso_state *s) {
   ck_kernel_destroy(s->move_kernel);
   ck_kernel_destroy(s->reduce_kernel);
   ck_kernel_destroy(s->update_kernel);
-  ck_kernel_destroy(s->evaluate_kernel);
+  ck__evaluation_destroy(&s->evaluation);
   ck_kernel_destroy(s->keep_kernel);
-  ck_kernel_destroy(s->finish_kernel);
   ck_program_destroy(s->program);
 }
 

@@ -38,26 +38,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   const char *text;
   CK_TRY(ck__problem_job_parse(params, count, 30, "iters", job));
   ck_pso_config_init(c);
-  c->function = job->spec.function;
-  c->objective_source = job->spec.source;
-  c->objective_name = job->spec.source_name;
-  c->data = job->spec.data;
-  c->dim = job->spec.dim;
-  c->lo = job->spec.lo;
-  c->hi = job->spec.hi;
-  c->double_precision = job->spec.double_precision;
-  c->has_target = job->spec.has_target;
-  c->target = job->spec.target;
-  c->max_seconds = job->spec.max_seconds;
-  c->max_evaluations = job->max_evaluations;
-  c->bounds = (ck_bounds_mode)job->bounds;
-  c->lsq_mode = job->lsq_mode;
-  c->check_every = job->check_every;
-  if (options) {
-    c->seed = options->seed;
-    c->progress = options->progress;
-    c->progress_user = options->progress_user;
-  }
+  CK__PROBLEM_FROM_JOB(c, job, options);
   CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 0x7FFFFFFF,
                            &integer));
   c->particles = (size_t)integer;
