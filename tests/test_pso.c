@@ -330,6 +330,10 @@ static void bad_input(const ck_device *ref) {
   ck_error_last(&message);
   CHECK_MSG(strstr(message, "malformed.csv") && strstr(message, "line 2"), "%s",
             message);
+  /* The option's name comes first, the reader's whole message after it. */
+  char expected[700];
+  snprintf(expected, sizeof expected, "option --data: %s: line 2", malformed);
+  CHECK_MSG(strncmp(message, expected, strlen(expected)) == 0, "%s", message);
 }
 
 int main(void) {

@@ -28,6 +28,24 @@ ck_status ck__fail_append(const char *format, ...) {
   return last_status;
 }
 
+ck_status ck__fail_prefix(ck_status status, const char *format, ...) {
+  char prefix[512];
+  va_list args;
+  va_start(args, format);
+  int written = vsnprintf(prefix, sizeof prefix, format, args);
+  va_end(args);
+  size_t length = written < 0 ? 0 : strlen(prefix);
+  size_t kept = strlen(last_message);
+  if (length + kept + 1 > sizeof last_message)
+    kept = sizeof last_message - length - 1;
+  /* The message moves aside in place: it may not be a format argument. */
+  memmove(last_message + length, last_message, kept);
+  memcpy(last_message, prefix, length);
+  last_message[length + kept] = '\0';
+  last_status = status;
+  return status;
+}
+
 ck_status ck_error_last(const char **message) {
   if (message)
     *message = last_message;

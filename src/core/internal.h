@@ -13,6 +13,10 @@
 /* Records a failure for ck_error_last() and returns status. */
 ck_status ck__fail(ck_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+/* Puts text before the current failure message and sets its status
+ * (the way to add context to a failure from a call further down). */
+ck_status ck__fail_prefix(ck_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Appends text to the current failure message; returns its status. */
 ck_status ck__fail_append(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
@@ -56,6 +60,13 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
     value |= (uint64_t)in[i] << (8 * i);
   return value;
 }
+
+/* Adds context before the current message and jumps to fail:. */
+#define CK_FAIL_PREFIX(code, ...)                                              \
+  do {                                                                         \
+    status = ck__fail_prefix((code), __VA_ARGS__);                             \
+    goto fail;                                                                 \
+  } while (0)
 
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 typedef struct ck__sha256_context {

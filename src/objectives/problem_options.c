@@ -101,8 +101,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                                          "not both");
     spec->function = NULL;
     if ((status = ck__file_read_text(objective_path, &job->source, NULL)))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --objective: %s",
-              (ck_error_last(&text), text));
+      CK_FAIL_PREFIX(CK_ERROR_INVALID_ARGUMENT, "option --objective: ");
     spec->source = job->source;
     spec->source_name = objective_path;
   } else {
@@ -111,8 +110,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   const char *data_path = ck__param_find(params, count, "data");
   if (data_path) {
     if ((status = ck_lsq_load(data_path, &job->data)))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --data: %s",
-              (ck_error_last(&text), text));
+      CK_FAIL_PREFIX(CK_ERROR_INVALID_ARGUMENT, "option --data: ");
     spec->data = &job->data;
   } else if (info && info->id == CK_OBJECTIVE_LSQ) {
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --fn lsq needs --data FILE");
