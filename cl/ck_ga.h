@@ -14,8 +14,10 @@
  * arithmetic blend; BLX and SBX take one word per gene (one block per four
  * genes). Mutations are placed by geometric gaps (the same law as one
  * Bernoulli(pm) trial per gene, at a draw per mutation rather than per
- * gene), on the stream with bit 62 set, counter generation * (dim + 1) +
- * m for the m-th mutation. Bounds redraws use the stream with bit 63 set.
+ * gene), on the stream with bit 62 set, four at a time: refill r of a
+ * generation takes the blocks generation * 2 (ceil(dim / 4) + 1) + 2r
+ * (four gaps) and + 2r + 1 (four steps). Bounds redraws use the stream
+ * with bit 63 set.
  */
 #ifndef CK_GA_H
 #define CK_GA_H
@@ -135,6 +137,18 @@ CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
   return weight * a + (CK_R(1) - weight) * b;
 }
 
+/* Two independent normal draws times sigma from two words (Box-Muller,
+ * the first uniform taken in (0, 1] for a finite log): one log and one
+ * square root serve both. */
+CK_FN void ck_ga_gaussian_pair(ck_u32 first, ck_u32 second, ck_real sigma,
+                               ck_real *a, ck_real *b) {
+  ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
+  ck_real u2 = ck_uniform_real(second);
+  ck_real radius = sigma * CK_SQRT(CK_R(-2) * CK_LOG(u1));
+  *a = radius * CK_COS_2PI(u2);
+  *b = radius * CK_SIN_2PI(u2);
+}
+
 /* Mutation step of one gene: gaussian (sigma = parameter x range) from
  * two words, or polynomial (eta = parameter) from the first. */
 CK_FN ck_real ck_ga_mutation_step(int kind, ck_u32 first, ck_u32 second,
@@ -145,11 +159,9 @@ CK_FN ck_real ck_ga_mutation_step(int kind, ck_u32 first, ck_u32 second,
     return u < CK_R(0.5) ? CK_POW(CK_R(2) * u, exponent) - CK_R(1)
                          : CK_R(1) - CK_POW(CK_R(2) * (CK_R(1) - u), exponent);
   }
-  /* Box-Muller, the first uniform taken in (0, 1] for a finite log. */
-  ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
-  ck_real u2 = ck_uniform_real(second);
-  return parameter * CK_SQRT(CK_R(-2) * CK_LOG(u1)) *
-         CK_COS(CK_R(2 * CK_PI) * u2);
+  ck_real a, b;
+  ck_ga_gaussian_pair(first, second, parameter, &a, &b);
+  return a;
 }
 
 CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
@@ -157,29 +169,56 @@ CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
   return x + ck_ga_mutation_step(kind, first, second, parameter) * range;
 }
 
+/* The gene of the mutation after the one at `last`, by a gap drawn from
+ * `word` (dim when none is left). */
+CK_FN int ck_ga_after(int last, ck_u32 word, ck_real rate, ck_real log_keep,
+                      int dim) {
+  int gap = rate >= CK_R(1) ? 0 : ck_ga_gap(word, log_keep, dim);
+  int position = last + 1 + gap;
+  return position > dim ? dim : position;
+}
+
+/* The step of a polynomial mutation from one word (no gaussian here). */
+#define CK_GA_POLY_STEP(word, eta)                                             \
+  ck_ga_mutation_step(CK_GA_MUTATION_POLY, (word), 0u, (eta))
+
 /*
- * The next mutation of a child: its gene (dim when there is none left)
- * and its step in units of the range, from block `drawn` of the mutation
- * stream (word 0 the gap after the previous mutation at *last, words 1
- * and 2 the step). pm = 1 mutates every gene, pm = 0 none.
+ * The next four mutations of a child after the one at *last: their genes
+ * (*at0 <= *at1 <= ..., dim for none) and steps in units of the range,
+ * from refill *refills of the mutation stream (see the top of the file).
+ * pm = 1 mutates every gene, pm = 0 none. Drawing four at a time, with
+ * gaussian steps in Box-Muller pairs, halves the transcendental work per
+ * mutation and keeps the work-items of a SIMD group in step.
  */
-CK_FN int ck_ga_next_mutation(ck_u64 seed, ck_u64 stream, ck_u64 base,
-                              ck_u32 *drawn, int *last, ck_real rate,
-                              ck_real log_keep, int dim, int kind,
-                              ck_real parameter, ck_real *step) {
-  *step = CK_R(0);
+CK_FN void ck_ga_draw_mutations(ck_u64 seed, ck_u64 stream, ck_u64 base,
+                                ck_u32 *refills, int *last, ck_real rate,
+                                ck_real log_keep, int dim, int kind,
+                                ck_real parameter, int *at0, int *at1, int *at2,
+                                int *at3, ck_real *step0, ck_real *step1,
+                                ck_real *step2, ck_real *step3) {
+  *step0 = *step1 = *step2 = *step3 = CK_R(0);
   if (rate <= CK_R(0) || *last + 1 >= dim) {
-    *last = dim;
-    return dim;
+    *last = *at0 = *at1 = *at2 = *at3 = dim;
+    return;
   }
-  ck_philox_counter r = ck_philox_block(seed, stream, base + (ck_u64)*drawn);
-  *drawn += 1u;
-  int gap = rate >= CK_R(1) ? 0 : ck_ga_gap(r.v[0], log_keep, dim);
-  int position = *last + 1 + gap;
-  position = position > dim ? dim : position;
-  *last = position;
-  *step = ck_ga_mutation_step(kind, r.v[1], r.v[2], parameter);
-  return position;
+  ck_u64 at = base + (ck_u64)(2u * *refills);
+  ck_philox_counter gaps = ck_philox_block(seed, stream, at);
+  ck_philox_counter steps = ck_philox_block(seed, stream, at + 1u);
+  *refills += 1u;
+  *at0 = ck_ga_after(*last, gaps.v[0], rate, log_keep, dim);
+  *at1 = ck_ga_after(*at0, gaps.v[1], rate, log_keep, dim);
+  *at2 = ck_ga_after(*at1, gaps.v[2], rate, log_keep, dim);
+  *at3 = ck_ga_after(*at2, gaps.v[3], rate, log_keep, dim);
+  *last = *at3;
+  if (kind == CK_GA_MUTATION_POLY) {
+    *step0 = CK_GA_POLY_STEP(steps.v[0], parameter);
+    *step1 = CK_GA_POLY_STEP(steps.v[1], parameter);
+    *step2 = CK_GA_POLY_STEP(steps.v[2], parameter);
+    *step3 = CK_GA_POLY_STEP(steps.v[3], parameter);
+  } else {
+    ck_ga_gaussian_pair(steps.v[0], steps.v[1], parameter, step0, step1);
+    ck_ga_gaussian_pair(steps.v[2], steps.v[3], parameter, step2, step3);
+  }
 }
 
 /*
@@ -226,26 +265,19 @@ CK_FN ck_real ck_ga_make_child(
    * each would stall the group at its own gene.
    */
   ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
-  ck_u64 mutation_base = generation * (ck_u64)(dim + 1);
+  ck_u64 mutation_base =
+      generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)dim) + 1u));
   ck_real log_keep = mutation_rate > CK_R(0) && mutation_rate < CK_R(1)
                          ? CK_LOG(CK_R(1) - mutation_rate)
                          : CK_R(-1);
-  ck_u32 drawn = 0u;
+  ck_u32 refills = 0u;
   int last = -1, at0, at1, at2, at3;
   ck_real step0, step1, step2, step3;
 #define CK_GA_DRAW_MUTATIONS()                                                 \
-  at0 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
-                            &last, mutation_rate, log_keep, dim, mutation,     \
-                            mutation_parameter, &step0);                       \
-  at1 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
-                            &last, mutation_rate, log_keep, dim, mutation,     \
-                            mutation_parameter, &step1);                       \
-  at2 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
-                            &last, mutation_rate, log_keep, dim, mutation,     \
-                            mutation_parameter, &step2);                       \
-  at3 = ck_ga_next_mutation(seed, mutation_stream, mutation_base, &drawn,      \
-                            &last, mutation_rate, log_keep, dim, mutation,     \
-                            mutation_parameter, &step3)
+  ck_ga_draw_mutations(seed, mutation_stream, mutation_base, &refills, &last,  \
+                       mutation_rate, log_keep, dim, mutation,                 \
+                       mutation_parameter, &at0, &at1, &at2, &at3, &step0,     \
+                       &step1, &step2, &step3)
   CK_GA_DRAW_MUTATIONS();
   ck_philox_counter r;
   r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;

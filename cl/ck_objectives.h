@@ -55,7 +55,7 @@ CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
     s->sum += x * x;
     break;
   case CK_OBJECTIVE_RASTRIGIN:
-    s->sum += x * x - CK_R(10) * CK_COS(CK_R(2 * CK_PI) * x);
+    s->sum += x * x - CK_R(10) * CK_COS_2PI(x);
     break;
   case CK_OBJECTIVE_ROSENBROCK:
     if (i > 0) {
@@ -71,7 +71,7 @@ CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
     break;
   case CK_OBJECTIVE_ACKLEY:
     s->sum += x * x;
-    s->aux += CK_COS(CK_R(2 * CK_PI) * x);
+    s->aux += CK_COS_2PI(x);
     break;
   case CK_OBJECTIVE_SCHWEFEL:
     s->sum += x * CK_SIN(CK_SQRT(CK_FABS(x)));

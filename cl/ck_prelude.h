@@ -6,6 +6,7 @@
  *   CK_FN          qualifiers for a helper callable from kernels and host
  *   CK_GLOBAL      the address space of buffers (__global in OpenCL C)
  *   ck_u32/ck_u64  fixed-width unsigned integers
+ *   ck_u8/ck_i64   a byte and a 64-bit signed integer
  *   CK_HAS_FP64    1 where double is usable (the host sets it per device)
  *   sqrtf, logf, sinf, cosf, expf, fabsf, floorf, powf
  *                  available under their C names in every language
@@ -19,6 +20,8 @@
 #define CK_GLOBAL __global
 typedef uint ck_u32;
 typedef ulong ck_u64;
+typedef uchar ck_u8;
+typedef long ck_i64;
 #ifndef CK_HAS_FP64
 #define CK_HAS_FP64 0
 #endif
@@ -46,6 +49,8 @@ typedef ulong ck_u64;
 #include <stdint.h>
 typedef uint32_t ck_u32;
 typedef uint64_t ck_u64;
+typedef uint8_t ck_u8;
+typedef int64_t ck_i64;
 #ifndef CK_HAS_FP64
 #define CK_HAS_FP64 1
 #endif
@@ -59,6 +64,8 @@ typedef uint64_t ck_u64;
 #include <stdint.h>
 typedef uint32_t ck_u32;
 typedef uint64_t ck_u64;
+typedef uint8_t ck_u8;
+typedef int64_t ck_i64;
 #ifndef CK_HAS_FP64
 #define CK_HAS_FP64 1
 #endif

@@ -42,6 +42,17 @@ typedef float ck_real;
 
 #define CK_PI 3.14159265358979323846
 
+/* cos(2 pi x) and sin(2 pi x). OpenCL C's cospi reduces its argument exactly and needs no
+ * slow path for large arguments, so kernels use them; C11 has no cospi, and
+ * ref rounds 2 pi x first (a difference of a few ulps of the argument). */
+#if defined(CK_LANG_OPENCL)
+#define CK_COS_2PI(x) cospi(CK_R(2) * (x))
+#define CK_SIN_2PI(x) sinpi(CK_R(2) * (x))
+#else
+#define CK_COS_2PI(x) CK_COS(CK_R(2 * CK_PI) * (x))
+#define CK_SIN_2PI(x) CK_SIN(CK_R(2 * CK_PI) * (x))
+#endif
+
 /* A uniform draw in [0,1) in the working precision, from one 32-bit word
  * (24 bits of resolution in both precisions, so both draw alike). */
 CK_FN ck_real ck_uniform_real(ck_u32 word) {

@@ -26,19 +26,20 @@
 #define CK_GA_PARENTS __local
 #define CK_GA_CHILD
 #endif
-#include "ck_ga.h"
 #include "ck_best.h"
 #include "ck_evaluate.h"
+#include "ck_ga.h"
 
-#if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) || \
-    !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||       \
-    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS) ||         \
+#if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
+    !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
+    !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS) ||                         \
     !defined(CK_GA_RESIDENT) || !defined(CK_GA_ISLAND)
 #error "ga.cl needs its CK_GA_ defines and CK_BOUNDS"
 #endif
 
 #define CK_GA_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
-#define CK_GA_CHOSEN_MAX (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
+#define CK_GA_CHOSEN_MAX                                                       \
+  (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
 
 /* Work-item g draws individual g of generation 0. */
 __kernel void ck_ga_initialise(uint total, int dim, ulong seed,
@@ -60,9 +61,8 @@ __kernel void ck_ga_initialise(uint total, int dim, ulong seed,
  * minimum a pick, skipping those already picked.
  */
 static void ck_ga_pick(__global const ck_real *fitness, uint size, uint count,
-                       int worst, __local uint *chosen,
-                       __local ck_real *values, __local uint *indices,
-                       uint l) {
+                       int worst, __local uint *chosen, __local ck_real *values,
+                       __local uint *indices, uint l) {
   for (uint pick = 0; pick < count; ++pick) {
     ck_real best = CK_R(CK_REAL_MAX);
     uint best_index = 0xFFFFFFFFu;
@@ -89,18 +89,18 @@ static void ck_ga_pick(__global const ck_real *fitness, uint size, uint count,
  * The group writes the island's best and mean fitness into stats[slot],
  * and keeps the island's best so far (value and genes, these dimension-
  * major over islands) when this generation beats it, so that no best is
- * lost between host reads, elitism or not.
+ * lost between host reads, elitism or not. The minimum and the sum share
+ * one halving tree (values/indices and sums); on return indices[0] holds
+ * the island's best slot, which the resident kernel takes as the next
+ * generation's elite when it keeps one.
  */
-static void ck_ga_island_stats(__global const ck_real *fitness,
-                               __global const ck_real *population, uint size,
-                               uint islands, uint island, int dim,
-                               __global ck_real *stats, uint slot,
-                               __global ck_real *island_best,
-                               __global ck_real *island_best_genes,
-                               __local const ck_real *resident,
-                               int from_resident, __local ck_real *values,
-                               __local uint *indices, __local uint *improved,
-                               uint l) {
+static void ck_ga_island_stats(
+    __global const ck_real *fitness, __global const ck_real *population,
+    uint size, uint islands, uint island, int dim, __global ck_real *stats,
+    uint slot, __global ck_real *island_best,
+    __global ck_real *island_best_genes, __local const ck_real *resident,
+    int from_resident, __local ck_real *values, __local uint *indices,
+    __local ck_real *sums, __local uint *improved, uint l) {
   uint total = islands * size, first = island * size;
   ck_real best = CK_R(CK_REAL_MAX), sum = CK_R(0);
   uint best_index = 0xFFFFFFFFu;
@@ -111,7 +111,21 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
       best_index = i;
     }
   }
-  ck_best_group_minimum(values, indices, l, best, best_index);
+  values[l] = best;
+  indices[l] = best_index;
+  sums[l] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
+    if (l < width) {
+      if (ck_better(values[l + width], indices[l + width], values[l],
+                    indices[l])) {
+        values[l] = values[l + width];
+        indices[l] = indices[l + width];
+      }
+      sums[l] += sums[l + width];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
   ck_real island_value = values[0];
   uint winner = indices[0];
   if (l == 0)
@@ -125,17 +139,10 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
           from_resident ? resident[(uint)d * size + winner]
                         : population[(ulong)d * total + first + winner];
   }
-  values[l] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
-    if (l < width)
-      values[l] += values[l + width];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
   if (l == 0) {
     ulong at = ((ulong)slot * islands + island) * 2;
     stats[at] = island_value;
-    stats[at + 1] = values[0] / (ck_real)size;
+    stats[at + 1] = sums[0] / (ck_real)size;
     if (*improved)
       island_best[island] = island_value;
   }
@@ -154,19 +161,19 @@ static void ck_ga_island_stats(__global const ck_real *fitness,
  * the genes go back to global memory only in the last two generations of
  * the launch, into the buffers those generations write.
  */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
-                  ulong first_generation, uint generations,
-                  ck_real crossover_rate, ck_real crossover_parameter,
-                  ck_real mutation_rate, ck_real mutation_parameter,
-                  __global const ck_real *lo, __global const ck_real *hi,
-                  __global ck_real *population_a,
-                  __global ck_real *population_b, __global ck_real *fitness_a,
-                  __global ck_real *fitness_b, __global ck_real *stats,
-                  uint stats_slot, __global ck_real *island_best,
-                  __global ck_real *island_best_genes) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
+             ulong first_generation, uint generations, ck_real crossover_rate,
+             ck_real crossover_parameter, ck_real mutation_rate,
+             ck_real mutation_parameter, __global const ck_real *lo,
+             __global const ck_real *hi, __global ck_real *population_a,
+             __global ck_real *population_b, __global ck_real *fitness_a,
+             __global ck_real *fitness_b, __global ck_real *stats,
+             uint stats_slot, __global ck_real *island_best,
+             __global ck_real *island_best_genes) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
+  __local ck_real sums[CK_GROUP];
   __local uint chosen[CK_GA_CHOSEN_MAX + 1];
   __local uint improved;
   __local ck_real genes[CK_GA_ISLAND * CK_DIM];
@@ -184,12 +191,16 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     int odd = (int)(generation & 1);
     __global const ck_real *current_fitness = odd ? fitness_a : fitness_b;
     __global ck_real *next_fitness = odd ? fitness_b : fitness_a;
-    ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
-               indices, l);
+    /* With one elite, the previous generation's statistics already found
+     * it (indices[0], same order), and the pick's reduction is skipped. */
+    int elite_known = CK_GA_ELITE == 1 && t > 0;
+    if (!elite_known)
+      ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
+                 indices, l);
     ck_real child[CK_DIM];
     ck_real value = CK_R(0);
     if (l < CK_GA_ELITE) {
-      uint elite = chosen[l];
+      uint elite = elite_known ? indices[0] : chosen[l];
       for (int d = 0; d < CK_DIM; ++d)
         child[d] = genes[d * CK_GA_ISLAND + elite];
       value = current_fitness[first + elite];
@@ -197,8 +208,8 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
       value = ck_comparable(ck_ga_make_child(
           CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
           crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-          mutation_parameter, seed, island, l, generation, size, CK_DIM, lo,
-          hi, genes, CK_GA_ISLAND, current_fitness + first, child, 1));
+          mutation_parameter, seed, island, l, generation, size, CK_DIM, lo, hi,
+          genes, CK_GA_ISLAND, current_fitness + first, child, 1));
     }
     /* Every parent has been read before any slot is overwritten. */
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -217,7 +228,7 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     ck_ga_island_stats(next_fitness, population_a, size, islands, island, dim,
                        stats, stats_slot + t, island_best, island_best_genes,
-                       genes, 1, values, indices, &improved, l);
+                       genes, 1, values, indices, sums, &improved, l);
   }
 }
 
@@ -230,19 +241,19 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
  * other slot gets a child (evaluated in the same pass for streamed
  * objectives), and the island's best and mean go to stats[stats_slot + t].
  */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
-                  ulong first_generation, uint generations,
-                  ck_real crossover_rate, ck_real crossover_parameter,
-                  ck_real mutation_rate, ck_real mutation_parameter,
-                  __global const ck_real *lo, __global const ck_real *hi,
-                  __global ck_real *population_a,
-                  __global ck_real *population_b, __global ck_real *fitness_a,
-                  __global ck_real *fitness_b, __global ck_real *stats,
-                  uint stats_slot, __global ck_real *island_best,
-                  __global ck_real *island_best_genes) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
+             ulong first_generation, uint generations, ck_real crossover_rate,
+             ck_real crossover_parameter, ck_real mutation_rate,
+             ck_real mutation_parameter, __global const ck_real *lo,
+             __global const ck_real *hi, __global ck_real *population_a,
+             __global ck_real *population_b, __global ck_real *fitness_a,
+             __global ck_real *fitness_b, __global ck_real *stats,
+             uint stats_slot, __global ck_real *island_best,
+             __global ck_real *island_best_genes) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
+  __local ck_real sums[CK_GROUP];
   __local uint chosen[CK_GA_CHOSEN_MAX + 1];
   __local uint improved;
   uint island = (uint)get_group_id(0);
@@ -280,7 +291,7 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
 #if CK_GA_STREAMED
     ck_ga_island_stats(next_fitness, next, size, islands, island, dim, stats,
                        stats_slot + t, island_best, island_best_genes, values,
-                       0, values, indices, &improved, l);
+                       0, values, indices, sums, &improved, l);
 #endif
   }
 #if !CK_GA_STREAMED
@@ -296,29 +307,28 @@ void ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
 
 /* Generation 0, and objectives evaluated by ck_evaluate.h: work-group i
  * records island i's statistics once its fitness is known. */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_ga_stats(uint islands, uint size, int dim,
-                 __global const ck_real *fitness,
-                 __global const ck_real *population, __global ck_real *stats,
-                 uint slot, __global ck_real *island_best,
-                 __global ck_real *island_best_genes) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_ga_stats(uint islands, uint size, int dim, __global const ck_real *fitness,
+            __global const ck_real *population, __global ck_real *stats,
+            uint slot, __global ck_real *island_best,
+            __global ck_real *island_best_genes) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
+  __local ck_real sums[CK_GROUP];
   __local uint improved;
-  ck_ga_island_stats(fitness, population, size, islands,
-                     (uint)get_group_id(0), dim, stats, slot, island_best,
-                     island_best_genes, values, 0, values, indices, &improved,
+  ck_ga_island_stats(fitness, population, size, islands, (uint)get_group_id(0),
+                     dim, stats, slot, island_best, island_best_genes, values,
+                     0, values, indices, sums, &improved,
                      (uint)get_local_id(0));
 }
 
 /* Work-group i copies the MIGRANTS best of island i, best first, into
  * slots i * MIGRANTS + k of the migrant buffers. */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_ga_emigrate(uint islands, uint size, int dim,
-                    __global const ck_real *population,
-                    __global const ck_real *fitness,
-                    __global ck_real *migrants,
-                    __global ck_real *migrant_fitness) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_ga_emigrate(uint islands, uint size, int dim,
+               __global const ck_real *population,
+               __global const ck_real *fitness, __global ck_real *migrants,
+               __global ck_real *migrant_fitness) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
   __local uint chosen[CK_GA_CHOSEN_MAX + 1];
@@ -338,12 +348,11 @@ void ck_ga_emigrate(uint islands, uint size, int dim,
 
 /* Work-group i replaces the MIGRANTS worst of island i, worst first, with
  * the migrants of island source[i], best first. */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1)))
-void ck_ga_immigrate(uint islands, uint size, int dim,
-                     __global ck_real *population, __global ck_real *fitness,
-                     __global const ck_real *migrants,
-                     __global const ck_real *migrant_fitness,
-                     __global const uint *source) {
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_ga_immigrate(uint islands, uint size, int dim, __global ck_real *population,
+                __global ck_real *fitness, __global const ck_real *migrants,
+                __global const ck_real *migrant_fitness,
+                __global const uint *source) {
   __local ck_real values[CK_GROUP];
   __local uint indices[CK_GROUP];
   __local uint chosen[CK_GA_CHOSEN_MAX + 1];

@@ -75,6 +75,8 @@ static void print_main_help(FILE *out) {
       "  kernels              list or print the embedded OpenCL C sources\n"
       "  cache [info|clear]   show or empty the kernel binary cache\n"
       "  gen lsq              write synthetic least-squares data\n"
+      "  tsp eval|info        check a TSPLIB tour's length, describe an "
+      "instance\n"
       "  demo                 run each workload briefly on the default "
       "device\n"
       "  version              print the version\n"
@@ -350,8 +352,22 @@ static int parse_run_options(const char *command, int argc, char **argv,
       return option_error(command, argv + 1);
     }
   }
-  if (optind + 1 < argc)
+  /* One argument after the options names the workload's input, for the
+   * workloads that take one (e.g. 'clkit run aco FILE.tsp'). */
+  if (optind + 2 == argc) {
+    const char *input = NULL;
+    for (const ck_option *o = workload_options; o->name; ++o)
+      if (strcmp(o->name, "instance") == 0)
+        input = o->name;
+    if (!input)
+      return usage_error(command, "unexpected argument");
+    if (config->param_count == MAX_PARAMS)
+      return usage_error(command, "too many options");
+    config->params[config->param_count++] =
+        (ck_param){input, argv[1 + optind]};
+  } else if (optind + 1 < argc) {
     return usage_error(command, "unexpected argument");
+  }
   status =
       ck_workload_check(config->workload, config->params, config->param_count);
   if (status != CK_OK) {
@@ -692,6 +708,8 @@ int main(int argc, char **argv) {
           return command_cache(2, help_argv);
         if (strcmp(name, "gen") == 0)
           return cli_gen(2, help_argv);
+        if (strcmp(name, "tsp") == 0)
+          return cli_tsp(2, help_argv);
         if (strcmp(name, "version") != 0) {
           fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
           return EXIT_USAGE;
@@ -723,6 +741,8 @@ int main(int argc, char **argv) {
     return command_cache(sub_argc, sub_argv);
   if (strcmp(command, "gen") == 0)
     return cli_gen(sub_argc, sub_argv);
+  if (strcmp(command, "tsp") == 0)
+    return cli_tsp(sub_argc, sub_argv);
   fprintf(stderr, "%s: unknown command '%s'\n", program_name, command);
   print_main_help(stderr);
   return EXIT_USAGE;

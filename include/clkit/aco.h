@@ -1,0 +1,143 @@
+/*
+ * clkit/aco.h - ant colony optimisation for the symmetric TSP on any
+ * device: MAX-MIN Ant System (default) or Ant Colony System, with
+ * candidate lists and local search (2-opt, Or-opt) on every device.
+ *
+ *   ck_tsp_instance tsp;  ck_tsp_load("pr2392.tsp", &tsp);
+ *   ck_aco_config config;
+ *   ck_aco_config_init(&config);           defaults, then adjust
+ *   ck_aco *aco;
+ *   ck_aco_create(device, &tsp, &config, &aco);
+ *   ck_aco_run(aco, &report);              until a stopping rule, or
+ *   ck_aco_step(aco, 10);                  step-wise
+ *   ck_aco_best(aco, &length, tour);
+ *   ck_aco_destroy(aco);
+ *
+ * Pheromone lives on candidate edges only, and distances come from the
+ * coordinates when the instance is large, so memory grows with n (times
+ * the ants), never with n^2.
+ */
+#ifndef CLKIT_ACO_H
+#define CLKIT_ACO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/device.h"
+#include "clkit/status.h"
+#include "clkit/tsp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_aco_algorithm {
+  CK_ACO_MMAS = 0, /* MAX-MIN Ant System */
+  CK_ACO_ACS = 1   /* Ant Colony System */
+} ck_aco_algorithm;
+
+typedef enum ck_aco_local_search {
+  CK_ACO_LS_NONE = 0,
+  CK_ACO_LS_2OPT = 1,
+  CK_ACO_LS_2OPT_OROPT = 2
+} ck_aco_local_search;
+
+typedef enum ck_aco_stop {
+  CK_ACO_STOP_NONE = 0,
+  CK_ACO_STOP_ITERATIONS = 1,
+  CK_ACO_STOP_TARGET = 2, /* within target_gap of the optimum */
+  CK_ACO_STOP_TIME = 3
+} ck_aco_stop;
+
+typedef struct ck_aco_config {
+  ck_aco_algorithm algorithm;
+  uint32_t ants;          /* 0: automatic, from the device's parallel width */
+  uint32_t candidates;    /* k nearest neighbours a city, 0: min(20, n - 1) */
+  double alpha, beta;     /* 1 and 2 */
+  double rho;             /* negative: 0.2 with local search, 0.02 without;
+                             ACS: 0.1 */
+  double q0;              /* ACS only; negative: 0.9 */
+  double xi;              /* ACS local evaporation, 0.1 */
+  double p_best;          /* MMAS tau_min from p_best (0.05) */
+  uint32_t restart_after; /* MMAS: iterations without improvement before
+                             the pheromone is reset (0: never) */
+  ck_aco_local_search local_search;
+  uint32_t local_search_ants; /* 0: every ant, else the best few */
+  uint32_t partition;         /* segment size K for tour partitioning of the
+                                 best tour, 0: off */
+  uint32_t partition_every;   /* iterations between partitioning passes */
+  uint64_t seed;
+  /* Stopping, whichever comes first; 0 disables a rule (iterations
+   * defaults to 100 when every rule is off). */
+  uint64_t max_iterations;
+  double max_seconds;
+  int64_t optimum; /* known optimum, 0: unknown */
+  int has_target;
+  double target_gap; /* percent over the optimum; needs optimum */
+  int keep_trace;    /* keep (time, iteration, best) at each improvement */
+} ck_aco_config;
+
+typedef struct ck_aco_report {
+  int64_t best_length;
+  double gap; /* percent over the optimum; NaN when unknown */
+  uint64_t iterations;
+  uint64_t best_iteration; /* when the best was found */
+  double best_time_s;      /* seconds from the run's start */
+  uint64_t tours;          /* tours constructed */
+  ck_aco_stop stopped_by;
+  double wall_s, kernel_s, setup_s;
+  double tours_per_s;
+  uint32_t ants, candidates;
+  uint64_t restarts;
+} ck_aco_report;
+
+typedef struct ck_aco_trace_point {
+  double time_s;
+  uint64_t iteration;
+  int64_t length;
+} ck_aco_trace_point;
+
+typedef struct ck_aco ck_aco;
+
+/* ck_aco_config_init - defaults: MMAS, automatic ants, 20 candidates,
+ * alpha 1, beta 2, rho by local search, 2-opt+Or-opt on every ant,
+ * restart after 250 iterations without improvement, 100 iterations,
+ * seed 1. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL. */
+ck_status ck_aco_config_init(ck_aco_config *config);
+
+/*
+ * ck_aco_create - check the configuration, build candidate lists and
+ * kernels, and upload the instance.
+ * Takes: device; instance (must outlive the ACO); config (copied); aco,
+ * set (release with ck_aco_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting;
+ * CK_ERROR_UNSUPPORTED (e.g. no fp64 for coordinate distances);
+ * CK_ERROR_BUILD; CK_ERROR_DEVICE_MEMORY; other device errors.
+ */
+ck_status ck_aco_create(const ck_device *device,
+                        const ck_tsp_instance *instance,
+                        const ck_aco_config *config, ck_aco **aco);
+
+/* ck_aco_step - run `iterations` iterations (construction, local search,
+ * pheromone update, and partitioning when due). */
+ck_status ck_aco_step(ck_aco *aco, uint64_t iterations);
+
+/* ck_aco_run - iterate until a stopping rule holds; fills report. */
+ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report);
+
+/* ck_aco_best - the best length so far and, if tour is not NULL, the tour
+ * (n 0-based cities). CK_ERROR_NOT_FOUND before the first iteration. */
+ck_status ck_aco_best(const ck_aco *aco, int64_t *length, uint32_t *tour);
+
+/* ck_aco_trace - the improvements so far (with keep_trace), owned by the
+ * ACO and valid until its next call. */
+ck_status ck_aco_trace(const ck_aco *aco, const ck_aco_trace_point **points,
+                       size_t *count);
+
+/* ck_aco_destroy - release an ACO. NULL is a no-op. */
+ck_status ck_aco_destroy(ck_aco *aco);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_ACO_H */

@@ -1,0 +1,573 @@
+/*
+ * aco.c - the ACO driver: configuration checks, the instance's buffers,
+ * and the iteration loop (deposit schedule, MMAS bounds and restarts,
+ * partitioning, stopping rules) over a backend's steps (ref or OpenCL).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aco/aco_internal.h"
+#include "ck_aco.h"
+#include "core/workload_internal.h"
+#include "objectives/problem.h"
+
+enum {
+  MATRIX_LIMIT = 4096, /* distances come from a matrix up to this n */
+  MAX_ANTS = 1 << 16,
+  MAX_CANDIDATES = 64,
+  GROUP = 64
+};
+
+/* Per-ant work arrays, at most this many bytes when ants are automatic. */
+#define AUTO_ANT_BYTES (512.0 * 1024 * 1024)
+
+struct ck_aco {
+  aco_state state;
+  const ck__aco_steps *steps;
+  ck_aco_config config;
+  double rho, p_best;
+  uint64_t iteration;         /* iterations made */
+  uint64_t restart_iteration; /* iteration of the last pheromone reset */
+  uint64_t since_improvement;
+  uint64_t restarts, partitions;
+  int64_t best_length; /* INT64_MAX until the first iteration */
+  uint64_t best_iteration;
+  double best_time, started, setup_s;
+  uint32_t *best_tour;
+  ck_aco_trace_point *trace;
+  size_t trace_count, trace_allocated;
+};
+
+aco_state *ck__aco_state(ck_aco *aco) {
+  return &aco->state;
+}
+
+ck_status ck_aco_config_init(ck_aco_config *config) {
+  if (!config)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_config_init: NULL");
+  memset(config, 0, sizeof *config);
+  config->algorithm = CK_ACO_MMAS;
+  config->alpha = 1;
+  config->beta = 2;
+  config->rho = -1;
+  config->q0 = -1;
+  config->xi = 0.1;
+  config->p_best = 0.05;
+  config->restart_after = 250;
+  config->local_search = CK_ACO_LS_2OPT_OROPT;
+  config->partition_every = 1;
+  config->seed = 1;
+  config->max_iterations = 100;
+  return CK_OK;
+}
+
+static ck_status check_config(const ck_aco_config *c, uint32_t n) {
+  if (c->algorithm != CK_ACO_MMAS && c->algorithm != CK_ACO_ACS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --algo: unknown algorithm");
+  if (c->ants > MAX_ANTS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --ants: %u is above %d",
+                    c->ants, MAX_ANTS);
+  if (c->candidates > MAX_CANDIDATES || (c->candidates && c->candidates >= n))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --candidates: %u is outside [1, %u]", c->candidates,
+                    n - 1 < MAX_CANDIDATES ? n - 1 : MAX_CANDIDATES);
+  if (!(c->alpha > 0 && c->alpha <= 10))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --alpha: %g is outside (0, 10]", c->alpha);
+  if (!(c->beta >= 0 && c->beta <= 20))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --beta: %g is outside [0, 20]", c->beta);
+  if (!(c->rho < 0 || (c->rho > 0 && c->rho < 1)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --rho: %g is outside (0, 1)", c->rho);
+  if (!(c->q0 < 0 || c->q0 <= 1))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --q0: %g is outside [0, 1]", c->q0);
+  if (!(c->xi > 0 && c->xi < 1))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --xi: %g is outside (0, 1)", c->xi);
+  if (!(c->p_best > 0 && c->p_best < 1))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "p_best %g is outside (0, 1)",
+                    c->p_best);
+  if ((int)c->local_search < CK_ACO_LS_NONE ||
+      c->local_search > CK_ACO_LS_2OPT_OROPT)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --ls: unknown local search");
+  if (c->partition && (c->partition < 8 || c->partition > n))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --partition: %u is outside [8, %u]", c->partition,
+                    n);
+  if (c->has_target && (!c->optimum || !(c->target_gap >= 0)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --target-gap: needs a known optimum (--optimum "
+                    "or --optima) and a gap >= 0");
+  if (c->optimum < 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --optimum: %lld is negative",
+                    (long long)c->optimum);
+  if (!(c->max_seconds >= 0))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --time: %g is negative",
+                    c->max_seconds);
+  return CK_OK;
+}
+
+/* Ants when the configuration leaves it to clkit: about four a compute
+ * unit (a multiple of 32) on a device, a few on a CPU's cores, fewer when
+ * the per-ant arrays would pass AUTO_ANT_BYTES. */
+static uint32_t automatic_ants(const ck_device *device, uint32_t n) {
+  double ants;
+  if (device->backend == CK_BACKEND_REF)
+    ants = 16;
+  else if (device->kind == CK_KIND_CPU)
+    ants = 4.0 * (device->compute_units ? device->compute_units : 1);
+  else
+    ants = 4.0 * (device->compute_units ? device->compute_units : 16);
+  ants = ants < 16 ? 16 : ants > 1024 ? 1024 : ants;
+  double fit = AUTO_ANT_BYTES / (9.0 * n);
+  if (ants > fit)
+    ants = fit < 4 ? 4 : fit;
+  uint32_t whole = (uint32_t)ants;
+  return whole >= 64 ? whole / 32 * 32 : whole;
+}
+
+/* Length of the nearest-neighbour tour from city 0 (for tau0). */
+static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
+                                          const uint32_t *neighbours,
+                                          uint32_t k, int64_t *length) {
+  uint32_t n = instance->cities;
+  unsigned char *visited = calloc(n, 1);
+  if (!visited)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  uint32_t current = 0;
+  visited[0] = 1;
+  int64_t total = 0, d = 0;
+  for (uint32_t step = 1; step < n; ++step) {
+    uint32_t next = n;
+    for (uint32_t j = 0; j < k && next == n; ++j)
+      if (!visited[neighbours[(size_t)current * k + j]])
+        next = neighbours[(size_t)current * k + j];
+    if (next == n) {
+      int64_t nearest = INT64_MAX;
+      for (uint32_t c = 0; c < n; ++c)
+        if (!visited[c]) {
+          ck_tsp_distance(instance, current, c, &d);
+          if (d < nearest) {
+            nearest = d;
+            next = c;
+          }
+        }
+    }
+    ck_tsp_distance(instance, current, next, &d);
+    total += d;
+    visited[next] = 1;
+    current = next;
+  }
+  ck_tsp_distance(instance, current, 0, &d);
+  free(visited);
+  *length = total + d;
+  return CK_OK;
+}
+
+static ck_status make(aco_state *s, size_t bytes, ck_buffer **buffer) {
+  return ck__buffer_make(s->queue, bytes, buffer);
+}
+
+static ck_status upload(aco_state *s, ck_buffer *buffer, const void *data,
+                        size_t bytes) {
+  return ck_buffer_write(s->queue, buffer, 0, bytes, data, CK_BLOCKING, NULL);
+}
+
+/* Distances, coordinates, candidates and eta^beta onto the device. */
+static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
+  ck_status status = CK_OK;
+  aco_state *s = &aco->state;
+  uint32_t n = s->n, k = s->k;
+  int32_t *matrix = NULL;
+  void *xy = NULL;
+  uint32_t *neighbours = NULL;
+  float *eta_beta = NULL;
+  if (s->metric == CK_ACO_FROM_MATRIX) {
+    matrix = malloc((size_t)n * n * sizeof *matrix);
+    if (!matrix)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+              "out of host memory for a %u x %u "
+              "distance matrix",
+              n, n);
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t j = 0; j < n; ++j) {
+        int64_t d;
+        ck_tsp_distance(instance, i, j, &d);
+        matrix[(size_t)i * n + j] = (int32_t)d;
+      }
+    CK_TRY(make(s, (size_t)n * n * sizeof *matrix, &s->matrix));
+    CK_TRY(upload(s, s->matrix, matrix, (size_t)n * n * sizeof *matrix));
+    CK_TRY(make(s, 8, &s->xy));
+  } else {
+    xy = malloc((size_t)n * 2 * s->coord_size);
+    if (!xy)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (uint32_t i = 0; i < n; ++i) {
+      if (s->coord_size == sizeof(double)) {
+        ((double *)xy)[2 * (size_t)i] = instance->x[i];
+        ((double *)xy)[2 * (size_t)i + 1] = instance->y[i];
+      } else {
+        ((float *)xy)[2 * (size_t)i] = (float)instance->x[i];
+        ((float *)xy)[2 * (size_t)i + 1] = (float)instance->y[i];
+      }
+    }
+    CK_TRY(make(s, (size_t)n * 2 * s->coord_size, &s->xy));
+    CK_TRY(upload(s, s->xy, xy, (size_t)n * 2 * s->coord_size));
+    CK_TRY(make(s, sizeof(int32_t), &s->matrix));
+  }
+  size_t entries = (size_t)n * k;
+  neighbours = malloc(entries * sizeof *neighbours);
+  eta_beta = malloc(entries * sizeof *eta_beta);
+  if (!neighbours || !eta_beta)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for candidate lists");
+  CK_TRY(ck_tsp_candidates(instance, k, neighbours));
+  for (size_t e = 0; e < entries; ++e) {
+    int64_t d;
+    ck_tsp_distance(instance, (uint32_t)(e / k), neighbours[e], &d);
+    /* eta = 1 / (d + 0.1): finite for coincident cities. */
+    eta_beta[e] = (float)pow(1.0 / ((double)d + 0.1), aco->config.beta);
+  }
+  int64_t nearest = 0;
+  CK_TRY(nearest_neighbour_length(instance, neighbours, k, &nearest));
+  s->tau0 = aco->config.algorithm == CK_ACO_ACS
+                ? (float)(1.0 / ((double)n * (double)nearest))
+                : (float)(1.0 / (aco->rho * (double)nearest));
+  CK_TRY(make(s, entries * sizeof *neighbours, &s->neighbours));
+  CK_TRY(upload(s, s->neighbours, neighbours, entries * sizeof *neighbours));
+  CK_TRY(make(s, entries * sizeof *eta_beta, &s->eta_beta));
+  CK_TRY(upload(s, s->eta_beta, eta_beta, entries * sizeof *eta_beta));
+fail:
+  free(matrix);
+  free(xy);
+  free(neighbours);
+  free(eta_beta);
+  return status;
+}
+
+/* tau_max and tau_min of MMAS for the best length so far. */
+static void mmas_bounds(const ck_aco *aco, float *tau_min, float *tau_max) {
+  double high = 1.0 / (aco->rho * (double)aco->best_length);
+  double root = pow(aco->p_best, 1.0 / (double)aco->state.n);
+  double average = ((double)aco->state.k + 1.0) / 2.0;
+  double low = high * (1.0 - root) / ((average - 1.0) * root);
+  *tau_max = (float)high;
+  *tau_min = (float)(low < high ? low : high);
+}
+
+ck_status ck_aco_create(const ck_device *device,
+                        const ck_tsp_instance *instance,
+                        const ck_aco_config *config, ck_aco **out) {
+  ck_status status = CK_OK;
+  ck_aco *aco = NULL;
+  if (!device || !instance || !config || !out)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_create: NULL argument");
+  *out = NULL;
+  if (instance->cities < 5)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "instance %s: %u cities; the ACO needs at least 5",
+                    instance->name, instance->cities);
+  CK_TRY(check_config(config, instance->cities));
+  aco = calloc(1, sizeof *aco);
+  if (!aco)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
+  aco->config = *config;
+  aco->best_length = INT64_MAX;
+  aco_state *s = &aco->state;
+  s->device = *device;
+  s->instance = instance;
+  s->n = instance->cities;
+  uint32_t n = s->n;
+  s->k = config->candidates ? config->candidates : (n - 1 < 20 ? n - 1 : 20);
+  s->ants = config->ants ? config->ants : automatic_ants(device, n);
+  s->algorithm = config->algorithm;
+  s->local_search = config->local_search != CK_ACO_LS_NONE;
+  s->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
+  s->local_search_ants = config->local_search_ants;
+  s->seed = config->seed;
+  s->alpha = (float)config->alpha;
+  s->xi = (float)config->xi;
+  s->q0 = config->algorithm == CK_ACO_ACS
+              ? (float)(config->q0 < 0 ? 0.9 : config->q0)
+              : 0.0f;
+  s->group = GROUP;
+  aco->rho = config->rho > 0                   ? config->rho
+             : config->algorithm == CK_ACO_ACS ? 0.1
+             : s->local_search                 ? 0.2
+                                               : 0.02;
+  aco->p_best = config->p_best;
+  int needs_matrix =
+      instance->metric == CK_TSP_GEO || instance->metric == CK_TSP_EXPLICIT;
+  s->metric = needs_matrix || n <= MATRIX_LIMIT ? CK_ACO_FROM_MATRIX
+                                                : (int)instance->metric;
+  if (needs_matrix && n > 2 * MATRIX_LIMIT)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "instance %s: %u cities of a GEO or EXPLICIT metric need an n x n "
+            "matrix; clkit keeps one up to %d cities",
+            instance->name, n, 2 * MATRIX_LIMIT);
+  int fp64 = device->backend == CK_BACKEND_REF || device->has_fp64;
+  s->coord_size = fp64 ? sizeof(double) : sizeof(float);
+  double per_ant = 9.0 * n + 16.0;
+  double bytes = per_ant * s->ants +
+                 (s->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
+                 (double)n * s->k * 20.0 + 32.0 * n;
+  if (device->backend != CK_BACKEND_REF && device->global_memory &&
+      bytes > 0.9 * (double)device->global_memory)
+    CK_FAIL(CK_ERROR_DEVICE_MEMORY,
+            "%u ants on %u cities need about %.3g GB; device %s has %.3g GB",
+            s->ants, n, bytes * 1e-9, device->id,
+            (double)device->global_memory * 1e-9);
+  aco->best_tour = malloc((size_t)n * sizeof *aco->best_tour);
+  if (!aco->best_tour)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+
+  aco->steps = device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
+                                                 : &ck__aco_opencl_steps;
+  double started = ck__seconds();
+  CK_TRY(ck_queue_create(device, &s->queue));
+  CK_TRY(upload_graph(aco, instance));
+  size_t entries = (size_t)n * s->k, per = (size_t)s->ants * n;
+  CK_TRY(make(s, entries * sizeof(float), &s->tau));
+  CK_TRY(make(s, entries * sizeof(float), &s->choice));
+  CK_TRY(make(s, entries * sizeof(uint32_t), &s->uses));
+  uint32_t zero = 0;
+  CK_TRY(ck_buffer_fill(s->queue, s->uses, &zero, sizeof zero, 0,
+                        entries * sizeof zero, NULL));
+  CK_TRY(make(s, per * sizeof(uint32_t), &s->tours));
+  CK_TRY(make(s, (per > n ? per : n) * sizeof(uint32_t), &s->positions));
+  CK_TRY(make(s, per, &s->flags));
+  CK_TRY(make(s, (size_t)s->ants * sizeof(int64_t), &s->lengths));
+  CK_TRY(make(s, (size_t)s->ants * sizeof(uint32_t), &s->order));
+  CK_TRY(make(s, 2 * sizeof(int64_t), &s->best));
+  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_tour));
+  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment_tour));
+  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment));
+  CK_TRY(make(s, ((size_t)n / 8 + 1) * sizeof(int64_t), &s->segment_gain));
+  CK_TRY(aco->steps->setup(s));
+  /* Every edge starts at tau0 (tau_max of the nearest-neighbour tour for
+   * MMAS); the update computes the first choice weights. */
+  CK_TRY(aco->steps->reset(s, s->tau0));
+  CK_TRY(aco->steps->update(s, 1.0f, 0.0f, 3.0e38f));
+  CK_TRY(ck_queue_finish(s->queue));
+  aco->setup_s = ck__seconds() - started;
+  *out = aco;
+  return CK_OK;
+fail:
+  ck_aco_destroy(aco);
+  return status;
+}
+
+static ck_status add_trace(ck_aco *aco) {
+  if (!aco->config.keep_trace)
+    return CK_OK;
+  if (aco->trace_count == aco->trace_allocated) {
+    size_t grown = aco->trace_allocated ? 2 * aco->trace_allocated : 64;
+    ck_aco_trace_point *points =
+        realloc(aco->trace, grown * sizeof *aco->trace);
+    if (!points)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    aco->trace = points;
+    aco->trace_allocated = grown;
+  }
+  ck_aco_trace_point *p = &aco->trace[aco->trace_count++];
+  p->time_s = aco->best_time;
+  p->iteration = aco->best_iteration;
+  p->length = aco->best_length;
+  return CK_OK;
+}
+
+/* A new best tour from the device: its exact length, checked on the host
+ * (a device without fp64 may round a distance differently). */
+static ck_status accept_best(ck_aco *aco, int64_t device_length) {
+  int64_t exact;
+  ck_status status =
+      ck_tsp_tour_length(aco->state.instance, aco->best_tour, &exact);
+  if (status)
+    return ck__fail_prefix(
+        status, "ACO on device %s produced a bad tour: ", aco->state.device.id);
+  (void)device_length;
+  aco->best_length = exact;
+  aco->best_iteration = aco->iteration;
+  aco->best_time = ck__seconds() - aco->started;
+  aco->since_improvement = 0;
+  return add_trace(aco);
+}
+
+static ck_status iterate(ck_aco *aco) {
+  ck_status status = CK_OK;
+  aco_state *s = &aco->state;
+  const ck__aco_steps *steps = aco->steps;
+  uint64_t t = aco->iteration;
+  CK_TRY(steps->construct(s, t));
+  if (s->local_search)
+    CK_TRY(steps->local_search(s));
+  int64_t length;
+  uint32_t ant;
+  CK_TRY(steps->iteration_best(s, &length, &ant));
+  aco->iteration = t + 1;
+  aco->since_improvement++;
+  if (length < aco->best_length) {
+    CK_TRY(steps->keep_best(s, ant, aco->best_tour));
+    CK_TRY(accept_best(aco, length));
+  }
+  uint32_t K = aco->config.partition;
+  if (K &&
+      aco->iteration %
+              (aco->config.partition_every ? aco->config.partition_every : 1) ==
+          0) {
+    /* Shift the cuts by a third of a segment each pass. */
+    uint32_t offset = (uint32_t)((aco->partitions * (K / 3 + 1)) % s->n);
+    int64_t gain;
+    CK_TRY(steps->partition(s, K, offset, aco->best_tour, &gain));
+    aco->partitions++;
+    if (gain > 0)
+      CK_TRY(accept_best(aco, aco->best_length - gain));
+  }
+  if (aco->config.algorithm == CK_ACO_ACS) {
+    /* ACS: only the best-so-far tour, tau = (1 - rho) tau + rho / L. */
+    CK_TRY(steps->deposit(s, CK__ACO_BEST, (float)(1.0 - aco->rho),
+                          (float)(aco->rho / (double)aco->best_length)));
+    CK_TRY(steps->update(s, 1.0f, 0.0f, 3.0e38f));
+    return CK_OK;
+  }
+  /*
+   * MMAS: the iteration-best tour deposits, and the best-so-far one every
+   * u-th iteration, u falling from 25 to 1 as the run since the last
+   * restart ages (the schedule of Stuetzle and Hoos for MMAS with local
+   * search). The deposit is scaled by 1 / (1 - rho) so that the update's
+   * evaporation, which follows, leaves (1 - rho) tau + 1 / L.
+   */
+  uint64_t age = aco->iteration - aco->restart_iteration;
+  uint64_t every = age < 25    ? 25
+                   : age < 75  ? 5
+                   : age < 125 ? 3
+                   : age < 250 ? 2
+                               : 1;
+  int from_best = aco->iteration % every == 0;
+  int64_t deposit_length = from_best ? aco->best_length : length;
+  float tau_min, tau_max;
+  mmas_bounds(aco, &tau_min, &tau_max);
+  if (aco->config.restart_after &&
+      aco->since_improvement >= aco->config.restart_after) {
+    CK_TRY(steps->reset(s, tau_max));
+    CK_TRY(steps->update(s, 1.0f, tau_min, tau_max));
+    aco->restart_iteration = aco->iteration;
+    aco->since_improvement = 0;
+    aco->restarts++;
+    return CK_OK;
+  }
+  CK_TRY(steps->deposit(
+      s, from_best ? CK__ACO_BEST : ant, 1.0f,
+      (float)(1.0 / ((double)deposit_length * (1.0 - aco->rho)))));
+  CK_TRY(steps->update(s, (float)(1.0 - aco->rho), tau_min, tau_max));
+fail:
+  return status;
+}
+
+ck_status ck_aco_step(ck_aco *aco, uint64_t iterations) {
+  if (!aco)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_step: NULL");
+  if (!aco->started)
+    aco->started = ck__seconds();
+  for (uint64_t i = 0; i < iterations; ++i) {
+    ck_status status = iterate(aco);
+    if (status)
+      return status;
+  }
+  return CK_OK;
+}
+
+ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
+  ck_status status = CK_OK;
+  if (!aco || !report)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_run: NULL argument");
+  memset(report, 0, sizeof *report);
+  const ck_aco_config *c = &aco->config;
+  uint64_t max_iterations = c->max_iterations;
+  if (!max_iterations && !(c->max_seconds > 0) && !c->has_target)
+    max_iterations = 100;
+  double kernel_before = 0, kernel_after = 0;
+  ck_queue_kernel_seconds(aco->state.queue, &kernel_before);
+  aco->started = ck__seconds();
+  uint64_t first = aco->iteration;
+  ck_aco_stop stop = CK_ACO_STOP_NONE;
+  while (stop == CK_ACO_STOP_NONE) {
+    CK_TRY(iterate(aco));
+    double elapsed = ck__seconds() - aco->started;
+    if (c->has_target && (double)aco->best_length <=
+                             (double)c->optimum * (1.0 + c->target_gap / 100.0))
+      stop = CK_ACO_STOP_TARGET;
+    else if (max_iterations && aco->iteration - first >= max_iterations)
+      stop = CK_ACO_STOP_ITERATIONS;
+    else if (c->max_seconds > 0 && elapsed >= c->max_seconds)
+      stop = CK_ACO_STOP_TIME;
+  }
+  CK_TRY(ck_queue_finish(aco->state.queue));
+  ck_queue_kernel_seconds(aco->state.queue, &kernel_after);
+  report->wall_s = ck__seconds() - aco->started;
+  report->kernel_s = kernel_after - kernel_before;
+  report->setup_s = aco->setup_s;
+  report->best_length = aco->best_length;
+  report->gap = c->optimum ? 100.0 * (double)(aco->best_length - c->optimum) /
+                                 (double)c->optimum
+                           : NAN;
+  report->iterations = aco->iteration - first;
+  report->best_iteration = aco->best_iteration;
+  report->best_time_s = aco->best_time;
+  report->tours = report->iterations * aco->state.ants;
+  report->stopped_by = stop;
+  report->tours_per_s =
+      report->wall_s > 0 ? (double)report->tours / report->wall_s : 0;
+  report->ants = aco->state.ants;
+  report->candidates = aco->state.k;
+  report->restarts = aco->restarts;
+fail:
+  return status;
+}
+
+ck_status ck_aco_best(const ck_aco *aco, int64_t *length, uint32_t *tour) {
+  if (!aco || !length)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_best: NULL argument");
+  if (aco->best_length == INT64_MAX)
+    return ck__fail(CK_ERROR_NOT_FOUND,
+                    "ck_aco_best: no iteration has run yet");
+  *length = aco->best_length;
+  if (tour)
+    memcpy(tour, aco->best_tour, (size_t)aco->state.n * sizeof *tour);
+  return CK_OK;
+}
+
+ck_status ck_aco_trace(const ck_aco *aco, const ck_aco_trace_point **points,
+                       size_t *count) {
+  if (!aco || !points || !count)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_trace: NULL argument");
+  *points = aco->trace;
+  *count = aco->trace_count;
+  return CK_OK;
+}
+
+ck_status ck_aco_destroy(ck_aco *aco) {
+  if (!aco)
+    return CK_OK;
+  aco_state *s = &aco->state;
+  if (s->queue && aco->steps)
+    aco->steps->teardown(s);
+  ck_buffer *buffers[] = {
+      s->matrix,  s->xy,          s->neighbours, s->eta_beta,  s->tau,
+      s->choice,  s->uses,        s->tours,      s->positions, s->flags,
+      s->lengths, s->order,       s->best,       s->best_tour, s->segment_tour,
+      s->segment, s->segment_gain};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+    ck_buffer_destroy(buffers[i]);
+  ck_queue_destroy(s->queue);
+  free(aco->best_tour);
+  free(aco->trace);
+  free(aco);
+  return CK_OK;
+}

@@ -1,0 +1,76 @@
+/*
+ * aco_internal.h - the ACO driver's state and its table of steps per
+ * backend. The driver (aco.c) owns the iteration loop: which tour deposits
+ * pheromone, the MMAS bounds and restarts, partitioning passes and the
+ * stopping rules. A step does one phase for every ant (or edge, or
+ * segment); its ref and OpenCL forms share cl/ck_aco.h.
+ */
+#ifndef CK_ACO_INTERNAL_H
+#define CK_ACO_INTERNAL_H
+
+#include "clkit/aco.h"
+#include "clkit/clkit.h"
+#include "core/internal.h"
+
+typedef struct aco_state aco_state;
+
+typedef struct ck__aco_steps {
+  ck_status (*setup)(aco_state *state);
+  /* Every ant builds a tour; lengths into `lengths`. ACS: the ants' use
+   * of each candidate edge is counted into `uses`. */
+  ck_status (*construct)(aco_state *state, uint64_t iteration);
+  /* Local search on the best `local_search_ants` tours (all when 0). */
+  ck_status (*local_search)(aco_state *state);
+  /* The shortest tour of the iteration, by (length, ant). */
+  ck_status (*iteration_best)(aco_state *state, int64_t *length, uint32_t *ant);
+  /* Copies ant's tour into the best tour, and to host (n entries). */
+  ck_status (*keep_best)(aco_state *state, uint32_t ant, uint32_t *tour);
+  /* tau = tau * scale + amount on the edges of ant's tour, or of the best
+   * tour when ant is CK__ACO_BEST. */
+  ck_status (*deposit)(aco_state *state, uint32_t ant, float scale,
+                       float amount);
+  /* Every candidate entry: ACS local update from `uses` (then cleared),
+   * evaporation by keep, bounds, and the choice weights. */
+  ck_status (*update)(aco_state *state, float keep, float tau_min,
+                      float tau_max);
+  /* Sets every tau to `tau`. */
+  ck_status (*reset)(aco_state *state, float tau);
+  /* Rotates the best tour by `offset` positions, cuts it into segments of
+   * `size` positions and runs segment 2-opt on each; the improved tour
+   * replaces the best tour (device and host copy); *gain is the total. */
+  ck_status (*partition)(aco_state *state, uint32_t size, uint32_t offset,
+                         uint32_t *tour, int64_t *gain);
+  void (*teardown)(aco_state *state);
+} ck__aco_steps;
+
+#define CK__ACO_BEST 0xFFFFFFFFu
+
+struct aco_state {
+  ck_queue *queue;
+  ck_device device;
+  const ck_tsp_instance *instance;
+  uint32_t n, k, ants;
+  int metric; /* a CK_TSP_METRIC_ or CK_ACO_FROM_MATRIX */
+  int algorithm, or_opt, local_search;
+  uint32_t local_search_ants;
+  uint64_t seed;
+  float q0, xi, tau0, alpha;
+  size_t coord_size; /* sizeof the device's ck_tsp_coord */
+  ck_buffer *matrix, *xy, *neighbours, *eta_beta, *tau, *choice, *uses;
+  ck_buffer *tours, *positions, *flags, *lengths, *order, *best;
+  ck_buffer *best_tour, *segment_tour, *segment, *segment_gain;
+  uint32_t group;
+  /* OpenCL */
+  ck_program *program;
+  ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,
+      *best_kernel, *deposit_kernel, *update_kernel, *rotate_kernel,
+      *segment_kernel;
+};
+
+extern const ck__aco_steps ck__aco_ref_steps;
+extern const ck__aco_steps ck__aco_opencl_steps;
+
+/* The state behind an ACO, for tests. */
+aco_state *ck__aco_state(ck_aco *aco);
+
+#endif /* CK_ACO_INTERNAL_H */

@@ -1,0 +1,237 @@
+/* aco_opencl.c - the OpenCL steps of the ACO: kernels in cl/aco.cl. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "aco/aco_internal.h"
+#include "ck_aco.h"
+
+static ck_status launch(aco_state *s, ck_kernel *kernel, size_t items) {
+  size_t local = s->group;
+  size_t global = (items + local - 1) / local * local;
+  return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
+}
+
+#define SET_VALUE(kernel, index, value)                                        \
+  CK_TRY(ck_kernel_set_value(kernel, index, sizeof(value), &(value)))
+#define SET_BUFFER(kernel, index, buffer)                                      \
+  CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
+
+static ck_status opencl_setup(aco_state *s) {
+  ck_status status = CK_OK;
+  char defines[200];
+  snprintf(defines, sizeof defines,
+           "-DCK_GROUP=%u -DCK_ACO_METRIC=%d -DCK_ACO_K=%uu",
+           (unsigned)s->group, s->metric, (unsigned)s->k);
+  CK_TRY(ck_program_build(s->queue, "aco", defines, &s->program));
+  ck_kernel *k;
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_build_tours", &k));
+  s->construct_kernel = k;
+  SET_VALUE(k, 0, s->n);
+  SET_VALUE(k, 1, s->ants);
+  SET_VALUE(k, 2, s->seed);
+  SET_VALUE(k, 4, s->q0);
+  SET_BUFFER(k, 5, s->matrix);
+  SET_BUFFER(k, 6, s->xy);
+  SET_BUFFER(k, 7, s->neighbours);
+  SET_BUFFER(k, 8, s->choice);
+  SET_BUFFER(k, 9, s->tours);
+  SET_BUFFER(k, 10, s->flags);
+  SET_BUFFER(k, 11, s->lengths);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_count_uses", &k));
+  s->count_kernel = k;
+  SET_VALUE(k, 0, s->n);
+  SET_VALUE(k, 1, s->ants);
+  SET_BUFFER(k, 2, s->neighbours);
+  SET_BUFFER(k, 3, s->tours);
+  SET_BUFFER(k, 4, s->uses);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_rank", &k));
+  s->rank_kernel = k;
+  SET_VALUE(k, 0, s->ants);
+  SET_BUFFER(k, 1, s->lengths);
+  SET_BUFFER(k, 2, s->order);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_search", &k));
+  s->search_kernel = k;
+  int ranked = s->local_search_ants && s->local_search_ants < s->ants;
+  uint32_t count = ranked ? s->local_search_ants : s->ants;
+  SET_VALUE(k, 0, s->n);
+  SET_VALUE(k, 1, s->or_opt);
+  SET_VALUE(k, 2, count);
+  SET_VALUE(k, 3, ranked);
+  SET_BUFFER(k, 4, s->order);
+  SET_BUFFER(k, 5, s->matrix);
+  SET_BUFFER(k, 6, s->xy);
+  SET_BUFFER(k, 7, s->neighbours);
+  SET_BUFFER(k, 8, s->tours);
+  SET_BUFFER(k, 9, s->positions);
+  SET_BUFFER(k, 10, s->flags);
+  SET_BUFFER(k, 11, s->lengths);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_iteration_best", &k));
+  s->best_kernel = k;
+  SET_VALUE(k, 0, s->ants);
+  SET_BUFFER(k, 1, s->lengths);
+  SET_BUFFER(k, 2, s->best);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_deposit", &k));
+  s->deposit_kernel = k;
+  SET_VALUE(k, 0, s->n);
+  SET_BUFFER(k, 1, s->neighbours);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_update", &k));
+  s->update_kernel = k;
+  uint32_t entries = s->n * s->k;
+  SET_VALUE(k, 0, entries);
+  SET_BUFFER(k, 1, s->uses);
+  SET_VALUE(k, 2, s->xi);
+  SET_VALUE(k, 3, s->tau0);
+  SET_VALUE(k, 7, s->alpha);
+  SET_BUFFER(k, 8, s->eta_beta);
+  SET_BUFFER(k, 9, s->tau);
+  SET_BUFFER(k, 10, s->choice);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_rotate", &k));
+  s->rotate_kernel = k;
+  SET_VALUE(k, 0, s->n);
+  SET_BUFFER(k, 3, s->best_tour);
+  SET_BUFFER(k, 4, s->segment_tour);
+  SET_BUFFER(k, 5, s->positions);
+  SET_BUFFER(k, 6, s->segment);
+
+  CK_TRY(ck_kernel_create(s->program, "ck_aco_segments", &k));
+  s->segment_kernel = k;
+  SET_VALUE(k, 0, s->n);
+  SET_BUFFER(k, 3, s->matrix);
+  SET_BUFFER(k, 4, s->xy);
+  SET_BUFFER(k, 5, s->neighbours);
+  SET_BUFFER(k, 6, s->segment);
+  SET_BUFFER(k, 7, s->segment_tour);
+  SET_BUFFER(k, 8, s->positions);
+  SET_BUFFER(k, 9, s->segment_gain);
+fail:
+  return status;
+}
+
+static ck_status opencl_construct(aco_state *s, uint64_t iteration) {
+  ck_status status = CK_OK;
+  SET_VALUE(s->construct_kernel, 3, iteration);
+  CK_TRY(launch(s, s->construct_kernel, s->ants));
+  if (s->algorithm == CK_ACO_ACS)
+    CK_TRY(launch(s, s->count_kernel, (size_t)s->ants * s->n));
+fail:
+  return status;
+}
+
+static ck_status opencl_local_search(aco_state *s) {
+  ck_status status = CK_OK;
+  int ranked = s->local_search_ants && s->local_search_ants < s->ants;
+  if (ranked)
+    CK_TRY(launch(s, s->rank_kernel, s->ants));
+  CK_TRY(launch(s, s->search_kernel, ranked ? s->local_search_ants : s->ants));
+fail:
+  return status;
+}
+
+static ck_status opencl_iteration_best(aco_state *s, int64_t *length,
+                                       uint32_t *ant) {
+  ck_status status = CK_OK;
+  int64_t best[2];
+  size_t one = s->group;
+  CK_TRY(ck_queue_launch(s->queue, s->best_kernel, 1, &one, &one, NULL));
+  CK_TRY(ck_buffer_read(s->queue, s->best, 0, sizeof best, best, CK_BLOCKING,
+                        NULL));
+  *length = best[0];
+  *ant = (uint32_t)best[1];
+fail:
+  return status;
+}
+
+static ck_status opencl_keep_best(aco_state *s, uint32_t ant, uint32_t *tour) {
+  ck_status status = CK_OK;
+  size_t bytes = (size_t)s->n * sizeof(uint32_t);
+  CK_TRY(ck_buffer_copy(s->queue, s->best_tour, 0, s->tours,
+                        (size_t)ant * bytes, bytes, NULL));
+  CK_TRY(ck_buffer_read(s->queue, s->best_tour, 0, bytes, tour, CK_BLOCKING,
+                        NULL));
+fail:
+  return status;
+}
+
+static ck_status opencl_deposit(aco_state *s, uint32_t ant, float scale,
+                                float amount) {
+  ck_status status = CK_OK;
+  ck_kernel *k = s->deposit_kernel;
+  uint64_t offset = ant == CK__ACO_BEST ? 0 : (uint64_t)ant * s->n;
+  SET_BUFFER(k, 2, ant == CK__ACO_BEST ? s->best_tour : s->tours);
+  SET_VALUE(k, 3, offset);
+  SET_VALUE(k, 4, scale);
+  SET_VALUE(k, 5, amount);
+  SET_BUFFER(k, 6, s->tau);
+  CK_TRY(launch(s, k, s->n));
+fail:
+  return status;
+}
+
+static ck_status opencl_update(aco_state *s, float keep, float tau_min,
+                               float tau_max) {
+  ck_status status = CK_OK;
+  ck_kernel *k = s->update_kernel;
+  SET_VALUE(k, 4, keep);
+  SET_VALUE(k, 5, tau_min);
+  SET_VALUE(k, 6, tau_max);
+  CK_TRY(launch(s, k, (size_t)s->n * s->k));
+fail:
+  return status;
+}
+
+static ck_status opencl_reset(aco_state *s, float value) {
+  return ck_buffer_fill(s->queue, s->tau, &value, sizeof value, 0,
+                        (size_t)s->n * s->k * sizeof value, NULL);
+}
+
+static ck_status opencl_partition(aco_state *s, uint32_t size, uint32_t offset,
+                                  uint32_t *tour, int64_t *gain) {
+  ck_status status = CK_OK;
+  uint32_t segments = (s->n + size - 1) / size;
+  int64_t *gains = malloc((size_t)segments * sizeof *gains);
+  if (!gains)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  SET_VALUE(s->rotate_kernel, 1, offset);
+  SET_VALUE(s->rotate_kernel, 2, size);
+  CK_TRY(launch(s, s->rotate_kernel, s->n));
+  SET_VALUE(s->segment_kernel, 1, size);
+  SET_VALUE(s->segment_kernel, 2, segments);
+  CK_TRY(launch(s, s->segment_kernel, segments));
+  CK_TRY(ck_buffer_read(s->queue, s->segment_gain, 0,
+                        (size_t)segments * sizeof *gains, gains, CK_BLOCKING,
+                        NULL));
+  *gain = 0;
+  for (uint32_t i = 0; i < segments; ++i)
+    *gain += gains[i];
+  size_t bytes = (size_t)s->n * sizeof(uint32_t);
+  CK_TRY(ck_buffer_copy(s->queue, s->best_tour, 0, s->segment_tour, 0, bytes,
+                        NULL));
+  CK_TRY(ck_buffer_read(s->queue, s->best_tour, 0, bytes, tour, CK_BLOCKING,
+                        NULL));
+fail:
+  free(gains);
+  return status;
+}
+
+static void opencl_teardown(aco_state *s) {
+  ck_kernel *kernels[] = {
+      s->construct_kernel, s->count_kernel,  s->rank_kernel,
+      s->search_kernel,    s->best_kernel,   s->deposit_kernel,
+      s->update_kernel,    s->rotate_kernel, s->segment_kernel};
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+    ck_kernel_destroy(kernels[i]);
+  ck_program_destroy(s->program);
+}
+
+const ck__aco_steps ck__aco_opencl_steps = {
+    opencl_setup,          opencl_construct, opencl_local_search,
+    opencl_iteration_best, opencl_keep_best, opencl_deposit,
+    opencl_update,         opencl_reset,     opencl_partition,
+    opencl_teardown};

@@ -1,0 +1,333 @@
+/*
+ * aco_workload.c - ACO for the TSP as a clkit workload: a TSPLIB file and
+ * options in, a ck_result out, and the files --tour-out, --trace and
+ * --svg, each written atomically.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aco/aco_internal.h"
+#include "ck_philox.h"
+#include "core/workload_internal.h"
+#include "objectives/problem.h"
+
+static const ck_option aco_options[] = {
+    {"instance", "FILE.tsp", NULL,
+     "the TSPLIB instance (also the first argument after the workload); "
+     "random:N for N random cities"},
+    {"algo", "A", "mmas", "mmas (MAX-MIN Ant System) or acs"},
+    {"ants", "M", "auto", "ants an iteration (auto: from the device)"},
+    {"candidates", "K", "20", "nearest neighbours a city (1 to 64)"},
+    {"alpha", "A", "1", "pheromone exponent"},
+    {"beta", "B", "2", "heuristic exponent"},
+    {"rho", "R", "auto",
+     "evaporation: 0.2 with local search, 0.02 without; ACS 0.1"},
+    {"q0", "Q", "0.9", "ACS: probability of the greedy choice"},
+    {"ls", "MODE", "2opt+oropt", "local search: none, 2opt or 2opt+oropt"},
+    {"ls-ants", "N", "0", "local search on the best N tours (0: all)"},
+    {"restart", "N", "250",
+     "MMAS: reset pheromone after N iterations without improvement (0: "
+     "never)"},
+    {"partition", "K", "0",
+     "improve the best tour in segments of K cities each iteration (0: off)"},
+    {"iters", "N", "100", "stop after N iterations"},
+    {"time", "S", NULL, "stop after S seconds"},
+    {"target-gap", "P", NULL, "stop within P% of the optimum"},
+    {"optimum", "L", NULL, "the known optimal length"},
+    {"optima", "FILE", NULL, "a file of 'name : length' lines"},
+    {"tour-out", "FILE", NULL, "write the best tour (TSPLIB .tour)"},
+    {"trace", "FILE", NULL, "write a CSV of time, iteration, best length"},
+    {"svg", "FILE", NULL, "draw the best tour over the cities"},
+    {NULL, NULL, NULL, NULL},
+};
+
+typedef struct aco_job {
+  ck_tsp_instance instance;
+  ck_aco_config config;
+  const char *tour_out, *trace, *svg;
+} aco_job;
+
+/* "random:N": N cities uniform in a 1000 x 1000 square (EUC_2D), drawn
+ * from Philox with the run's seed, for demonstrations and benchmarks. */
+static ck_status random_instance(const char *spec, uint64_t seed,
+                                 ck_tsp_instance *instance) {
+  char *end = NULL;
+  long long n = strtoll(spec + 7, &end, 10);
+  if (end == spec + 7 || *end || n < 5 || n > 10000000)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --instance: '%s' should be random:N with N from "
+                    "5 to 10000000",
+                    spec);
+  size_t capacity = (size_t)n * 40 + 200, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  used += (size_t)snprintf(text, capacity,
+                           "NAME : random%lld\nTYPE : TSP\nDIMENSION : %lld\n"
+                           "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n",
+                           n, n);
+  for (long long i = 0; i < n; ++i) {
+    ck_philox_counter r =
+        ck_philox_block(seed, 0x7453500000000000ull, (uint64_t)i);
+    used += (size_t)snprintf(text + used, capacity - used, "%lld %.3f %.3f\n",
+                             i + 1, (r.v[0] >> 8) * (1000.0 / 16777216.0),
+                             (r.v[1] >> 8) * (1000.0 / 16777216.0));
+  }
+  used += (size_t)snprintf(text + used, capacity - used, "EOF\n");
+  ck_status status = ck_tsp_parse(text, used, spec, instance);
+  free(text);
+  return status;
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, aco_job *job) {
+  ck_status status = CK_OK;
+  long long integer;
+  double real;
+  const char *text;
+  memset(job, 0, sizeof *job);
+  ck_aco_config *c = &job->config;
+  ck_aco_config_init(c);
+  c->seed = options ? options->seed : 1;
+  c->keep_trace = 1;
+  const char *path = ck__param_find(params, count, "instance");
+  if (!path)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --instance: a TSPLIB file is needed, e.g. 'clkit run aco "
+            "berlin52.tsp'");
+  if (strncmp(path, "random:", 7) == 0)
+    CK_TRY(random_instance(path, c->seed, &job->instance));
+  else
+    CK_TRY(ck_tsp_load(path, &job->instance));
+  uint32_t n = job->instance.cities;
+  static const char *const algorithms[] = {"mmas", "acs", NULL};
+  static const char *const searches[] = {"none", "2opt", "2opt+oropt", NULL};
+  int kind;
+  if ((text = ck__param_find(params, count, "algo"))) {
+    CK_TRY(ck__parse_choice("algo", text, algorithms, &kind));
+    c->algorithm = (ck_aco_algorithm)kind;
+  }
+  if ((text = ck__param_find(params, count, "ls"))) {
+    CK_TRY(ck__parse_choice("ls", text, searches, &kind));
+    c->local_search = (ck_aco_local_search)kind;
+  }
+  text = ck__param_find(params, count, "ants");
+  if (text && strcmp(text, "auto") != 0) {
+    CK_TRY(ck__param_integer(params, count, "ants", 0, 1, 65536, &integer));
+    c->ants = (uint32_t)integer;
+  }
+  CK_TRY(ck__param_integer(params, count, "candidates", 0, 1, 64, &integer));
+  c->candidates = (uint32_t)integer;
+  if (c->candidates >= n)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --candidates: %u is not below the %u cities of %s",
+            c->candidates, n, job->instance.name);
+  CK_TRY(ck__param_real(params, count, "alpha", 1, 1e-3, 10, &c->alpha));
+  CK_TRY(ck__param_real(params, count, "beta", 2, 0, 20, &c->beta));
+  text = ck__param_find(params, count, "rho");
+  if (text && strcmp(text, "auto") != 0)
+    CK_TRY(ck__param_real(params, count, "rho", 0.2, 1e-6, 0.999999, &c->rho));
+  CK_TRY(ck__param_real(params, count, "q0", 0.9, 0, 1, &c->q0));
+  CK_TRY(ck__param_integer(params, count, "ls-ants", 0, 0, 65536, &integer));
+  c->local_search_ants = (uint32_t)integer;
+  CK_TRY(ck__param_integer(params, count, "restart", 250, 0, 1e9, &integer));
+  c->restart_after = (uint32_t)integer;
+  CK_TRY(ck__param_integer(params, count, "partition", 0, 0, 1e9, &integer));
+  c->partition = (uint32_t)integer;
+  int by_time = ck__param_find(params, count, "time") != NULL;
+  int by_target = ck__param_find(params, count, "target-gap") != NULL;
+  int by_count = ck__param_find(params, count, "iters") != NULL;
+  CK_TRY(ck__param_integer(params, count, "iters", 100, 1, 1e12, &integer));
+  c->max_iterations =
+      by_count || !(by_time || by_target) ? (uint64_t)integer : 0;
+  CK_TRY(ck__param_real(params, count, "time", 0, 0, 1e9, &c->max_seconds));
+  CK_TRY(ck__param_integer(params, count, "optimum", 0, 1, 1e15, &integer));
+  c->optimum = integer;
+  const char *optima = ck__param_find(params, count, "optima");
+  if (optima && !c->optimum) {
+    int64_t found = 0;
+    status = ck_tsp_optimum_find(optima, job->instance.name, &found);
+    if (status == CK_ERROR_NOT_FOUND) {
+      status = CK_OK; /* unknown optimum: no gap reported */
+      ck_error_clear();
+    }
+    CK_TRY(status);
+    c->optimum = found;
+  }
+  if (by_target) {
+    CK_TRY(ck__param_real(params, count, "target-gap", 0, 0, 1e6, &real));
+    if (!c->optimum)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --target-gap: the optimum of %s is unknown; give "
+              "--optimum or --optima",
+              job->instance.name);
+    c->has_target = 1;
+    c->target_gap = real;
+  }
+  job->tour_out = ck__param_find(params, count, "tour-out");
+  job->trace = ck__param_find(params, count, "trace");
+  job->svg = ck__param_find(params, count, "svg");
+  return CK_OK;
+fail:
+  ck_tsp_free(&job->instance);
+  return status;
+}
+
+static ck_status aco_check(const ck_param *params, size_t count) {
+  long long integer;
+  double real;
+  ck_status status;
+  static const char *const integers[] = {"candidates", "ls-ants", "restart",
+                                         "partition",  "iters",   "optimum"};
+  for (size_t i = 0; i < sizeof integers / sizeof integers[0]; ++i)
+    if ((status = ck__param_integer(params, count, integers[i], 0, 0, 1e15,
+                                    &integer)))
+      return status;
+  static const char *const reals[] = {"alpha", "beta", "q0", "time",
+                                      "target-gap"};
+  for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i)
+    if ((status = ck__param_real(params, count, reals[i], 0, 0, 1e15, &real)))
+      return status;
+  return CK_OK;
+}
+
+static ck_status write_trace(const char *path, const ck_aco *aco) {
+  const ck_aco_trace_point *points;
+  size_t count;
+  ck_status status = ck_aco_trace(aco, &points, &count);
+  if (status)
+    return status;
+  size_t capacity = (count + 1) * 80, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  used += (size_t)snprintf(text, capacity, "time_s,iteration,best_length\n");
+  for (size_t i = 0; i < count; ++i)
+    used += (size_t)snprintf(
+        text + used, capacity - used, "%.6f,%llu,%lld\n", points[i].time_s,
+        (unsigned long long)points[i].iteration, (long long)points[i].length);
+  status = ck__file_write_atomic(path, text, used);
+  free(text);
+  return status;
+}
+
+/* An SVG of the tour over the cities, 800 pixels on the longer side (y
+ * upwards, as in the coordinates). */
+static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
+                           const uint32_t *tour, int64_t length) {
+  if (!instance->x)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "option --svg: instance %s has no coordinates to draw",
+                    instance->name);
+  uint32_t n = instance->cities;
+  double x0 = instance->x[0], x1 = x0, y0 = instance->y[0], y1 = y0;
+  for (uint32_t i = 1; i < n; ++i) {
+    x0 = fmin(x0, instance->x[i]);
+    x1 = fmax(x1, instance->x[i]);
+    y0 = fmin(y0, instance->y[i]);
+    y1 = fmax(y1, instance->y[i]);
+  }
+  double span = fmax(fmax(x1 - x0, y1 - y0), 1e-9), scale = 780.0 / span;
+  double width = (x1 - x0) * scale + 20, height = (y1 - y0) * scale + 20;
+  double dot = n > 5000 ? 0.6 : n > 500 ? 1.2 : 2.5;
+  size_t capacity = (size_t)n * 110 + 1024, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  used += (size_t)snprintf(
+      text, capacity,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
+      "<title>%s: %u cities, tour length %lld</title>\n"
+      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+      "<polygon fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"%.2f\" "
+      "points=\"",
+      width, height, width, height, instance->name, n, (long long)length,
+      dot * 0.6);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t c = tour[i];
+    used += (size_t)snprintf(text + used, capacity - used, "%.1f,%.1f ",
+                             (instance->x[c] - x0) * scale + 10,
+                             (y1 - instance->y[c]) * scale + 10);
+  }
+  used += (size_t)snprintf(text + used, capacity - used,
+                           "\"/>\n<g fill=\"#c0392b\">\n");
+  for (uint32_t c = 0; c < n; ++c)
+    used += (size_t)snprintf(text + used, capacity - used,
+                             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n",
+                             (instance->x[c] - x0) * scale + 10,
+                             (y1 - instance->y[c]) * scale + 10, dot);
+  used += (size_t)snprintf(text + used, capacity - used, "</g>\n</svg>\n");
+  ck_status status = ck__file_write_atomic(path, text, used);
+  free(text);
+  return status;
+}
+
+static ck_status aco_run(const ck_device *device, const ck_param *params,
+                         size_t count, const ck_run_options *options,
+                         ck_result *result) {
+  ck_status status = CK_OK;
+  aco_job job;
+  ck_aco *aco = NULL;
+  uint32_t *tour = NULL;
+  ck_aco_report report;
+  if ((status = job_parse(params, count, options, &job)))
+    return status;
+  CK_TRY(ck_aco_create(device, &job.instance, &job.config, &aco));
+  CK_TRY(ck_aco_run(aco, &report));
+  tour = malloc((size_t)job.instance.cities * sizeof *tour);
+  if (!tour)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  int64_t length;
+  CK_TRY(ck_aco_best(aco, &length, tour));
+  if (job.tour_out)
+    CK_TRY(ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
+                            job.instance.cities, length));
+  if (job.trace)
+    CK_TRY(write_trace(job.trace, aco));
+  if (job.svg)
+    CK_TRY(write_svg(job.svg, &job.instance, tour, length));
+  result->best = (double)length;
+  snprintf(result->best_name, sizeof result->best_name, "tour_length");
+  result->wall_s = report.wall_s;
+  result->kernel_s = report.kernel_s;
+  result->throughput = report.tours_per_s;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit, "tours/s");
+  ck__result_metric(result, "cities", job.instance.cities, "");
+  if (job.config.optimum) {
+    ck__result_metric(result, "optimum", (double)job.config.optimum, "");
+    ck__result_metric(result, "gap_percent", report.gap, "%");
+  }
+  ck__result_metric(result, "iterations", (double)report.iterations, "");
+  ck__result_metric(result, "best_iteration", (double)report.best_iteration,
+                    "");
+  ck__result_metric(result, "best_time_s", report.best_time_s, "s");
+  ck__result_metric(result, "ants", report.ants, "");
+  ck__result_metric(result, "candidates", report.candidates, "");
+  ck__result_metric(result, "restarts", (double)report.restarts, "");
+  ck__result_metric(result, "setup_s", report.setup_s, "s");
+  static const char *const stops[] = {"none", "iterations", "target", "time"};
+  ck__result_metric(result, "stopped_by", (double)report.stopped_by,
+                    stops[report.stopped_by]);
+fail:
+  free(tour);
+  ck_aco_destroy(aco);
+  ck_tsp_free(&job.instance);
+  return status;
+}
+
+static const ck_param aco_demo[] = {{"instance", "random:100"},
+                                    {"iters", "30"}};
+
+const ck_workload ck__aco_workload = {
+    .name = "aco",
+    .summary = "ant colony optimisation (MMAS, ACS) for TSPLIB instances",
+    .options = aco_options,
+    .tolerance = 0.02,
+    .check = aco_check,
+    .run = aco_run,
+    .demo = aco_demo,
+    .demo_count = sizeof aco_demo / sizeof aco_demo[0],
+};
