@@ -2,12 +2,16 @@
 # Builds clkit on a machine with an NVIDIA GPU and PoCL, runs the test
 # suite on each OpenCL device, and records devices, probes and benchmarks.
 #
-#   bench/gpu_check.sh OUTPUT_DIR
+#   bench/gpu_check.sh OUTPUT_DIR [TSPLIB_DIR]
+#
+# TSPLIB_DIR holds the instances and optima.txt for the ACO benchmark
+# (skipped without it).
 #
 # NVIDIA's OpenCL library must be registered with the ICD loader, e.g.
 # /etc/OpenCL/vendors/nvidia.icd containing libnvidia-opencl.so.1.
 set -u
-out=${1:?usage: gpu_check.sh OUTPUT_DIR}
+out=${1:?usage: gpu_check.sh OUTPUT_DIR [TSPLIB_DIR]}
+tsplib=${2:-}
 mkdir -p "$out"
 build=${BUILD_DIR:-/tmp/clkit-gpu-build}
 export CLKIT_CACHE_DIR="$build/cache"
@@ -53,3 +57,13 @@ echo "== ga"
 "$build/bench/bench_ga" --device gpu --seconds 0.3 | tee "$out/bench_ga.txt"
 "$build/bench/bench_ga" --device pocl --seconds 0.2 --max-genes 2e6 \
   | tee -a "$out/bench_ga.txt"
+if [ -n "$tsplib" ]; then
+  echo "== aco"
+  aco="$build/bench/bench_aco --data $tsplib"
+  { $aco --device gpu --seconds 2 --max-cities 1100
+    $aco --device gpu --seconds 20 --instances pr2392
+    $aco --device gpu --seconds 60 --instances d15112
+    $aco --device gpu --seconds 30 --instances pla33810
+    $aco --device pocl --seconds 20 --instances pr2392
+  } | tee "$out/bench_aco.txt"
+fi

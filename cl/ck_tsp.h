@@ -72,10 +72,13 @@ CK_FN int ck_tsp_coordinate_distance(int metric, ck_tsp_coord xi,
   ck_tsp_coord q1 = cos(lon_i - lon_j);
   ck_tsp_coord q2 = cos(lat_i - lat_j);
   ck_tsp_coord q3 = cos(lat_i + lat_j);
-  return (int)(CK_TSP_C(6378.388) *
-                   acos(CK_TSP_C(0.5) * ((CK_TSP_C(1.0) + q1) * q2 -
-                                         (CK_TSP_C(1.0) - q1) * q3)) +
-               CK_TSP_C(1.0));
+  ck_tsp_coord c =
+      CK_TSP_C(0.5) * ((CK_TSP_C(1.0) + q1) * q2 - (CK_TSP_C(1.0) - q1) * q3);
+  /* Rounding may take c a hair past +-1, where acos has no value. */
+  c = c > CK_TSP_C(1.0)    ? CK_TSP_C(1.0)
+      : c < CK_TSP_C(-1.0) ? CK_TSP_C(-1.0)
+                           : c;
+  return (int)(CK_TSP_C(6378.388) * acos(c) + CK_TSP_C(1.0));
 }
 
 #endif /* CK_TSP_H */

@@ -1,0 +1,156 @@
+/*
+ * clkit/tsp.h - symmetric TSP instances in TSPLIB format, tours, known
+ * optima and candidate (nearest-neighbour) lists.
+ *
+ * Instances: TYPE TSP with EDGE_WEIGHT_TYPE EUC_2D, CEIL_2D, ATT or GEO
+ * (from NODE_COORD_SECTION), or EXPLICIT with EDGE_WEIGHT_FORMAT
+ * FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW or UPPER_DIAG_ROW (from
+ * EDGE_WEIGHT_SECTION; a DISPLAY_DATA_SECTION, when present, gives the
+ * coordinates used for drawing). Distances are integers, computed exactly
+ * as the TSPLIB specification defines them; see cl/ck_tsp.h, which the
+ * kernels share.
+ *
+ * Ownership: a ck_tsp_instance filled by ck_tsp_load() or ck_tsp_parse()
+ * owns its arrays; release them with ck_tsp_free(). A zeroed instance is
+ * a valid empty value. Tours are plain arrays of 0-based city indices,
+ * owned by whoever allocated them (ck_tsp_tour_load() allocates with
+ * malloc(); release with free()).
+ *
+ * Coordinates must lie within +-5e8 (so that every distance fits an int).
+ *
+ * Error messages name the file and the 1-based line at fault.
+ */
+#ifndef CLKIT_TSP_H
+#define CLKIT_TSP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest instance accepted, in cities. */
+#define CK_TSP_MAX_CITIES 10000000u
+
+/* The largest EXPLICIT instance (its matrix is kept in memory). */
+#define CK_TSP_MAX_EXPLICIT 20000u
+
+typedef enum ck_tsp_metric {
+  CK_TSP_EUC_2D = 0,  /* nint(sqrt(dx^2 + dy^2)) */
+  CK_TSP_CEIL_2D = 1, /* ceil(sqrt(dx^2 + dy^2)) */
+  CK_TSP_ATT = 2,     /* pseudo-Euclidean */
+  CK_TSP_GEO = 3,     /* great circle, coordinates in degrees.minutes */
+  CK_TSP_EXPLICIT = 4 /* from the matrix */
+} ck_tsp_metric;
+
+typedef struct ck_tsp_instance {
+  char name[128];       /* NAME, or the file name without .tsp */
+  char comment[256];    /* COMMENT, may be empty */
+  uint32_t cities;      /* DIMENSION, >= 3 */
+  ck_tsp_metric metric; /* EDGE_WEIGHT_TYPE */
+  /* Coordinates, cities entries each; NULL for EXPLICIT instances
+   * without DISPLAY_DATA_SECTION. */
+  double *x;
+  double *y;
+  /* EXPLICIT only: the full symmetric matrix, cities * cities entries,
+   * row-major, expanded from whichever format the file used. */
+  int32_t *matrix;
+} ck_tsp_instance;
+
+/*
+ * ck_tsp_load - read a TSPLIB file.
+ * Takes: path; instance, filled in (release it with ck_tsp_free()); on
+ * failure it is left zeroed.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL arguments;
+ * CK_ERROR_IO if the file cannot be read; CK_ERROR_PARSE naming the file
+ * and line for malformed content (missing DIMENSION, wrong node count,
+ * non-numeric fields, duplicate or out-of-range ids, a truncated file);
+ * CK_ERROR_UNSUPPORTED for a TYPE or EDGE_WEIGHT_TYPE/FORMAT outside the
+ * list above; CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck_tsp_load(const char *path, ck_tsp_instance *instance);
+
+/*
+ * ck_tsp_parse - read a TSPLIB instance from memory, as ck_tsp_load().
+ * Takes: text (length bytes, need not be NUL-terminated); source, the
+ * name used in messages (e.g. the file name); instance, filled in.
+ * Returns: as ck_tsp_load(), without CK_ERROR_IO.
+ */
+ck_status ck_tsp_parse(const char *text, size_t length, const char *source,
+                       ck_tsp_instance *instance);
+
+/* ck_tsp_free - release an instance's arrays and zero it; NULL is fine.
+ * Returns: CK_OK. */
+ck_status ck_tsp_free(ck_tsp_instance *instance);
+
+/*
+ * ck_tsp_distance - the integer distance between cities i and j.
+ * Takes: instance; i, j < cities; distance, set.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT.
+ */
+ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
+                          uint32_t j, int64_t *distance);
+
+/*
+ * ck_tsp_tour_length - the exact length of a closed tour.
+ * Takes: instance; tour, cities 0-based indices; length, set.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if tour is not a permutation
+ * of 0 .. cities-1 (the message names the first repeated or out-of-range
+ * entry).
+ */
+ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
+                             const uint32_t *tour, int64_t *length);
+
+/*
+ * ck_tsp_tour_load - read a TSPLIB .tour file (TYPE TOUR, TOUR_SECTION of
+ * 1-based ids, ended by -1 or EOF).
+ * Takes: path; cities, the instance's size, which DIMENSION (if given) and
+ * the section must match; tour, set to a malloc()ed array of cities
+ * 0-based indices (caller frees).
+ * Returns: CK_OK; CK_ERROR_IO; CK_ERROR_PARSE naming the file and line
+ * (non-numeric id, id out of range, repeated id, wrong count);
+ * CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour);
+
+/*
+ * ck_tsp_tour_save - write a tour as a TSPLIB .tour file, atomically (a
+ * temporary file beside path, then a rename).
+ * Takes: path; name (the instance's name); tour (cities 0-based indices,
+ * written 1-based); cities; length, written in the COMMENT line.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_IO.
+ */
+ck_status ck_tsp_tour_save(const char *path, const char *name,
+                           const uint32_t *tour, uint32_t cities,
+                           int64_t length);
+
+/*
+ * ck_tsp_optimum_find - look an instance up in a file of "name : value"
+ * lines (blank lines and lines starting with '#' ignored).
+ * Takes: path; name; optimum, set when found.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND if the name is not listed;
+ * CK_ERROR_IO; CK_ERROR_PARSE naming the file and line of a malformed
+ * line.
+ */
+ck_status ck_tsp_optimum_find(const char *path, const char *name,
+                              int64_t *optimum);
+
+/*
+ * ck_tsp_candidates - the k nearest neighbours of every city, nearest
+ * first, ties broken by the smaller index.
+ * Takes: instance; k, 1 .. cities-1; neighbours, cities * k entries,
+ * filled row by row (city i's list at neighbours[i * k]). Coordinate
+ * metrics use a grid over the cities (about n k log k work); EXPLICIT
+ * and GEO scan every pair.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck_tsp_candidates(const ck_tsp_instance *instance, uint32_t k,
+                            uint32_t *neighbours);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_TSP_H */
