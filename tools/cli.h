@@ -14,6 +14,9 @@ int cli_report(ck_status status);
 /* clkit gen: synthetic data sets (argv[0] is "gen"). */
 int cli_gen(int argc, char **argv);
 
+/* clkit tsp: TSPLIB instances and tours (argv[0] is "tsp"). */
+int cli_tsp(int argc, char **argv);
+
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
 void cli_print_result(FILE *out, const ck_result *result);
 void cli_print_compare(FILE *out, const ck_result *results, size_t count);

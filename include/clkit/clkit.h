@@ -10,6 +10,7 @@
 #ifndef CLKIT_CLKIT_H
 #define CLKIT_CLKIT_H
 
+#include "clkit/aco.h"
 #include "clkit/cache.h"
 #include "clkit/device.h"
 #include "clkit/ga.h"
@@ -19,6 +20,7 @@
 #include "clkit/pso.h"
 #include "clkit/queue.h"
 #include "clkit/status.h"
+#include "clkit/tsp.h"
 #include "clkit/version.h"
 #include "clkit/workload.h"
 

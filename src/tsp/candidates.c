@@ -1,0 +1,408 @@
+/*
+ * Candidate lists: the k nearest neighbours of every city, ordered by
+ * (distance, index) exactly as a scan of all pairs would order them.
+ *
+ * EUC_2D, CEIL_2D and ATT put the cities in a uniform grid of about two
+ * cities a cell and search square rings of cells around each city. Their
+ * integer distance never decreases as the Euclidean distance grows, so once
+ * every city within Euclidean distance B has been seen, a city further
+ * away can only matter if its integer distance could still equal the k-th
+ * best one found; the search stops when the smallest Euclidean distance
+ * that is known to give a larger integer distance is below B. B is taken
+ * a little short (a relative 1e-12 of the coordinates' scale) so that
+ * rounding in the cell arithmetic cannot hide a city. The order itself
+ * always comes from the integer distances of cl/ck_tsp.h, ties broken by
+ * index, so the result equals brute force.
+ *
+ * GEO (not a plane) and EXPLICIT scan all pairs.
+ *
+ * A bounded max-heap of keys (distance << 32 | index) keeps the k best of
+ * each city: a key compares exactly as the pair (distance, index).
+ */
+#include "core/internal.h"
+
+#include "clkit/tsp.h"
+
+#include "ck_tsp.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* As in tsplib.c: coordinates beyond this would overflow the distances. */
+#define TSP_COORDINATE_LIMIT 5e8
+/* Cities per grid cell, on average. */
+#define CITIES_PER_CELL 2.0
+/* Relative slack on the search bound (see above). */
+#define BOUND_SLACK 1e-12
+
+/* ---- the bounded heap ---------------------------------------------------- */
+
+typedef struct best_heap {
+  uint64_t *keys; /* a max-heap of size entries */
+  uint32_t size, capacity;
+} best_heap;
+
+/* Orders as (distance, index); the bias keeps negative weights of a
+ * caller's matrix in order too. */
+static uint64_t key_of(int64_t distance, uint32_t index) {
+  return ((uint64_t)(distance + INT64_C(0x80000000)) << 32) | index;
+}
+
+/* The distance part of the largest key held. */
+static int64_t worst_distance(const best_heap *heap) {
+  return (int64_t)(heap->keys[0] >> 32) - INT64_C(0x80000000);
+}
+
+static void heap_sift_down(uint64_t *keys, uint32_t size, uint32_t at) {
+  uint64_t key = keys[at];
+  for (;;) {
+    uint32_t child = 2 * at + 1;
+    if (child >= size)
+      break;
+    if (child + 1 < size && keys[child + 1] > keys[child])
+      ++child;
+    if (keys[child] <= key)
+      break;
+    keys[at] = keys[child];
+    at = child;
+  }
+  keys[at] = key;
+}
+
+static void heap_offer(best_heap *heap, uint64_t key) {
+  if (heap->size < heap->capacity) {
+    uint32_t at = heap->size++;
+    while (at > 0 && heap->keys[(at - 1) / 2] < key) {
+      heap->keys[at] = heap->keys[(at - 1) / 2];
+      at = (at - 1) / 2;
+    }
+    heap->keys[at] = key;
+  } else if (key < heap->keys[0]) {
+    heap->keys[0] = key;
+    heap_sift_down(heap->keys, heap->size, 0);
+  }
+}
+
+/* Empties the heap into out, smallest key first (a heap sort). */
+static void heap_drain(best_heap *heap, uint32_t *out) {
+  uint64_t *keys = heap->keys;
+  for (uint32_t size = heap->size; size > 1; --size) {
+    uint64_t top = keys[0];
+    keys[0] = keys[size - 1];
+    keys[size - 1] = top;
+    heap_sift_down(keys, size - 1, 0);
+  }
+  for (uint32_t i = 0; i < heap->size; ++i)
+    out[i] = (uint32_t)keys[i];
+  heap->size = 0;
+}
+
+/* ---- distances ----------------------------------------------------------- */
+
+static int64_t pair_distance(const ck_tsp_instance *instance, uint32_t i,
+                             uint32_t j) {
+  if (instance->metric == CK_TSP_EXPLICIT)
+    return instance->matrix[(size_t)i * instance->cities + j];
+  return ck_tsp_coordinate_distance((int)instance->metric, instance->x[i],
+                                    instance->y[i], instance->x[j],
+                                    instance->y[j]);
+}
+
+/*
+ * Is every city at Euclidean distance >= reach (less the slack) sure to
+ * be further, in the metric's integer distance, than worst? EUC_2D is
+ * nint(e) = floor(e + 0.5), above worst once e >= worst + 0.5; CEIL_2D is
+ * ceil(e), above worst once e > worst; ATT works out to ceil(e/sqrt(10)),
+ * above worst once e > worst * sqrt(10). Strict comparisons keep the edge
+ * cases searched.
+ */
+static int beyond_reach(ck_tsp_metric metric, double reach, int64_t worst) {
+  double low = reach * (1.0 - BOUND_SLACK);
+  double threshold = metric == CK_TSP_EUC_2D    ? (double)worst + 0.5
+                     : metric == CK_TSP_CEIL_2D ? (double)worst
+                                                : (double)worst * sqrt(10.0);
+  return low > threshold * (1.0 + BOUND_SLACK);
+}
+
+/* ---- brute force --------------------------------------------------------- */
+
+static void all_pairs(const ck_tsp_instance *instance, uint32_t k,
+                      best_heap *heap, uint32_t *neighbours) {
+  uint32_t n = instance->cities;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < n; ++j)
+      if (j != i)
+        heap_offer(heap, key_of(pair_distance(instance, i, j), j));
+    heap_drain(heap, neighbours + (size_t)i * k);
+  }
+}
+
+/* ---- the grid ------------------------------------------------------------ */
+
+typedef struct grid {
+  double min_x, min_y;
+  double cell_width, cell_height; /* 0 when the extent is 0 */
+  uint32_t columns, rows;
+  uint32_t *start; /* cell c holds entries start[c] .. start[c+1]-1 */
+  /* The cities in cell order, with copies of their coordinates so that a
+   * cell's cities lie together in memory. */
+  uint32_t *city;
+  double *x, *y;
+} grid;
+
+static uint32_t cell_along(double value, double min, double size,
+                           uint32_t count) {
+  if (!(size > 0))
+    return 0;
+  double cell = floor((value - min) / size);
+  if (!(cell >= 0))
+    return 0;
+  if (cell >= (double)count)
+    return count - 1;
+  return (uint32_t)cell;
+}
+
+/* Rows or columns along one side: clamped to 1..limit. */
+static uint32_t cells_along(double count, uint32_t limit) {
+  if (!(count >= 1))
+    return 1;
+  if (count >= (double)limit)
+    return limit;
+  return (uint32_t)ceil(count);
+}
+
+static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
+  uint32_t n = instance->cities;
+  double min_x = instance->x[0], max_x = min_x;
+  double min_y = instance->y[0], max_y = min_y;
+  for (uint32_t i = 1; i < n; ++i) {
+    min_x = fmin(min_x, instance->x[i]);
+    max_x = fmax(max_x, instance->x[i]);
+    min_y = fmin(min_y, instance->y[i]);
+    max_y = fmax(max_y, instance->y[i]);
+  }
+  double width = max_x - min_x, height = max_y - min_y;
+  double target = fmax(1.0, (double)n / CITIES_PER_CELL);
+  uint32_t limit = (uint32_t)target;
+  if (width > 0 && height > 0) {
+    double side = sqrt(width * height / target);
+    g->columns = cells_along(width / side, limit);
+    g->rows = cells_along(height / side, limit);
+  } else {
+    /* On a line (or a point) the cells are strips along it. */
+    g->columns = width > 0 ? limit : 1;
+    g->rows = height > 0 ? limit : 1;
+  }
+  g->min_x = min_x;
+  g->min_y = min_y;
+  g->cell_width = width / g->columns;
+  g->cell_height = height / g->rows;
+
+  size_t cells = (size_t)g->columns * g->rows;
+  uint32_t *cell_of = malloc((size_t)n * sizeof *cell_of);
+  g->start = calloc(cells + 1, sizeof *g->start);
+  g->city = malloc((size_t)n * sizeof *g->city);
+  g->x = malloc((size_t)n * sizeof *g->x);
+  g->y = malloc((size_t)n * sizeof *g->y);
+  if (!cell_of || !g->start || !g->city || !g->x || !g->y) {
+    free(cell_of);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "ck_tsp_candidates: out of memory for a grid of %zu "
+                    "cells over %" PRIu32 " cities",
+                    cells, n);
+  }
+  /* A counting sort of the cities by cell. */
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t column =
+        cell_along(instance->x[i], min_x, g->cell_width, g->columns);
+    uint32_t row = cell_along(instance->y[i], min_y, g->cell_height, g->rows);
+    cell_of[i] = row * g->columns + column;
+    g->start[cell_of[i] + 1] += 1;
+  }
+  for (size_t c = 0; c < cells; ++c)
+    g->start[c + 1] += g->start[c];
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t at = g->start[cell_of[i]]++;
+    g->city[at] = i;
+    g->x[at] = instance->x[i];
+    g->y[at] = instance->y[i];
+  }
+  /* The loop above moved each start to the next cell's; move them back. */
+  for (size_t c = cells; c > 0; --c)
+    g->start[c] = g->start[c - 1];
+  g->start[0] = 0;
+  free(cell_of);
+  return CK_OK;
+}
+
+static void grid_free(grid *g) {
+  free(g->start);
+  free(g->city);
+  free(g->x);
+  free(g->y);
+}
+
+/* One city's search. */
+typedef struct query {
+  const grid *g;
+  ck_tsp_metric metric;
+  uint32_t city;
+  double x, y;
+  best_heap *heap;
+  /* Cities whose squared Euclidean distance exceeds this are surely
+   * further than the heap's worst: they are skipped without their square
+   * root. Infinite until the heap is full. */
+  double limit;
+} query;
+
+/* The squared Euclidean distance above which the integer distance is
+ * surely above worst (see beyond_reach); a little above the exact value,
+ * and never below a tiny floor, where ATT's s / 10 could round to 0. */
+static double squared_limit(ck_tsp_metric metric, int64_t worst) {
+  double threshold = metric == CK_TSP_EUC_2D    ? (double)worst + 0.5
+                     : metric == CK_TSP_CEIL_2D ? (double)worst
+                                                : (double)worst * sqrt(10.0);
+  return threshold * threshold * (1.0 + 1e-9) + 1e-300;
+}
+
+/* Offers every city of one cell but the query's own. */
+static void scan_cell(query *q, uint32_t column, uint32_t row) {
+  const grid *g = q->g;
+  size_t cell = (size_t)row * g->columns + column;
+  for (uint32_t at = g->start[cell]; at < g->start[cell + 1]; ++at) {
+    double dx = q->x - g->x[at], dy = q->y - g->y[at];
+    if (dx * dx + dy * dy > q->limit)
+      continue;
+    uint32_t j = g->city[at];
+    if (j == q->city)
+      continue;
+    int distance = ck_tsp_coordinate_distance((int)q->metric, q->x, q->y,
+                                              g->x[at], g->y[at]);
+    uint64_t top = q->heap->size ? q->heap->keys[0] : 0;
+    heap_offer(q->heap, key_of(distance, j));
+    if (q->heap->size == q->heap->capacity && q->heap->keys[0] != top)
+      q->limit = squared_limit(q->metric, worst_distance(q->heap));
+  }
+}
+
+static void grid_search(const ck_tsp_instance *instance, const grid *g,
+                        uint32_t i, double slack, best_heap *heap) {
+  query q = {g,    instance->metric, i, instance->x[i], instance->y[i],
+             heap, INFINITY};
+  double px = q.x, py = q.y;
+  int64_t columns = g->columns, rows = g->rows;
+  int64_t cx = cell_along(px, g->min_x, g->cell_width, g->columns);
+  int64_t cy = cell_along(py, g->min_y, g->cell_height, g->rows);
+  for (int64_t r = 0;; ++r) {
+    int64_t x0 = cx - r, x1 = cx + r, y0 = cy - r, y1 = cy + r;
+    int64_t from_x = x0 < 0 ? 0 : x0, to_x = x1 >= columns ? columns - 1 : x1;
+    int64_t from_y = y0 < 0 ? 0 : y0, to_y = y1 >= rows ? rows - 1 : y1;
+    /* The ring: its top and bottom rows whole, then the sides between. */
+    if (y0 >= 0)
+      for (int64_t x = from_x; x <= to_x; ++x)
+        scan_cell(&q, (uint32_t)x, (uint32_t)y0);
+    if (r > 0 && y1 < rows)
+      for (int64_t x = from_x; x <= to_x; ++x)
+        scan_cell(&q, (uint32_t)x, (uint32_t)y1);
+    int64_t side_from = y0 + 1 > from_y ? y0 + 1 : from_y;
+    int64_t side_to = y1 - 1 < to_y ? y1 - 1 : to_y;
+    if (r > 0 && x0 >= 0)
+      for (int64_t y = side_from; y <= side_to; ++y)
+        scan_cell(&q, (uint32_t)x0, (uint32_t)y);
+    if (r > 0 && x1 < columns)
+      for (int64_t y = side_from; y <= side_to; ++y)
+        scan_cell(&q, (uint32_t)x1, (uint32_t)y);
+
+    if (x0 <= 0 && y0 <= 0 && x1 >= columns - 1 && y1 >= rows - 1)
+      return; /* every cell seen */
+    if (heap->size < heap->capacity)
+      continue;
+    /* How far the searched square reaches from the city on each side that
+     * still has cells beyond it. */
+    double reach = INFINITY;
+    if (x0 > 0)
+      reach = fmin(reach, px - (g->min_x + (double)x0 * g->cell_width));
+    if (x1 < columns - 1)
+      reach = fmin(reach, g->min_x + (double)(x1 + 1) * g->cell_width - px);
+    if (y0 > 0)
+      reach = fmin(reach, py - (g->min_y + (double)y0 * g->cell_height));
+    if (y1 < rows - 1)
+      reach = fmin(reach, g->min_y + (double)(y1 + 1) * g->cell_height - py);
+    if (beyond_reach(instance->metric, reach - slack, worst_distance(heap)))
+      return;
+  }
+}
+
+/* ---- the call ------------------------------------------------------------ */
+
+ck_status ck_tsp_candidates(const ck_tsp_instance *instance, uint32_t k,
+                            uint32_t *neighbours) {
+  const char *function = "ck_tsp_candidates";
+  ck_status status = CK_OK;
+  best_heap heap = {NULL, 0, k};
+  grid g;
+  memset(&g, 0, sizeof g);
+
+  if (!instance || !neighbours)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: instance and neighbours are required", function);
+  uint32_t n = instance->cities;
+  if (n < 2 || n > CK_TSP_MAX_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the instance has %" PRIu32 " cities (2..%u expected)",
+                    function, n, CK_TSP_MAX_CITIES);
+  if (k < 1 || k > n - 1)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: k = %" PRIu32 " is outside 1..%" PRIu32, function, k,
+                    n - 1);
+  if ((unsigned)instance->metric > CK_TSP_EXPLICIT)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: unknown metric %d",
+                    function, (int)instance->metric);
+  if (instance->metric == CK_TSP_EXPLICIT) {
+    if (!instance->matrix || n > CK_TSP_MAX_EXPLICIT)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: an EXPLICIT instance needs its matrix (and at "
+                      "most %u cities)",
+                      function, CK_TSP_MAX_EXPLICIT);
+  } else {
+    if (!instance->x || !instance->y)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: the instance has no coordinates", function);
+    for (uint32_t i = 0; i < n; ++i)
+      if (!(fabs(instance->x[i]) <= TSP_COORDINATE_LIMIT &&
+            fabs(instance->y[i]) <= TSP_COORDINATE_LIMIT))
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "%s: city %" PRIu32 " has coordinates (%g, %g) "
+                        "beyond %g",
+                        function, i, instance->x[i], instance->y[i],
+                        TSP_COORDINATE_LIMIT);
+  }
+
+  heap.keys = malloc((size_t)k * sizeof *heap.keys);
+  if (!heap.keys)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for k = %" PRIu32,
+            function, k);
+  if (instance->metric == CK_TSP_GEO || instance->metric == CK_TSP_EXPLICIT) {
+    all_pairs(instance, k, &heap, neighbours);
+  } else {
+    CK_TRY(grid_build(instance, &g));
+    /* The rounding of cell arithmetic scales with the coordinates. */
+    double scale = fabs(g.min_x) + fabs(g.min_y) +
+                   (double)g.columns * g.cell_width +
+                   (double)g.rows * g.cell_height;
+    double slack = BOUND_SLACK * scale;
+    /* In cell order, so that neighbouring searches share cached cells. */
+    for (uint32_t at = 0; at < n; ++at) {
+      uint32_t i = g.city[at];
+      grid_search(instance, &g, i, slack, &heap);
+      heap_drain(&heap, neighbours + (size_t)i * k);
+    }
+  }
+
+fail:
+  grid_free(&g);
+  free(heap.keys);
+  return status;
+}

@@ -1,0 +1,1393 @@
+/*
+ * TSPLIB files: the instance reader (TYPE TSP with the metrics of
+ * clkit/tsp.h), distances and tour lengths, .tour files both ways and the
+ * "name : optimum" list of known optima.
+ *
+ * Every reader takes the whole text at once (ck__file_read_text, or a copy
+ * of the caller's bytes) and cuts it in place: each line at its newline,
+ * each field at the blank after it, so fields are plain C strings for the
+ * number parsers. Numbers go through strtod() under the C locale, after a
+ * check of their decimal syntax (strtod alone would also take hex, inf and
+ * nan). Arrays whose size a file's DIMENSION sets are calloc()ed, so a
+ * short file that claims millions of cities costs no more than the pages it
+ * fills; an EXPLICIT matrix grows with the values actually read and is
+ * expanded to the full square only once they are all there.
+ *
+ * What the instance reader accepts beyond the letter of TSPLIB, because
+ * published files do it: "KEY: VALUE" with or without blanks around the
+ * ':', CRLF endings and trailing blanks, blank lines anywhere, COMMENT
+ * repeated (the first is kept), no TYPE, no EOF once every section is
+ * complete, anything after EOF (not read), EDGE_WEIGHT_FORMAT FUNCTION
+ * with a coordinate metric. Every other keyword may appear once. Sections
+ * need DIMENSION before them, since it sizes them, and a section ends when
+ * it holds DIMENSION nodes (or its format's number of weights): a keyword
+ * before that means a truncated section, data after it a long one.
+ *
+ * Messages of malformed content read "FILE:LINE: what is wrong".
+ */
+#include "core/internal.h"
+
+#include "clkit/tsp.h"
+
+#include "ck_tsp.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The largest coordinate magnitude accepted. The distances are 32-bit
+ * integers computed from doubles, and (int) of a value out of range is
+ * undefined; within +-5e8 every EUC_2D/CEIL_2D/ATT distance is below
+ * 2*sqrt(2)*5e8 < 2^31, and GEO's (int) of the degrees is defined.
+ */
+#define TSP_COORDINATE_LIMIT 5e8
+/* Longest piece of a file quoted in a message. */
+#define QUOTE_MAX 40
+/* Room for the text of one message before the "FILE:LINE: " prefix. */
+#define MESSAGE_ROOM 1024
+/* Bytes gathered before each write() of a tour file. */
+#define WRITE_CHUNK ((size_t)1 << 16)
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static int is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* A piece of input, fit for a message: at most QUOTE_MAX characters, the
+ * unprintable ones as '?', "..." when cut. */
+typedef struct quoted {
+  char text[QUOTE_MAX + 4];
+} quoted;
+
+static quoted quote(const char *text) {
+  quoted out;
+  size_t used = 0;
+  for (; text[used] && used < QUOTE_MAX; ++used) {
+    unsigned char c = (unsigned char)text[used];
+    out.text[used] = c >= 0x20 && c < 0x7f && c != '"' ? (char)c : '?';
+  }
+  if (text[used]) {
+    memcpy(out.text + used, "...", 3);
+    used += 3;
+  }
+  out.text[used] = '\0';
+  return out;
+}
+
+/* The C locale, so that '.' is the decimal point whatever the process set. */
+typedef struct numeric_locale {
+  locale_t c, previous;
+} numeric_locale;
+
+static ck_status enter_c_locale(numeric_locale *scope, const char *source) {
+  scope->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  if (scope->c == (locale_t)0)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "%s: cannot create the C locale for numbers: %s", source,
+                    strerror(errno));
+  scope->previous = uselocale(scope->c);
+  return CK_OK;
+}
+
+static void leave_c_locale(numeric_locale *scope) {
+  if (scope->c == (locale_t)0)
+    return;
+  uselocale(scope->previous);
+  freelocale(scope->c);
+  scope->c = (locale_t)0;
+}
+
+typedef enum number_kind {
+  NUMBER_OK = 0,
+  NUMBER_SYNTAX, /* not a number */
+  NUMBER_RANGE   /* a number, but too large (or not finite) */
+} number_kind;
+
+/* [+-] digits [. digits] [(e|E) [+-] digits], digits on at least one side
+ * of the point. */
+static int decimal_syntax(const char *text) {
+  const char *at = text;
+  size_t digits = 0;
+  if (*at == '+' || *at == '-')
+    ++at;
+  for (; *at >= '0' && *at <= '9'; ++at)
+    ++digits;
+  if (*at == '.')
+    for (++at; *at >= '0' && *at <= '9'; ++at)
+      ++digits;
+  if (digits == 0)
+    return 0;
+  if (*at == 'e' || *at == 'E') {
+    ++at;
+    if (*at == '+' || *at == '-')
+      ++at;
+    if (*at < '0' || *at > '9')
+      return 0;
+    while (*at >= '0' && *at <= '9')
+      ++at;
+  }
+  return *at == '\0';
+}
+
+/* A real number; the caller has entered the C locale. */
+static number_kind read_real(const char *text, double *value) {
+  if (!decimal_syntax(text))
+    return NUMBER_SYNTAX;
+  *value = strtod(text, NULL);
+  /* Underflow to a tiny value or zero is harmless; overflow is not. */
+  return isfinite(*value) ? NUMBER_OK : NUMBER_RANGE;
+}
+
+/* A whole number: [+-] digits, within int64. */
+static number_kind read_integer(const char *text, int64_t *value) {
+  const char *at = text;
+  int negative = 0;
+  uint64_t magnitude = 0;
+  if (*at == '+' || *at == '-')
+    negative = *at++ == '-';
+  if (*at < '0' || *at > '9')
+    return NUMBER_SYNTAX;
+  int overflow = 0;
+  for (; *at >= '0' && *at <= '9'; ++at) {
+    unsigned digit = (unsigned)(*at - '0');
+    if (magnitude > (UINT64_C(1) << 63) / 10 ||
+        magnitude * 10 + digit > (UINT64_C(1) << 63))
+      overflow = 1;
+    else
+      magnitude = magnitude * 10 + digit;
+  }
+  if (*at)
+    return NUMBER_SYNTAX;
+  if (overflow || (!negative && magnitude > (uint64_t)INT64_MAX))
+    return NUMBER_RANGE;
+  *value = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+  return NUMBER_OK;
+}
+
+/* Splits "KEY : VALUE", "KEY: VALUE" or "KEY" in place. *value is NULL
+ * when the line has no ':' and otherwise the trimmed text after it. */
+static void split_keyword(char *line, char **key, char **value) {
+  char *colon = strchr(line, ':');
+  *key = line;
+  *value = NULL;
+  if (colon) {
+    char *end = colon;
+    while (end > line && is_blank(end[-1]))
+      --end;
+    *end = '\0';
+    *value = colon + 1;
+    while (is_blank(**value))
+      ++*value;
+  }
+}
+
+/* Cuts the next blank-separated field out of *cursor; NULL when none is
+ * left. */
+static char *next_field(char **cursor) {
+  char *at = *cursor;
+  while (is_blank(*at))
+    ++at;
+  if (!*at) {
+    *cursor = at;
+    return NULL;
+  }
+  char *start = at;
+  while (*at && !is_blank(*at))
+    ++at;
+  if (*at)
+    *at++ = '\0';
+  *cursor = at;
+  return start;
+}
+
+/* Copies a value into a fixed field, cut to fit. */
+static void copy_text(char *out, size_t capacity, const char *text) {
+  size_t length = strlen(text);
+  if (length >= capacity)
+    length = capacity - 1;
+  memcpy(out, text, length);
+  out[length] = '\0';
+}
+
+/* ---- lines --------------------------------------------------------------- */
+
+typedef struct line_reader {
+  const char *source; /* for messages */
+  char *text;         /* length bytes and a NUL after them; cut in place */
+  size_t length;
+  size_t next; /* offset of the next line */
+  size_t line; /* 1-based number of the line last returned */
+} line_reader;
+
+static ck_status located_fail(ck_status status, const line_reader *reader,
+                              size_t line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fails with "SOURCE:LINE: message". */
+static ck_status located_fail(ck_status status, const line_reader *reader,
+                              size_t line, const char *format, ...) {
+  char message[MESSAGE_ROOM];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  return ck__fail(status, "%s:%zu: %s", reader->source, line ? line : 1,
+                  message);
+}
+
+/* Fails at a line of the reader and jumps to fail:. */
+#define FAIL_AT(code, reader, line, ...)                                       \
+  do {                                                                         \
+    status = located_fail((code), (reader), (line), __VA_ARGS__);              \
+    goto fail;                                                                 \
+  } while (0)
+
+/*
+ * The next line, its newline and surrounding blanks cut off (so "\r\n"
+ * endings and trailing spaces vanish), or NULL at the end of the text. A
+ * NUL byte inside a line is an error: the rest of the line would be lost.
+ */
+static ck_status next_line(line_reader *reader, char **line) {
+  *line = NULL;
+  if (reader->next >= reader->length)
+    return CK_OK;
+  char *start = reader->text + reader->next;
+  size_t rest = reader->length - reader->next;
+  char *newline = memchr(start, '\n', rest);
+  size_t size = newline ? (size_t)(newline - start) : rest;
+  reader->line += 1;
+  reader->next += newline ? size + 1 : size;
+  if (memchr(start, '\0', size))
+    return located_fail(CK_ERROR_PARSE, reader, reader->line,
+                        "the line contains a NUL byte (is this a binary "
+                        "file?)");
+  start[size] = '\0';
+  if (reader->line == 1 && size >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0)
+    start += 3, size -= 3; /* a UTF-8 byte order mark */
+  while (size > 0 && is_blank(start[size - 1]))
+    start[--size] = '\0';
+  while (is_blank(*start))
+    ++start;
+  *line = start;
+  return CK_OK;
+}
+
+/* ---- instances: the parser ---------------------------------------------- */
+
+/* EDGE_WEIGHT_FORMAT values the reader takes. */
+typedef enum weight_format {
+  FORMAT_NONE = 0,
+  FORMAT_FUNCTION, /* allowed with a coordinate metric; no matrix */
+  FORMAT_FULL_MATRIX,
+  FORMAT_UPPER_ROW,
+  FORMAT_LOWER_DIAG_ROW,
+  FORMAT_UPPER_DIAG_ROW
+} weight_format;
+
+static const char *const format_names[] = {
+    "",          "FUNCTION",       "FULL_MATRIX",
+    "UPPER_ROW", "LOWER_DIAG_ROW", "UPPER_DIAG_ROW"};
+
+static const char *const metric_names[] = {"EUC_2D", "CEIL_2D", "ATT", "GEO",
+                                           "EXPLICIT"};
+
+/* The keywords of TSPLIB that clkit knows but does not read: they belong
+ * to other problem types. */
+static const char *const foreign_keywords[] = {
+    "CAPACITY",       "EDGE_DATA_FORMAT",  "DEPOT_SECTION",
+    "DEMAND_SECTION", "EDGE_DATA_SECTION", "FIXED_EDGES_SECTION",
+    "TOUR_SECTION",   "BACKHAUL_SECTION",  "DISTANCE",
+    "SERVICE_TIME",   "VEHICLES",          "CAPACITY_SECTION"};
+
+/* A section read node by node (NODE_COORD_SECTION, DISPLAY_DATA_SECTION). */
+typedef struct node_block {
+  const char *title;
+  double *x, *y;
+  uint8_t *seen; /* one flag per id */
+  size_t count;  /* nodes read */
+  size_t line;   /* where the section began; 0 while absent */
+} node_block;
+
+typedef enum section {
+  SECTION_NONE = 0,
+  SECTION_NODES,
+  SECTION_DISPLAY,
+  SECTION_WEIGHTS
+} section;
+
+typedef struct tsp_reader {
+  line_reader lines;
+  int content; /* a line other than blanks was seen */
+  char name[sizeof((ck_tsp_instance *)0)->name];
+  char comment[sizeof((ck_tsp_instance *)0)->comment];
+  /* Where each header keyword was given; 0 while absent. */
+  size_t name_line, comment_line, type_line, dimension_line, metric_line,
+      format_line, display_type_line, coord_type_line;
+  uint32_t cities;
+  ck_tsp_metric metric;
+  weight_format format;
+  node_block coords, display;
+  /* EDGE_WEIGHT_SECTION: values as read, weights_needed of them. */
+  int32_t *weights;
+  size_t weight_count, weight_capacity, weights_needed, weights_line;
+  section current; /* the section being read */
+  section ended;   /* the section completed last, for "too many" messages */
+} tsp_reader;
+
+/* Is the first word of line (up to a blank or ':') a TSPLIB keyword? A
+ * section ends early when one appears in place of its data. */
+static int starts_with_keyword(const char *line) {
+  static const char *const keywords[] = {"NAME",
+                                         "COMMENT",
+                                         "TYPE",
+                                         "DIMENSION",
+                                         "EDGE_WEIGHT_TYPE",
+                                         "EDGE_WEIGHT_FORMAT",
+                                         "DISPLAY_DATA_TYPE",
+                                         "NODE_COORD_TYPE",
+                                         "NODE_COORD_SECTION",
+                                         "EDGE_WEIGHT_SECTION",
+                                         "DISPLAY_DATA_SECTION",
+                                         "EOF"};
+  size_t length = 0;
+  while (line[length] && !is_blank(line[length]) && line[length] != ':')
+    ++length;
+  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i)
+    if (strlen(keywords[i]) == length && memcmp(keywords[i], line, length) == 0)
+      return 1;
+  for (size_t i = 0; i < sizeof foreign_keywords / sizeof foreign_keywords[0];
+       ++i)
+    if (strlen(foreign_keywords[i]) == length &&
+        memcmp(foreign_keywords[i], line, length) == 0)
+      return 1;
+  return 0;
+}
+
+static size_t weights_for(weight_format format, size_t n) {
+  switch (format) {
+  case FORMAT_FULL_MATRIX:
+    return n * n;
+  case FORMAT_UPPER_ROW:
+    return n * (n - 1) / 2;
+  case FORMAT_LOWER_DIAG_ROW:
+  case FORMAT_UPPER_DIAG_ROW:
+    return n * (n + 1) / 2;
+  default:
+    return 0;
+  }
+}
+
+static const char *section_title(const tsp_reader *reader, section which) {
+  if (which == SECTION_NODES)
+    return reader->coords.title;
+  if (which == SECTION_DISPLAY)
+    return reader->display.title;
+  return "EDGE_WEIGHT_SECTION";
+}
+
+/* EXPLICIT instances keep n^2 weights; refuse the large ones as soon as
+ * both DIMENSION and the type are known. */
+static ck_status check_explicit_size(const tsp_reader *reader, size_t line) {
+  if (reader->metric_line && reader->metric == CK_TSP_EXPLICIT &&
+      reader->dimension_line && reader->cities > CK_TSP_MAX_EXPLICIT)
+    return located_fail(CK_ERROR_UNSUPPORTED, &reader->lines, line,
+                        "EDGE_WEIGHT_TYPE EXPLICIT with DIMENSION %" PRIu32
+                        ": at most %u cities are supported (the matrix is "
+                        "kept whole)",
+                        reader->cities, CK_TSP_MAX_EXPLICIT);
+  return CK_OK;
+}
+
+/* A keyword given twice is an error, bar COMMENT. */
+static ck_status check_once(const tsp_reader *reader, size_t *first,
+                            const char *key) {
+  size_t line = reader->lines.line;
+  if (*first)
+    return located_fail(CK_ERROR_PARSE, &reader->lines, line,
+                        "%s given twice (first on line %zu)", key, *first);
+  *first = line;
+  return CK_OK;
+}
+
+static ck_status open_node_block(tsp_reader *reader, node_block *block) {
+  size_t n = reader->cities;
+  block->x = calloc(n, sizeof *block->x);
+  block->y = calloc(n, sizeof *block->y);
+  block->seen = calloc(n, 1);
+  if (!block->x || !block->y || !block->seen)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory reading %s: %s for %zu cities",
+                    reader->lines.source, block->title, n);
+  block->line = reader->lines.line;
+  return CK_OK;
+}
+
+static void free_node_block(node_block *block) {
+  free(block->x);
+  free(block->y);
+  free(block->seen);
+  block->x = block->y = NULL;
+  block->seen = NULL;
+}
+
+/* A section keyword: checks what must come before it and starts it. */
+static ck_status begin_section(tsp_reader *reader, const char *key,
+                               const char *value, section which) {
+  const line_reader *lines = &reader->lines;
+  size_t line = lines->line;
+  if (value && *value)
+    return located_fail(CK_ERROR_PARSE, lines, line,
+                        "%s takes no value (found \"%s\")", key,
+                        quote(value).text);
+  if (!reader->dimension_line)
+    return located_fail(CK_ERROR_PARSE, lines, line,
+                        "%s before DIMENSION: the number of cities must come "
+                        "first",
+                        key);
+  node_block *block = which == SECTION_NODES     ? &reader->coords
+                      : which == SECTION_DISPLAY ? &reader->display
+                                                 : NULL;
+  size_t first = block ? block->line : reader->weights_line;
+  if (first)
+    return located_fail(CK_ERROR_PARSE, lines, line,
+                        "%s given twice (first on line %zu)", key, first);
+  if (block) {
+    ck_status status = open_node_block(reader, block);
+    if (status != CK_OK)
+      return status;
+  } else {
+    if (!reader->metric_line || reader->metric != CK_TSP_EXPLICIT)
+      return located_fail(CK_ERROR_PARSE, lines, line,
+                          "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : "
+                          "EXPLICIT before it");
+    if (reader->format == FORMAT_NONE || reader->format == FORMAT_FUNCTION)
+      return located_fail(CK_ERROR_PARSE, lines, line,
+                          "EDGE_WEIGHT_SECTION needs an EDGE_WEIGHT_FORMAT "
+                          "(FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW or "
+                          "UPPER_DIAG_ROW) before it");
+    reader->weights_needed = weights_for(reader->format, reader->cities);
+    reader->weights_line = line;
+  }
+  reader->current = which;
+  return CK_OK;
+}
+
+/* Looks value up in names (count entries); -1 when absent. */
+static int find_name(const char *const *names, size_t count,
+                     const char *value) {
+  for (size_t i = 0; i < count; ++i)
+    if (strcmp(names[i], value) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* One line of the specification part (or a section keyword, or EOF). */
+static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
+  const line_reader *lines = &reader->lines;
+  size_t at = lines->line;
+  char *key, *value;
+  ck_status status = CK_OK;
+  quoted whole = quote(line);
+  split_keyword(line, &key, &value);
+  if (!value) {
+    /* "KEY" alone: only sections and EOF come without a value. */
+    char *cursor = line;
+    key = next_field(&cursor);
+    if (*cursor)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "expected \"KEYWORD : value\", found \"%s\"",
+                          whole.text);
+  }
+
+  if (strcmp(key, "EOF") == 0) {
+    if (value && *value)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "EOF takes no value (found \"%s\")",
+                          quote(value).text);
+    *at_eof = 1;
+    return CK_OK;
+  }
+  if (strcmp(key, "NODE_COORD_SECTION") == 0)
+    return begin_section(reader, key, value, SECTION_NODES);
+  if (strcmp(key, "DISPLAY_DATA_SECTION") == 0)
+    return begin_section(reader, key, value, SECTION_DISPLAY);
+  if (strcmp(key, "EDGE_WEIGHT_SECTION") == 0)
+    return begin_section(reader, key, value, SECTION_WEIGHTS);
+  for (size_t i = 0; i < sizeof foreign_keywords / sizeof foreign_keywords[0];
+       ++i)
+    if (strcmp(key, foreign_keywords[i]) == 0)
+      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
+                          "%s is not supported: clkit reads symmetric TSP "
+                          "instances only",
+                          key);
+
+  static const char *const spec_keys[] = {"NAME",
+                                          "COMMENT",
+                                          "TYPE",
+                                          "DIMENSION",
+                                          "EDGE_WEIGHT_TYPE",
+                                          "EDGE_WEIGHT_FORMAT",
+                                          "DISPLAY_DATA_TYPE",
+                                          "NODE_COORD_TYPE"};
+  if (find_name(spec_keys, sizeof spec_keys / sizeof spec_keys[0], key) < 0)
+    return located_fail(CK_ERROR_PARSE, lines, at, "unknown keyword \"%s\"",
+                        quote(key).text);
+  if (!value)
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "expected \"%s : value\", found no ':'", key);
+
+  if (strcmp(key, "COMMENT") == 0) {
+    /* Files often carry several; the first one is kept. */
+    if (!reader->comment_line) {
+      reader->comment_line = at;
+      copy_text(reader->comment, sizeof reader->comment, value);
+    }
+    return CK_OK;
+  }
+  if (strcmp(key, "NAME") == 0) {
+    CK_TRY(check_once(reader, &reader->name_line, key));
+    copy_text(reader->name, sizeof reader->name, value);
+    return CK_OK;
+  }
+  if (!*value)
+    return located_fail(CK_ERROR_PARSE, lines, at, "%s has no value", key);
+
+  if (strcmp(key, "TYPE") == 0) {
+    CK_TRY(check_once(reader, &reader->type_line, key));
+    if (strcmp(value, "TSP") != 0)
+      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
+                          "TYPE %s is not supported: clkit reads symmetric "
+                          "TSP instances (TYPE : TSP) only",
+                          quote(value).text);
+  } else if (strcmp(key, "DIMENSION") == 0) {
+    int64_t n = 0;
+    CK_TRY(check_once(reader, &reader->dimension_line, key));
+    number_kind kind = read_integer(value, &n);
+    if (kind == NUMBER_SYNTAX)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "DIMENSION \"%s\" is not a whole number",
+                          quote(value).text);
+    if (kind != NUMBER_OK || n < 3 || n > (int64_t)CK_TSP_MAX_CITIES)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "DIMENSION %s is outside 3..%u", quote(value).text,
+                          CK_TSP_MAX_CITIES);
+    reader->cities = (uint32_t)n;
+    CK_TRY(check_explicit_size(reader, at));
+  } else if (strcmp(key, "EDGE_WEIGHT_TYPE") == 0) {
+    CK_TRY(check_once(reader, &reader->metric_line, key));
+    int metric = find_name(metric_names, 5, value);
+    if (metric < 0)
+      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
+                          "EDGE_WEIGHT_TYPE %s is not supported (clkit "
+                          "reads EUC_2D, CEIL_2D, ATT, GEO and EXPLICIT)",
+                          quote(value).text);
+    reader->metric = (ck_tsp_metric)metric;
+    CK_TRY(check_explicit_size(reader, at));
+  } else if (strcmp(key, "EDGE_WEIGHT_FORMAT") == 0) {
+    CK_TRY(check_once(reader, &reader->format_line, key));
+    int format = find_name(format_names + 1, 5, value);
+    if (format < 0)
+      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
+                          "EDGE_WEIGHT_FORMAT %s is not supported (clkit "
+                          "reads FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW and "
+                          "UPPER_DIAG_ROW)",
+                          quote(value).text);
+    reader->format = (weight_format)(format + 1);
+  } else if (strcmp(key, "DISPLAY_DATA_TYPE") == 0) {
+    static const char *const kinds[] = {"COORD_DISPLAY", "TWOD_DISPLAY",
+                                        "NO_DISPLAY"};
+    CK_TRY(check_once(reader, &reader->display_type_line, key));
+    if (find_name(kinds, 3, value) < 0)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "unknown DISPLAY_DATA_TYPE \"%s\" (expected "
+                          "COORD_DISPLAY, TWOD_DISPLAY or NO_DISPLAY)",
+                          quote(value).text);
+  } else { /* NODE_COORD_TYPE */
+    CK_TRY(check_once(reader, &reader->coord_type_line, key));
+    if (strcmp(value, "THREED_COORDS") == 0)
+      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
+                          "NODE_COORD_TYPE THREED_COORDS is not supported "
+                          "(clkit reads 2D coordinates)");
+    if (strcmp(value, "TWOD_COORDS") != 0 && strcmp(value, "NO_COORDS") != 0)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "unknown NODE_COORD_TYPE \"%s\" (expected "
+                          "TWOD_COORDS or NO_COORDS)",
+                          quote(value).text);
+  }
+  return CK_OK;
+
+fail:
+  return status;
+}
+
+/* One "id x y" line of a node section. */
+static ck_status read_node(tsp_reader *reader, node_block *block, char *line) {
+  const line_reader *lines = &reader->lines;
+  size_t at = lines->line;
+  quoted whole = quote(line); /* before the fields are cut out */
+  char *cursor = line;
+  char *fields[4];
+  for (int i = 0; i < 4; ++i)
+    fields[i] = next_field(&cursor);
+  if (!fields[2])
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "expected \"id x y\" in %s, found \"%s\"", block->title,
+                        whole.text);
+  if (fields[3])
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "extra field \"%s\" after \"id x y\" in %s",
+                        quote(fields[3]).text, block->title);
+  int64_t id = 0;
+  number_kind kind = read_integer(fields[0], &id);
+  if (kind == NUMBER_SYNTAX)
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "node id \"%s\" is not a whole number",
+                        quote(fields[0]).text);
+  if (kind != NUMBER_OK || id < 1 || id > (int64_t)reader->cities)
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "node id %s is outside 1..%" PRIu32 " (DIMENSION)",
+                        quote(fields[0]).text, reader->cities);
+  size_t index = (size_t)id - 1;
+  if (block->seen[index])
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "node id %" PRId64 " appears twice in %s", id,
+                        block->title);
+  double value[2];
+  for (int axis = 0; axis < 2; ++axis) {
+    const char *text = fields[1 + axis];
+    kind = read_real(text, &value[axis]);
+    if (kind == NUMBER_SYNTAX)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "%c coordinate \"%s\" of node %" PRId64
+                          " is not a number",
+                          "xy"[axis], quote(text).text, id);
+    if (kind != NUMBER_OK || fabs(value[axis]) > TSP_COORDINATE_LIMIT)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "%c coordinate %s of node %" PRId64
+                          " is out of range (at most %g in magnitude)",
+                          "xy"[axis], quote(text).text, id,
+                          TSP_COORDINATE_LIMIT);
+  }
+  block->seen[index] = 1;
+  block->x[index] = value[0];
+  block->y[index] = value[1];
+  block->count += 1;
+  return CK_OK;
+}
+
+/* The values of one line of EDGE_WEIGHT_SECTION. */
+static ck_status read_weights(tsp_reader *reader, char *line) {
+  const line_reader *lines = &reader->lines;
+  size_t at = lines->line;
+  char *cursor = line, *field;
+  while ((field = next_field(&cursor)) != NULL) {
+    if (reader->weight_count == reader->weights_needed)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "extra value \"%s\": EDGE_WEIGHT_FORMAT %s with "
+                          "DIMENSION %" PRIu32 " has %zu values",
+                          quote(field).text, format_names[reader->format],
+                          reader->cities, reader->weights_needed);
+    int64_t weight = 0;
+    number_kind kind = read_integer(field, &weight);
+    if (kind == NUMBER_SYNTAX)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "edge weight \"%s\" is not a whole number",
+                          quote(field).text);
+    if (kind == NUMBER_OK && weight < 0)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "edge weight %s is negative", quote(field).text);
+    if (kind != NUMBER_OK || weight > INT32_MAX)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "edge weight %s is out of range (at most %d)",
+                          quote(field).text, INT32_MAX);
+    if (reader->weight_count == reader->weight_capacity) {
+      size_t capacity =
+          reader->weight_capacity ? 2 * reader->weight_capacity : 4096;
+      if (capacity > reader->weights_needed)
+        capacity = reader->weights_needed;
+      int32_t *grown = realloc(reader->weights, capacity * sizeof *grown);
+      if (!grown)
+        return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                        "out of memory reading %s: %zu edge weights",
+                        lines->source, capacity);
+      reader->weights = grown;
+      reader->weight_capacity = capacity;
+    }
+    reader->weights[reader->weight_count++] = (int32_t)weight;
+  }
+  return CK_OK;
+}
+
+/* The full n x n matrix from the values of the file's format. */
+static ck_status expand_matrix(tsp_reader *reader, int32_t **matrix) {
+  size_t n = reader->cities;
+  const int32_t *w = reader->weights;
+  *matrix = NULL;
+  if (reader->format == FORMAT_FULL_MATRIX) {
+    *matrix = reader->weights; /* stored as given */
+    reader->weights = NULL;
+    return CK_OK;
+  }
+  int32_t *m = calloc(n * n, sizeof *m);
+  if (!m)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory reading %s: a %zu x %zu matrix",
+                    reader->lines.source, n, n);
+  size_t next = 0;
+  for (size_t i = 0; i < n; ++i) {
+    size_t from = reader->format == FORMAT_UPPER_ROW        ? i + 1
+                  : reader->format == FORMAT_UPPER_DIAG_ROW ? i
+                                                            : 0;
+    size_t to = reader->format == FORMAT_LOWER_DIAG_ROW ? i + 1 : n;
+    for (size_t j = from; j < to; ++j) {
+      m[i * n + j] = w[next];
+      m[j * n + i] = w[next];
+      ++next;
+    }
+  }
+  *matrix = m;
+  return CK_OK;
+}
+
+/* "eil51" from "some/dir/eil51.tsp". */
+static void base_name(const char *path, char *out, size_t capacity) {
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  size_t length = strlen(name);
+  if (length > 4 && (strcmp(name + length - 4, ".tsp") == 0 ||
+                     strcmp(name + length - 4, ".TSP") == 0))
+    length -= 4;
+  if (length >= capacity)
+    length = capacity - 1;
+  memcpy(out, name, length);
+  out[length] = '\0';
+}
+
+/* What a complete file must have, checked at EOF or the end of the text. */
+static ck_status check_complete(const tsp_reader *reader, int at_eof) {
+  const line_reader *lines = &reader->lines;
+  size_t at = lines->line;
+  const char *where = at_eof ? "EOF" : "the end of the file";
+  if (reader->current != SECTION_NONE) {
+    size_t have = reader->current == SECTION_WEIGHTS ? reader->weight_count
+                  : reader->current == SECTION_NODES ? reader->coords.count
+                                                     : reader->display.count;
+    size_t want = reader->current == SECTION_WEIGHTS ? reader->weights_needed
+                                                     : reader->cities;
+    return located_fail(
+        CK_ERROR_PARSE, lines, at,
+        "truncated: %s reached after %zu of the %zu %s of "
+        "%s (begun on line %zu)",
+        where, have, want,
+        reader->current == SECTION_WEIGHTS ? "values" : "nodes",
+        section_title(reader, reader->current),
+        reader->current == SECTION_WEIGHTS ? reader->weights_line
+        : reader->current == SECTION_NODES ? reader->coords.line
+                                           : reader->display.line);
+  }
+  if (!reader->dimension_line)
+    return located_fail(CK_ERROR_PARSE, lines, at, "no DIMENSION before %s",
+                        where);
+  if (!reader->metric_line)
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "no EDGE_WEIGHT_TYPE before %s", where);
+  if (reader->metric != CK_TSP_EXPLICIT && !reader->coords.line)
+    return located_fail(CK_ERROR_PARSE, lines, at,
+                        "no NODE_COORD_SECTION before %s (EDGE_WEIGHT_TYPE "
+                        "%s needs coordinates)",
+                        where, metric_names[reader->metric]);
+  if (reader->metric == CK_TSP_EXPLICIT) {
+    if (reader->format == FORMAT_NONE)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "no EDGE_WEIGHT_FORMAT before %s (EDGE_WEIGHT_TYPE "
+                          "EXPLICIT needs one)",
+                          where);
+    if (!reader->weights_line)
+      return located_fail(CK_ERROR_PARSE, lines, at,
+                          "no EDGE_WEIGHT_SECTION before %s (EDGE_WEIGHT_TYPE "
+                          "EXPLICIT needs one)",
+                          where);
+  }
+  return CK_OK;
+}
+
+static void free_reader(tsp_reader *reader) {
+  free_node_block(&reader->coords);
+  free_node_block(&reader->display);
+  free(reader->weights);
+  reader->weights = NULL;
+}
+
+/* Parses text (length bytes, a NUL after them; cut in place). */
+static ck_status parse_text(char *text, size_t length, const char *source,
+                            ck_tsp_instance *instance) {
+  ck_status status = CK_OK;
+  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  tsp_reader reader;
+  int32_t *matrix = NULL;
+  int at_eof = 0;
+  memset(&reader, 0, sizeof reader);
+  reader.lines.source = source;
+  reader.lines.text = text;
+  reader.lines.length = length;
+  reader.coords.title = "NODE_COORD_SECTION";
+  reader.display.title = "DISPLAY_DATA_SECTION";
+  reader.metric = CK_TSP_EUC_2D;
+  CK_TRY(enter_c_locale(&locale, source));
+
+  while (!at_eof) {
+    char *line;
+    CK_TRY(next_line(&reader.lines, &line));
+    if (!line)
+      break;
+    if (!*line)
+      continue;
+    reader.content = 1;
+    size_t at = reader.lines.line;
+    section current = reader.current;
+    if (current != SECTION_NONE && !starts_with_keyword(line)) {
+      if (current == SECTION_WEIGHTS) {
+        CK_TRY(read_weights(&reader, line));
+        if (reader.weight_count == reader.weights_needed)
+          reader.current = SECTION_NONE;
+      } else {
+        node_block *block =
+            current == SECTION_NODES ? &reader.coords : &reader.display;
+        CK_TRY(read_node(&reader, block, line));
+        if (block->count == reader.cities)
+          reader.current = SECTION_NONE;
+      }
+      if (reader.current == SECTION_NONE)
+        reader.ended = current;
+      continue;
+    }
+    if (current != SECTION_NONE) {
+      /* A keyword before the section has all its data. */
+      char *key, *value;
+      split_keyword(line, &key, &value);
+      char *cursor = key;
+      key = next_field(&cursor);
+      size_t have = current == SECTION_WEIGHTS ? reader.weight_count
+                    : current == SECTION_NODES ? reader.coords.count
+                                               : reader.display.count;
+      size_t want =
+          current == SECTION_WEIGHTS ? reader.weights_needed : reader.cities;
+      FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
+              "truncated %s: %s after %zu of its %zu %s",
+              section_title(&reader, current), key, have, want,
+              current == SECTION_WEIGHTS ? "values" : "nodes");
+    }
+    if ((*line >= '0' && *line <= '9') || *line == '-' || *line == '+' ||
+        *line == '.') {
+      if (reader.ended == SECTION_NONE)
+        FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
+                "data \"%s\" outside any section", quote(line).text);
+      FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
+              "more data than %s holds (\"%s\"; DIMENSION is %" PRIu32 ")",
+              section_title(&reader, reader.ended), quote(line).text,
+              reader.cities);
+    }
+    CK_TRY(read_keyword(&reader, line, &at_eof));
+    reader.ended = SECTION_NONE;
+  }
+
+  if (!reader.content)
+    FAIL_AT(CK_ERROR_PARSE, &reader.lines, 1,
+            "the file is empty (expected a TSPLIB instance)");
+  CK_TRY(check_complete(&reader, at_eof));
+  leave_c_locale(&locale);
+
+  if (reader.metric == CK_TSP_EXPLICIT)
+    CK_TRY(expand_matrix(&reader, &matrix));
+  memset(instance, 0, sizeof *instance);
+  if (reader.name[0])
+    copy_text(instance->name, sizeof instance->name, reader.name);
+  else
+    base_name(source, instance->name, sizeof instance->name);
+  copy_text(instance->comment, sizeof instance->comment, reader.comment);
+  instance->cities = reader.cities;
+  instance->metric = reader.metric;
+  instance->matrix = matrix;
+  /* Coordinates for drawing an EXPLICIT instance come from its display
+   * data; a coordinate metric's own coordinates win over display data. */
+  node_block *kept = reader.coords.line ? &reader.coords
+                     : reader.display.line && reader.metric == CK_TSP_EXPLICIT
+                         ? &reader.display
+                         : NULL;
+  if (kept) {
+    instance->x = kept->x;
+    instance->y = kept->y;
+    kept->x = kept->y = NULL;
+  }
+  free_reader(&reader);
+  return CK_OK;
+
+fail:
+  leave_c_locale(&locale);
+  free_reader(&reader);
+  free(matrix);
+  return status;
+}
+
+/* ---- instances: the public calls ----------------------------------------- */
+
+ck_status ck_tsp_parse(const char *text, size_t length, const char *source,
+                       ck_tsp_instance *instance) {
+  if (!instance)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_tsp_parse: instance is NULL");
+  memset(instance, 0, sizeof *instance);
+  if (!text && length)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_tsp_parse: text is NULL");
+  if (length == SIZE_MAX)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "ck_tsp_parse: text too long");
+  char *copy = malloc(length + 1);
+  if (!copy)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory: %zu bytes for a copy of %s", length + 1,
+                    source ? source : "the text");
+  if (length)
+    memcpy(copy, text, length);
+  copy[length] = '\0';
+  ck_status status =
+      parse_text(copy, length, source ? source : "(text)", instance);
+  free(copy);
+  return status;
+}
+
+ck_status ck_tsp_load(const char *path, ck_tsp_instance *instance) {
+  char *text = NULL;
+  size_t size = 0;
+  if (!instance)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_tsp_load: instance is NULL");
+  memset(instance, 0, sizeof *instance);
+  if (!path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_tsp_load: path is NULL");
+  ck_status status = ck__file_read_text(path, &text, &size);
+  if (status != CK_OK)
+    return status;
+  status = parse_text(text, size, path, instance);
+  free(text);
+  return status;
+}
+
+ck_status ck_tsp_free(ck_tsp_instance *instance) {
+  if (!instance)
+    return CK_OK;
+  free(instance->x);
+  free(instance->y);
+  free(instance->matrix);
+  memset(instance, 0, sizeof *instance);
+  return CK_OK;
+}
+
+/* ---- distances and tours ------------------------------------------------- */
+
+/* Checks what the distance computations rely on. Coordinates are checked
+ * for cities first..last-1 only, so that one distance costs O(1). */
+static ck_status check_instance(const ck_tsp_instance *instance,
+                                const char *function) {
+  if (!instance)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: instance is NULL",
+                    function);
+  if (instance->cities < 1 || instance->cities > CK_TSP_MAX_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the instance has %" PRIu32 " cities (1..%u expected)",
+                    function, instance->cities, CK_TSP_MAX_CITIES);
+  if ((unsigned)instance->metric > CK_TSP_EXPLICIT)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: unknown metric %d",
+                    function, (int)instance->metric);
+  if (instance->metric == CK_TSP_EXPLICIT) {
+    if (!instance->matrix)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: an EXPLICIT instance without its matrix", function);
+    if (instance->cities > CK_TSP_MAX_EXPLICIT)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: an EXPLICIT instance of %" PRIu32
+                      " cities (at most %u)",
+                      function, instance->cities, CK_TSP_MAX_EXPLICIT);
+  } else if (!instance->x || !instance->y) {
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: an instance of metric %s without coordinates",
+                    function, metric_names[instance->metric]);
+  }
+  return CK_OK;
+}
+
+/* Coordinates a distance can be computed from without overflow. */
+static int usable_point(const ck_tsp_instance *instance, uint32_t i) {
+  return fabs(instance->x[i]) <= TSP_COORDINATE_LIMIT &&
+         fabs(instance->y[i]) <= TSP_COORDINATE_LIMIT;
+}
+
+static ck_status check_point(const ck_tsp_instance *instance, uint32_t i,
+                             const char *function) {
+  if (instance->metric == CK_TSP_EXPLICIT || usable_point(instance, i))
+    return CK_OK;
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: city %" PRIu32 " has coordinates (%g, %g) beyond %g",
+                  function, i, instance->x[i], instance->y[i],
+                  TSP_COORDINATE_LIMIT);
+}
+
+/* The distance of a checked instance. */
+static int64_t distance_of(const ck_tsp_instance *instance, uint32_t i,
+                           uint32_t j) {
+  if (i == j)
+    return 0; /* GEO's formula gives 1 here */
+  if (instance->metric == CK_TSP_EXPLICIT)
+    return instance->matrix[(size_t)i * instance->cities + j];
+  return ck_tsp_coordinate_distance((int)instance->metric, instance->x[i],
+                                    instance->y[i], instance->x[j],
+                                    instance->y[j]);
+}
+
+ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
+                          uint32_t j, int64_t *distance) {
+  ck_status status = check_instance(instance, "ck_tsp_distance");
+  if (status != CK_OK)
+    return status;
+  if (!distance)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_tsp_distance: distance is NULL");
+  if (i >= instance->cities || j >= instance->cities)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_tsp_distance: cities %" PRIu32 " and %" PRIu32
+                    " (the instance has %" PRIu32 ")",
+                    i, j, instance->cities);
+  status = check_point(instance, i, "ck_tsp_distance");
+  if (status == CK_OK)
+    status = check_point(instance, j, "ck_tsp_distance");
+  if (status != CK_OK)
+    return status;
+  *distance = distance_of(instance, i, j);
+  return CK_OK;
+}
+
+/* Fails unless tour is a permutation of 0..cities-1, naming the first
+ * entry that is out of range or repeated. */
+static ck_status check_permutation(const uint32_t *tour, uint32_t cities,
+                                   const char *function) {
+  ck_status status = CK_OK;
+  /* Where each city was seen: its position + 1, 0 while unseen. */
+  uint32_t *where = calloc(cities, sizeof *where);
+  if (!where)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "%s: out of memory for %" PRIu32 " cities", function,
+                    cities);
+  for (uint32_t p = 0; p < cities; ++p) {
+    uint32_t city = tour[p];
+    if (city >= cities)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s: the tour is not a permutation: tour[%" PRIu32 "] = %" PRIu32
+              " is outside 0..%" PRIu32,
+              function, p, city, cities - 1);
+    if (where[city])
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s: the tour is not a permutation: tour[%" PRIu32 "] = %" PRIu32
+              " repeats tour[%" PRIu32 "]",
+              function, p, city, where[city] - 1);
+    where[city] = p + 1;
+  }
+fail:
+  free(where);
+  return status;
+}
+
+ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
+                             const uint32_t *tour, int64_t *length) {
+  const char *function = "ck_tsp_tour_length";
+  ck_status status = check_instance(instance, function);
+  if (status != CK_OK)
+    return status;
+  if (!tour || !length)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: tour and length are required", function);
+  uint32_t n = instance->cities;
+  for (uint32_t i = 0; i < n && instance->metric != CK_TSP_EXPLICIT; ++i)
+    if ((status = check_point(instance, i, function)) != CK_OK)
+      return status;
+  status = check_permutation(tour, n, function);
+  if (status != CK_OK)
+    return status;
+  int64_t sum = 0;
+  for (uint32_t p = 0; p < n; ++p)
+    sum += distance_of(instance, tour[p], tour[p + 1 < n ? p + 1 : 0]);
+  *length = sum;
+  return CK_OK;
+}
+
+ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
+  ck_status status = CK_OK;
+  char *text = NULL;
+  size_t size = 0;
+  uint32_t *order = NULL;
+  uint32_t *where = NULL; /* position + 1 of each city read */
+  line_reader lines;
+  enum { TOUR_HEADER, TOUR_IDS, TOUR_AFTER } state = TOUR_HEADER;
+  size_t count = 0, type_line = 0, dimension_line = 0, name_line = 0;
+  size_t section_line = 0;
+
+  if (tour)
+    *tour = NULL;
+  if (!path || !tour)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_tsp_tour_load: path and tour are required");
+  if (cities < 3 || cities > CK_TSP_MAX_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_tsp_tour_load: %" PRIu32 " cities (3..%u expected)",
+                    cities, CK_TSP_MAX_CITIES);
+  CK_TRY(ck__file_read_text(path, &text, &size));
+  order = malloc((size_t)cities * sizeof *order);
+  where = calloc(cities, sizeof *where);
+  if (!order || !where)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of memory reading %s: a tour of %" PRIu32 " cities", path,
+            cities);
+  memset(&lines, 0, sizeof lines);
+  lines.source = path;
+  lines.text = text;
+  lines.length = size;
+
+  for (int done = 0; !done;) {
+    char *line;
+    CK_TRY(next_line(&lines, &line));
+    if (!line)
+      break;
+    if (!*line)
+      continue;
+    size_t at = lines.line;
+    if (state == TOUR_HEADER) {
+      char *key, *value;
+      quoted whole = quote(line);
+      split_keyword(line, &key, &value);
+      if (!value) {
+        char *cursor = line;
+        key = next_field(&cursor);
+        if (*cursor)
+          FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                  "expected \"KEYWORD : value\", found \"%s\"", whole.text);
+      }
+      if (strcmp(key, "TOUR_SECTION") == 0 || strcmp(key, "EOF") == 0) {
+        if (value && *value)
+          FAIL_AT(CK_ERROR_PARSE, &lines, at, "%s takes no value", key);
+        if (*key == 'E')
+          break;
+        section_line = at;
+        state = TOUR_IDS;
+        continue;
+      }
+      size_t *first = strcmp(key, "NAME") == 0        ? &name_line
+                      : strcmp(key, "TYPE") == 0      ? &type_line
+                      : strcmp(key, "DIMENSION") == 0 ? &dimension_line
+                                                      : NULL;
+      if (!first && strcmp(key, "COMMENT") != 0)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at, "unknown keyword \"%s\"",
+                quote(key).text);
+      if (!value)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "expected \"%s : value\", found no ':'", key);
+      if (!first)
+        continue; /* COMMENT */
+      if (*first)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "%s given twice (first on line %zu)", key, *first);
+      *first = at;
+      if (first == &type_line && strcmp(value, "TOUR") != 0)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "TYPE \"%s\" where a tour file has TYPE : TOUR",
+                quote(value).text);
+      if (first == &dimension_line) {
+        int64_t n = 0;
+        if (read_integer(value, &n) != NUMBER_OK)
+          FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                  "DIMENSION \"%s\" is not a whole number", quote(value).text);
+        if (n != (int64_t)cities)
+          FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                  "DIMENSION %" PRId64 " does not match the instance's %" PRIu32
+                  " cities",
+                  n, cities);
+      }
+      continue;
+    }
+    char *cursor = line, *field;
+    while ((field = next_field(&cursor)) != NULL) {
+      int64_t id = 0;
+      number_kind kind = read_integer(field, &id);
+      if (state == TOUR_AFTER) {
+        /* After the tour's -1: the section's closing -1, or EOF. */
+        if (strcmp(field, "EOF") == 0 && !*cursor) {
+          done = 1;
+          break;
+        }
+        if (kind == NUMBER_OK && id == -1)
+          continue;
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "\"%s\" after the tour's closing -1 (one tour a file is "
+                "read)",
+                quote(field).text);
+      }
+      if (strcmp(field, "EOF") == 0 && !*cursor) {
+        done = 1;
+        break;
+      }
+      if (kind == NUMBER_SYNTAX)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "tour entry \"%s\" is not a whole number", quote(field).text);
+      if (kind == NUMBER_OK && id == -1) {
+        state = TOUR_AFTER;
+        continue;
+      }
+      if (kind != NUMBER_OK || id < 1 || id > (int64_t)cities)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at, "city id %s is outside 1..%" PRIu32,
+                quote(field).text, cities);
+      if (count == cities)
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "more than %" PRIu32 " cities in TOUR_SECTION (id %" PRId64 ")",
+                cities, id);
+      uint32_t city = (uint32_t)(id - 1);
+      if (where[city])
+        FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                "city id %" PRId64 " is repeated (it is already city %" PRIu32
+                " of the tour)",
+                id, where[city]);
+      order[count++] = city;
+      where[city] = (uint32_t)count;
+    }
+  }
+  if (!section_line)
+    FAIL_AT(CK_ERROR_PARSE, &lines, lines.line, "no TOUR_SECTION");
+  if (count < cities)
+    FAIL_AT(CK_ERROR_PARSE, &lines, lines.line,
+            "the tour ends after %zu of %" PRIu32 " cities", count, cities);
+  free(where);
+  free(text);
+  *tour = order;
+  return CK_OK;
+
+fail:
+  free(order);
+  free(where);
+  free(text);
+  return status;
+}
+
+ck_status ck_tsp_tour_save(const char *path, const char *name,
+                           const uint32_t *tour, uint32_t cities,
+                           int64_t length) {
+  const char *function = "ck_tsp_tour_save";
+  ck_status status = CK_OK;
+  char *buffer = NULL, *temp = NULL;
+  int fd = -1;
+  if (!path || !name || !tour)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: path, name and tour are required", function);
+  if (cities < 1 || cities > CK_TSP_MAX_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: %" PRIu32 " cities (1..%u expected)", function, cities,
+                    CK_TSP_MAX_CITIES);
+  /* The name goes on a line of its own. */
+  if (strlen(name) > 1024)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: the name is too long",
+                    function);
+  for (const char *c = name; *c; ++c)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: the name holds a control character", function);
+  CK_TRY(check_permutation(tour, cities, function));
+
+  buffer = malloc(WRITE_CHUNK + 2048);
+  if (!buffer)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing %s", path);
+  size_t used =
+      (size_t)snprintf(buffer, 2048,
+                       "NAME : %s.tour\nCOMMENT : Length %" PRId64
+                       "\nTYPE : TOUR\nDIMENSION : %" PRIu32 "\nTOUR_SECTION\n",
+                       name, length, cities);
+  CK_TRY(ck__file_open_temporary(path, &temp, &fd));
+  for (uint32_t p = 0; p < cities; ++p) {
+    if (used > WRITE_CHUNK) {
+      if (ck__write_all(fd, buffer, used) != 0)
+        CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+      used = 0;
+    }
+    used += (size_t)snprintf(buffer + used, 16, "%" PRIu32 "\n", tour[p] + 1);
+  }
+  memcpy(buffer + used, "-1\nEOF\n", 7);
+  used += 7;
+  if (ck__write_all(fd, buffer, used) != 0)
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+  status = ck__file_commit(fd, temp, path);
+  free(buffer);
+  return status;
+
+fail:
+  ck__file_abandon(fd, temp);
+  free(buffer);
+  return status;
+}
+
+ck_status ck_tsp_optimum_find(const char *path, const char *name,
+                              int64_t *optimum) {
+  ck_status status = CK_OK;
+  char *text = NULL;
+  size_t size = 0, found_line = 0;
+  int64_t found = 0;
+  line_reader lines;
+  if (!path || !name || !optimum)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_tsp_optimum_find: path, name and optimum are "
+                    "required");
+  CK_TRY(ck__file_read_text(path, &text, &size));
+  memset(&lines, 0, sizeof lines);
+  lines.source = path;
+  lines.text = text;
+  lines.length = size;
+  /* The whole file is read, so that a malformed line is always reported. */
+  for (;;) {
+    char *line, *key, *value;
+    CK_TRY(next_line(&lines, &line));
+    if (!line)
+      break;
+    if (!*line || *line == '#')
+      continue;
+    size_t at = lines.line;
+    quoted whole = quote(line);
+    split_keyword(line, &key, &value);
+    if (!value || !*key)
+      FAIL_AT(CK_ERROR_PARSE, &lines, at,
+              "expected \"name : optimum\", found \"%s\"", whole.text);
+    int64_t number = 0;
+    if (read_integer(value, &number) != NUMBER_OK || number < 0)
+      FAIL_AT(CK_ERROR_PARSE, &lines, at,
+              "the optimum of %s, \"%s\", is not a whole number >= 0",
+              quote(key).text, quote(value).text);
+    if (strcmp(key, name) != 0)
+      continue;
+    if (found_line && number != found)
+      FAIL_AT(CK_ERROR_PARSE, &lines, at,
+              "%s is listed again with another optimum (%" PRId64
+              " on line %zu, %" PRId64 " here)",
+              quote(key).text, found, found_line, number);
+    if (!found_line) {
+      found_line = at;
+      found = number;
+    }
+  }
+  free(text);
+  if (!found_line)
+    return ck__fail(CK_ERROR_NOT_FOUND, "%s does not list %s", path, name);
+  *optimum = found;
+  return CK_OK;
+
+fail:
+  free(text);
+  return status;
+}

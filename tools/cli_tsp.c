@@ -1,0 +1,194 @@
+/*
+ * cli_tsp.c - the 'clkit tsp' command: TSPLIB instances and tours.
+ *
+ *   clkit tsp eval FILE.tsp TOUR.tour [--optima FILE | --optimum N]
+ *   clkit tsp info FILE.tsp
+ *
+ * eval checks that the tour visits every city once and prints its exact
+ * length, with the gap to the optimum when one is known.
+ * Exit status: 0 success, 1 failure (unreadable or malformed file), 2
+ * usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clkit/tsp.h"
+
+enum { TSP_HELP = 'h', TSP_OPTIMA = 1000, TSP_OPTIMUM };
+
+static const char tsp_help[] =
+    "usage: clkit tsp eval FILE.tsp TOUR.tour [--optima FILE | --optimum N]\n"
+    "       clkit tsp info FILE.tsp\n"
+    "\n"
+    "Symmetric TSPLIB instances (EUC_2D, CEIL_2D, ATT, GEO, EXPLICIT).\n"
+    "\n"
+    "  eval              check that the tour visits every city once and\n"
+    "                    print \"NAME: length L\", with the optimum and the\n"
+    "                    gap to it when one is known\n"
+    "  info              print the instance's name, cities, metric and\n"
+    "                    comment\n"
+    "\n"
+    "  --optima FILE     known optima, lines \"name : value\" (eval)\n"
+    "  --optimum N       the optimum of this instance (eval)\n"
+    "  -h, --help        this text\n";
+
+static const char *const metric_names[] = {"EUC_2D", "CEIL_2D", "ATT", "GEO",
+                                           "EXPLICIT"};
+
+static int tsp_usage(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* Prints "clkit tsp: <message>" and a hint; returns the usage status. */
+static int tsp_usage(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fputs("clkit tsp: ", stderr);
+  vfprintf(stderr, format, args);
+  fputs("\nTry 'clkit tsp --help'.\n", stderr);
+  va_end(args);
+  return EXIT_USAGE;
+}
+
+/* The library's message (it names the file and line) for a failed call.
+ * Files are the user's input, so every failure here is a run failure. */
+static int tsp_report(void) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "clkit: %s\n", message && *message ? message : "failed");
+  return EXIT_FAILURE_RUN;
+}
+
+static int finish_output(void) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "clkit tsp: cannot write to stdout: %s\n", strerror(errno));
+    return EXIT_FAILURE_RUN;
+  }
+  return EXIT_OK;
+}
+
+static int tsp_info(const char *path) {
+  ck_tsp_instance instance;
+  if (ck_tsp_load(path, &instance) != CK_OK)
+    return tsp_report();
+  printf("name      %s\n", instance.name);
+  printf("cities    %" PRIu32 "\n", instance.cities);
+  printf("metric    %s\n", metric_names[instance.metric]);
+  printf("comment   %s\n", instance.comment);
+  ck_tsp_free(&instance);
+  return finish_output();
+}
+
+/* optima: a file to look the name up in, or NULL; optimum: given with
+ * --optimum, or -1. */
+static int tsp_eval(const char *path, const char *tour_path, const char *optima,
+                    int64_t optimum) {
+  ck_tsp_instance instance;
+  uint32_t *tour = NULL;
+  int64_t length = 0;
+  int code = EXIT_OK;
+  if (ck_tsp_load(path, &instance) != CK_OK)
+    return tsp_report();
+  if (ck_tsp_tour_load(tour_path, instance.cities, &tour) != CK_OK ||
+      ck_tsp_tour_length(&instance, tour, &length) != CK_OK) {
+    code = tsp_report();
+    goto done;
+  }
+  if (optima) {
+    ck_status found = ck_tsp_optimum_find(optima, instance.name, &optimum);
+    if (found == CK_ERROR_NOT_FOUND) {
+      optimum = -1; /* not listed: the length alone */
+    } else if (found != CK_OK) {
+      code = tsp_report();
+      goto done;
+    }
+  }
+  printf("%s: length %" PRId64, instance.name, length);
+  if (optimum > 0)
+    printf(", optimum %" PRId64 ", gap %.2f%%", optimum,
+           100.0 * (double)(length - optimum) / (double)optimum);
+  else if (optimum == 0)
+    printf(", optimum 0");
+  putchar('\n');
+  code = finish_output();
+done:
+  free(tour);
+  ck_tsp_free(&instance);
+  return code;
+}
+
+int cli_tsp(int argc, char **argv) {
+  static const struct option options[] = {
+      {"optima", required_argument, NULL, TSP_OPTIMA},
+      {"optimum", required_argument, NULL, TSP_OPTIMUM},
+      {"help", no_argument, NULL, TSP_HELP},
+      {NULL, 0, NULL, 0}};
+  const char *optima = NULL;
+  int64_t optimum = -1;
+  int c;
+
+  opterr = 0;
+  optind = 1;
+  /* The leading ':' makes a missing value come back as ':'. */
+  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    switch (c) {
+    case TSP_OPTIMA:
+      optima = optarg;
+      break;
+    case TSP_OPTIMUM: {
+      char *end = NULL;
+      errno = 0;
+      long long value = strtoll(optarg, &end, 10);
+      if (!*optarg || *end || errno == ERANGE || value < 0 || *optarg == ' ' ||
+          *optarg == '+')
+        return tsp_usage("--optimum takes a whole number >= 0, not '%s'",
+                         optarg);
+      optimum = value;
+      break;
+    }
+    case TSP_HELP:
+      fputs(tsp_help, stdout);
+      return EXIT_OK;
+    case ':':
+      return tsp_usage("option '%s' needs a value", argv[optind - 1]);
+    default:
+      if (optopt == TSP_HELP)
+        return tsp_usage("option '%s' takes no value", argv[optind - 1]);
+      if (optopt > 0 && optopt < 256) {
+        char option[3] = {'-', (char)optopt, '\0'};
+        return tsp_usage("unknown option '%s'", option);
+      }
+      return tsp_usage("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind >= argc)
+    return tsp_usage("which action? (eval or info)");
+  const char *action = argv[optind];
+  int operands = argc - optind - 1;
+  char **operand = argv + optind + 1;
+  if (strcmp(action, "info") == 0) {
+    if (optima || optimum >= 0)
+      return tsp_usage("--optima and --optimum go with eval, not info");
+    if (operands < 1)
+      return tsp_usage("info needs FILE.tsp");
+    if (operands > 1)
+      return tsp_usage("unexpected argument '%s'", operand[1]);
+    return tsp_info(operand[0]);
+  }
+  if (strcmp(action, "eval") == 0) {
+    if (optima && optimum >= 0)
+      return tsp_usage("give --optima or --optimum, not both");
+    if (operands < 2)
+      return tsp_usage("eval needs FILE.tsp and TOUR.tour");
+    if (operands > 2)
+      return tsp_usage("unexpected argument '%s'", operand[2]);
+    return tsp_eval(operand[0], operand[1], optima, optimum);
+  }
+  return tsp_usage("unknown action '%s' (expected eval or info)", action);
+}
