@@ -1,6 +1,7 @@
 /* files.c - output files written so that a reader never sees half of one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,4 +166,23 @@ fail:
     fclose(file);
   free(data);
   return status;
+}
+
+ck_status ck__c_locale_enter(ck__c_locale *scope, const char *source) {
+  locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  if (c == (locale_t)0)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "%s: cannot create the C locale for numbers: %s", source,
+                    strerror(errno));
+  scope->c = c;
+  scope->previous = uselocale(c);
+  return CK_OK;
+}
+
+void ck__c_locale_leave(ck__c_locale *scope) {
+  if (!scope->c)
+    return;
+  uselocale((locale_t)scope->previous);
+  freelocale((locale_t)scope->c);
+  scope->c = NULL;
 }

@@ -131,6 +131,17 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
 /* Reads a whole text file into a malloc'd NUL-terminated string. */
 ck_status ck__file_read_text(const char *path, char **text, size_t *size);
 
+/* Numbers are read and written in the C locale ('.' as the decimal point)
+ * whatever the process set: ck__c_locale_enter() switches the calling
+ * thread to it (source names the file in the out-of-memory message) and
+ * ck__c_locale_leave() restores the previous locale; leaving a zeroed or
+ * already left scope does nothing. */
+typedef struct ck__c_locale {
+  void *c, *previous; /* locale_t */
+} ck__c_locale;
+ck_status ck__c_locale_enter(ck__c_locale *scope, const char *source);
+void ck__c_locale_leave(ck__c_locale *scope);
+
 /* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
 typedef struct ck__source {
   const char *name; /* file name inside cl/, e.g. "ck_philox.h" */

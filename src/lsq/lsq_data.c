@@ -97,29 +97,6 @@ static int read_full(int fd, void *buffer, size_t size, size_t *got) {
   return 0;
 }
 
-/* The C locale, so that '.' is the decimal point whatever the process set. */
-typedef struct numeric_locale {
-  locale_t c, previous;
-} numeric_locale;
-
-static ck_status enter_c_locale(numeric_locale *scope, const char *path) {
-  scope->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-  if (scope->c == (locale_t)0)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "%s: cannot create the C locale for numbers: %s", path,
-                    strerror(errno));
-  scope->previous = uselocale(scope->c);
-  return CK_OK;
-}
-
-static void leave_c_locale(numeric_locale *scope) {
-  if (scope->c == (locale_t)0)
-    return;
-  uselocale(scope->previous);
-  freelocale(scope->c);
-  scope->c = (locale_t)0;
-}
-
 /* Checks a caller's data set; name is the function for the message. */
 static ck_status check_data(const ck_lsq_data *data, const char *name) {
   if (!data)
@@ -500,7 +477,7 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
                           size_t head_size, ck_lsq_data *data) {
   ck_status status = CK_OK;
   csv_reader csv = {path, 1, 0, 0, 0, NULL, NULL};
-  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  ck__c_locale locale = {0};
   size_t capacity = CSV_CHUNK;
   size_t used = head_size;
   unsigned long long total = head_size;
@@ -512,7 +489,7 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
             "out of memory reading %s: %zu bytes for a buffer", path,
             capacity + 1);
   memcpy(buffer, head, head_size);
-  CK_TRY(enter_c_locale(&locale, path));
+  CK_TRY(ck__c_locale_enter(&locale, path));
 
   for (;;) {
     char *line = buffer;
@@ -561,7 +538,7 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
   if (csv.rows == 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: no data rows (only a header, comments or blank lines)", path);
-  leave_c_locale(&locale);
+  ck__c_locale_leave(&locale);
   free(buffer);
   /* Give back what the doubling reserved; keep the larger block if not. */
   double *a = realloc(csv.a, csv.rows * csv.dim * sizeof(double));
@@ -577,7 +554,7 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
   return CK_OK;
 
 fail:
-  leave_c_locale(&locale);
+  ck__c_locale_leave(&locale);
   free(buffer);
   free(csv.a);
   free(csv.b);
@@ -673,7 +650,7 @@ static int write_binary(int fd, const ck_lsq_data *data, uint8_t *buffer,
 ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
                       ck_lsq_format format) {
   ck_status status = CK_OK;
-  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  ck__c_locale locale = {0};
   char *temp = NULL;
   void *buffer = NULL;
   int fd = -1;
@@ -705,9 +682,9 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
             "out of memory writing %s: %zu bytes for a buffer", path, capacity);
   CK_TRY(ck__file_open_temporary(path, &temp, &fd));
   if (format == CK_LSQ_CSV) {
-    CK_TRY(enter_c_locale(&locale, path));
+    CK_TRY(ck__c_locale_enter(&locale, path));
     written = write_csv(fd, data, buffer, capacity);
-    leave_c_locale(&locale);
+    ck__c_locale_leave(&locale);
   } else {
     written = write_binary(fd, data, buffer, capacity);
   }
@@ -720,7 +697,7 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
   return status;
 
 fail:
-  leave_c_locale(&locale);
+  ck__c_locale_leave(&locale);
   ck__file_abandon(fd, temp);
   free(buffer);
   return status;
@@ -730,16 +707,16 @@ ck_status ck_lsq_save_coefficients(const char *path, const double *x,
                                    size_t dim) {
   char text[CK_LSQ_MAX_DIM * 32];
   size_t used = 0;
-  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  ck__c_locale locale = {0};
   if (!path || !x || dim < 1 || dim > CK_LSQ_MAX_DIM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_lsq_save_coefficients: bad argument");
-  ck_status status = enter_c_locale(&locale, path);
+  ck_status status = ck__c_locale_enter(&locale, path);
   if (status)
     return status;
   for (size_t d = 0; d < dim; ++d)
     used += (size_t)snprintf(text + used, sizeof text - used, "%.17g\n", x[d]);
-  leave_c_locale(&locale);
+  ck__c_locale_leave(&locale);
   return ck__file_write_atomic(path, text, used);
 }
 

@@ -81,29 +81,6 @@ static quoted quote(const char *text) {
   return out;
 }
 
-/* The C locale, so that '.' is the decimal point whatever the process set. */
-typedef struct numeric_locale {
-  locale_t c, previous;
-} numeric_locale;
-
-static ck_status enter_c_locale(numeric_locale *scope, const char *source) {
-  scope->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-  if (scope->c == (locale_t)0)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "%s: cannot create the C locale for numbers: %s", source,
-                    strerror(errno));
-  scope->previous = uselocale(scope->c);
-  return CK_OK;
-}
-
-static void leave_c_locale(numeric_locale *scope) {
-  if (scope->c == (locale_t)0)
-    return;
-  uselocale(scope->previous);
-  freelocale(scope->c);
-  scope->c = (locale_t)0;
-}
-
 typedef enum number_kind {
   NUMBER_OK = 0,
   NUMBER_SYNTAX, /* not a number */
@@ -829,7 +806,7 @@ static void free_reader(tsp_reader *reader) {
 static ck_status parse_text(char *text, size_t length, const char *source,
                             ck_tsp_instance *instance) {
   ck_status status = CK_OK;
-  numeric_locale locale = {(locale_t)0, (locale_t)0};
+  ck__c_locale locale = {0};
   tsp_reader reader;
   int32_t *matrix = NULL;
   int at_eof = 0;
@@ -840,7 +817,7 @@ static ck_status parse_text(char *text, size_t length, const char *source,
   reader.coords.title = "NODE_COORD_SECTION";
   reader.display.title = "DISPLAY_DATA_SECTION";
   reader.metric = CK_TSP_EUC_2D;
-  CK_TRY(enter_c_locale(&locale, source));
+  CK_TRY(ck__c_locale_enter(&locale, source));
 
   while (!at_eof) {
     char *line;
@@ -902,7 +879,7 @@ static ck_status parse_text(char *text, size_t length, const char *source,
     FAIL_AT(CK_ERROR_PARSE, &reader.lines, 1,
             "the file is empty (expected a TSPLIB instance)");
   CK_TRY(check_complete(&reader, at_eof));
-  leave_c_locale(&locale);
+  ck__c_locale_leave(&locale);
 
   if (reader.metric == CK_TSP_EXPLICIT)
     CK_TRY(expand_matrix(&reader, &matrix));
@@ -930,7 +907,7 @@ static ck_status parse_text(char *text, size_t length, const char *source,
   return CK_OK;
 
 fail:
-  leave_c_locale(&locale);
+  ck__c_locale_leave(&locale);
   free_reader(&reader);
   free(matrix);
   return status;
