@@ -14,7 +14,7 @@
 #include "objectives/problem.h"
 
 static const ck_option aco_options[] = {
-    {"instance", "FILE.tsp", NULL,
+    {"instance", "FILE.tsp", "random:1000",
      "the TSPLIB instance (also the first argument after the workload); "
      "random:N for N random cities"},
     {"algo", "A", "mmas", "mmas (MAX-MIN Ant System) or acs"},
@@ -94,9 +94,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->keep_trace = 1;
   const char *path = ck__param_find(params, count, "instance");
   if (!path)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --instance: a TSPLIB file is needed, e.g. 'clkit run aco "
-            "berlin52.tsp'");
+    path = "random:1000";
   if (strncmp(path, "random:", 7) == 0)
     CK_TRY(random_instance(path, c->seed, &job->instance));
   else
