@@ -333,7 +333,7 @@ CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
     pos[tour[i]] = i;
     dont_look[i] = 0;
   }
-  int improved = 1;
+  int improved = 1, moved = 0;
   while (improved) {
     improved = 0;
     for (ck_u32 i = 0; i < n; ++i) {
@@ -351,12 +351,22 @@ CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
       }
       if (gain > 0) {
         length -= gain;
-        improved = 1;
+        improved = moved = 1;
         for (int t = 0; t < ends; ++t)
           dont_look[touched[t]] = 0;
       } else {
         dont_look[a] = 1;
       }
+    }
+    if (!improved && moved) {
+      /* A marked city is not looked at again when a later move changes
+       * its candidates' tour neighbours, so convergence of the bits is not
+       * yet a local optimum: another round with every bit clear, until a
+       * round applies no move at all. */
+      for (ck_u32 c = 0; c < n; ++c)
+        dont_look[c] = 0;
+      improved = 1;
+      moved = 0;
     }
   }
   return length;

@@ -77,6 +77,16 @@ CASES = {
                 '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                 '--hi', '2', '--islands', '2', '--island-size', '9', '--gens',
                 '2'],
+    # ACO: MMAS with 2-opt+Or-opt on the best 2 of 4 ants (rank, search
+    # with or_opt 1) and partitioning into segments of 8 (rotate,
+    # segments); ACS with 2-opt, its use counts and 70 ants (more than a
+    # work-group: the strided fold of iteration_best); eil51 in 7 segments.
+    'aco-mmas': ['run', 'aco', 'random:12', '--candidates', '5', '--ants',
+                 '4', '--iters', '3', '--ls-ants', '2', '--partition', '8'],
+    'aco-acs': ['run', 'aco', 'random:12', '--algo', 'acs', '--candidates',
+                '5', '--ants', '70', '--iters', '2', '--ls', '2opt'],
+    'aco-segments': ['run', 'aco', '@DATA@/tsplib/eil51.tsp', '--candidates',
+                     '5', '--ants', '4', '--iters', '2', '--partition', '8'],
 }
 
 # Negative cases: kernel tests/oclgrind/broken/NAME.cl -> the kind of

@@ -33,34 +33,6 @@ typedef struct run_output {
   char *err;
 } run_output;
 
-static char *read_file(const char *path) {
-  FILE *file = fopen(path, "rb");
-  if (!file)
-    return NULL;
-  size_t size = 0, capacity = 4096;
-  char *text = malloc(capacity);
-  while (text) {
-    size_t got = fread(text + size, 1, capacity - size - 1, file);
-    size += got;
-    if (got == 0)
-      break;
-    if (capacity - size - 1 == 0) {
-      char *grown = realloc(text, capacity * 2);
-      if (!grown) {
-        free(text);
-        text = NULL;
-        break;
-      }
-      text = grown;
-      capacity *= 2;
-    }
-  }
-  fclose(file);
-  if (text)
-    text[size] = '\0';
-  return text;
-}
-
 /* Environment changes for one run: "NAME=VALUE" sets, "NAME" unsets. */
 static void apply_environment(const char *const *changes) {
   for (; changes && *changes; ++changes) {
@@ -142,8 +114,8 @@ static run_output run_clkit_env(const char *const *environment,
     result.exit_code = WEXITSTATUS(status);
   else if (status != -1 && WIFSIGNALED(status))
     fprintf(stderr, "clkit died of signal %d\n", WTERMSIG(status));
-  result.out = read_file(out_path);
-  result.err = read_file(err_path);
+  result.out = test_read_file(out_path, NULL);
+  result.err = test_read_file(err_path, NULL);
   if (!result.out)
     result.out = calloc(1, 1);
   if (!result.err)
@@ -373,8 +345,9 @@ static void check_pso_files(void) {
   r = run_clkit(pso);
   EXPECT_EXIT(r, 0, pso);
   release(&r);
-  char *truth = read_file(coefficients), *found = read_file(out);
-  char *history = read_file(trace);
+  char *truth = test_read_file(coefficients, NULL),
+       *found = test_read_file(out, NULL);
+  char *history = test_read_file(trace, NULL);
   CHECK(truth && found && history);
   if (truth && found) {
     const char *a = truth, *b = found;
@@ -660,6 +633,240 @@ static void check_opencl_runs(void) {
   }
 }
 
+/* clkit tsp: eval prints a tour's length (and its gap to an optimum),
+ * info describes an instance, bad files exit 1 naming file and line, and
+ * bad arguments exit 2. */
+static void check_tsp(void) {
+  const char *data = getenv("CLKIT_TEST_DATA");
+  if (!data || !*data) {
+    printf("CLKIT_TEST_DATA is not set: clkit tsp not tested\n");
+    return;
+  }
+  char instance[700], tour[700], optima[700], bad_tour[700];
+  snprintf(instance, sizeof instance, "%s/tsplib/berlin52.tsp", data);
+  snprintf(tour, sizeof tour, "%s/tsplib/tours/berlin52.opt.tour", data);
+  snprintf(optima, sizeof optima, "%s/tsplib/optima.txt", data);
+  snprintf(bad_tour, sizeof bad_tour, "%s/bad.tour", work_dir);
+  {
+    const char *const args[] = {"tsp", "eval", instance, tour, NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "berlin52: length 7542\n", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"tsp",      "eval", instance, tour,
+                                "--optima", optima, NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "berlin52: length 7542, optimum 7542, gap 0.00%", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"tsp",    "eval", "--optimum", "7000",
+                                instance, tour,   NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "optimum 7000, gap 7.74%", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"tsp", "info", instance, NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "berlin52", args);
+    EXPECT_HAS(r.out, "52", args);
+    EXPECT_HAS(r.out, "EUC_2D", args);
+    EXPECT_HAS(r.out, "Groetschel", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"help", "tsp", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "usage: clkit tsp", args);
+    release(&r);
+  }
+  /* A tour that visits city 2 twice: exit 1, file and line named. */
+  FILE *file = fopen(bad_tour, "w");
+  CHECK(file != NULL);
+  if (file) {
+    fputs("NAME : bad.tour\nTYPE : TOUR\nTOUR_SECTION\n1\n2\n2\n", file);
+    for (int id = 4; id <= 52; ++id)
+      fprintf(file, "%d\n", id);
+    fputs("-1\nEOF\n", file);
+    fclose(file);
+    const char *const args[] = {"tsp", "eval", instance, bad_tour, NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 1, args);
+    char needle[800];
+    snprintf(needle, sizeof needle, "clkit: %s:6: city id 2 is repeated",
+             bad_tour);
+    EXPECT_HAS(r.err, needle, args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"tsp", "info", bad_tour, NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 1, args);
+    EXPECT_HAS(r.err, "bad.tour:2: TYPE TOUR is not supported", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"tsp", "eval", "/nonexistent/x.tsp", tour,
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 1, args);
+    EXPECT_HAS(r.err, "/nonexistent/x.tsp", args);
+    release(&r);
+  }
+  static const struct {
+    const char *args[8];
+    const char *stderr_names;
+  } usage[] = {
+      {{"tsp", NULL}, "eval or info"},
+      {{"tsp", "eval", NULL}, "eval needs"},
+      {{"tsp", "eval", "a.tsp", NULL}, "eval needs"},
+      {{"tsp", "eval", "a.tsp", "b.tour", "c", NULL}, "unexpected"},
+      {{"tsp", "info", NULL}, "info needs"},
+      {{"tsp", "solve", "a.tsp", NULL}, "solve"},
+      {{"tsp", "eval", "a.tsp", "b.tour", "--bogus", NULL}, "--bogus"},
+      {{"tsp", "eval", "a.tsp", "b.tour", "--optimum", "abc", NULL},
+       "--optimum"},
+      {{"tsp", "eval", "a.tsp", "b.tour", "--optima", NULL}, "--optima"},
+  };
+  for (size_t c = 0; c < sizeof usage / sizeof usage[0]; ++c) {
+    run_output r = run_clkit(usage[c].args);
+    EXPECT_EXIT(r, 2, usage[c].args);
+    EXPECT_HAS(r.err, usage[c].stderr_names, usage[c].args);
+    CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
+              label_of(usage[c].args), r.out);
+    release(&r);
+  }
+}
+
+/* clkit run aco: a short ref run writes a tour that loads back as a
+ * permutation of the reported length, a trace and an SVG; bad options exit
+ * 2 naming the option, unreadable or malformed files exit 1 naming the
+ * file. */
+static void check_aco_run(void) {
+  const char *data = getenv("CLKIT_TEST_DATA");
+  if (!data || !*data) {
+    printf("CLKIT_TEST_DATA is not set: clkit run aco not tested\n");
+    return;
+  }
+  char instance[700], optima[700], tour[700], trace[700], svg[700];
+  char malformed[700], missing[700], nowhere[700];
+  snprintf(instance, sizeof instance, "%s/tsplib/eil51.tsp", data);
+  snprintf(optima, sizeof optima, "%s/tsplib/optima.txt", data);
+  snprintf(tour, sizeof tour, "%s/aco.tour", work_dir);
+  snprintf(trace, sizeof trace, "%s/aco-trace.csv", work_dir);
+  snprintf(svg, sizeof svg, "%s/aco.svg", work_dir);
+  snprintf(malformed, sizeof malformed, "%s/malformed.tsp", work_dir);
+  snprintf(missing, sizeof missing, "%s/missing.tsp", work_dir);
+  snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/aco.tour", work_dir);
+  {
+    const char *const args[] = {
+        "run", "aco",      instance, "--device",   "ref", "--iters",
+        "20",  "--optima", optima,   "--tour-out", tour,  "--trace",
+        trace, "--svg",    svg,      "--json",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "\"workload\":\"aco\"", args);
+    EXPECT_HAS(r.out, "\"best_name\":\"tour_length\"", args);
+    EXPECT_HAS(r.out, "\"optimum\":426", args);
+    EXPECT_HAS(r.out, "\"cities\":51", args);
+    const char *best_at = strstr(r.out, "\"best\":");
+    long long best = best_at ? strtoll(best_at + 7, NULL, 10) : -1;
+    CHECK_MSG(best >= 426, "best %lld in %s", best, r.out);
+    /* The tour: a permutation whose length is the reported best. */
+    ck_tsp_instance tsp = {0};
+    uint32_t *cities = NULL;
+    CHECK_OK(ck_tsp_load(instance, &tsp));
+    CHECK_OK(ck_tsp_tour_load(tour, 51, &cities));
+    if (cities && tsp.cities == 51) {
+      int64_t length = -1;
+      CHECK_OK(ck_tsp_tour_length(&tsp, cities, &length));
+      CHECK_MSG(length == best, "tour file %lld, reported %lld",
+                (long long)length, best);
+    }
+    free(cities);
+    ck_tsp_free(&tsp);
+    /* The trace: the header, then rows ending at the best. */
+    char *csv = test_read_file(trace, NULL);
+    CHECK(csv != NULL);
+    if (csv) {
+      CHECK_MSG(strncmp(csv, "time_s,iteration,best_length\n", 29) == 0 &&
+                    count_lines(csv) >= 2,
+                "trace: %s", csv);
+      size_t size = strlen(csv);
+      const char *last = csv + size - (size > 0 && csv[size - 1] == '\n');
+      while (last > csv && last[-1] != '\n')
+        --last;
+      const char *comma = strrchr(last, ',');
+      CHECK_MSG(comma && strtoll(comma + 1, NULL, 10) == best,
+                "trace's last row '%s', best %lld", last, best);
+    }
+    free(csv);
+    char *picture = test_read_file(svg, NULL);
+    CHECK_MSG(picture && strncmp(picture, "<svg", 4) == 0 &&
+                  strstr(picture, "</svg>"),
+              "svg: %.80s", picture ? picture : "(missing)");
+    free(picture);
+    release(&r);
+  }
+  FILE *file = fopen(malformed, "w");
+  CHECK(file != NULL);
+  if (file) {
+    fputs("NAME : malformed\nTYPE : TSP\nDIMENSION : 5\n"
+          "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 x 1\n"
+          "3 1 1\n4 2 2\n5 3 3\nEOF\n",
+          file);
+    fclose(file);
+  }
+  char malformed_line[720];
+  snprintf(malformed_line, sizeof malformed_line, "%s:7:", malformed);
+  const struct {
+    const char *args[8];
+    int exit_code;
+    const char *names; /* stderr must contain this */
+  } cases[] = {
+      {{"run", "aco", instance, "--candidates", "0", "--device", "ref", NULL},
+       2,
+       "--candidates"},
+      {{"run", "aco", instance, "--candidates", "51", "--device", "ref", NULL},
+       2,
+       "--candidates"},
+      {{"run", "aco", instance, "--ls", "bogus", "--device", "ref", NULL},
+       2,
+       "--ls"},
+      {{"run", "aco", instance, "--target-gap", "1", "--device", "ref", NULL},
+       2,
+       "--target-gap"},
+      {{"run", "aco", instance, "--partition", "4", "--device", "ref", NULL},
+       2,
+       "--partition"},
+      {{"run", "aco", "random:3", "--device", "ref", NULL}, 2, "random:3"},
+      {{"run", "aco", missing, "--device", "ref", NULL}, 1, missing},
+      {{"run", "aco", malformed, "--device", "ref", NULL}, 1, malformed_line},
+      {{"run", "aco", instance, "--optima", missing, "--device", "ref", NULL},
+       1,
+       missing},
+      {{"run", "aco", instance, "--tour-out", nowhere, "--device", "ref", NULL},
+       1,
+       nowhere},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    run_output r = run_clkit(cases[c].args);
+    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
+    EXPECT_HAS(r.err, cases[c].names, cases[c].args);
+    CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
+              label_of(cases[c].args), r.out);
+    release(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -684,6 +891,8 @@ int main(int argc, char **argv) {
   check_run_usage_errors();
   check_ref_runs();
   check_pso_files();
+  check_tsp();
+  check_aco_run();
   check_kernels();
   check_cache();
   check_no_platform();

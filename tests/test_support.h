@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -152,6 +153,38 @@ static inline int json_is_object(const char *text) {
 }
 
 /* Deletes a file or a directory and everything below it. */
+/* The whole of a file, NUL-terminated, in malloc()ed memory (caller
+ * frees); its size into *size when size is not NULL. NULL if unreadable. */
+static inline char *test_read_file(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  size_t used = 0, capacity = 4096;
+  char *text = malloc(capacity);
+  while (text) {
+    size_t got = fread(text + used, 1, capacity - used - 1, file);
+    used += got;
+    if (got == 0)
+      break;
+    if (capacity - used - 1 == 0) {
+      char *grown = realloc(text, capacity * 2);
+      if (!grown) {
+        free(text);
+        text = NULL;
+        break;
+      }
+      text = grown;
+      capacity *= 2;
+    }
+  }
+  fclose(file);
+  if (text)
+    text[used] = '\0';
+  if (size)
+    *size = text ? used : 0;
+  return text;
+}
+
 static inline void remove_tree(const char *path) {
   struct stat info;
   if (lstat(path, &info) != 0)

@@ -42,36 +42,6 @@ static int write_text(const char *path, const char *text) {
   return put == size && closed == 0 ? 0 : -1;
 }
 
-static char *read_all(const char *path, size_t *size) {
-  FILE *file = fopen(path, "rb");
-  if (!file)
-    return NULL;
-  size_t used = 0, capacity = 4096;
-  char *text = malloc(capacity);
-  while (text) {
-    size_t got = fread(text + used, 1, capacity - used - 1, file);
-    used += got;
-    if (got == 0)
-      break;
-    if (capacity - used - 1 == 0) {
-      char *grown = realloc(text, capacity * 2);
-      if (!grown) {
-        free(text);
-        text = NULL;
-        break;
-      }
-      text = grown;
-      capacity *= 2;
-    }
-  }
-  fclose(file);
-  if (text)
-    text[used] = '\0';
-  if (size)
-    *size = used;
-  return text;
-}
-
 static int instance_is_zeroed(const ck_tsp_instance *instance) {
   ck_tsp_instance zero;
   memset(&zero, 0, sizeof zero);
@@ -684,7 +654,7 @@ static void test_fuzz(void) {
   char path[1024];
   data_path("berlin52.tsp", path, sizeof path);
   size_t size = 0;
-  char *berlin = read_all(path, &size);
+  char *berlin = test_read_file(path, &size);
   CHECK(berlin != NULL);
   if (berlin)
     fuzz_text("berlin52", berlin, size);
@@ -952,7 +922,7 @@ static void test_tours(void) {
     static const char expected_head[] =
         "NAME : berlin52.tour\nCOMMENT : Length 7542\nTYPE : TOUR\n"
         "DIMENSION : 52\nTOUR_SECTION\n1\n49\n";
-    char *text = read_all(out, NULL);
+    char *text = test_read_file(out, NULL);
     CHECK(text && strncmp(text, expected_head, sizeof expected_head - 1) == 0);
     CHECK(text && strlen(text) > 7 &&
           strcmp(text + strlen(text) - 7, "-1\nEOF\n") == 0);

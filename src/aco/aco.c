@@ -336,9 +336,14 @@ ck_status ck_aco_create(const ck_device *device,
   CK_TRY(make(s, entries * sizeof(float), &s->tau));
   CK_TRY(make(s, entries * sizeof(float), &s->choice));
   CK_TRY(make(s, entries * sizeof(uint32_t), &s->uses));
-  uint32_t zero = 0;
-  CK_TRY(ck_buffer_fill(s->queue, s->uses, &zero, sizeof zero, 0,
-                        entries * sizeof zero, NULL));
+  /* Zeros written from the host rather than by a fill: Oclgrind counts
+   * filled memory as uninitialised. */
+  uint32_t *zeros = calloc(entries, sizeof *zeros);
+  if (!zeros)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  status = upload(s, s->uses, zeros, entries * sizeof *zeros);
+  free(zeros);
+  CK_TRY(status);
   CK_TRY(make(s, per * sizeof(uint32_t), &s->tours));
   CK_TRY(make(s, (per > n ? per : n) * sizeof(uint32_t), &s->positions));
   CK_TRY(make(s, per, &s->flags));

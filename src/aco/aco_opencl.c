@@ -186,9 +186,19 @@ fail:
   return status;
 }
 
+/* Written from the host rather than by a fill, which Oclgrind counts as
+ * uninitialised memory; resets are rare (setup and MMAS restarts). */
 static ck_status opencl_reset(aco_state *s, float value) {
-  return ck_buffer_fill(s->queue, s->tau, &value, sizeof value, 0,
-                        (size_t)s->n * s->k * sizeof value, NULL);
+  size_t entries = (size_t)s->n * s->k;
+  float *values = malloc(entries * sizeof *values);
+  if (!values)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t e = 0; e < entries; ++e)
+    values[e] = value;
+  ck_status status = ck_buffer_write(
+      s->queue, s->tau, 0, entries * sizeof *values, values, CK_BLOCKING, NULL);
+  free(values);
+  return status;
 }
 
 static ck_status opencl_partition(aco_state *s, uint32_t size, uint32_t offset,

@@ -1,0 +1,1333 @@
+/*
+ * test_aco.c - ant colony optimisation for the TSP on ref and on an OpenCL
+ * device: the shared local search, path moves and construction of
+ * cl/ck_aco.h on random instances (by matrix and by coordinates), quality
+ * on TSPLIB instances with known optima, partitioning, reproducibility,
+ * ref/OpenCL agreement, and bad input.
+ *
+ * Instances come from $CLKIT_TEST_DATA/tsplib; the API tests are skipped
+ * when it is not set.
+ */
+#include <stdint.h>
+
+#include "aco/aco_internal.h"
+#include "check.h"
+#include "ck_aco.h"
+#include "opencl_device.h"
+#include "test_support.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* splitmix64: the tests' own generator, fixed seeds. */
+static uint64_t next_random(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint32_t below(uint64_t *state, uint32_t bound) {
+  return (uint32_t)(next_random(state) % bound);
+}
+
+static int is_permutation(const uint32_t *tour, uint32_t n) {
+  unsigned char *seen = calloc(n, 1);
+  int ok = seen != NULL;
+  for (uint32_t i = 0; ok && i < n; ++i) {
+    ok = tour[i] < n && !seen[tour[i]];
+    if (ok)
+      seen[tour[i]] = 1;
+  }
+  free(seen);
+  return ok;
+}
+
+static int positions_match(const uint32_t *tour, const uint32_t *pos,
+                           uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (tour[i] >= n || pos[tour[i]] != i)
+      return 0;
+  return 1;
+}
+
+static void set_positions(const uint32_t *tour, uint32_t *pos, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    pos[tour[i]] = i;
+}
+
+/* Whether two tours are the same cycle (up to rotation and direction). */
+static int same_cycle(const uint32_t *a, const uint32_t *b, uint32_t n) {
+  uint32_t at = n;
+  for (uint32_t i = 0; i < n; ++i)
+    if (b[i] == a[0])
+      at = i;
+  if (at == n)
+    return 0;
+  int forward = 1, backward = 1;
+  for (uint32_t i = 0; i < n; ++i) {
+    forward &= a[i] == b[(at + i) % n];
+    backward &= a[i] == b[(at + n - i) % n];
+  }
+  return forward || backward;
+}
+
+static void random_tour(uint64_t *state, uint32_t *tour, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    tour[i] = i;
+  for (uint32_t i = n - 1; i > 0; --i) {
+    uint32_t j = below(state, i + 1);
+    uint32_t t = tour[i];
+    tour[i] = tour[j];
+    tour[j] = t;
+  }
+}
+
+/* A random EUC_2D instance as the two distance paths see it: the parsed
+ * instance, its n x n matrix, interleaved coordinates and k candidates. */
+typedef struct graph {
+  ck_tsp_instance tsp;
+  uint32_t n, k;
+  int *matrix;
+  ck_tsp_coord *xy;
+  uint32_t *neighbours;
+} graph;
+
+enum layout {
+  UNIFORM, /* real coordinates in a 1000 x 1000 square */
+  GRID     /* integers in a 12 x 12 square: ties and coincident cities */
+};
+
+/* A random EUC_2D instance of n cities, parsed from TSPLIB text. */
+static int make_instance(ck_tsp_instance *tsp, uint32_t n, enum layout layout,
+                         uint64_t seed) {
+  memset(tsp, 0, sizeof *tsp);
+  size_t capacity = (size_t)n * 64 + 256, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return 0;
+  used += (size_t)snprintf(text, capacity,
+                           "NAME : random%u\nTYPE : TSP\nDIMENSION : %u\n"
+                           "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n",
+                           n, n);
+  uint64_t state = seed;
+  for (uint32_t i = 0; i < n; ++i) {
+    double x, y;
+    if (layout == GRID) {
+      x = below(&state, 12);
+      y = below(&state, 12);
+    } else {
+      x = (double)(next_random(&state) >> 11) * (1000.0 / 9007199254740992.0);
+      y = (double)(next_random(&state) >> 11) * (1000.0 / 9007199254740992.0);
+    }
+    used += (size_t)snprintf(text + used, capacity - used, "%u %.4f %.4f\n",
+                             i + 1, x, y);
+  }
+  used += (size_t)snprintf(text + used, capacity - used, "EOF\n");
+  ck_status status = ck_tsp_parse(text, used, "generated", tsp);
+  free(text);
+  CHECK_OK(status);
+  return status == CK_OK;
+}
+
+static int make_graph(graph *g, uint32_t n, uint32_t k, enum layout layout,
+                      uint64_t seed) {
+  memset(g, 0, sizeof *g);
+  if (!make_instance(&g->tsp, n, layout, seed))
+    return 0;
+  g->n = n;
+  g->k = k;
+  g->matrix = malloc((size_t)n * n * sizeof *g->matrix);
+  g->xy = malloc((size_t)n * 2 * sizeof *g->xy);
+  g->neighbours = malloc((size_t)n * k * sizeof *g->neighbours);
+  if (!g->matrix || !g->xy || !g->neighbours)
+    return 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    g->xy[2 * i] = g->tsp.x[i];
+    g->xy[2 * i + 1] = g->tsp.y[i];
+    for (uint32_t j = 0; j < n; ++j) {
+      int64_t d = 0;
+      ck_tsp_distance(&g->tsp, i, j, &d);
+      g->matrix[(size_t)i * n + j] = (int)d;
+    }
+  }
+  CHECK_OK(ck_tsp_candidates(&g->tsp, k, g->neighbours));
+  return 1;
+}
+
+static void free_graph(graph *g) {
+  ck_tsp_free(&g->tsp);
+  free(g->matrix);
+  free(g->xy);
+  free(g->neighbours);
+  memset(g, 0, sizeof *g);
+}
+
+/* The ck_aco.h graph arguments: by matrix (0) or by coordinates (1). */
+#define GRAPH_OF(g, by_coordinates)                                            \
+  (by_coordinates) ? CK_TSP_METRIC_EUC_2D : CK_ACO_FROM_MATRIX, (g)->n,        \
+      (g)->matrix, (g)->xy
+
+static int64_t exact_length(const graph *g, const uint32_t *tour) {
+  int64_t length = -1;
+  CHECK_OK(ck_tsp_tour_length(&g->tsp, tour, &length));
+  return length;
+}
+
+/* Improving moves ck_aco_two_opt_at (and ck_aco_or_opt_at) still find,
+ * each tried from every city on a fresh copy of the tour. */
+static uint32_t moves_left(const graph *g, const uint32_t *tour, int or_opt) {
+  uint32_t n = g->n, found = 0, touched[6];
+  uint32_t *work = malloc(n * sizeof *work), *pos = malloc(n * sizeof *pos);
+  for (uint32_t a = 0; work && pos && a < n; ++a) {
+    for (int kind = 0; kind <= or_opt; ++kind) {
+      memcpy(work, tour, n * sizeof *work);
+      set_positions(work, pos, n);
+      int gain = kind ? ck_aco_or_opt_at(GRAPH_OF(g, 0), g->k, g->neighbours,
+                                         work, pos, a, touched)
+                      : ck_aco_two_opt_at(GRAPH_OF(g, 0), g->k, g->neighbours,
+                                          work, pos, a, touched);
+      found += gain > 0;
+    }
+  }
+  free(work);
+  free(pos);
+  return found;
+}
+
+/* ---- local search on the shared host code --------------------------------
+ */
+
+static void improve_case(const graph *g, uint64_t seed, int or_opt,
+                         uint32_t *unfinished) {
+  uint32_t n = g->n;
+  uint32_t *tour[2], *pos[2], *start = malloc(n * sizeof *start);
+  ck_u8 *flags = malloc(n);
+  for (int m = 0; m < 2; ++m) {
+    tour[m] = malloc(n * sizeof **tour);
+    pos[m] = malloc(n * sizeof **pos);
+  }
+  if (!start || !flags || !tour[0] || !tour[1] || !pos[0] || !pos[1])
+    goto done;
+  uint64_t state = seed;
+  random_tour(&state, start, n);
+  int64_t before = exact_length(g, start), after[2];
+  for (int m = 0; m < 2; ++m) {
+    memcpy(tour[m], start, n * sizeof *start);
+    after[m] = ck_aco_improve(GRAPH_OF(g, m), g->k, g->neighbours, or_opt,
+                              tour[m], pos[m], flags, before);
+    CHECK_MSG(is_permutation(tour[m], n), "n %u k %u or-opt %d: not a tour", n,
+              g->k, or_opt);
+    CHECK_MSG(positions_match(tour[m], pos[m], n),
+              "n %u k %u or-opt %d: pos out of step with the tour", n, g->k,
+              or_opt);
+    int64_t exact = exact_length(g, tour[m]);
+    CHECK_MSG(after[m] == exact && after[m] <= before,
+              "n %u k %u or-opt %d by %s: returned %lld, exact %lld, start "
+              "%lld",
+              n, g->k, or_opt, m ? "coordinates" : "matrix",
+              (long long)after[m], (long long)exact, (long long)before);
+  }
+  CHECK_MSG(after[0] == after[1] &&
+                memcmp(tour[0], tour[1], n * sizeof *start) == 0,
+            "n %u k %u or-opt %d: matrix %lld, coordinates %lld", n, g->k,
+            or_opt, (long long)after[0], (long long)after[1]);
+  /* A local optimum of the moves by neighbour lists. */
+  uint32_t left = moves_left(g, tour[0], or_opt);
+  if (left && ++*unfinished <= 3)
+    fprintf(stderr,
+            "n %u k %u or-opt %d seed %llu: %u improving moves remain after "
+            "ck_aco_improve\n",
+            n, g->k, or_opt, (unsigned long long)seed, left);
+  /* Calls from the result until one gains nothing: a fixed point, where
+   * neither move finds anything from any city. */
+  int64_t length = after[0], again;
+  for (int call = 0; call < 50; ++call, length = again) {
+    again = ck_aco_improve(GRAPH_OF(g, 0), g->k, g->neighbours, or_opt, tour[0],
+                           pos[0], flags, length);
+    CHECK(again <= length && again == exact_length(g, tour[0]));
+    if (again == length)
+      break;
+  }
+  CHECK_MSG(moves_left(g, tour[0], or_opt) == 0,
+            "n %u k %u or-opt %d: moves remain at the fixed point", n, g->k,
+            or_opt);
+done:
+  for (int m = 0; m < 2; ++m) {
+    free(tour[m]);
+    free(pos[m]);
+  }
+  free(start);
+  free(flags);
+}
+
+static void improve_tests(void) {
+  static const uint32_t sizes[] = {5, 6, 7, 12, 40, 150, 400};
+  static const uint32_t ks[] = {1, 2, 5, 10, 20};
+  uint32_t unfinished = 0, cases = 0;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    for (int layout = UNIFORM; layout <= GRID; ++layout) {
+      for (size_t c = 0; c < sizeof ks / sizeof ks[0]; ++c) {
+        uint32_t n = sizes[s], k = ks[c] < n - 1 ? ks[c] : n - 1;
+        if (c > 0 && ks[c - 1] >= n - 1)
+          continue; /* k was clamped to n - 1 already */
+        graph g;
+        uint64_t seed = 1000u * n + 10u * k + (uint64_t)layout;
+        if (make_graph(&g, n, k, (enum layout)layout, seed)) {
+          for (uint64_t trial = 0; trial < 3; ++trial)
+            for (int or_opt = 0; or_opt <= 1; ++or_opt, ++cases)
+              improve_case(&g, seed * 7 + trial, or_opt, &unfinished);
+        }
+        free_graph(&g);
+      }
+    }
+  }
+  CHECK_MSG(unfinished == 0,
+            "%u of %u local searches stopped short of a local optimum of "
+            "their neighbour-list moves",
+            unfinished, cases);
+}
+
+/* ck_aco_reverse on hand cases and against a plain reversal. */
+static void reverse_tests(void) {
+  enum { N = 10 };
+  static const struct {
+    uint32_t i, j;
+    uint32_t want[N];
+  } cases[] = {
+      /* Positions 2..5 reversed in place. */
+      {2, 5, {0, 1, 5, 4, 3, 2, 6, 7, 8, 9}},
+      /* Around the end: positions 8, 9, 0, 1. */
+      {8, 1, {9, 8, 2, 3, 4, 5, 6, 7, 1, 0}},
+      /* Positions 1..7 are more than half: the complement 8, 9, 0 is
+       * reversed instead, the same cycle. */
+      {1, 7, {8, 1, 2, 3, 4, 5, 6, 7, 0, 9}},
+      /* One position: nothing to do. */
+      {4, 4, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+      /* Two positions around the end. */
+      {9, 0, {9, 1, 2, 3, 4, 5, 6, 7, 8, 0}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    uint32_t tour[N], pos[N];
+    for (uint32_t i = 0; i < N; ++i)
+      tour[i] = pos[i] = i;
+    ck_aco_reverse(N, tour, pos, cases[c].i, cases[c].j);
+    CHECK_MSG(memcmp(tour, cases[c].want, sizeof tour) == 0 &&
+                  positions_match(tour, pos, N),
+              "reverse(%u, %u): %u %u %u %u %u %u %u %u %u %u", cases[c].i,
+              cases[c].j, tour[0], tour[1], tour[2], tour[3], tour[4], tour[5],
+              tour[6], tour[7], tour[8], tour[9]);
+  }
+  /* Random cases: the same cycle as reversing the path i..j. */
+  uint64_t state = 99;
+  uint32_t bad = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    uint32_t n = 3 + below(&state, 30), tour[40], pos[40], want[40];
+    random_tour(&state, tour, n);
+    set_positions(tour, pos, n);
+    uint32_t i = below(&state, n), j = below(&state, n);
+    uint32_t count = (j + n - i) % n + 1;
+    memcpy(want, tour, n * sizeof *tour);
+    for (uint32_t t = 0; t < count; ++t)
+      want[(i + t) % n] = tour[(j + n - t) % n];
+    ck_aco_reverse(n, tour, pos, i, j);
+    bad += !(is_permutation(tour, n) && positions_match(tour, pos, n) &&
+             same_cycle(tour, want, n));
+  }
+  CHECK_MSG(bad == 0, "ck_aco_reverse: %u of 2000 random cases wrong", bad);
+}
+
+/* ck_aco_move_path on hand cases and against removal and reinsertion. */
+static void move_path_tests(void) {
+  enum { N = 10 };
+  static const struct {
+    uint32_t from, count, u;
+    int reversed;
+    uint32_t want[N];
+  } cases[] = {
+      /* [2 3] after 6: the shorter side (4 5 6) moves back. */
+      {2, 2, 6, 0, {0, 1, 4, 5, 6, 2, 3, 7, 8, 9}},
+      {2, 2, 6, 1, {0, 1, 4, 5, 6, 3, 2, 7, 8, 9}},
+      /* [7] after 2: the shorter side (3 4 5 6) moves on. */
+      {7, 1, 2, 0, {0, 1, 2, 7, 3, 4, 5, 6, 8, 9}},
+      /* [6 7 8] after 1, around the end (9 0 1 move back). */
+      {6, 3, 1, 0, {7, 8, 2, 3, 4, 5, 9, 0, 1, 6}},
+      {6, 3, 1, 1, {7, 6, 2, 3, 4, 5, 9, 0, 1, 8}},
+      /* [9 0] after 4: a path that wraps; 1 2 3 4 move back over it. */
+      {9, 2, 4, 0, {2, 3, 4, 9, 0, 5, 6, 7, 8, 1}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    uint32_t tour[N], pos[N];
+    for (uint32_t i = 0; i < N; ++i)
+      tour[i] = pos[i] = i;
+    ck_aco_move_path(N, tour, pos, cases[c].from, cases[c].count, cases[c].u,
+                     cases[c].reversed);
+    CHECK_MSG(positions_match(tour, pos, N) &&
+                  memcmp(tour, cases[c].want, sizeof tour) == 0,
+              "move_path(%u, %u, %u, %d): %u %u %u %u %u %u %u %u %u %u",
+              cases[c].from, cases[c].count, cases[c].u, cases[c].reversed,
+              tour[0], tour[1], tour[2], tour[3], tour[4], tour[5], tour[6],
+              tour[7], tour[8], tour[9]);
+  }
+  uint64_t state = 7;
+  uint32_t bad = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    uint32_t n = 5 + below(&state, 30), tour[40], pos[40], want[40];
+    random_tour(&state, tour, n);
+    set_positions(tour, pos, n);
+    uint32_t count = 1 + below(&state, 3), from = below(&state, n);
+    /* u: any city off the path (v = next(u) may be the path's first). */
+    uint32_t u = tour[(from + count + below(&state, n - count)) % n];
+    int reversed = (int)below(&state, 2);
+    /* The expected cycle: the rest from after the path, the path put
+     * after u. */
+    uint32_t w = 0;
+    for (uint32_t t = 0; t < n - count; ++t) {
+      uint32_t c = tour[(from + count + t) % n];
+      want[w++] = c;
+      if (c == u)
+        for (uint32_t q = 0; q < count; ++q)
+          want[w++] = tour[(from + (reversed ? count - 1 - q : q)) % n];
+    }
+    uint32_t placed_first = tour[(from + (reversed ? count - 1 : 0)) % n];
+    ck_aco_move_path(n, tour, pos, from, count, u, reversed);
+    /* The path follows u, in the tour's direction. */
+    int ok = is_permutation(tour, n) && positions_match(tour, pos, n) &&
+             same_cycle(tour, want, n) &&
+             tour[(pos[u] + 1) % n] == placed_first;
+    bad += !ok;
+  }
+  CHECK_MSG(bad == 0, "ck_aco_move_path: %u of 4000 random cases wrong", bad);
+}
+
+/* ck_aco_segment_two_opt on each segment of a rotated random tour, as a
+ * partitioning pass runs it. */
+static void segment_case(const graph *g, uint32_t size, uint64_t seed) {
+  uint32_t n = g->n, segments = (n + size - 1) / size;
+  uint32_t *start = malloc(n * sizeof *start);
+  uint32_t *segment = malloc(n * sizeof *segment);
+  uint32_t *tour[2] = {malloc(n * sizeof *start), malloc(n * sizeof *start)};
+  uint32_t *pos[2] = {malloc(n * sizeof *start), malloc(n * sizeof *start)};
+  if (!start || !segment || !tour[0] || !tour[1] || !pos[0] || !pos[1])
+    goto done;
+  uint64_t state = seed;
+  random_tour(&state, start, n);
+  for (uint32_t i = 0; i < n; ++i)
+    segment[start[i]] = i / size;
+  int64_t before = exact_length(g, start), total[2] = {0, 0};
+  for (int m = 0; m < 2; ++m) {
+    memcpy(tour[m], start, n * sizeof *start);
+    set_positions(tour[m], pos[m], n);
+    for (uint32_t id = 0; id < segments; ++id) {
+      uint32_t first = id * size;
+      uint32_t last = first + size < n ? first + size - 1 : n - 1;
+      int64_t gain =
+          ck_aco_segment_two_opt(GRAPH_OF(g, m), g->k, g->neighbours, segment,
+                                 id, first, last, tour[m], pos[m]);
+      total[m] += gain;
+      CHECK_MSG(gain >= 0, "segment %u of n %u: gain %lld", id, n,
+                (long long)gain);
+      CHECK_MSG(tour[m][first] == start[first] && tour[m][last] == start[last],
+                "n %u size %u segment %u: an end city moved", n, size, id);
+      int inside = 1;
+      for (uint32_t i = first; i <= last; ++i)
+        inside &= segment[tour[m][i]] == id;
+      CHECK_MSG(inside, "n %u size %u segment %u: a city left its segment", n,
+                size, id);
+      /* A local optimum: another pass finds nothing. */
+      int64_t again =
+          ck_aco_segment_two_opt(GRAPH_OF(g, m), g->k, g->neighbours, segment,
+                                 id, first, last, tour[m], pos[m]);
+      CHECK_MSG(again == 0, "n %u size %u segment %u: second pass gained %lld",
+                n, size, id, (long long)again);
+    }
+    CHECK(is_permutation(tour[m], n));
+    CHECK(positions_match(tour[m], pos[m], n));
+    int64_t after = exact_length(g, tour[m]);
+    CHECK_MSG(after == before - total[m] && after <= before,
+              "n %u size %u by %s: %lld - %lld gain, exact %lld", n, size,
+              m ? "coordinates" : "matrix", (long long)before,
+              (long long)total[m], (long long)after);
+  }
+  CHECK_MSG(total[0] == total[1] &&
+                memcmp(tour[0], tour[1], n * sizeof *start) == 0,
+            "n %u size %u: matrix and coordinates differ", n, size);
+done:
+  free(start);
+  free(segment);
+  for (int m = 0; m < 2; ++m) {
+    free(tour[m]);
+    free(pos[m]);
+  }
+}
+
+static void segment_tests(void) {
+  static const uint32_t sizes[] = {12, 50, 150};
+  static const uint32_t segment_sizes[] = {8, 20, 1000};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+    for (int layout = UNIFORM; layout <= GRID; ++layout)
+      for (uint32_t k = 5; k <= 10; k += 5) {
+        graph g;
+        uint64_t seed = 31u * sizes[s] + k + (uint64_t)layout;
+        if (make_graph(&g, sizes[s], k, (enum layout)layout, seed))
+          for (size_t z = 0; z < 3; ++z)
+            for (uint64_t trial = 0; trial < 3; ++trial)
+              segment_case(&g, segment_sizes[z], seed * 13 + trial);
+        free_graph(&g);
+      }
+}
+
+/* ---- construction --------------------------------------------------------
+ */
+
+/* The start city of ant `ant` in iteration `iteration`, as documented. */
+static uint32_t start_city(uint64_t seed, uint64_t iteration, uint32_t ant,
+                           uint32_t n) {
+  uint64_t stream = (iteration << 32) | ant | ((uint64_t)1 << 63);
+  return CK_MULHI32(ck_philox_block(seed, stream, 0).v[0], n);
+}
+
+/* The tour of the deterministic rule from `start`: the unvisited candidate
+ * of largest weight (the first of equals), else the nearest unvisited city
+ * (the lowest index of equals). Returns how often it fell back. */
+static uint32_t greedy_tour(const graph *g, const float *choice, uint32_t start,
+                            uint32_t *tour) {
+  uint32_t n = g->n, fallbacks = 0;
+  unsigned char *visited = calloc(n, 1);
+  if (!visited)
+    return 0;
+  uint32_t current = start;
+  tour[0] = start;
+  visited[start] = 1;
+  for (uint32_t step = 1; step < n; ++step) {
+    uint32_t next = n;
+    float best = -1;
+    for (uint32_t j = 0; j < g->k; ++j) {
+      uint32_t c = g->neighbours[(size_t)current * g->k + j];
+      if (!visited[c] && choice[(size_t)current * g->k + j] > best) {
+        best = choice[(size_t)current * g->k + j];
+        next = c;
+      }
+    }
+    if (next == n) {
+      ++fallbacks;
+      int nearest = INT32_MAX;
+      for (uint32_t c = 0; c < n; ++c)
+        if (!visited[c] && g->matrix[(size_t)current * n + c] < nearest) {
+          nearest = g->matrix[(size_t)current * n + c];
+          next = c;
+        }
+    }
+    tour[step] = next;
+    visited[next] = 1;
+    current = next;
+  }
+  free(visited);
+  return fallbacks;
+}
+
+static void construct_tests(void) {
+  static const uint32_t sizes[] = {5, 12, 60, 200};
+  static const uint32_t ks[] = {1, 3, 8, 20};
+  uint32_t bad_greedy = 0, greedy_runs = 0, fallbacks = 0;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+    for (int layout = UNIFORM; layout <= GRID; ++layout)
+      for (size_t c = 0; c < sizeof ks / sizeof ks[0]; ++c) {
+        uint32_t n = sizes[s], k = ks[c] < n - 1 ? ks[c] : n - 1;
+        graph g;
+        uint64_t seed = 17u * n + k + (uint64_t)layout;
+        size_t entries = (size_t)n * k;
+        float *random = malloc(entries * sizeof *random);
+        float *inverse = malloc(entries * sizeof *inverse);
+        uint32_t *tour[2] = {malloc(n * sizeof(uint32_t)),
+                             malloc(n * sizeof(uint32_t))};
+        uint32_t *want = malloc(n * sizeof *want);
+        ck_u8 *visited = malloc(n);
+        if (!make_graph(&g, n, k, (enum layout)layout, seed) || !random ||
+            !inverse || !tour[0] || !tour[1] || !want || !visited)
+          goto next;
+        uint64_t state = seed;
+        for (size_t e = 0; e < entries; ++e) {
+          random[e] = 0.01f + (float)(next_random(&state) >> 40) / 16777216.0f;
+          inverse[e] =
+              1.0f /
+              ((float)g.matrix[(size_t)(e / k) * n + g.neighbours[e]] + 0.1f);
+        }
+        for (uint32_t run = 0; run < 12; ++run) {
+          uint64_t iteration = run / 4 + (run & 1 ? (uint64_t)1 << 31 : 0);
+          uint32_t ant = run * 37u;
+          /* Any q0: a permutation of the right length, whichever way the
+           * distances come. */
+          float q0 = run % 3 == 0 ? 0.0f : run % 3 == 1 ? 0.5f : 0.9f;
+          int64_t length[2];
+          for (int m = 0; m < 2; ++m)
+            length[m] =
+                ck_aco_construct(GRAPH_OF(&g, m), k, g.neighbours, random, q0,
+                                 seed, iteration, ant, tour[m], visited);
+          CHECK_MSG(is_permutation(tour[0], n) &&
+                        length[0] == exact_length(&g, tour[0]),
+                    "construct n %u k %u: length %lld", n, k,
+                    (long long)length[0]);
+          CHECK(tour[0][0] == start_city(seed, iteration, ant, n));
+          CHECK_MSG(length[0] == length[1] &&
+                        memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0,
+                    "construct n %u k %u: matrix and coordinates differ", n, k);
+          /* q0 = 1 with weights 1 / d: greedy by the candidate lists. */
+          length[0] =
+              ck_aco_construct(GRAPH_OF(&g, run & 1), k, g.neighbours, inverse,
+                               1.0f, seed, iteration, ant, tour[0], visited);
+          fallbacks += greedy_tour(&g, inverse, tour[0][0], want);
+          ++greedy_runs;
+          bad_greedy += memcmp(tour[0], want, n * sizeof *want) != 0 ||
+                        length[0] != exact_length(&g, want);
+          /* k = 1 (or any k with q0 = 0 once all candidates are taken):
+           * the fallback to the nearest unvisited city. With one
+           * candidate the rule is deterministic for any q0. */
+          if (k == 1) {
+            ck_aco_construct(GRAPH_OF(&g, 0), k, g.neighbours, random, 0.0f,
+                             seed, iteration, ant, tour[0], visited);
+            uint32_t fell = greedy_tour(&g, random, tour[0][0], want);
+            CHECK_MSG(fell > 0 && memcmp(tour[0], want, n * sizeof *want) == 0,
+                      "k = 1, n %u: not the fallback's tour (%u fallbacks)", n,
+                      fell);
+          }
+        }
+      next:
+        free_graph(&g);
+        free(random);
+        free(inverse);
+        free(tour[0]);
+        free(tour[1]);
+        free(want);
+        free(visited);
+      }
+  CHECK_MSG(bad_greedy == 0, "q0 = 1: %u of %u tours not greedy", bad_greedy,
+            greedy_runs);
+  CHECK_MSG(fallbacks > 0, "the greedy cases never fell back");
+}
+
+/* The first step's choice frequencies: with q0 = 0 proportional to the
+ * weights; with q0 = 0.5 half greedy, half proportional. */
+static void roulette_tests(void) {
+  enum { N = 7, K = 3 };
+  graph g;
+  if (!make_graph(&g, N, K, UNIFORM, 4242)) {
+    free_graph(&g);
+    return;
+  }
+  float weights[N * K];
+  for (uint32_t e = 0; e < N * K; ++e)
+    weights[e] = 0.2f + (float)((e * 7) % 5); /* 0.2 .. 4.2 */
+  for (int q = 0; q < 2; ++q) {
+    float q0 = q ? 0.5f : 0.0f;
+    static long hits[N][K], starts[N];
+    memset(hits, 0, sizeof hits);
+    memset(starts, 0, sizeof starts);
+    uint32_t tour[N];
+    ck_u8 visited[N];
+    const long trials = 70000;
+    for (long t = 0; t < trials; ++t) {
+      ck_aco_construct(GRAPH_OF(&g, 0), K, g.neighbours, weights, q0, 5,
+                       (uint64_t)t / 1000, (uint32_t)(t % 1000), tour, visited);
+      uint32_t s = tour[0];
+      ++starts[s];
+      for (uint32_t j = 0; j < K; ++j)
+        hits[s][j] += g.neighbours[s * K + j] == tour[1];
+    }
+    for (uint32_t s = 0; s < N; ++s) {
+      CHECK_MSG(labs(starts[s] - trials / N) < 5 * sqrt(trials / N),
+                "start %u drawn %ld times of %ld", s, starts[s], trials);
+      float sum = 0, top = -1;
+      for (uint32_t j = 0; j < K; ++j) {
+        sum += weights[s * K + j];
+        top = fmaxf(top, weights[s * K + j]);
+      }
+      int first_top = 1;
+      for (uint32_t j = 0; j < K; ++j) {
+        double p = (1 - q0) * weights[s * K + j] / sum;
+        if (weights[s * K + j] == top && first_top) {
+          p += q0;
+          first_top = 0;
+        }
+        double expected = p * (double)starts[s];
+        double sd = sqrt((double)starts[s] * p * (1 - p));
+        CHECK_MSG(fabs((double)hits[s][j] - expected) <= 5 * sd + 1,
+                  "q0 %.1f, from %u to candidate %u: %ld of %ld, expected "
+                  "%.0f",
+                  q0, s, j, hits[s][j], starts[s], expected);
+      }
+    }
+  }
+  free_graph(&g);
+}
+
+/* ---- runs through the C API ----------------------------------------------
+ */
+
+static const char *data_dir;
+
+static int load(const char *name, ck_tsp_instance *tsp) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tsplib/%s.tsp", data_dir, name);
+  memset(tsp, 0, sizeof *tsp);
+  ck_status status = ck_tsp_load(path, tsp);
+  CHECK_OK(status);
+  return status == CK_OK;
+}
+
+static ck_aco *create(const ck_device *device, const ck_tsp_instance *tsp,
+                      const ck_aco_config *config) {
+  ck_aco *aco = NULL;
+  CHECK_OK(ck_aco_create(device, tsp, config, &aco));
+  return aco;
+}
+
+/* The best tour: a permutation whose exact length is the reported one.
+ * Copies it to tour (n entries) when not NULL; returns the length. */
+static int64_t checked_best(const ck_aco *aco, const ck_tsp_instance *tsp,
+                            uint32_t *tour) {
+  int64_t length = -1, exact = -2;
+  uint32_t *best = malloc(tsp->cities * sizeof *best);
+  if (!best)
+    return -1;
+  CHECK_OK(ck_aco_best(aco, &length, best));
+  CHECK_MSG(is_permutation(best, tsp->cities), "%s: best tour is no tour",
+            tsp->name);
+  CHECK_OK(ck_tsp_tour_length(tsp, best, &exact));
+  CHECK_MSG(exact == length, "%s: best length %lld, its tour %lld", tsp->name,
+            (long long)length, (long long)exact);
+  if (tour)
+    memcpy(tour, best, tsp->cities * sizeof *best);
+  free(best);
+  return length;
+}
+
+/* The trace: strictly falling lengths at rising iterations, ending at the
+ * best. */
+static void check_trace(const ck_aco *aco, int64_t best, const char *what) {
+  const ck_aco_trace_point *points = NULL;
+  size_t count = 0;
+  CHECK_OK(ck_aco_trace(aco, &points, &count));
+  int ok = count > 0 && points[count - 1].length == best;
+  for (size_t i = 1; ok && i < count; ++i)
+    ok = points[i].length < points[i - 1].length &&
+         points[i].iteration >= points[i - 1].iteration &&
+         points[i].time_s >= points[i - 1].time_s;
+  CHECK_MSG(ok, "%s: trace of %zu points does not end at %lld", what, count,
+            (long long)best);
+}
+
+/* Trace points of the last run() with keep_trace. */
+static size_t last_trace_count;
+
+/* One run to its stopping rule; the report and, optionally, the tour. */
+static int run(const ck_device *device, const ck_tsp_instance *tsp,
+               const ck_aco_config *config, ck_aco_report *report,
+               uint32_t *tour) {
+  ck_aco *aco = create(device, tsp, config);
+  if (!aco)
+    return 0;
+  CHECK_OK(ck_aco_run(aco, report));
+  int64_t length = checked_best(aco, tsp, tour);
+  CHECK(length == report->best_length);
+  if (config->keep_trace) {
+    const ck_aco_trace_point *points;
+    check_trace(aco, length, tsp->name);
+    CHECK_OK(ck_aco_trace(aco, &points, &last_trace_count));
+  }
+  ck_aco_destroy(aco);
+  return 1;
+}
+
+static void quality(const ck_device *device) {
+  /*
+   * Default settings to a target within 300 iterations, seeds 1-3 (1 on
+   * an OpenCL device). The targets asked of the ACO are reached in the
+   * first iterations thanks to the local search (kroA100 and ch150 start
+   * within 1.5%), so the runs to the optimum check that the pheromone
+   * learns: ref needs 1-11 iterations for eil51 and berlin52, 4-20 for
+   * st70, 6-9 for kroA100, 15-26 for ch150, 44-106 for a280, and ACS 2-4
+   * for kroA100.
+   */
+  static const struct {
+    const char *name;
+    int64_t optimum;
+    ck_aco_algorithm algorithm;
+    double gap; /* percent */
+    int ref_only;
+  } cases[] = {
+      {"eil51", 426, CK_ACO_MMAS, 0, 0},
+      {"berlin52", 7542, CK_ACO_MMAS, 0, 0},
+      {"kroA100", 21282, CK_ACO_MMAS, 2, 0},
+      {"ch150", 6528, CK_ACO_MMAS, 2, 0},
+      {"kroA100", 21282, CK_ACO_ACS, 5, 0},
+      {"st70", 675, CK_ACO_MMAS, 0, 1},
+      {"kroA100", 21282, CK_ACO_MMAS, 0, 0},
+      {"ch150", 6528, CK_ACO_MMAS, 0, 1},
+      {"a280", 2579, CK_ACO_MMAS, 0, 1},
+      {"kroA100", 21282, CK_ACO_ACS, 0, 1},
+  };
+  int on_ref = device->backend == CK_BACKEND_REF;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    ck_tsp_instance tsp;
+    if ((cases[c].ref_only && !on_ref) || !load(cases[c].name, &tsp))
+      continue;
+    for (uint64_t seed = 1; seed <= (on_ref ? 3u : 1u); ++seed) {
+      ck_aco_config config;
+      ck_aco_config_init(&config);
+      config.algorithm = cases[c].algorithm;
+      config.seed = seed;
+      config.max_iterations = 300;
+      config.optimum = cases[c].optimum;
+      config.has_target = 1;
+      config.target_gap = cases[c].gap;
+      config.keep_trace = 1;
+      ck_aco_report report;
+      if (!run(device, &tsp, &config, &report, NULL))
+        continue;
+      CHECK_MSG(
+          report.stopped_by == CK_ACO_STOP_TARGET &&
+              report.best_length >= cases[c].optimum &&
+              (double)report.best_length <=
+                  (double)cases[c].optimum * (1 + cases[c].gap / 100),
+          "%s %s to %g%% seed %llu on %s: %lld after %llu iterations "
+          "(optimum %lld)",
+          cases[c].name, cases[c].algorithm == CK_ACO_ACS ? "ACS" : "MMAS",
+          cases[c].gap, (unsigned long long)seed, device->id,
+          (long long)report.best_length, (unsigned long long)report.iterations,
+          (long long)cases[c].optimum);
+      CHECK(report.gap >= 0 && report.gap <= cases[c].gap);
+      CHECK(report.iterations <= 300 &&
+            report.best_iteration == report.iterations);
+    }
+    ck_tsp_free(&tsp);
+  }
+
+  ck_tsp_instance tsp;
+  if (load("eil51", &tsp)) {
+    /* No local search: a valid tour, improved during the run (MMAS with
+     * rho 0.02 is still exploring after 100 iterations: 551 = +29%). */
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.local_search = CK_ACO_LS_NONE;
+    config.keep_trace = 1;
+    ck_aco_report report;
+    if (run(device, &tsp, &config, &report, NULL)) {
+      CHECK_MSG(report.stopped_by == CK_ACO_STOP_ITERATIONS &&
+                    report.iterations == 100 && report.best_length >= 426 &&
+                    report.best_length <= 426 * 1.5,
+                "ls none on %s: %lld", device->id,
+                (long long)report.best_length);
+      CHECK(isnan(report.gap));
+      CHECK_MSG(last_trace_count > 1,
+                "ls none on %s: no improvement after "
+                "the first iteration",
+                device->id);
+    }
+    ck_tsp_free(&tsp);
+  }
+}
+
+/* Partitioning: a pass never lengthens the best tour and keeps it a
+ * tour, both inside runs and called directly. */
+static void partition(const ck_device *device) {
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  uint32_t n = tsp.cities, *tour = malloc(n * sizeof *tour);
+  ck_aco_config config;
+  ck_aco_config_init(&config);
+  config.local_search = CK_ACO_LS_NONE;
+  config.ants = 8;
+  config.partition = 20;
+  config.keep_trace = 1;
+  ck_aco *aco = tour ? create(device, &tsp, &config) : NULL;
+  if (aco) {
+    int64_t previous = INT64_MAX;
+    for (int t = 0; t < 25; ++t) {
+      CHECK_OK(ck_aco_step(aco, 1));
+      int64_t length = checked_best(aco, &tsp, NULL);
+      CHECK_MSG(length <= previous, "%s partition: best %lld after %lld",
+                device->id, (long long)length, (long long)previous);
+      previous = length;
+    }
+    check_trace(aco, previous, "partition");
+    ck_aco_destroy(aco);
+  }
+  /* Directly: passes of several sizes and offsets over the best tour of
+   * three iterations without local search (far from 2-optimal). */
+  config.partition = 0;
+  aco = tour ? create(device, &tsp, &config) : NULL;
+  if (aco) {
+    CHECK_OK(ck_aco_step(aco, 3));
+    int64_t length = checked_best(aco, &tsp, NULL), gains = 0;
+    const ck__aco_steps *steps = device->backend == CK_BACKEND_REF
+                                     ? &ck__aco_ref_steps
+                                     : &ck__aco_opencl_steps;
+    static const uint32_t sizes[] = {20, 8, 33, 100};
+    static const uint32_t offsets[] = {0, 7, 99, 50};
+    for (size_t p = 0; p < 4; ++p) {
+      int64_t gain = -1, exact = -1;
+      CHECK_OK(steps->partition(ck__aco_state(aco), sizes[p], offsets[p], tour,
+                                &gain));
+      CHECK(is_permutation(tour, n));
+      CHECK_OK(ck_tsp_tour_length(&tsp, tour, &exact));
+      CHECK_MSG(gain >= 0 && exact == length - gain,
+                "%s partition %u at %u: %lld - %lld, exact %lld", device->id,
+                sizes[p], offsets[p], (long long)length, (long long)gain,
+                (long long)exact);
+      length = exact;
+      gains += gain;
+    }
+    CHECK_MSG(gains > 0, "%s: partitioning never improved a tour", device->id);
+    ck_aco_destroy(aco);
+  }
+  free(tour);
+  ck_tsp_free(&tsp);
+}
+
+/* Small fixed runs compared between ref and a device, or twice on one. */
+typedef struct fixed_case {
+  const char *what;
+  ck_aco_algorithm algorithm;
+  ck_aco_local_search local_search;
+  uint32_t local_search_ants, partition;
+} fixed_case;
+
+static const fixed_case fixed_cases[] = {
+    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0},
+    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0},
+    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0},
+    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0},
+    {"MMAS 2opt on 4 ants, partition 20", CK_ACO_MMAS, CK_ACO_LS_2OPT, 4, 20},
+};
+
+typedef struct fixed_result {
+  int ok;
+  ck_aco_report report;
+  uint32_t tour[100];
+  size_t trace_count;
+  int64_t trace_length[64];
+  uint64_t trace_iteration[64];
+} fixed_result;
+
+static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
+                      const fixed_case *c, uint64_t seed, fixed_result *out) {
+  memset(out, 0, sizeof *out);
+  ck_aco_config config;
+  ck_aco_config_init(&config);
+  config.algorithm = c->algorithm;
+  config.local_search = c->local_search;
+  config.local_search_ants = c->local_search_ants;
+  config.partition = c->partition;
+  config.ants = 16;
+  config.max_iterations = 30;
+  config.seed = seed;
+  config.keep_trace = 1;
+  ck_aco *aco = create(device, tsp, &config);
+  if (!aco)
+    return;
+  CHECK_OK(ck_aco_run(aco, &out->report));
+  CHECK(checked_best(aco, tsp, out->tour) == out->report.best_length);
+  const ck_aco_trace_point *points;
+  CHECK_OK(ck_aco_trace(aco, &points, &out->trace_count));
+  for (size_t i = 0; i < out->trace_count && i < 64; ++i) {
+    out->trace_length[i] = points[i].length;
+    out->trace_iteration[i] = points[i].iteration;
+  }
+  out->ok = 1;
+  ck_aco_destroy(aco);
+}
+
+/* Same length, iteration, tour and trace; returns whether they are. */
+static int same_run(const fixed_result *a, const fixed_result *b) {
+  size_t count = a->trace_count < 64 ? a->trace_count : 64;
+  return a->ok && b->ok && a->report.best_length == b->report.best_length &&
+         a->report.best_iteration == b->report.best_iteration &&
+         memcmp(a->tour, b->tour, sizeof a->tour) == 0 &&
+         a->trace_count == b->trace_count &&
+         memcmp(a->trace_length, b->trace_length,
+                count * sizeof *a->trace_length) == 0 &&
+         memcmp(a->trace_iteration, b->trace_iteration,
+                count * sizeof *a->trace_iteration) == 0;
+}
+
+static void reproducibility(const ck_device *device) {
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  static fixed_result a, b;
+  for (size_t c = 0; c < 2; ++c) {
+    run_fixed(device, &tsp, &fixed_cases[c], 5, &a);
+    run_fixed(device, &tsp, &fixed_cases[c], 5, &b);
+    CHECK_MSG(same_run(&a, &b),
+              "%s on %s, seed 5 twice: %lld at %llu, then %lld at %llu",
+              fixed_cases[c].what, device->id, (long long)a.report.best_length,
+              (unsigned long long)a.report.best_iteration,
+              (long long)b.report.best_length,
+              (unsigned long long)b.report.best_iteration);
+  }
+  /* Another seed, another run (without local search the tours differ). */
+  run_fixed(device, &tsp, &fixed_cases[2], 5, &a);
+  run_fixed(device, &tsp, &fixed_cases[2], 6, &b);
+  CHECK_MSG(a.ok && b.ok && memcmp(a.tour, b.tour, sizeof a.tour) != 0,
+            "%s: seeds 5 and 6 give the same tour", device->id);
+  ck_tsp_free(&tsp);
+}
+
+/* ref and the device build the same tours from the same pheromone: the
+ * same best, found in the same iteration, by the same trace. */
+static void agreement(const ck_device *ref, const ck_device *device) {
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  static fixed_result a, b;
+  for (size_t c = 0; c < sizeof fixed_cases / sizeof fixed_cases[0]; ++c) {
+    run_fixed(ref, &tsp, &fixed_cases[c], 1, &a);
+    run_fixed(device, &tsp, &fixed_cases[c], 1, &b);
+    CHECK_MSG(same_run(&a, &b),
+              "kroA100 %s, 16 ants, 30 iterations: ref %lld at iteration "
+              "%llu (%zu trace points), %s %lld at iteration %llu (%zu); "
+              "tours %s",
+              fixed_cases[c].what, (long long)a.report.best_length,
+              (unsigned long long)a.report.best_iteration, a.trace_count,
+              device->id, (long long)b.report.best_length,
+              (unsigned long long)b.report.best_iteration, b.trace_count,
+              memcmp(a.tour, b.tour, sizeof a.tour) ? "differ" : "agree");
+  }
+  ck_tsp_free(&tsp);
+}
+
+/* Above 4096 cities distances come from coordinates on both sides (ref in
+ * double; the device in double when it has fp64, else in float, where
+ * only validity can be asked for). */
+static void agreement_by_coordinates(const ck_device *ref,
+                                     const ck_device *device) {
+  ck_tsp_instance tsp;
+  uint32_t n = 4200;
+  uint32_t *tour[2] = {malloc(n * sizeof(uint32_t)),
+                       malloc(n * sizeof(uint32_t))};
+  if (!make_instance(&tsp, n, UNIFORM, 4200) || !tour[0] || !tour[1])
+    goto done;
+  for (int algorithm = CK_ACO_MMAS; algorithm <= CK_ACO_ACS; ++algorithm) {
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.algorithm = (ck_aco_algorithm)algorithm;
+    config.ants = 4;
+    config.max_iterations = 3;
+    config.local_search =
+        algorithm == CK_ACO_MMAS ? CK_ACO_LS_2OPT_OROPT : CK_ACO_LS_2OPT;
+    config.partition = algorithm == CK_ACO_ACS ? 50 : 0;
+    ck_aco_report report[2];
+    const ck_device *on[2] = {ref, device};
+    int ran = 1;
+    for (int d = 0; d < 2; ++d) {
+      ck_aco *aco = create(on[d], &tsp, &config);
+      ran &= aco != NULL;
+      if (!aco)
+        continue;
+      CHECK(ck__aco_state(aco)->metric == CK_TSP_METRIC_EUC_2D);
+      CHECK_OK(ck_aco_run(aco, &report[d]));
+      CHECK(checked_best(aco, &tsp, tour[d]) == report[d].best_length);
+      ck_aco_destroy(aco);
+    }
+    if (ran && device->has_fp64)
+      CHECK_MSG(report[0].best_length == report[1].best_length &&
+                    report[0].best_iteration == report[1].best_iteration &&
+                    memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0,
+                "%s on %u cities by coordinates: ref %lld at %llu, %s %lld "
+                "at %llu",
+                algorithm == CK_ACO_MMAS ? "MMAS" : "ACS", n,
+                (long long)report[0].best_length,
+                (unsigned long long)report[0].best_iteration, device->id,
+                (long long)report[1].best_length,
+                (unsigned long long)report[1].best_iteration);
+  }
+done:
+  ck_tsp_free(&tsp);
+  free(tour[0]);
+  free(tour[1]);
+}
+
+/* ---- bad input ------------------------------------------------------------
+ */
+
+static void bad_config(const ck_device *ref) {
+  ck_tsp_instance tsp;
+  if (!load("eil51", &tsp))
+    return;
+  ck_aco *made = NULL;
+  const char *message = "";
+  for (int k = 0; k < 26; ++k) {
+    ck_aco_config c;
+    ck_aco_config_init(&c);
+    const char *mention = "";
+    switch (k) {
+    case 0:
+      c.candidates = 51; /* n */
+      mention = "--candidates";
+      break;
+    case 1:
+      c.candidates = 65;
+      mention = "--candidates";
+      break;
+    case 2:
+      c.rho = 0;
+      mention = "--rho";
+      break;
+    case 3:
+      c.rho = 1;
+      mention = "--rho";
+      break;
+    case 4:
+      c.rho = NAN;
+      mention = "--rho";
+      break;
+    case 5:
+      c.partition = 7;
+      mention = "--partition";
+      break;
+    case 6:
+      c.partition = 52;
+      mention = "--partition";
+      break;
+    case 7:
+      c.has_target = 1; /* no optimum */
+      c.target_gap = 1;
+      mention = "--target-gap";
+      break;
+    case 8:
+      c.has_target = 1;
+      c.optimum = 426;
+      c.target_gap = -1;
+      mention = "--target-gap";
+      break;
+    case 9:
+      c.has_target = 1;
+      c.optimum = 426;
+      c.target_gap = NAN;
+      mention = "--target-gap";
+      break;
+    case 10:
+      c.algorithm = (ck_aco_algorithm)2;
+      mention = "--algo";
+      break;
+    case 11:
+      c.local_search = (ck_aco_local_search)3;
+      mention = "--ls";
+      break;
+    case 12:
+      c.local_search = (ck_aco_local_search)-1;
+      mention = "--ls";
+      break;
+    case 13:
+      c.alpha = 0;
+      mention = "--alpha";
+      break;
+    case 14:
+      c.beta = -1;
+      mention = "--beta";
+      break;
+    case 15:
+      c.q0 = 1.5;
+      mention = "--q0";
+      break;
+    case 16:
+      c.xi = 0;
+      mention = "--xi";
+      break;
+    case 17:
+      c.xi = 1;
+      mention = "--xi";
+      break;
+    case 18:
+      c.p_best = 0;
+      mention = "p_best";
+      break;
+    case 19:
+      c.ants = 65537;
+      mention = "--ants";
+      break;
+    case 20:
+      c.optimum = -5;
+      mention = "--optimum";
+      break;
+    case 21:
+      c.max_seconds = -1;
+      mention = "--time";
+      break;
+    case 22:
+      c.max_seconds = NAN;
+      mention = "--time";
+      break;
+    case 23:
+      c.alpha = NAN;
+      mention = "--alpha";
+      break;
+    case 24:
+      c.q0 = NAN;
+      mention = "--q0";
+      break;
+    case 25:
+      c.beta = 21;
+      mention = "--beta";
+      break;
+    }
+    made = (ck_aco *)&c; /* must come back NULL */
+    ck_status status = ck_aco_create(ref, &tsp, &c, &made);
+    message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && strstr(message, mention) &&
+                  made == NULL,
+              "config case %d: status %d, message '%s'", k, (int)status,
+              message);
+    if (status == CK_OK)
+      ck_aco_destroy(made);
+  }
+  /* Limits that are fine: k = n - 1, partition = n, q0 = 0 and 1. */
+  ck_aco_config c;
+  ck_aco_config_init(&c);
+  c.candidates = 50;
+  c.partition = 51;
+  c.q0 = 1;
+  c.algorithm = CK_ACO_ACS;
+  c.max_iterations = 2;
+  ck_aco_report report;
+  run(ref, &tsp, &c, &report, NULL);
+  c.q0 = 0;
+  c.candidates = 1;
+  c.partition = 8;
+  run(ref, &tsp, &c, &report, NULL);
+
+  /* Too few cities, NULL arguments, no best before the first iteration. */
+  ck_tsp_instance small = {0};
+  static const char four[] = "NAME : four\nTYPE : TSP\nDIMENSION : 4\n"
+                             "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                             "1 0 0\n2 0 1\n3 1 1\n4 1 0\nEOF\n";
+  CHECK_OK(ck_tsp_parse(four, sizeof four - 1, "four", &small));
+  ck_aco_config_init(&c);
+  made = (ck_aco *)&c;
+  CHECK(ck_aco_create(ref, &small, &c, &made) == CK_ERROR_INVALID_ARGUMENT &&
+        made == NULL);
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "at least 5"), "4 cities: '%s'", message);
+  ck_tsp_free(&small);
+  CHECK(ck_aco_create(NULL, &tsp, &c, &made) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_aco_create(ref, NULL, &c, &made) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_aco_create(ref, &tsp, NULL, &made) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_aco_create(ref, &tsp, &c, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_aco_config_init(NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_aco_destroy(NULL) == CK_OK);
+  ck_aco *aco = create(ref, &tsp, &c);
+  if (aco) {
+    int64_t length = 0;
+    CHECK(ck_aco_best(aco, &length, NULL) == CK_ERROR_NOT_FOUND);
+    CHECK(ck_aco_step(aco, 1) == CK_OK);
+    CHECK(checked_best(aco, &tsp, NULL) > 0);
+    CHECK(ck_aco_best(aco, NULL, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_aco_run(aco, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    ck_aco_destroy(aco);
+  }
+  ck_tsp_free(&tsp);
+}
+
+/* The workload: bad options are CK_ERROR_INVALID_ARGUMENT naming them; an
+ * unreadable file is CK_ERROR_IO naming the file. */
+static void bad_workload(const ck_device *ref) {
+  const ck_workload *aco;
+  ck_result result;
+  ck_run_options options = {.seed = 1};
+  CHECK_OK(ck_workload_find("aco", &aco));
+  char eil51[1024], missing[1024];
+  snprintf(eil51, sizeof eil51, "%s/tsplib/eil51.tsp", data_dir);
+  snprintf(missing, sizeof missing, "%s/tsplib/nosuch.tsp", data_dir);
+  const struct {
+    ck_param params[3];
+    size_t count;
+    ck_status status;
+    const char *mention;
+  } cases[] = {
+      {{{"instance", eil51}, {"candidates", "0"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--candidates"},
+      {{{"instance", eil51}, {"candidates", "51"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--candidates"},
+      {{{"instance", eil51}, {"ls", "bogus"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--ls"},
+      {{{"instance", eil51}, {"algo", "as"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--algo"},
+      {{{"instance", eil51}, {"target-gap", "1"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--target-gap"},
+      {{{"instance", eil51}, {"partition", "4"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--partition"},
+      {{{"instance", eil51}, {"rho", "1"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--rho"},
+      {{{"instance", "random:3"}}, 1, CK_ERROR_INVALID_ARGUMENT, "random:3"},
+      {{{"instance", "random:x"}}, 1, CK_ERROR_INVALID_ARGUMENT, "random:x"},
+      {{{"instance", missing}}, 1, CK_ERROR_IO, "nosuch.tsp"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    ck_status status = ck_workload_run(aco, ref, cases[k].params,
+                                       cases[k].count, &options, &result);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == cases[k].status && strstr(message, cases[k].mention),
+              "workload case %zu (%s=%s): status %d, message '%s'", k,
+              cases[k].params[cases[k].count - 1].name,
+              cases[k].params[cases[k].count - 1].value, (int)status, message);
+  }
+  /* And a good one: random:N with the seed, within the options given. */
+  const ck_param good[] = {{"instance", "random:40"}, {"iters", "5"}};
+  CHECK_OK(ck_workload_run(aco, ref, good, 2, &options, &result));
+  CHECK(result.best > 0);
+}
+
+int main(void) {
+  printf("aco local search and construction on the host\n");
+  reverse_tests();
+  move_path_tests();
+  improve_tests();
+  segment_tests();
+  construct_tests();
+  roulette_tests();
+
+  data_dir = getenv("CLKIT_TEST_DATA");
+  if (!data_dir || !*data_dir) {
+    printf("CLKIT_TEST_DATA is not set: ACO runs not tested\n");
+    return CHECK_DONE();
+  }
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  const ck_device *ref = &set.devices[0];
+  long opencl = test_opencl_device(&set);
+  const ck_device *devices[2] = {ref,
+                                 opencl >= 0 ? &set.devices[opencl] : NULL};
+  for (int i = 0; i < 2; ++i) {
+    if (!devices[i])
+      continue;
+    printf("aco on %s\n", devices[i]->id);
+    quality(devices[i]);
+    partition(devices[i]);
+    reproducibility(devices[i]);
+    if (i == 1) {
+      agreement(ref, devices[i]);
+      agreement_by_coordinates(ref, devices[i]);
+    }
+  }
+  bad_config(ref);
+  bad_workload(ref);
+  ck_device_set_free(&set);
+  return CHECK_DONE();
+}
