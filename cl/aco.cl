@@ -7,11 +7,26 @@
  *   CK_GROUP       work-group size of the reductions (a power of two)
  *   CK_ACO_METRIC  a CK_TSP_METRIC_ id, or CK_ACO_FROM_MATRIX
  *   CK_ACO_K       candidates a city
+ *   CK_ACO_LANES   work-items an ant in the group kernels (a power of
+ *                  two; 1 when only the one-work-item-an-ant kernels are
+ *                  built)
+ *
+ * Two forms build and improve tours. The ant kernels give each ant one
+ * work-item, which suits CPUs. The group kernels give each ant a
+ * work-group of CK_ACO_LANES work-items, which suits GPUs: the
+ * candidates of a step, the candidate moves at a city and the entries of
+ * a reversal or shift are spread over the group, so the chains of
+ * dependent memory reads of one ant become short rounds. They make
+ * exactly the choices of the ck_aco.h functions they mirror (same order,
+ * same first improving move, same float sums), so ref stays their twin.
  */
 #include "ck_aco.h"
 
 #if !defined(CK_GROUP) || !defined(CK_ACO_METRIC) || !defined(CK_ACO_K)
 #error "aco.cl needs CK_GROUP, CK_ACO_METRIC and CK_ACO_K"
+#endif
+#ifndef CK_ACO_LANES
+#define CK_ACO_LANES 1
 #endif
 
 /* Work-item a builds ant a's tour (tours[a * n ...]) and its length. */
@@ -184,3 +199,458 @@ __kernel void ck_aco_segments(uint n, uint size, uint segments,
       ck_aco_segment_two_opt(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, segment,
                              s, first, last, rotated, positions);
 }
+
+#if CK_ACO_LANES > 1
+
+/* Every barrier of the group kernels orders global memory too: work-items
+ * read what others wrote to the ant's arrays in the step before. */
+#define CK_ACO_BOTH_FENCES (CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+/* The smallest of the group's values (each work-item gives one). */
+static uint ck_aco_group_min(volatile __local uint *pick, uint l, uint value) {
+  if (l == 0)
+    *pick = 0xFFFFFFFFu;
+  barrier(CK_ACO_BOTH_FENCES);
+  atomic_min(pick, value);
+  barrier(CK_ACO_BOTH_FENCES);
+  uint result = *pick;
+  barrier(CK_ACO_BOTH_FENCES);
+  return result;
+}
+
+/* i + t and j - t on a cycle of n, without a remainder. */
+static uint ck_aco_ahead(uint i, uint t, uint n) {
+  uint p = i + t;
+  return p >= n ? p - n : p;
+}
+
+static uint ck_aco_behind(uint j, uint t, uint n) {
+  return j >= t ? j - t : j + n - t;
+}
+
+/* ck_aco_reverse by the group: work-item l swaps pairs l, l + LANES, ...
+ * The positions were read by every work-item before the call. */
+static void ck_aco_group_reverse(uint n, __global uint *tour,
+                                 __global uint *pos, uint i, uint j, uint l) {
+  uint count = (j >= i ? j - i : j + n - i) + 1u;
+  if (2u * count > n) {
+    uint first = j + 1u == n ? 0u : j + 1u;
+    j = i == 0u ? n - 1u : i - 1u;
+    i = first;
+    count = n - count;
+  }
+  /* Every work-item has read what it needs before any entry moves. */
+  barrier(CK_ACO_BOTH_FENCES);
+  for (uint t = l; t < count / 2u; t += CK_ACO_LANES) {
+    uint p = ck_aco_ahead(i, t, n), q = ck_aco_behind(j, t, n);
+    uint a = tour[p], b = tour[q];
+    tour[p] = b;
+    pos[b] = p;
+    tour[q] = a;
+    pos[a] = q;
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+}
+
+/* ck_aco_move_path by the group: the entries between the path and u move
+ * by `count` in rounds of LANES (read, wait, write, wait), the far end
+ * first when they move up, so that no round overwrites what a later one
+ * reads. */
+static void ck_aco_group_move_path(uint n, __global uint *tour,
+                                   __global uint *pos, uint from, uint count,
+                                   uint u, int reversed, uint l) {
+  uint path[3];
+  for (uint t = 0; t < count; ++t)
+    path[t] = tour[ck_aco_ahead(from, t, n)];
+  uint after = ck_aco_ahead(from, count, n);
+  uint pu = pos[u];
+  uint ahead = (pu >= after ? pu - after : pu + n - after) + 1u;
+  uint behind = (from >= pu ? from - pu : from + n - pu) - 1u;
+  uint at;
+  barrier(CK_ACO_BOTH_FENCES);
+  if (ahead <= behind) {
+    for (uint base = 0; base < ahead; base += CK_ACO_LANES) {
+      uint t = base + l, c = 0;
+      if (t < ahead)
+        c = tour[ck_aco_ahead(after, t, n)];
+      barrier(CK_ACO_BOTH_FENCES);
+      if (t < ahead) {
+        uint p = ck_aco_ahead(from, t, n);
+        tour[p] = c;
+        pos[c] = p;
+      }
+      barrier(CK_ACO_BOTH_FENCES);
+    }
+    at = ck_aco_ahead(from, ahead, n);
+  } else {
+    for (uint top = behind; top > 0;) {
+      uint chunk = top < CK_ACO_LANES ? top : CK_ACO_LANES;
+      uint t = top - l, c = 0;
+      if (l < chunk)
+        c = tour[ck_aco_ahead(pu, t, n)];
+      barrier(CK_ACO_BOTH_FENCES);
+      if (l < chunk) {
+        uint p = ck_aco_ahead(pu, t + count, n);
+        tour[p] = c;
+        pos[c] = p;
+      }
+      barrier(CK_ACO_BOTH_FENCES);
+      top -= chunk;
+    }
+    at = ck_aco_ahead(pu, 1u, n);
+  }
+  if (l < count) {
+    uint c = reversed ? path[count - 1u - l] : path[l];
+    uint p = ck_aco_ahead(at, l, n);
+    tour[p] = c;
+    pos[c] = p;
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+}
+
+/* Order of the candidate moves at a city, as the serial search tries
+ * them: 2-opt with the successor, 2-opt with the predecessor, then Or-opt
+ * paths of 1, 2 and 3 cities from the city (the path's first end, then
+ * its last). A move's key is (kind << 16) | (candidate << 1) | side. */
+#define CK_ACO_TWO_OPT_NEXT 0u
+#define CK_ACO_TWO_OPT_PREVIOUS 1u
+#define CK_ACO_KEY(kind, j, side) (((kind) << 16) | ((j) << 1) | (side))
+#define CK_ACO_NO_MOVE 0xFFFFFFFFu
+
+/* Or-opt kind of a path of `count` cities moved by end `end`. */
+static uint ck_aco_or_kind(uint count, int end) {
+  return count == 1u ? 2u : count == 2u ? 3u + (uint)end : 5u + (uint)end;
+}
+
+/* Offset of position p after position from, on a cycle of n. */
+static uint ck_aco_offset(uint p, uint from, uint n) {
+  return p >= from ? p - from : p + n - from;
+}
+
+/* The Or-opt move of the path (first .. last, from position `from`) next
+ * to candidate c of end e, on side `side`: its insertion edge (u, v) and
+ * whether it reverses, and its gain (0 when not allowed). */
+static int ck_aco_or_move(int metric, uint n, __global const int *matrix,
+                          __global const ck_tsp_coord *xy,
+                          __global const uint *tour, __global const uint *pos,
+                          uint from, uint count, uint first, uint last, uint e,
+                          uint c, int side, int removed, uint *u_out,
+                          int *reversed) {
+  uint u = side ? ck_aco_previous(n, tour, pos, c) : c;
+  uint v = side ? c : ck_aco_next(n, tour, pos, c);
+  if (ck_aco_offset(pos[u], from, n) < count ||
+      ck_aco_offset(pos[v], from, n) < count)
+    return 0;
+  uint near_u = side ? (e == first ? last : first) : e;
+  uint near_v = near_u == first ? last : first;
+  int added = ck_aco_distance(CK_ACO_GRAPH_ARGS, u, near_u) +
+              ck_aco_distance(CK_ACO_GRAPH_ARGS, near_v, v) -
+              ck_aco_distance(CK_ACO_GRAPH_ARGS, u, v);
+  *u_out = u;
+  *reversed = near_u != first;
+  return removed - added;
+}
+
+/*
+ * ck_aco_two_opt_at, then ck_aco_or_opt_at, by the group, in one pass:
+ * work-item l takes candidates l, l + LANES, ... of the city (and of each
+ * Or-opt path's last city) through every kind of move, keeping the
+ * smallest key of an improving one; the group's smallest key is the move
+ * the serial search would have made first. Applies it; returns its gain
+ * (0: none) with the ends to unmark in touched and their number in *ends.
+ */
+static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
+                                __global const ck_tsp_coord *xy,
+                                __global const uint *neighbours,
+                                __global uint *tour, __global uint *pos, uint a,
+                                int or_opt, uint *touched, int *ends,
+                                volatile __local uint *pick, uint l) {
+  __global const uint *list = neighbours + (ulong)a * CK_ACO_K;
+  uint from = pos[a];
+  uint next_a = tour[ck_aco_ahead(from, 1u, n)];
+  uint previous_a = tour[ck_aco_behind(from, 1u, n)];
+  int d_next = ck_aco_distance(CK_ACO_GRAPH_ARGS, a, next_a);
+  int d_previous = ck_aco_distance(CK_ACO_GRAPH_ARGS, previous_a, a);
+  /* Path ends and removal gains of the Or-opt paths of 1 to 3 cities. */
+  uint last[3], after[3];
+  int removed[3];
+  for (uint t = 0; t < 3u; ++t) {
+    uint count = t + 1u;
+    last[t] = tour[ck_aco_ahead(from, count - 1u, n)];
+    after[t] = tour[ck_aco_ahead(from, count, n)];
+    removed[t] =
+        or_opt && count + 3u <= n
+            ? d_previous +
+                  ck_aco_distance(CK_ACO_GRAPH_ARGS, last[t], after[t]) -
+                  ck_aco_distance(CK_ACO_GRAPH_ARGS, previous_a, after[t])
+            : 0;
+  }
+  uint found = CK_ACO_NO_MOVE;
+  for (uint j = l; j < CK_ACO_K; j += CK_ACO_LANES) {
+    uint c = list[j];
+    int d_ac = ck_aco_distance(CK_ACO_GRAPH_ARGS, a, c);
+    for (int forward = 1; forward >= 0; --forward) {
+      uint kind = forward ? CK_ACO_TWO_OPT_NEXT : CK_ACO_TWO_OPT_PREVIOUS;
+      uint b = forward ? next_a : previous_a;
+      int d_ab = forward ? d_next : d_previous;
+      if (CK_ACO_KEY(kind, j, 0u) >= found || d_ac >= d_ab)
+        continue;
+      uint c2 = forward ? ck_aco_next(n, tour, pos, c)
+                        : ck_aco_previous(n, tour, pos, c);
+      if (c2 == a || c == b)
+        continue;
+      int gain = d_ab + ck_aco_distance(CK_ACO_GRAPH_ARGS, c, c2) - d_ac -
+                 ck_aco_distance(CK_ACO_GRAPH_ARGS, b, c2);
+      if (gain > 0)
+        found = CK_ACO_KEY(kind, j, 0u);
+    }
+    for (uint t = 0; t < 3u; ++t) {
+      if (removed[t] <= 0)
+        continue;
+      for (int end = 0; end < 2; ++end) {
+        if (end && t == 0u)
+          break;
+        uint kind = ck_aco_or_kind(t + 1u, end);
+        if (CK_ACO_KEY(kind, j, 0u) >= found)
+          break;
+        uint e = end ? last[t] : a;
+        uint candidate = end ? neighbours[(ulong)e * CK_ACO_K + j] : c;
+        int d_ec =
+            end ? ck_aco_distance(CK_ACO_GRAPH_ARGS, e, candidate) : d_ac;
+        if (d_ec >= removed[t] ||
+            ck_aco_offset(pos[candidate], from, n) < t + 1u)
+          continue;
+        for (int side = 0; side < 2; ++side) {
+          uint u;
+          int reversed;
+          if (ck_aco_or_move(CK_ACO_GRAPH_ARGS, tour, pos, from, t + 1u, a,
+                             last[t], e, candidate, side, removed[t], &u,
+                             &reversed) > 0) {
+            found = CK_ACO_KEY(kind, j, (uint)side);
+            break;
+          }
+        }
+      }
+    }
+  }
+  uint key = ck_aco_group_min(pick, l, found);
+  if (key == CK_ACO_NO_MOVE)
+    return 0;
+  uint kind = key >> 16, j = (key >> 1) & 0x7FFFu;
+  int side = (int)(key & 1u);
+  if (kind <= CK_ACO_TWO_OPT_PREVIOUS) {
+    int forward = kind == CK_ACO_TWO_OPT_NEXT;
+    uint b = forward ? next_a : previous_a;
+    uint c = list[j];
+    uint c2 = forward ? ck_aco_next(n, tour, pos, c)
+                      : ck_aco_previous(n, tour, pos, c);
+    int gain = (forward ? d_next : d_previous) +
+               ck_aco_distance(CK_ACO_GRAPH_ARGS, c, c2) -
+               ck_aco_distance(CK_ACO_GRAPH_ARGS, a, c) -
+               ck_aco_distance(CK_ACO_GRAPH_ARGS, b, c2);
+    uint pb = pos[b], pc = pos[c];
+    ck_aco_group_reverse(n, tour, pos, forward ? pb : pc, forward ? pc : pb, l);
+    touched[0] = a;
+    touched[1] = b;
+    touched[2] = c;
+    touched[3] = c2;
+    *ends = 4;
+    return gain;
+  }
+  uint t = kind == 2u ? 0u : kind <= 4u ? 1u : 2u;
+  int end = kind == 4u || kind == 6u;
+  uint e = end ? last[t] : a;
+  uint candidate = neighbours[(ulong)e * CK_ACO_K + j];
+  uint u;
+  int reversed;
+  int gain =
+      ck_aco_or_move(CK_ACO_GRAPH_ARGS, tour, pos, from, t + 1u, a, last[t], e,
+                     candidate, side, removed[t], &u, &reversed);
+  uint v = ck_aco_next(n, tour, pos, u);
+  ck_aco_group_move_path(n, tour, pos, from, t + 1u, u, reversed, l);
+  touched[0] = previous_a;
+  touched[1] = after[t];
+  touched[2] = a;
+  touched[3] = last[t];
+  touched[4] = u;
+  touched[5] = v;
+  *ends = 6;
+  return gain;
+}
+
+/* Work-group a builds ant a's tour, as ck_aco_construct: work-item l
+ * reads candidates l, l + LANES, ... of each step into local memory, and
+ * work-item 0 makes the choice over them in list order; when every
+ * candidate is visited, the group scans for the nearest unvisited city. */
+__kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
+ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
+                          float q0, __global const int *matrix,
+                          __global const ck_tsp_coord *xy,
+                          __global const uint *neighbours,
+                          __global const float *choice, __global uint *tours,
+                          __global uchar *flags, __global long *lengths) {
+  __local uint cities[CK_ACO_K];
+  __local uchar seen[CK_ACO_K];
+  __local float weights[CK_ACO_K];
+  __local ulong keys[CK_ACO_LANES];
+  __local uint chosen;
+  uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  if (ant >= ants)
+    return;
+  const int metric = CK_ACO_METRIC;
+  __global uint *tour = tours + (ulong)ant * n;
+  __global uchar *visited = flags + (ulong)ant * n;
+  ulong stream = (iteration << 32) | (ulong)ant;
+  for (uint c = l; c < n; c += CK_ACO_LANES)
+    visited[c] = 0;
+  ck_philox_counter r = ck_philox_block(seed, stream | ((ulong)1 << 63), 0u);
+  uint start = mul_hi(r.v[0], n);
+  barrier(CK_ACO_BOTH_FENCES);
+  if (l == 0) {
+    tour[0] = start;
+    visited[start] = 1;
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+  uint current = start;
+  long length = 0;
+  for (uint step = 1; step < n; ++step) {
+    if (step & 1u)
+      r = ck_philox_block(seed, stream, (ulong)(step >> 1));
+    uint lane = ((step - 1u) & 1u) * 2u;
+    __global const uint *list = neighbours + (ulong)current * CK_ACO_K;
+    __global const float *row = choice + (ulong)current * CK_ACO_K;
+    for (uint j = l; j < CK_ACO_K; j += CK_ACO_LANES) {
+      uint c = list[j];
+      cities[j] = c;
+      seen[j] = visited[c];
+      weights[j] = row[j];
+    }
+    barrier(CK_ACO_BOTH_FENCES);
+    if (l == 0) {
+      float sum = 0.0f, best_weight = -1.0f;
+      uint best = n;
+      for (uint j = 0; j < CK_ACO_K; ++j)
+        if (!seen[j]) {
+          float w = weights[j];
+          sum += w;
+          if (w > best_weight) {
+            best_weight = w;
+            best = cities[j];
+          }
+        }
+      uint next = best;
+      if (best != n &&
+          !(q0 > 0.0f && ck_aco_uniform(ck_aco_word(r, lane)) < q0)) {
+        float target = ck_aco_uniform(ck_aco_word(r, lane + 1u)) * sum;
+        float running = 0.0f;
+        for (uint j = 0; j < CK_ACO_K; ++j)
+          if (!seen[j]) {
+            running += weights[j];
+            next = cities[j];
+            if (running > target)
+              break;
+          }
+      }
+      chosen = next;
+    }
+    barrier(CK_ACO_BOTH_FENCES);
+    uint next = chosen;
+    if (next == n) {
+      /* Every candidate is visited: the nearest unvisited city, by the
+       * smallest (distance, city) over the group. */
+      ulong key = 0xFFFFFFFFFFFFFFFFUL;
+      for (uint c = l; c < n; c += CK_ACO_LANES)
+        if (!visited[c]) {
+          ulong mine =
+              ((ulong)(uint)ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c)
+               << 32) |
+              (ulong)c;
+          key = mine < key ? mine : key;
+        }
+      keys[l] = key;
+      barrier(CK_ACO_BOTH_FENCES);
+      for (uint width = CK_ACO_LANES / 2; width > 0; width >>= 1) {
+        if (l < width && keys[l + width] < keys[l])
+          keys[l] = keys[l + width];
+        barrier(CK_ACO_BOTH_FENCES);
+      }
+      next = (uint)(keys[0] & 0xFFFFFFFFUL);
+    }
+    if (l == 0) {
+      visited[next] = 1;
+      tour[step] = next;
+      length += ck_aco_distance(CK_ACO_GRAPH_ARGS, current, next);
+    }
+    barrier(CK_ACO_BOTH_FENCES);
+    current = next;
+  }
+  if (l == 0)
+    lengths[ant] = length + ck_aco_distance(CK_ACO_GRAPH_ARGS, current, start);
+}
+
+/* Work-group i improves the tour of ant order[i] (ant i when ranked is 0),
+ * as ck_aco_improve, for i < count: the group visits the cities in tour
+ * order together and shares each city's candidate moves. */
+__kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
+ck_aco_search_groups(uint n, int or_opt, uint count, int ranked,
+                     __global const uint *order, __global const int *matrix,
+                     __global const ck_tsp_coord *xy,
+                     __global const uint *neighbours, __global uint *tours,
+                     __global uint *positions, __global uchar *flags,
+                     __global long *lengths) {
+  __local uint pick;
+  uint i = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  if (i >= count)
+    return;
+  uint ant = ranked ? order[i] : i;
+  const int metric = CK_ACO_METRIC;
+  ulong at = (ulong)ant * n;
+  __global uint *tour = tours + at;
+  __global uint *pos = positions + at;
+  __global uchar *dont_look = flags + at;
+  for (uint p = l; p < n; p += CK_ACO_LANES) {
+    pos[tour[p]] = p;
+    dont_look[p] = 0;
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+  long length = lengths[ant];
+  int improved = 1, moved = 0;
+  while (improved) {
+    improved = 0;
+    for (uint p = 0; p < n; ++p) {
+      uint a = tour[p];
+      if (dont_look[a])
+        continue;
+      uint touched[6];
+      int ends = 0;
+      int gain = ck_aco_group_move_at(CK_ACO_GRAPH_ARGS, neighbours, tour, pos,
+                                      a, or_opt, touched, &ends, &pick, l);
+      if (l == 0) {
+        if (gain > 0)
+          for (int t = 0; t < ends; ++t)
+            dont_look[touched[t]] = 0;
+        else
+          dont_look[a] = 1;
+      }
+      if (gain > 0) {
+        length -= gain;
+        improved = moved = 1;
+      }
+      barrier(CK_ACO_BOTH_FENCES);
+    }
+    /* Cities skipped by their bits pass no barrier: every work-item has
+     * read the bits before any is cleared. */
+    barrier(CK_ACO_BOTH_FENCES);
+    if (!improved && moved) {
+      for (uint c = l; c < n; c += CK_ACO_LANES)
+        dont_look[c] = 0;
+      barrier(CK_ACO_BOTH_FENCES);
+      improved = 1;
+      moved = 0;
+    }
+  }
+  if (l == 0)
+    lengths[ant] = length;
+}
+
+#endif

@@ -87,6 +87,15 @@ CASES = {
                 '5', '--ants', '70', '--iters', '2', '--ls', '2opt'],
     'aco-segments': ['run', 'aco', '@DATA@/tsplib/eil51.tsp', '--candidates',
                      '5', '--ants', '4', '--iters', '2', '--partition', '8'],
+    # The group kernels (a work-group an ant): 4 lanes, fewer than the 5
+    # candidates (strided candidates), on random cities with 2-opt+Or-opt;
+    # 8 lanes with ACS on eil51, whose tours meet the nearest-unvisited
+    # fallback with 3 candidates.
+    'aco-groups': ['run', 'aco', 'random:30', '--candidates', '5', '--ants',
+                   '3', '--iters', '3', '--lanes', '4'],
+    'aco-groups-acs': ['run', 'aco', '@DATA@/tsplib/eil51.tsp', '--algo',
+                       'acs', '--candidates', '3', '--ants', '2', '--iters',
+                       '2', '--lanes', '8'],
 }
 
 # Negative cases: kernel tests/oclgrind/broken/NAME.cl -> the kind of

@@ -891,14 +891,22 @@ typedef struct fixed_case {
   ck_aco_algorithm algorithm;
   ck_aco_local_search local_search;
   uint32_t local_search_ants, partition;
+  uint32_t lanes; /* 0: the device's default */
 } fixed_case;
 
 static const fixed_case fixed_cases[] = {
-    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0},
-    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0},
-    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0},
-    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0},
-    {"MMAS 2opt on 4 ants, partition 20", CK_ACO_MMAS, CK_ACO_LS_2OPT, 4, 20},
+    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0},
+    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0},
+    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0},
+    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0, 0},
+    {"MMAS 2opt on 4 ants, partition 20", CK_ACO_MMAS, CK_ACO_LS_2OPT, 4, 20,
+     0},
+    /* A work-group an ant, narrower and wider than the candidate lists. */
+    {"MMAS, 4 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 4},
+    {"ACS, 32 lanes an ant", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 32},
+    {"MMAS 2opt+oropt on 4 ants, 8 lanes", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 4,
+     0, 8},
+    {"MMAS one work-item an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 1},
 };
 
 typedef struct fixed_result {
@@ -919,6 +927,7 @@ static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
   config.local_search = c->local_search;
   config.local_search_ants = c->local_search_ants;
   config.partition = c->partition;
+  config.lanes = device->backend == CK_BACKEND_REF ? 0 : c->lanes;
   config.ants = 16;
   config.max_iterations = 30;
   config.seed = seed;

@@ -66,6 +66,9 @@ typedef struct ck_aco_config {
   uint32_t partition;         /* segment size K for tour partitioning of the
                                  best tour, 0: off */
   uint32_t partition_every;   /* iterations between partitioning passes */
+  uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
+                     two up to 256 (a work-group an ant); 0: automatic
+                     (the SIMD width on GPUs, 1 on CPUs) */
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
    * defaults to 100 when every rule is off). */

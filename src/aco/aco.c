@@ -96,6 +96,10 @@ static ck_status check_config(const ck_aco_config *c, uint32_t n) {
       c->local_search > CK_ACO_LS_2OPT_OROPT)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --ls: unknown local search");
+  if (c->lanes > 256 || (c->lanes & (c->lanes - 1)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --lanes: %u is not 1 or a power of two up to 256",
+                    c->lanes);
   if (c->partition && (c->partition < 8 || c->partition > n))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --partition: %u is outside [8, %u]", c->partition,
@@ -297,6 +301,17 @@ ck_status ck_aco_create(const ck_device *device,
               ? (float)(config->q0 < 0 ? 0.9 : config->q0)
               : 0.0f;
   s->group = GROUP;
+  s->lanes = config->lanes ? config->lanes
+             : device->kind == CK_KIND_GPU
+                 ? (device->warp_width >= 2 && device->warp_width <= 256
+                        ? device->warp_width
+                        : 32)
+                 : 1;
+  if (device->max_work_group_size && s->lanes > device->max_work_group_size)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --lanes: %u is above the work-group limit of device %s "
+            "(%zu)",
+            s->lanes, device->id, device->max_work_group_size);
   aco->rho = config->rho > 0                   ? config->rho
              : config->algorithm == CK_ACO_ACS ? 0.1
              : s->local_search                 ? 0.2

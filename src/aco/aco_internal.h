@@ -60,6 +60,7 @@ struct aco_state {
   ck_buffer *tours, *positions, *flags, *lengths, *order, *best;
   ck_buffer *best_tour, *segment_tour, *segment, *segment_gain;
   uint32_t group;
+  uint32_t lanes; /* work-items an ant in construction and local search */
   /* OpenCL */
   ck_program *program;
   ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,

@@ -5,6 +5,18 @@
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
 
+/* items ants, a work-group of s->lanes each (one work-item each when
+ * lanes is 1, in groups of s->group). */
+static ck_status launch_ants(aco_state *s, ck_kernel *kernel, size_t items) {
+  if (s->lanes <= 1) {
+    size_t local = s->group;
+    size_t global = (items + local - 1) / local * local;
+    return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
+  }
+  size_t local = s->lanes, global = items * s->lanes;
+  return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
+}
+
 static ck_status launch(aco_state *s, ck_kernel *kernel, size_t items) {
   size_t local = s->group;
   size_t global = (items + local - 1) / local * local;
@@ -20,11 +32,14 @@ static ck_status opencl_setup(aco_state *s) {
   ck_status status = CK_OK;
   char defines[200];
   snprintf(defines, sizeof defines,
-           "-DCK_GROUP=%u -DCK_ACO_METRIC=%d -DCK_ACO_K=%uu",
-           (unsigned)s->group, s->metric, (unsigned)s->k);
+           "-DCK_GROUP=%u -DCK_ACO_METRIC=%d -DCK_ACO_K=%uu -DCK_ACO_LANES=%u",
+           (unsigned)s->group, s->metric, (unsigned)s->k, (unsigned)s->lanes);
+  int groups = s->lanes > 1;
   CK_TRY(ck_program_build(s->queue, "aco", defines, &s->program));
   ck_kernel *k;
-  CK_TRY(ck_kernel_create(s->program, "ck_aco_build_tours", &k));
+  CK_TRY(ck_kernel_create(
+      s->program, groups ? "ck_aco_build_tours_groups" : "ck_aco_build_tours",
+      &k));
   s->construct_kernel = k;
   SET_VALUE(k, 0, s->n);
   SET_VALUE(k, 1, s->ants);
@@ -52,7 +67,8 @@ static ck_status opencl_setup(aco_state *s) {
   SET_BUFFER(k, 1, s->lengths);
   SET_BUFFER(k, 2, s->order);
 
-  CK_TRY(ck_kernel_create(s->program, "ck_aco_search", &k));
+  CK_TRY(ck_kernel_create(
+      s->program, groups ? "ck_aco_search_groups" : "ck_aco_search", &k));
   s->search_kernel = k;
   int ranked = s->local_search_ants && s->local_search_ants < s->ants;
   uint32_t count = ranked ? s->local_search_ants : s->ants;
@@ -117,7 +133,7 @@ fail:
 static ck_status opencl_construct(aco_state *s, uint64_t iteration) {
   ck_status status = CK_OK;
   SET_VALUE(s->construct_kernel, 3, iteration);
-  CK_TRY(launch(s, s->construct_kernel, s->ants));
+  CK_TRY(launch_ants(s, s->construct_kernel, s->ants));
   if (s->algorithm == CK_ACO_ACS)
     CK_TRY(launch(s, s->count_kernel, (size_t)s->ants * s->n));
 fail:
@@ -129,7 +145,8 @@ static ck_status opencl_local_search(aco_state *s) {
   int ranked = s->local_search_ants && s->local_search_ants < s->ants;
   if (ranked)
     CK_TRY(launch(s, s->rank_kernel, s->ants));
-  CK_TRY(launch(s, s->search_kernel, ranked ? s->local_search_ants : s->ants));
+  CK_TRY(launch_ants(s, s->search_kernel,
+                     ranked ? s->local_search_ants : s->ants));
 fail:
   return status;
 }

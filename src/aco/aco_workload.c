@@ -32,6 +32,9 @@ static const ck_option aco_options[] = {
      "never)"},
     {"partition", "K", "0",
      "improve the best tour in segments of K cities each iteration (0: off)"},
+    {"lanes", "W", "auto",
+     "work-items an ant on OpenCL devices: 1, or a power of two (a "
+     "work-group an ant); auto: the SIMD width on GPUs, 1 on CPUs"},
     {"iters", "N", "100", "stop after N iterations"},
     {"time", "S", NULL, "stop after S seconds"},
     {"target-gap", "P", NULL, "stop within P% of the optimum"},
@@ -134,6 +137,11 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->restart_after = (uint32_t)integer;
   CK_TRY(ck__param_integer(params, count, "partition", 0, 0, 1e9, &integer));
   c->partition = (uint32_t)integer;
+  text = ck__param_find(params, count, "lanes");
+  if (text && strcmp(text, "auto") != 0) {
+    CK_TRY(ck__param_integer(params, count, "lanes", 1, 1, 256, &integer));
+    c->lanes = (uint32_t)integer;
+  }
   int by_time = ck__param_find(params, count, "time") != NULL;
   int by_target = ck__param_find(params, count, "target-gap") != NULL;
   int by_count = ck__param_find(params, count, "iters") != NULL;
