@@ -83,23 +83,27 @@ __kernel void ck_aco_rank(uint ants, __global const long *lengths,
 }
 
 /* Work-item i improves the tour of ant order[i] (ant i when ranked is 0)
- * by local search, for i < count. */
-__kernel void ck_aco_search(uint n, int or_opt, uint count, int ranked,
-                            __global const uint *order,
-                            __global const int *matrix,
-                            __global const ck_tsp_coord *xy,
-                            __global const uint *neighbours,
-                            __global uint *tours, __global uint *positions,
-                            __global uchar *flags, __global long *lengths) {
+ * by local search, for i < count: from scratch, or (seeded) only around
+ * the edges it does not share with the best tour (ck_aco_seed_position). */
+__kernel void
+ck_aco_search(uint n, int or_opt, uint count, int ranked, int seeded,
+              __global const uint *best_tour, __global const uint *best_pos,
+              __global const uint *order, __global const int *matrix,
+              __global const ck_tsp_coord *xy, __global const uint *neighbours,
+              __global uint *tours, __global uint *positions,
+              __global uchar *flags, __global long *lengths) {
   uint i = (uint)get_global_id(0);
   if (i >= count)
     return;
   uint ant = ranked ? order[i] : i;
   const int metric = CK_ACO_METRIC;
   ulong at = (ulong)ant * n;
-  lengths[ant] =
-      ck_aco_improve(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, or_opt,
-                     tours + at, positions + at, flags + at, lengths[ant]);
+  for (uint p = 0; p < n; ++p)
+    ck_aco_seed_position(n, tours + at, seeded, best_tour, best_pos,
+                         positions + at, flags + at, p);
+  lengths[ant] = ck_aco_improve_from(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours,
+                                     or_opt, !seeded, tours + at,
+                                     positions + at, flags + at, lengths[ant]);
 }
 
 /* One work-group: the iteration's shortest tour by (length, ant) into
@@ -592,8 +596,10 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
  * as ck_aco_improve, for i < count: the group visits the cities in tour
  * order together and shares each city's candidate moves. */
 __kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
-ck_aco_search_groups(uint n, int or_opt, uint count, int ranked,
-                     __global const uint *order, __global const int *matrix,
+ck_aco_search_groups(uint n, int or_opt, uint count, int ranked, int seeded,
+                     __global const uint *best_tour,
+                     __global const uint *best_pos, __global const uint *order,
+                     __global const int *matrix,
                      __global const ck_tsp_coord *xy,
                      __global const uint *neighbours, __global uint *tours,
                      __global uint *positions, __global uchar *flags,
@@ -608,10 +614,9 @@ ck_aco_search_groups(uint n, int or_opt, uint count, int ranked,
   __global uint *tour = tours + at;
   __global uint *pos = positions + at;
   __global uchar *dont_look = flags + at;
-  for (uint p = l; p < n; p += CK_ACO_LANES) {
-    pos[tour[p]] = p;
-    dont_look[p] = 0;
-  }
+  for (uint p = l; p < n; p += CK_ACO_LANES)
+    ck_aco_seed_position(n, tour, seeded, best_tour, best_pos, pos, dont_look,
+                         p);
   barrier(CK_ACO_BOTH_FENCES);
   long length = lengths[ant];
   int improved = 1, moved = 0;
@@ -641,7 +646,7 @@ ck_aco_search_groups(uint n, int or_opt, uint count, int ranked,
     /* Cities skipped by their bits pass no barrier: every work-item has
      * read the bits before any is cleared. */
     barrier(CK_ACO_BOTH_FENCES);
-    if (!improved && moved) {
+    if (!improved && moved && !seeded) {
       for (uint c = l; c < n; c += CK_ACO_LANES)
         dont_look[c] = 0;
       barrier(CK_ACO_BOTH_FENCES);

@@ -319,20 +319,47 @@ CK_FN int ck_aco_or_opt_at(CK_ACO_GRAPH, ck_u32 k,
 }
 
 /*
- * Local search on one tour of the given length, to a local optimum of
- * 2-opt (and Or-opt when or_opt is 1), by neighbour lists with don't-look
- * bits: cities are visited in tour order, a city whose moves all fail is
- * marked, and the ends of every applied move are unmarked. Returns the new
- * length; pos and dont_look are work arrays of n entries.
+ * Position i of a tour before local search: the city's position, and its
+ * don't-look bit. With `seeded`, the bit starts set when the city's two
+ * tour neighbours are its two neighbours in the best tour so far (given
+ * with its positions): the best tour is a local optimum, so moves are
+ * looked for only around the edges this tour does not share with it.
  */
-CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
-                            CK_GLOBAL const ck_u32 *neighbours, int or_opt,
-                            CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
-                            CK_GLOBAL ck_u8 *dont_look, ck_i64 length) {
-  for (ck_u32 i = 0; i < n; ++i) {
-    pos[tour[i]] = i;
-    dont_look[i] = 0;
+CK_FN void ck_aco_seed_position(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
+                                int seeded, CK_GLOBAL const ck_u32 *best_tour,
+                                CK_GLOBAL const ck_u32 *best_pos,
+                                CK_GLOBAL ck_u32 *pos,
+                                CK_GLOBAL ck_u8 *dont_look, ck_u32 i) {
+  ck_u32 a = tour[i];
+  pos[a] = i;
+  int same = 0;
+  if (seeded) {
+    ck_u32 previous = tour[i == 0u ? n - 1u : i - 1u];
+    ck_u32 next = tour[i + 1u == n ? 0u : i + 1u];
+    ck_u32 at = best_pos[a];
+    ck_u32 b1 = best_tour[at == 0u ? n - 1u : at - 1u];
+    ck_u32 b2 = best_tour[at + 1u == n ? 0u : at + 1u];
+    same = (previous == b1 || previous == b2) && (next == b1 || next == b2);
   }
+  dont_look[a] = (ck_u8)same;
+}
+
+/*
+ * Local search on one tour of the given length, whose pos and dont_look
+ * the caller has set (ck_aco_seed_position), by 2-opt (and Or-opt when
+ * or_opt is 1) moves from neighbour lists with don't-look bits: cities are
+ * visited in tour order, a city whose moves all fail is marked, and the
+ * ends of every applied move are unmarked. With `final_round`, once the
+ * bits settle after a round that moved something, every bit is cleared for
+ * another round (a marked city is not looked at again when a later move
+ * changes its candidates' tour neighbours), so the search ends at a true
+ * local optimum. Returns the new length.
+ */
+CK_FN ck_i64 ck_aco_improve_from(CK_ACO_GRAPH, ck_u32 k,
+                                 CK_GLOBAL const ck_u32 *neighbours, int or_opt,
+                                 int final_round, CK_GLOBAL ck_u32 *tour,
+                                 CK_GLOBAL ck_u32 *pos,
+                                 CK_GLOBAL ck_u8 *dont_look, ck_i64 length) {
   int improved = 1, moved = 0;
   while (improved) {
     improved = 0;
@@ -358,11 +385,7 @@ CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
         dont_look[a] = 1;
       }
     }
-    if (!improved && moved) {
-      /* A marked city is not looked at again when a later move changes
-       * its candidates' tour neighbours, so convergence of the bits is not
-       * yet a local optimum: another round with every bit clear, until a
-       * round applies no move at all. */
+    if (!improved && moved && final_round) {
       for (ck_u32 c = 0; c < n; ++c)
         dont_look[c] = 0;
       improved = 1;
@@ -370,6 +393,17 @@ CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
     }
   }
   return length;
+}
+
+/* Local search from scratch (every bit clear) to a true local optimum. */
+CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
+                            CK_GLOBAL const ck_u32 *neighbours, int or_opt,
+                            CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
+                            CK_GLOBAL ck_u8 *dont_look, ck_i64 length) {
+  for (ck_u32 i = 0; i < n; ++i)
+    ck_aco_seed_position(n, tour, 0, tour, pos, pos, dont_look, i);
+  return ck_aco_improve_from(CK_ACO_GRAPH_ARGS, k, neighbours, or_opt, 1, tour,
+                             pos, dont_look, length);
 }
 
 /* ---- pheromone ----------------------------------------------------------- */

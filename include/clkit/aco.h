@@ -63,9 +63,13 @@ typedef struct ck_aco_config {
                              the pheromone is reset (0: never) */
   ck_aco_local_search local_search;
   uint32_t local_search_ants; /* 0: every ant, else the best few */
-  uint32_t partition;         /* segment size K for tour partitioning of the
-                                 best tour, 0: off */
-  uint32_t partition_every;   /* iterations between partitioning passes */
+  int seeded_search;  /* 1: once a best tour exists, local search looks for
+                         moves only around the edges a tour does not share
+                         with it (don't-look bits seeded); 0: from scratch
+                         to a true local optimum every time */
+  uint32_t partition; /* segment size K for tour partitioning of the
+                         best tour, 0: off */
+  uint32_t partition_every; /* iterations between partitioning passes */
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
                      (the SIMD width on GPUs, 1 on CPUs) */
@@ -103,7 +107,8 @@ typedef struct ck_aco_trace_point {
 typedef struct ck_aco ck_aco;
 
 /* ck_aco_config_init - defaults: MMAS, automatic ants, 20 candidates,
- * alpha 1, beta 2, rho by local search, 2-opt+Or-opt on every ant,
+ * alpha 1, beta 2, rho by local search, 2-opt+Or-opt on every ant
+ * (seeded from the best tour),
  * restart after 250 iterations without improvement, 100 iterations,
  * seed 1. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL. */
 ck_status ck_aco_config_init(ck_aco_config *config);

@@ -35,7 +35,7 @@ struct ck_aco {
   int64_t best_length; /* INT64_MAX until the first iteration */
   uint64_t best_iteration;
   double best_time, started, setup_s;
-  uint32_t *best_tour;
+  uint32_t *best_tour, *best_positions;
   ck_aco_trace_point *trace;
   size_t trace_count, trace_allocated;
 };
@@ -58,6 +58,7 @@ ck_status ck_aco_config_init(ck_aco_config *config) {
   config->restart_after = 250;
   config->local_search = CK_ACO_LS_2OPT_OROPT;
   config->partition_every = 1;
+  config->seeded_search = 1;
   config->seed = 1;
   config->max_iterations = 100;
   return CK_OK;
@@ -118,9 +119,10 @@ static ck_status check_config(const ck_aco_config *c, uint32_t n) {
   return CK_OK;
 }
 
-/* Ants when the configuration leaves it to clkit: about four a compute
- * unit (a multiple of 32) on a device, a few on a CPU's cores, fewer when
- * the per-ant arrays would pass AUTO_ANT_BYTES. */
+/* Ants when the configuration leaves it to clkit: two a compute unit (a
+ * multiple of 32) on a GPU, where an ant is a work-group and a colony
+ * much larger only lengthens an iteration; four a core on a CPU; fewer
+ * when the per-ant arrays would pass AUTO_ANT_BYTES. */
 static uint32_t automatic_ants(const ck_device *device, uint32_t n) {
   double ants;
   if (device->backend == CK_BACKEND_REF)
@@ -128,7 +130,7 @@ static uint32_t automatic_ants(const ck_device *device, uint32_t n) {
   else if (device->kind == CK_KIND_CPU)
     ants = 4.0 * (device->compute_units ? device->compute_units : 1);
   else
-    ants = 4.0 * (device->compute_units ? device->compute_units : 16);
+    ants = 2.0 * (device->compute_units ? device->compute_units : 16);
   ants = ants < 16 ? 16 : ants > 1024 ? 1024 : ants;
   double fit = AUTO_ANT_BYTES / (9.0 * n);
   if (ants > fit)
@@ -339,7 +341,8 @@ ck_status ck_aco_create(const ck_device *device,
             s->ants, n, bytes * 1e-9, device->id,
             (double)device->global_memory * 1e-9);
   aco->best_tour = malloc((size_t)n * sizeof *aco->best_tour);
-  if (!aco->best_tour)
+  aco->best_positions = malloc((size_t)n * sizeof *aco->best_positions);
+  if (!aco->best_tour || !aco->best_positions)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 
   aco->steps = device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
@@ -366,6 +369,7 @@ ck_status ck_aco_create(const ck_device *device,
   CK_TRY(make(s, (size_t)s->ants * sizeof(uint32_t), &s->order));
   CK_TRY(make(s, 2 * sizeof(int64_t), &s->best));
   CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_tour));
+  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_positions));
   CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment_tour));
   CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment));
   CK_TRY(make(s, ((size_t)n / 8 + 1) * sizeof(int64_t), &s->segment_gain));
@@ -412,6 +416,16 @@ static ck_status accept_best(ck_aco *aco, int64_t device_length) {
     return ck__fail_prefix(
         status, "ACO on device %s produced a bad tour: ", aco->state.device.id);
   (void)device_length;
+  /* Positions of the new best tour, for seeding local search. */
+  aco_state *s = &aco->state;
+  for (uint32_t i = 0; i < s->n; ++i)
+    aco->best_positions[aco->best_tour[i]] = i;
+  status = ck_buffer_write(s->queue, s->best_positions, 0,
+                           (size_t)s->n * sizeof *aco->best_positions,
+                           aco->best_positions, CK_BLOCKING, NULL);
+  if (status)
+    return status;
+  s->seeded = aco->config.seeded_search;
   aco->best_length = exact;
   aco->best_iteration = aco->iteration;
   aco->best_time = ck__seconds() - aco->started;
@@ -578,15 +592,17 @@ ck_status ck_aco_destroy(ck_aco *aco) {
   aco_state *s = &aco->state;
   if (s->queue && aco->steps)
     aco->steps->teardown(s);
-  ck_buffer *buffers[] = {
-      s->matrix,  s->xy,          s->neighbours, s->eta_beta,  s->tau,
-      s->choice,  s->uses,        s->tours,      s->positions, s->flags,
-      s->lengths, s->order,       s->best,       s->best_tour, s->segment_tour,
-      s->segment, s->segment_gain};
+  ck_buffer *buffers[] = {s->matrix,   s->xy,           s->neighbours,
+                          s->eta_beta, s->tau,          s->choice,
+                          s->uses,     s->tours,        s->positions,
+                          s->flags,    s->lengths,      s->order,
+                          s->best,     s->best_tour,    s->segment_tour,
+                          s->segment,  s->segment_gain, s->best_positions};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(s->queue);
   free(aco->best_tour);
+  free(aco->best_positions);
   free(aco->trace);
   free(aco);
   return CK_OK;

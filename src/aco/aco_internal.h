@@ -59,6 +59,8 @@ struct aco_state {
   ck_buffer *matrix, *xy, *neighbours, *eta_beta, *tau, *choice, *uses;
   ck_buffer *tours, *positions, *flags, *lengths, *order, *best;
   ck_buffer *best_tour, *segment_tour, *segment, *segment_gain;
+  ck_buffer *best_positions; /* position of each city in best_tour */
+  int seeded; /* local search seeded from the best tour (when one exists) */
   uint32_t group;
   uint32_t lanes; /* work-items an ant in construction and local search */
   /* OpenCL */

@@ -5,11 +5,12 @@
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
 
-/* items ants, a work-group of s->lanes each (one work-item each when
- * lanes is 1, in groups of s->group). */
+/* items ants, a work-group of s->lanes each; or one work-item each when
+ * lanes is 1, in groups of 32, or of one on a CPU, whose runtime runs a
+ * work-group on one core: a group an ant spreads the ants over the cores. */
 static ck_status launch_ants(aco_state *s, ck_kernel *kernel, size_t items) {
   if (s->lanes <= 1) {
-    size_t local = s->group;
+    size_t local = s->device.kind == CK_KIND_CPU ? 1 : 32;
     size_t global = (items + local - 1) / local * local;
     return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
   }
@@ -76,14 +77,16 @@ static ck_status opencl_setup(aco_state *s) {
   SET_VALUE(k, 1, s->or_opt);
   SET_VALUE(k, 2, count);
   SET_VALUE(k, 3, ranked);
-  SET_BUFFER(k, 4, s->order);
-  SET_BUFFER(k, 5, s->matrix);
-  SET_BUFFER(k, 6, s->xy);
-  SET_BUFFER(k, 7, s->neighbours);
-  SET_BUFFER(k, 8, s->tours);
-  SET_BUFFER(k, 9, s->positions);
-  SET_BUFFER(k, 10, s->flags);
-  SET_BUFFER(k, 11, s->lengths);
+  SET_BUFFER(k, 5, s->best_tour);
+  SET_BUFFER(k, 6, s->best_positions);
+  SET_BUFFER(k, 7, s->order);
+  SET_BUFFER(k, 8, s->matrix);
+  SET_BUFFER(k, 9, s->xy);
+  SET_BUFFER(k, 10, s->neighbours);
+  SET_BUFFER(k, 11, s->tours);
+  SET_BUFFER(k, 12, s->positions);
+  SET_BUFFER(k, 13, s->flags);
+  SET_BUFFER(k, 14, s->lengths);
 
   CK_TRY(ck_kernel_create(s->program, "ck_aco_iteration_best", &k));
   s->best_kernel = k;
@@ -143,6 +146,7 @@ fail:
 static ck_status opencl_local_search(aco_state *s) {
   ck_status status = CK_OK;
   int ranked = s->local_search_ants && s->local_search_ants < s->ants;
+  SET_VALUE(s->search_kernel, 4, s->seeded);
   if (ranked)
     CK_TRY(launch(s, s->rank_kernel, s->ants));
   CK_TRY(launch_ants(s, s->search_kernel,

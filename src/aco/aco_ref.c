@@ -73,10 +73,15 @@ static ck_status ref_local_search(aco_state *s) {
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t ant = order[i];
     size_t at = (size_t)ant * s->n;
-    lengths[ant] = ck_aco_improve(GRAPH(s), s->k, host(s->neighbours),
-                                  s->or_opt, (uint32_t *)host(s->tours) + at,
-                                  (uint32_t *)host(s->positions) + at,
-                                  (ck_u8 *)host(s->flags) + at, lengths[ant]);
+    uint32_t *tour = (uint32_t *)host(s->tours) + at;
+    uint32_t *positions = (uint32_t *)host(s->positions) + at;
+    ck_u8 *flags = (ck_u8 *)host(s->flags) + at;
+    for (uint32_t p = 0; p < s->n; ++p)
+      ck_aco_seed_position(s->n, tour, s->seeded, host(s->best_tour),
+                           host(s->best_positions), positions, flags, p);
+    lengths[ant] =
+        ck_aco_improve_from(GRAPH(s), s->k, host(s->neighbours), s->or_opt,
+                            !s->seeded, tour, positions, flags, lengths[ant]);
   }
   return CK_OK;
 }
