@@ -86,12 +86,13 @@ __kernel void ck_aco_rank(uint ants, __global const long *lengths,
  * by local search, for i < count: from scratch, or (seeded) only around
  * the edges it does not share with the best tour (ck_aco_seed_position). */
 __kernel void
-ck_aco_search(uint n, int or_opt, uint count, int ranked, int seeded,
-              __global const uint *best_tour, __global const uint *best_pos,
-              __global const uint *order, __global const int *matrix,
-              __global const ck_tsp_coord *xy, __global const uint *neighbours,
-              __global uint *tours, __global uint *positions,
-              __global uchar *flags, __global long *lengths) {
+ck_aco_search(uint n, uint longest, int or_opt, uint count, int ranked,
+              int seeded, __global const uint *best_tour,
+              __global const uint *best_pos, __global const uint *order,
+              __global const int *matrix, __global const ck_tsp_coord *xy,
+              __global const uint *neighbours, __global uint *tours,
+              __global uint *positions, __global uchar *flags,
+              __global long *lengths) {
   uint i = (uint)get_global_id(0);
   if (i >= count)
     return;
@@ -102,7 +103,7 @@ ck_aco_search(uint n, int or_opt, uint count, int ranked, int seeded,
     ck_aco_seed_position(n, tours + at, seeded, best_tour, best_pos,
                          positions + at, flags + at, p);
   lengths[ant] = ck_aco_improve_from(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours,
-                                     or_opt, !seeded, tours + at,
+                                     longest, or_opt, !seeded, tours + at,
                                      positions + at, flags + at, lengths[ant]);
 }
 
@@ -365,7 +366,7 @@ static int ck_aco_or_move(int metric, uint n, __global const int *matrix,
  */
 static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
                                 __global const ck_tsp_coord *xy,
-                                __global const uint *neighbours,
+                                __global const uint *neighbours, uint longest,
                                 __global uint *tour, __global uint *pos, uint a,
                                 int or_opt, uint *touched, int *ends,
                                 volatile __local uint *pick, uint l) {
@@ -405,7 +406,9 @@ static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
         continue;
       int gain = d_ab + ck_aco_distance(CK_ACO_GRAPH_ARGS, c, c2) - d_ac -
                  ck_aco_distance(CK_ACO_GRAPH_ARGS, b, c2);
-      if (gain > 0)
+      if (gain > 0 &&
+          ck_aco_reversal_size(n, forward ? pos[b] : pos[c],
+                               forward ? pos[c] : pos[b]) <= longest)
         found = CK_ACO_KEY(kind, j, 0u);
     }
     for (uint t = 0; t < 3u; ++t) {
@@ -429,7 +432,8 @@ static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
           int reversed;
           if (ck_aco_or_move(CK_ACO_GRAPH_ARGS, tour, pos, from, t + 1u, a,
                              last[t], e, candidate, side, removed[t], &u,
-                             &reversed) > 0) {
+                             &reversed) > 0 &&
+              ck_aco_shift_size(n, from, t + 1u, pos[u]) <= longest) {
             found = CK_ACO_KEY(kind, j, (uint)side);
             break;
           }
@@ -596,8 +600,8 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
  * as ck_aco_improve, for i < count: the group visits the cities in tour
  * order together and shares each city's candidate moves. */
 __kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
-ck_aco_search_groups(uint n, int or_opt, uint count, int ranked, int seeded,
-                     __global const uint *best_tour,
+ck_aco_search_groups(uint n, uint longest, int or_opt, uint count, int ranked,
+                     int seeded, __global const uint *best_tour,
                      __global const uint *best_pos, __global const uint *order,
                      __global const int *matrix,
                      __global const ck_tsp_coord *xy,
@@ -628,8 +632,9 @@ ck_aco_search_groups(uint n, int or_opt, uint count, int ranked, int seeded,
         continue;
       uint touched[6];
       int ends = 0;
-      int gain = ck_aco_group_move_at(CK_ACO_GRAPH_ARGS, neighbours, tour, pos,
-                                      a, or_opt, touched, &ends, &pick, l);
+      int gain =
+          ck_aco_group_move_at(CK_ACO_GRAPH_ARGS, neighbours, longest, tour,
+                               pos, a, or_opt, touched, &ends, &pick, l);
       if (l == 0) {
         if (gain > 0)
           for (int t = 0; t < ends; ++t)

@@ -167,15 +167,31 @@ CK_FN ck_u32 ck_aco_previous(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
   return tour[p == 0u ? n - 1u : p - 1u];
 }
 
+/* Entries ck_aco_reverse moves for the path from position i to j. */
+CK_FN ck_u32 ck_aco_reversal_size(ck_u32 n, ck_u32 i, ck_u32 j) {
+  ck_u32 count = (j >= i ? j - i : j + n - i) + 1u;
+  return 2u * count > n ? n - count : count;
+}
+
+/* Entries ck_aco_move_path shifts to move `count` entries from position
+ * `from` next to the city at position pu. */
+CK_FN ck_u32 ck_aco_shift_size(ck_u32 n, ck_u32 from, ck_u32 count, ck_u32 pu) {
+  ck_u32 after = (from + count) % n;
+  ck_u32 ahead = (pu + n - after) % n + 1u;
+  ck_u32 behind = (from + n - pu) % n - 1u;
+  return ahead <= behind ? ahead : behind;
+}
+
 /*
  * The first improving 2-opt move at city a, by its neighbour list: for
  * each tour neighbour b of a (successor, then predecessor) and each
  * candidate c with d(a, c) < d(a, b), exchange edges (a, b) and (c, c')
- * (c' on the same side of c as b of a) for (a, c) and (b, c'). Applies it
- * and returns the gain (0: none); touched[0..3] get the four end cities.
+ * (c' on the same side of c as b of a) for (a, c) and (b, c'), unless
+ * the reversal would move more than `longest` entries. Applies it and
+ * returns the gain (0: none); touched[0..3] get the four end cities.
  */
 CK_FN int ck_aco_two_opt_at(CK_ACO_GRAPH, ck_u32 k,
-                            CK_GLOBAL const ck_u32 *neighbours,
+                            CK_GLOBAL const ck_u32 *neighbours, ck_u32 longest,
                             CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
                             ck_u32 a, ck_u32 *touched) {
   CK_GLOBAL const ck_u32 *list = neighbours + (ck_u64)a * k;
@@ -194,6 +210,9 @@ CK_FN int ck_aco_two_opt_at(CK_ACO_GRAPH, ck_u32 k,
         continue;
       int gain = d_ab + ck_aco_distance(CK_ACO_GRAPH_ARGS, c, c2) - d_ac -
                  ck_aco_distance(CK_ACO_GRAPH_ARGS, b, c2);
+      if (gain > 0 && ck_aco_reversal_size(n, forward ? pos[b] : pos[c],
+                                           forward ? pos[c] : pos[b]) > longest)
+        continue;
       if (gain > 0) {
         /* forward: a b ... c c2 -> a c ... b c2; backward: the mirror. */
         if (forward)
@@ -259,11 +278,12 @@ CK_FN void ck_aco_move_path(ck_u32 n, CK_GLOBAL ck_u32 *tour,
  * The first improving Or-opt move at city a: the path of 1 to 3 cities
  * starting at a (forward) is taken out and put between a candidate c of
  * its first or last city and one of c's tour neighbours, in the
- * orientation that puts that end next to c. Applies it and returns the
- * gain (0: none); touched[0..5] get the ends involved.
+ * orientation that puts that end next to c, unless that would shift more
+ * than `longest` entries. Applies it and returns the gain (0: none);
+ * touched[0..5] get the ends involved.
  */
 CK_FN int ck_aco_or_opt_at(CK_ACO_GRAPH, ck_u32 k,
-                           CK_GLOBAL const ck_u32 *neighbours,
+                           CK_GLOBAL const ck_u32 *neighbours, ck_u32 longest,
                            CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
                            ck_u32 a, ck_u32 *touched) {
   ck_u32 from = pos[a];
@@ -301,6 +321,8 @@ CK_FN int ck_aco_or_opt_at(CK_ACO_GRAPH, ck_u32 k,
                       ck_aco_distance(CK_ACO_GRAPH_ARGS, near_v, v) -
                       ck_aco_distance(CK_ACO_GRAPH_ARGS, u, v);
           int gain = removed - added;
+          if (gain > 0 && ck_aco_shift_size(n, from, count, pos[u]) > longest)
+            continue;
           if (gain > 0) {
             ck_aco_move_path(n, tour, pos, from, count, u, near_u != first);
             touched[0] = p;
@@ -353,12 +375,13 @@ CK_FN void ck_aco_seed_position(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
  * bits settle after a round that moved something, every bit is cleared for
  * another round (a marked city is not looked at again when a later move
  * changes its candidates' tour neighbours), so the search ends at a true
- * local optimum. Returns the new length.
+ * local optimum. Moves that would reverse or shift more than `longest`
+ * entries are left out (n: none is). Returns the new length.
  */
 CK_FN ck_i64 ck_aco_improve_from(CK_ACO_GRAPH, ck_u32 k,
-                                 CK_GLOBAL const ck_u32 *neighbours, int or_opt,
-                                 int final_round, CK_GLOBAL ck_u32 *tour,
-                                 CK_GLOBAL ck_u32 *pos,
+                                 CK_GLOBAL const ck_u32 *neighbours,
+                                 ck_u32 longest, int or_opt, int final_round,
+                                 CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
                                  CK_GLOBAL ck_u8 *dont_look, ck_i64 length) {
   int improved = 1, moved = 0;
   while (improved) {
@@ -368,12 +391,12 @@ CK_FN ck_i64 ck_aco_improve_from(CK_ACO_GRAPH, ck_u32 k,
       if (dont_look[a])
         continue;
       ck_u32 touched[6];
-      int gain = ck_aco_two_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, tour, pos,
-                                   a, touched);
+      int gain = ck_aco_two_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest,
+                                   tour, pos, a, touched);
       int ends = 4;
       if (gain == 0 && or_opt) {
-        gain = ck_aco_or_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, tour, pos, a,
-                                touched);
+        gain = ck_aco_or_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest, tour,
+                                pos, a, touched);
         ends = 6;
       }
       if (gain > 0) {
@@ -402,8 +425,8 @@ CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
                             CK_GLOBAL ck_u8 *dont_look, ck_i64 length) {
   for (ck_u32 i = 0; i < n; ++i)
     ck_aco_seed_position(n, tour, 0, tour, pos, pos, dont_look, i);
-  return ck_aco_improve_from(CK_ACO_GRAPH_ARGS, k, neighbours, or_opt, 1, tour,
-                             pos, dont_look, length);
+  return ck_aco_improve_from(CK_ACO_GRAPH_ARGS, k, neighbours, n, or_opt, 1,
+                             tour, pos, dont_look, length);
 }
 
 /* ---- pheromone ----------------------------------------------------------- */

@@ -182,10 +182,10 @@ static uint32_t moves_left(const graph *g, const uint32_t *tour, int or_opt) {
     for (int kind = 0; kind <= or_opt; ++kind) {
       memcpy(work, tour, n * sizeof *work);
       set_positions(work, pos, n);
-      int gain = kind ? ck_aco_or_opt_at(GRAPH_OF(g, 0), g->k, g->neighbours,
+      int gain = kind ? ck_aco_or_opt_at(GRAPH_OF(g, 0), g->k, g->neighbours, n,
                                          work, pos, a, touched)
                       : ck_aco_two_opt_at(GRAPH_OF(g, 0), g->k, g->neighbours,
-                                          work, pos, a, touched);
+                                          n, work, pos, a, touched);
       found += gain > 0;
     }
   }

@@ -62,7 +62,8 @@ struct aco_state {
   ck_buffer *best_positions; /* position of each city in best_tour */
   int seeded; /* local search seeded from the best tour (when one exists) */
   uint32_t group;
-  uint32_t lanes; /* work-items an ant in construction and local search */
+  uint32_t lanes;   /* work-items an ant in construction and local search */
+  uint32_t longest; /* entries a local-search move may reverse or shift */
   /* OpenCL */
   ck_program *program;
   ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,

@@ -74,19 +74,20 @@ static ck_status opencl_setup(aco_state *s) {
   int ranked = s->local_search_ants && s->local_search_ants < s->ants;
   uint32_t count = ranked ? s->local_search_ants : s->ants;
   SET_VALUE(k, 0, s->n);
-  SET_VALUE(k, 1, s->or_opt);
-  SET_VALUE(k, 2, count);
-  SET_VALUE(k, 3, ranked);
-  SET_BUFFER(k, 5, s->best_tour);
-  SET_BUFFER(k, 6, s->best_positions);
-  SET_BUFFER(k, 7, s->order);
-  SET_BUFFER(k, 8, s->matrix);
-  SET_BUFFER(k, 9, s->xy);
-  SET_BUFFER(k, 10, s->neighbours);
-  SET_BUFFER(k, 11, s->tours);
-  SET_BUFFER(k, 12, s->positions);
-  SET_BUFFER(k, 13, s->flags);
-  SET_BUFFER(k, 14, s->lengths);
+  SET_VALUE(k, 1, s->longest);
+  SET_VALUE(k, 2, s->or_opt);
+  SET_VALUE(k, 3, count);
+  SET_VALUE(k, 4, ranked);
+  SET_BUFFER(k, 6, s->best_tour);
+  SET_BUFFER(k, 7, s->best_positions);
+  SET_BUFFER(k, 8, s->order);
+  SET_BUFFER(k, 9, s->matrix);
+  SET_BUFFER(k, 10, s->xy);
+  SET_BUFFER(k, 11, s->neighbours);
+  SET_BUFFER(k, 12, s->tours);
+  SET_BUFFER(k, 13, s->positions);
+  SET_BUFFER(k, 14, s->flags);
+  SET_BUFFER(k, 15, s->lengths);
 
   CK_TRY(ck_kernel_create(s->program, "ck_aco_iteration_best", &k));
   s->best_kernel = k;
@@ -146,7 +147,7 @@ fail:
 static ck_status opencl_local_search(aco_state *s) {
   ck_status status = CK_OK;
   int ranked = s->local_search_ants && s->local_search_ants < s->ants;
-  SET_VALUE(s->search_kernel, 4, s->seeded);
+  SET_VALUE(s->search_kernel, 5, s->seeded);
   if (ranked)
     CK_TRY(launch(s, s->rank_kernel, s->ants));
   CK_TRY(launch_ants(s, s->search_kernel,

@@ -79,9 +79,9 @@ static ck_status ref_local_search(aco_state *s) {
     for (uint32_t p = 0; p < s->n; ++p)
       ck_aco_seed_position(s->n, tour, s->seeded, host(s->best_tour),
                            host(s->best_positions), positions, flags, p);
-    lengths[ant] =
-        ck_aco_improve_from(GRAPH(s), s->k, host(s->neighbours), s->or_opt,
-                            !s->seeded, tour, positions, flags, lengths[ant]);
+    lengths[ant] = ck_aco_improve_from(GRAPH(s), s->k, host(s->neighbours),
+                                       s->longest, s->or_opt, !s->seeded, tour,
+                                       positions, flags, lengths[ant]);
   }
   return CK_OK;
 }

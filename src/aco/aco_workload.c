@@ -27,6 +27,9 @@ static const ck_option aco_options[] = {
     {"q0", "Q", "0.9", "ACS: probability of the greedy choice"},
     {"ls", "MODE", "2opt+oropt", "local search: none, 2opt or 2opt+oropt"},
     {"ls-ants", "N", "0", "local search on the best N tours (0: all)"},
+    {"ls-longest", "L", "auto",
+     "leave out moves that reverse or shift more than L tour entries (auto: "
+     "none up to 10000 cities, else max(1000, n/10))"},
     {"ls-full", NULL, NULL,
      "local search from scratch to a true local optimum on every tour "
      "(default: only around the edges a tour does not share with the best)"},
@@ -137,6 +140,11 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(ck__param_integer(params, count, "ls-ants", 0, 0, 65536, &integer));
   c->local_search_ants = (uint32_t)integer;
   c->seeded_search = ck__param_find(params, count, "ls-full") == NULL;
+  text = ck__param_find(params, count, "ls-longest");
+  if (text && strcmp(text, "auto") != 0) {
+    CK_TRY(ck__param_integer(params, count, "ls-longest", 0, 1, 1e9, &integer));
+    c->longest_move = (uint32_t)integer;
+  }
   CK_TRY(ck__param_integer(params, count, "restart", 250, 0, 1e9, &integer));
   c->restart_after = (uint32_t)integer;
   CK_TRY(ck__param_integer(params, count, "partition", 0, 0, 1e9, &integer));
