@@ -65,8 +65,7 @@ typedef struct ck_aco_config {
   uint32_t local_search_ants; /* 0: every ant, else the best few */
   uint32_t longest_move;      /* local search leaves out moves that reverse or
                                  shift more tour entries (array tours make them
-                                 cost that much); 0: automatic, no limit up to
-                                 10,000 cities, else max(1000, n / 10) */
+                                 cost that much); 0: no limit */
   int seeded_search;  /* 1: once a best tour exists, local search looks for
                          moves only around the edges a tour does not share
                          with it (don't-look bits seeded); 0: from scratch

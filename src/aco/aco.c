@@ -296,10 +296,7 @@ ck_status ck_aco_create(const ck_device *device,
   s->local_search = config->local_search != CK_ACO_LS_NONE;
   s->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
   s->local_search_ants = config->local_search_ants;
-  s->longest = config->longest_move ? config->longest_move
-               : n <= 10000         ? n
-               : n / 10 > 1000      ? n / 10
-                                    : 1000;
+  s->longest = config->longest_move ? config->longest_move : n;
   s->seed = config->seed;
   s->alpha = (float)config->alpha;
   s->xi = (float)config->xi;

@@ -27,9 +27,8 @@ static const ck_option aco_options[] = {
     {"q0", "Q", "0.9", "ACS: probability of the greedy choice"},
     {"ls", "MODE", "2opt+oropt", "local search: none, 2opt or 2opt+oropt"},
     {"ls-ants", "N", "0", "local search on the best N tours (0: all)"},
-    {"ls-longest", "L", "auto",
-     "leave out moves that reverse or shift more than L tour entries (auto: "
-     "none up to 10000 cities, else max(1000, n/10))"},
+    {"ls-longest", "L", "none",
+     "leave out moves that reverse or shift more than L tour entries"},
     {"ls-full", NULL, NULL,
      "local search from scratch to a true local optimum on every tour "
      "(default: only around the edges a tour does not share with the best)"},
