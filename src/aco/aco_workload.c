@@ -140,7 +140,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->local_search_ants = (uint32_t)integer;
   c->seeded_search = ck__param_find(params, count, "ls-full") == NULL;
   text = ck__param_find(params, count, "ls-longest");
-  if (text && strcmp(text, "auto") != 0) {
+  if (text && strcmp(text, "none") != 0) {
     CK_TRY(ck__param_integer(params, count, "ls-longest", 0, 1, 1e9, &integer));
     c->longest_move = (uint32_t)integer;
   }
