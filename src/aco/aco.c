@@ -139,6 +139,16 @@ static uint32_t automatic_ants(const ck_device *device, uint32_t n) {
   return whole >= 64 ? whole / 32 * 32 : whole;
 }
 
+/* Whether the device's runtime can compile the group kernels: PoCL 5's
+ * kernel compiler aborts the process on them (an assertion in its
+ * work-item loop pass), so they are refused there rather than built. */
+static int group_kernels_supported(const ck_device *device) {
+  const char *pocl = strstr(device->platform_version, "PoCL ");
+  if (device->kind != CK_KIND_CPU || !pocl)
+    return 1;
+  return atoi(pocl + 5) < 5;
+}
+
 /* Length of the nearest-neighbour tour from city 0 (for tau0). */
 static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
                                           const uint32_t *neighbours,
@@ -310,6 +320,13 @@ ck_status ck_aco_create(const ck_device *device,
                         ? device->warp_width
                         : 32)
                  : 1;
+  if (s->lanes > 1 && device->backend != CK_BACKEND_REF &&
+      !group_kernels_supported(device))
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "option --lanes: %u work-items an ant need the group kernels, "
+            "which the kernel compiler of %s aborts on; use --lanes 1 on "
+            "device %s",
+            s->lanes, device->platform_version, device->id);
   if (device->max_work_group_size && s->lanes > device->max_work_group_size)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --lanes: %u is above the work-group limit of device %s "
