@@ -146,12 +146,8 @@ int main(int argc, char **argv) {
 
   ck_device_set set;
   size_t indices[64], devices = 0;
-  if (ck_device_enumerate(&set))
-    return bench_report("listing devices");
-  if (ck_device_select(&set, selector, indices, 64, &devices)) {
-    ck_device_set_free(&set);
-    return bench_report("selecting devices");
-  }
+  if (bench_select(selector, &set, indices, &devices))
+    return 1;
   int failures = 0;
   for (size_t k = 0; k < devices; ++k) {
     const ck_device *device = &set.devices[indices[k]];

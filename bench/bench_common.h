@@ -36,6 +36,19 @@ static inline int bench_report(const char *what) {
   return 1;
 }
 
+/* The devices a selector picks, into set and indices (up to 64); returns 0,
+ * or reports the failure and returns 1 (set is then freed). */
+static inline int bench_select(const char *selector, ck_device_set *set,
+                               size_t *indices, size_t *count) {
+  if (ck_device_enumerate(set))
+    return bench_report("listing devices");
+  if (ck_device_select(set, selector, indices, 64, count)) {
+    ck_device_set_free(set);
+    return bench_report("selecting devices");
+  }
+  return 0;
+}
+
 /*
  * Device-side copy bandwidth in GB/s, counting bytes read plus bytes
  * written: the median of `repeat` copies of `bytes` after a warm-up.

@@ -137,12 +137,8 @@ int main(int argc, char **argv) {
   }
   ck_device_set set;
   size_t indices[64], count = 0;
-  if (ck_device_enumerate(&set))
-    return bench_report("listing devices");
-  if (ck_device_select(&set, selector, indices, 64, &count)) {
-    ck_device_set_free(&set);
-    return bench_report("selecting devices");
-  }
+  if (bench_select(selector, &set, indices, &count))
+    return 1;
   size_t bytes = (size_t)megabytes << 20;
   printf("%-9s %-34s %12s %12s %12s %14s\n", "device", "name", "launch_us",
          "write_GB/s", "read_GB/s", "copy_GB/s(r+w)");

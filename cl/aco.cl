@@ -57,14 +57,8 @@ __kernel void ck_aco_count_uses(uint n, uint ants,
   if (item >= (ulong)ants * n)
     return;
   uint ant = (uint)(item / n), i = (uint)(item - (ulong)ant * n);
-  __global const uint *tour = tours + (ulong)ant * n;
-  uint a = tour[i], b = tour[i + 1u == n ? 0u : i + 1u];
-  uint j = ck_aco_entry(CK_ACO_K, neighbours, a, b);
-  if (j < CK_ACO_K)
-    atomic_inc(uses + (ulong)a * CK_ACO_K + j);
-  j = ck_aco_entry(CK_ACO_K, neighbours, b, a);
-  if (j < CK_ACO_K)
-    atomic_inc(uses + (ulong)b * CK_ACO_K + j);
+  ck_aco_count_edge(n, CK_ACO_K, neighbours, tours + (ulong)ant * n, i,
+                    (__global uint *)uses);
 }
 
 /* Work-item a writes ant a at its rank by (length, ant) into order. */
@@ -73,13 +67,7 @@ __kernel void ck_aco_rank(uint ants, __global const long *lengths,
   uint ant = (uint)get_global_id(0);
   if (ant >= ants)
     return;
-  long mine = lengths[ant];
-  uint rank = 0;
-  for (uint other = 0; other < ants; ++other) {
-    long theirs = lengths[other];
-    rank += theirs < mine || (theirs == mine && other < ant);
-  }
-  order[rank] = ant;
+  order[ck_aco_rank_of(ants, lengths, ant)] = ant;
 }
 
 /* Work-item i improves the tour of ant order[i] (ant i when ranked is 0)
@@ -178,11 +166,7 @@ __kernel void ck_aco_rotate(uint n, uint offset, uint size,
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;
-  uint at = i + offset;
-  uint city = best[at >= n ? at - n : at];
-  rotated[i] = city;
-  positions[city] = i;
-  segment[city] = i / size;
+  ck_aco_rotate_position(n, offset, size, best, rotated, positions, segment, i);
 }
 
 /* Work-item s runs 2-opt with fixed ends on segment s of the rotated tour
@@ -198,11 +182,8 @@ __kernel void ck_aco_segments(uint n, uint size, uint segments,
   if (s >= segments)
     return;
   const int metric = CK_ACO_METRIC;
-  uint first = s * size;
-  uint last = first + size < n ? first + size - 1u : n - 1u;
-  gains[s] =
-      ck_aco_segment_two_opt(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, segment,
-                             s, first, last, rotated, positions);
+  gains[s] = ck_aco_improve_segment(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours,
+                                    segment, s, size, rotated, positions);
 }
 
 #if CK_ACO_LANES > 1
@@ -325,35 +306,6 @@ static void ck_aco_group_move_path(uint n, __global uint *tour,
 /* Or-opt kind of a path of `count` cities moved by end `end`. */
 static uint ck_aco_or_kind(uint count, int end) {
   return count == 1u ? 2u : count == 2u ? 3u + (uint)end : 5u + (uint)end;
-}
-
-/* Offset of position p after position from, on a cycle of n. */
-static uint ck_aco_offset(uint p, uint from, uint n) {
-  return p >= from ? p - from : p + n - from;
-}
-
-/* The Or-opt move of the path (first .. last, from position `from`) next
- * to candidate c of end e, on side `side`: its insertion edge (u, v) and
- * whether it reverses, and its gain (0 when not allowed). */
-static int ck_aco_or_move(int metric, uint n, __global const int *matrix,
-                          __global const ck_tsp_coord *xy,
-                          __global const uint *tour, __global const uint *pos,
-                          uint from, uint count, uint first, uint last, uint e,
-                          uint c, int side, int removed, uint *u_out,
-                          int *reversed) {
-  uint u = side ? ck_aco_previous(n, tour, pos, c) : c;
-  uint v = side ? c : ck_aco_next(n, tour, pos, c);
-  if (ck_aco_offset(pos[u], from, n) < count ||
-      ck_aco_offset(pos[v], from, n) < count)
-    return 0;
-  uint near_u = side ? (e == first ? last : first) : e;
-  uint near_v = near_u == first ? last : first;
-  int added = ck_aco_distance(CK_ACO_GRAPH_ARGS, u, near_u) +
-              ck_aco_distance(CK_ACO_GRAPH_ARGS, near_v, v) -
-              ck_aco_distance(CK_ACO_GRAPH_ARGS, u, v);
-  *u_out = u;
-  *reversed = near_u != first;
-  return removed - added;
 }
 
 /*
@@ -548,8 +500,8 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
         }
       uint next = best;
       if (best != n &&
-          !(q0 > 0.0f && ck_aco_uniform(ck_aco_word(r, lane)) < q0)) {
-        float target = ck_aco_uniform(ck_aco_word(r, lane + 1u)) * sum;
+          !(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, lane)) < q0)) {
+        float target = ck_uniform_float(ck_philox_word(r, lane + 1u)) * sum;
         float running = 0.0f;
         for (uint j = 0; j < CK_ACO_K; ++j)
           if (!seen[j]) {

@@ -42,17 +42,6 @@ CK_FN int ck_aco_distance(CK_ACO_GRAPH, ck_u32 i, ck_u32 j) {
                                     xy[2u * j], xy[2u * j + 1u]);
 }
 
-CK_FN ck_u32 ck_aco_word(ck_philox_counter r, ck_u32 lane) {
-  return lane == 0u   ? r.v[0]
-         : lane == 1u ? r.v[1]
-         : lane == 2u ? r.v[2]
-                      : r.v[3];
-}
-
-CK_FN float ck_aco_uniform(ck_u32 word) {
-  return (float)(word >> 8) * (1.0f / 16777216.0f);
-}
-
 /*
  * Builds ant `ant`'s tour for iteration `iteration` into tour[0..n-1] and
  * returns its length. Each step moves from the current city to an
@@ -110,8 +99,8 @@ CK_FN ck_i64 ck_aco_construct(CK_ACO_GRAPH, ck_u32 k,
           next = c;
         }
       }
-    } else if (!(q0 > 0.0f && ck_aco_uniform(ck_aco_word(r, lane)) < q0)) {
-      float target = ck_aco_uniform(ck_aco_word(r, lane + 1u)) * sum;
+    } else if (!(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, lane)) < q0)) {
+      float target = ck_uniform_float(ck_philox_word(r, lane + 1u)) * sum;
       float running = 0.0f;
       for (ck_u32 j = 0; j < k; ++j) {
         ck_u32 c = list[j];
@@ -274,6 +263,35 @@ CK_FN void ck_aco_move_path(ck_u32 n, CK_GLOBAL ck_u32 *tour,
   }
 }
 
+/* Offset of position p after position from, on a cycle of n. */
+CK_FN ck_u32 ck_aco_offset(ck_u32 p, ck_u32 from, ck_u32 n) {
+  return p >= from ? p - from : p + n - from;
+}
+
+/* The Or-opt move of the path (first .. last, `count` cities from position
+ * `from`) next to candidate c of end e, on side `side` (0: between c and
+ * its successor, 1: between its predecessor and c), with e next to c: its
+ * insertion city u (the path goes between u and its successor), whether
+ * the path is reversed, and its gain (0 when u or v lies on the path). */
+CK_FN int ck_aco_or_move(CK_ACO_GRAPH, CK_GLOBAL const ck_u32 *tour,
+                         CK_GLOBAL const ck_u32 *pos, ck_u32 from, ck_u32 count,
+                         ck_u32 first, ck_u32 last, ck_u32 e, ck_u32 c,
+                         int side, int removed, ck_u32 *u_out, int *reversed) {
+  ck_u32 u = side ? ck_aco_previous(n, tour, pos, c) : c;
+  ck_u32 v = side ? c : ck_aco_next(n, tour, pos, c);
+  if (ck_aco_offset(pos[u], from, n) < count ||
+      ck_aco_offset(pos[v], from, n) < count)
+    return 0;
+  ck_u32 near_u = side ? (e == first ? last : first) : e;
+  ck_u32 near_v = near_u == first ? last : first;
+  int added = ck_aco_distance(CK_ACO_GRAPH_ARGS, u, near_u) +
+              ck_aco_distance(CK_ACO_GRAPH_ARGS, near_v, v) -
+              ck_aco_distance(CK_ACO_GRAPH_ARGS, u, v);
+  *u_out = u;
+  *reversed = near_u != first;
+  return removed - added;
+}
+
 /*
  * The first improving Or-opt move at city a: the path of 1 to 3 cities
  * starting at a (forward) is taken out and put between a candidate c of
@@ -305,26 +323,19 @@ CK_FN int ck_aco_or_opt_at(CK_ACO_GRAPH, ck_u32 k,
         int d_ec = ck_aco_distance(CK_ACO_GRAPH_ARGS, e, c);
         if (d_ec >= removed)
           break;
-        if ((pos[c] + n - from) % n < count)
+        if (ck_aco_offset(pos[c], from, n) < count)
           continue; /* c lies on the path */
-        /* Between c and its successor, or its predecessor and c. */
         for (int side = 0; side < 2; ++side) {
-          ck_u32 u = side ? ck_aco_previous(n, tour, pos, c) : c;
-          ck_u32 v = side ? c : ck_aco_next(n, tour, pos, c);
-          if ((pos[u] + n - from) % n < count ||
-              (pos[v] + n - from) % n < count)
-            continue;
-          /* e next to c: e first after u unless c is v. */
-          ck_u32 near_u = side ? (e == first ? last : first) : e;
-          ck_u32 near_v = near_u == first ? last : first;
-          int added = ck_aco_distance(CK_ACO_GRAPH_ARGS, u, near_u) +
-                      ck_aco_distance(CK_ACO_GRAPH_ARGS, near_v, v) -
-                      ck_aco_distance(CK_ACO_GRAPH_ARGS, u, v);
-          int gain = removed - added;
+          ck_u32 u;
+          int reversed;
+          int gain =
+              ck_aco_or_move(CK_ACO_GRAPH_ARGS, tour, pos, from, count, first,
+                             last, e, c, side, removed, &u, &reversed);
           if (gain > 0 && ck_aco_shift_size(n, from, count, pos[u]) > longest)
             continue;
           if (gain > 0) {
-            ck_aco_move_path(n, tour, pos, from, count, u, near_u != first);
+            ck_u32 v = ck_aco_next(n, tour, pos, u);
+            ck_aco_move_path(n, tour, pos, from, count, u, reversed);
             touched[0] = p;
             touched[1] = q;
             touched[2] = first;
@@ -442,6 +453,42 @@ CK_FN ck_u32 ck_aco_entry(ck_u32 k, CK_GLOBAL const ck_u32 *neighbours,
   return k;
 }
 
+/* One more use of a candidate entry: an atomic increment on devices, where
+ * ants run at once (integer increments commute, so counts do not depend on
+ * the order). */
+#if defined(CK_LANG_OPENCL)
+#define CK_ACO_COUNT(p) atomic_inc((volatile CK_GLOBAL ck_u32 *)(p))
+#else
+#define CK_ACO_COUNT(p) (++*(p))
+#endif
+
+/* Edge i of a tour counted on both of its candidate entries in uses (the
+ * ants' use of edges, for ACS's local update). */
+CK_FN void ck_aco_count_edge(ck_u32 n, ck_u32 k,
+                             CK_GLOBAL const ck_u32 *neighbours,
+                             CK_GLOBAL const ck_u32 *tour, ck_u32 i,
+                             CK_GLOBAL ck_u32 *uses) {
+  ck_u32 a = tour[i], b = tour[i + 1u == n ? 0u : i + 1u];
+  ck_u32 j = ck_aco_entry(k, neighbours, a, b);
+  if (j < k)
+    CK_ACO_COUNT(uses + (ck_u64)a * k + j);
+  j = ck_aco_entry(k, neighbours, b, a);
+  if (j < k)
+    CK_ACO_COUNT(uses + (ck_u64)b * k + j);
+}
+
+/* The rank of ant `ant` by (length, ant) among `ants`. */
+CK_FN ck_u32 ck_aco_rank_of(ck_u32 ants, CK_GLOBAL const ck_i64 *lengths,
+                            ck_u32 ant) {
+  ck_i64 mine = lengths[ant];
+  ck_u32 rank = 0;
+  for (ck_u32 other = 0; other < ants; ++other) {
+    ck_i64 theirs = lengths[other];
+    rank += theirs < mine || (theirs == mine && other < ant);
+  }
+  return rank;
+}
+
 /* Edge i of a tour (its cities at positions i and i + 1): on both of its
  * candidate entries, tau = tau * scale + amount. Each edge of a tour is
  * one work-item's alone, so entries are never shared. */
@@ -480,6 +527,20 @@ CK_FN float ck_aco_update_entry(float tau, ck_u32 uses, float xi, float tau0,
 }
 
 /* ---- tour segments with fixed ends (partitioning) ------------------------ */
+
+/* Position i of the best tour rotated by `offset` positions: its city,
+ * the city's position and its segment (i / size). */
+CK_FN void ck_aco_rotate_position(ck_u32 n, ck_u32 offset, ck_u32 size,
+                                  CK_GLOBAL const ck_u32 *best,
+                                  CK_GLOBAL ck_u32 *rotated,
+                                  CK_GLOBAL ck_u32 *positions,
+                                  CK_GLOBAL ck_u32 *segment, ck_u32 i) {
+  ck_u32 at = i + offset;
+  ck_u32 city = best[at >= n ? at - n : at];
+  rotated[i] = city;
+  positions[city] = i;
+  segment[city] = i / size;
+}
 
 /*
  * 2-opt restricted to positions first .. last of a tour (their cities keep
@@ -545,6 +606,19 @@ CK_FN ck_i64 ck_aco_segment_two_opt(CK_ACO_GRAPH, ck_u32 k,
     }
   }
   return total;
+}
+
+/* Segment `id` (positions id * size .. min((id + 1) * size, n) - 1) of a
+ * rotated tour, improved by ck_aco_segment_two_opt; returns the gain. */
+CK_FN ck_i64 ck_aco_improve_segment(CK_ACO_GRAPH, ck_u32 k,
+                                    CK_GLOBAL const ck_u32 *neighbours,
+                                    CK_GLOBAL const ck_u32 *segment, ck_u32 id,
+                                    ck_u32 size, CK_GLOBAL ck_u32 *rotated,
+                                    CK_GLOBAL ck_u32 *positions) {
+  ck_u32 first = id * size;
+  ck_u32 last = first + size < n ? first + size - 1u : n - 1u;
+  return ck_aco_segment_two_opt(CK_ACO_GRAPH_ARGS, k, neighbours, segment, id,
+                                first, last, rotated, positions);
 }
 
 #endif /* CK_ACO_H */

@@ -52,12 +52,10 @@ CK_FN ck_u32 ck_ga_header_words(int tournament) {
   return 2u * (ck_u32)tournament + 2u;
 }
 
-/* Word w of a block sequence from counter base on: block w / 4, picked
- * by value (no run-time index into the block). */
+/* Word w of a block sequence from counter base on: block w / 4. */
 CK_FN ck_u32 ck_ga_word(ck_u64 seed, ck_u64 stream, ck_u64 base, ck_u32 w) {
-  ck_philox_counter r = ck_philox_block(seed, stream, base + (ck_u64)(w >> 2));
-  ck_u32 lane = w & 3u;
-  return lane == 0 ? r.v[0] : lane == 1 ? r.v[1] : lane == 2 ? r.v[2] : r.v[3];
+  return ck_philox_word(ck_philox_block(seed, stream, base + (ck_u64)(w >> 2)),
+                        w & 3u);
 }
 
 /* Blocks taken by n words. */
@@ -89,9 +87,7 @@ CK_FN ck_u32 ck_ga_header_word(ck_philox_counter h0, ck_philox_counter h1,
                                ck_u32 w) {
   if (w >= 8u)
     return ck_ga_word(seed, stream, base, w);
-  ck_philox_counter h = w < 4u ? h0 : h1;
-  ck_u32 lane = w & 3u;
-  return lane == 0 ? h.v[0] : lane == 1 ? h.v[1] : lane == 2 ? h.v[2] : h.v[3];
+  return ck_philox_word(w < 4u ? h0 : h1, w & 3u);
 }
 
 CK_FN ck_u32 ck_ga_tournament_from(int k, int which, ck_u32 size,
@@ -293,11 +289,7 @@ CK_FN ck_real ck_ga_make_child(
       if (per_gene) {
         if ((d & 3) == 0)
           r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
-        ck_u32 lane = (ck_u32)d & 3u;
-        word = lane == 0   ? r.v[0]
-               : lane == 1 ? r.v[1]
-               : lane == 2 ? r.v[2]
-                           : r.v[3];
+        word = ck_philox_word(r, (ck_u32)d & 3u);
       }
       gene = ck_ga_cross(crossover, pa, pb, ck_uniform_real(word), weight,
                          crossover_parameter);

@@ -65,6 +65,15 @@ CK_FN ck_philox_counter ck_philox_block(ck_u64 seed, ck_u64 stream,
   return ck_philox4x32_10(c, k);
 }
 
+/* Word `lane` (0..3) of a block, picked by value: no run-time index into
+ * the block, which would put it in memory on a GPU. */
+CK_FN ck_u32 ck_philox_word(ck_philox_counter r, ck_u32 lane) {
+  return lane == 0u   ? r.v[0]
+         : lane == 1u ? r.v[1]
+         : lane == 2u ? r.v[2]
+                      : r.v[3];
+}
+
 /* Uniform in [0,1) from the top 24 bits: exact in float, never 1. */
 CK_FN float ck_uniform_float(ck_u32 x) {
   return (float)(x >> 8) * (1.0f / 16777216.0f);

@@ -426,14 +426,13 @@ static ck_status add_trace(ck_aco *aco) {
 
 /* A new best tour from the device: its exact length, checked on the host
  * (a device without fp64 may round a distance differently). */
-static ck_status accept_best(ck_aco *aco, int64_t device_length) {
+static ck_status accept_best(ck_aco *aco) {
   int64_t exact;
   ck_status status =
       ck_tsp_tour_length(aco->state.instance, aco->best_tour, &exact);
   if (status)
     return ck__fail_prefix(
         status, "ACO on device %s produced a bad tour: ", aco->state.device.id);
-  (void)device_length;
   /* Positions of the new best tour, for seeding local search. */
   aco_state *s = &aco->state;
   for (uint32_t i = 0; i < s->n; ++i)
@@ -466,7 +465,7 @@ static ck_status iterate(ck_aco *aco) {
   aco->since_improvement++;
   if (length < aco->best_length) {
     CK_TRY(steps->keep_best(s, ant, aco->best_tour));
-    CK_TRY(accept_best(aco, length));
+    CK_TRY(accept_best(aco));
   }
   uint32_t K = aco->config.partition;
   if (K &&
@@ -479,7 +478,7 @@ static ck_status iterate(ck_aco *aco) {
     CK_TRY(steps->partition(s, K, offset, aco->best_tour, &gain));
     aco->partitions++;
     if (gain > 0)
-      CK_TRY(accept_best(aco, aco->best_length - gain));
+      CK_TRY(accept_best(aco));
   }
   if (aco->config.algorithm == CK_ACO_ACS) {
     /* ACS: only the best-so-far tour, tau = (1 - rho) tau + rho / L. */

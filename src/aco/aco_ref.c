@@ -37,18 +37,10 @@ static ck_status ref_construct(aco_state *s, uint64_t iteration) {
         ant, tours + (size_t)ant * s->n, flags + (size_t)ant * s->n);
   if (s->algorithm != CK_ACO_ACS)
     return CK_OK;
-  for (uint32_t ant = 0; ant < s->ants; ++ant) {
-    const uint32_t *tour = tours + (size_t)ant * s->n;
-    for (uint32_t i = 0; i < s->n; ++i) {
-      uint32_t a = tour[i], b = tour[i + 1 == s->n ? 0 : i + 1];
-      uint32_t j = ck_aco_entry(s->k, neighbours, a, b);
-      if (j < s->k)
-        uses[(size_t)a * s->k + j]++;
-      j = ck_aco_entry(s->k, neighbours, b, a);
-      if (j < s->k)
-        uses[(size_t)b * s->k + j]++;
-    }
-  }
+  for (uint32_t ant = 0; ant < s->ants; ++ant)
+    for (uint32_t i = 0; i < s->n; ++i)
+      ck_aco_count_edge(s->n, s->k, neighbours, tours + (size_t)ant * s->n, i,
+                        uses);
   return CK_OK;
 }
 
@@ -57,14 +49,8 @@ static ck_status ref_local_search(aco_state *s) {
   uint32_t *order = host(s->order);
   uint32_t count = s->ants;
   if (s->local_search_ants && s->local_search_ants < s->ants) {
-    /* Rank by (length, ant), as ck_aco_rank does. */
-    for (uint32_t ant = 0; ant < s->ants; ++ant) {
-      uint32_t rank = 0;
-      for (uint32_t other = 0; other < s->ants; ++other)
-        rank += lengths[other] < lengths[ant] ||
-                (lengths[other] == lengths[ant] && other < ant);
-      order[rank] = ant;
-    }
+    for (uint32_t ant = 0; ant < s->ants; ++ant)
+      order[ck_aco_rank_of(s->ants, lengths, ant)] = ant;
     count = s->local_search_ants;
   } else {
     for (uint32_t ant = 0; ant < s->ants; ++ant)
@@ -143,22 +129,14 @@ static ck_status ref_partition(aco_state *s, uint32_t size, uint32_t offset,
                                uint32_t *tour, int64_t *gain) {
   uint32_t *best = host(s->best_tour), *rotated = host(s->segment_tour);
   uint32_t *positions = host(s->positions), *segment = host(s->segment);
-  for (uint32_t i = 0; i < s->n; ++i) {
-    uint32_t at = i + offset;
-    uint32_t city = best[at >= s->n ? at - s->n : at];
-    rotated[i] = city;
-    positions[city] = i;
-    segment[city] = i / size;
-  }
+  for (uint32_t i = 0; i < s->n; ++i)
+    ck_aco_rotate_position(s->n, offset, size, best, rotated, positions,
+                           segment, i);
   uint32_t segments = (s->n + size - 1) / size;
   *gain = 0;
-  for (uint32_t id = 0; id < segments; ++id) {
-    uint32_t first = id * size;
-    uint32_t last = first + size < s->n ? first + size - 1 : s->n - 1;
-    *gain +=
-        ck_aco_segment_two_opt(GRAPH(s), s->k, host(s->neighbours), segment, id,
-                               first, last, rotated, positions);
-  }
+  for (uint32_t id = 0; id < segments; ++id)
+    *gain += ck_aco_improve_segment(GRAPH(s), s->k, host(s->neighbours),
+                                    segment, id, size, rotated, positions);
   memcpy(best, rotated, (size_t)s->n * sizeof *best);
   memcpy(tour, rotated, (size_t)s->n * sizeof *tour);
   return CK_OK;
