@@ -36,8 +36,9 @@ typedef struct ck__aco_steps {
   /* Sets every tau to `tau`. */
   ck_status (*reset)(aco_state *state, float tau);
   /* Rotates the best tour by `offset` positions, cuts it into segments of
-   * `size` positions and runs segment 2-opt on each; the improved tour
-   * replaces the best tour (device and host copy); *gain is the total. */
+   * `size` positions and runs segment 2-opt on each; *gain is the total.
+   * When it is positive the improved tour replaces the best tour (device
+   * and host copy); otherwise the best tour is left as it was. */
   ck_status (*partition)(aco_state *state, uint32_t size, uint32_t offset,
                          uint32_t *tour, int64_t *gain);
   void (*teardown)(aco_state *state);

@@ -242,11 +242,15 @@ static ck_status opencl_partition(aco_state *s, uint32_t size, uint32_t offset,
   *gain = 0;
   for (uint32_t i = 0; i < segments; ++i)
     *gain += gains[i];
-  size_t bytes = (size_t)s->n * sizeof(uint32_t);
-  CK_TRY(ck_buffer_copy(s->queue, s->best_tour, 0, s->segment_tour, 0, bytes,
-                        NULL));
-  CK_TRY(ck_buffer_read(s->queue, s->best_tour, 0, bytes, tour, CK_BLOCKING,
-                        NULL));
+  /* Without a gain the best tour stays as it was (and matches the
+   * positions uploaded with it); no copy, no read. */
+  if (*gain > 0) {
+    size_t bytes = (size_t)s->n * sizeof(uint32_t);
+    CK_TRY(ck_buffer_copy(s->queue, s->best_tour, 0, s->segment_tour, 0, bytes,
+                          NULL));
+    CK_TRY(ck_buffer_read(s->queue, s->best_tour, 0, bytes, tour, CK_BLOCKING,
+                          NULL));
+  }
 fail:
   free(gains);
   return status;

@@ -137,8 +137,12 @@ static ck_status ref_partition(aco_state *s, uint32_t size, uint32_t offset,
   for (uint32_t id = 0; id < segments; ++id)
     *gain += ck_aco_improve_segment(GRAPH(s), s->k, host(s->neighbours),
                                     segment, id, size, rotated, positions);
-  memcpy(best, rotated, (size_t)s->n * sizeof *best);
-  memcpy(tour, rotated, (size_t)s->n * sizeof *tour);
+  /* Without a gain the best tour stays as it was, so that the positions
+   * uploaded with it still match it. */
+  if (*gain > 0) {
+    memcpy(best, rotated, (size_t)s->n * sizeof *best);
+    memcpy(tour, rotated, (size_t)s->n * sizeof *tour);
+  }
   return CK_OK;
 }
 
