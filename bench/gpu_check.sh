@@ -2,16 +2,18 @@
 # Builds clkit on a machine with an NVIDIA GPU and PoCL, runs the test
 # suite on each OpenCL device, and records devices, probes and benchmarks.
 #
-#   bench/gpu_check.sh OUTPUT_DIR [TSPLIB_DIR]
+#   bench/gpu_check.sh OUTPUT_DIR [TSPLIB_DIR] [NN_DATA_DIR]
 #
-# TSPLIB_DIR holds the instances and optima.txt for the ACO benchmark
-# (skipped without it).
+# TSPLIB_DIR holds the instances and optima.txt for the ACO benchmark;
+# NN_DATA_DIR holds letter-recognition.data and the four Fashion-MNIST
+# .gz files for the MLP accuracy runs (each skipped without its folder).
 #
 # NVIDIA's OpenCL library must be registered with the ICD loader, e.g.
 # /etc/OpenCL/vendors/nvidia.icd containing libnvidia-opencl.so.1.
 set -u
-out=${1:?usage: gpu_check.sh OUTPUT_DIR [TSPLIB_DIR]}
+out=${1:?usage: gpu_check.sh OUTPUT_DIR [TSPLIB_DIR] [NN_DATA_DIR]}
 tsplib=${2:-}
+nn_data=${3:-}
 mkdir -p "$out"
 build=${BUILD_DIR:-/tmp/clkit-gpu-build}
 export CLKIT_CACHE_DIR="$build/cache"
@@ -66,4 +68,18 @@ if [ -n "$tsplib" ]; then
     $aco --device gpu --seconds 30 --instances pla33810
     $aco --device pocl --seconds 20 --instances pr2392
   } | tee "$out/bench_aco.txt"
+fi
+echo "== nn"
+"$build/bench/bench_nn" --device gpu | tee "$out/bench_nn.txt"
+"$build/bench/bench_nn" --device pocl --rows 4096 --epochs 1 \
+  | tee -a "$out/bench_nn.txt"
+"$clkit" compare nn --train spirals:4000 --epochs 5 | tee "$out/compare_nn.txt"
+if [ -n "$nn_data" ]; then
+  "$clkit" run nn --device gpu --train "$nn_data/letter-recognition.data" \
+    --split 16000 --layers 16,256,256,26 --epochs 60 --lr 0.002 \
+    --schedule cosine | tee "$out/nn_letter.txt"
+  "$clkit" run nn --device gpu \
+    --train "$nn_data/train-images-idx3-ubyte.gz" \
+    --test "$nn_data/t10k-images-idx3-ubyte.gz" --layers 784,256,128,10 \
+    --epochs 30 --batch 128 --schedule cosine | tee "$out/nn_fashion.txt"
 fi

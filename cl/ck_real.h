@@ -26,6 +26,7 @@ typedef double ck_real;
 #define CK_COS(x) cos(x)
 #define CK_FABS(x) fabs(x)
 #define CK_POW(x, y) pow(x, y)
+#define CK_TANH(x) tanh(x)
 #define CK_REAL_MAX 1.7976931348623157e308
 #else
 typedef float ck_real;
@@ -37,6 +38,11 @@ typedef float ck_real;
 #define CK_COS(x) cosf(x)
 #define CK_FABS(x) fabsf(x)
 #define CK_POW(x, y) powf(x, y)
+#if defined(CK_LANG_OPENCL)
+#define CK_TANH(x) tanh(x)
+#else
+#define CK_TANH(x) tanhf(x)
+#endif
 #define CK_REAL_MAX 3.402823466e38f
 #endif
 

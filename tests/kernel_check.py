@@ -77,6 +77,20 @@ CASES = {
                 '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                 '--hi', '2', '--islands', '2', '--island-size', '9', '--gens',
                 '2'],
+    # NN: both forms of the matrix products with ragged tiles (batch 7 of
+    # 5-wide layers in 8- and 16-wide tiles), a last partial batch, every
+    # activation, both losses, both optimisers with weight decay, the
+    # validation and test evaluations and the reductions.
+    'nn-global': ['run', 'nn', '--train', 'spirals:40', '--layers', '2,5,3',
+                  '--batch', '7', '--epochs', '2', '--val', '0.2',
+                  '--tiles', 'global:8'],
+    'nn-local': ['run', 'nn', '--train', 'spirals:30', '--layers', '2,9,4,3',
+                 '--act', 'tanh,sigmoid', '--loss', 'mse', '--optimizer',
+                 'sgd', '--weight-decay', '0.01', '--batch', '11',
+                 '--epochs', '2', '--tiles', 'local:16'],
+    'nn-local-relu': ['run', 'nn', '--train', 'spirals:20', '--layers',
+                      '2,17,3', '--batch', 'all', '--epochs', '1', '--tiles',
+                      'local:8', '--schedule', 'cosine'],
     # ACO: MMAS with 2-opt+Or-opt on the best 2 of 4 ants (rank, search
     # with or_opt 1) and partitioning into segments of 8 (rotate,
     # segments); ACS with 2-opt, its use counts and 70 ants (more than a

@@ -867,6 +867,155 @@ static void check_aco_run(void) {
   }
 }
 
+/* Writes text to work_dir/name; the path goes to path. */
+static void write_work_file(const char *name, const char *text, char *path,
+                            size_t capacity) {
+  snprintf(path, capacity, "%s/%s", work_dir, name);
+  FILE *file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (file) {
+    fputs(text, file);
+    fclose(file);
+  }
+}
+
+/* clkit run nn: training from CSV with letter classes writes a model, a
+ * trace and per-epoch lines; the model predicts into a file of class
+ * names; bad options and files give exit 2 or 1 with the culprit named. */
+static void check_nn_run(void) {
+  char train[700], rows[700], model[700], trace[700], predicted[700];
+  char malformed[700], missing[700], nowhere[700], damaged[700];
+  /* Three classes by the sign pattern of the first two features. */
+  char text[8192] = "x,y,z,class\n";
+  char unlabelled[4096] = "";
+  for (int r = 0; r < 60; ++r) {
+    double x = (r % 7) - 3.2, y = (r % 5) - 1.9, z = (r % 3) * 0.5;
+    const char *name = x < 0 ? "A" : y < 0 ? "B" : "C";
+    size_t used = strlen(text);
+    snprintf(text + used, sizeof text - used, "%.2f,%.2f,%.2f,%s\n", x, y, z,
+             name);
+    if (r < 10) {
+      used = strlen(unlabelled);
+      snprintf(unlabelled + used, sizeof unlabelled - used, "%.2f,%.2f,%.2f\n",
+               x, y, z);
+    }
+  }
+  write_work_file("nn-train.csv", text, train, sizeof train);
+  write_work_file("nn-rows.csv", unlabelled, rows, sizeof rows);
+  write_work_file("nn-bad.csv", "1,2,A\n3,4,B\n5,six,A\n", malformed,
+                  sizeof malformed);
+  write_work_file("nn-damaged.ckn", "CKNNMODL\1\0\0\0 not a model", damaged,
+                  sizeof damaged);
+  snprintf(model, sizeof model, "%s/nn.ckn", work_dir);
+  snprintf(trace, sizeof trace, "%s/nn-trace.csv", work_dir);
+  snprintf(predicted, sizeof predicted, "%s/nn-predicted.txt", work_dir);
+  snprintf(missing, sizeof missing, "%s/missing.csv", work_dir);
+  snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/out.txt", work_dir);
+  {
+    const char *const args[] = {"run",         "nn",    "--train",  train,
+                                "--label-col", "last",  "--split",  "45",
+                                "--layers",    "3,8,3", "--epochs", "3",
+                                "--save",      model,   "--trace",  trace,
+                                "--device",    "ref",   NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "epoch   1/3", args);
+    EXPECT_HAS(r.out, "epoch   3/3", args);
+    EXPECT_HAS(r.out, "confusion matrix", args);
+    EXPECT_HAS(r.out, "test_accuracy", args);
+    char *csv = test_read_file(trace, NULL);
+    CHECK_MSG(csv && strncmp(csv, "epoch,seconds,train_loss", 24) == 0 &&
+                  count_lines(csv) == 4,
+              "trace: %s", csv ? csv : "(missing)");
+    free(csv);
+    CHECK_MSG(access(model, R_OK) == 0, "no model at %s", model);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run",       "nn",      "--load",      model,
+                                "--predict", rows,      "--label-col", "last",
+                                "--out",     predicted, "--device",    "ref",
+                                "--json",    NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "\"predicted_rows\":10", args);
+    CHECK_MSG(!strstr(r.out, "predict_accuracy"),
+              "unlabelled rows were scored: %s", r.out);
+    char *lines = test_read_file(predicted, NULL);
+    CHECK_MSG(lines && count_lines(lines) == 10, "predictions: %s",
+              lines ? lines : "(missing)");
+    for (const char *at = lines; at && *at; at = strchr(at, '\n') + 1) {
+      CHECK_MSG((at[0] == 'A' || at[0] == 'B' || at[0] == 'C') && at[1] == '\n',
+                "prediction line '%.10s'", at);
+      if (!strchr(at, '\n'))
+        break;
+    }
+    free(lines);
+    release(&r);
+  }
+  {
+    /* Labelled rows are scored as well as predicted. */
+    const char *const args[] = {"run",       "nn",      "--load",      model,
+                                "--predict", train,     "--label-col", "last",
+                                "--out",     predicted, "--device",    "ref",
+                                "--json",    NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "\"predicted_rows\":60", args);
+    EXPECT_HAS(r.out, "\"predict_accuracy\":", args);
+    release(&r);
+  }
+  char malformed_line[720];
+  snprintf(malformed_line, sizeof malformed_line, "%s:3:", malformed);
+  const struct {
+    const char *args[16];
+    int exit_code;
+    const char *names; /* stderr must contain this */
+  } cases[] = {
+      {{"run", "nn", "--predict", rows, "--out", predicted, "--device", "ref",
+        NULL},
+       2,
+       "--predict"},
+      {{"run", "nn", "--train", train, "--split", "40", "--test", train,
+        "--device", "ref", NULL},
+       2,
+       "--split"},
+      {{"run", "nn", "--layers", "5", "--device", "ref", NULL}, 2, "--layers"},
+      {{"run", "nn", "--act", "swish", "--device", "ref", NULL}, 2, "--act"},
+      {{"run", "nn", "--schedule", "junk", "--device", "ref", NULL},
+       2,
+       "--schedule"},
+      {{"run", "nn", "--tiles", "local:7", "--device", "ref", NULL},
+       2,
+       "--tiles"},
+      {{"run", "nn", "--lr", "0", "--device", "ref", NULL}, 2, "--lr"},
+      {{"run", "nn", "--train", train, "--label-col", "last", "--layers",
+        "4,8,3", "--device", "ref", NULL},
+       2,
+       "layers"},
+      {{"run", "nn", "--train", missing, "--device", "ref", NULL}, 1, missing},
+      {{"run", "nn", "--train", malformed, "--label-col", "last", "--device",
+        "ref", NULL},
+       1,
+       malformed_line},
+      {{"run", "nn", "--load", damaged, "--test", train, "--device", "ref",
+        NULL},
+       1,
+       damaged},
+      {{"run", "nn", "--load", model, "--predict", rows, "--label-col", "last",
+        "--out", nowhere, "--device", "ref", NULL},
+       1,
+       nowhere},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    run_output r = run_clkit(cases[c].args);
+    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
+    EXPECT_HAS(r.err, cases[c].names, cases[c].args);
+    release(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -893,6 +1042,7 @@ int main(int argc, char **argv) {
   check_pso_files();
   check_tsp();
   check_aco_run();
+  check_nn_run();
   check_kernels();
   check_cache();
   check_no_platform();

@@ -154,6 +154,21 @@ static void end_progress(progress_bar *bar) {
   bar->shown = 0;
 }
 
+/* A workload's report lines: to stdout, or to stderr beside --json output,
+ * clearing the progress bar first. */
+typedef struct line_sink {
+  progress_bar *bar;
+  FILE *out;
+} line_sink;
+
+static void print_line(void *user, const char *line) {
+  line_sink *sink = user;
+  if (sink->bar)
+    end_progress(sink->bar);
+  fprintf(sink->out, "%s\n", line);
+  fflush(sink->out);
+}
+
 /* ---- devices ---------------------------------------------------------------
  */
 
@@ -363,8 +378,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
       return usage_error(command, "unexpected argument");
     if (config->param_count == MAX_PARAMS)
       return usage_error(command, "too many options");
-    config->params[config->param_count++] =
-        (ck_param){input, argv[1 + optind]};
+    config->params[config->param_count++] = (ck_param){input, argv[1 + optind]};
   } else if (optind + 1 < argc) {
     return usage_error(command, "unexpected argument");
   }
@@ -390,10 +404,15 @@ static int command_run(int argc, char **argv) {
   exit_code = select_devices(&set, config.selector, indices, &count);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0};
+    line_sink sink = {&bar, config.json ? stderr : stdout};
     ck_run_options options = {.seed = config.seed};
     if (!config.json && !config.quiet && isatty(STDERR_FILENO)) {
       options.progress = draw_progress;
       options.progress_user = &bar;
+    }
+    if (!config.quiet) {
+      options.log = print_line;
+      options.log_user = &sink;
     }
     ck_result result;
     status =

@@ -12,10 +12,12 @@
 
 #include "clkit/aco.h"
 #include "clkit/cache.h"
+#include "clkit/dataset.h"
 #include "clkit/device.h"
 #include "clkit/ga.h"
 #include "clkit/kernels.h"
 #include "clkit/lsq.h"
+#include "clkit/nn.h"
 #include "clkit/objectives.h"
 #include "clkit/pso.h"
 #include "clkit/queue.h"

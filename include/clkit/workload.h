@@ -38,10 +38,17 @@ typedef struct ck_param {
 /* Called now and then during a run; return nonzero to stop it early. */
 typedef int (*ck_progress_fn)(void *user, double fraction);
 
+/* Called with each line of text a workload reports as it runs (an
+ * epoch's statistics, a confusion matrix), without a newline; the caller
+ * prints or keeps it. The line is valid during the call only. */
+typedef void (*ck_log_fn)(void *user, const char *line);
+
 typedef struct ck_run_options {
   uint64_t seed;           /* the run's seed, used by every backend */
   ck_progress_fn progress; /* optional */
   void *progress_user;
+  ck_log_fn log; /* optional */
+  void *log_user;
 } ck_run_options;
 
 #define CK_RESULT_MAX_METRICS 48

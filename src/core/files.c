@@ -126,14 +126,14 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
   return ck__file_commit(fd, temp, path);
 }
 
-ck_status ck__file_read_text(const char *path, char **text, size_t *size) {
+ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size) {
   ck_status status = CK_OK;
   FILE *file = NULL;
   char *data = NULL;
   size_t used = 0, capacity = 0;
-  if (!path || !text)
+  if (!path || !bytes)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
-  *text = NULL;
+  *bytes = NULL;
   file = fopen(path, "rb");
   if (!file)
     return ck__fail(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
@@ -154,10 +154,8 @@ ck_status ck__file_read_text(const char *path, char **text, size_t *size) {
     }
   }
   data[used] = '\0';
-  if (memchr(data, '\0', used))
-    CK_FAIL(CK_ERROR_PARSE, "%s: not a text file (it holds NUL bytes)", path);
   fclose(file);
-  *text = data;
+  *bytes = data;
   if (size)
     *size = used;
   return CK_OK;
@@ -166,6 +164,22 @@ fail:
     fclose(file);
   free(data);
   return status;
+}
+
+ck_status ck__file_read_text(const char *path, char **text, size_t *size) {
+  size_t used = 0;
+  ck_status status = ck__file_read_bytes(path, text, &used);
+  if (status != CK_OK)
+    return status;
+  if (memchr(*text, '\0', used)) {
+    free(*text);
+    *text = NULL;
+    return ck__fail(CK_ERROR_PARSE, "%s: not a text file (it holds NUL bytes)",
+                    path);
+  }
+  if (size)
+    *size = used;
+  return CK_OK;
 }
 
 ck_status ck__c_locale_enter(ck__c_locale *scope, const char *source) {

@@ -130,6 +130,9 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
                                 size_t size);
 /* Reads a whole text file into a malloc'd NUL-terminated string. */
 ck_status ck__file_read_text(const char *path, char **text, size_t *size);
+/* Reads a whole file, any bytes, into a malloc'd buffer (with a NUL after
+ * the last byte, not counted in size). */
+ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size);
 
 /* Numbers are read and written in the C locale ('.' as the decimal point)
  * whatever the process set: ck__c_locale_enter() switches the calling
@@ -141,6 +144,80 @@ typedef struct ck__c_locale {
 } ck__c_locale;
 ck_status ck__c_locale_enter(ck__c_locale *scope, const char *source);
 void ck__c_locale_leave(ck__c_locale *scope);
+
+/* ---- CSV lines and fields (csv.c) ---- */
+/*
+ * Lines are cut at '\n' by the reader and split at commas in place; a
+ * field's text is trimmed of the blanks (spaces, tabs) around it. Like
+ * strchr(), the finders return pointers into the caller's text.
+ */
+/* The first byte of [begin, end) that is not a blank, or end. */
+char *ck__csv_trim_start(const char *begin, const char *end);
+/* The end of [begin, end) once its trailing blanks are left out. */
+char *ck__csv_trim_end(const char *begin, const char *end);
+/* Where the field starting at begin stops: the next comma, or end. */
+char *ck__csv_field_end(const char *begin, const char *end);
+
+/*
+ * What sets one reader apart: the numbers it takes, and the parts of its
+ * messages, which read "<path><line_label><number><nul_byte> (is this a
+ * binary file?)" and "<path><line_label><number><before_field>field 2:
+ * <quote>x<quote> is not a number".
+ */
+typedef struct ck__csv_dialect {
+  double largest;           /* the largest magnitude: DBL_MAX, FLT_MAX */
+  const char *number_type;  /* in "is out of range for ...": "a double" */
+  char quote;               /* around a field's text: '"', '\'' */
+  const char *line_label;   /* ": line ", ":" */
+  const char *nul_byte;     /* " contains a NUL byte" */
+  const char *before_field; /* ", ", ": " */
+} ck__csv_dialect;
+
+typedef struct ck__csv_line {
+  char *begin, *end; /* the text less a byte order mark and a final CR */
+  size_t fields;     /* comma-separated fields; 0 for a line to skip */
+} ck__csv_line;
+
+/*
+ * Prepares line number line_number (from 1) of path, [begin, end) where
+ * *end is a NUL: drops a UTF-8 byte order mark on line 1 and a final CR
+ * (a NUL goes in its place, so *line->end is a NUL too) and counts the
+ * fields. A blank line or a comment ('#' after any blanks) gets 0 fields;
+ * a line holding a NUL byte fails with CK_ERROR_PARSE.
+ */
+ck_status ck__csv_line_prepare(const ck__csv_dialect *dialect, const char *path,
+                               size_t line_number, char *begin, char *end,
+                               ck__csv_line *line);
+
+typedef enum ck__csv_field_kind {
+  CK__CSV_NUMBER,       /* a finite number within dialect->largest */
+  CK__CSV_EMPTY,        /* nothing but blanks */
+  CK__CSV_NOT_A_NUMBER, /* text strtod() does not take whole */
+  CK__CSV_NOT_FINITE,   /* "nan", "inf", ... */
+  CK__CSV_OUT_OF_RANGE  /* beyond dialect->largest */
+} ck__csv_field_kind;
+
+/*
+ * Reads the field [begin, end) as a number; *value is set only for
+ * CK__CSV_NUMBER. The byte at end must be a comma, a blank or a NUL
+ * (none of which strtod() takes into a number), and the caller must be
+ * in the C locale (ck__c_locale_enter).
+ */
+ck__csv_field_kind ck__csv_read_number(const ck__csv_dialect *dialect,
+                                       const char *begin, const char *end,
+                                       double *value);
+
+/* The most bytes of a field's text a message quotes (then "..."). */
+#define CK__CSV_QUOTE_MAX 40
+/*
+ * Fails with CK_ERROR_PARSE for field field_number (from 1) of a line,
+ * [begin, end), that read as kind (not CK__CSV_NUMBER): "data.csv:3:
+ * field 2 is empty", "data.csv:3: field 2: 'x' is not a number", ...
+ */
+ck_status ck__csv_field_error(const ck__csv_dialect *dialect, const char *path,
+                              size_t line_number, const char *begin,
+                              const char *end, size_t field_number,
+                              ck__csv_field_kind kind);
 
 /* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
 typedef struct ck__source {

@@ -187,8 +187,19 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
       int seen = 0;
       for (size_t i = 0; i < state->included_count; ++i)
         seen |= strcmp(state->included[i], header) == 0;
-      /* Each header is inlined once, like a guarded include. */
-      if (!seen) {
+      /* Each header is inlined once, like a guarded include; a template
+       * (a name ending in ".inc") is inlined at every include, since the
+       * defines before it differ each time. */
+      size_t header_length = strlen(header);
+      int template =
+          header_length > 4 && strcmp(header + header_length - 4, ".inc") == 0;
+      if (template) {
+        status = assemble_file(state, header, depth + 1);
+        if (status != CK_OK) {
+          ck__fail_append(" (included from cl/%s:%zu)", name, line_number);
+          goto fail;
+        }
+      } else if (!seen) {
         if (state->included_count == MAX_INCLUDED)
           CK_FAIL(CK_ERROR_PARSE, "kernel source %s: more than %d headers",
                   name, MAX_INCLUDED);

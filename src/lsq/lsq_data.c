@@ -7,8 +7,9 @@
  * the unfinished tail of a chunk and reads on behind it, growing its
  * buffer for a long line up to CSV_MAX_LINE bytes; every line is cut at
  * its newline and split at commas in place, and each field goes through
- * strtod() under the C locale. Rows are stored in arrays that double as
- * they fill and are trimmed to size at the end.
+ * strtod() under the C locale (the line and field helpers of core/csv.c,
+ * shared with the data sets of nn). Rows are stored in arrays that double
+ * as they fill and are trimmed to size at the end.
  *
  * Writers fill a temporary file ".<name>.tmp.<token>" in the target's
  * directory, flush it to disk and rename() it over the target, so a
@@ -22,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,8 +41,6 @@
 #define CSV_MAX_LINE ((size_t)16 << 20)
 /* Rows the CSV reader makes room for first. */
 #define CSV_FIRST_CAPACITY ((size_t)4096)
-/* Longest field text quoted in a message. */
-#define QUOTE_MAX 40
 /* Room for one "%.17g" value: "-1.2345678901234567e-308" and a separator. */
 #define NUMBER_ROOM 32
 
@@ -285,89 +285,22 @@ typedef struct csv_reader {
   double *a, *b;
 } csv_reader;
 
-enum field_kind {
-  FIELD_NUMBER,       /* a finite double */
-  FIELD_EMPTY,        /* nothing but blanks */
-  FIELD_NOT_A_NUMBER, /* text strtod does not take whole */
-  FIELD_NOT_FINITE,   /* "nan", "inf", ... */
-  FIELD_OUT_OF_RANGE  /* too large for a double */
-};
-
-static int is_blank(char c) {
-  return c == ' ' || c == '\t';
-}
-
-/*
- * Reads the field [begin, end), which is followed by a comma, a blank or
- * the line's NUL, none of which strtod() would take into a number.
- */
-static enum field_kind read_field(const char *begin, const char *end,
-                                  double *value) {
-  while (begin < end && is_blank(*begin))
-    ++begin;
-  while (end > begin && is_blank(end[-1]))
-    --end;
-  if (begin == end)
-    return FIELD_EMPTY;
-  char *stop = NULL;
-  errno = 0;
-  *value = strtod(begin, &stop);
-  if (stop != end)
-    return FIELD_NOT_A_NUMBER;
-  if (isnan(*value))
-    return FIELD_NOT_FINITE;
-  if (isinf(*value))
-    return errno == ERANGE ? FIELD_OUT_OF_RANGE : FIELD_NOT_FINITE;
-  return FIELD_NUMBER;
-}
-
-/* Finds the end of the field that starts at begin. */
-static const char *field_end(const char *begin, const char *end) {
-  const char *comma = memchr(begin, ',', (size_t)(end - begin));
-  return comma ? comma : end;
-}
+/* Doubles; messages say "data.csv: line 3, field 2: \"x\" is ...". */
+static const ck__csv_dialect lsq_dialect = {
+    DBL_MAX, "a double", '"', ": line ", " contains a NUL byte", ", "};
 
 /* 1 when some field of the line reads as a number (finite or not). */
 static int line_has_number(const char *begin, const char *end) {
   for (const char *field = begin;; ++field) {
-    const char *stop = field_end(field, end);
+    const char *stop = ck__csv_field_end(field, end);
     double value;
-    enum field_kind kind = read_field(field, stop, &value);
-    if (kind != FIELD_EMPTY && kind != FIELD_NOT_A_NUMBER)
+    ck__csv_field_kind kind =
+        ck__csv_read_number(&lsq_dialect, field, stop, &value);
+    if (kind != CK__CSV_EMPTY && kind != CK__CSV_NOT_A_NUMBER)
       return 1;
     if (stop == end)
       return 0;
     field = stop;
-  }
-}
-
-static ck_status field_error(const csv_reader *csv, const char *begin,
-                             const char *end, size_t field,
-                             enum field_kind kind) {
-  while (begin < end && is_blank(*begin))
-    ++begin;
-  while (end > begin && is_blank(end[-1]))
-    --end;
-  int length = end - begin > QUOTE_MAX ? QUOTE_MAX : (int)(end - begin);
-  const char *more = end - begin > QUOTE_MAX ? "..." : "";
-  switch (kind) {
-  case FIELD_EMPTY:
-    return ck__fail(CK_ERROR_PARSE, "%s: line %zu, field %zu is empty",
-                    csv->path, csv->line, field);
-  case FIELD_NOT_FINITE:
-    return ck__fail(CK_ERROR_PARSE,
-                    "%s: line %zu, field %zu: \"%.*s%s\" is not finite (NaN "
-                    "and infinity are not allowed)",
-                    csv->path, csv->line, field, length, begin, more);
-  case FIELD_OUT_OF_RANGE:
-    return ck__fail(CK_ERROR_PARSE,
-                    "%s: line %zu, field %zu: \"%.*s%s\" is out of range for "
-                    "a double",
-                    csv->path, csv->line, field, length, begin, more);
-  default:
-    return ck__fail(CK_ERROR_PARSE,
-                    "%s: line %zu, field %zu: \"%.*s%s\" is not a number",
-                    csv->path, csv->line, field, length, begin, more);
   }
 }
 
@@ -402,29 +335,14 @@ static ck_status csv_reserve(csv_reader *csv) {
 
 /* Handles one line [begin, end); *end is a NUL the reader put there. */
 static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
-  size_t length = (size_t)(end - begin);
-  if (csv->line == 1 && length >= 3 && memcmp(begin, "\xEF\xBB\xBF", 3) == 0) {
-    begin += 3; /* a UTF-8 byte order mark */
-    length -= 3;
-  }
-  if (length > 0 && begin[length - 1] == '\r')
-    begin[--length] = '\0';
-  end = begin + length;
-  if (memchr(begin, '\0', length))
-    return ck__fail(CK_ERROR_PARSE,
-                    "%s: line %zu contains a NUL byte (is this a binary "
-                    "file?)",
-                    csv->path, csv->line);
-  const char *first = begin;
-  while (first < end && is_blank(*first))
-    ++first;
-  if (first == end || *first == '#')
-    return CK_OK;
-
-  size_t fields = 1;
-  for (const char *c = begin; (c = memchr(c, ',', (size_t)(end - c))) != NULL;
-       ++c)
-    ++fields;
+  ck__csv_line line;
+  ck_status status = ck__csv_line_prepare(&lsq_dialect, csv->path, csv->line,
+                                          begin, end, &line);
+  if (status != CK_OK || line.fields == 0)
+    return status;
+  begin = line.begin;
+  end = line.end;
+  size_t fields = line.fields;
   if (csv->dim == 0) {
     if (csv->line == 1 && !line_has_number(begin, end))
       return CK_OK; /* the header */
@@ -446,22 +364,24 @@ static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
                     csv->dim + 1);
   }
 
-  ck_status status = csv_reserve(csv);
+  status = csv_reserve(csv);
   if (status != CK_OK)
     return status;
   double *row = csv->a + csv->rows * csv->dim;
   const char *field = begin;
   for (size_t k = 0; k <= csv->dim; ++k) {
-    const char *stop = field_end(field, end);
+    const char *stop = ck__csv_field_end(field, end);
     double value = 0.0;
-    enum field_kind kind = read_field(field, stop, &value);
-    if (kind != FIELD_NUMBER) {
+    ck__csv_field_kind kind =
+        ck__csv_read_number(&lsq_dialect, field, stop, &value);
+    if (kind != CK__CSV_NUMBER) {
       if (!line_has_number(begin, end))
         return ck__fail(CK_ERROR_PARSE,
                         "%s: line %zu: no field is a number; a header is "
                         "allowed only as line 1",
                         csv->path, csv->line);
-      return field_error(csv, field, stop, k + 1, kind);
+      return ck__csv_field_error(&lsq_dialect, csv->path, csv->line, field,
+                                 stop, k + 1, kind);
     }
     if (k < csv->dim)
       row[k] = value;

@@ -1,0 +1,158 @@
+/*
+ * bench_nn.c - MLP training throughput per device: for each network and
+ * batch size, training samples per second over whole epochs of synthetic
+ * data (after one warm-up epoch), and the arithmetic rate that implies.
+ * A step costs about 6 x weights flops a sample: 2 forward, 2 for the
+ * deltas, 2 for the gradient (the first layer's deltas are not needed, so
+ * the figure slightly overstates the work of shallow networks).
+ *
+ *   bench_nn [--device SEL] [--rows N] [--epochs E]
+ *            [--networks 784-256-128-10,...] [--batches 64,256,...]
+ */
+#include <getopt.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+enum { MAX_ITEMS = 16 };
+
+static int parse_sizes(const char *text, size_t *sizes, size_t *count) {
+  char *end;
+  *count = 0;
+  while (*text && *count < CK_NN_MAX_LAYERS + 1) {
+    sizes[(*count)++] = strtoul(text, &end, 10);
+    if (end == text)
+      return -1;
+    text = *end == '-' ? end + 1 : end;
+  }
+  return *count >= 2 ? 0 : -1;
+}
+
+/* Random features and labels: throughput does not depend on the values. */
+static int make_data(size_t rows, size_t features, size_t classes,
+                     ck_dataset *data) {
+  memset(data, 0, sizeof *data);
+  data->rows = rows;
+  data->features = features;
+  data->classes = classes;
+  data->values = malloc(rows * features * sizeof(float));
+  data->labels = malloc(rows * sizeof(int32_t));
+  if (!data->values || !data->labels)
+    return -1;
+  uint32_t state = 12345;
+  for (size_t i = 0; i < rows * features; ++i) {
+    state = state * 1664525u + 1013904223u;
+    data->values[i] = (float)(state >> 8) / 16777216.0f;
+  }
+  for (size_t r = 0; r < rows; ++r)
+    data->labels[r] = (int32_t)(r % classes);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *selector = "all";
+  const char *networks = "16-256-256-26,784-256-128-10,784-1024-1024-10";
+  const char *batches = "64,256,1024";
+  size_t rows = 16384;
+  int epochs = 3;
+  static const struct option long_options[] = {
+      {"device", required_argument, NULL, 'd'},
+      {"rows", required_argument, NULL, 'r'},
+      {"epochs", required_argument, NULL, 'e'},
+      {"networks", required_argument, NULL, 'n'},
+      {"batches", required_argument, NULL, 'b'},
+      {NULL, 0, NULL, 0}};
+  int option;
+  while ((option = getopt_long(argc, argv, "d:", long_options, NULL)) != -1) {
+    switch (option) {
+    case 'd':
+      selector = optarg;
+      break;
+    case 'r':
+      rows = strtoul(optarg, NULL, 10);
+      break;
+    case 'e':
+      epochs = atoi(optarg);
+      break;
+    case 'n':
+      networks = optarg;
+      break;
+    case 'b':
+      batches = optarg;
+      break;
+    default:
+      fprintf(stderr, "usage: bench_nn [--device SEL] [--rows N] [--epochs E] "
+                      "[--networks A-B-C,...] [--batches N,...]\n");
+      return 2;
+    }
+  }
+  if (rows < 1 || epochs < 1)
+    return fprintf(stderr, "bench_nn: --rows and --epochs must be >= 1\n"), 2;
+  ck_device_set set;
+  size_t indices[64], device_count = 0;
+  if (bench_select(selector, &set, indices, &device_count))
+    return 1;
+  int failed = 0;
+  printf("%-10s %-20s %6s %14s %10s %10s\n", "device", "network", "batch",
+         "samples/s", "GFLOP/s", "epoch_s");
+  for (size_t d = 0; d < device_count; ++d) {
+    const ck_device *device = &set.devices[indices[d]];
+    char list[512];
+    snprintf(list, sizeof list, "%s", networks);
+    char *save = NULL;
+    for (char *net = strtok_r(list, ",", &save); net;
+         net = strtok_r(NULL, ",", &save)) {
+      ck_nn_config config;
+      ck_nn_config_init(&config);
+      if (parse_sizes(net, config.sizes, &config.layer_count)) {
+        fprintf(stderr, "bench_nn: bad network '%s'\n", net);
+        failed = 1;
+        break;
+      }
+      double weights = 0;
+      for (size_t l = 1; l < config.layer_count; ++l)
+        weights += (double)config.sizes[l] * (double)(config.sizes[l - 1] + 1);
+      ck_dataset data;
+      if (make_data(rows, config.sizes[0], config.sizes[config.layer_count - 1],
+                    &data)) {
+        fprintf(stderr, "bench_nn: out of memory\n");
+        ck_dataset_free(&data);
+        failed = 1;
+        break;
+      }
+      char batch_list[256];
+      snprintf(batch_list, sizeof batch_list, "%s", batches);
+      char *batch_save = NULL;
+      for (char *b = strtok_r(batch_list, ",", &batch_save); b;
+           b = strtok_r(NULL, ",", &batch_save)) {
+        config.batch = strtoul(b, NULL, 10);
+        ck_nn *nn = NULL;
+        double *seconds = calloc((size_t)epochs, sizeof *seconds);
+        int ok = seconds && !ck_nn_create(device, &config, &nn) &&
+                 !ck_nn_set_preprocessing(nn, &data, CK_NORMALIZE_NONE) &&
+                 !ck_nn_attach(nn, CK_NN_TRAIN, &data) &&
+                 !ck_nn_train_epoch(nn, NULL);
+        for (int e = 0; ok && e < epochs; ++e) {
+          double started = bench_now();
+          ok = !ck_nn_train_epoch(nn, NULL);
+          seconds[e] = bench_now() - started;
+        }
+        if (!ok) {
+          bench_report(net);
+          failed = 1;
+        } else {
+          double epoch_s = bench_median(seconds, epochs);
+          double rate = (double)rows / epoch_s;
+          printf("%-10s %-20s %6zu %14.0f %10.1f %10.4f\n", device->id, net,
+                 config.batch, rate, 6.0 * weights * rate * 1e-9, epoch_s);
+          fflush(stdout);
+        }
+        free(seconds);
+        ck_nn_destroy(nn);
+      }
+      ck_dataset_free(&data);
+    }
+  }
+  ck_device_set_free(&set);
+  return failed;
+}

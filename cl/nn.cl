@@ -1,0 +1,155 @@
+/*
+ * nn.cl - MLP training kernels. Their ref twins are the steps of
+ * src/nn/nn_ref.c, which call the same ck_nn.h functions; the matrix
+ * products share one tiled body, nn_gemm.inc.
+ *
+ * Build-time defines (chosen per device by src/nn/nn_opencl.c):
+ *   CK_NN_TILE_M, CK_NN_TILE_N    outputs of a work-group
+ *   CK_NN_BLOCK_M, CK_NN_BLOCK_N  outputs of a work-item
+ *   CK_NN_TILE_K                  depth staged in local memory at a time
+ *   CK_NN_LOCAL                   1 to stage tiles in local memory
+ *   CK_NN_REDUCE_GROUP            work-group size of ck_nn_reduce (2^k)
+ *   CK_REAL_DOUBLE                0 or 1
+ *
+ * Weights of a layer are out x (in + 1), the bias last (see ck_nn.h).
+ */
+#include "ck_nn.h"
+
+#if !defined(CK_NN_TILE_M) || !defined(CK_NN_TILE_N) ||                       \
+    !defined(CK_NN_BLOCK_M) || !defined(CK_NN_BLOCK_N) ||                     \
+    !defined(CK_NN_TILE_K) || !defined(CK_NN_LOCAL) ||                        \
+    !defined(CK_NN_REDUCE_GROUP)
+#error "nn.cl needs its CK_NN_ defines"
+#endif
+
+/* Work-item (f, b) copies feature f of training row index[offset + b]
+ * into row b of the batch; work-item (0, b) copies its label too. */
+__kernel void ck_nn_gather(uint count, uint features, uint offset,
+                           __global const uint *index,
+                           __global const ck_real *data,
+                           __global const int *labels,
+                           __global ck_real *batch,
+                           __global int *batch_labels) {
+  uint f = (uint)get_global_id(0), b = (uint)get_global_id(1);
+  if (f >= features || b >= count)
+    return;
+  uint row = index[offset + b];
+  batch[(size_t)b * features + f] = data[(size_t)row * features + f];
+  if (f == 0)
+    batch_labels[b] = labels[row];
+}
+
+/* Forward: output (M x N) = activate(input (M x K) . weights^T + bias),
+ * input read from row `first` on. */
+#define CK_GEMM_NAME ck_nn_forward
+#define CK_GEMM_ARGUMENTS                                                      \
+  int M, int N, int K, int activation, uint first,                             \
+      __global const ck_real *input, __global const ck_real *weights,          \
+      __global ck_real *output
+#define CK_GEMM_LEFT(m, k) input[((size_t)first + (m)) * K + (k)]
+#define CK_GEMM_RIGHT(k, n) weights[(size_t)(n) * (K + 1) + (k)]
+#define CK_GEMM_LEFT_K_FAST 1
+#define CK_GEMM_RIGHT_N_FAST 0
+#define CK_GEMM_STORE(m, n, sum)                                               \
+  output[(size_t)(m) * N + (n)] = ck_nn_activate(                             \
+      activation, (sum) + weights[(size_t)(n) * (K + 1) + K])
+#include "nn_gemm.inc"
+
+/* Backward: previous (M x N) = (delta (M x K) . weights without the bias
+ * column) x slope(activation of the previous layer). */
+#define CK_GEMM_NAME ck_nn_backward
+#define CK_GEMM_ARGUMENTS                                                      \
+  int M, int N, int K, int activation, __global const ck_real *delta,          \
+      __global const ck_real *weights, __global const ck_real *values,         \
+      __global ck_real *previous
+#define CK_GEMM_LEFT(m, k) delta[(size_t)(m) * K + (k)]
+#define CK_GEMM_RIGHT(k, n) weights[(size_t)(k) * (N + 1) + (n)]
+#define CK_GEMM_LEFT_K_FAST 1
+#define CK_GEMM_RIGHT_N_FAST 1
+#define CK_GEMM_STORE(m, n, sum)                                               \
+  previous[(size_t)(m) * N + (n)] =                                            \
+      (sum) * ck_nn_slope(activation, values[(size_t)(m) * N + (n)])
+#include "nn_gemm.inc"
+
+/* Update: gradient (M = out x N = in + 1) = delta^T (M x K rows) . [input,
+ * 1], plus weight decay off the bias column, then the optimiser step of
+ * each parameter by its own work-item. */
+#define CK_GEMM_NAME ck_nn_update
+#define CK_GEMM_ARGUMENTS                                                      \
+  int M, int N, int K, int optimizer, __global const ck_real *delta,           \
+      __global const ck_real *input, __global ck_real *weights,                \
+      __global ck_real *first, __global ck_real *second, ck_real decay,        \
+      ck_real rate, ck_real momentum, ck_real beta1, ck_real beta2,            \
+      ck_real epsilon, ck_real correction1, ck_real correction2
+#define CK_GEMM_LEFT(m, k) delta[(size_t)(k) * M + (m)]
+#define CK_GEMM_RIGHT(k, n)                                                    \
+  ((n) < N - 1 ? input[(size_t)(k) * (N - 1) + (n)] : CK_R(1))
+#define CK_GEMM_LEFT_K_FAST 0
+#define CK_GEMM_RIGHT_N_FAST 1
+#define CK_GEMM_STORE(m, n, sum)                                               \
+  do {                                                                         \
+    size_t at = (size_t)(m) * N + (n);                                         \
+    ck_real gradient = (n) < N - 1 ? (sum) + decay * weights[at] : (sum);      \
+    ck_nn_optimize(optimizer, weights + at, first + at, second + at,           \
+                   gradient, rate, momentum, beta1, beta2, epsilon,            \
+                   correction1, correction2);                                  \
+  } while (0)
+#include "nn_gemm.inc"
+
+/* Work-item b scores sample b of the output layer's values (count x
+ * width): its loss, hit and prediction go to entry position + b; with a
+ * nonzero delta_scale, its row of deltas becomes the output delta (the
+ * row is scored in the deltas buffer, so the values stay as they are). */
+__kernel void ck_nn_output(uint count, int width, int loss,
+                           __global const ck_real *values,
+                           __global ck_real *deltas,
+                           __global const int *labels, uint first,
+                           ck_real delta_scale, uint position,
+                           __global ck_real *losses, __global uint *hits,
+                           __global int *predictions) {
+  uint b = (uint)get_global_id(0);
+  if (b >= count)
+    return;
+  __global ck_real *row = deltas + (size_t)b * width;
+  for (int k = 0; k < width; ++k)
+    row[k] = values[(size_t)b * width + k];
+  int label = labels[first + b];
+  int predicted = 0;
+  ck_real value =
+      ck_nn_output_row(loss, row, width, label, delta_scale, &predicted);
+  losses[position + b] = value;
+  hits[position + b] = predicted == label ? 1u : 0u;
+  predictions[position + b] = predicted;
+}
+
+/* One work-group: work-item l sums entries l, l + GROUP, ... of the
+ * per-sample losses and hits, then a tree in local memory adds the
+ * partial sums; work-item 0 stores the totals. */
+__kernel __attribute__((reqd_work_group_size(CK_NN_REDUCE_GROUP, 1, 1)))
+void ck_nn_reduce(uint count, __global const ck_real *losses,
+                  __global const uint *hits, __global ck_real *loss_total,
+                  __global uint *hit_total) {
+  __local ck_real sums[CK_NN_REDUCE_GROUP];
+  __local uint counts[CK_NN_REDUCE_GROUP];
+  uint l = (uint)get_local_id(0);
+  ck_real sum = CK_R(0);
+  uint hit = 0;
+  for (uint i = l; i < count; i += CK_NN_REDUCE_GROUP) {
+    sum += losses[i];
+    hit += hits[i];
+  }
+  sums[l] = sum;
+  counts[l] = hit;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint stride = CK_NN_REDUCE_GROUP / 2; stride > 0; stride /= 2) {
+    if (l < stride) {
+      sums[l] += sums[l + stride];
+      counts[l] += counts[l + stride];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    *loss_total = sums[0];
+    *hit_total = counts[0];
+  }
+}

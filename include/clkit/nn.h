@@ -1,0 +1,248 @@
+/*
+ * clkit/nn.h - multilayer perceptrons for classification, trained by
+ * backpropagation on any device.
+ *
+ * A network is a stack of dense layers. Hidden layers use sigmoid, tanh
+ * or relu; the output is softmax with cross-entropy (the default) or
+ * sigmoid with mean squared error against one-hot targets. Weights,
+ * optimiser state and attached data sets stay on the device; an epoch
+ * runs without host round trips except for its statistics.
+ *
+ *   ck_nn_config config;
+ *   ck_nn_config_init(&config);                  defaults, then adjust
+ *   ck_nn *nn;
+ *   ck_nn_create(device, &config, &nn);          weights drawn from seed
+ *   ck_nn_set_preprocessing(nn, &train, kind);   scaling and class names
+ *   ck_nn_attach(nn, CK_NN_TRAIN, &train);       raw data in, normalised
+ *   ck_nn_attach(nn, CK_NN_TEST, &test);
+ *   ck_nn_train(nn, &training, &report);         epochs, early stopping
+ *   ck_nn_save(nn, "model.ckn");
+ *   ck_nn_destroy(nn);
+ *
+ * Model files (.ckn) are described in docs/nn.md; ck_nn_load() checks
+ * their header, sizes and checksum.
+ */
+#ifndef CLKIT_NN_H
+#define CLKIT_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/dataset.h"
+#include "clkit/device.h"
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most weight layers a network may have, and the widest layer. */
+#define CK_NN_MAX_LAYERS 16
+#define CK_NN_MAX_WIDTH 65536
+
+typedef enum ck_nn_activation {
+  CK_NN_SIGMOID = 0,
+  CK_NN_TANH = 1,
+  CK_NN_RELU = 2
+} ck_nn_activation;
+
+typedef enum ck_nn_loss {
+  CK_NN_CROSS_ENTROPY = 0, /* softmax output, cross-entropy loss */
+  CK_NN_MSE = 1            /* sigmoid output, half squared error, one-hot */
+} ck_nn_loss;
+
+typedef enum ck_nn_optimizer {
+  CK_NN_SGD = 0, /* with momentum (0: plain SGD) */
+  CK_NN_ADAM = 1
+} ck_nn_optimizer;
+
+typedef enum ck_nn_schedule {
+  CK_NN_CONSTANT = 0,
+  CK_NN_STEP = 1,  /* lr x gamma^(epoch / step_every) */
+  CK_NN_COSINE = 2 /* lr (1 + cos(pi t / T)) / 2 over the planned steps */
+} ck_nn_schedule;
+
+typedef enum ck_nn_set {
+  CK_NN_TRAIN = 0,
+  CK_NN_VALIDATION = 1,
+  CK_NN_TEST = 2
+} ck_nn_set;
+
+typedef struct ck_nn_config {
+  /* Layer widths, input first and classes last: layer_count entries,
+   * 2 .. CK_NN_MAX_LAYERS + 1, each 1 .. CK_NN_MAX_WIDTH. */
+  size_t layer_count;
+  size_t sizes[CK_NN_MAX_LAYERS + 1];
+  /* The activation of each hidden layer (layer_count - 2 entries). */
+  ck_nn_activation activations[CK_NN_MAX_LAYERS];
+  ck_nn_loss loss;
+  ck_nn_optimizer optimizer;
+  double learning_rate;         /* > 0 */
+  double momentum;              /* SGD, in [0, 1) */
+  double beta1, beta2, epsilon; /* Adam */
+  double weight_decay;          /* L2 on weights (not biases), >= 0 */
+  ck_nn_schedule schedule;
+  unsigned step_every; /* CK_NN_STEP: epochs between decays, >= 1 */
+  double step_gamma;   /* CK_NN_STEP: factor, in (0, 1] */
+  size_t batch;        /* samples a step, >= 1; 0: the whole training set */
+  uint64_t seed;       /* weights (Xavier for sigmoid and tanh, He for
+                          relu) and the epochs' shuffles */
+} ck_nn_config;
+
+typedef struct ck_nn ck_nn;
+
+/* The statistics of one epoch. Accuracies are fractions; a set that is
+ * not attached has NaN loss and accuracy. */
+typedef struct ck_nn_epoch {
+  unsigned epoch;    /* 1-based */
+  double train_loss; /* mean over the epoch's steps, as trained */
+  double train_accuracy;
+  double validation_loss, validation_accuracy;
+  double test_loss, test_accuracy;
+  double learning_rate; /* at the epoch's last step */
+  double samples_per_s; /* training samples / epoch wall time */
+  double seconds;       /* epoch wall time, evaluations included */
+} ck_nn_epoch;
+
+/* Called after each epoch; return nonzero to stop training. */
+typedef int (*ck_nn_epoch_fn)(void *user, const ck_nn_epoch *epoch);
+
+typedef struct ck_nn_training {
+  unsigned epochs; /* >= 1 */
+  /* Early stopping, when a validation set is attached: stop after this
+   * many epochs without a lower validation loss, and keep the weights of
+   * the best epoch. 0: train every epoch, still keeping the best. */
+  unsigned patience;
+  ck_nn_epoch_fn on_epoch; /* optional */
+  void *user;
+} ck_nn_training;
+
+typedef struct ck_nn_report {
+  unsigned epochs;            /* epochs run */
+  unsigned best_epoch;        /* whose weights the network now holds */
+  int stopped_early;          /* 1 when patience ran out */
+  double best_test_accuracy;  /* the best over the epochs; NaN w/o test */
+  double final_test_accuracy; /* of the weights kept; NaN without test */
+  double final_test_loss;
+  double best_validation_loss; /* NaN without validation */
+  double samples_per_s;        /* training samples / training time */
+  double wall_s, kernel_s, build_s;
+} ck_nn_report;
+
+/* ck_nn_config_init - defaults: 2-8-2 (set sizes for real data), relu,
+ * cross-entropy, Adam (lr 0.001, beta 0.9 / 0.999, epsilon 1e-8), SGD
+ * momentum 0.9 when chosen, no weight decay, constant rate, batch 64,
+ * seed 1. */
+ck_status ck_nn_config_init(ck_nn_config *config);
+
+/*
+ * ck_nn_create - check the configuration, build the kernels and draw the
+ * weights on device.
+ * Takes: device; config (copied); nn (set; release with ck_nn_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting;
+ * CK_ERROR_BUILD; CK_ERROR_DEVICE_MEMORY; other device errors.
+ */
+ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,
+                       ck_nn **nn);
+
+/*
+ * ck_nn_set_preprocessing - fit the per-feature normalisation of kind on
+ * train (raw features) and keep it, with train's class names, as part of
+ * the model. Call before attaching data.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when train's features differ
+ * from the input width or it has more classes than the output width.
+ */
+ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
+                                  ck_normalization_kind kind);
+
+/*
+ * ck_nn_attach - copy a data set (raw features, normalised here with the
+ * model's normalisation) to the device as the training, validation or
+ * test set, replacing what was attached there. data is not kept.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a feature count other
+ * than the input width or a label outside the output classes;
+ * CK_ERROR_DEVICE_MEMORY. On failure nothing is attached as that set (a
+ * set attached there before is gone too).
+ */
+ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data);
+
+/*
+ * ck_nn_train_epoch - one epoch over the training set (shuffled from the
+ * seed and the epoch number), then the evaluation of each attached set.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT with no training set; device
+ * errors.
+ */
+ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch);
+
+/*
+ * ck_nn_train - up to training->epochs epochs with early stopping (see
+ * ck_nn_training); fills report. The network ends with the weights of
+ * the best validation epoch (with validation data), else the last.
+ * Returns: as ck_nn_train_epoch(); CK_ERROR_CANCELLED when on_epoch
+ * asked to stop (the report is still filled).
+ */
+ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
+                      ck_nn_report *report);
+
+/*
+ * ck_nn_evaluate - mean loss and accuracy of the current weights on an
+ * attached set, and optionally its confusion matrix (classes x classes
+ * counts, row = true class, column = predicted; output-width squared
+ * entries, caller's array).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when the set is not attached.
+ */
+ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
+                         double *accuracy, uint64_t *confusion);
+
+/*
+ * ck_nn_predict - the predicted class of each row of data (raw features;
+ * labels are ignored): data->rows entries into classes (none for an
+ * empty set). Uses the device; the attached test set is replaced.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for the wrong feature count.
+ */
+ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes);
+
+/*
+ * ck_nn_save - write the model (architecture, normalisation, class names,
+ * weights) to path atomically: a temporary file renamed over path.
+ * Returns: CK_OK; CK_ERROR_IO naming the file.
+ */
+ck_status ck_nn_save(ck_nn *nn, const char *path);
+
+/*
+ * ck_nn_load - create a network on device from a model file. Training
+ * settings (optimiser, rate, batch, seed) come from config, or the
+ * defaults when config is NULL; its sizes, activations and loss are
+ * ignored in favour of the file's.
+ * Returns: CK_OK; CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is
+ * wrong (magic, version, sizes, checksum, truncation); as ck_nn_create().
+ */
+ck_status ck_nn_load(const ck_device *device, const char *path,
+                     const ck_nn_config *config, ck_nn **nn);
+
+/* ck_nn_describe - the network's configuration (sizes, activations,
+ * loss, training settings), copied into config. */
+ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config);
+
+/* ck_nn_class_name - the name of output class k: the training data's
+ * class name, or the integer k. buffer has capacity bytes. */
+ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
+                           size_t capacity);
+
+/*
+ * ck_nn_weights / ck_nn_set_weights - layer l's (0-based weight layer)
+ * weights, out x in row-major, and biases, out entries, copied out of or
+ * into the device. NULL skips an array.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a bad layer.
+ */
+ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights, float *biases);
+ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
+                            const float *biases);
+
+/* ck_nn_destroy - release a network. NULL is a no-op. */
+ck_status ck_nn_destroy(ck_nn *nn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_NN_H */

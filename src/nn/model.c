@@ -1,0 +1,313 @@
+/*
+ * model.c - MLP model files (.ckn): the architecture, the normalisation,
+ * the class names and the weights, little-endian, ending in a SHA-256 of
+ * everything before it. docs/nn.md gives the layout:
+ *
+ *   offset  size  field
+ *        0     8  magic "CKNNMODL"
+ *        8     4  format version (1)
+ *       12     4  S, the number of layer widths (2 .. 17)
+ *       16     4  loss: 0 softmax + cross-entropy, 1 sigmoid + MSE
+ *       20     4  normalisation: 0 none, 1 z-score, 2 min-max
+ *       24     4  C, the number of named classes (0: integer classes)
+ *       28     4  reserved, 0
+ *       32   4 S  widths, input first
+ *            4 (S - 2)  hidden activations: 0 sigmoid, 1 tanh, 2 relu
+ *                 C names, each a uint32 length (1 .. 63) and its bytes
+ *            8 F  with normalisation: F float32 offsets, F float32 scales
+ *                 (F = the input width)
+ *                 per layer l = 1 .. S - 1: widths[l] x (widths[l-1] + 1)
+ *                 float32 weights, row-major, the bias last in each row
+ *           32    SHA-256 of all the bytes above
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clkit/dataset.h"
+#include "nn/nn_internal.h"
+
+static const char model_magic[8] = {'C', 'K', 'N', 'N', 'M', 'O', 'D', 'L'};
+#define MODEL_VERSION 1u
+#define HEADER_BYTES 32u
+
+typedef struct model_writer {
+  uint8_t *bytes;
+  size_t size, capacity;
+} model_writer;
+
+static int writer_put(model_writer *w, const void *data, size_t size) {
+  if (w->size + size > w->capacity) {
+    size_t capacity = w->capacity ? w->capacity : 4096;
+    while (capacity < w->size + size)
+      capacity *= 2;
+    uint8_t *bytes = realloc(w->bytes, capacity);
+    if (!bytes)
+      return -1;
+    w->bytes = bytes;
+    w->capacity = capacity;
+  }
+  memcpy(w->bytes + w->size, data, size);
+  w->size += size;
+  return 0;
+}
+
+static int writer_u32(model_writer *w, uint32_t value) {
+  uint8_t bytes[4];
+  ck__put_u32(bytes, value);
+  return writer_put(w, bytes, 4);
+}
+
+static int writer_float(model_writer *w, float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, 4);
+  return writer_u32(w, bits);
+}
+
+ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
+  ck_status status = CK_OK;
+  model_writer w = {0};
+  float *weights = NULL;
+  nn_state *s = &nn->state;
+  uint32_t widths = (uint32_t)s->layers + 1;
+  int fail_write = 0;
+  fail_write |= writer_put(&w, model_magic, sizeof model_magic);
+  fail_write |= writer_u32(&w, MODEL_VERSION);
+  fail_write |= writer_u32(&w, widths);
+  fail_write |= writer_u32(&w, (uint32_t)nn->config.loss);
+  fail_write |= writer_u32(&w, (uint32_t)nn->normalization.kind);
+  fail_write |=
+      writer_u32(&w, nn->class_names ? (uint32_t)nn->class_count : 0u);
+  fail_write |= writer_u32(&w, 0u);
+  for (uint32_t l = 0; l < widths; ++l)
+    fail_write |= writer_u32(&w, s->sizes[l]);
+  for (uint32_t l = 0; l + 2 < widths; ++l)
+    fail_write |= writer_u32(&w, (uint32_t)nn->config.activations[l]);
+  for (size_t k = 0; nn->class_names && k < nn->class_count; ++k) {
+    size_t length = strlen(nn->class_names[k]);
+    fail_write |= writer_u32(&w, (uint32_t)length);
+    fail_write |= writer_put(&w, nn->class_names[k], length);
+  }
+  if (nn->normalization.kind != CK_NORMALIZE_NONE) {
+    for (size_t f = 0; f < s->sizes[0]; ++f)
+      fail_write |= writer_float(&w, nn->normalization.offset[f]);
+    for (size_t f = 0; f < s->sizes[0]; ++f)
+      fail_write |= writer_float(&w, nn->normalization.scale[f]);
+  }
+  for (int l = 1; l <= s->layers; ++l) {
+    size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
+    weights = malloc(count * sizeof *weights);
+    if (!weights)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory saving the model",
+              path);
+    CK_TRY(ck__nn_layer_read(nn, l, weights));
+    for (size_t i = 0; i < count; ++i)
+      fail_write |= writer_float(&w, weights[i]);
+    free(weights);
+    weights = NULL;
+  }
+  uint8_t digest[32];
+  if (!fail_write) {
+    ck__sha256(w.bytes, w.size, digest);
+    fail_write |= writer_put(&w, digest, sizeof digest);
+  }
+  if (fail_write)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory saving the model", path);
+  CK_TRY(ck__file_write_atomic(path, w.bytes, w.size));
+fail:
+  free(weights);
+  free(w.bytes);
+  return status;
+}
+
+typedef struct model_reader {
+  const char *path;
+  const uint8_t *bytes;
+  size_t size, at;
+} model_reader;
+
+/* The next count bytes, or NULL (with a message) past the end. */
+static const uint8_t *reader_take(model_reader *r, size_t count,
+                                  const char *what, ck_status *status) {
+  if (count > r->size - r->at) {
+    *status = ck__fail(CK_ERROR_PARSE,
+                       "%s: truncated: the file ends at byte %zu, inside %s",
+                       r->path, r->size, what);
+    return NULL;
+  }
+  const uint8_t *at = r->bytes + r->at;
+  r->at += count;
+  return at;
+}
+
+static ck_status reader_u32(model_reader *r, const char *what,
+                            uint32_t *value) {
+  ck_status status = CK_OK;
+  const uint8_t *at = reader_take(r, 4, what, &status);
+  if (at)
+    *value = ck__get_u32(at);
+  return status;
+}
+
+static ck_status reader_floats(model_reader *r, size_t count, const char *what,
+                               float *values) {
+  ck_status status = CK_OK;
+  if (count > SIZE_MAX / 4)
+    return ck__fail(CK_ERROR_PARSE, "%s: %s is too large", r->path, what);
+  const uint8_t *at = reader_take(r, count * 4, what, &status);
+  if (!at)
+    return status;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits = ck__get_u32(at + 4 * i);
+    memcpy(&values[i], &bits, 4);
+    if (!isfinite(values[i]))
+      return ck__fail(CK_ERROR_PARSE, "%s: value %zu of %s is not finite",
+                      r->path, i, what);
+  }
+  return CK_OK;
+}
+
+ck_status ck__nn_model_load(const ck_device *device, const char *path,
+                            const ck_nn_config *config,
+                            const ck__nn_tuning *tuning, ck_nn **result) {
+  ck_status status = CK_OK;
+  char *text = NULL;
+  size_t size = 0;
+  ck_nn *nn = NULL;
+  float *values = NULL;
+  char **names = NULL;
+  uint32_t name_count = 0;
+  ck_normalization normalization = {0};
+  *result = NULL;
+  CK_TRY(ck__file_read_bytes(path, &text, &size));
+  model_reader r = {path, (const uint8_t *)text, size, 0};
+  if (size < sizeof model_magic ||
+      memcmp(text, model_magic, sizeof model_magic) != 0)
+    CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit model (no CKNNMODL header)", path);
+  if (size < HEADER_BYTES + 32)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: truncated: %zu bytes, shorter than a model's header and "
+            "checksum",
+            path, size);
+  uint8_t digest[32];
+  ck__sha256(text, size - 32, digest);
+  uint32_t version = ck__get_u32(r.bytes + 8);
+  if (version != MODEL_VERSION)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: model format version %u; this clkit reads version %u", path,
+            version, MODEL_VERSION);
+  if (memcmp(digest, r.bytes + size - 32, 32) != 0)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: checksum mismatch: the file is damaged or truncated", path);
+  r.size = size - 32; /* the fields end where the checksum begins */
+  r.at = 12;
+  uint32_t widths, loss, kind, reserved;
+  CK_TRY(reader_u32(&r, "the header", &widths));
+  CK_TRY(reader_u32(&r, "the header", &loss));
+  CK_TRY(reader_u32(&r, "the header", &kind));
+  CK_TRY(reader_u32(&r, "the header", &name_count));
+  CK_TRY(reader_u32(&r, "the header", &reserved));
+  if (widths < 2 || widths > CK_NN_MAX_LAYERS + 1)
+    CK_FAIL(CK_ERROR_PARSE, "%s: %u layer widths (2 .. %d allowed)", path,
+            widths, CK_NN_MAX_LAYERS + 1);
+  if (loss > CK_NN_MSE)
+    CK_FAIL(CK_ERROR_PARSE, "%s: unknown loss %u", path, loss);
+  if (kind > CK_NORMALIZE_MINMAX)
+    CK_FAIL(CK_ERROR_PARSE, "%s: unknown normalisation %u", path, kind);
+  if (reserved != 0)
+    CK_FAIL(CK_ERROR_PARSE, "%s: the reserved header word is %u, not 0", path,
+            reserved);
+  ck_nn_config c;
+  if (config)
+    c = *config;
+  else
+    ck_nn_config_init(&c);
+  c.layer_count = widths;
+  c.loss = (ck_nn_loss)loss;
+  for (uint32_t l = 0; l < widths; ++l) {
+    uint32_t width;
+    CK_TRY(reader_u32(&r, "the layer widths", &width));
+    if (width < 1 || width > CK_NN_MAX_WIDTH)
+      CK_FAIL(CK_ERROR_PARSE, "%s: layer %u has width %u (1 .. %d allowed)",
+              path, l, width, CK_NN_MAX_WIDTH);
+    c.sizes[l] = width;
+  }
+  for (uint32_t l = 0; l + 2 < widths; ++l) {
+    uint32_t activation;
+    CK_TRY(reader_u32(&r, "the activations", &activation));
+    if (activation > CK_NN_RELU)
+      CK_FAIL(CK_ERROR_PARSE, "%s: unknown activation %u of layer %u", path,
+              activation, l + 1);
+    c.activations[l] = (ck_nn_activation)activation;
+  }
+  if (name_count > c.sizes[widths - 1])
+    CK_FAIL(CK_ERROR_PARSE, "%s: %u class names for %zu outputs", path,
+            name_count, c.sizes[widths - 1]);
+  if (name_count) {
+    names = calloc(name_count, sizeof *names);
+    if (!names)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    for (uint32_t k = 0; k < name_count; ++k) {
+      uint32_t length;
+      CK_TRY(reader_u32(&r, "the class names", &length));
+      if (length < 1 || length > CK_DATASET_MAX_NAME)
+        CK_FAIL(CK_ERROR_PARSE, "%s: class name %u has length %u", path, k,
+                length);
+      const uint8_t *at = reader_take(&r, length, "the class names", &status);
+      if (!at)
+        goto fail;
+      names[k] = malloc(length + 1);
+      if (!names[k])
+        CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+      memcpy(names[k], at, length);
+      names[k][length] = '\0';
+    }
+  }
+  if (kind != CK_NORMALIZE_NONE) {
+    normalization.kind = (ck_normalization_kind)kind;
+    normalization.features = c.sizes[0];
+    normalization.offset = malloc(c.sizes[0] * sizeof(float));
+    normalization.scale = malloc(c.sizes[0] * sizeof(float));
+    if (!normalization.offset || !normalization.scale)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    CK_TRY(reader_floats(&r, c.sizes[0], "the normalisation offsets",
+                         normalization.offset));
+    CK_TRY(reader_floats(&r, c.sizes[0], "the normalisation scales",
+                         normalization.scale));
+  }
+  /* The weights must fill the rest exactly. */
+  size_t expected = 0;
+  for (uint32_t l = 1; l < widths; ++l)
+    expected += c.sizes[l] * (c.sizes[l - 1] + 1) * 4;
+  if (r.size - r.at != expected)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: %zu bytes of weights where the layer widths need %zu", path,
+            r.size - r.at, expected);
+  CK_TRY(ck__nn_create(device, &c, 0, tuning, &nn));
+  for (uint32_t l = 1; l < widths; ++l) {
+    size_t count = c.sizes[l] * (c.sizes[l - 1] + 1);
+    values = malloc(count * sizeof *values);
+    if (!values)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    CK_TRY(reader_floats(&r, count, "the weights", values));
+    CK_TRY(ck__nn_layer_write(nn, (int)l, values));
+    free(values);
+    values = NULL;
+  }
+  nn->normalization = normalization;
+  memset(&normalization, 0, sizeof normalization);
+  nn->class_names = names;
+  nn->class_count = name_count;
+  names = NULL;
+  *result = nn;
+  nn = NULL;
+fail:
+  for (uint32_t k = 0; names && k < name_count; ++k)
+    free(names[k]);
+  free(names);
+  ck_dataset_normalization_free(&normalization);
+  free(values);
+  ck_nn_destroy(nn);
+  free(text);
+  return status;
+}

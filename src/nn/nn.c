@@ -1,0 +1,900 @@
+/*
+ * nn.c - the MLP driver: configuration, weight initialisation, data on the
+ * device, the epoch loop (shuffle, batches, learning-rate schedule,
+ * optimiser bookkeeping), evaluation and early stopping, over the
+ * backend's steps (ref or OpenCL).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_nn.h"
+#include "ck_philox.h"
+#include "core/workload_internal.h"
+#include "nn/nn_internal.h"
+
+/* Rows evaluated at a time, when no larger batch sized the buffers. */
+#define EVALUATION_ROWS 4096u
+/* Philox streams of the weights (per layer) and of the shuffles. */
+#define WEIGHT_STREAM 0x4E4E000000000000ull
+#define SHUFFLE_STREAM 0x4E4E100000000000ull
+
+static const char *const set_names[3] = {"training", "validation", "test"};
+
+ck_status ck_nn_config_init(ck_nn_config *config) {
+  if (!config)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_config_init: NULL");
+  memset(config, 0, sizeof *config);
+  config->layer_count = 3;
+  config->sizes[0] = 2;
+  config->sizes[1] = 8;
+  config->sizes[2] = 2;
+  for (int l = 0; l < CK_NN_MAX_LAYERS; ++l)
+    config->activations[l] = CK_NN_RELU;
+  config->loss = CK_NN_CROSS_ENTROPY;
+  config->optimizer = CK_NN_ADAM;
+  config->learning_rate = 0.001;
+  config->momentum = 0.9;
+  config->beta1 = 0.9;
+  config->beta2 = 0.999;
+  config->epsilon = 1e-8;
+  config->schedule = CK_NN_CONSTANT;
+  config->step_every = 10;
+  config->step_gamma = 0.5;
+  config->batch = 64;
+  config->seed = 1;
+  return CK_OK;
+}
+
+static ck_status check_config(const ck_nn_config *c) {
+  if (c->layer_count < 2 || c->layer_count > CK_NN_MAX_LAYERS + 1)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "layers: %zu widths given; a network needs 2 to %d "
+                    "(input, hidden..., classes)",
+                    c->layer_count, CK_NN_MAX_LAYERS + 1);
+  for (size_t l = 0; l < c->layer_count; ++l)
+    if (c->sizes[l] < 1 || c->sizes[l] > CK_NN_MAX_WIDTH)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "layers: width %zu of layer %zu is outside 1 .. %d",
+                      c->sizes[l], l, CK_NN_MAX_WIDTH);
+  if (c->sizes[c->layer_count - 1] < 2)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "layers: the output layer needs at least 2 classes");
+  for (size_t l = 0; l + 2 < c->layer_count; ++l)
+    if ((unsigned)c->activations[l] > CK_NN_RELU)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "act: unknown activation %d for hidden layer %zu",
+                      (int)c->activations[l], l + 1);
+  if ((unsigned)c->loss > CK_NN_MSE)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "loss: unknown loss %d",
+                    (int)c->loss);
+  if ((unsigned)c->optimizer > CK_NN_ADAM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "optimizer: unknown optimiser %d", (int)c->optimizer);
+  if (!(c->learning_rate > 0) || !isfinite(c->learning_rate))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "lr: the learning rate must be positive, not %g",
+                    c->learning_rate);
+  if (!(c->momentum >= 0 && c->momentum < 1))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "momentum: %g is outside [0, 1)",
+                    c->momentum);
+  if (!(c->beta1 >= 0 && c->beta1 < 1) || !(c->beta2 >= 0 && c->beta2 < 1))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "Adam's beta1 and beta2 must lie in [0, 1)");
+  if (!(c->epsilon > 0))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "Adam's epsilon must be positive");
+  if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "weight-decay: %g must be 0 or more", c->weight_decay);
+  if ((unsigned)c->schedule > CK_NN_COSINE)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "schedule: unknown kind %d",
+                    (int)c->schedule);
+  if (c->schedule == CK_NN_STEP &&
+      (c->step_every < 1 || !(c->step_gamma > 0 && c->step_gamma <= 1)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "schedule: a step schedule needs every >= 1 and gamma in "
+                    "(0, 1]");
+  if (c->batch > UINT32_MAX / 2)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "batch: %zu is too large",
+                    c->batch);
+  return CK_OK;
+}
+
+nn_state *ck__nn_state(ck_nn *nn) {
+  return &nn->state;
+}
+
+/* Creates a buffer of count elements of size bytes, naming what it is for
+ * when the device refuses. */
+static ck_status create_buffer(nn_state *s, size_t count, size_t size,
+                               const char *what, ck_buffer **buffer) {
+  if (count && size > SIZE_MAX / count)
+    return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: %zu elements are too many",
+                    what, count);
+  ck_status status =
+      ck_buffer_create(s->queue, count ? count * size : size, buffer);
+  if (status != CK_OK)
+    return ck__fail_prefix(status, "%s (%zu bytes): ", what, count * size);
+  return CK_OK;
+}
+
+/* Uploads doubles as the state's reals. */
+static ck_status write_reals(nn_state *s, ck_buffer *buffer,
+                             const double *values, size_t count) {
+  ck_status status = CK_OK;
+  void *converted = malloc(count ? count * s->real_size : 1);
+  if (!converted)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory converting %zu values",
+            count);
+  for (size_t i = 0; i < count; ++i) {
+    if (s->double_precision)
+      ((double *)converted)[i] = values[i];
+    else
+      ((float *)converted)[i] = (float)values[i];
+  }
+  CK_TRY(ck_buffer_write(s->queue, buffer, 0, count * s->real_size, converted,
+                         CK_BLOCKING, NULL));
+fail:
+  free(converted);
+  return status;
+}
+
+ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  size_t count = (size_t)s->sizes[layer] * (s->sizes[layer - 1] + 1);
+  void *raw = malloc(count * s->real_size);
+  if (!raw)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading weights");
+  CK_TRY(ck_buffer_read(s->queue, s->weights[layer], 0, count * s->real_size,
+                        raw, CK_BLOCKING, NULL));
+  for (size_t i = 0; i < count; ++i)
+    values[i] =
+        s->double_precision ? (float)((double *)raw)[i] : ((float *)raw)[i];
+fail:
+  free(raw);
+  return status;
+}
+
+ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  size_t count = (size_t)s->sizes[layer] * (s->sizes[layer - 1] + 1);
+  double *wide = malloc(count * sizeof *wide);
+  if (!wide)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing weights");
+  for (size_t i = 0; i < count; ++i)
+    wide[i] = values[i];
+  CK_TRY(write_reals(s, s->weights[layer], wide, count));
+fail:
+  free(wide);
+  return status;
+}
+
+/* A standard normal from one Philox block (Box-Muller in double). */
+static double normal_draw(uint64_t seed, uint64_t stream, uint64_t index) {
+  ck_philox_counter r = ck_philox_block(seed, stream, index);
+  double u1 = 1.0 - ck_uniform_double(r.v[0], r.v[1]); /* (0, 1] */
+  double u2 = ck_uniform_double(r.v[2], r.v[3]);
+  return sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
+}
+
+/* Xavier (Glorot) normal weights, std sqrt(2 / (in + out)), ahead of
+ * sigmoid, tanh and the output; He normal, std sqrt(2 / in), ahead of
+ * relu. Biases start at 0. Weight (o, i) of layer l draws block
+ * o (in + 1) + i of stream WEIGHT_STREAM + l, whatever the backend. */
+static ck_status initialise_weights(ck_nn *nn) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  double *values = NULL;
+  for (int l = 1; l <= s->layers; ++l) {
+    size_t in = s->sizes[l - 1], out = s->sizes[l];
+    size_t count = out * (in + 1);
+    values = malloc(count * sizeof *values);
+    if (!values)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory drawing weights");
+    double deviation = l < s->layers && s->activation[l] == CK_NN_ACT_RELU
+                           ? sqrt(2.0 / (double)in)
+                           : sqrt(2.0 / (double)(in + out));
+    for (size_t o = 0; o < out; ++o)
+      for (size_t i = 0; i <= in; ++i) {
+        size_t at = o * (in + 1) + i;
+        values[at] = i < in ? deviation * normal_draw(nn->config.seed,
+                                                      WEIGHT_STREAM + l, at)
+                            : 0.0;
+      }
+    CK_TRY(write_reals(s, s->weights[l], values, count));
+    free(values);
+    values = NULL;
+  }
+fail:
+  free(values);
+  return status;
+}
+
+static ck_status zero_buffer(nn_state *s, ck_buffer *buffer, size_t bytes) {
+  ck_status status = CK_OK;
+  void *zeros = calloc(1, bytes ? bytes : 1);
+  if (!zeros)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory clearing a buffer");
+  CK_TRY(ck_buffer_write(s->queue, buffer, 0, bytes, zeros, CK_BLOCKING, NULL));
+fail:
+  free(zeros);
+  return status;
+}
+
+/* Activations and deltas for at least rows rows. */
+static ck_status ensure_capacity(ck_nn *nn, uint32_t rows) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  if (rows <= s->capacity)
+    return CK_OK;
+  for (int l = 0; l <= s->layers; ++l) {
+    ck_buffer_destroy(s->activations[l]);
+    ck_buffer_destroy(s->deltas[l]);
+    s->activations[l] = s->deltas[l] = NULL;
+  }
+  ck_buffer_destroy(s->batch_labels);
+  s->batch_labels = NULL;
+  s->capacity = 0;
+  /* Zeroed from the host, so that no kernel ever reads an unwritten value
+   * (checkers such as Oclgrind treat device fills as unwritten too). */
+  for (int l = 0; l <= s->layers; ++l) {
+    size_t count = (size_t)rows * s->sizes[l];
+    CK_TRY(create_buffer(s, count, s->real_size, "network activations",
+                         &s->activations[l]));
+    CK_TRY(zero_buffer(s, s->activations[l], count * s->real_size));
+    if (l > 0) {
+      CK_TRY(create_buffer(s, count, s->real_size, "network deltas",
+                           &s->deltas[l]));
+      CK_TRY(zero_buffer(s, s->deltas[l], count * s->real_size));
+    }
+  }
+  CK_TRY(create_buffer(s, rows, sizeof(int32_t), "batch labels",
+                       &s->batch_labels));
+  s->capacity = rows;
+fail:
+  return status;
+}
+
+/* Per-sample losses, hits and predictions for at least rows rows. */
+static ck_status ensure_samples(nn_state *s, uint32_t rows) {
+  ck_status status = CK_OK;
+  if (rows <= s->sample_capacity)
+    return CK_OK;
+  ck_buffer_destroy(s->losses);
+  ck_buffer_destroy(s->hits);
+  ck_buffer_destroy(s->predictions);
+  s->losses = s->hits = s->predictions = NULL;
+  s->sample_capacity = 0;
+  CK_TRY(create_buffer(s, rows, s->real_size, "per-sample losses", &s->losses));
+  CK_TRY(create_buffer(s, rows, sizeof(uint32_t), "per-sample hits", &s->hits));
+  CK_TRY(
+      create_buffer(s, rows, sizeof(int32_t), "predictions", &s->predictions));
+  s->sample_capacity = rows;
+fail:
+  return status;
+}
+
+ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
+                        int double_precision, const ck__nn_tuning *tuning,
+                        ck_nn **result) {
+  ck_status status = CK_OK;
+  ck_nn *nn = NULL;
+  if (!device || !config || !result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: NULL argument");
+  *result = NULL;
+  CK_TRY(check_config(config));
+  if (double_precision && device->backend != CK_BACKEND_REF &&
+      !device->has_fp64)
+    CK_FAIL(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
+            device->id);
+  nn = calloc(1, sizeof *nn);
+  if (!nn)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory creating a network");
+  nn->config = *config;
+  nn_state *s = &nn->state;
+  s->device = *device;
+  if (tuning)
+    s->tuning = *tuning;
+  s->double_precision = double_precision;
+  s->real_size = double_precision ? sizeof(double) : sizeof(float);
+  s->layers = (int)config->layer_count - 1;
+  for (int l = 0; l <= s->layers; ++l)
+    s->sizes[l] = (uint32_t)config->sizes[l];
+  for (int l = 1; l < s->layers; ++l)
+    s->activation[l] = (int)config->activations[l - 1];
+  s->loss =
+      config->loss == CK_NN_MSE ? CK_NN_LOSS_MSE : CK_NN_LOSS_CROSS_ENTROPY;
+  s->activation[s->layers] =
+      config->loss == CK_NN_MSE ? CK_NN_ACT_SIGMOID : CK_NN_ACT_IDENTITY;
+  s->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
+                                                 : CK_NN_OPTIMIZER_SGD;
+  nn->steps =
+      device->backend == CK_BACKEND_REF
+          ? (double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32)
+          : &ck__nn_opencl_steps;
+  CK_TRY(ck_queue_create(device, &s->queue));
+  for (int l = 1; l <= s->layers; ++l) {
+    size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
+    CK_TRY(create_buffer(s, count, s->real_size, "weights", &s->weights[l]));
+    CK_TRY(
+        create_buffer(s, count, s->real_size, "optimiser state", &s->first[l]));
+    CK_TRY(create_buffer(s, count, s->real_size, "optimiser state",
+                         &s->second[l]));
+    CK_TRY(zero_buffer(s, s->first[l], count * s->real_size));
+    CK_TRY(zero_buffer(s, s->second[l], count * s->real_size));
+  }
+  CK_TRY(create_buffer(s, 1, s->real_size, "loss total", &s->loss_total));
+  CK_TRY(create_buffer(s, 1, sizeof(uint32_t), "hit total", &s->hit_total));
+  CK_TRY(initialise_weights(nn));
+  double started = ck__seconds();
+  CK_TRY(nn->steps->setup(s));
+  nn->build_s = ck__seconds() - started;
+  *result = nn;
+  return CK_OK;
+fail:
+  ck_nn_destroy(nn);
+  return status;
+}
+
+ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,
+                       ck_nn **nn) {
+  return ck__nn_create(device, config, 0, NULL, nn);
+}
+
+static void free_class_names(ck_nn *nn) {
+  for (size_t k = 0; nn->class_names && k < nn->class_count; ++k)
+    free(nn->class_names[k]);
+  free(nn->class_names);
+  nn->class_names = NULL;
+  nn->class_count = 0;
+}
+
+ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
+                                  ck_normalization_kind kind) {
+  ck_status status = CK_OK;
+  ck_normalization fitted = {0};
+  if (!nn || !train)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_set_preprocessing: NULL argument");
+  nn_state *s = &nn->state;
+  if (train->features != s->sizes[0])
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "layers: the input layer has %u units, but the training data "
+            "has %zu features",
+            s->sizes[0], train->features);
+  if (train->classes > s->sizes[s->layers])
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "layers: the output layer has %u units, but the training data "
+            "has %zu classes",
+            s->sizes[s->layers], train->classes);
+  CK_TRY(ck_dataset_normalization_fit(train, kind, &fitted));
+  char **names = NULL;
+  if (train->class_names) {
+    names = calloc(train->classes, sizeof *names);
+    if (!names)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory copying class names");
+    for (size_t k = 0; k < train->classes; ++k) {
+      names[k] = strdup(train->class_names[k]);
+      if (!names[k]) {
+        for (size_t j = 0; j < k; ++j)
+          free(names[j]);
+        free(names);
+        CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory copying class names");
+      }
+    }
+  }
+  free_class_names(nn);
+  nn->class_names = names;
+  nn->class_count = train->classes;
+  ck_dataset_normalization_free(&nn->normalization);
+  nn->normalization = fitted;
+  return CK_OK;
+fail:
+  ck_dataset_normalization_free(&fitted);
+  return status;
+}
+
+static void release_set(ck_nn *nn, ck_nn_set which) {
+  nn_data *set = &nn->state.sets[which];
+  ck_buffer_destroy(set->features);
+  ck_buffer_destroy(set->labels);
+  set->features = set->labels = NULL;
+  set->rows = 0;
+  free(nn->host_labels[which]);
+  nn->host_labels[which] = NULL;
+}
+
+ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
+  ck_status status = CK_OK;
+  double *values = NULL;
+  float *normalised = NULL;
+  int32_t *labels = NULL;
+  if (!nn || !data || (unsigned)which > CK_NN_TEST)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_attach: bad argument");
+  nn_state *s = &nn->state;
+  const char *name = set_names[which];
+  if (data->features != s->sizes[0])
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "layers: the input layer has %u units, but the %s data has %zu "
+            "features",
+            s->sizes[0], name, data->features);
+  if (data->rows < 1 || data->rows > UINT32_MAX / 2)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "the %s data has %zu rows", name,
+            data->rows);
+  for (size_t r = 0; r < data->rows; ++r)
+    if (data->labels[r] < 0 || (uint32_t)data->labels[r] >= s->sizes[s->layers])
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "row %zu of the %s data has class %d, outside the output "
+              "layer's %u classes",
+              r + 1, name, (int)data->labels[r], s->sizes[s->layers]);
+  size_t count = data->rows * data->features;
+  normalised = malloc(count * sizeof *normalised);
+  values = malloc(count * sizeof *values);
+  labels = malloc(data->rows * sizeof *labels);
+  if (!normalised || !values || !labels)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory attaching the %s data",
+            name);
+  memcpy(normalised, data->values, count * sizeof *normalised);
+  memcpy(labels, data->labels, data->rows * sizeof *labels);
+  if (nn->normalization.kind != CK_NORMALIZE_NONE) {
+    ck_dataset view = *data;
+    view.values = normalised;
+    CK_TRY(ck_dataset_normalize(&nn->normalization, &view));
+  }
+  for (size_t i = 0; i < count; ++i)
+    values[i] = normalised[i];
+  free(normalised);
+  normalised = NULL;
+  release_set(nn, which);
+  nn_data *set = &s->sets[which];
+  CK_TRY(create_buffer(s, count, s->real_size, "data set", &set->features));
+  CK_TRY(create_buffer(s, data->rows, sizeof(int32_t), "labels", &set->labels));
+  CK_TRY(write_reals(s, set->features, values, count));
+  CK_TRY(ck_buffer_write(s->queue, set->labels, 0, data->rows * sizeof(int32_t),
+                         labels, CK_BLOCKING, NULL));
+  set->rows = (uint32_t)data->rows;
+  nn->host_labels[which] = labels;
+  labels = NULL;
+  CK_TRY(ensure_samples(s, set->rows));
+  if (which == CK_NN_TRAIN) {
+    ck_buffer_destroy(s->index);
+    s->index = NULL;
+    CK_TRY(create_buffer(s, set->rows, sizeof(uint32_t), "training order",
+                         &s->index));
+  }
+fail:
+  if (status != CK_OK && (unsigned)which <= CK_NN_TEST && nn)
+    release_set(nn, which);
+  free(values);
+  free(normalised);
+  free(labels);
+  return status;
+}
+
+/* Rows a training step takes. */
+static uint32_t batch_rows(const ck_nn *nn) {
+  uint32_t rows = nn->state.sets[CK_NN_TRAIN].rows;
+  return nn->config.batch && nn->config.batch < rows
+             ? (uint32_t)nn->config.batch
+             : rows;
+}
+
+ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
+                             const ck__nn_update *update) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  const ck__nn_steps *steps = nn->steps;
+  CK_TRY(ensure_capacity(nn, count));
+  CK_TRY(steps->gather(s, offset, count));
+  for (int l = 1; l <= s->layers; ++l)
+    CK_TRY(steps->forward(s, l, s->activations[l - 1], 0, count));
+  CK_TRY(steps->output(s, s->batch_labels, 0, count, 1.0 / count, offset));
+  for (int l = s->layers; l >= 1; --l) {
+    /* The deltas below use this layer's weights before its update. */
+    if (l >= 2)
+      CK_TRY(steps->backward(s, l, count));
+    CK_TRY(steps->update(s, l, count, update));
+  }
+fail:
+  return status;
+}
+
+/* The learning rate of optimiser step `step` (0-based) of epoch `epoch`
+ * (1-based), with `per_epoch` steps an epoch. */
+static double learning_rate(const ck_nn *nn, unsigned epoch, uint64_t step,
+                            uint64_t per_epoch) {
+  const ck_nn_config *c = &nn->config;
+  switch (c->schedule) {
+  case CK_NN_STEP:
+    return c->learning_rate *
+           pow(c->step_gamma, (double)((epoch - 1) / c->step_every));
+  case CK_NN_COSINE: {
+    double total = (double)(nn->planned_epochs ? nn->planned_epochs : epoch) *
+                   (double)per_epoch;
+    double t = (double)step / total;
+    if (t > 1)
+      t = 1;
+    return c->learning_rate * 0.5 * (1.0 + cos(3.14159265358979323846 * t));
+  }
+  default:
+    return c->learning_rate;
+  }
+}
+
+/* Fisher-Yates over the training rows, from Philox keyed by the seed and
+ * the epoch, so every backend visits rows in the same order. */
+static ck_status shuffle(ck_nn *nn, unsigned epoch) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  uint32_t rows = s->sets[CK_NN_TRAIN].rows;
+  uint32_t *order = malloc((size_t)rows * sizeof *order);
+  if (!order)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory shuffling");
+  for (uint32_t i = 0; i < rows; ++i)
+    order[i] = i;
+  ck_philox_counter block = {{0, 0, 0, 0}};
+  for (uint32_t i = rows - 1; i > 0; --i) {
+    uint32_t draw = (rows - 1 - i) % 4;
+    if (draw == 0)
+      block = ck_philox_block(nn->config.seed, SHUFFLE_STREAM + epoch,
+                              (rows - 1 - i) / 4);
+    uint32_t j = (uint32_t)(((uint64_t)ck_philox_word(block, draw) *
+                             ((uint64_t)i + 1)) >>
+                            32);
+    uint32_t swap = order[i];
+    order[i] = order[j];
+    order[j] = swap;
+  }
+  CK_TRY(ck_buffer_write(s->queue, s->index, 0, (size_t)rows * sizeof *order,
+                         order, CK_BLOCKING, NULL));
+fail:
+  free(order);
+  return status;
+}
+
+/* The forward pass over a whole attached set, in chunks; per-sample
+ * results in entries 0 .. rows - 1. */
+static ck_status forward_set(ck_nn *nn, ck_nn_set which) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  nn_data *set = &s->sets[which];
+  uint32_t chunk =
+      s->capacity > EVALUATION_ROWS ? s->capacity : EVALUATION_ROWS;
+  if (chunk > set->rows)
+    chunk = set->rows;
+  CK_TRY(ensure_capacity(nn, chunk));
+  for (uint32_t first = 0; first < set->rows; first += chunk) {
+    uint32_t count = set->rows - first < chunk ? set->rows - first : chunk;
+    CK_TRY(nn->steps->forward(s, 1, set->features, first, count));
+    for (int l = 2; l <= s->layers; ++l)
+      CK_TRY(nn->steps->forward(s, l, s->activations[l - 1], 0, count));
+    CK_TRY(nn->steps->output(s, set->labels, first, count, 0.0, first));
+  }
+fail:
+  return status;
+}
+
+ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
+                         double *accuracy, uint64_t *confusion) {
+  ck_status status = CK_OK;
+  int32_t *predicted = NULL;
+  if (!nn || (unsigned)which > CK_NN_TEST)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_evaluate: bad argument");
+  nn_state *s = &nn->state;
+  nn_data *set = &s->sets[which];
+  if (!set->rows)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no %s data is attached",
+            set_names[which]);
+  CK_TRY(forward_set(nn, which));
+  double sum = 0;
+  uint64_t hits = 0;
+  CK_TRY(nn->steps->reduce(s, set->rows, &sum, &hits));
+  if (loss)
+    *loss = sum / set->rows;
+  if (accuracy)
+    *accuracy = (double)hits / set->rows;
+  if (confusion) {
+    size_t classes = s->sizes[s->layers];
+    predicted = malloc((size_t)set->rows * sizeof *predicted);
+    if (!predicted)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading predictions");
+    CK_TRY(ck_buffer_read(s->queue, s->predictions, 0,
+                          (size_t)set->rows * sizeof *predicted, predicted,
+                          CK_BLOCKING, NULL));
+    memset(confusion, 0, classes * classes * sizeof *confusion);
+    for (uint32_t r = 0; r < set->rows; ++r)
+      ++confusion[(size_t)nn->host_labels[which][r] * classes +
+                  (size_t)predicted[r]];
+  }
+fail:
+  free(predicted);
+  return status;
+}
+
+ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
+  ck_status status = CK_OK;
+  if (!nn)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_train_epoch: NULL");
+  nn_state *s = &nn->state;
+  uint32_t rows = s->sets[CK_NN_TRAIN].rows;
+  if (!rows)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no training data is attached");
+  double started = ck__seconds();
+  unsigned number = nn->epoch + 1;
+  CK_TRY(shuffle(nn, number));
+  uint32_t batch = batch_rows(nn);
+  uint64_t per_epoch = (rows + batch - 1) / batch;
+  const ck_nn_config *c = &nn->config;
+  ck__nn_update update = {0};
+  update.momentum = c->momentum;
+  update.beta1 = c->beta1;
+  update.beta2 = c->beta2;
+  update.epsilon = c->epsilon;
+  update.decay = c->weight_decay;
+  for (uint32_t offset = 0; offset < rows; offset += batch) {
+    uint32_t count = rows - offset < batch ? rows - offset : batch;
+    update.rate = learning_rate(
+        nn, number, nn->epoch * per_epoch + offset / batch, per_epoch);
+    uint64_t t = ++nn->steps_taken;
+    update.correction1 = 1.0 - pow(c->beta1, (double)t);
+    update.correction2 = 1.0 - pow(c->beta2, (double)t);
+    CK_TRY(ck__nn_train_batch(nn, offset, count, &update));
+  }
+  double sum = 0;
+  uint64_t hits = 0;
+  CK_TRY(nn->steps->reduce(s, rows, &sum, &hits));
+  nn->epoch = number;
+  double trained = ck__seconds();
+  ck_nn_epoch result = {0};
+  result.epoch = number;
+  result.train_loss = sum / rows;
+  result.train_accuracy = (double)hits / rows;
+  result.learning_rate = update.rate;
+  result.validation_loss = result.validation_accuracy = NAN;
+  result.test_loss = result.test_accuracy = NAN;
+  if (s->sets[CK_NN_VALIDATION].rows)
+    CK_TRY(ck_nn_evaluate(nn, CK_NN_VALIDATION, &result.validation_loss,
+                          &result.validation_accuracy, NULL));
+  if (s->sets[CK_NN_TEST].rows)
+    CK_TRY(ck_nn_evaluate(nn, CK_NN_TEST, &result.test_loss,
+                          &result.test_accuracy, NULL));
+  result.seconds = ck__seconds() - started;
+  result.samples_per_s = trained > started ? rows / (trained - started) : 0.0;
+  if (!isfinite(result.train_loss))
+    CK_FAIL(CK_ERROR_MISMATCH,
+            "the training loss became %g in epoch %u: lower the learning "
+            "rate",
+            result.train_loss, number);
+  if (epoch)
+    *epoch = result;
+fail:
+  return status;
+}
+
+static ck_status keep_weights(ck_nn *nn, int restore) {
+  ck_status status = CK_OK;
+  nn_state *s = &nn->state;
+  for (int l = 1; l <= s->layers; ++l) {
+    size_t bytes = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1) * s->real_size;
+    if (!nn->best_weights[l])
+      CK_TRY(create_buffer(s, bytes / s->real_size, s->real_size,
+                           "the best epoch's weights", &nn->best_weights[l]));
+    if (restore)
+      CK_TRY(ck_buffer_copy(s->queue, s->weights[l], 0, nn->best_weights[l], 0,
+                            bytes, NULL));
+    else
+      CK_TRY(ck_buffer_copy(s->queue, nn->best_weights[l], 0, s->weights[l], 0,
+                            bytes, NULL));
+  }
+fail:
+  return status;
+}
+
+ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
+                      ck_nn_report *report) {
+  ck_status status = CK_OK;
+  if (!nn || !training || !report)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_train: NULL argument");
+  if (training->epochs < 1)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "epochs: at least 1");
+  memset(report, 0, sizeof *report);
+  report->best_test_accuracy = report->final_test_accuracy = NAN;
+  report->final_test_loss = report->best_validation_loss = NAN;
+  nn_state *s = &nn->state;
+  int validating = s->sets[CK_NN_VALIDATION].rows > 0;
+  nn->planned_epochs = nn->epoch + training->epochs;
+  double started = ck__seconds(), training_s = 0;
+  double kernel_before = 0;
+  CK_TRY(ck_queue_finish(s->queue));
+  ck_queue_kernel_seconds(s->queue, &kernel_before);
+  uint64_t samples = 0;
+  unsigned since_best = 0;
+  for (unsigned e = 0; e < training->epochs; ++e) {
+    ck_nn_epoch epoch;
+    CK_TRY(ck_nn_train_epoch(nn, &epoch));
+    report->epochs = e + 1;
+    samples += s->sets[CK_NN_TRAIN].rows;
+    training_s += epoch.samples_per_s > 0
+                      ? s->sets[CK_NN_TRAIN].rows / epoch.samples_per_s
+                      : 0;
+    if (!isnan(epoch.test_accuracy) &&
+        !(epoch.test_accuracy <= report->best_test_accuracy))
+      report->best_test_accuracy = epoch.test_accuracy;
+    if (validating) {
+      if (!(epoch.validation_loss >= report->best_validation_loss)) {
+        report->best_validation_loss = epoch.validation_loss;
+        report->best_epoch = epoch.epoch;
+        since_best = 0;
+        CK_TRY(keep_weights(nn, 0));
+      } else {
+        ++since_best;
+      }
+    } else {
+      report->best_epoch = epoch.epoch;
+    }
+    if (training->on_epoch && training->on_epoch(training->user, &epoch)) {
+      status = ck__fail(CK_ERROR_CANCELLED, "training stopped after epoch %u",
+                        epoch.epoch);
+      break;
+    }
+    if (validating && training->patience && since_best >= training->patience) {
+      report->stopped_early = 1;
+      break;
+    }
+  }
+  if (validating && report->best_epoch != nn->epoch) {
+    ck_status restored = keep_weights(nn, 1);
+    if (status == CK_OK)
+      CK_TRY(restored);
+  }
+  if (s->sets[CK_NN_TEST].rows) {
+    ck_status evaluated =
+        ck_nn_evaluate(nn, CK_NN_TEST, &report->final_test_loss,
+                       &report->final_test_accuracy, NULL);
+    if (status == CK_OK)
+      CK_TRY(evaluated);
+  }
+  report->wall_s = ck__seconds() - started;
+  report->samples_per_s = training_s > 0 ? samples / training_s : 0;
+  double kernel_after = 0;
+  if (ck_queue_finish(s->queue) == CK_OK)
+    ck_queue_kernel_seconds(s->queue, &kernel_after);
+  report->kernel_s = kernel_after - kernel_before;
+  report->build_s = nn->build_s;
+fail:
+  return status;
+}
+
+ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
+  ck_status status = CK_OK;
+  ck_dataset unlabelled = {0};
+  if (!nn || !data || !classes)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_predict: NULL argument");
+  if (data->rows == 0)
+    return CK_OK;
+  /* Labels play no part: score against class 0. */
+  unlabelled = *data;
+  unlabelled.labels = calloc(data->rows ? data->rows : 1, sizeof(int32_t));
+  if (!unlabelled.labels)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
+  CK_TRY(ck_nn_attach(nn, CK_NN_TEST, &unlabelled));
+  CK_TRY(forward_set(nn, CK_NN_TEST));
+  CK_TRY(ck_buffer_read(nn->state.queue, nn->state.predictions, 0,
+                        data->rows * sizeof(int32_t), classes, CK_BLOCKING,
+                        NULL));
+fail:
+  free(unlabelled.labels);
+  return status;
+}
+
+ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config) {
+  if (!nn || !config)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_describe: NULL");
+  *config = nn->config;
+  return CK_OK;
+}
+
+ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
+                           size_t capacity) {
+  if (!nn || !buffer || !capacity || k >= nn->state.sizes[nn->state.layers])
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_class_name: bad class");
+  if (nn->class_names && k < nn->class_count)
+    snprintf(buffer, capacity, "%s", nn->class_names[k]);
+  else
+    snprintf(buffer, capacity, "%zu", k);
+  return CK_OK;
+}
+
+ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights,
+                        float *biases) {
+  ck_status status = CK_OK;
+  float *all = NULL;
+  if (!nn || layer >= (size_t)nn->state.layers)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_weights: bad layer");
+  int l = (int)layer + 1;
+  size_t in = nn->state.sizes[l - 1], out = nn->state.sizes[l];
+  all = malloc(out * (in + 1) * sizeof *all);
+  if (!all)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading weights");
+  CK_TRY(ck__nn_layer_read(nn, l, all));
+  for (size_t o = 0; o < out; ++o) {
+    if (weights)
+      memcpy(weights + o * in, all + o * (in + 1), in * sizeof *all);
+    if (biases)
+      biases[o] = all[o * (in + 1) + in];
+  }
+fail:
+  free(all);
+  return status;
+}
+
+ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
+                            const float *biases) {
+  ck_status status = CK_OK;
+  float *all = NULL;
+  if (!nn || layer >= (size_t)nn->state.layers)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_set_weights: bad layer");
+  int l = (int)layer + 1;
+  size_t in = nn->state.sizes[l - 1], out = nn->state.sizes[l];
+  all = malloc(out * (in + 1) * sizeof *all);
+  if (!all)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing weights");
+  CK_TRY(ck__nn_layer_read(nn, l, all));
+  for (size_t o = 0; o < out; ++o) {
+    if (weights)
+      memcpy(all + o * (in + 1), weights + o * in, in * sizeof *all);
+    if (biases)
+      all[o * (in + 1) + in] = biases[o];
+  }
+  CK_TRY(ck__nn_layer_write(nn, l, all));
+fail:
+  free(all);
+  return status;
+}
+
+ck_status ck_nn_save(ck_nn *nn, const char *path) {
+  if (!nn || !path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_save: NULL argument");
+  return ck__nn_model_save(nn, path);
+}
+
+ck_status ck_nn_load(const ck_device *device, const char *path,
+                     const ck_nn_config *config, ck_nn **nn) {
+  if (!device || !path || !nn)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_load: NULL argument");
+  return ck__nn_model_load(device, path, config, NULL, nn);
+}
+
+ck_status ck_nn_destroy(ck_nn *nn) {
+  if (!nn)
+    return CK_OK;
+  nn_state *s = &nn->state;
+  if (nn->steps && s->queue)
+    nn->steps->teardown(s);
+  for (int set = 0; set < 3; ++set)
+    release_set(nn, (ck_nn_set)set);
+  for (int l = 0; l <= CK_NN_MAX_LAYERS; ++l) {
+    ck_buffer_destroy(s->weights[l]);
+    ck_buffer_destroy(s->first[l]);
+    ck_buffer_destroy(s->second[l]);
+    ck_buffer_destroy(s->activations[l]);
+    ck_buffer_destroy(s->deltas[l]);
+    ck_buffer_destroy(nn->best_weights[l]);
+  }
+  ck_buffer_destroy(s->batch_labels);
+  ck_buffer_destroy(s->index);
+  ck_buffer_destroy(s->losses);
+  ck_buffer_destroy(s->hits);
+  ck_buffer_destroy(s->predictions);
+  ck_buffer_destroy(s->loss_total);
+  ck_buffer_destroy(s->hit_total);
+  ck_queue_destroy(s->queue);
+  free_class_names(nn);
+  ck_dataset_normalization_free(&nn->normalization);
+  free(nn);
+  return CK_OK;
+}

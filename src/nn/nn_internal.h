@@ -1,0 +1,138 @@
+/*
+ * nn_internal.h - the MLP driver's state and its table of steps per
+ * backend. The driver (nn.c) owns the epoch loop, batching, the learning
+ * rate schedule, early stopping and the model; a step does one phase of
+ * one batch (or of one chunk of an evaluation) on the device.
+ *
+ * Layers are numbered as in ck_nn_config.sizes: 0 is the input, L the
+ * output. activations[l] and deltas[l] hold `capacity` rows of sizes[l]
+ * values; weights[l] (l >= 1) is sizes[l] x (sizes[l - 1] + 1), the bias
+ * in the last column (see cl/ck_nn.h).
+ */
+#ifndef CK_NN_INTERNAL_H
+#define CK_NN_INTERNAL_H
+
+#include "clkit/clkit.h"
+#include "clkit/nn.h"
+#include "core/internal.h"
+
+typedef struct nn_state nn_state;
+
+/* Kernel tuning in place of the per-device choice (for tests that run
+ * the GPU form on a CPU): output tile side (a power of two, 8 .. 128) and
+ * whether tiles are staged in local memory. */
+typedef struct ck__nn_tuning {
+  unsigned tile;
+  int local_tiles;
+} ck__nn_tuning;
+
+/* One optimiser step's settings, the same for every parameter. */
+typedef struct ck__nn_update {
+  double rate, momentum, beta1, beta2, epsilon, correction1, correction2, decay;
+} ck__nn_update;
+
+typedef struct ck__nn_steps {
+  ck_status (*setup)(nn_state *state);
+  /* Training rows index[offset .. offset + count - 1] into activations[0]
+   * and batch_labels. */
+  ck_status (*gather)(nn_state *state, uint32_t offset, uint32_t count);
+  /* activations[layer] of count rows from input (rows first .. first +
+   * count - 1 of a sizes[layer - 1]-wide matrix). */
+  ck_status (*forward)(nn_state *state, int layer, ck_buffer *input,
+                       uint32_t first, uint32_t count);
+  /* The output layer's count rows against labels[first ..]: per-sample
+   * loss, hit and prediction into entries position .. of losses, hits and
+   * predictions; with delta_scale nonzero, deltas[L] too. */
+  ck_status (*output)(nn_state *state, ck_buffer *labels, uint32_t first,
+                      uint32_t count, double delta_scale, uint32_t position);
+  /* deltas[layer - 1] from deltas[layer] (layer >= 2), count rows. */
+  ck_status (*backward)(nn_state *state, int layer, uint32_t count);
+  /* The gradient of weights[layer] over count rows (deltas[layer] and
+   * activations[layer - 1]) and the optimiser step. */
+  ck_status (*update)(nn_state *state, int layer, uint32_t count,
+                      const ck__nn_update *update);
+  /* The sums of the first count entries of losses and hits, read back. */
+  ck_status (*reduce)(nn_state *state, uint32_t count, double *loss,
+                      uint64_t *hits);
+  void (*teardown)(nn_state *state);
+} ck__nn_steps;
+
+/* A data set on the device: features (rows x sizes[0] reals), labels. */
+typedef struct nn_data {
+  ck_buffer *features, *labels;
+  uint32_t rows;
+} nn_data;
+
+struct nn_state {
+  ck_queue *queue;
+  ck_device device;
+  int double_precision;
+  size_t real_size;
+  int layers;                           /* L, weight layers */
+  uint32_t sizes[CK_NN_MAX_LAYERS + 1]; /* widths of layers 0 .. L */
+  int activation[CK_NN_MAX_LAYERS + 1]; /* of layers 1 .. L (ck_nn.h ids) */
+  int loss, optimizer;                  /* ck_nn.h ids */
+  uint32_t capacity;                    /* rows of activations, deltas */
+  ck_buffer *weights[CK_NN_MAX_LAYERS + 1];
+  ck_buffer *first[CK_NN_MAX_LAYERS + 1], *second[CK_NN_MAX_LAYERS + 1];
+  ck_buffer *activations[CK_NN_MAX_LAYERS + 1];
+  ck_buffer *deltas[CK_NN_MAX_LAYERS + 1];
+  ck_buffer *batch_labels; /* capacity */
+  ck_buffer *index;        /* the training rows in this epoch's order */
+  nn_data sets[3];         /* by ck_nn_set */
+  ck_buffer *losses, *hits, *predictions; /* sample_capacity each */
+  uint32_t sample_capacity;
+  ck_buffer *loss_total, *hit_total;
+  /* OpenCL */
+  ck_program *program;
+  ck_kernel *gather_kernel, *forward_kernel, *backward_kernel, *update_kernel,
+      *output_kernel, *reduce_kernel;
+  unsigned tile_m, tile_n, block_m, block_n, reduce_group;
+  int local_tiles;
+  ck__nn_tuning tuning; /* tile 0: the device's choice */
+};
+
+/* A network: the driver's view. */
+struct ck_nn {
+  nn_state state;
+  const ck__nn_steps *steps;
+  ck_nn_config config;
+  ck_normalization normalization; /* fitted on the training data */
+  size_t class_count;             /* classes named by the data, <= output */
+  char **class_names;             /* class_count names, or NULL: integers */
+  int32_t *host_labels[3];        /* labels of each attached set */
+  uint64_t steps_taken;           /* optimiser steps (Adam's t) */
+  unsigned epoch;                 /* epochs trained */
+  unsigned planned_epochs;        /* the cosine schedule's horizon */
+  ck_buffer *best_weights[CK_NN_MAX_LAYERS + 1];
+  double build_s;
+};
+
+/* Model files (model.c). */
+ck_status ck__nn_model_save(ck_nn *nn, const char *path);
+ck_status ck__nn_model_load(const ck_device *device, const char *path,
+                            const ck_nn_config *config,
+                            const ck__nn_tuning *tuning, ck_nn **nn);
+/* Weights of a layer as floats, out x (in + 1), from or to the device. */
+ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values);
+ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values);
+
+extern const ck__nn_steps ck__nn_ref_steps_f32;
+extern const ck__nn_steps ck__nn_ref_steps_f64;
+extern const ck__nn_steps ck__nn_opencl_steps;
+
+/* Internal entry points for tests: a network computing in double
+ * precision (ref, or devices with fp64), with optional tuning (NULL: the
+ * device's), and its state. */
+ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
+                        int double_precision, const ck__nn_tuning *tuning,
+                        ck_nn **nn);
+nn_state *ck__nn_state(ck_nn *nn);
+
+/* One training step on training rows offset .. offset + count - 1 of the
+ * epoch's order, with the given optimiser settings; adds nothing to the
+ * epoch statistics beyond the per-sample entries at offset. */
+ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
+                             const ck__nn_update *update);
+
+#endif /* CK_NN_INTERNAL_H */

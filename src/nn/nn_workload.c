@@ -1,0 +1,652 @@
+/*
+ * nn_workload.c - MLP training as a clkit workload: data files and options
+ * in; per-epoch lines and a confusion matrix through the run's log
+ * callback; a ck_result out; the files --save, --trace and --out, each
+ * written atomically.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_philox.h"
+#include "core/workload_internal.h"
+#include "nn/nn_internal.h"
+#include "objectives/problem.h"
+
+static const ck_option nn_options[] = {
+    {"train", "FILE", "spirals:2000",
+     "training data: IDX (gzip or not) or CSV; spirals:N for N points of "
+     "three interleaved spirals"},
+    {"test", "FILE", NULL, "test data, in the training data's format"},
+    {"train-labels", "FILE", NULL,
+     "IDX labels of --train (default: its name with images-idx3 -> "
+     "labels-idx1)"},
+    {"test-labels", "FILE", NULL, "IDX labels of --test"},
+    {"label-col", "N", "first", "CSV label column: first, last or 1-based N"},
+    {"header", "H", "auto", "CSV header line: auto, yes or no"},
+    {"split", "N|F", NULL,
+     "without --test: the first N rows train and the rest test, or a "
+     "seeded random fraction F (0 < F < 1) tests"},
+    {"val", "F", "0", "hold out a seeded random fraction F for validation"},
+    {"patience", "P", "0",
+     "stop after P epochs without a better validation loss (0: never)"},
+    {"layers", "LIST", "auto",
+     "widths, input first: e.g. 784,256,128,10 (auto: features,128,classes)"},
+    {"act", "LIST", "relu",
+     "hidden activations: sigmoid, tanh or relu; one for all or one a layer"},
+    {"loss", "L", "ce",
+     "ce (softmax, cross-entropy) or mse (sigmoid, squared error)"},
+    {"optimizer", "O", "adam", "adam or sgd (with --momentum)"},
+    {"lr", "R", "0.001", "learning rate"},
+    {"momentum", "M", "0.9", "SGD momentum (0: plain SGD)"},
+    {"weight-decay", "L2", "0", "L2 penalty on the weights"},
+    {"schedule", "S", "none",
+     "learning-rate schedule: none, step:E:G (x G every E epochs) or cosine"},
+    {"batch", "N", "64", "samples a step (1: online; all: full batch)"},
+    {"epochs", "E", "10", "passes over the training data"},
+    {"normalize", "N", "zscore",
+     "per-feature scaling fitted on the training data: zscore, minmax or "
+     "none"},
+    {"tiles", "T", "auto",
+     "matrix-product tiles on OpenCL devices: local:S (staged in local "
+     "memory, GPUs) or global:S (read directly, CPUs), S = 8 .. 128 a power "
+     "of two; auto: by device"},
+    {"trace", "FILE", NULL, "write a CSV of the per-epoch statistics"},
+    {"save", "FILE", NULL, "write the trained model (.ckn)"},
+    {"load", "FILE", NULL,
+     "start from a saved model (its layers, scaling and classes)"},
+    {"predict", "FILE", NULL,
+     "with --load: predict the classes of FILE's rows into --out (rows with "
+     "a label as well are scored; IDX labels from --test-labels or the "
+     "derived name, when present)"},
+    {"out", "FILE", NULL, "where --predict writes one class name a line"},
+    {NULL, NULL, NULL, NULL},
+};
+
+typedef struct nn_job {
+  ck_nn_config config;
+  int layers_given;
+  size_t activation_count;
+  ck_normalization_kind normalization;
+  unsigned epochs, patience;
+  double validation_fraction;
+  const char *train, *test, *train_labels, *test_labels;
+  const char *split, *trace, *save, *load, *predict, *out;
+  ck_dataset_options csv;
+  ck__nn_tuning tuning;
+} nn_job;
+
+static ck_status parse_list(const char *option, const char *text,
+                            size_t *values, size_t capacity, size_t *count) {
+  size_t n = 0;
+  const char *at = text;
+  while (*at) {
+    char *end = NULL;
+    long long value = strtoll(at, &end, 10);
+    if (end == at || value < 1 || value > CK_NN_MAX_WIDTH ||
+        (*end && *end != ','))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "--%s: '%s' is not a list of widths 1 .. %d, such as "
+                      "784,256,10",
+                      option, text, CK_NN_MAX_WIDTH);
+    if (n == capacity)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--%s: at most %zu widths",
+                      option, capacity);
+    values[n++] = (size_t)value;
+    at = *end ? end + 1 : end;
+  }
+  *count = n;
+  return CK_OK;
+}
+
+static ck_status parse_activations(const char *text, nn_job *job) {
+  static const char *const names[] = {"sigmoid", "tanh", "relu", NULL};
+  char copy[512];
+  if (strlen(text) >= sizeof copy)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: too long");
+  snprintf(copy, sizeof copy, "%s", text);
+  size_t n = 0;
+  char *save = NULL;
+  for (char *part = strtok_r(copy, ",", &save); part;
+       part = strtok_r(NULL, ",", &save)) {
+    if (n == CK_NN_MAX_LAYERS)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: too many entries");
+    int kind;
+    ck_status status = ck__parse_choice("act", part, names, &kind);
+    if (status)
+      return status;
+    job->config.activations[n++] = (ck_nn_activation)kind;
+  }
+  if (!n)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: no activation given");
+  job->activation_count = n;
+  return CK_OK;
+}
+
+static ck_status parse_schedule(const char *text, ck_nn_config *c) {
+  if (strcmp(text, "none") == 0) {
+    c->schedule = CK_NN_CONSTANT;
+    return CK_OK;
+  }
+  if (strcmp(text, "cosine") == 0) {
+    c->schedule = CK_NN_COSINE;
+    return CK_OK;
+  }
+  unsigned every = 0;
+  double gamma = 0;
+  char tail;
+  if (sscanf(text, "step:%u:%lf%c", &every, &gamma, &tail) == 2 && every >= 1 &&
+      gamma > 0 && gamma <= 1) {
+    c->schedule = CK_NN_STEP;
+    c->step_every = every;
+    c->step_gamma = gamma;
+    return CK_OK;
+  }
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "--schedule: '%s' is not none, cosine or step:E:G (E >= 1 "
+                  "epochs, 0 < G <= 1)",
+                  text);
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, nn_job *job) {
+  ck_status status = CK_OK;
+  long long integer;
+  double real;
+  const char *text;
+  int kind;
+  memset(job, 0, sizeof *job);
+  ck_nn_config *c = &job->config;
+  ck_nn_config_init(c);
+  c->seed = options ? options->seed : 1;
+  ck_dataset_options_init(&job->csv);
+  job->train = ck__param_find(params, count, "train");
+  job->test = ck__param_find(params, count, "test");
+  job->train_labels = ck__param_find(params, count, "train-labels");
+  job->test_labels = ck__param_find(params, count, "test-labels");
+  job->split = ck__param_find(params, count, "split");
+  job->trace = ck__param_find(params, count, "trace");
+  job->save = ck__param_find(params, count, "save");
+  job->load = ck__param_find(params, count, "load");
+  job->predict = ck__param_find(params, count, "predict");
+  job->out = ck__param_find(params, count, "out");
+  if (!job->train && !job->load)
+    job->train = "spirals:2000";
+  if (job->predict && !job->load)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--predict needs a model: --load FILE");
+  if (job->predict && !job->out)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--predict needs --out FILE for the predicted classes");
+  if (job->out && !job->predict)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--out goes with --predict");
+  if ((text = ck__param_find(params, count, "label-col"))) {
+    if (strcmp(text, "first") == 0)
+      job->csv.label_column = 0;
+    else if (strcmp(text, "last") == 0)
+      job->csv.label_column = -1;
+    else {
+      CK_TRY(ck__param_integer(params, count, "label-col", 1, 1, 1000000,
+                               &integer));
+      job->csv.label_column = (int)integer - 1;
+    }
+  }
+  if ((text = ck__param_find(params, count, "header"))) {
+    static const char *const headers[] = {"no", "yes", "auto", NULL};
+    CK_TRY(ck__parse_choice("header", text, headers, &kind));
+    job->csv.header = kind == 2 ? -1 : kind;
+  }
+  if ((text = ck__param_find(params, count, "layers")) &&
+      strcmp(text, "auto") != 0) {
+    CK_TRY(parse_list("layers", text, c->sizes, CK_NN_MAX_LAYERS + 1,
+                      &c->layer_count));
+    if (c->layer_count < 2)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--layers: give the input width, any hidden widths and the "
+              "classes, e.g. 16,128,26");
+    job->layers_given = 1;
+  }
+  if ((text = ck__param_find(params, count, "tiles")) &&
+      strcmp(text, "auto") != 0) {
+    unsigned side = 0;
+    char tail;
+    int local = strncmp(text, "local:", 6) == 0;
+    int global = strncmp(text, "global:", 7) == 0;
+    if ((!local && !global) ||
+        sscanf(text + (local ? 6 : 7), "%u%c", &side, &tail) != 1 || side < 8 ||
+        side > 128 || (side & (side - 1)))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--tiles: '%s' is not auto, local:S or global:S with S a power "
+              "of two from 8 to 128",
+              text);
+    job->tuning.tile = side;
+    job->tuning.local_tiles = local;
+  }
+  if ((text = ck__param_find(params, count, "act")))
+    CK_TRY(parse_activations(text, job));
+  else {
+    c->activations[0] = CK_NN_RELU;
+    job->activation_count = 1;
+  }
+  if ((text = ck__param_find(params, count, "loss"))) {
+    static const char *const losses[] = {"ce", "mse", NULL};
+    CK_TRY(ck__parse_choice("loss", text, losses, &kind));
+    c->loss = (ck_nn_loss)kind;
+  }
+  if ((text = ck__param_find(params, count, "optimizer"))) {
+    static const char *const optimizers[] = {"sgd", "adam", NULL};
+    CK_TRY(ck__parse_choice("optimizer", text, optimizers, &kind));
+    c->optimizer = (ck_nn_optimizer)kind;
+  }
+  CK_TRY(ck__param_real(params, count, "lr", c->learning_rate, 1e-12, 1e6,
+                        &c->learning_rate));
+  CK_TRY(ck__param_real(params, count, "momentum", c->momentum, 0, 0.999999,
+                        &c->momentum));
+  CK_TRY(ck__param_real(params, count, "weight-decay", 0, 0, 1e6,
+                        &c->weight_decay));
+  if ((text = ck__param_find(params, count, "schedule")))
+    CK_TRY(parse_schedule(text, c));
+  text = ck__param_find(params, count, "batch");
+  if (text && strcmp(text, "all") == 0)
+    c->batch = 0;
+  else {
+    CK_TRY(ck__param_integer(params, count, "batch", 64, 1, 1 << 30, &integer));
+    c->batch = (size_t)integer;
+  }
+  CK_TRY(ck__param_integer(params, count, "epochs", 10, 1, 1000000, &integer));
+  job->epochs = (unsigned)integer;
+  CK_TRY(ck__param_integer(params, count, "patience", 0, 0, 1000000, &integer));
+  job->patience = (unsigned)integer;
+  CK_TRY(ck__param_real(params, count, "val", 0, 0, 0.9,
+                        &job->validation_fraction));
+  job->normalization = CK_NORMALIZE_ZSCORE;
+  if ((text = ck__param_find(params, count, "normalize"))) {
+    static const char *const kinds[] = {"none", "zscore", "minmax", NULL};
+    CK_TRY(ck__parse_choice("normalize", text, kinds, &kind));
+    job->normalization = (ck_normalization_kind)kind;
+  }
+  if (job->split) {
+    if (job->test)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--split and --test both say where test data comes from; "
+              "give one");
+    CK_TRY(ck__param_real(params, count, "split", 0, 1e-9, 1e15, &real));
+    if (real >= 1 && real != floor(real))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--split: %s is neither a row count nor a fraction in (0, 1)",
+              job->split);
+  }
+fail:
+  return status;
+}
+
+static ck_status nn_check(const ck_param *params, size_t count) {
+  nn_job job;
+  return job_parse(params, count, NULL, &job);
+}
+
+/* "spirals:N": N points of three interleaved spirals in the plane (a
+ * nonlinear problem with 3 classes), from Philox with the run's seed. */
+static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
+                         ck_dataset *data) {
+  char *end = NULL;
+  long long rows = strtoll(spec + 8, &end, 10);
+  if (end == spec + 8 || *end || rows < 3 || rows > 10000000)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--train: '%s': spirals:N needs 3 <= N <= 10000000", spec);
+  memset(data, 0, sizeof *data);
+  data->rows = (size_t)rows;
+  data->features = 2;
+  data->classes = 3;
+  data->values = malloc((size_t)rows * 2 * sizeof(float));
+  data->labels = malloc((size_t)rows * sizeof(int32_t));
+  if (!data->values || !data->labels) {
+    ck_dataset_free(data);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory for %s", spec);
+  }
+  for (long long r = 0; r < rows; ++r) {
+    ck_philox_counter block = ck_philox_block(seed, stream, (uint64_t)r);
+    int label = (int)(r % 3);
+    double t = ck_uniform_float(block.v[0]);
+    double angle = 4.0 * t + 2.0 * 3.14159265358979323846 * label / 3.0;
+    double noise = 0.2 * (ck_uniform_float(block.v[1]) - 0.5);
+    double noise2 = 0.2 * (ck_uniform_float(block.v[2]) - 0.5);
+    data->values[2 * r] = (float)(t * cos(angle) + noise);
+    data->values[2 * r + 1] = (float)(t * sin(angle) + noise2);
+    data->labels[r] = label;
+  }
+  return CK_OK;
+}
+
+static ck_status load_data(const char *path, const char *labels,
+                           const ck_dataset_options *base,
+                           const ck_dataset *classes_from, size_t class_limit,
+                           uint64_t seed, uint64_t stream, ck_dataset *data) {
+  if (strncmp(path, "spirals:", 8) == 0)
+    return spirals(path, seed, stream, data);
+  ck_dataset_options options = *base;
+  options.labels_path = labels;
+  options.classes_from = classes_from;
+  options.class_limit = class_limit;
+  return ck_dataset_load(path, &options, data);
+}
+
+/* The model's classes as a data set to number test labels by. */
+static ck_status model_classes(const ck_nn *nn, ck_dataset *view) {
+  memset(view, 0, sizeof *view);
+  view->classes =
+      nn->class_count ? nn->class_count : nn->state.sizes[nn->state.layers];
+  view->class_names = nn->class_names;
+  return CK_OK;
+}
+
+typedef struct epoch_log {
+  const ck_run_options *options;
+  unsigned epochs;
+  char *trace;
+  size_t used, capacity;
+  int failed;
+} epoch_log;
+
+static void log_line(const ck_run_options *options, const char *line) {
+  if (options && options->log)
+    options->log(options->log_user, line);
+}
+
+static void append_percent(char *line, size_t capacity, const char *name,
+                           double value) {
+  size_t used = strlen(line);
+  if (!isnan(value))
+    snprintf(line + used, capacity - used, "  %s %6.2f%%", name, 100 * value);
+}
+
+static int on_epoch(void *user, const ck_nn_epoch *epoch) {
+  epoch_log *log = user;
+  char line[400];
+  snprintf(line, sizeof line, "epoch %*u/%u  loss %.4f", 3, epoch->epoch,
+           log->epochs, epoch->train_loss);
+  append_percent(line, sizeof line, "train", epoch->train_accuracy);
+  append_percent(line, sizeof line, "val", epoch->validation_accuracy);
+  append_percent(line, sizeof line, "test", epoch->test_accuracy);
+  size_t used = strlen(line);
+  snprintf(line + used, sizeof line - used, "  lr %.3g  %.0f samples/s  %.2f s",
+           epoch->learning_rate, epoch->samples_per_s, epoch->seconds);
+  log_line(log->options, line);
+  if (log->used + 512 > log->capacity) {
+    size_t capacity = log->capacity ? 2 * log->capacity : 8192;
+    char *grown = realloc(log->trace, capacity);
+    if (!grown) {
+      log->failed = 1;
+      return 0;
+    }
+    log->trace = grown;
+    log->capacity = capacity;
+  }
+  if (!log->used)
+    log->used += (size_t)snprintf(
+        log->trace, log->capacity,
+        "epoch,seconds,train_loss,train_accuracy,validation_loss,"
+        "validation_accuracy,test_loss,test_accuracy,learning_rate,"
+        "samples_per_s\n");
+  log->used += (size_t)snprintf(
+      log->trace + log->used, log->capacity - log->used,
+      "%u,%.6f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g\n", epoch->epoch,
+      epoch->seconds, epoch->train_loss, epoch->train_accuracy,
+      epoch->validation_loss, epoch->validation_accuracy, epoch->test_loss,
+      epoch->test_accuracy, epoch->learning_rate, epoch->samples_per_s);
+  const ck_run_options *options = log->options;
+  if (options && options->progress)
+    return options->progress(options->progress_user,
+                             (double)epoch->epoch / log->epochs);
+  return 0;
+}
+
+/* The confusion matrix as text lines: a header of predicted classes, one
+ * row per true class. */
+static ck_status log_confusion(const ck_run_options *options, const ck_nn *nn,
+                               const uint64_t *confusion, size_t classes) {
+  char *line = NULL;
+  size_t capacity = (classes + 2) * 16 + 64;
+  line = malloc(capacity);
+  if (!line)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  log_line(options, "confusion matrix (rows: true class, columns: predicted)");
+  char name[CK_DATASET_MAX_NAME + 1];
+  size_t used = (size_t)snprintf(line, capacity, "%8s", "");
+  for (size_t k = 0; k < classes; ++k) {
+    ck_nn_class_name(nn, k, name, sizeof name);
+    used += (size_t)snprintf(line + used, capacity - used, " %6.6s", name);
+  }
+  log_line(options, line);
+  for (size_t t = 0; t < classes; ++t) {
+    ck_nn_class_name(nn, t, name, sizeof name);
+    used = (size_t)snprintf(line, capacity, "%8.8s", name);
+    for (size_t k = 0; k < classes; ++k)
+      used += (size_t)snprintf(line + used, capacity - used, " %6llu",
+                               (unsigned long long)confusion[t * classes + k]);
+    log_line(options, line);
+  }
+  free(line);
+  return CK_OK;
+}
+
+static ck_status write_predictions(const char *path, const ck_nn *nn,
+                                   const int32_t *classes, size_t rows) {
+  ck_status status = CK_OK;
+  size_t capacity = rows * (CK_DATASET_MAX_NAME + 2) + 1, used = 0;
+  char *text = malloc(capacity);
+  if (!text)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory writing %s", path);
+  char name[CK_DATASET_MAX_NAME + 1];
+  for (size_t r = 0; r < rows; ++r) {
+    ck_nn_class_name(nn, (size_t)classes[r], name, sizeof name);
+    used += (size_t)snprintf(text + used, capacity - used, "%s\n", name);
+  }
+  status = ck__file_write_atomic(path, text, used);
+  free(text);
+  return status;
+}
+
+static ck_status nn_run(const ck_device *device, const ck_param *params,
+                        size_t count, const ck_run_options *options,
+                        ck_result *result) {
+  ck_status status = CK_OK;
+  nn_job job;
+  ck_nn *nn = NULL;
+  ck_dataset train = {0}, test = {0}, validation = {0}, whole = {0};
+  ck_dataset predict = {0}, classes_view;
+  uint64_t *confusion = NULL;
+  int32_t *predicted = NULL;
+  epoch_log log = {options, 0, NULL, 0, 0, 0};
+  ck_nn_report report;
+  memset(&report, 0, sizeof report);
+  report.final_test_accuracy = report.best_test_accuracy = NAN;
+  if ((status = job_parse(params, count, options, &job)))
+    return status;
+  ck_nn_config *c = &job.config;
+  uint64_t seed = c->seed;
+  double started = ck__seconds();
+
+  if (job.load) {
+    CK_TRY(ck__nn_model_load(device, job.load, c, &job.tuning, &nn));
+    ck_nn_describe(nn, c);
+  }
+  size_t class_limit =
+      job.load || job.layers_given ? c->sizes[c->layer_count - 1] : 0;
+  int training = job.train != NULL;
+  if (job.load)
+    model_classes(nn, &classes_view);
+  if (training) {
+    CK_TRY(load_data(job.train, job.train_labels, &job.csv,
+                     job.load ? &classes_view : NULL, class_limit, seed, 1,
+                     &whole));
+    if (job.split) {
+      double split = strtod(job.split, NULL);
+      if (split < 1) {
+        CK_TRY(ck_dataset_split_random(&whole, split, seed, &train, &test));
+      } else {
+        if (split >= (double)whole.rows)
+          CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                  "--split: %s rows leave nothing to test (%s has %zu)",
+                  job.split, job.train, whole.rows);
+        CK_TRY(ck_dataset_split(&whole, (size_t)split, &train, &test));
+      }
+      ck_dataset_free(&whole);
+    } else {
+      train = whole;
+      memset(&whole, 0, sizeof whole);
+    }
+    if (job.validation_fraction > 0) {
+      ck_dataset rest = {0};
+      CK_TRY(ck_dataset_split_random(&train, job.validation_fraction,
+                                     seed ^ 0x5A5A5A5Aull, &rest, &validation));
+      ck_dataset_free(&train);
+      train = rest;
+    }
+    if (!job.load) {
+      if (!job.layers_given) {
+        c->layer_count = 3;
+        c->sizes[0] = train.features;
+        c->sizes[1] = 128;
+        c->sizes[2] = train.classes < 2 ? 2 : train.classes;
+      }
+      size_t hidden = c->layer_count - 2;
+      if (job.activation_count != 1 && job.activation_count != hidden)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "--act: %zu activations for %zu hidden layers; give one for "
+                "all or one a layer",
+                job.activation_count, hidden);
+      for (size_t l = 1; job.activation_count == 1 && l < hidden; ++l)
+        c->activations[l] = c->activations[0];
+      CK_TRY(ck__nn_create(device, c, 0, &job.tuning, &nn));
+      CK_TRY(ck_nn_set_preprocessing(nn, &train, job.normalization));
+      model_classes(nn, &classes_view);
+    }
+  }
+  if (job.test) {
+    CK_TRY(load_data(job.test, job.test_labels, &job.csv,
+                     nn ? &classes_view : NULL, c->sizes[c->layer_count - 1],
+                     seed, 2, &test));
+  } else if (training && !job.split && strncmp(job.train, "spirals:", 8) == 0) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "spirals:%zu",
+             train.rows / 4 > 3 ? train.rows / 4 : 3);
+    CK_TRY(spirals(spec, seed, 2, &test));
+  }
+  if (!nn)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "nothing to do: give --train FILE");
+  if (training)
+    CK_TRY(ck_nn_attach(nn, CK_NN_TRAIN, &train));
+  if (validation.rows)
+    CK_TRY(ck_nn_attach(nn, CK_NN_VALIDATION, &validation));
+  if (test.rows)
+    CK_TRY(ck_nn_attach(nn, CK_NN_TEST, &test));
+
+  size_t classes = c->sizes[c->layer_count - 1];
+  if (training) {
+    ck_nn_training plan = {job.epochs, job.patience, on_epoch, &log};
+    log.epochs = job.epochs;
+    CK_TRY(ck_nn_train(nn, &plan, &report));
+    if (log.failed)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory keeping the trace");
+    if (job.trace)
+      CK_TRY(ck__file_write_atomic(job.trace, log.trace, log.used));
+    if (job.save)
+      CK_TRY(ck_nn_save(nn, job.save));
+  }
+  if (test.rows) {
+    confusion = calloc(classes * classes, sizeof *confusion);
+    if (!confusion)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+    double loss, accuracy;
+    CK_TRY(ck_nn_evaluate(nn, CK_NN_TEST, &loss, &accuracy, confusion));
+    report.final_test_loss = loss;
+    report.final_test_accuracy = accuracy;
+    if (isnan(report.best_test_accuracy))
+      report.best_test_accuracy = accuracy;
+    CK_TRY(log_confusion(options, nn, confusion, classes));
+  }
+  if (job.predict) {
+    /* Rows to predict may come with labels (then scored too) or without. */
+    ck_dataset_options predict_options = job.csv;
+    predict_options.classes_from = &classes_view;
+    predict_options.labelled = -1;
+    predict_options.features = c->sizes[0];
+    predict_options.labels_path = job.test_labels;
+    CK_TRY(ck_dataset_load(job.predict, &predict_options, &predict));
+    predicted = malloc((predict.rows ? predict.rows : 1) * sizeof *predicted);
+    if (!predicted)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+    CK_TRY(ck_nn_predict(nn, &predict, predicted));
+    CK_TRY(write_predictions(job.out, nn, predicted, predict.rows));
+    ck__result_metric(result, "predicted_rows", (double)predict.rows, "");
+    if (predict.classes) {
+      size_t hits = 0;
+      for (size_t r = 0; r < predict.rows; ++r)
+        hits += predicted[r] == predict.labels[r];
+      ck__result_metric(result, "predict_accuracy",
+                        (double)hits / (double)predict.rows, "");
+    }
+  }
+
+  result->wall_s = ck__seconds() - started;
+  result->kernel_s = report.kernel_s;
+  if (!isnan(report.final_test_accuracy)) {
+    result->best = report.final_test_accuracy;
+    snprintf(result->best_name, sizeof result->best_name, "test_accuracy");
+  } else {
+    double loss = NAN, accuracy = NAN;
+    if (training)
+      CK_TRY(ck_nn_evaluate(nn, CK_NN_TRAIN, &loss, &accuracy, NULL));
+    result->best = accuracy;
+    snprintf(result->best_name, sizeof result->best_name, "train_accuracy");
+  }
+  result->throughput = report.samples_per_s;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit,
+           "samples/s");
+  size_t parameters = 0;
+  for (size_t l = 1; l < c->layer_count; ++l)
+    parameters += c->sizes[l] * (c->sizes[l - 1] + 1);
+  ck__result_metric(result, "parameters", (double)parameters, "");
+  ck__result_metric(result, "train_rows", (double)train.rows, "");
+  ck__result_metric(result, "test_rows", (double)test.rows, "");
+  ck__result_metric(result, "validation_rows", (double)validation.rows, "");
+  ck__result_metric(result, "epochs", report.epochs, "");
+  ck__result_metric(result, "best_epoch", report.best_epoch, "");
+  ck__result_metric(result, "stopped_early", report.stopped_early, "");
+  if (!isnan(report.final_test_accuracy)) {
+    ck__result_metric(result, "test_accuracy", report.final_test_accuracy, "");
+    ck__result_metric(result, "best_test_accuracy", report.best_test_accuracy,
+                      "");
+    ck__result_metric(result, "test_loss", report.final_test_loss, "");
+  }
+  if (!isnan(report.best_validation_loss))
+    ck__result_metric(result, "best_validation_loss",
+                      report.best_validation_loss, "");
+  ck__result_metric(result, "train_s", report.wall_s, "s");
+  ck__result_metric(result, "build_s", report.build_s, "s");
+fail:
+  free(log.trace);
+  free(confusion);
+  free(predicted);
+  ck_dataset_free(&predict);
+  ck_dataset_free(&whole);
+  ck_dataset_free(&train);
+  ck_dataset_free(&test);
+  ck_dataset_free(&validation);
+  ck_nn_destroy(nn);
+  return status;
+}
+
+static const ck_param nn_demo[] = {{"train", "spirals:600"}, {"epochs", "5"}};
+
+const ck_workload ck__nn_workload = {
+    .name = "nn",
+    .summary = "multilayer perceptron training by backpropagation",
+    .options = nn_options,
+    .tolerance = 0.02,
+    .check = nn_check,
+    .run = nn_run,
+    .demo = nn_demo,
+    .demo_count = sizeof nn_demo / sizeof nn_demo[0],
+};

@@ -1,0 +1,1737 @@
+/*
+ * test_nn.c - the multilayer perceptron on ref and on an OpenCL device:
+ * backpropagation against finite differences (double precision, ref),
+ * weight decay, XOR learned, ref/OpenCL agreement of every kernel twin and
+ * of whole epochs under several kernel tunings, reproducibility and the
+ * epoch shuffles, model files (round trip, atomic writes, every kind of
+ * damage), bad configurations and input, early stopping, learning-rate
+ * schedules, and the "nn" workload through the public API.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "nn/nn_internal.h"
+#include "opencl_device.h"
+#include "test_support.h"
+
+static const double pi = 3.14159265358979323846;
+static char work_dir[] = "/tmp/clkit_test_nn_XXXXXX";
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static uint64_t rng_next(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi). */
+static double rng_uniform(uint64_t *state, double lo, double hi) {
+  return lo + (hi - lo) * (double)(rng_next(state) >> 11) * 0x1.0p-53;
+}
+
+static void data_alloc(ck_dataset *d, size_t rows, size_t features,
+                       size_t classes) {
+  memset(d, 0, sizeof *d);
+  d->rows = rows;
+  d->features = features;
+  d->classes = classes;
+  d->values = calloc(rows * features, sizeof *d->values);
+  d->labels = calloc(rows, sizeof *d->labels);
+  if (!d->values || !d->labels) {
+    fprintf(stderr, "out of memory\n");
+    exit(1);
+  }
+}
+
+static void data_names(ck_dataset *d, const char *const *names) {
+  d->class_names = calloc(d->classes, sizeof *d->class_names);
+  for (size_t k = 0; k < d->classes; ++k)
+    d->class_names[k] = strdup(names[k]);
+}
+
+/* rows of features uniform in [-1, 1) x scale[f] + offset[f] (1 and 0
+ * when NULL), labelled by the largest of `classes` fixed random linear
+ * scores of the unscaled values (a learnable rule). */
+static void data_random(ck_dataset *d, size_t rows, size_t features,
+                        size_t classes, uint64_t seed, const double *offset,
+                        const double *scale) {
+  data_alloc(d, rows, features, classes);
+  uint64_t rule = 99, state = seed;
+  double *projection = malloc(classes * features * sizeof *projection);
+  double *raw = malloc(features * sizeof *raw);
+  for (size_t i = 0; i < classes * features; ++i)
+    projection[i] = rng_uniform(&rule, -1, 1);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t f = 0; f < features; ++f) {
+      raw[f] = rng_uniform(&state, -1, 1);
+      d->values[r * features + f] =
+          (float)(raw[f] * (scale ? scale[f] : 1.0) + (offset ? offset[f] : 0));
+    }
+    size_t best = 0;
+    double top = -1e300;
+    for (size_t k = 0; k < classes; ++k) {
+      double score = 0;
+      for (size_t f = 0; f < features; ++f)
+        score += projection[k * features + f] * raw[f];
+      if (score > top) {
+        top = score;
+        best = k;
+      }
+    }
+    d->labels[r] = (int32_t)best;
+  }
+  free(projection);
+  free(raw);
+}
+
+/* The four XOR rows, each `copies` times; inputs 0/1. */
+static void data_xor(ck_dataset *d, size_t copies) {
+  data_alloc(d, 4 * copies, 2, 2);
+  for (size_t r = 0; r < d->rows; ++r) {
+    int a = (int)(r & 1), b = (int)((r >> 1) & 1);
+    d->values[2 * r] = (float)a;
+    d->values[2 * r + 1] = (float)b;
+    d->labels[r] = a ^ b;
+  }
+}
+
+static const char *last_message(void) {
+  const char *message = "";
+  ck_error_last(&message);
+  return message ? message : "";
+}
+
+/* A call that must fail with status, its message containing mention. */
+#define CHECK_FAILS(call, expected, mention)                                   \
+  do {                                                                         \
+    ck_status fails_status_ = (call);                                          \
+    const char *fails_message_ = last_message();                               \
+    CHECK_MSG(fails_status_ == (expected) &&                                   \
+                  strstr(fails_message_, (mention)) != NULL,                   \
+              "%s: status %d (want %d), message '%s' (want '%s')", #call,      \
+              (int)fails_status_, (int)(expected), fails_message_,             \
+              (const char *)(mention));                                        \
+  } while (0)
+
+static void config_net(ck_nn_config *c, size_t count, const size_t *sizes,
+                       const ck_nn_activation *activations, ck_nn_loss loss) {
+  ck_nn_config_init(c);
+  c->layer_count = count;
+  for (size_t l = 0; l < count; ++l)
+    c->sizes[l] = sizes[l];
+  for (size_t l = 0; l + 2 < count; ++l)
+    c->activations[l] = activations[l];
+  c->loss = loss;
+}
+
+static size_t layer_params(const nn_state *s, int l) {
+  return (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
+}
+
+/* Layer l's weights (out x (in + 1)) as floats, malloc'd. */
+static float *layer_floats(ck_nn *nn, int l) {
+  float *values = calloc(layer_params(ck__nn_state(nn), l), sizeof *values);
+  CHECK_OK(ck__nn_layer_read(nn, l, values));
+  return values;
+}
+
+/* Every layer of a and b bitwise equal. */
+static int weights_identical(ck_nn *a, ck_nn *b) {
+  nn_state *s = ck__nn_state(a);
+  if (s->layers != ck__nn_state(b)->layers)
+    return 0;
+  int same = 1;
+  for (int l = 1; l <= s->layers; ++l) {
+    float *x = layer_floats(a, l), *y = layer_floats(b, l);
+    if (memcmp(x, y, layer_params(s, l) * sizeof *x) != 0)
+      same = 0;
+    free(x);
+    free(y);
+  }
+  return same;
+}
+
+/* Each layer of b within relative x (the largest |weight| of a's layer). */
+/* The largest differences seen by the agreement checks, relative to
+ * their scales, for the log. */
+static double worst_weight_seen, worst_loss_seen;
+
+static void check_weights_near(ck_nn *a, ck_nn *b, double relative,
+                               const char *what) {
+  nn_state *s = ck__nn_state(a);
+  for (int l = 1; l <= s->layers; ++l) {
+    float *x = layer_floats(a, l), *y = layer_floats(b, l);
+    size_t n = layer_params(s, l), worst_at = 0;
+    double scale = 0, worst = 0;
+    for (size_t i = 0; i < n; ++i)
+      scale = fmax(scale, fabs(x[i]));
+    for (size_t i = 0; i < n; ++i)
+      if (fabs((double)x[i] - y[i]) > worst) {
+        worst = fabs((double)x[i] - y[i]);
+        worst_at = i;
+      }
+    if (scale > 0)
+      worst_weight_seen = fmax(worst_weight_seen, worst / scale);
+    CHECK_MSG(worst <= relative * scale && scale > 0,
+              "%s: layer %d weight %zu: %.9g vs %.9g (scale %g, relative "
+              "tolerance %g)",
+              what, l, worst_at, x[worst_at], y[worst_at], scale, relative);
+    free(x);
+    free(y);
+  }
+}
+
+static int near_relative(double a, double b, double relative) {
+  double scale = fmax(fabs(a), fabs(b));
+  if (scale > 0)
+    worst_loss_seen = fmax(worst_loss_seen, fabs(a - b) / scale);
+  return fabs(a - b) <= relative * fmax(fabs(a), fabs(b)) || a == b;
+}
+
+/* count per-sample losses as doubles (either precision). */
+static void read_losses(ck_nn *nn, uint32_t count, double *out) {
+  nn_state *s = ck__nn_state(nn);
+  void *raw = calloc(count, s->real_size);
+  CHECK_OK(ck_buffer_read(s->queue, s->losses, 0, count * s->real_size, raw,
+                          CK_BLOCKING, NULL));
+  for (uint32_t i = 0; i < count; ++i)
+    out[i] = s->double_precision ? ((double *)raw)[i] : ((float *)raw)[i];
+  free(raw);
+}
+
+static void read_words(ck_nn *nn, ck_buffer *buffer, uint32_t count,
+                       void *out) {
+  CHECK_OK(ck_buffer_read(ck__nn_state(nn)->queue, buffer, 0,
+                          count * sizeof(uint32_t), out, CK_BLOCKING, NULL));
+}
+
+static void write_identity_order(ck_nn *nn) {
+  nn_state *s = ck__nn_state(nn);
+  uint32_t rows = s->sets[CK_NN_TRAIN].rows;
+  uint32_t *order = malloc(rows * sizeof *order);
+  for (uint32_t i = 0; i < rows; ++i)
+    order[i] = i;
+  CHECK_OK(ck_buffer_write(s->queue, s->index, 0, rows * sizeof *order, order,
+                           CK_BLOCKING, NULL));
+  free(order);
+}
+
+/* The optimiser settings of step t (1-based) under config c. */
+static ck__nn_update update_for(const ck_nn_config *c, unsigned t) {
+  ck__nn_update u;
+  memset(&u, 0, sizeof u);
+  u.rate = c->learning_rate;
+  u.momentum = c->momentum;
+  u.beta1 = c->beta1;
+  u.beta2 = c->beta2;
+  u.epsilon = c->epsilon;
+  u.correction1 = 1.0 - pow(c->beta1, t);
+  u.correction2 = 1.0 - pow(c->beta2, t);
+  u.decay = c->weight_decay;
+  return u;
+}
+
+static char *path_in(const char *name) {
+  static char paths[8][1024];
+  static int next;
+  char *path = paths[next++ % 8];
+  snprintf(path, sizeof paths[0], "%s/%s", work_dir, name);
+  return path;
+}
+
+static int write_bytes(const char *path, const void *data, size_t size) {
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return -1;
+  size_t written = size ? fwrite(data, 1, size, file) : 0;
+  return fclose(file) == 0 && written == size ? 0 : -1;
+}
+
+static int write_text(const char *path, const char *text) {
+  return write_bytes(path, text, strlen(text));
+}
+
+/* ---- 1. backpropagation against finite differences ------------------------
+ */
+
+/* The forward pass on the host in double, from the network's own weights:
+ * the smallest |pre-activation| of any relu unit over the rows. */
+static double relu_margin(nn_state *s, double *const *w,
+                          const ck_dataset *d) {
+  double margin = INFINITY;
+  double a[2][64];
+  for (size_t r = 0; r < d->rows; ++r) {
+    for (size_t f = 0; f < d->features; ++f)
+      a[0][f] = d->values[r * d->features + f];
+    int cur = 0;
+    for (int l = 1; l < s->layers; ++l) {
+      size_t in = s->sizes[l - 1], out = s->sizes[l];
+      for (size_t o = 0; o < out; ++o) {
+        double z = w[l][o * (in + 1) + in];
+        for (size_t i = 0; i < in; ++i)
+          z += w[l][o * (in + 1) + i] * a[cur][i];
+        if (s->activation[l] == CK_NN_RELU)
+          margin = fmin(margin, fabs(z));
+        a[1 - cur][o] = s->activation[l] == CK_NN_RELU ? fmax(z, 0)
+                        : s->activation[l] == CK_NN_TANH
+                            ? tanh(z)
+                            : 1 / (1 + exp(-z));
+      }
+      cur = 1 - cur;
+    }
+  }
+  return margin;
+}
+
+static void gradient_case(const ck_device *ref, const char *name,
+                          size_t count, const size_t *sizes,
+                          const ck_nn_activation *activations,
+                          ck_nn_loss loss, uint64_t seed) {
+  ck_nn_config c;
+  config_net(&c, count, sizes, activations, loss);
+  c.optimizer = CK_NN_SGD;
+  c.learning_rate = 1;
+  c.momentum = 0;
+  c.weight_decay = 0;
+  c.batch = 0;
+  c.seed = seed;
+  ck_nn *nn = NULL;
+  CHECK_OK(ck__nn_create(ref, &c, 1, NULL, &nn));
+  if (!nn)
+    return;
+  nn_state *s = ck__nn_state(nn);
+  CHECK(s->double_precision == 1 && s->real_size == sizeof(double));
+  const uint32_t rows = 6;
+  ck_dataset data;
+  data_random(&data, rows, sizes[0], sizes[count - 1], seed + 100, NULL,
+              NULL);
+  for (uint32_t r = 0; r < rows; ++r) /* every class present */
+    data.labels[r] = (int32_t)(r % sizes[count - 1]);
+  CHECK_OK(ck_nn_set_preprocessing(nn, &data, CK_NORMALIZE_NONE));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &data));
+
+  int layers = s->layers;
+  double *w[CK_NN_MAX_LAYERS + 1] = {0}, *before[CK_NN_MAX_LAYERS + 1] = {0};
+  double *gradient[CK_NN_MAX_LAYERS + 1] = {0};
+  uint64_t draws = seed * 31 + 7;
+  for (int l = 1; l <= layers; ++l) {
+    void *pointer = NULL;
+    CHECK_OK(ck_buffer_host_pointer(s->weights[l], &pointer));
+    w[l] = pointer;
+    size_t n = layer_params(s, l), in = s->sizes[l - 1];
+    /* Nonzero biases, so that weight decay on them would show. */
+    for (size_t o = 0; o < s->sizes[l]; ++o)
+      w[l][o * (in + 1) + in] = rng_uniform(&draws, -0.5, 0.5);
+    before[l] = malloc(n * sizeof(double));
+    gradient[l] = malloc(n * sizeof(double));
+    memcpy(before[l], w[l], n * sizeof(double));
+  }
+  int relu = 0;
+  for (int l = 1; l < layers; ++l)
+    relu |= s->activation[l] == CK_NN_RELU;
+  if (relu) {
+    double margin = relu_margin(s, w, &data);
+    CHECK_MSG(margin > 1e-3, "%s: a relu pre-activation is %g from 0", name,
+              margin);
+  }
+
+  double loss0 = NAN, accuracy0 = NAN;
+  CHECK_OK(ck_nn_evaluate(nn, CK_NN_TRAIN, &loss0, &accuracy0, NULL));
+  write_identity_order(nn);
+  ck__nn_update u;
+  memset(&u, 0, sizeof u);
+  u.rate = 1;
+  u.correction1 = u.correction2 = 1;
+  u.beta1 = 0.9;
+  u.beta2 = 0.999;
+  u.epsilon = 1e-8;
+  CHECK_OK(ck__nn_train_batch(nn, 0, rows, &u));
+  /* The training pass scores the rows as the evaluation does. */
+  double losses[8], sum = 0;
+  read_losses(nn, rows, losses);
+  for (uint32_t r = 0; r < rows; ++r)
+    sum += losses[r];
+  CHECK_MSG(fabs(sum / rows - loss0) <= 1e-12 * fabs(loss0),
+            "%s: training pass loss %.17g, evaluation %.17g", name,
+            sum / rows, loss0);
+  double largest = 0;
+  for (int l = 1; l <= layers; ++l)
+    for (size_t i = 0; i < layer_params(s, l); ++i) {
+      gradient[l][i] = before[l][i] - w[l][i];
+      largest = fmax(largest, fabs(gradient[l][i]));
+      w[l][i] = before[l][i];
+    }
+  CHECK_MSG(largest > 1e-3, "%s: the gradient is %g at most", name, largest);
+
+  const double h = 1e-5;
+  double worst_all = 0;
+  for (int l = 1; l <= layers; ++l) {
+    size_t in = s->sizes[l - 1], n = layer_params(s, l), worst_at = 0;
+    double worst = 0, worst_fd = 0;
+    ck_status evaluated = CK_OK;
+    for (size_t i = 0; i < n; ++i) {
+      double plus = NAN, minus = NAN;
+      w[l][i] = before[l][i] + h;
+      evaluated |= ck_nn_evaluate(nn, CK_NN_TRAIN, &plus, NULL, NULL);
+      w[l][i] = before[l][i] - h;
+      evaluated |= ck_nn_evaluate(nn, CK_NN_TRAIN, &minus, NULL, NULL);
+      w[l][i] = before[l][i];
+      double fd = (plus - minus) / (2 * h);
+      double error = fabs(fd - gradient[l][i]) / fmax(fabs(fd), 1e-4);
+      if (!(error <= worst)) {
+        worst = error;
+        worst_at = i;
+        worst_fd = fd;
+      }
+    }
+    worst_all = fmax(worst_all, worst);
+    CHECK_OK(evaluated);
+    CHECK_MSG(worst <= 1e-6,
+              "%s: layer %d %s (%zu, %zu): backprop %.12g, finite difference "
+              "%.12g (relative error %.3g)",
+              name, l, worst_at % (in + 1) == in ? "bias" : "weight",
+              worst_at / (in + 1), worst_at % (in + 1), gradient[l][worst_at],
+              worst_fd, worst);
+  }
+
+  /* Weight decay: the step adds lambda w to each weight's gradient, and
+   * nothing to the biases'. */
+  const double lambda = 0.25;
+  u.decay = lambda;
+  CHECK_OK(ck__nn_train_batch(nn, 0, rows, &u));
+  double worst_weight = 0, worst_bias = 0;
+  for (int l = 1; l <= layers; ++l) {
+    size_t in = s->sizes[l - 1];
+    for (size_t i = 0; i < layer_params(s, l); ++i) {
+      double extra = (before[l][i] - w[l][i]) - gradient[l][i];
+      if (i % (in + 1) == in)
+        worst_bias = fmax(worst_bias, fabs(extra));
+      else
+        worst_weight = fmax(worst_weight, fabs(extra - lambda * before[l][i]));
+      w[l][i] = before[l][i];
+    }
+  }
+  CHECK_MSG(worst_weight <= 1e-12, "%s: decayed weight step off by %g", name,
+            worst_weight);
+  CHECK_MSG(worst_bias <= 1e-12, "%s: a bias was decayed (by %g)", name,
+            worst_bias);
+  printf("  %s: gradients within %.2g of finite differences\n", name,
+         worst_all);
+
+  for (int l = 1; l <= layers; ++l) {
+    free(before[l]);
+    free(gradient[l]);
+  }
+  ck_dataset_free(&data);
+  ck_nn_destroy(nn);
+}
+
+static void gradients(const ck_device *ref) {
+  printf("backpropagation against finite differences\n");
+  static const size_t smooth[] = {4, 5, 3, 3};
+  static const ck_nn_activation smooth_act[] = {CK_NN_TANH, CK_NN_SIGMOID};
+  static const size_t relu[] = {3, 6, 4};
+  static const ck_nn_activation relu_act[] = {CK_NN_RELU};
+  static const size_t deep[] = {5, 4, 6, 3, 2};
+  static const ck_nn_activation deep_act[] = {CK_NN_SIGMOID, CK_NN_RELU,
+                                              CK_NN_TANH};
+  gradient_case(ref, "4-5-3-3 tanh,sigmoid ce", 4, smooth, smooth_act,
+                CK_NN_CROSS_ENTROPY, 11);
+  gradient_case(ref, "4-5-3-3 tanh,sigmoid mse", 4, smooth, smooth_act,
+                CK_NN_MSE, 12);
+  gradient_case(ref, "3-6-4 relu ce", 3, relu, relu_act, CK_NN_CROSS_ENTROPY,
+                13);
+  gradient_case(ref, "3-6-4 relu mse", 3, relu, relu_act, CK_NN_MSE, 14);
+  gradient_case(ref, "5-4-6-3-2 sigmoid,relu,tanh ce", 5, deep, deep_act,
+                CK_NN_CROSS_ENTROPY, 15);
+}
+
+/* ---- 2. XOR --------------------------------------------------------------- */
+
+static void xor_case(const ck_device *device, const char *name,
+                     ck_nn_activation activation, ck_nn_loss loss,
+                     unsigned epochs, double loss_limit) {
+  static const size_t sizes[] = {2, 8, 2};
+  ck_nn_config c;
+  config_net(&c, 3, sizes, &activation, loss);
+  c.optimizer = CK_NN_ADAM;
+  c.learning_rate = 0.05;
+  c.batch = 0;
+  c.seed = 3;
+  ck_dataset data;
+  data_xor(&data, 2);
+  ck_nn *nn = NULL;
+  CHECK_OK(ck_nn_create(device, &c, &nn));
+  if (nn) {
+    CHECK_OK(ck_nn_set_preprocessing(nn, &data, CK_NORMALIZE_NONE));
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &data));
+    double first_loss = NAN, final_loss = NAN, accuracy = NAN;
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_TRAIN, &first_loss, NULL, NULL));
+    ck_nn_training plan = {epochs, 0, NULL, NULL};
+    ck_nn_report report;
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    CHECK(report.epochs == epochs && report.best_epoch == epochs);
+    CHECK(!report.stopped_early && isnan(report.best_validation_loss) &&
+          isnan(report.final_test_accuracy));
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_TRAIN, &final_loss, &accuracy, NULL));
+    CHECK_MSG(accuracy == 1.0 && final_loss < loss_limit &&
+                  final_loss < first_loss / 5,
+              "%s on %s: accuracy %g, loss %g (from %g; limit %g)", name,
+              device->id, accuracy, final_loss, first_loss, loss_limit);
+    uint64_t confusion[4];
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_TRAIN, NULL, NULL, confusion));
+    CHECK(confusion[0] == 4 && confusion[1] == 0 && confusion[2] == 0 &&
+          confusion[3] == 4);
+    int32_t predicted[8] = {0};
+    CHECK_OK(ck_nn_predict(nn, &data, predicted));
+    int right = 1;
+    for (int r = 0; r < 8; ++r)
+      right &= predicted[r] == data.labels[r];
+    CHECK_MSG(right, "%s on %s: ck_nn_predict differs from the labels", name,
+              device->id);
+    printf("  xor %s on %s: loss %.4g -> %.4g\n", name, device->id,
+           first_loss, final_loss);
+  }
+  ck_nn_destroy(nn);
+  ck_dataset_free(&data);
+}
+
+static void xor_learned(const ck_device *device) {
+  xor_case(device, "tanh+softmax", CK_NN_TANH, CK_NN_CROSS_ENTROPY, 300, 0.05);
+  xor_case(device, "sigmoid+mse", CK_NN_SIGMOID, CK_NN_MSE, 500, 0.02);
+}
+
+/* ---- 3. ref and OpenCL agree ---------------------------------------------- */
+
+typedef struct agree_data {
+  ck_dataset train, validation, test;
+} agree_data;
+
+static ck_nn *agree_net(const ck_device *device, const ck_nn_config *c,
+                        int double_precision, const ck__nn_tuning *tuning,
+                        const agree_data *data) {
+  ck_nn *nn = NULL;
+  CHECK_OK(ck__nn_create(device, c, double_precision, tuning, &nn));
+  if (!nn)
+    return NULL;
+  CHECK_OK(ck_nn_set_preprocessing(nn, &data->train, CK_NORMALIZE_ZSCORE));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &data->train));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_VALIDATION, &data->validation));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TEST, &data->test));
+  return nn;
+}
+
+static void agree_case(const ck_device *ref, const ck_device *ocl,
+                       const ck_nn_config *c, int double_precision,
+                       const ck__nn_tuning *tuning, const agree_data *data,
+                       const char *name) {
+  char what[200];
+  worst_weight_seen = worst_loss_seen = 0;
+  snprintf(what, sizeof what, "%s %s tile %u local %d", name,
+           double_precision ? "f64" : "f32", tuning ? tuning->tile : 0,
+           tuning ? tuning->local_tiles : -1);
+  /* Weights to 1e-4 of their scale in float (1e-9 in double); losses to
+   * 1e-5 (1e-10) relative. */
+  double weight_tolerance = double_precision ? 1e-9 : 1e-4;
+  double loss_tolerance = double_precision ? 1e-10 : 1e-5;
+  ck_nn *a = agree_net(ref, c, double_precision, NULL, data);
+  ck_nn *b = agree_net(ocl, c, double_precision, tuning, data);
+  if (!a || !b) {
+    ck_nn_destroy(a);
+    ck_nn_destroy(b);
+    return;
+  }
+  nn_state *sb = ck__nn_state(b);
+  if (tuning)
+    CHECK_MSG(sb->tile_m == tuning->tile && sb->local_tiles ==
+                                                tuning->local_tiles,
+              "%s: tile %u local %d in use", what, sb->tile_m,
+              sb->local_tiles);
+  CHECK_MSG(weights_identical(a, b), "%s: initial weights differ", what);
+
+  /* Forward twin: per-sample losses and predictions of the test set. */
+  uint32_t rows = (uint32_t)data->test.rows;
+  double loss_a, loss_b, accuracy_a, accuracy_b;
+  CHECK_OK(ck_nn_evaluate(a, CK_NN_TEST, &loss_a, &accuracy_a, NULL));
+  CHECK_OK(ck_nn_evaluate(b, CK_NN_TEST, &loss_b, &accuracy_b, NULL));
+  CHECK_MSG(near_relative(loss_a, loss_b, loss_tolerance),
+            "%s: forward mean loss %.9g vs %.9g", what, loss_a, loss_b);
+  uint32_t batch = (uint32_t)c->batch;
+  size_t entries = rows > 2 * batch ? rows : 2 * batch;
+  double *losses_a = calloc(entries, sizeof(double));
+  double *losses_b = calloc(entries, sizeof(double));
+  int32_t *predictions_a = calloc(rows, sizeof(int32_t));
+  int32_t *predictions_b = calloc(rows, sizeof(int32_t));
+  read_losses(a, rows, losses_a);
+  read_losses(b, rows, losses_b);
+  read_words(a, ck__nn_state(a)->predictions, rows, predictions_a);
+  read_words(b, sb->predictions, rows, predictions_b);
+  uint32_t loss_off = 0, prediction_off = 0;
+  for (uint32_t r = 0; r < rows; ++r) {
+    loss_off += !near_relative(losses_a[r], losses_b[r], loss_tolerance);
+    prediction_off += predictions_a[r] != predictions_b[r];
+  }
+  CHECK_MSG(loss_off == 0, "%s: %u of %u per-sample forward losses differ",
+            what, loss_off, rows);
+  CHECK_MSG(prediction_off == 0, "%s: %u of %u predictions differ", what,
+            prediction_off, rows);
+  CHECK(accuracy_a == accuracy_b);
+
+  /* Backward + update twins: two batches of the identity order (the
+   * second at an offset), then the weights and per-sample losses. */
+  write_identity_order(a);
+  write_identity_order(b);
+  for (unsigned t = 1; t <= 2; ++t) {
+    ck__nn_update u = update_for(c, t);
+    CHECK_OK(ck__nn_train_batch(a, (t - 1) * batch, batch, &u));
+    CHECK_OK(ck__nn_train_batch(b, (t - 1) * batch, batch, &u));
+  }
+  check_weights_near(a, b, weight_tolerance, what);
+  read_losses(a, 2 * batch, losses_a);
+  read_losses(b, 2 * batch, losses_b);
+  loss_off = 0;
+  for (uint32_t r = 0; r < 2 * batch; ++r)
+    loss_off += !near_relative(losses_a[r], losses_b[r], loss_tolerance);
+  CHECK_MSG(loss_off == 0, "%s: %u of %u per-sample training losses differ",
+            what, loss_off, 2 * batch);
+  ck_nn_destroy(a);
+  ck_nn_destroy(b);
+
+  /* Two whole epochs. */
+  a = agree_net(ref, c, double_precision, NULL, data);
+  b = agree_net(ocl, c, double_precision, tuning, data);
+  for (unsigned e = 1; a && b && e <= 2; ++e) {
+    ck_nn_epoch ea, eb;
+    CHECK_OK(ck_nn_train_epoch(a, &ea));
+    CHECK_OK(ck_nn_train_epoch(b, &eb));
+    CHECK(ea.epoch == e && eb.epoch == e);
+    CHECK_MSG(near_relative(ea.train_loss, eb.train_loss, loss_tolerance) &&
+                  near_relative(ea.validation_loss, eb.validation_loss,
+                                loss_tolerance) &&
+                  near_relative(ea.test_loss, eb.test_loss, loss_tolerance),
+              "%s epoch %u: losses train %.9g/%.9g validation %.9g/%.9g "
+              "test %.9g/%.9g",
+              what, e, ea.train_loss, eb.train_loss, ea.validation_loss,
+              eb.validation_loss, ea.test_loss, eb.test_loss);
+    CHECK_MSG(ea.train_accuracy == eb.train_accuracy &&
+                  ea.validation_accuracy == eb.validation_accuracy &&
+                  ea.test_accuracy == eb.test_accuracy,
+              "%s epoch %u: accuracies %g/%g %g/%g %g/%g", what, e,
+              ea.train_accuracy, eb.train_accuracy, ea.validation_accuracy,
+              eb.validation_accuracy, ea.test_accuracy, eb.test_accuracy);
+    CHECK(ea.learning_rate == eb.learning_rate);
+  }
+  if (a && b)
+    check_weights_near(a, b, weight_tolerance, what);
+  printf("  %s: weights within %.2g of their scale, losses within %.2g\n",
+         what, worst_weight_seen, worst_loss_seen);
+  ck_nn_destroy(a);
+  ck_nn_destroy(b);
+  free(losses_a);
+  free(losses_b);
+  free(predictions_a);
+  free(predictions_b);
+}
+
+static void agree_data_make(agree_data *data, size_t features,
+                            size_t classes, size_t train_rows, uint64_t seed) {
+  data_random(&data->train, train_rows, features, classes, seed, NULL, NULL);
+  data_random(&data->validation, 19, features, classes, seed + 1, NULL, NULL);
+  data_random(&data->test, 29, features, classes, seed + 2, NULL, NULL);
+}
+
+static void agree_data_free(agree_data *data) {
+  ck_dataset_free(&data->train);
+  ck_dataset_free(&data->validation);
+  ck_dataset_free(&data->test);
+}
+
+/* A set larger than one evaluation chunk (4096 rows): the mean over the
+ * whole set on both devices, and on each device the second chunk's
+ * per-sample losses against the same rows evaluated as a set of their
+ * own (the forward pass from a row offset). */
+static void large_set(const ck_device *ref, const ck_device *ocl) {
+  static const size_t sizes[] = {3, 5, 4};
+  static const ck_nn_activation act[] = {CK_NN_TANH};
+  ck_nn_config c;
+  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c.seed = 77;
+  const uint32_t rows = 5000, first = 4096, tail_rows = rows - first;
+  ck_dataset big, tail;
+  data_random(&big, rows, 3, 4, 78, NULL, NULL);
+  data_alloc(&tail, tail_rows, 3, 4);
+  memcpy(tail.values, big.values + (size_t)first * 3,
+         (size_t)tail_rows * 3 * sizeof(float));
+  memcpy(tail.labels, big.labels + first, tail_rows * sizeof(int32_t));
+  double *whole = calloc(rows, sizeof(double));
+  double *part = calloc(tail_rows, sizeof(double));
+  double loss[2] = {NAN, NAN}, accuracy[2] = {NAN, NAN};
+  const ck_device *devices[2] = {ref, ocl};
+  for (int d = 0; d < 2; ++d) {
+    ck_nn *nn = NULL;
+    CHECK_OK(ck_nn_create(devices[d], &c, &nn));
+    if (!nn)
+      continue;
+    CHECK_OK(ck_nn_set_preprocessing(nn, &big, CK_NORMALIZE_NONE));
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TEST, &big));
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_TEST, &loss[d], &accuracy[d], NULL));
+    read_losses(nn, rows, whole);
+    double sum = 0;
+    for (uint32_t r = 0; r < rows; ++r)
+      sum += whole[r];
+    CHECK_MSG(fabs(sum / rows - loss[d]) <= 1e-6 * loss[d],
+              "%s: mean loss %.9g, mean of the per-sample losses %.9g",
+              devices[d]->id, loss[d], sum / rows);
+    CHECK_OK(ck_nn_attach(nn, CK_NN_VALIDATION, &tail));
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_VALIDATION, NULL, NULL, NULL));
+    read_losses(nn, tail_rows, part);
+    uint32_t off = 0;
+    for (uint32_t r = 0; r < tail_rows; ++r)
+      off += part[r] != whole[first + r];
+    CHECK_MSG(off == 0,
+              "%s: %u of the rows after %u score otherwise alone",
+              devices[d]->id, off, first);
+    ck_nn_destroy(nn);
+  }
+  CHECK_MSG(near_relative(loss[0], loss[1], 1e-5) && accuracy[0] == accuracy[1],
+            "5000 rows: loss %.9g / %.9g, accuracy %g / %g", loss[0], loss[1],
+            accuracy[0], accuracy[1]);
+  free(whole);
+  free(part);
+  ck_dataset_free(&big);
+  ck_dataset_free(&tail);
+}
+
+static void agreement(const ck_device *ref, const ck_device *ocl) {
+  printf("ref and %s agree\n", ocl->id);
+  /* 37 rows in batches of 11 (the last of 4); 53 rows in batches of 21
+   * (the last of 11), with widths past one 16-wide tile and depths past
+   * one 16-deep slice. */
+  agree_data small, wide;
+  agree_data_make(&small, 7, 5, 37, 21);
+  agree_data_make(&wide, 17, 5, 53, 31);
+
+  ck_nn_config relu, smooth;
+  static const size_t relu_sizes[] = {7, 13, 5};
+  static const ck_nn_activation relu_act[] = {CK_NN_RELU};
+  config_net(&relu, 3, relu_sizes, relu_act, CK_NN_CROSS_ENTROPY);
+  relu.optimizer = CK_NN_ADAM;
+  relu.learning_rate = 0.01;
+  relu.batch = 11;
+  relu.seed = 41;
+  static const size_t smooth_sizes[] = {17, 33, 9, 5};
+  static const ck_nn_activation smooth_act[] = {CK_NN_SIGMOID, CK_NN_TANH};
+  config_net(&smooth, 4, smooth_sizes, smooth_act, CK_NN_MSE);
+  smooth.optimizer = CK_NN_SGD;
+  smooth.learning_rate = 0.5;
+  smooth.momentum = 0.9;
+  smooth.weight_decay = 0.01;
+  smooth.batch = 21;
+  smooth.seed = 42;
+  const char *relu_name = "7-13-5 relu ce adam";
+  const char *smooth_name = "17-33-9-5 sigmoid,tanh mse sgd";
+
+  const ck__nn_tuning tunings[] = {{16, 1}, {8, 0}};
+  agree_case(ref, ocl, &relu, 0, NULL, &small, relu_name);
+  agree_case(ref, ocl, &smooth, 0, NULL, &wide, smooth_name);
+  for (int t = 0; t < 2; ++t) {
+    agree_case(ref, ocl, &relu, 0, &tunings[t], &small, relu_name);
+    agree_case(ref, ocl, &smooth, 0, &tunings[t], &wide, smooth_name);
+  }
+  if (ocl->has_fp64) {
+    agree_case(ref, ocl, &relu, 1, NULL, &small, relu_name);
+    agree_case(ref, ocl, &smooth, 1, &tunings[0], &wide, smooth_name);
+  } else {
+    printf("  %s has no double precision: f64 agreement skipped\n", ocl->id);
+  }
+  /* Edge shapes: online steps (batch 1), a hidden layer of one unit, a
+   * 300-wide input (many K slices), and the deepest network. */
+  agree_data edge, deep_data;
+  agree_data_make(&edge, 300, 2, 5, 51);
+  agree_data_make(&deep_data, 3, 3, 24, 52);
+  ck_nn_config online, deepest;
+  static const size_t online_sizes[] = {300, 1, 2};
+  static const ck_nn_activation online_act[] = {CK_NN_SIGMOID};
+  config_net(&online, 3, online_sizes, online_act, CK_NN_CROSS_ENTROPY);
+  online.learning_rate = 0.01;
+  online.batch = 1;
+  online.seed = 43;
+  size_t deep_sizes[CK_NN_MAX_LAYERS + 1];
+  ck_nn_activation deep_act[CK_NN_MAX_LAYERS];
+  for (int l = 0; l <= CK_NN_MAX_LAYERS; ++l)
+    deep_sizes[l] = 3 + (size_t)(l % 3);
+  deep_sizes[0] = deep_sizes[CK_NN_MAX_LAYERS] = 3;
+  for (int l = 0; l < CK_NN_MAX_LAYERS; ++l)
+    deep_act[l] = l % 2 ? CK_NN_TANH : CK_NN_SIGMOID;
+  config_net(&deepest, CK_NN_MAX_LAYERS + 1, deep_sizes, deep_act,
+             CK_NN_CROSS_ENTROPY);
+  deepest.optimizer = CK_NN_SGD;
+  deepest.momentum = 0.5;
+  deepest.learning_rate = 0.1;
+  deepest.batch = 7;
+  deepest.seed = 44;
+  agree_case(ref, ocl, &online, 0, NULL, &edge, "300-1-2 sigmoid online");
+  agree_case(ref, ocl, &online, 0, &tunings[0], &edge,
+             "300-1-2 sigmoid online");
+  agree_case(ref, ocl, &deepest, 0, NULL, &deep_data, "16 layers");
+  agree_case(ref, ocl, &deepest, 0, &tunings[0], &deep_data, "16 layers");
+  agree_data_free(&edge);
+  agree_data_free(&deep_data);
+  large_set(ref, ocl);
+  agree_data_free(&small);
+  agree_data_free(&wide);
+}
+
+/* ---- 4. reproducibility and shuffles ------------------------------------- */
+
+static ck_nn *repro_net(const ck_device *device, uint64_t seed,
+                        const ck_dataset *data, uint32_t *order1,
+                        uint32_t *order2) {
+  static const size_t sizes[] = {7, 13, 5};
+  static const ck_nn_activation act[] = {CK_NN_RELU};
+  ck_nn_config c;
+  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c.learning_rate = 0.01;
+  c.batch = 11;
+  c.seed = seed;
+  ck_nn *nn = NULL;
+  CHECK_OK(ck_nn_create(device, &c, &nn));
+  if (!nn)
+    return NULL;
+  CHECK_OK(ck_nn_set_preprocessing(nn, data, CK_NORMALIZE_ZSCORE));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, data));
+  nn_state *s = ck__nn_state(nn);
+  ck_nn_epoch epoch;
+  CHECK_OK(ck_nn_train_epoch(nn, &epoch));
+  read_words(nn, s->index, (uint32_t)data->rows, order1);
+  CHECK_OK(ck_nn_train_epoch(nn, &epoch));
+  read_words(nn, s->index, (uint32_t)data->rows, order2);
+  return nn;
+}
+
+static int is_permutation(const uint32_t *order, uint32_t rows) {
+  char seen[64] = {0};
+  for (uint32_t i = 0; i < rows; ++i) {
+    if (order[i] >= rows || seen[order[i]])
+      return 0;
+    seen[order[i]] = 1;
+  }
+  return 1;
+}
+
+static void reproducibility(const ck_device *device) {
+  ck_dataset data;
+  data_random(&data, 37, 7, 5, 31, NULL, NULL);
+  uint32_t a1[37], a2[37], b1[37], b2[37], c1[37], c2[37];
+  ck_nn *a = repro_net(device, 5, &data, a1, a2);
+  ck_nn *b = repro_net(device, 5, &data, b1, b2);
+  ck_nn *c = repro_net(device, 6, &data, c1, c2);
+  if (a && b && c) {
+    CHECK_MSG(weights_identical(a, b),
+              "%s: the same seed gave different weights", device->id);
+    CHECK_MSG(!weights_identical(a, c),
+              "%s: seeds 5 and 6 gave the same weights", device->id);
+    CHECK(is_permutation(a1, 37) && is_permutation(a2, 37));
+    CHECK_MSG(memcmp(a1, a2, sizeof a1) != 0,
+              "%s: epochs 1 and 2 visit rows in the same order", device->id);
+    CHECK(memcmp(a1, b1, sizeof a1) == 0 && memcmp(a2, b2, sizeof a2) == 0);
+    CHECK_MSG(memcmp(a1, c1, sizeof a1) != 0,
+              "%s: seeds 5 and 6 shuffle alike", device->id);
+    int identity = 1;
+    for (uint32_t i = 0; i < 37; ++i)
+      identity &= a1[i] == i;
+    CHECK(!identity);
+  }
+  ck_nn_destroy(a);
+  ck_nn_destroy(b);
+  ck_nn_destroy(c);
+  ck_dataset_free(&data);
+}
+
+/* ---- 5. save and load ----------------------------------------------------- */
+
+static const char *const letters[] = {"A", "B", "C"};
+
+/* Rows with class names A, B, C and features on very different scales. */
+static void data_letters(ck_dataset *d, size_t rows, uint64_t seed) {
+  static const double offset[3] = {100, -5, 0.01};
+  static const double scale[3] = {20, 3, 0.001};
+  data_random(d, rows, 3, 3, seed, offset, scale);
+  data_names(d, letters);
+}
+
+/* A trained 3-6-4 tanh network with class names and z-score scaling. */
+static ck_nn *letters_net(const ck_device *device, const ck_dataset *train) {
+  static const size_t sizes[] = {3, 6, 4};
+  static const ck_nn_activation act[] = {CK_NN_TANH};
+  ck_nn_config c;
+  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c.learning_rate = 0.02;
+  c.batch = 8;
+  c.seed = 9;
+  ck_nn *nn = NULL;
+  CHECK_OK(ck_nn_create(device, &c, &nn));
+  if (!nn)
+    return NULL;
+  CHECK_OK(ck_nn_set_preprocessing(nn, train, CK_NORMALIZE_ZSCORE));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, train));
+  ck_nn_training plan = {5, 0, NULL, NULL};
+  ck_nn_report report;
+  CHECK_OK(ck_nn_train(nn, &plan, &report));
+  return nn;
+}
+
+static size_t directory_entries(const char *path, char *first,
+                                size_t capacity) {
+  size_t count = 0;
+  DIR *dir = opendir(path);
+  if (!dir)
+    return 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+      continue;
+    if (count++ == 0)
+      snprintf(first, capacity, "%s", entry->d_name);
+  }
+  closedir(dir);
+  return count;
+}
+
+static void save_load(const ck_device *device) {
+  ck_dataset train, test;
+  data_letters(&train, 40, 51);
+  data_letters(&test, 23, 52);
+  char directory[1024], path[1100];
+  snprintf(directory, sizeof directory, "%s/save-%s", work_dir, device->id);
+  for (char *p = directory + strlen(work_dir); *p; ++p)
+    if (*p == ':' || *p == '.')
+      *p = '_';
+  CHECK(mkdir(directory, 0700) == 0);
+  snprintf(path, sizeof path, "%s/model.ckn", directory);
+  ck_nn *nn = letters_net(device, &train), *loaded = NULL;
+  if (nn) {
+    CHECK_OK(ck_nn_save(nn, path));
+    /* Saving again replaces the file, still with nothing left beside it. */
+    CHECK_OK(ck_nn_save(nn, path));
+    char name[256] = "";
+    size_t entries = directory_entries(directory, name, sizeof name);
+    CHECK_MSG(entries == 1 && strcmp(name, "model.ckn") == 0,
+              "%s: %zu entries after saving (first '%s')", directory, entries,
+              name);
+    CHECK_OK(ck_nn_load(device, path, NULL, &loaded));
+  }
+  if (nn && loaded) {
+    ck_nn_config c, d;
+    CHECK_OK(ck_nn_describe(nn, &c));
+    CHECK_OK(ck_nn_describe(loaded, &d));
+    CHECK(c.layer_count == d.layer_count && c.loss == d.loss);
+    for (size_t l = 0; l < c.layer_count; ++l)
+      CHECK(c.sizes[l] == d.sizes[l]);
+    CHECK(d.activations[0] == CK_NN_TANH);
+    CHECK_MSG(weights_identical(nn, loaded), "%s: loaded weights differ",
+              device->id);
+    for (size_t l = 0; l < 2; ++l) {
+      float w1[24], w2[24], b1[8], b2[8];
+      CHECK_OK(ck_nn_weights(nn, l, w1, b1));
+      CHECK_OK(ck_nn_weights(loaded, l, w2, b2));
+      size_t n = (size_t)c.sizes[l] * c.sizes[l + 1];
+      CHECK(memcmp(w1, w2, n * sizeof *w1) == 0 &&
+            memcmp(b1, b2, c.sizes[l + 1] * sizeof *b1) == 0);
+    }
+    /* Names A, B, C; the fourth output has none and is "3". */
+    const char *expected[4] = {"A", "B", "C", "3"};
+    for (size_t k = 0; k < 4; ++k) {
+      char got[64] = "", original[64] = "";
+      CHECK_OK(ck_nn_class_name(loaded, k, got, sizeof got));
+      CHECK_OK(ck_nn_class_name(nn, k, original, sizeof original));
+      CHECK_MSG(strcmp(got, expected[k]) == 0 &&
+                    strcmp(original, expected[k]) == 0,
+                "class %zu: loaded '%s', original '%s', expected '%s'", k, got,
+                original, expected[k]);
+    }
+    char small[2];
+    CHECK_FAILS(ck_nn_class_name(loaded, 4, small, sizeof small),
+                CK_ERROR_INVALID_ARGUMENT, "class");
+    /* The normalisation came back: same kind and numbers. */
+    CHECK(loaded->normalization.kind == CK_NORMALIZE_ZSCORE &&
+          loaded->normalization.offset && loaded->normalization.scale &&
+          memcmp(loaded->normalization.offset, nn->normalization.offset,
+                 3 * sizeof(float)) == 0 &&
+          memcmp(loaded->normalization.scale, nn->normalization.scale,
+                 3 * sizeof(float)) == 0);
+    /* Raw data in, the same classes out, and the same losses. */
+    int32_t p1[23], p2[23];
+    CHECK_OK(ck_nn_predict(nn, &test, p1));
+    CHECK_OK(ck_nn_predict(loaded, &test, p2));
+    CHECK(memcmp(p1, p2, sizeof p1) == 0);
+    int varied = 0, right = 0;
+    for (int r = 0; r < 23; ++r) {
+      varied |= p1[r] != p1[0];
+      right += p1[r] == test.labels[r];
+    }
+    CHECK_MSG(varied && right >= 12,
+              "%s: predictions of the trained letters net: %d of 23 right",
+              device->id, right);
+    double l1 = NAN, l2 = NAN;
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TEST, &test));
+    CHECK_OK(ck_nn_attach(loaded, CK_NN_TEST, &test));
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_TEST, &l1, NULL, NULL));
+    CHECK_OK(ck_nn_evaluate(loaded, CK_NN_TEST, &l2, NULL, NULL));
+    CHECK_MSG(l1 == l2, "test loss %.9g before saving, %.9g loaded", l1, l2);
+  }
+  ck_nn_destroy(loaded);
+  loaded = NULL;
+  /* Training settings come from the caller's config; sizes from the file. */
+  if (nn) {
+    ck_nn_config settings, d;
+    ck_nn_config_init(&settings);
+    settings.layer_count = 2;
+    settings.sizes[0] = settings.sizes[1] = 99;
+    settings.optimizer = CK_NN_SGD;
+    settings.learning_rate = 0.125;
+    settings.batch = 5;
+    CHECK_OK(ck_nn_load(device, path, &settings, &loaded));
+    if (loaded) {
+      CHECK_OK(ck_nn_describe(loaded, &d));
+      CHECK(d.layer_count == 3 && d.sizes[0] == 3 && d.sizes[1] == 6 &&
+            d.sizes[2] == 4);
+      CHECK(d.optimizer == CK_NN_SGD && d.learning_rate == 0.125 &&
+            d.batch == 5);
+      CHECK(weights_identical(nn, loaded));
+    }
+  }
+  ck_nn_destroy(loaded);
+  ck_nn_destroy(nn);
+  ck_dataset_free(&train);
+  ck_dataset_free(&test);
+}
+
+/* ---- 6. malformed model files ---------------------------------------------
+ */
+
+/* Loading path must fail with status, the message naming the file (and
+ * containing mention when given). */
+static void expect_load_failure(const ck_device *device, const char *path,
+                                ck_status expected, const char *mention,
+                                const char *what) {
+  ck_nn *nn = NULL;
+  ck_status status = ck_nn_load(device, path, NULL, &nn);
+  const char *message = last_message();
+  CHECK_MSG(status == expected && strstr(message, path) &&
+                (!mention || strstr(message, mention)) && nn == NULL,
+            "%s: status %d (want %d), message '%s' (want '%s')", what,
+            (int)status, (int)expected, message, mention ? mention : path);
+  ck_nn_destroy(nn);
+}
+
+static void sign(uint8_t *bytes, size_t body) {
+  ck__sha256(bytes, body, bytes + body);
+}
+
+static void malformed(const ck_device *ref) {
+  printf("malformed model files\n");
+  ck_dataset train;
+  data_letters(&train, 40, 61);
+  ck_nn *nn = letters_net(ref, &train);
+  ck_dataset_free(&train);
+  if (!nn)
+    return;
+  const char *good = path_in("good.ckn");
+  CHECK_OK(ck_nn_save(nn, good));
+  ck_nn_destroy(nn);
+  size_t size = 0;
+  char *text = test_read_file(good, &size);
+  CHECK(text && size > 100);
+  if (!text)
+    return;
+  uint8_t *bytes = malloc(size + 64);
+  memcpy(bytes, text, size);
+  CHECK(memcmp(bytes, "CKNNMODL", 8) == 0 && ck__get_u32(bytes + 8) == 1 &&
+        ck__get_u32(bytes + 12) == 3 && ck__get_u32(bytes + 20) == 1 &&
+        ck__get_u32(bytes + 24) == 3);
+  /* The file's length by the format: header, 3 widths, 1 activation,
+   * names, 2 x 3 normalisation floats, weights, checksum. */
+  size_t expected = 32 + 3 * 4 + 4 + 3 * (4 + 1) + 6 * 4 +
+                    (6 * 4 + 4 * 7) * 4 + 32;
+  CHECK_MSG(size == expected, "model file of %zu bytes, format gives %zu",
+            size, expected);
+  const char *bad = path_in("bad.ckn");
+
+  CHECK(write_bytes(bad, "", 0) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, NULL, "empty file");
+
+  memcpy(bytes, text, size);
+  bytes[0] = 'X';
+  CHECK(write_bytes(bad, bytes, size) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "CKNNMODL", "wrong magic");
+
+  /* A newer version is reported as such, not as a checksum failure. */
+  memcpy(bytes, text, size);
+  ck__put_u32(bytes + 8, 2);
+  CHECK(write_bytes(bad, bytes, size) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "version", "version 2");
+  sign(bytes, size - 32);
+  CHECK(write_bytes(bad, bytes, size) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "version",
+                      "version 2, signed");
+
+  memcpy(bytes, text, size);
+  bytes[size / 2] ^= 0x10;
+  CHECK(write_bytes(bad, bytes, size) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "checksum", "flipped byte");
+
+  expect_load_failure(ref, path_in("no-such-model.ckn"), CK_ERROR_IO, NULL,
+                      "missing file");
+
+  /* Every truncation of the file. */
+  int failures = 0;
+  for (size_t length = 0; length < size; ++length) {
+    ck_nn *loaded = NULL;
+    if (write_bytes(bad, text, length) != 0) {
+      ++failures;
+      continue;
+    }
+    ck_status status = ck_nn_load(ref, bad, NULL, &loaded);
+    if (status != CK_ERROR_PARSE || !strstr(last_message(), bad) || loaded) {
+      if (failures++ < 3)
+        fprintf(stderr, "truncated to %zu bytes: status %d, '%s'\n", length,
+                (int)status, last_message());
+    }
+    ck_nn_destroy(loaded);
+  }
+  CHECK_MSG(failures == 0, "%d of %zu truncations not refused as PARSE",
+            failures, size);
+
+  /* Every truncation of the fields, with a checksum that matches what is
+   * left: the reader itself must find the end. */
+  failures = 0;
+  size_t body = size - 32;
+  for (size_t length = 12; length < body; ++length) {
+    ck_nn *loaded = NULL;
+    memcpy(bytes, text, length);
+    sign(bytes, length);
+    if (write_bytes(bad, bytes, length + 32) != 0) {
+      ++failures;
+      continue;
+    }
+    ck_status status = ck_nn_load(ref, bad, NULL, &loaded);
+    if (status != CK_ERROR_PARSE || !strstr(last_message(), bad) || loaded) {
+      if (failures++ < 3)
+        fprintf(stderr, "fields cut to %zu bytes (signed): status %d, '%s'\n",
+                length, (int)status, last_message());
+    }
+    ck_nn_destroy(loaded);
+  }
+  CHECK_MSG(failures == 0, "%d of %zu signed truncations not refused as PARSE",
+            failures, body - 12);
+
+  /* Signed files with bad fields. */
+  struct {
+    size_t at;
+    uint32_t value;
+    const char *mention;
+  } fields[] = {
+      {12, 1, "layer widths"},   /* S = 1 */
+      {12, 18, "layer widths"},  /* S = 18 */
+      {16, 2, "loss"},           /* loss 2 */
+      {20, 3, "normalisation"},  /* normalisation 3 */
+      {24, 5, "class names"},    /* 5 names for 4 outputs */
+      {32, 0, "width 0"},        /* input width 0 */
+      {40, 5, "weights"},        /* 5 outputs: the weights fall short */
+      {44, 3, "activation"},     /* activation 3 */
+      {48, 0, "length 0"},       /* class name A of length 0 */
+      {48, 64, "length 64"},     /* class name A too long */
+      {28, 1, NULL},             /* the reserved word */
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+    memcpy(bytes, text, size);
+    ck__put_u32(bytes + fields[i].at, fields[i].value);
+    sign(bytes, body);
+    CHECK(write_bytes(bad, bytes, size) == 0);
+    char what[64];
+    snprintf(what, sizeof what, "field at %zu = %u", fields[i].at,
+             fields[i].value);
+    expect_load_failure(ref, bad, CK_ERROR_PARSE, fields[i].mention, what);
+  }
+  /* Four bytes too many before the checksum. */
+  memcpy(bytes, text, body);
+  memset(bytes + body, 0, 4);
+  sign(bytes, body + 4);
+  CHECK(write_bytes(bad, bytes, size + 4) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "weights", "trailing bytes");
+  /* A weight that is not finite. */
+  memcpy(bytes, text, size);
+  ck__put_u32(bytes + body - 4, 0x7fc00000u);
+  sign(bytes, body);
+  CHECK(write_bytes(bad, bytes, size) == 0);
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "finite", "NaN weight");
+  /* The untouched file still loads (the cases above failed for cause). */
+  memcpy(bytes, text, size);
+  CHECK(write_bytes(bad, bytes, size) == 0);
+  ck_nn *loaded = NULL;
+  CHECK_OK(ck_nn_load(ref, bad, NULL, &loaded));
+  ck_nn_destroy(loaded);
+  free(bytes);
+  free(text);
+}
+
+/* ---- 7. bad configuration and input --------------------------------------- */
+
+static void bad_config(const ck_device *ref) {
+  printf("bad configuration and input\n");
+  ck_nn_config c;
+  ck_nn *nn = (ck_nn *)&c; /* must be set to NULL on failure */
+#define BAD(edit, mention)                                                     \
+  do {                                                                         \
+    ck_nn_config_init(&c);                                                     \
+    edit;                                                                      \
+    nn = (ck_nn *)&c;                                                          \
+    CHECK_FAILS(ck_nn_create(ref, &c, &nn), CK_ERROR_INVALID_ARGUMENT,         \
+                mention);                                                      \
+    CHECK(nn == NULL);                                                         \
+  } while (0)
+  BAD(c.layer_count = 1, "layers");
+  BAD(c.layer_count = CK_NN_MAX_LAYERS + 2, "layers");
+  BAD(c.sizes[1] = 0, "layers");
+  BAD(c.sizes[0] = CK_NN_MAX_WIDTH + 1, "layers");
+  BAD(c.sizes[2] = 1, "layers");
+  BAD(c.learning_rate = 0, "lr");
+  BAD(c.learning_rate = -1, "lr");
+  BAD(c.learning_rate = INFINITY, "lr");
+  BAD(c.momentum = 1, "momentum");
+  BAD(c.momentum = -0.5, "momentum");
+  BAD((c.schedule = CK_NN_STEP, c.step_gamma = 0), "schedule");
+  BAD((c.schedule = CK_NN_STEP, c.step_gamma = 1.5), "schedule");
+  BAD((c.schedule = CK_NN_STEP, c.step_every = 0), "schedule");
+  BAD(c.schedule = (ck_nn_schedule)7, "schedule");
+  BAD(c.activations[0] = (ck_nn_activation)3, "act");
+  BAD(c.loss = (ck_nn_loss)2, "loss");
+  BAD(c.optimizer = (ck_nn_optimizer)2, "optimizer");
+  BAD(c.weight_decay = -1, "weight-decay");
+  BAD(c.beta1 = 1, "beta1");
+  BAD(c.epsilon = 0, "epsilon");
+#undef BAD
+  /* The activation of a layer that does not exist is not looked at. */
+  ck_nn_config_init(&c);
+  c.activations[1] = (ck_nn_activation)9;
+  nn = NULL;
+  CHECK_OK(ck_nn_create(ref, &c, &nn));
+  ck_nn_destroy(nn);
+
+  /* A good 2-8-3 network and bad data. */
+  ck_nn_config_init(&c);
+  c.sizes[2] = 3;
+  nn = NULL;
+  CHECK_OK(ck_nn_create(ref, &c, &nn));
+  if (!nn)
+    return;
+  ck_dataset three, labels, good, many;
+  data_random(&three, 10, 3, 3, 71, NULL, NULL);
+  data_random(&labels, 10, 2, 3, 72, NULL, NULL);
+  labels.labels[4] = 3;
+  data_random(&good, 10, 2, 3, 73, NULL, NULL);
+  data_random(&many, 10, 2, 4, 74, NULL, NULL);
+  CHECK_FAILS(ck_nn_train_epoch(nn, NULL), CK_ERROR_INVALID_ARGUMENT,
+              "no training data");
+  ck_nn_training plan = {3, 0, NULL, NULL};
+  ck_nn_report report;
+  CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_INVALID_ARGUMENT,
+              "no training data");
+  CHECK_FAILS(ck_nn_set_preprocessing(nn, &three, CK_NORMALIZE_ZSCORE),
+              CK_ERROR_INVALID_ARGUMENT, "features");
+  CHECK_FAILS(ck_nn_set_preprocessing(nn, &many, CK_NORMALIZE_ZSCORE),
+              CK_ERROR_INVALID_ARGUMENT, "classes");
+  CHECK_OK(ck_nn_set_preprocessing(nn, &good, CK_NORMALIZE_MINMAX));
+  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &three),
+              CK_ERROR_INVALID_ARGUMENT, "3 features");
+  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TEST, &labels),
+              CK_ERROR_INVALID_ARGUMENT, "row 5");
+  CHECK_FAILS(ck_nn_attach(nn, (ck_nn_set)3, &good),
+              CK_ERROR_INVALID_ARGUMENT, "ck_nn_attach");
+  CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_VALIDATION, NULL, NULL, NULL),
+              CK_ERROR_INVALID_ARGUMENT, "validation");
+  CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_TEST, NULL, NULL, NULL),
+              CK_ERROR_INVALID_ARGUMENT, "test");
+  CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_TRAIN, NULL, NULL, NULL),
+              CK_ERROR_INVALID_ARGUMENT, "training");
+  int32_t predicted[10];
+  CHECK_FAILS(ck_nn_predict(nn, &three, predicted), CK_ERROR_INVALID_ARGUMENT,
+              "features");
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &good));
+  plan.epochs = 0;
+  CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_INVALID_ARGUMENT,
+              "epochs");
+  CHECK(nn->epoch == 0);
+  float weights[16];
+  CHECK_FAILS(ck_nn_weights(nn, 2, weights, NULL), CK_ERROR_INVALID_ARGUMENT,
+              "layer");
+  CHECK_FAILS(ck_nn_set_weights(nn, 2, weights, NULL),
+              CK_ERROR_INVALID_ARGUMENT, "layer");
+  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &labels),
+              CK_ERROR_INVALID_ARGUMENT, "class 3");
+  /* Weights in and out by the public layout. */
+  float w[16], b[8], back_w[16], back_b[8];
+  for (int i = 0; i < 16; ++i)
+    w[i] = (float)i / 16 - 0.5f;
+  for (int i = 0; i < 8; ++i)
+    b[i] = (float)i / 8;
+  CHECK_OK(ck_nn_set_weights(nn, 0, w, b));
+  CHECK_OK(ck_nn_weights(nn, 0, back_w, back_b));
+  CHECK(memcmp(w, back_w, sizeof w) == 0 && memcmp(b, back_b, sizeof b) == 0);
+  float *raw = layer_floats(nn, 1);
+  CHECK(raw[0] == w[0] && raw[1] == w[1] && raw[2] == b[0] &&
+        raw[3] == w[2] && raw[3 * 7 + 2] == b[7]);
+  free(raw);
+  ck_nn_destroy(nn);
+  ck_dataset_free(&three);
+  ck_dataset_free(&labels);
+  ck_dataset_free(&good);
+  ck_dataset_free(&many);
+}
+
+/* ---- 8. early stopping ---------------------------------------------------- */
+
+typedef struct epoch_record {
+  unsigned count, stop_after;
+  ck_nn_epoch epochs[400];
+} epoch_record;
+
+static int record_epoch(void *user, const ck_nn_epoch *epoch) {
+  epoch_record *record = user;
+  if (record->count < 400)
+    record->epochs[record->count++] = *epoch;
+  return record->stop_after && record->count >= record->stop_after;
+}
+
+static ck_nn *noisy_net(const ck_device *ref, const ck_dataset *train,
+                        const ck_dataset *validation,
+                        const ck_dataset *test) {
+  static const size_t sizes[] = {4, 32, 3};
+  static const ck_nn_activation act[] = {CK_NN_RELU};
+  ck_nn_config c;
+  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c.learning_rate = 0.02;
+  c.batch = 0;
+  c.seed = 17;
+  ck_nn *nn = NULL;
+  CHECK_OK(ck_nn_create(ref, &c, &nn));
+  if (!nn)
+    return NULL;
+  CHECK_OK(ck_nn_set_preprocessing(nn, train, CK_NORMALIZE_ZSCORE));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, train));
+  if (validation)
+    CHECK_OK(ck_nn_attach(nn, CK_NN_VALIDATION, validation));
+  if (test)
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TEST, test));
+  return nn;
+}
+
+/* The records' lowest validation loss and its (first) epoch. */
+static unsigned best_of(const epoch_record *record, double *best) {
+  unsigned at = 0;
+  *best = INFINITY;
+  for (unsigned e = 0; e < record->count; ++e)
+    if (record->epochs[e].validation_loss < *best) {
+      *best = record->epochs[e].validation_loss;
+      at = record->epochs[e].epoch;
+    }
+  return at;
+}
+
+static void early_stopping(const ck_device *ref) {
+  printf("early stopping\n");
+  /* A learnable rule with a third of the training labels replaced at
+   * random: the validation loss falls while the rule is learned, then
+   * rises as the noise is learned by heart. */
+  ck_dataset train, validation, test;
+  data_random(&train, 30, 4, 3, 81, NULL, NULL);
+  data_random(&validation, 30, 4, 3, 82, NULL, NULL);
+  data_random(&test, 15, 4, 3, 83, NULL, NULL);
+  uint64_t noise = 5;
+  for (size_t r = 0; r < 30; ++r)
+    if (rng_next(&noise) % 3 == 0)
+      train.labels[r] = (int32_t)(rng_next(&noise) % 3);
+  epoch_record *record = calloc(1, sizeof *record);
+  ck_nn_report report;
+
+  ck_nn *nn = noisy_net(ref, &train, &validation, &test);
+  if (nn) {
+    ck_nn_training plan = {200, 2, record_epoch, record};
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    double best;
+    unsigned best_epoch = best_of(record, &best);
+    CHECK_MSG(report.stopped_early && report.epochs < 200,
+              "stopped early %d after %u epochs", report.stopped_early,
+              report.epochs);
+    CHECK(record->count == report.epochs);
+    CHECK_MSG(report.best_epoch == best_epoch &&
+                  report.best_validation_loss == best &&
+                  report.epochs == best_epoch + 2,
+              "best epoch %u (records: %u), loss %.9g (records: %.9g), "
+              "epochs %u",
+              report.best_epoch, best_epoch, report.best_validation_loss,
+              best, report.epochs);
+    double last = record->epochs[record->count - 1].validation_loss;
+    CHECK_MSG(last > best, "last validation loss %g, best %g", last, best);
+    double loss = NAN, test_loss = NAN, test_accuracy = NAN;
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_VALIDATION, &loss, NULL, NULL));
+    CHECK_MSG(fabs(loss - report.best_validation_loss) <=
+                  1e-6 * report.best_validation_loss,
+              "validation loss %.9g after training, best %.9g", loss,
+              report.best_validation_loss);
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_TEST, &test_loss, &test_accuracy, NULL));
+    CHECK(test_loss == report.final_test_loss &&
+          test_accuracy == report.final_test_accuracy);
+    double best_test = 0;
+    for (unsigned e = 0; e < record->count; ++e)
+      best_test = fmax(best_test, record->epochs[e].test_accuracy);
+    CHECK(report.best_test_accuracy == best_test);
+    CHECK_MSG(report.final_test_loss ==
+                  record->epochs[best_epoch - 1].test_loss,
+              "final test loss %.9g, best epoch's %.9g",
+              report.final_test_loss,
+              record->epochs[best_epoch - 1].test_loss);
+    printf("  stopped after %u epochs, best %u\n", report.epochs,
+           report.best_epoch);
+  }
+  ck_nn_destroy(nn);
+
+  /* Patience 0: every epoch runs; the best epoch's weights still win. */
+  memset(record, 0, sizeof *record);
+  nn = noisy_net(ref, &train, &validation, NULL);
+  if (nn) {
+    ck_nn_training plan = {40, 0, record_epoch, record};
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    double best, loss = NAN;
+    unsigned best_epoch = best_of(record, &best);
+    CHECK(!report.stopped_early && report.epochs == 40);
+    CHECK(report.best_epoch == best_epoch && best_epoch < 40);
+    CHECK(isnan(report.final_test_accuracy) && isnan(report.final_test_loss));
+    CHECK_OK(ck_nn_evaluate(nn, CK_NN_VALIDATION, &loss, NULL, NULL));
+    CHECK_MSG(fabs(loss - best) <= 1e-6 * best,
+              "validation loss %.9g after training, best %.9g", loss, best);
+  }
+  ck_nn_destroy(nn);
+
+  /* Without validation data the last epoch is kept. */
+  memset(record, 0, sizeof *record);
+  nn = noisy_net(ref, &train, NULL, NULL);
+  if (nn) {
+    ck_nn_training plan = {6, 2, record_epoch, record};
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    CHECK(report.epochs == 6 && report.best_epoch == 6 &&
+          !report.stopped_early && isnan(report.best_validation_loss));
+    CHECK(isnan(record->epochs[0].validation_loss) &&
+          isnan(record->epochs[0].test_accuracy));
+  }
+  ck_nn_destroy(nn);
+
+  /* A callback that asks to stop: CK_ERROR_CANCELLED, report filled. */
+  memset(record, 0, sizeof *record);
+  record->stop_after = 3;
+  nn = noisy_net(ref, &train, &validation, NULL);
+  if (nn) {
+    ck_nn_training plan = {10, 0, record_epoch, record};
+    CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_CANCELLED,
+                "epoch 3");
+    CHECK(report.epochs == 3 && record->count == 3 && nn->epoch == 3);
+    CHECK(report.best_epoch >= 1 && report.best_epoch <= 3);
+  }
+  ck_nn_destroy(nn);
+  free(record);
+  ck_dataset_free(&train);
+  ck_dataset_free(&validation);
+  ck_dataset_free(&test);
+}
+
+/* ---- 9. learning-rate schedules ------------------------------------------- */
+
+static void schedules(const ck_device *ref) {
+  printf("learning-rate schedules\n");
+  ck_dataset train;
+  data_random(&train, 10, 4, 3, 91, NULL, NULL);
+  epoch_record *record = calloc(1, sizeof *record);
+  const double rate = 0.1;
+  for (int kind = 0; kind < 3; ++kind) {
+    static const size_t sizes[] = {4, 5, 3};
+    static const ck_nn_activation act[] = {CK_NN_TANH};
+    ck_nn_config c;
+    config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+    c.optimizer = CK_NN_SGD;
+    c.learning_rate = rate;
+    c.batch = 3; /* 4 steps an epoch */
+    c.schedule = (ck_nn_schedule)kind;
+    c.step_every = 2;
+    c.step_gamma = 0.5;
+    ck_nn *nn = NULL;
+    CHECK_OK(ck_nn_create(ref, &c, &nn));
+    if (!nn)
+      continue;
+    CHECK_OK(ck_nn_set_preprocessing(nn, &train, CK_NORMALIZE_NONE));
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &train));
+    memset(record, 0, sizeof *record);
+    const unsigned epochs = 7, steps = 4;
+    ck_nn_training plan = {epochs, 0, record_epoch, record};
+    ck_nn_report report;
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    CHECK(record->count == epochs);
+    int off = 0;
+    for (unsigned e = 1; e <= record->count; ++e) {
+      double expected = rate;
+      if (kind == CK_NN_STEP)
+        expected = rate * pow(0.5, (double)((e - 1) / 2));
+      else if (kind == CK_NN_COSINE)
+        expected = rate * 0.5 *
+                   (1 + cos(pi * (double)(e * steps - 1) /
+                            (double)(epochs * steps)));
+      double got = record->epochs[e - 1].learning_rate;
+      if (!(fabs(got - expected) <= 1e-12 * rate)) {
+        if (!off++)
+          fprintf(stderr, "schedule %d epoch %u: rate %.12g, expected %.12g\n",
+                  kind, e, got, expected);
+      }
+    }
+    CHECK_MSG(off == 0, "schedule %d: %d epochs with the wrong rate", kind,
+              off);
+    if (kind != CK_NN_CONSTANT)
+      CHECK(record->epochs[epochs - 1].learning_rate < rate / 4);
+    CHECK(nn->steps_taken == (uint64_t)epochs * steps);
+    ck_nn_destroy(nn);
+  }
+  free(record);
+  ck_dataset_free(&train);
+}
+
+/* ---- 10. the workload ------------------------------------------------------ */
+
+static int lines_in(const char *path, const char *const *allowed,
+                    size_t allowed_count, size_t *lines) {
+  size_t size = 0;
+  char *text = test_read_file(path, &size);
+  *lines = 0;
+  if (!text)
+    return 0;
+  int ok = size > 0 && text[size - 1] == '\n';
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line;
+       line = strtok_r(NULL, "\n", &save)) {
+    ++*lines;
+    int known = 0;
+    for (size_t k = 0; k < allowed_count; ++k)
+      known |= strcmp(line, allowed[k]) == 0;
+    ok &= known;
+  }
+  free(text);
+  return ok;
+}
+
+static void workload(const ck_device *ref) {
+  printf("the nn workload\n");
+  const ck_workload *nn_workload = NULL;
+  CHECK_OK(ck_workload_find("nn", &nn_workload));
+  if (!nn_workload)
+    return;
+  ck_run_options options = {.seed = 1};
+  ck_result *result = calloc(1, sizeof *result);
+  double value = NAN;
+
+  const ck_param spirals[] = {{"train", "spirals:300"}, {"epochs", "3"}};
+  CHECK_OK(ck_workload_run(nn_workload, ref, spirals, 2, &options, result));
+  CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
+  CHECK_MSG(value >= 0 && value <= 1, "test_accuracy %g", value);
+  CHECK(strcmp(result->best_name, "test_accuracy") == 0 &&
+        result->best == value);
+  CHECK_OK(ck_result_metric(result, "epochs", &value));
+  CHECK(value == 3);
+  CHECK_OK(ck_result_metric(result, "train_rows", &value));
+  CHECK(value == 300);
+  CHECK_OK(ck_result_metric(result, "parameters", &value));
+  CHECK(value == 128 * 3 + 3 * 129);
+
+  /* A CSV with letter labels: train with a split, save, then predict. */
+  char csv[4096] = "label,x,y,z\n";
+  char predict_csv[2048] = "";
+  uint64_t state = 3;
+  for (int r = 0; r < 60; ++r) {
+    int k = r % 3;
+    double x = k * 2.0 + rng_uniform(&state, -0.5, 0.5);
+    double y = -k + rng_uniform(&state, -0.5, 0.5);
+    double z = rng_uniform(&state, -1, 1);
+    char line[128];
+    snprintf(line, sizeof line, "%s,%.4f,%.4f,%.4f\n", letters[k], x, y, z);
+    strcat(r < 45 ? csv : predict_csv, line);
+    if (r >= 45)
+      strcat(csv, line);
+  }
+  const char *train_path = path_in("letters.csv");
+  const char *predict_path = path_in("predict.csv");
+  const char *model_path = path_in("letters.ckn");
+  const char *out_path = path_in("predicted.txt");
+  CHECK(write_text(train_path, csv) == 0);
+  CHECK(write_text(predict_path, predict_csv) == 0);
+  const ck_param train_params[] = {
+      {"train", train_path}, {"split", "0.25"}, {"layers", "3,8,3"},
+      {"epochs", "40"},      {"lr", "0.02"},    {"batch", "8"},
+      {"save", model_path}};
+  CHECK_OK(ck_workload_run(nn_workload, ref, train_params, 7, &options,
+                           result));
+  CHECK_OK(ck_result_metric(result, "test_rows", &value));
+  CHECK(value == 15);
+  CHECK_OK(ck_result_metric(result, "train_rows", &value));
+  CHECK(value == 45);
+  CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
+  CHECK_MSG(value >= 0.8, "letters test accuracy %g", value);
+  struct stat info;
+  CHECK(stat(model_path, &info) == 0 && info.st_size > 64);
+  const ck_param predict_params[] = {
+      {"load", model_path}, {"predict", predict_path}, {"out", out_path}};
+  CHECK_OK(ck_workload_run(nn_workload, ref, predict_params, 3, &options,
+                           result));
+  CHECK_OK(ck_result_metric(result, "predicted_rows", &value));
+  CHECK(value == 15);
+  CHECK_OK(ck_result_metric(result, "predict_accuracy", &value));
+  CHECK_MSG(value >= 0.8, "predict accuracy %g", value);
+  size_t lines = 0;
+  CHECK_MSG(lines_in(out_path, letters, 3, &lines) && lines == 15,
+            "%s: %zu lines, each a class name?", out_path, lines);
+
+  /* Fine-tuning a saved model on the whole training set at once. */
+  const ck_param tune_params[] = {{"load", model_path},
+                                  {"train", train_path},
+                                  {"split", "45"},
+                                  {"batch", "all"},
+                                  {"epochs", "2"}};
+  CHECK_OK(ck_workload_run(nn_workload, ref, tune_params, 5, &options,
+                           result));
+  CHECK_OK(ck_result_metric(result, "epochs", &value));
+  CHECK(value == 2);
+  CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
+  CHECK_MSG(value >= 0.8, "fine-tuned test accuracy %g", value);
+
+  /* Validation, patience and the trace. */
+  const char *trace_path = path_in("trace.csv");
+  const ck_param val_params[] = {{"train", "spirals:300"}, {"epochs", "40"},
+                                 {"val", "0.2"},           {"patience", "2"},
+                                 {"lr", "0.05"},           {"batch", "16"},
+                                 {"trace", trace_path}};
+  CHECK_OK(ck_workload_run(nn_workload, ref, val_params, 7, &options,
+                           result));
+  double epochs = NAN, best_epoch = NAN, stopped = NAN;
+  CHECK_OK(ck_result_metric(result, "validation_rows", &value));
+  CHECK(value == 60);
+  CHECK_OK(ck_result_metric(result, "train_rows", &value));
+  CHECK(value == 240);
+  CHECK_OK(ck_result_metric(result, "best_validation_loss", &value));
+  CHECK(value > 0 && isfinite(value));
+  CHECK_OK(ck_result_metric(result, "epochs", &epochs));
+  CHECK_OK(ck_result_metric(result, "best_epoch", &best_epoch));
+  CHECK_OK(ck_result_metric(result, "stopped_early", &stopped));
+  CHECK_MSG(best_epoch >= 1 && best_epoch <= epochs && epochs <= 40 &&
+                (stopped == 1 ? epochs == best_epoch + 2 : epochs == 40),
+            "epochs %g, best %g, stopped early %g", epochs, best_epoch,
+            stopped);
+  size_t size = 0;
+  char *trace = test_read_file(trace_path, &size);
+  size_t trace_lines = 0;
+  for (size_t i = 0; trace && i < size; ++i)
+    trace_lines += trace[i] == '\n';
+  CHECK_MSG(trace && strncmp(trace, "epoch,", 6) == 0 &&
+                trace_lines == (size_t)epochs + 1,
+            "%s: %zu lines for %g epochs", trace_path, trace_lines, epochs);
+  free(trace);
+
+  /* Bad options, each named. */
+  char model_copy[1100];
+  snprintf(model_copy, sizeof model_copy, "%s", model_path);
+  const struct {
+    ck_param params[4];
+    size_t count;
+    const char *mention;
+  } cases[] = {
+      {{{"predict", predict_path}, {"out", out_path}}, 2, "--predict"},
+      {{{"load", model_copy}, {"predict", predict_path}}, 2, "--out"},
+      {{{"out", out_path}}, 1, "--out"},
+      {{{"train", train_path}, {"split", "10"}, {"test", predict_path}},
+       3,
+       "--split"},
+      {{{"train", train_path}, {"split", "2.5"}}, 2, "--split"},
+      {{{"train", train_path}, {"layers", "3,4,4,3"}, {"act", "relu,tanh,sigmoid"}},
+       3,
+       "--act"},
+      {{{"act", "swish"}}, 1, "--act"},
+      {{{"schedule", "junk"}}, 1, "--schedule"},
+      {{{"schedule", "step:0:0.5"}}, 1, "--schedule"},
+      {{{"schedule", "step:2:1.5"}}, 1, "--schedule"},
+      {{{"layers", "5"}}, 1, "--layers"},
+      {{{"layers", "2,0,3"}}, 1, "--layers"},
+      {{{"layers", "2,x"}}, 1, "--layers"},
+      {{{"loss", "hinge"}}, 1, "--loss"},
+      {{{"optimizer", "rmsprop"}}, 1, "--optimizer"},
+      {{{"lr", "0"}}, 1, "--lr"},
+      {{{"batch", "0"}}, 1, "--batch"},
+      {{{"epochs", "0"}}, 1, "--epochs"},
+      {{{"normalize", "l2"}}, 1, "--normalize"},
+      {{{"train", "spirals:2"}}, 1, "--train"},
+      {{{"nonsense", "1"}}, 1, "nonsense"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck_status status = ck_workload_run(nn_workload, ref, cases[i].params,
+                                       cases[i].count, &options, result);
+    const char *message = last_message();
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                  strstr(message, cases[i].mention),
+              "case %zu: status %d, message '%s' (want '%s')", i,
+              (int)status, message, cases[i].mention);
+  }
+  /* ck_workload_check agrees on a parse-time error and a good set. */
+  CHECK(ck_workload_check(nn_workload, cases[7].params, 1) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ck_workload_check(nn_workload, train_params, 7));
+  free(result);
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+int main(void) {
+  if (!mkdtemp(work_dir)) {
+    fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
+    return 1;
+  }
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  const ck_device *ref = &set.devices[0];
+  CHECK(ref->backend == CK_BACKEND_REF);
+  long opencl = test_opencl_device(&set);
+  const ck_device *ocl = opencl >= 0 ? &set.devices[opencl] : NULL;
+
+  gradients(ref);
+  bad_config(ref);
+  malformed(ref);
+  early_stopping(ref);
+  schedules(ref);
+  workload(ref);
+  const ck_device *devices[2] = {ref, ocl};
+  for (int i = 0; i < 2; ++i) {
+    if (!devices[i])
+      continue;
+    printf("nn on %s\n", devices[i]->id);
+    xor_learned(devices[i]);
+    reproducibility(devices[i]);
+    save_load(devices[i]);
+  }
+  if (ocl)
+    agreement(ref, ocl);
+  else
+    printf("SKIP: ref/OpenCL agreement, and XOR, reproducibility and model "
+           "files on OpenCL: no OpenCL device\n");
+
+  ck_device_set_free(&set);
+  remove_tree(work_dir);
+  return CHECK_DONE();
+}
