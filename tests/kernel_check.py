@@ -77,6 +77,30 @@ CASES = {
                 '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                 '--hi', '2', '--islands', '2', '--island-size', '9', '--gens',
                 '2'],
+    # Gas: the parallel sort by cell with a ragged last scan block, the
+    # cell forces (a grid 2 cells wide, so periodic neighbours wrap onto
+    # one cell), Verlet rebuilds flagged on the device, all pairs with the
+    # soft-log model, walls, Langevin, rescaling, the reductions and the
+    # RDF's atomic histogram. @OUT@ is a scratch directory.
+    'gas-cells': ['run', 'gas', '--particles', '61', '--rho', '0.4',
+                  '--steps', '6', '--log-every', '3', '--sample-every', '2',
+                  '--rdf', '@OUT@/rdf.csv', '--rdf-every', '3',
+                  '--thermostat', 'langevin:1:1'],
+    'gas-small-grid': ['run', 'gas', '--particles', '40', '--box', '6x14',
+                       '--steps', '4', '--log-every', '2', '--walls'],
+    'gas-verlet': ['run', 'gas', '--particles', '50', '--rho', '0.5',
+                   '--neighbors', 'verlet:0.2', '--steps', '30', '--T', '3',
+                   '--log-every', '4', '--rdf', '@OUT@/rdf.csv',
+                   '--rdf-every', '6', '--thermostat', 'rescale:2:5'],
+    'gas-allpairs': ['run', 'gas', '--particles', '70', '--rho', '0.3',
+                     '--neighbors', 'allpairs', '--model', 'log:1:1',
+                     '--steps', '3', '--log-every', '1', '--rdf',
+                     '@OUT@/rdf.csv', '--rdf-every', '3', '--tiles',
+                     'local'],
+    'gas-allpairs-direct': ['run', 'gas', '--particles', '33', '--rho',
+                            '0.3', '--neighbors', 'allpairs', '--walls',
+                            '--steps', '3', '--log-every', '1', '--tiles',
+                            'direct'],
     # NN: both forms of the matrix products with ragged tiles (batch 7 of
     # 5-wide layers in 8- and 16-wide tiles), a last partial batch, every
     # activation, both losses, both optimisers with weight decay, the
@@ -140,6 +164,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import atexit
 import time
 
 # The first line of each Oclgrind message, by kind. Oclgrind 21.10 writes,
@@ -331,7 +356,10 @@ def main(argv):
         entry = CASES[case]
         options, clkit_args = entry if isinstance(entry, tuple) else ([], entry)
         data_dir = os.path.join(PROJECT_ROOT, 'tests', 'data')
-        clkit_args = [a.replace('@DATA@', data_dir) for a in clkit_args]
+        output_dir = tempfile.mkdtemp(prefix='kernel-check-out-')
+        atexit.register(shutil.rmtree, output_dir, True)
+        clkit_args = [a.replace('@DATA@', data_dir).replace('@OUT@', output_dir)
+                      for a in clkit_args]
         command = [binary] + list(clkit_args) + ['--device', DEVICE_SELECTOR]
         if clkit_args and clkit_args[0] in QUIET_COMMANDS:
             command.append('--quiet')

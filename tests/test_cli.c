@@ -1016,6 +1016,86 @@ static void check_nn_run(void) {
   }
 }
 
+/* clkit run gas: a short run prints its log and averages and writes its
+ * files; a checkpoint restarts; bad options and files give exit 2 or 1
+ * with the culprit named. */
+static void check_gas_run(void) {
+  char rdf[700], traj[700], checkpoint[700], missing[700], bad_xyz[700];
+  snprintf(rdf, sizeof rdf, "%s/gas-rdf.csv", work_dir);
+  snprintf(traj, sizeof traj, "%s/gas.xyz", work_dir);
+  snprintf(checkpoint, sizeof checkpoint, "%s/gas.ckg", work_dir);
+  snprintf(missing, sizeof missing, "%s/missing.xyz", work_dir);
+  write_work_file("gas-bad.xyz", "3\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
+                                 "Ar 1 1 0\nAr 2 x 0\nAr 3 3 0\n",
+                  bad_xyz, sizeof bad_xyz);
+  {
+    const char *const args[] = {
+        "run",   "gas",        "--particles", "100",     "--steps",
+        "40",    "--log-every", "20",         "--rdf",   rdf,
+        "--traj", traj,        "--traj-every", "20",     "--checkpoint",
+        checkpoint, "--device", "ref",        NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "    step       time", args);
+    EXPECT_HAS(r.out, "potential_energy_se", args);
+    EXPECT_HAS(r.out, "energy_drift", args);
+    char *csv = test_read_file(rdf, NULL);
+    CHECK_MSG(csv && strncmp(csv, "r,g,count\n", 10) == 0 &&
+                  count_lines(csv) == 101,
+              "rdf: %.60s", csv ? csv : "(missing)");
+    free(csv);
+    char *frames = test_read_file(traj, NULL);
+    int frame_count = 0;
+    for (const char *at = frames; at && (at = strstr(at, "Lattice=")); ++at)
+      ++frame_count;
+    CHECK_MSG(frame_count == 3, "%d frames in %s", frame_count, traj);
+    free(frames);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run",     "gas",      "--restart",
+                                checkpoint, "--steps", "10",
+                                "--json",  "--device", "ref",
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "\"final_step\":50", args);
+    release(&r);
+  }
+  const struct {
+    const char *args[10];
+    int exit_code;
+    const char *names; /* stderr must contain this */
+  } cases[] = {
+      {{"run", "gas", "--particles", "0", "--device", "ref", NULL},
+       2,
+       "--particles"},
+      {{"run", "gas", "--rho", "5", "--device", "ref", NULL}, 2, "rho"},
+      {{"run", "gas", "--particles", "16", "--device", "ref", NULL}, 2, "rc"},
+      {{"run", "gas", "--dt", "0", "--device", "ref", NULL}, 2, "--dt"},
+      {{"run", "gas", "--thermostat", "hot", "--device", "ref", NULL},
+       2,
+       "--thermostat"},
+      {{"run", "gas", "--neighbors", "verlet:0", "--device", "ref", NULL},
+       2,
+       "--neighbors"},
+      {{"run", "gas", "--model", "log:1:1", "--device", "ref", NULL},
+       2,
+       "allpairs"},
+      {{"run", "gas", "--xyz", missing, "--device", "ref", NULL}, 1, missing},
+      {{"run", "gas", "--xyz", bad_xyz, "--device", "ref", NULL}, 1, ":4:"},
+      {{"run", "gas", "--restart", bad_xyz, "--device", "ref", NULL},
+       1,
+       bad_xyz},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    run_output r = run_clkit(cases[c].args);
+    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
+    EXPECT_HAS(r.err, cases[c].names, cases[c].args);
+    release(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -1043,6 +1123,7 @@ int main(int argc, char **argv) {
   check_tsp();
   check_aco_run();
   check_nn_run();
+  check_gas_run();
   check_kernels();
   check_cache();
   check_no_platform();

@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 packages="meson ninja-build pkg-config gcc python3 ocl-icd-opencl-dev \
-opencl-c-headers pocl-opencl-icd clinfo zlib1g-dev"
+opencl-c-headers pocl-opencl-icd clinfo zlib1g-dev libpng-dev"
 missing=""
 for package in $packages; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||

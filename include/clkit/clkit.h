@@ -15,6 +15,7 @@
 #include "clkit/dataset.h"
 #include "clkit/device.h"
 #include "clkit/ga.h"
+#include "clkit/gas.h"
 #include "clkit/kernels.h"
 #include "clkit/lsq.h"
 #include "clkit/nn.h"

@@ -219,6 +219,80 @@ ck_status ck__csv_field_error(const ck__csv_dialect *dialect, const char *path,
                               const char *end, size_t field_number,
                               ck__csv_field_kind kind);
 
+/* ---- Tokens and numbers in text files (text.c) ---- */
+/*
+ * For the line-oriented readers (TSPLIB, extended XYZ), which take a whole
+ * file at once and cut it in place: each line at its newline, each field
+ * at the blank after it, so that fields are plain C strings.
+ */
+/* Takes a character; returns 1 for a blank (space, \t, \r, \v, \f), else
+ * 0. A newline is not a blank: lines are cut at it first. */
+int ck__text_is_blank(char c);
+
+/* The most characters of input a message quotes (then "..."). */
+#define CK__TEXT_QUOTE_MAX 40
+typedef struct ck__text_quoted {
+  char text[CK__TEXT_QUOTE_MAX + 4];
+} ck__text_quoted;
+/* Takes a piece of input; returns it fit for a message inside "": at most
+ * CK__TEXT_QUOTE_MAX characters, each unprintable one and '"' as '?',
+ * and "..." after it when cut. */
+ck__text_quoted ck__text_quote(const char *text);
+
+/* Takes a cursor into a line (cut in place); returns the next
+ * blank-separated field, NUL-terminated, and moves *cursor past it and the
+ * blank after it; returns NULL, *cursor at the line's end, when only blanks
+ * are left. */
+char *ck__text_next_field(char **cursor);
+
+typedef enum ck__text_number_kind {
+  CK__TEXT_NUMBER_OK = 0,
+  CK__TEXT_NUMBER_SYNTAX,     /* not a number */
+  CK__TEXT_NUMBER_NOT_FINITE, /* "nan", "inf", "infinity", signed or not */
+  CK__TEXT_NUMBER_RANGE       /* a number, but too large */
+} ck__text_number_kind;
+/*
+ * Takes a whole field in decimal syntax, [+-] digits [. digits]
+ * [(e|E) [+-] digits] with digits on at least one side of the point (no
+ * blanks, hex, nan or inf, which strtod() would take); the caller is in the
+ * C locale (ck__c_locale_enter). Returns OK with *value set (an underflow
+ * reads as a tiny value or zero), RANGE when it overflows a double,
+ * NOT_FINITE for the words nan, inf and infinity (any case), else SYNTAX;
+ * *value is left alone unless OK.
+ */
+ck__text_number_kind ck__text_read_real(const char *text, double *value);
+/* Takes a whole field, [+-] digits; returns OK with *value set, RANGE when
+ * it is beyond int64_t, else SYNTAX; *value is left alone unless OK. */
+ck__text_number_kind ck__text_read_integer(const char *text, int64_t *value);
+
+/* The lines of a text read whole, cut one after another in place. */
+typedef struct ck__text_lines {
+  const char *source; /* names the text in messages: a path, "(text)" */
+  char *text;         /* length bytes and a NUL after them */
+  size_t length;
+  size_t next; /* offset of the next line; 0 to begin */
+  size_t line; /* 1-based number of the line last returned; 0 to begin */
+} ck__text_lines;
+/*
+ * Takes the lines; returns CK_OK with *line the next line, its newline and
+ * trailing blanks cut off (so "\r\n" endings vanish) and on line 1 a UTF-8
+ * byte order mark too, or NULL at the end of the text. Leading blanks stay.
+ * A NUL byte inside the line fails with CK_ERROR_PARSE (the rest of the
+ * line would be lost).
+ */
+ck_status ck__text_next_line(ck__text_lines *lines, char **line);
+/* Takes a status, the lines, a line number (0 reads as 1) and a printf
+ * format; records "SOURCE:LINE: message" (ck__fail) and returns status. */
+ck_status ck__text_fail_at(ck_status status, const ck__text_lines *lines,
+                           size_t line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+/* ck__text_fail_at() into status, then a jump to the function's fail:. */
+#define CK__TEXT_FAIL_AT(code, lines, line, ...)                               \
+  do {                                                                         \
+    status = ck__text_fail_at((code), (lines), (line), __VA_ARGS__);           \
+    goto fail;                                                                 \
+  } while (0)
+
 /* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
 typedef struct ck__source {
   const char *name; /* file name inside cl/, e.g. "ck_philox.h" */

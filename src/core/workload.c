@@ -17,6 +17,7 @@ static const ck_workload *const registry[] = {
     &ck__ga_workload,
     &ck__aco_workload,
     &ck__nn_workload,
+    &ck__gas_workload,
 };
 static const size_t registry_count = sizeof registry / sizeof registry[0];
 

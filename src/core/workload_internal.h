@@ -34,6 +34,7 @@ extern const ck_workload ck__pso_workload;
 extern const ck_workload ck__ga_workload;
 extern const ck_workload ck__aco_workload;
 extern const ck_workload ck__nn_workload;
+extern const ck_workload ck__gas_workload;
 
 /* The value of option name, or NULL when not given (last one wins). */
 const char *ck__param_find(const ck_param *params, size_t count,

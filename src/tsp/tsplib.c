@@ -35,7 +35,6 @@
 #include <inttypes.h>
 #include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,106 +46,10 @@
  * 2*sqrt(2)*5e8 < 2^31, and GEO's (int) of the degrees is defined.
  */
 #define TSP_COORDINATE_LIMIT 5e8
-/* Longest piece of a file quoted in a message. */
-#define QUOTE_MAX 40
-/* Room for the text of one message before the "FILE:LINE: " prefix. */
-#define MESSAGE_ROOM 1024
 /* Bytes gathered before each write() of a tour file. */
 #define WRITE_CHUNK ((size_t)1 << 16)
 
 /* ---- small helpers ------------------------------------------------------- */
-
-static int is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/* A piece of input, fit for a message: at most QUOTE_MAX characters, the
- * unprintable ones as '?', "..." when cut. */
-typedef struct quoted {
-  char text[QUOTE_MAX + 4];
-} quoted;
-
-static quoted quote(const char *text) {
-  quoted out;
-  size_t used = 0;
-  for (; text[used] && used < QUOTE_MAX; ++used) {
-    unsigned char c = (unsigned char)text[used];
-    out.text[used] = c >= 0x20 && c < 0x7f && c != '"' ? (char)c : '?';
-  }
-  if (text[used]) {
-    memcpy(out.text + used, "...", 3);
-    used += 3;
-  }
-  out.text[used] = '\0';
-  return out;
-}
-
-typedef enum number_kind {
-  NUMBER_OK = 0,
-  NUMBER_SYNTAX, /* not a number */
-  NUMBER_RANGE   /* a number, but too large (or not finite) */
-} number_kind;
-
-/* [+-] digits [. digits] [(e|E) [+-] digits], digits on at least one side
- * of the point. */
-static int decimal_syntax(const char *text) {
-  const char *at = text;
-  size_t digits = 0;
-  if (*at == '+' || *at == '-')
-    ++at;
-  for (; *at >= '0' && *at <= '9'; ++at)
-    ++digits;
-  if (*at == '.')
-    for (++at; *at >= '0' && *at <= '9'; ++at)
-      ++digits;
-  if (digits == 0)
-    return 0;
-  if (*at == 'e' || *at == 'E') {
-    ++at;
-    if (*at == '+' || *at == '-')
-      ++at;
-    if (*at < '0' || *at > '9')
-      return 0;
-    while (*at >= '0' && *at <= '9')
-      ++at;
-  }
-  return *at == '\0';
-}
-
-/* A real number; the caller has entered the C locale. */
-static number_kind read_real(const char *text, double *value) {
-  if (!decimal_syntax(text))
-    return NUMBER_SYNTAX;
-  *value = strtod(text, NULL);
-  /* Underflow to a tiny value or zero is harmless; overflow is not. */
-  return isfinite(*value) ? NUMBER_OK : NUMBER_RANGE;
-}
-
-/* A whole number: [+-] digits, within int64. */
-static number_kind read_integer(const char *text, int64_t *value) {
-  const char *at = text;
-  int negative = 0;
-  uint64_t magnitude = 0;
-  if (*at == '+' || *at == '-')
-    negative = *at++ == '-';
-  if (*at < '0' || *at > '9')
-    return NUMBER_SYNTAX;
-  int overflow = 0;
-  for (; *at >= '0' && *at <= '9'; ++at) {
-    unsigned digit = (unsigned)(*at - '0');
-    if (magnitude > (UINT64_C(1) << 63) / 10 ||
-        magnitude * 10 + digit > (UINT64_C(1) << 63))
-      overflow = 1;
-    else
-      magnitude = magnitude * 10 + digit;
-  }
-  if (*at)
-    return NUMBER_SYNTAX;
-  if (overflow || (!negative && magnitude > (uint64_t)INT64_MAX))
-    return NUMBER_RANGE;
-  *value = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
-  return NUMBER_OK;
-}
 
 /* Splits "KEY : VALUE", "KEY: VALUE" or "KEY" in place. *value is NULL
  * when the line has no ':' and otherwise the trimmed text after it. */
@@ -156,32 +59,13 @@ static void split_keyword(char *line, char **key, char **value) {
   *value = NULL;
   if (colon) {
     char *end = colon;
-    while (end > line && is_blank(end[-1]))
+    while (end > line && ck__text_is_blank(end[-1]))
       --end;
     *end = '\0';
     *value = colon + 1;
-    while (is_blank(**value))
+    while (ck__text_is_blank(**value))
       ++*value;
   }
-}
-
-/* Cuts the next blank-separated field out of *cursor; NULL when none is
- * left. */
-static char *next_field(char **cursor) {
-  char *at = *cursor;
-  while (is_blank(*at))
-    ++at;
-  if (!*at) {
-    *cursor = at;
-    return NULL;
-  }
-  char *start = at;
-  while (*at && !is_blank(*at))
-    ++at;
-  if (*at)
-    *at++ = '\0';
-  *cursor = at;
-  return start;
 }
 
 /* Copies a value into a fixed field, cut to fit. */
@@ -195,65 +79,14 @@ static void copy_text(char *out, size_t capacity, const char *text) {
 
 /* ---- lines --------------------------------------------------------------- */
 
-typedef struct line_reader {
-  const char *source; /* for messages */
-  char *text;         /* length bytes and a NUL after them; cut in place */
-  size_t length;
-  size_t next; /* offset of the next line */
-  size_t line; /* 1-based number of the line last returned */
-} line_reader;
-
-static ck_status located_fail(ck_status status, const line_reader *reader,
-                              size_t line, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Fails with "SOURCE:LINE: message". */
-static ck_status located_fail(ck_status status, const line_reader *reader,
-                              size_t line, const char *format, ...) {
-  char message[MESSAGE_ROOM];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(message, sizeof message, format, args);
-  va_end(args);
-  return ck__fail(status, "%s:%zu: %s", reader->source, line ? line : 1,
-                  message);
-}
-
-/* Fails at a line of the reader and jumps to fail:. */
-#define FAIL_AT(code, reader, line, ...)                                       \
-  do {                                                                         \
-    status = located_fail((code), (reader), (line), __VA_ARGS__);              \
-    goto fail;                                                                 \
-  } while (0)
-
-/*
- * The next line, its newline and surrounding blanks cut off (so "\r\n"
- * endings and trailing spaces vanish), or NULL at the end of the text. A
- * NUL byte inside a line is an error: the rest of the line would be lost.
- */
-static ck_status next_line(line_reader *reader, char **line) {
-  *line = NULL;
-  if (reader->next >= reader->length)
-    return CK_OK;
-  char *start = reader->text + reader->next;
-  size_t rest = reader->length - reader->next;
-  char *newline = memchr(start, '\n', rest);
-  size_t size = newline ? (size_t)(newline - start) : rest;
-  reader->line += 1;
-  reader->next += newline ? size + 1 : size;
-  if (memchr(start, '\0', size))
-    return located_fail(CK_ERROR_PARSE, reader, reader->line,
-                        "the line contains a NUL byte (is this a binary "
-                        "file?)");
-  start[size] = '\0';
-  if (reader->line == 1 && size >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0)
-    start += 3, size -= 3; /* a UTF-8 byte order mark */
-  while (size > 0 && is_blank(start[size - 1]))
-    start[--size] = '\0';
-  while (is_blank(*start))
-    ++start;
-  *line = start;
-  return CK_OK;
+/* The next line, its newline and surrounding blanks cut off, or NULL at the
+ * end of the text. */
+static ck_status next_line(ck__text_lines *lines, char **line) {
+  ck_status status = ck__text_next_line(lines, line);
+  if (status == CK_OK && *line)
+    while (ck__text_is_blank(**line))
+      ++*line;
+  return status;
 }
 
 /* ---- instances: the parser ---------------------------------------------- */
@@ -300,7 +133,7 @@ typedef enum section {
 } section;
 
 typedef struct tsp_reader {
-  line_reader lines;
+  ck__text_lines lines;
   int content; /* a line other than blanks was seen */
   char name[sizeof((ck_tsp_instance *)0)->name];
   char comment[sizeof((ck_tsp_instance *)0)->comment];
@@ -334,7 +167,8 @@ static int starts_with_keyword(const char *line) {
                                          "DISPLAY_DATA_SECTION",
                                          "EOF"};
   size_t length = 0;
-  while (line[length] && !is_blank(line[length]) && line[length] != ':')
+  while (line[length] && !ck__text_is_blank(line[length]) &&
+         line[length] != ':')
     ++length;
   for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i)
     if (strlen(keywords[i]) == length && memcmp(keywords[i], line, length) == 0)
@@ -374,11 +208,11 @@ static const char *section_title(const tsp_reader *reader, section which) {
 static ck_status check_explicit_size(const tsp_reader *reader, size_t line) {
   if (reader->metric_line && reader->metric == CK_TSP_EXPLICIT &&
       reader->dimension_line && reader->cities > CK_TSP_MAX_EXPLICIT)
-    return located_fail(CK_ERROR_UNSUPPORTED, &reader->lines, line,
-                        "EDGE_WEIGHT_TYPE EXPLICIT with DIMENSION %" PRIu32
-                        ": at most %u cities are supported (the matrix is "
-                        "kept whole)",
-                        reader->cities, CK_TSP_MAX_EXPLICIT);
+    return ck__text_fail_at(CK_ERROR_UNSUPPORTED, &reader->lines, line,
+                            "EDGE_WEIGHT_TYPE EXPLICIT with DIMENSION %" PRIu32
+                            ": at most %u cities are supported (the matrix is "
+                            "kept whole)",
+                            reader->cities, CK_TSP_MAX_EXPLICIT);
   return CK_OK;
 }
 
@@ -387,8 +221,8 @@ static ck_status check_once(const tsp_reader *reader, size_t *first,
                             const char *key) {
   size_t line = reader->lines.line;
   if (*first)
-    return located_fail(CK_ERROR_PARSE, &reader->lines, line,
-                        "%s given twice (first on line %zu)", key, *first);
+    return ck__text_fail_at(CK_ERROR_PARSE, &reader->lines, line,
+                            "%s given twice (first on line %zu)", key, *first);
   *first = line;
   return CK_OK;
 }
@@ -417,38 +251,39 @@ static void free_node_block(node_block *block) {
 /* A section keyword: checks what must come before it and starts it. */
 static ck_status begin_section(tsp_reader *reader, const char *key,
                                const char *value, section which) {
-  const line_reader *lines = &reader->lines;
+  const ck__text_lines *lines = &reader->lines;
   size_t line = lines->line;
   if (value && *value)
-    return located_fail(CK_ERROR_PARSE, lines, line,
-                        "%s takes no value (found \"%s\")", key,
-                        quote(value).text);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, line,
+                            "%s takes no value (found \"%s\")", key,
+                            ck__text_quote(value).text);
   if (!reader->dimension_line)
-    return located_fail(CK_ERROR_PARSE, lines, line,
-                        "%s before DIMENSION: the number of cities must come "
-                        "first",
-                        key);
+    return ck__text_fail_at(
+        CK_ERROR_PARSE, lines, line,
+        "%s before DIMENSION: the number of cities must come "
+        "first",
+        key);
   node_block *block = which == SECTION_NODES     ? &reader->coords
                       : which == SECTION_DISPLAY ? &reader->display
                                                  : NULL;
   size_t first = block ? block->line : reader->weights_line;
   if (first)
-    return located_fail(CK_ERROR_PARSE, lines, line,
-                        "%s given twice (first on line %zu)", key, first);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, line,
+                            "%s given twice (first on line %zu)", key, first);
   if (block) {
     ck_status status = open_node_block(reader, block);
     if (status != CK_OK)
       return status;
   } else {
     if (!reader->metric_line || reader->metric != CK_TSP_EXPLICIT)
-      return located_fail(CK_ERROR_PARSE, lines, line,
-                          "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : "
-                          "EXPLICIT before it");
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, line,
+                              "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : "
+                              "EXPLICIT before it");
     if (reader->format == FORMAT_NONE || reader->format == FORMAT_FUNCTION)
-      return located_fail(CK_ERROR_PARSE, lines, line,
-                          "EDGE_WEIGHT_SECTION needs an EDGE_WEIGHT_FORMAT "
-                          "(FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW or "
-                          "UPPER_DIAG_ROW) before it");
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, line,
+                              "EDGE_WEIGHT_SECTION needs an EDGE_WEIGHT_FORMAT "
+                              "(FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW or "
+                              "UPPER_DIAG_ROW) before it");
     reader->weights_needed = weights_for(reader->format, reader->cities);
     reader->weights_line = line;
   }
@@ -467,27 +302,27 @@ static int find_name(const char *const *names, size_t count,
 
 /* One line of the specification part (or a section keyword, or EOF). */
 static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
-  const line_reader *lines = &reader->lines;
+  const ck__text_lines *lines = &reader->lines;
   size_t at = lines->line;
   char *key, *value;
   ck_status status = CK_OK;
-  quoted whole = quote(line);
+  ck__text_quoted whole = ck__text_quote(line);
   split_keyword(line, &key, &value);
   if (!value) {
     /* "KEY" alone: only sections and EOF come without a value. */
     char *cursor = line;
-    key = next_field(&cursor);
+    key = ck__text_next_field(&cursor);
     if (*cursor)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "expected \"KEYWORD : value\", found \"%s\"",
-                          whole.text);
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "expected \"KEYWORD : value\", found \"%s\"",
+                              whole.text);
   }
 
   if (strcmp(key, "EOF") == 0) {
     if (value && *value)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "EOF takes no value (found \"%s\")",
-                          quote(value).text);
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "EOF takes no value (found \"%s\")",
+                              ck__text_quote(value).text);
     *at_eof = 1;
     return CK_OK;
   }
@@ -500,10 +335,10 @@ static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
   for (size_t i = 0; i < sizeof foreign_keywords / sizeof foreign_keywords[0];
        ++i)
     if (strcmp(key, foreign_keywords[i]) == 0)
-      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
-                          "%s is not supported: clkit reads symmetric TSP "
-                          "instances only",
-                          key);
+      return ck__text_fail_at(CK_ERROR_UNSUPPORTED, lines, at,
+                              "%s is not supported: clkit reads symmetric TSP "
+                              "instances only",
+                              key);
 
   static const char *const spec_keys[] = {"NAME",
                                           "COMMENT",
@@ -514,11 +349,11 @@ static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
                                           "DISPLAY_DATA_TYPE",
                                           "NODE_COORD_TYPE"};
   if (find_name(spec_keys, sizeof spec_keys / sizeof spec_keys[0], key) < 0)
-    return located_fail(CK_ERROR_PARSE, lines, at, "unknown keyword \"%s\"",
-                        quote(key).text);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "unknown keyword \"%s\"",
+                            ck__text_quote(key).text);
   if (!value)
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "expected \"%s : value\", found no ':'", key);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "expected \"%s : value\", found no ':'", key);
 
   if (strcmp(key, "COMMENT") == 0) {
     /* Files often carry several; the first one is kept. */
@@ -534,69 +369,70 @@ static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
     return CK_OK;
   }
   if (!*value)
-    return located_fail(CK_ERROR_PARSE, lines, at, "%s has no value", key);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "%s has no value", key);
 
   if (strcmp(key, "TYPE") == 0) {
     CK_TRY(check_once(reader, &reader->type_line, key));
     if (strcmp(value, "TSP") != 0)
-      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
-                          "TYPE %s is not supported: clkit reads symmetric "
-                          "TSP instances (TYPE : TSP) only",
-                          quote(value).text);
+      return ck__text_fail_at(CK_ERROR_UNSUPPORTED, lines, at,
+                              "TYPE %s is not supported: clkit reads symmetric "
+                              "TSP instances (TYPE : TSP) only",
+                              ck__text_quote(value).text);
   } else if (strcmp(key, "DIMENSION") == 0) {
     int64_t n = 0;
     CK_TRY(check_once(reader, &reader->dimension_line, key));
-    number_kind kind = read_integer(value, &n);
-    if (kind == NUMBER_SYNTAX)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "DIMENSION \"%s\" is not a whole number",
-                          quote(value).text);
-    if (kind != NUMBER_OK || n < 3 || n > (int64_t)CK_TSP_MAX_CITIES)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "DIMENSION %s is outside 3..%u", quote(value).text,
-                          CK_TSP_MAX_CITIES);
+    ck__text_number_kind kind = ck__text_read_integer(value, &n);
+    if (kind == CK__TEXT_NUMBER_SYNTAX)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "DIMENSION \"%s\" is not a whole number",
+                              ck__text_quote(value).text);
+    if (kind != CK__TEXT_NUMBER_OK || n < 3 || n > (int64_t)CK_TSP_MAX_CITIES)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "DIMENSION %s is outside 3..%u",
+                              ck__text_quote(value).text, CK_TSP_MAX_CITIES);
     reader->cities = (uint32_t)n;
     CK_TRY(check_explicit_size(reader, at));
   } else if (strcmp(key, "EDGE_WEIGHT_TYPE") == 0) {
     CK_TRY(check_once(reader, &reader->metric_line, key));
     int metric = find_name(metric_names, 5, value);
     if (metric < 0)
-      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
-                          "EDGE_WEIGHT_TYPE %s is not supported (clkit "
-                          "reads EUC_2D, CEIL_2D, ATT, GEO and EXPLICIT)",
-                          quote(value).text);
+      return ck__text_fail_at(CK_ERROR_UNSUPPORTED, lines, at,
+                              "EDGE_WEIGHT_TYPE %s is not supported (clkit "
+                              "reads EUC_2D, CEIL_2D, ATT, GEO and EXPLICIT)",
+                              ck__text_quote(value).text);
     reader->metric = (ck_tsp_metric)metric;
     CK_TRY(check_explicit_size(reader, at));
   } else if (strcmp(key, "EDGE_WEIGHT_FORMAT") == 0) {
     CK_TRY(check_once(reader, &reader->format_line, key));
     int format = find_name(format_names + 1, 5, value);
     if (format < 0)
-      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
-                          "EDGE_WEIGHT_FORMAT %s is not supported (clkit "
-                          "reads FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW and "
-                          "UPPER_DIAG_ROW)",
-                          quote(value).text);
+      return ck__text_fail_at(
+          CK_ERROR_UNSUPPORTED, lines, at,
+          "EDGE_WEIGHT_FORMAT %s is not supported (clkit "
+          "reads FULL_MATRIX, UPPER_ROW, LOWER_DIAG_ROW and "
+          "UPPER_DIAG_ROW)",
+          ck__text_quote(value).text);
     reader->format = (weight_format)(format + 1);
   } else if (strcmp(key, "DISPLAY_DATA_TYPE") == 0) {
     static const char *const kinds[] = {"COORD_DISPLAY", "TWOD_DISPLAY",
                                         "NO_DISPLAY"};
     CK_TRY(check_once(reader, &reader->display_type_line, key));
     if (find_name(kinds, 3, value) < 0)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "unknown DISPLAY_DATA_TYPE \"%s\" (expected "
-                          "COORD_DISPLAY, TWOD_DISPLAY or NO_DISPLAY)",
-                          quote(value).text);
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "unknown DISPLAY_DATA_TYPE \"%s\" (expected "
+                              "COORD_DISPLAY, TWOD_DISPLAY or NO_DISPLAY)",
+                              ck__text_quote(value).text);
   } else { /* NODE_COORD_TYPE */
     CK_TRY(check_once(reader, &reader->coord_type_line, key));
     if (strcmp(value, "THREED_COORDS") == 0)
-      return located_fail(CK_ERROR_UNSUPPORTED, lines, at,
-                          "NODE_COORD_TYPE THREED_COORDS is not supported "
-                          "(clkit reads 2D coordinates)");
+      return ck__text_fail_at(CK_ERROR_UNSUPPORTED, lines, at,
+                              "NODE_COORD_TYPE THREED_COORDS is not supported "
+                              "(clkit reads 2D coordinates)");
     if (strcmp(value, "TWOD_COORDS") != 0 && strcmp(value, "NO_COORDS") != 0)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "unknown NODE_COORD_TYPE \"%s\" (expected "
-                          "TWOD_COORDS or NO_COORDS)",
-                          quote(value).text);
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "unknown NODE_COORD_TYPE \"%s\" (expected "
+                              "TWOD_COORDS or NO_COORDS)",
+                              ck__text_quote(value).text);
   }
   return CK_OK;
 
@@ -606,51 +442,53 @@ fail:
 
 /* One "id x y" line of a node section. */
 static ck_status read_node(tsp_reader *reader, node_block *block, char *line) {
-  const line_reader *lines = &reader->lines;
+  const ck__text_lines *lines = &reader->lines;
   size_t at = lines->line;
-  quoted whole = quote(line); /* before the fields are cut out */
+  ck__text_quoted whole =
+      ck__text_quote(line); /* before the fields are cut out */
   char *cursor = line;
   char *fields[4];
   for (int i = 0; i < 4; ++i)
-    fields[i] = next_field(&cursor);
+    fields[i] = ck__text_next_field(&cursor);
   if (!fields[2])
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "expected \"id x y\" in %s, found \"%s\"", block->title,
-                        whole.text);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "expected \"id x y\" in %s, found \"%s\"",
+                            block->title, whole.text);
   if (fields[3])
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "extra field \"%s\" after \"id x y\" in %s",
-                        quote(fields[3]).text, block->title);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "extra field \"%s\" after \"id x y\" in %s",
+                            ck__text_quote(fields[3]).text, block->title);
   int64_t id = 0;
-  number_kind kind = read_integer(fields[0], &id);
-  if (kind == NUMBER_SYNTAX)
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "node id \"%s\" is not a whole number",
-                        quote(fields[0]).text);
-  if (kind != NUMBER_OK || id < 1 || id > (int64_t)reader->cities)
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "node id %s is outside 1..%" PRIu32 " (DIMENSION)",
-                        quote(fields[0]).text, reader->cities);
+  ck__text_number_kind kind = ck__text_read_integer(fields[0], &id);
+  if (kind == CK__TEXT_NUMBER_SYNTAX)
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "node id \"%s\" is not a whole number",
+                            ck__text_quote(fields[0]).text);
+  if (kind != CK__TEXT_NUMBER_OK || id < 1 || id > (int64_t)reader->cities)
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "node id %s is outside 1..%" PRIu32 " (DIMENSION)",
+                            ck__text_quote(fields[0]).text, reader->cities);
   size_t index = (size_t)id - 1;
   if (block->seen[index])
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "node id %" PRId64 " appears twice in %s", id,
-                        block->title);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "node id %" PRId64 " appears twice in %s", id,
+                            block->title);
   double value[2];
   for (int axis = 0; axis < 2; ++axis) {
     const char *text = fields[1 + axis];
-    kind = read_real(text, &value[axis]);
-    if (kind == NUMBER_SYNTAX)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "%c coordinate \"%s\" of node %" PRId64
-                          " is not a number",
-                          "xy"[axis], quote(text).text, id);
-    if (kind != NUMBER_OK || fabs(value[axis]) > TSP_COORDINATE_LIMIT)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "%c coordinate %s of node %" PRId64
-                          " is out of range (at most %g in magnitude)",
-                          "xy"[axis], quote(text).text, id,
-                          TSP_COORDINATE_LIMIT);
+    kind = ck__text_read_real(text, &value[axis]);
+    /* nan and inf read as not numbers, as ever in TSPLIB files. */
+    if (kind == CK__TEXT_NUMBER_SYNTAX || kind == CK__TEXT_NUMBER_NOT_FINITE)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "%c coordinate \"%s\" of node %" PRId64
+                              " is not a number",
+                              "xy"[axis], ck__text_quote(text).text, id);
+    if (kind != CK__TEXT_NUMBER_OK || fabs(value[axis]) > TSP_COORDINATE_LIMIT)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "%c coordinate %s of node %" PRId64
+                              " is out of range (at most %g in magnitude)",
+                              "xy"[axis], ck__text_quote(text).text, id,
+                              TSP_COORDINATE_LIMIT);
   }
   block->seen[index] = 1;
   block->x[index] = value[0];
@@ -661,29 +499,31 @@ static ck_status read_node(tsp_reader *reader, node_block *block, char *line) {
 
 /* The values of one line of EDGE_WEIGHT_SECTION. */
 static ck_status read_weights(tsp_reader *reader, char *line) {
-  const line_reader *lines = &reader->lines;
+  const ck__text_lines *lines = &reader->lines;
   size_t at = lines->line;
   char *cursor = line, *field;
-  while ((field = next_field(&cursor)) != NULL) {
+  while ((field = ck__text_next_field(&cursor)) != NULL) {
     if (reader->weight_count == reader->weights_needed)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "extra value \"%s\": EDGE_WEIGHT_FORMAT %s with "
-                          "DIMENSION %" PRIu32 " has %zu values",
-                          quote(field).text, format_names[reader->format],
-                          reader->cities, reader->weights_needed);
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "extra value \"%s\": EDGE_WEIGHT_FORMAT %s with "
+                              "DIMENSION %" PRIu32 " has %zu values",
+                              ck__text_quote(field).text,
+                              format_names[reader->format], reader->cities,
+                              reader->weights_needed);
     int64_t weight = 0;
-    number_kind kind = read_integer(field, &weight);
-    if (kind == NUMBER_SYNTAX)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "edge weight \"%s\" is not a whole number",
-                          quote(field).text);
-    if (kind == NUMBER_OK && weight < 0)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "edge weight %s is negative", quote(field).text);
-    if (kind != NUMBER_OK || weight > INT32_MAX)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "edge weight %s is out of range (at most %d)",
-                          quote(field).text, INT32_MAX);
+    ck__text_number_kind kind = ck__text_read_integer(field, &weight);
+    if (kind == CK__TEXT_NUMBER_SYNTAX)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "edge weight \"%s\" is not a whole number",
+                              ck__text_quote(field).text);
+    if (kind == CK__TEXT_NUMBER_OK && weight < 0)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "edge weight %s is negative",
+                              ck__text_quote(field).text);
+    if (kind != CK__TEXT_NUMBER_OK || weight > INT32_MAX)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "edge weight %s is out of range (at most %d)",
+                              ck__text_quote(field).text, INT32_MAX);
     if (reader->weight_count == reader->weight_capacity) {
       size_t capacity =
           reader->weight_capacity ? 2 * reader->weight_capacity : 4096;
@@ -749,7 +589,7 @@ static void base_name(const char *path, char *out, size_t capacity) {
 
 /* What a complete file must have, checked at EOF or the end of the text. */
 static ck_status check_complete(const tsp_reader *reader, int at_eof) {
-  const line_reader *lines = &reader->lines;
+  const ck__text_lines *lines = &reader->lines;
   size_t at = lines->line;
   const char *where = at_eof ? "EOF" : "the end of the file";
   if (reader->current != SECTION_NONE) {
@@ -758,7 +598,7 @@ static ck_status check_complete(const tsp_reader *reader, int at_eof) {
                                                      : reader->display.count;
     size_t want = reader->current == SECTION_WEIGHTS ? reader->weights_needed
                                                      : reader->cities;
-    return located_fail(
+    return ck__text_fail_at(
         CK_ERROR_PARSE, lines, at,
         "truncated: %s reached after %zu of the %zu %s of "
         "%s (begun on line %zu)",
@@ -770,27 +610,29 @@ static ck_status check_complete(const tsp_reader *reader, int at_eof) {
                                            : reader->display.line);
   }
   if (!reader->dimension_line)
-    return located_fail(CK_ERROR_PARSE, lines, at, "no DIMENSION before %s",
-                        where);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "no DIMENSION before %s",
+                            where);
   if (!reader->metric_line)
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "no EDGE_WEIGHT_TYPE before %s", where);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "no EDGE_WEIGHT_TYPE before %s", where);
   if (reader->metric != CK_TSP_EXPLICIT && !reader->coords.line)
-    return located_fail(CK_ERROR_PARSE, lines, at,
-                        "no NODE_COORD_SECTION before %s (EDGE_WEIGHT_TYPE "
-                        "%s needs coordinates)",
-                        where, metric_names[reader->metric]);
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "no NODE_COORD_SECTION before %s (EDGE_WEIGHT_TYPE "
+                            "%s needs coordinates)",
+                            where, metric_names[reader->metric]);
   if (reader->metric == CK_TSP_EXPLICIT) {
     if (reader->format == FORMAT_NONE)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "no EDGE_WEIGHT_FORMAT before %s (EDGE_WEIGHT_TYPE "
-                          "EXPLICIT needs one)",
-                          where);
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, lines, at,
+          "no EDGE_WEIGHT_FORMAT before %s (EDGE_WEIGHT_TYPE "
+          "EXPLICIT needs one)",
+          where);
     if (!reader->weights_line)
-      return located_fail(CK_ERROR_PARSE, lines, at,
-                          "no EDGE_WEIGHT_SECTION before %s (EDGE_WEIGHT_TYPE "
-                          "EXPLICIT needs one)",
-                          where);
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, lines, at,
+          "no EDGE_WEIGHT_SECTION before %s (EDGE_WEIGHT_TYPE "
+          "EXPLICIT needs one)",
+          where);
   }
   return CK_OK;
 }
@@ -850,34 +692,36 @@ static ck_status parse_text(char *text, size_t length, const char *source,
       char *key, *value;
       split_keyword(line, &key, &value);
       char *cursor = key;
-      key = next_field(&cursor);
+      key = ck__text_next_field(&cursor);
       size_t have = current == SECTION_WEIGHTS ? reader.weight_count
                     : current == SECTION_NODES ? reader.coords.count
                                                : reader.display.count;
       size_t want =
           current == SECTION_WEIGHTS ? reader.weights_needed : reader.cities;
-      FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
-              "truncated %s: %s after %zu of its %zu %s",
-              section_title(&reader, current), key, have, want,
-              current == SECTION_WEIGHTS ? "values" : "nodes");
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
+                       "truncated %s: %s after %zu of its %zu %s",
+                       section_title(&reader, current), key, have, want,
+                       current == SECTION_WEIGHTS ? "values" : "nodes");
     }
     if ((*line >= '0' && *line <= '9') || *line == '-' || *line == '+' ||
         *line == '.') {
       if (reader.ended == SECTION_NONE)
-        FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
-                "data \"%s\" outside any section", quote(line).text);
-      FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
-              "more data than %s holds (\"%s\"; DIMENSION is %" PRIu32 ")",
-              section_title(&reader, reader.ended), quote(line).text,
-              reader.cities);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
+                         "data \"%s\" outside any section",
+                         ck__text_quote(line).text);
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &reader.lines, at,
+                       "more data than %s holds (\"%s\"; DIMENSION is %" PRIu32
+                       ")",
+                       section_title(&reader, reader.ended),
+                       ck__text_quote(line).text, reader.cities);
     }
     CK_TRY(read_keyword(&reader, line, &at_eof));
     reader.ended = SECTION_NONE;
   }
 
   if (!reader.content)
-    FAIL_AT(CK_ERROR_PARSE, &reader.lines, 1,
-            "the file is empty (expected a TSPLIB instance)");
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &reader.lines, 1,
+                     "the file is empty (expected a TSPLIB instance)");
   CK_TRY(check_complete(&reader, at_eof));
   ck__c_locale_leave(&locale);
 
@@ -1107,7 +951,7 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
   size_t size = 0;
   uint32_t *order = NULL;
   uint32_t *where = NULL; /* position + 1 of each city read */
-  line_reader lines;
+  ck__text_lines lines;
   enum { TOUR_HEADER, TOUR_IDS, TOUR_AFTER } state = TOUR_HEADER;
   size_t count = 0, type_line = 0, dimension_line = 0, name_line = 0;
   size_t section_line = 0;
@@ -1143,18 +987,20 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
     size_t at = lines.line;
     if (state == TOUR_HEADER) {
       char *key, *value;
-      quoted whole = quote(line);
+      ck__text_quoted whole = ck__text_quote(line);
       split_keyword(line, &key, &value);
       if (!value) {
         char *cursor = line;
-        key = next_field(&cursor);
+        key = ck__text_next_field(&cursor);
         if (*cursor)
-          FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                  "expected \"KEYWORD : value\", found \"%s\"", whole.text);
+          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                           "expected \"KEYWORD : value\", found \"%s\"",
+                           whole.text);
       }
       if (strcmp(key, "TOUR_SECTION") == 0 || strcmp(key, "EOF") == 0) {
         if (value && *value)
-          FAIL_AT(CK_ERROR_PARSE, &lines, at, "%s takes no value", key);
+          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at, "%s takes no value",
+                           key);
         if (*key == 'E')
           break;
         section_line = at;
@@ -1166,84 +1012,91 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
                       : strcmp(key, "DIMENSION") == 0 ? &dimension_line
                                                       : NULL;
       if (!first && strcmp(key, "COMMENT") != 0)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at, "unknown keyword \"%s\"",
-                quote(key).text);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at, "unknown keyword \"%s\"",
+                         ck__text_quote(key).text);
       if (!value)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "expected \"%s : value\", found no ':'", key);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "expected \"%s : value\", found no ':'", key);
       if (!first)
         continue; /* COMMENT */
       if (*first)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "%s given twice (first on line %zu)", key, *first);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "%s given twice (first on line %zu)", key, *first);
       *first = at;
       if (first == &type_line && strcmp(value, "TOUR") != 0)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "TYPE \"%s\" where a tour file has TYPE : TOUR",
-                quote(value).text);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "TYPE \"%s\" where a tour file has TYPE : TOUR",
+                         ck__text_quote(value).text);
       if (first == &dimension_line) {
         int64_t n = 0;
-        if (read_integer(value, &n) != NUMBER_OK)
-          FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                  "DIMENSION \"%s\" is not a whole number", quote(value).text);
+        if (ck__text_read_integer(value, &n) != CK__TEXT_NUMBER_OK)
+          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                           "DIMENSION \"%s\" is not a whole number",
+                           ck__text_quote(value).text);
         if (n != (int64_t)cities)
-          FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                  "DIMENSION %" PRId64 " does not match the instance's %" PRIu32
-                  " cities",
-                  n, cities);
+          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                           "DIMENSION %" PRId64
+                           " does not match the instance's %" PRIu32 " cities",
+                           n, cities);
       }
       continue;
     }
     char *cursor = line, *field;
-    while ((field = next_field(&cursor)) != NULL) {
+    while ((field = ck__text_next_field(&cursor)) != NULL) {
       int64_t id = 0;
-      number_kind kind = read_integer(field, &id);
+      ck__text_number_kind kind = ck__text_read_integer(field, &id);
       if (state == TOUR_AFTER) {
         /* After the tour's -1: the section's closing -1, or EOF. */
         if (strcmp(field, "EOF") == 0 && !*cursor) {
           done = 1;
           break;
         }
-        if (kind == NUMBER_OK && id == -1)
+        if (kind == CK__TEXT_NUMBER_OK && id == -1)
           continue;
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "\"%s\" after the tour's closing -1 (one tour a file is "
-                "read)",
-                quote(field).text);
+        CK__TEXT_FAIL_AT(
+            CK_ERROR_PARSE, &lines, at,
+            "\"%s\" after the tour's closing -1 (one tour a file is "
+            "read)",
+            ck__text_quote(field).text);
       }
       if (strcmp(field, "EOF") == 0 && !*cursor) {
         done = 1;
         break;
       }
-      if (kind == NUMBER_SYNTAX)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "tour entry \"%s\" is not a whole number", quote(field).text);
-      if (kind == NUMBER_OK && id == -1) {
+      if (kind == CK__TEXT_NUMBER_SYNTAX)
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "tour entry \"%s\" is not a whole number",
+                         ck__text_quote(field).text);
+      if (kind == CK__TEXT_NUMBER_OK && id == -1) {
         state = TOUR_AFTER;
         continue;
       }
-      if (kind != NUMBER_OK || id < 1 || id > (int64_t)cities)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at, "city id %s is outside 1..%" PRIu32,
-                quote(field).text, cities);
+      if (kind != CK__TEXT_NUMBER_OK || id < 1 || id > (int64_t)cities)
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "city id %s is outside 1..%" PRIu32,
+                         ck__text_quote(field).text, cities);
       if (count == cities)
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "more than %" PRIu32 " cities in TOUR_SECTION (id %" PRId64 ")",
-                cities, id);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "more than %" PRIu32
+                         " cities in TOUR_SECTION (id %" PRId64 ")",
+                         cities, id);
       uint32_t city = (uint32_t)(id - 1);
       if (where[city])
-        FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                "city id %" PRId64 " is repeated (it is already city %" PRIu32
-                " of the tour)",
-                id, where[city]);
+        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                         "city id %" PRId64
+                         " is repeated (it is already city %" PRIu32
+                         " of the tour)",
+                         id, where[city]);
       order[count++] = city;
       where[city] = (uint32_t)count;
     }
   }
   if (!section_line)
-    FAIL_AT(CK_ERROR_PARSE, &lines, lines.line, "no TOUR_SECTION");
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, lines.line, "no TOUR_SECTION");
   if (count < cities)
-    FAIL_AT(CK_ERROR_PARSE, &lines, lines.line,
-            "the tour ends after %zu of %" PRIu32 " cities", count, cities);
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, lines.line,
+                     "the tour ends after %zu of %" PRIu32 " cities", count,
+                     cities);
   free(where);
   free(text);
   *tour = order;
@@ -1317,7 +1170,7 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
   char *text = NULL;
   size_t size = 0, found_line = 0;
   int64_t found = 0;
-  line_reader lines;
+  ck__text_lines lines;
   if (!path || !name || !optimum)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_tsp_optimum_find: path, name and optimum are "
@@ -1336,23 +1189,24 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
     if (!*line || *line == '#')
       continue;
     size_t at = lines.line;
-    quoted whole = quote(line);
+    ck__text_quoted whole = ck__text_quote(line);
     split_keyword(line, &key, &value);
     if (!value || !*key)
-      FAIL_AT(CK_ERROR_PARSE, &lines, at,
-              "expected \"name : optimum\", found \"%s\"", whole.text);
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                       "expected \"name : optimum\", found \"%s\"", whole.text);
     int64_t number = 0;
-    if (read_integer(value, &number) != NUMBER_OK || number < 0)
-      FAIL_AT(CK_ERROR_PARSE, &lines, at,
-              "the optimum of %s, \"%s\", is not a whole number >= 0",
-              quote(key).text, quote(value).text);
+    if (ck__text_read_integer(value, &number) != CK__TEXT_NUMBER_OK ||
+        number < 0)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                       "the optimum of %s, \"%s\", is not a whole number >= 0",
+                       ck__text_quote(key).text, ck__text_quote(value).text);
     if (strcmp(key, name) != 0)
       continue;
     if (found_line && number != found)
-      FAIL_AT(CK_ERROR_PARSE, &lines, at,
-              "%s is listed again with another optimum (%" PRId64
-              " on line %zu, %" PRId64 " here)",
-              quote(key).text, found, found_line, number);
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
+                       "%s is listed again with another optimum (%" PRId64
+                       " on line %zu, %" PRId64 " here)",
+                       ck__text_quote(key).text, found, found_line, number);
     if (!found_line) {
       found_line = at;
       found = number;

@@ -1,0 +1,497 @@
+/*
+ * ck_gas.h - the per-particle and per-pair math of the 2D gas, shared by
+ * the OpenCL kernels (gas.cl) and the ref steps (src/gas/gas_ref.c), so
+ * that both backends integrate, interact and reflect alike.
+ *
+ * Positions, velocities and forces are stored as x, y pairs (2 N reals).
+ * Reduced Lennard-Jones units: sigma = epsilon = m = 1.
+ */
+#ifndef CK_GAS_H
+#define CK_GAS_H
+
+#include "ck_philox.h"
+#include "ck_prelude.h"
+#include "ck_real.h"
+
+#define CK_GAS_MODEL_LENNARD_JONES 0
+#define CK_GAS_MODEL_SOFT_LOG 1
+
+/* Reciprocal and logarithm of the pair terms: the GPUs' hardware
+ * approximations in kernels built for a GPU (about an ulp on NVIDIA, and
+ * several times faster than the correctly rounded forms), exact elsewhere
+ * (CPU vector units' approximations are far coarser). */
+#if defined(CK_LANG_OPENCL) && defined(CK_DEVICE_GPU) && CK_DEVICE_GPU &&      \
+    !CK_REAL_DOUBLE
+#define CK_GAS_RECIPROCAL(x) native_recip(x)
+#define CK_GAS_LOG(x) native_log(x)
+#else
+#define CK_GAS_RECIPROCAL(x) (CK_R(1) / (x))
+#define CK_GAS_LOG(x) CK_LOG(x)
+#endif
+
+/* The interaction constants of a run, computed once on the host. */
+typedef struct ck_gas_pair_constants {
+  ck_real rc2;          /* cutoff squared (Lennard-Jones) */
+  ck_real energy_shift; /* U(rc) for shifted energies, else 0 */
+  ck_real force_shift;  /* F(rc) for the force-shifted form, else 0 */
+  ck_real strength;     /* soft-log: the logarithm's prefactor */
+  ck_real softening2;   /* soft-log: softening length squared */
+} ck_gas_pair_constants;
+
+/*
+ * One pair at squared distance r2 > 0, inside the cutoff: the force over
+ * r (the force on i is force_over_r times (r_i - r_j)) and the pair's
+ * energy. Lennard-Jones: U = 4 (r^-12 - r^-6), F/r = 24 r^-2 (2 r^-12 -
+ * r^-6), then shifted: U - U(rc), and with a force shift also
+ * + (r - rc) F(rc) and F/r - F(rc)/r. Soft-log: U = (a/2) ln(r^2 + s^2) +
+ * r^-12, F/r = -a / (r^2 + s^2) + 12 r^-14.
+ */
+CK_FN ck_real ck_gas_pair(int model, ck_real r2,
+                          const ck_gas_pair_constants *constants, ck_real rc,
+                          int with_energy, ck_real *energy) {
+  if (model == CK_GAS_MODEL_SOFT_LOG) {
+    /* One reciprocal gives both 1/r^2 and 1/(r^2 + s^2). */
+    ck_real soft = r2 + constants->softening2;
+    ck_real both = CK_GAS_RECIPROCAL(r2 * soft);
+    ck_real inverse_r2 = soft * both, inverse_soft = r2 * both;
+    ck_real inverse6_r = inverse_r2 * inverse_r2 * inverse_r2;
+    ck_real inverse12 = inverse6_r * inverse6_r;
+    if (with_energy)
+      *energy = CK_R(0.5) * constants->strength * CK_GAS_LOG(soft) + inverse12;
+    return CK_R(12) * inverse12 * inverse_r2 -
+           constants->strength * inverse_soft;
+  }
+  ck_real inverse2 = CK_GAS_RECIPROCAL(r2);
+  ck_real inverse6 = inverse2 * inverse2 * inverse2;
+  ck_real force_over_r =
+      CK_R(24) * inverse2 * inverse6 * (CK_R(2) * inverse6 - CK_R(1));
+  ck_real value =
+      CK_R(4) * inverse6 * (inverse6 - CK_R(1)) - constants->energy_shift;
+  if (constants->force_shift != CK_R(0)) {
+    ck_real r = CK_SQRT(r2);
+    value += (r - rc) * constants->force_shift;
+    force_over_r -= constants->force_shift / r;
+  }
+  if (with_energy)
+    *energy = value;
+  return force_over_r;
+}
+
+/* The minimum-image separation along one side of a periodic box. Round
+ * to nearest, ties to even, keeps it odd: a pair exactly half a box apart
+ * gets +side/2 one way and -side/2 the other, so forces stay opposite. */
+CK_FN ck_real ck_gas_minimum_image(ck_real d, ck_real side,
+                                   ck_real inverse_side) {
+  return d - side * rint(d * inverse_side);
+}
+
+/* A coordinate back into [0, side) after a drift (periodic box). */
+CK_FN ck_real ck_gas_wrap(ck_real x, ck_real side) {
+  if (x >= side)
+    x -= side;
+  else if (x < CK_R(0))
+    x += side;
+  /* A particle that moved more than a box side in one step, or rounding
+   * exactly onto the side, still lands inside. */
+  if (x >= side || x < CK_R(0))
+    x -= side * floor(x / side);
+  return x >= side ? CK_R(0) : x;
+}
+
+/* A coordinate and its velocity after meeting a reflecting wall at 0 or
+ * at side: the overshoot is mirrored and the velocity reversed, which
+ * keeps the kinetic energy. */
+CK_FN void ck_gas_reflect(ck_real *x, ck_real *v, ck_real side) {
+  if (*x < CK_R(0)) {
+    *x = -*x;
+    *v = -*v;
+  } else if (*x > side) {
+    *x = CK_R(2) * side - *x;
+    *v = -*v;
+  }
+  if (*x < CK_R(0) || *x > side) /* further than a box in one step */
+    *x = *x < CK_R(0) ? CK_R(0) : side;
+}
+
+/* The cell of a coordinate in [0, side], cells of width side / count. */
+CK_FN int ck_gas_cell(ck_real x, ck_real inverse_width, int count) {
+  int cell = (int)(x * inverse_width);
+  return cell < 0 ? 0 : cell >= count ? count - 1 : cell;
+}
+
+/* The box and its cell grid, as every per-particle function needs them. */
+typedef struct ck_gas_geometry {
+  ck_real box_x, box_y, inverse_x, inverse_y; /* sides and 1 / sides */
+  ck_real cell_inverse_x, cell_inverse_y;     /* cells per unit length */
+  int cells_x, cells_y;
+  int walls; /* 1: reflecting walls; 0: periodic */
+} ck_gas_geometry;
+
+/* A particle's cell, row-major (y, then x). */
+CK_FN int ck_gas_cell_of(ck_real x, ck_real y, const ck_gas_geometry *g) {
+  return ck_gas_cell(y, g->cell_inverse_y, g->cells_y) * g->cells_x +
+         ck_gas_cell(x, g->cell_inverse_x, g->cells_x);
+}
+
+/* The separation r_i - r_j, by the minimum image when periodic. */
+CK_FN void ck_gas_separation(ck_real xi, ck_real yi, ck_real xj, ck_real yj,
+                             const ck_gas_geometry *g, ck_real *dx,
+                             ck_real *dy) {
+  *dx = xi - xj;
+  *dy = yi - yj;
+  if (!g->walls) {
+    *dx = ck_gas_minimum_image(*dx, g->box_x, g->inverse_x);
+    *dy = ck_gas_minimum_image(*dy, g->box_y, g->inverse_y);
+  }
+}
+
+/*
+ * The neighbour cells of a cell along one axis: offsets first .. first +
+ * count - 1 from it. Periodic grids of fewer than 3 cells visit each cell
+ * once (offset -1 and +1 would be the same cell); with walls, cells off
+ * the grid are skipped by the caller.
+ */
+CK_FN int ck_gas_offsets(int cells, int walls, int *first) {
+  if (!walls && cells < 3) {
+    *first = 0;
+    return cells;
+  }
+  *first = -1;
+  return 3;
+}
+
+/* Neighbour cell of (cx + ox, cy + oy), or -1 off the grid (walls). */
+CK_FN int ck_gas_neighbor_cell(int cx, int cy, int ox, int oy,
+                               const ck_gas_geometry *g) {
+  int x = cx + ox, y = cy + oy;
+  if (g->walls) {
+    if (x < 0 || y < 0 || x >= g->cells_x || y >= g->cells_y)
+      return -1;
+  } else {
+    x = x < 0 ? x + g->cells_x : x >= g->cells_x ? x - g->cells_x : x;
+    y = y < 0 ? y + g->cells_y : y >= g->cells_y ? y - g->cells_y : y;
+  }
+  return y * g->cells_x + x;
+}
+
+/*
+ * CK_GAS_NEARBY_SLOTS_BEGIN(...) statements CK_GAS_NEARBY_SLOTS_END runs
+ * the statements for every slot j of the cells around the particle at
+ * (xi, yi): the 3 x 3 block of cells (fewer on narrow periodic grids, none
+ * off the grid with walls), in a fixed order: rows, then columns, then
+ * slots. `continue` in the statements moves on to the next slot. (A pair
+ * of macros, since OpenCL C has no variadic macros to pass a block in.)
+ */
+#define CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)        \
+  {                                                                            \
+    int cx_ = ck_gas_cell((xi), (g)->cell_inverse_x, (g)->cells_x);            \
+    int cy_ = ck_gas_cell((yi), (g)->cell_inverse_y, (g)->cells_y);            \
+    int first_x_, first_y_;                                                    \
+    int count_x_ = ck_gas_offsets((g)->cells_x, (g)->walls, &first_x_);       \
+    int count_y_ = ck_gas_offsets((g)->cells_y, (g)->walls, &first_y_);       \
+    for (int oy_ = first_y_; oy_ < first_y_ + count_y_; ++oy_)                 \
+      for (int ox_ = first_x_; ox_ < first_x_ + count_x_; ++ox_) {             \
+        int cell_ = ck_gas_neighbor_cell(cx_, cy_, ox_, oy_, (g));             \
+        if (cell_ < 0)                                                         \
+          continue;                                                            \
+        ck_u32 end_ = (cell_start)[cell_] + (cell_count)[cell_];               \
+        for (ck_u32 j = (cell_start)[cell_]; j < end_; ++j) {
+#define CK_GAS_NEARBY_SLOTS_END                                                \
+  }                                                                            \
+  }                                                                            \
+  }
+
+/*
+ * The first half of a velocity-Verlet step for the particle in slot k:
+ * v += dt/2 f, x += dt v, then the box (wrap or reflect). Returns 1 when
+ * the particle moved further than half the skin from reference (Verlet
+ * lists; reference NULL skips the test).
+ */
+CK_FN int ck_gas_kick_drift_particle(ck_u32 k, CK_GLOBAL ck_real *position,
+                                     CK_GLOBAL ck_real *velocity,
+                                     CK_GLOBAL const ck_real *force, ck_real dt,
+                                     const ck_gas_geometry *g,
+                                     CK_GLOBAL const ck_real *reference,
+                                     ck_real half_skin2) {
+  ck_real half_dt = CK_R(0.5) * dt;
+  ck_real vx = velocity[2 * k] + half_dt * force[2 * k];
+  ck_real vy = velocity[2 * k + 1] + half_dt * force[2 * k + 1];
+  ck_real x = position[2 * k] + dt * vx;
+  ck_real y = position[2 * k + 1] + dt * vy;
+  if (g->walls) {
+    ck_gas_reflect(&x, &vx, g->box_x);
+    ck_gas_reflect(&y, &vy, g->box_y);
+  } else {
+    x = ck_gas_wrap(x, g->box_x);
+    y = ck_gas_wrap(y, g->box_y);
+  }
+  position[2 * k] = x;
+  position[2 * k + 1] = y;
+  velocity[2 * k] = vx;
+  velocity[2 * k + 1] = vy;
+  if (!reference)
+    return 0;
+  ck_real dx, dy;
+  ck_gas_separation(x, y, reference[2 * k], reference[2 * k + 1], g, &dx, &dy);
+  return dx * dx + dy * dy > half_skin2;
+}
+
+/* Adds pair (i, j) to particle i's sums when inside the cutoff. */
+/* (with_energy 0 leaves energy and virial alone: steps whose energies
+ * nobody reads skip that arithmetic; the forces are the same.) */
+CK_FN void ck_gas_add_pair(int model, ck_real dx, ck_real dy,
+                           const ck_gas_pair_constants *constants, ck_real rc,
+                           int with_energy, ck_real *fx, ck_real *fy,
+                           ck_real *energy, ck_real *virial) {
+  ck_real r2 = dx * dx + dy * dy;
+  if (model == CK_GAS_MODEL_LENNARD_JONES && r2 >= constants->rc2)
+    return;
+  if (r2 <= CK_R(0))
+    return;
+  ck_real pair_energy = CK_R(0);
+  ck_real force_over_r =
+      ck_gas_pair(model, r2, constants, rc, with_energy, &pair_energy);
+  *fx += force_over_r * dx;
+  *fy += force_over_r * dy;
+  if (with_energy) {
+    *energy += CK_R(0.5) * pair_energy;
+    *virial += CK_R(0.5) * force_over_r * r2;
+  }
+}
+
+/* Adds the pair of the particle at (xi, yi) and slot j to its sums. */
+CK_FN void ck_gas_add_slot(ck_real xi, ck_real yi,
+                           CK_GLOBAL const ck_real *position, ck_u32 j,
+                           const ck_gas_geometry *g, int model,
+                           const ck_gas_pair_constants *constants, ck_real rc,
+                           int with_energy, ck_real *fx, ck_real *fy,
+                           ck_real *energy, ck_real *virial) {
+  ck_real dx, dy;
+  ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx, &dy);
+  ck_gas_add_pair(model, dx, dy, constants, rc, with_energy, fx, fy, energy,
+                  virial);
+}
+
+/* Stores slot i's force, and with with_energy its energy and virial. */
+CK_FN void ck_gas_store_force(ck_u32 i, ck_real fx, ck_real fy, ck_real e,
+                              ck_real w, int with_energy,
+                              CK_GLOBAL ck_real *force,
+                              CK_GLOBAL ck_real *energy,
+                              CK_GLOBAL ck_real *virial) {
+  force[2 * i] = fx;
+  force[2 * i + 1] = fy;
+  if (with_energy) {
+    energy[i] = e;
+    virial[i] = w;
+  }
+}
+
+/*
+ * The force on the particle in slot i from the particles of its own and
+ * the neighbouring cells (cell ranges start/count over slots), visited in
+ * a fixed order: cell rows, then columns, then slots. Stores its force and
+ * its halves of the pairs' energy and virial.
+ */
+CK_FN void ck_gas_force_from_cells(
+    ck_u32 i, CK_GLOBAL const ck_real *position,
+    CK_GLOBAL const ck_u32 *cell_start, CK_GLOBAL const ck_u32 *cell_count,
+    const ck_gas_geometry *g, int model, const ck_gas_pair_constants *constants,
+    ck_real rc, int with_energy, CK_GLOBAL ck_real *force,
+    CK_GLOBAL ck_real *energy, CK_GLOBAL ck_real *virial) {
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  // clang-format off
+  CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
+    if (j == i)
+      continue;
+    ck_gas_add_slot(xi, yi, position, j, g, model, constants, rc, with_energy,
+                    &fx, &fy, &e, &w);
+  CK_GAS_NEARBY_SLOTS_END
+  // clang-format on
+  ck_gas_store_force(i, fx, fy, e, w, with_energy, force, energy, virial);
+}
+
+/* The same from a Verlet list: list[i * capacity ..], count entries. */
+CK_FN void ck_gas_force_from_list(
+    ck_u32 i, CK_GLOBAL const ck_real *position, CK_GLOBAL const ck_u32 *list,
+    CK_GLOBAL const ck_u32 *list_count, ck_u32 capacity,
+    const ck_gas_geometry *g, int model, const ck_gas_pair_constants *constants,
+    ck_real rc, int with_energy, CK_GLOBAL ck_real *force,
+    CK_GLOBAL ck_real *energy, CK_GLOBAL ck_real *virial) {
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  ck_u32 count = list_count[i];
+  if (count > capacity)
+    count = capacity;
+  for (ck_u32 n = 0; n < count; ++n) {
+    ck_u32 j = list[(ck_u64)i * capacity + n];
+    ck_gas_add_slot(xi, yi, position, j, g, model, constants, rc, with_energy,
+                    &fx, &fy, &e, &w);
+  }
+  ck_gas_store_force(i, fx, fy, e, w, with_energy, force, energy, virial);
+}
+
+/* The Verlet list of slot i: every other particle within range (rc plus
+ * the skin), from the cells, in the order ck_gas_force_from_cells visits them;
+ * returns the count found (entries past capacity are not stored). */
+CK_FN ck_u32 ck_gas_list_of(ck_u32 i, CK_GLOBAL const ck_real *position,
+                            CK_GLOBAL const ck_u32 *cell_start,
+                            CK_GLOBAL const ck_u32 *cell_count,
+                            const ck_gas_geometry *g, ck_real range2,
+                            CK_GLOBAL ck_u32 *list, ck_u32 capacity) {
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  ck_u32 found = 0;
+  // clang-format off
+  CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
+    if (j == i)
+      continue;
+    ck_real dx, dy;
+    ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx,
+                      &dy);
+    if (dx * dx + dy * dy < range2) {
+      if (found < capacity)
+        list[(ck_u64)i * capacity + found] = j;
+      ++found;
+    }
+  CK_GAS_NEARBY_SLOTS_END
+  // clang-format on
+  return found;
+}
+
+/*
+ * The second half-kick of the particle in slot k, v += dt/2 f, then with
+ * Langevin (damping = exp(-gamma dt) nonzero) the exact friction and
+ * noise step v = damping v + noise xi, xi standard normal from Philox
+ * keyed by (seed, step, id).
+ */
+CK_FN void ck_gas_kick_particle(ck_u32 k, CK_GLOBAL ck_real *velocity,
+                                CK_GLOBAL const ck_real *force,
+                                CK_GLOBAL const ck_u32 *id, ck_real dt,
+                                ck_real damping, ck_real noise, ck_u64 seed,
+                                ck_u64 step) {
+  ck_real half_dt = CK_R(0.5) * dt;
+  ck_real vx = velocity[2 * k] + half_dt * force[2 * k];
+  ck_real vy = velocity[2 * k + 1] + half_dt * force[2 * k + 1];
+  if (damping != CK_R(0)) {
+    ck_philox_counter r = ck_philox_block(seed, step, id[k]);
+    /* Box-Muller from 24-bit uniforms, the first in (0, 1]. */
+    ck_real u1 = ((ck_real)(r.v[0] >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
+    ck_real u2 = ck_uniform_real(r.v[1]);
+    ck_real radius = CK_SQRT(CK_R(-2) * CK_LOG(u1));
+    vx = damping * vx + noise * radius * CK_COS_2PI(u2);
+    vy = damping * vy + noise * radius * CK_SIN_2PI(u2);
+  }
+  velocity[2 * k] = vx;
+  velocity[2 * k + 1] = vy;
+}
+
+/*
+ * Insertion sort of one cell's slots [begin, end) by id, moving positions
+ * and velocities along: after the counting sort (whose order within a
+ * cell depends on timing on parallel devices), every backend ends with
+ * the same order.
+ */
+CK_FN void ck_gas_order_cell(ck_u32 begin, ck_u32 end,
+                             CK_GLOBAL ck_real *position,
+                             CK_GLOBAL ck_real *velocity,
+                             CK_GLOBAL ck_u32 *id) {
+  for (ck_u32 a = begin + 1; a < end; ++a) {
+    ck_u32 key = id[a];
+    ck_real x = position[2 * a], y = position[2 * a + 1];
+    ck_real vx = velocity[2 * a], vy = velocity[2 * a + 1];
+    ck_u32 b = a;
+    while (b > begin && id[b - 1] > key) {
+      id[b] = id[b - 1];
+      position[2 * b] = position[2 * b - 2];
+      position[2 * b + 1] = position[2 * b - 1];
+      velocity[2 * b] = velocity[2 * b - 2];
+      velocity[2 * b + 1] = velocity[2 * b - 1];
+      --b;
+    }
+    id[b] = key;
+    position[2 * b] = x;
+    position[2 * b + 1] = y;
+    velocity[2 * b] = vx;
+    velocity[2 * b + 1] = vy;
+  }
+}
+
+/* The force on slot i from every other particle, j in slot order (the
+ * all-pairs definition; the OpenCL kernel tiles the same loop). */
+CK_FN void
+ck_gas_force_from_all(ck_u32 i, ck_u32 n, CK_GLOBAL const ck_real *position,
+                      const ck_gas_geometry *g, int model,
+                      const ck_gas_pair_constants *constants, ck_real rc,
+                      int with_energy, CK_GLOBAL ck_real *force,
+                      CK_GLOBAL ck_real *energy, CK_GLOBAL ck_real *virial) {
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  for (ck_u32 j = 0; j < n; ++j) {
+    if (j == i)
+      continue;
+    ck_gas_add_slot(xi, yi, position, j, g, model, constants, rc, with_energy,
+                    &fx, &fy, &e, &w);
+  }
+  ck_gas_store_force(i, fx, fy, e, w, with_energy, force, energy, virial);
+}
+
+/* How a histogram bin is counted: an atomic increment where work-items
+ * run in parallel (gas.cl defines it so before including this file). */
+#ifndef CK_GAS_COUNT
+#define CK_GAS_COUNT(counts, bin) (++(counts)[bin])
+#endif
+
+/* Counts the pair of (xi, yi) and slot j in its bin when within range. */
+CK_FN void ck_gas_bin_pair(ck_real xi, ck_real yi,
+                           CK_GLOBAL const ck_real *position, ck_u32 j,
+                           const ck_gas_geometry *g, ck_real range2,
+                           ck_real per_bin, ck_u32 bins,
+                           CK_GLOBAL ck_u32 *counts) {
+  ck_real dx, dy;
+  ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx, &dy);
+  ck_real r2 = dx * dx + dy * dy;
+  if (r2 < range2) {
+    ck_u32 bin = (ck_u32)(CK_SQRT(r2) * per_bin);
+    CK_GAS_COUNT(counts, bin < bins ? bin : bins - 1);
+  }
+}
+
+/* Bins the distances from slot i to the slots j > i within range (each
+ * unordered pair once): from the Verlet list (list not NULL; range at
+ * most rc), from the cells (cell_start not NULL), else from every slot. */
+CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
+                            CK_GLOBAL const ck_real *position,
+                            CK_GLOBAL const ck_u32 *cell_start,
+                            CK_GLOBAL const ck_u32 *cell_count,
+                            CK_GLOBAL const ck_u32 *list,
+                            CK_GLOBAL const ck_u32 *list_count, ck_u32 capacity,
+                            const ck_gas_geometry *g, ck_real range,
+                            ck_u32 bins, CK_GLOBAL ck_u32 *counts) {
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  ck_real range2 = range * range, per_bin = (ck_real)bins / range;
+  if (list) {
+    ck_u32 count = list_count[i] < capacity ? list_count[i] : capacity;
+    for (ck_u32 m = 0; m < count; ++m) {
+      ck_u32 j = list[(ck_u64)i * capacity + m];
+      if (j <= i)
+        continue;
+      ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);
+    }
+    return;
+  }
+  if (!cell_start) {
+    for (ck_u32 j = i + 1; j < n; ++j) {
+      ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);
+    }
+    return;
+  }
+  // clang-format off
+  CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
+    if (j <= i)
+      continue;
+    ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);
+  CK_GAS_NEARBY_SLOTS_END
+  // clang-format on
+}
+
+#endif /* CK_GAS_H */

@@ -1,0 +1,490 @@
+/*
+ * gas.cl - 2D Lennard-Jones molecular dynamics kernels. Their ref twins
+ * are the steps of src/gas/gas_ref.c, which call the same ck_gas.h
+ * functions (the sort by cell is the one piece written twice: a parallel
+ * counting sort here, a serial one there, ending in the same order).
+ *
+ * Build-time defines (chosen per device by src/gas/gas_opencl.c):
+ *   CK_GAS_GROUP         work-group size of the per-particle kernels and
+ *                        of the all-pairs tiles (a power of two)
+ *   CK_GAS_SCAN_GROUP    work-group size of the scans (a power of two);
+ *                        a scan block is 4 x CK_GAS_SCAN_GROUP cells
+ *   CK_GAS_MODEL         CK_GAS_MODEL_LENNARD_JONES or _SOFT_LOG
+ *   CK_GAS_WALLS         1 for reflecting walls, 0 for a periodic box
+ *   CK_GAS_TILES         1: all pairs staged through local memory (GPUs);
+ *                        0: read straight from memory (CPUs)
+ *   CK_REAL_DOUBLE       0 or 1
+ * The model and the boundaries are fixed per program so that the pair
+ * loops carry no branches on them.
+ *
+ * Every kernel that takes `only_if_flagged` does nothing unless it is 0
+ * or flags[0] (a Verlet rebuild is due) is set: the device decides when
+ * to rebuild, without a host round trip.
+ */
+#define CK_GAS_COUNT(counts, bin) atomic_inc(&(counts)[bin])
+#include "ck_gas.h"
+
+#if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                 \
+    !defined(CK_GAS_MODEL) || !defined(CK_GAS_WALLS) || !defined(CK_GAS_TILES)
+#error "gas.cl needs its CK_GAS_ defines"
+#endif
+#define CK_GAS_SCAN_BLOCK (4 * CK_GAS_SCAN_GROUP)
+
+/* The geometry, passed to every kernel as these scalar arguments. */
+#define CK_GAS_GEOMETRY_ARGUMENTS                                              \
+  ck_real box_x, ck_real box_y, ck_real inverse_x, ck_real inverse_y,          \
+      ck_real cell_inverse_x, ck_real cell_inverse_y, int cells_x, int cells_y
+#define CK_GAS_GEOMETRY_BUILD(g)                                               \
+  ck_gas_geometry g;                                                           \
+  g.box_x = box_x;                                                             \
+  g.box_y = box_y;                                                             \
+  g.inverse_x = inverse_x;                                                     \
+  g.inverse_y = inverse_y;                                                     \
+  g.cell_inverse_x = cell_inverse_x;                                           \
+  g.cell_inverse_y = cell_inverse_y;                                           \
+  g.cells_x = cells_x;                                                         \
+  g.cells_y = cells_y;                                                         \
+  g.walls = CK_GAS_WALLS
+
+#define CK_GAS_PAIR_ARGUMENTS                                                  \
+  ck_real rc, ck_real rc2, ck_real energy_shift, ck_real force_shift,          \
+      ck_real strength, ck_real softening2, int with_energy
+#define CK_GAS_PAIR_BUILD(p)                                                   \
+  ck_gas_pair_constants p;                                                     \
+  p.rc2 = rc2;                                                                 \
+  p.energy_shift = energy_shift;                                               \
+  p.force_shift = force_shift;                                                 \
+  p.strength = strength;                                                       \
+  p.softening2 = softening2
+
+#define CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags)                     \
+  if ((only_if_flagged) && !(flags)[0])                                        \
+  return
+
+/* An inclusive Hillis-Steele scan of the group's sums[] in local memory
+ * (CK_GAS_SCAN_GROUP entries, one a work-item l); every work-item of the
+ * group must reach it. */
+#define CK_GAS_GROUP_SCAN(sums, l)                                             \
+  for (uint stride = 1; stride < CK_GAS_SCAN_GROUP; stride *= 2) {             \
+    uint add = (l) >= stride ? (sums)[(l) - stride] : 0u;                      \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    (sums)[l] += add;                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+  }
+
+/* A tree sum of the group's five sums[q][] (CK_GAS_GROUP entries each)
+ * into sums[q][0]; every work-item of the group must reach it. */
+#define CK_GAS_GROUP_SUM5(sums, l)                                             \
+  for (uint stride = CK_GAS_GROUP / 2; stride > 0; stride /= 2) {              \
+    if ((l) < stride)                                                          \
+      for (int q = 0; q < 5; ++q)                                              \
+        (sums)[q][l] += (sums)[q][(l) + stride];                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+  }
+
+/* Work-item k: the first half-step of the particle in slot k; with a
+ * reference (Verlet lists), flags a rebuild when it moved far enough. */
+__kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
+                                __global ck_real *position,
+                                __global ck_real *velocity,
+                                __global const ck_real *force,
+                                int use_reference,
+                                __global const ck_real *reference,
+                                ck_real half_skin2, __global uint *flags) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  if (ck_gas_kick_drift_particle(k, position, velocity, force, dt, &g,
+                        use_reference ? reference : 0, half_skin2))
+    atomic_or(&flags[0], 1u);
+}
+
+/* Work-item k: the cell of slot k, and its rank among the cell's
+ * particles in arrival order (an atomic count; fill starts at 0). */
+__kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
+                           __global const ck_real *position,
+                           __global uint *cell_key, __global uint *cell_rank,
+                           __global uint *fill, int only_if_flagged,
+                           __global const uint *flags) {
+  CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  uint key = (uint)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
+  cell_key[k] = key;
+  cell_rank[k] = atomic_inc(&fill[key]);
+}
+
+/* A work-group scans one block of CK_GAS_SCAN_BLOCK cells, 4 a work-item:
+ * each cell's count, its exclusive prefix within the block, and the
+ * block's total. */
+__kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1)))
+void ck_gas_scan_blocks(uint cells, __global const uint *fill,
+                        __global uint *cell_count, __global uint *cell_start,
+                        __global uint *block_sum, int only_if_flagged,
+                        __global const uint *flags) {
+  /* No early return before the barriers (some compilers cannot split a
+   * work-group loop there): an idle scan just stores nothing. */
+  int active = !only_if_flagged || flags[0];
+  __local uint sums[CK_GAS_SCAN_GROUP];
+  uint l = (uint)get_local_id(0);
+  uint base = (uint)get_group_id(0) * CK_GAS_SCAN_BLOCK + 4 * l;
+  uint counts[4], total = 0;
+  for (uint q = 0; q < 4; ++q) {
+    counts[q] = active && base + q < cells ? fill[base + q] : 0u;
+    total += counts[q];
+  }
+  sums[l] = total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Hillis-Steele inclusive scan of the work-items' totals. */
+  CK_GAS_GROUP_SCAN(sums, l);
+  uint running = sums[l] - total;
+  for (uint q = 0; q < 4; ++q)
+    if (active && base + q < cells) {
+      cell_count[base + q] = counts[q];
+      cell_start[base + q] = running;
+      running += counts[q];
+    }
+  if (active && l == CK_GAS_SCAN_GROUP - 1)
+    block_sum[get_group_id(0)] = sums[l];
+}
+
+/* One work-group: the blocks' totals become their exclusive prefixes.
+ * Work-item l adds up its own run of consecutive blocks, the group scans
+ * those sums in local memory, and each work-item writes its run's
+ * prefixes; the barriers sit in loops of fixed length only (some
+ * compilers cannot split a work-group loop inside a loop of run-time
+ * length). An idle scan stores nothing. */
+__kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1)))
+void ck_gas_scan_totals(uint blocks, __global uint *block_sum,
+                        int only_if_flagged, __global const uint *flags) {
+  int active = !only_if_flagged || flags[0];
+  __local uint sums[CK_GAS_SCAN_GROUP];
+  uint l = (uint)get_local_id(0);
+  uint run = (blocks + CK_GAS_SCAN_GROUP - 1) / CK_GAS_SCAN_GROUP;
+  uint begin = l * run, end = begin + run < blocks ? begin + run : blocks;
+  uint total = 0;
+  for (uint b = begin; active && b < end; ++b)
+    total += block_sum[b];
+  sums[l] = total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  CK_GAS_GROUP_SCAN(sums, l);
+  uint running = sums[l] - total;
+  for (uint b = begin; active && b < end; ++b) {
+    uint value = block_sum[b];
+    block_sum[b] = running;
+    running += value;
+  }
+}
+
+/* Work-item k: slot k's particle to its place in the sorted arrays. */
+__kernel void ck_gas_scatter(uint n, __global const uint *cell_key,
+                             __global const uint *cell_rank,
+                             __global const uint *cell_start,
+                             __global const uint *block_sum,
+                             __global const ck_real *position,
+                             __global const ck_real *velocity,
+                             __global const uint *id,
+                             __global ck_real *sorted_position,
+                             __global ck_real *sorted_velocity,
+                             __global uint *sorted_id, int only_if_flagged,
+                             __global const uint *flags) {
+  CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  uint key = cell_key[k];
+  uint slot = block_sum[key / CK_GAS_SCAN_BLOCK] + cell_start[key] +
+              cell_rank[k];
+  sorted_position[2 * slot] = position[2 * k];
+  sorted_position[2 * slot + 1] = position[2 * k + 1];
+  sorted_velocity[2 * slot] = velocity[2 * k];
+  sorted_velocity[2 * slot + 1] = velocity[2 * k + 1];
+  sorted_id[slot] = id[k];
+}
+
+/* Work-item c: cell c's final start, its slots ordered by id, and its
+ * counter cleared for the next sort. */
+__kernel void ck_gas_order(uint cells, __global uint *cell_start,
+                           __global const uint *cell_count,
+                           __global const uint *block_sum,
+                           __global uint *fill,
+                           __global ck_real *sorted_position,
+                           __global ck_real *sorted_velocity,
+                           __global uint *sorted_id, int only_if_flagged,
+                           __global const uint *flags) {
+  CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
+  uint c = (uint)get_global_id(0);
+  if (c >= cells)
+    return;
+  uint start = cell_start[c] + block_sum[c / CK_GAS_SCAN_BLOCK];
+  cell_start[c] = start;
+  fill[c] = 0u;
+  ck_gas_order_cell(start, start + cell_count[c], sorted_position,
+                    sorted_velocity, sorted_id);
+}
+
+/* Work-item k (Verlet rebuilds): the sorted slot k back into the particle
+ * arrays, and its reference position for the next displacement test. */
+__kernel void ck_gas_copy_back(uint n, __global const ck_real *sorted_position,
+                               __global const ck_real *sorted_velocity,
+                               __global const uint *sorted_id,
+                               __global ck_real *position,
+                               __global ck_real *velocity, __global uint *id,
+                               __global ck_real *reference,
+                               int only_if_flagged,
+                               __global const uint *flags) {
+  CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  position[2 * k] = reference[2 * k] = sorted_position[2 * k];
+  position[2 * k + 1] = reference[2 * k + 1] = sorted_position[2 * k + 1];
+  velocity[2 * k] = sorted_velocity[2 * k];
+  velocity[2 * k + 1] = sorted_velocity[2 * k + 1];
+  id[k] = sorted_id[k];
+}
+
+/* Work-item i (Verlet rebuilds): slot i's neighbour list; an overflow
+ * sets flags[1]. */
+__kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
+                                ck_real range2,
+                                __global const ck_real *position,
+                                __global const uint *cell_start,
+                                __global const uint *cell_count,
+                                __global uint *list, __global uint *list_count,
+                                uint capacity, int only_if_flagged,
+                                __global uint *flags) {
+  CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
+  uint i = (uint)get_global_id(0);
+  if (i >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  uint found = ck_gas_list_of(i, position, cell_start, cell_count, &g,
+                                 range2, list, capacity);
+  list_count[i] = found;
+  if (found > capacity)
+    atomic_or(&flags[1], 1u);
+}
+
+/* Work-item i: the force on slot i from the neighbouring cells. */
+__kernel void ck_gas_forces_cells(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
+                                  CK_GAS_PAIR_ARGUMENTS,
+                                  __global const ck_real *position,
+                                  __global const uint *cell_start,
+                                  __global const uint *cell_count,
+                                  __global ck_real *force,
+                                  __global ck_real *energy,
+                                  __global ck_real *virial) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  CK_GAS_PAIR_BUILD(p);
+  ck_gas_force_from_cells(i, position, cell_start, cell_count, &g,
+                          CK_GAS_MODEL, &p, rc, with_energy, force, energy,
+                          virial);
+}
+
+/* Work-item i: the force on slot i from its Verlet list. The rebuild flag
+ * is read by the rebuild kernels before this one and cleared here, by
+ * work-item 0, for the next step. */
+__kernel void ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
+                                 CK_GAS_PAIR_ARGUMENTS,
+                                 __global const ck_real *position,
+                                 __global const uint *list,
+                                 __global const uint *list_count,
+                                 uint capacity, __global ck_real *force,
+                                 __global ck_real *energy,
+                                 __global ck_real *virial,
+                                 __global uint *flags) {
+  uint i = (uint)get_global_id(0);
+  if (i == 0)
+    flags[0] = 0u;
+  if (i >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  CK_GAS_PAIR_BUILD(p);
+  ck_gas_force_from_list(i, position, list, list_count, capacity, &g,
+                         CK_GAS_MODEL, &p, rc, with_energy, force, energy,
+                         virial);
+}
+
+#if CK_REAL_DOUBLE
+typedef double2 ck_gas_real2;
+#else
+typedef float2 ck_gas_real2;
+#endif
+
+/* The pairs of particles a and b with a tile's count positions, in
+ * order; ENERGY is a literal, so that each use compiles to its own loop.
+ * A particle meets itself at distance 0, which ck_gas_add_pair skips. */
+#define CK_GAS_ALL_PAIRS_TILE(ENERGY)                                          \
+  for (uint t = 0; t < count; ++t) {                                           \
+    ck_gas_real2 other = tile[t];                                              \
+    ck_real dx, dy;                                                            \
+    ck_gas_separation(xa, ya, other.x, other.y, &g, &dx, &dy);                 \
+    ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fxa, &fya, &ea,     \
+                    &wa);                                                      \
+    ck_gas_separation(xb, yb, other.x, other.y, &g, &dx, &dy);                 \
+    ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fxb, &fyb, &eb,     \
+                    &wb);                                                      \
+  }
+
+/*
+ * All pairs. CPUs (CK_GAS_TILES 0): work-item i sums over every j in slot
+ * order, straight from memory. GPUs: work-item l of group q takes
+ * particles a = 2 GROUP q + l and b = a + GROUP, and the group stages
+ * GROUP positions at a time in local memory, each used for both of its
+ * work-items' particles, j still in slot order.
+ */
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1)))
+void ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
+                       CK_GAS_PAIR_ARGUMENTS,
+                       __global const ck_real *position,
+                       __global ck_real *force, __global ck_real *energy,
+                       __global ck_real *virial) {
+  CK_GAS_GEOMETRY_BUILD(g);
+  CK_GAS_PAIR_BUILD(p);
+#if !CK_GAS_TILES
+  uint i = (uint)get_global_id(0);
+  if (i >= n)
+    return;
+  ck_gas_force_from_all(i, n, position, &g, CK_GAS_MODEL, &p, rc, with_energy,
+                        force, energy, virial);
+#else
+  __local ck_gas_real2 tile[CK_GAS_GROUP];
+  uint l = (uint)get_local_id(0);
+  uint a = 2 * CK_GAS_GROUP * (uint)get_group_id(0) + l, b = a + CK_GAS_GROUP;
+  ck_real xa = a < n ? position[2 * a] : CK_R(0);
+  ck_real ya = a < n ? position[2 * a + 1] : CK_R(0);
+  ck_real xb = b < n ? position[2 * b] : CK_R(0);
+  ck_real yb = b < n ? position[2 * b + 1] : CK_R(0);
+  ck_real fxa = CK_R(0), fya = CK_R(0), ea = CK_R(0), wa = CK_R(0);
+  ck_real fxb = CK_R(0), fyb = CK_R(0), eb = CK_R(0), wb = CK_R(0);
+  for (uint first = 0; first < n; first += CK_GAS_GROUP) {
+    uint j = first + l;
+    tile[l] = j < n ? vload2(j, position) : (ck_gas_real2)(CK_R(0), CK_R(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint count = n - first < CK_GAS_GROUP ? n - first : CK_GAS_GROUP;
+    if (with_energy) {
+      CK_GAS_ALL_PAIRS_TILE(1)
+    } else {
+      CK_GAS_ALL_PAIRS_TILE(0)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (a < n) {
+    force[2 * a] = fxa;
+    force[2 * a + 1] = fya;
+    if (with_energy) {
+      energy[a] = ea;
+      virial[a] = wa;
+    }
+  }
+  if (b < n) {
+    force[2 * b] = fxb;
+    force[2 * b + 1] = fyb;
+    if (with_energy) {
+      energy[b] = eb;
+      virial[b] = wb;
+    }
+  }
+#endif
+}
+
+/* Work-item k: the second half-kick of slot k, and Langevin's step. */
+__kernel void ck_gas_kick(uint n, ck_real dt, ck_real damping, ck_real noise,
+                          ulong seed, ulong step, __global ck_real *velocity,
+                          __global const ck_real *force,
+                          __global const uint *id) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  ck_gas_kick_particle(k, velocity, force, id, dt, damping, noise, seed, step);
+}
+
+/* Work-item l of group b sums kinetic energy, potential energy, virial
+ * and momentum over particles b * GROUP + l, then strided by the grid;
+ * a tree adds the group's sums into partial[5 b ..]. */
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1)))
+void ck_gas_reduce(uint n, __global const ck_real *velocity,
+                   __global const ck_real *energy,
+                   __global const ck_real *virial,
+                   __global ck_real *partial) {
+  __local ck_real sums[5][CK_GAS_GROUP];
+  uint l = (uint)get_local_id(0);
+  ck_real kinetic = CK_R(0), potential = CK_R(0), w = CK_R(0);
+  ck_real px = CK_R(0), py = CK_R(0);
+  for (uint k = (uint)get_global_id(0); k < n;
+       k += (uint)get_global_size(0)) {
+    ck_real vx = velocity[2 * k], vy = velocity[2 * k + 1];
+    kinetic += CK_R(0.5) * (vx * vx + vy * vy);
+    potential += energy[k];
+    w += virial[k];
+    px += vx;
+    py += vy;
+  }
+  sums[0][l] = kinetic;
+  sums[1][l] = potential;
+  sums[2][l] = w;
+  sums[3][l] = px;
+  sums[4][l] = py;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  CK_GAS_GROUP_SUM5(sums, l);
+  if (l < 5)
+    partial[5 * get_group_id(0) + l] = sums[l][0];
+}
+
+/* One work-group: the groups' partial sums into totals[0 .. 4]. */
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1)))
+void ck_gas_reduce_total(uint groups, __global const ck_real *partial,
+                         __global ck_real *totals) {
+  __local ck_real sums[5][CK_GAS_GROUP];
+  uint l = (uint)get_local_id(0);
+  for (int q = 0; q < 5; ++q) {
+    ck_real sum = CK_R(0);
+    for (uint b = l; b < groups; b += CK_GAS_GROUP)
+      sum += partial[5 * b + q];
+    sums[q][l] = sum;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  CK_GAS_GROUP_SUM5(sums, l);
+  if (l < 5)
+    totals[l] = sums[l][0];
+}
+
+/* Work-item k: both velocity components of slot k scaled so that the
+ * kinetic energy in totals[0] matches the target temperature. */
+__kernel void ck_gas_rescale(uint n, ck_real target, ck_real degrees,
+                             __global const ck_real *totals,
+                             __global ck_real *velocity) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  ck_real temperature = CK_R(2) * totals[0] / degrees;
+  ck_real scale =
+      temperature > CK_R(0) ? CK_SQRT(target / temperature) : CK_R(1);
+  velocity[2 * k] *= scale;
+  velocity[2 * k + 1] *= scale;
+}
+
+/* Work-item i: slot i's pairs with later slots, binned (atomically). */
+__kernel void ck_gas_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
+                         __global const ck_real *position, int mode,
+                         __global const uint *cell_start,
+                         __global const uint *cell_count,
+                         __global const uint *list,
+                         __global const uint *list_count, uint capacity,
+                         ck_real range, uint bins, __global uint *counts) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  ck_gas_rdf_pairs(i, n, position, mode == 0 ? cell_start : 0,
+                   mode == 0 ? cell_count : 0, mode == 1 ? list : 0,
+                   mode == 1 ? list_count : 0, capacity, &g, range, bins,
+                   counts);
+}

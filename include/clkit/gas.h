@@ -1,0 +1,173 @@
+/*
+ * clkit/gas.h - two-dimensional molecular dynamics of a Lennard-Jones gas
+ * or liquid on any device, in reduced units (sigma = epsilon = m = 1).
+ *
+ * N particles in a rectangular box, periodic or between reflecting walls,
+ * move by velocity Verlet under the Lennard-Jones 12-6 pair force,
+ * truncated at rc and shifted (energy or force), or under a softened
+ * logarithmic attraction with a repulsive core in all-pairs mode. NVE, or
+ * NVT through a Langevin or a velocity-rescaling thermostat. Neighbours
+ * come from cell lists rebuilt every step, a Verlet list with a skin, or
+ * all pairs. Positions, velocities and forces stay on the device; the host
+ * reads only the observables it asks for, reduced there.
+ *
+ *   ck_gas_config config;
+ *   ck_gas_config_init(&config);          defaults, then adjust
+ *   ck_gas *gas;
+ *   ck_gas_create(device, &config, &gas);  lattice, velocities at T
+ *   ck_gas_step(gas, 1000);
+ *   ck_gas_observe(gas, &observables);
+ *   ck_gas_destroy(gas);
+ *
+ * Checkpoints (ck_gas_save, ck_gas_load) hold the exact state, so that a
+ * run continued from one is bit-identical to the run that wrote it.
+ */
+#ifndef CLKIT_GAS_H
+#define CLKIT_GAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/device.h"
+#include "clkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ck_gas_shift {
+  CK_GAS_SHIFT_ENERGY = 0, /* U(r) - U(rc): continuous energy */
+  CK_GAS_SHIFT_FORCE = 1,  /* also F(r) - F(rc): continuous force */
+  CK_GAS_SHIFT_NONE = 2    /* truncated only */
+} ck_gas_shift;
+
+typedef enum ck_gas_model {
+  CK_GAS_LENNARD_JONES = 0,
+  /* U = (strength / 2) ln(r^2 + softening^2) + r^-12, all pairs (minimum
+   * image), no cutoff: the softened long-range 2D model. */
+  CK_GAS_SOFT_LOG = 1
+} ck_gas_model;
+
+typedef enum ck_gas_neighbors {
+  CK_GAS_CELLS = 0,    /* cell lists built every step, particles sorted */
+  CK_GAS_VERLET = 1,   /* a Verlet list with a skin, rebuilt when needed */
+  CK_GAS_ALL_PAIRS = 2 /* O(N^2), tiled in local memory */
+} ck_gas_neighbors;
+
+typedef enum ck_gas_thermostat {
+  CK_GAS_NVE = 0,
+  CK_GAS_LANGEVIN = 1, /* friction gamma and noise at target_temperature */
+  CK_GAS_RESCALE = 2   /* velocities scaled to target_temperature every
+                          rescale_every steps */
+} ck_gas_thermostat;
+
+typedef enum ck_gas_lattice {
+  CK_GAS_SQUARE = 0,
+  CK_GAS_TRIANGULAR = 1
+} ck_gas_lattice;
+
+typedef struct ck_gas_config {
+  size_t particles;    /* N >= 1 */
+  double density;      /* N / area when box_x = box_y = 0 (a square) */
+  double box_x, box_y; /* or the box itself */
+  ck_gas_lattice lattice;
+  double temperature; /* of the initial velocities; zero momentum */
+  ck_gas_model model;
+  double rc; /* cutoff, > 0 and <= half the box (periodic) */
+  ck_gas_shift shift;
+  double strength, softening; /* CK_GAS_SOFT_LOG */
+  double dt;                  /* > 0 */
+  int walls;                  /* 1: reflecting walls; 0: periodic */
+  ck_gas_thermostat thermostat;
+  double target_temperature, gamma; /* Langevin and rescaling */
+  unsigned rescale_every;
+  ck_gas_neighbors neighbors;
+  double skin; /* CK_GAS_VERLET */
+  uint64_t seed;
+  /* Optional: start from this extended-XYZ file instead of a lattice
+   * (particles, box and velocities from the file, when it has them). */
+  const char *xyz_path;
+} ck_gas_config;
+
+/* Observables of the current step. Energies are per particle. */
+typedef struct ck_gas_observables {
+  uint64_t step;
+  double time;
+  double kinetic, potential, total;
+  double temperature; /* 2 KE / degrees of freedom */
+  double pressure;    /* (N T + virial / 2) / area, from the pair virial */
+  double momentum_x, momentum_y;
+} ck_gas_observables;
+
+typedef struct ck_gas ck_gas;
+
+/* ck_gas_config_init - defaults: 1024 particles at density 0.7 on a
+ * triangular lattice, T = 1, Lennard-Jones with rc 2.5 shifted in energy,
+ * dt 0.005, periodic, NVE, cell lists (skin 0.3 for Verlet), seed 1. */
+ck_status ck_gas_config_init(ck_gas_config *config);
+
+/*
+ * ck_gas_create - check the configuration, place the particles, draw their
+ * velocities and compute the first forces, on device.
+ * Takes: device; config (copied); gas (set; release with
+ * ck_gas_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting (N <= 0,
+ * a density whose lattice does not fit the box, rc larger than half the
+ * box, dt <= 0, ...); CK_ERROR_IO or CK_ERROR_PARSE for an unreadable XYZ
+ * file (file and line); CK_ERROR_BUILD; device errors.
+ */
+ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
+                        ck_gas **gas);
+
+/* ck_gas_step - advance `steps` velocity-Verlet steps. */
+ck_status ck_gas_step(ck_gas *gas, uint64_t steps);
+
+/* ck_gas_observe - the observables now (reduced on the device). */
+ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables);
+
+/*
+ * ck_gas_particles - copy the particles out, in the order of their ids:
+ * positions and velocities as x, y pairs (2 N entries each); NULL skips
+ * an array. Returns: CK_OK; device errors.
+ */
+ck_status ck_gas_particles(ck_gas *gas, double *positions, double *velocities);
+
+/* ck_gas_forces - the forces on the particles, in id order (2 N). */
+ck_status ck_gas_forces(ck_gas *gas, double *forces);
+
+/* ck_gas_box - the box's sides and the number of particles. */
+ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
+                     size_t *particles);
+
+/*
+ * ck_gas_rdf - add the current configuration's pair distances to a
+ * histogram of `bins` bins over [0, range); counts (bins entries) are
+ * accumulated, not overwritten. Returns: CK_OK; device errors.
+ */
+ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts);
+
+/*
+ * ck_gas_save - write a checkpoint (the configuration, the step, and the
+ * exact positions, velocities and ids) atomically: a temporary file
+ * renamed over path. Returns: CK_OK; CK_ERROR_IO naming the file.
+ */
+ck_status ck_gas_save(ck_gas *gas, const char *path);
+
+/*
+ * ck_gas_load - create a gas on device from a checkpoint; it continues
+ * bit-exactly where the saved run was (on the same device and settings).
+ * Returns: CK_OK; CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is
+ * wrong (magic, version, sizes, checksum); as ck_gas_create().
+ */
+ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
+
+/* ck_gas_describe - the configuration in use (box resolved). */
+ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config);
+
+/* ck_gas_destroy - release a gas. NULL is a no-op. */
+ck_status ck_gas_destroy(ck_gas *gas);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLKIT_GAS_H */

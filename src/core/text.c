@@ -1,0 +1,155 @@
+/*
+ * text.c - the tokens and numbers of the line-oriented text readers
+ * (TSPLIB files, extended XYZ): blanks, blank-separated fields, lines cut
+ * in place, numbers in plain decimal syntax, pieces of input quoted for
+ * messages and failures that name "FILE:LINE". Each reader keeps its own
+ * grammar and wording; what is here is what they read alike.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/internal.h"
+
+/* Room for the text of one message before the "FILE:LINE: " prefix. */
+#define MESSAGE_ROOM 1024
+
+int ck__text_is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+ck__text_quoted ck__text_quote(const char *text) {
+  ck__text_quoted out;
+  size_t used = 0;
+  for (; text[used] && used < CK__TEXT_QUOTE_MAX; ++used) {
+    unsigned char c = (unsigned char)text[used];
+    out.text[used] = c >= 0x20 && c < 0x7f && c != '"' ? (char)c : '?';
+  }
+  if (text[used]) {
+    memcpy(out.text + used, "...", 3);
+    used += 3;
+  }
+  out.text[used] = '\0';
+  return out;
+}
+
+char *ck__text_next_field(char **cursor) {
+  char *at = *cursor;
+  while (ck__text_is_blank(*at))
+    ++at;
+  if (!*at) {
+    *cursor = at;
+    return NULL;
+  }
+  char *start = at;
+  while (*at && !ck__text_is_blank(*at))
+    ++at;
+  if (*at)
+    *at++ = '\0';
+  *cursor = at;
+  return start;
+}
+
+/* [+-] digits [. digits] [(e|E) [+-] digits], digits on at least one side
+ * of the point. */
+static int decimal_syntax(const char *text) {
+  const char *at = text;
+  size_t digits = 0;
+  if (*at == '+' || *at == '-')
+    ++at;
+  for (; *at >= '0' && *at <= '9'; ++at)
+    ++digits;
+  if (*at == '.')
+    for (++at; *at >= '0' && *at <= '9'; ++at)
+      ++digits;
+  if (digits == 0)
+    return 0;
+  if (*at == 'e' || *at == 'E') {
+    ++at;
+    if (*at == '+' || *at == '-')
+      ++at;
+    if (*at < '0' || *at > '9')
+      return 0;
+    while (*at >= '0' && *at <= '9')
+      ++at;
+  }
+  return *at == '\0';
+}
+
+ck__text_number_kind ck__text_read_real(const char *text, double *value) {
+  if (!decimal_syntax(text)) {
+    const char *word = text + (*text == '+' || *text == '-');
+    if (strcasecmp(word, "nan") == 0 || strcasecmp(word, "inf") == 0 ||
+        strcasecmp(word, "infinity") == 0)
+      return CK__TEXT_NUMBER_NOT_FINITE;
+    return CK__TEXT_NUMBER_SYNTAX;
+  }
+  double read = strtod(text, NULL);
+  /* Underflow to a tiny value or zero is harmless; overflow is not. */
+  if (!isfinite(read))
+    return CK__TEXT_NUMBER_RANGE;
+  *value = read;
+  return CK__TEXT_NUMBER_OK;
+}
+
+ck__text_number_kind ck__text_read_integer(const char *text, int64_t *value) {
+  const char *at = text;
+  int negative = 0;
+  uint64_t magnitude = 0;
+  if (*at == '+' || *at == '-')
+    negative = *at++ == '-';
+  if (*at < '0' || *at > '9')
+    return CK__TEXT_NUMBER_SYNTAX;
+  int overflow = 0;
+  for (; *at >= '0' && *at <= '9'; ++at) {
+    unsigned digit = (unsigned)(*at - '0');
+    if (magnitude > (UINT64_C(1) << 63) / 10 ||
+        magnitude * 10 + digit > (UINT64_C(1) << 63))
+      overflow = 1;
+    else
+      magnitude = magnitude * 10 + digit;
+  }
+  if (*at)
+    return CK__TEXT_NUMBER_SYNTAX;
+  if (overflow || (!negative && magnitude > (uint64_t)INT64_MAX))
+    return CK__TEXT_NUMBER_RANGE;
+  *value = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+  return CK__TEXT_NUMBER_OK;
+}
+
+ck_status ck__text_fail_at(ck_status status, const ck__text_lines *lines,
+                           size_t line, const char *format, ...) {
+  char message[MESSAGE_ROOM];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  return ck__fail(status, "%s:%zu: %s", lines->source, line ? line : 1,
+                  message);
+}
+
+ck_status ck__text_next_line(ck__text_lines *lines, char **line) {
+  *line = NULL;
+  if (lines->next >= lines->length)
+    return CK_OK;
+  char *start = lines->text + lines->next;
+  size_t rest = lines->length - lines->next;
+  char *newline = memchr(start, '\n', rest);
+  size_t size = newline ? (size_t)(newline - start) : rest;
+  lines->line += 1;
+  lines->next += newline ? size + 1 : size;
+  if (memchr(start, '\0', size))
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, lines->line,
+                            "the line contains a NUL byte (is this a binary "
+                            "file?)");
+  start[size] = '\0';
+  if (lines->line == 1 && size >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0)
+    start += 3, size -= 3; /* a UTF-8 byte order mark */
+  while (size > 0 && ck__text_is_blank(start[size - 1]))
+    start[--size] = '\0';
+  *line = start;
+  return CK_OK;
+}

@@ -1,0 +1,893 @@
+/*
+ * gas.c - the gas driver: configuration, the initial state (lattice or XYZ
+ * file, velocities at T with zero momentum), the velocity-Verlet loop and
+ * its thermostats, observables, the particles in id order, the pair
+ * histogram of the RDF, and checkpoints, over the backend's steps (ref or
+ * OpenCL).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ck_philox.h"
+#include "core/workload_internal.h"
+#include "gas/gas_internal.h"
+#include "gas/gas_io.h"
+
+/* Philox stream of the initial velocities. */
+#define VELOCITY_STREAM 0x4741530000000000ull
+/* The closest two lattice sites may be: closer, and the first forces
+ * would throw particles across the box. */
+#define MINIMUM_SPACING 0.75
+/* Checkpoint files. */
+static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
+                                         'S', 'C', 'H', 'K'};
+#define CHECKPOINT_VERSION 1u
+
+struct ck_gas {
+  gas_state state;
+  const ck__gas_steps *steps;
+  ck_gas_config config;
+  uint64_t step;
+};
+
+gas_state *ck__gas_state(ck_gas *gas) {
+  return &gas->state;
+}
+
+ck_status ck_gas_config_init(ck_gas_config *config) {
+  if (!config)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_config_init: NULL");
+  memset(config, 0, sizeof *config);
+  config->particles = 1024;
+  config->density = 0.7;
+  config->lattice = CK_GAS_TRIANGULAR;
+  config->temperature = 1.0;
+  config->model = CK_GAS_LENNARD_JONES;
+  config->rc = 2.5;
+  config->shift = CK_GAS_SHIFT_ENERGY;
+  config->strength = 1.0;
+  config->softening = 1.0;
+  config->dt = 0.005;
+  config->thermostat = CK_GAS_NVE;
+  config->target_temperature = 1.0;
+  config->gamma = 1.0;
+  config->rescale_every = 10;
+  config->neighbors = CK_GAS_CELLS;
+  config->skin = 0.3;
+  config->seed = 1;
+  return CK_OK;
+}
+
+/* Checks the settings that do not depend on the box. */
+static ck_status check_config(const ck_gas_config *c) {
+  if (c->particles < 1 || c->particles > (1u << 30))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "particles: %zu; give 1 to 2^30 particles", c->particles);
+  if (!(c->dt > 0) || !isfinite(c->dt))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "dt: the time step must be positive, not %g", c->dt);
+  if (!(c->temperature >= 0) || !isfinite(c->temperature))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "T: the temperature must be 0 or more, not %g",
+                    c->temperature);
+  if ((unsigned)c->model > CK_GAS_SOFT_LOG ||
+      (unsigned)c->shift > CK_GAS_SHIFT_NONE ||
+      (unsigned)c->neighbors > CK_GAS_ALL_PAIRS ||
+      (unsigned)c->thermostat > CK_GAS_RESCALE ||
+      (unsigned)c->lattice > CK_GAS_TRIANGULAR)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_gas_config: an unknown model, shift, neighbour mode, "
+                    "thermostat or lattice");
+  if (c->model == CK_GAS_LENNARD_JONES && (!(c->rc > 0) || !isfinite(c->rc)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "rc: the cutoff must be positive, not %g", c->rc);
+  if (c->model == CK_GAS_SOFT_LOG) {
+    if (c->neighbors != CK_GAS_ALL_PAIRS)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "model: the soft-log model has no cutoff; it needs "
+                      "--neighbors allpairs");
+    if (!isfinite(c->strength) || !(c->softening >= 0))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "model: bad soft-log strength %g or softening %g",
+                      c->strength, c->softening);
+  }
+  if (c->thermostat != CK_GAS_NVE &&
+      (!(c->target_temperature >= 0) || !isfinite(c->target_temperature)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "thermostat: the target temperature must be 0 or more");
+  if (c->thermostat == CK_GAS_LANGEVIN &&
+      (!(c->gamma > 0) || !isfinite(c->gamma)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "thermostat: Langevin friction must be positive, not %g",
+                    c->gamma);
+  if (c->thermostat == CK_GAS_RESCALE && c->rescale_every < 1)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "thermostat: rescale every 1 step or more");
+  if (c->neighbors == CK_GAS_VERLET && (!(c->skin > 0) || !isfinite(c->skin)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "neighbors: the Verlet skin must be positive, not %g",
+                    c->skin);
+  return CK_OK;
+}
+
+/* The box from the configuration: given sides, or a square at density. */
+static ck_status resolve_box(ck_gas_config *c) {
+  if (c->box_x > 0 || c->box_y > 0) {
+    if (!(c->box_x > 0 && c->box_y > 0) || !isfinite(c->box_x) ||
+        !isfinite(c->box_y))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "box: both sides must be positive (%g x %g)", c->box_x,
+                      c->box_y);
+    c->density = (double)c->particles / (c->box_x * c->box_y);
+    return CK_OK;
+  }
+  if (!(c->density > 0) || !isfinite(c->density))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "rho: the density must be positive, not %g", c->density);
+  c->box_x = c->box_y = sqrt((double)c->particles / c->density);
+  return CK_OK;
+}
+
+/* Lattice sites, n_x a row and n_y rows, filling the box; the triangular
+ * lattice shifts every other row by half a site. Fails when two sites
+ * would be closer than MINIMUM_SPACING. */
+static ck_status place_lattice(const ck_gas_config *c, double *positions) {
+  size_t n = c->particles;
+  double aspect = c->box_x / c->box_y;
+  double row_factor = c->lattice == CK_GAS_TRIANGULAR ? sqrt(3.0) / 2 : 1.0;
+  size_t n_x = (size_t)ceil(sqrt((double)n * aspect / row_factor));
+  if (n_x < 1)
+    n_x = 1;
+  size_t n_y = (n + n_x - 1) / n_x;
+  double a_x = c->box_x / (double)n_x, a_y = c->box_y / (double)n_y;
+  double spacing = a_y < a_x ? a_y : a_x;
+  if (c->lattice == CK_GAS_TRIANGULAR && n_y > 1) {
+    double diagonal = sqrt(0.25 * a_x * a_x + a_y * a_y);
+    spacing = a_x < diagonal ? a_x : diagonal;
+  }
+  if (n_x == 1 && n_y == 1)
+    spacing = c->box_x < c->box_y ? c->box_x : c->box_y;
+  if (spacing < MINIMUM_SPACING)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "rho: %zu particles do not fit a %g x %g box: lattice "
+                    "sites would be %.3g apart (at least %.2g needed; the "
+                    "density is %g)",
+                    n, c->box_x, c->box_y, spacing, MINIMUM_SPACING,
+                    c->density);
+  for (size_t k = 0; k < n; ++k) {
+    size_t row = k / n_x, column = k % n_x;
+    double shift = c->lattice == CK_GAS_TRIANGULAR && (row & 1) ? 0.5 : 0.0;
+    positions[2 * k] = (column + 0.25 + shift) * a_x;
+    positions[2 * k + 1] = (row + 0.5) * a_y;
+    if (positions[2 * k] >= c->box_x)
+      positions[2 * k] -= c->box_x;
+  }
+  return CK_OK;
+}
+
+static double degrees_of_freedom(const ck_gas_config *c) {
+  double dof = 2.0 * (double)c->particles;
+  /* Periodic NVE and rescaling keep the total momentum at zero. */
+  if (!c->walls && c->thermostat != CK_GAS_LANGEVIN && c->particles > 1)
+    dof -= 2.0;
+  return dof;
+}
+
+/* Normal velocities from Philox keyed by (seed, particle), shifted to zero
+ * momentum and scaled to exactly the temperature. */
+static void draw_velocities(const ck_gas_config *c, double *velocities) {
+  size_t n = c->particles;
+  double mean[2] = {0, 0}, kinetic = 0;
+  for (size_t k = 0; k < n; ++k) {
+    ck_philox_counter r = ck_philox_block(c->seed, VELOCITY_STREAM, k);
+    double u1 = 1.0 - ck_uniform_double(r.v[0], r.v[1]);
+    double u2 = ck_uniform_double(r.v[2], r.v[3]);
+    double radius = sqrt(-2.0 * log(u1)), angle = 6.283185307179586 * u2;
+    velocities[2 * k] = radius * cos(angle);
+    velocities[2 * k + 1] = radius * sin(angle);
+    mean[0] += velocities[2 * k];
+    mean[1] += velocities[2 * k + 1];
+  }
+  for (size_t k = 0; k < 2 * n; ++k) {
+    if (n > 1)
+      velocities[k] -= mean[k & 1] / (double)n;
+    kinetic += 0.5 * velocities[k] * velocities[k];
+  }
+  double measured = kinetic > 0 ? 2.0 * kinetic / degrees_of_freedom(c) : 0;
+  double scale = measured > 0 ? sqrt(c->temperature / measured) : 0;
+  for (size_t k = 0; k < 2 * n; ++k)
+    velocities[k] *= scale;
+}
+
+static ck_status create_buffer(gas_state *s, size_t count, size_t size,
+                               const char *what, ck_buffer **buffer) {
+  if (count == 0)
+    count = 1;
+  if (size > SIZE_MAX / count)
+    return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: too large", what);
+  ck_status status = ck_buffer_create(s->queue, count * size, buffer);
+  if (status != CK_OK)
+    return ck__fail_prefix(status, "%s (%zu bytes): ", what, count * size);
+  /* Written from the host, so that nothing reads unwritten memory. */
+  void *zeros = calloc(count, size);
+  if (!zeros)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory for %s", what);
+  status = ck_buffer_write(s->queue, *buffer, 0, count * size, zeros,
+                           CK_BLOCKING, NULL);
+  free(zeros);
+  return status;
+}
+
+/* Doubles to the state's reals, and back. */
+static ck_status write_reals(gas_state *s, ck_buffer *buffer,
+                             const double *values, size_t count) {
+  void *converted = malloc(count * s->real_size);
+  if (!converted)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < count; ++i) {
+    if (s->double_precision)
+      ((double *)converted)[i] = values[i];
+    else
+      ((float *)converted)[i] = (float)values[i];
+  }
+  ck_status status = ck_buffer_write(s->queue, buffer, 0, count * s->real_size,
+                                     converted, CK_BLOCKING, NULL);
+  free(converted);
+  return status;
+}
+
+static ck_status read_reals(gas_state *s, ck_buffer *buffer, double *values,
+                            size_t count) {
+  void *raw = malloc(count * s->real_size);
+  if (!raw)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  ck_status status = ck_buffer_read(s->queue, buffer, 0, count * s->real_size,
+                                    raw, CK_BLOCKING, NULL);
+  for (size_t i = 0; status == CK_OK && i < count; ++i)
+    values[i] =
+        s->double_precision ? ((double *)raw)[i] : (double)((float *)raw)[i];
+  free(raw);
+  return status;
+}
+
+/* The pair constants of the model: shifts at rc for Lennard-Jones. */
+static void pair_constants(const ck_gas_config *c, gas_state *s) {
+  double rc = c->rc, inverse6 = pow(rc, -6.0);
+  double energy = 4.0 * inverse6 * (inverse6 - 1.0);
+  double force = 24.0 / rc * inverse6 * (2.0 * inverse6 - 1.0);
+  s->rc2 = rc * rc;
+  s->energy_shift = c->shift == CK_GAS_SHIFT_NONE ? 0 : energy;
+  s->force_shift = c->shift == CK_GAS_SHIFT_FORCE ? force : 0;
+  s->strength = c->strength;
+  s->softening2 = c->softening * c->softening;
+}
+
+/* Sets up the state, buffers and steps for a resolved configuration. */
+static ck_status build_state(const ck_device *device, ck_gas *gas,
+                             int double_precision) {
+  ck_status status = CK_OK;
+  gas_state *s = &gas->state;
+  const ck_gas_config *c = &gas->config;
+  s->device = *device;
+  s->double_precision = double_precision;
+  s->real_size = double_precision ? sizeof(double) : sizeof(float);
+  s->particles = (uint32_t)c->particles;
+  s->model = c->model == CK_GAS_SOFT_LOG ? CK_GAS_MODEL_SOFT_LOG
+                                         : CK_GAS_MODEL_LENNARD_JONES;
+  s->walls = c->walls;
+  s->neighbors = c->neighbors;
+  s->thermostat = c->thermostat;
+  s->box_x = c->box_x;
+  s->box_y = c->box_y;
+  s->dt = c->dt;
+  s->rc = c->rc;
+  s->skin = c->neighbors == CK_GAS_VERLET ? c->skin : 0;
+  s->seed = c->seed;
+  pair_constants(c, s);
+  s->target_temperature = c->target_temperature;
+  s->degrees_of_freedom = degrees_of_freedom(c);
+  double damping = exp(-c->gamma * c->dt);
+  s->langevin_damping = damping;
+  s->langevin_noise = sqrt((1.0 - damping * damping) * c->target_temperature);
+  /* Cells at least the interaction range (plus the skin) wide. */
+  double range = c->rc + s->skin;
+  s->cells_x = (int)floor(c->box_x / range);
+  s->cells_y = (int)floor(c->box_y / range);
+  if (s->cells_x < 1)
+    s->cells_x = 1;
+  if (s->cells_y < 1)
+    s->cells_y = 1;
+  if ((double)s->cells_x * s->cells_y > 1e8) {
+    s->cells_x = s->cells_x > 10000 ? 10000 : s->cells_x;
+    s->cells_y = s->cells_y > 10000 ? 10000 : s->cells_y;
+  }
+  s->cells = (uint32_t)(s->cells_x * s->cells_y);
+  s->cell_inverse_x = s->cells_x / c->box_x;
+  s->cell_inverse_y = s->cells_y / c->box_y;
+  /* Verlet lists: room for twice the neighbours of the densest
+   * plausible packing within the range. */
+  if (c->neighbors == CK_GAS_VERLET) {
+    double density = c->density > 1.2 ? c->density : 1.2;
+    s->list_capacity =
+        (uint32_t)ceil(2.0 * 3.14159265358979 * range * range * density);
+    if (s->list_capacity < 16)
+      s->list_capacity = 16;
+  }
+  gas->steps =
+      device->backend == CK_BACKEND_REF
+          ? (double_precision ? &ck__gas_ref_steps_f64 : &ck__gas_ref_steps_f32)
+          : &ck__gas_opencl_steps;
+  CK_TRY(ck_queue_create(device, &s->queue));
+  size_t n = s->particles, real = s->real_size;
+  CK_TRY(create_buffer(s, 2 * n, real, "positions", &s->position));
+  CK_TRY(create_buffer(s, 2 * n, real, "velocities", &s->velocity));
+  CK_TRY(create_buffer(s, 2 * n, real, "forces", &s->force));
+  CK_TRY(create_buffer(s, n, real, "energies", &s->energy));
+  CK_TRY(create_buffer(s, n, real, "virials", &s->virial));
+  CK_TRY(create_buffer(s, n, 4, "ids", &s->id));
+  CK_TRY(create_buffer(s, 2 * n, real, "positions", &s->sorted_position));
+  CK_TRY(create_buffer(s, 2 * n, real, "velocities", &s->sorted_velocity));
+  CK_TRY(create_buffer(s, n, 4, "ids", &s->sorted_id));
+  CK_TRY(create_buffer(s, n, 4, "cell keys", &s->cell_key));
+  CK_TRY(create_buffer(s, n, 4, "cell ranks", &s->cell_rank));
+  CK_TRY(create_buffer(s, s->cells, 4, "cells", &s->cell_count));
+  CK_TRY(create_buffer(s, s->cells, 4, "cells", &s->cell_start));
+  CK_TRY(create_buffer(s, s->cells, 4, "cells", &s->cell_fill));
+  CK_TRY(create_buffer(s, 4, 4, "flags", &s->flags));
+  CK_TRY(create_buffer(s, 8, sizeof(double), "sums", &s->sums));
+  if (c->neighbors == CK_GAS_VERLET) {
+    CK_TRY(create_buffer(s, 2 * n, real, "reference positions", &s->reference));
+    CK_TRY(create_buffer(s, n * (size_t)s->list_capacity, 4, "neighbour lists",
+                         &s->list));
+    CK_TRY(create_buffer(s, n, 4, "neighbour counts", &s->list_count));
+  }
+  CK_TRY(gas->steps->setup(s));
+fail:
+  return status;
+}
+
+/* Uploads positions and velocities (id order) and computes the forces. */
+static ck_status start(ck_gas *gas, const double *positions,
+                       const double *velocities) {
+  ck_status status = CK_OK;
+  gas_state *s = &gas->state;
+  uint32_t *ids = malloc((size_t)s->particles * sizeof *ids);
+  if (!ids)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t k = 0; k < s->particles; ++k)
+    ids[k] = k;
+  CK_TRY(write_reals(s, s->position, positions, 2 * (size_t)s->particles));
+  CK_TRY(write_reals(s, s->velocity, velocities, 2 * (size_t)s->particles));
+  CK_TRY(ck_buffer_write(s->queue, s->id, 0, (size_t)s->particles * 4, ids,
+                         CK_BLOCKING, NULL));
+  CK_TRY(gas->steps->neighbors(s, 1));
+  s->with_energy = 1;
+  CK_TRY(gas->steps->forces(s));
+fail:
+  free(ids);
+  return status;
+}
+
+static ck_status create_gas(const ck_device *device,
+                            const ck_gas_config *config, int double_precision,
+                            int tiles, ck_gas **result) {
+  ck_status status = CK_OK;
+  ck_gas *gas = NULL;
+  double *positions = NULL, *velocities = NULL;
+  ck__gas_frame frame = {0};
+  if (!device || !config || !result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_create: NULL argument");
+  *result = NULL;
+  if (double_precision && device->backend != CK_BACKEND_REF &&
+      !device->has_fp64)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
+                    device->id);
+  gas = calloc(1, sizeof *gas);
+  if (!gas)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  gas->config = *config;
+  gas->state.tiles = tiles;
+  ck_gas_config *c = &gas->config;
+  if (c->xyz_path) {
+    CK_TRY(ck__gas_xyz_read(c->xyz_path, &frame));
+    c->particles = frame.particles;
+    if (frame.box_x > 0 && frame.box_y > 0) {
+      c->box_x = frame.box_x;
+      c->box_y = frame.box_y;
+    }
+    if (!(c->box_x > 0 && c->box_y > 0))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s has no Lattice; give the box (--box)", c->xyz_path);
+  }
+  CK_TRY(check_config(c));
+  CK_TRY(resolve_box(c));
+  if (c->model == CK_GAS_LENNARD_JONES && !c->walls &&
+      (c->rc > 0.5 * c->box_x || c->rc > 0.5 * c->box_y))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "rc: the cutoff %g is larger than half the box (%g x %g); use "
+            "more particles, a lower density or a smaller cutoff",
+            c->rc, c->box_x, c->box_y);
+  size_t n = c->particles;
+  positions = malloc(2 * n * sizeof *positions);
+  velocities = malloc(2 * n * sizeof *velocities);
+  if (!positions || !velocities)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
+  if (frame.positions) {
+    for (size_t k = 0; k < n; ++k) {
+      double x = frame.positions[2 * k], y = frame.positions[2 * k + 1];
+      int outside = x < 0 || y < 0 || x > c->box_x || y > c->box_y;
+      if (outside && c->walls)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "%s: particle %zu at (%g, %g) is outside the walls",
+                c->xyz_path, k + 1, x, y);
+      positions[2 * k] = x - c->box_x * floor(x / c->box_x);
+      positions[2 * k + 1] = y - c->box_y * floor(y / c->box_y);
+    }
+    if (frame.velocities)
+      memcpy(velocities, frame.velocities, 2 * n * sizeof *velocities);
+    else
+      draw_velocities(c, velocities);
+  } else {
+    CK_TRY(place_lattice(c, positions));
+    draw_velocities(c, velocities);
+  }
+  CK_TRY(build_state(device, gas, double_precision));
+  CK_TRY(start(gas, positions, velocities));
+  *result = gas;
+  gas = NULL;
+fail:
+  free(positions);
+  free(velocities);
+  ck__gas_frame_free(&frame);
+  ck_gas_destroy(gas);
+  return status;
+}
+
+ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
+                         int double_precision, ck_gas **gas) {
+  return create_gas(device, config, double_precision, -1, gas);
+}
+
+ck_status ck__gas_create_tuned(const ck_device *device,
+                               const ck_gas_config *config, int tiles,
+                               ck_gas **gas) {
+  return create_gas(device, config, 0, tiles, gas);
+}
+
+ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
+                        ck_gas **gas) {
+  return create_gas(device, config, 0, -1, gas);
+}
+
+ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
+  ck_status status = CK_OK;
+  if (!gas)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_step: NULL");
+  gas_state *s = &gas->state;
+  const ck__gas_steps *t = gas->steps;
+  for (uint64_t k = 0; k < steps; ++k) {
+    uint64_t step = gas->step + 1;
+    CK_TRY(t->kick_drift(s));
+    CK_TRY(t->neighbors(s, 0));
+    /* Energies are read only after the last step of a call. */
+    s->with_energy = k + 1 == steps;
+    CK_TRY(t->forces(s));
+    CK_TRY(t->kick(s, step));
+    if (s->thermostat == CK_GAS_RESCALE &&
+        step % gas->config.rescale_every == 0)
+      CK_TRY(t->rescale(s));
+    gas->step = step;
+  }
+fail:
+  return status;
+}
+
+ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *o) {
+  ck_status status = CK_OK;
+  if (!gas || !o)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_observe: NULL");
+  gas_state *s = &gas->state;
+  double sums[5];
+  CK_TRY(gas->steps->reduce(s, sums));
+  if (s->neighbors == CK_GAS_VERLET) {
+    uint32_t flags[2];
+    CK_TRY(ck_buffer_read(s->queue, s->flags, 0, sizeof flags, flags,
+                          CK_BLOCKING, NULL));
+    if (flags[1])
+      CK_FAIL(CK_ERROR_DEVICE,
+              "a Verlet list overflowed its %u neighbours; the results are "
+              "wrong: use a smaller skin or cell lists",
+              s->list_capacity);
+  }
+  double n = s->particles, area = s->box_x * s->box_y;
+  memset(o, 0, sizeof *o);
+  o->step = gas->step;
+  o->time = (double)gas->step * s->dt;
+  o->kinetic = sums[0] / n;
+  o->potential = sums[1] / n;
+  o->total = o->kinetic + o->potential;
+  o->temperature = 2.0 * sums[0] / s->degrees_of_freedom;
+  o->pressure =
+      (2.0 * sums[0] / s->degrees_of_freedom * n + 0.5 * sums[2]) / area;
+  o->momentum_x = sums[3];
+  o->momentum_y = sums[4];
+  if (!isfinite(o->total))
+    CK_FAIL(CK_ERROR_MISMATCH,
+            "the energy became %g at step %llu: the time step is too large "
+            "or particles overlap",
+            o->total, (unsigned long long)gas->step);
+fail:
+  return status;
+}
+
+/* An array of 2 N reals (or N when pairs is 0) in id order. */
+static ck_status read_by_id(ck_gas *gas, ck_buffer *buffer, double *out) {
+  ck_status status = CK_OK;
+  gas_state *s = &gas->state;
+  size_t n = s->particles;
+  double *slots = malloc(2 * n * sizeof *slots);
+  uint32_t *ids = malloc(n * sizeof *ids);
+  if (!slots || !ids)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(read_reals(s, buffer, slots, 2 * n));
+  CK_TRY(ck_buffer_read(s->queue, s->id, 0, n * 4, ids, CK_BLOCKING, NULL));
+  for (size_t k = 0; k < n; ++k) {
+    out[2 * (size_t)ids[k]] = slots[2 * k];
+    out[2 * (size_t)ids[k] + 1] = slots[2 * k + 1];
+  }
+fail:
+  free(slots);
+  free(ids);
+  return status;
+}
+
+ck_status ck_gas_particles(ck_gas *gas, double *positions, double *velocities) {
+  ck_status status = CK_OK;
+  if (!gas)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_particles: NULL");
+  if (positions)
+    CK_TRY(read_by_id(gas, gas->state.position, positions));
+  if (velocities)
+    CK_TRY(read_by_id(gas, gas->state.velocity, velocities));
+fail:
+  return status;
+}
+
+ck_status ck_gas_forces(ck_gas *gas, double *forces) {
+  if (!gas || !forces)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_forces: NULL");
+  return read_by_id(gas, gas->state.force, forces);
+}
+
+ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
+                     size_t *particles) {
+  if (!gas)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_box: NULL");
+  if (box_x)
+    *box_x = gas->state.box_x;
+  if (box_y)
+    *box_y = gas->state.box_y;
+  if (particles)
+    *particles = gas->state.particles;
+  return CK_OK;
+}
+
+ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts) {
+  ck_status status = CK_OK;
+  uint32_t *sample = NULL;
+  if (!gas || !counts || bins < 1 || bins > (1u << 20) || !(range > 0))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_rdf: bad argument");
+  gas_state *s = &gas->state;
+  double reach = s->neighbors == CK_GAS_ALL_PAIRS
+                     ? 0.5 * (s->box_x < s->box_y ? s->box_x : s->box_y)
+                 : s->neighbors == CK_GAS_VERLET
+                     ? s->rc
+                     : fmin(1.0 / s->cell_inverse_x, 1.0 / s->cell_inverse_y);
+  if (range > reach * (1 + 1e-12))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "rdf: the range %g is beyond what this run can see (%g: "
+                    "a cell's width, rc with Verlet lists, or half the box "
+                    "with all pairs)",
+                    range, reach);
+  if (s->rdf_bins != bins) {
+    ck_buffer_destroy(s->rdf_counts);
+    s->rdf_counts = NULL;
+    s->rdf_bins = 0;
+    CK_TRY(create_buffer(s, bins, 4, "rdf histogram", &s->rdf_counts));
+    s->rdf_bins = (uint32_t)bins;
+  }
+  sample = calloc(bins, sizeof *sample);
+  if (!sample)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(ck_buffer_write(s->queue, s->rdf_counts, 0, bins * 4, sample,
+                         CK_BLOCKING, NULL));
+  CK_TRY(gas->steps->rdf(s, (uint32_t)bins, range));
+  CK_TRY(ck_buffer_read(s->queue, s->rdf_counts, 0, bins * 4, sample,
+                        CK_BLOCKING, NULL));
+  for (size_t b = 0; b < bins; ++b)
+    counts[b] += sample[b];
+fail:
+  free(sample);
+  return status;
+}
+
+ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
+  if (!gas || !config)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_describe: NULL");
+  *config = gas->config;
+  config->xyz_path = NULL;
+  return CK_OK;
+}
+
+/* ---- checkpoints ---------------------------------------------------------
+ *
+ *   offset  size  field
+ *        0     8  magic "CKGASCHK"
+ *        8     4  version (1)
+ *       12     4  real size: 4 (float) or 8 (double)
+ *       16     8  step
+ *       24   ...  the configuration: particles (8), then lattice, model,
+ *                 shift, walls, thermostat, rescale_every, neighbors (4
+ *                 each), then density, box_x, box_y, temperature, rc,
+ *                 strength, softening, dt, target_temperature, gamma, skin
+ *                 (8 each, IEEE-754), seed (8)
+ *          ...    the state buffers, raw, in slot order: positions,
+ *                 velocities, forces (2 N reals each), energies, virials
+ *                 (N reals), ids (N words); Verlet mode adds the reference
+ *                 positions, the lists and their counts, and the flags
+ *       last 32   SHA-256 of everything before
+ */
+
+typedef struct byte_buffer {
+  uint8_t *bytes;
+  size_t size, capacity;
+  int failed;
+} byte_buffer;
+
+static void put_bytes(byte_buffer *b, const void *data, size_t size) {
+  if (b->failed)
+    return;
+  if (b->size + size > b->capacity) {
+    size_t capacity = b->capacity ? b->capacity : 4096;
+    while (capacity < b->size + size)
+      capacity *= 2;
+    uint8_t *grown = realloc(b->bytes, capacity);
+    if (!grown) {
+      b->failed = 1;
+      return;
+    }
+    b->bytes = grown;
+    b->capacity = capacity;
+  }
+  memcpy(b->bytes + b->size, data, size);
+  b->size += size;
+}
+
+static void put_u32(byte_buffer *b, uint32_t value) {
+  uint8_t bytes[4];
+  ck__put_u32(bytes, value);
+  put_bytes(b, bytes, 4);
+}
+
+static void put_u64(byte_buffer *b, uint64_t value) {
+  uint8_t bytes[8];
+  ck__put_u64(bytes, value);
+  put_bytes(b, bytes, 8);
+}
+
+static void put_f64(byte_buffer *b, double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, 8);
+  put_u64(b, bits);
+}
+
+/* The state buffers a checkpoint holds, with their sizes. */
+static size_t checkpoint_buffers(gas_state *s, ck_buffer **buffers,
+                                 size_t *sizes) {
+  size_t n = s->particles, real = s->real_size, count = 0;
+  ck_buffer *list[] = {s->position,   s->velocity, s->force,     s->energy,
+                       s->virial,     s->id,       s->reference, s->list,
+                       s->list_count, s->flags};
+  size_t bytes[] = {2 * n * real, 2 * n * real,
+                    2 * n * real, n * real,
+                    n * real,     n * 4,
+                    2 * n * real, n * (size_t)s->list_capacity * 4,
+                    n * 4,        16};
+  size_t total = s->neighbors == CK_GAS_VERLET ? 10 : 6;
+  for (size_t i = 0; i < total; ++i) {
+    buffers[count] = list[i];
+    sizes[count++] = bytes[i];
+  }
+  return count;
+}
+
+static void put_config(byte_buffer *b, const ck_gas_config *c) {
+  put_u64(b, c->particles);
+  uint32_t codes[] = {(uint32_t)c->lattice,    (uint32_t)c->model,
+                      (uint32_t)c->shift,      (uint32_t)c->walls,
+                      (uint32_t)c->thermostat, c->rescale_every,
+                      (uint32_t)c->neighbors};
+  for (size_t i = 0; i < 7; ++i)
+    put_u32(b, codes[i]);
+  double reals[] = {c->density,     c->box_x, c->box_y,
+                    c->temperature, c->rc,    c->strength,
+                    c->softening,   c->dt,    c->target_temperature,
+                    c->gamma,       c->skin};
+  for (size_t i = 0; i < 11; ++i)
+    put_f64(b, reals[i]);
+  put_u64(b, c->seed);
+}
+
+ck_status ck_gas_save(ck_gas *gas, const char *path) {
+  ck_status status = CK_OK;
+  byte_buffer b = {0};
+  if (!gas || !path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_save: NULL argument");
+  gas_state *s = &gas->state;
+  put_bytes(&b, checkpoint_magic, 8);
+  put_u32(&b, CHECKPOINT_VERSION);
+  put_u32(&b, (uint32_t)s->real_size);
+  put_u64(&b, gas->step);
+  put_config(&b, &gas->config);
+  ck_buffer *buffers[10];
+  size_t sizes[10];
+  size_t count = checkpoint_buffers(s, buffers, sizes);
+  for (size_t i = 0; i < count && !b.failed; ++i) {
+    size_t at = b.size;
+    put_bytes(&b, NULL == b.bytes ? "" : "", 0);
+    /* Room for the buffer, then its bytes straight from the device. */
+    uint8_t *room = malloc(sizes[i] ? sizes[i] : 1);
+    if (!room) {
+      b.failed = 1;
+      break;
+    }
+    status = ck_buffer_read(s->queue, buffers[i], 0, sizes[i], room,
+                            CK_BLOCKING, NULL);
+    if (status == CK_OK)
+      put_bytes(&b, room, sizes[i]);
+    free(room);
+    if (status != CK_OK)
+      goto fail;
+    (void)at;
+  }
+  if (!b.failed) {
+    uint8_t digest[32];
+    ck__sha256(b.bytes, b.size, digest);
+    put_bytes(&b, digest, 32);
+  }
+  if (b.failed)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory writing a checkpoint",
+            path);
+  CK_TRY(ck__file_write_atomic(path, b.bytes, b.size));
+fail:
+  free(b.bytes);
+  return status;
+}
+
+ck_status ck_gas_load(const ck_device *device, const char *path,
+                      ck_gas **result) {
+  ck_status status = CK_OK;
+  char *bytes = NULL;
+  size_t size = 0;
+  ck_gas *gas = NULL;
+  if (!device || !path || !result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_load: NULL argument");
+  *result = NULL;
+  CK_TRY(ck__file_read_bytes(path, &bytes, &size));
+  const uint8_t *in = (const uint8_t *)bytes;
+  size_t header = 24 + 8 + 7 * 4 + 11 * 8 + 8;
+  if (size < 8 || memcmp(in, checkpoint_magic, 8) != 0)
+    CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit gas checkpoint", path);
+  if (size < header + 32)
+    CK_FAIL(CK_ERROR_PARSE, "%s: truncated (%zu bytes)", path, size);
+  uint32_t version = ck__get_u32(in + 8);
+  if (version != CHECKPOINT_VERSION)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: checkpoint version %u; this clkit reads version %u", path,
+            version, CHECKPOINT_VERSION);
+  uint8_t digest[32];
+  ck__sha256(in, size - 32, digest);
+  if (memcmp(digest, in + size - 32, 32) != 0)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: checksum mismatch: the file is damaged or truncated", path);
+  uint32_t real_size = ck__get_u32(in + 12);
+  if (real_size != 4 && real_size != 8)
+    CK_FAIL(CK_ERROR_PARSE, "%s: real size %u", path, real_size);
+  gas = calloc(1, sizeof *gas);
+  if (!gas)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  gas->state.tiles = -1;
+  gas->step = ck__get_u64(in + 16);
+  ck_gas_config *c = &gas->config;
+  ck_gas_config_init(c);
+  size_t at = 24;
+  c->particles = (size_t)ck__get_u64(in + at);
+  at += 8;
+  uint32_t codes[7];
+  for (size_t i = 0; i < 7; ++i, at += 4)
+    codes[i] = ck__get_u32(in + at);
+  c->lattice = (ck_gas_lattice)codes[0];
+  c->model = (ck_gas_model)codes[1];
+  c->shift = (ck_gas_shift)codes[2];
+  c->walls = (int)codes[3];
+  c->thermostat = (ck_gas_thermostat)codes[4];
+  c->rescale_every = codes[5];
+  c->neighbors = (ck_gas_neighbors)codes[6];
+  double reals[11];
+  for (size_t i = 0; i < 11; ++i, at += 8) {
+    uint64_t bits = ck__get_u64(in + at);
+    memcpy(&reals[i], &bits, 8);
+  }
+  c->density = reals[0];
+  c->box_x = reals[1];
+  c->box_y = reals[2];
+  c->temperature = reals[3];
+  c->rc = reals[4];
+  c->strength = reals[5];
+  c->softening = reals[6];
+  c->dt = reals[7];
+  c->target_temperature = reals[8];
+  c->gamma = reals[9];
+  c->skin = reals[10];
+  c->seed = ck__get_u64(in + at);
+  at += 8;
+  /* The particle state must be there before buffers are made for it. */
+  if (c->particles < 1 ||
+      (size - 32 - at) / (8 * (size_t)real_size + 4) < c->particles)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: %zu bytes of particle state cannot hold %llu particles", path,
+            size - 32 - at, (unsigned long long)c->particles);
+  status = check_config(c);
+  if (status == CK_OK && !(c->box_x > 0 && c->box_y > 0))
+    status = ck__fail(CK_ERROR_INVALID_ARGUMENT, "bad box");
+  if (status != CK_OK)
+    CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
+  CK_TRY(build_state(device, gas, real_size == 8));
+  gas_state *s = &gas->state;
+  ck_buffer *buffers[10];
+  size_t sizes[10];
+  size_t count = checkpoint_buffers(s, buffers, sizes);
+  size_t needed = 0;
+  for (size_t i = 0; i < count; ++i)
+    needed += sizes[i];
+  if (size - 32 - at != needed)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: %zu bytes of particle state where %zu particles need %zu",
+            path, size - 32 - at, c->particles, needed);
+  for (size_t i = 0; i < count; ++i) {
+    CK_TRY(ck_buffer_write(s->queue, buffers[i], 0, sizes[i], in + at,
+                           CK_BLOCKING, NULL));
+    at += sizes[i];
+  }
+  /* Cell ranges for the saved order (sorting it again changes nothing). */
+  if (s->neighbors == CK_GAS_CELLS)
+    CK_TRY(gas->steps->neighbors(s, 1));
+  *result = gas;
+  gas = NULL;
+fail:
+  ck_gas_destroy(gas);
+  free(bytes);
+  return status;
+}
+
+ck_status ck_gas_destroy(ck_gas *gas) {
+  if (!gas)
+    return CK_OK;
+  gas_state *s = &gas->state;
+  if (gas->steps && s->queue)
+    gas->steps->teardown(s);
+  ck_buffer *buffers[] = {
+      s->position,     s->velocity,   s->force,           s->energy,
+      s->virial,       s->id,         s->sorted_position, s->sorted_velocity,
+      s->sorted_id,    s->cell_key,   s->cell_rank,       s->cell_count,
+      s->cell_start,   s->cell_fill,  s->block_sum,       s->reference,
+      s->list,         s->list_count, s->flags,           s->sums,
+      s->partial_sums, s->rdf_counts};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+    ck_buffer_destroy(buffers[i]);
+  ck_queue_destroy(s->queue);
+  free(gas);
+  return CK_OK;
+}

@@ -1,0 +1,112 @@
+/*
+ * gas_internal.h - the gas driver's state and its table of steps per
+ * backend. The driver (gas.c) owns the initial state, the step loop,
+ * thermostats' schedules, observables and checkpoints; a step does one
+ * phase of a velocity-Verlet step for every particle.
+ *
+ * Per-particle arrays (position, velocity, force: 2 N reals; energy,
+ * virial: N reals; id: N words) are kept in the order of the last sort by
+ * cell; id[k] is the particle (0 .. N - 1) in slot k. Sorting by cell
+ * (cells mode every step, Verlet mode on rebuilds) orders each cell's
+ * particles by id, so the order depends only on the positions: the same
+ * on every backend and after a restart.
+ */
+#ifndef CK_GAS_INTERNAL_H
+#define CK_GAS_INTERNAL_H
+
+#include "ck_gas.h"
+#include "clkit/clkit.h"
+#include "clkit/gas.h"
+#include "core/internal.h"
+
+typedef struct gas_state gas_state;
+
+typedef struct ck__gas_steps {
+  ck_status (*setup)(gas_state *state);
+  /* v += dt/2 f; x += dt v; wrap or reflect; each particle's cell key;
+   * Verlet mode: flags a rebuild once someone moved more than skin / 2. */
+  ck_status (*kick_drift)(gas_state *state);
+  /* Cells mode: sort the particles by cell (stable by id), fill the cell
+   * ranges. Verlet mode: the same and the neighbour lists, when flagged
+   * (or when forced, at the start). */
+  ck_status (*neighbors)(gas_state *state, int force_rebuild);
+  /* Forces, and each particle's half of its pairs' energy and virial. */
+  ck_status (*forces)(gas_state *state);
+  /* v += dt/2 f, then the Langevin step (friction and noise of `step`). */
+  ck_status (*kick)(gas_state *state, uint64_t step);
+  /* Velocity rescaling to the target temperature (on the device). */
+  ck_status (*rescale)(gas_state *state);
+  /* Sums over particles, read back: kinetic energy, potential energy,
+   * virial, momentum x and y. */
+  ck_status (*reduce)(gas_state *state, double sums[5]);
+  /* Adds each unordered pair closer than range to histogram bins of width
+   * range / bins (the device buffer rdf, bins words). */
+  ck_status (*rdf)(gas_state *state, uint32_t bins, double range);
+  void (*teardown)(gas_state *state);
+} ck__gas_steps;
+
+struct gas_state {
+  ck_queue *queue;
+  ck_device device;
+  int double_precision;
+  size_t real_size;
+  uint32_t particles;
+  int model, walls, neighbors, thermostat;
+  double box_x, box_y, dt, rc, skin;
+  /* The pair constants (see ck_gas_pair_constants), in double here: this
+   * struct is shared by code built for float and for double. */
+  double rc2, energy_shift, force_shift, strength, softening2;
+  double langevin_damping, langevin_noise; /* exp(-gamma dt), its kick */
+  double target_temperature, degrees_of_freedom;
+  uint64_t seed;
+  /* 1 when the next forces step must also store each particle's energy
+   * and virial (someone will read them); forces are the same either way. */
+  int with_energy;
+  /* Cells: cells_x by cells_y, each at least the interaction range wide. */
+  int cells_x, cells_y;
+  double cell_inverse_x, cell_inverse_y;
+  uint32_t cells;
+  /* Verlet lists: capacity neighbours a particle. */
+  uint32_t list_capacity;
+  ck_buffer *position, *velocity, *force, *energy, *virial, *id;
+  ck_buffer *sorted_position, *sorted_velocity, *sorted_id;
+  ck_buffer *cell_key, *cell_rank;    /* per particle */
+  ck_buffer *cell_count, *cell_start; /* per cell */
+  ck_buffer *cell_fill;               /* per cell, atomic counters */
+  ck_buffer *block_sum;               /* the scan's per-block totals */
+  ck_buffer *reference;               /* Verlet: positions at the build */
+  ck_buffer *list, *list_count;       /* Verlet: neighbours per particle */
+  ck_buffer *flags;                   /* [0] rebuild, [1] list overflow */
+  ck_buffer *sums, *partial_sums;     /* reductions */
+  ck_buffer *rdf_counts;
+  uint32_t rdf_bins;
+  uint32_t scan_block, scan_blocks, reduce_group, reduce_groups;
+  /* OpenCL */
+  ck_program *program;
+  ck_kernel *kick_drift_kernel, *count_kernel, *scan_kernel,
+      *scan_totals_kernel, *scatter_kernel, *order_kernel, *copy_back_kernel,
+      *list_kernel, *forces_kernel, *forces_list_kernel, *forces_all_kernel,
+      *kick_kernel, *reduce_kernel, *reduce_total_kernel, *rescale_kernel,
+      *rdf_kernel;
+  unsigned group;
+  /* All pairs through local-memory tiles: -1 by device (GPUs), 1 or 0. */
+  int tiles;
+  int local_tiles; /* the form in use */
+};
+
+extern const ck__gas_steps ck__gas_ref_steps_f32;
+extern const ck__gas_steps ck__gas_ref_steps_f64;
+extern const ck__gas_steps ck__gas_opencl_steps;
+
+/* The state behind a gas, and creation in double precision (ref, or
+ * devices with fp64), for tests. */
+gas_state *ck__gas_state(ck_gas *gas);
+ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
+                         int double_precision, ck_gas **gas);
+/* ck_gas_create() with the all-pairs kernel's form chosen: tiles 1 stages
+ * positions in local memory, 0 reads them directly, -1 by device. */
+ck_status ck__gas_create_tuned(const ck_device *device,
+                               const ck_gas_config *config, int tiles,
+                               ck_gas **gas);
+
+#endif /* CK_GAS_INTERNAL_H */

@@ -1,0 +1,145 @@
+/*
+ * gas_io.h - files of the two-dimensional gas (clkit/gas.h): extended XYZ
+ * frames both ways, a trajectory of many frames, the radial distribution
+ * function as CSV and a picture of a configuration as PNG.
+ *
+ * Positions and velocities are arrays of 2 N doubles, x and y of each
+ * particle in turn, in reduced units. Every file is written to a temporary
+ * beside its target and renamed over it, so that a reader sees the old
+ * file or the new one, never a part. Numbers are read and written in the
+ * C locale whatever the process set. Messages about malformed input read
+ * "FILE:LINE: what is wrong".
+ */
+#ifndef CK_GAS_IO_H
+#define CK_GAS_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/status.h"
+
+/* The first frame of an extended XYZ file. */
+typedef struct ck__gas_frame {
+  size_t particles;
+  double box_x, box_y; /* from Lattice="..."; 0 when absent */
+  double *positions;   /* 2 N: x, y pairs */
+  double *velocities;  /* 2 N, or NULL when the file has none */
+  double time;         /* from a Time= key, else 0 */
+} ck__gas_frame;
+
+/*
+ * ck__gas_xyz_read - reads the first frame of an extended XYZ file: the
+ * particle count on line 1; key=value pairs on line 2 (values may be in
+ * double quotes, with backslash escapes), of which Lattice (9 numbers;
+ * box_x is the first, box_y the fifth, and the box must be rectangular),
+ * Properties (name:type:count triples, types S, R, I or L; pos R:2 or R:3
+ * is required, velo R:2 or R:3 is optional, the other columns are
+ * skipped) and Time are read, the rest ignored; then one line per
+ * particle. Without Properties the columns are species:S:1:pos:R:3 (plain
+ * XYZ). z components are ignored but must be finite numbers; lines after
+ * the first frame are not read.
+ * Takes: path; frame (filled; release with ck__gas_frame_free()).
+ * Returns: CK_OK; CK_ERROR_IO for an unreadable file; CK_ERROR_PARSE
+ * naming the file and line (a missing, bad or zero count, a missing line,
+ * a wrong number of columns, a value that is not a finite number, a
+ * Properties without pos, a malformed or non-rectangular Lattice, an
+ * unterminated quote); CK_ERROR_INVALID_ARGUMENT for NULL arguments;
+ * CK_ERROR_OUT_OF_MEMORY. On failure *frame is zeroed, nothing to free.
+ */
+ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame);
+
+/* ck__gas_frame_free - releases a frame's arrays and zeroes it. NULL, or a
+ * zeroed frame, is a no-op. Returns: CK_OK. */
+ck_status ck__gas_frame_free(ck__gas_frame *frame);
+
+/* An extended XYZ file being written, frame after frame. */
+typedef struct ck__gas_trajectory ck__gas_trajectory;
+
+/*
+ * ck__gas_trajectory_open - starts a trajectory file: frames go to a
+ * temporary ".NAME.tmp.TOKEN" beside path until it is closed.
+ * Takes: path; trajectory (set; end it with ck__gas_trajectory_close()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL arguments or a path
+ * that names a directory; CK_ERROR_IO; CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck__gas_trajectory_open(const char *path,
+                                  ck__gas_trajectory **trajectory);
+
+/*
+ * ck__gas_trajectory_frame - appends one frame: the count line, then
+ *   Lattice="Lx 0.0 0.0 0.0 Ly 0.0 0.0 0.0 1.0"
+ *   Properties=species:S:1:pos:R:3:velo:R:3 Time=T Step=S pbc="T T F"
+ * and a line "Ar x y 0 vx vy 0" per particle (%.9g; the box and the time
+ * with the digits that read back exactly). Without velocities (NULL) the
+ * velo columns and their Properties entry are left out.
+ * Takes: trajectory; particles >= 1; the box's sides (finite, > 0);
+ * positions (2 N, finite); velocities (2 N, finite, or NULL); the step
+ * and the time of the frame.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (nothing written; the
+ * trajectory stays usable); CK_ERROR_IO or CK_ERROR_OUT_OF_MEMORY, after
+ * which the trajectory can only be closed, and is not committed.
+ */
+ck_status ck__gas_trajectory_frame(ck__gas_trajectory *trajectory,
+                                   size_t particles, double box_x, double box_y,
+                                   const double *positions,
+                                   const double *velocities, uint64_t step,
+                                   double time);
+
+/*
+ * ck__gas_trajectory_close - ends a trajectory and frees it. commit 1
+ * flushes the frames to disk and renames the temporary over the path;
+ * commit 0 (or an earlier write failure) removes the temporary and leaves
+ * the path as it was. NULL is a no-op.
+ * Returns: CK_OK; CK_ERROR_IO naming the file (the temporary is removed).
+ */
+ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit);
+
+/*
+ * ck__gas_xyz_write - one frame as a whole extended XYZ file, written
+ * atomically; arguments and errors as ck__gas_trajectory_open() and
+ * ck__gas_trajectory_frame().
+ */
+ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
+                            double box_y, const double *positions,
+                            const double *velocities, uint64_t step,
+                            double time);
+
+/*
+ * ck__gas_rdf_write - the radial distribution function in 2D from a
+ * histogram of unordered pair distances gathered over `samples`
+ * configurations of N particles in a box of the given area:
+ *   g(r_k) = count_k / (samples N (N - 1) / 2 * 2 pi r_k dr / area)
+ * with r_k the centre of bin k and dr = range / bins. Written atomically
+ * as CSV: a header "r,g,count", then one line per bin.
+ * Takes: path; bins >= 1; range (finite, > 0); pair_counts (bins
+ * entries); samples >= 1; particles >= 2; area (finite, > 0).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_IO;
+ * CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck__gas_rdf_write(const char *path, size_t bins, double range,
+                            const uint64_t *pair_counts, uint64_t samples,
+                            size_t particles, double area);
+
+/* The largest side of a picture, in pixels. */
+#define CK__GAS_PNG_MAX_SIDE 16384u
+
+/*
+ * ck__gas_png_write - a picture of a configuration as an 8-bit RGB PNG
+ * file, written atomically: `width` pixels along the box's longer side,
+ * the other in proportion (at least 1), y upwards, a dark background and
+ * each particle a filled disc of radius 0.5 sigma (at least 1 pixel),
+ * coloured from blue (at rest) through grey to red (at or above the 99th
+ * percentile of the frame's speeds). Without velocities (NULL) every disc
+ * takes the middle colour. Positions outside the box are wrapped into it.
+ * Takes: path; particles >= 1; the box's sides (finite, > 0); positions
+ * (2 N, finite); velocities (2 N, finite, or NULL); width in
+ * 1..CK__GAS_PNG_MAX_SIDE.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_IO;
+ * CK_ERROR_OUT_OF_MEMORY; CK_ERROR_UNSUPPORTED when clkit was built
+ * without libpng.
+ */
+ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
+                            double box_y, const double *positions,
+                            const double *velocities, unsigned width);
+
+#endif /* CK_GAS_IO_H */

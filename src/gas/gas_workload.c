@@ -1,0 +1,509 @@
+/*
+ * gas_workload.c - 2D Lennard-Jones dynamics as a clkit workload: options
+ * in; log lines through the run's log callback; run averages with block
+ * standard errors in the ck_result; the files --rdf, --traj, --png and
+ * --checkpoint, each written atomically.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/workload_internal.h"
+#include "gas/gas_internal.h"
+#include "gas/gas_io.h"
+#include "objectives/problem.h"
+
+static const ck_option gas_options[] = {
+    {"particles", "N", "1024", "number of particles"},
+    {"rho", "D", "0.7", "number density (a square box); or give --box"},
+    {"box", "LxW", NULL, "box sides, e.g. 40x40 (sets the density)"},
+    {"lattice", "L", "triangular", "initial lattice: triangular or square"},
+    {"T", "T", "1.0", "temperature of the initial velocities"},
+    {"xyz", "FILE", NULL,
+     "start from an extended-XYZ file (positions, box and velocities)"},
+    {"rc", "R", "2.5", "Lennard-Jones cutoff"},
+    {"shift", "S", "energy",
+     "energy (U - U(rc)), force (also F - F(rc)) or none"},
+    {"model", "M", "lj",
+     "lj, or log:A:S for (A/2) ln(r^2 + S^2) + r^-12 (needs --neighbors "
+     "allpairs)"},
+    {"dt", "DT", "0.005", "time step"},
+    {"walls", NULL, NULL, "reflecting walls instead of periodic boundaries"},
+    {"thermostat", "K", "none",
+     "none (NVE), langevin:T:GAMMA or rescale:T:EVERY"},
+    {"neighbors", "N", "cells",
+     "cells (rebuilt every step), verlet:SKIN (rebuilt when needed) or "
+     "allpairs"},
+    {"tiles", "T", "auto",
+     "how all pairs read positions on OpenCL devices: local (staged in "
+     "local memory, GPUs), direct (CPUs) or auto"},
+    {"steps", "S", "1000", "production steps (after --equil)"},
+    {"equil", "E", "0", "steps run before averaging starts"},
+    {"log-every", "K", "100", "print the observables every K steps (0: off)"},
+    {"sample-every", "K", "10", "steps between samples of the averages"},
+    {"blocks", "B", "10", "blocks for the standard errors of the averages"},
+    {"rdf", "FILE", NULL, "write g(r), averaged over the production run"},
+    {"rdf-bins", "B", "100", "histogram bins of --rdf"},
+    {"rdf-range", "R", "auto",
+     "largest distance of --rdf (auto: rc, or half the box with all pairs)"},
+    {"rdf-every", "K", "100", "steps between --rdf samples"},
+    {"traj", "FILE", NULL, "write an extended-XYZ trajectory"},
+    {"traj-every", "K", "100", "steps between --traj frames"},
+    {"png", "FILE", NULL, "draw the final configuration, coloured by speed"},
+    {"png-size", "PX", "800", "the picture's longer side in pixels"},
+    {"checkpoint", "FILE", NULL,
+     "write a checkpoint at the end (and every --checkpoint-every steps)"},
+    {"checkpoint-every", "K", "0", "steps between checkpoints (0: the end)"},
+    {"restart", "FILE", NULL,
+     "continue bit-exactly from a checkpoint (its settings; --steps more)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+typedef struct gas_job {
+  ck_gas_config config;
+  uint64_t steps, equil, log_every, sample_every, rdf_every, traj_every,
+      checkpoint_every;
+  unsigned blocks, rdf_bins, png_size;
+  double rdf_range;
+  const char *rdf, *traj, *png, *checkpoint, *restart;
+  int tiles;
+} gas_job;
+
+/* One side of --box: a finite positive decimal number filling [begin, end). */
+static int parse_side(const char *begin, const char *end, double *side) {
+  char copy[64];
+  size_t length = (size_t)(end - begin);
+  if (length == 0 || length >= sizeof copy)
+    return 0;
+  memcpy(copy, begin, length);
+  copy[length] = '\0';
+  for (size_t i = 0; i < length; ++i)
+    if (!strchr("0123456789.eE+-", copy[i]))
+      return 0; /* no hexadecimal, inf or nan */
+  char *stop = NULL;
+  *side = strtod(copy, &stop);
+  return stop == copy + length && *side > 0 && isfinite(*side);
+}
+
+static ck_status parse_box(const char *text, ck_gas_config *c) {
+  const char *separator = strpbrk(text, "xX");
+  const char *end = text + strlen(text);
+  double x = 0, y = 0;
+  int good = separator ? parse_side(text, separator, &x) &&
+                             parse_side(separator + 1, end, &y)
+                       : parse_side(text, end, &x);
+  if (!separator)
+    y = x;
+  if (!good)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--box: '%s' is not LxW or L with positive sides (e.g. "
+                    "40x30)",
+                    text);
+  c->box_x = x;
+  c->box_y = y;
+  return CK_OK;
+}
+
+static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
+  double t = 0, value = 0;
+  char tail;
+  if (strcmp(text, "none") == 0) {
+    c->thermostat = CK_GAS_NVE;
+    return CK_OK;
+  }
+  if (sscanf(text, "langevin:%lf:%lf%c", &t, &value, &tail) == 2 && t >= 0 &&
+      value > 0) {
+    c->thermostat = CK_GAS_LANGEVIN;
+    c->target_temperature = t;
+    c->gamma = value;
+    return CK_OK;
+  }
+  unsigned every = 0;
+  if (sscanf(text, "rescale:%lf:%u%c", &t, &every, &tail) == 2 && t >= 0 &&
+      every >= 1) {
+    c->thermostat = CK_GAS_RESCALE;
+    c->target_temperature = t;
+    c->rescale_every = every;
+    return CK_OK;
+  }
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "--thermostat: '%s' is not none, langevin:T:GAMMA (T >= 0, "
+                  "GAMMA > 0) or rescale:T:EVERY (EVERY >= 1)",
+                  text);
+}
+
+static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
+  double skin = 0;
+  char tail;
+  if (strcmp(text, "cells") == 0) {
+    c->neighbors = CK_GAS_CELLS;
+  } else if (strcmp(text, "allpairs") == 0) {
+    c->neighbors = CK_GAS_ALL_PAIRS;
+  } else if (strcmp(text, "verlet") == 0) {
+    c->neighbors = CK_GAS_VERLET;
+  } else if (sscanf(text, "verlet:%lf%c", &skin, &tail) == 1 && skin > 0) {
+    c->neighbors = CK_GAS_VERLET;
+    c->skin = skin;
+  } else {
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--neighbors: '%s' is not cells, verlet:SKIN (SKIN > 0) "
+                    "or allpairs",
+                    text);
+  }
+  return CK_OK;
+}
+
+static ck_status parse_model(const char *text, ck_gas_config *c) {
+  double strength = 0, softening = 0;
+  char tail;
+  if (strcmp(text, "lj") == 0) {
+    c->model = CK_GAS_LENNARD_JONES;
+    return CK_OK;
+  }
+  if (sscanf(text, "log:%lf:%lf%c", &strength, &softening, &tail) == 2 &&
+      isfinite(strength) && softening >= 0 && isfinite(softening)) {
+    c->model = CK_GAS_SOFT_LOG;
+    c->strength = strength;
+    c->softening = softening;
+    return CK_OK;
+  }
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "--model: '%s' is not lj or log:A:S (S >= 0)", text);
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, gas_job *job) {
+  ck_status status = CK_OK;
+  long long integer;
+  const char *text;
+  int kind;
+  memset(job, 0, sizeof *job);
+  ck_gas_config *c = &job->config;
+  ck_gas_config_init(c);
+  c->seed = options ? options->seed : 1;
+  CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 1 << 30,
+                           &integer));
+  c->particles = (size_t)integer;
+  CK_TRY(ck__param_real(params, count, "rho", 0.7, 1e-12, 1e6, &c->density));
+  if ((text = ck__param_find(params, count, "box")))
+    CK_TRY(parse_box(text, c));
+  if ((text = ck__param_find(params, count, "lattice"))) {
+    static const char *const lattices[] = {"square", "triangular", NULL};
+    CK_TRY(ck__parse_choice("lattice", text, lattices, &kind));
+    c->lattice = (ck_gas_lattice)kind;
+  }
+  CK_TRY(ck__param_real(params, count, "T", 1.0, 0, 1e6, &c->temperature));
+  c->xyz_path = ck__param_find(params, count, "xyz");
+  CK_TRY(ck__param_real(params, count, "rc", 2.5, 1e-6, 1e6, &c->rc));
+  if ((text = ck__param_find(params, count, "shift"))) {
+    static const char *const shifts[] = {"energy", "force", "none", NULL};
+    CK_TRY(ck__parse_choice("shift", text, shifts, &kind));
+    c->shift = (ck_gas_shift)kind;
+  }
+  if ((text = ck__param_find(params, count, "model")))
+    CK_TRY(parse_model(text, c));
+  CK_TRY(ck__param_real(params, count, "dt", 0.005, 1e-12, 1e3, &c->dt));
+  c->walls = ck__param_find(params, count, "walls") != NULL;
+  if ((text = ck__param_find(params, count, "thermostat")))
+    CK_TRY(parse_thermostat(text, c));
+  if ((text = ck__param_find(params, count, "neighbors")))
+    CK_TRY(parse_neighbors(text, c));
+  job->tiles = -1;
+  if ((text = ck__param_find(params, count, "tiles"))) {
+    static const char *const forms[] = {"direct", "local", "auto", NULL};
+    CK_TRY(ck__parse_choice("tiles", text, forms, &kind));
+    job->tiles = kind == 2 ? -1 : kind;
+  }
+  static const struct {
+    const char *name;
+    long long fallback, minimum;
+  } counts[] = {{"steps", 1000, 0},        {"equil", 0, 0},
+                {"log-every", 100, 0},     {"sample-every", 10, 1},
+                {"rdf-every", 100, 1},     {"traj-every", 100, 1},
+                {"checkpoint-every", 0, 0}};
+  uint64_t *targets[] = {&job->steps,           &job->equil,
+                         &job->log_every,       &job->sample_every,
+                         &job->rdf_every,       &job->traj_every,
+                         &job->checkpoint_every};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+    CK_TRY(ck__param_integer(params, count, counts[i].name, counts[i].fallback,
+                             counts[i].minimum, (long long)1e15, &integer));
+    *targets[i] = (uint64_t)integer;
+  }
+  CK_TRY(ck__param_integer(params, count, "blocks", 10, 2, 1000, &integer));
+  job->blocks = (unsigned)integer;
+  CK_TRY(
+      ck__param_integer(params, count, "rdf-bins", 100, 1, 1 << 20, &integer));
+  job->rdf_bins = (unsigned)integer;
+  CK_TRY(
+      ck__param_integer(params, count, "png-size", 800, 16, 16384, &integer));
+  job->png_size = (unsigned)integer;
+  text = ck__param_find(params, count, "rdf-range");
+  if (text && strcmp(text, "auto") != 0)
+    CK_TRY(ck__param_real(params, count, "rdf-range", 0, 1e-9, 1e9,
+                          &job->rdf_range));
+  job->rdf = ck__param_find(params, count, "rdf");
+  job->traj = ck__param_find(params, count, "traj");
+  job->png = ck__param_find(params, count, "png");
+  job->checkpoint = ck__param_find(params, count, "checkpoint");
+  job->restart = ck__param_find(params, count, "restart");
+  if (job->checkpoint_every && !job->checkpoint)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--checkpoint-every needs --checkpoint FILE");
+  if (job->restart && c->xyz_path)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--restart and --xyz both give the starting state; give one");
+fail:
+  return status;
+}
+
+static ck_status gas_check(const ck_param *params, size_t count) {
+  gas_job job;
+  return job_parse(params, count, NULL, &job);
+}
+
+static void log_line(const ck_run_options *options, const char *line) {
+  if (options && options->log)
+    options->log(options->log_user, line);
+}
+
+/* Mean and standard error of samples, from the means of `blocks` equal
+ * blocks (the remainder at the end is left out of the blocks, not of the
+ * mean). With too few samples the error is NaN. */
+static void block_average(const double *samples, size_t count, unsigned blocks,
+                          double *mean, double *error) {
+  double sum = 0;
+  for (size_t i = 0; i < count; ++i)
+    sum += samples[i];
+  *mean = count ? sum / (double)count : NAN;
+  size_t size = count / blocks;
+  if (size < 1) {
+    *error = NAN;
+    return;
+  }
+  double means[1000], total = 0, spread = 0;
+  for (unsigned b = 0; b < blocks; ++b) {
+    double block = 0;
+    for (size_t i = 0; i < size; ++i)
+      block += samples[b * size + i];
+    means[b] = block / (double)size;
+    total += means[b];
+  }
+  double average = total / blocks;
+  for (unsigned b = 0; b < blocks; ++b)
+    spread += (means[b] - average) * (means[b] - average);
+  *error = sqrt(spread / (blocks - 1) / blocks);
+}
+
+/* Samples of each averaged observable. */
+enum { SAMPLE_T, SAMPLE_POTENTIAL, SAMPLE_TOTAL, SAMPLE_PRESSURE, SAMPLES };
+
+static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
+                             const char *png, unsigned png_size,
+                             const ck_gas_observables *o) {
+  ck_status status = CK_OK;
+  double box_x, box_y;
+  size_t n;
+  ck_gas_box(gas, &box_x, &box_y, &n);
+  double *positions = malloc(2 * n * sizeof *positions);
+  double *velocities = malloc(2 * n * sizeof *velocities);
+  if (!positions || !velocities)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(ck_gas_particles(gas, positions, velocities));
+  if (trajectory)
+    CK_TRY(ck__gas_trajectory_frame(trajectory, n, box_x, box_y, positions,
+                                    velocities, o->step, o->time));
+  if (png)
+    CK_TRY(ck__gas_png_write(png, n, box_x, box_y, positions, velocities,
+                             png_size));
+fail:
+  free(positions);
+  free(velocities);
+  return status;
+}
+
+static ck_status gas_run(const ck_device *device, const ck_param *params,
+                         size_t count, const ck_run_options *options,
+                         ck_result *result) {
+  ck_status status = CK_OK;
+  gas_job job;
+  ck_gas *gas = NULL;
+  ck__gas_trajectory *trajectory = NULL;
+  double *samples[SAMPLES] = {NULL};
+  uint64_t *rdf = NULL, rdf_samples = 0;
+  if ((status = job_parse(params, count, options, &job)))
+    return status;
+  double started = ck__seconds();
+  if (job.restart)
+    CK_TRY(ck_gas_load(device, job.restart, &gas));
+  else
+    CK_TRY(ck__gas_create_tuned(device, &job.config, job.tiles, &gas));
+  ck_gas_config c;
+  ck_gas_describe(gas, &c);
+  double setup_s = ck__seconds() - started;
+  if (job.rdf) {
+    if (job.rdf_range <= 0)
+      job.rdf_range =
+          c.neighbors == CK_GAS_ALL_PAIRS ? 0.5 * fmin(c.box_x, c.box_y) : c.rc;
+    rdf = calloc(job.rdf_bins, sizeof *rdf);
+    if (!rdf)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  if (job.traj)
+    CK_TRY(ck__gas_trajectory_open(job.traj, &trajectory));
+  size_t capacity = (size_t)(job.steps / job.sample_every) + 2;
+  for (int q = 0; q < SAMPLES; ++q) {
+    samples[q] = malloc(capacity * sizeof *samples[q]);
+    if (!samples[q])
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu samples",
+              capacity);
+  }
+  ck_gas_observables o, first = {0}, last = {0};
+  CK_TRY(ck_gas_observe(gas, &o));
+  uint64_t begin = o.step, end = begin + job.equil + job.steps;
+  uint64_t production = begin + job.equil;
+  size_t sampled = 0;
+  char line[256];
+  if (job.log_every) {
+    log_line(options, "    step       time    kinetic  potential      total"
+                      "          T          P   momentum");
+  }
+  double run_started = ck__seconds();
+  for (uint64_t step = begin;;) {
+    uint64_t since = step - begin;
+    if (job.log_every && since % job.log_every == 0) {
+      CK_TRY(ck_gas_observe(gas, &o));
+      snprintf(line, sizeof line,
+               "%8llu %10.3f %10.5f %10.5f %10.6f %10.5f %10.5f %10.2e",
+               (unsigned long long)o.step, o.time, o.kinetic, o.potential,
+               o.total, o.temperature, o.pressure,
+               hypot(o.momentum_x, o.momentum_y));
+      log_line(options, line);
+    }
+    if (step >= production && (step - production) % job.sample_every == 0 &&
+        sampled < capacity) {
+      CK_TRY(ck_gas_observe(gas, &o));
+      if (sampled == 0)
+        first = o;
+      last = o;
+      samples[SAMPLE_T][sampled] = o.temperature;
+      samples[SAMPLE_POTENTIAL][sampled] = o.potential;
+      samples[SAMPLE_TOTAL][sampled] = o.total;
+      samples[SAMPLE_PRESSURE][sampled] = o.pressure;
+      ++sampled;
+    }
+    if (rdf && step >= production && (step - production) % job.rdf_every == 0) {
+      CK_TRY(ck_gas_rdf(gas, job.rdf_bins, job.rdf_range, rdf));
+      ++rdf_samples;
+    }
+    if (trajectory && since % job.traj_every == 0) {
+      CK_TRY(ck_gas_observe(gas, &o));
+      CK_TRY(write_frame(gas, trajectory, NULL, 0, &o));
+    }
+    if (job.checkpoint && job.checkpoint_every && since > 0 &&
+        since % job.checkpoint_every == 0)
+      CK_TRY(ck_gas_save(gas, job.checkpoint));
+    if (step == end)
+      break;
+    /* On to the next step where something is due. */
+    uint64_t next = end;
+    uint64_t periods[] = {job.log_every, job.traj_every, job.checkpoint_every};
+    for (int p = 0; p < 3; ++p)
+      if (periods[p] && (p != 1 || trajectory) && (p != 2 || job.checkpoint)) {
+        uint64_t due = begin + (since / periods[p] + 1) * periods[p];
+        next = due < next ? due : next;
+      }
+    uint64_t sample_periods[] = {job.sample_every, rdf ? job.rdf_every : 0};
+    for (int p = 0; p < 2; ++p)
+      if (sample_periods[p]) {
+        uint64_t due =
+            step < production
+                ? production
+                : production + ((step - production) / sample_periods[p] + 1) *
+                                   sample_periods[p];
+        next = due < next ? due : next;
+      }
+    CK_TRY(ck_gas_step(gas, next - step));
+    step = next;
+    if (options && options->progress &&
+        options->progress(options->progress_user,
+                          (double)(step - begin) / (double)(end - begin)))
+      CK_FAIL(CK_ERROR_CANCELLED, "stopped at step %llu",
+              (unsigned long long)step);
+  }
+  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
+  double run_s = ck__seconds() - run_started;
+  ck_queue_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
+  if (trajectory) {
+    ck__gas_trajectory *closing = trajectory;
+    trajectory = NULL;
+    CK_TRY(ck__gas_trajectory_close(closing, 1));
+  }
+  if (job.checkpoint)
+    CK_TRY(ck_gas_save(gas, job.checkpoint));
+  if (job.png) {
+    CK_TRY(ck_gas_observe(gas, &o));
+    CK_TRY(write_frame(gas, NULL, job.png, job.png_size, &o));
+  }
+  if (rdf)
+    CK_TRY(ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range, rdf,
+                             rdf_samples, c.particles, c.box_x * c.box_y));
+
+  double mean[SAMPLES], error[SAMPLES];
+  for (int q = 0; q < SAMPLES; ++q)
+    block_average(samples[q], sampled, job.blocks, &mean[q], &error[q]);
+  double particle_steps = (double)c.particles * (double)(end - begin);
+  result->wall_s = ck__seconds() - started;
+  result->best = mean[SAMPLE_POTENTIAL];
+  snprintf(result->best_name, sizeof result->best_name, "potential_energy");
+  result->throughput = run_s > 0 ? particle_steps / run_s : 0;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit,
+           "particle-steps/s");
+  ck__result_metric(result, "particles", (double)c.particles, "");
+  ck__result_metric(result, "box_x", c.box_x, "");
+  ck__result_metric(result, "box_y", c.box_y, "");
+  ck__result_metric(result, "density",
+                    (double)c.particles / (c.box_x * c.box_y), "");
+  ck__result_metric(result, "steps", (double)(end - begin), "");
+  ck__result_metric(result, "samples", (double)sampled, "");
+  ck__result_metric(result, "temperature", mean[SAMPLE_T], "");
+  ck__result_metric(result, "temperature_se", error[SAMPLE_T], "");
+  ck__result_metric(result, "potential_energy", mean[SAMPLE_POTENTIAL], "");
+  ck__result_metric(result, "potential_energy_se", error[SAMPLE_POTENTIAL], "");
+  ck__result_metric(result, "total_energy", mean[SAMPLE_TOTAL], "");
+  ck__result_metric(result, "total_energy_se", error[SAMPLE_TOTAL], "");
+  ck__result_metric(result, "pressure", mean[SAMPLE_PRESSURE], "");
+  ck__result_metric(result, "pressure_se", error[SAMPLE_PRESSURE], "");
+  if (sampled) {
+    double drift = last.total - first.total;
+    ck__result_metric(result, "energy_drift", drift, "");
+    ck__result_metric(result, "energy_drift_relative",
+                      first.total != 0 ? drift / fabs(first.total) : NAN, "");
+  }
+  ck__result_metric(result, "final_step", (double)end, "");
+  ck__result_metric(result, "run_s", run_s, "s");
+  ck__result_metric(result, "setup_s", setup_s, "s");
+fail:
+  if (trajectory)
+    ck__gas_trajectory_close(trajectory, 0);
+  for (int q = 0; q < SAMPLES; ++q)
+    free(samples[q]);
+  free(rdf);
+  ck_gas_destroy(gas);
+  return status;
+}
+
+static const ck_param gas_demo[] = {
+    {"particles", "400"}, {"steps", "200"}, {"log-every", "0"}};
+
+const ck_workload ck__gas_workload = {
+    .name = "gas",
+    .summary = "2D Lennard-Jones molecular dynamics (NVE, Langevin, rescaling)",
+    .options = gas_options,
+    .tolerance = 0.02,
+    .check = gas_check,
+    .run = gas_run,
+    .demo = gas_demo,
+    .demo_count = sizeof gas_demo / sizeof gas_demo[0],
+};

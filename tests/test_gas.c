@@ -1,0 +1,1835 @@
+/*
+ * test_gas.c - two-dimensional Lennard-Jones dynamics (clkit/gas.h) on ref
+ * (float and double) and on an OpenCL device: forces, energies, virial
+ * and momentum against an independent all-pairs sum in the test, the
+ * three neighbour modes against each other (periodic, walls, grids of 1,
+ * 2 and 3 cells, rectangular boxes), Newton's third law, NVE energy
+ * conservation, the Langevin and rescaling thermostats, the ideal-gas
+ * limit, bit-exact restarts from checkpoints, ref/OpenCL agreement,
+ * starting from an XYZ file, the pair histogram of the RDF, bad input and
+ * damaged files, and the "gas" workload through the public API.
+ *
+ * Files live in a fresh directory made with mkdtemp and removed at the
+ * end.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "check.h"
+#include "gas/gas_internal.h"
+#include "opencl_device.h"
+#include "test_support.h"
+
+static char work_dir[] = "/tmp/clkit_test_gas_XXXXXX";
+
+/* The worst agreements seen, [0] float and [1] double, printed at the end
+ * of the neighbour-mode checks so that the tolerances can be judged. */
+static double worst_brute[2], worst_sum[2], worst_mode[2];
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void path_in(const char *name, char *path, size_t capacity) {
+  snprintf(path, capacity, "%s/%s", work_dir, name);
+}
+
+static int write_bytes(const char *path, const void *bytes, size_t size) {
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return -1;
+  size_t put = size ? fwrite(bytes, 1, size, file) : 0;
+  int closed = fclose(file);
+  return put == size && closed == 0 ? 0 : -1;
+}
+
+static int write_text(const char *path, const char *text) {
+  return write_bytes(path, text, strlen(text));
+}
+
+/* An extended XYZ file with every digit of the doubles (velocities
+ * optional). */
+static int write_xyz(const char *path, size_t n, double box_x, double box_y,
+                     const double *x, const double *v) {
+  FILE *file = fopen(path, "w");
+  if (!file)
+    return -1;
+  fprintf(file,
+          "%zu\nLattice=\"%.17g 0 0 0 %.17g 0 0 0 1\" "
+          "Properties=species:S:1:pos:R:2%s\n",
+          n, box_x, box_y, v ? ":velo:R:2" : "");
+  for (size_t k = 0; k < n; ++k) {
+    fprintf(file, "Ar %.17g %.17g", x[2 * k], x[2 * k + 1]);
+    if (v)
+      fprintf(file, " %.17g %.17g", v[2 * k], v[2 * k + 1]);
+    fputc('\n', file);
+  }
+  return fclose(file) == 0 ? 0 : -1;
+}
+
+static const char *mode_name(ck_gas_neighbors mode) {
+  return mode == CK_GAS_CELLS    ? "cells"
+         : mode == CK_GAS_VERLET ? "verlet"
+                                 : "allpairs";
+}
+
+static ck_gas *make(const ck_device *device, const ck_gas_config *config,
+                    int double_precision) {
+  ck_gas *gas = NULL;
+  CHECK_OK(ck__gas_create(device, config, double_precision, &gas));
+  return gas;
+}
+
+/* Everything a test reads from a gas: particles, forces, observables. */
+typedef struct snapshot {
+  size_t n;
+  double box_x, box_y;
+  double *x, *v, *f;
+  ck_gas_observables o;
+  ck_gas_config config;
+} snapshot;
+
+static void snapshot_free(snapshot *s) {
+  free(s->x);
+  free(s->v);
+  free(s->f);
+  memset(s, 0, sizeof *s);
+}
+
+static int take(ck_gas *gas, snapshot *s) {
+  memset(s, 0, sizeof *s);
+  if (!gas)
+    return 0;
+  CHECK_OK(ck_gas_box(gas, &s->box_x, &s->box_y, &s->n));
+  CHECK_OK(ck_gas_describe(gas, &s->config));
+  s->x = calloc(2 * s->n, sizeof *s->x);
+  s->v = calloc(2 * s->n, sizeof *s->v);
+  s->f = calloc(2 * s->n, sizeof *s->f);
+  if (!s->x || !s->v || !s->f) {
+    snapshot_free(s);
+    CHECK_MSG(0, "out of memory");
+    return 0;
+  }
+  CHECK_OK(ck_gas_particles(gas, s->x, s->v));
+  CHECK_OK(ck_gas_forces(gas, s->f));
+  CHECK_OK(ck_gas_observe(gas, &s->o));
+  return 1;
+}
+
+/* The separation along one side, by the minimum image when periodic. */
+static double separation(double a, double b, double side, int walls) {
+  double d = a - b;
+  return walls ? d : d - side * floor(d / side + 0.5);
+}
+
+/* The largest |a - b| of two position arrays (minimum image). */
+static double position_gap(const snapshot *a, const snapshot *b) {
+  double worst = 0;
+  for (size_t k = 0; k < a->n; ++k) {
+    double dx = separation(a->x[2 * k], b->x[2 * k], a->box_x, a->config.walls);
+    double dy =
+        separation(a->x[2 * k + 1], b->x[2 * k + 1], a->box_y, a->config.walls);
+    worst = fmax(worst, fmax(fabs(dx), fabs(dy)));
+  }
+  return worst;
+}
+
+static double array_gap(const double *a, const double *b, size_t count) {
+  double worst = 0;
+  for (size_t i = 0; i < count; ++i)
+    worst = fmax(worst, fabs(a[i] - b[i]));
+  return worst;
+}
+
+static double relative(double a, double b, double scale) {
+  return fabs(a - b) / scale;
+}
+
+/*
+ * The pair interaction written out independently of cl/ck_gas.h: the
+ * force along r_i - r_j (positive repulsive) and the energy, for the
+ * model, cutoff and shift of a configuration. Beyond rc (Lennard-Jones)
+ * both are 0.
+ */
+static double pair_force(const ck_gas_config *c, double r, double *energy) {
+  if (c->model == CK_GAS_SOFT_LOG) {
+    double soft = r * r + c->softening * c->softening;
+    *energy = 0.5 * c->strength * log(soft) + pow(r, -12);
+    return -c->strength * r / soft + 12 * pow(r, -13);
+  }
+  if (r >= c->rc) {
+    *energy = 0;
+    return 0;
+  }
+  double u = 4 * (pow(r, -12) - pow(r, -6));
+  double f = 48 * pow(r, -13) - 24 * pow(r, -7);
+  double uc = 4 * (pow(c->rc, -12) - pow(c->rc, -6));
+  double fc = 48 * pow(c->rc, -13) - 24 * pow(c->rc, -7);
+  if (c->shift == CK_GAS_SHIFT_ENERGY) {
+    u -= uc;
+  } else if (c->shift == CK_GAS_SHIFT_FORCE) {
+    u = u - uc + (r - c->rc) * fc;
+    f -= fc;
+  }
+  *energy = u;
+  return f;
+}
+
+/*
+ * The all-pairs sums in double: forces (2 N), each particle's sum of
+ * |pair force| (the scale of its rounding), the potential energy and the
+ * pair virial sum r . F with the sums of their magnitudes. A pair within
+ * rounding of the cutoff (|r - rc| < 1e-6 rc) may be in or out on the
+ * device: its particles are marked in `edge`, and what it could change
+ * is added to edge_energy and edge_virial.
+ */
+typedef struct brute {
+  double *f, *scale;
+  unsigned char *edge;
+  double energy, energy_scale, virial, virial_scale, scale_sum;
+  double edge_energy, edge_virial, edge_gap;
+} brute;
+
+static void brute_free(brute *b) {
+  free(b->f);
+  free(b->scale);
+  free(b->edge);
+  memset(b, 0, sizeof *b);
+}
+
+static int brute_force(const snapshot *s, brute *b) {
+  memset(b, 0, sizeof *b);
+  size_t n = s->n;
+  const ck_gas_config *c = &s->config;
+  b->f = calloc(2 * n, sizeof *b->f);
+  b->scale = calloc(n, sizeof *b->scale);
+  b->edge = calloc(n, 1);
+  if (!b->f || !b->scale || !b->edge) {
+    brute_free(b);
+    return 0;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      double dx = separation(s->x[2 * i], s->x[2 * j], s->box_x, c->walls);
+      double dy =
+          separation(s->x[2 * i + 1], s->x[2 * j + 1], s->box_y, c->walls);
+      double r = sqrt(dx * dx + dy * dy), u;
+      if (c->model == CK_GAS_LENNARD_JONES && fabs(r - c->rc) < 1e-6 * c->rc) {
+        double u_inside,
+            f_inside = pair_force(c, c->rc * (1 - 1e-12), &u_inside);
+        b->edge[i] = b->edge[j] = 1;
+        if (b->edge_gap == 0 || fabs(r - c->rc) < fabs(b->edge_gap))
+          b->edge_gap = r - c->rc;
+        b->edge_energy += fabs(u_inside);
+        b->edge_virial += fabs(f_inside * c->rc);
+      }
+      double f = pair_force(c, r, &u);
+      if (f == 0 && u == 0)
+        continue;
+      b->f[2 * i] += f * dx / r;
+      b->f[2 * i + 1] += f * dy / r;
+      b->f[2 * j] -= f * dx / r;
+      b->f[2 * j + 1] -= f * dy / r;
+      b->scale[i] += fabs(f);
+      b->scale[j] += fabs(f);
+      b->energy += u;
+      b->energy_scale += fabs(u);
+      b->virial += f * r;
+      b->virial_scale += fabs(f * r);
+    }
+  for (size_t i = 0; i < n; ++i)
+    b->scale_sum += b->scale[i];
+  return 1;
+}
+
+/* The degrees of freedom the driver must use: 2 N, less the momentum's 2
+ * when periodic without Langevin. */
+static double expected_dof(const ck_gas_config *c) {
+  double dof = 2.0 * (double)c->particles;
+  if (!c->walls && c->thermostat != CK_GAS_LANGEVIN && c->particles > 1)
+    dof -= 2;
+  return dof;
+}
+
+/*
+ * A snapshot against the all-pairs sums of its own positions: forces per
+ * particle within `tolerance` of its pair-force scale, Newton's third law
+ * (the sum of the forces) within `sum_tolerance` of all the scales, the
+ * potential energy, pressure, kinetic energy, temperature and momentum.
+ */
+static void check_against_brute(const char *what, const snapshot *s,
+                                int double_precision, double tolerance,
+                                double sum_tolerance) {
+  brute b;
+  if (!brute_force(s, &b)) {
+    CHECK_MSG(0, "%s: out of memory", what);
+    return;
+  }
+  size_t n = s->n;
+  double worst = 0, sum_x = 0, sum_y = 0;
+  size_t edges = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double scale = b.scale[i] > 0 ? b.scale[i] : 1e-30;
+    sum_x += s->f[2 * i];
+    sum_y += s->f[2 * i + 1];
+    if (b.edge[i]) {
+      ++edges;
+      continue;
+    }
+    worst = fmax(worst, fabs(s->f[2 * i] - b.f[2 * i]) / scale);
+    worst = fmax(worst, fabs(s->f[2 * i + 1] - b.f[2 * i + 1]) / scale);
+  }
+  if (edges)
+    printf("%s: %zu particles with a pair at the cutoff left out (r - rc = "
+           "%.3g)\n",
+           what, edges, b.edge_gap);
+  worst_brute[double_precision] = fmax(worst_brute[double_precision], worst);
+  CHECK_MSG(worst <= tolerance,
+            "%s: forces off the all-pairs sum by %.3g of "
+            "their scale (tolerance %.3g)",
+            what, worst, tolerance);
+  double net = hypot(sum_x, sum_y) / (b.scale_sum > 0 ? b.scale_sum : 1);
+  worst_sum[double_precision] = fmax(worst_sum[double_precision], net);
+  CHECK_MSG(net <= sum_tolerance,
+            "%s: the forces sum to (%.3g, %.3g), %.3g of their scale %.3g "
+            "(tolerance %.3g)",
+            what, sum_x, sum_y, net, b.scale_sum, sum_tolerance);
+  double energy_gap =
+      (fabs(s->o.potential * (double)n - b.energy) - b.edge_energy) /
+      (b.energy_scale > 0 ? b.energy_scale : 1);
+  CHECK_MSG(energy_gap <= tolerance,
+            "%s: potential energy %.12g per particle, all pairs give %.12g "
+            "(gap %.3g of its scale)",
+            what, s->o.potential, b.energy / (double)n, energy_gap);
+  double kinetic = 0, px = 0, py = 0, speed_sum = 0;
+  for (size_t k = 0; k < n; ++k) {
+    kinetic +=
+        0.5 * (s->v[2 * k] * s->v[2 * k] + s->v[2 * k + 1] * s->v[2 * k + 1]);
+    px += s->v[2 * k];
+    py += s->v[2 * k + 1];
+    speed_sum += fabs(s->v[2 * k]) + fabs(s->v[2 * k + 1]);
+  }
+  /* Sums of float velocities rounded in float (OpenCL) or double. */
+  double float_eps = double_precision ? 1e-13 : 1e-6;
+  CHECK_MSG(relative(s->o.kinetic * (double)n, kinetic, kinetic) <= float_eps,
+            "%s: kinetic energy %.12g per particle, the velocities give "
+            "%.12g",
+            what, s->o.kinetic, kinetic / (double)n);
+  double temperature = 2 * kinetic / expected_dof(&s->config);
+  CHECK_MSG(relative(s->o.temperature, temperature, temperature) <= float_eps,
+            "%s: temperature %.12g, 2 KE / dof gives %.12g", what,
+            s->o.temperature, temperature);
+  CHECK_MSG(relative(s->o.total, s->o.kinetic + s->o.potential, 1) <= 1e-12,
+            "%s: total %.12g is not kinetic + potential", what, s->o.total);
+  CHECK_MSG(fabs(s->o.momentum_x - px) <= float_eps * speed_sum &&
+                fabs(s->o.momentum_y - py) <= float_eps * speed_sum,
+            "%s: momentum (%.6g, %.6g), the velocities give (%.6g, %.6g)", what,
+            s->o.momentum_x, s->o.momentum_y, px, py);
+  /* P A = N T + W / 2 in two dimensions, W the sum of r . F over pairs. */
+  double area = s->box_x * s->box_y;
+  double pressure = ((double)n * s->o.temperature + 0.5 * b.virial) / area;
+  double pressure_scale =
+      ((double)n * s->o.temperature + 0.5 * b.virial_scale) / area;
+  double allowance = 0.5 * b.edge_virial / area;
+  CHECK_MSG(fabs(s->o.pressure - pressure) - allowance <=
+                tolerance * pressure_scale,
+            "%s: pressure %.12g, the pair virial gives %.12g", what,
+            s->o.pressure, pressure);
+  brute_free(&b);
+}
+
+/* Two snapshots of the same configuration in different neighbour modes:
+ * forces within tolerance of each particle's pair-force scale, potential
+ * energy and pressure within tolerance. */
+static void check_same_forces(const char *what, const snapshot *a,
+                              const snapshot *b, int double_precision,
+                              double tolerance) {
+  brute pairs;
+  if (!brute_force(a, &pairs)) {
+    CHECK_MSG(0, "%s: out of memory", what);
+    return;
+  }
+  double worst = 0;
+  for (size_t i = 0; i < a->n; ++i) {
+    double scale = pairs.scale[i] > 0 ? pairs.scale[i] : 1e-30;
+    worst = fmax(worst, fabs(a->f[2 * i] - b->f[2 * i]) / scale);
+    worst = fmax(worst, fabs(a->f[2 * i + 1] - b->f[2 * i + 1]) / scale);
+  }
+  worst_mode[double_precision] = fmax(worst_mode[double_precision], worst);
+  CHECK_MSG(worst <= tolerance,
+            "%s: forces differ by %.3g of their scale (tolerance %.3g)", what,
+            worst, tolerance);
+  double n = (double)a->n;
+  CHECK_MSG(relative(a->o.potential * n, b->o.potential * n,
+                     pairs.energy_scale > 0 ? pairs.energy_scale : 1) <=
+                tolerance,
+            "%s: potential energy %.12g vs %.12g", what, a->o.potential,
+            b->o.potential);
+  double area = a->box_x * a->box_y;
+  double pressure_scale =
+      (n * a->o.temperature + 0.5 * pairs.virial_scale) / area;
+  CHECK_MSG(relative(a->o.pressure, b->o.pressure, pressure_scale) <= tolerance,
+            "%s: pressure %.12g vs %.12g", what, a->o.pressure, b->o.pressure);
+  CHECK_MSG(relative(a->o.kinetic, b->o.kinetic, a->o.kinetic) <= tolerance,
+            "%s: kinetic energy %.17g vs %.17g", what, a->o.kinetic,
+            b->o.kinetic);
+  brute_free(&pairs);
+}
+
+/* The backends a test runs on: ref in float and double, the OpenCL
+ * device in float (and in double where it has fp64). */
+typedef struct backend {
+  const ck_device *device;
+  int double_precision;
+  char name[48];
+} backend;
+
+static size_t backends_of(const ck_device *ref, const ck_device *ocl,
+                          int with_double, backend *out) {
+  size_t count = 0;
+  out[count++] = (backend){ref, 0, "ref float"};
+  if (with_double)
+    out[count++] = (backend){ref, 1, "ref double"};
+  if (ocl) {
+    backend b = {ocl, 0, ""};
+    snprintf(b.name, sizeof b.name, "%s float", ocl->id);
+    out[count++] = b;
+    if (with_double && ocl->has_fp64) {
+      b.double_precision = 1;
+      snprintf(b.name, sizeof b.name, "%s double", ocl->id);
+      out[count++] = b;
+    }
+  }
+  return count;
+}
+
+/* ---- 1, 2: neighbour modes, all-pairs sums, Newton's third law ---------- */
+
+typedef struct geometry_case {
+  const char *name;
+  size_t particles;
+  double density, box_x, box_y;
+  int walls;
+  double rc;
+  ck_gas_shift shift;
+  int cells_x, cells_y; /* the cell grid expected (cells mode) */
+} geometry_case;
+
+static const geometry_case geometry_cases[] = {
+    /* sqrt(300 / 0.7) = 20.7: 8 x 8 cells of 2.59 */
+    {"N 300 square", 300, 0.7, 0, 0, 0, 2.5, CK_GAS_SHIFT_ENERGY, 8, 8},
+    {"N 300 walls", 300, 0.7, 0, 0, 1, 2.5, CK_GAS_SHIFT_ENERGY, 8, 8},
+    {"N 300 force-shifted", 300, 0.7, 0, 0, 0, 2.5, CK_GAS_SHIFT_FORCE, 8, 8},
+    {"N 300 unshifted rc 3", 300, 0.7, 0, 0, 0, 3.0, CK_GAS_SHIFT_NONE, 6, 6},
+    /* sqrt(20 / 0.5) = 6.32: 2 x 2 cells, each visited once */
+    {"N 20 two cells", 20, 0.5, 0, 0, 0, 2.5, CK_GAS_SHIFT_ENERGY, 2, 2},
+    /* sqrt(30 / 0.5) = 7.75: 3 x 3 cells (2 x 2 with the Verlet skin) */
+    {"N 30 three cells", 30, 0.5, 0, 0, 0, 2.5, CK_GAS_SHIFT_ENERGY, 3, 3},
+    {"6 x 20 box", 84, 0, 6, 20, 0, 2.5, CK_GAS_SHIFT_ENERGY, 2, 8},
+    {"30 x 9 box", 189, 0, 30, 9, 0, 2.5, CK_GAS_SHIFT_ENERGY, 12, 3},
+    /* walls allow rc beyond half the box: one cell across */
+    {"4 x 30 box, walls", 60, 0, 4, 30, 1, 2.5, CK_GAS_SHIFT_ENERGY, 1, 12},
+};
+
+static void geometry_config(const geometry_case *g, ck_gas_config *c) {
+  ck_gas_config_init(c);
+  c->particles = g->particles;
+  c->density = g->density > 0 ? g->density : 0.7;
+  c->box_x = g->box_x;
+  c->box_y = g->box_y;
+  c->walls = g->walls;
+  c->rc = g->rc;
+  c->shift = g->shift;
+  c->seed = 7;
+}
+
+/* A disordered configuration of the case: 20 steps from the lattice,
+ * written to an XYZ file (every digit). Returns 0 on failure. */
+static int disordered_xyz(const ck_device *ref, const geometry_case *g,
+                          const char *path) {
+  ck_gas_config c;
+  geometry_config(g, &c);
+  c.neighbors = CK_GAS_ALL_PAIRS;
+  ck_gas *gas = make(ref, &c, 1);
+  if (!gas)
+    return 0;
+  CHECK_OK(ck_gas_step(gas, 20));
+  snapshot s;
+  int ok = take(gas, &s);
+  ck_gas_destroy(gas);
+  if (!ok)
+    return 0;
+  ok = write_xyz(path, s.n, s.box_x, s.box_y, s.x, s.v) == 0;
+  CHECK_MSG(ok, "cannot write %s", path);
+  snapshot_free(&s);
+  return ok;
+}
+
+static void neighbor_modes(const ck_device *ref, const ck_device *ocl) {
+  backend backends[4];
+  size_t backend_count = backends_of(ref, ocl, 1, backends);
+  for (size_t g = 0; g < sizeof geometry_cases / sizeof geometry_cases[0];
+       ++g) {
+    const geometry_case *gc = &geometry_cases[g];
+    char path[600];
+    snprintf(path, sizeof path, "%s/geometry%zu.xyz", work_dir, g);
+    if (!disordered_xyz(ref, gc, path))
+      continue;
+    for (size_t b = 0; b < backend_count; ++b) {
+      const backend *be = &backends[b];
+      /* Float: each pair's force is computed alike in every mode, so the
+       * modes differ only in the order of the sums (a few float epsilons
+       * of the pair-force scale); against the double sums in the test the
+       * float separations themselves round (about 1e-6 of a unit length,
+       * amplified 13 times by r^-13). Double: rounding only. Measured
+       * worst cases: 1.7e-5 (float) and 1.1e-14 (double) of the scale
+       * against the test's sums, 1.9e-7 and 3.1e-16 between modes, net
+       * forces 2e-8 and 6e-17 of the summed scales: margins of 10 to 100. */
+      double mode_tolerance = be->double_precision ? 1e-13 : 1e-5;
+      double brute_tolerance = be->double_precision ? 1e-12 : 2e-4;
+      double sum_tolerance = be->double_precision ? 1e-14 : 1e-6;
+      snapshot s[3];
+      int have[3] = {0, 0, 0};
+      for (int m = 0; m < 3; ++m) {
+        ck_gas_config c;
+        geometry_config(gc, &c);
+        c.xyz_path = path;
+        c.neighbors = (ck_gas_neighbors)m;
+        ck_gas *gas = make(be->device, &c, be->double_precision);
+        have[m] = take(gas, &s[m]);
+        if (gas && m == CK_GAS_CELLS) {
+          gas_state *state = ck__gas_state(gas);
+          CHECK_MSG(state->cells_x == gc->cells_x &&
+                        state->cells_y == gc->cells_y,
+                    "%s: a %d x %d cell grid, expected %d x %d", gc->name,
+                    state->cells_x, state->cells_y, gc->cells_x, gc->cells_y);
+        }
+        ck_gas_destroy(gas);
+        if (!have[m])
+          continue;
+        char what[200];
+        snprintf(what, sizeof what, "%s, %s, %s", gc->name, be->name,
+                 mode_name((ck_gas_neighbors)m));
+        check_against_brute(what, &s[m], be->double_precision, brute_tolerance,
+                            sum_tolerance);
+      }
+      for (int m = 0; m < 2; ++m)
+        if (have[m] && have[CK_GAS_ALL_PAIRS]) {
+          char what[200];
+          snprintf(what, sizeof what, "%s, %s: %s vs allpairs", gc->name,
+                   be->name, mode_name((ck_gas_neighbors)m));
+          check_same_forces(what, &s[m], &s[CK_GAS_ALL_PAIRS],
+                            be->double_precision, mode_tolerance);
+        }
+      for (int m = 0; m < 3; ++m)
+        if (have[m])
+          snapshot_free(&s[m]);
+    }
+  }
+  printf("forces against the all-pairs sums: worst %.2g (float), %.2g "
+         "(double) of the pair-force scale; net force %.2g, %.2g; modes "
+         "apart by %.2g, %.2g\n",
+         worst_brute[0], worst_brute[1], worst_sum[0], worst_sum[1],
+         worst_mode[0], worst_mode[1]);
+}
+
+/*
+ * The soft-log model (all pairs, minimum image, no cutoff) against the
+ * all-pairs sums of the test: on the lattice it starts from, where rows
+ * of an even number of sites put pairs exactly half a box apart, and 20
+ * steps later; and the momentum over 50 steps. The pair forces must be
+ * antisymmetric at the half-box tie as anywhere else.
+ */
+static void soft_log_forces(const ck_device *ref, const ck_device *ocl) {
+  backend backends[4];
+  size_t count = backends_of(ref, ocl, 1, backends);
+  for (size_t b = 0; b < count; ++b) {
+    const backend *be = &backends[b];
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 100;
+    c.density = 0.3;
+    c.model = CK_GAS_SOFT_LOG;
+    c.strength = 1.0;
+    c.softening = 1.0;
+    c.neighbors = CK_GAS_ALL_PAIRS;
+    ck_gas *gas = make(be->device, &c, be->double_precision);
+    if (!gas)
+      continue;
+    double tolerance = be->double_precision ? 1e-12 : 2e-4;
+    double sum_tolerance = be->double_precision ? 1e-14 : 1e-6;
+    snapshot s;
+    char what[100];
+    if (take(gas, &s)) {
+      /* At the tie either image is right, as long as both particles of a
+       * pair agree: only the sum of the forces is checked here. */
+      brute b;
+      if (brute_force(&s, &b)) {
+        double sum_x = 0, sum_y = 0;
+        for (size_t k = 0; k < s.n; ++k) {
+          sum_x += s.f[2 * k];
+          sum_y += s.f[2 * k + 1];
+        }
+        CHECK_MSG(hypot(sum_x, sum_y) <= sum_tolerance * b.scale_sum,
+                  "soft-log on the lattice, %s: the forces sum to (%.3g, "
+                  "%.3g), %.3g of their scale %.3g",
+                  be->name, sum_x, sum_y, hypot(sum_x, sum_y) / b.scale_sum,
+                  b.scale_sum);
+        brute_free(&b);
+      }
+      snapshot_free(&s);
+    }
+    ck_gas_observables start, o;
+    CHECK_OK(ck_gas_observe(gas, &start));
+    CHECK_OK(ck_gas_step(gas, 20));
+    if (take(gas, &s)) {
+      snprintf(what, sizeof what, "soft-log after 20 steps, %s", be->name);
+      check_against_brute(what, &s, be->double_precision, tolerance,
+                          sum_tolerance);
+      snapshot_free(&s);
+    }
+    CHECK_OK(ck_gas_step(gas, 30));
+    CHECK_OK(ck_gas_observe(gas, &o));
+    double bound = be->double_precision ? 1e-10 : 1e-4;
+    CHECK_MSG(hypot(start.momentum_x, start.momentum_y) <= bound &&
+                  hypot(o.momentum_x, o.momentum_y) <= bound,
+              "soft-log, %s: momentum (%.3g, %.3g) after 50 steps from "
+              "(%.3g, %.3g)",
+              be->name, o.momentum_x, o.momentum_y, start.momentum_x,
+              start.momentum_y);
+    ck_gas_destroy(gas);
+  }
+}
+
+/* Total momentum over 1000 NVE steps, periodic. */
+static void momentum_conserved(const ck_device *ref, const ck_device *ocl) {
+  backend backends[4];
+  size_t count = backends_of(ref, ocl, 1, backends);
+  for (size_t b = 0; b < count; ++b) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 300;
+    c.neighbors = b % 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
+    ck_gas *gas = make(backends[b].device, &c, backends[b].double_precision);
+    if (!gas)
+      continue;
+    ck_gas_observables start, end;
+    CHECK_OK(ck_gas_observe(gas, &start));
+    CHECK_OK(ck_gas_step(gas, 1000));
+    CHECK_OK(ck_gas_observe(gas, &end));
+    double p0 = hypot(start.momentum_x, start.momentum_y);
+    double p1 = hypot(end.momentum_x, end.momentum_y);
+    /* Pair forces are exactly antisymmetric (the same separation,
+     * negated), so only rounding moves the momentum: each of N velocities
+     * rounds by about eps |v| per half-kick, a random walk of about
+     * eps sqrt(N steps) ~ 6e-8 * 550 = 3e-5 in float after 1000 steps;
+     * the bound is 30 times that. Double: 1e-10. */
+    double bound = backends[b].double_precision ? 1e-10 : 1e-3;
+    printf("momentum, %s %s: |P| %.3g at the start, %.3g after 1000 steps\n",
+           backends[b].name, mode_name(c.neighbors), p0, p1);
+    CHECK_MSG(p0 <= bound && p1 <= bound,
+              "%s: |P| %.3g, then %.3g after 1000 steps (bound %.3g)",
+              backends[b].name, p0, p1, bound);
+    ck_gas_destroy(gas);
+  }
+}
+
+/*
+ * Forces stay right as the particles move: cells re-sorted every step,
+ * Verlet lists rebuilt when someone has moved half the skin (hot, so that
+ * rebuilds are frequent, with walls too), against the sums of the test
+ * every 60 steps.
+ */
+static void moving_neighbors(const ck_device *ref, const ck_device *ocl) {
+  backend backends[4];
+  size_t count = backends_of(ref, ocl, 1, backends);
+  for (size_t b = 0; b < count; ++b)
+    for (int m = 0; m < 2; ++m)
+      for (int walls = 0; walls < 2; ++walls) {
+        const backend *be = &backends[b];
+        ck_gas_config c;
+        ck_gas_config_init(&c);
+        c.particles = 200;
+        c.temperature = 2.0;
+        c.walls = walls;
+        c.neighbors = (ck_gas_neighbors)m;
+        c.skin = 0.2;
+        ck_gas *gas = make(be->device, &c, be->double_precision);
+        if (!gas)
+          continue;
+        for (int round = 1; round <= 5; ++round) {
+          CHECK_OK(ck_gas_step(gas, 60));
+          snapshot s;
+          if (!take(gas, &s))
+            break;
+          char what[120];
+          snprintf(what, sizeof what, "%s, %s%s, step %d", be->name,
+                   mode_name(c.neighbors), walls ? ", walls" : "", 60 * round);
+          check_against_brute(what, &s, be->double_precision,
+                              be->double_precision ? 1e-12 : 2e-4,
+                              be->double_precision ? 1e-14 : 1e-6);
+          snapshot_free(&s);
+        }
+        ck_gas_destroy(gas);
+      }
+}
+
+/* One particle between walls: it keeps its speed, and its place inside. */
+static void lone_particle(const ck_device *device) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 1;
+  c.density = 0.1; /* a 3.16 box, less than 2 rc: fine with walls */
+  c.walls = 1;
+  c.temperature = 50; /* fast: many reflections */
+  ck_gas *gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  ck_gas_observables start, o;
+  CHECK_OK(ck_gas_observe(gas, &start));
+  CHECK_NEAR(start.temperature, 50, 1e-4);
+  int inside = 1;
+  for (int k = 0; k < 20; ++k) {
+    CHECK_OK(ck_gas_step(gas, 50));
+    double x[2];
+    CHECK_OK(ck_gas_particles(gas, x, NULL));
+    inside &= x[0] >= 0 && x[0] <= 3.1623 && x[1] >= 0 && x[1] <= 3.1623;
+  }
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_MSG(inside, "%s: the lone particle left the walls", device->id);
+  CHECK_MSG(o.kinetic == start.kinetic && o.potential == 0,
+            "%s: a lone particle's kinetic energy %.9g became %.9g", device->id,
+            start.kinetic, o.kinetic);
+  ck_gas_destroy(gas);
+}
+
+/*
+ * Free flight, two particles too far apart to interact: reflected by the
+ * walls (mirrored, the velocity reversed) or wrapped by the periodic box,
+ * they end where straight lines folded into the box put them: to 2e-3,
+ * as x += dt v rounds in float by up to half an ulp of 10 (4.8e-7) a
+ * step, 5e-4 over 1000 steps; the velocities exactly (to 1e-6).
+ */
+static void free_flight(const ck_device *device) {
+  static const struct {
+    int walls;
+    double x[4], v[4], end_x[4], end_v[4];
+  } cases[] = {
+      /* t = 5: from x = 1 left to the wall at t = 1, then right to 4; from
+       * y = 8 up to the wall at t = 4, then down to 9.5. */
+      {1, {1, 5, 8, 8}, {-1, 0, 0, 0.5}, {4, 5, 8, 9.5}, {1, 0, 0, -0.5}},
+      /* t = 5: x 9.9 + 5 wraps to 4.9; y 0.2 - 2.5 wraps to 7.7. */
+      {0, {9.9, 5, 3, 0.2}, {1, 0, 0, -0.5}, {4.9, 5, 3, 7.7}, {1, 0, 0, -0.5}},
+  };
+  for (int k = 0; k < 2; ++k) {
+    char path[600];
+    path_in("flight.xyz", path, sizeof path);
+    CHECK(write_xyz(path, 2, 10, 10, cases[k].x, cases[k].v) == 0);
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.walls = cases[k].walls;
+    ck_gas *gas = make(device, &c, 0);
+    if (!gas)
+      continue;
+    CHECK_OK(ck_gas_step(gas, 1000));
+    double x[4], v[4];
+    CHECK_OK(ck_gas_particles(gas, x, v));
+    CHECK_MSG(array_gap(x, cases[k].end_x, 4) <= 2e-3 &&
+                  array_gap(v, cases[k].end_v, 4) <= 1e-6,
+              "%s, %s: free flight ends at (%g, %g), (%g, %g) with velocities "
+              "(%g, %g), (%g, %g)",
+              device->id, cases[k].walls ? "walls" : "periodic", x[0], x[1],
+              x[2], x[3], v[0], v[1], v[2], v[3]);
+    ck_gas_destroy(gas);
+  }
+}
+
+/* ---- 3: NVE energy conservation ------------------------------------------ */
+
+static void energy_drift(const ck_device *device) {
+  ck_gas_config c;
+  ck_gas_config_init(&c); /* N 1024, rho 0.7, T 1, dt 0.005, rc 2.5 shifted */
+  c.particles = 1000;
+  ck_gas *gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  /* The lattice melts in the first few hundred steps; measure after. */
+  CHECK_OK(ck_gas_step(gas, 500));
+  ck_gas_observables start, o;
+  CHECK_OK(ck_gas_observe(gas, &start));
+  double worst = 0, end = 0;
+  for (int block = 0; block < 20; ++block) {
+    CHECK_OK(ck_gas_step(gas, 500));
+    CHECK_OK(ck_gas_observe(gas, &o));
+    double change = (o.total - start.total) / fabs(start.total);
+    worst = fmax(worst, fabs(change));
+    end = change;
+  }
+  /*
+   * Velocity Verlet is symplectic: the energy error stays bounded (it
+   * oscillates at O(dt^2) about a shadow energy) instead of growing. What
+   * remains is (a) the jumps when pairs cross rc, where the
+   * energy-shifted force is discontinuous, and (b) float round-off, a
+   * random walk. Measured with 1000 particles over 10^4 steps (ref and
+   * PoCL alike, and ref in double too, so (a) dominates): the total
+   * energy per particle (about -1.0) wanders by at most 1.3e-4 of itself
+   * and ends within 6e-5. The bound, 1e-3 of |E| both at the end and at
+   * every 500th step, is 8 times the worst measured excursion: a broken
+   * integrator (a wrong half-kick, forces from stale positions) drifts
+   * by 1e-2 or more in this many steps.
+   */
+  const double bound = 1e-3;
+  printf("NVE drift on %s: E %.6f per particle; |E_end - E_start| / |E| = "
+         "%.3g, worst %.3g over 10^4 steps (bound %.0e)\n",
+         device->id, start.total, fabs(end), worst, bound);
+  CHECK_MSG(fabs(end) <= bound && worst <= bound,
+            "%s: NVE energy drifted by %.3g (worst %.3g) of |E| = %.6f",
+            device->id, end, worst, fabs(start.total));
+  CHECK(o.step == 10500);
+  ck_gas_destroy(gas);
+}
+
+/* ---- 4, 5: thermostats and the ideal gas --------------------------------- */
+
+static void langevin(const ck_device *device) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 400;
+  c.density = 0.3;
+  c.temperature = 0.5;
+  c.thermostat = CK_GAS_LANGEVIN;
+  c.target_temperature = 1.5;
+  c.gamma = 1.0;
+  ck_gas *gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  ck_gas_observables o;
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_NEAR(o.temperature, 0.5, 1e-5);
+  /* 2000 steps = 10 time units = 20 relaxation times 1 / (2 gamma) of
+   * the kinetic energy. */
+  CHECK_OK(ck_gas_step(gas, 2000));
+  enum { SAMPLES = 400 };
+  double sum = 0, block[10] = {0};
+  for (int k = 0; k < SAMPLES; ++k) {
+    CHECK_OK(ck_gas_step(gas, 10));
+    CHECK_OK(ck_gas_observe(gas, &o));
+    sum += o.temperature;
+    block[k / (SAMPLES / 10)] += o.temperature / (SAMPLES / 10);
+  }
+  double mean = sum / SAMPLES, spread = 0;
+  for (int b = 0; b < 10; ++b)
+    spread += (block[b] - mean) * (block[b] - mean);
+  double error = sqrt(spread / 9 / 10);
+  /*
+   * The instantaneous temperature of N = 400 particles fluctuates by
+   * T sqrt(2 / 2N) = 0.075 and decorrelates in about 1 / (2 gamma) = 0.5
+   * time units (100 steps): 4000 steps give some 40 independent samples,
+   * a standard error near 0.012 (0.8 %). The integrator's bias (the
+   * friction and noise step after velocity Verlet) is O(dt^2), below
+   * 0.1 %. The tolerance, 5 % of 1.5 = 0.075, is 6 standard errors.
+   */
+  printf("Langevin on %s: mean T %.4f +- %.4f (target 1.5) over %d samples\n",
+         device->id, mean, error, SAMPLES);
+  CHECK_MSG(fabs(mean - 1.5) <= 0.05 * 1.5,
+            "%s: Langevin at T 1.5 holds T = %.4f +- %.4f", device->id, mean,
+            error);
+  ck_gas_destroy(gas);
+
+  /* Rescaling: the temperature right after a rescaled step is the
+   * target, in between it is not (the check can tell). */
+  ck_gas_config_init(&c);
+  c.particles = 300;
+  c.thermostat = CK_GAS_RESCALE;
+  c.target_temperature = 2.0;
+  c.rescale_every = 10;
+  gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  CHECK_OK(ck_gas_step(gas, 9));
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_MSG(fabs(o.temperature - 2.0) > 0.1, "%s: T %.6f before any rescaling",
+            device->id, o.temperature);
+  CHECK_OK(ck_gas_step(gas, 1));
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_NEAR(o.temperature, 2.0, 2e-5);
+  CHECK_OK(ck_gas_step(gas, 25));
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK(o.step == 35);
+  CHECK_MSG(fabs(o.temperature - 2.0) > 1e-4,
+            "%s: T %.8f 5 steps after a rescaling", device->id, o.temperature);
+  CHECK_OK(ck_gas_step(gas, 5));
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_NEAR(o.temperature, 2.0, 2e-5);
+  CHECK_NEAR(hypot(o.momentum_x, o.momentum_y), 0, 1e-3);
+  ck_gas_destroy(gas);
+}
+
+static void ideal_gas(const ck_device *device) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 400;
+  c.density = 0.005;
+  c.temperature = 1.0;
+  ck_gas *gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  double pressure = 0, temperature = 0;
+  int samples = 0;
+  ck_gas_observables o;
+  for (int k = 0; k < 100; ++k) {
+    CHECK_OK(ck_gas_step(gas, 30));
+    CHECK_OK(ck_gas_observe(gas, &o));
+    pressure += o.pressure;
+    temperature += o.temperature;
+    ++samples;
+  }
+  pressure /= samples;
+  temperature /= samples;
+  /*
+   * At rho = 0.005 some 20 pairs are inside rc at a time; the second
+   * virial coefficient of the 2D Lennard-Jones gas near T = 1 (|B2| of a
+   * few sigma^2) moves P / (rho T) by about 1 %. Tolerance 3 % of rho T
+   * (and of 1 for T itself: the lattice starts at zero potential energy
+   * and converts little of it).
+   */
+  double ideal = c.density * temperature;
+  printf("ideal gas on %s: P %.6g, rho T %.6g (ratio %.4f), T %.4f\n",
+         device->id, pressure, ideal, pressure / ideal, temperature);
+  CHECK_MSG(fabs(pressure - ideal) <= 0.03 * ideal,
+            "%s: ideal gas P %.6g, rho T %.6g", device->id, pressure, ideal);
+  CHECK_NEAR(temperature, 1.0, 0.05);
+  ck_gas_destroy(gas);
+}
+
+/* ---- 6: restarts --------------------------------------------------------- */
+
+static int same_bits(const snapshot *a, const snapshot *b) {
+  return a->n == b->n && a->n > 0 &&
+         memcmp(a->x, b->x, 2 * a->n * sizeof *a->x) == 0 &&
+         memcmp(a->v, b->v, 2 * a->n * sizeof *a->v) == 0 &&
+         memcmp(a->f, b->f, 2 * a->n * sizeof *a->f) == 0;
+}
+
+static void restart_case(const backend *be, const char *what,
+                         const ck_gas_config *c) {
+  char path[600];
+  path_in("restart.ckpt", path, sizeof path);
+  remove(path);
+  ck_gas *a = make(be->device, c, be->double_precision);
+  if (!a)
+    return;
+  CHECK_OK(ck_gas_step(a, 300));
+  CHECK_OK(ck_gas_save(a, path));
+  CHECK_OK(ck_gas_step(a, 300));
+  snapshot sa, sb;
+  int have_a = take(a, &sa);
+  ck_gas_destroy(a);
+  ck_gas *b = NULL;
+  CHECK_OK(ck_gas_load(be->device, path, &b));
+  if (b) {
+    ck_gas_observables o;
+    CHECK_OK(ck_gas_observe(b, &o));
+    CHECK_MSG(o.step == 300, "%s, %s: loaded at step %llu", be->name, what,
+              (unsigned long long)o.step);
+    CHECK_OK(ck_gas_step(b, 300));
+  }
+  int have_b = take(b, &sb);
+  ck_gas_destroy(b);
+  if (have_a && have_b) {
+    CHECK_MSG(same_bits(&sa, &sb),
+              "%s, %s: the restarted run differs: positions by %.3g, "
+              "velocities by %.3g",
+              be->name, what, position_gap(&sa, &sb),
+              array_gap(sa.v, sb.v, 2 * sa.n));
+    CHECK_MSG(sa.o.step == 600 && sb.o.step == 600 &&
+                  sb.o.time == 600 * c->dt && sa.o.total == sb.o.total &&
+                  sa.o.pressure == sb.o.pressure &&
+                  sa.o.temperature == sb.o.temperature,
+              "%s, %s: observables after the restart differ (%.17g vs "
+              "%.17g)",
+              be->name, what, sa.o.total, sb.o.total);
+    CHECK_MSG(sa.config.neighbors == sb.config.neighbors &&
+                  sa.config.thermostat == sb.config.thermostat &&
+                  sa.config.box_x == sb.config.box_x &&
+                  sa.config.seed == sb.config.seed &&
+                  sa.config.particles == sb.config.particles,
+              "%s, %s: the loaded configuration differs", be->name, what);
+  }
+  if (have_a)
+    snapshot_free(&sa);
+  if (have_b)
+    snapshot_free(&sb);
+}
+
+static void restarts(const ck_device *ref, const ck_device *ocl) {
+  backend backends[4];
+  size_t count = backends_of(ref, ocl, 0, backends);
+  for (size_t b = 0; b < count; ++b) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 300;
+    c.seed = 11;
+    restart_case(&backends[b], "cells", &c);
+    c.neighbors = CK_GAS_VERLET;
+    c.skin = 0.3;
+    restart_case(&backends[b], "verlet", &c);
+    c.neighbors = CK_GAS_ALL_PAIRS;
+    c.particles = 150;
+    restart_case(&backends[b], "allpairs", &c);
+    c.particles = 300;
+    c.neighbors = CK_GAS_CELLS;
+    c.thermostat = CK_GAS_LANGEVIN;
+    c.target_temperature = 1.2;
+    restart_case(&backends[b], "cells, Langevin", &c);
+    c.neighbors = CK_GAS_VERLET;
+    c.walls = 1;
+    restart_case(&backends[b], "verlet, Langevin, walls", &c);
+    c.neighbors = CK_GAS_CELLS;
+    c.walls = 0;
+    c.thermostat = CK_GAS_RESCALE;
+    c.rescale_every = 7;
+    restart_case(&backends[b], "cells, rescaling", &c);
+  }
+  backend wide = {ref, 1, "ref double"};
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 300;
+  c.neighbors = CK_GAS_VERLET;
+  c.thermostat = CK_GAS_LANGEVIN;
+  restart_case(&wide, "verlet, Langevin", &c);
+}
+
+/* ---- 7: ref and OpenCL agree --------------------------------------------- */
+
+static void agreement_case(const ck_device *ref, const ck_device *ocl,
+                           const char *what, const ck_gas_config *c) {
+  snapshot s[2];
+  int have[2] = {0, 0};
+  const ck_device *devices[2] = {ref, ocl};
+  for (int d = 0; d < 2; ++d) {
+    ck_gas *gas = make(devices[d], c, 0);
+    if (gas)
+      CHECK_OK(ck_gas_step(gas, 100));
+    have[d] = take(gas, &s[d]);
+    ck_gas_destroy(gas);
+  }
+  if (have[0] && have[1]) {
+    /* Float rounding differs between the compilers; 100 steps (half a
+     * time unit) amplify 1e-7 by a factor of ten or so. */
+    double gap = position_gap(&s[0], &s[1]);
+    double velocity_gap = array_gap(s[0].v, s[1].v, 2 * s[0].n);
+    double scale = fabs(s[0].o.potential) + fabs(s[0].o.kinetic);
+    double pressure_scale = fabs(s[0].o.pressure) + 1;
+    printf("ref/%s, %s: positions %.2g, velocities %.2g, potential %.2g, "
+           "pressure %.2g\n",
+           ocl->id, what, gap, velocity_gap,
+           relative(s[0].o.potential, s[1].o.potential, scale),
+           relative(s[0].o.pressure, s[1].o.pressure, pressure_scale));
+    CHECK_MSG(gap <= 1e-4 && velocity_gap <= 1e-3,
+              "ref/%s, %s: positions differ by %.3g, velocities by %.3g",
+              ocl->id, what, gap, velocity_gap);
+    CHECK_MSG(relative(s[0].o.potential, s[1].o.potential, scale) <= 1e-5 &&
+                  relative(s[0].o.kinetic, s[1].o.kinetic, scale) <= 1e-5 &&
+                  relative(s[0].o.pressure, s[1].o.pressure, pressure_scale) <=
+                      1e-5,
+              "ref/%s, %s: potential %.9g vs %.9g, kinetic %.9g vs %.9g, "
+              "pressure %.9g vs %.9g",
+              ocl->id, what, s[0].o.potential, s[1].o.potential, s[0].o.kinetic,
+              s[1].o.kinetic, s[0].o.pressure, s[1].o.pressure);
+  }
+  for (int d = 0; d < 2; ++d)
+    if (have[d])
+      snapshot_free(&s[d]);
+}
+
+static void agreement(const ck_device *ref, const ck_device *ocl) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 300;
+  c.seed = 5;
+  agreement_case(ref, ocl, "cells", &c);
+  c.neighbors = CK_GAS_VERLET;
+  agreement_case(ref, ocl, "verlet", &c);
+  c.neighbors = CK_GAS_ALL_PAIRS;
+  agreement_case(ref, ocl, "allpairs", &c);
+  c.neighbors = CK_GAS_CELLS;
+  c.walls = 1;
+  agreement_case(ref, ocl, "cells, walls", &c);
+  c.neighbors = CK_GAS_VERLET;
+  agreement_case(ref, ocl, "verlet, walls", &c);
+  c.walls = 0;
+  c.neighbors = CK_GAS_CELLS;
+  c.thermostat = CK_GAS_LANGEVIN;
+  c.target_temperature = 1.3;
+  agreement_case(ref, ocl, "cells, Langevin", &c);
+  c.thermostat = CK_GAS_RESCALE;
+  c.rescale_every = 5;
+  agreement_case(ref, ocl, "cells, rescaling", &c);
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.density = 0.3;
+  c.model = CK_GAS_SOFT_LOG;
+  c.strength = 1.0;
+  c.softening = 1.0;
+  c.neighbors = CK_GAS_ALL_PAIRS;
+  agreement_case(ref, ocl, "soft-log from the lattice", &c);
+  /* The same from a disordered start, away from half-box ties. */
+  char path[600];
+  snprintf(path, sizeof path, "%s/geometry0.xyz", work_dir);
+  c.xyz_path = path;
+  agreement_case(ref, ocl, "soft-log from an XYZ file", &c);
+}
+
+/* ---- 8: bad input ---------------------------------------------------------
+ */
+
+static void expect_failure(ck_status got, ck_status expected,
+                           const char *needle, const char *what) {
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(got == expected, "%s: status %d, expected %d (%s)", what, (int)got,
+            (int)expected, message);
+  CHECK_MSG(got == CK_OK || strstr(message, needle) != NULL,
+            "%s: the message \"%s\" does not name \"%s\"", what, message,
+            needle);
+}
+
+static void expect_create_failure(const ck_device *device,
+                                  const ck_gas_config *c, ck_status expected,
+                                  const char *needle, const char *what) {
+  ck_gas *gas = NULL;
+  ck_error_clear();
+  ck_status status = ck_gas_create(device, c, &gas);
+  expect_failure(status, expected, needle, what);
+  CHECK_MSG(status == CK_OK || gas == NULL, "%s: a gas despite failing", what);
+  ck_gas_destroy(gas);
+}
+
+static void bad_config(const ck_device *device) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "particles",
+                        "0 particles");
+  ck_gas_config_init(&c);
+  c.particles = 1000; /* a 14.1 box: rc fits, the lattice does not */
+  c.density = 5;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rho",
+                        "density 5");
+  c.particles = 100; /* a 4.5 box: rc does not fit either */
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "density",
+                        "100 particles at density 5");
+  c.density = -1;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rho",
+                        "density -1");
+  ck_gas_config_init(&c);
+  /* sqrt(15 / 0.7) = 4.63 < 2 rc (20 particles give 5.35, which fits) */
+  c.particles = 15;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rc",
+                        "rc 2.5 in a 4.6 box");
+  c.particles = 20;
+  c.rc = 3.0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rc",
+                        "rc 3 in a 5.3 box");
+  c.rc = 2.5;
+  c.box_x = 30;
+  c.box_y = 4.9;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rc",
+                        "rc 2.5 in a 30 x 4.9 box");
+  c.box_y = 0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "box",
+                        "a 30 x 0 box");
+  c.rc = 0;
+  c.box_x = 0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rc", "rc 0");
+  static const double bad_dt[] = {0, -0.005, NAN, INFINITY};
+  for (int i = 0; i < 4; ++i) {
+    ck_gas_config_init(&c);
+    c.particles = 100;
+    c.dt = bad_dt[i];
+    char what[40];
+    snprintf(what, sizeof what, "dt %g", bad_dt[i]);
+    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "dt", what);
+  }
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.model = CK_GAS_SOFT_LOG;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "allpairs",
+                        "soft-log with cells");
+  c.neighbors = CK_GAS_VERLET;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "model",
+                        "soft-log with Verlet lists");
+  c.neighbors = CK_GAS_ALL_PAIRS;
+  c.softening = -1;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "softening",
+                        "negative softening");
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.temperature = -1;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "temperature",
+                        "T -1");
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.neighbors = CK_GAS_VERLET;
+  c.skin = 0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "skin",
+                        "Verlet skin 0");
+  c.skin = -0.3;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "skin",
+                        "Verlet skin -0.3");
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.thermostat = CK_GAS_LANGEVIN;
+  c.gamma = 0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
+                        "Langevin gamma 0");
+  c.gamma = 1;
+  c.target_temperature = -2;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
+                        "Langevin at T -2");
+  c.target_temperature = 1;
+  c.thermostat = CK_GAS_RESCALE;
+  c.rescale_every = 0;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
+                        "rescaling every 0 steps");
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.neighbors = (ck_gas_neighbors)7;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "neighbour mode",
+                        "neighbour mode 7");
+
+  /* XYZ files: missing, malformed, without a box, outside the walls. */
+  char path[600];
+  ck_gas_config_init(&c);
+  path_in("missing.xyz", path, sizeof path);
+  c.xyz_path = path;
+  expect_create_failure(device, &c, CK_ERROR_IO, path, "a missing XYZ file");
+  path_in("bad.xyz", path, sizeof path);
+  write_text(path, "3\nLattice=\"10 0 0 0 10 0 0 0 1\" "
+                   "Properties=species:S:1:pos:R:2\nAr 1 1\nAr 2 x\nAr 3 3\n");
+  char located[620];
+  snprintf(located, sizeof located, "%s:4", path);
+  expect_create_failure(device, &c, CK_ERROR_PARSE, located,
+                        "a malformed XYZ file");
+  path_in("short.xyz", path, sizeof path);
+  write_text(path, "3\nLattice=\"10 0 0 0 10 0 0 0 1\" "
+                   "Properties=species:S:1:pos:R:2\nAr 1 1\nAr 5 5\n");
+  expect_create_failure(device, &c, CK_ERROR_PARSE, path,
+                        "an XYZ file with a line missing");
+  path_in("nobox.xyz", path, sizeof path);
+  write_text(path, "2\ncomment\nAr 1 1 0\nAr 5 5 0\n");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "Lattice",
+                        "an XYZ file without a box");
+  path_in("outside.xyz", path, sizeof path);
+  write_text(path, "2\nLattice=\"10 0 0 0 10 0 0 0 1\" "
+                   "Properties=species:S:1:pos:R:2\nAr 1 1\nAr 5 10.5\n");
+  c.walls = 1;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "outside",
+                        "an XYZ particle outside the walls");
+  c.walls = 0; /* periodic: wrapped into the box */
+  c.rc = 2.5;
+  ck_gas *gas = make(device, &c, 0);
+  if (gas) {
+    double x[4];
+    CHECK_OK(ck_gas_particles(gas, x, NULL));
+    CHECK_NEAR(x[3], 0.5, 1e-6);
+    ck_gas_destroy(gas);
+  }
+}
+
+/* A checkpoint's bytes with the checksum made to match again. */
+static void reseal(uint8_t *bytes, size_t size) {
+  ck__sha256(bytes, size - 32, bytes + size - 32);
+}
+
+static void expect_load_failure(const ck_device *device, const char *path,
+                                ck_status expected, const char *needle,
+                                const char *what) {
+  ck_gas *gas = NULL;
+  ck_error_clear();
+  ck_status status = ck_gas_load(device, path, &gas);
+  expect_failure(status, expected, needle, what);
+  CHECK_MSG(status == CK_OK || gas == NULL, "%s: a gas despite failing", what);
+  ck_gas_destroy(gas);
+}
+
+static void damaged_checkpoints(const ck_device *device) {
+  char path[600], damaged[600];
+  path_in("good.ckpt", path, sizeof path);
+  path_in("damaged.ckpt", damaged, sizeof damaged);
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 50;
+  c.density = 0.5;
+  c.neighbors = CK_GAS_VERLET;
+  ck_gas *gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  CHECK_OK(ck_gas_step(gas, 10));
+  CHECK_OK(ck_gas_save(gas, path));
+  ck_gas_destroy(gas);
+  size_t size = 0;
+  uint8_t *good = (uint8_t *)test_read_file(path, &size);
+  CHECK_MSG(good && size > 200, "the checkpoint %s was not written", path);
+  if (!good || size <= 200) {
+    free(good);
+    return;
+  }
+  uint8_t *bytes = malloc(size);
+  if (!bytes) {
+    free(good);
+    return;
+  }
+  /* The file as written loads. */
+  gas = NULL;
+  CHECK_OK(ck_gas_load(device, path, &gas));
+  /* Saving where no directory is fails, naming the file. */
+  char nowhere[700];
+  snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/x.ckpt", work_dir);
+  if (gas) {
+    ck_error_clear();
+    expect_failure(ck_gas_save(gas, nowhere), CK_ERROR_IO, nowhere,
+                   "a checkpoint in a missing directory");
+  }
+  ck_gas_destroy(gas);
+
+  char missing[600];
+  path_in("missing.ckpt", missing, sizeof missing);
+  expect_load_failure(device, missing, CK_ERROR_IO, missing,
+                      "a missing checkpoint");
+  size_t cuts[] = {0, 5, 100, 156, 200, size / 2, size - 32, size - 1};
+  for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; ++i) {
+    write_bytes(damaged, good, cuts[i]);
+    char what[80];
+    snprintf(what, sizeof what, "a checkpoint cut to %zu of %zu bytes", cuts[i],
+             size);
+    expect_load_failure(device, damaged, CK_ERROR_PARSE, damaged, what);
+  }
+  size_t flips[] = {20, 30, 100, 170, size / 2, size - 40, size - 1};
+  for (size_t i = 0; i < sizeof flips / sizeof flips[0]; ++i) {
+    memcpy(bytes, good, size);
+    bytes[flips[i]] ^= 0x10;
+    write_bytes(damaged, bytes, size);
+    char what[80];
+    snprintf(what, sizeof what, "a checkpoint with byte %zu flipped", flips[i]);
+    expect_load_failure(device, damaged, CK_ERROR_PARSE, "checksum", what);
+  }
+  memcpy(bytes, good, size);
+  bytes[0] = 'X';
+  write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "not a clkit gas",
+                      "a checkpoint with the wrong magic");
+  /* Damage the checksum cannot see: the file resealed after the edit. */
+  memcpy(bytes, good, size);
+  ck__put_u32(bytes + 8, 2);
+  reseal(bytes, size);
+  write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "version",
+                      "a checkpoint of version 2");
+  memcpy(bytes, good, size);
+  ck__put_u32(bytes + 12, 5);
+  reseal(bytes, size);
+  write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "real size",
+                      "a checkpoint of 5-byte reals");
+  memcpy(bytes, good, size);
+  ck__put_u64(bytes + 24, 51); /* particles */
+  reseal(bytes, size);
+  write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, damaged,
+                      "a checkpoint of 51 particles holding 50");
+  memcpy(bytes, good, size);
+  double dt = -0.005; /* dt: the 8th real after 24 + 8 + 7 * 4 bytes */
+  uint64_t bits;
+  memcpy(&bits, &dt, 8);
+  ck__put_u64(bytes + 60 + 7 * 8, bits);
+  reseal(bytes, size);
+  write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "dt",
+                      "a checkpoint with dt -0.005");
+  free(bytes);
+  free(good);
+}
+
+/* ---- 9: a start from an XYZ file ------------------------------------------
+ */
+
+static void xyz_start(const ck_device *device, int double_precision) {
+  static const double x[8] = {1.0, 1.5, 4.25, 2.0, 7.5, 6.0, 2.0, 7.0};
+  static const double v[8] = {0.5, -0.25, 0.0, 1.0, -1.5, 0.125, 0.3, -0.7};
+  char path[600];
+  path_in("start.xyz", path, sizeof path);
+  CHECK(write_xyz(path, 4, 10.0, 8.0, x, v) == 0);
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 999; /* the file's count wins */
+  c.xyz_path = path;
+  ck_gas *gas = make(device, &c, double_precision);
+  if (!gas)
+    return;
+  double box_x, box_y, xs[8], vs[8];
+  size_t n = 0;
+  CHECK_OK(ck_gas_box(gas, &box_x, &box_y, &n));
+  CHECK(n == 4 && box_x == 10.0 && box_y == 8.0);
+  CHECK_OK(ck_gas_particles(gas, xs, vs));
+  /* The positions are exact in float; the velocities as the precision
+   * rounds them. */
+  double rounded[8];
+  for (int i = 0; i < 8; ++i)
+    rounded[i] = double_precision ? v[i] : (double)(float)v[i];
+  CHECK_MSG(memcmp(xs, x, sizeof x) == 0 &&
+                memcmp(vs, rounded, sizeof rounded) == 0,
+            "%s: the particles from %s came back changed (velocities by "
+            "%.3g)",
+            device->id, path, array_gap(vs, v, 8));
+  ck_gas_config used;
+  CHECK_OK(ck_gas_describe(gas, &used));
+  CHECK(used.particles == 4 && used.xyz_path == NULL);
+  CHECK_NEAR(used.density, 4 / 80.0, 1e-15);
+  ck_gas_destroy(gas);
+
+  /* Without velocities: drawn at T, with zero momentum. */
+  path_in("start_novelo.xyz", path, sizeof path);
+  CHECK(write_xyz(path, 4, 10.0, 8.0, x, NULL) == 0);
+  c.temperature = 0.8;
+  gas = make(device, &c, double_precision);
+  if (!gas)
+    return;
+  ck_gas_observables o;
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_NEAR(o.temperature, 0.8, 1e-6);
+  CHECK_NEAR(hypot(o.momentum_x, o.momentum_y), 0, 1e-6);
+  CHECK_OK(ck_gas_particles(gas, xs, NULL));
+  CHECK(memcmp(xs, x, sizeof x) == 0);
+  ck_gas_destroy(gas);
+}
+
+/* ---- 10: the pair histogram ------------------------------------------------
+ */
+
+/* Pairs within range binned as the library bins them, from all pairs in
+ * the test, in float arithmetic for float runs so that a distance lands
+ * in the same bin. */
+static void brute_rdf(const snapshot *s, int double_precision, size_t bins,
+                      double range, uint64_t *counts) {
+  memset(counts, 0, bins * sizeof *counts);
+  int walls = s->config.walls;
+  if (double_precision) {
+    double per_bin = (double)bins / range, inverse_x = 1.0 / s->box_x,
+           inverse_y = 1.0 / s->box_y;
+    for (size_t i = 0; i < s->n; ++i)
+      for (size_t j = i + 1; j < s->n; ++j) {
+        double dx = s->x[2 * i] - s->x[2 * j];
+        double dy = s->x[2 * i + 1] - s->x[2 * j + 1];
+        if (!walls) {
+          dx -= s->box_x * floor(dx * inverse_x + 0.5);
+          dy -= s->box_y * floor(dy * inverse_y + 0.5);
+        }
+        double r2 = dx * dx + dy * dy;
+        if (r2 < range * range) {
+          size_t bin = (size_t)(sqrt(r2) * per_bin);
+          ++counts[bin < bins ? bin : bins - 1];
+        }
+      }
+    return;
+  }
+  float box_x = (float)s->box_x, box_y = (float)s->box_y;
+  float inverse_x = (float)(1.0 / s->box_x),
+        inverse_y = (float)(1.0 / s->box_y);
+  float range_f = (float)range, range2 = range_f * range_f;
+  float per_bin = (float)bins / range_f;
+  for (size_t i = 0; i < s->n; ++i)
+    for (size_t j = i + 1; j < s->n; ++j) {
+      float dx = (float)s->x[2 * i] - (float)s->x[2 * j];
+      float dy = (float)s->x[2 * i + 1] - (float)s->x[2 * j + 1];
+      if (!walls) {
+        dx -= box_x * floorf(dx * inverse_x + 0.5f);
+        dy -= box_y * floorf(dy * inverse_y + 0.5f);
+      }
+      float r2 = dx * dx + dy * dy;
+      if (r2 < range2) {
+        size_t bin = (size_t)(sqrtf(r2) * per_bin);
+        ++counts[bin < bins ? bin : bins - 1];
+      }
+    }
+}
+
+static void rdf_case(const backend *be, const char *xyz, int walls,
+                     ck_gas_neighbors mode, size_t bins, double range,
+                     const char *what) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.xyz_path = xyz;
+  c.walls = walls;
+  c.neighbors = mode;
+  ck_gas *gas = make(be->device, &c, be->double_precision);
+  if (!gas)
+    return;
+  /* A few steps, so that Verlet lists are older than the positions. */
+  CHECK_OK(ck_gas_step(gas, 15));
+  snapshot s;
+  if (!take(gas, &s)) {
+    ck_gas_destroy(gas);
+    return;
+  }
+  uint64_t *counts = calloc(bins, sizeof *counts);
+  uint64_t *expected = calloc(bins, sizeof *expected);
+  if (counts && expected) {
+    CHECK_OK(ck_gas_rdf(gas, bins, range, counts));
+    brute_rdf(&s, be->double_precision, bins, range, expected);
+    size_t differ = 0;
+    uint64_t total = 0, total_expected = 0;
+    for (size_t b = 0; b < bins; ++b) {
+      differ += counts[b] != expected[b];
+      total += counts[b];
+      total_expected += expected[b];
+    }
+    CHECK_MSG(differ == 0 && total > 0,
+              "%s, %s, %s: %zu of %zu bins differ from the all-pairs count "
+              "(%llu pairs, expected %llu)",
+              what, be->name, mode_name(mode), differ, bins,
+              (unsigned long long)total, (unsigned long long)total_expected);
+    /* Counts accumulate. */
+    CHECK_OK(ck_gas_rdf(gas, bins, range, counts));
+    differ = 0;
+    for (size_t b = 0; b < bins; ++b)
+      differ += counts[b] != 2 * expected[b];
+    CHECK_MSG(differ == 0, "%s, %s, %s: a second ck_gas_rdf did not add up",
+              what, be->name, mode_name(mode));
+    /* Beyond what the mode sees. */
+    gas_state *state = ck__gas_state(gas);
+    double reach = mode == CK_GAS_ALL_PAIRS ? 0.5 * fmin(s.box_x, s.box_y)
+                   : mode == CK_GAS_VERLET  ? s.config.rc
+                                            : fmin(s.box_x / state->cells_x,
+                                                   s.box_y / state->cells_y);
+    ck_error_clear();
+    expect_failure(ck_gas_rdf(gas, bins, reach * 1.01, counts),
+                   CK_ERROR_INVALID_ARGUMENT, "range", "rdf beyond reach");
+    CHECK_OK(ck_gas_rdf(gas, bins, reach, counts));
+  }
+  free(counts);
+  free(expected);
+  snapshot_free(&s);
+  ck_gas_destroy(gas);
+}
+
+static void rdf(const ck_device *ref, const ck_device *ocl) {
+  backend backends[4];
+  size_t count = backends_of(ref, ocl, 1, backends);
+  char square[600], walls[600], small[600];
+  snprintf(square, sizeof square, "%s/geometry0.xyz", work_dir);
+  snprintf(walls, sizeof walls, "%s/geometry1.xyz", work_dir);
+  snprintf(small, sizeof small, "%s/geometry4.xyz", work_dir);
+  for (size_t b = 0; b < count; ++b) {
+    for (int m = 0; m < 3; ++m) {
+      rdf_case(&backends[b], square, 0, (ck_gas_neighbors)m, 50, 2.5,
+               "N 300 square");
+      rdf_case(&backends[b], walls, 1, (ck_gas_neighbors)m, 37, 2.4,
+               "N 300 walls");
+    }
+    rdf_case(&backends[b], square, 0, CK_GAS_ALL_PAIRS, 64, 10.0,
+             "N 300 square, range 10");
+    rdf_case(&backends[b], small, 0, CK_GAS_CELLS, 20, 3.1,
+             "N 20 two cells, range 3.1");
+  }
+  /* Bad arguments. */
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  ck_gas *gas = make(ref, &c, 0);
+  if (gas) {
+    uint64_t counts[4] = {0};
+    ck_error_clear();
+    CHECK(ck_gas_rdf(gas, 0, 1.0, counts) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_rdf(gas, 4, 0.0, counts) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_rdf(gas, 4, -1.0, counts) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_rdf(gas, 4, NAN, counts) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_rdf(gas, 4, 1.0, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    ck_gas_destroy(gas);
+  }
+}
+
+/* ---- 11: the workload ------------------------------------------------------
+ */
+
+static ck_status run_workload(const ck_workload *w, const ck_device *device,
+                              const ck_param *params, size_t count,
+                              ck_result *result) {
+  memset(result, 0, sizeof *result);
+  ck_error_clear();
+  return ck_workload_run(w, device, params, count, NULL, result);
+}
+
+static void workload_restart(const ck_workload *w, const ck_device *device) {
+  char first[600], second[600], whole[600];
+  path_in("w_first.ckpt", first, sizeof first);
+  path_in("w_second.ckpt", second, sizeof second);
+  path_in("w_whole.ckpt", whole, sizeof whole);
+  ck_result *result = calloc(1, sizeof *result);
+  if (!result)
+    return;
+  double value = NAN;
+  ck_param a[] = {{"particles", "150"},
+                  {"steps", "200"},
+                  {"log-every", "0"},
+                  {"neighbors", "verlet:0.3"},
+                  {"thermostat", "langevin:1.2:0.5"},
+                  {"checkpoint", first}};
+  CHECK_OK(run_workload(w, device, a, 6, result));
+  ck_param b[] = {{"steps", "100"},
+                  {"log-every", "0"},
+                  {"restart", first},
+                  {"checkpoint", second}};
+  CHECK_OK(run_workload(w, device, b, 4, result));
+  CHECK_OK(ck_result_metric(result, "final_step", &value));
+  CHECK(value == 300);
+  ck_param c[] = {{"particles", "150"},
+                  {"steps", "300"},
+                  {"log-every", "0"},
+                  {"neighbors", "verlet:0.3"},
+                  {"thermostat", "langevin:1.2:0.5"},
+                  {"checkpoint", whole},
+                  {"checkpoint-every", "120"}};
+  CHECK_OK(run_workload(w, device, c, 7, result));
+  CHECK_OK(ck_result_metric(result, "final_step", &value));
+  CHECK(value == 300);
+  /* The two checkpoints at step 300 hold the same state. */
+  ck_gas *g1 = NULL, *g2 = NULL;
+  CHECK_OK(ck_gas_load(device, second, &g1));
+  CHECK_OK(ck_gas_load(device, whole, &g2));
+  snapshot s1, s2;
+  int have1 = take(g1, &s1), have2 = take(g2, &s2);
+  if (have1 && have2) {
+    CHECK_MSG(same_bits(&s1, &s2) && s1.o.step == 300 && s2.o.step == 300,
+              "%s: 200 + 100 workload steps differ from 300 (positions by "
+              "%.3g)",
+              device->id, position_gap(&s1, &s2));
+    CHECK(s1.config.thermostat == CK_GAS_LANGEVIN &&
+          s1.config.neighbors == CK_GAS_VERLET && s1.config.skin == 0.3);
+  }
+  size_t size1 = 0, size2 = 0;
+  char *bytes1 = test_read_file(second, &size1);
+  char *bytes2 = test_read_file(whole, &size2);
+  CHECK_MSG(
+      bytes1 && bytes2 && size1 == size2 && memcmp(bytes1, bytes2, size1) == 0,
+      "%s: the checkpoints of 200 + 100 and of 300 steps differ", device->id);
+  free(bytes1);
+  free(bytes2);
+  if (have1)
+    snapshot_free(&s1);
+  if (have2)
+    snapshot_free(&s2);
+  ck_gas_destroy(g1);
+  ck_gas_destroy(g2);
+  free(result);
+}
+
+static void workload(const ck_device *ref, const ck_device *ocl) {
+  const ck_workload *w = NULL;
+  CHECK_OK(ck_workload_find("gas", &w));
+  if (!w)
+    return;
+  ck_result *result = calloc(1, sizeof *result);
+  if (!result)
+    return;
+  ck_param basic[] = {
+      {"particles", "200"}, {"steps", "100"}, {"log-every", "0"}};
+  CHECK_OK(run_workload(w, ref, basic, 3, result));
+  static const char *const metrics[] = {
+      "temperature",         "temperature_se", "potential_energy",
+      "potential_energy_se", "pressure",       "pressure_se",
+      "total_energy",        "energy_drift",   "energy_drift_relative"};
+  double value = NAN, ref_potential = NAN;
+  for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; ++i) {
+    value = NAN;
+    CHECK_OK(ck_result_metric(result, metrics[i], &value));
+    CHECK_MSG(isfinite(value), "metric %s is %g", metrics[i], value);
+  }
+  CHECK_OK(ck_result_metric(result, "temperature", &value));
+  CHECK_MSG(value > 0.5 && value < 1.5, "temperature %g", value);
+  CHECK_OK(ck_result_metric(result, "final_step", &value));
+  CHECK(value == 100);
+  CHECK_OK(ck_result_metric(result, "samples", &value));
+  CHECK(value == 11);
+  CHECK_OK(ck_result_metric(result, "particles", &value));
+  CHECK(value == 200);
+  CHECK_OK(ck_result_metric(result, "energy_drift_relative", &value));
+  CHECK_MSG(fabs(value) < 1e-3, "energy drift %g over 100 steps", value);
+  CHECK_OK(ck_result_metric(result, "potential_energy", &ref_potential));
+  CHECK(result->best == ref_potential);
+  if (ocl) {
+    CHECK_OK(run_workload(w, ocl, basic, 3, result));
+    CHECK_OK(ck_result_metric(result, "potential_energy", &value));
+    CHECK_MSG(fabs(value - ref_potential) <= 1e-4 * fabs(ref_potential),
+              "workload potential energy: ref %.9g, %s %.9g", ref_potential,
+              ocl->id, value);
+  }
+
+  /* Bad options, each named. */
+  static const struct {
+    const char *name, *value, *needle;
+  } bad[] = {{"box", "0x5", "--box"},
+             {"box", "10by5", "--box"},
+             {"thermostat", "junk", "--thermostat"},
+             {"thermostat", "langevin:1:0", "--thermostat"},
+             {"thermostat", "rescale:1:0", "--thermostat"},
+             {"neighbors", "verlet:-1", "--neighbors"},
+             {"neighbors", "octree", "--neighbors"},
+             {"model", "log:1", "--model"},
+             {"model", "log:1:-1", "--model"},
+             {"particles", "0", "particles"},
+             {"dt", "0", "dt"},
+             {"shift", "sideways", "shift"},
+             {"lattice", "hexagonal", "lattice"},
+             {"checkpoint-every", "10", "--checkpoint-every"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    ck_param params[] = {{"particles", "200"},
+                         {"steps", "10"},
+                         {"log-every", "0"},
+                         {bad[i].name, bad[i].value}};
+    size_t first = strcmp(bad[i].name, "particles") == 0 ? 1 : 0;
+    char what[100];
+    snprintf(what, sizeof what, "--%s %s", bad[i].name, bad[i].value);
+    expect_failure(run_workload(w, ref, params + first, 4 - first, result),
+                   CK_ERROR_INVALID_ARGUMENT, bad[i].needle, what);
+    ck_error_clear();
+    expect_failure(ck_workload_check(w, params + first, 4 - first),
+                   CK_ERROR_INVALID_ARGUMENT, bad[i].needle, what);
+  }
+  /* Settings the library rejects once the box is known. */
+  ck_param soft_cells[] = {
+      {"particles", "200"}, {"model", "log:1:1"}, {"log-every", "0"}};
+  expect_failure(run_workload(w, ref, soft_cells, 3, result),
+                 CK_ERROR_INVALID_ARGUMENT, "allpairs",
+                 "--model log:1:1 with cells");
+  ck_param big_rc[] = {{"particles", "20"}, {"rc", "3"}, {"log-every", "0"}};
+  expect_failure(run_workload(w, ref, big_rc, 3, result),
+                 CK_ERROR_INVALID_ARGUMENT, "rc", "--rc 3 with 20 particles");
+
+  /* Files: trajectory, RDF, picture. */
+  char traj[600], rdf_path[600], png[600];
+  path_in("run.xyz", traj, sizeof traj);
+  path_in("run_rdf.csv", rdf_path, sizeof rdf_path);
+  path_in("run.png", png, sizeof png);
+  ck_param files[] = {{"particles", "200"}, {"steps", "100"},
+                      {"log-every", "0"},   {"traj", traj},
+                      {"traj-every", "50"}, {"rdf", rdf_path},
+                      {"rdf-every", "20"},  {"rdf-bins", "25"},
+                      {"png", png},         {"png-size", "64"}};
+  ck_status status = run_workload(w, ref, files, 10, result);
+#ifdef CK_HAVE_PNG
+  CHECK_OK(status);
+  size_t size = 0;
+  char *bytes = test_read_file(png, &size);
+  CHECK_MSG(bytes && size > 8 && memcmp(bytes, "\x89PNG\r\n\x1a\n", 8) == 0,
+            "%s is not a PNG file", png);
+  free(bytes);
+#else
+  expect_failure(status, CK_ERROR_UNSUPPORTED, "png", "--png without libpng");
+  status = run_workload(w, ref, files, 8, result);
+  CHECK_OK(status);
+#endif
+  if (status == CK_OK) {
+    char *text = test_read_file(traj, NULL);
+    size_t frames = 0;
+    for (const char *at = text; at && (at = strstr(at, "Lattice=")); ++at)
+      ++frames;
+    CHECK_MSG(text && strncmp(text, "200\n", 4) == 0 && frames == 3,
+              "%s: %zu frames (expected 3: steps 0, 50, 100)", traj, frames);
+    free(text);
+    text = test_read_file(rdf_path, NULL);
+    size_t lines = 0;
+    for (const char *at = text; at && *at; ++at)
+      lines += *at == '\n';
+    CHECK_MSG(text && strncmp(text, "r,g,count", 9) == 0 && lines == 26,
+              "%s: %zu lines (expected a header and 25 bins)", rdf_path, lines);
+    free(text);
+  }
+  free(result);
+
+  workload_restart(w, ref);
+  if (ocl)
+    workload_restart(w, ocl);
+}
+
+/* ---- main ------------------------------------------------------------------
+ */
+
+int main(void) {
+  if (!mkdtemp(work_dir)) {
+    fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
+    return 1;
+  }
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  const ck_device *ref = &set.devices[0];
+  CHECK(ref->backend == CK_BACKEND_REF);
+  long opencl = test_opencl_device(&set);
+  const ck_device *ocl = opencl >= 0 ? &set.devices[opencl] : NULL;
+  double started = now_s(), mark = started;
+#define SECTION(name)                                                          \
+  do {                                                                         \
+    double t_ = now_s();                                                       \
+    printf("-- %s: %.2f s\n", name, t_ - mark);                                \
+    mark = t_;                                                                 \
+  } while (0)
+
+  neighbor_modes(ref, ocl);
+  soft_log_forces(ref, ocl);
+  SECTION("neighbour modes and all-pairs sums");
+  momentum_conserved(ref, ocl);
+  moving_neighbors(ref, ocl);
+  lone_particle(ref);
+  free_flight(ref);
+  if (ocl) {
+    lone_particle(ocl);
+    free_flight(ocl);
+  }
+  SECTION("momentum, moving neighbours");
+  energy_drift(ref);
+  if (ocl)
+    energy_drift(ocl);
+  SECTION("NVE drift");
+  langevin(ref);
+  if (ocl)
+    langevin(ocl);
+  ideal_gas(ref);
+  if (ocl)
+    ideal_gas(ocl);
+  SECTION("thermostats, ideal gas");
+  restarts(ref, ocl);
+  SECTION("restarts");
+  if (ocl)
+    agreement(ref, ocl);
+  SECTION("ref/OpenCL agreement");
+  bad_config(ref);
+  if (ocl)
+    bad_config(ocl);
+  damaged_checkpoints(ref);
+  if (ocl)
+    damaged_checkpoints(ocl);
+  xyz_start(ref, 0);
+  xyz_start(ref, 1);
+  if (ocl)
+    xyz_start(ocl, 0);
+  SECTION("bad input, XYZ start");
+  rdf(ref, ocl);
+  SECTION("rdf");
+  workload(ref, ocl);
+  SECTION("workload");
+  if (!ocl)
+    printf("SKIP: the OpenCL halves of every check, and ref/OpenCL "
+           "agreement: no OpenCL device\n");
+  printf("total %.2f s\n", now_s() - started);
+
+  ck_device_set_free(&set);
+  remove_tree(work_dir);
+  return CHECK_DONE();
+}

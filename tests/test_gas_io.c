@@ -1,0 +1,682 @@
+/*
+ * test_gas_io - files of the gas: extended XYZ frames written and read
+ * back, plain XYZ, a table of malformed files and every truncation of a
+ * valid one, trajectories committed and abandoned, the RDF of an ideal
+ * gas, and the PNG picture's header (or its refusal without libpng).
+ *
+ * Files live in a fresh directory made with mkdtemp and removed at the
+ * end.
+ */
+#include "gas/gas_io.h"
+
+#include "check.h"
+#include "test_support.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char work_dir[512];
+
+static void path_in(const char *name, char *path, size_t capacity) {
+  snprintf(path, capacity, "%s/%s", work_dir, name);
+}
+
+static int write_bytes(const char *path, const char *text, size_t size) {
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return -1;
+  size_t put = size ? fwrite(text, 1, size, file) : 0;
+  int closed = fclose(file);
+  return put == size && closed == 0 ? 0 : -1;
+}
+
+static int write_text(const char *path, const char *text) {
+  return write_bytes(path, text, strlen(text));
+}
+
+static int file_exists(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0;
+}
+
+/* Entries of the work directory that look like temporaries. */
+static size_t temporaries_left(void) {
+  size_t count = 0;
+  DIR *dir = opendir(work_dir);
+  if (!dir)
+    return 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL)
+    if (strstr(entry->d_name, ".tmp."))
+      ++count;
+  closedir(dir);
+  return count;
+}
+
+static int frame_is_zeroed(const ck__gas_frame *frame) {
+  return frame->particles == 0 && frame->positions == NULL &&
+         frame->velocities == NULL && frame->box_x == 0 && frame->box_y == 0 &&
+         frame->time == 0;
+}
+
+/* Equal to 9 significant digits. */
+static int close_9(double a, double b) {
+  return fabs(a - b) <= 1e-8 * fmax(fabs(a), fabs(b)) + 1e-300;
+}
+
+/* A small configuration with values of every size and sign. */
+#define SAMPLE_N 5
+static const double sample_positions[2 * SAMPLE_N] = {
+    0.5,         0.25, 11.123456789012, 3.0000001, 1e-12, 7.75,
+    9.999999999, 0,    -0.0625,         2.5e-5};
+static const double sample_velocities[2 * SAMPLE_N] = {
+    1.5, -2.25, 0.333333333333, -0.1, 3e-7, 0, -12.5, 4.4, 1e10, -1e-10};
+
+static void test_round_trip(void) {
+  char path[600];
+  path_in("frame.xyz", path, sizeof path);
+  const double box_x = 12.649110640673518, box_y = 8.1;
+  const double time = 0.015000000000000001;
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, box_x, box_y, sample_positions,
+                             sample_velocities, 3, time));
+  ck__gas_frame frame;
+  CHECK_OK(ck__gas_xyz_read(path, &frame));
+  CHECK(frame.particles == SAMPLE_N);
+  CHECK(frame.box_x == box_x);
+  CHECK(frame.box_y == box_y);
+  CHECK(frame.time == time);
+  CHECK(frame.positions != NULL && frame.velocities != NULL);
+  if (frame.particles == SAMPLE_N && frame.positions && frame.velocities)
+    for (size_t i = 0; i < 2 * SAMPLE_N; ++i) {
+      CHECK_MSG(close_9(frame.positions[i], sample_positions[i]),
+                "position %zu: %.17g vs %.17g", i, frame.positions[i],
+                sample_positions[i]);
+      CHECK_MSG(close_9(frame.velocities[i], sample_velocities[i]),
+                "velocity %zu: %.17g vs %.17g", i, frame.velocities[i],
+                sample_velocities[i]);
+    }
+  CHECK_OK(ck__gas_frame_free(&frame));
+  CHECK(frame_is_zeroed(&frame));
+  CHECK_OK(ck__gas_frame_free(&frame)); /* twice is harmless */
+  CHECK_OK(ck__gas_frame_free(NULL));
+
+  /* The text itself: the documented comment line and columns. */
+  char *text = test_read_file(path, NULL);
+  CHECK(text != NULL);
+  if (text) {
+    const char *expected =
+        "5\nLattice=\"12.649110640673518 0.0 0.0 0.0 8.1 0.0 "
+        "0.0 0.0 1.0\" Properties=species:S:1:pos:R:3:velo:R:3 "
+        "Time=0.015000000000000001 Step=3 pbc=\"T T F\"\n"
+        "Ar 0.5 0.25 0 1.5 -2.25 0\n";
+    CHECK_MSG(strncmp(text, expected, strlen(expected)) == 0, "%s", text);
+    free(text);
+  }
+  CHECK(temporaries_left() == 0);
+
+  /* Without velocities: no velo columns, and none read back. */
+  CHECK_OK(
+      ck__gas_xyz_write(path, SAMPLE_N, 4, 5, sample_positions, NULL, 0, 0.5));
+  CHECK_OK(ck__gas_xyz_read(path, &frame));
+  CHECK(frame.particles == SAMPLE_N && frame.velocities == NULL);
+  CHECK(frame.box_x == 4 && frame.box_y == 5 && frame.time == 0.5);
+  if (frame.positions)
+    CHECK(close_9(frame.positions[2], sample_positions[2]));
+  ck__gas_frame_free(&frame);
+
+  /* The writer refuses what could not be read back, and leaves no file. */
+  char refused[600];
+  path_in("refused.xyz", refused, sizeof refused);
+  double bad_positions[2 * SAMPLE_N];
+  memcpy(bad_positions, sample_positions, sizeof bad_positions);
+  bad_positions[7] = NAN;
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, bad_positions, NULL, 0, 0) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_xyz_write(refused, 0, 4, 5, sample_positions, NULL, 0, 0) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 0, 5, sample_positions, NULL, 0,
+                          0) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, NULL, NULL, 0, 0) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(!file_exists(refused));
+  CHECK(temporaries_left() == 0);
+  CHECK(ck__gas_xyz_read(NULL, &frame) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_xyz_read(path, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  char missing[600];
+  path_in("missing.xyz", missing, sizeof missing);
+  CHECK(ck__gas_xyz_read(missing, &frame) == CK_ERROR_IO);
+  CHECK(frame_is_zeroed(&frame));
+}
+
+/* A file that must read: returns the status, the frame filled. */
+static ck_status read_text(const char *label, const char *text,
+                           ck__gas_frame *frame) {
+  char path[600];
+  path_in("good.xyz", path, sizeof path);
+  CHECK(write_text(path, text) == 0);
+  ck_status status = ck__gas_xyz_read(path, frame);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_OK, "%s: status %d: %s", label, (int)status, message);
+  return status;
+}
+
+static void test_good_files(void) {
+  ck__gas_frame frame;
+  /* Plain XYZ: no Properties, free text in the comment. */
+  if (read_text("plain",
+                "2\nwater, sort of \"quoted\" = text\n"
+                "O 0.1 0.2 0.3\nH 1 2e0 -3\n",
+                &frame) == CK_OK) {
+    CHECK(frame.particles == 2 && frame.velocities == NULL);
+    CHECK(frame.box_x == 0 && frame.box_y == 0 && frame.time == 0);
+    CHECK(frame.positions[0] == 0.1 && frame.positions[1] == 0.2);
+    CHECK(frame.positions[2] == 1 && frame.positions[3] == 2);
+    ck__gas_frame_free(&frame);
+  }
+  /* Columns in another order, 2D vectors, other properties skipped, keys
+   * in other cases, blanks around '=', escapes, CRLF endings, blanks
+   * around the count, a second frame (not read). */
+  if (read_text("extended",
+                "  2  \r\nfoo=\"a \\\" b\" lattice = \"3 0 0 0 4 0 0 0 0\" "
+                "Properties=id:I:1:velo:R:2:species:S:1:pos:R:2:flag:L:1 "
+                "TIME=1.25 pbc=\"F F F\" flag\r\n"
+                "7 1 2 Ar 0.5 0.75 T\r\n"
+                "8 -1 -2 Ar 1.5 1.75 F\r\n"
+                "1\nsecond frame\nAr x y z\n",
+                &frame) == CK_OK) {
+    CHECK(frame.particles == 2);
+    CHECK(frame.box_x == 3 && frame.box_y == 4 && frame.time == 1.25);
+    CHECK(frame.velocities != NULL);
+    if (frame.velocities) {
+      CHECK(frame.positions[0] == 0.5 && frame.positions[1] == 0.75);
+      CHECK(frame.positions[2] == 1.5 && frame.positions[3] == 1.75);
+      CHECK(frame.velocities[0] == 1 && frame.velocities[1] == 2);
+      CHECK(frame.velocities[2] == -1 && frame.velocities[3] == -2);
+    }
+    ck__gas_frame_free(&frame);
+  }
+  /* No newline at the end; an empty comment line. */
+  if (read_text("no final newline", "1\n\nAr 1 2 3", &frame) == CK_OK) {
+    CHECK(frame.particles == 1 && frame.positions[1] == 2);
+    ck__gas_frame_free(&frame);
+  }
+  /* More particles than the reader's first allocation. */
+  size_t many = 3000;
+  char *big = malloc(many * 16 + 64);
+  CHECK(big != NULL);
+  if (big) {
+    size_t used = (size_t)sprintf(big, "%zu\nProperties=pos:R:2\n", many);
+    for (size_t i = 0; i < many; ++i)
+      used += (size_t)sprintf(big + used, "%zu %zu\n", i, 2 * i);
+    if (read_text("3000 particles", big, &frame) == CK_OK) {
+      CHECK(frame.particles == many);
+      CHECK(frame.positions[2 * (many - 1)] == (double)(many - 1));
+      CHECK(frame.positions[2 * (many - 1) + 1] == (double)(2 * (many - 1)));
+      ck__gas_frame_free(&frame);
+    }
+    free(big);
+  }
+}
+
+typedef struct bad_case {
+  const char *label;
+  const char *text;
+  ck_status status;
+  const char *needle;
+} bad_case;
+
+#define COMMENT "Properties=species:S:1:pos:R:3\n"
+
+static void test_malformed(void) {
+  static const bad_case cases[] = {
+      {"empty file", "", CK_ERROR_PARSE, "bad.xyz:1: the file is empty"},
+      {"blank first line", "\n\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:1: the first line must hold the number of particles"},
+      {"non-numeric count", "three\n\n", CK_ERROR_PARSE,
+       "bad.xyz:1: the first line must hold the number of particles, found "
+       "\"three\""},
+      {"count with words", "3 atoms\n\n", CK_ERROR_PARSE,
+       "bad.xyz:1: the first line must hold the number of particles, found "
+       "\"3 atoms\""},
+      {"negative count", "-3\n\n", CK_ERROR_PARSE, "bad.xyz:1:"},
+      {"fractional count", "2.5\n\n", CK_ERROR_PARSE,
+       "bad.xyz:1: the number of particles \"2.5\" is not a whole number"},
+      {"huge count", "99999999999999999999999\n\n", CK_ERROR_PARSE,
+       "bad.xyz:1: the number of particles 99999999999999999999999 is too "
+       "large"},
+      {"zero count", "0\n\n", CK_ERROR_PARSE,
+       "bad.xyz:1: the number of particles is 0"},
+      {"no comment line", "1\n", CK_ERROR_PARSE,
+       "bad.xyz:2: truncated: the file ends before the comment line"},
+      {"missing lines", "3\n" COMMENT "Ar 0 0 0\nAr 1 1 1\n", CK_ERROR_PARSE,
+       "bad.xyz:5: truncated: the file ends after 2 of its 3 particle lines"},
+      {"count far beyond the lines", "1000000000000\n" COMMENT "Ar 0 0 0\n",
+       CK_ERROR_PARSE, "bad.xyz:4: truncated: the file ends after 1 of its"},
+      {"short line", "2\n" COMMENT "Ar 0 0 0\nAr 1 1\n", CK_ERROR_PARSE,
+       "bad.xyz:4: particle 2: expected 4 columns, found 3"},
+      {"long line", "2\n" COMMENT "Ar 0 0 0 0\nAr 1 1 1\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: expected 4 columns, found 5"},
+      {"blank particle line", "2\n" COMMENT "Ar 0 0 0\n\nAr 1 1 1\n",
+       CK_ERROR_PARSE, "bad.xyz:4: particle 2: expected 4 columns, found 0"},
+      {"non-numeric x", "1\n" COMMENT "Ar abc 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: x \"abc\" is not a number"},
+      {"decimal comma", "1\n\nAr 0 1,5 0\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: y \"1,5\" is not a number"},
+      {"hex", "1\n\nAr 0x10 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: x \"0x10\" is not a number"},
+      {"nan", "2\n\nAr 0 0 0\nAr nan 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:4: particle 2: x \"nan\" is not a finite number"},
+      {"inf", "1\n\nAr 0 -inf 0\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: y \"-inf\" is not a finite number"},
+      {"z not finite", "1\n\nAr 0 0 Infinity\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: z \"Infinity\" is not a finite number"},
+      {"overflow", "1\n\nAr 0 1e999 0\n", CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: y \"1e999\" is out of range"},
+      {"velocity nan",
+       "1\nProperties=species:S:1:pos:R:3:velo:R:3\nAr 0 0 0 1 NaN 0\n",
+       CK_ERROR_PARSE, "bad.xyz:3: particle 1: vy \"NaN\" is not a finite"},
+      {"Properties without pos", "1\nProperties=species:S:1:velo:R:3\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:2: Properties \"species:S:1:velo:R:3\" has no pos column"},
+      {"Properties cut short", "1\nProperties=species:S:1:pos:R\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties \"species:S:1:pos:R\" must be "},
+      {"Properties trailing colon", "1\nProperties=species:S:1:pos:R:3:\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:2: Properties \"species:S:1:pos:R:3:\" must be "
+       "name:type:count triples; property 3 is cut short"},
+      {"Properties bad type", "1\nProperties=species:X:1:pos:R:3\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: species has type \"X\""},
+      {"Properties bad count", "1\nProperties=species:S:0:pos:R:3\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: species has column count"},
+      {"Properties huge count",
+       "1\nProperties=species:S:99999999999999999999999:pos:R:3\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: species has column count"},
+      {"pos of integers", "1\nProperties=species:S:1:pos:I:3\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Properties: pos must be R:2 or R:3"},
+      {"pos of 4", "1\nProperties=pos:R:4\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Properties: pos must be R:2 or R:3, found R:4"},
+      {"pos twice", "1\nProperties=pos:R:3:pos:R:2\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Properties names pos twice"},
+      {"Lattice with 6 values", "1\nLattice=\"1 0 0 0 1 0\"\nAr 0 0 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Lattice must hold 9 numbers"},
+      {"Lattice with 10 values",
+       "1\nLattice=\"1 0 0 0 1 0 0 0 1 1\"\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Lattice must hold 9 numbers (three cell vectors), found "
+       "10"},
+      {"Lattice not a number", "1\nLattice=\"1 0 0 0 x 0 0 0 1\"\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Lattice value 5 \"x\" is not a number"},
+      {"Lattice sheared", "1\nLattice=\"1 0 0 0.5 1 0 0 0 1\"\nAr 0 0 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: only rectangular boxes"},
+      {"Lattice rotated", "1\nLattice=\"1 0.1 0 0 1 0 0 0 1\"\n",
+       CK_ERROR_PARSE, "bad.xyz:2: only rectangular boxes"},
+      {"Lattice with a zero side", "1\nLattice=\"0 0 0 0 1 0 0 0 1\"\n",
+       CK_ERROR_PARSE, "bad.xyz:2: the box sides from Lattice"},
+      {"Lattice twice",
+       "1\nLattice=\"1 0 0 0 1 0 0 0 1\" Lattice=\"1 0 0 0 1 0 0 0 1\"\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Lattice given twice"},
+      {"unterminated quote", "1\nLattice=\"1 0 0 0 1 0 0 0 1\nAr 0 0 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: unterminated quote in the value of Lattice"},
+      {"unterminated quote, escaped", "1\nfoo=\"abc\\\"\nAr 0 0 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: unterminated quote in the value of foo"},
+      {"Time not a number", "1\nTime=soon\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Time \"soon\" is not a number"},
+      {"Time of two numbers", "1\nTime=\"1 2\"\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Time \"1 2\" is not a number"},
+      {"Time nan", "1\nTime=nan\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Time \"nan\" is not a finite number"},
+      {"garbage", "\x01\x02\xff\xfe binary\n", CK_ERROR_PARSE, "bad.xyz:1:"},
+  };
+  char path[600];
+  path_in("bad.xyz", path, sizeof path);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    const bad_case *bad = &cases[c];
+    CHECK(write_text(path, bad->text) == 0);
+    ck__gas_frame frame;
+    memset(&frame, 0x5a, sizeof frame);
+    ck_error_clear();
+    ck_status status = ck__gas_xyz_read(path, &frame);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == bad->status, "%s: status %d, expected %d (%s)",
+              bad->label, (int)status, (int)bad->status, message);
+    CHECK_MSG(strstr(message, bad->needle) != NULL, "%s: \"%s\" lacks \"%s\"",
+              bad->label, message, bad->needle);
+    CHECK_MSG(strncmp(message, path, strlen(path)) == 0,
+              "%s: \"%s\" does not start with the path", bad->label, message);
+    CHECK_MSG(frame_is_zeroed(&frame), "%s: frame not zeroed", bad->label);
+    if (status == CK_OK)
+      ck__gas_frame_free(&frame);
+  }
+  /* A NUL byte makes it no text file. */
+  CHECK(write_bytes(path, "1\n\nAr 0\0 0 0\n", 13) == 0);
+  ck__gas_frame frame;
+  CHECK(ck__gas_xyz_read(path, &frame) == CK_ERROR_PARSE);
+  CHECK(frame_is_zeroed(&frame));
+}
+
+/* Every prefix of a valid file reads, or fails with CK_ERROR_PARSE. Its
+ * lines end in a one-character column, so a prefix reads only when every
+ * line is whole (the final newline aside). */
+static void test_truncations(void) {
+  char full_path[600], path[600];
+  path_in("full.xyz", full_path, sizeof full_path);
+  path_in("cut.xyz", path, sizeof path);
+  CHECK_OK(ck__gas_xyz_write(full_path, 3, 10, 10, sample_positions,
+                             sample_velocities, 7, 1.5));
+  size_t size = 0;
+  char *text = test_read_file(full_path, &size);
+  CHECK(text != NULL && size > 0);
+  if (!text)
+    return;
+  size_t successes = 0;
+  for (size_t length = 0; length <= size; ++length) {
+    CHECK(write_bytes(path, text, length) == 0);
+    ck__gas_frame frame;
+    ck_status status = ck__gas_xyz_read(path, &frame);
+    if (status == CK_OK) {
+      ++successes;
+      CHECK_MSG(length + 1 >= size, "a prefix of %zu of %zu bytes read", length,
+                size);
+      CHECK(frame.particles == 3 && frame.velocities != NULL);
+      if (frame.velocities)
+        CHECK(close_9(frame.velocities[5], sample_velocities[5]));
+      ck__gas_frame_free(&frame);
+    } else {
+      const char *message = "";
+      ck_error_last(&message);
+      CHECK_MSG(status == CK_ERROR_PARSE, "prefix %zu: status %d: %s", length,
+                (int)status, message);
+      CHECK(frame_is_zeroed(&frame));
+    }
+  }
+  CHECK_MSG(successes == 2, "%zu prefixes read", successes);
+  free(text);
+}
+
+static void test_trajectory(void) {
+  char path[600];
+  path_in("run.xyz", path, sizeof path);
+  ck__gas_trajectory *trajectory = NULL;
+  CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
+  CHECK(trajectory != NULL);
+  CHECK(temporaries_left() == 1);
+  CHECK(!file_exists(path));
+  for (uint64_t step = 0; step < 3; ++step)
+    CHECK_OK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, 13,
+                                      sample_positions, sample_velocities,
+                                      step * 100, (double)step * 0.5));
+  /* A refused frame writes nothing and leaves the trajectory usable. */
+  CHECK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, -1, sample_positions,
+                                 NULL, 0, 0) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ck__gas_trajectory_close(trajectory, 1));
+  CHECK(temporaries_left() == 0);
+
+  size_t size = 0;
+  char *text = test_read_file(path, &size);
+  CHECK(text != NULL);
+  if (text) {
+    /* 3 frames of 2 + N lines, each led by its count. */
+    size_t lines = 0, counts = 0;
+    for (char *line = text; *line;) {
+      char *end = strchr(line, '\n');
+      CHECK(end != NULL);
+      if (!end)
+        break;
+      if (lines % (2 + SAMPLE_N) == 0)
+        counts += (size_t)(end - line) == 1 && line[0] == '0' + SAMPLE_N;
+      ++lines;
+      line = end + 1;
+    }
+    CHECK_MSG(lines == 3 * (2 + SAMPLE_N), "%zu lines", lines);
+    CHECK_MSG(counts == 3, "%zu count lines", counts);
+    CHECK(strstr(text, "Time=1 Step=200 ") != NULL);
+    free(text);
+  }
+  ck__gas_frame frame;
+  CHECK_OK(ck__gas_xyz_read(path, &frame));
+  CHECK(frame.particles == SAMPLE_N && frame.time == 0 && frame.box_y == 13);
+  ck__gas_frame_free(&frame);
+
+  /* Not committed: no file, no temporary; an existing file stays. */
+  char abandoned[600];
+  path_in("abandoned.xyz", abandoned, sizeof abandoned);
+  CHECK_OK(ck__gas_trajectory_open(abandoned, &trajectory));
+  CHECK_OK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, 13,
+                                    sample_positions, NULL, 0, 0));
+  CHECK_OK(ck__gas_trajectory_close(trajectory, 0));
+  CHECK(!file_exists(abandoned));
+  CHECK(temporaries_left() == 0);
+  CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
+  CHECK_OK(ck__gas_trajectory_frame(trajectory, 1, 1, 1, sample_positions, NULL,
+                                    0, 0));
+  CHECK_OK(ck__gas_trajectory_close(trajectory, 0));
+  CHECK_OK(ck__gas_xyz_read(path, &frame));
+  CHECK(frame.particles == SAMPLE_N);
+  ck__gas_frame_free(&frame);
+  CHECK(temporaries_left() == 0);
+
+  /* Many frames: more than one write buffer. */
+  CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
+  for (uint64_t step = 0; step < 2000; ++step)
+    CHECK_OK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, 13,
+                                      sample_positions, sample_velocities, step,
+                                      (double)step));
+  CHECK_OK(ck__gas_trajectory_close(trajectory, 1));
+  text = test_read_file(path, &size);
+  CHECK(text != NULL);
+  if (text) {
+    size_t lines = 0;
+    for (size_t i = 0; i < size; ++i)
+      lines += text[i] == '\n';
+    CHECK_MSG(lines == 2000 * (2 + SAMPLE_N), "%zu lines", lines);
+    CHECK(strstr(text, "Time=1999 Step=1999 ") != NULL);
+    free(text);
+  }
+
+  CHECK_OK(ck__gas_trajectory_close(NULL, 1));
+  CHECK(ck__gas_trajectory_open(path, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  char directory[700];
+  snprintf(directory, sizeof directory, "%s/", work_dir);
+  CHECK(ck__gas_trajectory_open(directory, &trajectory) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(trajectory == NULL);
+  char unwritable[700];
+  snprintf(unwritable, sizeof unwritable, "%s/no/such/dir/run.xyz", work_dir);
+  CHECK(ck__gas_trajectory_open(unwritable, &trajectory) == CK_ERROR_IO);
+  CHECK(trajectory == NULL);
+}
+
+static void test_rdf(void) {
+  char path[600];
+  path_in("rdf.csv", path, sizeof path);
+  enum { BINS = 50 };
+  const double range = 5, area = 400;
+  const size_t particles = 100;
+  const uint64_t samples = 1000;
+  uint64_t counts[BINS];
+  const double pi = 3.14159265358979323846;
+  double dr = range / BINS;
+  /* An ideal gas: pairs in proportion to the ring's area. */
+  for (size_t k = 0; k < BINS; ++k) {
+    double r = (k + 0.5) * dr;
+    counts[k] = (uint64_t)llround((double)samples * particles *
+                                  (particles - 1) / 2 * 2 * pi * r * dr / area);
+  }
+  CHECK_OK(
+      ck__gas_rdf_write(path, BINS, range, counts, samples, particles, area));
+  char *text = test_read_file(path, NULL);
+  CHECK(text != NULL);
+  if (text) {
+    CHECK(strncmp(text, "r,g,count\n", 10) == 0);
+    size_t rows = 0;
+    char *line = strchr(text, '\n');
+    while (line && line[1]) {
+      ++line;
+      double r = 0, g = 0;
+      uint64_t count = 0;
+      int got = sscanf(line, "%lf,%lf,%" SCNu64, &r, &g, &count);
+      CHECK_MSG(got == 3, "row %zu: %.30s", rows, line);
+      if (got == 3 && rows < BINS) {
+        CHECK_NEAR(r, (rows + 0.5) * dr, 1e-9);
+        CHECK_NEAR(g, 1, 0.01);
+        CHECK(count == counts[rows]);
+      }
+      ++rows;
+      line = strchr(line, '\n');
+    }
+    CHECK_MSG(rows == BINS, "%zu rows", rows);
+    free(text);
+  }
+  CHECK(temporaries_left() == 0);
+  /* Twice the pairs in one bin: g = 2 there. */
+  counts[10] *= 2;
+  CHECK_OK(
+      ck__gas_rdf_write(path, BINS, range, counts, samples, particles, area));
+  text = test_read_file(path, NULL);
+  if (text) {
+    char *line = text;
+    for (int k = 0; k <= 10 && line; ++k)
+      line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+    double r = 0, g = 0;
+    CHECK(line && sscanf(line, "%lf,%lf", &r, &g) == 2);
+    CHECK_NEAR(g, 2, 0.02);
+    free(text);
+  }
+
+  CHECK(ck__gas_rdf_write(path, 0, range, counts, samples, particles, area) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_rdf_write(path, BINS, 0, counts, samples, particles, area) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_rdf_write(path, BINS, range, NULL, samples, particles, area) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_rdf_write(path, BINS, range, counts, 0, particles, area) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_rdf_write(path, BINS, range, counts, samples, 1, area) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_rdf_write(path, BINS, range, counts, samples, particles, NAN) ==
+        CK_ERROR_INVALID_ARGUMENT);
+}
+
+#ifdef CK_HAVE_PNG
+static uint32_t big_endian_32(const unsigned char *bytes) {
+  return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 |
+         (uint32_t)bytes[2] << 8 | bytes[3];
+}
+
+/* The PNG's signature and IHDR size against width x height. */
+static void check_png(const char *path, uint32_t width, uint32_t height) {
+  size_t size = 0;
+  char *bytes = test_read_file(path, &size);
+  CHECK_MSG(bytes != NULL && size > 33, "%s: %zu bytes", path, size);
+  if (!bytes || size <= 33) {
+    free(bytes);
+    return;
+  }
+  const unsigned char *data = (const unsigned char *)bytes;
+  CHECK(memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0);
+  CHECK(big_endian_32(data + 8) == 13 && memcmp(data + 12, "IHDR", 4) == 0);
+  CHECK_MSG(big_endian_32(data + 16) == width, "%s: width %" PRIu32, path,
+            big_endian_32(data + 16));
+  CHECK_MSG(big_endian_32(data + 20) == height, "%s: height %" PRIu32, path,
+            big_endian_32(data + 20));
+  CHECK(data[24] == 8 && data[25] == 2); /* 8-bit RGB */
+  free(bytes);
+}
+#endif
+
+static void test_png(void) {
+  char path[600];
+  path_in("frame.png", path, sizeof path);
+#ifdef CK_HAVE_PNG
+  CHECK_OK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions,
+                             sample_velocities, 64));
+  check_png(path, 64, 32);
+  CHECK_OK(
+      ck__gas_png_write(path, SAMPLE_N, 5, 10, sample_positions, NULL, 40));
+  check_png(path, 20, 40);
+  CHECK_OK(ck__gas_png_write(path, SAMPLE_N, 1000, 1, sample_positions,
+                             sample_velocities, 10));
+  check_png(path, 10, 1);
+  CHECK_OK(ck__gas_png_write(path, 1, 1, 1, sample_positions, NULL, 1));
+  check_png(path, 1, 1);
+  /* A denser picture: many particles, discs of several pixels. */
+  enum { MANY = 400 };
+  double positions[2 * MANY], velocities[2 * MANY];
+  for (int i = 0; i < MANY; ++i) {
+    positions[2 * i] = (i % 20) * 1.1 - 3;
+    positions[2 * i + 1] = (i / 20) * 1.1 + 0.3;
+    velocities[2 * i] = (i % 7) - 3;
+    velocities[2 * i + 1] = (i % 5) * 0.5;
+  }
+  CHECK_OK(ck__gas_png_write(path, MANY, 22, 22, positions, velocities, 300));
+  check_png(path, 300, 300);
+  CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions, NULL, 0) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions, NULL,
+                          CK__GAS_PNG_MAX_SIDE + 1) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  char unwritable[700];
+  snprintf(unwritable, sizeof unwritable, "%s/no/such/dir/x.png", work_dir);
+  CHECK(ck__gas_png_write(unwritable, SAMPLE_N, 20, 10, sample_positions, NULL,
+                          16) == CK_ERROR_IO);
+#else
+  const char *message = "";
+  CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions,
+                          sample_velocities, 64) == CK_ERROR_UNSUPPORTED);
+  ck_error_last(&message);
+  CHECK(strstr(message, "PNG output needs libpng") != NULL);
+  CHECK(!file_exists(path));
+#endif
+  CHECK(temporaries_left() == 0);
+}
+
+/* Numbers stay in the C locale whatever the process set. */
+static void test_locale(void) {
+  const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
+                         "fr_FR.utf8"};
+  const char *chosen = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !chosen; ++i)
+    if (setlocale(LC_NUMERIC, names[i]))
+      chosen = names[i];
+  if (!chosen)
+    return; /* no locale with a decimal comma installed */
+  char path[600];
+  path_in("locale.xyz", path, sizeof path);
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 2.5, 3.5, sample_positions,
+                             sample_velocities, 1, 0.25));
+  ck__gas_frame frame;
+  CHECK_OK(ck__gas_xyz_read(path, &frame));
+  CHECK(frame.box_x == 2.5 && frame.time == 0.25);
+  if (frame.positions)
+    CHECK(frame.positions[0] == 0.5);
+  ck__gas_frame_free(&frame);
+  setlocale(LC_NUMERIC, "C");
+}
+
+int main(void) {
+  const char *base = getenv("TMPDIR");
+  snprintf(work_dir, sizeof work_dir, "%s/clkit_gas_io_XXXXXX",
+           base && *base ? base : "/tmp");
+  if (!mkdtemp(work_dir)) {
+    fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
+    return 1;
+  }
+  test_round_trip();
+  test_good_files();
+  test_malformed();
+  test_truncations();
+  test_trajectory();
+  test_rdf();
+  test_png();
+  test_locale();
+  remove_tree(work_dir);
+  return CHECK_DONE();
+}
