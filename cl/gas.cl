@@ -24,7 +24,7 @@
 #define CK_GAS_COUNT(counts, bin) atomic_inc(&(counts)[bin])
 #include "ck_gas.h"
 
-#if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                 \
+#if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                   \
     !defined(CK_GAS_MODEL) || !defined(CK_GAS_WALLS) || !defined(CK_GAS_TILES)
 #error "gas.cl needs its CK_GAS_ defines"
 #endif
@@ -66,7 +66,7 @@
  * group must reach it. */
 #define CK_GAS_GROUP_SCAN(sums, l)                                             \
   for (uint stride = 1; stride < CK_GAS_SCAN_GROUP; stride *= 2) {             \
-    uint add = (l) >= stride ? (sums)[(l) - stride] : 0u;                      \
+    uint add = (l) >= stride ? (sums)[(l)-stride] : 0u;                        \
     barrier(CLK_LOCAL_MEM_FENCE);                                              \
     (sums)[l] += add;                                                          \
     barrier(CLK_LOCAL_MEM_FENCE);                                              \
@@ -96,7 +96,7 @@ __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   if (ck_gas_kick_drift_particle(k, position, velocity, force, dt, &g,
-                        use_reference ? reference : 0, half_skin2))
+                                 use_reference ? reference : 0, half_skin2))
     atomic_or(&flags[0], 1u);
 }
 
@@ -120,11 +120,11 @@ __kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
 /* A work-group scans one block of CK_GAS_SCAN_BLOCK cells, 4 a work-item:
  * each cell's count, its exclusive prefix within the block, and the
  * block's total. */
-__kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1)))
-void ck_gas_scan_blocks(uint cells, __global const uint *fill,
-                        __global uint *cell_count, __global uint *cell_start,
-                        __global uint *block_sum, int only_if_flagged,
-                        __global const uint *flags) {
+__kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1))) void
+ck_gas_scan_blocks(uint cells, __global const uint *fill,
+                   __global uint *cell_count, __global uint *cell_start,
+                   __global uint *block_sum, int only_if_flagged,
+                   __global const uint *flags) {
   /* No early return before the barriers (some compilers cannot split a
    * work-group loop there): an idle scan just stores nothing. */
   int active = !only_if_flagged || flags[0];
@@ -157,9 +157,9 @@ void ck_gas_scan_blocks(uint cells, __global const uint *fill,
  * prefixes; the barriers sit in loops of fixed length only (some
  * compilers cannot split a work-group loop inside a loop of run-time
  * length). An idle scan stores nothing. */
-__kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1)))
-void ck_gas_scan_totals(uint blocks, __global uint *block_sum,
-                        int only_if_flagged, __global const uint *flags) {
+__kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1))) void
+ck_gas_scan_totals(uint blocks, __global uint *block_sum, int only_if_flagged,
+                   __global const uint *flags) {
   int active = !only_if_flagged || flags[0];
   __local uint sums[CK_GAS_SCAN_GROUP];
   uint l = (uint)get_local_id(0);
@@ -180,24 +180,21 @@ void ck_gas_scan_totals(uint blocks, __global uint *block_sum,
 }
 
 /* Work-item k: slot k's particle to its place in the sorted arrays. */
-__kernel void ck_gas_scatter(uint n, __global const uint *cell_key,
-                             __global const uint *cell_rank,
-                             __global const uint *cell_start,
-                             __global const uint *block_sum,
-                             __global const ck_real *position,
-                             __global const ck_real *velocity,
-                             __global const uint *id,
-                             __global ck_real *sorted_position,
-                             __global ck_real *sorted_velocity,
-                             __global uint *sorted_id, int only_if_flagged,
-                             __global const uint *flags) {
+__kernel void
+ck_gas_scatter(uint n, __global const uint *cell_key,
+               __global const uint *cell_rank, __global const uint *cell_start,
+               __global const uint *block_sum, __global const ck_real *position,
+               __global const ck_real *velocity, __global const uint *id,
+               __global ck_real *sorted_position,
+               __global ck_real *sorted_velocity, __global uint *sorted_id,
+               int only_if_flagged, __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
   uint k = (uint)get_global_id(0);
   if (k >= n)
     return;
   uint key = cell_key[k];
-  uint slot = block_sum[key / CK_GAS_SCAN_BLOCK] + cell_start[key] +
-              cell_rank[k];
+  uint slot =
+      block_sum[key / CK_GAS_SCAN_BLOCK] + cell_start[key] + cell_rank[k];
   sorted_position[2 * slot] = position[2 * k];
   sorted_position[2 * slot + 1] = position[2 * k + 1];
   sorted_velocity[2 * slot] = velocity[2 * k];
@@ -209,8 +206,7 @@ __kernel void ck_gas_scatter(uint n, __global const uint *cell_key,
  * counter cleared for the next sort. */
 __kernel void ck_gas_order(uint cells, __global uint *cell_start,
                            __global const uint *cell_count,
-                           __global const uint *block_sum,
-                           __global uint *fill,
+                           __global const uint *block_sum, __global uint *fill,
                            __global ck_real *sorted_position,
                            __global ck_real *sorted_velocity,
                            __global uint *sorted_id, int only_if_flagged,
@@ -233,8 +229,7 @@ __kernel void ck_gas_copy_back(uint n, __global const ck_real *sorted_position,
                                __global const uint *sorted_id,
                                __global ck_real *position,
                                __global ck_real *velocity, __global uint *id,
-                               __global ck_real *reference,
-                               int only_if_flagged,
+                               __global ck_real *reference, int only_if_flagged,
                                __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
   uint k = (uint)get_global_id(0);
@@ -262,44 +257,38 @@ __kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
   if (i >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint found = ck_gas_list_of(i, position, cell_start, cell_count, &g,
-                                 range2, list, capacity);
+  uint found = ck_gas_list_of(i, position, cell_start, cell_count, &g, range2,
+                              list, capacity);
   list_count[i] = found;
   if (found > capacity)
     atomic_or(&flags[1], 1u);
 }
 
 /* Work-item i: the force on slot i from the neighbouring cells. */
-__kernel void ck_gas_forces_cells(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
-                                  CK_GAS_PAIR_ARGUMENTS,
-                                  __global const ck_real *position,
-                                  __global const uint *cell_start,
-                                  __global const uint *cell_count,
-                                  __global ck_real *force,
-                                  __global ck_real *energy,
-                                  __global ck_real *virial) {
+__kernel void
+ck_gas_forces_cells(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
+                    __global const ck_real *position,
+                    __global const uint *cell_start,
+                    __global const uint *cell_count, __global ck_real *force,
+                    __global ck_real *energy, __global ck_real *virial) {
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   CK_GAS_PAIR_BUILD(p);
-  ck_gas_force_from_cells(i, position, cell_start, cell_count, &g,
-                          CK_GAS_MODEL, &p, rc, with_energy, force, energy,
-                          virial);
+  ck_gas_force_from_cells(i, position, cell_start, cell_count, &g, CK_GAS_MODEL,
+                          &p, rc, with_energy, force, energy, virial);
 }
 
 /* Work-item i: the force on slot i from its Verlet list. The rebuild flag
  * is read by the rebuild kernels before this one and cleared here, by
  * work-item 0, for the next step. */
-__kernel void ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
-                                 CK_GAS_PAIR_ARGUMENTS,
-                                 __global const ck_real *position,
-                                 __global const uint *list,
-                                 __global const uint *list_count,
-                                 uint capacity, __global ck_real *force,
-                                 __global ck_real *energy,
-                                 __global ck_real *virial,
-                                 __global uint *flags) {
+__kernel void
+ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
+                   __global const ck_real *position, __global const uint *list,
+                   __global const uint *list_count, uint capacity,
+                   __global ck_real *force, __global ck_real *energy,
+                   __global ck_real *virial, __global uint *flags) {
   uint i = (uint)get_global_id(0);
   if (i == 0)
     flags[0] = 0u;
@@ -318,81 +307,97 @@ typedef double2 ck_gas_real2;
 typedef float2 ck_gas_real2;
 #endif
 
-/* The pairs of particles a and b with a tile's count positions, in
- * order; ENERGY is a literal, so that each use compiles to its own loop.
+/* The pairs of particle (xi, yi) with a tile's COUNT positions, in
+ * order; ENERGY is a literal, so that each use compiles to its own loop,
+ * and full tiles pass the constant CK_GAS_GROUP, which the compiler can
+ * unroll.
  * A particle meets itself at distance 0, which ck_gas_add_pair skips. */
-#define CK_GAS_ALL_PAIRS_TILE(ENERGY)                                          \
-  for (uint t = 0; t < count; ++t) {                                           \
+#define CK_GAS_ALL_PAIRS_TILE(ENERGY, COUNT)                                   \
+  for (uint t = 0; t < (COUNT); ++t) {                                         \
     ck_gas_real2 other = tile[t];                                              \
     ck_real dx, dy;                                                            \
-    ck_gas_separation(xa, ya, other.x, other.y, &g, &dx, &dy);                 \
-    ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fxa, &fya, &ea,     \
-                    &wa);                                                      \
-    ck_gas_separation(xb, yb, other.x, other.y, &g, &dx, &dy);                 \
-    ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fxb, &fyb, &eb,     \
-                    &wb);                                                      \
+    ck_gas_separation(xi, yi, other.x, other.y, &g, &dx, &dy);                 \
+    ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fx, &fy, &e, &w);   \
   }
 
 /*
  * All pairs. CPUs (CK_GAS_TILES 0): work-item i sums over every j in slot
- * order, straight from memory. GPUs: work-item l of group q takes
- * particles a = 2 GROUP q + l and b = a + GROUP, and the group stages
- * GROUP positions at a time in local memory, each used for both of its
- * work-items' particles, j still in slot order.
+ * order, straight from memory, into force, energy and virial. GPUs: the
+ * j range is cut into `slices` runs of whole tiles so that small systems
+ * still fill the device; work-item (i, s) sums slot i's pairs with slice
+ * s, its group staging CK_GAS_GROUP positions at a time in local memory,
+ * and stores the partial sums at entry s n + i of partial (4 reals: fx,
+ * fy, energy, virial); ck_gas_sum_slices adds them in slice order.
  */
-__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1)))
-void ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
-                       CK_GAS_PAIR_ARGUMENTS,
-                       __global const ck_real *position,
-                       __global ck_real *force, __global ck_real *energy,
-                       __global ck_real *virial) {
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
+ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
+                  __global const ck_real *position, __global ck_real *force,
+                  __global ck_real *energy, __global ck_real *virial,
+                  uint slices, __global ck_real *partial) {
   CK_GAS_GEOMETRY_BUILD(g);
   CK_GAS_PAIR_BUILD(p);
-#if !CK_GAS_TILES
   uint i = (uint)get_global_id(0);
+#if !CK_GAS_TILES
   if (i >= n)
     return;
   ck_gas_force_from_all(i, n, position, &g, CK_GAS_MODEL, &p, rc, with_energy,
                         force, energy, virial);
 #else
   __local ck_gas_real2 tile[CK_GAS_GROUP];
-  uint l = (uint)get_local_id(0);
-  uint a = 2 * CK_GAS_GROUP * (uint)get_group_id(0) + l, b = a + CK_GAS_GROUP;
-  ck_real xa = a < n ? position[2 * a] : CK_R(0);
-  ck_real ya = a < n ? position[2 * a + 1] : CK_R(0);
-  ck_real xb = b < n ? position[2 * b] : CK_R(0);
-  ck_real yb = b < n ? position[2 * b + 1] : CK_R(0);
-  ck_real fxa = CK_R(0), fya = CK_R(0), ea = CK_R(0), wa = CK_R(0);
-  ck_real fxb = CK_R(0), fyb = CK_R(0), eb = CK_R(0), wb = CK_R(0);
-  for (uint first = 0; first < n; first += CK_GAS_GROUP) {
-    uint j = first + l;
+  uint l = (uint)get_local_id(0), slice = (uint)get_global_id(1);
+  uint tiles = (n + CK_GAS_GROUP - 1) / CK_GAS_GROUP;
+  uint first_tile = slice * tiles / slices;
+  uint end_tile = (slice + 1) * tiles / slices;
+  ck_real xi = i < n ? position[2 * i] : CK_R(0);
+  ck_real yi = i < n ? position[2 * i + 1] : CK_R(0);
+  ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  for (uint t0 = first_tile; t0 < end_tile; ++t0) {
+    uint first = t0 * CK_GAS_GROUP, j = first + l;
     tile[l] = j < n ? vload2(j, position) : (ck_gas_real2)(CK_R(0), CK_R(0));
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = n - first < CK_GAS_GROUP ? n - first : CK_GAS_GROUP;
-    if (with_energy) {
-      CK_GAS_ALL_PAIRS_TILE(1)
+    if (count == CK_GAS_GROUP) {
+      if (with_energy) {
+        CK_GAS_ALL_PAIRS_TILE(1, CK_GAS_GROUP)
+      } else {
+        CK_GAS_ALL_PAIRS_TILE(0, CK_GAS_GROUP)
+      }
+    } else if (with_energy) {
+      CK_GAS_ALL_PAIRS_TILE(1, count)
     } else {
-      CK_GAS_ALL_PAIRS_TILE(0)
+      CK_GAS_ALL_PAIRS_TILE(0, count)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (a < n) {
-    force[2 * a] = fxa;
-    force[2 * a + 1] = fya;
-    if (with_energy) {
-      energy[a] = ea;
-      virial[a] = wa;
-    }
-  }
-  if (b < n) {
-    force[2 * b] = fxb;
-    force[2 * b + 1] = fyb;
-    if (with_energy) {
-      energy[b] = eb;
-      virial[b] = wb;
-    }
+  if (i < n) {
+    __global ck_real *out = partial + 4 * ((size_t)slice * n + i);
+    out[0] = fx;
+    out[1] = fy;
+    out[2] = e;
+    out[3] = w;
   }
 #endif
+}
+
+/* Work-item i (GPUs): slot i's partial sums of the all-pairs slices,
+ * added in slice order into its force, energy and virial. */
+__kernel void ck_gas_sum_slices(uint n, uint slices, int with_energy,
+                                __global const ck_real *partial,
+                                __global ck_real *force,
+                                __global ck_real *energy,
+                                __global ck_real *virial) {
+  uint i = (uint)get_global_id(0);
+  if (i >= n)
+    return;
+  ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  for (uint s = 0; s < slices; ++s) {
+    __global const ck_real *in = partial + 4 * ((size_t)s * n + i);
+    fx += in[0];
+    fy += in[1];
+    e += in[2];
+    w += in[3];
+  }
+  ck_gas_store_force(i, fx, fy, e, w, with_energy, force, energy, virial);
 }
 
 /* Work-item k: the second half-kick of slot k, and Langevin's step. */
@@ -409,17 +414,15 @@ __kernel void ck_gas_kick(uint n, ck_real dt, ck_real damping, ck_real noise,
 /* Work-item l of group b sums kinetic energy, potential energy, virial
  * and momentum over particles b * GROUP + l, then strided by the grid;
  * a tree adds the group's sums into partial[5 b ..]. */
-__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1)))
-void ck_gas_reduce(uint n, __global const ck_real *velocity,
-                   __global const ck_real *energy,
-                   __global const ck_real *virial,
-                   __global ck_real *partial) {
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
+ck_gas_reduce(uint n, __global const ck_real *velocity,
+              __global const ck_real *energy, __global const ck_real *virial,
+              __global ck_real *partial) {
   __local ck_real sums[5][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   ck_real kinetic = CK_R(0), potential = CK_R(0), w = CK_R(0);
   ck_real px = CK_R(0), py = CK_R(0);
-  for (uint k = (uint)get_global_id(0); k < n;
-       k += (uint)get_global_size(0)) {
+  for (uint k = (uint)get_global_id(0); k < n; k += (uint)get_global_size(0)) {
     ck_real vx = velocity[2 * k], vy = velocity[2 * k + 1];
     kinetic += CK_R(0.5) * (vx * vx + vy * vy);
     potential += energy[k];
@@ -439,9 +442,9 @@ void ck_gas_reduce(uint n, __global const ck_real *velocity,
 }
 
 /* One work-group: the groups' partial sums into totals[0 .. 4]. */
-__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1)))
-void ck_gas_reduce_total(uint groups, __global const ck_real *partial,
-                         __global ck_real *totals) {
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
+ck_gas_reduce_total(uint groups, __global const ck_real *partial,
+                    __global ck_real *totals) {
   __local ck_real sums[5][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   for (int q = 0; q < 5; ++q) {

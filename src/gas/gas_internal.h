@@ -92,6 +92,11 @@ struct gas_state {
   /* All pairs through local-memory tiles: -1 by device (GPUs), 1 or 0. */
   int tiles;
   int local_tiles; /* the form in use */
+  /* Tiled all pairs: the j range in `slices` parts, each part's partial
+   * sums (4 reals a particle) added by sum_slices_kernel. */
+  uint32_t slices;
+  ck_buffer *slice_sums;
+  ck_kernel *sum_slices_kernel;
 };
 
 extern const ck__gas_steps ck__gas_ref_steps_f32;

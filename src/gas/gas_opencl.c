@@ -121,9 +121,25 @@ static ck_status opencl_setup(gas_state *s) {
                  {"ck_gas_reduce", &s->reduce_kernel},
                  {"ck_gas_reduce_total", &s->reduce_total_kernel},
                  {"ck_gas_rescale", &s->rescale_kernel},
-                 {"ck_gas_rdf", &s->rdf_kernel}};
+                 {"ck_gas_rdf", &s->rdf_kernel},
+                 {"ck_gas_sum_slices", &s->sum_slices_kernel}};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     CK_TRY(ck_kernel_create(s->program, kernels[i].name, kernels[i].kernel));
+  /* Tiled all pairs: enough slices of the j range for about 2048
+   * work-items a compute unit, so that small systems fill the device. */
+  s->slices = 1;
+  if (s->neighbors == CK_GAS_ALL_PAIRS && s->local_tiles) {
+    size_t wanted =
+        (size_t)(s->device.compute_units ? s->device.compute_units : 1) * 2048;
+    size_t tiles = (s->particles + s->group - 1) / s->group;
+    size_t slices = (wanted + s->particles - 1) / s->particles;
+    slices = slices > 64 ? 64 : slices;
+    slices = slices > tiles ? tiles : slices;
+    s->slices = slices < 1 ? 1 : (uint32_t)slices;
+    CK_TRY(create_scratch(s,
+                          (size_t)s->slices * s->particles * 4 * s->real_size,
+                          &s->slice_sums));
+  }
 fail:
   return status;
 }
@@ -280,12 +296,29 @@ static ck_status opencl_forces(gas_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, at++, s->virial));
   if (s->neighbors == CK_GAS_VERLET)
     CK_TRY(ck_kernel_set_buffer(k, at++, s->flags));
-  /* Tiled all pairs: a work-item takes two particles. */
-  size_t items = s->neighbors == CK_GAS_ALL_PAIRS && s->local_tiles
-                     ? (s->particles + 2 * (size_t)s->group - 1) /
-                           (2 * (size_t)s->group) * s->group
-                     : s->particles;
-  CK_TRY(launch(s, k, items, s->group));
+  if (s->neighbors != CK_GAS_ALL_PAIRS || !s->local_tiles) {
+    if (s->neighbors == CK_GAS_ALL_PAIRS) {
+      CK_TRY(set_uint(k, at++, 1));
+      CK_TRY(ck_kernel_set_buffer(k, at++, s->force)); /* unused */
+    }
+    CK_TRY(launch(s, k, s->particles, s->group));
+    return CK_OK;
+  }
+  CK_TRY(set_uint(k, at++, s->slices));
+  CK_TRY(ck_kernel_set_buffer(k, at++, s->slice_sums));
+  size_t local[2] = {s->group, 1};
+  size_t global[2] = {(s->particles + s->group - 1) / s->group * s->group,
+                      s->slices};
+  CK_TRY(ck_queue_launch(s->queue, k, 2, global, local, NULL));
+  k = s->sum_slices_kernel;
+  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(set_uint(k, 1, s->slices));
+  CK_TRY(set_int(k, 2, s->with_energy));
+  CK_TRY(ck_kernel_set_buffer(k, 3, s->slice_sums));
+  CK_TRY(ck_kernel_set_buffer(k, 4, s->force));
+  CK_TRY(ck_kernel_set_buffer(k, 5, s->energy));
+  CK_TRY(ck_kernel_set_buffer(k, 6, s->virial));
+  CK_TRY(launch(s, k, s->particles, s->group));
 fail:
   return status;
 }
@@ -394,10 +427,11 @@ static void opencl_teardown(gas_state *s) {
       s->copy_back_kernel,   s->list_kernel,         s->forces_kernel,
       s->forces_list_kernel, s->forces_all_kernel,   s->kick_kernel,
       s->reduce_kernel,      s->reduce_total_kernel, s->rescale_kernel,
-      s->rdf_kernel};
+      s->rdf_kernel,         s->sum_slices_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(s->program);
+  ck_buffer_destroy(s->slice_sums);
 }
 
 const ck__gas_steps ck__gas_opencl_steps = {
