@@ -398,6 +398,18 @@ fail:
   return status;
 }
 
+/* The upload of the previous order, finished (it has long been, by the
+ * time an epoch's statistics were read). */
+static ck_status finish_order_upload(ck_nn *nn) {
+  ck_status status = CK_OK;
+  if (nn->order_written) {
+    status = ck_event_wait(nn->order_written);
+    ck_event_destroy(nn->order_written);
+    nn->order_written = NULL;
+  }
+  return status;
+}
+
 static void release_set(ck_nn *nn, ck_nn_set which) {
   nn_data *set = &nn->state.sets[which];
   ck_buffer_destroy(set->features);
@@ -461,6 +473,7 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   labels = NULL;
   CK_TRY(ensure_samples(s, set->rows));
   if (which == CK_NN_TRAIN) {
+    CK_TRY(finish_order_upload(nn));
     ck_buffer_destroy(s->index);
     s->index = NULL;
     CK_TRY(create_buffer(s, set->rows, sizeof(uint32_t), "training order",
@@ -531,9 +544,15 @@ static ck_status shuffle(ck_nn *nn, unsigned epoch) {
   ck_status status = CK_OK;
   nn_state *s = &nn->state;
   uint32_t rows = s->sets[CK_NN_TRAIN].rows;
-  uint32_t *order = malloc((size_t)rows * sizeof *order);
-  if (!order)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory shuffling");
+  CK_TRY(finish_order_upload(nn));
+  if (nn->order_capacity < rows) {
+    uint32_t *grown = realloc(nn->order, (size_t)rows * sizeof *grown);
+    if (!grown)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory shuffling");
+    nn->order = grown;
+    nn->order_capacity = rows;
+  }
+  uint32_t *order = nn->order;
   for (uint32_t i = 0; i < rows; ++i)
     order[i] = i;
   ck_philox_counter block = {{0, 0, 0, 0}};
@@ -549,10 +568,10 @@ static ck_status shuffle(ck_nn *nn, unsigned epoch) {
     order[i] = order[j];
     order[j] = swap;
   }
+  /* Queued without waiting: the epoch's launches follow it in order. */
   CK_TRY(ck_buffer_write(s->queue, s->index, 0, (size_t)rows * sizeof *order,
-                         order, CK_BLOCKING, NULL));
+                         order, CK_NONBLOCKING, &nn->order_written));
 fail:
-  free(order);
   return status;
 }
 
@@ -873,6 +892,8 @@ ck_status ck_nn_destroy(ck_nn *nn) {
   if (!nn)
     return CK_OK;
   nn_state *s = &nn->state;
+  finish_order_upload(nn);
+  free(nn->order);
   if (nn->steps && s->queue)
     nn->steps->teardown(s);
   for (int set = 0; set < 3; ++set)

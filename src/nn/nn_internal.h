@@ -106,6 +106,11 @@ struct ck_nn {
   unsigned planned_epochs;        /* the cosine schedule's horizon */
   ck_buffer *best_weights[CK_NN_MAX_LAYERS + 1];
   double build_s;
+  /* The epoch's row order on the host while its upload (which does not
+   * block) is in flight. */
+  uint32_t *order;
+  size_t order_capacity;
+  ck_event *order_written;
 };
 
 /* Model files (model.c). */
