@@ -29,19 +29,6 @@
 
 static char work_dir[512];
 
-static void path_in(const char *name, char *path, size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-}
-
-static int write_bytes(const char *path, const void *bytes, size_t size) {
-  FILE *file = fopen(path, "wb");
-  if (!file)
-    return -1;
-  size_t put = size ? fwrite(bytes, 1, size, file) : 0;
-  int closed = fclose(file);
-  return put == size && closed == 0 ? 0 : -1;
-}
-
 #ifdef CK_HAVE_ZLIB
 static int write_gzip(const char *path, const void *bytes, size_t size) {
   gzFile file = gzopen(path, "wb");
@@ -119,8 +106,8 @@ static ck_status load_text(const char *name, const char *text,
                            const ck_dataset_options *options,
                            ck_dataset *dataset) {
   char path[600];
-  path_in(name, path, sizeof path);
-  if (write_bytes(path, text, strlen(text)) != 0)
+  test_path_in(work_dir, name, path, sizeof path);
+  if (test_write_bytes(path, text, strlen(text)) != 0)
     return CK_ERROR_IO;
   return ck_dataset_load(path, options, dataset);
 }
@@ -157,18 +144,18 @@ static void test_idx_good(void) {
   CHECK_OK(ck_dataset_options_init(&options));
 
   /* Plain files, the labels named after the images. */
-  path_in("small-images-idx3-ubyte", images, sizeof images);
-  path_in("small-labels-idx1-ubyte", labels, sizeof labels);
-  CHECK(write_bytes(images, small_images, sizeof small_images) == 0);
-  CHECK(write_bytes(labels, small_labels, sizeof small_labels) == 0);
+  test_path_in(work_dir, "small-images-idx3-ubyte", images, sizeof images);
+  test_path_in(work_dir, "small-labels-idx1-ubyte", labels, sizeof labels);
+  CHECK(test_write_bytes(images, small_images, sizeof small_images) == 0);
+  CHECK(test_write_bytes(labels, small_labels, sizeof small_labels) == 0);
   CHECK_OK(ck_dataset_load(images, NULL, &dataset));
   check_small("plain", &dataset);
   ck_dataset_free(&dataset);
   CHECK(is_zeroed(&dataset));
 
   /* An explicit labels file, for a name with nothing to derive from. */
-  path_in("features.idx", other, sizeof other);
-  CHECK(write_bytes(other, small_images, sizeof small_images) == 0);
+  test_path_in(work_dir, "features.idx", other, sizeof other);
+  CHECK(test_write_bytes(other, small_images, sizeof small_images) == 0);
   options.labels_path = labels;
   CHECK_OK(ck_dataset_load(other, &options, &dataset));
   check_small("explicit labels", &dataset);
@@ -180,13 +167,14 @@ static void test_idx_good(void) {
   /* Only the first "images-idx3" of the base name is replaced, and never
    * one in the directory part. */
   char directory[600], nested[700], nested_labels[700];
-  path_in("images-idx3-dir", directory, sizeof directory);
+  test_path_in(work_dir, "images-idx3-dir", directory, sizeof directory);
   CHECK(mkdir(directory, 0700) == 0);
   snprintf(nested, sizeof nested, "%s/a-images-idx3-images-idx3", directory);
   snprintf(nested_labels, sizeof nested_labels, "%s/a-labels-idx1-images-idx3",
            directory);
-  CHECK(write_bytes(nested, small_images, sizeof small_images) == 0);
-  CHECK(write_bytes(nested_labels, small_labels, sizeof small_labels) == 0);
+  CHECK(test_write_bytes(nested, small_images, sizeof small_images) == 0);
+  CHECK(test_write_bytes(nested_labels, small_labels, sizeof small_labels) ==
+        0);
   CHECK_OK(ck_dataset_load(nested, NULL, &dataset));
   check_small("nested", &dataset);
   ck_dataset_free(&dataset);
@@ -201,8 +189,8 @@ static void test_idx_good(void) {
 
 #ifdef CK_HAVE_ZLIB
   /* gzip-compressed, both files. */
-  path_in("gz-images-idx3-ubyte.gz", images, sizeof images);
-  path_in("gz-labels-idx1-ubyte.gz", labels, sizeof labels);
+  test_path_in(work_dir, "gz-images-idx3-ubyte.gz", images, sizeof images);
+  test_path_in(work_dir, "gz-labels-idx1-ubyte.gz", labels, sizeof labels);
   CHECK(write_gzip(images, small_images, sizeof small_images) == 0);
   CHECK(write_gzip(labels, small_labels, sizeof small_labels) == 0);
   CHECK_OK(ck_dataset_load(images, NULL, &dataset));
@@ -210,7 +198,7 @@ static void test_idx_good(void) {
   ck_dataset_free(&dataset);
 
   /* Plain images with compressed labels, and two gzip members. */
-  path_in("small-images-idx3-ubyte", other, sizeof other);
+  test_path_in(work_dir, "small-images-idx3-ubyte", other, sizeof other);
   options.labels_path = labels;
   CHECK_OK(ck_dataset_load(other, &options, &dataset));
   check_small("mixed", &dataset);
@@ -219,7 +207,7 @@ static void test_idx_good(void) {
 
   char part[600];
   size_t first_size = 0, second_size = 0;
-  path_in("part.gz", part, sizeof part);
+  test_path_in(work_dir, "part.gz", part, sizeof part);
   CHECK(write_gzip(part, small_images, 10) == 0);
   char *first = test_read_file(part, &first_size);
   CHECK(write_gzip(part, small_images + 10, sizeof small_images - 10) == 0);
@@ -231,9 +219,11 @@ static void test_idx_good(void) {
     if (joined) {
       memcpy(joined, first, first_size);
       memcpy(joined + first_size, second, second_size);
-      path_in("joined-images-idx3-ubyte.gz", images, sizeof images);
-      path_in("joined-labels-idx1-ubyte.gz", labels, sizeof labels);
-      CHECK(write_bytes(images, joined, first_size + second_size) == 0);
+      test_path_in(work_dir, "joined-images-idx3-ubyte.gz", images,
+                   sizeof images);
+      test_path_in(work_dir, "joined-labels-idx1-ubyte.gz", labels,
+                   sizeof labels);
+      CHECK(test_write_bytes(images, joined, first_size + second_size) == 0);
       CHECK(write_gzip(labels, small_labels, sizeof small_labels) == 0);
       CHECK_OK(ck_dataset_load(images, NULL, &dataset));
       check_small("two gzip members", &dataset);
@@ -244,9 +234,9 @@ static void test_idx_good(void) {
   free(first);
   free(second);
 #else
-  path_in("gz-images-idx3-ubyte.gz", images, sizeof images);
+  test_path_in(work_dir, "gz-images-idx3-ubyte.gz", images, sizeof images);
   static const uint8_t gzip_start[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
-  CHECK(write_bytes(images, gzip_start, sizeof gzip_start) == 0);
+  CHECK(test_write_bytes(images, gzip_start, sizeof gzip_start) == 0);
   expect_failure("gzip without zlib", images, NULL, CK_ERROR_UNSUPPORTED,
                  "without zlib", images);
 #endif
@@ -258,20 +248,20 @@ static void test_idx_types(void) {
   char images[600], labels[600];
   uint8_t file[256], payload[128];
   ck_dataset dataset;
-  path_in("types-images-idx3", images, sizeof images);
-  path_in("types-labels-idx1", labels, sizeof labels);
+  test_path_in(work_dir, "types-images-idx3", images, sizeof images);
+  test_path_in(work_dir, "types-labels-idx1", labels, sizeof labels);
   static const float expected[6] = {1.5f, -2.25f, 3e10f, 0.0f, 1e-3f, -7.0f};
 
   /* float32, 2-D; int32 labels. */
   uint32_t sizes2[2] = {2, 3}, rows2[1] = {2};
   for (int i = 0; i < 6; ++i)
     put_be_float(payload + 4 * i, expected[i]);
-  CHECK(write_bytes(images, file,
-                    idx_build(0x0D, 2, sizes2, payload, 24, file)) == 0);
+  CHECK(test_write_bytes(images, file,
+                         idx_build(0x0D, 2, sizes2, payload, 24, file)) == 0);
   put_be32(payload, 1);
   put_be32(payload + 4, 3);
-  CHECK(write_bytes(labels, file,
-                    idx_build(0x0C, 1, rows2, payload, 8, file)) == 0);
+  CHECK(test_write_bytes(labels, file,
+                         idx_build(0x0C, 1, rows2, payload, 8, file)) == 0);
   CHECK_OK(ck_dataset_load(images, NULL, &dataset));
   CHECK(dataset.rows == 2 && dataset.features == 3 && dataset.classes == 4);
   if (dataset.rows == 2 && dataset.features == 3) {
@@ -286,11 +276,12 @@ static void test_idx_types(void) {
   static const double doubles[3] = {0.125, -1e30, 65504.0};
   for (int i = 0; i < 3; ++i)
     put_be_double(payload + 8 * i, doubles[i]);
-  CHECK(write_bytes(images, file,
-                    idx_build(0x0E, 1, rows3, payload, 24, file)) == 0);
+  CHECK(test_write_bytes(images, file,
+                         idx_build(0x0E, 1, rows3, payload, 24, file)) == 0);
   static const uint8_t int16_labels[] = {0, 5, 0, 0, 1, 0};
-  CHECK(write_bytes(labels, file,
-                    idx_build(0x0B, 1, rows3, int16_labels, 6, file)) == 0);
+  CHECK(test_write_bytes(labels, file,
+                         idx_build(0x0B, 1, rows3, int16_labels, 6, file)) ==
+        0);
   CHECK_OK(ck_dataset_load(images, NULL, &dataset));
   CHECK(dataset.rows == 3 && dataset.features == 1 && dataset.classes == 257);
   if (dataset.rows == 3 && dataset.features == 1) {
@@ -310,16 +301,16 @@ static void test_idx_types(void) {
   static const float int16_expected[3] = {-300, 32767, 1};
   static const float int32_expected[3] = {70000, -1, -2147483648.0f};
   static const uint8_t int8_labels[] = {2, 1, 0};
-  CHECK(write_bytes(labels, file,
-                    idx_build(0x09, 1, rows3, int8_labels, 3, file)) == 0);
+  CHECK(test_write_bytes(labels, file,
+                         idx_build(0x09, 1, rows3, int8_labels, 3, file)) == 0);
   const uint8_t *sources[3] = {int8_values, int16_values, int32_values};
   const float *targets[3] = {int8_expected, int16_expected, int32_expected};
   const uint8_t types[3] = {0x09, 0x0B, 0x0C};
   const size_t widths[3] = {1, 2, 4};
   for (int t = 0; t < 3; ++t) {
-    CHECK(write_bytes(images, file,
-                      idx_build(types[t], 1, rows3, sources[t], 3 * widths[t],
-                                file)) == 0);
+    CHECK(test_write_bytes(images, file,
+                           idx_build(types[t], 1, rows3, sources[t],
+                                     3 * widths[t], file)) == 0);
     CHECK_OK(ck_dataset_load(images, NULL, &dataset));
     CHECK(dataset.rows == 3 && dataset.features == 1 && dataset.classes == 3);
     if (dataset.rows == 3)
@@ -350,16 +341,16 @@ typedef struct idx_case {
 
 static void run_idx_case(const idx_case *c) {
   char images[600], labels[600];
-  path_in("case-images-idx3-ubyte", images, sizeof images);
-  path_in("case-labels-idx1-ubyte", labels, sizeof labels);
+  test_path_in(work_dir, "case-images-idx3-ubyte", images, sizeof images);
+  test_path_in(work_dir, "case-labels-idx1-ubyte", labels, sizeof labels);
   const uint8_t *image_bytes = c->images ? c->images : small_images;
   size_t image_size = c->images ? c->images_size : sizeof small_images;
   const uint8_t *label_bytes = c->labels ? c->labels : small_labels;
   size_t label_size = c->labels ? c->labels_size : sizeof small_labels;
-  CHECK(write_bytes(images, image_bytes, image_size) == 0);
+  CHECK(test_write_bytes(images, image_bytes, image_size) == 0);
   unlink(labels);
   if (!c->no_labels)
-    CHECK(write_bytes(labels, label_bytes, label_size) == 0);
+    CHECK(test_write_bytes(labels, label_bytes, label_size) == 0);
   ck_dataset_options options;
   ck_dataset_options_init(&options);
   options.class_limit = c->class_limit;
@@ -443,11 +434,11 @@ static void test_idx_malformed(void) {
   /* classes_from: named classes do not fit integer labels; integer ones
    * bound them. */
   char images[600];
-  path_in("case-images-idx3-ubyte", images, sizeof images);
-  CHECK(write_bytes(images, small_images, sizeof small_images) == 0);
+  test_path_in(work_dir, "case-images-idx3-ubyte", images, sizeof images);
+  CHECK(test_write_bytes(images, small_images, sizeof small_images) == 0);
   char labels[600];
-  path_in("case-labels-idx1-ubyte", labels, sizeof labels);
-  CHECK(write_bytes(labels, small_labels, sizeof small_labels) == 0);
+  test_path_in(work_dir, "case-labels-idx1-ubyte", labels, sizeof labels);
+  CHECK(test_write_bytes(labels, small_labels, sizeof small_labels) == 0);
   char name_a[] = "a", name_b[] = "b", name_c[] = "c";
   char *names[] = {name_a, name_b, name_c};
   ck_dataset named = {1, 1, NULL, NULL, 3, names};
@@ -466,7 +457,7 @@ static void test_idx_malformed(void) {
   /* Broken gzip streams. */
   char gz[600];
   size_t gz_size = 0;
-  path_in("broken-images-idx3-ubyte.gz", gz, sizeof gz);
+  test_path_in(work_dir, "broken-images-idx3-ubyte.gz", gz, sizeof gz);
   CHECK(write_gzip(gz, small_images, sizeof small_images) == 0);
   char *packed = test_read_file(gz, &gz_size);
   CHECK(packed != NULL && gz_size > 20);
@@ -474,30 +465,30 @@ static void test_idx_malformed(void) {
     char *copy = malloc(gz_size + 4);
     CHECK(copy != NULL);
     if (copy) {
-      CHECK(write_bytes(gz, packed, gz_size - 6) == 0);
+      CHECK(test_write_bytes(gz, packed, gz_size - 6) == 0);
       expect_failure("truncated gzip", gz, NULL, CK_ERROR_PARSE,
                      "truncated gzip stream", gz);
-      CHECK(write_bytes(gz, packed, 12) == 0);
+      CHECK(test_write_bytes(gz, packed, 12) == 0);
       expect_failure("gzip cut in its deflate data", gz, NULL, CK_ERROR_PARSE,
                      "truncated gzip stream", gz);
       memcpy(copy, packed, gz_size);
       copy[gz_size - 8] ^= 0x55; /* the CRC-32 of the trailer */
-      CHECK(write_bytes(gz, copy, gz_size) == 0);
+      CHECK(test_write_bytes(gz, copy, gz_size) == 0);
       expect_failure("gzip with a wrong CRC", gz, NULL, CK_ERROR_PARSE,
                      "corrupt gzip data", gz);
       memcpy(copy, packed, gz_size);
       copy[2] = 7; /* not deflate */
-      CHECK(write_bytes(gz, copy, gz_size) == 0);
+      CHECK(test_write_bytes(gz, copy, gz_size) == 0);
       expect_failure("gzip of an unknown method", gz, NULL, CK_ERROR_PARSE,
                      "corrupt gzip data", gz);
       memcpy(copy, packed, gz_size);
       memset(copy + 10, 0xFF, 6); /* a reserved block type */
-      CHECK(write_bytes(gz, copy, gz_size) == 0);
+      CHECK(test_write_bytes(gz, copy, gz_size) == 0);
       expect_failure("corrupt deflate data", gz, NULL, CK_ERROR_PARSE,
                      "corrupt gzip data", gz);
       memcpy(copy, packed, gz_size);
       memcpy(copy + gz_size, "junk", 4);
-      CHECK(write_bytes(gz, copy, gz_size + 4) == 0);
+      CHECK(test_write_bytes(gz, copy, gz_size + 4) == 0);
       expect_failure("gzip with trailing garbage", gz, NULL, CK_ERROR_PARSE,
                      "trailing garbage", gz);
       free(copy);
@@ -508,7 +499,7 @@ static void test_idx_malformed(void) {
 
   /* Files that cannot be read at all. */
   char missing[600];
-  path_in("no-such-file.csv", missing, sizeof missing);
+  test_path_in(work_dir, "no-such-file.csv", missing, sizeof missing);
   expect_failure("missing file", missing, NULL, CK_ERROR_IO, "cannot open",
                  missing);
   expect_failure("a directory", work_dir, NULL, CK_ERROR_IO, "directory",
@@ -529,10 +520,10 @@ static void check_prefixes(const char *label, const char *path,
     int written;
 #ifdef CK_HAVE_ZLIB
     written = write_as_gzip ? write_gzip(path, bytes, length)
-                            : write_bytes(path, bytes, length);
+                            : test_write_bytes(path, bytes, length);
 #else
     (void)write_as_gzip;
-    written = write_bytes(path, bytes, length);
+    written = test_write_bytes(path, bytes, length);
 #endif
     CHECK(written == 0);
     ck_dataset dataset = {7, 7, NULL, NULL, 7, NULL};
@@ -562,9 +553,9 @@ static void check_prefixes(const char *label, const char *path,
 static void test_truncations(void) {
   char images[600], labels[600];
   size_t successes = 0;
-  path_in("cut-images-idx3-ubyte", images, sizeof images);
-  path_in("cut-labels-idx1-ubyte", labels, sizeof labels);
-  CHECK(write_bytes(labels, small_labels, sizeof small_labels) == 0);
+  test_path_in(work_dir, "cut-images-idx3-ubyte", images, sizeof images);
+  test_path_in(work_dir, "cut-labels-idx1-ubyte", labels, sizeof labels);
+  CHECK(test_write_bytes(labels, small_labels, sizeof small_labels) == 0);
   check_prefixes("IDX images", images, (const char *)small_images,
                  sizeof small_images, 0, NULL, &successes);
   CHECK(successes == 1);
@@ -573,12 +564,12 @@ static void test_truncations(void) {
   ck_dataset_options options;
   ck_dataset_options_init(&options);
   options.labels_path = labels;
-  CHECK(write_bytes(images, small_images, sizeof small_images) == 0);
+  CHECK(test_write_bytes(images, small_images, sizeof small_images) == 0);
   char cut_labels[600];
-  path_in("cut-labels-only", cut_labels, sizeof cut_labels);
+  test_path_in(work_dir, "cut-labels-only", cut_labels, sizeof cut_labels);
   options.labels_path = cut_labels;
   for (size_t length = 0; length <= sizeof small_labels; ++length) {
-    CHECK(write_bytes(cut_labels, small_labels, length) == 0);
+    CHECK(test_write_bytes(cut_labels, small_labels, length) == 0);
     ck_dataset dataset;
     ck_status status = ck_dataset_load(images, &options, &dataset);
     const char *message = "";
@@ -595,8 +586,9 @@ static void test_truncations(void) {
   /* Every prefix of a gzip-compressed IDX file. */
   char gz[600], gz_labels[600];
   size_t gz_size = 0;
-  path_in("cutgz-images-idx3-ubyte.gz", gz, sizeof gz);
-  path_in("cutgz-labels-idx1-ubyte.gz", gz_labels, sizeof gz_labels);
+  test_path_in(work_dir, "cutgz-images-idx3-ubyte.gz", gz, sizeof gz);
+  test_path_in(work_dir, "cutgz-labels-idx1-ubyte.gz", gz_labels,
+               sizeof gz_labels);
   CHECK(write_gzip(gz_labels, small_labels, sizeof small_labels) == 0);
   CHECK(write_gzip(gz, small_images, sizeof small_images) == 0);
   char *packed = test_read_file(gz, &gz_size);
@@ -612,11 +604,11 @@ static void test_truncations(void) {
   static const char csv[] = "# a comment\nname,x,y\nB, 1.5,2\r\nA,3,4e1\n\n"
                             "C,-1,0.25\n  # more\nA,7,8";
   char path[600];
-  path_in("cut.csv", path, sizeof path);
+  test_path_in(work_dir, "cut.csv", path, sizeof path);
   check_prefixes("CSV", path, csv, sizeof csv - 1, 0, NULL, &successes);
   CHECK(successes > 10);
 #ifdef CK_HAVE_ZLIB
-  path_in("cut.csv.gz", path, sizeof path);
+  test_path_in(work_dir, "cut.csv.gz", path, sizeof path);
   check_prefixes("gzip CSV", path, csv, sizeof csv - 1, 1, NULL, &successes);
   CHECK(successes > 10);
 #endif
@@ -843,7 +835,7 @@ static void test_csv_good(void) {
 #ifdef CK_HAVE_ZLIB
   char gz[600];
   static const char small_csv[] = "A,1,2\nB,3,4\n";
-  path_in("small.csv.gz", gz, sizeof gz);
+  test_path_in(work_dir, "small.csv.gz", gz, sizeof gz);
   CHECK(write_gzip(gz, small_csv, sizeof small_csv - 1) == 0);
   CHECK_OK(ck_dataset_load(gz, NULL, &dataset));
   CHECK(dataset.rows == 2 && dataset.features == 2 && dataset.classes == 2);
@@ -926,14 +918,14 @@ static void test_csv_malformed(void) {
   char *names[] = {name_a, name_b};
   ck_dataset named = {1, 1, NULL, NULL, 2, names};
   ck_dataset integers = {1, 1, NULL, NULL, 3, NULL};
-  path_in("bad.csv", path, sizeof path);
+  test_path_in(work_dir, "bad.csv", path, sizeof path);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     const csv_case *c = &cases[i];
     /* The NUL case is written with its true length. */
     size_t size = strlen(c->content);
     if (strcmp(c->label, "NUL byte") == 0)
       size = sizeof "A,1,2\nB,\0,3\n" - 1;
-    CHECK(write_bytes(path, c->content, size) == 0);
+    CHECK(test_write_bytes(path, c->content, size) == 0);
     ck_dataset_options options;
     ck_dataset_options_init(&options);
     options.label_column = c->label_column;
@@ -1086,21 +1078,21 @@ static void test_unlabelled_csv(void) {
   check_unlabelled("auto, classes_from ignored", &dataset, 1, 2);
   ck_dataset_free(&dataset);
   char path[600];
-  path_in("auto.csv", path, sizeof path);
-  CHECK(write_bytes(path, "B,1,2\n", 6) == 0);
+  test_path_in(work_dir, "auto.csv", path, sizeof path);
+  CHECK(test_write_bytes(path, "B,1,2\n", 6) == 0);
   expect_failure("auto, labelled, class limit", path, &options, CK_ERROR_PARSE,
                  "class 1, not below the class limit 1", path);
   options.classes_from = NULL;
   options.class_limit = 0;
 
   /* Errors. */
-  CHECK(write_bytes(path, "# c\n1,2,3,4\n5,6,7,8\n", 20) == 0);
+  CHECK(test_write_bytes(path, "# c\n1,2,3,4\n5,6,7,8\n", 20) == 0);
   expect_failure("auto, wrong count", path, &options, CK_ERROR_PARSE,
                  ":2: 4 fields, but the model takes 2 features (or 2 + 1 with "
                  "a label)",
                  path);
   options.features = 1;
-  CHECK(write_bytes(path, "1,2,3\n", 6) == 0);
+  CHECK(test_write_bytes(path, "1,2,3\n", 6) == 0);
   expect_failure("auto, wrong count for 1", path, &options, CK_ERROR_PARSE,
                  ":1: 3 fields, but the model takes 1 feature (or 1 + 1", path);
   options.features = 0;
@@ -1119,18 +1111,18 @@ static void test_unlabelled_csv(void) {
   expect_failure("labelled, wrong count", path, &options, CK_ERROR_PARSE,
                  ":1: 2 features, but 3 are expected", path);
   options.features = 1;
-  CHECK(write_bytes(path, "h,a,b\nA,1,2\n", 12) == 0);
+  CHECK(test_write_bytes(path, "h,a,b\nA,1,2\n", 12) == 0);
   expect_failure("labelled, wrong count after a header", path, &options,
                  CK_ERROR_PARSE, ":1: 2 features, but 1 is expected", path);
   options.labelled = 0;
   options.features = 0;
-  CHECK(write_bytes(path, "1,2\n3\n", 6) == 0);
+  CHECK(test_write_bytes(path, "1,2\n3\n", 6) == 0);
   expect_failure("unlabelled, ragged", path, &options, CK_ERROR_PARSE,
                  ":2: 1 field, but line 1 has 2", path);
-  CHECK(write_bytes(path, "1,2\n3,x\n", 8) == 0);
+  CHECK(test_write_bytes(path, "1,2\n3,x\n", 8) == 0);
   expect_failure("unlabelled, not a number", path, &options, CK_ERROR_PARSE,
                  ":2: field 2: 'x' is not a number", path);
-  CHECK(write_bytes(path, "x,y\n", 4) == 0);
+  CHECK(test_write_bytes(path, "x,y\n", 4) == 0);
   expect_failure("unlabelled, header only", path, &options, CK_ERROR_PARSE,
                  "no data rows", path);
 }
@@ -1140,9 +1132,9 @@ static void test_unlabelled_idx(void) {
   ck_dataset dataset;
   ck_dataset_options options;
   ck_dataset_options_init(&options);
-  path_in("unl-images-idx3-ubyte", images, sizeof images);
-  path_in("unl-labels-idx1-ubyte", labels, sizeof labels);
-  CHECK(write_bytes(images, small_images, sizeof small_images) == 0);
+  test_path_in(work_dir, "unl-images-idx3-ubyte", images, sizeof images);
+  test_path_in(work_dir, "unl-labels-idx1-ubyte", labels, sizeof labels);
+  CHECK(test_write_bytes(images, small_images, sizeof small_images) == 0);
   unlink(labels);
 
   /* labelled = 0: no labels file is opened, not even a given one. */
@@ -1152,14 +1144,14 @@ static void test_unlabelled_idx(void) {
   for (size_t i = 0; i < 12 && dataset.rows == 3 && dataset.features == 4; ++i)
     CHECK(dataset.values[i] == (float)small_images[16 + i]);
   ck_dataset_free(&dataset);
-  path_in("no-such-labels", other_labels, sizeof other_labels);
+  test_path_in(work_dir, "no-such-labels", other_labels, sizeof other_labels);
   options.labels_path = other_labels;
   CHECK_OK(ck_dataset_load(images, &options, &dataset));
   check_unlabelled("IDX unlabelled, labels_path ignored", &dataset, 3, 4);
   ck_dataset_free(&dataset);
   options.labels_path = NULL;
-  path_in("unl-features.idx", other, sizeof other);
-  CHECK(write_bytes(other, small_images, sizeof small_images) == 0);
+  test_path_in(work_dir, "unl-features.idx", other, sizeof other);
+  CHECK(test_write_bytes(other, small_images, sizeof small_images) == 0);
   CHECK_OK(ck_dataset_load(other, &options, &dataset));
   check_unlabelled("IDX unlabelled, underived name", &dataset, 3, 4);
   ck_dataset_free(&dataset);
@@ -1172,11 +1164,11 @@ static void test_unlabelled_idx(void) {
   CHECK_OK(ck_dataset_load(other, &options, &dataset));
   check_unlabelled("IDX auto, underived name", &dataset, 3, 4);
   ck_dataset_free(&dataset);
-  CHECK(write_bytes(labels, small_labels, sizeof small_labels) == 0);
+  CHECK(test_write_bytes(labels, small_labels, sizeof small_labels) == 0);
   CHECK_OK(ck_dataset_load(images, &options, &dataset));
   check_small("IDX auto, labels file", &dataset);
   ck_dataset_free(&dataset);
-  CHECK(write_bytes(labels, small_labels, sizeof small_labels - 1) == 0);
+  CHECK(test_write_bytes(labels, small_labels, sizeof small_labels - 1) == 0);
   expect_failure("IDX auto, malformed labels file", images, &options,
                  CK_ERROR_PARSE, "record 3: truncated", labels);
   unlink(labels);
@@ -1184,7 +1176,7 @@ static void test_unlabelled_idx(void) {
   options.labels_path = other_labels;
   expect_failure("IDX auto, missing given labels file", images, &options,
                  CK_ERROR_IO, "cannot open", other_labels);
-  CHECK(write_bytes(other_labels, small_labels, sizeof small_labels) == 0);
+  CHECK(test_write_bytes(other_labels, small_labels, sizeof small_labels) == 0);
   CHECK_OK(ck_dataset_load(other, &options, &dataset));
   check_small("IDX auto, given labels file", &dataset);
   ck_dataset_free(&dataset);
@@ -1203,7 +1195,7 @@ static void test_unlabelled_idx(void) {
   expect_failure("IDX unlabelled, wrong count", images, &options,
                  CK_ERROR_PARSE, ": 4 features, but 5 are expected", images);
   options.labelled = 1;
-  CHECK(write_bytes(labels, small_labels, sizeof small_labels) == 0);
+  CHECK(test_write_bytes(labels, small_labels, sizeof small_labels) == 0);
   expect_failure("IDX labelled, wrong count", images, &options, CK_ERROR_PARSE,
                  ": 4 features, but 5 are expected", images);
   options.features = 4;

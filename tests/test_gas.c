@@ -35,21 +35,8 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void path_in(const char *name, char *path, size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-}
-
-static int write_bytes(const char *path, const void *bytes, size_t size) {
-  FILE *file = fopen(path, "wb");
-  if (!file)
-    return -1;
-  size_t put = size ? fwrite(bytes, 1, size, file) : 0;
-  int closed = fclose(file);
-  return put == size && closed == 0 ? 0 : -1;
-}
-
 static int write_text(const char *path, const char *text) {
-  return write_bytes(path, text, strlen(text));
+  return test_write_bytes(path, text, strlen(text));
 }
 
 /* An extended XYZ file with every digit of the doubles (velocities
@@ -728,7 +715,7 @@ static void free_flight(const ck_device *device) {
   };
   for (int k = 0; k < 2; ++k) {
     char path[600];
-    path_in("flight.xyz", path, sizeof path);
+    test_path_in(work_dir, "flight.xyz", path, sizeof path);
     CHECK(write_xyz(path, 2, 10, 10, cases[k].x, cases[k].v) == 0);
     ck_gas_config c;
     ck_gas_config_init(&c);
@@ -920,7 +907,7 @@ static int same_bits(const snapshot *a, const snapshot *b) {
 static void restart_case(const backend *be, const char *what,
                          const ck_gas_config *c) {
   char path[600];
-  path_in("restart.ckpt", path, sizeof path);
+  test_path_in(work_dir, "restart.ckpt", path, sizeof path);
   remove(path);
   ck_gas *a = make(be->device, c, be->double_precision);
   if (!a)
@@ -1208,26 +1195,26 @@ static void bad_config(const ck_device *device) {
   /* XYZ files: missing, malformed, without a box, outside the walls. */
   char path[600];
   ck_gas_config_init(&c);
-  path_in("missing.xyz", path, sizeof path);
+  test_path_in(work_dir, "missing.xyz", path, sizeof path);
   c.xyz_path = path;
   expect_create_failure(device, &c, CK_ERROR_IO, path, "a missing XYZ file");
-  path_in("bad.xyz", path, sizeof path);
+  test_path_in(work_dir, "bad.xyz", path, sizeof path);
   write_text(path, "3\nLattice=\"10 0 0 0 10 0 0 0 1\" "
                    "Properties=species:S:1:pos:R:2\nAr 1 1\nAr 2 x\nAr 3 3\n");
   char located[620];
   snprintf(located, sizeof located, "%s:4", path);
   expect_create_failure(device, &c, CK_ERROR_PARSE, located,
                         "a malformed XYZ file");
-  path_in("short.xyz", path, sizeof path);
+  test_path_in(work_dir, "short.xyz", path, sizeof path);
   write_text(path, "3\nLattice=\"10 0 0 0 10 0 0 0 1\" "
                    "Properties=species:S:1:pos:R:2\nAr 1 1\nAr 5 5\n");
   expect_create_failure(device, &c, CK_ERROR_PARSE, path,
                         "an XYZ file with a line missing");
-  path_in("nobox.xyz", path, sizeof path);
+  test_path_in(work_dir, "nobox.xyz", path, sizeof path);
   write_text(path, "2\ncomment\nAr 1 1 0\nAr 5 5 0\n");
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "Lattice",
                         "an XYZ file without a box");
-  path_in("outside.xyz", path, sizeof path);
+  test_path_in(work_dir, "outside.xyz", path, sizeof path);
   write_text(path, "2\nLattice=\"10 0 0 0 10 0 0 0 1\" "
                    "Properties=species:S:1:pos:R:2\nAr 1 1\nAr 5 10.5\n");
   c.walls = 1;
@@ -1262,8 +1249,8 @@ static void expect_load_failure(const ck_device *device, const char *path,
 
 static void damaged_checkpoints(const ck_device *device) {
   char path[600], damaged[600];
-  path_in("good.ckpt", path, sizeof path);
-  path_in("damaged.ckpt", damaged, sizeof damaged);
+  test_path_in(work_dir, "good.ckpt", path, sizeof path);
+  test_path_in(work_dir, "damaged.ckpt", damaged, sizeof damaged);
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.particles = 50;
@@ -1301,12 +1288,12 @@ static void damaged_checkpoints(const ck_device *device) {
   ck_gas_destroy(gas);
 
   char missing[600];
-  path_in("missing.ckpt", missing, sizeof missing);
+  test_path_in(work_dir, "missing.ckpt", missing, sizeof missing);
   expect_load_failure(device, missing, CK_ERROR_IO, missing,
                       "a missing checkpoint");
   size_t cuts[] = {0, 5, 100, 156, 200, size / 2, size - 32, size - 1};
   for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; ++i) {
-    write_bytes(damaged, good, cuts[i]);
+    test_write_bytes(damaged, good, cuts[i]);
     char what[80];
     snprintf(what, sizeof what, "a checkpoint cut to %zu of %zu bytes", cuts[i],
              size);
@@ -1316,33 +1303,33 @@ static void damaged_checkpoints(const ck_device *device) {
   for (size_t i = 0; i < sizeof flips / sizeof flips[0]; ++i) {
     memcpy(bytes, good, size);
     bytes[flips[i]] ^= 0x10;
-    write_bytes(damaged, bytes, size);
+    test_write_bytes(damaged, bytes, size);
     char what[80];
     snprintf(what, sizeof what, "a checkpoint with byte %zu flipped", flips[i]);
     expect_load_failure(device, damaged, CK_ERROR_PARSE, "checksum", what);
   }
   memcpy(bytes, good, size);
   bytes[0] = 'X';
-  write_bytes(damaged, bytes, size);
+  test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "not a clkit gas",
                       "a checkpoint with the wrong magic");
   /* Damage the checksum cannot see: the file resealed after the edit. */
   memcpy(bytes, good, size);
   ck__put_u32(bytes + 8, 2);
   reseal(bytes, size);
-  write_bytes(damaged, bytes, size);
+  test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "version",
                       "a checkpoint of version 2");
   memcpy(bytes, good, size);
   ck__put_u32(bytes + 12, 5);
   reseal(bytes, size);
-  write_bytes(damaged, bytes, size);
+  test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "real size",
                       "a checkpoint of 5-byte reals");
   memcpy(bytes, good, size);
   ck__put_u64(bytes + 24, 51); /* particles */
   reseal(bytes, size);
-  write_bytes(damaged, bytes, size);
+  test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, damaged,
                       "a checkpoint of 51 particles holding 50");
   memcpy(bytes, good, size);
@@ -1351,7 +1338,7 @@ static void damaged_checkpoints(const ck_device *device) {
   memcpy(&bits, &dt, 8);
   ck__put_u64(bytes + 60 + 7 * 8, bits);
   reseal(bytes, size);
-  write_bytes(damaged, bytes, size);
+  test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "dt",
                       "a checkpoint with dt -0.005");
   free(bytes);
@@ -1365,7 +1352,7 @@ static void xyz_start(const ck_device *device, int double_precision) {
   static const double x[8] = {1.0, 1.5, 4.25, 2.0, 7.5, 6.0, 2.0, 7.0};
   static const double v[8] = {0.5, -0.25, 0.0, 1.0, -1.5, 0.125, 0.3, -0.7};
   char path[600];
-  path_in("start.xyz", path, sizeof path);
+  test_path_in(work_dir, "start.xyz", path, sizeof path);
   CHECK(write_xyz(path, 4, 10.0, 8.0, x, v) == 0);
   ck_gas_config c;
   ck_gas_config_init(&c);
@@ -1396,7 +1383,7 @@ static void xyz_start(const ck_device *device, int double_precision) {
   ck_gas_destroy(gas);
 
   /* Without velocities: drawn at T, with zero momentum. */
-  path_in("start_novelo.xyz", path, sizeof path);
+  test_path_in(work_dir, "start_novelo.xyz", path, sizeof path);
   CHECK(write_xyz(path, 4, 10.0, 8.0, x, NULL) == 0);
   c.temperature = 0.8;
   gas = make(device, &c, double_precision);
@@ -1569,9 +1556,9 @@ static ck_status run_workload(const ck_workload *w, const ck_device *device,
 
 static void workload_restart(const ck_workload *w, const ck_device *device) {
   char first[600], second[600], whole[600];
-  path_in("w_first.ckpt", first, sizeof first);
-  path_in("w_second.ckpt", second, sizeof second);
-  path_in("w_whole.ckpt", whole, sizeof whole);
+  test_path_in(work_dir, "w_first.ckpt", first, sizeof first);
+  test_path_in(work_dir, "w_second.ckpt", second, sizeof second);
+  test_path_in(work_dir, "w_whole.ckpt", whole, sizeof whole);
   ck_result *result = calloc(1, sizeof *result);
   if (!result)
     return;
@@ -1715,9 +1702,9 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
 
   /* Files: trajectory, RDF, picture. */
   char traj[600], rdf_path[600], png[600];
-  path_in("run.xyz", traj, sizeof traj);
-  path_in("run_rdf.csv", rdf_path, sizeof rdf_path);
-  path_in("run.png", png, sizeof png);
+  test_path_in(work_dir, "run.xyz", traj, sizeof traj);
+  test_path_in(work_dir, "run_rdf.csv", rdf_path, sizeof rdf_path);
+  test_path_in(work_dir, "run.png", png, sizeof png);
   ck_param files[] = {{"particles", "200"}, {"steps", "100"},
                       {"log-every", "0"},   {"traj", traj},
                       {"traj-every", "50"}, {"rdf", rdf_path},

@@ -24,10 +24,6 @@
 
 static char work_dir[512];
 
-static void path_in(const char *name, char *path, size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-}
-
 static int write_bytes(const char *path, const char *text, size_t size) {
   FILE *file = fopen(path, "wb");
   if (!file)
@@ -81,7 +77,7 @@ static const double sample_velocities[2 * SAMPLE_N] = {
 
 static void test_round_trip(void) {
   char path[600];
-  path_in("frame.xyz", path, sizeof path);
+  test_path_in(work_dir, "frame.xyz", path, sizeof path);
   const double box_x = 12.649110640673518, box_y = 8.1;
   const double time = 0.015000000000000001;
   CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, box_x, box_y, sample_positions,
@@ -133,7 +129,7 @@ static void test_round_trip(void) {
 
   /* The writer refuses what could not be read back, and leaves no file. */
   char refused[600];
-  path_in("refused.xyz", refused, sizeof refused);
+  test_path_in(work_dir, "refused.xyz", refused, sizeof refused);
   double bad_positions[2 * SAMPLE_N];
   memcpy(bad_positions, sample_positions, sizeof bad_positions);
   bad_positions[7] = NAN;
@@ -150,7 +146,7 @@ static void test_round_trip(void) {
   CHECK(ck__gas_xyz_read(NULL, &frame) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck__gas_xyz_read(path, NULL) == CK_ERROR_INVALID_ARGUMENT);
   char missing[600];
-  path_in("missing.xyz", missing, sizeof missing);
+  test_path_in(work_dir, "missing.xyz", missing, sizeof missing);
   CHECK(ck__gas_xyz_read(missing, &frame) == CK_ERROR_IO);
   CHECK(frame_is_zeroed(&frame));
 }
@@ -159,7 +155,7 @@ static void test_round_trip(void) {
 static ck_status read_text(const char *label, const char *text,
                            ck__gas_frame *frame) {
   char path[600];
-  path_in("good.xyz", path, sizeof path);
+  test_path_in(work_dir, "good.xyz", path, sizeof path);
   CHECK(write_text(path, text) == 0);
   ck_status status = ck__gas_xyz_read(path, frame);
   const char *message = "";
@@ -335,7 +331,7 @@ static void test_malformed(void) {
       {"garbage", "\x01\x02\xff\xfe binary\n", CK_ERROR_PARSE, "bad.xyz:1:"},
   };
   char path[600];
-  path_in("bad.xyz", path, sizeof path);
+  test_path_in(work_dir, "bad.xyz", path, sizeof path);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     const bad_case *bad = &cases[c];
     CHECK(write_text(path, bad->text) == 0);
@@ -367,8 +363,8 @@ static void test_malformed(void) {
  * line is whole (the final newline aside). */
 static void test_truncations(void) {
   char full_path[600], path[600];
-  path_in("full.xyz", full_path, sizeof full_path);
-  path_in("cut.xyz", path, sizeof path);
+  test_path_in(work_dir, "full.xyz", full_path, sizeof full_path);
+  test_path_in(work_dir, "cut.xyz", path, sizeof path);
   CHECK_OK(ck__gas_xyz_write(full_path, 3, 10, 10, sample_positions,
                              sample_velocities, 7, 1.5));
   size_t size = 0;
@@ -403,7 +399,7 @@ static void test_truncations(void) {
 
 static void test_trajectory(void) {
   char path[600];
-  path_in("run.xyz", path, sizeof path);
+  test_path_in(work_dir, "run.xyz", path, sizeof path);
   ck__gas_trajectory *trajectory = NULL;
   CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
   CHECK(trajectory != NULL);
@@ -447,7 +443,7 @@ static void test_trajectory(void) {
 
   /* Not committed: no file, no temporary; an existing file stays. */
   char abandoned[600];
-  path_in("abandoned.xyz", abandoned, sizeof abandoned);
+  test_path_in(work_dir, "abandoned.xyz", abandoned, sizeof abandoned);
   CHECK_OK(ck__gas_trajectory_open(abandoned, &trajectory));
   CHECK_OK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, 13,
                                     sample_positions, NULL, 0, 0));
@@ -496,7 +492,7 @@ static void test_trajectory(void) {
 
 static void test_rdf(void) {
   char path[600];
-  path_in("rdf.csv", path, sizeof path);
+  test_path_in(work_dir, "rdf.csv", path, sizeof path);
   enum { BINS = 50 };
   const double range = 5, area = 400;
   const size_t particles = 100;
@@ -594,7 +590,7 @@ static void check_png(const char *path, uint32_t width, uint32_t height) {
 
 static void test_png(void) {
   char path[600];
-  path_in("frame.png", path, sizeof path);
+  test_path_in(work_dir, "frame.png", path, sizeof path);
 #ifdef CK_HAVE_PNG
   CHECK_OK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions,
                              sample_velocities, 64));
@@ -649,7 +645,7 @@ static void test_locale(void) {
   if (!chosen)
     return; /* no locale with a decimal comma installed */
   char path[600];
-  path_in("locale.xyz", path, sizeof path);
+  test_path_in(work_dir, "locale.xyz", path, sizeof path);
   CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 2.5, 3.5, sample_positions,
                              sample_velocities, 1, 0.25));
   ck__gas_frame frame;

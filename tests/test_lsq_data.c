@@ -24,19 +24,6 @@
 
 static char work_dir[512];
 
-static void path_in(const char *name, char *path, size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-}
-
-static int write_bytes(const char *path, const void *bytes, size_t size) {
-  FILE *file = fopen(path, "wb");
-  if (!file)
-    return -1;
-  size_t put = size ? fwrite(bytes, 1, size, file) : 0;
-  int closed = fclose(file);
-  return put == size && closed == 0 ? 0 : -1;
-}
-
 static long file_size(const char *path) {
   struct stat info;
   return stat(path, &info) == 0 ? (long)info.st_size : -1;
@@ -174,11 +161,11 @@ static void test_csv_malformed(void) {
        CK_ERROR_PARSE, "line 7: 1 field, expected 2"},
   };
   char path[1024];
-  path_in("bad.csv", path, sizeof path);
+  test_path_in(work_dir, "bad.csv", path, sizeof path);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     const csv_case *c = &cases[i];
     size_t size = c->size ? c->size : strlen(c->text);
-    CHECK(write_bytes(path, c->text, size) == 0);
+    CHECK(test_write_bytes(path, c->text, size) == 0);
     expect_load_failure(c->label, path, c->status, c->needle);
   }
 done:
@@ -220,10 +207,10 @@ static void test_csv_good(void) {
       {"hexadecimal floats", "0x1p0,0x2,3\n4,0x1.4p2,6\n"},
   };
   char path[1024];
-  path_in("good.csv", path, sizeof path);
+  test_path_in(work_dir, "good.csv", path, sizeof path);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     ck_lsq_data data = {0, 0, NULL, NULL};
-    CHECK(write_bytes(path, cases[i].text, strlen(cases[i].text)) == 0);
+    CHECK(test_write_bytes(path, cases[i].text, strlen(cases[i].text)) == 0);
     CHECK_OK(ck_lsq_load(path, &data));
     check_small(cases[i].label, &data);
     CHECK_OK(ck_lsq_free(&data));
@@ -234,7 +221,7 @@ static void test_csv_good(void) {
   CHECK(long_line != NULL);
   if (long_line) {
     ck_lsq_data data = {0, 0, NULL, NULL};
-    CHECK(write_bytes(path, long_line, strlen(long_line)) == 0);
+    CHECK(test_write_bytes(path, long_line, strlen(long_line)) == 0);
     CHECK_OK(ck_lsq_load(path, &data));
     check_small("a 3 MiB line", &data);
     ck_lsq_free(&data);
@@ -246,7 +233,7 @@ static void test_csv_good(void) {
   CHECK(widest != NULL);
   if (widest) {
     ck_lsq_data data = {0, 0, NULL, NULL};
-    CHECK(write_bytes(path, widest, strlen(widest)) == 0);
+    CHECK(test_write_bytes(path, widest, strlen(widest)) == 0);
     CHECK_OK(ck_lsq_load(path, &data));
     CHECK(data.rows == 1 && data.dim == CK_LSQ_MAX_DIM);
     CHECK(data.b && data.b[0] == 1.0);
@@ -263,7 +250,7 @@ static void test_csv_good(void) {
     for (size_t j = 0; j < rows; ++j)
       used += (size_t)sprintf(many + used, "%zu,-%zu.5\n", j, j);
     ck_lsq_data data = {0, 0, NULL, NULL};
-    CHECK(write_bytes(path, many, used) == 0);
+    CHECK(test_write_bytes(path, many, used) == 0);
     CHECK_OK(ck_lsq_load(path, &data));
     CHECK(data.rows == rows && data.dim == 1);
     int same = data.rows == rows;
@@ -303,7 +290,7 @@ static size_t make_binary(uint8_t *out, const char *magic, uint32_t version,
 static void test_binary_malformed(void) {
   uint8_t bytes[24 + 8 * 80];
   char path[1024];
-  path_in("bad.bin", path, sizeof path);
+  test_path_in(work_dir, "bad.bin", path, sizeof path);
   struct {
     const char *label;
     size_t size;
@@ -316,7 +303,7 @@ static void test_binary_malformed(void) {
     cases[count].label = (label_);                                             \
     cases[count].size = (size_);                                               \
     cases[count].needle = (needle_);                                           \
-    CHECK(write_bytes(path, bytes, cases[count].size) == 0);                   \
+    CHECK(test_write_bytes(path, bytes, cases[count].size) == 0);              \
     expect_load_failure(cases[count].label, path, CK_ERROR_PARSE,              \
                         cases[count].needle);                                  \
     ++count;                                                                   \
@@ -363,7 +350,7 @@ static void test_binary_malformed(void) {
 static void test_io_errors(void) {
   char path[1024];
   ck_lsq_data data = {0, 0, NULL, NULL};
-  path_in("no-such-file.csv", path, sizeof path);
+  test_path_in(work_dir, "no-such-file.csv", path, sizeof path);
   expect_load_failure("missing file", path, CK_ERROR_IO, "No such file");
   expect_load_failure("a directory", work_dir, CK_ERROR_IO, "cannot read");
   CHECK(ck_lsq_load(NULL, &data) == CK_ERROR_INVALID_ARGUMENT);
@@ -380,8 +367,8 @@ static int same_data(const ck_lsq_data *x, const ck_lsq_data *y) {
 
 static void round_trip(const char *label, const ck_lsq_data *data) {
   char csv[1024], bin[1024];
-  path_in("trip.csv", csv, sizeof csv);
-  path_in("trip.bin", bin, sizeof bin);
+  test_path_in(work_dir, "trip.csv", csv, sizeof csv);
+  test_path_in(work_dir, "trip.bin", bin, sizeof bin);
   ck_lsq_data back = {0, 0, NULL, NULL};
 
   CHECK_OK(ck_lsq_save(csv, data, CK_LSQ_CSV));
@@ -421,7 +408,7 @@ static void test_round_trips(void) {
 
   /* The binary layout, byte by byte. */
   char bin[1024];
-  path_in("layout.bin", bin, sizeof bin);
+  test_path_in(work_dir, "layout.bin", bin, sizeof bin);
   double la[] = {1.0, -2.0};
   double lb[] = {0.5};
   ck_lsq_data tiny = {1, 2, la, lb};
@@ -442,7 +429,7 @@ static void test_round_trips(void) {
       setlocale(LC_NUMERIC, "fr_FR.UTF-8")) {
     round_trip("decimal comma locale", &generated);
     char csv[1024];
-    path_in("locale.csv", csv, sizeof csv);
+    test_path_in(work_dir, "locale.csv", csv, sizeof csv);
     CHECK_OK(ck_lsq_save(csv, &tiny, CK_LSQ_CSV));
     char text[128] = "";
     file = fopen(csv, "rb");
@@ -467,7 +454,7 @@ static void test_save(void) {
   const char *message = "";
 
   /* Overwriting replaces the old file whole. */
-  path_in("over.csv", path, sizeof path);
+  test_path_in(work_dir, "over.csv", path, sizeof path);
   CHECK_OK(ck_lsq_save(path, &data, CK_LSQ_CSV));
   data.rows = 1;
   CHECK_OK(ck_lsq_save(path, &data, CK_LSQ_CSV));
@@ -478,8 +465,8 @@ static void test_save(void) {
   CHECK(hidden_entries(work_dir) == 0);
 
   /* Into a directory that does not exist: an I/O error and no file. */
-  path_in("missing", directory, sizeof directory);
-  path_in("missing/out.csv", missing, sizeof missing);
+  test_path_in(work_dir, "missing", directory, sizeof directory);
+  test_path_in(work_dir, "missing/out.csv", missing, sizeof missing);
   CHECK(ck_lsq_save(missing, &data, CK_LSQ_CSV) == CK_ERROR_IO);
   ck_error_last(&message);
   CHECK_MSG(strstr(message, missing) && strstr(message, "No such file"),
@@ -489,7 +476,7 @@ static void test_save(void) {
   CHECK(hidden_entries(work_dir) == 0);
 
   /* Over a directory: the rename fails and the temporary file goes. */
-  path_in("a-directory", directory, sizeof directory);
+  test_path_in(work_dir, "a-directory", directory, sizeof directory);
   CHECK(mkdir(directory, 0700) == 0);
   CHECK(ck_lsq_save(directory, &data, CK_LSQ_BINARY) == CK_ERROR_IO);
   ck_error_last(&message);
@@ -510,7 +497,7 @@ static void test_save(void) {
   CHECK(ck_lsq_save(path, &wide, CK_LSQ_CSV) == CK_ERROR_INVALID_ARGUMENT);
 
   /* Values that could not be read back are refused before any writing. */
-  path_in("nan.csv", path, sizeof path);
+  test_path_in(work_dir, "nan.csv", path, sizeof path);
   a[3] = NAN;
   CHECK(ck_lsq_save(path, &data, CK_LSQ_CSV) == CK_ERROR_INVALID_ARGUMENT);
   ck_error_last(&message);

@@ -1,7 +1,7 @@
 /*
  * test_support.h - helpers several test executables share: a strict JSON
- * validator (for output that must be machine-readable) and removal of a
- * temporary directory tree.
+ * validator (for output that must be machine-readable), removal of a
+ * temporary directory tree, and writing files inside one.
  */
 #ifndef CK_TEST_SUPPORT_H
 #define CK_TEST_SUPPORT_H
@@ -229,5 +229,25 @@ static inline void check_lsq_fit(const char *device, int mode,
             "%s lsq: device %g, exact %g", device, best, exact);
 }
 #endif
+
+/* ---- files in a test's temporary directory --------------------------------
+ */
+
+/* path = directory/name (capacity bytes). */
+static inline void test_path_in(const char *directory, const char *name,
+                                char *path, size_t capacity) {
+  snprintf(path, capacity, "%s/%s", directory, name);
+}
+
+/* Writes size bytes to path: 0, or -1 on failure. */
+static inline int test_write_bytes(const char *path, const void *bytes,
+                                   size_t size) {
+  FILE *file = fopen(path, "wb");
+  if (!file)
+    return -1;
+  size_t put = size ? fwrite(bytes, 1, size, file) : 0;
+  int closed = fclose(file);
+  return put == size && closed == 0 ? 0 : -1;
+}
 
 #endif /* CK_TEST_SUPPORT_H */

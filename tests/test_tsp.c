@@ -24,10 +24,6 @@
 static char work_dir[512];
 static const char *data_dir;
 
-static void path_in(const char *name, char *path, size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-}
-
 static void data_path(const char *name, char *path, size_t capacity) {
   snprintf(path, capacity, "%s/tsplib/%s", data_dir, name);
 }
@@ -254,7 +250,7 @@ static void test_misc_good(void) {
   ck_tsp_free(&instance);
   /* From a file: the name defaults to the file name. */
   char path[1024];
-  path_in("from_file.tsp", path, sizeof path);
+  test_path_in(work_dir, "from_file.tsp", path, sizeof path);
   CHECK(write_text(path, nameless) == 0);
   CHECK_OK(ck_tsp_load(path, &instance));
   CHECK(strcmp(instance.name, "from_file") == 0);
@@ -286,7 +282,7 @@ static void test_misc_good(void) {
   CHECK(ck_tsp_parse(NULL, 5, "x", &instance) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_tsp_load(NULL, &instance) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_tsp_load(path, NULL) == CK_ERROR_INVALID_ARGUMENT);
-  path_in("missing.tsp", path, sizeof path);
+  test_path_in(work_dir, "missing.tsp", path, sizeof path);
   const char *message = "";
   CHECK(ck_tsp_load(path, &instance) == CK_ERROR_IO);
   ck_error_last(&message);
@@ -569,7 +565,7 @@ static void test_malformed(void) {
 
   /* ck_tsp_load reports the same through the file name. */
   char path[1024];
-  path_in("bad.tsp", path, sizeof path);
+  test_path_in(work_dir, "bad.tsp", path, sizeof path);
   CHECK(write_text(path, HEAD3 "1 0 0\n2 1 1\n2 2 2\n") == 0);
   ck_tsp_instance instance;
   const char *message = "";
@@ -883,7 +879,7 @@ static void test_candidates_instances(void) {
 static void expect_tour_failure(const char *label, const char *text,
                                 uint32_t cities, const char *needle) {
   char path[1024];
-  path_in("bad.tour", path, sizeof path);
+  test_path_in(work_dir, "bad.tour", path, sizeof path);
   CHECK(write_text(path, text) == 0);
   uint32_t *tour = (uint32_t *)&tour;
   const char *message = "";
@@ -902,7 +898,7 @@ static void test_tours(void) {
   char path[1024], tour_path[1024], out[1024];
   data_path("berlin52.tsp", path, sizeof path);
   data_path("tours/berlin52.opt.tour", tour_path, sizeof tour_path);
-  path_in("berlin52.tour", out, sizeof out);
+  test_path_in(work_dir, "berlin52.tour", out, sizeof out);
   ck_tsp_instance instance;
   uint32_t *tour = NULL, *again = NULL;
   int64_t length = 0, length_again = 0;
@@ -958,7 +954,7 @@ static void test_tours(void) {
 
   /* Several ids a line, -1 on the last one, no EOF. */
   char good[1024];
-  path_in("good.tour", good, sizeof good);
+  test_path_in(work_dir, "good.tour", good, sizeof good);
   CHECK(write_text(good, "NAME : g\nTYPE : TOUR\nTOUR_SECTION\n3 1\n"
                          "2 4 -1\n") == 0);
   tour = NULL;
@@ -1014,7 +1010,7 @@ static void test_tours(void) {
   CHECK(ck_tsp_tour_load(good, 2, &tour) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_tsp_tour_load(NULL, 3, &tour) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_tsp_tour_load(good, 3, NULL) == CK_ERROR_INVALID_ARGUMENT);
-  path_in("missing.tour", path, sizeof path);
+  test_path_in(work_dir, "missing.tour", path, sizeof path);
   CHECK(ck_tsp_tour_load(path, 3, &tour) == CK_ERROR_IO);
   CHECK(tour == NULL);
 }
@@ -1085,7 +1081,7 @@ static void test_optima(void) {
   CHECK(ck_tsp_optimum_find(path, "nosuch", &optimum) == CK_ERROR_NOT_FOUND);
   CHECK(optimum == -1);
 
-  path_in("optima.txt", path, sizeof path);
+  test_path_in(work_dir, "optima.txt", path, sizeof path);
   CHECK(write_text(path, "# known optima\n\n  # indented comment\r\n"
                          "a280 : 2579\r\nmy inst:12\n") == 0);
   CHECK_OK(ck_tsp_optimum_find(path, "my inst", &optimum));
@@ -1114,7 +1110,7 @@ static void test_optima(void) {
     CHECK_MSG(strstr(message, needle) != NULL, "\"%s\" lacks \"%s\"", message,
               needle);
   }
-  path_in("no-optima.txt", path, sizeof path);
+  test_path_in(work_dir, "no-optima.txt", path, sizeof path);
   CHECK(ck_tsp_optimum_find(path, "a280", &optimum) == CK_ERROR_IO);
   CHECK(ck_tsp_optimum_find(NULL, "a280", &optimum) ==
         CK_ERROR_INVALID_ARGUMENT);
