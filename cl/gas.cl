@@ -41,14 +41,12 @@
 
 /* The geometry, passed to every kernel as these scalar arguments. */
 #define CK_GAS_GEOMETRY_ARGUMENTS                                              \
-  ck_real box_x, ck_real box_y, ck_real inverse_x, ck_real inverse_y,          \
-      ck_real cell_inverse_x, ck_real cell_inverse_y, int cells_x, int cells_y
+  ck_real box_x, ck_real box_y, ck_real cell_inverse_x,                        \
+      ck_real cell_inverse_y, int cells_x, int cells_y
 #define CK_GAS_GEOMETRY_BUILD(g)                                               \
   ck_gas_geometry g;                                                           \
   g.box_x = box_x;                                                             \
   g.box_y = box_y;                                                             \
-  g.inverse_x = inverse_x;                                                     \
-  g.inverse_y = inverse_y;                                                     \
   g.cell_inverse_x = cell_inverse_x;                                           \
   g.cell_inverse_y = cell_inverse_y;                                           \
   g.cells_x = cells_x;                                                         \

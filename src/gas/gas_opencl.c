@@ -18,18 +18,15 @@ static ck_status set_int(ck_kernel *kernel, unsigned index, int value) {
   return ck_kernel_set_value(kernel, index, sizeof value, &value);
 }
 
-/* The geometry's 8 arguments from index `at` on (the inverses rounded
- * from double, exactly as the ref steps make them). */
+/* The geometry's 6 arguments from index `at` on. */
 static ck_status set_geometry(ck_kernel *k, unsigned at, const gas_state *s) {
   ck_status status = CK_OK;
   CK_TRY(set_real(k, at, s, s->box_x));
   CK_TRY(set_real(k, at + 1, s, s->box_y));
-  CK_TRY(set_real(k, at + 2, s, 1.0 / s->box_x));
-  CK_TRY(set_real(k, at + 3, s, 1.0 / s->box_y));
-  CK_TRY(set_real(k, at + 4, s, s->cell_inverse_x));
-  CK_TRY(set_real(k, at + 5, s, s->cell_inverse_y));
-  CK_TRY(set_int(k, at + 6, s->cells_x));
-  CK_TRY(set_int(k, at + 7, s->cells_y));
+  CK_TRY(set_real(k, at + 2, s, s->cell_inverse_x));
+  CK_TRY(set_real(k, at + 3, s, s->cell_inverse_y));
+  CK_TRY(set_int(k, at + 4, s->cells_x));
+  CK_TRY(set_int(k, at + 5, s->cells_y));
 fail:
   return status;
 }
@@ -151,13 +148,13 @@ static ck_status opencl_kick_drift(gas_state *s) {
   CK_TRY(set_uint(k, 0, s->particles));
   CK_TRY(set_real(k, 1, s, s->dt));
   CK_TRY(set_geometry(k, 2, s));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->force));
-  CK_TRY(set_int(k, 13, verlet));
-  CK_TRY(ck_kernel_set_buffer(k, 14, verlet ? s->reference : s->position));
-  CK_TRY(set_real(k, 15, s, 0.25 * s->skin * s->skin));
-  CK_TRY(ck_kernel_set_buffer(k, 16, s->flags));
+  CK_TRY(ck_kernel_set_buffer(k, 8, s->position));
+  CK_TRY(ck_kernel_set_buffer(k, 9, s->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->force));
+  CK_TRY(set_int(k, 11, verlet));
+  CK_TRY(ck_kernel_set_buffer(k, 12, verlet ? s->reference : s->position));
+  CK_TRY(set_real(k, 13, s, 0.25 * s->skin * s->skin));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 fail:
   return status;
@@ -175,12 +172,12 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   ck_kernel *k = s->count_kernel;
   CK_TRY(set_uint(k, 0, s->particles));
   CK_TRY(set_geometry(k, 1, s));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->cell_fill));
-  CK_TRY(set_int(k, 13, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->flags));
+  CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
+  CK_TRY(ck_kernel_set_buffer(k, 8, s->cell_key));
+  CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_fill));
+  CK_TRY(set_int(k, 11, conditional));
+  CK_TRY(ck_kernel_set_buffer(k, 12, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 
   k = s->scan_kernel;
@@ -259,15 +256,15 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   double range = s->rc + s->skin;
   CK_TRY(set_uint(k, 0, s->particles));
   CK_TRY(set_geometry(k, 1, s));
-  CK_TRY(set_real(k, 9, s, range * range));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 13, s->list));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->list_count));
-  CK_TRY(set_uint(k, 15, s->list_capacity));
-  CK_TRY(set_int(k, 16, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 17, s->flags));
+  CK_TRY(set_real(k, 7, s, range * range));
+  CK_TRY(ck_kernel_set_buffer(k, 8, s->position));
+  CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 11, s->list));
+  CK_TRY(ck_kernel_set_buffer(k, 12, s->list_count));
+  CK_TRY(set_uint(k, 13, s->list_capacity));
+  CK_TRY(set_int(k, 14, conditional));
+  CK_TRY(ck_kernel_set_buffer(k, 15, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 fail:
   return status;
@@ -280,9 +277,9 @@ static ck_status opencl_forces(gas_state *s) {
                                                  : s->forces_all_kernel;
   CK_TRY(set_uint(k, 0, s->particles));
   CK_TRY(set_geometry(k, 1, s));
-  CK_TRY(set_pair(k, 9, s));
-  CK_TRY(ck_kernel_set_buffer(k, 16, s->position));
-  unsigned at = 17;
+  CK_TRY(set_pair(k, 7, s));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
+  unsigned at = 15;
   if (s->neighbors == CK_GAS_CELLS) {
     CK_TRY(ck_kernel_set_buffer(k, at++, s->cell_start));
     CK_TRY(ck_kernel_set_buffer(k, at++, s->cell_count));
@@ -405,16 +402,16 @@ static ck_status opencl_rdf(gas_state *s, uint32_t bins, double range) {
   ck_buffer *list_count = mode == 1 ? s->list_count : s->cell_count;
   CK_TRY(set_uint(k, 0, s->particles));
   CK_TRY(set_geometry(k, 1, s));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->position));
-  CK_TRY(set_int(k, 10, mode));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 13, list));
-  CK_TRY(ck_kernel_set_buffer(k, 14, list_count));
-  CK_TRY(set_uint(k, 15, s->list_capacity));
-  CK_TRY(set_real(k, 16, s, range));
-  CK_TRY(set_uint(k, 17, bins));
-  CK_TRY(ck_kernel_set_buffer(k, 18, s->rdf_counts));
+  CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
+  CK_TRY(set_int(k, 8, mode));
+  CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 11, list));
+  CK_TRY(ck_kernel_set_buffer(k, 12, list_count));
+  CK_TRY(set_uint(k, 13, s->list_capacity));
+  CK_TRY(set_real(k, 14, s, range));
+  CK_TRY(set_uint(k, 15, bins));
+  CK_TRY(ck_kernel_set_buffer(k, 16, s->rdf_counts));
   CK_TRY(launch(s, k, s->particles, s->group));
 fail:
   return status;

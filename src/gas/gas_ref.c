@@ -14,8 +14,6 @@ static ck_gas_geometry geometry(const gas_state *s) {
   ck_gas_geometry g;
   g.box_x = (ck_real)s->box_x;
   g.box_y = (ck_real)s->box_y;
-  g.inverse_x = (ck_real)(1.0 / s->box_x);
-  g.inverse_y = (ck_real)(1.0 / s->box_y);
   g.cell_inverse_x = (ck_real)s->cell_inverse_x;
   g.cell_inverse_y = (ck_real)s->cell_inverse_y;
   g.cells_x = s->cells_x;
