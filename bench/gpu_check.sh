@@ -83,3 +83,8 @@ if [ -n "$nn_data" ]; then
     --test "$nn_data/t10k-images-idx3-ubyte.gz" --layers 784,256,128,10 \
     --epochs 30 --batch 128 --schedule cosine | tee "$out/nn_fashion.txt"
 fi
+echo "== gas"
+"$build/bench/bench_gas" --device gpu --seconds 0.3 | tee "$out/bench_gas.txt"
+"$build/bench/bench_gas" --device pocl --seconds 0.3 --max-particles 1000000 \
+  | tee -a "$out/bench_gas.txt"
+"$clkit" compare gas --particles 4096 --steps 500 | tee "$out/compare_gas.txt"
