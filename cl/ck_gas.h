@@ -247,11 +247,18 @@ CK_FN void ck_gas_add_pair(int model, ck_real dx, ck_real dy,
   ck_real r2 = dx * dx + dy * dy;
   if (model == CK_GAS_MODEL_LENNARD_JONES && r2 >= constants->rc2)
     return;
-  if (r2 <= CK_R(0))
+  if (model == CK_GAS_MODEL_LENNARD_JONES && r2 <= CK_R(0))
     return;
   ck_real pair_energy = CK_R(0);
   ck_real force_over_r =
       ck_gas_pair(model, r2, constants, rc, with_energy, &pair_energy);
+  if (model != CK_GAS_MODEL_LENNARD_JONES) {
+    /* No branch in the all-pairs loop: a particle meets itself at r2 = 0,
+     * where the terms are infinite or NaN, and the selects drop them. */
+    int real_pair = r2 > CK_R(0);
+    force_over_r = real_pair ? force_over_r : CK_R(0);
+    pair_energy = real_pair ? pair_energy : CK_R(0);
+  }
   *fx += force_over_r * dx;
   *fy += force_over_r * dy;
   if (with_energy) {

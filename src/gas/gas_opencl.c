@@ -122,12 +122,12 @@ static ck_status opencl_setup(gas_state *s) {
                  {"ck_gas_sum_slices", &s->sum_slices_kernel}};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     CK_TRY(ck_kernel_create(s->program, kernels[i].name, kernels[i].kernel));
-  /* Tiled all pairs: enough slices of the j range for about 2048
+  /* Tiled all pairs: enough slices of the j range for about 8192
    * work-items a compute unit, so that small systems fill the device. */
   s->slices = 1;
   if (s->neighbors == CK_GAS_ALL_PAIRS && s->local_tiles) {
     size_t wanted =
-        (size_t)(s->device.compute_units ? s->device.compute_units : 1) * 2048;
+        (size_t)(s->device.compute_units ? s->device.compute_units : 1) * 8192;
     size_t tiles = (s->particles + s->group - 1) / s->group;
     size_t slices = (wanted + s->particles - 1) / s->particles;
     slices = slices > 64 ? 64 : slices;
