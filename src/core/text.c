@@ -24,7 +24,7 @@ int ck__text_is_blank(char c) {
 ck__text_quoted ck__text_quote(const char *text) {
   ck__text_quoted out;
   size_t used = 0;
-  for (; text[used] && used < CK__TEXT_QUOTE_MAX; ++used) {
+  for (; used < CK__TEXT_QUOTE_MAX && text[used]; ++used) {
     unsigned char c = (unsigned char)text[used];
     out.text[used] = c >= 0x20 && c < 0x7f && c != '"' ? (char)c : '?';
   }
