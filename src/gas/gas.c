@@ -14,6 +14,7 @@
 #include "core/workload_internal.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
+#include "objectives/problem.h"
 
 /* Philox stream of the initial velocities. */
 #define VELOCITY_STREAM 0x4741530000000000ull
@@ -201,57 +202,6 @@ static void draw_velocities(const ck_gas_config *c, double *velocities) {
     velocities[k] *= scale;
 }
 
-static ck_status create_buffer(gas_state *s, size_t count, size_t size,
-                               const char *what, ck_buffer **buffer) {
-  if (count == 0)
-    count = 1;
-  if (size > SIZE_MAX / count)
-    return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: too large", what);
-  ck_status status = ck_buffer_create(s->queue, count * size, buffer);
-  if (status != CK_OK)
-    return ck__fail_prefix(status, "%s (%zu bytes): ", what, count * size);
-  /* Written from the host, so that nothing reads unwritten memory. */
-  void *zeros = calloc(count, size);
-  if (!zeros)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory for %s", what);
-  status = ck_buffer_write(s->queue, *buffer, 0, count * size, zeros,
-                           CK_BLOCKING, NULL);
-  free(zeros);
-  return status;
-}
-
-/* Doubles to the state's reals, and back. */
-static ck_status write_reals(gas_state *s, ck_buffer *buffer,
-                             const double *values, size_t count) {
-  void *converted = malloc(count * s->real_size);
-  if (!converted)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  for (size_t i = 0; i < count; ++i) {
-    if (s->double_precision)
-      ((double *)converted)[i] = values[i];
-    else
-      ((float *)converted)[i] = (float)values[i];
-  }
-  ck_status status = ck_buffer_write(s->queue, buffer, 0, count * s->real_size,
-                                     converted, CK_BLOCKING, NULL);
-  free(converted);
-  return status;
-}
-
-static ck_status read_reals(gas_state *s, ck_buffer *buffer, double *values,
-                            size_t count) {
-  void *raw = malloc(count * s->real_size);
-  if (!raw)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  ck_status status = ck_buffer_read(s->queue, buffer, 0, count * s->real_size,
-                                    raw, CK_BLOCKING, NULL);
-  for (size_t i = 0; status == CK_OK && i < count; ++i)
-    values[i] =
-        s->double_precision ? ((double *)raw)[i] : (double)((float *)raw)[i];
-  free(raw);
-  return status;
-}
-
 /* The pair constants of the model: shifts at rc for Lennard-Jones. */
 static void pair_constants(const ck_gas_config *c, gas_state *s) {
   double rc = c->rc, inverse6 = pow(rc, -6.0);
@@ -321,27 +271,35 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
           : &ck__gas_opencl_steps;
   CK_TRY(ck_queue_create(device, &s->queue));
   size_t n = s->particles, real = s->real_size;
-  CK_TRY(create_buffer(s, 2 * n, real, "positions", &s->position));
-  CK_TRY(create_buffer(s, 2 * n, real, "velocities", &s->velocity));
-  CK_TRY(create_buffer(s, 2 * n, real, "forces", &s->force));
-  CK_TRY(create_buffer(s, n, real, "energies", &s->energy));
-  CK_TRY(create_buffer(s, n, real, "virials", &s->virial));
-  CK_TRY(create_buffer(s, n, 4, "ids", &s->id));
-  CK_TRY(create_buffer(s, 2 * n, real, "positions", &s->sorted_position));
-  CK_TRY(create_buffer(s, 2 * n, real, "velocities", &s->sorted_velocity));
-  CK_TRY(create_buffer(s, n, 4, "ids", &s->sorted_id));
-  CK_TRY(create_buffer(s, n, 4, "cell keys", &s->cell_key));
-  CK_TRY(create_buffer(s, n, 4, "cell ranks", &s->cell_rank));
-  CK_TRY(create_buffer(s, s->cells, 4, "cells", &s->cell_count));
-  CK_TRY(create_buffer(s, s->cells, 4, "cells", &s->cell_start));
-  CK_TRY(create_buffer(s, s->cells, 4, "cells", &s->cell_fill));
-  CK_TRY(create_buffer(s, 4, 4, "flags", &s->flags));
-  CK_TRY(create_buffer(s, 8, sizeof(double), "sums", &s->sums));
+  CK_TRY(
+      ck__buffer_make_zeroed(s->queue, 2 * n, real, "positions", &s->position));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
+                                &s->velocity));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "forces", &s->force));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, n, real, "energies", &s->energy));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, n, real, "virials", &s->virial));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "ids", &s->id));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "positions",
+                                &s->sorted_position));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
+                                &s->sorted_velocity));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "ids", &s->sorted_id));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "cell keys", &s->cell_key));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "cell ranks", &s->cell_rank));
+  CK_TRY(
+      ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_count));
+  CK_TRY(
+      ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_start));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_fill));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 4, 4, "flags", &s->flags));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 8, sizeof(double), "sums", &s->sums));
   if (c->neighbors == CK_GAS_VERLET) {
-    CK_TRY(create_buffer(s, 2 * n, real, "reference positions", &s->reference));
-    CK_TRY(create_buffer(s, n * (size_t)s->list_capacity, 4, "neighbour lists",
-                         &s->list));
-    CK_TRY(create_buffer(s, n, 4, "neighbour counts", &s->list_count));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "reference positions",
+                                  &s->reference));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, n * (size_t)s->list_capacity, 4,
+                                  "neighbour lists", &s->list));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "neighbour counts",
+                                  &s->list_count));
   }
   CK_TRY(gas->steps->setup(s));
 fail:
@@ -358,8 +316,10 @@ static ck_status start(ck_gas *gas, const double *positions,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   for (uint32_t k = 0; k < s->particles; ++k)
     ids[k] = k;
-  CK_TRY(write_reals(s, s->position, positions, 2 * (size_t)s->particles));
-  CK_TRY(write_reals(s, s->velocity, velocities, 2 * (size_t)s->particles));
+  CK_TRY(ck__reals_write(s->queue, s->position, s->double_precision, positions,
+                         2 * (size_t)s->particles));
+  CK_TRY(ck__reals_write(s->queue, s->velocity, s->double_precision, velocities,
+                         2 * (size_t)s->particles));
   CK_TRY(ck_buffer_write(s->queue, s->id, 0, (size_t)s->particles * 4, ids,
                          CK_BLOCKING, NULL));
   CK_TRY(gas->steps->neighbors(s, 1));
@@ -531,7 +491,7 @@ static ck_status read_by_id(ck_gas *gas, ck_buffer *buffer, double *out) {
   uint32_t *ids = malloc(n * sizeof *ids);
   if (!slots || !ids)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(read_reals(s, buffer, slots, 2 * n));
+  CK_TRY(ck__reals_read(s->queue, buffer, s->double_precision, slots, 2 * n));
   CK_TRY(ck_buffer_read(s->queue, s->id, 0, n * 4, ids, CK_BLOCKING, NULL));
   for (size_t k = 0; k < n; ++k) {
     out[2 * (size_t)ids[k]] = slots[2 * k];
@@ -595,7 +555,8 @@ ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts) {
     ck_buffer_destroy(s->rdf_counts);
     s->rdf_counts = NULL;
     s->rdf_bins = 0;
-    CK_TRY(create_buffer(s, bins, 4, "rdf histogram", &s->rdf_counts));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, bins, 4, "rdf histogram",
+                                  &s->rdf_counts));
     s->rdf_bins = (uint32_t)bins;
   }
   sample = calloc(bins, sizeof *sample);
@@ -735,9 +696,7 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
   size_t sizes[10];
   size_t count = checkpoint_buffers(s, buffers, sizes);
   for (size_t i = 0; i < count && !b.failed; ++i) {
-    size_t at = b.size;
-    put_bytes(&b, NULL == b.bytes ? "" : "", 0);
-    /* Room for the buffer, then its bytes straight from the device. */
+    /* The buffer's bytes, raw, as the device holds them. */
     uint8_t *room = malloc(sizes[i] ? sizes[i] : 1);
     if (!room) {
       b.failed = 1;
@@ -750,7 +709,6 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
     free(room);
     if (status != CK_OK)
       goto fail;
-    (void)at;
   }
   if (!b.failed) {
     uint8_t digest[32];

@@ -53,20 +53,6 @@ static ck_status launch(gas_state *s, ck_kernel *kernel, size_t items,
   return ck_queue_launch(s->queue, kernel, 1, &global, &group, NULL);
 }
 
-static ck_status create_scratch(gas_state *s, size_t bytes,
-                                ck_buffer **buffer) {
-  ck_status status = ck_buffer_create(s->queue, bytes, buffer);
-  if (status != CK_OK)
-    return status;
-  void *zeros = calloc(1, bytes);
-  if (!zeros)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  status =
-      ck_buffer_write(s->queue, *buffer, 0, bytes, zeros, CK_BLOCKING, NULL);
-  free(zeros);
-  return status;
-}
-
 /*
  * Work-groups per device: 256 work-items on GPUs (64 on CPUs, where PoCL
  * runs a group as loops) for the per-particle kernels and the all-pairs
@@ -89,9 +75,11 @@ static ck_status opencl_setup(gas_state *s) {
   s->reduce_groups = (s->particles + s->group - 1) / s->group;
   if (s->reduce_groups > 1024)
     s->reduce_groups = 1024;
-  CK_TRY(create_scratch(s, (size_t)s->scan_blocks * 4, &s->block_sum));
-  CK_TRY(create_scratch(s, (size_t)s->reduce_groups * 5 * s->real_size,
-                        &s->partial_sums));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, s->scan_blocks, 4, "scan totals",
+                                &s->block_sum));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, (size_t)s->reduce_groups * 5,
+                                s->real_size, "partial sums",
+                                &s->partial_sums));
   s->local_tiles = s->tiles >= 0 ? s->tiles : gpu;
   char defines[200];
   snprintf(defines, sizeof defines,
@@ -133,9 +121,9 @@ static ck_status opencl_setup(gas_state *s) {
     slices = slices > 64 ? 64 : slices;
     slices = slices > tiles ? tiles : slices;
     s->slices = slices < 1 ? 1 : (uint32_t)slices;
-    CK_TRY(create_scratch(s,
-                          (size_t)s->slices * s->particles * 4 * s->real_size,
-                          &s->slice_sums));
+    CK_TRY(ck__buffer_make_zeroed(
+        s->queue, (size_t)s->slices * s->particles * 4, s->real_size,
+        "all-pairs slices", &s->slice_sums));
   }
 fail:
   return status;

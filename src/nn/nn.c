@@ -13,6 +13,7 @@
 #include "ck_philox.h"
 #include "core/workload_internal.h"
 #include "nn/nn_internal.h"
+#include "objectives/problem.h"
 
 /* Rows evaluated at a time, when no larger batch sized the buffers. */
 #define EVALUATION_ROWS 4096u
@@ -106,55 +107,19 @@ nn_state *ck__nn_state(ck_nn *nn) {
   return &nn->state;
 }
 
-/* Creates a buffer of count elements of size bytes, naming what it is for
- * when the device refuses. */
-static ck_status create_buffer(nn_state *s, size_t count, size_t size,
-                               const char *what, ck_buffer **buffer) {
-  if (count && size > SIZE_MAX / count)
-    return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: %zu elements are too many",
-                    what, count);
-  ck_status status =
-      ck_buffer_create(s->queue, count ? count * size : size, buffer);
-  if (status != CK_OK)
-    return ck__fail_prefix(status, "%s (%zu bytes): ", what, count * size);
-  return CK_OK;
-}
-
-/* Uploads doubles as the state's reals. */
-static ck_status write_reals(nn_state *s, ck_buffer *buffer,
-                             const double *values, size_t count) {
-  ck_status status = CK_OK;
-  void *converted = malloc(count ? count * s->real_size : 1);
-  if (!converted)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory converting %zu values",
-            count);
-  for (size_t i = 0; i < count; ++i) {
-    if (s->double_precision)
-      ((double *)converted)[i] = values[i];
-    else
-      ((float *)converted)[i] = (float)values[i];
-  }
-  CK_TRY(ck_buffer_write(s->queue, buffer, 0, count * s->real_size, converted,
-                         CK_BLOCKING, NULL));
-fail:
-  free(converted);
-  return status;
-}
-
 ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values) {
   ck_status status = CK_OK;
   nn_state *s = &nn->state;
   size_t count = (size_t)s->sizes[layer] * (s->sizes[layer - 1] + 1);
-  void *raw = malloc(count * s->real_size);
-  if (!raw)
+  double *wide = malloc(count * sizeof *wide);
+  if (!wide)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading weights");
-  CK_TRY(ck_buffer_read(s->queue, s->weights[layer], 0, count * s->real_size,
-                        raw, CK_BLOCKING, NULL));
+  CK_TRY(ck__reals_read(s->queue, s->weights[layer], s->double_precision, wide,
+                        count));
   for (size_t i = 0; i < count; ++i)
-    values[i] =
-        s->double_precision ? (float)((double *)raw)[i] : ((float *)raw)[i];
+    values[i] = (float)wide[i];
 fail:
-  free(raw);
+  free(wide);
   return status;
 }
 
@@ -167,7 +132,8 @@ ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing weights");
   for (size_t i = 0; i < count; ++i)
     wide[i] = values[i];
-  CK_TRY(write_reals(s, s->weights[layer], wide, count));
+  CK_TRY(ck__reals_write(s->queue, s->weights[layer], s->double_precision, wide,
+                         count));
 fail:
   free(wide);
   return status;
@@ -205,23 +171,13 @@ static ck_status initialise_weights(ck_nn *nn) {
                                                       WEIGHT_STREAM + l, at)
                             : 0.0;
       }
-    CK_TRY(write_reals(s, s->weights[l], values, count));
+    CK_TRY(ck__reals_write(s->queue, s->weights[l], s->double_precision, values,
+                           count));
     free(values);
     values = NULL;
   }
 fail:
   free(values);
-  return status;
-}
-
-static ck_status zero_buffer(nn_state *s, ck_buffer *buffer, size_t bytes) {
-  ck_status status = CK_OK;
-  void *zeros = calloc(1, bytes ? bytes : 1);
-  if (!zeros)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory clearing a buffer");
-  CK_TRY(ck_buffer_write(s->queue, buffer, 0, bytes, zeros, CK_BLOCKING, NULL));
-fail:
-  free(zeros);
   return status;
 }
 
@@ -239,21 +195,17 @@ static ck_status ensure_capacity(ck_nn *nn, uint32_t rows) {
   ck_buffer_destroy(s->batch_labels);
   s->batch_labels = NULL;
   s->capacity = 0;
-  /* Zeroed from the host, so that no kernel ever reads an unwritten value
-   * (checkers such as Oclgrind treat device fills as unwritten too). */
   for (int l = 0; l <= s->layers; ++l) {
     size_t count = (size_t)rows * s->sizes[l];
-    CK_TRY(create_buffer(s, count, s->real_size, "network activations",
-                         &s->activations[l]));
-    CK_TRY(zero_buffer(s, s->activations[l], count * s->real_size));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
+                                  "network activations", &s->activations[l]));
     if (l > 0) {
-      CK_TRY(create_buffer(s, count, s->real_size, "network deltas",
-                           &s->deltas[l]));
-      CK_TRY(zero_buffer(s, s->deltas[l], count * s->real_size));
+      CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
+                                    "network deltas", &s->deltas[l]));
     }
   }
-  CK_TRY(create_buffer(s, rows, sizeof(int32_t), "batch labels",
-                       &s->batch_labels));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, sizeof(int32_t), "batch labels",
+                                &s->batch_labels));
   s->capacity = rows;
 fail:
   return status;
@@ -269,10 +221,12 @@ static ck_status ensure_samples(nn_state *s, uint32_t rows) {
   ck_buffer_destroy(s->predictions);
   s->losses = s->hits = s->predictions = NULL;
   s->sample_capacity = 0;
-  CK_TRY(create_buffer(s, rows, s->real_size, "per-sample losses", &s->losses));
-  CK_TRY(create_buffer(s, rows, sizeof(uint32_t), "per-sample hits", &s->hits));
-  CK_TRY(
-      create_buffer(s, rows, sizeof(int32_t), "predictions", &s->predictions));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, s->real_size,
+                                "per-sample losses", &s->losses));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, sizeof(uint32_t),
+                                "per-sample hits", &s->hits));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, sizeof(int32_t), "predictions",
+                                &s->predictions));
   s->sample_capacity = rows;
 fail:
   return status;
@@ -319,16 +273,17 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   CK_TRY(ck_queue_create(device, &s->queue));
   for (int l = 1; l <= s->layers; ++l) {
     size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
-    CK_TRY(create_buffer(s, count, s->real_size, "weights", &s->weights[l]));
-    CK_TRY(
-        create_buffer(s, count, s->real_size, "optimiser state", &s->first[l]));
-    CK_TRY(create_buffer(s, count, s->real_size, "optimiser state",
-                         &s->second[l]));
-    CK_TRY(zero_buffer(s, s->first[l], count * s->real_size));
-    CK_TRY(zero_buffer(s, s->second[l], count * s->real_size));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size, "weights",
+                                  &s->weights[l]));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
+                                  "optimiser state", &s->first[l]));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
+                                  "optimiser state", &s->second[l]));
   }
-  CK_TRY(create_buffer(s, 1, s->real_size, "loss total", &s->loss_total));
-  CK_TRY(create_buffer(s, 1, sizeof(uint32_t), "hit total", &s->hit_total));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 1, s->real_size, "loss total",
+                                &s->loss_total));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, 1, sizeof(uint32_t), "hit total",
+                                &s->hit_total));
   CK_TRY(initialise_weights(nn));
   double started = ck__seconds();
   CK_TRY(nn->steps->setup(s));
@@ -463,9 +418,12 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   normalised = NULL;
   release_set(nn, which);
   nn_data *set = &s->sets[which];
-  CK_TRY(create_buffer(s, count, s->real_size, "data set", &set->features));
-  CK_TRY(create_buffer(s, data->rows, sizeof(int32_t), "labels", &set->labels));
-  CK_TRY(write_reals(s, set->features, values, count));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size, "data set",
+                                &set->features));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, data->rows, sizeof(int32_t), "labels",
+                                &set->labels));
+  CK_TRY(ck__reals_write(s->queue, set->features, s->double_precision, values,
+                         count));
   CK_TRY(ck_buffer_write(s->queue, set->labels, 0, data->rows * sizeof(int32_t),
                          labels, CK_BLOCKING, NULL));
   set->rows = (uint32_t)data->rows;
@@ -476,8 +434,8 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
     CK_TRY(finish_order_upload(nn));
     ck_buffer_destroy(s->index);
     s->index = NULL;
-    CK_TRY(create_buffer(s, set->rows, sizeof(uint32_t), "training order",
-                         &s->index));
+    CK_TRY(ck__buffer_make_zeroed(s->queue, set->rows, sizeof(uint32_t),
+                                  "training order", &s->index));
   }
 fail:
   if (status != CK_OK && (unsigned)which <= CK_NN_TEST && nn)
@@ -700,8 +658,9 @@ static ck_status keep_weights(ck_nn *nn, int restore) {
   for (int l = 1; l <= s->layers; ++l) {
     size_t bytes = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1) * s->real_size;
     if (!nn->best_weights[l])
-      CK_TRY(create_buffer(s, bytes / s->real_size, s->real_size,
-                           "the best epoch's weights", &nn->best_weights[l]));
+      CK_TRY(ck__buffer_make_zeroed(s->queue, bytes / s->real_size,
+                                    s->real_size, "the best epoch's weights",
+                                    &nn->best_weights[l]));
     if (restore)
       CK_TRY(ck_buffer_copy(s->queue, s->weights[l], 0, nn->best_weights[l], 0,
                             bytes, NULL));

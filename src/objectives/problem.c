@@ -167,6 +167,23 @@ ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer) {
   return ck_buffer_create(queue, bytes ? bytes : 1, buffer);
 }
 
+ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
+                                 const char *what, ck_buffer **buffer) {
+  if (count && size > SIZE_MAX / count)
+    return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: %zu elements are too many",
+                    what, count);
+  size_t bytes = count * size > 0 ? count * size : 1;
+  ck_status status = ck_buffer_create(queue, bytes, buffer);
+  if (status != CK_OK)
+    return ck__fail_prefix(status, "%s (%zu bytes): ", what, bytes);
+  void *zeros = calloc(1, bytes);
+  if (!zeros)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", what);
+  status = ck_buffer_write(queue, *buffer, 0, bytes, zeros, CK_BLOCKING, NULL);
+  free(zeros);
+  return status;
+}
+
 ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
                              ck_buffer **buffer) {
   ck_status status;

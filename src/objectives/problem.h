@@ -97,6 +97,13 @@ ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
 
 /* A buffer of at least one byte. */
 ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer);
+/* A buffer of count elements of size bytes (at least one byte), zeroed by
+ * a write from the host, so that no kernel reads an unwritten value
+ * (checkers such as Oclgrind treat device fills as unwritten). Errors
+ * name `what`: CK_ERROR_DEVICE_MEMORY (too large, or refused),
+ * CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
+                                 const char *what, ck_buffer **buffer);
 
 /* The problem's data on the device: lsq column-major in its precision,
  * a user objective's rows as floats; a placeholder when there is none. */
