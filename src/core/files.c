@@ -200,3 +200,66 @@ void ck__c_locale_leave(ck__c_locale *scope) {
   freelocale((locale_t)scope->c);
   scope->c = NULL;
 }
+
+void ck__bytes_put(ck__byte_writer *writer, const void *data, size_t size) {
+  if (writer->failed || size == 0)
+    return;
+  if (writer->size + size > writer->capacity) {
+    size_t capacity = writer->capacity ? writer->capacity : 4096;
+    while (capacity < writer->size + size)
+      capacity *= 2;
+    uint8_t *grown = realloc(writer->bytes, capacity);
+    if (!grown) {
+      writer->failed = 1;
+      return;
+    }
+    writer->bytes = grown;
+    writer->capacity = capacity;
+  }
+  memcpy(writer->bytes + writer->size, data, size);
+  writer->size += size;
+}
+
+void ck__bytes_put_u32(ck__byte_writer *writer, uint32_t value) {
+  uint8_t bytes[4];
+  ck__put_u32(bytes, value);
+  ck__bytes_put(writer, bytes, 4);
+}
+
+void ck__bytes_put_u64(ck__byte_writer *writer, uint64_t value) {
+  uint8_t bytes[8];
+  ck__put_u64(bytes, value);
+  ck__bytes_put(writer, bytes, 8);
+}
+
+void ck__bytes_put_f32(ck__byte_writer *writer, float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, 4);
+  ck__bytes_put_u32(writer, bits);
+}
+
+void ck__bytes_put_f64(ck__byte_writer *writer, double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, 8);
+  ck__bytes_put_u64(writer, bits);
+}
+
+ck_status ck__bytes_save(ck__byte_writer *writer, const char *path) {
+  ck_status status = CK_OK;
+  if (!writer->failed) {
+    uint8_t digest[32];
+    ck__sha256(writer->bytes, writer->size, digest);
+    ck__bytes_put(writer, digest, sizeof digest);
+  }
+  if (writer->failed)
+    status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of host memory", path);
+  else
+    status = ck__file_write_atomic(path, writer->bytes, writer->size);
+  ck__bytes_free(writer);
+  return status;
+}
+
+void ck__bytes_free(ck__byte_writer *writer) {
+  free(writer->bytes);
+  memset(writer, 0, sizeof *writer);
+}

@@ -134,6 +134,24 @@ ck_status ck__file_read_text(const char *path, char **text, size_t *size);
  * the last byte, not counted in size). */
 ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size);
 
+/* A growing little-endian byte image of a file (models, checkpoints). A
+ * zeroed writer is empty; a failed allocation sets failed and later puts
+ * do nothing. ck__bytes_save appends the SHA-256 of everything before it,
+ * writes the image atomically to path and frees it (CK_ERROR_OUT_OF_MEMORY
+ * after a failed put, naming path). ck__bytes_free frees it alone. */
+typedef struct ck__byte_writer {
+  uint8_t *bytes;
+  size_t size, capacity;
+  int failed;
+} ck__byte_writer;
+void ck__bytes_put(ck__byte_writer *writer, const void *data, size_t size);
+void ck__bytes_put_u32(ck__byte_writer *writer, uint32_t value);
+void ck__bytes_put_u64(ck__byte_writer *writer, uint64_t value);
+void ck__bytes_put_f32(ck__byte_writer *writer, float value);
+void ck__bytes_put_f64(ck__byte_writer *writer, double value);
+ck_status ck__bytes_save(ck__byte_writer *writer, const char *path);
+void ck__bytes_free(ck__byte_writer *writer);
+
 /* Numbers are read and written in the C locale ('.' as the decimal point)
  * whatever the process set: ck__c_locale_enter() switches the calling
  * thread to it (source names the file in the out-of-memory message) and

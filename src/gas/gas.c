@@ -601,49 +601,6 @@ ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
  *       last 32   SHA-256 of everything before
  */
 
-typedef struct byte_buffer {
-  uint8_t *bytes;
-  size_t size, capacity;
-  int failed;
-} byte_buffer;
-
-static void put_bytes(byte_buffer *b, const void *data, size_t size) {
-  if (b->failed)
-    return;
-  if (b->size + size > b->capacity) {
-    size_t capacity = b->capacity ? b->capacity : 4096;
-    while (capacity < b->size + size)
-      capacity *= 2;
-    uint8_t *grown = realloc(b->bytes, capacity);
-    if (!grown) {
-      b->failed = 1;
-      return;
-    }
-    b->bytes = grown;
-    b->capacity = capacity;
-  }
-  memcpy(b->bytes + b->size, data, size);
-  b->size += size;
-}
-
-static void put_u32(byte_buffer *b, uint32_t value) {
-  uint8_t bytes[4];
-  ck__put_u32(bytes, value);
-  put_bytes(b, bytes, 4);
-}
-
-static void put_u64(byte_buffer *b, uint64_t value) {
-  uint8_t bytes[8];
-  ck__put_u64(bytes, value);
-  put_bytes(b, bytes, 8);
-}
-
-static void put_f64(byte_buffer *b, double value) {
-  uint64_t bits;
-  memcpy(&bits, &value, 8);
-  put_u64(b, bits);
-}
-
 /* The state buffers a checkpoint holds, with their sizes. */
 static size_t checkpoint_buffers(gas_state *s, ck_buffer **buffers,
                                  size_t *sizes) {
@@ -664,63 +621,54 @@ static size_t checkpoint_buffers(gas_state *s, ck_buffer **buffers,
   return count;
 }
 
-static void put_config(byte_buffer *b, const ck_gas_config *c) {
-  put_u64(b, c->particles);
+static void put_config(ck__byte_writer *b, const ck_gas_config *c) {
+  ck__bytes_put_u64(b, c->particles);
   uint32_t codes[] = {(uint32_t)c->lattice,    (uint32_t)c->model,
                       (uint32_t)c->shift,      (uint32_t)c->walls,
                       (uint32_t)c->thermostat, c->rescale_every,
                       (uint32_t)c->neighbors};
   for (size_t i = 0; i < 7; ++i)
-    put_u32(b, codes[i]);
+    ck__bytes_put_u32(b, codes[i]);
   double reals[] = {c->density,     c->box_x, c->box_y,
                     c->temperature, c->rc,    c->strength,
                     c->softening,   c->dt,    c->target_temperature,
                     c->gamma,       c->skin};
   for (size_t i = 0; i < 11; ++i)
-    put_f64(b, reals[i]);
-  put_u64(b, c->seed);
+    ck__bytes_put_f64(b, reals[i]);
+  ck__bytes_put_u64(b, c->seed);
 }
 
 ck_status ck_gas_save(ck_gas *gas, const char *path) {
   ck_status status = CK_OK;
-  byte_buffer b = {0};
+  ck__byte_writer b = {0};
+  uint8_t *raw = NULL;
   if (!gas || !path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_save: NULL argument");
   gas_state *s = &gas->state;
-  put_bytes(&b, checkpoint_magic, 8);
-  put_u32(&b, CHECKPOINT_VERSION);
-  put_u32(&b, (uint32_t)s->real_size);
-  put_u64(&b, gas->step);
+  ck__bytes_put(&b, checkpoint_magic, 8);
+  ck__bytes_put_u32(&b, CHECKPOINT_VERSION);
+  ck__bytes_put_u32(&b, (uint32_t)s->real_size);
+  ck__bytes_put_u64(&b, gas->step);
   put_config(&b, &gas->config);
   ck_buffer *buffers[10];
   size_t sizes[10];
   size_t count = checkpoint_buffers(s, buffers, sizes);
-  for (size_t i = 0; i < count && !b.failed; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     /* The buffer's bytes, raw, as the device holds them. */
-    uint8_t *room = malloc(sizes[i] ? sizes[i] : 1);
-    if (!room) {
-      b.failed = 1;
-      break;
-    }
-    status = ck_buffer_read(s->queue, buffers[i], 0, sizes[i], room,
-                            CK_BLOCKING, NULL);
-    if (status == CK_OK)
-      put_bytes(&b, room, sizes[i]);
-    free(room);
-    if (status != CK_OK)
-      goto fail;
+    raw = malloc(sizes[i] ? sizes[i] : 1);
+    if (!raw)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory writing a checkpoint",
+              path);
+    CK_TRY(ck_buffer_read(s->queue, buffers[i], 0, sizes[i], raw, CK_BLOCKING,
+                          NULL));
+    ck__bytes_put(&b, raw, sizes[i]);
+    free(raw);
+    raw = NULL;
   }
-  if (!b.failed) {
-    uint8_t digest[32];
-    ck__sha256(b.bytes, b.size, digest);
-    put_bytes(&b, digest, 32);
-  }
-  if (b.failed)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory writing a checkpoint",
-            path);
-  CK_TRY(ck__file_write_atomic(path, b.bytes, b.size));
+  CK_TRY(ck__bytes_save(&b, path));
 fail:
-  free(b.bytes);
+  free(raw);
+  ck__bytes_free(&b);
   return status;
 }
 

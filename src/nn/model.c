@@ -31,68 +31,33 @@ static const char model_magic[8] = {'C', 'K', 'N', 'N', 'M', 'O', 'D', 'L'};
 #define MODEL_VERSION 1u
 #define HEADER_BYTES 32u
 
-typedef struct model_writer {
-  uint8_t *bytes;
-  size_t size, capacity;
-} model_writer;
-
-static int writer_put(model_writer *w, const void *data, size_t size) {
-  if (w->size + size > w->capacity) {
-    size_t capacity = w->capacity ? w->capacity : 4096;
-    while (capacity < w->size + size)
-      capacity *= 2;
-    uint8_t *bytes = realloc(w->bytes, capacity);
-    if (!bytes)
-      return -1;
-    w->bytes = bytes;
-    w->capacity = capacity;
-  }
-  memcpy(w->bytes + w->size, data, size);
-  w->size += size;
-  return 0;
-}
-
-static int writer_u32(model_writer *w, uint32_t value) {
-  uint8_t bytes[4];
-  ck__put_u32(bytes, value);
-  return writer_put(w, bytes, 4);
-}
-
-static int writer_float(model_writer *w, float value) {
-  uint32_t bits;
-  memcpy(&bits, &value, 4);
-  return writer_u32(w, bits);
-}
-
 ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
   ck_status status = CK_OK;
-  model_writer w = {0};
+  ck__byte_writer w = {0};
   float *weights = NULL;
   nn_state *s = &nn->state;
   uint32_t widths = (uint32_t)s->layers + 1;
-  int fail_write = 0;
-  fail_write |= writer_put(&w, model_magic, sizeof model_magic);
-  fail_write |= writer_u32(&w, MODEL_VERSION);
-  fail_write |= writer_u32(&w, widths);
-  fail_write |= writer_u32(&w, (uint32_t)nn->config.loss);
-  fail_write |= writer_u32(&w, (uint32_t)nn->normalization.kind);
-  fail_write |=
-      writer_u32(&w, nn->class_names ? (uint32_t)nn->class_count : 0u);
-  fail_write |= writer_u32(&w, 0u);
+  ck__bytes_put(&w, model_magic, sizeof model_magic);
+  ck__bytes_put_u32(&w, MODEL_VERSION);
+  ck__bytes_put_u32(&w, widths);
+  ck__bytes_put_u32(&w, (uint32_t)nn->config.loss);
+  ck__bytes_put_u32(&w, (uint32_t)nn->normalization.kind);
+  ck__bytes_put_u32(&w, nn->class_names ? (uint32_t)nn->class_count : 0u);
+  ck__bytes_put_u32(&w, 0u);
   for (uint32_t l = 0; l < widths; ++l)
-    fail_write |= writer_u32(&w, s->sizes[l]);
+    ck__bytes_put_u32(&w, s->sizes[l]);
   for (uint32_t l = 0; l + 2 < widths; ++l)
-    fail_write |= writer_u32(&w, (uint32_t)nn->config.activations[l]);
+    ck__bytes_put_u32(&w, (uint32_t)nn->config.activations[l]);
   for (size_t k = 0; nn->class_names && k < nn->class_count; ++k) {
     size_t length = strlen(nn->class_names[k]);
-    fail_write |= writer_u32(&w, (uint32_t)length);
-    fail_write |= writer_put(&w, nn->class_names[k], length);
+    ck__bytes_put_u32(&w, (uint32_t)length);
+    ck__bytes_put(&w, nn->class_names[k], length);
   }
   if (nn->normalization.kind != CK_NORMALIZE_NONE) {
     for (size_t f = 0; f < s->sizes[0]; ++f)
-      fail_write |= writer_float(&w, nn->normalization.offset[f]);
+      ck__bytes_put_f32(&w, nn->normalization.offset[f]);
     for (size_t f = 0; f < s->sizes[0]; ++f)
-      fail_write |= writer_float(&w, nn->normalization.scale[f]);
+      ck__bytes_put_f32(&w, nn->normalization.scale[f]);
   }
   for (int l = 1; l <= s->layers; ++l) {
     size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
@@ -102,21 +67,14 @@ ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
               path);
     CK_TRY(ck__nn_layer_read(nn, l, weights));
     for (size_t i = 0; i < count; ++i)
-      fail_write |= writer_float(&w, weights[i]);
+      ck__bytes_put_f32(&w, weights[i]);
     free(weights);
     weights = NULL;
   }
-  uint8_t digest[32];
-  if (!fail_write) {
-    ck__sha256(w.bytes, w.size, digest);
-    fail_write |= writer_put(&w, digest, sizeof digest);
-  }
-  if (fail_write)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory saving the model", path);
-  CK_TRY(ck__file_write_atomic(path, w.bytes, w.size));
+  CK_TRY(ck__bytes_save(&w, path));
 fail:
   free(weights);
-  free(w.bytes);
+  ck__bytes_free(&w);
   return status;
 }
 
