@@ -39,8 +39,14 @@ typedef long ck_i64;
 #define powf(x, y) pow(x, y)
 #define CK_MULHI32(a, b) mul_hi((ck_u32)(a), (ck_u32)(b))
 /* No silent fused multiply-adds: ref C (ISO mode) does not contract
- * either, so both sides round alike. */
+ * either, so both sides round alike. A program whose GPU results need not
+ * match ref's rounding defines CK_FUSE_ON_GPU before its first include,
+ * and then GPUs may fuse. */
+#if defined(CK_FUSE_ON_GPU) && defined(CK_DEVICE_GPU) && CK_DEVICE_GPU
+#pragma OPENCL FP_CONTRACT ON
+#else
 #pragma OPENCL FP_CONTRACT OFF
+#endif
 
 #elif defined(__CUDACC__)
 #define CK_LANG_CUDA 1
