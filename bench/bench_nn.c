@@ -6,8 +6,11 @@
  * deltas, 2 for the gradient (the first layer's deltas are not needed, so
  * the figure slightly overstates the work of shallow networks).
  *
- *   bench_nn [--device SEL] [--rows N] [--epochs E]
+ *   bench_nn [--device SEL] [--rows N] [--epochs E] [--math fp32|tf32]
  *            [--networks 784-256-128-10,...] [--batches 64,256,...]
+ *
+ * --math tf32 runs the products on tensor cores (CUDA devices only); the
+ * rows of such runs say TF32.
  */
 #include <getopt.h>
 #include <string.h>
@@ -55,12 +58,14 @@ int main(int argc, char **argv) {
   const char *batches = "64,256,1024";
   size_t rows = 16384;
   int epochs = 3;
+  ck_nn_math math = CK_NN_FP32;
   static const struct option long_options[] = {
       {"device", required_argument, NULL, 'd'},
       {"rows", required_argument, NULL, 'r'},
       {"epochs", required_argument, NULL, 'e'},
       {"networks", required_argument, NULL, 'n'},
       {"batches", required_argument, NULL, 'b'},
+      {"math", required_argument, NULL, 'm'},
       {NULL, 0, NULL, 0}};
   int option;
   while ((option = getopt_long(argc, argv, "d:", long_options, NULL)) != -1) {
@@ -80,9 +85,15 @@ int main(int argc, char **argv) {
     case 'b':
       batches = optarg;
       break;
+    case 'm':
+      if (strcmp(optarg, "fp32") && strcmp(optarg, "tf32"))
+        return fprintf(stderr, "bench_nn: --math is fp32 or tf32\n"), 2;
+      math = strcmp(optarg, "tf32") == 0 ? CK_NN_TF32 : CK_NN_FP32;
+      break;
     default:
       fprintf(stderr, "usage: bench_nn [--device SEL] [--rows N] [--epochs E] "
-                      "[--networks A-B-C,...] [--batches N,...]\n");
+                      "[--math fp32|tf32] [--networks A-B-C,...] "
+                      "[--batches N,...]\n");
       return 2;
     }
   }
@@ -93,8 +104,8 @@ int main(int argc, char **argv) {
   if (bench_select(selector, &set, indices, &device_count))
     return 1;
   int failed = 0;
-  printf("%-10s %-20s %6s %14s %10s %10s\n", "device", "network", "batch",
-         "samples/s", "GFLOP/s", "epoch_s");
+  printf("%-10s %-20s %6s %14s %10s %10s %s\n", "device", "network", "batch",
+         "samples/s", "GFLOP/s", "epoch_s", "math");
   for (size_t d = 0; d < device_count; ++d) {
     const ck_device *device = &set.devices[indices[d]];
     char list[512];
@@ -104,6 +115,7 @@ int main(int argc, char **argv) {
          net = strtok_r(NULL, ",", &save)) {
       ck_nn_config config;
       ck_nn_config_init(&config);
+      config.math = math;
       if (parse_sizes(net, config.sizes, &config.layer_count)) {
         fprintf(stderr, "bench_nn: bad network '%s'\n", net);
         failed = 1;
@@ -143,8 +155,9 @@ int main(int argc, char **argv) {
         } else {
           double epoch_s = bench_median(seconds, epochs);
           double rate = (double)rows / epoch_s;
-          printf("%-10s %-20s %6zu %14.0f %10.1f %10.4f\n", device->id, net,
-                 config.batch, rate, 6.0 * weights * rate * 1e-9, epoch_s);
+          printf("%-10s %-20s %6zu %14.0f %10.1f %10.4f %s\n", device->id,
+                 net, config.batch, rate, 6.0 * weights * rate * 1e-9, epoch_s,
+                 math == CK_NN_TF32 ? "TF32" : "FP32");
           fflush(stdout);
         }
         free(seconds);

@@ -101,8 +101,8 @@ ck_aco_search(uint n, uint longest, int or_opt, uint count, int ranked,
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
 ck_aco_iteration_best(uint ants, __global const long *lengths,
                       __global long *best) {
-  __local long values[CK_GROUP];
-  __local uint indices[CK_GROUP];
+  CK_LOCAL long values[CK_GROUP];
+  CK_LOCAL uint indices[CK_GROUP];
   uint l = (uint)get_local_id(0);
   long value = 0x7FFFFFFFFFFFFFFFL;
   uint index = 0xFFFFFFFFu;
@@ -449,11 +449,11 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
                           __global const uint *neighbours,
                           __global const float *choice, __global uint *tours,
                           __global uchar *flags, __global long *lengths) {
-  __local uint cities[CK_ACO_K];
-  __local uchar seen[CK_ACO_K];
-  __local float weights[CK_ACO_K];
-  __local ulong keys[CK_ACO_LANES];
-  __local uint chosen;
+  CK_LOCAL uint cities[CK_ACO_K];
+  CK_LOCAL uchar seen[CK_ACO_K];
+  CK_LOCAL float weights[CK_ACO_K];
+  CK_LOCAL ulong keys[CK_ACO_LANES];
+  CK_LOCAL uint chosen;
   uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
   if (ant >= ants)
     return;
@@ -560,7 +560,7 @@ ck_aco_search_groups(uint n, uint longest, int or_opt, uint count, int ranked,
                      __global const uint *neighbours, __global uint *tours,
                      __global uint *positions, __global uchar *flags,
                      __global long *lengths) {
-  __local uint pick;
+  CK_LOCAL uint pick;
   uint i = (uint)get_group_id(0), l = (uint)get_local_id(0);
   if (i >= count)
     return;

@@ -456,7 +456,7 @@ CK_FN ck_u32 ck_aco_entry(ck_u32 k, CK_GLOBAL const ck_u32 *neighbours,
 /* One more use of a candidate entry: an atomic increment on devices, where
  * ants run at once (integer increments commute, so counts do not depend on
  * the order). */
-#if defined(CK_LANG_OPENCL)
+#if defined(CK_OPENCL_C)
 #define CK_ACO_COUNT(p) atomic_inc((volatile CK_GLOBAL ck_u32 *)(p))
 #else
 #define CK_ACO_COUNT(p) (++*(p))

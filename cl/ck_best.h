@@ -22,7 +22,7 @@ CK_FN ck_real ck_comparable(ck_real value) {
   return value == value ? value : CK_R(CK_REAL_MAX);
 }
 
-#if defined(CK_LANG_OPENCL)
+#if defined(CK_OPENCL_C)
 #ifndef CK_GROUP
 #error "ck_best.h needs CK_GROUP"
 #endif
@@ -57,8 +57,8 @@ __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
 ck_best_reduce(__global const ck_real *values, uint count,
                __global ck_real *partial_values,
                __global uint *partial_indices) {
-  __local ck_real local_values[CK_GROUP];
-  __local uint local_indices[CK_GROUP];
+  CK_LOCAL ck_real local_values[CK_GROUP];
+  CK_LOCAL uint local_indices[CK_GROUP];
   uint l = (uint)get_local_id(0);
   ck_real best = CK_R(CK_REAL_MAX);
   uint best_index = 0xFFFFFFFFu;
@@ -93,9 +93,9 @@ ck_best_update(__global const ck_real *candidate_values,
                __global ck_real *best_vector, __global ck_real *history,
                uint slot, ck_real target, uint has_target,
                __global uint *done) {
-  __local ck_real local_values[CK_GROUP];
-  __local uint local_indices[CK_GROUP];
-  __local uint improved;
+  CK_LOCAL ck_real local_values[CK_GROUP];
+  CK_LOCAL uint local_indices[CK_GROUP];
+  CK_LOCAL uint improved;
   uint l = (uint)get_local_id(0);
   ck_real best = CK_R(CK_REAL_MAX);
   uint winner = 0xFFFFFFFFu;
@@ -126,6 +126,6 @@ ck_best_update(__global const ck_real *candidate_values,
       done[0] = 1u;
   }
 }
-#endif /* CK_LANG_OPENCL */
+#endif /* CK_OPENCL_C */
 
 #endif /* CK_BEST_H */

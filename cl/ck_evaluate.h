@@ -53,8 +53,8 @@ __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
 ck_evaluate_lsq_group(uint n, int dim, uint rows, uint chunks,
                       __global const ck_real *data, __global const ck_real *x,
                       __global ck_real *partial, __global const uint *done) {
-  __local ck_real coefficients[CK_DIM];
-  __local ck_real sums[CK_GROUP];
+  CK_LOCAL ck_real coefficients[CK_DIM];
+  CK_LOCAL ck_real sums[CK_GROUP];
   uint group = (uint)get_group_id(0);
   uint p = group / chunks;
   uint chunk = group - p * chunks;

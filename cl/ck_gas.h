@@ -20,7 +20,7 @@
  * approximations in kernels built for a GPU (about an ulp on NVIDIA, and
  * several times faster than the correctly rounded forms), exact elsewhere
  * (CPU vector units' approximations are far coarser). */
-#if defined(CK_LANG_OPENCL) && defined(CK_DEVICE_GPU) && CK_DEVICE_GPU &&      \
+#if defined(CK_OPENCL_C) && defined(CK_DEVICE_GPU) && CK_DEVICE_GPU &&      \
     !CK_REAL_DOUBLE
 #define CK_GAS_RECIPROCAL(x) native_recip(x)
 #define CK_GAS_LOG(x) native_log(x)

@@ -5,9 +5,15 @@
  * It defines:
  *   CK_FN          qualifiers for a helper callable from kernels and host
  *   CK_GLOBAL      the address space of buffers (__global in OpenCL C)
+ *   CK_LOCAL       declares a work-group's local array in a kernel
+ *                  (__local in OpenCL C, __shared__ in CUDA); pointers to
+ *                  local memory keep OpenCL's __local
  *   ck_u32/ck_u64  fixed-width unsigned integers
  *   ck_u8/ck_i64   a byte and a 64-bit signed integer
  *   CK_HAS_FP64    1 where double is usable (the host sets it per device)
+ *   CK_OPENCL_C    1 where the text is compiled as OpenCL C: by an OpenCL
+ *                  compiler, or by NVRTC after ck_cuda_prelude.h; shared
+ *                  headers keep their kernels under it
  *   sqrtf, logf, sinf, cosf, expf, fabsf, floorf, powf
  *                  available under their C names in every language
  */
@@ -16,8 +22,10 @@
 
 #if defined(__OPENCL_VERSION__)
 #define CK_LANG_OPENCL 1
+#define CK_OPENCL_C 1
 #define CK_FN static inline
 #define CK_GLOBAL __global
+#define CK_LOCAL __local
 typedef uint ck_u32;
 typedef ulong ck_u64;
 typedef uchar ck_u8;
@@ -50,13 +58,17 @@ typedef long ck_i64;
 
 #elif defined(__CUDACC__)
 #define CK_LANG_CUDA 1
+#if defined(CK_CUDA_PRELUDE_H)
+#define CK_OPENCL_C 1
+#endif
 #define CK_FN static __host__ __device__ inline
 #define CK_GLOBAL
-#include <stdint.h>
-typedef uint32_t ck_u32;
-typedef uint64_t ck_u64;
-typedef uint8_t ck_u8;
-typedef int64_t ck_i64;
+#define CK_LOCAL __shared__
+/* NVRTC has no C library headers; the widths are CUDA's own. */
+typedef unsigned int ck_u32;
+typedef unsigned long ck_u64;
+typedef unsigned char ck_u8;
+typedef long ck_i64;
 #ifndef CK_HAS_FP64
 #define CK_HAS_FP64 1
 #endif
@@ -66,6 +78,7 @@ typedef int64_t ck_i64;
 #define CK_LANG_HOST 1
 #define CK_FN static inline
 #define CK_GLOBAL
+#define CK_LOCAL
 #include <math.h>
 #include <stdint.h>
 typedef uint32_t ck_u32;

@@ -48,12 +48,16 @@ typedef float ck_real;
 
 #define CK_PI 3.14159265358979323846
 
-/* cos(2 pi x) and sin(2 pi x). OpenCL C's cospi reduces its argument exactly and needs no
- * slow path for large arguments, so kernels use them; C11 has no cospi, and
- * ref rounds 2 pi x first (a difference of a few ulps of the argument). */
-#if defined(CK_LANG_OPENCL)
+/* cos(2 pi x) and sin(2 pi x). OpenCL C's and CUDA's cospi reduce their
+ * argument exactly and need no slow path for large arguments, so kernels
+ * use them; C11 has no cospi, and ref rounds 2 pi x first (a difference of
+ * a few ulps of the argument). */
+#if defined(CK_LANG_OPENCL) || (defined(CK_LANG_CUDA) && CK_REAL_DOUBLE)
 #define CK_COS_2PI(x) cospi(CK_R(2) * (x))
 #define CK_SIN_2PI(x) sinpi(CK_R(2) * (x))
+#elif defined(CK_LANG_CUDA)
+#define CK_COS_2PI(x) cospif(CK_R(2) * (x))
+#define CK_SIN_2PI(x) sinpif(CK_R(2) * (x))
 #else
 #define CK_COS_2PI(x) CK_COS(CK_R(2 * CK_PI) * (x))
 #define CK_SIN_2PI(x) CK_SIN(CK_R(2 * CK_PI) * (x))

@@ -171,12 +171,12 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
              __global ck_real *fitness_b, __global ck_real *stats,
              uint stats_slot, __global ck_real *island_best,
              __global ck_real *island_best_genes) {
-  __local ck_real values[CK_GROUP];
-  __local uint indices[CK_GROUP];
-  __local ck_real sums[CK_GROUP];
-  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
-  __local uint improved;
-  __local ck_real genes[CK_GA_ISLAND * CK_DIM];
+  CK_LOCAL ck_real values[CK_GROUP];
+  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL ck_real sums[CK_GROUP];
+  CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
+  CK_LOCAL uint improved;
+  CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_DIM];
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
@@ -251,11 +251,11 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
              __global ck_real *fitness_b, __global ck_real *stats,
              uint stats_slot, __global ck_real *island_best,
              __global ck_real *island_best_genes) {
-  __local ck_real values[CK_GROUP];
-  __local uint indices[CK_GROUP];
-  __local ck_real sums[CK_GROUP];
-  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
-  __local uint improved;
+  CK_LOCAL ck_real values[CK_GROUP];
+  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL ck_real sums[CK_GROUP];
+  CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
+  CK_LOCAL uint improved;
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
@@ -312,10 +312,10 @@ ck_ga_stats(uint islands, uint size, int dim, __global const ck_real *fitness,
             __global const ck_real *population, __global ck_real *stats,
             uint slot, __global ck_real *island_best,
             __global ck_real *island_best_genes) {
-  __local ck_real values[CK_GROUP];
-  __local uint indices[CK_GROUP];
-  __local ck_real sums[CK_GROUP];
-  __local uint improved;
+  CK_LOCAL ck_real values[CK_GROUP];
+  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL ck_real sums[CK_GROUP];
+  CK_LOCAL uint improved;
   ck_ga_island_stats(fitness, population, size, islands, (uint)get_group_id(0),
                      dim, stats, slot, island_best, island_best_genes, values,
                      0, values, indices, sums, &improved,
@@ -329,9 +329,9 @@ ck_ga_emigrate(uint islands, uint size, int dim,
                __global const ck_real *population,
                __global const ck_real *fitness, __global ck_real *migrants,
                __global ck_real *migrant_fitness) {
-  __local ck_real values[CK_GROUP];
-  __local uint indices[CK_GROUP];
-  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  CK_LOCAL ck_real values[CK_GROUP];
+  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   uint island = (uint)get_group_id(0), l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
   ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 0, chosen, values, indices,
@@ -353,9 +353,9 @@ ck_ga_immigrate(uint islands, uint size, int dim, __global ck_real *population,
                 __global ck_real *fitness, __global const ck_real *migrants,
                 __global const ck_real *migrant_fitness,
                 __global const uint *source) {
-  __local ck_real values[CK_GROUP];
-  __local uint indices[CK_GROUP];
-  __local uint chosen[CK_GA_CHOSEN_MAX + 1];
+  CK_LOCAL ck_real values[CK_GROUP];
+  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   uint island = (uint)get_group_id(0), l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
   ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 1, chosen, values, indices,

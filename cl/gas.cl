@@ -131,7 +131,7 @@ ck_gas_scan_blocks(uint cells, __global const uint *fill,
   /* No early return before the barriers (some compilers cannot split a
    * work-group loop there): an idle scan just stores nothing. */
   int active = !only_if_flagged || flags[0];
-  __local uint sums[CK_GAS_SCAN_GROUP];
+  CK_LOCAL uint sums[CK_GAS_SCAN_GROUP];
   uint l = (uint)get_local_id(0);
   uint base = (uint)get_group_id(0) * CK_GAS_SCAN_BLOCK + 4 * l;
   uint counts[4], total = 0;
@@ -164,7 +164,7 @@ __kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1))) void
 ck_gas_scan_totals(uint blocks, __global uint *block_sum, int only_if_flagged,
                    __global const uint *flags) {
   int active = !only_if_flagged || flags[0];
-  __local uint sums[CK_GAS_SCAN_GROUP];
+  CK_LOCAL uint sums[CK_GAS_SCAN_GROUP];
   uint l = (uint)get_local_id(0);
   uint run = (blocks + CK_GAS_SCAN_GROUP - 1) / CK_GAS_SCAN_GROUP;
   uint begin = l * run, end = begin + run < blocks ? begin + run : blocks;
@@ -346,7 +346,7 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_gas_force_from_all(i, n, position, &g, CK_GAS_MODEL, &p, rc, with_energy,
                         force, energy, virial);
 #else
-  __local ck_gas_real2 tile[CK_GAS_GROUP];
+  CK_LOCAL ck_gas_real2 tile[CK_GAS_GROUP];
   uint l = (uint)get_local_id(0), slice = (uint)get_global_id(1);
   uint tiles = (n + CK_GAS_GROUP - 1) / CK_GAS_GROUP;
   uint first_tile = slice * tiles / slices;
@@ -356,7 +356,12 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
   for (uint t0 = first_tile; t0 < end_tile; ++t0) {
     uint first = t0 * CK_GAS_GROUP, j = first + l;
-    tile[l] = j < n ? vload2(j, position) : (ck_gas_real2)(CK_R(0), CK_R(0));
+    ck_gas_real2 staged; /* spelled without a vector literal, for CUDA */
+    staged.x = CK_R(0);
+    staged.y = CK_R(0);
+    if (j < n)
+      staged = vload2(j, position);
+    tile[l] = staged;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = n - first < CK_GAS_GROUP ? n - first : CK_GAS_GROUP;
     if (count == CK_GAS_GROUP) {
@@ -421,7 +426,7 @@ __kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
 ck_gas_reduce(uint n, __global const ck_real *velocity,
               __global const ck_real *energy, __global const ck_real *virial,
               __global ck_real *partial) {
-  __local ck_real sums[5][CK_GAS_GROUP];
+  CK_LOCAL ck_real sums[5][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   ck_real kinetic = CK_R(0), potential = CK_R(0), w = CK_R(0);
   ck_real px = CK_R(0), py = CK_R(0);
@@ -448,7 +453,7 @@ ck_gas_reduce(uint n, __global const ck_real *velocity,
 __kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
 ck_gas_reduce_total(uint groups, __global const ck_real *partial,
                     __global ck_real *totals) {
-  __local ck_real sums[5][CK_GAS_GROUP];
+  CK_LOCAL ck_real sums[5][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   for (int q = 0; q < 5; ++q) {
     ck_real sum = CK_R(0);

@@ -129,8 +129,8 @@ __kernel __attribute__((reqd_work_group_size(CK_NN_REDUCE_GROUP, 1, 1)))
 void ck_nn_reduce(uint count, __global const ck_real *losses,
                   __global const uint *hits, __global ck_real *loss_total,
                   __global uint *hit_total) {
-  __local ck_real sums[CK_NN_REDUCE_GROUP];
-  __local uint counts[CK_NN_REDUCE_GROUP];
+  CK_LOCAL ck_real sums[CK_NN_REDUCE_GROUP];
+  CK_LOCAL uint counts[CK_NN_REDUCE_GROUP];
   uint l = (uint)get_local_id(0);
   ck_real sum = CK_R(0);
   uint hit = 0;

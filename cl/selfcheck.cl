@@ -40,8 +40,8 @@ __kernel __attribute__((reqd_work_group_size(CK_SELFCHECK_GROUP, 1, 1)))
 void ck_selfcheck_reduce(__global const float *values,
                          __global const uint *bits, uint count,
                          __global float *sums, __global uint *xors) {
-  __local float local_sums[CK_SELFCHECK_GROUP];
-  __local uint local_xors[CK_SELFCHECK_GROUP];
+  CK_LOCAL float local_sums[CK_SELFCHECK_GROUP];
+  CK_LOCAL uint local_xors[CK_SELFCHECK_GROUP];
   uint local_id = (uint)get_local_id(0);
   uint stride = (uint)get_global_size(0);
   float sum = 0.0f;

@@ -183,7 +183,7 @@ static int has_line_starting(const char *text, const char *prefix) {
 
 #define EXPECT_HAS(text, part, arguments)                                      \
   CHECK_MSG(has((text), (part)), "'clkit %s': output lacks \"%s\":\n%s",       \
-            label_of(arguments), (part), (text))
+            label_of(arguments), (part), (text) ? (text) : "(none)")
 
 static int json_object_line(const char *text) {
   if (!text || count_lines(text) != 1 || text[strlen(text) - 1] != '\n')
@@ -536,7 +536,8 @@ static void check_cache(void) {
   release(&r);
 }
 
-/* With no OpenCL driver the command still works on ref. */
+/* With no OpenCL driver (and no CUDA device visible) the command still
+ * works on ref. */
 static void check_no_platform(void) {
   char vendors[700], vendor_path[700];
   snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", empty_vendors);
@@ -544,7 +545,7 @@ static void check_no_platform(void) {
            empty_vendors);
   /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
   const char *const environment[] = {vendors, vendor_path, "OCL_ICD_FILENAMES",
-                                     NULL};
+                                     "CUDA_VISIBLE_DEVICES=", NULL};
   {
     const char *const args[] = {"devices", NULL};
     run_output r = run_clkit_env(environment, args);

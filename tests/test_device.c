@@ -115,7 +115,7 @@ static const select_case good_cases[] = {
     {"NVIDIA", 2, {1, 2}},
     {"nvidia", 2, {1, 2}},
     {"nViDiA", 2, {1, 2}},
-    {"cuda", 2, {1, 2}}, /* platform name and version */
+    {"CUDA 12", 2, {1, 2}}, /* platform version */
     {"PoCL", 2, {3, 4}}, /* only in the platform version */
     {"pocl", 2, {3, 4}},
     {"POCL", 2, {3, 4}},
@@ -485,9 +485,47 @@ static void check_enumerate(void) {
   CHECK(ck_device_enumerate(NULL) == CK_ERROR_INVALID_ARGUMENT);
 }
 
+/* A CUDA device beside the same card's OpenCL device: "cuda" and
+ * "opencl" pick backends, and the default prefers CUDA on a tie. */
+static void check_cuda_selection(void) {
+  ck_device devices[3];
+  ck_device_set set = {0};
+  make_ref(&devices[0]);
+  make_opencl(&devices[1], 0, 0, CK_KIND_GPU, "NVIDIA H100 80GB HBM3",
+              "NVIDIA Corporation", "NVIDIA CUDA", "OpenCL 3.0 CUDA 13.0.84",
+              132, 1980);
+  devices[2] = devices[1];
+  snprintf(devices[2].id, sizeof devices[2].id, "cuda:0");
+  devices[2].backend = CK_BACKEND_CUDA;
+  snprintf(devices[2].platform, sizeof devices[2].platform, "CUDA");
+  set.devices = devices;
+  set.count = 3;
+  static const select_case cases[] = {
+      {"cuda", 1, {2}},     {"CUDA:0", 1, {2}}, {"opencl", 1, {1}},
+      {"gpu", 2, {1, 2}},   {"", 1, {2}},       {"h100", 2, {1, 2}},
+      {"opencl,cuda", 2, {1, 2}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    size_t indices[MAX_SELECTED], count = 0;
+    ck_status status =
+        ck_device_select(&set, cases[c].selector, indices, MAX_SELECTED, &count);
+    CHECK_MSG(status == CK_OK && count == cases[c].count,
+              "selector '%s': status %d, %zu matches", cases[c].selector,
+              (int)status, count);
+    for (size_t k = 0; status == CK_OK && k < count && k < cases[c].count; ++k)
+      CHECK_MSG(indices[k] == cases[c].expected[k], "selector '%s': match %zu",
+                cases[c].selector, k);
+  }
+  size_t indices[MAX_SELECTED], count = 0;
+  set.count = 2; /* no CUDA device: "cuda" matches nothing, and says so */
+  CHECK(ck_device_select(&set, "cuda", indices, MAX_SELECTED, &count) ==
+        CK_ERROR_NOT_FOUND);
+}
+
 int main(void) {
   build_synthetic();
   check_good_cases();
+  check_cuda_selection();
   check_error_cases();
   check_ref_only();
   check_ranking();

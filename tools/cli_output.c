@@ -64,6 +64,11 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
       fprintf(out, "\"ok\"");
     else
       json_string(out, set->opencl_message);
+    fprintf(out, ",\"cuda\":");
+    if (set->cuda_status == CK_OK)
+      fprintf(out, "\"ok\"");
+    else
+      json_string(out, set->cuda_message);
     fprintf(out, "}\n");
     return;
   }
@@ -91,6 +96,8 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
   }
   if (set->opencl_status != CK_OK)
     fprintf(out, "note: %s\n", set->opencl_message);
+  if (set->cuda_status != CK_OK)
+    fprintf(out, "note: %s\n", set->cuda_message);
 }
 
 static void print_quantity(FILE *out, const char *name, double value,

@@ -60,13 +60,20 @@ typedef struct ck_device_set {
   /* CK_OK, or why no OpenCL device is listed (CK_ERROR_NO_PLATFORM, ...) */
   ck_status opencl_status;
   char opencl_message[512]; /* a hint for the user when opencl_status != 0 */
+  /* CK_OK, or why no CUDA device is listed: CK_ERROR_UNSUPPORTED when
+   * clkit was built without CUDA, CK_ERROR_NO_PLATFORM when the driver or
+   * a device is missing. */
+  ck_status cuda_status;
+  char cuda_message[512];
 } ck_device_set;
 
 /*
  * ck_device_enumerate - list every device.
  * Takes: set, filled in; release it with ck_device_set_free().
  * Returns: CK_OK even when OpenCL is absent: "ref" is always listed and
- * set->opencl_status says why OpenCL devices are missing.
+ * set->opencl_status says why OpenCL devices are missing, and
+ * set->cuda_status why CUDA devices are. CUDA devices (cuda:N) come
+ * before the OpenCL ones.
  * CK_ERROR_OUT_OF_MEMORY if the list cannot be allocated.
  */
 ck_status ck_device_enumerate(ck_device_set *set);

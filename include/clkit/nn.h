@@ -62,6 +62,13 @@ typedef enum ck_nn_schedule {
   CK_NN_COSINE = 2 /* lr (1 + cos(pi t / T)) / 2 over the planned steps */
 } ck_nn_schedule;
 
+/* The arithmetic of the matrix products. */
+typedef enum ck_nn_math {
+  CK_NN_FP32 = 0, /* IEEE single precision throughout */
+  CK_NN_TF32 = 1  /* CUDA devices only: the products' inputs rounded to
+                     TF32 (10-bit mantissa) on tensor cores, FP32 sums */
+} ck_nn_math;
+
 typedef enum ck_nn_set {
   CK_NN_TRAIN = 0,
   CK_NN_VALIDATION = 1,
@@ -87,6 +94,7 @@ typedef struct ck_nn_config {
   size_t batch;        /* samples a step, >= 1; 0: the whole training set */
   uint64_t seed;       /* weights (Xavier for sigmoid and tanh, He for
                           relu) and the epochs' shuffles */
+  ck_nn_math math;     /* CK_NN_TF32 needs a CUDA device */
 } ck_nn_config;
 
 typedef struct ck_nn ck_nn;

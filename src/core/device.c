@@ -1,5 +1,5 @@
 /*
- * device.c - device enumeration (ref and OpenCL), the default-device
+ * device.c - device enumeration (ref, CUDA and OpenCL), the default-device
  * ranking, selector resolution, and the per-device build options.
  */
 #include <CL/cl.h>
@@ -168,6 +168,27 @@ static void note_opencl(ck_device_set *set, ck_status status,
   snprintf(set->opencl_message, sizeof set->opencl_message, "%s", message);
 }
 
+static ck_status add_cuda_devices(ck_device_set *set, size_t *capacity) {
+#if CK_HAVE_CUDA
+  ck_device found[16];
+  size_t count = 0;
+  set->cuda_status = ck__cuda_enumerate(found, sizeof found / sizeof found[0],
+                                        &count, set->cuda_message,
+                                        sizeof set->cuda_message);
+  for (size_t i = 0; i < count; ++i) {
+    ck_status status = push_device(set, capacity, &found[i]);
+    if (status != CK_OK)
+      return status;
+  }
+#else
+  (void)capacity;
+  set->cuda_status = CK_ERROR_UNSUPPORTED;
+  snprintf(set->cuda_message, sizeof set->cuda_message,
+           "this clkit was built without CUDA (meson option cuda)");
+#endif
+  return CK_OK;
+}
+
 ck_status ck_device_enumerate(ck_device_set *set) {
   ck_status status = CK_OK;
   cl_platform_id *platforms = NULL;
@@ -179,6 +200,8 @@ ck_status ck_device_enumerate(ck_device_set *set) {
   memset(set, 0, sizeof *set);
   fill_ref(&device);
   CK_TRY(push_device(set, &capacity, &device));
+  CK_TRY(add_cuda_devices(set, &capacity));
+  size_t before_opencl = set->count;
 
   cl_uint platform_count = 0;
   cl_int code = clGetPlatformIDs(0, NULL, &platform_count);
@@ -232,7 +255,7 @@ ck_status ck_device_enumerate(ck_device_set *set) {
     free(devices);
     devices = NULL;
   }
-  if (set->count == 1)
+  if (set->count == before_opencl)
     note_opencl(set, CK_ERROR_NO_PLATFORM,
                 "OpenCL platforms exist but offer no devices; the ref device "
                 "still works.");
@@ -260,8 +283,11 @@ ck_status ck_device_rank(const ck_device *device, double *score) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_rank: NULL argument");
   double weight = (unsigned)device->kind < 5 ? kind_weight[device->kind] : 0;
   double clock = device->clock_mhz ? device->clock_mhz : 1;
-  /* The kind dominates: units times clock stays far below 1e12. */
-  *score = weight * 1e12 + (double)device->compute_units * clock;
+  /* The kind dominates: units times clock stays far below 1e12. A GPU
+   * seen through both CUDA and OpenCL ranks first as CUDA, its native
+   * backend. */
+  *score = weight * 1e12 + (double)device->compute_units * clock +
+           (device->backend == CK_BACKEND_CUDA ? 0.5 : 0);
   return CK_OK;
 }
 
@@ -289,6 +315,10 @@ static int term_matches(const char *term, const ck_device *device) {
     return device->kind == CK_KIND_ACCELERATOR;
   if (strcasecmp(term, "ref") == 0)
     return device->backend == CK_BACKEND_REF;
+  if (strcasecmp(term, "cuda") == 0)
+    return device->backend == CK_BACKEND_CUDA;
+  if (strcasecmp(term, "opencl") == 0)
+    return device->backend == CK_BACKEND_OPENCL;
   /* "ocl:P" names a whole platform. */
   if (strncasecmp(term, "ocl:", 4) == 0) {
     char *end = NULL;

@@ -80,6 +80,10 @@ void ck__sha256_init(ck__sha256_context *context);
 void ck__sha256_update(ck__sha256_context *context, const void *data,
                        size_t size);
 void ck__sha256_final(ck__sha256_context *context, uint8_t digest[32]);
+/* The digest of strings taken with their terminating NULs, so that no two
+ * splits of the same text collide: the binary cache's keys. */
+void ck__sha256_strings(const char *const *parts, size_t count,
+                        uint8_t digest[32]);
 /* Hashes one buffer. */
 void ck__sha256(const void *data, size_t size, uint8_t digest[32]);
 /* Writes 64 lowercase hex digits and a terminating NUL into hex[65]. */

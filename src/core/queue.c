@@ -14,6 +14,10 @@ static const ck__queue_ops *ops_for(const ck_device *device) {
     return &ck__host_ops;
   case CK_BACKEND_OPENCL:
     return &ck__opencl_ops;
+#if CK_HAVE_CUDA
+  case CK_BACKEND_CUDA:
+    return &ck__cuda_ops;
+#endif
   default:
     return NULL;
   }

@@ -2,7 +2,7 @@
  * queue_internal.h - the backend interface behind ck_queue.
  *
  * queue.c checks arguments and owns the handle structs; each backend
- * (queue_opencl.c, queue_host.c, later CUDA) fills in one ops table. A
+ * (queue_opencl.c, queue_host.c, queue_cuda.c) fills in one ops table. A
  * backend sees only requests that already passed validation.
  */
 #ifndef CK_QUEUE_INTERNAL_H
@@ -84,6 +84,24 @@ struct ck_event {
 
 extern const ck__queue_ops ck__opencl_ops;
 extern const ck__queue_ops ck__host_ops;
+
+#if CK_HAVE_CUDA
+extern const ck__queue_ops ck__cuda_ops;
+
+/* CUDA devices, as ck_device entries (ids cuda:0, cuda:1, ...). Returns
+ * CK_OK, or CK_ERROR_NO_PLATFORM with why none is listed in message. */
+ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity,
+                             size_t *count, char *message,
+                             size_t message_capacity);
+
+/* For a workload's native CUDA steps: the queue's stream (a
+ * cudaStream_t), a buffer's device pointer, and a timing span around
+ * their launches, so that ck_queue_kernel_seconds() counts them. */
+void *ck__cuda_stream(const ck_queue *queue);
+void *ck__cuda_pointer(const ck_buffer *buffer);
+ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
+ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
+#endif
 
 /* The build options clkit adds for a device (one place for all of them). */
 ck_status ck__device_build_options(const ck_device *device, char *options,

@@ -223,16 +223,11 @@ static ck_status ocl_fill(ck_queue *queue, ck_buffer *buffer,
 /* The cache key: everything that can change the binary. */
 static void cache_key(const ck_device *device, const char *source,
                       const char *options, uint8_t key[32]) {
-  ck__sha256_context context;
   const char *parts[] = {source,           options,
                          device->platform, device->platform_version,
                          device->name,     device->driver_version,
                          CK_VERSION_STRING};
-  ck__sha256_init(&context);
-  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i)
-    /* The terminating NUL separates parts so that no two splits collide. */
-    ck__sha256_update(&context, parts[i], strlen(parts[i]) + 1);
-  ck__sha256_final(&context, key);
+  ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
 }
 
 static ck_status build_failure(ck_queue *queue, ck_program *program,

@@ -143,3 +143,12 @@ void ck__hex(const uint8_t *bytes, size_t count, char *hex) {
   }
   hex[2 * count] = '\0';
 }
+
+void ck__sha256_strings(const char *const *parts, size_t count,
+                        uint8_t digest[32]) {
+  ck__sha256_context context;
+  ck__sha256_init(&context);
+  for (size_t i = 0; i < count; ++i)
+    ck__sha256_update(&context, parts[i], strlen(parts[i]) + 1);
+  ck__sha256_final(&context, digest);
+}

@@ -159,7 +159,7 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
             "%s: checksum mismatch: the file is damaged or truncated", path);
   r.size = size - 32; /* the fields end where the checksum begins */
   r.at = 12;
-  uint32_t widths, loss, kind, reserved;
+  uint32_t widths = 0, loss = 0, kind = 0, reserved = 0;
   CK_TRY(reader_u32(&r, "the header", &widths));
   CK_TRY(reader_u32(&r, "the header", &loss));
   CK_TRY(reader_u32(&r, "the header", &kind));
@@ -183,7 +183,7 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
   c.layer_count = widths;
   c.loss = (ck_nn_loss)loss;
   for (uint32_t l = 0; l < widths; ++l) {
-    uint32_t width;
+    uint32_t width = 0;
     CK_TRY(reader_u32(&r, "the layer widths", &width));
     if (width < 1 || width > CK_NN_MAX_WIDTH)
       CK_FAIL(CK_ERROR_PARSE, "%s: layer %u has width %u (1 .. %d allowed)",
@@ -191,7 +191,7 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
     c.sizes[l] = width;
   }
   for (uint32_t l = 0; l + 2 < widths; ++l) {
-    uint32_t activation;
+    uint32_t activation = 0;
     CK_TRY(reader_u32(&r, "the activations", &activation));
     if (activation > CK_NN_RELU)
       CK_FAIL(CK_ERROR_PARSE, "%s: unknown activation %u of layer %u", path,
@@ -206,7 +206,7 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
     if (!names)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     for (uint32_t k = 0; k < name_count; ++k) {
-      uint32_t length;
+      uint32_t length = 0;
       CK_TRY(reader_u32(&r, "the class names", &length));
       if (length < 1 || length > CK_DATASET_MAX_NAME)
         CK_FAIL(CK_ERROR_PARSE, "%s: class name %u has length %u", path, k,

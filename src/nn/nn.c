@@ -49,6 +49,9 @@ ck_status ck_nn_config_init(ck_nn_config *config) {
 }
 
 static ck_status check_config(const ck_nn_config *c) {
+  if (c->math != CK_NN_FP32 && c->math != CK_NN_TF32)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "math: unknown mode %d",
+                    (int)c->math);
   if (c->layer_count < 2 || c->layer_count > CK_NN_MAX_LAYERS + 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "layers: %zu widths given; a network needs 2 to %d "
@@ -266,10 +269,23 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
       config->loss == CK_NN_MSE ? CK_NN_ACT_SIGMOID : CK_NN_ACT_IDENTITY;
   s->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
                                                  : CK_NN_OPTIMIZER_SGD;
+  if (config->math == CK_NN_TF32 &&
+      (device->backend != CK_BACKEND_CUDA || double_precision))
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "TF32 products need a CUDA device and single precision; device "
+            "%s runs them in %s",
+            device->id, double_precision ? "double precision" : "FP32");
+  s->tf32 = config->math == CK_NN_TF32;
   nn->steps =
       device->backend == CK_BACKEND_REF
           ? (double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32)
           : &ck__nn_opencl_steps;
+#if CK_HAVE_CUDA
+  /* The products on cuBLAS: single precision (double runs keep the
+   * kernels of the OpenCL steps, built for CUDA). */
+  if (device->backend == CK_BACKEND_CUDA && !double_precision)
+    nn->steps = &ck__nn_cuda_steps;
+#endif
   CK_TRY(ck_queue_create(device, &s->queue));
   for (int l = 1; l <= s->layers; ++l) {
     size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);

@@ -90,6 +90,10 @@ struct nn_state {
   unsigned tile_m, tile_n, block_m, block_n, reduce_group;
   int local_tiles;
   ck__nn_tuning tuning; /* tile 0: the device's choice */
+  /* CUDA */
+  int tf32;            /* products on tensor cores in TF32 */
+  void *blas;          /* cublasHandle_t */
+  ck_buffer *gradient; /* one layer's product gradient */
 };
 
 /* A network: the driver's view. */
@@ -125,6 +129,9 @@ ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values);
 extern const ck__nn_steps ck__nn_ref_steps_f32;
 extern const ck__nn_steps ck__nn_ref_steps_f64;
 extern const ck__nn_steps ck__nn_opencl_steps;
+#if CK_HAVE_CUDA
+extern const ck__nn_steps ck__nn_cuda_steps;
+#endif
 
 /* Internal entry points for tests: a network computing in double
  * precision (ref, or devices with fp64), with optional tuning (NULL: the

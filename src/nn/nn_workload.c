@@ -52,6 +52,10 @@ static const ck_option nn_options[] = {
      "matrix-product tiles on OpenCL devices: local:S (staged in local "
      "memory, GPUs) or global:S (read directly, CPUs), S = 8 .. 128 a power "
      "of two; auto: by device"},
+    {"math", "M", "fp32",
+     "matrix-product arithmetic: fp32, or tf32 (tensor cores, inputs "
+     "rounded to a 10-bit mantissa; CUDA devices only, marked TF32 in the "
+     "output)"},
     {"trace", "FILE", NULL, "write a CSV of the per-epoch statistics"},
     {"save", "FILE", NULL, "write the trained model (.ckn)"},
     {"load", "FILE", NULL,
@@ -227,6 +231,11 @@ static ck_status job_parse(const ck_param *params, size_t count,
   else {
     c->activations[0] = CK_NN_RELU;
     job->activation_count = 1;
+  }
+  if ((text = ck__param_find(params, count, "math"))) {
+    static const char *const maths[] = {"fp32", "tf32", NULL};
+    CK_TRY(ck__parse_choice("math", text, maths, &kind));
+    c->math = (ck_nn_math)kind;
   }
   if ((text = ck__param_find(params, count, "loss"))) {
     static const char *const losses[] = {"ce", "mse", NULL};
@@ -602,8 +611,10 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     snprintf(result->best_name, sizeof result->best_name, "train_accuracy");
   }
   result->throughput = report.samples_per_s;
-  snprintf(result->throughput_unit, sizeof result->throughput_unit,
-           "samples/s");
+  /* TF32 results are marked wherever the rate is shown. */
+  snprintf(result->throughput_unit, sizeof result->throughput_unit, "%s",
+           c->math == CK_NN_TF32 ? "samples/s TF32" : "samples/s");
+  ck__result_metric(result, "tf32", c->math == CK_NN_TF32, "");
   size_t parameters = 0;
   for (size_t l = 1; l < c->layer_count; ++l)
     parameters += c->sizes[l] * (c->sizes[l - 1] + 1);

@@ -1,0 +1,729 @@
+/*
+ * queue_cuda.c - the CUDA backend of ck_queue, and its devices.
+ *
+ * Buffers are device allocations, transfers and launches go to one
+ * non-blocking stream, and events are pairs of CUDA events. Programs are
+ * the cl/ sources compiled by NVRTC after ck_cuda_prelude.h, with the same
+ * defines as for OpenCL, into machine code for the device's architecture
+ * (kept in the binary cache); so every workload's kernels run here
+ * unchanged, and a workload's CUDA steps replace only its hot kernels with
+ * native ones (in src/<workload>/, compiled by nvcc), which reach the stream
+ * and buffers through the ck__cuda_ accessors below.
+ *
+ * Only the CUDA runtime (linked statically, so a machine without the
+ * driver still runs clkit and simply lists no CUDA device) and NVRTC are
+ * used here.
+ */
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/queue_internal.h"
+
+/* Launch timings are kept until finish() sums them; past this many, the
+ * queue waits and sums early. */
+enum { TIMING_LIMIT = 4096 };
+/* Kernel arguments: index and size limits of the stored values. */
+enum { ARGUMENT_LIMIT = 48, ARGUMENT_BYTES = 64 };
+
+typedef struct timing {
+  cudaEvent_t start, end;
+} timing;
+
+typedef struct cuda_queue {
+  int ordinal;
+  cudaStream_t stream;
+  cudaEvent_t epoch; /* the zero of ck_event_times() */
+  timing *timings;   /* pool; the first timing_count are pending */
+  size_t timing_count, timing_capacity;
+} cuda_queue;
+
+typedef struct cuda_kernel {
+  cudaKernel_t handle;
+  unsigned argument_count;
+  unsigned char set[ARGUMENT_LIMIT];
+  _Alignas(16) unsigned char values[ARGUMENT_LIMIT][ARGUMENT_BYTES];
+} cuda_kernel;
+
+static cuda_queue *state(const ck_queue *queue) {
+  return (cuda_queue *)queue->backend;
+}
+
+static ck_status cuda_fail(const ck_queue *queue, cudaError_t code,
+                           const char *what) {
+  ck_status status = code == cudaErrorMemoryAllocation ? CK_ERROR_DEVICE_MEMORY
+                                                       : CK_ERROR_DEVICE;
+  return ck__fail(status, "device %s (%s): %s failed: %s (%s)",
+                  queue->device.id, queue->device.name, what,
+                  cudaGetErrorName(code), cudaGetErrorString(code));
+}
+
+/* Every call names its device: CUDA's current device is per thread. */
+static ck_status use_device(const ck_queue *queue) {
+  cudaError_t code = cudaSetDevice(queue->device.device_index);
+  return code == cudaSuccess ? CK_OK
+                             : cuda_fail(queue, code, "selecting the device");
+}
+
+ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
+                             char *message, size_t message_capacity) {
+  int device_count = 0;
+  *count = 0;
+  cudaError_t code = cudaGetDeviceCount(&device_count);
+  if (code != cudaSuccess) {
+    snprintf(message, message_capacity,
+             "no CUDA device: %s%s (%s). OpenCL and ref devices still work.",
+             code == cudaErrorInsufficientDriver
+                 ? "no NVIDIA driver is loaded, or it is older than "
+                   "clkit's CUDA runtime: "
+                 : "",
+             cudaGetErrorName(code), cudaGetErrorString(code));
+    cudaGetLastError(); /* not sticky: clear it */
+    return CK_ERROR_NO_PLATFORM;
+  }
+  int runtime = 0, driver = 0, nvrtc_major = 0, nvrtc_minor = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  nvrtcVersion(&nvrtc_major, &nvrtc_minor);
+  for (int n = 0; n < device_count && *count < capacity; ++n) {
+    struct cudaDeviceProp properties;
+    if (cudaGetDeviceProperties(&properties, n) != cudaSuccess)
+      continue;
+    ck_device *device = &devices[(*count)++];
+    memset(device, 0, sizeof *device);
+    snprintf(device->id, sizeof device->id, "cuda:%d", n);
+    device->backend = CK_BACKEND_CUDA;
+    device->kind = CK_KIND_GPU;
+    snprintf(device->name, sizeof device->name, "%s", properties.name);
+    snprintf(device->vendor, sizeof device->vendor, "NVIDIA Corporation");
+    snprintf(device->platform, sizeof device->platform, "CUDA");
+    snprintf(device->platform_version, sizeof device->platform_version,
+             "CUDA %d.%d (runtime %d.%d, NVRTC %d.%d)", driver / 1000,
+             driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10,
+             nvrtc_major, nvrtc_minor);
+    snprintf(device->driver_version, sizeof device->driver_version,
+             "CUDA %d.%d", driver / 1000, driver % 1000 / 10);
+    snprintf(device->c_version, sizeof device->c_version,
+             "CUDA C++ sm_%d%d (OpenCL C 1.2 sources through NVRTC)",
+             properties.major, properties.minor);
+    int clock_khz = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, n);
+    device->compute_units = (unsigned)properties.multiProcessorCount;
+    device->clock_mhz = (unsigned)(clock_khz / 1000);
+    device->global_memory = properties.totalGlobalMem;
+    /* Static shared memory per block: what kernels may declare. */
+    device->local_memory = properties.sharedMemPerBlock;
+    device->max_alloc = properties.totalGlobalMem;
+    device->max_work_group_size = (size_t)properties.maxThreadsPerBlock;
+    device->has_fp64 = 1;
+    device->warp_width = (unsigned)properties.warpSize;
+    device->platform_index = -1;
+    device->device_index = n;
+  }
+  return CK_OK;
+}
+
+static ck_status cu_create(ck_queue *queue) {
+  ck_status status = CK_OK;
+  cudaError_t code;
+  cuda_queue *made = calloc(1, sizeof *made);
+  if (!made)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
+  queue->backend = made;
+  made->ordinal = queue->device.device_index;
+  CK_TRY(use_device(queue));
+  code = cudaStreamCreateWithFlags(&made->stream, cudaStreamNonBlocking);
+  if (code != cudaSuccess) {
+    made->stream = NULL;
+    status = cuda_fail(queue, code, "creating a stream");
+    goto fail;
+  }
+  if ((code = cudaEventCreate(&made->epoch)) != cudaSuccess ||
+      (code = cudaEventRecord(made->epoch, made->stream)) != cudaSuccess) {
+    status = cuda_fail(queue, code, "creating an event");
+    goto fail;
+  }
+  return CK_OK;
+fail:
+  if (made->stream)
+    cudaStreamDestroy(made->stream);
+  free(made);
+  queue->backend = NULL;
+  return status;
+}
+
+/* Sums the device time of the pending launches and empties the list. */
+static ck_status retire_timings(ck_queue *queue) {
+  cuda_queue *q = state(queue);
+  for (size_t i = 0; i < q->timing_count; ++i) {
+    float milliseconds = 0;
+    cudaError_t code = cudaEventSynchronize(q->timings[i].end);
+    if (code != cudaSuccess) {
+      q->timing_count = 0;
+      return cuda_fail(queue, code, "waiting for kernels");
+    }
+    if (cudaEventElapsedTime(&milliseconds, q->timings[i].start,
+                             q->timings[i].end) == cudaSuccess)
+      queue->kernel_seconds += 1e-3 * (double)milliseconds;
+  }
+  q->timing_count = 0;
+  return CK_OK;
+}
+
+static ck_status cu_finish(ck_queue *queue) {
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
+  cudaError_t code = cudaStreamSynchronize(state(queue)->stream);
+  if (code != cudaSuccess)
+    return cuda_fail(queue, code, "finishing the queue");
+  return retire_timings(queue);
+}
+
+static void cu_destroy(ck_queue *queue) {
+  cuda_queue *q = state(queue);
+  if (!q)
+    return;
+  use_device(queue);
+  cudaStreamSynchronize(q->stream);
+  for (size_t i = 0; i < q->timing_capacity; ++i) {
+    cudaEventDestroy(q->timings[i].start);
+    cudaEventDestroy(q->timings[i].end);
+  }
+  free(q->timings);
+  cudaEventDestroy(q->epoch);
+  cudaStreamDestroy(q->stream);
+  free(q);
+  queue->backend = NULL;
+}
+
+/* The next free timing of the pool, growing it (and creating its events)
+ * when full. */
+static ck_status next_timing(ck_queue *queue, timing **out) {
+  cuda_queue *q = state(queue);
+  ck_status status;
+  if (q->timing_count >= TIMING_LIMIT) {
+    cudaError_t code = cudaStreamSynchronize(q->stream);
+    if (code != cudaSuccess)
+      return cuda_fail(queue, code, "waiting for kernels");
+    if ((status = retire_timings(queue)) != CK_OK)
+      return status;
+  }
+  if (q->timing_count == q->timing_capacity) {
+    size_t capacity = q->timing_capacity ? 2 * q->timing_capacity : 64;
+    timing *grown = realloc(q->timings, capacity * sizeof *grown);
+    if (!grown)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
+    q->timings = grown;
+    for (size_t i = q->timing_capacity; i < capacity; ++i) {
+      cudaError_t code = cudaEventCreate(&grown[i].start);
+      if (code == cudaSuccess &&
+          (code = cudaEventCreate(&grown[i].end)) != cudaSuccess)
+        cudaEventDestroy(grown[i].start);
+      if (code != cudaSuccess)
+        return cuda_fail(queue, code, "creating events");
+      q->timing_capacity = i + 1;
+    }
+  }
+  *out = &q->timings[q->timing_count++];
+  return CK_OK;
+}
+
+ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
+  timing *t = NULL;
+  ck_status status = next_timing(queue, &t);
+  if (status != CK_OK)
+    return status;
+  cudaError_t code = cudaEventRecord(t->start, state(queue)->stream);
+  if (code != cudaSuccess) {
+    --state(queue)->timing_count;
+    return cuda_fail(queue, code, "recording an event");
+  }
+  *span = t;
+  return CK_OK;
+}
+
+ck_status ck__cuda_kernel_end(ck_queue *queue, void *span) {
+  cudaError_t code =
+      cudaEventRecord(((timing *)span)->end, state(queue)->stream);
+  return code == cudaSuccess ? CK_OK
+                             : cuda_fail(queue, code, "recording an event");
+}
+
+void *ck__cuda_stream(const ck_queue *queue) {
+  return state(queue)->stream;
+}
+
+void *ck__cuda_pointer(const ck_buffer *buffer) {
+  return buffer->handle;
+}
+
+/* Operation events: a pair around the operation, owned by the ck_event. */
+static ck_status event_start(ck_queue *queue, ck_event *event) {
+  if (!event)
+    return CK_OK;
+  timing *pair = calloc(1, sizeof *pair);
+  if (!pair)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
+  cudaError_t code = cudaEventCreate(&pair->start);
+  if (code == cudaSuccess &&
+      (code = cudaEventCreate(&pair->end)) != cudaSuccess)
+    cudaEventDestroy(pair->start);
+  if (code != cudaSuccess) {
+    free(pair);
+    return cuda_fail(queue, code, "creating an event");
+  }
+  event->handle = pair;
+  code = cudaEventRecord(pair->start, state(queue)->stream);
+  return code == cudaSuccess ? CK_OK
+                             : cuda_fail(queue, code, "recording an event");
+}
+
+static ck_status event_stop(ck_queue *queue, ck_event *event) {
+  if (!event)
+    return CK_OK;
+  cudaError_t code =
+      cudaEventRecord(((timing *)event->handle)->end, state(queue)->stream);
+  return code == cudaSuccess ? CK_OK
+                             : cuda_fail(queue, code, "recording an event");
+}
+
+static ck_status cu_buffer_create(ck_queue *queue, ck_buffer *buffer) {
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
+  void *memory = NULL;
+  cudaError_t code = cudaMalloc(&memory, buffer->size);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    char what[160];
+    snprintf(what, sizeof what,
+             "allocating %zu bytes (the device has %llu in all)", buffer->size,
+             queue->device.global_memory);
+    return cuda_fail(queue, code, what);
+  }
+  buffer->handle = memory;
+  return CK_OK;
+}
+
+static void cu_buffer_destroy(ck_buffer *buffer) {
+  if (buffer->handle) {
+    use_device(buffer->queue);
+    cudaFree(buffer->handle);
+  }
+}
+
+/* Host-to-device, device-to-host and device-to-device moves alike. */
+static ck_status move(ck_queue *queue, void *to, const void *from, size_t size,
+                      enum cudaMemcpyKind kind, ck_transfer mode,
+                      ck_event *event, const char *what) {
+  ck_status status;
+  if ((status = use_device(queue)) != CK_OK ||
+      (status = event_start(queue, event)) != CK_OK)
+    return status;
+  cudaError_t code =
+      cudaMemcpyAsync(to, from, size, kind, state(queue)->stream);
+  if (code != cudaSuccess)
+    return cuda_fail(queue, code, what);
+  if ((status = event_stop(queue, event)) != CK_OK)
+    return status;
+  if (mode == CK_BLOCKING &&
+      (code = cudaStreamSynchronize(state(queue)->stream)) != cudaSuccess)
+    return cuda_fail(queue, code, what);
+  return CK_OK;
+}
+
+static ck_status cu_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                          size_t size, const void *source, ck_transfer mode,
+                          ck_event *event) {
+  return move(queue, (char *)buffer->handle + offset, source, size,
+              cudaMemcpyHostToDevice, mode, event, "writing a buffer");
+}
+
+static ck_status cu_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
+                         size_t size, void *destination, ck_transfer mode,
+                         ck_event *event) {
+  return move(queue, destination, (const char *)buffer->handle + offset, size,
+              cudaMemcpyDeviceToHost, mode, event, "reading a buffer");
+}
+
+static ck_status cu_copy(ck_queue *queue, ck_buffer *destination,
+                         size_t destination_offset, ck_buffer *source,
+                         size_t source_offset, size_t size, ck_event *event) {
+  return move(queue, (char *)destination->handle + destination_offset,
+              (const char *)source->handle + source_offset, size,
+              cudaMemcpyDeviceToDevice, CK_NONBLOCKING, event,
+              "copying a buffer");
+}
+
+/* A pattern whose bytes are all alike is a memset; any other is written
+ * once and doubled by device copies, so no kernel is needed. */
+static ck_status cu_fill(ck_queue *queue, ck_buffer *buffer,
+                         const void *pattern, size_t pattern_size,
+                         size_t offset, size_t size, ck_event *event) {
+  ck_status status;
+  const unsigned char *bytes = pattern;
+  char *base = (char *)buffer->handle + offset;
+  cudaStream_t stream = state(queue)->stream;
+  cudaError_t code = cudaSuccess;
+  int uniform = 1;
+  for (size_t i = 1; i < pattern_size; ++i)
+    uniform &= bytes[i] == bytes[0];
+  if ((status = use_device(queue)) != CK_OK ||
+      (status = event_start(queue, event)) != CK_OK)
+    return status;
+  if (uniform) {
+    code = cudaMemsetAsync(base, bytes[0], size, stream);
+  } else {
+    /* The first copy reads pageable host memory, which CUDA stages
+     * before returning; the doublings are device to device. */
+    code = cudaMemcpyAsync(base, pattern, pattern_size, cudaMemcpyHostToDevice,
+                           stream);
+    for (size_t done = pattern_size; code == cudaSuccess && done < size;) {
+      size_t step = done < size - done ? done : size - done;
+      code = cudaMemcpyAsync(base + done, base, step, cudaMemcpyDeviceToDevice,
+                             stream);
+      done += step;
+    }
+  }
+  if (code != cudaSuccess)
+    return cuda_fail(queue, code, "filling a buffer");
+  return event_stop(queue, event);
+}
+
+/* NVRTC options from clkit's build options: the defines, not OpenCL's
+ * -cl-* switches. */
+static ck_status nvrtc_options(const ck_queue *queue, const char *source,
+                               const char *options, char *storage,
+                               size_t storage_size, const char **list,
+                               int *count) {
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                         queue->device.device_index);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                         queue->device.device_index);
+  /* Contraction as in OpenCL (ck_prelude.h): off, unless the program
+   * lets GPUs fuse. */
+  int fuse = strstr(source, "#define CK_FUSE_ON_GPU 1") != NULL;
+  int written = snprintf(storage, storage_size,
+                         "-arch=sm_%d%d -default-device -std=c++17 -fmad=%s %s",
+                         major, minor, fuse ? "true" : "false", options);
+  if (written < 0 || (size_t)written >= storage_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
+  *count = 0;
+  char *save = NULL;
+  for (char *word = strtok_r(storage, " ", &save); word;
+       word = strtok_r(NULL, " ", &save)) {
+    if (strncmp(word, "-cl-", 4) == 0)
+      continue;
+    if (*count == 63)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "too many build options");
+    list[(*count)++] = word;
+  }
+  return CK_OK;
+}
+
+/* The cache key: everything that can change the machine code. */
+static void cache_key(const ck_device *device, const char *source,
+                      const char *options, uint8_t key[32]) {
+  const char *parts[] = {"cuda",           source,
+                         options,          device->platform_version,
+                         device->name,     device->c_version,
+                         CK_VERSION_STRING};
+  ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
+}
+
+/* NVRTC writes positions as file(line); clkit's messages, like OpenCL
+ * compilers', say file:line. Rewrites the log in place (it only
+ * shrinks). */
+static void colon_positions(char *log) {
+  char *out = log;
+  for (char *line = log; *line;) {
+    char *end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line + 1) : strlen(line);
+    char *open = memchr(line, '(', length);
+    char *close =
+        open ? memchr(open, ')', length - (size_t)(open - line)) : NULL;
+    int digits = open && close > open + 1 && close[1] == ':';
+    for (char *c = open ? open + 1 : NULL; digits && c < close; ++c)
+      digits = *c >= '0' && *c <= '9';
+    if (digits && memchr(line, ' ', (size_t)(open - line)) == NULL) {
+      size_t head = (size_t)(open - line), number = (size_t)(close - open - 1);
+      memmove(out, line, head);
+      out[head] = ':';
+      memmove(out + head + 1, open + 1, number);
+      size_t rest = length - (size_t)(close + 1 - line);
+      memmove(out + head + 1 + number, close + 1, rest);
+      out += head + 1 + number + rest;
+    } else {
+      memmove(out, line, length);
+      out += length;
+    }
+    line += length;
+  }
+  *out = '\0';
+}
+
+static ck_status compile(ck_queue *queue, ck_program *program,
+                         const char *source, const char *options, void **cubin,
+                         size_t *cubin_size) {
+  ck_status status = CK_OK;
+  nvrtcProgram compiled = NULL;
+  char *log = NULL;
+  char storage[2048];
+  const char *list[64];
+  int count = 0;
+  CK_TRY(nvrtc_options(queue, source, options, storage, sizeof storage, list,
+                       &count));
+  nvrtcResult result =
+      nvrtcCreateProgram(&compiled, source, program->name, 0, NULL, NULL);
+  if (result != NVRTC_SUCCESS)
+    CK_FAIL(CK_ERROR_BUILD, "NVRTC refused program '%s': %s", program->name,
+            nvrtcGetErrorString(result));
+  result = nvrtcCompileProgram(compiled, count, list);
+  if (result != NVRTC_SUCCESS) {
+    size_t log_size = 0;
+    nvrtcGetProgramLogSize(compiled, &log_size);
+    log = malloc(log_size + 1);
+    if (log && nvrtcGetProgramLog(compiled, log) == NVRTC_SUCCESS) {
+      log[log_size] = '\0';
+      colon_positions(log);
+    }
+    CK_FAIL(CK_ERROR_BUILD,
+            "building program '%s' for device %s (%s) with options '%s' "
+            "failed: %s\nbuild log:\n%s",
+            program->name, queue->device.id, queue->device.name, options,
+            nvrtcGetErrorString(result), log ? log : "");
+  }
+  if (nvrtcGetCUBINSize(compiled, cubin_size) != NVRTC_SUCCESS ||
+      !(*cubin = malloc(*cubin_size)) ||
+      nvrtcGetCUBIN(compiled, *cubin) != NVRTC_SUCCESS)
+    CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no machine code for program '%s'",
+            program->name);
+fail:
+  free(log);
+  nvrtcDestroyProgram(&compiled);
+  return status;
+}
+
+static ck_status load(ck_queue *queue, ck_program *program, const void *cubin) {
+  cudaLibrary_t library = NULL;
+  cudaError_t code =
+      cudaLibraryLoadData(&library, cubin, NULL, NULL, 0, NULL, NULL, 0);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_fail(queue, code, "loading a program");
+  }
+  program->handle = library;
+  return CK_OK;
+}
+
+static ck_status cu_program_build(ck_queue *queue, ck_program *program,
+                                  const char *source, const char *options) {
+  ck_status status = CK_OK;
+  char *full = NULL;
+  void *cubin = NULL;
+  size_t cubin_size = 0;
+  uint8_t key[32];
+  const ck__source *prelude = NULL;
+  int use_cache = ck__cache_enabled();
+  CK_TRY(use_device(queue));
+  /* Backend plumbing, not a kernel: always the embedded copy, also where
+   * CLKIT_KERNEL_DIR points at other sources. */
+  for (size_t i = 0; i < ck__embedded_source_count; ++i)
+    if (strcmp(ck__embedded_sources[i].name, "ck_cuda_prelude.h") == 0)
+      prelude = &ck__embedded_sources[i];
+  if (!prelude)
+    CK_FAIL(CK_ERROR_NOT_FOUND, "ck_cuda_prelude.h is not embedded");
+  size_t length = prelude->size + strlen(source) + 64;
+  full = malloc(length);
+  if (!full)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for program '%s'",
+            program->name);
+  snprintf(full, length, "#line 1 \"cl/ck_cuda_prelude.h\"\n%.*s\n%s",
+           (int)prelude->size, prelude->text, source);
+  if (use_cache)
+    cache_key(&queue->device, full, options, key);
+  if (use_cache && !ck__build_from_source &&
+      ck__cache_load(key, &cubin, &cubin_size) == CK_OK) {
+    if (load(queue, program, cubin) == CK_OK) {
+      program->stats.from_cache = 1;
+      goto done;
+    }
+    ck__cache_remove(key); /* stale or damaged: rebuild */
+    free(cubin);
+    cubin = NULL;
+  }
+  CK_TRY(compile(queue, program, full, options, &cubin, &cubin_size));
+  CK_TRY(load(queue, program, cubin));
+  program->stats.from_cache = 0;
+  if (use_cache)
+    ck__cache_store(key, cubin, cubin_size); /* failing to cache is not fatal */
+done:
+fail:
+  free(cubin);
+  free(full);
+  return status;
+}
+
+static void cu_program_destroy(ck_program *program) {
+  if (program->handle) {
+    use_device(program->queue);
+    cudaLibraryUnload((cudaLibrary_t)program->handle);
+  }
+}
+
+static ck_status cu_kernel_create(ck_program *program, ck_kernel *kernel) {
+  cuda_kernel *made = calloc(1, sizeof *made);
+  if (!made)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a kernel");
+  cudaError_t code = cudaLibraryGetKernel(
+      &made->handle, (cudaLibrary_t)program->handle, kernel->name);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    free(made);
+    if (code == cudaErrorSymbolNotFound ||
+        code == cudaErrorInvalidDeviceFunction)
+      return ck__fail(CK_ERROR_NOT_FOUND, "program '%s' has no kernel '%s'",
+                      program->name, kernel->name);
+    return cuda_fail(program->queue, code, "finding a kernel");
+  }
+  kernel->handle = made;
+  return CK_OK;
+}
+
+static void cu_kernel_destroy(ck_kernel *kernel) {
+  free(kernel->handle);
+}
+
+static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
+                                   ck__arg_kind kind, size_t size,
+                                   const void *value) {
+  cuda_kernel *k = kernel->handle;
+  if (kind == CK__ARG_LOCAL)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "kernel %s: local-memory arguments are not offered on "
+                    "CUDA devices; declare the array in the kernel",
+                    kernel->name);
+  if (kind == CK__ARG_BUFFER) {
+    value = &((const ck_buffer *)value)->handle;
+    size = sizeof(void *);
+  }
+  if (index >= ARGUMENT_LIMIT || size > ARGUMENT_BYTES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: argument %u (%zu bytes) exceeds the CUDA "
+                    "backend's limits (%d arguments of %d bytes)",
+                    kernel->name, index, size, ARGUMENT_LIMIT, ARGUMENT_BYTES);
+  memset(k->values[index], 0, ARGUMENT_BYTES);
+  memcpy(k->values[index], value, size);
+  k->set[index] = 1;
+  if (index + 1 > k->argument_count)
+    k->argument_count = index + 1;
+  return CK_OK;
+}
+
+/* With no local size, OpenCL picks one that divides the global size; so
+ * does this: the largest divisor up to 256. */
+static size_t block_for(size_t global) {
+  for (size_t block = global < 256 ? global : 256; block > 1; --block)
+    if (global % block == 0)
+      return block;
+  return 1;
+}
+
+static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                           const size_t *global, const size_t *local,
+                           ck_event *event) {
+  cuda_kernel *k = kernel->handle;
+  ck_status status;
+  size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+  for (unsigned d = 0; d < dims; ++d) {
+    block[d] = local ? local[d] : block_for(global[d]);
+    grid[d] = global[d] / block[d];
+  }
+  if (grid[0] > 0x7FFFFFFFu || grid[1] > 65535 || grid[2] > 65535)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: %zu x %zu x %zu blocks exceed CUDA's grid",
+                    kernel->name, grid[0], grid[1], grid[2]);
+  void *arguments[ARGUMENT_LIMIT];
+  for (unsigned i = 0; i < k->argument_count; ++i) {
+    if (!k->set[i])
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "kernel %s: argument %u was never set", kernel->name, i);
+    arguments[i] = k->values[i];
+  }
+  void *span = NULL;
+  if ((status = use_device(queue)) != CK_OK ||
+      (status = event_start(queue, event)) != CK_OK ||
+      (status = ck__cuda_kernel_begin(queue, &span)) != CK_OK)
+    return status;
+  dim3 grid_size = {(unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2]};
+  dim3 block_size = {(unsigned)block[0], (unsigned)block[1],
+                     (unsigned)block[2]};
+  cudaError_t code =
+      cudaLaunchKernel((const void *)k->handle, grid_size, block_size,
+                       arguments, 0, state(queue)->stream);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    char what[200];
+    snprintf(what, sizeof what, "launching kernel %s", kernel->name);
+    return cuda_fail(queue, code, what);
+  }
+  if ((status = ck__cuda_kernel_end(queue, span)) != CK_OK)
+    return status;
+  return event_stop(queue, event);
+}
+
+static ck_status cu_event_wait(ck_event *event) {
+  cudaError_t code = cudaEventSynchronize(((timing *)event->handle)->end);
+  return code == cudaSuccess
+             ? CK_OK
+             : cuda_fail(event->queue, code, "waiting for an event");
+}
+
+static ck_status cu_event_times(ck_event *event, uint64_t *start_ns,
+                                uint64_t *end_ns) {
+  timing *pair = event->handle;
+  float start = 0, end = 0;
+  cudaEvent_t epoch = state(event->queue)->epoch;
+  cudaError_t code = cudaEventElapsedTime(&start, epoch, pair->start);
+  if (code == cudaSuccess)
+    code = cudaEventElapsedTime(&end, epoch, pair->end);
+  if (code != cudaSuccess)
+    return cuda_fail(event->queue, code, "reading event times");
+  *start_ns = (uint64_t)((double)start * 1e6);
+  *end_ns = (uint64_t)((double)end * 1e6);
+  return CK_OK;
+}
+
+static void cu_event_destroy(ck_event *event) {
+  timing *pair = event->handle;
+  if (!pair)
+    return;
+  cudaEventDestroy(pair->start);
+  cudaEventDestroy(pair->end);
+  free(pair);
+}
+
+const ck__queue_ops ck__cuda_ops = {
+    .create = cu_create,
+    .destroy = cu_destroy,
+    .finish = cu_finish,
+    .buffer_create = cu_buffer_create,
+    .buffer_destroy = cu_buffer_destroy,
+    .write = cu_write,
+    .read = cu_read,
+    .copy = cu_copy,
+    .fill = cu_fill,
+    .program_build = cu_program_build,
+    .program_destroy = cu_program_destroy,
+    .kernel_create = cu_kernel_create,
+    .kernel_destroy = cu_kernel_destroy,
+    .kernel_set_arg = cu_kernel_set_arg,
+    .launch = cu_launch,
+    .event_wait = cu_event_wait,
+    .event_times = cu_event_times,
+    .event_destroy = cu_event_destroy,
+};

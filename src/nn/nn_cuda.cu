@@ -1,0 +1,97 @@
+/*
+ * nn_cuda.cu - the element-wise ends of the MLP's matrix products on CUDA
+ * devices, where cuBLAS computes the products themselves (nn_cuda.c).
+ * Each kernel runs a grid-stride loop, a thread per output element, and
+ * applies the same ck_nn.h formulas as the OpenCL kernels' stores and the
+ * ref steps.
+ */
+#include "ck_nn.h"
+#include "nn/nn_cuda.h"
+
+/* A grid wide enough to cover count elements with 256 threads a block,
+ * capped: the loops stride over the rest. */
+static unsigned blocks_for(size_t count) {
+  size_t blocks = (count + 255) / 256;
+  return (unsigned)(blocks < 65536 ? (blocks ? blocks : 1) : 65536);
+}
+
+/* Thread i of output (M x N, row-major): the bias of column n, then the
+ * activation. The bias is column K of the weights (N x (K + 1)). */
+static __global__ void bias_activate(int M, int N, int K, int activation,
+                                     const float *weights, float *output) {
+  size_t total = (size_t)M * N;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
+    int n = (int)(i % (size_t)N);
+    output[i] = ck_nn_activate(activation,
+                               output[i] + weights[(size_t)n * (K + 1) + K]);
+  }
+}
+
+/* Thread i: the back-propagated sum times the slope of the activation. */
+static __global__ void apply_slope(size_t total, int activation,
+                                   const float *values, float *previous) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x)
+    previous[i] *= ck_nn_slope(activation, values[i]);
+}
+
+/* Thread i: parameter (m, n) of weights (M x N, the last column the
+ * biases). Weights take their product-gradient plus weight decay; a bias
+ * sums its deltas over the count rows in ascending order, as ref does. */
+static __global__ void optimize(int M, int N, int count, int optimizer,
+                                const float *delta, const float *gradient,
+                                float *weights, float *first, float *second,
+                                ck_nn_cuda_update u) {
+  size_t total = (size_t)M * N;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
+    int m = (int)(i / (size_t)N), n = (int)(i % (size_t)N);
+    float g;
+    if (n < N - 1) {
+      g = gradient[i] + u.decay * weights[i];
+    } else {
+      g = 0.0f;
+      for (int b = 0; b < count; ++b)
+        g += delta[(size_t)b * M + m];
+    }
+    ck_nn_optimize(optimizer, weights + i, first + i, second + i, g, u.rate,
+                   u.momentum, u.beta1, u.beta2, u.epsilon, u.correction1,
+                   u.correction2);
+  }
+}
+
+/* Launch errors are read at once; faults in the kernels surface at the
+ * queue's next wait. */
+static int launched(void) {
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int ck__nn_cuda_bias_activate(void *stream, int M, int N, int K,
+                                         int activation, const float *weights,
+                                         float *output) {
+  bias_activate<<<blocks_for((size_t)M * N), 256, 0, (cudaStream_t)stream>>>(
+      M, N, K, activation, weights, output);
+  return launched();
+}
+
+extern "C" int ck__nn_cuda_slope(void *stream, size_t total, int activation,
+                                 const float *values, float *previous) {
+  apply_slope<<<blocks_for(total), 256, 0, (cudaStream_t)stream>>>(
+      total, activation, values, previous);
+  return launched();
+}
+
+extern "C" int ck__nn_cuda_optimize(void *stream, int M, int N, int count,
+                                    int optimizer, const float *delta,
+                                    const float *gradient, float *weights,
+                                    float *first, float *second,
+                                    const ck_nn_cuda_update *update) {
+  optimize<<<blocks_for((size_t)M * N), 256, 0, (cudaStream_t)stream>>>(
+      M, N, count, optimizer, delta, gradient, weights, first, second, *update);
+  return launched();
+}
+
+extern "C" const char *ck__nn_cuda_last_error(void) {
+  return cudaGetErrorString(cudaPeekAtLastError());
+}

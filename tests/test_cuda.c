@@ -1,0 +1,152 @@
+/*
+ * test_cuda.c - the CUDA backend on the first CUDA device: the queue's
+ * transfers, fills and timings, and every workload's demo configuration
+ * against ref within the workload's own tolerance (the cuBLAS products of
+ * the MLP included, in FP32 and TF32). Skips, saying why, where no CUDA
+ * device exists. The whole suite also runs on a CUDA device with
+ * CLKIT_TEST_DEVICE=cuda:0.
+ */
+#include <stdint.h>
+
+#include "check.h"
+
+static void check_queue(const ck_device *device) {
+  ck_queue *queue = NULL;
+  ck_buffer *buffer = NULL, *copy = NULL;
+  CHECK_OK(ck_queue_create(device, &queue));
+  if (!queue)
+    return;
+  enum { COUNT = 1000 };
+  uint32_t data[COUNT], back[COUNT];
+  for (uint32_t i = 0; i < COUNT; ++i)
+    data[i] = i * 2654435761u;
+  CHECK_OK(ck_buffer_create(queue, sizeof data, &buffer));
+  CHECK_OK(ck_buffer_create(queue, sizeof data, &copy));
+  if (!buffer || !copy)
+    goto done;
+  ck_event *event = NULL;
+  CHECK_OK(ck_buffer_write(queue, buffer, 0, sizeof data, data, CK_NONBLOCKING,
+                           &event));
+  CHECK_OK(ck_event_wait(event));
+  uint64_t start = 0, end = 0;
+  CHECK_OK(ck_event_times(event, &start, &end));
+  CHECK(end >= start);
+  ck_event_destroy(event);
+  /* A pattern of unlike bytes from an odd place, then a uniform one. */
+  const uint32_t pattern[2] = {0x01020304u, 0xA0B0C0D0u};
+  CHECK_OK(ck_buffer_fill(queue, buffer, pattern, sizeof pattern, 8 * 3,
+                          8 * 100, NULL));
+  const uint8_t zero = 0;
+  CHECK_OK(ck_buffer_fill(queue, buffer, &zero, 1, 4 * 900, 4 * 50, NULL));
+  CHECK_OK(ck_buffer_copy(queue, copy, 0, buffer, 0, sizeof data, NULL));
+  CHECK_OK(
+      ck_buffer_read(queue, copy, 0, sizeof back, back, CK_BLOCKING, NULL));
+  int wrong = 0;
+  for (uint32_t i = 0; i < COUNT; ++i) {
+    uint32_t want = data[i];
+    if (i >= 6 && i < 206)
+      want = pattern[(i - 6) % 2];
+    if (i >= 900 && i < 950)
+      want = 0;
+    wrong += back[i] != want;
+  }
+  CHECK_MSG(wrong == 0, "%d words differ after fills and a copy", wrong);
+  /* A read past the end is refused before it reaches the device. */
+  CHECK(ck_buffer_read(queue, copy, 8, sizeof back, back, CK_BLOCKING, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+done:
+  ck_buffer_destroy(buffer);
+  ck_buffer_destroy(copy);
+  ck_queue_destroy(queue);
+}
+
+/* The workload's demo configuration on ref and on the device. */
+static void check_workload(const ck_device_set *set, size_t device_index,
+                           const char *name, const ck_param *extra,
+                           size_t extra_count) {
+  const ck_workload *workload = NULL;
+  const ck_param *demo = NULL;
+  size_t demo_count = 0;
+  CHECK_OK(ck_workload_find(name, &workload));
+  if (!workload)
+    return;
+  CHECK_OK(ck_workload_demo(workload, &demo, &demo_count));
+  ck_param params[32];
+  size_t count = 0;
+  for (size_t i = 0; i < demo_count && count < 32; ++i)
+    params[count++] = demo[i];
+  for (size_t i = 0; i < extra_count && count < 32; ++i)
+    params[count++] = extra[i];
+  ck_result results[2];
+  size_t produced = 0;
+  CHECK_OK(ck_compare_run(workload, set, &device_index, 1, 0, params, count,
+                          NULL, results, 2, &produced));
+  CHECK_MSG(produced == 2, "%s: %zu results", name, produced);
+  if (produced != 2)
+    return;
+  CHECK_MSG(results[1].status == CK_OK, "%s on %s: %s", name, results[1].device,
+            results[1].error);
+  CHECK_MSG(results[1].agrees, "%s on %s: %s %.9g against ref's %.9g", name,
+            results[1].device, results[1].best_name, results[1].best,
+            results[0].best);
+  CHECK_MSG(results[1].kernel_s > 0, "%s: no kernel time counted", name);
+  printf("%-10s ref %-14.9g %s %-14.9g agreement %.3g\n", name, results[0].best,
+         results[1].device, results[1].best, results[1].agreement);
+}
+
+/* TF32 needs a CUDA device, and learns the spirals about as well as
+ * FP32 does on the same device. */
+static void check_tf32(const ck_device_set *set, size_t device_index) {
+  const ck_workload *workload = NULL;
+  CHECK_OK(ck_workload_find("nn", &workload));
+  if (!workload)
+    return;
+  ck_param params[] = {
+      {"train", "spirals:2000"}, {"epochs", "30"}, {"math", "tf32"}};
+  ck_result tf32_result, fp32_result;
+  CHECK(ck_workload_run(workload, &set->devices[0], params, 3, NULL,
+                        &tf32_result) == CK_ERROR_UNSUPPORTED);
+  CHECK_OK(ck_workload_run(workload, &set->devices[device_index], params, 3,
+                           NULL, &tf32_result));
+  params[2].value = "fp32";
+  CHECK_OK(ck_workload_run(workload, &set->devices[device_index], params, 3,
+                           NULL, &fp32_result));
+  double tf32 = 0;
+  CHECK_OK(ck_result_metric(&tf32_result, "tf32", &tf32));
+  CHECK(tf32 == 1);
+  CHECK(strstr(tf32_result.throughput_unit, "TF32") != NULL);
+  CHECK(strstr(fp32_result.throughput_unit, "TF32") == NULL);
+  CHECK_MSG(fabs(tf32_result.best - fp32_result.best) < 0.05 &&
+                tf32_result.best > 0.8,
+            "TF32 reached %.4f, FP32 %.4f", tf32_result.best, fp32_result.best);
+  printf("nn on %s: %s %.4f in TF32, %.4f in FP32\n", tf32_result.device,
+         tf32_result.best_name, tf32_result.best, fp32_result.best);
+}
+
+int main(void) {
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  size_t index = 0;
+  for (size_t i = 0; i < set.count && !index; ++i)
+    if (set.devices[i].backend == CK_BACKEND_CUDA)
+      index = i;
+  if (!index) {
+    printf("%s; CUDA checks skipped\n",
+           set.cuda_status != CK_OK ? set.cuda_message : "no CUDA device");
+    ck_device_set_free(&set);
+    return 77;
+  }
+  printf("on %s: %s (%s)\n", set.devices[index].id, set.devices[index].name,
+         set.devices[index].platform_version);
+  check_queue(&set.devices[index]);
+  const char *const workloads[] = {"selfcheck", "pso", "ga",
+                                   "aco",       "nn",  "gas"};
+  for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; ++w)
+    check_workload(&set, index, workloads[w], NULL, 0);
+  const ck_param list[] = {{"neighbors", "verlet"}};
+  check_workload(&set, index, "gas", list, 1);
+  check_tf32(&set, index);
+  ck_device_set_free(&set);
+  printf("%d checks, %d failed\n", check_count, check_failures);
+  return check_failures ? 1 : 0;
+}
