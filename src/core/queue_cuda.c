@@ -33,7 +33,6 @@ typedef struct timing {
 } timing;
 
 typedef struct cuda_queue {
-  int ordinal;
   cudaStream_t stream;
   cudaEvent_t epoch; /* the zero of ck_event_times() */
   timing *timings;   /* pool; the first timing_count are pending */
@@ -132,7 +131,6 @@ static ck_status cu_create(ck_queue *queue) {
   if (!made)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
   queue->backend = made;
-  made->ordinal = queue->device.device_index;
   CK_TRY(use_device(queue));
   code = cudaStreamCreateWithFlags(&made->stream, cudaStreamNonBlocking);
   if (code != cudaSuccess) {
@@ -199,6 +197,23 @@ static void cu_destroy(ck_queue *queue) {
   queue->backend = NULL;
 }
 
+/* Creates both events of a timing pair. */
+static ck_status make_timing(const ck_queue *queue, timing *pair) {
+  cudaError_t code = cudaEventCreate(&pair->start);
+  if (code == cudaSuccess &&
+      (code = cudaEventCreate(&pair->end)) != cudaSuccess)
+    cudaEventDestroy(pair->start);
+  return code == cudaSuccess ? CK_OK
+                             : cuda_fail(queue, code, "creating events");
+}
+
+/* Records an event on the queue's stream. */
+static ck_status record(const ck_queue *queue, cudaEvent_t event) {
+  cudaError_t code = cudaEventRecord(event, state(queue)->stream);
+  return code == cudaSuccess ? CK_OK
+                             : cuda_fail(queue, code, "recording an event");
+}
+
 /* The next free timing of the pool, growing it (and creating its events)
  * when full. */
 static ck_status next_timing(ck_queue *queue, timing **out) {
@@ -218,12 +233,8 @@ static ck_status next_timing(ck_queue *queue, timing **out) {
       return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
     q->timings = grown;
     for (size_t i = q->timing_capacity; i < capacity; ++i) {
-      cudaError_t code = cudaEventCreate(&grown[i].start);
-      if (code == cudaSuccess &&
-          (code = cudaEventCreate(&grown[i].end)) != cudaSuccess)
-        cudaEventDestroy(grown[i].start);
-      if (code != cudaSuccess)
-        return cuda_fail(queue, code, "creating events");
+      if ((status = make_timing(queue, &grown[i])) != CK_OK)
+        return status;
       q->timing_capacity = i + 1;
     }
   }
@@ -236,20 +247,16 @@ ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
   ck_status status = next_timing(queue, &t);
   if (status != CK_OK)
     return status;
-  cudaError_t code = cudaEventRecord(t->start, state(queue)->stream);
-  if (code != cudaSuccess) {
+  if ((status = record(queue, t->start)) != CK_OK) {
     --state(queue)->timing_count;
-    return cuda_fail(queue, code, "recording an event");
+    return status;
   }
   *span = t;
   return CK_OK;
 }
 
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span) {
-  cudaError_t code =
-      cudaEventRecord(((timing *)span)->end, state(queue)->stream);
-  return code == cudaSuccess ? CK_OK
-                             : cuda_fail(queue, code, "recording an event");
+  return record(queue, ((timing *)span)->end);
 }
 
 void *ck__cuda_stream(const ck_queue *queue) {
@@ -267,27 +274,17 @@ static ck_status event_start(ck_queue *queue, ck_event *event) {
   timing *pair = calloc(1, sizeof *pair);
   if (!pair)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
-  cudaError_t code = cudaEventCreate(&pair->start);
-  if (code == cudaSuccess &&
-      (code = cudaEventCreate(&pair->end)) != cudaSuccess)
-    cudaEventDestroy(pair->start);
-  if (code != cudaSuccess) {
+  ck_status status = make_timing(queue, pair);
+  if (status != CK_OK) {
     free(pair);
-    return cuda_fail(queue, code, "creating an event");
+    return status;
   }
   event->handle = pair;
-  code = cudaEventRecord(pair->start, state(queue)->stream);
-  return code == cudaSuccess ? CK_OK
-                             : cuda_fail(queue, code, "recording an event");
+  return record(queue, pair->start);
 }
 
 static ck_status event_stop(ck_queue *queue, ck_event *event) {
-  if (!event)
-    return CK_OK;
-  cudaError_t code =
-      cudaEventRecord(((timing *)event->handle)->end, state(queue)->stream);
-  return code == cudaSuccess ? CK_OK
-                             : cuda_fail(queue, code, "recording an event");
+  return event ? record(queue, ((timing *)event->handle)->end) : CK_OK;
 }
 
 static ck_status cu_buffer_create(ck_queue *queue, ck_buffer *buffer) {

@@ -272,8 +272,8 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   if (config->math == CK_NN_TF32 &&
       (device->backend != CK_BACKEND_CUDA || double_precision))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "TF32 products need a CUDA device and single precision; device "
-            "%s runs them in %s",
+            "math tf32 (--math tf32): TF32 products need a CUDA device and "
+            "single precision; device %s runs them in %s",
             device->id, double_precision ? "double precision" : "FP32");
   s->tf32 = config->math == CK_NN_TF32;
   nn->steps =
