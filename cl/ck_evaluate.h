@@ -15,7 +15,16 @@
 #include "ck_best.h"
 #include "ck_objectives.h"
 
-#if CK_OBJECTIVE == CK_OBJECTIVE_USER
+/* Least squares in group mode cuts the rows into `chunks` ranges: chunk's
+ * is [*start, *end). */
+CK_FN void ck_lsq_chunk(ck_u32 rows, ck_u32 chunks, ck_u32 chunk, ck_u32 *start,
+                        ck_u32 *end) {
+  ck_u32 per_chunk = (rows + chunks - 1) / chunks;
+  *start = chunk * per_chunk;
+  *end = rows < *start + per_chunk ? rows : *start + per_chunk;
+}
+
+#if defined(CK_OPENCL_C) && CK_OBJECTIVE == CK_OBJECTIVE_USER
 /* Work-item p evaluates the user's objective at point p (copied into
  * private memory, as its signature asks) into values[p]. */
 __kernel void ck_evaluate_user(uint n, int dim, __global const ck_real *x,
@@ -38,7 +47,7 @@ __kernel void ck_evaluate_user(uint n, int dim, __global const ck_real *x,
 }
 #endif
 
-#if CK_OBJECTIVE == CK_OBJECTIVE_LSQ
+#if defined(CK_OPENCL_C) && CK_OBJECTIVE == CK_OBJECTIVE_LSQ
 /*
  * Least squares over rows (a_j, b_j), data stored column-major: a_jk at
  * k * rows + j, b_j at dim * rows + j.
@@ -61,9 +70,8 @@ ck_evaluate_lsq_group(uint n, int dim, uint rows, uint chunks,
   uint l = (uint)get_local_id(0);
   if (done[0]) /* the same for the whole group: no barrier divergence */
     return;
-  uint per_chunk = (rows + chunks - 1) / chunks;
-  uint start = chunk * per_chunk;
-  uint end = min(rows, start + per_chunk);
+  uint start, end;
+  ck_lsq_chunk(rows, chunks, chunk, &start, &end);
   for (int k = (int)l; k < dim; k += CK_GROUP)
     coefficients[k] = x[(ulong)k * n + p];
   barrier(CLK_LOCAL_MEM_FENCE);

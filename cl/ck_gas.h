@@ -17,11 +17,12 @@
 #define CK_GAS_MODEL_SOFT_LOG 1
 
 /* Reciprocal and logarithm of the pair terms: the GPUs' hardware
- * approximations in kernels built for a GPU (about an ulp on NVIDIA, and
- * several times faster than the correctly rounded forms), exact elsewhere
- * (CPU vector units' approximations are far coarser). */
-#if defined(CK_OPENCL_C) && defined(CK_DEVICE_GPU) && CK_DEVICE_GPU &&      \
-    !CK_REAL_DOUBLE
+ * approximations in kernels built for a GPU, OpenCL or native CUDA (about
+ * an ulp on NVIDIA, and several times faster than the correctly rounded
+ * forms), exact elsewhere (CPU vector units' approximations are far
+ * coarser). */
+#if (defined(CK_OPENCL_C) || defined(CK_CUDA_NATIVE)) &&                       \
+    defined(CK_DEVICE_GPU) && CK_DEVICE_GPU && !CK_REAL_DOUBLE
 #define CK_GAS_RECIPROCAL(x) native_recip(x)
 #define CK_GAS_LOG(x) native_log(x)
 #else
@@ -501,5 +502,21 @@ CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
   CK_GAS_NEARBY_SLOTS_END
   // clang-format on
 }
+
+/* The geometry, passed to every kernel (OpenCL and native CUDA) as these
+ * scalar arguments; CK_GAS_GEOMETRY_BUILD(g) gathers them, with the
+ * build-time CK_GAS_WALLS. */
+#define CK_GAS_GEOMETRY_ARGUMENTS                                              \
+  ck_real box_x, ck_real box_y, ck_real cell_inverse_x,                        \
+      ck_real cell_inverse_y, int cells_x, int cells_y
+#define CK_GAS_GEOMETRY_BUILD(g)                                               \
+  ck_gas_geometry g;                                                           \
+  g.box_x = box_x;                                                             \
+  g.box_y = box_y;                                                             \
+  g.cell_inverse_x = cell_inverse_x;                                           \
+  g.cell_inverse_y = cell_inverse_y;                                           \
+  g.cells_x = cells_x;                                                         \
+  g.cells_y = cells_y;                                                         \
+  g.walls = CK_GAS_WALLS
 
 #endif /* CK_GAS_H */

@@ -48,59 +48,98 @@ CK_FN void ck_objective_begin(int id, ck_objective_state *s) {
   s->previous = CK_R(0);
 }
 
-CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
+/*
+ * Coordinate i's share of the objective, computed on its own so that
+ * coordinates may be worked on in parallel: *sum_term and *aux_term, given
+ * x and the previous coordinate (read by the pairwise objectives only).
+ * ck_objective_combine then folds the shares into the state in coordinate
+ * order; ck_objective_add does both, and rounds exactly as they do.
+ */
+CK_FN void ck_objective_term(int id, int i, ck_real x, ck_real previous,
+                             ck_real *sum_term, ck_real *aux_term) {
   ck_real t, u;
+  *sum_term = CK_R(0);
+  *aux_term = CK_R(0);
   switch (id) {
   case CK_OBJECTIVE_SPHERE:
-    s->sum += x * x;
+    *sum_term = x * x;
     break;
   case CK_OBJECTIVE_RASTRIGIN:
-    s->sum += x * x - CK_R(10) * CK_COS_2PI(x);
+    *sum_term = x * x - CK_R(10) * CK_COS_2PI(x);
     break;
   case CK_OBJECTIVE_ROSENBROCK:
-    if (i > 0) {
-      t = x - s->previous * s->previous;
-      u = CK_R(1) - s->previous;
-      s->sum += CK_R(100) * t * t + u * u;
-    }
-    s->previous = x;
+    t = x - previous * previous;
+    u = CK_R(1) - previous;
+    *sum_term = CK_R(100) * t * t + u * u;
     break;
   case CK_OBJECTIVE_GRIEWANK:
-    s->sum += x * x;
-    s->aux *= CK_COS(x / CK_SQRT((ck_real)(i + 1)));
+    *sum_term = x * x;
+    *aux_term = CK_COS(x / CK_SQRT((ck_real)(i + 1)));
     break;
   case CK_OBJECTIVE_ACKLEY:
-    s->sum += x * x;
-    s->aux += CK_COS_2PI(x);
+    *sum_term = x * x;
+    *aux_term = CK_COS_2PI(x);
     break;
   case CK_OBJECTIVE_SCHWEFEL:
-    s->sum += x * CK_SIN(CK_SQRT(CK_FABS(x)));
+    *sum_term = x * CK_SIN(CK_SQRT(CK_FABS(x)));
     break;
   case CK_OBJECTIVE_MICHALEWICZ:
-    /* sin(x) * sin((i+1) x^2 / pi)^(2m) with m = 10 */
+    /* sin(x) * sin((i+1) x^2 / pi)^(2m) with m = 10, subtracted */
     t = CK_SIN((ck_real)(i + 1) * x * x * CK_R(1.0 / CK_PI));
     t = t * t;         /* ^2 */
     u = t * t;         /* ^4 */
     u = u * u;         /* ^8 */
     u = u * u * t * t; /* ^20 */
-    s->sum -= CK_SIN(x) * u;
+    *sum_term = CK_SIN(x) * u;
     break;
   case CK_OBJECTIVE_STYBLINSKI_TANG:
     t = x * x;
-    s->sum += t * t - CK_R(16) * t + CK_R(5) * x;
+    *sum_term = t * t - CK_R(16) * t + CK_R(5) * x;
     break;
   case CK_OBJECTIVE_SINE_SUM:
-    s->sum += CK_SIN(x) + CK_SIN(CK_R(2.0 / 3.0) * x);
+    *sum_term = CK_SIN(x) + CK_SIN(CK_R(2.0 / 3.0) * x);
     break;
   case CK_OBJECTIVE_SINE_PAIRS:
-    if (i > 0)
-      s->sum +=
-          CK_SIN(s->previous + x) + CK_SIN(CK_R(2.0 / 3.0) * s->previous * x);
-    s->previous = x;
+    *sum_term = CK_SIN(previous + x) + CK_SIN(CK_R(2.0 / 3.0) * previous * x);
     break;
   default:
     break;
   }
+}
+
+/* Folds coordinate i's shares (ck_objective_term) into the state; x is
+ * kept as the previous coordinate for the next one. */
+CK_FN void ck_objective_combine(int id, ck_objective_state *s, int i, ck_real x,
+                                ck_real sum_term, ck_real aux_term) {
+  switch (id) {
+  case CK_OBJECTIVE_ROSENBROCK:
+  case CK_OBJECTIVE_SINE_PAIRS:
+    /* Pairs start at the second coordinate. */
+    if (i > 0)
+      s->sum += sum_term;
+    s->previous = x;
+    break;
+  case CK_OBJECTIVE_GRIEWANK:
+    s->sum += sum_term;
+    s->aux *= aux_term;
+    break;
+  case CK_OBJECTIVE_ACKLEY:
+    s->sum += sum_term;
+    s->aux += aux_term;
+    break;
+  case CK_OBJECTIVE_MICHALEWICZ:
+    s->sum -= sum_term;
+    break;
+  default:
+    s->sum += sum_term;
+    break;
+  }
+}
+
+CK_FN void ck_objective_add(int id, ck_objective_state *s, int i, ck_real x) {
+  ck_real sum_term, aux_term;
+  ck_objective_term(id, i, x, s->previous, &sum_term, &aux_term);
+  ck_objective_combine(id, s, i, x, sum_term, aux_term);
 }
 
 CK_FN ck_real ck_objective_finish(int id, const ck_objective_state *s,

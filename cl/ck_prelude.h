@@ -12,8 +12,10 @@
  *   ck_u8/ck_i64   a byte and a 64-bit signed integer
  *   CK_HAS_FP64    1 where double is usable (the host sets it per device)
  *   CK_OPENCL_C    1 where the text is compiled as OpenCL C: by an OpenCL
- *                  compiler, or by NVRTC after ck_cuda_prelude.h; shared
- *                  headers keep their kernels under it
+ *                  compiler, or by NVRTC after ck_cuda_prelude.h (but not
+ *                  in a native CUDA program, which defines
+ *                  CK_CUDA_NATIVE); shared headers keep their kernels
+ *                  under it
  *   sqrtf, logf, sinf, cosf, expf, fabsf, floorf, powf
  *                  available under their C names in every language
  */
@@ -58,7 +60,10 @@ typedef long ck_i64;
 
 #elif defined(__CUDACC__)
 #define CK_LANG_CUDA 1
-#if defined(CK_CUDA_PRELUDE_H)
+/* Native CUDA programs (the .cu files of cl/) define CK_CUDA_NATIVE: they have the
+ * prelude too but are not OpenCL C, so shared headers leave out their
+ * OpenCL kernels there. */
+#if defined(CK_CUDA_PRELUDE_H) && !defined(CK_CUDA_NATIVE)
 #define CK_OPENCL_C 1
 #endif
 #define CK_FN static __host__ __device__ inline

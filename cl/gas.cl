@@ -35,20 +35,6 @@
 #endif
 #define CK_GAS_SCAN_BLOCK (4 * CK_GAS_SCAN_GROUP)
 
-/* The geometry, passed to every kernel as these scalar arguments. */
-#define CK_GAS_GEOMETRY_ARGUMENTS                                              \
-  ck_real box_x, ck_real box_y, ck_real cell_inverse_x,                        \
-      ck_real cell_inverse_y, int cells_x, int cells_y
-#define CK_GAS_GEOMETRY_BUILD(g)                                               \
-  ck_gas_geometry g;                                                           \
-  g.box_x = box_x;                                                             \
-  g.box_y = box_y;                                                             \
-  g.cell_inverse_x = cell_inverse_x;                                           \
-  g.cell_inverse_y = cell_inverse_y;                                           \
-  g.cells_x = cells_x;                                                         \
-  g.cells_y = cells_y;                                                         \
-  g.walls = CK_GAS_WALLS
-
 #define CK_GAS_PAIR_ARGUMENTS                                                  \
   ck_real rc, ck_real rc2, ck_real energy_shift, ck_real force_shift,          \
       ck_real strength, ck_real softening2, int with_energy

@@ -37,6 +37,7 @@ typedef struct cuda_queue {
   cudaEvent_t epoch; /* the zero of ck_event_times() */
   timing *timings;   /* pool; the first timing_count are pending */
   size_t timing_count, timing_capacity;
+  int capturing; /* launches are being recorded into a graph */
 } cuda_queue;
 
 typedef struct cuda_kernel {
@@ -244,6 +245,10 @@ static ck_status next_timing(ck_queue *queue, timing **out) {
 
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
   timing *t = NULL;
+  /* A recorded launch is timed with its graph's. */
+  *span = NULL;
+  if (state(queue)->capturing)
+    return CK_OK;
   ck_status status = next_timing(queue, &t);
   if (status != CK_OK)
     return status;
@@ -256,7 +261,56 @@ ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
 }
 
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span) {
-  return record(queue, ((timing *)span)->end);
+  return span ? record(queue, ((timing *)span)->end) : CK_OK;
+}
+
+ck_status ck__cuda_capture_begin(ck_queue *queue) {
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
+  cudaError_t code = cudaStreamBeginCapture(state(queue)->stream,
+                                            cudaStreamCaptureModeThreadLocal);
+  if (code != cudaSuccess)
+    return cuda_fail(queue, code, "starting a graph capture");
+  state(queue)->capturing = 1;
+  return CK_OK;
+}
+
+ck_status ck__cuda_capture_end(ck_queue *queue, void **graph) {
+  cudaGraph_t captured = NULL;
+  cudaGraphExec_t runnable = NULL;
+  *graph = NULL;
+  state(queue)->capturing = 0;
+  cudaError_t code = cudaStreamEndCapture(state(queue)->stream, &captured);
+  if (code == cudaSuccess)
+    code = cudaGraphInstantiate(&runnable, captured, 0);
+  if (captured)
+    cudaGraphDestroy(captured);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_fail(queue, code, "building a graph of launches");
+  }
+  *graph = runnable;
+  return CK_OK;
+}
+
+ck_status ck__cuda_graph_launch(ck_queue *queue, void *graph) {
+  void *span = NULL;
+  ck_status status = ck__cuda_kernel_begin(queue, &span);
+  if (status != CK_OK)
+    return status;
+  cudaError_t code =
+      cudaGraphLaunch((cudaGraphExec_t)graph, state(queue)->stream);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_fail(queue, code, "launching a graph");
+  }
+  return ck__cuda_kernel_end(queue, span);
+}
+
+void ck__cuda_graph_destroy(void *graph) {
+  if (graph)
+    cudaGraphExecDestroy((cudaGraphExec_t)graph);
 }
 
 void *ck__cuda_stream(const ck_queue *queue) {
@@ -392,21 +446,16 @@ static ck_status cu_fill(ck_queue *queue, ck_buffer *buffer,
 
 /* NVRTC options from clkit's build options: the defines, not OpenCL's
  * -cl-* switches. */
-static ck_status nvrtc_options(const ck_queue *queue, const char *source,
+static ck_status nvrtc_options(int architecture, const char *source,
                                const char *options, char *storage,
                                size_t storage_size, const char **list,
                                int *count) {
-  int major = 0, minor = 0;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                         queue->device.device_index);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
-                         queue->device.device_index);
   /* Contraction as in OpenCL (ck_prelude.h): off, unless the program
    * lets GPUs fuse. */
   int fuse = strstr(source, "#define CK_FUSE_ON_GPU 1") != NULL;
   int written = snprintf(storage, storage_size,
-                         "-arch=sm_%d%d -default-device -std=c++17 -fmad=%s %s",
-                         major, minor, fuse ? "true" : "false", options);
+                         "-arch=sm_%d -default-device -std=c++17 -fmad=%s %s",
+                         architecture, fuse ? "true" : "false", options);
   if (written < 0 || (size_t)written >= storage_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
   *count = 0;
@@ -463,7 +512,9 @@ static void colon_positions(char *log) {
   *out = '\0';
 }
 
-static ck_status compile(ck_queue *queue, ck_program *program,
+/* Compiles source (the prelude already in front) for sm_<architecture>;
+ * target names the device in messages. */
+static ck_status compile(int architecture, const char *target, const char *name,
                          const char *source, const char *options, void **cubin,
                          size_t *cubin_size) {
   ck_status status = CK_OK;
@@ -472,12 +523,12 @@ static ck_status compile(ck_queue *queue, ck_program *program,
   char storage[2048];
   const char *list[64];
   int count = 0;
-  CK_TRY(nvrtc_options(queue, source, options, storage, sizeof storage, list,
-                       &count));
+  CK_TRY(nvrtc_options(architecture, source, options, storage, sizeof storage,
+                       list, &count));
   nvrtcResult result =
-      nvrtcCreateProgram(&compiled, source, program->name, 0, NULL, NULL);
+      nvrtcCreateProgram(&compiled, source, name, 0, NULL, NULL);
   if (result != NVRTC_SUCCESS)
-    CK_FAIL(CK_ERROR_BUILD, "NVRTC refused program '%s': %s", program->name,
+    CK_FAIL(CK_ERROR_BUILD, "NVRTC refused program '%s': %s", name,
             nvrtcGetErrorString(result));
   result = nvrtcCompileProgram(compiled, count, list);
   if (result != NVRTC_SUCCESS) {
@@ -489,16 +540,15 @@ static ck_status compile(ck_queue *queue, ck_program *program,
       colon_positions(log);
     }
     CK_FAIL(CK_ERROR_BUILD,
-            "building program '%s' for device %s (%s) with options '%s' "
-            "failed: %s\nbuild log:\n%s",
-            program->name, queue->device.id, queue->device.name, options,
-            nvrtcGetErrorString(result), log ? log : "");
+            "building program '%s' for %s with options '%s' failed: "
+            "%s\nbuild log:\n%s",
+            name, target, options, nvrtcGetErrorString(result), log ? log : "");
   }
   if (nvrtcGetCUBINSize(compiled, cubin_size) != NVRTC_SUCCESS ||
       !(*cubin = malloc(*cubin_size)) ||
       nvrtcGetCUBIN(compiled, *cubin) != NVRTC_SUCCESS)
     CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no machine code for program '%s'",
-            program->name);
+            name);
 fail:
   free(log);
   nvrtcDestroyProgram(&compiled);
@@ -517,6 +567,26 @@ static ck_status load(ck_queue *queue, ck_program *program, const void *cubin) {
   return CK_OK;
 }
 
+/* The prelude, then source: a malloc'd text in *full. The prelude is
+ * backend plumbing, not a kernel: always the embedded copy, also where
+ * CLKIT_KERNEL_DIR points at other sources. */
+static ck_status with_prelude(const char *name, const char *source,
+                              char **full) {
+  const ck__source *prelude = NULL;
+  for (size_t i = 0; i < ck__embedded_source_count; ++i)
+    if (strcmp(ck__embedded_sources[i].name, "ck_cuda_prelude.h") == 0)
+      prelude = &ck__embedded_sources[i];
+  if (!prelude)
+    return ck__fail(CK_ERROR_NOT_FOUND, "ck_cuda_prelude.h is not embedded");
+  size_t length = prelude->size + strlen(source) + 64;
+  if (!(*full = malloc(length)))
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for program '%s'", name);
+  snprintf(*full, length, "#line 1 \"cl/ck_cuda_prelude.h\"\n%.*s\n%s",
+           (int)prelude->size, prelude->text, source);
+  return CK_OK;
+}
+
 static ck_status cu_program_build(ck_queue *queue, ck_program *program,
                                   const char *source, const char *options) {
   ck_status status = CK_OK;
@@ -524,23 +594,9 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
   void *cubin = NULL;
   size_t cubin_size = 0;
   uint8_t key[32];
-  const ck__source *prelude = NULL;
   int use_cache = ck__cache_enabled();
   CK_TRY(use_device(queue));
-  /* Backend plumbing, not a kernel: always the embedded copy, also where
-   * CLKIT_KERNEL_DIR points at other sources. */
-  for (size_t i = 0; i < ck__embedded_source_count; ++i)
-    if (strcmp(ck__embedded_sources[i].name, "ck_cuda_prelude.h") == 0)
-      prelude = &ck__embedded_sources[i];
-  if (!prelude)
-    CK_FAIL(CK_ERROR_NOT_FOUND, "ck_cuda_prelude.h is not embedded");
-  size_t length = prelude->size + strlen(source) + 64;
-  full = malloc(length);
-  if (!full)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for program '%s'",
-            program->name);
-  snprintf(full, length, "#line 1 \"cl/ck_cuda_prelude.h\"\n%.*s\n%s",
-           (int)prelude->size, prelude->text, source);
+  CK_TRY(with_prelude(program->name, source, &full));
   if (use_cache)
     cache_key(&queue->device, full, options, key);
   if (use_cache && !ck__build_from_source &&
@@ -553,7 +609,16 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
     free(cubin);
     cubin = NULL;
   }
-  CK_TRY(compile(queue, program, full, options, &cubin, &cubin_size));
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                         queue->device.device_index);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                         queue->device.device_index);
+  char target[320];
+  snprintf(target, sizeof target, "device %s (%s)", queue->device.id,
+           queue->device.name);
+  CK_TRY(compile(major * 10 + minor, target, program->name, full, options,
+                 &cubin, &cubin_size));
   CK_TRY(load(queue, program, cubin));
   program->stats.from_cache = 0;
   if (use_cache)
@@ -562,6 +627,30 @@ done:
 fail:
   free(cubin);
   free(full);
+  return status;
+}
+
+ck_status ck__cuda_compile_check(const char *name, const char *defines,
+                                 int architecture) {
+  ck_status status = CK_OK;
+  char *source = NULL, *full = NULL;
+  void *cubin = NULL;
+  size_t cubin_size = 0;
+  char target[32], options[1024];
+  CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, NULL));
+  CK_TRY(with_prelude(name, source, &full));
+  snprintf(target, sizeof target, "sm_%d", architecture);
+  snprintf(options, sizeof options,
+           "-DCK_DEVICE_GPU=1 -DCK_DEVICE_CPU=0 -DCK_HAS_FP64=1 "
+           "-DCK_WARP_WIDTH=32 -DCK_MAX_WORK_GROUP=1024 "
+           "-DCK_LOCAL_MEMORY=49152 %s",
+           defines ? defines : "");
+  CK_TRY(
+      compile(architecture, target, name, full, options, &cubin, &cubin_size));
+fail:
+  free(cubin);
+  free(full);
+  free(source);
   return status;
 }
 

@@ -90,9 +90,8 @@ extern const ck__queue_ops ck__cuda_ops;
 
 /* CUDA devices, as ck_device entries (ids cuda:0, cuda:1, ...). Returns
  * CK_OK, or CK_ERROR_NO_PLATFORM with why none is listed in message. */
-ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity,
-                             size_t *count, char *message,
-                             size_t message_capacity);
+ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
+                             char *message, size_t message_capacity);
 
 /* For a workload's native CUDA steps: the queue's stream (a
  * cudaStream_t), a buffer's device pointer, and a timing span around
@@ -101,6 +100,26 @@ void *ck__cuda_stream(const ck_queue *queue);
 void *ck__cuda_pointer(const ck_buffer *buffer);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
+
+/* CUDA graphs, for launch-bound loops. Between capture_begin and
+ * capture_end the queue's launches are recorded, not run (nor timed);
+ * capture_end returns the recording, ready to run, in *graph (owned by
+ * the caller: ck__cuda_graph_destroy). graph_launch runs it on the queue,
+ * timed as one span. Recorded launches keep the arguments they had, so a
+ * graph suits a sequence that reads what changes from device memory.
+ * Errors: CK_ERROR_DEVICE with CUDA's reason. */
+ck_status ck__cuda_capture_begin(ck_queue *queue);
+ck_status ck__cuda_capture_end(ck_queue *queue, void **graph);
+ck_status ck__cuda_graph_launch(ck_queue *queue, void *graph);
+void ck__cuda_graph_destroy(void *graph);
+
+/* Compiles kernel program name (a cl/ file, as ck_program_build names it)
+ * through NVRTC for sm_<architecture> with defines, as a CUDA device of a
+ * typical shape would build it, but with no device: for tests on machines
+ * without a GPU. Returns CK_OK, or CK_ERROR_BUILD with the log in the
+ * message. */
+ck_status ck__cuda_compile_check(const char *name, const char *defines,
+                                 int architecture);
 #endif
 
 /* The build options clkit adds for a device (one place for all of them). */

@@ -1,7 +1,7 @@
 /*
  * ga.c - the GA driver: configuration checks, the population's buffers,
  * and the loop over generations, migrations and stopping rules, over a
- * backend's steps (ref or OpenCL).
+ * backend's steps (ref, OpenCL, or CUDA's native generation).
  */
 #include <math.h>
 #include <stdio.h>
@@ -298,6 +298,10 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                   ? (s->double_precision ? &ck__ga_ref_steps_f64
                                          : &ck__ga_ref_steps_f32)
                   : &ck__ga_opencl_steps;
+#if CK_HAVE_CUDA
+  if (device->backend == CK_BACKEND_CUDA && ck__ga_cuda_supports(s))
+    ga->steps = &ck__ga_cuda_steps;
+#endif
   CK_TRY(ck_queue_create(device, &s->queue));
   CK_TRY(make(s, dim * real, &s->lo));
   CK_TRY(make(s, dim * real, &s->hi));

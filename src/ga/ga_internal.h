@@ -69,11 +69,23 @@ struct ga_state {
   ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel, *emigrate_kernel,
       *immigrate_kernel, *reduce_kernel, *update_kernel;
   ck__evaluation evaluation; /* lsq and user objectives */
+  /* CUDA: the native island generation of cl/ga.cu */
+  ck_program *native_program;
+  ck_kernel *native_evolve_kernel;
+  uint32_t native_block; /* threads a block: the island in whole warps */
 };
 
 extern const ck__ga_steps ck__ga_ref_steps_f32;
 extern const ck__ga_steps ck__ga_ref_steps_f64;
 extern const ck__ga_steps ck__ga_opencl_steps;
+#if CK_HAVE_CUDA
+/* The OpenCL steps with the generation replaced by cl/ga.cu's native
+ * kernel, for the GAs ck__ga_cuda_supports() accepts: streamed objectives
+ * in single precision whose islands fit in shared memory. Other GAs on
+ * CUDA devices keep the OpenCL steps (built for CUDA). */
+extern const ck__ga_steps ck__ga_cuda_steps;
+int ck__ga_cuda_supports(const ga_state *state);
+#endif
 
 /* The state behind a GA, for tests that inspect islands. */
 ga_state *ck__ga_state(ck_ga *ga);

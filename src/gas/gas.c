@@ -2,8 +2,8 @@
  * gas.c - the gas driver: configuration, the initial state (lattice or XYZ
  * file, velocities at T with zero momentum), the velocity-Verlet loop and
  * its thermostats, observables, the particles in id order, the pair
- * histogram of the RDF, and checkpoints, over the backend's steps (ref or
- * OpenCL).
+ * histogram of the RDF, and checkpoints, over the backend's steps (ref,
+ * OpenCL, or CUDA).
  */
 #include <math.h>
 #include <stdio.h>
@@ -269,6 +269,13 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
       device->backend == CK_BACKEND_REF
           ? (double_precision ? &ck__gas_ref_steps_f64 : &ck__gas_ref_steps_f32)
           : &ck__gas_opencl_steps;
+#if CK_HAVE_CUDA
+  /* Cell lists take the native kernels of cl/gas.cu; the other modes,
+   * double precision and narrow periodic grids keep the OpenCL kernels,
+   * built for CUDA. */
+  if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(s))
+    gas->steps = &ck__gas_cuda_steps;
+#endif
   CK_TRY(ck_queue_create(device, &s->queue));
   size_t n = s->particles, real = s->real_size;
   CK_TRY(
@@ -433,14 +440,20 @@ ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
     CK_TRY(t->neighbors(s, 0));
     /* Energies are read only after the last step of a call. */
     s->with_energy = k + 1 == steps;
+    /* The forces step may fold the kick into its pass (kick_step then
+     * reads 0). */
+    s->kick_step = step;
     CK_TRY(t->forces(s));
-    CK_TRY(t->kick(s, step));
+    if (s->kick_step)
+      CK_TRY(t->kick(s, step));
+    s->kick_step = 0;
     if (s->thermostat == CK_GAS_RESCALE &&
         step % gas->config.rescale_every == 0)
       CK_TRY(t->rescale(s));
     gas->step = step;
   }
 fail:
+  s->kick_step = 0;
   return status;
 }
 

@@ -30,7 +30,9 @@ typedef struct ck__gas_steps {
    * ranges. Verlet mode: the same and the neighbour lists, when flagged
    * (or when forced, at the start). */
   ck_status (*neighbors)(gas_state *state, int force_rebuild);
-  /* Forces, and each particle's half of its pairs' energy and virial. */
+  /* Forces, and each particle's half of its pairs' energy and virial.
+   * With state->kick_step set, a backend may also do that step's kick
+   * (below) in the same pass; it then clears kick_step. */
   ck_status (*forces)(gas_state *state);
   /* v += dt/2 f, then the Langevin step (friction and noise of `step`). */
   ck_status (*kick)(gas_state *state, uint64_t step);
@@ -62,6 +64,10 @@ struct gas_state {
   /* 1 when the next forces step must also store each particle's energy
    * and virial (someone will read them); forces are the same either way. */
   int with_energy;
+  /* The step whose second half-kick follows the next forces step, or 0
+   * (at the start, before any step): the forces step may do the kick and
+   * clear this, and the driver then skips the kick step. */
+  uint64_t kick_step;
   /* Cells: cells_x by cells_y, each at least the interaction range wide. */
   int cells_x, cells_y;
   double cell_inverse_x, cell_inverse_y;
@@ -97,11 +103,38 @@ struct gas_state {
   uint32_t slices;
   ck_buffer *slice_sums;
   ck_kernel *sum_slices_kernel;
+  /* CUDA (gas_cuda.c): the native kernels of cl/gas.cu for cell lists. */
+  ck_program *native_program;
+  ck_kernel *native_move_kernel, *native_scan_kernel, *native_members_kernel,
+      *native_place_kernel, *native_forces_kernel, *native_forces_energy_kernel;
+  ck_buffer *cell_members;              /* per slot: ids in arrival order */
+  ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
+  uint32_t scan_tiles, scan_epoch;
+  /* 1 when the cell keys and ranks are those of the current positions
+   * (the native first half-step counts as it moves). */
+  int cells_counted;
 };
+
+/* Kernel arguments, shared by the OpenCL and CUDA steps (gas_opencl.c):
+ * a 32-bit unsigned or signed value, and the geometry's 6 arguments
+ * (box, cell inverses, cell counts) from index `at` on. */
+ck_status ck__gas_set_uint(ck_kernel *kernel, unsigned index, uint32_t value);
+ck_status ck__gas_set_int(ck_kernel *kernel, unsigned index, int value);
+ck_status ck__gas_set_geometry(ck_kernel *kernel, unsigned at,
+                               const gas_state *state);
+/* After a sort into the sorted arrays: they become the particles (the
+ * buffers swap roles). */
+void ck__gas_take_sorted(gas_state *state);
 
 extern const ck__gas_steps ck__gas_ref_steps_f32;
 extern const ck__gas_steps ck__gas_ref_steps_f64;
 extern const ck__gas_steps ck__gas_opencl_steps;
+#if CK_HAVE_CUDA
+extern const ck__gas_steps ck__gas_cuda_steps;
+/* Whether the native CUDA steps serve this state: cell lists in single
+ * precision, with at least 3 cells each way in a periodic box. */
+int ck__gas_cuda_native(const gas_state *state);
+#endif
 
 /* The state behind a gas, and creation in double precision (ref, or
  * devices with fp64), for tests. */

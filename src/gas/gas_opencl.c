@@ -10,23 +10,34 @@ static ck_status set_real(ck_kernel *kernel, unsigned index, const gas_state *s,
   return ck__kernel_set_real(kernel, index, s->double_precision, value);
 }
 
-static ck_status set_uint(ck_kernel *kernel, unsigned index, uint32_t value) {
+ck_status ck__gas_set_uint(ck_kernel *kernel, unsigned index, uint32_t value) {
   return ck_kernel_set_value(kernel, index, sizeof value, &value);
 }
 
-static ck_status set_int(ck_kernel *kernel, unsigned index, int value) {
+ck_status ck__gas_set_int(ck_kernel *kernel, unsigned index, int value) {
   return ck_kernel_set_value(kernel, index, sizeof value, &value);
 }
 
-/* The geometry's 6 arguments from index `at` on. */
-static ck_status set_geometry(ck_kernel *k, unsigned at, const gas_state *s) {
+void ck__gas_take_sorted(gas_state *s) {
+  ck_buffer *swap = s->position;
+  s->position = s->sorted_position;
+  s->sorted_position = swap;
+  swap = s->velocity;
+  s->velocity = s->sorted_velocity;
+  s->sorted_velocity = swap;
+  swap = s->id;
+  s->id = s->sorted_id;
+  s->sorted_id = swap;
+}
+
+ck_status ck__gas_set_geometry(ck_kernel *k, unsigned at, const gas_state *s) {
   ck_status status = CK_OK;
   CK_TRY(set_real(k, at, s, s->box_x));
   CK_TRY(set_real(k, at + 1, s, s->box_y));
   CK_TRY(set_real(k, at + 2, s, s->cell_inverse_x));
   CK_TRY(set_real(k, at + 3, s, s->cell_inverse_y));
-  CK_TRY(set_int(k, at + 4, s->cells_x));
-  CK_TRY(set_int(k, at + 5, s->cells_y));
+  CK_TRY(ck__gas_set_int(k, at + 4, s->cells_x));
+  CK_TRY(ck__gas_set_int(k, at + 5, s->cells_y));
 fail:
   return status;
 }
@@ -40,7 +51,7 @@ static ck_status set_pair(ck_kernel *k, unsigned at, const gas_state *s) {
   CK_TRY(set_real(k, at + 3, s, s->force_shift));
   CK_TRY(set_real(k, at + 4, s, s->strength));
   CK_TRY(set_real(k, at + 5, s, s->softening2));
-  CK_TRY(set_int(k, at + 6, s->with_energy));
+  CK_TRY(ck__gas_set_int(k, at + 6, s->with_energy));
 fail:
   return status;
 }
@@ -133,13 +144,13 @@ static ck_status opencl_kick_drift(gas_state *s) {
   ck_status status = CK_OK;
   ck_kernel *k = s->kick_drift_kernel;
   int verlet = s->neighbors == CK_GAS_VERLET;
-  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(set_real(k, 1, s, s->dt));
-  CK_TRY(set_geometry(k, 2, s));
+  CK_TRY(ck__gas_set_geometry(k, 2, s));
   CK_TRY(ck_kernel_set_buffer(k, 8, s->position));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->velocity));
   CK_TRY(ck_kernel_set_buffer(k, 10, s->force));
-  CK_TRY(set_int(k, 11, verlet));
+  CK_TRY(ck__gas_set_int(k, 11, verlet));
   CK_TRY(ck_kernel_set_buffer(k, 12, verlet ? s->reference : s->position));
   CK_TRY(set_real(k, 13, s, 0.25 * s->skin * s->skin));
   CK_TRY(ck_kernel_set_buffer(k, 14, s->flags));
@@ -158,35 +169,35 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   int verlet = s->neighbors == CK_GAS_VERLET;
   int conditional = verlet && !force_rebuild;
   ck_kernel *k = s->count_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
-  CK_TRY(set_geometry(k, 1, s));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
   CK_TRY(ck_kernel_set_buffer(k, 8, s->cell_key));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_rank));
   CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_fill));
-  CK_TRY(set_int(k, 11, conditional));
+  CK_TRY(ck__gas_set_int(k, 11, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 12, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 
   k = s->scan_kernel;
-  CK_TRY(set_uint(k, 0, s->cells));
+  CK_TRY(ck__gas_set_uint(k, 0, s->cells));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->cell_fill));
   CK_TRY(ck_kernel_set_buffer(k, 2, s->cell_count));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->cell_start));
   CK_TRY(ck_kernel_set_buffer(k, 4, s->block_sum));
-  CK_TRY(set_int(k, 5, conditional));
+  CK_TRY(ck__gas_set_int(k, 5, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 6, s->flags));
   CK_TRY(launch(s, k, (size_t)s->scan_blocks * s->scan_block, s->scan_block));
 
   k = s->scan_totals_kernel;
-  CK_TRY(set_uint(k, 0, s->scan_blocks));
+  CK_TRY(ck__gas_set_uint(k, 0, s->scan_blocks));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->block_sum));
-  CK_TRY(set_int(k, 2, conditional));
+  CK_TRY(ck__gas_set_int(k, 2, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->flags));
   CK_TRY(launch(s, k, s->scan_block, s->scan_block));
 
   k = s->scatter_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->cell_key));
   CK_TRY(ck_kernel_set_buffer(k, 2, s->cell_rank));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->cell_start));
@@ -197,12 +208,12 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck_kernel_set_buffer(k, 8, s->sorted_position));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->sorted_velocity));
   CK_TRY(ck_kernel_set_buffer(k, 10, s->sorted_id));
-  CK_TRY(set_int(k, 11, conditional));
+  CK_TRY(ck__gas_set_int(k, 11, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 12, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 
   k = s->order_kernel;
-  CK_TRY(set_uint(k, 0, s->cells));
+  CK_TRY(ck__gas_set_uint(k, 0, s->cells));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->cell_start));
   CK_TRY(ck_kernel_set_buffer(k, 2, s->cell_count));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->block_sum));
@@ -210,25 +221,17 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck_kernel_set_buffer(k, 5, s->sorted_position));
   CK_TRY(ck_kernel_set_buffer(k, 6, s->sorted_velocity));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->sorted_id));
-  CK_TRY(set_int(k, 8, conditional));
+  CK_TRY(ck__gas_set_int(k, 8, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
   CK_TRY(launch(s, k, s->cells, s->group));
 
   if (!verlet) {
     /* Every step sorts: the sorted arrays simply become the particles. */
-    ck_buffer *swap = s->position;
-    s->position = s->sorted_position;
-    s->sorted_position = swap;
-    swap = s->velocity;
-    s->velocity = s->sorted_velocity;
-    s->sorted_velocity = swap;
-    swap = s->id;
-    s->id = s->sorted_id;
-    s->sorted_id = swap;
+    ck__gas_take_sorted(s);
     return CK_OK;
   }
   k = s->copy_back_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->sorted_position));
   CK_TRY(ck_kernel_set_buffer(k, 2, s->sorted_velocity));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->sorted_id));
@@ -236,22 +239,22 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck_kernel_set_buffer(k, 5, s->velocity));
   CK_TRY(ck_kernel_set_buffer(k, 6, s->id));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->reference));
-  CK_TRY(set_int(k, 8, conditional));
+  CK_TRY(ck__gas_set_int(k, 8, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 
   k = s->list_kernel;
   double range = s->rc + s->skin;
-  CK_TRY(set_uint(k, 0, s->particles));
-  CK_TRY(set_geometry(k, 1, s));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(set_real(k, 7, s, range * range));
   CK_TRY(ck_kernel_set_buffer(k, 8, s->position));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_start));
   CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_count));
   CK_TRY(ck_kernel_set_buffer(k, 11, s->list));
   CK_TRY(ck_kernel_set_buffer(k, 12, s->list_count));
-  CK_TRY(set_uint(k, 13, s->list_capacity));
-  CK_TRY(set_int(k, 14, conditional));
+  CK_TRY(ck__gas_set_uint(k, 13, s->list_capacity));
+  CK_TRY(ck__gas_set_int(k, 14, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 15, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 fail:
@@ -263,8 +266,8 @@ static ck_status opencl_forces(gas_state *s) {
   ck_kernel *k = s->neighbors == CK_GAS_CELLS    ? s->forces_kernel
                  : s->neighbors == CK_GAS_VERLET ? s->forces_list_kernel
                                                  : s->forces_all_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
-  CK_TRY(set_geometry(k, 1, s));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(set_pair(k, 7, s));
   CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
   unsigned at = 15;
@@ -274,7 +277,7 @@ static ck_status opencl_forces(gas_state *s) {
   } else if (s->neighbors == CK_GAS_VERLET) {
     CK_TRY(ck_kernel_set_buffer(k, at++, s->list));
     CK_TRY(ck_kernel_set_buffer(k, at++, s->list_count));
-    CK_TRY(set_uint(k, at++, s->list_capacity));
+    CK_TRY(ck__gas_set_uint(k, at++, s->list_capacity));
   }
   CK_TRY(ck_kernel_set_buffer(k, at++, s->force));
   CK_TRY(ck_kernel_set_buffer(k, at++, s->energy));
@@ -283,22 +286,22 @@ static ck_status opencl_forces(gas_state *s) {
     CK_TRY(ck_kernel_set_buffer(k, at++, s->flags));
   if (s->neighbors != CK_GAS_ALL_PAIRS || !s->local_tiles) {
     if (s->neighbors == CK_GAS_ALL_PAIRS) {
-      CK_TRY(set_uint(k, at++, 1));
+      CK_TRY(ck__gas_set_uint(k, at++, 1));
       CK_TRY(ck_kernel_set_buffer(k, at++, s->force)); /* unused */
     }
     CK_TRY(launch(s, k, s->particles, s->group));
     return CK_OK;
   }
-  CK_TRY(set_uint(k, at++, s->slices));
+  CK_TRY(ck__gas_set_uint(k, at++, s->slices));
   CK_TRY(ck_kernel_set_buffer(k, at++, s->slice_sums));
   size_t local[2] = {s->group, 1};
   size_t global[2] = {(s->particles + s->group - 1) / s->group * s->group,
                       s->slices};
   CK_TRY(ck_queue_launch(s->queue, k, 2, global, local, NULL));
   k = s->sum_slices_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
-  CK_TRY(set_uint(k, 1, s->slices));
-  CK_TRY(set_int(k, 2, s->with_energy));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 1, s->slices));
+  CK_TRY(ck__gas_set_int(k, 2, s->with_energy));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->slice_sums));
   CK_TRY(ck_kernel_set_buffer(k, 4, s->force));
   CK_TRY(ck_kernel_set_buffer(k, 5, s->energy));
@@ -312,7 +315,7 @@ static ck_status opencl_kick(gas_state *s, uint64_t step) {
   ck_status status = CK_OK;
   ck_kernel *k = s->kick_kernel;
   int langevin = s->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(set_real(k, 1, s, s->dt));
   CK_TRY(set_real(k, 2, s, langevin ? s->langevin_damping : 0.0));
   CK_TRY(set_real(k, 3, s, s->langevin_noise));
@@ -330,14 +333,14 @@ fail:
 static ck_status reduce_on_device(gas_state *s) {
   ck_status status = CK_OK;
   ck_kernel *k = s->reduce_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->velocity));
   CK_TRY(ck_kernel_set_buffer(k, 2, s->energy));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->virial));
   CK_TRY(ck_kernel_set_buffer(k, 4, s->partial_sums));
   CK_TRY(launch(s, k, (size_t)s->reduce_groups * s->group, s->group));
   k = s->reduce_total_kernel;
-  CK_TRY(set_uint(k, 0, s->reduce_groups));
+  CK_TRY(ck__gas_set_uint(k, 0, s->reduce_groups));
   CK_TRY(ck_kernel_set_buffer(k, 1, s->partial_sums));
   CK_TRY(ck_kernel_set_buffer(k, 2, s->sums));
   CK_TRY(launch(s, k, s->group, s->group));
@@ -369,7 +372,7 @@ static ck_status opencl_rescale(gas_state *s) {
   ck_status status = CK_OK;
   CK_TRY(reduce_on_device(s));
   ck_kernel *k = s->rescale_kernel;
-  CK_TRY(set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(set_real(k, 1, s, s->target_temperature));
   CK_TRY(set_real(k, 2, s, s->degrees_of_freedom));
   CK_TRY(ck_kernel_set_buffer(k, 3, s->sums));
@@ -388,17 +391,17 @@ static ck_status opencl_rdf(gas_state *s, uint32_t bins, double range) {
   /* Buffers the mode does not use still need a valid argument. */
   ck_buffer *list = mode == 1 ? s->list : s->cell_start;
   ck_buffer *list_count = mode == 1 ? s->list_count : s->cell_count;
-  CK_TRY(set_uint(k, 0, s->particles));
-  CK_TRY(set_geometry(k, 1, s));
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
-  CK_TRY(set_int(k, 8, mode));
+  CK_TRY(ck__gas_set_int(k, 8, mode));
   CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_start));
   CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_count));
   CK_TRY(ck_kernel_set_buffer(k, 11, list));
   CK_TRY(ck_kernel_set_buffer(k, 12, list_count));
-  CK_TRY(set_uint(k, 13, s->list_capacity));
+  CK_TRY(ck__gas_set_uint(k, 13, s->list_capacity));
   CK_TRY(set_real(k, 14, s, range));
-  CK_TRY(set_uint(k, 15, bins));
+  CK_TRY(ck__gas_set_uint(k, 15, bins));
   CK_TRY(ck_kernel_set_buffer(k, 16, s->rdf_counts));
   CK_TRY(launch(s, k, s->particles, s->group));
 fail:

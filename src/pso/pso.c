@@ -200,6 +200,10 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
                    ? (s->double_precision ? &ck__pso_ref_steps_f64
                                           : &ck__pso_ref_steps_f32)
                    : &ck__pso_opencl_steps;
+#if CK_HAVE_CUDA
+  if (device->backend == CK_BACKEND_CUDA)
+    pso->steps = &ck__pso_cuda_steps;
+#endif
   s->partial_count = 0;
   if (n > (size_t)DIRECT_REDUCTION * s->group) {
     size_t wanted = (n + s->group - 1) / s->group;
@@ -278,9 +282,32 @@ static ck_status one_iteration(ck_pso *pso) {
   return CK_OK;
 }
 
+/* Iterations through the steps' own loop, in runs that end where the
+ * history fills. */
+static ck_status iterate(ck_pso *pso, uint64_t iterations) {
+  pso_state *s = &pso->state;
+  while (iterations > 0) {
+    uint64_t run = s->history_capacity - pso->history_used;
+    run = run < iterations ? run : iterations;
+    ck_status status = pso->steps->iterate(s, pso->iterations + 1,
+                                           (uint32_t)pso->history_used, run);
+    if (status)
+      return status;
+    pso->iterations += run;
+    pso->history_used += (uint32_t)run;
+    iterations -= run;
+    if (pso->history_used == s->history_capacity &&
+        (status = flush_history(pso)) != CK_OK)
+      return status;
+  }
+  return CK_OK;
+}
+
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations) {
   if (!pso)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_step: NULL swarm");
+  if (pso->steps->iterate && pso->state.streamed && !pso->state.ring)
+    return iterate(pso, iterations);
   for (uint64_t i = 0; i < iterations; ++i) {
     ck_status status = one_iteration(pso);
     if (status)

@@ -184,4 +184,4 @@ static void opencl_teardown(pso_state *s) {
 
 const ck__pso_steps ck__pso_opencl_steps = {
     opencl_setup,    opencl_initialise,  opencl_neighbours, opencl_move,
-    opencl_evaluate, opencl_update_best, opencl_teardown};
+    opencl_evaluate, opencl_update_best, opencl_teardown,   NULL};

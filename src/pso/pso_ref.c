@@ -123,4 +123,4 @@ static void ref_teardown(pso_state *s) {
 
 const ck__pso_steps CK_VARIANT(ck__pso_ref_steps) = {
     ref_setup,    ref_initialise,  ref_neighbours, ref_move,
-    ref_evaluate, ref_update_best, ref_teardown};
+    ref_evaluate, ref_update_best, ref_teardown,   NULL};

@@ -1,0 +1,382 @@
+/*
+ * ga.cu - the native CUDA form of the GA's island generation (the resident
+ * ck_ga_evolve of ga.cl), for streamed objectives in single precision.
+ * Its ref twin is ref_evolve in src/ga/ga_ref.c: every child is made from
+ * the same Philox draws (keyed by seed, island, slot and generation) with
+ * the same ck_ga.h, ck_bounds.h and ck_objectives.h functions, gene after
+ * gene, so a run agrees with ref as the OpenCL kernel does. What differs
+ * is where things live and how the block agrees:
+ *
+ *   - the island stays in shared memory for the whole launch, one row of
+ *     float4s per individual with an odd number of float4s a row, so that
+ *     the random parents of a quarter-warp's 128-bit reads spread over the
+ *     bank groups (the OpenCL kernel reads one float a gene, gene-major);
+ *   - its fitness stays there too: tournaments never go to global memory;
+ *   - the gene loop is unrolled over CK_DIM, so the child stays in
+ *     registers until its parents may be overwritten (the OpenCL loop
+ *     keeps it on the stack), and the mutations are placed before the loop
+ *     (one bit a mutated gene, their steps in order), from the same
+ *     refills of four;
+ *   - minima and sums go through warp shuffles and one barrier each, not a
+ *     tree of barriers: a generation has two barriers (and one more per
+ *     elite when there are several).
+ *
+ * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
+ * CK_BOUNDS, CK_DIM (at most 64), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+ * CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size) and
+ * CK_GA_BLOCK (threads a block: the island size rounded up to whole
+ * warps, at most 1024).
+ */
+#define CK_CUDA_NATIVE 1
+#include "ck_ga.h"
+
+#if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
+    !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
+    !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
+    !defined(CK_GA_ISLAND) || !defined(CK_GA_BLOCK)
+#error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
+#endif
+#if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
+    CK_DIM > 64 || CK_GA_BLOCK % 32 != 0 || CK_GA_BLOCK < CK_GA_ISLAND ||      \
+    CK_GA_ELITE >= CK_GA_ISLAND
+#error "ga.cu is for streamed objectives in single precision, CK_DIM <= 64"
+#endif
+
+#define WARPS (CK_GA_BLOCK / 32)
+/* Blocks an SM should hold at once, for ptxas's register budget: the
+ * child's CK_DIM registers and about 48 for the rest of a thread's work,
+ * so that the child is not spilled and the SM still has warps to switch
+ * to at a barrier (3 blocks of 256 at d = 32); within the SM's 2048
+ * threads and 32 blocks. */
+#define BY_REGISTERS (65536 / (CK_GA_BLOCK * (CK_DIM + 48)))
+#define BY_THREADS (2048 / CK_GA_BLOCK < 32 ? 2048 / CK_GA_BLOCK : 32)
+#define MIN_BLOCKS                                                             \
+  (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
+#define ALL_LANES 0xFFFFFFFFu
+#define NO_INDEX 0xFFFFFFFFu
+/* float4s of genes a row, and the row's stride: odd, so that rows a and b
+ * share a bank group only when a = b (mod 8). */
+#define QUADS ((CK_DIM + 3) / 4)
+#define ROW_QUADS (QUADS | 1)
+
+/* Gene k (0..3) of a quad; k is a constant once the gene loop unrolls. */
+static __device__ __forceinline__ float quad_gene(float4 quad, int k) {
+  return k == 0 ? quad.x : k == 1 ? quad.y : k == 2 ? quad.z : quad.w;
+}
+
+/* Writes genes[0 .. CK_DIM) as a row of QUADS float4s (the last one
+ * padded with zeros). */
+static __device__ __forceinline__ void store_row(float4 *row,
+                                                 const float (&genes)[CK_DIM]) {
+#pragma unroll
+  for (int q = 0; q < QUADS; ++q) {
+    float4 quad;
+    quad.x = genes[4 * q];
+    quad.y = 4 * q + 1 < CK_DIM ? genes[4 * q + 1] : 0.0f;
+    quad.z = 4 * q + 2 < CK_DIM ? genes[4 * q + 2] : 0.0f;
+    quad.w = 4 * q + 3 < CK_DIM ? genes[4 * q + 3] : 0.0f;
+    row[q] = quad;
+  }
+}
+
+static __device__ __forceinline__ void load_row(const float4 *row,
+                                                float (&genes)[CK_DIM]) {
+#pragma unroll
+  for (int d = 0; d < CK_DIM; d += 4) {
+    float4 quad = row[d / 4];
+#pragma unroll
+    for (int k = 0; k < 4 && d + k < CK_DIM; ++k)
+      genes[d + k] = quad_gene(quad, k);
+  }
+}
+
+/* The (value, index) minimum of the warp's lanes by ck_better, and with
+ * SUM the sum of `sum` too (a butterfly: every lane ends with both). */
+template <bool SUM>
+static __device__ __forceinline__ void warp_fold(float *value, unsigned *index,
+                                                 float *sum) {
+#pragma unroll
+  for (unsigned distance = 16; distance > 0; distance >>= 1) {
+    float other = __shfl_xor_sync(ALL_LANES, *value, distance);
+    unsigned other_index = __shfl_xor_sync(ALL_LANES, *index, distance);
+    if (SUM)
+      *sum += __shfl_xor_sync(ALL_LANES, *sum, distance);
+    if (ck_better(other, other_index, *value, *index)) {
+      *value = other;
+      *index = other_index;
+    }
+  }
+}
+
+/* Where warps post their folds: two sets, used in turn by consecutive
+ * block folds, so that one barrier a fold suffices (a set is written
+ * again only after the next fold's barrier, which every thread passes
+ * after reading it). */
+struct posts {
+  float values[2][WARPS];
+  unsigned indices[2][WARPS];
+  float sums[2][WARPS];
+};
+
+/*
+ * The block's (value, index) minimum of every thread's candidate (and with
+ * SUM the sum of `sum`), returned to every thread. Called by all threads
+ * alike; `set` alternates between consecutive calls. Each warp folds its
+ * lanes, lane 0 posts the warp's result, and after the barrier every
+ * thread folds the posts in warp order (so all hold the same bits).
+ */
+template <bool SUM>
+static __device__ __forceinline__ void
+block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  warp_fold<SUM>(value, index, sum);
+  if (lane == 0) {
+    at->values[set][warp] = *value;
+    at->indices[set][warp] = *index;
+    if (SUM)
+      at->sums[set][warp] = *sum;
+  }
+  __syncthreads();
+  *value = at->values[set][0];
+  *index = at->indices[set][0];
+  if (SUM)
+    *sum = at->sums[set][0];
+#pragma unroll
+  for (int w = 1; w < WARPS; ++w) {
+    if (ck_better(at->values[set][w], at->indices[set][w], *value, *index)) {
+      *value = at->values[set][w];
+      *index = at->indices[set][w];
+    }
+    if (SUM)
+      *sum += at->sums[set][w];
+  }
+}
+
+/*
+ * The child of slot `slot`, as ck_ga_make_child makes it, into child[]
+ * (registers); returns the objective there. Parents are rows of `genes`,
+ * fitness the island's, the domain lo and hi (float4s, like the rows).
+ * The mutations come first: every refill of four that the gene loop of
+ * ck_ga_make_child would draw, drawn in the same order, their genes
+ * marked in `mutated` and their steps kept in order, so that the gene
+ * loop unrolls without a refill inside; there a gene costs one test, and
+ * a mutated one a step from the array. (Adding the steps to their genes
+ * through a switch instead diverges across a warp.)
+ */
+static __device__ __forceinline__ float
+make_child(unsigned island, unsigned slot, unsigned long long generation,
+           unsigned long long seed, float crossover_rate,
+           float crossover_parameter, float mutation_rate,
+           float mutation_parameter, float log_keep, const float4 *genes,
+           const float *fitness, const float4 *lo, const float4 *hi,
+           float (&child)[CK_DIM]) {
+  ck_u64 stream = ck_ga_stream(island, slot);
+  const int per_gene = CK_GA_CROSSOVER != CK_GA_CROSSOVER_ARITH;
+  ck_u32 header_blocks = ck_ga_blocks(ck_ga_header_words(CK_GA_TOURNAMENT));
+  ck_u32 gene_blocks = per_gene ? ck_ga_blocks((ck_u32)CK_DIM) : 0u;
+  ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
+  ck_u64 genes_base = base + header_blocks;
+  ck_philox_counter h0 = ck_philox_block(seed, stream, base);
+  ck_philox_counter h1 = ck_philox_block(seed, stream, base + 1u);
+  ck_u32 a = ck_ga_tournament_from(CK_GA_TOURNAMENT, 0, CK_GA_ISLAND, h0, h1,
+                                   seed, stream, base, fitness);
+  ck_u32 b = ck_ga_tournament_from(CK_GA_TOURNAMENT, 1, CK_GA_ISLAND, h0, h1,
+                                   seed, stream, base, fitness);
+  int cross = ck_uniform_real(ck_ga_header_word(
+                  h0, h1, seed, stream, base, (ck_u32)(2 * CK_GA_TOURNAMENT))) <
+              crossover_rate;
+  float weight = ck_uniform_real(ck_ga_header_word(
+      h0, h1, seed, stream, base, (ck_u32)(2 * CK_GA_TOURNAMENT + 1)));
+
+  ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
+  ck_u64 mutation_base =
+      generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)CK_DIM) + 1u));
+  unsigned long long mutated = 0;
+  float steps[CK_DIM];
+  int count = 0, last = -1;
+  ck_u32 refills = 0u;
+  /* Genes of a refill rise strictly, and a refill starts after the last
+   * one's final gene, so at most CK_DIM steps are kept. */
+  do {
+    int at[4];
+    float step[4];
+    ck_ga_draw_mutations(seed, mutation_stream, mutation_base, &refills, &last,
+                         mutation_rate, log_keep, CK_DIM, CK_GA_MUTATION,
+                         mutation_parameter, &at[0], &at[1], &at[2], &at[3],
+                         &step[0], &step[1], &step[2], &step[3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (at[k] < CK_DIM) {
+        mutated |= 1ull << at[k];
+        steps[count++] = step[k];
+      }
+    }
+  } while (last < CK_DIM);
+
+  const float4 *row_a = genes + a * ROW_QUADS, *row_b = genes + b * ROW_QUADS;
+  float4 quad_a = make_float4(0, 0, 0, 0), quad_b = quad_a, quad_lo = quad_a,
+         quad_hi = quad_a;
+  ck_philox_counter r;
+  r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
+  int next_step = 0;
+  ck_objective_state s;
+  ck_objective_begin(CK_OBJECTIVE, &s);
+#pragma unroll
+  for (int d = 0; d < CK_DIM; ++d) {
+    if ((d & 3) == 0) {
+      quad_a = row_a[d >> 2];
+      quad_b = row_b[d >> 2];
+      quad_lo = lo[d >> 2];
+      quad_hi = hi[d >> 2];
+    }
+    float pa = quad_gene(quad_a, d & 3), pb = quad_gene(quad_b, d & 3);
+    float low = quad_gene(quad_lo, d & 3), high = quad_gene(quad_hi, d & 3);
+    float gene = pa;
+    if (cross) {
+      ck_u32 word = 0u;
+      if (per_gene) {
+        if ((d & 3) == 0)
+          r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
+        word = ck_philox_word(r, (ck_u32)d & 3u);
+      }
+      gene = ck_ga_cross(CK_GA_CROSSOVER, pa, pb, ck_uniform_real(word), weight,
+                         crossover_parameter);
+    }
+    if ((mutated >> d) & 1ull)
+      gene += steps[next_step++] * (high - low);
+    gene = ck_bound_coordinate(CK_BOUNDS, gene, low, high, seed,
+                               stream | ((ck_u64)1 << 63),
+                               generation * (ck_u64)CK_DIM + (ck_u64)d);
+    child[d] = gene;
+    ck_objective_add(CK_OBJECTIVE, &s, d, gene);
+  }
+  return ck_objective_finish(CK_OBJECTIVE, &s, CK_DIM);
+}
+
+/*
+ * Block i evolves island i through `generations` generations from
+ * first_generation on, as the resident ck_ga_evolve of ga.cl does
+ * (buffers A and B alternate by the generation's parity; populations
+ * dimension-major over all islands). Thread l owns slot l: it loads the
+ * slot into shared memory, and each generation makes the slot's child in
+ * registers (an elite copies its elite), waits until every parent has been
+ * read, writes the child over its slot, and offers its fitness to the
+ * island's minimum and sum; threads past the island size only take part in
+ * those folds. Thread 0 writes the generation's statistics; when the
+ * island's best so far improves, threads d < CK_DIM copy gene d of it.
+ * Genes and fitness go back to global memory in the launch's last two
+ * generations, into the buffers they write.
+ */
+extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
+    ck_ga_cuda_evolve(unsigned islands, unsigned long long seed,
+                      unsigned long long first_generation, unsigned generations,
+                      float crossover_rate, float crossover_parameter,
+                      float mutation_rate, float mutation_parameter,
+                      const float *__restrict__ lo_global,
+                      const float *__restrict__ hi_global, float *population_a,
+                      float *population_b, float *fitness_a, float *fitness_b,
+                      float *__restrict__ stats, unsigned stats_slot,
+                      float *__restrict__ island_best,
+                      float *__restrict__ island_best_genes) {
+  __shared__ float4 genes[CK_GA_ISLAND * ROW_QUADS];
+  __shared__ float fitness[CK_GA_ISLAND];
+  __shared__ float4 lo[QUADS], hi[QUADS];
+  __shared__ posts folds;
+  const unsigned island = blockIdx.x, l = threadIdx.x;
+  const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
+  const bool live = l < CK_GA_ISLAND;
+  float child[CK_DIM];
+  float value = CK_REAL_MAX; /* the fitness of slot l */
+  if (live) {
+    const float *source = (first_generation & 1) ? population_a : population_b;
+    const float *source_fitness =
+        (first_generation & 1) ? fitness_a : fitness_b;
+#pragma unroll
+    for (int d = 0; d < CK_DIM; ++d)
+      child[d] = source[(ck_u64)d * total + first + l];
+    store_row(genes + l * ROW_QUADS, child);
+    value = source_fitness[first + l];
+    fitness[l] = value;
+  }
+  for (unsigned d = l; d < 4 * QUADS; d += CK_GA_BLOCK) {
+    ((float *)lo)[d] = d < CK_DIM ? lo_global[d] : 0.0f;
+    ((float *)hi)[d] = d < CK_DIM ? hi_global[d] : 0.0f;
+  }
+  /* Only this block changes the island's best during the launch. */
+  float best_so_far = island_best[island];
+  const float log_keep = mutation_rate > 0.0f && mutation_rate < 1.0f
+                             ? CK_LOG(1.0f - mutation_rate)
+                             : -1.0f;
+  unsigned set = 0, winner = NO_INDEX, elite = NO_INDEX;
+  float unused = 0.0f;
+  __syncthreads();
+
+  for (unsigned t = 0; t < generations; ++t) {
+    unsigned long long generation = first_generation + t;
+    int odd = (int)(generation & 1);
+    float *next = odd ? population_b : population_a;
+    float *next_fitness = odd ? fitness_b : fitness_a;
+    /* The elites by (fitness, index): one block minimum a pick, each
+     * thread's own slot withdrawn once picked. With one elite after the
+     * first generation, the last statistics already found it. */
+    if (CK_GA_ELITE == 1 && t > 0) {
+      elite = winner;
+    } else {
+      bool taken = false;
+      for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
+        float candidate = live && !taken ? value : CK_REAL_MAX;
+        unsigned index = live && !taken ? l : NO_INDEX;
+        block_fold<false>(&folds, set, &candidate, &index, &unused);
+        set ^= 1u;
+        taken |= index == l;
+        if (l == (unsigned)pick)
+          elite = index;
+      }
+    }
+    float made = CK_REAL_MAX;
+    if (l < CK_GA_ELITE) {
+      load_row(genes + elite * ROW_QUADS, child);
+      made = fitness[elite];
+    } else if (live) {
+      made = ck_comparable(make_child(island, l, generation, seed,
+                                      crossover_rate, crossover_parameter,
+                                      mutation_rate, mutation_parameter,
+                                      log_keep, genes, fitness, lo, hi, child));
+    }
+    /* Every parent has been read before any slot is overwritten. */
+    __syncthreads();
+    if (live) {
+      store_row(genes + l * ROW_QUADS, child);
+      fitness[l] = made;
+      value = made;
+      /* The two generations before the launch ends go out too, so that
+       * both buffers hold genes that match their fitness. */
+      if (t + 2 >= generations) {
+#pragma unroll
+        for (int d = 0; d < CK_DIM; ++d)
+          next[(ck_u64)d * total + first + l] = child[d];
+        next_fitness[first + l] = made;
+      }
+    }
+    /* The island's best and sum; the fold's barrier also publishes the
+     * rows just written. */
+    float best = value, sum = live ? value : 0.0f;
+    unsigned best_index = live ? l : NO_INDEX;
+    block_fold<true>(&folds, set, &best, &best_index, &sum);
+    set ^= 1u;
+    winner = best_index;
+    if (best < best_so_far) {
+      best_so_far = best;
+      const float *row = (const float *)(genes + winner * ROW_QUADS);
+      for (unsigned d = l; d < CK_DIM; d += CK_GA_BLOCK)
+        island_best_genes[(ck_u64)d * islands + island] = row[d];
+      if (l == 0)
+        island_best[island] = best;
+    }
+    if (l == 0) {
+      ck_u64 at = ((ck_u64)(stats_slot + t) * islands + island) * 2;
+      stats[at] = best;
+      stats[at + 1] = sum / (float)CK_GA_ISLAND;
+    }
+  }
+}

@@ -1,0 +1,406 @@
+/*
+ * gas.cu - the native CUDA step of the 2D gas with cell lists: the sort by
+ * cell and the forces of every step, in five launches where the OpenCL
+ * kernels of gas.cl take eight. The per-particle and per-pair math is
+ * ck_gas.h's, as in gas.cl and the ref steps (src/gas/gas_ref.c); what
+ * differs is how the work is laid out:
+ *
+ *   ck_gas_native_move     the first half-step (ck_gas_kick_drift_particle)
+ *                          and the count by cell in one pass; lanes of a
+ *                          warp in the same cell add to its counter with
+ *                          one atomic
+ *   ck_gas_native_scan     cell counts to cell starts in one pass (tiles
+ *                          chained by decoupled look-back), clearing the
+ *                          counters for the next sort
+ *   ck_gas_native_members  each cell's ids, in arrival order
+ *   ck_gas_native_place    each particle to its slot: its rank by id among
+ *                          its cell's members (no insertion sort)
+ *   ck_gas_native_forces   the forces from the 3 x 3 cells, read as three
+ *   (_energy)              contiguous row ranges, and the second half-kick
+ *                          (ck_gas_kick_particle) in the same pass
+ *
+ * The order that results is the OpenCL kernels' and ref's: by cell, then
+ * by id, so it depends only on the positions. Pairs are summed in ref's
+ * order (rows, then columns, then slots), and a pair's separation is
+ * exactly ref's minimum image, so each pair's force is exactly opposite
+ * for its two particles.
+ *
+ * Build-time defines (src/gas/gas_cuda.c):
+ *   CK_GAS_WALLS         1 for reflecting walls, 0 for a periodic box (with
+ *                        at least 3 cells each way)
+ *   CK_GAS_FORCE_SHIFT   1 for the force-shifted potential, else 0 (the
+ *                        pair loop then carries no test for it)
+ *   CK_GAS_BLOCK         threads a block of the per-particle kernels (a
+ *                        multiple of 32)
+ *   CK_GAS_SCAN_THREADS  threads a block of the scan (a multiple of 32, at
+ *                        most 1024)
+ *   CK_GAS_SCAN_ITEMS    cells a scan thread; a tile is THREADS x ITEMS
+ * Single precision only; the Lennard-Jones model (cells need a cutoff).
+ */
+#define CK_CUDA_NATIVE 1
+/* As in gas.cl: GPUs may fuse multiplies and adds in the pair terms. */
+#define CK_FUSE_ON_GPU 1
+#include "ck_gas.h"
+
+#if !defined(CK_GAS_WALLS) || !defined(CK_GAS_FORCE_SHIFT) ||                  \
+    !defined(CK_GAS_BLOCK) || !defined(CK_GAS_SCAN_THREADS) ||                 \
+    !defined(CK_GAS_SCAN_ITEMS)
+#error "gas.cu needs its CK_GAS_ defines"
+#endif
+#if CK_REAL_DOUBLE
+#error "gas.cu is single precision"
+#endif
+
+#define ALL_LANES 0xFFFFFFFFu
+#define SCAN_WARPS (CK_GAS_SCAN_THREADS / 32)
+#define SCAN_TILE (CK_GAS_SCAN_THREADS * CK_GAS_SCAN_ITEMS)
+
+/* The rank of the calling lane among the particles that reach cell `key`'s
+ * counter: the lanes of `live` with the same key share one atomic add,
+ * made by their lowest lane, and take consecutive ranks in lane order. */
+static __device__ __forceinline__ unsigned
+arrival_rank(unsigned *fill, unsigned key, unsigned live) {
+#if __CUDA_ARCH__ >= 700
+  unsigned lane = threadIdx.x & 31u;
+  unsigned same = __match_any_sync(live, key);
+  unsigned leader = (unsigned)__ffs((int)same) - 1u;
+  unsigned base = 0;
+  if (lane == leader)
+    base = atomicAdd(&fill[key], (unsigned)__popc((int)same));
+  base = __shfl_sync(same, base, (int)leader);
+  return base + (unsigned)__popc((int)(same & ((1u << lane) - 1u)));
+#else
+  (void)live;
+  return atomicAdd(&fill[key], 1u);
+#endif
+}
+
+/*
+ * Thread k: with move 1, the first half-step of slot k (v += dt/2 f,
+ * x += dt v, wrap or reflect), written back in place; then, moved or not,
+ * slot k's cell key and its rank among the cell's particles in arrival
+ * order (the counters in fill start at 0; the scan clears them again).
+ */
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
+    ck_gas_native_move(unsigned n, float dt, CK_GAS_GEOMETRY_ARGUMENTS,
+                       float2 *position, float2 *velocity,
+                       const float2 *__restrict__ force, int move,
+                       unsigned *cell_key, unsigned *cell_rank,
+                       unsigned *fill) {
+  unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  /* Whole warps reach the ballot (the grid is whole blocks). */
+  unsigned live = __ballot_sync(ALL_LANES, k < n);
+  if (k >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  float2 place = position[k];
+  if (move) {
+    float2 speed = velocity[k], pull = force[k];
+    /* The shared step on this particle's values, kept in registers. */
+    float x[2] = {place.x, place.y}, v[2] = {speed.x, speed.y};
+    const float f[2] = {pull.x, pull.y};
+    ck_gas_kick_drift_particle(0, x, v, f, dt, &g, 0, CK_R(0));
+    place = make_float2(x[0], x[1]);
+    position[k] = place;
+    velocity[k] = make_float2(v[0], v[1]);
+  }
+  unsigned key = (unsigned)ck_gas_cell_of(place.x, place.y, &g);
+  cell_key[k] = key;
+  cell_rank[k] = arrival_rank(fill, key, live);
+}
+
+/* Inclusive prefix sum over the warp's lanes (every lane calls it). */
+static __device__ __forceinline__ unsigned warp_inclusive_sum(unsigned value,
+                                                              unsigned lane) {
+  for (unsigned distance = 1; distance < 32; distance <<= 1) {
+    unsigned below = __shfl_up_sync(ALL_LANES, value, distance);
+    if (lane >= distance)
+      value += below;
+  }
+  return value;
+}
+
+/* The sum over the warp's lanes, in every lane. */
+static __device__ __forceinline__ unsigned warp_sum(unsigned value) {
+  for (unsigned distance = 16; distance > 0; distance >>= 1)
+    value += __shfl_xor_sync(ALL_LANES, value, distance);
+  return value;
+}
+
+/* A tile's status word: a tag in the high half, a count in the low one.
+ * Tags change every launch (epoch, from 1), so words of an earlier launch
+ * read as not yet published and need no clearing. */
+static __device__ __forceinline__ unsigned long long tile_word(unsigned tag,
+                                                               unsigned value) {
+  return ((unsigned long long)tag << 32) | value;
+}
+
+/*
+ * Decoupled look-back, by the 32 lanes of one warp of tile `tile`: the
+ * tile publishes its own total (`aggregate`), then sums its predecessors'
+ * words from the nearest back, 32 at a time, until it meets one that holds
+ * an inclusive prefix (tile 0 always does); it then publishes its own
+ * inclusive prefix and returns the exclusive one. A tile only waits on
+ * tiles with lower tickets, which are running already, so it always ends.
+ */
+static __device__ unsigned look_back(volatile unsigned long long *status,
+                                     unsigned tile, unsigned aggregate,
+                                     unsigned epoch, unsigned lane) {
+  const unsigned total_tag = 2u * epoch + 1u, prefix_tag = 2u * epoch + 2u;
+  if (tile == 0) {
+    if (lane == 0)
+      status[0] = tile_word(prefix_tag, aggregate);
+    return 0;
+  }
+  if (lane == 0)
+    status[tile] = tile_word(total_tag, aggregate);
+  unsigned exclusive = 0;
+  for (long window = (long)tile - 1;; window -= 32) {
+    long predecessor = window - (long)lane;
+    unsigned long long word;
+    unsigned tag;
+    do {
+      /* Before tile 0: a prefix of 0, so the walk always stops. */
+      word = predecessor >= 0 ? status[predecessor] : tile_word(prefix_tag, 0);
+      tag = (unsigned)(word >> 32);
+    } while (!__all_sync(ALL_LANES, tag == total_tag || tag == prefix_tag));
+    unsigned prefixes = __ballot_sync(ALL_LANES, tag == prefix_tag);
+    /* Lanes up to the nearest prefix count; farther ones are in it. */
+    unsigned stop = prefixes ? (unsigned)__ffs((int)prefixes) - 1u : 31u;
+    exclusive += warp_sum(lane <= stop ? (unsigned)word : 0u);
+    if (prefixes)
+      break;
+  }
+  if (lane == 0)
+    status[tile] = tile_word(prefix_tag, exclusive + aggregate);
+  return exclusive;
+}
+
+/*
+ * The exclusive prefix sum of the cells' counts, in one pass. Block b
+ * takes the next tile (a ticket, so tiles start in order) of SCAN_TILE
+ * cells, CK_GAS_SCAN_ITEMS consecutive cells a thread; the block scans its
+ * tile (warp shuffles, then the warps' totals), warp 0 gets the tiles
+ * before it by look-back, and every thread writes its cells' counts and
+ * starts and clears their counters for the next sort.
+ */
+extern "C" __global__ void __launch_bounds__(CK_GAS_SCAN_THREADS)
+    ck_gas_native_scan(unsigned cells, unsigned *fill, unsigned *cell_count,
+                       unsigned *cell_start, unsigned long long *tile_status,
+                       unsigned *tile_ticket, unsigned epoch) {
+  __shared__ unsigned tile_shared, before_tile;
+  __shared__ unsigned warp_total[SCAN_WARPS], before_warp[SCAN_WARPS];
+  unsigned thread = threadIdx.x, lane = thread & 31u, warp = thread >> 5;
+  if (thread == 0) {
+    unsigned ticket = atomicAdd(tile_ticket, 1u);
+    /* Every block holds its ticket now: reset for the next launch. */
+    if (ticket == gridDim.x - 1)
+      atomicExch(tile_ticket, 0u);
+    tile_shared = ticket;
+  }
+  __syncthreads();
+  unsigned tile = tile_shared;
+  unsigned first = tile * SCAN_TILE + thread * CK_GAS_SCAN_ITEMS;
+  unsigned counts[CK_GAS_SCAN_ITEMS], total = 0;
+#pragma unroll
+  for (unsigned q = 0; q < CK_GAS_SCAN_ITEMS; ++q) {
+    unsigned cell = first + q;
+    counts[q] = cell < cells ? fill[cell] : 0u;
+    total += counts[q];
+  }
+  unsigned inclusive = warp_inclusive_sum(total, lane);
+  if (lane == 31)
+    warp_total[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    unsigned own = lane < SCAN_WARPS ? warp_total[lane] : 0u;
+    unsigned warps_inclusive = warp_inclusive_sum(own, lane);
+    if (lane < SCAN_WARPS)
+      before_warp[lane] = warps_inclusive - own;
+    unsigned aggregate = __shfl_sync(ALL_LANES, warps_inclusive, 31);
+    unsigned before = look_back(tile_status, tile, aggregate, epoch, lane);
+    if (lane == 0)
+      before_tile = before;
+  }
+  __syncthreads();
+  unsigned running = before_tile + before_warp[warp] + inclusive - total;
+#pragma unroll
+  for (unsigned q = 0; q < CK_GAS_SCAN_ITEMS; ++q) {
+    unsigned cell = first + q;
+    if (cell < cells) {
+      cell_count[cell] = counts[q];
+      cell_start[cell] = running;
+      fill[cell] = 0u;
+    }
+    running += counts[q];
+  }
+}
+
+/* Thread k: slot k's id into its cell's run of members, at its arrival
+ * rank. */
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
+    ck_gas_native_members(unsigned n, const unsigned *__restrict__ cell_key,
+                          const unsigned *__restrict__ cell_rank,
+                          const unsigned *__restrict__ cell_start,
+                          const unsigned *__restrict__ id, unsigned *members) {
+  unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  if (k >= n)
+    return;
+  members[cell_start[cell_key[k]] + cell_rank[k]] = id[k];
+}
+
+/*
+ * Thread k: slot k's particle to its sorted slot, the cell's start plus
+ * the number of the cell's members with a smaller id (ties, which valid
+ * ids never have, by arrival), so that each cell ends ordered by id as
+ * ck_gas_order_cell leaves it.
+ */
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_place(
+    unsigned n, const unsigned *__restrict__ cell_key,
+    const unsigned *__restrict__ cell_rank,
+    const unsigned *__restrict__ cell_start,
+    const unsigned *__restrict__ cell_count,
+    const unsigned *__restrict__ members, const float2 *__restrict__ position,
+    const float2 *__restrict__ velocity, const unsigned *__restrict__ id,
+    float2 *sorted_position, float2 *sorted_velocity, unsigned *sorted_id) {
+  unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  if (k >= n)
+    return;
+  unsigned key = cell_key[k];
+  unsigned start = cell_start[key], end = start + cell_count[key];
+  unsigned arrived = start + cell_rank[k], own = id[k], rank = 0;
+  for (unsigned t = start; t < end; ++t) {
+    unsigned other = members[t];
+    rank += other < own || (other == own && t < arrived);
+  }
+  unsigned slot = start + rank;
+  sorted_position[slot] = position[k];
+  sorted_velocity[slot] = velocity[k];
+  sorted_id[slot] = own;
+}
+
+/*
+ * Thread i: the force on slot i from the cells around it, then (kick 1)
+ * its second half-kick and Langevin step. The 3 x 3 cells are three rows
+ * of three consecutive cells, and consecutive cells hold consecutive
+ * slots: each row is one run of slots (two at a periodic box's left or
+ * right edge, where the wrapped cell is its own run), so a thread walks
+ * three to six runs instead of nine cells. A run across the periodic
+ * boundary carries the box side that the minimum image would subtract:
+ * (x_i - x_j) - shift is exactly ck_gas_minimum_image(x_i - x_j) for every
+ * pair inside the cutoff, since with at least 3 cells a row the image
+ * only flips pairs a cell or more apart. Runs go in ref's order (rows,
+ * then columns, then slots). The particle itself is in its own cell's run
+ * at distance 0, which ck_gas_add_pair skips.
+ */
+template <int WITH_ENERGY>
+static __device__ __forceinline__ void forces(
+    unsigned n, CK_GAS_GEOMETRY_ARGUMENTS, float rc, float rc2,
+    float energy_shift, float force_shift, const float2 *__restrict__ position,
+    const unsigned *__restrict__ cell_start,
+    const unsigned *__restrict__ cell_count, float2 *force, float *energy,
+    float *virial, int kick, float dt, float damping, float noise, ck_u64 seed,
+    ck_u64 step, float2 *velocity, const unsigned *__restrict__ id) {
+  unsigned i = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  if (i >= n)
+    return;
+  ck_gas_pair_constants pair;
+  pair.rc2 = rc2;
+  pair.energy_shift = energy_shift;
+  pair.force_shift = CK_GAS_FORCE_SHIFT ? force_shift : CK_R(0);
+  pair.strength = CK_R(0);
+  pair.softening2 = CK_R(0);
+  float2 own = position[i];
+  int cx = ck_gas_cell(own.x, cell_inverse_x, cells_x);
+  int cy = ck_gas_cell(own.y, cell_inverse_y, cells_y);
+  int first_x = cx > 0 ? cx - 1 : 0;
+  int last_x = cx < cells_x - 1 ? cx + 1 : cells_x - 1;
+  float fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+#pragma unroll 1
+  for (int oy = -1; oy <= 1; ++oy) {
+    int row = cy + oy;
+    float shift_y = CK_R(0);
+    if (row < 0 || row >= cells_y) {
+#if CK_GAS_WALLS
+      continue;
+#else
+      shift_y = row < 0 ? -box_y : box_y;
+      row = row < 0 ? row + cells_y : row - cells_y;
+#endif
+    }
+    unsigned base = (unsigned)row * (unsigned)cells_x;
+    /* Run 0: the wrapped cell left of column 0; run 1: the columns inside
+     * the grid; run 2: the wrapped cell right of the last column. */
+#pragma unroll 1
+    for (int run = 0; run < 3; ++run) {
+      int from = first_x, to = last_x;
+      float shift_x = CK_R(0);
+      if (run == 0) {
+        if (CK_GAS_WALLS || cx > 0)
+          continue;
+        from = to = cells_x - 1;
+        shift_x = -box_x;
+      } else if (run == 2) {
+        if (CK_GAS_WALLS || cx < cells_x - 1)
+          continue;
+        from = to = 0;
+        shift_x = box_x;
+      }
+      unsigned begin = cell_start[base + (unsigned)from];
+      unsigned end =
+          cell_start[base + (unsigned)to] + cell_count[base + (unsigned)to];
+      for (unsigned j = begin; j < end; ++j) {
+        float2 other = __ldg(position + j);
+        float dx = own.x - other.x, dy = own.y - other.y;
+#if !CK_GAS_WALLS
+        dx -= shift_x;
+        dy -= shift_y;
+#endif
+        ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, &pair, rc,
+                        WITH_ENERGY, &fx, &fy, &e, &w);
+      }
+    }
+  }
+  force[i] = make_float2(fx, fy);
+  if (WITH_ENERGY) {
+    energy[i] = e;
+    virial[i] = w;
+  }
+  if (kick) {
+    /* The shared kick on this particle's values, kept in registers. */
+    float2 speed = velocity[i];
+    float v[2] = {speed.x, speed.y};
+    const float f[2] = {fx, fy};
+    ck_gas_kick_particle(0, v, f, id + i, dt, damping, noise, seed, step);
+    velocity[i] = make_float2(v[0], v[1]);
+  }
+}
+
+/* The force kernels' arguments, and the call of forces() with them. */
+#define FORCES_ARGUMENTS                                                       \
+  unsigned n, CK_GAS_GEOMETRY_ARGUMENTS, float rc, float rc2,                  \
+      float energy_shift, float force_shift,                                   \
+      const float2 *__restrict__ position,                                     \
+      const unsigned *__restrict__ cell_start,                                 \
+      const unsigned *__restrict__ cell_count, float2 *force, float *energy,   \
+      float *virial, int kick, float dt, float damping, float noise,           \
+      ck_u64 seed, ck_u64 step, float2 *velocity,                              \
+      const unsigned *__restrict__ id
+#define FORCES_CALL                                                            \
+  n, box_x, box_y, cell_inverse_x, cell_inverse_y, cells_x, cells_y, rc, rc2,  \
+      energy_shift, force_shift, position, cell_start, cell_count, force,      \
+      energy, virial, kick, dt, damping, noise, seed, step, velocity, id
+
+/* Thread i: slot i's force (see forces()), energies and virials left
+ * alone. */
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
+    ck_gas_native_forces(FORCES_ARGUMENTS) {
+  forces<0>(FORCES_CALL);
+}
+
+/* Thread i: the same, and slot i's halves of its pairs' energy and
+ * virial. */
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
+    ck_gas_native_forces_energy(FORCES_ARGUMENTS) {
+  forces<1>(FORCES_CALL);
+}

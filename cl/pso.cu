@@ -1,0 +1,217 @@
+/*
+ * pso.cu - the native CUDA step of particle swarm optimisation: one launch
+ * per iteration moves every particle, evaluates a built-in objective,
+ * keeps personal bests, and elects the global best, which the OpenCL
+ * path does in three launches (ck_pso_move, ck_best_reduce,
+ * ck_best_update). Its ref twin is the ref steps in src/pso/pso_ref.c:
+ * the same ck_pso.h and ck_objectives.h functions, the same Philox
+ * draws, and the objective folded in coordinate order, so results agree
+ * bit for bit.
+ *
+ * Work: a block of 32 x CK_PSO_ROWS threads serves 32 particles. Thread
+ * (x, y) takes particle x of the block and its dimension pairs y,
+ * y + ROWS, ... (one Philox block a pair, as in ck_pso_move_particle),
+ * so that a warp (one y) reads and writes 32 neighbouring particles of a
+ * dimension at once. The coordinates' objective shares go through shared
+ * memory, and row 0 folds them in coordinate order. Row 0, a warp, then
+ * finds the block's best personal best by shuffles; the block that
+ * arrives last folds the blocks' candidates, copies the winner into
+ * gbest and records the history.
+ *
+ * Build-time defines (src/pso/pso_cuda.c): CK_OBJECTIVE (a streamed one),
+ * CK_BOUNDS, CK_DIM, CK_PSO_ROWS (1 to 32), CK_REAL_DOUBLE=0.
+ */
+#define CK_CUDA_NATIVE 1
+#include "ck_pso.h"
+
+#if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
+    !defined(CK_PSO_ROWS)
+#error "pso.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM and CK_PSO_ROWS"
+#endif
+
+#define PAIRS ((CK_DIM + 1) / 2)
+#define ROUNDS ((PAIRS + CK_PSO_ROWS - 1) / CK_PSO_ROWS)
+#define BLOCK (32 * CK_PSO_ROWS)
+#define ALL_LANES 0xFFFFFFFFu
+
+/* The (value, index) minimum of the warp's lanes by ck_better; every
+ * lane ends with it. */
+static __device__ void warp_minimum(float *value, unsigned *index) {
+  for (unsigned distance = 1; distance < 32; distance <<= 1) {
+    float other = __shfl_xor_sync(ALL_LANES, *value, distance);
+    unsigned other_index = __shfl_xor_sync(ALL_LANES, *index, distance);
+    if (ck_better(other, other_index, *value, *index)) {
+      *value = other;
+      *index = other_index;
+    }
+  }
+}
+
+/*
+ * One iteration; thread (x, y) as above. Particles past n take part in
+ * the barriers only. The iteration and its history slot come from
+ * counters (iteration, slot), which the last block advances (the slot
+ * modulo capacity), so that a recorded sequence of launches (a CUDA
+ * graph) can be replayed as it is. block_values / block_indices hold a
+ * candidate per block; arrivals counts the blocks done and is zero
+ * between launches.
+ */
+extern "C" __global__ void __launch_bounds__(BLOCK)
+    ck_pso_cuda_step(unsigned n, unsigned long long seed, float w, float c1,
+                     float c2, const float *__restrict__ lo,
+                     const float *__restrict__ hi,
+                     const float *__restrict__ vmax, float *__restrict__ x,
+                     float *__restrict__ v, float *__restrict__ pbest,
+                     float *__restrict__ pbest_value, float *gbest,
+                     float *best_value, unsigned *best_index, float *history,
+                     unsigned capacity, unsigned long long *counters,
+                     float target, unsigned has_target, unsigned *done,
+                     float *block_values, unsigned *block_indices,
+                     unsigned *arrivals) {
+  /* A round's coordinates and their objective shares, [dimension][x]. */
+  __shared__ float coordinates[2 * CK_PSO_ROWS][32];
+  __shared__ float sums[2 * CK_PSO_ROWS][32], auxes[2 * CK_PSO_ROWS][32];
+  __shared__ float values[32];
+  __shared__ int improved[32], last;
+  __shared__ float warp_values[CK_PSO_ROWS];
+  __shared__ unsigned warp_indices[CK_PSO_ROWS];
+
+  /* Once the target is met a launch only records the best again; done is
+   * uniform over the grid, so whole blocks skip together. */
+  int finished = *(volatile unsigned *)done != 0;
+  unsigned long long iteration = counters[0];
+  unsigned lane = threadIdx.x, row = threadIdx.y;
+  unsigned p = blockIdx.x * 32 + lane;
+  int live = p < n && !finished;
+  ck_objective_state state;
+  ck_objective_begin(CK_OBJECTIVE, &state);
+  float carried = 0.0f; /* the last coordinate of the previous round */
+
+  for (int round = 0; round < (finished ? 0 : ROUNDS); ++round) {
+    int pair = round * CK_PSO_ROWS + (int)row;
+    int own = live && pair < PAIRS;
+    float moved[2] = {0.0f, 0.0f};
+    if (own) {
+      ck_philox_counter r = ck_pso_move_block(seed, p, CK_DIM, iteration, pair);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        int d = 2 * pair + half;
+        if (d < CK_DIM) {
+          size_t at = (size_t)d * n + p;
+          float velocity = v[at];
+          moved[half] = ck_pso_move_coordinate(
+              CK_BOUNDS, p, CK_DIM, d, seed, iteration, w, c1, c2,
+              ck_uniform_real(half ? r.v[2] : r.v[0]),
+              ck_uniform_real(half ? r.v[3] : r.v[1]), x[at], &velocity,
+              pbest[at], gbest[d], lo[d], hi[d], vmax[d]);
+          x[at] = moved[half];
+          v[at] = velocity;
+        }
+      }
+    }
+    coordinates[2 * row][lane] = moved[0];
+    coordinates[2 * row + 1][lane] = moved[1];
+    __syncthreads();
+    /* The first coordinate's previous one is the row before's second, or
+     * the previous round's last. */
+    float before = row > 0 ? coordinates[2 * row - 1][lane] : carried;
+    ck_objective_term(CK_OBJECTIVE, 2 * pair, moved[0], before,
+                      &sums[2 * row][lane], &auxes[2 * row][lane]);
+    ck_objective_term(CK_OBJECTIVE, 2 * pair + 1, moved[1], moved[0],
+                      &sums[2 * row + 1][lane], &auxes[2 * row + 1][lane]);
+    __syncthreads();
+    if (row == 0) {
+      for (int k = 0; k < 2 * CK_PSO_ROWS; ++k) {
+        int d = 2 * round * CK_PSO_ROWS + k;
+        if (d < CK_DIM)
+          ck_objective_combine(CK_OBJECTIVE, &state, d, coordinates[k][lane],
+                               sums[k][lane], auxes[k][lane]);
+      }
+    }
+    carried = coordinates[2 * CK_PSO_ROWS - 1][lane];
+    __syncthreads(); /* the arrays are rewritten by the next round */
+  }
+
+  /* The personal best: row 0 decides, every row copies its dimensions. */
+  if (row == 0) {
+    float value =
+        ck_comparable(ck_objective_finish(CK_OBJECTIVE, &state, CK_DIM));
+    float kept = live ? pbest_value[p] : CK_REAL_MAX;
+    int better = live && value < kept;
+    if (better)
+      pbest_value[p] = value;
+    values[lane] = better ? value : kept;
+    improved[lane] = better;
+  }
+  __syncthreads();
+  if (improved[lane])
+    for (int d = (int)row; d < CK_DIM; d += CK_PSO_ROWS) {
+      size_t at = (size_t)d * n + p;
+      pbest[at] = x[at];
+    }
+  /* Row 0's warp: the block's candidate. */
+  if (row == 0) {
+    float candidate = values[lane];
+    unsigned candidate_index = live ? p : 0xFFFFFFFFu;
+    warp_minimum(&candidate, &candidate_index);
+    if (lane == 0) {
+      block_values[blockIdx.x] = candidate;
+      block_indices[blockIdx.x] = candidate_index;
+    }
+  }
+  /* Every thread's writes ordered before the block's arrival, so that the
+   * last block reads them. */
+  __threadfence();
+  __syncthreads();
+  if (lane == 0 && row == 0)
+    last = atomicAdd(arrivals, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last)
+    return;
+
+  /* The last block: reads bypass the non-coherent L1. */
+  __threadfence();
+  unsigned slot = (unsigned)__ldcg(counters + 1);
+  float candidate = CK_REAL_MAX;
+  unsigned candidate_index = 0xFFFFFFFFu;
+  for (unsigned b = row * 32 + lane; b < gridDim.x; b += BLOCK) {
+    float other = __ldcg(block_values + b);
+    unsigned other_index = __ldcg(block_indices + b);
+    if (ck_better(other, other_index, candidate, candidate_index)) {
+      candidate = other;
+      candidate_index = other_index;
+    }
+  }
+  warp_minimum(&candidate, &candidate_index);
+  if (lane == 0) {
+    warp_values[row] = candidate;
+    warp_indices[row] = candidate_index;
+  }
+  __syncthreads();
+  if (row == 0) {
+    candidate = lane < CK_PSO_ROWS ? warp_values[lane] : CK_REAL_MAX;
+    candidate_index = lane < CK_PSO_ROWS ? warp_indices[lane] : 0xFFFFFFFFu;
+    warp_minimum(&candidate, &candidate_index);
+    if (lane == 0) {
+      int better = candidate < *best_value;
+      if (better) {
+        *best_value = candidate;
+        *best_index = candidate_index;
+      }
+      last = better; /* now: whether gbest moves */
+      float current = better ? candidate : *best_value;
+      history[slot] = current;
+      if (has_target && current <= target)
+        *done = 1u;
+      counters[0] = iteration + 1;
+      counters[1] = (slot + 1) % capacity;
+      *arrivals = 0u;
+    }
+  }
+  __syncthreads();
+  if (last) {
+    unsigned winner = __ldcg(best_index);
+    for (int d = (int)(row * 32 + lane); d < CK_DIM; d += BLOCK)
+      gbest[d] = __ldcg(pbest + (size_t)d * n + winner);
+  }
+}

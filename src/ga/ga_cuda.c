@@ -1,0 +1,126 @@
+/*
+ * ga_cuda.c - the CUDA steps of the GA: the island generation is the
+ * native kernel of cl/ga.cu (islands resident in shared memory, children
+ * in registers, warp-shuffle folds); the other steps (generation 0, its
+ * statistics, migration, the global best) are the OpenCL steps' kernels,
+ * built for CUDA by NVRTC, which run once or once a migration.
+ */
+#include <stdio.h>
+
+#include "ga/ga_internal.h"
+
+enum {
+  WARP = 32,
+  MAX_BLOCK = 1024,
+  MAX_DIM = 64,                /* cl/ga.cu marks mutated genes in 64 bits */
+  STATIC_SHARED = 48 * 1024,   /* CUDA's limit on a kernel's own arrays */
+  FOLD_BYTES_PER_WARP = 2 * 12 /* two sets of (value, index, sum) */
+};
+
+/* Threads a block of ck_ga_cuda_evolve: the island in whole warps. */
+static uint32_t block_size(const ga_state *s) {
+  return (s->size + WARP - 1) / WARP * WARP;
+}
+
+/* Shared memory of ck_ga_cuda_evolve as cl/ga.cu declares it: the genes
+ * in rows of float4s (an odd count a row), the fitness, the domain as
+ * float4s, and the warps' posted folds. */
+static size_t shared_bytes(const ga_state *s) {
+  size_t quads = ((size_t)s->dim + 3) / 4, row_quads = quads | 1;
+  return (size_t)s->size * (row_quads * 16 + 4) + 2 * quads * 16 +
+         (size_t)(block_size(s) / WARP) * FOLD_BYTES_PER_WARP;
+}
+
+int ck__ga_cuda_supports(const ga_state *s) {
+  size_t shared =
+      s->device.local_memory && s->device.local_memory < STATIC_SHARED
+          ? s->device.local_memory
+          : STATIC_SHARED;
+  uint32_t block = block_size(s);
+  return s->streamed && !s->double_precision && s->dim <= MAX_DIM &&
+         block <= MAX_BLOCK &&
+         (!s->device.max_work_group_size ||
+          block <= s->device.max_work_group_size) &&
+         shared_bytes(s) <= shared;
+}
+
+static ck_status cuda_setup(ga_state *s) {
+  ck_status status = CK_OK;
+  char defines[400];
+  CK_TRY(ck__ga_opencl_steps.setup(s));
+  s->native_block = block_size(s);
+  snprintf(defines, sizeof defines,
+           "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d "
+           "-DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d -DCK_GA_MUTATION=%d "
+           "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_BLOCK=%u "
+           "-DCK_REAL_DOUBLE=0",
+           s->objective, s->bounds, s->dim, s->tournament, s->crossover,
+           s->mutation, s->elite, (unsigned)s->size, (unsigned)s->native_block);
+  CK_TRY(ck_program_build(s->queue, "ga.cu", defines, &s->native_program));
+  ck_kernel *k;
+  CK_TRY(ck_kernel_create(s->native_program, "ck_ga_cuda_evolve", &k));
+  s->native_evolve_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->seed, &s->seed));
+  CK_TRY(ck__kernel_set_real(k, 4, 0, s->crossover_rate));
+  CK_TRY(ck__kernel_set_real(k, 5, 0, s->crossover_parameter));
+  CK_TRY(ck__kernel_set_real(k, 6, 0, s->mutation_rate));
+  CK_TRY(ck__kernel_set_real(k, 7, 0, s->mutation_parameter));
+  CK_TRY(ck_kernel_set_buffer(k, 8, s->lo));
+  CK_TRY(ck_kernel_set_buffer(k, 9, s->hi));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->population[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 11, s->population[1]));
+  CK_TRY(ck_kernel_set_buffer(k, 12, s->fitness[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 13, s->fitness[1]));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->stats));
+  CK_TRY(ck_kernel_set_buffer(k, 16, s->island_best));
+  CK_TRY(ck_kernel_set_buffer(k, 17, s->island_best_genes));
+fail:
+  return status;
+}
+
+static ck_status cuda_initialise(ga_state *s) {
+  return ck__ga_opencl_steps.initialise(s);
+}
+
+/* One launch for `count` generations: a block an island. */
+static ck_status cuda_evolve(ga_state *s, uint64_t first, uint32_t count,
+                             uint32_t slot) {
+  ck_status status;
+  ck_kernel *k = s->native_evolve_kernel;
+  size_t local = s->native_block, global = (size_t)s->islands * local;
+  if ((status = ck_kernel_set_value(k, 2, sizeof first, &first)) ||
+      (status = ck_kernel_set_value(k, 3, sizeof count, &count)) ||
+      (status = ck_kernel_set_value(k, 15, sizeof slot, &slot)))
+    return status;
+  return ck_queue_launch(s->queue, k, 1, &global, &local, NULL);
+}
+
+static ck_status cuda_evaluate(ga_state *s, int which) {
+  return ck__ga_opencl_steps.evaluate(s, which);
+}
+
+static ck_status cuda_stats(ga_state *s, int which, uint32_t slot) {
+  return ck__ga_opencl_steps.stats(s, which, slot);
+}
+
+static ck_status cuda_migrate(ga_state *s, int which) {
+  return ck__ga_opencl_steps.migrate(s, which);
+}
+
+static ck_status cuda_update_best(ga_state *s) {
+  return ck__ga_opencl_steps.update_best(s);
+}
+
+static void cuda_teardown(ga_state *s) {
+  ck_kernel_destroy(s->native_evolve_kernel);
+  s->native_evolve_kernel = NULL;
+  ck_program_destroy(s->native_program);
+  s->native_program = NULL;
+  ck__ga_opencl_steps.teardown(s);
+}
+
+/* For the GAs ck__ga_cuda_supports() accepts. */
+const ck__ga_steps ck__ga_cuda_steps = {
+    cuda_setup, cuda_initialise, cuda_evolve,      cuda_evaluate,
+    cuda_stats, cuda_migrate,    cuda_update_best, cuda_teardown};
