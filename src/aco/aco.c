@@ -1,7 +1,8 @@
 /*
  * aco.c - the ACO driver: configuration checks, the instance's buffers,
  * and the iteration loop (deposit schedule, MMAS bounds and restarts,
- * partitioning, stopping rules) over a backend's steps (ref or OpenCL).
+ * partitioning, stopping rules) over a backend's steps (ref, OpenCL or
+ * CUDA).
  */
 #include <math.h>
 #include <stdio.h>
@@ -365,6 +366,12 @@ ck_status ck_aco_create(const ck_device *device,
 
   aco->steps = device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
                                                  : &ck__aco_opencl_steps;
+#if CK_HAVE_CUDA
+  /* Construction and local search natively where those kernels serve the
+   * configuration; elsewhere the OpenCL steps, built for CUDA. */
+  if (device->backend == CK_BACKEND_CUDA && ck__aco_cuda_supports(s))
+    aco->steps = &ck__aco_cuda_steps;
+#endif
   double started = ck__seconds();
   CK_TRY(ck_queue_create(device, &s->queue));
   CK_TRY(upload_graph(aco, instance));

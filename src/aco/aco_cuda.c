@@ -1,2 +1,129 @@
-/* aco_cuda.c - native CUDA steps of aco (in progress). */
+/*
+ * aco_cuda.c - the CUDA steps of the ACO: tour construction and local
+ * search by the native kernels of cl/aco.cu (a warp an ant, the ant's
+ * arrays in shared memory); ranking, the ACS edge counts, the
+ * iteration-best reduction, deposits, the pheromone update and
+ * partitioning by the OpenCL steps' kernels, built for CUDA.
+ */
+#include <stdio.h>
+
 #include "aco/aco_internal.h"
+#include "objectives/problem.h"
+
+/* A warp an ant, and a lane a candidate. */
+#define WARP 32u
+/* Cities whose per-ant arrays (tour and positions in 16 bits, a flag
+ * byte: 5 bytes a city) fit in a block's 48 KB of static shared memory;
+ * aco.cu checks the same bound. */
+#define NATIVE_CITIES 9600u
+/* Threads a block of the candidate-distance table's kernel. */
+#define TABLE_BLOCK 256u
+
+int ck__aco_cuda_supports(const aco_state *s) {
+  return s->lanes == WARP && s->k <= WARP && s->n <= NATIVE_CITIES;
+}
+
+#define SET_VALUE(kernel, index, value)                                        \
+  CK_TRY(ck_kernel_set_value(kernel, index, sizeof(value), &(value)))
+#define SET_BUFFER(kernel, index, buffer)                                      \
+  CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
+
+/* The table of candidate distances, once: the instance does not change. */
+static ck_status fill_candidate_distances(aco_state *s) {
+  ck_status status = CK_OK;
+  ck_kernel *k = NULL;
+  CK_TRY(ck_kernel_create(s->native_program, "ck_aco_candidate_distances", &k));
+  SET_VALUE(k, 0, s->n);
+  SET_BUFFER(k, 1, s->matrix);
+  SET_BUFFER(k, 2, s->xy);
+  SET_BUFFER(k, 3, s->neighbours);
+  SET_BUFFER(k, 4, s->candidate_distances);
+  size_t entries = (size_t)s->n * s->k, local = TABLE_BLOCK;
+  size_t global = (entries + local - 1) / local * local;
+  CK_TRY(ck_queue_launch(s->queue, k, 1, &global, &local, NULL));
+fail:
+  ck_kernel_destroy(k);
+  return status;
+}
+
+static ck_status cuda_setup(aco_state *s) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__aco_opencl_steps.setup(s));
+  char defines[160];
+  snprintf(defines, sizeof defines,
+           "-DCK_ACO_METRIC=%d -DCK_ACO_K=%uu -DCK_ACO_CITIES=%u", s->metric,
+           (unsigned)s->k, (unsigned)s->n);
+  CK_TRY(ck_program_build(s->queue, "aco.cu", defines, &s->native_program));
+  CK_TRY(ck__buffer_make(s->queue, (size_t)s->n * s->k * sizeof(int32_t),
+                         &s->candidate_distances));
+  CK_TRY(fill_candidate_distances(s));
+
+  /* The native kernels take the OpenCL ones' places, with the arguments
+   * that change at the same positions, so that the OpenCL steps launch
+   * them (a warp an ant: the OpenCL steps' lanes are 32 here). */
+  ck_kernel *k;
+  CK_TRY(ck_kernel_create(s->native_program, "ck_aco_build_tours_warp", &k));
+  ck_kernel_destroy(s->construct_kernel);
+  s->construct_kernel = k;
+  CK_TRY(ck__aco_set_construct_arguments(s, k));
+  CK_TRY(ck_kernel_create(s->native_program, "ck_aco_search_warp", &k));
+  ck_kernel_destroy(s->search_kernel);
+  s->search_kernel = k;
+  CK_TRY(ck__aco_set_search_arguments(s, k));
+  SET_BUFFER(k, 16, s->candidate_distances);
+fail:
+  return status;
+}
+
+/* Construction and local search are the OpenCL steps, which launch the
+ * native kernels set up above; the rest are the OpenCL steps' kernels. */
+static ck_status cuda_construct(aco_state *s, uint64_t iteration) {
+  return ck__aco_opencl_steps.construct(s, iteration);
+}
+
+static ck_status cuda_local_search(aco_state *s) {
+  return ck__aco_opencl_steps.local_search(s);
+}
+
+static ck_status cuda_iteration_best(aco_state *s, int64_t *length,
+                                     uint32_t *ant) {
+  return ck__aco_opencl_steps.iteration_best(s, length, ant);
+}
+
+static ck_status cuda_keep_best(aco_state *s, uint32_t ant, uint32_t *tour) {
+  return ck__aco_opencl_steps.keep_best(s, ant, tour);
+}
+
+static ck_status cuda_deposit(aco_state *s, uint32_t ant, float scale,
+                              float amount) {
+  return ck__aco_opencl_steps.deposit(s, ant, scale, amount);
+}
+
+static ck_status cuda_update(aco_state *s, float keep, float tau_min,
+                             float tau_max) {
+  return ck__aco_opencl_steps.update(s, keep, tau_min, tau_max);
+}
+
+static ck_status cuda_reset(aco_state *s, float tau) {
+  return ck__aco_opencl_steps.reset(s, tau);
+}
+
+static ck_status cuda_partition(aco_state *s, uint32_t size, uint32_t offset,
+                                uint32_t *tour, int64_t *gain) {
+  return ck__aco_opencl_steps.partition(s, size, offset, tour, gain);
+}
+
+/* The OpenCL teardown destroys the native kernels too (they hold the
+ * OpenCL ones' places), before their program. */
+static void cuda_teardown(aco_state *s) {
+  ck__aco_opencl_steps.teardown(s);
+  ck_program_destroy(s->native_program);
+  ck_buffer_destroy(s->candidate_distances);
+  s->native_program = NULL;
+  s->candidate_distances = NULL;
+}
+
+const ck__aco_steps ck__aco_cuda_steps = {
+    cuda_setup,     cuda_construct, cuda_local_search, cuda_iteration_best,
+    cuda_keep_best, cuda_deposit,   cuda_update,       cuda_reset,
+    cuda_partition, cuda_teardown};

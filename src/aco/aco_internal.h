@@ -3,7 +3,8 @@
  * backend. The driver (aco.c) owns the iteration loop: which tour deposits
  * pheromone, the MMAS bounds and restarts, partitioning passes and the
  * stopping rules. A step does one phase for every ant (or edge, or
- * segment); its ref and OpenCL forms share cl/ck_aco.h.
+ * segment); its ref and OpenCL forms share cl/ck_aco.h, and the CUDA
+ * steps replace construction and local search with cl/aco.cu.
  */
 #ifndef CK_ACO_INTERNAL_H
 #define CK_ACO_INTERNAL_H
@@ -70,10 +71,30 @@ struct aco_state {
   ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,
       *best_kernel, *deposit_kernel, *update_kernel, *rotate_kernel,
       *segment_kernel;
+  /* CUDA: the native program (cl/aco.cu), whose kernels take the places
+   * of construct_kernel and search_kernel, and the distance of every
+   * candidate entry (n x k) that its search reads */
+  ck_program *native_program;
+  ck_buffer *candidate_distances;
 };
+
+/* The fixed arguments of the tour-construction and local-search kernels
+ * (aco_opencl.c): the OpenCL ones, and the native CUDA ones, which take
+ * the same list. */
+ck_status ck__aco_set_construct_arguments(aco_state *state, ck_kernel *kernel);
+ck_status ck__aco_set_search_arguments(aco_state *state, ck_kernel *kernel);
 
 extern const ck__aco_steps ck__aco_ref_steps;
 extern const ck__aco_steps ck__aco_opencl_steps;
+#if CK_HAVE_CUDA
+/* Construction and local search by the native kernels of cl/aco.cu, the
+ * rest by the OpenCL steps' kernels built for CUDA. */
+extern const ck__aco_steps ck__aco_cuda_steps;
+/* Whether the native kernels serve a configuration: a warp an ant (32
+ * lanes), at most 32 candidates and an instance whose per-ant arrays fit
+ * in a block's shared memory. */
+int ck__aco_cuda_supports(const aco_state *state);
+#endif
 
 /* The state behind an ACO, for tests. */
 aco_state *ck__aco_state(ck_aco *aco);

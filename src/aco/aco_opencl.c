@@ -29,6 +29,46 @@ static ck_status launch(aco_state *s, ck_kernel *kernel, size_t items) {
 #define SET_BUFFER(kernel, index, buffer)                                      \
   CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
 
+ck_status ck__aco_set_construct_arguments(aco_state *s, ck_kernel *k) {
+  ck_status status = CK_OK;
+  SET_VALUE(k, 0, s->n);
+  SET_VALUE(k, 1, s->ants);
+  SET_VALUE(k, 2, s->seed);
+  SET_VALUE(k, 4, s->q0);
+  SET_BUFFER(k, 5, s->matrix);
+  SET_BUFFER(k, 6, s->xy);
+  SET_BUFFER(k, 7, s->neighbours);
+  SET_BUFFER(k, 8, s->choice);
+  SET_BUFFER(k, 9, s->tours);
+  SET_BUFFER(k, 10, s->flags);
+  SET_BUFFER(k, 11, s->lengths);
+fail:
+  return status;
+}
+
+ck_status ck__aco_set_search_arguments(aco_state *s, ck_kernel *k) {
+  ck_status status = CK_OK;
+  int ranked = s->local_search_ants && s->local_search_ants < s->ants;
+  uint32_t count = ranked ? s->local_search_ants : s->ants;
+  SET_VALUE(k, 0, s->n);
+  SET_VALUE(k, 1, s->longest);
+  SET_VALUE(k, 2, s->or_opt);
+  SET_VALUE(k, 3, count);
+  SET_VALUE(k, 4, ranked);
+  SET_BUFFER(k, 6, s->best_tour);
+  SET_BUFFER(k, 7, s->best_positions);
+  SET_BUFFER(k, 8, s->order);
+  SET_BUFFER(k, 9, s->matrix);
+  SET_BUFFER(k, 10, s->xy);
+  SET_BUFFER(k, 11, s->neighbours);
+  SET_BUFFER(k, 12, s->tours);
+  SET_BUFFER(k, 13, s->positions);
+  SET_BUFFER(k, 14, s->flags);
+  SET_BUFFER(k, 15, s->lengths);
+fail:
+  return status;
+}
+
 static ck_status opencl_setup(aco_state *s) {
   ck_status status = CK_OK;
   char defines[200];
@@ -42,17 +82,7 @@ static ck_status opencl_setup(aco_state *s) {
       s->program, groups ? "ck_aco_build_tours_groups" : "ck_aco_build_tours",
       &k));
   s->construct_kernel = k;
-  SET_VALUE(k, 0, s->n);
-  SET_VALUE(k, 1, s->ants);
-  SET_VALUE(k, 2, s->seed);
-  SET_VALUE(k, 4, s->q0);
-  SET_BUFFER(k, 5, s->matrix);
-  SET_BUFFER(k, 6, s->xy);
-  SET_BUFFER(k, 7, s->neighbours);
-  SET_BUFFER(k, 8, s->choice);
-  SET_BUFFER(k, 9, s->tours);
-  SET_BUFFER(k, 10, s->flags);
-  SET_BUFFER(k, 11, s->lengths);
+  CK_TRY(ck__aco_set_construct_arguments(s, k));
 
   CK_TRY(ck_kernel_create(s->program, "ck_aco_count_uses", &k));
   s->count_kernel = k;
@@ -71,23 +101,7 @@ static ck_status opencl_setup(aco_state *s) {
   CK_TRY(ck_kernel_create(
       s->program, groups ? "ck_aco_search_groups" : "ck_aco_search", &k));
   s->search_kernel = k;
-  int ranked = s->local_search_ants && s->local_search_ants < s->ants;
-  uint32_t count = ranked ? s->local_search_ants : s->ants;
-  SET_VALUE(k, 0, s->n);
-  SET_VALUE(k, 1, s->longest);
-  SET_VALUE(k, 2, s->or_opt);
-  SET_VALUE(k, 3, count);
-  SET_VALUE(k, 4, ranked);
-  SET_BUFFER(k, 6, s->best_tour);
-  SET_BUFFER(k, 7, s->best_positions);
-  SET_BUFFER(k, 8, s->order);
-  SET_BUFFER(k, 9, s->matrix);
-  SET_BUFFER(k, 10, s->xy);
-  SET_BUFFER(k, 11, s->neighbours);
-  SET_BUFFER(k, 12, s->tours);
-  SET_BUFFER(k, 13, s->positions);
-  SET_BUFFER(k, 14, s->flags);
-  SET_BUFFER(k, 15, s->lengths);
+  CK_TRY(ck__aco_set_search_arguments(s, k));
 
   CK_TRY(ck_kernel_create(s->program, "ck_aco_iteration_best", &k));
   s->best_kernel = k;
