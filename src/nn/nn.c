@@ -616,10 +616,20 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   uint32_t rows = s->sets[CK_NN_TRAIN].rows;
   if (!rows)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no training data is attached");
+  uint32_t batch = batch_rows(nn);
+  if (!nn->prepared) {
+    /* Once, untimed: a batch's buffers and the backend's first calls. */
+    CK_TRY(ensure_capacity(nn, batch));
+    if (nn->steps->prepare) {
+      CK_TRY(nn->steps->prepare(s, batch));
+      if (rows % batch)
+        CK_TRY(nn->steps->prepare(s, rows % batch));
+    }
+    nn->prepared = 1;
+  }
   double started = ck__seconds();
   unsigned number = nn->epoch + 1;
   CK_TRY(shuffle(nn, number));
-  uint32_t batch = batch_rows(nn);
   uint64_t per_epoch = (rows + batch - 1) / batch;
   const ck_nn_config *c = &nn->config;
   ck__nn_update update = {0};

@@ -126,26 +126,47 @@ fail:
 }
 
 /* gradient (out x in, ld in + 1) = delta^T (out x count) . input (count x
- * in): in cuBLAS's terms gradient^T = input^T . delta. The bias column
- * and the optimiser step follow in one kernel. */
+ * in): in cuBLAS's terms gradient^T = input^T . delta. */
+static ck_status weight_gradient(nn_state *s, int layer, uint32_t count) {
+  int out = (int)s->sizes[layer], in = (int)s->sizes[layer - 1];
+  return sgemm(s, CUBLAS_OP_N, CUBLAS_OP_T, in, out, (int)count,
+               pointer(s->activations[layer - 1]), in,
+               pointer(s->deltas[layer]), out, pointer(s->gradient), in + 1);
+}
+
+/* The product gradient, then the bias column and the optimiser step in
+ * one kernel. */
 static ck_status cuda_update(nn_state *s, int layer, uint32_t count,
                              const ck__nn_update *u) {
   ck_status status = CK_OK;
   int out = (int)s->sizes[layer], in = (int)s->sizes[layer - 1];
-  float *gradient = pointer(s->gradient);
-  float *delta = pointer(s->deltas[layer]);
-  CK_TRY(sgemm(s, CUBLAS_OP_N, CUBLAS_OP_T, in, out, (int)count,
-               pointer(s->activations[layer - 1]), in, delta, out, gradient,
-               in + 1));
+  CK_TRY(weight_gradient(s, layer, count));
   ck_nn_cuda_update settings = {(float)u->decay,       (float)u->rate,
                                 (float)u->momentum,    (float)u->beta1,
                                 (float)u->beta2,       (float)u->epsilon,
                                 (float)u->correction1, (float)u->correction2};
   TIMED(s, "the optimiser step",
-        ck__nn_cuda_optimize(
-            ck__cuda_stream(s->queue), out, in + 1, (int)count, s->optimizer,
-            delta, gradient, pointer(s->weights[layer]),
-            pointer(s->first[layer]), pointer(s->second[layer]), &settings));
+        ck__nn_cuda_optimize(ck__cuda_stream(s->queue), out, in + 1, (int)count,
+                             s->optimizer, pointer(s->deltas[layer]),
+                             pointer(s->gradient), pointer(s->weights[layer]),
+                             pointer(s->first[layer]),
+                             pointer(s->second[layer]), &settings));
+fail:
+  return status;
+}
+
+/* Every product of a training step of count rows, on the scratch buffers
+ * (activations, deltas, the product gradient) and never the weights:
+ * cuBLAS picks and loads its kernels for each shape on its first call. */
+static ck_status cuda_prepare(nn_state *s, uint32_t count) {
+  ck_status status = CK_OK;
+  for (int layer = 1; layer <= s->layers; ++layer)
+    CK_TRY(cuda_forward(s, layer, s->activations[layer - 1], 0, count));
+  for (int layer = s->layers; layer >= 1; --layer) {
+    if (layer >= 2)
+      CK_TRY(cuda_backward(s, layer, count));
+    CK_TRY(weight_gradient(s, layer, count));
+  }
 fail:
   return status;
 }
@@ -180,5 +201,5 @@ static ck_status cuda_reduce(nn_state *s, uint32_t count, double *loss,
 /* Single precision only: double-precision runs use the OpenCL steps'
  * kernels, built for CUDA. */
 const ck__nn_steps ck__nn_cuda_steps = {
-    cuda_setup,    cuda_gather, cuda_forward, cuda_output,
-    cuda_backward, cuda_update, cuda_reduce,  cuda_teardown};
+    cuda_setup,  cuda_gather, cuda_forward,  cuda_output, cuda_backward,
+    cuda_update, cuda_reduce, cuda_teardown, cuda_prepare};

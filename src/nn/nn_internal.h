@@ -55,6 +55,11 @@ typedef struct ck__nn_steps {
   ck_status (*reduce)(nn_state *state, uint32_t count, double *loss,
                       uint64_t *hits);
   void (*teardown)(nn_state *state);
+  /* Optional (NULL where absent): the products of a training step of
+   * count rows, once, on the scratch buffers, before the first timed
+   * epoch, so that one-time work of the backend's first calls (cuBLAS
+   * choosing and loading its kernels) is not timed as training. */
+  ck_status (*prepare)(nn_state *state, uint32_t count);
 } ck__nn_steps;
 
 /* A data set on the device: features (rows x sizes[0] reals), labels. */
@@ -107,6 +112,7 @@ struct ck_nn {
   int32_t *host_labels[3];        /* labels of each attached set */
   uint64_t steps_taken;           /* optimiser steps (Adam's t) */
   unsigned epoch;                 /* epochs trained */
+  int prepared;                   /* the steps' prepare has run */
   unsigned planned_epochs;        /* the cosine schedule's horizon */
   ck_buffer *best_weights[CK_NN_MAX_LAYERS + 1];
   double build_s;

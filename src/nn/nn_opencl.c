@@ -212,5 +212,6 @@ static void opencl_teardown(nn_state *s) {
 }
 
 const ck__nn_steps ck__nn_opencl_steps = {
-    opencl_setup,    opencl_gather, opencl_forward, opencl_output,
-    opencl_backward, opencl_update, opencl_reduce,  opencl_teardown};
+    opencl_setup,  opencl_gather,   opencl_forward,
+    opencl_output, opencl_backward, opencl_update,
+    opencl_reduce, opencl_teardown, NULL};

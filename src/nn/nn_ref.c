@@ -138,5 +138,5 @@ static void ref_teardown(nn_state *state) {
 }
 
 const ck__nn_steps CK_VARIANT(ck__nn_ref_steps) = {
-    ref_setup,    ref_gather, ref_forward, ref_output,
-    ref_backward, ref_update, ref_reduce,  ref_teardown};
+    ref_setup,  ref_gather, ref_forward,  ref_output, ref_backward,
+    ref_update, ref_reduce, ref_teardown, NULL};
