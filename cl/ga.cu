@@ -54,6 +54,13 @@
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
 #define ALL_LANES 0xFFFFFFFFu
 #define NO_INDEX 0xFFFFFFFFu
+/* A bit a gene: one 32-bit word where it suffices (a test a gene is then
+ * one instruction fewer than on 64 bits). */
+#if CK_DIM <= 32
+typedef unsigned mutation_mask;
+#else
+typedef unsigned long long mutation_mask;
+#endif
 /* float4s of genes a row, and the row's stride: odd, so that rows a and b
  * share a bank group only when a = b (mod 8). */
 #define QUADS ((CK_DIM + 3) / 4)
@@ -191,7 +198,7 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
   ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
   ck_u64 mutation_base =
       generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)CK_DIM) + 1u));
-  unsigned long long mutated = 0;
+  mutation_mask mutated = 0;
   float steps[CK_DIM];
   int count = 0, last = -1;
   ck_u32 refills = 0u;
@@ -207,7 +214,7 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       if (at[k] < CK_DIM) {
-        mutated |= 1ull << at[k];
+        mutated |= (mutation_mask)1 << at[k];
         steps[count++] = step[k];
       }
     }
@@ -242,7 +249,7 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
       gene = ck_ga_cross(CK_GA_CROSSOVER, pa, pb, ck_uniform_real(word), weight,
                          crossover_parameter);
     }
-    if ((mutated >> d) & 1ull)
+    if ((mutated >> d) & 1u)
       gene += steps[next_step++] * (high - low);
     gene = ck_bound_coordinate(CK_BOUNDS, gene, low, high, seed,
                                stream | ((ck_u64)1 << 63),

@@ -362,6 +362,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   CK_TRY(ga->steps->stats(s, 0, 0));
   ga->stats_used = 1;
   CK_TRY(ga->steps->update_best(s));
+  /* Generation 0 done (and its kernels loaded) before the caller starts
+   * timing generations. */
+  CK_TRY(ck_queue_finish(s->queue));
   *out = ga;
   return CK_OK;
 fail:

@@ -257,6 +257,9 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   if (!s->streamed)
     CK_TRY(pso->steps->evaluate(s));
   CK_TRY(record_best(pso));
+  /* The initial swarm done (and its kernels loaded) before the caller
+   * starts timing iterations. */
+  CK_TRY(ck_queue_finish(s->queue));
   free(vmax);
   *out = pso;
   return CK_OK;
