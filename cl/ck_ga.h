@@ -133,6 +133,25 @@ CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
   return weight * a + (CK_R(1) - weight) * b;
 }
 
+/* Gene d of a child: its parents' genes pa and pb crossed when `cross`
+ * is set (else pa). BLX and SBX take word d of the gene blocks from
+ * genes_base on, *r holding the current block (refilled every fourth
+ * gene, so genes go in order). */
+CK_FN ck_real ck_ga_cross_gene(int kind, int cross, ck_real pa, ck_real pb,
+                               ck_u64 seed, ck_u64 stream, ck_u64 genes_base,
+                               int d, ck_philox_counter *r, ck_real weight,
+                               ck_real parameter) {
+  if (!cross)
+    return pa;
+  ck_u32 word = 0u;
+  if (kind != CK_GA_CROSSOVER_ARITH) {
+    if ((d & 3) == 0)
+      *r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
+    word = ck_philox_word(*r, (ck_u32)d & 3u);
+  }
+  return ck_ga_cross(kind, pa, pb, ck_uniform_real(word), weight, parameter);
+}
+
 /* Two independent normal draws times sigma from two words (Box-Muller,
  * the first uniform taken in (0, 1] for a finite log): one log and one
  * square root serve both. */
@@ -283,17 +302,9 @@ CK_FN ck_real ck_ga_make_child(
     ck_real pa = parents[(ck_u64)d * parent_stride + a];
     ck_real pb = parents[(ck_u64)d * parent_stride + b];
     ck_real range = hi[d] - lo[d];
-    ck_real gene = pa;
-    if (cross) {
-      ck_u32 word = 0u;
-      if (per_gene) {
-        if ((d & 3) == 0)
-          r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
-        word = ck_philox_word(r, (ck_u32)d & 3u);
-      }
-      gene = ck_ga_cross(crossover, pa, pb, ck_uniform_real(word), weight,
-                         crossover_parameter);
-    }
+    ck_real gene =
+        ck_ga_cross_gene(crossover, cross, pa, pb, seed, stream, genes_base, d,
+                         &r, weight, crossover_parameter);
     if (d == at0) {
       gene += step0 * range;
       at0 = at1, step0 = step1;

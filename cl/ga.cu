@@ -238,17 +238,9 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
     }
     float pa = quad_gene(quad_a, d & 3), pb = quad_gene(quad_b, d & 3);
     float low = quad_gene(quad_lo, d & 3), high = quad_gene(quad_hi, d & 3);
-    float gene = pa;
-    if (cross) {
-      ck_u32 word = 0u;
-      if (per_gene) {
-        if ((d & 3) == 0)
-          r = ck_philox_block(seed, stream, genes_base + (ck_u64)(d >> 2));
-        word = ck_philox_word(r, (ck_u32)d & 3u);
-      }
-      gene = ck_ga_cross(CK_GA_CROSSOVER, pa, pb, ck_uniform_real(word), weight,
-                         crossover_parameter);
-    }
+    float gene =
+        ck_ga_cross_gene(CK_GA_CROSSOVER, cross, pa, pb, seed, stream,
+                         genes_base, d, &r, weight, crossover_parameter);
     if ((mutated >> d) & 1u)
       gene += steps[next_step++] * (high - low);
     gene = ck_bound_coordinate(CK_BOUNDS, gene, low, high, seed,
