@@ -33,6 +33,9 @@ struct ck_ga {
   double *island_best, *island_mean;
   size_t history_count, history_allocated;
   uint32_t *source; /* host copy of the migration sources */
+  /* The statistics buffer's host copy, allocated and touched once at
+   * creation so that reading it costs only the transfer. */
+  void *stats_host;
   double build_seconds;
 };
 
@@ -189,17 +192,17 @@ static ck_status flush_stats(ck_ga *ga) {
     ga->history_allocated = allocated;
   }
   size_t count = (size_t)slots * s->islands * 2;
-  double *stats = malloc(count * sizeof *stats);
-  if (!stats)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for stats");
-  ck_status status =
-      ck__reals_read(s->queue, s->stats, s->double_precision, stats, count);
+  ck_status status = ck_buffer_read(s->queue, s->stats, 0, count * s->real_size,
+                                    ga->stats_host, CK_BLOCKING, NULL);
+  const float *narrow = ga->stats_host;
+  const double *wide = ga->stats_host;
+#define STAT(i) (s->double_precision ? wide[i] : (double)narrow[i])
   for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
     double best = INFINITY, mean = 0;
     size_t row = ga->history_count + slot;
     for (uint32_t island = 0; island < s->islands; ++island) {
-      double island_best = stats[((size_t)slot * s->islands + island) * 2];
-      double island_mean = stats[((size_t)slot * s->islands + island) * 2 + 1];
+      double island_best = STAT(((size_t)slot * s->islands + island) * 2);
+      double island_mean = STAT(((size_t)slot * s->islands + island) * 2 + 1);
       best = island_best < best ? island_best : best;
       mean += island_mean;
       if (ga->config.keep_island_history) {
@@ -210,7 +213,7 @@ static ck_status flush_stats(ck_ga *ga) {
     ga->best[row] = best;
     ga->mean[row] = mean / s->islands; /* islands are the same size */
   }
-  free(stats);
+#undef STAT
   if (status)
     return status;
   ga->history_count += slots;
@@ -309,7 +312,11 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_TRY(make(s, dim * total * real, &s->population[b]));
     CK_TRY(make(s, total * real, &s->fitness[b]));
   }
-  CK_TRY(make(s, (size_t)s->stats_capacity * s->islands * 2 * real, &s->stats));
+  size_t stats_bytes = (size_t)s->stats_capacity * s->islands * 2 * real;
+  CK_TRY(make(s, stats_bytes, &s->stats));
+  if (!(ga->stats_host = malloc(stats_bytes)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
+  memset(ga->stats_host, 0, stats_bytes);
   size_t migrants = (size_t)s->islands * (s->migrants ? s->migrants : 1);
   CK_TRY(make(s, migrants * dim * real, &s->migrant_genes));
   CK_TRY(make(s, migrants * real, &s->migrant_fitness));
@@ -541,6 +548,7 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   free(ga->island_best);
   free(ga->island_mean);
   free(ga->source);
+  free(ga->stats_host);
   free(ga);
   return CK_OK;
 }
