@@ -44,11 +44,11 @@
 
 #define WARPS (CK_GA_BLOCK / 32)
 /* Blocks an SM should hold at once, for ptxas's register budget: the
- * child's CK_DIM registers and about 48 for the rest of a thread's work,
- * so that the child is not spilled and the SM still has warps to switch
- * to at a barrier (3 blocks of 256 at d = 32); within the SM's 2048
- * threads and 32 blocks. */
-#define BY_REGISTERS (65536 / (CK_GA_BLOCK * (CK_DIM + 48)))
+ * child's CK_DIM registers and 32 for the rest of a thread's work (4
+ * blocks of 256 at d = 32, 64 registers: more values spill than at 3
+ * blocks of 80, but the SM has more warps to switch to at a barrier, and
+ * it measured 2% faster); within the SM's 2048 threads and 32 blocks. */
+#define BY_REGISTERS (65536 / (CK_GA_BLOCK * (CK_DIM + 32)))
 #define BY_THREADS (2048 / CK_GA_BLOCK < 32 ? 2048 / CK_GA_BLOCK : 32)
 #define MIN_BLOCKS                                                             \
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
@@ -125,12 +125,18 @@ struct posts {
   float sums[2][WARPS];
 };
 
+/* Warp distances that fold the warps' posts: 1, 2, ... below WARPS. */
+#define POST_ROUNDS                                                            \
+  (WARPS > 16 ? 5 : WARPS > 8 ? 4 : WARPS > 4 ? 3 : WARPS > 2 ? 2 : WARPS > 1)
+
 /*
  * The block's (value, index) minimum of every thread's candidate (and with
  * SUM the sum of `sum`), returned to every thread. Called by all threads
  * alike; `set` alternates between consecutive calls. Each warp folds its
- * lanes, lane 0 posts the warp's result, and after the barrier every
- * thread folds the posts in warp order (so all hold the same bits).
+ * lanes and lane 0 posts the warp's result; after the barrier lane w of
+ * every warp takes post w, the lanes below WARPS fold the posts by
+ * shuffles, and lane 0's result goes to the whole warp (so all threads
+ * hold the same bits).
  */
 template <bool SUM>
 static __device__ __forceinline__ void
@@ -144,19 +150,25 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
       at->sums[set][warp] = *sum;
   }
   __syncthreads();
-  *value = at->values[set][0];
-  *index = at->indices[set][0];
-  if (SUM)
-    *sum = at->sums[set][0];
+  float folded = lane < WARPS ? at->values[set][lane] : CK_REAL_MAX;
+  unsigned folded_index = lane < WARPS ? at->indices[set][lane] : NO_INDEX;
+  float folded_sum = SUM && lane < WARPS ? at->sums[set][lane] : 0.0f;
 #pragma unroll
-  for (int w = 1; w < WARPS; ++w) {
-    if (ck_better(at->values[set][w], at->indices[set][w], *value, *index)) {
-      *value = at->values[set][w];
-      *index = at->indices[set][w];
-    }
+  for (int round = 0; round < POST_ROUNDS; ++round) {
+    unsigned distance = 1u << round;
+    float other = __shfl_xor_sync(ALL_LANES, folded, distance);
+    unsigned other_index = __shfl_xor_sync(ALL_LANES, folded_index, distance);
     if (SUM)
-      *sum += at->sums[set][w];
+      folded_sum += __shfl_xor_sync(ALL_LANES, folded_sum, distance);
+    if (ck_better(other, other_index, folded, folded_index)) {
+      folded = other;
+      folded_index = other_index;
+    }
   }
+  *value = __shfl_sync(ALL_LANES, folded, 0);
+  *index = __shfl_sync(ALL_LANES, folded_index, 0);
+  if (SUM)
+    *sum = __shfl_sync(ALL_LANES, folded_sum, 0);
 }
 
 /*
