@@ -309,7 +309,7 @@ static ck_status iterate(ck_pso *pso, uint64_t iterations) {
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations) {
   if (!pso)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_step: NULL swarm");
-  if (pso->steps->iterate && pso->state.streamed && !pso->state.ring)
+  if (pso->steps->iterate && pso->state.iterates)
     return iterate(pso, iterations);
   for (uint64_t i = 0; i < iterations; ++i) {
     ck_status status = one_iteration(pso);

@@ -43,9 +43,9 @@ static ck_status cuda_setup(pso_state *s) {
   ck_status status = CK_OK;
   CK_TRY(ck__pso_opencl_steps.setup(s));
   CK_TRY(native_lsq(s));
-  s->native = s->streamed && !s->ring && !s->double_precision &&
-              s->dim <= NATIVE_MAX_DIM;
-  if (!s->native)
+  s->iterates = s->streamed && !s->ring && !s->double_precision &&
+                s->dim <= NATIVE_MAX_DIM;
+  if (!s->iterates)
     return CK_OK;
   /* Blocks of 32 particles, a row of threads per dimension pair up to
    * STEP_ROWS (more pairs take more rounds). */
@@ -109,14 +109,6 @@ static ck_status launch_step(pso_state *s) {
 static ck_status cuda_iterate(pso_state *s, uint64_t first_iteration,
                               uint32_t first_slot, uint64_t count) {
   ck_status status = CK_OK;
-  if (!s->native) {
-    for (uint64_t i = 0; i < count; ++i)
-      if ((status = ck__pso_opencl_steps.move(s, first_iteration + i)) ||
-          (status =
-               ck__pso_opencl_steps.update_best(s, first_slot + (uint32_t)i)))
-        return status;
-    return CK_OK;
-  }
   /* The steps advance the counters themselves; the host sets them at the
    * start of every run, since its history slots restart after each read
    * (a run follows such a read anyway, so waiting here costs little). */
@@ -153,9 +145,8 @@ static void cuda_teardown(pso_state *s) {
 }
 
 /* Initialisation, neighbours, separate moves, evaluation and best updates
- * are the OpenCL steps; the driver takes the fused step for the swarms it
- * serves, and it falls back to them where the native step does not
- * apply. */
+ * are the OpenCL steps; the driver takes cuda_iterate where the native
+ * step applies (s->iterates), and these otherwise. */
 static ck_status cuda_initialise(pso_state *s) {
   return ck__pso_opencl_steps.initialise(s);
 }

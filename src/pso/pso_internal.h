@@ -26,8 +26,8 @@ typedef struct ck__pso_steps {
   /* Global best from the personal bests; history[slot] set. */
   ck_status (*update_best)(pso_state *state, uint32_t slot);
   void (*teardown)(pso_state *state);
-  /* Optional (NULL where absent), for gbest swarms of streamed
-   * objectives: count iterations from first_iteration, each a move then
+  /* Optional (NULL where absent), for the swarms whose setup set
+   * `iterates`: count iterations from first_iteration, each a move then
    * update_best into slots first_slot, first_slot + 1, ... (the driver
    * keeps them within the history's capacity). */
   ck_status (*iterate)(pso_state *state, uint64_t first_iteration,
@@ -75,14 +75,15 @@ struct pso_state {
   ck_kernel *initialise_kernel, *neighbours_kernel, *move_kernel,
       *reduce_kernel, *update_kernel, *keep_kernel;
   ck__evaluation evaluation; /* lsq and user objectives */
-  /* CUDA (pso_cuda.c): the native step, where it applies */
-  int native;
+  /* 1 when the steps' iterate serves this swarm (set by their setup;
+   * on CUDA: the native step of pso_cuda.c applies) */
+  int iterates;
   uint32_t step_rows, blocks; /* native step: 32 x step_rows threads a block */
   ck_program *native_program, *lsq_program;
   ck_kernel *step_kernel;
   ck_buffer *block_values, *block_indices, *arrivals;
   ck_buffer *counters; /* the next (iteration, slot), on the device */
-  void *graph; /* a recorded run of native steps */
+  void *graph;         /* a recorded run of native steps */
 };
 
 /* The state behind a swarm, for tests that inspect every particle. */
