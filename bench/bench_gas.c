@@ -4,10 +4,11 @@
  * core.
  *
  *   bench_gas [--device SEL] [--max-particles N] [--seconds S] [--quick]
- *             [--lammps LMP]
+ *             [--sections LIST] [--lammps LMP]
  *   bench_gas --print-lammps-input N RHO STEPS
  *
- * Sections, one table each:
+ * Sections, one table each (--sections picks some of peak, lists,
+ * allpairs and lammps, comma-separated; all by default):
  *
  * FP32 peak: cl/peak.cl's ck_peak_fma, multiply-adds on 8 independent
  * accumulators of 1, 4 or 16 lanes (GPUs do best with one lane a
@@ -192,7 +193,11 @@ static double measure_peak(const ck_device *device, int repeat) {
     bench_report(device->id);
     goto done;
   }
-  for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
+  /* CUDA's float4 has no arithmetic: one float a thread, which is what
+   * GPUs do best anyway. */
+  size_t width_count =
+      device->backend == CK_BACKEND_CUDA ? 1 : sizeof widths / sizeof widths[0];
+  for (size_t w = 0; w < width_count; ++w) {
     double gflops = peak_at_width(queue, device, result, widths[w], repeat);
     if (gflops <= 0) {
       best = 0;
@@ -819,8 +824,50 @@ static int lammps_section(const char *lammps, const ck_device_set *set,
 static void usage(FILE *out) {
   fprintf(out,
           "usage: bench_gas [--device SEL] [--max-particles N] [--seconds S] "
-          "[--quick] [--lammps LMP]\n"
+          "[--quick] [--sections LIST] [--lammps LMP]\n"
           "       bench_gas --print-lammps-input N RHO STEPS\n");
+}
+
+/* Section bits, for --sections. */
+enum {
+  SECTION_PEAK = 1,
+  SECTION_LISTS = 2,
+  SECTION_ALL_PAIRS = 4,
+  SECTION_LAMMPS = 8
+};
+
+/* The bits of a comma-separated --sections list, or -1 with a message. */
+static int parse_sections(const char *list) {
+  static const struct {
+    const char *name;
+    int bit;
+  } names[] = {{"peak", SECTION_PEAK},
+               {"lists", SECTION_LISTS},
+               {"allpairs", SECTION_ALL_PAIRS},
+               {"lammps", SECTION_LAMMPS}};
+  int bits = 0;
+  for (const char *word = list; *word;) {
+    size_t length = strcspn(word, ",");
+    size_t n = 0;
+    while (n < sizeof names / sizeof names[0] &&
+           (strlen(names[n].name) != length ||
+            strncmp(names[n].name, word, length) != 0))
+      ++n;
+    if (n == sizeof names / sizeof names[0]) {
+      fprintf(stderr,
+              "bench_gas: --sections: '%.*s' is not one of peak, lists, "
+              "allpairs, lammps\n",
+              (int)length, word);
+      return -1;
+    }
+    bits |= names[n].bit;
+    word += length;
+    if (*word == ',')
+      ++word;
+  }
+  if (!bits)
+    fprintf(stderr, "bench_gas: --sections names no section\n");
+  return bits ? bits : -1;
 }
 
 /* --print-lammps-input N RHO STEPS: the LAMMPS input, on stdout. */
@@ -846,13 +893,14 @@ static int print_lammps_input(char **arguments) {
 int main(int argc, char **argv) {
   const char *selector = "all", *lammps = NULL;
   double max_particles = 1e7, seconds = 0.5;
-  int quick = 0, print_input = 0;
+  int quick = 0, print_input = 0, sections = -1;
   static const struct option options[] = {
       {"device", required_argument, NULL, 'd'},
       {"max-particles", required_argument, NULL, 'n'},
       {"seconds", required_argument, NULL, 's'},
       {"quick", no_argument, NULL, 'q'},
       {"lammps", required_argument, NULL, 'l'},
+      {"sections", required_argument, NULL, 'S'},
       {"print-lammps-input", no_argument, NULL, 'p'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
@@ -880,6 +928,10 @@ int main(int argc, char **argv) {
     case 'l':
       lammps = optarg;
       break;
+    case 'S':
+      if ((sections = parse_sections(optarg)) < 0)
+        return 2;
+      break;
     case 'p':
       print_input = 1;
       break;
@@ -902,6 +954,10 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  if (sections != -1 && (sections & SECTION_LAMMPS) && !lammps) {
+    fprintf(stderr, "bench_gas: --sections lammps needs --lammps LMP\n");
+    return 2;
+  }
   if (lammps && access(lammps, X_OK)) {
     fprintf(stderr, "bench_gas: --lammps %s: %s\n", lammps, strerror(errno));
     return 2;
@@ -912,47 +968,57 @@ int main(int argc, char **argv) {
     return 1;
   int failures = 0, repeat = quick ? 3 : 5;
   double peaks[64] = {0};
+  /* The all-pairs section reports its share of the peak. */
+  if (sections & SECTION_ALL_PAIRS)
+    sections |= SECTION_PEAK;
 
-  printf("FP32 peak: ck_peak_fma, %d multiply-adds on each of %d "
-         "accumulators of `width` floats a work-item; median of %d launches\n",
-         PEAK_ITERATIONS, PEAK_ACCUMULATORS, repeat);
-  printf("%-10s %5s %6s %10s %10s %12s\n", "device", "CUs", "width",
-         "work-items", "ms", "GFLOP/s");
-  for (size_t d = 0; d < device_count; ++d) {
-    const ck_device *device = &set.devices[indices[d]];
-    if (device->backend == CK_BACKEND_REF) {
-      printf("%-10s (runs no kernels)\n", device->id);
-      continue;
+  if (sections & SECTION_PEAK) {
+    printf(
+        "FP32 peak: ck_peak_fma, %d multiply-adds on each of %d "
+        "accumulators of `width` floats a work-item; median of %d launches\n",
+        PEAK_ITERATIONS, PEAK_ACCUMULATORS, repeat);
+    printf("%-10s %5s %6s %10s %10s %12s\n", "device", "CUs", "width",
+           "work-items", "ms", "GFLOP/s");
+    for (size_t d = 0; d < device_count; ++d) {
+      const ck_device *device = &set.devices[indices[d]];
+      if (device->backend == CK_BACKEND_REF) {
+        printf("%-10s (runs no kernels)\n", device->id);
+        continue;
+      }
+      peaks[d] = measure_peak(device, repeat);
+      if (peaks[d] > 0)
+        printf("%-10s peak %.1f GFLOP/s (%s)\n", device->id, peaks[d],
+               device->name);
+      else
+        ++failures;
     }
-    peaks[d] = measure_peak(device, repeat);
-    if (peaks[d] > 0)
-      printf("%-10s peak %.1f GFLOP/s (%s)\n", device->id, peaks[d],
-             device->name);
-    else
-      ++failures;
   }
 
-  printf("\nLennard-Jones, rho %g, rc %g shifted, T 1, dt 0.005, NVE; "
-         "cell lists every step, Verlet lists skin %g\n",
-         DENSITY, CUTOFF, SKIN);
-  printf("%-10s %9s %-8s %10s %10s %16s %12s\n", "device", "N", "mode",
-         "steps/s", "ms/step", "particle-steps/s", "ns/p-step");
-  for (size_t d = 0; d < device_count; ++d)
-    failures += neighbor_section(&set.devices[indices[d]], max_particles,
-                                 seconds, quick);
+  if (sections & SECTION_LISTS) {
+    printf("\nLennard-Jones, rho %g, rc %g shifted, T 1, dt 0.005, NVE; "
+           "cell lists every step, Verlet lists skin %g\n",
+           DENSITY, CUTOFF, SKIN);
+    printf("%-10s %9s %-8s %10s %10s %16s %12s\n", "device", "N", "mode",
+           "steps/s", "ms/step", "particle-steps/s", "ns/p-step");
+    for (size_t d = 0; d < device_count; ++d)
+      failures += neighbor_section(&set.devices[indices[d]], max_particles,
+                                   seconds, quick);
+  }
 
-  printf("\nAll pairs, soft-log model (strength 1, softening 1, rho %g, "
-         "walls): no "
-         "cutoff, every pair computed;\nN (N - 1) interactions a step, 20 "
-         "flops an interaction\n",
-         DENSITY);
-  printf("%-10s %9s %10s %16s %10s %9s\n", "device", "N", "ms/step",
-         "interactions/s", "GFLOP/s", "of peak");
-  for (size_t d = 0; d < device_count; ++d)
-    failures += all_pairs_section(&set.devices[indices[d]], peaks[d],
-                                  max_particles, seconds, quick);
+  if (sections & SECTION_ALL_PAIRS) {
+    printf("\nAll pairs, soft-log model (strength 1, softening 1, rho %g, "
+           "walls): no "
+           "cutoff, every pair computed;\nN (N - 1) interactions a step, 20 "
+           "flops an interaction\n",
+           DENSITY);
+    printf("%-10s %9s %10s %16s %10s %9s\n", "device", "N", "ms/step",
+           "interactions/s", "GFLOP/s", "of peak");
+    for (size_t d = 0; d < device_count; ++d)
+      failures += all_pairs_section(&set.devices[indices[d]], peaks[d],
+                                    max_particles, seconds, quick);
+  }
 
-  if (lammps)
+  if (lammps && (sections & SECTION_LAMMPS))
     failures += lammps_section(lammps, &set, indices, device_count,
                                max_particles, seconds, quick);
   ck_device_set_free(&set);

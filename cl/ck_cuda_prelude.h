@@ -65,9 +65,9 @@ CK__ATOMIC(atomic_max, atomicMax, int)
 #undef CK__ATOMIC
 #define atomic_inc(p) atomic_add((p), 1u)
 
-/* mad may fuse in OpenCL; here it is written out, and whether the
- * compiler fuses follows the program's contraction rule (-fmad). */
-#define mad(a, b, c) ((a) * (b) + (c))
+/* OpenCL's mad is a fused multiply-add on NVIDIA: the same here, whatever
+ * the program's contraction. */
+#define mad(a, b, c) fma(a, b, c)
 #define mul_hi(a, b) __umulhi((a), (b))
 #define native_recip(x) __fdividef(1.0f, (x))
 #define native_log(x) __logf(x)

@@ -21,7 +21,19 @@
  * an ulp on NVIDIA, and several times faster than the correctly rounded
  * forms), exact elsewhere (CPU vector units' approximations are far
  * coarser). */
-#if (defined(CK_OPENCL_C) || defined(CK_CUDA_NATIVE)) &&                       \
+#if defined(CK_OPENCL_C) && defined(CK_DEVICE_NVIDIA) && CK_DEVICE_NVIDIA &&   \
+    !CK_REAL_DOUBLE
+/* NVIDIA's OpenCL makes native_recip a reciprocal that keeps subnormals,
+ * four instructions more than PTX's flushing one, which the all-pairs
+ * loop spends a pair on (gas.cl flushes subnormals on GPUs anyway). */
+CK_FN float ck_gas_reciprocal(float x) {
+  float result;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(result) : "f"(x));
+  return result;
+}
+#define CK_GAS_RECIPROCAL(x) ck_gas_reciprocal(x)
+#define CK_GAS_LOG(x) native_log(x)
+#elif (defined(CK_OPENCL_C) || defined(CK_CUDA_NATIVE)) &&                     \
     defined(CK_DEVICE_GPU) && CK_DEVICE_GPU && !CK_REAL_DOUBLE
 #define CK_GAS_RECIPROCAL(x) native_recip(x)
 #define CK_GAS_LOG(x) native_log(x)
@@ -45,22 +57,38 @@ typedef struct ck_gas_pair_constants {
  * energy. Lennard-Jones: U = 4 (r^-12 - r^-6), F/r = 24 r^-2 (2 r^-12 -
  * r^-6), then shifted: U - U(rc), and with a force shift also
  * + (r - rc) F(rc) and F/r - F(rc)/r. Soft-log: U = (a/2) ln(r^2 + s^2) +
- * r^-12, F/r = -a / (r^2 + s^2) + 12 r^-14.
+ * r^-12, F/r = -a / (r^2 + s^2) + 12 r^-14, written 12 times
+ * ck_gas_soft_log_twelfth.
  */
+/*
+ * The soft-log F/r over 12 at r2 > 0: r^-14 + weight / (r^2 + s^2), with
+ * weight = -a/12; *inverse12 gets r^-12, which the energy needs. One
+ * reciprocal gives both 1/r^2 and 1/(r^2 + s^2). The twelfth is what the
+ * GPU all-pairs tiles sum (gas.cl), multiplying by 12 once per particle:
+ * two operations fewer a pair than the force itself.
+ */
+CK_FN ck_real ck_gas_soft_log_twelfth(ck_real r2, ck_real softening2,
+                                      ck_real weight, ck_real *inverse12) {
+  ck_real soft = r2 + softening2;
+  ck_real both = CK_GAS_RECIPROCAL(r2 * soft);
+  ck_real inverse_r2 = soft * both;
+  ck_real inverse6_r = inverse_r2 * inverse_r2 * inverse_r2;
+  *inverse12 = inverse6_r * inverse6_r;
+  return *inverse12 * inverse_r2 + weight * (r2 * both);
+}
+
 CK_FN ck_real ck_gas_pair(int model, ck_real r2,
                           const ck_gas_pair_constants *constants, ck_real rc,
                           int with_energy, ck_real *energy) {
   if (model == CK_GAS_MODEL_SOFT_LOG) {
-    /* One reciprocal gives both 1/r^2 and 1/(r^2 + s^2). */
-    ck_real soft = r2 + constants->softening2;
-    ck_real both = CK_GAS_RECIPROCAL(r2 * soft);
-    ck_real inverse_r2 = soft * both, inverse_soft = r2 * both;
-    ck_real inverse6_r = inverse_r2 * inverse_r2 * inverse_r2;
-    ck_real inverse12 = inverse6_r * inverse6_r;
+    ck_real inverse12;
+    ck_real twelfth = ck_gas_soft_log_twelfth(
+        r2, constants->softening2, -constants->strength / CK_R(12), &inverse12);
     if (with_energy)
-      *energy = CK_R(0.5) * constants->strength * CK_GAS_LOG(soft) + inverse12;
-    return CK_R(12) * inverse12 * inverse_r2 -
-           constants->strength * inverse_soft;
+      *energy = CK_R(0.5) * constants->strength *
+                    CK_GAS_LOG(r2 + constants->softening2) +
+                inverse12;
+    return CK_R(12) * twelfth;
   }
   ck_real inverse2 = CK_GAS_RECIPROCAL(r2);
   ck_real inverse6 = inverse2 * inverse2 * inverse2;

@@ -292,8 +292,10 @@ ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
 
 #if CK_REAL_DOUBLE
 typedef double2 ck_gas_real2;
+typedef double4 ck_gas_real4;
 #else
 typedef float2 ck_gas_real2;
+typedef float4 ck_gas_real4;
 #endif
 
 /* The pairs of particle (xi, yi) with a tile's COUNT positions, in
@@ -307,6 +309,26 @@ typedef float2 ck_gas_real2;
     ck_real dx, dy;                                                            \
     ck_gas_separation(xi, yi, other.x, other.y, &g, &dx, &dy);                 \
     ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fx, &fy, &e, &w);   \
+  }
+
+/* Soft-log forces only, over a full tile that does not hold particle i
+ * (no pair at r2 = 0, so no select): the twelfths of F/r
+ * (ck_gas_soft_log_twelfth) summed into fx12, fy12. Two positions a
+ * 128-bit local read, eight such reads an unrolled round. */
+#define CK_GAS_SOFT_LOG_PAIR(OX, OY)                                           \
+  {                                                                            \
+    ck_real dx, dy, unused;                                                    \
+    ck_gas_separation(xi, yi, OX, OY, &g, &dx, &dy);                           \
+    ck_real twelfth = ck_gas_soft_log_twelfth(dx * dx + dy * dy, softening2,   \
+                                              weight, &unused);                \
+    fx12 += twelfth * dx;                                                      \
+    fy12 += twelfth * dy;                                                      \
+  }
+#define CK_GAS_SOFT_LOG_TILE()                                                 \
+  _Pragma("unroll 8") for (uint t = 0; t < CK_GAS_GROUP / 2; ++t) {            \
+    ck_gas_real4 two = tile4[t];                                               \
+    CK_GAS_SOFT_LOG_PAIR(two.x, two.y)                                         \
+    CK_GAS_SOFT_LOG_PAIR(two.z, two.w)                                         \
   }
 
 /*
@@ -332,7 +354,9 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_gas_force_from_all(i, n, position, &g, CK_GAS_MODEL, &p, rc, with_energy,
                         force, energy, virial);
 #else
-  CK_LOCAL ck_gas_real2 tile[CK_GAS_GROUP];
+  /* Staged a position a work-item, read two at a time. */
+  CK_LOCAL ck_gas_real4 tile4[CK_GAS_GROUP / 2];
+  __local ck_gas_real2 *tile = (__local ck_gas_real2 *)tile4;
   uint l = (uint)get_local_id(0), slice = (uint)get_global_id(1);
   uint tiles = (n + CK_GAS_GROUP - 1) / CK_GAS_GROUP;
   uint first_tile = slice * tiles / slices;
@@ -340,6 +364,8 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_real xi = i < n ? position[2 * i] : CK_R(0);
   ck_real yi = i < n ? position[2 * i + 1] : CK_R(0);
   ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  ck_real fx12 = CK_R(0), fy12 = CK_R(0), weight = -strength / CK_R(12);
+  uint own_tile = (uint)get_group_id(0);
   for (uint t0 = first_tile; t0 < end_tile; ++t0) {
     uint first = t0 * CK_GAS_GROUP, j = first + l;
     ck_gas_real2 staged; /* spelled without a vector literal, for CUDA */
@@ -350,7 +376,10 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
     tile[l] = staged;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = n - first < CK_GAS_GROUP ? n - first : CK_GAS_GROUP;
-    if (count == CK_GAS_GROUP) {
+    if (CK_GAS_MODEL == CK_GAS_MODEL_SOFT_LOG && !with_energy &&
+        count == CK_GAS_GROUP && t0 != own_tile) {
+      CK_GAS_SOFT_LOG_TILE()
+    } else if (count == CK_GAS_GROUP) {
       if (with_energy) {
         CK_GAS_ALL_PAIRS_TILE(1, CK_GAS_GROUP)
       } else {
@@ -365,8 +394,8 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   }
   if (i < n) {
     __global ck_real *out = partial + 4 * ((size_t)slice * n + i);
-    out[0] = fx;
-    out[1] = fy;
+    out[0] = fx + CK_R(12) * fx12;
+    out[1] = fy + CK_R(12) * fy12;
     out[2] = e;
     out[3] = w;
   }

@@ -92,10 +92,11 @@ CASES = {
                    '--neighbors', 'verlet:0.2', '--steps', '30', '--T', '3',
                    '--log-every', '4', '--rdf', '@OUT@/rdf.csv',
                    '--rdf-every', '6', '--thermostat', 'rescale:2:5'],
+    # (steps without a log use the tiles' force-only form)
     'gas-allpairs': ['run', 'gas', '--particles', '70', '--rho', '0.3',
                      '--neighbors', 'allpairs', '--model', 'log:1:1',
-                     '--steps', '3', '--log-every', '1', '--rdf',
-                     '@OUT@/rdf.csv', '--rdf-every', '3', '--tiles',
+                     '--steps', '4', '--log-every', '2', '--rdf',
+                     '@OUT@/rdf.csv', '--rdf-every', '4', '--tiles',
                      'local'],
     'gas-allpairs-direct': ['run', 'gas', '--particles', '33', '--rho',
                             '0.3', '--neighbors', 'allpairs', '--walls',

@@ -995,13 +995,16 @@ static void restarts(const ck_device *ref, const ck_device *ocl) {
 
 /* ---- 7: ref and OpenCL agree --------------------------------------------- */
 
-static void agreement_case(const ck_device *ref, const ck_device *ocl,
-                           const char *what, const ck_gas_config *c) {
+/* tiles: the OpenCL all-pairs form, -1 by device, 1 local-memory tiles. */
+static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
+                                 const char *what, const ck_gas_config *c,
+                                 int tiles) {
   snapshot s[2];
   int have[2] = {0, 0};
   const ck_device *devices[2] = {ref, ocl};
   for (int d = 0; d < 2; ++d) {
-    ck_gas *gas = make(devices[d], c, 0);
+    ck_gas *gas = NULL;
+    CHECK_OK(ck__gas_create_tuned(devices[d], c, d == 0 ? -1 : tiles, &gas));
     if (gas)
       CHECK_OK(ck_gas_step(gas, 100));
     have[d] = take(gas, &s[d]);
@@ -1034,6 +1037,11 @@ static void agreement_case(const ck_device *ref, const ck_device *ocl,
   for (int d = 0; d < 2; ++d)
     if (have[d])
       snapshot_free(&s[d]);
+}
+
+static void agreement_case(const ck_device *ref, const ck_device *ocl,
+                           const char *what, const ck_gas_config *c) {
+  agreement_case_tiled(ref, ocl, what, c, -1);
 }
 
 static void agreement(const ck_device *ref, const ck_device *ocl) {
@@ -1072,6 +1080,13 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
   snprintf(path, sizeof path, "%s/geometry0.xyz", work_dir);
   c.xyz_path = path;
   agreement_case(ref, ocl, "soft-log from an XYZ file", &c);
+  /* The local-memory tiles of GPUs, whose full tiles without the particle
+   * itself sum twelfths of the force (gas.cl), on any OpenCL device. */
+  agreement_case_tiled(ref, ocl, "soft-log, local tiles", &c, 1);
+  c.xyz_path = NULL;
+  c.particles = 300;
+  c.walls = 1;
+  agreement_case_tiled(ref, ocl, "soft-log, local tiles, walls", &c, 1);
 }
 
 /* ---- 8: bad input ---------------------------------------------------------

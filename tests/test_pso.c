@@ -143,8 +143,9 @@ static void history_and_target(const ck_device *device) {
 }
 
 /* Same seed, same device: identical; another seed: different. And the
- * device agrees with ref: bit for bit on sphere (no transcendental
- * functions), within the documented 1e-3 on rastrigin. */
+ * device agrees with ref bit for bit on sphere (no transcendental
+ * functions) and on rastrigin in single precision (cos(2 pi x) is written
+ * out in ck_real.h), within 1e-9 on rastrigin in double precision. */
 static void agreement(const ck_device *ref, const ck_device *device) {
   ck_pso_config c;
   ck_pso_config_init(&c);
@@ -169,7 +170,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   c.function = "rastrigin";
   best_ref = run_best(ref, &c, r);
   best_a = run_best(device, &c, a);
-  CHECK_MSG(fabs(best_a - best_ref) <= 1e-3 * fabs(best_ref) + 1e-6,
+  CHECK_MSG(best_a == best_ref && memcmp(r, a, sizeof a) == 0,
             "rastrigin: ref %.9g, %s %.9g", best_ref, device->id, best_a);
   if (device->has_fp64) {
     c.double_precision = 1;

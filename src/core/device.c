@@ -172,9 +172,9 @@ static ck_status add_cuda_devices(ck_device_set *set, size_t *capacity) {
 #if CK_HAVE_CUDA
   ck_device found[16];
   size_t count = 0;
-  set->cuda_status = ck__cuda_enumerate(found, sizeof found / sizeof found[0],
-                                        &count, set->cuda_message,
-                                        sizeof set->cuda_message);
+  set->cuda_status =
+      ck__cuda_enumerate(found, sizeof found / sizeof found[0], &count,
+                         set->cuda_message, sizeof set->cuda_message);
   for (size_t i = 0; i < count; ++i) {
     ck_status status = push_device(set, capacity, &found[i]);
     if (status != CK_OK)
@@ -434,11 +434,14 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
                 strstr(device->c_version, "OpenCL C 1.1") == NULL;
   int written = snprintf(
       options, capacity,
-      "%s-DCK_DEVICE_GPU=%d -DCK_DEVICE_CPU=%d -DCK_HAS_FP64=%d "
-      "-DCK_WARP_WIDTH=%u -DCK_MAX_WORK_GROUP=%zu -DCK_LOCAL_MEMORY=%llu",
+      "%s-DCK_DEVICE_GPU=%d -DCK_DEVICE_CPU=%d -DCK_DEVICE_NVIDIA=%d "
+      "-DCK_HAS_FP64=%d -DCK_WARP_WIDTH=%u -DCK_MAX_WORK_GROUP=%zu "
+      "-DCK_LOCAL_MEMORY=%llu",
       has_c12 ? "-cl-std=CL1.2 " : "", device->kind == CK_KIND_GPU,
-      device->kind == CK_KIND_CPU, device->has_fp64 ? 1 : 0, device->warp_width,
-      device->max_work_group_size, device->local_memory);
+      device->kind == CK_KIND_CPU,
+      device->kind == CK_KIND_GPU && strstr(device->vendor, "NVIDIA") != NULL,
+      device->has_fp64 ? 1 : 0, device->warp_width, device->max_work_group_size,
+      device->local_memory);
   if (written < 0 || (size_t)written >= capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
   return CK_OK;

@@ -444,8 +444,8 @@ static ck_status cu_fill(ck_queue *queue, ck_buffer *buffer,
   return event_stop(queue, event);
 }
 
-/* NVRTC options from clkit's build options: the defines, not OpenCL's
- * -cl-* switches. */
+/* NVRTC options from clkit's build options: the defines and the flush of
+ * subnormals, not OpenCL's other -cl-* switches. */
 static ck_status nvrtc_options(int architecture, const char *source,
                                const char *options, char *storage,
                                size_t storage_size, const char **list,
@@ -462,11 +462,16 @@ static ck_status nvrtc_options(int architecture, const char *source,
   char *save = NULL;
   for (char *word = strtok_r(storage, " ", &save); word;
        word = strtok_r(NULL, " ", &save)) {
-    if (strncmp(word, "-cl-", 4) == 0)
+    /* OpenCL's flush of subnormals is NVRTC's -ftz; the other -cl-
+     * switches have no counterpart that the programs need. */
+    const char *option = word;
+    if (strcmp(word, "-cl-denorms-are-zero") == 0)
+      option = "-ftz=true";
+    else if (strncmp(word, "-cl-", 4) == 0)
       continue;
     if (*count == 63)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "too many build options");
-    list[(*count)++] = word;
+    list[(*count)++] = option;
   }
   return CK_OK;
 }
