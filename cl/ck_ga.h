@@ -27,11 +27,14 @@
 #include "ck_objectives.h"
 #include "ck_philox.h"
 
-/* Address spaces of a child's parents and of the child itself: global
- * memory, unless ga.cl keeps an island resident in local memory and the
- * child in private memory. */
+/* Address spaces of a child's parents, of the domain's bounds and of the
+ * child itself: global memory, unless ga.cl keeps an island and the
+ * bounds resident in local memory and the child in private memory. */
 #ifndef CK_GA_PARENTS
 #define CK_GA_PARENTS CK_GLOBAL
+#endif
+#ifndef CK_GA_DOMAIN
+#define CK_GA_DOMAIN CK_GLOBAL
 #endif
 #ifndef CK_GA_CHILD
 #define CK_GA_CHILD CK_GLOBAL
@@ -250,7 +253,7 @@ CK_FN ck_real ck_ga_make_child(
     ck_real crossover_rate, ck_real crossover_parameter, int mutation,
     ck_real mutation_rate, ck_real mutation_parameter, ck_u64 seed,
     ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
-    CK_GLOBAL const ck_real *lo, CK_GLOBAL const ck_real *hi,
+    CK_GA_DOMAIN const ck_real *lo, CK_GA_DOMAIN const ck_real *hi,
     CK_GA_PARENTS const ck_real *parents, ck_u32 parent_stride,
     CK_GLOBAL const ck_real *island_fitness, CK_GA_CHILD ck_real *child,
     ck_u32 child_stride) {

@@ -24,6 +24,7 @@
  */
 #if CK_GA_RESIDENT
 #define CK_GA_PARENTS __local
+#define CK_GA_DOMAIN __local
 #define CK_GA_CHILD
 #endif
 #include "ck_best.h"
@@ -153,7 +154,8 @@ static void ck_ga_island_stats(
 /*
  * The resident form of ck_ga_evolve, for streamed objectives whose islands
  * fit in local memory with one slot a work-item: work-group i loads island
- * i's genes into local memory once, then for each generation work-item l
+ * i's genes (and the domain's bounds, which every gene reads) into local
+ * memory once, then for each generation work-item l
  * makes the child of slot l into private memory (the elite copies its
  * elite), the group waits until every parent has been read, and each
  * work-item writes its child over its slot. Fitness goes through global
@@ -177,8 +179,13 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   CK_LOCAL uint improved;
   CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_DIM];
+  CK_LOCAL ck_real lo_local[CK_DIM], hi_local[CK_DIM];
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
+  for (uint d = l; d < CK_DIM; d += CK_GROUP) {
+    lo_local[d] = lo[d];
+    hi_local[d] = hi[d];
+  }
   uint total = islands * size, first = island * size;
   __global const ck_real *source =
       (first_generation & 1) ? population_a : population_b;
@@ -208,8 +215,9 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
       value = ck_comparable(ck_ga_make_child(
           CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
           crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-          mutation_parameter, seed, island, l, generation, size, CK_DIM, lo, hi,
-          genes, CK_GA_ISLAND, current_fitness + first, child, 1));
+          mutation_parameter, seed, island, l, generation, size, CK_DIM,
+          lo_local, hi_local, genes, CK_GA_ISLAND, current_fitness + first,
+          child, 1));
     }
     /* Every parent has been read before any slot is overwritten. */
     barrier(CLK_LOCAL_MEM_FENCE);
