@@ -204,38 +204,14 @@ static uint ck_aco_group_min(volatile __local uint *pick, uint l, uint value) {
   return result;
 }
 
-/* i + t and j - t on a cycle of n, without a remainder. */
-static uint ck_aco_ahead(uint i, uint t, uint n) {
-  uint p = i + t;
-  return p >= n ? p - n : p;
-}
-
-static uint ck_aco_behind(uint j, uint t, uint n) {
-  return j >= t ? j - t : j + n - t;
-}
+/* The group's wait in CK_ACO_LANES_REVERSE and _SHIFT (ck_aco.h). */
+#define CK_ACO_GROUP_SYNC() barrier(CK_ACO_BOTH_FENCES)
 
 /* ck_aco_reverse by the group: work-item l swaps pairs l, l + LANES, ...
  * The positions were read by every work-item before the call. */
 static void ck_aco_group_reverse(uint n, __global uint *tour,
                                  __global uint *pos, uint i, uint j, uint l) {
-  uint count = (j >= i ? j - i : j + n - i) + 1u;
-  if (2u * count > n) {
-    uint first = j + 1u == n ? 0u : j + 1u;
-    j = i == 0u ? n - 1u : i - 1u;
-    i = first;
-    count = n - count;
-  }
-  /* Every work-item has read what it needs before any entry moves. */
-  barrier(CK_ACO_BOTH_FENCES);
-  for (uint t = l; t < count / 2u; t += CK_ACO_LANES) {
-    uint p = ck_aco_ahead(i, t, n), q = ck_aco_behind(j, t, n);
-    uint a = tour[p], b = tour[q];
-    tour[p] = b;
-    pos[b] = p;
-    tour[q] = a;
-    pos[a] = q;
-  }
-  barrier(CK_ACO_BOTH_FENCES);
+  CK_ACO_LANES_REVERSE(i, j, CK_ACO_LANES, CK_ACO_GROUP_SYNC, uint);
 }
 
 /* ck_aco_move_path by the group: the entries between the path and u move
@@ -248,43 +224,9 @@ static void ck_aco_group_move_path(uint n, __global uint *tour,
   uint path[3];
   for (uint t = 0; t < count; ++t)
     path[t] = tour[ck_aco_ahead(from, t, n)];
-  uint after = ck_aco_ahead(from, count, n);
-  uint pu = pos[u];
-  uint ahead = (pu >= after ? pu - after : pu + n - after) + 1u;
-  uint behind = (from >= pu ? from - pu : from + n - pu) - 1u;
   uint at;
-  barrier(CK_ACO_BOTH_FENCES);
-  if (ahead <= behind) {
-    for (uint base = 0; base < ahead; base += CK_ACO_LANES) {
-      uint t = base + l, c = 0;
-      if (t < ahead)
-        c = tour[ck_aco_ahead(after, t, n)];
-      barrier(CK_ACO_BOTH_FENCES);
-      if (t < ahead) {
-        uint p = ck_aco_ahead(from, t, n);
-        tour[p] = c;
-        pos[c] = p;
-      }
-      barrier(CK_ACO_BOTH_FENCES);
-    }
-    at = ck_aco_ahead(from, ahead, n);
-  } else {
-    for (uint top = behind; top > 0;) {
-      uint chunk = top < CK_ACO_LANES ? top : CK_ACO_LANES;
-      uint t = top - l, c = 0;
-      if (l < chunk)
-        c = tour[ck_aco_ahead(pu, t, n)];
-      barrier(CK_ACO_BOTH_FENCES);
-      if (l < chunk) {
-        uint p = ck_aco_ahead(pu, t + count, n);
-        tour[p] = c;
-        pos[c] = p;
-      }
-      barrier(CK_ACO_BOTH_FENCES);
-      top -= chunk;
-    }
-    at = ck_aco_ahead(pu, 1u, n);
-  }
+  CK_ACO_LANES_SHIFT(from, count, pos[u], at, CK_ACO_LANES, CK_ACO_GROUP_SYNC,
+                     uint);
   if (l < count) {
     uint c = reversed ? path[count - 1u - l] : path[l];
     uint p = ck_aco_ahead(at, l, n);

@@ -46,29 +46,22 @@ typedef unsigned short city_index;
 
 /* ---- warp helpers ------------------------------------------------------ */
 
-static __device__ __forceinline__ uint warp_min(uint value) {
+/* The warp's minimum (MAX false) or maximum of `value`, on every lane. */
+template <bool MAX>
+static __device__ __forceinline__ uint warp_extreme(uint value) {
 #if __CUDA_ARCH__ >= 800
-  return __reduce_min_sync(ALL_LANES, value);
+  return MAX ? __reduce_max_sync(ALL_LANES, value)
+             : __reduce_min_sync(ALL_LANES, value);
 #else
   for (uint distance = 16; distance > 0; distance >>= 1) {
     uint other = __shfl_xor_sync(ALL_LANES, value, distance);
-    value = other < value ? other : value;
+    value = (MAX ? other > value : other < value) ? other : value;
   }
   return value;
 #endif
 }
-
-static __device__ __forceinline__ uint warp_max(uint value) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(ALL_LANES, value);
-#else
-  for (uint distance = 16; distance > 0; distance >>= 1) {
-    uint other = __shfl_xor_sync(ALL_LANES, value, distance);
-    value = other > value ? other : value;
-  }
-  return value;
-#endif
-}
+#define warp_min(value) warp_extreme<false>(value)
+#define warp_max(value) warp_extreme<true>(value)
 
 /* Integer sums are exact in any order. */
 static __device__ __forceinline__ long warp_sum(long value) {
@@ -242,20 +235,13 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_build_tours_warp(
 
 /* ---- local search ------------------------------------------------------ */
 
-/* i + t and j - t on a cycle of n (t <= n), without a remainder. */
-static __device__ __forceinline__ uint ahead(uint i, uint t, uint n) {
-  uint p = i + t;
-  return p >= n ? p - n : p;
-}
-
-static __device__ __forceinline__ uint behind(uint j, uint t, uint n) {
-  return j >= t ? j - t : j + n - t;
-}
+/* The warp's wait in CK_ACO_LANES_REVERSE and _SHIFT (ck_aco.h). */
+#define WARP_SYNC() __syncwarp()
 
 /* ck_aco_shift_size without its remainders (every position is < n). */
 static __device__ __forceinline__ uint shift_size(uint n, uint from, uint count,
                                                   uint pu) {
-  uint after = ahead(from, count, n);
+  uint after = ck_aco_ahead(from, count, n);
   uint ahead_count = (pu >= after ? pu - after : pu + n - after) + 1u;
   uint behind_count = (from >= pu ? from - pu : from + n - pu) - 1u;
   return ahead_count <= behind_count ? ahead_count : behind_count;
@@ -265,24 +251,7 @@ static __device__ __forceinline__ uint shift_size(uint n, uint from, uint count,
  * lane has read what it needs before the call. */
 static __device__ void warp_reverse(uint n, city_index *tour, city_index *pos,
                                     uint i, uint j, uint l) {
-  uint count = (j >= i ? j - i : j + n - i) + 1u;
-  if (2u * count > n) {
-    uint first = j + 1u == n ? 0u : j + 1u;
-    j = i == 0u ? n - 1u : i - 1u;
-    i = first;
-    count = n - count;
-  }
-  __syncwarp();
-  /* Pairs are disjoint: no lane reads an entry another one writes. */
-  for (uint t = l; t < count / 2u; t += LANES) {
-    uint p = ahead(i, t, n), q = behind(j, t, n);
-    city_index a = tour[p], b = tour[q];
-    tour[p] = b;
-    pos[b] = (city_index)p;
-    tour[q] = a;
-    pos[a] = (city_index)q;
-  }
-  __syncwarp();
+  CK_ACO_LANES_REVERSE(i, j, LANES, WARP_SYNC, city_index);
 }
 
 /* ck_aco_move_path by the warp: the entries between the path and u move
@@ -295,46 +264,11 @@ static __device__ void warp_move_path(uint n, city_index *tour, city_index *pos,
                                       int reversed, uint l) {
   uint mine = 0;
   if (l < count)
-    mine = tour[ahead(from, reversed ? count - 1u - l : l, n)];
-  uint after = ahead(from, count, n);
-  uint pu = pos[u];
-  uint ahead_count = (pu >= after ? pu - after : pu + n - after) + 1u;
-  uint behind_count = (from >= pu ? from - pu : from + n - pu) - 1u;
+    mine = tour[ck_aco_ahead(from, reversed ? count - 1u - l : l, n)];
   uint at;
-  __syncwarp();
-  if (ahead_count <= behind_count) {
-    for (uint base = 0; base < ahead_count; base += LANES) {
-      uint t = base + l, c = 0;
-      if (t < ahead_count)
-        c = tour[ahead(after, t, n)];
-      __syncwarp();
-      if (t < ahead_count) {
-        uint p = ahead(from, t, n);
-        tour[p] = (city_index)c;
-        pos[c] = (city_index)p;
-      }
-      __syncwarp();
-    }
-    at = ahead(from, ahead_count, n);
-  } else {
-    for (uint top = behind_count; top > 0;) {
-      uint chunk = top < LANES ? top : LANES;
-      uint t = top - l, c = 0;
-      if (l < chunk)
-        c = tour[ahead(pu, t, n)];
-      __syncwarp();
-      if (l < chunk) {
-        uint p = ahead(pu, t + count, n);
-        tour[p] = (city_index)c;
-        pos[c] = (city_index)p;
-      }
-      __syncwarp();
-      top -= chunk;
-    }
-    at = ahead(pu, 1u, n);
-  }
+  CK_ACO_LANES_SHIFT(from, count, pos[u], at, LANES, WARP_SYNC, city_index);
   if (l < count) {
-    uint p = ahead(at, l, n);
+    uint p = ck_aco_ahead(at, l, n);
     tour[p] = (city_index)mine;
     pos[mine] = (city_index)p;
   }
@@ -402,7 +336,8 @@ static __device__ int warp_move_at(uint n, const int *__restrict__ matrix,
                                    city_index *pos, uchar *dont_look, uint from,
                                    uint l) {
   uint a = tour[from];
-  uint p_next = ahead(from, 1u, n), p_previous = behind(from, 1u, n);
+  uint p_next = ck_aco_ahead(from, 1u, n),
+       p_previous = ck_aco_behind(from, 1u, n);
   uint next_a = tour[p_next], previous_a = tour[p_previous];
   /* Path ends: the path of t + 1 cities from a ends at last[t], followed
    * by after[t]. */
@@ -410,9 +345,9 @@ static __device__ int warp_move_at(uint n, const int *__restrict__ matrix,
   last[0] = a;
   after[0] = next_a;
   last[1] = next_a;
-  after[1] = tour[ahead(from, 2u, n)];
+  after[1] = tour[ck_aco_ahead(from, 2u, n)];
   last[2] = after[1];
-  after[2] = tour[ahead(from, 3u, n)];
+  after[2] = tour[ck_aco_ahead(from, 3u, n)];
   int d_next = DISTANCE(a, next_a);
   int d_previous = DISTANCE(previous_a, a);
   int removed[3];
@@ -442,7 +377,8 @@ static __device__ int warp_move_at(uint n, const int *__restrict__ matrix,
     /* 2-opt: a b ... c c2 -> a c ... b c2 with b, c2 the successors
      * (forward) or the predecessors (backward). */
     uint pc = pos[c];
-    uint c_next = tour[ahead(pc, 1u, n)], c_previous = tour[behind(pc, 1u, n)];
+    uint c_next = tour[ck_aco_ahead(pc, 1u, n)],
+         c_previous = tour[ck_aco_behind(pc, 1u, n)];
     int forward = d_ac < d_next && c_next != a && c != next_a;
     int backward = d_ac < d_previous && c_previous != a && c != previous_a;
     int forward_gain =
@@ -479,8 +415,8 @@ static __device__ int warp_move_at(uint n, const int *__restrict__ matrix,
                    ck_aco_offset(px, from, n) >= count;
 #pragma unroll
         for (uint side = 0; side < 2u; ++side) {
-          uint pu = side ? behind(px, 1u, n) : px;
-          uint pv = side ? px : ahead(px, 1u, n);
+          uint pu = side ? ck_aco_behind(px, 1u, n) : px;
+          uint pv = side ? px : ck_aco_ahead(px, 1u, n);
           uint u = side ? tour[pu] : x, v = side ? x : tour[pv];
           int fits = live && ck_aco_offset(pu, from, n) >= count &&
                      ck_aco_offset(pv, from, n) >= count;
@@ -576,10 +512,11 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_search_warp(
     uint a = tour[p];
     int same = 0;
     if (seeded) {
-      uint previous = tour[behind(p, 1u, n)], next = tour[ahead(p, 1u, n)];
+      uint previous = tour[ck_aco_behind(p, 1u, n)],
+           next = tour[ck_aco_ahead(p, 1u, n)];
       uint at = __ldg(best_pos + a);
-      uint b1 = __ldg(best_tour + behind(at, 1u, n));
-      uint b2 = __ldg(best_tour + ahead(at, 1u, n));
+      uint b1 = __ldg(best_tour + ck_aco_behind(at, 1u, n));
+      uint b2 = __ldg(best_tour + ck_aco_ahead(at, 1u, n));
       same = (previous == b1 || previous == b2) && (next == b1 || next == b2);
     }
     dont_look[a] = (uchar)same;

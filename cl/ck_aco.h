@@ -171,6 +171,99 @@ CK_FN ck_u32 ck_aco_shift_size(ck_u32 n, ck_u32 from, ck_u32 count, ck_u32 pu) {
   return ahead <= behind ? ahead : behind;
 }
 
+/* i + t and j - t on a cycle of n (t <= n), without a remainder. */
+CK_FN ck_u32 ck_aco_ahead(ck_u32 i, ck_u32 t, ck_u32 n) {
+  ck_u32 p = i + t;
+  return p >= n ? p - n : p;
+}
+
+CK_FN ck_u32 ck_aco_behind(ck_u32 j, ck_u32 t, ck_u32 n) {
+  return j >= t ? j - t : j + n - t;
+}
+
+/*
+ * The tour moves of the kernels that spread an ant over LANES lanes (the
+ * group kernels of aco.cl, the warp kernels of aco.cu), written once:
+ * lane l takes entries l, l + LANES, ...; SYNC() waits for the ant's
+ * lanes; CITY is the type tour and pos store. They use the names of the
+ * caller's arguments, n, tour, pos and l, and every lane has read what it
+ * needs before either starts.
+ *
+ * CK_ACO_LANES_REVERSE: ck_aco_reverse of positions i..j (the shorter
+ * side of the cycle), pairs swapped in place (disjoint: no lane reads an
+ * entry another one writes).
+ */
+#define CK_ACO_LANES_REVERSE(i, j, LANES, SYNC, CITY)                          \
+  do {                                                                         \
+    ck_u32 i_ = (i), j_ = (j);                                                 \
+    ck_u32 count_ = (j_ >= i_ ? j_ - i_ : j_ + n - i_) + 1u;                   \
+    ck_u32 first_ = i_, last_ = j_;                                            \
+    if (2u * count_ > n) {                                                     \
+      first_ = j_ + 1u == n ? 0u : j_ + 1u;                                    \
+      last_ = i_ == 0u ? n - 1u : i_ - 1u;                                     \
+      count_ = n - count_;                                                     \
+    }                                                                          \
+    SYNC();                                                                    \
+    for (ck_u32 t_ = l; t_ < count_ / 2u; t_ += (LANES)) {                     \
+      ck_u32 p_ = ck_aco_ahead(first_, t_, n);                                 \
+      ck_u32 q_ = ck_aco_behind(last_, t_, n);                                 \
+      CITY a_ = tour[p_], b_ = tour[q_];                                       \
+      tour[p_] = b_;                                                           \
+      pos[b_] = (CITY)p_;                                                      \
+      tour[q_] = a_;                                                           \
+      pos[a_] = (CITY)q_;                                                      \
+    }                                                                          \
+    SYNC();                                                                    \
+  } while (0)
+
+/*
+ * CK_ACO_LANES_SHIFT: the shift of ck_aco_move_path, `count` path cities
+ * from position `from` going next to the city at position pu: the entries
+ * between them move by `count` in rounds of LANES (read, SYNC, write,
+ * SYNC), the far end first when they move up, so that no round
+ * overwrites what a later one reads. `at` gets the path's new first
+ * position; the caller writes the path there.
+ */
+#define CK_ACO_LANES_SHIFT(from, count, pu, at, LANES, SYNC, CITY)             \
+  do {                                                                         \
+    ck_u32 from_ = (from), count_ = (count), pu_ = (pu);                       \
+    ck_u32 after_ = ck_aco_ahead(from_, count_, n);                            \
+    ck_u32 ahead_ = (pu_ >= after_ ? pu_ - after_ : pu_ + n - after_) + 1u;    \
+    ck_u32 behind_ = (from_ >= pu_ ? from_ - pu_ : from_ + n - pu_) - 1u;      \
+    SYNC();                                                                    \
+    if (ahead_ <= behind_) {                                                   \
+      for (ck_u32 base_ = 0; base_ < ahead_; base_ += (LANES)) {               \
+        ck_u32 t_ = base_ + l, c_ = 0;                                         \
+        if (t_ < ahead_)                                                       \
+          c_ = tour[ck_aco_ahead(after_, t_, n)];                              \
+        SYNC();                                                                \
+        if (t_ < ahead_) {                                                     \
+          ck_u32 p_ = ck_aco_ahead(from_, t_, n);                              \
+          tour[p_] = (CITY)c_;                                                 \
+          pos[c_] = (CITY)p_;                                                  \
+        }                                                                      \
+        SYNC();                                                                \
+      }                                                                        \
+      (at) = ck_aco_ahead(from_, ahead_, n);                                   \
+    } else {                                                                   \
+      for (ck_u32 top_ = behind_; top_ > 0;) {                                 \
+        ck_u32 chunk_ = top_ < (LANES) ? top_ : (LANES);                       \
+        ck_u32 t_ = top_ - l, c_ = 0;                                          \
+        if (l < chunk_)                                                        \
+          c_ = tour[ck_aco_ahead(pu_, t_, n)];                                 \
+        SYNC();                                                                \
+        if (l < chunk_) {                                                      \
+          ck_u32 p_ = ck_aco_ahead(pu_, t_ + count_, n);                       \
+          tour[p_] = (CITY)c_;                                                 \
+          pos[c_] = (CITY)p_;                                                  \
+        }                                                                      \
+        SYNC();                                                                \
+        top_ -= chunk_;                                                        \
+      }                                                                        \
+      (at) = ck_aco_ahead(pu_, 1u, n);                                         \
+    }                                                                          \
+  } while (0)
+
 /*
  * The first improving 2-opt move at city a, by its neighbour list: for
  * each tour neighbour b of a (successor, then predecessor) and each

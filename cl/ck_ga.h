@@ -240,6 +240,49 @@ CK_FN void ck_ga_draw_mutations(ck_u64 seed, ck_u64 stream, ck_u64 base,
 }
 
 /*
+ * What the child in slot `slot` of island `island` draws before its genes
+ * in generation `generation`: its streams' counters, both tournaments'
+ * winners over island_fitness, whether it crosses and the arithmetic
+ * blend's weight (the header words; see the top of the file).
+ */
+typedef struct ck_ga_child_draws {
+  ck_u64 stream, genes_base;             /* per-gene crossover words */
+  ck_u64 mutation_stream, mutation_base; /* refills of four mutations */
+  ck_u32 a, b;                           /* the parents' slots */
+  int cross;
+  ck_real weight;
+} ck_ga_child_draws;
+
+CK_FN ck_ga_child_draws ck_ga_draw_child(
+    int tournament, int crossover, ck_real crossover_rate, ck_u64 seed,
+    ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
+    CK_GLOBAL const ck_real *island_fitness) {
+  ck_ga_child_draws c;
+  c.stream = ck_ga_stream(island, slot);
+  ck_u32 header_blocks = ck_ga_blocks(ck_ga_header_words(tournament));
+  ck_u32 gene_blocks =
+      crossover != CK_GA_CROSSOVER_ARITH ? ck_ga_blocks((ck_u32)dim) : 0u;
+  ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
+  c.genes_base = base + header_blocks;
+  /* The header's first two blocks, computed once (enough for k <= 3). */
+  ck_philox_counter h0 = ck_philox_block(seed, c.stream, base);
+  ck_philox_counter h1 = ck_philox_block(seed, c.stream, base + 1u);
+  c.a = ck_ga_tournament_from(tournament, 0, size, h0, h1, seed, c.stream, base,
+                              island_fitness);
+  c.b = ck_ga_tournament_from(tournament, 1, size, h0, h1, seed, c.stream, base,
+                              island_fitness);
+  c.cross = ck_uniform_real(ck_ga_header_word(h0, h1, seed, c.stream, base,
+                                              (ck_u32)(2 * tournament))) <
+            crossover_rate;
+  c.weight = ck_uniform_real(ck_ga_header_word(h0, h1, seed, c.stream, base,
+                                               (ck_u32)(2 * tournament + 1)));
+  c.mutation_stream = c.stream | ((ck_u64)1 << 62);
+  c.mutation_base =
+      generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)dim) + 1u));
+  return c;
+}
+
+/*
  * Makes the child in slot `slot` of island `island` for generation
  * `generation`: two tournaments over the island's fitness, crossover with
  * probability crossover_rate, per-gene mutation with probability
@@ -257,34 +300,15 @@ CK_FN ck_real ck_ga_make_child(
     CK_GA_PARENTS const ck_real *parents, ck_u32 parent_stride,
     CK_GLOBAL const ck_real *island_fitness, CK_GA_CHILD ck_real *child,
     ck_u32 child_stride) {
-  ck_u64 stream = ck_ga_stream(island, slot);
-  ck_u32 header = ck_ga_header_words(tournament);
-  int per_gene = crossover != CK_GA_CROSSOVER_ARITH;
-  ck_u32 header_blocks = ck_ga_blocks(header);
-  ck_u32 gene_blocks = per_gene ? ck_ga_blocks((ck_u32)dim) : 0u;
-  ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
-  ck_u64 genes_base = base + header_blocks;
-  /* The header's first two blocks, computed once (enough for k <= 3). */
-  ck_philox_counter h0 = ck_philox_block(seed, stream, base);
-  ck_philox_counter h1 = ck_philox_block(seed, stream, base + 1u);
-  ck_u32 a = ck_ga_tournament_from(tournament, 0, size, h0, h1, seed, stream,
-                                   base, island_fitness);
-  ck_u32 b = ck_ga_tournament_from(tournament, 1, size, h0, h1, seed, stream,
-                                   base, island_fitness);
-  int cross = ck_uniform_real(ck_ga_header_word(h0, h1, seed, stream, base,
-                                                (ck_u32)(2 * tournament))) <
-              crossover_rate;
-  ck_real weight = ck_uniform_real(ck_ga_header_word(
-      h0, h1, seed, stream, base, (ck_u32)(2 * tournament + 1)));
+  ck_ga_child_draws c =
+      ck_ga_draw_child(tournament, crossover, crossover_rate, seed, island,
+                       slot, generation, size, dim, island_fitness);
   /*
    * Mutations, placed by geometric gaps: the next four are drawn before
    * the gene loop and again whenever they run out. Drawing them together
    * keeps the work-items of a SIMD group in step; drawn inside the loop,
    * each would stall the group at its own gene.
    */
-  ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
-  ck_u64 mutation_base =
-      generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)dim) + 1u));
   ck_real log_keep = mutation_rate > CK_R(0) && mutation_rate < CK_R(1)
                          ? CK_LOG(CK_R(1) - mutation_rate)
                          : CK_R(-1);
@@ -292,8 +316,8 @@ CK_FN ck_real ck_ga_make_child(
   int last = -1, at0, at1, at2, at3;
   ck_real step0, step1, step2, step3;
 #define CK_GA_DRAW_MUTATIONS()                                                 \
-  ck_ga_draw_mutations(seed, mutation_stream, mutation_base, &refills, &last,  \
-                       mutation_rate, log_keep, dim, mutation,                 \
+  ck_ga_draw_mutations(seed, c.mutation_stream, c.mutation_base, &refills,     \
+                       &last, mutation_rate, log_keep, dim, mutation,          \
                        mutation_parameter, &at0, &at1, &at2, &at3, &step0,     \
                        &step1, &step2, &step3)
   CK_GA_DRAW_MUTATIONS();
@@ -302,12 +326,12 @@ CK_FN ck_real ck_ga_make_child(
   ck_objective_state s;
   ck_objective_begin(objective, &s);
   for (int d = 0; d < dim; ++d) {
-    ck_real pa = parents[(ck_u64)d * parent_stride + a];
-    ck_real pb = parents[(ck_u64)d * parent_stride + b];
+    ck_real pa = parents[(ck_u64)d * parent_stride + c.a];
+    ck_real pb = parents[(ck_u64)d * parent_stride + c.b];
     ck_real range = hi[d] - lo[d];
     ck_real gene =
-        ck_ga_cross_gene(crossover, cross, pa, pb, seed, stream, genes_base, d,
-                         &r, weight, crossover_parameter);
+        ck_ga_cross_gene(crossover, c.cross, pa, pb, seed, c.stream,
+                         c.genes_base, d, &r, c.weight, crossover_parameter);
     if (d == at0) {
       gene += step0 * range;
       at0 = at1, step0 = step1;
@@ -319,7 +343,7 @@ CK_FN ck_real ck_ga_make_child(
       }
     }
     gene = ck_bound_coordinate(bounds, gene, lo[d], hi[d], seed,
-                               stream | ((ck_u64)1 << 63),
+                               c.stream | ((ck_u64)1 << 63),
                                generation * (ck_u64)dim + (ck_u64)d);
     child[(ck_u64)d * child_stride] = gene;
     ck_objective_add(objective, &s, d, gene);

@@ -44,11 +44,12 @@ CK_FN float ck_gas_reciprocal(float x) {
 
 /* The interaction constants of a run, computed once on the host. */
 typedef struct ck_gas_pair_constants {
-  ck_real rc2;          /* cutoff squared (Lennard-Jones) */
-  ck_real energy_shift; /* U(rc) for shifted energies, else 0 */
-  ck_real force_shift;  /* F(rc) for the force-shifted form, else 0 */
-  ck_real strength;     /* soft-log: the logarithm's prefactor */
-  ck_real softening2;   /* soft-log: softening length squared */
+  ck_real rc2;             /* cutoff squared (Lennard-Jones) */
+  ck_real energy_shift;    /* U(rc) for shifted energies, else 0 */
+  ck_real force_shift;     /* F(rc) for the force-shifted form, else 0 */
+  ck_real strength;        /* soft-log: the logarithm's prefactor */
+  ck_real softening2;      /* soft-log: softening length squared */
+  ck_real soft_log_weight; /* soft-log: -strength / 12, once a run */
 } ck_gas_pair_constants;
 
 /*
@@ -83,7 +84,7 @@ CK_FN ck_real ck_gas_pair(int model, ck_real r2,
   if (model == CK_GAS_MODEL_SOFT_LOG) {
     ck_real inverse12;
     ck_real twelfth = ck_gas_soft_log_twelfth(
-        r2, constants->softening2, -constants->strength / CK_R(12), &inverse12);
+        r2, constants->softening2, constants->soft_log_weight, &inverse12);
     if (with_energy)
       *energy = CK_R(0.5) * constants->strength *
                     CK_GAS_LOG(r2 + constants->softening2) +

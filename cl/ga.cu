@@ -189,27 +189,9 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
            float mutation_parameter, float log_keep, const float4 *genes,
            const float *fitness, const float4 *lo, const float4 *hi,
            float (&child)[CK_DIM]) {
-  ck_u64 stream = ck_ga_stream(island, slot);
-  const int per_gene = CK_GA_CROSSOVER != CK_GA_CROSSOVER_ARITH;
-  ck_u32 header_blocks = ck_ga_blocks(ck_ga_header_words(CK_GA_TOURNAMENT));
-  ck_u32 gene_blocks = per_gene ? ck_ga_blocks((ck_u32)CK_DIM) : 0u;
-  ck_u64 base = generation * (ck_u64)(header_blocks + gene_blocks);
-  ck_u64 genes_base = base + header_blocks;
-  ck_philox_counter h0 = ck_philox_block(seed, stream, base);
-  ck_philox_counter h1 = ck_philox_block(seed, stream, base + 1u);
-  ck_u32 a = ck_ga_tournament_from(CK_GA_TOURNAMENT, 0, CK_GA_ISLAND, h0, h1,
-                                   seed, stream, base, fitness);
-  ck_u32 b = ck_ga_tournament_from(CK_GA_TOURNAMENT, 1, CK_GA_ISLAND, h0, h1,
-                                   seed, stream, base, fitness);
-  int cross = ck_uniform_real(ck_ga_header_word(
-                  h0, h1, seed, stream, base, (ck_u32)(2 * CK_GA_TOURNAMENT))) <
-              crossover_rate;
-  float weight = ck_uniform_real(ck_ga_header_word(
-      h0, h1, seed, stream, base, (ck_u32)(2 * CK_GA_TOURNAMENT + 1)));
-
-  ck_u64 mutation_stream = stream | ((ck_u64)1 << 62);
-  ck_u64 mutation_base =
-      generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)CK_DIM) + 1u));
+  ck_ga_child_draws c =
+      ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate, seed,
+                       island, slot, generation, CK_GA_ISLAND, CK_DIM, fitness);
   mutation_mask mutated = 0;
   float steps[CK_DIM];
   int count = 0, last = -1;
@@ -219,8 +201,8 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
   do {
     int at[4];
     float step[4];
-    ck_ga_draw_mutations(seed, mutation_stream, mutation_base, &refills, &last,
-                         mutation_rate, log_keep, CK_DIM, CK_GA_MUTATION,
+    ck_ga_draw_mutations(seed, c.mutation_stream, c.mutation_base, &refills,
+                         &last, mutation_rate, log_keep, CK_DIM, CK_GA_MUTATION,
                          mutation_parameter, &at[0], &at[1], &at[2], &at[3],
                          &step[0], &step[1], &step[2], &step[3]);
 #pragma unroll
@@ -232,7 +214,8 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
     }
   } while (last < CK_DIM);
 
-  const float4 *row_a = genes + a * ROW_QUADS, *row_b = genes + b * ROW_QUADS;
+  const float4 *row_a = genes + c.a * ROW_QUADS,
+               *row_b = genes + c.b * ROW_QUADS;
   float4 quad_a = make_float4(0, 0, 0, 0), quad_b = quad_a, quad_lo = quad_a,
          quad_hi = quad_a;
   ck_philox_counter r;
@@ -251,12 +234,12 @@ make_child(unsigned island, unsigned slot, unsigned long long generation,
     float pa = quad_gene(quad_a, d & 3), pb = quad_gene(quad_b, d & 3);
     float low = quad_gene(quad_lo, d & 3), high = quad_gene(quad_hi, d & 3);
     float gene =
-        ck_ga_cross_gene(CK_GA_CROSSOVER, cross, pa, pb, seed, stream,
-                         genes_base, d, &r, weight, crossover_parameter);
+        ck_ga_cross_gene(CK_GA_CROSSOVER, c.cross, pa, pb, seed, c.stream,
+                         c.genes_base, d, &r, c.weight, crossover_parameter);
     if ((mutated >> d) & 1u)
       gene += steps[next_step++] * (high - low);
     gene = ck_bound_coordinate(CK_BOUNDS, gene, low, high, seed,
-                               stream | ((ck_u64)1 << 63),
+                               c.stream | ((ck_u64)1 << 63),
                                generation * (ck_u64)CK_DIM + (ck_u64)d);
     child[d] = gene;
     ck_objective_add(CK_OBJECTIVE, &s, d, gene);

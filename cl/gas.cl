@@ -44,7 +44,8 @@
   p.energy_shift = energy_shift;                                               \
   p.force_shift = force_shift;                                                 \
   p.strength = strength;                                                       \
-  p.softening2 = softening2
+  p.softening2 = softening2;                                                   \
+  p.soft_log_weight = -strength / CK_R(12)
 
 #define CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags)                     \
   if ((only_if_flagged) && !(flags)[0])                                        \
@@ -320,7 +321,7 @@ typedef float4 ck_gas_real4;
     ck_real dx, dy, unused;                                                    \
     ck_gas_separation(xi, yi, OX, OY, &g, &dx, &dy);                           \
     ck_real twelfth = ck_gas_soft_log_twelfth(dx * dx + dy * dy, softening2,   \
-                                              weight, &unused);                \
+                                              p.soft_log_weight, &unused);     \
     fx12 += twelfth * dx;                                                      \
     fy12 += twelfth * dy;                                                      \
   }
@@ -364,7 +365,7 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_real xi = i < n ? position[2 * i] : CK_R(0);
   ck_real yi = i < n ? position[2 * i + 1] : CK_R(0);
   ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
-  ck_real fx12 = CK_R(0), fy12 = CK_R(0), weight = -strength / CK_R(12);
+  ck_real fx12 = CK_R(0), fy12 = CK_R(0);
   uint own_tile = (uint)get_group_id(0);
   for (uint t0 = first_tile; t0 < end_tile; ++t0) {
     uint first = t0 * CK_GAS_GROUP, j = first + l;

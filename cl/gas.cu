@@ -310,6 +310,7 @@ static __device__ __forceinline__ void forces(
   pair.force_shift = CK_GAS_FORCE_SHIFT ? force_shift : CK_R(0);
   pair.strength = CK_R(0);
   pair.softening2 = CK_R(0);
+  pair.soft_log_weight = CK_R(0);
   float2 own = position[i];
   int cx = ck_gas_cell(own.x, cell_inverse_x, cells_x);
   int cy = ck_gas_cell(own.y, cell_inverse_y, cells_y);

@@ -29,6 +29,7 @@ static ck_gas_pair_constants constants(const gas_state *s) {
   pair.force_shift = (ck_real)s->force_shift;
   pair.strength = (ck_real)s->strength;
   pair.softening2 = (ck_real)s->softening2;
+  pair.soft_log_weight = -pair.strength / (ck_real)12;
   return pair;
 }
 
