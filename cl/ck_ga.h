@@ -27,14 +27,18 @@
 #include "ck_objectives.h"
 #include "ck_philox.h"
 
-/* Address spaces of a child's parents, of the domain's bounds and of the
- * child itself: global memory, unless ga.cl keeps an island and the
- * bounds resident in local memory and the child in private memory. */
+/* Address spaces of a child's parents, of the domain's bounds, of the
+ * island's fitness and of the child itself: global memory, unless ga.cl
+ * keeps an island, its fitness and the bounds resident in local memory
+ * and the child in private memory. */
 #ifndef CK_GA_PARENTS
 #define CK_GA_PARENTS CK_GLOBAL
 #endif
 #ifndef CK_GA_DOMAIN
 #define CK_GA_DOMAIN CK_GLOBAL
+#endif
+#ifndef CK_GA_FITNESS
+#define CK_GA_FITNESS CK_GLOBAL
 #endif
 #ifndef CK_GA_CHILD
 #define CK_GA_CHILD CK_GLOBAL
@@ -66,11 +70,20 @@ CK_FN ck_u32 ck_ga_blocks(ck_u32 words) {
   return (words + 3u) >> 2;
 }
 
+/* 1 / log(1 - pm), which turns a uniform draw into a geometric gap (any
+ * value where pm is 0 or 1, which draw no gaps). */
+CK_FN ck_real ck_ga_inverse_log_keep(ck_real rate) {
+  return rate > CK_R(0) && rate < CK_R(1) ? CK_R(1) / CK_LOG(CK_R(1) - rate)
+                                          : CK_R(-1);
+}
+
 /* Genes skipped before the next mutation: geometric with parameter pm,
- * from one word (log_keep = log(1 - pm)); capped at limit. */
-CK_FN int ck_ga_gap(ck_u32 word, ck_real log_keep, int limit) {
+ * from one word (inverse_log_keep from ck_ga_inverse_log_keep); capped at
+ * limit. A product, not a quotient: one multiply where a division costs
+ * a dozen instructions on GPUs. */
+CK_FN int ck_ga_gap(ck_u32 word, ck_real inverse_log_keep, int limit) {
   ck_real u = ((ck_real)(word >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
-  ck_real gap = CK_LOG(u) / log_keep;
+  ck_real gap = CK_LOG(u) * inverse_log_keep;
   return gap < (ck_real)limit ? (int)gap : limit;
 }
 
@@ -96,7 +109,7 @@ CK_FN ck_u32 ck_ga_header_word(ck_philox_counter h0, ck_philox_counter h1,
 CK_FN ck_u32 ck_ga_tournament_from(int k, int which, ck_u32 size,
                                    ck_philox_counter h0, ck_philox_counter h1,
                                    ck_u64 seed, ck_u64 stream, ck_u64 base,
-                                   CK_GLOBAL const ck_real *fitness) {
+                                   CK_GA_FITNESS const ck_real *fitness) {
   ck_u32 winner = ck_ga_index(
       ck_ga_header_word(h0, h1, seed, stream, base, (ck_u32)(which * k)), size);
   for (int t = 1; t < k; ++t) {
@@ -111,7 +124,7 @@ CK_FN ck_u32 ck_ga_tournament_from(int k, int which, ck_u32 size,
 
 CK_FN ck_u32 ck_ga_tournament(int k, int which, ck_u32 size, ck_u64 seed,
                               ck_u64 stream, ck_u64 base,
-                              CK_GLOBAL const ck_real *fitness) {
+                              CK_GA_FITNESS const ck_real *fitness) {
   return ck_ga_tournament_from(
       k, which, size, ck_philox_block(seed, stream, base),
       ck_philox_block(seed, stream, base + 1u), seed, stream, base, fitness);
@@ -133,7 +146,9 @@ CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
                                 CK_R(1) / (parameter + CK_R(1)));
     return CK_R(0.5) * ((CK_R(1) + beta) * a + (CK_R(1) - beta) * b);
   }
-  return weight * a + (CK_R(1) - weight) * b;
+  /* b + w (a - b) rounded once: a child of equal parents is that parent,
+   * and with w < 1 the child stays within [min(a, b), max(a, b)]. */
+  return CK_FMA(weight, a - b, b);
 }
 
 /* Gene d of a child: its parents' genes pa and pb crossed when `cross`
@@ -189,9 +204,9 @@ CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
 
 /* The gene of the mutation after the one at `last`, by a gap drawn from
  * `word` (dim when none is left). */
-CK_FN int ck_ga_after(int last, ck_u32 word, ck_real rate, ck_real log_keep,
-                      int dim) {
-  int gap = rate >= CK_R(1) ? 0 : ck_ga_gap(word, log_keep, dim);
+CK_FN int ck_ga_after(int last, ck_u32 word, ck_real rate,
+                      ck_real inverse_log_keep, int dim) {
+  int gap = rate >= CK_R(1) ? 0 : ck_ga_gap(word, inverse_log_keep, dim);
   int position = last + 1 + gap;
   return position > dim ? dim : position;
 }
@@ -210,7 +225,7 @@ CK_FN int ck_ga_after(int last, ck_u32 word, ck_real rate, ck_real log_keep,
  */
 CK_FN void ck_ga_draw_mutations(ck_u64 seed, ck_u64 stream, ck_u64 base,
                                 ck_u32 *refills, int *last, ck_real rate,
-                                ck_real log_keep, int dim, int kind,
+                                ck_real inverse_log_keep, int dim, int kind,
                                 ck_real parameter, int *at0, int *at1, int *at2,
                                 int *at3, ck_real *step0, ck_real *step1,
                                 ck_real *step2, ck_real *step3) {
@@ -223,10 +238,10 @@ CK_FN void ck_ga_draw_mutations(ck_u64 seed, ck_u64 stream, ck_u64 base,
   ck_philox_counter gaps = ck_philox_block(seed, stream, at);
   ck_philox_counter steps = ck_philox_block(seed, stream, at + 1u);
   *refills += 1u;
-  *at0 = ck_ga_after(*last, gaps.v[0], rate, log_keep, dim);
-  *at1 = ck_ga_after(*at0, gaps.v[1], rate, log_keep, dim);
-  *at2 = ck_ga_after(*at1, gaps.v[2], rate, log_keep, dim);
-  *at3 = ck_ga_after(*at2, gaps.v[3], rate, log_keep, dim);
+  *at0 = ck_ga_after(*last, gaps.v[0], rate, inverse_log_keep, dim);
+  *at1 = ck_ga_after(*at0, gaps.v[1], rate, inverse_log_keep, dim);
+  *at2 = ck_ga_after(*at1, gaps.v[2], rate, inverse_log_keep, dim);
+  *at3 = ck_ga_after(*at2, gaps.v[3], rate, inverse_log_keep, dim);
   *last = *at3;
   if (kind == CK_GA_MUTATION_POLY) {
     *step0 = CK_GA_POLY_STEP(steps.v[0], parameter);
@@ -256,7 +271,7 @@ typedef struct ck_ga_child_draws {
 CK_FN ck_ga_child_draws ck_ga_draw_child(
     int tournament, int crossover, ck_real crossover_rate, ck_u64 seed,
     ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
-    CK_GLOBAL const ck_real *island_fitness) {
+    CK_GA_FITNESS const ck_real *island_fitness) {
   ck_ga_child_draws c;
   c.stream = ck_ga_stream(island, slot);
   ck_u32 header_blocks = ck_ga_blocks(ck_ga_header_words(tournament));
@@ -282,74 +297,147 @@ CK_FN ck_ga_child_draws ck_ga_draw_child(
   return c;
 }
 
+/* Bit g - first set: gene g of a chunk of a child mutates
+ * (ck_ga_take_mutations). One 32-bit word where the dimension, fixed
+ * when the program is built, allows it: a gene's test is then one
+ * instruction. CK_GA_CHUNK genes share a mask. */
+#if defined(CK_DIM) && CK_DIM <= 32
+typedef ck_u32 ck_ga_mutation_mask;
+#define CK_GA_CHUNK CK_DIM
+#else
+typedef ck_u64 ck_ga_mutation_mask;
+#if defined(CK_DIM) && CK_DIM <= 64
+#define CK_GA_CHUNK CK_DIM
+#else
+#define CK_GA_CHUNK 64
+#endif
+#endif
+
+/* A child's drawn mutations not yet taken: a refill of four (genes
+ * ascending, dim for none) and how many of it are used. */
+typedef struct ck_ga_mutation_queue {
+  int at[4];
+  ck_real step[4];
+  int used, last;
+  ck_u32 refills;
+} ck_ga_mutation_queue;
+
+/*
+ * Takes child c's mutations of genes [first, end) from the queue, drawing
+ * refills of four (ck_ga_draw_mutations) in order as they run out:
+ * returns their mask (bit g - first for gene g) and puts their steps (in
+ * units of the range) in steps[0 ..] in gene order. end - first <=
+ * CK_GA_CHUNK. The queue starts with used = 4, last = -1, refills = 0.
+ */
+CK_FN ck_ga_mutation_mask ck_ga_take_mutations(
+    ck_u64 seed, const ck_ga_child_draws *c, ck_real rate,
+    ck_real inverse_log_keep, int dim, int kind, ck_real parameter, int first,
+    int end, ck_ga_mutation_queue *q, ck_real *steps) {
+  ck_ga_mutation_mask mutated = 0;
+  int count = 0, more = 1;
+  while (more) {
+    if (q->used == 4) {
+      if (q->last >= dim)
+        break;
+      ck_ga_draw_mutations(seed, c->mutation_stream, c->mutation_base,
+                           &q->refills, &q->last, rate, inverse_log_keep, dim,
+                           kind, parameter, &q->at[0], &q->at[1], &q->at[2],
+                           &q->at[3], &q->step[0], &q->step[1], &q->step[2],
+                           &q->step[3]);
+      q->used = 0;
+    }
+    /* k is a constant once unrolled: the queue stays in registers. */
+    for (int k = 0; k < 4; ++k) {
+      if (more && k >= q->used) {
+        if (q->at[k] < end) {
+          mutated |= (ck_ga_mutation_mask)1 << (q->at[k] - first);
+          steps[count++] = q->step[k];
+          q->used = k + 1;
+        } else {
+          more = 0;
+        }
+      }
+    }
+  }
+  return mutated;
+}
+
 /*
  * Makes the child in slot `slot` of island `island` for generation
  * `generation`: two tournaments over the island's fitness, crossover with
  * probability crossover_rate, per-gene mutation with probability
- * mutation_rate, bounds. Parents are read from `parents` (gene d of island
- * slot i at d * parent_stride + i), fitness from island_fitness (the
+ * mutation_rate (inverse_log_keep from ck_ga_inverse_log_keep), bounds.
+ * Gene d of island slot i is parents[i * slot_stride + d * gene_stride]
+ * (gene-major populations: 1 and the population size; the resident
+ * kernels' rows: the row length and 1), fitness from island_fitness (the
  * island's own); gene d of the child goes to child[d * child_stride].
  * Returns the objective at the child when the objective is streamed.
+ *
+ * Genes go in chunks of CK_GA_CHUNK (all of them when CK_DIM is defined
+ * and at most 64): the chunk's mutations are marked first, so that its
+ * gene loop holds no refill and unrolls when the dimension is a build
+ * constant (the child then stays in registers); genes are read four at a
+ * time, a 128-bit read where the layout is rows of a multiple of four.
  */
 CK_FN ck_real ck_ga_make_child(
     int objective, int bounds, int tournament, int crossover,
     ck_real crossover_rate, ck_real crossover_parameter, int mutation,
-    ck_real mutation_rate, ck_real mutation_parameter, ck_u64 seed,
-    ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
-    CK_GA_DOMAIN const ck_real *lo, CK_GA_DOMAIN const ck_real *hi,
-    CK_GA_PARENTS const ck_real *parents, ck_u32 parent_stride,
-    CK_GLOBAL const ck_real *island_fitness, CK_GA_CHILD ck_real *child,
-    ck_u32 child_stride) {
+    ck_real mutation_rate, ck_real mutation_parameter, ck_real inverse_log_keep,
+    ck_u64 seed, ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size,
+    int dim, CK_GA_DOMAIN const ck_real *lo, CK_GA_DOMAIN const ck_real *hi,
+    CK_GA_PARENTS const ck_real *parents, ck_u32 slot_stride,
+    ck_u32 gene_stride, CK_GA_FITNESS const ck_real *island_fitness,
+    CK_GA_CHILD ck_real *child, ck_u32 child_stride) {
   ck_ga_child_draws c =
       ck_ga_draw_child(tournament, crossover, crossover_rate, seed, island,
                        slot, generation, size, dim, island_fitness);
-  /*
-   * Mutations, placed by geometric gaps: the next four are drawn before
-   * the gene loop and again whenever they run out. Drawing them together
-   * keeps the work-items of a SIMD group in step; drawn inside the loop,
-   * each would stall the group at its own gene.
-   */
-  ck_real log_keep = mutation_rate > CK_R(0) && mutation_rate < CK_R(1)
-                         ? CK_LOG(CK_R(1) - mutation_rate)
-                         : CK_R(-1);
-  ck_u32 refills = 0u;
-  int last = -1, at0, at1, at2, at3;
-  ck_real step0, step1, step2, step3;
-#define CK_GA_DRAW_MUTATIONS()                                                 \
-  ck_ga_draw_mutations(seed, c.mutation_stream, c.mutation_base, &refills,     \
-                       &last, mutation_rate, log_keep, dim, mutation,          \
-                       mutation_parameter, &at0, &at1, &at2, &at3, &step0,     \
-                       &step1, &step2, &step3)
-  CK_GA_DRAW_MUTATIONS();
+  CK_GA_PARENTS const ck_real *parent_a = parents + c.a * slot_stride;
+  CK_GA_PARENTS const ck_real *parent_b = parents + c.b * slot_stride;
+  ck_ga_mutation_queue q;
+  for (int k = 0; k < 4; ++k) {
+    q.at[k] = dim;
+    q.step[k] = CK_R(0);
+  }
+  q.used = 4;
+  q.last = -1;
+  q.refills = 0u;
+  ck_real steps[CK_GA_CHUNK];
   ck_philox_counter r;
   r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
   ck_objective_state s;
   ck_objective_begin(objective, &s);
-  for (int d = 0; d < dim; ++d) {
-    ck_real pa = parents[(ck_u64)d * parent_stride + c.a];
-    ck_real pb = parents[(ck_u64)d * parent_stride + c.b];
-    ck_real range = hi[d] - lo[d];
-    ck_real gene =
-        ck_ga_cross_gene(crossover, c.cross, pa, pb, seed, c.stream,
-                         c.genes_base, d, &r, c.weight, crossover_parameter);
-    if (d == at0) {
-      gene += step0 * range;
-      at0 = at1, step0 = step1;
-      at1 = at2, step1 = step2;
-      at2 = at3, step2 = step3;
-      at3 = dim;
-      if (at0 == dim && last < dim) {
-        CK_GA_DRAW_MUTATIONS();
+  for (int first = 0; first < dim; first += CK_GA_CHUNK) {
+    int end = dim - first > CK_GA_CHUNK ? first + CK_GA_CHUNK : dim;
+    ck_ga_mutation_mask mutated = ck_ga_take_mutations(
+        seed, &c, mutation_rate, inverse_log_keep, dim, mutation,
+        mutation_parameter, first, end, &q, steps);
+    int next_step = 0;
+    CK_UNROLL
+    for (int quad = first; quad < end; quad += 4) {
+      ck_real a[4], b[4], low[4], high[4];
+      for (int k = 0; k < 4; ++k) {
+        int d = quad + k < end ? quad + k : quad;
+        a[k] = parent_a[(ck_u64)d * gene_stride];
+        b[k] = parent_b[(ck_u64)d * gene_stride];
+        low[k] = lo[d];
+        high[k] = hi[d];
+      }
+      for (int k = 0; k < 4 && quad + k < end; ++k) {
+        int d = quad + k;
+        ck_real gene = ck_ga_cross_gene(crossover, c.cross, a[k], b[k], seed,
+                                        c.stream, c.genes_base, d, &r, c.weight,
+                                        crossover_parameter);
+        if ((mutated >> (d - first)) & 1u)
+          gene += steps[next_step++] * (high[k] - low[k]);
+        gene = ck_bound_coordinate(bounds, gene, low[k], high[k], seed,
+                                   c.stream | ((ck_u64)1 << 63),
+                                   generation * (ck_u64)dim + (ck_u64)d);
+        child[(ck_u64)d * child_stride] = gene;
+        ck_objective_add(objective, &s, d, gene);
       }
     }
-    gene = ck_bound_coordinate(bounds, gene, lo[d], hi[d], seed,
-                               c.stream | ((ck_u64)1 << 63),
-                               generation * (ck_u64)dim + (ck_u64)d);
-    child[(ck_u64)d * child_stride] = gene;
-    ck_objective_add(objective, &s, d, gene);
   }
   return ck_objective_finish(objective, &s, dim);
-#undef CK_GA_DRAW_MUTATIONS
 }
 
 /* Draws individual g's genes uniformly in the domain (generation 0);

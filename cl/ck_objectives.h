@@ -49,6 +49,35 @@ CK_FN void ck_objective_begin(int id, ck_objective_state *s) {
 }
 
 /*
+ * Rastrigin's term x^2 + 10 - 10 cos(2 pi x), written x^2 + 20 sin^2(pi x):
+ * the same function without the cancellation of 10 - 10 cos near the
+ * minima (relative error under 4e-7 everywhere in single precision), and
+ * fewer instructions. In single precision sin(pi x) is clkit's own, so
+ * that every backend gets the same bits: y = x - rint(x), exactly, in
+ * [-1/2, 1/2]; w = sqrt(20) sin(pi y) = y P(y^2), P of degree 4 fitted at
+ * 400 Chebyshev nodes of y^2 in [0, 1/4] (|sin(pi y)| = |sin(pi x)|);
+ * then x^2 + w^2 in one fused multiply-add.
+ */
+CK_FN ck_real ck_rastrigin_term(ck_real x) {
+#if CK_REAL_DOUBLE
+#if defined(CK_LANG_OPENCL) || defined(CK_LANG_CUDA)
+  ck_real w = sinpi(x);
+#else
+  ck_real w = sin(CK_PI * (x - rint(x)));
+#endif
+  return CK_FMA(CK_R(20) * w, w, x * x);
+#else
+  float y = x - CK_RINT(x), s = y * y;
+  float p = CK_FMA(
+      CK_FMA(CK_FMA(CK_FMA(0.347295612f, s, -2.67563987f), s, 11.4042931f), s,
+             -23.1107025f),
+      s, 14.0496292f);
+  float w = y * p;
+  return CK_FMA(w, w, x * x);
+#endif
+}
+
+/*
  * Coordinate i's share of the objective, computed on its own so that
  * coordinates may be worked on in parallel: *sum_term and *aux_term, given
  * x and the previous coordinate (read by the pairwise objectives only).
@@ -65,7 +94,7 @@ CK_FN void ck_objective_term(int id, int i, ck_real x, ck_real previous,
     *sum_term = x * x;
     break;
   case CK_OBJECTIVE_RASTRIGIN:
-    *sum_term = x * x - CK_R(10) * CK_COS_2PI(x);
+    *sum_term = ck_rastrigin_term(x);
     break;
   case CK_OBJECTIVE_ROSENBROCK:
     t = x - previous * previous;
@@ -146,8 +175,6 @@ CK_FN ck_real ck_objective_finish(int id, const ck_objective_state *s,
                                   int dim) {
   ck_real n = (ck_real)dim;
   switch (id) {
-  case CK_OBJECTIVE_RASTRIGIN:
-    return CK_R(10) * n + s->sum;
   case CK_OBJECTIVE_GRIEWANK:
     return CK_R(1) + s->sum * CK_R(1.0 / 4000.0) - s->aux;
   case CK_OBJECTIVE_ACKLEY:

@@ -16,6 +16,7 @@
  *                  in a native CUDA program, which defines
  *                  CK_CUDA_NATIVE); shared headers keep their kernels
  *                  under it
+ *   CK_UNROLL      before a loop that kernels want unrolled (nothing in C)
  *   sqrtf, logf, sinf, cosf, expf, fabsf, floorf, powf
  *                  available under their C names in every language
  */
@@ -48,6 +49,7 @@ typedef long ck_i64;
 #define floorf(x) floor(x)
 #define powf(x, y) pow(x, y)
 #define CK_MULHI32(a, b) mul_hi((ck_u32)(a), (ck_u32)(b))
+#define CK_UNROLL _Pragma("unroll")
 /* No silent fused multiply-adds: ref C (ISO mode) does not contract
  * either, so both sides round alike. A program whose GPU results need not
  * match ref's rounding defines CK_FUSE_ON_GPU before its first include,
@@ -60,8 +62,8 @@ typedef long ck_i64;
 
 #elif defined(__CUDACC__)
 #define CK_LANG_CUDA 1
-/* Native CUDA programs (the .cu files of cl/) define CK_CUDA_NATIVE: they have the
- * prelude too but are not OpenCL C, so shared headers leave out their
+/* Native CUDA programs (the .cu files of cl/) define CK_CUDA_NATIVE: they have
+ * the prelude too but are not OpenCL C, so shared headers leave out their
  * OpenCL kernels there. */
 #if defined(CK_CUDA_PRELUDE_H) && !defined(CK_CUDA_NATIVE)
 #define CK_OPENCL_C 1
@@ -78,6 +80,7 @@ typedef long ck_i64;
 #define CK_HAS_FP64 1
 #endif
 #define CK_MULHI32(a, b) ((ck_u32)(((ck_u64)(a) * (ck_u64)(b)) >> 32))
+#define CK_UNROLL _Pragma("unroll")
 
 #else
 #define CK_LANG_HOST 1
@@ -94,6 +97,7 @@ typedef int64_t ck_i64;
 #define CK_HAS_FP64 1
 #endif
 #define CK_MULHI32(a, b) ((ck_u32)(((ck_u64)(a) * (ck_u64)(b)) >> 32))
+#define CK_UNROLL
 #endif
 
 #endif /* CK_PRELUDE_H */

@@ -48,6 +48,16 @@ typedef float ck_real;
 
 #define CK_PI 3.14159265358979323846
 
+/* A fused multiply-add and round-to-nearest-integer in the working
+ * precision: rounded once, so the same bits in every language. */
+#if defined(CK_LANG_OPENCL) || CK_REAL_DOUBLE
+#define CK_FMA(a, b, c) fma(a, b, c)
+#define CK_RINT(x) rint(x)
+#else
+#define CK_FMA(a, b, c) fmaf(a, b, c)
+#define CK_RINT(x) rintf(x)
+#endif
+
 /* cos(2 pi x) and sin(2 pi x). In double precision OpenCL C's and CUDA's
  * cospi, which reduce their argument exactly; C11 has no cospi, and ref
  * rounds 2 pi x first (a difference of a few ulps of the argument). */
@@ -73,13 +83,6 @@ typedef float ck_real;
  *   sin(2 pi b) / b at 200 Chebyshev nodes of b^2 in [0, 1/16], truncated
  *   to degree 5; the largest error over [-1/2, 1/2] is 1.0e-7 for the
  *   cosine and 1.7e-7 for the sine, about one and two ulps of 1. */
-#if defined(CK_LANG_OPENCL)
-#define CK_FMA(a, b, c) fma(a, b, c)
-#define CK_RINT(x) rint(x)
-#else
-#define CK_FMA(a, b, c) fmaf(a, b, c)
-#define CK_RINT(x) rintf(x)
-#endif
 
 /* c5 s^5 + c4 s^4 + ... + c0 by Horner's rule in fused multiply-adds. */
 CK_FN float ck_polynomial5(float s, float c5, float c4, float c3, float c2,
@@ -98,7 +101,7 @@ CK_FN float ck_polynomial5(float s, float c5, float c4, float c3, float c2,
 
 CK_FN float ck_cos_2pi(float x) {
   float y = x - CK_RINT(x);
-  float a = y < 0.0f ? -y : y, rest = 0.5f - a;
+  float a = CK_FABS(y), rest = 0.5f - a;
   float b = rest < a ? rest : a;
   float p = CK_COS_2PI_REDUCED(b * b);
   return a > 0.25f ? -p : p;
@@ -106,7 +109,7 @@ CK_FN float ck_cos_2pi(float x) {
 
 CK_FN float ck_sin_2pi(float x) {
   float y = x - CK_RINT(x);
-  float a = y < 0.0f ? -y : y;
+  float a = CK_FABS(y);
   float b = a > 0.25f ? (y < 0.0f ? -0.5f : 0.5f) - y : y;
   return b * CK_SIN_2PI_REDUCED(b * b);
 }

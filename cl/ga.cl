@@ -16,8 +16,8 @@
  *   CK_GA_ELITE        elites kept per island (0 allowed)
  *   CK_GA_MIGRANTS     migrants per island (at least 1 for the program)
  *   CK_GA_RESIDENT     1 for the resident form of ck_ga_evolve (streamed
- *                      objectives, islands that fit in local memory with
- *                      one slot a work-item)
+ *                      objectives, CK_DIM <= 64, islands that fit in local
+ *                      memory with one slot a work-item)
  *   CK_GA_ISLAND       the island size (sizes the resident copy)
  *   CK_REAL_DOUBLE     0 or 1
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
@@ -25,7 +25,11 @@
 #if CK_GA_RESIDENT
 #define CK_GA_PARENTS __local
 #define CK_GA_DOMAIN __local
+#define CK_GA_FITNESS __local
 #define CK_GA_CHILD
+/* A resident individual's row: an odd number of 4-gene quads, so that the
+ * rows of random parents spread over the local memory's banks. */
+#define CK_GA_ROW ((((CK_DIM) + 3) / 4 | 1) * 4)
 #endif
 #include "ck_best.h"
 #include "ck_evaluate.h"
@@ -39,6 +43,11 @@
 #endif
 
 #define CK_GA_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
+#if CK_GA_RESIDENT
+#define CK_GA_RESIDENT_ROW CK_GA_ROW
+#else
+#define CK_GA_RESIDENT_ROW 1u /* no resident copy */
+#endif
 #define CK_GA_CHOSEN_MAX                                                       \
   (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
 
@@ -137,7 +146,7 @@ static void ck_ga_island_stats(
      * local memory, else from the population buffer. */
     for (int d = (int)l; d < dim; d += CK_GROUP)
       island_best_genes[(ulong)d * islands + island] =
-          from_resident ? resident[(uint)d * size + winner]
+          from_resident ? resident[winner * CK_GA_RESIDENT_ROW + (uint)d]
                         : population[(ulong)d * total + first + winner];
   }
   if (l == 0) {
@@ -154,14 +163,17 @@ static void ck_ga_island_stats(
 /*
  * The resident form of ck_ga_evolve, for streamed objectives whose islands
  * fit in local memory with one slot a work-item: work-group i loads island
- * i's genes (and the domain's bounds, which every gene reads) into local
- * memory once, then for each generation work-item l
- * makes the child of slot l into private memory (the elite copies its
- * elite), the group waits until every parent has been read, and each
- * work-item writes its child over its slot. Fitness goes through global
- * memory every generation, so tournaments and statistics read it there;
- * the genes go back to global memory only in the last two generations of
- * the launch, into the buffers those generations write.
+ * i's genes into local memory once, in rows (CK_GA_ROW), with the
+ * island's fitness and the domain's bounds (which every gene reads); then
+ * for each generation work-item l makes the child of slot l in private
+ * memory (the elite copies its elite; the dimension is a build constant,
+ * so ck_ga_make_child's gene loop unrolls and the child stays in
+ * registers), the
+ * group waits until every parent has been read, and each work-item writes
+ * its child and fitness over its slot. Fitness also goes to global memory
+ * every generation, for the statistics; the genes go back to global memory
+ * only in the last two generations of the launch, into the buffers those
+ * generations write.
  */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
 ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
@@ -172,52 +184,63 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
              __global ck_real *population_b, __global ck_real *fitness_a,
              __global ck_real *fitness_b, __global ck_real *stats,
              uint stats_slot, __global ck_real *island_best,
-             __global ck_real *island_best_genes) {
+             __global ck_real *island_best_genes, ck_real inverse_log_keep) {
   CK_LOCAL ck_real values[CK_GROUP];
   CK_LOCAL uint indices[CK_GROUP];
   CK_LOCAL ck_real sums[CK_GROUP];
   CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   CK_LOCAL uint improved;
-  CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_DIM];
-  CK_LOCAL ck_real lo_local[CK_DIM], hi_local[CK_DIM];
+  CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_GA_ROW]
+      __attribute__((aligned(4 * sizeof(ck_real))));
+  CK_LOCAL ck_real lo_local[CK_GA_ROW]
+      __attribute__((aligned(4 * sizeof(ck_real))));
+  CK_LOCAL ck_real hi_local[CK_GA_ROW]
+      __attribute__((aligned(4 * sizeof(ck_real))));
+  CK_LOCAL ck_real fitness[CK_GA_ISLAND];
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
-  for (uint d = l; d < CK_DIM; d += CK_GROUP) {
-    lo_local[d] = lo[d];
-    hi_local[d] = hi[d];
+  /* Padding genes past CK_DIM are read four at a time, never used. */
+  for (uint d = l; d < CK_GA_ROW; d += CK_GROUP) {
+    lo_local[d] = d < CK_DIM ? lo[d] : CK_R(0);
+    hi_local[d] = d < CK_DIM ? hi[d] : CK_R(0);
   }
   uint total = islands * size, first = island * size;
   __global const ck_real *source =
       (first_generation & 1) ? population_a : population_b;
-  if (l < size)
-    for (int d = 0; d < CK_DIM; ++d)
-      genes[d * CK_GA_ISLAND + l] = source[(ulong)d * total + first + l];
+  __global const ck_real *source_fitness =
+      (first_generation & 1) ? fitness_a : fitness_b;
+  if (l < size) {
+    for (int d = 0; d < CK_GA_ROW; ++d)
+      genes[l * CK_GA_ROW + d] =
+          d < CK_DIM ? source[(ulong)d * total + first + l] : CK_R(0);
+    fitness[l] = source_fitness[first + l];
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint t = 0; t < generations; ++t) {
     ulong generation = first_generation + t;
     int odd = (int)(generation & 1);
-    __global const ck_real *current_fitness = odd ? fitness_a : fitness_b;
     __global ck_real *next_fitness = odd ? fitness_b : fitness_a;
     /* With one elite, the previous generation's statistics already found
      * it (indices[0], same order), and the pick's reduction is skipped. */
     int elite_known = CK_GA_ELITE == 1 && t > 0;
     if (!elite_known)
-      ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
-                 indices, l);
+      ck_ga_pick(odd ? fitness_a + first : fitness_b + first, size, CK_GA_ELITE,
+                 0, chosen, values, indices, l);
     ck_real child[CK_DIM];
     ck_real value = CK_R(0);
     if (l < CK_GA_ELITE) {
       uint elite = elite_known ? indices[0] : chosen[l];
+      CK_UNROLL
       for (int d = 0; d < CK_DIM; ++d)
-        child[d] = genes[d * CK_GA_ISLAND + elite];
-      value = current_fitness[first + elite];
+        child[d] = genes[elite * CK_GA_ROW + d];
+      value = fitness[elite];
     } else if (l < size) {
       value = ck_comparable(ck_ga_make_child(
           CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
           crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-          mutation_parameter, seed, island, l, generation, size, CK_DIM,
-          lo_local, hi_local, genes, CK_GA_ISLAND, current_fitness + first,
-          child, 1));
+          mutation_parameter, inverse_log_keep, seed, island, l, generation,
+          size, CK_DIM, lo_local, hi_local, genes, CK_GA_ROW, 1, fitness, child,
+          1));
     }
     /* Every parent has been read before any slot is overwritten. */
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -226,11 +249,13 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
        * so that both buffers hold genes that match their fitness. */
       __global ck_real *next = odd ? population_b : population_a;
       int write_out = t + 2 >= generations;
+      CK_UNROLL
       for (int d = 0; d < CK_DIM; ++d) {
-        genes[d * CK_GA_ISLAND + l] = child[d];
+        genes[l * CK_GA_ROW + d] = child[d];
         if (write_out)
           next[(ulong)d * total + first + l] = child[d];
       }
+      fitness[l] = value;
       next_fitness[first + l] = value;
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -258,7 +283,7 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
              __global ck_real *population_b, __global ck_real *fitness_a,
              __global ck_real *fitness_b, __global ck_real *stats,
              uint stats_slot, __global ck_real *island_best,
-             __global ck_real *island_best_genes) {
+             __global ck_real *island_best_genes, ck_real inverse_log_keep) {
   CK_LOCAL ck_real values[CK_GROUP];
   CK_LOCAL uint indices[CK_GROUP];
   CK_LOCAL ck_real sums[CK_GROUP];
@@ -287,9 +312,9 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
         ck_real value = ck_ga_make_child(
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
             crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-            mutation_parameter, seed, island, slot, generation, size, dim, lo,
-            hi, current + first, total, current_fitness + first,
-            next + first + slot, total);
+            mutation_parameter, inverse_log_keep, seed, island, slot,
+            generation, size, CK_DIM, lo, hi, current + first, 1, total,
+            current_fitness + first, next + first + slot, total);
         next_fitness[first + slot] =
             CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
       }

@@ -12,11 +12,10 @@
  *     the random parents of a quarter-warp's 128-bit reads spread over the
  *     bank groups (the OpenCL kernel reads one float a gene, gene-major);
  *   - its fitness stays there too: tournaments never go to global memory;
- *   - the gene loop is unrolled over CK_DIM, so the child stays in
- *     registers until its parents may be overwritten (the OpenCL loop
- *     keeps it on the stack), and the mutations are placed before the loop
- *     (one bit a mutated gene, their steps in order), from the same
- *     refills of four;
+ *   - a child is ck_ga_make_child's (ck_ga.h), as in ga.cl's resident
+ *     kernel: mutations marked before the gene loop, which unrolls over
+ *     CK_DIM, so the child stays in registers until its parents may be
+ *     overwritten;
  *   - minima and sums go through warp shuffles and one barrier each, not a
  *     tree of barriers: a generation has two barriers (and one more per
  *     elite when there are several).
@@ -54,13 +53,6 @@
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
 #define ALL_LANES 0xFFFFFFFFu
 #define NO_INDEX 0xFFFFFFFFu
-/* A bit a gene: one 32-bit word where it suffices (a test a gene is then
- * one instruction fewer than on 64 bits). */
-#if CK_DIM <= 32
-typedef unsigned mutation_mask;
-#else
-typedef unsigned long long mutation_mask;
-#endif
 /* float4s of genes a row, and the row's stride: odd, so that rows a and b
  * share a bank group only when a = b (mod 8). */
 #define QUADS ((CK_DIM + 3) / 4)
@@ -172,82 +164,6 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
 }
 
 /*
- * The child of slot `slot`, as ck_ga_make_child makes it, into child[]
- * (registers); returns the objective there. Parents are rows of `genes`,
- * fitness the island's, the domain lo and hi (float4s, like the rows).
- * The mutations come first: every refill of four that the gene loop of
- * ck_ga_make_child would draw, drawn in the same order, their genes
- * marked in `mutated` and their steps kept in order, so that the gene
- * loop unrolls without a refill inside; there a gene costs one test, and
- * a mutated one a step from the array. (Adding the steps to their genes
- * through a switch instead diverges across a warp.)
- */
-static __device__ __forceinline__ float
-make_child(unsigned island, unsigned slot, unsigned long long generation,
-           unsigned long long seed, float crossover_rate,
-           float crossover_parameter, float mutation_rate,
-           float mutation_parameter, float log_keep, const float4 *genes,
-           const float *fitness, const float4 *lo, const float4 *hi,
-           float (&child)[CK_DIM]) {
-  ck_ga_child_draws c =
-      ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate, seed,
-                       island, slot, generation, CK_GA_ISLAND, CK_DIM, fitness);
-  mutation_mask mutated = 0;
-  float steps[CK_DIM];
-  int count = 0, last = -1;
-  ck_u32 refills = 0u;
-  /* Genes of a refill rise strictly, and a refill starts after the last
-   * one's final gene, so at most CK_DIM steps are kept. */
-  do {
-    int at[4];
-    float step[4];
-    ck_ga_draw_mutations(seed, c.mutation_stream, c.mutation_base, &refills,
-                         &last, mutation_rate, log_keep, CK_DIM, CK_GA_MUTATION,
-                         mutation_parameter, &at[0], &at[1], &at[2], &at[3],
-                         &step[0], &step[1], &step[2], &step[3]);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      if (at[k] < CK_DIM) {
-        mutated |= (mutation_mask)1 << at[k];
-        steps[count++] = step[k];
-      }
-    }
-  } while (last < CK_DIM);
-
-  const float4 *row_a = genes + c.a * ROW_QUADS,
-               *row_b = genes + c.b * ROW_QUADS;
-  float4 quad_a = make_float4(0, 0, 0, 0), quad_b = quad_a, quad_lo = quad_a,
-         quad_hi = quad_a;
-  ck_philox_counter r;
-  r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
-  int next_step = 0;
-  ck_objective_state s;
-  ck_objective_begin(CK_OBJECTIVE, &s);
-#pragma unroll
-  for (int d = 0; d < CK_DIM; ++d) {
-    if ((d & 3) == 0) {
-      quad_a = row_a[d >> 2];
-      quad_b = row_b[d >> 2];
-      quad_lo = lo[d >> 2];
-      quad_hi = hi[d >> 2];
-    }
-    float pa = quad_gene(quad_a, d & 3), pb = quad_gene(quad_b, d & 3);
-    float low = quad_gene(quad_lo, d & 3), high = quad_gene(quad_hi, d & 3);
-    float gene =
-        ck_ga_cross_gene(CK_GA_CROSSOVER, c.cross, pa, pb, seed, c.stream,
-                         c.genes_base, d, &r, c.weight, crossover_parameter);
-    if ((mutated >> d) & 1u)
-      gene += steps[next_step++] * (high - low);
-    gene = ck_bound_coordinate(CK_BOUNDS, gene, low, high, seed,
-                               c.stream | ((ck_u64)1 << 63),
-                               generation * (ck_u64)CK_DIM + (ck_u64)d);
-    child[d] = gene;
-    ck_objective_add(CK_OBJECTIVE, &s, d, gene);
-  }
-  return ck_objective_finish(CK_OBJECTIVE, &s, CK_DIM);
-}
-
-/*
  * Block i evolves island i through `generations` generations from
  * first_generation on, as the resident ck_ga_evolve of ga.cl does
  * (buffers A and B alternate by the generation's parity; populations
@@ -271,7 +187,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                       float *population_b, float *fitness_a, float *fitness_b,
                       float *__restrict__ stats, unsigned stats_slot,
                       float *__restrict__ island_best,
-                      float *__restrict__ island_best_genes) {
+                      float *__restrict__ island_best_genes,
+                      float inverse_log_keep) {
   __shared__ float4 genes[CK_GA_ISLAND * ROW_QUADS];
   __shared__ float fitness[CK_GA_ISLAND];
   __shared__ float4 lo[QUADS], hi[QUADS];
@@ -298,9 +215,6 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   }
   /* Only this block changes the island's best during the launch. */
   float best_so_far = island_best[island];
-  const float log_keep = mutation_rate > 0.0f && mutation_rate < 1.0f
-                             ? CK_LOG(1.0f - mutation_rate)
-                             : -1.0f;
   unsigned set = 0, winner = NO_INDEX, elite = NO_INDEX;
   float unused = 0.0f;
   __syncthreads();
@@ -332,10 +246,12 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       load_row(genes + elite * ROW_QUADS, child);
       made = fitness[elite];
     } else if (live) {
-      made = ck_comparable(make_child(island, l, generation, seed,
-                                      crossover_rate, crossover_parameter,
-                                      mutation_rate, mutation_parameter,
-                                      log_keep, genes, fitness, lo, hi, child));
+      made = ck_comparable(ck_ga_make_child(
+          CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+          crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
+          mutation_parameter, inverse_log_keep, seed, island, l, generation,
+          CK_GA_ISLAND, CK_DIM, (const float *)lo, (const float *)hi,
+          (const float *)genes, 4 * ROW_QUADS, 1, fitness, child, 1));
     }
     /* Every parent has been read before any slot is overwritten. */
     __syncthreads();

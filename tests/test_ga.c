@@ -237,8 +237,9 @@ static void mutate_children(int mutation, double pm, double parameter,
     ck_u64 generation = (ck_u64)(c / M_SIZE) + 1;
     ck_ga_make_child(CK_OBJECTIVE_SPHERE, CK_BOUNDS_CLAMP, 2,
                      CK_GA_CROSSOVER_ARITH, 0.0f, 0.5f, mutation, (float)pm,
-                     (float)parameter, 99, 0, slot, generation, M_SIZE, M_DIM,
-                     lo, hi, current, M_SIZE, fitness, next + slot, M_SIZE);
+                     (float)parameter, ck_ga_inverse_log_keep((float)pm), 99, 0,
+                     slot, generation, M_SIZE, M_DIM, lo, hi, current, 1,
+                     M_SIZE, fitness, next + slot, M_SIZE);
     int touched = 0;
     for (int d = 0; d < M_DIM; ++d) {
       double step = (double)next[d * M_SIZE + slot] - genome[d];
@@ -334,6 +335,80 @@ static void mutation_tests(void) {
             "poly: mean |delta| %.5f, theory %.5f", absolute / draws, want);
   CHECK_MSG(fabs(signed_sum / draws) <= 5 * sqrt(second / draws),
             "poly: mean delta %.3g", signed_sum / draws);
+}
+
+/* ck_ga_make_child's mutations against an oracle written here: the
+ * refills of ck_ga_draw_mutations taken one after another, as the
+ * definition reads (genes ascending, refilled when four are used). Every
+ * individual carries one genome and crossover is off, so a child differs
+ * from it exactly at its mutations, there by the step times the range
+ * (the domain is wide enough that no bound applies). Dimensions below,
+ * at and above a chunk of 64 genes, in rows and in gene-major order. */
+enum { K_SIZE = 8, K_DIM_MAX = 150, K_ROW_MAX = 156 };
+
+static void mutation_oracle_case(int dim, int mutation, float pm,
+                                 long *children, long *wrong) {
+  static float columns[K_DIM_MAX * K_SIZE], rows[K_SIZE * K_ROW_MAX];
+  float fitness[K_SIZE], lo[K_DIM_MAX], hi[K_DIM_MAX], genome[K_DIM_MAX];
+  float expected[K_DIM_MAX], from_columns[K_DIM_MAX], from_rows[K_DIM_MAX];
+  int row = ((dim + 3) / 4 | 1) * 4;
+  float parameter = mutation == CK_GA_MUTATION_POLY ? 20.0f : 0.05f;
+  float inverse = ck_ga_inverse_log_keep(pm);
+  for (int d = 0; d < dim; ++d) {
+    lo[d] = -1000.0f;
+    hi[d] = 1000.0f;
+    genome[d] = 10.0f * uniform(910, (uint64_t)d) - 5.0f;
+  }
+  for (int i = 0; i < K_SIZE; ++i) {
+    fitness[i] = (float)i;
+    for (int d = 0; d < dim; ++d)
+      columns[d * K_SIZE + i] = rows[i * row + d] = genome[d];
+  }
+  for (ck_u32 slot = 0; slot < K_SIZE; ++slot) {
+    for (ck_u64 generation = 1; generation <= 4; ++generation) {
+      ck_ga_child_draws c =
+          ck_ga_draw_child(2, CK_GA_CROSSOVER_ARITH, 0.0f, 41, 3, slot,
+                           generation, K_SIZE, dim, fitness);
+      memcpy(expected, genome, (size_t)dim * sizeof *genome);
+      ck_u32 refills = 0;
+      int last = -1, at[4];
+      float step[4];
+      do {
+        ck_ga_draw_mutations(41, c.mutation_stream, c.mutation_base, &refills,
+                             &last, pm, inverse, dim, mutation, parameter,
+                             &at[0], &at[1], &at[2], &at[3], &step[0], &step[1],
+                             &step[2], &step[3]);
+        for (int k = 0; k < 4; ++k)
+          if (at[k] < dim)
+            expected[at[k]] += step[k] * (hi[at[k]] - lo[at[k]]);
+      } while (last < dim);
+      ck_ga_make_child(CK_OBJECTIVE_SPHERE, CK_BOUNDS_CLAMP, 2,
+                       CK_GA_CROSSOVER_ARITH, 0.0f, 0.5f, mutation, pm,
+                       parameter, inverse, 41, 3, slot, generation, K_SIZE, dim,
+                       lo, hi, columns, 1, K_SIZE, fitness, from_columns, 1);
+      ck_ga_make_child(CK_OBJECTIVE_SPHERE, CK_BOUNDS_CLAMP, 2,
+                       CK_GA_CROSSOVER_ARITH, 0.0f, 0.5f, mutation, pm,
+                       parameter, inverse, 41, 3, slot, generation, K_SIZE, dim,
+                       lo, hi, rows, (ck_u32)row, 1, fitness, from_rows, 1);
+      ++*children;
+      *wrong +=
+          memcmp(expected, from_columns, (size_t)dim * sizeof *expected) != 0 ||
+          memcmp(expected, from_rows, (size_t)dim * sizeof *expected) != 0;
+    }
+  }
+}
+
+static void mutation_oracle_tests(void) {
+  static const int dims[] = {1, 6, 13, 32, 63, 64, 65, 100, 128, 150};
+  static const float rates[] = {0.0f, 0.02f, 0.2f, 1.0f};
+  long children = 0, wrong = 0;
+  for (size_t i = 0; i < sizeof dims / sizeof *dims; ++i)
+    for (int mutation = 0; mutation <= CK_GA_MUTATION_POLY; ++mutation)
+      for (size_t r = 0; r < sizeof rates / sizeof *rates; ++r)
+        mutation_oracle_case(dims[i], mutation, rates[r], &children, &wrong);
+  CHECK_MSG(children > 0 && wrong == 0,
+            "mutations: %ld of %ld children differ from the oracle", wrong,
+            children);
 }
 
 /* ---- elitism and migration ------------------------------------------------
@@ -940,6 +1015,7 @@ int main(void) {
   tournament_tests();
   crossover_tests();
   mutation_tests();
+  mutation_oracle_tests();
   for (int i = 0; i < 2; ++i) {
     if (!devices[i])
       continue;

@@ -262,6 +262,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   s->mutation_rate =
       config->mutation_rate < 0 ? 1.0 / problem->dim : config->mutation_rate;
   s->mutation_parameter = config->mutation_parameter;
+  s->inverse_log_keep = s->double_precision
+                            ? ck__ga_inverse_log_keep_f64(s->mutation_rate)
+                            : ck__ga_inverse_log_keep_f32(s->mutation_rate);
   s->migrants = config->migrate_every ? config->migrants : 0;
   s->seed = config->seed;
   /* A work-group an island: no wider than the island needs. */

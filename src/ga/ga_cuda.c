@@ -75,6 +75,7 @@ static ck_status cuda_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 14, s->stats));
   CK_TRY(ck_kernel_set_buffer(k, 16, s->island_best));
   CK_TRY(ck_kernel_set_buffer(k, 17, s->island_best_genes));
+  CK_TRY(ck__kernel_set_real(k, 18, 0, s->inverse_log_keep));
 fail:
   return status;
 }

@@ -46,6 +46,10 @@ struct ga_state {
   uint32_t islands, size, total;
   int elite, tournament, crossover, mutation, bounds;
   double crossover_rate, crossover_parameter, mutation_rate, mutation_parameter;
+  /* ck_ga_inverse_log_keep(mutation_rate) in the run's precision, computed
+   * once on the host and passed to every backend, whose divisions and logs
+   * need not round as the host's do. */
+  double inverse_log_keep;
   uint32_t migrants;
   uint64_t seed;
   ck_buffer *lo, *hi;
@@ -77,6 +81,9 @@ struct ga_state {
 
 extern const ck__ga_steps ck__ga_ref_steps_f32;
 extern const ck__ga_steps ck__ga_ref_steps_f64;
+/* ck_ga_inverse_log_keep in float and in double (ga_ref.c). */
+double ck__ga_inverse_log_keep_f32(double rate);
+double ck__ga_inverse_log_keep_f64(double rate);
 extern const ck__ga_steps ck__ga_opencl_steps;
 #if CK_HAVE_CUDA
 /* The OpenCL steps with the generation replaced by cl/ga.cu's native

@@ -106,10 +106,10 @@ static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
             s->objective, s->bounds, s->tournament, s->crossover,
             (ck_real)s->crossover_rate, (ck_real)s->crossover_parameter,
             s->mutation, (ck_real)s->mutation_rate,
-            (ck_real)s->mutation_parameter, s->seed, island, slot_in,
-            generation, s->size, s->dim, ck__reals(s->lo), ck__reals(s->hi),
-            current + base, s->total, current_fitness + base,
-            next + base + slot_in, s->total);
+            (ck_real)s->mutation_parameter, (ck_real)s->inverse_log_keep,
+            s->seed, island, slot_in, generation, s->size, s->dim,
+            ck__reals(s->lo), ck__reals(s->hi), current + base, 1, s->total,
+            current_fitness + base, next + base + slot_in, s->total);
         next_fitness[base + slot_in] =
             s->streamed ? ck_comparable(value) : CK_REAL_MAX;
       }
@@ -204,6 +204,10 @@ static ck_status ref_update_best(ga_state *s) {
 
 static void ref_teardown(ga_state *s) {
   (void)s;
+}
+
+double CK_VARIANT(ck__ga_inverse_log_keep)(double rate) {
+  return (double)ck_ga_inverse_log_keep((ck_real)rate);
 }
 
 const ck__ga_steps CK_VARIANT(ck__ga_ref_steps) = {
