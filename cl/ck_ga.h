@@ -415,6 +415,9 @@ CK_FN ck_real ck_ga_make_child(
     CK_UNROLL
     for (int quad = first; quad < end; quad += 4) {
       ck_real a[4], b[4], low[4], high[4];
+      /* All four read together (one 128-bit read where the compiler can
+       * prove the alignment); past the chunk's end gene `quad` again, so
+       * that nothing past the dimension is read. */
       for (int k = 0; k < 4; ++k) {
         int d = quad + k < end ? quad + k : quad;
         a[k] = parent_a[(ck_u64)d * gene_stride];

@@ -192,17 +192,16 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   CK_LOCAL uint improved;
   CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_GA_ROW]
       __attribute__((aligned(4 * sizeof(ck_real))));
-  CK_LOCAL ck_real lo_local[CK_GA_ROW]
+  CK_LOCAL ck_real lo_local[CK_DIM]
       __attribute__((aligned(4 * sizeof(ck_real))));
-  CK_LOCAL ck_real hi_local[CK_GA_ROW]
+  CK_LOCAL ck_real hi_local[CK_DIM]
       __attribute__((aligned(4 * sizeof(ck_real))));
   CK_LOCAL ck_real fitness[CK_GA_ISLAND];
   uint island = (uint)get_group_id(0);
   uint l = (uint)get_local_id(0);
-  /* Padding genes past CK_DIM are read four at a time, never used. */
-  for (uint d = l; d < CK_GA_ROW; d += CK_GROUP) {
-    lo_local[d] = d < CK_DIM ? lo[d] : CK_R(0);
-    hi_local[d] = d < CK_DIM ? hi[d] : CK_R(0);
+  for (uint d = l; d < CK_DIM; d += CK_GROUP) {
+    lo_local[d] = lo[d];
+    hi_local[d] = hi[d];
   }
   uint total = islands * size, first = island * size;
   __global const ck_real *source =
@@ -210,9 +209,8 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   __global const ck_real *source_fitness =
       (first_generation & 1) ? fitness_a : fitness_b;
   if (l < size) {
-    for (int d = 0; d < CK_GA_ROW; ++d)
-      genes[l * CK_GA_ROW + d] =
-          d < CK_DIM ? source[(ulong)d * total + first + l] : CK_R(0);
+    for (int d = 0; d < CK_DIM; ++d)
+      genes[l * CK_GA_ROW + d] = source[(ulong)d * total + first + l];
     fitness[l] = source_fitness[first + l];
   }
   barrier(CLK_LOCAL_MEM_FENCE);

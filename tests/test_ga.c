@@ -341,8 +341,8 @@ static void mutation_tests(void) {
  * refills of ck_ga_draw_mutations taken one after another, as the
  * definition reads (genes ascending, refilled when four are used). Every
  * individual carries one genome and crossover is off, so a child differs
- * from it exactly at its mutations, there by the step times the range
- * (the domain is wide enough that no bound applies). Dimensions below,
+ * from it exactly at its mutations, there by the step times the range,
+ * clamped to the domain. Dimensions below,
  * at and above a chunk of 64 genes, in rows and in gene-major order. */
 enum { K_SIZE = 8, K_DIM_MAX = 150, K_ROW_MAX = 156 };
 
@@ -378,9 +378,14 @@ static void mutation_oracle_case(int dim, int mutation, float pm,
                              &last, pm, inverse, dim, mutation, parameter,
                              &at[0], &at[1], &at[2], &at[3], &step[0], &step[1],
                              &step[2], &step[3]);
-        for (int k = 0; k < 4; ++k)
-          if (at[k] < dim)
-            expected[at[k]] += step[k] * (hi[at[k]] - lo[at[k]]);
+        for (int k = 0; k < 4; ++k) {
+          if (at[k] < dim) {
+            float moved = genome[at[k]] + step[k] * (hi[at[k]] - lo[at[k]]);
+            expected[at[k]] = moved < lo[at[k]]
+                                  ? lo[at[k]]
+                                  : (moved > hi[at[k]] ? hi[at[k]] : moved);
+          }
+        }
       } while (last < dim);
       ck_ga_make_child(CK_OBJECTIVE_SPHERE, CK_BOUNDS_CLAMP, 2,
                        CK_GA_CROSSOVER_ARITH, 0.0f, 0.5f, mutation, pm,

@@ -23,11 +23,12 @@ static ck_status opencl_setup(ga_state *s) {
   /* Islands live in local memory across generations when the objective
    * is streamed, a work-item can hold a child, and the island's rows (an
    * odd number of 4-gene quads each, as ga.cl's CK_GA_ROW), its fitness
-   * and the padded bounds fit beside the reduction arrays (with room for
-   * the runtime's own use). */
+   * and the bounds fit beside the reduction arrays (with room for the
+   * runtime's own use). */
   size_t row = (((size_t)s->dim + 3) / 4 | 1) * 4;
-  size_t local_bytes = ((size_t)s->size * (row + 1) + 2 * row) * s->real_size +
-                       (size_t)s->group * (2 * s->real_size + 4) + 1024;
+  size_t local_bytes =
+      ((size_t)s->size * (row + 1) + 2 * (size_t)s->dim) * s->real_size +
+      (size_t)s->group * (2 * s->real_size + 4) + 1024;
   int resident = s->streamed && s->size <= s->group && s->dim <= 64 &&
                  s->device.local_memory &&
                  local_bytes <= s->device.local_memory;
