@@ -6,7 +6,7 @@
  *
  *   bench_aco --data DIR [--device SEL] [--instances a,b,...]
  *             [--seconds S] [--max-cities N] [--ants M] [--partition K]
- *             [--ls none|2opt|2opt+oropt]
+ *             [--kicks N] [--ls none|2opt|2opt+oropt] [--seed S]
  *
  * DIR holds NAME.tsp files and optima.txt ("name : length" lines).
  */
@@ -48,7 +48,8 @@ static void print_time(double seconds) {
 int main(int argc, char **argv) {
   const char *selector = "all", *data = NULL, *only = NULL;
   double seconds = 10;
-  unsigned long max_cities = 100000, ants = 0, partition = 0;
+  unsigned long max_cities = 100000, ants = 0, partition = 0, seed = 1;
+  long kicks = -1;
   int local_search = CK_ACO_LS_2OPT_OROPT;
   static const struct option options[] = {
       {"device", required_argument, NULL, 'd'},
@@ -59,11 +60,13 @@ int main(int argc, char **argv) {
       {"ants", required_argument, NULL, 'a'},
       {"partition", required_argument, NULL, 'p'},
       {"ls", required_argument, NULL, 'l'},
+      {"kicks", required_argument, NULL, 'k'},
+      {"seed", required_argument, NULL, 'S'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "d:D:i:s:m:a:p:l:h", options, NULL)) !=
-         -1) {
+  while ((c = getopt_long(argc, argv, "d:D:i:s:m:a:p:l:k:S:h", options,
+                          NULL)) != -1) {
     switch (c) {
     case 'd':
       selector = optarg;
@@ -86,6 +89,12 @@ int main(int argc, char **argv) {
     case 'p':
       partition = strtoul(optarg, NULL, 10);
       break;
+    case 'k':
+      kicks = strtol(optarg, NULL, 10);
+      break;
+    case 'S':
+      seed = strtoul(optarg, NULL, 10);
+      break;
     case 'l':
       local_search = strcmp(optarg, "none") == 0   ? CK_ACO_LS_NONE
                      : strcmp(optarg, "2opt") == 0 ? CK_ACO_LS_2OPT
@@ -94,7 +103,7 @@ int main(int argc, char **argv) {
     case 'h':
       printf("usage: bench_aco --data DIR [--device SEL] [--instances "
              "a,b,...] [--seconds S] [--max-cities N] [--ants M] "
-             "[--partition K] [--ls MODE]\n");
+             "[--partition K] [--kicks N] [--ls MODE] [--seed S]\n");
       return 0;
     default:
       return 2;
@@ -172,7 +181,12 @@ int main(int argc, char **argv) {
       config.max_seconds = seconds;
       config.keep_trace = 1;
       config.ants = (uint32_t)ants;
-      config.partition = (uint32_t)partition;
+      /* A segment is at most the whole tour. */
+      config.partition =
+          (uint32_t)(partition < instance.cities ? partition : instance.cities);
+      if (kicks >= 0)
+        config.kicks = (uint32_t)kicks;
+      config.seed = seed;
       config.local_search = (ck_aco_local_search)local_search;
       int64_t optimum = 0;
       if (ck_tsp_optimum_find(optima, instance.name, &optimum))

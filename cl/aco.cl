@@ -159,31 +159,31 @@ __kernel void ck_aco_update(uint entries, __global uint *uses, float xi,
 }
 
 /* Work-item i puts city best[(i + offset) % n] at position i of the
- * rotated tour, with its position and its segment (i / size). */
-__kernel void ck_aco_rotate(uint n, uint offset, uint size,
-                            __global const uint *best, __global uint *rotated,
-                            __global uint *positions, __global uint *segment) {
+ * rotated tour. */
+__kernel void ck_aco_rotate(uint n, uint offset, __global const uint *best,
+                            __global uint *rotated) {
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;
-  ck_aco_rotate_position(n, offset, size, best, rotated, positions, segment, i);
+  ck_aco_rotate_position(n, offset, best, rotated, i);
 }
 
-/* Work-item s runs 2-opt with fixed ends on segment s of the rotated tour
- * (positions s * size .. min((s + 1) * size, n) - 1) and writes its gain. */
-__kernel void ck_aco_segments(uint n, uint size, uint segments,
+/* Work-item s optimises segment s of the rotated tour (positions s * size
+ * .. min((s + 1) * size, n) - 1) with its ends fixed, in its own part of
+ * scratch, and writes its gain. */
+__kernel void ck_aco_segments(uint n, uint size, uint segments, int or_opt,
+                              uint kicks, ulong seed, ulong pass,
                               __global const int *matrix,
                               __global const ck_tsp_coord *xy,
-                              __global const uint *neighbours,
-                              __global const uint *segment,
-                              __global uint *rotated, __global uint *positions,
+                              __global uint *rotated, __global uint *scratch,
                               __global long *gains) {
   uint s = (uint)get_global_id(0);
   if (s >= segments)
     return;
   const int metric = CK_ACO_METRIC;
-  gains[s] = ck_aco_improve_segment(CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours,
-                                    segment, s, size, rotated, positions);
+  gains[s] =
+      ck_aco_optimise_segment(CK_ACO_GRAPH_ARGS, CK_ACO_K, or_opt, kicks, seed,
+                              pass, s, size, rotated, scratch);
 }
 
 #if CK_ACO_LANES > 1

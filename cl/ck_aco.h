@@ -621,97 +621,161 @@ CK_FN float ck_aco_update_entry(float tau, ck_u32 uses, float xi, float tau0,
 
 /* ---- tour segments with fixed ends (partitioning) ------------------------ */
 
-/* Position i of the best tour rotated by `offset` positions: its city,
- * the city's position and its segment (i / size). */
-CK_FN void ck_aco_rotate_position(ck_u32 n, ck_u32 offset, ck_u32 size,
+/* City i of the best tour rotated by `offset` positions. */
+CK_FN void ck_aco_rotate_position(ck_u32 n, ck_u32 offset,
                                   CK_GLOBAL const ck_u32 *best,
-                                  CK_GLOBAL ck_u32 *rotated,
-                                  CK_GLOBAL ck_u32 *positions,
-                                  CK_GLOBAL ck_u32 *segment, ck_u32 i) {
+                                  CK_GLOBAL ck_u32 *rotated, ck_u32 i) {
   ck_u32 at = i + offset;
-  ck_u32 city = best[at >= n ? at - n : at];
-  rotated[i] = city;
-  positions[city] = i;
-  segment[city] = i / size;
+  rotated[i] = best[at >= n ? at - n : at];
 }
 
 /*
- * 2-opt restricted to positions first .. last of a tour (their cities keep
- * their ends fixed): moves exchange two edges inside the segment and
- * reverse the path between them, found by neighbour lists; a candidate is
- * used only when segment[c] == id. Runs to a local optimum and returns the
- * gain.
+ * A segment of m cities is optimised as a cycle of m local cities
+ * (0 .. m - 1 in tour order) whose closing edge, between its end cities 0
+ * and m - 1, is worth -CK_ACO_CLOSING: every move that would remove it
+ * loses more than any tour gains, so the ends stay fixed and the usual
+ * cyclic local search (ck_aco_improve_from over a local distance matrix)
+ * serves unchanged.
  */
-CK_FN ck_i64 ck_aco_segment_two_opt(CK_ACO_GRAPH, ck_u32 k,
-                                    CK_GLOBAL const ck_u32 *neighbours,
-                                    CK_GLOBAL const ck_u32 *segment, ck_u32 id,
-                                    ck_u32 first, ck_u32 last,
-                                    CK_GLOBAL ck_u32 *tour,
-                                    CK_GLOBAL ck_u32 *pos) {
-  ck_i64 total = 0;
-  int improved = 1;
-  while (improved) {
-    improved = 0;
-    for (ck_u32 i = first; i < last; ++i) {
-      /*
-       * Edge (a, b) at positions i, i + 1. Side 0 pairs a with a candidate
-       * c and b with c's successor; side 1 pairs b with c and a with c's
-       * predecessor. The other edge out is at position `other`; the path
-       * between the two edges is reversed.
-       */
-      ck_u32 a = tour[i], b = tour[i + 1u];
-      int d_ab = ck_aco_distance(CK_ACO_GRAPH_ARGS, a, b);
-      int moved = 0;
-      for (int side = 0; side < 2 && !moved; ++side) {
-        ck_u32 e = side ? b : a, f = side ? a : b;
-        CK_GLOBAL const ck_u32 *list = neighbours + (ck_u64)e * k;
-        for (ck_u32 j = 0; j < k; ++j) {
-          ck_u32 c = list[j];
-          int d_ec = ck_aco_distance(CK_ACO_GRAPH_ARGS, e, c);
-          if (d_ec >= d_ab)
-            break;
-          if (segment[c] != id)
-            continue;
-          ck_u32 pc = pos[c];
-          if (side ? pc <= first : pc >= last)
-            continue;
-          ck_u32 other = side ? pc - 1u : pc;
-          if (other == i)
-            continue;
-          ck_u32 c2 = tour[side ? pc - 1u : pc + 1u];
-          int gain = d_ab + ck_aco_distance(CK_ACO_GRAPH_ARGS, c, c2) - d_ec -
-                     ck_aco_distance(CK_ACO_GRAPH_ARGS, f, c2);
-          if (gain > 0) {
-            ck_u32 low = i < other ? i : other, high = i < other ? other : i;
-            for (ck_u32 s = low + 1u, t = high; s < t; ++s, --t) {
-              ck_u32 u = tour[s], v = tour[t];
-              tour[s] = v;
-              pos[v] = s;
-              tour[t] = u;
-              pos[u] = t;
-            }
-            total += gain;
-            moved = improved = 1;
-            break;
-          }
-        }
+#define CK_ACO_CLOSING (1 << 28)
+
+/* The longest of the two sub-paths a kick swaps. */
+#define CK_ACO_KICK_REACH 30u
+
+/* 32-bit words of scratch a segment of at most `size` cities needs with
+ * k candidates: its distance matrix, neighbour lists, cities, tour,
+ * positions, the tour before a kick, and don't-look bytes. */
+CK_FN ck_u64 ck_aco_segment_words(ck_u32 size, ck_u32 k) {
+  return (ck_u64)size * size + (ck_u64)size * k + 4u * (ck_u64)size +
+         (size + 3u) / 4u;
+}
+
+/*
+ * Segment `id` of a rotated tour (positions id * size .. min((id + 1) *
+ * size, n) - 1) improved with its end cities fixed: local search to a
+ * local optimum (2-opt, and Or-opt when or_opt is 1, on the segment's own
+ * k-nearest-neighbour lists), then `kicks` rounds of iterated local
+ * search: a double bridge that swaps two adjacent sub-paths of 1 to
+ * CK_ACO_KICK_REACH cities, local search from the six cities it touched,
+ * and the result kept when it is no longer than before (else the tour is
+ * put back). Kick t draws from Philox (seed, stream 2^62 | pass << 32 |
+ * id, counter t). Works in `scratch` (ck_aco_segment_words(size, k)
+ * words a segment), writes the segment back into `rotated` and returns
+ * the gain.
+ */
+CK_FN ck_i64 ck_aco_optimise_segment(CK_ACO_GRAPH, ck_u32 k, int or_opt,
+                                     ck_u32 kicks, ck_u64 seed, ck_u64 pass,
+                                     ck_u32 id, ck_u32 size,
+                                     CK_GLOBAL ck_u32 *rotated,
+                                     CK_GLOBAL ck_u32 *scratch) {
+  ck_u32 first = id * size;
+  ck_u32 m = n - first < size ? n - first : size;
+  /* A path with fixed ends needs four cities for any move. */
+  if (m < 5u)
+    return 0;
+  CK_GLOBAL ck_u32 *base = scratch + (ck_u64)id * ck_aco_segment_words(size, k);
+  CK_GLOBAL int *dist = (CK_GLOBAL int *)base;
+  CK_GLOBAL ck_u32 *lists = base + (ck_u64)size * size;
+  CK_GLOBAL ck_u32 *cities = lists + (ck_u64)size * k;
+  CK_GLOBAL ck_u32 *tour = cities + size;
+  CK_GLOBAL ck_u32 *pos = tour + size;
+  CK_GLOBAL ck_u32 *saved = pos + size;
+  CK_GLOBAL ck_u8 *dont_look = (CK_GLOBAL ck_u8 *)(saved + size);
+  for (ck_u32 i = 0; i < m; ++i)
+    cities[i] = rotated[first + i];
+  for (ck_u32 i = 0; i < m; ++i)
+    for (ck_u32 j = 0; j < m; ++j)
+      dist[i * m + j] =
+          (i == 0u && j == m - 1u) || (j == 0u && i == m - 1u)
+              ? -CK_ACO_CLOSING
+              : ck_aco_distance(CK_ACO_GRAPH_ARGS, cities[i], cities[j]);
+  /* Nearest first by (distance, city), leaving out the city itself and
+   * its closing partner: the lists do not depend on the segment's order,
+   * so a segment at a local optimum stays there in a later pass. */
+  ck_u32 kl = k < m - 2u ? k : m - 2u;
+  for (ck_u32 i = 0; i < m; ++i) {
+    CK_GLOBAL ck_u32 *list = lists + i * kl;
+    ck_u32 held = 0;
+    for (ck_u32 j = 0; j < m; ++j) {
+      int d = dist[i * m + j];
+      if (j == i || d == -CK_ACO_CLOSING)
+        continue;
+      ck_u32 at = held < kl ? held++ : kl;
+      while (at > 0u) {
+        ck_u32 o = list[at - 1u];
+        int e = dist[i * m + o];
+        if (e < d || (e == d && cities[o] < cities[j]))
+          break;
+        if (at < kl)
+          list[at] = o;
+        --at;
+      }
+      if (at < kl)
+        list[at] = j;
+    }
+  }
+  ck_i64 length = 0;
+  for (ck_u32 i = 0; i < m; ++i) {
+    tour[i] = i;
+    pos[i] = i;
+    dont_look[i] = 0;
+    if (i + 1u < m)
+      length += dist[i * m + i + 1u];
+  }
+  const ck_i64 start = length;
+  length = ck_aco_improve_from(CK_ACO_FROM_MATRIX, m, dist, xy, kl, lists, m,
+                               or_opt, 1, tour, pos, dont_look, length);
+  ck_u32 reach = (m - 2u) / 2u;
+  reach = reach < CK_ACO_KICK_REACH ? reach : CK_ACO_KICK_REACH;
+  ck_u64 stream = ((ck_u64)1 << 62) | (pass << 32) | (ck_u64)id;
+  for (ck_u32 kick = 0; kick < kicks; ++kick) {
+    ck_philox_counter r = ck_philox_block(seed, stream, (ck_u64)kick);
+    ck_u32 s = CK_MULHI32(r.v[0], m);
+    ck_u32 l1 = 1u + CK_MULHI32(r.v[1], reach);
+    ck_u32 l2 = 1u + CK_MULHI32(r.v[2], reach);
+    /* a [B: l1 cities] [C: l2 cities] d  ->  a C B d */
+    ck_u32 pb = ck_aco_ahead(s, 1u, m), pc = ck_aco_ahead(pb, l1, m);
+    ck_u32 pd = ck_aco_ahead(pc, l2, m);
+    ck_u32 a = tour[s], b1 = tour[pb], bl = tour[ck_aco_behind(pc, 1u, m)];
+    ck_u32 c1 = tour[pc], cl = tour[ck_aco_behind(pd, 1u, m)], d = tour[pd];
+    int ab = dist[a * m + b1], bc = dist[bl * m + c1], cd = dist[cl * m + d];
+    if (ab == -CK_ACO_CLOSING || bc == -CK_ACO_CLOSING || cd == -CK_ACO_CLOSING)
+      continue;
+    for (ck_u32 i = 0; i < m; ++i) {
+      saved[i] = tour[i];
+      dont_look[i] = 1;
+    }
+    for (ck_u32 t = 0; t < l1 + l2; ++t) {
+      ck_u32 p = ck_aco_ahead(pb, t, m);
+      ck_u32 c = t < l2 ? saved[ck_aco_ahead(pc, t, m)]
+                        : saved[ck_aco_ahead(pb, t - l2, m)];
+      tour[p] = c;
+      pos[c] = p;
+    }
+    ck_u32 ends[6] = {a, b1, bl, c1, cl, d};
+    for (int e = 0; e < 6; ++e)
+      dont_look[ends[e]] = 0;
+    ck_i64 kicked = length + dist[a * m + c1] + dist[cl * m + b1] +
+                    dist[bl * m + d] - ab - bc - cd;
+    kicked = ck_aco_improve_from(CK_ACO_FROM_MATRIX, m, dist, xy, kl, lists, m,
+                                 or_opt, 0, tour, pos, dont_look, kicked);
+    if (kicked <= length) {
+      length = kicked;
+    } else {
+      for (ck_u32 i = 0; i < m; ++i) {
+        tour[i] = saved[i];
+        pos[saved[i]] = i;
       }
     }
   }
-  return total;
-}
-
-/* Segment `id` (positions id * size .. min((id + 1) * size, n) - 1) of a
- * rotated tour, improved by ck_aco_segment_two_opt; returns the gain. */
-CK_FN ck_i64 ck_aco_improve_segment(CK_ACO_GRAPH, ck_u32 k,
-                                    CK_GLOBAL const ck_u32 *neighbours,
-                                    CK_GLOBAL const ck_u32 *segment, ck_u32 id,
-                                    ck_u32 size, CK_GLOBAL ck_u32 *rotated,
-                                    CK_GLOBAL ck_u32 *positions) {
-  ck_u32 first = id * size;
-  ck_u32 last = first + size < n ? first + size - 1u : n - 1u;
-  return ck_aco_segment_two_opt(CK_ACO_GRAPH_ARGS, k, neighbours, segment, id,
-                                first, last, rotated, positions);
+  /* Read the cycle from city 0 away from its closing partner m - 1. */
+  ck_u32 p = pos[0];
+  int backward = tour[ck_aco_ahead(p, 1u, m)] == m - 1u;
+  for (ck_u32 t = 0; t < m; ++t) {
+    rotated[first + t] = cities[tour[p]];
+    p = backward ? ck_aco_behind(p, 1u, m) : ck_aco_ahead(p, 1u, m);
+  }
+  return start - length;
 }
 
 #endif /* CK_ACO_H */

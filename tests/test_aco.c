@@ -399,68 +399,89 @@ static void move_path_tests(void) {
   CHECK_MSG(bad == 0, "ck_aco_move_path: %u of 4000 random cases wrong", bad);
 }
 
-/* ck_aco_segment_two_opt on each segment of a rotated random tour, as a
- * partitioning pass runs it. */
-static void segment_case(const graph *g, uint32_t size, uint64_t seed) {
+/* Whether tour[first..last] holds the same cities as want[first..last]. */
+static int same_cities(const uint32_t *tour, const uint32_t *want,
+                       uint32_t first, uint32_t last, uint8_t *seen,
+                       uint32_t n) {
+  memset(seen, 0, n);
+  for (uint32_t i = first; i <= last; ++i)
+    seen[want[i]] = 1;
+  for (uint32_t i = first; i <= last; ++i) {
+    if (!seen[tour[i]])
+      return 0;
+    seen[tour[i]] = 0;
+  }
+  return 1;
+}
+
+/* ck_aco_optimise_segment on each segment of a random tour, as a
+ * partitioning pass runs it, by matrix and by coordinates, with and
+ * without kicks. Adds the gains with kicks and without to *kicked and
+ * *plain. */
+static void segment_case(const graph *g, uint32_t size, uint64_t seed,
+                         int64_t *kicked, int64_t *plain) {
   uint32_t n = g->n, segments = (n + size - 1) / size;
+  size_t words = (size_t)ck_aco_segment_words(size, g->k) * segments;
   uint32_t *start = malloc(n * sizeof *start);
-  uint32_t *segment = malloc(n * sizeof *segment);
+  uint32_t *scratch = malloc(words * sizeof *scratch);
+  uint8_t *seen = malloc(n);
   uint32_t *tour[2] = {malloc(n * sizeof *start), malloc(n * sizeof *start)};
-  uint32_t *pos[2] = {malloc(n * sizeof *start), malloc(n * sizeof *start)};
-  if (!start || !segment || !tour[0] || !tour[1] || !pos[0] || !pos[1])
+  if (!start || !scratch || !seen || !tour[0] || !tour[1])
     goto done;
   uint64_t state = seed;
   random_tour(&state, start, n);
-  for (uint32_t i = 0; i < n; ++i)
-    segment[start[i]] = i / size;
-  int64_t before = exact_length(g, start), total[2] = {0, 0};
-  for (int m = 0; m < 2; ++m) {
-    memcpy(tour[m], start, n * sizeof *start);
-    set_positions(tour[m], pos[m], n);
-    for (uint32_t id = 0; id < segments; ++id) {
-      uint32_t first = id * size;
-      uint32_t last = first + size < n ? first + size - 1 : n - 1;
-      int64_t gain =
-          ck_aco_segment_two_opt(GRAPH_OF(g, m), g->k, g->neighbours, segment,
-                                 id, first, last, tour[m], pos[m]);
-      total[m] += gain;
-      CHECK_MSG(gain >= 0, "segment %u of n %u: gain %lld", id, n,
-                (long long)gain);
-      CHECK_MSG(tour[m][first] == start[first] && tour[m][last] == start[last],
-                "n %u size %u segment %u: an end city moved", n, size, id);
-      int inside = 1;
-      for (uint32_t i = first; i <= last; ++i)
-        inside &= segment[tour[m][i]] == id;
-      CHECK_MSG(inside, "n %u size %u segment %u: a city left its segment", n,
-                size, id);
-      /* A local optimum: another pass finds nothing. */
-      int64_t again =
-          ck_aco_segment_two_opt(GRAPH_OF(g, m), g->k, g->neighbours, segment,
-                                 id, first, last, tour[m], pos[m]);
-      CHECK_MSG(again == 0, "n %u size %u segment %u: second pass gained %lld",
-                n, size, id, (long long)again);
+  int64_t before = exact_length(g, start);
+  for (uint32_t kicks = 0; kicks <= 40; kicks += 40) {
+    int64_t total[2] = {0, 0};
+    for (int m = 0; m < 2; ++m) {
+      memcpy(tour[m], start, n * sizeof *start);
+      for (uint32_t id = 0; id < segments; ++id) {
+        uint32_t first = id * size;
+        uint32_t last = first + size < n ? first + size - 1 : n - 1;
+        int64_t gain =
+            ck_aco_optimise_segment(GRAPH_OF(g, m), g->k, 1, kicks, seed, 3, id,
+                                    size, tour[m], scratch);
+        total[m] += gain;
+        CHECK_MSG(gain >= 0, "segment %u of n %u: gain %lld", id, n,
+                  (long long)gain);
+        CHECK_MSG(tour[m][first] == start[first] &&
+                      tour[m][last] == start[last],
+                  "n %u size %u segment %u: an end city moved", n, size, id);
+        CHECK_MSG(same_cities(tour[m], start, first, last, seen, n),
+                  "n %u size %u segment %u: a city left its segment", n, size,
+                  id);
+        if (kicks == 0) {
+          /* A local optimum: another pass finds nothing. */
+          int64_t again = ck_aco_optimise_segment(
+              GRAPH_OF(g, m), g->k, 1, 0, seed, 3, id, size, tour[m], scratch);
+          total[m] += again;
+          CHECK_MSG(again == 0,
+                    "n %u size %u segment %u: second pass gained %lld", n, size,
+                    id, (long long)again);
+        }
+      }
+      CHECK(is_permutation(tour[m], n));
+      int64_t after = exact_length(g, tour[m]);
+      CHECK_MSG(after == before - total[m] && after <= before,
+                "n %u size %u by %s, %u kicks: %lld - %lld gain, exact %lld", n,
+                size, m ? "coordinates" : "matrix", kicks, (long long)before,
+                (long long)total[m], (long long)after);
     }
-    CHECK(is_permutation(tour[m], n));
-    CHECK(positions_match(tour[m], pos[m], n));
-    int64_t after = exact_length(g, tour[m]);
-    CHECK_MSG(after == before - total[m] && after <= before,
-              "n %u size %u by %s: %lld - %lld gain, exact %lld", n, size,
-              m ? "coordinates" : "matrix", (long long)before,
-              (long long)total[m], (long long)after);
+    CHECK_MSG(total[0] == total[1] &&
+                  memcmp(tour[0], tour[1], n * sizeof *start) == 0,
+              "n %u size %u: matrix and coordinates differ", n, size);
+    *(kicks ? kicked : plain) += total[0];
   }
-  CHECK_MSG(total[0] == total[1] &&
-                memcmp(tour[0], tour[1], n * sizeof *start) == 0,
-            "n %u size %u: matrix and coordinates differ", n, size);
 done:
   free(start);
-  free(segment);
-  for (int m = 0; m < 2; ++m) {
+  free(scratch);
+  free(seen);
+  for (int m = 0; m < 2; ++m)
     free(tour[m]);
-    free(pos[m]);
-  }
 }
 
 static void segment_tests(void) {
+  int64_t kicked = 0, plain = 0;
   static const uint32_t sizes[] = {12, 50, 150};
   static const uint32_t segment_sizes[] = {8, 20, 1000};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
@@ -471,9 +492,14 @@ static void segment_tests(void) {
         if (make_graph(&g, sizes[s], k, (enum layout)layout, seed))
           for (size_t z = 0; z < 3; ++z)
             for (uint64_t trial = 0; trial < 3; ++trial)
-              segment_case(&g, segment_sizes[z], seed * 13 + trial);
+              segment_case(&g, segment_sizes[z], seed * 13 + trial, &kicked,
+                           &plain);
         free_graph(&g);
       }
+  /* Kicks are kept only when the segment gets no longer, so they never
+   * lose; over all these cases they should find more. */
+  CHECK_MSG(kicked > plain, "segment kicks gained %lld, local search %lld",
+            (long long)kicked, (long long)plain);
 }
 
 /* ---- construction --------------------------------------------------------
@@ -867,8 +893,8 @@ static void partition(const ck_device *device) {
     static const uint32_t offsets[] = {0, 7, 99, 50};
     for (size_t p = 0; p < 4; ++p) {
       int64_t gain = -1, exact = -1;
-      CHECK_OK(steps->partition(ck__aco_state(aco), sizes[p], offsets[p], tour,
-                                &gain));
+      CHECK_OK(steps->partition(ck__aco_state(aco), sizes[p], offsets[p], p,
+                                tour, &gain));
       CHECK(is_permutation(tour, n));
       CHECK_OK(ck_tsp_tour_length(&tsp, tour, &exact));
       CHECK_MSG(gain >= 0 && exact == length - gain,
@@ -1293,6 +1319,18 @@ static void bad_workload(const ck_device *ref) {
        2,
        CK_ERROR_INVALID_ARGUMENT,
        "--partition"},
+      {{{"instance", "random:2000"}, {"partition", "1025"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--partition"},
+      {{{"instance", eil51}, {"kicks", "-1"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--kicks"},
+      {{{"instance", eil51}, {"kicks", "many"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--kicks"},
       {{{"instance", eil51}, {"rho", "1"}},
        2,
        CK_ERROR_INVALID_ARGUMENT,

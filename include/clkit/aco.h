@@ -49,6 +49,9 @@ typedef enum ck_aco_stop {
   CK_ACO_STOP_TIME = 3
 } ck_aco_stop;
 
+/* ck_aco_config.kicks: as many kicks as a segment has cities. */
+#define CK_ACO_KICKS_SEGMENT 0xFFFFFFFFu
+
 typedef struct ck_aco_config {
   ck_aco_algorithm algorithm;
   uint32_t ants;          /* 0: automatic, from the device's parallel width */
@@ -70,9 +73,14 @@ typedef struct ck_aco_config {
                          moves only around the edges a tour does not share
                          with it (don't-look bits seeded); 0: from scratch
                          to a true local optimum every time */
-  uint32_t partition; /* segment size K for tour partitioning of the
-                         best tour, 0: off */
+  uint32_t partition; /* segment size K (8 to 1024) for tour partitioning
+                         of the best tour, 0: off */
   uint32_t partition_every; /* iterations between partitioning passes */
+  /* Iterated local search in each segment of a pass: double-bridge
+   * kicks, each kept when the segment is no longer after local search.
+   * CK_ACO_KICKS_SEGMENT (the default): as many as the segment has
+   * cities; 0: local search only. */
+  uint32_t kicks;
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
                      (the SIMD width on GPUs, 1 on CPUs) */

@@ -59,6 +59,7 @@ ck_status ck_aco_config_init(ck_aco_config *config) {
   config->restart_after = 250;
   config->local_search = CK_ACO_LS_2OPT_OROPT;
   config->partition_every = 1;
+  config->kicks = CK_ACO_KICKS_SEGMENT;
   config->seeded_search = 1;
   config->seed = 1;
   config->max_iterations = 100;
@@ -102,10 +103,11 @@ static ck_status check_config(const ck_aco_config *c, uint32_t n) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --lanes: %u is not 1 or a power of two up to 256",
                     c->lanes);
-  if (c->partition && (c->partition < 8 || c->partition > n))
+  uint32_t largest = n < CK__ACO_SEGMENT_MAX ? n : CK__ACO_SEGMENT_MAX;
+  if (c->partition && (c->partition < 8 || c->partition > largest))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --partition: %u is outside [8, %u]", c->partition,
-                    n);
+                    largest);
   if (c->has_target && (!c->optimum || !(c->target_gap >= 0)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --target-gap: needs a known optimum (--optimum "
@@ -190,6 +192,24 @@ static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
 
 static ck_status make(aco_state *s, size_t bytes, ck_buffer **buffer) {
   return ck__buffer_make(s->queue, bytes, buffer);
+}
+
+uint32_t ck__aco_kicks(const aco_state *s, uint32_t size) {
+  return s->kicks == CK_ACO_KICKS_SEGMENT ? size : s->kicks;
+}
+
+ck_status ck__aco_segment_scratch(aco_state *s, uint32_t size) {
+  size_t segments = (s->n + size - 1) / size;
+  size_t bytes = segments * (size_t)ck_aco_segment_words(size, s->k) * 4;
+  if (s->segment_scratch && s->segment_scratch_bytes >= bytes)
+    return CK_OK;
+  ck_buffer_destroy(s->segment_scratch);
+  s->segment_scratch = NULL;
+  s->segment_scratch_bytes = 0;
+  ck_status status = make(s, bytes, &s->segment_scratch);
+  if (status == CK_OK)
+    s->segment_scratch_bytes = bytes;
+  return status;
 }
 
 static ck_status upload(aco_state *s, ck_buffer *buffer, const void *data,
@@ -309,6 +329,7 @@ ck_status ck_aco_create(const ck_device *device,
   s->local_search_ants = config->local_search_ants;
   s->longest = config->longest_move ? config->longest_move : n;
   s->seed = config->seed;
+  s->kicks = config->kicks;
   s->alpha = (float)config->alpha;
   s->xi = (float)config->xi;
   s->q0 = config->algorithm == CK_ACO_ACS
@@ -396,7 +417,6 @@ ck_status ck_aco_create(const ck_device *device,
   CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_tour));
   CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_positions));
   CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment_tour));
-  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment));
   CK_TRY(make(s, ((size_t)n / 8 + 1) * sizeof(int64_t), &s->segment_gain));
   CK_TRY(aco->steps->setup(s));
   /* Every edge starts at tau0 (tau_max of the nearest-neighbour tour for
@@ -482,7 +502,8 @@ static ck_status iterate(ck_aco *aco) {
     /* Shift the cuts by a third of a segment each pass. */
     uint32_t offset = (uint32_t)((aco->partitions * (K / 3 + 1)) % s->n);
     int64_t gain;
-    CK_TRY(steps->partition(s, K, offset, aco->best_tour, &gain));
+    CK_TRY(
+        steps->partition(s, K, offset, aco->partitions, aco->best_tour, &gain));
     aco->partitions++;
     if (gain > 0)
       CK_TRY(accept_best(aco));
@@ -616,12 +637,15 @@ ck_status ck_aco_destroy(ck_aco *aco) {
   aco_state *s = &aco->state;
   if (s->queue && aco->steps)
     aco->steps->teardown(s);
-  ck_buffer *buffers[] = {s->matrix,   s->xy,           s->neighbours,
-                          s->eta_beta, s->tau,          s->choice,
-                          s->uses,     s->tours,        s->positions,
-                          s->flags,    s->lengths,      s->order,
-                          s->best,     s->best_tour,    s->segment_tour,
-                          s->segment,  s->segment_gain, s->best_positions};
+  ck_buffer *buffers[] = {s->matrix,       s->xy,
+                          s->neighbours,   s->eta_beta,
+                          s->tau,          s->choice,
+                          s->uses,         s->tours,
+                          s->positions,    s->flags,
+                          s->lengths,      s->order,
+                          s->best,         s->best_tour,
+                          s->segment_tour, s->segment_scratch,
+                          s->segment_gain, s->best_positions};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(s->queue);

@@ -109,8 +109,8 @@ static ck_status cuda_reset(aco_state *s, float tau) {
 }
 
 static ck_status cuda_partition(aco_state *s, uint32_t size, uint32_t offset,
-                                uint32_t *tour, int64_t *gain) {
-  return ck__aco_opencl_steps.partition(s, size, offset, tour, gain);
+                                uint64_t pass, uint32_t *tour, int64_t *gain) {
+  return ck__aco_opencl_steps.partition(s, size, offset, pass, tour, gain);
 }
 
 /* The OpenCL teardown destroys the native kernels too (they hold the

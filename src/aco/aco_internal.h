@@ -37,15 +37,21 @@ typedef struct ck__aco_steps {
   /* Sets every tau to `tau`. */
   ck_status (*reset)(aco_state *state, float tau);
   /* Rotates the best tour by `offset` positions, cuts it into segments of
-   * `size` positions and runs segment 2-opt on each; *gain is the total.
-   * When it is positive the improved tour replaces the best tour (device
-   * and host copy); otherwise the best tour is left as it was. */
+   * `size` positions and optimises each with its ends fixed
+   * (ck_aco_optimise_segment, `kicks` kicks drawn for pass `pass`); *gain
+   * is the total. When it is positive the improved tour replaces the best
+   * tour (device and host copy); otherwise the best tour is left as it
+   * was. */
   ck_status (*partition)(aco_state *state, uint32_t size, uint32_t offset,
-                         uint32_t *tour, int64_t *gain);
+                         uint64_t pass, uint32_t *tour, int64_t *gain);
   void (*teardown)(aco_state *state);
 } ck__aco_steps;
 
 #define CK__ACO_BEST 0xFFFFFFFFu
+
+/* The largest partitioning segment: its scratch holds a size x size
+ * distance matrix (4 MB at 1024). */
+#define CK__ACO_SEGMENT_MAX 1024u
 
 struct aco_state {
   ck_queue *queue;
@@ -60,7 +66,10 @@ struct aco_state {
   size_t coord_size; /* sizeof the device's ck_tsp_coord */
   ck_buffer *matrix, *xy, *neighbours, *eta_beta, *tau, *choice, *uses;
   ck_buffer *tours, *positions, *flags, *lengths, *order, *best;
-  ck_buffer *best_tour, *segment_tour, *segment, *segment_gain;
+  ck_buffer *best_tour, *segment_tour, *segment_gain;
+  ck_buffer *segment_scratch; /* ck__aco_segment_scratch */
+  size_t segment_scratch_bytes;
+  uint32_t kicks; /* kicks a segment and pass, or CK_ACO_KICKS_SEGMENT */
   ck_buffer *best_positions; /* position of each city in best_tour */
   int seeded; /* local search seeded from the best tour (when one exists) */
   uint32_t group;
@@ -95,6 +104,14 @@ extern const ck__aco_steps ck__aco_cuda_steps;
  * in a block's shared memory. */
 int ck__aco_cuda_supports(const aco_state *state);
 #endif
+
+/* Kicks a segment of `size` cities gets in a pass. */
+uint32_t ck__aco_kicks(const aco_state *state, uint32_t size);
+
+/* Makes sure segment_scratch holds the scratch of segments of `size`
+ * cities (ck_aco_segment_words each), replacing it when smaller; the
+ * partitioning steps call it. Errors: out of device or host memory. */
+ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size);
 
 /* The state behind an ACO, for tests. */
 aco_state *ck__aco_state(ck_aco *aco);

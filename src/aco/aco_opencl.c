@@ -129,21 +129,18 @@ static ck_status opencl_setup(aco_state *s) {
   CK_TRY(ck_kernel_create(s->program, "ck_aco_rotate", &k));
   s->rotate_kernel = k;
   SET_VALUE(k, 0, s->n);
-  SET_BUFFER(k, 3, s->best_tour);
-  SET_BUFFER(k, 4, s->segment_tour);
-  SET_BUFFER(k, 5, s->positions);
-  SET_BUFFER(k, 6, s->segment);
+  SET_BUFFER(k, 2, s->best_tour);
+  SET_BUFFER(k, 3, s->segment_tour);
 
   CK_TRY(ck_kernel_create(s->program, "ck_aco_segments", &k));
   s->segment_kernel = k;
   SET_VALUE(k, 0, s->n);
-  SET_BUFFER(k, 3, s->matrix);
-  SET_BUFFER(k, 4, s->xy);
-  SET_BUFFER(k, 5, s->neighbours);
-  SET_BUFFER(k, 6, s->segment);
-  SET_BUFFER(k, 7, s->segment_tour);
-  SET_BUFFER(k, 8, s->positions);
-  SET_BUFFER(k, 9, s->segment_gain);
+  SET_VALUE(k, 3, s->or_opt);
+  SET_VALUE(k, 5, s->seed);
+  SET_BUFFER(k, 7, s->matrix);
+  SET_BUFFER(k, 8, s->xy);
+  SET_BUFFER(k, 9, s->segment_tour);
+  SET_BUFFER(k, 11, s->segment_gain);
 fail:
   return status;
 }
@@ -238,18 +235,26 @@ static ck_status opencl_reset(aco_state *s, float value) {
 }
 
 static ck_status opencl_partition(aco_state *s, uint32_t size, uint32_t offset,
-                                  uint32_t *tour, int64_t *gain) {
+                                  uint64_t pass, uint32_t *tour,
+                                  int64_t *gain) {
   ck_status status = CK_OK;
   uint32_t segments = (s->n + size - 1) / size;
   int64_t *gains = malloc((size_t)segments * sizeof *gains);
   if (!gains)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck__aco_segment_scratch(s, size));
   SET_VALUE(s->rotate_kernel, 1, offset);
-  SET_VALUE(s->rotate_kernel, 2, size);
   CK_TRY(launch(s, s->rotate_kernel, s->n));
   SET_VALUE(s->segment_kernel, 1, size);
   SET_VALUE(s->segment_kernel, 2, segments);
-  CK_TRY(launch(s, s->segment_kernel, segments));
+  uint32_t kicks = ck__aco_kicks(s, size);
+  SET_VALUE(s->segment_kernel, 4, kicks);
+  SET_VALUE(s->segment_kernel, 6, pass);
+  SET_BUFFER(s->segment_kernel, 10, s->segment_scratch);
+  /* A work-group a segment: the segments are serial searches, one to a
+   * compute unit. */
+  size_t one = 1, count = segments;
+  CK_TRY(ck_queue_launch(s->queue, s->segment_kernel, 1, &count, &one, NULL));
   CK_TRY(ck_buffer_read(s->queue, s->segment_gain, 0,
                         (size_t)segments * sizeof *gains, gains, CK_BLOCKING,
                         NULL));

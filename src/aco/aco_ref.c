@@ -126,17 +126,19 @@ static ck_status ref_reset(aco_state *s, float value) {
 }
 
 static ck_status ref_partition(aco_state *s, uint32_t size, uint32_t offset,
-                               uint32_t *tour, int64_t *gain) {
+                               uint64_t pass, uint32_t *tour, int64_t *gain) {
+  ck_status status = ck__aco_segment_scratch(s, size);
+  if (status != CK_OK)
+    return status;
   uint32_t *best = host(s->best_tour), *rotated = host(s->segment_tour);
-  uint32_t *positions = host(s->positions), *segment = host(s->segment);
   for (uint32_t i = 0; i < s->n; ++i)
-    ck_aco_rotate_position(s->n, offset, size, best, rotated, positions,
-                           segment, i);
+    ck_aco_rotate_position(s->n, offset, best, rotated, i);
   uint32_t segments = (s->n + size - 1) / size;
   *gain = 0;
   for (uint32_t id = 0; id < segments; ++id)
-    *gain += ck_aco_improve_segment(GRAPH(s), s->k, host(s->neighbours),
-                                    segment, id, size, rotated, positions);
+    *gain += ck_aco_optimise_segment(GRAPH(s), s->k, s->or_opt,
+                                     ck__aco_kicks(s, size), s->seed, pass, id,
+                                     size, rotated, host(s->segment_scratch));
   /* Without a gain the best tour stays as it was, so that the positions
    * uploaded with it still match it. */
   if (*gain > 0) {

@@ -36,7 +36,11 @@ static const ck_option aco_options[] = {
      "MMAS: reset pheromone after N iterations without improvement (0: "
      "never)"},
     {"partition", "K", "0",
-     "improve the best tour in segments of K cities each iteration (0: off)"},
+     "improve the best tour in segments of K cities (8 to 1024) each "
+     "iteration (0: off)"},
+    {"kicks", "N", "K",
+     "partitioning: iterated local search kicks a segment and pass, K the "
+     "segment size (0: local search only)"},
     {"lanes", "W", "auto",
      "work-items an ant on OpenCL devices: 1, or a power of two (a "
      "work-group an ant); auto: the SIMD width on GPUs, 1 on CPUs"},
@@ -148,6 +152,10 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->restart_after = (uint32_t)integer;
   CK_TRY(ck__param_integer(params, count, "partition", 0, 0, 1e9, &integer));
   c->partition = (uint32_t)integer;
+  if (ck__param_find(params, count, "kicks")) {
+    CK_TRY(ck__param_integer(params, count, "kicks", 0, 0, 1e9, &integer));
+    c->kicks = (uint32_t)integer;
+  }
   text = ck__param_find(params, count, "lanes");
   if (text && strcmp(text, "auto") != 0) {
     CK_TRY(ck__param_integer(params, count, "lanes", 1, 1, 256, &integer));
@@ -197,7 +205,8 @@ static ck_status aco_check(const ck_param *params, size_t count) {
   double real;
   ck_status status;
   static const char *const integers[] = {"candidates", "ls-ants", "restart",
-                                         "partition",  "iters",   "optimum"};
+                                         "partition",  "kicks",   "iters",
+                                         "optimum"};
   for (size_t i = 0; i < sizeof integers / sizeof integers[0]; ++i)
     if ((status = ck__param_integer(params, count, integers[i], 0, 0, 1e15,
                                     &integer)))
