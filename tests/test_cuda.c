@@ -12,6 +12,7 @@
 #include "check.h"
 #include "core/queue_internal.h"
 
+#if CK_HAVE_CUDA
 /* Programs as the CUDA steps build them, with typical defines: compiled
  * through NVRTC for sm_90 where no CUDA device exists (CI has nvcc but no
  * GPU), so that a kernel that does not translate fails here. */
@@ -60,6 +61,7 @@ static void check_compiles(void) {
               programs[i].defines, message);
   }
 }
+#endif
 
 static void check_queue(const ck_device *device) {
   ck_queue *queue = NULL;
@@ -182,11 +184,16 @@ int main(void) {
     if (set.devices[i].backend == CK_BACKEND_CUDA)
       index = i;
   if (!index) {
+#if CK_HAVE_CUDA
     /* Without a device, what can be checked is that every program
      * translates. */
     check_compiles();
     printf("%s; programs compiled for sm_90, device checks skipped\n",
            set.cuda_status != CK_OK ? set.cuda_message : "no CUDA device");
+#else
+    printf("built without CUDA (meson option cuda, or no nvcc): CUDA checks "
+           "skipped\n");
+#endif
     printf("%d checks, %d failed\n", check_count, check_failures);
     ck_device_set_free(&set);
     return check_failures ? 1 : 0;
