@@ -717,14 +717,12 @@ CK_FN ck_i64 ck_aco_optimise_segment(CK_ACO_GRAPH, ck_u32 k, int or_opt,
   ck_i64 length = 0;
   for (ck_u32 i = 0; i < m; ++i) {
     tour[i] = i;
-    pos[i] = i;
-    dont_look[i] = 0;
     if (i + 1u < m)
       length += dist[i * m + i + 1u];
   }
   const ck_i64 start = length;
-  length = ck_aco_improve_from(CK_ACO_FROM_MATRIX, m, dist, xy, kl, lists, m,
-                               or_opt, 1, tour, pos, dont_look, length);
+  length = ck_aco_improve(CK_ACO_FROM_MATRIX, m, dist, xy, kl, lists, or_opt,
+                          tour, pos, dont_look, length);
   ck_u32 reach = (m - 2u) / 2u;
   reach = reach < CK_ACO_KICK_REACH ? reach : CK_ACO_KICK_REACH;
   ck_u64 stream = ((ck_u64)1 << 62) | (pass << 32) | (ck_u64)id;

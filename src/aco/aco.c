@@ -201,15 +201,14 @@ uint32_t ck__aco_kicks(const aco_state *s, uint32_t size) {
 ck_status ck__aco_segment_scratch(aco_state *s, uint32_t size) {
   size_t segments = (s->n + size - 1) / size;
   size_t bytes = segments * (size_t)ck_aco_segment_words(size, s->k) * 4;
-  if (s->segment_scratch && s->segment_scratch_bytes >= bytes)
+  size_t held = 0;
+  if (s->segment_scratch)
+    ck_buffer_size(s->segment_scratch, &held);
+  if (held >= bytes)
     return CK_OK;
   ck_buffer_destroy(s->segment_scratch);
   s->segment_scratch = NULL;
-  s->segment_scratch_bytes = 0;
-  ck_status status = make(s, bytes, &s->segment_scratch);
-  if (status == CK_OK)
-    s->segment_scratch_bytes = bytes;
-  return status;
+  return make(s, bytes, &s->segment_scratch);
 }
 
 static ck_status upload(aco_state *s, ck_buffer *buffer, const void *data,

@@ -68,7 +68,6 @@ struct aco_state {
   ck_buffer *tours, *positions, *flags, *lengths, *order, *best;
   ck_buffer *best_tour, *segment_tour, *segment_gain;
   ck_buffer *segment_scratch; /* ck__aco_segment_scratch */
-  size_t segment_scratch_bytes;
   uint32_t kicks; /* kicks a segment and pass, or CK_ACO_KICKS_SEGMENT */
   ck_buffer *best_positions; /* position of each city in best_tour */
   int seeded; /* local search seeded from the best tour (when one exists) */
