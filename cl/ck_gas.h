@@ -78,6 +78,31 @@ CK_FN ck_real ck_gas_soft_log_twelfth(ck_real r2, ck_real softening2,
   return *inverse12 * inverse_r2 + weight * (r2 * both);
 }
 
+/*
+ * The Lennard-Jones terms at squared distance r2 > 0 in any real type T:
+ * a scalar in ck_gas_pair, a vector of pairs in the CPU strip kernel
+ * (gas.cl), so that both compute alike; RECIPROCAL(x) is 1/x for a T.
+ * Assigns F/r to force_over_r and, when with_energy, U to energy (both
+ * lvalues of type T); see ck_gas_pair for the formulas.
+ */
+#define CK_GAS_LENNARD_JONES(T, RECIPROCAL, r2, constants, rc, with_energy,    \
+                             force_over_r, energy)                             \
+  {                                                                            \
+    T inverse2_ = RECIPROCAL(r2);                                              \
+    T inverse6_ = inverse2_ * inverse2_ * inverse2_;                           \
+    (force_over_r) =                                                           \
+        CK_R(24) * inverse2_ * inverse6_ * (CK_R(2) * inverse6_ - CK_R(1));    \
+    if (with_energy)                                                           \
+      (energy) = CK_R(4) * inverse6_ * (inverse6_ - CK_R(1)) -                 \
+                 (constants)->energy_shift;                                    \
+    if ((constants)->force_shift != CK_R(0)) {                                 \
+      T r_ = CK_SQRT(r2);                                                      \
+      if (with_energy)                                                         \
+        (energy) += (r_ - (rc)) * (constants)->force_shift;                    \
+      (force_over_r) -= (constants)->force_shift / r_;                         \
+    }                                                                          \
+  }
+
 CK_FN ck_real ck_gas_pair(int model, ck_real r2,
                           const ck_gas_pair_constants *constants, ck_real rc,
                           int with_energy, ck_real *energy) {
@@ -91,29 +116,23 @@ CK_FN ck_real ck_gas_pair(int model, ck_real r2,
                 inverse12;
     return CK_R(12) * twelfth;
   }
-  ck_real inverse2 = CK_GAS_RECIPROCAL(r2);
-  ck_real inverse6 = inverse2 * inverse2 * inverse2;
-  ck_real force_over_r =
-      CK_R(24) * inverse2 * inverse6 * (CK_R(2) * inverse6 - CK_R(1));
-  ck_real value =
-      CK_R(4) * inverse6 * (inverse6 - CK_R(1)) - constants->energy_shift;
-  if (constants->force_shift != CK_R(0)) {
-    ck_real r = CK_SQRT(r2);
-    value += (r - rc) * constants->force_shift;
-    force_over_r -= constants->force_shift / r;
-  }
-  if (with_energy)
-    *energy = value;
+  ck_real force_over_r;
+  CK_GAS_LENNARD_JONES(ck_real, CK_GAS_RECIPROCAL, r2, constants, rc,
+                       with_energy, force_over_r, *energy)
   return force_over_r;
 }
+
+/* The minimum image as an expression, for a scalar d or (in OpenCL C,
+ * whose ?: selects lane by lane) a vector of separations. */
+#define CK_GAS_MINIMUM_IMAGE(d, side, halfway)                                 \
+  ((d) > (halfway) ? (d) - (side) : (d) < -(halfway) ? (d) + (side) : (d))
 
 /* The minimum-image separation along one side of a periodic box, for
  * coordinates inside the box (so |d| < side): one compare and select a
  * side, cheaper than rounding on CPUs. A pair exactly half a box apart
  * keeps +side/2 one way and -side/2 the other, so forces stay opposite. */
 CK_FN ck_real ck_gas_minimum_image(ck_real d, ck_real side) {
-  ck_real halfway = CK_R(0.5) * side;
-  return d > halfway ? d - side : d < -halfway ? d + side : d;
+  return CK_GAS_MINIMUM_IMAGE(d, side, CK_R(0.5) * side);
 }
 
 /* A coordinate back into [0, side) after a drift (periodic box). */
@@ -203,6 +222,52 @@ CK_FN int ck_gas_neighbor_cell(int cx, int cy, int ox, int oy,
     y = y < 0 ? y + g->cells_y : y >= g->cells_y ? y - g->cells_y : y;
   }
   return y * g->cells_x + x;
+}
+
+/*
+ * The 3 x 3 cells around cell (cx, cy) as runs of consecutive slots.
+ * Consecutive cells of a row hold consecutive slots, so each row of three
+ * cells is one run, or two at a periodic box's left or right edge, where
+ * the wrapped cell is a run of its own. Rows (oy = -1, 0, 1), then runs
+ * (0: the wrapped cell left of column 0; 1: the columns inside the grid;
+ * 2: the wrapped cell right of the last column), then slots visit the
+ * slots in ck_gas_force_from_cells's order. Periodic grids need at least
+ * 3 cells each way here (fewer would visit a wrapped cell twice).
+ *
+ * ck_gas_run_row: row oy's index, and the box side that the periodic
+ * image across y adds (the separation minus it is the minimum image for
+ * every pair within a cell's width); 0 when the row is off the grid.
+ */
+CK_FN int ck_gas_run_row(int cy, int oy, const ck_gas_geometry *g, int *row,
+                         ck_real *shift_y) {
+  int y = cy + oy;
+  *shift_y = CK_R(0);
+  if (y < 0 || y >= g->cells_y) {
+    if (g->walls)
+      return 0;
+    *shift_y = y < 0 ? -g->box_y : g->box_y;
+    y = y < 0 ? y + g->cells_y : y - g->cells_y;
+  }
+  *row = y;
+  return 1;
+}
+
+/* ck_gas_run_columns: run `run`'s first and last column and its x shift,
+ * as ck_gas_run_row's; 0 when the run is empty. */
+CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
+                             int *from, int *to, ck_real *shift_x) {
+  *shift_x = CK_R(0);
+  if (run == 1) {
+    *from = cx > 0 ? cx - 1 : 0;
+    *to = cx < g->cells_x - 1 ? cx + 1 : g->cells_x - 1;
+    return 1;
+  }
+  if (g->walls || (run == 0 && cx > 0) ||
+      (run == 2 && cx < g->cells_x - 1))
+    return 0;
+  *from = *to = run == 0 ? g->cells_x - 1 : 0;
+  *shift_x = run == 0 ? -g->box_x : g->box_x;
+  return 1;
 }
 
 /*
@@ -496,9 +561,12 @@ CK_FN void ck_gas_bin_pair(ck_real xi, ck_real yi,
 
 /* Bins the distances from slot i to the slots j > i within range (each
  * unordered pair once): from the Verlet list (list not NULL; range at
- * most rc), from the cells (cell_start not NULL), else from every slot. */
+ * most rc), from the cells (cell_start not NULL) around the cell of
+ * anchor's slot i (the positions the cells were sorted by: the current
+ * ones, or a Verlet rebuild's), else from every slot. */
 CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
                             CK_GLOBAL const ck_real *position,
+                            CK_GLOBAL const ck_real *anchor,
                             CK_GLOBAL const ck_u32 *cell_start,
                             CK_GLOBAL const ck_u32 *cell_count,
                             CK_GLOBAL const ck_u32 *list,
@@ -524,7 +592,8 @@ CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
     return;
   }
   // clang-format off
-  CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
+  CK_GAS_NEARBY_SLOTS_BEGIN(anchor[2 * i], anchor[2 * i + 1], cell_start,
+                            cell_count, g, j)
     if (j <= i)
       continue;
     ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);

@@ -13,6 +13,9 @@
  *   CK_GAS_WALLS         1 for reflecting walls, 0 for a periodic box
  *   CK_GAS_TILES         1: all pairs staged through local memory (GPUs);
  *                        0: read straight from memory (CPUs)
+ *   CK_GAS_LANES         slots a strip kernel reads at a time: 16 floats or
+ *                        8 doubles on CPUs (a 512-bit vector), 0 elsewhere
+ *                        (the strip kernel is then left out)
  *   CK_REAL_DOUBLE       0 or 1
  * The model and the boundaries are fixed per program so that the pair
  * loops carry no branches on them.
@@ -30,7 +33,8 @@
 #include "ck_gas.h"
 
 #if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                   \
-    !defined(CK_GAS_MODEL) || !defined(CK_GAS_WALLS) || !defined(CK_GAS_TILES)
+    !defined(CK_GAS_MODEL) || !defined(CK_GAS_WALLS) ||                        \
+    !defined(CK_GAS_TILES) || !defined(CK_GAS_LANES)
 #error "gas.cl needs its CK_GAS_ defines"
 #endif
 #define CK_GAS_SCAN_BLOCK (4 * CK_GAS_SCAN_GROUP)
@@ -46,6 +50,16 @@
   p.strength = strength;                                                       \
   p.softening2 = softening2;                                                   \
   p.soft_log_weight = -strength / CK_R(12)
+
+/* The second half-kick (and Langevin's step) of ck_gas_kick, which a
+ * forces kernel does for its particle once its force is stored, when the
+ * host passes kick 1: one launch a step fewer. */
+#define CK_GAS_KICK_ARGUMENTS                                                  \
+  int kick, ck_real dt, ck_real damping, ck_real noise, ulong seed,            \
+      ulong step, __global ck_real *velocity, __global const uint *id
+#define CK_GAS_KICK_AFTER_FORCE(i)                                             \
+  if (kick)                                                                    \
+  ck_gas_kick_particle(i, velocity, force, id, dt, damping, noise, seed, step)
 
 #define CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags)                     \
   if ((only_if_flagged) && !(flags)[0])                                        \
@@ -254,13 +268,23 @@ __kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
     atomic_or(&flags[1], 1u);
 }
 
-/* Work-item i: the force on slot i from the neighbouring cells. */
+#if CK_REAL_DOUBLE
+typedef double2 ck_gas_real2;
+typedef double4 ck_gas_real4;
+#else
+typedef float2 ck_gas_real2;
+typedef float4 ck_gas_real4;
+#endif
+
+/* Work-item i: the force on slot i from the neighbouring cells, then
+ * (kick 1) its second half-kick. */
 __kernel void
 ck_gas_forces_cells(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
                     __global const ck_real *position,
                     __global const uint *cell_start,
                     __global const uint *cell_count, __global ck_real *force,
-                    __global ck_real *energy, __global ck_real *virial) {
+                    __global ck_real *energy, __global ck_real *virial,
+                    CK_GAS_KICK_ARGUMENTS) {
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;
@@ -268,17 +292,19 @@ ck_gas_forces_cells(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   CK_GAS_PAIR_BUILD(p);
   ck_gas_force_from_cells(i, position, cell_start, cell_count, &g, CK_GAS_MODEL,
                           &p, rc, with_energy, force, energy, virial);
+  CK_GAS_KICK_AFTER_FORCE(i);
 }
 
-/* Work-item i: the force on slot i from its Verlet list. The rebuild flag
- * is read by the rebuild kernels before this one and cleared here, by
- * work-item 0, for the next step. */
+/* Work-item i: the force on slot i from its Verlet list, then (kick 1)
+ * its second half-kick. The rebuild flag is read by the rebuild kernels
+ * before this one and cleared here, by work-item 0, for the next step. */
 __kernel void
 ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
                    __global const ck_real *position, __global const uint *list,
                    __global const uint *list_count, uint capacity,
                    __global ck_real *force, __global ck_real *energy,
-                   __global ck_real *virial, __global uint *flags) {
+                   __global ck_real *virial, __global uint *flags,
+                   CK_GAS_KICK_ARGUMENTS) {
   uint i = (uint)get_global_id(0);
   if (i == 0)
     flags[0] = 0u;
@@ -289,14 +315,144 @@ ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_gas_force_from_list(i, position, list, list_count, capacity, &g,
                          CK_GAS_MODEL, &p, rc, with_energy, force, energy,
                          virial);
+  CK_GAS_KICK_AFTER_FORCE(i);
 }
 
+#if CK_GAS_LANES > 1
+#define CK_GAS_GLUE_(a, b) a##b
+#define CK_GAS_GLUE(a, b) CK_GAS_GLUE_(a, b)
+/* A vector of CK_GAS_LANES reals, and the integers its comparisons give
+ * (long lanes for double). */
 #if CK_REAL_DOUBLE
-typedef double2 ck_gas_real2;
-typedef double4 ck_gas_real4;
+typedef CK_GAS_GLUE(double, CK_GAS_LANES) ck_gas_lanes;
+typedef CK_GAS_GLUE(long, CK_GAS_LANES) ck_gas_lane_index;
+typedef double8 ck_gas_real8;
 #else
-typedef float2 ck_gas_real2;
-typedef float4 ck_gas_real4;
+typedef CK_GAS_GLUE(float, CK_GAS_LANES) ck_gas_lanes;
+typedef CK_GAS_GLUE(int, CK_GAS_LANES) ck_gas_lane_index;
+typedef float8 ck_gas_real8;
+#endif
+#if CK_GAS_LANES == 16
+#define CK_GAS_LANE_NUMBERS                                                    \
+  (ck_gas_lane_index)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#elif CK_GAS_LANES == 8
+#define CK_GAS_LANE_NUMBERS (ck_gas_lane_index)(0, 1, 2, 3, 4, 5, 6, 7)
+#elif CK_GAS_LANES == 4
+#define CK_GAS_LANE_NUMBERS (ck_gas_lane_index)(0, 1, 2, 3)
+#else
+#error "CK_GAS_LANES must be 0, 4, 8 or 16"
+#endif
+
+/* 1/x for a vector: exact, as ck_gas_pair's on CPUs (strips are a CPU
+ * form; a GPU runs them only when asked to, for a test). */
+#define CK_GAS_LANES_RECIPROCAL(x) (CK_R(1) / (x))
+
+/* The sum of a vector's lanes, halves added pairwise (a fixed order). */
+CK_FN ck_real ck_gas_lanes_total(ck_gas_lanes v) {
+#if CK_GAS_LANES == 16
+  ck_gas_real8 a8 = v.lo + v.hi;
+  ck_gas_real4 a4 = a8.lo + a8.hi;
+#elif CK_GAS_LANES == 8
+  ck_gas_real4 a4 = v.lo + v.hi;
+#else
+  ck_gas_real4 a4 = v;
+#endif
+  ck_gas_real2 a2 = a4.lo + a4.hi;
+  return a2.x + a2.y;
+}
+
+#define CK_GAS_LOAD_LANES CK_GAS_GLUE(vload, CK_GAS_LANES)
+
+/* The pairs of (xi, yi) with slots [begin, end), CK_GAS_LANES at a time:
+ * two vector loads of interleaved positions, split into x and y (the
+ * even and odd reals); lanes past
+ * the run, outside the cutoff or at distance 0 (the particle itself) add
+ * nothing. Each lane's pair terms are ck_gas_add_pair's. ENERGY is a
+ * literal, so that each use compiles to its own loop. */
+#define CK_GAS_STRIP(ENERGY)                                                   \
+  for (uint m = begin; m < end; m += CK_GAS_LANES) {                           \
+    ck_gas_lanes low = CK_GAS_LOAD_LANES(0, position + 2 * m);                 \
+    ck_gas_lanes high = CK_GAS_LOAD_LANES(1, position + 2 * m);                \
+    ck_gas_lanes dx = xi - (ck_gas_lanes)(low.even, high.even);                \
+    ck_gas_lanes dy = yi - (ck_gas_lanes)(low.odd, high.odd);                  \
+    if (!CK_GAS_WALLS) {                                                       \
+      dx = CK_GAS_MINIMUM_IMAGE(dx, g.box_x, half_x);                          \
+      dy = CK_GAS_MINIMUM_IMAGE(dy, g.box_y, half_y);                          \
+    }                                                                          \
+    ck_gas_lanes r2 = dx * dx + dy * dy;                                       \
+    ck_gas_lane_index inside =                                                 \
+        (lanes + (ck_gas_lane_index)m < (ck_gas_lane_index)end) &              \
+        (r2 < p.rc2) & (r2 > CK_R(0));                                         \
+    ck_gas_lanes force_over_r, pair_energy;                                    \
+    CK_GAS_LENNARD_JONES(ck_gas_lanes, CK_GAS_LANES_RECIPROCAL, r2, &p, rc,   \
+                         ENERGY, force_over_r, pair_energy)                    \
+    force_over_r = select((ck_gas_lanes)CK_R(0), force_over_r, inside);        \
+    fx += force_over_r * dx;                                                   \
+    fy += force_over_r * dy;                                                   \
+    if (ENERGY) {                                                              \
+      e += select((ck_gas_lanes)CK_R(0), CK_R(0.5) * pair_energy, inside);     \
+      w += CK_R(0.5) * force_over_r * r2;                                      \
+    }                                                                          \
+  }
+
+/*
+ * Work-item i (CPUs): the force on slot i (Lennard-Jones) from the runs of
+ * slots of the 3 x 3 cells around the cell of anchor's slot i
+ * (ck_gas_run_row, ck_gas_run_columns), read CK_GAS_LANES slots at a time
+ * with vector loads (no gathers), the lanes' sums added at the end; then
+ * (kick 1) its second half-kick. The anchor is the positions the cells
+ * were sorted by: the current ones in cells mode, or those of the last
+ * Verlet rebuild, whose cells are rc + skin wide, so that every pair
+ * within rc is still in them (the separation is the minimum image of the
+ * current positions). The ref twin is ck_gas_force_from_cells over the
+ * same cells: the same slots in the same order, the same pair terms, only
+ * the sums in another order. Work-item 0 clears the Verlet rebuild flag,
+ * as ck_gas_forces_list. Positions are read up to CK_GAS_LANES slots past
+ * the last (the host pads the arrays); periodic grids have at least 3
+ * cells each way.
+ */
+__kernel void ck_gas_forces_strips(
+    uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
+    __global const ck_real *position, __global const ck_real *anchor,
+    __global const uint *cell_start, __global const uint *cell_count,
+    __global ck_real *force, __global ck_real *energy,
+    __global ck_real *virial, __global uint *flags, CK_GAS_KICK_ARGUMENTS) {
+  uint i = (uint)get_global_id(0);
+  if (i == 0)
+    flags[0] = 0u;
+  if (i >= n)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  CK_GAS_PAIR_BUILD(p);
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  ck_real half_x = CK_R(0.5) * g.box_x, half_y = CK_R(0.5) * g.box_y;
+  int cx = ck_gas_cell(anchor[2 * i], g.cell_inverse_x, g.cells_x);
+  int cy = ck_gas_cell(anchor[2 * i + 1], g.cell_inverse_y, g.cells_y);
+  ck_gas_lane_index lanes = CK_GAS_LANE_NUMBERS;
+  ck_gas_lanes fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
+  for (int oy = -1; oy <= 1; ++oy) {
+    int row, from, to;
+    ck_real shift;
+    if (!ck_gas_run_row(cy, oy, &g, &row, &shift))
+      continue;
+    uint base = (uint)row * (uint)g.cells_x;
+    for (int run = 0; run < 3; ++run) {
+      if (!ck_gas_run_columns(cx, run, &g, &from, &to, &shift))
+        continue;
+      uint begin = cell_start[base + (uint)from];
+      uint end = cell_start[base + (uint)to] + cell_count[base + (uint)to];
+      if (with_energy) {
+        CK_GAS_STRIP(1)
+      } else {
+        CK_GAS_STRIP(0)
+      }
+    }
+  }
+  ck_gas_store_force(i, ck_gas_lanes_total(fx), ck_gas_lanes_total(fy),
+                     ck_gas_lanes_total(e), ck_gas_lanes_total(w), with_energy,
+                     force, energy, virial);
+  CK_GAS_KICK_AFTER_FORCE(i);
+}
 #endif
 
 /* The pairs of particle (xi, yi) with a tile's COUNT positions, in
@@ -498,9 +654,12 @@ __kernel void ck_gas_rescale(uint n, ck_real target, ck_real degrees,
   velocity[2 * k + 1] *= scale;
 }
 
-/* Work-item i: slot i's pairs with later slots, binned (atomically). */
+/* Work-item i: slot i's pairs with later slots, binned (atomically); mode
+ * 0 from the cells around anchor's slot i, 1 from its Verlet list, 2 from
+ * every slot. */
 __kernel void ck_gas_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
-                         __global const ck_real *position, int mode,
+                         __global const ck_real *position,
+                         __global const ck_real *anchor, int mode,
                          __global const uint *cell_start,
                          __global const uint *cell_count,
                          __global const uint *list,
@@ -510,7 +669,7 @@ __kernel void ck_gas_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
   if (i >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  ck_gas_rdf_pairs(i, n, position, mode == 0 ? cell_start : 0,
+  ck_gas_rdf_pairs(i, n, position, anchor, mode == 0 ? cell_start : 0,
                    mode == 0 ? cell_count : 0, mode == 1 ? list : 0,
                    mode == 1 ? list_count : 0, capacity, &g, range, bins,
                    counts);

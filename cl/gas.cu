@@ -281,11 +281,9 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_place(
 
 /*
  * Thread i: the force on slot i from the cells around it, then (kick 1)
- * its second half-kick and Langevin step. The 3 x 3 cells are three rows
- * of three consecutive cells, and consecutive cells hold consecutive
- * slots: each row is one run of slots (two at a periodic box's left or
- * right edge, where the wrapped cell is its own run), so a thread walks
- * three to six runs instead of nine cells. A run across the periodic
+ * its second half-kick and Langevin step. The 3 x 3 cells are walked as
+ * three to six runs of consecutive slots (ck_gas_run_row,
+ * ck_gas_run_columns) instead of nine cells. A run across the periodic
  * boundary carries the box side that the minimum image would subtract:
  * (x_i - x_j) - shift is exactly ck_gas_minimum_image(x_i - x_j) for every
  * pair inside the cutoff, since with at least 3 cells a row the image
@@ -311,42 +309,22 @@ static __device__ __forceinline__ void forces(
   pair.strength = CK_R(0);
   pair.softening2 = CK_R(0);
   pair.soft_log_weight = CK_R(0);
+  CK_GAS_GEOMETRY_BUILD(g);
   float2 own = position[i];
   int cx = ck_gas_cell(own.x, cell_inverse_x, cells_x);
   int cy = ck_gas_cell(own.y, cell_inverse_y, cells_y);
-  int first_x = cx > 0 ? cx - 1 : 0;
-  int last_x = cx < cells_x - 1 ? cx + 1 : cells_x - 1;
   float fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
 #pragma unroll 1
   for (int oy = -1; oy <= 1; ++oy) {
-    int row = cy + oy;
-    float shift_y = CK_R(0);
-    if (row < 0 || row >= cells_y) {
-#if CK_GAS_WALLS
+    int row, from, to;
+    float shift_x, shift_y;
+    if (!ck_gas_run_row(cy, oy, &g, &row, &shift_y))
       continue;
-#else
-      shift_y = row < 0 ? -box_y : box_y;
-      row = row < 0 ? row + cells_y : row - cells_y;
-#endif
-    }
     unsigned base = (unsigned)row * (unsigned)cells_x;
-    /* Run 0: the wrapped cell left of column 0; run 1: the columns inside
-     * the grid; run 2: the wrapped cell right of the last column. */
 #pragma unroll 1
     for (int run = 0; run < 3; ++run) {
-      int from = first_x, to = last_x;
-      float shift_x = CK_R(0);
-      if (run == 0) {
-        if (CK_GAS_WALLS || cx > 0)
-          continue;
-        from = to = cells_x - 1;
-        shift_x = -box_x;
-      } else if (run == 2) {
-        if (CK_GAS_WALLS || cx < cells_x - 1)
-          continue;
-        from = to = 0;
-        shift_x = box_x;
-      }
+      if (!ck_gas_run_columns(cx, run, &g, &from, &to, &shift_x))
+        continue;
       unsigned begin = cell_start[base + (unsigned)from];
       unsigned end =
           cell_start[base + (unsigned)to] + cell_count[base + (unsigned)to];

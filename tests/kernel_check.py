@@ -92,6 +92,20 @@ CASES = {
                    '--neighbors', 'verlet:0.2', '--steps', '30', '--T', '3',
                    '--log-every', '4', '--rdf', '@OUT@/rdf.csv',
                    '--rdf-every', '6', '--thermostat', 'rescale:2:5'],
+    # The strips of CPUs: vector reads of runs of slots with ragged ends
+    # (into the arrays' padding), periodic and between walls, in cells
+    # mode and over a Verlet rebuild's cells, with the RDF from those.
+    'gas-strips-cells': ['run', 'gas', '--particles', '61', '--rho', '0.4',
+                         '--steps', '5', '--log-every', '2', '--strips',
+                         'on', '--thermostat', 'langevin:1:1'],
+    'gas-strips-verlet': ['run', 'gas', '--particles', '50', '--rho', '0.5',
+                          '--neighbors', 'verlet:0.2', '--steps', '24',
+                          '--T', '3', '--log-every', '4', '--rdf',
+                          '@OUT@/rdf.csv', '--rdf-every', '6', '--strips',
+                          'on'],
+    'gas-strips-walls': ['run', 'gas', '--particles', '40', '--box', '6x14',
+                         '--steps', '4', '--log-every', '2', '--walls',
+                         '--strips', 'on'],
     # (steps without a log use the tiles' force-only form)
     'gas-allpairs': ['run', 'gas', '--particles', '70', '--rho', '0.3',
                      '--neighbors', 'allpairs', '--model', 'log:1:1',
@@ -147,6 +161,20 @@ BROKEN = {
 
 # Options of every run. --check-api also reports OpenCL API calls that fail.
 OCLGRIND_OPTIONS = ['--data-races', '--uninitialized', '--check-api']
+
+# Cases run without some of those, and why. The gas strips kernel splits
+# vector loads into their even and odd lanes and adds a vector's halves:
+# shufflevector instructions, on which Oclgrind 21.10's uninitialised-value
+# plugin crashes (a segmentation fault inside Oclgrind) or flags lanes
+# that were written; `float4 v = vload4(0, p); p[9] = v.x + v.y;` alone
+# does it. Its cases still run with the checks of out-of-bounds accesses,
+# data races and API use; the lanes it reads past a run's end lie in the
+# positions' padding, which is zeroed when the buffers are made.
+WITHOUT = {
+    'gas-strips-cells': ['--uninitialized'],
+    'gas-strips-verlet': ['--uninitialized'],
+    'gas-strips-walls': ['--uninitialized'],
+}
 
 # The device selector that picks Oclgrind's simulated device.
 DEVICE_SELECTOR = 'oclgrind'
@@ -231,11 +259,12 @@ def find_oclgrind(given):
     return shutil.which('oclgrind')
 
 
-def run_under_oclgrind(oclgrind, options, command, env):
+def run_under_oclgrind(oclgrind, options, command, env, without=()):
     """Runs command under Oclgrind; returns (exit status, messages)."""
     with tempfile.TemporaryDirectory(prefix='kernel-check-') as scratch:
         log_path = os.path.join(scratch, 'oclgrind.log')
-        full = [oclgrind] + OCLGRIND_OPTIONS + options + \
+        checks = [o for o in OCLGRIND_OPTIONS if o not in without]
+        full = [oclgrind] + checks + options + \
             ['--log', log_path] + command
         print('$ ' + ' '.join(full), flush=True)
         started = time.monotonic()
@@ -365,8 +394,9 @@ def main(argv):
         if clkit_args and clkit_args[0] in QUIET_COMMANDS:
             command.append('--quiet')
 
+    without = () if broken else WITHOUT.get(case, ())
     status, messages = run_under_oclgrind(oclgrind, list(options), command,
-                                          env)
+                                          env, without)
     # Where the sources came from, to quote the lines Oclgrind points at.
     kernel_dirs = [d for d in (env.get('CLKIT_KERNEL_DIR'),
                                os.path.join(PROJECT_ROOT, 'cl')) if d]

@@ -369,30 +369,46 @@ static void check_same_forces(const char *what, const snapshot *a,
 }
 
 /* The backends a test runs on: ref in float and double, the OpenCL
- * device in float (and in double where it has fp64). */
+ * device in float (and in double where it has fp64); on a CPU device both
+ * forms of the pair loops of cells and Verlet modes: strips (its default)
+ * and one neighbour at a time. */
 typedef struct backend {
   const ck_device *device;
   int double_precision;
-  char name[48];
+  ck__gas_forms forms;
+  char name[64];
 } backend;
+#define MAX_BACKENDS 6
 
 static size_t backends_of(const ck_device *ref, const ck_device *ocl,
                           int with_double, backend *out) {
   size_t count = 0;
-  out[count++] = (backend){ref, 0, "ref float"};
+  out[count++] = (backend){ref, 0, CK__GAS_FORMS_BY_DEVICE, "ref float"};
   if (with_double)
-    out[count++] = (backend){ref, 1, "ref double"};
-  if (ocl) {
-    backend b = {ocl, 0, ""};
-    snprintf(b.name, sizeof b.name, "%s float", ocl->id);
-    out[count++] = b;
-    if (with_double && ocl->has_fp64) {
-      b.double_precision = 1;
-      snprintf(b.name, sizeof b.name, "%s double", ocl->id);
+    out[count++] = (backend){ref, 1, CK__GAS_FORMS_BY_DEVICE, "ref double"};
+  if (!ocl)
+    return count;
+  int forms = ocl->kind == CK_KIND_CPU ? 2 : 1;
+  for (int precision = 0; precision < 2; ++precision) {
+    if (precision && !(with_double && ocl->has_fp64))
+      break;
+    for (int f = 0; f < forms; ++f) {
+      backend b = {ocl, precision, CK__GAS_FORMS_BY_DEVICE, ""};
+      if (f == 1)
+        b.forms.strips = 0;
+      snprintf(b.name, sizeof b.name, "%s %s%s", ocl->id,
+               precision ? "double" : "float", f == 1 ? ", no strips" : "");
       out[count++] = b;
     }
   }
   return count;
+}
+
+static ck_gas *make_on(const backend *be, const ck_gas_config *config) {
+  ck_gas *gas = NULL;
+  CHECK_OK(ck__gas_create_tuned(be->device, config, be->double_precision,
+                                be->forms, &gas));
+  return gas;
 }
 
 /* ---- 1, 2: neighbour modes, all-pairs sums, Newton's third law ---------- */
@@ -458,7 +474,7 @@ static int disordered_xyz(const ck_device *ref, const geometry_case *g,
 }
 
 static void neighbor_modes(const ck_device *ref, const ck_device *ocl) {
-  backend backends[4];
+  backend backends[MAX_BACKENDS];
   size_t backend_count = backends_of(ref, ocl, 1, backends);
   for (size_t g = 0; g < sizeof geometry_cases / sizeof geometry_cases[0];
        ++g) {
@@ -487,7 +503,7 @@ static void neighbor_modes(const ck_device *ref, const ck_device *ocl) {
         geometry_config(gc, &c);
         c.xyz_path = path;
         c.neighbors = (ck_gas_neighbors)m;
-        ck_gas *gas = make(be->device, &c, be->double_precision);
+        ck_gas *gas = make_on(be, &c);
         have[m] = take(gas, &s[m]);
         if (gas && m == CK_GAS_CELLS) {
           gas_state *state = ck__gas_state(gas);
@@ -533,7 +549,7 @@ static void neighbor_modes(const ck_device *ref, const ck_device *ocl) {
  * antisymmetric at the half-box tie as anywhere else.
  */
 static void soft_log_forces(const ck_device *ref, const ck_device *ocl) {
-  backend backends[4];
+  backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 1, backends);
   for (size_t b = 0; b < count; ++b) {
     const backend *be = &backends[b];
@@ -545,7 +561,7 @@ static void soft_log_forces(const ck_device *ref, const ck_device *ocl) {
     c.strength = 1.0;
     c.softening = 1.0;
     c.neighbors = CK_GAS_ALL_PAIRS;
-    ck_gas *gas = make(be->device, &c, be->double_precision);
+    ck_gas *gas = make_on(be, &c);
     if (!gas)
       continue;
     double tolerance = be->double_precision ? 1e-12 : 2e-4;
@@ -595,14 +611,14 @@ static void soft_log_forces(const ck_device *ref, const ck_device *ocl) {
 
 /* Total momentum over 1000 NVE steps, periodic. */
 static void momentum_conserved(const ck_device *ref, const ck_device *ocl) {
-  backend backends[4];
+  backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 1, backends);
   for (size_t b = 0; b < count; ++b) {
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.particles = 300;
     c.neighbors = b % 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
-    ck_gas *gas = make(backends[b].device, &c, backends[b].double_precision);
+    ck_gas *gas = make_on(&backends[b], &c);
     if (!gas)
       continue;
     ck_gas_observables start, end;
@@ -632,13 +648,35 @@ static void momentum_conserved(const ck_device *ref, const ck_device *ocl) {
  * rebuilds are frequent, with walls too), against the sums of the test
  * every 60 steps.
  */
+/* Runs `rounds` rounds of `steps` steps on a backend, checking the forces
+ * against the test's sums after each. */
+static void follow_against_brute(const backend *be, const ck_gas_config *c,
+                                 int rounds, int steps, const char *label) {
+  ck_gas *gas = make_on(be, c);
+  if (!gas)
+    return;
+  for (int round = 1; round <= rounds; ++round) {
+    CHECK_OK(ck_gas_step(gas, (uint64_t)steps));
+    snapshot s;
+    if (!take(gas, &s))
+      break;
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s%s, step %d", be->name, label,
+             c->walls ? ", walls" : "", steps * round);
+    check_against_brute(what, &s, be->double_precision,
+                        be->double_precision ? 1e-12 : 2e-4,
+                        be->double_precision ? 1e-14 : 1e-6);
+    snapshot_free(&s);
+  }
+  ck_gas_destroy(gas);
+}
+
 static void moving_neighbors(const ck_device *ref, const ck_device *ocl) {
-  backend backends[4];
+  backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 1, backends);
   for (size_t b = 0; b < count; ++b)
     for (int m = 0; m < 2; ++m)
       for (int walls = 0; walls < 2; ++walls) {
-        const backend *be = &backends[b];
         ck_gas_config c;
         ck_gas_config_init(&c);
         c.particles = 200;
@@ -646,24 +684,34 @@ static void moving_neighbors(const ck_device *ref, const ck_device *ocl) {
         c.walls = walls;
         c.neighbors = (ck_gas_neighbors)m;
         c.skin = 0.2;
-        ck_gas *gas = make(be->device, &c, be->double_precision);
-        if (!gas)
-          continue;
-        for (int round = 1; round <= 5; ++round) {
-          CHECK_OK(ck_gas_step(gas, 60));
-          snapshot s;
-          if (!take(gas, &s))
-            break;
-          char what[120];
-          snprintf(what, sizeof what, "%s, %s%s, step %d", be->name,
-                   mode_name(c.neighbors), walls ? ", walls" : "", 60 * round);
-          check_against_brute(what, &s, be->double_precision,
-                              be->double_precision ? 1e-12 : 2e-4,
-                              be->double_precision ? 1e-14 : 1e-6);
-          snapshot_free(&s);
-        }
-        ck_gas_destroy(gas);
+        follow_against_brute(&backends[b], &c, 5, 60,
+                             mode_name(c.neighbors));
       }
+}
+
+/*
+ * Between Verlet rebuilds particles leave the cells they were sorted into;
+ * their pairs must still be found (strips look in the cells of the
+ * rebuild's positions, lists hold the rebuild's neighbours). A wide skin
+ * keeps the structure for many steps; the forces are checked against the
+ * test's sums every 4 steps, periodic and between walls.
+ */
+static void between_rebuilds(const ck_device *ref, const ck_device *ocl) {
+  backend backends[MAX_BACKENDS];
+  size_t count = backends_of(ref, ocl, 0, backends);
+  for (size_t b = 0; b < count; ++b)
+    for (int walls = 0; walls < 2; ++walls) {
+      ck_gas_config c;
+      ck_gas_config_init(&c);
+      c.particles = 300;
+      c.density = 0.6;
+      c.temperature = 3.0;
+      c.walls = walls;
+      c.neighbors = CK_GAS_VERLET;
+      c.skin = 0.8;
+      c.seed = 3;
+      follow_against_brute(&backends[b], &c, 40, 4, "verlet, skin 0.8");
+    }
 }
 
 /* One particle between walls: it keeps its speed, and its place inside. */
@@ -909,7 +957,7 @@ static void restart_case(const backend *be, const char *what,
   char path[600];
   test_path_in(work_dir, "restart.ckpt", path, sizeof path);
   remove(path);
-  ck_gas *a = make(be->device, c, be->double_precision);
+  ck_gas *a = make_on(be, c);
   if (!a)
     return;
   CHECK_OK(ck_gas_step(a, 300));
@@ -956,7 +1004,7 @@ static void restart_case(const backend *be, const char *what,
 }
 
 static void restarts(const ck_device *ref, const ck_device *ocl) {
-  backend backends[4];
+  backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 0, backends);
   for (size_t b = 0; b < count; ++b) {
     ck_gas_config c;
@@ -984,7 +1032,7 @@ static void restarts(const ck_device *ref, const ck_device *ocl) {
     c.rescale_every = 7;
     restart_case(&backends[b], "cells, rescaling", &c);
   }
-  backend wide = {ref, 1, "ref double"};
+  backend wide = {ref, 1, CK__GAS_FORMS_BY_DEVICE, "ref double"};
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.particles = 300;
@@ -995,16 +1043,19 @@ static void restarts(const ck_device *ref, const ck_device *ocl) {
 
 /* ---- 7: ref and OpenCL agree --------------------------------------------- */
 
-/* tiles: the OpenCL all-pairs form, -1 by device, 1 local-memory tiles. */
-static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
-                                 const char *what, const ck_gas_config *c,
-                                 int tiles) {
+/* forms: the OpenCL device's (tiles 1: local-memory tiles for all pairs;
+ * strips 0: cells and Verlet modes a neighbour at a time). */
+static void agreement_case_in(const ck_device *ref, const ck_device *ocl,
+                              const char *what, const ck_gas_config *c,
+                              ck__gas_forms forms) {
   snapshot s[2];
   int have[2] = {0, 0};
   const ck_device *devices[2] = {ref, ocl};
   for (int d = 0; d < 2; ++d) {
     ck_gas *gas = NULL;
-    CHECK_OK(ck__gas_create_tuned(devices[d], c, d == 0 ? -1 : tiles, &gas));
+    CHECK_OK(ck__gas_create_tuned(devices[d], c, 0,
+                                  d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms,
+                                  &gas));
     if (gas)
       CHECK_OK(ck_gas_step(gas, 100));
     have[d] = take(gas, &s[d]);
@@ -1039,9 +1090,20 @@ static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
       snapshot_free(&s[d]);
 }
 
+/* By device, and on a CPU also without strips. */
 static void agreement_case(const ck_device *ref, const ck_device *ocl,
                            const char *what, const ck_gas_config *c) {
-  agreement_case_tiled(ref, ocl, what, c, -1);
+  agreement_case_in(ref, ocl, what, c, CK__GAS_FORMS_BY_DEVICE);
+  if (ocl->kind == CK_KIND_CPU && c->neighbors != CK_GAS_ALL_PAIRS) {
+    char named[120];
+    snprintf(named, sizeof named, "%s, no strips", what);
+    agreement_case_in(ref, ocl, named, c, (ck__gas_forms){-1, 0});
+  }
+}
+
+static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
+                                 const char *what, const ck_gas_config *c) {
+  agreement_case_in(ref, ocl, what, c, (ck__gas_forms){1, -1});
 }
 
 static void agreement(const ck_device *ref, const ck_device *ocl) {
@@ -1082,11 +1144,11 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
   agreement_case(ref, ocl, "soft-log from an XYZ file", &c);
   /* The local-memory tiles of GPUs, whose full tiles without the particle
    * itself sum twelfths of the force (gas.cl), on any OpenCL device. */
-  agreement_case_tiled(ref, ocl, "soft-log, local tiles", &c, 1);
+  agreement_case_tiled(ref, ocl, "soft-log, local tiles", &c);
   c.xyz_path = NULL;
   c.particles = 300;
   c.walls = 1;
-  agreement_case_tiled(ref, ocl, "soft-log, local tiles, walls", &c, 1);
+  agreement_case_tiled(ref, ocl, "soft-log, local tiles, walls", &c);
 }
 
 /* ---- 8: bad input ---------------------------------------------------------
@@ -1330,11 +1392,11 @@ static void damaged_checkpoints(const ck_device *device) {
                       "a checkpoint with the wrong magic");
   /* Damage the checksum cannot see: the file resealed after the edit. */
   memcpy(bytes, good, size);
-  ck__put_u32(bytes + 8, 2);
+  ck__put_u32(bytes + 8, 3);
   reseal(bytes, size);
   test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "version",
-                      "a checkpoint of version 2");
+                      "a checkpoint of version 3");
   memcpy(bytes, good, size);
   ck__put_u32(bytes + 12, 5);
   reseal(bytes, size);
@@ -1358,6 +1420,74 @@ static void damaged_checkpoints(const ck_device *device) {
                       "a checkpoint with dt -0.005");
   free(bytes);
   free(good);
+}
+
+/*
+ * A version 1 checkpoint, as clkit wrote them before strips: no forms
+ * after the configuration, and in Verlet mode the lists and their counts
+ * between the reference positions and the flags. Made here from a version
+ * 2 file of the same run on ref; it loads, and continues bit for bit as
+ * the run that wrote it.
+ */
+static void version_one_checkpoint(const ck_device *ref) {
+  char path[600], old[600];
+  test_path_in(work_dir, "v2.ckpt", path, sizeof path);
+  test_path_in(work_dir, "v1.ckpt", old, sizeof old);
+  for (int m = 0; m < 2; ++m) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 120;
+    c.neighbors = m ? CK_GAS_VERLET : CK_GAS_CELLS;
+    c.seed = 9;
+    ck_gas *gas = make(ref, &c, 0);
+    if (!gas)
+      return;
+    CHECK_OK(ck_gas_step(gas, 40));
+    CHECK_OK(ck_gas_save(gas, path));
+    CHECK_OK(ck_gas_step(gas, 40));
+    snapshot a, b;
+    int have_a = take(gas, &a);
+    ck_gas_destroy(gas);
+    size_t size = 0;
+    uint8_t *v2 = (uint8_t *)test_read_file(path, &size);
+    /* 8 bytes of forms out; 16 bytes of lists and counts (capacity 3) a
+     * particle in, before the 16 bytes of flags and the 32 of the digest. */
+    size_t lists = m ? 16 * c.particles : 0, form_at = 156;
+    uint8_t *v1 = malloc(size + lists);
+    if (!v2 || !v1 || size < 220 || !have_a) {
+      CHECK_MSG(0, "cannot make a version 1 checkpoint");
+      free(v1);
+      free(v2);
+      if (have_a)
+        snapshot_free(&a);
+      return;
+    }
+    size_t tail = m ? 16 + 32 : 32, body = size - tail;
+    memcpy(v1, v2, form_at);
+    memcpy(v1 + form_at, v2 + form_at + 8, body - form_at - 8);
+    memset(v1 + body - 8, 0xA5, lists);
+    memcpy(v1 + body - 8 + lists, v2 + body, tail);
+    size_t v1_size = size - 8 + lists;
+    ck__put_u32(v1 + 8, 1);
+    reseal(v1, v1_size);
+    test_write_bytes(old, v1, v1_size);
+    gas = NULL;
+    CHECK_OK(ck_gas_load(ref, old, &gas));
+    if (gas)
+      CHECK_OK(ck_gas_step(gas, 40));
+    int have_b = take(gas, &b);
+    ck_gas_destroy(gas);
+    if (have_b) {
+      CHECK_MSG(same_bits(&a, &b),
+                "%s: a run continued from a version 1 checkpoint differs "
+                "(positions by %.3g)",
+                mode_name(c.neighbors), position_gap(&a, &b));
+      snapshot_free(&b);
+    }
+    snapshot_free(&a);
+    free(v1);
+    free(v2);
+  }
 }
 
 /* ---- 9: a start from an XYZ file ------------------------------------------
@@ -1471,7 +1601,7 @@ static void rdf_case(const backend *be, const char *xyz, int walls,
   c.xyz_path = xyz;
   c.walls = walls;
   c.neighbors = mode;
-  ck_gas *gas = make(be->device, &c, be->double_precision);
+  ck_gas *gas = make_on(be, &c);
   if (!gas)
     return;
   /* A few steps, so that Verlet lists are older than the positions. */
@@ -1523,7 +1653,7 @@ static void rdf_case(const backend *be, const char *xyz, int walls,
 }
 
 static void rdf(const ck_device *ref, const ck_device *ocl) {
-  backend backends[4];
+  backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 1, backends);
   char square[600], walls[600], small[600];
   snprintf(square, sizeof square, "%s/geometry0.xyz", work_dir);
@@ -1788,6 +1918,7 @@ int main(void) {
   SECTION("neighbour modes and all-pairs sums");
   momentum_conserved(ref, ocl);
   moving_neighbors(ref, ocl);
+  between_rebuilds(ref, ocl);
   lone_particle(ref);
   free_flight(ref);
   if (ocl) {
@@ -1815,6 +1946,7 @@ int main(void) {
   if (ocl)
     bad_config(ocl);
   damaged_checkpoints(ref);
+  version_one_checkpoint(ref);
   if (ocl)
     damaged_checkpoints(ocl);
   xyz_start(ref, 0);

@@ -24,7 +24,7 @@
 /* Checkpoint files. */
 static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
                                          'S', 'C', 'H', 'K'};
-#define CHECKPOINT_VERSION 1u
+#define CHECKPOINT_VERSION 2u
 
 struct ck_gas {
   gas_state state;
@@ -256,9 +256,25 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   s->cells = (uint32_t)(s->cells_x * s->cells_y);
   s->cell_inverse_x = s->cells_x / c->box_x;
   s->cell_inverse_y = s->cells_y / c->box_y;
+  /* Strips: the OpenCL steps on CPU devices read a particle's pairs as
+   * runs of slots, a 512-bit vector at a time (gas.cl), in cells and
+   * Verlet modes (Lennard-Jones) on grids the runs can walk: with walls,
+   * or at least 3 cells each way (fewer would visit a wrapped cell
+   * twice). Asked for (1), any OpenCL device takes them (a simulator,
+   * for one); GPU programs otherwise leave the strip kernel out. */
+  int vector_kernel =
+      device->backend == CK_BACKEND_OPENCL &&
+      (device->kind != CK_KIND_GPU || s->strips_request > 0);
+  s->lanes = vector_kernel ? (double_precision ? 8u : 16u) : 0u;
+  s->strips = vector_kernel &&
+              (s->strips_request > 0 ||
+               (s->strips_request < 0 && device->kind == CK_KIND_CPU)) &&
+              c->model == CK_GAS_LENNARD_JONES &&
+              c->neighbors != CK_GAS_ALL_PAIRS &&
+              (c->walls || (s->cells_x >= 3 && s->cells_y >= 3));
   /* Verlet lists: room for twice the neighbours of the densest
-   * plausible packing within the range. */
-  if (c->neighbors == CK_GAS_VERLET) {
+   * plausible packing within the range (strips keep none). */
+  if (c->neighbors == CK_GAS_VERLET && !s->strips) {
     double density = c->density > 1.2 ? c->density : 1.2;
     s->list_capacity =
         (uint32_t)ceil(2.0 * 3.14159265358979 * range * range * density);
@@ -278,15 +294,17 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
 #endif
   CK_TRY(ck_queue_create(device, &s->queue));
   size_t n = s->particles, real = s->real_size;
-  CK_TRY(
-      ck__buffer_make_zeroed(s->queue, 2 * n, real, "positions", &s->position));
+  /* Strips read positions up to a vector past the last slot. */
+  size_t padded = 2 * (n + (s->strips ? s->lanes : 0));
+  CK_TRY(ck__buffer_make_zeroed(s->queue, padded, real, "positions",
+                                &s->position));
   CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
                                 &s->velocity));
   CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "forces", &s->force));
   CK_TRY(ck__buffer_make_zeroed(s->queue, n, real, "energies", &s->energy));
   CK_TRY(ck__buffer_make_zeroed(s->queue, n, real, "virials", &s->virial));
   CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "ids", &s->id));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "positions",
+  CK_TRY(ck__buffer_make_zeroed(s->queue, padded, real, "positions",
                                 &s->sorted_position));
   CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
                                 &s->sorted_velocity));
@@ -300,9 +318,10 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   CK_TRY(ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_fill));
   CK_TRY(ck__buffer_make_zeroed(s->queue, 4, 4, "flags", &s->flags));
   CK_TRY(ck__buffer_make_zeroed(s->queue, 8, sizeof(double), "sums", &s->sums));
-  if (c->neighbors == CK_GAS_VERLET) {
+  if (c->neighbors == CK_GAS_VERLET)
     CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "reference positions",
                                   &s->reference));
+  if (s->list_capacity) {
     CK_TRY(ck__buffer_make_zeroed(s->queue, n * (size_t)s->list_capacity, 4,
                                   "neighbour lists", &s->list));
     CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "neighbour counts",
@@ -339,7 +358,7 @@ fail:
 
 static ck_status create_gas(const ck_device *device,
                             const ck_gas_config *config, int double_precision,
-                            int tiles, ck_gas **result) {
+                            ck__gas_forms forms, ck_gas **result) {
   ck_status status = CK_OK;
   ck_gas *gas = NULL;
   double *positions = NULL, *velocities = NULL;
@@ -355,7 +374,8 @@ static ck_status create_gas(const ck_device *device,
   if (!gas)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   gas->config = *config;
-  gas->state.tiles = tiles;
+  gas->state.tiles = forms.tiles;
+  gas->state.strips_request = forms.strips;
   ck_gas_config *c = &gas->config;
   if (c->xyz_path) {
     CK_TRY(ck__gas_xyz_read(c->xyz_path, &frame));
@@ -414,18 +434,20 @@ fail:
 
 ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
                          int double_precision, ck_gas **gas) {
-  return create_gas(device, config, double_precision, -1, gas);
+  return create_gas(device, config, double_precision, CK__GAS_FORMS_BY_DEVICE,
+                    gas);
 }
 
 ck_status ck__gas_create_tuned(const ck_device *device,
-                               const ck_gas_config *config, int tiles,
+                               const ck_gas_config *config,
+                               int double_precision, ck__gas_forms forms,
                                ck_gas **gas) {
-  return create_gas(device, config, 0, tiles, gas);
+  return create_gas(device, config, double_precision, forms, gas);
 }
 
 ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
                         ck_gas **gas) {
-  return create_gas(device, config, 0, -1, gas);
+  return create_gas(device, config, 0, CK__GAS_FORMS_BY_DEVICE, gas);
 }
 
 ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
@@ -599,7 +621,7 @@ ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
  *
  *   offset  size  field
  *        0     8  magic "CKGASCHK"
- *        8     4  version (1)
+ *        8     4  version (2; version 1 files are read too)
  *       12     4  real size: 4 (float) or 8 (double)
  *       16     8  step
  *       24   ...  the configuration: particles (8), then lattice, model,
@@ -607,31 +629,39 @@ ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
  *                 each), then density, box_x, box_y, temperature, rc,
  *                 strength, softening, dt, target_temperature, gamma, skin
  *                 (8 each, IEEE-754), seed (8)
+ *      156     8  (version 2) the forms the run used: local-memory tiles
+ *                 (1 or 0) and strips (1 or 0), 4 bytes each
  *          ...    the state buffers, raw, in slot order: positions,
  *                 velocities, forces (2 N reals each), energies, virials
  *                 (N reals), ids (N words); Verlet mode adds the reference
- *                 positions, the lists and their counts, and the flags
+ *                 positions of the last rebuild and the flags (4 words)
+ *                 (version 1 also held the lists and their counts between
+ *                 the two)
  *       last 32   SHA-256 of everything before
+ *
+ * The neighbour structure is not saved: it is a function of the slot order
+ * and the positions it was built from (the current ones in cells mode, the
+ * reference ones in Verlet mode), and loading builds it again from those,
+ * as it was.
  */
+#define CHECKPOINT_HEADER (24 + 8 + 7 * 4 + 11 * 8 + 8)
+#define CHECKPOINT_FLAGS_BYTES 16
 
 /* The state buffers a checkpoint holds, with their sizes. */
 static size_t checkpoint_buffers(gas_state *s, ck_buffer **buffers,
                                  size_t *sizes) {
-  size_t n = s->particles, real = s->real_size, count = 0;
-  ck_buffer *list[] = {s->position,   s->velocity, s->force,     s->energy,
-                       s->virial,     s->id,       s->reference, s->list,
-                       s->list_count, s->flags};
-  size_t bytes[] = {2 * n * real, 2 * n * real,
-                    2 * n * real, n * real,
-                    n * real,     n * 4,
-                    2 * n * real, n * (size_t)s->list_capacity * 4,
-                    n * 4,        16};
-  size_t total = s->neighbors == CK_GAS_VERLET ? 10 : 6;
+  size_t n = s->particles, real = s->real_size;
+  ck_buffer *list[] = {s->position, s->velocity, s->force, s->energy,
+                       s->virial,   s->id,       s->reference, s->flags};
+  size_t bytes[] = {2 * n * real, 2 * n * real, 2 * n * real,
+                    n * real,     n * real,     n * 4,
+                    2 * n * real, CHECKPOINT_FLAGS_BYTES};
+  size_t total = s->neighbors == CK_GAS_VERLET ? 8 : 6;
   for (size_t i = 0; i < total; ++i) {
-    buffers[count] = list[i];
-    sizes[count++] = bytes[i];
+    buffers[i] = list[i];
+    sizes[i] = bytes[i];
   }
-  return count;
+  return total;
 }
 
 static void put_config(ck__byte_writer *b, const ck_gas_config *c) {
@@ -663,8 +693,10 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
   ck__bytes_put_u32(&b, (uint32_t)s->real_size);
   ck__bytes_put_u64(&b, gas->step);
   put_config(&b, &gas->config);
-  ck_buffer *buffers[10];
-  size_t sizes[10];
+  ck__bytes_put_u32(&b, s->local_tiles ? 1u : 0u);
+  ck__bytes_put_u32(&b, s->strips ? 1u : 0u);
+  ck_buffer *buffers[8];
+  size_t sizes[8];
   size_t count = checkpoint_buffers(s, buffers, sizes);
   for (size_t i = 0; i < count; ++i) {
     /* The buffer's bytes, raw, as the device holds them. */
@@ -685,6 +717,33 @@ fail:
   return status;
 }
 
+/* The loaded state's neighbour structure, built again as the saved run
+ * had it. Cells mode: the cells of the current positions (sorting them
+ * again moves nothing). Verlet mode: the rebuild's, from the reference
+ * positions: they go through the rebuild in the positions' place (in
+ * slot order already, so it moves nothing), then the current positions
+ * and the flags are put back. */
+static ck_status rebuild_loaded(ck_gas *gas, const uint8_t *positions,
+                                const uint8_t *reference,
+                                const uint8_t *flags) {
+  ck_status status = CK_OK;
+  gas_state *s = &gas->state;
+  size_t bytes = 2 * (size_t)s->particles * s->real_size;
+  if (s->neighbors == CK_GAS_CELLS)
+    return gas->steps->neighbors(s, 1);
+  if (s->neighbors != CK_GAS_VERLET)
+    return CK_OK;
+  CK_TRY(ck_buffer_write(s->queue, s->position, 0, bytes, reference,
+                         CK_BLOCKING, NULL));
+  CK_TRY(gas->steps->neighbors(s, 1));
+  CK_TRY(ck_buffer_write(s->queue, s->position, 0, bytes, positions,
+                         CK_BLOCKING, NULL));
+  CK_TRY(ck_buffer_write(s->queue, s->flags, 0, CHECKPOINT_FLAGS_BYTES, flags,
+                         CK_BLOCKING, NULL));
+fail:
+  return status;
+}
+
 ck_status ck_gas_load(const ck_device *device, const char *path,
                       ck_gas **result) {
   ck_status status = CK_OK;
@@ -696,16 +755,18 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   *result = NULL;
   CK_TRY(ck__file_read_bytes(path, &bytes, &size));
   const uint8_t *in = (const uint8_t *)bytes;
-  size_t header = 24 + 8 + 7 * 4 + 11 * 8 + 8;
   if (size < 8 || memcmp(in, checkpoint_magic, 8) != 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit gas checkpoint", path);
-  if (size < header + 32)
+  if (size < CHECKPOINT_HEADER + 32)
     CK_FAIL(CK_ERROR_PARSE, "%s: truncated (%zu bytes)", path, size);
   uint32_t version = ck__get_u32(in + 8);
-  if (version != CHECKPOINT_VERSION)
+  if (version != 1 && version != CHECKPOINT_VERSION)
     CK_FAIL(CK_ERROR_PARSE,
-            "%s: checkpoint version %u; this clkit reads version %u", path,
-            version, CHECKPOINT_VERSION);
+            "%s: checkpoint version %u; this clkit reads versions 1 and %u",
+            path, version, CHECKPOINT_VERSION);
+  size_t header = CHECKPOINT_HEADER + (version >= 2 ? 8 : 0);
+  if (size < header + 32)
+    CK_FAIL(CK_ERROR_PARSE, "%s: truncated (%zu bytes)", path, size);
   uint8_t digest[32];
   ck__sha256(in, size - 32, digest);
   if (memcmp(digest, in + size - 32, 32) != 0)
@@ -717,7 +778,6 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   gas = calloc(1, sizeof *gas);
   if (!gas)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  gas->state.tiles = -1;
   gas->step = ck__get_u64(in + 16);
   ck_gas_config *c = &gas->config;
   ck_gas_config_init(c);
@@ -752,6 +812,19 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   c->skin = reals[10];
   c->seed = ck__get_u64(in + at);
   at += 8;
+  /* The forms the saved run used, so that the sums go in its order;
+   * version 1 runs knew no strips. */
+  gas->state.tiles = -1;
+  gas->state.strips_request = 0;
+  if (version >= 2) {
+    uint32_t tiles = ck__get_u32(in + at), strips = ck__get_u32(in + at + 4);
+    if (tiles > 1 || strips > 1)
+      CK_FAIL(CK_ERROR_PARSE, "%s: unknown forms (tiles %u, strips %u)", path,
+              tiles, strips);
+    gas->state.tiles = (int)tiles;
+    gas->state.strips_request = strips ? -1 : 0;
+    at += 8;
+  }
   /* The particle state must be there before buffers are made for it. */
   if (c->particles < 1 ||
       (size - 32 - at) / (8 * (size_t)real_size + 4) < c->particles)
@@ -765,24 +838,32 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   CK_TRY(build_state(device, gas, real_size == 8));
   gas_state *s = &gas->state;
-  ck_buffer *buffers[10];
-  size_t sizes[10];
+  ck_buffer *buffers[8];
+  size_t sizes[8];
   size_t count = checkpoint_buffers(s, buffers, sizes);
-  size_t needed = 0;
+  size_t needed = 0, skipped = 0;
   for (size_t i = 0; i < count; ++i)
     needed += sizes[i];
-  if (size - 32 - at != needed)
+  /* Version 1 Verlet files hold the lists and their counts (4 (capacity
+   * + 1) bytes a particle) between the reference positions and the
+   * flags: they are skipped and built again. */
+  if (version == 1 && s->neighbors == CK_GAS_VERLET && size - 32 - at > needed)
+    skipped = size - 32 - at - needed;
+  if (size - 32 - at != needed + skipped ||
+      skipped % (4 * (size_t)c->particles) != 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of particle state where %zu particles need %zu",
             path, size - 32 - at, c->particles, needed);
+  const uint8_t *saved[8] = {0};
   for (size_t i = 0; i < count; ++i) {
+    if (i == 7)
+      at += skipped;
+    saved[i] = in + at;
     CK_TRY(ck_buffer_write(s->queue, buffers[i], 0, sizes[i], in + at,
                            CK_BLOCKING, NULL));
     at += sizes[i];
   }
-  /* Cell ranges for the saved order (sorting it again changes nothing). */
-  if (s->neighbors == CK_GAS_CELLS)
-    CK_TRY(gas->steps->neighbors(s, 1));
+  CK_TRY(rebuild_loaded(gas, saved[0], saved[6], saved[7]));
   *result = gas;
   gas = NULL;
 fail:

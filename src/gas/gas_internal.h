@@ -98,6 +98,14 @@ struct gas_state {
   /* All pairs through local-memory tiles: -1 by device (GPUs), 1 or 0. */
   int tiles;
   int local_tiles; /* the form in use */
+  /* Cells and Verlet modes on CPU devices: forces from runs of slots,
+   * `lanes` at a time (ck_gas_forces_strips): -1 on CPUs, 1 on any
+   * OpenCL device, 0 never; strips the form in use (then Verlet mode keeps
+   * its rebuild's cells instead of lists). lanes is the strip kernel's
+   * vector width, 0 where the program leaves it out. */
+  int strips_request, strips;
+  unsigned lanes;
+  ck_kernel *forces_strips_kernel;
   /* Tiled all pairs: the j range in `slices` parts, each part's partial
    * sums (4 reals a particle) added by sum_slices_kernel. */
   uint32_t slices;
@@ -141,10 +149,19 @@ int ck__gas_cuda_native(const gas_state *state);
 gas_state *ck__gas_state(ck_gas *gas);
 ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
                          int double_precision, ck_gas **gas);
-/* ck_gas_create() with the all-pairs kernel's form chosen: tiles 1 stages
- * positions in local memory, 0 reads them directly, -1 by device. */
+/* How the OpenCL steps read pairs where they have a choice. tiles: all
+ * pairs staged in local memory (1), read directly (0) or by device (-1);
+ * strips: forces from runs of slots on CPU devices (-1), on any OpenCL
+ * device (1) or never (0). */
+typedef struct ck__gas_forms {
+  int tiles, strips;
+} ck__gas_forms;
+#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1})
+
+/* ck__gas_create() with the forms chosen. */
 ck_status ck__gas_create_tuned(const ck_device *device,
-                               const ck_gas_config *config, int tiles,
+                               const ck_gas_config *config,
+                               int double_precision, ck__gas_forms forms,
                                ck_gas **gas);
 
 #endif /* CK_GAS_INTERNAL_H */

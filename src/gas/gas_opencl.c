@@ -95,12 +95,13 @@ static ck_status opencl_setup(gas_state *s) {
   /* Single precision on GPUs flushes subnormals: a reciprocal that keeps
    * them costs about four more instructions a pair on NVIDIA, and forces
    * that small are far below what the integrator resolves. */
-  char defines[240];
+  char defines[260];
   snprintf(defines, sizeof defines,
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
-           "-DCK_GAS_WALLS=%d -DCK_GAS_TILES=%d -DCK_REAL_DOUBLE=%d%s",
+           "-DCK_GAS_WALLS=%d -DCK_GAS_TILES=%d -DCK_GAS_LANES=%u "
+           "-DCK_REAL_DOUBLE=%d%s",
            s->group, s->scan_block, s->model, s->walls, s->local_tiles,
-           s->double_precision,
+           s->lanes, s->double_precision,
            gpu && !s->double_precision ? " -cl-denorms-are-zero" : "");
   CK_TRY(ck_program_build(s->queue, "gas", defines, &s->program));
   struct {
@@ -125,6 +126,9 @@ static ck_status opencl_setup(gas_state *s) {
                  {"ck_gas_sum_slices", &s->sum_slices_kernel}};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     CK_TRY(ck_kernel_create(s->program, kernels[i].name, kernels[i].kernel));
+  if (s->lanes)
+    CK_TRY(ck_kernel_create(s->program, "ck_gas_forces_strips",
+                            &s->forces_strips_kernel));
   /* Tiled all pairs: enough slices of the j range for about 8192
    * work-items a compute unit, so that small systems fill the device. */
   s->slices = 1;
@@ -247,6 +251,9 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 
+  /* Strips keep the rebuild's cells instead of lists. */
+  if (s->strips)
+    return CK_OK;
   k = s->list_kernel;
   double range = s->rc + s->skin;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
@@ -265,20 +272,43 @@ fail:
   return status;
 }
 
-static ck_status opencl_forces(gas_state *s) {
+/* The kick arguments (CK_GAS_KICK_ARGUMENTS) from index `at` on: the kick
+ * of the driver's kick_step, or none while it is 0. */
+static ck_status set_kick(ck_kernel *k, unsigned at, const gas_state *s) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->neighbors == CK_GAS_CELLS    ? s->forces_kernel
-                 : s->neighbors == CK_GAS_VERLET ? s->forces_list_kernel
-                                                 : s->forces_all_kernel;
+  int langevin = s->thermostat == CK_GAS_LANGEVIN;
+  CK_TRY(ck__gas_set_int(k, at, s->kick_step != 0));
+  CK_TRY(set_real(k, at + 1, s, s->dt));
+  CK_TRY(set_real(k, at + 2, s, langevin ? s->langevin_damping : 0.0));
+  CK_TRY(set_real(k, at + 3, s, s->langevin_noise));
+  CK_TRY(ck_kernel_set_value(k, at + 4, sizeof s->seed, &s->seed));
+  CK_TRY(ck_kernel_set_value(k, at + 5, sizeof s->kick_step, &s->kick_step));
+  CK_TRY(ck_kernel_set_buffer(k, at + 6, s->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, at + 7, s->id));
+fail:
+  return status;
+}
+
+/* Cells and Verlet modes: the forces and, when the driver has one due,
+ * the kick in the same launch. */
+static ck_status neighbor_forces(gas_state *s) {
+  ck_status status = CK_OK;
+  ck_kernel *k = s->strips                       ? s->forces_strips_kernel
+                 : s->neighbors == CK_GAS_CELLS ? s->forces_kernel
+                                                : s->forces_list_kernel;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(set_pair(k, 7, s));
   CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
   unsigned at = 15;
-  if (s->neighbors == CK_GAS_CELLS) {
+  if (s->strips) {
+    int verlet = s->neighbors == CK_GAS_VERLET;
+    CK_TRY(ck_kernel_set_buffer(k, at++, verlet ? s->reference : s->position));
+  }
+  if (s->neighbors == CK_GAS_CELLS || s->strips) {
     CK_TRY(ck_kernel_set_buffer(k, at++, s->cell_start));
     CK_TRY(ck_kernel_set_buffer(k, at++, s->cell_count));
-  } else if (s->neighbors == CK_GAS_VERLET) {
+  } else {
     CK_TRY(ck_kernel_set_buffer(k, at++, s->list));
     CK_TRY(ck_kernel_set_buffer(k, at++, s->list_count));
     CK_TRY(ck__gas_set_uint(k, at++, s->list_capacity));
@@ -286,13 +316,31 @@ static ck_status opencl_forces(gas_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, at++, s->force));
   CK_TRY(ck_kernel_set_buffer(k, at++, s->energy));
   CK_TRY(ck_kernel_set_buffer(k, at++, s->virial));
-  if (s->neighbors == CK_GAS_VERLET)
+  if (s->neighbors == CK_GAS_VERLET || s->strips)
     CK_TRY(ck_kernel_set_buffer(k, at++, s->flags));
-  if (s->neighbors != CK_GAS_ALL_PAIRS || !s->local_tiles) {
-    if (s->neighbors == CK_GAS_ALL_PAIRS) {
-      CK_TRY(ck__gas_set_uint(k, at++, 1));
-      CK_TRY(ck_kernel_set_buffer(k, at++, s->force)); /* unused */
-    }
+  CK_TRY(set_kick(k, at, s));
+  CK_TRY(launch(s, k, s->particles, s->group));
+  s->kick_step = 0;
+fail:
+  return status;
+}
+
+static ck_status opencl_forces(gas_state *s) {
+  ck_status status = CK_OK;
+  if (s->neighbors != CK_GAS_ALL_PAIRS)
+    return neighbor_forces(s);
+  ck_kernel *k = s->forces_all_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, s));
+  CK_TRY(set_pair(k, 7, s));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
+  unsigned at = 15;
+  CK_TRY(ck_kernel_set_buffer(k, at++, s->force));
+  CK_TRY(ck_kernel_set_buffer(k, at++, s->energy));
+  CK_TRY(ck_kernel_set_buffer(k, at++, s->virial));
+  if (!s->local_tiles) {
+    CK_TRY(ck__gas_set_uint(k, at++, 1));
+    CK_TRY(ck_kernel_set_buffer(k, at++, s->force)); /* unused */
     CK_TRY(launch(s, k, s->particles, s->group));
     return CK_OK;
   }
@@ -389,24 +437,28 @@ fail:
 static ck_status opencl_rdf(gas_state *s, uint32_t bins, double range) {
   ck_status status = CK_OK;
   ck_kernel *k = s->rdf_kernel;
-  int mode = s->neighbors == CK_GAS_CELLS    ? 0
-             : s->neighbors == CK_GAS_VERLET ? 1
-                                             : 2;
+  /* Verlet strips keep the rebuild's cells: pairs from those, around the
+   * rebuild's positions. */
+  int verlet_lists = s->neighbors == CK_GAS_VERLET && !s->strips;
+  int mode = s->neighbors == CK_GAS_ALL_PAIRS ? 2 : verlet_lists ? 1 : 0;
+  ck_buffer *anchor =
+      s->neighbors == CK_GAS_VERLET ? s->reference : s->position;
   /* Buffers the mode does not use still need a valid argument. */
   ck_buffer *list = mode == 1 ? s->list : s->cell_start;
   ck_buffer *list_count = mode == 1 ? s->list_count : s->cell_count;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
-  CK_TRY(ck__gas_set_int(k, 8, mode));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 11, list));
-  CK_TRY(ck_kernel_set_buffer(k, 12, list_count));
-  CK_TRY(ck__gas_set_uint(k, 13, s->list_capacity));
-  CK_TRY(set_real(k, 14, s, range));
-  CK_TRY(ck__gas_set_uint(k, 15, bins));
-  CK_TRY(ck_kernel_set_buffer(k, 16, s->rdf_counts));
+  CK_TRY(ck_kernel_set_buffer(k, 8, anchor));
+  CK_TRY(ck__gas_set_int(k, 9, mode));
+  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 11, s->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 12, list));
+  CK_TRY(ck_kernel_set_buffer(k, 13, list_count));
+  CK_TRY(ck__gas_set_uint(k, 14, s->list_capacity));
+  CK_TRY(set_real(k, 15, s, range));
+  CK_TRY(ck__gas_set_uint(k, 16, bins));
+  CK_TRY(ck_kernel_set_buffer(k, 17, s->rdf_counts));
   CK_TRY(launch(s, k, s->particles, s->group));
 fail:
   return status;
@@ -419,7 +471,7 @@ static void opencl_teardown(gas_state *s) {
       s->copy_back_kernel,   s->list_kernel,         s->forces_kernel,
       s->forces_list_kernel, s->forces_all_kernel,   s->kick_kernel,
       s->reduce_kernel,      s->reduce_total_kernel, s->rescale_kernel,
-      s->rdf_kernel,         s->sum_slices_kernel};
+      s->rdf_kernel,         s->sum_slices_kernel,   s->forces_strips_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(s->program);

@@ -197,6 +197,7 @@ static ck_status ref_rdf(gas_state *s, uint32_t bins, double range) {
   int cells = s->neighbors == CK_GAS_CELLS;
   for (uint32_t i = 0; i < s->particles; ++i)
     ck_gas_rdf_pairs(i, s->particles, ck__reals(s->position),
+                     ck__reals(s->position),
                      cells ? ck__words(s->cell_start) : NULL,
                      cells ? ck__words(s->cell_count) : NULL,
                      verlet ? ck__words(s->list) : NULL,

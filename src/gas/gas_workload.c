@@ -38,6 +38,11 @@ static const ck_option gas_options[] = {
     {"tiles", "T", "auto",
      "how all pairs read positions on OpenCL devices: local (staged in "
      "local memory, GPUs), direct (CPUs) or auto"},
+    {"strips", "S", "auto",
+     "how cells and Verlet modes read pairs on OpenCL devices: strips (runs "
+     "of slots in the cells around a particle, a vector at a time; Verlet "
+     "mode then keeps its rebuild's cells instead of lists) on CPUs (auto) "
+     "or on any device (on), or one neighbour at a time (off)"},
     {"steps", "S", "1000", "production steps (after --equil)"},
     {"equil", "E", "0", "steps run before averaging starts"},
     {"log-every", "K", "100", "print the observables every K steps (0: off)"},
@@ -67,7 +72,7 @@ typedef struct gas_job {
   unsigned blocks, rdf_bins, png_size;
   double rdf_range;
   const char *rdf, *traj, *png, *checkpoint, *restart;
-  int tiles;
+  ck__gas_forms forms;
 } gas_job;
 
 /* One side of --box: a finite positive decimal number filling [begin, end). */
@@ -209,11 +214,16 @@ static ck_status job_parse(const ck_param *params, size_t count,
     CK_TRY(parse_thermostat(text, c));
   if ((text = ck__param_find(params, count, "neighbors")))
     CK_TRY(parse_neighbors(text, c));
-  job->tiles = -1;
+  job->forms = CK__GAS_FORMS_BY_DEVICE;
   if ((text = ck__param_find(params, count, "tiles"))) {
     static const char *const forms[] = {"direct", "local", "auto", NULL};
     CK_TRY(ck__parse_choice("tiles", text, forms, &kind));
-    job->tiles = kind == 2 ? -1 : kind;
+    job->forms.tiles = kind == 2 ? -1 : kind;
+  }
+  if ((text = ck__param_find(params, count, "strips"))) {
+    static const char *const forms[] = {"off", "on", "auto", NULL};
+    CK_TRY(ck__parse_choice("strips", text, forms, &kind));
+    job->forms.strips = kind == 2 ? -1 : kind;
   }
   static const struct {
     const char *name;
@@ -338,7 +348,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   if (job.restart)
     CK_TRY(ck_gas_load(device, job.restart, &gas));
   else
-    CK_TRY(ck__gas_create_tuned(device, &job.config, job.tiles, &gas));
+    CK_TRY(ck__gas_create_tuned(device, &job.config, 0, job.forms, &gas));
   ck_gas_config c;
   ck_gas_describe(gas, &c);
   double setup_s = ck__seconds() - started;
@@ -465,6 +475,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "box_y", c.box_y, "");
   ck__result_metric(result, "density",
                     (double)c.particles / (c.box_x * c.box_y), "");
+  /* 1 when the forces came from strips (--strips). */
+  ck__result_metric(result, "strips", (double)ck__gas_state(gas)->strips, "");
   ck__result_metric(result, "steps", (double)(end - begin), "");
   ck__result_metric(result, "samples", (double)sampled, "");
   ck__result_metric(result, "temperature", mean[SAMPLE_T], "");
