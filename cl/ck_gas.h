@@ -298,10 +298,41 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
   }
 
 /*
- * The first half of a velocity-Verlet step for the particle in slot k:
- * v += dt/2 f, x += dt v, then the box (wrap or reflect). Returns 1 when
- * the particle moved further than half the skin from reference (Verlet
- * lists; reference NULL skips the test).
+ * The first half of a velocity-Verlet step on one particle's values: v +=
+ * dt/2 f, x += dt v, then the box (wrap or reflect).
+ */
+CK_FN void ck_gas_kick_drift_values(ck_real *x, ck_real *y, ck_real *vx,
+                                    ck_real *vy, ck_real fx, ck_real fy,
+                                    ck_real dt, const ck_gas_geometry *g) {
+  ck_real half_dt = CK_R(0.5) * dt;
+  *vx += half_dt * fx;
+  *vy += half_dt * fy;
+  *x += dt * *vx;
+  *y += dt * *vy;
+  if (g->walls) {
+    ck_gas_reflect(x, vx, g->box_x);
+    ck_gas_reflect(y, vy, g->box_y);
+  } else {
+    *x = ck_gas_wrap(*x, g->box_x);
+    *y = ck_gas_wrap(*y, g->box_y);
+  }
+}
+
+/* 1 when (x, y) is further than half the skin from (rx, ry): a Verlet
+ * rebuild is due. */
+CK_FN int ck_gas_beyond_half_skin(ck_real x, ck_real y, ck_real rx, ck_real ry,
+                                  const ck_gas_geometry *g,
+                                  ck_real half_skin2) {
+  ck_real dx, dy;
+  ck_gas_separation(x, y, rx, ry, g, &dx, &dy);
+  return dx * dx + dy * dy > half_skin2;
+}
+
+/*
+ * The first half of a velocity-Verlet step for the particle in slot k
+ * (ck_gas_kick_drift_values). Returns 1 when the particle moved further
+ * than half the skin from reference (Verlet lists; reference NULL skips
+ * the test).
  */
 CK_FN int ck_gas_kick_drift_particle(ck_u32 k, CK_GLOBAL ck_real *position,
                                      CK_GLOBAL ck_real *velocity,
@@ -309,27 +340,18 @@ CK_FN int ck_gas_kick_drift_particle(ck_u32 k, CK_GLOBAL ck_real *position,
                                      const ck_gas_geometry *g,
                                      CK_GLOBAL const ck_real *reference,
                                      ck_real half_skin2) {
-  ck_real half_dt = CK_R(0.5) * dt;
-  ck_real vx = velocity[2 * k] + half_dt * force[2 * k];
-  ck_real vy = velocity[2 * k + 1] + half_dt * force[2 * k + 1];
-  ck_real x = position[2 * k] + dt * vx;
-  ck_real y = position[2 * k + 1] + dt * vy;
-  if (g->walls) {
-    ck_gas_reflect(&x, &vx, g->box_x);
-    ck_gas_reflect(&y, &vy, g->box_y);
-  } else {
-    x = ck_gas_wrap(x, g->box_x);
-    y = ck_gas_wrap(y, g->box_y);
-  }
+  ck_real x = position[2 * k], y = position[2 * k + 1];
+  ck_real vx = velocity[2 * k], vy = velocity[2 * k + 1];
+  ck_gas_kick_drift_values(&x, &y, &vx, &vy, force[2 * k], force[2 * k + 1],
+                           dt, g);
   position[2 * k] = x;
   position[2 * k + 1] = y;
   velocity[2 * k] = vx;
   velocity[2 * k + 1] = vy;
   if (!reference)
     return 0;
-  ck_real dx, dy;
-  ck_gas_separation(x, y, reference[2 * k], reference[2 * k + 1], g, &dx, &dy);
-  return dx * dx + dy * dy > half_skin2;
+  return ck_gas_beyond_half_skin(x, y, reference[2 * k], reference[2 * k + 1],
+                                 g, half_skin2);
 }
 
 /* Adds pair (i, j) to particle i's sums when inside the cutoff. */
@@ -516,6 +538,62 @@ CK_FN void ck_gas_order_cell(ck_u32 begin, ck_u32 end,
     position[2 * b + 1] = y;
     velocity[2 * b] = vx;
     velocity[2 * b + 1] = vy;
+  }
+}
+
+/*
+ * The whole sort by cell, serially: each slot's cell (key), the cells'
+ * counts and starts, the particles scattered into the sorted arrays in
+ * slot order, each cell's slots ordered by id (ck_gas_order_cell), and
+ * the result copied back into position, velocity and id, and into
+ * reference when it is not NULL (a Verlet rebuild). The ref steps sort
+ * so, and so does one work-item for a CPU's Verlet rebuilds of small
+ * systems; gas.cl's parallel counting sort ends in the same order. fill
+ * (cells words) is scratch, left zeroed.
+ */
+CK_FN void ck_gas_sort_serially(
+    ck_u32 n, ck_u32 cells, const ck_gas_geometry *g,
+    CK_GLOBAL ck_real *position, CK_GLOBAL ck_real *velocity,
+    CK_GLOBAL ck_u32 *id, CK_GLOBAL ck_real *sorted_position,
+    CK_GLOBAL ck_real *sorted_velocity, CK_GLOBAL ck_u32 *sorted_id,
+    CK_GLOBAL ck_u32 *key, CK_GLOBAL ck_u32 *cell_start,
+    CK_GLOBAL ck_u32 *cell_count, CK_GLOBAL ck_u32 *fill,
+    CK_GLOBAL ck_real *reference) {
+  for (ck_u32 c = 0; c < cells; ++c)
+    cell_count[c] = 0;
+  for (ck_u32 k = 0; k < n; ++k) {
+    key[k] = (ck_u32)ck_gas_cell_of(position[2 * k], position[2 * k + 1], g);
+    ++cell_count[key[k]];
+  }
+  ck_u32 running = 0;
+  for (ck_u32 c = 0; c < cells; ++c) {
+    cell_start[c] = running;
+    fill[c] = 0;
+    running += cell_count[c];
+  }
+  for (ck_u32 k = 0; k < n; ++k) {
+    ck_u32 slot = cell_start[key[k]] + fill[key[k]]++;
+    sorted_position[2 * slot] = position[2 * k];
+    sorted_position[2 * slot + 1] = position[2 * k + 1];
+    sorted_velocity[2 * slot] = velocity[2 * k];
+    sorted_velocity[2 * slot + 1] = velocity[2 * k + 1];
+    sorted_id[slot] = id[k];
+  }
+  for (ck_u32 c = 0; c < cells; ++c) {
+    ck_gas_order_cell(cell_start[c], cell_start[c] + cell_count[c],
+                      sorted_position, sorted_velocity, sorted_id);
+    fill[c] = 0;
+  }
+  for (ck_u32 k = 0; k < n; ++k) {
+    position[2 * k] = sorted_position[2 * k];
+    position[2 * k + 1] = sorted_position[2 * k + 1];
+    velocity[2 * k] = sorted_velocity[2 * k];
+    velocity[2 * k + 1] = sorted_velocity[2 * k + 1];
+    id[k] = sorted_id[k];
+    if (reference) {
+      reference[2 * k] = position[2 * k];
+      reference[2 * k + 1] = position[2 * k + 1];
+    }
   }
 }
 

@@ -246,6 +246,31 @@ __kernel void ck_gas_copy_back(uint n, __global const ck_real *sorted_position,
   id[k] = sorted_id[k];
 }
 
+/* One work-item, when flagged: a Verlet rebuild's whole sort by cell,
+ * serially (ck_gas_sort_serially), with its reference positions; with
+ * clear 1 it then clears the flag (no later kernel of the rebuild reads
+ * it). For small systems on CPUs one launch a step that sorts serially
+ * costs less than the five of the parallel sort, which nearly every step
+ * makes in vain. */
+__kernel void ck_gas_sort_whole(
+    uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS, __global ck_real *position,
+    __global ck_real *velocity, __global uint *id,
+    __global ck_real *sorted_position, __global ck_real *sorted_velocity,
+    __global uint *sorted_id, __global uint *cell_key,
+    __global uint *cell_start, __global uint *cell_count, __global uint *fill,
+    __global ck_real *reference, int only_if_flagged, int clear,
+    __global uint *flags) {
+  CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
+  if (get_global_id(0) != 0)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  ck_gas_sort_serially(n, cells, &g, position, velocity, id, sorted_position,
+                       sorted_velocity, sorted_id, cell_key, cell_start,
+                       cell_count, fill, reference);
+  if (clear)
+    flags[0] = 0u;
+}
+
 /* Work-item i (Verlet rebuilds): slot i's neighbour list; an overflow
  * sets flags[1]. */
 __kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
@@ -406,19 +431,25 @@ CK_FN ck_real ck_gas_lanes_total(ck_gas_lanes v) {
  * within rc is still in them (the separation is the minimum image of the
  * current positions). The ref twin is ck_gas_force_from_cells over the
  * same cells: the same slots in the same order, the same pair terms, only
- * the sums in another order. Work-item 0 clears the Verlet rebuild flag,
- * as ck_gas_forces_list. Positions are read up to CK_GAS_LANES slots past
- * the last (the host pads the arrays); periodic grids have at least 3
- * cells each way.
+ * the sums in another order. With clear 1, work-item 0 clears the Verlet
+ * rebuild flag, as ck_gas_forces_list (else ck_gas_sort_whole does).
+ * With ahead 1 (Verlet mode, the kick done, nothing to read or change
+ * the state before the next step), it also takes the next step's first
+ * half-step and flags that step's rebuild, as ck_gas_kick_drift would:
+ * one launch a step fewer. Positions are read up to CK_GAS_LANES slots
+ * past the last (the host pads the arrays); periodic grids have at least
+ * 3 cells each way.
  */
 __kernel void ck_gas_forces_strips(
     uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
     __global const ck_real *position, __global const ck_real *anchor,
     __global const uint *cell_start, __global const uint *cell_count,
     __global ck_real *force, __global ck_real *energy,
-    __global ck_real *virial, __global uint *flags, CK_GAS_KICK_ARGUMENTS) {
+    __global ck_real *virial, __global uint *flags, CK_GAS_KICK_ARGUMENTS,
+    int clear, int ahead, ck_real half_skin2,
+    __global ck_real *next_position) {
   uint i = (uint)get_global_id(0);
-  if (i == 0)
+  if (clear && i == 0)
     flags[0] = 0u;
   if (i >= n)
     return;
@@ -452,6 +483,20 @@ __kernel void ck_gas_forces_strips(
                      ck_gas_lanes_total(e), ck_gas_lanes_total(w), with_energy,
                      force, energy, virial);
   CK_GAS_KICK_AFTER_FORCE(i);
+  if (ahead) {
+    /* The next step's first half (ck_gas_kick_drift_particle), its
+     * positions into next_position while others still read these. */
+    ck_real x = xi, y = yi, vx = velocity[2 * i], vy = velocity[2 * i + 1];
+    ck_gas_kick_drift_values(&x, &y, &vx, &vy, force[2 * i], force[2 * i + 1],
+                             dt, &g);
+    velocity[2 * i] = vx;
+    velocity[2 * i + 1] = vy;
+    next_position[2 * i] = x;
+    next_position[2 * i + 1] = y;
+    if (ck_gas_beyond_half_skin(x, y, anchor[2 * i], anchor[2 * i + 1], &g,
+                                half_skin2))
+      atomic_or(&flags[0], 1u);
+  }
 }
 #endif
 

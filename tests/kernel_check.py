@@ -103,6 +103,11 @@ CASES = {
                           '--T', '3', '--log-every', '4', '--rdf',
                           '@OUT@/rdf.csv', '--rdf-every', '6', '--strips',
                           'on'],
+    # Verlet rebuilds sorted whole by one work-item (small systems on CPUs).
+    'gas-verlet-whole-sort': ['run', 'gas', '--particles', '45', '--rho',
+                              '0.5', '--neighbors', 'verlet:0.2', '--steps',
+                              '24', '--T', '3', '--log-every', '6',
+                              '--sort', 'whole', '--walls'],
     'gas-strips-walls': ['run', 'gas', '--particles', '40', '--box', '6x14',
                          '--steps', '4', '--log-every', '2', '--walls',
                          '--strips', 'on'],

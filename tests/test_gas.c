@@ -370,13 +370,14 @@ static void check_same_forces(const char *what, const snapshot *a,
 
 /* The backends a test runs on: ref in float and double, the OpenCL
  * device in float (and in double where it has fp64); on a CPU device both
- * forms of the pair loops of cells and Verlet modes: strips (its default)
- * and one neighbour at a time. */
+ * forms of the pair loops of cells and Verlet modes, strips (its default)
+ * and one neighbour at a time, and both sorts of Verlet rebuilds, by one
+ * work-item (its default for small systems) and in parallel. */
 typedef struct backend {
   const ck_device *device;
   int double_precision;
   ck__gas_forms forms;
-  char name[64];
+  char name[96];
 } backend;
 #define MAX_BACKENDS 6
 
@@ -394,10 +395,13 @@ static size_t backends_of(const ck_device *ref, const ck_device *ocl,
       break;
     for (int f = 0; f < forms; ++f) {
       backend b = {ocl, precision, CK__GAS_FORMS_BY_DEVICE, ""};
-      if (f == 1)
+      if (f == 1) {
         b.forms.strips = 0;
+        b.forms.sort = 0;
+      }
       snprintf(b.name, sizeof b.name, "%s %s%s", ocl->id,
-               precision ? "double" : "float", f == 1 ? ", no strips" : "");
+               precision ? "double" : "float",
+               f == 1 ? ", no strips, parallel sort" : "");
       out[count++] = b;
     }
   }
@@ -1090,20 +1094,21 @@ static void agreement_case_in(const ck_device *ref, const ck_device *ocl,
       snapshot_free(&s[d]);
 }
 
-/* By device, and on a CPU also without strips. */
+/* By device, and on a CPU also without strips and with the parallel sort
+ * of Verlet rebuilds. */
 static void agreement_case(const ck_device *ref, const ck_device *ocl,
                            const char *what, const ck_gas_config *c) {
   agreement_case_in(ref, ocl, what, c, CK__GAS_FORMS_BY_DEVICE);
   if (ocl->kind == CK_KIND_CPU && c->neighbors != CK_GAS_ALL_PAIRS) {
     char named[120];
     snprintf(named, sizeof named, "%s, no strips", what);
-    agreement_case_in(ref, ocl, named, c, (ck__gas_forms){-1, 0});
+    agreement_case_in(ref, ocl, named, c, (ck__gas_forms){-1, 0, 0});
   }
 }
 
 static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
                                  const char *what, const ck_gas_config *c) {
-  agreement_case_in(ref, ocl, what, c, (ck__gas_forms){1, -1});
+  agreement_case_in(ref, ocl, what, c, (ck__gas_forms){1, -1, -1});
 }
 
 static void agreement(const ck_device *ref, const ck_device *ocl) {

@@ -376,6 +376,7 @@ static ck_status create_gas(const ck_device *device,
   gas->config = *config;
   gas->state.tiles = forms.tiles;
   gas->state.strips_request = forms.strips;
+  gas->state.sort_request = forms.sort;
   ck_gas_config *c = &gas->config;
   if (c->xyz_path) {
     CK_TRY(ck__gas_xyz_read(c->xyz_path, &frame));
@@ -458,24 +459,31 @@ ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
   const ck__gas_steps *t = gas->steps;
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = gas->step + 1;
-    CK_TRY(t->kick_drift(s));
+    int rescale = s->thermostat == CK_GAS_RESCALE &&
+                  step % gas->config.rescale_every == 0;
+    if (!s->drifted)
+      CK_TRY(t->kick_drift(s));
+    s->drifted = 0;
     CK_TRY(t->neighbors(s, 0));
     /* Energies are read only after the last step of a call. */
     s->with_energy = k + 1 == steps;
     /* The forces step may fold the kick into its pass (kick_step then
-     * reads 0). */
+     * reads 0), and then the next step's first half, but for the last
+     * step of a call (the caller may read the state) or before a
+     * rescale. */
     s->kick_step = step;
+    s->ahead = k + 1 < steps && !rescale;
     CK_TRY(t->forces(s));
     if (s->kick_step)
       CK_TRY(t->kick(s, step));
     s->kick_step = 0;
-    if (s->thermostat == CK_GAS_RESCALE &&
-        step % gas->config.rescale_every == 0)
+    if (rescale)
       CK_TRY(t->rescale(s));
     gas->step = step;
   }
 fail:
   s->kick_step = 0;
+  s->ahead = 0;
   return status;
 }
 
@@ -816,6 +824,7 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
    * version 1 runs knew no strips. */
   gas->state.tiles = -1;
   gas->state.strips_request = 0;
+  gas->state.sort_request = -1;
   if (version >= 2) {
     uint32_t tiles = ck__get_u32(in + at), strips = ck__get_u32(in + at + 4);
     if (tiles > 1 || strips > 1)

@@ -32,7 +32,9 @@ typedef struct ck__gas_steps {
   ck_status (*neighbors)(gas_state *state, int force_rebuild);
   /* Forces, and each particle's half of its pairs' energy and virial.
    * With state->kick_step set, a backend may also do that step's kick
-   * (below) in the same pass; it then clears kick_step. */
+   * (below) in the same pass; it then clears kick_step. If it did, and
+   * state->ahead is set, it may go on with the next step's kick_drift and
+   * set state->drifted, and the driver then skips that kick_drift. */
   ck_status (*forces)(gas_state *state);
   /* v += dt/2 f, then the Langevin step (friction and noise of `step`). */
   ck_status (*kick)(gas_state *state, uint64_t step);
@@ -68,6 +70,10 @@ struct gas_state {
    * (at the start, before any step): the forces step may do the kick and
    * clear this, and the driver then skips the kick step. */
   uint64_t kick_step;
+  /* 1 while the next forces step may also take the following step's
+   * first half (nothing reads or changes the state in between), and 1
+   * once it has (see ck__gas_steps.forces). */
+  int ahead, drifted;
   /* Cells: cells_x by cells_y, each at least the interaction range wide. */
   int cells_x, cells_y;
   double cell_inverse_x, cell_inverse_y;
@@ -106,6 +112,10 @@ struct gas_state {
   int strips_request, strips;
   unsigned lanes;
   ck_kernel *forces_strips_kernel;
+  /* Verlet rebuilds sorted by one work-item (ck_gas_sort_whole): -1 for
+   * small systems on CPUs, 1 always, 0 never; sort_whole the choice. */
+  int sort_request, sort_whole;
+  ck_kernel *sort_whole_kernel;
   /* Tiled all pairs: the j range in `slices` parts, each part's partial
    * sums (4 reals a particle) added by sum_slices_kernel. */
   uint32_t slices;
@@ -152,11 +162,12 @@ ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
 /* How the OpenCL steps read pairs where they have a choice. tiles: all
  * pairs staged in local memory (1), read directly (0) or by device (-1);
  * strips: forces from runs of slots on CPU devices (-1), on any OpenCL
- * device (1) or never (0). */
+ * device (1) or never (0); sort: Verlet rebuilds sorted by one work-item
+ * for small systems on CPUs (-1), always (1) or never (0). */
 typedef struct ck__gas_forms {
-  int tiles, strips;
+  int tiles, strips, sort;
 } ck__gas_forms;
-#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1})
+#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1, -1})
 
 /* ck__gas_create() with the forms chosen. */
 ck_status ck__gas_create_tuned(const ck_device *device,

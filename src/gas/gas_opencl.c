@@ -64,6 +64,15 @@ static ck_status launch(gas_state *s, ck_kernel *kernel, size_t items,
   return ck_queue_launch(s->queue, kernel, 1, &global, &group, NULL);
 }
 
+/* Verlet rebuilds of at most this many particles are sorted by one
+ * work-item on CPUs (sort_request -1): a launch that sorts serially when
+ * a rebuild is due costs less there than the five of the parallel sort,
+ * which nearly every step makes in vain (and it lets the strip kernel take
+ * the next first half-step). On 2 cores at density 0.8 and skin 0.3 the
+ * two broke even at about 8192 particles; at 16384 the parallel sort was
+ * 6% faster, at 2048 the whole sort 40%. */
+#define CPU_WHOLE_SORT_LIMIT 8192u
+
 /*
  * Work-groups per device: 256 work-items on GPUs (64 on CPUs, where PoCL
  * runs a group as loops) for the per-particle kernels and the all-pairs
@@ -129,6 +138,14 @@ static ck_status opencl_setup(gas_state *s) {
   if (s->lanes)
     CK_TRY(ck_kernel_create(s->program, "ck_gas_forces_strips",
                             &s->forces_strips_kernel));
+  s->sort_whole =
+      s->neighbors == CK_GAS_VERLET &&
+      (s->sort_request > 0 ||
+       (s->sort_request < 0 && s->device.kind == CK_KIND_CPU &&
+        s->particles <= CPU_WHOLE_SORT_LIMIT));
+  if (s->sort_whole)
+    CK_TRY(ck_kernel_create(s->program, "ck_gas_sort_whole",
+                            &s->sort_whole_kernel));
   /* Tiled all pairs: enough slices of the j range for about 8192
    * work-items a compute unit, so that small systems fill the device. */
   s->slices = 1;
@@ -167,15 +184,39 @@ fail:
   return status;
 }
 
-/* The sort by cell (and for Verlet, the copy back and the lists), each
- * kernel skipping itself on the device unless a rebuild is flagged (or
- * forced, or cells mode). */
-static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
+/* Verlet strips sorted whole: the sort clears the rebuild flag (the strip
+ * kernel may then set it, taking the next step's first half-step). */
+static int flag_cleared_by_sort(const gas_state *s) {
+  return s->sort_whole && s->strips;
+}
+
+/* The whole sort by one work-item (a Verlet rebuild), skipped on the
+ * device unless a rebuild is flagged when conditional. */
+static ck_status sort_whole(gas_state *s, int conditional) {
   ck_status status = CK_OK;
-  if (s->neighbors == CK_GAS_ALL_PAIRS)
-    return CK_OK;
-  int verlet = s->neighbors == CK_GAS_VERLET;
-  int conditional = verlet && !force_rebuild;
+  ck_kernel *k = s->sort_whole_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_uint(k, 1, s->cells));
+  CK_TRY(ck__gas_set_geometry(k, 2, s));
+  ck_buffer *buffers[] = {s->position,        s->velocity,  s->id,
+                          s->sorted_position, s->sorted_velocity,
+                          s->sorted_id,       s->cell_key,  s->cell_start,
+                          s->cell_count,      s->cell_fill, s->reference};
+  for (unsigned b = 0; b < sizeof buffers / sizeof buffers[0]; ++b)
+    CK_TRY(ck_kernel_set_buffer(k, 8 + b, buffers[b]));
+  CK_TRY(ck__gas_set_int(k, 19, conditional));
+  CK_TRY(ck__gas_set_int(k, 20, flag_cleared_by_sort(s)));
+  CK_TRY(ck_kernel_set_buffer(k, 21, s->flags));
+  CK_TRY(launch(s, k, 1, 1));
+fail:
+  return status;
+}
+
+/* The parallel counting sort by cell (and for Verlet, the copy back into
+ * the particle arrays), each kernel skipping itself on the device unless a
+ * rebuild is flagged when conditional. */
+static ck_status sort_in_parallel(gas_state *s, int conditional) {
+  ck_status status = CK_OK;
   ck_kernel *k = s->count_kernel;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck__gas_set_geometry(k, 1, s));
@@ -233,7 +274,7 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
   CK_TRY(launch(s, k, s->cells, s->group));
 
-  if (!verlet) {
+  if (s->neighbors != CK_GAS_VERLET) {
     /* Every step sorts: the sorted arrays simply become the particles. */
     ck__gas_take_sorted(s);
     return CK_OK;
@@ -251,9 +292,14 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
 
-  /* Strips keep the rebuild's cells instead of lists. */
-  if (s->strips)
-    return CK_OK;
+fail:
+  return status;
+}
+
+/* A Verlet rebuild's lists, as the sort's kernels when conditional. */
+static ck_status build_lists(gas_state *s, int conditional) {
+  ck_status status = CK_OK;
+  ck_kernel *k;
   k = s->list_kernel;
   double range = s->rc + s->skin;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
@@ -268,6 +314,25 @@ static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
   CK_TRY(ck__gas_set_int(k, 14, conditional));
   CK_TRY(ck_kernel_set_buffer(k, 15, s->flags));
   CK_TRY(launch(s, k, s->particles, s->group));
+fail:
+  return status;
+}
+
+/* The sort by cell, and for Verlet lists the lists: every step in cells
+ * mode; in Verlet mode when forced, or else by kernels that skip
+ * themselves on the device unless a rebuild is flagged. */
+static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
+  ck_status status = CK_OK;
+  if (s->neighbors == CK_GAS_ALL_PAIRS)
+    return CK_OK;
+  int conditional = s->neighbors == CK_GAS_VERLET && !force_rebuild;
+  if (s->sort_whole)
+    CK_TRY(sort_whole(s, conditional));
+  else
+    CK_TRY(sort_in_parallel(s, conditional));
+  /* Strips keep the rebuild's cells instead of lists. */
+  if (s->neighbors == CK_GAS_VERLET && !s->strips)
+    CK_TRY(build_lists(s, conditional));
 fail:
   return status;
 }
@@ -319,8 +384,27 @@ static ck_status neighbor_forces(gas_state *s) {
   if (s->neighbors == CK_GAS_VERLET || s->strips)
     CK_TRY(ck_kernel_set_buffer(k, at++, s->flags));
   CK_TRY(set_kick(k, at, s));
+  int ahead = 0;
+  if (s->strips) {
+    /* Strips in Verlet mode take the next first half-step too, when the
+     * driver allows it and the sort clears the flag they set. */
+    ahead = s->ahead && s->kick_step != 0 && flag_cleared_by_sort(s);
+    at += 8;
+    CK_TRY(ck__gas_set_int(k, at++, !flag_cleared_by_sort(s)));
+    CK_TRY(ck__gas_set_int(k, at++, ahead));
+    CK_TRY(set_real(k, at++, s, 0.25 * s->skin * s->skin));
+    CK_TRY(ck_kernel_set_buffer(k, at++, s->sorted_position));
+  }
   CK_TRY(launch(s, k, s->particles, s->group));
   s->kick_step = 0;
+  if (ahead) {
+    /* The next positions are in the spare array: it becomes the
+     * positions. */
+    ck_buffer *swap = s->position;
+    s->position = s->sorted_position;
+    s->sorted_position = swap;
+    s->drifted = 1;
+  }
 fail:
   return status;
 }
@@ -471,7 +555,8 @@ static void opencl_teardown(gas_state *s) {
       s->copy_back_kernel,   s->list_kernel,         s->forces_kernel,
       s->forces_list_kernel, s->forces_all_kernel,   s->kick_kernel,
       s->reduce_kernel,      s->reduce_total_kernel, s->rescale_kernel,
-      s->rdf_kernel,         s->sum_slices_kernel,   s->forces_strips_kernel};
+      s->rdf_kernel,         s->sum_slices_kernel,   s->forces_strips_kernel,
+      s->sort_whole_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(s->program);

@@ -54,49 +54,17 @@ static ck_status ref_kick_drift(gas_state *s) {
   return CK_OK;
 }
 
-/* Counting sort by cell into the sorted arrays, copied back, then each
- * cell's slots ordered by id; fills the cell ranges. */
-static ck_status sort_by_cell(gas_state *s) {
+/* The sort by cell (ck_gas_sort_serially), filling the cell ranges;
+ * Verlet mode also keeps the sorted positions as its reference. */
+static void sort_by_cell(gas_state *s) {
   ck_gas_geometry g = geometry(s);
-  uint32_t n = s->particles;
-  ck_real *position = ck__reals(s->position);
-  ck_real *velocity = ck__reals(s->velocity);
-  uint32_t *id = ck__words(s->id);
-  ck_real *sorted_position = ck__reals(s->sorted_position);
-  ck_real *sorted_velocity = ck__reals(s->sorted_velocity);
-  uint32_t *sorted_id = ck__words(s->sorted_id);
-  uint32_t *key = ck__words(s->cell_key);
-  uint32_t *start = ck__words(s->cell_start);
-  uint32_t *count = ck__words(s->cell_count);
-  uint32_t *fill = ck__words(s->cell_fill);
-  memset(count, 0, s->cells * sizeof *count);
-  for (uint32_t k = 0; k < n; ++k) {
-    key[k] = (uint32_t)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
-    ++count[key[k]];
-  }
-  uint32_t running = 0;
-  for (uint32_t c = 0; c < s->cells; ++c) {
-    start[c] = running;
-    fill[c] = 0;
-    running += count[c];
-  }
-  for (uint32_t k = 0; k < n; ++k) {
-    uint32_t slot = start[key[k]] + fill[key[k]]++;
-    sorted_position[2 * slot] = position[2 * k];
-    sorted_position[2 * slot + 1] = position[2 * k + 1];
-    sorted_velocity[2 * slot] = velocity[2 * k];
-    sorted_velocity[2 * slot + 1] = velocity[2 * k + 1];
-    sorted_id[slot] = id[k];
-  }
-  for (uint32_t c = 0; c < s->cells; ++c) {
-    ck_gas_order_cell(start[c], start[c] + count[c], sorted_position,
-                      sorted_velocity, sorted_id);
-    fill[c] = 0;
-  }
-  memcpy(position, sorted_position, 2 * (size_t)n * sizeof *position);
-  memcpy(velocity, sorted_velocity, 2 * (size_t)n * sizeof *velocity);
-  memcpy(id, sorted_id, (size_t)n * sizeof *id);
-  return CK_OK;
+  ck_gas_sort_serially(
+      s->particles, s->cells, &g, ck__reals(s->position),
+      ck__reals(s->velocity), ck__words(s->id), ck__reals(s->sorted_position),
+      ck__reals(s->sorted_velocity), ck__words(s->sorted_id),
+      ck__words(s->cell_key), ck__words(s->cell_start),
+      ck__words(s->cell_count), ck__words(s->cell_fill),
+      s->neighbors == CK_GAS_VERLET ? ck__reals(s->reference) : NULL);
 }
 
 static ck_status ref_neighbors(gas_state *s, int force_rebuild) {
@@ -109,7 +77,6 @@ static ck_status ref_neighbors(gas_state *s, int force_rebuild) {
   if (s->neighbors == CK_GAS_VERLET) {
     ck_gas_geometry g = geometry(s);
     const ck_real *position = ck__reals(s->position);
-    ck_real *reference = ck__reals(s->reference);
     uint32_t *list = ck__words(s->list), *list_count = ck__words(s->list_count);
     double range = s->rc + s->skin;
     for (uint32_t i = 0; i < s->particles; ++i) {
@@ -119,7 +86,6 @@ static ck_status ref_neighbors(gas_state *s, int force_rebuild) {
       if (list_count[i] > s->list_capacity)
         flags[1] = 1;
     }
-    memcpy(reference, position, 2 * (size_t)s->particles * sizeof *reference);
     flags[0] = 0;
   }
   return CK_OK;

@@ -43,6 +43,10 @@ static const ck_option gas_options[] = {
      "of slots in the cells around a particle, a vector at a time; Verlet "
      "mode then keeps its rebuild's cells instead of lists) on CPUs (auto) "
      "or on any device (on), or one neighbour at a time (off)"},
+    {"sort", "S", "auto",
+     "how Verlet rebuilds sort on OpenCL devices: whole (one work-item, one "
+     "launch a step; small systems on CPUs), parallel (a counting sort "
+     "across the device) or auto"},
     {"steps", "S", "1000", "production steps (after --equil)"},
     {"equil", "E", "0", "steps run before averaging starts"},
     {"log-every", "K", "100", "print the observables every K steps (0: off)"},
@@ -224,6 +228,11 @@ static ck_status job_parse(const ck_param *params, size_t count,
     static const char *const forms[] = {"off", "on", "auto", NULL};
     CK_TRY(ck__parse_choice("strips", text, forms, &kind));
     job->forms.strips = kind == 2 ? -1 : kind;
+  }
+  if ((text = ck__param_find(params, count, "sort"))) {
+    static const char *const forms[] = {"parallel", "whole", "auto", NULL};
+    CK_TRY(ck__parse_choice("sort", text, forms, &kind));
+    job->forms.sort = kind == 2 ? -1 : kind;
   }
   static const struct {
     const char *name;
