@@ -4,7 +4,7 @@
  * core.
  *
  *   bench_gas [--device SEL] [--max-particles N] [--seconds S] [--quick]
- *             [--sections LIST] [--lammps LMP]
+ *             [--sections LIST] [--lammps LMP] [--rounds R]
  *   bench_gas --print-lammps-input N RHO STEPS
  *
  * Sections, one table each (--sections picks some of peak, lists,
@@ -55,8 +55,11 @@
  * bin checked every step, dt 0.005. LAMMPS runs 100 warm-up steps and then
  * a timed run (steps chosen from a first calibration run so that it lasts
  * S seconds, and at least 100); its "Loop time" of the timed run gives
- * particle-steps/s, printed beside clkit's cells and Verlet figures at the
- * same N and box, with the ratio clkit / LAMMPS. The work differs: LAMMPS
+ * particle-steps/s. Each round (--rounds R, default 3, 1 with --quick)
+ * runs LAMMPS at a point and then clkit's cells and Verlet modes at the
+ * same N and box, so that both meet the machine alike (a shared machine's
+ * speed wanders); the closing table gives the best and the median of the
+ * rounds, and the ratios clkit / LAMMPS of each. The work differs: LAMMPS
  * uses half neighbour lists and Newton's third law, computing each pair
  * once, while clkit's cell and Verlet modes use full lists and compute
  * each pair twice (once for each particle, so that no two work-items write
@@ -87,7 +90,8 @@ enum {
   ALL_PAIRS_STEPS_PER_GAS = 80,
   LAMMPS_WARMUP = 100,
   LAMMPS_MINIMUM_STEPS = 100,
-  LAMMPS_SEED = 87287
+  LAMMPS_SEED = 87287,
+  MAX_ROUNDS = 15
 };
 
 static const double DENSITY = 0.8, CUTOFF = 2.5, SKIN = 0.3;
@@ -687,12 +691,14 @@ typedef struct lammps_point {
   double density;
 } lammps_point;
 
-/* LAMMPS's particle-steps/s at one point (0 on failure, reported): a
- * calibration run of LAMMPS_MINIMUM_STEPS, then one lasting `seconds`. */
-static double lammps_rate(const char *lammps, const char *directory,
-                          const lammps_point *point,
-                          const lammps_layout *layout, double seconds,
-                          char *version, size_t version_size) {
+/* The steps of a LAMMPS run lasting about `seconds` at one point, from a
+ * calibration run of LAMMPS_MINIMUM_STEPS (0 on failure, reported). */
+static unsigned long long lammps_steps(const char *lammps,
+                                       const char *directory,
+                                       const lammps_point *point,
+                                       const lammps_layout *layout,
+                                       double seconds, char *version,
+                                       size_t version_size) {
   lammps_run run;
   unsigned long long steps = LAMMPS_MINIMUM_STEPS;
   if (lammps_once(lammps, directory, point->particles, point->density, layout,
@@ -701,18 +707,27 @@ static double lammps_rate(const char *lammps, const char *directory,
   snprintf(version, version_size, "%s", run.version);
   double per_step = run.loop_seconds / (double)run.steps;
   double wanted = ceil(seconds / per_step);
-  if (wanted > (double)steps) {
+  if (wanted > (double)steps)
     steps = wanted < 1e9 ? (unsigned long long)wanted : 1000000000ull;
-    if (lammps_once(lammps, directory, point->particles, point->density, layout,
-                    steps, &run))
-      return 0;
-  }
-  printf("%-10s %9zu %6.2f %8.2f x %-8.2f %8llu %10.3f %16.4g\n", "lammps",
-         point->particles, point->density, layout->box_x, layout->box_y,
-         run.steps, run.loop_seconds,
-         (double)run.atoms * (double)run.steps / run.loop_seconds);
+  return steps;
+}
+
+/* LAMMPS's particle-steps/s at one point over `steps` timed steps (0 on
+ * failure, reported), printed as a row of round `round`. */
+static double lammps_rate(const char *lammps, const char *directory,
+                          const lammps_point *point,
+                          const lammps_layout *layout,
+                          unsigned long long steps, int round) {
+  lammps_run run;
+  if (lammps_once(lammps, directory, point->particles, point->density, layout,
+                  steps, &run))
+    return 0;
+  double rate = (double)run.atoms * (double)run.steps / run.loop_seconds;
+  printf("%5d %-10s %9zu %6.2f %-8s %8.2f x %-8.2f %8llu %10.3f %16.4g\n",
+         round, "lammps", point->particles, point->density, "", layout->box_x,
+         layout->box_y, run.steps, run.loop_seconds, rate);
   fflush(stdout);
-  return (double)run.atoms * (double)run.steps / run.loop_seconds;
+  return rate;
 }
 
 /* Removes what LAMMPS and this file left in the directory, then it. */
@@ -730,18 +745,44 @@ static void remove_directory(const char *directory) {
             strerror(errno));
 }
 
-/* The LAMMPS section: LAMMPS at each point, then every device's cells and
- * Verlet figures beside it. Returns failures. */
+/* The best and the median of `count` rates (0 when any is missing). */
+static void best_and_median(const double *rates, int count, double *best,
+                            double *median) {
+  double sorted[MAX_ROUNDS];
+  *best = *median = 0;
+  for (int r = 0; r < count; ++r) {
+    if (!(rates[r] > 0))
+      return;
+    sorted[r] = rates[r];
+  }
+  *median = bench_median(sorted, count);
+  *best = sorted[count - 1];
+}
+
+/*
+ * The LAMMPS section: `rounds` rounds, each running LAMMPS at every point
+ * and then every device's cells and Verlet modes at the same points, so
+ * that both see the machine alike; then a table of the best and the median
+ * rates of the rounds, with the ratios clkit / LAMMPS. Returns failures.
+ */
 static int lammps_section(const char *lammps, const ck_device_set *set,
                           const size_t *indices, size_t device_count,
-                          double max_particles, double seconds, int quick) {
+                          double max_particles, double seconds, int quick,
+                          int rounds) {
   static const lammps_point points[] = {
       {4096, 0.8}, {100000, 0.8}, {4096, 0.7}};
-  enum { POINTS = sizeof points / sizeof points[0] };
+  static const ck_gas_neighbors modes[] = {CK_GAS_CELLS, CK_GAS_VERLET};
+  enum { POINTS = sizeof points / sizeof points[0], MODES = 2, DEVICES = 8 };
   const timing plan = {NEIGHBOR_WARMUP, 1u << 22, 0, seconds};
   lammps_layout layouts[POINTS];
-  double rates[POINTS] = {0};
+  unsigned long long steps[POINTS] = {0};
+  static double lammps_rates[POINTS][MAX_ROUNDS];
+  static double clkit_rates[DEVICES][POINTS][MODES][MAX_ROUNDS];
   int failures = 0, wanted[POINTS];
+  if (device_count > DEVICES)
+    device_count = DEVICES;
+  memset(lammps_rates, 0, sizeof lammps_rates);
+  memset(clkit_rates, 0, sizeof clkit_rates);
   const char *base = getenv("TMPDIR");
   char directory[1024], version[128] = "";
   snprintf(directory, sizeof directory, "%s/bench_gas_XXXXXX",
@@ -754,68 +795,94 @@ static int lammps_section(const char *lammps, const ck_device_set *set,
   printf("\nLAMMPS peer (%s): one core, OMP_NUM_THREADS=1, no mpirun, no "
          "suffix; lj/cut %g shifted, neighbor %g bin every step, NVE, dt "
          "0.005;\n%d warm-up steps, then a timed run of at least %d steps "
-         "and %g s\n",
-         lammps, CUTOFF, SKIN, LAMMPS_WARMUP, LAMMPS_MINIMUM_STEPS, seconds);
-  printf("%-10s %9s %6s %19s %8s %10s %16s\n", "program", "N", "rho", "box",
-         "steps", "loop_s", "particle-steps/s");
+         "and %g s; clkit beside it on the same N and box, %d round%s\n",
+         lammps, CUTOFF, SKIN, LAMMPS_WARMUP, LAMMPS_MINIMUM_STEPS, seconds,
+         rounds, rounds == 1 ? "" : "s");
   for (size_t p = 0; p < POINTS; ++p) {
     wanted[p] = (double)points[p].particles <= max_particles &&
                 !(quick && points[p].particles > 4096);
     if (!wanted[p]) {
-      printf("%-10s %9zu %6.2f skipped: %s\n", "lammps", points[p].particles,
+      printf("lammps %9zu %6.2f skipped: %s\n", points[p].particles,
              points[p].density, quick ? "--quick" : "over --max-particles");
       continue;
     }
     if (lammps_layout_for(points[p].particles, points[p].density,
-                          &layouts[p])) {
+                          &layouts[p]) ||
+        !(steps[p] = lammps_steps(lammps, directory, &points[p], &layouts[p],
+                                  seconds, version, sizeof version))) {
+      wanted[p] = 0;
       ++failures;
-      continue;
     }
-    rates[p] = lammps_rate(lammps, directory, &points[p], &layouts[p], seconds,
-                           version, sizeof version);
-    if (rates[p] <= 0)
-      ++failures;
   }
+  printf("%5s %-10s %9s %6s %-8s %19s %8s %10s %16s\n", "round", "program",
+         "N", "rho", "mode", "box", "steps", "loop_s", "particle-steps/s");
+  for (int round = 0; round < rounds; ++round)
+    for (size_t p = 0; p < POINTS; ++p) {
+      if (!wanted[p])
+        continue;
+      lammps_rates[p][round] = lammps_rate(lammps, directory, &points[p],
+                                           &layouts[p], steps[p], round + 1);
+      if (!(lammps_rates[p][round] > 0))
+        ++failures;
+      for (size_t d = 0; d < device_count; ++d) {
+        const ck_device *device = &set->devices[indices[d]];
+        for (size_t m = 0; m < MODES; ++m) {
+          ck_gas_config config;
+          neighbor_config(points[p].particles, modes[m], &config);
+          config.box_x = layouts[p].box_x;
+          config.box_y = layouts[p].box_y;
+          char why[256];
+          double per_step = 0;
+          int outcome =
+              time_gas(device, &config, &plan, &per_step, why, sizeof why);
+          if (outcome == FAILED) {
+            ++failures;
+            continue;
+          }
+          if (outcome == SKIPPED) {
+            printf("%5d %-10s %9zu %6.2f %-8s skipped: %s\n", round + 1,
+                   device->id, points[p].particles, points[p].density,
+                   mode_name(modes[m]), why);
+            continue;
+          }
+          double rate = (double)config.particles / per_step;
+          clkit_rates[d][p][m][round] = rate;
+          printf("%5d %-10s %9zu %6.2f %-8s %19s %8s %10s %16.4g\n",
+                 round + 1, device->id, points[p].particles, points[p].density,
+                 mode_name(modes[m]), "", "", "", rate);
+          fflush(stdout);
+        }
+      }
+    }
   remove_directory(directory);
   if (version[0])
     printf("(%s)\n", version);
-  printf("\nclkit beside LAMMPS (same N and box; LAMMPS computes each pair "
-         "once, clkit's lists each pair twice)\n");
-  printf("%-10s %9s %6s %-8s %16s %16s %12s\n", "device", "N", "rho", "mode",
-         "clkit p-steps/s", "LAMMPS p-steps/s", "clkit/LAMMPS");
-  for (size_t d = 0; d < device_count; ++d) {
-    const ck_device *device = &set->devices[indices[d]];
+  printf("\nclkit beside LAMMPS, the best and the median of %d round%s "
+         "(same N and box; LAMMPS computes each pair once, clkit each pair "
+         "twice)\n",
+         rounds, rounds == 1 ? "" : "s");
+  printf("%-10s %9s %6s %-8s %12s %12s %12s %12s %10s %10s\n", "device", "N",
+         "rho", "mode", "clkit best", "median", "LAMMPS best", "median",
+         "best/best", "med/med");
+  for (size_t d = 0; d < device_count; ++d)
     for (size_t p = 0; p < POINTS; ++p) {
-      if (!(rates[p] > 0))
+      double lammps_best, lammps_median;
+      best_and_median(lammps_rates[p], rounds, &lammps_best, &lammps_median);
+      if (!wanted[p] || !(lammps_best > 0))
         continue;
-      static const ck_gas_neighbors modes[] = {CK_GAS_CELLS, CK_GAS_VERLET};
-      for (size_t m = 0; m < 2; ++m) {
-        ck_gas_config config;
-        neighbor_config(points[p].particles, modes[m], &config);
-        config.box_x = layouts[p].box_x;
-        config.box_y = layouts[p].box_y;
-        char why[256];
-        double per_step = 0;
-        int outcome =
-            time_gas(device, &config, &plan, &per_step, why, sizeof why);
-        if (outcome == FAILED) {
-          ++failures;
+      for (size_t m = 0; m < MODES; ++m) {
+        double best, median;
+        best_and_median(clkit_rates[d][p][m], rounds, &best, &median);
+        if (!(best > 0))
           continue;
-        }
-        if (outcome == SKIPPED) {
-          printf("%-10s %9zu %6.2f %-8s skipped: %s\n", device->id,
-                 points[p].particles, points[p].density, mode_name(modes[m]),
-                 why);
-          continue;
-        }
-        double rate = (double)config.particles / per_step;
-        printf("%-10s %9zu %6.2f %-8s %16.4g %16.4g %12.2f\n", device->id,
-               points[p].particles, points[p].density, mode_name(modes[m]),
-               rate, rates[p], rate / rates[p]);
-        fflush(stdout);
+        printf("%-10s %9zu %6.2f %-8s %12.4g %12.4g %12.4g %12.4g %10.2f "
+               "%10.2f\n",
+               set->devices[indices[d]].id, points[p].particles,
+               points[p].density, mode_name(modes[m]), best, median,
+               lammps_best, lammps_median, best / lammps_best,
+               median / lammps_median);
       }
     }
-  }
   return failures;
 }
 
@@ -824,7 +891,7 @@ static int lammps_section(const char *lammps, const ck_device_set *set,
 static void usage(FILE *out) {
   fprintf(out,
           "usage: bench_gas [--device SEL] [--max-particles N] [--seconds S] "
-          "[--quick] [--sections LIST] [--lammps LMP]\n"
+          "[--quick] [--sections LIST] [--lammps LMP] [--rounds R]\n"
           "       bench_gas --print-lammps-input N RHO STEPS\n");
 }
 
@@ -893,7 +960,7 @@ static int print_lammps_input(char **arguments) {
 int main(int argc, char **argv) {
   const char *selector = "all", *lammps = NULL;
   double max_particles = 1e7, seconds = 0.5;
-  int quick = 0, print_input = 0, sections = -1;
+  int quick = 0, print_input = 0, sections = -1, rounds = 0;
   static const struct option options[] = {
       {"device", required_argument, NULL, 'd'},
       {"max-particles", required_argument, NULL, 'n'},
@@ -901,6 +968,7 @@ int main(int argc, char **argv) {
       {"quick", no_argument, NULL, 'q'},
       {"lammps", required_argument, NULL, 'l'},
       {"sections", required_argument, NULL, 'S'},
+      {"rounds", required_argument, NULL, 'r'},
       {"print-lammps-input", no_argument, NULL, 'p'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
@@ -931,6 +999,13 @@ int main(int argc, char **argv) {
     case 'S':
       if ((sections = parse_sections(optarg)) < 0)
         return 2;
+      break;
+    case 'r':
+      rounds = (int)strtol(optarg, &end, 10);
+      if (*end || rounds < 1 || rounds > MAX_ROUNDS)
+        return fprintf(stderr, "bench_gas: --rounds takes 1 to %d\n",
+                       MAX_ROUNDS),
+               2;
       break;
     case 'p':
       print_input = 1;
@@ -1020,7 +1095,8 @@ int main(int argc, char **argv) {
 
   if (lammps && (sections & SECTION_LAMMPS))
     failures += lammps_section(lammps, &set, indices, device_count,
-                               max_particles, seconds, quick);
+                               max_particles, seconds, quick,
+                               rounds ? rounds : quick ? 1 : 3);
   ck_device_set_free(&set);
   return failures ? 1 : 0;
 }
