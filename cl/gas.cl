@@ -10,6 +10,8 @@
  *   CK_GAS_SCAN_GROUP    work-group size of the scans (a power of two);
  *                        a scan block is 4 x CK_GAS_SCAN_GROUP cells
  *   CK_GAS_MODEL         CK_GAS_MODEL_LENNARD_JONES or _SOFT_LOG
+ *   CK_GAS_FORCE_SHIFT   1 for the force-shifted potential, else 0 (the
+ *                        pair loops then carry no test for it)
  *   CK_GAS_WALLS         1 for reflecting walls, 0 for a periodic box
  *   CK_GAS_TILES         1: all pairs staged through local memory (GPUs);
  *                        0: read straight from memory (CPUs)
@@ -34,7 +36,8 @@
 
 #if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                   \
     !defined(CK_GAS_MODEL) || !defined(CK_GAS_WALLS) ||                        \
-    !defined(CK_GAS_TILES) || !defined(CK_GAS_LANES)
+    !defined(CK_GAS_TILES) || !defined(CK_GAS_LANES) ||                        \
+    !defined(CK_GAS_FORCE_SHIFT)
 #error "gas.cl needs its CK_GAS_ defines"
 #endif
 #define CK_GAS_SCAN_BLOCK (4 * CK_GAS_SCAN_GROUP)
@@ -46,7 +49,7 @@
   ck_gas_pair_constants p;                                                     \
   p.rc2 = rc2;                                                                 \
   p.energy_shift = energy_shift;                                               \
-  p.force_shift = force_shift;                                                 \
+  p.force_shift = CK_GAS_FORCE_SHIFT ? force_shift : CK_R(0);                  \
   p.strength = strength;                                                       \
   p.softening2 = softening2;                                                   \
   p.soft_log_weight = -strength / CK_R(12)
@@ -390,17 +393,17 @@ CK_FN ck_real ck_gas_lanes_total(ck_gas_lanes v) {
 
 /* The pairs of (xi, yi) with slots [begin, end), CK_GAS_LANES at a time:
  * two vector loads of interleaved positions, split into x and y (the
- * even and odd reals); lanes past
- * the run, outside the cutoff or at distance 0 (the particle itself) add
- * nothing. Each lane's pair terms are ck_gas_add_pair's. ENERGY is a
- * literal, so that each use compiles to its own loop. */
-#define CK_GAS_STRIP(ENERGY)                                                   \
+ * even and odd reals); lanes past the run, outside the cutoff or at
+ * distance 0 (the particle itself) add nothing. Each lane's pair terms
+ * are ck_gas_add_pair's. ENERGY and IMAGE (1: take the minimum image) are
+ * literals, so that each use compiles to its own loop. */
+#define CK_GAS_STRIP(ENERGY, IMAGE)                                            \
   for (uint m = begin; m < end; m += CK_GAS_LANES) {                           \
     ck_gas_lanes low = CK_GAS_LOAD_LANES(0, position + 2 * m);                 \
     ck_gas_lanes high = CK_GAS_LOAD_LANES(1, position + 2 * m);                \
     ck_gas_lanes dx = xi - (ck_gas_lanes)(low.even, high.even);                \
     ck_gas_lanes dy = yi - (ck_gas_lanes)(low.odd, high.odd);                  \
-    if (!CK_GAS_WALLS) {                                                       \
+    if (IMAGE) {                                                               \
       dx = CK_GAS_MINIMUM_IMAGE(dx, g.box_x, half_x);                          \
       dy = CK_GAS_MINIMUM_IMAGE(dy, g.box_y, half_y);                          \
     }                                                                          \
@@ -459,6 +462,14 @@ __kernel void ck_gas_forces_strips(
   ck_real half_x = CK_R(0.5) * g.box_x, half_y = CK_R(0.5) * g.box_y;
   int cx = ck_gas_cell(anchor[2 * i], g.cell_inverse_x, g.cells_x);
   int cy = ck_gas_cell(anchor[2 * i + 1], g.cell_inverse_y, g.cells_y);
+  /* Away from a periodic box's edges no pair needs the minimum image:
+   * the 3 x 3 cells of a cell two or more from every edge lie one or more
+   * cells inside, and what was sorted into them has not crossed the
+   * box's side since (a particle moves less than a cell between Verlet
+   * rebuilds); there the image is the separation itself, bit for bit,
+   * for every pair within a cell's width. */
+  int image = !CK_GAS_WALLS && (cx < 2 || cx > g.cells_x - 3 || cy < 2 ||
+                                cy > g.cells_y - 3);
   ck_gas_lane_index lanes = CK_GAS_LANE_NUMBERS;
   ck_gas_lanes fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
   for (int oy = -1; oy <= 1; ++oy) {
@@ -472,10 +483,14 @@ __kernel void ck_gas_forces_strips(
         continue;
       uint begin = cell_start[base + (uint)from];
       uint end = cell_start[base + (uint)to] + cell_count[base + (uint)to];
-      if (with_energy) {
-        CK_GAS_STRIP(1)
+      if (with_energy && image) {
+        CK_GAS_STRIP(1, 1)
+      } else if (with_energy) {
+        CK_GAS_STRIP(1, 0)
+      } else if (image) {
+        CK_GAS_STRIP(0, 1)
       } else {
-        CK_GAS_STRIP(0)
+        CK_GAS_STRIP(0, 0)
       }
     }
   }

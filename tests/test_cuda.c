@@ -45,7 +45,7 @@ static const struct {
            "-DCK_NN_REDUCE_GROUP=256 -DCK_REAL_DOUBLE=0"},
     {"gas", "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
             "-DCK_GAS_WALLS=0 -DCK_GAS_TILES=1 -DCK_GAS_LANES=0 "
-            "-DCK_REAL_DOUBLE=0"},
+            "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
     {"gas.cu", "-DCK_GAS_WALLS=0 -DCK_GAS_FORCE_SHIFT=0 -DCK_GAS_BLOCK=256 "
                "-DCK_GAS_SCAN_THREADS=512 -DCK_GAS_SCAN_ITEMS=8 "
                "-DCK_REAL_DOUBLE=0"},

@@ -108,9 +108,9 @@ static ck_status opencl_setup(gas_state *s) {
   snprintf(defines, sizeof defines,
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
            "-DCK_GAS_WALLS=%d -DCK_GAS_TILES=%d -DCK_GAS_LANES=%u "
-           "-DCK_REAL_DOUBLE=%d%s",
+           "-DCK_GAS_FORCE_SHIFT=%d -DCK_REAL_DOUBLE=%d%s",
            s->group, s->scan_block, s->model, s->walls, s->local_tiles,
-           s->lanes, s->double_precision,
+           s->lanes, s->force_shift != 0, s->double_precision,
            gpu && !s->double_precision ? " -cl-denorms-are-zero" : "");
   CK_TRY(ck_program_build(s->queue, "gas", defines, &s->program));
   struct {
