@@ -1,8 +1,9 @@
 /*
  * gas.cl - 2D Lennard-Jones molecular dynamics kernels. Their ref twins
  * are the steps of src/gas/gas_ref.c, which call the same ck_gas.h
- * functions (the sort by cell is the one piece written twice: a parallel
- * counting sort here, a serial one there, ending in the same order).
+ * functions (the parallel counting sort here has the serial sort of
+ * ck_gas.h as its twin, and both end in the same order; the strip kernel
+ * of CPUs sums the same pairs as ck_gas_force_from_cells, in lanes).
  *
  * Build-time defines (chosen per device by src/gas/gas_opencl.c):
  *   CK_GAS_GROUP         work-group size of the per-particle kernels and
