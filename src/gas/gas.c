@@ -831,7 +831,7 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
       CK_FAIL(CK_ERROR_PARSE, "%s: unknown forms (tiles %u, strips %u)", path,
               tiles, strips);
     gas->state.tiles = (int)tiles;
-    gas->state.strips_request = strips ? -1 : 0;
+    gas->state.strips_request = (int)strips;
     at += 8;
   }
   /* The particle state must be there before buffers are made for it. */
