@@ -517,8 +517,8 @@ __kernel void ck_gas_forces_strips(
 #endif
 
 /* The pairs of particle (xi, yi) with a tile's COUNT positions, in
- * order; ENERGY is a literal, so that each use compiles to its own loop,
- * and full tiles pass the constant CK_GAS_GROUP, which the compiler can
+ * order; full tiles pass a literal ENERGY, so that each use compiles to
+ * its own loop, and the constant CK_GAS_GROUP, which the compiler can
  * unroll.
  * A particle meets itself at distance 0, which ck_gas_add_pair skips. */
 #define CK_GAS_ALL_PAIRS_TILE(ENERGY, COUNT)                                   \
@@ -527,6 +527,19 @@ __kernel void ck_gas_forces_strips(
     ck_real dx, dy;                                                            \
     ck_gas_separation(xi, yi, other.x, other.y, &g, &dx, &dy);                 \
     ck_gas_add_pair(CK_GAS_MODEL, dx, dy, &p, rc, ENERGY, &fx, &fy, &e, &w);   \
+  }
+
+/* Work-item l stages slot T * CK_GAS_GROUP + l of the positions (or the
+ * origin past the last) in the group's tile. */
+#define CK_GAS_STAGE_TILE(T)                                                   \
+  {                                                                            \
+    uint j_ = (T)*CK_GAS_GROUP + l;                                            \
+    ck_gas_real2 staged; /* spelled without a vector literal, for CUDA */      \
+    staged.x = CK_R(0);                                                        \
+    staged.y = CK_R(0);                                                        \
+    if (j_ < n)                                                                \
+      staged = vload2(j_, position);                                           \
+    tile[l] = staged;                                                          \
   }
 
 /* Soft-log forces only, over a full tile that does not hold particle i
@@ -575,7 +588,10 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   /* Staged a position a work-item, read two at a time. */
   CK_LOCAL ck_gas_real4 tile4[CK_GAS_GROUP / 2];
   __local ck_gas_real2 *tile = (__local ck_gas_real2 *)tile4;
-  uint l = (uint)get_local_id(0), slice = (uint)get_global_id(1);
+  /* The slice is the group's (one work-item a group in dimension 1): a
+   * group id keeps the tile loop's bounds visibly the same for the whole
+   * group, which PoCL 5.0's compiler needs around the loop's barriers. */
+  uint l = (uint)get_local_id(0), slice = (uint)get_group_id(1);
   uint tiles = (n + CK_GAS_GROUP - 1) / CK_GAS_GROUP;
   uint first_tile = slice * tiles / slices;
   uint end_tile = (slice + 1) * tiles / slices;
@@ -584,30 +600,28 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   ck_real fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
   ck_real fx12 = CK_R(0), fy12 = CK_R(0);
   uint own_tile = (uint)get_group_id(0);
-  for (uint t0 = first_tile; t0 < end_tile; ++t0) {
-    uint first = t0 * CK_GAS_GROUP, j = first + l;
-    ck_gas_real2 staged; /* spelled without a vector literal, for CUDA */
-    staged.x = CK_R(0);
-    staged.y = CK_R(0);
-    if (j < n)
-      staged = vload2(j, position);
-    tile[l] = staged;
+  /* Whole tiles, then the last tile when it is partial, each between
+   * barriers with no branch around a loop of run-time length (PoCL 5.0's
+   * compiler aborts on that shape). */
+  uint whole_end = n / CK_GAS_GROUP < end_tile ? n / CK_GAS_GROUP : end_tile;
+  for (uint t0 = first_tile; t0 < whole_end; ++t0) {
+    CK_GAS_STAGE_TILE(t0)
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint count = n - first < CK_GAS_GROUP ? n - first : CK_GAS_GROUP;
     if (CK_GAS_MODEL == CK_GAS_MODEL_SOFT_LOG && !with_energy &&
-        count == CK_GAS_GROUP && t0 != own_tile) {
+        t0 != own_tile) {
       CK_GAS_SOFT_LOG_TILE()
-    } else if (count == CK_GAS_GROUP) {
-      if (with_energy) {
-        CK_GAS_ALL_PAIRS_TILE(1, CK_GAS_GROUP)
-      } else {
-        CK_GAS_ALL_PAIRS_TILE(0, CK_GAS_GROUP)
-      }
     } else if (with_energy) {
-      CK_GAS_ALL_PAIRS_TILE(1, count)
+      CK_GAS_ALL_PAIRS_TILE(1, CK_GAS_GROUP)
     } else {
-      CK_GAS_ALL_PAIRS_TILE(0, count)
+      CK_GAS_ALL_PAIRS_TILE(0, CK_GAS_GROUP)
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (whole_end < end_tile) {
+    CK_GAS_STAGE_TILE(whole_end)
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint count = n - whole_end * CK_GAS_GROUP;
+    CK_GAS_ALL_PAIRS_TILE(with_energy, count)
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (i < n) {
