@@ -693,12 +693,10 @@ typedef struct lammps_point {
 
 /* The steps of a LAMMPS run lasting about `seconds` at one point, from a
  * calibration run of LAMMPS_MINIMUM_STEPS (0 on failure, reported). */
-static unsigned long long lammps_steps(const char *lammps,
-                                       const char *directory,
-                                       const lammps_point *point,
-                                       const lammps_layout *layout,
-                                       double seconds, char *version,
-                                       size_t version_size) {
+static unsigned long long
+lammps_steps(const char *lammps, const char *directory,
+             const lammps_point *point, const lammps_layout *layout,
+             double seconds, char *version, size_t version_size) {
   lammps_run run;
   unsigned long long steps = LAMMPS_MINIMUM_STEPS;
   if (lammps_once(lammps, directory, point->particles, point->density, layout,
@@ -716,8 +714,8 @@ static unsigned long long lammps_steps(const char *lammps,
  * failure, reported), printed as a row of round `round`. */
 static double lammps_rate(const char *lammps, const char *directory,
                           const lammps_point *point,
-                          const lammps_layout *layout,
-                          unsigned long long steps, int round) {
+                          const lammps_layout *layout, unsigned long long steps,
+                          int round) {
   lammps_run run;
   if (lammps_once(lammps, directory, point->particles, point->density, layout,
                   steps, &run))
@@ -814,8 +812,8 @@ static int lammps_section(const char *lammps, const ck_device_set *set,
       ++failures;
     }
   }
-  printf("%5s %-10s %9s %6s %-8s %19s %8s %10s %16s\n", "round", "program",
-         "N", "rho", "mode", "box", "steps", "loop_s", "particle-steps/s");
+  printf("%5s %-10s %9s %6s %-8s %19s %8s %10s %16s\n", "round", "program", "N",
+         "rho", "mode", "box", "steps", "loop_s", "particle-steps/s");
   for (int round = 0; round < rounds; ++round)
     for (size_t p = 0; p < POINTS; ++p) {
       if (!wanted[p])
@@ -847,8 +845,8 @@ static int lammps_section(const char *lammps, const ck_device_set *set,
           }
           double rate = (double)config.particles / per_step;
           clkit_rates[d][p][m][round] = rate;
-          printf("%5d %-10s %9zu %6.2f %-8s %19s %8s %10s %16.4g\n",
-                 round + 1, device->id, points[p].particles, points[p].density,
+          printf("%5d %-10s %9zu %6.2f %-8s %19s %8s %10s %16.4g\n", round + 1,
+                 device->id, points[p].particles, points[p].density,
                  mode_name(modes[m]), "", "", "", rate);
           fflush(stdout);
         }
@@ -1096,7 +1094,9 @@ int main(int argc, char **argv) {
   if (lammps && (sections & SECTION_LAMMPS))
     failures += lammps_section(lammps, &set, indices, device_count,
                                max_particles, seconds, quick,
-                               rounds ? rounds : quick ? 1 : 3);
+                               rounds  ? rounds
+                               : quick ? 1
+                                       : 3);
   ck_device_set_free(&set);
   return failures ? 1 : 0;
 }

@@ -262,8 +262,7 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
     *to = cx < g->cells_x - 1 ? cx + 1 : g->cells_x - 1;
     return 1;
   }
-  if (g->walls || (run == 0 && cx > 0) ||
-      (run == 2 && cx < g->cells_x - 1))
+  if (g->walls || (run == 0 && cx > 0) || (run == 2 && cx < g->cells_x - 1))
     return 0;
   *from = *to = run == 0 ? g->cells_x - 1 : 0;
   *shift_x = run == 0 ? -g->box_x : g->box_x;
@@ -342,8 +341,8 @@ CK_FN int ck_gas_kick_drift_particle(ck_u32 k, CK_GLOBAL ck_real *position,
                                      ck_real half_skin2) {
   ck_real x = position[2 * k], y = position[2 * k + 1];
   ck_real vx = velocity[2 * k], vy = velocity[2 * k + 1];
-  ck_gas_kick_drift_values(&x, &y, &vx, &vy, force[2 * k], force[2 * k + 1],
-                           dt, g);
+  ck_gas_kick_drift_values(&x, &y, &vx, &vy, force[2 * k], force[2 * k + 1], dt,
+                           g);
   position[2 * k] = x;
   position[2 * k + 1] = y;
   velocity[2 * k] = vx;
@@ -551,14 +550,14 @@ CK_FN void ck_gas_order_cell(ck_u32 begin, ck_u32 end,
  * systems; gas.cl's parallel counting sort ends in the same order. fill
  * (cells words) is scratch, left zeroed.
  */
-CK_FN void ck_gas_sort_serially(
-    ck_u32 n, ck_u32 cells, const ck_gas_geometry *g,
-    CK_GLOBAL ck_real *position, CK_GLOBAL ck_real *velocity,
-    CK_GLOBAL ck_u32 *id, CK_GLOBAL ck_real *sorted_position,
-    CK_GLOBAL ck_real *sorted_velocity, CK_GLOBAL ck_u32 *sorted_id,
-    CK_GLOBAL ck_u32 *key, CK_GLOBAL ck_u32 *cell_start,
-    CK_GLOBAL ck_u32 *cell_count, CK_GLOBAL ck_u32 *fill,
-    CK_GLOBAL ck_real *reference) {
+CK_FN void
+ck_gas_sort_serially(ck_u32 n, ck_u32 cells, const ck_gas_geometry *g,
+                     CK_GLOBAL ck_real *position, CK_GLOBAL ck_real *velocity,
+                     CK_GLOBAL ck_u32 *id, CK_GLOBAL ck_real *sorted_position,
+                     CK_GLOBAL ck_real *sorted_velocity,
+                     CK_GLOBAL ck_u32 *sorted_id, CK_GLOBAL ck_u32 *key,
+                     CK_GLOBAL ck_u32 *cell_start, CK_GLOBAL ck_u32 *cell_count,
+                     CK_GLOBAL ck_u32 *fill, CK_GLOBAL ck_real *reference) {
   for (ck_u32 c = 0; c < cells; ++c)
     cell_count[c] = 0;
   for (ck_u32 k = 0; k < n; ++k) {

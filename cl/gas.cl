@@ -256,14 +256,15 @@ __kernel void ck_gas_copy_back(uint n, __global const ck_real *sorted_position,
  * it). For small systems on CPUs one launch a step that sorts serially
  * costs less than the five of the parallel sort, which nearly every step
  * makes in vain. */
-__kernel void ck_gas_sort_whole(
-    uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS, __global ck_real *position,
-    __global ck_real *velocity, __global uint *id,
-    __global ck_real *sorted_position, __global ck_real *sorted_velocity,
-    __global uint *sorted_id, __global uint *cell_key,
-    __global uint *cell_start, __global uint *cell_count, __global uint *fill,
-    __global ck_real *reference, int only_if_flagged, int clear,
-    __global uint *flags) {
+__kernel void
+ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
+                  __global ck_real *position, __global ck_real *velocity,
+                  __global uint *id, __global ck_real *sorted_position,
+                  __global ck_real *sorted_velocity, __global uint *sorted_id,
+                  __global uint *cell_key, __global uint *cell_start,
+                  __global uint *cell_count, __global uint *fill,
+                  __global ck_real *reference, int only_if_flagged, int clear,
+                  __global uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
   if (get_global_id(0) != 0)
     return;
@@ -307,13 +308,11 @@ typedef float4 ck_gas_real4;
 
 /* Work-item i: the force on slot i from the neighbouring cells, then
  * (kick 1) its second half-kick. */
-__kernel void
-ck_gas_forces_cells(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
-                    __global const ck_real *position,
-                    __global const uint *cell_start,
-                    __global const uint *cell_count, __global ck_real *force,
-                    __global ck_real *energy, __global ck_real *virial,
-                    CK_GAS_KICK_ARGUMENTS) {
+__kernel void ck_gas_forces_cells(
+    uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
+    __global const ck_real *position, __global const uint *cell_start,
+    __global const uint *cell_count, __global ck_real *force,
+    __global ck_real *energy, __global ck_real *virial, CK_GAS_KICK_ARGUMENTS) {
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;
@@ -413,7 +412,7 @@ CK_FN ck_real ck_gas_lanes_total(ck_gas_lanes v) {
         (lanes + (ck_gas_lane_index)m < (ck_gas_lane_index)end) &              \
         (r2 < p.rc2) & (r2 > CK_R(0));                                         \
     ck_gas_lanes force_over_r, pair_energy;                                    \
-    CK_GAS_LENNARD_JONES(ck_gas_lanes, CK_GAS_LANES_RECIPROCAL, r2, &p, rc,   \
+    CK_GAS_LENNARD_JONES(ck_gas_lanes, CK_GAS_LANES_RECIPROCAL, r2, &p, rc,    \
                          ENERGY, force_over_r, pair_energy)                    \
     force_over_r = select((ck_gas_lanes)CK_R(0), force_over_r, inside);        \
     fx += force_over_r * dx;                                                   \
@@ -448,10 +447,9 @@ __kernel void ck_gas_forces_strips(
     uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
     __global const ck_real *position, __global const ck_real *anchor,
     __global const uint *cell_start, __global const uint *cell_count,
-    __global ck_real *force, __global ck_real *energy,
-    __global ck_real *virial, __global uint *flags, CK_GAS_KICK_ARGUMENTS,
-    int clear, int ahead, ck_real half_skin2,
-    __global ck_real *next_position) {
+    __global ck_real *force, __global ck_real *energy, __global ck_real *virial,
+    __global uint *flags, CK_GAS_KICK_ARGUMENTS, int clear, int ahead,
+    ck_real half_skin2, __global ck_real *next_position) {
   uint i = (uint)get_global_id(0);
   if (clear && i == 0)
     flags[0] = 0u;
@@ -469,8 +467,8 @@ __kernel void ck_gas_forces_strips(
    * box's side since (a particle moves less than a cell between Verlet
    * rebuilds); there the image is the separation itself, bit for bit,
    * for every pair within a cell's width. */
-  int image = !CK_GAS_WALLS && (cx < 2 || cx > g.cells_x - 3 || cy < 2 ||
-                                cy > g.cells_y - 3);
+  int image = !CK_GAS_WALLS &&
+              (cx < 2 || cx > g.cells_x - 3 || cy < 2 || cy > g.cells_y - 3);
   ck_gas_lane_index lanes = CK_GAS_LANE_NUMBERS;
   ck_gas_lanes fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
   for (int oy = -1; oy <= 1; ++oy) {
@@ -732,14 +730,12 @@ __kernel void ck_gas_rescale(uint n, ck_real target, ck_real degrees,
 /* Work-item i: slot i's pairs with later slots, binned (atomically); mode
  * 0 from the cells around anchor's slot i, 1 from its Verlet list, 2 from
  * every slot. */
-__kernel void ck_gas_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
-                         __global const ck_real *position,
-                         __global const ck_real *anchor, int mode,
-                         __global const uint *cell_start,
-                         __global const uint *cell_count,
-                         __global const uint *list,
-                         __global const uint *list_count, uint capacity,
-                         ck_real range, uint bins, __global uint *counts) {
+__kernel void
+ck_gas_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS, __global const ck_real *position,
+           __global const ck_real *anchor, int mode,
+           __global const uint *cell_start, __global const uint *cell_count,
+           __global const uint *list, __global const uint *list_count,
+           uint capacity, ck_real range, uint bins, __global uint *counts) {
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;

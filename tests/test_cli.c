@@ -1026,15 +1026,16 @@ static void check_gas_run(void) {
   snprintf(traj, sizeof traj, "%s/gas.xyz", work_dir);
   snprintf(checkpoint, sizeof checkpoint, "%s/gas.ckg", work_dir);
   snprintf(missing, sizeof missing, "%s/missing.xyz", work_dir);
-  write_work_file("gas-bad.xyz", "3\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
-                                 "Ar 1 1 0\nAr 2 x 0\nAr 3 3 0\n",
+  write_work_file("gas-bad.xyz",
+                  "3\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
+                  "Ar 1 1 0\nAr 2 x 0\nAr 3 3 0\n",
                   bad_xyz, sizeof bad_xyz);
   {
     const char *const args[] = {
-        "run",   "gas",        "--particles", "100",     "--steps",
-        "40",    "--log-every", "20",         "--rdf",   rdf,
-        "--traj", traj,        "--traj-every", "20",     "--checkpoint",
-        checkpoint, "--device", "ref",        NULL};
+        "run",      "gas",         "--particles",  "100",   "--steps",
+        "40",       "--log-every", "20",           "--rdf", rdf,
+        "--traj",   traj,          "--traj-every", "20",    "--checkpoint",
+        checkpoint, "--device",    "ref",          NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "    step       time", args);
@@ -1054,10 +1055,9 @@ static void check_gas_run(void) {
     release(&r);
   }
   {
-    const char *const args[] = {"run",     "gas",      "--restart",
-                                checkpoint, "--steps", "10",
-                                "--json",  "--device", "ref",
-                                NULL};
+    const char *const args[] = {"run",     "gas", "--restart", checkpoint,
+                                "--steps", "10",  "--json",    "--device",
+                                "ref",     NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "\"final_step\":50", args);
@@ -1086,9 +1086,7 @@ static void check_gas_run(void) {
       {{"run", "gas", "--strips", "always", "--device", "ref", NULL},
        2,
        "--strips"},
-      {{"run", "gas", "--sort", "quick", "--device", "ref", NULL},
-       2,
-       "--sort"},
+      {{"run", "gas", "--sort", "quick", "--device", "ref", NULL}, 2, "--sort"},
       {{"run", "gas", "--xyz", missing, "--device", "ref", NULL}, 1, missing},
       {{"run", "gas", "--xyz", bad_xyz, "--device", "ref", NULL}, 1, ":4:"},
       {{"run", "gas", "--restart", bad_xyz, "--device", "ref", NULL},

@@ -688,8 +688,7 @@ static void moving_neighbors(const ck_device *ref, const ck_device *ocl) {
         c.walls = walls;
         c.neighbors = (ck_gas_neighbors)m;
         c.skin = 0.2;
-        follow_against_brute(&backends[b], &c, 5, 60,
-                             mode_name(c.neighbors));
+        follow_against_brute(&backends[b], &c, 5, 60, mode_name(c.neighbors));
       }
 }
 
@@ -1057,9 +1056,8 @@ static void agreement_case_in(const ck_device *ref, const ck_device *ocl,
   const ck_device *devices[2] = {ref, ocl};
   for (int d = 0; d < 2; ++d) {
     ck_gas *gas = NULL;
-    CHECK_OK(ck__gas_create_tuned(devices[d], c, 0,
-                                  d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms,
-                                  &gas));
+    CHECK_OK(ck__gas_create_tuned(
+        devices[d], c, 0, d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms, &gas));
     if (gas)
       CHECK_OK(ck_gas_step(gas, 100));
     have[d] = take(gas, &s[d]);

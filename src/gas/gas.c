@@ -262,9 +262,8 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
    * or at least 3 cells each way (fewer would visit a wrapped cell
    * twice). Asked for (1), any OpenCL device takes them (a simulator,
    * for one); GPU programs otherwise leave the strip kernel out. */
-  int vector_kernel =
-      device->backend == CK_BACKEND_OPENCL &&
-      (device->kind != CK_KIND_GPU || s->strips_request > 0);
+  int vector_kernel = device->backend == CK_BACKEND_OPENCL &&
+                      (device->kind != CK_KIND_GPU || s->strips_request > 0);
   s->lanes = vector_kernel ? (double_precision ? 8u : 16u) : 0u;
   s->strips = vector_kernel &&
               (s->strips_request > 0 ||
@@ -659,11 +658,11 @@ ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
 static size_t checkpoint_buffers(gas_state *s, ck_buffer **buffers,
                                  size_t *sizes) {
   size_t n = s->particles, real = s->real_size;
-  ck_buffer *list[] = {s->position, s->velocity, s->force, s->energy,
+  ck_buffer *list[] = {s->position, s->velocity, s->force,     s->energy,
                        s->virial,   s->id,       s->reference, s->flags};
-  size_t bytes[] = {2 * n * real, 2 * n * real, 2 * n * real,
-                    n * real,     n * real,     n * 4,
-                    2 * n * real, CHECKPOINT_FLAGS_BYTES};
+  size_t bytes[] = {
+      2 * n * real, 2 * n * real, 2 * n * real, n * real,
+      n * real,     n * 4,        2 * n * real, CHECKPOINT_FLAGS_BYTES};
   size_t total = s->neighbors == CK_GAS_VERLET ? 8 : 6;
   for (size_t i = 0; i < total; ++i) {
     buffers[i] = list[i];

@@ -138,11 +138,10 @@ static ck_status opencl_setup(gas_state *s) {
   if (s->lanes)
     CK_TRY(ck_kernel_create(s->program, "ck_gas_forces_strips",
                             &s->forces_strips_kernel));
-  s->sort_whole =
-      s->neighbors == CK_GAS_VERLET &&
-      (s->sort_request > 0 ||
-       (s->sort_request < 0 && s->device.kind == CK_KIND_CPU &&
-        s->particles <= CPU_WHOLE_SORT_LIMIT));
+  s->sort_whole = s->neighbors == CK_GAS_VERLET &&
+                  (s->sort_request > 0 ||
+                   (s->sort_request < 0 && s->device.kind == CK_KIND_CPU &&
+                    s->particles <= CPU_WHOLE_SORT_LIMIT));
   if (s->sort_whole)
     CK_TRY(ck_kernel_create(s->program, "ck_gas_sort_whole",
                             &s->sort_whole_kernel));
@@ -198,10 +197,10 @@ static ck_status sort_whole(gas_state *s, int conditional) {
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck__gas_set_uint(k, 1, s->cells));
   CK_TRY(ck__gas_set_geometry(k, 2, s));
-  ck_buffer *buffers[] = {s->position,        s->velocity,  s->id,
-                          s->sorted_position, s->sorted_velocity,
-                          s->sorted_id,       s->cell_key,  s->cell_start,
-                          s->cell_count,      s->cell_fill, s->reference};
+  ck_buffer *buffers[] = {s->position,        s->velocity,        s->id,
+                          s->sorted_position, s->sorted_velocity, s->sorted_id,
+                          s->cell_key,        s->cell_start,      s->cell_count,
+                          s->cell_fill,       s->reference};
   for (unsigned b = 0; b < sizeof buffers / sizeof buffers[0]; ++b)
     CK_TRY(ck_kernel_set_buffer(k, 8 + b, buffers[b]));
   CK_TRY(ck__gas_set_int(k, 19, conditional));
@@ -299,8 +298,7 @@ fail:
 /* A Verlet rebuild's lists, as the sort's kernels when conditional. */
 static ck_status build_lists(gas_state *s, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k;
-  k = s->list_kernel;
+  ck_kernel *k = s->list_kernel;
   double range = s->rc + s->skin;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck__gas_set_geometry(k, 1, s));
@@ -358,7 +356,7 @@ fail:
  * the kick in the same launch. */
 static ck_status neighbor_forces(gas_state *s) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->strips                       ? s->forces_strips_kernel
+  ck_kernel *k = s->strips                      ? s->forces_strips_kernel
                  : s->neighbors == CK_GAS_CELLS ? s->forces_kernel
                                                 : s->forces_list_kernel;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
