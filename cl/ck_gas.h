@@ -297,60 +297,39 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
   }
 
 /*
- * The first half of a velocity-Verlet step on one particle's values: v +=
- * dt/2 f, x += dt v, then the box (wrap or reflect).
+ * The first half of a velocity-Verlet step for the particle in slot k:
+ * v += dt/2 f, x += dt v, then the box (wrap or reflect); the new position
+ * goes to slot k of moved, which may be position itself (the strip kernel
+ * of CPUs writes another array while others still read these). Returns 1
+ * when the particle moved further than half the skin from reference
+ * (Verlet lists; reference NULL skips the test).
  */
-CK_FN void ck_gas_kick_drift_values(ck_real *x, ck_real *y, ck_real *vx,
-                                    ck_real *vy, ck_real fx, ck_real fy,
-                                    ck_real dt, const ck_gas_geometry *g) {
+CK_FN int ck_gas_kick_drift_particle(
+    ck_u32 k, CK_GLOBAL const ck_real *position, CK_GLOBAL ck_real *moved,
+    CK_GLOBAL ck_real *velocity, CK_GLOBAL const ck_real *force, ck_real dt,
+    const ck_gas_geometry *g, CK_GLOBAL const ck_real *reference,
+    ck_real half_skin2) {
   ck_real half_dt = CK_R(0.5) * dt;
-  *vx += half_dt * fx;
-  *vy += half_dt * fy;
-  *x += dt * *vx;
-  *y += dt * *vy;
+  ck_real vx = velocity[2 * k] + half_dt * force[2 * k];
+  ck_real vy = velocity[2 * k + 1] + half_dt * force[2 * k + 1];
+  ck_real x = position[2 * k] + dt * vx;
+  ck_real y = position[2 * k + 1] + dt * vy;
   if (g->walls) {
-    ck_gas_reflect(x, vx, g->box_x);
-    ck_gas_reflect(y, vy, g->box_y);
+    ck_gas_reflect(&x, &vx, g->box_x);
+    ck_gas_reflect(&y, &vy, g->box_y);
   } else {
-    *x = ck_gas_wrap(*x, g->box_x);
-    *y = ck_gas_wrap(*y, g->box_y);
+    x = ck_gas_wrap(x, g->box_x);
+    y = ck_gas_wrap(y, g->box_y);
   }
-}
-
-/* 1 when (x, y) is further than half the skin from (rx, ry): a Verlet
- * rebuild is due. */
-CK_FN int ck_gas_beyond_half_skin(ck_real x, ck_real y, ck_real rx, ck_real ry,
-                                  const ck_gas_geometry *g,
-                                  ck_real half_skin2) {
-  ck_real dx, dy;
-  ck_gas_separation(x, y, rx, ry, g, &dx, &dy);
-  return dx * dx + dy * dy > half_skin2;
-}
-
-/*
- * The first half of a velocity-Verlet step for the particle in slot k
- * (ck_gas_kick_drift_values). Returns 1 when the particle moved further
- * than half the skin from reference (Verlet lists; reference NULL skips
- * the test).
- */
-CK_FN int ck_gas_kick_drift_particle(ck_u32 k, CK_GLOBAL ck_real *position,
-                                     CK_GLOBAL ck_real *velocity,
-                                     CK_GLOBAL const ck_real *force, ck_real dt,
-                                     const ck_gas_geometry *g,
-                                     CK_GLOBAL const ck_real *reference,
-                                     ck_real half_skin2) {
-  ck_real x = position[2 * k], y = position[2 * k + 1];
-  ck_real vx = velocity[2 * k], vy = velocity[2 * k + 1];
-  ck_gas_kick_drift_values(&x, &y, &vx, &vy, force[2 * k], force[2 * k + 1], dt,
-                           g);
-  position[2 * k] = x;
-  position[2 * k + 1] = y;
+  moved[2 * k] = x;
+  moved[2 * k + 1] = y;
   velocity[2 * k] = vx;
   velocity[2 * k + 1] = vy;
   if (!reference)
     return 0;
-  return ck_gas_beyond_half_skin(x, y, reference[2 * k], reference[2 * k + 1],
-                                 g, half_skin2);
+  ck_real dx, dy;
+  ck_gas_separation(x, y, reference[2 * k], reference[2 * k + 1], g, &dx, &dy);
+  return dx * dx + dy * dy > half_skin2;
 }
 
 /* Adds pair (i, j) to particle i's sums when inside the cutoff. */

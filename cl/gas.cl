@@ -103,7 +103,7 @@ __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
   if (k >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  if (ck_gas_kick_drift_particle(k, position, velocity, force, dt, &g,
+  if (ck_gas_kick_drift_particle(k, position, position, velocity, force, dt, &g,
                                  use_reference ? reference : 0, half_skin2))
     atomic_or(&flags[0], 1u);
 }
@@ -497,20 +497,11 @@ __kernel void ck_gas_forces_strips(
                      ck_gas_lanes_total(e), ck_gas_lanes_total(w), with_energy,
                      force, energy, virial);
   CK_GAS_KICK_AFTER_FORCE(i);
-  if (ahead) {
-    /* The next step's first half (ck_gas_kick_drift_particle), its
-     * positions into next_position while others still read these. */
-    ck_real x = xi, y = yi, vx = velocity[2 * i], vy = velocity[2 * i + 1];
-    ck_gas_kick_drift_values(&x, &y, &vx, &vy, force[2 * i], force[2 * i + 1],
-                             dt, &g);
-    velocity[2 * i] = vx;
-    velocity[2 * i + 1] = vy;
-    next_position[2 * i] = x;
-    next_position[2 * i + 1] = y;
-    if (ck_gas_beyond_half_skin(x, y, anchor[2 * i], anchor[2 * i + 1], &g,
-                                half_skin2))
-      atomic_or(&flags[0], 1u);
-  }
+  /* The next step's first half, its positions into next_position while
+   * others still read these. */
+  if (ahead && ck_gas_kick_drift_particle(i, position, next_position, velocity,
+                                          force, dt, &g, anchor, half_skin2))
+    atomic_or(&flags[0], 1u);
 }
 #endif
 
@@ -586,10 +577,7 @@ ck_gas_forces_all(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
   /* Staged a position a work-item, read two at a time. */
   CK_LOCAL ck_gas_real4 tile4[CK_GAS_GROUP / 2];
   __local ck_gas_real2 *tile = (__local ck_gas_real2 *)tile4;
-  /* The slice is the group's (one work-item a group in dimension 1): a
-   * group id keeps the tile loop's bounds visibly the same for the whole
-   * group, which PoCL 5.0's compiler needs around the loop's barriers. */
-  uint l = (uint)get_local_id(0), slice = (uint)get_group_id(1);
+  uint l = (uint)get_local_id(0), slice = (uint)get_global_id(1);
   uint tiles = (n + CK_GAS_GROUP - 1) / CK_GAS_GROUP;
   uint first_tile = slice * tiles / slices;
   uint end_tile = (slice + 1) * tiles / slices;

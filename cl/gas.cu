@@ -99,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     /* The shared step on this particle's values, kept in registers. */
     float x[2] = {place.x, place.y}, v[2] = {speed.x, speed.y};
     const float f[2] = {pull.x, pull.y};
-    ck_gas_kick_drift_particle(0, x, v, f, dt, &g, 0, CK_R(0));
+    ck_gas_kick_drift_particle(0, x, x, v, f, dt, &g, 0, CK_R(0));
     place = make_float2(x[0], x[1]);
     position[k] = place;
     velocity[k] = make_float2(v[0], v[1]);

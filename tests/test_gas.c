@@ -571,7 +571,7 @@ static void soft_log_forces(const ck_device *ref, const ck_device *ocl) {
     double tolerance = be->double_precision ? 1e-12 : 2e-4;
     double sum_tolerance = be->double_precision ? 1e-14 : 1e-6;
     snapshot s;
-    char what[100];
+    char what[160];
     if (take(gas, &s)) {
       /* At the tie either image is right, as long as both particles of a
        * pair agree: only the sum of the forces is checked here. */

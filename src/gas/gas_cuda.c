@@ -158,8 +158,6 @@ static ck_status cuda_forces(gas_state *s) {
   ck_status status = CK_OK;
   ck_kernel *k =
       s->with_energy ? s->native_forces_energy_kernel : s->native_forces_kernel;
-  int kick = s->kick_step != 0;
-  int langevin = s->thermostat == CK_GAS_LANGEVIN;
   CK_TRY(ck__gas_set_uint(k, 0, s->particles));
   CK_TRY(ck__gas_set_geometry(k, 1, s));
   CK_TRY(set_real(k, 7, s->rc));
@@ -172,14 +170,7 @@ static ck_status cuda_forces(gas_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 14, s->force));
   CK_TRY(ck_kernel_set_buffer(k, 15, s->energy));
   CK_TRY(ck_kernel_set_buffer(k, 16, s->virial));
-  CK_TRY(ck__gas_set_int(k, 17, kick));
-  CK_TRY(set_real(k, 18, s->dt));
-  CK_TRY(set_real(k, 19, langevin ? s->langevin_damping : 0.0));
-  CK_TRY(set_real(k, 20, s->langevin_noise));
-  CK_TRY(ck_kernel_set_value(k, 21, sizeof s->seed, &s->seed));
-  CK_TRY(ck_kernel_set_value(k, 22, sizeof s->kick_step, &s->kick_step));
-  CK_TRY(ck_kernel_set_buffer(k, 23, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 24, s->id));
+  CK_TRY(ck__gas_set_kick(k, 17, s));
   CK_TRY(launch_particles(s, k));
   s->kick_step = 0;
 fail:

@@ -140,6 +140,11 @@ ck_status ck__gas_set_uint(ck_kernel *kernel, unsigned index, uint32_t value);
 ck_status ck__gas_set_int(ck_kernel *kernel, unsigned index, int value);
 ck_status ck__gas_set_geometry(ck_kernel *kernel, unsigned at,
                                const gas_state *state);
+/* The kick's 8 arguments (CK_GAS_KICK_ARGUMENTS of gas.cl, and the native
+ * forces of gas.cu) from index `at` on: the kick of the driver's
+ * kick_step, or none while it is 0. */
+ck_status ck__gas_set_kick(ck_kernel *kernel, unsigned at,
+                           const gas_state *state);
 /* After a sort into the sorted arrays: they become the particles (the
  * buffers swap roles). */
 void ck__gas_take_sorted(gas_state *state);

@@ -335,9 +335,7 @@ fail:
   return status;
 }
 
-/* The kick arguments (CK_GAS_KICK_ARGUMENTS) from index `at` on: the kick
- * of the driver's kick_step, or none while it is 0. */
-static ck_status set_kick(ck_kernel *k, unsigned at, const gas_state *s) {
+ck_status ck__gas_set_kick(ck_kernel *k, unsigned at, const gas_state *s) {
   ck_status status = CK_OK;
   int langevin = s->thermostat == CK_GAS_LANGEVIN;
   CK_TRY(ck__gas_set_int(k, at, s->kick_step != 0));
@@ -381,7 +379,7 @@ static ck_status neighbor_forces(gas_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, at++, s->virial));
   if (s->neighbors == CK_GAS_VERLET || s->strips)
     CK_TRY(ck_kernel_set_buffer(k, at++, s->flags));
-  CK_TRY(set_kick(k, at, s));
+  CK_TRY(ck__gas_set_kick(k, at, s));
   int ahead = 0;
   if (s->strips) {
     /* Strips in Verlet mode take the next first half-step too, when the

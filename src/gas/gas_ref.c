@@ -48,8 +48,8 @@ static ck_status ref_kick_drift(gas_state *s) {
   ck_real half_skin2 = (ck_real)(0.25 * s->skin * s->skin);
   uint32_t *flags = ck__words(s->flags);
   for (uint32_t k = 0; k < s->particles; ++k)
-    if (ck_gas_kick_drift_particle(k, position, velocity, force, (ck_real)s->dt,
-                                   &g, reference, half_skin2))
+    if (ck_gas_kick_drift_particle(k, position, position, velocity, force,
+                                   (ck_real)s->dt, &g, reference, half_skin2))
       flags[0] = 1;
   return CK_OK;
 }
