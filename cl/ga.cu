@@ -10,7 +10,10 @@
  *   - the island stays in shared memory for the whole launch, one row of
  *     float4s per individual with an odd number of float4s a row, so that
  *     the random parents of a quarter-warp's 128-bit reads spread over the
- *     bank groups (the OpenCL kernel reads one float a gene, gene-major);
+ *     bank groups. The memory is the block's dynamic shared memory, which
+ *     may exceed the 48 KB NVIDIA's OpenCL offers (up to 227 KB on an
+ *     H100): islands of 512 or 1024 at d = 32 stay resident here, where
+ *     the OpenCL steps must work on them in global memory;
  *   - its fitness stays there too: tournaments never go to global memory;
  *   - a child is ck_ga_make_child's (ck_ga.h), as in ga.cl's resident
  *     kernel: mutations marked before the gene loop, which unrolls over
@@ -19,6 +22,10 @@
  *   - minima and sums go through warp shuffles and one barrier each, not a
  *     tree of barriers: a generation has two barriers (and one more per
  *     elite when there are several).
+ *
+ * The launch gives the block CK_GA_ISLAND * (16 ROW_QUADS + 4) + 32 QUADS
+ * + 24 WARPS bytes of dynamic shared memory (shared_bytes in
+ * src/ga/ga_cuda.c), laid out as below.
  *
  * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
  * CK_BOUNDS, CK_DIM (at most 64), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
@@ -189,10 +196,12 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                       float *__restrict__ island_best,
                       float *__restrict__ island_best_genes,
                       float inverse_log_keep) {
-  __shared__ float4 genes[CK_GA_ISLAND * ROW_QUADS];
-  __shared__ float fitness[CK_GA_ISLAND];
-  __shared__ float4 lo[QUADS], hi[QUADS];
-  __shared__ posts folds;
+  /* The island's rows, the domain, the fitness and the posted folds. */
+  extern __shared__ float4 shared[];
+  float4 *genes = shared;
+  float4 *lo = genes + CK_GA_ISLAND * ROW_QUADS, *hi = lo + QUADS;
+  float *fitness = (float *)(hi + QUADS);
+  posts *folds = (posts *)(fitness + CK_GA_ISLAND);
   const unsigned island = blockIdx.x, l = threadIdx.x;
   const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
   const bool live = l < CK_GA_ISLAND;
@@ -234,7 +243,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
         float candidate = live && !taken ? value : CK_REAL_MAX;
         unsigned index = live && !taken ? l : NO_INDEX;
-        block_fold<false>(&folds, set, &candidate, &index, &unused);
+        block_fold<false>(folds, set, &candidate, &index, &unused);
         set ^= 1u;
         taken |= index == l;
         if (l == (unsigned)pick)
@@ -272,7 +281,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
      * rows just written. */
     float best = value, sum = live ? value : 0.0f;
     unsigned best_index = live ? l : NO_INDEX;
-    block_fold<true>(&folds, set, &best, &best_index, &sum);
+    block_fold<true>(folds, set, &best, &best_index, &sum);
     set ^= 1u;
     winner = best_index;
     if (best < best_so_far) {

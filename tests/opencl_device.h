@@ -17,14 +17,19 @@ static long test_opencl_device(const ck_device_set *set) {
   if (!selector || !*selector)
     selector = "all";
   size_t indices[64], count = 0;
-  /* By default the first OpenCL device; a CUDA device when named, so that
-   * the same checks run on both backends. */
+  /* The first OpenCL device the selector names; a CUDA device only when
+   * it names no OpenCL one ("cuda:0"), so that the same checks run on both
+   * backends. CUDA devices are listed first, and "nvidia" names both the
+   * CUDA and the OpenCL form of a GPU: the OpenCL one is meant. */
   int named = strcmp(selector, "all") != 0;
-  if (ck_device_select(set, selector, indices, 64, &count) == CK_OK)
+  if (ck_device_select(set, selector, indices, 64, &count) == CK_OK) {
     for (size_t k = 0; k < count; ++k)
-      if (set->devices[indices[k]].backend == CK_BACKEND_OPENCL ||
-          (named && set->devices[indices[k]].backend == CK_BACKEND_CUDA))
+      if (set->devices[indices[k]].backend == CK_BACKEND_OPENCL)
         return (long)indices[k];
+    for (size_t k = 0; named && k < count; ++k)
+      if (set->devices[indices[k]].backend == CK_BACKEND_CUDA)
+        return (long)indices[k];
+  }
   printf("no OpenCL device matches '%s'%s%s: OpenCL checks skipped\n", selector,
          set->opencl_status != CK_OK ? ": " : "",
          set->opencl_status != CK_OK ? set->opencl_message : "");

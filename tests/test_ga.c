@@ -855,6 +855,20 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     c.double_precision = 1;
     identical(ref, device, &c, "sphere pm=0 double");
   }
+  /* Islands whose shared memory passes the 48 KB a CUDA kernel may
+   * declare: the native kernel takes them in dynamic shared memory. */
+  if (device->backend == CK_BACKEND_CUDA) {
+    small_config(&c, "rastrigin", 10);
+    c.mutation_rate = 0;
+    c.islands = 3;
+    c.island_size = 1000;
+    c.max_generations = 25;
+    ck_ga *ga = create(device, &c);
+    CHECK_MSG(ga && ck__ga_state(ga)->native_evolve_kernel,
+              "%s: islands of 1000 not on the native kernel", device->id);
+    ck_ga_destroy(ga);
+    identical(ref, device, &c, "rastrigin pm=0, islands of 1000");
+  }
   /* Gaussian mutation goes through logf and sqrtf, which device libraries
    * round their own way: agreement within the documented tolerance. */
   static const char *const functions[] = {"sphere", "rastrigin", "griewank"};

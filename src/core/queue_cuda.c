@@ -42,6 +42,7 @@ typedef struct cuda_queue {
 
 typedef struct cuda_kernel {
   cudaKernel_t handle;
+  size_t shared_bytes; /* dynamic shared memory a launch gets */
   unsigned argument_count;
   unsigned char set[ARGUMENT_LIMIT];
   _Alignas(16) unsigned char values[ARGUMENT_LIMIT][ARGUMENT_BYTES];
@@ -262,6 +263,41 @@ ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
 
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span) {
   return span ? record(queue, ((timing *)span)->end) : CK_OK;
+}
+
+ck_status ck__cuda_shared_limit(const ck_queue *queue, size_t *bytes) {
+  int limit = 0;
+  cudaError_t code =
+      cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                             queue->device.device_index);
+  if (code != cudaSuccess)
+    return cuda_fail(queue, code, "reading the shared-memory limit");
+  *bytes = (size_t)limit;
+  return CK_OK;
+}
+
+ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
+  ck_queue *queue = kernel->program->queue;
+  cuda_kernel *k = kernel->handle;
+  size_t limit = 0;
+  ck_status status = ck__cuda_shared_limit(queue, &limit);
+  if (status != CK_OK)
+    return status;
+  if (bytes > limit)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: %zu bytes of shared memory exceed the "
+                    "device's %zu",
+                    kernel->name, bytes, limit);
+  /* Above 48 KB a kernel must ask for its dynamic shared memory first. */
+  cudaError_t code = cudaKernelSetAttributeForDevice(
+      k->handle, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes,
+      queue->device.device_index);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_fail(queue, code, "raising a kernel's shared memory");
+  }
+  k->shared_bytes = bytes;
+  return CK_OK;
 }
 
 ck_status ck__cuda_capture_begin(ck_queue *queue) {
@@ -755,7 +791,7 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                      (unsigned)block[2]};
   cudaError_t code =
       cudaLaunchKernel((const void *)k->handle, grid_size, block_size,
-                       arguments, 0, state(queue)->stream);
+                       arguments, k->shared_bytes, state(queue)->stream);
   if (code != cudaSuccess) {
     cudaGetLastError();
     char what[200];

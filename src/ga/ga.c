@@ -304,11 +304,12 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                   ? (s->double_precision ? &ck__ga_ref_steps_f64
                                          : &ck__ga_ref_steps_f32)
                   : &ck__ga_opencl_steps;
+  CK_TRY(ck_queue_create(device, &s->queue));
 #if CK_HAVE_CUDA
+  /* After the queue: the native kernel's limit is its device's. */
   if (device->backend == CK_BACKEND_CUDA && ck__ga_cuda_supports(s))
     ga->steps = &ck__ga_cuda_steps;
 #endif
-  CK_TRY(ck_queue_create(device, &s->queue));
   CK_TRY(make(s, dim * real, &s->lo));
   CK_TRY(make(s, dim * real, &s->hi));
   for (int b = 0; b < 2; ++b) {

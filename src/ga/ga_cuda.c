@@ -7,13 +7,13 @@
  */
 #include <stdio.h>
 
+#include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 
 enum {
   WARP = 32,
   MAX_BLOCK = 1024,
   MAX_DIM = 64,                /* cl/ga.cu marks mutated genes in 64 bits */
-  STATIC_SHARED = 48 * 1024,   /* CUDA's limit on a kernel's own arrays */
   FOLD_BYTES_PER_WARP = 2 * 12 /* two sets of (value, index, sum) */
 };
 
@@ -22,9 +22,9 @@ static uint32_t block_size(const ga_state *s) {
   return (s->size + WARP - 1) / WARP * WARP;
 }
 
-/* Shared memory of ck_ga_cuda_evolve as cl/ga.cu declares it: the genes
- * in rows of float4s (an odd count a row), the fitness, the domain as
- * float4s, and the warps' posted folds. */
+/* Shared memory of ck_ga_cuda_evolve as cl/ga.cu lays it out: the genes
+ * in rows of float4s (an odd count a row), the domain as float4s, the
+ * fitness, and the warps' posted folds. */
 static size_t shared_bytes(const ga_state *s) {
   size_t quads = ((size_t)s->dim + 3) / 4, row_quads = quads | 1;
   return (size_t)s->size * (row_quads * 16 + 4) + 2 * quads * 16 +
@@ -32,10 +32,10 @@ static size_t shared_bytes(const ga_state *s) {
 }
 
 int ck__ga_cuda_supports(const ga_state *s) {
-  size_t shared =
-      s->device.local_memory && s->device.local_memory < STATIC_SHARED
-          ? s->device.local_memory
-          : STATIC_SHARED;
+  /* Where the opt-in limit cannot be read, what a kernel may declare. */
+  size_t shared = 0;
+  if (ck__cuda_shared_limit(s->queue, &shared) != CK_OK)
+    shared = s->device.local_memory;
   uint32_t block = block_size(s);
   return s->streamed && !s->double_precision && s->dim <= MAX_DIM &&
          block <= MAX_BLOCK &&
@@ -60,6 +60,7 @@ static ck_status cuda_setup(ga_state *s) {
   ck_kernel *k;
   CK_TRY(ck_kernel_create(s->native_program, "ck_ga_cuda_evolve", &k));
   s->native_evolve_kernel = k;
+  CK_TRY(ck__cuda_kernel_set_shared(k, shared_bytes(s)));
   CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
   CK_TRY(ck_kernel_set_value(k, 1, sizeof s->seed, &s->seed));
   CK_TRY(ck__kernel_set_real(k, 4, 0, s->crossover_rate));

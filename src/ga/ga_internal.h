@@ -87,9 +87,11 @@ double ck__ga_inverse_log_keep_f64(double rate);
 extern const ck__ga_steps ck__ga_opencl_steps;
 #if CK_HAVE_CUDA
 /* The OpenCL steps with the generation replaced by cl/ga.cu's native
- * kernel, for the GAs ck__ga_cuda_supports() accepts: streamed objectives
- * in single precision whose islands fit in shared memory. Other GAs on
- * CUDA devices keep the OpenCL steps (built for CUDA). */
+ * kernel, for the GAs ck__ga_cuda_supports() accepts (its queue made):
+ * streamed objectives in single precision whose islands fit in the
+ * shared memory a block may have, opt-in included (227 KB on an H100,
+ * against the 48 KB NVIDIA's OpenCL offers). Other GAs on CUDA devices
+ * keep the OpenCL steps (built for CUDA). */
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 #endif
