@@ -108,9 +108,6 @@ CASES = {
                               '0.5', '--neighbors', 'verlet:0.2', '--steps',
                               '24', '--T', '3', '--log-every', '6',
                               '--sort', 'whole', '--walls'],
-    'gas-strips-walls': ['run', 'gas', '--particles', '40', '--box', '6x14',
-                         '--steps', '4', '--log-every', '2', '--walls',
-                         '--strips', 'on'],
     # (steps without a log use the tiles' force-only form)
     'gas-allpairs': ['run', 'gas', '--particles', '70', '--rho', '0.3',
                      '--neighbors', 'allpairs', '--model', 'log:1:1',
@@ -155,6 +152,9 @@ CASES = {
                        'acs', '--candidates', '3', '--ants', '2', '--iters',
                        '2', '--lanes', '8'],
 }
+
+# The small grid between walls again, through the strips.
+CASES['gas-strips-walls'] = CASES['gas-small-grid'] + ['--strips', 'on']
 
 # Negative cases: kernel tests/oclgrind/broken/NAME.cl -> the kind of
 # report Oclgrind must make about it (a key of KINDS).

@@ -955,6 +955,19 @@ static int same_bits(const snapshot *a, const snapshot *b) {
          memcmp(a->f, b->f, 2 * a->n * sizeof *a->f) == 0;
 }
 
+/* The run a restart is checked against: `steps` steps, a checkpoint at
+ * path, `steps` more; takes the end into *after and destroys gas. Returns
+ * take()'s result. */
+static int save_midway(ck_gas *gas, const char *path, uint64_t steps,
+                       snapshot *after) {
+  CHECK_OK(ck_gas_step(gas, steps));
+  CHECK_OK(ck_gas_save(gas, path));
+  CHECK_OK(ck_gas_step(gas, steps));
+  int have = take(gas, after);
+  ck_gas_destroy(gas);
+  return have;
+}
+
 static void restart_case(const backend *be, const char *what,
                          const ck_gas_config *c) {
   char path[600];
@@ -963,12 +976,8 @@ static void restart_case(const backend *be, const char *what,
   ck_gas *a = make_on(be, c);
   if (!a)
     return;
-  CHECK_OK(ck_gas_step(a, 300));
-  CHECK_OK(ck_gas_save(a, path));
-  CHECK_OK(ck_gas_step(a, 300));
   snapshot sa, sb;
-  int have_a = take(a, &sa);
-  ck_gas_destroy(a);
+  int have_a = save_midway(a, path, 300, &sa);
   ck_gas *b = NULL;
   CHECK_OK(ck_gas_load(be->device, path, &b));
   if (b) {
@@ -1445,12 +1454,8 @@ static void version_one_checkpoint(const ck_device *ref) {
     ck_gas *gas = make(ref, &c, 0);
     if (!gas)
       return;
-    CHECK_OK(ck_gas_step(gas, 40));
-    CHECK_OK(ck_gas_save(gas, path));
-    CHECK_OK(ck_gas_step(gas, 40));
     snapshot a, b;
-    int have_a = take(gas, &a);
-    ck_gas_destroy(gas);
+    int have_a = save_midway(gas, path, 40, &a);
     size_t size = 0;
     uint8_t *v2 = (uint8_t *)test_read_file(path, &size);
     /* 8 bytes of forms out; 16 bytes of lists and counts (capacity 3) a
