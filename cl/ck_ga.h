@@ -363,6 +363,57 @@ CK_FN ck_ga_mutation_mask ck_ga_take_mutations(
 }
 
 /*
+ * Crosses genes [first, end) of the child drawn in c into crossed[0 ..
+ * end - first): no mutation, no bounds yet. Gene d of its parents is
+ * parent_a[d * gene_stride] and parent_b[d * gene_stride]; first is a
+ * multiple of four and end - first <= CK_GA_CHUNK. Genes are read four at
+ * a time, a 128-bit read where the layout is rows of a multiple of four.
+ */
+CK_FN void ck_ga_cross_chunk(int crossover, ck_real crossover_parameter,
+                             ck_u64 seed, const ck_ga_child_draws *c, int first,
+                             int end, CK_GA_PARENTS const ck_real *parent_a,
+                             CK_GA_PARENTS const ck_real *parent_b,
+                             ck_u32 gene_stride, ck_real *crossed) {
+  ck_philox_counter r;
+  r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
+  CK_UNROLL
+  for (int quad = first; quad < end; quad += 4) {
+    ck_real a[4], b[4];
+    /* All four read together; past the chunk's end gene `quad` again, so
+     * that nothing past the dimension is read. */
+    for (int k = 0; k < 4; ++k) {
+      int d = quad + k < end ? quad + k : quad;
+      a[k] = parent_a[(ck_u64)d * gene_stride];
+      b[k] = parent_b[(ck_u64)d * gene_stride];
+    }
+    for (int k = 0; k < 4 && quad + k < end; ++k)
+      crossed[quad + k - first] = ck_ga_cross_gene(
+          crossover, c->cross, a[k], b[k], seed, c->stream, c->genes_base,
+          quad + k, &r, c->weight, crossover_parameter);
+  }
+}
+
+/* Whether gene d is bounded: every gene after BLX or SBX, which may leave
+ * the domain, but after arithmetic crossover (or none) only a mutated one.
+ * An arithmetic child's gene lies between its parents' (ck_ga_cross), so
+ * within the domain where the parents are, and every bounds mode leaves
+ * such a gene as it is: bounding it would change no bit. */
+CK_FN int ck_ga_bounds_gene(int crossover, int mutated) {
+  return mutated || crossover != CK_GA_CROSSOVER_ARITH;
+}
+
+/* Gene d of the child drawn in c, put back into [low, high] by the bounds
+ * mode (its random mode keyed by the child and the gene). */
+CK_FN ck_real ck_ga_bound_gene(int bounds, ck_real gene, ck_real low,
+                               ck_real high, ck_u64 seed,
+                               const ck_ga_child_draws *c, ck_u64 generation,
+                               int dim, int d) {
+  return ck_bound_coordinate(bounds, gene, low, high, seed,
+                             c->stream | ((ck_u64)1 << 63),
+                             generation * (ck_u64)dim + (ck_u64)d);
+}
+
+/*
  * Makes the child in slot `slot` of island `island` for generation
  * `generation`: two tournaments over the island's fitness, crossover with
  * probability crossover_rate, per-gene mutation with probability
@@ -376,8 +427,8 @@ CK_FN ck_ga_mutation_mask ck_ga_take_mutations(
  * Genes go in chunks of CK_GA_CHUNK (all of them when CK_DIM is defined
  * and at most 64): the chunk's mutations are marked first, so that its
  * gene loop holds no refill and unrolls when the dimension is a build
- * constant (the child then stays in registers); genes are read four at a
- * time, a 128-bit read where the layout is rows of a multiple of four.
+ * constant (the child then stays in registers). The resident kernels make
+ * the same child in three passes instead (ck_ga_mutate_row).
  */
 CK_FN ck_real ck_ga_make_child(
     int objective, int bounds, int tournament, int crossover,
@@ -401,9 +452,7 @@ CK_FN ck_real ck_ga_make_child(
   q.used = 4;
   q.last = -1;
   q.refills = 0u;
-  ck_real steps[CK_GA_CHUNK];
-  ck_philox_counter r;
-  r.v[0] = r.v[1] = r.v[2] = r.v[3] = 0u;
+  ck_real steps[CK_GA_CHUNK], crossed[CK_GA_CHUNK];
   ck_objective_state s;
   ck_objective_begin(objective, &s);
   for (int first = 0; first < dim; first += CK_GA_CHUNK) {
@@ -411,34 +460,92 @@ CK_FN ck_real ck_ga_make_child(
     ck_ga_mutation_mask mutated = ck_ga_take_mutations(
         seed, &c, mutation_rate, inverse_log_keep, dim, mutation,
         mutation_parameter, first, end, &q, steps);
+    ck_ga_cross_chunk(crossover, crossover_parameter, seed, &c, first, end,
+                      parent_a, parent_b, gene_stride, crossed);
     int next_step = 0;
     CK_UNROLL
-    for (int quad = first; quad < end; quad += 4) {
-      ck_real a[4], b[4], low[4], high[4];
-      /* All four read together (one 128-bit read where the compiler can
-       * prove the alignment); past the chunk's end gene `quad` again, so
-       * that nothing past the dimension is read. */
-      for (int k = 0; k < 4; ++k) {
-        int d = quad + k < end ? quad + k : quad;
-        a[k] = parent_a[(ck_u64)d * gene_stride];
-        b[k] = parent_b[(ck_u64)d * gene_stride];
-        low[k] = lo[d];
-        high[k] = hi[d];
-      }
-      for (int k = 0; k < 4 && quad + k < end; ++k) {
-        int d = quad + k;
-        ck_real gene = ck_ga_cross_gene(crossover, c.cross, a[k], b[k], seed,
-                                        c.stream, c.genes_base, d, &r, c.weight,
-                                        crossover_parameter);
-        if ((mutated >> (d - first)) & 1u)
-          gene += steps[next_step++] * (high[k] - low[k]);
-        gene = ck_bound_coordinate(bounds, gene, low[k], high[k], seed,
-                                   c.stream | ((ck_u64)1 << 63),
-                                   generation * (ck_u64)dim + (ck_u64)d);
-        child[(ck_u64)d * child_stride] = gene;
-        ck_objective_add(objective, &s, d, gene);
+    for (int d = first; d < end; ++d) {
+      ck_real gene = crossed[d - first];
+      int mutates = (int)((mutated >> (d - first)) & 1u);
+      if (mutates)
+        gene += steps[next_step++] * (hi[d] - lo[d]);
+      if (ck_ga_bounds_gene(crossover, mutates))
+        gene = ck_ga_bound_gene(bounds, gene, lo[d], hi[d], seed, &c,
+                                generation, dim, d);
+      child[(ck_u64)d * child_stride] = gene;
+      ck_objective_add(objective, &s, d, gene);
+    }
+  }
+  return ck_objective_finish(objective, &s, dim);
+}
+
+/*
+ * The resident kernels' child, made in three passes around the barrier
+ * after which a child may overwrite its parent's slot, with the same
+ * operations per gene in the same order as ck_ga_make_child (so the same
+ * bits):
+ *
+ *   before the barrier, ck_ga_draw_child and ck_ga_cross_chunk over all
+ *   genes, into private memory;
+ *   after it, the crossed genes go to the child's own row, where
+ *   ck_ga_mutate_row adds each mutation at its gene, and
+ *   ck_ga_evaluate_child bounds the genes and evaluates the objective.
+ *
+ * A gene's mutation costs work only where one falls (one gene in 1 / pm),
+ * not a test and a pending step at every gene.
+ *
+ * ck_ga_mutate_row: the mutations of the child drawn in c, in refills of
+ * four (ck_ga_draw_mutations), each added to gene d of `row` (its own
+ * row, which may be indexed at run time) as step x (hi[d] - lo[d]) and
+ * bounded there when ck_ga_bounds_gene says so.
+ */
+CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
+                            ck_real mutation_rate, ck_real mutation_parameter,
+                            ck_real inverse_log_keep, ck_u64 seed,
+                            const ck_ga_child_draws *c, ck_u64 generation,
+                            int dim, CK_GA_DOMAIN const ck_real *lo,
+                            CK_GA_DOMAIN const ck_real *hi,
+                            CK_GA_PARENTS ck_real *row) {
+  int last = -1;
+  ck_u32 refills = 0u;
+  while (last < dim) {
+    int at[4];
+    ck_real step[4];
+    ck_ga_draw_mutations(seed, c->mutation_stream, c->mutation_base, &refills,
+                         &last, mutation_rate, inverse_log_keep, dim, mutation,
+                         mutation_parameter, &at[0], &at[1], &at[2], &at[3],
+                         &step[0], &step[1], &step[2], &step[3]);
+    for (int k = 0; k < 4; ++k) {
+      int d = at[k];
+      if (d < dim) {
+        ck_real gene = row[d] + step[k] * (hi[d] - lo[d]);
+        if (ck_ga_bounds_gene(crossover, 1))
+          gene = ck_ga_bound_gene(bounds, gene, lo[d], hi[d], seed, c,
+                                  generation, dim, d);
+        row[d] = gene;
       }
     }
+  }
+}
+
+/* The third pass: the child's genes (private, read back from its row)
+ * bounded in place where ck_ga_bounds_gene says so for a gene that did not
+ * mutate (a mutated one was bounded by ck_ga_mutate_row, and bounds leave
+ * a gene in the domain as it is), and the objective there when streamed. */
+CK_FN ck_real ck_ga_evaluate_child(int objective, int bounds, int crossover,
+                                   ck_u64 seed, const ck_ga_child_draws *c,
+                                   ck_u64 generation, int dim,
+                                   CK_GA_DOMAIN const ck_real *lo,
+                                   CK_GA_DOMAIN const ck_real *hi,
+                                   ck_real *genes) {
+  ck_objective_state s;
+  ck_objective_begin(objective, &s);
+  CK_UNROLL
+  for (int d = 0; d < dim; ++d) {
+    if (ck_ga_bounds_gene(crossover, 0))
+      genes[d] = ck_ga_bound_gene(bounds, genes[d], lo[d], hi[d], seed, c,
+                                  generation, dim, d);
+    ck_objective_add(objective, &s, d, genes[d]);
   }
   return ck_objective_finish(objective, &s, dim);
 }

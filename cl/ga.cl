@@ -164,13 +164,14 @@ static void ck_ga_island_stats(
  * The resident form of ck_ga_evolve, for streamed objectives whose islands
  * fit in local memory with one slot a work-item: work-group i loads island
  * i's genes into local memory once, in rows (CK_GA_ROW), with the
- * island's fitness and the domain's bounds (which every gene reads); then
- * for each generation work-item l makes the child of slot l in private
- * memory (the elite copies its elite; the dimension is a build constant,
- * so ck_ga_make_child's gene loop unrolls and the child stays in
- * registers), the
- * group waits until every parent has been read, and each work-item writes
- * its child and fitness over its slot. Fitness also goes to global memory
+ * island's fitness and the domain's bounds; then for each generation
+ * work-item l crosses the child of slot l in private memory (the elite
+ * copies its elite; the dimension is a build constant, so the gene loop
+ * unrolls and the child stays in registers), the group waits until every
+ * parent has been read, and each work-item writes its child over its slot,
+ * adds its mutations there where they fall (ck_ga_mutate_row), reads it
+ * back to bound and evaluate it (ck_ga_evaluate_child), and writes its
+ * fitness. Fitness also goes to global memory
  * every generation, for the statistics; the genes go back to global memory
  * only in the last two generations of the launch, into the buffers those
  * generations write.
@@ -226,6 +227,7 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
                  0, chosen, values, indices, l);
     ck_real child[CK_DIM];
     ck_real value = CK_R(0);
+    ck_ga_child_draws draws = {0};
     if (l < CK_GA_ELITE) {
       uint elite = elite_known ? indices[0] : chosen[l];
       CK_UNROLL
@@ -233,24 +235,44 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
         child[d] = genes[elite * CK_GA_ROW + d];
       value = fitness[elite];
     } else if (l < size) {
-      value = ck_comparable(ck_ga_make_child(
-          CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-          crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-          mutation_parameter, inverse_log_keep, seed, island, l, generation,
-          size, CK_DIM, lo_local, hi_local, genes, CK_GA_ROW, 1, fitness, child,
-          1));
+      draws =
+          ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate,
+                           seed, island, l, generation, size, CK_DIM, fitness);
+      ck_ga_cross_chunk(CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0,
+                        CK_DIM, genes + draws.a * CK_GA_ROW,
+                        genes + draws.b * CK_GA_ROW, 1, child);
     }
     /* Every parent has been read before any slot is overwritten. */
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l < size) {
+      __local ck_real *row = genes + l * CK_GA_ROW;
+      CK_UNROLL
+      for (int d = 0; d < CK_DIM; ++d)
+        row[d] = child[d];
+      if (l >= CK_GA_ELITE) {
+        /* Mutations where they fall, on the row; then the whole child. */
+        ck_ga_mutate_row(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+                         mutation_rate, mutation_parameter, inverse_log_keep,
+                         seed, &draws, generation, CK_DIM, lo_local, hi_local,
+                         row);
+        CK_UNROLL
+        for (int d = 0; d < CK_DIM; ++d)
+          child[d] = row[d];
+        value = ck_comparable(ck_ga_evaluate_child(
+            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
+            CK_DIM, lo_local, hi_local, child));
+        if (ck_ga_bounds_gene(CK_GA_CROSSOVER, 0)) {
+          CK_UNROLL
+          for (int d = 0; d < CK_DIM; ++d)
+            row[d] = child[d];
+        }
+      }
       /* The two generations before the launch ends are written out too,
        * so that both buffers hold genes that match their fitness. */
       __global ck_real *next = odd ? population_b : population_a;
-      int write_out = t + 2 >= generations;
-      CK_UNROLL
-      for (int d = 0; d < CK_DIM; ++d) {
-        genes[l * CK_GA_ROW + d] = child[d];
-        if (write_out)
+      if (t + 2 >= generations) {
+        CK_UNROLL
+        for (int d = 0; d < CK_DIM; ++d)
           next[(ulong)d * total + first + l] = child[d];
       }
       fitness[l] = value;

@@ -15,10 +15,11 @@
  *     H100): islands of 512 or 1024 at d = 32 stay resident here, where
  *     the OpenCL steps must work on them in global memory;
  *   - its fitness stays there too: tournaments never go to global memory;
- *   - a child is ck_ga_make_child's (ck_ga.h), as in ga.cl's resident
- *     kernel: mutations marked before the gene loop, which unrolls over
- *     CK_DIM, so the child stays in registers until its parents may be
- *     overwritten;
+ *   - a child is made in ck_ga.h's three passes, as in ga.cl's resident
+ *     kernel: crossed in registers before the barrier (the gene loop
+ *     unrolls over CK_DIM); after it, written to its row, where its
+ *     mutations are added where they fall, then read back, bounded and
+ *     evaluated;
  *   - minima and sums go through warp shuffles and one barrier each, not a
  *     tree of barriers: a generation has two barriers (and one more per
  *     elite when there are several).
@@ -175,9 +176,10 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
  * first_generation on, as the resident ck_ga_evolve of ga.cl does
  * (buffers A and B alternate by the generation's parity; populations
  * dimension-major over all islands). Thread l owns slot l: it loads the
- * slot into shared memory, and each generation makes the slot's child in
+ * slot into shared memory, and each generation crosses the slot's child in
  * registers (an elite copies its elite), waits until every parent has been
- * read, writes the child over its slot, and offers its fitness to the
+ * read, writes the child over its slot, mutates and evaluates it there
+ * (ck_ga_mutate_row, ck_ga_evaluate_child), and offers its fitness to the
  * island's minimum and sum; threads past the island size only take part in
  * those folds. Thread 0 writes the generation's statistics; when the
  * island's best so far improves, threads d < CK_DIM copy gene d of it.
@@ -251,21 +253,36 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       }
     }
     float made = CK_REAL_MAX;
+    ck_ga_child_draws draws = {};
     if (l < CK_GA_ELITE) {
       load_row(genes + elite * ROW_QUADS, child);
       made = fitness[elite];
     } else if (live) {
-      made = ck_comparable(ck_ga_make_child(
-          CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-          crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-          mutation_parameter, inverse_log_keep, seed, island, l, generation,
-          CK_GA_ISLAND, CK_DIM, (const float *)lo, (const float *)hi,
-          (const float *)genes, 4 * ROW_QUADS, 1, fitness, child, 1));
+      draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+                               crossover_rate, seed, island, l, generation,
+                               CK_GA_ISLAND, CK_DIM, fitness);
+      ck_ga_cross_chunk(CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0,
+                        CK_DIM, (const float *)(genes + draws.a * ROW_QUADS),
+                        (const float *)(genes + draws.b * ROW_QUADS), 1, child);
     }
     /* Every parent has been read before any slot is overwritten. */
     __syncthreads();
     if (live) {
-      store_row(genes + l * ROW_QUADS, child);
+      float4 *row = genes + l * ROW_QUADS;
+      store_row(row, child);
+      if (l >= CK_GA_ELITE) {
+        /* Mutations where they fall, on the row; then the whole child. */
+        ck_ga_mutate_row(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+                         mutation_rate, mutation_parameter, inverse_log_keep,
+                         seed, &draws, generation, CK_DIM, (const float *)lo,
+                         (const float *)hi, (float *)row);
+        load_row(row, child);
+        made = ck_comparable(ck_ga_evaluate_child(
+            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
+            CK_DIM, (const float *)lo, (const float *)hi, child));
+        if (ck_ga_bounds_gene(CK_GA_CROSSOVER, 0))
+          store_row(row, child);
+      }
       fitness[l] = made;
       value = made;
       /* The two generations before the launch ends go out too, so that
