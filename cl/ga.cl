@@ -358,6 +358,55 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
 
 #endif
 
+/* Sums of the islands' means: in double where the device has it. */
+#if CK_HAS_FP64
+typedef double ck_ga_sum;
+#else
+typedef ck_real ck_ga_sum;
+#endif
+
+/*
+ * Work-group i folds statistics slot i over the islands: the best of the
+ * islands' bests into folded[2 i] and the mean of their means into
+ * folded[2 i + 1], so that the host reads two values a generation, not
+ * two an island. Work-item l takes islands l, l + CK_GROUP, ... in order;
+ * then a halving tree over the work-items that took any. The best is the
+ * host fold's exactly (a minimum); the mean may differ from it in its last
+ * bits (another order of summation).
+ */
+__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ck_ga_fold_stats(uint islands, __global const ck_real *stats,
+                 __global ck_real *folded) {
+  CK_LOCAL ck_real bests[CK_GROUP];
+  CK_LOCAL ck_ga_sum sums[CK_GROUP];
+  uint slot = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  uint taking = islands < CK_GROUP ? islands : CK_GROUP;
+  __global const ck_real *row = stats + (ulong)slot * islands * 2;
+  if (l < taking) {
+    ck_real best = row[2 * l];
+    ck_ga_sum sum = (ck_ga_sum)row[2 * l + 1];
+    for (uint island = l + CK_GROUP; island < islands; island += CK_GROUP) {
+      ck_real value = row[2 * (ulong)island];
+      best = value < best ? value : best;
+      sum += (ck_ga_sum)row[2 * (ulong)island + 1];
+    }
+    bests[l] = best;
+    sums[l] = sum;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
+    if (l < width && l + width < taking) {
+      bests[l] = bests[l + width] < bests[l] ? bests[l + width] : bests[l];
+      sums[l] += sums[l + width];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    folded[2 * slot] = bests[0];
+    folded[2 * slot + 1] = (ck_real)(sums[0] / (ck_ga_sum)islands);
+  }
+}
+
 /* Generation 0, and objectives evaluated by ck_evaluate.h: work-group i
  * records island i's statistics once its fitness is known. */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void

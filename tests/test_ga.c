@@ -790,6 +790,42 @@ static void target(const ck_device *device) {
   CHECK(result.best <= 1e-2);
 }
 
+/* The device's fold of the island statistics (no island history kept)
+ * against the host's (island history kept), on the same run: every best
+ * bit for bit, every mean to its precision. 300 islands of 8: more
+ * islands than a work-group has work-items, and not a multiple of it. */
+static void folded_statistics(const ck_device *device) {
+  ck_ga_config c;
+  small_config(&c, "rastrigin", 4);
+  c.islands = 300;
+  c.island_size = 8;
+  const double *best[2], *mean[2];
+  size_t count[2] = {0, 0};
+  ck_ga *ga[2] = {NULL, NULL};
+  for (int keep = 0; keep < 2; ++keep) {
+    c.keep_island_history = keep;
+    if (!(ga[keep] = create(device, &c)))
+      goto done;
+    CHECK_OK(ck_ga_step(ga[keep], 13));
+    CHECK_OK(ck_ga_history(ga[keep], &best[keep], &mean[keep], NULL, NULL,
+                           &count[keep]));
+  }
+  CHECK(count[0] == 14 && count[1] == 14);
+  int wrong_best = 0, wrong_mean = 0;
+  for (size_t t = 0; t < count[0] && t < count[1]; ++t) {
+    wrong_best += best[0][t] != best[1][t];
+    wrong_mean += !(fabs(mean[0][t] - mean[1][t]) <= 1e-6 * fabs(mean[1][t]));
+  }
+  CHECK_MSG(wrong_best == 0 && wrong_mean == 0,
+            "%s: folded statistics: %d bests and %d means differ", device->id,
+            wrong_best, wrong_mean);
+  CHECK_MSG(mean[0][13] < mean[0][0], "%s: the mean did not fall (%g, %g)",
+            device->id, mean[0][0], mean[0][13]);
+done:
+  ck_ga_destroy(ga[0]);
+  ck_ga_destroy(ga[1]);
+}
+
 /* ---- reproducibility and agreement ----------------------------------------
  */
 
@@ -1047,8 +1083,10 @@ int main(void) {
     target(devices[i]);
     reproducibility(devices[i]);
     lsq(devices[i]);
-    if (i == 1)
+    if (i == 1) {
+      folded_statistics(devices[i]);
       agreement(ref, devices[i]);
+    }
   }
   bad_input(ref);
   ck_device_set_free(&set);

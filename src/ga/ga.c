@@ -191,15 +191,27 @@ static ck_status flush_stats(ck_ga *ga) {
     }
     ga->history_allocated = allocated;
   }
-  size_t count = (size_t)slots * s->islands * 2;
-  ck_status status = ck_buffer_read(s->queue, s->stats, 0, count * s->real_size,
-                                    ga->stats_host, CK_BLOCKING, NULL);
+  /* Without island history the device folds the islands first (where it
+   * can), and two values a generation cross to the host, not two an
+   * island: at 4096 islands, megabytes a batch and their loop here. */
+  int folded = !ga->config.keep_island_history && ga->steps->fold_stats;
+  ck_status status = folded ? ga->steps->fold_stats(s, slots) : CK_OK;
+  size_t count = (size_t)slots * (folded ? 1 : s->islands) * 2;
+  if (status == CK_OK)
+    status =
+        ck_buffer_read(s->queue, folded ? s->folded : s->stats, 0,
+                       count * s->real_size, ga->stats_host, CK_BLOCKING, NULL);
   const float *narrow = ga->stats_host;
   const double *wide = ga->stats_host;
 #define STAT(i) (s->double_precision ? wide[i] : (double)narrow[i])
   for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
     double best = INFINITY, mean = 0;
     size_t row = ga->history_count + slot;
+    if (folded) {
+      ga->best[row] = STAT((size_t)slot * 2);
+      ga->mean[row] = STAT((size_t)slot * 2 + 1);
+      continue;
+    }
     for (uint32_t island = 0; island < s->islands; ++island) {
       double island_best = STAT(((size_t)slot * s->islands + island) * 2);
       double island_mean = STAT(((size_t)slot * s->islands + island) * 2 + 1);
@@ -318,6 +330,8 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   }
   size_t stats_bytes = (size_t)s->stats_capacity * s->islands * 2 * real;
   CK_TRY(make(s, stats_bytes, &s->stats));
+  if (ga->steps->fold_stats)
+    CK_TRY(make(s, (size_t)s->stats_capacity * 2 * real, &s->folded));
   if (!(ga->stats_host = malloc(stats_bytes)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(ga->stats_host, 0, stats_bytes);
@@ -529,6 +543,7 @@ ck_status ck_ga_destroy(ck_ga *ga) {
                           s->fitness[0],
                           s->fitness[1],
                           s->stats,
+                          s->folded,
                           s->migrant_genes,
                           s->migrant_fitness,
                           s->source,

@@ -1,9 +1,10 @@
 /*
  * ga_cuda.c - the CUDA steps of the GA: the island generation is the
  * native kernel of cl/ga.cu (islands resident in shared memory, children
- * in registers, warp-shuffle folds); the other steps (generation 0, its
- * statistics, migration, the global best) are the OpenCL steps' kernels,
- * built for CUDA by NVRTC, which run once or once a migration.
+ * crossed in registers, warp-shuffle folds); the other steps (generation
+ * 0, its statistics, migration, the global best, the statistics' fold
+ * before the host reads them) are the OpenCL steps' kernels, built for
+ * CUDA by NVRTC, which run once, once a migration or once a read.
  */
 #include <stdio.h>
 
@@ -114,6 +115,10 @@ static ck_status cuda_update_best(ga_state *s) {
   return ck__ga_opencl_steps.update_best(s);
 }
 
+static ck_status cuda_fold_stats(ga_state *s, uint32_t slots) {
+  return ck__ga_opencl_steps.fold_stats(s, slots);
+}
+
 static void cuda_teardown(ga_state *s) {
   ck_kernel_destroy(s->native_evolve_kernel);
   s->native_evolve_kernel = NULL;
@@ -124,5 +129,5 @@ static void cuda_teardown(ga_state *s) {
 
 /* For the GAs ck__ga_cuda_supports() accepts. */
 const ck__ga_steps ck__ga_cuda_steps = {
-    cuda_setup, cuda_initialise, cuda_evolve,      cuda_evaluate,
-    cuda_stats, cuda_migrate,    cuda_update_best, cuda_teardown};
+    cuda_setup,   cuda_initialise,  cuda_evolve,     cuda_evaluate, cuda_stats,
+    cuda_migrate, cuda_update_best, cuda_fold_stats, cuda_teardown};

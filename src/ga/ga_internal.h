@@ -34,6 +34,11 @@ typedef struct ck__ga_steps {
   ck_status (*migrate)(ga_state *state, int which);
   /* The best of the islands' bests so far, kept with its genes. */
   ck_status (*update_best)(ga_state *state);
+  /* Stats slots [0, slots) folded over the islands into `folded` (best of
+   * the bests, mean of the means, per slot), so that the host reads two
+   * values a generation; NULL where the statistics are in host memory
+   * already (ref), and the host folds them. */
+  ck_status (*fold_stats)(ga_state *state, uint32_t slots);
   void (*teardown)(ga_state *state);
 } ck__ga_steps;
 
@@ -56,6 +61,7 @@ struct ga_state {
   ck_buffer *population[2], *fitness[2]; /* dim * total, total */
   ck_buffer *stats; /* stats_capacity x islands x (best, mean) */
   uint32_t stats_capacity;
+  ck_buffer *folded; /* stats_capacity x (best, mean), with fold_stats */
   ck_buffer *migrant_genes, *migrant_fitness; /* islands * migrants */
   ck_buffer *source;            /* islands: who sends to island i */
   ck_buffer *data;              /* lsq or user data */
@@ -71,7 +77,7 @@ struct ga_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel, *emigrate_kernel,
-      *immigrate_kernel, *reduce_kernel, *update_kernel;
+      *immigrate_kernel, *reduce_kernel, *update_kernel, *fold_kernel;
   ck__evaluation evaluation; /* lsq and user objectives */
   /* CUDA: the native island generation of cl/ga.cu */
   ck_program *native_program;

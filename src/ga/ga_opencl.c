@@ -85,6 +85,12 @@ static ck_status opencl_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 7, s->island_best));
   CK_TRY(ck_kernel_set_buffer(k, 8, s->island_best_genes));
 
+  CK_TRY(ck_kernel_create(s->program, "ck_ga_fold_stats", &k));
+  s->fold_kernel = k;
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
+  CK_TRY(ck_kernel_set_buffer(k, 1, s->stats));
+  CK_TRY(ck_kernel_set_buffer(k, 2, s->folded));
+
   CK_TRY(ck_kernel_create(s->program, "ck_ga_emigrate", &k));
   s->emigrate_kernel = k;
   CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
@@ -193,11 +199,16 @@ static ck_status opencl_update_best(ga_state *s) {
   return launch(s, s->update_kernel, 1, 1);
 }
 
+/* A work-group a slot. */
+static ck_status opencl_fold_stats(ga_state *s, uint32_t slots) {
+  return launch(s, s->fold_kernel, slots, 1);
+}
+
 static void opencl_teardown(ga_state *s) {
   ck_kernel *kernels[] = {s->initialise_kernel, s->evolve_kernel,
                           s->stats_kernel,      s->emigrate_kernel,
                           s->immigrate_kernel,  s->reduce_kernel,
-                          s->update_kernel};
+                          s->update_kernel,     s->fold_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck__evaluation_destroy(&s->evaluation);
@@ -205,5 +216,6 @@ static void opencl_teardown(ga_state *s) {
 }
 
 const ck__ga_steps ck__ga_opencl_steps = {
-    opencl_setup, opencl_initialise, opencl_evolve,      opencl_evaluate,
-    opencl_stats, opencl_migrate,    opencl_update_best, opencl_teardown};
+    opencl_setup,       opencl_initialise, opencl_evolve,
+    opencl_evaluate,    opencl_stats,      opencl_migrate,
+    opencl_update_best, opencl_fold_stats, opencl_teardown};

@@ -210,6 +210,7 @@ double CK_VARIANT(ck__ga_inverse_log_keep)(double rate) {
   return (double)ck_ga_inverse_log_keep((ck_real)rate);
 }
 
+/* No fold_stats: the host folds ref's statistics where they are. */
 const ck__ga_steps CK_VARIANT(ck__ga_ref_steps) = {
-    ref_setup, ref_initialise, ref_evolve,      ref_evaluate,
-    ref_stats, ref_migrate,    ref_update_best, ref_teardown};
+    ref_setup,   ref_initialise,  ref_evolve, ref_evaluate, ref_stats,
+    ref_migrate, ref_update_best, NULL,       ref_teardown};
