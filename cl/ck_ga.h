@@ -494,10 +494,12 @@ CK_FN ck_real ck_ga_make_child(
  * A gene's mutation costs work only where one falls (one gene in 1 / pm),
  * not a test and a pending step at every gene.
  *
+ * ck_ga_finish_child does all that follows the barrier.
+ *
  * ck_ga_mutate_row: the mutations of the child drawn in c, in refills of
  * four (ck_ga_draw_mutations), each added to gene d of `row` (its own
- * row, which may be indexed at run time) as step x (hi[d] - lo[d]) and
- * bounded there when ck_ga_bounds_gene says so.
+ * row, which may be indexed at run time) as step x (hi[d] - lo[d]), and
+ * bounded there unless the third pass bounds every gene.
  */
 CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
                             ck_real mutation_rate, ck_real mutation_parameter,
@@ -519,7 +521,7 @@ CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
       int d = at[k];
       if (d < dim) {
         ck_real gene = row[d] + step[k] * (hi[d] - lo[d]);
-        if (ck_ga_bounds_gene(crossover, 1))
+        if (!ck_ga_bounds_gene(crossover, 0))
           gene = ck_ga_bound_gene(bounds, gene, lo[d], hi[d], seed, c,
                                   generation, dim, d);
         row[d] = gene;
@@ -530,8 +532,8 @@ CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
 
 /* The third pass: the child's genes (private, read back from its row)
  * bounded in place where ck_ga_bounds_gene says so for a gene that did not
- * mutate (a mutated one was bounded by ck_ga_mutate_row, and bounds leave
- * a gene in the domain as it is), and the objective there when streamed. */
+ * mutate (after arithmetic crossover ck_ga_mutate_row bounded the mutated
+ * ones), and the objective there when streamed. */
 CK_FN ck_real ck_ga_evaluate_child(int objective, int bounds, int crossover,
                                    ck_u64 seed, const ck_ga_child_draws *c,
                                    ck_u64 generation, int dim,
@@ -548,6 +550,37 @@ CK_FN ck_real ck_ga_evaluate_child(int objective, int bounds, int crossover,
     ck_objective_add(objective, &s, d, genes[d]);
   }
   return ck_objective_finish(objective, &s, dim);
+}
+
+/* After the barrier, the rest of a resident child drawn in c: its crossed
+ * genes (`child`, private) written to its own `row`, mutated there, read
+ * back, bounded and evaluated, and the bounded genes written to the row
+ * again where bounds may have moved any. Returns the objective. */
+CK_FN ck_real ck_ga_finish_child(int objective, int bounds, int crossover,
+                                 int mutation, ck_real mutation_rate,
+                                 ck_real mutation_parameter,
+                                 ck_real inverse_log_keep, ck_u64 seed,
+                                 const ck_ga_child_draws *c, ck_u64 generation,
+                                 int dim, CK_GA_DOMAIN const ck_real *lo,
+                                 CK_GA_DOMAIN const ck_real *hi,
+                                 CK_GA_PARENTS ck_real *row, ck_real *child) {
+  CK_UNROLL
+  for (int d = 0; d < dim; ++d)
+    row[d] = child[d];
+  ck_ga_mutate_row(bounds, crossover, mutation, mutation_rate,
+                   mutation_parameter, inverse_log_keep, seed, c, generation,
+                   dim, lo, hi, row);
+  CK_UNROLL
+  for (int d = 0; d < dim; ++d)
+    child[d] = row[d];
+  ck_real value = ck_ga_evaluate_child(objective, bounds, crossover, seed, c,
+                                       generation, dim, lo, hi, child);
+  if (ck_ga_bounds_gene(crossover, 0)) {
+    CK_UNROLL
+    for (int d = 0; d < dim; ++d)
+      row[d] = child[d];
+  }
+  return value;
 }
 
 /* Draws individual g's genes uniformly in the domain (generation 0);

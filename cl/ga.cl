@@ -169,12 +169,11 @@ static void ck_ga_island_stats(
  * copies its elite; the dimension is a build constant, so the gene loop
  * unrolls and the child stays in registers), the group waits until every
  * parent has been read, and each work-item writes its child over its slot,
- * adds its mutations there where they fall (ck_ga_mutate_row), reads it
- * back to bound and evaluate it (ck_ga_evaluate_child), and writes its
- * fitness. Fitness also goes to global memory
- * every generation, for the statistics; the genes go back to global memory
- * only in the last two generations of the launch, into the buffers those
- * generations write.
+ * adds its mutations there where they fall, reads it back to bound and
+ * evaluate it (ck_ga_finish_child), and writes its fitness. Fitness also goes
+ * to global memory every generation, for the statistics; the genes go back to
+ * global memory only in the last two generations of the launch, into the
+ * buffers those generations write.
  */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
 ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
@@ -246,26 +245,15 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l < size) {
       __local ck_real *row = genes + l * CK_GA_ROW;
-      CK_UNROLL
-      for (int d = 0; d < CK_DIM; ++d)
-        row[d] = child[d];
-      if (l >= CK_GA_ELITE) {
-        /* Mutations where they fall, on the row; then the whole child. */
-        ck_ga_mutate_row(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
-                         mutation_rate, mutation_parameter, inverse_log_keep,
-                         seed, &draws, generation, CK_DIM, lo_local, hi_local,
-                         row);
+      if (l < CK_GA_ELITE) {
         CK_UNROLL
         for (int d = 0; d < CK_DIM; ++d)
-          child[d] = row[d];
-        value = ck_comparable(ck_ga_evaluate_child(
-            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
-            CK_DIM, lo_local, hi_local, child));
-        if (ck_ga_bounds_gene(CK_GA_CROSSOVER, 0)) {
-          CK_UNROLL
-          for (int d = 0; d < CK_DIM; ++d)
-            row[d] = child[d];
-        }
+          row[d] = child[d];
+      } else {
+        value = ck_comparable(ck_ga_finish_child(
+            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+            mutation_rate, mutation_parameter, inverse_log_keep, seed, &draws,
+            generation, CK_DIM, lo_local, hi_local, row, child));
       }
       /* The two generations before the launch ends are written out too,
        * so that both buffers hold genes that match their fitness. */

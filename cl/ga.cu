@@ -179,7 +179,7 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
  * slot into shared memory, and each generation crosses the slot's child in
  * registers (an elite copies its elite), waits until every parent has been
  * read, writes the child over its slot, mutates and evaluates it there
- * (ck_ga_mutate_row, ck_ga_evaluate_child), and offers its fitness to the
+ * (ck_ga_finish_child), and offers its fitness to the
  * island's minimum and sum; threads past the island size only take part in
  * those folds. Thread 0 writes the generation's statistics; when the
  * island's best so far improves, threads d < CK_DIM copy gene d of it.
@@ -269,20 +269,14 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     __syncthreads();
     if (live) {
       float4 *row = genes + l * ROW_QUADS;
-      store_row(row, child);
-      if (l >= CK_GA_ELITE) {
-        /* Mutations where they fall, on the row; then the whole child. */
-        ck_ga_mutate_row(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
-                         mutation_rate, mutation_parameter, inverse_log_keep,
-                         seed, &draws, generation, CK_DIM, (const float *)lo,
-                         (const float *)hi, (float *)row);
-        load_row(row, child);
-        made = ck_comparable(ck_ga_evaluate_child(
-            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
-            CK_DIM, (const float *)lo, (const float *)hi, child));
-        if (ck_ga_bounds_gene(CK_GA_CROSSOVER, 0))
-          store_row(row, child);
-      }
+      if (l < CK_GA_ELITE)
+        store_row(row, child);
+      else
+        made = ck_comparable(ck_ga_finish_child(
+            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+            mutation_rate, mutation_parameter, inverse_log_keep, seed, &draws,
+            generation, CK_DIM, (const float *)lo, (const float *)hi,
+            (float *)row, child));
       fitness[l] = made;
       value = made;
       /* The two generations before the launch ends go out too, so that

@@ -204,14 +204,13 @@ static ck_status flush_stats(ck_ga *ga) {
   const float *narrow = ga->stats_host;
   const double *wide = ga->stats_host;
 #define STAT(i) (s->double_precision ? wide[i] : (double)narrow[i])
-  for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
+  for (uint32_t slot = 0; status == CK_OK && folded && slot < slots; ++slot) {
+    ga->best[ga->history_count + slot] = STAT((size_t)slot * 2);
+    ga->mean[ga->history_count + slot] = STAT((size_t)slot * 2 + 1);
+  }
+  for (uint32_t slot = 0; status == CK_OK && !folded && slot < slots; ++slot) {
     double best = INFINITY, mean = 0;
     size_t row = ga->history_count + slot;
-    if (folded) {
-      ga->best[row] = STAT((size_t)slot * 2);
-      ga->mean[row] = STAT((size_t)slot * 2 + 1);
-      continue;
-    }
     for (uint32_t island = 0; island < s->islands; ++island) {
       double island_best = STAT(((size_t)slot * s->islands + island) * 2);
       double island_mean = STAT(((size_t)slot * s->islands + island) * 2 + 1);
