@@ -432,6 +432,12 @@ static void check_enumerate(void) {
     CHECK_MSG(device->name[0] != '\0', "%s has no name", device->id);
     CHECK_MSG(device->backend != CK_BACKEND_REF, "%s is a second ref",
               device->id);
+    /* Only a native kernel may go past what a kernel declares. */
+    CHECK_MSG(device->backend == CK_BACKEND_CUDA
+                  ? device->local_memory_opt_in >= device->local_memory
+                  : device->local_memory_opt_in == device->local_memory,
+              "%s: local memory %llu, opt-in %llu", device->id,
+              device->local_memory, device->local_memory_opt_in);
     if (device->backend != CK_BACKEND_OPENCL)
       continue;
     ++opencl_devices;

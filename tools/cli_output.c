@@ -53,10 +53,11 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
       json_string(out, d->c_version);
       fprintf(out,
               ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
-              "\"local_memory\":%llu,\"max_alloc\":%llu,"
+              "\"local_memory\":%llu,\"local_memory_opt_in\":%llu,"
+              "\"max_alloc\":%llu,"
               "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
               d->compute_units, d->clock_mhz, d->global_memory, d->local_memory,
-              d->max_alloc, d->max_work_group_size,
+              d->local_memory_opt_in, d->max_alloc, d->max_work_group_size,
               d->has_fp64 ? "true" : "false", d->warp_width);
     }
     fprintf(out, "],\"opencl\":");
@@ -75,10 +76,16 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
   for (size_t i = 0; i < set->count; ++i) {
     const ck_device *d = &set->devices[i];
     const char *kind = "";
-    char global[32], local[32];
+    char global[32], local[32], opt_in[32], local_text[80];
     ck_device_kind_name(d->kind, &kind);
     human_bytes(global, sizeof global, d->global_memory);
     human_bytes(local, sizeof local, d->local_memory);
+    human_bytes(opt_in, sizeof opt_in, d->local_memory_opt_in);
+    /* CUDA's native kernels may opt into more than a kernel declares. */
+    if (d->local_memory_opt_in > d->local_memory)
+      snprintf(local_text, sizeof local_text, "%s (%s opt-in)", local, opt_in);
+    else
+      snprintf(local_text, sizeof local_text, "%s", local);
     fprintf(out, "%-9s %s [%s]\n", d->id, d->name, kind);
     if (d->backend == CK_BACKEND_REF) {
       fprintf(out, "          plain serial C on the host; always present\n");
@@ -91,7 +98,7 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
     fprintf(out,
             "          %u compute units at %u MHz; global %s; local %s; "
             "work-group up to %zu\n",
-            d->compute_units, d->clock_mhz, global, local,
+            d->compute_units, d->clock_mhz, global, local_text,
             d->max_work_group_size);
   }
   if (set->opencl_status != CK_OK)

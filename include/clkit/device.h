@@ -45,7 +45,11 @@ typedef struct ck_device {
   unsigned clock_mhz;
   unsigned long long global_memory; /* bytes */
   unsigned long long local_memory;  /* bytes per work-group */
-  unsigned long long max_alloc;     /* largest single buffer, bytes */
+  /* Bytes per work-group a native kernel may opt into: on CUDA the
+   * dynamic shared memory above the 48 KB a kernel may declare (227 KB on
+   * an H100); elsewhere the same as local_memory. */
+  unsigned long long local_memory_opt_in;
+  unsigned long long max_alloc; /* largest single buffer, bytes */
   size_t max_work_group_size;
   int has_fp64;
   unsigned warp_width; /* SIMD width kernels may assume: 32 on NVIDIA */

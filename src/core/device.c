@@ -132,6 +132,7 @@ static void fill_opencl(ck_device *device, cl_platform_id platform,
   device->clock_mhz = clock;
   device->global_memory = global;
   device->local_memory = local;
+  device->local_memory_opt_in = local;
   device->max_alloc = max_alloc;
   device->max_work_group_size = group;
   device->has_fp64 = fp64 != 0;

@@ -116,6 +116,7 @@ ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
     device->global_memory = properties.totalGlobalMem;
     /* Static shared memory per block: what kernels may declare. */
     device->local_memory = properties.sharedMemPerBlock;
+    device->local_memory_opt_in = properties.sharedMemPerBlockOptin;
     device->max_alloc = properties.totalGlobalMem;
     device->max_work_group_size = (size_t)properties.maxThreadsPerBlock;
     device->has_fp64 = 1;
@@ -265,7 +266,9 @@ ck_status ck__cuda_kernel_end(ck_queue *queue, void *span) {
   return span ? record(queue, ((timing *)span)->end) : CK_OK;
 }
 
-ck_status ck__cuda_shared_limit(const ck_queue *queue, size_t *bytes) {
+/* Read from the device rather than the queue's copy of ck_device, which
+ * a caller may have filled in itself. */
+static ck_status shared_limit(const ck_queue *queue, size_t *bytes) {
   int limit = 0;
   cudaError_t code =
       cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin,
@@ -280,7 +283,7 @@ ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
   ck_queue *queue = kernel->program->queue;
   cuda_kernel *k = kernel->handle;
   size_t limit = 0;
-  ck_status status = ck__cuda_shared_limit(queue, &limit);
+  ck_status status = shared_limit(queue, &limit);
   if (status != CK_OK)
     return status;
   if (bytes > limit)

@@ -102,12 +102,11 @@ ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
 
 /* Shared memory beyond what a kernel declares, for its extern __shared__
- * array: shared_limit gives the most one block may have on the queue's
- * device (the opt-in limit, over the 48 KB a kernel may declare itself);
- * kernel_set_shared makes every later launch of kernel (built for the
- * queue's device) get `bytes` of it. Errors: CK_ERROR_INVALID_ARGUMENT
- * past the limit, CK_ERROR_DEVICE with CUDA's reason. */
-ck_status ck__cuda_shared_limit(const ck_queue *queue, size_t *bytes);
+ * array: makes every later launch of kernel (built for the queue's
+ * device) get `bytes` of it, up to the device's opt-in limit
+ * (ck_device.local_memory_opt_in, over the 48 KB a kernel may declare
+ * itself). Errors: CK_ERROR_INVALID_ARGUMENT past the limit,
+ * CK_ERROR_DEVICE with CUDA's reason. */
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 
 /* CUDA graphs, for launch-bound loops. Between capture_begin and
