@@ -19,7 +19,11 @@
  *     kernel: crossed in registers before the barrier (the gene loop
  *     unrolls over CK_DIM); after it, written to its row, where its
  *     mutations are added where they fall, then read back, bounded and
- *     evaluated;
+ *     evaluated. Past d = 64 (CK_GA_CHUNK genes) the child is crossed a
+ *     chunk at a time, each chunk written to the row after a barrier of
+ *     its own (the parents' later chunks are not yet overwritten), so
+ *     that only a chunk is held in registers; it is then mutated,
+ *     bounded and evaluated on its row;
  *   - minima and sums go through warp shuffles and one barrier each, not a
  *     tree of barriers: a generation has two barriers (and one more per
  *     elite when there are several).
@@ -29,7 +33,7 @@
  * src/ga/ga_cuda.c), laid out as below.
  *
  * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
- * CK_BOUNDS, CK_DIM (at most 64), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+ * CK_BOUNDS, CK_DIM (at most 128), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
  * CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size) and
  * CK_GA_BLOCK (threads a block: the island size rounded up to whole
  * warps, at most 1024).
@@ -44,18 +48,20 @@
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
-    CK_DIM > 64 || CK_GA_BLOCK % 32 != 0 || CK_GA_BLOCK < CK_GA_ISLAND ||      \
+    CK_DIM > 128 || CK_GA_BLOCK % 32 != 0 || CK_GA_BLOCK < CK_GA_ISLAND ||     \
     CK_GA_ELITE >= CK_GA_ISLAND
-#error "ga.cu is for streamed objectives in single precision, CK_DIM <= 64"
+#error "ga.cu is for streamed objectives in single precision, CK_DIM <= 128"
 #endif
+/* Whether the child is crossed in chunks (ck_ga.h: CK_GA_CHUNK genes). */
+#define CHUNKED (CK_DIM > CK_GA_CHUNK)
 
 #define WARPS (CK_GA_BLOCK / 32)
 /* Blocks an SM should hold at once, for ptxas's register budget: the
- * child's CK_DIM registers and 32 for the rest of a thread's work (4
+ * child's CK_GA_CHUNK registers and 32 for the rest of a thread's work (4
  * blocks of 256 at d = 32, 64 registers: more values spill than at 3
  * blocks of 80, but the SM has more warps to switch to at a barrier, and
  * it measured 2% faster); within the SM's 2048 threads and 32 blocks. */
-#define BY_REGISTERS (65536 / (CK_GA_BLOCK * (CK_DIM + 32)))
+#define BY_REGISTERS (65536 / (CK_GA_BLOCK * (CK_GA_CHUNK + 32)))
 #define BY_THREADS (2048 / CK_GA_BLOCK < 32 ? 2048 / CK_GA_BLOCK : 32)
 #define MIN_BLOCKS                                                             \
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
@@ -71,29 +77,29 @@ static __device__ __forceinline__ float quad_gene(float4 quad, int k) {
   return k == 0 ? quad.x : k == 1 ? quad.y : k == 2 ? quad.z : quad.w;
 }
 
-/* Writes genes[0 .. CK_DIM) as a row of QUADS float4s (the last one
- * padded with zeros). */
-static __device__ __forceinline__ void store_row(float4 *row,
-                                                 const float (&genes)[CK_DIM]) {
+/* Genes [first, end) of a row as float4s, from genes[0 .. end - first)
+ * (the last quad padded with zeros); first is a multiple of four. */
+static __device__ __forceinline__ void
+store_genes(float4 *row, int first, int end, const float *genes) {
 #pragma unroll
-  for (int q = 0; q < QUADS; ++q) {
+  for (int d = first; d < end; d += 4) {
     float4 quad;
-    quad.x = genes[4 * q];
-    quad.y = 4 * q + 1 < CK_DIM ? genes[4 * q + 1] : 0.0f;
-    quad.z = 4 * q + 2 < CK_DIM ? genes[4 * q + 2] : 0.0f;
-    quad.w = 4 * q + 3 < CK_DIM ? genes[4 * q + 3] : 0.0f;
-    row[q] = quad;
+    quad.x = genes[d - first];
+    quad.y = d + 1 < end ? genes[d + 1 - first] : 0.0f;
+    quad.z = d + 2 < end ? genes[d + 2 - first] : 0.0f;
+    quad.w = d + 3 < end ? genes[d + 3 - first] : 0.0f;
+    row[d / 4] = quad;
   }
 }
 
-static __device__ __forceinline__ void load_row(const float4 *row,
-                                                float (&genes)[CK_DIM]) {
+static __device__ __forceinline__ void load_genes(const float4 *row, int first,
+                                                  int end, float *genes) {
 #pragma unroll
-  for (int d = 0; d < CK_DIM; d += 4) {
+  for (int d = first; d < end; d += 4) {
     float4 quad = row[d / 4];
 #pragma unroll
-    for (int k = 0; k < 4 && d + k < CK_DIM; ++k)
-      genes[d + k] = quad_gene(quad, k);
+    for (int k = 0; k < 4 && d + k < end; ++k)
+      genes[d + k - first] = quad_gene(quad, k);
   }
 }
 
@@ -179,7 +185,8 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
  * slot into shared memory, and each generation crosses the slot's child in
  * registers (an elite copies its elite), waits until every parent has been
  * read, writes the child over its slot, mutates and evaluates it there
- * (ck_ga_finish_child), and offers its fitness to the
+ * (ck_ga_finish_child; past CK_GA_CHUNK genes a chunk at a time up to the
+ * write, then on the row), and offers its fitness to the
  * island's minimum and sum; threads past the island size only take part in
  * those folds. Thread 0 writes the generation's statistics; when the
  * island's best so far improves, threads d < CK_DIM copy gene d of it.
@@ -207,16 +214,21 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   const unsigned island = blockIdx.x, l = threadIdx.x;
   const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
   const bool live = l < CK_GA_ISLAND;
-  float child[CK_DIM];
+  /* The child in registers, whole or a chunk at a time (CHUNKED). */
+  float child[CK_GA_CHUNK];
   float value = CK_REAL_MAX; /* the fitness of slot l */
   if (live) {
     const float *source = (first_generation & 1) ? population_a : population_b;
     const float *source_fitness =
         (first_generation & 1) ? fitness_a : fitness_b;
 #pragma unroll
-    for (int d = 0; d < CK_DIM; ++d)
-      child[d] = source[(ck_u64)d * total + first + l];
-    store_row(genes + l * ROW_QUADS, child);
+    for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
+      const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
+#pragma unroll
+      for (int d = from; d < end; ++d)
+        child[d - from] = source[(ck_u64)d * total + first + l];
+      store_genes(genes + l * ROW_QUADS, from, end, child);
+    }
     value = source_fitness[first + l];
     fitness[l] = value;
   }
@@ -254,8 +266,9 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     }
     float made = CK_REAL_MAX;
     ck_ga_child_draws draws = {};
+#if !CHUNKED
     if (l < CK_GA_ELITE) {
-      load_row(genes + elite * ROW_QUADS, child);
+      load_genes(genes + elite * ROW_QUADS, 0, CK_DIM, child);
       made = fitness[elite];
     } else if (live) {
       draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
@@ -270,13 +283,50 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     if (live) {
       float4 *row = genes + l * ROW_QUADS;
       if (l < CK_GA_ELITE)
-        store_row(row, child);
+        store_genes(row, 0, CK_DIM, child);
       else
         made = ck_comparable(ck_ga_finish_child(
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
             mutation_rate, mutation_parameter, inverse_log_keep, seed, &draws,
             generation, CK_DIM, (const float *)lo, (const float *)hi,
             (float *)row, child));
+    }
+#else
+    float4 *row = genes + l * ROW_QUADS;
+    if (l < CK_GA_ELITE)
+      made = fitness[elite];
+    else if (live)
+      draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+                               crossover_rate, seed, island, l, generation,
+                               CK_GA_ISLAND, CK_DIM, fitness);
+#pragma unroll
+    for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
+      /* A chunk of every parent has been read before that chunk of any
+       * slot is overwritten; later chunks are still the parents'. */
+      const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
+      if (l < CK_GA_ELITE)
+        load_genes(genes + elite * ROW_QUADS, from, end, child);
+      else if (live)
+        ck_ga_cross_chunk(
+            CK_GA_CROSSOVER, crossover_parameter, seed, &draws, from, end,
+            (const float *)(genes + draws.a * ROW_QUADS),
+            (const float *)(genes + draws.b * ROW_QUADS), 1, child);
+      __syncthreads();
+      if (live)
+        store_genes(row, from, end, child);
+    }
+    /* ck_ga_finish_child's passes after the first, on the row itself. */
+    if (live && l >= CK_GA_ELITE) {
+      ck_ga_mutate_row(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+                       mutation_rate, mutation_parameter, inverse_log_keep,
+                       seed, &draws, generation, CK_DIM, (const float *)lo,
+                       (const float *)hi, (float *)row);
+      made = ck_comparable(ck_ga_evaluate_child(
+          CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
+          CK_DIM, (const float *)lo, (const float *)hi, (float *)row));
+    }
+#endif
+    if (live) {
       fitness[l] = made;
       value = made;
       /* The two generations before the launch ends go out too, so that
@@ -284,7 +334,12 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       if (t + 2 >= generations) {
 #pragma unroll
         for (int d = 0; d < CK_DIM; ++d)
+#if CHUNKED
+          next[(ck_u64)d * total + first + l] =
+              ((const float *)(genes + l * ROW_QUADS))[d];
+#else
           next[(ck_u64)d * total + first + l] = child[d];
+#endif
         next_fitness[first + l] = made;
       }
     }

@@ -41,6 +41,11 @@ static const struct {
     {"ga.cu", "-DCK_OBJECTIVE=1 -DCK_BOUNDS=0 -DCK_DIM=32 -DCK_GA_TOURNAMENT=2 "
               "-DCK_GA_CROSSOVER=0 -DCK_GA_MUTATION=0 -DCK_GA_ELITE=1 "
               "-DCK_GA_ISLAND=1000 -DCK_GA_BLOCK=1024 -DCK_REAL_DOUBLE=0"},
+    /* A child crossed in chunks (d > 64), with BLX, bounds and elites. */
+    {"ga.cu",
+     "-DCK_OBJECTIVE=3 -DCK_BOUNDS=1 -DCK_DIM=100 -DCK_GA_TOURNAMENT=3 "
+     "-DCK_GA_CROSSOVER=1 -DCK_GA_MUTATION=1 -DCK_GA_ELITE=2 "
+     "-DCK_GA_ISLAND=100 -DCK_GA_BLOCK=128 -DCK_REAL_DOUBLE=0"},
     {"aco",
      "-DCK_GROUP=256 -DCK_ACO_METRIC=0 -DCK_ACO_K=16u -DCK_ACO_LANES=32"},
     {"aco.cu", "-DCK_ACO_METRIC=5 -DCK_ACO_K=20u -DCK_ACO_CITIES=2392"},

@@ -851,7 +851,11 @@ static void reproducibility(const ck_device *device) {
  * best, position and the whole best history. */
 static void identical(const ck_device *ref, const ck_device *device,
                       const ck_ga_config *c, const char *what) {
-  double best[2], position[2][10];
+  enum { MOST_GENES = 128 };
+  double best[2], position[2][MOST_GENES] = {{0}};
+  CHECK(c->dim <= MOST_GENES);
+  if (c->dim > MOST_GENES)
+    return;
   const double *history[2];
   size_t count[2];
   ck_ga *ga[2] = {create(ref, c), create(device, c)};
@@ -907,6 +911,34 @@ static void agreement(const ck_device *ref, const ck_device *device) {
               "%s: islands of 1000 not on the native kernel", device->id);
     ck_ga_destroy(ga);
     identical(ref, device, &c, "rastrigin pm=0, islands of 1000");
+    /* Past 64 genes the native kernel crosses a child in chunks, a
+     * barrier each, and mutates and evaluates it on its row. */
+    small_config(&c, "rastrigin", 100);
+    c.mutation_rate = 0;
+    c.islands = 3;
+    c.island_size = 40;
+    c.max_generations = 30;
+    ga = create(device, &c);
+    CHECK_MSG(ga && ck__ga_state(ga)->native_evolve_kernel,
+              "%s: d = 100 not on the native kernel", device->id);
+    ck_ga_destroy(ga);
+    identical(ref, device, &c, "rastrigin pm=0, d = 100");
+    c.crossover = CK_GA_BLX;
+    c.crossover_parameter = 0.5;
+    c.elite = 2;
+    c.tournament = 3;
+    c.bounds = CK_BOUNDS_MODE_REFLECT;
+    identical(ref, device, &c, "rastrigin blx reflect pm=0, d = 100");
+    /* With mutation (added on the row), within the tolerance below. */
+    small_config(&c, "griewank", 100);
+    c.islands = 3;
+    c.island_size = 40;
+    c.max_generations = 30;
+    double on_ref = run_best(ref, &c, NULL);
+    double on_device = run_best(device, &c, NULL);
+    CHECK_MSG(fabs(on_device - on_ref) <= 1e-3 * fabs(on_ref) + 1e-6,
+              "griewank d = 100: ref %.9g, %s %.9g", on_ref, device->id,
+              on_device);
   }
   /* Gaussian mutation goes through logf and sqrtf, which device libraries
    * round their own way: agreement within the documented tolerance. */

@@ -14,7 +14,7 @@
 enum {
   WARP = 32,
   MAX_BLOCK = 1024,
-  MAX_DIM = 64,                /* cl/ga.cu marks mutated genes in 64 bits */
+  MAX_DIM = 128, /* past 64, cl/ga.cu crosses a child in chunks of 64 */
   FOLD_BYTES_PER_WARP = 2 * 12 /* two sets of (value, index, sum) */
 };
 
@@ -33,10 +33,8 @@ static size_t shared_bytes(const ga_state *s) {
 }
 
 int ck__ga_cuda_supports(const ga_state *s) {
-  /* Where the opt-in limit cannot be read, what a kernel may declare. */
-  size_t shared = 0;
-  if (ck__cuda_shared_limit(s->queue, &shared) != CK_OK)
-    shared = s->device.local_memory;
+  /* The dynamic shared memory the kernel may opt into, past 48 KB. */
+  size_t shared = (size_t)s->device.local_memory_opt_in;
   uint32_t block = block_size(s);
   return s->streamed && !s->double_precision && s->dim <= MAX_DIM &&
          block <= MAX_BLOCK &&
