@@ -753,7 +753,7 @@ static void best_and_median(const double *rates, int count, double *best,
       return;
     sorted[r] = rates[r];
   }
-  *median = bench_median(sorted, count);
+  *median = bench_median(sorted, count); /* sorts `sorted` in place */
   *best = sorted[count - 1];
 }
 

@@ -68,7 +68,8 @@ static const char *mode_name(ck_gas_neighbors mode) {
 static ck_gas *make(const ck_device *device, const ck_gas_config *config,
                     int double_precision) {
   ck_gas *gas = NULL;
-  CHECK_OK(ck__gas_create(device, config, double_precision, &gas));
+  CHECK_OK(ck__gas_create_tuned(device, config, double_precision,
+                                CK__GAS_FORMS_BY_DEVICE, &gas));
   return gas;
 }
 

@@ -432,12 +432,6 @@ fail:
   return status;
 }
 
-ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
-                         int double_precision, ck_gas **gas) {
-  return create_gas(device, config, double_precision, CK__GAS_FORMS_BY_DEVICE,
-                    gas);
-}
-
 ck_status ck__gas_create_tuned(const ck_device *device,
                                const ck_gas_config *config,
                                int double_precision, ck__gas_forms forms,

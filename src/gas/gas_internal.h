@@ -159,11 +159,8 @@ extern const ck__gas_steps ck__gas_cuda_steps;
 int ck__gas_cuda_native(const gas_state *state);
 #endif
 
-/* The state behind a gas, and creation in double precision (ref, or
- * devices with fp64), for tests. */
+/* The state behind a gas, for tests. */
 gas_state *ck__gas_state(ck_gas *gas);
-ck_status ck__gas_create(const ck_device *device, const ck_gas_config *config,
-                         int double_precision, ck_gas **gas);
 /* How the OpenCL steps read pairs where they have a choice. tiles: all
  * pairs staged in local memory (1), read directly (0) or by device (-1);
  * strips: forces from runs of slots on CPU devices (-1), on any OpenCL
@@ -174,7 +171,9 @@ typedef struct ck__gas_forms {
 } ck__gas_forms;
 #define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1, -1})
 
-/* ck__gas_create() with the forms chosen. */
+/* ck_gas_create() in either precision (double on ref, or on devices with
+ * fp64) and with the forms chosen (CK__GAS_FORMS_BY_DEVICE: as
+ * ck_gas_create() picks them), for the CLI, tests and benchmarks. */
 ck_status ck__gas_create_tuned(const ck_device *device,
                                const ck_gas_config *config,
                                int double_precision, ck__gas_forms forms,

@@ -350,6 +350,18 @@ fail:
   return status;
 }
 
+/* The arguments every forces kernel begins with: the particle count, the
+ * geometry, the pair model and the positions (indices 0 to 14). */
+static ck_status set_forces_head(ck_kernel *k, const gas_state *s) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, s));
+  CK_TRY(set_pair(k, 7, s));
+  CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
+fail:
+  return status;
+}
+
 /* Cells and Verlet modes: the forces and, when the driver has one due,
  * the kick in the same launch. */
 static ck_status neighbor_forces(gas_state *s) {
@@ -357,10 +369,7 @@ static ck_status neighbor_forces(gas_state *s) {
   ck_kernel *k = s->strips                      ? s->forces_strips_kernel
                  : s->neighbors == CK_GAS_CELLS ? s->forces_kernel
                                                 : s->forces_list_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, s));
-  CK_TRY(set_pair(k, 7, s));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
+  CK_TRY(set_forces_head(k, s));
   unsigned at = 15;
   if (s->strips) {
     int verlet = s->neighbors == CK_GAS_VERLET;
@@ -410,10 +419,7 @@ static ck_status opencl_forces(gas_state *s) {
   if (s->neighbors != CK_GAS_ALL_PAIRS)
     return neighbor_forces(s);
   ck_kernel *k = s->forces_all_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, s));
-  CK_TRY(set_pair(k, 7, s));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
+  CK_TRY(set_forces_head(k, s));
   unsigned at = 15;
   CK_TRY(ck_kernel_set_buffer(k, at++, s->force));
   CK_TRY(ck_kernel_set_buffer(k, at++, s->energy));
