@@ -941,6 +941,8 @@ static void check_nn_run(void) {
     EXPECT_EXIT(r, 0, args);
     CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
     EXPECT_HAS(r.out, "\"predicted_rows\":10", args);
+    /* Without training, the headline is the predictions, not a NaN. */
+    EXPECT_HAS(r.out, "\"best\":10,\"best_name\":\"predicted_rows\"", args);
     CHECK_MSG(!strstr(r.out, "predict_accuracy"),
               "unlabelled rows were scored: %s", r.out);
     char *lines = test_read_file(predicted, NULL);
@@ -965,6 +967,7 @@ static void check_nn_run(void) {
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "\"predicted_rows\":60", args);
     EXPECT_HAS(r.out, "\"predict_accuracy\":", args);
+    EXPECT_HAS(r.out, "\"best_name\":\"predict_accuracy\"", args);
     release(&r);
   }
   char malformed_line[720];

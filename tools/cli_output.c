@@ -126,9 +126,11 @@ void cli_print_result(FILE *out, const ck_result *result) {
     print_quantity(out, "kernel", result->kernel_s, "s");
   print_quantity(out, "throughput", result->throughput,
                  result->throughput_unit);
+  /* A metric that is also the headline is shown once, as the headline. */
   for (size_t i = 0; i < result->metric_count; ++i)
-    print_quantity(out, result->metrics[i].name, result->metrics[i].value,
-                   result->metrics[i].unit);
+    if (strcmp(result->metrics[i].name, result->best_name) != 0)
+      print_quantity(out, result->metrics[i].name, result->metrics[i].value,
+                     result->metrics[i].unit);
 }
 
 void cli_print_compare(FILE *out, const ck_result *results, size_t count) {

@@ -464,6 +464,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   ck_nn *nn = NULL;
   ck_dataset train = {0}, test = {0}, validation = {0}, whole = {0};
   ck_dataset predict = {0}, classes_view;
+  double predict_accuracy = NAN; /* with --predict on labelled rows */
   uint64_t *confusion = NULL;
   int32_t *predicted = NULL;
   epoch_log log = {options, 0, NULL, 0, 0, 0};
@@ -593,8 +594,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
       size_t hits = 0;
       for (size_t r = 0; r < predict.rows; ++r)
         hits += predicted[r] == predict.labels[r];
-      ck__result_metric(result, "predict_accuracy",
-                        (double)hits / (double)predict.rows, "");
+      predict_accuracy = (double)hits / (double)predict.rows;
+      ck__result_metric(result, "predict_accuracy", predict_accuracy, "");
     }
   }
 
@@ -603,6 +604,12 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (!isnan(report.final_test_accuracy)) {
     result->best = report.final_test_accuracy;
     snprintf(result->best_name, sizeof result->best_name, "test_accuracy");
+  } else if (!training && job.predict) {
+    /* Predictions alone: their score where the rows had labels, else
+     * how many rows were predicted (no training accuracy exists). */
+    result->best = predict.classes ? predict_accuracy : (double)predict.rows;
+    snprintf(result->best_name, sizeof result->best_name, "%s",
+             predict.classes ? "predict_accuracy" : "predicted_rows");
   } else {
     double loss = NAN, accuracy = NAN;
     if (training)
