@@ -1095,6 +1095,20 @@ static void check_gas_run(void) {
       {{"run", "gas", "--restart", bad_xyz, "--device", "ref", NULL},
        1,
        bad_xyz},
+      /* A restart keeps the checkpoint's settings: one given beside it
+       * is refused, not dropped. */
+      {{"run", "gas", "--restart", checkpoint, "--dt", "0.01", "--device",
+        "ref", NULL},
+       2,
+       "--dt"},
+      {{"run", "gas", "--restart", checkpoint, "--strips", "on", "--device",
+        "ref", NULL},
+       2,
+       "--strips"},
+      {{"run", "gas", "--restart", checkpoint, "--walls", "--device", "ref",
+        NULL},
+       2,
+       "--walls"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     run_output r = run_clkit(cases[c].args);

@@ -273,6 +273,21 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if (job->restart && c->xyz_path)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--restart and --xyz both give the starting state; give one");
+  if (job->restart) {
+    /* A restart continues bit-exactly with the checkpoint's system, model,
+     * integration and kernel forms: a setting given beside it would be
+     * ignored, so it is refused rather than dropped unseen. */
+    static const char *const settings[] = {
+        "particles",  "rho",       "box",  "lattice", "T",     "rc",
+        "shift",      "model",     "dt",   "walls",   "tiles", "strips",
+        "thermostat", "neighbors", "sort", NULL};
+    for (const char *const *name = settings; *name; ++name)
+      if (ck__param_find(params, count, *name))
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "--%s: --restart continues with the checkpoint's settings; "
+                "leave --%s out",
+                *name, *name);
+  }
 fail:
   return status;
 }
