@@ -618,11 +618,13 @@ static void soft_log_forces(const ck_device *ref, const ck_device *ocl) {
 static void momentum_conserved(const ck_device *ref, const ck_device *ocl) {
   backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 1, backends);
-  for (size_t b = 0; b < count; ++b) {
+  /* Every backend and set of forms, in both neighbour modes. */
+  for (size_t run = 0; run < 2 * count; ++run) {
+    size_t b = run / 2;
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.particles = 300;
-    c.neighbors = b % 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
+    c.neighbors = run % 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
     ck_gas *gas = make_on(&backends[b], &c);
     if (!gas)
       continue;
