@@ -70,10 +70,10 @@ CK_FN ck_u32 ck_ga_blocks(ck_u32 words) {
   return (words + 3u) >> 2;
 }
 
-/* 1 / log(1 - pm), which turns a uniform draw into a geometric gap (any
+/* 1 / log2(1 - pm), which turns a uniform draw into a geometric gap (any
  * value where pm is 0 or 1, which draw no gaps). */
 CK_FN ck_real ck_ga_inverse_log_keep(ck_real rate) {
-  return rate > CK_R(0) && rate < CK_R(1) ? CK_R(1) / CK_LOG(CK_R(1) - rate)
+  return rate > CK_R(0) && rate < CK_R(1) ? CK_R(1) / CK_LOG2(CK_R(1) - rate)
                                           : CK_R(-1);
 }
 
@@ -83,7 +83,7 @@ CK_FN ck_real ck_ga_inverse_log_keep(ck_real rate) {
  * a dozen instructions on GPUs. */
 CK_FN int ck_ga_gap(ck_u32 word, ck_real inverse_log_keep, int limit) {
   ck_real u = ((ck_real)(word >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
-  ck_real gap = CK_LOG(u) * inverse_log_keep;
+  ck_real gap = CK_LOG2(u) * inverse_log_keep;
   return gap < (ck_real)limit ? (int)gap : limit;
 }
 
@@ -140,10 +140,12 @@ CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
     return low - spread + u * (high - low + CK_R(2) * spread);
   }
   if (kind == CK_GA_CROSSOVER_SBX) {
+    /* (2u)^e, or (1 / (2 (1 - u)))^e as (2 (1 - u))^-e: 2u and 2 (1 - u)
+     * are exact, and only the exponent is divided. */
+    ck_real exponent = CK_R(1) / (parameter + CK_R(1));
     ck_real beta = u <= CK_R(0.5)
-                       ? CK_POW(CK_R(2) * u, CK_R(1) / (parameter + CK_R(1)))
-                       : CK_POW(CK_R(1) / (CK_R(2) * (CK_R(1) - u)),
-                                CK_R(1) / (parameter + CK_R(1)));
+                       ? CK_POW_POSITIVE(CK_R(2) * u, exponent)
+                       : CK_POW_POSITIVE(CK_R(2) * (CK_R(1) - u), -exponent);
     return CK_R(0.5) * ((CK_R(1) + beta) * a + (CK_R(1) - beta) * b);
   }
   /* b + w (a - b) rounded once: a child of equal parents is that parent,
@@ -171,13 +173,13 @@ CK_FN ck_real ck_ga_cross_gene(int kind, int cross, ck_real pa, ck_real pb,
 }
 
 /* Two independent normal draws times sigma from two words (Box-Muller,
- * the first uniform taken in (0, 1] for a finite log): one log and one
- * square root serve both. */
+ * the first uniform taken in (0, 1] for a finite log, -2 ln u1 as
+ * -2 ln(2) log2(u1)): one log and one square root serve both. */
 CK_FN void ck_ga_gaussian_pair(ck_u32 first, ck_u32 second, ck_real sigma,
                                ck_real *a, ck_real *b) {
   ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
   ck_real u2 = ck_uniform_real(second);
-  ck_real radius = sigma * CK_SQRT(CK_R(-2) * CK_LOG(u1));
+  ck_real radius = sigma * CK_SQRT(CK_R(-1.3862943611198906) * CK_LOG2(u1));
   *a = radius * CK_COS_2PI(u2);
   *b = radius * CK_SIN_2PI(u2);
 }
@@ -189,8 +191,9 @@ CK_FN ck_real ck_ga_mutation_step(int kind, ck_u32 first, ck_u32 second,
   if (kind == CK_GA_MUTATION_POLY) {
     ck_real u = ck_uniform_real(first);
     ck_real exponent = CK_R(1) / (parameter + CK_R(1));
-    return u < CK_R(0.5) ? CK_POW(CK_R(2) * u, exponent) - CK_R(1)
-                         : CK_R(1) - CK_POW(CK_R(2) * (CK_R(1) - u), exponent);
+    return u < CK_R(0.5)
+               ? CK_POW_POSITIVE(CK_R(2) * u, exponent) - CK_R(1)
+               : CK_R(1) - CK_POW_POSITIVE(CK_R(2) * (CK_R(1) - u), exponent);
   }
   ck_real a, b;
   ck_ga_gaussian_pair(first, second, parameter, &a, &b);

@@ -1,12 +1,16 @@
 /*
  * test_objectives.c - the built-in objectives: hand-computed values, the
  * known optima, no sampled point below an optimum, float against double,
- * and the OpenCL kernel against its ref twin.
+ * and the OpenCL kernel against its ref twin; and the single-precision
+ * functions ck_real.h writes out (its own logarithm, power and cosine, the
+ * same bits on every backend) against the C library in double.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
 #include "ck_philox.h"
+#include "ck_real.h"
 #include "opencl_device.h"
 
 static const ck_objective_info *find(const char *name) {
@@ -145,12 +149,86 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   }
 }
 
+/* Bits of a float, and the float of some bits. */
+static float float_of(uint32_t bits) {
+  float value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+static uint32_t bits_of(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+static void written_out_math(void) {
+  /* log2 over every 61st float from 2^-30 to 2^30: within 1.5e-7 of the
+   * true value relatively (about one ulp near 1, where it matters most;
+   * half an ulp of the result's rounding elsewhere). */
+  double worst_log = 0, worst_at = 0;
+  for (uint32_t b = bits_of(0x1p-30f); b < bits_of(0x1p30f); b += 61) {
+    float x = float_of(b);
+    if (x == 1.0f)
+      continue;
+    double truth = log2((double)x);
+    double relative = fabs((double)ck_log2(x) - truth) / fabs(truth);
+    if (relative > worst_log) {
+      worst_log = relative;
+      worst_at = x;
+    }
+  }
+  CHECK_MSG(worst_log <= 1.5e-7, "ck_log2: relative error %.3g at %.9g",
+            worst_log, worst_at);
+  int exact = ck_log2(1.0f) == 0.0f;
+  for (int k = -126; k <= 127; ++k)
+    exact &= ck_log2(ldexpf(1.0f, k)) == (float)k &&
+             ck_exp2((float)k) == ldexpf(1.0f, k);
+  CHECK_MSG(exact, "ck_log2 and ck_exp2 are not exact at powers of two");
+  /* exp2 over [-126, 127]: within 1e-7 relatively. */
+  double worst_exp = 0;
+  for (long i = 0; i <= 2000000; ++i) {
+    float z = -126.0f + 253.0f * (float)i / 2000000.0f;
+    double truth = exp2((double)z);
+    worst_exp = fmax(worst_exp, fabs((double)ck_exp2(z) - truth) / truth);
+  }
+  CHECK_MSG(worst_exp <= 1e-7, "ck_exp2: relative error %.3g", worst_exp);
+  CHECK(ck_exp2(-127.5f) == 0.0f);
+  /* x^y as the GA takes it (x in (0, 2], y in [-1, 1]): the product y
+   * log2(x) rounds to within |y log2 x| 6e-8, then exp2's own error. */
+  double worst_pow = 0;
+  for (uint64_t i = 0; i < 1000000; ++i) {
+    ck_philox_counter r = ck_philox_block(5, 17, i);
+    float x = 2.0f * (float)((r.v[0] >> 8) + 1) * 0x1p-24f;
+    float y = 2.0f * ck_uniform_real(r.v[1]) - 1.0f;
+    double product = fabs((double)y * log2((double)x));
+    double truth = pow((double)x, (double)y);
+    double relative = fabs((double)ck_pow_positive(x, y) - truth) / truth;
+    worst_pow = fmax(worst_pow, relative / (6e-8 * product + 1.5e-7));
+  }
+  CHECK_MSG(worst_pow <= 1.0, "ck_pow_positive: %.3g of its bound", worst_pow);
+  CHECK(ck_pow_positive(0.0f, 0.5f) == 0.0f &&
+        ck_pow_positive(1.0f, 0.3f) == 1.0f);
+  /* cos(2 pi x) and sin(2 pi x) over [-2, 2]: within 2e-7 (absolute). */
+  double worst_cos = 0, worst_sin = 0;
+  for (long i = 0; i <= 4000000; ++i) {
+    float x = -2.0f + 4.0f * (float)i / 4000000.0f;
+    double angle = 2 * 3.14159265358979323846 * (double)x;
+    worst_cos = fmax(worst_cos, fabs((double)ck_cos_2pi(x) - cos(angle)));
+    worst_sin = fmax(worst_sin, fabs((double)ck_sin_2pi(x) - sin(angle)));
+  }
+  CHECK_MSG(worst_cos <= 2e-7 && worst_sin <= 2e-7,
+            "cos(2 pi x) off by %.3g, sin(2 pi x) by %.3g", worst_cos,
+            worst_sin);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
   const ck_device *ref = &set.devices[0];
   hand_values(ref);
   optima(ref);
+  written_out_math();
   long opencl = test_opencl_device(&set);
   agreement(ref, opencl >= 0 ? &set.devices[opencl] : NULL);
   double value;

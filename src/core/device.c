@@ -428,6 +428,19 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
   return CK_OK;
 }
 
+const char *ck__device_exact_divide_sqrt_option(const ck_device *device) {
+  cl_device_fp_config single = 0;
+  if (!device || device->backend != CK_BACKEND_OPENCL ||
+      !device->device_handle ||
+      clGetDeviceInfo((cl_device_id)device->device_handle,
+                      CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single,
+                      NULL) != CL_SUCCESS)
+    return "";
+  return (single & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+             ? "-cl-fp32-correctly-rounded-divide-sqrt"
+             : "";
+}
+
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity) {
   /* OpenCL C 1.2 is what every target offers (NVIDIA's included). */

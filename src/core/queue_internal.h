@@ -130,6 +130,14 @@ ck_status ck__cuda_compile_check(const char *name, const char *defines,
                                  int architecture);
 #endif
 
+/* The option that builds a program's single-precision division and square
+ * root correctly rounded, as C rounds them (which NVIDIA's OpenCL does not
+ * by default), where the device is an OpenCL one offering it; "" on other
+ * devices (CUDA rounds them correctly unless told otherwise). For
+ * programs whose results should match ref's bits: not every program's
+ * options, since the rounded forms cost more instructions. */
+const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
+
 /* The build options clkit adds for a device (one place for all of them). */
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "ck_objectives.h"
+#include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 
 static ck_status set_real(ck_kernel *kernel, unsigned index, const ga_state *s,
@@ -32,15 +33,18 @@ static ck_status opencl_setup(ga_state *s) {
   int resident = s->streamed && s->size <= s->group && s->dim <= 64 &&
                  s->device.local_memory &&
                  local_bytes <= s->device.local_memory;
+  /* Mutations' square roots and SBX's exponent rounded as ref rounds
+   * them, so that a run is the same bits on every device. */
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_GROUP=%u -DCK_DIM=%d "
            "-DCK_USER_DATA=%d -DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d "
            "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
-           "-DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u -DCK_REAL_DOUBLE=%d",
+           "-DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u -DCK_REAL_DOUBLE=%d %s",
            s->objective, s->bounds, (unsigned)s->group, s->dim,
            s->problem->user_has_data, s->tournament, s->crossover, s->mutation,
            s->elite, s->migrants ? s->migrants : 1u, resident,
-           (unsigned)s->size, s->double_precision);
+           (unsigned)s->size, s->double_precision,
+           ck__device_exact_divide_sqrt_option(&s->device));
   CK_TRY(ck__program_build_prefixed(s->queue, "ga", defines,
                                     s->problem->user_name,
                                     s->problem->user_source, &s->program));
