@@ -625,6 +625,20 @@ static void check_opencl_runs(void) {
     release(&r);
   }
   {
+    /* A build whose loops the compiler cannot unroll as asked (the GA
+     * at d = 99): nothing of it reaches stderr (PoCL prints a warning
+     * count there unless warnings are inhibited). */
+    const char *const args[] = {
+        "run",    "ga", "--device",  "ocl:0.0", "--fn",          "rastrigin",
+        "--dim",  "99", "--islands", "2",       "--island-size", "16",
+        "--gens", "2",  "--quiet",   NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(r.err && r.err[0] == '\0', "stderr of a quiet run: %s",
+              r.err ? r.err : "(none)");
+    release(&r);
+  }
+  {
     /* The build went into the private cache. */
     const char *const args[] = {"cache", "info", NULL};
     run_output r = run_clkit(args);
