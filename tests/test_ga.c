@@ -2,8 +2,10 @@
  * test_ga.c - the island-model genetic algorithm on ref and on an OpenCL
  * device: the shared operators of cl/ck_ga.h against their theory,
  * elitism, migration slot by slot, quality on known functions, bounds
- * under every mode, reproducibility, ref/OpenCL agreement, lsq recovering
- * known coefficients, the target stop, and bad input.
+ * under every mode, reproducibility, ref/device agreement (bit for bit,
+ * mutations included, where the objective uses no device library
+ * function), lsq recovering known coefficients, the target stop, and bad
+ * input.
  */
 #include <stdint.h>
 
@@ -847,8 +849,8 @@ static void reproducibility(const ck_device *device) {
             "%s: seeds 11 and 12 both gave %.9g", device->id, best_a);
 }
 
-/* Bit for bit without mutation on sphere (no transcendental functions):
- * best, position and the whole best history. */
+/* ref and a device bit for bit: best, position and the whole best
+ * history. */
 static void identical(const ck_device *ref, const ck_device *device,
                       const ck_ga_config *c, const char *what) {
   enum { MOST_GENES = 128 };
