@@ -205,6 +205,13 @@ CK_FN ck_real ck_ga_mutate(int kind, ck_real x, ck_u32 first, ck_u32 second,
   return x + ck_ga_mutation_step(kind, first, second, parameter) * range;
 }
 
+/* A gene moved by a mutation's step (in units of the range [low, high]):
+ * the one expression every backend rounds alike. */
+CK_FN ck_real ck_ga_mutated_gene(ck_real gene, ck_real step, ck_real low,
+                                 ck_real high) {
+  return gene + step * (high - low);
+}
+
 /* The gene of the mutation after the one at `last`, by a gap drawn from
  * `word` (dim when none is left). */
 CK_FN int ck_ga_after(int last, ck_u32 word, ck_real rate,
@@ -471,7 +478,7 @@ CK_FN ck_real ck_ga_make_child(
       ck_real gene = crossed[d - first];
       int mutates = (int)((mutated >> (d - first)) & 1u);
       if (mutates)
-        gene += steps[next_step++] * (hi[d] - lo[d]);
+        gene = ck_ga_mutated_gene(gene, steps[next_step++], lo[d], hi[d]);
       if (ck_ga_bounds_gene(crossover, mutates))
         gene = ck_ga_bound_gene(bounds, gene, lo[d], hi[d], seed, &c,
                                 generation, dim, d);
@@ -502,8 +509,22 @@ CK_FN ck_real ck_ga_make_child(
  * ck_ga_mutate_row: the mutations of the child drawn in c, in refills of
  * four (ck_ga_draw_mutations), each added to gene d of `row` (its own
  * row, which may be indexed at run time) as step x (hi[d] - lo[d]), and
- * bounded there unless the third pass bounds every gene.
+ * bounded there unless the third pass bounds every gene
+ * (ck_ga_mutate_row_gene, one mutation).
  */
+CK_FN void ck_ga_mutate_row_gene(int bounds, int crossover, ck_u64 seed,
+                                 const ck_ga_child_draws *c, ck_u64 generation,
+                                 int dim, CK_GA_DOMAIN const ck_real *lo,
+                                 CK_GA_DOMAIN const ck_real *hi,
+                                 CK_GA_PARENTS ck_real *row, int d,
+                                 ck_real step) {
+  ck_real gene = ck_ga_mutated_gene(row[d], step, lo[d], hi[d]);
+  if (!ck_ga_bounds_gene(crossover, 0))
+    gene = ck_ga_bound_gene(bounds, gene, lo[d], hi[d], seed, c, generation,
+                            dim, d);
+  row[d] = gene;
+}
+
 CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
                             ck_real mutation_rate, ck_real mutation_parameter,
                             ck_real inverse_log_keep, ck_u64 seed,
@@ -520,16 +541,10 @@ CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
                          &last, mutation_rate, inverse_log_keep, dim, mutation,
                          mutation_parameter, &at[0], &at[1], &at[2], &at[3],
                          &step[0], &step[1], &step[2], &step[3]);
-    for (int k = 0; k < 4; ++k) {
-      int d = at[k];
-      if (d < dim) {
-        ck_real gene = row[d] + step[k] * (hi[d] - lo[d]);
-        if (!ck_ga_bounds_gene(crossover, 0))
-          gene = ck_ga_bound_gene(bounds, gene, lo[d], hi[d], seed, c,
-                                  generation, dim, d);
-        row[d] = gene;
-      }
-    }
+    for (int k = 0; k < 4; ++k)
+      if (at[k] < dim)
+        ck_ga_mutate_row_gene(bounds, crossover, seed, c, generation, dim, lo,
+                              hi, row, at[k], step[k]);
   }
 }
 
@@ -558,7 +573,28 @@ CK_FN ck_real ck_ga_evaluate_child(int objective, int bounds, int crossover,
 /* After the barrier, the rest of a resident child drawn in c: its crossed
  * genes (`child`, private) written to its own `row`, mutated there, read
  * back, bounded and evaluated, and the bounded genes written to the row
- * again where bounds may have moved any. Returns the objective. */
+ * again where bounds may have moved any. Returns the objective.
+ * ck_ga_evaluate_row does what follows the mutations: from the read back
+ * on (`child` is then scratch for the genes). */
+CK_FN ck_real ck_ga_evaluate_row(int objective, int bounds, int crossover,
+                                 ck_u64 seed, const ck_ga_child_draws *c,
+                                 ck_u64 generation, int dim,
+                                 CK_GA_DOMAIN const ck_real *lo,
+                                 CK_GA_DOMAIN const ck_real *hi,
+                                 CK_GA_PARENTS ck_real *row, ck_real *child) {
+  CK_UNROLL
+  for (int d = 0; d < dim; ++d)
+    child[d] = row[d];
+  ck_real value = ck_ga_evaluate_child(objective, bounds, crossover, seed, c,
+                                       generation, dim, lo, hi, child);
+  if (ck_ga_bounds_gene(crossover, 0)) {
+    CK_UNROLL
+    for (int d = 0; d < dim; ++d)
+      row[d] = child[d];
+  }
+  return value;
+}
+
 CK_FN ck_real ck_ga_finish_child(int objective, int bounds, int crossover,
                                  int mutation, ck_real mutation_rate,
                                  ck_real mutation_parameter,
@@ -573,17 +609,8 @@ CK_FN ck_real ck_ga_finish_child(int objective, int bounds, int crossover,
   ck_ga_mutate_row(bounds, crossover, mutation, mutation_rate,
                    mutation_parameter, inverse_log_keep, seed, c, generation,
                    dim, lo, hi, row);
-  CK_UNROLL
-  for (int d = 0; d < dim; ++d)
-    child[d] = row[d];
-  ck_real value = ck_ga_evaluate_child(objective, bounds, crossover, seed, c,
-                                       generation, dim, lo, hi, child);
-  if (ck_ga_bounds_gene(crossover, 0)) {
-    CK_UNROLL
-    for (int d = 0; d < dim; ++d)
-      row[d] = child[d];
-  }
-  return value;
+  return ck_ga_evaluate_row(objective, bounds, crossover, seed, c, generation,
+                            dim, lo, hi, row, child);
 }
 
 /* Draws individual g's genes uniformly in the domain (generation 0);

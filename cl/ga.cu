@@ -24,13 +24,18 @@
  *     its own (the parents' later chunks are not yet overwritten), so
  *     that only a chunk is held in registers; it is then mutated,
  *     bounded and evaluated on its row;
- *   - minima and sums go through warp shuffles and one barrier each, not a
- *     tree of barriers: a generation has two barriers (and one more per
- *     elite when there are several).
+ *   - with polynomial mutation, a warp's children share the work of their
+ *     mutation steps (warp_mutate_rows): each power is computed where a
+ *     mutation falls, by whichever lane the warp's pool hands it to;
+ *   - minima go through the warps' integer reductions and sums through
+ *     shuffles, with one barrier each, not a tree of barriers: a
+ *     generation has two barriers (and one more per elite when there are
+ *     several).
  *
  * The launch gives the block CK_GA_ISLAND * (16 ROW_QUADS + 4) + 32 QUADS
- * + 24 WARPS bytes of dynamic shared memory (shared_bytes in
- * src/ga/ga_cuda.c), laid out as below.
+ * + 24 WARPS bytes of dynamic shared memory, and 512 WARPS more with
+ * polynomial mutation (shared_bytes in src/ga/ga_cuda.c), laid out as
+ * below.
  *
  * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
  * CK_BOUNDS, CK_DIM (at most 128), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
@@ -103,22 +108,40 @@ static __device__ __forceinline__ void load_genes(const float4 *row, int first,
   }
 }
 
+/* A float's bits as an unsigned integer in the floats' order, zeros of
+ * either sign alike (as ck_better compares them); for values that are
+ * never NaN (ck_comparable). */
+static __device__ __forceinline__ unsigned ordered_key(float value) {
+  unsigned bits = __float_as_uint(value + 0.0f);
+  return bits ^ (bits >> 31 ? 0xFFFFFFFFu : 0x80000000u);
+}
+
+/* The (value, index) minimum of the warp's lanes by ck_better, in every
+ * lane: the least key by the integer reduction, then the least index among
+ * the lanes that hold it, and the value's own bits from such a lane. */
+static __device__ __forceinline__ void warp_minimum(float *value,
+                                                    unsigned *index) {
+  unsigned key = ordered_key(*value);
+  unsigned least = __reduce_min_sync(ALL_LANES, key);
+  unsigned least_index =
+      __reduce_min_sync(ALL_LANES, key == least ? *index : NO_INDEX);
+  unsigned holders =
+      __ballot_sync(ALL_LANES, key == least && *index == least_index);
+  *value = __shfl_sync(ALL_LANES, *value, __ffs(holders) - 1);
+  *index = least_index;
+}
+
 /* The (value, index) minimum of the warp's lanes by ck_better, and with
- * SUM the sum of `sum` too (a butterfly: every lane ends with both). */
+ * SUM the sum of `sum` too (a butterfly), in every lane. */
 template <bool SUM>
 static __device__ __forceinline__ void warp_fold(float *value, unsigned *index,
                                                  float *sum) {
+  if (SUM) {
 #pragma unroll
-  for (unsigned distance = 16; distance > 0; distance >>= 1) {
-    float other = __shfl_xor_sync(ALL_LANES, *value, distance);
-    unsigned other_index = __shfl_xor_sync(ALL_LANES, *index, distance);
-    if (SUM)
+    for (unsigned distance = 16; distance > 0; distance >>= 1)
       *sum += __shfl_xor_sync(ALL_LANES, *sum, distance);
-    if (ck_better(other, other_index, *value, *index)) {
-      *value = other;
-      *index = other_index;
-    }
   }
+  warp_minimum(value, index);
 }
 
 /* Where warps post their folds: two sets, used in turn by consecutive
@@ -140,9 +163,8 @@ struct posts {
  * SUM the sum of `sum`), returned to every thread. Called by all threads
  * alike; `set` alternates between consecutive calls. Each warp folds its
  * lanes and lane 0 posts the warp's result; after the barrier lane w of
- * every warp takes post w, the lanes below WARPS fold the posts by
- * shuffles, and lane 0's result goes to the whole warp (so all threads
- * hold the same bits).
+ * every warp takes post w and the warp folds the posts again, the sum's
+ * from lane 0 (so all threads hold the same bits).
  */
 template <bool SUM>
 static __device__ __forceinline__ void
@@ -159,22 +181,88 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
   float folded = lane < WARPS ? at->values[set][lane] : CK_REAL_MAX;
   unsigned folded_index = lane < WARPS ? at->indices[set][lane] : NO_INDEX;
   float folded_sum = SUM && lane < WARPS ? at->sums[set][lane] : 0.0f;
+  /* Lanes past WARPS hold (CK_REAL_MAX, NO_INDEX), which no post loses
+   * to; the sums of lanes 0 .. WARPS - 1 meet in lane 0. */
+  warp_minimum(&folded, &folded_index);
+  *value = folded;
+  *index = folded_index;
+  if (SUM) {
 #pragma unroll
-  for (int round = 0; round < POST_ROUNDS; ++round) {
-    unsigned distance = 1u << round;
-    float other = __shfl_xor_sync(ALL_LANES, folded, distance);
-    unsigned other_index = __shfl_xor_sync(ALL_LANES, folded_index, distance);
-    if (SUM)
-      folded_sum += __shfl_xor_sync(ALL_LANES, folded_sum, distance);
-    if (ck_better(other, other_index, folded, folded_index)) {
-      folded = other;
-      folded_index = other_index;
-    }
-  }
-  *value = __shfl_sync(ALL_LANES, folded, 0);
-  *index = __shfl_sync(ALL_LANES, folded_index, 0);
-  if (SUM)
+    for (int round = 0; round < POST_ROUNDS; ++round)
+      folded_sum += __shfl_xor_sync(ALL_LANES, folded_sum, 1u << round);
     *sum = __shfl_sync(ALL_LANES, folded_sum, 0);
+  }
+}
+
+/* Polynomial mutation draws its steps through the warp's pool
+ * (warp_mutate_rows); gaussian mutation, whose steps come in Box-Muller
+ * pairs that pooling measured slower, through ck_ga_finish_child. */
+#define POOLED (CK_GA_MUTATION == CK_GA_MUTATION_POLY)
+/* Words in a warp's pool: four mutations a lane. */
+#define POOL_WORDS 128
+
+/*
+ * ck_ga_mutate_row for the warp's children at once, for polynomial
+ * mutation: the same refills of four mutations, their genes, steps and
+ * bounds (so the same bits), but a step (a power) is computed only where
+ * a mutation falls, and by whichever lane the pool hands it to rather
+ * than by its child's own: the warp's 30-odd mutations of a refill cost
+ * one or two passes, where each lane's four steps cost four, and a
+ * refill that one child needs costs one. Lane l mutates when `mutates`
+ * (its child's draws in c, its row); `pool` is the warp's POOL_WORDS
+ * words. Called by every lane of the warp alike.
+ */
+static __device__ __forceinline__ void
+warp_mutate_rows(bool mutates, float rate, float parameter,
+                 float inverse_log_keep, unsigned long long seed,
+                 const ck_ga_child_draws *c, unsigned long long generation,
+                 const float *lo, const float *hi, float *row, unsigned *pool) {
+  const unsigned lane = threadIdx.x % 32, below = (1u << lane) - 1u;
+  int last = -1;
+  unsigned refills = 0u;
+  bool pending = mutates && rate > 0.0f;
+  while (__any_sync(ALL_LANES, pending)) {
+    int at[4] = {CK_DIM, CK_DIM, CK_DIM, CK_DIM};
+    ck_philox_counter words;
+    words.v[0] = words.v[1] = words.v[2] = words.v[3] = 0u;
+    if (pending) {
+      ck_u64 counter = c->mutation_base + 2ull * refills;
+      ck_philox_counter gaps =
+          ck_philox_block(seed, c->mutation_stream, counter);
+      at[0] = ck_ga_after(last, gaps.v[0], rate, inverse_log_keep, CK_DIM);
+      at[1] = ck_ga_after(at[0], gaps.v[1], rate, inverse_log_keep, CK_DIM);
+      at[2] = ck_ga_after(at[1], gaps.v[2], rate, inverse_log_keep, CK_DIM);
+      at[3] = ck_ga_after(at[2], gaps.v[3], rate, inverse_log_keep, CK_DIM);
+      last = at[3];
+      refills += 1u;
+      if (at[0] < CK_DIM)
+        words = ck_philox_block(seed, c->mutation_stream, counter + 1u);
+    }
+    /* A job a mutation, in the pool by (k, lane): its word in, its step
+     * out, in place. */
+    unsigned slot[4], jobs = 0u;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      unsigned needs = __ballot_sync(ALL_LANES, at[k] < CK_DIM);
+      slot[k] = jobs + __popc(needs & below);
+      jobs += __popc(needs);
+      if (at[k] < CK_DIM)
+        pool[slot[k]] = words.v[k];
+    }
+    __syncwarp();
+    for (unsigned j = lane; j < jobs; j += 32)
+      pool[j] = __float_as_uint(CK_GA_POLY_STEP(pool[j], parameter));
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (at[k] < CK_DIM)
+        ck_ga_mutate_row_gene(CK_BOUNDS, CK_GA_CROSSOVER, seed, c, generation,
+                              CK_DIM, lo, hi, row, at[k],
+                              __uint_as_float(pool[slot[k]]));
+    /* The pool is free again once every lane has taken its steps. */
+    __syncwarp();
+    pending = pending && last + 1 < CK_DIM;
+  }
 }
 
 /*
@@ -185,13 +273,15 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
  * slot into shared memory, and each generation crosses the slot's child in
  * registers (an elite copies its elite), waits until every parent has been
  * read, writes the child over its slot, mutates and evaluates it there
- * (ck_ga_finish_child; past CK_GA_CHUNK genes a chunk at a time up to the
- * write, then on the row), and offers its fitness to the
- * island's minimum and sum; threads past the island size only take part in
- * those folds. Thread 0 writes the generation's statistics; when the
- * island's best so far improves, threads d < CK_DIM copy gene d of it.
- * Genes and fitness go back to global memory in the launch's last two
- * generations, into the buffers they write.
+ * (ck_ga_finish_child, or with polynomial mutation warp_mutate_rows, which
+ * every thread of the warp takes part in, and ck_ga_evaluate_row; past
+ * CK_GA_CHUNK genes a chunk at a time up to the write, then on the row),
+ * and offers its fitness to the island's minimum and sum; threads past the
+ * island size only take part in those folds and pools. Thread 0 writes
+ * the generation's statistics; when the island's best so far improves,
+ * threads d < CK_DIM copy gene d of it. Genes and fitness go back to
+ * global memory in the launch's last two generations, into the buffers
+ * they write.
  */
 extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     ck_ga_cuda_evolve(unsigned islands, unsigned long long seed,
@@ -205,7 +295,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                       float *__restrict__ island_best,
                       float *__restrict__ island_best_genes,
                       float inverse_log_keep) {
-  /* The island's rows, the domain, the fitness and the posted folds. */
+  /* The island's rows, the domain, the fitness, the posted folds (and the
+   * pools). */
   extern __shared__ float4 shared[];
   float4 *genes = shared;
   float4 *lo = genes + CK_GA_ISLAND * ROW_QUADS, *hi = lo + QUADS;
@@ -214,6 +305,10 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   const unsigned island = blockIdx.x, l = threadIdx.x;
   const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
   const bool live = l < CK_GA_ISLAND;
+#if POOLED
+  /* The warp's pool of mutation steps, after the posts. */
+  unsigned *pool = (unsigned *)(folds + 1) + (l / 32) * POOL_WORDS;
+#endif
   /* The child in registers, whole or a chunk at a time (CHUNKED). */
   float child[CK_GA_CHUNK];
   float value = CK_REAL_MAX; /* the fitness of slot l */
@@ -280,6 +375,19 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     }
     /* Every parent has been read before any slot is overwritten. */
     __syncthreads();
+#if POOLED
+    float4 *row = genes + l * ROW_QUADS;
+    if (live)
+      store_genes(row, 0, CK_DIM, child);
+    warp_mutate_rows(live && l >= CK_GA_ELITE, mutation_rate,
+                     mutation_parameter, inverse_log_keep, seed, &draws,
+                     generation, (const float *)lo, (const float *)hi,
+                     (float *)row, pool);
+    if (live && l >= CK_GA_ELITE)
+      made = ck_comparable(ck_ga_evaluate_row(
+          CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
+          CK_DIM, (const float *)lo, (const float *)hi, (float *)row, child));
+#else
     if (live) {
       float4 *row = genes + l * ROW_QUADS;
       if (l < CK_GA_ELITE)
@@ -291,6 +399,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
             generation, CK_DIM, (const float *)lo, (const float *)hi,
             (float *)row, child));
     }
+#endif
 #else
     float4 *row = genes + l * ROW_QUADS;
     if (l < CK_GA_ELITE)
@@ -315,12 +424,21 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       if (live)
         store_genes(row, from, end, child);
     }
-    /* ck_ga_finish_child's passes after the first, on the row itself. */
+    /* ck_ga_finish_child's passes after the first, on the row itself (the
+     * pooled mutations with every thread of the warp). */
+#if POOLED
+    warp_mutate_rows(live && l >= CK_GA_ELITE, mutation_rate,
+                     mutation_parameter, inverse_log_keep, seed, &draws,
+                     generation, (const float *)lo, (const float *)hi,
+                     (float *)row, pool);
+#endif
     if (live && l >= CK_GA_ELITE) {
+#if !POOLED
       ck_ga_mutate_row(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
                        mutation_rate, mutation_parameter, inverse_log_keep,
                        seed, &draws, generation, CK_DIM, (const float *)lo,
                        (const float *)hi, (float *)row);
+#endif
       made = ck_comparable(ck_ga_evaluate_child(
           CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
           CK_DIM, (const float *)lo, (const float *)hi, (float *)row));

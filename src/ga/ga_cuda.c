@@ -15,7 +15,8 @@ enum {
   WARP = 32,
   MAX_BLOCK = 1024,
   MAX_DIM = 128, /* past 64, cl/ga.cu crosses a child in chunks of 64 */
-  FOLD_BYTES_PER_WARP = 2 * 12 /* two sets of (value, index, sum) */
+  FOLD_BYTES_PER_WARP = 2 * 12, /* two sets of (value, index, sum) */
+  POOL_BYTES_PER_WARP = 128 * 4 /* polynomial steps: four words a lane */
 };
 
 /* Threads a block of ck_ga_cuda_evolve: the island in whole warps. */
@@ -25,11 +26,15 @@ static uint32_t block_size(const ga_state *s) {
 
 /* Shared memory of ck_ga_cuda_evolve as cl/ga.cu lays it out: the genes
  * in rows of float4s (an odd count a row), the domain as float4s, the
- * fitness, and the warps' posted folds. */
+ * fitness, the warps' posted folds, and with polynomial mutation the
+ * warps' pools of steps. */
 static size_t shared_bytes(const ga_state *s) {
   size_t quads = ((size_t)s->dim + 3) / 4, row_quads = quads | 1;
+  size_t per_warp = FOLD_BYTES_PER_WARP;
+  if (s->mutation == CK_GA_POLYNOMIAL)
+    per_warp += POOL_BYTES_PER_WARP;
   return (size_t)s->size * (row_quads * 16 + 4) + 2 * quads * 16 +
-         (size_t)(block_size(s) / WARP) * FOLD_BYTES_PER_WARP;
+         (size_t)(block_size(s) / WARP) * per_warp;
 }
 
 int ck__ga_cuda_supports(const ga_state *s) {
