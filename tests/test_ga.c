@@ -851,6 +851,15 @@ static void reproducibility(const ck_device *device) {
 
 /* ref and a device bit for bit: best, position and the whole best
  * history. */
+/* SBX (eta 15) with polynomial mutation (eta 20): the operators whose
+ * draws go through clkit's own powers. */
+static void sbx_polynomial(ck_ga_config *c) {
+  c->crossover = CK_GA_SBX;
+  c->crossover_parameter = 15;
+  c->mutation = CK_GA_POLYNOMIAL;
+  c->mutation_parameter = 20;
+}
+
 static void identical(const ck_device *ref, const ck_device *device,
                       const ck_ga_config *c, const char *what) {
   enum { MOST_GENES = 128 };
@@ -937,10 +946,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     c.island_size = 40;
     c.max_generations = 30;
     identical(ref, device, &c, "rastrigin gauss, d = 100");
-    c.crossover = CK_GA_SBX;
-    c.crossover_parameter = 15;
-    c.mutation = CK_GA_POLYNOMIAL;
-    c.mutation_parameter = 20;
+    sbx_polynomial(&c);
     identical(ref, device, &c, "rastrigin sbx poly, d = 100");
   }
   /* With mutation too: its logarithms and powers are clkit's own
@@ -950,10 +956,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     small_config(&c, "rastrigin", 10);
     c.seed = seed;
     identical(ref, device, &c, "rastrigin gauss");
-    c.crossover = CK_GA_SBX;
-    c.crossover_parameter = 15;
-    c.mutation = CK_GA_POLYNOMIAL;
-    c.mutation_parameter = 20;
+    sbx_polynomial(&c);
     c.bounds = CK_BOUNDS_MODE_REFLECT;
     identical(ref, device, &c, "rastrigin sbx poly reflect");
     /* Many mutations a child: refills after the first, and (on CUDA) more
@@ -961,6 +964,20 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     c.mutation_rate = seed == 1 ? 0.5 : 1.0;
     identical(ref, device, &c, "rastrigin sbx poly reflect, pm >= 0.5");
   }
+  /* Islands wider than a work-group (256): OpenCL's global-memory kernel,
+   * its children made by ck_ga_make_child (on CUDA, the native kernel). */
+  small_config(&c, "rastrigin", 10);
+  c.islands = 2;
+  c.island_size = 300;
+  c.max_generations = 6;
+  identical(ref, device, &c, "rastrigin gauss, islands of 300");
+  sbx_polynomial(&c);
+  c.mutation_rate = 0.3;
+  c.bounds = CK_BOUNDS_MODE_REFLECT;
+  identical(ref, device, &c, "rastrigin sbx poly reflect, islands of 300");
+  c.dim = 70;
+  identical(ref, device, &c,
+            "rastrigin sbx poly reflect, d = 70, islands of 300");
   /* Griewank's cosines and square roots are the device library's, which
    * rounds its own way: agreement within the documented tolerance. */
   for (uint64_t seed = 1; seed <= 3; ++seed) {
