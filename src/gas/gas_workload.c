@@ -14,6 +14,9 @@
 #include "gas/gas_io.h"
 #include "objectives/problem.h"
 
+/* The system's settings come first, up to --steps: a checkpoint carries
+ * them, so --restart refuses them (job_parse), --xyz with its own
+ * message. */
 static const ck_option gas_options[] = {
     {"particles", "N", "1024", "number of particles"},
     {"rho", "D", "0.7", "number density (a square box); or give --box"},
@@ -277,16 +280,14 @@ static ck_status job_parse(const ck_param *params, size_t count,
     /* A restart continues bit-exactly with the checkpoint's system, model,
      * integration and kernel forms: a setting given beside it would be
      * ignored, so it is refused rather than dropped unseen. */
-    static const char *const settings[] = {
-        "particles",  "rho",       "box",  "lattice", "T",     "rc",
-        "shift",      "model",     "dt",   "walls",   "tiles", "strips",
-        "thermostat", "neighbors", "sort", NULL};
-    for (const char *const *name = settings; *name; ++name)
-      if (ck__param_find(params, count, *name))
+    for (const ck_option *option = gas_options;
+         strcmp(option->name, "steps") != 0; ++option)
+      if (strcmp(option->name, "xyz") != 0 &&
+          ck__param_find(params, count, option->name))
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
                 "--%s: --restart continues with the checkpoint's settings; "
                 "leave --%s out",
-                *name, *name);
+                option->name, option->name);
   }
 fail:
   return status;
