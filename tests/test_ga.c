@@ -50,6 +50,15 @@ static void small_config(ck_ga_config *c, const char *function, int dim) {
   c->max_generations = 60;
 }
 
+/* small_config() on `islands` islands of `size` for `generations`. */
+static void islands_config(ck_ga_config *c, const char *function, int dim,
+                           size_t islands, size_t size, uint64_t generations) {
+  small_config(c, function, dim);
+  c->islands = islands;
+  c->island_size = size;
+  c->max_generations = generations;
+}
+
 static void read_reals(ga_state *s, ck_buffer *buffer, float *out,
                        size_t count) {
   CHECK_OK(ck_buffer_read(s->queue, buffer, 0, count * sizeof *out, out,
@@ -321,8 +330,10 @@ static void mutation_tests(void) {
     if (t >= draws)
       first = edges[t - draws];
     float range = 1.0f + 9.0f * ck_uniform_real(r.v[1]);
-    float step = ck_ga_mutate(CK_GA_MUTATION_POLY, 0.0f, first, r.v[2],
-                              (float)eta, range);
+    float step = ck_ga_mutated_gene(
+        0.0f,
+        ck_ga_mutation_step(CK_GA_MUTATION_POLY, first, r.v[2], (float)eta),
+        0.0f, range);
     outside += !(fabsf(step) <= range);
     if (t < draws) {
       absolute += fabsf(step) / range;
@@ -849,8 +860,6 @@ static void reproducibility(const ck_device *device) {
             "%s: seeds 11 and 12 both gave %.9g", device->id, best_a);
 }
 
-/* ref and a device bit for bit: best, position and the whole best
- * history. */
 /* SBX (eta 15) with polynomial mutation (eta 20): the operators whose
  * draws go through clkit's own powers. */
 static void sbx_polynomial(ck_ga_config *c) {
@@ -860,6 +869,8 @@ static void sbx_polynomial(ck_ga_config *c) {
   c->mutation_parameter = 20;
 }
 
+/* ref and a device bit for bit: best, position and the whole best
+ * history. */
 static void identical(const ck_device *ref, const ck_device *device,
                       const ck_ga_config *c, const char *what) {
   enum { MOST_GENES = 128 };
@@ -912,11 +923,8 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   /* Islands whose shared memory passes the 48 KB a CUDA kernel may
    * declare: the native kernel takes them in dynamic shared memory. */
   if (device->backend == CK_BACKEND_CUDA) {
-    small_config(&c, "rastrigin", 10);
+    islands_config(&c, "rastrigin", 10, 3, 1000, 25);
     c.mutation_rate = 0;
-    c.islands = 3;
-    c.island_size = 1000;
-    c.max_generations = 25;
     ck_ga *ga = create(device, &c);
     CHECK_MSG(ga && ck__ga_state(ga)->native_evolve_kernel,
               "%s: islands of 1000 not on the native kernel", device->id);
@@ -924,11 +932,8 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     identical(ref, device, &c, "rastrigin pm=0, islands of 1000");
     /* Past 64 genes the native kernel crosses a child in chunks, a
      * barrier each, and mutates and evaluates it on its row. */
-    small_config(&c, "rastrigin", 100);
+    islands_config(&c, "rastrigin", 100, 3, 40, 30);
     c.mutation_rate = 0;
-    c.islands = 3;
-    c.island_size = 40;
-    c.max_generations = 30;
     ga = create(device, &c);
     CHECK_MSG(ga && ck__ga_state(ga)->native_evolve_kernel,
               "%s: d = 100 not on the native kernel", device->id);
@@ -941,10 +946,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     c.bounds = CK_BOUNDS_MODE_REFLECT;
     identical(ref, device, &c, "rastrigin blx reflect pm=0, d = 100");
     /* With mutations (added on the row), and SBX with polynomial ones. */
-    small_config(&c, "rastrigin", 100);
-    c.islands = 3;
-    c.island_size = 40;
-    c.max_generations = 30;
+    islands_config(&c, "rastrigin", 100, 3, 40, 30);
     identical(ref, device, &c, "rastrigin gauss, d = 100");
     sbx_polynomial(&c);
     identical(ref, device, &c, "rastrigin sbx poly, d = 100");
@@ -966,10 +968,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   }
   /* Islands wider than a work-group (256): OpenCL's global-memory kernel,
    * its children made by ck_ga_make_child (on CUDA, the native kernel). */
-  small_config(&c, "rastrigin", 10);
-  c.islands = 2;
-  c.island_size = 300;
-  c.max_generations = 6;
+  islands_config(&c, "rastrigin", 10, 2, 300, 6);
   identical(ref, device, &c, "rastrigin gauss, islands of 300");
   sbx_polynomial(&c);
   c.mutation_rate = 0.3;
