@@ -79,7 +79,18 @@ typedef long ck_i64;
 #ifndef CK_HAS_FP64
 #define CK_HAS_FP64 1
 #endif
+/* __umulhi in device code, as OpenCL's mul_hi: from a 64-bit product,
+ * NVRTC keeps a wide multiply, a shift and a conversion, 3% of the GA's
+ * generation on an H100 (Philox's rounds are most of them). Both halves
+ * of a round's products from one PTX mul.wide.u32 measured no better
+ * there; on the GA's islands in global memory it won with SBX (80 to 58
+ * ms) but lost with the default operators (92 to 107 ms), and ACO's
+ * tours lost 1%. */
+#if defined(__CUDA_ARCH__)
+#define CK_MULHI32(a, b) __umulhi((ck_u32)(a), (ck_u32)(b))
+#else
 #define CK_MULHI32(a, b) ((ck_u32)(((ck_u64)(a) * (ck_u64)(b)) >> 32))
+#endif
 #define CK_UNROLL _Pragma("unroll")
 
 #else
