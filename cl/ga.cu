@@ -280,6 +280,33 @@ mutate_rows(bool mutates, float rate, float parameter, float inverse_log_keep,
 #endif
 }
 
+/* What follows a child's write to its row: its mutations there
+ * (mutate_rows, which every thread of the warp calls) and its evaluation.
+ * Returns the child's fitness for a thread that makes one (`makes`),
+ * else `made` unchanged. A whole child is read back into `child`
+ * (ck_ga_evaluate_row); a chunked one is evaluated on the row itself. */
+static __device__ __forceinline__ float
+mutate_and_evaluate(bool makes, float made, float rate, float parameter,
+                    float inverse_log_keep, unsigned long long seed,
+                    const ck_ga_child_draws *c, unsigned long long generation,
+                    const float *lo, const float *hi, float *row,
+                    unsigned *pool, float *child) {
+  mutate_rows(makes, rate, parameter, inverse_log_keep, seed, c, generation, lo,
+              hi, row, pool);
+  if (!makes)
+    return made;
+#if CHUNKED
+  (void)child;
+  return ck_comparable(ck_ga_evaluate_child(CK_OBJECTIVE, CK_BOUNDS,
+                                            CK_GA_CROSSOVER, seed, c,
+                                            generation, CK_DIM, lo, hi, row));
+#else
+  return ck_comparable(ck_ga_evaluate_row(CK_OBJECTIVE, CK_BOUNDS,
+                                          CK_GA_CROSSOVER, seed, c, generation,
+                                          CK_DIM, lo, hi, row, child));
+#endif
+}
+
 /*
  * Block i evolves island i through `generations` generations from
  * first_generation on, as the resident ck_ga_evolve of ga.cl does
@@ -287,10 +314,10 @@ mutate_rows(bool mutates, float rate, float parameter, float inverse_log_keep,
  * dimension-major over all islands). Thread l owns slot l: it loads the
  * slot into shared memory, and each generation crosses the slot's child in
  * registers (an elite copies its elite), waits until every parent has been
- * read, writes the child over its slot, mutates it there (mutate_rows,
- * which with polynomial mutation every thread of the warp takes part in)
- * and evaluates it (ck_ga_evaluate_row; past CK_GA_CHUNK genes a chunk at
- * a time up to the write, then on the row),
+ * read, writes the child over its slot, mutates and evaluates it there
+ * (mutate_and_evaluate, in which with polynomial mutation every thread of
+ * the warp takes part; past CK_GA_CHUNK genes crossed a chunk at a time
+ * up to the write),
  * and offers its fitness to the island's minimum and sum; threads past the
  * island size only take part in those folds and pools. Thread 0 writes
  * the generation's statistics; when the island's best so far improves,
@@ -393,16 +420,13 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #if POOLED
     if (live)
       store_genes(row, 0, CK_DIM, child);
-    mutate_rows(live && l >= CK_GA_ELITE, mutation_rate, mutation_parameter,
-                inverse_log_keep, seed, &draws, generation, (const float *)lo,
-                (const float *)hi, (float *)row, pool);
-    if (live && l >= CK_GA_ELITE)
-      made = ck_comparable(ck_ga_evaluate_row(
-          CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
-          CK_DIM, (const float *)lo, (const float *)hi, (float *)row, child));
+    made = mutate_and_evaluate(live && l >= CK_GA_ELITE, made, mutation_rate,
+                               mutation_parameter, inverse_log_keep, seed,
+                               &draws, generation, (const float *)lo,
+                               (const float *)hi, (float *)row, pool, child);
 #else
     /* The same passes in one function: measured 1.5% faster here than
-     * the pooled form's split (store_genes, mutate_rows, evaluate_row). */
+     * the pooled form's split (store_genes, mutate_and_evaluate). */
     if (live) {
       if (l < CK_GA_ELITE)
         store_genes(row, 0, CK_DIM, child);
@@ -437,15 +461,11 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       if (live)
         store_genes(row, from, end, child);
     }
-    /* ck_ga_finish_child's passes after the first, on the row itself (the
-     * pooled mutations with every thread of the warp). */
-    mutate_rows(live && l >= CK_GA_ELITE, mutation_rate, mutation_parameter,
-                inverse_log_keep, seed, &draws, generation, (const float *)lo,
-                (const float *)hi, (float *)row, pool);
-    if (live && l >= CK_GA_ELITE)
-      made = ck_comparable(ck_ga_evaluate_child(
-          CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, seed, &draws, generation,
-          CK_DIM, (const float *)lo, (const float *)hi, (float *)row));
+    /* ck_ga_finish_child's passes after the first, on the row itself. */
+    made = mutate_and_evaluate(live && l >= CK_GA_ELITE, made, mutation_rate,
+                               mutation_parameter, inverse_log_keep, seed,
+                               &draws, generation, (const float *)lo,
+                               (const float *)hi, (float *)row, pool, child);
 #endif
     if (live) {
       fitness[l] = made;
