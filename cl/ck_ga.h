@@ -304,6 +304,16 @@ typedef struct ck_ga_child_draws {
   ck_real weight;
 } ck_ga_child_draws;
 
+/* A child's mutation stream (bit 62 of its stream set), and the counter of
+ * generation `generation`'s first refill on it (see the top of the file). */
+CK_FN ck_u64 ck_ga_mutation_stream(ck_u64 stream) {
+  return stream | ((ck_u64)1 << 62);
+}
+
+CK_FN ck_u64 ck_ga_mutation_base(ck_u64 generation, int dim) {
+  return generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)dim) + 1u));
+}
+
 CK_FN ck_ga_child_draws ck_ga_draw_child(
     int tournament, int crossover, ck_real crossover_rate, ck_u64 seed,
     ck_u32 island, ck_u32 slot, ck_u64 generation, ck_u32 size, int dim,
@@ -327,9 +337,24 @@ CK_FN ck_ga_child_draws ck_ga_draw_child(
             crossover_rate;
   c.weight = ck_uniform_real(ck_ga_header_word(h0, h1, seed, c.stream, base,
                                                (ck_u32)(2 * tournament + 1)));
-  c.mutation_stream = c.stream | ((ck_u64)1 << 62);
-  c.mutation_base =
-      generation * (ck_u64)(2u * (ck_ga_blocks((ck_u32)dim) + 1u));
+  c.mutation_stream = ck_ga_mutation_stream(c.stream);
+  c.mutation_base = ck_ga_mutation_base(generation, dim);
+  return c;
+}
+
+/* Only what the mutations of the child in slot `slot` draw from in
+ * generation `generation` (its streams and the refills' counters, as
+ * ck_ga_draw_child sets them); the other draws zero. */
+CK_FN ck_ga_child_draws ck_ga_mutation_draws(ck_u32 island, ck_u32 slot,
+                                             ck_u64 generation, int dim) {
+  ck_ga_child_draws c;
+  c.stream = ck_ga_stream(island, slot);
+  c.genes_base = 0u;
+  c.mutation_stream = ck_ga_mutation_stream(c.stream);
+  c.mutation_base = ck_ga_mutation_base(generation, dim);
+  c.a = c.b = 0u;
+  c.cross = 0;
+  c.weight = CK_R(0);
   return c;
 }
 
@@ -551,6 +576,27 @@ CK_FN void ck_ga_mutate_row_gene(int bounds, int crossover, ck_u64 seed,
   row[d] = gene;
 }
 
+/* One refill of ck_ga_mutate_row: the four mutations after the one at
+ * *last (ck_ga_draw_mutations, which moves *last and counts *refills),
+ * each added to its gene of `row`. */
+CK_FN void ck_ga_mutate_row_refill(
+    int bounds, int crossover, int mutation, ck_real mutation_rate,
+    ck_real mutation_parameter, ck_real inverse_log_keep, ck_u64 seed,
+    const ck_ga_child_draws *c, ck_u64 generation, int dim,
+    CK_GA_DOMAIN const ck_real *lo, CK_GA_DOMAIN const ck_real *hi,
+    CK_GA_PARENTS ck_real *row, int *last, ck_u32 *refills) {
+  int at[4];
+  ck_real step[4];
+  ck_ga_draw_mutations(seed, c->mutation_stream, c->mutation_base, refills,
+                       last, mutation_rate, inverse_log_keep, dim, mutation,
+                       mutation_parameter, &at[0], &at[1], &at[2], &at[3],
+                       &step[0], &step[1], &step[2], &step[3]);
+  for (int k = 0; k < 4; ++k)
+    if (at[k] < dim)
+      ck_ga_mutate_row_gene(bounds, crossover, seed, c, generation, dim, lo, hi,
+                            row, at[k], step[k]);
+}
+
 CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
                             ck_real mutation_rate, ck_real mutation_parameter,
                             ck_real inverse_log_keep, ck_u64 seed,
@@ -560,18 +606,10 @@ CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
                             CK_GA_PARENTS ck_real *row) {
   int last = -1;
   ck_u32 refills = 0u;
-  while (last < dim) {
-    int at[4];
-    ck_real step[4];
-    ck_ga_draw_mutations(seed, c->mutation_stream, c->mutation_base, &refills,
-                         &last, mutation_rate, inverse_log_keep, dim, mutation,
-                         mutation_parameter, &at[0], &at[1], &at[2], &at[3],
-                         &step[0], &step[1], &step[2], &step[3]);
-    for (int k = 0; k < 4; ++k)
-      if (at[k] < dim)
-        ck_ga_mutate_row_gene(bounds, crossover, seed, c, generation, dim, lo,
-                              hi, row, at[k], step[k]);
-  }
+  while (last < dim)
+    ck_ga_mutate_row_refill(bounds, crossover, mutation, mutation_rate,
+                            mutation_parameter, inverse_log_keep, seed, c,
+                            generation, dim, lo, hi, row, &last, &refills);
 }
 
 /* The third pass: the child's genes (private, read back from its row)

@@ -27,6 +27,10 @@
  *   - with polynomial mutation, a warp's children share the work of their
  *     mutation steps (warp_mutate_rows): each power is computed where a
  *     mutation falls, by whichever lane the warp's pool hands it to;
+ *   - with gaussian mutation after BLX or SBX at d <= 32, a child's
+ *     refills after its first are deferred to a queue that the block's
+ *     first warp works off in one pass (deferred_mutate_and_evaluate),
+ *     rather than repeated by every warp with a lane that needs one;
  *   - minima go through the warps' integer reductions and sums through
  *     shuffles, with one barrier each, not a tree of barriers: a
  *     generation has two barriers (and one more per elite when there are
@@ -34,14 +38,15 @@
  *
  * The launch gives the block CK_GA_ISLAND * (16 ROW_QUADS + 4) + 32 QUADS
  * + 24 WARPS bytes of dynamic shared memory, and 512 WARPS more with
- * polynomial mutation (shared_bytes in src/ga/ga_cuda.c), laid out as
- * below.
+ * polynomial mutation, or 8 + 4 CK_GA_ISLAND more with deferred refills
+ * (shared_bytes in src/ga/ga_cuda.c), laid out as below.
  *
  * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
  * CK_BOUNDS, CK_DIM (at most 128), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
- * CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size) and
+ * CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size),
  * CK_GA_BLOCK (threads a block: the island size rounded up to whole
- * warps, at most 1024).
+ * warps, at most 1024) and CK_GA_DEFER_REFILLS (1 to defer a child's
+ * refills after its first, below).
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
@@ -49,7 +54,8 @@
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
     !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
-    !defined(CK_GA_ISLAND) || !defined(CK_GA_BLOCK)
+    !defined(CK_GA_ISLAND) || !defined(CK_GA_BLOCK) ||                         \
+    !defined(CK_GA_DEFER_REFILLS)
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
@@ -307,6 +313,93 @@ mutate_and_evaluate(bool makes, float made, float rate, float parameter,
 #endif
 }
 
+/* Refills after a child's first, for gaussian mutation after BLX or SBX
+ * at d <= 32 (CK_GA_DEFER_REFILLS, chosen by src/ga/ga_cuda.c): a warp
+ * repeats a refill while any lane has mutations left, 1.39 refills a
+ * warp-generation at pm = 1/d with d = 32, where one child in 60 needs a
+ * second. Deferred, the block's children that need more post themselves
+ * to a queue, and after a barrier thread j takes the j-th: the same
+ * draws, usually in one pass of the block's first warp. Mutations fall
+ * on distinct genes, so the order in which they are added changes no
+ * bit. */
+#define DEFERRED (CK_GA_DEFER_REFILLS && !POOLED && !CHUNKED)
+
+/* The queue: a count for each parity of the generation (one is reset
+ * while the other is in use, so no barrier is spent on the reset) and
+ * the jobs, slot | last mutation's gene << 16. */
+struct deferred_refills {
+  unsigned count[2];
+  unsigned jobs[CK_GA_ISLAND];
+};
+
+/*
+ * deferred_mutate_and_evaluate: mutate_and_evaluate for DEFERRED. The
+ * thread's child (when it makes one: `makes`) is on its row; it draws its
+ * first refill there, posts itself to the queue if it has mutations left,
+ * and after the block's barrier threads j = l, l + CK_GA_BLOCK, ... finish
+ * the posted children's refills (ck_ga_mutate_row_refill from where the
+ * first left off) on their rows; after a second barrier (none when nothing
+ * was posted) each child is evaluated as in mutate_and_evaluate. Returns
+ * the child's fitness, or `made` when the thread makes none. Every thread
+ * of the block calls it.
+ */
+static __device__ __forceinline__ float deferred_mutate_and_evaluate(
+    bool makes, float made, float rate, float parameter, float inverse_log_keep,
+    unsigned long long seed, const ck_ga_child_draws *c,
+    unsigned long long generation, unsigned island, const float *lo,
+    const float *hi, float4 *genes, deferred_refills *queue, float *child) {
+  const unsigned l = threadIdx.x, lane = l % 32;
+  const unsigned parity = (unsigned)(generation & 1);
+  float *row = (float *)(genes + l * ROW_QUADS);
+  int last = -1;
+  ck_u32 refills = 0u;
+  bool posts = false;
+  if (makes && ck_ga_mutations_left(rate, last, CK_DIM)) {
+    ck_ga_mutate_row_refill(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION, rate,
+                            parameter, inverse_log_keep, seed, c, generation,
+                            CK_DIM, lo, hi, row, &last, &refills);
+    posts = last < CK_DIM;
+  }
+  /* One atomic a warp: its posting lanes take consecutive jobs. */
+  unsigned posting = __ballot_sync(ALL_LANES, posts);
+  if (posting) {
+    unsigned leader = (unsigned)__ffs(posting) - 1u, first = 0u;
+    if (lane == leader)
+      first = atomicAdd(&queue->count[parity], (unsigned)__popc(posting));
+    first = __shfl_sync(ALL_LANES, first, leader);
+    if (posts)
+      queue->jobs[first + __popc(posting & ((1u << lane) - 1u))] =
+          l | ((unsigned)last << 16);
+  }
+  __syncthreads();
+  const unsigned jobs = queue->count[parity];
+  if (jobs) {
+    for (unsigned j = l; j < jobs; j += CK_GA_BLOCK) {
+      unsigned job = queue->jobs[j], slot = job & 0xFFFFu;
+      ck_ga_child_draws posted =
+          ck_ga_mutation_draws(island, slot, generation, CK_DIM);
+      int posted_last = (int)(job >> 16);
+      ck_u32 posted_refills = 1u;
+      float *posted_row = (float *)(genes + slot * ROW_QUADS);
+      while (posted_last < CK_DIM)
+        ck_ga_mutate_row_refill(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+                                rate, parameter, inverse_log_keep, seed,
+                                &posted, generation, CK_DIM, lo, hi, posted_row,
+                                &posted_last, &posted_refills);
+    }
+    __syncthreads();
+  }
+  /* The next generation's count: last read before this generation's
+   * first barrier, next added to after its last. */
+  if (l == 0)
+    queue->count[parity ^ 1u] = 0u;
+  if (!makes)
+    return made;
+  return ck_comparable(ck_ga_evaluate_row(CK_OBJECTIVE, CK_BOUNDS,
+                                          CK_GA_CROSSOVER, seed, c, generation,
+                                          CK_DIM, lo, hi, row, child));
+}
+
 /*
  * Block i evolves island i through `generations` generations from
  * first_generation on, as the resident ck_ga_evolve of ga.cl does
@@ -350,6 +443,10 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   /* The warp's pool of mutation steps, after the posts (POOLED). */
   unsigned *pool =
       POOLED ? (unsigned *)(folds + 1) + (l / 32) * POOL_WORDS : NULL;
+  /* The queue of deferred refills, after the posts (DEFERRED). */
+  deferred_refills *queue = (deferred_refills *)(folds + 1);
+  if (DEFERRED && l < 2)
+    queue->count[l] = 0u;
   /* The child in registers, whole or a chunk at a time (CHUNKED). */
   float child[CK_GA_CHUNK];
   float value = CK_REAL_MAX; /* the fitness of slot l */
@@ -424,6 +521,13 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                                mutation_parameter, inverse_log_keep, seed,
                                &draws, generation, (const float *)lo,
                                (const float *)hi, (float *)row, pool, child);
+#elif DEFERRED
+    if (live)
+      store_genes(row, 0, CK_DIM, child);
+    made = deferred_mutate_and_evaluate(
+        live && l >= CK_GA_ELITE, made, mutation_rate, mutation_parameter,
+        inverse_log_keep, seed, &draws, generation, island, (const float *)lo,
+        (const float *)hi, genes, queue, child);
 #else
     /* The same passes in one function: measured 1.5% faster here than
      * the pooled form's split (store_genes, mutate_and_evaluate). */

@@ -966,6 +966,16 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     c.mutation_rate = seed == 1 ? 0.5 : 1.0;
     identical(ref, device, &c, "rastrigin sbx poly reflect, pm >= 0.5");
   }
+  /* SBX with gaussian mutation on islands of 100 (four warps): on CUDA a
+   * child's refills after its first go through the block's queue, from
+   * every warp and for most children at pm = 0.5. */
+  islands_config(&c, "rastrigin", 20, 3, 100, 20);
+  c.crossover = CK_GA_SBX;
+  c.crossover_parameter = 15;
+  identical(ref, device, &c, "rastrigin sbx gauss");
+  c.mutation_rate = 0.5;
+  c.elite = 3;
+  identical(ref, device, &c, "rastrigin sbx gauss, pm = 0.5");
   /* Islands wider than a work-group (256): OpenCL's global-memory kernel,
    * its children made by ck_ga_make_child (on CUDA, the native kernel). */
   islands_config(&c, "rastrigin", 10, 2, 300, 6);
