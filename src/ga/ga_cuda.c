@@ -26,7 +26,7 @@ static uint32_t block_size(const ga_state *s) {
 
 /* Whether a child's refills after its first go through the block's
  * queue (cl/ga.cu, DEFERRED): for gaussian mutation after BLX or SBX
- * crossover at d <= 32, where it measured 6% to 14% faster on an H100;
+ * crossover at d <= 32, where it measured 5% to 15% faster on an H100;
  * after arithmetic crossover it measured 3% slower, and 5% at d = 64
  * (docs/cuda.md). */
 static int defers_refills(const ga_state *s) {
