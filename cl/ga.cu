@@ -336,10 +336,10 @@ struct deferred_refills {
  * deferred_mutate_and_evaluate: mutate_and_evaluate for DEFERRED. The
  * thread's child (when it makes one: `makes`) is on its row; it draws its
  * first refill there, posts itself to the queue if it has mutations left,
- * and after the block's barrier threads j = l, l + CK_GA_BLOCK, ... finish
- * the posted children's refills (ck_ga_mutate_row_refill from where the
- * first left off) on their rows; after a second barrier (none when nothing
- * was posted) each child is evaluated as in mutate_and_evaluate. Returns
+ * and after the block's barrier thread j finishes the j-th posted
+ * child's refills (ck_ga_mutate_row_refill from where the first left off)
+ * on its row; after a second barrier (none when nothing was posted) each
+ * child is evaluated as in mutate_and_evaluate. Returns
  * the child's fitness, or `made` when the thread makes none. Every thread
  * of the block calls it.
  */
@@ -354,7 +354,8 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
   int last = -1;
   ck_u32 refills = 0u;
   bool posts = false;
-  if (makes && ck_ga_mutations_left(rate, last, CK_DIM)) {
+  if (makes) {
+    /* With no mutation left, the refill draws nothing and ends the child. */
     ck_ga_mutate_row_refill(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION, rate,
                             parameter, inverse_log_keep, seed, c, generation,
                             CK_DIM, lo, hi, row, &last, &refills);
@@ -374,8 +375,9 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
   __syncthreads();
   const unsigned jobs = queue->count[parity];
   if (jobs) {
-    for (unsigned j = l; j < jobs; j += CK_GA_BLOCK) {
-      unsigned job = queue->jobs[j], slot = job & 0xFFFFu;
+    /* At most one job a thread: a child posts itself once. */
+    if (l < jobs) {
+      unsigned job = queue->jobs[l], slot = job & 0xFFFFu;
       ck_ga_child_draws posted =
           ck_ga_mutation_draws(island, slot, generation, CK_DIM);
       int posted_last = (int)(job >> 16);
