@@ -860,11 +860,16 @@ static void reproducibility(const ck_device *device) {
             "%s: seeds 11 and 12 both gave %.9g", device->id, best_a);
 }
 
+/* SBX crossover, eta 15. */
+static void sbx(ck_ga_config *c) {
+  c->crossover = CK_GA_SBX;
+  c->crossover_parameter = 15;
+}
+
 /* SBX (eta 15) with polynomial mutation (eta 20): the operators whose
  * draws go through clkit's own powers. */
 static void sbx_polynomial(ck_ga_config *c) {
-  c->crossover = CK_GA_SBX;
-  c->crossover_parameter = 15;
+  sbx(c);
   c->mutation = CK_GA_POLYNOMIAL;
   c->mutation_parameter = 20;
 }
@@ -970,8 +975,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
    * child's refills after its first go through the block's queue, from
    * every warp and for most children at pm = 0.5. */
   islands_config(&c, "rastrigin", 20, 3, 100, 20);
-  c.crossover = CK_GA_SBX;
-  c.crossover_parameter = 15;
+  sbx(&c);
   identical(ref, device, &c, "rastrigin sbx gauss");
   c.mutation_rate = 0.5;
   c.elite = 3;

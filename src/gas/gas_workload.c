@@ -281,7 +281,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
      * integration and kernel forms: a setting given beside it would be
      * ignored, so it is refused rather than dropped unseen. */
     for (const ck_option *option = gas_options;
-         strcmp(option->name, "steps") != 0; ++option)
+         option->name && strcmp(option->name, "steps") != 0; ++option)
       if (strcmp(option->name, "xyz") != 0 &&
           ck__param_find(params, count, option->name))
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
