@@ -28,24 +28,33 @@ CK_FN ck_real ck_comparable(ck_real value) {
 #endif
 
 /*
- * The work-group's (value, index) minimum: work-item l offers its
- * candidate; the group halves the candidates in local memory until entry
- * 0 holds the minimum, visible to every work-item on return.
+ * The (value, index) minimum of a work-group of `width` work-items (a
+ * power of two; a constant where it is called, so the halving unrolls):
+ * work-item l offers its candidate; the group halves the candidates in
+ * local memory until entry 0 holds the minimum, visible to every
+ * work-item on return.
  */
-static void ck_best_group_minimum(__local ck_real *values,
-                                  __local uint *indices, uint l, ck_real value,
-                                  uint index) {
+static void ck_best_minimum_of(uint width, __local ck_real *values,
+                               __local uint *indices, uint l, ck_real value,
+                               uint index) {
   values[l] = value;
   indices[l] = index;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint width = CK_GROUP / 2; width > 0; width >>= 1) {
-    if (l < width && ck_better(values[l + width], indices[l + width], values[l],
-                               indices[l])) {
-      values[l] = values[l + width];
-      indices[l] = indices[l + width];
+  for (uint span = width / 2; span > 0; span >>= 1) {
+    if (l < span &&
+        ck_better(values[l + span], indices[l + span], values[l], indices[l])) {
+      values[l] = values[l + span];
+      indices[l] = indices[l + span];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+}
+
+/* The (value, index) minimum of a work-group of CK_GROUP work-items. */
+static void ck_best_group_minimum(__local ck_real *values,
+                                  __local uint *indices, uint l, ck_real value,
+                                  uint index) {
+  ck_best_minimum_of(CK_GROUP, values, indices, l, value, index);
 }
 
 /*

@@ -15,6 +15,8 @@
  *   CK_GA_MUTATION     CK_GA_MUTATION_GAUSS or _POLY
  *   CK_GA_ELITE        elites kept per island (0 allowed)
  *   CK_GA_MIGRANTS     migrants per island (at least 1 for the program)
+ *   CK_GA_MIGRATE_GROUP work-group size of the migration kernels (a power
+ *                      of two, at most CK_GROUP)
  *   CK_GA_RESIDENT     1 for the resident form of ck_ga_evolve (streamed
  *                      objectives, CK_DIM <= 64, islands that fit in local
  *                      memory with one slot a work-item)
@@ -38,7 +40,8 @@
 #if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
     !defined(CK_GA_MIGRANTS) || !defined(CK_BOUNDS) ||                         \
-    !defined(CK_GA_RESIDENT) || !defined(CK_GA_ISLAND)
+    !defined(CK_GA_RESIDENT) || !defined(CK_GA_ISLAND) ||                      \
+    !defined(CK_GA_MIGRATE_GROUP)
 #error "ga.cl needs its CK_GA_ defines and CK_BOUNDS"
 #endif
 
@@ -66,17 +69,18 @@ __kernel void ck_ga_initialise(uint total, int dim, ulong seed,
 }
 
 /*
- * The group picks `count` individuals of an island in (fitness, index)
- * order, best first (worst first when `worst`), into chosen[]: one group
- * minimum a pick, skipping those already picked.
+ * A work-group of `width` work-items (a constant where it is called)
+ * picks `count` individuals of an island in (fitness, index) order, best
+ * first (worst first when `worst`), into chosen[]: one group minimum a
+ * pick, skipping those already picked.
  */
-static void ck_ga_pick(__global const ck_real *fitness, uint size, uint count,
-                       int worst, __local uint *chosen, __local ck_real *values,
-                       __local uint *indices, uint l) {
+static void ck_ga_pick(uint width, __global const ck_real *fitness, uint size,
+                       uint count, int worst, __local uint *chosen,
+                       __local ck_real *values, __local uint *indices, uint l) {
   for (uint pick = 0; pick < count; ++pick) {
     ck_real best = CK_R(CK_REAL_MAX);
     uint best_index = 0xFFFFFFFFu;
-    for (uint i = l; i < size; i += CK_GROUP) {
+    for (uint i = l; i < size; i += width) {
       int taken = 0;
       for (uint k = 0; k < pick; ++k)
         taken |= chosen[k] == i;
@@ -88,7 +92,7 @@ static void ck_ga_pick(__global const ck_real *fitness, uint size, uint count,
         best_index = key_index;
       }
     }
-    ck_best_group_minimum(values, indices, l, best, best_index);
+    ck_best_minimum_of(width, values, indices, l, best, best_index);
     if (l == 0)
       chosen[pick] = worst ? 0xFFFFFFFEu - indices[0] : indices[0];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -172,8 +176,8 @@ static void ck_ga_island_stats(
  * adds its mutations there where they fall, reads it back to bound and
  * evaluate it (ck_ga_finish_child), and writes its fitness. Fitness also goes
  * to global memory every generation, for the statistics; the genes go back to
- * global memory only in the last two generations of the launch, into the
- * buffers those generations write.
+ * global memory only in the launch's last generation, into the buffer it
+ * writes (the other buffer is not read before a launch writes it again).
  */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
 ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
@@ -222,8 +226,8 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
      * it (indices[0], same order), and the pick's reduction is skipped. */
     int elite_known = CK_GA_ELITE == 1 && t > 0;
     if (!elite_known)
-      ck_ga_pick(odd ? fitness_a + first : fitness_b + first, size, CK_GA_ELITE,
-                 0, chosen, values, indices, l);
+      ck_ga_pick(CK_GROUP, odd ? fitness_a + first : fitness_b + first, size,
+                 CK_GA_ELITE, 0, chosen, values, indices, l);
     ck_real child[CK_DIM];
     ck_real value = CK_R(0);
     ck_ga_child_draws draws = {0};
@@ -255,10 +259,8 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
             mutation_rate, mutation_parameter, inverse_log_keep, seed, &draws,
             generation, CK_DIM, lo_local, hi_local, row, child));
       }
-      /* The two generations before the launch ends are written out too,
-       * so that both buffers hold genes that match their fitness. */
       __global ck_real *next = odd ? population_b : population_a;
-      if (t + 2 >= generations) {
+      if (t + 1 == generations) {
         CK_UNROLL
         for (int d = 0; d < CK_DIM; ++d)
           next[(ulong)d * total + first + l] = child[d];
@@ -307,8 +309,8 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     __global ck_real *next = odd ? population_b : population_a;
     __global const ck_real *current_fitness = odd ? fitness_a : fitness_b;
     __global ck_real *next_fitness = odd ? fitness_b : fitness_a;
-    ck_ga_pick(current_fitness + first, size, CK_GA_ELITE, 0, chosen, values,
-               indices, l);
+    ck_ga_pick(CK_GROUP, current_fitness + first, size, CK_GA_ELITE, 0, chosen,
+               values, indices, l);
     for (uint slot = l; slot < size; slot += CK_GROUP) {
       if (slot < CK_GA_ELITE) {
         uint elite = first + chosen[slot];
@@ -413,23 +415,25 @@ ck_ga_stats(uint islands, uint size, int dim, __global const ck_real *fitness,
 }
 
 /* Work-group i copies the MIGRANTS best of island i, best first, into
- * slots i * MIGRANTS + k of the migrant buffers. */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ * slots i * MIGRANTS + k of the migrant buffers; work-item l scans slots
+ * l, l + CK_GA_MIGRATE_GROUP, ... for each pick, and copies genes l,
+ * l + CK_GA_MIGRATE_GROUP, ... */
+__kernel __attribute__((reqd_work_group_size(CK_GA_MIGRATE_GROUP, 1, 1))) void
 ck_ga_emigrate(uint islands, uint size, int dim,
                __global const ck_real *population,
                __global const ck_real *fitness, __global ck_real *migrants,
                __global ck_real *migrant_fitness) {
-  CK_LOCAL ck_real values[CK_GROUP];
-  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL ck_real values[CK_GA_MIGRATE_GROUP];
+  CK_LOCAL uint indices[CK_GA_MIGRATE_GROUP];
   CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   uint island = (uint)get_group_id(0), l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
-  ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 0, chosen, values, indices,
-             l);
+  ck_ga_pick(CK_GA_MIGRATE_GROUP, fitness + first, size, CK_GA_MIGRANTS, 0,
+             chosen, values, indices, l);
   for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
     uint from = first + chosen[k];
     ulong to = (ulong)island * CK_GA_MIGRANTS + k;
-    for (int d = (int)l; d < dim; d += CK_GROUP)
+    for (int d = (int)l; d < dim; d += CK_GA_MIGRATE_GROUP)
       migrants[to * dim + d] = population[(ulong)d * total + from];
     if (l == 0)
       migrant_fitness[to] = fitness[from];
@@ -437,19 +441,20 @@ ck_ga_emigrate(uint islands, uint size, int dim,
 }
 
 /* Work-group i replaces the MIGRANTS worst of island i, worst first, with
- * the migrants of island source[i], best first. */
-__kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
+ * the migrants of island source[i], best first; its work-items share the
+ * work as ck_ga_emigrate's do. */
+__kernel __attribute__((reqd_work_group_size(CK_GA_MIGRATE_GROUP, 1, 1))) void
 ck_ga_immigrate(uint islands, uint size, int dim, __global ck_real *population,
                 __global ck_real *fitness, __global const ck_real *migrants,
                 __global const ck_real *migrant_fitness,
                 __global const uint *source) {
-  CK_LOCAL ck_real values[CK_GROUP];
-  CK_LOCAL uint indices[CK_GROUP];
+  CK_LOCAL ck_real values[CK_GA_MIGRATE_GROUP];
+  CK_LOCAL uint indices[CK_GA_MIGRATE_GROUP];
   CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   uint island = (uint)get_group_id(0), l = (uint)get_local_id(0);
   uint total = islands * size, first = island * size;
-  ck_ga_pick(fitness + first, size, CK_GA_MIGRANTS, 1, chosen, values, indices,
-             l);
+  ck_ga_pick(CK_GA_MIGRATE_GROUP, fitness + first, size, CK_GA_MIGRANTS, 1,
+             chosen, values, indices, l);
   /* Every work-item has read the island's fitness before any slot of it
    * is overwritten. */
   barrier(CLK_GLOBAL_MEM_FENCE);
@@ -457,7 +462,7 @@ ck_ga_immigrate(uint islands, uint size, int dim, __global ck_real *population,
   for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
     uint to = first + chosen[k];
     ulong from = (ulong)from_island * CK_GA_MIGRANTS + k;
-    for (int d = (int)l; d < dim; d += CK_GROUP)
+    for (int d = (int)l; d < dim; d += CK_GA_MIGRATE_GROUP)
       population[(ulong)d * total + to] = migrants[from * dim + d];
     if (l == 0)
       fitness[to] = migrant_fitness[from];

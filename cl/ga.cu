@@ -417,8 +417,8 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
  * island size only take part in those folds and pools. Thread 0 writes
  * the generation's statistics; when the island's best so far improves,
  * threads d < CK_DIM copy gene d of it. Genes and fitness go back to
- * global memory in the launch's last two generations, into the buffers
- * they write.
+ * global memory in the launch's last generation, into the buffers it
+ * writes.
  */
 extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     ck_ga_cuda_evolve(unsigned islands, unsigned long long seed,
@@ -576,9 +576,9 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     if (live) {
       fitness[l] = made;
       value = made;
-      /* The two generations before the launch ends go out too, so that
-       * both buffers hold genes that match their fitness. */
-      if (t + 2 >= generations) {
+      /* The launch's last generation goes out; the other buffer is not
+       * read before a launch writes it again. */
+      if (t + 1 == generations) {
 #pragma unroll
         for (int d = 0; d < CK_DIM; ++d)
 #if CHUNKED

@@ -531,78 +531,83 @@ static void rank_island(const float *fitness, uint32_t size, uint32_t m,
 
 /* One migration, called directly on an evolved population: the m worst of
  * island i become the m best of island source[i], in order, and nothing
- * else changes. Then the driver's own ring migration matches it. */
+ * else changes; with islands of 9 (narrower than a migration work-group)
+ * and of 70 (wider: a work-item scans several slots a pick). Then the
+ * driver's own ring migration matches it. */
 static void migration(const ck_device *device) {
-  enum { ISLANDS = 5, SIZE = 9, DIM = 10, M = 3, TOTAL = ISLANDS * SIZE };
+  enum { ISLANDS = 5, SIZE = 9, WIDE = 70, DIM = 10, M = 3 };
+  enum { TOTAL = ISLANDS * SIZE, MOST = ISLANDS * WIDE };
   const ck__ga_steps *steps = device->backend == CK_BACKEND_REF
                                   ? &ck__ga_ref_steps_f32
                                   : &ck__ga_opencl_steps;
   ck_ga_config c;
   small_config(&c, "griewank", DIM);
   c.islands = ISLANDS;
-  c.island_size = SIZE;
   c.elite = 2;
   c.tournament = 3;
   c.migrants = M;
   c.migrate_every = 1000; /* no migration of its own in these steps */
   c.seed = 21;
   for (int shift = 1; shift <= 2; ++shift) {
+    const uint32_t size = shift == 1 ? SIZE : WIDE, total = ISLANDS * size;
+    c.island_size = size;
     ck_ga *ga = create(device, &c);
     if (!ga)
       return;
     ga_state *s = ck__ga_state(ga);
-    CHECK(s->islands == ISLANDS && s->size == SIZE && s->migrants == M);
+    CHECK(s->islands == ISLANDS && s->size == size && s->migrants == M);
     CHECK_OK(ck_ga_step(ga, 3)); /* generation 3: buffer 1 */
     const int which = 1;
-    static float genes[DIM * TOTAL], fitness[TOTAL], other[DIM * TOTAL];
-    static float after[DIM * TOTAL], after_fitness[TOTAL];
-    static float other_after[DIM * TOTAL];
-    read_reals(s, s->population[which], genes, DIM * TOTAL);
-    read_reals(s, s->fitness[which], fitness, TOTAL);
-    read_reals(s, s->population[1 - which], other, DIM * TOTAL);
+    static float genes[DIM * MOST], fitness[MOST], other[DIM * MOST];
+    static float after[DIM * MOST], after_fitness[MOST];
+    static float other_after[DIM * MOST];
+    read_reals(s, s->population[which], genes, DIM * total);
+    read_reals(s, s->fitness[which], fitness, total);
+    read_reals(s, s->population[1 - which], other, DIM * total);
     uint32_t source[ISLANDS];
     for (uint32_t i = 0; i < ISLANDS; ++i)
       source[i] = (i + ISLANDS - (uint32_t)shift) % ISLANDS;
     CHECK_OK(ck_buffer_write(s->queue, s->source, 0, sizeof source, source,
                              CK_BLOCKING, NULL));
     /* Ties on purpose: elites are copies, so equal values occur. */
-    float expected[DIM * TOTAL], expected_fitness[TOTAL];
-    memcpy(expected, genes, sizeof expected);
-    memcpy(expected_fitness, fitness, sizeof expected_fitness);
+    static float expected[DIM * MOST], expected_fitness[MOST];
+    memcpy(expected, genes, DIM * total * sizeof *genes);
+    memcpy(expected_fitness, fitness, total * sizeof *fitness);
     for (uint32_t i = 0; i < ISLANDS; ++i) {
       uint32_t best[M], worst[M], from = source[i];
-      rank_island(fitness + from * SIZE, SIZE, M, 0, best);
-      rank_island(fitness + i * SIZE, SIZE, M, 1, worst);
+      rank_island(fitness + from * size, size, M, 0, best);
+      rank_island(fitness + i * size, size, M, 1, worst);
       for (int k = 0; k < M; ++k) {
         for (int d = 0; d < DIM; ++d)
-          expected[d * TOTAL + i * SIZE + worst[k]] =
-              genes[d * TOTAL + from * SIZE + best[k]];
-        expected_fitness[i * SIZE + worst[k]] = fitness[from * SIZE + best[k]];
+          expected[d * total + i * size + worst[k]] =
+              genes[d * total + from * size + best[k]];
+        expected_fitness[i * size + worst[k]] = fitness[from * size + best[k]];
       }
     }
     CHECK_OK(steps->migrate(s, which));
-    read_reals(s, s->population[which], after, DIM * TOTAL);
-    read_reals(s, s->fitness[which], after_fitness, TOTAL);
-    read_reals(s, s->population[1 - which], other_after, DIM * TOTAL);
+    read_reals(s, s->population[which], after, DIM * total);
+    read_reals(s, s->fitness[which], after_fitness, total);
+    read_reals(s, s->population[1 - which], other_after, DIM * total);
     int wrong = 0, moved = 0;
-    for (int g = 0; g < TOTAL; ++g) {
+    for (uint32_t g = 0; g < total; ++g) {
       wrong += after_fitness[g] != expected_fitness[g];
       moved += after_fitness[g] != fitness[g];
       for (int d = 0; d < DIM; ++d)
-        wrong += after[d * TOTAL + g] != expected[d * TOTAL + g];
+        wrong += after[d * total + g] != expected[d * total + g];
     }
     CHECK_MSG(wrong == 0,
-              "%s shift %d: %d values differ from the expected "
-              "migration",
-              device->id, shift, wrong);
+              "%s islands of %u, shift %d: %d values differ from the "
+              "expected migration",
+              device->id, (unsigned)size, shift, wrong);
     CHECK_MSG(moved > 0 && moved <= ISLANDS * M, "%s: %d individuals changed",
               device->id, moved);
-    CHECK(memcmp(other, other_after, sizeof other) == 0);
+    CHECK(memcmp(other, other_after, DIM * total * sizeof *other) == 0);
     ck_ga_destroy(ga);
   }
 
   /* The driver's ring migration, made after generation 1, gives the same
    * population as evolving one generation and migrating by hand. */
+  c.island_size = SIZE;
   ck_ga *by_hand = create(device, &c);
   c.migrate_every = 1;
   ck_ga *scheduled = create(device, &c);
@@ -720,19 +725,20 @@ static void bounds(const ck_device *device) {
     int outside = 0, mismatched = 0;
     for (int round = 0; round < 5; ++round) {
       CHECK_OK(ck_ga_step(ga, 7));
-      for (int b = 0; b < 2; ++b) {
-        read_reals(s, s->population[b], x, DIM * TOTAL);
-        read_reals(s, s->fitness[b], f, TOTAL);
-        for (int g = 0; g < TOTAL; ++g) {
-          float sum = 0;
-          for (int d = 0; d < DIM; ++d) {
-            float v = x[d * TOTAL + g];
-            outside += !(v >= (float)lo[d] && v <= (float)hi[d]);
-            sum += v * v;
-          }
-          /* Each fitness is the objective at its own genes. */
-          mismatched += sum != f[g];
+      /* The last generation's buffer: generation g is in buffer g & 1
+       * (the other may be stale, as the resident kernels leave it). */
+      const int b = (7 * (round + 1)) & 1;
+      read_reals(s, s->population[b], x, DIM * TOTAL);
+      read_reals(s, s->fitness[b], f, TOTAL);
+      for (int g = 0; g < TOTAL; ++g) {
+        float sum = 0;
+        for (int d = 0; d < DIM; ++d) {
+          float v = x[d * TOTAL + g];
+          outside += !(v >= (float)lo[d] && v <= (float)hi[d]);
+          sum += v * v;
         }
+        /* Each fitness is the objective at its own genes. */
+        mismatched += sum != f[g];
       }
     }
     CHECK_MSG(outside == 0, "%s mode %d: %d genes outside", device->id, mode,
