@@ -286,6 +286,20 @@ mutate_rows(bool mutates, float rate, float parameter, float inverse_log_keep,
 #endif
 }
 
+/* The fitness of the child on `row` (read back into `child`, bounded and
+ * evaluated: ck_ga_evaluate_row) when the thread makes one (`makes`),
+ * else `made` unchanged. */
+static __device__ __forceinline__ float
+evaluate_made(bool makes, float made, unsigned long long seed,
+              const ck_ga_child_draws *c, unsigned long long generation,
+              const float *lo, const float *hi, float *row, float *child) {
+  if (!makes)
+    return made;
+  return ck_comparable(ck_ga_evaluate_row(CK_OBJECTIVE, CK_BOUNDS,
+                                          CK_GA_CROSSOVER, seed, c, generation,
+                                          CK_DIM, lo, hi, row, child));
+}
+
 /* What follows a child's write to its row: its mutations there
  * (mutate_rows, which every thread of the warp calls) and its evaluation.
  * Returns the child's fitness for a thread that makes one (`makes`),
@@ -299,17 +313,15 @@ mutate_and_evaluate(bool makes, float made, float rate, float parameter,
                     unsigned *pool, float *child) {
   mutate_rows(makes, rate, parameter, inverse_log_keep, seed, c, generation, lo,
               hi, row, pool);
-  if (!makes)
-    return made;
 #if CHUNKED
   (void)child;
+  if (!makes)
+    return made;
   return ck_comparable(ck_ga_evaluate_child(CK_OBJECTIVE, CK_BOUNDS,
                                             CK_GA_CROSSOVER, seed, c,
                                             generation, CK_DIM, lo, hi, row));
 #else
-  return ck_comparable(ck_ga_evaluate_row(CK_OBJECTIVE, CK_BOUNDS,
-                                          CK_GA_CROSSOVER, seed, c, generation,
-                                          CK_DIM, lo, hi, row, child));
+  return evaluate_made(makes, made, seed, c, generation, lo, hi, row, child);
 #endif
 }
 
@@ -395,11 +407,7 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
    * first barrier, next added to after its last. */
   if (l == 0)
     queue->count[parity ^ 1u] = 0u;
-  if (!makes)
-    return made;
-  return ck_comparable(ck_ga_evaluate_row(CK_OBJECTIVE, CK_BOUNDS,
-                                          CK_GA_CROSSOVER, seed, c, generation,
-                                          CK_DIM, lo, hi, row, child));
+  return evaluate_made(makes, made, seed, c, generation, lo, hi, row, child);
 }
 
 /*

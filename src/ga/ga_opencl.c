@@ -10,12 +10,20 @@ static ck_status set_real(ck_kernel *kernel, unsigned index, const ga_state *s,
   return ck__kernel_set_real(kernel, index, s->double_precision, value);
 }
 
+/* `groups` work-groups of `local` work-items. */
+static ck_status launch_groups(ga_state *s, ck_kernel *kernel, size_t groups,
+                               size_t local) {
+  size_t global = groups * local;
+  return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
+}
+
+/* Work-groups of s->group: one an item (whole_groups), or enough for one
+ * work-item an item. */
 static ck_status launch(ga_state *s, ck_kernel *kernel, size_t items,
                         int whole_groups) {
-  size_t local = s->group;
-  size_t global = whole_groups ? items * s->group
-                               : (items + s->group - 1) / s->group * s->group;
-  return ck_queue_launch(s->queue, kernel, 1, &global, &local, NULL);
+  return launch_groups(s, kernel,
+                       whole_groups ? items : (items + s->group - 1) / s->group,
+                       s->group);
 }
 
 /* The migration kernels' work-group: an island's pick is a halving tree
@@ -201,10 +209,9 @@ static ck_status opencl_migrate(ga_state *s, int which) {
     return status;
   /* Two launches: every island has emigrated before any receives. A
    * group an island. */
-  size_t local = migrate_group(s), global = (size_t)s->islands * local;
-  if ((status = ck_queue_launch(s->queue, out, 1, &global, &local, NULL)))
+  if ((status = launch_groups(s, out, s->islands, migrate_group(s))))
     return status;
-  return ck_queue_launch(s->queue, in, 1, &global, &local, NULL);
+  return launch_groups(s, in, s->islands, migrate_group(s));
 }
 
 static ck_status opencl_update_best(ga_state *s) {
