@@ -959,6 +959,10 @@ static void check_nn_run(void) {
     EXPECT_HAS(r.out, "\"best\":10,\"best_name\":\"predicted_rows\"", args);
     CHECK_MSG(!strstr(r.out, "predict_accuracy"),
               "unlabelled rows were scored: %s", r.out);
+    /* Nothing was trained: no training fields at zero. */
+    CHECK_MSG(!strstr(r.out, "\"epochs\"") && !strstr(r.out, "\"train_s\"") &&
+                  !strstr(r.out, "\"best_epoch\""),
+              "training fields in a predict-only report: %s", r.out);
     char *lines = test_read_file(predicted, NULL);
     CHECK_MSG(lines && count_lines(lines) == 10, "predictions: %s",
               lines ? lines : "(missing)");

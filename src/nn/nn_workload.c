@@ -629,9 +629,13 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "train_rows", (double)train.rows, "");
   ck__result_metric(result, "test_rows", (double)test.rows, "");
   ck__result_metric(result, "validation_rows", (double)validation.rows, "");
-  ck__result_metric(result, "epochs", report.epochs, "");
-  ck__result_metric(result, "best_epoch", report.best_epoch, "");
-  ck__result_metric(result, "stopped_early", report.stopped_early, "");
+  /* A run that only loads and predicts has no training to report. */
+  if (training) {
+    ck__result_metric(result, "epochs", report.epochs, "");
+    ck__result_metric(result, "best_epoch", report.best_epoch, "");
+    ck__result_metric(result, "stopped_early", report.stopped_early, "");
+    ck__result_metric(result, "train_s", report.wall_s, "s");
+  }
   if (!isnan(report.final_test_accuracy)) {
     ck__result_metric(result, "test_accuracy", report.final_test_accuracy, "");
     ck__result_metric(result, "best_test_accuracy", report.best_test_accuracy,
@@ -641,7 +645,6 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (!isnan(report.best_validation_loss))
     ck__result_metric(result, "best_validation_loss",
                       report.best_validation_loss, "");
-  ck__result_metric(result, "train_s", report.wall_s, "s");
   ck__result_metric(result, "build_s", report.build_s, "s");
 fail:
   free(log.trace);
