@@ -635,6 +635,9 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     ck__result_metric(result, "best_epoch", report.best_epoch, "");
     ck__result_metric(result, "stopped_early", report.stopped_early, "");
     ck__result_metric(result, "train_s", report.wall_s, "s");
+    if (!isnan(report.best_validation_loss))
+      ck__result_metric(result, "best_validation_loss",
+                        report.best_validation_loss, "");
   }
   if (!isnan(report.final_test_accuracy)) {
     ck__result_metric(result, "test_accuracy", report.final_test_accuracy, "");
@@ -642,9 +645,6 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
                       "");
     ck__result_metric(result, "test_loss", report.final_test_loss, "");
   }
-  if (!isnan(report.best_validation_loss))
-    ck__result_metric(result, "best_validation_loss",
-                      report.best_validation_loss, "");
   ck__result_metric(result, "build_s", report.build_s, "s");
 fail:
   free(log.trace);
