@@ -49,7 +49,8 @@ CK_FN int ck_aco_distance(CK_ACO_GRAPH, ck_u32 i, ck_u32 j) {
  * (ACS's pseudo-random proportional rule; q0 = 0 for MMAS), otherwise one
  * drawn with probability proportional to its choice value. Only when every
  * candidate is visited does it take the nearest unvisited city, scanning
- * all of them (ties to the lower index).
+ * all of them (ties to the lower index; the first unvisited city is taken
+ * whatever its distance, so one always is).
  */
 CK_FN ck_i64 ck_aco_construct(CK_ACO_GRAPH, ck_u32 k,
                               CK_GLOBAL const ck_u32 *neighbours,
@@ -89,12 +90,12 @@ CK_FN ck_i64 ck_aco_construct(CK_ACO_GRAPH, ck_u32 k,
     ck_u32 next = best;
     if (best == n) {
       /* Every candidate is visited: the nearest unvisited city. */
-      int nearest = 0x7FFFFFFF;
+      int nearest = 0;
       for (ck_u32 c = 0; c < n; ++c) {
         if (visited[c])
           continue;
         int d = ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c);
-        if (d < nearest) {
+        if (next == n || d < nearest) {
           nearest = d;
           next = c;
         }
@@ -635,9 +636,13 @@ CK_FN void ck_aco_rotate_position(ck_u32 n, ck_u32 offset,
  * and m - 1, is worth -CK_ACO_CLOSING: every move that would remove it
  * loses more than any tour gains, so the ends stay fixed and the usual
  * cyclic local search (ck_aco_improve_from over a local distance matrix)
- * serves unchanged.
+ * serves unchanged. With distances at most D = CK_TSP_MAX_DISTANCE =
+ * 2^29 - 1 (clkit/tsp.h), 2^30 >= 2D: a 2-opt move removing the edge
+ * gains at most D - 2^30 and an Or-opt move inserting a path into it at
+ * most 2D - 2^30, and every sum of the moves still fits an int (|sum| <=
+ * 2^30 + 2D < 2^31).
  */
-#define CK_ACO_CLOSING (1 << 28)
+#define CK_ACO_CLOSING (1 << 30)
 
 /* The longest of the two sub-paths a kick swaps. */
 #define CK_ACO_KICK_REACH 30u

@@ -17,9 +17,11 @@ CK_FN int ck_better(ck_real value, ck_u32 index, ck_real other_value,
   return value < other_value || (value == other_value && index < other_index);
 }
 
-/* A value that may be compared: NaN becomes the largest real. */
+/* A value that may be compared: NaN and +infinity become the largest
+ * real, so that every candidate can win against the starting (largest
+ * real, no index) of a search, even where every value overflowed. */
 CK_FN ck_real ck_comparable(ck_real value) {
-  return value == value ? value : CK_R(CK_REAL_MAX);
+  return value <= CK_R(CK_REAL_MAX) ? value : CK_R(CK_REAL_MAX);
 }
 
 #if defined(CK_OPENCL_C)

@@ -94,7 +94,9 @@ typedef struct graph {
 
 enum layout {
   UNIFORM, /* real coordinates in a 1000 x 1000 square */
-  GRID     /* integers in a 12 x 12 square: ties and coincident cities */
+  GRID,    /* integers in a 12 x 12 square: ties and coincident cities */
+  SPLIT    /* two clusters in opposite corners of the coordinate limit:
+            * distances near CK_TSP_MAX_DISTANCE, whose sums must fit */
 };
 
 /* A random EUC_2D instance of n cities, parsed from TSPLIB text. */
@@ -115,6 +117,10 @@ static int make_instance(ck_tsp_instance *tsp, uint32_t n, enum layout layout,
     if (layout == GRID) {
       x = below(&state, 12);
       y = below(&state, 12);
+    } else if (layout == SPLIT) {
+      double side = i % 2 ? CK_TSP_MAX_COORDINATE : -CK_TSP_MAX_COORDINATE;
+      x = side - (i % 2 ? 1 : -1) * (double)below(&state, 5000);
+      y = side - (i % 2 ? 1 : -1) * (double)below(&state, 5000);
     } else {
       x = (double)(next_random(&state) >> 11) * (1000.0 / 9007199254740992.0);
       y = (double)(next_random(&state) >> 11) * (1000.0 / 9007199254740992.0);
@@ -536,9 +542,10 @@ static uint32_t greedy_tour(const graph *g, const float *choice, uint32_t start,
     }
     if (next == n) {
       ++fallbacks;
-      int nearest = INT32_MAX;
+      int nearest = 0;
       for (uint32_t c = 0; c < n; ++c)
-        if (!visited[c] && g->matrix[(size_t)current * n + c] < nearest) {
+        if (!visited[c] &&
+            (next == n || g->matrix[(size_t)current * n + c] < nearest)) {
           nearest = g->matrix[(size_t)current * n + c];
           next = c;
         }
@@ -684,6 +691,77 @@ static void roulette_tests(void) {
     }
   }
   free_graph(&g);
+}
+
+/* The fallback to the nearest unvisited city takes one even when every
+ * distance left is INT32_MAX (it once started from INT32_MAX and kept
+ * none, stepping to city n). */
+static void construct_fallback_tests(void) {
+  enum { N = 6 };
+  int matrix[N * N];
+  uint32_t neighbours[N], tour[N], want[N];
+  float weights[N];
+  ck_u8 visited[N];
+  for (int mixed = 0; mixed < 2; ++mixed) {
+    for (uint32_t i = 0; i < N; ++i) {
+      neighbours[i] = i == 0 ? 1 : 0; /* k = 1: most fall back */
+      weights[i] = 1.0f;
+      for (uint32_t j = 0; j < N; ++j)
+        matrix[i * N + j] = i == j                      ? 0
+                            : mixed && (i + j) % 3 == 0 ? 1000 + (int)(i + j)
+                                                        : INT32_MAX;
+    }
+    graph g = {.n = N, .k = 1, .matrix = matrix, .neighbours = neighbours};
+    for (uint32_t ant = 0; ant < 8; ++ant) {
+      int64_t length =
+          ck_aco_construct(CK_ACO_FROM_MATRIX, N, matrix, NULL, 1, neighbours,
+                           weights, 0.0f, 3, 1, ant, tour, visited);
+      int valid = is_permutation(tour, N);
+      CHECK_MSG(valid, "fallback, mixed %d, ant %u: not a tour", mixed, ant);
+      if (!valid)
+        continue;
+      int64_t exact = 0;
+      for (uint32_t i = 0; i < N; ++i)
+        exact += matrix[tour[i] * N + tour[(i + 1) % N]];
+      uint32_t fell = greedy_tour(&g, weights, tour[0], want);
+      CHECK_MSG(length == exact && fell > 0 &&
+                    memcmp(tour, want, sizeof tour) == 0,
+                "fallback, mixed %d, ant %u: length %lld of %lld, %u "
+                "fallbacks",
+                mixed, ant, (long long)length, (long long)exact, fell);
+    }
+  }
+}
+
+/* Local search and partitioning where distances come near the limit
+ * (two clusters at opposite corners of +-CK_TSP_MAX_COORDINATE): the
+ * gains are sums of four distances, exact in an int (UBSan checks them),
+ * and a segment's closing edge still outweighs any move that removes it
+ * (at -2^28 it did not, and the end cities moved). */
+static void far_tests(void) {
+  static const uint32_t sizes[] = {12, 40};
+  uint32_t unfinished = 0;
+  int64_t kicked = 0, plain = 0;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    graph g;
+    uint64_t seed = 77u * sizes[s];
+    if (make_graph(&g, sizes[s], 5, SPLIT, seed)) {
+      int64_t most = 0;
+      for (size_t e = 0; e < (size_t)g.n * g.n; ++e)
+        most = g.matrix[e] > most ? g.matrix[e] : most;
+      CHECK_MSG(most > (1 << 28) && most <= CK_TSP_MAX_DISTANCE,
+                "split layout: longest distance %lld", (long long)most);
+      for (uint64_t trial = 0; trial < 3; ++trial)
+        for (int or_opt = 0; or_opt <= 1; ++or_opt)
+          improve_case(&g, seed + trial, or_opt, &unfinished);
+      for (uint64_t trial = 0; trial < 8; ++trial)
+        for (uint32_t size = 8; size <= 32; size *= 2)
+          segment_case(&g, size, seed * 3 + trial, &kicked, &plain);
+    }
+    free_graph(&g);
+  }
+  CHECK_MSG(unfinished == 0, "split layout: %u searches stopped short",
+            unfinished);
 }
 
 /* ---- runs through the C API ----------------------------------------------
@@ -1277,6 +1355,49 @@ static void bad_config(const ck_device *ref) {
     ck_aco_destroy(aco);
   }
   ck_tsp_free(&tsp);
+
+  /* An EXPLICIT instance made without the parser: distances past
+   * CK_TSP_MAX_DISTANCE (which the local search's sums would overflow)
+   * and an asymmetric matrix are refused; at the limit it runs, every
+   * tour length exact. */
+  enum { M = 7 };
+  int32_t matrix[M * M];
+  ck_tsp_instance made_tsp = {
+      .name = "made", .cities = M, .metric = CK_TSP_EXPLICIT, .matrix = matrix};
+  for (int k = 0; k < 3; ++k) {
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t j = 0; j < M; ++j)
+        matrix[i * M + j] = i == j ? 0
+                            : k == 0
+                                ? INT32_MAX
+                                : CK_TSP_MAX_DISTANCE - (int32_t)((i * j) % 5);
+    if (k == 1)
+      matrix[3 * M + 1] -= 7;
+    ck_aco_config_init(&c);
+    c.max_iterations = 4;
+    c.ants = 4;
+    if (k < 2) {
+      made = (ck_aco *)&c;
+      ck_status status = ck_aco_create(ref, &made_tsp, &c, &made);
+      message = "";
+      ck_error_last(&message);
+      const char *mention = k ? "symmetric" : "outside 0..536870911";
+      CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && made == NULL &&
+                    strstr(message, mention),
+                "made instance %d: status %d, message '%s'", k, (int)status,
+                message);
+      if (status == CK_OK)
+        ck_aco_destroy(made);
+    } else {
+      for (int ls = CK_ACO_LS_NONE; ls <= CK_ACO_LS_2OPT_OROPT; ++ls) {
+        c.local_search = (ck_aco_local_search)ls;
+        run(ref, &made_tsp, &c, &report, NULL);
+        CHECK_MSG(report.best_length > 6 * (int64_t)CK_TSP_MAX_DISTANCE,
+                  "made instance at the limit: length %lld",
+                  (long long)report.best_length);
+      }
+    }
+  }
 }
 
 /* The workload: bad options are CK_ERROR_INVALID_ARGUMENT naming them; an
@@ -1286,9 +1407,11 @@ static void bad_workload(const ck_device *ref) {
   ck_result result;
   ck_run_options options = {.seed = 1};
   CHECK_OK(ck_workload_find("aco", &aco));
-  char eil51[1024], missing[1024];
+  char eil51[1024], missing[1024], berlin52[1024], optima[1024];
   snprintf(eil51, sizeof eil51, "%s/tsplib/eil51.tsp", data_dir);
   snprintf(missing, sizeof missing, "%s/tsplib/nosuch.tsp", data_dir);
+  snprintf(berlin52, sizeof berlin52, "%s/tsplib/berlin52.tsp", data_dir);
+  snprintf(optima, sizeof optima, "%s/tsplib/optima.txt", data_dir);
   const struct {
     ck_param params[3];
     size_t count;
@@ -1338,6 +1461,17 @@ static void bad_workload(const ck_device *ref) {
       {{{"instance", "random:3"}}, 1, CK_ERROR_INVALID_ARGUMENT, "random:3"},
       {{{"instance", "random:x"}}, 1, CK_ERROR_INVALID_ARGUMENT, "random:x"},
       {{{"instance", missing}}, 1, CK_ERROR_IO, "nosuch.tsp"},
+      /* `run aco berlin52.tsp --instance eil51.tsp`: the first argument
+       * comes as a second --instance; neither is dropped unseen. */
+      {{{"instance", eil51}, {"iters", "1"}, {"instance", berlin52}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "two instances"},
+      /* As `tsp eval`: one source of the optimum. */
+      {{{"instance", eil51}, {"optima", optima}, {"optimum", "100"}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "give --optima or --optimum, not both"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     ck_status status = ck_workload_run(aco, ref, cases[k].params,
@@ -1349,6 +1483,45 @@ static void bad_workload(const ck_device *ref) {
               cases[k].params[cases[k].count - 1].name,
               cases[k].params[cases[k].count - 1].value, (int)status, message);
   }
+  /* The check (before anything runs) quotes each option's own range, as
+   * the run would: it once checked every integer against [0, 1e15] and
+   * every real against [0, 1e15]. */
+  const struct {
+    const char *name, *value, *range;
+  } ranges[] = {
+      {"iters", "-1", "option --iters: -1 is outside [1, 1000000000000]"},
+      {"iters", "0", "option --iters: 0 is outside [1, 1000000000000]"},
+      {"alpha", "1e16", "option --alpha: 1e16 is outside [0.001, 10]"},
+      {"alpha", "0", "option --alpha: 0 is outside [0.001, 10]"},
+      {"beta", "1e16", "option --beta: 1e16 is outside [0, 20]"},
+      {"optimum", "0", "option --optimum: 0 is outside [1, 1000000000000000]"},
+      {"ls-ants", "1e15", "option --ls-ants: 1e15 is outside [0, 65536]"},
+      {"candidates", "65", "option --candidates: 65 is outside [1, 64]"},
+      {"restart", "2e9", "option --restart: 2e9 is outside [0, 1000000000]"},
+      {"q0", "2", "option --q0: 2 is outside [0, 1]"},
+      {"rho", "1", "option --rho: 1 is outside [1e-06, 0.999999]"},
+      {"lanes", "512", "option --lanes: 512 is outside [1, 256]"},
+      {"ants", "0", "option --ants: 0 is outside [1, 65536]"},
+      {"time", "2e9", "option --time: 2e9 is outside [0, 1e+09]"},
+      {"target-gap", "-1", "option --target-gap: -1 is outside [0, 1e+06]"},
+  };
+  for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; ++k) {
+    const ck_param params[] = {{"instance", eil51},
+                               {ranges[k].name, ranges[k].value}};
+    ck_status status = ck_workload_check(aco, params, 2);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                  strstr(message, ranges[k].range),
+              "check --%s %s: status %d, message '%s'", ranges[k].name,
+              ranges[k].value, (int)status, message);
+  }
+  /* Values inside every range pass the check. */
+  const ck_param inside[] = {{"iters", "1e12"},    {"alpha", "10"},
+                             {"beta", "0"},        {"optimum", "1e15"},
+                             {"ls-ants", "65536"}, {"q0", "1"}};
+  CHECK_OK(ck_workload_check(aco, inside, sizeof inside / sizeof inside[0]));
+
   /* And a good one: random:N with the seed, within the options given. */
   const ck_param good[] = {{"instance", "random:40"}, {"iters", "5"}};
   CHECK_OK(ck_workload_run(aco, ref, good, 2, &options, &result));
@@ -1362,7 +1535,9 @@ int main(void) {
   improve_tests();
   segment_tests();
   construct_tests();
+  construct_fallback_tests();
   roulette_tests();
+  far_tests();
 
   data_dir = getenv("CLKIT_TEST_DATA");
   if (!data_dir || !*data_dir) {

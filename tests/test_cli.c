@@ -53,6 +53,10 @@ static void apply_environment(const char *const *changes) {
 
 /* Runs clkit with argv (NULL-terminated, without the program) and the
  * environment changes; stdin is /dev/null, stdout and stderr are caught. */
+/* Where the next runs' stdout goes instead of a file read back (NULL:
+ * that file). */
+static const char *stdout_target;
+
 static run_output run_clkit_env(const char *const *environment,
                                 const char *const *arguments) {
   run_output result = {-1, NULL, NULL};
@@ -75,7 +79,8 @@ static run_output run_clkit_env(const char *const *environment,
   }
   if (child == 0) {
     int in = open("/dev/null", O_RDONLY);
-    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int out = open(stdout_target ? stdout_target : out_path,
+                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (in < 0 || out < 0 || err < 0)
       _exit(126);
@@ -114,7 +119,7 @@ static run_output run_clkit_env(const char *const *environment,
     result.exit_code = WEXITSTATUS(status);
   else if (status != -1 && WIFSIGNALED(status))
     fprintf(stderr, "clkit died of signal %d\n", WTERMSIG(status));
-  result.out = test_read_file(out_path, NULL);
+  result.out = stdout_target ? NULL : test_read_file(out_path, NULL);
   result.err = test_read_file(err_path, NULL);
   if (!result.out)
     result.out = calloc(1, 1);
@@ -219,41 +224,41 @@ static void check_basic_commands(void) {
     CHECK(count_lines(r.out) == 1);
     release(&r);
   }
-  {
-    const char *const args[] = {"help", NULL};
-    run_output r = run_clkit(args);
-    EXPECT_EXIT(r, 0, args);
-    EXPECT_HAS(r.out, "usage: clkit", args);
-    EXPECT_HAS(r.out, "selfcheck", args); /* the workloads are listed */
+  /* Each command's exit status and a piece of what it prints. */
+  static const struct {
+    const char *args[8];
+    int exit_code;
+    int on_stderr;
+    const char *text;
+  } cases[] = {
+      {{"help", NULL}, 0, 0, "usage: clkit"},
+      {{"help", NULL}, 0, 0, "selfcheck"}, /* the workloads are listed */
+      {{"help", "run", NULL}, 0, 0, "--device"},
+      {{"run", "selfcheck", "--help", NULL}, 0, 0, "--count"},
+      {{"run", "selfcheck", "--help", NULL}, 0, 0, "--passes"},
+      {{NULL}, 2, 1, "usage"},
+      {{"cache", "info", "--help", NULL}, 0, 0, "usage: clkit cache"},
+      /* A program's name serves without its .cl, as with --assembled. */
+      {{"kernels", "show", "selfcheck", NULL}, 0, 0, "selfcheck.cl"},
+      {{"frobnicate", NULL}, 2, 1, "frobnicate"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    run_output r = run_clkit(cases[c].args);
+    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
+    EXPECT_HAS(cases[c].on_stderr ? r.err : r.out, cases[c].text,
+               cases[c].args);
     release(&r);
   }
   {
-    const char *const args[] = {"help", "run", NULL};
+    /* A result that cannot be written is a failure, said on stderr. */
+    const char *const args[] = {"run",      "selfcheck", "--device",
+                                "ref",      "--count",   "16",
+                                "--passes", "1",         NULL};
+    stdout_target = "/dev/full";
     run_output r = run_clkit(args);
-    EXPECT_EXIT(r, 0, args);
-    EXPECT_HAS(r.out, "--device", args);
-    release(&r);
-  }
-  {
-    const char *const args[] = {"run", "selfcheck", "--help", NULL};
-    run_output r = run_clkit(args);
-    EXPECT_EXIT(r, 0, args);
-    EXPECT_HAS(r.out, "--count", args);
-    EXPECT_HAS(r.out, "--passes", args);
-    release(&r);
-  }
-  {
-    const char *const args[] = {NULL};
-    run_output r = run_clkit(args);
-    EXPECT_EXIT(r, 2, args);
-    EXPECT_HAS(r.err, "usage", args);
-    release(&r);
-  }
-  {
-    const char *const args[] = {"frobnicate", NULL};
-    run_output r = run_clkit(args);
-    EXPECT_EXIT(r, 2, args);
-    EXPECT_HAS(r.err, "frobnicate", args);
+    stdout_target = NULL;
+    EXPECT_EXIT(r, 1, args);
+    EXPECT_HAS(r.err, "cannot write to standard output", args);
     release(&r);
   }
 }
@@ -288,9 +293,6 @@ static void check_run_usage_errors(void) {
       {{"run", "pso", "--device", "ref", "--lo", "2", "--hi", "1", NULL},
        "below"},
       {{"run", "pso", "--device", "ref", "--fn", "lsq", NULL}, "--data"},
-      {{"run", "pso", "--device", "ref", "--fn", "lsq", "--data",
-        "/nonexistent/data.csv", NULL},
-       "data.csv"},
       {{"run", "pso", "--device", "ref", "--topology", "star", NULL},
        "--topology"},
       /* ga: the relations between options are usage errors too. */
@@ -304,6 +306,42 @@ static void check_run_usage_errors(void) {
        "--tournament"},
       {{"run", "ga", "--device", "ref", "--crossover", "sbx", NULL},
        "--crossover"},
+      {{"run", "ga", "--device", "ref", "--crossover", "arith:5", NULL},
+       "arith takes no parameter"},
+      {{"run", "ga", "--device", "ref", "--island-size", "-5", NULL},
+       "-5 is outside [2, 4096]"},
+      {{"run", "ga", "--device", "ref", "--elite", "1e30", NULL}, "--elite"},
+      {{"run", "ga", "--device", "ref", "--trace-islands", NULL}, "--trace"},
+      {{"run", "pso", "--device", "ref", "--constriction", "--w", "0.5", NULL},
+       "--w"},
+      /* getopt's complaints, worded for the option at fault. */
+      {{"run", "selfcheck", "--bogus=3", NULL}, "unknown option '--bogus'"},
+      {{"run", "selfcheck", "--help=x", NULL}, "'--help' takes no value"},
+      {{"run", "selfcheck", "--device", NULL}, "'--device' needs a value"},
+      {{"run", "selfcheck", "-d", NULL}, "'-d' needs a value"},
+      {{"run", "selfcheck", "--device", "ref", "--seed", " 5", NULL}, "--seed"},
+      {{"run", "selfcheck", "--device", "ref", "--seed", "18446744073709551616",
+        NULL},
+       "--seed"},
+      {{"devices", "--device", "ref", NULL}, "--probe"},
+      {{"kernels", "list", "extra", NULL}, "'list' takes no argument"},
+      /* No output may replace another output or an input. */
+      {{"run", "pso", "--device", "ref", "--out", "same.txt", "--trace",
+        "./same.txt", NULL},
+       "--out and --trace both name"},
+      {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--coef",
+        "./d.csv", NULL},
+       "one file"},
+      /* nn: options that would be dropped unseen. */
+      {{"run", "nn", "--device", "ref", "--load", "m.ckn", "--layers", "2,3,4",
+        NULL},
+       "--layers comes from the model"},
+      {{"run", "nn", "--device", "ref", "--patience", "3", NULL}, "--val"},
+      {{"run", "nn", "--device", "ref", "--label-col", "2", NULL},
+       "--label-col"},
+      {{"run", "nn", "--device", "ref", "--split", "1e-9", "--epochs", "1",
+        NULL},
+       "--split 1e-09 of the 2000 rows"},
       {{"gen", "lsq", "--rows", "10", "--dim", "2", NULL}, "--out"},
       {{"gen", "lsq", "--rows", "0", "--dim", "2", "--out", "x.csv", NULL},
        "--rows"},
@@ -831,6 +869,24 @@ static void check_aco_run(void) {
     free(picture);
     release(&r);
   }
+  {
+    /* A name with XML's special characters stays text in the SVG. */
+    char special[700];
+    test_write_text(work_dir, "special.tsp",
+                    "NAME : a<b&\"c\nDIMENSION : 5\nEDGE_WEIGHT_TYPE : EUC_2D\n"
+                    "NODE_COORD_SECTION\n1 0 0\n2 10 0\n3 10 10\n4 0 10\n"
+                    "5 5 5\nEOF\n",
+                    special, sizeof special);
+    const char *const args[] = {"run",     "aco", special, "--device", "ref",
+                                "--iters", "1",   "--svg", svg,        NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    char *picture = test_read_file(svg, NULL);
+    CHECK_MSG(picture && strstr(picture, "<title>a&lt;b&amp;&quot;c: 5 cities"),
+              "svg: %.200s", picture ? picture : "(missing)");
+    free(picture);
+    release(&r);
+  }
   FILE *file = fopen(malformed, "w");
   CHECK(file != NULL);
   if (file) {
@@ -882,18 +938,6 @@ static void check_aco_run(void) {
   }
 }
 
-/* Writes text to work_dir/name; the path goes to path. */
-static void write_work_file(const char *name, const char *text, char *path,
-                            size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-  FILE *file = fopen(path, "w");
-  CHECK(file != NULL);
-  if (file) {
-    fputs(text, file);
-    fclose(file);
-  }
-}
-
 /* clkit run nn: training from CSV with letter classes writes a model, a
  * trace and per-epoch lines; the model predicts into a file of class
  * names; bad options and files give exit 2 or 1 with the culprit named. */
@@ -915,12 +959,12 @@ static void check_nn_run(void) {
                x, y, z);
     }
   }
-  write_work_file("nn-train.csv", text, train, sizeof train);
-  write_work_file("nn-rows.csv", unlabelled, rows, sizeof rows);
-  write_work_file("nn-bad.csv", "1,2,A\n3,4,B\n5,six,A\n", malformed,
+  test_write_text(work_dir, "nn-train.csv", text, train, sizeof train);
+  test_write_text(work_dir, "nn-rows.csv", unlabelled, rows, sizeof rows);
+  test_write_text(work_dir, "nn-bad.csv", "1,2,A\n3,4,B\n5,six,A\n", malformed,
                   sizeof malformed);
-  write_work_file("nn-damaged.ckn", "CKNNMODL\1\0\0\0 not a model", damaged,
-                  sizeof damaged);
+  test_write_text(work_dir, "nn-damaged.ckn", "CKNNMODL\1\0\0\0 not a model",
+                  damaged, sizeof damaged);
   snprintf(model, sizeof model, "%s/nn.ckn", work_dir);
   snprintf(trace, sizeof trace, "%s/nn-trace.csv", work_dir);
   snprintf(predicted, sizeof predicted, "%s/nn-predicted.txt", work_dir);
@@ -993,6 +1037,32 @@ static void check_nn_run(void) {
     EXPECT_HAS(r.out, "\"best_name\":\"predict_accuracy\"", args);
     release(&r);
   }
+  {
+    /* Class numbers up to 65535 make 65536 classes: trained and scored,
+     * without a confusion matrix of 2^32 counts. */
+    char wide[700];
+    test_write_text(work_dir, "nn-wide.csv",
+                    "0,1,2\n65535,3,4\n0,1,1\n65535,2,2\n", wide, sizeof wide);
+    const char *const args[] = {
+        "run", "nn",       "--train",   wide,       "--split", "2", "--epochs",
+        "1",   "--layers", "2,4,65536", "--device", "ref",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "no confusion matrix: over 1024 classes", args);
+    EXPECT_HAS(r.out, "test_accuracy", args);
+    release(&r);
+  }
+  {
+    /* An output may replace the model it was read from, nothing else. */
+    const char *const args[] = {
+        "run",  "nn",    "--load", model,      "--predict", rows, "--label-col",
+        "last", "--out", model,    "--device", "ref",       NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 2, args);
+    EXPECT_HAS(r.err, "--out and --load both name", args);
+    CHECK_MSG(access(model, R_OK) == 0, "the model at %s is gone", model);
+    release(&r);
+  }
   char malformed_line[720];
   snprintf(malformed_line, sizeof malformed_line, "%s:3:", malformed);
   const struct {
@@ -1052,7 +1122,7 @@ static void check_gas_run(void) {
   snprintf(traj, sizeof traj, "%s/gas.xyz", work_dir);
   snprintf(checkpoint, sizeof checkpoint, "%s/gas.ckg", work_dir);
   snprintf(missing, sizeof missing, "%s/missing.xyz", work_dir);
-  write_work_file("gas-bad.xyz",
+  test_write_text(work_dir, "gas-bad.xyz",
                   "3\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
                   "Ar 1 1 0\nAr 2 x 0\nAr 3 3 0\n",
                   bad_xyz, sizeof bad_xyz);

@@ -888,6 +888,14 @@ static void test_csv_malformed(void) {
       {"one field", "\nA\nB\n", 0, 0, 0, CK_ERROR_PARSE, ":2: 1 field"},
       {"empty label", "A,1,2\n ,3,4\n", 0, 0, 0, CK_ERROR_PARSE,
        ":2: field 1: the label is empty"},
+      {"control character in a label",
+       "A,1,2\nB\x1b"
+       "C,3,4\n",
+       0, 0, 0, CK_ERROR_PARSE,
+       ":2: field 1: the label holds a control character"},
+      /* Line 1 with numbers is data, not a header, even with a bad field. */
+      {"bad number on line 1", "A,1,x,3\nB,4,5,6\n", 0, 0, 0, CK_ERROR_PARSE,
+       ":1: field 3: 'x' is not a number"},
       {"empty last label", "1,2,A\n3,4,\n", -1, 0, 0, CK_ERROR_PARSE,
        ":2: field 3: the label is empty"},
       {"label not in classes_from", "A,1\nB,2\nC,3\n", 0, 0, 1, CK_ERROR_PARSE,
@@ -1010,14 +1018,25 @@ static void test_unlabelled_csv(void) {
   }
   ck_dataset_free(&dataset);
 
-  /* A header, detected from every field: only the first is text here, a
-   * field a labelled file's header test would not look at. */
-  CHECK_OK(
-      load_text("headed.csv", "name,1,2\n3,4,5\n6,7,8\n", &options, &dataset));
+  /* A header, detected from every field, the first included (a field a
+   * labelled file's header test would not look at)... */
+  CHECK_OK(load_text("headed.csv", "name,size,weight\n3,4,5\n6,7,8\n", &options,
+                     &dataset));
   {
     static const float values[] = {3, 4, 5, 6, 7, 8};
     check_unlabelled("header", &dataset, 2, 3);
     check_values("header", &dataset, values, 6);
+  }
+  ck_dataset_free(&dataset);
+  /* ... but a first line with numbers is data, and its text an error,
+   * rather than a row lost as a header. */
+  CHECK(load_text("headed.csv", "name,1,2\n3,4,5\n6,7,8\n", &options,
+                  &dataset) == CK_ERROR_PARSE);
+  {
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(strstr(message, ":1: field 1: 'name' is not a number"), "%s",
+              message);
   }
   ck_dataset_free(&dataset);
   CHECK_OK(load_text("headed.csv", "\xEF\xBB\xBFx,y\r\n1,2\r\n", &options,

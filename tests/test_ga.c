@@ -1148,6 +1148,20 @@ static void bad_input(const ck_device *ref) {
   }
 }
 
+/* A domain where every evaluation overflows: no best to report, said so
+ * (before, a search that began at (largest real, no index) chose nothing,
+ * and an island read slot 2^32 - 1). */
+static void overflow(const ck_device *device) {
+  const ck_param params[] = {
+      {"fn", "sphere"}, {"dim", "2"},         {"lo", "-1e30"}, {"hi", "1e30"},
+      {"islands", "2"}, {"island-size", "4"}, {"gens", "3"}};
+  check_no_finite_best("ga", device, params, sizeof params / sizeof *params);
+  /* Overflow and NaN compare as the largest real; -inf stays the best. */
+  CHECK(ck_comparable((ck_real)INFINITY) == (ck_real)CK_REAL_MAX);
+  CHECK(ck_comparable((ck_real)NAN) == (ck_real)CK_REAL_MAX);
+  CHECK(ck_comparable((ck_real)-INFINITY) < 0);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -1172,6 +1186,7 @@ int main(void) {
     target(devices[i]);
     reproducibility(devices[i]);
     lsq(devices[i]);
+    overflow(devices[i]);
     if (i == 1) {
       folded_statistics(devices[i]);
       agreement(ref, devices[i]);

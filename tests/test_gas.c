@@ -1323,6 +1323,111 @@ static void bad_config(const ck_device *device) {
   }
 }
 
+/* The geometry's limits (clkit/gas.h), and XYZ starts that would leave a
+ * setting unused or hold particles at one place. On ref: what succeeds
+ * here builds programs, which PoCL does slowly. */
+static void geometry_limits(const ck_device *ref) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.box_x = c.box_y = 1e308;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "box: the sides",
+                        "a 1e308 box");
+  c.box_x = 70000;
+  c.box_y = 10;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "65536",
+                        "a 70000 x 10 box");
+  c.walls = 1;
+  c.box_x = 1e-300;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "box: the sides",
+                        "a 1e-300 x 10 box between walls");
+  ck_gas_config_init(&c);
+  c.particles = 1000;
+  c.density = 1e-9; /* a side of 10^6 */
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "rho: 1000",
+                        "1000 particles at density 1e-9");
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  c.rc = 0.1;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "rc",
+                        "a cutoff of 0.1");
+  /* A long box of fine cells: at most 2^16 a row, so that the cell index
+   * computed in float stays exact. */
+  ck_gas_config_init(&c);
+  c.particles = 2;
+  c.walls = 1;
+  c.rc = 0.5;
+  c.box_x = 65536;
+  c.box_y = 1;
+  c.temperature = 0;
+  ck_gas *gas = make(ref, &c, 0);
+  if (gas) {
+    gas_state *state = ck__gas_state(gas);
+    CHECK_MSG(state->cells_x == 65536 && state->cells_y == 2,
+              "a 65536 x 1 box in cells of 0.5: a %d x %d grid, expected "
+              "65536 x 2",
+              state->cells_x, state->cells_y);
+    ck_gas_destroy(gas);
+  }
+
+  char path[600], located[700];
+  ck_gas_config_init(&c);
+  c.xyz_path = path;
+  /* 0 and the side are one place in a periodic box. */
+  test_path_in(work_dir, "wrapped.xyz", path, sizeof path);
+  write_text(path, "3\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
+                   "Ar 0 3 0\nAr 5 5 0\nAr 10 3 0\n");
+  snprintf(located, sizeof located,
+           "%s:5: particle 3 lands at (0, 3), where particle 1 (line 3) is",
+           path);
+  expect_create_failure(ref, &c, CK_ERROR_PARSE, located,
+                        "particles at 0 and 10 in a periodic box of 10");
+  c.walls = 1; /* between walls they are a box apart */
+  gas = make(ref, &c, 0);
+  if (gas) {
+    double x[6];
+    CHECK_OK(ck_gas_particles(gas, x, NULL));
+    CHECK_MSG(x[0] == 0 && x[4] == 10,
+              "particles on the walls moved to %g and %g", x[0], x[4]);
+    ck_gas_destroy(gas);
+  }
+  c.walls = 0;
+  /* Apart in double, at one place in float. */
+  test_path_in(work_dir, "rounded.xyz", path, sizeof path);
+  write_text(path, "2\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
+                   "Ar 1.00000001 1 0\nAr 1.00000002 1 0\n");
+  snprintf(located, sizeof located, "%s:4: particle 2 lands at", path);
+  expect_create_failure(ref, &c, CK_ERROR_PARSE, located,
+                        "particles one float apart");
+  gas = make(ref, &c, 1);
+  if (gas) {
+    ck_gas_observables o;
+    CHECK_OK(ck_gas_observe(gas, &o));
+    CHECK_MSG(o.potential > 1e80, "two particles 1e-8 apart: potential %g",
+              o.potential);
+    ck_gas_destroy(gas);
+  }
+  /* A box that differs from the file's Lattice; the same box is fine. */
+  test_path_in(work_dir, "velocities.xyz", path, sizeof path);
+  write_text(path, "2\nLattice=\"10 0 0 0 10 0 0 0 1\" "
+                   "Properties=species:S:1:pos:R:2:velo:R:2\n"
+                   "Ar 1 1 0.5 0\nAr 5 5 -0.5 0\n");
+  c.box_x = c.box_y = 12;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, path,
+                        "a 12 x 12 box beside a Lattice of 10 x 10");
+  c.box_x = c.box_y = 10;
+  gas = make(ref, &c, 0);
+  ck_gas_destroy(gas);
+  /* A temperature given beside velocities would be unused. */
+  c.box_x = c.box_y = 0;
+  gas = NULL;
+  ck_error_clear();
+  expect_failure(
+      ck__gas_create_given(ref, &c, 0, CK__GAS_FORMS_BY_DEVICE, 1, &gas),
+      CK_ERROR_INVALID_ARGUMENT, "leave the temperature", "T beside velo");
+  CHECK(gas == NULL);
+  ck_gas_destroy(gas);
+}
+
 /* A checkpoint's bytes with the checksum made to match again. */
 static void reseal(uint8_t *bytes, size_t size) {
   ck__sha256(bytes, size - 32, bytes + size - 32);
@@ -1433,6 +1538,53 @@ static void damaged_checkpoints(const ck_device *device) {
   test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "dt",
                       "a checkpoint with dt -0.005");
+  memcpy(bytes, good, size);
+  double side = 1e308; /* box_x: the 2nd real */
+  memcpy(&bits, &side, 8);
+  ck__put_u64(bytes + 60 + 1 * 8, bits);
+  reseal(bytes, size);
+  test_write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "bad box 1e+308",
+                      "a checkpoint with a box side of 1e308");
+  memcpy(bytes, good, size);
+  double cutoff = 1e6; /* rc: the 5th real, past half any box allowed */
+  memcpy(&bits, &cutoff, 8);
+  ck__put_u64(bytes + 60 + 4 * 8, bits);
+  reseal(bytes, size);
+  test_write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "half the box",
+                      "a checkpoint with rc 1e6");
+  /* The particles, after the 11 reals, the seed and the forms: the first
+   * x not a number, then the first y outside the box, then the first
+   * velocity infinite. */
+  uint32_t real_size = ck__get_u32(good + 12);
+  size_t particles_at = 60 + 11 * 8 + 8 + 8, n = ck__get_u64(good + 24);
+  CHECK(ck__get_u32(good + 8) == 2 && (real_size == 4 || real_size == 8));
+  const struct {
+    size_t at;
+    double value;
+    const char *mention;
+  } particles[] = {
+      {particles_at, NAN, "particle 0 is at"},
+      {particles_at + real_size, -1.0, "particle 0 is at"},
+      {particles_at + 2 * n * real_size, INFINITY, "particle 0 has velocity"},
+  };
+  for (size_t i = 0; i < sizeof particles / sizeof particles[0]; ++i) {
+    memcpy(bytes, good, size);
+    if (real_size == 8) {
+      memcpy(&bits, &particles[i].value, 8);
+      ck__put_u64(bytes + particles[i].at, bits);
+    } else {
+      float narrow = (float)particles[i].value;
+      uint32_t narrow_bits;
+      memcpy(&narrow_bits, &narrow, 4);
+      ck__put_u32(bytes + particles[i].at, narrow_bits);
+    }
+    reseal(bytes, size);
+    test_write_bytes(damaged, bytes, size);
+    expect_load_failure(device, damaged, CK_ERROR_PARSE, particles[i].mention,
+                        particles[i].mention);
+  }
   free(bytes);
   free(good);
 }
@@ -1823,6 +1975,26 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
              {"thermostat", "junk", "--thermostat"},
              {"thermostat", "langevin:1:0", "--thermostat"},
              {"thermostat", "rescale:1:0", "--thermostat"},
+             {"thermostat", "rescale:1:-1", "--thermostat"},
+             {"thermostat", "rescale:1:99999999999", "--thermostat"},
+             {"thermostat", "rescale:1:4294967296", "--thermostat"},
+             {"thermostat", "rescale:1:5x", "--thermostat"},
+             {"thermostat", "rescale:inf:5", "--thermostat"},
+             {"thermostat", "langevin:inf:1", "--thermostat"},
+             {"thermostat", "langevin:1:inf", "--thermostat"},
+             {"thermostat", "langevin: 1:1", "--thermostat"},
+             {"thermostat", "langevin:1:0x1", "--thermostat"},
+             {"thermostat", "langevin:1:1:1", "--thermostat"},
+             {"box", "1e308x1e308", "--box"},
+             {"box", "70000x10", "--box"},
+             {"box", "1e-300", "--box"},
+             {"rho", "1e-9", "--rho"},
+             {"rc", "0.1", "--rc"},
+             {"traj-every", "5", "--traj-every"},
+             {"rdf-bins", "5", "--rdf-bins"},
+             {"rdf-every", "5", "--rdf-every"},
+             {"rdf-range", "1", "--rdf-range"},
+             {"png-size", "100", "--png-size"},
              {"neighbors", "verlet:-1", "--neighbors"},
              {"neighbors", "octree", "--neighbors"},
              {"model", "log:1", "--model"},
@@ -1831,7 +2003,8 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
              {"dt", "0", "dt"},
              {"shift", "sideways", "shift"},
              {"lattice", "hexagonal", "lattice"},
-             {"checkpoint-every", "10", "--checkpoint-every"}};
+             {"checkpoint-every", "10", "--checkpoint-every"},
+             {"checkpoint-every", "0", "--checkpoint-every"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     ck_param params[] = {{"particles", "200"},
                          {"steps", "10"},
@@ -1846,6 +2019,66 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
     expect_failure(ck_workload_check(w, params + first, 4 - first),
                    CK_ERROR_INVALID_ARGUMENT, bad[i].needle, what);
   }
+  /* The largest EVERY is taken. */
+  ck_param longest[] = {{"particles", "200"},
+                        {"thermostat", "rescale:1:4294967295"}};
+  CHECK_OK(ck_workload_check(w, longest, 2));
+  /* --rho and --box both set the box. */
+  ck_param rho_and_box[] = {{"rho", "0.5"}, {"box", "20"}};
+  expect_failure(ck_workload_check(w, rho_and_box, 2),
+                 CK_ERROR_INVALID_ARGUMENT, "--rho", "--rho beside --box");
+  /* An XYZ start: what the file gives is refused beside it, not dropped. */
+  char xyz[600], plain[600], overlap[600];
+  test_path_in(work_dir, "w_start.xyz", xyz, sizeof xyz);
+  test_path_in(work_dir, "w_plain.xyz", plain, sizeof plain);
+  test_path_in(work_dir, "w_overlap.xyz", overlap, sizeof overlap);
+  write_text(xyz, "2\nLattice=\"10 0 0 0 10 0 0 0 1\" "
+                  "Properties=species:S:1:pos:R:2:velo:R:2\n"
+                  "Ar 1 1 0.5 0\nAr 5 5 -0.5 0\n");
+  write_text(plain, "2\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
+                    "Ar 1 1 0\nAr 5 5 0\n");
+  write_text(overlap, "2\nLattice=\"10 0 0 0 10 0 0 0 1\"\n"
+                      "Ar 1 1 0\nAr 1 1 0\n");
+  static const struct {
+    const char *name, *value, *needle;
+    int checked; /* refused before the file is read */
+  } beside_xyz[] = {{"particles", "100", "--particles", 1},
+                    {"rho", "0.5", "--rho", 1},
+                    {"lattice", "square", "--lattice", 1},
+                    {"T", "2", "--T", 0},
+                    {"box", "12", "--box", 0}};
+  for (size_t i = 0; i < sizeof beside_xyz / sizeof beside_xyz[0]; ++i) {
+    ck_param params[] = {{"xyz", xyz},
+                         {"steps", "10"},
+                         {"log-every", "0"},
+                         {beside_xyz[i].name, beside_xyz[i].value}};
+    char what[100];
+    snprintf(what, sizeof what, "--xyz with --%s %s", beside_xyz[i].name,
+             beside_xyz[i].value);
+    expect_failure(run_workload(w, ref, params, 4, result),
+                   CK_ERROR_INVALID_ARGUMENT, beside_xyz[i].needle, what);
+    if (beside_xyz[i].checked) {
+      ck_error_clear();
+      expect_failure(ck_workload_check(w, params, 4), CK_ERROR_INVALID_ARGUMENT,
+                     beside_xyz[i].needle, what);
+    }
+  }
+  /* The box the file gives, and --T for a file without velocities, are
+   * used. */
+  ck_param same_box[] = {
+      {"xyz", xyz}, {"steps", "10"}, {"log-every", "0"}, {"box", "10"}};
+  CHECK_OK(run_workload(w, ref, same_box, 4, result));
+  ck_param drawn[] = {
+      {"xyz", plain}, {"steps", "10"}, {"log-every", "0"}, {"T", "2"}};
+  CHECK_OK(run_workload(w, ref, drawn, 4, result));
+  value = NAN;
+  CHECK_OK(ck_result_metric(result, "temperature", &value));
+  CHECK_MSG(fabs(value - 2) < 1e-6, "--xyz with --T 2: temperature %g", value);
+  ck_param coincident[] = {{"xyz", overlap}, {"steps", "2"}, {"rc", "1"}};
+  char located[700];
+  snprintf(located, sizeof located, "%s:4:", overlap);
+  expect_failure(run_workload(w, ref, coincident, 3, result), CK_ERROR_PARSE,
+                 located, "--xyz with two particles at (1, 1)");
   /* Settings the library rejects once the box is known. */
   ck_param soft_cells[] = {
       {"particles", "200"}, {"model", "log:1:1"}, {"log-every", "0"}};
@@ -1956,6 +2189,7 @@ int main(void) {
   bad_config(ref);
   if (ocl)
     bad_config(ocl);
+  geometry_limits(ref);
   damaged_checkpoints(ref);
   version_one_checkpoint(ref);
   if (ocl)

@@ -204,6 +204,15 @@ static void test_good_files(void) {
     CHECK(frame.particles == 1 && frame.positions[1] == 2);
     ck__gas_frame_free(&frame);
   }
+  /* Neighbours in x or in y alone, and the box at its largest, read. */
+  if (read_text("apart in one coordinate",
+                "4\nLattice=\"65536 0 0 0 65536 0 0 0 1\"\n"
+                "Ar 1 1 0\nAr 1 1.0000000000000002 0\nAr 1.0000000000000002 1 "
+                "0\nAr 2 2 0\n",
+                &frame) == CK_OK) {
+    CHECK(frame.particles == 4 && frame.box_x == 65536);
+    ck__gas_frame_free(&frame);
+  }
   /* More particles than the reader's first allocation. */
   size_t many = 3000;
   char *big = malloc(many * 16 + 64);
@@ -315,6 +324,27 @@ static void test_malformed(void) {
        CK_ERROR_PARSE, "bad.xyz:2: only rectangular boxes"},
       {"Lattice with a zero side", "1\nLattice=\"0 0 0 0 1 0 0 0 1\"\n",
        CK_ERROR_PARSE, "bad.xyz:2: the box sides from Lattice"},
+      {"Lattice beyond the largest box",
+       "1\nLattice=\"1e308 0 0 0 10 0 0 0 1\"\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: the box sides from Lattice, ax = 1e+308 and by = 10, must "
+       "lie in [1.52588e-05, 65536]"},
+      {"Lattice a unit past the largest box",
+       "1\nLattice=\"10 0 0 0 65537 0 0 0 1\"\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: the box sides from Lattice, ax = 10 and by = 65537, must "
+       "lie in"},
+      {"Lattice below the smallest box",
+       "1\nLattice=\"1e-300 0 0 0 10 0 0 0 1\"\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: the box sides from Lattice, ax = 1e-300 and by = 10, must "
+       "lie in"},
+      {"coincident particles, z apart",
+       "3\n" COMMENT "Ar 1 1 0\nAr 2 2 0\nAr 1 1 5\n", CK_ERROR_PARSE,
+       "bad.xyz:5: particle 3 is at (1, 1), where particle 1 (line 3) is: "
+       "coincident particles have no force between them"},
+      {"coincident at -0 and 0", "2\n\nAr 0 -0 0\nAr 0 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:4: particle 2 is at (0, 0), where particle 1 (line 3) is"},
+      {"coincident in other spellings",
+       "3\n\nAr 5 5 0\nAr 0.25 7 0\nAr 2.5e-1 7.000 0\n", CK_ERROR_PARSE,
+       "bad.xyz:5: particle 3 is at (0.25, 7), where particle 2 (line 4) is"},
       {"Lattice twice",
        "1\nLattice=\"1 0 0 0 1 0 0 0 1\" Lattice=\"1 0 0 0 1 0 0 0 1\"\n",
        CK_ERROR_PARSE, "bad.xyz:2: Lattice given twice"},
@@ -350,6 +380,30 @@ static void test_malformed(void) {
     CHECK_MSG(frame_is_zeroed(&frame), "%s: frame not zeroed", bad->label);
     if (status == CK_OK)
       ck__gas_frame_free(&frame);
+  }
+  /* Coincident particles far apart in a file longer than the reader's
+   * first allocation: the first and the last of 3001. */
+  size_t many = 3000;
+  char *big = malloc(many * 24 + 64);
+  CHECK(big != NULL);
+  if (big) {
+    size_t used = (size_t)sprintf(big, "%zu\nProperties=pos:R:2\n", many + 1);
+    for (size_t i = 0; i < many; ++i)
+      used += (size_t)sprintf(big + used, "%zu.5 %zu\n", many - i, 2 * i);
+    sprintf(big + used, "%zu.5 0\n", many);
+    CHECK(write_text(path, big) == 0);
+    ck__gas_frame frame;
+    ck_error_clear();
+    ck_status status = ck__gas_xyz_read(path, &frame);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_PARSE &&
+                  strstr(message, "bad.xyz:3003: particle 3001 is at (3000.5, "
+                                  "0), where particle 1 (line 3) is"),
+              "3001 particles, the last on the first: status %d: %s",
+              (int)status, message);
+    CHECK(frame_is_zeroed(&frame));
+    free(big);
   }
   /* A NUL byte makes it no text file. */
   CHECK(write_bytes(path, "1\n\nAr 0\0 0 0\n", 13) == 0);
@@ -395,6 +449,29 @@ static void test_truncations(void) {
   }
   CHECK_MSG(successes == 2, "%zu prefixes read", successes);
   free(text);
+}
+
+/* The search for coincident particles on its own: the pair at the least
+ * position, the two least indices there; float comparison on request. */
+static void test_coincident(void) {
+  static const double spread[] = {3, 1, 2, 2, 0, 0, 5, 5, 2, 2, 3, 1};
+  size_t first = 0, second = 0;
+  CHECK_OK(ck__gas_find_coincident(6, spread, 0, &first, &second));
+  CHECK_MSG(first == 1 && second == 4, "found %zu and %zu, expected 1 and 4",
+            first, second);
+  CHECK_OK(ck__gas_find_coincident(3, spread, 0, &first, &second));
+  CHECK(first == 3 && second == 3);
+  CHECK_OK(ck__gas_find_coincident(1, spread, 0, &first, &second));
+  CHECK(first == 1 && second == 1);
+  CHECK_OK(ck__gas_find_coincident(0, NULL, 0, &first, &second));
+  CHECK(first == 0 && second == 0);
+  /* Apart in double, one float: 1 + 1e-8 and 1 + 2e-8 both round to 1. */
+  static const double close[] = {5, 5, 1.00000001, 7, 1.00000002, 7};
+  CHECK_OK(ck__gas_find_coincident(3, close, 0, &first, &second));
+  CHECK(first == 3 && second == 3);
+  CHECK_OK(ck__gas_find_coincident(3, close, 1, &first, &second));
+  CHECK_MSG(first == 1 && second == 2,
+            "in float: found %zu and %zu, expected 1 and 2", first, second);
 }
 
 static void test_trajectory(void) {
@@ -669,6 +746,7 @@ int main(void) {
   test_good_files();
   test_malformed();
   test_truncations();
+  test_coincident();
   test_trajectory();
   test_rdf();
   test_png();

@@ -261,8 +261,7 @@ static int write_text(const char *path, const char *text) {
 
 /* The forward pass on the host in double, from the network's own weights:
  * the smallest |pre-activation| of any relu unit over the rows. */
-static double relu_margin(nn_state *s, double *const *w,
-                          const ck_dataset *d) {
+static double relu_margin(nn_state *s, double *const *w, const ck_dataset *d) {
   double margin = INFINITY;
   double a[2][64];
   for (size_t r = 0; r < d->rows; ++r) {
@@ -277,10 +276,9 @@ static double relu_margin(nn_state *s, double *const *w,
           z += w[l][o * (in + 1) + i] * a[cur][i];
         if (s->activation[l] == CK_NN_RELU)
           margin = fmin(margin, fabs(z));
-        a[1 - cur][o] = s->activation[l] == CK_NN_RELU ? fmax(z, 0)
-                        : s->activation[l] == CK_NN_TANH
-                            ? tanh(z)
-                            : 1 / (1 + exp(-z));
+        a[1 - cur][o] = s->activation[l] == CK_NN_RELU   ? fmax(z, 0)
+                        : s->activation[l] == CK_NN_TANH ? tanh(z)
+                                                         : 1 / (1 + exp(-z));
       }
       cur = 1 - cur;
     }
@@ -288,10 +286,10 @@ static double relu_margin(nn_state *s, double *const *w,
   return margin;
 }
 
-static void gradient_case(const ck_device *ref, const char *name,
-                          size_t count, const size_t *sizes,
-                          const ck_nn_activation *activations,
-                          ck_nn_loss loss, uint64_t seed) {
+static void gradient_case(const ck_device *ref, const char *name, size_t count,
+                          const size_t *sizes,
+                          const ck_nn_activation *activations, ck_nn_loss loss,
+                          uint64_t seed) {
   ck_nn_config c;
   config_net(&c, count, sizes, activations, loss);
   c.optimizer = CK_NN_SGD;
@@ -308,8 +306,7 @@ static void gradient_case(const ck_device *ref, const char *name,
   CHECK(s->double_precision == 1 && s->real_size == sizeof(double));
   const uint32_t rows = 6;
   ck_dataset data;
-  data_random(&data, rows, sizes[0], sizes[count - 1], seed + 100, NULL,
-              NULL);
+  data_random(&data, rows, sizes[0], sizes[count - 1], seed + 100, NULL, NULL);
   for (uint32_t r = 0; r < rows; ++r) /* every class present */
     data.labels[r] = (int32_t)(r % sizes[count - 1]);
   CHECK_OK(ck_nn_set_preprocessing(nn, &data, CK_NORMALIZE_NONE));
@@ -357,8 +354,8 @@ static void gradient_case(const ck_device *ref, const char *name,
   for (uint32_t r = 0; r < rows; ++r)
     sum += losses[r];
   CHECK_MSG(fabs(sum / rows - loss0) <= 1e-12 * fabs(loss0),
-            "%s: training pass loss %.17g, evaluation %.17g", name,
-            sum / rows, loss0);
+            "%s: training pass loss %.17g, evaluation %.17g", name, sum / rows,
+            loss0);
   double largest = 0;
   for (int l = 1; l <= layers; ++l)
     for (size_t i = 0; i < layer_params(s, l); ++i) {
@@ -451,7 +448,8 @@ static void gradients(const ck_device *ref) {
                 CK_NN_CROSS_ENTROPY, 15);
 }
 
-/* ---- 2. XOR --------------------------------------------------------------- */
+/* ---- 2. XOR ---------------------------------------------------------------
+ */
 
 static void xor_case(const ck_device *device, const char *name,
                      ck_nn_activation activation, ck_nn_loss loss,
@@ -494,8 +492,8 @@ static void xor_case(const ck_device *device, const char *name,
       right &= predicted[r] == data.labels[r];
     CHECK_MSG(right, "%s on %s: ck_nn_predict differs from the labels", name,
               device->id);
-    printf("  xor %s on %s: loss %.4g -> %.4g\n", name, device->id,
-           first_loss, final_loss);
+    printf("  xor %s on %s: loss %.4g -> %.4g\n", name, device->id, first_loss,
+           final_loss);
   }
   ck_nn_destroy(nn);
   ck_dataset_free(&data);
@@ -506,7 +504,8 @@ static void xor_learned(const ck_device *device) {
   xor_case(device, "sigmoid+mse", CK_NN_SIGMOID, CK_NN_MSE, 500, 0.02);
 }
 
-/* ---- 3. ref and OpenCL agree ---------------------------------------------- */
+/* ---- 3. ref and OpenCL agree ----------------------------------------------
+ */
 
 typedef struct agree_data {
   ck_dataset train, validation, test;
@@ -548,10 +547,9 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
   }
   nn_state *sb = ck__nn_state(b);
   if (tuning)
-    CHECK_MSG(sb->tile_m == tuning->tile && sb->local_tiles ==
-                                                tuning->local_tiles,
-              "%s: tile %u local %d in use", what, sb->tile_m,
-              sb->local_tiles);
+    CHECK_MSG(sb->tile_m == tuning->tile &&
+                  sb->local_tiles == tuning->local_tiles,
+              "%s: tile %u local %d in use", what, sb->tile_m, sb->local_tiles);
   CHECK_MSG(weights_identical(a, b), "%s: initial weights differ", what);
 
   /* Forward twin: per-sample losses and predictions of the test set. */
@@ -628,8 +626,8 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
   }
   if (a && b)
     check_weights_near(a, b, weight_tolerance, what);
-  printf("  %s: weights within %.2g of their scale, losses within %.2g\n",
-         what, worst_weight_seen, worst_loss_seen);
+  printf("  %s: weights within %.2g of their scale, losses within %.2g\n", what,
+         worst_weight_seen, worst_loss_seen);
   ck_nn_destroy(a);
   ck_nn_destroy(b);
   free(losses_a);
@@ -638,8 +636,8 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
   free(predictions_b);
 }
 
-static void agree_data_make(agree_data *data, size_t features,
-                            size_t classes, size_t train_rows, uint64_t seed) {
+static void agree_data_make(agree_data *data, size_t features, size_t classes,
+                            size_t train_rows, uint64_t seed) {
   data_random(&data->train, train_rows, features, classes, seed, NULL, NULL);
   data_random(&data->validation, 19, features, classes, seed + 1, NULL, NULL);
   data_random(&data->test, 29, features, classes, seed + 2, NULL, NULL);
@@ -693,8 +691,7 @@ static void large_set(const ck_device *ref, const ck_device *ocl) {
     uint32_t off = 0;
     for (uint32_t r = 0; r < tail_rows; ++r)
       off += part[r] != whole[first + r];
-    CHECK_MSG(off == 0,
-              "%s: %u of the rows after %u score otherwise alone",
+    CHECK_MSG(off == 0, "%s: %u of the rows after %u score otherwise alone",
               devices[d]->id, off, first);
     ck_nn_destroy(nn);
   }
@@ -840,8 +837,8 @@ static void reproducibility(const ck_device *device) {
     CHECK_MSG(memcmp(a1, a2, sizeof a1) != 0,
               "%s: epochs 1 and 2 visit rows in the same order", device->id);
     CHECK(memcmp(a1, b1, sizeof a1) == 0 && memcmp(a2, b2, sizeof a2) == 0);
-    CHECK_MSG(memcmp(a1, c1, sizeof a1) != 0,
-              "%s: seeds 5 and 6 shuffle alike", device->id);
+    CHECK_MSG(memcmp(a1, c1, sizeof a1) != 0, "%s: seeds 5 and 6 shuffle alike",
+              device->id);
     int identity = 1;
     for (uint32_t i = 0; i < 37; ++i)
       identity &= a1[i] == i;
@@ -853,7 +850,8 @@ static void reproducibility(const ck_device *device) {
   ck_dataset_free(&data);
 }
 
-/* ---- 5. save and load ----------------------------------------------------- */
+/* ---- 5. save and load -----------------------------------------------------
+ */
 
 static const char *const letters[] = {"A", "B", "C"};
 
@@ -1057,10 +1055,10 @@ static void malformed(const ck_device *ref) {
         ck__get_u32(bytes + 24) == 3);
   /* The file's length by the format: header, 3 widths, 1 activation,
    * names, 2 x 3 normalisation floats, weights, checksum. */
-  size_t expected = 32 + 3 * 4 + 4 + 3 * (4 + 1) + 6 * 4 +
-                    (6 * 4 + 4 * 7) * 4 + 32;
-  CHECK_MSG(size == expected, "model file of %zu bytes, format gives %zu",
-            size, expected);
+  size_t expected =
+      32 + 3 * 4 + 4 + 3 * (4 + 1) + 6 * 4 + (6 * 4 + 4 * 7) * 4 + 32;
+  CHECK_MSG(size == expected, "model file of %zu bytes, format gives %zu", size,
+            expected);
   const char *bad = path_in("bad.ckn");
 
   CHECK(write_bytes(bad, "", 0) == 0);
@@ -1078,8 +1076,7 @@ static void malformed(const ck_device *ref) {
   expect_load_failure(ref, bad, CK_ERROR_PARSE, "version", "version 2");
   sign(bytes, size - 32);
   CHECK(write_bytes(bad, bytes, size) == 0);
-  expect_load_failure(ref, bad, CK_ERROR_PARSE, "version",
-                      "version 2, signed");
+  expect_load_failure(ref, bad, CK_ERROR_PARSE, "version", "version 2, signed");
 
   memcpy(bytes, text, size);
   bytes[size / 2] ^= 0x10;
@@ -1137,17 +1134,17 @@ static void malformed(const ck_device *ref) {
     uint32_t value;
     const char *mention;
   } fields[] = {
-      {12, 1, "layer widths"},   /* S = 1 */
-      {12, 18, "layer widths"},  /* S = 18 */
-      {16, 2, "loss"},           /* loss 2 */
-      {20, 3, "normalisation"},  /* normalisation 3 */
-      {24, 5, "class names"},    /* 5 names for 4 outputs */
-      {32, 0, "width 0"},        /* input width 0 */
-      {40, 5, "weights"},        /* 5 outputs: the weights fall short */
-      {44, 3, "activation"},     /* activation 3 */
-      {48, 0, "length 0"},       /* class name A of length 0 */
-      {48, 64, "length 64"},     /* class name A too long */
-      {28, 1, NULL},             /* the reserved word */
+      {12, 1, "layer widths"},  /* S = 1 */
+      {12, 18, "layer widths"}, /* S = 18 */
+      {16, 2, "loss"},          /* loss 2 */
+      {20, 3, "normalisation"}, /* normalisation 3 */
+      {24, 5, "class names"},   /* 5 names for 4 outputs */
+      {32, 0, "width 0"},       /* input width 0 */
+      {40, 5, "weights"},       /* 5 outputs: the weights fall short */
+      {44, 3, "activation"},    /* activation 3 */
+      {48, 0, "length 0"},      /* class name A of length 0 */
+      {48, 64, "length 64"},    /* class name A too long */
+      {28, 1, NULL},            /* the reserved word */
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
     memcpy(bytes, text, size);
@@ -1158,6 +1155,24 @@ static void malformed(const ck_device *ref) {
     snprintf(what, sizeof what, "field at %zu = %u", fields[i].at,
              fields[i].value);
     expect_load_failure(ref, bad, CK_ERROR_PARSE, fields[i].mention, what);
+  }
+  /* Class names that would split --predict's lines, or that no prediction
+   * could tell apart: names A and B of one byte each, after their
+   * lengths at 48 and 53. */
+  CHECK(text[52] == 'A' && text[57] == 'B');
+  static const struct {
+    size_t at;
+    char byte;
+    const char *mention;
+  } names[] = {{52, '\n', "control character"},
+               {57, 'A', "two classes are named 'A'"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    memcpy(bytes, text, size);
+    bytes[names[i].at] = names[i].byte;
+    sign(bytes, body);
+    CHECK(write_bytes(bad, bytes, size) == 0);
+    expect_load_failure(ref, bad, CK_ERROR_PARSE, names[i].mention,
+                        names[i].mention);
   }
   /* Four bytes too many before the checksum. */
   memcpy(bytes, text, body);
@@ -1181,7 +1196,8 @@ static void malformed(const ck_device *ref) {
   free(text);
 }
 
-/* ---- 7. bad configuration and input --------------------------------------- */
+/* ---- 7. bad configuration and input ---------------------------------------
+ */
 
 static void bad_config(const ck_device *ref) {
   printf("bad configuration and input\n");
@@ -1248,12 +1264,12 @@ static void bad_config(const ck_device *ref) {
   CHECK_FAILS(ck_nn_set_preprocessing(nn, &many, CK_NORMALIZE_ZSCORE),
               CK_ERROR_INVALID_ARGUMENT, "classes");
   CHECK_OK(ck_nn_set_preprocessing(nn, &good, CK_NORMALIZE_MINMAX));
-  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &three),
-              CK_ERROR_INVALID_ARGUMENT, "3 features");
-  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TEST, &labels),
-              CK_ERROR_INVALID_ARGUMENT, "row 5");
-  CHECK_FAILS(ck_nn_attach(nn, (ck_nn_set)3, &good),
-              CK_ERROR_INVALID_ARGUMENT, "ck_nn_attach");
+  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &three), CK_ERROR_INVALID_ARGUMENT,
+              "3 features");
+  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TEST, &labels), CK_ERROR_INVALID_ARGUMENT,
+              "row 5");
+  CHECK_FAILS(ck_nn_attach(nn, (ck_nn_set)3, &good), CK_ERROR_INVALID_ARGUMENT,
+              "ck_nn_attach");
   CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_VALIDATION, NULL, NULL, NULL),
               CK_ERROR_INVALID_ARGUMENT, "validation");
   CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_TEST, NULL, NULL, NULL),
@@ -1273,8 +1289,8 @@ static void bad_config(const ck_device *ref) {
               "layer");
   CHECK_FAILS(ck_nn_set_weights(nn, 2, weights, NULL),
               CK_ERROR_INVALID_ARGUMENT, "layer");
-  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &labels),
-              CK_ERROR_INVALID_ARGUMENT, "class 3");
+  CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &labels), CK_ERROR_INVALID_ARGUMENT,
+              "class 3");
   /* Weights in and out by the public layout. */
   float w[16], b[8], back_w[16], back_b[8];
   for (int i = 0; i < 16; ++i)
@@ -1285,8 +1301,8 @@ static void bad_config(const ck_device *ref) {
   CHECK_OK(ck_nn_weights(nn, 0, back_w, back_b));
   CHECK(memcmp(w, back_w, sizeof w) == 0 && memcmp(b, back_b, sizeof b) == 0);
   float *raw = layer_floats(nn, 1);
-  CHECK(raw[0] == w[0] && raw[1] == w[1] && raw[2] == b[0] &&
-        raw[3] == w[2] && raw[3 * 7 + 2] == b[7]);
+  CHECK(raw[0] == w[0] && raw[1] == w[1] && raw[2] == b[0] && raw[3] == w[2] &&
+        raw[3 * 7 + 2] == b[7]);
   free(raw);
   ck_nn_destroy(nn);
   ck_dataset_free(&three);
@@ -1295,7 +1311,8 @@ static void bad_config(const ck_device *ref) {
   ck_dataset_free(&many);
 }
 
-/* ---- 8. early stopping ---------------------------------------------------- */
+/* ---- 8. early stopping ----------------------------------------------------
+ */
 
 typedef struct epoch_record {
   unsigned count, stop_after;
@@ -1310,8 +1327,7 @@ static int record_epoch(void *user, const ck_nn_epoch *epoch) {
 }
 
 static ck_nn *noisy_net(const ck_device *ref, const ck_dataset *train,
-                        const ck_dataset *validation,
-                        const ck_dataset *test) {
+                        const ck_dataset *validation, const ck_dataset *test) {
   static const size_t sizes[] = {4, 32, 3};
   static const ck_nn_activation act[] = {CK_NN_RELU};
   ck_nn_config c;
@@ -1375,8 +1391,8 @@ static void early_stopping(const ck_device *ref) {
                   report.epochs == best_epoch + 2,
               "best epoch %u (records: %u), loss %.9g (records: %.9g), "
               "epochs %u",
-              report.best_epoch, best_epoch, report.best_validation_loss,
-              best, report.epochs);
+              report.best_epoch, best_epoch, report.best_validation_loss, best,
+              report.epochs);
     double last = record->epochs[record->count - 1].validation_loss;
     CHECK_MSG(last > best, "last validation loss %g, best %g", last, best);
     double loss = NAN, test_loss = NAN, test_accuracy = NAN;
@@ -1394,8 +1410,7 @@ static void early_stopping(const ck_device *ref) {
     CHECK(report.best_test_accuracy == best_test);
     CHECK_MSG(report.final_test_loss ==
                   record->epochs[best_epoch - 1].test_loss,
-              "final test loss %.9g, best epoch's %.9g",
-              report.final_test_loss,
+              "final test loss %.9g, best epoch's %.9g", report.final_test_loss,
               record->epochs[best_epoch - 1].test_loss);
     printf("  stopped after %u epochs, best %u\n", report.epochs,
            report.best_epoch);
@@ -1438,8 +1453,7 @@ static void early_stopping(const ck_device *ref) {
   nn = noisy_net(ref, &train, &validation, NULL);
   if (nn) {
     ck_nn_training plan = {10, 0, record_epoch, record};
-    CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_CANCELLED,
-                "epoch 3");
+    CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_CANCELLED, "epoch 3");
     CHECK(report.epochs == 3 && record->count == 3 && nn->epoch == 3);
     CHECK(report.best_epoch >= 1 && report.best_epoch <= 3);
   }
@@ -1450,7 +1464,8 @@ static void early_stopping(const ck_device *ref) {
   ck_dataset_free(&test);
 }
 
-/* ---- 9. learning-rate schedules ------------------------------------------- */
+/* ---- 9. learning-rate schedules -------------------------------------------
+ */
 
 static void schedules(const ck_device *ref) {
   printf("learning-rate schedules\n");
@@ -1487,9 +1502,9 @@ static void schedules(const ck_device *ref) {
       if (kind == CK_NN_STEP)
         expected = rate * pow(0.5, (double)((e - 1) / 2));
       else if (kind == CK_NN_COSINE)
-        expected = rate * 0.5 *
-                   (1 + cos(pi * (double)(e * steps - 1) /
-                            (double)(epochs * steps)));
+        expected =
+            rate * 0.5 *
+            (1 + cos(pi * (double)(e * steps - 1) / (double)(epochs * steps)));
       double got = record->epochs[e - 1].learning_rate;
       if (!(fabs(got - expected) <= 1e-12 * rate)) {
         if (!off++)
@@ -1508,7 +1523,8 @@ static void schedules(const ck_device *ref) {
   ck_dataset_free(&train);
 }
 
-/* ---- 10. the workload ------------------------------------------------------ */
+/* ---- 10. the workload ------------------------------------------------------
+ */
 
 static int lines_in(const char *path, const char *const *allowed,
                     size_t allowed_count, size_t *lines) {
@@ -1575,12 +1591,12 @@ static void workload(const ck_device *ref) {
   const char *out_path = path_in("predicted.txt");
   CHECK(write_text(train_path, csv) == 0);
   CHECK(write_text(predict_path, predict_csv) == 0);
-  const ck_param train_params[] = {
-      {"train", train_path}, {"split", "0.25"}, {"layers", "3,8,3"},
-      {"epochs", "40"},      {"lr", "0.02"},    {"batch", "8"},
-      {"save", model_path}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, train_params, 7, &options,
-                           result));
+  const ck_param train_params[] = {{"train", train_path}, {"split", "0.25"},
+                                   {"layers", "3,8,3"},   {"epochs", "40"},
+                                   {"lr", "0.02"},        {"batch", "8"},
+                                   {"save", model_path}};
+  CHECK_OK(
+      ck_workload_run(nn_workload, ref, train_params, 7, &options, result));
   CHECK_OK(ck_result_metric(result, "test_rows", &value));
   CHECK(value == 15);
   CHECK_OK(ck_result_metric(result, "train_rows", &value));
@@ -1591,8 +1607,8 @@ static void workload(const ck_device *ref) {
   CHECK(stat(model_path, &info) == 0 && info.st_size > 64);
   const ck_param predict_params[] = {
       {"load", model_path}, {"predict", predict_path}, {"out", out_path}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, predict_params, 3, &options,
-                           result));
+  CHECK_OK(
+      ck_workload_run(nn_workload, ref, predict_params, 3, &options, result));
   CHECK_OK(ck_result_metric(result, "predicted_rows", &value));
   CHECK(value == 15);
   CHECK_OK(ck_result_metric(result, "predict_accuracy", &value));
@@ -1607,8 +1623,7 @@ static void workload(const ck_device *ref) {
                                   {"split", "45"},
                                   {"batch", "all"},
                                   {"epochs", "2"}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, tune_params, 5, &options,
-                           result));
+  CHECK_OK(ck_workload_run(nn_workload, ref, tune_params, 5, &options, result));
   CHECK_OK(ck_result_metric(result, "epochs", &value));
   CHECK(value == 2);
   CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
@@ -1620,8 +1635,7 @@ static void workload(const ck_device *ref) {
                                  {"val", "0.2"},           {"patience", "2"},
                                  {"lr", "0.05"},           {"batch", "16"},
                                  {"trace", trace_path}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, val_params, 7, &options,
-                           result));
+  CHECK_OK(ck_workload_run(nn_workload, ref, val_params, 7, &options, result));
   double epochs = NAN, best_epoch = NAN, stopped = NAN;
   CHECK_OK(ck_result_metric(result, "validation_rows", &value));
   CHECK(value == 60);
@@ -1661,7 +1675,9 @@ static void workload(const ck_device *ref) {
        3,
        "--split"},
       {{{"train", train_path}, {"split", "2.5"}}, 2, "--split"},
-      {{{"train", train_path}, {"layers", "3,4,4,3"}, {"act", "relu,tanh,sigmoid"}},
+      {{{"train", train_path},
+        {"layers", "3,4,4,3"},
+        {"act", "relu,tanh,sigmoid"}},
        3,
        "--act"},
       {{{"act", "swish"}}, 1, "--act"},
@@ -1686,8 +1702,8 @@ static void workload(const ck_device *ref) {
     const char *message = last_message();
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                   strstr(message, cases[i].mention),
-              "case %zu: status %d, message '%s' (want '%s')", i,
-              (int)status, message, cases[i].mention);
+              "case %zu: status %d, message '%s' (want '%s')", i, (int)status,
+              message, cases[i].mention);
   }
   /* ck_workload_check agrees on a parse-time error and a good set. */
   CHECK(ck_workload_check(nn_workload, cases[7].params, 1) ==
@@ -1696,7 +1712,8 @@ static void workload(const ck_device *ref) {
   free(result);
 }
 
-/* ---- main ------------------------------------------------------------------ */
+/* ---- main ------------------------------------------------------------------
+ */
 
 int main(void) {
   if (!mkdtemp(work_dir)) {

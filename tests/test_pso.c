@@ -203,36 +203,25 @@ static void lsq(const ck_device *device) {
   ck_lsq_free(&data);
 }
 
-static void write_text(const char *name, const char *text, char *path,
-                       size_t capacity) {
-  snprintf(path, capacity, "%s/%s", work_dir, name);
-  FILE *file = fopen(path, "w");
-  CHECK(file != NULL);
-  if (file) {
-    fputs(text, file);
-    fclose(file);
-  }
-}
-
 static void user_objective(const ck_device *device) {
   char good[512], broken[512], with_data[512];
-  write_text("shifted.cl",
-             "/* a shifted sphere */\n"
-             "float objective(const float *x, int dim) {\n"
-             "  float s = 0.0f;\n"
-             "  for (int i = 0; i < dim; ++i)\n"
-             "    s += (x[i] - 1.25f) * (x[i] - 1.25f);\n"
-             "  return s;\n"
-             "}\n",
-             good, sizeof good);
-  write_text("broken.cl",
-             "/* line 1 */\n"
-             "float objective(const float *x, int dim) {\n"
-             "  return x[0] + not_declared;\n"
-             "}\n",
-             broken, sizeof broken);
-  write_text(
-      "weighted.cl",
+  test_write_text(work_dir, "shifted.cl",
+                  "/* a shifted sphere */\n"
+                  "float objective(const float *x, int dim) {\n"
+                  "  float s = 0.0f;\n"
+                  "  for (int i = 0; i < dim; ++i)\n"
+                  "    s += (x[i] - 1.25f) * (x[i] - 1.25f);\n"
+                  "  return s;\n"
+                  "}\n",
+                  good, sizeof good);
+  test_write_text(work_dir, "broken.cl",
+                  "/* line 1 */\n"
+                  "float objective(const float *x, int dim) {\n"
+                  "  return x[0] + not_declared;\n"
+                  "}\n",
+                  broken, sizeof broken);
+  test_write_text(
+      work_dir, "weighted.cl",
       "float objective(const float *x, int dim,\n"
       "                __global const float *data) {\n"
       "  float s = 0.0f;\n"
@@ -268,7 +257,8 @@ static void user_objective(const ck_device *device) {
   /* A data argument: weights then centres, one row of 2 * dim numbers
    * (the last column counts as b, which is fine for a user objective). */
   char data_path[512];
-  write_text("weights.csv", "2,1,3,0.5,-1,2\n", data_path, sizeof data_path);
+  test_write_text(work_dir, "weights.csv", "2,1,3,0.5,-1,2\n", data_path,
+                  sizeof data_path);
   const ck_param weighted[] = {{"objective", with_data},
                                {"data", data_path},
                                {"lo", "-3"},
@@ -292,7 +282,8 @@ static void bad_input(const ck_device *ref) {
   ck_run_options options = {.seed = 1};
   char malformed[512], path_missing[600];
   CHECK_OK(ck_workload_find("pso", &pso));
-  write_text("malformed.csv", "1,2,3\n4,5\n", malformed, sizeof malformed);
+  test_write_text(work_dir, "malformed.csv", "1,2,3\n4,5\n", malformed,
+                  sizeof malformed);
   snprintf(path_missing, sizeof path_missing, "%s/absent.csv", work_dir);
   static const struct {
     ck_param params[3];
@@ -321,12 +312,14 @@ static void bad_input(const ck_device *ref) {
                   strstr(message, cases[k].mention),
               "case %zu: status %d, message '%s'", k, (int)status, message);
   }
+  /* A file that cannot be read is a failure, as for every workload's
+   * files, not a usage error. */
   const ck_param unreadable[] = {{"fn", "lsq"}, {"data", path_missing}};
   CHECK(ck_workload_run(pso, ref, unreadable, 2, &options, &result) ==
-        CK_ERROR_INVALID_ARGUMENT);
+        CK_ERROR_IO);
   const ck_param broken_data[] = {{"fn", "lsq"}, {"data", malformed}};
   CHECK(ck_workload_run(pso, ref, broken_data, 2, &options, &result) ==
-        CK_ERROR_INVALID_ARGUMENT);
+        CK_ERROR_PARSE);
   const char *message = "";
   ck_error_last(&message);
   CHECK_MSG(strstr(message, "malformed.csv") && strstr(message, "line 2"), "%s",
@@ -335,6 +328,16 @@ static void bad_input(const ck_device *ref) {
   char expected[700];
   snprintf(expected, sizeof expected, "option --data: %s: line 2", malformed);
   CHECK_MSG(strncmp(message, expected, strlen(expected)) == 0, "%s", message);
+}
+
+/* A domain where every evaluation overflows: no best to report, said so
+ * (before, the swarm reported the largest float at a position whose value
+ * was never that). */
+static void overflow(const ck_device *device) {
+  const ck_param params[] = {{"fn", "sphere"},   {"dim", "2"},
+                             {"lo", "-1e30"},    {"hi", "1e30"},
+                             {"particles", "4"}, {"iters", "3"}};
+  check_no_finite_best("pso", device, params, sizeof params / sizeof *params);
 }
 
 int main(void) {
@@ -358,6 +361,7 @@ int main(void) {
     history_and_target(devices[i]);
     agreement(ref, devices[i]);
     lsq(devices[i]);
+    overflow(devices[i]);
   }
   if (devices[1])
     user_objective(devices[1]);

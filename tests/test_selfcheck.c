@@ -63,6 +63,16 @@ int main(void) {
   CHECK(ck_workload_run(workload, ref, unknown, 1, &options, &c) ==
         CK_ERROR_INVALID_ARGUMENT);
 
+  /* Without an oracle run, ref's own row is the oracle and agrees; it is
+   * set.devices[0]. */
+  {
+    size_t index = 0, produced = 0;
+    ck_result results[1];
+    CHECK_OK(ck_compare_run(workload, &set, &index, 1, 1, small, 2, &options,
+                            results, 1, &produced));
+    CHECK(produced == 1 && results[0].agrees && results[0].agreement == 0);
+  }
+
   long opencl = test_opencl_device(&set);
   if (opencl >= 0) {
     const ck_device *device = &set.devices[opencl];

@@ -250,4 +250,34 @@ static inline int test_write_bytes(const char *path, const void *bytes,
   return put == size && closed == 0 ? 0 : -1;
 }
 
+#ifdef CK_TEST_CHECK_H
+/* Writes text to directory/name, checked; the path goes to path. */
+static inline void test_write_text(const char *directory, const char *name,
+                                   const char *text, char *path,
+                                   size_t capacity) {
+  test_path_in(directory, name, path, capacity);
+  CHECK_MSG(test_write_bytes(path, text, strlen(text)) == 0, "cannot write %s",
+            path);
+}
+
+/* An optimiser run (count params) in which every evaluation overflows
+ * fails as a mismatch saying so, rather than report a best. */
+static inline void check_no_finite_best(const char *workload_name,
+                                        const ck_device *device,
+                                        const ck_param *params, size_t count) {
+  const ck_workload *workload;
+  CHECK_OK(ck_workload_find(workload_name, &workload));
+  ck_run_options options = {.seed = 1};
+  ck_result result;
+  ck_status status =
+      ck_workload_run(workload, device, params, count, &options, &result);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_ERROR_MISMATCH &&
+                strstr(message, "no evaluation gave a finite"),
+            "%s on %s: status %d, '%s'", workload_name, device->id, (int)status,
+            message);
+}
+#endif
+
 #endif /* CK_TEST_SUPPORT_H */

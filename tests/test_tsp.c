@@ -231,6 +231,74 @@ static void test_explicit(void) {
   }
 }
 
+/* The distance limits: coordinates of magnitude CK_TSP_MAX_COORDINATE
+ * and weights of CK_TSP_MAX_DISTANCE are read, and no metric's distance
+ * then passes CK_TSP_MAX_DISTANCE (so that four add up in an int). */
+static void test_limits(void) {
+  CHECK(CK_TSP_MAX_DISTANCE == (1 << 29) - 1);
+  /* Opposite corners of the square: dx = dy = 3.6e8, e = 509116882.45. */
+  static const struct {
+    const char *type;
+    int64_t far; /* d(1, 2) */
+  } metrics[] = {{"EUC_2D", 509116882},
+                 {"CEIL_2D", 509116883},
+                 /* r = e / sqrt(10) = 160996894.38, t = 160996894 < r */
+                 {"ATT", 160996895}};
+  for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; ++m) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "NAME : corners\nTYPE : TSP\nDIMENSION : 3\n"
+             "EDGE_WEIGHT_TYPE : %s\nNODE_COORD_SECTION\n"
+             "1 -180000000 -1.8e8\n2 1.8E8 180000000.0\n3 0 0\nEOF\n",
+             metrics[m].type);
+    ck_tsp_instance instance;
+    if (!parse_ok(metrics[m].type, text, &instance))
+      continue;
+    int64_t far = distance_or(&instance, 0, 1);
+    CHECK_MSG(far == metrics[m].far && far <= CK_TSP_MAX_DISTANCE,
+              "%s: corners %" PRId64 " apart, expected %" PRId64,
+              metrics[m].type, far, metrics[m].far);
+    ck_tsp_free(&instance);
+  }
+  /* GEO at the limit: a defined distance, at most half the globe. */
+  static const char geo[] = "NAME : g\nTYPE : TSP\nDIMENSION : 3\n"
+                            "EDGE_WEIGHT_TYPE : GEO\nNODE_COORD_SECTION\n"
+                            "1 -1.8e8 1.8e8\n2 1.8e8 -1.8e8\n3 0 0\n";
+  ck_tsp_instance instance;
+  if (parse_ok("GEO at the limit", geo, &instance)) {
+    int64_t d = distance_or(&instance, 0, 1);
+    CHECK_MSG(d >= 0 && d <= 20040, "GEO at the limit: %" PRId64, d);
+    ck_tsp_free(&instance);
+  }
+  /* The largest weight in every format; the diagonal is not read (any
+   * 32-bit value is taken there) and holds 0 in the matrix. A matrix
+   * symmetric but for its diagonal is symmetric. */
+  static const int64_t expected[] = {0, 536870911, 7, 536870911, 0, 9, 7, 9, 0};
+  static const struct {
+    const char *format;
+    const char *values;
+  } cases[] = {
+      {"FULL_MATRIX", "2147483647 536870911 7\n536870911 5 9\n7 9 0\n"},
+      {"UPPER_ROW", "536870911 7\n9\n"},
+      {"LOWER_DIAG_ROW", "0\n536870911 2147483647\n7 9 536870912\n"},
+      {"UPPER_DIAG_ROW", "1 536870911 7\n0 9\n2147483647\n"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "NAME : w\nTYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : "
+             "EXPLICIT\nEDGE_WEIGHT_FORMAT : %s\nEDGE_WEIGHT_SECTION\n%sEOF\n",
+             cases[c].format, cases[c].values);
+    if (!parse_ok(cases[c].format, text, &instance))
+      continue;
+    check_matrix(cases[c].format, &instance, expected, 3);
+    for (uint32_t i = 0; instance.matrix && i < 9; ++i)
+      CHECK_MSG(instance.matrix[i] == expected[i], "%s: matrix[%" PRIu32 "]",
+                cases[c].format, i);
+    ck_tsp_free(&instance);
+  }
+}
+
 static void test_misc_good(void) {
   ck_tsp_instance instance;
   /* No NAME: the source's base name without .tsp. */
@@ -436,6 +504,19 @@ static void test_malformed(void) {
        "range"},
       {"huge coordinate", HEAD3 "1 0 0\n2 1 -6e8\n", 0, CK_ERROR_PARSE,
        "bad.tsp:7: y coordinate -6e8 of node 2 is out of range"},
+      /* Beyond +-1.8e8 a distance can pass 2^29 - 1, and four of them an
+       * int in the local search's gains (4.9e8 overflowed them). */
+      {"coordinate past the limit", HEAD3 "1 0 0\n2 -4.9e8 1\n3 1 1\n", 0,
+       CK_ERROR_PARSE,
+       "bad.tsp:7: x coordinate -4.9e8 of node 2 is out of range (at most "
+       "1.8e+08 in magnitude)"},
+      {"coordinate just past the limit",
+       HEAD3 "1 0 180000000.5\n2 0 0\n3 1 1\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:6: y coordinate 180000000.5 of node 1"},
+      {"display data past the limit",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "1 2 3\nDISPLAY_DATA_SECTION\n1 0 0\n2 2e8 0\n3 1 1\n",
+       0, CK_ERROR_PARSE, "bad.tsp:10: x coordinate 2e8 of node 2"},
       {"a megabyte of digits", long_number ? long_number : "", 0,
        CK_ERROR_PARSE,
        long_number ? "bad.tsp:6: x coordinate 7777" : "bad.tsp:1"},
@@ -527,6 +608,63 @@ static void test_malformed(void) {
        EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_ROW\nEDGE_WEIGHT_SECTION\n"
                  "1 2 4294967296\n",
        0, CK_ERROR_PARSE, "bad.tsp:7: edge weight 4294967296 is out of range"},
+      /* Weights past 2^29 - 1 off the diagonal, named by line, row and
+       * column in each format (2147483647 crashed the ACO). */
+      {"weight of 2^31 - 1",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "2147483647 2147483647\n2147483647\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:7: edge weight 2147483647 is out of range (at most "
+       "536870911, so that sums of distances fit 32-bit integers): row 1, "
+       "column 2"},
+      {"UPPER_ROW weight past the limit",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "1 536870911\n536870912\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:8: edge weight 536870912 is out of range (at most "
+       "536870911, so that sums of distances fit 32-bit integers): row 2, "
+       "column 3"},
+      {"FULL_MATRIX weight past the limit",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
+                 "0 1 2\n1 0 600000000\n2 600000000 0\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:8: edge weight 600000000 is out of range (at most "
+       "536870911, so that sums of distances fit 32-bit integers): row 2, "
+       "column 3"},
+      {"LOWER_DIAG_ROW weight past the limit",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : LOWER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "0 1 0\n2 536870912 0\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:8: edge weight 536870912 is out of "
+       "range (at most 536870911, so that sums of distances fit 32-bit "
+       "integers): row 3, column 2"},
+      {"UPPER_DIAG_ROW weight past the limit",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "0 1 2 0\n999999999 0\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:8: edge weight 999999999 is out of "
+       "range (at most 536870911, so that sums of distances fit 32-bit "
+       "integers): row 2, column 3"},
+      {"diagonal weight beyond 32 bits",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : LOWER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "0 1 2147483648\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:7: edge weight 2147483648 is out of range (at most "
+       "2147483647 on the diagonal): row 2, column 2"},
+      /* clkit reads symmetric instances: the first entry below the
+       * diagonal that differs from its mirror, by line, row and column. */
+      {"asymmetric FULL_MATRIX",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
+                 "0 1 2\n1 0 3\n2 4 0\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:9: edge weight 4 at row 3, column 2 differs from 3 at row "
+       "2, column 3: clkit reads symmetric instances only"},
+      {"asymmetric FULL_MATRIX, first row",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
+                 "0 1 2 5 0\n3 2 4 0\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:7: edge weight 5 at row 2, column 1 differs from 1 at row "
+       "1, column 2"},
       {"extra weight",
        EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_ROW\nEDGE_WEIGHT_SECTION\n"
                  "1 2 3 4\n",
@@ -556,6 +694,8 @@ static void test_malformed(void) {
        CK_ERROR_PARSE, "bad.tsp:2: NODE_COORD_SECTION takes no value"},
       {"TYPE without a value", "TYPE :\n", 0, CK_ERROR_PARSE,
        "bad.tsp:1: TYPE has no value"},
+      {"NAME with a tab", "NAME : a\tb\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:1: NAME holds a control character"},
       {"bad DISPLAY_DATA_TYPE", "DISPLAY_DATA_TYPE : PRETTY\n", 0,
        CK_ERROR_PARSE, "bad.tsp:1: unknown DISPLAY_DATA_TYPE \"PRETTY\""},
   };
@@ -783,8 +923,8 @@ static void test_candidates_random(void) {
           y = uniform(0, 3);
           break;
         default:
-          x = 4.9e8 - uniform(0, 30);
-          y = -4.9e8 + (double)(next_random() % 20);
+          x = CK_TSP_MAX_COORDINATE - uniform(0, 30);
+          y = -CK_TSP_MAX_COORDINATE + (double)(next_random() % 20);
           break;
         }
         if (metrics[m] == CK_TSP_GEO) {
@@ -1053,13 +1193,15 @@ static void test_tour_length(void) {
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_tsp_tour_length(NULL, around, &length) == CK_ERROR_INVALID_ARGUMENT);
   ck_tsp_free(&instance);
-  /* A long tour's length needs 64 bits: 4 cities 4e8 apart. */
+  /* A long tour's length needs 64 bits: 8 edges of 3e8. */
   static const char far[] =
-      "NAME : far\nTYPE : TSP\nDIMENSION : 4\nEDGE_WEIGHT_TYPE : CEIL_2D\n"
-      "NODE_COORD_SECTION\n1 -4e8 -4e8\n2 4e8 -4e8\n3 4e8 4e8\n4 -4e8 4e8\n";
+      "NAME : far\nTYPE : TSP\nDIMENSION : 8\nEDGE_WEIGHT_TYPE : CEIL_2D\n"
+      "NODE_COORD_SECTION\n1 -1.5e8 0\n2 1.5e8 0\n3 -1.5e8 0\n4 1.5e8 0\n"
+      "5 -1.5e8 0\n6 1.5e8 0\n7 -1.5e8 0\n8 1.5e8 0\n";
+  uint32_t zigzag[] = {0, 1, 2, 3, 4, 5, 6, 7};
   if (parse_ok("far", far, &instance)) {
-    CHECK_OK(ck_tsp_tour_length(&instance, around, &length));
-    CHECK(length == INT64_C(3200000000));
+    CHECK_OK(ck_tsp_tour_length(&instance, zigzag, &length));
+    CHECK(length == INT64_C(2400000000));
     ck_tsp_free(&instance);
   }
 }
@@ -1133,6 +1275,7 @@ int main(void) {
   test_euc_ceil_att();
   test_geo();
   test_explicit();
+  test_limits();
   test_misc_good();
   test_optimal_tours();
   test_malformed();

@@ -2,6 +2,7 @@
 #ifndef CK_CLI_H
 #define CK_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "clkit/clkit.h"
@@ -10,6 +11,18 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUN = 1, EXIT_USAGE = 2 };
 
 /* Prints "clkit: <message>" for the last library error; returns 1 or 2. */
 int cli_report(ck_status status);
+
+/* getopt_long's complaint in words, for the option at argv[index - 1]:
+ * code is ':' (a missing value, with a leading ':' in the short options)
+ * or '?' (unknown, or a value given to a flag); options is the table
+ * given to getopt_long. Writes at most size bytes to message. */
+void cli_option_message(char *message, size_t size, int code, char **argv,
+                        int index, const struct option *options);
+
+/* Reads a whole number: decimal, or hexadecimal after 0x, with nothing
+ * before or after it. Returns 0, or -1 (value unspecified) when text is
+ * not one or is past 2^64 - 1. */
+int cli_parse_unsigned(const char *text, unsigned long long *value);
 
 /* clkit gen: synthetic data sets (argv[0] is "gen"). */
 int cli_gen(int argc, char **argv);

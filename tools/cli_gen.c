@@ -70,16 +70,6 @@ static int gen_report(ck_status status) {
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
 }
 
-/* A whole number in decimal (or 0x hex), with nothing around it. */
-static int parse_unsigned(const char *text, unsigned long long *value) {
-  char *end = NULL;
-  if (!*text || *text == '-' || *text == '+' || *text == ' ' || *text == '\t')
-    return -1;
-  errno = 0;
-  *value = strtoull(text, &end, 0);
-  return *end || errno == ERANGE ? -1 : 0;
-}
-
 int cli_gen(int argc, char **argv) {
   static const struct option options[] = {
       {"rows", required_argument, NULL, GEN_ROWS},
@@ -104,13 +94,14 @@ int cli_gen(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
     case GEN_ROWS:
-      if (parse_unsigned(optarg, &rows) != 0 || rows < 1 ||
+      if (cli_parse_unsigned(optarg, &rows) != 0 || rows < 1 ||
           rows > (unsigned long long)SIZE_MAX)
         return gen_usage("--rows takes a whole number >= 1, not '%s'", optarg);
       have_rows = 1;
       break;
     case GEN_DIM:
-      if (parse_unsigned(optarg, &dim) != 0 || dim < 1 || dim > CK_LSQ_MAX_DIM)
+      if (cli_parse_unsigned(optarg, &dim) != 0 || dim < 1 ||
+          dim > CK_LSQ_MAX_DIM)
         return gen_usage("--dim takes a whole number from 1 to 64, not '%s'",
                          optarg);
       have_dim = 1;
@@ -135,7 +126,7 @@ int cli_gen(int argc, char **argv) {
       break;
     }
     case GEN_SEED:
-      if (parse_unsigned(optarg, &seed) != 0)
+      if (cli_parse_unsigned(optarg, &seed) != 0)
         return gen_usage("--seed takes a non-negative whole number, not '%s'",
                          optarg);
       break;
@@ -145,16 +136,11 @@ int cli_gen(int argc, char **argv) {
     case GEN_HELP:
       fputs(gen_help, stdout);
       return EXIT_OK;
-    case ':':
-      return gen_usage("option '%s' needs a value", argv[optind - 1]);
-    default:
-      if (optopt == GEN_HELP)
-        return gen_usage("option '%s' takes no value", argv[optind - 1]);
-      if (optopt > 0 && optopt < 256) {
-        char option[3] = {'-', (char)optopt, '\0'};
-        return gen_usage("unknown option '%s'", option);
-      }
-      return gen_usage("unknown option '%s'", argv[optind - 1]);
+    default: {
+      char message[160];
+      cli_option_message(message, sizeof message, c, argv, optind, options);
+      return gen_usage("%s", message);
+    }
     }
   }
   if (optind >= argc)
@@ -169,8 +155,9 @@ int cli_gen(int argc, char **argv) {
     return gen_usage("--dim D is required");
   if (!out || !*out)
     return gen_usage("--out FILE is required");
-  if (coef && strcmp(coef, out) == 0)
-    return gen_usage("--coef and --out both name '%s'", out);
+  int same = 0;
+  if (coef && ck_file_same(coef, out, &same) == CK_OK && same)
+    return gen_usage("--coef '%s' and --out '%s' name one file", coef, out);
 
   double x[CK_LSQ_MAX_DIM];
   ck_lsq_data data = {0, 0, NULL, NULL};

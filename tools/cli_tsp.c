@@ -155,16 +155,11 @@ int cli_tsp(int argc, char **argv) {
     case TSP_HELP:
       fputs(tsp_help, stdout);
       return EXIT_OK;
-    case ':':
-      return tsp_usage("option '%s' needs a value", argv[optind - 1]);
-    default:
-      if (optopt == TSP_HELP)
-        return tsp_usage("option '%s' takes no value", argv[optind - 1]);
-      if (optopt > 0 && optopt < 256) {
-        char option[3] = {'-', (char)optopt, '\0'};
-        return tsp_usage("unknown option '%s'", option);
-      }
-      return tsp_usage("unknown option '%s'", argv[optind - 1]);
+    default: {
+      char message[160];
+      cli_option_message(message, sizeof message, c, argv, optind, options);
+      return tsp_usage("%s", message);
+    }
     }
   }
   if (optind >= argc)

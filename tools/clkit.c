@@ -2,6 +2,7 @@
  * clkit.c - the clkit command: parses options and calls the public API.
  * Exit status: 0 success, 1 failure, 2 usage error.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -38,18 +39,12 @@ int cli_report(ck_status status) {
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
 }
 
-/* getopt's complaint, reworded; opterr is off so getopt itself stays quiet. */
-static int option_error(const char *command, char **argv) {
+/* getopt's complaint in words; opterr is off so getopt itself stays quiet.
+ * code is what getopt_long returned, options its table. */
+static int option_error(const char *command, char **argv, int code,
+                        const struct option *options) {
   char message[256];
-  const char *option = argv[optind - 1];
-  if (optopt && optopt < 256 && optopt != '?')
-    snprintf(message, sizeof message, "option '-%c' %s", optopt,
-             strchr("d", optopt) ? "needs a value" : "is unknown");
-  else if (strchr(option, '='))
-    snprintf(message, sizeof message, "option '%s' takes no value", option);
-  else
-    snprintf(message, sizeof message, "option '%s' is unknown or needs a value",
-             option);
+  cli_option_message(message, sizeof message, code, argv, optind, options);
   fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
           message, program_name, command);
   return EXIT_USAGE;
@@ -117,7 +112,7 @@ static const char common_run_help[] =
     "      --seed N             the run's seed, used on every backend "
     "(default 1)\n"
     "      --json               print the result as one JSON object a line\n"
-    "      --quiet              no progress bar\n"
+    "      --quiet              no progress bar or log lines\n"
     "  -h, --help               this text\n";
 
 /* ---- progress ------------------------------------------------------------ */
@@ -197,7 +192,7 @@ static int command_devices(int argc, char **argv) {
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "hd:", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hd:", options, NULL)) != -1) {
     switch (c) {
     case OPT_JSON:
       json = 1;
@@ -216,11 +211,14 @@ static int command_devices(int argc, char **argv) {
              "  --device    probe only these devices (default: all)\n");
       return EXIT_OK;
     default:
-      return option_error("devices", argv);
+      return option_error("devices", argv, c, options);
     }
   }
   if (optind < argc)
     return usage_error("devices", "unexpected argument");
+  if (selector && !probe)
+    return usage_error("devices", "--device chooses what --probe probes; "
+                                  "'clkit devices' lists every device");
   ck_device_set set;
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
@@ -324,17 +322,17 @@ static int parse_run_options(const char *command, int argc, char **argv,
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc - 1, argv + 1, "hd:", options, NULL)) != -1) {
+  while ((c = getopt_long(argc - 1, argv + 1, ":hd:", options, NULL)) != -1) {
     switch (c) {
     case OPT_DEVICE:
     case OPT_DEVICES:
       config->selector = optarg;
       break;
     case OPT_SEED: {
-      char *end = NULL;
-      unsigned long long seed = strtoull(optarg, &end, 0);
-      if (!*optarg || *end || optarg[0] == '-')
-        return usage_error(command, "--seed takes a non-negative integer");
+      unsigned long long seed = 0;
+      if (cli_parse_unsigned(optarg, &seed) != 0)
+        return usage_error(command, "--seed takes a whole number from 0 to "
+                                    "2^64 - 1");
       config->seed = seed;
       break;
     }
@@ -364,7 +362,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
         param->value = optarg ? optarg : "1";
         break;
       }
-      return option_error(command, argv + 1);
+      return option_error(command, argv + 1, c, options);
     }
   }
   /* One argument after the options names the workload's input, for the
@@ -504,7 +502,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "hd:", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hd:", options, NULL)) != -1) {
     switch (c) {
     case OPT_DEVICE:
       selector = optarg;
@@ -517,10 +515,10 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
              brief ? "runs each workload briefly on the default device and "
                      "checks it against ref"
                    : "runs each workload's default configuration on the "
-                     "selected devices (default: all but ref)");
+                     "selected devices (default: all; ref is the oracle)");
       return EXIT_OK;
     default:
-      return option_error(command, argv);
+      return option_error(command, argv, c, options);
     }
   }
   if (optind < argc)
@@ -600,7 +598,7 @@ static int command_kernels(int argc, char **argv) {
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
     case OPT_ASSEMBLED:
       assembled = 1;
@@ -613,11 +611,15 @@ static int command_kernels(int argc, char **argv) {
              "             with its headers inlined, ready for another tool\n");
       return EXIT_OK;
     default:
-      return option_error("kernels", argv);
+      return option_error("kernels", argv, c, options);
     }
   }
   const char *action = optind < argc ? argv[optind] : "list";
   if (strcmp(action, "list") == 0) {
+    if (optind + 1 < argc)
+      return usage_error("kernels", "'list' takes no argument");
+    if (assembled)
+      return usage_error("kernels", "--assembled goes with 'show NAME'");
     size_t count = 0;
     ck_kernels_count(&count);
     for (size_t i = 0; i < count; ++i) {
@@ -647,7 +649,10 @@ static int command_kernels(int argc, char **argv) {
   for (size_t i = 0; i < count; ++i) {
     const char *entry, *text;
     ck_kernels_get(i, &entry, &text, NULL);
-    if (strcmp(entry, name) == 0) {
+    /* A program may be named without its .cl, as with --assembled. */
+    size_t length = strlen(name);
+    if (strcmp(entry, name) == 0 || (strncmp(entry, name, length) == 0 &&
+                                     strcmp(entry + length, ".cl") == 0)) {
       fputs(text, stdout);
       return EXIT_OK;
     }
@@ -661,7 +666,10 @@ static int command_kernels(int argc, char **argv) {
 
 static int command_cache(int argc, char **argv) {
   const char *action = argc > 1 ? argv[1] : "info";
-  if (strcmp(action, "--help") == 0 || strcmp(action, "-h") == 0) {
+  int help = 0;
+  for (int i = 1; i < argc; ++i)
+    help |= strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+  if (help) {
     printf("usage: clkit cache [info|clear]\n"
            "  info    where the kernel binary cache is, and its size\n"
            "  clear   delete every entry\n"
@@ -692,8 +700,7 @@ static int command_cache(int argc, char **argv) {
   return usage_error("cache", "expected 'info' or 'clear'");
 }
 
-int main(int argc, char **argv) {
-  opterr = 0;
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     print_main_help(stderr);
     return EXIT_USAGE;
@@ -765,4 +772,18 @@ int main(int argc, char **argv) {
   fprintf(stderr, "%s: unknown command '%s'\n", program_name, command);
   print_main_help(stderr);
   return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  opterr = 0;
+  int exit_code = dispatch(argc, argv);
+  /* A result that never reached its reader (a full disk, a closed pipe) is
+   * a failure, even though every call before it succeeded. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "%s: cannot write to standard output: %s\n", program_name,
+            strerror(errno));
+    if (exit_code == EXIT_OK)
+      exit_code = EXIT_FAILURE_RUN;
+  }
+  return exit_code;
 }

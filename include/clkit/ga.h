@@ -49,6 +49,10 @@ typedef enum ck_ga_topology {
   CK_GA_RANDOM = 1 /* islands in a fresh random cycle at each migration */
 } ck_ga_topology;
 
+/* The limits of ck_ga_config's sizes. */
+#define CK_GA_ISLANDS_MAX (1 << 20)
+#define CK_GA_ISLAND_SIZE_MAX 4096
+
 typedef struct ck_ga_config {
   /* The objective, as in ck_pso_config. */
   const char *function;

@@ -66,14 +66,36 @@ typedef enum ck_gas_lattice {
   CK_GAS_TRIANGULAR = 1
 } ck_gas_lattice;
 
+/*
+ * The range of a box side, in reduced units. Positions are kept as
+ * single-precision floats (24-bit significands) on most devices: near a
+ * coordinate of 2^16 neighbouring floats are 2^-8 apart, about what a
+ * particle moves in a step at the default dt and T = 1, so a longer side
+ * would lose steps to rounding (and 1e308 overflows outright). Cells are
+ * counted as floor(side / range) a row, at most 2^16 a row and 10^8 in
+ * all, and a kernel finds a particle's cell as (int)(x * cells / side) in
+ * float: below 2^16 that index is exact to 2^-8 of a cell. The largest
+ * system a lattice fills, 2^30 particles at density 0.7, has sides of
+ * 39166. The shortest side, 2^-16, keeps cells / side finite in float and
+ * the aspect ratio of a box within 2^32.
+ */
+#define CK_GAS_MAX_SIDE 65536.0
+#define CK_GAS_MIN_SIDE (1.0 / 65536.0)
+
+/* The shortest Lennard-Jones cutoff: a pair closer than 0.5 costs more
+ * than 4 (2^12 - 2^6), some 16000 well depths, and never forms, so a
+ * shorter cutoff would only cut the box into needlessly many cells. */
+#define CK_GAS_MIN_CUTOFF 0.5
+
 typedef struct ck_gas_config {
-  size_t particles;    /* N >= 1 */
-  double density;      /* N / area when box_x = box_y = 0 (a square) */
-  double box_x, box_y; /* or the box itself */
+  size_t particles; /* N >= 1 */
+  double density;   /* N / area when box_x = box_y = 0 (a square) */
+  /* Or the box itself, each side in [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE]. */
+  double box_x, box_y;
   ck_gas_lattice lattice;
   double temperature; /* of the initial velocities; zero momentum */
   ck_gas_model model;
-  double rc; /* cutoff, > 0 and <= half the box (periodic) */
+  double rc; /* cutoff, >= CK_GAS_MIN_CUTOFF, <= half the box (periodic) */
   ck_gas_shift shift;
   double strength, softening; /* CK_GAS_SOFT_LOG */
   double dt;                  /* > 0 */
@@ -85,7 +107,10 @@ typedef struct ck_gas_config {
   double skin; /* CK_GAS_VERLET */
   uint64_t seed;
   /* Optional: start from this extended-XYZ file instead of a lattice
-   * (particles, box and velocities from the file, when it has them). */
+   * (particles, box and velocities from the file, when it has them; a box
+   * given here must then agree with the file's Lattice). Particles at the
+   * same position, as read or once wrapped into the box and rounded to
+   * the working precision, are refused. */
   const char *xyz_path;
 } ck_gas_config;
 
@@ -112,9 +137,11 @@ ck_status ck_gas_config_init(ck_gas_config *config);
  * Takes: device; config (copied); gas (set; release with
  * ck_gas_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting (N <= 0,
- * a density whose lattice does not fit the box, rc larger than half the
- * box, dt <= 0, ...); CK_ERROR_IO or CK_ERROR_PARSE for an unreadable XYZ
- * file (file and line); CK_ERROR_BUILD; device errors.
+ * a density whose lattice does not fit the box, a box side outside
+ * [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE], rc larger than half the box, dt <=
+ * 0, a box that differs from the XYZ file's, ...); CK_ERROR_IO or
+ * CK_ERROR_PARSE for an unreadable XYZ file or coincident particles in it
+ * (file and lines); CK_ERROR_BUILD; device errors.
  */
 ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
                         ck_gas **gas);

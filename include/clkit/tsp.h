@@ -16,7 +16,13 @@
  * owned by whoever allocated them (ck_tsp_tour_load() allocates with
  * malloc(); release with free()).
  *
- * Coordinates must lie within +-5e8 (so that every distance fits an int).
+ * Distances are bounded so that the local search's sums of four of them
+ * fit a 32-bit int: coordinates must lie within +-CK_TSP_MAX_COORDINATE
+ * (1.8e8; every EUC_2D, CEIL_2D or ATT distance is then at most
+ * ceil(2 sqrt(2) 1.8e8) = 509116883, and GEO's about 20040), and
+ * EXPLICIT weights off the diagonal at most CK_TSP_MAX_DISTANCE (2^29 - 1).
+ * EXPLICIT matrices must be symmetric; their diagonal is not read (a
+ * city's distance to itself is 0).
  *
  * Error messages name the file and the 1-based line at fault.
  */
@@ -38,6 +44,14 @@ extern "C" {
 /* The largest EXPLICIT instance (its matrix is kept in memory). */
 #define CK_TSP_MAX_EXPLICIT 20000u
 
+/* The largest distance between two cities, 2^29 - 1: a sum of four fits
+ * a 32-bit int (the gains of 2-opt and Or-opt moves). */
+#define CK_TSP_MAX_DISTANCE 536870911
+
+/* The largest coordinate magnitude: 2 sqrt(2) x 1.8e8 rounds up to
+ * 509116883, below CK_TSP_MAX_DISTANCE. */
+#define CK_TSP_MAX_COORDINATE 1.8e8
+
 typedef enum ck_tsp_metric {
   CK_TSP_EUC_2D = 0,  /* nint(sqrt(dx^2 + dy^2)) */
   CK_TSP_CEIL_2D = 1, /* ceil(sqrt(dx^2 + dy^2)) */
@@ -56,7 +70,8 @@ typedef struct ck_tsp_instance {
   double *x;
   double *y;
   /* EXPLICIT only: the full symmetric matrix, cities * cities entries,
-   * row-major, expanded from whichever format the file used. */
+   * row-major, expanded from whichever format the file used, with 0 on
+   * the diagonal. */
   int32_t *matrix;
 } ck_tsp_instance;
 
@@ -67,7 +82,8 @@ typedef struct ck_tsp_instance {
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL arguments;
  * CK_ERROR_IO if the file cannot be read; CK_ERROR_PARSE naming the file
  * and line for malformed content (missing DIMENSION, wrong node count,
- * non-numeric fields, duplicate or out-of-range ids, a truncated file);
+ * non-numeric fields, duplicate or out-of-range ids, a truncated file,
+ * coordinates or weights beyond the limits above, an asymmetric matrix);
  * CK_ERROR_UNSUPPORTED for a TYPE or EDGE_WEIGHT_TYPE/FORMAT outside the
  * list above; CK_ERROR_OUT_OF_MEMORY.
  */

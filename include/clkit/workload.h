@@ -119,9 +119,19 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
                             size_t count);
 
 /*
+ * ck_file_same - whether two paths name one file, which may not exist yet
+ * (then their directories are compared, with links resolved). A path that
+ * cannot be resolved is taken as different from every other spelling.
+ * Takes: same, set to 1 or 0. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
+ * for a NULL argument.
+ */
+ck_status ck_file_same(const char *a, const char *b, int *same);
+
+/*
  * ck_compare_run - run one configuration and seed on several devices.
  * Runs ref first as the oracle (unless skip_ref), then each device in
- * indices; fills results[0 .. *produced-1] with agreement against ref. A
+ * indices; fills results[0 .. *produced-1] with agreement against ref
+ * (with skip_ref, only a ref device's own row agrees, being the oracle). A
  * device that fails gets a row with its status and error, and the
  * comparison goes on.
  * Takes: results with capacity entries (count + 1 needed with ref).

@@ -232,10 +232,25 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
               "out of host memory for a %u x %u "
               "distance matrix",
               n, n);
+    /* The parser holds distances to CK_TSP_MAX_DISTANCE, so that the
+     * local search's sums of four fit an int, and EXPLICIT matrices to
+     * symmetry; an instance made otherwise is checked here. */
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t j = 0; j < n; ++j) {
-        int64_t d;
-        ck_tsp_distance(instance, i, j, &d);
+        int64_t d = 0;
+        CK_TRY(ck_tsp_distance(instance, i, j, &d));
+        if (d < 0 || d > CK_TSP_MAX_DISTANCE)
+          CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                  "instance %s: the distance from city %u to %u is %lld, "
+                  "outside 0..%d",
+                  instance->name, i, j, (long long)d, CK_TSP_MAX_DISTANCE);
+        if (instance->metric == CK_TSP_EXPLICIT && j < i &&
+            matrix[(size_t)j * n + i] != (int32_t)d)
+          CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                  "instance %s: the distance from city %u to %u is %lld, "
+                  "from %u to %u %d; the ACO needs a symmetric instance",
+                  instance->name, i, j, (long long)d, j, i,
+                  matrix[(size_t)j * n + i]);
         matrix[(size_t)i * n + j] = (int32_t)d;
       }
     CK_TRY(make(s, (size_t)n * n * sizeof *matrix, &s->matrix));

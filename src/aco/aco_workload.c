@@ -93,8 +93,14 @@ static ck_status random_instance(const char *spec, uint64_t seed,
   return status;
 }
 
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, aco_job *job) {
+/*
+ * The options alone, every range checked where it is defined: what
+ * aco_check validates and aco_run uses, so the two cannot disagree. The
+ * instance is not read here (job->instance stays empty); job_parse does
+ * that and checks what depends on it.
+ */
+static ck_status options_parse(const ck_param *params, size_t count,
+                               const ck_run_options *options, aco_job *job) {
   ck_status status = CK_OK;
   long long integer;
   double real;
@@ -104,14 +110,22 @@ static ck_status job_parse(const ck_param *params, size_t count,
   ck_aco_config_init(c);
   c->seed = options ? options->seed : 1;
   c->keep_trace = 1;
-  const char *path = ck__param_find(params, count, "instance");
-  if (!path)
-    path = "random:1000";
-  if (strncmp(path, "random:", 7) == 0)
-    CK_TRY(random_instance(path, c->seed, &job->instance));
-  else
-    CK_TRY(ck_tsp_load(path, &job->instance));
-  uint32_t n = job->instance.cities;
+  static const char *const reads[] = {"instance", "optima", NULL};
+  static const char *const writes[] = {"tour-out", "trace", "svg", NULL};
+  CK_TRY(ck__param_files_apart(params, count, reads, writes));
+  /* The first argument after the workload becomes --instance too, so two
+   * values are two instances: refused rather than one dropped unseen. */
+  const char *instance = NULL;
+  for (size_t i = 0; i < count; ++i) {
+    if (!params[i].name || strcmp(params[i].name, "instance") != 0)
+      continue;
+    if (instance)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --instance: two instances, '%s' and '%s' (the first "
+              "argument after the workload is the instance); give one",
+              instance, params[i].value ? params[i].value : "");
+    instance = params[i].value;
+  }
   static const char *const algorithms[] = {"mmas", "acs", NULL};
   static const char *const searches[] = {"none", "2opt", "2opt+oropt", NULL};
   int kind;
@@ -130,10 +144,6 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
   CK_TRY(ck__param_integer(params, count, "candidates", 0, 1, 64, &integer));
   c->candidates = (uint32_t)integer;
-  if (c->candidates >= n)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --candidates: %u is not below the %u cities of %s",
-            c->candidates, n, job->instance.name);
   CK_TRY(ck__param_real(params, count, "alpha", 1, 1e-3, 10, &c->alpha));
   CK_TRY(ck__param_real(params, count, "beta", 2, 0, 20, &c->beta));
   text = ck__param_find(params, count, "rho");
@@ -170,8 +180,43 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(ck__param_real(params, count, "time", 0, 0, 1e9, &c->max_seconds));
   CK_TRY(ck__param_integer(params, count, "optimum", 0, 1, 1e15, &integer));
   c->optimum = integer;
+  if (ck__param_find(params, count, "optimum") &&
+      ck__param_find(params, count, "optima"))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --optimum: give --optima or --optimum, not both");
+  if (by_target) {
+    CK_TRY(ck__param_real(params, count, "target-gap", 0, 0, 1e6, &real));
+    c->has_target = 1;
+    c->target_gap = real;
+  }
+  job->tour_out = ck__param_find(params, count, "tour-out");
+  job->trace = ck__param_find(params, count, "trace");
+  job->svg = ck__param_find(params, count, "svg");
+fail:
+  return status;
+}
+
+/* The options, then the instance and what depends on it. */
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, aco_job *job) {
+  ck_status status = CK_OK;
+  if ((status = options_parse(params, count, options, job)))
+    return status;
+  ck_aco_config *c = &job->config;
+  const char *path = ck__param_find(params, count, "instance");
+  if (!path)
+    path = "random:1000";
+  if (strncmp(path, "random:", 7) == 0)
+    CK_TRY(random_instance(path, c->seed, &job->instance));
+  else
+    CK_TRY(ck_tsp_load(path, &job->instance));
+  uint32_t n = job->instance.cities;
+  if (c->candidates >= n)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --candidates: %u is not below the %u cities of %s",
+            c->candidates, n, job->instance.name);
   const char *optima = ck__param_find(params, count, "optima");
-  if (optima && !c->optimum) {
+  if (optima) {
     int64_t found = 0;
     status = ck_tsp_optimum_find(optima, job->instance.name, &found);
     if (status == CK_ERROR_NOT_FOUND) {
@@ -181,19 +226,11 @@ static ck_status job_parse(const ck_param *params, size_t count,
     CK_TRY(status);
     c->optimum = found;
   }
-  if (by_target) {
-    CK_TRY(ck__param_real(params, count, "target-gap", 0, 0, 1e6, &real));
-    if (!c->optimum)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --target-gap: the optimum of %s is unknown; give "
-              "--optimum or --optima",
-              job->instance.name);
-    c->has_target = 1;
-    c->target_gap = real;
-  }
-  job->tour_out = ck__param_find(params, count, "tour-out");
-  job->trace = ck__param_find(params, count, "trace");
-  job->svg = ck__param_find(params, count, "svg");
+  if (c->has_target && !c->optimum)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --target-gap: the optimum of %s is unknown; give "
+            "--optimum or --optima",
+            job->instance.name);
   return CK_OK;
 fail:
   ck_tsp_free(&job->instance);
@@ -201,22 +238,8 @@ fail:
 }
 
 static ck_status aco_check(const ck_param *params, size_t count) {
-  long long integer;
-  double real;
-  ck_status status;
-  static const char *const integers[] = {"candidates", "ls-ants", "restart",
-                                         "partition",  "kicks",   "iters",
-                                         "optimum"};
-  for (size_t i = 0; i < sizeof integers / sizeof integers[0]; ++i)
-    if ((status = ck__param_integer(params, count, integers[i], 0, 0, 1e15,
-                                    &integer)))
-      return status;
-  static const char *const reals[] = {"alpha", "beta", "q0", "time",
-                                      "target-gap"};
-  for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i)
-    if ((status = ck__param_real(params, count, reals[i], 0, 0, 1e15, &real)))
-      return status;
-  return CK_OK;
+  aco_job job;
+  return options_parse(params, count, NULL, &job);
 }
 
 static ck_status write_trace(const char *path, const ck_aco *aco) {
@@ -241,6 +264,25 @@ static ck_status write_trace(const char *path, const ck_aco *aco) {
 
 /* An SVG of the tour over the cities, 800 pixels on the longer side (y
  * upwards, as in the coordinates). */
+/* text with XML's five special characters as entities, cut to fit. */
+static void xml_escape(char *out, size_t capacity, const char *text) {
+  size_t used = 0;
+  for (; *text; ++text) {
+    const char *entity = *text == '<'    ? "&lt;"
+                         : *text == '>'  ? "&gt;"
+                         : *text == '&'  ? "&amp;"
+                         : *text == '"'  ? "&quot;"
+                         : *text == '\'' ? "&apos;"
+                                         : NULL;
+    size_t length = entity ? strlen(entity) : 1;
+    if (used + length + 1 > capacity)
+      break;
+    memcpy(out + used, entity ? entity : text, length);
+    used += length;
+  }
+  out[used] = '\0';
+}
+
 static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
                            const uint32_t *tour, int64_t length) {
   if (!instance->x)
@@ -258,7 +300,9 @@ static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
   double span = fmax(fmax(x1 - x0, y1 - y0), 1e-9), scale = 780.0 / span;
   double width = (x1 - x0) * scale + 20, height = (y1 - y0) * scale + 20;
   double dot = n > 5000 ? 0.6 : n > 500 ? 1.2 : 2.5;
-  size_t capacity = (size_t)n * 110 + 1024, used = 0;
+  char title[6 * sizeof instance->name];
+  xml_escape(title, sizeof title, instance->name);
+  size_t capacity = (size_t)n * 110 + sizeof title + 1024, used = 0;
   char *text = malloc(capacity);
   if (!text)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -270,8 +314,7 @@ static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
       "<polygon fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"%.2f\" "
       "points=\"",
-      width, height, width, height, instance->name, n, (long long)length,
-      dot * 0.6);
+      width, height, width, height, title, n, (long long)length, dot * 0.6);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t c = tour[i];
     used += (size_t)snprintf(text + used, capacity - used, "%.1f,%.1f ",

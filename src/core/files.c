@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -262,4 +263,47 @@ ck_status ck__bytes_save(ck__byte_writer *writer, const char *path) {
 void ck__bytes_free(ck__byte_writer *writer) {
   free(writer->bytes);
   memset(writer, 0, sizeof *writer);
+}
+
+/* The path with its directories resolved: the whole path's real path when
+ * it exists, else its directory's followed by its last name; NULL when
+ * neither resolves or memory runs out. */
+static char *resolved_path(const char *path) {
+  char *whole = realpath(path, NULL);
+  if (whole)
+    return whole;
+  const char *slash = strrchr(path, '/');
+  char *directory =
+      slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+            : strdup(".");
+  char *resolved = directory ? realpath(directory, NULL) : NULL;
+  free(directory);
+  if (!resolved)
+    return NULL;
+  const char *name = slash ? slash + 1 : path;
+  size_t length = strlen(resolved) + strlen(name) + 2;
+  char *joined = malloc(length);
+  if (joined)
+    snprintf(joined, length, "%s/%s", resolved, name);
+  free(resolved);
+  return joined;
+}
+
+ck_status ck_file_same(const char *a, const char *b, int *same) {
+  if (!a || !b || !same)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_file_same: NULL argument");
+  *same = strcmp(a, b) == 0;
+  if (*same)
+    return CK_OK;
+  struct stat first, second;
+  if (stat(a, &first) == 0 && stat(b, &second) == 0) {
+    /* Links and other spellings of one existing file. */
+    *same = first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+    return CK_OK;
+  }
+  char *resolved_a = resolved_path(a), *resolved_b = resolved_path(b);
+  *same = resolved_a && resolved_b && strcmp(resolved_a, resolved_b) == 0;
+  free(resolved_a);
+  free(resolved_b);
+  return CK_OK;
 }

@@ -251,6 +251,11 @@ ck_status ck__csv_field_error(const ck__csv_dialect *dialect, const char *path,
  * 0. A newline is not a blank: lines are cut at it first. */
 int ck__text_is_blank(char c);
 
+/* The offset of the first control character (below 0x20, or 0x7f) of a
+ * NUL-terminated text, or -1: names that go into line-oriented output
+ * (class names, instance names) must have none. */
+long ck__text_control_byte(const char *text);
+
 /* The most characters of input a message quotes (then "..."). */
 #define CK__TEXT_QUOTE_MAX 40
 typedef struct ck__text_quoted {

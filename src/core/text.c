@@ -21,6 +21,13 @@ int ck__text_is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+long ck__text_control_byte(const char *text) {
+  for (long i = 0; text[i]; ++i)
+    if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+      return i;
+  return -1;
+}
+
 ck__text_quoted ck__text_quote(const char *text) {
   ck__text_quoted out;
   size_t used = 0;

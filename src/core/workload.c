@@ -12,12 +12,8 @@
 #include "core/workload_internal.h"
 
 static const ck_workload *const registry[] = {
-    &ck__selfcheck_workload,
-    &ck__pso_workload,
-    &ck__ga_workload,
-    &ck__aco_workload,
-    &ck__nn_workload,
-    &ck__gas_workload,
+    &ck__selfcheck_workload, &ck__pso_workload, &ck__ga_workload,
+    &ck__aco_workload,       &ck__nn_workload,  &ck__gas_workload,
 };
 static const size_t registry_count = sizeof registry / sizeof registry[0];
 
@@ -85,6 +81,31 @@ const char *ck__param_find(const ck_param *params, size_t count,
     if (params[i].name && strcmp(params[i].name, name) == 0)
       value = params[i].value;
   return value;
+}
+
+ck_status ck__param_files_apart(const ck_param *params, size_t count,
+                                const char *const *reads,
+                                const char *const *writes) {
+  for (size_t w = 0; writes[w]; ++w) {
+    const char *written = ck__param_find(params, count, writes[w]);
+    if (!written)
+      continue;
+    /* Each later output, then every input. */
+    for (int pass = 0; pass < 2; ++pass) {
+      const char *const *others = pass ? reads : writes + w + 1;
+      for (size_t o = 0; others[o]; ++o) {
+        const char *other = ck__param_find(params, count, others[o]);
+        int same = 0;
+        if (other && ck_file_same(written, other, &same) == CK_OK && same)
+          return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                          "--%s and --%s both name '%s': %s", writes[w],
+                          others[o], written,
+                          pass ? "the run would replace its own input"
+                               : "one output would replace the other");
+      }
+    }
+  }
+  return CK_OK;
 }
 
 ck_status ck__param_integer(const ck_param *params, size_t count,
@@ -274,6 +295,9 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
       snprintf(result->error, sizeof result->error, "%s", message);
     } else if (!skip_ref) {
       agreement(workload, &results[0], result);
+    } else if (set->devices[indices[k]].backend == CK_BACKEND_REF) {
+      result->agreement = 0; /* the oracle itself */
+      result->agrees = 1;
     }
     ++*produced;
   }

@@ -40,6 +40,13 @@ extern const ck_workload ck__gas_workload;
 const char *ck__param_find(const ck_param *params, size_t count,
                            const char *name);
 
+/* CK_OK unless an option in writes names the same file as another in
+ * writes or one in reads (NULL-ended lists of option names; options not
+ * given are skipped); then CK_ERROR_INVALID_ARGUMENT naming both. */
+ck_status ck__param_files_apart(const ck_param *params, size_t count,
+                                const char *const *reads,
+                                const char *const *writes);
+
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,

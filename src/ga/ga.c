@@ -14,8 +14,8 @@
 #include "ga/ga_internal.h"
 
 enum {
-  MAX_ISLANDS = 1 << 20,
-  MAX_ISLAND_SIZE = 4096,
+  MAX_ISLANDS = CK_GA_ISLANDS_MAX,
+  MAX_ISLAND_SIZE = CK_GA_ISLAND_SIZE_MAX,
   STATS_VALUES = 1 << 22, /* reals in the statistics buffer, at most */
   MAX_CHUNK = 256,        /* generations between host reads, at most */
   DIRECT_REDUCTION = 16

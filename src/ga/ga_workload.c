@@ -15,7 +15,8 @@ enum { TRACE_ROWS = 1000 };
 static const ck_option ga_options[] = {
     CK__PROBLEM_OPTIONS("10", "generation"),
     {"islands", "I", "64", "number of islands"},
-    {"island-size", "N", "64", "individuals per island (2 to 4096)"},
+    {"island-size", "N", "64",
+     "individuals per island (2 to 4096, above --migrants)"},
     {"gens", "G", "200", "stop after G generations"},
     {"elite", "E", "1", "best individuals kept unchanged per island"},
     {"tournament", "K", "2", "tournament size"},
@@ -31,10 +32,12 @@ static const ck_option ga_options[] = {
     {NULL, NULL, NULL, NULL},
 };
 
-/* "kind" or "kind:parameter" against a list of kinds. */
+/* "kind" or "kind:parameter" against a list of kinds; the masks hold bit
+ * (1 << kind) for the kinds that take a parameter, and that need one. */
 static ck_status parse_operator(const char *option, const char *text,
                                 const char *const *kinds, int *kind,
-                                double *parameter, int needs_parameter) {
+                                double *parameter, int takes_parameter,
+                                int needs_parameter) {
   char name[32];
   const char *colon = strchr(text, ':');
   size_t length = colon ? (size_t)(colon - text) : strlen(text);
@@ -45,7 +48,11 @@ static ck_status parse_operator(const char *option, const char *text,
   ck_status status = ck__parse_choice(option, name, kinds, kind);
   if (status)
     return status;
-  if (colon) {
+  if (colon && !(takes_parameter & (1 << *kind))) {
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: %s takes no parameter, not '%s'", option,
+                    name, text);
+  } else if (colon) {
     char *end = NULL;
     *parameter = strtod(colon + 1, &end);
     if (end == colon + 1 || *end || !(*parameter >= 0) || *parameter > 1e6)
@@ -69,28 +76,26 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(ck__problem_job_parse(params, count, 10, "gens", job));
   ck_ga_config_init(c);
   CK__PROBLEM_FROM_JOB(c, job, options);
-  CK_TRY(ck__param_integer(params, count, "islands", 64, 1, 1 << 20, &integer));
+  CK_TRY(ck__param_integer(params, count, "islands", 64, 1, CK_GA_ISLANDS_MAX,
+                           &integer));
   c->islands = (size_t)integer;
-  /* Range checks that name the relation live in ck_ga_create(). */
-  CK_TRY(
-      ck__param_integer(params, count, "island-size", 64, -1e9, 1e9, &integer));
-  c->island_size = integer < 0 ? 0 : (size_t)integer;
+  /* Each option's own range here; the checks that name a relation between
+   * options (elite below the island size, ...) live in ck_ga_create(). */
+  CK_TRY(ck__param_integer(params, count, "island-size", 64, 2,
+                           CK_GA_ISLAND_SIZE_MAX, &integer));
+  c->island_size = (size_t)integer;
   CK_TRY(ck__param_integer(params, count, "gens", 200, 0, 1e15, &integer));
   c->max_generations = job->stop_by_count ? (uint64_t)integer : 0;
-  CK_TRY(ck__param_integer(params, count, "elite", 1, -1e9, 1e9, &integer));
+  CK_TRY(ck__param_integer(params, count, "elite", 1, 0,
+                           CK_GA_ISLAND_SIZE_MAX - 1, &integer));
   c->elite = (int)integer;
-  CK_TRY(
-      ck__param_integer(params, count, "tournament", 2, -1e9, 1e9, &integer));
+  CK_TRY(ck__param_integer(params, count, "tournament", 2, 1,
+                           CK_GA_ISLAND_SIZE_MAX, &integer));
   c->tournament = (int)integer;
-  CK_TRY(
-      ck__param_real(params, count, "pc", 0.9, -1e9, 1e9, &c->crossover_rate));
+  CK_TRY(ck__param_real(params, count, "pc", 0.9, 0, 1, &c->crossover_rate));
   text = ck__param_find(params, count, "pm");
   if (text && strcmp(text, "1/dim") != 0)
-    CK_TRY(
-        ck__param_real(params, count, "pm", -1, -1e9, 1e9, &c->mutation_rate));
-  if (text && strcmp(text, "1/dim") != 0 && c->mutation_rate < 0)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --pm: %s is outside [0, 1]",
-            text);
+    CK_TRY(ck__param_real(params, count, "pm", -1, 0, 1, &c->mutation_rate));
   static const char *const crossovers[] = {"arith", "blx", "sbx", NULL};
   static const char *const mutations[] = {"gauss", "poly", NULL};
   static const char *const topologies[] = {"ring", "random", NULL};
@@ -98,12 +103,14 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if ((text = ck__param_find(params, count, "crossover"))) {
     c->crossover_parameter = 0.5;
     CK_TRY(parse_operator("crossover", text, crossovers, &kind,
-                          &c->crossover_parameter, 1 << CK_GA_SBX));
+                          &c->crossover_parameter,
+                          1 << CK_GA_BLX | 1 << CK_GA_SBX, 1 << CK_GA_SBX));
     c->crossover = (ck_ga_crossover)kind;
   }
   if ((text = ck__param_find(params, count, "mutation"))) {
-    CK_TRY(parse_operator("mutation", text, mutations, &kind,
-                          &c->mutation_parameter, 1 << CK_GA_POLYNOMIAL));
+    CK_TRY(parse_operator(
+        "mutation", text, mutations, &kind, &c->mutation_parameter,
+        1 << CK_GA_GAUSSIAN | 1 << CK_GA_POLYNOMIAL, 1 << CK_GA_POLYNOMIAL));
     c->mutation = (ck_ga_mutation)kind;
   }
   if ((text = ck__param_find(params, count, "topology"))) {
@@ -113,10 +120,14 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(
       ck__param_integer(params, count, "migrate-every", 10, 0, 1e9, &integer));
   c->migrate_every = (unsigned)integer;
-  CK_TRY(ck__param_integer(params, count, "migrants", 2, 0, 1e9, &integer));
+  CK_TRY(ck__param_integer(params, count, "migrants", 2, 0,
+                           CK_GA_ISLAND_SIZE_MAX - 1, &integer));
   c->migrants = (unsigned)integer;
   c->keep_island_history =
       ck__param_find(params, count, "trace-islands") != NULL;
+  if (c->keep_island_history && !job->trace)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--trace-islands adds rows to --trace FILE; give --trace too");
   return CK_OK;
 fail:
   ck__problem_job_release(job);
@@ -179,6 +190,7 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck_ga_best(ga, &result->best, position));
+  CK_TRY(ck__problem_best_check(&job, result->best));
   if (job.out)
     CK_TRY(ck__write_position(job.out, position, dim));
   if (job.trace)

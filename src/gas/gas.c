@@ -62,6 +62,18 @@ ck_status ck_gas_config_init(ck_gas_config *config) {
 }
 
 /* Checks the settings that do not depend on the box. */
+/* In a periodic box a particle may meet only the nearest image of another:
+ * the cutoff must fit in half the box. */
+static ck_status check_cutoff_fits(const ck_gas_config *c) {
+  if (c->model == CK_GAS_LENNARD_JONES && !c->walls &&
+      (c->rc > 0.5 * c->box_x || c->rc > 0.5 * c->box_y))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "rc: the cutoff %g is larger than half the box (%g x %g); "
+                    "use more particles, a lower density or a smaller cutoff",
+                    c->rc, c->box_x, c->box_y);
+  return CK_OK;
+}
+
 static ck_status check_config(const ck_gas_config *c) {
   if (c->particles < 1 || c->particles > (1u << 30))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -81,9 +93,11 @@ static ck_status check_config(const ck_gas_config *c) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_gas_config: an unknown model, shift, neighbour mode, "
                     "thermostat or lattice");
-  if (c->model == CK_GAS_LENNARD_JONES && (!(c->rc > 0) || !isfinite(c->rc)))
+  if (c->model == CK_GAS_LENNARD_JONES &&
+      (!(c->rc >= CK_GAS_MIN_CUTOFF) || !isfinite(c->rc)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rc: the cutoff must be positive, not %g", c->rc);
+                    "rc: the cutoff must be at least %g, not %g",
+                    CK_GAS_MIN_CUTOFF, c->rc);
   if (c->model == CK_GAS_SOFT_LOG) {
     if (c->neighbors != CK_GAS_ALL_PAIRS)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -113,6 +127,11 @@ static ck_status check_config(const ck_gas_config *c) {
   return CK_OK;
 }
 
+/* A side the simulation can hold (clkit/gas.h says why); NaN is not. */
+static int side_fits(double side) {
+  return side >= CK_GAS_MIN_SIDE && side <= CK_GAS_MAX_SIDE;
+}
+
 /* The box from the configuration: given sides, or a square at density. */
 static ck_status resolve_box(ck_gas_config *c) {
   if (c->box_x > 0 || c->box_y > 0) {
@@ -121,13 +140,25 @@ static ck_status resolve_box(ck_gas_config *c) {
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "box: both sides must be positive (%g x %g)", c->box_x,
                       c->box_y);
+    if (!side_fits(c->box_x) || !side_fits(c->box_y))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "box: the sides %g x %g must lie in [%g, %g] "
+                      "(positions are single-precision floats)",
+                      c->box_x, c->box_y, CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE);
     c->density = (double)c->particles / (c->box_x * c->box_y);
     return CK_OK;
   }
   if (!(c->density > 0) || !isfinite(c->density))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "rho: the density must be positive, not %g", c->density);
-  c->box_x = c->box_y = sqrt((double)c->particles / c->density);
+  double side = sqrt((double)c->particles / c->density);
+  if (!side_fits(side))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "rho: %zu particles at density %g need a box side of %g, "
+                    "beyond the largest, %g: raise the density or use fewer "
+                    "particles",
+                    c->particles, c->density, side, CK_GAS_MAX_SIDE);
+  c->box_x = c->box_y = side;
   return CK_OK;
 }
 
@@ -241,18 +272,19 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   double damping = exp(-c->gamma * c->dt);
   s->langevin_damping = damping;
   s->langevin_noise = sqrt((1.0 - damping * damping) * c->target_temperature);
-  /* Cells at least the interaction range (plus the skin) wide. */
+  /* Cells at least the interaction range (plus the skin) wide: counted in
+   * double, and at most 2^16 a row (so that a cell index computed in
+   * float is exact; clkit/gas.h) and 10^8 in all, before an int holds
+   * them (a tiny rc would overflow it). */
   double range = c->rc + s->skin;
-  s->cells_x = (int)floor(c->box_x / range);
-  s->cells_y = (int)floor(c->box_y / range);
-  if (s->cells_x < 1)
-    s->cells_x = 1;
-  if (s->cells_y < 1)
-    s->cells_y = 1;
-  if ((double)s->cells_x * s->cells_y > 1e8) {
-    s->cells_x = s->cells_x > 10000 ? 10000 : s->cells_x;
-    s->cells_y = s->cells_y > 10000 ? 10000 : s->cells_y;
+  double cells_x = fmax(1.0, fmin(floor(c->box_x / range), 65536.0));
+  double cells_y = fmax(1.0, fmin(floor(c->box_y / range), 65536.0));
+  if (cells_x * cells_y > 1e8) {
+    cells_x = fmin(cells_x, 10000.0);
+    cells_y = fmin(cells_y, 10000.0);
   }
+  s->cells_x = (int)cells_x;
+  s->cells_y = (int)cells_y;
   s->cells = (uint32_t)(s->cells_x * s->cells_y);
   s->cell_inverse_x = s->cells_x / c->box_x;
   s->cell_inverse_y = s->cells_y / c->box_y;
@@ -355,9 +387,12 @@ fail:
   return status;
 }
 
+/* With temperature_given set, a file with velocities refuses the
+ * temperature, which it would leave unused. */
 static ck_status create_gas(const ck_device *device,
                             const ck_gas_config *config, int double_precision,
-                            ck__gas_forms forms, ck_gas **result) {
+                            ck__gas_forms forms, int temperature_given,
+                            ck_gas **result) {
   ck_status status = CK_OK;
   ck_gas *gas = NULL;
   double *positions = NULL, *velocities = NULL;
@@ -379,23 +414,34 @@ static ck_status create_gas(const ck_device *device,
   ck_gas_config *c = &gas->config;
   if (c->xyz_path) {
     CK_TRY(ck__gas_xyz_read(c->xyz_path, &frame));
+    if (frame.particles > (1u << 30))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s: %zu particles; a run takes at most 2^30", c->xyz_path,
+              frame.particles);
     c->particles = frame.particles;
     if (frame.box_x > 0 && frame.box_y > 0) {
+      /* A box given beside the file's own would be dropped unseen. */
+      if ((c->box_x > 0 || c->box_y > 0) &&
+          (c->box_x != frame.box_x || c->box_y != frame.box_y))
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "box: %g x %g, but %s gives its own box by its Lattice (line "
+                "2: %g x %g); leave the box (--box) out",
+                c->box_x, c->box_y, c->xyz_path, frame.box_x, frame.box_y);
       c->box_x = frame.box_x;
       c->box_y = frame.box_y;
     }
     if (!(c->box_x > 0 && c->box_y > 0))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "%s has no Lattice; give the box (--box)", c->xyz_path);
+    if (temperature_given && frame.velocities)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "T: %s holds the velocities (velo) the run starts from; leave "
+              "the temperature (--T) out",
+              c->xyz_path);
   }
   CK_TRY(check_config(c));
   CK_TRY(resolve_box(c));
-  if (c->model == CK_GAS_LENNARD_JONES && !c->walls &&
-      (c->rc > 0.5 * c->box_x || c->rc > 0.5 * c->box_y))
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "rc: the cutoff %g is larger than half the box (%g x %g); use "
-            "more particles, a lower density or a smaller cutoff",
-            c->rc, c->box_x, c->box_y);
+  CK_TRY(check_cutoff_fits(c));
   size_t n = c->particles;
   positions = malloc(2 * n * sizeof *positions);
   velocities = malloc(2 * n * sizeof *velocities);
@@ -409,9 +455,31 @@ static ck_status create_gas(const ck_device *device,
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
                 "%s: particle %zu at (%g, %g) is outside the walls",
                 c->xyz_path, k + 1, x, y);
-      positions[2 * k] = x - c->box_x * floor(x / c->box_x);
-      positions[2 * k + 1] = y - c->box_y * floor(y / c->box_y);
+      if (!c->walls) {
+        /* fmod is exact, however many boxes away the file put x. */
+        x = fmod(x, c->box_x);
+        y = fmod(y, c->box_y);
+        x = x < 0 ? x + c->box_x : x;
+        y = y < 0 ? y + c->box_y : y;
+        x = x >= c->box_x ? 0 : x;
+        y = y >= c->box_y ? 0 : y;
+      }
+      positions[2 * k] = x;
+      positions[2 * k + 1] = y;
     }
+    /* The reader refused particles at one place; wrapping (0 and the
+     * side) or rounding to float may still bring two together. */
+    size_t first, second;
+    CK_TRY(ck__gas_find_coincident(n, positions, !double_precision, &first,
+                                   &second));
+    if (second < n)
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s:%zu: particle %zu lands at (%.9g, %.9g), where particle %zu "
+              "(line %zu) is, once wrapped into the box%s: coincident "
+              "particles have no force between them",
+              c->xyz_path, second + 3, second + 1, positions[2 * second],
+              positions[2 * second + 1], first + 1, first + 3,
+              double_precision ? "" : " and rounded to single precision");
     if (frame.velocities)
       memcpy(velocities, frame.velocities, 2 * n * sizeof *velocities);
     else
@@ -436,12 +504,20 @@ ck_status ck__gas_create_tuned(const ck_device *device,
                                const ck_gas_config *config,
                                int double_precision, ck__gas_forms forms,
                                ck_gas **gas) {
-  return create_gas(device, config, double_precision, forms, gas);
+  return create_gas(device, config, double_precision, forms, 0, gas);
+}
+
+ck_status ck__gas_create_given(const ck_device *device,
+                               const ck_gas_config *config,
+                               int double_precision, ck__gas_forms forms,
+                               int temperature_given, ck_gas **gas) {
+  return create_gas(device, config, double_precision, forms, temperature_given,
+                    gas);
 }
 
 ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
                         ck_gas **gas) {
-  return create_gas(device, config, 0, CK__GAS_FORMS_BY_DEVICE, gas);
+  return create_gas(device, config, 0, CK__GAS_FORMS_BY_DEVICE, 0, gas);
 }
 
 ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
@@ -724,6 +800,42 @@ fail:
  * positions: they go through the rebuild in the positions' place (in
  * slot order already, so it moves nothing), then the current positions
  * and the flags are put back. */
+/* Entry i of a saved array of reals of real_size bytes. */
+static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
+  if (real_size == 8) {
+    uint64_t bits = ck__get_u64(saved + 8 * i);
+    double value;
+    memcpy(&value, &bits, 8);
+    return value;
+  }
+  uint32_t bits = ck__get_u32(saved + 4 * i);
+  float value;
+  memcpy(&value, &bits, 4);
+  return value;
+}
+
+/* A checkpoint's particles: finite positions inside the box, finite
+ * velocities (a sealed file may still have been written by hand). */
+static ck_status check_saved_particles(const char *path, const gas_state *s,
+                                       const uint8_t *positions,
+                                       const uint8_t *velocities) {
+  for (size_t i = 0; i < s->particles; ++i) {
+    double x = saved_real(positions, 2 * i, s->real_size);
+    double y = saved_real(positions, 2 * i + 1, s->real_size);
+    double vx = saved_real(velocities, 2 * i, s->real_size);
+    double vy = saved_real(velocities, 2 * i + 1, s->real_size);
+    if (!(x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y))
+      return ck__fail(CK_ERROR_PARSE,
+                      "%s: particle %zu is at (%g, %g), outside the %g x %g "
+                      "box",
+                      path, i, x, y, s->box_x, s->box_y);
+    if (!isfinite(vx) || !isfinite(vy))
+      return ck__fail(CK_ERROR_PARSE, "%s: particle %zu has velocity (%g, %g)",
+                      path, i, vx, vy);
+  }
+  return CK_OK;
+}
+
 static ck_status rebuild_loaded(ck_gas *gas, const uint8_t *positions,
                                 const uint8_t *reference,
                                 const uint8_t *flags) {
@@ -834,8 +946,11 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
             "%s: %zu bytes of particle state cannot hold %llu particles", path,
             size - 32 - at, (unsigned long long)c->particles);
   status = check_config(c);
-  if (status == CK_OK && !(c->box_x > 0 && c->box_y > 0))
-    status = ck__fail(CK_ERROR_INVALID_ARGUMENT, "bad box");
+  if (status == CK_OK && (!side_fits(c->box_x) || !side_fits(c->box_y)))
+    status = ck__fail(CK_ERROR_INVALID_ARGUMENT, "bad box %g x %g", c->box_x,
+                      c->box_y);
+  if (status == CK_OK)
+    status = check_cutoff_fits(c);
   if (status != CK_OK)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   CK_TRY(build_state(device, gas, real_size == 8));
@@ -865,6 +980,7 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
                            CK_BLOCKING, NULL));
     at += sizes[i];
   }
+  CK_TRY(check_saved_particles(path, s, saved[0], saved[1]));
   CK_TRY(rebuild_loaded(gas, saved[0], saved[6], saved[7]));
   *result = gas;
   gas = NULL;

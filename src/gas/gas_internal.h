@@ -179,4 +179,13 @@ ck_status ck__gas_create_tuned(const ck_device *device,
                                int double_precision, ck__gas_forms forms,
                                ck_gas **gas);
 
+/* ck__gas_create_tuned() for the workload, which knows which settings were
+ * given: with temperature_given set, a start from an XYZ file that holds
+ * velocities is refused (CK_ERROR_INVALID_ARGUMENT naming T and the file)
+ * rather than leave the temperature unused. */
+ck_status ck__gas_create_given(const ck_device *device,
+                               const ck_gas_config *config,
+                               int double_precision, ck__gas_forms forms,
+                               int temperature_given, ck_gas **gas);
+
 #endif /* CK_GAS_INTERNAL_H */

@@ -23,6 +23,7 @@
  */
 #include "gas/gas_io.h"
 
+#include "clkit/gas.h"
 #include "core/internal.h"
 
 #include <errno.h>
@@ -222,6 +223,13 @@ static ck_status read_lattice(const ck__text_lines *reader, char *value,
                             "the box sides from Lattice, ax = %g and by = %g, "
                             "must be positive",
                             lattice[0], lattice[4]);
+  if (lattice[0] < CK_GAS_MIN_SIDE || lattice[0] > CK_GAS_MAX_SIDE ||
+      lattice[4] < CK_GAS_MIN_SIDE || lattice[4] > CK_GAS_MAX_SIDE)
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "the box sides from Lattice, ax = %g and by = %g, "
+                            "must lie in [%g, %g] (single-precision positions)",
+                            lattice[0], lattice[4], CK_GAS_MIN_SIDE,
+                            CK_GAS_MAX_SIDE);
   *box_x = lattice[0];
   *box_y = lattice[4];
   return CK_OK;
@@ -440,6 +448,57 @@ static ck_status grow_frame(const ck__text_lines *reader, ck__gas_frame *frame,
   return CK_OK;
 }
 
+/* ---- coincident particles ----------------------------------------------- */
+
+typedef struct placed {
+  double x, y;
+  size_t index;
+} placed;
+
+/* By x, then y, then index; -0 and 0 compare equal. */
+static int compare_placed(const void *left, const void *right) {
+  const placed *a = left, *b = right;
+  if (a->x != b->x)
+    return a->x < b->x ? -1 : 1;
+  if (a->y != b->y)
+    return a->y < b->y ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+ck_status ck__gas_find_coincident(size_t particles, const double *positions,
+                                  int single, size_t *first, size_t *second) {
+  *first = *second = particles;
+  if (particles < 2)
+    return CK_OK;
+  placed *order = malloc(particles * sizeof *order);
+  if (!order)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory comparing the positions of %zu particles",
+                    particles);
+  for (size_t i = 0; i < particles; ++i) {
+    double x = positions[2 * i], y = positions[2 * i + 1];
+    if (single) {
+      /* Through volatile floats: GCC 12's SLP vectoriser at -O2 drops a
+       * plain (double)(float)x round trip in this loop. */
+      volatile float rounded_x = (float)x, rounded_y = (float)y;
+      x = rounded_x;
+      y = rounded_y;
+    }
+    order[i].x = x;
+    order[i].y = y;
+    order[i].index = i;
+  }
+  qsort(order, particles, sizeof *order, compare_placed);
+  for (size_t i = 1; i < particles; ++i)
+    if (order[i].x == order[i - 1].x && order[i].y == order[i - 1].y) {
+      *first = order[i - 1].index;
+      *second = order[i].index;
+      break;
+    }
+  free(order);
+  return CK_OK;
+}
+
 ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame) {
   ck_status status = CK_OK;
   ck__c_locale locale = {0};
@@ -479,6 +538,18 @@ ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame) {
     CK_TRY(read_particle(&reader, line, &layout, i + 1, read.positions + 2 * i,
                          layout.velo_count ? read.velocities + 2 * i : NULL));
   }
+  /* Two particles at one place have no defined force (the pair terms
+   * skip r = 0, so they would not even repel): refused. */
+  size_t first, second;
+  CK_TRY(ck__gas_find_coincident(read.particles, read.positions, 0, &first,
+                                 &second));
+  if (second < read.particles)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &reader, second + 3,
+                     "particle %zu is at (%.9g, %.9g), where particle %zu "
+                     "(line %zu) is: coincident particles have no force "
+                     "between them",
+                     second + 1, read.positions[2 * second],
+                     read.positions[2 * second + 1], first + 1, first + 3);
 
   ck__c_locale_leave(&locale);
   free(reader.text);

@@ -37,16 +37,34 @@ typedef struct ck__gas_frame {
  * skipped) and Time are read, the rest ignored; then one line per
  * particle. Without Properties the columns are species:S:1:pos:R:3 (plain
  * XYZ). z components are ignored but must be finite numbers; lines after
- * the first frame are not read.
+ * the first frame are not read. The Lattice's sides must lie in
+ * [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE] (clkit/gas.h), and no two particles
+ * may share x and y (their force is undefined): found by sorting, so
+ * O(N log N).
  * Takes: path; frame (filled; release with ck__gas_frame_free()).
  * Returns: CK_OK; CK_ERROR_IO for an unreadable file; CK_ERROR_PARSE
  * naming the file and line (a missing, bad or zero count, a missing line,
  * a wrong number of columns, a value that is not a finite number, a
- * Properties without pos, a malformed or non-rectangular Lattice, an
- * unterminated quote); CK_ERROR_INVALID_ARGUMENT for NULL arguments;
+ * Properties without pos, a malformed or non-rectangular Lattice or one
+ * with a side out of range, an unterminated quote; coincident particles,
+ * the later's line with the earlier's); CK_ERROR_INVALID_ARGUMENT for
+ * NULL arguments;
  * CK_ERROR_OUT_OF_MEMORY. On failure *frame is zeroed, nothing to free.
  */
 ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame);
+
+/*
+ * ck__gas_find_coincident - finds two of N particles at the same position
+ * (equal x and equal y; -0 equals 0) by sorting them by (x, y): O(N log N)
+ * time and 24 bytes a particle. With single set, the coordinates are
+ * compared as floats, as a single-precision run holds them.
+ * Takes: particles; positions (2 N: x, y pairs); single; first, second
+ * (set: the 0-based indices of the pair with the least position, the two
+ * least indices there, first < second; both N when there is none).
+ * Returns: CK_OK; CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck__gas_find_coincident(size_t particles, const double *positions,
+                                  int single, size_t *first, size_t *second);
 
 /* ck__gas_frame_free - releases a frame's arrays and zeroes it. NULL, or a
  * zeroed frame, is a no-op. Returns: CK_OK. */

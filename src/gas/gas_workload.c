@@ -4,6 +4,8 @@
  * standard errors in the ck_result; the files --rdf, --traj, --png and
  * --checkpoint, each written atomically.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +21,16 @@
  * message. */
 static const ck_option gas_options[] = {
     {"particles", "N", "1024", "number of particles"},
-    {"rho", "D", "0.7", "number density (a square box); or give --box"},
-    {"box", "LxW", NULL, "box sides, e.g. 40x40 (sets the density)"},
+    {"rho", "D", "0.7",
+     "number density (a square box, side at most 65536); or give --box"},
+    {"box", "LxW", NULL,
+     "box sides, e.g. 40x40, each at most 65536 (sets the density)"},
     {"lattice", "L", "triangular", "initial lattice: triangular or square"},
     {"T", "T", "1.0", "temperature of the initial velocities"},
     {"xyz", "FILE", NULL,
-     "start from an extended-XYZ file (positions, box and velocities)"},
-    {"rc", "R", "2.5", "Lennard-Jones cutoff"},
+     "start from an extended-XYZ file (particles, positions, box and "
+     "velocities; not with --particles, --rho or --lattice)"},
+    {"rc", "R", "2.5", "Lennard-Jones cutoff (0.5 or more)"},
     {"shift", "S", "energy",
      "energy (U - U(rc)), force (also F - F(rc)) or none"},
     {"model", "M", "lj",
@@ -56,14 +61,15 @@ static const ck_option gas_options[] = {
     {"sample-every", "K", "10", "steps between samples of the averages"},
     {"blocks", "B", "10", "blocks for the standard errors of the averages"},
     {"rdf", "FILE", NULL, "write g(r), averaged over the production run"},
-    {"rdf-bins", "B", "100", "histogram bins of --rdf"},
+    {"rdf-bins", "B", "100", "histogram bins of --rdf (needs --rdf)"},
     {"rdf-range", "R", "auto",
      "largest distance of --rdf (auto: rc, or half the box with all pairs)"},
-    {"rdf-every", "K", "100", "steps between --rdf samples"},
+    {"rdf-every", "K", "100", "steps between --rdf samples (needs --rdf)"},
     {"traj", "FILE", NULL, "write an extended-XYZ trajectory"},
-    {"traj-every", "K", "100", "steps between --traj frames"},
+    {"traj-every", "K", "100", "steps between --traj frames (needs --traj)"},
     {"png", "FILE", NULL, "draw the final configuration, coloured by speed"},
-    {"png-size", "PX", "800", "the picture's longer side in pixels"},
+    {"png-size", "PX", "800",
+     "the picture's longer side in pixels (needs --png)"},
     {"checkpoint", "FILE", NULL,
      "write a checkpoint at the end (and every --checkpoint-every steps)"},
     {"checkpoint-every", "K", "0", "steps between checkpoints (0: the end)"},
@@ -82,8 +88,9 @@ typedef struct gas_job {
   ck__gas_forms forms;
 } gas_job;
 
-/* One side of --box: a finite positive decimal number filling [begin, end). */
-static int parse_side(const char *begin, const char *end, double *side) {
+/* A finite decimal number filling [begin, end): no hexadecimal, inf or
+ * nan, no blanks, nothing after it. */
+static int parse_decimal(const char *begin, const char *end, double *value) {
   char copy[64];
   size_t length = (size_t)(end - begin);
   if (length == 0 || length >= sizeof copy)
@@ -92,10 +99,31 @@ static int parse_side(const char *begin, const char *end, double *side) {
   copy[length] = '\0';
   for (size_t i = 0; i < length; ++i)
     if (!strchr("0123456789.eE+-", copy[i]))
-      return 0; /* no hexadecimal, inf or nan */
+      return 0;
   char *stop = NULL;
-  *side = strtod(copy, &stop);
-  return stop == copy + length && *side > 0 && isfinite(*side);
+  errno = 0;
+  *value = strtod(copy, &stop);
+  return stop == copy + length && errno != ERANGE && isfinite(*value);
+}
+
+/* One side of --box: a positive decimal number filling [begin, end). */
+static int parse_side(const char *begin, const char *end, double *side) {
+  return parse_decimal(begin, end, side) && *side > 0;
+}
+
+/* A whole decimal number in [1, maximum] filling [begin, end): digits
+ * only (strtoull alone would take a sign, blanks and wrap negatives). */
+static int parse_count(const char *begin, const char *end,
+                       unsigned long long maximum, unsigned long long *count) {
+  if (begin == end)
+    return 0;
+  for (const char *at = begin; at < end; ++at)
+    if (*at < '0' || *at > '9')
+      return 0;
+  char *stop = NULL;
+  errno = 0;
+  *count = strtoull(begin, &stop, 10);
+  return stop == end && errno != ERANGE && *count >= 1 && *count <= maximum;
 }
 
 static ck_status parse_box(const char *text, ck_gas_config *c) {
@@ -112,37 +140,51 @@ static ck_status parse_box(const char *text, ck_gas_config *c) {
                     "--box: '%s' is not LxW or L with positive sides (e.g. "
                     "40x30)",
                     text);
+  if (x < CK_GAS_MIN_SIDE || x > CK_GAS_MAX_SIDE || y < CK_GAS_MIN_SIDE ||
+      y > CK_GAS_MAX_SIDE)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--box: the sides of '%s' must lie in [%g, %g] (positions "
+                    "are single-precision floats)",
+                    text, CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE);
   c->box_x = x;
   c->box_y = y;
   return CK_OK;
 }
 
+/* none, langevin:T:GAMMA or rescale:T:EVERY, each field read whole: T a
+ * decimal in [0, 1e6] (as --T), GAMMA one in (0, 1e6], EVERY a whole
+ * number from 1 to UINT_MAX (sscanf's %u would wrap -1 and 10^11). */
 static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
-  double t = 0, value = 0;
-  char tail;
   if (strcmp(text, "none") == 0) {
     c->thermostat = CK_GAS_NVE;
     return CK_OK;
   }
-  if (sscanf(text, "langevin:%lf:%lf%c", &t, &value, &tail) == 2 && t >= 0 &&
-      value > 0) {
-    c->thermostat = CK_GAS_LANGEVIN;
-    c->target_temperature = t;
-    c->gamma = value;
-    return CK_OK;
-  }
-  unsigned every = 0;
-  if (sscanf(text, "rescale:%lf:%u%c", &t, &every, &tail) == 2 && t >= 0 &&
-      every >= 1) {
-    c->thermostat = CK_GAS_RESCALE;
-    c->target_temperature = t;
-    c->rescale_every = every;
-    return CK_OK;
-  }
-  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                  "--thermostat: '%s' is not none, langevin:T:GAMMA (T >= 0, "
-                  "GAMMA > 0) or rescale:T:EVERY (EVERY >= 1)",
-                  text);
+  int langevin = strncmp(text, "langevin:", 9) == 0;
+  int rescale = strncmp(text, "rescale:", 8) == 0;
+  const char *first = strchr(text, ':');
+  const char *second = first ? strchr(first + 1, ':') : NULL;
+  const char *end = text + strlen(text);
+  double t = -1, gamma = 0;
+  unsigned long long every = 0;
+  int good = (langevin || rescale) && second &&
+             parse_decimal(first + 1, second, &t) && t >= 0 && t <= 1e6;
+  if (good && langevin)
+    good = parse_decimal(second + 1, end, &gamma) && gamma > 0 && gamma <= 1e6;
+  else if (good)
+    good = parse_count(second + 1, end, UINT_MAX, &every);
+  if (!good)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--thermostat: '%s' is not none, langevin:T:GAMMA (0 <= T "
+                    "<= 1e6, 0 < GAMMA <= 1e6) or rescale:T:EVERY (0 <= T <= "
+                    "1e6, EVERY a whole number from 1 to %u)",
+                    text, UINT_MAX);
+  c->thermostat = langevin ? CK_GAS_LANGEVIN : CK_GAS_RESCALE;
+  c->target_temperature = t;
+  if (langevin)
+    c->gamma = gamma;
+  else
+    c->rescale_every = (unsigned)every;
+  return CK_OK;
 }
 
 static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
@@ -191,6 +233,17 @@ static ck_status job_parse(const ck_param *params, size_t count,
   const char *text;
   int kind;
   memset(job, 0, sizeof *job);
+  /* A run may go on from a checkpoint and replace it, since the restart
+   * is read whole before anything is written; nothing else may share. */
+  static const char *const reads[] = {"xyz", "restart", NULL};
+  static const char *const outputs[] = {"rdf", "traj", "png", NULL};
+  static const char *const besides_checkpoint[] = {"xyz", "rdf", "traj", "png",
+                                                   NULL};
+  static const char *const checkpoint[] = {"checkpoint", NULL};
+  if ((status = ck__param_files_apart(params, count, reads, outputs)) ||
+      (status = ck__param_files_apart(params, count, besides_checkpoint,
+                                      checkpoint)))
+    return status;
   ck_gas_config *c = &job->config;
   ck_gas_config_init(c);
   c->seed = options ? options->seed : 1;
@@ -207,7 +260,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
   CK_TRY(ck__param_real(params, count, "T", 1.0, 0, 1e6, &c->temperature));
   c->xyz_path = ck__param_find(params, count, "xyz");
-  CK_TRY(ck__param_real(params, count, "rc", 2.5, 1e-6, 1e6, &c->rc));
+  CK_TRY(
+      ck__param_real(params, count, "rc", 2.5, CK_GAS_MIN_CUTOFF, 1e6, &c->rc));
   if ((text = ck__param_find(params, count, "shift"))) {
     static const char *const shifts[] = {"energy", "force", "none", NULL};
     CK_TRY(ck__parse_choice("shift", text, shifts, &kind));
@@ -270,12 +324,47 @@ static ck_status job_parse(const ck_param *params, size_t count,
   job->png = ck__param_find(params, count, "png");
   job->checkpoint = ck__param_find(params, count, "checkpoint");
   job->restart = ck__param_find(params, count, "restart");
-  if (job->checkpoint_every && !job->checkpoint)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--checkpoint-every needs --checkpoint FILE");
+  /* Settings of an output that is not written would be dropped unseen. */
+  static const struct {
+    const char *option, *needs;
+  } companions[] = {{"traj-every", "traj"}, {"rdf-bins", "rdf"},
+                    {"rdf-range", "rdf"},   {"rdf-every", "rdf"},
+                    {"png-size", "png"},    {"checkpoint-every", "checkpoint"}};
+  for (size_t i = 0; i < sizeof companions / sizeof companions[0]; ++i)
+    if (ck__param_find(params, count, companions[i].option) &&
+        !ck__param_find(params, count, companions[i].needs))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--%s needs --%s FILE",
+              companions[i].option, companions[i].needs);
   if (job->restart && c->xyz_path)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--restart and --xyz both give the starting state; give one");
+  if (c->xyz_path && !job->restart) {
+    /* The file gives the particles, their positions and the box (its
+     * Lattice, else --box): these would be ignored, so they are refused.
+     * --box against a Lattice and --T against the file's velocities are
+     * refused once the file is read (ck__gas_create_given). */
+    static const char *const from_file[] = {"particles", "rho", "lattice",
+                                            NULL};
+    for (const char *const *name = from_file; *name; ++name)
+      if (ck__param_find(params, count, *name))
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "--%s: --xyz gives the particles, their positions and the "
+                "box; leave --%s out",
+                *name, *name);
+  }
+  if (!job->restart && !c->xyz_path) {
+    if (ck__param_find(params, count, "rho") &&
+        ck__param_find(params, count, "box"))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--rho: --box gives the box, which sets the density; give one");
+    double side = sqrt((double)c->particles / c->density);
+    if (!(c->box_x > 0) && side > CK_GAS_MAX_SIDE)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--rho: %zu particles at density %g need a box side of %g, "
+              "beyond the largest, %g (positions are single-precision "
+              "floats): raise --rho or lower --particles",
+              c->particles, c->density, side, CK_GAS_MAX_SIDE);
+  }
   if (job->restart) {
     /* A restart continues bit-exactly with the checkpoint's system, model,
      * integration and kernel forms: a setting given beside it would be
@@ -373,7 +462,9 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   if (job.restart)
     CK_TRY(ck_gas_load(device, job.restart, &gas));
   else
-    CK_TRY(ck__gas_create_tuned(device, &job.config, 0, job.forms, &gas));
+    CK_TRY(ck__gas_create_given(device, &job.config, 0, job.forms,
+                                ck__param_find(params, count, "T") != NULL,
+                                &gas));
   ck_gas_config c;
   ck_gas_describe(gas, &c);
   double setup_s = ck__seconds() - started;

@@ -281,6 +281,7 @@ typedef struct csv_reader {
   const char *path;
   size_t line; /* 1-based number of the line being read */
   size_t dim;  /* 0 until the first data row */
+  int content; /* 1 once a line other than a blank or a comment is read */
   size_t rows, capacity;
   double *a, *b;
 } csv_reader;
@@ -343,9 +344,11 @@ static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
   begin = line.begin;
   end = line.end;
   size_t fields = line.fields;
+  int first = !csv->content;
+  csv->content = 1;
   if (csv->dim == 0) {
-    if (csv->line == 1 && !line_has_number(begin, end))
-      return CK_OK; /* the header */
+    if (first && !line_has_number(begin, end))
+      return CK_OK; /* the header, which comments may precede */
     if (fields < 2)
       return ck__fail(CK_ERROR_PARSE,
                       "%s: line %zu: 1 field; need at least 2, separated by "
@@ -378,7 +381,7 @@ static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
       if (!line_has_number(begin, end))
         return ck__fail(CK_ERROR_PARSE,
                         "%s: line %zu: no field is a number; a header is "
-                        "allowed only as line 1",
+                        "allowed only as the first line",
                         csv->path, csv->line);
       return ck__csv_field_error(&lsq_dialect, csv->path, csv->line, field,
                                  stop, k + 1, kind);
@@ -396,7 +399,7 @@ static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
 static ck_status load_csv(const char *path, int fd, const uint8_t *head,
                           size_t head_size, ck_lsq_data *data) {
   ck_status status = CK_OK;
-  csv_reader csv = {path, 1, 0, 0, 0, NULL, NULL};
+  csv_reader csv = {path, 1, 0, 0, 0, 0, NULL, NULL};
   ck__c_locale locale = {0};
   size_t capacity = CSV_CHUNK;
   size_t used = head_size;

@@ -674,7 +674,7 @@ static ck_status load_idx(const char *path, const uint8_t *bytes, size_t size,
     if (from && (uint64_t)label >= from->classes)
       CK_FAIL(CK_ERROR_PARSE,
               "%s: record %zu: label %lld is not one of the %zu classes "
-              "(0 .. %zu) of classes_from",
+              "(0 .. %zu) of the training data or model (classes_from)",
               labels_path, r + 1, (long long)label, from->classes,
               from->classes - 1);
     classes[r] = (int32_t)label;
@@ -727,18 +727,20 @@ typedef struct csv_reader {
  * not a number. */
 static int csv_is_header(const csv_reader *csv, const char *begin,
                          const char *end) {
+  /* A header names its columns: not one feature is a number. A row with
+   * some numbers and a bad field is data, and is reported as such. */
   const char *field = begin;
   for (size_t k = 0; k < csv->fields; ++k) {
     const char *stop = ck__csv_field_end(field, end);
     double value;
     ck__csv_field_kind kind =
         ck__csv_read_number(&dataset_dialect, field, stop, &value);
-    if (k != csv->label_column &&
-        (kind == CK__CSV_EMPTY || kind == CK__CSV_NOT_A_NUMBER))
-      return 1;
+    if (k != csv->label_column && kind != CK__CSV_EMPTY &&
+        kind != CK__CSV_NOT_A_NUMBER)
+      return 0;
     field = stop + 1;
   }
-  return 0;
+  return 1;
 }
 
 /* Sets the shape from the first line that is neither blank nor a comment
@@ -910,7 +912,8 @@ static ck_status csv_integer_labels(const csv_reader *csv, int32_t *classes,
     if (from && (size_t)label >= from->classes)
       return ck__fail(CK_ERROR_PARSE,
                       "%s:%zu: field %zu: label %ld is not one of the %zu "
-                      "classes (0 .. %zu) of classes_from",
+                      "classes (0 .. %zu) of the training data or model "
+                      "(classes_from)",
                       csv->path, line, field, label, from->classes,
                       from->classes - 1);
     classes[r] = (int32_t)label;
@@ -921,13 +924,21 @@ static ck_status csv_integer_labels(const csv_reader *csv, int32_t *classes,
   return CK_OK;
 }
 
-/* Checks one name label: not empty, not too long. */
+/* Checks one name label: not empty, not too long, no control character
+ * (names are written a line each, as predictions and in models). */
 static ck_status csv_check_name(const csv_reader *csv, size_t r) {
   const char *text = csv->labels[r];
   size_t length = strlen(text);
   if (length == 0)
     return ck__fail(CK_ERROR_PARSE, "%s:%zu: field %zu: the label is empty",
                     csv->path, csv->lines[r], csv->label_column + 1);
+  long control = ck__text_control_byte(text);
+  if (control >= 0)
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s:%zu: field %zu: the label holds a control character "
+                    "(byte 0x%02x)",
+                    csv->path, csv->lines[r], csv->label_column + 1,
+                    (unsigned char)text[control]);
   if (length > CK_DATASET_MAX_NAME)
     return ck__fail(CK_ERROR_PARSE,
                     "%s:%zu: field %zu: the label '%.*s...' is %zu bytes long; "
@@ -960,7 +971,7 @@ static ck_status csv_names_from(const csv_reader *csv, int32_t *classes,
     if (!found)
       CK_FAIL(CK_ERROR_PARSE,
               "%s:%zu: field %zu: label '%s' is not one of the %zu classes of "
-              "classes_from",
+              "the training data or model (classes_from)",
               csv->path, csv->lines[r], csv->label_column + 1, csv->labels[r],
               from->classes);
     if (limit && found->index >= limit)

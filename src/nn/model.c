@@ -27,6 +27,27 @@
 #include "clkit/dataset.h"
 #include "nn/nn_internal.h"
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Two classes of one name could not be told apart in predictions. */
+static ck_status check_names_distinct(const char *path, char **names,
+                                      uint32_t count) {
+  char **sorted = malloc((count ? count : 1) * sizeof *sorted);
+  if (!sorted)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+  memcpy(sorted, names, count * sizeof *sorted);
+  qsort(sorted, count, sizeof *sorted, compare_names);
+  ck_status status = CK_OK;
+  for (uint32_t k = 1; k < count && status == CK_OK; ++k)
+    if (strcmp(sorted[k - 1], sorted[k]) == 0)
+      status = ck__fail(CK_ERROR_PARSE, "%s: two classes are named '%s'", path,
+                        ck__text_quote(sorted[k]).text);
+  free(sorted);
+  return status;
+}
+
 static const char model_magic[8] = {'C', 'K', 'N', 'N', 'M', 'O', 'D', 'L'};
 #define MODEL_VERSION 1u
 #define HEADER_BYTES 32u
@@ -219,7 +240,13 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
         CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
       memcpy(names[k], at, length);
       names[k][length] = '\0';
+      /* A NUL inside shortens the name, and a control character would
+       * split the lines of --predict's output. */
+      if (strlen(names[k]) != length || ck__text_control_byte(names[k]) >= 0)
+        CK_FAIL(CK_ERROR_PARSE, "%s: class name %u holds a control character",
+                path, k);
     }
+    CK_TRY(check_names_distinct(path, names, name_count));
   }
   if (kind != CK_NORMALIZE_NONE) {
     normalization.kind = (ck_normalization_kind)kind;

@@ -14,6 +14,9 @@
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
 
+/* The most classes whose test confusion matrix is counted and logged. */
+#define CONFUSION_MAX_CLASSES 1024
+
 static const ck_option nn_options[] = {
     {"train", "FILE", "spirals:2000",
      "training data: IDX (gzip or not) or CSV; spirals:N for N points of "
@@ -161,6 +164,18 @@ static ck_status job_parse(const ck_param *params, size_t count,
   const char *text;
   int kind;
   memset(job, 0, sizeof *job);
+  /* Training on from a model may replace it (it is read whole first);
+   * nothing else may share a file with an output. */
+  static const char *const reads[] = {
+      "train", "test", "train-labels", "test-labels", "predict", "load", NULL};
+  static const char *const outputs[] = {"trace", "out", NULL};
+  static const char *const besides_save[] = {
+      "train",   "test",  "train-labels", "test-labels",
+      "predict", "trace", "out",          NULL};
+  static const char *const save[] = {"save", NULL};
+  if ((status = ck__param_files_apart(params, count, reads, outputs)) ||
+      (status = ck__param_files_apart(params, count, besides_save, save)))
+    return status;
   ck_nn_config *c = &job->config;
   ck_nn_config_init(c);
   c->seed = options ? options->seed : 1;
@@ -184,6 +199,24 @@ static ck_status job_parse(const ck_param *params, size_t count,
             "--predict needs --out FILE for the predicted classes");
   if (job->out && !job->predict)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--out goes with --predict");
+  /* A loaded model brings its shape, activations, loss and normalisation;
+   * a different one given beside it would be dropped unseen. */
+  static const char *const from_model[] = {"layers", "act", "loss",
+                                           "normalize"};
+  for (size_t i = 0; job->load && i < sizeof from_model / sizeof *from_model;
+       ++i)
+    if ((text = ck__param_find(params, count, from_model[i])) &&
+        !(i == 0 && strcmp(text, "auto") == 0))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--%s comes from the model that --load reads; leave it out",
+              from_model[i]);
+  int synthetic = job->train && strncmp(job->train, "spirals:", 8) == 0;
+  if (synthetic && !job->test && !job->predict &&
+      (ck__param_find(params, count, "label-col") ||
+       ck__param_find(params, count, "header")))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--label-col and --header describe CSV files; %s has none",
+            job->train);
   if ((text = ck__param_find(params, count, "label-col"))) {
     if (strcmp(text, "first") == 0)
       job->csv.label_column = 0;
@@ -268,6 +301,10 @@ static ck_status job_parse(const ck_param *params, size_t count,
   job->patience = (unsigned)integer;
   CK_TRY(ck__param_real(params, count, "val", 0, 0, 0.9,
                         &job->validation_fraction));
+  if (job->patience && !(job->validation_fraction > 0))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--patience counts epochs without a better validation loss; "
+            "give --val F too");
   job->normalization = CK_NORMALIZE_ZSCORE;
   if ((text = ck__param_find(params, count, "normalize"))) {
     static const char *const kinds[] = {"none", "zscore", "minmax", NULL};
@@ -292,6 +329,20 @@ fail:
 static ck_status nn_check(const ck_param *params, size_t count) {
   nn_job job;
   return job_parse(params, count, NULL, &job);
+}
+
+/* A seeded random split for an option; a fraction that leaves one side
+ * empty is named by the option, not by the dataset call. */
+static ck_status split_fraction(const ck_dataset *whole, double fraction,
+                                uint64_t seed, const char *option,
+                                const char *path, ck_dataset *head,
+                                ck_dataset *tail) {
+  ck_status status = ck_dataset_split_random(whole, fraction, seed, head, tail);
+  if (status == CK_ERROR_INVALID_ARGUMENT)
+    return ck__fail(status,
+                    "--%s %g of the %zu rows of %s leaves no row on one side",
+                    option, fraction, whole->rows, path);
+  return status;
 }
 
 /* "spirals:N": N points of three interleaved spirals in the plane (a
@@ -493,7 +544,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     if (job.split) {
       double split = strtod(job.split, NULL);
       if (split < 1) {
-        CK_TRY(ck_dataset_split_random(&whole, split, seed, &train, &test));
+        CK_TRY(split_fraction(&whole, split, seed, "split", job.train, &train,
+                              &test));
       } else {
         if (split >= (double)whole.rows)
           CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -508,8 +560,9 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     }
     if (job.validation_fraction > 0) {
       ck_dataset rest = {0};
-      CK_TRY(ck_dataset_split_random(&train, job.validation_fraction,
-                                     seed ^ 0x5A5A5A5Aull, &rest, &validation));
+      CK_TRY(split_fraction(&train, job.validation_fraction,
+                            seed ^ 0x5A5A5A5Aull, "val", job.train, &rest,
+                            &validation));
       ck_dataset_free(&train);
       train = rest;
     }
@@ -545,12 +598,14 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   }
   if (!nn)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "nothing to do: give --train FILE");
-  if (training)
-    CK_TRY(ck_nn_attach(nn, CK_NN_TRAIN, &train));
-  if (validation.rows)
-    CK_TRY(ck_nn_attach(nn, CK_NN_VALIDATION, &validation));
-  if (test.rows)
-    CK_TRY(ck_nn_attach(nn, CK_NN_TEST, &test));
+  /* A shape that does not fit the network is named by its file. */
+  if (training && (status = ck_nn_attach(nn, CK_NN_TRAIN, &train)))
+    CK_FAIL_PREFIX(status, "%s: ", job.train);
+  if (validation.rows &&
+      (status = ck_nn_attach(nn, CK_NN_VALIDATION, &validation)))
+    CK_FAIL_PREFIX(status, "%s: ", job.train);
+  if (test.rows && (status = ck_nn_attach(nn, CK_NN_TEST, &test)))
+    CK_FAIL_PREFIX(status, "%s: ", job.test ? job.test : job.train);
 
   size_t classes = c->sizes[c->layer_count - 1];
   if (training) {
@@ -565,16 +620,29 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
       CK_TRY(ck_nn_save(nn, job.save));
   }
   if (test.rows) {
-    confusion = calloc(classes * classes, sizeof *confusion);
-    if (!confusion)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+    /* Classes come up to 65536 (labels are class numbers), whose matrix
+     * would take 32 GB and print lines no one reads. */
+    if (classes <= CONFUSION_MAX_CLASSES) {
+      confusion = calloc(classes * classes, sizeof *confusion);
+      if (!confusion)
+        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+                "out of memory for the %zu x %zu confusion matrix", classes,
+                classes);
+    }
     double loss, accuracy;
     CK_TRY(ck_nn_evaluate(nn, CK_NN_TEST, &loss, &accuracy, confusion));
     report.final_test_loss = loss;
     report.final_test_accuracy = accuracy;
     if (isnan(report.best_test_accuracy))
       report.best_test_accuracy = accuracy;
-    CK_TRY(log_confusion(options, nn, confusion, classes));
+    if (confusion)
+      CK_TRY(log_confusion(options, nn, confusion, classes));
+    else {
+      char line[64];
+      snprintf(line, sizeof line, "no confusion matrix: over %d classes",
+               CONFUSION_MAX_CLASSES);
+      log_line(options, line);
+    }
   }
   if (job.predict) {
     /* Rows to predict may come with labels (then scored too) or without. */

@@ -236,11 +236,17 @@ typedef struct ck__problem_job {
 
 /* Reads the shared options (files named by them too: --objective,
  * --data). `count_option` names the step-count option ("iters", "gens").
- * Errors are CK_ERROR_INVALID_ARGUMENT naming the option. */
+ * Errors are CK_ERROR_INVALID_ARGUMENT naming the option, or the reader's
+ * status (CK_ERROR_NOT_FOUND, _IO, _PARSE) after "option --data: " for a
+ * file that cannot be read. */
 ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                                 int default_dim, const char *count_option,
                                 ck__problem_job *job);
 void ck__problem_job_release(ck__problem_job *job);
+
+/* CK_OK when a run's best value is finite, else CK_ERROR_MISMATCH saying
+ * that no evaluation gave a finite value (then nothing is written). */
+ck_status ck__problem_best_check(const ck__problem_job *job, double best);
 
 /* Checks the shared options that need no file (for ck_workload_check). */
 ck_status ck__problem_options_check(const ck_param *params, size_t count,

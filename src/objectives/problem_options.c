@@ -4,6 +4,7 @@
  * step count, and the --out file.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +102,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                                          "not both");
     spec->function = NULL;
     if ((status = ck__file_read_text(objective_path, &job->source, NULL)))
-      CK_FAIL_PREFIX(CK_ERROR_INVALID_ARGUMENT, "option --objective: ");
+      CK_FAIL_PREFIX(status, "option --objective: ");
     spec->source = job->source;
     spec->source_name = objective_path;
   } else {
@@ -110,7 +111,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   const char *data_path = ck__param_find(params, count, "data");
   if (data_path) {
     if ((status = ck_lsq_load(data_path, &job->data)))
-      CK_FAIL_PREFIX(CK_ERROR_INVALID_ARGUMENT, "option --data: ");
+      CK_FAIL_PREFIX(status, "option --data: ");
     spec->data = &job->data;
   } else if (info && info->id == CK_OBJECTIVE_LSQ) {
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --fn lsq needs --data FILE");
@@ -191,6 +192,10 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count,
   ck_status status;
   const char *function = ck__param_find(params, count, "fn");
   const ck_objective_info *info;
+  static const char *const reads[] = {"objective", "data", NULL};
+  static const char *const writes[] = {"out", "trace", NULL};
+  if ((status = ck__param_files_apart(params, count, reads, writes)))
+    return status;
   if (function && (status = ck_objective_find(function, &info)))
     return ck__fail(status, "option --fn: unknown function '%s'", function);
   if ((status =
@@ -218,6 +223,19 @@ ck_status ck__write_position(const char *path, const double *position,
   ck_status status = ck__file_write_atomic(path, text, used);
   free(text);
   return status;
+}
+
+ck_status ck__problem_best_check(const ck__problem_job *job, double best) {
+  /* Values are stored as comparable (ck_best.h): overflow and NaN become
+   * the largest real of the run's precision. */
+  double largest = job->spec.double_precision ? DBL_MAX : (double)FLT_MAX;
+  if (best < largest)
+    return CK_OK;
+  return ck__fail(CK_ERROR_MISMATCH,
+                  "no evaluation gave a finite objective value: every one "
+                  "overflowed or was not a number; narrow --lo/--hi%s",
+                  job->spec.double_precision ? ""
+                                             : " or use --precision double");
 }
 
 void ck__problem_result(ck_result *result, const ck__problem_job *job,

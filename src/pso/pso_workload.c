@@ -46,6 +46,10 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->max_iterations = job->stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_real(params, count, "w", 0.7298, -10, 10, &c->w));
   int constriction = ck__param_find(params, count, "constriction") != NULL;
+  if (constriction && ck__param_find(params, count, "w"))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--w has no part in --constriction, whose factor chi comes from "
+            "c1 + c2; give one of them");
   double default_c = constriction ? 2.05 : 1.49618;
   CK_TRY(ck__param_real(params, count, "c1", default_c, 0, 100, &c->c1));
   CK_TRY(ck__param_real(params, count, "c2", default_c, 0, 100, &c->c2));
@@ -117,6 +121,7 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck_pso_best(pso, &result->best, position));
+  CK_TRY(ck__problem_best_check(&job, result->best));
   if (job.out)
     CK_TRY(ck__write_position(job.out, position, dim));
   if (job.trace)

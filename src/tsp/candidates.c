@@ -30,8 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* As in tsplib.c: coordinates beyond this would overflow the distances. */
-#define TSP_COORDINATE_LIMIT 5e8
+/* As in tsplib.c: coordinates beyond this would overflow the distances
+ * or the sums of them (clkit/tsp.h). */
+#define TSP_COORDINATE_LIMIT CK_TSP_MAX_COORDINATE
 /* Cities per grid cell, on average. */
 #define CITIES_PER_CELL 2.0
 /* Relative slack on the search bound (see above). */

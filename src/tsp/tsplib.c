@@ -40,12 +40,15 @@
 #include <string.h>
 
 /*
- * The largest coordinate magnitude accepted. The distances are 32-bit
- * integers computed from doubles, and (int) of a value out of range is
- * undefined; within +-5e8 every EUC_2D/CEIL_2D/ATT distance is below
- * 2*sqrt(2)*5e8 < 2^31, and GEO's (int) of the degrees is defined.
+ * The largest coordinate magnitude accepted (clkit/tsp.h). The distances
+ * are 32-bit integers computed from doubles, and the local search adds up
+ * to four of them in an int: within +-1.8e8 every EUC_2D/CEIL_2D/ATT
+ * distance is at most ceil(2*sqrt(2)*1.8e8) = 509116883 <=
+ * CK_TSP_MAX_DISTANCE = 2^29 - 1, and GEO's (int) of the degrees is
+ * defined. EXPLICIT weights off the diagonal are held to
+ * CK_TSP_MAX_DISTANCE directly.
  */
-#define TSP_COORDINATE_LIMIT 5e8
+#define TSP_COORDINATE_LIMIT CK_TSP_MAX_COORDINATE
 /* Bytes gathered before each write() of a tour file. */
 #define WRITE_CHUNK ((size_t)1 << 16)
 
@@ -147,8 +150,9 @@ typedef struct tsp_reader {
   /* EDGE_WEIGHT_SECTION: values as read, weights_needed of them. */
   int32_t *weights;
   size_t weight_count, weight_capacity, weights_needed, weights_line;
-  section current; /* the section being read */
-  section ended;   /* the section completed last, for "too many" messages */
+  size_t row, column; /* of the next weight in the full matrix, 0-based */
+  section current;    /* the section being read */
+  section ended;      /* the section completed last, for "too many" messages */
 } tsp_reader;
 
 /* Is the first word of line (up to a blank or ':') a TSPLIB keyword? A
@@ -286,6 +290,8 @@ static ck_status begin_section(tsp_reader *reader, const char *key,
                               "UPPER_DIAG_ROW) before it");
     reader->weights_needed = weights_for(reader->format, reader->cities);
     reader->weights_line = line;
+    reader->row = 0;
+    reader->column = reader->format == FORMAT_UPPER_ROW ? 1 : 0;
   }
   reader->current = which;
   return CK_OK;
@@ -365,6 +371,10 @@ static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
   }
   if (strcmp(key, "NAME") == 0) {
     CK_TRY(check_once(reader, &reader->name_line, key));
+    /* The name heads tour files, a line of its own, and SVG titles. */
+    if (ck__text_control_byte(value) >= 0)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "NAME holds a control character");
     copy_text(reader->name, sizeof reader->name, value);
     return CK_OK;
   }
@@ -520,10 +530,30 @@ static ck_status read_weights(tsp_reader *reader, char *line) {
       return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
                               "edge weight %s is negative",
                               ck__text_quote(field).text);
-    if (kind != CK__TEXT_NUMBER_OK || weight > INT32_MAX)
-      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
-                              "edge weight %s is out of range (at most %d)",
-                              ck__text_quote(field).text, INT32_MAX);
+    /* The diagonal is not read (a city's distance to itself is 0), so any
+     * 32-bit value is taken there; elsewhere the distance limit holds. */
+    size_t i = reader->row, j = reader->column, n = reader->cities;
+    if (kind != CK__TEXT_NUMBER_OK || weight > INT32_MAX ||
+        (i != j && weight > CK_TSP_MAX_DISTANCE))
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, lines, at,
+          "edge weight %s is out of range (at most %d%s): row %zu, column %zu",
+          ck__text_quote(field).text, i == j ? INT32_MAX : CK_TSP_MAX_DISTANCE,
+          i == j ? " on the diagonal"
+                 : ", so that sums of distances fit 32-bit integers",
+          i + 1, j + 1);
+    if (i == j)
+      weight = 0;
+    /* A full matrix must be symmetric: the entry below the diagonal
+     * against the one above it, read earlier. */
+    if (reader->format == FORMAT_FULL_MATRIX && j < i &&
+        reader->weights[j * n + i] != (int32_t)weight)
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, lines, at,
+          "edge weight %s at row %zu, column %zu differs from %" PRId32
+          " at row %zu, column %zu: clkit reads symmetric instances only",
+          ck__text_quote(field).text, i + 1, j + 1, reader->weights[j * n + i],
+          j + 1, i + 1);
     if (reader->weight_count == reader->weight_capacity) {
       size_t capacity =
           reader->weight_capacity ? 2 * reader->weight_capacity : 4096;
@@ -538,6 +568,17 @@ static ck_status read_weights(tsp_reader *reader, char *line) {
       reader->weight_capacity = capacity;
     }
     reader->weights[reader->weight_count++] = (int32_t)weight;
+    /* The next weight's place: rows of the full matrix (FULL_MATRIX), of
+     * its upper triangle without (UPPER_ROW) or with (UPPER_DIAG_ROW) the
+     * diagonal, or of its lower triangle with it (LOWER_DIAG_ROW). */
+    ++reader->column;
+    if (reader->format == FORMAT_LOWER_DIAG_ROW ? reader->column > i
+                                                : reader->column == n) {
+      reader->row = i + 1;
+      reader->column = reader->format == FORMAT_UPPER_ROW        ? i + 2
+                       : reader->format == FORMAT_UPPER_DIAG_ROW ? i + 1
+                                                                 : 0;
+    }
   }
   return CK_OK;
 }
@@ -1127,10 +1168,9 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
   if (strlen(name) > 1024)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: the name is too long",
                     function);
-  for (const char *c = name; *c; ++c)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "%s: the name holds a control character", function);
+  if (ck__text_control_byte(name) >= 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the name holds a control character", function);
   CK_TRY(check_permutation(tour, cities, function));
 
   buffer = malloc(WRITE_CHUNK + 2048);

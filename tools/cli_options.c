@@ -1,0 +1,55 @@
+/*
+ * cli_options.c - what the clkit command's parsers share: getopt's
+ * complaints in words, and whole numbers read strictly.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_option_message(char *message, size_t size, int code, char **argv,
+                        int index, const struct option *options) {
+  const char *option = index > 0 ? argv[index - 1] : "";
+  if (strncmp(option, "--", 2) == 0) {
+    size_t length = strcspn(option + 2, "=");
+    const struct option *known = NULL;
+    for (const struct option *o = options; o && o->name; ++o)
+      if (strlen(o->name) == length &&
+          strncmp(o->name, option + 2, length) == 0)
+        known = o;
+    int has_value = option[2 + length] == '=';
+    if (known && code == ':')
+      snprintf(message, size, "option '--%s' needs a value", known->name);
+    else if (known && has_value && known->has_arg == no_argument)
+      snprintf(message, size, "option '--%s' takes no value", known->name);
+    else
+      /* getopt_long also lands here for an ambiguous abbreviation. */
+      snprintf(message, size, "unknown option '--%.*s'", (int)length,
+               option + 2);
+    return;
+  }
+  /* A short option: getopt leaves the letter in optopt. */
+  if (code == ':')
+    snprintf(message, size, "option '-%c' needs a value", optopt);
+  else if (optopt > 0 && optopt < 256)
+    snprintf(message, size, "unknown option '-%c'", optopt);
+  else
+    snprintf(message, size, "unknown option '%s'", option);
+}
+
+int cli_parse_unsigned(const char *text, unsigned long long *value) {
+  int hexadecimal = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char *digits = hexadecimal ? text + 2 : text;
+  /* strtoull would skip spaces and negate a '-'; neither is a number here,
+   * and a leading 0 means nothing (not octal). */
+  if (!(hexadecimal ? isxdigit((unsigned char)*digits)
+                    : isdigit((unsigned char)*digits)))
+    return -1;
+  char *end = NULL;
+  errno = 0;
+  *value = strtoull(digits, &end, hexadecimal ? 16 : 10);
+  return *end || errno == ERANGE ? -1 : 0;
+}
