@@ -325,6 +325,13 @@ static void check_run_usage_errors(void) {
        "--seed"},
       {{"devices", "--device", "ref", NULL}, "--probe"},
       {{"kernels", "list", "extra", NULL}, "'list' takes no argument"},
+      {{"run", "pso", "--device", "ref", "--out", "", NULL},
+       "option --out: an empty file name"},
+      {{"run", "aco", "--device", "ref", "--tour-out", "", NULL},
+       "option --tour-out: an empty file name"},
+      {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--noise",
+        "1e308", NULL},
+       "--noise"},
       /* No output may replace another output or an input. */
       {{"run", "pso", "--device", "ref", "--out", "same.txt", "--trace",
         "./same.txt", NULL},

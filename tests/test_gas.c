@@ -1996,6 +1996,8 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
              {"rdf-range", "1", "--rdf-range"},
              {"png-size", "100", "--png-size"},
              {"neighbors", "verlet:-1", "--neighbors"},
+             {"neighbors", "verlet:0x1", "--neighbors"},
+             {"neighbors", "verlet: 1", "--neighbors"},
              {"neighbors", "octree", "--neighbors"},
              {"model", "log:1", "--model"},
              {"model", "log:1:-1", "--model"},
@@ -2019,6 +2021,18 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
     expect_failure(ck_workload_check(w, params + first, 4 - first),
                    CK_ERROR_INVALID_ARGUMENT, bad[i].needle, what);
   }
+  /* A skin past rc, and lists past their room, fail when the run starts
+   * (the configuration checks that need the whole of it). */
+  ck_param skins[][4] = {
+      {{"particles", "200"}, {"steps", "10"}, {"neighbors", "verlet:3"}},
+      {{"particles", "3000"}, /* a 65 box, past 2 rc */
+       {"steps", "10"},
+       {"rc", "30"},
+       {"neighbors", "verlet:1"}}};
+  const char *skin_needles[] = {"at most rc", "use cell lists"};
+  for (size_t i = 0; i < 2; ++i)
+    expect_failure(run_workload(w, ref, skins[i], 3 + i, result),
+                   CK_ERROR_INVALID_ARGUMENT, skin_needles[i], skin_needles[i]);
   /* The largest EVERY is taken. */
   ck_param longest[] = {{"particles", "200"},
                         {"thermostat", "rescale:1:4294967295"}};

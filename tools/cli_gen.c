@@ -120,8 +120,9 @@ int cli_gen(int argc, char **argv) {
     case GEN_NOISE: {
       char *end = NULL;
       noise = strtod(optarg, &end);
-      if (!*optarg || *end || !isfinite(noise) || noise < 0.0)
-        return gen_usage("--noise takes a finite number >= 0, not '%s'",
+      /* Past 1e300 a row's b could overflow a double. */
+      if (!*optarg || *end || !(noise >= 0.0 && noise <= 1e300))
+        return gen_usage("--noise takes a number from 0 to 1e300, not '%s'",
                          optarg);
       break;
     }

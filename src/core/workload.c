@@ -204,6 +204,14 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --%s has no value",
                       params[i].name);
   }
+  /* Options that name files say so in their value names (FILE, FILE.tsp,
+   * ...); an empty name is no file. */
+  for (size_t i = 0; i < count; ++i)
+    for (const ck_option *option = workload->options; option->name; ++option)
+      if (strcmp(option->name, params[i].name) == 0 && option->value_name &&
+          strncmp(option->value_name, "FILE", 4) == 0 && !*params[i].value)
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "option --%s: an empty file name", params[i].name);
   return workload->check ? workload->check(params, count) : CK_OK;
 }
 

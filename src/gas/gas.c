@@ -25,6 +25,9 @@
 static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
                                          'S', 'C', 'H', 'K'};
 #define CHECKPOINT_VERSION 2u
+/* Verlet list entries a particle at most: 4 bytes each for every particle,
+ * and a list a work-item walks. */
+#define MAX_LIST_CAPACITY 4096.0
 
 struct ck_gas {
   gas_state state;
@@ -120,10 +123,12 @@ static ck_status check_config(const ck_gas_config *c) {
   if (c->thermostat == CK_GAS_RESCALE && c->rescale_every < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "thermostat: rescale every 1 step or more");
-  if (c->neighbors == CK_GAS_VERLET && (!(c->skin > 0) || !isfinite(c->skin)))
+  /* A skin past rc only makes lists longer than the pairs they serve. */
+  if (c->neighbors == CK_GAS_VERLET && (!(c->skin > 0) || !(c->skin <= c->rc)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "neighbors: the Verlet skin must be positive, not %g",
-                    c->skin);
+                    "neighbors: the Verlet skin must be above 0 and at most "
+                    "rc (%g), not %g",
+                    c->rc, c->skin);
   return CK_OK;
 }
 
@@ -307,8 +312,13 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
    * plausible packing within the range (strips keep none). */
   if (c->neighbors == CK_GAS_VERLET && !s->strips) {
     double density = c->density > 1.2 ? c->density : 1.2;
-    s->list_capacity =
-        (uint32_t)ceil(2.0 * 3.14159265358979 * range * range * density);
+    double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
+    if (capacity > MAX_LIST_CAPACITY)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "neighbors: Verlet lists of %.0f entries a particle (rc + skin "
+              "%g); use cell lists or a smaller rc",
+              capacity, range);
+    s->list_capacity = (uint32_t)capacity;
     if (s->list_capacity < 16)
       s->list_capacity = 16;
   }

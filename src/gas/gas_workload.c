@@ -189,14 +189,14 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
 
 static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
   double skin = 0;
-  char tail;
   if (strcmp(text, "cells") == 0) {
     c->neighbors = CK_GAS_CELLS;
   } else if (strcmp(text, "allpairs") == 0) {
     c->neighbors = CK_GAS_ALL_PAIRS;
   } else if (strcmp(text, "verlet") == 0) {
     c->neighbors = CK_GAS_VERLET;
-  } else if (sscanf(text, "verlet:%lf%c", &skin, &tail) == 1 && skin > 0) {
+  } else if (strncmp(text, "verlet:", 7) == 0 &&
+             parse_decimal(text + 7, text + strlen(text), &skin) && skin > 0) {
     c->neighbors = CK_GAS_VERLET;
     c->skin = skin;
   } else {
