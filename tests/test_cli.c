@@ -250,6 +250,20 @@ static void check_basic_commands(void) {
     release(&r);
   }
   {
+    /* A device is written in place, not replaced by a renamed file, and
+     * may take every output of a run. */
+    const char *const args[] = {
+        "run", "pso",   "--device",  "ref",     "--dim",     "2", "--iters",
+        "2",   "--out", "/dev/null", "--trace", "/dev/null", NULL};
+    struct stat before, after;
+    CHECK(stat("/dev/null", &before) == 0);
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK(stat("/dev/null", &after) == 0 && S_ISCHR(after.st_mode) &&
+          after.st_ino == before.st_ino);
+    release(&r);
+  }
+  {
     /* A result that cannot be written is a failure, said on stderr. */
     const char *const args[] = {"run",      "selfcheck", "--device",
                                 "ref",      "--count",   "16",
@@ -327,6 +341,18 @@ static void check_run_usage_errors(void) {
       {{"kernels", "list", "extra", NULL}, "'list' takes no argument"},
       {{"run", "pso", "--device", "ref", "--out", "", NULL},
        "option --out: an empty file name"},
+      {{"run", "pso", "--device", "", NULL}, "an empty selector"},
+      {{"run", "pso", "--device", "ref", "--iters", " 1", NULL}, "--iters"},
+      {{"run", "pso", "--device", "ref", "--iters", "0x10", NULL}, "--iters"},
+      {{"run", "ga", "--device", "ref", "--pm", "1e-9", NULL},
+       "--pm: 1e-09 is too small for single precision"},
+      {{"run", "ga", "--device", "ref", "--mutation", "gauss:1e30", NULL},
+       "from 0 to 1e6"},
+      {{"run", "selfcheck", "--device", "ref", "a", "b", NULL},
+       "unexpected argument 'b'"},
+      {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--coef",
+        "", NULL},
+       "--coef: an empty file name"},
       {{"run", "aco", "--device", "ref", "--tour-out", "", NULL},
        "option --tour-out: an empty file name"},
       {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--noise",

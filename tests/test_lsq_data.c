@@ -475,12 +475,12 @@ static void test_save(void) {
   CHECK(ck_lsq_save(missing, &data, CK_LSQ_BINARY) == CK_ERROR_IO);
   CHECK(hidden_entries(work_dir) == 0);
 
-  /* Over a directory: the rename fails and the temporary file goes. */
+  /* Over a directory: refused before a temporary file is made. */
   test_path_in(work_dir, "a-directory", directory, sizeof directory);
   CHECK(mkdir(directory, 0700) == 0);
   CHECK(ck_lsq_save(directory, &data, CK_LSQ_BINARY) == CK_ERROR_IO);
   ck_error_last(&message);
-  CHECK_MSG(strstr(message, "cannot rename"), "message \"%s\"", message);
+  CHECK_MSG(strstr(message, "it is a directory"), "message \"%s\"", message);
   CHECK(hidden_entries(work_dir) == 0);
   CHECK(hidden_entries(directory) == 0);
 

@@ -328,6 +328,20 @@ static void bad_input(const ck_device *ref) {
   char expected[700];
   snprintf(expected, sizeof expected, "option --data: %s: line 2", malformed);
   CHECK_MSG(strncmp(message, expected, strlen(expected)) == 0, "%s", message);
+  /* Data past single precision is refused in a float run, and taken in a
+   * double one. */
+  char beyond[512];
+  test_write_text(work_dir, "beyond.csv", "1,2\n1e39,4\n", beyond,
+                  sizeof beyond);
+  const ck_param float_data[] = {{"fn", "lsq"}, {"data", beyond}};
+  CHECK(ck_workload_run(pso, ref, float_data, 2, &options, &result) ==
+        CK_ERROR_PARSE);
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "row 2 holds 1e+39, past single precision"), "%s",
+            message);
+  const ck_param double_data[] = {
+      {"fn", "lsq"}, {"data", beyond}, {"precision", "double"}, {"iters", "2"}};
+  CHECK_OK(ck_workload_run(pso, ref, double_data, 4, &options, &result));
 }
 
 /* A domain where every evaluation overflows: no best to report, said so

@@ -156,6 +156,8 @@ int cli_gen(int argc, char **argv) {
     return gen_usage("--dim D is required");
   if (!out || !*out)
     return gen_usage("--out FILE is required");
+  if (coef && !*coef)
+    return gen_usage("--coef: an empty file name");
   int same = 0;
   if (coef && ck_file_same(coef, out, &same) == CK_OK && same)
     return gen_usage("--coef '%s' and --out '%s' name one file", coef, out);

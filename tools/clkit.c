@@ -56,6 +56,13 @@ static int usage_error(const char *command, const char *message) {
   return EXIT_USAGE;
 }
 
+/* An argument no command takes, named. */
+static int unexpected(const char *command, const char *argument) {
+  char message[200];
+  snprintf(message, sizeof message, "unexpected argument '%.160s'", argument);
+  return usage_error(command, message);
+}
+
 static void print_main_help(FILE *out) {
   fprintf(
       out,
@@ -215,7 +222,7 @@ static int command_devices(int argc, char **argv) {
     }
   }
   if (optind < argc)
-    return usage_error("devices", "unexpected argument");
+    return unexpected("devices", argv[optind]);
   if (selector && !probe)
     return usage_error("devices", "--device chooses what --probe probes; "
                                   "'clkit devices' lists every device");
@@ -326,6 +333,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
     switch (c) {
     case OPT_DEVICE:
     case OPT_DEVICES:
+      if (!*optarg)
+        return usage_error(command, "--device: an empty selector");
       config->selector = optarg;
       break;
     case OPT_SEED: {
@@ -373,12 +382,12 @@ static int parse_run_options(const char *command, int argc, char **argv,
       if (strcmp(o->name, "instance") == 0)
         input = o->name;
     if (!input)
-      return usage_error(command, "unexpected argument");
+      return unexpected(command, argv[1 + optind]);
     if (config->param_count == MAX_PARAMS)
       return usage_error(command, "too many options");
     config->params[config->param_count++] = (ck_param){input, argv[1 + optind]};
   } else if (optind + 1 < argc) {
-    return usage_error(command, "unexpected argument");
+    return unexpected(command, argv[argc - 1]);
   }
   status =
       ck_workload_check(config->workload, config->params, config->param_count);
@@ -522,7 +531,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
     }
   }
   if (optind < argc)
-    return usage_error(command, "unexpected argument");
+    return unexpected(command, argv[optind]);
   ck_device_set set;
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
@@ -678,7 +687,7 @@ static int command_cache(int argc, char **argv) {
     return EXIT_OK;
   }
   if (argc > 2)
-    return usage_error("cache", "unexpected argument");
+    return unexpected("cache", argv[2]);
   if (strcmp(action, "info") == 0) {
     ck_cache_stats stats;
     ck_status status = ck_cache_query(&stats);

@@ -106,8 +106,10 @@ static ck_status check_config(const ck_aco_config *c, uint32_t n) {
   uint32_t largest = n < CK__ACO_SEGMENT_MAX ? n : CK__ACO_SEGMENT_MAX;
   if (c->partition && (c->partition < 8 || c->partition > largest))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --partition: %u is outside [8, %u]", c->partition,
-                    largest);
+                    n < 8 ? "option --partition: %u: segments need 8 cities "
+                            "or more, and the instance has %u"
+                          : "option --partition: %u is outside [8, %u]",
+                    c->partition, n < 8 ? n : largest);
   if (c->has_target && (!c->optimum || !(c->target_gap >= 0)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --target-gap: needs a known optimum (--optimum "

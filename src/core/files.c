@@ -36,6 +36,24 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s names a directory, not a file", path);
+  struct stat target;
+  if (stat(path, &target) == 0 && S_ISDIR(target.st_mode))
+    return ck__fail(CK_ERROR_IO, "cannot write %s: it is a directory", path);
+  if (stat(path, &target) == 0 && !S_ISREG(target.st_mode)) {
+    /* A device or a pipe (/dev/null, a FIFO) is written in place: a rename
+     * would replace the node itself. */
+    int opened = open(path, O_WRONLY | O_CLOEXEC);
+    if (opened < 0)
+      return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path,
+                      strerror(errno));
+    *temp = strdup(path);
+    if (!*temp) {
+      close(opened);
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    *fd = opened;
+    return CK_OK;
+  }
   char *candidate = malloc(size);
   if (!candidate)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
@@ -83,8 +101,15 @@ int ck__write_all(int fd, const void *buffer, size_t size) {
   return 0;
 }
 
+/* Whether fd was opened on the target itself (not a regular file). */
+static int written_in_place(int fd) {
+  struct stat opened;
+  return fstat(fd, &opened) == 0 && !S_ISREG(opened.st_mode);
+}
+
 ck_status ck__file_commit(int fd, char *temp, const char *path) {
   ck_status status = CK_OK;
+  int in_place = written_in_place(fd);
   /* On disk before the rename, so a crash cannot leave an empty file. */
   if (fsync(fd) != 0 && errno != EINVAL)
     status =
@@ -92,19 +117,20 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   if (close(fd) != 0 && status == CK_OK)
     status =
         ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
-  if (status == CK_OK && rename(temp, path) != 0)
+  if (status == CK_OK && !in_place && rename(temp, path) != 0)
     status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, path,
                       strerror(errno));
-  if (status != CK_OK)
+  if (status != CK_OK && !in_place)
     unlink(temp);
   free(temp);
   return status;
 }
 
 void ck__file_abandon(int fd, char *temp) {
+  int in_place = fd >= 0 && written_in_place(fd);
   if (fd >= 0)
     close(fd);
-  if (temp)
+  if (temp && !in_place)
     unlink(temp);
   free(temp);
 }

@@ -121,6 +121,8 @@ ck_status ck__cache_remove(const uint8_t key[32]);
  * less the umask), flushed to disk, and renamed over it, so that the target
  * holds the old content or the new, never a mix.
  *   open_temporary: creates ".<name>.tmp.<token>"; *temp is malloc'd.
+ *     A target that exists and is not a regular file (a device, a pipe)
+ *     is opened and written in place instead, *temp being its path.
  *   commit: fsync, close, rename; frees temp; on failure removes it.
  *   abandon: closes and removes the temporary after a failure.
  */

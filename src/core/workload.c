@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/workload_internal.h"
@@ -88,7 +89,10 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
                                 const char *const *writes) {
   for (size_t w = 0; writes[w]; ++w) {
     const char *written = ck__param_find(params, count, writes[w]);
-    if (!written)
+    struct stat target;
+    /* A device or a pipe is written in place, and /dev/null may take
+     * every output of a run. */
+    if (!written || (stat(written, &target) == 0 && !S_ISREG(target.st_mode)))
       continue;
     /* Each later output, then every input. */
     for (int pass = 0; pass < 2; ++pass) {
@@ -98,14 +102,20 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
         int same = 0;
         if (other && ck_file_same(written, other, &same) == CK_OK && same)
           return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                          "--%s and --%s both name '%s': %s", writes[w],
+                          "--%s and --%s both name '%s'; %s", writes[w],
                           others[o], written,
-                          pass ? "the run would replace its own input"
-                               : "one output would replace the other");
+                          pass ? "an output may not replace that file"
+                               : "give each output its own file");
       }
     }
   }
   return CK_OK;
+}
+
+/* strtod also reads leading blanks and hexadecimal; an option's number is
+ * plain decimal ("1e6" included). */
+static int plain_decimal(const char *text) {
+  return strchr("0123456789+-.", *text) && *text && !strpbrk(text, "xX");
 }
 
 ck_status ck__param_integer(const ck_param *params, size_t count,
@@ -120,7 +130,8 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
   char *end = NULL;
   errno = 0;
   double parsed = strtod(text, &end); /* accepts 1e6 as well as 1000000 */
-  if (end == text || *end != '\0' || errno == ERANGE || parsed != floor(parsed))
+  if (!plain_decimal(text) || end == text || *end != '\0' || errno == ERANGE ||
+      parsed != floor(parsed))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' is not a whole number", name, text);
   if (parsed < (double)minimum || parsed > (double)maximum)
@@ -142,7 +153,8 @@ ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
   char *end = NULL;
   errno = 0;
   double parsed = strtod(text, &end);
-  if (end == text || *end != '\0' || errno == ERANGE || !isfinite(parsed))
+  if (!plain_decimal(text) || end == text || *end != '\0' || errno == ERANGE ||
+      !isfinite(parsed))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' is not a number", name, text);
   if (parsed < minimum || parsed > maximum)

@@ -3,6 +3,7 @@
  * and the loop over generations, migrations and stopping rules, over a
  * backend's steps (ref, OpenCL, or CUDA's native generation).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,18 @@ static ck_status check_config(const ck_ga_config *c) {
   if (!(c->mutation_rate <= 1) || isnan(c->mutation_rate))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --pm: %g is outside [0, 1]", c->mutation_rate);
+  /* The gaps between mutations take 1 / log2(1 - pm) in the run's
+   * precision: a pm that 1 - pm does not tell from 0 would make it
+   * infinite. */
+  float rate = (float)c->mutation_rate;
+  if (c->mutation_rate > 0 &&
+      (c->double_precision ? 1.0 - c->mutation_rate == 1.0
+                           : 1.0f - rate == 1.0f))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --pm: %g is too small for %s precision (1 - pm "
+                    "rounds to 1); give 0 or at least %g",
+                    c->mutation_rate, c->double_precision ? "double" : "single",
+                    c->double_precision ? DBL_EPSILON / 2 : FLT_EPSILON / 2);
   if ((unsigned)c->crossover > CK_GA_SBX || !(c->crossover_parameter >= 0) ||
       !isfinite(c->crossover_parameter))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,

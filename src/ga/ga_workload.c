@@ -57,7 +57,8 @@ static ck_status parse_operator(const char *option, const char *text,
     *parameter = strtod(colon + 1, &end);
     if (end == colon + 1 || *end || !(*parameter >= 0) || *parameter > 1e6)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --%s: '%s' needs a number >= 0 after the colon",
+                      "option --%s: '%s' needs a number from 0 to 1e6 after "
+                      "the colon",
                       option, text);
   } else if (needs_parameter & (1 << *kind)) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,

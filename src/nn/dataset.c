@@ -629,8 +629,8 @@ static ck_status load_idx(const char *path, const uint8_t *bytes, size_t size,
               labels_path, labels.rows, path, features.rows);
     if (from && from->class_names)
       CK_FAIL(CK_ERROR_PARSE,
-              "%s: the labels are integers, but the classes to use "
-              "(classes_from) are names",
+              "%s: the labels are integers, but the classes to use (of "
+              "the training data or model) are names",
               labels_path);
   }
 
@@ -674,7 +674,7 @@ static ck_status load_idx(const char *path, const uint8_t *bytes, size_t size,
     if (from && (uint64_t)label >= from->classes)
       CK_FAIL(CK_ERROR_PARSE,
               "%s: record %zu: label %lld is not one of the %zu classes "
-              "(0 .. %zu) of the training data or model (classes_from)",
+              "(0 .. %zu) of the training data or model",
               labels_path, r + 1, (long long)label, from->classes,
               from->classes - 1);
     classes[r] = (int32_t)label;
@@ -912,8 +912,7 @@ static ck_status csv_integer_labels(const csv_reader *csv, int32_t *classes,
     if (from && (size_t)label >= from->classes)
       return ck__fail(CK_ERROR_PARSE,
                       "%s:%zu: field %zu: label %ld is not one of the %zu "
-                      "classes (0 .. %zu) of the training data or model "
-                      "(classes_from)",
+                      "classes (0 .. %zu) of the training data or model",
                       csv->path, line, field, label, from->classes,
                       from->classes - 1);
     classes[r] = (int32_t)label;
@@ -971,7 +970,7 @@ static ck_status csv_names_from(const csv_reader *csv, int32_t *classes,
     if (!found)
       CK_FAIL(CK_ERROR_PARSE,
               "%s:%zu: field %zu: label '%s' is not one of the %zu classes of "
-              "the training data or model (classes_from)",
+              "the training data or model",
               csv->path, csv->lines[r], csv->label_column + 1, csv->labels[r],
               from->classes);
     if (limit && found->index >= limit)
@@ -1007,7 +1006,7 @@ static ck_status csv_names(const csv_reader *csv, int32_t *classes,
     if (from && !integer_label(csv->labels[r], &ignored))
       CK_FAIL(CK_ERROR_PARSE,
               "%s:%zu: field %zu: label '%s' is a name, but the classes to "
-              "use (classes_from) are integers",
+              "use (of the training data or model) are integers",
               csv->path, csv->lines[r], csv->label_column + 1, csv->labels[r]);
   }
   sorted = malloc(csv->rows * sizeof *sorted);

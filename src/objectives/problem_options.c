@@ -151,6 +151,19 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
     CK_TRY(ck__parse_choice("precision", text, precisions, &choice));
     spec->double_precision = choice;
   }
+  /* A single-precision run holds the data as floats: past FLT_MAX a value
+   * would become infinite, and every evaluation with it. */
+  for (size_t j = 0; data_path && !spec->double_precision && j < job->data.rows;
+       ++j)
+    for (size_t d = 0; d <= job->data.dim; ++d) {
+      double value = d < job->data.dim ? job->data.a[j * job->data.dim + d]
+                                       : job->data.b[j];
+      if (fabs(value) > FLT_MAX)
+        CK_FAIL(CK_ERROR_PARSE,
+                "option --data: %s: row %zu holds %g, past single precision; "
+                "give --precision double",
+                data_path, j + 1, value);
+    }
   if ((text = ck__param_find(params, count, "lsq-mode"))) {
     CK_TRY(ck__parse_choice("lsq-mode", text, modes, &choice));
     job->lsq_mode = (ck_pso_lsq_mode)choice;
