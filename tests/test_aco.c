@@ -1467,6 +1467,23 @@ static void bad_workload(const ck_device *ref) {
        3,
        CK_ERROR_INVALID_ARGUMENT,
        "two instances"},
+      /* Options without their part would be dropped unseen. */
+      {{{"instance", eil51}, {"q0", "0.5"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--q0 has a part only with --algo acs"},
+      {{{"instance", eil51}, {"algo", "acs"}, {"restart", "5"}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--restart has a part only with --algo mmas"},
+      {{{"instance", eil51}, {"kicks", "3"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--kicks has a part only with --partition"},
+      {{{"instance", eil51}, {"ls", "none"}, {"ls-full", "1"}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--ls-full has a part only with a local search"},
       /* As `tsp eval`: one source of the optimum. */
       {{{"instance", eil51}, {"optima", optima}, {"optimum", "100"}},
        3,
@@ -1517,9 +1534,9 @@ static void bad_workload(const ck_device *ref) {
               ranges[k].value, (int)status, message);
   }
   /* Values inside every range pass the check. */
-  const ck_param inside[] = {{"iters", "1e12"},    {"alpha", "10"},
-                             {"beta", "0"},        {"optimum", "1e15"},
-                             {"ls-ants", "65536"}, {"q0", "1"}};
+  const ck_param inside[] = {
+      {"iters", "1e12"},    {"alpha", "10"}, {"beta", "0"}, {"optimum", "1e15"},
+      {"ls-ants", "65536"}, {"algo", "acs"}, {"q0", "1"}};
   CHECK_OK(ck_workload_check(aco, inside, sizeof inside / sizeof inside[0]));
 
   /* And a good one: random:N with the seed, within the options given. */

@@ -370,6 +370,8 @@ static void check_run_usage_errors(void) {
         NULL},
        "--layers comes from the model"},
       {{"run", "nn", "--device", "ref", "--patience", "3", NULL}, "--val"},
+      {{"run", "nn", "--device", "ref", "--momentum", "0.5", NULL},
+       "--momentum is SGD's"},
       {{"run", "nn", "--device", "ref", "--label-col", "2", NULL},
        "--label-col"},
       {{"run", "nn", "--device", "ref", "--split", "1e-9", "--epochs", "1",

@@ -284,6 +284,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
                         &c->learning_rate));
   CK_TRY(ck__param_real(params, count, "momentum", c->momentum, 0, 0.999999,
                         &c->momentum));
+  if (c->optimizer != CK_NN_SGD && ck__param_find(params, count, "momentum"))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--momentum is SGD's; --optimizer adam keeps its own moments");
   CK_TRY(ck__param_real(params, count, "weight-decay", 0, 0, 1e6,
                         &c->weight_decay));
   if ((text = ck__param_find(params, count, "schedule")))
