@@ -37,9 +37,10 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s names a directory, not a file", path);
   struct stat target;
-  if (stat(path, &target) == 0 && S_ISDIR(target.st_mode))
+  int exists = stat(path, &target) == 0;
+  if (exists && S_ISDIR(target.st_mode))
     return ck__fail(CK_ERROR_IO, "cannot write %s: it is a directory", path);
-  if (stat(path, &target) == 0 && !S_ISREG(target.st_mode)) {
+  if (exists && !S_ISREG(target.st_mode)) {
     /* A device or a pipe (/dev/null, a FIFO) is written in place: a rename
      * would replace the node itself. */
     int opened = open(path, O_WRONLY | O_CLOEXEC);

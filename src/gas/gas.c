@@ -64,7 +64,6 @@ ck_status ck_gas_config_init(ck_gas_config *config) {
   return CK_OK;
 }
 
-/* Checks the settings that do not depend on the box. */
 /* In a periodic box a particle may meet only the nearest image of another:
  * the cutoff must fit in half the box. */
 static ck_status check_cutoff_fits(const ck_gas_config *c) {
@@ -77,6 +76,7 @@ static ck_status check_cutoff_fits(const ck_gas_config *c) {
   return CK_OK;
 }
 
+/* Checks the settings that do not depend on the box. */
 static ck_status check_config(const ck_gas_config *c) {
   if (c->particles < 1 || c->particles > (1u << 30))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -804,12 +804,6 @@ fail:
   return status;
 }
 
-/* The loaded state's neighbour structure, built again as the saved run
- * had it. Cells mode: the cells of the current positions (sorting them
- * again moves nothing). Verlet mode: the rebuild's, from the reference
- * positions: they go through the rebuild in the positions' place (in
- * slot order already, so it moves nothing), then the current positions
- * and the flags are put back. */
 /* Entry i of a saved array of reals of real_size bytes. */
 static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
   if (real_size == 8) {
@@ -846,6 +840,12 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
   return CK_OK;
 }
 
+/* The loaded state's neighbour structure, built again as the saved run
+ * had it. Cells mode: the cells of the current positions (sorting them
+ * again moves nothing). Verlet mode: the rebuild's, from the reference
+ * positions: they go through the rebuild in the positions' place (in
+ * slot order already, so it moves nothing), then the current positions
+ * and the flags are put back. */
 static ck_status rebuild_loaded(ck_gas *gas, const uint8_t *positions,
                                 const uint8_t *reference,
                                 const uint8_t *flags) {

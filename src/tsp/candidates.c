@@ -30,9 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* As in tsplib.c: coordinates beyond this would overflow the distances
- * or the sums of them (clkit/tsp.h). */
-#define TSP_COORDINATE_LIMIT CK_TSP_MAX_COORDINATE
 /* Cities per grid cell, on average. */
 #define CITIES_PER_CELL 2.0
 /* Relative slack on the search bound (see above). */
@@ -372,13 +369,13 @@ ck_status ck_tsp_candidates(const ck_tsp_instance *instance, uint32_t k,
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "%s: the instance has no coordinates", function);
     for (uint32_t i = 0; i < n; ++i)
-      if (!(fabs(instance->x[i]) <= TSP_COORDINATE_LIMIT &&
-            fabs(instance->y[i]) <= TSP_COORDINATE_LIMIT))
+      if (!(fabs(instance->x[i]) <= CK_TSP_MAX_COORDINATE &&
+            fabs(instance->y[i]) <= CK_TSP_MAX_COORDINATE))
         return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                         "%s: city %" PRIu32 " has coordinates (%g, %g) "
                         "beyond %g",
                         function, i, instance->x[i], instance->y[i],
-                        TSP_COORDINATE_LIMIT);
+                        CK_TSP_MAX_COORDINATE);
   }
 
   heap.keys = malloc((size_t)k * sizeof *heap.keys);

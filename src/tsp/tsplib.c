@@ -40,15 +40,14 @@
 #include <string.h>
 
 /*
- * The largest coordinate magnitude accepted (clkit/tsp.h). The distances
- * are 32-bit integers computed from doubles, and the local search adds up
- * to four of them in an int: within +-1.8e8 every EUC_2D/CEIL_2D/ATT
- * distance is at most ceil(2*sqrt(2)*1.8e8) = 509116883 <=
- * CK_TSP_MAX_DISTANCE = 2^29 - 1, and GEO's (int) of the degrees is
- * defined. EXPLICIT weights off the diagonal are held to
- * CK_TSP_MAX_DISTANCE directly.
+ * Why CK_TSP_MAX_COORDINATE (clkit/tsp.h), the largest coordinate magnitude
+ * accepted, is 1.8e8: the distances are 32-bit integers computed from
+ * doubles, and the local search adds up to four of them in an int: within
+ * +-1.8e8 every EUC_2D/CEIL_2D/ATT distance is at most ceil(2*sqrt(2)*1.8e8) =
+ * 509116883 <= CK_TSP_MAX_DISTANCE = 2^29 - 1, and GEO's (int) of the degrees
+ * is defined. EXPLICIT weights off the diagonal are held to CK_TSP_MAX_DISTANCE
+ * directly.
  */
-#define TSP_COORDINATE_LIMIT CK_TSP_MAX_COORDINATE
 /* Bytes gathered before each write() of a tour file. */
 #define WRITE_CHUNK ((size_t)1 << 16)
 
@@ -493,12 +492,12 @@ static ck_status read_node(tsp_reader *reader, node_block *block, char *line) {
                               "%c coordinate \"%s\" of node %" PRId64
                               " is not a number",
                               "xy"[axis], ck__text_quote(text).text, id);
-    if (kind != CK__TEXT_NUMBER_OK || fabs(value[axis]) > TSP_COORDINATE_LIMIT)
+    if (kind != CK__TEXT_NUMBER_OK || fabs(value[axis]) > CK_TSP_MAX_COORDINATE)
       return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
                               "%c coordinate %s of node %" PRId64
                               " is out of range (at most %g in magnitude)",
                               "xy"[axis], ck__text_quote(text).text, id,
-                              TSP_COORDINATE_LIMIT);
+                              CK_TSP_MAX_COORDINATE);
   }
   block->seen[index] = 1;
   block->x[index] = value[0];
@@ -885,8 +884,8 @@ static ck_status check_instance(const ck_tsp_instance *instance,
 
 /* Coordinates a distance can be computed from without overflow. */
 static int usable_point(const ck_tsp_instance *instance, uint32_t i) {
-  return fabs(instance->x[i]) <= TSP_COORDINATE_LIMIT &&
-         fabs(instance->y[i]) <= TSP_COORDINATE_LIMIT;
+  return fabs(instance->x[i]) <= CK_TSP_MAX_COORDINATE &&
+         fabs(instance->y[i]) <= CK_TSP_MAX_COORDINATE;
 }
 
 static ck_status check_point(const ck_tsp_instance *instance, uint32_t i,
@@ -896,7 +895,7 @@ static ck_status check_point(const ck_tsp_instance *instance, uint32_t i,
   return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                   "%s: city %" PRIu32 " has coordinates (%g, %g) beyond %g",
                   function, i, instance->x[i], instance->y[i],
-                  TSP_COORDINATE_LIMIT);
+                  CK_TSP_MAX_COORDINATE);
 }
 
 /* The distance of a checked instance. */
