@@ -371,9 +371,33 @@ static void check_run_usage_errors(void) {
        "--layers comes from the model"},
       {{"run", "nn", "--device", "ref", "--patience", "3", NULL}, "--val"},
       {{"run", "nn", "--device", "ref", "--momentum", "0.5", NULL},
-       "--momentum is SGD's"},
+       "--momentum applies only with --optimizer sgd"},
       {{"run", "nn", "--device", "ref", "--label-col", "2", NULL},
-       "--label-col"},
+       "option --label-col describes CSV files, and this run reads none"},
+      {{"run", "nn", "--device", "ref", "--header", "yes", "--epochs", "1",
+        NULL},
+       "option --header describes CSV files"},
+      {{"run", "nn", "--device", "ref", "--load", "m.ckn", "--epochs", "3",
+        NULL},
+       "option --epochs applies only with --train FILE"},
+      {{"run", "nn", "--device", "ref", "--load", "m.ckn", "--save", "n.ckn",
+        NULL},
+       "option --save applies only with --train FILE"},
+      {{"run", "nn", "--device", "ref", "--test-labels", "t.idx", NULL},
+       "option --test-labels applies only with --test FILE or --predict"},
+      /* pso and ga: what only lsq reads. */
+      {{"run", "pso", "--device", "ref", "--lsq-mode", "group", NULL},
+       "option --lsq-mode applies only with --fn lsq"},
+      {{"run", "ga", "--device", "ref", "--fn", "rastrigin", "--lsq-mode",
+        "thread", NULL},
+       "option --lsq-mode applies only with --fn lsq"},
+      /* gas: the strips read cells and Verlet lists. */
+      {{"run", "gas", "--device", "ref", "--neighbors", "allpairs", "--strips",
+        "on", NULL},
+       "option --strips applies only with --neighbors cells or verlet"},
+      {{"run", "gas", "--neighbors", "allpairs", "--strips", "auto", "--tiles",
+        "direct", "--particles", "2000000000", NULL},
+       "--particles"},
       {{"run", "nn", "--device", "ref", "--split", "1e-9", "--epochs", "1",
         NULL},
        "--split 1e-09 of the 2000 rows"},
@@ -417,6 +441,21 @@ static void check_pso_files(void) {
       "--out",  out,   "--trace",     trace, NULL};
   r = run_clkit(pso);
   EXPECT_EXIT(r, 0, pso);
+  release(&r);
+  /* Data beside an objective that reads none would be dropped unseen. */
+  const char *const sphere[] = {"run",    "pso",    "--device", "ref", "--fn",
+                                "sphere", "--data", data,       NULL};
+  r = run_clkit(sphere);
+  EXPECT_EXIT(r, 2, sphere);
+  EXPECT_HAS(r.err, "option --data: --fn sphere takes no data", sphere);
+  release(&r);
+  /* A CSV file's rows carry their labels; a labels file is refused. */
+  const char *const labels[] = {"run",     "nn", "--device",       "ref",
+                                "--train", data, "--train-labels", coefficients,
+                                NULL};
+  r = run_clkit(labels);
+  EXPECT_EXIT(r, 2, labels);
+  EXPECT_HAS(r.err, "is CSV, whose rows carry their labels", labels);
   release(&r);
   char *truth = test_read_file(coefficients, NULL),
        *found = test_read_file(out, NULL);

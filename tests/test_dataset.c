@@ -735,6 +735,29 @@ static void test_csv_good(void) {
   ck_dataset_free(&dataset);
   options.header = -1;
 
+  /* A CSV row carries its label: a labels file is refused, not dropped,
+   * unless the rows are read unlabelled (which ignores it, as for IDX). */
+  options.labels_path = "letters-labels-idx1-ubyte";
+  {
+    char path[600];
+    const char *message = "";
+    test_path_in(work_dir, "letters.csv", path, sizeof path);
+    ck_dataset untouched = {7, 7, NULL, NULL, 7, NULL};
+    CHECK(ck_dataset_load(path, &options, &untouched) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    ck_error_last(&message);
+    CHECK_MSG(strstr(message, "is CSV, whose rows carry their labels") &&
+                  strstr(message, "letters-labels-idx1-ubyte"),
+              "labels file beside CSV: %s", message);
+    CHECK(is_zeroed(&untouched));
+    options.labelled = 0;
+    CHECK_OK(load_text("forced.csv", "1,2,3\n4,5,6\n", &options, &dataset));
+    CHECK(dataset.rows == 2 && dataset.features == 3 && dataset.classes == 0);
+    ck_dataset_free(&dataset);
+    options.labelled = 1;
+  }
+  options.labels_path = NULL;
+
   /* Comments, blank lines, CRLF, blanks around fields, a BOM, a comment
    * before the header. */
   CHECK_OK(load_text("messy.csv",

@@ -106,7 +106,9 @@ typedef struct ck_dataset_options {
    * it has integer classes, a name label is an error, and so are integer
    * labels of an IDX file when it has names. */
   const struct ck_dataset *classes_from;
-  /* IDX: the labels file; NULL (default) derives it from the name. */
+  /* IDX: the labels file; NULL (default) derives it from the name. A CSV
+   * file's rows carry their labels: given for one that is read labelled,
+   * it is CK_ERROR_INVALID_ARGUMENT rather than dropped. */
   const char *labels_path;
   /* Whether rows carry labels: 1 (default) yes; 0 no (CSV rows are all
    * features and label_column is ignored; IDX needs no labels file); -1
@@ -131,7 +133,8 @@ ck_status ck_dataset_options_init(ck_dataset_options *options);
  * described at the top, with the file and line or record (CK_ERROR_PARSE
  * also for a feature count other than options->features);
  * CK_ERROR_INVALID_ARGUMENT for bad options (labelled outside -1 .. 1, or
- * -1 for a CSV file without options->features); CK_ERROR_OUT_OF_MEMORY.
+ * -1 for a CSV file without options->features, or labels_path for a CSV
+ * file read labelled); CK_ERROR_OUT_OF_MEMORY.
  * On failure *dataset is left zeroed.
  */
 ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,

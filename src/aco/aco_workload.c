@@ -166,27 +166,17 @@ static ck_status options_parse(const ck_param *params, size_t count,
     CK_TRY(ck__param_integer(params, count, "kicks", 0, 0, 1e9, &integer));
     c->kicks = (uint32_t)integer;
   }
-  /* Options whose part is missing would be dropped unseen. */
-  static const struct {
-    const char *option, *needs;
-  } apart[] = {
-      {"q0", "--algo acs"},
-      {"restart", "--algo mmas"},
-      {"kicks", "--partition K"},
-      {"ls-ants", "a local search (--ls 2opt or 2opt+oropt)"},
-      {"ls-longest", "a local search (--ls 2opt or 2opt+oropt)"},
-      {"ls-full", "a local search (--ls 2opt or 2opt+oropt)"},
+  const char *search = "a local search (--ls 2opt or 2opt+oropt)";
+  int no_search = c->local_search == CK_ACO_LS_NONE;
+  const ck__option_part parts[] = {
+      {"q0", c->algorithm != CK_ACO_ACS, "--algo acs"},
+      {"restart", c->algorithm != CK_ACO_MMAS, "--algo mmas"},
+      {"kicks", c->partition == 0, "--partition K"},
+      {"ls-ants", no_search, search},
+      {"ls-longest", no_search, search},
+      {"ls-full", no_search, search},
   };
-  int missing[] = {c->algorithm != CK_ACO_ACS,
-                   c->algorithm != CK_ACO_MMAS,
-                   c->partition == 0,
-                   c->local_search == CK_ACO_LS_NONE,
-                   c->local_search == CK_ACO_LS_NONE,
-                   c->local_search == CK_ACO_LS_NONE};
-  for (size_t i = 0; i < sizeof apart / sizeof apart[0]; ++i)
-    if (missing[i] && ck__param_find(params, count, apart[i].option))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --%s has a part only with %s",
-              apart[i].option, apart[i].needs);
+  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   text = ck__param_find(params, count, "lanes");
   if (text && strcmp(text, "auto") != 0) {
     CK_TRY(ck__param_integer(params, count, "lanes", 1, 1, 256, &integer));

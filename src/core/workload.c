@@ -112,6 +112,16 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
   return CK_OK;
 }
 
+ck_status ck__param_parts(const ck_param *params, size_t count,
+                          const ck__option_part *parts, size_t part_count) {
+  for (size_t i = 0; i < part_count; ++i)
+    if (parts[i].missing && ck__param_find(params, count, parts[i].option))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s applies only with %s", parts[i].option,
+                      parts[i].part);
+  return CK_OK;
+}
+
 /* strtod also reads leading blanks and hexadecimal; an option's number is
  * plain decimal ("1e6" included). */
 static int plain_decimal(const char *text) {

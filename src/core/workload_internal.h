@@ -47,6 +47,20 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
                                 const char *const *reads,
                                 const char *const *writes);
 
+/* An option that means something only beside another part of a run: e.g.
+ * --q0 only with --algo acs. */
+typedef struct ck__option_part {
+  const char *option; /* the option's name, without dashes */
+  int missing;        /* nonzero when this run lacks the part */
+  const char *part;   /* the part as a message names it: "--algo acs" */
+} ck__option_part;
+
+/* CK_OK unless an option of parts is given while its part is missing;
+ * then CK_ERROR_INVALID_ARGUMENT: "option --X applies only with PART".
+ * Such an option would otherwise be dropped unseen. */
+ck_status ck__param_parts(const ck_param *params, size_t count,
+                          const ck__option_part *parts, size_t part_count);
+
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,

@@ -324,17 +324,15 @@ static ck_status job_parse(const ck_param *params, size_t count,
   job->png = ck__param_find(params, count, "png");
   job->checkpoint = ck__param_find(params, count, "checkpoint");
   job->restart = ck__param_find(params, count, "restart");
-  /* Settings of an output that is not written would be dropped unseen. */
-  static const struct {
-    const char *option, *needs;
-  } companions[] = {{"traj-every", "traj"}, {"rdf-bins", "rdf"},
-                    {"rdf-range", "rdf"},   {"rdf-every", "rdf"},
-                    {"png-size", "png"},    {"checkpoint-every", "checkpoint"}};
-  for (size_t i = 0; i < sizeof companions / sizeof companions[0]; ++i)
-    if (ck__param_find(params, count, companions[i].option) &&
-        !ck__param_find(params, count, companions[i].needs))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--%s needs --%s FILE",
-              companions[i].option, companions[i].needs);
+  const ck__option_part parts[] = {
+      {"traj-every", !job->traj, "--traj FILE"},
+      {"rdf-bins", !job->rdf, "--rdf FILE"},
+      {"rdf-range", !job->rdf, "--rdf FILE"},
+      {"rdf-every", !job->rdf, "--rdf FILE"},
+      {"png-size", !job->png, "--png FILE"},
+      {"checkpoint-every", !job->checkpoint, "--checkpoint FILE"},
+  };
+  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   if (job->restart && c->xyz_path)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--restart and --xyz both give the starting state; give one");
@@ -377,6 +375,23 @@ static ck_status job_parse(const ck_param *params, size_t count,
                 "--%s: --restart continues with the checkpoint's settings; "
                 "leave --%s out",
                 option->name, option->name);
+  } else {
+    /* A kernel form of another neighbour mode; "auto" leaves it to clkit,
+     * which holds for any mode. */
+    int verlet = c->neighbors == CK_GAS_VERLET;
+    int all_pairs = c->neighbors == CK_GAS_ALL_PAIRS;
+    const char *sort = ck__param_find(params, count, "sort");
+    const char *tiles = ck__param_find(params, count, "tiles");
+    const char *strips = ck__param_find(params, count, "strips");
+    const ck__option_part parts[] = {
+        {"sort", !verlet && sort && strcmp(sort, "auto") != 0,
+         "--neighbors verlet:SKIN"},
+        {"tiles", !all_pairs && tiles && strcmp(tiles, "auto") != 0,
+         "--neighbors allpairs"},
+        {"strips", all_pairs && strips && strcmp(strips, "auto") != 0,
+         "--neighbors cells or verlet:SKIN"},
+    };
+    CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   }
 fail:
   return status;

@@ -30,6 +30,7 @@
 #include "clkit/dataset.h"
 
 #include "ck_philox.h"
+#include "nn/nn_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1205,7 +1206,14 @@ static ck_status check_options(const ck_dataset_options *options,
 
 ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,
                           ck_dataset *dataset) {
+  ck__dataset_format format;
+  return ck__dataset_load(path, options, dataset, &format);
+}
+
+ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
+                           ck_dataset *dataset, ck__dataset_format *format) {
   ck_status status = CK_OK;
+  *format = CK__DATASET_UNKNOWN;
   ck_dataset_options defaults;
   uint8_t *bytes = NULL;
   size_t size = 0;
@@ -1221,10 +1229,19 @@ ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,
   if (!path)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_dataset_load: path is NULL");
   CK_TRY(read_data_file(path, &bytes, &size));
-  if (size > 0 && bytes[0] == 0)
+  if (size > 0 && bytes[0] == 0) {
+    *format = CK__DATASET_IDX;
     CK_TRY(load_idx(path, bytes, size, options, dataset));
-  else
+  } else {
+    *format = CK__DATASET_CSV;
+    /* A CSV row carries its label: a labels file would be dropped. */
+    if (options->labels_path && options->labelled != 0)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s is CSV, whose rows carry their labels; a labels file (%s) "
+              "goes with IDX features",
+              path, options->labels_path);
     CK_TRY(load_csv(path, (char *)bytes, size, options, dataset));
+  }
   free(bytes);
   return CK_OK;
 

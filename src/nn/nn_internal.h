@@ -18,6 +18,18 @@
 
 typedef struct nn_state nn_state;
 
+/* The two formats ck_dataset_load reads. */
+typedef enum ck__dataset_format {
+  CK__DATASET_UNKNOWN = 0, /* not read yet: the file could not be opened */
+  CK__DATASET_CSV,
+  CK__DATASET_IDX
+} ck__dataset_format;
+
+/* ck_dataset_load, and which format the file had (set as soon as it is
+ * known, so also when its content then fails to parse). */
+ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
+                           ck_dataset *dataset, ck__dataset_format *format);
+
 /* Kernel tuning in place of the per-device choice (for tests that run
  * the GPU form on a CPU): output tile side (a power of two, 8 .. 128) and
  * whether tiles are staged in local memory. */

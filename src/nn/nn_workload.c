@@ -210,13 +210,6 @@ static ck_status job_parse(const ck_param *params, size_t count,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--%s comes from the model that --load reads; leave it out",
               from_model[i]);
-  int synthetic = job->train && strncmp(job->train, "spirals:", 8) == 0;
-  if (synthetic && !job->test && !job->predict &&
-      (ck__param_find(params, count, "label-col") ||
-       ck__param_find(params, count, "header")))
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--label-col and --header describe CSV files; %s has none",
-            job->train);
   if ((text = ck__param_find(params, count, "label-col"))) {
     if (strcmp(text, "first") == 0)
       job->csv.label_column = 0;
@@ -284,9 +277,6 @@ static ck_status job_parse(const ck_param *params, size_t count,
                         &c->learning_rate));
   CK_TRY(ck__param_real(params, count, "momentum", c->momentum, 0, 0.999999,
                         &c->momentum));
-  if (c->optimizer != CK_NN_SGD && ck__param_find(params, count, "momentum"))
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--momentum is SGD's; --optimizer adam keeps its own moments");
   CK_TRY(ck__param_real(params, count, "weight-decay", 0, 0, 1e6,
                         &c->weight_decay));
   if ((text = ck__param_find(params, count, "schedule")))
@@ -304,16 +294,37 @@ static ck_status job_parse(const ck_param *params, size_t count,
   job->patience = (unsigned)integer;
   CK_TRY(ck__param_real(params, count, "val", 0, 0, 0.9,
                         &job->validation_fraction));
-  if (job->patience && !(job->validation_fraction > 0))
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--patience counts epochs without a better validation loss; "
-            "give --val F too");
   job->normalization = CK_NORMALIZE_ZSCORE;
   if ((text = ck__param_find(params, count, "normalize"))) {
     static const char *const kinds[] = {"none", "zscore", "minmax", NULL};
     CK_TRY(ck__parse_choice("normalize", text, kinds, &kind));
     job->normalization = (ck_normalization_kind)kind;
   }
+  /* Without --train a loaded model only evaluates and predicts: what
+   * shapes training would be dropped unseen. */
+  const char *training = "--train FILE (a loaded model is not trained "
+                         "without it)";
+  int untrained = !job->train;
+  const ck__option_part parts[] = {
+      {"momentum", c->optimizer != CK_NN_SGD, "--optimizer sgd"},
+      {"patience", !(job->validation_fraction > 0), "--val F"},
+      {"epochs", untrained, training},
+      {"lr", untrained, training},
+      {"momentum", untrained, training},
+      {"optimizer", untrained, training},
+      {"weight-decay", untrained, training},
+      {"schedule", untrained, training},
+      {"batch", untrained, training},
+      {"val", untrained, training},
+      {"patience", untrained, training},
+      {"split", untrained, training},
+      {"trace", untrained, training},
+      {"save", untrained, training},
+      {"train-labels", untrained, training},
+      {"test-labels", !job->test && !job->predict,
+       "--test FILE or --predict FILE"},
+  };
+  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   if (job->split) {
     if (job->test)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -381,17 +392,23 @@ static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
   return CK_OK;
 }
 
+/* Loads a data file or makes spirals; counts the CSV files read in
+ * *csv_files (what --label-col and --header describe). */
 static ck_status load_data(const char *path, const char *labels,
                            const ck_dataset_options *base,
                            const ck_dataset *classes_from, size_t class_limit,
-                           uint64_t seed, uint64_t stream, ck_dataset *data) {
+                           uint64_t seed, uint64_t stream, ck_dataset *data,
+                           unsigned *csv_files) {
   if (strncmp(path, "spirals:", 8) == 0)
     return spirals(path, seed, stream, data);
   ck_dataset_options options = *base;
   options.labels_path = labels;
   options.classes_from = classes_from;
   options.class_limit = class_limit;
-  return ck_dataset_load(path, &options, data);
+  ck__dataset_format format;
+  ck_status status = ck__dataset_load(path, &options, data, &format);
+  *csv_files += format == CK__DATASET_CSV;
+  return status;
 }
 
 /* The model's classes as a data set to number test labels by. */
@@ -530,6 +547,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   ck_nn_config *c = &job.config;
   uint64_t seed = c->seed;
   double started = ck__seconds();
+  unsigned csv_files = 0;
 
   if (job.load) {
     CK_TRY(ck__nn_model_load(device, job.load, c, &job.tuning, &nn));
@@ -543,7 +561,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (training) {
     CK_TRY(load_data(job.train, job.train_labels, &job.csv,
                      job.load ? &classes_view : NULL, class_limit, seed, 1,
-                     &whole));
+                     &whole, &csv_files));
     if (job.split) {
       double split = strtod(job.split, NULL);
       if (split < 1) {
@@ -592,7 +610,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (job.test) {
     CK_TRY(load_data(job.test, job.test_labels, &job.csv,
                      nn ? &classes_view : NULL, c->sizes[c->layer_count - 1],
-                     seed, 2, &test));
+                     seed, 2, &test, &csv_files));
   } else if (training && !job.split && strncmp(job.train, "spirals:", 8) == 0) {
     char spec[64];
     snprintf(spec, sizeof spec, "spirals:%zu",
@@ -609,6 +627,28 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     CK_FAIL_PREFIX(status, "%s: ", job.train);
   if (test.rows && (status = ck_nn_attach(nn, CK_NN_TEST, &test)))
     CK_FAIL_PREFIX(status, "%s: ", job.test ? job.test : job.train);
+
+  if (job.predict) {
+    /* Rows to predict may come with labels (then scored too) or without;
+     * they are read before training, so that a bad file costs none. */
+    ck_dataset_options predict_options = job.csv;
+    predict_options.classes_from = &classes_view;
+    predict_options.labelled = -1;
+    predict_options.features = c->sizes[0];
+    predict_options.labels_path = job.test_labels;
+    ck__dataset_format format;
+    CK_TRY(ck__dataset_load(job.predict, &predict_options, &predict, &format));
+    csv_files += format == CK__DATASET_CSV;
+  }
+  /* What describes CSV files, in a run that reads none, would be dropped
+   * unseen. */
+  for (size_t i = 0; i < 2 && !csv_files; ++i) {
+    const char *option = i ? "header" : "label-col";
+    if (ck__param_find(params, count, option))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --%s describes CSV files, and this run reads none",
+              option);
+  }
 
   size_t classes = c->sizes[c->layer_count - 1];
   if (training) {
@@ -648,13 +688,6 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     }
   }
   if (job.predict) {
-    /* Rows to predict may come with labels (then scored too) or without. */
-    ck_dataset_options predict_options = job.csv;
-    predict_options.classes_from = &classes_view;
-    predict_options.labelled = -1;
-    predict_options.features = c->sizes[0];
-    predict_options.labels_path = job.test_labels;
-    CK_TRY(ck_dataset_load(job.predict, &predict_options, &predict));
     predicted = malloc((predict.rows ? predict.rows : 1) * sizeof *predicted);
     if (!predicted)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");

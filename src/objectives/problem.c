@@ -114,6 +114,15 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "the objective in %s takes a data argument: give --data FILE",
               problem->user_name);
+    if (!problem->user_has_data && spec->data)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --data: the objective in %s takes no data argument "
+              "(objective(x, dim, __global const float *data))",
+              problem->user_name);
+  } else if (!lsq && spec->data) {
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --data: --fn %s takes no data; lsq and user objectives do",
+            spec->function);
   }
   return CK_OK;
 fail:

@@ -164,6 +164,9 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                 "give --precision double",
                 data_path, j + 1, value);
     }
+  const ck__option_part parts[] = {
+      {"lsq-mode", !info || info->id != CK_OBJECTIVE_LSQ, "--fn lsq"}};
+  CK_TRY(ck__param_parts(params, count, parts, 1));
   if ((text = ck__param_find(params, count, "lsq-mode"))) {
     CK_TRY(ck__parse_choice("lsq-mode", text, modes, &choice));
     job->lsq_mode = (ck_pso_lsq_mode)choice;
