@@ -795,6 +795,21 @@ static void check_tsp(void) {
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "optimum 7000, gap 7.74%", args);
+    CHECK_MSG(strstr(r.err, "warning") == NULL, "a true optimum warned: %s",
+              r.err);
+    release(&r);
+  }
+  {
+    /* An optimum above a valid tour's length cannot be this instance's. */
+    const char *const args[] = {"tsp",    "eval", "--optimum", "8000",
+                                instance, tour,   NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "optimum 8000, gap -5.72%", args);
+    EXPECT_HAS(r.err,
+               "warning: the tour is shorter than the optimum given, "
+               "8000: that is not berlin52's optimum",
+               args);
     release(&r);
   }
   {
@@ -860,6 +875,8 @@ static void check_tsp(void) {
       {{"tsp", "eval", "a.tsp", "b.tour", "--bogus", NULL}, "--bogus"},
       {{"tsp", "eval", "a.tsp", "b.tour", "--optimum", "abc", NULL},
        "--optimum"},
+      {{"tsp", "eval", "a.tsp", "b.tour", "--optimum", "0", NULL},
+       "--optimum takes a whole number >= 1"},
       {{"tsp", "eval", "a.tsp", "b.tour", "--optima", NULL}, "--optima"},
   };
   for (size_t c = 0; c < sizeof usage / sizeof usage[0]; ++c) {
@@ -892,6 +909,19 @@ static void check_aco_run(void) {
   snprintf(malformed, sizeof malformed, "%s/malformed.tsp", work_dir);
   snprintf(missing, sizeof missing, "%s/missing.tsp", work_dir);
   snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/aco.tour", work_dir);
+  {
+    /* An optimum above the best tour's length is explained, not hidden. */
+    const char *const args[] = {"run",       "aco",     instance, "--device",
+                                "ref",       "--iters", "2",      "--optimum",
+                                "100000000", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out,
+               "is shorter than the optimum given, 100000000: that is not "
+               "eil51's optimum",
+               args);
+    release(&r);
+  }
   {
     const char *const args[] = {
         "run", "aco",      instance, "--device",   "ref", "--iters",

@@ -86,7 +86,7 @@ static int tsp_info(const char *path) {
 }
 
 /* optima: a file to look the name up in, or NULL; optimum: given with
- * --optimum, or -1. */
+ * --optimum (>= 1), or -1. */
 static int tsp_eval(const char *path, const char *tour_path, const char *optima,
                     int64_t optimum) {
   ck_tsp_instance instance;
@@ -113,9 +113,13 @@ static int tsp_eval(const char *path, const char *tour_path, const char *optima,
   if (optimum > 0)
     printf(", optimum %" PRId64 ", gap %.2f%%", optimum,
            100.0 * (double)(length - optimum) / (double)optimum);
-  else if (optimum == 0)
-    printf(", optimum 0");
   putchar('\n');
+  /* A valid tour shorter than the optimum proves the optimum wrong. */
+  if (optimum > length)
+    fprintf(stderr,
+            "clkit tsp: warning: the tour is shorter than the optimum "
+            "given, %" PRId64 ": that is not %s's optimum\n",
+            optimum, instance.name);
   code = finish_output();
 done:
   free(tour);
@@ -145,9 +149,9 @@ int cli_tsp(int argc, char **argv) {
       char *end = NULL;
       errno = 0;
       long long value = strtoll(optarg, &end, 10);
-      if (!*optarg || *end || errno == ERANGE || value < 0 || *optarg == ' ' ||
+      if (!*optarg || *end || errno == ERANGE || value < 1 || *optarg == ' ' ||
           *optarg == '+')
-        return tsp_usage("--optimum takes a whole number >= 0, not '%s'",
+        return tsp_usage("--optimum takes a whole number >= 1, not '%s'",
                          optarg);
       optimum = value;
       break;

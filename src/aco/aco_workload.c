@@ -379,6 +379,18 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   if (job.config.optimum) {
     ck__result_metric(result, "optimum", (double)job.config.optimum, "");
     ck__result_metric(result, "gap_percent", report.gap, "%");
+    /* A valid tour shorter than the optimum given proves that optimum
+     * wrong for this instance (another instance's, or a typing slip); the
+     * run stands, and its negative gap is explained. */
+    if (length < job.config.optimum && options && options->log) {
+      char line[300];
+      snprintf(line, sizeof line,
+               "warning: the best tour, %lld, is shorter than the optimum "
+               "given, %lld: that is not %s's optimum",
+               (long long)length, (long long)job.config.optimum,
+               job.instance.name);
+      options->log(options->log_user, line);
+    }
   }
   ck__result_metric(result, "iterations", (double)report.iterations, "");
   ck__result_metric(result, "best_iteration", (double)report.best_iteration,
