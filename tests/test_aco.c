@@ -1521,6 +1521,8 @@ static void bad_workload(const ck_device *ref) {
       {"ants", "0", "option --ants: 0 is outside [1, 65536]"},
       {"time", "2e9", "option --time: 2e9 is outside [0, 1e+09]"},
       {"target-gap", "-1", "option --target-gap: -1 is outside [0, 1e+06]"},
+      /* Not a range, but known before the instance is read. */
+      {"target-gap", "1", "option --target-gap: needs the optimum"},
   };
   for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; ++k) {
     const ck_param params[] = {{"instance", eil51},

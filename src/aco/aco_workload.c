@@ -197,6 +197,13 @@ static ck_status options_parse(const ck_param *params, size_t count,
             "option --optimum: give --optima or --optimum, not both");
   if (by_target) {
     CK_TRY(ck__param_real(params, count, "target-gap", 0, 0, 1e6, &real));
+    /* Whether the optima list has the instance is known once it is read;
+     * a run given neither source is refused before that. */
+    if (!ck__param_find(params, count, "optimum") &&
+        !ck__param_find(params, count, "optima"))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --target-gap: needs the optimum; give --optimum or "
+              "--optima");
     c->has_target = 1;
     c->target_gap = real;
   }
