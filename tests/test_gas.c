@@ -69,7 +69,7 @@ static ck_gas *make(const ck_device *device, const ck_gas_config *config,
                     int double_precision) {
   ck_gas *gas = NULL;
   CHECK_OK(ck__gas_create_tuned(device, config, double_precision,
-                                CK__GAS_FORMS_BY_DEVICE, &gas));
+                                CK__GAS_FORMS_BY_DEVICE, 0, &gas));
   return gas;
 }
 
@@ -412,7 +412,7 @@ static size_t backends_of(const ck_device *ref, const ck_device *ocl,
 static ck_gas *make_on(const backend *be, const ck_gas_config *config) {
   ck_gas *gas = NULL;
   CHECK_OK(ck__gas_create_tuned(be->device, config, be->double_precision,
-                                be->forms, &gas));
+                                be->forms, 0, &gas));
   return gas;
 }
 
@@ -1069,7 +1069,7 @@ static void agreement_case_in(const ck_device *ref, const ck_device *ocl,
   for (int d = 0; d < 2; ++d) {
     ck_gas *gas = NULL;
     CHECK_OK(ck__gas_create_tuned(
-        devices[d], c, 0, d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms, &gas));
+        devices[d], c, 0, d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms, 0, &gas));
     if (gas)
       CHECK_OK(ck_gas_step(gas, 100));
     have[d] = take(gas, &s[d]);
@@ -1422,7 +1422,7 @@ static void geometry_limits(const ck_device *ref) {
   gas = NULL;
   ck_error_clear();
   expect_failure(
-      ck__gas_create_given(ref, &c, 0, CK__GAS_FORMS_BY_DEVICE, 1, &gas),
+      ck__gas_create_tuned(ref, &c, 0, CK__GAS_FORMS_BY_DEVICE, 1, &gas),
       CK_ERROR_INVALID_ARGUMENT, "leave the temperature", "T beside velo");
   CHECK(gas == NULL);
   ck_gas_destroy(gas);

@@ -137,17 +137,16 @@ static int side_fits(double side) {
   return side >= CK_GAS_MIN_SIDE && side <= CK_GAS_MAX_SIDE;
 }
 
-/* The box from the configuration: given sides, or a square at density. */
-static ck_status resolve_box(ck_gas_config *c) {
+ck_status ck__gas_resolve_box(ck_gas_config *c) {
   if (c->box_x > 0 || c->box_y > 0) {
     if (!(c->box_x > 0 && c->box_y > 0) || !isfinite(c->box_x) ||
         !isfinite(c->box_y))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "box: both sides must be positive (%g x %g)", c->box_x,
-                      c->box_y);
+                      "option --box: both sides must be positive (%g x %g)",
+                      c->box_x, c->box_y);
     if (!side_fits(c->box_x) || !side_fits(c->box_y))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "box: the sides %g x %g must lie in [%g, %g] "
+                      "option --box: the sides %g x %g must lie in [%g, %g] "
                       "(positions are single-precision floats)",
                       c->box_x, c->box_y, CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE);
     c->density = (double)c->particles / (c->box_x * c->box_y);
@@ -155,14 +154,16 @@ static ck_status resolve_box(ck_gas_config *c) {
   }
   if (!(c->density > 0) || !isfinite(c->density))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rho: the density must be positive, not %g", c->density);
+                    "option --rho: the density must be positive, not %g",
+                    c->density);
   double side = sqrt((double)c->particles / c->density);
   if (!side_fits(side))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rho: %zu particles at density %g need a box side of %g, "
-                    "beyond the largest, %g: raise the density or use fewer "
-                    "particles",
-                    c->particles, c->density, side, CK_GAS_MAX_SIDE);
+                    "option --rho: %zu particles at density %g need a box "
+                    "side of %g, outside [%g, %g] (positions are "
+                    "single-precision floats): change --rho or --particles",
+                    c->particles, c->density, side, CK_GAS_MIN_SIDE,
+                    CK_GAS_MAX_SIDE);
   c->box_x = c->box_y = side;
   return CK_OK;
 }
@@ -450,7 +451,7 @@ static ck_status create_gas(const ck_device *device,
               c->xyz_path);
   }
   CK_TRY(check_config(c));
-  CK_TRY(resolve_box(c));
+  CK_TRY(ck__gas_resolve_box(c));
   CK_TRY(check_cutoff_fits(c));
   size_t n = c->particles;
   positions = malloc(2 * n * sizeof *positions);
@@ -511,13 +512,6 @@ fail:
 }
 
 ck_status ck__gas_create_tuned(const ck_device *device,
-                               const ck_gas_config *config,
-                               int double_precision, ck__gas_forms forms,
-                               ck_gas **gas) {
-  return create_gas(device, config, double_precision, forms, 0, gas);
-}
-
-ck_status ck__gas_create_given(const ck_device *device,
                                const ck_gas_config *config,
                                int double_precision, ck__gas_forms forms,
                                int temperature_given, ck_gas **gas) {

@@ -173,19 +173,20 @@ typedef struct ck__gas_forms {
 
 /* ck_gas_create() in either precision (double on ref, or on devices with
  * fp64) and with the forms chosen (CK__GAS_FORMS_BY_DEVICE: as
- * ck_gas_create() picks them), for the CLI, tests and benchmarks. */
+ * ck_gas_create() picks them), for the CLI, tests and benchmarks. With
+ * temperature_given set (the workload knows which settings were given), a
+ * start from an XYZ file that holds velocities is refused
+ * (CK_ERROR_INVALID_ARGUMENT naming T and the file) rather than leave the
+ * temperature unused. */
 ck_status ck__gas_create_tuned(const ck_device *device,
                                const ck_gas_config *config,
                                int double_precision, ck__gas_forms forms,
-                               ck_gas **gas);
-
-/* ck__gas_create_tuned() for the workload, which knows which settings were
- * given: with temperature_given set, a start from an XYZ file that holds
- * velocities is refused (CK_ERROR_INVALID_ARGUMENT naming T and the file)
- * rather than leave the temperature unused. */
-ck_status ck__gas_create_given(const ck_device *device,
-                               const ck_gas_config *config,
-                               int double_precision, ck__gas_forms forms,
                                int temperature_given, ck_gas **gas);
+
+/* The box of a configuration without a file: its sides (box_x, box_y),
+ * else a square at its density and particle count; fills in the other of
+ * box and density. CK_ERROR_INVALID_ARGUMENT naming --box or --rho for a
+ * side outside [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE]. */
+ck_status ck__gas_resolve_box(ck_gas_config *config);
 
 #endif /* CK_GAS_INTERNAL_H */

@@ -140,12 +140,6 @@ static ck_status parse_box(const char *text, ck_gas_config *c) {
                     "--box: '%s' is not LxW or L with positive sides (e.g. "
                     "40x30)",
                     text);
-  if (x < CK_GAS_MIN_SIDE || x > CK_GAS_MAX_SIDE || y < CK_GAS_MIN_SIDE ||
-      y > CK_GAS_MAX_SIDE)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "--box: the sides of '%s' must lie in [%g, %g] (positions "
-                    "are single-precision floats)",
-                    text, CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE);
   c->box_x = x;
   c->box_y = y;
   return CK_OK;
@@ -340,7 +334,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
     /* The file gives the particles, their positions and the box (its
      * Lattice, else --box): these would be ignored, so they are refused.
      * --box against a Lattice and --T against the file's velocities are
-     * refused once the file is read (ck__gas_create_given). */
+     * refused once the file is read (ck__gas_create_tuned). */
     static const char *const from_file[] = {"particles", "rho", "lattice",
                                             NULL};
     for (const char *const *name = from_file; *name; ++name)
@@ -355,13 +349,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
         ck__param_find(params, count, "box"))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--rho: --box gives the box, which sets the density; give one");
-    double side = sqrt((double)c->particles / c->density);
-    if (!(c->box_x > 0) && side > CK_GAS_MAX_SIDE)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "--rho: %zu particles at density %g need a box side of %g, "
-              "beyond the largest, %g (positions are single-precision "
-              "floats): raise --rho or lower --particles",
-              c->particles, c->density, side, CK_GAS_MAX_SIDE);
+    ck_gas_config resolved = *c;
+    CK_TRY(ck__gas_resolve_box(&resolved));
   }
   if (job->restart) {
     /* A restart continues bit-exactly with the checkpoint's system, model,
@@ -477,7 +466,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   if (job.restart)
     CK_TRY(ck_gas_load(device, job.restart, &gas));
   else
-    CK_TRY(ck__gas_create_given(device, &job.config, 0, job.forms,
+    CK_TRY(ck__gas_create_tuned(device, &job.config, 0, job.forms,
                                 ck__param_find(params, count, "T") != NULL,
                                 &gas));
   ck_gas_config c;
