@@ -50,6 +50,7 @@
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
+#include "ck_ga_native.h"
 
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
     !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
@@ -80,8 +81,8 @@
 #define NO_INDEX 0xFFFFFFFFu
 /* float4s of genes a row, and the row's stride: odd, so that rows a and b
  * share a bank group only when a = b (mod 8). */
-#define QUADS ((CK_DIM + 3) / 4)
-#define ROW_QUADS (QUADS | 1)
+#define QUADS CK_GA_NATIVE_QUADS(CK_DIM)
+#define ROW_QUADS CK_GA_NATIVE_ROW_QUADS(CK_DIM)
 
 /* Gene k (0..3) of a quad; k is a constant once the gene loop unrolls. */
 static __device__ __forceinline__ float quad_gene(float4 quad, int k) {
@@ -205,7 +206,7 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
  * pairs that pooling measured slower, each lane its own (ck_ga_mutate_row). */
 #define POOLED (CK_GA_MUTATION == CK_GA_MUTATION_POLY)
 /* Words in a warp's pool: four mutations a lane. */
-#define POOL_WORDS 128
+#define POOL_WORDS CK_GA_NATIVE_POOL_WORDS
 
 /*
  * ck_ga_mutate_row for the warp's children at once, for polynomial
@@ -343,6 +344,12 @@ struct deferred_refills {
   unsigned count[2];
   unsigned jobs[CK_GA_ISLAND];
 };
+
+/* The layout below (ck_ga_cuda_evolve) is the one the host sizes. */
+static_assert(sizeof(posts) == CK_GA_NATIVE_POST_BYTES(WARPS) &&
+                  sizeof(deferred_refills) == 2 * 4 + 4 * CK_GA_ISLAND &&
+                  !(POOLED && DEFERRED),
+              "ga.cu's shared memory differs from ck_ga_native.h");
 
 /*
  * deferred_mutate_and_evaluate: mutate_and_evaluate for DEFERRED. The

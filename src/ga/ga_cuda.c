@@ -8,15 +8,14 @@
  */
 #include <stdio.h>
 
+#include "ck_ga_native.h"
 #include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 
 enum {
   WARP = 32,
   MAX_BLOCK = 1024,
-  MAX_DIM = 128, /* past 64, cl/ga.cu crosses a child in chunks of 64 */
-  FOLD_BYTES_PER_WARP = 2 * 12, /* two sets of (value, index, sum) */
-  POOL_BYTES_PER_WARP = 128 * 4 /* polynomial steps: four words a lane */
+  MAX_DIM = 128 /* past 64, cl/ga.cu crosses a child in chunks of 64 */
 };
 
 /* Threads a block of ck_ga_cuda_evolve: the island in whole warps. */
@@ -34,18 +33,11 @@ static int defers_refills(const ga_state *s) {
          s->dim <= 32;
 }
 
-/* Shared memory of ck_ga_cuda_evolve as cl/ga.cu lays it out: the genes
- * in rows of float4s (an odd count a row), the domain as float4s, the
- * fitness, the warps' posted folds, and with polynomial mutation the
- * warps' pools of steps, or with deferred refills their queue. */
+/* Shared memory of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
 static size_t shared_bytes(const ga_state *s) {
-  size_t quads = ((size_t)s->dim + 3) / 4, row_quads = quads | 1;
-  size_t per_warp = FOLD_BYTES_PER_WARP;
-  if (s->mutation == CK_GA_POLYNOMIAL)
-    per_warp += POOL_BYTES_PER_WARP;
-  size_t queue = defers_refills(s) ? 2 * 4 + 4 * (size_t)s->size : 0;
-  return (size_t)s->size * (row_quads * 16 + 4) + 2 * quads * 16 +
-         (size_t)(block_size(s) / WARP) * per_warp + queue;
+  return CK_GA_NATIVE_SHARED_BYTES(
+      (size_t)s->size, (size_t)s->dim, (size_t)(block_size(s) / WARP),
+      s->mutation == CK_GA_POLYNOMIAL, defers_refills(s));
 }
 
 int ck__ga_cuda_supports(const ga_state *s) {

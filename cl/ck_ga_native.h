@@ -1,0 +1,33 @@
+/*
+ * ck_ga_native.h - the dynamic shared memory of the native GA kernel
+ * (ga.cu, ck_ga_cuda_evolve), in one place for the kernel, which lays it
+ * out, and for the host, which sizes the launch and decides whether an
+ * island fits (src/ga/ga_cuda.c). Plain C macros, for both compilers.
+ *
+ * In order: the island's genes, CK_GA_NATIVE_ROW_QUADS float4s a row (an
+ * odd count, so that rows a and b share a bank group only when a = b mod
+ * 8); the domain's lo and hi rows, CK_GA_NATIVE_QUADS float4s each; the
+ * island's fitness; the warps' posted folds (two sets of a value, an
+ * index and a sum a warp); then, sharing one place since a kernel has at
+ * most one of them, the warps' pools of polynomial mutation steps
+ * (CK_GA_NATIVE_POOL_WORDS words a warp) or the queue of deferred refills
+ * (two counts and a job a slot).
+ */
+#ifndef CK_GA_NATIVE_H
+#define CK_GA_NATIVE_H
+
+#define CK_GA_NATIVE_QUADS(dim) (((dim) + 3) / 4)
+#define CK_GA_NATIVE_ROW_QUADS(dim) (CK_GA_NATIVE_QUADS(dim) | 1)
+#define CK_GA_NATIVE_POOL_WORDS 128
+#define CK_GA_NATIVE_POST_BYTES(warps) ((warps) * 2 * 12)
+
+/* Bytes for islands of `island`, `dim` genes and `warps` warps a block;
+ * pooled and deferred are 0 or 1 (at most one of them 1). */
+#define CK_GA_NATIVE_SHARED_BYTES(island, dim, warps, pooled, deferred)       \
+  ((island) * (CK_GA_NATIVE_ROW_QUADS(dim) * 16 + 4) +                        \
+   2 * CK_GA_NATIVE_QUADS(dim) * 16 + CK_GA_NATIVE_POST_BYTES(warps) +        \
+   ((pooled) ? (warps) * CK_GA_NATIVE_POOL_WORDS * 4                          \
+    : (deferred) ? 2 * 4 + 4 * (island)                                       \
+                 : 0))
+
+#endif /* CK_GA_NATIVE_H */
