@@ -19,15 +19,15 @@
 #define CK_GA_NATIVE_QUADS(dim) (((dim) + 3) / 4)
 #define CK_GA_NATIVE_ROW_QUADS(dim) (CK_GA_NATIVE_QUADS(dim) | 1)
 #define CK_GA_NATIVE_POOL_WORDS 128
-#define CK_GA_NATIVE_POST_BYTES(warps) ((warps) * 2 * 12)
+#define CK_GA_NATIVE_POST_BYTES(warps) ((warps)*2 * 12)
 
 /* Bytes for islands of `island`, `dim` genes and `warps` warps a block;
  * pooled and deferred are 0 or 1 (at most one of them 1). */
-#define CK_GA_NATIVE_SHARED_BYTES(island, dim, warps, pooled, deferred)       \
-  ((island) * (CK_GA_NATIVE_ROW_QUADS(dim) * 16 + 4) +                        \
-   2 * CK_GA_NATIVE_QUADS(dim) * 16 + CK_GA_NATIVE_POST_BYTES(warps) +        \
-   ((pooled) ? (warps) * CK_GA_NATIVE_POOL_WORDS * 4                          \
-    : (deferred) ? 2 * 4 + 4 * (island)                                       \
+#define CK_GA_NATIVE_SHARED_BYTES(island, dim, warps, pooled, deferred)        \
+  ((island) * (CK_GA_NATIVE_ROW_QUADS(dim) * 16 + 4) +                         \
+   2 * CK_GA_NATIVE_QUADS(dim) * 16 + CK_GA_NATIVE_POST_BYTES(warps) +         \
+   ((pooled)     ? (warps)*CK_GA_NATIVE_POOL_WORDS * 4                         \
+    : (deferred) ? 2 * 4 + 4 * (island)                                        \
                  : 0))
 
 #endif /* CK_GA_NATIVE_H */
