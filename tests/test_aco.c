@@ -1545,6 +1545,21 @@ static void bad_workload(const ck_device *ref) {
   const ck_param good[] = {{"instance", "random:40"}, {"iters", "5"}};
   CHECK_OK(ck_workload_run(aco, ref, good, 2, &options, &result));
   CHECK(result.best > 0);
+
+  /* A colony past the device's memory fails before it is allocated, with
+   * the figures (ref's memory is the host's; here a copy that claims
+   * 1 MB). */
+  ck_device small = *ref;
+  small.global_memory = 1ull << 20;
+  const ck_param big[] = {
+      {"instance", "random:2000"}, {"ants", "64"}, {"iters", "1"}};
+  ck_status status = ck_workload_run(aco, &small, big, 3, &options, &result);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
+                strstr(message, "64 ants on 2000 cities need about") &&
+                strstr(message, "GB; device ref has 0.00105 GB"),
+            "past memory: status %d, message '%s'", (int)status, message);
 }
 
 int main(void) {

@@ -1146,6 +1146,29 @@ static void bad_input(const ck_device *ref) {
     if (status == CK_OK)
       ck_ga_destroy(made);
   }
+  /* A population past the device's memory fails at once, with the
+   * figures (ref's memory is the host's; here a copy that claims 16 MB):
+   * 64 islands of 1024 in 30 dimensions keep about 16.3 MB. */
+  ck_device small = *ref;
+  small.global_memory = 16ull << 20;
+  ck_ga_config c;
+  ck_ga_config_init(&c);
+  c.dim = 30;
+  c.islands = 64;
+  c.island_size = 1024;
+  ck_ga *made = (ck_ga *)&c;
+  ck_status status = ck_ga_create(&small, &c, &made);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
+                strstr(message, "65536 individuals in 30 dimensions need "
+                                "about 0.0163 GB; device ref has 0.0168 GB") &&
+                made == NULL,
+            "past memory: status %d, message '%s'", (int)status, message);
+  c.islands = 16;
+  made = NULL;
+  CHECK_OK(ck_ga_create(&small, &c, &made));
+  ck_ga_destroy(made);
 }
 
 /* A domain where every evaluation overflows: no best to report, said so

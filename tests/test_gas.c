@@ -1340,6 +1340,22 @@ static void geometry_limits(const ck_device *ref) {
   c.box_x = 1e-300;
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "box: the sides",
                         "a 1e-300 x 10 box between walls");
+  /* A system past the device's memory fails before anything is allocated
+   * (ref's memory is the host's; here a copy that claims 64 MB). */
+  ck_device small = *ref;
+  small.global_memory = 64ull << 20;
+  ck_gas_config_init(&c);
+  c.particles = 1000000; /* about 99 MB on ref in single precision */
+  expect_create_failure(&small, &c, CK_ERROR_DEVICE_MEMORY,
+                        "1000000 particles need about 0.0987 GB; device ref "
+                        "has 0.0671 GB",
+                        "10^6 particles in 64 MB");
+  c.particles = 100000;
+  {
+    ck_gas *gas = NULL;
+    CHECK_OK(ck_gas_create(&small, &c, &gas));
+    ck_gas_destroy(gas);
+  }
   ck_gas_config_init(&c);
   c.particles = 1000;
   c.density = 1e-9; /* a side of 10^6 */

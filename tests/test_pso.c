@@ -342,6 +342,30 @@ static void bad_input(const ck_device *ref) {
   const ck_param double_data[] = {
       {"fn", "lsq"}, {"data", beyond}, {"precision", "double"}, {"iters", "2"}};
   CHECK_OK(ck_workload_run(pso, ref, double_data, 4, &options, &result));
+  /* A swarm past the device's memory fails at once, with the figures
+   * (ref's memory is the host's; here a copy that claims 16 MB): 65536
+   * particles in 20 dimensions keep about 16.3 MB. */
+  {
+    ck_device small = *ref;
+    small.global_memory = 16ull << 20;
+    ck_pso_config c;
+    ck_pso_config_init(&c);
+    c.dim = 20;
+    c.particles = 65536;
+    ck_pso *made = NULL;
+    ck_status status = ck_pso_create(&small, &c, &made);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
+                  strstr(message, "a swarm of 65536 particles in 20 "
+                                  "dimensions needs about 0.0163 GB; device "
+                                  "ref has 0.0168 GB") &&
+                  made == NULL,
+              "past memory: status %d, message '%s'", (int)status, message);
+    c.particles = 16384;
+    CHECK_OK(ck_pso_create(&small, &c, &made));
+    ck_pso_destroy(made);
+  }
 }
 
 /* A domain where every evaluation overflows: no best to report, said so

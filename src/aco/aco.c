@@ -390,12 +390,8 @@ ck_status ck_aco_create(const ck_device *device,
   double bytes = per_ant * s->ants +
                  (s->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
                  (double)n * s->k * 20.0 + 32.0 * n;
-  if (device->backend != CK_BACKEND_REF && device->global_memory &&
-      bytes > 0.9 * (double)device->global_memory)
-    CK_FAIL(CK_ERROR_DEVICE_MEMORY,
-            "%u ants on %u cities need about %.3g GB; device %s has %.3g GB",
-            s->ants, n, bytes * 1e-9, device->id,
-            (double)device->global_memory * 1e-9);
+  if ((status = ck__device_memory_check(device, bytes)))
+    CK_FAIL_PREFIX(status, "%u ants on %u cities need ", s->ants, n);
   aco->best_tour = malloc((size_t)n * sizeof *aco->best_tour);
   aco->best_positions = malloc((size_t)n * sizeof *aco->best_positions);
   if (!aco->best_tour || !aco->best_positions)

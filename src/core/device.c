@@ -466,3 +466,12 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
   return CK_OK;
 }
+
+ck_status ck__device_memory_check(const ck_device *device, double bytes) {
+  double memory = (double)device->global_memory;
+  if (memory > 0 && bytes > 0.9 * memory)
+    return ck__fail(CK_ERROR_DEVICE_MEMORY,
+                    "about %.3g GB; device %s has %.3g GB", bytes * 1e-9,
+                    device->id, memory * 1e-9);
+  return CK_OK;
+}

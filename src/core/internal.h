@@ -68,6 +68,14 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
     goto fail;                                                                 \
   } while (0)
 
+/* CK_OK unless bytes, what a run will keep on the device (in host memory
+ * for ref), passes 90% of the device's memory where that is known; then
+ * CK_ERROR_DEVICE_MEMORY, "about X GB; device D has Y GB", for the caller
+ * to prefix with what needs it (CK_FAIL_PREFIX), before anything is
+ * allocated: a run that cannot fit fails at once with the figures, and on
+ * the host rather than in an over-committed allocation (device.c). */
+ck_status ck__device_memory_check(const ck_device *device, double bytes);
+
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 typedef struct ck__sha256_context {
   uint32_t state[8];

@@ -313,13 +313,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   }
   size_t dim = (size_t)s->dim, total = s->total, real = s->real_size;
   double bytes = (2.0 * dim + 2.0) * (double)total * (double)real;
-  if (device->backend != CK_BACKEND_REF && device->global_memory &&
-      bytes > 0.9 * (double)device->global_memory)
-    CK_FAIL(CK_ERROR_DEVICE_MEMORY,
-            "%zu individuals in %zu dimensions need about %.3g GB; device %s "
-            "has %.3g GB",
-            total, dim, bytes * 1e-9, device->id,
-            (double)device->global_memory * 1e-9);
+  if ((status = ck__device_memory_check(device, bytes)))
+    CK_FAIL_PREFIX(status, "%zu individuals in %zu dimensions need ", total,
+                   dim);
   ga->source = malloc(s->islands * sizeof *ga->source);
   if (!ga->source)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");

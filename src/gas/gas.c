@@ -334,10 +334,21 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(s))
     gas->steps = &ck__gas_cuda_steps;
 #endif
-  CK_TRY(ck_queue_create(device, &s->queue));
   size_t n = s->particles, real = s->real_size;
   /* Strips read positions up to a vector past the last slot. */
   size_t padded = 2 * (n + (s->strips ? s->lanes : 0));
+  /* The buffers below, and on ref the host's starting positions and
+   * velocities beside them (create_gas), before any is allocated. */
+  double bytes =
+      (double)real * (2.0 * (double)padded + 8.0 * (double)n +
+                      (c->neighbors == CK_GAS_VERLET ? 2.0 * (double)n : 0)) +
+      4.0 * (double)n *
+          (4.0 + (s->list_capacity ? s->list_capacity + 1.0 : 0)) +
+      12.0 * (double)s->cells +
+      (device->backend == CK_BACKEND_REF ? 32.0 * (double)n : 0);
+  if ((status = ck__device_memory_check(device, bytes)))
+    CK_FAIL_PREFIX(status, "%zu particles need ", n);
+  CK_TRY(ck_queue_create(device, &s->queue));
   CK_TRY(ck__buffer_make_zeroed(s->queue, padded, real, "positions",
                                 &s->position));
   CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
@@ -453,6 +464,9 @@ static ck_status create_gas(const ck_device *device,
   CK_TRY(check_config(c));
   CK_TRY(ck__gas_resolve_box(c));
   CK_TRY(check_cutoff_fits(c));
+  /* The device's buffers first: a system that cannot fit fails there,
+   * before the host holds its starting state. */
+  CK_TRY(build_state(device, gas, double_precision));
   size_t n = c->particles;
   positions = malloc(2 * n * sizeof *positions);
   velocities = malloc(2 * n * sizeof *velocities);
@@ -499,7 +513,6 @@ static ck_status create_gas(const ck_device *device,
     CK_TRY(place_lattice(c, positions));
     draw_velocities(c, velocities);
   }
-  CK_TRY(build_state(device, gas, double_precision));
   CK_TRY(start(gas, positions, velocities));
   *result = gas;
   gas = NULL;

@@ -188,13 +188,9 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   }
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes = (3.0 * (double)dim + 2.0) * (double)n * (double)s->real_size;
-  if (device->backend != CK_BACKEND_REF && device->global_memory &&
-      bytes > 0.9 * (double)device->global_memory)
-    CK_FAIL(CK_ERROR_DEVICE_MEMORY,
-            "a swarm of %zu particles in %zu dimensions needs about %.3g GB; "
-            "device %s has %.3g GB",
-            n, dim, bytes * 1e-9, device->id,
-            (double)device->global_memory * 1e-9);
+  if ((status = ck__device_memory_check(device, bytes)))
+    CK_FAIL_PREFIX(status, "a swarm of %zu particles in %zu dimensions needs ",
+                   n, dim);
 
   pso->steps = device->backend == CK_BACKEND_REF
                    ? (s->double_precision ? &ck__pso_ref_steps_f64
