@@ -1233,6 +1233,27 @@ static void bad_config(const ck_device *ref) {
   BAD(c.beta1 = 1, "beta1");
   BAD(c.epsilon = 0, "epsilon");
 #undef BAD
+  /* A network past the device's memory fails before it is allocated,
+   * with the figures (ref's memory is the host's; here a copy that claims
+   * 16 MB): 2-1024-1024-3 has 1,055,747 parameters, 12.7 MB in three
+   * copies, and a 2-2048-1024-3 one 2,107,395, 25.3 MB. */
+  ck_device small = *ref;
+  small.global_memory = 16ull << 20;
+  ck_nn_config_init(&c);
+  c.layer_count = 4;
+  c.sizes[1] = 2048;
+  c.sizes[2] = 1024;
+  c.sizes[3] = 3;
+  nn = (ck_nn *)&c;
+  CHECK_FAILS(ck_nn_create(&small, &c, &nn), CK_ERROR_DEVICE_MEMORY,
+              "a network of 2107395 parameters needs about 0.0253 GB; device "
+              "ref has 0.0168 GB");
+  CHECK(nn == NULL);
+  c.sizes[1] = 1024;
+  nn = NULL;
+  CHECK_OK(ck_nn_create(&small, &c, &nn));
+  ck_nn_destroy(nn);
+
   /* The activation of a layer that does not exist is not looked at. */
   ck_nn_config_init(&c);
   c.activations[1] = (ck_nn_activation)9;

@@ -286,6 +286,14 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   if (device->backend == CK_BACKEND_CUDA && !double_precision)
     nn->steps = &ck__nn_cuda_steps;
 #endif
+  /* The weights and the optimiser's two states, before any is allocated
+   * (the data sets and activations are checked as buffers when attached). */
+  double parameters = 0;
+  for (int l = 1; l <= s->layers; ++l)
+    parameters += (double)s->sizes[l] * (s->sizes[l - 1] + 1.0);
+  if ((status =
+           ck__device_memory_check(device, 3.0 * parameters * s->real_size)))
+    CK_FAIL_PREFIX(status, "a network of %.0f parameters needs ", parameters);
   CK_TRY(ck_queue_create(device, &s->queue));
   for (int l = 1; l <= s->layers; ++l) {
     size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
