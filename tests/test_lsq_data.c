@@ -567,6 +567,16 @@ static void test_generate(void) {
   CHECK(ck_lsq_generate(5, 2, 1, NAN, &data, x) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_lsq_generate(5, 2, 1, 0.0, NULL, x) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(data.a == NULL && data.rows == 0);
+  /* Past the host's memory: refused with the figures before an allocation
+   * the host might over-commit (10^13 rows of dim 8: 720 TB). */
+  CHECK(ck_lsq_generate(10000000000000ull, 8, 1, 0.0, &data, x) ==
+        CK_ERROR_OUT_OF_MEMORY);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "10000000000000 rows of dim 8 need about "
+                            "7.2e+05 GB; the host has") != NULL,
+            "past the host's memory: %s", message);
+  CHECK(data.a == NULL && data.rows == 0);
 }
 
 /* ---- objective ----------------------------------------------------------- */

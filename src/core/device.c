@@ -37,10 +37,7 @@ static void fill_ref(ck_device *device) {
            CK_VERSION_STRING);
   snprintf(device->c_version, sizeof device->c_version, "C11");
   device->compute_units = 1;
-  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page_size > 0)
-    device->global_memory =
-        (unsigned long long)pages * (unsigned long long)page_size;
+  device->global_memory = ck__host_memory();
   device->max_alloc = device->global_memory;
   device->max_work_group_size = 1;
   device->has_fp64 = 1;
@@ -474,4 +471,11 @@ ck_status ck__device_memory_check(const ck_device *device, double bytes) {
                     "about %.3g GB; device %s has %.3g GB", bytes * 1e-9,
                     device->id, memory * 1e-9);
   return CK_OK;
+}
+
+unsigned long long ck__host_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_size > 0
+             ? (unsigned long long)pages * (unsigned long long)page_size
+             : 0;
 }

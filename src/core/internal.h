@@ -76,6 +76,10 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
  * the host rather than in an over-committed allocation (device.c). */
 ck_status ck__device_memory_check(const ck_device *device, double bytes);
 
+/* The host's physical memory in bytes (ref's device memory); 0 when the
+ * system does not say. */
+unsigned long long ck__host_memory(void);
+
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 typedef struct ck__sha256_context {
   uint32_t state[8];
