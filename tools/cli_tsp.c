@@ -9,7 +9,6 @@
  * Exit status: 0 success, 1 failure (unreadable or malformed file), 2
  * usage error.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -65,14 +64,6 @@ static int tsp_report(void) {
   return EXIT_FAILURE_RUN;
 }
 
-static int finish_output(void) {
-  if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "clkit tsp: cannot write to stdout: %s\n", strerror(errno));
-    return EXIT_FAILURE_RUN;
-  }
-  return EXIT_OK;
-}
-
 static int tsp_info(const char *path) {
   ck_tsp_instance instance;
   if (ck_tsp_load(path, &instance) != CK_OK)
@@ -82,7 +73,7 @@ static int tsp_info(const char *path) {
   printf("metric    %s\n", metric_names[instance.metric]);
   printf("comment   %s\n", instance.comment);
   ck_tsp_free(&instance);
-  return finish_output();
+  return EXIT_OK; /* main checks that stdout took it */
 }
 
 /* optima: a file to look the name up in, or NULL; optimum: given with
@@ -120,7 +111,6 @@ static int tsp_eval(const char *path, const char *tour_path, const char *optima,
             "clkit tsp: warning: the tour is shorter than the optimum "
             "given, %" PRId64 ": that is not %s's optimum\n",
             optimum, instance.name);
-  code = finish_output();
 done:
   free(tour);
   ck_tsp_free(&instance);
@@ -146,14 +136,12 @@ int cli_tsp(int argc, char **argv) {
       optima = optarg;
       break;
     case TSP_OPTIMUM: {
-      char *end = NULL;
-      errno = 0;
-      long long value = strtoll(optarg, &end, 10);
-      if (!*optarg || *end || errno == ERANGE || value < 1 || *optarg == ' ' ||
-          *optarg == '+')
+      unsigned long long value = 0;
+      if (cli_parse_unsigned(optarg, &value) != 0 || value < 1 ||
+          value > INT64_MAX)
         return tsp_usage("--optimum takes a whole number >= 1, not '%s'",
                          optarg);
-      optimum = value;
+      optimum = (int64_t)value;
       break;
     }
     case TSP_HELP:

@@ -280,8 +280,6 @@ static ck_status write_trace(const char *path, const ck_aco *aco) {
   return status;
 }
 
-/* An SVG of the tour over the cities, 800 pixels on the longer side (y
- * upwards, as in the coordinates). */
 /* text with XML's five special characters as entities, cut to fit. */
 static void xml_escape(char *out, size_t capacity, const char *text) {
   size_t used = 0;
@@ -301,6 +299,8 @@ static void xml_escape(char *out, size_t capacity, const char *text) {
   out[used] = '\0';
 }
 
+/* An SVG of the tour over the cities, 800 pixels on the longer side (y
+ * upwards, as in the coordinates). */
 static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
                            const uint32_t *tour, int64_t length) {
   if (!instance->x)

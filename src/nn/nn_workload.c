@@ -392,8 +392,17 @@ static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
   return CK_OK;
 }
 
-/* Loads a data file or makes spirals; counts the CSV files read in
- * *csv_files (what --label-col and --header describe). */
+/* Loads a data file, counting the CSV files read in *csv_files (what
+ * --label-col and --header describe). */
+static ck_status load_file(const char *path, const ck_dataset_options *options,
+                           ck_dataset *data, unsigned *csv_files) {
+  ck__dataset_format format;
+  ck_status status = ck__dataset_load(path, options, data, &format);
+  *csv_files += format == CK__DATASET_CSV;
+  return status;
+}
+
+/* Training or test data: a file (load_file), or spirals. */
 static ck_status load_data(const char *path, const char *labels,
                            const ck_dataset_options *base,
                            const ck_dataset *classes_from, size_t class_limit,
@@ -405,10 +414,7 @@ static ck_status load_data(const char *path, const char *labels,
   options.labels_path = labels;
   options.classes_from = classes_from;
   options.class_limit = class_limit;
-  ck__dataset_format format;
-  ck_status status = ck__dataset_load(path, &options, data, &format);
-  *csv_files += format == CK__DATASET_CSV;
-  return status;
+  return load_file(path, &options, data, csv_files);
 }
 
 /* The model's classes as a data set to number test labels by. */
@@ -636,9 +642,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     predict_options.labelled = -1;
     predict_options.features = c->sizes[0];
     predict_options.labels_path = job.test_labels;
-    ck__dataset_format format;
-    CK_TRY(ck__dataset_load(job.predict, &predict_options, &predict, &format));
-    csv_files += format == CK__DATASET_CSV;
+    CK_TRY(load_file(job.predict, &predict_options, &predict, &csv_files));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
    * unseen. */
