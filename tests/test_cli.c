@@ -1306,6 +1306,10 @@ static void check_gas_run(void) {
         NULL},
        2,
        "--walls"},
+      {{"run", "gas", "--restart", checkpoint, "--seed", "7", "--device", "ref",
+        NULL},
+       2,
+       "--seed"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     run_output r = run_clkit(cases[c].args);

@@ -1898,6 +1898,13 @@ static void workload_restart(const ck_workload *w, const ck_device *device) {
                   {"log-every", "0"},
                   {"restart", first},
                   {"checkpoint", second}};
+  /* The checkpoint's seed goes on: a seed the caller chose, even the
+   * checkpoint's own, is refused rather than ignored. */
+  ck_run_options chosen = {.seed = 1, .seed_given = 1};
+  ck_error_clear();
+  expect_failure(ck_workload_run(w, device, b, 4, &chosen, result),
+                 CK_ERROR_INVALID_ARGUMENT, "--seed",
+                 "a seed beside --restart");
   CHECK_OK(run_workload(w, device, b, 4, result));
   CHECK_OK(ck_result_metric(result, "final_step", &value));
   CHECK(value == 300);

@@ -281,7 +281,7 @@ typedef struct run_config {
   const ck_workload *workload;
   const char *selector;
   uint64_t seed;
-  int json, quiet;
+  int seed_given, json, quiet;
   ck_param params[MAX_PARAMS];
   size_t param_count;
 } run_config;
@@ -343,6 +343,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
         return usage_error(command, "--seed takes a whole number from 0 to "
                                     "2^64 - 1");
       config->seed = seed;
+      config->seed_given = 1;
       break;
     }
     case OPT_JSON:
@@ -412,7 +413,8 @@ static int command_run(int argc, char **argv) {
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0};
     line_sink sink = {&bar, config.json ? stderr : stdout};
-    ck_run_options options = {.seed = config.seed};
+    ck_run_options options = {.seed = config.seed,
+                              .seed_given = config.seed_given};
     if (!config.json && !config.quiet && isatty(STDERR_FILENO)) {
       options.progress = draw_progress;
       options.progress_user = &bar;
@@ -468,7 +470,8 @@ static int command_compare(int argc, char **argv) {
     }
   }
   if (exit_code == EXIT_OK) {
-    ck_run_options options = {.seed = config.seed};
+    ck_run_options options = {.seed = config.seed,
+                              .seed_given = config.seed_given};
     status = ck_compare_run(config.workload, &set, indices, count, 0,
                             config.params, config.param_count, &options,
                             results, count + 1, &produced);

@@ -45,6 +45,9 @@ typedef void (*ck_log_fn)(void *user, const char *line);
 
 typedef struct ck_run_options {
   uint64_t seed;           /* the run's seed, used by every backend */
+  int seed_given;          /* nonzero when the caller chose the seed: a run that
+                            * continues a checkpoint, whose seed goes on, refuses
+                            * it rather than ignore it */
   ck_progress_fn progress; /* optional */
   void *progress_user;
   ck_log_fn log; /* optional */

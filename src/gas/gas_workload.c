@@ -354,8 +354,12 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
   if (job->restart) {
     /* A restart continues bit-exactly with the checkpoint's system, model,
-     * integration and kernel forms: a setting given beside it would be
-     * ignored, so it is refused rather than dropped unseen. */
+     * integration, kernel forms and seed: a setting given beside it would
+     * be ignored, so it is refused rather than dropped unseen. */
+    if (options && options->seed_given)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--seed: --restart continues with the checkpoint's seed; "
+              "leave --seed out");
     for (const ck_option *option = gas_options;
          option->name && strcmp(option->name, "steps") != 0; ++option)
       if (strcmp(option->name, "xyz") != 0 &&
