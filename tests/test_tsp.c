@@ -946,6 +946,55 @@ static void test_candidates_random(void) {
     }
 }
 
+/* Hand-made instances whose distances cannot be computed: the candidate
+ * lists, a tour's length and one distance refuse each alike, naming the
+ * fault, through one check. */
+static void test_unusable_instances(void) {
+  double x[4] = {0, 1, 2, 3}, y[4] = {0, 1, 2, 3};
+  double far_x[4] = {0, 1, 2e8, 3}, nan_y[4] = {0, NAN, 2, 3};
+  uint32_t tour[4] = {0, 1, 2, 3}, neighbours[4 * 2];
+  const struct {
+    const char *label;
+    ck_tsp_instance instance;
+    const char *needle;
+  } cases[] = {
+      {"a coordinate past the limit",
+       {"far", "", 4, CK_TSP_EUC_2D, far_x, y, NULL},
+       "city 2 has coordinates (2e+08, 2) beyond"},
+      {"a NaN coordinate",
+       {"nan", "", 4, CK_TSP_ATT, x, nan_y, NULL},
+       "city 1 has coordinates"},
+      {"no coordinates",
+       {"bare", "", 4, CK_TSP_CEIL_2D, NULL, NULL, NULL},
+       "without coordinates"},
+      {"EXPLICIT without a matrix",
+       {"bare", "", 4, CK_TSP_EXPLICIT, x, y, NULL},
+       "without its matrix"},
+      {"an unknown metric",
+       {"odd", "", 4, (ck_tsp_metric)99, x, y, NULL},
+       "unknown metric 99"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    const ck_tsp_instance *instance = &cases[c].instance;
+    static const char *const functions[] = {
+        "ck_tsp_candidates", "ck_tsp_tour_length", "ck_tsp_distance"};
+    for (size_t f = 0; f < 3; ++f) {
+      int64_t length = -1;
+      const char *message = "";
+      ck_error_clear();
+      ck_status status = f == 0   ? ck_tsp_candidates(instance, 2, neighbours)
+                         : f == 1 ? ck_tsp_tour_length(instance, tour, &length)
+                                  : ck_tsp_distance(instance, 1, 2, &length);
+      ck_error_last(&message);
+      CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && length == -1,
+                "%s: %s gave %d", cases[c].label, functions[f], (int)status);
+      CHECK_MSG(strstr(message, functions[f]) == message &&
+                    strstr(message, cases[c].needle) != NULL,
+                "%s: %s said \"%s\"", cases[c].label, functions[f], message);
+    }
+  }
+}
+
 static void test_candidates_instances(void) {
   char path[1024];
   data_path("eil51.tsp", path, sizeof path);
@@ -1282,6 +1331,7 @@ int main(void) {
   test_fuzz();
   test_candidates_random();
   test_candidates_instances();
+  test_unusable_instances();
   test_tours();
   test_tour_length();
   test_optima();

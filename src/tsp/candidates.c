@@ -24,6 +24,7 @@
 #include "clkit/tsp.h"
 
 #include "ck_tsp.h"
+#include "tsp/tsp_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -355,28 +356,8 @@ ck_status ck_tsp_candidates(const ck_tsp_instance *instance, uint32_t k,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: k = %" PRIu32 " is outside 1..%" PRIu32, function, k,
                     n - 1);
-  if ((unsigned)instance->metric > CK_TSP_EXPLICIT)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: unknown metric %d",
-                    function, (int)instance->metric);
-  if (instance->metric == CK_TSP_EXPLICIT) {
-    if (!instance->matrix || n > CK_TSP_MAX_EXPLICIT)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "%s: an EXPLICIT instance needs its matrix (and at "
-                      "most %u cities)",
-                      function, CK_TSP_MAX_EXPLICIT);
-  } else {
-    if (!instance->x || !instance->y)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "%s: the instance has no coordinates", function);
-    for (uint32_t i = 0; i < n; ++i)
-      if (!(fabs(instance->x[i]) <= CK_TSP_MAX_COORDINATE &&
-            fabs(instance->y[i]) <= CK_TSP_MAX_COORDINATE))
-        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                        "%s: city %" PRIu32 " has coordinates (%g, %g) "
-                        "beyond %g",
-                        function, i, instance->x[i], instance->y[i],
-                        CK_TSP_MAX_COORDINATE);
-  }
+  if ((status = ck__tsp_check_distances(instance, function)) != CK_OK)
+    return status;
 
   heap.keys = malloc((size_t)k * sizeof *heap.keys);
   if (!heap.keys)

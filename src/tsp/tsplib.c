@@ -30,6 +30,7 @@
 #include "clkit/tsp.h"
 
 #include "ck_tsp.h"
+#include "tsp/tsp_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -898,6 +899,14 @@ static ck_status check_point(const ck_tsp_instance *instance, uint32_t i,
                   CK_TSP_MAX_COORDINATE);
 }
 
+ck_status ck__tsp_check_distances(const ck_tsp_instance *instance,
+                                  const char *function) {
+  ck_status status = check_instance(instance, function);
+  for (uint32_t i = 0; status == CK_OK && i < instance->cities; ++i)
+    status = check_point(instance, i, function);
+  return status;
+}
+
 /* The distance of a checked instance. */
 static int64_t distance_of(const ck_tsp_instance *instance, uint32_t i,
                            uint32_t j) {
@@ -965,17 +974,16 @@ fail:
 ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
                              const uint32_t *tour, int64_t *length) {
   const char *function = "ck_tsp_tour_length";
-  ck_status status = check_instance(instance, function);
-  if (status != CK_OK)
-    return status;
+  if (!instance)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: instance is NULL",
+                    function);
   if (!tour || !length)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: tour and length are required", function);
   uint32_t n = instance->cities;
-  for (uint32_t i = 0; i < n && instance->metric != CK_TSP_EXPLICIT; ++i)
-    if ((status = check_point(instance, i, function)) != CK_OK)
-      return status;
-  status = check_permutation(tour, n, function);
+  ck_status status = ck__tsp_check_distances(instance, function);
+  if (status == CK_OK)
+    status = check_permutation(tour, n, function);
   if (status != CK_OK)
     return status;
   int64_t sum = 0;
