@@ -465,12 +465,15 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
 }
 
 ck_status ck__device_memory_check(const ck_device *device, double bytes) {
-  double memory = (double)device->global_memory;
-  if (memory > 0 && bytes > 0.9 * memory)
+  if (ck__memory_exceeded(bytes, device->global_memory))
     return ck__fail(CK_ERROR_DEVICE_MEMORY,
                     "about %.3g GB; device %s has %.3g GB", bytes * 1e-9,
-                    device->id, memory * 1e-9);
+                    device->id, (double)device->global_memory * 1e-9);
   return CK_OK;
+}
+
+int ck__memory_exceeded(double bytes, unsigned long long memory) {
+  return memory > 0 && bytes > 0.9 * (double)memory;
 }
 
 unsigned long long ck__host_memory(void) {

@@ -80,6 +80,12 @@ ck_status ck__device_memory_check(const ck_device *device, double bytes);
  * system does not say. */
 unsigned long long ck__host_memory(void);
 
+/* Whether `bytes` exceeds what a run may take of `memory` bytes (90%; the
+ * rest is the driver's, the system's and the queue's), as
+ * ck__device_memory_check and the host's large allocations judge it;
+ * never when memory is 0 (unknown). */
+int ck__memory_exceeded(double bytes, unsigned long long memory);
+
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 typedef struct ck__sha256_context {
   uint32_t state[8];

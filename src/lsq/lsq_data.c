@@ -130,12 +130,12 @@ static ck_status allocate_rows(size_t rows, size_t dim, double **a, double **b,
   /* Past the host's memory an allocation may still succeed, over-committed,
    * and the out-of-memory killer end the run as the rows are written. */
   double bytes = (double)rows * (double)(dim + 1) * sizeof(double);
-  double memory = (double)ck__host_memory();
-  if (memory > 0 && bytes > 0.9 * memory)
+  unsigned long long memory = ck__host_memory();
+  if (ck__memory_exceeded(bytes, memory))
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of memory for %s: %zu rows of dim %zu need about "
                     "%.3g GB; the host has %.3g GB",
-                    what, rows, dim, bytes * 1e-9, memory * 1e-9);
+                    what, rows, dim, bytes * 1e-9, (double)memory * 1e-9);
   *a = malloc(rows * dim * sizeof(double));
   if (!*a)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
