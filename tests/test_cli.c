@@ -384,7 +384,10 @@ static void check_run_usage_errors(void) {
         NULL},
        "option --save applies only with --train FILE"},
       {{"run", "nn", "--device", "ref", "--test-labels", "t.idx", NULL},
-       "option --test-labels applies only with --test FILE or --predict"},
+       "option --test-labels applies only with --test FILE"},
+      {{"run", "nn", "--device", "ref", "--load", "m.ckn", "--predict-labels",
+        "p.idx", NULL},
+       "option --predict-labels applies only with --predict FILE"},
       /* pso and ga: what only lsq reads. */
       {{"run", "pso", "--device", "ref", "--lsq-mode", "group", NULL},
        "option --lsq-mode applies only with --fn lsq"},

@@ -65,8 +65,10 @@ static const ck_option nn_options[] = {
      "start from a saved model (its layers, scaling and classes)"},
     {"predict", "FILE", NULL,
      "with --load: predict the classes of FILE's rows into --out (rows with "
-     "a label as well are scored; IDX labels from --test-labels or the "
-     "derived name, when present)"},
+     "a label as well are scored)"},
+    {"predict-labels", "FILE", NULL,
+     "IDX labels of --predict, to score its rows (default: the derived "
+     "name, when that file exists)"},
     {"out", "FILE", NULL, "where --predict writes one class name a line"},
     {NULL, NULL, NULL, NULL},
 };
@@ -78,7 +80,7 @@ typedef struct nn_job {
   ck_normalization_kind normalization;
   unsigned epochs, patience;
   double validation_fraction;
-  const char *train, *test, *train_labels, *test_labels;
+  const char *train, *test, *train_labels, *test_labels, *predict_labels;
   const char *split, *trace, *save, *load, *predict, *out;
   ck_dataset_options csv;
   ck__nn_tuning tuning;
@@ -167,11 +169,12 @@ static ck_status job_parse(const ck_param *params, size_t count,
   /* Training on from a model may replace it (it is read whole first);
    * nothing else may share a file with an output. */
   static const char *const reads[] = {
-      "train", "test", "train-labels", "test-labels", "predict", "load", NULL};
+      "train",   "test",           "train-labels", "test-labels",
+      "predict", "predict-labels", "load",         NULL};
   static const char *const outputs[] = {"trace", "out", NULL};
   static const char *const besides_save[] = {
-      "train",   "test",  "train-labels", "test-labels",
-      "predict", "trace", "out",          NULL};
+      "train",          "test",  "train-labels", "test-labels", "predict",
+      "predict-labels", "trace", "out",          NULL};
   static const char *const save[] = {"save", NULL};
   if ((status = ck__param_files_apart(params, count, reads, outputs)) ||
       (status = ck__param_files_apart(params, count, besides_save, save)))
@@ -184,6 +187,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   job->test = ck__param_find(params, count, "test");
   job->train_labels = ck__param_find(params, count, "train-labels");
   job->test_labels = ck__param_find(params, count, "test-labels");
+  job->predict_labels = ck__param_find(params, count, "predict-labels");
   job->split = ck__param_find(params, count, "split");
   job->trace = ck__param_find(params, count, "trace");
   job->save = ck__param_find(params, count, "save");
@@ -321,8 +325,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
       {"trace", untrained, training},
       {"save", untrained, training},
       {"train-labels", untrained, training},
-      {"test-labels", !job->test && !job->predict,
-       "--test FILE or --predict FILE"},
+      {"test-labels", !job->test, "--test FILE"},
+      {"predict-labels", !job->predict, "--predict FILE"},
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   if (job->split) {
@@ -641,7 +645,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     predict_options.classes_from = &classes_view;
     predict_options.labelled = -1;
     predict_options.features = c->sizes[0];
-    predict_options.labels_path = job.test_labels;
+    predict_options.labels_path = job.predict_labels;
     CK_TRY(load_file(job.predict, &predict_options, &predict, &csv_files));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
