@@ -48,8 +48,11 @@ static void print_time(double seconds) {
 int main(int argc, char **argv) {
   const char *selector = "all", *data = NULL, *only = NULL;
   double seconds = 10;
-  unsigned long max_cities = 100000, ants = 0, partition = 0, seed = 1;
-  long kicks = -1;
+  const char *tool = "bench_aco";
+  unsigned long max_cities = 100000, ants = 0, partition = 0;
+  uint64_t seed = 1;
+  long kicks = -1; /* -1: the default */
+  double number = 0;
   int local_search = CK_ACO_LS_2OPT_OROPT;
   static const struct option options[] = {
       {"device", required_argument, NULL, 'd'},
@@ -78,28 +81,46 @@ int main(int argc, char **argv) {
       only = optarg;
       break;
     case 's':
-      seconds = strtod(optarg, NULL);
+      if (bench_number(tool, "seconds", optarg, 1e-3, 1e6, 0, &seconds))
+        return 2;
       break;
     case 'm':
-      max_cities = strtoul(optarg, NULL, 10);
+      if (bench_number(tool, "max-cities", optarg, 2, CK_TSP_MAX_CITIES, 1,
+                       &number))
+        return 2;
+      max_cities = (unsigned long)number;
       break;
-    case 'a':
-      ants = strtoul(optarg, NULL, 10);
+    case 'a': /* 0: from the device */
+      if (bench_number(tool, "ants", optarg, 0, 65536, 1, &number))
+        return 2;
+      ants = (unsigned long)number;
       break;
     case 'p':
-      partition = strtoul(optarg, NULL, 10);
+      if (bench_number(tool, "partition", optarg, 0, 1e9, 1, &number))
+        return 2;
+      partition = (unsigned long)number;
       break;
     case 'k':
-      kicks = strtol(optarg, NULL, 10);
+      if (bench_number(tool, "kicks", optarg, 0, 1e9, 1, &number))
+        return 2;
+      kicks = (long)number;
       break;
-    case 'S':
-      seed = strtoul(optarg, NULL, 10);
+    case 'S': /* whole numbers a double holds exactly */
+      if (bench_number(tool, "seed", optarg, 0, 9007199254740992.0, 1, &number))
+        return 2;
+      seed = (uint64_t)number;
       break;
-    case 'l':
-      local_search = strcmp(optarg, "none") == 0   ? CK_ACO_LS_NONE
-                     : strcmp(optarg, "2opt") == 0 ? CK_ACO_LS_2OPT
-                                                   : CK_ACO_LS_2OPT_OROPT;
+    case 'l': {
+      static const char *const searches[] = {"none", "2opt", "2opt+oropt",
+                                             NULL};
+      static const int modes[] = {CK_ACO_LS_NONE, CK_ACO_LS_2OPT,
+                                  CK_ACO_LS_2OPT_OROPT};
+      int index = 0;
+      if (bench_choice(tool, "ls", optarg, searches, &index))
+        return 2;
+      local_search = modes[index];
       break;
+    }
     case 'h':
       printf("usage: bench_aco --data DIR [--device SEL] [--instances "
              "a,b,...] [--seconds S] [--max-cities N] [--ants M] "

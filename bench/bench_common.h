@@ -1,13 +1,15 @@
 /*
- * bench_common.h - what the benchmarks share: a clock, medians, and the
- * device's copy bandwidth, the ceiling that memory-bound steps are
- * measured against.
+ * bench_common.h - what the benchmarks share: checked option values, a
+ * clock, medians, and the device's copy bandwidth, the ceiling that
+ * memory-bound steps are measured against.
  */
 #ifndef CK_BENCH_COMMON_H
 #define CK_BENCH_COMMON_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "clkit/clkit.h"
@@ -27,6 +29,43 @@ static inline double bench_median(double *values, int count) {
   qsort(values, (size_t)count, sizeof *values, bench_compare_doubles);
   return count % 2 ? values[count / 2]
                    : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+/*
+ * An option's number: all of text, finite, within [low, high], and whole
+ * where `whole` is set. Returns 0 with *value set, or prints
+ * "TOOL: --OPTION: ..." and returns 2, the usage exit status.
+ */
+static inline int bench_number(const char *tool, const char *option,
+                               const char *text, double low, double high,
+                               int whole, double *value) {
+  char *end = NULL;
+  double read = strtod(text, &end);
+  if (end == text || *end || !isfinite(read) || read < low || read > high ||
+      (whole && read != floor(read))) {
+    fprintf(stderr, "%s: --%s: '%s' is not a %s from %.16g to %.16g\n", tool,
+            option, text, whole ? "whole number" : "number", low, high);
+    return 2;
+  }
+  *value = read;
+  return 0;
+}
+
+/* An option's choice among `names` (NULL-terminated), as its index; 0, or
+ * a message listing the names and 2, as bench_number. */
+static inline int bench_choice(const char *tool, const char *option,
+                               const char *text, const char *const *names,
+                               int *index) {
+  for (int i = 0; names[i]; ++i)
+    if (strcmp(text, names[i]) == 0) {
+      *index = i;
+      return 0;
+    }
+  fprintf(stderr, "%s: --%s: unknown value '%s'; one of:", tool, option, text);
+  for (int i = 0; names[i]; ++i)
+    fprintf(stderr, " %s", names[i]);
+  fprintf(stderr, "\n");
+  return 2;
 }
 
 static inline int bench_report(const char *what) {

@@ -51,10 +51,12 @@ int main(int argc, char **argv) {
       selector = optarg;
       break;
     case 'g':
-      max_genes = strtod(optarg, NULL);
+      if (bench_number("bench_ga", "max-genes", optarg, 1, 1e15, 0, &max_genes))
+        return 2;
       break;
     case 's':
-      seconds = strtod(optarg, NULL);
+      if (bench_number("bench_ga", "seconds", optarg, 1e-3, 3600, 0, &seconds))
+        return 2;
       break;
     case 'q':
       quick = 1;

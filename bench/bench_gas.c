@@ -937,27 +937,26 @@ static int parse_sections(const char *list) {
 
 /* --print-lammps-input N RHO STEPS: the LAMMPS input, on stdout. */
 static int print_lammps_input(char **arguments) {
-  char *end_particles, *end_density, *end_steps;
-  unsigned long long particles = strtoull(arguments[0], &end_particles, 10);
-  double density = strtod(arguments[1], &end_density);
-  unsigned long long steps = strtoull(arguments[2], &end_steps, 10);
-  if (*end_particles || *end_density || *end_steps ||
-      end_steps == arguments[2] || particles < 2 || !(density > 0) ||
-      steps < 1) {
-    fprintf(stderr, "bench_gas: --print-lammps-input takes N (even, >= 2), "
-                    "RHO (> 0) and STEPS (>= 1)\n");
+  const char *tool = "bench_gas";
+  double particles = 0, density = 0, steps = 0;
+  if (bench_number(tool, "print-lammps-input N", arguments[0], 2, 1e12, 1,
+                   &particles) ||
+      bench_number(tool, "print-lammps-input RHO", arguments[1], 1e-12, 1e6, 0,
+                   &density) ||
+      bench_number(tool, "print-lammps-input STEPS", arguments[2], 1, 1e15, 1,
+                   &steps))
     return 2;
-  }
   lammps_layout layout;
   if (lammps_layout_for((size_t)particles, density, &layout))
     return 2;
-  write_lammps_input(stdout, (size_t)particles, density, &layout, steps);
+  write_lammps_input(stdout, (size_t)particles, density, &layout,
+                     (unsigned long long)steps);
   return 0;
 }
 
 int main(int argc, char **argv) {
   const char *selector = "all", *lammps = NULL;
-  double max_particles = 1e7, seconds = 0.5;
+  double max_particles = 1e7, seconds = 0.5, number = 0;
   int quick = 0, print_input = 0, sections = -1, rounds = 0;
   static const struct option options[] = {
       {"device", required_argument, NULL, 'd'},
@@ -973,20 +972,18 @@ int main(int argc, char **argv) {
   int option;
   while ((option = getopt_long(argc, argv, "d:n:s:ql:h", options, NULL)) !=
          -1) {
-    char *end = NULL;
     switch (option) {
     case 'd':
       selector = optarg;
       break;
     case 'n':
-      max_particles = strtod(optarg, &end);
-      if (*end || !(max_particles >= 1))
-        return fprintf(stderr, "bench_gas: --max-particles must be >= 1\n"), 2;
+      if (bench_number("bench_gas", "max-particles", optarg, 1, 1e12, 0,
+                       &max_particles))
+        return 2;
       break;
     case 's':
-      seconds = strtod(optarg, &end);
-      if (*end || !(seconds > 0))
-        return fprintf(stderr, "bench_gas: --seconds must be positive\n"), 2;
+      if (bench_number("bench_gas", "seconds", optarg, 1e-3, 3600, 0, &seconds))
+        return 2;
       break;
     case 'q':
       quick = 1;
@@ -999,11 +996,10 @@ int main(int argc, char **argv) {
         return 2;
       break;
     case 'r':
-      rounds = (int)strtol(optarg, &end, 10);
-      if (*end || rounds < 1 || rounds > MAX_ROUNDS)
-        return fprintf(stderr, "bench_gas: --rounds takes 1 to %d\n",
-                       MAX_ROUNDS),
-               2;
+      if (bench_number("bench_gas", "rounds", optarg, 1, MAX_ROUNDS, 1,
+                       &number))
+        return 2;
+      rounds = (int)number;
       break;
     case 'p':
       print_input = 1;

@@ -19,16 +19,58 @@
 
 enum { MAX_ITEMS = 16 };
 
+/* A network "784-256-10": 2 to CK_NN_MAX_LAYERS + 1 widths of 1 to
+ * CK_NN_MAX_WIDTH joined by '-'; 0, or a message and 2 (the usage exit
+ * status). */
 static int parse_sizes(const char *text, size_t *sizes, size_t *count) {
-  char *end;
+  char copy[512], *save = NULL;
+  size_t length = strlen(text);
+  int ok = length > 0 && length < sizeof copy && text[0] != '-' &&
+           text[length - 1] != '-' && !strstr(text, "--");
   *count = 0;
-  while (*text && *count < CK_NN_MAX_LAYERS + 1) {
-    sizes[(*count)++] = strtoul(text, &end, 10);
-    if (end == text)
-      return -1;
-    text = *end == '-' ? end + 1 : end;
+  snprintf(copy, sizeof copy, "%s", text);
+  for (char *item = strtok_r(copy, "-", &save); ok && item;
+       item = strtok_r(NULL, "-", &save)) {
+    double width = 0;
+    if (*count == CK_NN_MAX_LAYERS + 1)
+      ok = 0;
+    else if (bench_number("bench_nn", "networks", item, 1, CK_NN_MAX_WIDTH, 1,
+                          &width))
+      return 2;
+    else
+      sizes[(*count)++] = (size_t)width;
   }
-  return *count >= 2 ? 0 : -1;
+  if (ok && *count >= 2)
+    return 0;
+  fprintf(stderr,
+          "bench_nn: --networks: '%s' is not 2 to %d widths joined by '-', "
+          "such as 784-256-10\n",
+          text, CK_NN_MAX_LAYERS + 1);
+  return 2;
+}
+
+/* Every network of --networks and batch of --batches (comma lists), before
+ * any device is touched; 0, or a message and 2. */
+static int check_lists(const char *networks, const char *batches) {
+  char list[512], *save = NULL;
+  size_t sizes[CK_NN_MAX_LAYERS + 1], count = 0;
+  double batch = 0;
+  if (strlen(networks) >= sizeof list || strlen(batches) >= sizeof list)
+    return fprintf(stderr,
+                   "bench_nn: --networks and --batches take up to "
+                   "%zu characters\n",
+                   sizeof list - 1),
+           2;
+  snprintf(list, sizeof list, "%s", networks);
+  for (char *net = strtok_r(list, ",", &save); net;
+       net = strtok_r(NULL, ",", &save))
+    if (parse_sizes(net, sizes, &count))
+      return 2;
+  snprintf(list, sizeof list, "%s", batches);
+  for (char *b = strtok_r(list, ",", &save); b; b = strtok_r(NULL, ",", &save))
+    if (bench_number("bench_nn", "batches", b, 1, 1 << 24, 1, &batch))
+      return 2;
+  return 0;
 }
 
 /* Random features and labels: throughput does not depend on the values. */
@@ -58,6 +100,7 @@ int main(int argc, char **argv) {
   const char *batches = "64,256,1024";
   size_t rows = 16384;
   int epochs = 3;
+  double number = 0;
   ck_nn_math math = CK_NN_FP32;
   static const struct option long_options[] = {
       {"device", required_argument, NULL, 'd'},
@@ -74,10 +117,14 @@ int main(int argc, char **argv) {
       selector = optarg;
       break;
     case 'r':
-      rows = strtoul(optarg, NULL, 10);
+      if (bench_number("bench_nn", "rows", optarg, 1, 1e9, 1, &number))
+        return 2;
+      rows = (size_t)number;
       break;
     case 'e':
-      epochs = atoi(optarg);
+      if (bench_number("bench_nn", "epochs", optarg, 1, 1000, 1, &number))
+        return 2;
+      epochs = (int)number;
       break;
     case 'n':
       networks = optarg;
@@ -97,8 +144,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (rows < 1 || epochs < 1)
-    return fprintf(stderr, "bench_nn: --rows and --epochs must be >= 1\n"), 2;
+  if (check_lists(networks, batches))
+    return 2;
   ck_device_set set;
   size_t indices[64], device_count = 0;
   if (bench_select(selector, &set, indices, &device_count))
@@ -108,7 +155,7 @@ int main(int argc, char **argv) {
          "samples/s", "GFLOP/s", "epoch_s", "math");
   for (size_t d = 0; d < device_count; ++d) {
     const ck_device *device = &set.devices[indices[d]];
-    char list[512];
+    char list[512]; /* check_lists took the lengths */
     snprintf(list, sizeof list, "%s", networks);
     char *save = NULL;
     for (char *net = strtok_r(list, ",", &save); net;
@@ -117,8 +164,7 @@ int main(int argc, char **argv) {
       ck_nn_config_init(&config);
       config.math = math;
       if (parse_sizes(net, config.sizes, &config.layer_count)) {
-        fprintf(stderr, "bench_nn: bad network '%s'\n", net);
-        failed = 1;
+        failed = 2; /* not reached: check_lists read every network */
         break;
       }
       double weights = 0;
@@ -132,7 +178,7 @@ int main(int argc, char **argv) {
         failed = 1;
         break;
       }
-      char batch_list[256];
+      char batch_list[512];
       snprintf(batch_list, sizeof batch_list, "%s", batches);
       char *batch_save = NULL;
       for (char *b = strtok_r(batch_list, ",", &batch_save); b;
@@ -155,8 +201,8 @@ int main(int argc, char **argv) {
         } else {
           double epoch_s = bench_median(seconds, epochs);
           double rate = (double)rows / epoch_s;
-          printf("%-10s %-20s %6zu %14.0f %10.1f %10.4f %s\n", device->id,
-                 net, config.batch, rate, 6.0 * weights * rate * 1e-9, epoch_s,
+          printf("%-10s %-20s %6zu %14.0f %10.1f %10.4f %s\n", device->id, net,
+                 config.batch, rate, 6.0 * weights * rate * 1e-9, epoch_s,
                  math == CK_NN_TF32 ? "TF32" : "FP32");
           fflush(stdout);
         }

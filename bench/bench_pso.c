@@ -55,10 +55,13 @@ int main(int argc, char **argv) {
       selector = optarg;
       break;
     case 'e':
-      max_elements = strtod(optarg, NULL);
+      if (bench_number("bench_pso", "max-elements", optarg, 1, 1e15, 0,
+                       &max_elements))
+        return 2;
       break;
     case 's':
-      seconds = strtod(optarg, NULL);
+      if (bench_number("bench_pso", "seconds", optarg, 1e-3, 3600, 0, &seconds))
+        return 2;
       break;
     case 'q':
       quick = 1;

@@ -104,6 +104,7 @@ done:
 int main(int argc, char **argv) {
   const char *selector = "all";
   long megabytes = 256, repeat = 10;
+  double number = 0;
   static const struct option options[] = {
       {"device", required_argument, NULL, 'd'},
       {"megabytes", required_argument, NULL, 'm'},
@@ -117,10 +118,15 @@ int main(int argc, char **argv) {
       selector = optarg;
       break;
     case 'm':
-      megabytes = strtol(optarg, NULL, 10);
+      if (bench_number("bench_queue", "megabytes", optarg, 1, 65536, 1,
+                       &number))
+        return 2;
+      megabytes = (long)number;
       break;
     case 'r':
-      repeat = strtol(optarg, NULL, 10);
+      if (bench_number("bench_queue", "repeat", optarg, 1, 1000, 1, &number))
+        return 2;
+      repeat = (long)number;
       break;
     case 'h':
       printf(
@@ -129,11 +135,6 @@ int main(int argc, char **argv) {
     default:
       return 2;
     }
-  }
-  if (megabytes < 1 || megabytes > 65536 || repeat < 1 || repeat > 1000) {
-    fprintf(stderr, "bench_queue: --megabytes must be 1..65536 and --repeat "
-                    "1..1000\n");
-    return 2;
   }
   ck_device_set set;
   size_t indices[64], count = 0;

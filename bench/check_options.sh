@@ -1,0 +1,48 @@
+#!/bin/bash
+# The benchmarks refuse a bad option value before touching any device:
+# exit status 2 and a message that names the option. Arguments: the
+# directory that holds the bench_* executables.
+set -u
+dir=$1
+passed=0
+failed=0
+# tool, the option named in the message, then the arguments.
+while IFS='|' read -r tool option arguments; do
+  [ -z "$tool" ] && continue
+  read -ra words <<<"$arguments"
+  message=$("$dir/$tool" "${words[@]}" 2>&1 >/dev/null)
+  status=$?
+  if [ "$status" -eq 2 ] && [[ "$message" == *"$option"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $tool $arguments: exit $status, '$message' (want 2 and $option)"
+  fi
+done <<'CASES'
+bench_ga|--seconds|--seconds abc
+bench_ga|--seconds|--seconds 0
+bench_ga|--max-genes|--max-genes 1e99
+bench_pso|--seconds|--seconds -1
+bench_pso|--max-elements|--max-elements 5x
+bench_gas|--rounds|--rounds 2.5
+bench_gas|--seconds|--seconds nan
+bench_gas|--max-particles|--max-particles 0
+bench_gas|--print-lammps-input RHO|--print-lammps-input 1000 x 10
+bench_gas|--print-lammps-input STEPS|--print-lammps-input 1000 0.8 1.5
+bench_queue|--megabytes|--megabytes 0
+bench_queue|--repeat|--repeat 10x
+bench_nn|--rows|--rows 0
+bench_nn|--epochs|--epochs 1.5
+bench_nn|--networks|--networks 784--10
+bench_nn|--networks|--networks 784
+bench_nn|--networks|--networks 784-0-10
+bench_nn|--networks|--networks 16-8-
+bench_nn|--batches|--batches 64,x
+bench_aco|--ls|--data . --ls fast
+bench_aco|--seed|--data . --seed -1
+bench_aco|--ants|--data . --ants 1e6
+bench_aco|--kicks|--data . --kicks -2
+bench_aco|--max-cities|--data . --max-cities 1
+CASES
+echo "$passed checks, $failed failed"
+[ "$failed" -eq 0 ]
