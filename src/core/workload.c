@@ -122,10 +122,29 @@ ck_status ck__param_parts(const ck_param *params, size_t count,
   return CK_OK;
 }
 
-/* strtod also reads leading blanks and hexadecimal; an option's number is
- * plain decimal ("1e6" included). */
-static int plain_decimal(const char *text) {
-  return strchr("0123456789+-.", *text) && *text && !strpbrk(text, "xX");
+int ck__parse_decimal(const char *begin, const char *end, double *value) {
+  char copy[64];
+  size_t length = (size_t)(end - begin);
+  /* strtod alone would also take leading blanks, hexadecimal, inf and nan. */
+  for (size_t i = 0; i < length; ++i)
+    if (!begin[i] || !strchr("0123456789.eE+-", begin[i]))
+      return 0;
+  /* strtod reads on past end: a span within a longer text is read from a
+   * copy of it. */
+  const char *text = begin;
+  if (*end) {
+    if (length >= sizeof copy)
+      return 0;
+    memcpy(copy, begin, length);
+    copy[length] = '\0';
+    text = copy;
+  }
+  if (length == 0)
+    return 0;
+  char *stop = NULL;
+  errno = 0;
+  *value = strtod(text, &stop);
+  return stop == text + length && errno != ERANGE && isfinite(*value);
 }
 
 ck_status ck__param_integer(const ck_param *params, size_t count,
@@ -137,10 +156,8 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
     *value = fallback;
     return CK_OK;
   }
-  char *end = NULL;
-  errno = 0;
-  double parsed = strtod(text, &end); /* accepts 1e6 as well as 1000000 */
-  if (!plain_decimal(text) || end == text || *end != '\0' || errno == ERANGE ||
+  double parsed = 0; /* 1e6 as well as 1000000 */
+  if (!ck__parse_decimal(text, text + strlen(text), &parsed) ||
       parsed != floor(parsed))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' is not a whole number", name, text);
@@ -160,11 +177,8 @@ ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
     *value = fallback;
     return CK_OK;
   }
-  char *end = NULL;
-  errno = 0;
-  double parsed = strtod(text, &end);
-  if (!plain_decimal(text) || end == text || *end != '\0' || errno == ERANGE ||
-      !isfinite(parsed))
+  double parsed = 0;
+  if (!ck__parse_decimal(text, text + strlen(text), &parsed))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' is not a number", name, text);
   if (parsed < minimum || parsed > maximum)

@@ -61,6 +61,11 @@ typedef struct ck__option_part {
 ck_status ck__param_parts(const ck_param *params, size_t count,
                           const ck__option_part *parts, size_t part_count);
 
+/* Whether [begin, end) is a finite decimal number and nothing else (no
+ * blanks, hexadecimal, inf or nan; "1e6" is one), read into *value. A span
+ * that ends before the text does is at most 63 characters. */
+int ck__parse_decimal(const char *begin, const char *end, double *value);
+
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,

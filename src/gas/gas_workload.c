@@ -88,27 +88,9 @@ typedef struct gas_job {
   ck__gas_forms forms;
 } gas_job;
 
-/* A finite decimal number filling [begin, end): no hexadecimal, inf or
- * nan, no blanks, nothing after it. */
-static int parse_decimal(const char *begin, const char *end, double *value) {
-  char copy[64];
-  size_t length = (size_t)(end - begin);
-  if (length == 0 || length >= sizeof copy)
-    return 0;
-  memcpy(copy, begin, length);
-  copy[length] = '\0';
-  for (size_t i = 0; i < length; ++i)
-    if (!strchr("0123456789.eE+-", copy[i]))
-      return 0;
-  char *stop = NULL;
-  errno = 0;
-  *value = strtod(copy, &stop);
-  return stop == copy + length && errno != ERANGE && isfinite(*value);
-}
-
 /* One side of --box: a positive decimal number filling [begin, end). */
 static int parse_side(const char *begin, const char *end, double *side) {
-  return parse_decimal(begin, end, side) && *side > 0;
+  return ck__parse_decimal(begin, end, side) && *side > 0;
 }
 
 /* A whole decimal number in [1, maximum] filling [begin, end): digits
@@ -161,9 +143,10 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
   double t = -1, gamma = 0;
   unsigned long long every = 0;
   int good = (langevin || rescale) && second &&
-             parse_decimal(first + 1, second, &t) && t >= 0 && t <= 1e6;
+             ck__parse_decimal(first + 1, second, &t) && t >= 0 && t <= 1e6;
   if (good && langevin)
-    good = parse_decimal(second + 1, end, &gamma) && gamma > 0 && gamma <= 1e6;
+    good =
+        ck__parse_decimal(second + 1, end, &gamma) && gamma > 0 && gamma <= 1e6;
   else if (good)
     good = parse_count(second + 1, end, UINT_MAX, &every);
   if (!good)
@@ -190,7 +173,8 @@ static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
   } else if (strcmp(text, "verlet") == 0) {
     c->neighbors = CK_GAS_VERLET;
   } else if (strncmp(text, "verlet:", 7) == 0 &&
-             parse_decimal(text + 7, text + strlen(text), &skin) && skin > 0) {
+             ck__parse_decimal(text + 7, text + strlen(text), &skin) &&
+             skin > 0) {
     c->neighbors = CK_GAS_VERLET;
     c->skin = skin;
   } else {
