@@ -1535,7 +1535,7 @@ static void bad_workload(const ck_device *ref) {
               "check --%s %s: status %d, message '%s'", ranges[k].name,
               ranges[k].value, (int)status, message);
   }
-  /* Values inside every range pass the check. */
+  /* Values at the edges of these ranges pass the check. */
   const ck_param inside[] = {
       {"iters", "1e12"},    {"alpha", "10"}, {"beta", "0"}, {"optimum", "1e15"},
       {"ls-ants", "65536"}, {"algo", "acs"}, {"q0", "1"}};

@@ -325,7 +325,8 @@ static void check_run_usage_errors(void) {
       {{"run", "ga", "--device", "ref", "--island-size", "-5", NULL},
        "-5 is outside [2, 4096]"},
       {{"run", "ga", "--device", "ref", "--elite", "1e30", NULL}, "--elite"},
-      {{"run", "ga", "--device", "ref", "--trace-islands", NULL}, "--trace"},
+      {{"run", "ga", "--device", "ref", "--trace-islands", NULL},
+       "give --trace too"},
       {{"run", "pso", "--device", "ref", "--constriction", "--w", "0.5", NULL},
        "--w"},
       /* getopt's complaints, worded for the option at fault. */
@@ -1006,7 +1007,7 @@ static void check_aco_run(void) {
   char malformed_line[720];
   snprintf(malformed_line, sizeof malformed_line, "%s:7:", malformed);
   const struct {
-    const char *args[8];
+    const char *args[10];
     int exit_code;
     const char *names; /* stderr must contain this */
   } cases[] = {
@@ -1027,6 +1028,10 @@ static void check_aco_run(void) {
        "--partition"},
       {{"run", "aco", "random:3", "--device", "ref", NULL}, 2, "random:3"},
       {{"run", "aco", missing, "--device", "ref", NULL}, 1, missing},
+      {{"run", "pso", "--fn", "lsq", "--data", missing, "--device", "ref",
+        NULL},
+       1,
+       missing},
       {{"run", "aco", malformed, "--device", "ref", NULL}, 1, malformed_line},
       {{"run", "aco", instance, "--optima", missing, "--device", "ref", NULL},
        1,
@@ -1164,10 +1169,17 @@ static void check_nn_run(void) {
     const char *const args[] = {
         "run",  "nn",    "--load", model,      "--predict", rows, "--label-col",
         "last", "--out", model,    "--device", "ref",       NULL};
+    size_t before_size = 0, after_size = 0;
+    char *before = test_read_file(model, &before_size);
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 2, args);
     EXPECT_HAS(r.err, "--out and --load both name", args);
-    CHECK_MSG(access(model, R_OK) == 0, "the model at %s is gone", model);
+    char *after = test_read_file(model, &after_size);
+    CHECK_MSG(before && after && before_size == after_size &&
+                  memcmp(before, after, before_size) == 0,
+              "the model at %s changed", model);
+    free(before);
+    free(after);
     release(&r);
   }
   char malformed_line[720];

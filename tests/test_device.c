@@ -116,7 +116,7 @@ static const select_case good_cases[] = {
     {"nvidia", 2, {1, 2}},
     {"nViDiA", 2, {1, 2}},
     {"CUDA 12", 2, {1, 2}}, /* platform version */
-    {"PoCL", 2, {3, 4}}, /* only in the platform version */
+    {"PoCL", 2, {3, 4}},    /* only in the platform version */
     {"pocl", 2, {3, 4}},
     {"POCL", 2, {3, 4}},
     {"portable computing", 2, {3, 4}}, /* platform name */
@@ -507,14 +507,14 @@ static void check_cuda_selection(void) {
   set.devices = devices;
   set.count = 3;
   static const select_case cases[] = {
-      {"cuda", 1, {2}},     {"CUDA:0", 1, {2}}, {"opencl", 1, {1}},
-      {"gpu", 2, {1, 2}},   {"", 1, {2}},       {"h100", 2, {1, 2}},
+      {"cuda", 1, {2}},           {"CUDA:0", 1, {2}}, {"opencl", 1, {1}},
+      {"gpu", 2, {1, 2}},         {"", 1, {2}},       {"h100", 2, {1, 2}},
       {"opencl,cuda", 2, {1, 2}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     size_t indices[MAX_SELECTED], count = 0;
-    ck_status status =
-        ck_device_select(&set, cases[c].selector, indices, MAX_SELECTED, &count);
+    ck_status status = ck_device_select(&set, cases[c].selector, indices,
+                                        MAX_SELECTED, &count);
     CHECK_MSG(status == CK_OK && count == cases[c].count,
               "selector '%s': status %d, %zu matches", cases[c].selector,
               (int)status, count);

@@ -393,6 +393,7 @@ static void test_malformed(void) {
     sprintf(big + used, "%zu.5 0\n", many);
     CHECK(write_text(path, big) == 0);
     ck__gas_frame frame;
+    memset(&frame, 0x5a, sizeof frame); /* must come back zeroed */
     ck_error_clear();
     ck_status status = ck__gas_xyz_read(path, &frame);
     const char *message = "";

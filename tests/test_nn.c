@@ -1649,6 +1649,19 @@ static void workload(const ck_device *ref) {
   CHECK(value == 2);
   CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
   CHECK_MSG(value >= 0.8, "fine-tuned test accuracy %g", value);
+  /* Training on from a model may replace it: it is read whole first. */
+  const ck_param replace_params[] = {{"load", model_path},
+                                     {"train", train_path},
+                                     {"split", "45"},
+                                     {"epochs", "1"},
+                                     {"save", model_path}};
+  CHECK_OK(
+      ck_workload_run(nn_workload, ref, replace_params, 5, &options, result));
+  CHECK_OK(
+      ck_workload_run(nn_workload, ref, predict_params, 3, &options, result));
+  CHECK_OK(ck_result_metric(result, "predict_accuracy", &value));
+  CHECK_MSG(value >= 0.8, "predict accuracy %g after the model replaced itself",
+            value);
 
   /* Validation, patience and the trace. */
   const char *trace_path = path_in("trace.csv");

@@ -352,7 +352,7 @@ static void bad_input(const ck_device *ref) {
     ck_pso_config_init(&c);
     c.dim = 20;
     c.particles = 65536;
-    ck_pso *made = NULL;
+    ck_pso *made = (ck_pso *)&c; /* must come back NULL */
     ck_status status = ck_pso_create(&small, &c, &made);
     const char *message = "";
     ck_error_last(&message);
