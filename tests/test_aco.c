@@ -1460,6 +1460,14 @@ static void bad_workload(const ck_device *ref) {
        "--rho"},
       {{{"instance", "random:3"}}, 1, CK_ERROR_INVALID_ARGUMENT, "random:3"},
       {{{"instance", "random:x"}}, 1, CK_ERROR_INVALID_ARGUMENT, "random:x"},
+      {{{"instance", "random: 40"}},
+       1,
+       CK_ERROR_INVALID_ARGUMENT,
+       "'random: 40' should be random:N"},
+      {{{"instance", "random:0x28"}},
+       1,
+       CK_ERROR_INVALID_ARGUMENT,
+       "'random:0x28' should be random:N"},
       {{{"instance", missing}}, 1, CK_ERROR_IO, "nosuch.tsp"},
       /* `run aco berlin52.tsp --instance eil51.tsp`: the first argument
        * comes as a second --instance; neither is dropped unseen. */

@@ -1067,6 +1067,11 @@ static void bad_input(const ck_device *ref) {
       {{{"mutation", "gauss:0"}}, 1, "--mutation"},
       {{{"mutation", "cauchy:1"}}, 1, "--mutation"},
       {{{"mutation", "poly"}}, 1, "--mutation"},
+      /* An operator's number is read as every option's is: no blanks and
+       * no hexadecimal. */
+      {{{"crossover", "sbx: 2"}}, 1, "'sbx: 2' needs a number"},
+      {{{"crossover", "sbx:0x2"}}, 1, "'sbx:0x2' needs a number"},
+      {{{"mutation", "poly:2 "}}, 1, "'poly:2 ' needs a number"},
       {{{"topology", "star"}}, 1, "--topology"},
       {{{"islands", "0"}}, 1, "--islands"},
   };

@@ -1728,6 +1728,13 @@ static void workload(const ck_device *ref) {
       {{{"epochs", "0"}}, 1, "--epochs"},
       {{{"normalize", "l2"}}, 1, "--normalize"},
       {{{"train", "spirals:2"}}, 1, "--train"},
+      /* Widths and counts are read as every option's numbers are: no
+       * blanks, no hexadecimal, and no empty width. */
+      {{{"train", "spirals: 300"}}, 1, "'spirals: 300': spirals:N needs"},
+      {{{"layers", "2, 8,3"}}, 1, "'2, 8,3' is not a list of widths"},
+      {{{"layers", "2,0x8,3"}}, 1, "'2,0x8,3' is not a list of widths"},
+      {{{"layers", "2,8,3,"}}, 1, "'2,8,3,' is not a list of widths"},
+      {{{"layers", ""}}, 1, "'' is not a list of widths"},
       {{{"nonsense", "1"}}, 1, "nonsense"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -297,7 +297,14 @@ static void bad_input(const ck_device *ref) {
       {{{"lo", "nan"}, {"hi", "1"}}, 2, "--lo"},
       {{{"lo", "1"}, {"hi", "1"}}, 2, "below"},
       {{{"lo", "2,3"}, {"hi", "4"}}, 2, "--lo"},
+      /* Bounds and the ring are read as every option's numbers are: no
+       * blanks and no hexadecimal. */
+      {{{"lo", " -1"}, {"hi", "1"}}, 2, "--lo: ' -1' is not a number"},
+      {{{"lo", "-1"}, {"hi", "0x1"}}, 2, "--hi: '0x1' is not a number"},
+      {{{"lo", "-1,-1 "}, {"hi", "1"}}, 2, "--lo: '-1,-1 ' is not a number"},
       {{{"topology", "ring:1"}}, 1, "--topology"},
+      {{{"topology", "ring: 3"}}, 1, "'ring: 3' is neither"},
+      {{{"topology", "ring:0x3"}}, 1, "'ring:0x3' is neither"},
       {{{"bounds", "wrap"}}, 1, "--bounds"},
       {{{"fn", "lsq"}}, 1, "--data"},
       {{{"constriction", "1"}, {"c1", "1"}, {"c2", "1"}}, 3, "c1 + c2"},

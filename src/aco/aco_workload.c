@@ -65,9 +65,8 @@ typedef struct aco_job {
  * from Philox with the run's seed, for demonstrations and benchmarks. */
 static ck_status random_instance(const char *spec, uint64_t seed,
                                  ck_tsp_instance *instance) {
-  char *end = NULL;
-  long long n = strtoll(spec + 7, &end, 10);
-  if (end == spec + 7 || *end || n < 5 || n > 10000000)
+  long long n = 0;
+  if (ck__parse_whole(spec + 7, spec + strlen(spec), 5, 10000000, &n) != 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --instance: '%s' should be random:N with N from "
                     "5 to 10000000",

@@ -147,6 +147,19 @@ int ck__parse_decimal(const char *begin, const char *end, double *value) {
   return stop == text + length && errno != ERANGE && isfinite(*value);
 }
 
+int ck__parse_whole(const char *begin, const char *end, long long minimum,
+                    long long maximum, long long *value) {
+  double parsed = 0; /* 1e6 as well as 1000000 */
+  if (!ck__parse_decimal(begin, end, &parsed) || parsed != floor(parsed))
+    return 0;
+  /* Compared as doubles: a bound such as 1e18 is not exact in a double,
+   * and a number past LLONG_MAX must not be converted. */
+  if (parsed < (double)minimum || parsed > (double)maximum)
+    return -1;
+  *value = (long long)parsed;
+  return 1;
+}
+
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,
                             long long minimum, long long maximum,
@@ -156,16 +169,15 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
     *value = fallback;
     return CK_OK;
   }
-  double parsed = 0; /* 1e6 as well as 1000000 */
-  if (!ck__parse_decimal(text, text + strlen(text), &parsed) ||
-      parsed != floor(parsed))
+  int read =
+      ck__parse_whole(text, text + strlen(text), minimum, maximum, value);
+  if (read == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' is not a whole number", name, text);
-  if (parsed < (double)minimum || parsed > (double)maximum)
+  if (read < 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: %s is outside [%lld, %lld]", name, text,
                     minimum, maximum);
-  *value = (long long)parsed;
   return CK_OK;
 }
 

@@ -66,6 +66,12 @@ ck_status ck__param_parts(const ck_param *params, size_t count,
  * that ends before the text does is at most 63 characters. */
 int ck__parse_decimal(const char *begin, const char *end, double *value);
 
+/* Whether [begin, end) is a whole number as ck__parse_decimal reads it
+ * ("1e3" is 1000): 1, with *value set, when it lies in [minimum, maximum];
+ * -1 when it lies outside; 0 when it is not a whole number. */
+int ck__parse_whole(const char *begin, const char *end, long long minimum,
+                    long long maximum, long long *value);
+
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,

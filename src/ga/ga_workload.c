@@ -53,9 +53,9 @@ static ck_status parse_operator(const char *option, const char *text,
                     "option --%s: %s takes no parameter, not '%s'", option,
                     name, text);
   } else if (colon) {
-    char *end = NULL;
-    *parameter = strtod(colon + 1, &end);
-    if (end == colon + 1 || *end || !(*parameter >= 0) || *parameter > 1e6)
+    if (!ck__parse_decimal(colon + 1, colon + 1 + strlen(colon + 1),
+                           parameter) ||
+        *parameter < 0 || *parameter > 1e6)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "option --%s: '%s' needs a number from 0 to 1e6 after "
                       "the colon",

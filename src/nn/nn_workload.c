@@ -90,11 +90,12 @@ static ck_status parse_list(const char *option, const char *text,
                             size_t *values, size_t capacity, size_t *count) {
   size_t n = 0;
   const char *at = text;
-  while (*at) {
-    char *end = NULL;
-    long long value = strtoll(at, &end, 10);
-    if (end == at || value < 1 || value > CK_NN_MAX_WIDTH ||
-        (*end && *end != ','))
+  for (;;) {
+    const char *end = strchr(at, ',');
+    if (!end)
+      end = at + strlen(at);
+    long long value = 0;
+    if (ck__parse_whole(at, end, 1, CK_NN_MAX_WIDTH, &value) != 1)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "--%s: '%s' is not a list of widths 1 .. %d, such as "
                       "784,256,10",
@@ -103,7 +104,9 @@ static ck_status parse_list(const char *option, const char *text,
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--%s: at most %zu widths",
                       option, capacity);
     values[n++] = (size_t)value;
-    at = *end ? end + 1 : end;
+    if (!*end)
+      break;
+    at = end + 1;
   }
   *count = n;
   return CK_OK;
@@ -367,9 +370,8 @@ static ck_status split_fraction(const ck_dataset *whole, double fraction,
  * nonlinear problem with 3 classes), from Philox with the run's seed. */
 static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
                          ck_dataset *data) {
-  char *end = NULL;
-  long long rows = strtoll(spec + 8, &end, 10);
-  if (end == spec + 8 || *end || rows < 3 || rows > 10000000)
+  long long rows = 0;
+  if (ck__parse_whole(spec + 8, spec + strlen(spec), 3, 10000000, &rows) != 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "--train: '%s': spirals:N needs 3 <= N <= 10000000", spec);
   memset(data, 0, sizeof *data);

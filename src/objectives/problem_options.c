@@ -3,7 +3,6 @@
  * objective, its data and domain, precision, stopping rules other than the
  * step count, and the --out file.
  */
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,10 +24,11 @@ static ck_status parse_list(const char *option, const char *text, int dim,
   int count = 0;
   const char *at = text;
   for (;;) {
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(at, &end);
-    if (end == at || errno == ERANGE || (*end && *end != ',')) {
+    const char *end = strchr(at, ',');
+    if (!end)
+      end = at + strlen(at);
+    double value = 0;
+    if (!ck__parse_decimal(at, end, &value)) {
       free(list);
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "option --%s: '%s' is not a number or a comma-separated "

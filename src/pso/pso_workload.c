@@ -2,7 +2,7 @@
  * pso_workload.c - PSO as a clkit workload: options in, a ck_result out,
  * and the files --out and --trace, written atomically.
  */
-#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,13 +56,14 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->constriction = constriction;
   text = ck__param_find(params, count, "topology");
   if (text && strcmp(text, "gbest") != 0) {
-    char *end = NULL;
-    long k = strncmp(text, "ring:", 5) == 0 ? strtol(text + 5, &end, 10) : -1;
-    if (k < 2 || !end || *end)
+    long long k = 0;
+    /* Past INT_MAX a ring spans the whole swarm all the same. */
+    if (strncmp(text, "ring:", 5) != 0 ||
+        ck__parse_whole(text + 5, text + strlen(text), 2, LLONG_MAX, &k) != 1)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --topology: '%s' is neither gbest nor ring:K with K >= 2",
               text);
-    c->ring_neighbours = (int)(k > 0x7FFFFFFF ? 0x7FFFFFFF : k);
+    c->ring_neighbours = (int)(k > INT_MAX ? INT_MAX : k);
   }
   CK_TRY(
       ck__param_real(params, count, "vinit", 0.5, 0, 100, &c->velocity_init));
