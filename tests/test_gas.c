@@ -1573,18 +1573,23 @@ static void damaged_checkpoints(const ck_device *device) {
                       "a checkpoint with rc 1e6");
   /* The particles, after the 11 reals, the seed and the forms: the first
    * x not a number, then the first y outside the box, then the first
-   * velocity infinite. */
+   * velocity infinite, then the last particle's vy. Particles are counted
+   * from 1, as in XYZ messages. */
   uint32_t real_size = ck__get_u32(good + 12);
   size_t particles_at = 60 + 11 * 8 + 8 + 8, n = ck__get_u64(good + 24);
   CHECK(ck__get_u32(good + 8) == 2 && (real_size == 4 || real_size == 8));
+  char last_velocity[64];
+  snprintf(last_velocity, sizeof last_velocity, ": particle %zu has velocity",
+           n);
   const struct {
     size_t at;
     double value;
     const char *mention;
   } particles[] = {
-      {particles_at, NAN, "particle 0 is at"},
-      {particles_at + real_size, -1.0, "particle 0 is at"},
-      {particles_at + 2 * n * real_size, INFINITY, "particle 0 has velocity"},
+      {particles_at, NAN, ": particle 1 is at"},
+      {particles_at + real_size, -1.0, ": particle 1 is at"},
+      {particles_at + 2 * n * real_size, INFINITY, ": particle 1 has velocity"},
+      {particles_at + (4 * n - 1) * real_size, -INFINITY, last_velocity},
   };
   for (size_t i = 0; i < sizeof particles / sizeof particles[0]; ++i) {
     memcpy(bytes, good, size);

@@ -826,7 +826,8 @@ static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
 }
 
 /* A checkpoint's particles: finite positions inside the box, finite
- * velocities (a sealed file may still have been written by hand). */
+ * velocities (a sealed file may still have been written by hand).
+ * Messages count particles from 1, as those of XYZ files do. */
 static ck_status check_saved_particles(const char *path, const gas_state *s,
                                        const uint8_t *positions,
                                        const uint8_t *velocities) {
@@ -839,10 +840,10 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
       return ck__fail(CK_ERROR_PARSE,
                       "%s: particle %zu is at (%g, %g), outside the %g x %g "
                       "box",
-                      path, i, x, y, s->box_x, s->box_y);
+                      path, i + 1, x, y, s->box_x, s->box_y);
     if (!isfinite(vx) || !isfinite(vy))
       return ck__fail(CK_ERROR_PARSE, "%s: particle %zu has velocity (%g, %g)",
-                      path, i, vx, vy);
+                      path, i + 1, vx, vy);
   }
   return CK_OK;
 }
