@@ -1398,6 +1398,33 @@ static void bad_config(const ck_device *ref) {
       }
     }
   }
+
+  /* Instances whose distances cannot be computed are refused before
+   * anything is made, by the same check as ck_tsp_distance's, naming
+   * ck_aco_create: a coordinate not a number, one past the limit, and
+   * EXPLICIT without its matrix. */
+  double x[M] = {0, 1, 2, 3, 4, 5, 6}, y[M] = {0, 3, 1, 4, 1, 5, 9};
+  ck_tsp_instance unusable[3] = {
+      {.name = "nan", .cities = M, .metric = CK_TSP_EUC_2D, .x = x, .y = y},
+      {.name = "far", .cities = M, .metric = CK_TSP_EUC_2D, .x = x, .y = y},
+      {.name = "bare", .cities = M, .metric = CK_TSP_EXPLICIT}};
+  const char *mentions[3] = {"ck_aco_create: city 4 has coordinates (nan, 1)",
+                             "ck_aco_create: city 4 has coordinates (1e+300",
+                             "ck_aco_create: an EXPLICIT instance without"};
+  for (int u = 0; u < 3; ++u) {
+    x[4] = u == 0 ? NAN : u == 1 ? 1e300 : 4;
+    ck_aco_config_init(&c);
+    made = (ck_aco *)&c;
+    ck_status status = ck_aco_create(ref, &unusable[u], &c, &made);
+    message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && made == NULL &&
+                  strstr(message, mentions[u]),
+              "unusable instance %d: status %d, message '%s'", u, (int)status,
+              message);
+    if (status == CK_OK)
+      ck_aco_destroy(made);
+  }
 }
 
 /* The workload: bad options are CK_ERROR_INVALID_ARGUMENT naming them; an

@@ -132,7 +132,8 @@ ck_status ck_aco_config_init(ck_aco_config *config);
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting, or
  * for an instance beyond clkit/tsp.h's limits (a distance above
  * CK_TSP_MAX_DISTANCE, coordinates beyond CK_TSP_MAX_COORDINATE, an
- * asymmetric EXPLICIT matrix), as one made without the reader may be;
+ * EXPLICIT matrix missing or asymmetric), as one made without the reader
+ * may be;
  * CK_ERROR_UNSUPPORTED (e.g. no fp64 for coordinate distances);
  * CK_ERROR_BUILD; CK_ERROR_DEVICE_MEMORY; other device errors.
  */

@@ -13,6 +13,7 @@
 #include "ck_aco.h"
 #include "core/workload_internal.h"
 #include "objectives/problem.h"
+#include "tsp/tsp_internal.h"
 
 enum {
   MATRIX_LIMIT = 4096, /* distances come from a matrix up to this n */
@@ -164,7 +165,7 @@ static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   uint32_t current = 0;
   visited[0] = 1;
-  int64_t total = 0, d = 0;
+  int64_t total = 0;
   for (uint32_t step = 1; step < n; ++step) {
     uint32_t next = n;
     for (uint32_t j = 0; j < k && next == n; ++j)
@@ -174,21 +175,19 @@ static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
       int64_t nearest = INT64_MAX;
       for (uint32_t c = 0; c < n; ++c)
         if (!visited[c]) {
-          ck_tsp_distance(instance, current, c, &d);
+          int64_t d = ck__tsp_distance_of(instance, current, c);
           if (d < nearest) {
             nearest = d;
             next = c;
           }
         }
     }
-    ck_tsp_distance(instance, current, next, &d);
-    total += d;
+    total += ck__tsp_distance_of(instance, current, next);
     visited[next] = 1;
     current = next;
   }
-  ck_tsp_distance(instance, current, 0, &d);
   free(visited);
-  *length = total + d;
+  *length = total + ck__tsp_distance_of(instance, current, 0);
   return CK_OK;
 }
 
@@ -239,8 +238,7 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
      * symmetry; an instance made otherwise is checked here. */
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t j = 0; j < n; ++j) {
-        int64_t d = 0;
-        CK_TRY(ck_tsp_distance(instance, i, j, &d));
+        int64_t d = ck__tsp_distance_of(instance, i, j);
         if (d < 0 || d > CK_TSP_MAX_DISTANCE)
           CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
                   "instance %s: the distance from city %u to %u is %lld, "
@@ -282,8 +280,7 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for candidate lists");
   CK_TRY(ck_tsp_candidates(instance, k, neighbours));
   for (size_t e = 0; e < entries; ++e) {
-    int64_t d;
-    ck_tsp_distance(instance, (uint32_t)(e / k), neighbours[e], &d);
+    int64_t d = ck__tsp_distance_of(instance, (uint32_t)(e / k), neighbours[e]);
     /* eta = 1 / (d + 0.1): finite for coincident cities. */
     eta_beta[e] = (float)pow(1.0 / ((double)d + 0.1), aco->config.beta);
   }
@@ -322,6 +319,9 @@ ck_status ck_aco_create(const ck_device *device,
   if (!device || !instance || !config || !out)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_create: NULL argument");
   *out = NULL;
+  /* Once for the instance; the graph's loops then take its distances
+   * unchecked. */
+  CK_TRY(ck__tsp_check_distances(instance, "ck_aco_create"));
   if (instance->cities < 5)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "instance %s: %u cities; the ACO needs at least 5",

@@ -907,9 +907,8 @@ ck_status ck__tsp_check_distances(const ck_tsp_instance *instance,
   return status;
 }
 
-/* The distance of a checked instance. */
-static int64_t distance_of(const ck_tsp_instance *instance, uint32_t i,
-                           uint32_t j) {
+int64_t ck__tsp_distance_of(const ck_tsp_instance *instance, uint32_t i,
+                            uint32_t j) {
   if (i == j)
     return 0; /* GEO's formula gives 1 here */
   if (instance->metric == CK_TSP_EXPLICIT)
@@ -937,7 +936,7 @@ ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
     status = check_point(instance, j, "ck_tsp_distance");
   if (status != CK_OK)
     return status;
-  *distance = distance_of(instance, i, j);
+  *distance = ck__tsp_distance_of(instance, i, j);
   return CK_OK;
 }
 
@@ -988,7 +987,7 @@ ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
     return status;
   int64_t sum = 0;
   for (uint32_t p = 0; p < n; ++p)
-    sum += distance_of(instance, tour[p], tour[p + 1 < n ? p + 1 : 0]);
+    sum += ck__tsp_distance_of(instance, tour[p], tour[p + 1 < n ? p + 1 : 0]);
   *length = sum;
   return CK_OK;
 }
