@@ -1433,6 +1433,23 @@ static void geometry_limits(const ck_device *ref) {
   c.box_x = c.box_y = 10;
   gas = make(ref, &c, 0);
   ck_gas_destroy(gas);
+  /* A velocity past float's range, named where the file gives it; in
+   * double precision it is kept. */
+  test_path_in(work_dir, "fast.xyz", path, sizeof path);
+  CHECK(write_text(path, "2\nLattice=\"10 0 0 0 10 0 0 0 1\" "
+                         "Properties=species:S:1:pos:R:2:velo:R:2\n"
+                         "Ar 1 1 0.5 0\nAr 5 5 0 -1e39\n") == 0);
+  snprintf(located, sizeof located,
+           "%s:4: particle 2: vy -1e+39 is beyond single precision", path);
+  expect_create_failure(ref, &c, CK_ERROR_PARSE, located,
+                        "a velocity of -1e39 in single precision");
+  gas = make(ref, &c, 1);
+  if (gas) {
+    double v[4] = {0};
+    CHECK_OK(ck_gas_particles(gas, NULL, v));
+    CHECK_MSG(v[3] == -1e39, "the double run's vy: %g", v[3]);
+    ck_gas_destroy(gas);
+  }
   /* A temperature given beside velocities would be unused. */
   c.box_x = c.box_y = 0;
   gas = (ck_gas *)&c; /* must come back NULL */

@@ -5,6 +5,7 @@
  * histogram of the RDF, and checkpoints, over the backend's steps (ref,
  * OpenCL, or CUDA).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -505,9 +506,18 @@ static ck_status create_gas(const ck_device *device,
               c->xyz_path, second + 3, second + 1, positions[2 * second],
               positions[2 * second + 1], first + 1, first + 3,
               double_precision ? "" : " and rounded to single precision");
-    if (frame.velocities)
+    if (frame.velocities) {
+      /* A speed past float's range would start the run from infinity, and
+       * it would fail at step 0 blaming the time step. */
+      for (size_t i = 0; !double_precision && i < 2 * n; ++i)
+        if (fabs(frame.velocities[i]) > FLT_MAX)
+          CK_FAIL(CK_ERROR_PARSE,
+                  "%s:%zu: particle %zu: %s %g is beyond single precision "
+                  "(%g), which the run keeps velocities in",
+                  c->xyz_path, i / 2 + 3, i / 2 + 1, i % 2 ? "vy" : "vx",
+                  frame.velocities[i], (double)FLT_MAX);
       memcpy(velocities, frame.velocities, 2 * n * sizeof *velocities);
-    else
+    } else
       draw_velocities(c, velocities);
   } else {
     CK_TRY(place_lattice(c, positions));
