@@ -2,7 +2,6 @@
  * pso_workload.c - PSO as a clkit workload: options in, a ck_result out,
  * and the files --out and --trace, written atomically.
  */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,13 +56,21 @@ static ck_status job_parse(const ck_param *params, size_t count,
   text = ck__param_find(params, count, "topology");
   if (text && strcmp(text, "gbest") != 0) {
     long long k = 0;
-    /* Past INT_MAX a ring spans the whole swarm all the same. */
-    if (strncmp(text, "ring:", 5) != 0 ||
-        ck__parse_whole(text + 5, text + strlen(text), 2, LLONG_MAX, &k) != 1)
+    int read = strncmp(text, "ring:", 5) == 0
+                   ? ck__parse_whole(text + 5, text + strlen(text), 2,
+                                     (long long)c->particles, &k)
+                   : 0;
+    if (read == 0)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --topology: '%s' is neither gbest nor ring:K with K >= 2",
               text);
-    c->ring_neighbours = (int)(k > INT_MAX ? INT_MAX : k);
+    /* Named as typed: K may lie past what the config's int holds. */
+    if (read < 0)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --topology %s: the neighbourhood must hold 2 to %zu "
+              "particles",
+              text, c->particles);
+    c->ring_neighbours = (int)k;
   }
   CK_TRY(
       ck__param_real(params, count, "vinit", 0.5, 0, 100, &c->velocity_init));
