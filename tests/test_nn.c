@@ -1728,6 +1728,19 @@ static void workload(const ck_device *ref) {
       {{{"epochs", "0"}}, 1, "--epochs"},
       {{{"normalize", "l2"}}, 1, "--normalize"},
       {{{"train", "spirals:2"}}, 1, "--train"},
+      /* Spirals make their labels: a labels file is refused, not dropped. */
+      {{{"train", "spirals:60"}, {"train-labels", "labels.idx"}},
+       2,
+       "--train-labels: spirals:60 makes its own labels; a labels file "
+       "(labels.idx) goes with IDX features"},
+      {{{"train-labels", "labels.idx"}},
+       1,
+       "--train-labels: spirals:2000 makes its own labels"},
+      {{{"train", "spirals:60"},
+        {"test", "spirals:30"},
+        {"test-labels", "labels.idx"}},
+       3,
+       "--test-labels: spirals:30 makes its own labels"},
       /* Widths and counts are read as every option's numbers are: no
        * blanks, no hexadecimal, and no empty width. */
       {{{"train", "spirals: 300"}}, 1, "'spirals: 300': spirals:N needs"},

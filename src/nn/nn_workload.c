@@ -332,6 +332,19 @@ static ck_status job_parse(const ck_param *params, size_t count,
       {"predict-labels", !job->predict, "--predict FILE"},
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
+  /* Spirals make their own labels: a labels file beside them (or beside
+   * the default training spirals) would be dropped unseen. */
+  const struct {
+    const char *data, *labels, *option;
+  } labelled[] = {{job->train, job->train_labels, "train-labels"},
+                  {job->test, job->test_labels, "test-labels"}};
+  for (size_t i = 0; i < sizeof labelled / sizeof *labelled; ++i)
+    if (labelled[i].data && labelled[i].labels &&
+        strncmp(labelled[i].data, "spirals:", 8) == 0)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "--%s: %s makes its own labels; a labels file (%s) goes with "
+              "IDX features",
+              labelled[i].option, labelled[i].data, labelled[i].labels);
   if (job->split) {
     if (job->test)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
