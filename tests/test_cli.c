@@ -708,6 +708,27 @@ static void check_no_platform(void) {
 
 static void check_opencl_runs(void) {
   {
+    /* A file the run writes, on two devices: refused before either runs,
+     * as in compare (ref and the OpenCL devices), so that no device's
+     * output replaces another's and none starts from another's model. */
+    char out[600];
+    snprintf(out, sizeof out, "%s/two-devices.txt", work_dir);
+    const char *const run_args[] = {"run",        "pso",     "--device",
+                                    "ref,opencl", "--iters", "2",
+                                    "--out",      out,       NULL};
+    const char *const compare_args[] = {"compare", "pso", "--iters", "2",
+                                        "--out",   out,   NULL};
+    const char *const *cases[] = {run_args, compare_args};
+    for (int c = 0; c < 2; ++c) {
+      run_output r = run_clkit(cases[c]);
+      EXPECT_EXIT(r, 2, cases[c]);
+      EXPECT_HAS(r.err, "option --out: ", cases[c]);
+      EXPECT_HAS(r.err, " devices would each write ", cases[c]);
+      CHECK_MSG(access(out, F_OK) != 0, "%s was written", out);
+      release(&r);
+    }
+  }
+  {
     const char *const args[] = {"compare",  "selfcheck", "--count", "5000",
                                 "--passes", "1",         NULL};
     run_output r = run_clkit(args);

@@ -388,6 +388,48 @@ static void overflow(const ck_device *device) {
   check_no_finite_best("pso", device, params, sizeof params / sizeof *params);
 }
 
+/* A file the run writes, given to runs on several devices: refused before
+ * any runs (each would write it again), through ck_workload_check_devices
+ * and ck_compare_run; on one device it is written. */
+static void several_devices(const ck_device_set *set) {
+  printf("outputs on several devices\n");
+  const ck_workload *pso = NULL;
+  CHECK_OK(ck_workload_find("pso", &pso));
+  char out[600], trace[600];
+  test_path_in(work_dir, "compared.txt", out, sizeof out);
+  test_path_in(work_dir, "compared.csv", trace, sizeof trace);
+  const ck_param params[] = {
+      {"particles", "8"}, {"iters", "2"}, {"out", out}, {"trace", trace}};
+  const size_t count = sizeof params / sizeof *params;
+  const char *message = "";
+  CHECK_OK(ck_workload_check_devices(pso, params, count, 1));
+  CHECK_OK(ck_workload_check_devices(pso, params, 2, 5)); /* no outputs */
+  CHECK(ck_workload_check_devices(pso, params, count, 2) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  ck_error_last(&message);
+  char expected[700];
+  snprintf(expected, sizeof expected,
+           "option --out: 2 devices would each write %s in turn", out);
+  CHECK_MSG(strstr(message, expected), "'%s'", message);
+  CHECK(ck_workload_check_devices(NULL, params, count, 1) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  /* ref twice, without ref as the oracle: two runs. */
+  ck_result results[2];
+  size_t produced = 7, twice[2] = {0, 0};
+  ck_run_options options = {.seed = 1};
+  CHECK(ck_compare_run(pso, set, twice, 2, 1, params, count, &options, results,
+                       2, &produced) == CK_ERROR_INVALID_ARGUMENT &&
+        produced == 0);
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, expected), "'%s'", message);
+  CHECK_MSG(access(out, F_OK) != 0 && access(trace, F_OK) != 0,
+            "an output was written before the refusal");
+  /* ref alone, as the oracle and in the list: one run, which writes. */
+  CHECK_OK(ck_compare_run(pso, set, twice, 1, 0, params, count, &options,
+                          results, 2, &produced));
+  CHECK(produced == 1 && access(out, F_OK) == 0 && access(trace, F_OK) == 0);
+}
+
 int main(void) {
   const char *temporary = getenv("TMPDIR");
   snprintf(work_dir, sizeof work_dir, "%s/clkit-pso-XXXXXX",
@@ -414,6 +456,7 @@ int main(void) {
   if (devices[1])
     user_objective(devices[1]);
   bad_input(ref);
+  several_devices(&set);
   ck_device_set_free(&set);
   remove_tree(work_dir);
   return CHECK_DONE();

@@ -410,6 +410,12 @@ static int command_run(int argc, char **argv) {
     return cli_report(status);
   size_t indices[MAX_DEVICES], count = 0;
   exit_code = select_devices(&set, config.selector, indices, &count);
+  if (exit_code == EXIT_OK &&
+      (status = ck_workload_check_devices(config.workload, config.params,
+                                          config.param_count, count))) {
+    cli_report(status);
+    exit_code = EXIT_USAGE;
+  }
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0};
     line_sink sink = {&bar, config.json ? stderr : stdout};

@@ -122,6 +122,21 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
                             size_t count);
 
 /*
+ * ck_workload_check_devices - whether params may run on `devices` devices
+ * one after another (as ck_compare_run does, or a caller looping over
+ * ck_workload_run). With more than one, an option naming a file the run
+ * writes (an output, a model, a checkpoint) is refused: each run would
+ * write it again, and one that a later run reads back (a model or
+ * checkpoint replaced in place) would start the next device from another
+ * state.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
+ * NULL workload or params with a count.
+ */
+ck_status ck_workload_check_devices(const ck_workload *workload,
+                                    const ck_param *params, size_t count,
+                                    size_t devices);
+
+/*
  * ck_file_same - whether two paths name one file, which may not exist yet
  * (then their directories are compared, with links resolved). A path that
  * cannot be resolved is taken as different from every other spelling.

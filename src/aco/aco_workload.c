@@ -13,6 +13,9 @@
 #include "core/workload_internal.h"
 #include "objectives/problem.h"
 
+/* The options that name files a run writes. */
+static const char *const aco_outputs[] = {"tour-out", "trace", "svg", NULL};
+
 static const ck_option aco_options[] = {
     {"instance", "FILE.tsp", "random:1000",
      "the TSPLIB instance (also the first argument after the workload); "
@@ -110,8 +113,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
   c->seed = options ? options->seed : 1;
   c->keep_trace = 1;
   static const char *const reads[] = {"instance", "optima", NULL};
-  static const char *const writes[] = {"tour-out", "trace", "svg", NULL};
-  CK_TRY(ck__param_files_apart(params, count, reads, writes));
+  CK_TRY(ck__param_files_apart(params, count, reads, aco_outputs));
   /* The first argument after the workload becomes --instance too, so two
    * values are two instances: refused rather than one dropped unseen. */
   const char *instance = NULL;
@@ -426,6 +428,7 @@ const ck_workload ck__aco_workload = {
     .tolerance = 0.02,
     .check = aco_check,
     .run = aco_run,
+    .outputs = aco_outputs,
     .demo = aco_demo,
     .demo_count = sizeof aco_demo / sizeof aco_demo[0],
 };

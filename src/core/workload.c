@@ -65,6 +65,24 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
   return CK_OK;
 }
 
+ck_status ck_workload_check_devices(const ck_workload *workload,
+                                    const ck_param *params, size_t count,
+                                    size_t devices) {
+  if (!workload || (count && !params))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_workload_check_devices: NULL argument");
+  for (const char *const *output = workload->outputs;
+       devices > 1 && output && *output; ++output) {
+    const char *file = ck__param_find(params, count, *output);
+    if (file)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s: %zu devices would each write %s in turn; "
+                      "write it from a run on one device",
+                      *output, devices, file);
+  }
+  return CK_OK;
+}
+
 ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
                            size_t *count) {
   if (!workload || !params || !count)
@@ -320,6 +338,15 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
         reference = i;
     if (reference == (size_t)-1)
       return ck__fail(CK_ERROR_NOT_FOUND, "the device list has no ref device");
+  }
+  /* Every run counts, ref's as the oracle included, before any writes. */
+  size_t runs = reference != (size_t)-1;
+  for (size_t k = 0; k < count; ++k)
+    runs += indices[k] != reference;
+  if ((status = ck_workload_check_devices(workload, params, param_count,
+                                          runs)) != CK_OK)
+    return status;
+  if (!skip_ref) {
     if (capacity < 1)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_compare_run: no room");
     status = ck_workload_run(workload, &set->devices[reference], params,

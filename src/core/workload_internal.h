@@ -27,6 +27,9 @@ struct ck_workload {
   /* Optional: a stricter agreement test than `best` within tolerance. */
   ck_status (*agree)(const ck_result *reference, const ck_result *result,
                      double *difference, int *agrees);
+  /* The options that name files a run writes (NULL-ended; none: NULL),
+   * which ck_workload_check_devices refuses for runs on several devices. */
+  const char *const *outputs;
 };
 
 extern const ck_workload ck__selfcheck_workload;

@@ -240,6 +240,7 @@ const ck_workload ck__ga_workload = {
     .check = ga_check,
     .run = ga_run,
     .agree = ck__optimiser_agree,
+    .outputs = ck__problem_outputs,
     .demo = ga_demo,
     .demo_count = sizeof ga_demo / sizeof ga_demo[0],
 };

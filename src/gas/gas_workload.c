@@ -19,6 +19,11 @@
 /* The system's settings come first, up to --steps: a checkpoint carries
  * them, so --restart refuses them (job_parse), --xyz with its own
  * message. */
+/* The options that name files a run writes: --checkpoint first, which
+ * may replace the checkpoint --restart reads, then the others. */
+static const char *const gas_outputs[] = {"checkpoint", "rdf", "traj", "png",
+                                          NULL};
+
 static const ck_option gas_options[] = {
     {"particles", "N", "1024", "number of particles"},
     {"rho", "D", "0.7",
@@ -214,7 +219,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   /* A run may go on from a checkpoint and replace it, since the restart
    * is read whole before anything is written; nothing else may share. */
   static const char *const reads[] = {"xyz", "restart", NULL};
-  static const char *const outputs[] = {"rdf", "traj", "png", NULL};
+  const char *const *outputs = gas_outputs + 1; /* all but --checkpoint */
   static const char *const besides_checkpoint[] = {"xyz", "rdf", "traj", "png",
                                                    NULL};
   static const char *const checkpoint[] = {"checkpoint", NULL};
@@ -624,6 +629,7 @@ const ck_workload ck__gas_workload = {
     .tolerance = 0.02,
     .check = gas_check,
     .run = gas_run,
+    .outputs = gas_outputs,
     .demo = gas_demo,
     .demo_count = sizeof gas_demo / sizeof gas_demo[0],
 };

@@ -17,6 +17,10 @@
 /* The most classes whose test confusion matrix is counted and logged. */
 #define CONFUSION_MAX_CLASSES 1024
 
+/* The options that name files a run writes: --save first, which may
+ * replace the model --load reads, then the others. */
+static const char *const nn_outputs[] = {"save", "trace", "out", NULL};
+
 static const ck_option nn_options[] = {
     {"train", "FILE", "spirals:2000",
      "training data: IDX (gzip or not) or CSV; spirals:N for N points of "
@@ -174,7 +178,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   static const char *const reads[] = {
       "train",   "test",           "train-labels", "test-labels",
       "predict", "predict-labels", "load",         NULL};
-  static const char *const outputs[] = {"trace", "out", NULL};
+  const char *const *outputs = nn_outputs + 1; /* all but --save */
   static const char *const besides_save[] = {
       "train",          "test",  "train-labels", "test-labels", "predict",
       "predict-labels", "trace", "out",          NULL};
@@ -795,6 +799,7 @@ const ck_workload ck__nn_workload = {
     .tolerance = 0.02,
     .check = nn_check,
     .run = nn_run,
+    .outputs = nn_outputs,
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
 };

@@ -248,6 +248,9 @@ void ck__problem_job_release(ck__problem_job *job);
  * that no evaluation gave a finite value (then nothing is written). */
 ck_status ck__problem_best_check(const ck__problem_job *job, double best);
 
+/* The problem options that name files a run writes (NULL-ended). */
+extern const char *const ck__problem_outputs[];
+
 /* Checks the shared options that need no file (for ck_workload_check). */
 ck_status ck__problem_options_check(const ck_param *params, size_t count,
                                     const char *count_option);

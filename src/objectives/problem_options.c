@@ -201,6 +201,8 @@ fail:
   return status;
 }
 
+const char *const ck__problem_outputs[] = {"out", "trace", NULL};
+
 ck_status ck__problem_options_check(const ck_param *params, size_t count,
                                     const char *count_option) {
   long long integer;
@@ -209,8 +211,8 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count,
   const char *function = ck__param_find(params, count, "fn");
   const ck_objective_info *info;
   static const char *const reads[] = {"objective", "data", NULL};
-  static const char *const writes[] = {"out", "trace", NULL};
-  if ((status = ck__param_files_apart(params, count, reads, writes)))
+  if ((status =
+           ck__param_files_apart(params, count, reads, ck__problem_outputs)))
     return status;
   if (function && (status = ck_objective_find(function, &info)))
     return ck__fail(status, "option --fn: unknown function '%s'", function);

@@ -173,6 +173,7 @@ const ck_workload ck__pso_workload = {
     .check = pso_check,
     .run = pso_run,
     .agree = ck__optimiser_agree,
+    .outputs = ck__problem_outputs,
     .demo = pso_demo,
     .demo_count = sizeof pso_demo / sizeof pso_demo[0],
 };
