@@ -241,6 +241,9 @@ static void check_basic_commands(void) {
       /* A program's name serves without its .cl, as with --assembled. */
       {{"kernels", "show", "selfcheck", NULL}, 0, 0, "selfcheck.cl"},
       {{"frobnicate", NULL}, 2, 1, "frobnicate"},
+      /* The --help that a usage error suggests works for every command. */
+      {{"version", "--help", NULL}, 0, 0, "usage: clkit version"},
+      {{"help", "--help", NULL}, 0, 0, "usage: clkit"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     run_output r = run_clkit(cases[c].args);
@@ -295,6 +298,8 @@ static void check_run_usage_errors(void) {
       {{"run", "selfcheck", "--device", "nosuchdevice", NULL}, "nosuchdevice"},
       {{"run", "selfcheck", "--device", "ref,,ref", NULL}, "ref,,ref"},
       {{"run", "selfcheck", "extra", NULL}, "unexpected"},
+      {{"version", "extra", NULL}, "unexpected argument 'extra'"},
+      {{"help", "run", "extra", NULL}, "unexpected argument 'extra'"},
       {{"compare", "selfcheck", "--devices", "nosuchdevice", NULL},
        "nosuchdevice"},
       /* pso: every kind of bad input is a usage error naming its cause. */

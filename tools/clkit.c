@@ -729,6 +729,8 @@ static int dispatch(int argc, char **argv) {
   char **sub_argv = argv + 1;
   if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||
       strcmp(command, "-h") == 0) {
+    if (argc > 3)
+      return unexpected("help", argv[3]);
     if (argc > 2) {
       char *help_argv[] = {argv[2], "--help", NULL};
       if (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "compare") == 0) {
@@ -737,7 +739,8 @@ static int dispatch(int argc, char **argv) {
                argv[2], argv[2], common_run_help);
         return EXIT_OK;
       }
-      if (strcmp(argv[2], "help") != 0) {
+      if (strcmp(argv[2], "help") != 0 && strcmp(argv[2], "--help") != 0 &&
+          strcmp(argv[2], "-h") != 0) {
         const char *name = argv[2];
         argv[1] = (char *)name;
         if (strcmp(name, "devices") == 0)
@@ -764,6 +767,13 @@ static int dispatch(int argc, char **argv) {
     return EXIT_OK;
   }
   if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
+    if (argc == 3 &&
+        (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+      printf("usage: clkit version\n\nPrints the library's version.\n");
+      return EXIT_OK;
+    }
+    if (argc > 2)
+      return unexpected("version", argv[2]);
     const char *version = "";
     ck_version(&version);
     printf("clkit %s\n", version);
