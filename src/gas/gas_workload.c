@@ -16,14 +16,14 @@
 #include "gas/gas_io.h"
 #include "objectives/problem.h"
 
-/* The system's settings come first, up to --steps: a checkpoint carries
- * them, so --restart refuses them (job_parse), --xyz with its own
- * message. */
 /* The options that name files a run writes: --checkpoint first, which
  * may replace the checkpoint --restart reads, then the others. */
 static const char *const gas_outputs[] = {"checkpoint", "rdf", "traj", "png",
                                           NULL};
 
+/* The system's settings come first, up to --steps: a checkpoint carries
+ * them, so --restart refuses them (job_parse), --xyz with its own
+ * message. */
 static const ck_option gas_options[] = {
     {"particles", "N", "1024", "number of particles"},
     {"rho", "D", "0.7",
