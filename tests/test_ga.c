@@ -986,6 +986,14 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   c.mutation_rate = 0.5;
   c.elite = 3;
   identical(ref, device, &c, "rastrigin sbx gauss, pm = 0.5");
+  /* Fewer than four genes: rows of one padded quad. */
+  for (int dim = 1; dim <= 3; ++dim) {
+    char what[64];
+    small_config(&c, "rastrigin", dim);
+    c.max_generations = 12;
+    snprintf(what, sizeof what, "rastrigin gauss, d = %d", dim);
+    identical(ref, device, &c, what);
+  }
   /* Islands wider than a work-group (256): OpenCL's global-memory kernel,
    * its children made by ck_ga_make_child (on CUDA, the native kernel). */
   islands_config(&c, "rastrigin", 10, 2, 300, 6);

@@ -11,6 +11,7 @@
 
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
+#include "core/queue_internal.h"
 #include "core/workload_internal.h"
 #include "objectives/problem.h"
 #include "tsp/tsp_internal.h"
@@ -149,10 +150,8 @@ static uint32_t automatic_ants(const ck_device *device, uint32_t n) {
  * kernel compiler aborts the process on them (an assertion in its
  * work-item loop pass), so they are refused there rather than built. */
 static int group_kernels_supported(const ck_device *device) {
-  const char *pocl = strstr(device->platform_version, "PoCL ");
-  if (device->kind != CK_KIND_CPU || !pocl)
-    return 1;
-  return atoi(pocl + 5) < 5;
+  int pocl = ck__device_pocl_major(device);
+  return device->kind != CK_KIND_CPU || !pocl || pocl < 5;
 }
 
 /* Length of the nearest-neighbour tour from city 0 (for tau0). */

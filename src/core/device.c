@@ -425,6 +425,13 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
   return CK_OK;
 }
 
+int ck__device_pocl_major(const ck_device *device) {
+  const char *pocl = device && device->backend == CK_BACKEND_OPENCL
+                         ? strstr(device->platform_version, "PoCL ")
+                         : NULL;
+  return pocl ? atoi(pocl + 5) : 0;
+}
+
 const char *ck__device_exact_divide_sqrt_option(const ck_device *device) {
   cl_device_fp_config single = 0;
   if (!device || device->backend != CK_BACKEND_OPENCL ||

@@ -138,6 +138,11 @@ ck_status ck__cuda_compile_check(const char *name, const char *defines,
  * options, since the rounded forms cost more instructions. */
 const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
 
+/* The major version of PoCL that runs an OpenCL device, or 0 for any
+ * other runtime or backend: for working around what a PoCL release is
+ * known to miscompile. */
+int ck__device_pocl_major(const ck_device *device);
+
 /* The build options clkit adds for a device (one place for all of them). */
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity);

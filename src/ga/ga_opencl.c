@@ -53,8 +53,14 @@ static ck_status opencl_setup(ga_state *s) {
   size_t local_bytes =
       ((size_t)s->size * (row + 1) + 2 * (size_t)s->dim) * s->real_size +
       (size_t)s->group * (2 * s->real_size + 4) + 1024;
+  /* PoCL's optimiser (3.1 and 5.0 measured) miscompiles the resident
+   * kernel below four genes: the islands stop evolving. Built with
+   * -cl-opt-disable, on Oclgrind and through NVIDIA's OpenCL the same
+   * source agrees with ref, so on PoCL such islands take the global
+   * kernel, which agrees. */
+  int pocl = ck__device_pocl_major(&s->device) > 0;
   int resident = s->streamed && s->size <= s->group && s->dim <= 64 &&
-                 s->device.local_memory &&
+                 !(pocl && s->dim < 4) && s->device.local_memory &&
                  local_bytes <= s->device.local_memory;
   /* Mutations' square roots and SBX's exponent rounded as ref rounds
    * them, so that a run is the same bits on every device. */
