@@ -56,6 +56,11 @@ static int usage_error(const char *command, const char *message) {
   return EXIT_USAGE;
 }
 
+/* Whether an argument asks for help: --help or -h. */
+static int is_help_flag(const char *argument) {
+  return strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0;
+}
+
 /* An argument no command takes, named. */
 static int unexpected(const char *command, const char *argument) {
   char message[200];
@@ -296,8 +301,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
   memset(config, 0, sizeof *config);
   config->seed = 1;
   if (argc < 2 || argv[1][0] == '-') {
-    if (argc >= 2 &&
-        (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 && is_help_flag(argv[1])) {
       printf("usage: clkit %s <workload> [options]\n", command);
       print_main_help(stdout);
       return EXIT_OK;
@@ -412,10 +416,8 @@ static int command_run(int argc, char **argv) {
   exit_code = select_devices(&set, config.selector, indices, &count);
   if (exit_code == EXIT_OK &&
       (status = ck_workload_check_devices(config.workload, config.params,
-                                          config.param_count, count))) {
-    cli_report(status);
-    exit_code = EXIT_USAGE;
-  }
+                                          config.param_count, count)))
+    exit_code = cli_report(status);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0};
     line_sink sink = {&bar, config.json ? stderr : stdout};
@@ -686,7 +688,7 @@ static int command_cache(int argc, char **argv) {
   const char *action = argc > 1 ? argv[1] : "info";
   int help = 0;
   for (int i = 1; i < argc; ++i)
-    help |= strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+    help |= is_help_flag(argv[i]);
   if (help) {
     printf("usage: clkit cache [info|clear]\n"
            "  info    where the kernel binary cache is, and its size\n"
@@ -727,8 +729,7 @@ static int dispatch(int argc, char **argv) {
   /* Each command sees its own name as argv[0], as getopt expects. */
   int sub_argc = argc - 1;
   char **sub_argv = argv + 1;
-  if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||
-      strcmp(command, "-h") == 0) {
+  if (strcmp(command, "help") == 0 || is_help_flag(command)) {
     if (argc > 3)
       return unexpected("help", argv[3]);
     if (argc > 2) {
@@ -739,8 +740,7 @@ static int dispatch(int argc, char **argv) {
                argv[2], argv[2], common_run_help);
         return EXIT_OK;
       }
-      if (strcmp(argv[2], "help") != 0 && strcmp(argv[2], "--help") != 0 &&
-          strcmp(argv[2], "-h") != 0) {
+      if (strcmp(argv[2], "help") != 0 && !is_help_flag(argv[2])) {
         const char *name = argv[2];
         argv[1] = (char *)name;
         if (strcmp(name, "devices") == 0)
@@ -767,8 +767,7 @@ static int dispatch(int argc, char **argv) {
     return EXIT_OK;
   }
   if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
-    if (argc == 3 &&
-        (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+    if (argc == 3 && is_help_flag(argv[2])) {
       printf("usage: clkit version\n\nPrints the library's version.\n");
       return EXIT_OK;
     }

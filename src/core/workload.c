@@ -143,6 +143,8 @@ ck_status ck__param_parts(const ck_param *params, size_t count,
 int ck__parse_decimal(const char *begin, const char *end, double *value) {
   char copy[64];
   size_t length = (size_t)(end - begin);
+  if (length == 0)
+    return 0;
   /* strtod alone would also take leading blanks, hexadecimal, inf and nan. */
   for (size_t i = 0; i < length; ++i)
     if (!begin[i] || !strchr("0123456789.eE+-", begin[i]))
@@ -157,8 +159,6 @@ int ck__parse_decimal(const char *begin, const char *end, double *value) {
     copy[length] = '\0';
     text = copy;
   }
-  if (length == 0)
-    return 0;
   char *stop = NULL;
   errno = 0;
   *value = strtod(text, &stop);
