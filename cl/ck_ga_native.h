@@ -4,11 +4,13 @@
  * out, and for the host, which sizes the launch and decides whether an
  * island fits (src/ga/ga_cuda.c). Plain C macros, for both compilers.
  *
- * In order: the island's genes, CK_GA_NATIVE_ROW_QUADS float4s a row (an
+ * In order: the block's rows of the island (all of it, or its share when
+ * a cluster of blocks holds it), CK_GA_NATIVE_ROW_QUADS float4s a row (an
  * odd count, so that rows a and b share a bank group only when a = b mod
  * 8); the domain's lo and hi rows, CK_GA_NATIVE_QUADS float4s each; the
- * island's fitness; the warps' posted folds (two sets of a value, an
- * index and a sum a warp); then, sharing one place since a kernel has at
+ * whole island's fitness; the warps' posted folds (two sets of a value,
+ * an index and a sum a warp); in a cluster, the blocks' posted folds;
+ * then, sharing one place since a kernel has at
  * most one of them, the warps' pools of polynomial mutation steps
  * (CK_GA_NATIVE_POOL_WORDS words a warp) or the queue of deferred refills
  * (two counts and a job a slot).
@@ -21,13 +23,22 @@
 #define CK_GA_NATIVE_POOL_WORDS 128
 #define CK_GA_NATIVE_POST_BYTES(warps) ((warps)*2 * 12)
 
-/* Bytes for islands of `island`, `dim` genes and `warps` warps a block;
+/* The posts of a cluster's blocks, when an island spans several
+ * (`cluster` > 1): two sets of a value, an index and a sum a block. */
+#define CK_GA_NATIVE_CLUSTER_POST_BYTES(cluster)                               \
+  ((cluster) > 1 ? 2 * (cluster)*12 : 0)
+
+/* Bytes a block for islands of `island`, `slots` of them a block (the
+ * island's rows are spread over `cluster` blocks; the fitness of the
+ * whole island is in each), `dim` genes and `warps` warps a block;
  * pooled and deferred are 0 or 1 (at most one of them 1). */
-#define CK_GA_NATIVE_SHARED_BYTES(island, dim, warps, pooled, deferred)        \
-  ((island) * (CK_GA_NATIVE_ROW_QUADS(dim) * 16 + 4) +                         \
+#define CK_GA_NATIVE_SHARED_BYTES(island, slots, cluster, dim, warps, pooled,  \
+                                  deferred)                                    \
+  ((slots)*CK_GA_NATIVE_ROW_QUADS(dim) * 16 + (island)*4 +                     \
    2 * CK_GA_NATIVE_QUADS(dim) * 16 + CK_GA_NATIVE_POST_BYTES(warps) +         \
+   CK_GA_NATIVE_CLUSTER_POST_BYTES(cluster) +                                  \
    ((pooled)     ? (warps)*CK_GA_NATIVE_POOL_WORDS * 4                         \
-    : (deferred) ? 2 * 4 + 4 * (island)                                        \
+    : (deferred) ? 2 * 4 + 4 * (slots)                                         \
                  : 0))
 
 #endif /* CK_GA_NATIVE_H */

@@ -34,19 +34,34 @@
  *   - minima go through the warps' integer reductions and sums through
  *     shuffles, with one barrier each, not a tree of barriers: a
  *     generation has two barriers (and one more per elite when there are
- *     several).
+ *     several);
+ *   - an island too large for one block (more than 1024 slots, or more
+ *     rows than a block's shared memory holds) is spread over a cluster of
+ *     CK_GA_CLUSTER blocks (sm_90 on), CK_GA_SLOTS consecutive slots a
+ *     block, which the cluster schedules together. Each block keeps its
+ *     own rows and the whole island's fitness, and writes each child's
+ *     fitness to every block's copy through the cluster's distributed
+ *     shared memory; the island's barriers and folds become the cluster's.
+ *     A parent held by another block is read from that block's copy of
+ *     its rows in global memory (rows_global, written a warp's rows at a
+ *     time after each generation, so through L2), not through distributed
+ *     shared memory: its random 16-byte reads measured 2.7 times slower
+ *     (docs/ga.md). NVIDIA's OpenCL has neither clusters nor this much
+ *     shared memory, so there such islands live in global memory.
  *
- * The launch gives the block CK_GA_ISLAND * (16 ROW_QUADS + 4) + 32 QUADS
- * + 24 WARPS bytes of dynamic shared memory, and 512 WARPS more with
- * polynomial mutation, or 8 + 4 CK_GA_ISLAND more with deferred refills
- * (shared_bytes in src/ga/ga_cuda.c), laid out as below.
+ * The launch gives the block CK_GA_NATIVE_SHARED_BYTES of dynamic shared
+ * memory (ck_ga_native.h, sized by shared_bytes in src/ga/ga_cuda.c),
+ * laid out as below.
  *
  * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
  * CK_BOUNDS, CK_DIM (at most 128), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
  * CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size),
- * CK_GA_BLOCK (threads a block: the island size rounded up to whole
- * warps, at most 1024) and CK_GA_DEFER_REFILLS (1 to defer a child's
- * refills after its first, below).
+ * CK_GA_CLUSTER (blocks an island: 1, or up to 8 in a cluster),
+ * CK_GA_SLOTS (slots a block: the island size over CK_GA_CLUSTER, rounded
+ * up; the last block may have fewer), CK_GA_BLOCK (threads a block:
+ * CK_GA_SLOTS rounded up to whole warps, at most 1024) and
+ * CK_GA_DEFER_REFILLS (1 to defer a child's refills after its first,
+ * below).
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
@@ -56,14 +71,24 @@
     !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
     !defined(CK_GA_ISLAND) || !defined(CK_GA_BLOCK) ||                         \
+    !defined(CK_GA_CLUSTER) || !defined(CK_GA_SLOTS) ||                        \
     !defined(CK_GA_DEFER_REFILLS)
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
-    CK_DIM > 128 || CK_GA_BLOCK % 32 != 0 || CK_GA_BLOCK < CK_GA_ISLAND ||     \
+    CK_DIM > 128 || CK_GA_BLOCK % 32 != 0 || CK_GA_BLOCK < CK_GA_SLOTS ||      \
     CK_GA_ELITE >= CK_GA_ISLAND
 #error "ga.cu is for streamed objectives in single precision, CK_DIM <= 128"
 #endif
+/* Every block of a cluster holds a slot, and the elites (slots 0 ..
+ * CK_GA_ELITE - 1) are the first block's. */
+#if CK_GA_CLUSTER < 1 || CK_GA_CLUSTER > 8 ||                                  \
+    CK_GA_SLOTS * CK_GA_CLUSTER < CK_GA_ISLAND ||                              \
+    CK_GA_SLOTS * (CK_GA_CLUSTER - 1) >= CK_GA_ISLAND ||                       \
+    CK_GA_ELITE > CK_GA_SLOTS
+#error "ga.cu needs CK_GA_CLUSTER blocks of CK_GA_SLOTS slots for an island"
+#endif
+#define CLUSTERED (CK_GA_CLUSTER > 1)
 /* Whether the child is crossed in chunks (ck_ga.h: CK_GA_CHUNK genes). */
 #define CHUNKED (CK_DIM > CK_GA_CHUNK)
 
@@ -83,6 +108,36 @@
  * share a bank group only when a = b (mod 8). */
 #define QUADS CK_GA_NATIVE_QUADS(CK_DIM)
 #define ROW_QUADS CK_GA_NATIVE_ROW_QUADS(CK_DIM)
+
+/* The island's barrier: the block's, or in a cluster every block's, whose
+ * writes before it (rows in shared and global memory, fitness, posts) are
+ * seen by every block of the cluster after it (release and acquire at the
+ * cluster's scope). */
+static __device__ __forceinline__ void island_sync(void) {
+#if CLUSTERED
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+#else
+  __syncthreads();
+#endif
+}
+
+/* The address in block `rank` of the cluster of what `at` addresses in
+ * this block's shared memory (a generic address either way). */
+template <class T>
+static __device__ __forceinline__ T *in_block(T *at, unsigned rank) {
+#if CLUSTERED
+  unsigned long long there;
+  asm("mapa.u64 %0, %1, %2;"
+      : "=l"(there)
+      : "l"((unsigned long long)at), "r"(rank));
+  return (T *)there;
+#else
+  (void)rank;
+  return at;
+#endif
+}
 
 /* Gene k (0..3) of a quad; k is a constant once the gene loop unrolls. */
 static __device__ __forceinline__ float quad_gene(float4 quad, int k) {
@@ -199,6 +254,69 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
       folded_sum += __shfl_xor_sync(ALL_LANES, folded_sum, 1u << round);
     *sum = __shfl_sync(ALL_LANES, folded_sum, 0);
   }
+}
+
+#if CLUSTERED
+/* Where the blocks of a cluster post their folds, in every block: two
+ * sets used in turn, as in posts (a peer writes a set again only after
+ * the next fold's cluster barrier, which every thread here passes after
+ * reading it). */
+struct cluster_posts {
+  float values[2][CK_GA_CLUSTER];
+  unsigned indices[2][CK_GA_CLUSTER];
+  float sums[2][CK_GA_CLUSTER];
+};
+#endif
+
+/*
+ * The island's (value, index) minimum (and with SUM its sum), returned to
+ * every thread: block_fold, and in a cluster then the blocks' folds, which
+ * each block's thread 0 posts to every block (`cluster_at`, the block's
+ * cluster_posts; `rank`, the block's place in the cluster), folded after
+ * the cluster's barrier in rank order, so that every block holds the same
+ * bits. Called by all threads of the cluster alike.
+ */
+template <bool SUM>
+static __device__ __forceinline__ void
+island_fold(posts *at, void *cluster_at, unsigned set, unsigned rank,
+            float *value, unsigned *index, float *sum) {
+  block_fold<SUM>(at, set, value, index, sum);
+#if CLUSTERED
+  cluster_posts *mine = (cluster_posts *)cluster_at;
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (unsigned r = 0; r < CK_GA_CLUSTER; ++r) {
+      cluster_posts *there = in_block(mine, r);
+      there->values[set][rank] = *value;
+      there->indices[set][rank] = *index;
+      if (SUM)
+        there->sums[set][rank] = *sum;
+    }
+  }
+  island_sync();
+  float folded = mine->values[set][0];
+  unsigned folded_index = mine->indices[set][0];
+  float folded_sum = SUM ? mine->sums[set][0] : 0.0f;
+#pragma unroll
+  for (unsigned r = 1; r < CK_GA_CLUSTER; ++r) {
+    float candidate = mine->values[set][r];
+    unsigned candidate_index = mine->indices[set][r];
+    unsigned key = ordered_key(candidate), least = ordered_key(folded);
+    if (key < least || (key == least && candidate_index < folded_index)) {
+      folded = candidate;
+      folded_index = candidate_index;
+    }
+    if (SUM)
+      folded_sum += mine->sums[set][r];
+  }
+  *value = folded;
+  *index = folded_index;
+  if (SUM)
+    *sum = folded_sum;
+#else
+  (void)cluster_at;
+  (void)rank;
+#endif
 }
 
 /* Polynomial mutation draws its steps through the warp's pool
@@ -342,12 +460,16 @@ mutate_and_evaluate(bool makes, float made, float rate, float parameter,
  * the jobs, slot | last mutation's gene << 16. */
 struct deferred_refills {
   unsigned count[2];
-  unsigned jobs[CK_GA_ISLAND];
+  unsigned jobs[CK_GA_SLOTS];
 };
 
 /* The layout below (ck_ga_cuda_evolve) is the one the host sizes. */
 static_assert(sizeof(posts) == CK_GA_NATIVE_POST_BYTES(WARPS) &&
-                  sizeof(deferred_refills) == 2 * 4 + 4 * CK_GA_ISLAND &&
+                  sizeof(deferred_refills) == 2 * 4 + 4 * CK_GA_SLOTS &&
+#if CLUSTERED
+                  sizeof(cluster_posts) ==
+                      CK_GA_NATIVE_CLUSTER_POST_BYTES(CK_GA_CLUSTER) &&
+#endif
                   !(POOLED && DEFERRED),
               "ga.cu's shared memory differs from ck_ga_native.h");
 
@@ -357,7 +479,8 @@ static_assert(sizeof(posts) == CK_GA_NATIVE_POST_BYTES(WARPS) &&
  * first refill there, posts itself to the queue if it has mutations left,
  * and after the block's barrier thread j finishes the j-th posted
  * child's refills (ck_ga_mutate_row_refill from where the first left off)
- * on its row; after a second barrier (none when nothing was posted) each
+ * on its row (the block's rows begin at slot `first_slot` of the
+ * island); after a second barrier (none when nothing was posted) each
  * child is evaluated as in mutate_and_evaluate. Returns
  * the child's fitness, or `made` when the thread makes none. Every thread
  * of the block calls it.
@@ -365,8 +488,9 @@ static_assert(sizeof(posts) == CK_GA_NATIVE_POST_BYTES(WARPS) &&
 static __device__ __forceinline__ float deferred_mutate_and_evaluate(
     bool makes, float made, float rate, float parameter, float inverse_log_keep,
     unsigned long long seed, const ck_ga_child_draws *c,
-    unsigned long long generation, unsigned island, const float *lo,
-    const float *hi, float4 *genes, deferred_refills *queue, float *child) {
+    unsigned long long generation, unsigned island, unsigned first_slot,
+    const float *lo, const float *hi, float4 *genes, deferred_refills *queue,
+    float *child) {
   const unsigned l = threadIdx.x, lane = l % 32;
   const unsigned parity = (unsigned)(generation & 1);
   float *row = (float *)(genes + l * ROW_QUADS);
@@ -396,12 +520,12 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
   if (jobs) {
     /* At most one job a thread: a child posts itself once. */
     if (l < jobs) {
-      unsigned job = queue->jobs[l], slot = job & 0xFFFFu;
-      ck_ga_child_draws posted =
-          ck_ga_mutation_draws(island, slot, generation, CK_DIM);
+      unsigned job = queue->jobs[l], posted_row_index = job & 0xFFFFu;
+      ck_ga_child_draws posted = ck_ga_mutation_draws(
+          island, first_slot + posted_row_index, generation, CK_DIM);
       int posted_last = (int)(job >> 16);
       ck_u32 posted_refills = 1u;
-      float *posted_row = (float *)(genes + slot * ROW_QUADS);
+      float *posted_row = (float *)(genes + posted_row_index * ROW_QUADS);
       while (posted_last < CK_DIM)
         ck_ga_mutate_row_refill(CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
                                 rate, parameter, inverse_log_keep, seed,
@@ -417,87 +541,163 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
   return evaluate_made(makes, made, seed, c, generation, lo, hi, row, child);
 }
 
+/* The row of slot `slot` of the island to read a parent or an elite
+ * from: in this block's shared memory, or in a cluster, where another
+ * block holds it, that block's copy in global memory (publish_rows). */
+static __device__ __forceinline__ const float *
+island_row(float4 *genes, unsigned slot, const float4 *rows_global,
+           unsigned island) {
+#if CLUSTERED
+  if (slot / CK_GA_SLOTS != blockIdx.x % CK_GA_CLUSTER)
+    return (const float *)(rows_global +
+                           ((ck_u64)island * CK_GA_ISLAND + slot) * ROW_QUADS);
+  return (const float *)(genes + (slot % CK_GA_SLOTS) * ROW_QUADS);
+#else
+  (void)rows_global;
+  (void)island;
+  return (const float *)(genes + slot * ROW_QUADS);
+#endif
+}
+
+/* The row of slot `slot` in the shared memory of the block that holds it
+ * (in a cluster, through its distributed shared memory): for the best
+ * child of a launch's last generation, whose copy in global memory is not
+ * written. */
+static __device__ __forceinline__ const float *held_row(float4 *genes,
+                                                        unsigned slot) {
+  return (const float *)(in_block(genes, slot / CK_GA_SLOTS) +
+                         (slot % CK_GA_SLOTS) * ROW_QUADS);
+}
+
+/* In a cluster, the rows of the thread's warp, which lie side by side in
+ * shared memory as in rows_global, copied there for the island's other
+ * blocks, with every lane of the warp (coalesced); called by every thread
+ * alike once the warp's rows are final. */
+static __device__ __forceinline__ void publish_rows(const float4 *genes,
+                                                    float4 *rows_global,
+                                                    unsigned island,
+                                                    unsigned first_slot) {
+#if CLUSTERED
+  __syncwarp();
+  const unsigned l = threadIdx.x, warp_first = l / 32 * 32;
+  const unsigned count =
+      (warp_first + 32 <= CK_GA_SLOTS ? 32 : CK_GA_SLOTS - warp_first);
+  const unsigned rows_first = first_slot + warp_first;
+  const unsigned live_count = rows_first >= CK_GA_ISLAND ? 0u
+                              : rows_first + count > CK_GA_ISLAND
+                                  ? CK_GA_ISLAND - rows_first
+                                  : count;
+  float4 *to =
+      rows_global + ((ck_u64)island * CK_GA_ISLAND + rows_first) * ROW_QUADS;
+  const float4 *from = genes + warp_first * ROW_QUADS;
+  for (unsigned q = l % 32; q < live_count * ROW_QUADS; q += 32)
+    to[q] = from[q];
+#else
+  (void)genes;
+  (void)rows_global;
+  (void)island;
+  (void)first_slot;
+#endif
+}
+
 /*
- * Block i evolves island i through `generations` generations from
- * first_generation on, as the resident ck_ga_evolve of ga.cl does
- * (buffers A and B alternate by the generation's parity; populations
- * dimension-major over all islands). Thread l owns slot l: it loads the
- * slot into shared memory, and each generation crosses the slot's child in
- * registers (an elite copies its elite), waits until every parent has been
- * read, writes the child over its slot, mutates and evaluates it there
- * (mutate_and_evaluate, in which with polynomial mutation every thread of
- * the warp takes part; past CK_GA_CHUNK genes crossed a chunk at a time
- * up to the write),
- * and offers its fitness to the island's minimum and sum; threads past the
- * island size only take part in those folds and pools. Thread 0 writes
- * the generation's statistics; when the island's best so far improves,
+ * Block i evolves island i (in a cluster, blocks i C .. i C + C - 1 do,
+ * C = CK_GA_CLUSTER, block r holding slots r CK_GA_SLOTS on) through
+ * `generations` generations from first_generation on, as the resident
+ * ck_ga_evolve of ga.cl does (buffers A and B alternate by the
+ * generation's parity; populations dimension-major over all islands).
+ * Thread l owns the block's row l, slot `slot` of the island: it loads
+ * the slot into shared memory, and each generation crosses the slot's
+ * child in registers (an elite copies its elite), waits until every
+ * parent has been read, writes the child over its slot, mutates and
+ * evaluates it there (mutate_and_evaluate, in which with polynomial
+ * mutation every thread of the warp takes part; past CK_GA_CHUNK genes
+ * crossed a chunk at a time up to the write), posts its fitness to every
+ * block of the island and offers it to the island's minimum and sum;
+ * threads past the island's slots only take part in those folds and
+ * pools. Thread 0 of the island's first block writes the generation's
+ * statistics; when the island's best so far improves, that block's
  * threads d < CK_DIM copy gene d of it. Genes and fitness go back to
  * global memory in the launch's last generation, into the buffers it
  * writes.
  */
 extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
-    ck_ga_cuda_evolve(unsigned islands, unsigned long long seed,
-                      unsigned long long first_generation, unsigned generations,
-                      float crossover_rate, float crossover_parameter,
-                      float mutation_rate, float mutation_parameter,
-                      const float *__restrict__ lo_global,
-                      const float *__restrict__ hi_global, float *population_a,
-                      float *population_b, float *fitness_a, float *fitness_b,
-                      float *__restrict__ stats, unsigned stats_slot,
-                      float *__restrict__ island_best,
-                      float *__restrict__ island_best_genes,
-                      float inverse_log_keep) {
-  /* The island's rows, the domain, the fitness, the posted folds (and the
-   * pools). */
+#if CLUSTERED
+    __cluster_dims__(CK_GA_CLUSTER, 1, 1)
+#endif
+        ck_ga_cuda_evolve(unsigned islands, unsigned long long seed,
+                          unsigned long long first_generation,
+                          unsigned generations, float crossover_rate,
+                          float crossover_parameter, float mutation_rate,
+                          float mutation_parameter,
+                          const float *__restrict__ lo_global,
+                          const float *__restrict__ hi_global,
+                          float *population_a, float *population_b,
+                          float *fitness_a, float *fitness_b,
+                          float *__restrict__ stats, unsigned stats_slot,
+                          float *__restrict__ island_best,
+                          float *__restrict__ island_best_genes,
+                          float inverse_log_keep, float4 *rows_global) {
+  /* The block's rows, the domain, the island's fitness, the posted folds
+   * (the cluster's too), and the pools or the queue. */
   extern __shared__ float4 shared[];
   float4 *genes = shared;
-  float4 *lo = genes + CK_GA_ISLAND * ROW_QUADS, *hi = lo + QUADS;
+  float4 *lo = genes + CK_GA_SLOTS * ROW_QUADS, *hi = lo + QUADS;
   float *fitness = (float *)(hi + QUADS);
   posts *folds = (posts *)(fitness + CK_GA_ISLAND);
-  const unsigned island = blockIdx.x, l = threadIdx.x;
+  void *cluster_folds = folds + 1;
+  unsigned char *after_folds = (unsigned char *)(folds + 1) +
+                               CK_GA_NATIVE_CLUSTER_POST_BYTES(CK_GA_CLUSTER);
+  const unsigned island = blockIdx.x / CK_GA_CLUSTER,
+                 rank = blockIdx.x % CK_GA_CLUSTER, l = threadIdx.x;
+  const unsigned first_slot = rank * CK_GA_SLOTS, slot = first_slot + l;
   const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
-  const bool live = l < CK_GA_ISLAND;
-  /* The warp's pool of mutation steps, after the posts (POOLED). */
+  const bool live = l < CK_GA_SLOTS && slot < CK_GA_ISLAND;
+  /* The warp's pool of mutation steps (POOLED). */
   unsigned *pool =
-      POOLED ? (unsigned *)(folds + 1) + (l / 32) * POOL_WORDS : NULL;
-  /* The queue of deferred refills, after the posts (DEFERRED). */
-  deferred_refills *queue = (deferred_refills *)(folds + 1);
+      POOLED ? (unsigned *)after_folds + (l / 32) * POOL_WORDS : NULL;
+  /* The queue of deferred refills (DEFERRED). */
+  deferred_refills *queue = (deferred_refills *)after_folds;
   if (DEFERRED && l < 2)
     queue->count[l] = 0u;
   /* The child in registers, whole or a chunk at a time (CHUNKED). */
   float child[CK_GA_CHUNK];
-  float value = CK_REAL_MAX; /* the fitness of slot l */
+  float value = CK_REAL_MAX; /* the fitness of the thread's slot */
+  const float *source = (first_generation & 1) ? population_a : population_b;
+  const float *source_fitness = (first_generation & 1) ? fitness_a : fitness_b;
   if (live) {
-    const float *source = (first_generation & 1) ? population_a : population_b;
-    const float *source_fitness =
-        (first_generation & 1) ? fitness_a : fitness_b;
 #pragma unroll
     for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
       const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
 #pragma unroll
       for (int d = from; d < end; ++d)
-        child[d - from] = source[(ck_u64)d * total + first + l];
+        child[d - from] = source[(ck_u64)d * total + first + slot];
       store_genes(genes + l * ROW_QUADS, from, end, child);
     }
-    value = source_fitness[first + l];
-    fitness[l] = value;
+    value = source_fitness[first + slot];
   }
+  for (unsigned i = l; i < CK_GA_ISLAND; i += CK_GA_BLOCK)
+    fitness[i] = source_fitness[first + i];
   for (unsigned d = l; d < 4 * QUADS; d += CK_GA_BLOCK) {
     ((float *)lo)[d] = d < CK_DIM ? lo_global[d] : 0.0f;
     ((float *)hi)[d] = d < CK_DIM ? hi_global[d] : 0.0f;
   }
-  /* Only this block changes the island's best during the launch. */
+  /* Only this island's blocks change its best during the launch; the
+   * first of them writes it. */
   float best_so_far = island_best[island];
   unsigned set = 0, winner = NO_INDEX, elite = NO_INDEX;
   float unused = 0.0f;
-  __syncthreads();
+  publish_rows(genes, rows_global, island, first_slot);
+  /* In a cluster, also: every block has started, so its shared memory may
+   * be read and written by the others. */
+  island_sync();
 
   for (unsigned t = 0; t < generations; ++t) {
     unsigned long long generation = first_generation + t;
     int odd = (int)(generation & 1);
     float *next = odd ? population_b : population_a;
     float *next_fitness = odd ? fitness_b : fitness_a;
-    /* The elites by (fitness, index): one block minimum a pick, each
+    /* The elites by (fitness, index): one island minimum a pick, each
      * thread's own slot withdrawn once picked. With one elite after the
      * first generation, the last statistics already found it. */
     if (CK_GA_ELITE == 1 && t > 0) {
@@ -506,35 +706,39 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       bool taken = false;
       for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
         float candidate = live && !taken ? value : CK_REAL_MAX;
-        unsigned index = live && !taken ? l : NO_INDEX;
-        block_fold<false>(folds, set, &candidate, &index, &unused);
+        unsigned index = live && !taken ? slot : NO_INDEX;
+        island_fold<false>(folds, cluster_folds, set, rank, &candidate, &index,
+                           &unused);
         set ^= 1u;
-        taken |= index == l;
-        if (l == (unsigned)pick)
+        taken |= index == slot;
+        if (slot == (unsigned)pick)
           elite = index;
       }
     }
     float made = CK_REAL_MAX;
     ck_ga_child_draws draws = {};
     float4 *row = genes + l * ROW_QUADS;
+    const bool elite_slot = slot < CK_GA_ELITE;
 #if !CHUNKED
-    if (l < CK_GA_ELITE) {
-      load_genes(genes + elite * ROW_QUADS, 0, CK_DIM, child);
+    if (elite_slot) {
+      load_genes((const float4 *)island_row(genes, elite, rows_global, island),
+                 0, CK_DIM, child);
       made = fitness[elite];
     } else if (live) {
       draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                               crossover_rate, seed, island, l, generation,
+                               crossover_rate, seed, island, slot, generation,
                                CK_GA_ISLAND, CK_DIM, fitness);
       ck_ga_cross_chunk(CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0,
-                        CK_DIM, (const float *)(genes + draws.a * ROW_QUADS),
-                        (const float *)(genes + draws.b * ROW_QUADS), 1, child);
+                        CK_DIM, island_row(genes, draws.a, rows_global, island),
+                        island_row(genes, draws.b, rows_global, island), 1,
+                        child);
     }
     /* Every parent has been read before any slot is overwritten. */
-    __syncthreads();
+    island_sync();
 #if POOLED
     if (live)
       store_genes(row, 0, CK_DIM, child);
-    made = mutate_and_evaluate(live && l >= CK_GA_ELITE, made, mutation_rate,
+    made = mutate_and_evaluate(live && !elite_slot, made, mutation_rate,
                                mutation_parameter, inverse_log_keep, seed,
                                &draws, generation, (const float *)lo,
                                (const float *)hi, (float *)row, pool, child);
@@ -542,14 +746,14 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     if (live)
       store_genes(row, 0, CK_DIM, child);
     made = deferred_mutate_and_evaluate(
-        live && l >= CK_GA_ELITE, made, mutation_rate, mutation_parameter,
-        inverse_log_keep, seed, &draws, generation, island, (const float *)lo,
-        (const float *)hi, genes, queue, child);
+        live && !elite_slot, made, mutation_rate, mutation_parameter,
+        inverse_log_keep, seed, &draws, generation, island, first_slot,
+        (const float *)lo, (const float *)hi, genes, queue, child);
 #else
     /* The same passes in one function: measured 1.5% faster here than
      * the pooled form's split (store_genes, mutate_and_evaluate). */
     if (live) {
-      if (l < CK_GA_ELITE)
+      if (elite_slot)
         store_genes(row, 0, CK_DIM, child);
       else
         made = ck_comparable(ck_ga_finish_child(
@@ -560,36 +764,43 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     }
 #endif
 #else
-    if (l < CK_GA_ELITE)
+    if (elite_slot)
       made = fitness[elite];
     else if (live)
       draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                               crossover_rate, seed, island, l, generation,
+                               crossover_rate, seed, island, slot, generation,
                                CK_GA_ISLAND, CK_DIM, fitness);
 #pragma unroll
     for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
       /* A chunk of every parent has been read before that chunk of any
        * slot is overwritten; later chunks are still the parents'. */
       const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
-      if (l < CK_GA_ELITE)
-        load_genes(genes + elite * ROW_QUADS, from, end, child);
+      if (elite_slot)
+        load_genes(
+            (const float4 *)island_row(genes, elite, rows_global, island), from,
+            end, child);
       else if (live)
         ck_ga_cross_chunk(
             CK_GA_CROSSOVER, crossover_parameter, seed, &draws, from, end,
-            (const float *)(genes + draws.a * ROW_QUADS),
-            (const float *)(genes + draws.b * ROW_QUADS), 1, child);
-      __syncthreads();
+            island_row(genes, draws.a, rows_global, island),
+            island_row(genes, draws.b, rows_global, island), 1, child);
+      island_sync();
       if (live)
         store_genes(row, from, end, child);
     }
     /* ck_ga_finish_child's passes after the first, on the row itself. */
-    made = mutate_and_evaluate(live && l >= CK_GA_ELITE, made, mutation_rate,
+    made = mutate_and_evaluate(live && !elite_slot, made, mutation_rate,
                                mutation_parameter, inverse_log_keep, seed,
                                &draws, generation, (const float *)lo,
                                (const float *)hi, (float *)row, pool, child);
 #endif
     if (live) {
-      fitness[l] = made;
+      /* Every block's copy of the island's fitness; the tournaments that
+       * read it are past (before the barrier above), and the next ones
+       * follow the fold's barrier. */
+#pragma unroll
+      for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
+        in_block(fitness, r)[slot] = made;
       value = made;
       /* The launch's last generation goes out; the other buffer is not
        * read before a launch writes it again. */
@@ -597,32 +808,41 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #pragma unroll
         for (int d = 0; d < CK_DIM; ++d)
 #if CHUNKED
-          next[(ck_u64)d * total + first + l] = ((const float *)row)[d];
+          next[(ck_u64)d * total + first + slot] = ((const float *)row)[d];
 #else
-          next[(ck_u64)d * total + first + l] = child[d];
+          next[(ck_u64)d * total + first + slot] = child[d];
 #endif
-        next_fitness[first + l] = made;
+        next_fitness[first + slot] = made;
       }
     }
+    if (t + 1 < generations)
+      publish_rows(genes, rows_global, island, first_slot);
     /* The island's best and sum; the fold's barrier also publishes the
-     * rows just written. */
+     * rows and fitness just written. */
     float best = value, sum = live ? value : 0.0f;
-    unsigned best_index = live ? l : NO_INDEX;
-    block_fold<true>(folds, set, &best, &best_index, &sum);
+    unsigned best_index = live ? slot : NO_INDEX;
+    island_fold<true>(folds, cluster_folds, set, rank, &best, &best_index,
+                      &sum);
     set ^= 1u;
     winner = best_index;
     if (best < best_so_far) {
       best_so_far = best;
-      const float *row = (const float *)(genes + winner * ROW_QUADS);
-      for (unsigned d = l; d < CK_DIM; d += CK_GA_BLOCK)
-        island_best_genes[(ck_u64)d * islands + island] = row[d];
-      if (l == 0)
-        island_best[island] = best;
+      if (rank == 0) {
+        const float *best_row = held_row(genes, winner);
+        for (unsigned d = l; d < CK_DIM; d += CK_GA_BLOCK)
+          island_best_genes[(ck_u64)d * islands + island] = best_row[d];
+        if (l == 0)
+          island_best[island] = best;
+      }
     }
-    if (l == 0) {
+    if (rank == 0 && l == 0) {
       ck_u64 at = ((ck_u64)(stats_slot + t) * islands + island) * 2;
       stats[at] = best;
       stats[at + 1] = sum / (float)CK_GA_ISLAND;
     }
   }
+#if CLUSTERED
+  /* No block leaves while another may still read its rows. */
+  island_sync();
+#endif
 }

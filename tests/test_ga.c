@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "ck_ga.h"
+#include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 #include "opencl_device.h"
 #include "test_support.h"
@@ -909,6 +910,62 @@ done:
   ck_ga_destroy(ga[1]);
 }
 
+/* On a CUDA device of sm_90 or later, islands too large for one block
+ * (more than 1024 slots, or more rows than a block's shared memory holds)
+ * spread over a cluster of blocks that read each other's rows: ref and the
+ * device bit for bit across migrations, with each kind of child the
+ * native kernel makes. Elsewhere the OpenCL steps take such islands. */
+static void clustered(const ck_device *ref, const ck_device *device) {
+  static const struct {
+    int dim, crossover, mutation, elite, tournament;
+    size_t size;
+    uint32_t cluster; /* blocks an island */
+    const char *what;
+  } cases[] = {
+      /* Two blocks of 1024 slots; arithmetic crossover, gaussian steps. */
+      {4, CK_GA_ARITHMETIC, CK_GA_GAUSSIAN, 1, 2, 2048, 2,
+       "islands of 2048, d = 4"},
+      /* 1025 slots need 1056 threads: three blocks, 684 + 684 + 682
+       * slots; SBX with gaussian steps (refills deferred), 3 elites. */
+      {20, CK_GA_SBX, CK_GA_GAUSSIAN, 3, 3, 2050, 3,
+       "islands of 2050, d = 20, sbx gauss"},
+      /* Rows of 100 genes: 575 a block would pass 227 KB, so three
+       * blocks; children crossed in chunks, polynomial steps pooled. */
+      {100, CK_GA_SBX, CK_GA_POLYNOMIAL, 2, 2, 1150, 3,
+       "islands of 1150, d = 100, sbx poly"},
+  };
+#if CK_HAVE_CUDA
+  int architecture = ck__cuda_architecture(device);
+#else
+  int architecture = 0;
+#endif
+  if (architecture < 90) {
+    printf("%s: no clusters before sm_90; clustered islands skipped\n",
+           device->id);
+    return;
+  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck_ga_config c;
+    islands_config(&c, "rastrigin", cases[i].dim, 2, cases[i].size, 24);
+    c.crossover = cases[i].crossover;
+    c.crossover_parameter = cases[i].crossover == CK_GA_SBX ? 15 : 0;
+    c.mutation = cases[i].mutation;
+    c.mutation_parameter = cases[i].mutation == CK_GA_POLYNOMIAL ? 20 : 0.1;
+    c.elite = cases[i].elite;
+    c.tournament = cases[i].tournament;
+    c.migrate_every = 10;
+    c.bounds = CK_BOUNDS_MODE_REFLECT;
+    ck_ga *ga = create(device, &c);
+    const ga_state *s = ga ? ck__ga_state(ga) : NULL;
+    CHECK_MSG(s && s->native_evolve_kernel &&
+                  s->native_cluster == cases[i].cluster,
+              "%s: %s not on %u blocks of the native kernel (%u)", device->id,
+              cases[i].what, cases[i].cluster, s ? s->native_cluster : 0);
+    ck_ga_destroy(ga);
+    identical(ref, device, &c, cases[i].what);
+  }
+}
+
 static void agreement(const ck_device *ref, const ck_device *device) {
   ck_ga_config c;
   small_config(&c, "sphere", 10);
@@ -961,6 +1018,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     identical(ref, device, &c, "rastrigin gauss, d = 100");
     sbx_polynomial(&c);
     identical(ref, device, &c, "rastrigin sbx poly, d = 100");
+    clustered(ref, device);
   }
   /* With mutation too: its logarithms and powers are clkit's own
    * (ck_real.h) and its square roots and the SBX exponent's division are

@@ -279,6 +279,19 @@ static ck_status shared_limit(const ck_queue *queue, size_t *bytes) {
   return CK_OK;
 }
 
+int ck__cuda_architecture(const ck_device *device) {
+  int major = 0, minor = 0;
+  if (!device || device->backend != CK_BACKEND_CUDA ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                             device->device_index) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                             device->device_index) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return major * 10 + minor;
+}
+
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
   ck_queue *queue = kernel->program->queue;
   cuda_kernel *k = kernel->handle;

@@ -109,6 +109,10 @@ ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
  * CK_ERROR_DEVICE with CUDA's reason. */
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 
+/* The compute capability of a CUDA device as major * 10 + minor (90 for
+ * an H100), or 0 where it cannot be read or the device is not CUDA's. */
+int ck__cuda_architecture(const ck_device *device);
+
 /* CUDA graphs, for launch-bound loops. Between capture_begin and
  * capture_end the queue's launches are recorded, not run (nor timed);
  * capture_end returns the recording, ready to run, in *graph (owned by

@@ -1,7 +1,8 @@
 /*
  * ga_cuda.c - the CUDA steps of the GA: the island generation is the
- * native kernel of cl/ga.cu (islands resident in shared memory, children
- * crossed in registers, warp-shuffle folds); the other steps (generation
+ * native kernel of cl/ga.cu (islands resident in shared memory, a block's
+ * or a cluster's of blocks, children crossed in registers, warp-shuffle
+ * folds); the other steps (generation
  * 0, its statistics, migration, the global best, the statistics' fold
  * before the host reads them) are the OpenCL steps' kernels, built for
  * CUDA by NVRTC, which run once, once a migration or once a read.
@@ -15,13 +16,18 @@
 enum {
   WARP = 32,
   MAX_BLOCK = 1024,
-  MAX_DIM = 128 /* past 64, cl/ga.cu crosses a child in chunks of 64 */
+  MAX_DIM = 128, /* past 64, cl/ga.cu crosses a child in chunks of 64 */
+  /* Blocks an island may span: the largest cluster every sm_90 device
+   * schedules (a portable cluster size). */
+  MAX_CLUSTER = 8,
+  CLUSTER_ARCHITECTURE = 90 /* clusters and distributed shared memory */
 };
 
-/* Threads a block of ck_ga_cuda_evolve: the island in whole warps. */
-static uint32_t block_size(const ga_state *s) {
-  return (s->size + WARP - 1) / WARP * WARP;
-}
+/* How ck_ga_cuda_evolve holds an island: `cluster` blocks of `slots`
+ * slots each and `block` threads (the slots in whole warps). */
+typedef struct {
+  uint32_t cluster, slots, block;
+} native_shape;
 
 /* Whether a child's refills after its first go through the block's
  * queue (cl/ga.cu, DEFERRED): for gaussian mutation after BLX or SBX
@@ -33,42 +39,73 @@ static int defers_refills(const ga_state *s) {
          s->dim <= 32;
 }
 
-/* Shared memory of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
-static size_t shared_bytes(const ga_state *s) {
+/* Shared memory a block of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
+static size_t shared_bytes(const ga_state *s, const native_shape *shape) {
   return CK_GA_NATIVE_SHARED_BYTES(
-      (size_t)s->size, (size_t)s->dim, (size_t)(block_size(s) / WARP),
+      (size_t)s->size, (size_t)shape->slots, (size_t)shape->cluster,
+      (size_t)s->dim, (size_t)(shape->block / WARP),
       s->mutation == CK_GA_POLYNOMIAL, defers_refills(s));
 }
 
-int ck__ga_cuda_supports(const ga_state *s) {
-  /* The dynamic shared memory the kernel may opt into, past 48 KB. */
+/* The fewest blocks that hold an island: one where its slots and rows fit
+ * a block (threads and the shared memory it may opt into, past 48 KB),
+ * else a cluster of up to MAX_CLUSTER on devices that have clusters.
+ * Returns 0 where none holds it (the OpenCL steps then work on it in
+ * global memory). */
+static int find_shape(const ga_state *s, native_shape *shape) {
   size_t shared = (size_t)s->device.local_memory_opt_in;
-  uint32_t block = block_size(s);
-  return s->streamed && !s->double_precision && s->dim <= MAX_DIM &&
-         block <= MAX_BLOCK &&
-         (!s->device.max_work_group_size ||
-          block <= s->device.max_work_group_size) &&
-         shared_bytes(s) <= shared;
+  size_t threads =
+      s->device.max_work_group_size ? s->device.max_work_group_size : MAX_BLOCK;
+  uint32_t most = ck__cuda_architecture(&s->device) >= CLUSTER_ARCHITECTURE
+                      ? MAX_CLUSTER
+                      : 1;
+  if (!s->streamed || s->double_precision || s->dim > MAX_DIM)
+    return 0;
+  for (uint32_t cluster = 1; cluster <= most; ++cluster) {
+    shape->cluster = cluster;
+    shape->slots = (s->size + cluster - 1) / cluster;
+    shape->block = (shape->slots + WARP - 1) / WARP * WARP;
+    /* Every block holds a slot, and the first block the elites. */
+    if (shape->slots * (cluster - 1) >= s->size ||
+        shape->slots < (uint32_t)s->elite)
+      continue;
+    if (shape->block <= MAX_BLOCK && shape->block <= threads &&
+        shared_bytes(s, shape) <= shared)
+      return 1;
+  }
+  return 0;
+}
+
+int ck__ga_cuda_supports(const ga_state *s) {
+  native_shape shape;
+  return find_shape(s, &shape);
 }
 
 static ck_status cuda_setup(ga_state *s) {
   ck_status status = CK_OK;
-  char defines[400];
+  char defines[480];
+  native_shape shape;
   CK_TRY(ck__ga_opencl_steps.setup(s));
-  s->native_block = block_size(s);
+  if (!find_shape(s, &shape))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "the native GA kernel cannot hold islands of %u at d = %d",
+            (unsigned)s->size, s->dim);
+  s->native_block = shape.block;
+  s->native_cluster = shape.cluster;
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d "
            "-DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d -DCK_GA_MUTATION=%d "
-           "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_BLOCK=%u "
+           "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_CLUSTER=%u "
+           "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u "
            "-DCK_GA_DEFER_REFILLS=%d -DCK_REAL_DOUBLE=0",
            s->objective, s->bounds, s->dim, s->tournament, s->crossover,
-           s->mutation, s->elite, (unsigned)s->size, (unsigned)s->native_block,
-           defers_refills(s));
+           s->mutation, s->elite, (unsigned)s->size, (unsigned)shape.cluster,
+           (unsigned)shape.slots, (unsigned)shape.block, defers_refills(s));
   CK_TRY(ck_program_build(s->queue, "ga.cu", defines, &s->native_program));
   ck_kernel *k;
   CK_TRY(ck_kernel_create(s->native_program, "ck_ga_cuda_evolve", &k));
   s->native_evolve_kernel = k;
-  CK_TRY(ck__cuda_kernel_set_shared(k, shared_bytes(s)));
+  CK_TRY(ck__cuda_kernel_set_shared(k, shared_bytes(s, &shape)));
   CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
   CK_TRY(ck_kernel_set_value(k, 1, sizeof s->seed, &s->seed));
   CK_TRY(ck__kernel_set_real(k, 4, 0, s->crossover_rate));
@@ -85,6 +122,15 @@ static ck_status cuda_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 16, s->island_best));
   CK_TRY(ck_kernel_set_buffer(k, 17, s->island_best_genes));
   CK_TRY(ck__kernel_set_real(k, 18, 0, s->inverse_log_keep));
+  if (shape.cluster > 1) {
+    CK_TRY(ck__buffer_make(s->queue,
+                           (size_t)s->islands * s->size *
+                               CK_GA_NATIVE_ROW_QUADS((size_t)s->dim) * 16,
+                           &s->native_rows));
+    CK_TRY(ck_kernel_set_buffer(k, 19, s->native_rows));
+  } else {
+    CK_TRY(ck_kernel_set_buffer(k, 19, s->lo));
+  }
 fail:
   return status;
 }
@@ -93,12 +139,14 @@ static ck_status cuda_initialise(ga_state *s) {
   return ck__ga_opencl_steps.initialise(s);
 }
 
-/* One launch for `count` generations: a block an island. */
+/* One launch for `count` generations: a block an island, or a cluster of
+ * native_cluster blocks (the kernel's own cluster size). */
 static ck_status cuda_evolve(ga_state *s, uint64_t first, uint32_t count,
                              uint32_t slot) {
   ck_status status;
   ck_kernel *k = s->native_evolve_kernel;
-  size_t local = s->native_block, global = (size_t)s->islands * local;
+  size_t local = s->native_block,
+         global = (size_t)s->islands * s->native_cluster * local;
   if ((status = ck_kernel_set_value(k, 2, sizeof first, &first)) ||
       (status = ck_kernel_set_value(k, 3, sizeof count, &count)) ||
       (status = ck_kernel_set_value(k, 15, sizeof slot, &slot)))
@@ -129,6 +177,8 @@ static ck_status cuda_fold_stats(ga_state *s, uint32_t slots) {
 static void cuda_teardown(ga_state *s) {
   ck_kernel_destroy(s->native_evolve_kernel);
   s->native_evolve_kernel = NULL;
+  ck_buffer_destroy(s->native_rows);
+  s->native_rows = NULL;
   ck_program_destroy(s->native_program);
   s->native_program = NULL;
   ck__ga_opencl_steps.teardown(s);

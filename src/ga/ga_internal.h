@@ -82,7 +82,9 @@ struct ga_state {
   /* CUDA: the native island generation of cl/ga.cu */
   ck_program *native_program;
   ck_kernel *native_evolve_kernel;
-  uint32_t native_block; /* threads a block: the island in whole warps */
+  uint32_t native_block;   /* threads a block: its slots in whole warps */
+  uint32_t native_cluster; /* blocks an island: 1, or a cluster's */
+  ck_buffer *native_rows;  /* a clustered island's rows, for its blocks */
 };
 
 extern const ck__ga_steps ck__ga_ref_steps_f32;
@@ -96,7 +98,8 @@ extern const ck__ga_steps ck__ga_opencl_steps;
  * kernel, for the GAs ck__ga_cuda_supports() accepts (its queue made):
  * streamed objectives in single precision whose islands fit in the
  * shared memory a block may have, opt-in included (227 KB on an H100,
- * against the 48 KB NVIDIA's OpenCL offers). Other GAs on CUDA devices
+ * against the 48 KB NVIDIA's OpenCL offers), or from sm_90 on in that of
+ * a cluster of up to 8 blocks. Other GAs on CUDA devices
  * keep the OpenCL steps (built for CUDA). */
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
