@@ -912,7 +912,8 @@ done:
 
 /* On a CUDA device of sm_90 or later, islands too large for one block
  * (more than 1024 slots, or more rows than a block's shared memory holds)
- * spread over a cluster of blocks that read each other's rows: ref and the
+ * and of more than 8 genes spread over a cluster of blocks that read each
+ * other's rows: ref and the
  * device bit for bit across migrations, with each kind of child the
  * native kernel makes. Elsewhere the OpenCL steps take such islands. */
 static void clustered(const ck_device *ref, const ck_device *device) {
@@ -923,8 +924,8 @@ static void clustered(const ck_device *ref, const ck_device *device) {
     const char *what;
   } cases[] = {
       /* Two blocks of 1024 slots; arithmetic crossover, gaussian steps. */
-      {4, CK_GA_ARITHMETIC, CK_GA_GAUSSIAN, 1, 2, 2048, 2,
-       "islands of 2048, d = 4"},
+      {10, CK_GA_ARITHMETIC, CK_GA_GAUSSIAN, 1, 2, 2048, 2,
+       "islands of 2048, d = 10"},
       /* 1025 slots need 1056 threads: three blocks, 684 + 684 + 682
        * slots; SBX with gaussian steps (refills deferred), 3 elites. */
       {20, CK_GA_SBX, CK_GA_GAUSSIAN, 3, 3, 2050, 3,

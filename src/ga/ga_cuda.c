@@ -20,7 +20,12 @@ enum {
   /* Blocks an island may span: the largest cluster every sm_90 device
    * schedules (a portable cluster size). */
   MAX_CLUSTER = 8,
-  CLUSTER_ARCHITECTURE = 90 /* clusters and distributed shared memory */
+  CLUSTER_ARCHITECTURE = 90, /* clusters and distributed shared memory */
+  /* Clusters only past 8 genes: at 2048 × 4 and × 8 the global-memory
+   * steps measured faster (4.7 and 7.8 ms against 6.6 and 8.7 ms over 100
+   * generations of 512 islands on an H100), at × 12 on 2.2 to 5 times
+   * slower (bench/results/h100-2026-11-23-cluster/shapes.txt). */
+  MIN_CLUSTER_DIM = 9
 };
 
 /* How ck_ga_cuda_evolve holds an island: `cluster` blocks of `slots`
@@ -49,14 +54,16 @@ static size_t shared_bytes(const ga_state *s, const native_shape *shape) {
 
 /* The fewest blocks that hold an island: one where its slots and rows fit
  * a block (threads and the shared memory it may opt into, past 48 KB),
- * else a cluster of up to MAX_CLUSTER on devices that have clusters.
+ * else a cluster of up to MAX_CLUSTER on devices that have clusters, from
+ * MIN_CLUSTER_DIM genes on.
  * Returns 0 where none holds it (the OpenCL steps then work on it in
  * global memory). */
 static int find_shape(const ga_state *s, native_shape *shape) {
   size_t shared = (size_t)s->device.local_memory_opt_in;
   size_t threads =
       s->device.max_work_group_size ? s->device.max_work_group_size : MAX_BLOCK;
-  uint32_t most = ck__cuda_architecture(&s->device) >= CLUSTER_ARCHITECTURE
+  uint32_t most = ck__cuda_architecture(&s->device) >= CLUSTER_ARCHITECTURE &&
+                          s->dim >= MIN_CLUSTER_DIM
                       ? MAX_CLUSTER
                       : 1;
   if (!s->streamed || s->double_precision || s->dim > MAX_DIM)
