@@ -23,7 +23,7 @@ enum {
   CLUSTER_ARCHITECTURE = 90, /* clusters and distributed shared memory */
   /* Clusters only past 8 genes: at 2048 × 4 and × 8 the global-memory
    * steps measured faster (4.7 and 7.8 ms against 6.6 and 8.7 ms over 100
-   * generations of 512 islands on an H100), and from × 12 on 2.2 to 5
+   * generations of 512 islands on an H100), and from × 12 to × 32 2.2 to 5.1
    * times slower (bench/results/h100-2026-11-23-cluster/shapes.txt). */
   MIN_CLUSTER_DIM = 9
 };
