@@ -136,6 +136,7 @@ static ck_status cuda_setup(ga_state *s) {
                            &s->native_rows));
     CK_TRY(ck_kernel_set_buffer(k, 19, s->native_rows));
   } else {
+    /* One block holds the island and reads no copy: any buffer will do. */
     CK_TRY(ck_kernel_set_buffer(k, 19, s->lo));
   }
 fail:
