@@ -24,9 +24,11 @@
 #define CK_GA_NATIVE_POST_BYTES(warps) ((warps)*2 * 12)
 
 /* The posts of a cluster's blocks, when an island spans several
- * (`cluster` > 1): two sets of a value, an index and a sum a block. */
+ * (`cluster` > 1): CK_GA_NATIVE_CLUSTER_POST_SETS sets of a value, an
+ * index and a sum a block. */
+#define CK_GA_NATIVE_CLUSTER_POST_SETS 3
 #define CK_GA_NATIVE_CLUSTER_POST_BYTES(cluster)                               \
-  ((cluster) > 1 ? 2 * (cluster)*12 : 0)
+  ((cluster) > 1 ? CK_GA_NATIVE_CLUSTER_POST_SETS * (cluster)*12 : 0)
 
 /* Bytes a block for islands of `island`, `slots` of them a block (the
  * island's rows are spread over `cluster` blocks; the fitness of the

@@ -256,15 +256,18 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
   }
 }
 
+#define CLUSTER_POST_SETS CK_GA_NATIVE_CLUSTER_POST_SETS
 #if CLUSTERED
-/* Where the blocks of a cluster post their folds, in every block: two
- * sets used in turn, as in posts (a peer writes a set again only after
- * the next fold's cluster barrier, which every thread here passes after
- * reading it). */
+/* Where the blocks of a cluster post their folds, in every block:
+ * CLUSTER_POST_SETS sets used in turn. Two would do, as in posts (a peer
+ * writes a set again only after the next fold's cluster barrier, which
+ * every thread here passes after reading it); with three, two cluster
+ * barriers lie between a read and the next write of a set, which keeps
+ * compute-sanitizer's racecheck from reporting the pair across blocks. */
 struct cluster_posts {
-  float values[2][CK_GA_CLUSTER];
-  unsigned indices[2][CK_GA_CLUSTER];
-  float sums[2][CK_GA_CLUSTER];
+  float values[CLUSTER_POST_SETS][CK_GA_CLUSTER];
+  unsigned indices[CLUSTER_POST_SETS][CK_GA_CLUSTER];
+  float sums[CLUSTER_POST_SETS][CK_GA_CLUSTER];
 };
 #endif
 
@@ -272,14 +275,15 @@ struct cluster_posts {
  * The island's (value, index) minimum (and with SUM its sum), returned to
  * every thread: block_fold, and in a cluster then the blocks' folds, which
  * each block's thread 0 posts to every block (`cluster_at`, the block's
- * cluster_posts; `rank`, the block's place in the cluster), folded after
+ * cluster_posts, set `cluster_set`, which consecutive calls cycle through;
+ * `rank`, the block's place in the cluster), folded after
  * the cluster's barrier in rank order, so that every block holds the same
  * bits. Called by all threads of the cluster alike.
  */
 template <bool SUM>
 static __device__ __forceinline__ void
-island_fold(posts *at, void *cluster_at, unsigned set, unsigned rank,
-            float *value, unsigned *index, float *sum) {
+island_fold(posts *at, void *cluster_at, unsigned set, unsigned cluster_set,
+            unsigned rank, float *value, unsigned *index, float *sum) {
   block_fold<SUM>(at, set, value, index, sum);
 #if CLUSTERED
   cluster_posts *mine = (cluster_posts *)cluster_at;
@@ -287,27 +291,27 @@ island_fold(posts *at, void *cluster_at, unsigned set, unsigned rank,
 #pragma unroll
     for (unsigned r = 0; r < CK_GA_CLUSTER; ++r) {
       cluster_posts *there = in_block(mine, r);
-      there->values[set][rank] = *value;
-      there->indices[set][rank] = *index;
+      there->values[cluster_set][rank] = *value;
+      there->indices[cluster_set][rank] = *index;
       if (SUM)
-        there->sums[set][rank] = *sum;
+        there->sums[cluster_set][rank] = *sum;
     }
   }
   island_sync();
-  float folded = mine->values[set][0];
-  unsigned folded_index = mine->indices[set][0];
-  float folded_sum = SUM ? mine->sums[set][0] : 0.0f;
+  float folded = mine->values[cluster_set][0];
+  unsigned folded_index = mine->indices[cluster_set][0];
+  float folded_sum = SUM ? mine->sums[cluster_set][0] : 0.0f;
 #pragma unroll
   for (unsigned r = 1; r < CK_GA_CLUSTER; ++r) {
-    float candidate = mine->values[set][r];
-    unsigned candidate_index = mine->indices[set][r];
+    float candidate = mine->values[cluster_set][r];
+    unsigned candidate_index = mine->indices[cluster_set][r];
     unsigned key = ordered_key(candidate), least = ordered_key(folded);
     if (key < least || (key == least && candidate_index < folded_index)) {
       folded = candidate;
       folded_index = candidate_index;
     }
     if (SUM)
-      folded_sum += mine->sums[set][r];
+      folded_sum += mine->sums[cluster_set][r];
   }
   *value = folded;
   *index = folded_index;
@@ -315,6 +319,7 @@ island_fold(posts *at, void *cluster_at, unsigned set, unsigned rank,
     *sum = folded_sum;
 #else
   (void)cluster_at;
+  (void)cluster_set;
   (void)rank;
 #endif
 }
@@ -685,7 +690,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   /* Only this island's blocks change its best during the launch; the
    * first of them writes it. */
   float best_so_far = island_best[island];
-  unsigned set = 0, winner = NO_INDEX, elite = NO_INDEX;
+  /* The posts' sets: the block's, and the cluster's. */
+  unsigned set = 0, cluster_set = 0, winner = NO_INDEX, elite = NO_INDEX;
   float unused = 0.0f;
   publish_rows(genes, rows_global, island, first_slot);
   /* In a cluster, also: every block has started, so its shared memory may
@@ -707,9 +713,11 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
         float candidate = live && !taken ? value : CK_REAL_MAX;
         unsigned index = live && !taken ? slot : NO_INDEX;
-        island_fold<false>(folds, cluster_folds, set, rank, &candidate, &index,
-                           &unused);
+        island_fold<false>(folds, cluster_folds, set, cluster_set, rank,
+                           &candidate, &index, &unused);
         set ^= 1u;
+        cluster_set =
+            cluster_set + 1 == CLUSTER_POST_SETS ? 0 : cluster_set + 1;
         taken |= index == slot;
         if (slot == (unsigned)pick)
           elite = index;
@@ -821,9 +829,10 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
      * rows and fitness just written. */
     float best = value, sum = live ? value : 0.0f;
     unsigned best_index = live ? slot : NO_INDEX;
-    island_fold<true>(folds, cluster_folds, set, rank, &best, &best_index,
-                      &sum);
+    island_fold<true>(folds, cluster_folds, set, cluster_set, rank, &best,
+                      &best_index, &sum);
     set ^= 1u;
+    cluster_set = cluster_set + 1 == CLUSTER_POST_SETS ? 0 : cluster_set + 1;
     winner = best_index;
     if (best < best_so_far) {
       best_so_far = best;
