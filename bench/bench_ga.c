@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     printf("%-10s %8s %6s %5s %12s %16s\n", "function", "islands", "size",
            "dim", "gens/s", "gene-gens/s");
     static const double islands[] = {64, 256, 1024, 4096, 16384, 65536};
-    static const double sizes[] = {32, 256, 1024};
+    static const double sizes[] = {32, 256, 1024, 4096};
     static const int dims[] = {2, 32, 100};
     for (size_t i = 0; i < sizeof islands / sizeof islands[0]; ++i)
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
