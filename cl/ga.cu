@@ -257,6 +257,12 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
 }
 
 #define CLUSTER_POST_SETS CK_GA_NATIVE_CLUSTER_POST_SETS
+/* The sets of posts the next fold uses: the block's (of 2) and the
+ * cluster's (of CLUSTER_POST_SETS); island_fold moves both on. */
+struct fold_sets {
+  unsigned block, cluster;
+};
+
 #if CLUSTERED
 /* Where the blocks of a cluster post their folds, in every block:
  * CLUSTER_POST_SETS sets used in turn. Two would do, as in posts (a peer
@@ -275,16 +281,19 @@ struct cluster_posts {
  * The island's (value, index) minimum (and with SUM its sum), returned to
  * every thread: block_fold, and in a cluster then the blocks' folds, which
  * each block's thread 0 posts to every block (`cluster_at`, the block's
- * cluster_posts, set `cluster_set`, which consecutive calls cycle through;
- * `rank`, the block's place in the cluster), folded after
+ * cluster_posts; `rank`, the block's place in the cluster), folded after
  * the cluster's barrier in rank order, so that every block holds the same
- * bits. Called by all threads of the cluster alike.
+ * bits. Uses the posts `sets` names and moves them on for the next fold.
+ * Called by all threads of the cluster alike.
  */
 template <bool SUM>
 static __device__ __forceinline__ void
-island_fold(posts *at, void *cluster_at, unsigned set, unsigned cluster_set,
-            unsigned rank, float *value, unsigned *index, float *sum) {
-  block_fold<SUM>(at, set, value, index, sum);
+island_fold(posts *at, void *cluster_at, fold_sets *sets, unsigned rank,
+            float *value, unsigned *index, float *sum) {
+  const unsigned cluster_set = sets->cluster;
+  block_fold<SUM>(at, sets->block, value, index, sum);
+  sets->block ^= 1u;
+  sets->cluster = cluster_set + 1 == CLUSTER_POST_SETS ? 0 : cluster_set + 1;
 #if CLUSTERED
   cluster_posts *mine = (cluster_posts *)cluster_at;
   if (threadIdx.x == 0) {
@@ -574,6 +583,13 @@ static __device__ __forceinline__ const float *held_row(float4 *genes,
                          (slot % CK_GA_SLOTS) * ROW_QUADS);
 }
 
+/* The slots a block holds: CK_GA_SLOTS, or fewer in a cluster's last
+ * block. */
+static __device__ __forceinline__ unsigned held_slots(unsigned first_slot) {
+  return CK_GA_ISLAND - first_slot < CK_GA_SLOTS ? CK_GA_ISLAND - first_slot
+                                                 : CK_GA_SLOTS;
+}
+
 /* In a cluster, the rows of the thread's warp, which lie side by side in
  * shared memory as in rows_global, copied there for the island's other
  * blocks, with every lane of the warp (coalesced); called by every thread
@@ -584,18 +600,16 @@ static __device__ __forceinline__ void publish_rows(const float4 *genes,
                                                     unsigned first_slot) {
 #if CLUSTERED
   __syncwarp();
-  const unsigned l = threadIdx.x, warp_first = l / 32 * 32;
-  const unsigned count =
-      (warp_first + 32 <= CK_GA_SLOTS ? 32 : CK_GA_SLOTS - warp_first);
-  const unsigned rows_first = first_slot + warp_first;
-  const unsigned live_count = rows_first >= CK_GA_ISLAND ? 0u
-                              : rows_first + count > CK_GA_ISLAND
-                                  ? CK_GA_ISLAND - rows_first
-                                  : count;
+  const unsigned warp_first = threadIdx.x / 32 * 32,
+                 held = held_slots(first_slot);
+  const unsigned rows = warp_first >= held        ? 0u
+                        : held - warp_first < 32u ? held - warp_first
+                                                  : 32u;
   float4 *to =
-      rows_global + ((ck_u64)island * CK_GA_ISLAND + rows_first) * ROW_QUADS;
+      rows_global +
+      ((ck_u64)island * CK_GA_ISLAND + first_slot + warp_first) * ROW_QUADS;
   const float4 *from = genes + warp_first * ROW_QUADS;
-  for (unsigned q = l % 32; q < live_count * ROW_QUADS; q += 32)
+  for (unsigned q = threadIdx.x % 32; q < rows * ROW_QUADS; q += 32)
     to[q] = from[q];
 #else
   (void)genes;
@@ -657,7 +671,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                  rank = blockIdx.x % CK_GA_CLUSTER, l = threadIdx.x;
   const unsigned first_slot = rank * CK_GA_SLOTS, slot = first_slot + l;
   const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
-  const bool live = l < CK_GA_SLOTS && slot < CK_GA_ISLAND;
+  const bool live = l < held_slots(first_slot);
   /* The warp's pool of mutation steps (POOLED). */
   unsigned *pool =
       POOLED ? (unsigned *)after_folds + (l / 32) * POOL_WORDS : NULL;
@@ -690,8 +704,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   /* Only this island's blocks change its best during the launch; the
    * first of them writes it. */
   float best_so_far = island_best[island];
-  /* The posts' sets: the block's, and the cluster's. */
-  unsigned set = 0, cluster_set = 0, winner = NO_INDEX, elite = NO_INDEX;
+  fold_sets sets = {0, 0};
+  unsigned winner = NO_INDEX, elite = NO_INDEX;
   float unused = 0.0f;
   publish_rows(genes, rows_global, island, first_slot);
   /* In a cluster, also: every block has started, so its shared memory may
@@ -713,11 +727,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
         float candidate = live && !taken ? value : CK_REAL_MAX;
         unsigned index = live && !taken ? slot : NO_INDEX;
-        island_fold<false>(folds, cluster_folds, set, cluster_set, rank,
-                           &candidate, &index, &unused);
-        set ^= 1u;
-        cluster_set =
-            cluster_set + 1 == CLUSTER_POST_SETS ? 0 : cluster_set + 1;
+        island_fold<false>(folds, cluster_folds, &sets, rank, &candidate,
+                           &index, &unused);
         taken |= index == slot;
         if (slot == (unsigned)pick)
           elite = index;
@@ -829,10 +840,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
      * rows and fitness just written. */
     float best = value, sum = live ? value : 0.0f;
     unsigned best_index = live ? slot : NO_INDEX;
-    island_fold<true>(folds, cluster_folds, set, cluster_set, rank, &best,
-                      &best_index, &sum);
-    set ^= 1u;
-    cluster_set = cluster_set + 1 == CLUSTER_POST_SETS ? 0 : cluster_set + 1;
+    island_fold<true>(folds, cluster_folds, &sets, rank, &best, &best_index,
+                      &sum);
     winner = best_index;
     if (best < best_so_far) {
       best_so_far = best;
