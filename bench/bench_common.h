@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h" /* cli_parse_decimal, shared with the clkit command */
 #include "clkit/clkit.h"
 
 static inline double bench_now(void) {
@@ -39,9 +40,8 @@ static inline double bench_median(double *values, int count) {
 static inline int bench_number(const char *tool, const char *option,
                                const char *text, double low, double high,
                                int whole, double *value) {
-  char *end = NULL;
-  double read = strtod(text, &end);
-  if (end == text || *end || !isfinite(read) || read < low || read > high ||
+  double read = 0;
+  if (cli_parse_decimal(text, &read) != 0 || read < low || read > high ||
       (whole && read != floor(read))) {
     fprintf(stderr, "%s: --%s: '%s' is not a %s from %.16g to %.16g\n", tool,
             option, text, whole ? "whole number" : "number", low, high);

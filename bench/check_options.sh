@@ -21,6 +21,8 @@ while IFS='|' read -r tool option arguments; do
 done <<'CASES'
 bench_ga|--seconds|--seconds abc
 bench_ga|--seconds|--seconds 0
+bench_ga|--seconds|--seconds 0x10
+bench_pso|--seconds|--seconds inf
 bench_ga|--max-genes|--max-genes 1e99
 bench_pso|--seconds|--seconds -1
 bench_pso|--max-elements|--max-elements 5x

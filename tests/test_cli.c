@@ -364,6 +364,9 @@ static void check_run_usage_errors(void) {
       {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--noise",
         "1e308", NULL},
        "--noise"},
+      {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--noise",
+        "0x10", NULL},
+       "--noise takes a number"},
       /* No output may replace another output or an input. */
       {{"run", "pso", "--device", "ref", "--out", "same.txt", "--trace",
         "./same.txt", NULL},

@@ -116,15 +116,13 @@ int cli_gen(int argc, char **argv) {
       else
         return gen_usage("unknown format '%s' (expected csv or bin)", optarg);
       break;
-    case GEN_NOISE: {
-      char *end = NULL;
-      noise = strtod(optarg, &end);
+    case GEN_NOISE:
       /* Past 1e300 a row's b could overflow a double. */
-      if (!*optarg || *end || !(noise >= 0.0 && noise <= 1e300))
+      if (cli_parse_decimal(optarg, &noise) != 0 ||
+          !(noise >= 0.0 && noise <= 1e300))
         return gen_usage("--noise takes a number from 0 to 1e300, not '%s'",
                          optarg);
       break;
-    }
     case GEN_SEED:
       if (cli_parse_unsigned(optarg, &seed) != 0)
         return gen_usage("--seed takes a non-negative whole number, not '%s'",
