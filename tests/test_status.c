@@ -267,9 +267,24 @@ static void check_result_json(void) {
     if (at)
       previous = at;
   }
-  /* A successful result carries no status or error. */
+  /* A successful result carries no status or error, and no stop unless
+   * one is set. */
   CHECK(strstr(json, "\"error\":") == NULL);
+  CHECK(strstr(json, "stopped_by") == NULL);
   CHECK_OK(ck_memory_free(json));
+
+  /* Why the run ended, as a word after the common keys. */
+  snprintf(result.stopped_by, sizeof result.stopped_by, "target");
+  json = NULL;
+  CHECK_OK(ck_result_json(&result, &json));
+  if (json) {
+    CHECK_MSG(json_is_object(json), "%s", json);
+    CHECK_MSG(strstr(json, "\"agrees\":true,\"stopped_by\":\"target\","
+                           "\"passes\":") != NULL,
+              "%s", json);
+    ck_memory_free(json);
+  }
+  result.stopped_by[0] = '\0';
 
   /* A finite agreement, a disagreement, and no metrics. */
   result.agreement = 0.001;

@@ -126,6 +126,8 @@ void cli_print_result(FILE *out, const ck_result *result) {
     print_quantity(out, "kernel", result->kernel_s, "s");
   print_quantity(out, "throughput", result->throughput,
                  result->throughput_unit);
+  if (result->stopped_by[0])
+    fprintf(out, "  %-18s %s\n", "stopped_by", result->stopped_by);
   /* A metric that is also the headline is shown once, as the headline. */
   for (size_t i = 0; i < result->metric_count; ++i)
     if (strcmp(result->metrics[i].name, result->best_name) != 0)

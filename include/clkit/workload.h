@@ -72,6 +72,9 @@ typedef struct ck_result {
   char best_name[40]; /* what best means, e.g. "mean" or "tour_length" */
   double throughput;  /* the workload's throughput figure */
   char throughput_unit[40];
+  /* Why the run ended, in words ("generations", "iterations",
+   * "evaluations", "target", "time"); "" for a run of a set length. */
+  char stopped_by[16];
   double agreement; /* relative difference from ref; NaN if unknown */
   int agrees;       /* 1 when within the workload's tolerance */
   ck_status status; /* in a comparison: CK_OK, or why this device failed */
@@ -165,8 +168,8 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
 /*
  * ck_result_json - the result as one JSON object (no trailing newline).
  * Common fields: workload, device, device_name, wall_s, kernel_s, best,
- * best_name, throughput, throughput_unit, agreement, agrees; then each
- * metric by name. Takes: json, set to a malloc'd string the caller
+ * best_name, throughput, throughput_unit, agreement, agrees, and
+ * stopped_by where it is set (a string); then each metric by name. Takes: json, set to a malloc'd string the caller
  * releases with ck_memory_free().
  */
 ck_status ck_result_json(const ck_result *result, char **json);

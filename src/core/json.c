@@ -101,6 +101,10 @@ ck_status ck_result_json(const ck_result *result, char **json) {
   put(&text, ",\"agreement\":");
   put_number(&text, result->agreement);
   put(&text, ",\"agrees\":%s", result->agrees ? "true" : "false");
+  if (result->stopped_by[0]) {
+    put(&text, ",\"stopped_by\":");
+    put_string(&text, result->stopped_by);
+  }
   for (size_t i = 0; i < result->metric_count; ++i) {
     put(&text, ",");
     put_string(&text, result->metrics[i].name);

@@ -211,10 +211,10 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "island_size", (double)config.island_size, "");
   ck__result_metric(result, "dim", dim, "");
   ck__result_metric(result, "build_s", report.build_s, "s");
-  static const char *const stops[] = {"none", "generations", "evaluations",
+  static const char *const stops[] = {"", "generations", "evaluations",
                                       "target", "time"};
-  ck__result_metric(result, "stopped_by", (double)report.stopped_by,
-                    stops[report.stopped_by]);
+  snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
+           stops[report.stopped_by]);
   if (report.stopped_by == CK_PSO_STOP_TARGET)
     ck__result_metric(result, "target_generation",
                       (double)report.target_generation, "");

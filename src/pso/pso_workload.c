@@ -146,10 +146,10 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "particles", (double)config.particles, "");
   ck__result_metric(result, "dim", dim, "");
   ck__result_metric(result, "build_s", report.build_s, "s");
-  static const char *const stops[] = {"none", "iterations", "evaluations",
-                                      "target", "time"};
-  ck__result_metric(result, "stopped_by", (double)report.stopped_by,
-                    stops[report.stopped_by]);
+  static const char *const stops[] = {"", "iterations", "evaluations", "target",
+                                      "time"};
+  snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
+           stops[report.stopped_by]);
   if (report.stopped_by == CK_PSO_STOP_TARGET)
     ck__result_metric(result, "target_iteration",
                       (double)report.target_iteration, "");
