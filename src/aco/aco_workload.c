@@ -113,7 +113,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
   c->seed = options ? options->seed : 1;
   c->keep_trace = 1;
   static const char *const reads[] = {"instance", "optima", NULL};
-  CK_TRY(ck__param_files_apart(params, count, reads, aco_outputs));
+  CK_TRY(ck__param_files_apart(params, count, reads, aco_outputs, NULL, NULL));
   /* The first argument after the workload becomes --instance too, so two
    * values are two instances: refused rather than one dropped unseen. */
   const char *instance = NULL;

@@ -104,8 +104,10 @@ const char *ck__param_find(const ck_param *params, size_t count,
 
 ck_status ck__param_files_apart(const ck_param *params, size_t count,
                                 const char *const *reads,
-                                const char *const *writes) {
+                                const char *const *writes,
+                                const char *replacing, const char *replaced) {
   for (size_t w = 0; writes[w]; ++w) {
+    int replaces = replacing && strcmp(writes[w], replacing) == 0;
     const char *written = ck__param_find(params, count, writes[w]);
     struct stat target;
     /* A device or a pipe is written in place, and /dev/null may take
@@ -116,6 +118,8 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
     for (int pass = 0; pass < 2; ++pass) {
       const char *const *others = pass ? reads : writes + w + 1;
       for (size_t o = 0; others[o]; ++o) {
+        if (pass && replaces && strcmp(others[o], replaced) == 0)
+          continue;
         const char *other = ck__param_find(params, count, others[o]);
         int same = 0;
         if (other && ck_file_same(written, other, &same) == CK_OK && same)

@@ -45,10 +45,13 @@ const char *ck__param_find(const ck_param *params, size_t count,
 
 /* CK_OK unless an option in writes names the same file as another in
  * writes or one in reads (NULL-ended lists of option names; options not
- * given are skipped); then CK_ERROR_INVALID_ARGUMENT naming both. */
+ * given are skipped); then CK_ERROR_INVALID_ARGUMENT naming both. The
+ * write named `replacing` may name the read named `replaced`, an input
+ * read whole before anything is written (both NULL where none may). */
 ck_status ck__param_files_apart(const ck_param *params, size_t count,
                                 const char *const *reads,
-                                const char *const *writes);
+                                const char *const *writes,
+                                const char *replacing, const char *replaced);
 
 /* An option that means something only beside another part of a run: e.g.
  * --q0 only with --algo acs. */

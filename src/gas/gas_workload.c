@@ -219,13 +219,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
   /* A run may go on from a checkpoint and replace it, since the restart
    * is read whole before anything is written; nothing else may share. */
   static const char *const reads[] = {"xyz", "restart", NULL};
-  const char *const *outputs = gas_outputs + 1; /* all but --checkpoint */
-  static const char *const besides_checkpoint[] = {"xyz", "rdf", "traj", "png",
-                                                   NULL};
-  static const char *const checkpoint[] = {"checkpoint", NULL};
-  if ((status = ck__param_files_apart(params, count, reads, outputs)) ||
-      (status = ck__param_files_apart(params, count, besides_checkpoint,
-                                      checkpoint)))
+  if ((status = ck__param_files_apart(params, count, reads, gas_outputs,
+                                      "checkpoint", "restart")))
     return status;
   ck_gas_config *c = &job->config;
   ck_gas_config_init(c);

@@ -178,13 +178,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
   static const char *const reads[] = {
       "train",   "test",           "train-labels", "test-labels",
       "predict", "predict-labels", "load",         NULL};
-  const char *const *outputs = nn_outputs + 1; /* all but --save */
-  static const char *const besides_save[] = {
-      "train",          "test",  "train-labels", "test-labels", "predict",
-      "predict-labels", "trace", "out",          NULL};
-  static const char *const save[] = {"save", NULL};
-  if ((status = ck__param_files_apart(params, count, reads, outputs)) ||
-      (status = ck__param_files_apart(params, count, besides_save, save)))
+  if ((status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
+                                      "load")))
     return status;
   ck_nn_config *c = &job->config;
   ck_nn_config_init(c);

@@ -211,8 +211,8 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count,
   const char *function = ck__param_find(params, count, "fn");
   const ck_objective_info *info;
   static const char *const reads[] = {"objective", "data", NULL};
-  if ((status =
-           ck__param_files_apart(params, count, reads, ck__problem_outputs)))
+  if ((status = ck__param_files_apart(params, count, reads, ck__problem_outputs,
+                                      NULL, NULL)))
     return status;
   if (function && (status = ck_objective_find(function, &info)))
     return ck__fail(status, "option --fn: unknown function '%s'", function);
