@@ -169,8 +169,9 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
  * ck_result_json - the result as one JSON object (no trailing newline).
  * Common fields: workload, device, device_name, wall_s, kernel_s, best,
  * best_name, throughput, throughput_unit, agreement, agrees, and
- * stopped_by where it is set (a string); then each metric by name. Takes: json, set to a malloc'd string the caller
- * releases with ck_memory_free().
+ * stopped_by where it is set (a string); then each metric by name.
+ * Takes: json, set to a malloc'd string the caller releases with
+ * ck_memory_free().
  */
 ck_status ck_result_json(const ck_result *result, char **json);
 
