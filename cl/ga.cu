@@ -314,8 +314,7 @@ island_fold(posts *at, void *cluster_at, fold_sets *sets, unsigned rank,
   for (unsigned r = 1; r < CK_GA_CLUSTER; ++r) {
     float candidate = mine->values[cluster_set][r];
     unsigned candidate_index = mine->indices[cluster_set][r];
-    unsigned key = ordered_key(candidate), least = ordered_key(folded);
-    if (key < least || (key == least && candidate_index < folded_index)) {
+    if (ck_better(candidate, candidate_index, folded, folded_index)) {
       folded = candidate;
       folded_index = candidate_index;
     }
@@ -574,9 +573,9 @@ island_row(float4 *genes, unsigned slot, const float4 *rows_global,
 }
 
 /* The row of slot `slot` in the shared memory of the block that holds it
- * (in a cluster, through its distributed shared memory): for the best
- * child of a launch's last generation, whose copy in global memory is not
- * written. */
+ * (in a cluster, through its distributed shared memory): for the island's
+ * best child after a fold, whose copy in global memory is not written in
+ * a launch's last generation. */
 static __device__ __forceinline__ const float *held_row(float4 *genes,
                                                         unsigned slot) {
   return (const float *)(in_block(genes, slot / CK_GA_SLOTS) +
