@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h" /* cli_parse_decimal, shared with the clkit command */
 #include "clkit/clkit.h"
 
 static inline double bench_now(void) {
@@ -41,8 +40,8 @@ static inline int bench_number(const char *tool, const char *option,
                                const char *text, double low, double high,
                                int whole, double *value) {
   double read = 0;
-  if (cli_parse_decimal(text, &read) != 0 || read < low || read > high ||
-      (whole && read != floor(read))) {
+  if (ck_param_parse_number(text, &read) != CK_OK || read < low ||
+      read > high || (whole && read != floor(read))) {
     fprintf(stderr, "%s: --%s: '%s' is not a %s from %.16g to %.16g\n", tool,
             option, text, whole ? "whole number" : "number", low, high);
     return 2;

@@ -459,8 +459,38 @@ static void check_workload_params(void) {
   CHECK(listed);
 }
 
+/* ck_param_parse_number: plain decimals read, everything else refused
+ * with the value left alone. */
+static void check_parse_number(void) {
+  static const struct {
+    const char *text;
+    double value;
+  } good[] = {{"0", 0},       {"5", 5},    {"-2.5", -2.5}, {"1e3", 1000},
+              {"1E-3", 1e-3}, {".5", 0.5}, {"+7", 7},      {"3.", 3}};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+    double value = NAN;
+    CHECK_MSG(ck_param_parse_number(good[i].text, &value) == CK_OK &&
+                  value == good[i].value,
+              "'%s' read as %g", good[i].text, value);
+  }
+  static const char *const bad[] = {
+      "",       " 5", "5 ",  "0x10", "inf", "nan", "-inf", "1e400",
+      "1e-400", "5x", "1,5", "--1",  "e",   ".",   "1e",   "+"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    double value = 42;
+    CHECK_MSG(ck_param_parse_number(bad[i], &value) ==
+                      CK_ERROR_INVALID_ARGUMENT &&
+                  value == 42,
+              "'%s' was taken (%g)", bad[i], value);
+  }
+  double value = 0;
+  CHECK(ck_param_parse_number(NULL, &value) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_param_parse_number("1", NULL) == CK_ERROR_INVALID_ARGUMENT);
+}
+
 int main(void) {
   check_validator();
+  check_parse_number();
   check_status_names();
   check_last_error();
   check_thread_local();

@@ -24,11 +24,6 @@ void cli_option_message(char *message, size_t size, int code, char **argv,
  * not one or is past 2^64 - 1. */
 int cli_parse_unsigned(const char *text, unsigned long long *value);
 
-/* Reads a finite decimal number (digits, a point, an exponent, signs),
- * with nothing before or after it. Returns 0, or -1 (value unspecified)
- * when text is not one or is out of a double's range. */
-int cli_parse_decimal(const char *text, double *value);
-
 /* clkit gen: synthetic data sets (argv[0] is "gen"). */
 int cli_gen(int argc, char **argv);
 

@@ -118,7 +118,7 @@ int cli_gen(int argc, char **argv) {
       break;
     case GEN_NOISE:
       /* Past 1e300 a row's b could overflow a double. */
-      if (cli_parse_decimal(optarg, &noise) != 0 ||
+      if (ck_param_parse_number(optarg, &noise) != CK_OK ||
           !(noise >= 0.0 && noise <= 1e300))
         return gen_usage("--noise takes a number from 0 to 1e300, not '%s'",
                          optarg);

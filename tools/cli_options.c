@@ -1,10 +1,9 @@
 /*
- * cli_options.c - what the clkit command's parsers (and the benchmarks')
- * share: getopt's complaints in words, and numbers read strictly.
+ * cli_options.c - what the clkit command's parsers share: getopt's
+ * complaints in words, and whole numbers read strictly.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,15 +52,4 @@ int cli_parse_unsigned(const char *text, unsigned long long *value) {
   errno = 0;
   *value = strtoull(digits, &end, hexadecimal ? 16 : 10);
   return *end || errno == ERANGE ? -1 : 0;
-}
-
-int cli_parse_decimal(const char *text, double *value) {
-  /* strtod would skip blanks and take hexadecimal, inf and nan; a number
-   * here is written in decimal digits, a point and an exponent only. */
-  if (!*text || text[strspn(text, "0123456789.eE+-")])
-    return -1;
-  char *end = NULL;
-  errno = 0;
-  *value = strtod(text, &end);
-  return *end || errno == ERANGE || !isfinite(*value) ? -1 : 0;
 }

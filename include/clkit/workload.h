@@ -176,6 +176,16 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
 ck_status ck_result_json(const ck_result *result, char **json);
 
 /*
+ * ck_param_parse_number - text read as the workloads read their option
+ * values: a finite decimal number (digits, a point, an exponent, signs)
+ * with nothing before or after it, so no blanks, hexadecimal, inf or nan;
+ * "1e3" is 1000.
+ * Returns: CK_OK with *value set; CK_ERROR_INVALID_ARGUMENT when text is
+ * not such a number or is out of a double's range (*value unchanged).
+ */
+ck_status ck_param_parse_number(const char *text, double *value);
+
+/*
  * ck_result_metric - look a metric up by name.
  * Returns: CK_OK; CK_ERROR_NOT_FOUND.
  */

@@ -242,6 +242,18 @@ void ck__result_begin(ck_result *result, const char *workload,
   result->agreement = NAN;
 }
 
+ck_status ck_param_parse_number(const char *text, double *value) {
+  double parsed = 0;
+  if (!text || !value)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_param_parse_number: NULL argument");
+  if (!ck__parse_decimal(text, text + strlen(text), &parsed))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "'%s' is not a plain decimal number", text);
+  *value = parsed;
+  return CK_OK;
+}
+
 ck_status ck_result_metric(const ck_result *result, const char *name,
                            double *value) {
   if (!result || !name || !value)
