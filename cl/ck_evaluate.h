@@ -5,9 +5,11 @@
  * element (d, p) at d * n + p). A set done[0] skips the work.
  *
  * Build-time defines: CK_OBJECTIVE, CK_GROUP (a power of two), CK_DIM
- * (sizes private and local copies of a point), CK_USER_DATA (1 when the
- * user objective takes a data pointer). A user objective is placed before
- * the program that includes this header.
+ * (sizes private and local copies of a point; for lsq, the data's
+ * dimension), CK_USER_DATA (1 when the user objective takes a data
+ * pointer), CK_LSQ_LANES (points a work-item of lsq's vector mode: 1
+ * leaves that kernel out; else 2, 4, 8 or 16). A user objective is placed
+ * before the program that includes this header.
  */
 #ifndef CK_EVALUATE_H
 #define CK_EVALUATE_H
@@ -129,6 +131,53 @@ __kernel void ck_evaluate_lsq_thread(uint n, int dim, uint rows,
   }
   values[p] = ck_comparable(sum);
 }
+
+#if defined(CK_LANG_OPENCL) && defined(CK_LSQ_LANES) && CK_LSQ_LANES > 1
+#define CK_LSQ_PASTE_(a, b) a##b
+#define CK_LSQ_PASTE(a, b) CK_LSQ_PASTE_(a, b)
+#if CK_REAL_DOUBLE
+#define CK_LSQ_VECTOR CK_LSQ_PASTE(double, CK_LSQ_LANES)
+#else
+#define CK_LSQ_VECTOR CK_LSQ_PASTE(float, CK_LSQ_LANES)
+#endif
+/*
+ * Vector mode, for many points on CPUs: work-item i evaluates points
+ * i * CK_LSQ_LANES + q (q < CK_LSQ_LANES) as the lanes of one vector, so
+ * that a row is read once for all its lanes and every operation fills a
+ * vector register. A work-item per point, as in thread mode, runs as
+ * scalar code there, since the loop over rows sits inside the loop over
+ * work-items that a CPU compiler vectorises. Each lane sums its point's
+ * rows in order, as thread mode and ref do: the same bits. Lanes past n
+ * compute on zeros and are not written.
+ */
+__kernel void ck_evaluate_lsq_vector(uint n, int dim, uint rows,
+                                     __global const ck_real *data,
+                                     __global const ck_real *x,
+                                     __global ck_real *values,
+                                     __global const uint *done) {
+  uint first = (uint)get_global_id(0) * CK_LSQ_LANES;
+  (void)dim; /* CK_DIM, known at build time, bounds the unrolled loops */
+  if (first >= n || done[0])
+    return;
+  ck_real lanes[CK_LSQ_LANES];
+  CK_LSQ_VECTOR coefficients[CK_DIM];
+  for (int k = 0; k < CK_DIM; ++k) {
+    for (uint q = 0; q < CK_LSQ_LANES; ++q)
+      lanes[q] = first + q < n ? x[(ulong)k * n + first + q] : CK_R(0);
+    coefficients[k] = CK_LSQ_PASTE(vload, CK_LSQ_LANES)(0, lanes);
+  }
+  CK_LSQ_VECTOR sum = (CK_LSQ_VECTOR)(CK_R(0));
+  for (uint j = 0; j < rows; ++j) {
+    CK_LSQ_VECTOR residual = (CK_LSQ_VECTOR)(data[(ulong)CK_DIM * rows + j]);
+    for (int k = 0; k < CK_DIM; ++k)
+      residual -= coefficients[k] * data[(ulong)k * rows + j];
+    sum += residual * residual;
+  }
+  CK_LSQ_PASTE(vstore, CK_LSQ_LANES)(sum, 0, lanes);
+  for (uint q = 0; q < CK_LSQ_LANES && first + q < n; ++q)
+    values[first + q] = ck_comparable(lanes[q]);
+}
+#endif /* vector mode */
 #endif
 
 #endif /* CK_EVALUATE_H */

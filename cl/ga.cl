@@ -10,6 +10,7 @@
  *   CK_GROUP           work-group size (a power of two)
  *   CK_DIM             the dimension
  *   CK_USER_DATA       1 when the user objective takes a data pointer
+ *   CK_LSQ_LANES       points a work-item of lsq's vector mode (1: none)
  *   CK_GA_TOURNAMENT   tournament size k
  *   CK_GA_CROSSOVER    CK_GA_CROSSOVER_ARITH, _BLX or _SBX
  *   CK_GA_MUTATION     CK_GA_MUTATION_GAUSS or _POLY

@@ -10,6 +10,7 @@
  *   CK_DIM           the dimension (sizes private arrays of user and lsq
  *                    evaluation)
  *   CK_USER_DATA     1 when the user objective takes a data pointer
+ *   CK_LSQ_LANES     points a work-item of lsq's vector mode (1: none)
  *   CK_REAL_DOUBLE   0 or 1
  * The kernels of ck_best.h (global best) and ck_evaluate.h (lsq and user
  * objectives) are part of this program.

@@ -53,6 +53,10 @@ CASES = {
     'pso-lsq-thread': ['run', 'pso', '--fn', 'lsq', '--data',
                        '@DATA@/lsq_small.csv', '--particles', '9', '--iters',
                        '2', '--lsq-mode', 'thread'],
+    # Vector mode: two vectors of 16 particles and 3 lanes of a third.
+    'pso-lsq-vector': ['run', 'pso', '--fn', 'lsq', '--data',
+                       '@DATA@/lsq_small.csv', '--particles', '35', '--iters',
+                       '2', '--lsq-mode', 'vector'],
     'pso-user': ['run', 'pso', '--objective', '@DATA@/weighted_sphere.cl',
                  '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                  '--hi', '2', '--particles', '11', '--iters', '2'],

@@ -182,18 +182,24 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   }
 }
 
-static void lsq(const ck_device *device) {
+/* An lsq swarm over data in the given mode. */
+static void lsq_config(ck_pso_config *c, const ck_lsq_data *data,
+                       size_t particles, uint64_t iterations, int mode) {
+  ck_pso_config_init(c);
+  c->function = "lsq";
+  c->data = data;
+  c->particles = particles;
+  c->max_iterations = iterations;
+  c->lsq_mode = (ck_pso_lsq_mode)mode;
+}
+
+static void lsq(const ck_device *ref, const ck_device *device) {
   ck_lsq_data data = {0};
   double truth[4];
   CHECK_OK(ck_lsq_generate(3000, 4, 5, 0.0, &data, truth));
-  for (int mode = CK_PSO_LSQ_GROUP; mode <= CK_PSO_LSQ_THREAD; ++mode) {
+  for (int mode = CK_PSO_LSQ_GROUP; mode <= CK_PSO_LSQ_VECTOR; ++mode) {
     ck_pso_config c;
-    ck_pso_config_init(&c);
-    c.function = "lsq";
-    c.data = &data;
-    c.particles = 48;
-    c.max_iterations = 400;
-    c.lsq_mode = (ck_pso_lsq_mode)mode;
+    lsq_config(&c, &data, 48, 400, mode);
     double position[4];
     double best = run_best(device, &c, position);
     check_lsq_fit(device->id, mode, &data, position, truth, best, 1e-3, 1e-3);
@@ -201,6 +207,73 @@ static void lsq(const ck_device *device) {
       break; /* ref has one evaluation */
   }
   ck_lsq_free(&data);
+  if (device == ref)
+    return;
+  /* Thread and vector modes sum each particle's rows in order, as ref
+   * does: the same bits, in both precisions. 37 particles fill two
+   * vectors and 5 lanes of a third; noise keeps the sums from cancelling
+   * to round numbers. */
+  CHECK_OK(ck_lsq_generate(700, 5, 9, 0.25, &data, NULL));
+  for (int precision = 0; precision <= device->has_fp64; ++precision) {
+    ck_pso_config c;
+    lsq_config(&c, &data, 37, 25, CK_PSO_LSQ_AUTO);
+    c.double_precision = precision;
+    double on_ref[5], on_device[5];
+    double best_ref = run_best(ref, &c, on_ref);
+    for (int mode = CK_PSO_LSQ_THREAD; mode <= CK_PSO_LSQ_VECTOR; ++mode) {
+      c.lsq_mode = (ck_pso_lsq_mode)mode;
+      double best = run_best(device, &c, on_device);
+      CHECK_MSG(best == best_ref &&
+                    memcmp(on_ref, on_device, sizeof on_ref) == 0,
+                "lsq mode %d, %s: ref %.17g, %s %.17g", mode,
+                precision ? "double" : "float", best_ref, device->id, best);
+    }
+  }
+  ck_lsq_free(&data);
+}
+
+/* How lsq is evaluated, by device and mode: vector lanes only on OpenCL
+ * devices, chosen unasked off GPUs; work-groups that give every compute
+ * unit work. */
+static void lsq_plans(void) {
+  ck_device cpu = {
+      .backend = CK_BACKEND_OPENCL, .kind = CK_KIND_CPU, .compute_units = 2};
+  ck_device gpu = {
+      .backend = CK_BACKEND_OPENCL, .kind = CK_KIND_GPU, .compute_units = 132};
+  ck_device cuda = gpu, host = {.backend = CK_BACKEND_REF, .compute_units = 1};
+  cuda.backend = CK_BACKEND_CUDA;
+  const struct {
+    const ck_device *device;
+    ck_pso_lsq_mode mode;
+    size_t points;
+    int double_precision;
+    int group_mode;
+    uint32_t lanes, local;
+  } cases[] = {
+      {&cpu, CK_PSO_LSQ_AUTO, 37, 0, 0, 16, 2},
+      {&cpu, CK_PSO_LSQ_AUTO, 4, 0, 0, 16, 1},
+      {&cpu, CK_PSO_LSQ_AUTO, 100000, 0, 0, 16, 256},
+      {&cpu, CK_PSO_LSQ_AUTO, 1024, 1, 0, 8, 64},
+      {&cpu, CK_PSO_LSQ_THREAD, 1024, 0, 0, 1, 256},
+      {&cpu, CK_PSO_LSQ_GROUP, 1024, 0, 1, 1, 256},
+      {&gpu, CK_PSO_LSQ_AUTO, 64, 0, 1, 1, 256},
+      {&gpu, CK_PSO_LSQ_AUTO, 100000, 0, 0, 1, 256},
+      {&gpu, CK_PSO_LSQ_VECTOR, 100000, 0, 0, 16, 32},
+      {&cuda, CK_PSO_LSQ_VECTOR, 100000, 0, 0, 1, 256},
+      {&cuda, CK_PSO_LSQ_AUTO, 64, 0, 1, 1, 256},
+      {&host, CK_PSO_LSQ_VECTOR, 1024, 0, 0, 1, 256},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck__lsq_plan plan =
+        ck__lsq_plan_choose(cases[i].device, cases[i].mode, cases[i].points,
+                            100000, 256, cases[i].double_precision);
+    CHECK_MSG(plan.group_mode == cases[i].group_mode &&
+                  plan.lanes == cases[i].lanes &&
+                  (plan.group_mode || plan.local == cases[i].local),
+              "case %zu: group mode %d, lanes %u, local %u", i, plan.group_mode,
+              plan.lanes, plan.local);
+    CHECK(!plan.group_mode || plan.chunks >= 1);
+  }
 }
 
 static void user_objective(const ck_device *device) {
@@ -450,11 +523,12 @@ int main(void) {
     bounds(devices[i]);
     history_and_target(devices[i]);
     agreement(ref, devices[i]);
-    lsq(devices[i]);
+    lsq(ref, devices[i]);
     overflow(devices[i]);
   }
   if (devices[1])
     user_objective(devices[1]);
+  lsq_plans();
   bad_input(ref);
   several_devices(&set);
   ck_device_set_free(&set);

@@ -37,10 +37,16 @@ typedef enum ck_bounds_mode {
   CK_BOUNDS_MODE_RANDOM = 2   /* redrawn uniformly; velocity zeroed */
 } ck_bounds_mode;
 
+/* How lsq is evaluated on OpenCL devices (ref has one way; CUDA devices
+ * take thread mode for vector). Thread and vector modes give the same
+ * bits as ref; group mode sums in another order. */
 typedef enum ck_pso_lsq_mode {
-  CK_PSO_LSQ_AUTO = 0,  /* group when particles are few, else thread */
-  CK_PSO_LSQ_GROUP = 1, /* a work-group per particle, reducing over rows */
-  CK_PSO_LSQ_THREAD = 2 /* a work-item per particle */
+  CK_PSO_LSQ_AUTO = 0,   /* vector on CPUs and other non-GPU devices; on
+                            GPUs group when particles are few, else thread */
+  CK_PSO_LSQ_GROUP = 1,  /* a work-group per particle, reducing over rows */
+  CK_PSO_LSQ_THREAD = 2, /* a work-item per particle */
+  CK_PSO_LSQ_VECTOR = 3  /* a work-item per 16 particles (8 in double
+                            precision), one a vector lane */
 } ck_pso_lsq_mode;
 
 typedef struct ck_pso_config {

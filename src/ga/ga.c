@@ -301,9 +301,8 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                                                      : slots);
   if (s->objective == CK_OBJECTIVE_LSQ) {
     s->rows = (uint32_t)config->data->rows;
-    s->lsq_group_mode =
-        ck__lsq_group_mode(device, config->lsq_mode, s->total, s->group);
-    s->lsq_chunks = ck__lsq_chunks(device, s->total, s->rows, s->group);
+    s->lsq = ck__lsq_plan_choose(device, config->lsq_mode, s->total, s->rows,
+                                 s->group, s->double_precision);
   }
   /* The global best is the best of the islands' bests. */
   if (s->islands > (uint32_t)DIRECT_REDUCTION * s->group) {
@@ -358,8 +357,8 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_TRY(make(s, s->partial_count * real, &s->partial_values));
     CK_TRY(make(s, s->partial_count * sizeof(uint32_t), &s->partial_indices));
   }
-  if (s->lsq_group_mode)
-    CK_TRY(make(s, total * s->lsq_chunks * real, &s->lsq_partial));
+  if (s->lsq.group_mode)
+    CK_TRY(make(s, total * s->lsq.chunks * real, &s->lsq_partial));
   if (s->objective == CK_OBJECTIVE_LSQ || s->objective == CK_OBJECTIVE_USER)
     CK_TRY(ck__problem_upload(problem, s->queue, &s->data));
   CK_TRY(

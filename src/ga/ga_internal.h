@@ -72,8 +72,8 @@ struct ga_state {
   ck_buffer *scratch; /* the best kernels' history, unused here */
   ck_buffer *done;    /* always 0: no early stop inside kernels */
   ck_buffer *lsq_partial;
-  uint32_t group, partial_count, rows, lsq_chunks;
-  int lsq_group_mode;
+  uint32_t group, partial_count, rows;
+  ck__lsq_plan lsq; /* lsq: how it is evaluated */
   /* OpenCL */
   ck_program *program;
   ck_kernel *initialise_kernel, *evolve_kernel, *stats_kernel, *emigrate_kernel,

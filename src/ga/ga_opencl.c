@@ -66,14 +66,16 @@ static ck_status opencl_setup(ga_state *s) {
    * them, so that a run is the same bits on every device. */
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_GROUP=%u -DCK_DIM=%d "
-           "-DCK_USER_DATA=%d -DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d "
+           "-DCK_USER_DATA=%d -DCK_LSQ_LANES=%u -DCK_GA_TOURNAMENT=%d "
+           "-DCK_GA_CROSSOVER=%d "
            "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
            "-DCK_GA_MIGRATE_GROUP=%u -DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u "
            "-DCK_REAL_DOUBLE=%d %s",
            s->objective, s->bounds, (unsigned)s->group, s->dim,
-           s->problem->user_has_data, s->tournament, s->crossover, s->mutation,
-           s->elite, s->migrants ? s->migrants : 1u, (unsigned)migrate_group(s),
-           resident, (unsigned)s->size, s->double_precision,
+           s->problem->user_has_data, s->lsq.lanes ? s->lsq.lanes : 1u,
+           s->tournament, s->crossover, s->mutation, s->elite,
+           s->migrants ? s->migrants : 1u, (unsigned)migrate_group(s), resident,
+           (unsigned)s->size, s->double_precision,
            ck__device_exact_divide_sqrt_option(&s->device));
   CK_TRY(ck__program_build_prefixed(s->queue, "ga", defines,
                                     s->problem->user_name,
@@ -173,8 +175,7 @@ static ck_status opencl_setup(ga_state *s) {
 
   if (!s->streamed)
     CK_TRY(ck__evaluation_create(&s->evaluation, s->program, s->problem,
-                                 s->total, s->rows, s->lsq_group_mode,
-                                 s->lsq_chunks, s->group, s->data,
+                                 s->total, s->rows, &s->lsq, s->group, s->data,
                                  s->lsq_partial, s->done));
 fail:
   return status;

@@ -233,19 +233,37 @@ uint32_t ck__group_size(const ck_device *device) {
   return group;
 }
 
-int ck__lsq_group_mode(const ck_device *device, ck_pso_lsq_mode mode,
-                       size_t points, uint32_t group) {
+ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
+                                 size_t points, size_t rows, uint32_t group,
+                                 int double_precision) {
+  ck__lsq_plan plan = {0, 1, 1, group};
   size_t units = device->compute_units ? device->compute_units : 1;
-  return mode == CK_PSO_LSQ_GROUP ||
-         (mode == CK_PSO_LSQ_AUTO && points < units * group / 8);
-}
-
-uint32_t ck__lsq_chunks(const ck_device *device, size_t points, size_t rows,
-                        uint32_t group) {
-  size_t units = device->compute_units ? device->compute_units : 1;
-  size_t chunks = (4 * units + points - 1) / points;
-  size_t most = rows / group ? rows / group : 1;
-  return (uint32_t)(chunks < most ? chunks : most);
+  /* Vector mode is OpenCL C: CUDA devices and ref evaluate in order, a
+   * point at a time, which gives the same bits. */
+  int vectors = device->backend == CK_BACKEND_OPENCL;
+  /* On GPUs few points leave most of the device idle in thread mode. On
+   * CPUs (PoCL, 2 cores) vector mode outran group mode from 4 points
+   * up, and thread mode by 12 times. */
+  if (mode == CK_PSO_LSQ_AUTO && device->kind != CK_KIND_GPU && vectors)
+    mode = CK_PSO_LSQ_VECTOR;
+  else if (mode == CK_PSO_LSQ_AUTO)
+    mode = points < units * group / 8 ? CK_PSO_LSQ_GROUP : CK_PSO_LSQ_THREAD;
+  if (mode == CK_PSO_LSQ_GROUP) {
+    /* Enough work-groups for four a compute unit, none with fewer rows
+     * than work-items. */
+    size_t chunks = (4 * units + points - 1) / (points ? points : 1);
+    size_t most = rows / group ? rows / group : 1;
+    plan.group_mode = 1;
+    plan.chunks = (uint32_t)(chunks < most ? chunks : most);
+  } else if (mode == CK_PSO_LSQ_VECTOR && vectors) {
+    /* 512 bits a vector; work-groups small enough to give every compute
+     * unit one. */
+    plan.lanes = double_precision ? 8u : 16u;
+    size_t items = (points + plan.lanes - 1) / plan.lanes;
+    while (plan.local > 1 && (items + plan.local - 1) / plan.local < units)
+      plan.local /= 2;
+  }
+  return plan;
 }
 
 ck_status ck__run_until(const ck__run_rules *rules,
@@ -330,26 +348,27 @@ ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
 
 ck_status ck__evaluation_create(ck__evaluation *e, ck_program *program,
                                 const ck__problem *problem, uint32_t n,
-                                uint32_t rows, int group_mode, uint32_t chunks,
+                                uint32_t rows, const ck__lsq_plan *plan,
                                 uint32_t group, ck_buffer *data,
                                 ck_buffer *partial, ck_buffer *done) {
   ck_status status = CK_OK;
   int dim = problem->dim;
   memset(e, 0, sizeof *e);
   e->objective = problem->objective;
-  e->group_mode = problem->objective == CK_OBJECTIVE_LSQ && group_mode;
+  e->plan = *plan;
   e->n = n;
-  e->chunks = chunks;
   e->group = group;
   ck_kernel *k;
   if (e->objective == CK_OBJECTIVE_USER) {
+    e->plan = (ck__lsq_plan){0, 1, 1, group};
     CK_TRY(ck_kernel_create(program, "ck_evaluate_user", &e->kernel));
     k = e->kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
     CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
     CK_TRY(ck_kernel_set_buffer(k, 4, data));
     CK_TRY(ck_kernel_set_buffer(k, 5, done));
-  } else if (e->group_mode) {
+  } else if (e->plan.group_mode) {
+    uint32_t chunks = e->plan.chunks;
     CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_group", &e->kernel));
     k = e->kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
@@ -366,7 +385,11 @@ ck_status ck__evaluation_create(ck__evaluation *e, ck_program *program,
     CK_TRY(ck_kernel_set_buffer(k, 2, partial));
     CK_TRY(ck_kernel_set_buffer(k, 4, done));
   } else {
-    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_thread", &e->kernel));
+    /* Thread and vector modes take the same arguments. */
+    CK_TRY(ck_kernel_create(program,
+                            e->plan.lanes > 1 ? "ck_evaluate_lsq_vector"
+                                              : "ck_evaluate_lsq_thread",
+                            &e->kernel));
     k = e->kernel;
     CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
     CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
@@ -395,8 +418,8 @@ ck_status ck__evaluation_run(ck__evaluation *e, ck_queue *queue,
       return status;
     return launch_points(queue, e->kernel, e->n, e->group);
   }
-  if (e->group_mode) {
-    size_t local = e->group, global = (size_t)e->n * e->chunks * e->group;
+  if (e->plan.group_mode) {
+    size_t local = e->group, global = (size_t)e->n * e->plan.chunks * e->group;
     if ((status = ck_kernel_set_buffer(e->kernel, 5, points)) ||
         (status = ck_kernel_set_buffer(e->finish, 3, values)) ||
         (status = ck_queue_launch(queue, e->kernel, 1, &global, &local, NULL)))
@@ -406,7 +429,8 @@ ck_status ck__evaluation_run(ck__evaluation *e, ck_queue *queue,
   if ((status = ck_kernel_set_buffer(e->kernel, 4, points)) ||
       (status = ck_kernel_set_buffer(e->kernel, 5, values)))
     return status;
-  return launch_points(queue, e->kernel, e->n, e->group);
+  size_t items = (e->n + e->plan.lanes - 1) / e->plan.lanes;
+  return launch_points(queue, e->kernel, items, e->plan.local);
 }
 
 void ck__evaluation_destroy(ck__evaluation *e) {

@@ -113,14 +113,21 @@ ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
 /* Reduction work-group size for a device: a power of two up to 256. */
 uint32_t ck__group_size(const ck_device *device);
 
-/* Row ranges per point for lsq group mode: enough work-groups for four a
- * compute unit, none with fewer rows than work-items. */
-uint32_t ck__lsq_chunks(const ck_device *device, size_t points, size_t rows,
-                        uint32_t group);
+/* How lsq is evaluated on a device. */
+typedef struct ck__lsq_plan {
+  int group_mode;  /* 1: work-groups over row ranges, then a sum a point */
+  uint32_t chunks; /* group mode: row ranges (work-groups) a point */
+  uint32_t lanes;  /* else: points a work-item (1: thread mode; more:
+                      vector mode, CK_LSQ_LANES of the program) */
+  uint32_t local;  /* else: work-group size of the launch */
+} ck__lsq_plan;
 
-/* Whether lsq evaluation of `points` points should use group mode. */
-int ck__lsq_group_mode(const ck_device *device, ck_pso_lsq_mode mode,
-                       size_t points, uint32_t group);
+/* The plan for `points` points over `rows` rows in the given mode (auto
+ * chooses by device and count); `group` is the reduction work-group size
+ * of the program. */
+ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
+                                 size_t points, size_t rows, uint32_t group,
+                                 int double_precision);
 
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 
@@ -133,15 +140,17 @@ ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
 typedef struct ck__evaluation {
   ck_kernel *kernel;
   ck_kernel *finish; /* lsq group mode: adds each point's partial sums */
-  int objective, group_mode;
-  uint32_t n, chunks, group;
+  int objective;
+  ck__lsq_plan plan;
+  uint32_t n, group;
 } ck__evaluation;
 
-/* Creates the evaluation of a non-streamed problem in a built program.
- * partial (n * chunks reals) serves lsq group mode; done may skip work. */
+/* Creates the evaluation of a non-streamed problem in a built program,
+ * lsq by plan (a program built with CK_LSQ_LANES = plan->lanes). partial
+ * (n * plan->chunks reals) serves lsq group mode; done may skip work. */
 ck_status ck__evaluation_create(ck__evaluation *evaluation, ck_program *program,
                                 const ck__problem *problem, uint32_t n,
-                                uint32_t rows, int group_mode, uint32_t chunks,
+                                uint32_t rows, const ck__lsq_plan *plan,
                                 uint32_t group, ck_buffer *data,
                                 ck_buffer *partial, ck_buffer *done);
 
@@ -215,7 +224,8 @@ ck_status ck__run_until(const ck__run_rules *rules,
       {"hi", "X[,X...]", NULL, "upper bound: one value or one per dimension"}, \
       {"precision", "P", "float", "float, or double on devices with fp64"},    \
       {"lsq-mode", "M", "auto",                                                \
-       "lsq evaluation: auto, group (work-groups over rows) or thread"},       \
+       "lsq evaluation: auto, group (work-groups over rows), thread (a "       \
+       "work-item a point) or vector (16 points a work-item, for CPUs)"},      \
       {"check-every", "K", "auto", "read the best value every K " step "s"},   \
       {"out", "FILE", NULL, "write the best position, one value a line"}, {    \
     "trace", "FILE", NULL, "write a CSV of the best value per " step           \

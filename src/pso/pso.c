@@ -182,9 +182,8 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     vmax[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
   if (s->objective == CK_OBJECTIVE_LSQ) {
     s->rows = (uint32_t)config->data->rows;
-    s->lsq_group_mode =
-        ck__lsq_group_mode(device, config->lsq_mode, n, s->group);
-    s->lsq_chunks = ck__lsq_chunks(device, n, s->rows, s->group);
+    s->lsq = ck__lsq_plan_choose(device, config->lsq_mode, n, s->rows, s->group,
+                                 s->double_precision);
   }
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes = (3.0 * (double)dim + 2.0) * (double)n * (double)s->real_size;
@@ -232,8 +231,8 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     CK_TRY(make_buffer(s, s->partial_count * sizeof(uint32_t),
                        &s->partial_indices));
   }
-  if (s->lsq_group_mode)
-    CK_TRY(make_buffer(s, n * s->lsq_chunks * real, &s->lsq_partial));
+  if (s->lsq.group_mode)
+    CK_TRY(make_buffer(s, n * s->lsq.chunks * real, &s->lsq_partial));
   if (s->objective == CK_OBJECTIVE_LSQ || s->objective == CK_OBJECTIVE_USER)
     CK_TRY(ck__problem_upload(problem, s->queue, &s->data));
   CK_TRY(write_reals(s, s->lo, problem->lo, dim));

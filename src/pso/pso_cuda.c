@@ -33,8 +33,8 @@ static ck_status native_lsq(pso_state *s) {
   CK_TRY(ck_program_build(s->queue, "lsq.cu", defines, &s->lsq_program));
   ck__evaluation_destroy(&s->evaluation);
   CK_TRY(ck__evaluation_create(&s->evaluation, s->lsq_program, s->problem, s->n,
-                               s->rows, s->lsq_group_mode, s->lsq_chunks,
-                               s->group, s->data, s->lsq_partial, s->done));
+                               s->rows, &s->lsq, s->group, s->data,
+                               s->lsq_partial, s->done));
 fail:
   return status;
 }

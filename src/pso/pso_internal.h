@@ -66,9 +66,8 @@ struct pso_state {
   uint32_t rows;          /* lsq rows */
   uint32_t group;         /* reduction work-group size */
   uint32_t partial_count; /* groups of the first reduction; 0: direct */
-  int lsq_group_mode;
-  uint32_t lsq_chunks;    /* group mode: work-groups per particle */
-  ck_buffer *lsq_partial; /* group mode: n * lsq_chunks partial sums */
+  ck__lsq_plan lsq;       /* lsq: how it is evaluated */
+  ck_buffer *lsq_partial; /* group mode: n * lsq.chunks partial sums */
   uint32_t history_capacity;
   /* OpenCL */
   ck_program *program;

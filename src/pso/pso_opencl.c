@@ -20,9 +20,10 @@ static ck_status opencl_setup(pso_state *s) {
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_PSO_RING=%d "
            "-DCK_GROUP=%u -DCK_DIM=%d -DCK_USER_DATA=%d "
-           "-DCK_REAL_DOUBLE=%d",
+           "-DCK_LSQ_LANES=%u -DCK_REAL_DOUBLE=%d",
            s->objective, s->bounds, s->ring ? 1 : 0, (unsigned)s->group, s->dim,
-           s->problem->user_has_data, s->double_precision);
+           s->problem->user_has_data, s->lsq.lanes ? s->lsq.lanes : 1u,
+           s->double_precision);
   CK_TRY(ck__program_build_prefixed(s->queue, "pso", defines,
                                     s->problem->user_name,
                                     s->problem->user_source, &s->program));
@@ -118,8 +119,8 @@ static ck_status opencl_setup(pso_state *s) {
 
   if (!s->streamed)
     CK_TRY(ck__evaluation_create(&s->evaluation, s->program, s->problem, s->n,
-                                 s->rows, s->lsq_group_mode, s->lsq_chunks,
-                                 s->group, s->data, s->lsq_partial, s->done));
+                                 s->rows, &s->lsq, s->group, s->data,
+                                 s->lsq_partial, s->done));
 fail:
   return status;
 }
