@@ -130,6 +130,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (bench_no_operands("bench_aco", argc, argv, optind))
+    return 2;
   if (!data) {
     fprintf(stderr, "bench_aco: --data DIR is needed\n");
     return 2;

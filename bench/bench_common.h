@@ -67,6 +67,17 @@ static inline int bench_choice(const char *tool, const char *option,
   return 2;
 }
 
+/* Whether arguments remain after the options (from `first`): 0, or a
+ * message naming the first and 2, as bench_number. */
+static inline int bench_no_operands(const char *tool, int argc, char **argv,
+                                    int first) {
+  if (first >= argc)
+    return 0;
+  fprintf(stderr, "%s: unexpected argument '%s' (--help lists the options)\n",
+          tool, argv[first]);
+  return 2;
+}
+
 static inline int bench_report(const char *what) {
   const char *message = "";
   ck_error_last(&message);

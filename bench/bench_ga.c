@@ -69,6 +69,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (bench_no_operands("bench_ga", argc, argv, optind))
+    return 2;
   ck_device_set set;
   size_t indices[64], count = 0;
   if (bench_select(selector, &set, indices, &count))

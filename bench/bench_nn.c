@@ -109,9 +109,13 @@ int main(int argc, char **argv) {
       {"networks", required_argument, NULL, 'n'},
       {"batches", required_argument, NULL, 'b'},
       {"math", required_argument, NULL, 'm'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
+  static const char usage[] =
+      "usage: bench_nn [--device SEL] [--rows N] [--epochs E] "
+      "[--math fp32|tf32] [--networks A-B-C,...] [--batches N,...]\n";
   int option;
-  while ((option = getopt_long(argc, argv, "d:", long_options, NULL)) != -1) {
+  while ((option = getopt_long(argc, argv, "d:h", long_options, NULL)) != -1) {
     switch (option) {
     case 'd':
       selector = optarg;
@@ -137,13 +141,16 @@ int main(int argc, char **argv) {
         return fprintf(stderr, "bench_nn: --math is fp32 or tf32\n"), 2;
       math = strcmp(optarg, "tf32") == 0 ? CK_NN_TF32 : CK_NN_FP32;
       break;
+    case 'h':
+      fputs(usage, stdout);
+      return 0;
     default:
-      fprintf(stderr, "usage: bench_nn [--device SEL] [--rows N] [--epochs E] "
-                      "[--math fp32|tf32] [--networks A-B-C,...] "
-                      "[--batches N,...]\n");
+      fputs(usage, stderr);
       return 2;
     }
   }
+  if (bench_no_operands("bench_nn", argc, argv, optind))
+    return 2;
   if (check_lists(networks, batches))
     return 2;
   ck_device_set set;

@@ -10,7 +10,7 @@
  * whose bits differ from the host's sqrtf, division, logf and powf (the
  * first two correctly rounded in C).
  *
- * usage: bench_rounding
+ * usage: bench_rounding (it takes no arguments but --help)
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { COUNT = 1 << 20, OUTPUTS = 4 };
 
@@ -97,7 +98,18 @@ fail:
   return failed;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    int help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0;
+    if (help && argc == 2) {
+      printf("usage: bench_rounding\n");
+      return 0;
+    }
+    fprintf(stderr,
+            "bench_rounding: unexpected argument '%s' (it takes none)\n",
+            argv[help ? 2 : 1]);
+    return 2;
+  }
   float *x = malloc(COUNT * sizeof *x), *results = malloc(COUNT * sizeof *x);
   if (!x || !results) {
     fprintf(stderr, "bench_rounding: out of memory\n");

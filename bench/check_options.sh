@@ -1,7 +1,8 @@
 #!/bin/bash
-# The benchmarks refuse a bad option value before touching any device:
-# exit status 2 and a message that names the option. Arguments: the
-# directory that holds the bench_* executables.
+# The benchmarks refuse a bad option value, or an argument they do not
+# take, before touching any device: exit status 2 and a message that names
+# the option or argument. Each prints its usage for --help, with status 0.
+# Arguments: the directory that holds the bench_* executables.
 set -u
 dir=$1
 passed=0
@@ -45,6 +46,25 @@ bench_aco|--seed|--data . --seed -1
 bench_aco|--ants|--data . --ants 1e6
 bench_aco|--kicks|--data . --kicks -2
 bench_aco|--max-cities|--data . --max-cities 1
+bench_aco|'stray'|--data . stray
+bench_ga|'stray'|stray
+bench_gas|usage|stray
+bench_nn|'stray'|--rows 10 stray
+bench_pso|'stray'|--quick stray
+bench_queue|'stray'|stray
+bench_rounding|'stray'|stray
+bench_rounding|'stray'|--help stray
 CASES
+for tool in bench_aco bench_ga bench_gas bench_nn bench_pso bench_queue \
+  bench_rounding; do
+  usage=$("$dir/$tool" --help 2>/dev/null)
+  status=$?
+  if [ "$status" -eq 0 ] && [[ "$usage" == "usage: $tool"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $tool --help: exit $status, '$usage' (want 0 and its usage)"
+  fi
+done
 echo "$passed checks, $failed failed"
 [ "$failed" -eq 0 ]
