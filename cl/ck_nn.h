@@ -102,23 +102,32 @@ CK_FN ck_real ck_nn_output_row(int loss, CK_GLOBAL ck_real *row, int width,
  *   Adam: first = b1 first + (1 - b1) g;  second = b2 second + (1 - b2) g^2;
  *         w -= rate (first / c1) / (sqrt(second / c2) + epsilon),
  * with c1 = 1 - b1^t and c2 = 1 - b2^t the bias corrections of step t.
+ * CK_NN_STEP is written once for any arithmetic type: weight, first and
+ * second are lvalues of a real or, in the CPU kernels, of a vector of
+ * reals (one parameter a lane), and second is touched only by Adam.
  */
+#define CK_NN_STEP(optimizer, weight, first, second, gradient, rate,           \
+                   momentum, beta1, beta2, epsilon, correction1, correction2)  \
+  do {                                                                         \
+    if ((optimizer) == CK_NN_OPTIMIZER_ADAM) {                                 \
+      (first) = (beta1) * (first) + (CK_R(1) - (beta1)) * (gradient);          \
+      (second) =                                                               \
+          (beta2) * (second) + (CK_R(1) - (beta2)) * (gradient) * (gradient);  \
+      (weight) -= (rate) * ((first) / (correction1)) /                         \
+                  (CK_SQRT((second) / (correction2)) + (epsilon));             \
+    } else {                                                                   \
+      (first) = (momentum) * (first) + (gradient);                             \
+      (weight) -= (rate) * (first);                                            \
+    }                                                                          \
+  } while (0)
+
 CK_FN void ck_nn_optimize(int optimizer, CK_GLOBAL ck_real *weight,
                           CK_GLOBAL ck_real *first, CK_GLOBAL ck_real *second,
                           ck_real gradient, ck_real rate, ck_real momentum,
                           ck_real beta1, ck_real beta2, ck_real epsilon,
                           ck_real correction1, ck_real correction2) {
-  if (optimizer == CK_NN_OPTIMIZER_ADAM) {
-    ck_real m = beta1 * *first + (CK_R(1) - beta1) * gradient;
-    ck_real v = beta2 * *second + (CK_R(1) - beta2) * gradient * gradient;
-    *first = m;
-    *second = v;
-    *weight -= rate * (m / correction1) / (CK_SQRT(v / correction2) + epsilon);
-  } else {
-    ck_real velocity = momentum * *first + gradient;
-    *first = velocity;
-    *weight -= rate * velocity;
-  }
+  CK_NN_STEP(optimizer, *weight, *first, *second, gradient, rate, momentum,
+             beta1, beta2, epsilon, correction1, correction2);
 }
 
 #endif /* CK_NN_H */

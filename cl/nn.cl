@@ -8,6 +8,11 @@
  *   CK_NN_BLOCK_M, CK_NN_BLOCK_N  outputs of a work-item
  *   CK_NN_TILE_K                  depth staged in local memory at a time
  *   CK_NN_LOCAL                   1 to stage tiles in local memory
+ *   CK_NN_LANES                   outputs a vector in the CPU form (1:
+ *                                 the scalar forms; else 2, 4, 8 or 16,
+ *                                 and CK_NN_BLOCK_N is the same)
+ *   CK_NN_DOT_BLOCK               the CPU form's forward product: outputs
+ *                                 each way whose sums stay in registers
  *   CK_NN_REDUCE_GROUP            work-group size of ck_nn_reduce (2^k)
  *   CK_REAL_DOUBLE                0 or 1
  *
@@ -18,8 +23,22 @@
 #if !defined(CK_NN_TILE_M) || !defined(CK_NN_TILE_N) ||                       \
     !defined(CK_NN_BLOCK_M) || !defined(CK_NN_BLOCK_N) ||                     \
     !defined(CK_NN_TILE_K) || !defined(CK_NN_LOCAL) ||                        \
-    !defined(CK_NN_REDUCE_GROUP)
+    !defined(CK_NN_REDUCE_GROUP) || !defined(CK_NN_LANES) ||                  \
+    !defined(CK_NN_DOT_BLOCK)
 #error "nn.cl needs its CK_NN_ defines"
+#endif
+
+/* The CPU form's vectors of CK_NN_LANES reals. */
+#if CK_NN_LANES > 1
+#define CK_NN_PASTE_(a, b) a##b
+#define CK_NN_PASTE(a, b) CK_NN_PASTE_(a, b)
+#if CK_REAL_DOUBLE
+#define CK_NN_VECTOR CK_NN_PASTE(double, CK_NN_LANES)
+#else
+#define CK_NN_VECTOR CK_NN_PASTE(float, CK_NN_LANES)
+#endif
+#define CK_NN_VLOAD CK_NN_PASTE(vload, CK_NN_LANES)
+#define CK_NN_VSTORE CK_NN_PASTE(vstore, CK_NN_LANES)
 #endif
 
 /* Work-item (f, b) copies feature f of training row index[offset + b]
@@ -50,6 +69,8 @@ __kernel void ck_nn_gather(uint count, uint features, uint offset,
 #define CK_GEMM_RIGHT(k, n) weights[(size_t)(n) * (K + 1) + (k)]
 #define CK_GEMM_LEFT_K_FAST 1
 #define CK_GEMM_RIGHT_N_FAST 0
+#define CK_GEMM_LEFT_AT(m, k) (input + ((size_t)first + (m)) * K + (k))
+#define CK_GEMM_RIGHT_AT(k, n) (weights + (size_t)(n) * (K + 1) + (k))
 #define CK_GEMM_STORE(m, n, sum)                                               \
   output[(size_t)(m) * N + (n)] = ck_nn_activate(                             \
       activation, (sum) + weights[(size_t)(n) * (K + 1) + K])
@@ -66,6 +87,8 @@ __kernel void ck_nn_gather(uint count, uint features, uint offset,
 #define CK_GEMM_RIGHT(k, n) weights[(size_t)(k) * (N + 1) + (n)]
 #define CK_GEMM_LEFT_K_FAST 1
 #define CK_GEMM_RIGHT_N_FAST 1
+#define CK_GEMM_RIGHT_AT(k, n) (weights + (size_t)(k) * (N + 1) + (n))
+#define CK_GEMM_RIGHT_PLAIN N
 #define CK_GEMM_STORE(m, n, sum)                                               \
   previous[(size_t)(m) * N + (n)] =                                            \
       (sum) * ck_nn_slope(activation, values[(size_t)(m) * N + (n)])
@@ -86,6 +109,24 @@ __kernel void ck_nn_gather(uint count, uint features, uint offset,
   ((n) < N - 1 ? input[(size_t)(k) * (N - 1) + (n)] : CK_R(1))
 #define CK_GEMM_LEFT_K_FAST 0
 #define CK_GEMM_RIGHT_N_FAST 1
+#define CK_GEMM_RIGHT_AT(k, n) (input + (size_t)(k) * (N - 1) + (n))
+#define CK_GEMM_RIGHT_PLAIN (N - 1)
+#define CK_GEMM_STORE_VECTOR(m, n, sum)                                        \
+  do {                                                                         \
+    size_t at = (size_t)(m) * N + (n);                                         \
+    CK_NN_VECTOR w = CK_NN_VLOAD(0, weights + at);                             \
+    CK_NN_VECTOR f = CK_NN_VLOAD(0, first + at);                               \
+    CK_NN_VECTOR s = optimizer == CK_NN_OPTIMIZER_ADAM                         \
+                         ? CK_NN_VLOAD(0, second + at)                         \
+                         : (CK_NN_VECTOR)(CK_R(0));                            \
+    CK_NN_VECTOR gradient = (sum) + decay * w;                                 \
+    CK_NN_STEP(optimizer, w, f, s, gradient, rate, momentum, beta1, beta2,     \
+               epsilon, correction1, correction2);                             \
+    CK_NN_VSTORE(w, 0, weights + at);                                          \
+    CK_NN_VSTORE(f, 0, first + at);                                            \
+    if (optimizer == CK_NN_OPTIMIZER_ADAM)                                     \
+      CK_NN_VSTORE(s, 0, second + at);                                         \
+  } while (0)
 #define CK_GEMM_STORE(m, n, sum)                                               \
   do {                                                                         \
     size_t at = (size_t)(m) * N + (n);                                         \

@@ -122,13 +122,22 @@ CASES = {
                             '0.3', '--neighbors', 'allpairs', '--walls',
                             '--steps', '3', '--log-every', '1', '--tiles',
                             'direct'],
-    # NN: both forms of the matrix products with ragged tiles (batch 7 of
-    # 5-wide layers in 8- and 16-wide tiles), a last partial batch, every
-    # activation, both losses, both optimisers with weight decay, the
-    # validation and test evaluations and the reductions.
+    # NN: every form of the matrix products with ragged tiles (batch 7 of
+    # 5-wide layers in 8- and 16-wide tiles; in the vector form 20- and
+    # 17-wide layers, so that a vector of 16 is read whole and a ragged
+    # one element by element, and the forward's dot products run a vector
+    # step and a tail), a last partial batch, every activation, both
+    # losses, both optimisers with weight decay, the validation and test
+    # evaluations and the reductions.
     'nn-global': ['run', 'nn', '--train', 'spirals:40', '--layers', '2,5,3',
                   '--batch', '7', '--epochs', '2', '--val', '0.2',
                   '--tiles', 'global:8'],
+    'nn-vector': ['run', 'nn', '--train', 'spirals:20', '--layers',
+                  '2,20,17,3', '--batch', '9', '--epochs', '1',
+                  '--weight-decay', '0.01', '--tiles', 'vector:16'],
+    'nn-vector-sgd': ['run', 'nn', '--train', 'spirals:10', '--layers',
+                      '2,20,3', '--optimizer', 'sgd', '--batch', 'all',
+                      '--epochs', '1', '--tiles', 'vector:32'],
     'nn-local': ['run', 'nn', '--train', 'spirals:30', '--layers', '2,9,4,3',
                  '--act', 'tanh,sigmoid', '--loss', 'mse', '--optimizer',
                  'sgd', '--weight-decay', '0.01', '--batch', '11',

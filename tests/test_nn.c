@@ -529,11 +529,12 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
                        const ck_nn_config *c, int double_precision,
                        const ck__nn_tuning *tuning, const agree_data *data,
                        const char *name) {
+  static const char *const forms[] = {"global", "local", "vector"};
   char what[200];
   worst_weight_seen = worst_loss_seen = 0;
-  snprintf(what, sizeof what, "%s %s tile %u local %d", name,
-           double_precision ? "f64" : "f32", tuning ? tuning->tile : 0,
-           tuning ? tuning->local_tiles : -1);
+  snprintf(what, sizeof what, "%s %s %s:%u", name,
+           double_precision ? "f64" : "f32",
+           tuning ? forms[tuning->form] : "auto", tuning ? tuning->tile : 0);
   /* Weights to 1e-4 of their scale in float (1e-9 in double); losses to
    * 1e-5 (1e-10) relative. */
   double weight_tolerance = double_precision ? 1e-9 : 1e-4;
@@ -546,10 +547,12 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
     return;
   }
   nn_state *sb = ck__nn_state(b);
-  if (tuning)
-    CHECK_MSG(sb->tile_m == tuning->tile &&
-                  sb->local_tiles == tuning->local_tiles,
-              "%s: tile %u local %d in use", what, sb->tile_m, sb->local_tiles);
+  /* Unasked, GPUs stage tiles in local memory and CPUs take vectors. */
+  ck__nn_form form = tuning                     ? tuning->form
+                     : ocl->kind == CK_KIND_GPU ? CK__NN_LOCAL
+                                                : CK__NN_VECTOR;
+  CHECK_MSG((!tuning || sb->tile_m == tuning->tile) && sb->form == form,
+            "%s: %s:%u in use", what, forms[sb->form], sb->tile_m);
   CHECK_MSG(weights_identical(a, b), "%s: initial weights differ", what);
 
   /* Forward twin: per-sample losses and predictions of the test set. */
@@ -733,15 +736,19 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
   const char *relu_name = "7-13-5 relu ce adam";
   const char *smooth_name = "17-33-9-5 sigmoid,tanh mse sgd";
 
-  const ck__nn_tuning tunings[] = {{16, 1}, {8, 0}};
+  /* Each form, with ragged tiles: the vector form's 16-wide tiles hold
+   * one work-item. */
+  const ck__nn_tuning tunings[] = {
+      {16, CK__NN_LOCAL}, {8, CK__NN_GLOBAL}, {16, CK__NN_VECTOR}};
   agree_case(ref, ocl, &relu, 0, NULL, &small, relu_name);
   agree_case(ref, ocl, &smooth, 0, NULL, &wide, smooth_name);
-  for (int t = 0; t < 2; ++t) {
+  for (int t = 0; t < 3; ++t) {
     agree_case(ref, ocl, &relu, 0, &tunings[t], &small, relu_name);
     agree_case(ref, ocl, &smooth, 0, &tunings[t], &wide, smooth_name);
   }
   if (ocl->has_fp64) {
     agree_case(ref, ocl, &relu, 1, NULL, &small, relu_name);
+    agree_case(ref, ocl, &smooth, 1, NULL, &wide, smooth_name);
     agree_case(ref, ocl, &smooth, 1, &tunings[0], &wide, smooth_name);
   } else {
     printf("  %s has no double precision: f64 agreement skipped\n", ocl->id);
@@ -1817,6 +1824,11 @@ static void predict_idx(const ck_device *ref) {
   CHECK_OK(ck_result_metric(result, "predicted_rows", &value));
   CHECK(value == ROWS);
   CHECK(ck_result_metric(result, "predict_accuracy", &value) != CK_OK);
+  /* Without training, the rate is that of the rows predicted. */
+  CHECK_MSG(result->throughput > 0 && isfinite(result->throughput) &&
+                result->kernel_s == 0,
+            "predicting on ref: throughput %g, kernel_s %g", result->throughput,
+            result->kernel_s);
 
   const ck_param labelled[] = {{"load", model},
                                {"predict", rows},

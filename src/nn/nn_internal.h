@@ -30,12 +30,20 @@ typedef enum ck__dataset_format {
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
                            ck_dataset *dataset, ck__dataset_format *format);
 
+/* The form of the OpenCL matrix products (cl/nn_gemm.inc). */
+typedef enum ck__nn_form {
+  CK__NN_GLOBAL = 0, /* work-items read memory directly, 4 x 4 outputs */
+  CK__NN_LOCAL = 1,  /* tiles staged in local memory (GPUs) */
+  CK__NN_VECTOR = 2  /* 16 x 16 outputs (16 x 8 in double), rows of them
+                        vectors (CPUs) */
+} ck__nn_form;
+
 /* Kernel tuning in place of the per-device choice (for tests that run
- * the GPU form on a CPU): output tile side (a power of two, 8 .. 128) and
- * whether tiles are staged in local memory. */
+ * another device's form on a CPU): output tile side (a power of two, 8 ..
+ * 128; 16 .. 128 in the vector form) and the form. */
 typedef struct ck__nn_tuning {
   unsigned tile;
-  int local_tiles;
+  ck__nn_form form;
 } ck__nn_tuning;
 
 /* One optimiser step's settings, the same for every parameter. */
@@ -105,7 +113,8 @@ struct nn_state {
   ck_kernel *gather_kernel, *forward_kernel, *backward_kernel, *update_kernel,
       *output_kernel, *reduce_kernel;
   unsigned tile_m, tile_n, block_m, block_n, reduce_group;
-  int local_tiles;
+  ck__nn_form form;
+  unsigned lanes;       /* outputs a vector in the vector form, else 1 */
   ck__nn_tuning tuning; /* tile 0: the device's choice */
   /* CUDA */
   int tf32;            /* products on tensor cores in TF32 */

@@ -57,8 +57,9 @@ static const ck_option nn_options[] = {
      "none"},
     {"tiles", "T", "auto",
      "matrix-product tiles on OpenCL devices: local:S (staged in local "
-     "memory, GPUs) or global:S (read directly, CPUs), S = 8 .. 128 a power "
-     "of two; auto: by device"},
+     "memory, GPUs), vector:S (16 outputs a vector, CPUs) or global:S (read "
+     "directly), S = 8 .. 128 a power of two (16 .. 128 for vector); auto: "
+     "by device"},
     {"math", "M", "fp32",
      "matrix-product arithmetic: fp32, or tf32 (tensor cores, inputs "
      "rounded to a 10-bit mantissa; CUDA devices only, marked TF32 in the "
@@ -244,19 +245,28 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
   if ((text = ck__param_find(params, count, "tiles")) &&
       strcmp(text, "auto") != 0) {
-    unsigned side = 0;
-    char tail;
-    int local = strncmp(text, "local:", 6) == 0;
-    int global = strncmp(text, "global:", 7) == 0;
-    if ((!local && !global) ||
-        sscanf(text + (local ? 6 : 7), "%u%c", &side, &tail) != 1 || side < 8 ||
-        side > 128 || (side & (side - 1)))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "--tiles: '%s' is not auto, local:S or global:S with S a power "
-              "of two from 8 to 128",
-              text);
-    job->tuning.tile = side;
-    job->tuning.local_tiles = local;
+    /* By ck__nn_form; the vector form's work-items span 16 outputs. */
+    static const char *const forms[] = {"global:", "local:", "vector:"};
+    static const long long smallest[] = {8, 8, 16};
+    const char *colon = strchr(text, ':');
+    size_t prefix = colon ? (size_t)(colon - text) + 1 : 0;
+    long long side = 0;
+    int form = 0;
+    while (form < 3 && !(prefix == strlen(forms[form]) &&
+                         strncmp(text, forms[form], prefix) == 0))
+      ++form;
+    if (form == 3 ||
+        ck__parse_whole(colon + 1, text + strlen(text), smallest[form], 128,
+                        &side) != 1 ||
+        (side & (side - 1)))
+      CK_FAIL(
+          CK_ERROR_INVALID_ARGUMENT,
+          "--tiles: '%s' is not auto, local:S or global:S with S a power "
+          "of two from 8 to 128, or vector:S with S a power of two from 16 to "
+          "128",
+          text);
+    job->tuning.tile = (unsigned)side;
+    job->tuning.form = (ck__nn_form)form;
   }
   if ((text = ck__param_find(params, count, "act")))
     CK_TRY(parse_activations(text, job));
@@ -684,6 +694,12 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     if (job.save)
       CK_TRY(ck_nn_save(nn, job.save));
   }
+  /* A run that does not train reports the rate of what it evaluates. */
+  ck_queue *queue = ck__nn_state(nn)->queue;
+  double evaluating_from = ck__seconds(), kernel_from = 0;
+  size_t evaluated_rows = test.rows + predict.rows;
+  CK_TRY(ck_queue_finish(queue));
+  CK_TRY(ck_queue_kernel_seconds(queue, &kernel_from));
   if (test.rows) {
     /* Classes come up to 65536 (labels are class numbers), whose matrix
      * would take 32 GB and print lines no one reads. */
@@ -727,6 +743,14 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
 
   result->wall_s = ck__seconds() - started;
   result->kernel_s = report.kernel_s;
+  result->throughput = report.samples_per_s;
+  if (!training) {
+    double seconds = ck__seconds() - evaluating_from, kernel_to = 0;
+    CK_TRY(ck_queue_finish(queue));
+    CK_TRY(ck_queue_kernel_seconds(queue, &kernel_to));
+    result->kernel_s = kernel_to - kernel_from;
+    result->throughput = seconds > 0 ? (double)evaluated_rows / seconds : 0;
+  }
   if (!isnan(report.final_test_accuracy)) {
     result->best = report.final_test_accuracy;
     snprintf(result->best_name, sizeof result->best_name, "test_accuracy");
@@ -743,7 +767,6 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     result->best = accuracy;
     snprintf(result->best_name, sizeof result->best_name, "train_accuracy");
   }
-  result->throughput = report.samples_per_s;
   /* TF32 results are marked wherever the rate is shown. */
   snprintf(result->throughput_unit, sizeof result->throughput_unit, "%s",
            c->math == CK_NN_TF32 ? "samples/s TF32" : "samples/s");
