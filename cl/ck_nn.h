@@ -106,8 +106,8 @@ CK_FN ck_real ck_nn_output_row(int loss, CK_GLOBAL ck_real *row, int width,
  * second are lvalues of a real or, in the CPU kernels, of a vector of
  * reals (one parameter a lane), and second is touched only by Adam.
  */
-#define CK_NN_STEP(optimizer, weight, first, second, gradient, rate,           \
-                   momentum, beta1, beta2, epsilon, correction1, correction2)  \
+#define CK_NN_STEP(optimizer, weight, first, second, gradient, rate, momentum, \
+                   beta1, beta2, epsilon, correction1, correction2)            \
   do {                                                                         \
     if ((optimizer) == CK_NN_OPTIMIZER_ADAM) {                                 \
       (first) = (beta1) * (first) + (CK_R(1) - (beta1)) * (gradient);          \
@@ -126,8 +126,16 @@ CK_FN void ck_nn_optimize(int optimizer, CK_GLOBAL ck_real *weight,
                           ck_real gradient, ck_real rate, ck_real momentum,
                           ck_real beta1, ck_real beta2, ck_real epsilon,
                           ck_real correction1, ck_real correction2) {
-  CK_NN_STEP(optimizer, *weight, *first, *second, gradient, rate, momentum,
-             beta1, beta2, epsilon, correction1, correction2);
+  /* Each state read once and written once: through the pointers, which
+   * may alias for all the compiler knows, the step would reload them. */
+  ck_real w = *weight, m = *first;
+  ck_real v = optimizer == CK_NN_OPTIMIZER_ADAM ? *second : CK_R(0);
+  CK_NN_STEP(optimizer, w, m, v, gradient, rate, momentum, beta1, beta2,
+             epsilon, correction1, correction2);
+  *weight = w;
+  *first = m;
+  if (optimizer == CK_NN_OPTIMIZER_ADAM)
+    *second = v;
 }
 
 #endif /* CK_NN_H */

@@ -743,6 +743,18 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
   agree_case(ref, ocl, &relu, 0, NULL, &small, relu_name);
   agree_case(ref, ocl, &smooth, 0, NULL, &wide, smooth_name);
   for (int t = 0; t < 3; ++t) {
+    if (tunings[t].form == CK__NN_VECTOR && ocl->backend == CK_BACKEND_CUDA) {
+      /* OpenCL C's vectors have no CUDA spelling: refused, not built. */
+      ck_nn *refused = NULL;
+      CHECK(ck__nn_create(ocl, &relu, 0, &tunings[t], &refused) ==
+                CK_ERROR_UNSUPPORTED &&
+            !refused);
+      const char *message = "";
+      ck_error_last(&message);
+      CHECK_MSG(strstr(message, "--tiles") != NULL, "refusal: %s", message);
+      ck_nn_destroy(refused);
+      continue;
+    }
     agree_case(ref, ocl, &relu, 0, &tunings[t], &small, relu_name);
     agree_case(ref, ocl, &smooth, 0, &tunings[t], &wide, smooth_name);
   }

@@ -276,6 +276,14 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
             "single precision; device %s runs them in %s",
             device->id, double_precision ? "double precision" : "FP32");
   s->tf32 = config->math == CK_NN_TF32;
+  /* The vector form is written in OpenCL C's vector types, which the CUDA
+   * prelude does not spell; it is a form for CPUs. */
+  if (s->tuning.tile && s->tuning.form == CK__NN_VECTOR &&
+      device->backend == CK_BACKEND_CUDA)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "matrix-product tiles vector:%u (--tiles): the vector form runs "
+            "on OpenCL devices; CUDA device %s takes local:S or global:S",
+            s->tuning.tile, device->id);
   nn->steps =
       device->backend == CK_BACKEND_REF
           ? (double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32)

@@ -142,7 +142,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   static const char *const bounds[] = {"clamp", "reflect", "random", NULL};
   static const char *const precisions[] = {"float", "double", NULL};
   static const char *const modes[] = {"auto", "group", "thread", "vector",
-                                       NULL};
+                                      NULL};
   int choice = 0;
   if ((text = ck__param_find(params, count, "bounds"))) {
     CK_TRY(ck__parse_choice("bounds", text, bounds, &choice));
