@@ -24,6 +24,7 @@
 
 #include "ck_best.h"
 #include "ck_bounds.h"
+#include "ck_ga_migration.h"
 #include "ck_objectives.h"
 #include "ck_philox.h"
 

@@ -164,6 +164,29 @@ static void ck_ga_island_stats(
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/*
+ * ck_ga_evolve's parameters, the same in both forms. `migration` (bits
+ * CK_GA_IMMIGRATE and CK_GA_EMIGRATE, ck_ga_migration.h) asks the
+ * resident form to receive the migration made after the previous launch
+ * (from migration_source and the migrant buffers *_in) and to send this
+ * launch's migrants (to *_out, another set, which no island of the launch
+ * reads); it is 0 for the global-memory form, whose islands migrate in
+ * the migration kernels below.
+ */
+#define CK_GA_EVOLVE_PARAMETERS                                                \
+  uint islands, uint size, int dim, ulong seed, ulong first_generation,        \
+      uint generations, ck_real crossover_rate, ck_real crossover_parameter,   \
+      ck_real mutation_rate, ck_real mutation_parameter,                       \
+      __global const ck_real *lo, __global const ck_real *hi,                  \
+      __global ck_real *population_a, __global ck_real *population_b,          \
+      __global ck_real *fitness_a, __global ck_real *fitness_b,                \
+      __global ck_real *stats, uint stats_slot, __global ck_real *island_best, \
+      __global ck_real *island_best_genes, ck_real inverse_log_keep,           \
+      uint migration, __global const ck_real *migrants_in,                     \
+      __global const ck_real *migrant_fitness_in,                              \
+      __global ck_real *migrants_out, __global ck_real *migrant_fitness_out,   \
+      __global const uint *migration_source
+
 #if CK_GA_RESIDENT
 /*
  * The resident form of ck_ga_evolve, for streamed objectives whose islands
@@ -179,17 +202,11 @@ static void ck_ga_island_stats(
  * to global memory every generation, for the statistics; the genes go back to
  * global memory only in the launch's last generation, into the buffer it
  * writes (the other buffer is not read before a launch writes it again).
+ * The migrations that border the launch are made here (`migration`): the
+ * island receives after its load and sends after its last generation.
  */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
-ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
-             ulong first_generation, uint generations, ck_real crossover_rate,
-             ck_real crossover_parameter, ck_real mutation_rate,
-             ck_real mutation_parameter, __global const ck_real *lo,
-             __global const ck_real *hi, __global ck_real *population_a,
-             __global ck_real *population_b, __global ck_real *fitness_a,
-             __global ck_real *fitness_b, __global ck_real *stats,
-             uint stats_slot, __global ck_real *island_best,
-             __global ck_real *island_best_genes, ck_real inverse_log_keep) {
+ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
   CK_LOCAL ck_real values[CK_GROUP];
   CK_LOCAL uint indices[CK_GROUP];
   CK_LOCAL ck_real sums[CK_GROUP];
@@ -211,7 +228,7 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   uint total = islands * size, first = island * size;
   __global const ck_real *source =
       (first_generation & 1) ? population_a : population_b;
-  __global const ck_real *source_fitness =
+  __global ck_real *source_fitness =
       (first_generation & 1) ? fitness_a : fitness_b;
   if (l < size) {
     for (int d = 0; d < CK_DIM; ++d)
@@ -219,6 +236,25 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
     fitness[l] = source_fitness[first + l];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (migration & CK_GA_IMMIGRATE) {
+    /* As ck_ga_immigrate: the MIGRANTS worst, worst first, take the
+     * migrants of island migration_source[island], best first; here in
+     * the local copy, and in the fitness buffer, which the first
+     * generation's elite pick reads. Its genes there stay as they were:
+     * the launch's last generation writes the other buffer or over them. */
+    ck_ga_pick(CK_GROUP, source_fitness + first, size, CK_GA_MIGRANTS, 1,
+               chosen, values, indices, l);
+    ulong from = (ulong)migration_source[island] * CK_GA_MIGRANTS;
+    for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
+      if (chosen[k] == l) {
+        for (int d = 0; d < CK_DIM; ++d)
+          genes[l * CK_GA_ROW + d] = migrants_in[(from + k) * CK_DIM + d];
+        fitness[l] = migrant_fitness_in[from + k];
+        source_fitness[first + l] = fitness[l];
+      }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  }
   for (uint t = 0; t < generations; ++t) {
     ulong generation = first_generation + t;
     int odd = (int)(generation & 1);
@@ -274,6 +310,23 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
                        stats, stats_slot + t, island_best, island_best_genes,
                        genes, 1, values, indices, sums, &improved, l);
   }
+  if (migration & CK_GA_EMIGRATE) {
+    /* As ck_ga_emigrate, from the local copy of the last generation. */
+    ulong last = first_generation + generations - 1;
+    ck_ga_pick(CK_GROUP, ((last & 1) ? fitness_b : fitness_a) + first, size,
+               CK_GA_MIGRANTS, 0, chosen, values, indices, l);
+    /* Each migrant copied by the work-item of its slot (when the group
+     * shared each copy out, PoCL 3.1 wrote the first migrant's genes
+     * only). */
+    for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
+      if (chosen[k] == l) {
+        ulong to = (ulong)island * CK_GA_MIGRANTS + k;
+        for (int d = 0; d < CK_DIM; ++d)
+          migrants_out[to * CK_DIM + d] = genes[l * CK_GA_ROW + d];
+        migrant_fitness_out[to] = fitness[l];
+      }
+    }
+  }
 }
 
 #else
@@ -286,15 +339,7 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
  * objectives), and the island's best and mean go to stats[stats_slot + t].
  */
 __kernel __attribute__((reqd_work_group_size(CK_GROUP, 1, 1))) void
-ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
-             ulong first_generation, uint generations, ck_real crossover_rate,
-             ck_real crossover_parameter, ck_real mutation_rate,
-             ck_real mutation_parameter, __global const ck_real *lo,
-             __global const ck_real *hi, __global ck_real *population_a,
-             __global ck_real *population_b, __global ck_real *fitness_a,
-             __global ck_real *fitness_b, __global ck_real *stats,
-             uint stats_slot, __global ck_real *island_best,
-             __global ck_real *island_best_genes, ck_real inverse_log_keep) {
+ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
   CK_LOCAL ck_real values[CK_GROUP];
   CK_LOCAL uint indices[CK_GROUP];
   CK_LOCAL ck_real sums[CK_GROUP];
@@ -345,6 +390,12 @@ ck_ga_evolve(uint islands, uint size, int dim, ulong seed,
   (void)island_best_genes;
   (void)improved;
 #endif
+  (void)migration;
+  (void)migrants_in;
+  (void)migrant_fitness_in;
+  (void)migrants_out;
+  (void)migrant_fitness_out;
+  (void)migration_source;
 }
 
 #endif
@@ -415,7 +466,9 @@ ck_ga_stats(uint islands, uint size, int dim, __global const ck_real *fitness,
                      (uint)get_local_id(0));
 }
 
-/* Work-group i copies the MIGRANTS best of island i, best first, into
+/* The migration step where islands are not resident (ck_ga_evolve makes
+ * it otherwise), and for a migration asked for on its own.
+ * Work-group i copies the MIGRANTS best of island i, best first, into
  * slots i * MIGRANTS + k of the migrant buffers; work-item l scans slots
  * l, l + CK_GA_MIGRATE_GROUP, ... for each pick, and copies genes l,
  * l + CK_GA_MIGRATE_GROUP, ... */

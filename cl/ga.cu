@@ -31,6 +31,11 @@
  *     refills after its first are deferred to a queue that the block's
  *     first warp works off in one pass (deferred_mutate_and_evaluate),
  *     rather than repeated by every warp with a lane that needs one;
+ *   - the migrations that border a launch are made in it (ck_ga_migration.h):
+ *     after its first load the island's worst take the migrants sent to it
+ *     (ck_ga_immigrate's picks, by warp folds), and after its last
+ *     generation the island's best are copied out by the threads that hold
+ *     them, to the other set of migrant buffers;
  *   - minima go through the warps' integer reductions and sums through
  *     shuffles, with one barrier each, not a tree of barriers: a
  *     generation has two barriers (and one more per elite when there are
@@ -72,7 +77,7 @@
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
     !defined(CK_GA_ISLAND) || !defined(CK_GA_BLOCK) ||                         \
     !defined(CK_GA_CLUSTER) || !defined(CK_GA_SLOTS) ||                        \
-    !defined(CK_GA_DEFER_REFILLS)
+    !defined(CK_GA_DEFER_REFILLS) || !defined(CK_GA_MIGRANTS)
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
@@ -637,7 +642,10 @@ static __device__ __forceinline__ void publish_rows(const float4 *genes,
  * statistics; when the island's best so far improves, that block's
  * threads d < CK_DIM copy gene d of it. Genes and fitness go back to
  * global memory in the launch's last generation, into the buffers it
- * writes.
+ * writes. With CK_GA_IMMIGRATE in `migration` the island first receives
+ * the migration made after the previous launch (from migrants_in), and
+ * with CK_GA_EMIGRATE it sends its migrants after the last generation
+ * (to migrants_out): the driver's migration step, made here.
  */
 extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #if CLUSTERED
@@ -655,7 +663,13 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                           float *__restrict__ stats, unsigned stats_slot,
                           float *__restrict__ island_best,
                           float *__restrict__ island_best_genes,
-                          float inverse_log_keep, float4 *rows_global) {
+                          float inverse_log_keep, float4 *rows_global,
+                          unsigned migration,
+                          const float *__restrict__ migrants_in,
+                          const float *__restrict__ migrant_fitness_in,
+                          float *__restrict__ migrants_out,
+                          float *__restrict__ migrant_fitness_out,
+                          const unsigned *__restrict__ migration_source) {
   /* The block's rows, the domain, the island's fitness, the posted folds
    * (the cluster's too), and the pools or the queue. */
   extern __shared__ float4 shared[];
@@ -710,6 +724,44 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   /* In a cluster, also: every block has started, so its shared memory may
    * be read and written by the others. */
   island_sync();
+  if (migration & CK_GA_IMMIGRATE) {
+    /* As ck_ga_immigrate: the CK_GA_MIGRANTS worst, worst first, take the
+     * migrants of island migration_source[island], best first. The worst
+     * by (fitness, index) is the least of (-fitness, 0xFFFFFFFE - index). */
+    int received = -1;
+    for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
+      const bool candidate = live && received < 0;
+      float key = candidate ? -value : CK_REAL_MAX;
+      unsigned index = candidate ? 0xFFFFFFFEu - slot : NO_INDEX;
+      island_fold<false>(folds, cluster_folds, &sets, rank, &key, &index,
+                         &unused);
+      if (candidate && index == 0xFFFFFFFEu - slot)
+        received = pick;
+    }
+    if (received >= 0) {
+      const float *from =
+          migrants_in +
+          ((ck_u64)migration_source[island] * CK_GA_MIGRANTS + received) *
+              CK_DIM;
+#pragma unroll
+      for (int begin = 0; begin < CK_DIM; begin += CK_GA_CHUNK) {
+        const int end =
+            begin + CK_GA_CHUNK < CK_DIM ? begin + CK_GA_CHUNK : CK_DIM;
+#pragma unroll
+        for (int d = begin; d < end; ++d)
+          child[d - begin] = from[d];
+        store_genes(genes + l * ROW_QUADS, begin, end, child);
+      }
+      value =
+          migrant_fitness_in[(ck_u64)migration_source[island] * CK_GA_MIGRANTS +
+                             received];
+#pragma unroll
+      for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
+        in_block(fitness, r)[slot] = value;
+    }
+    publish_rows(genes, rows_global, island, first_slot);
+    island_sync();
+  }
 
   for (unsigned t = 0; t < generations; ++t) {
     unsigned long long generation = first_generation + t;
@@ -856,6 +908,26 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       ck_u64 at = ((ck_u64)(stats_slot + t) * islands + island) * 2;
       stats[at] = best;
       stats[at + 1] = sum / (float)CK_GA_ISLAND;
+    }
+  }
+  if (migration & CK_GA_EMIGRATE) {
+    /* As ck_ga_emigrate: the CK_GA_MIGRANTS best by (fitness, index), best
+     * first, each copied by the thread that holds it. */
+    bool sent = false;
+    for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
+      const bool candidate = live && !sent;
+      float key = candidate ? value : CK_REAL_MAX;
+      unsigned index = candidate ? slot : NO_INDEX;
+      island_fold<false>(folds, cluster_folds, &sets, rank, &key, &index,
+                         &unused);
+      if (candidate && index == slot) {
+        sent = true;
+        const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + pick;
+        const float *row = (const float *)(genes + l * ROW_QUADS);
+        for (int d = 0; d < CK_DIM; ++d)
+          migrants_out[to * CK_DIM + d] = row[d];
+        migrant_fitness_out[to] = value;
+      }
     }
   }
 #if CLUSTERED

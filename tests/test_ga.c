@@ -585,7 +585,7 @@ static void migration(const ck_device *device) {
         expected_fitness[i * size + worst[k]] = fitness[from * size + best[k]];
       }
     }
-    CHECK_OK(steps->migrate(s, which));
+    CHECK_OK(steps->migrate(s, which, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
     read_reals(s, s->population[which], after, DIM * total);
     read_reals(s, s->fitness[which], after_fitness, total);
     read_reals(s, s->population[1 - which], other_after, DIM * total);
@@ -607,21 +607,29 @@ static void migration(const ck_device *device) {
   }
 
   /* The driver's ring migration, made after generation 1, gives the same
-   * population as evolving one generation and migrating by hand. */
+   * population as evolving one generation and migrating by hand; and
+   * after generation 2, which (where islands are resident) receives that
+   * migration and sends the next inside its launch, the same as
+   * generation 2 after the migration by hand, migrated by hand. */
   c.island_size = SIZE;
   ck_ga *by_hand = create(device, &c);
   c.migrate_every = 1;
   ck_ga *scheduled = create(device, &c);
-  if (by_hand && scheduled) {
+  ck_ga *received = create(device, &c);
+  if (by_hand && scheduled && received) {
     ga_state *a = ck__ga_state(by_hand), *b = ck__ga_state(scheduled);
     CHECK_OK(ck_ga_step(by_hand, 1));
     CHECK_OK(ck_ga_step(scheduled, 1));
+    CHECK_OK(ck_ga_step(received, 2));
+    /* The resident generations leave the receiving to the next launch. */
+    CHECK_OK(ck__ga_settle(scheduled));
+    CHECK_OK(ck__ga_settle(received));
     uint32_t ring[ISLANDS];
     for (uint32_t i = 0; i < ISLANDS; ++i)
       ring[i] = (i + ISLANDS - 1) % ISLANDS;
     CHECK_OK(ck_buffer_write(a->queue, a->source, 0, sizeof ring, ring,
                              CK_BLOCKING, NULL));
-    CHECK_OK(steps->migrate(a, 1));
+    CHECK_OK(steps->migrate(a, 1, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
     static float x[DIM * TOTAL], y[DIM * TOTAL], fx[TOTAL], fy[TOTAL];
     read_reals(a, a->population[1], x, DIM * TOTAL);
     read_reals(b, b->population[1], y, DIM * TOTAL);
@@ -630,9 +638,21 @@ static void migration(const ck_device *device) {
     CHECK_MSG(memcmp(x, y, sizeof x) == 0 && memcmp(fx, fy, sizeof fx) == 0,
               "%s: the scheduled migration differs from the ring by hand",
               device->id);
+    CHECK_OK(ck_ga_step(by_hand, 1));
+    CHECK_OK(steps->migrate(a, 0, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
+    ga_state *r = ck__ga_state(received);
+    read_reals(a, a->population[0], x, DIM * TOTAL);
+    read_reals(r, r->population[0], y, DIM * TOTAL);
+    read_reals(a, a->fitness[0], fx, TOTAL);
+    read_reals(r, r->fitness[0], fy, TOTAL);
+    CHECK_MSG(memcmp(x, y, sizeof x) == 0 && memcmp(fx, fy, sizeof fx) == 0,
+              "%s: generation 2 and its migration differ from generation "
+              "2 after the migration by hand, migrated by hand",
+              device->id);
   }
   ck_ga_destroy(by_hand);
   ck_ga_destroy(scheduled);
+  ck_ga_destroy(received);
 }
 
 /* ck_ga_best() is the best value found: never above a generation's best
@@ -726,6 +746,7 @@ static void bounds(const ck_device *device) {
     int outside = 0, mismatched = 0;
     for (int round = 0; round < 5; ++round) {
       CHECK_OK(ck_ga_step(ga, 7));
+      CHECK_OK(ck__ga_settle(ga));
       /* The last generation's buffer: generation g is in buffer g & 1
        * (the other may be stale, as the resident kernels leave it). */
       const int b = (7 * (round + 1)) & 1;

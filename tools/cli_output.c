@@ -146,7 +146,7 @@ void cli_print_compare(FILE *out, const ck_result *results, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     const ck_result *r = &results[i];
     char name[33];
-    snprintf(name, sizeof name, "%s", r->device_name);
+    snprintf(name, sizeof name, "%.32s", r->device_name); /* cut to 32 */
     if (r->status != CK_OK) {
       fprintf(out, "%-9s %-32s failed: %s\n", r->device, name, r->error);
       continue;

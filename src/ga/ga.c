@@ -29,6 +29,9 @@ struct ck_ga {
   ck__problem problem;
   uint64_t generation; /* generations made */
   uint64_t migrations; /* migrations made */
+  /* The last migration's receiving is left to the next evolve launch
+   * (state.fused_migration), which sent its migrants already. */
+  int immigration_pending;
   uint32_t stats_used; /* device slots not yet read */
   double *best, *mean; /* per generation */
   double *island_best, *island_mean;
@@ -42,6 +45,16 @@ struct ck_ga {
 
 ga_state *ck__ga_state(ck_ga *ga) {
   return &ga->state;
+}
+
+ck_status ck__ga_settle(ck_ga *ga) {
+  if (!ga)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__ga_settle: NULL GA");
+  if (!ga->immigration_pending)
+    return CK_OK;
+  ga->immigration_pending = 0;
+  return ga->steps->migrate(&ga->state, (int)(ga->generation & 1),
+                            CK_GA_IMMIGRATE);
 }
 
 int ck__ga_dim(const ck_ga *ga) {
@@ -343,8 +356,10 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(ga->stats_host, 0, stats_bytes);
   size_t migrants = (size_t)s->islands * (s->migrants ? s->migrants : 1);
-  CK_TRY(make(s, migrants * dim * real, &s->migrant_genes));
-  CK_TRY(make(s, migrants * real, &s->migrant_fitness));
+  for (int set = 0; set < 2; ++set) {
+    CK_TRY(make(s, migrants * dim * real, &s->migrant_genes[set]));
+    CK_TRY(make(s, migrants * real, &s->migrant_fitness[set]));
+  }
   CK_TRY(make(s, s->islands * sizeof(uint32_t), &s->source));
   CK_TRY(make(s, s->islands * real, &s->island_best));
   CK_TRY(make(s, dim * s->islands * real, &s->island_best_genes));
@@ -417,13 +432,21 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   }
   uint64_t room = s->stats_capacity - ga->stats_used;
   k = k < room ? k : room;
+  int migrates = every && s->migrants && (ga->generation + k) % every == 0;
   if (s->streamed) {
-    CK_TRY(
-        ga->steps->evolve(s, ga->generation + 1, (uint32_t)k, ga->stats_used));
+    /* Where the launch can, it receives the last migration and sends the
+     * next one itself. */
+    uint32_t migration =
+        s->fused_migration ? (ga->immigration_pending ? CK_GA_IMMIGRATE : 0u) |
+                                 (migrates ? CK_GA_EMIGRATE : 0u)
+                           : 0u;
+    CK_TRY(ga->steps->evolve(s, ga->generation + 1, (uint32_t)k, ga->stats_used,
+                             migration));
+    ga->immigration_pending = 0;
   } else {
     for (uint64_t t = 1; t <= k; ++t) {
       uint64_t generation = ga->generation + t;
-      CK_TRY(ga->steps->evolve(s, generation, 1, 0));
+      CK_TRY(ga->steps->evolve(s, generation, 1, 0, 0));
       CK_TRY(ga->steps->evaluate(s, (int)(generation & 1)));
       CK_TRY(ga->steps->stats(s, (int)(generation & 1),
                               ga->stats_used + (uint32_t)t - 1));
@@ -432,9 +455,12 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   ga->generation += k;
   ga->stats_used += (uint32_t)k;
   int current = (int)(ga->generation & 1);
-  if (every && s->migrants && ga->generation % every == 0) {
+  if (migrates) {
     CK_TRY(plan_migration(ga));
-    CK_TRY(ga->steps->migrate(s, current));
+    if (s->streamed && s->fused_migration)
+      ga->immigration_pending = 1;
+    else
+      CK_TRY(ga->steps->migrate(s, current, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
     ++ga->migrations;
   }
   CK_TRY(ga->steps->update_best(s));
@@ -551,8 +577,10 @@ ck_status ck_ga_destroy(ck_ga *ga) {
                           s->fitness[1],
                           s->stats,
                           s->folded,
-                          s->migrant_genes,
-                          s->migrant_fitness,
+                          s->migrant_genes[0],
+                          s->migrant_fitness[0],
+                          s->migrant_genes[1],
+                          s->migrant_fitness[1],
                           s->source,
                           s->data,
                           s->island_best,

@@ -2,10 +2,11 @@
  * ga_cuda.c - the CUDA steps of the GA: the island generation is the
  * native kernel of cl/ga.cu (islands resident in shared memory, a block's
  * or a cluster's of blocks, children crossed in registers, warp-shuffle
- * folds); the other steps (generation
- * 0, its statistics, migration, the global best, the statistics' fold
- * before the host reads them) are the OpenCL steps' kernels, built for
- * CUDA by NVRTC, which run once, once a migration or once a read.
+ * folds), which also makes the migrations that border its launches; the
+ * other steps (generation 0, its statistics, a migration a test asks for,
+ * the global best, the statistics' fold before the host reads them) are
+ * the OpenCL steps' kernels, built for CUDA by NVRTC, which run once,
+ * once a launch or once a read.
  */
 #include <stdio.h>
 
@@ -103,11 +104,12 @@ static ck_status cuda_setup(ga_state *s) {
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d "
            "-DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d -DCK_GA_MUTATION=%d "
            "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_CLUSTER=%u "
-           "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u "
+           "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u -DCK_GA_MIGRANTS=%u "
            "-DCK_GA_DEFER_REFILLS=%d -DCK_REAL_DOUBLE=0",
            s->objective, s->bounds, s->dim, s->tournament, s->crossover,
            s->mutation, s->elite, (unsigned)s->size, (unsigned)shape.cluster,
-           (unsigned)shape.slots, (unsigned)shape.block, defers_refills(s));
+           (unsigned)shape.slots, (unsigned)shape.block,
+           (unsigned)(s->migrants ? s->migrants : 1u), defers_refills(s));
   CK_TRY(ck_program_build(s->queue, "ga.cu", defines, &s->native_program));
   ck_kernel *k;
   CK_TRY(ck_kernel_create(s->native_program, "ck_ga_cuda_evolve", &k));
@@ -139,6 +141,9 @@ static ck_status cuda_setup(ga_state *s) {
     /* One block holds the island and reads no copy: any buffer will do. */
     CK_TRY(ck_kernel_set_buffer(k, 19, s->lo));
   }
+  CK_TRY(ck_kernel_set_buffer(k, 25, s->source));
+  /* The native generation makes the migrations that border its launches. */
+  s->fused_migration = 1;
 fail:
   return status;
 }
@@ -150,16 +155,19 @@ static ck_status cuda_initialise(ga_state *s) {
 /* One launch for `count` generations: a block an island, or a cluster of
  * native_cluster blocks (the kernel's own cluster size). */
 static ck_status cuda_evolve(ga_state *s, uint64_t first, uint32_t count,
-                             uint32_t slot) {
+                             uint32_t slot, uint32_t migration) {
   ck_status status;
   ck_kernel *k = s->native_evolve_kernel;
   size_t local = s->native_block,
          global = (size_t)s->islands * s->native_cluster * local;
   if ((status = ck_kernel_set_value(k, 2, sizeof first, &first)) ||
       (status = ck_kernel_set_value(k, 3, sizeof count, &count)) ||
-      (status = ck_kernel_set_value(k, 15, sizeof slot, &slot)))
+      (status = ck_kernel_set_value(k, 15, sizeof slot, &slot)) ||
+      (status = ck__ga_set_migration(s, k, 20, migration)) ||
+      (status = ck_queue_launch(s->queue, k, 1, &global, &local, NULL)))
     return status;
-  return ck_queue_launch(s->queue, k, 1, &global, &local, NULL);
+  ck__ga_migration_made(s, migration);
+  return CK_OK;
 }
 
 static ck_status cuda_evaluate(ga_state *s, int which) {
@@ -170,8 +178,8 @@ static ck_status cuda_stats(ga_state *s, int which, uint32_t slot) {
   return ck__ga_opencl_steps.stats(s, which, slot);
 }
 
-static ck_status cuda_migrate(ga_state *s, int which) {
-  return ck__ga_opencl_steps.migrate(s, which);
+static ck_status cuda_migrate(ga_state *s, int which, uint32_t parts) {
+  return ck__ga_opencl_steps.migrate(s, which, parts);
 }
 
 static ck_status cuda_update_best(ga_state *s) {

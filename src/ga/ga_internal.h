@@ -9,6 +9,7 @@
 #ifndef CK_GA_INTERNAL_H
 #define CK_GA_INTERNAL_H
 
+#include "ck_ga_migration.h"
 #include "clkit/clkit.h"
 #include "clkit/ga.h"
 #include "core/internal.h"
@@ -21,17 +22,24 @@ typedef struct ck__ga_steps {
   /* Generation 0 into buffer 0; streamed objectives evaluated. */
   ck_status (*initialise)(ga_state *state);
   /* `count` generations from `first`; streamed objectives record each
-   * generation's island statistics from stats slot `slot` on. */
+   * generation's island statistics from stats slot `slot` on. Where
+   * state->fused_migration, `migration` (CK_GA_IMMIGRATE, CK_GA_EMIGRATE)
+   * asks for the halves of the migrations that border the launch: the
+   * receiving of the one made after generation first - 1, before the
+   * first generation, and the sending of the one after the last; else it
+   * is 0. */
   ck_status (*evolve)(ga_state *state, uint64_t first, uint32_t count,
-                      uint32_t slot);
+                      uint32_t slot, uint32_t migration);
   /* Non-streamed objectives: fitness of buffer `which`. */
   ck_status (*evaluate)(ga_state *state, int which);
   /* Island best and mean of buffer `which` into stats slot `slot`; the
    * islands' bests so far are kept (evolve does this too, for streamed
    * objectives). */
   ck_status (*stats)(ga_state *state, int which, uint32_t slot);
-  /* Best `migrants` of island source[i] replace the worst of island i. */
-  ck_status (*migrate)(ga_state *state, int which);
+  /* Best `migrants` of island source[i] replace the worst of island i, in
+   * buffer `which`: the islands' best sent to the migrant buffers
+   * (CK_GA_EMIGRATE in `parts`), then received (CK_GA_IMMIGRATE). */
+  ck_status (*migrate)(ga_state *state, int which, uint32_t parts);
   /* The best of the islands' bests so far, kept with its genes. */
   ck_status (*update_best)(ga_state *state);
   /* Stats slots [0, slots) folded over the islands into `folded` (best of
@@ -56,13 +64,20 @@ struct ga_state {
    * need not round as the host's do. */
   double inverse_log_keep;
   uint32_t migrants;
+  /* Whether evolve makes the migrations that border its launches (set by
+   * setup: the resident island generations). */
+  int fused_migration;
   uint64_t seed;
   ck_buffer *lo, *hi;
   ck_buffer *population[2], *fitness[2]; /* dim * total, total */
   ck_buffer *stats; /* stats_capacity x islands x (best, mean) */
   uint32_t stats_capacity;
   ck_buffer *folded; /* stats_capacity x (best, mean), with fold_stats */
-  ck_buffer *migrant_genes, *migrant_fitness; /* islands * migrants */
+  /* Migrants, islands * migrants each, in two sets: a launch that
+   * receives one migration and sends the next reads one set and writes
+   * the other. */
+  ck_buffer *migrant_genes[2], *migrant_fitness[2];
+  uint32_t migrant_set;         /* the set the last emigration wrote */
   ck_buffer *source;            /* islands: who sends to island i */
   ck_buffer *data;              /* lsq or user data */
   ck_buffer *island_best;       /* islands: each island's best so far */
@@ -105,8 +120,25 @@ extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 #endif
 
+/* For an island generation that makes migrations (CK_GA_IMMIGRATE,
+ * CK_GA_EMIGRATE in `migration`): sets its argument `index` to
+ * `migration`, and the next four to the migrant buffers it receives from
+ * (genes, fitness: the set the last emigration wrote) and sends to (the
+ * other set). Returns ck_status. */
+ck_status ck__ga_set_migration(ga_state *state, ck_kernel *kernel,
+                               unsigned index, uint32_t migration);
+/* After a launch or step that sent migrants (CK_GA_EMIGRATE in
+ * `migration`): the set it wrote becomes the one the next receiving
+ * reads. */
+void ck__ga_migration_made(ga_state *state, uint32_t migration);
+
 /* The state behind a GA, for tests that inspect islands. */
 ga_state *ck__ga_state(ck_ga *ga);
+/* Receives now a migration that the next generation would receive (the
+ * resident generations defer it), so that the population buffers hold
+ * the islands as migrated; for tests that read them. Returns
+ * ck_status. */
+ck_status ck__ga_settle(ck_ga *ga);
 /* The GA's dimension (taken from the data for lsq). */
 int ck__ga_dim(const ck_ga *ga);
 

@@ -111,6 +111,9 @@ static ck_status opencl_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_buffer(k, 18, s->island_best));
   CK_TRY(ck_kernel_set_buffer(k, 19, s->island_best_genes));
   CK_TRY(set_real(k, 20, s, s->inverse_log_keep));
+  CK_TRY(ck_kernel_set_buffer(k, 26, s->source));
+  /* The resident island generation makes the migrations that border it. */
+  s->fused_migration = resident;
 
   CK_TRY(ck_kernel_create(s->program, "ck_ga_stats", &k));
   s->stats_kernel = k;
@@ -132,15 +135,11 @@ static ck_status opencl_setup(ga_state *s) {
   CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
   CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
   CK_TRY(ck_kernel_set_value(k, 2, sizeof s->dim, &s->dim));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->migrant_genes));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->migrant_fitness));
   CK_TRY(ck_kernel_create(s->program, "ck_ga_immigrate", &k));
   s->immigrate_kernel = k;
   CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
   CK_TRY(ck_kernel_set_value(k, 1, sizeof s->size, &s->size));
   CK_TRY(ck_kernel_set_value(k, 2, sizeof s->dim, &s->dim));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->migrant_genes));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->migrant_fitness));
   CK_TRY(ck_kernel_set_buffer(k, 7, s->source));
 
   CK_TRY(ck_kernel_create(s->program, "ck_best_reduce", &s->reduce_kernel));
@@ -186,14 +185,17 @@ static ck_status opencl_initialise(ga_state *s) {
 }
 
 static ck_status opencl_evolve(ga_state *s, uint64_t first, uint32_t count,
-                               uint32_t slot) {
+                               uint32_t slot, uint32_t migration) {
   ck_status status;
   ck_kernel *k = s->evolve_kernel;
   if ((status = ck_kernel_set_value(k, 4, sizeof first, &first)) ||
       (status = ck_kernel_set_value(k, 5, sizeof count, &count)) ||
-      (status = ck_kernel_set_value(k, 17, sizeof slot, &slot)))
+      (status = ck_kernel_set_value(k, 17, sizeof slot, &slot)) ||
+      (status = ck__ga_set_migration(s, k, 21, migration)) ||
+      (status = launch(s, k, s->islands, 1)))
     return status;
-  return launch(s, k, s->islands, 1);
+  ck__ga_migration_made(s, migration);
+  return CK_OK;
 }
 
 /* The points are buffer `which`; their values land in its fitness. */
@@ -212,7 +214,7 @@ static ck_status opencl_stats(ga_state *s, int which, uint32_t slot) {
   return launch(s, s->stats_kernel, s->islands, 1);
 }
 
-static ck_status opencl_migrate(ga_state *s, int which) {
+static ck_status opencl_migrate(ga_state *s, int which, uint32_t parts) {
   ck_status status;
   ck_kernel *out = s->emigrate_kernel, *in = s->immigrate_kernel;
   if ((status = ck_kernel_set_buffer(out, 3, s->population[which])) ||
@@ -222,9 +224,40 @@ static ck_status opencl_migrate(ga_state *s, int which) {
     return status;
   /* Two launches: every island has emigrated before any receives. A
    * group an island. */
-  if ((status = launch_groups(s, out, s->islands, migrate_group(s))))
-    return status;
-  return launch_groups(s, in, s->islands, migrate_group(s));
+  if (parts & CK_GA_EMIGRATE) {
+    uint32_t set = s->migrant_set ^ 1u;
+    if ((status = ck_kernel_set_buffer(out, 5, s->migrant_genes[set])) ||
+        (status = ck_kernel_set_buffer(out, 6, s->migrant_fitness[set])) ||
+        (status = launch_groups(s, out, s->islands, migrate_group(s))))
+      return status;
+    ck__ga_migration_made(s, CK_GA_EMIGRATE);
+  }
+  if (parts & CK_GA_IMMIGRATE) {
+    uint32_t set = s->migrant_set;
+    if ((status = ck_kernel_set_buffer(in, 5, s->migrant_genes[set])) ||
+        (status = ck_kernel_set_buffer(in, 6, s->migrant_fitness[set])))
+      return status;
+    return launch_groups(s, in, s->islands, migrate_group(s));
+  }
+  return CK_OK;
+}
+
+ck_status ck__ga_set_migration(ga_state *s, ck_kernel *kernel, unsigned index,
+                               uint32_t migration) {
+  ck_status status = CK_OK;
+  uint32_t in = s->migrant_set, out = s->migrant_set ^ 1u;
+  CK_TRY(ck_kernel_set_value(kernel, index, sizeof migration, &migration));
+  CK_TRY(ck_kernel_set_buffer(kernel, index + 1, s->migrant_genes[in]));
+  CK_TRY(ck_kernel_set_buffer(kernel, index + 2, s->migrant_fitness[in]));
+  CK_TRY(ck_kernel_set_buffer(kernel, index + 3, s->migrant_genes[out]));
+  CK_TRY(ck_kernel_set_buffer(kernel, index + 4, s->migrant_fitness[out]));
+fail:
+  return status;
+}
+
+void ck__ga_migration_made(ga_state *s, uint32_t migration) {
+  if (migration & CK_GA_EMIGRATE)
+    s->migrant_set ^= 1u;
 }
 
 static ck_status opencl_update_best(ga_state *s) {

@@ -78,8 +78,11 @@ static void island_stats(ga_state *s, int which, uint32_t island,
   }
 }
 
+/* ref's islands migrate in ref_migrate (fused_migration is 0), so
+ * `migration` is always 0 here. */
 static ck_status ref_evolve(ga_state *s, uint64_t first, uint32_t count,
-                            uint32_t slot) {
+                            uint32_t slot, uint32_t migration) {
+  (void)migration;
   uint32_t *chosen = malloc(((size_t)s->elite + 1) * sizeof *chosen);
   if (!chosen)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -145,17 +148,19 @@ static ck_status ref_stats(ga_state *s, int which, uint32_t slot) {
   return CK_OK;
 }
 
-static ck_status ref_migrate(ga_state *s, int which) {
+static ck_status ref_migrate(ga_state *s, int which, uint32_t parts) {
   ck_real *population = ck__reals(s->population[which]);
   ck_real *fitness = ck__reals(s->fitness[which]);
-  ck_real *genes = ck__reals(s->migrant_genes);
-  ck_real *migrant_fitness = ck__reals(s->migrant_fitness);
+  /* One set of migrant buffers: ref sends and receives in one call. */
+  ck_real *genes = ck__reals(s->migrant_genes[0]);
+  ck_real *migrant_fitness = ck__reals(s->migrant_fitness[0]);
   const uint32_t *source = ck__words(s->source);
   uint32_t *chosen = malloc(s->migrants * sizeof *chosen);
   if (!chosen)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   /* Every island's emigrants are taken before any island receives. */
-  for (uint32_t island = 0; island < s->islands; ++island) {
+  for (uint32_t island = 0; island < s->islands && (parts & CK_GA_EMIGRATE);
+       ++island) {
     uint32_t base = island * s->size;
     pick(fitness + base, s->size, s->migrants, 0, chosen);
     for (uint32_t k = 0; k < s->migrants; ++k) {
@@ -166,7 +171,8 @@ static ck_status ref_migrate(ga_state *s, int which) {
       migrant_fitness[to] = fitness[base + chosen[k]];
     }
   }
-  for (uint32_t island = 0; island < s->islands; ++island) {
+  for (uint32_t island = 0; island < s->islands && (parts & CK_GA_IMMIGRATE);
+       ++island) {
     uint32_t base = island * s->size;
     pick(fitness + base, s->size, s->migrants, 1, chosen);
     for (uint32_t k = 0; k < s->migrants; ++k) {
