@@ -559,6 +559,32 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
   return evaluate_made(makes, made, seed, c, generation, lo, hi, row, child);
 }
 
+/*
+ * The pick (0 .. CK_GA_MIGRANTS - 1) at which the thread's slot is chosen
+ * among the island's CK_GA_MIGRANTS best by (fitness, index), or with
+ * WORST its worst (the least of (-fitness, 0xFFFFFFFE - index)), each
+ * pick an island minimum over the slots not yet chosen, as ck_ga_pick
+ * orders them; -1 when it is not chosen. Called by all threads of the
+ * island alike.
+ */
+template <bool WORST>
+static __device__ __forceinline__ int
+migrant_pick(posts *folds, void *cluster_folds, fold_sets *sets, unsigned rank,
+             bool live, float value, unsigned slot) {
+  const unsigned own = WORST ? 0xFFFFFFFEu - slot : slot;
+  float unused = 0.0f;
+  int chosen = -1;
+  for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
+    const bool candidate = live && chosen < 0;
+    float key = candidate ? (WORST ? -value : value) : CK_REAL_MAX;
+    unsigned index = candidate ? own : NO_INDEX;
+    island_fold<false>(folds, cluster_folds, sets, rank, &key, &index, &unused);
+    if (candidate && index == own)
+      chosen = pick;
+  }
+  return chosen;
+}
+
 /* The row of slot `slot` of the island to read a parent or an elite
  * from: in this block's shared memory, or in a cluster, where another
  * block holds it, that block's copy in global memory (publish_rows). */
@@ -728,21 +754,12 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     /* As ck_ga_immigrate: the CK_GA_MIGRANTS worst, worst first, take the
      * migrants of island migration_source[island], best first. The worst
      * by (fitness, index) is the least of (-fitness, 0xFFFFFFFE - index). */
-    int received = -1;
-    for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
-      const bool candidate = live && received < 0;
-      float key = candidate ? -value : CK_REAL_MAX;
-      unsigned index = candidate ? 0xFFFFFFFEu - slot : NO_INDEX;
-      island_fold<false>(folds, cluster_folds, &sets, rank, &key, &index,
-                         &unused);
-      if (candidate && index == 0xFFFFFFFEu - slot)
-        received = pick;
-    }
+    const int received = migrant_pick<true>(folds, cluster_folds, &sets, rank,
+                                            live, value, slot);
     if (received >= 0) {
-      const float *from =
-          migrants_in +
-          ((ck_u64)migration_source[island] * CK_GA_MIGRANTS + received) *
-              CK_DIM;
+      const ck_u64 migrant =
+          (ck_u64)migration_source[island] * CK_GA_MIGRANTS + received;
+      const float *from = migrants_in + migrant * CK_DIM;
 #pragma unroll
       for (int begin = 0; begin < CK_DIM; begin += CK_GA_CHUNK) {
         const int end =
@@ -752,9 +769,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
           child[d - begin] = from[d];
         store_genes(genes + l * ROW_QUADS, begin, end, child);
       }
-      value =
-          migrant_fitness_in[(ck_u64)migration_source[island] * CK_GA_MIGRANTS +
-                             received];
+      value = migrant_fitness_in[migrant];
 #pragma unroll
       for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
         in_block(fitness, r)[slot] = value;
@@ -913,21 +928,14 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   if (migration & CK_GA_EMIGRATE) {
     /* As ck_ga_emigrate: the CK_GA_MIGRANTS best by (fitness, index), best
      * first, each copied by the thread that holds it. */
-    bool sent = false;
-    for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
-      const bool candidate = live && !sent;
-      float key = candidate ? value : CK_REAL_MAX;
-      unsigned index = candidate ? slot : NO_INDEX;
-      island_fold<false>(folds, cluster_folds, &sets, rank, &key, &index,
-                         &unused);
-      if (candidate && index == slot) {
-        sent = true;
-        const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + pick;
-        const float *row = (const float *)(genes + l * ROW_QUADS);
-        for (int d = 0; d < CK_DIM; ++d)
-          migrants_out[to * CK_DIM + d] = row[d];
-        migrant_fitness_out[to] = value;
-      }
+    const int sent = migrant_pick<false>(folds, cluster_folds, &sets, rank,
+                                         live, value, slot);
+    if (sent >= 0) {
+      const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + sent;
+      const float *row = (const float *)(genes + l * ROW_QUADS);
+      for (int d = 0; d < CK_DIM; ++d)
+        migrants_out[to * CK_DIM + d] = row[d];
+      migrant_fitness_out[to] = value;
     }
   }
 #if CLUSTERED
