@@ -18,6 +18,11 @@
 #ifndef CK_GA_NATIVE_H
 #define CK_GA_NATIVE_H
 
+/* The most genes the kernel takes: past CK_GA_CHUNK (64) a child is
+ * crossed a chunk at a time, and the chunk loops unroll, so the code grows
+ * with the dimension. */
+#define CK_GA_NATIVE_MAX_DIM 256
+
 #define CK_GA_NATIVE_QUADS(dim) (((dim) + 3) / 4)
 #define CK_GA_NATIVE_ROW_QUADS(dim) (CK_GA_NATIVE_QUADS(dim) | 1)
 #define CK_GA_NATIVE_POOL_WORDS 128

@@ -59,8 +59,8 @@
  * laid out as below.
  *
  * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
- * CK_BOUNDS, CK_DIM (at most 128), CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
- * CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size),
+ * CK_BOUNDS, CK_DIM (at most CK_GA_NATIVE_MAX_DIM), CK_GA_TOURNAMENT,
+ * CK_GA_CROSSOVER, CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size),
  * CK_GA_CLUSTER (blocks an island: 1, or up to 8 in a cluster),
  * CK_GA_SLOTS (slots a block: the island size over CK_GA_CLUSTER, rounded
  * up; the last block may have fewer), CK_GA_BLOCK (threads a block:
@@ -81,9 +81,9 @@
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
-    CK_DIM > 128 || CK_GA_BLOCK % 32 != 0 || CK_GA_BLOCK < CK_GA_SLOTS ||      \
-    CK_GA_ELITE >= CK_GA_ISLAND
-#error "ga.cu is for streamed objectives in single precision, CK_DIM <= 128"
+    CK_DIM > CK_GA_NATIVE_MAX_DIM || CK_GA_BLOCK % 32 != 0 ||                  \
+    CK_GA_BLOCK < CK_GA_SLOTS || CK_GA_ELITE >= CK_GA_ISLAND
+#error "ga.cu is for streamed objectives in single precision, a bounded CK_DIM"
 #endif
 /* Every block of a cluster holds a slot, and the elites (slots 0 ..
  * CK_GA_ELITE - 1) are the first block's. */

@@ -60,6 +60,12 @@ static const struct {
      "-DCK_GA_ISLAND=100 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=100 -DCK_GA_BLOCK=128 "
      "-DCK_GA_MIGRANTS=3 -DCK_GA_DEFER_REFILLS=0 "
      "-DCK_REAL_DOUBLE=0"},
+    /* The most genes the native kernel takes (CK_GA_NATIVE_MAX_DIM). */
+    {"ga.cu",
+     "-DCK_OBJECTIVE=1 -DCK_BOUNDS=2 -DCK_DIM=256 -DCK_GA_TOURNAMENT=2 "
+     "-DCK_GA_CROSSOVER=2 -DCK_GA_MUTATION=1 -DCK_GA_ELITE=1 "
+     "-DCK_GA_ISLAND=64 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=64 -DCK_GA_BLOCK=64 "
+     "-DCK_GA_MIGRANTS=2 -DCK_GA_DEFER_REFILLS=0 -DCK_REAL_DOUBLE=0"},
     /* Islands spread over a cluster of blocks: two of 1024 slots at
      * d = 32, and three of 400 at d = 100 (chunks, polynomial pools, a
      * last block with fewer slots). */

@@ -906,7 +906,7 @@ static void sbx_polynomial(ck_ga_config *c) {
  * history. */
 static void identical(const ck_device *ref, const ck_device *device,
                       const ck_ga_config *c, const char *what) {
-  enum { MOST_GENES = 128 };
+  enum { MOST_GENES = 256 };
   double best[2], position[2][MOST_GENES] = {{0}};
   CHECK(c->dim <= MOST_GENES);
   if (c->dim > MOST_GENES)
@@ -955,6 +955,10 @@ static void clustered(const ck_device *ref, const ck_device *device) {
        * blocks; children crossed in chunks, polynomial steps pooled. */
       {100, CK_GA_SBX, CK_GA_POLYNOMIAL, 2, 2, 1150, 3,
        "islands of 1150, d = 100, sbx poly"},
+      /* Rows of 192 genes: 400 slots pass 227 KB, so two blocks of 200
+       * (at least MIN_CLUSTER_SLOTS); children crossed in chunks. */
+      {192, CK_GA_BLX, CK_GA_GAUSSIAN, 2, 3, 400, 2,
+       "islands of 400, d = 192, blx gauss"},
   };
 #if CK_HAVE_CUDA
   int architecture = ck__cuda_architecture(device);
@@ -1040,6 +1044,17 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     identical(ref, device, &c, "rastrigin gauss, d = 100");
     sbx_polynomial(&c);
     identical(ref, device, &c, "rastrigin sbx poly, d = 100");
+    /* Up to the kernel's most genes (CK_GA_NATIVE_MAX_DIM), in chunks of
+     * 64 and a last one of 8. */
+    islands_config(&c, "rastrigin", 200, 3, 40, 20);
+    c.bounds = CK_BOUNDS_MODE_REFLECT;
+    ga = create(device, &c);
+    CHECK_MSG(ga && ck__ga_state(ga)->native_evolve_kernel,
+              "%s: d = 200 not on the native kernel", device->id);
+    ck_ga_destroy(ga);
+    identical(ref, device, &c, "rastrigin gauss reflect, d = 200");
+    sbx_polynomial(&c);
+    identical(ref, device, &c, "rastrigin sbx poly, d = 200");
     clustered(ref, device);
   }
   /* With mutation too: its logarithms and powers are clkit's own

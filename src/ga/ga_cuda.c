@@ -17,7 +17,6 @@
 enum {
   WARP = 32,
   MAX_BLOCK = 1024,
-  MAX_DIM = 128, /* past 64, cl/ga.cu crosses a child in chunks of 64 */
   /* Blocks an island may span: the largest cluster every sm_90 device
    * schedules (a portable cluster size). */
   MAX_CLUSTER = 8,
@@ -26,7 +25,14 @@ enum {
    * steps measured faster (4.7 and 7.8 ms against 6.6 and 8.7 ms over 100
    * generations of 512 islands on an H100), and from × 12 to × 32 2.2 to 5.1
    * times slower (bench/results/h100-2026-11-23-cluster/shapes.txt). */
-  MIN_CLUSTER_DIM = 9
+  MIN_CLUSTER_DIM = 9,
+  /* Nor for blocks of fewer slots (warps) than this: with so few warps an
+   * SM, the parents read from other blocks' rows wait on L2. Past d = 128
+   * a block holds fewer than 440 slots, and clusters of 128 and 171 slots
+   * a block at d = 256 measured 15% slower than the global-memory steps,
+   * while 192 slots at d = 192 ran 1.16 times and 205 at d = 256 1.09
+   * times as fast (bench/results/h100-2026-11-23-ga-wide/). */
+  MIN_CLUSTER_SLOTS = 192
 };
 
 /* How ck_ga_cuda_evolve holds an island: `cluster` blocks of `slots`
@@ -56,7 +62,7 @@ static size_t shared_bytes(const ga_state *s, const native_shape *shape) {
 /* The fewest blocks that hold an island: one where its slots and rows fit
  * a block (threads and the shared memory it may opt into, past 48 KB),
  * else a cluster of up to MAX_CLUSTER on devices that have clusters, from
- * MIN_CLUSTER_DIM genes on.
+ * MIN_CLUSTER_DIM genes on, of at least MIN_CLUSTER_SLOTS slots a block.
  * Returns 0 where none holds it (the OpenCL steps then work on it in
  * global memory). */
 static int find_shape(const ga_state *s, native_shape *shape) {
@@ -67,7 +73,7 @@ static int find_shape(const ga_state *s, native_shape *shape) {
                           s->dim >= MIN_CLUSTER_DIM
                       ? MAX_CLUSTER
                       : 1;
-  if (!s->streamed || s->double_precision || s->dim > MAX_DIM)
+  if (!s->streamed || s->double_precision || s->dim > CK_GA_NATIVE_MAX_DIM)
     return 0;
   for (uint32_t cluster = 1; cluster <= most; ++cluster) {
     shape->cluster = cluster;
@@ -75,7 +81,8 @@ static int find_shape(const ga_state *s, native_shape *shape) {
     shape->block = (shape->slots + WARP - 1) / WARP * WARP;
     /* Every block holds a slot, and the first block the elites. */
     if (shape->slots * (cluster - 1) >= s->size ||
-        shape->slots < (uint32_t)s->elite)
+        shape->slots < (uint32_t)s->elite ||
+        (cluster > 1 && shape->slots < MIN_CLUSTER_SLOTS))
       continue;
     if (shape->block <= MAX_BLOCK && shape->block <= threads &&
         shared_bytes(s, shape) <= shared)
