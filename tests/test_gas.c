@@ -1607,6 +1607,14 @@ static void damaged_checkpoints(const ck_device *device) {
       {particles_at + real_size, -1.0, ": particle 1 is at"},
       {particles_at + 2 * n * real_size, INFINITY, ": particle 1 has velocity"},
       {particles_at + (4 * n - 1) * real_size, -INFINITY, last_velocity},
+      /* The forces give the next step's first kick. */
+      {particles_at + 4 * n * real_size, NAN, ": particle 1 has force"},
+      /* Verlet mode's reference positions, after the forces, energies,
+       * virials and ids: the neighbour lists are built again from them. */
+      {particles_at + 8 * n * real_size + 4 * n, NAN,
+       ": particle 1's reference position"},
+      {particles_at + (10 * n - 1) * real_size + 4 * n, 1e6,
+       "reference position"},
   };
   for (size_t i = 0; i < sizeof particles / sizeof particles[0]; ++i) {
     memcpy(bytes, good, size);
@@ -1623,6 +1631,38 @@ static void damaged_checkpoints(const ck_device *device) {
     test_write_bytes(damaged, bytes, size);
     expect_load_failure(device, damaged, CK_ERROR_PARSE, particles[i].mention,
                         particles[i].mention);
+  }
+  /* The ids put the particles back in id order (ck_gas_particles): each of
+   * 0 .. n - 1 once. */
+  size_t ids_at = particles_at + 8 * n * real_size;
+  const struct {
+    size_t particle;
+    uint32_t id;
+  } ids[] = {
+      {0, (uint32_t)n}, {n - 1, 0xffffffffu}, {1, ck__get_u32(good + ids_at)}};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; ++i) {
+    memcpy(bytes, good, size);
+    ck__put_u32(bytes + ids_at + 4 * ids[i].particle, ids[i].id);
+    reseal(bytes, size);
+    test_write_bytes(damaged, bytes, size);
+    char what[80];
+    snprintf(what, sizeof what, "particle %zu has id %u", ids[i].particle + 1,
+             (unsigned)ids[i].id);
+    expect_load_failure(device, damaged, CK_ERROR_PARSE, what, what);
+  }
+  /* The density must be the particles over the box's area; an infinite
+   * one made Verlet lists of infinite length (CK_ERROR_INVALID_ARGUMENT,
+   * naming no file). */
+  double densities[] = {INFINITY, NAN, 0.25};
+  for (size_t i = 0; i < sizeof densities / sizeof densities[0]; ++i) {
+    memcpy(bytes, good, size);
+    memcpy(&bits, &densities[i], 8);
+    ck__put_u64(bytes + 60, bits); /* density: the 1st real */
+    reseal(bytes, size);
+    test_write_bytes(damaged, bytes, size);
+    char what[80];
+    snprintf(what, sizeof what, "a checkpoint with density %g", densities[i]);
+    expect_load_failure(device, damaged, CK_ERROR_PARSE, damaged, what);
   }
   free(bytes);
   free(good);

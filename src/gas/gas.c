@@ -836,26 +836,62 @@ static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
 }
 
 /* A checkpoint's particles: finite positions inside the box, finite
- * velocities (a sealed file may still have been written by hand).
- * Messages count particles from 1, as those of XYZ files do. */
+ * velocities and forces (the next step's first kick), the reference
+ * positions of Verlet mode (NULL otherwise)
+ * inside the box too, and ids that are a permutation of 0 .. N - 1 (a
+ * sealed file may still have been written by hand). Messages count
+ * particles from 1, as those of XYZ files do. */
 static ck_status check_saved_particles(const char *path, const gas_state *s,
                                        const uint8_t *positions,
-                                       const uint8_t *velocities) {
+                                       const uint8_t *velocities,
+                                       const uint8_t *forces,
+                                       const uint8_t *ids,
+                                       const uint8_t *reference) {
+  ck_status status = CK_OK;
+  uint8_t *seen = NULL;
   for (size_t i = 0; i < s->particles; ++i) {
     double x = saved_real(positions, 2 * i, s->real_size);
     double y = saved_real(positions, 2 * i + 1, s->real_size);
     double vx = saved_real(velocities, 2 * i, s->real_size);
     double vy = saved_real(velocities, 2 * i + 1, s->real_size);
     if (!(x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y))
-      return ck__fail(CK_ERROR_PARSE,
-                      "%s: particle %zu is at (%g, %g), outside the %g x %g "
-                      "box",
-                      path, i + 1, x, y, s->box_x, s->box_y);
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s: particle %zu is at (%g, %g), outside the %g x %g box", path,
+              i + 1, x, y, s->box_x, s->box_y);
     if (!isfinite(vx) || !isfinite(vy))
-      return ck__fail(CK_ERROR_PARSE, "%s: particle %zu has velocity (%g, %g)",
-                      path, i + 1, vx, vy);
+      CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has velocity (%g, %g)", path,
+              i + 1, vx, vy);
+    double fx = saved_real(forces, 2 * i, s->real_size);
+    double fy = saved_real(forces, 2 * i + 1, s->real_size);
+    if (!isfinite(fx) || !isfinite(fy))
+      CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has force (%g, %g)", path,
+              i + 1, fx, fy);
+    if (!reference)
+      continue;
+    x = saved_real(reference, 2 * i, s->real_size);
+    y = saved_real(reference, 2 * i + 1, s->real_size);
+    if (!(x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y))
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s: particle %zu's reference position (%g, %g) is outside the "
+              "%g x %g box",
+              path, i + 1, x, y, s->box_x, s->box_y);
   }
-  return CK_OK;
+  /* The particles are put back in id order by their ids. */
+  seen = calloc(s->particles, 1);
+  if (!seen)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+  for (size_t i = 0; i < s->particles; ++i) {
+    uint32_t id = ck__get_u32(ids + 4 * i);
+    if (id >= s->particles || seen[id])
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s: particle %zu has id %u; the ids of %u particles are 0 .. "
+              "%u, each once",
+              path, i + 1, id, s->particles, s->particles - 1);
+    seen[id] = 1;
+  }
+fail:
+  free(seen);
+  return status;
 }
 
 /* The loaded state's neighbour structure, built again as the saved run
@@ -977,11 +1013,26 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   if (status == CK_OK && (!side_fits(c->box_x) || !side_fits(c->box_y)))
     status = ck__fail(CK_ERROR_INVALID_ARGUMENT, "bad box %g x %g", c->box_x,
                       c->box_y);
+  /* The density is the particles over the box's area, as
+   * ck__gas_resolve_box set it (to rounding, when the box came from it). */
+  double area_density =
+      status == CK_OK ? (double)c->particles / (c->box_x * c->box_y) : 0;
+  if (status == CK_OK &&
+      !(fabs(c->density - area_density) <= 1e-9 * area_density))
+    status =
+        ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                 "density %g, but %zu particles in a %g x %g box have %g",
+                 c->density, c->particles, c->box_x, c->box_y, area_density);
   if (status == CK_OK)
     status = check_cutoff_fits(c);
   if (status != CK_OK)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
-  CK_TRY(build_state(device, gas, real_size == 8));
+  /* The state's own checks (the Verlet lists' length, from the density
+   * and the range) judge the file's configuration too. */
+  status = build_state(device, gas, real_size == 8);
+  if (status == CK_ERROR_INVALID_ARGUMENT)
+    CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
+  CK_TRY(status);
   gas_state *s = &gas->state;
   ck_buffer *buffers[8];
   size_t sizes[8];
@@ -1008,7 +1059,8 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
                            CK_BLOCKING, NULL));
     at += sizes[i];
   }
-  CK_TRY(check_saved_particles(path, s, saved[0], saved[1]));
+  CK_TRY(check_saved_particles(path, s, saved[0], saved[1], saved[2], saved[5],
+                               saved[6]));
   CK_TRY(rebuild_loaded(gas, saved[0], saved[6], saved[7]));
   *result = gas;
   gas = NULL;
