@@ -163,10 +163,15 @@ CK_FN void ck_gas_reflect(ck_real *x, ck_real *v, ck_real side) {
     *x = *x < CK_R(0) ? CK_R(0) : side;
 }
 
-/* The cell of a coordinate in [0, side], cells of width side / count. */
+/* The cell of a coordinate in [0, side], cells of width side / count.
+ * The bounds are applied before the conversion to int, which C leaves
+ * undefined for NaN and out-of-range values (a run that has blown up
+ * still gets a cell, 0 for NaN, and fails at its next check). */
 CK_FN int ck_gas_cell(ck_real x, ck_real inverse_width, int count) {
-  int cell = (int)(x * inverse_width);
-  return cell < 0 ? 0 : cell >= count ? count - 1 : cell;
+  ck_real scaled = x * inverse_width;
+  if (!(scaled > CK_R(0)))
+    return 0;
+  return scaled < (ck_real)count ? (int)scaled : count - 1;
 }
 
 /* The box and its cell grid, as every per-particle function needs them. */
