@@ -1564,6 +1564,12 @@ static void damaged_checkpoints(const ck_device *device) {
   expect_load_failure(device, damaged, CK_ERROR_PARSE, damaged,
                       "a checkpoint of 51 particles holding 50");
   memcpy(bytes, good, size);
+  ck__put_u32(bytes + 24 + 8 + 3 * 4, 2); /* walls: the 4th code */
+  reseal(bytes, size);
+  test_write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "walls flag of 2",
+                      "a checkpoint with a walls flag of 2");
+  memcpy(bytes, good, size);
   double dt = -0.005; /* dt: the 8th real after 24 + 8 + 7 * 4 bytes */
   uint64_t bits;
   memcpy(&bits, &dt, 8);

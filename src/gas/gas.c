@@ -964,6 +964,9 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   uint32_t codes[7];
   for (size_t i = 0; i < 7; ++i, at += 4)
     codes[i] = ck__get_u32(in + at);
+  if (codes[3] > 1)
+    CK_FAIL(CK_ERROR_PARSE, "%s: a walls flag of %u, not 0 or 1", path,
+            codes[3]);
   c->lattice = (ck_gas_lattice)codes[0];
   c->model = (ck_gas_model)codes[1];
   c->shift = (ck_gas_shift)codes[2];
