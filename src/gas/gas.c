@@ -835,12 +835,17 @@ static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
   return value;
 }
 
+/* Whether (x, y) lies in the box, edges included; NaN does not. */
+static int in_box(const gas_state *s, double x, double y) {
+  return x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y;
+}
+
 /* A checkpoint's particles: finite positions inside the box, finite
  * velocities and forces (the next step's first kick), the reference
- * positions of Verlet mode (NULL otherwise)
- * inside the box too, and ids that are a permutation of 0 .. N - 1 (a
- * sealed file may still have been written by hand). Messages count
- * particles from 1, as those of XYZ files do. */
+ * positions of Verlet mode (NULL otherwise) inside the box too, and ids
+ * that are a permutation of 0 .. N - 1 (a sealed file may still have been
+ * written by hand). Messages count particles from 1, as those of XYZ
+ * files do. */
 static ck_status check_saved_particles(const char *path, const gas_state *s,
                                        const uint8_t *positions,
                                        const uint8_t *velocities,
@@ -854,7 +859,7 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
     double y = saved_real(positions, 2 * i + 1, s->real_size);
     double vx = saved_real(velocities, 2 * i, s->real_size);
     double vy = saved_real(velocities, 2 * i + 1, s->real_size);
-    if (!(x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y))
+    if (!in_box(s, x, y))
       CK_FAIL(CK_ERROR_PARSE,
               "%s: particle %zu is at (%g, %g), outside the %g x %g box", path,
               i + 1, x, y, s->box_x, s->box_y);
@@ -870,7 +875,7 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
       continue;
     x = saved_real(reference, 2 * i, s->real_size);
     y = saved_real(reference, 2 * i + 1, s->real_size);
-    if (!(x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y))
+    if (!in_box(s, x, y))
       CK_FAIL(CK_ERROR_PARSE,
               "%s: particle %zu's reference position (%g, %g) is outside the "
               "%g x %g box",
