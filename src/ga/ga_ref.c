@@ -159,28 +159,30 @@ static ck_status ref_migrate(ga_state *s, int which, uint32_t parts) {
   if (!chosen)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   /* Every island's emigrants are taken before any island receives. */
-  for (uint32_t island = 0; island < s->islands && (parts & CK_GA_EMIGRATE);
-       ++island) {
-    uint32_t base = island * s->size;
-    pick(fitness + base, s->size, s->migrants, 0, chosen);
-    for (uint32_t k = 0; k < s->migrants; ++k) {
-      size_t to = (size_t)island * s->migrants + k;
-      for (int d = 0; d < s->dim; ++d)
-        genes[to * s->dim + d] =
-            population[(size_t)d * s->total + base + chosen[k]];
-      migrant_fitness[to] = fitness[base + chosen[k]];
+  if (parts & CK_GA_EMIGRATE) {
+    for (uint32_t island = 0; island < s->islands; ++island) {
+      uint32_t base = island * s->size;
+      pick(fitness + base, s->size, s->migrants, 0, chosen);
+      for (uint32_t k = 0; k < s->migrants; ++k) {
+        size_t to = (size_t)island * s->migrants + k;
+        for (int d = 0; d < s->dim; ++d)
+          genes[to * s->dim + d] =
+              population[(size_t)d * s->total + base + chosen[k]];
+        migrant_fitness[to] = fitness[base + chosen[k]];
+      }
     }
   }
-  for (uint32_t island = 0; island < s->islands && (parts & CK_GA_IMMIGRATE);
-       ++island) {
-    uint32_t base = island * s->size;
-    pick(fitness + base, s->size, s->migrants, 1, chosen);
-    for (uint32_t k = 0; k < s->migrants; ++k) {
-      size_t from = (size_t)source[island] * s->migrants + k;
-      for (int d = 0; d < s->dim; ++d)
-        population[(size_t)d * s->total + base + chosen[k]] =
-            genes[from * s->dim + d];
-      fitness[base + chosen[k]] = migrant_fitness[from];
+  if (parts & CK_GA_IMMIGRATE) {
+    for (uint32_t island = 0; island < s->islands; ++island) {
+      uint32_t base = island * s->size;
+      pick(fitness + base, s->size, s->migrants, 1, chosen);
+      for (uint32_t k = 0; k < s->migrants; ++k) {
+        size_t from = (size_t)source[island] * s->migrants + k;
+        for (int d = 0; d < s->dim; ++d)
+          population[(size_t)d * s->total + base + chosen[k]] =
+              genes[from * s->dim + d];
+        fitness[base + chosen[k]] = migrant_fitness[from];
+      }
     }
   }
   free(chosen);
