@@ -356,7 +356,7 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(ga->stats_host, 0, stats_bytes);
   size_t migrants = (size_t)s->islands * (s->migrants ? s->migrants : 1);
-  for (int set = 0; set < 2; ++set) {
+  for (unsigned set = 0; set < ga->steps->migrant_sets; ++set) {
     CK_TRY(make(s, migrants * dim * real, &s->migrant_genes[set]));
     CK_TRY(make(s, migrants * real, &s->migrant_fitness[set]));
   }

@@ -210,4 +210,4 @@ static void cuda_teardown(ga_state *s) {
 /* For the GAs ck__ga_cuda_supports() accepts. */
 const ck__ga_steps ck__ga_cuda_steps = {
     cuda_setup,   cuda_initialise,  cuda_evolve,     cuda_evaluate, cuda_stats,
-    cuda_migrate, cuda_update_best, cuda_fold_stats, cuda_teardown};
+    cuda_migrate, cuda_update_best, cuda_fold_stats, cuda_teardown, 2};

@@ -48,6 +48,10 @@ typedef struct ck__ga_steps {
    * already (ref), and the host folds them. */
   ck_status (*fold_stats)(ga_state *state, uint32_t slots);
   void (*teardown)(ga_state *state);
+  /* Sets of migrant buffers the steps use: 1 where one call sends and
+   * receives a migration (ref), 2 where a launch or step may receive one
+   * migration and send the next. */
+  unsigned migrant_sets;
 } ck__ga_steps;
 
 struct ga_state {
@@ -75,7 +79,7 @@ struct ga_state {
   ck_buffer *folded; /* stats_capacity x (best, mean), with fold_stats */
   /* Migrants, islands * migrants each, in two sets: a launch that
    * receives one migration and sends the next reads one set and writes
-   * the other. */
+   * the other (the second NULL for steps with migrant_sets 1). */
   ck_buffer *migrant_genes[2], *migrant_fitness[2];
   uint32_t migrant_set;         /* the set the last emigration wrote */
   ck_buffer *source;            /* islands: who sends to island i */

@@ -221,4 +221,4 @@ double CK_VARIANT(ck__ga_inverse_log_keep)(double rate) {
 /* No fold_stats: the host folds ref's statistics where they are. */
 const ck__ga_steps CK_VARIANT(ck__ga_ref_steps) = {
     ref_setup,   ref_initialise,  ref_evolve, ref_evaluate, ref_stats,
-    ref_migrate, ref_update_best, NULL,       ref_teardown};
+    ref_migrate, ref_update_best, NULL,       ref_teardown, 1};
