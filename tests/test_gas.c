@@ -1615,6 +1615,9 @@ static void damaged_checkpoints(const ck_device *device) {
       {particles_at + (4 * n - 1) * real_size, -INFINITY, last_velocity},
       /* The forces give the next step's first kick. */
       {particles_at + 4 * n * real_size, NAN, ": particle 1 has force"},
+      /* Energies and virials, one a particle, after the forces. */
+      {particles_at + 6 * n * real_size, INFINITY, ": particle 1 has energy"},
+      {particles_at + (8 * n - 1) * real_size, NAN, "virial nan"},
       /* Verlet mode's reference positions, after the forces, energies,
        * virials and ids: the neighbour lists are built again from them. */
       {particles_at + 8 * n * real_size + 4 * n, NAN,

@@ -841,7 +841,8 @@ static int in_box(const gas_state *s, double x, double y) {
 }
 
 /* A checkpoint's particles: finite positions inside the box, finite
- * velocities and forces (the next step's first kick), the reference
+ * velocities and forces (the next step's first kick), finite energies and
+ * virials (reported as the loaded step's observables), the reference
  * positions of Verlet mode (NULL otherwise) inside the box too, and ids
  * that are a permutation of 0 .. N - 1 (a sealed file may still have been
  * written by hand). Messages count particles from 1, as those of XYZ
@@ -850,6 +851,8 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
                                        const uint8_t *positions,
                                        const uint8_t *velocities,
                                        const uint8_t *forces,
+                                       const uint8_t *energies,
+                                       const uint8_t *virials,
                                        const uint8_t *ids,
                                        const uint8_t *reference) {
   ck_status status = CK_OK;
@@ -871,6 +874,12 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
     if (!isfinite(fx) || !isfinite(fy))
       CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has force (%g, %g)", path,
               i + 1, fx, fy);
+    double energy = saved_real(energies, i, s->real_size);
+    double virial = saved_real(virials, i, s->real_size);
+    if (!isfinite(energy) || !isfinite(virial))
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s: particle %zu has energy %g and virial %g", path, i + 1,
+              energy, virial);
     if (!reference)
       continue;
     x = saved_real(reference, 2 * i, s->real_size);
@@ -1067,8 +1076,8 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
                            CK_BLOCKING, NULL));
     at += sizes[i];
   }
-  CK_TRY(check_saved_particles(path, s, saved[0], saved[1], saved[2], saved[5],
-                               saved[6]));
+  CK_TRY(check_saved_particles(path, s, saved[0], saved[1], saved[2], saved[3],
+                               saved[4], saved[5], saved[6]));
   CK_TRY(rebuild_loaded(gas, saved[0], saved[6], saved[7]));
   *result = gas;
   gas = NULL;
