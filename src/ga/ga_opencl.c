@@ -284,7 +284,8 @@ static void opencl_teardown(ga_state *s) {
   ck_program_destroy(s->program);
 }
 
-const ck__ga_steps ck__ga_opencl_steps = {
-    opencl_setup,       opencl_initialise, opencl_evolve,
-    opencl_evaluate,    opencl_stats,      opencl_migrate,
-    opencl_update_best, opencl_fold_stats, opencl_teardown, 2};
+const ck__ga_steps ck__ga_opencl_steps = {opencl_setup,       opencl_initialise,
+                                          opencl_evolve,      opencl_evaluate,
+                                          opencl_stats,       opencl_migrate,
+                                          opencl_update_best, opencl_fold_stats,
+                                          opencl_teardown,    2};

@@ -847,14 +847,10 @@ static int in_box(const gas_state *s, double x, double y) {
  * that are a permutation of 0 .. N - 1 (a sealed file may still have been
  * written by hand). Messages count particles from 1, as those of XYZ
  * files do. */
-static ck_status check_saved_particles(const char *path, const gas_state *s,
-                                       const uint8_t *positions,
-                                       const uint8_t *velocities,
-                                       const uint8_t *forces,
-                                       const uint8_t *energies,
-                                       const uint8_t *virials,
-                                       const uint8_t *ids,
-                                       const uint8_t *reference) {
+static ck_status check_saved_particles(
+    const char *path, const gas_state *s, const uint8_t *positions,
+    const uint8_t *velocities, const uint8_t *forces, const uint8_t *energies,
+    const uint8_t *virials, const uint8_t *ids, const uint8_t *reference) {
   ck_status status = CK_OK;
   uint8_t *seen = NULL;
   for (size_t i = 0; i < s->particles; ++i) {
@@ -877,9 +873,8 @@ static ck_status check_saved_particles(const char *path, const gas_state *s,
     double energy = saved_real(energies, i, s->real_size);
     double virial = saved_real(virials, i, s->real_size);
     if (!isfinite(energy) || !isfinite(virial))
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: particle %zu has energy %g and virial %g", path, i + 1,
-              energy, virial);
+      CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has energy %g and virial %g",
+              path, i + 1, energy, virial);
     if (!reference)
       continue;
     x = saved_real(reference, 2 * i, s->real_size);
