@@ -829,6 +829,26 @@ static void target(const ck_device *device) {
             result.stopped_by);
   CHECK(generation == (double)report.target_generation);
   CHECK(result.best <= 1e-2);
+
+  /* A budget that initialisation uses up allows no generation, beside a
+   * target that is never met; one a generation short of three allows
+   * one. */
+  const uint64_t budgets[][2] = {{8 * 16, 0}, {8 * 16 * 3 - 1, 1}};
+  for (size_t k = 0; k < 2; ++k) {
+    c.has_target = 1;
+    c.target = -1;
+    c.max_evaluations = budgets[k][0];
+    if (!(ga = create(device, &c)))
+      return;
+    CHECK_OK(ck_ga_run(ga, &report));
+    CHECK_MSG(report.stopped_by == CK_PSO_STOP_EVALUATIONS &&
+                  report.generations == budgets[k][1] &&
+                  report.evaluations == 8 * 16 * (budgets[k][1] + 1),
+              "%s: budget %llu: stopped by %d after %llu generations",
+              device->id, (unsigned long long)budgets[k][0],
+              (int)report.stopped_by, (unsigned long long)report.generations);
+    ck_ga_destroy(ga);
+  }
 }
 
 /* The device's fold of the island statistics (no island history kept)
@@ -1185,6 +1205,9 @@ static void bad_input(const ck_device *ref) {
       {{{"mutation", "poly:2 "}}, 1, "'poly:2 ' needs a number"},
       {{{"topology", "star"}}, 1, "--topology"},
       {{{"islands", "0"}}, 1, "--islands"},
+      {{{"gens", "0"}}, 1, "--gens"},
+      /* Initialisation alone makes 64 x 64 evaluations. */
+      {{{"evals", "4095"}}, 1, "--evals: 4095"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     ck_status status = ck_workload_run(ga, ref, cases[k].params, cases[k].count,

@@ -142,6 +142,63 @@ static void history_and_target(const ck_device *device) {
   ck_pso_destroy(pso);
 }
 
+/* Evaluation budgets count initialisation's evaluations: one that
+ * initialisation uses up allows no move, even beside an unreachable target
+ * or a clock, and says so; one below initialisation is refused. With every
+ * rule off the default of 1000 iterations applies and is named. */
+static void budgets(const ck_device *device) {
+  static const struct {
+    uint64_t evaluations;
+    double seconds;
+    uint64_t iterations;
+  } cases[] = {{16, 0, 0}, {31, 0, 0}, {16, 30, 0}, {16 * 3 + 5, 0, 2}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    ck_pso_config c;
+    ck_pso_config_init(&c);
+    c.dim = 2;
+    c.particles = 16;
+    c.max_iterations = 0;
+    c.max_evaluations = cases[k].evaluations;
+    c.max_seconds = cases[k].seconds;
+    c.has_target = 1;
+    c.target = -1; /* sphere never goes below 0 */
+    ck_pso_report report;
+    ck_pso *pso = create(device, &c);
+    if (!pso)
+      return;
+    CHECK_OK(ck_pso_run(pso, &report));
+    CHECK_MSG(report.stopped_by == CK_PSO_STOP_EVALUATIONS &&
+                  report.iterations == cases[k].iterations &&
+                  report.evaluations == 16 * (cases[k].iterations + 1),
+              "%s: budget %llu: stopped by %d after %llu iterations, %llu "
+              "evaluations",
+              device->id, (unsigned long long)cases[k].evaluations,
+              (int)report.stopped_by, (unsigned long long)report.iterations,
+              (unsigned long long)report.evaluations);
+    ck_pso_destroy(pso);
+  }
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.dim = 2;
+  c.particles = 16;
+  c.max_evaluations = 15;
+  ck_pso *pso = NULL;
+  const char *message = "";
+  CHECK(ck_pso_create(device, &c, &pso) == CK_ERROR_INVALID_ARGUMENT);
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "--evals: 15") != NULL, "message '%s'", message);
+  CHECK(pso == NULL);
+  c.max_evaluations = 0;
+  c.max_iterations = 0;
+  ck_pso_report report;
+  if (!(pso = create(device, &c)))
+    return;
+  CHECK_OK(ck_pso_run(pso, &report));
+  CHECK(report.stopped_by == CK_PSO_STOP_ITERATIONS);
+  CHECK(report.iterations == 1000);
+  ck_pso_destroy(pso);
+}
+
 /* Same seed, same device: identical; another seed: different. And the
  * device agrees with ref bit for bit on sphere (no transcendental
  * functions) and on rastrigin in single precision (cos(2 pi x) is written
@@ -367,6 +424,8 @@ static void bad_input(const ck_device *ref) {
       {{{"dim", "0"}}, 1, "--dim"},
       {{{"dim", "-3"}}, 1, "--dim"},
       {{{"particles", "0"}}, 1, "--particles"},
+      {{{"iters", "0"}}, 1, "--iters"},
+      {{{"evals", "1023"}}, 1, "--evals: 1023"},
       {{{"lo", "nan"}, {"hi", "1"}}, 2, "--lo"},
       {{{"lo", "1"}, {"hi", "1"}}, 2, "below"},
       {{{"lo", "2,3"}, {"hi", "4"}}, 2, "--lo"},
@@ -522,6 +581,7 @@ int main(void) {
     quality(devices[i]);
     bounds(devices[i]);
     history_and_target(devices[i]);
+    budgets(devices[i]);
     agreement(ref, devices[i]);
     lsq(ref, devices[i]);
     overflow(devices[i]);

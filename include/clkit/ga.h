@@ -79,7 +79,9 @@ typedef struct ck_ga_config {
   ck_pso_lsq_mode lsq_mode;
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (generations
-   * defaults to 200 when every rule is off). */
+   * defaults to 200 when every rule is off). max_evaluations counts
+   * initialisation's, one an individual, so a budget that is set must be
+   * at least islands x island_size. */
   uint64_t max_generations;
   uint64_t max_evaluations;
   int has_target;

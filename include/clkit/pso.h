@@ -71,7 +71,9 @@ typedef struct ck_pso_config {
   ck_pso_lsq_mode lsq_mode;
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
-   * defaults to 1000 when every rule is off). */
+   * defaults to 1000 when every rule is off). max_evaluations counts
+   * initialisation's, one a particle, so a budget that is set must be at
+   * least `particles`. */
   uint64_t max_iterations;
   uint64_t max_evaluations;
   int has_target;

@@ -147,6 +147,13 @@ static ck_status check_config(const ck_ga_config *c) {
   if ((unsigned)c->topology > CK_GA_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --topology: unknown topology");
+  /* Initialisation evaluates every individual once. */
+  if (c->max_evaluations && c->max_evaluations < c->islands * c->island_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --evals: %llu evaluations are fewer than the %zu "
+                    "that initialisation makes (one an individual)",
+                    (unsigned long long)c->max_evaluations,
+                    c->islands * c->island_size);
   return CK_OK;
 }
 

@@ -85,7 +85,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(ck__param_integer(params, count, "island-size", 64, 2,
                            CK_GA_ISLAND_SIZE_MAX, &integer));
   c->island_size = (size_t)integer;
-  CK_TRY(ck__param_integer(params, count, "gens", 200, 0, 1e15, &integer));
+  CK_TRY(ck__param_integer(params, count, "gens", 200, 1, 1e15, &integer));
   c->max_generations = job->stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_integer(params, count, "elite", 1, 0,
                            CK_GA_ISLAND_SIZE_MAX - 1, &integer));

@@ -273,15 +273,27 @@ ck_status ck__run_until(const ck__run_rules *rules,
   const double *best = NULL;
   size_t count = 0;
   memset(outcome, 0, sizeof *outcome);
+  /* The step limit, if any, and the rule it comes from. 0 is a limit here
+   * (a budget that initialisation uses up allows no step), so whether
+   * there is one is kept apart. */
   uint64_t limit = rules->max_steps;
+  int limited = limit != 0;
+  ck_pso_stop limit_rule = CK_PSO_STOP_ITERATIONS;
   if (rules->max_evaluations) {
+    /* Initialisation evaluates as many as a step does (the optimisers'
+     * create refuses budgets below that). */
     uint64_t by_evaluations = rules->max_evaluations / rules->per_step;
     by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
-    if (!limit || by_evaluations < limit)
+    if (!limited || by_evaluations < limit) {
       limit = by_evaluations;
+      limit_rule = CK_PSO_STOP_EVALUATIONS;
+    }
+    limited = 1;
   }
-  if (!limit && !rules->has_target && rules->max_seconds <= 0)
+  if (!limited && !rules->has_target && rules->max_seconds <= 0) {
     limit = rules->default_steps;
+    limited = 1;
+  }
   uint64_t chunk = rules->check_every ? rules->check_every : 1;
   double started = ck__seconds();
   CK_TRY(driver->history(driver->self, &best, &count));
@@ -300,14 +312,12 @@ ck_status ck__run_until(const ck__run_rules *rules,
     if (!outcome->stopped_by && rules->max_seconds > 0 &&
         total >= rules->max_seconds)
       outcome->stopped_by = CK_PSO_STOP_TIME;
-    if (!outcome->stopped_by && limit && outcome->steps >= limit)
-      outcome->stopped_by = rules->max_steps && limit == rules->max_steps
-                                ? CK_PSO_STOP_ITERATIONS
-                                : CK_PSO_STOP_EVALUATIONS;
+    if (!outcome->stopped_by && limited && outcome->steps >= limit)
+      outcome->stopped_by = limit_rule;
     if (outcome->stopped_by)
       break;
     uint64_t steps = chunk;
-    if (limit && steps > limit - outcome->steps)
+    if (limited && steps > limit - outcome->steps)
       steps = limit - outcome->steps;
     double chunk_started = ck__seconds();
     CK_TRY(driver->step(driver->self, steps));
@@ -317,10 +327,10 @@ ck_status ck__run_until(const ck__run_rules *rules,
     double elapsed = ck__seconds() - chunk_started;
     if (rules->progress) {
       double fraction =
-          limit ? (double)outcome->steps / (double)limit
-                : (rules->max_seconds > 0
-                       ? (ck__seconds() - started) / rules->max_seconds
-                       : 0);
+          limited ? (double)outcome->steps / (double)limit
+                  : (rules->max_seconds > 0
+                         ? (ck__seconds() - started) / rules->max_seconds
+                         : 0);
       if (rules->progress(rules->progress_user, fraction > 1 ? 1 : fraction))
         CK_FAIL(CK_ERROR_CANCELLED, "%s cancelled after %llu steps", what,
                 (unsigned long long)outcome->steps);

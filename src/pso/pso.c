@@ -77,6 +77,12 @@ static ck_status check_config(const ck_pso_config *c) {
                     "options --vinit must be >= 0 and --vmax > 0, both finite");
   if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
+  /* Initialisation evaluates every particle once. */
+  if (c->max_evaluations && c->max_evaluations < c->particles)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --evals: %llu evaluations are fewer than the %zu "
+                    "that initialisation makes (one a particle)",
+                    (unsigned long long)c->max_evaluations, c->particles);
   return CK_OK;
 }
 

@@ -41,7 +41,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 0x7FFFFFFF,
                            &integer));
   c->particles = (size_t)integer;
-  CK_TRY(ck__param_integer(params, count, "iters", 1000, 0, 1e15, &integer));
+  CK_TRY(ck__param_integer(params, count, "iters", 1000, 1, 1e15, &integer));
   c->max_iterations = job->stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_real(params, count, "w", 0.7298, -10, 10, &c->w));
   int constriction = ck__param_find(params, count, "constriction") != NULL;
