@@ -159,10 +159,18 @@ int cli_gen(int argc, char **argv) {
   if (coef && ck_file_same(coef, out, &same) == CK_OK && same)
     return gen_usage("--coef '%s' and --out '%s' name one file", coef, out);
 
+  /* Both outputs checked first: one that cannot be written must not
+   * leave the other replaced. */
+  ck_status status = ck_file_writable(out);
+  if (status == CK_OK && coef)
+    status = ck_file_writable(coef);
+  if (status != CK_OK)
+    return gen_report(status);
+
   double x[CK_LSQ_MAX_DIM];
   ck_lsq_data data = {0, 0, NULL, NULL};
-  ck_status status = ck_lsq_generate((size_t)rows, (size_t)dim, (uint64_t)seed,
-                                     noise, &data, x);
+  status = ck_lsq_generate((size_t)rows, (size_t)dim, (uint64_t)seed, noise,
+                           &data, x);
   if (status != CK_OK)
     return gen_report(status);
   status = ck_lsq_save(out, &data, format);

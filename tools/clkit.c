@@ -398,7 +398,9 @@ static int parse_run_options(const char *command, int argc, char **argv,
       ck_workload_check(config->workload, config->params, config->param_count);
   if (status != CK_OK) {
     cli_report(status);
-    return EXIT_USAGE;
+    /* An output that cannot be written there, found before the run, fails
+     * the run as it would have at its end; the rest is usage. */
+    return status == CK_ERROR_IO ? EXIT_FAILURE_RUN : EXIT_USAGE;
   }
   return -1;
 }

@@ -149,6 +149,19 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
 ck_status ck_file_same(const char *a, const char *b, int *same);
 
 /*
+ * ck_file_writable - whether an output could be written at path now, as
+ * clkit writes outputs (a temporary beside the file, then a rename): for
+ * checking every output of a run before the run, so that a bad path
+ * costs neither the run nor the outputs written before it. Creates and
+ * removes a temporary file; a device, a pipe or an open descriptor's name
+ * (/dev/stdout), written in place, is not opened.
+ * Returns: CK_OK; CK_ERROR_IO naming the path and the reason (a
+ * directory, a missing directory, no permission); CK_ERROR_INVALID_ARGUMENT
+ * for NULL or an empty path, or one that names a directory ("x/.").
+ */
+ck_status ck_file_writable(const char *path);
+
+/*
  * ck_compare_run - run one configuration and seed on several devices.
  * Runs ref first as the oracle (unless skip_ref), then each device in
  * indices; fills results[0 .. *produced-1] with agreement against ref

@@ -25,41 +25,100 @@ static unsigned temporary_token(void) {
   return (unsigned)(z ^ (z >> 31));
 }
 
+/* The descriptor a path names in /dev/fd, /proc/self/fd, /dev/stdout or
+ * /dev/stderr, when it is open in this process; else -1. Such a path is a
+ * link to whatever the descriptor has open, which may be a regular file
+ * (a shell's redirection): replacing that file by a rename would lose
+ * what the process wrote there, and as the super-user the rename would
+ * replace the link in /dev itself. */
+static int named_descriptor(const char *path) {
+  static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+  long number = -1;
+  if (strcmp(path, "/dev/stdout") == 0)
+    number = 1;
+  else if (strcmp(path, "/dev/stderr") == 0)
+    number = 2;
+  for (size_t i = 0; number < 0 && i < 2; ++i) {
+    size_t length = strlen(prefixes[i]);
+    if (strncmp(path, prefixes[i], length) != 0 || !path[length])
+      continue;
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(path + length, &end, 10);
+    if (!errno && *end == '\0' && value >= 0 && value <= 0x7fffffff &&
+        path[length] >= '0' && path[length] <= '9')
+      number = value;
+  }
+  if (number < 0 || fcntl((int)number, F_GETFD) < 0)
+    return -1;
+  return (int)number;
+}
+
+/* Where an output is renamed to: the file a symbolic link leads to, when
+ * path is a link to a regular file, so that the link stays a link; else
+ * path itself. malloc'd; NULL when memory runs out. */
+static char *output_target(const char *path) {
+  struct stat link, target;
+  if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode) &&
+      stat(path, &target) == 0 && S_ISREG(target.st_mode)) {
+    char *resolved = realpath(path, NULL);
+    if (resolved)
+      return resolved;
+  }
+  return strdup(path);
+}
+
+/* Opens path itself for writing in place: *temp becomes a copy of path,
+ * which tells commit and abandon that there is nothing to rename or
+ * remove. */
+static ck_status open_in_place(const char *path, int descriptor, char **temp,
+                               int *fd) {
+  int opened = descriptor >= 0 ? fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+                               : open(path, O_WRONLY | O_CLOEXEC);
+  if (opened < 0)
+    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+  *temp = strdup(path);
+  if (!*temp) {
+    close(opened);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  *fd = opened;
+  return CK_OK;
+}
+
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
-  const char *slash = strrchr(path, '/');
-  size_t directory = slash ? (size_t)(slash - path) + 1 : 0;
-  const char *name = path + directory;
-  size_t size = strlen(path) + 32;
-  ck_status status;
+  ck_status status = CK_OK;
+  char *target = NULL, *candidate = NULL;
   *temp = NULL;
   *fd = -1;
+  int descriptor = named_descriptor(path);
+  if (descriptor >= 0)
+    return open_in_place(path, descriptor, temp, fd);
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
   if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s names a directory, not a file", path);
-  struct stat target;
-  int exists = stat(path, &target) == 0;
-  if (exists && S_ISDIR(target.st_mode))
+  struct stat existing;
+  int exists = stat(path, &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode))
     return ck__fail(CK_ERROR_IO, "cannot write %s: it is a directory", path);
-  if (exists && !S_ISREG(target.st_mode)) {
-    /* A device or a pipe (/dev/null, a FIFO) is written in place: a rename
-     * would replace the node itself. */
-    int opened = open(path, O_WRONLY | O_CLOEXEC);
-    if (opened < 0)
-      return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path,
-                      strerror(errno));
-    *temp = strdup(path);
-    if (!*temp) {
-      close(opened);
-      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
-    *fd = opened;
-    return CK_OK;
-  }
-  char *candidate = malloc(size);
-  if (!candidate)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of memory: %zu bytes for a file name", size);
-  memcpy(candidate, path, directory);
+  /* A device or a pipe (/dev/null, a FIFO) is written in place: a rename
+   * would replace the node itself. */
+  if (exists && !S_ISREG(existing.st_mode))
+    return open_in_place(path, -1, temp, fd);
+  /* The temporary goes beside the file renamed over, which for a link is
+   * the file it leads to: a rename cannot cross file systems. */
+  if (!(target = output_target(path)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  slash = strrchr(target, '/');
+  size_t directory = slash ? (size_t)(slash - target) + 1 : 0;
+  name = target + directory;
+  size_t size = strlen(target) + 32;
+  if (!(candidate = malloc(size)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory: %zu bytes for a file name",
+            size);
+  memcpy(candidate, target, directory);
   for (int attempt = 0; attempt < 100; ++attempt) {
     snprintf(candidate + directory, size - directory, ".%s.tmp.%08x", name,
              temporary_token());
@@ -67,22 +126,20 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
     if (opened >= 0) {
       *temp = candidate;
       *fd = opened;
-      return CK_OK;
+      candidate = NULL;
+      goto fail;
     }
-    if (errno != EEXIST) {
-      int error = errno;
-      status = ck__fail(CK_ERROR_IO,
-                        "cannot write %s: cannot create the temporary file "
-                        "%s: %s",
-                        path, candidate, strerror(error));
-      free(candidate);
-      return status;
-    }
+    if (errno != EEXIST)
+      CK_FAIL(CK_ERROR_IO,
+              "cannot write %s: cannot create the temporary file %s: %s", path,
+              candidate, strerror(errno));
   }
+  CK_FAIL(CK_ERROR_IO, "cannot write %s: no free temporary file name beside it",
+          path);
+fail:
   free(candidate);
-  return ck__fail(CK_ERROR_IO,
-                  "cannot write %s: no free temporary file name beside it",
-                  path);
+  free(target);
+  return status;
 }
 
 int ck__write_all(int fd, const void *buffer, size_t size) {
@@ -102,15 +159,9 @@ int ck__write_all(int fd, const void *buffer, size_t size) {
   return 0;
 }
 
-/* Whether fd was opened on the target itself (not a regular file). */
-static int written_in_place(int fd) {
-  struct stat opened;
-  return fstat(fd, &opened) == 0 && !S_ISREG(opened.st_mode);
-}
-
 ck_status ck__file_commit(int fd, char *temp, const char *path) {
   ck_status status = CK_OK;
-  int in_place = written_in_place(fd);
+  int in_place = strcmp(temp, path) == 0;
   /* On disk before the rename, so a crash cannot leave an empty file. */
   if (fsync(fd) != 0 && errno != EINVAL)
     status =
@@ -118,17 +169,21 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   if (close(fd) != 0 && status == CK_OK)
     status =
         ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
-  if (status == CK_OK && !in_place && rename(temp, path) != 0)
-    status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, path,
+  char *target = NULL;
+  if (status == CK_OK && !in_place && !(target = output_target(path)))
+    status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  if (status == CK_OK && !in_place && rename(temp, target) != 0)
+    status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, target,
                       strerror(errno));
   if (status != CK_OK && !in_place)
     unlink(temp);
+  free(target);
   free(temp);
   return status;
 }
 
-void ck__file_abandon(int fd, char *temp) {
-  int in_place = fd >= 0 && written_in_place(fd);
+void ck__file_abandon(int fd, char *temp, const char *path) {
+  int in_place = temp && strcmp(temp, path) == 0;
   if (fd >= 0)
     close(fd);
   if (temp && !in_place)
@@ -148,10 +203,28 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
   if (ck__write_all(fd, data, size) != 0) {
     status =
         ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
-    ck__file_abandon(fd, temp);
+    ck__file_abandon(fd, temp, path);
     return status;
   }
   return ck__file_commit(fd, temp, path);
+}
+
+ck_status ck_file_writable(const char *path) {
+  if (!path || !*path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
+  /* What exists and is not a regular file is written in place; opening a
+   * FIFO now would wait for its reader, and close it for the reader. */
+  struct stat existing;
+  if (named_descriptor(path) >= 0 ||
+      (stat(path, &existing) == 0 && !S_ISREG(existing.st_mode) &&
+       !S_ISDIR(existing.st_mode)))
+    return CK_OK;
+  char *temp = NULL;
+  int fd = -1;
+  ck_status status = ck__file_open_temporary(path, &temp, &fd);
+  if (status == CK_OK)
+    ck__file_abandon(fd, temp, path);
+  return status;
 }
 
 ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size) {

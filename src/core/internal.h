@@ -139,14 +139,18 @@ ck_status ck__cache_remove(const uint8_t key[32]);
  * less the umask), flushed to disk, and renamed over it, so that the target
  * holds the old content or the new, never a mix.
  *   open_temporary: creates ".<name>.tmp.<token>"; *temp is malloc'd.
- *     A target that exists and is not a regular file (a device, a pipe)
- *     is opened and written in place instead, *temp being its path.
+ *     A target that exists and is not a regular file (a device, a pipe),
+ *     and a descriptor named as /dev/stdout, /dev/stderr, /dev/fd/N or
+ *     /proc/self/fd/N, is written in place instead, *temp being a copy of
+ *     path. A symbolic link to a regular file keeps its link: the file it
+ *     leads to is replaced, the temporary made beside that file.
  *   commit: fsync, close, rename; frees temp; on failure removes it.
- *   abandon: closes and removes the temporary after a failure.
+ *   abandon: closes and removes the temporary after a failure (path is
+ *     the one open_temporary took); frees temp.
  */
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd);
 ck_status ck__file_commit(int fd, char *temp, const char *path);
-void ck__file_abandon(int fd, char *temp);
+void ck__file_abandon(int fd, char *temp, const char *path);
 /* write() until done; 0, or -1 with errno set. */
 int ck__write_all(int fd, const void *buffer, size_t size);
 /* The whole of a file at once, through the three calls above. */

@@ -112,7 +112,14 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
     struct stat target;
     /* A device or a pipe is written in place, and /dev/null may take
      * every output of a run. */
-    if (!written || (stat(written, &target) == 0 && !S_ISREG(target.st_mode)))
+    if (!written)
+      continue;
+    /* Before the run, so that a bad path costs neither the run nor the
+     * outputs that it writes before this one. */
+    ck_status status = ck_file_writable(written);
+    if (status)
+      return ck__fail_prefix(status, "option --%s: ", writes[w]);
+    if (stat(written, &target) == 0 && !S_ISREG(target.st_mode))
       continue;
     /* Each later output, then every input. */
     for (int pass = 0; pass < 2; ++pass) {

@@ -763,7 +763,7 @@ ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit) {
     status =
         ck__file_commit(trajectory->fd, trajectory->temp, trajectory->path);
   else
-    ck__file_abandon(trajectory->fd, trajectory->temp);
+    ck__file_abandon(trajectory->fd, trajectory->temp, trajectory->path);
   free(trajectory->path);
   free(trajectory->buffer);
   free(trajectory);

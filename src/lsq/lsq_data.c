@@ -630,7 +630,7 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
 
 fail:
   ck__c_locale_leave(&locale);
-  ck__file_abandon(fd, temp);
+  ck__file_abandon(fd, temp, path);
   free(buffer);
   return status;
 }

@@ -1205,7 +1205,7 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
   return status;
 
 fail:
-  ck__file_abandon(fd, temp);
+  ck__file_abandon(fd, temp, path);
   free(buffer);
   return status;
 }
