@@ -298,6 +298,26 @@ static void check_run_usage_errors(void) {
       {{"run", "selfcheck", "--device", "nosuchdevice", NULL}, "nosuchdevice"},
       {{"run", "selfcheck", "--device", "ref,,ref", NULL}, "ref,,ref"},
       {{"run", "selfcheck", "extra", NULL}, "unexpected"},
+      /* getopt_long takes abbreviations: the message names the option
+       * meant, or the ones an ambiguous abbreviation begins. */
+      {{"run", "selfcheck", "--device", "ref", "--pass", NULL},
+       "option '--passes' needs a value"},
+      {{"run", "selfcheck", "--device", "ref", "--jso=1", NULL},
+       "option '--json' takes no value"},
+      {{"run", "selfcheck", "--dev", "ref", NULL},
+       "'--dev' is ambiguous: --device, --devices"},
+      {{"devices", "--prob=1", NULL}, "option '--probe' takes no value"},
+      {{"tsp", "eval", "--optim", "5", "a", "b", NULL},
+       "'--optim' is ambiguous: --optima, --optimum"},
+      /* An empty selector is refused everywhere, not read as the
+       * default. */
+      {{"demo", "--device", "", NULL}, "--device: an empty selector"},
+      {{"devices", "--probe", "--device", "", NULL},
+       "--device: an empty selector"},
+      {{"bench", "--device", "", NULL}, "--device: an empty selector"},
+      /* Evaluation budgets and step counts (test_pso, test_ga). */
+      {{"run", "pso", "--device", "ref", "--iters", "0", NULL}, "--iters"},
+      {{"run", "ga", "--device", "ref", "--evals", "100", NULL}, "--evals"},
       {{"version", "extra", NULL}, "unexpected argument 'extra'"},
       {{"help", "run", "extra", NULL}, "unexpected argument 'extra'"},
       {{"compare", "selfcheck", "--devices", "nosuchdevice", NULL},
@@ -635,7 +655,7 @@ static void check_ref_runs(void) {
     const char *const bad[] = {"CLKIT_DEVICE=nosuchdevice", NULL};
     r = run_clkit_env(bad, args);
     EXPECT_EXIT(r, 2, args);
-    EXPECT_HAS(r.err, "nosuchdevice", args);
+    EXPECT_HAS(r.err, "CLKIT_DEVICE: device selector 'nosuchdevice'", args);
     release(&r);
   }
 }
@@ -703,10 +723,10 @@ static void check_kernels(void) {
     release(&r);
   }
   {
+    /* An unknown name is a usage error, as an unknown command is. */
     const char *const args[] = {"kernels", "show", "nosuch", NULL};
     run_output r = run_clkit(args);
-    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1, "'clkit %s' exited %d",
-              label_of(args), r.exit_code);
+    EXPECT_EXIT(r, 2, args);
     EXPECT_HAS(r.err, "nosuch", args);
     release(&r);
   }
@@ -714,8 +734,7 @@ static void check_kernels(void) {
     const char *const args[] = {"kernels", "show", "nosuch", "--assembled",
                                 NULL};
     run_output r = run_clkit(args);
-    CHECK_MSG(r.exit_code != 0 && r.exit_code != -1, "'clkit %s' exited %d",
-              label_of(args), r.exit_code);
+    EXPECT_EXIT(r, 2, args);
     EXPECT_HAS(r.err, "nosuch", args);
     release(&r);
   }

@@ -15,18 +15,41 @@ void cli_option_message(char *message, size_t size, int code, char **argv,
   const char *option = index > 0 ? argv[index - 1] : "";
   if (strncmp(option, "--", 2) == 0) {
     size_t length = strcspn(option + 2, "=");
+    /* getopt_long takes an abbreviation for the one option it begins, and
+     * a whole name before the longer names it begins. */
     const struct option *known = NULL;
-    for (const struct option *o = options; o && o->name; ++o)
-      if (strlen(o->name) == length &&
-          strncmp(o->name, option + 2, length) == 0)
+    size_t prefixed = 0, written = 0;
+    for (const struct option *o = options; o && o->name; ++o) {
+      if (strncmp(o->name, option + 2, length) != 0)
+        continue;
+      if (strlen(o->name) == length) {
         known = o;
+        prefixed = 1;
+        break;
+      }
+      known = prefixed++ ? NULL : o;
+    }
     int has_value = option[2 + length] == '=';
     if (known && code == ':')
       snprintf(message, size, "option '--%s' needs a value", known->name);
     else if (known && has_value && known->has_arg == no_argument)
       snprintf(message, size, "option '--%s' takes no value", known->name);
-    else
-      /* getopt_long also lands here for an ambiguous abbreviation. */
+    else if (prefixed > 1) {
+      int put =
+          snprintf(message, size, "option '--%.*s' is ambiguous:", (int)length,
+                   option + 2);
+      written = put > 0 ? (size_t)put : 0;
+      const char *separator = " ";
+      for (const struct option *o = options; o && o->name && written < size;
+           ++o) {
+        if (strncmp(o->name, option + 2, length) != 0)
+          continue;
+        put = snprintf(message + written, size - written, "%s--%s", separator,
+                       o->name);
+        written += put > 0 ? (size_t)put : 0;
+        separator = ", ";
+      }
+    } else
       snprintf(message, size, "unknown option '--%.*s'", (int)length,
                option + 2);
     return;

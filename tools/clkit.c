@@ -92,7 +92,9 @@ static void print_main_help(FILE *out) {
       "Device selectors (--device, or CLKIT_DEVICE): an id (ref, ocl:0.1,\n"
       "cuda:0), ocl:P for a whole platform, gpu, cpu, all, or a\n"
       "case-insensitive part of a vendor, platform or device name; several\n"
-      "separated by commas. The default is the fastest device.\n"
+      "separated by commas. The default is CLKIT_DEVICE's, else the fastest\n"
+      "device, for run and demo; every device for compare, bench and\n"
+      "devices --probe.\n"
       "\n"
       "Workloads:\n");
   const ck_workload *const *workloads;
@@ -119,8 +121,19 @@ static void print_workload_options(FILE *out, const ck_workload *workload) {
   }
 }
 
+static const char version_help[] =
+    "usage: clkit version\n\nPrints the library's version.\n";
+
+/* The device options of run and compare, then the options both share. */
+static const char run_device_help[] =
+    "  -d, --device SEL         device selector (default: CLKIT_DEVICE, else\n"
+    "                           the fastest device); several run one after\n"
+    "                           another\n";
+static const char compare_device_help[] =
+    "  -d, --device, --devices SEL\n"
+    "                           devices to compare (default: all); ref always\n"
+    "                           runs as the oracle\n";
 static const char common_run_help[] =
-    "  -d, --device SEL         device selector (default: fastest device)\n"
     "      --seed N             the run's seed, used on every backend "
     "(default 1)\n"
     "      --json               print the result as one JSON object a line\n"
@@ -181,14 +194,22 @@ static void print_line(void *user, const char *line) {
 
 static int select_devices(const ck_device_set *set, const char *selector,
                           size_t *indices, size_t *count) {
-  if (!selector || !*selector)
+  /* No --device: CLKIT_DEVICE's selector, which a message names; unset or
+   * empty, the fastest device. */
+  const char *variable = NULL;
+  if (!selector) {
     selector = getenv("CLKIT_DEVICE");
+    if (selector && !*selector)
+      selector = NULL;
+    variable = selector ? "CLKIT_DEVICE: " : "";
+  }
   ck_status status =
       ck_device_select(set, selector, indices, MAX_DEVICES, count);
   if (status != CK_OK) {
     const char *message = "";
     ck_error_last(&message);
-    fprintf(stderr, "%s: %s\n", program_name, message);
+    fprintf(stderr, "%s: %s%s\n", program_name, variable ? variable : "",
+            message);
     return EXIT_USAGE;
   }
   return EXIT_OK;
@@ -213,6 +234,8 @@ static int command_devices(int argc, char **argv) {
       probe = 1;
       break;
     case OPT_DEVICE:
+      if (!*optarg)
+        return usage_error("devices", "--device: an empty selector");
       selector = optarg;
       break;
     case OPT_HELP:
@@ -360,9 +383,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
       printf("usage: clkit %s %s [options]\n\nCommon options:\n%s%s"
              "\nOptions of %s:\n",
              command, argv[1],
-             is_compare ? "      --devices SEL        devices to compare "
-                          "(ref always runs as the oracle)\n"
-                        : "",
+             is_compare ? compare_device_help : run_device_help,
              common_run_help, argv[1]);
       print_workload_options(stdout, config->workload);
       return EXIT_OK;
@@ -527,6 +548,8 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   while ((c = getopt_long(argc, argv, ":hd:", options, NULL)) != -1) {
     switch (c) {
     case OPT_DEVICE:
+      if (!*optarg)
+        return usage_error(command, "--device: an empty selector");
       selector = optarg;
       break;
     case OPT_JSON:
@@ -660,8 +683,11 @@ static int command_kernels(int argc, char **argv) {
   if (assembled) {
     char *text = NULL;
     ck_status status = ck_kernels_assemble(name, &text, NULL);
-    if (status != CK_OK)
-      return cli_report(status);
+    /* An unknown name is a usage error, as an unknown command is. */
+    if (status != CK_OK) {
+      int exit_code = cli_report(status);
+      return status == CK_ERROR_NOT_FOUND ? EXIT_USAGE : exit_code;
+    }
     fputs(text, stdout);
     ck_memory_free(text);
     return EXIT_OK;
@@ -683,7 +709,7 @@ static int command_kernels(int argc, char **argv) {
           "%s: no embedded kernel source named '%s' (see 'clkit "
           "kernels list')\n",
           program_name, name);
-  return EXIT_FAILURE_RUN;
+  return EXIT_USAGE;
 }
 
 static int command_cache(int argc, char **argv) {
@@ -738,8 +764,11 @@ static int dispatch(int argc, char **argv) {
       char *help_argv[] = {argv[2], "--help", NULL};
       if (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "compare") == 0) {
         printf("usage: clkit %s <workload> [options]; 'clkit %s <workload> "
-               "--help' lists a workload's options.\n\nCommon options:\n%s",
-               argv[2], argv[2], common_run_help);
+               "--help' lists a workload's options.\n\nCommon options:\n%s%s",
+               argv[2], argv[2],
+               strcmp(argv[2], "compare") == 0 ? compare_device_help
+                                               : run_device_help,
+               common_run_help);
         return EXIT_OK;
       }
       if (strcmp(argv[2], "help") != 0 && !is_help_flag(argv[2])) {
@@ -759,10 +788,12 @@ static int dispatch(int argc, char **argv) {
           return cli_gen(2, help_argv);
         if (strcmp(name, "tsp") == 0)
           return cli_tsp(2, help_argv);
-        if (strcmp(name, "version") != 0) {
-          fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
-          return EXIT_USAGE;
+        if (strcmp(name, "version") == 0) {
+          fputs(version_help, stdout);
+          return EXIT_OK;
         }
+        fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
+        return EXIT_USAGE;
       }
     }
     print_main_help(stdout);
@@ -770,7 +801,7 @@ static int dispatch(int argc, char **argv) {
   }
   if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
     if (argc == 3 && is_help_flag(argv[2])) {
-      printf("usage: clkit version\n\nPrints the library's version.\n");
+      fputs(version_help, stdout);
       return EXIT_OK;
     }
     if (argc > 2)
