@@ -2021,6 +2021,33 @@ static void workload_restart(const ck_workload *w, const ck_device *device) {
   free(result);
 }
 
+static int cancel_at_once(void *user, double fraction) {
+  (void)fraction;
+  ++*(int *)user;
+  return 1;
+}
+
+/* A run's samples grow as it makes them: one of 10^15 steps asked for
+ * 8 x 10^15 bytes a sample set before its first step (a failure, or an
+ * abort under AddressSanitizer), where it should simply start, here to
+ * be cancelled at its first report. */
+static void long_run(const ck_workload *w, const ck_device *ref) {
+  ck_param params[] = {
+      {"particles", "100"}, {"steps", "1e15"}, {"log-every", "0"}};
+  int calls = 0;
+  ck_run_options options = {
+      .seed = 1, .progress = cancel_at_once, .progress_user = &calls};
+  ck_result *result = calloc(1, sizeof *result);
+  if (!result)
+    return;
+  ck_status status = ck_workload_run(w, ref, params, 3, &options, result);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_ERROR_CANCELLED && calls == 1,
+            "status %d after %d reports: %s", (int)status, calls, message);
+  free(result);
+}
+
 static void workload(const ck_device *ref, const ck_device *ocl) {
   const ck_workload *w = NULL;
   CHECK_OK(ck_workload_find("gas", &w));
@@ -2029,6 +2056,7 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   ck_result *result = calloc(1, sizeof *result);
   if (!result)
     return;
+  long_run(w, ref);
   ck_param basic[] = {
       {"particles", "200"}, {"steps", "100"}, {"log-every", "0"}};
   CHECK_OK(run_workload(w, ref, basic, 3, result));

@@ -470,13 +470,11 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   }
   if (job.traj)
     CK_TRY(ck__gas_trajectory_open(job.traj, &trajectory));
-  size_t capacity = (size_t)(job.steps / job.sample_every) + 2;
-  for (int q = 0; q < SAMPLES; ++q) {
-    samples[q] = malloc(capacity * sizeof *samples[q]);
-    if (!samples[q])
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu samples",
-              capacity);
-  }
+  /* The samples grow as the run makes them: allocated for the whole run
+   * at once, a long one would ask for memory before its first step that
+   * it might never use. */
+  size_t capacity = 0;
+  uint64_t most = job.steps / job.sample_every + 2;
   ck_gas_observables o, first = {0}, last = {0};
   CK_TRY(ck_gas_observe(gas, &o));
   uint64_t begin = o.step, end = begin + job.equil + job.steps;
@@ -500,7 +498,18 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       log_line(options, line);
     }
     if (step >= production && (step - production) % job.sample_every == 0 &&
-        sampled < capacity) {
+        sampled < most) {
+      if (sampled == capacity) {
+        capacity = capacity ? 2 * capacity : 1024;
+        for (int q = 0; q < SAMPLES; ++q) {
+          double *grown = realloc(samples[q], capacity * sizeof *grown);
+          if (!grown)
+            CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for %zu samples of each observable",
+                    capacity);
+          samples[q] = grown;
+        }
+      }
       CK_TRY(ck_gas_observe(gas, &o));
       if (sampled == 0)
         first = o;
