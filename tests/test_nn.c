@@ -1344,7 +1344,23 @@ static void bad_config(const ck_device *ref) {
   CHECK(raw[0] == w[0] && raw[1] == w[1] && raw[2] == b[0] && raw[3] == w[2] &&
         raw[3 * 7 + 2] == b[7]);
   free(raw);
+  /* Preprocessing once data is attached is refused, and the model keeps
+   * the scaling the attached set was normalised by. */
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &good));
+  CHECK_FAILS(ck_nn_set_preprocessing(nn, &good, CK_NORMALIZE_ZSCORE),
+              CK_ERROR_INVALID_ARGUMENT, "training data is already attached");
+  CHECK(nn->normalization.kind == CK_NORMALIZE_MINMAX);
   ck_nn_destroy(nn);
+  /* ck_nn_predict attaches its rows as the test set. */
+  nn = NULL;
+  CHECK_OK(ck_nn_create(ref, &c, &nn));
+  if (nn) {
+    CHECK_OK(ck_nn_predict(nn, &good, predicted));
+    CHECK_FAILS(ck_nn_set_preprocessing(nn, &good, CK_NORMALIZE_ZSCORE),
+                CK_ERROR_INVALID_ARGUMENT, "test data is already attached");
+    CHECK(nn->normalization.kind == CK_NORMALIZE_NONE);
+    ck_nn_destroy(nn);
+  }
   ck_dataset_free(&three);
   ck_dataset_free(&labels);
   ck_dataset_free(&good);

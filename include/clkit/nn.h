@@ -158,7 +158,10 @@ ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,
  * train (raw features) and keep it, with train's class names, as part of
  * the model. Call before attaching data.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when train's features differ
- * from the input width or it has more classes than the output width.
+ * from the input width, it has more classes than the output width, or a
+ * set is already attached (by ck_nn_attach() or ck_nn_predict(); it was
+ * normalised by the scaling it would keep). On failure the model is
+ * unchanged.
  */
 ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
                                   ck_normalization_kind kind);

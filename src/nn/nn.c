@@ -348,6 +348,15 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_nn_set_preprocessing: NULL argument");
   nn_state *s = &nn->state;
+  /* Attached sets were normalised when attached; a new scaling would
+   * leave them scaled by the old one and the model by the new. */
+  for (int set = 0; set < 3; ++set)
+    if (s->sets[set].rows)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "ck_nn_set_preprocessing: the %s data is already attached "
+              "(by ck_nn_attach or ck_nn_predict), normalised by the "
+              "current scaling; set the preprocessing before attaching data",
+              set_names[set]);
   if (train->features != s->sizes[0])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "layers: the input layer has %u units, but the training data "
