@@ -1537,6 +1537,13 @@ static void test_normalization(void) {
         !normalization.scale && normalization.features == 1);
   CHECK_OK(ck_dataset_normalize(&normalization, &other));
   CHECK(other.values && other.values[0] == 1000000.0f);
+  /* Even NONE is refused for a data set of another width. */
+  CHECK(ck_dataset_normalize(&normalization, &dataset) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "1 features, the data set 3") != NULL,
+            "NONE over another width: '%s'", message);
   CHECK_OK(ck_dataset_normalization_free(&normalization));
   CHECK_OK(ck_dataset_normalization_free(&normalization));
   CHECK_OK(ck_dataset_normalization_free(NULL));

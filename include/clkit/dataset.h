@@ -201,9 +201,10 @@ ck_status ck_dataset_normalization_fit(const ck_dataset *dataset,
                                        ck_normalization *normalization);
 
 /*
- * ck_dataset_normalize - apply a normalisation to every row, in place.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when the feature counts
- * differ.
+ * ck_dataset_normalize - apply a normalisation to every row, in place
+ * (CK_NORMALIZE_NONE changes nothing). Returns: CK_OK;
+ * CK_ERROR_INVALID_ARGUMENT when the feature counts differ, whatever the
+ * kind.
  */
 ck_status ck_dataset_normalize(const ck_normalization *normalization,
                                ck_dataset *dataset);

@@ -1559,9 +1559,16 @@ ck_status ck_dataset_normalize(const ck_normalization *normalization,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: normalization is NULL",
                     function);
   if (normalization->kind == CK_NORMALIZE_NONE) {
+    /* Nothing to apply, but a normalisation fitted to another width is
+     * still the wrong one for this data set. */
     if (!dataset)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: dataset is NULL",
                       function);
+    if (normalization->features != dataset->features)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: the normalisation has %zu features, the data set "
+                      "%zu",
+                      function, normalization->features, dataset->features);
     return CK_OK;
   }
   if (normalization->kind != CK_NORMALIZE_ZSCORE &&
