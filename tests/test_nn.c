@@ -975,6 +975,16 @@ static void save_load(const ck_device *device) {
     char small[2];
     CHECK_FAILS(ck_nn_class_name(loaded, 4, small, sizeof small),
                 CK_ERROR_INVALID_ARGUMENT, "class");
+    /* A name and a number that do not fit fail, as ck_dataset_class_name
+     * does, rather than come back cut short. */
+    for (size_t k = 0; k < 4; k += 3) {
+      small[0] = 'x';
+      CHECK_FAILS(ck_nn_class_name(loaded, k, small, 1),
+                  CK_ERROR_INVALID_ARGUMENT, "takes 1 bytes and a NUL");
+      CHECK(small[0] == '\0');
+      CHECK_OK(ck_nn_class_name(loaded, k, small, sizeof small));
+      CHECK(strcmp(small, expected[k]) == 0);
+    }
     /* The normalisation came back: same kind and numbers. */
     CHECK(loaded->normalization.kind == CK_NORMALIZE_ZSCORE &&
           loaded->normalization.offset && loaded->normalization.scale &&

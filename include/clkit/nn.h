@@ -236,7 +236,12 @@ ck_status ck_nn_load(const ck_device *device, const char *path,
 ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config);
 
 /* ck_nn_class_name - the name of output class k: the training data's
- * class name, or the integer k. buffer has capacity bytes. */
+ * class name, or the integer k, written into buffer (capacity bytes;
+ * CK_DATASET_MAX_NAME + 1 always suffice for a model loaded from a file or
+ * trained on a loaded data set). Returns: CK_OK;
+ * CK_ERROR_INVALID_ARGUMENT when k is not an output class, or buffer is
+ * NULL or too small (buffer then holds "", and the message says how many
+ * bytes the name needs). */
 ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
                            size_t capacity);
 

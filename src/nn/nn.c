@@ -829,12 +829,27 @@ ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config) {
 
 ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
                            size_t capacity) {
-  if (!nn || !buffer || !capacity || k >= nn->state.sizes[nn->state.layers])
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_class_name: bad class");
-  if (nn->class_names && k < nn->class_count)
-    snprintf(buffer, capacity, "%s", nn->class_names[k]);
-  else
-    snprintf(buffer, capacity, "%zu", k);
+  if (!nn || !buffer || !capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_class_name: nn or buffer is NULL, or the capacity "
+                    "is 0");
+  buffer[0] = '\0';
+  size_t classes = nn->state.sizes[nn->state.layers];
+  if (k >= classes)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_class_name: %zu is not a class; the output layer "
+                    "has %zu",
+                    k, classes);
+  int written = nn->class_names && k < nn->class_count
+                    ? snprintf(buffer, capacity, "%s", nn->class_names[k])
+                    : snprintf(buffer, capacity, "%zu", k);
+  if (written < 0 || (size_t)written >= capacity) {
+    buffer[0] = '\0';
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_class_name: class %zu's name takes %d bytes and a "
+                    "NUL; the buffer has %zu",
+                    k, written, capacity);
+  }
   return CK_OK;
 }
 
