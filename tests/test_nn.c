@@ -1350,6 +1350,22 @@ static void bad_config(const ck_device *ref) {
   CHECK_OK(ck_nn_set_weights(nn, 0, w, b));
   CHECK_OK(ck_nn_weights(nn, 0, back_w, back_b));
   CHECK(memcmp(w, back_w, sizeof w) == 0 && memcmp(b, back_b, sizeof b) == 0);
+  /* Values that are not finite are refused, named, and nothing written. */
+  float nan_w[16], inf_b[8];
+  memcpy(nan_w, w, sizeof w);
+  memcpy(inf_b, b, sizeof b);
+  nan_w[5] = NAN;
+  inf_b[7] = -INFINITY;
+  CHECK_FAILS(ck_nn_set_weights(nn, 0, nan_w, b), CK_ERROR_INVALID_ARGUMENT,
+              "layer 0's weight 5 (output 2, input 1) is nan");
+  CHECK_FAILS(ck_nn_set_weights(nn, 0, NULL, inf_b), CK_ERROR_INVALID_ARGUMENT,
+              "layer 0's bias 7 is -inf");
+  nan_w[5] = w[5];
+  nan_w[0] = INFINITY;
+  CHECK_FAILS(ck_nn_set_weights(nn, 0, nan_w, NULL), CK_ERROR_INVALID_ARGUMENT,
+              "weight 0");
+  CHECK_OK(ck_nn_weights(nn, 0, back_w, back_b));
+  CHECK(memcmp(w, back_w, sizeof w) == 0 && memcmp(b, back_b, sizeof b) == 0);
   float *raw = layer_floats(nn, 1);
   CHECK(raw[0] == w[0] && raw[1] == w[1] && raw[2] == b[0] && raw[3] == w[2] &&
         raw[3 * 7 + 2] == b[7]);

@@ -249,7 +249,9 @@ ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
  * ck_nn_weights / ck_nn_set_weights - layer l's (0-based weight layer)
  * weights, out x in row-major, and biases, out entries, copied out of or
  * into the device. NULL skips an array.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a bad layer.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a bad layer, or for
+ * ck_nn_set_weights() a weight or bias that is not finite (NaN or
+ * infinite), naming the layer and the index; nothing is written then.
  */
 ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights, float *biases);
 ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,

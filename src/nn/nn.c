@@ -884,6 +884,19 @@ ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_set_weights: bad layer");
   int l = (int)layer + 1;
   size_t in = nn->state.sizes[l - 1], out = nn->state.sizes[l];
+  /* One NaN or infinity would spread through every later step. */
+  for (size_t i = 0; weights && i < out * in; ++i)
+    if (!isfinite(weights[i]))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "ck_nn_set_weights: layer %zu's weight %zu (output %zu, input "
+              "%zu) is %g; weights must be finite",
+              layer, i, i / in, i % in, (double)weights[i]);
+  for (size_t o = 0; biases && o < out; ++o)
+    if (!isfinite(biases[o]))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "ck_nn_set_weights: layer %zu's bias %zu is %g; biases must be "
+              "finite",
+              layer, o, (double)biases[o]);
   all = malloc(out * (in + 1) * sizeof *all);
   if (!all)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing weights");
