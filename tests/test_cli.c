@@ -1303,8 +1303,11 @@ static void check_nn_run(void) {
     free(after);
     release(&r);
   }
-  char malformed_line[720];
+  char malformed_line[720], beyond_fields[760];
   snprintf(malformed_line, sizeof malformed_line, "%s:3:", malformed);
+  /* --label-col counts from 1, and so does its message. */
+  snprintf(beyond_fields, sizeof beyond_fields,
+           "%s:1: --label-col 4 is beyond the line's 3 fields", malformed);
   const struct {
     const char *args[16];
     int exit_code;
@@ -1345,6 +1348,10 @@ static void check_nn_run(void) {
         "ref", NULL},
        1,
        malformed_line},
+      {{"run", "nn", "--train", malformed, "--label-col", "4", "--device",
+        "ref", NULL},
+       1,
+       beyond_fields},
       {{"run", "nn", "--load", damaged, "--test", train, "--device", "ref",
         NULL},
        1,

@@ -711,7 +711,8 @@ static const ck__csv_dialect dataset_dialect = {
 typedef struct csv_reader {
   const char *path;
   const ck_dataset_options *options;
-  size_t line;         /* the 1-based number of the line being read */
+  const char *label_option; /* see ck__dataset_load; NULL: label_column */
+  size_t line;              /* the 1-based number of the line being read */
   size_t fields;       /* fields per line; 0 until the first line is seen */
   size_t first_line;   /* the number of that line */
   int labelled;        /* 1 or 0, resolved at the first line */
@@ -765,6 +766,11 @@ static ck_status csv_first_line(csv_reader *csv, size_t fields,
   }
   if (csv->labelled) {
     csv->label_column = column < 0 ? fields - 1 : (size_t)column;
+    if (csv->label_column >= fields && csv->label_option)
+      return ck__fail(CK_ERROR_PARSE,
+                      "%s:%zu: %s %d is beyond the line's %zu field%s",
+                      csv->path, csv->line, csv->label_option, column + 1,
+                      fields, fields == 1 ? "" : "s");
     if (csv->label_column >= fields)
       return ck__fail(CK_ERROR_PARSE,
                       "%s:%zu: the label column %d (counted from 0) is beyond "
@@ -1079,7 +1085,7 @@ static ck_status csv_classes(const csv_reader *csv, int32_t *classes,
 
 static ck_status load_csv(const char *path, char *text, size_t size,
                           const ck_dataset_options *options,
-                          ck_dataset *dataset) {
+                          const char *label_option, ck_dataset *dataset) {
   ck_status status = CK_OK;
   csv_reader csv;
   ck__c_locale locale = {0};
@@ -1089,6 +1095,7 @@ static ck_status load_csv(const char *path, char *text, size_t size,
   memset(&csv, 0, sizeof csv);
   csv.path = path;
   csv.options = options;
+  csv.label_option = label_option;
   csv.line = 1;
   if (options->labelled == -1 && options->features == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -1207,11 +1214,12 @@ static ck_status check_options(const ck_dataset_options *options,
 ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,
                           ck_dataset *dataset) {
   ck__dataset_format format;
-  return ck__dataset_load(path, options, dataset, &format);
+  return ck__dataset_load(path, options, NULL, dataset, &format);
 }
 
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
-                           ck_dataset *dataset, ck__dataset_format *format) {
+                           const char *label_option, ck_dataset *dataset,
+                           ck__dataset_format *format) {
   ck_status status = CK_OK;
   *format = CK__DATASET_UNKNOWN;
   ck_dataset_options defaults;
@@ -1240,7 +1248,7 @@ ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
               "%s is CSV, whose rows carry their labels; a labels file (%s) "
               "goes with IDX features",
               path, options->labels_path);
-    CK_TRY(load_csv(path, (char *)bytes, size, options, dataset));
+    CK_TRY(load_csv(path, (char *)bytes, size, options, label_option, dataset));
   }
   free(bytes);
   return CK_OK;

@@ -26,9 +26,13 @@ typedef enum ck__dataset_format {
 } ck__dataset_format;
 
 /* ck_dataset_load, and which format the file had (set as soon as it is
- * known, so also when its content then fails to parse). */
+ * known, so also when its content then fails to parse). label_option,
+ * when not NULL, is the option that set options->label_column (from 1):
+ * a CSV label column beyond a line's fields is named by it and counted
+ * from 1 ("--label-col 4"). */
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
-                           ck_dataset *dataset, ck__dataset_format *format);
+                           const char *label_option, ck_dataset *dataset,
+                           ck__dataset_format *format);
 
 /* The form of the OpenCL matrix products (cl/nn_gemm.inc). */
 typedef enum ck__nn_form {

@@ -425,7 +425,8 @@ static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
 static ck_status load_file(const char *path, const ck_dataset_options *options,
                            ck_dataset *data, unsigned *csv_files) {
   ck__dataset_format format;
-  ck_status status = ck__dataset_load(path, options, data, &format);
+  ck_status status =
+      ck__dataset_load(path, options, "--label-col", data, &format);
   *csv_files += format == CK__DATASET_CSV;
   return status;
 }
