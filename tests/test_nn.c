@@ -1695,6 +1695,22 @@ static void workload(const ck_device *ref) {
   CHECK(value == 15);
   CHECK_OK(ck_result_metric(result, "predict_accuracy", &value));
   CHECK_MSG(value >= 0.8, "predict accuracy %g", value);
+  /* Nothing trained or tested: no rows of those sets, not zeros. */
+  CHECK(ck_result_metric(result, "train_rows", &value) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_metric(result, "test_rows", &value) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_metric(result, "validation_rows", &value) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_metric(result, "epochs", &value) == CK_ERROR_NOT_FOUND);
+  /* Evaluating the loaded model on test rows reports those alone. */
+  const ck_param evaluate_params[] = {{"load", model_path},
+                                      {"test", predict_path}};
+  CHECK_OK(
+      ck_workload_run(nn_workload, ref, evaluate_params, 2, &options, result));
+  CHECK_OK(ck_result_metric(result, "test_rows", &value));
+  CHECK(value == 15);
+  CHECK(ck_result_metric(result, "train_rows", &value) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_metric(result, "validation_rows", &value) ==
+        CK_ERROR_NOT_FOUND);
   size_t lines = 0;
   CHECK_MSG(lines_in(out_path, letters, 3, &lines) && lines == 15,
             "%s: %zu lines, each a class name?", out_path, lines);

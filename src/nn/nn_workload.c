@@ -776,11 +776,14 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   for (size_t l = 1; l < c->layer_count; ++l)
     parameters += c->sizes[l] * (c->sizes[l - 1] + 1);
   ck__result_metric(result, "parameters", (double)parameters, "");
-  ck__result_metric(result, "train_rows", (double)train.rows, "");
-  ck__result_metric(result, "test_rows", (double)test.rows, "");
-  ck__result_metric(result, "validation_rows", (double)validation.rows, "");
-  /* A run that only loads and predicts has no training to report. */
+  /* A run that only loads and predicts has no training to report, nor
+   * sets' rows; one that evaluates a loaded model has its test rows. */
+  if (training)
+    ck__result_metric(result, "train_rows", (double)train.rows, "");
+  if (training || test.rows)
+    ck__result_metric(result, "test_rows", (double)test.rows, "");
   if (training) {
+    ck__result_metric(result, "validation_rows", (double)validation.rows, "");
     ck__result_metric(result, "epochs", report.epochs, "");
     ck__result_metric(result, "best_epoch", report.best_epoch, "");
     ck__result_metric(result, "stopped_early", report.stopped_early, "");
