@@ -1597,6 +1597,73 @@ static void bad_workload(const ck_device *ref) {
             "past memory: status %d, message '%s'", (int)status, message);
 }
 
+/* Progress callbacks: each call's fraction, and the call that says stop
+ * (0: never). */
+typedef struct progress_log {
+  int calls, stop_at, ordered;
+  double last;
+} progress_log;
+
+static int note_progress(void *user, double fraction) {
+  progress_log *log = user;
+  log->ordered &= fraction >= log->last && fraction >= 0 && fraction <= 1;
+  log->last = fraction;
+  return ++log->calls == log->stop_at;
+}
+
+/* The progress callback: called during ck_aco_run with fractions that
+ * rise within [0, 1]; one that asks to stop ends the run with
+ * CK_ERROR_CANCELLED (the best so far kept), through ck_aco_run and
+ * through the workload (where it was once never called, and a run could
+ * not be stopped). */
+static void progress(const ck_device *ref) {
+  ck_tsp_instance tsp;
+  if (!load("eil51", &tsp))
+    return;
+  ck_aco_config c;
+  ck_aco_config_init(&c);
+  c.max_iterations = 5;
+  progress_log log = {0, 0, 1, 0};
+  c.progress = note_progress;
+  c.progress_user = &log;
+  ck_aco_report report;
+  run(ref, &tsp, &c, &report, NULL);
+  CHECK_MSG(log.calls >= 1 && log.ordered && report.iterations == 5,
+            "progress: %d calls, ordered %d, %llu iterations", log.calls,
+            log.ordered, (unsigned long long)report.iterations);
+  log = (progress_log){0, 1, 1, 0};
+  c.max_iterations = 200;
+  ck_aco *aco = create(ref, &tsp, &c);
+  if (aco) {
+    ck_status status = ck_aco_run(aco, &report);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_CANCELLED && log.calls == 1 &&
+                  strstr(message, "ACO cancelled after 1 iterations"),
+              "stopped by progress: status %d after %d calls, '%s'",
+              (int)status, log.calls, message);
+    CHECK(checked_best(aco, &tsp, NULL) > 0);
+    ck_aco_destroy(aco);
+  }
+  ck_tsp_free(&tsp);
+
+  const ck_workload *workload;
+  CHECK_OK(ck_workload_find("aco", &workload));
+  const ck_param params[] = {{"instance", "random:200"}, {"iters", "200"}};
+  log = (progress_log){0, 1, 1, 0};
+  ck_run_options options = {
+      .seed = 1, .progress = note_progress, .progress_user = &log};
+  ck_result result;
+  ck_status status =
+      ck_workload_run(workload, ref, params, 2, &options, &result);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_ERROR_CANCELLED && log.calls == 1 &&
+                strstr(message, "cancelled"),
+            "workload stopped by progress: status %d after %d calls, '%s'",
+            (int)status, log.calls, message);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -1633,6 +1700,7 @@ int main(void) {
   }
   bad_config(ref);
   bad_workload(ref);
+  progress(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();
 }

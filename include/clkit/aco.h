@@ -26,6 +26,7 @@
 #include "clkit/device.h"
 #include "clkit/status.h"
 #include "clkit/tsp.h"
+#include "clkit/workload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,6 +94,12 @@ typedef struct ck_aco_config {
   int has_target;
   double target_gap; /* percent over the optimum; needs optimum */
   int keep_trace;    /* keep (time, iteration, best) at each improvement */
+  /* Optional: ck_aco_run calls it after its first iteration and then about
+   * twenty times a second, with the fraction of the iterations or seconds
+   * allowed (whichever is nearer; 0 when only a target stops the run);
+   * nonzero stops the run. */
+  ck_progress_fn progress;
+  void *progress_user;
 } ck_aco_config;
 
 typedef struct ck_aco_report {
@@ -145,7 +152,12 @@ ck_status ck_aco_create(const ck_device *device,
  * pheromone update, and partitioning when due). */
 ck_status ck_aco_step(ck_aco *aco, uint64_t iterations);
 
-/* ck_aco_run - iterate until a stopping rule holds; fills report. */
+/*
+ * ck_aco_run - iterate until a stopping rule holds.
+ * Takes: report (filled in). Returns: CK_OK; CK_ERROR_CANCELLED when the
+ * progress callback asked to stop (the best so far stays readable with
+ * ck_aco_best; report is not filled); device errors.
+ */
 ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report);
 
 /* ck_aco_best - the best length so far and, if tour is not NULL, the tour

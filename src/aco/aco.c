@@ -587,16 +587,31 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   aco->started = ck__seconds();
   uint64_t first = aco->iteration;
   ck_aco_stop stop = CK_ACO_STOP_NONE;
+  double reported = -1; /* when progress was last reported; -1: never */
   while (stop == CK_ACO_STOP_NONE) {
     CK_TRY(iterate(aco));
     double elapsed = ck__seconds() - aco->started;
+    uint64_t made = aco->iteration - first;
     if (c->has_target && (double)aco->best_length <=
                              (double)c->optimum * (1.0 + c->target_gap / 100.0))
       stop = CK_ACO_STOP_TARGET;
-    else if (max_iterations && aco->iteration - first >= max_iterations)
+    else if (max_iterations && made >= max_iterations)
       stop = CK_ACO_STOP_ITERATIONS;
     else if (c->max_seconds > 0 && elapsed >= c->max_seconds)
       stop = CK_ACO_STOP_TIME;
+    /* After the first iteration, then about twenty times a second: the
+     * nearer of the iteration and time limits. */
+    if (stop == CK_ACO_STOP_NONE && c->progress &&
+        (reported < 0 || elapsed - reported >= 0.05)) {
+      double by_count =
+          max_iterations ? (double)made / (double)max_iterations : 0;
+      double by_time = c->max_seconds > 0 ? elapsed / c->max_seconds : 0;
+      double fraction = by_count > by_time ? by_count : by_time;
+      reported = elapsed;
+      if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
+        CK_FAIL(CK_ERROR_CANCELLED, "ACO cancelled after %llu iterations",
+                (unsigned long long)made);
+    }
   }
   CK_TRY(ck_queue_finish(aco->state.queue));
   ck_queue_kernel_seconds(aco->state.queue, &kernel_after);

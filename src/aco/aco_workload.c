@@ -111,6 +111,10 @@ static ck_status options_parse(const ck_param *params, size_t count,
   ck_aco_config *c = &job->config;
   ck_aco_config_init(c);
   c->seed = options ? options->seed : 1;
+  if (options) {
+    c->progress = options->progress;
+    c->progress_user = options->progress_user;
+  }
   c->keep_trace = 1;
   static const char *const reads[] = {"instance", "optima", NULL};
   CK_TRY(ck__param_files_apart(params, count, reads, aco_outputs, NULL, NULL));
