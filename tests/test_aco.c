@@ -1336,8 +1336,20 @@ static void bad_config(const ck_device *ref) {
   CHECK(ck_aco_create(ref, &small, &c, &made) == CK_ERROR_INVALID_ARGUMENT &&
         made == NULL);
   ck_error_last(&message);
-  CHECK_MSG(strstr(message, "at least 5"), "4 cities: '%s'", message);
+  CHECK_MSG(strstr(message, "ck_aco_create: instance four has 4 cities; the "
+                            "ACO needs at least 5"),
+            "4 cities: '%s'", message);
   ck_tsp_free(&small);
+  /* None at all, made without the reader: the same message (it once
+   * quoted clkit/tsp.h's 1..10000000 instead). */
+  ck_tsp_instance none = {.name = "none", .metric = CK_TSP_EUC_2D};
+  made = (ck_aco *)&c;
+  CHECK(ck_aco_create(ref, &none, &c, &made) == CK_ERROR_INVALID_ARGUMENT &&
+        made == NULL);
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "ck_aco_create: instance none has 0 cities; the "
+                            "ACO needs at least 5"),
+            "0 cities: '%s'", message);
   CHECK(ck_aco_create(NULL, &tsp, &c, &made) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_aco_create(ref, NULL, &c, &made) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_aco_create(ref, &tsp, NULL, &made) == CK_ERROR_INVALID_ARGUMENT);
@@ -1580,6 +1592,34 @@ static void bad_workload(const ck_device *ref) {
   const ck_param good[] = {{"instance", "random:40"}, {"iters", "5"}};
   CHECK_OK(ck_workload_run(aco, ref, good, 2, &options, &result));
   CHECK(result.best > 0);
+
+  /* A well-formed file of too few cities is a failure of the input, named
+   * by its path (it was a usage error naming only the instance's NAME). */
+  const char *base = getenv("TMPDIR");
+  char directory[1024], tiny[1100];
+  snprintf(directory, sizeof directory, "%s/clkit-test-aco-XXXXXX",
+           base && *base ? base : "/tmp");
+  CHECK(mkdtemp(directory) != NULL);
+  test_write_text(directory, "tiny.tsp",
+                  "NAME : x\nTYPE : TSP\nDIMENSION : 3\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 1 0\n3 0 1\nEOF\n",
+                  tiny, sizeof tiny);
+  for (int candidates = 0; candidates < 2; ++candidates) {
+    /* Before the options that depend on the count, too. */
+    const ck_param few[] = {{"instance", tiny}, {"candidates", "4"}};
+    ck_status status =
+        ck_workload_run(aco, ref, few, 1 + candidates, &options, &result);
+    const char *message = "";
+    ck_error_last(&message);
+    char expected[1200];
+    snprintf(expected, sizeof expected,
+             "%s: 3 cities; the ACO needs at least 5", tiny);
+    CHECK_MSG(status == CK_ERROR_PARSE && strcmp(message, expected) == 0,
+              "3 cities in a file: status %d, message '%s'", (int)status,
+              message);
+  }
+  remove_tree(directory);
 
   /* A colony past the device's memory fails before it is allocated, with
    * the figures (ref's memory is the host's; here a copy that claims

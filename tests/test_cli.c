@@ -1127,6 +1127,15 @@ static void check_aco_run(void) {
   }
   char malformed_line[720];
   snprintf(malformed_line, sizeof malformed_line, "%s:7:", malformed);
+  /* Well formed, but too few cities: the file is named, exit 1. */
+  char tiny[700], tiny_message[760];
+  test_write_text(work_dir, "tiny.tsp",
+                  "NAME : x\nTYPE : TSP\nDIMENSION : 3\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 1 0\n3 0 1\nEOF\n",
+                  tiny, sizeof tiny);
+  snprintf(tiny_message, sizeof tiny_message,
+           "clkit: %s: 3 cities; the ACO needs at least 5", tiny);
   const struct {
     const char *args[10];
     int exit_code;
@@ -1154,6 +1163,7 @@ static void check_aco_run(void) {
        1,
        missing},
       {{"run", "aco", malformed, "--device", "ref", NULL}, 1, malformed_line},
+      {{"run", "aco", tiny, "--device", "ref", NULL}, 1, tiny_message},
       {{"run", "aco", instance, "--optima", missing, "--device", "ref", NULL},
        1,
        missing},

@@ -50,6 +50,9 @@ typedef enum ck_aco_stop {
   CK_ACO_STOP_TIME = 3
 } ck_aco_stop;
 
+/* The fewest cities an instance may have for the ACO. */
+#define CK_ACO_MIN_CITIES 5u
+
 /* ck_aco_config.kicks: as many kicks as a segment has cities. */
 #define CK_ACO_KICKS_SEGMENT 0xFFFFFFFFu
 
@@ -136,8 +139,9 @@ ck_status ck_aco_config_init(ck_aco_config *config);
  * kernels, and upload the instance.
  * Takes: device; instance (must outlive the ACO); config (copied); aco,
  * set (release with ck_aco_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting, or
- * for an instance beyond clkit/tsp.h's limits (a distance above
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting, for
+ * an instance of fewer than CK_ACO_MIN_CITIES (5) cities, or for one
+ * beyond clkit/tsp.h's limits (a distance above
  * CK_TSP_MAX_DISTANCE, coordinates beyond CK_TSP_MAX_COORDINATE, an
  * EXPLICIT matrix missing or asymmetric), as one made without the reader
  * may be;

@@ -318,13 +318,16 @@ ck_status ck_aco_create(const ck_device *device,
   if (!device || !instance || !config || !out)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_create: NULL argument");
   *out = NULL;
+  /* First, so that every count below the least (0 too) has one message. */
+  if (instance->cities < CK_ACO_MIN_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_aco_create: instance %.*s has %u cities; the ACO "
+                    "needs at least %u",
+                    (int)sizeof instance->name, instance->name,
+                    instance->cities, CK_ACO_MIN_CITIES);
   /* Once for the instance; the graph's loops then take its distances
    * unchecked. */
   CK_TRY(ck__tsp_check_distances(instance, "ck_aco_create"));
-  if (instance->cities < 5)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "instance %s: %u cities; the ACO needs at least 5",
-                    instance->name, instance->cities);
   CK_TRY(check_config(config, instance->cities));
   aco = calloc(1, sizeof *aco);
   if (!aco)

@@ -69,11 +69,12 @@ typedef struct aco_job {
 static ck_status random_instance(const char *spec, uint64_t seed,
                                  ck_tsp_instance *instance) {
   long long n = 0;
-  if (ck__parse_whole(spec + 7, spec + strlen(spec), 5, 10000000, &n) != 1)
+  if (ck__parse_whole(spec + 7, spec + strlen(spec), CK_ACO_MIN_CITIES,
+                      CK_TSP_MAX_CITIES, &n) != 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --instance: '%s' should be random:N with N from "
-                    "5 to 10000000",
-                    spec);
+                    "%u to %u",
+                    spec, CK_ACO_MIN_CITIES, CK_TSP_MAX_CITIES);
   size_t capacity = (size_t)n * 40 + 200, used = 0;
   char *text = malloc(capacity);
   if (!text)
@@ -234,6 +235,11 @@ static ck_status job_parse(const ck_param *params, size_t count,
   else
     CK_TRY(ck_tsp_load(path, &job->instance));
   uint32_t n = job->instance.cities;
+  /* A well-formed file the ACO cannot use: the input's fault, not the
+   * options', so named as a file and not a usage error. */
+  if (n < CK_ACO_MIN_CITIES)
+    CK_FAIL(CK_ERROR_PARSE, "%s: %u cities; the ACO needs at least %u", path, n,
+            CK_ACO_MIN_CITIES);
   if (c->candidates >= n)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --candidates: %u is not below the %u cities of %s",
