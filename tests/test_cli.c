@@ -1048,6 +1048,33 @@ static void check_aco_run(void) {
     release(&r);
   }
   {
+    /* --quiet hides log lines, not the warning (it once hid both); beside
+     * --json it goes to stderr, and the object has the negative gap. */
+    const char *const args[] = {"run",       "aco",     instance, "--device",
+                                "ref",       "--iters", "2",      "--optimum",
+                                "100000000", "--quiet", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "warning: the best tour, 4", args);
+    EXPECT_HAS(r.out,
+               "is shorter than the optimum given, 100000000: that is not "
+               "eil51's optimum",
+               args);
+    release(&r);
+    const char *const json_args[] = {
+        "run", "aco",       instance,    "--device", "ref",    "--iters",
+        "2",   "--optimum", "100000000", "--quiet",  "--json", NULL};
+    r = run_clkit(json_args);
+    EXPECT_EXIT(r, 0, json_args);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    EXPECT_HAS(r.out, "\"gap_percent\":-99.99", json_args);
+    EXPECT_HAS(r.err,
+               "is shorter than the optimum given, 100000000: that is not "
+               "eil51's optimum",
+               json_args);
+    release(&r);
+  }
+  {
     const char *const args[] = {
         "run", "aco",      instance, "--device",   "ref", "--iters",
         "20",  "--optima", optima,   "--tour-out", tour,  "--trace",
@@ -1416,6 +1443,18 @@ static void check_gas_run(void) {
       ++frame_count;
     CHECK_MSG(frame_count == 3, "%d frames in %s", frame_count, traj);
     free(frames);
+    release(&r);
+  }
+  {
+    /* --quiet: the log lines go (only warnings stay), the result stays. */
+    const char *const args[] = {"run",      "gas", "--particles", "100",
+                                "--steps",  "40",  "--log-every", "20",
+                                "--device", "ref", "--quiet",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(!strstr(r.out, "    step       time") && r.err[0] == '\0',
+              "a quiet gas run logged: %s%s", r.out, r.err);
+    EXPECT_HAS(r.out, "energy_drift", args);
     release(&r);
   }
   {

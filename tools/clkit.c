@@ -137,7 +137,7 @@ static const char common_run_help[] =
     "      --seed N             the run's seed, used on every backend "
     "(default 1)\n"
     "      --json               print the result as one JSON object a line\n"
-    "      --quiet              no progress bar or log lines\n"
+    "      --quiet              no progress bar or log lines but warnings\n"
     "  -h, --help               this text\n";
 
 /* ---- progress ------------------------------------------------------------ */
@@ -175,14 +175,17 @@ static void end_progress(progress_bar *bar) {
 }
 
 /* A workload's report lines: to stdout, or to stderr beside --json output,
- * clearing the progress bar first. */
+ * clearing the progress bar first. With --quiet only its warnings. */
 typedef struct line_sink {
   progress_bar *bar;
   FILE *out;
+  int quiet;
 } line_sink;
 
 static void print_line(void *user, const char *line) {
   line_sink *sink = user;
+  if (sink->quiet && strncmp(line, "warning: ", 9) != 0)
+    return;
   if (sink->bar)
     end_progress(sink->bar);
   fprintf(sink->out, "%s\n", line);
@@ -443,17 +446,15 @@ static int command_run(int argc, char **argv) {
     exit_code = cli_report(status);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0};
-    line_sink sink = {&bar, config.json ? stderr : stdout};
+    line_sink sink = {&bar, config.json ? stderr : stdout, config.quiet};
     ck_run_options options = {.seed = config.seed,
                               .seed_given = config.seed_given};
     if (!config.json && !config.quiet && isatty(STDERR_FILENO)) {
       options.progress = draw_progress;
       options.progress_user = &bar;
     }
-    if (!config.quiet) {
-      options.log = print_line;
-      options.log_user = &sink;
-    }
+    options.log = print_line;
+    options.log_user = &sink;
     ck_result result;
     status =
         ck_workload_run(config.workload, &set.devices[indices[k]],
