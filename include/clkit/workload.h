@@ -40,7 +40,9 @@ typedef int (*ck_progress_fn)(void *user, double fraction);
 
 /* Called with each line of text a workload reports as it runs (an
  * epoch's statistics, a confusion matrix), without a newline; the caller
- * prints or keeps it. The line is valid during the call only. */
+ * prints or keeps it. The line is valid during the call only. A line that
+ * begins "warning: " says something about the result that a caller who
+ * hides the rest should still show (clkit run --quiet prints it). */
 typedef void (*ck_log_fn)(void *user, const char *line);
 
 typedef struct ck_run_options {
