@@ -199,6 +199,56 @@ static void budgets(const ck_device *device) {
   ck_pso_destroy(pso);
 }
 
+/* Configurations that were accepted and then crashed or ran on values
+ * that were not the ones given: each refused, naming its cause. */
+static void bad_configs(const ck_device *ref) {
+  ck_lsq_data data = {0, 0, NULL, NULL};
+  CHECK_OK(ck_lsq_generate(20, 2, 1, 0.0, &data, NULL));
+  ck_lsq_data no_a = data, no_b = data, no_dim = data;
+  no_a.a = NULL;
+  no_b.b = NULL;
+  no_dim.dim = 0;
+  double lo[2] = {-1e308, -1}, hi[2] = {1e308, 1};
+  for (int k = 0; k < 5; ++k) {
+    ck_pso_config c;
+    ck_pso_config_init(&c);
+    c.dim = 2;
+    c.particles = 8;
+    const char *mention = NULL;
+    switch (k) {
+    case 0:
+    case 1:
+      c.function = "lsq";
+      c.data = k ? &no_b : &no_a;
+      mention = "arrays a and b are required";
+      break;
+    case 2:
+      c.function = "lsq";
+      c.data = &no_dim;
+      mention = "option --data: the data set has 0 coefficients";
+      break;
+    case 3:
+      c.lsq_mode = (ck_pso_lsq_mode)9;
+      mention = "--lsq-mode";
+      break;
+    default:
+      /* float cannot hold the bound: the domain became infinite. */
+      c.lo = lo;
+      c.hi = hi;
+      mention = "beyond single precision";
+    }
+    ck_pso *pso = NULL;
+    const char *message = "";
+    ck_status status = ck_pso_create(ref, &c, &pso);
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && !pso &&
+                  strstr(message, mention),
+              "case %d: status %d, message '%s'", k, (int)status, message);
+    ck_pso_destroy(pso);
+  }
+  ck_lsq_free(&data);
+}
+
 /* Same seed, same device: identical; another seed: different. And the
  * device agrees with ref bit for bit on sphere (no transcendental
  * functions) and on rastrigin in single precision (cos(2 pi x) is written
@@ -590,6 +640,7 @@ int main(void) {
     user_objective(devices[1]);
   lsq_plans();
   bad_input(ref);
+  bad_configs(ref);
   several_devices(&set);
   ck_device_set_free(&set);
   remove_tree(work_dir);

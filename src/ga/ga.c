@@ -147,6 +147,9 @@ static ck_status check_config(const ck_ga_config *c) {
   if ((unsigned)c->topology > CK_GA_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --topology: unknown topology");
+  if ((unsigned)c->lsq_mode > CK_PSO_LSQ_VECTOR)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --lsq-mode: unknown mode %d", (int)c->lsq_mode);
   /* Initialisation evaluates every individual once. */
   if (c->max_evaluations && c->max_evaluations < c->islands * c->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,

@@ -1,4 +1,5 @@
 /* problem.c - the optimisers' shared problem checks and device transfers. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,18 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
         (!spec->data || spec->data->rows == 0))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "option --fn lsq needs --data FILE");
+    if (problem->info->id == CK_OBJECTIVE_LSQ &&
+        (!spec->data->a || !spec->data->b))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --data: the data set's arrays a and b are "
+                      "required");
   }
   int lsq = problem->info && problem->info->id == CK_OBJECTIVE_LSQ;
+  if (lsq && (spec->data->dim < 1 || spec->data->dim > CK__MAX_DIM))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --data: the data set has %zu coefficients; "
+                    "lsq takes 1 to %d",
+                    spec->data->dim, CK__MAX_DIM);
   int dim = lsq ? (int)spec->data->dim : spec->dim;
   if (dim < 1 || dim > CK__MAX_DIM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -77,6 +88,14 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
     if (!isfinite(spec->lo[d]) || !isfinite(spec->hi[d]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "options --lo/--hi: dimension %d is not finite", d);
+    /* Single precision would make a wider domain infinite. */
+    if (!spec->double_precision &&
+        (fabs(spec->lo[d]) > FLT_MAX || fabs(spec->hi[d]) > FLT_MAX))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "options --lo/--hi: dimension %d's bound %g is beyond "
+                      "single precision (give --precision double)",
+                      d,
+                      fabs(spec->lo[d]) > FLT_MAX ? spec->lo[d] : spec->hi[d]);
     if (!(spec->lo[d] < spec->hi[d]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "options --lo/--hi: lo (%g) must be below hi (%g) in "

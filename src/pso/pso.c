@@ -77,6 +77,9 @@ static ck_status check_config(const ck_pso_config *c) {
                     "options --vinit must be >= 0 and --vmax > 0, both finite");
   if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
+  if ((unsigned)c->lsq_mode > CK_PSO_LSQ_VECTOR)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --lsq-mode: unknown mode %d", (int)c->lsq_mode);
   /* Initialisation evaluates every particle once. */
   if (c->max_evaluations && c->max_evaluations < c->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
