@@ -2,7 +2,7 @@
  * test_queue.c - the queue abstraction on ref and on an OpenCL device:
  * buffer round trips (blocking and not), fill, copy, range errors, a
  * kernel launch whose output is checked against the host Philox, events
- * and kernel timing.
+ * and kernel timing; buffers and kernels of one queue refused by another.
  */
 #include <stdint.h>
 
@@ -111,6 +111,140 @@ static void round_trips(const ck_device *device) {
   ck_queue_destroy(queue);
 }
 
+/* A status of CK_ERROR_INVALID_ARGUMENT whose message says the buffer (or
+ * kernel) belongs to another queue. */
+static int refused_as_foreign(ck_status status) {
+  const char *message = "";
+  ck_error_last(&message);
+  if (status != CK_ERROR_INVALID_ARGUMENT ||
+      !strstr(message, "another queue")) {
+    fprintf(stderr, "  status %d: %s\n", (int)status, message);
+    return 0;
+  }
+  return 1;
+}
+
+/* Every transfer refuses a buffer made on another queue, of the same
+ * backend or another, and leaves both buffers as they were: a ref queue
+ * must not copy over an OpenCL buffer's handle, nor an OpenCL queue take
+ * host memory for a cl_mem. */
+static void foreign_buffers(const ck_device *mine, const ck_device *other) {
+  ck_queue *queue = NULL, *elsewhere = NULL;
+  ck_buffer *own = NULL, *foreign = NULL;
+  enum { BYTES = 64 };
+  uint8_t source[BYTES], back[BYTES];
+  printf("buffers of %s used on a queue of %s\n", other->id, mine->id);
+  CHECK_OK(ck_queue_create(mine, &queue));
+  CHECK_OK(ck_queue_create(other, &elsewhere));
+  if (queue)
+    CHECK_OK(ck_buffer_create(queue, BYTES, &own));
+  if (elsewhere)
+    CHECK_OK(ck_buffer_create(elsewhere, BYTES, &foreign));
+  if (!own || !foreign)
+    goto done;
+  memset(source, 0x11, sizeof source);
+  CHECK_OK(ck_buffer_write(queue, own, 0, BYTES, source, CK_BLOCKING, NULL));
+  memset(source, 0x22, sizeof source);
+  CHECK_OK(
+      ck_buffer_write(elsewhere, foreign, 0, BYTES, source, CK_BLOCKING, NULL));
+
+  memset(source, 0x33, sizeof source);
+  uint32_t word = 0x44444444u;
+  ck_event *event = NULL;
+  CHECK(refused_as_foreign(
+      ck_buffer_write(queue, foreign, 0, BYTES, source, CK_BLOCKING, &event)));
+  CHECK(refused_as_foreign(
+      ck_buffer_write(queue, foreign, 0, BYTES, source, CK_NONBLOCKING, NULL)));
+  CHECK(refused_as_foreign(
+      ck_buffer_read(queue, foreign, 0, BYTES, back, CK_BLOCKING, &event)));
+  CHECK(
+      refused_as_foreign(ck_buffer_copy(queue, own, 0, foreign, 0, 16, NULL)));
+  CHECK(
+      refused_as_foreign(ck_buffer_copy(queue, foreign, 0, own, 0, 16, NULL)));
+  CHECK(refused_as_foreign(
+      ck_buffer_fill(queue, foreign, &word, 4, 0, BYTES, &event)));
+  CHECK(event == NULL);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, other->id) && strstr(message, mine->id), "%s",
+            message);
+
+  /* Nothing moved. */
+  CHECK_OK(ck_buffer_read(queue, own, 0, BYTES, back, CK_BLOCKING, NULL));
+  int changed = 0;
+  for (int i = 0; i < BYTES; ++i)
+    changed += back[i] != 0x11;
+  CHECK_MSG(changed == 0, "%d bytes of the queue's own buffer changed",
+            changed);
+  CHECK_OK(
+      ck_buffer_read(elsewhere, foreign, 0, BYTES, back, CK_BLOCKING, NULL));
+  changed = 0;
+  for (int i = 0; i < BYTES; ++i)
+    changed += back[i] != 0x22;
+  CHECK_MSG(changed == 0, "%d bytes of the other queue's buffer changed",
+            changed);
+done:
+  ck_buffer_destroy(own);
+  ck_buffer_destroy(foreign);
+  ck_queue_destroy(queue);
+  ck_queue_destroy(elsewhere);
+}
+
+/* A kernel takes buffers only of the queue its program was built on, and
+ * is launched only there: not a ref buffer (host memory), nor one of a
+ * second queue on the same device (another context). */
+static void foreign_kernel_arguments(const ck_device *ref,
+                                     const ck_device *device) {
+  ck_queue *queue = NULL, *second = NULL, *host = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  ck_buffer *own = NULL, *other = NULL, *host_buffer = NULL;
+  printf("foreign kernel arguments on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &queue));
+  CHECK_OK(ck_queue_create(device, &second));
+  CHECK_OK(ck_queue_create(ref, &host));
+  if (!queue || !second || !host)
+    goto done;
+  CHECK_OK(ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64",
+                            &program));
+  if (program)
+    CHECK_OK(ck_kernel_create(program, "ck_selfcheck_generate", &kernel));
+  CHECK_OK(ck_buffer_create(queue, 64, &own));
+  CHECK_OK(ck_buffer_create(second, 64, &other));
+  CHECK_OK(ck_buffer_create(host, 64, &host_buffer));
+  if (!kernel || !own || !other || !host_buffer)
+    goto done;
+  CHECK_OK(ck_kernel_set_buffer(kernel, 0, own));
+  CHECK(refused_as_foreign(ck_kernel_set_buffer(kernel, 1, host_buffer)));
+  CHECK(refused_as_foreign(ck_kernel_set_buffer(kernel, 1, other)));
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "ck_selfcheck_generate") &&
+                strstr(message, "argument 1"),
+            "%s", message);
+  CHECK_OK(ck_kernel_set_buffer(kernel, 1, own));
+  uint32_t count = 16, zero = 0;
+  CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
+  for (unsigned index = 3; index < 6; ++index)
+    CHECK_OK(ck_kernel_set_value(kernel, index, sizeof zero, &zero));
+  size_t global = 64, local = 64;
+  CHECK(refused_as_foreign(
+      ck_queue_launch(second, kernel, 1, &global, &local, NULL)));
+  CHECK(refused_as_foreign(
+      ck_queue_launch(host, kernel, 1, &global, &local, NULL)));
+  CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, &local, NULL));
+  CHECK_OK(ck_queue_finish(queue));
+done:
+  ck_kernel_destroy(kernel);
+  ck_program_destroy(program);
+  ck_buffer_destroy(own);
+  ck_buffer_destroy(other);
+  ck_buffer_destroy(host_buffer);
+  ck_queue_destroy(queue);
+  ck_queue_destroy(second);
+  ck_queue_destroy(host);
+}
+
 static void ref_runs_no_kernels(const ck_device *device) {
   ck_queue *queue = NULL;
   ck_program *program = NULL;
@@ -204,10 +338,15 @@ int main(void) {
   CHECK(set.count >= 1 && set.devices[0].backend == CK_BACKEND_REF);
   round_trips(&set.devices[0]);
   ref_runs_no_kernels(&set.devices[0]);
+  foreign_buffers(&set.devices[0], &set.devices[0]);
   long opencl = test_opencl_device(&set);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);
     kernel_launch(&set.devices[opencl]);
+    foreign_buffers(&set.devices[0], &set.devices[opencl]);
+    foreign_buffers(&set.devices[opencl], &set.devices[0]);
+    foreign_buffers(&set.devices[opencl], &set.devices[opencl]);
+    foreign_kernel_arguments(&set.devices[0], &set.devices[opencl]);
   }
   ck_device_set_free(&set);
   return CHECK_DONE();

@@ -3,9 +3,12 @@
  *
  * A queue is created on a device and owns what is made through it:
  * buffers, programs, kernels and events must be destroyed before their
- * queue. Operations are issued in order. On the ref device buffers live
- * in host memory (ck_buffer_host_pointer() exposes them) and no kernels
- * run: ref work is plain C in each workload's ref steps.
+ * queue. A buffer is used only with the queue it was made on: in
+ * transfers, and as an argument of kernels whose program was built on
+ * it; a kernel is launched on its program's queue. Operations are issued
+ * in order. On the ref device buffers live in host memory
+ * (ck_buffer_host_pointer() exposes them) and no kernels run: ref work is
+ * plain C in each workload's ref steps.
  *
  * Non-blocking transfers return at once; the host memory they read or
  * write must stay valid until their event completes or ck_queue_finish().
@@ -83,7 +86,8 @@ ck_status ck_buffer_host_pointer(ck_buffer *buffer, void **pointer);
  * and the buffer at offset. event, optional, receives an event to wait on
  * or time (destroy it with ck_event_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if the range exceeds the
- * buffer; CK_ERROR_DEVICE on a runtime error.
+ * buffer or the buffer was made on another queue; CK_ERROR_DEVICE on a
+ * runtime error.
  */
 ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           size_t size, const void *source, ck_transfer mode,
@@ -92,7 +96,12 @@ ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                          size_t size, void *destination, ck_transfer mode,
                          ck_event **event);
 
-/* ck_buffer_copy - device-side copy of size bytes; ranges must not overlap. */
+/*
+ * ck_buffer_copy - device-side copy of size bytes; ranges must not overlap.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a range outside its buffer,
+ * overlapping ranges, or a buffer made on another queue; CK_ERROR_DEVICE
+ * on a runtime error.
+ */
 ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
                          size_t destination_offset, ck_buffer *source,
                          size_t source_offset, size_t size, ck_event **event);
@@ -100,6 +109,9 @@ ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
 /*
  * ck_buffer_fill - repeat a pattern of pattern_size bytes (1, 2, 4, 8, 16,
  * 32, 64 or 128) over size bytes from offset; both multiples of it.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for another pattern size, a
+ * range outside the buffer or not a multiple of the pattern, or a buffer
+ * made on another queue; CK_ERROR_DEVICE on a runtime error.
  */
 ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
                          const void *pattern, size_t pattern_size,
@@ -139,7 +151,11 @@ ck_status ck_kernel_create(ck_program *program, const char *name,
 /* ck_kernel_destroy - release a kernel. NULL is a no-op. */
 ck_status ck_kernel_destroy(ck_kernel *kernel);
 
-/* Kernel arguments: a buffer, a value of size bytes, or local memory. */
+/*
+ * Kernel arguments: a buffer, a value of size bytes, or local memory.
+ * A buffer must be made on the queue the kernel's program was built on;
+ * one of another queue is refused with CK_ERROR_INVALID_ARGUMENT.
+ */
 ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
                                ck_buffer *buffer);
 ck_status ck_kernel_set_value(ck_kernel *kernel, unsigned index, size_t size,
@@ -150,9 +166,10 @@ ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size);
  * ck_queue_launch - enqueue a kernel over dims (1 to 3) dimensions.
  * global: work-items per dimension; local: work-group size per dimension,
  * or NULL to let the runtime choose. Each global size must be a multiple
- * of its local size.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for bad sizes; CK_ERROR_DEVICE
- * (with the runtime's error name) when the launch is refused.
+ * of its local size. kernel must come from a program built on queue.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for bad sizes or a kernel of
+ * another queue; CK_ERROR_DEVICE (with the runtime's error name) when the
+ * launch is refused.
  */
 ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                           const size_t *global, const size_t *local,

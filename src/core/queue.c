@@ -48,6 +48,20 @@ static ck_status event_end(ck_status status, ck_event **out, ck_event *event) {
   return status;
 }
 
+/* A buffer is used only with the queue it was made on: another queue's
+ * may belong to another backend or context, whose handle this one's
+ * runtime would misread. */
+static ck_status check_queue(const char *what, const ck_queue *queue,
+                             const ck_buffer *buffer) {
+  if (buffer->queue != queue)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the buffer was made on another queue (device %s), "
+                    "not this one (device %s); a buffer is used only with "
+                    "the queue it was made on",
+                    what, buffer->queue->device.id, queue->device.id);
+  return CK_OK;
+}
+
 static ck_status check_range(const char *what, const ck_buffer *buffer,
                              size_t offset, size_t size) {
   if (size == 0)
@@ -178,7 +192,8 @@ ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
   if (!queue || !buffer || !source)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_buffer_write: NULL argument");
-  if ((status = check_range("ck_buffer_write", buffer, offset, size)) != CK_OK)
+  if ((status = check_queue("ck_buffer_write", queue, buffer)) != CK_OK ||
+      (status = check_range("ck_buffer_write", buffer, offset, size)) != CK_OK)
     return status;
   if ((status = event_begin(queue, event, &made)) != CK_OK)
     return status;
@@ -193,7 +208,8 @@ ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
   ck_event *made;
   if (!queue || !buffer || !destination)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_read: NULL argument");
-  if ((status = check_range("ck_buffer_read", buffer, offset, size)) != CK_OK)
+  if ((status = check_queue("ck_buffer_read", queue, buffer)) != CK_OK ||
+      (status = check_range("ck_buffer_read", buffer, offset, size)) != CK_OK)
     return status;
   if ((status = event_begin(queue, event, &made)) != CK_OK)
     return status;
@@ -209,7 +225,11 @@ ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
   ck_event *made;
   if (!queue || !destination || !source)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_copy: NULL argument");
-  if ((status = check_range("ck_buffer_copy (source)", source, source_offset,
+  if ((status = check_queue("ck_buffer_copy (source)", queue, source)) !=
+          CK_OK ||
+      (status = check_queue("ck_buffer_copy (destination)", queue,
+                            destination)) != CK_OK ||
+      (status = check_range("ck_buffer_copy (source)", source, source_offset,
                             size)) != CK_OK ||
       (status = check_range("ck_buffer_copy (destination)", destination,
                             destination_offset, size)) != CK_OK)
@@ -232,6 +252,8 @@ ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
   ck_event *made;
   if (!queue || !buffer || !pattern)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_fill: NULL argument");
+  if ((status = check_queue("ck_buffer_fill", queue, buffer)) != CK_OK)
+    return status;
   if (pattern_size == 0 || pattern_size > 128 ||
       (pattern_size & (pattern_size - 1)) != 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -286,6 +308,13 @@ ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
   if (!kernel || !buffer)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_kernel_set_buffer: NULL argument");
+  if (buffer->queue != kernel->program->queue)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s, argument %u: the buffer was made on another "
+                    "queue (device %s) than the kernel's program (device %s); "
+                    "a buffer is used only with the queue it was made on",
+                    kernel->name, index, buffer->queue->device.id,
+                    kernel->program->queue->device.id);
   return kernel->program->queue->ops->kernel_set_arg(
       kernel, index, CK__ARG_BUFFER, sizeof(void *), buffer);
 }
@@ -315,6 +344,12 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   if (!queue || !kernel || !global)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_queue_launch: NULL argument");
+  if (kernel->program->queue != queue)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "launch of %s: its program was built on another queue "
+                    "(device %s), not this one (device %s)",
+                    kernel->name, kernel->program->queue->device.id,
+                    queue->device.id);
   if (dims < 1 || dims > 3)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "launch of %s: %u dimensions (1 to 3 allowed)",
