@@ -2,7 +2,8 @@
  * test_queue.c - the queue abstraction on ref and on an OpenCL device:
  * buffer round trips (blocking and not), fill, copy, range errors, a
  * kernel launch whose output is checked against the host Philox, events
- * and kernel timing; buffers and kernels of one queue refused by another.
+ * and kernel timing; buffers and kernels of one queue refused by another,
+ * and launch sizes whose products pass a size_t.
  */
 #include <stdint.h>
 
@@ -293,6 +294,31 @@ static void kernel_launch(const ck_device *device) {
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_queue_launch(queue, kernel, 4, &global, &local, NULL) ==
         CK_ERROR_INVALID_ARGUMENT);
+  /* Sizes whose products pass a size_t are refused, not wrapped: local
+   * sizes of 2^33 by 2^33 made a work-group of 0, under any maximum. */
+  size_t square[2] = {128, 128};
+  CHECK(ck_queue_launch(queue, kernel, 2, square, square, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT); /* over every device's maximum */
+#if SIZE_MAX > 0xFFFFFFFFu
+  size_t wide[2] = {(size_t)1 << 33, (size_t)1 << 33};
+  CHECK(ck_queue_launch(queue, kernel, 2, wide, wide, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "8589934592 x 8589934592"), "%s", message);
+  CHECK(ck_queue_launch(queue, kernel, 2, wide, NULL, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  size_t tall[3] = {1, SIZE_MAX, 2};
+  CHECK(ck_queue_launch(queue, kernel, 3, tall, NULL, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  /* 2^33 work-groups: PoCL's scheduler aborted the process on them. */
+  size_t groups = (size_t)1 << 39;
+  CHECK(ck_queue_launch(queue, kernel, 1, &groups, &local, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  size_t last = SIZE_MAX - 63;
+  CHECK(ck_queue_launch(queue, kernel, 1, &last, &local, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+#endif
   /* Poison the outputs so that unwritten elements show. */
   uint32_t poison = 0xFFFFFFFFu;
   CHECK_OK(ck_buffer_fill(queue, bits, &poison, 4, 0, sizeof got_bits, NULL));

@@ -166,7 +166,10 @@ ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size);
  * ck_queue_launch - enqueue a kernel over dims (1 to 3) dimensions.
  * global: work-items per dimension; local: work-group size per dimension,
  * or NULL to let the runtime choose. Each global size must be a multiple
- * of its local size. kernel must come from a program built on queue.
+ * of its local size, the work-items in all must fit in a size_t, a
+ * work-group may not exceed the device's max_work_group_size, and an
+ * OpenCL launch with local sizes may have up to 2^32 - 1 work-groups.
+ * kernel must come from a program built on queue.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for bad sizes or a kernel of
  * another queue; CK_ERROR_DEVICE (with the runtime's error name) when the
  * launch is refused.

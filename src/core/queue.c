@@ -2,6 +2,7 @@
  * queue.c - the backend-neutral half of ck_queue: argument checks, handle
  * allocation, and dispatch to the device's backend.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,11 +337,26 @@ ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size) {
                                                      CK__ARG_LOCAL, size, NULL);
 }
 
+/* "A x B x C": sizes per dimension, for messages. */
+static void sizes_text(char *text, size_t capacity, unsigned dims,
+                       const size_t *sizes) {
+  size_t used = 0;
+  text[0] = '\0';
+  for (unsigned d = 0; d < dims && used < capacity; ++d) {
+    int length = snprintf(text + used, capacity - used, "%s%zu", d ? " x " : "",
+                          sizes[d]);
+    if (length < 0)
+      return;
+    used += (size_t)length;
+  }
+}
+
 ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                           const size_t *global, const size_t *local,
                           ck_event **event) {
   ck_status status;
   ck_event *made;
+  char sizes[96];
   if (!queue || !kernel || !global)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_queue_launch: NULL argument");
@@ -354,11 +370,22 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "launch of %s: %u dimensions (1 to 3 allowed)",
                     kernel->name, dims);
-  size_t group = 1;
+  /* The count of work-items is taken only where it fits: past SIZE_MAX it
+   * would wrap (2^33 by 2^33 to 0). A local size divides its global one,
+   * so the work-group's product, never above the count, fits as well. */
+  size_t items = 1, group = 1;
   for (unsigned d = 0; d < dims; ++d) {
     if (global[d] == 0)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "launch of %s: global size %u is 0", kernel->name, d);
+    if (global[d] > SIZE_MAX / items) {
+      sizes_text(sizes, sizeof sizes, dims, global);
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "launch of %s: global sizes %s make more work-items "
+                      "than a size_t counts (%zu)",
+                      kernel->name, sizes, (size_t)SIZE_MAX);
+    }
+    items *= global[d];
     if (local) {
       if (local[d] == 0 || global[d] % local[d] != 0)
         return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -369,11 +396,13 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
     }
   }
   if (local && queue->device.max_work_group_size &&
-      group > queue->device.max_work_group_size)
+      group > queue->device.max_work_group_size) {
+    sizes_text(sizes, sizeof sizes, dims, local);
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "launch of %s: work-group of %zu exceeds the device's "
-                    "maximum of %zu",
-                    kernel->name, group, queue->device.max_work_group_size);
+                    "launch of %s: a work-group of %s work-items exceeds the "
+                    "device's maximum of %zu",
+                    kernel->name, sizes, queue->device.max_work_group_size);
+  }
   if ((status = event_begin(queue, event, &made)) != CK_OK)
     return status;
   status = queue->ops->launch(queue, kernel, dims, global, local, made);

@@ -3,6 +3,7 @@
  * through the on-disk binary cache. Targets the OpenCL 1.2 host API.
  */
 #include <CL/cl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,18 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                             ck_event *event) {
   opencl_queue *q = state(queue);
   ck_status status;
+  /* PoCL 3.1's scheduler fails an assertion, ending the process, at 2^33
+   * work-groups (2^32 ran); no launch of clkit's comes near 2^32. */
+  if (local) {
+    size_t groups = 1;
+    for (unsigned d = 0; d < dims; ++d)
+      groups *= global[d] / local[d]; /* at most the work-items' count */
+    if (groups > UINT32_MAX)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "launch of %s: %zu work-groups exceed the %lu an "
+                      "OpenCL launch may have",
+                      kernel->name, groups, (unsigned long)UINT32_MAX);
+  }
   if (q->pending_count == q->pending_capacity) {
     if (q->pending_count >= PENDING_LIMIT &&
         (status = retire_pending(queue, q->pending_count / 2)) != CK_OK)
