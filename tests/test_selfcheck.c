@@ -1,7 +1,8 @@
 /*
  * test_selfcheck.c - the selfcheck workload on ref and OpenCL: the same
  * random words on both, agreement through ck_compare_run, reproducibility,
- * seed sensitivity, cancellation and parameter errors.
+ * seed sensitivity, cancellation and parameter errors (a comparison's bad
+ * device index or too few result slots refused before anything runs).
  */
 #include "check.h"
 #include "opencl_device.h"
@@ -12,6 +13,12 @@ static int stop_at_once(void *user, double fraction) {
   (void)fraction;
   ++*(int *)user;
   return 1;
+}
+
+static int count_progress(void *user, double fraction) {
+  (void)fraction;
+  ++*(int *)user;
+  return 0;
 }
 
 static double metric(const ck_result *result, const char *name) {
@@ -71,6 +78,34 @@ int main(void) {
     CHECK_OK(ck_compare_run(workload, &set, &index, 1, 1, small, 2, &options,
                             results, 1, &produced));
     CHECK(produced == 1 && results[0].agrees && results[0].agreement == 0);
+  }
+
+  /* A bad index or too few result slots is refused before ref runs as
+   * the oracle: nothing runs, nothing is produced. */
+  {
+    int calls = 0;
+    ck_run_options counted = {
+        .seed = 42, .progress = count_progress, .progress_user = &calls};
+    size_t bad[2] = {0, set.count}, twice[2] = {0, 0}, produced = 7;
+    ck_result results[3];
+    memset(results, 0x5A, sizeof results);
+    CHECK(ck_compare_run(workload, &set, bad, 2, 0, small, 2, &counted, results,
+                         3, &produced) == CK_ERROR_INVALID_ARGUMENT);
+    ck_error_last(&message);
+    CHECK_MSG(strstr(message, "out of range"), "%s", message);
+    CHECK(produced == 0 && calls == 0 && results[0].workload[0] == 0x5A);
+    CHECK(ck_compare_run(workload, &set, bad + 1, 1, 1, small, 2, &counted,
+                         results, 3, &produced) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(produced == 0 && calls == 0 && results[0].workload[0] == 0x5A);
+    /* ref twice without an oracle is two runs: one slot is too few. */
+    CHECK(ck_compare_run(workload, &set, twice, 2, 1, small, 2, &counted,
+                         results, 1, &produced) == CK_ERROR_INVALID_ARGUMENT);
+    ck_error_last(&message);
+    CHECK_MSG(strstr(message, "result slots"), "%s", message);
+    CHECK(produced == 0 && calls == 0 && results[0].workload[0] == 0x5A);
+    CHECK_OK(ck_compare_run(workload, &set, twice, 2, 1, small, 2, &counted,
+                            results, 2, &produced));
+    CHECK(produced == 2 && calls > 0);
   }
 
   long opencl = test_opencl_device(&set);

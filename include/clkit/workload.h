@@ -172,7 +172,8 @@ ck_status ck_file_writable(const char *path);
  * comparison goes on.
  * Takes: results with capacity entries (count + 1 needed with ref).
  * Returns: CK_OK; the ref run's failure (no oracle, nothing compared);
- * CK_ERROR_INVALID_ARGUMENT for bad parameters.
+ * CK_ERROR_INVALID_ARGUMENT for bad parameters, a device index outside
+ * set or fewer result slots than runs, before any device runs.
  */
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const size_t *indices, size_t count, int skip_ref,

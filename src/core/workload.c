@@ -362,16 +362,26 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
     if (reference == (size_t)-1)
       return ck__fail(CK_ERROR_NOT_FOUND, "the device list has no ref device");
   }
-  /* Every run counts, ref's as the oracle included, before any writes. */
+  /* Every index is checked and every run counted, ref's as the oracle
+   * included, before anything runs or writes. */
   size_t runs = reference != (size_t)-1;
-  for (size_t k = 0; k < count; ++k)
+  for (size_t k = 0; k < count; ++k) {
+    if (indices[k] >= set->count)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "ck_compare_run: device index %zu out of range (the "
+                      "list has %zu devices)",
+                      indices[k], set->count);
     runs += indices[k] != reference;
+  }
+  if (runs > capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_compare_run: %zu runs need as many result slots; "
+                    "results has %zu",
+                    runs, capacity);
   if ((status = ck_workload_check_devices(workload, params, param_count,
                                           runs)) != CK_OK)
     return status;
   if (!skip_ref) {
-    if (capacity < 1)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_compare_run: no room");
     status = ck_workload_run(workload, &set->devices[reference], params,
                              param_count, options, &results[0]);
     if (status != CK_OK)
@@ -381,15 +391,8 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
     *produced = 1;
   }
   for (size_t k = 0; k < count; ++k) {
-    if (indices[k] >= set->count)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "ck_compare_run: device index %zu out of range",
-                      indices[k]);
     if (indices[k] == reference)
       continue; /* ref already ran as the oracle */
-    if (*produced == capacity)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "ck_compare_run: more devices than result slots");
     ck_result *result = &results[*produced];
     status = ck_workload_run(workload, &set->devices[indices[k]], params,
                              param_count, options, result);
