@@ -338,6 +338,18 @@ static void check_result_json(void) {
     ck_memory_free(json);
   }
 
+  /* A count past the array is refused, not read beyond it. */
+  result.metric_count = CK_RESULT_MAX_METRICS + 1;
+  json = NULL;
+  CHECK(ck_result_json(&result, &json) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(json == NULL);
+  result.metric_count = 1000;
+  CHECK(ck_result_json(&result, &json) == CK_ERROR_INVALID_ARGUMENT);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "metric_count 1000"), "%s", message);
+  CHECK(json == NULL);
+
   CHECK(ck_result_json(NULL, &json) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_result_json(&result, NULL) == CK_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ck_memory_free(NULL));
@@ -353,6 +365,18 @@ static void check_result_metric(void) {
   const char *message = NULL;
   ck_error_last(&message);
   CHECK(message && strstr(message, "absent"));
+  /* A count past the array is refused, not read beyond it. */
+  result.metric_count = 1000;
+  value = 7;
+  CHECK(ck_result_metric(&result, "absent", &value) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  ck_error_last(&message);
+  CHECK_MSG(message && strstr(message, "metric_count 1000"), "%s",
+            message ? message : "(null)");
+  result.metric_count = CK_RESULT_MAX_METRICS + 1;
+  CHECK(ck_result_metric(&result, "xor_checksum", &value) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(value == 7);
 }
 
 /* ---- version ------------------------------------------------------------- */

@@ -188,6 +188,8 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
  * stopped_by where it is set (a string); then each metric by name.
  * Takes: json, set to a malloc'd string the caller releases with
  * ck_memory_free().
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a
+ * metric_count above CK_RESULT_MAX_METRICS; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_result_json(const ck_result *result, char **json);
 
@@ -203,7 +205,8 @@ ck_status ck_param_parse_number(const char *text, double *value);
 
 /*
  * ck_result_metric - look a metric up by name.
- * Returns: CK_OK; CK_ERROR_NOT_FOUND.
+ * Returns: CK_OK; CK_ERROR_NOT_FOUND; CK_ERROR_INVALID_ARGUMENT for a NULL
+ * argument or a metric_count above CK_RESULT_MAX_METRICS.
  */
 ck_status ck_result_metric(const ck_result *result, const char *name,
                            double *value);

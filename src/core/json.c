@@ -69,6 +69,11 @@ static void put_number(json_text *text, double value) {
 ck_status ck_result_json(const ck_result *result, char **json) {
   if (!result || !json)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_result_json: NULL argument");
+  if (result->metric_count > CK_RESULT_MAX_METRICS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_result_json: metric_count %zu is more than a result "
+                    "holds (CK_RESULT_MAX_METRICS, %d)",
+                    result->metric_count, CK_RESULT_MAX_METRICS);
   json_text text = {malloc(1024), 0, 1024, 0};
   if (!text.data)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");

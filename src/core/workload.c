@@ -266,6 +266,11 @@ ck_status ck_result_metric(const ck_result *result, const char *name,
   if (!result || !name || !value)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_result_metric: NULL argument");
+  if (result->metric_count > CK_RESULT_MAX_METRICS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_result_metric: metric_count %zu is more than a result "
+                    "holds (CK_RESULT_MAX_METRICS, %d)",
+                    result->metric_count, CK_RESULT_MAX_METRICS);
   for (size_t i = 0; i < result->metric_count; ++i) {
     if (strcmp(result->metrics[i].name, name) == 0) {
       *value = result->metrics[i].value;
