@@ -5,6 +5,7 @@
 #include "check.h"
 #include "test_support.h"
 
+#include <float.h>
 #include <pthread.h>
 
 /* The raw text after "key": in an object, or NULL. */
@@ -489,17 +490,32 @@ static void check_parse_number(void) {
   static const struct {
     const char *text;
     double value;
-  } good[] = {{"0", 0},       {"5", 5},    {"-2.5", -2.5}, {"1e3", 1000},
-              {"1E-3", 1e-3}, {".5", 0.5}, {"+7", 7},      {"3.", 3}};
+  } good[] = {{"0", 0},
+              {"5", 5},
+              {"-2.5", -2.5},
+              {"1e3", 1000},
+              {"1E-3", 1e-3},
+              {".5", 0.5},
+              {"+7", 7},
+              {"3.", 3},
+              {"0e-400", 0},
+              /* Subnormal: strtod says ERANGE, and they are numbers. */
+              {"4.9e-324", DBL_TRUE_MIN},
+              {"-4.9e-324", -DBL_TRUE_MIN},
+              {"1e-310", 1e-310},
+              {"2.2250738585072009e-308", DBL_MIN - DBL_TRUE_MIN},
+              {"2.2250738585072014e-308", DBL_MIN},
+              {"1.7976931348623157e308", DBL_MAX}};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
     double value = NAN;
     CHECK_MSG(ck_param_parse_number(good[i].text, &value) == CK_OK &&
                   value == good[i].value,
               "'%s' read as %g", good[i].text, value);
   }
-  static const char *const bad[] = {
-      "",       " 5", "5 ",  "0x10", "inf", "nan", "-inf", "1e400",
-      "1e-400", "5x", "1,5", "--1",  "e",   ".",   "1e",   "+"};
+  static const char *const bad[] = {"",    " 5",     "5 ",      "0x10",   "inf",
+                                    "nan", "-inf",   "1e400",   "1e-400", "5x",
+                                    "1,5", "--1",    "e",       ".",      "1e",
+                                    "+",   "2e-324", "1.8e308", "-1e-330"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     double value = 42;
     CHECK_MSG(ck_param_parse_number(bad[i], &value) ==

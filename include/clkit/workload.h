@@ -197,9 +197,11 @@ ck_status ck_result_json(const ck_result *result, char **json);
  * ck_param_parse_number - text read as the workloads read their option
  * values: a finite decimal number (digits, a point, an exponent, signs)
  * with nothing before or after it, so no blanks, hexadecimal, inf or nan;
- * "1e3" is 1000.
+ * "1e3" is 1000; a magnitude below DBL_MIN is read as the nearest
+ * subnormal ("4.9e-324").
  * Returns: CK_OK with *value set; CK_ERROR_INVALID_ARGUMENT when text is
- * not such a number or is out of a double's range (*value unchanged).
+ * not such a number or is out of a double's range: past DBL_MAX, or
+ * nonzero digits that round to 0 ("1e-400") (*value unchanged).
  */
 ck_status ck_param_parse_number(const char *text, double *value);
 

@@ -173,7 +173,11 @@ int ck__parse_decimal(const char *begin, const char *end, double *value) {
   char *stop = NULL;
   errno = 0;
   *value = strtod(text, &stop);
-  return stop == text + length && errno != ERANGE && isfinite(*value);
+  if (stop != text + length || !isfinite(*value))
+    return 0; /* overflow gives HUGE_VAL */
+  /* ERANGE also marks underflow: a subnormal result (4.9e-324) is a
+   * number; digits that round to 0 (1e-400) are past a double's range. */
+  return errno != ERANGE || *value != 0;
 }
 
 int ck__parse_whole(const char *begin, const char *end, long long minimum,
