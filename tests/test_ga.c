@@ -1205,6 +1205,13 @@ static void bad_input(const ck_device *ref) {
       {{{"mutation", "poly:2 "}}, 1, "'poly:2 ' needs a number"},
       {{{"topology", "star"}}, 1, "--topology"},
       {{{"islands", "0"}}, 1, "--islands"},
+      /* Options a run would ignore. */
+      {{{"migrate-every", "0"}, {"migrants", "3"}}, 2, "--migrants applies"},
+      {{{"migrate-every", "0"}, {"topology", "random"}},
+       2,
+       "--topology applies"},
+      {{{"pc", "0"}, {"crossover", "sbx:15"}}, 2, "--crossover applies"},
+      {{{"pm", "0"}, {"mutation", "poly:20"}}, 2, "--mutation applies"},
       {{{"gens", "0"}}, 1, "--gens"},
       /* Initialisation alone makes 64 x 64 evaluations. */
       {{{"evals", "4095"}}, 1, "--evals: 4095"},
@@ -1219,6 +1226,27 @@ static void bad_input(const ck_device *ref) {
               "case %zu (%s=%s): status %d, message '%s'", k,
               cases[k].params[0].name, cases[k].params[0].value, (int)status,
               message);
+  }
+  /* ck_workload_check, which compare runs before the oracle, refuses what
+   * the run would: each option's own value, without a device. */
+  static const ck_param unchecked[][2] = {
+      {{"island-size", ""}},
+      {{"pc", "2"}},
+      {{"crossover", "nosuch"}},
+      {{"mutation", "poly"}},
+      {{"gens", "0"}},
+      {{"elite", "-1"}},
+      {{"migrate-every", "0"}, {"migrants", "3"}},
+      {{"pc", "0"}, {"crossover", "sbx:15"}},
+      {{"trace-islands", ""}}};
+  for (size_t k = 0; k < sizeof unchecked / sizeof unchecked[0]; ++k) {
+    size_t given = unchecked[k][1].name ? 2 : 1;
+    ck_status status = ck_workload_check(ga, unchecked[k], given);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT,
+              "check of --%s %s: status %d, message '%s'", unchecked[k][0].name,
+              unchecked[k][0].value, (int)status, message);
   }
 
   /* The same settings through ck_ga_create(). */

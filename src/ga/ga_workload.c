@@ -68,15 +68,14 @@ static ck_status parse_operator(const char *option, const char *text,
   return CK_OK;
 }
 
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, ck__problem_job *job,
-                           ck_ga_config *c) {
+/* The GA's own options into c; the generation count only where it stops
+ * the run (stop_by_count); traced: whether --trace is given. Reads no
+ * file, so that ga_check can use it. */
+static ck_status own_parse(const ck_param *params, size_t count,
+                           int stop_by_count, int traced, ck_ga_config *c) {
   ck_status status = CK_OK;
   long long integer;
   const char *text;
-  CK_TRY(ck__problem_job_parse(params, count, 10, "gens", job));
-  ck_ga_config_init(c);
-  CK__PROBLEM_FROM_JOB(c, job, options);
   CK_TRY(ck__param_integer(params, count, "islands", 64, 1, CK_GA_ISLANDS_MAX,
                            &integer));
   c->islands = (size_t)integer;
@@ -86,7 +85,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
                            CK_GA_ISLAND_SIZE_MAX, &integer));
   c->island_size = (size_t)integer;
   CK_TRY(ck__param_integer(params, count, "gens", 200, 1, 1e15, &integer));
-  c->max_generations = job->stop_by_count ? (uint64_t)integer : 0;
+  c->max_generations = stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_integer(params, count, "elite", 1, 0,
                            CK_GA_ISLAND_SIZE_MAX - 1, &integer));
   c->elite = (int)integer;
@@ -126,9 +125,28 @@ static ck_status job_parse(const ck_param *params, size_t count,
   c->migrants = (unsigned)integer;
   c->keep_island_history =
       ck__param_find(params, count, "trace-islands") != NULL;
-  if (c->keep_island_history && !job->trace)
+  if (c->keep_island_history && !traced)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--trace-islands adds rows to --trace FILE; give --trace too");
+  /* Options that a run would ignore. */
+  const ck__option_part parts[] = {
+      {"migrants", c->migrate_every == 0, "migrations (--migrate-every > 0)"},
+      {"topology", c->migrate_every == 0, "migrations (--migrate-every > 0)"},
+      {"crossover", c->crossover_rate == 0, "crossing (--pc > 0)"},
+      {"mutation", c->mutation_rate == 0, "mutation (--pm > 0)"}};
+  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
+fail:
+  return status;
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, ck__problem_job *job,
+                           ck_ga_config *c) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__problem_job_parse(params, count, 10, "gens", job));
+  ck_ga_config_init(c);
+  CK__PROBLEM_FROM_JOB(c, job, options);
+  CK_TRY(own_parse(params, count, job->stop_by_count, job->trace != NULL, c));
   return CK_OK;
 fail:
   ck__problem_job_release(job);
@@ -136,11 +154,13 @@ fail:
 }
 
 static ck_status ga_check(const ck_param *params, size_t count) {
-  long long integer;
   ck_status status = ck__problem_options_check(params, count, "gens");
   if (status)
     return status;
-  return ck__param_integer(params, count, "islands", 64, 1, 1 << 20, &integer);
+  ck_ga_config c;
+  ck_ga_config_init(&c);
+  return own_parse(params, count, 1,
+                   ck__param_find(params, count, "trace") != NULL, &c);
 }
 
 static ck_status write_trace(const char *path, ck_ga *ga, int per_island,

@@ -83,13 +83,52 @@ void ck__problem_job_release(ck__problem_job *job) {
   memset(job, 0, sizeof *job);
 }
 
+/* The settings that need no file: the bounds, the precision, lsq's mode
+ * (only with lsq, whose info is NULL for a user objective) and the host's
+ * reads, into job (its spec's precision). Shared by the job's parse and
+ * the check without a run, so that the two cannot disagree. */
+static ck_status parse_settings(const ck_param *params, size_t count,
+                                const ck_objective_info *info,
+                                ck__problem_job *job) {
+  static const char *const bounds[] = {"clamp", "reflect", "random", NULL};
+  static const char *const precisions[] = {"float", "double", NULL};
+  static const char *const modes[] = {"auto", "group", "thread", "vector",
+                                      NULL};
+  ck_status status = CK_OK;
+  long long integer;
+  int choice = 0;
+  const char *text;
+  if ((text = ck__param_find(params, count, "bounds"))) {
+    CK_TRY(ck__parse_choice("bounds", text, bounds, &choice));
+    job->bounds = choice;
+  }
+  if ((text = ck__param_find(params, count, "precision"))) {
+    CK_TRY(ck__parse_choice("precision", text, precisions, &choice));
+    job->spec.double_precision = choice;
+  }
+  const ck__option_part parts[] = {
+      {"lsq-mode", !info || info->id != CK_OBJECTIVE_LSQ, "--fn lsq"}};
+  CK_TRY(ck__param_parts(params, count, parts, 1));
+  if ((text = ck__param_find(params, count, "lsq-mode"))) {
+    CK_TRY(ck__parse_choice("lsq-mode", text, modes, &choice));
+    job->lsq_mode = (ck_pso_lsq_mode)choice;
+  }
+  text = ck__param_find(params, count, "check-every");
+  if (text && strcmp(text, "auto") != 0) {
+    CK_TRY(
+        ck__param_integer(params, count, "check-every", 0, 1, 1024, &integer));
+    job->check_every = (unsigned)integer;
+  }
+fail:
+  return status;
+}
+
 ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                                 int default_dim, const char *count_option,
                                 ck__problem_job *job) {
   ck_status status = CK_OK;
   ck__problem_spec *spec = &job->spec;
   long long integer;
-  const char *text;
   memset(job, 0, sizeof *job);
   spec->function = ck__param_find(params, count, "fn");
   if (!spec->function)
@@ -139,19 +178,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   job->stop_by_count =
       ck__param_find(params, count, count_option) ||
       !(spec->has_target || spec->max_seconds > 0 || job->max_evaluations);
-  static const char *const bounds[] = {"clamp", "reflect", "random", NULL};
-  static const char *const precisions[] = {"float", "double", NULL};
-  static const char *const modes[] = {"auto", "group", "thread", "vector",
-                                      NULL};
-  int choice = 0;
-  if ((text = ck__param_find(params, count, "bounds"))) {
-    CK_TRY(ck__parse_choice("bounds", text, bounds, &choice));
-    job->bounds = choice;
-  }
-  if ((text = ck__param_find(params, count, "precision"))) {
-    CK_TRY(ck__parse_choice("precision", text, precisions, &choice));
-    spec->double_precision = choice;
-  }
+  CK_TRY(parse_settings(params, count, info, job));
   /* A single-precision run holds the data as floats: past FLT_MAX a value
    * would become infinite, and every evaluation with it. */
   for (size_t j = 0; data_path && !spec->double_precision && j < job->data.rows;
@@ -165,19 +192,6 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                 "give --precision double",
                 data_path, j + 1, value);
     }
-  const ck__option_part parts[] = {
-      {"lsq-mode", !info || info->id != CK_OBJECTIVE_LSQ, "--fn lsq"}};
-  CK_TRY(ck__param_parts(params, count, parts, 1));
-  if ((text = ck__param_find(params, count, "lsq-mode"))) {
-    CK_TRY(ck__parse_choice("lsq-mode", text, modes, &choice));
-    job->lsq_mode = (ck_pso_lsq_mode)choice;
-  }
-  text = ck__param_find(params, count, "check-every");
-  if (text && strcmp(text, "auto") != 0) {
-    CK_TRY(
-        ck__param_integer(params, count, "check-every", 0, 1, 1024, &integer));
-    job->check_every = (unsigned)integer;
-  }
   const char *lo = ck__param_find(params, count, "lo");
   const char *hi = ck__param_find(params, count, "hi");
   if (lo || hi) {
@@ -219,7 +233,7 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count,
     return ck__fail(status, "option --fn: unknown function '%s'", function);
   if ((status =
            ck__param_integer(params, count, "dim", 1, 1, 100000, &integer)) ||
-      (status = ck__param_integer(params, count, count_option, 1, 0, 1e15,
+      (status = ck__param_integer(params, count, count_option, 1, 1, 1e15,
                                   &integer)) ||
       (status =
            ck__param_integer(params, count, "evals", 1, 1, 1e18, &integer)) ||
@@ -227,7 +241,9 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count,
       (status = ck__param_real(params, count, "target", 0, -INFINITY, INFINITY,
                                &real)))
     return status;
-  return CK_OK;
+  ck__problem_job settings;
+  memset(&settings, 0, sizeof settings);
+  return parse_settings(params, count, function ? info : NULL, &settings);
 }
 
 ck_status ck__write_position(const char *path, const double *position,

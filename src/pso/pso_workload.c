@@ -28,21 +28,18 @@ static const ck_option pso_options[] = {
     {NULL, NULL, NULL, NULL},
 };
 
-/* The shared problem options, then PSO's own. */
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, ck__problem_job *job,
-                           ck_pso_config *c) {
+/* PSO's own options into c; the iteration count only where it stops the
+ * run (stop_by_count). Reads no file, so that pso_check can use it. */
+static ck_status own_parse(const ck_param *params, size_t count,
+                           int stop_by_count, ck_pso_config *c) {
   ck_status status = CK_OK;
   long long integer;
   const char *text;
-  CK_TRY(ck__problem_job_parse(params, count, 30, "iters", job));
-  ck_pso_config_init(c);
-  CK__PROBLEM_FROM_JOB(c, job, options);
   CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 0x7FFFFFFF,
                            &integer));
   c->particles = (size_t)integer;
   CK_TRY(ck__param_integer(params, count, "iters", 1000, 1, 1e15, &integer));
-  c->max_iterations = job->stop_by_count ? (uint64_t)integer : 0;
+  c->max_iterations = stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_real(params, count, "w", 0.7298, -10, 10, &c->w));
   int constriction = ck__param_find(params, count, "constriction") != NULL;
   if (constriction && ck__param_find(params, count, "w"))
@@ -75,6 +72,19 @@ static ck_status job_parse(const ck_param *params, size_t count,
   CK_TRY(
       ck__param_real(params, count, "vinit", 0.5, 0, 100, &c->velocity_init));
   CK_TRY(ck__param_real(params, count, "vmax", 1.0, 1e-12, 100, &c->vmax));
+fail:
+  return status;
+}
+
+/* The shared problem options, then PSO's own. */
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, ck__problem_job *job,
+                           ck_pso_config *c) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__problem_job_parse(params, count, 30, "iters", job));
+  ck_pso_config_init(c);
+  CK__PROBLEM_FROM_JOB(c, job, options);
+  CK_TRY(own_parse(params, count, job->stop_by_count, c));
   return CK_OK;
 fail:
   ck__problem_job_release(job);
@@ -82,12 +92,12 @@ fail:
 }
 
 static ck_status pso_check(const ck_param *params, size_t count) {
-  long long integer;
   ck_status status = ck__problem_options_check(params, count, "iters");
   if (status)
     return status;
-  return ck__param_integer(params, count, "particles", 1024, 1, 0x7FFFFFFF,
-                           &integer);
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  return own_parse(params, count, 1, &c);
 }
 
 static ck_status write_trace(const char *path, ck_pso *pso) {
