@@ -1228,8 +1228,20 @@ static void bad_config(const ck_device *device) {
   c.rc = 0;
   c.box_x = 0;
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rc", "rc 0");
-  static const double bad_dt[] = {0, -0.005, NAN, INFINITY};
-  for (int i = 0; i < 4; ++i) {
+  /* A box of NaN or negative sides was read as none given. */
+  static const double bad_sides[] = {NAN, -10};
+  for (int i = 0; i < 2; ++i) {
+    ck_gas_config_init(&c);
+    c.particles = 100;
+    c.box_x = c.box_y = bad_sides[i];
+    char what[40];
+    snprintf(what, sizeof what, "a box of sides %g", bad_sides[i]);
+    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "--box",
+                          what);
+  }
+  /* Past CK_GAS_MAX_DT (1e300 made NaN of the first step). */
+  static const double bad_dt[] = {0, -0.005, NAN, INFINITY, 1e300};
+  for (int i = 0; i < 5; ++i) {
     ck_gas_config_init(&c);
     c.particles = 100;
     c.dt = bad_dt[i];
@@ -1254,6 +1266,9 @@ static void bad_config(const ck_device *device) {
   c.temperature = -1;
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "temperature",
                         "T -1");
+  c.temperature = 1e300;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "temperature",
+                        "T 1e300");
   ck_gas_config_init(&c);
   c.particles = 100;
   c.neighbors = CK_GAS_VERLET;
@@ -1269,6 +1284,9 @@ static void bad_config(const ck_device *device) {
   c.gamma = 0;
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
                         "Langevin gamma 0");
+  c.gamma = 1e300;
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
+                        "Langevin gamma 1e300");
   c.gamma = 1;
   c.target_temperature = -2;
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",

@@ -87,6 +87,15 @@ typedef enum ck_gas_lattice {
  * shorter cutoff would only cut the box into needlessly many cells. */
 #define CK_GAS_MIN_CUTOFF 0.5
 
+/* The largest time step, temperature (initial or a thermostat's) and
+ * Langevin friction taken: far past any run that stays stable, they keep
+ * the first steps' velocities and positions finite, so that a run too
+ * hot or too coarse fails its energy check rather than producing NaN
+ * from its first step. */
+#define CK_GAS_MAX_DT 1e3
+#define CK_GAS_MAX_TEMPERATURE 1e6
+#define CK_GAS_MAX_GAMMA 1e6
+
 typedef struct ck_gas_config {
   size_t particles; /* N >= 1 */
   double density;   /* N / area when box_x = box_y = 0 (a square) */
@@ -98,7 +107,7 @@ typedef struct ck_gas_config {
   double rc; /* cutoff, >= CK_GAS_MIN_CUTOFF, <= half the box (periodic) */
   ck_gas_shift shift;
   double strength, softening; /* CK_GAS_SOFT_LOG */
-  double dt;                  /* > 0 */
+  double dt;                  /* > 0, <= CK_GAS_MAX_DT */
   int walls;                  /* 1: reflecting walls; 0: periodic */
   ck_gas_thermostat thermostat;
   double target_temperature, gamma; /* Langevin and rescaling */

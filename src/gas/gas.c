@@ -82,13 +82,14 @@ static ck_status check_config(const ck_gas_config *c) {
   if (c->particles < 1 || c->particles > (1u << 30))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "particles: %zu; give 1 to 2^30 particles", c->particles);
-  if (!(c->dt > 0) || !isfinite(c->dt))
+  if (!(c->dt > 0 && c->dt <= CK_GAS_MAX_DT))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "dt: the time step must be positive, not %g", c->dt);
-  if (!(c->temperature >= 0) || !isfinite(c->temperature))
+                    "dt: the time step must be above 0 and at most %g, not %g",
+                    CK_GAS_MAX_DT, c->dt);
+  if (!(c->temperature >= 0 && c->temperature <= CK_GAS_MAX_TEMPERATURE))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "T: the temperature must be 0 or more, not %g",
-                    c->temperature);
+                    "T: the temperature must lie in [0, %g], not %g",
+                    CK_GAS_MAX_TEMPERATURE, c->temperature);
   if ((unsigned)c->model > CK_GAS_SOFT_LOG ||
       (unsigned)c->shift > CK_GAS_SHIFT_NONE ||
       (unsigned)c->neighbors > CK_GAS_ALL_PAIRS ||
@@ -113,14 +114,18 @@ static ck_status check_config(const ck_gas_config *c) {
                       c->strength, c->softening);
   }
   if (c->thermostat != CK_GAS_NVE &&
-      (!(c->target_temperature >= 0) || !isfinite(c->target_temperature)))
+      !(c->target_temperature >= 0 &&
+        c->target_temperature <= CK_GAS_MAX_TEMPERATURE))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "thermostat: the target temperature must be 0 or more");
+                    "thermostat: the target temperature must lie in [0, %g], "
+                    "not %g",
+                    CK_GAS_MAX_TEMPERATURE, c->target_temperature);
   if (c->thermostat == CK_GAS_LANGEVIN &&
-      (!(c->gamma > 0) || !isfinite(c->gamma)))
+      !(c->gamma > 0 && c->gamma <= CK_GAS_MAX_GAMMA))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "thermostat: Langevin friction must be positive, not %g",
-                    c->gamma);
+                    "thermostat: Langevin friction must be above 0 and at "
+                    "most %g, not %g",
+                    CK_GAS_MAX_GAMMA, c->gamma);
   if (c->thermostat == CK_GAS_RESCALE && c->rescale_every < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "thermostat: rescale every 1 step or more");
@@ -139,7 +144,9 @@ static int side_fits(double side) {
 }
 
 ck_status ck__gas_resolve_box(ck_gas_config *c) {
-  if (c->box_x > 0 || c->box_y > 0) {
+  /* A box given (NaN or negative sides too, which are refused) or, with
+   * both sides 0, one from the density. */
+  if (c->box_x != 0 || c->box_y != 0) {
     if (!(c->box_x > 0 && c->box_y > 0) || !isfinite(c->box_x) ||
         !isfinite(c->box_y))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,

@@ -148,10 +148,11 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
   double t = -1, gamma = 0;
   unsigned long long every = 0;
   int good = (langevin || rescale) && second &&
-             ck__parse_decimal(first + 1, second, &t) && t >= 0 && t <= 1e6;
+             ck__parse_decimal(first + 1, second, &t) && t >= 0 &&
+             t <= CK_GAS_MAX_TEMPERATURE;
   if (good && langevin)
-    good =
-        ck__parse_decimal(second + 1, end, &gamma) && gamma > 0 && gamma <= 1e6;
+    good = ck__parse_decimal(second + 1, end, &gamma) && gamma > 0 &&
+           gamma <= CK_GAS_MAX_GAMMA;
   else if (good)
     good = parse_count(second + 1, end, UINT_MAX, &every);
   if (!good)
@@ -236,7 +237,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
     CK_TRY(ck__parse_choice("lattice", text, lattices, &kind));
     c->lattice = (ck_gas_lattice)kind;
   }
-  CK_TRY(ck__param_real(params, count, "T", 1.0, 0, 1e6, &c->temperature));
+  CK_TRY(ck__param_real(params, count, "T", 1.0, 0, CK_GAS_MAX_TEMPERATURE,
+                        &c->temperature));
   c->xyz_path = ck__param_find(params, count, "xyz");
   CK_TRY(
       ck__param_real(params, count, "rc", 2.5, CK_GAS_MIN_CUTOFF, 1e6, &c->rc));
@@ -247,7 +249,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
   if ((text = ck__param_find(params, count, "model")))
     CK_TRY(parse_model(text, c));
-  CK_TRY(ck__param_real(params, count, "dt", 0.005, 1e-12, 1e3, &c->dt));
+  CK_TRY(
+      ck__param_real(params, count, "dt", 0.005, 1e-12, CK_GAS_MAX_DT, &c->dt));
   c->walls = ck__param_find(params, count, "walls") != NULL;
   if ((text = ck__param_find(params, count, "thermostat")))
     CK_TRY(parse_thermostat(text, c));
