@@ -464,6 +464,22 @@ static void test_save(void) {
   ck_lsq_free(&back);
   CHECK(hidden_entries(work_dir) == 0);
 
+  /* Coefficients that would not read back are not written: the file
+   * keeps what it held. */
+  char coefficients[1024];
+  test_path_in(work_dir, "truth.txt", coefficients, sizeof coefficients);
+  double x[3] = {1.5, -2, 0.25};
+  CHECK_OK(ck_lsq_save_coefficients(coefficients, x, 3));
+  x[1] = NAN;
+  CHECK(ck_lsq_save_coefficients(coefficients, x, 3) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  ck_error_last(&message);
+  CHECK_MSG(strstr(message, "coefficient 2 is nan") != NULL, "message '%s'",
+            message);
+  char *kept = test_read_file(coefficients, NULL);
+  CHECK(kept && strcmp(kept, "1.5\n-2\n0.25\n") == 0);
+  free(kept);
+
   /* Into a directory that does not exist: an I/O error and no file. */
   test_path_in(work_dir, "missing", directory, sizeof directory);
   test_path_in(work_dir, "missing/out.csv", missing, sizeof missing);

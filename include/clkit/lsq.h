@@ -98,8 +98,9 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
 /*
  * ck_lsq_save_coefficients - write a coefficient vector, one value a line
  * ("%.17g"), atomically (a temporary beside path, then a rename).
- * Takes: path; x (dim entries); dim (1 .. CK_LSQ_MAX_DIM).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_IO naming the file.
+ * Takes: path; x (dim entries, each finite); dim (1 .. CK_LSQ_MAX_DIM).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a value not finite names
+ * its coefficient, counted from 1); CK_ERROR_IO naming the file.
  */
 ck_status ck_lsq_save_coefficients(const char *path, const double *x,
                                    size_t dim);

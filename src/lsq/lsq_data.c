@@ -643,6 +643,13 @@ ck_status ck_lsq_save_coefficients(const char *path, const double *x,
   if (!path || !x || dim < 1 || dim > CK_LSQ_MAX_DIM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_lsq_save_coefficients: bad argument");
+  /* As ck_lsq_save: what would not read back is not written. */
+  for (size_t d = 0; d < dim; ++d)
+    if (!isfinite(x[d]))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "ck_lsq_save_coefficients: coefficient %zu is %g; "
+                      "coefficients must be finite",
+                      d + 1, x[d]);
   ck_status status = ck__c_locale_enter(&locale, path);
   if (status)
     return status;
