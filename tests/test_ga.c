@@ -1239,15 +1239,7 @@ static void bad_input(const ck_device *ref) {
       {{"migrate-every", "0"}, {"migrants", "3"}},
       {{"pc", "0"}, {"crossover", "sbx:15"}},
       {{"trace-islands", ""}}};
-  for (size_t k = 0; k < sizeof unchecked / sizeof unchecked[0]; ++k) {
-    size_t given = unchecked[k][1].name ? 2 : 1;
-    ck_status status = ck_workload_check(ga, unchecked[k], given);
-    const char *message = "";
-    ck_error_last(&message);
-    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT,
-              "check of --%s %s: status %d, message '%s'", unchecked[k][0].name,
-              unchecked[k][0].value, (int)status, message);
-  }
+  check_refused_by_check(ga, unchecked, sizeof unchecked / sizeof unchecked[0]);
 
   /* The same settings through ck_ga_create(). */
   for (int k = 0; k < 11; ++k) {

@@ -512,15 +512,8 @@ static void bad_input(const ck_device *ref) {
       {{"check-every", "0"}},  {{"iters", "0"}},
       {{"lsq-mode", "group"}}, {{"particles", "0"}},
       {{"bounds", "wrap"}},    {{"w", "1"}, {"constriction", "1"}}};
-  for (size_t k = 0; k < sizeof unchecked / sizeof unchecked[0]; ++k) {
-    size_t given = unchecked[k][1].name ? 2 : 1;
-    ck_status status = ck_workload_check(pso, unchecked[k], given);
-    const char *message = "";
-    ck_error_last(&message);
-    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT,
-              "check of --%s %s: status %d, message '%s'", unchecked[k][0].name,
-              unchecked[k][0].value, (int)status, message);
-  }
+  check_refused_by_check(pso, unchecked,
+                         sizeof unchecked / sizeof unchecked[0]);
   /* A file that cannot be read is a failure, as for every workload's
    * files, not a usage error. */
   const ck_param unreadable[] = {{"fn", "lsq"}, {"data", path_missing}};

@@ -278,6 +278,23 @@ static inline void check_no_finite_best(const char *workload_name,
             "%s on %s: status %d, '%s'", workload_name, device->id, (int)status,
             message);
 }
+
+/* ck_workload_check refuses each of `count` sets of one or two options
+ * (a second whose name is NULL is absent) as the run would: with
+ * CK_ERROR_INVALID_ARGUMENT, before any device. */
+static inline void check_refused_by_check(const ck_workload *workload,
+                                          const ck_param (*sets)[2],
+                                          size_t count) {
+  for (size_t k = 0; k < count; ++k) {
+    size_t given = sets[k][1].name ? 2 : 1;
+    ck_status status = ck_workload_check(workload, sets[k], given);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT,
+              "check of --%s %s: status %d, message '%s'", sets[k][0].name,
+              sets[k][0].value, (int)status, message);
+  }
+}
 #endif
 
 #endif /* CK_TEST_SUPPORT_H */
