@@ -1619,6 +1619,30 @@ static void bad_workload(const ck_device *ref) {
               "3 cities in a file: status %d, message '%s'", (int)status,
               message);
   }
+  /* One the ACO cannot hold, a GEO instance past its matrix's 8192
+   * cities, is named by its file too. */
+  size_t size = 128 + 9000 * 24;
+  char *text = malloc(size), geo[1100];
+  if (text) {
+    size_t used =
+        (size_t)snprintf(text, size,
+                         "NAME : wide\nTYPE : TSP\nDIMENSION : 9000\n"
+                         "EDGE_WEIGHT_TYPE : GEO\nNODE_COORD_SECTION\n");
+    for (int i = 0; i < 9000; ++i)
+      used += (size_t)snprintf(text + used, size - used, "%d %d.%02d %d.%02d\n",
+                               i + 1, i % 80, i % 60, i % 170, i % 59);
+    snprintf(text + used, size - used, "EOF\n");
+    test_write_text(directory, "wide.tsp", text, geo, sizeof geo);
+    free(text);
+    const ck_param wide[] = {{"instance", geo}, {"iters", "1"}};
+    ck_status status = ck_workload_run(aco, ref, wide, 2, &options, &result);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
+                  strncmp(message, geo, strlen(geo)) == 0 &&
+                  strstr(message, "up to 8192 cities"),
+              "9000 GEO cities: status %d, message '%s'", (int)status, message);
+  }
   remove_tree(directory);
 
   /* A colony past the device's memory fails before it is allocated, with

@@ -62,6 +62,7 @@ typedef struct aco_job {
   ck_tsp_instance instance;
   ck_aco_config config;
   const char *tour_out, *trace, *svg;
+  const char *path; /* the instance's file, or its random:N */
 } aco_job;
 
 /* "random:N": N cities uniform in a 1000 x 1000 square (EUC_2D), drawn
@@ -230,6 +231,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   const char *path = ck__param_find(params, count, "instance");
   if (!path)
     path = "random:1000";
+  job->path = path;
   if (strncmp(path, "random:", 7) == 0)
     CK_TRY(random_instance(path, c->seed, &job->instance));
   else
@@ -373,7 +375,12 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   ck_aco_report report;
   if ((status = job_parse(params, count, options, &job)))
     return status;
-  CK_TRY(ck_aco_create(device, &job.instance, &job.config, &aco));
+  /* What the ACO cannot hold of a well-formed instance (a GEO or EXPLICIT
+   * one too large for its matrix) is named by its file. */
+  status = ck_aco_create(device, &job.instance, &job.config, &aco);
+  if (status == CK_ERROR_UNSUPPORTED)
+    CK_FAIL_PREFIX(status, "%s: ", job.path);
+  CK_TRY(status);
   CK_TRY(ck_aco_run(aco, &report));
   tour = malloc((size_t)job.instance.cities * sizeof *tour);
   if (!tour)
