@@ -113,7 +113,14 @@ ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
  * names must be the workload's options); options (NULL for defaults:
  * seed 1); result (filled in).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the offending option;
- * any error of the device or its kernels.
+ * CK_ERROR_IO (a file that cannot be read, an output that cannot be
+ * written, checked before the run), CK_ERROR_PARSE (a malformed input
+ * file, or one the workload cannot use) and CK_ERROR_UNSUPPORTED (an
+ * input larger than the workload holds), naming the file;
+ * CK_ERROR_CANCELLED when options->progress asked to stop;
+ * CK_ERROR_MISMATCH when a result cannot be trusted (no finite objective,
+ * an energy that blew up); CK_ERROR_DEVICE_MEMORY before allocating past
+ * the device's memory; any error of the device or its kernels.
  */
 ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
                           const ck_param *params, size_t count,
