@@ -557,15 +557,44 @@ static void check_pso_files(void) {
   char *relinked = test_read_file(trace, NULL);
   CHECK(relinked && count_lines(relinked) == 6);
   free(relinked);
+  /* Both outputs may go there, as to a pipe. */
   const char *const to_stdout[] = {
-      "run", "pso",     "--device", "ref",     "--dim",     "2", "--particles",
-      "8",   "--iters", "4",        "--trace", "/dev/fd/1", NULL};
+      "run",     "pso",         "--device", "ref",       "--dim",
+      "2",       "--particles", "8",        "--iters",   "4",
+      "--trace", "/dev/fd/1",   "--out",    "/dev/fd/1", NULL};
   r = run_clkit(to_stdout);
   EXPECT_EXIT(r, 0, to_stdout);
   EXPECT_HAS(r.out, "iteration,best\n0,", to_stdout);
   EXPECT_HAS(r.out, "4,", to_stdout);
   EXPECT_HAS(r.out, "stopped_by         iterations", to_stdout);
   release(&r);
+  /* A descriptor that is not open fails before the run; it is never
+   * replaced by a file. */
+  const char *const closed[] = {"run",     "pso",         "--device", "ref",
+                                "--dim",   "2",           "--iters",  "4",
+                                "--trace", "/dev/fd/999", NULL};
+  r = run_clkit(closed);
+  EXPECT_EXIT(r, 1, closed);
+  EXPECT_HAS(r.err,
+             "option --trace: cannot write /dev/fd/999: descriptor 999 is "
+             "not open",
+             closed);
+  release(&r);
+  /* A dangling link makes the file it names, and stays a link. */
+  char dangling[760], named[760];
+  snprintf(dangling, sizeof dangling, "%s/dangling.csv", work_dir);
+  snprintf(named, sizeof named, "%s/named-by-link.csv", work_dir);
+  CHECK(symlink("named-by-link.csv", dangling) == 0);
+  const char *const through[] = {"run",     "pso",    "--device", "ref",
+                                 "--dim",   "2",      "--iters",  "4",
+                                 "--trace", dangling, NULL};
+  r = run_clkit(through);
+  EXPECT_EXIT(r, 0, through);
+  release(&r);
+  CHECK(lstat(dangling, &link_status) == 0 && S_ISLNK(link_status.st_mode));
+  char *made = test_read_file(named, NULL);
+  CHECK(made && count_lines(made) == 6);
+  free(made);
   if (truth && found) {
     const char *a = truth, *b = found;
     for (int d = 0; d < 3; ++d) {

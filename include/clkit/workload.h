@@ -162,11 +162,14 @@ ck_status ck_file_same(const char *a, const char *b, int *same);
  * clkit writes outputs (a temporary beside the file, then a rename): for
  * checking every output of a run before the run, so that a bad path
  * costs neither the run nor the outputs written before it. Creates and
- * removes a temporary file; a device, a pipe or an open descriptor's name
- * (/dev/stdout), written in place, is not opened.
+ * removes a temporary file; a device or a pipe, written in place, is not
+ * opened, and a descriptor's name (/dev/stdout, /dev/fd/N), written
+ * through the descriptor, must name one open for writing.
  * Returns: CK_OK; CK_ERROR_IO naming the path and the reason (a
- * directory, a missing directory, no permission); CK_ERROR_INVALID_ARGUMENT
- * for NULL or an empty path, or one that names a directory ("x/.").
+ * directory, a missing directory, no permission, a descriptor not open
+ * for writing, another user's file in a sticky directory);
+ * CK_ERROR_INVALID_ARGUMENT for NULL or an empty path, or one that names a
+ * directory by its spelling ("x/", "x/.").
  */
 ck_status ck_file_writable(const char *path);
 

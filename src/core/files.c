@@ -25,13 +25,14 @@ static unsigned temporary_token(void) {
   return (unsigned)(z ^ (z >> 31));
 }
 
-/* The descriptor a path names in /dev/fd, /proc/self/fd, /dev/stdout or
- * /dev/stderr, when it is open in this process; else -1. Such a path is a
- * link to whatever the descriptor has open, which may be a regular file
- * (a shell's redirection): replacing that file by a rename would lose
- * what the process wrote there, and as the super-user the rename would
- * replace the link in /dev itself. */
-static int named_descriptor(const char *path) {
+/* The descriptor a path names as /dev/fd/N, /proc/self/fd/N, /dev/stdout
+ * or /dev/stderr, open or not; else -1. Such a path is a link to whatever
+ * the descriptor has open, which may be a regular file (a shell's
+ * redirection): replacing that file by a rename would lose what the
+ * process wrote there, and as the super-user the rename would replace the
+ * link in /dev itself. So it is only ever written through the
+ * descriptor. */
+int ck__file_descriptor_named(const char *path) {
   static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
   long number = -1;
   if (strcmp(path, "/dev/stdout") == 0)
@@ -49,23 +50,60 @@ static int named_descriptor(const char *path) {
         path[length] >= '0' && path[length] <= '9')
       number = value;
   }
-  if (number < 0 || fcntl((int)number, F_GETFD) < 0)
-    return -1;
   return (int)number;
 }
 
-/* Where an output is renamed to: the file a symbolic link leads to, when
- * path is a link to a regular file, so that the link stays a link; else
- * path itself. malloc'd; NULL when memory runs out. */
+/* CK_OK when the descriptor is open for writing; else CK_ERROR_IO naming
+ * path. */
+static ck_status check_descriptor(const char *path, int descriptor) {
+  int flags = fcntl(descriptor, F_GETFL);
+  if (flags < 0)
+    return ck__fail(CK_ERROR_IO, "cannot write %s: descriptor %d is not open",
+                    path, descriptor);
+  if ((flags & O_ACCMODE) == O_RDONLY)
+    return ck__fail(CK_ERROR_IO,
+                    "cannot write %s: descriptor %d is open for reading only",
+                    path, descriptor);
+  return CK_OK;
+}
+
+/* Where an output is renamed to: the file a symbolic link leads to, so
+ * that the link stays a link (a file it names that does not exist yet is
+ * made, as a shell's redirection would); else path itself. malloc'd; NULL
+ * when memory runs out. */
 static char *output_target(const char *path) {
   struct stat link, target;
-  if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode) &&
-      stat(path, &target) == 0 && S_ISREG(target.st_mode)) {
-    char *resolved = realpath(path, NULL);
-    if (resolved)
-      return resolved;
+  char *current = strdup(path);
+  /* Links of links, as far as the system follows them. */
+  for (int depth = 0; current && depth < 40; ++depth) {
+    if (lstat(current, &link) != 0 || !S_ISLNK(link.st_mode))
+      break;
+    if (stat(current, &target) == 0) {
+      char *resolved = S_ISREG(target.st_mode) ? realpath(current, NULL) : NULL;
+      if (resolved) {
+        free(current);
+        return resolved;
+      }
+      break;
+    }
+    /* A dangling link: its text, read beside the link when relative. */
+    char text[4096];
+    ssize_t length = readlink(current, text, sizeof text - 1);
+    if (length <= 0)
+      break;
+    text[length] = '\0';
+    const char *slash = strrchr(current, '/');
+    size_t directory =
+        text[0] == '/' || !slash ? 0 : (size_t)(slash - current) + 1;
+    char *next = malloc(directory + (size_t)length + 1);
+    if (next) {
+      memcpy(next, current, directory);
+      memcpy(next + directory, text, (size_t)length + 1);
+    }
+    free(current);
+    current = next;
   }
-  return strdup(path);
+  return current;
 }
 
 /* Opens path itself for writing in place: *temp becomes a copy of path,
@@ -91,9 +129,12 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   char *target = NULL, *candidate = NULL;
   *temp = NULL;
   *fd = -1;
-  int descriptor = named_descriptor(path);
-  if (descriptor >= 0)
+  int descriptor = ck__file_descriptor_named(path);
+  if (descriptor >= 0) {
+    if ((status = check_descriptor(path, descriptor)))
+      return status;
     return open_in_place(path, descriptor, temp, fd);
+  }
   const char *slash = strrchr(path, '/');
   const char *name = slash ? slash + 1 : path;
   if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
@@ -212,18 +253,38 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
 ck_status ck_file_writable(const char *path) {
   if (!path || !*path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
+  int descriptor = ck__file_descriptor_named(path);
+  if (descriptor >= 0)
+    return check_descriptor(path, descriptor);
   /* What exists and is not a regular file is written in place; opening a
    * FIFO now would wait for its reader, and close it for the reader. */
   struct stat existing;
-  if (named_descriptor(path) >= 0 ||
-      (stat(path, &existing) == 0 && !S_ISREG(existing.st_mode) &&
-       !S_ISDIR(existing.st_mode)))
+  if (stat(path, &existing) == 0 && !S_ISREG(existing.st_mode) &&
+      !S_ISDIR(existing.st_mode))
     return CK_OK;
   char *temp = NULL;
   int fd = -1;
   ck_status status = ck__file_open_temporary(path, &temp, &fd);
-  if (status == CK_OK)
-    ck__file_abandon(fd, temp, path);
+  if (status)
+    return status;
+  /* In a sticky directory (/tmp) a rename may not replace another user's
+   * file, though the temporary could be made beside it. */
+  struct stat directory;
+  uid_t user = geteuid();
+  char *target = output_target(path);
+  int foreign = target && user != 0 && stat(target, &existing) == 0 &&
+                existing.st_uid != user;
+  char *slash = foreign ? strrchr(target, '/') : NULL;
+  if (slash)
+    slash[slash == target ? 1 : 0] = '\0';
+  if (foreign && stat(slash ? target : ".", &directory) == 0 &&
+      (directory.st_mode & S_ISVTX) && directory.st_uid != user)
+    status = ck__fail(CK_ERROR_IO,
+                      "cannot write %s: it belongs to another user, in a "
+                      "directory where only its owner may replace it",
+                      path);
+  free(target);
+  ck__file_abandon(fd, temp, path);
   return status;
 }
 

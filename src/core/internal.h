@@ -142,13 +142,18 @@ ck_status ck__cache_remove(const uint8_t key[32]);
  *     A target that exists and is not a regular file (a device, a pipe),
  *     and a descriptor named as /dev/stdout, /dev/stderr, /dev/fd/N or
  *     /proc/self/fd/N, is written in place instead, *temp being a copy of
- *     path. A symbolic link to a regular file keeps its link: the file it
- *     leads to is replaced, the temporary made beside that file.
+ *     path (a descriptor not open for writing is CK_ERROR_IO). A symbolic
+ *     link keeps its link: the file it leads to is replaced (or made, for
+ *     a dangling link), the temporary made beside that file.
  *   commit: fsync, close, rename; frees temp; on failure removes it.
  *   abandon: closes and removes the temporary after a failure (path is
  *     the one open_temporary took); frees temp.
  */
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd);
+/* The descriptor that path names as /dev/stdout, /dev/stderr, /dev/fd/N or
+ * /proc/self/fd/N, open or not (such outputs are written through it, in
+ * place); else -1. */
+int ck__file_descriptor_named(const char *path);
 ck_status ck__file_commit(int fd, char *temp, const char *path);
 void ck__file_abandon(int fd, char *temp, const char *path);
 /* write() until done; 0, or -1 with errno set. */

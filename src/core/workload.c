@@ -119,7 +119,8 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
     ck_status status = ck_file_writable(written);
     if (status)
       return ck__fail_prefix(status, "option --%s: ", writes[w]);
-    if (stat(written, &target) == 0 && !S_ISREG(target.st_mode))
+    if ((stat(written, &target) == 0 && !S_ISREG(target.st_mode)) ||
+        ck__file_descriptor_named(written) >= 0)
       continue;
     /* Each later output, then every input. */
     for (int pass = 0; pass < 2; ++pass) {
