@@ -449,6 +449,8 @@ static void check_run_usage_errors(void) {
       {{"gen", "lsq", "--rows", "10", "--dim", "2", NULL}, "--out"},
       {{"gen", "lsq", "--rows", "0", "--dim", "2", "--out", "x.csv", NULL},
        "--rows"},
+      {{"gen", "lsq", "--rows", "2.5", "--dim", "2", "--out", "x.csv", NULL},
+       "--rows takes a whole number"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     run_output r = run_clkit(cases[c].args);
@@ -474,9 +476,9 @@ static void check_pso_files(void) {
   snprintf(coefficients, sizeof coefficients, "%s/gen.coef", work_dir);
   snprintf(out, sizeof out, "%s/best.txt", work_dir);
   snprintf(trace, sizeof trace, "%s/trace.csv", work_dir);
-  const char *const gen[] = {"gen",    "lsq",        "--rows", "500",
-                             "--dim",  "3",          "--out",  data,
-                             "--coef", coefficients, NULL};
+  const char *const gen[] = {
+      "gen",   "lsq", "--rows", "5e2", /* as workloads read counts */
+      "--dim", "3",   "--out",  data,  "--coef", coefficients, NULL};
   run_output r = run_clkit(gen);
   EXPECT_EXIT(r, 0, gen);
   release(&r);

@@ -69,6 +69,18 @@ static int gen_report(ck_status status) {
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
 }
 
+/* A count written as a workload's numbers are (1e6, 1000), whole and in
+ * [least, most]; 1 when it is one. */
+static int whole_number(const char *text, double least, double most,
+                        unsigned long long *value) {
+  double number = 0;
+  if (ck_param_parse_number(text, &number) != CK_OK || number < least ||
+      number > most || number != floor(number))
+    return 0;
+  *value = (unsigned long long)number;
+  return 1;
+}
+
 int cli_gen(int argc, char **argv) {
   static const struct option options[] = {
       {"rows", required_argument, NULL, GEN_ROWS},
@@ -93,14 +105,14 @@ int cli_gen(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
     case GEN_ROWS:
-      if (cli_parse_unsigned(optarg, &rows) != 0 || rows < 1 ||
-          rows > (unsigned long long)SIZE_MAX)
-        return gen_usage("--rows takes a whole number >= 1, not '%s'", optarg);
+      /* Read as a workload's counts are: 1e6 is a number. */
+      if (!whole_number(optarg, 1, 1e15, &rows))
+        return gen_usage("--rows takes a whole number from 1 to 1e15, not '%s'",
+                         optarg);
       have_rows = 1;
       break;
     case GEN_DIM:
-      if (cli_parse_unsigned(optarg, &dim) != 0 || dim < 1 ||
-          dim > CK_LSQ_MAX_DIM)
+      if (!whole_number(optarg, 1, CK_LSQ_MAX_DIM, &dim))
         return gen_usage("--dim takes a whole number from 1 to 64, not '%s'",
                          optarg);
       have_dim = 1;
