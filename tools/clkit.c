@@ -184,12 +184,15 @@ typedef struct line_sink {
 
 static void print_line(void *user, const char *line) {
   line_sink *sink = user;
-  if (sink->quiet && strncmp(line, "warning: ", 9) != 0)
+  int warning = strncmp(line, "warning: ", 9) == 0;
+  if (sink->quiet && !warning)
     return;
   if (sink->bar)
     end_progress(sink->bar);
-  fprintf(sink->out, "%s\n", line);
-  fflush(sink->out);
+  /* Warnings go where every command's go, to stderr. */
+  FILE *out = warning ? stderr : sink->out;
+  fprintf(out, "%s\n", line);
+  fflush(out);
 }
 
 /* ---- devices ---------------------------------------------------------------
