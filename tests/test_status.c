@@ -351,6 +351,20 @@ static void check_result_json(void) {
   CHECK_MSG(strstr(message, "metric_count 1000"), "%s", message);
   CHECK(json == NULL);
 
+  /* A text field without its NUL is read to its end, not past it. */
+  make_result(&result);
+  memset(result.workload, 'w', sizeof result.workload);
+  memset(result.stopped_by, 's', sizeof result.stopped_by);
+  json = NULL;
+  CHECK_OK(ck_result_json(&result, &json));
+  if (json) {
+    CHECK_MSG(json_is_object(json), "%s", json);
+    CHECK(strstr(json, "\"workload\":\"wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww\",") !=
+          NULL);
+    CHECK(strstr(json, "\"stopped_by\":\"ssssssssssssssss\",") != NULL);
+    ck_memory_free(json);
+  }
+
   CHECK(ck_result_json(NULL, &json) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_result_json(&result, NULL) == CK_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ck_memory_free(NULL));

@@ -43,9 +43,13 @@ static void put(json_text *text, const char *format, ...) {
   }
 }
 
-static void put_string(json_text *text, const char *value) {
+/* value, up to its NUL or its field's `capacity` bytes: a result is the
+ * caller's, and a field without its NUL must not be read past. */
+static void put_string(json_text *text, const char *value, size_t capacity) {
   put(text, "\"");
-  for (const unsigned char *c = (const unsigned char *)value; *c; ++c) {
+  const unsigned char *end = (const unsigned char *)value + capacity;
+  for (const unsigned char *c = (const unsigned char *)value; c < end && *c;
+       ++c) {
     if (*c == '"' || *c == '\\')
       put(text, "\\%c", *c);
     else if (*c == '\n')
@@ -78,18 +82,18 @@ ck_status ck_result_json(const ck_result *result, char **json) {
   if (!text.data)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
   put(&text, "{\"workload\":");
-  put_string(&text, result->workload);
+  put_string(&text, result->workload, sizeof result->workload);
   put(&text, ",\"device\":");
-  put_string(&text, result->device);
+  put_string(&text, result->device, sizeof result->device);
   put(&text, ",\"device_name\":");
-  put_string(&text, result->device_name);
+  put_string(&text, result->device_name, sizeof result->device_name);
   if (result->status != CK_OK) {
     const char *name = "";
     ck_status_name(result->status, &name);
     put(&text, ",\"status\":");
-    put_string(&text, name);
+    put_string(&text, name, strlen(name) + 1);
     put(&text, ",\"error\":");
-    put_string(&text, result->error);
+    put_string(&text, result->error, sizeof result->error);
   }
   put(&text, ",\"wall_s\":");
   put_number(&text, result->wall_s);
@@ -98,21 +102,21 @@ ck_status ck_result_json(const ck_result *result, char **json) {
   put(&text, ",\"best\":");
   put_number(&text, result->best);
   put(&text, ",\"best_name\":");
-  put_string(&text, result->best_name);
+  put_string(&text, result->best_name, sizeof result->best_name);
   put(&text, ",\"throughput\":");
   put_number(&text, result->throughput);
   put(&text, ",\"throughput_unit\":");
-  put_string(&text, result->throughput_unit);
+  put_string(&text, result->throughput_unit, sizeof result->throughput_unit);
   put(&text, ",\"agreement\":");
   put_number(&text, result->agreement);
   put(&text, ",\"agrees\":%s", result->agrees ? "true" : "false");
   if (result->stopped_by[0]) {
     put(&text, ",\"stopped_by\":");
-    put_string(&text, result->stopped_by);
+    put_string(&text, result->stopped_by, sizeof result->stopped_by);
   }
   for (size_t i = 0; i < result->metric_count; ++i) {
     put(&text, ",");
-    put_string(&text, result->metrics[i].name);
+    put_string(&text, result->metrics[i].name, sizeof result->metrics[i].name);
     put(&text, ":");
     put_number(&text, result->metrics[i].value);
   }
