@@ -309,13 +309,12 @@ ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
   if (!kernel || !buffer)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_kernel_set_buffer: NULL argument");
-  if (buffer->queue != kernel->program->queue)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "kernel %s, argument %u: the buffer was made on another "
-                    "queue (device %s) than the kernel's program (device %s); "
-                    "a buffer is used only with the queue it was made on",
-                    kernel->name, index, buffer->queue->device.id,
-                    kernel->program->queue->device.id);
+  /* The kernel's queue is its program's. */
+  char what[160];
+  snprintf(what, sizeof what, "kernel %s, argument %u", kernel->name, index);
+  ck_status status = check_queue(what, kernel->program->queue, buffer);
+  if (status != CK_OK)
+    return status;
   return kernel->program->queue->ops->kernel_set_arg(
       kernel, index, CK__ARG_BUFFER, sizeof(void *), buffer);
 }
