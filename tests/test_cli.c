@@ -1106,13 +1106,14 @@ static void check_aco_run(void) {
                "eil51's optimum",
                json_args);
     release(&r);
-    /* compare shows warnings too, beside its table. */
+    /* compare shows warnings too, beside its table, each naming the
+     * device whose run gave it. */
     const char *const compare_args[] = {
         "compare", "aco", instance,    "--devices", "ref",
         "--iters", "2",   "--optimum", "100000000", NULL};
     r = run_clkit(compare_args);
     EXPECT_EXIT(r, 0, compare_args);
-    EXPECT_HAS(r.err, "warning: the best tour, 4", compare_args);
+    EXPECT_HAS(r.err, "warning: ref: the best tour, 4", compare_args);
     EXPECT_HAS(r.out, "vs_ref", compare_args);
     release(&r);
   }

@@ -180,6 +180,8 @@ ck_status ck_file_writable(const char *path);
  * (with skip_ref, only a ref device's own row agrees, being the oracle). A
  * device that fails gets a row with its status and error, and the
  * comparison goes on.
+ * options->log gets every run's lines, each naming its device's id
+ * ("ocl:0.0: ...", or "warning: ocl:0.0: ..." for a warning).
  * Takes: results with capacity entries (count + 1 needed with ref).
  * Returns: CK_OK; the ref run's failure (no oracle, nothing compared);
  * CK_ERROR_INVALID_ARGUMENT for bad parameters, a device index outside

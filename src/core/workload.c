@@ -353,6 +353,47 @@ static void agreement(const ck_workload *workload, const ck_result *reference,
   result->agrees = difference <= workload->tolerance;
 }
 
+/* Several devices' lines reach one log in a comparison, so each line names
+ * its device; a warning keeps "warning: " first, which callers look for. */
+typedef struct device_log {
+  const ck_run_options *options;
+  const char *device;
+} device_log;
+
+static void log_for_device(void *user, const char *line) {
+  const device_log *log = user;
+  static const char warning[] = "warning: ";
+  size_t prefix = strncmp(line, warning, sizeof warning - 1) == 0
+                      ? sizeof warning - 1
+                      : 0;
+  size_t length = prefix + strlen(log->device) + 2 + strlen(line + prefix);
+  char *named = malloc(length + 1);
+  if (!named) {
+    log->options->log(log->options->log_user, line);
+    return;
+  }
+  snprintf(named, length + 1, "%.*s%s: %s", (int)prefix, line, log->device,
+           line + prefix);
+  log->options->log(log->options->log_user, named);
+  free(named);
+}
+
+static ck_status run_for_compare(const ck_workload *workload,
+                                 const ck_device *device,
+                                 const ck_param *params, size_t param_count,
+                                 const ck_run_options *options,
+                                 ck_result *result) {
+  if (!options || !options->log)
+    return ck_workload_run(workload, device, params, param_count, options,
+                           result);
+  device_log log = {options, device->id};
+  ck_run_options named = *options;
+  named.log = log_for_device;
+  named.log_user = &log;
+  return ck_workload_run(workload, device, params, param_count, &named,
+                         result);
+}
+
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const size_t *indices, size_t count, int skip_ref,
                          const ck_param *params, size_t param_count,
@@ -392,7 +433,7 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                                           runs)) != CK_OK)
     return status;
   if (!skip_ref) {
-    status = ck_workload_run(workload, &set->devices[reference], params,
+    status = run_for_compare(workload, &set->devices[reference], params,
                              param_count, options, &results[0]);
     if (status != CK_OK)
       return status;
@@ -404,7 +445,7 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
     if (indices[k] == reference)
       continue; /* ref already ran as the oracle */
     ck_result *result = &results[*produced];
-    status = ck_workload_run(workload, &set->devices[indices[k]], params,
+    status = run_for_compare(workload, &set->devices[indices[k]], params,
                              param_count, options, result);
     if (status != CK_OK) {
       const char *message = "";
