@@ -1,7 +1,8 @@
 /*
  * test_cache - SHA-256 against the FIPS 180-4 examples, and the on-disk
  * kernel cache: misses, hits, overwrites, corrupt entries, disabling,
- * query/clear, and several processes storing one entry at once.
+ * query/clear, the temporaries of writers killed before their rename, and
+ * several processes storing one entry at once.
  *
  * The test points CLKIT_CACHE_DIR at a fresh directory of its own, so it
  * never touches a user's cache and runs the same wherever it is started.
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HEADER_SIZE 56
@@ -499,6 +501,56 @@ static void test_store_failure(const char *root) {
   unlink(blocker);
 }
 
+/* Makes an empty file at path, last modified age seconds ago. */
+static void make_file_aged(const char *path, time_t age) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK_MSG(fd >= 0, "cannot create %s", path);
+  if (fd < 0)
+    return;
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = time(NULL) - age;
+  times[0].tv_nsec = times[1].tv_nsec = 0;
+  CHECK(futimens(fd, times) == 0);
+  close(fd);
+}
+
+/* A writer killed before its rename leaves its temporary file: the next
+ * store deletes those an hour old (of any key), and leaves a younger one,
+ * which may be a live writer's, and files that are not the cache's. */
+static void test_stale_temporaries(void) {
+  uint8_t key[32], other[32], payload[100];
+  char hex[65], other_hex[65];
+  char stale[4096], stale_other[4096], live[4096], foreign[4096];
+  make_key("killed while writing", key);
+  make_key("never stored again", other);
+  ck__hex(key, 32, hex);
+  ck__hex(other, 32, other_hex);
+  fill_random(payload, sizeof payload);
+  CHECK_OK(ck_cache_clear(NULL));
+  CHECK_OK(ck__cache_store(other, payload, sizeof payload));
+  CHECK_OK(ck__cache_remove(other));
+
+  snprintf(stale, sizeof stale, "%s/.%s.tmp.0a1b2c3d", cache_dir, hex);
+  snprintf(stale_other, sizeof stale_other, "%s/.%s.tmp.XyZ123", cache_dir,
+           other_hex);
+  snprintf(live, sizeof live, "%s/.%s.tmp.live0001", cache_dir, hex);
+  snprintf(foreign, sizeof foreign, "%s/notes.tmp.old", cache_dir);
+  make_file_aged(stale, 2 * 60 * 60);
+  make_file_aged(stale_other, 3 * 24 * 60 * 60);
+  make_file_aged(live, 10);
+  make_file_aged(foreign, 2 * 60 * 60);
+
+  CHECK_OK(ck__cache_store(key, payload, sizeof payload));
+  check_hit(key, payload, sizeof payload);
+  CHECK_MSG(!file_exists(stale), "a stale temporary of the key stayed");
+  CHECK_MSG(!file_exists(stale_other), "another key's stale temporary stayed");
+  CHECK_MSG(file_exists(live), "a young temporary was deleted");
+  CHECK_MSG(file_exists(foreign), "a file not of the cache was deleted");
+  unlink(live);
+  unlink(foreign);
+  CHECK_OK(ck__cache_remove(key));
+}
+
 /* Each writer stores the same entry repeatedly; its exit status says how. */
 static int run_writer(const uint8_t key[32], const uint8_t *payload,
                       size_t size) {
@@ -597,6 +649,7 @@ int main(void) {
   test_disabled();
   test_query_and_clear(root);
   test_store_failure(root);
+  test_stale_temporaries();
   test_concurrent_writers();
 
   remove_tree(root);

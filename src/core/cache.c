@@ -18,6 +18,12 @@
  * complete entry, the new complete entry or none, and racing writers of
  * one key simply replace each other's identical result.
  *
+ * A writer that dies between creating its temporary file and the rename
+ * (killed, or the machine down) leaves the temporary behind; the next
+ * store deletes such files once they are CK__CACHE_STALE_SECONDS old.
+ * A live writer's temporary is younger than that: it is written in one
+ * go right after a build, and every write renews its modification time.
+ *
  * The cache is an accelerator only: anything wrong with an entry is
  * treated as a miss (the entry is deleted and rebuilt by the caller).
  */
@@ -31,12 +37,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CK__CACHE_PATH_CAPACITY 4096
 #define CK__CACHE_HEADER_SIZE 56
 #define CK__CACHE_VERSION 1u
 #define CK__CACHE_KEY_HEX 64
+#define CK__CACHE_STALE_SECONDS (60 * 60)
 
 static const char cache_magic[8] = {'C', 'K', 'C', 'A', 'C', 'H', 'E', '1'};
 static const char entry_suffix[] = ".ckbin";
@@ -254,6 +262,29 @@ static ck_status make_directories(char *path) {
   return CK_OK;
 }
 
+/*
+ * Deletes the temporaries of writers that died before their rename. Each
+ * is checked by its age, not its key: a build whose writer was killed may
+ * never be stored again. Failures are ignored; the store goes on.
+ */
+static void discard_stale_temporaries(const char *path) {
+  DIR *directory = opendir(path);
+  struct dirent *item;
+  time_t now = time(NULL);
+  if (!directory)
+    return;
+  while ((item = readdir(directory)) != NULL) {
+    struct stat info;
+    if (!is_temp_name(item->d_name) ||
+        fstatat(dirfd(directory), item->d_name, &info, AT_SYMLINK_NOFOLLOW) !=
+            0 ||
+        !S_ISREG(info.st_mode) || now - info.st_mtime < CK__CACHE_STALE_SECONDS)
+      continue;
+    unlinkat(dirfd(directory), item->d_name, 0);
+  }
+  closedir(directory);
+}
+
 ck_status ck__cache_store(const uint8_t key[32], const void *payload,
                           size_t size) {
   ck_status status = CK_OK;
@@ -276,19 +307,24 @@ ck_status ck__cache_store(const uint8_t key[32], const void *payload,
   CK_TRY(ck__cache_directory(directory, sizeof directory));
   CK_TRY(entry_path(key, path, sizeof path, 1));
   ck__hex(key, 32, hex);
-  written =
-      snprintf(temp, sizeof temp, "%s/.%s%sXXXXXX", directory, hex, temp_infix);
-  if (written < 0 || (size_t)written >= sizeof temp)
-    CK_FAIL(CK_ERROR_CACHE, "kernel cache path too long under %s", directory);
   CK_TRY(make_directories(directory));
+  discard_stale_temporaries(directory);
 
-  fd = mkstemp(temp);
-  if (fd < 0)
-    CK_FAIL(CK_ERROR_CACHE, "cannot create temporary cache file %s: %s", temp,
-            strerror(errno));
+  /* O_CLOEXEC at the open itself (mkstemp has no such flag, and a later
+   * fcntl leaves a window): a child that another thread of the caller
+   * starts meanwhile must not inherit the descriptor. */
+  for (int attempt = 0; fd < 0; ++attempt) {
+    written = snprintf(temp, sizeof temp, "%s/.%s%s%08x", directory, hex,
+                       temp_infix, ck__temporary_token());
+    if (written < 0 || (size_t)written >= sizeof temp)
+      CK_FAIL(CK_ERROR_CACHE, "kernel cache path too long under %s",
+              directory);
+    fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno != EEXIST || attempt == 99))
+      CK_FAIL(CK_ERROR_CACHE, "cannot create temporary cache file %s: %s",
+              temp, strerror(errno));
+  }
   have_temp = 1;
-  /* mkstemp cannot ask for O_CLOEXEC; a child of exec need not inherit it. */
-  fcntl(fd, F_SETFD, FD_CLOEXEC);
 
   memcpy(header, cache_magic, sizeof cache_magic);
   ck__put_u32(header + 8, CK__CACHE_VERSION);

@@ -12,8 +12,7 @@
 
 #include "core/internal.h"
 
-/* A name for a temporary file that is unlikely to be taken. */
-static unsigned temporary_token(void) {
+unsigned ck__temporary_token(void) {
   static _Thread_local uint64_t counter;
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
@@ -162,7 +161,7 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   memcpy(candidate, target, directory);
   for (int attempt = 0; attempt < 100; ++attempt) {
     snprintf(candidate + directory, size - directory, ".%s.tmp.%08x", name,
-             temporary_token());
+             ck__temporary_token());
     int opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (opened >= 0) {
       *temp = candidate;

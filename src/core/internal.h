@@ -158,6 +158,9 @@ ck_status ck__cache_remove(const uint8_t key[32]);
  *     the one open_temporary took); frees temp.
  */
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd);
+/* A token for a temporary file's name that is unlikely to be taken, by
+ * another thread or process either; the file is still opened O_EXCL. */
+unsigned ck__temporary_token(void);
 /* The descriptor that path names as /dev/stdout, /dev/stderr, /dev/fd/N or
  * /proc/self/fd/N, open or not (such outputs are written through it, in
  * place); else -1. */
