@@ -1,11 +1,13 @@
 /*
  * test_status - status names, the thread-local last error, results as
- * JSON, the library version and workload parameter validation.
+ * JSON (also under a caller's locale with a decimal comma), the library
+ * version and workload parameter validation.
  */
 #include "check.h"
 #include "test_support.h"
 
 #include <float.h>
+#include <locale.h>
 #include <pthread.h>
 
 /* The raw text after "key": in an object, or NULL. */
@@ -194,6 +196,64 @@ static void check_thread_local(void) {
             "other thread sees: %s", report.message);
   CHECK(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT);
   ck_error_clear();
+}
+
+/* A caller's locale with a decimal comma (an embedding program that calls
+ * setlocale) changes neither how option values are read nor how numbers
+ * are written: "0.5" is still a number, and JSON still has "0.5". */
+static void check_caller_locale(void) {
+  static const char *const comma_locales[] = {
+      "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
+      "nl_NL.UTF-8", "nl_NL.utf8", "ru_RU.UTF-8", "ru_RU.utf8"};
+  char saved[256];
+  const char *current = setlocale(LC_NUMERIC, NULL);
+  snprintf(saved, sizeof saved, "%s", current ? current : "C");
+  const char *chosen = NULL;
+  for (size_t i = 0; !chosen && i < sizeof comma_locales / sizeof *comma_locales;
+       ++i)
+    if (setlocale(LC_NUMERIC, comma_locales[i]) &&
+        strcmp(localeconv()->decimal_point, ",") == 0)
+      chosen = comma_locales[i];
+  if (!chosen) {
+    setlocale(LC_NUMERIC, saved);
+    printf("no locale with a decimal comma is installed: the caller's "
+           "locale case is skipped\n");
+    return;
+  }
+
+  double value = 0;
+  CHECK_OK(ck_param_parse_number("0.5", &value));
+  CHECK_MSG(value == 0.5, "0.5 read as %.17g under %s", value, chosen);
+  CHECK(ck_param_parse_number("0,5", &value) == CK_ERROR_INVALID_ARGUMENT);
+
+  const ck_workload *pso = NULL;
+  ck_device_set set;
+  ck_result result;
+  const ck_param params[] = {
+      {"particles", "16"}, {"iters", "5"}, {"dim", "2"}, {"w", "0.5"}};
+  CHECK_OK(ck_workload_find("pso", &pso));
+  CHECK_OK(ck_workload_check(pso, params, 4));
+  CHECK_OK(ck_device_enumerate(&set));
+  ck_status status = ck_workload_run(pso, &set.devices[0], params, 4, NULL,
+                                     &result);
+  const char *message = "";
+  ck_error_last(&message);
+  CHECK_MSG(status == CK_OK, "pso --w 0.5 under %s: %s", chosen, message);
+  ck_device_set_free(&set);
+
+  memset(&result, 0, sizeof result);
+  result.best = 0.5;
+  result.wall_s = 1.25;
+  char *json = NULL;
+  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_MSG(json && strstr(json, "\"best\":0.5,") &&
+                strstr(json, "\"wall_s\":1.25,"),
+            "under %s: %s", chosen, json ? json : "(null)");
+  ck_memory_free(json);
+
+  /* The caller's own locale is left as it was. */
+  CHECK(strcmp(localeconv()->decimal_point, ",") == 0);
+  setlocale(LC_NUMERIC, saved);
 }
 
 /* ---- results as JSON ----------------------------------------------------- */
@@ -549,6 +609,7 @@ int main(void) {
   check_last_error();
   check_thread_local();
   check_result_json();
+  check_caller_locale();
   check_result_metric();
   check_version();
   check_workload_params();

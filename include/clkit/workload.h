@@ -121,6 +121,9 @@ ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
  * CK_ERROR_MISMATCH when a result cannot be trusted (no finite objective,
  * an energy that blew up); CK_ERROR_DEVICE_MEMORY before allocating past
  * the device's memory; any error of the device or its kernels.
+ * Option values, output files and log lines use the C locale ('.' as the
+ * decimal point) whatever the caller set; the calling thread is switched
+ * to it for the call (uselocale), callbacks included, and back.
  */
 ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
                           const ck_param *params, size_t count,
@@ -198,6 +201,7 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
  * Common fields: workload, device, device_name, wall_s, kernel_s, best,
  * best_name, throughput, throughput_unit, agreement, agrees, and
  * stopped_by where it is set (a string); then each metric by name.
+ * Numbers are written in the C locale whatever the caller's.
  * Takes: json, set to a malloc'd string the caller releases with
  * ck_memory_free().
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a
@@ -213,7 +217,8 @@ ck_status ck_result_json(const ck_result *result, char **json);
  * subnormal ("4.9e-324").
  * Returns: CK_OK with *value set; CK_ERROR_INVALID_ARGUMENT when text is
  * not such a number or is out of a double's range: past DBL_MAX, or
- * nonzero digits that round to 0 ("1e-400") (*value unchanged).
+ * nonzero digits that round to 0 ("1e-400") (*value unchanged). The
+ * point is '.' whatever the caller's locale.
  */
 ck_status ck_param_parse_number(const char *text, double *value);
 

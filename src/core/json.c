@@ -70,7 +70,7 @@ static void put_number(json_text *text, double value) {
     put(text, "null");
 }
 
-ck_status ck_result_json(const ck_result *result, char **json) {
+static ck_status result_json(const ck_result *result, char **json) {
   if (!result || !json)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_result_json: NULL argument");
   if (result->metric_count > CK_RESULT_MAX_METRICS)
@@ -127,4 +127,16 @@ ck_status ck_result_json(const ck_result *result, char **json) {
   }
   *json = text.data;
   return CK_OK;
+}
+
+/* Numbers in the C locale whatever the caller's (a decimal comma would
+ * make another JSON), through the calling thread's own locale. */
+ck_status ck_result_json(const ck_result *result, char **json) {
+  ck__c_locale locale = {0};
+  ck_status status = ck__c_locale_enter(&locale, "ck_result_json");
+  if (status != CK_OK)
+    return status;
+  status = result_json(result, json);
+  ck__c_locale_leave(&locale);
+  return status;
 }

@@ -256,10 +256,16 @@ void ck__result_begin(ck_result *result, const char *workload,
 
 ck_status ck_param_parse_number(const char *text, double *value) {
   double parsed = 0;
+  ck__c_locale locale = {0};
   if (!text || !value)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_param_parse_number: NULL argument");
-  if (!ck__parse_decimal(text, text + strlen(text), &parsed))
+  ck_status status = ck__c_locale_enter(&locale, "ck_param_parse_number");
+  if (status != CK_OK)
+    return status;
+  int read = ck__parse_decimal(text, text + strlen(text), &parsed);
+  ck__c_locale_leave(&locale);
+  if (!read)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "'%s' is not a plain decimal number", text);
   *value = parsed;
@@ -286,8 +292,8 @@ ck_status ck_result_metric(const ck_result *result, const char *name,
                   result->workload, name);
 }
 
-ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
-                            size_t count) {
+static ck_status check_params(const ck_workload *workload,
+                              const ck_param *params, size_t count) {
   if (!workload || (count && !params))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_workload_check: NULL argument");
@@ -314,15 +320,34 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
   return workload->check ? workload->check(params, count) : CK_OK;
 }
 
-ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
-                          const ck_param *params, size_t count,
-                          const ck_run_options *options, ck_result *result) {
+/*
+ * Option values are read, and output files and log lines written, in the
+ * C locale whatever the caller's: under a decimal comma "0.5" would be
+ * refused and a trace would hold "0,5". uselocale() switches the calling
+ * thread only, so other threads of the caller keep theirs; the callbacks
+ * of a run see the C locale too.
+ */
+ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
+                            size_t count) {
+  ck__c_locale locale = {0};
+  ck_status status = ck__c_locale_enter(&locale, "ck_workload_check");
+  if (status != CK_OK)
+    return status;
+  status = check_params(workload, params, count);
+  ck__c_locale_leave(&locale);
+  return status;
+}
+
+static ck_status run_workload(const ck_workload *workload,
+                              const ck_device *device, const ck_param *params,
+                              size_t count, const ck_run_options *options,
+                              ck_result *result) {
   ck_status status;
   ck_run_options defaults = {.seed = 1};
   if (!workload || !device || !result)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_workload_run: NULL argument");
-  if ((status = ck_workload_check(workload, params, count)) != CK_OK)
+  if ((status = check_params(workload, params, count)) != CK_OK)
     return status;
   ck__result_begin(result, workload->name, device);
   double started = ck__seconds();
@@ -335,6 +360,18 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
   if (result->wall_s <= 0)
     result->wall_s = ck__seconds() - started;
   return CK_OK;
+}
+
+ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
+                          const ck_param *params, size_t count,
+                          const ck_run_options *options, ck_result *result) {
+  ck__c_locale locale = {0};
+  ck_status status = ck__c_locale_enter(&locale, "ck_workload_run");
+  if (status != CK_OK)
+    return status;
+  status = run_workload(workload, device, params, count, options, result);
+  ck__c_locale_leave(&locale);
+  return status;
 }
 
 static void agreement(const ck_workload *workload, const ck_result *reference,
