@@ -1,6 +1,7 @@
 /*
  * test_device - device selectors and the default-device ranking, on
- * hand-made device lists (no OpenCL involved), then a real enumeration.
+ * hand-made device lists (no OpenCL involved), then a real enumeration,
+ * and two threads listing devices and running workloads on ref at once.
  *
  * The synthetic list:
  *   0 ref      the host reference
@@ -12,6 +13,8 @@
  *   5 ocl:2.0  FPGA emulation device    ACCELERATOR
  */
 #include "check.h"
+
+#include <pthread.h>
 
 #define MAX_SELECTED 16
 
@@ -528,6 +531,97 @@ static void check_cuda_selection(void) {
         CK_ERROR_NOT_FOUND);
 }
 
+/* ---- threads ------------------------------------------------------------ */
+
+/* What one thread does, twice at once and then alone: list the devices,
+ * then run small workloads on ref, each with objects of its own. The
+ * contract (docs/architecture.md) says that gives what one thread gets. */
+typedef struct thread_work {
+  uint64_t seed;
+  size_t device_count;
+  char device_ids[8][32];
+  ck_status status;
+  char message[512];
+  double best[3];
+} thread_work;
+
+static void *do_thread_work(void *argument) {
+  thread_work *work = argument;
+  static const char *const names[3] = {"pso", "ga", "gas"};
+  static const ck_param pso[] = {{"particles", "32"}, {"iters", "40"},
+                                 {"dim", "4"}, {"fn", "rastrigin"}};
+  static const ck_param ga[] = {{"islands", "2"}, {"island-size", "32"},
+                                {"gens", "20"}, {"dim", "4"}};
+  static const ck_param gas[] = {{"particles", "64"}, {"steps", "20"}};
+  static const ck_param *const params[3] = {pso, ga, gas};
+  static const size_t counts[3] = {4, 4, 2};
+  ck_device_set set = {0};
+  const char *message = "";
+  ck_run_options options = {.seed = work->seed};
+  work->status = ck_device_enumerate(&set);
+  for (size_t i = 0; work->status == CK_OK && i < set.count && i < 8; ++i)
+    snprintf(work->device_ids[i], sizeof work->device_ids[i], "%s",
+             set.devices[i].id);
+  work->device_count = set.count;
+  for (int w = 0; work->status == CK_OK && w < 3; ++w) {
+    const ck_workload *workload = NULL;
+    ck_result result;
+    work->status = ck_workload_find(names[w], &workload);
+    if (work->status == CK_OK)
+      work->status = ck_workload_run(workload, &set.devices[0], params[w],
+                                     counts[w], &options, &result);
+    if (work->status == CK_OK)
+      work->best[w] = result.best;
+  }
+  if (work->status != CK_OK) {
+    ck_error_last(&message);
+    snprintf(work->message, sizeof work->message, "%s", message);
+  }
+  ck_device_set_free(&set);
+  return NULL;
+}
+
+static void check_threads(void) {
+  thread_work together[2], alone[2];
+  pthread_t threads[2];
+  int started[2] = {0, 0};
+  memset(together, 0, sizeof together);
+  memset(alone, 0, sizeof alone);
+  for (int t = 0; t < 2; ++t)
+    together[t].seed = alone[t].seed = (uint64_t)(11 + t);
+  for (int t = 0; t < 2; ++t) {
+    started[t] = pthread_create(&threads[t], NULL, do_thread_work,
+                                &together[t]) == 0;
+    CHECK_MSG(started[t], "pthread_create failed");
+  }
+  for (int t = 0; t < 2; ++t)
+    if (started[t])
+      pthread_join(threads[t], NULL);
+  for (int t = 0; t < 2; ++t)
+    do_thread_work(&alone[t]);
+
+  for (int t = 0; t < 2; ++t) {
+    CHECK_MSG(together[t].status == CK_OK, "thread %d: %s", t,
+              together[t].message);
+    CHECK_MSG(alone[t].status == CK_OK, "alone %d: %s", t, alone[t].message);
+    CHECK_MSG(together[t].device_count == alone[t].device_count,
+              "thread %d listed %zu devices, alone %zu", t,
+              together[t].device_count, alone[t].device_count);
+    for (size_t i = 0; i < alone[t].device_count && i < 8; ++i)
+      CHECK_MSG(strcmp(together[t].device_ids[i], alone[t].device_ids[i]) == 0,
+                "thread %d device %zu: %s vs %s", t, i,
+                together[t].device_ids[i], alone[t].device_ids[i]);
+    /* Bit for bit: ref is deterministic for a seed. */
+    for (int w = 0; w < 3; ++w)
+      CHECK_MSG(memcmp(&together[t].best[w], &alone[t].best[w],
+                       sizeof(double)) == 0,
+                "thread %d workload %d: %.17g beside another, %.17g alone", t,
+                w, together[t].best[w], alone[t].best[w]);
+  }
+  /* Distinct seeds: the threads did not just compute one thing. */
+  CHECK(memcmp(&alone[0].best[0], &alone[1].best[0], sizeof(double)) != 0);
+}
+
 int main(void) {
   build_synthetic();
   check_good_cases();
@@ -538,5 +632,6 @@ int main(void) {
   check_default_tie_break();
   check_kind_names();
   check_enumerate();
+  check_threads();
   return CHECK_DONE();
 }
