@@ -6,6 +6,11 @@
  * the device name, the driver version and the clkit version. Location:
  * $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else ~/.cache/clkit.
  * CLKIT_CACHE=0 disables it.
+ *
+ * Any number of threads and processes may use one cache at once: entries
+ * are renamed into place whole, a damaged one is rebuilt, and the
+ * temporary file of a writer killed mid-write is deleted by a later store
+ * once it is an hour old (ck_cache_clear() deletes it at once).
  */
 #ifndef CLKIT_CACHE_H
 #define CLKIT_CACHE_H

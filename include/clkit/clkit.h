@@ -6,6 +6,13 @@
  * Conventions: public names begin with ck_; every function returns a
  * ck_status and never prints, exits or aborts; the message of the last
  * failure on a thread comes from ck_error_last().
+ *
+ * Threads: distinct objects may be used from distinct threads at once; one
+ * object (a queue with what it owns, a workload object) from one thread at
+ * a time. Device listing, workload runs and the kernel cache are safe from
+ * any thread, and the cache from several processes. Numbers are read and
+ * written in the C locale whatever the caller's; the environment is only
+ * read. docs/architecture.md, "Threads and processes", has the details.
  */
 #ifndef CLKIT_CLKIT_H
 #define CLKIT_CLKIT_H

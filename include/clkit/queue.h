@@ -12,6 +12,11 @@
  *
  * Non-blocking transfers return at once; the host memory they read or
  * write must stay valid until their event completes or ck_queue_finish().
+ *
+ * A queue, with its buffers, programs, kernels and events, is used by one
+ * thread at a time (it may move to another between calls); distinct
+ * queues, on one device or several, may be used from distinct threads at
+ * once.
  */
 #ifndef CLKIT_QUEUE_H
 #define CLKIT_QUEUE_H
