@@ -295,7 +295,7 @@ ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size) {
   if (!path || !bytes)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
   *bytes = NULL;
-  file = fopen(path, "rb");
+  file = fopen(path, "rbe");
   if (!file)
     return ck__fail(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
   for (;;) {

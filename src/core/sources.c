@@ -73,7 +73,7 @@ static ck_status find_source(const char *name, const char **text, size_t *size,
   if (directory && *directory) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", directory, name);
-    file = fopen(path, "rb");
+    file = fopen(path, "rbe");
     if (!file)
       CK_FAIL(errno == ENOENT ? CK_ERROR_NOT_FOUND : CK_ERROR_IO,
               "kernel source %s (CLKIT_KERNEL_DIR): %s", path, strerror(errno));
