@@ -2,12 +2,16 @@
  * test_cuda.c - the CUDA backend on the first CUDA device: the queue's
  * transfers, fills and timings, and every workload's demo configuration
  * against ref within the workload's own tolerance (the cuBLAS products of
- * the MLP included, in FP32 and TF32). Where no CUDA device exists, it
+ * the MLP included, in FP32 and TF32); with two CUDA devices, objects on
+ * both used in turn from one thread. Where no CUDA device exists, it
  * compiles every program through NVRTC instead, and says why the rest is
  * skipped. The whole suite also runs on a CUDA device with
  * CLKIT_TEST_DEVICE=cuda:0.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "core/queue_internal.h"
@@ -221,6 +225,111 @@ static void check_tf32(const ck_device_set *set, size_t device_index) {
          tf32_result.best_name, tf32_result.best, fp32_result.best);
 }
 
+/* A small labelled CSV data set, two classes by the sign of x y, in a
+ * temporary file the caller removes. */
+static int write_quadrants(char *path, size_t capacity) {
+  snprintf(path, capacity, "/tmp/clkit-test-cuda-XXXXXX");
+  int fd = mkstemp(path);
+  FILE *file = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!file)
+    return -1;
+  uint32_t state = 12345;
+  for (int row = 0; row < 512; ++row) {
+    double xy[2];
+    for (int k = 0; k < 2; ++k) {
+      state = state * 1664525u + 1013904223u;
+      xy[k] = (double)(state >> 8) / (double)(1u << 24) * 2.0 - 1.0;
+    }
+    fprintf(file, "%d,%.6f,%.6f\n", xy[0] * xy[1] > 0, xy[0], xy[1]);
+  }
+  return fclose(file) == 0 ? 0 : -1;
+}
+
+/*
+ * Objects on two CUDA devices stepped in turn from one thread. CUDA's
+ * current device is per thread, and each object's calls leave it at
+ * theirs, so every call of the other must name its own device again: its
+ * graph launches and events (PSO), its cuBLAS products and native
+ * launches (the MLP). The two devices run the same configuration and
+ * seed; on the same model they agree bit for bit.
+ */
+static void check_two_devices(const ck_device *first, const ck_device *second) {
+  const ck_device *devices[2] = {first, second};
+  int same_model = strcmp(first->name, second->name) == 0;
+  ck_pso_config pso_config;
+  ck_pso *swarms[2] = {NULL, NULL};
+  CHECK_OK(ck_pso_config_init(&pso_config));
+  pso_config.function = "rastrigin";
+  pso_config.dim = 16;
+  pso_config.particles = 1024;
+  for (int i = 0; i < 2; ++i)
+    CHECK_OK(ck_pso_create(devices[i], &pso_config, &swarms[i]));
+  double best[2] = {0, 0};
+  if (swarms[0] && swarms[1]) {
+    for (int round = 0; round < 4; ++round)
+      for (int i = 0; i < 2; ++i) {
+        ck_status status = ck_pso_step(swarms[i], 25);
+        const char *message = "";
+        ck_error_last(&message);
+        CHECK_MSG(status == CK_OK, "pso on %s, round %d: %s", devices[i]->id,
+                  round, message);
+      }
+    for (int i = 0; i < 2; ++i)
+      CHECK_OK(ck_pso_best(swarms[i], &best[i], NULL));
+    CHECK_MSG(!same_model || best[0] == best[1],
+              "pso: %.9g on %s, %.9g on %s", best[0], first->id, best[1],
+              second->id);
+    CHECK_MSG(best[0] < 200 && best[1] < 200, "pso: %.9g and %.9g", best[0],
+              best[1]);
+  }
+  for (int i = 0; i < 2; ++i)
+    if (swarms[i])
+      CHECK_OK(ck_pso_destroy(swarms[i]));
+
+  char path[64];
+  CHECK(write_quadrants(path, sizeof path) == 0);
+  ck_dataset data;
+  if (ck_dataset_load(path, NULL, &data) != CK_OK) {
+    CHECK_MSG(0, "the quadrants data set did not load");
+    unlink(path);
+    return;
+  }
+  unlink(path);
+  ck_nn_config config;
+  CHECK_OK(ck_nn_config_init(&config));
+  config.layer_count = 3;
+  config.sizes[0] = 2;
+  config.sizes[1] = 64;
+  config.sizes[2] = 2;
+  config.batch = 32;
+  ck_nn *networks[2] = {NULL, NULL};
+  for (int i = 0; i < 2; ++i) {
+    CHECK_OK(ck_nn_create(devices[i], &config, &networks[i]));
+    if (networks[i])
+      CHECK_OK(ck_nn_attach(networks[i], CK_NN_TRAIN, &data));
+  }
+  if (networks[0] && networks[1]) {
+    ck_nn_epoch epochs[2];
+    for (int round = 0; round < 3; ++round)
+      for (int i = 0; i < 2; ++i) {
+        ck_status status = ck_nn_train_epoch(networks[i], &epochs[i]);
+        const char *message = "";
+        ck_error_last(&message);
+        CHECK_MSG(status == CK_OK, "nn on %s, epoch %d: %s", devices[i]->id,
+                  round + 1, message);
+      }
+    CHECK_MSG(!same_model || epochs[0].train_loss == epochs[1].train_loss,
+              "nn: loss %.9g on %s, %.9g on %s", epochs[0].train_loss,
+              first->id, epochs[1].train_loss, second->id);
+    printf("two devices: pso %.9g and %.9g, nn loss %.6f and %.6f\n", best[0],
+           best[1], epochs[0].train_loss, epochs[1].train_loss);
+  }
+  for (int i = 0; i < 2; ++i)
+    if (networks[i])
+      CHECK_OK(ck_nn_destroy(networks[i]));
+  ck_dataset_free(&data);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -253,6 +362,14 @@ int main(void) {
   const ck_param list[] = {{"neighbors", "verlet"}};
   check_workload(&set, index, "gas", list, 1);
   check_tf32(&set, index);
+  size_t other = 0;
+  for (size_t i = index + 1; i < set.count && !other; ++i)
+    if (set.devices[i].backend == CK_BACKEND_CUDA)
+      other = i;
+  if (other)
+    check_two_devices(&set.devices[index], &set.devices[other]);
+  else
+    printf("one CUDA device: the check of two devices in turn is skipped\n");
   ck_device_set_free(&set);
   printf("%d checks, %d failed\n", check_count, check_failures);
   return check_failures ? 1 : 0;

@@ -245,13 +245,23 @@ static ck_status next_timing(ck_queue *queue, timing **out) {
   return CK_OK;
 }
 
+ck_status ck__cuda_use_device(const ck_queue *queue) {
+  return use_device(queue);
+}
+
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
   timing *t = NULL;
-  /* A recorded launch is timed with its graph's. */
   *span = NULL;
+  /* The launch that follows (a graph, cuBLAS, a kernel of nvcc's) runs on
+   * the thread's current device, which another queue's calls may have
+   * changed since this queue's last. */
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
+  /* A recorded launch is timed with its graph's. */
   if (state(queue)->capturing)
     return CK_OK;
-  ck_status status = next_timing(queue, &t);
+  status = next_timing(queue, &t);
   if (status != CK_OK)
     return status;
   if ((status = record(queue, t->start)) != CK_OK) {
@@ -333,6 +343,9 @@ ck_status ck__cuda_capture_end(ck_queue *queue, void **graph) {
   cudaGraphExec_t runnable = NULL;
   *graph = NULL;
   state(queue)->capturing = 0;
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
   cudaError_t code = cudaStreamEndCapture(state(queue)->stream, &captured);
   if (code == cudaSuccess)
     code = cudaGraphInstantiate(&runnable, captured, 0);

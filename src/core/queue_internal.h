@@ -100,6 +100,10 @@ void *ck__cuda_stream(const ck_queue *queue);
 void *ck__cuda_pointer(const ck_buffer *buffer);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
+/* Makes the queue's device the calling thread's current one, for a call
+ * into a CUDA library outside a timing span (kernel_begin does it too):
+ * another queue's calls may have changed it. */
+ck_status ck__cuda_use_device(const ck_queue *queue);
 
 /* Shared memory beyond what a kernel declares, for its extern __shared__
  * array: makes every later launch of kernel (built for the queue's

@@ -44,6 +44,8 @@ static ck_status cuda_setup(nn_state *s) {
   cublasHandle_t handle = NULL;
   cublasStatus_t code;
   CK_TRY(ck__nn_opencl_steps.setup(s));
+  /* The handle belongs to the device current when it is made. */
+  CK_TRY(ck__cuda_use_device(s->queue));
   if ((code = cublasCreate(&handle)) != CUBLAS_STATUS_SUCCESS)
     FAIL_WITH(blas_fail(s, code, "cublasCreate"));
   s->blas = handle;
@@ -172,8 +174,11 @@ fail:
 }
 
 static void cuda_teardown(nn_state *s) {
-  if (s->blas)
+  /* The handle belongs to the queue's device, which must be current. */
+  if (s->blas) {
+    (void)ck__cuda_use_device(s->queue);
     cublasDestroy((cublasHandle_t)s->blas);
+  }
   s->blas = NULL;
   ck_buffer_destroy(s->gradient);
   s->gradient = NULL;
