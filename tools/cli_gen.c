@@ -168,12 +168,15 @@ int cli_gen(int argc, char **argv) {
   if (coef && !*coef)
     return gen_usage("--coef: an empty file name");
   int same = 0;
-  if (coef && ck_file_same(coef, out, &same) == CK_OK && same)
+  ck_status status = coef ? ck_file_same(coef, out, &same) : CK_OK;
+  if (status != CK_OK)
+    return gen_report(status);
+  if (same)
     return gen_usage("--coef '%s' and --out '%s' name one file", coef, out);
 
   /* Both outputs checked first: one that cannot be written must not
    * leave the other replaced. */
-  ck_status status = ck_file_writable(out);
+  status = ck_file_writable(out);
   if (status == CK_OK && coef)
     status = ck_file_writable(coef);
   if (status != CK_OK)

@@ -156,7 +156,8 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
  * (then their directories are compared, with links resolved). A path that
  * cannot be resolved is taken as different from every other spelling.
  * Takes: same, set to 1 or 0. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
- * for a NULL argument.
+ * for a NULL argument; CK_ERROR_OUT_OF_MEMORY (same is then 0, which
+ * does not say the paths differ).
  */
 ck_status ck_file_same(const char *a, const char *b, int *same);
 
@@ -172,7 +173,7 @@ ck_status ck_file_same(const char *a, const char *b, int *same);
  * directory, a missing directory, no permission, a descriptor not open
  * for writing, another user's file in a sticky directory);
  * CK_ERROR_INVALID_ARGUMENT for NULL or an empty path, or one that names a
- * directory by its spelling ("x/", "x/.").
+ * directory by its spelling ("x/", "x/."); CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_file_writable(const char *path);
 

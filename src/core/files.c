@@ -271,6 +271,10 @@ ck_status ck_file_writable(const char *path) {
   struct stat directory;
   uid_t user = geteuid();
   char *target = output_target(path);
+  /* Without the target the check cannot be made, which is no pass. */
+  if (!target)
+    status =
+        ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory checking %s", path);
   int foreign = target && user != 0 && stat(target, &existing) == 0 &&
                 existing.st_uid != user;
   char *slash = foreign ? strrchr(target, '/') : NULL;
@@ -425,28 +429,36 @@ void ck__bytes_free(ck__byte_writer *writer) {
   memset(writer, 0, sizeof *writer);
 }
 
-/* The path with its directories resolved: the whole path's real path when
- * it exists, else its directory's followed by its last name; NULL when
- * neither resolves or memory runs out. */
-static char *resolved_path(const char *path) {
-  char *whole = realpath(path, NULL);
-  if (whole)
-    return whole;
+/* The path with its directories resolved into *resolved: the whole
+ * path's real path when it exists, else its directory's followed by its
+ * last name; NULL when neither resolves. Memory that runs out fails with
+ * CK_ERROR_OUT_OF_MEMORY: it must not pass for a path that does not
+ * resolve, which ck_file_same takes for another file. */
+static ck_status resolved_path(const char *path, char **resolved) {
+  ck_status status = CK_OK;
+  char *directory = NULL, *real = NULL;
+  if ((*resolved = realpath(path, NULL)))
+    return CK_OK;
+  if (errno == ENOMEM)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
   const char *slash = strrchr(path, '/');
-  char *directory =
-      slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-            : strdup(".");
-  char *resolved = directory ? realpath(directory, NULL) : NULL;
+  directory = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+                    : strdup(".");
+  if (!directory)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
+  if ((real = realpath(directory, NULL))) {
+    const char *name = slash ? slash + 1 : path;
+    size_t length = strlen(real) + strlen(name) + 2;
+    if (!(*resolved = malloc(length)))
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
+    snprintf(*resolved, length, "%s/%s", real, name);
+  } else if (errno == ENOMEM) {
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
+  }
+fail:
+  free(real);
   free(directory);
-  if (!resolved)
-    return NULL;
-  const char *name = slash ? slash + 1 : path;
-  size_t length = strlen(resolved) + strlen(name) + 2;
-  char *joined = malloc(length);
-  if (joined)
-    snprintf(joined, length, "%s/%s", resolved, name);
-  free(resolved);
-  return joined;
+  return status;
 }
 
 ck_status ck_file_same(const char *a, const char *b, int *same) {
@@ -461,9 +473,13 @@ ck_status ck_file_same(const char *a, const char *b, int *same) {
     *same = first.st_dev == second.st_dev && first.st_ino == second.st_ino;
     return CK_OK;
   }
-  char *resolved_a = resolved_path(a), *resolved_b = resolved_path(b);
-  *same = resolved_a && resolved_b && strcmp(resolved_a, resolved_b) == 0;
+  char *resolved_a = NULL, *resolved_b = NULL;
+  ck_status status = resolved_path(a, &resolved_a);
+  if (status == CK_OK)
+    status = resolved_path(b, &resolved_b);
+  *same = status == CK_OK && resolved_a && resolved_b &&
+          strcmp(resolved_a, resolved_b) == 0;
   free(resolved_a);
   free(resolved_b);
-  return CK_OK;
+  return status;
 }

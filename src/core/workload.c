@@ -130,7 +130,12 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
           continue;
         const char *other = ck__param_find(params, count, others[o]);
         int same = 0;
-        if (other && ck_file_same(written, other, &same) == CK_OK && same)
+        if (!other)
+          continue;
+        status = ck_file_same(written, other, &same);
+        if (status)
+          return ck__fail_prefix(status, "option --%s: ", writes[w]);
+        if (same)
           return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                           "--%s and --%s both name '%s'; %s", writes[w],
                           others[o], written,
