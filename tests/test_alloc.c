@@ -18,6 +18,7 @@
  * its allocations counted too.
  */
 #include "check.h"
+#include "core/queue_internal.h"
 #include "test_support.h"
 
 #include <errno.h>
@@ -614,6 +615,18 @@ static ck_status result_json(const void *arg, double *value) {
   return status;
 }
 
+#if CK_HAVE_CUDA
+/* NVRTC's compilation, which needs no device: its machine code is copied
+ * into memory of clkit's own. */
+static ck_status cuda_compile(const void *arg, double *value) {
+  (void)arg;
+  ck_status status =
+      ck__cuda_compile_check("selfcheck", "-DCK_SELFCHECK_GROUP=256", 90);
+  if (status == CK_OK)
+    *value = 1;
+  return status;
+}
+#endif
 
 int main(void) {
   const char *data = getenv("CLKIT_TEST_DATA");
@@ -783,6 +796,9 @@ int main(void) {
   sweep_case("ck_file_same", file_checks, &spellings, 1);
   sweep("outputs apart", outputs_apart, &spellings);
   sweep_case("ck_result_json", result_json, NULL, 1);
+#if CK_HAVE_CUDA
+  sweep("CUDA compilation", cuda_compile, NULL);
+#endif
   sweep("pso API", api_pso, NULL);
   sweep("ga API", api_ga, NULL);
   sweep("aco API", api_aco, file);

@@ -614,9 +614,14 @@ static ck_status compile(int architecture, const char *target, const char *name,
             "%s\nbuild log:\n%s",
             name, target, options, nvrtcGetErrorString(result), log ? log : "");
   }
-  if (nvrtcGetCUBINSize(compiled, cubin_size) != NVRTC_SUCCESS ||
-      !(*cubin = malloc(*cubin_size)) ||
-      nvrtcGetCUBIN(compiled, *cubin) != NVRTC_SUCCESS)
+  if (nvrtcGetCUBINSize(compiled, cubin_size) != NVRTC_SUCCESS)
+    CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no machine code for program '%s'",
+            name);
+  if (!(*cubin = malloc(*cubin_size)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory for program '%s': %zu bytes of machine code",
+            name, *cubin_size);
+  if (nvrtcGetCUBIN(compiled, *cubin) != NVRTC_SUCCESS)
     CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no machine code for program '%s'",
             name);
 fail:
