@@ -698,6 +698,15 @@ int main(void) {
 #endif
   const ck_param pso[] = {{"fn", "rastrigin"}, {"dim", "3"}, {"particles", "8"},
                           {"iters", "3"},      {"out", out}, {"trace", trace}};
+  /* An output through a link to a file not made yet, and one written in
+   * place. */
+  char link[600], linked[600];
+  test_path_in(work_dir, "link.txt", link, sizeof link);
+  test_path_in(work_dir, "linked.txt", linked, sizeof linked);
+  CHECK(symlink("linked.txt", link) == 0);
+  const ck_param pso_link[] = {{"fn", "sphere"},   {"dim", "2"},
+                               {"particles", "4"}, {"iters", "2"},
+                               {"out", link},      {"trace", "/dev/null"}};
   const ck_param pso_ring[] = {
       {"fn", "ackley"},      {"dim", "2"},           {"particles", "6"},
       {"iters", "2"},        {"topology", "ring:2"}, {"precision", "double"},
@@ -765,6 +774,7 @@ int main(void) {
   const workload_case cases[] = {
 #define COUNTED(params) params, sizeof params / sizeof *params
       {"pso", COUNTED(pso), {out}},
+      {"pso", COUNTED(pso_link), {linked}},
       {"pso", COUNTED(pso_ring), {NULL}},
       {"pso", COUNTED(pso_lsq), {NULL}},
       {"ga", COUNTED(ga), {out}},
