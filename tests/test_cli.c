@@ -56,6 +56,21 @@ static void apply_environment(const char *const *changes) {
 /* Where the next runs' stdout goes instead of a file read back (NULL:
  * that file). */
 static const char *stdout_target;
+/* When set, the next runs get SIGINT once a file whose name begins so
+ * appears in the work directory (a run's temporary output: by then it is
+ * running). */
+static const char *interrupt_when;
+
+static int work_dir_has(const char *prefix) {
+  DIR *directory = opendir(work_dir);
+  struct dirent *item;
+  int found = 0;
+  while (directory && !found && (item = readdir(directory)))
+    found = strncmp(item->d_name, prefix, strlen(prefix)) == 0;
+  if (directory)
+    closedir(directory);
+  return found;
+}
 
 static run_output run_clkit_env(const char *const *environment,
                                 const char *const *arguments) {
@@ -94,13 +109,17 @@ static run_output run_clkit_env(const char *const *environment,
     execv(clkit_path, argv);
     _exit(127);
   }
-  int status = 0;
+  int status = 0, interrupted = 0;
   struct timespec pause = {0, 5 * 1000 * 1000};
   long waited_ms = 0;
   for (;;) {
     pid_t done = waitpid(child, &status, WNOHANG);
     if (done == child)
       break;
+    if (interrupt_when && !interrupted && work_dir_has(interrupt_when)) {
+      kill(child, SIGINT);
+      interrupted = 1;
+    }
     if (done < 0 && errno != EINTR) {
       fprintf(stderr, "waitpid: %s\n", strerror(errno));
       return result;
@@ -1565,6 +1584,32 @@ static void check_gas_run(void) {
   }
 }
 
+/* Ctrl-C stops a run at its next progress check: the temporary of its
+ * trajectory is removed, the file it would have replaced keeps its bytes,
+ * and the status is a shell's for SIGINT (130). */
+static void check_interrupt(void) {
+  char traj[700];
+  snprintf(traj, sizeof traj, "%s/interrupted.xyz", work_dir);
+  CHECK(test_write_bytes(traj, "old\n", 4) == 0);
+  const char *const args[] = {"run",          "gas",   "--device", "ref",
+                              "--particles",  "64",    "--steps",  "1e9",
+                              "--traj",       traj,    "--traj-every",
+                              "10",           "--quiet", NULL};
+  interrupt_when = ".interrupted.xyz.tmp.";
+  run_output r = run_clkit(args);
+  interrupt_when = NULL;
+  EXPECT_EXIT(r, 130, args);
+  EXPECT_HAS(r.err, "interrupted: stopped at step", args);
+  release(&r);
+  char *kept = test_read_file(traj, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%s'", traj,
+            kept ? kept : "(nothing)");
+  free(kept);
+  CHECK_MSG(!work_dir_has(".interrupted.xyz.tmp."),
+            "the trajectory's temporary was left in %s", work_dir);
+  remove(traj);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -1593,6 +1638,7 @@ int main(int argc, char **argv) {
   check_aco_run();
   check_nn_run();
   check_gas_run();
+  check_interrupt();
   check_kernels();
   check_cache();
   check_no_platform();

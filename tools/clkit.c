@@ -1,11 +1,13 @@
 /*
  * clkit.c - the clkit command: parses options and calls the public API.
- * Exit status: 0 success, 1 failure, 2 usage error.
+ * Exit status: 0 success, 1 failure, 2 usage error, 128 + N for a run
+ * that signal N (SIGINT, SIGTERM) stopped.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,11 +142,66 @@ static const char common_run_help[] =
     "      --quiet              no progress bar or log lines but warnings\n"
     "  -h, --help               this text\n";
 
+/* ---- interruption -------------------------------------------------------- */
+
+/* The signal that asked the runs to stop, or 0. */
+static volatile sig_atomic_t interruption;
+
+/* Notes the signal and says so, with write() alone (async-signal-safe).
+ * SA_RESETHAND has already restored the default action, so a second
+ * signal ends the process at once. */
+static void note_interruption(int signal_number) {
+  static const char notice[] =
+      "\nclkit: stopping at the run's next check (once more to end it now)\n";
+  interruption = signal_number;
+  ssize_t written = write(STDERR_FILENO, notice, sizeof notice - 1);
+  (void)written;
+}
+
+/* Ctrl-C and SIGTERM stop a workload run at its next progress check, as
+ * a caller's progress callback cancels one: the library then removes its
+ * temporary files and replaces no output, where a process killed outright
+ * would leave its temporaries (a trajectory's can be large) behind. Only
+ * the commands that run workloads ask for this. */
+static void catch_interruptions(void) {
+  static const int signals[] = {SIGINT, SIGTERM};
+  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; ++i) {
+    struct sigaction action, before;
+    /* A signal ignored on entry (a shell's background job) stays so. */
+    if (sigaction(signals[i], NULL, &before) != 0 ||
+        before.sa_handler == SIG_IGN)
+      continue;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = note_interruption;
+    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    sigaction(signals[i], &action, NULL);
+  }
+}
+
+static int stop_when_interrupted(void *user, double fraction) {
+  (void)user;
+  (void)fraction;
+  return interruption != 0;
+}
+
+/* A run the signal stopped: the run's own message, and the status a shell
+ * gives a command a signal ended (128 + the signal's number). */
+static int report_interruption(void) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "%s: interrupted%s%s\n",
+          program_name, message && *message ? ": " : "",
+          message ? message : "");
+  return 128 + (int)interruption;
+}
+
 /* ---- progress ------------------------------------------------------------ */
 
 typedef struct progress_bar {
   double started;
   int shown;
+  int drawn; /* a terminal, without --quiet or --json */
 } progress_bar;
 
 static double wall_now(void) {
@@ -156,6 +213,10 @@ static double wall_now(void) {
 /* Drawn only after a second, so short runs stay quiet. */
 static int draw_progress(void *user, double fraction) {
   progress_bar *bar = user;
+  if (interruption)
+    return 1;
+  if (!bar->drawn)
+    return 0;
   double elapsed = wall_now() - bar->started;
   if (elapsed < 1.0)
     return 0;
@@ -447,15 +508,17 @@ static int command_run(int argc, char **argv) {
       (status = ck_workload_check_devices(config.workload, config.params,
                                           config.param_count, count)))
     exit_code = cli_report(status);
+  if (exit_code == EXIT_OK)
+    catch_interruptions();
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
-    progress_bar bar = {wall_now(), 0};
+    progress_bar bar = {wall_now(), 0,
+                        !config.json && !config.quiet &&
+                            isatty(STDERR_FILENO)};
     line_sink sink = {&bar, config.json ? stderr : stdout, config.quiet};
     ck_run_options options = {.seed = config.seed,
-                              .seed_given = config.seed_given};
-    if (!config.json && !config.quiet && isatty(STDERR_FILENO)) {
-      options.progress = draw_progress;
-      options.progress_user = &bar;
-    }
+                              .seed_given = config.seed_given,
+                              .progress = draw_progress,
+                              .progress_user = &bar};
     options.log = print_line;
     options.log_user = &sink;
     ck_result result;
@@ -463,6 +526,10 @@ static int command_run(int argc, char **argv) {
         ck_workload_run(config.workload, &set.devices[indices[k]],
                         config.params, config.param_count, &options, &result);
     end_progress(&bar);
+    if (status == CK_ERROR_CANCELLED && interruption) {
+      exit_code = report_interruption();
+      break;
+    }
     if (status != CK_OK) {
       exit_code = cli_report(status);
       break;
@@ -509,12 +576,17 @@ static int command_compare(int argc, char **argv) {
     line_sink sink = {NULL, stderr, 1};
     ck_run_options options = {.seed = config.seed,
                               .seed_given = config.seed_given,
+                              .progress = stop_when_interrupted,
                               .log = print_line,
                               .log_user = &sink};
+    catch_interruptions();
     status = ck_compare_run(config.workload, &set, indices, count, 0,
                             config.params, config.param_count, &options,
                             results, count + 1, &produced);
-    if (status != CK_OK)
+    /* A device's run that the signal stopped is a row, not a result. */
+    if (interruption)
+      exit_code = report_interruption();
+    else if (status != CK_OK)
       exit_code = cli_report(status);
   }
   if (exit_code == EXIT_OK) {
@@ -598,11 +670,13 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   if (exit_code == EXIT_OK && json)
     printf("{\"%s\":[", command);
   int first = 1;
+  if (exit_code == EXIT_OK)
+    catch_interruptions();
   for (size_t w = 0; exit_code == EXIT_OK && w < workload_count; ++w) {
     for (size_t k = 0; k < count; ++k) {
       ck_result results[2];
       size_t produced = 0;
-      ck_run_options run = {.seed = 1};
+      ck_run_options run = {.seed = 1, .progress = stop_when_interrupted};
       int is_ref = set.devices[indices[k]].backend == CK_BACKEND_REF;
       const ck_param *params = NULL;
       size_t param_count = 0;
@@ -610,6 +684,10 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
         ck_workload_demo(workloads[w], &params, &param_count);
       status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref,
                               params, param_count, &run, results, 2, &produced);
+      if (interruption) {
+        exit_code = report_interruption();
+        break;
+      }
       if (status != CK_OK) {
         exit_code = cli_report(status);
         break;
