@@ -1328,6 +1328,26 @@ static void bad_input(const ck_device *ref) {
   made = NULL;
   CHECK_OK(ck_ga_create(&small, &c, &made));
   ck_ga_destroy(made);
+  /* Without migrations the migrants (two by default) have no part, and
+   * --migrants may not be given: islands of two run all the same (they
+   * were refused as holding no more than the migrants). */
+  static const ck_param pairs[] = {{"dim", "2"},
+                                   {"islands", "2"},
+                                   {"island-size", "2"},
+                                   {"migrate-every", "0"},
+                                   {"gens", "3"}};
+  status = ck_workload_run(ga, ref, pairs, sizeof pairs / sizeof *pairs,
+                           &options, &result);
+  ck_error_last(&message);
+  double generations = 0, evaluations = 0;
+  CHECK_MSG(status == CK_OK, "islands of two: status %d, message '%s'",
+            (int)status, message);
+  if (status == CK_OK) {
+    CHECK_OK(ck_result_metric(&result, "generations", &generations));
+    CHECK_OK(ck_result_metric(&result, "evaluations", &evaluations));
+    CHECK(generations == 3 && evaluations == 2 * 2 * 4 &&
+          isfinite(result.best));
+  }
 }
 
 /* A domain where every evaluation overflows: no best to report, said so

@@ -73,7 +73,8 @@ typedef struct ck_ga_config {
   double mutation_parameter; /* gaussian sigma > 0 (of hi - lo), poly eta */
   ck_bounds_mode bounds;
   unsigned migrate_every; /* generations between migrations; 0: never */
-  unsigned migrants;      /* per island, below the island size */
+  unsigned migrants;      /* per island, below the island size when
+                             migrate_every > 0 */
   ck_ga_topology topology;
   int double_precision;
   ck_pso_lsq_mode lsq_mode;
@@ -118,8 +119,8 @@ ck_status ck_ga_config_init(ck_ga_config *config);
  * Takes: device, config (not kept, except config->data, which must
  * outlive the GA), ga (set; release with ck_ga_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting (island
- * size < 2, migrants >= island size, pc or pm outside [0, 1], tournament
- * larger than the island, ...); CK_ERROR_BUILD; device errors.
+ * size < 2, migrants >= island size with migrations, pc or pm outside [0, 1],
+ * tournament larger than the island, ...); CK_ERROR_BUILD; device errors.
  */
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **ga);

@@ -140,7 +140,9 @@ static ck_status check_config(const ck_ga_config *c) {
                     c->mutation_parameter);
   if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
-  if (c->migrants >= c->island_size)
+  /* Migrants matter only where islands migrate: islands of two without
+   * migrations keep the default of two migrants. */
+  if (c->migrate_every && c->migrants >= c->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --migrants: %u must be below the island size %zu",
                     c->migrants, c->island_size);

@@ -16,7 +16,8 @@ static const ck_option ga_options[] = {
     CK__PROBLEM_OPTIONS("10", "generation"),
     {"islands", "I", "64", "number of islands"},
     {"island-size", "N", "64",
-     "individuals per island (2 to 4096, above --migrants)"},
+     "individuals per island (2 to 4096, above --migrants when "
+     "islands migrate)"},
     {"gens", "G", "200", "stop after G generations"},
     {"elite", "E", "1", "best individuals kept unchanged per island"},
     {"tournament", "K", "2", "tournament size"},
