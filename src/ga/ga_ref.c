@@ -30,24 +30,28 @@ static ck_status ref_initialise(ga_state *s) {
 }
 
 /* The `count` best of an island in (fitness, index) order, or the worst
- * (the best of the mirrored order), as the kernels pick them. */
+ * (the best of the mirrored order), as the kernels pick them. The order
+ * is total, so the individuals not picked yet are those after the last
+ * pick: one pass over the island a pick. */
 static void pick(const ck_real *fitness, uint32_t size, uint32_t count,
                  int worst, uint32_t *chosen) {
+  ck_real last = 0;
+  uint32_t last_index = 0;
   for (uint32_t k = 0; k < count; ++k) {
     ck_real best = CK_REAL_MAX;
     uint32_t best_index = 0xFFFFFFFFu;
     for (uint32_t i = 0; i < size; ++i) {
-      int taken = 0;
-      for (uint32_t j = 0; j < k; ++j)
-        taken |= chosen[j] == i;
       ck_real key = worst ? -fitness[i] : fitness[i];
       uint32_t key_index = worst ? 0xFFFFFFFEu - i : i;
-      if (!taken && ck_better(key, key_index, best, best_index)) {
+      if ((k == 0 || ck_better(last, last_index, key, key_index)) &&
+          ck_better(key, key_index, best, best_index)) {
         best = key;
         best_index = key_index;
       }
     }
     chosen[k] = worst ? 0xFFFFFFFEu - best_index : best_index;
+    last = best;
+    last_index = best_index;
   }
 }
 
