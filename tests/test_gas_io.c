@@ -80,7 +80,7 @@ static void test_round_trip(void) {
   test_path_in(work_dir, "frame.xyz", path, sizeof path);
   const double box_x = 12.649110640673518, box_y = 8.1;
   const double time = 0.015000000000000001;
-  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, box_x, box_y, sample_positions,
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, box_x, box_y, 1, sample_positions,
                              sample_velocities, 3, time));
   ck__gas_frame frame;
   CHECK_OK(ck__gas_xyz_read(path, &frame));
@@ -117,9 +117,21 @@ static void test_round_trip(void) {
   }
   CHECK(temporaries_left() == 0);
 
+  /* Between walls the box is not periodic, and the file says so. */
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 4, 5, 0, sample_positions, NULL,
+                             0, 0.5));
+  text = test_read_file(path, NULL);
+  CHECK_MSG(text && strstr(text, " pbc=\"F F F\"\n") &&
+                !strstr(text, "\"T T F\""),
+            "walls written as %s", text ? text : "(nothing)");
+  free(text);
+  CHECK_OK(ck__gas_xyz_read(path, &frame));
+  CHECK(frame.particles == SAMPLE_N && frame.box_x == 4 && frame.box_y == 5);
+  CHECK_OK(ck__gas_frame_free(&frame));
+
   /* Without velocities: no velo columns, and none read back. */
   CHECK_OK(
-      ck__gas_xyz_write(path, SAMPLE_N, 4, 5, sample_positions, NULL, 0, 0.5));
+      ck__gas_xyz_write(path, SAMPLE_N, 4, 5, 1, sample_positions, NULL, 0, 0.5));
   CHECK_OK(ck__gas_xyz_read(path, &frame));
   CHECK(frame.particles == SAMPLE_N && frame.velocities == NULL);
   CHECK(frame.box_x == 4 && frame.box_y == 5 && frame.time == 0.5);
@@ -133,13 +145,13 @@ static void test_round_trip(void) {
   double bad_positions[2 * SAMPLE_N];
   memcpy(bad_positions, sample_positions, sizeof bad_positions);
   bad_positions[7] = NAN;
-  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, bad_positions, NULL, 0, 0) ==
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, 1, bad_positions, NULL, 0, 0) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck__gas_xyz_write(refused, 0, 4, 5, sample_positions, NULL, 0, 0) ==
+  CHECK(ck__gas_xyz_write(refused, 0, 4, 5, 1, sample_positions, NULL, 0, 0) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 0, 5, sample_positions, NULL, 0,
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 0, 5, 1, sample_positions, NULL, 0,
                           0) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, NULL, NULL, 0, 0) ==
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, 1, NULL, NULL, 0, 0) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(!file_exists(refused));
   CHECK(temporaries_left() == 0);
@@ -420,7 +432,7 @@ static void test_truncations(void) {
   char full_path[600], path[600];
   test_path_in(work_dir, "full.xyz", full_path, sizeof full_path);
   test_path_in(work_dir, "cut.xyz", path, sizeof path);
-  CHECK_OK(ck__gas_xyz_write(full_path, 3, 10, 10, sample_positions,
+  CHECK_OK(ck__gas_xyz_write(full_path, 3, 10, 10, 1, sample_positions,
                              sample_velocities, 7, 1.5));
   size_t size = 0;
   char *text = test_read_file(full_path, &size);
@@ -479,7 +491,7 @@ static void test_trajectory(void) {
   char path[600];
   test_path_in(work_dir, "run.xyz", path, sizeof path);
   ck__gas_trajectory *trajectory = NULL;
-  CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
+  CHECK_OK(ck__gas_trajectory_open(path, 1, &trajectory));
   CHECK(trajectory != NULL);
   CHECK(temporaries_left() == 1);
   CHECK(!file_exists(path));
@@ -522,13 +534,13 @@ static void test_trajectory(void) {
   /* Not committed: no file, no temporary; an existing file stays. */
   char abandoned[600];
   test_path_in(work_dir, "abandoned.xyz", abandoned, sizeof abandoned);
-  CHECK_OK(ck__gas_trajectory_open(abandoned, &trajectory));
+  CHECK_OK(ck__gas_trajectory_open(abandoned, 1, &trajectory));
   CHECK_OK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, 13,
                                     sample_positions, NULL, 0, 0));
   CHECK_OK(ck__gas_trajectory_close(trajectory, 0));
   CHECK(!file_exists(abandoned));
   CHECK(temporaries_left() == 0);
-  CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
+  CHECK_OK(ck__gas_trajectory_open(path, 1, &trajectory));
   CHECK_OK(ck__gas_trajectory_frame(trajectory, 1, 1, 1, sample_positions, NULL,
                                     0, 0));
   CHECK_OK(ck__gas_trajectory_close(trajectory, 0));
@@ -538,7 +550,7 @@ static void test_trajectory(void) {
   CHECK(temporaries_left() == 0);
 
   /* Many frames: more than one write buffer. */
-  CHECK_OK(ck__gas_trajectory_open(path, &trajectory));
+  CHECK_OK(ck__gas_trajectory_open(path, 1, &trajectory));
   for (uint64_t step = 0; step < 2000; ++step)
     CHECK_OK(ck__gas_trajectory_frame(trajectory, SAMPLE_N, 12, 13,
                                       sample_positions, sample_velocities, step,
@@ -556,15 +568,15 @@ static void test_trajectory(void) {
   }
 
   CHECK_OK(ck__gas_trajectory_close(NULL, 1));
-  CHECK(ck__gas_trajectory_open(path, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_trajectory_open(path, 1, NULL) == CK_ERROR_INVALID_ARGUMENT);
   char directory[700];
   snprintf(directory, sizeof directory, "%s/", work_dir);
-  CHECK(ck__gas_trajectory_open(directory, &trajectory) ==
+  CHECK(ck__gas_trajectory_open(directory, 1, &trajectory) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(trajectory == NULL);
   char unwritable[700];
   snprintf(unwritable, sizeof unwritable, "%s/no/such/dir/run.xyz", work_dir);
-  CHECK(ck__gas_trajectory_open(unwritable, &trajectory) == CK_ERROR_IO);
+  CHECK(ck__gas_trajectory_open(unwritable, 1, &trajectory) == CK_ERROR_IO);
   CHECK(trajectory == NULL);
 }
 
@@ -724,7 +736,7 @@ static void test_locale(void) {
     return; /* no locale with a decimal comma installed */
   char path[600];
   test_path_in(work_dir, "locale.xyz", path, sizeof path);
-  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 2.5, 3.5, sample_positions,
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 2.5, 3.5, 1, sample_positions,
                              sample_velocities, 1, 0.25));
   ck__gas_frame frame;
   CHECK_OK(ck__gas_xyz_read(path, &frame));

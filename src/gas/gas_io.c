@@ -582,6 +582,7 @@ struct ck__gas_trajectory {
   char *buffer; /* WRITE_CHUNK bytes gathered before a write() */
   size_t used;
   int broken; /* a write failed: the file can only be abandoned */
+  int periodic; /* pbc="T T F", else walls: pbc="F F F" */
 };
 
 /* Writes out what the buffer holds. */
@@ -633,7 +634,7 @@ static void format_exact(char *out, size_t size, double value) {
   }
 }
 
-ck_status ck__gas_trajectory_open(const char *path,
+ck_status ck__gas_trajectory_open(const char *path, int periodic,
                                   ck__gas_trajectory **trajectory) {
   ck_status status = CK_OK;
   ck__gas_trajectory *opened = NULL;
@@ -649,6 +650,7 @@ ck_status ck__gas_trajectory_open(const char *path,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of memory opening %s for a trajectory", path);
   opened->fd = -1;
+  opened->periodic = periodic;
   size_t length = strlen(path);
   opened->path = malloc(length + 1);
   opened->buffer = malloc(WRITE_CHUNK);
@@ -727,9 +729,9 @@ ck_status ck__gas_trajectory_frame(ck__gas_trajectory *trajectory,
   trajectory_print(trajectory,
                    "%zu\nLattice=\"%s 0.0 0.0 0.0 %s 0.0 0.0 0.0 1.0\" "
                    "Properties=species:S:1:pos:R:3%s Time=%s Step=%" PRIu64
-                   " pbc=\"T T F\"\n",
+                   " pbc=\"%s F\"\n",
                    particles, side_x, side_y, velocities ? ":velo:R:3" : "",
-                   time_text, step);
+                   time_text, step, trajectory->periodic ? "T T" : "F F");
   for (size_t i = 0; i < particles; ++i) {
     CK_TRY(trajectory_room(trajectory));
     if (velocities)
@@ -771,7 +773,8 @@ ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit) {
 }
 
 ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
-                            double box_y, const double *positions,
+                            double box_y, int periodic,
+                            const double *positions,
                             const double *velocities, uint64_t step,
                             double time) {
   ck__gas_trajectory *trajectory = NULL;
@@ -779,7 +782,7 @@ ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
                                          box_y, positions, velocities);
   if (status != CK_OK)
     return status;
-  status = ck__gas_trajectory_open(path, &trajectory);
+  status = ck__gas_trajectory_open(path, periodic, &trajectory);
   if (status != CK_OK)
     return status;
   status = ck__gas_trajectory_frame(trajectory, particles, box_x, box_y,

@@ -76,17 +76,20 @@ typedef struct ck__gas_trajectory ck__gas_trajectory;
 /*
  * ck__gas_trajectory_open - starts a trajectory file: frames go to a
  * temporary ".NAME.tmp.TOKEN" beside path until it is closed.
- * Takes: path; trajectory (set; end it with ck__gas_trajectory_close()).
+ * Takes: path; periodic (nonzero for periodic boundaries in x and y,
+ * written pbc="T T F"; zero for walls, pbc="F F F"); trajectory (set; end
+ * it with ck__gas_trajectory_close()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL arguments or a path
  * that names a directory; CK_ERROR_IO; CK_ERROR_OUT_OF_MEMORY.
  */
-ck_status ck__gas_trajectory_open(const char *path,
+ck_status ck__gas_trajectory_open(const char *path, int periodic,
                                   ck__gas_trajectory **trajectory);
 
 /*
  * ck__gas_trajectory_frame - appends one frame: the count line, then
  *   Lattice="Lx 0.0 0.0 0.0 Ly 0.0 0.0 0.0 1.0"
  *   Properties=species:S:1:pos:R:3:velo:R:3 Time=T Step=S pbc="T T F"
+ * (pbc="F F F" for a trajectory opened as not periodic)
  * and a line "Ar x y 0 vx vy 0" per particle (%.9g; the box and the time
  * with the digits that read back exactly). Without velocities (NULL) the
  * velo columns and their Properties entry are left out.
@@ -118,7 +121,8 @@ ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit);
  * ck__gas_trajectory_frame().
  */
 ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
-                            double box_y, const double *positions,
+                            double box_y, int periodic,
+                            const double *positions,
                             const double *velocities, uint64_t step,
                             double time);
 

@@ -472,7 +472,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   if (job.traj)
-    CK_TRY(ck__gas_trajectory_open(job.traj, &trajectory));
+    CK_TRY(ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
   /* The samples grow as the run makes them: allocated for the whole run
    * at once, a long one would ask for memory before its first step that
    * it might never use. */
