@@ -1348,7 +1348,7 @@ static void geometry_limits(const ck_device *ref) {
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.box_x = c.box_y = 1e308;
-  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "box: the sides",
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "option --box: the sides",
                         "a 1e308 box");
   c.box_x = 70000;
   c.box_y = 10;
@@ -1356,7 +1356,7 @@ static void geometry_limits(const ck_device *ref) {
                         "a 70000 x 10 box");
   c.walls = 1;
   c.box_x = 1e-300;
-  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "box: the sides",
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "option --box: the sides",
                         "a 1e-300 x 10 box between walls");
   /* A system past the device's memory fails before anything is allocated
    * (ref's memory is the host's; here a copy that claims 64 MB). */
@@ -1377,7 +1377,7 @@ static void geometry_limits(const ck_device *ref) {
   ck_gas_config_init(&c);
   c.particles = 1000;
   c.density = 1e-9; /* a side of 10^6 */
-  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "rho: 1000",
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "option --rho: 1000",
                         "1000 particles at density 1e-9");
   ck_gas_config_init(&c);
   c.particles = 100;

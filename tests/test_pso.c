@@ -490,6 +490,10 @@ static void bad_input(const ck_device *ref) {
        1,
        "--topology ring:99999999999: the neighbourhood must hold 2 to 1024"},
       {{{"topology", "ring:0x3"}}, 1, "'ring:0x3' is neither"},
+      {{{"topology", "ring:2"}, {"particles", "1"}},
+       2,
+       "--topology ring:2: a ring needs 2 particles or more, and "
+       "--particles is 1"},
       {{{"bounds", "wrap"}}, 1, "--bounds"},
       {{{"fn", "lsq"}}, 1, "--data"},
       {{{"constriction", "1"}, {"c1", "1"}, {"c2", "1"}}, 3, "c1 + c2"},

@@ -70,10 +70,11 @@ ck_status ck_gas_config_init(ck_gas_config *config) {
 static ck_status check_cutoff_fits(const ck_gas_config *c) {
   if (c->model == CK_GAS_LENNARD_JONES && !c->walls &&
       (c->rc > 0.5 * c->box_x || c->rc > 0.5 * c->box_y))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rc: the cutoff %g is larger than half the box (%g x %g); "
-                    "use more particles, a lower density or a smaller cutoff",
-                    c->rc, c->box_x, c->box_y);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --rc: the cutoff %g is larger than half the box (%g x %g); "
+        "use more particles, a lower density or a smaller cutoff",
+        c->rc, c->box_x, c->box_y);
   return CK_OK;
 }
 
@@ -81,14 +82,16 @@ static ck_status check_cutoff_fits(const ck_gas_config *c) {
 static ck_status check_config(const ck_gas_config *c) {
   if (c->particles < 1 || c->particles > (1u << 30))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "particles: %zu; give 1 to 2^30 particles", c->particles);
+                    "option --particles: %zu; give 1 to 2^30 particles",
+                    c->particles);
   if (!(c->dt > 0 && c->dt <= CK_GAS_MAX_DT))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "dt: the time step must be above 0 and at most %g, not %g",
-                    CK_GAS_MAX_DT, c->dt);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --dt: the time step must be above 0 and at most %g, not %g",
+        CK_GAS_MAX_DT, c->dt);
   if (!(c->temperature >= 0 && c->temperature <= CK_GAS_MAX_TEMPERATURE))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "T: the temperature must lie in [0, %g], not %g",
+                    "option --T: the temperature must lie in [0, %g], not %g",
                     CK_GAS_MAX_TEMPERATURE, c->temperature);
   if ((unsigned)c->model > CK_GAS_SOFT_LOG ||
       (unsigned)c->shift > CK_GAS_SHIFT_NONE ||
@@ -101,40 +104,45 @@ static ck_status check_config(const ck_gas_config *c) {
   if (c->model == CK_GAS_LENNARD_JONES &&
       (!(c->rc >= CK_GAS_MIN_CUTOFF) || !isfinite(c->rc)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rc: the cutoff must be at least %g, not %g",
+                    "option --rc: the cutoff must be at least %g, not %g",
                     CK_GAS_MIN_CUTOFF, c->rc);
   if (c->model == CK_GAS_SOFT_LOG) {
     if (c->neighbors != CK_GAS_ALL_PAIRS)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "model: the soft-log model has no cutoff; it needs "
-                      "--neighbors allpairs");
+      return ck__fail(
+          CK_ERROR_INVALID_ARGUMENT,
+          "option --model: the soft-log model has no cutoff; it needs "
+          "--neighbors allpairs");
     if (!isfinite(c->strength) || !(c->softening >= 0))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "model: bad soft-log strength %g or softening %g",
-                      c->strength, c->softening);
+      return ck__fail(
+          CK_ERROR_INVALID_ARGUMENT,
+          "option --model: bad soft-log strength %g or softening %g",
+          c->strength, c->softening);
   }
   if (c->thermostat != CK_GAS_NVE &&
       !(c->target_temperature >= 0 &&
         c->target_temperature <= CK_GAS_MAX_TEMPERATURE))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "thermostat: the target temperature must lie in [0, %g], "
-                    "not %g",
-                    CK_GAS_MAX_TEMPERATURE, c->target_temperature);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --thermostat: the target temperature must lie in [0, %g], "
+        "not %g",
+        CK_GAS_MAX_TEMPERATURE, c->target_temperature);
   if (c->thermostat == CK_GAS_LANGEVIN &&
       !(c->gamma > 0 && c->gamma <= CK_GAS_MAX_GAMMA))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "thermostat: Langevin friction must be above 0 and at "
-                    "most %g, not %g",
-                    CK_GAS_MAX_GAMMA, c->gamma);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --thermostat: Langevin friction must be above 0 and at "
+        "most %g, not %g",
+        CK_GAS_MAX_GAMMA, c->gamma);
   if (c->thermostat == CK_GAS_RESCALE && c->rescale_every < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "thermostat: rescale every 1 step or more");
+                    "option --thermostat: rescale every 1 step or more");
   /* A skin past rc only makes lists longer than the pairs they serve. */
   if (c->neighbors == CK_GAS_VERLET && (!(c->skin > 0) || !(c->skin <= c->rc)))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "neighbors: the Verlet skin must be above 0 and at most "
-                    "rc (%g), not %g",
-                    c->rc, c->skin);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --neighbors: the Verlet skin must be above 0 and at most "
+        "rc (%g), not %g",
+        c->rc, c->skin);
   return CK_OK;
 }
 
@@ -196,12 +204,12 @@ static ck_status place_lattice(const ck_gas_config *c, double *positions) {
   if (n_x == 1 && n_y == 1)
     spacing = c->box_x < c->box_y ? c->box_x : c->box_y;
   if (spacing < MINIMUM_SPACING)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rho: %zu particles do not fit a %g x %g box: lattice "
-                    "sites would be %.3g apart (at least %.2g needed; the "
-                    "density is %g)",
-                    n, c->box_x, c->box_y, spacing, MINIMUM_SPACING,
-                    c->density);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --rho: %zu particles do not fit a %g x %g box: lattice "
+        "sites would be %.3g apart (at least %.2g needed; the "
+        "density is %g)",
+        n, c->box_x, c->box_y, spacing, MINIMUM_SPACING, c->density);
   for (size_t k = 0; k < n; ++k) {
     size_t row = k / n_x, column = k % n_x;
     double shift = c->lattice == CK_GAS_TRIANGULAR && (row & 1) ? 0.5 : 0.0;
@@ -324,7 +332,8 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
     double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
     if (capacity > MAX_LIST_CAPACITY)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "neighbors: Verlet lists of %.0f entries a particle (rc + skin "
+              "option --neighbors: Verlet lists of %.0f entries a particle (rc "
+              "+ skin "
               "%g); use cell lists or a smaller rc",
               capacity, range);
     s->list_capacity = (uint32_t)capacity;
@@ -454,7 +463,8 @@ static ck_status create_gas(const ck_device *device,
       if ((c->box_x > 0 || c->box_y > 0) &&
           (c->box_x != frame.box_x || c->box_y != frame.box_y))
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "box: %g x %g, but %s gives its own box by its Lattice (line "
+                "option --box: %g x %g, but %s gives its own box by its "
+                "Lattice (line "
                 "2: %g x %g); leave the box (--box) out",
                 c->box_x, c->box_y, c->xyz_path, frame.box_x, frame.box_y);
       c->box_x = frame.box_x;
@@ -465,7 +475,8 @@ static ck_status create_gas(const ck_device *device,
               "%s has no Lattice; give the box (--box)", c->xyz_path);
     if (temperature_given && frame.velocities)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "T: %s holds the velocities (velo) the run starts from; leave "
+              "option --T: %s holds the velocities (velo) the run starts from; "
+              "leave "
               "the temperature (--T) out",
               c->xyz_path);
   }
@@ -692,11 +703,12 @@ ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts) {
                      ? s->rc
                      : fmin(1.0 / s->cell_inverse_x, 1.0 / s->cell_inverse_y);
   if (range > reach * (1 + 1e-12))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "rdf: the range %g is beyond what this run can see (%g: "
-                    "a cell's width, rc with Verlet lists, or half the box "
-                    "with all pairs)",
-                    range, reach);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --rdf-range: the range %g is beyond what this run can see (%g: "
+        "a cell's width, rc with Verlet lists, or half the box "
+        "with all pairs)",
+        range, reach);
   if (s->rdf_bins != bins) {
     ck_buffer_destroy(s->rdf_counts);
     s->rdf_counts = NULL;

@@ -61,6 +61,11 @@ static ck_status own_parse(const ck_param *params, size_t count,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --topology: '%s' is neither gbest nor ring:K with K >= 2",
               text);
+    if (read < 0 && c->particles < 2)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --topology %s: a ring needs 2 particles or more, and "
+              "--particles is %zu",
+              text, c->particles);
     /* Named as typed: K may lie past what the config's int holds. */
     if (read < 0)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
