@@ -1474,6 +1474,21 @@ static void check_nn_run(void) {
  * files; a checkpoint restarts; bad options and files give exit 2 or 1
  * with the culprit named. */
 static void check_gas_run(void) {
+  {
+    /* A step ten times too large: NVE's energy runs away while staying
+     * finite, and the run says its averages mean nothing. */
+    const char *const args[] = {"run",         "gas",  "--particles",
+                                "64",          "--steps", "200",
+                                "--log-every", "0",    "--dt",
+                                "0.05",        "--device", "ref",
+                                "--quiet",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.err, "warning: the total energy per particle went from",
+               args);
+    EXPECT_HAS(r.err, "--dt 0.05 is too large", args);
+    release(&r);
+  }
   char rdf[700], traj[700], checkpoint[700], missing[700], bad_xyz[700];
   snprintf(rdf, sizeof rdf, "%s/gas-rdf.csv", work_dir);
   snprintf(traj, sizeof traj, "%s/gas.xyz", work_dir);
@@ -1494,6 +1509,7 @@ static void check_gas_run(void) {
     EXPECT_HAS(r.out, "    step       time", args);
     EXPECT_HAS(r.out, "potential_energy_se", args);
     EXPECT_HAS(r.out, "energy_drift", args);
+    CHECK_MSG(!has(r.err, "warning"), "a sound NVE run warned: %s", r.err);
     char *csv = test_read_file(rdf, NULL);
     CHECK_MSG(csv && strncmp(csv, "r,g,count\n", 10) == 0 &&
                   count_lines(csv) == 101,
