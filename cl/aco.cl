@@ -217,7 +217,8 @@ static void ck_aco_group_reverse(uint n, __global uint *tour,
 /* ck_aco_move_path by the group: the entries between the path and u move
  * by `count` in rounds of LANES (read, wait, write, wait), the far end
  * first when they move up, so that no round overwrites what a later one
- * reads. */
+ * reads. Work-item l then writes path cities l, l + LANES, ...: with two
+ * lanes, a path of three has its third city written by work-item 0. */
 static void ck_aco_group_move_path(uint n, __global uint *tour,
                                    __global uint *pos, uint from, uint count,
                                    uint u, int reversed, uint l) {
@@ -227,9 +228,9 @@ static void ck_aco_group_move_path(uint n, __global uint *tour,
   uint at;
   CK_ACO_LANES_SHIFT(from, count, pos[u], at, CK_ACO_LANES, CK_ACO_GROUP_SYNC,
                      uint);
-  if (l < count) {
-    uint c = reversed ? path[count - 1u - l] : path[l];
-    uint p = ck_aco_ahead(at, l, n);
+  for (uint t = l; t < count; t += CK_ACO_LANES) {
+    uint c = reversed ? path[count - 1u - t] : path[t];
+    uint p = ck_aco_ahead(at, t, n);
     tour[p] = c;
     pos[c] = p;
   }

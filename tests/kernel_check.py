@@ -164,6 +164,10 @@ CASES = {
     'aco-groups-acs': ['run', 'aco', '@DATA@/tsplib/eil51.tsp', '--algo',
                        'acs', '--candidates', '3', '--ants', '2', '--iters',
                        '2', '--lanes', '8'],
+    # Two lanes, fewer than the 3 cities of an Or-opt path: the group
+    # writes the moved path's cities in rounds of its lanes.
+    'aco-groups-2': ['run', 'aco', 'random:12', '--candidates', '5', '--ants',
+                     '3', '--iters', '3', '--lanes', '2'],
 }
 
 # The small grid between walls again, through the strips.
