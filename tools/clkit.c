@@ -147,13 +147,21 @@ static const char common_run_help[] =
 /* The signal that asked the runs to stop, or 0. */
 static volatile sig_atomic_t interruption;
 
-/* Notes the signal and says so, with write() alone (async-signal-safe).
- * SA_RESETHAND has already restored the default action, so a second
- * signal ends the process at once. */
+/* Seconds a SIGTERM waits for the run's next check. */
+enum { TERMINATION_GRACE_S = 10 };
+
+/* Notes the signal and says so, with write() and alarm() alone
+ * (async-signal-safe). SA_RESETHAND has already restored the default
+ * action, so a second signal ends the process at once. A SIGTERM comes
+ * from a supervisor that expects an end, and a check may be far off (a
+ * long build, a hung kernel): SIGALRM's default action ends the process
+ * if the run has not stopped by then. */
 static void note_interruption(int signal_number) {
   static const char notice[] =
       "\nclkit: stopping at the run's next check (once more to end it now)\n";
   interruption = signal_number;
+  if (signal_number == SIGTERM)
+    alarm(TERMINATION_GRACE_S);
   ssize_t written = write(STDERR_FILENO, notice, sizeof notice - 1);
   (void)written;
 }
