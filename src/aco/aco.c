@@ -367,7 +367,11 @@ ck_status ck_aco_create(const ck_device *device,
             "which the kernel compiler of %s aborts on; use --lanes 1 on "
             "device %s",
             s->lanes, device->platform_version, device->id);
-  if (device->max_work_group_size && s->lanes > device->max_work_group_size)
+  /* ref makes the same choices as either form and has no work-groups: it
+   * takes --lanes and ignores it, as every device's form options, so that
+   * compare can give every device the same ones. */
+  if (device->backend != CK_BACKEND_REF && device->max_work_group_size &&
+      s->lanes > device->max_work_group_size)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --lanes: %u is above the work-group limit of device %s "
             "(%zu)",
