@@ -1432,15 +1432,22 @@ ck_status ck_dataset_class_name(const ck_dataset *dataset, size_t k,
                     "ck_dataset_class_name: %zu is not a class; the data set "
                     "has %zu",
                     k, dataset->classes);
-  const char *name = dataset->class_names ? dataset->class_names[k] : NULL;
+  return ck__class_name_write("ck_dataset_class_name",
+                              dataset->class_names ? dataset->class_names[k]
+                                                   : NULL,
+                              k, buffer, capacity);
+}
+
+ck_status ck__class_name_write(const char *function, const char *name, size_t k,
+                               char *buffer, size_t capacity) {
   int written = name ? snprintf(buffer, capacity, "%s", name)
                      : snprintf(buffer, capacity, "%zu", k);
   if (written < 0 || (size_t)written >= capacity) {
     buffer[0] = '\0';
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_dataset_class_name: class %zu's name takes %d bytes "
-                    "and a NUL; the buffer has %zu",
-                    k, written, capacity);
+                    "%s: class %zu's name takes %d bytes and a NUL; the "
+                    "buffer has %zu",
+                    function, k, written, capacity);
   }
   return CK_OK;
 }

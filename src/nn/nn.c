@@ -840,17 +840,10 @@ ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
                     "ck_nn_class_name: %zu is not a class; the output layer "
                     "has %zu",
                     k, classes);
-  int written = nn->class_names && k < nn->class_count
-                    ? snprintf(buffer, capacity, "%s", nn->class_names[k])
-                    : snprintf(buffer, capacity, "%zu", k);
-  if (written < 0 || (size_t)written >= capacity) {
-    buffer[0] = '\0';
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_nn_class_name: class %zu's name takes %d bytes and a "
-                    "NUL; the buffer has %zu",
-                    k, written, capacity);
-  }
-  return CK_OK;
+  return ck__class_name_write(
+      "ck_nn_class_name",
+      nn->class_names && k < nn->class_count ? nn->class_names[k] : NULL, k,
+      buffer, capacity);
 }
 
 ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights,
