@@ -1229,7 +1229,12 @@ static void bad_input(const ck_device *ref) {
       {{{"crossover", "uniform"}}, 1, "--crossover"},
       {{{"crossover", "sbx"}}, 1, "--crossover"},
       {{{"crossover", "blx:x"}}, 1, "--crossover"},
-      {{{"mutation", "gauss:0"}}, 1, "--mutation"},
+      /* The command line's own words for a zero sigma or eta, rather than
+       * the config check's; BLX's alpha may be 0 (refused later, at
+       * --topology). */
+      {{{"mutation", "gauss:0"}}, 1, "'gauss:0' needs a number above 0"},
+      {{{"mutation", "poly:0"}}, 1, "'poly:0' needs a number above 0"},
+      {{{"crossover", "blx:0"}, {"topology", "star"}}, 2, "--topology"},
       {{{"mutation", "cauchy:1"}}, 1, "--mutation"},
       {{{"mutation", "poly"}}, 1, "--mutation"},
       /* An operator's number is read as every option's is: no blanks and

@@ -34,11 +34,13 @@ static const ck_option ga_options[] = {
 };
 
 /* "kind" or "kind:parameter" against a list of kinds; the masks hold bit
- * (1 << kind) for the kinds that take a parameter, and that need one. */
+ * (1 << kind) for the kinds that take a parameter, and that need one;
+ * positive: whether the parameter must be above 0 (a mutation's sigma or
+ * eta), as ck_ga_create requires. */
 static ck_status parse_operator(const char *option, const char *text,
                                 const char *const *kinds, int *kind,
                                 double *parameter, int takes_parameter,
-                                int needs_parameter) {
+                                int needs_parameter, int positive) {
   char name[32];
   const char *colon = strchr(text, ':');
   size_t length = colon ? (size_t)(colon - text) : strlen(text);
@@ -56,11 +58,11 @@ static ck_status parse_operator(const char *option, const char *text,
   } else if (colon) {
     if (!ck__parse_decimal(colon + 1, colon + 1 + strlen(colon + 1),
                            parameter) ||
-        *parameter < 0 || *parameter > 1e6)
+        *parameter < 0 || (positive && *parameter == 0) || *parameter > 1e6)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --%s: '%s' needs a number from 0 to 1e6 after "
-                      "the colon",
-                      option, text);
+                      "option --%s: '%s' needs a number %s after the colon",
+                      option, text,
+                      positive ? "above 0 and at most 1e6" : "from 0 to 1e6");
   } else if (needs_parameter & (1 << *kind)) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' needs a parameter, e.g. %s:2", option,
@@ -105,13 +107,13 @@ static ck_status own_parse(const ck_param *params, size_t count,
     c->crossover_parameter = 0.5;
     CK_TRY(parse_operator("crossover", text, crossovers, &kind,
                           &c->crossover_parameter,
-                          1 << CK_GA_BLX | 1 << CK_GA_SBX, 1 << CK_GA_SBX));
+                          1 << CK_GA_BLX | 1 << CK_GA_SBX, 1 << CK_GA_SBX, 0));
     c->crossover = (ck_ga_crossover)kind;
   }
   if ((text = ck__param_find(params, count, "mutation"))) {
     CK_TRY(parse_operator(
         "mutation", text, mutations, &kind, &c->mutation_parameter,
-        1 << CK_GA_GAUSSIAN | 1 << CK_GA_POLYNOMIAL, 1 << CK_GA_POLYNOMIAL));
+        1 << CK_GA_GAUSSIAN | 1 << CK_GA_POLYNOMIAL, 1 << CK_GA_POLYNOMIAL, 1));
     c->mutation = (ck_ga_mutation)kind;
   }
   if ((text = ck__param_find(params, count, "topology"))) {
