@@ -19,9 +19,13 @@ CK_FN int ck_better(ck_real value, ck_u32 index, ck_real other_value,
 
 /* A value that may be compared: NaN and +infinity become the largest
  * real, so that every candidate can win against the starting (largest
- * real, no index) of a search, even where every value overflowed. */
+ * real, no index) of a search, even where every value overflowed. The
+ * macro serves vectors too (ck_pso_lanes.h). */
+#define CK_COMPARABLE(value)                                                   \
+  ((value) <= CK_R(CK_REAL_MAX) ? (value) : CK_R(CK_REAL_MAX))
+
 CK_FN ck_real ck_comparable(ck_real value) {
-  return value <= CK_R(CK_REAL_MAX) ? value : CK_R(CK_REAL_MAX);
+  return CK_COMPARABLE(value);
 }
 
 #if defined(CK_OPENCL_C)

@@ -26,28 +26,36 @@ typedef struct ck_philox_key {
   ck_u32 v[2];
 } ck_philox_key;
 
-CK_FN ck_philox_counter ck_philox_round(ck_philox_counter c, ck_philox_key k) {
-  ck_u32 hi0 = CK_MULHI32(CK_PHILOX_M0, c.v[0]);
-  ck_u32 lo0 = CK_PHILOX_M0 * c.v[0];
-  ck_u32 hi1 = CK_MULHI32(CK_PHILOX_M1, c.v[2]);
-  ck_u32 lo1 = CK_PHILOX_M1 * c.v[2];
-  ck_philox_counter out;
-  out.v[0] = hi1 ^ c.v[1] ^ k.v[0];
-  out.v[1] = lo1;
-  out.v[2] = hi0 ^ c.v[3] ^ k.v[1];
-  out.v[3] = lo0;
-  return out;
-}
+/* One round on counter words c0 .. c3 with key words k0 and k1, in place:
+ * TYPE is the words' type (ck_u32, or a vector of them in the CPU forms of
+ * kernels, cl/ck_lanes.h) and MULHI its high word of a product. */
+#define CK_PHILOX_ROUND(TYPE, MULHI, c0, c1, c2, c3, k0, k1)                   \
+  do {                                                                         \
+    TYPE high0_ = MULHI(CK_PHILOX_M0, c0), low0_ = CK_PHILOX_M0 * (c0);        \
+    TYPE high1_ = MULHI(CK_PHILOX_M1, c2), low1_ = CK_PHILOX_M1 * (c2);        \
+    (c0) = high1_ ^ (c1) ^ (k0);                                               \
+    (c1) = low1_;                                                              \
+    (c2) = high0_ ^ (c3) ^ (k1);                                               \
+    (c3) = low0_;                                                              \
+  } while (0)
 
-/* Ten rounds, with the key bumped by the Weyl constants between rounds. */
+/* Ten rounds, with the key bumped by the Weyl constants between rounds,
+ * in place (TYPE and MULHI as for CK_PHILOX_ROUND; the key words are
+ * ck_u32 variables). */
+#define CK_PHILOX_TEN_ROUNDS(TYPE, MULHI, c0, c1, c2, c3, k0, k1)              \
+  do {                                                                         \
+    for (int round_ = 0; round_ < 10; ++round_) {                              \
+      if (round_ > 0) {                                                        \
+        (k0) += CK_PHILOX_W0;                                                  \
+        (k1) += CK_PHILOX_W1;                                                  \
+      }                                                                        \
+      CK_PHILOX_ROUND(TYPE, MULHI, c0, c1, c2, c3, k0, k1);                    \
+    }                                                                          \
+  } while (0)
+
 CK_FN ck_philox_counter ck_philox4x32_10(ck_philox_counter c, ck_philox_key k) {
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k.v[0] += CK_PHILOX_W0;
-      k.v[1] += CK_PHILOX_W1;
-    }
-    c = ck_philox_round(c, k);
-  }
+  CK_PHILOX_TEN_ROUNDS(ck_u32, CK_MULHI32, c.v[0], c.v[1], c.v[2], c.v[3],
+                       k.v[0], k.v[1]);
   return c;
 }
 

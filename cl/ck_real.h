@@ -84,35 +84,11 @@ typedef float ck_real;
  *   to degree 5; the largest error over [-1/2, 1/2] is 1.0e-7 for the
  *   cosine and 1.7e-7 for the sine, about one and two ulps of 1. */
 
-/* c5 s^5 + c4 s^4 + ... + c0 by Horner's rule in fused multiply-adds. */
-CK_FN float ck_polynomial5(float s, float c5, float c4, float c3, float c2,
-                           float c1, float c0) {
-  return CK_FMA(CK_FMA(CK_FMA(CK_FMA(CK_FMA(c5, s, c4), s, c3), s, c2), s, c1),
-                s, c0);
-}
-
-/* b^2's polynomials: cos(2 pi b), and sin(2 pi b) / b. */
-#define CK_COS_2PI_REDUCED(s)                                                  \
-  ck_polynomial5(s, -24.9818363f, 60.1439514f, -85.4535675f, 64.9393463f,      \
-                 -19.7392082f, 1.0f)
-#define CK_SIN_2PI_REDUCED(s)                                                  \
-  ck_polynomial5(s, -14.3941345f, 42.0098038f, -76.7042847f, 81.6052246f,      \
-                 -41.3417015f, 6.28318548f)
-
-CK_FN float ck_cos_2pi(float x) {
-  float y = x - CK_RINT(x);
-  float a = CK_FABS(y), rest = 0.5f - a;
-  float b = rest < a ? rest : a;
-  float p = CK_COS_2PI_REDUCED(b * b);
-  return a > 0.25f ? -p : p;
-}
-
-CK_FN float ck_sin_2pi(float x) {
-  float y = x - CK_RINT(x);
-  float a = CK_FABS(y);
-  float b = a > 0.25f ? (y < 0.0f ? -0.5f : 0.5f) - y : y;
-  return b * CK_SIN_2PI_REDUCED(b * b);
-}
+#define CK_TEMPLATE_REAL float
+#define CK_TEMPLATE_NAME(name) name
+#include "ck_turns.inc"
+#undef CK_TEMPLATE_REAL
+#undef CK_TEMPLATE_NAME
 
 #define CK_COS_2PI(x) ck_cos_2pi(x)
 #define CK_SIN_2PI(x) ck_sin_2pi(x)
@@ -199,9 +175,14 @@ CK_FN float ck_pow_positive(float x, float y) {
 #endif
 
 /* A uniform draw in [0,1) in the working precision, from one 32-bit word
- * (24 bits of resolution in both precisions, so both draw alike). */
+ * (24 bits of resolution in both precisions, so both draw alike); CONVERT
+ * turns the word's top 24 bits into reals (a cast, or an OpenCL C
+ * vector's conversion in ck_lanes.h). */
+#define CK_UNIFORM_REAL(CONVERT, word)                                         \
+  (CONVERT((word) >> 8) * CK_R(1.0 / 16777216.0))
+
 CK_FN ck_real ck_uniform_real(ck_u32 word) {
-  return (ck_real)(word >> 8) * CK_R(1.0 / 16777216.0);
+  return CK_UNIFORM_REAL((ck_real), word);
 }
 
 #endif /* CK_REAL_H */

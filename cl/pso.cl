@@ -11,6 +11,8 @@
  *                    evaluation)
  *   CK_USER_DATA     1 when the user objective takes a data pointer
  *   CK_LSQ_LANES     points a work-item of lsq's vector mode (1: none)
+ *   CK_LANES         particles a work-item of ck_pso_move_lanes (1: that
+ *                    kernel is not built)
  *   CK_REAL_DOUBLE   0 or 1
  * The kernels of ck_best.h (global best) and ck_evaluate.h (lsq and user
  * objectives) are part of this program.
@@ -19,6 +21,9 @@
 #include "ck_pso.h"
 #include "ck_best.h"
 #include "ck_evaluate.h"
+#if defined(CK_LANES) && CK_LANES > 1
+#include "ck_pso_lanes.h"
+#endif
 
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || \
     !defined(CK_PSO_RING) || !defined(CK_GROUP) || !defined(CK_DIM)
@@ -57,27 +62,19 @@ __kernel void ck_pso_neighbours(uint n, uint k,
     neighbour[p] = ck_pso_ring_best(p, n, k, pbest_value);
 }
 
-/*
- * Work-item p moves particle p and, for streamed objectives, evaluates it
- * in the same pass. With gbest it also keeps its personal best at once;
- * with the ring, neighbours read personal bests during this launch, so the
- * value goes to values[p] and ck_pso_keep_best updates them afterwards.
- */
-__kernel void ck_pso_move(uint n, int dim, ulong seed, ulong iteration,
-                          ck_real w, ck_real c1, ck_real c2,
-                          __global const ck_real *lo,
-                          __global const ck_real *hi,
-                          __global const ck_real *vmax, __global ck_real *x,
-                          __global ck_real *v, __global ck_real *pbest,
-                          __global ck_real *pbest_value,
-                          __global const ck_real *gbest,
-                          __global const uint *neighbour,
-                          __global const uint *done,
-                          __global ck_real *values) {
-  uint p = (uint)get_global_id(0);
-  /* Once the target is met, the remaining launches of a batch do nothing. */
-  if (p >= n || done[0])
-    return;
+/* Particle p's move (ck_pso_move_particle) and what follows it in the
+ * same launch: with gbest its personal best kept at once; with the ring,
+ * whose neighbours read personal bests during the launch, the value goes
+ * to values[p] and ck_pso_keep updates them afterwards. */
+static void move_one(uint p, uint n, int dim, ulong seed, ulong iteration,
+                     ck_real w, ck_real c1, ck_real c2,
+                     __global const ck_real *lo, __global const ck_real *hi,
+                     __global const ck_real *vmax, __global ck_real *x,
+                     __global ck_real *v, __global ck_real *pbest,
+                     __global ck_real *pbest_value,
+                     __global const ck_real *gbest,
+                     __global const uint *neighbour,
+                     __global ck_real *values) {
 #if CK_PSO_RING
   __global const ck_real *guide = pbest;
   uint guide_index = neighbour[p], guide_stride = n;
@@ -100,6 +97,85 @@ __kernel void ck_pso_move(uint n, int dim, ulong seed, ulong iteration,
   (void)pbest_value;
 #endif
 }
+
+/*
+ * Work-item p moves particle p and, for streamed objectives, evaluates it
+ * in the same pass (move_one).
+ */
+__kernel void ck_pso_move(uint n, int dim, ulong seed, ulong iteration,
+                          ck_real w, ck_real c1, ck_real c2,
+                          __global const ck_real *lo,
+                          __global const ck_real *hi,
+                          __global const ck_real *vmax, __global ck_real *x,
+                          __global ck_real *v, __global ck_real *pbest,
+                          __global ck_real *pbest_value,
+                          __global const ck_real *gbest,
+                          __global const uint *neighbour,
+                          __global const uint *done,
+                          __global ck_real *values) {
+  uint p = (uint)get_global_id(0);
+  /* Once the target is met, the remaining launches of a batch do nothing. */
+  if (p >= n || done[0])
+    return;
+  move_one(p, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x, v, pbest,
+           pbest_value, gbest, neighbour, values);
+}
+
+#if defined(CK_LANES) && CK_LANES > 1
+/*
+ * The CPU form of ck_pso_move (ck_pso_lanes.h): work-item i moves
+ * particles i * CK_LANES to i * CK_LANES + CK_LANES - 1, a lane each, with
+ * the same bits as ck_pso_move. A last work-item with fewer particles
+ * than lanes moves them one by one.
+ */
+__kernel void ck_pso_move_lanes(uint n, int dim, ulong seed, ulong iteration,
+                                ck_real w, ck_real c1, ck_real c2,
+                                __global const ck_real *lo,
+                                __global const ck_real *hi,
+                                __global const ck_real *vmax,
+                                __global ck_real *x, __global ck_real *v,
+                                __global ck_real *pbest,
+                                __global ck_real *pbest_value,
+                                __global const ck_real *gbest,
+                                __global const uint *neighbour,
+                                __global const uint *done,
+                                __global ck_real *values) {
+  uint first = (uint)get_global_id(0) * CK_LANES;
+  if (first >= n || done[0])
+    return;
+  if (n - first < CK_LANES) {
+    for (uint p = first; p < n; ++p)
+      move_one(p, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x, v,
+               pbest, pbest_value, gbest, neighbour, values);
+    return;
+  }
+  ck_u32_lanes particles = (ck_u32_lanes)first + CK_LANE_OFFSETS;
+#if CK_PSO_RING
+  __global const ck_real *guide = pbest;
+  ck_u32_lanes guide_index = ck_load_lanes(0, neighbour + first);
+  uint guide_stride = n;
+#else
+  __global const ck_real *guide = gbest;
+  ck_u32_lanes guide_index = (ck_u32_lanes)0;
+  uint guide_stride = 1;
+#endif
+  ck_real_lanes value = ck_pso_move_particle_lanes(
+      CK_OBJECTIVE, CK_BOUNDS, particles, n, dim, seed, iteration, w, c1, c2,
+      lo, hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
+#if CK_PSO_STREAMED && CK_PSO_RING
+  ck_store_lanes(CK_COMPARABLE(value), 0, values + first);
+  (void)pbest_value;
+#elif CK_PSO_STREAMED && !CK_PSO_RING
+  ck_pso_keep_best_lanes(first, n, dim, CK_COMPARABLE(value), pbest_value, x,
+                         pbest);
+  (void)values;
+#else
+  (void)value;
+  (void)values;
+  (void)pbest_value;
+#endif
+}
+#endif
 
 /* Work-item p keeps particle p's new position as its personal best if
  * values[p] beats it: the ring's second half of a move, and what follows

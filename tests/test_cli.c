@@ -392,6 +392,8 @@ static void check_run_usage_errors(void) {
       {{"run", "ga", "--device", "ref", "--pm", "1e-9", NULL},
        "--pm: 1e-09 is too small for single precision"},
       {{"run", "ga", "--device", "ref", "--mutation", "gauss:1e30", NULL},
+       "above 0 and at most 1e6"},
+      {{"run", "ga", "--device", "ref", "--crossover", "sbx:1e30", NULL},
        "from 0 to 1e6"},
       {{"run", "selfcheck", "--device", "ref", "a", "b", NULL},
        "unexpected argument 'b'"},

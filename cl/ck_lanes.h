@@ -1,0 +1,109 @@
+/*
+ * ck_lanes.h - the CPU forms of kernels (OpenCL C only): a work-item works
+ * on CK_LANES particles at once, each a lane of one vector, so that every
+ * operation fills a CPU's vector register. PoCL vectorises a kernel across
+ * its work-items only where no loop runs inside them, and the loop over
+ * the dimensions does; written in vectors, the loop's body runs on all
+ * the lanes at once.
+ *
+ * Build-time define: CK_LANES, 16 in single precision and 8 in double
+ * (512 bits). The templates of ck_turns.inc, ck_objectives.inc and
+ * ck_bounds.inc are made here over those vectors, their names ending in
+ * _lanes. Every operation is lane by lane, so each lane gets the bits of
+ * the scalar form.
+ */
+#ifndef CK_LANES_H
+#define CK_LANES_H
+
+#include "ck_bounds.h"
+#include "ck_objectives.h"
+
+#if !defined(CK_LANG_OPENCL) || !defined(CK_LANES) || CK_LANES < 2
+#error "ck_lanes.h is OpenCL C with CK_LANES of 2 or more"
+#endif
+
+#define CK_LANES_PASTE_(a, b) a##b
+#define CK_LANES_PASTE(a, b) CK_LANES_PASTE_(a, b)
+
+#if CK_REAL_DOUBLE
+typedef CK_LANES_PASTE(double, CK_LANES) ck_real_lanes;
+typedef CK_LANES_PASTE(long, CK_LANES) ck_mask_lanes;
+#define ck_convert_real_lanes CK_LANES_PASTE(convert_double, CK_LANES)
+#else
+typedef CK_LANES_PASTE(float, CK_LANES) ck_real_lanes;
+typedef CK_LANES_PASTE(int, CK_LANES) ck_mask_lanes;
+#define ck_convert_real_lanes CK_LANES_PASTE(convert_float, CK_LANES)
+#endif
+typedef CK_LANES_PASTE(uint, CK_LANES) ck_u32_lanes;
+typedef CK_LANES_PASTE(ulong, CK_LANES) ck_u64_lanes;
+#define ck_convert_u32_lanes CK_LANES_PASTE(convert_uint, CK_LANES)
+#define ck_convert_u64_lanes CK_LANES_PASTE(convert_ulong, CK_LANES)
+#define ck_load_lanes CK_LANES_PASTE(vload, CK_LANES)
+#define ck_store_lanes CK_LANES_PASTE(vstore, CK_LANES)
+
+/* 0, 1, ..., CK_LANES - 1: lane q's offset from a work-item's first. */
+#if CK_LANES == 16
+#define CK_LANE_OFFSETS                                                        \
+  ((ck_u32_lanes)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#elif CK_LANES == 8
+#define CK_LANE_OFFSETS ((ck_u32_lanes)(0, 1, 2, 3, 4, 5, 6, 7))
+#elif CK_LANES == 4
+#define CK_LANE_OFFSETS ((ck_u32_lanes)(0, 1, 2, 3))
+#else
+#error "CK_LANES must be 4, 8 or 16"
+#endif
+
+/* Philox4x32-10 (ck_philox.h) with a stream per lane. */
+typedef struct ck_philox_counter_lanes {
+  ck_u32_lanes v[4];
+} ck_philox_counter_lanes;
+
+#define CK_MULHI32_LANES(a, b) mul_hi((ck_u32_lanes)(a), (b))
+
+CK_FN ck_philox_counter_lanes ck_philox_block_lanes(ck_u64 seed,
+                                                    ck_u64_lanes stream,
+                                                    ck_u64 index) {
+  ck_philox_counter_lanes c;
+  c.v[0] = (ck_u32_lanes)((ck_u32)index);
+  c.v[1] = (ck_u32_lanes)((ck_u32)(index >> 32));
+  c.v[2] = ck_convert_u32_lanes(stream);
+  c.v[3] = ck_convert_u32_lanes(stream >> 32);
+  ck_u32 k0 = (ck_u32)seed, k1 = (ck_u32)(seed >> 32);
+  CK_PHILOX_TEN_ROUNDS(ck_u32_lanes, CK_MULHI32_LANES, c.v[0], c.v[1], c.v[2],
+                       c.v[3], k0, k1);
+  return c;
+}
+
+/* ck_uniform_real (ck_real.h) in every lane. */
+CK_FN ck_real_lanes ck_uniform_real_lanes(ck_u32_lanes word) {
+  return CK_UNIFORM_REAL(ck_convert_real_lanes, word);
+}
+
+#define CK_TEMPLATE_REAL ck_real_lanes
+#define CK_TEMPLATE_NAME(name) name##_lanes
+#if !CK_REAL_DOUBLE
+#include "ck_turns.inc"
+#endif
+#include "ck_objectives.inc"
+#undef CK_TEMPLATE_REAL
+#undef CK_TEMPLATE_NAME
+
+/* ck_bound_uniform (ck_bounds.h) in every lane. */
+CK_FN ck_real_lanes ck_bound_uniform_lanes(ck_u64 seed, ck_u64_lanes stream,
+                                           ck_u64 draw) {
+  return ck_uniform_real_lanes(ck_philox_block_lanes(seed, stream, draw).v[0]);
+}
+
+#define CK_TEMPLATE_REAL ck_real_lanes
+#define CK_TEMPLATE_STREAM ck_u64_lanes
+#define CK_TEMPLATE_MASK ck_mask_lanes
+#define CK_TEMPLATE_ALL(mask) all(mask)
+#define CK_TEMPLATE_NAME(name) name##_lanes
+#include "ck_bounds.inc"
+#undef CK_TEMPLATE_REAL
+#undef CK_TEMPLATE_STREAM
+#undef CK_TEMPLATE_MASK
+#undef CK_TEMPLATE_ALL
+#undef CK_TEMPLATE_NAME
+
+#endif /* CK_LANES_H */
