@@ -25,10 +25,5 @@ CK_FN ck_real ck_bound_uniform(ck_u64 seed, ck_u64 stream, ck_u64 draw) {
 #define CK_TEMPLATE_ALL(mask) (mask)
 #define CK_TEMPLATE_NAME(name) name
 #include "ck_bounds.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_STREAM
-#undef CK_TEMPLATE_MASK
-#undef CK_TEMPLATE_ALL
-#undef CK_TEMPLATE_NAME
 
 #endif /* CK_BOUNDS_H */

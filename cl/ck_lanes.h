@@ -79,14 +79,14 @@ CK_FN ck_real_lanes ck_uniform_real_lanes(ck_u32_lanes word) {
   return CK_UNIFORM_REAL(ck_convert_real_lanes, word);
 }
 
+#if !CK_REAL_DOUBLE
 #define CK_TEMPLATE_REAL ck_real_lanes
 #define CK_TEMPLATE_NAME(name) name##_lanes
-#if !CK_REAL_DOUBLE
 #include "ck_turns.inc"
 #endif
+#define CK_TEMPLATE_REAL ck_real_lanes
+#define CK_TEMPLATE_NAME(name) name##_lanes
 #include "ck_objectives.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_NAME
 
 /* ck_bound_uniform (ck_bounds.h) in every lane. */
 CK_FN ck_real_lanes ck_bound_uniform_lanes(ck_u64 seed, ck_u64_lanes stream,
@@ -100,10 +100,5 @@ CK_FN ck_real_lanes ck_bound_uniform_lanes(ck_u64 seed, ck_u64_lanes stream,
 #define CK_TEMPLATE_ALL(mask) all(mask)
 #define CK_TEMPLATE_NAME(name) name##_lanes
 #include "ck_bounds.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_STREAM
-#undef CK_TEMPLATE_MASK
-#undef CK_TEMPLATE_ALL
-#undef CK_TEMPLATE_NAME
 
 #endif /* CK_LANES_H */

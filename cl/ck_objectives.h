@@ -41,7 +41,5 @@
 #define CK_TEMPLATE_REAL ck_real
 #define CK_TEMPLATE_NAME(name) name
 #include "ck_objectives.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_NAME
 
 #endif /* CK_OBJECTIVES_H */

@@ -31,6 +31,20 @@ CK_FN ck_real ck_pso_guide(CK_GLOBAL const ck_real *row, ck_u32 index) {
   return row[index];
 }
 
+/* Keeps particle p's new position as its personal best if it is better. */
+CK_FN void ck_pso_keep_best(ck_u32 p, ck_u32 n, int dim, ck_real value,
+                            CK_GLOBAL ck_real *pbest_value,
+                            CK_GLOBAL const ck_real *x,
+                            CK_GLOBAL ck_real *pbest) {
+  if (!(value < pbest_value[p]))
+    return;
+  pbest_value[p] = value;
+  x += p;
+  pbest += p;
+  for (int d = 0; d < dim; ++d, x += n, pbest += n)
+    *pbest = *x;
+}
+
 /* A particle's move, scalar here; ck_pso_lanes.h makes it over vectors of
  * particles. */
 #define CK_TEMPLATE_REAL ck_real
@@ -40,12 +54,6 @@ CK_FN ck_real ck_pso_guide(CK_GLOBAL const ck_real *row, ck_u32 index) {
 #define CK_TEMPLATE_STORE(value, pointer) (*(pointer) = (value))
 #define CK_TEMPLATE_NAME(name) name
 #include "ck_pso_move.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_INDEX
-#undef CK_TEMPLATE_FIRST
-#undef CK_TEMPLATE_LOAD
-#undef CK_TEMPLATE_STORE
-#undef CK_TEMPLATE_NAME
 
 /*
  * Draws particle p's position uniformly in the domain and its velocity
@@ -84,20 +92,6 @@ CK_FN ck_real ck_pso_initialise_particle(
     }
   }
   return ck_objective_finish(objective, &s, dim);
-}
-
-/* Keeps particle p's new position as its personal best if it is better. */
-CK_FN void ck_pso_keep_best(ck_u32 p, ck_u32 n, int dim, ck_real value,
-                            CK_GLOBAL ck_real *pbest_value,
-                            CK_GLOBAL const ck_real *x,
-                            CK_GLOBAL ck_real *pbest) {
-  if (!(value < pbest_value[p]))
-    return;
-  pbest_value[p] = value;
-  x += p;
-  pbest += p;
-  for (int d = 0; d < dim; ++d, x += n, pbest += n)
-    *pbest = *x;
 }
 
 /* The best personal best among the k ring neighbours of p (p itself,

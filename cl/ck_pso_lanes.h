@@ -29,27 +29,15 @@ CK_FN ck_real_lanes ck_pso_guide_lanes(CK_GLOBAL const ck_real *row,
   return ck_load_lanes(0, values);
 }
 
-#define CK_TEMPLATE_REAL ck_real_lanes
-#define CK_TEMPLATE_INDEX ck_u32_lanes
-#define CK_TEMPLATE_FIRST(p) ((p).s0)
-#define CK_TEMPLATE_LOAD(pointer) ck_load_lanes(0, pointer)
-#define CK_TEMPLATE_STORE(value, pointer) ck_store_lanes(value, 0, pointer)
-#define CK_TEMPLATE_NAME(name) name##_lanes
-#include "ck_pso_move.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_INDEX
-#undef CK_TEMPLATE_FIRST
-#undef CK_TEMPLATE_LOAD
-#undef CK_TEMPLATE_STORE
-#undef CK_TEMPLATE_NAME
-
-/* ck_pso_keep_best for the CK_LANES particles from `first`: each lane's
- * new position becomes its personal best where value beats it. */
-CK_FN void ck_pso_keep_best_lanes(ck_u32 first, ck_u32 n, int dim,
+/* ck_pso_keep_best for the particles of the lanes of p (consecutive):
+ * each lane's new position becomes its personal best where value beats
+ * it. */
+CK_FN void ck_pso_keep_best_lanes(ck_u32_lanes p, ck_u32 n, int dim,
                                   ck_real_lanes value,
                                   CK_GLOBAL ck_real *pbest_value,
                                   CK_GLOBAL const ck_real *x,
                                   CK_GLOBAL ck_real *pbest) {
+  ck_u32 first = p.s0;
   ck_real_lanes kept = ck_load_lanes(0, pbest_value + first);
   ck_mask_lanes better = value < kept;
   if (!any(better))
@@ -61,5 +49,13 @@ CK_FN void ck_pso_keep_best_lanes(ck_u32 first, ck_u32 n, int dim,
     ck_store_lanes(better ? ck_load_lanes(0, x) : ck_load_lanes(0, pbest), 0,
                    pbest);
 }
+
+#define CK_TEMPLATE_REAL ck_real_lanes
+#define CK_TEMPLATE_INDEX ck_u32_lanes
+#define CK_TEMPLATE_FIRST(p) ((p).s0)
+#define CK_TEMPLATE_LOAD(pointer) ck_load_lanes(0, pointer)
+#define CK_TEMPLATE_STORE(value, pointer) ck_store_lanes(value, 0, pointer)
+#define CK_TEMPLATE_NAME(name) name##_lanes
+#include "ck_pso_move.inc"
 
 #endif /* CK_PSO_LANES_H */

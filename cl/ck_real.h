@@ -87,8 +87,6 @@ typedef float ck_real;
 #define CK_TEMPLATE_REAL float
 #define CK_TEMPLATE_NAME(name) name
 #include "ck_turns.inc"
-#undef CK_TEMPLATE_REAL
-#undef CK_TEMPLATE_NAME
 
 #define CK_COS_2PI(x) ck_cos_2pi(x)
 #define CK_SIN_2PI(x) ck_sin_2pi(x)

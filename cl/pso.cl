@@ -63,9 +63,7 @@ __kernel void ck_pso_neighbours(uint n, uint k,
 }
 
 /* Particle p's move (ck_pso_move_particle) and what follows it in the
- * same launch: with gbest its personal best kept at once; with the ring,
- * whose neighbours read personal bests during the launch, the value goes
- * to values[p] and ck_pso_keep updates them afterwards. */
+ * same launch (ck_pso_after_move). */
 static void move_one(uint p, uint n, int dim, ulong seed, ulong iteration,
                      ck_real w, ck_real c1, ck_real c2,
                      __global const ck_real *lo, __global const ck_real *hi,
@@ -85,17 +83,8 @@ static void move_one(uint p, uint n, int dim, ulong seed, ulong iteration,
   ck_real value = ck_pso_move_particle(
       CK_OBJECTIVE, CK_BOUNDS, p, n, dim, seed, iteration, w, c1, c2, lo,
       hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
-#if CK_PSO_STREAMED && CK_PSO_RING
-  values[p] = ck_comparable(value);
-  (void)pbest_value;
-#elif CK_PSO_STREAMED && !CK_PSO_RING
-  ck_pso_keep_best(p, n, dim, ck_comparable(value), pbest_value, x, pbest);
-  (void)values;
-#else
-  (void)value;
-  (void)values;
-  (void)pbest_value;
-#endif
+  ck_pso_after_move(CK_PSO_STREAMED, CK_PSO_RING, p, n, dim, value,
+                    pbest_value, x, pbest, values);
 }
 
 /*
@@ -162,18 +151,8 @@ __kernel void ck_pso_move_lanes(uint n, int dim, ulong seed, ulong iteration,
   ck_real_lanes value = ck_pso_move_particle_lanes(
       CK_OBJECTIVE, CK_BOUNDS, particles, n, dim, seed, iteration, w, c1, c2,
       lo, hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
-#if CK_PSO_STREAMED && CK_PSO_RING
-  ck_store_lanes(CK_COMPARABLE(value), 0, values + first);
-  (void)pbest_value;
-#elif CK_PSO_STREAMED && !CK_PSO_RING
-  ck_pso_keep_best_lanes(first, n, dim, CK_COMPARABLE(value), pbest_value, x,
-                         pbest);
-  (void)values;
-#else
-  (void)value;
-  (void)values;
-  (void)pbest_value;
-#endif
+  ck_pso_after_move_lanes(CK_PSO_STREAMED, CK_PSO_RING, particles, n, dim,
+                          value, pbest_value, x, pbest, values);
 }
 #endif
 

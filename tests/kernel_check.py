@@ -39,14 +39,25 @@ CASES = {
     # reductions, the ring, each bounds mode, lsq in both evaluation modes
     # and a user objective with data. @DATA@ is tests/data.
     'pso-gbest': ['run', 'pso', '--fn', 'rastrigin', '--dim', '5',
-                  '--particles', '37', '--iters', '4'],
+                  '--particles', '37', '--iters', '4', '--move-mode',
+                  'particle'],
+    # The move a vector of particles a work-item: two vectors of 16 and a
+    # last work-item with 5 (or 3) particles, one by one.
+    'pso-vector': ['run', 'pso', '--fn', 'rastrigin', '--dim', '5',
+                   '--particles', '37', '--iters', '4', '--bounds',
+                   'reflect', '--move-mode', 'vector'],
+    'pso-ring-vector': ['run', 'pso', '--fn', 'griewank', '--dim', '4',
+                        '--particles', '35', '--iters', '3', '--topology',
+                        'ring:3', '--bounds', 'random', '--lo', '1', '--hi',
+                        '2', '--move-mode', 'vector'],
     'pso-large': (['--max-wgsize', '64', '--compute-units', '2'],
                   ['run', 'pso', '--fn', 'rosenbrock', '--dim', '3',
                    '--particles', '1500', '--iters', '2', '--bounds',
                    'reflect']),
     'pso-ring': ['run', 'pso', '--fn', 'griewank', '--dim', '4',
                  '--particles', '20', '--iters', '3', '--topology', 'ring:3',
-                 '--bounds', 'random', '--lo', '1', '--hi', '2'],
+                 '--bounds', 'random', '--lo', '1', '--hi', '2',
+                 '--move-mode', 'particle'],
     'pso-lsq-group': ['run', 'pso', '--fn', 'lsq', '--data',
                       '@DATA@/lsq_small.csv', '--particles', '5', '--iters',
                       '2', '--lsq-mode', 'group'],

@@ -209,7 +209,7 @@ static void bad_configs(const ck_device *ref) {
   no_b.b = NULL;
   no_dim.dim = 0;
   double lo[2] = {-1e308, -1}, hi[2] = {1e308, 1};
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 6; ++k) {
     ck_pso_config c;
     ck_pso_config_init(&c);
     c.dim = 2;
@@ -230,6 +230,10 @@ static void bad_configs(const ck_device *ref) {
     case 3:
       c.lsq_mode = (ck_pso_lsq_mode)9;
       mention = "--lsq-mode";
+      break;
+    case 4:
+      c.move_mode = (ck_pso_move_mode)3;
+      mention = "--move-mode";
       break;
     default:
       /* float cannot hold the bound: the domain became infinite. */
@@ -286,6 +290,62 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     CHECK_MSG(fabs(best_a - best_ref) <= 1e-9 * fabs(best_ref) + 1e-12,
               "rastrigin double: ref %.17g, %s %.17g", best_ref, device->id,
               best_a);
+  }
+}
+
+/* OpenCL devices move the swarm a particle a work-item or a vector of
+ * particles a work-item (ck_pso_lanes.h): the same bits either way, and
+ * ref's where ref's are exact (sphere and rastrigin in single precision).
+ * 37 particles fill two vectors of 16 and leave 5 to the last work-item;
+ * 5 particles leave all to it. Steps longer than the domain make every
+ * bounds mode act. */
+static void move_modes(const ck_device *ref, const ck_device *device) {
+  static const struct {
+    const char *function;
+    ck_bounds_mode bounds;
+    int ring, double_precision, exact;
+    size_t particles;
+  } cases[] = {
+      {"rastrigin", CK_BOUNDS_MODE_CLAMP, 0, 0, 1, 37},
+      {"rastrigin", CK_BOUNDS_MODE_REFLECT, 3, 0, 1, 37},
+      {"sphere", CK_BOUNDS_MODE_RANDOM, 0, 0, 1, 37},
+      {"sphere", CK_BOUNDS_MODE_REFLECT, 0, 0, 1, 5},
+      {"griewank", CK_BOUNDS_MODE_RANDOM, 3, 0, 0, 37},
+      {"ackley", CK_BOUNDS_MODE_CLAMP, 0, 1, 0, 37},
+      {"rosenbrock", CK_BOUNDS_MODE_REFLECT, 5, 1, 0, 37},
+  };
+  if (device->backend != CK_BACKEND_OPENCL)
+    return;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    if (cases[k].double_precision && !device->has_fp64)
+      continue;
+    ck_pso_config c;
+    ck_pso_config_init(&c);
+    c.function = cases[k].function;
+    c.dim = 7;
+    c.particles = cases[k].particles;
+    c.max_iterations = 30;
+    c.seed = 21;
+    c.bounds = cases[k].bounds;
+    c.ring_neighbours = cases[k].ring;
+    c.double_precision = cases[k].double_precision;
+    c.vmax = 2.0;
+    double by_particle[7], by_vector[7], on_ref[7];
+    c.move_mode = CK_PSO_MOVE_PARTICLE;
+    double best_particle = run_best(device, &c, by_particle);
+    c.move_mode = CK_PSO_MOVE_VECTOR;
+    double best_vector = run_best(device, &c, by_vector);
+    CHECK_MSG(best_particle == best_vector &&
+                  memcmp(by_particle, by_vector, sizeof by_vector) == 0,
+              "case %zu (%s): particle mode %.17g, vector mode %.17g", k,
+              c.function, best_particle, best_vector);
+    if (!cases[k].exact)
+      continue;
+    double best_ref = run_best(ref, &c, on_ref);
+    CHECK_MSG(best_ref == best_vector &&
+                  memcmp(on_ref, by_vector, sizeof by_vector) == 0,
+              "case %zu (%s): ref %.17g, vector mode %.17g", k, c.function,
+              best_ref, best_vector);
   }
 }
 
@@ -484,6 +544,7 @@ static void bad_input(const ck_device *ref) {
       {{{"lo", " -1"}, {"hi", "1"}}, 2, "--lo: ' -1' is not a number"},
       {{{"lo", "-1"}, {"hi", "0x1"}}, 2, "--hi: '0x1' is not a number"},
       {{{"lo", "-1,-1 "}, {"hi", "1"}}, 2, "--lo: '-1,-1 ' is not a number"},
+      {{{"move-mode", "lanes"}}, 1, "--move-mode"},
       {{{"topology", "ring:1"}}, 1, "--topology"},
       {{{"topology", "ring: 3"}}, 1, "'ring: 3' is neither"},
       {{{"topology", "ring:99999999999"}},
@@ -647,6 +708,7 @@ int main(void) {
     history_and_target(devices[i]);
     budgets(devices[i]);
     agreement(ref, devices[i]);
+    move_modes(ref, devices[i]);
     lsq(ref, devices[i]);
     overflow(devices[i]);
   }

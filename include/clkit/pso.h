@@ -49,6 +49,17 @@ typedef enum ck_pso_lsq_mode {
                             precision), one a vector lane */
 } ck_pso_lsq_mode;
 
+/* How an OpenCL device moves the swarm (ref and CUDA devices have one way
+ * each, and take the others' mode as given). Both forms give the same
+ * bits. */
+typedef enum ck_pso_move_mode {
+  CK_PSO_MOVE_AUTO = 0,     /* vector on CPUs and other non-GPU devices,
+                               else particle */
+  CK_PSO_MOVE_PARTICLE = 1, /* a work-item per particle */
+  CK_PSO_MOVE_VECTOR = 2    /* a work-item per 16 particles (8 in double
+                               precision), one a vector lane */
+} ck_pso_move_mode;
+
 typedef struct ck_pso_config {
   /* The objective: a built-in name (see clkit/objectives.h), "lsq" with
    * data, or NULL with objective_source. */
@@ -69,6 +80,7 @@ typedef struct ck_pso_config {
   ck_bounds_mode bounds;
   int double_precision; /* 1: double, on devices with fp64 */
   ck_pso_lsq_mode lsq_mode;
+  ck_pso_move_mode move_mode;
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
    * defaults to 1000 when every rule is off). max_evaluations counts

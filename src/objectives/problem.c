@@ -252,6 +252,14 @@ uint32_t ck__group_size(const ck_device *device) {
   return group;
 }
 
+uint32_t ck__vector_group(const ck_device *device, size_t items,
+                          uint32_t group) {
+  size_t units = device->compute_units ? device->compute_units : 1;
+  while (group > 1 && (items + group - 1) / group < units)
+    group /= 2;
+  return group;
+}
+
 ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
                                  size_t points, size_t rows, uint32_t group,
                                  int double_precision) {
@@ -278,9 +286,8 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
     /* 512 bits a vector; work-groups small enough to give every compute
      * unit one. */
     plan.lanes = double_precision ? 8u : 16u;
-    size_t items = (points + plan.lanes - 1) / plan.lanes;
-    while (plan.local > 1 && (items + plan.local - 1) / plan.local < units)
-      plan.local /= 2;
+    plan.local = ck__vector_group(
+        device, (points + plan.lanes - 1) / plan.lanes, plan.local);
   }
   return plan;
 }

@@ -122,6 +122,12 @@ typedef struct ck__lsq_plan {
   uint32_t local;  /* else: work-group size of the launch */
 } ck__lsq_plan;
 
+/* The work-group size, at most `group`, for `items` work-items of a
+ * vector form (a work-item a vector of points): halved until every
+ * compute unit of device has a work-group. */
+uint32_t ck__vector_group(const ck_device *device, size_t items,
+                          uint32_t group);
+
 /* The plan for `points` points over `rows` rows in the given mode (auto
  * chooses by device and count); `group` is the reduction work-group size
  * of the program. */

@@ -80,6 +80,9 @@ static ck_status check_config(const ck_pso_config *c) {
   if ((unsigned)c->lsq_mode > CK_PSO_LSQ_VECTOR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --lsq-mode: unknown mode %d", (int)c->lsq_mode);
+  if ((unsigned)c->move_mode > CK_PSO_MOVE_VECTOR)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --move-mode: unknown mode %d", (int)c->move_mode);
   /* Initialisation evaluates every particle once. */
   if (c->max_evaluations && c->max_evaluations < c->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -169,6 +172,16 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   s->has_target = config->has_target;
   s->target = config->target;
   s->group = ck__group_size(device);
+  /* A vector a work-item where no loop over the dimensions would be
+   * vectorised across work-items otherwise (ck_lanes.h): CPUs. */
+  if (device->backend == CK_BACKEND_OPENCL &&
+      (config->move_mode == CK_PSO_MOVE_VECTOR ||
+       (config->move_mode == CK_PSO_MOVE_AUTO && device->kind != CK_KIND_GPU)))
+    s->move_lanes = s->double_precision ? 8u : 16u;
+  else
+    s->move_lanes = 1;
+  s->move_local = ck__vector_group(
+      device, (s->n + s->move_lanes - 1) / s->move_lanes, s->group);
   s->history_capacity = HISTORY_CAPACITY;
   s->problem = problem;
   if (config->constriction) {

@@ -20,16 +20,18 @@ static ck_status opencl_setup(pso_state *s) {
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_PSO_RING=%d "
            "-DCK_GROUP=%u -DCK_DIM=%d -DCK_USER_DATA=%d "
-           "-DCK_LSQ_LANES=%u -DCK_REAL_DOUBLE=%d",
+           "-DCK_LSQ_LANES=%u -DCK_LANES=%u -DCK_REAL_DOUBLE=%d",
            s->objective, s->bounds, s->ring ? 1 : 0, (unsigned)s->group, s->dim,
            s->problem->user_has_data, s->lsq.lanes ? s->lsq.lanes : 1u,
-           s->double_precision);
+           (unsigned)s->move_lanes, s->double_precision);
   CK_TRY(ck__program_build_prefixed(s->queue, "pso", defines,
                                     s->problem->user_name,
                                     s->problem->user_source, &s->program));
   CK_TRY(
       ck_kernel_create(s->program, "ck_pso_initialise", &s->initialise_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_pso_move", &s->move_kernel));
+  CK_TRY(ck_kernel_create(
+      s->program, s->move_lanes > 1 ? "ck_pso_move_lanes" : "ck_pso_move",
+      &s->move_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_best_reduce", &s->reduce_kernel));
   CK_TRY(ck_kernel_create(s->program, "ck_best_update", &s->update_kernel));
   if (s->ring)
@@ -142,8 +144,14 @@ static ck_status opencl_neighbours(pso_state *s) {
 static ck_status opencl_move(pso_state *s, uint64_t iteration) {
   ck_status status =
       ck_kernel_set_value(s->move_kernel, 3, sizeof iteration, &iteration);
-  if (!status)
+  if (!status && s->move_lanes > 1) {
+    size_t local = s->move_local;
+    size_t global = rounded((s->n + s->move_lanes - 1) / s->move_lanes, local);
+    status =
+        ck_queue_launch(s->queue, s->move_kernel, 1, &global, &local, NULL);
+  } else if (!status) {
     status = launch_per_particle(s, s->move_kernel);
+  }
   if (!status && s->ring && s->streamed)
     status = launch_per_particle(s, s->keep_kernel);
   return status;

@@ -25,6 +25,9 @@ static const ck_option pso_options[] = {
     {"topology", "T", "gbest", "gbest, or ring:K (lbest, K neighbours)"},
     {"vinit", "F", "0.5", "initial speed up to F x (hi - lo)"},
     {"vmax", "F", "1", "speed clamp: F x (hi - lo) per dimension"},
+    {"move-mode", "M", "auto",
+     "OpenCL moves: auto, particle (a work-item a particle) or vector (16 "
+     "particles a work-item, for CPUs)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -77,6 +80,12 @@ static ck_status own_parse(const ck_param *params, size_t count,
   CK_TRY(
       ck__param_real(params, count, "vinit", 0.5, 0, 100, &c->velocity_init));
   CK_TRY(ck__param_real(params, count, "vmax", 1.0, 1e-12, 100, &c->vmax));
+  if ((text = ck__param_find(params, count, "move-mode"))) {
+    static const char *const modes[] = {"auto", "particle", "vector", NULL};
+    int choice = 0;
+    CK_TRY(ck__parse_choice("move-mode", text, modes, &choice));
+    c->move_mode = (ck_pso_move_mode)choice;
+  }
 fail:
   return status;
 }
