@@ -180,8 +180,11 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     s->move_lanes = s->double_precision ? 8u : 16u;
   else
     s->move_lanes = 1;
-  s->move_local = ck__vector_group(
-      device, (s->n + s->move_lanes - 1) / s->move_lanes, s->group);
+  s->move_local =
+      s->move_lanes > 1
+          ? ck__vector_group(device, (s->n + s->move_lanes - 1) / s->move_lanes,
+                             s->group)
+          : s->group;
   s->history_capacity = HISTORY_CAPACITY;
   s->problem = problem;
   if (config->constriction) {

@@ -66,7 +66,7 @@ struct pso_state {
   uint32_t rows;          /* lsq rows */
   uint32_t group;         /* reduction work-group size */
   uint32_t move_lanes;    /* particles a work-item of the OpenCL move */
-  uint32_t move_local;    /* its work-group size where move_lanes > 1 */
+  uint32_t move_local;    /* its work-group size */
   uint32_t partial_count; /* groups of the first reduction; 0: direct */
   ck__lsq_plan lsq;       /* lsq: how it is evaluated */
   ck_buffer *lsq_partial; /* group mode: n * lsq.chunks partial sums */

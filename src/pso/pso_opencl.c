@@ -144,13 +144,12 @@ static ck_status opencl_neighbours(pso_state *s) {
 static ck_status opencl_move(pso_state *s, uint64_t iteration) {
   ck_status status =
       ck_kernel_set_value(s->move_kernel, 3, sizeof iteration, &iteration);
-  if (!status && s->move_lanes > 1) {
+  if (!status) {
+    /* A work-item per move_lanes particles (1 but on CPUs). */
     size_t local = s->move_local;
     size_t global = rounded((s->n + s->move_lanes - 1) / s->move_lanes, local);
     status =
         ck_queue_launch(s->queue, s->move_kernel, 1, &global, &local, NULL);
-  } else if (!status) {
-    status = launch_per_particle(s, s->move_kernel);
   }
   if (!status && s->ring && s->streamed)
     status = launch_per_particle(s, s->keep_kernel);
