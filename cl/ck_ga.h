@@ -78,20 +78,21 @@ CK_FN ck_real ck_ga_inverse_log_keep(ck_real rate) {
                                           : CK_R(-1);
 }
 
-/* Genes skipped before the next mutation: geometric with parameter pm,
- * from one word (inverse_log_keep from ck_ga_inverse_log_keep); capped at
- * limit. A product, not a quotient: one multiply where a division costs
- * a dozen instructions on GPUs. */
-CK_FN int ck_ga_gap(ck_u32 word, ck_real inverse_log_keep, int limit) {
-  ck_real u = ((ck_real)(word >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
-  ck_real gap = CK_LOG2(u) * inverse_log_keep;
-  return gap < (ck_real)limit ? (int)gap : limit;
-}
-
-/* An index in [0, n) from a word, by its high bits. */
-CK_FN ck_u32 ck_ga_index(ck_u32 word, ck_u32 n) {
-  return CK_MULHI32(word, n);
-}
+/* The per-gene steps, scalar; cl/ck_ga_lanes.h makes them over vectors
+ * of children. */
+#define CK_TEMPLATE_REAL ck_real
+#define CK_TEMPLATE_WORD ck_u32
+#define CK_TEMPLATE_INDEX int
+#define CK_TEMPLATE_CONVERT(word) ((ck_real)(word))
+#define CK_TEMPLATE_TO_INDEX(x) ((int)(x))
+#define CK_TEMPLATE_MULHI(a, b) CK_MULHI32(a, b)
+#define CK_TEMPLATE_LOG2(x) CK_LOG2(x)
+#define CK_TEMPLATE_POW(x, y) CK_POW_POSITIVE(x, y)
+#define CK_TEMPLATE_SQRT(x) CK_SQRT(x)
+#define CK_TEMPLATE_COS_2PI(x) CK_COS_2PI(x)
+#define CK_TEMPLATE_SIN_2PI(x) CK_SIN_2PI(x)
+#define CK_TEMPLATE_NAME(name) name
+#include "ck_ga_genes.inc"
 
 /*
  * Tournament of k entrants drawn with replacement from the island: the
@@ -131,29 +132,6 @@ CK_FN ck_u32 ck_ga_tournament(int k, int which, ck_u32 size, ck_u64 seed,
       ck_philox_block(seed, stream, base + 1u), seed, stream, base, fitness);
 }
 
-/* Crossover of one gene (first child of the pair). u is the gene's draw,
- * weight the child's arithmetic blend, parameter alpha (BLX) or eta (SBX). */
-CK_FN ck_real ck_ga_cross(int kind, ck_real a, ck_real b, ck_real u,
-                          ck_real weight, ck_real parameter) {
-  if (kind == CK_GA_CROSSOVER_BLX) {
-    ck_real low = a < b ? a : b, high = a < b ? b : a;
-    ck_real spread = parameter * (high - low);
-    return low - spread + u * (high - low + CK_R(2) * spread);
-  }
-  if (kind == CK_GA_CROSSOVER_SBX) {
-    /* (2u)^e, or (1 / (2 (1 - u)))^e as (2 (1 - u))^-e: 2u and 2 (1 - u)
-     * are exact, and only the exponent is divided. */
-    ck_real exponent = CK_R(1) / (parameter + CK_R(1));
-    ck_real beta = u <= CK_R(0.5)
-                       ? CK_POW_POSITIVE(CK_R(2) * u, exponent)
-                       : CK_POW_POSITIVE(CK_R(2) * (CK_R(1) - u), -exponent);
-    return CK_R(0.5) * ((CK_R(1) + beta) * a + (CK_R(1) - beta) * b);
-  }
-  /* b + w (a - b) rounded once: a child of equal parents is that parent,
-   * and with w < 1 the child stays within [min(a, b), max(a, b)]. */
-  return CK_FMA(weight, a - b, b);
-}
-
 /* Gene d of a child: its parents' genes pa and pb crossed when `cross`
  * is set (else pa). BLX and SBX take word d of the gene blocks from
  * genes_base on, *r holding the current block (refilled every fourth
@@ -171,50 +149,6 @@ CK_FN ck_real ck_ga_cross_gene(int kind, int cross, ck_real pa, ck_real pb,
     word = ck_philox_word(*r, (ck_u32)d & 3u);
   }
   return ck_ga_cross(kind, pa, pb, ck_uniform_real(word), weight, parameter);
-}
-
-/* Two independent normal draws times sigma from two words (Box-Muller,
- * the first uniform taken in (0, 1] for a finite log, -2 ln u1 as
- * -2 ln(2) log2(u1)): one log and one square root serve both. */
-CK_FN void ck_ga_gaussian_pair(ck_u32 first, ck_u32 second, ck_real sigma,
-                               ck_real *a, ck_real *b) {
-  ck_real u1 = ((ck_real)(first >> 8) + CK_R(1)) * CK_R(1.0 / 16777216.0);
-  ck_real u2 = ck_uniform_real(second);
-  ck_real radius = sigma * CK_SQRT(CK_R(-1.3862943611198906) * CK_LOG2(u1));
-  *a = radius * CK_COS_2PI(u2);
-  *b = radius * CK_SIN_2PI(u2);
-}
-
-/* Mutation step of one gene: gaussian (sigma = parameter x range) from
- * two words, or polynomial (eta = parameter) from the first. */
-CK_FN ck_real ck_ga_mutation_step(int kind, ck_u32 first, ck_u32 second,
-                                  ck_real parameter) {
-  if (kind == CK_GA_MUTATION_POLY) {
-    ck_real u = ck_uniform_real(first);
-    ck_real exponent = CK_R(1) / (parameter + CK_R(1));
-    return u < CK_R(0.5)
-               ? CK_POW_POSITIVE(CK_R(2) * u, exponent) - CK_R(1)
-               : CK_R(1) - CK_POW_POSITIVE(CK_R(2) * (CK_R(1) - u), exponent);
-  }
-  ck_real a, b;
-  ck_ga_gaussian_pair(first, second, parameter, &a, &b);
-  return a;
-}
-
-/* A gene moved by a mutation's step (in units of the range [low, high]):
- * the one expression every backend rounds alike. */
-CK_FN ck_real ck_ga_mutated_gene(ck_real gene, ck_real step, ck_real low,
-                                 ck_real high) {
-  return gene + step * (high - low);
-}
-
-/* The gene of the mutation after the one at `last`, by a gap drawn from
- * `word` (dim when none is left). */
-CK_FN int ck_ga_after(int last, ck_u32 word, ck_real rate,
-                      ck_real inverse_log_keep, int dim) {
-  int gap = rate >= CK_R(1) ? 0 : ck_ga_gap(word, inverse_log_keep, dim);
-  int position = last + 1 + gap;
-  return position > dim ? dim : position;
 }
 
 /* The step of a polynomial mutation from one word (no gaussian here). */

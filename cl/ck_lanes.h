@@ -7,9 +7,9 @@
  * the lanes at once.
  *
  * Build-time define: CK_LANES, 16 in single precision and 8 in double
- * (512 bits). The templates of ck_turns.inc, ck_objectives.inc and
- * ck_bounds.inc are made here over those vectors, their names ending in
- * _lanes. Every operation is lane by lane, so each lane gets the bits of
+ * (512 bits). The templates of ck_turns.inc, ck_powers.inc,
+ * ck_objectives.inc and ck_bounds.inc are made here over those vectors,
+ * their names ending in _lanes. Every operation is lane by lane, so each lane gets the bits of
  * the scalar form.
  */
 #ifndef CK_LANES_H
@@ -21,6 +21,13 @@
 #if !defined(CK_LANG_OPENCL) || !defined(CK_LANES) || CK_LANES < 2
 #error "ck_lanes.h is OpenCL C with CK_LANES of 2 or more"
 #endif
+
+/* Functions are always inlined from here on (only CPU programs include
+ * this file): PoCL 3.1 (LLVM 15) passed wrong values to a call it kept
+ * that took vectors and a local pointer (a GA tournament's winners came
+ * out wrong). */
+#undef CK_FN
+#define CK_FN static inline __attribute__((always_inline))
 
 #define CK_LANES_PASTE_(a, b) a##b
 #define CK_LANES_PASTE(a, b) CK_LANES_PASTE_(a, b)
@@ -53,6 +60,38 @@ typedef CK_LANES_PASTE(ulong, CK_LANES) ck_u64_lanes;
 #error "CK_LANES must be 4, 8 or 16"
 #endif
 
+/* The values at pointer[index] for each lane's index, read one by one
+ * into a vector of `type`; CK_GATHER_LANES reads reals. */
+#if CK_LANES == 16
+#define CK_GATHER_LANES_OF(type, pointer, index)                               \
+  ((type)((pointer)[(index).s0], (pointer)[(index).s1], (pointer)[(index).s2], \
+          (pointer)[(index).s3], (pointer)[(index).s4], (pointer)[(index).s5], \
+          (pointer)[(index).s6], (pointer)[(index).s7], (pointer)[(index).s8], \
+          (pointer)[(index).s9], (pointer)[(index).sa], (pointer)[(index).sb], \
+          (pointer)[(index).sc], (pointer)[(index).sd], (pointer)[(index).se], \
+          (pointer)[(index).sf]))
+#elif CK_LANES == 8
+#define CK_GATHER_LANES_OF(type, pointer, index)                               \
+  ((type)((pointer)[(index).s0], (pointer)[(index).s1], (pointer)[(index).s2], \
+          (pointer)[(index).s3], (pointer)[(index).s4], (pointer)[(index).s5], \
+          (pointer)[(index).s6], (pointer)[(index).s7]))
+#else
+#define CK_GATHER_LANES_OF(type, pointer, index)                               \
+  ((type)((pointer)[(index).s0], (pointer)[(index).s1], (pointer)[(index).s2], \
+          (pointer)[(index).s3]))
+#endif
+#define CK_GATHER_LANES(pointer, index)                                        \
+  CK_GATHER_LANES_OF(ck_real_lanes, pointer, index)
+
+/* A comparison of reals as a mask for selecting between words (select's
+ * third argument): the same vector in single precision, narrowed from
+ * 64-bit lanes in double. */
+#if CK_REAL_DOUBLE
+#define CK_WORD_MASK_LANES(mask) CK_LANES_PASTE(convert_int, CK_LANES)(mask)
+#else
+#define CK_WORD_MASK_LANES(mask) (mask)
+#endif
+
 /* Philox4x32-10 (ck_philox.h) with a stream per lane. */
 typedef struct ck_philox_counter_lanes {
   ck_u32_lanes v[4];
@@ -83,6 +122,14 @@ CK_FN ck_real_lanes ck_uniform_real_lanes(ck_u32_lanes word) {
 #define CK_TEMPLATE_REAL ck_real_lanes
 #define CK_TEMPLATE_NAME(name) name##_lanes
 #include "ck_turns.inc"
+#define CK_TEMPLATE_REAL ck_real_lanes
+#define CK_TEMPLATE_BITS ck_u32_lanes
+#define CK_TEMPLATE_AS_BITS(x) CK_LANES_PASTE(as_uint, CK_LANES)(x)
+#define CK_TEMPLATE_AS_REAL(bits) CK_LANES_PASTE(as_float, CK_LANES)(bits)
+#define CK_TEMPLATE_TO_REAL(bits) ck_convert_real_lanes(bits)
+#define CK_TEMPLATE_TO_BITS(x) ck_convert_u32_lanes(x)
+#define CK_TEMPLATE_NAME(name) name##_lanes
+#include "ck_powers.inc"
 #endif
 #define CK_TEMPLATE_REAL ck_real_lanes
 #define CK_TEMPLATE_NAME(name) name##_lanes

@@ -21,12 +21,7 @@ CK_FN ck_real_lanes ck_pso_guide_lanes(CK_GLOBAL const ck_real *row,
                                        ck_u32_lanes index) {
   if (all(index == index.s0))
     return (ck_real_lanes)row[index.s0];
-  ck_real values[CK_LANES];
-  ck_u32 indices[CK_LANES];
-  ck_store_lanes(index, 0, indices);
-  for (int q = 0; q < CK_LANES; ++q)
-    values[q] = row[indices[q]];
-  return ck_load_lanes(0, values);
+  return CK_GATHER_LANES(row, index);
 }
 
 /* ck_pso_keep_best for the particles of the lanes of p (consecutive):

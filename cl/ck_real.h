@@ -110,63 +110,28 @@ typedef union ck_float_bits {
   ck_u32 bits;
 } ck_float_bits;
 
-/*
- * log2(x) = e + log2(m), x = m 2^e with m in [sqrt(1/2), sqrt(2)): f = m
- * - 1 is exact there, and log2(1 + f) = f P(f) with P of degree 9 by fused
- * multiply-adds (interpolating log2(1 + f) / f at 4000 Chebyshev nodes of
- * the interval). The result is within 1.3e-7 of log2(x) relatively, the
- * most near x = 1 (tests/test_objectives.c checks 1.5e-7 at every 61st
- * float from 2^-30 to 2^30).
- */
-CK_FN float ck_log2(float x) {
+CK_FN ck_u32 ck_float_as_bits(float x) {
   ck_float_bits in;
   in.value = x;
-  int exponent = (int)(in.bits >> 23) - 127;
-  ck_u32 mantissa = in.bits & 0x7FFFFFu;
-  /* Past sqrt(2) the mantissa is halved, into [sqrt(1/2), 1). */
-  int upper = mantissa > 0x3504F3u;
-  ck_float_bits m;
-  m.bits = mantissa | (upper ? 0x3F000000u : 0x3F800000u);
-  exponent += upper;
-  float f = m.value - 1.0f;
-  float p = CK_FMA(
-      CK_FMA(CK_FMA(CK_FMA(CK_FMA(-1.102015945e-01f, f, 1.863120949e-01f), f,
-                           -1.910249809e-01f),
-                    f, 2.045752925e-01f),
-             f, -2.396190444e-01f),
-      f, 2.885688961e-01f);
-  p = CK_FMA(
-      CK_FMA(CK_FMA(CK_FMA(p, f, -3.606966287e-01f), f, 4.808982127e-01f), f,
-             -7.213473516e-01f),
-      f, 1.442695041e+00f);
-  return CK_FMA(f, p, (float)exponent);
+  return in.bits;
 }
 
-/*
- * 2^z for z in [-126, 128): 2^n 2^r with n = rint(z) and r = z - n
- * (exact, in [-1/2, 1/2]), 2^r a polynomial of degree 6 (interpolating
- * at 4000 Chebyshev nodes; within 8.1e-8 relatively) and 2^n made from
- * its bits. Below -126, 0.
- */
-CK_FN float ck_exp2(float z) {
-  float n = CK_RINT(z), r = z - n;
-  float q = CK_FMA(
-      CK_FMA(CK_FMA(CK_FMA(CK_FMA(CK_FMA(1.546973198e-04f, r, 1.340043217e-03f),
-                                  r, 9.618025603e-03f),
-                           r, 5.550327214e-02f),
-                    r, 2.402265121e-01f),
-             r, 6.931472067e-01f),
-      r, 1.0f);
-  ck_float_bits scale;
-  scale.bits = (ck_u32)((int)n + 127) << 23;
-  return z < -126.0f ? 0.0f : q * scale.value;
+CK_FN float ck_bits_as_float(ck_u32 bits) {
+  ck_float_bits out;
+  out.bits = bits;
+  return out.value;
 }
 
-/* x^y = 2^(y log2 x); the product's rounding leaves the result within
- * about |y log2 x| 6e-8 relatively. */
-CK_FN float ck_pow_positive(float x, float y) {
-  return x > 0.0f ? ck_exp2(y * ck_log2(x)) : 0.0f;
-}
+/* The scalar forms; cl/ck_lanes.h makes the same functions over vectors
+ * of floats. */
+#define CK_TEMPLATE_REAL float
+#define CK_TEMPLATE_BITS ck_u32
+#define CK_TEMPLATE_AS_BITS(x) ck_float_as_bits(x)
+#define CK_TEMPLATE_AS_REAL(bits) ck_bits_as_float(bits)
+#define CK_TEMPLATE_TO_REAL(bits) ((float)(bits))
+#define CK_TEMPLATE_TO_BITS(x) ((ck_u32)(x))
+#define CK_TEMPLATE_NAME(name) name
+#include "ck_powers.inc"
 
 #define CK_LOG2(x) ck_log2(x)
 #define CK_POW_POSITIVE(x, y) ck_pow_positive(x, y)

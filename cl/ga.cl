@@ -22,9 +22,16 @@
  *                      objectives, CK_DIM <= 64, islands that fit in local
  *                      memory with one slot a work-item)
  *   CK_GA_ISLAND       the island size (sizes the resident copy)
+ *   CK_GA_LANES        1, or CK_LANES for the vector form of the resident
+ *                      generation (CPUs): a work-item makes the children
+ *                      of CK_LANES consecutive slots, a lane each
+ *                      (ck_ga_lanes.h); CK_GROUP x CK_LANES = CK_GA_ISLAND
  *   CK_REAL_DOUBLE     0 or 1
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
  */
+#ifndef CK_GA_LANES
+#define CK_GA_LANES 1
+#endif
 #if CK_GA_RESIDENT
 #define CK_GA_PARENTS __local
 #define CK_GA_DOMAIN __local
@@ -37,6 +44,9 @@
 #include "ck_best.h"
 #include "ck_evaluate.h"
 #include "ck_ga.h"
+#if CK_GA_LANES > 1
+#include "ck_ga_lanes.h"
+#endif
 
 #if !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
@@ -47,10 +57,17 @@
 #endif
 
 #define CK_GA_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
-#if CK_GA_RESIDENT
-#define CK_GA_RESIDENT_ROW CK_GA_ROW
+/* The resident copy's reals a slot, and gene d of slot i in it: in rows
+ * (CK_GA_ROW), or gene-major in the vector form, where the lanes' slots
+ * are neighbours. */
+#if CK_GA_RESIDENT && CK_GA_LANES > 1
+#define CK_GA_RESIDENT_STRIDE CK_DIM
+#define CK_GA_RESIDENT_AT(i, d) ((uint)(d) * CK_GA_ISLAND + (i))
+#elif CK_GA_RESIDENT
+#define CK_GA_RESIDENT_STRIDE CK_GA_ROW
+#define CK_GA_RESIDENT_AT(i, d) ((i) * CK_GA_ROW + (uint)(d))
 #else
-#define CK_GA_RESIDENT_ROW 1u /* no resident copy */
+#define CK_GA_RESIDENT_AT(i, d) ((i) + (uint)(d)) /* no resident copy */
 #endif
 #define CK_GA_CHOSEN_MAX                                                       \
   (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
@@ -151,7 +168,7 @@ static void ck_ga_island_stats(
      * local memory, else from the population buffer. */
     for (int d = (int)l; d < dim; d += CK_GROUP)
       island_best_genes[(ulong)d * islands + island] =
-          from_resident ? resident[winner * CK_GA_RESIDENT_ROW + (uint)d]
+          from_resident ? resident[CK_GA_RESIDENT_AT(winner, d)]
                         : population[(ulong)d * total + first + winner];
   }
   if (l == 0) {
@@ -212,7 +229,7 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
   CK_LOCAL ck_real sums[CK_GROUP];
   CK_LOCAL uint chosen[CK_GA_CHOSEN_MAX + 1];
   CK_LOCAL uint improved;
-  CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_GA_ROW]
+  CK_LOCAL ck_real genes[CK_GA_ISLAND * CK_GA_RESIDENT_STRIDE]
       __attribute__((aligned(4 * sizeof(ck_real))));
   CK_LOCAL ck_real lo_local[CK_DIM]
       __attribute__((aligned(4 * sizeof(ck_real))));
@@ -230,10 +247,10 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
       (first_generation & 1) ? population_a : population_b;
   __global ck_real *source_fitness =
       (first_generation & 1) ? fitness_a : fitness_b;
-  if (l < size) {
+  for (uint i = l; i < size; i += CK_GROUP) {
     for (int d = 0; d < CK_DIM; ++d)
-      genes[l * CK_GA_ROW + d] = source[(ulong)d * total + first + l];
-    fitness[l] = source_fitness[first + l];
+      genes[CK_GA_RESIDENT_AT(i, d)] = source[(ulong)d * total + first + i];
+    fitness[i] = source_fitness[first + i];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (migration & CK_GA_IMMIGRATE) {
@@ -246,11 +263,12 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
                chosen, values, indices, l);
     ulong from = (ulong)migration_source[island] * CK_GA_MIGRANTS;
     for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
-      if (chosen[k] == l) {
+      uint i = chosen[k];
+      if (i % CK_GROUP == l) {
         for (int d = 0; d < CK_DIM; ++d)
-          genes[l * CK_GA_ROW + d] = migrants_in[(from + k) * CK_DIM + d];
-        fitness[l] = migrant_fitness_in[from + k];
-        source_fitness[first + l] = fitness[l];
+          genes[CK_GA_RESIDENT_AT(i, d)] = migrants_in[(from + k) * CK_DIM + d];
+        fitness[i] = migrant_fitness_in[from + k];
+        source_fitness[first + i] = fitness[i];
       }
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -265,6 +283,49 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
     if (!elite_known)
       ck_ga_pick(CK_GROUP, odd ? fitness_a + first : fitness_b + first, size,
                  CK_GA_ELITE, 0, chosen, values, indices, l);
+#if CK_GA_LANES > 1
+    /* The vector form: work-item l makes the children of slots first_slot
+     * .. first_slot + CK_LANES - 1, one a lane; elite slots' lanes take
+     * their elites (frozen, and their fitness kept). */
+    uint first_slot = l * CK_LANES;
+    ck_u32_lanes slots = (ck_u32_lanes)first_slot + CK_LANE_OFFSETS;
+    ck_real_lanes child[CK_DIM];
+    ck_ga_child_draws_lanes draws;
+    ck_ga_draw_child_lanes(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate,
+                           seed, island, first_slot, generation, size, CK_DIM,
+                           fitness, &draws);
+    ck_ga_cross_child_lanes(CK_GA_CROSSOVER, crossover_parameter, seed, &draws,
+                            genes, child);
+    ck_mask_lanes frozen = ck_convert_real_lanes(slots) < (ck_real)CK_GA_ELITE;
+    ck_real_lanes elite_value = (ck_real_lanes)CK_R(0);
+    if (any(frozen)) {
+      /* Lanes past the elites read slot 0's pick, and keep their own. */
+      ck_u32_lanes pick = select((ck_u32_lanes)0u, slots,
+                                 CK_WORD_MASK_LANES(frozen));
+      ck_u32_lanes elite = elite_known ? (ck_u32_lanes)indices[0]
+                                       : CK_GATHER_LANES_OF(ck_u32_lanes, chosen, pick);
+      for (int d = 0; d < CK_DIM; ++d)
+        child[d] = frozen ? CK_GATHER_LANES(genes + d * CK_GA_ISLAND, elite)
+                          : child[d];
+      elite_value = CK_GATHER_LANES(fitness, elite);
+    }
+    /* Every parent has been read before any slot is overwritten. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ck_real_lanes value = ck_ga_finish_lanes(
+        CK_OBJECTIVE, CK_BOUNDS, CK_GA_MUTATION, mutation_rate,
+        mutation_parameter, inverse_log_keep, seed, &draws, generation, frozen,
+        lo_local, hi_local, child);
+    value = frozen ? elite_value : CK_COMPARABLE(value);
+    __global ck_real *next = odd ? population_b : population_a;
+    CK_UNROLL
+    for (int d = 0; d < CK_DIM; ++d) {
+      ck_store_lanes(child[d], 0, genes + d * CK_GA_ISLAND + first_slot);
+      if (t + 1 == generations)
+        ck_store_lanes(child[d], 0, next + (ulong)d * total + first + first_slot);
+    }
+    ck_store_lanes(value, 0, fitness + first_slot);
+    ck_store_lanes(value, 0, next_fitness + first + first_slot);
+#else
     ck_real child[CK_DIM];
     ck_real value = CK_R(0);
     ck_ga_child_draws draws = {0};
@@ -305,6 +366,7 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
       fitness[l] = value;
       next_fitness[first + l] = value;
     }
+#endif
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     ck_ga_island_stats(next_fitness, population_a, size, islands, island, dim,
                        stats, stats_slot + t, island_best, island_best_genes,
@@ -319,11 +381,12 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
      * shared each copy out, PoCL 3.1 wrote the first migrant's genes
      * only). */
     for (uint k = 0; k < CK_GA_MIGRANTS; ++k) {
-      if (chosen[k] == l) {
+      uint i = chosen[k];
+      if (i % CK_GROUP == l) {
         ulong to = (ulong)island * CK_GA_MIGRANTS + k;
         for (int d = 0; d < CK_DIM; ++d)
-          migrants_out[to * CK_DIM + d] = genes[l * CK_GA_ROW + d];
-        migrant_fitness_out[to] = fitness[l];
+          migrants_out[to * CK_DIM + d] = genes[CK_GA_RESIDENT_AT(i, d)];
+        migrant_fitness_out[to] = fitness[i];
       }
     }
   }

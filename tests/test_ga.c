@@ -1243,6 +1243,7 @@ static void bad_input(const ck_device *ref) {
       {{{"crossover", "sbx:0x2"}}, 1, "'sbx:0x2' needs a number"},
       {{{"mutation", "poly:2 "}}, 1, "'poly:2 ' needs a number"},
       {{{"topology", "star"}}, 1, "--topology"},
+      {{{"generation-mode", "lanes"}}, 1, "--generation-mode"},
       {{{"islands", "0"}}, 1, "--islands"},
       /* Options a run would ignore. */
       {{{"migrate-every", "0"}, {"migrants", "3"}}, 2, "--migrants applies"},
@@ -1281,7 +1282,7 @@ static void bad_input(const ck_device *ref) {
   check_refused_by_check(ga, unchecked, sizeof unchecked / sizeof unchecked[0]);
 
   /* The same settings through ck_ga_create(). */
-  for (int k = 0; k < 11; ++k) {
+  for (int k = 0; k < 12; ++k) {
     ck_ga_config c;
     small_config(&c, "sphere", 4);
     c.island_size = 6;
@@ -1331,6 +1332,10 @@ static void bad_input(const ck_device *ref) {
     case 10:
       c.topology = (ck_ga_topology)2;
       mention = "--topology";
+      break;
+    case 11:
+      c.generation_mode = (ck_ga_generation_mode)3;
+      mention = "--generation-mode";
       break;
     }
     ck_ga *made = (ck_ga *)&c; /* must come back NULL */
@@ -1403,6 +1408,108 @@ static void overflow(const ck_device *device) {
   CHECK(ck_comparable((ck_real)-INFINITY) < 0);
 }
 
+/* A run's best, its genes and its history of island statistics. */
+typedef struct run_record {
+  double best, position[16];
+  double history[2][64];
+  size_t count;
+} run_record;
+
+static void record_run(const ck_device *device, const ck_ga_config *c,
+                       run_record *r) {
+  memset(r, 0, sizeof *r);
+  ck_ga *ga = create(device, c);
+  if (!ga)
+    return;
+  CHECK_OK(ck_ga_step(ga, c->max_generations));
+  CHECK_OK(ck_ga_best(ga, &r->best, r->position));
+  const double *best, *mean;
+  CHECK_OK(ck_ga_history(ga, &best, &mean, NULL, NULL, &r->count));
+  CHECK(r->count <= 64);
+  for (size_t i = 0; i < r->count && i < 64; ++i) {
+    r->history[0][i] = best[i];
+    r->history[1][i] = mean[i];
+  }
+  ck_ga_destroy(ga);
+}
+
+/* OpenCL devices make a generation's children a work-item each or a
+ * vector of them a work-item (ck_ga_lanes.h): the same best, genes and
+ * best per generation either way, with each crossover, mutation and
+ * bounds mode, elites, migrations and both precisions; and ref's, where
+ * the children do not mutate. The island means are sums in another order
+ * (the work-groups differ), so they are compared to a tolerance. */
+static void generation_modes(const ck_device *ref, const ck_device *device) {
+  static const struct {
+    const char *function;
+    int dim;
+    ck_ga_crossover crossover;
+    double crossover_parameter;
+    ck_ga_mutation mutation;
+    double mutation_rate, mutation_parameter;
+    ck_bounds_mode bounds;
+    int elite, tournament, double_precision;
+    size_t islands, size;
+  } cases[] = {
+      {"rastrigin", 8, CK_GA_ARITHMETIC, 0, CK_GA_GAUSSIAN, -1, 0.1,
+       CK_BOUNDS_MODE_CLAMP, 1, 2, 0, 4, 32},
+      {"sphere", 6, CK_GA_BLX, 0.5, CK_GA_GAUSSIAN, 0.3, 0.4,
+       CK_BOUNDS_MODE_REFLECT, 2, 3, 0, 3, 16},
+      {"griewank", 9, CK_GA_SBX, 2, CK_GA_POLYNOMIAL, 0.2, 20,
+       CK_BOUNDS_MODE_RANDOM, 0, 2, 0, 4, 32},
+      {"rosenbrock", 5, CK_GA_BLX, 0.3, CK_GA_GAUSSIAN, 1, 0.5,
+       CK_BOUNDS_MODE_RANDOM, 1, 2, 0, 2, 16},
+      {"rastrigin", 10, CK_GA_ARITHMETIC, 0, CK_GA_GAUSSIAN, 0, 0.1,
+       CK_BOUNDS_MODE_CLAMP, 1, 2, 0, 4, 32},
+      {"ackley", 7, CK_GA_ARITHMETIC, 0, CK_GA_GAUSSIAN, 0.25, 0.2,
+       CK_BOUNDS_MODE_REFLECT, 1, 2, 1, 3, 16},
+  };
+  if (device->backend != CK_BACKEND_OPENCL)
+    return;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    if (cases[k].double_precision && !device->has_fp64)
+      continue;
+    ck_ga_config c;
+    islands_config(&c, cases[k].function, cases[k].dim, cases[k].islands,
+                   cases[k].size, 12);
+    c.crossover = cases[k].crossover;
+    c.crossover_parameter = cases[k].crossover_parameter;
+    c.mutation = cases[k].mutation;
+    c.mutation_rate = cases[k].mutation_rate;
+    c.mutation_parameter = cases[k].mutation_parameter;
+    c.bounds = cases[k].bounds;
+    c.elite = cases[k].elite;
+    c.tournament = cases[k].tournament;
+    c.double_precision = cases[k].double_precision;
+    c.migrate_every = 4;
+    c.seed = 31 + k;
+    static run_record by_child, by_vector, on_ref;
+    c.generation_mode = CK_GA_GENERATION_CHILD;
+    record_run(device, &c, &by_child);
+    c.generation_mode = CK_GA_GENERATION_VECTOR;
+    record_run(device, &c, &by_vector);
+    int same = by_child.best == by_vector.best &&
+               memcmp(by_child.position, by_vector.position,
+                      sizeof by_child.position) == 0 &&
+               by_child.count == by_vector.count && by_child.count > 0 &&
+               memcmp(by_child.history[0], by_vector.history[0],
+                      sizeof by_child.history[0]) == 0;
+    for (size_t i = 0; i < by_child.count && i < 64; ++i)
+      same &= fabs(by_child.history[1][i] - by_vector.history[1][i]) <=
+              1e-5 * fabs(by_child.history[1][i]);
+    CHECK_MSG(same, "case %zu (%s): child mode %.17g, vector mode %.17g", k,
+              c.function, by_child.best, by_vector.best);
+    if (c.mutation_rate != 0)
+      continue;
+    record_run(ref, &c, &on_ref);
+    CHECK_MSG(on_ref.best == by_vector.best &&
+                  memcmp(on_ref.position, by_vector.position,
+                         sizeof on_ref.position) == 0,
+              "case %zu (%s): ref %.17g, vector mode %.17g", k, c.function,
+              on_ref.best, by_vector.best);
+  }
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -1431,6 +1538,7 @@ int main(void) {
     if (i == 1) {
       folded_statistics(devices[i]);
       agreement(ref, devices[i]);
+      generation_modes(ref, devices[i]);
     }
   }
   bad_input(ref);

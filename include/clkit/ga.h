@@ -44,6 +44,17 @@ typedef enum ck_ga_mutation {
   CK_GA_POLYNOMIAL = 1 /* Deb's polynomial mutation with index eta */
 } ck_ga_mutation;
 
+/* How OpenCL devices make a generation's children. */
+typedef enum ck_ga_generation_mode {
+  CK_GA_GENERATION_AUTO = 0,   /* vector on CPUs and other non-GPU devices
+                                  where the island allows it, else child */
+  CK_GA_GENERATION_CHILD = 1,  /* a work-item a child */
+  CK_GA_GENERATION_VECTOR = 2  /* a work-item 16 children (8 in double
+                                  precision), for islands held in local
+                                  memory whose size is that times a power
+                                  of two; child elsewhere */
+} ck_ga_generation_mode;
+
 typedef enum ck_ga_topology {
   CK_GA_RING = 0,  /* island i sends to island i + 1 */
   CK_GA_RANDOM = 1 /* islands in a fresh random cycle at each migration */
@@ -78,6 +89,8 @@ typedef struct ck_ga_config {
   ck_ga_topology topology;
   int double_precision;
   ck_pso_lsq_mode lsq_mode;
+  ck_ga_generation_mode generation_mode; /* OpenCL only; CUDA and ref
+                                            ignore it */
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (generations
    * defaults to 200 when every rule is off). max_evaluations counts

@@ -152,6 +152,10 @@ static ck_status check_config(const ck_ga_config *c) {
   if ((unsigned)c->lsq_mode > CK_PSO_LSQ_VECTOR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --lsq-mode: unknown mode %d", (int)c->lsq_mode);
+  if ((unsigned)c->generation_mode > CK_GA_GENERATION_VECTOR)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --generation-mode: unknown mode %d",
+                    (int)c->generation_mode);
   /* Initialisation evaluates every individual once. */
   if (c->max_evaluations && c->max_evaluations < c->islands * c->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -320,6 +324,21 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   s->group = ck__group_size(device);
   while (s->group / 2 >= s->size && s->group > 1)
     s->group /= 2;
+  /* A vector of children a work-item where no loop over the genes would
+   * be vectorised across work-items otherwise (ck_lanes.h): CPUs. */
+  s->lanes = 1;
+  if (device->backend == CK_BACKEND_OPENCL &&
+      (config->generation_mode == CK_GA_GENERATION_VECTOR ||
+       (config->generation_mode == CK_GA_GENERATION_AUTO &&
+        device->kind != CK_KIND_GPU))) {
+    uint32_t lanes = s->double_precision ? 8u : 16u;
+    uint32_t group = s->size / lanes;
+    if (s->size % lanes == 0 && (group & (group - 1)) == 0 &&
+        ck__ga_resident(s, group, lanes)) {
+      s->lanes = lanes;
+      s->group = group;
+    }
+  }
   size_t slots = STATS_VALUES / (2 * (size_t)s->islands);
   s->stats_capacity = (uint32_t)(slots < 1           ? 1
                                  : slots > MAX_CHUNK ? MAX_CHUNK

@@ -92,6 +92,8 @@ struct ga_state {
   ck_buffer *done;    /* always 0: no early stop inside kernels */
   ck_buffer *lsq_partial;
   uint32_t group, partial_count, rows;
+  uint32_t lanes; /* children a work-item of the OpenCL generation: 1, or
+                     16 (8 in double precision) in its vector form */
   ck__lsq_plan lsq; /* lsq: how it is evaluated */
   /* OpenCL */
   ck_program *program;
@@ -112,6 +114,10 @@ extern const ck__ga_steps ck__ga_ref_steps_f64;
 double ck__ga_inverse_log_keep_f32(double rate);
 double ck__ga_inverse_log_keep_f64(double rate);
 extern const ck__ga_steps ck__ga_opencl_steps;
+/* Whether an OpenCL device keeps the islands resident in local memory
+ * with work-groups of `group`, each work-item making `lanes` children
+ * (ga.cl's CK_GA_RESIDENT). */
+int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes);
 #if CK_HAVE_CUDA
 /* The OpenCL steps with the generation replaced by cl/ga.cu's native
  * kernel, for the GAs ck__ga_cuda_supports() accepts (its queue made):

@@ -41,27 +41,30 @@ static uint32_t migrate_group(const ga_state *s) {
   return s->group < width ? s->group : width;
 }
 
-static ck_status opencl_setup(ga_state *s) {
-  ck_status status = CK_OK;
-  char defines[400];
-  /* Islands live in local memory across generations when the objective
-   * is streamed, a work-item can hold a child, and the island's rows (an
-   * odd number of 4-gene quads each, as ga.cl's CK_GA_ROW), its fitness
-   * and the bounds fit beside the reduction arrays (with room for the
-   * runtime's own use). */
-  size_t row = (((size_t)s->dim + 3) / 4 | 1) * 4;
+/* Islands live in local memory across generations when the objective
+ * is streamed, a work-item can hold its children, and the island's genes
+ * (rows of an odd number of 4-gene quads each, as ga.cl's CK_GA_ROW, or
+ * gene-major for lanes), its fitness and the bounds fit beside the
+ * reduction arrays (with room for the runtime's own use). PoCL's
+ * optimiser (3.1 and 5.0 measured) miscompiles the child form below four
+ * genes: the islands stop evolving. Built with -cl-opt-disable, on
+ * Oclgrind and through NVIDIA's OpenCL the same source agrees with ref, so
+ * on PoCL such islands take the global kernel, which agrees. */
+int ck__ga_resident(const ga_state *s, uint32_t group, uint32_t lanes) {
+  size_t row = lanes > 1 ? (size_t)s->dim : (((size_t)s->dim + 3) / 4 | 1) * 4;
   size_t local_bytes =
       ((size_t)s->size * (row + 1) + 2 * (size_t)s->dim) * s->real_size +
-      (size_t)s->group * (2 * s->real_size + 4) + 1024;
-  /* PoCL's optimiser (3.1 and 5.0 measured) miscompiles the resident
-   * kernel below four genes: the islands stop evolving. Built with
-   * -cl-opt-disable, on Oclgrind and through NVIDIA's OpenCL the same
-   * source agrees with ref, so on PoCL such islands take the global
-   * kernel, which agrees. */
+      (size_t)group * (2 * s->real_size + 4) + 1024;
   int pocl = ck__device_pocl_major(&s->device) > 0;
-  int resident = s->streamed && s->size <= s->group && s->dim <= 64 &&
-                 !(pocl && s->dim < 4) && s->device.local_memory &&
-                 local_bytes <= s->device.local_memory;
+  int slots = lanes > 1 ? s->size == group * lanes : s->size <= group;
+  return s->streamed && slots && s->dim <= 64 && !(pocl && s->dim < 4) &&
+         s->device.local_memory && local_bytes <= s->device.local_memory;
+}
+
+static ck_status opencl_setup(ga_state *s) {
+  ck_status status = CK_OK;
+  char defines[440];
+  int resident = ck__ga_resident(s, s->group, s->lanes);
   /* Mutations' square roots and SBX's exponent rounded as ref rounds
    * them, so that a run is the same bits on every device. */
   snprintf(defines, sizeof defines,
@@ -70,12 +73,13 @@ static ck_status opencl_setup(ga_state *s) {
            "-DCK_GA_CROSSOVER=%d "
            "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
            "-DCK_GA_MIGRATE_GROUP=%u -DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u "
-           "-DCK_REAL_DOUBLE=%d %s",
+           "-DCK_GA_LANES=%u -DCK_LANES=%u -DCK_REAL_DOUBLE=%d %s",
            s->objective, s->bounds, (unsigned)s->group, s->dim,
            s->problem->user_has_data, s->lsq.lanes ? s->lsq.lanes : 1u,
            s->tournament, s->crossover, s->mutation, s->elite,
            s->migrants ? s->migrants : 1u, (unsigned)migrate_group(s), resident,
-           (unsigned)s->size, s->double_precision,
+           (unsigned)s->size, (unsigned)s->lanes, (unsigned)s->lanes,
+           s->double_precision,
            ck__device_exact_divide_sqrt_option(&s->device));
   CK_TRY(ck__program_build_prefixed(s->queue, "ga", defines,
                                     s->problem->user_name,

@@ -30,6 +30,9 @@ static const ck_option ga_options[] = {
     {"migrants", "M", "2", "individuals each island sends"},
     {"topology", "T", "ring", "migration topology: ring or random"},
     {"trace-islands", NULL, NULL, "with --trace: a row per island too"},
+    {"generation-mode", "M", "auto",
+     "OpenCL generations: auto, child (a work-item a child) or vector (16 "
+     "children a work-item, for CPUs)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -119,6 +122,11 @@ static ck_status own_parse(const ck_param *params, size_t count,
   if ((text = ck__param_find(params, count, "topology"))) {
     CK_TRY(ck__parse_choice("topology", text, topologies, &kind));
     c->topology = (ck_ga_topology)kind;
+  }
+  if ((text = ck__param_find(params, count, "generation-mode"))) {
+    static const char *const modes[] = {"auto", "child", "vector", NULL};
+    CK_TRY(ck__parse_choice("generation-mode", text, modes, &kind));
+    c->generation_mode = (ck_ga_generation_mode)kind;
   }
   CK_TRY(
       ck__param_integer(params, count, "migrate-every", 10, 0, 1e9, &integer));
