@@ -1413,6 +1413,7 @@ typedef struct run_record {
   double best, position[16];
   double history[2][64];
   size_t count;
+  unsigned children_per_work_item;
 } run_record;
 
 static void record_run(const ck_device *device, const ck_ga_config *c,
@@ -1421,7 +1422,9 @@ static void record_run(const ck_device *device, const ck_ga_config *c,
   ck_ga *ga = create(device, c);
   if (!ga)
     return;
-  CHECK_OK(ck_ga_step(ga, c->max_generations));
+  ck_ga_report report;
+  CHECK_OK(ck_ga_run(ga, &report));
+  r->children_per_work_item = report.children_per_work_item;
   CHECK_OK(ck_ga_best(ga, &r->best, r->position));
   const double *best, *mean;
   CHECK_OK(ck_ga_history(ga, &best, &mean, NULL, NULL, &r->count));
@@ -1499,6 +1502,27 @@ static void generation_modes(const ck_device *ref, const ck_device *device) {
               1e-5 * fabs(by_child.history[1][i]);
     CHECK_MSG(same, "case %zu (%s): child mode %.17g, vector mode %.17g", k,
               c.function, by_child.best, by_vector.best);
+    /* Each case's island allows the vector form: it must have been taken. */
+    unsigned lanes = c.double_precision ? 8 : 16;
+    CHECK_MSG(by_child.children_per_work_item == 1 &&
+                  by_vector.children_per_work_item == lanes,
+              "case %zu: %u and %u children a work-item", k,
+              by_child.children_per_work_item,
+              by_vector.children_per_work_item);
+    if (k == 0) {
+      /* auto takes the vector form off GPUs; an island of 48 (3 x 16)
+       * cannot take it and stays in the child form. */
+      c.generation_mode = CK_GA_GENERATION_AUTO;
+      record_run(device, &c, &by_vector);
+      CHECK(by_vector.children_per_work_item ==
+            (device->kind == CK_KIND_GPU ? 1u : lanes));
+      CHECK(by_vector.best == by_child.best);
+      c.generation_mode = CK_GA_GENERATION_VECTOR;
+      c.island_size = 48;
+      record_run(device, &c, &by_vector);
+      CHECK(by_vector.children_per_work_item == 1 && by_vector.count > 0);
+      c.island_size = cases[k].size;
+    }
     if (c.mutation_rate != 0)
       continue;
     record_run(ref, &c, &on_ref);

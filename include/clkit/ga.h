@@ -116,6 +116,8 @@ typedef struct ck_ga_report {
   double wall_s, kernel_s, build_s;
   double evaluations_per_s;
   double genes_per_s; /* individuals x islands x genes x generations / s */
+  unsigned children_per_work_item; /* in a generation: 16 or 8 in the
+                                      vector form, 1 elsewhere */
 } ck_ga_report;
 
 typedef struct ck_ga ck_ga;

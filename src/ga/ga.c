@@ -547,6 +547,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = ga->build_seconds;
   report->generations = ga->generation;
+  report->children_per_work_item = s->lanes;
   report->evaluations = (uint64_t)s->total * (ga->generation + 1);
   CK_TRY(ck_ga_best(ga, &report->best, NULL));
   if (report->wall_s > 0) {

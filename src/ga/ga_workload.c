@@ -242,6 +242,8 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "island_size", (double)config.island_size, "");
   ck__result_metric(result, "dim", dim, "");
   ck__result_metric(result, "build_s", report.build_s, "s");
+  ck__result_metric(result, "children_per_work_item",
+                    (double)report.children_per_work_item, "");
   static const char *const stops[] = {"", "generations", "evaluations",
                                       "target", "time"};
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
