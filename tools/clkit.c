@@ -170,7 +170,10 @@ static void note_interruption(int signal_number) {
  * a caller's progress callback cancels one: the library then removes its
  * temporary files and replaces no output, where a process killed outright
  * would leave its temporaries (a trajectory's can be large) behind. Only
- * the commands that run workloads ask for this. */
+ * the commands that run workloads ask for this, and before their options
+ * are checked: checking that an output can be written makes and removes
+ * a temporary beside it, which a signal then would leave behind. A signal
+ * before the run stops it at its first check. */
 static void catch_interruptions(void) {
   static const int signals[] = {SIGINT, SIGTERM};
   for (size_t i = 0; i < sizeof signals / sizeof signals[0]; ++i) {
@@ -185,6 +188,14 @@ static void catch_interruptions(void) {
     sigemptyset(&action.sa_mask);
     sigaction(signals[i], &action, NULL);
   }
+}
+
+/* Libraries that the device enumeration loads may take the signals over
+ * (LLVM's handlers, in PoCL, do): they are taken back for the run, unless
+ * one has come already and its handler is spent. */
+static void catch_interruptions_again(void) {
+  if (!interruption)
+    catch_interruptions();
 }
 
 static int stop_when_interrupted(void *user, double fraction) {
@@ -503,6 +514,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
 
 static int command_run(int argc, char **argv) {
   run_config config;
+  catch_interruptions();
   int exit_code = parse_run_options("run", argc, argv, &config);
   if (exit_code >= 0)
     return exit_code;
@@ -516,8 +528,7 @@ static int command_run(int argc, char **argv) {
       (status = ck_workload_check_devices(config.workload, config.params,
                                           config.param_count, count)))
     exit_code = cli_report(status);
-  if (exit_code == EXIT_OK)
-    catch_interruptions();
+  catch_interruptions_again();
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0,
                         !config.json && !config.quiet &&
@@ -560,6 +571,7 @@ static int command_run(int argc, char **argv) {
 
 static int command_compare(int argc, char **argv) {
   run_config config;
+  catch_interruptions();
   int exit_code = parse_run_options("compare", argc, argv, &config);
   if (exit_code >= 0)
     return exit_code;
@@ -570,6 +582,7 @@ static int command_compare(int argc, char **argv) {
   size_t indices[MAX_DEVICES], count = 0;
   exit_code = select_devices(&set, config.selector ? config.selector : "all",
                              indices, &count);
+  catch_interruptions_again();
   ck_result *results = NULL;
   size_t produced = 0;
   if (exit_code == EXIT_OK) {
@@ -587,7 +600,6 @@ static int command_compare(int argc, char **argv) {
                               .progress = stop_when_interrupted,
                               .log = print_line,
                               .log_user = &sink};
-    catch_interruptions();
     status = ck_compare_run(config.workload, &set, indices, count, 0,
                             config.params, config.param_count, &options,
                             results, count + 1, &produced);
