@@ -42,9 +42,13 @@ static double run_best(const ck_device *device, const ck_ga_config *config,
 }
 
 /* A small configuration every test starts from (the defaults of
- * ck_ga_config_init() on fewer, smaller islands). */
+ * ck_ga_config_init() on fewer, smaller islands). The tests of the
+ * algorithm take the child form on every device: generation_modes shows
+ * that the vector form, auto's choice on CPUs, gives the same bits, and
+ * PoCL takes about twice as long to build it. */
 static void small_config(ck_ga_config *c, const char *function, int dim) {
   ck_ga_config_init(c);
+  c->generation_mode = CK_GA_GENERATION_CHILD;
   c->function = function;
   c->dim = dim;
   c->islands = 8;
@@ -735,6 +739,7 @@ static void quality(const ck_device *device) {
     for (uint64_t seed = 1; seed <= 5; ++seed) {
       ck_ga_config c;
       ck_ga_config_init(&c);
+      c.generation_mode = CK_GA_GENERATION_CHILD; /* as small_config() */
       c.function = cases[k].function;
       c.dim = 10;
       c.islands = 16;
@@ -1436,12 +1441,28 @@ static void record_run(const ck_device *device, const ck_ga_config *c,
   ck_ga_destroy(ga);
 }
 
+/* Two runs alike: the same best, genes and best per generation; the
+ * island means, sums in another order where the work-groups differ, to a
+ * tolerance. */
+static int same_run(const run_record *a, const run_record *b) {
+  int same = a->best == b->best &&
+             memcmp(a->position, b->position, sizeof a->position) == 0 &&
+             a->count == b->count && a->count > 0 &&
+             memcmp(a->history[0], b->history[0], sizeof a->history[0]) == 0;
+  for (size_t i = 0; i < a->count && i < 64; ++i)
+    same &= fabs(a->history[1][i] - b->history[1][i]) <=
+            1e-5 * fabs(a->history[1][i]);
+  return same;
+}
+
 /* OpenCL devices make a generation's children a work-item each or a
- * vector of them a work-item (ck_ga_lanes.h): the same best, genes and
- * best per generation either way, with each crossover, mutation and
- * bounds mode, elites, migrations and both precisions; and ref's, where
- * the children do not mutate. The island means are sums in another order
- * (the work-groups differ), so they are compared to a tolerance. */
+ * vector of them a work-item (ck_ga_lanes.h), with the same bits either
+ * way: each crossover, mutation and bounds mode, elites, migrations, pm
+ * of 0 and 1, and both precisions. Where ref's are the same bits too
+ * (rastrigin and sphere in single precision: clkit's own logarithms and
+ * powers, see agreement()) the vector form is held to ref; elsewhere to
+ * the child form. PoCL builds the vector form slowly, so the cases are
+ * few and small. */
 static void generation_modes(const ck_device *ref, const ck_device *device) {
   static const struct {
     const char *function;
@@ -1456,19 +1477,16 @@ static void generation_modes(const ck_device *ref, const ck_device *device) {
   } cases[] = {
       {"rastrigin", 8, CK_GA_ARITHMETIC, 0, CK_GA_GAUSSIAN, -1, 0.1,
        CK_BOUNDS_MODE_CLAMP, 1, 2, 0, 4, 32},
-      {"sphere", 6, CK_GA_BLX, 0.5, CK_GA_GAUSSIAN, 0.3, 0.4,
+      {"sphere", 6, CK_GA_BLX, 0.5, CK_GA_GAUSSIAN, 1, 0.4,
        CK_BOUNDS_MODE_REFLECT, 2, 3, 0, 3, 16},
-      {"griewank", 9, CK_GA_SBX, 2, CK_GA_POLYNOMIAL, 0.2, 20,
+      {"rastrigin", 9, CK_GA_SBX, 2, CK_GA_POLYNOMIAL, 0.2, 20,
        CK_BOUNDS_MODE_RANDOM, 0, 2, 0, 4, 32},
-      {"rosenbrock", 5, CK_GA_BLX, 0.3, CK_GA_GAUSSIAN, 1, 0.5,
-       CK_BOUNDS_MODE_RANDOM, 1, 2, 0, 2, 16},
-      {"rastrigin", 10, CK_GA_ARITHMETIC, 0, CK_GA_GAUSSIAN, 0, 0.1,
-       CK_BOUNDS_MODE_CLAMP, 1, 2, 0, 4, 32},
       {"ackley", 7, CK_GA_ARITHMETIC, 0, CK_GA_GAUSSIAN, 0.25, 0.2,
        CK_BOUNDS_MODE_REFLECT, 1, 2, 1, 3, 16},
   };
   if (device->backend != CK_BACKEND_OPENCL)
     return;
+  static run_record by_vector, oracle;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     if (cases[k].double_precision && !device->has_fp64)
       continue;
@@ -1486,52 +1504,38 @@ static void generation_modes(const ck_device *ref, const ck_device *device) {
     c.double_precision = cases[k].double_precision;
     c.migrate_every = 4;
     c.seed = 31 + k;
-    static run_record by_child, by_vector, on_ref;
-    c.generation_mode = CK_GA_GENERATION_CHILD;
-    record_run(device, &c, &by_child);
     c.generation_mode = CK_GA_GENERATION_VECTOR;
     record_run(device, &c, &by_vector);
-    int same = by_child.best == by_vector.best &&
-               memcmp(by_child.position, by_vector.position,
-                      sizeof by_child.position) == 0 &&
-               by_child.count == by_vector.count && by_child.count > 0 &&
-               memcmp(by_child.history[0], by_vector.history[0],
-                      sizeof by_child.history[0]) == 0;
-    for (size_t i = 0; i < by_child.count && i < 64; ++i)
-      same &= fabs(by_child.history[1][i] - by_vector.history[1][i]) <=
-              1e-5 * fabs(by_child.history[1][i]);
-    CHECK_MSG(same, "case %zu (%s): child mode %.17g, vector mode %.17g", k,
-              c.function, by_child.best, by_vector.best);
     /* Each case's island allows the vector form: it must have been taken. */
     unsigned lanes = c.double_precision ? 8 : 16;
-    CHECK_MSG(by_child.children_per_work_item == 1 &&
-                  by_vector.children_per_work_item == lanes,
-              "case %zu: %u and %u children a work-item", k,
-              by_child.children_per_work_item,
+    CHECK_MSG(by_vector.children_per_work_item == lanes,
+              "case %zu: %u children a work-item", k,
               by_vector.children_per_work_item);
+    int exact = !c.double_precision && (strcmp(c.function, "sphere") == 0 ||
+                                        strcmp(c.function, "rastrigin") == 0);
+    c.generation_mode = CK_GA_GENERATION_CHILD;
+    record_run(exact ? ref : device, &c, &oracle);
+    CHECK_MSG(same_run(&oracle, &by_vector),
+              "case %zu (%s): %s %.17g, vector mode %.17g", k, c.function,
+              exact ? "ref" : "child mode", oracle.best, by_vector.best);
     if (k == 0) {
-      /* auto takes the vector form off GPUs; an island of 48 (3 x 16)
-       * cannot take it and stays in the child form. */
+      /* auto takes the vector form off GPUs (the same program). */
       c.generation_mode = CK_GA_GENERATION_AUTO;
-      record_run(device, &c, &by_vector);
-      CHECK(by_vector.children_per_work_item ==
+      record_run(device, &c, &oracle);
+      CHECK(oracle.children_per_work_item ==
             (device->kind == CK_KIND_GPU ? 1u : lanes));
-      CHECK(by_vector.best == by_child.best);
-      c.generation_mode = CK_GA_GENERATION_VECTOR;
-      c.island_size = 48;
-      record_run(device, &c, &by_vector);
-      CHECK(by_vector.children_per_work_item == 1 && by_vector.count > 0);
-      c.island_size = cases[k].size;
+      CHECK(same_run(&oracle, &by_vector));
     }
-    if (c.mutation_rate != 0)
-      continue;
-    record_run(ref, &c, &on_ref);
-    CHECK_MSG(on_ref.best == by_vector.best &&
-                  memcmp(on_ref.position, by_vector.position,
-                         sizeof on_ref.position) == 0,
-              "case %zu (%s): ref %.17g, vector mode %.17g", k, c.function,
-              on_ref.best, by_vector.best);
   }
+  /* Islands of 100 cannot take the vector form: they keep the child form
+   * (agreement()'s program, against ref). */
+  ck_ga_config c;
+  islands_config(&c, "rastrigin", 20, 3, 100, 20);
+  sbx(&c);
+  c.generation_mode = CK_GA_GENERATION_VECTOR;
+  record_run(device, &c, &by_vector);
+  record_run(ref, &c, &oracle);
+  CHECK(by_vector.children_per_work_item == 1 && same_run(&oracle, &by_vector));
 }
 
 int main(void) {
