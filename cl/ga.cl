@@ -22,15 +22,16 @@
  *                      objectives, CK_DIM <= 64, islands that fit in local
  *                      memory with one slot a work-item)
  *   CK_GA_ISLAND       the island size (sizes the resident copy)
- *   CK_GA_LANES        1, or CK_LANES for the vector form of the resident
- *                      generation (CPUs): a work-item makes the children
- *                      of CK_LANES consecutive slots, a lane each
- *                      (ck_ga_lanes.h); CK_GROUP x CK_LANES = CK_GA_ISLAND
+ *   CK_LANES           1 (or absent), or 16 (8 in double precision) for
+ *                      the vector form of the resident generation (CPUs):
+ *                      a work-item makes the children of CK_LANES
+ *                      consecutive slots, a lane each (ck_ga_lanes.h);
+ *                      CK_GROUP x CK_LANES = CK_GA_ISLAND
  *   CK_REAL_DOUBLE     0 or 1
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
  */
-#ifndef CK_GA_LANES
-#define CK_GA_LANES 1
+#ifndef CK_LANES
+#define CK_LANES 1
 #endif
 #if CK_GA_RESIDENT
 #define CK_GA_PARENTS __local
@@ -44,7 +45,7 @@
 #include "ck_best.h"
 #include "ck_evaluate.h"
 #include "ck_ga.h"
-#if CK_GA_LANES > 1
+#if CK_LANES > 1
 #include "ck_ga_lanes.h"
 #endif
 
@@ -60,7 +61,7 @@
 /* The resident copy's reals a slot, and gene d of slot i in it: in rows
  * (CK_GA_ROW), or gene-major in the vector form, where the lanes' slots
  * are neighbours. */
-#if CK_GA_RESIDENT && CK_GA_LANES > 1
+#if CK_GA_RESIDENT && CK_LANES > 1
 #define CK_GA_RESIDENT_STRIDE CK_DIM
 #define CK_GA_RESIDENT_AT(i, d) ((uint)(d) * CK_GA_ISLAND + (i))
 #elif CK_GA_RESIDENT
@@ -283,7 +284,7 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
     if (!elite_known)
       ck_ga_pick(CK_GROUP, odd ? fitness_a + first : fitness_b + first, size,
                  CK_GA_ELITE, 0, chosen, values, indices, l);
-#if CK_GA_LANES > 1
+#if CK_LANES > 1
     /* The vector form: work-item l makes the children of slots first_slot
      * .. first_slot + CK_LANES - 1, one a lane; elite slots' lanes take
      * their elites (frozen, and their fitness kept). */

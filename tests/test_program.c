@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "core/internal.h"
+#include "core/queue_internal.h"
 #include "opencl_device.h"
 #include "test_support.h"
 
@@ -181,11 +182,37 @@ static void builds(const ck_device *device) {
   expect_build_error(queue, "broken", "cl/broken.cl:4");
   expect_build_error(queue, "bad_header", "cl/bad.h:2");
 
-  /* Miss, then hit. */
+  /* Where the runtime keeps its own cache of builds (PoCL, unless
+   * POCL_KERNEL_CACHE=0), clkit's stays out of its way by default: a
+   * build neither stores nor finds an entry. */
+  int runtime_caches = ck__device_caches_builds(device);
+  const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
+  CHECK(runtime_caches ==
+        (strstr(device->platform, "Portable Computing Language") != NULL &&
+         !(pocl_cache && strcmp(pocl_cache, "0") == 0)));
   int before = count_entries(cache_dir);
+  for (int i = 0; i < 2; ++i) {
+    CHECK_OK(ck_program_build(queue, "good", "-DBUILT_TWICE=1", &program));
+    CHECK_OK(ck_program_query(program, &stats));
+    CHECK(stats.runtime_cache == runtime_caches);
+    CHECK(stats.from_cache == (i == 1 && !runtime_caches));
+    ck_program_destroy(program);
+    program = NULL;
+  }
+  CHECK(count_entries(cache_dir) == before + !runtime_caches);
+  printf("  %s: by default builds %s\n", device->id,
+         runtime_caches ? "leave caching to the runtime"
+                        : "go through clkit's cache");
+
+  /* The rest runs with clkit's cache asked for on every device. */
+  setenv("CLKIT_CACHE", "1", 1);
+
+  /* Miss, then hit. */
+  before = count_entries(cache_dir);
   CHECK_OK(ck_program_build(queue, "good", NULL, &program));
   CHECK_OK(ck_program_query(program, &stats));
   CHECK(stats.from_cache == 0);
+  CHECK(stats.runtime_cache == 0);
   CHECK(strstr(stats.options, "-DCK_HAS_FP64=") != NULL);
   ck_program_destroy(program);
   program = NULL;

@@ -363,19 +363,20 @@ static int command_devices(int argc, char **argv) {
       }
       if (json)
         printf("%s{\"device\":\"%s\",\"cold_build_s\":%.6f,\"warm_build_s\":"
-               "%.6f,\"warm_from_cache\":%s,\"selfcheck_s\":%.6f,"
-               "\"selfcheck_agrees\":%s}",
+               "%.6f,\"warm_from_cache\":%s,\"runtime_cache\":%s,"
+               "\"selfcheck_s\":%.6f,\"selfcheck_agrees\":%s}",
                k ? "," : "", device->id, result.cold_build_s,
                result.warm_build_s, result.warm_from_cache ? "true" : "false",
-               result.selfcheck_s, result.selfcheck_agrees ? "true" : "false");
+               result.runtime_cache ? "true" : "false", result.selfcheck_s,
+               result.selfcheck_agrees ? "true" : "false");
       else
         printf("%-9s %-40.40s build cold %8.3f s, warm %8.3f s%s; "
                "selfcheck %s (%.3f s)\n",
                device->id, device->name, result.cold_build_s,
                result.warm_build_s,
-               result.warm_from_cache || device->backend == CK_BACKEND_REF
-                   ? ""
-                   : " (cache off)",
+               result.warm_from_cache || device->backend == CK_BACKEND_REF ? ""
+               : result.runtime_cache ? " (runtime's cache)"
+                                      : " (cache off)",
                result.selfcheck_agrees ? "agrees with ref" : "DISAGREES",
                result.selfcheck_s);
       if (!result.selfcheck_agrees)
@@ -828,7 +829,9 @@ static int command_cache(int argc, char **argv) {
            "  info    where the kernel binary cache is, and its size\n"
            "  clear   delete every entry\n"
            "Location: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else\n"
-           "~/.cache/clkit. CLKIT_CACHE=0 disables the cache.\n");
+           "~/.cache/clkit. CLKIT_CACHE=0 disables the cache. PoCL keeps\n"
+           "its own cache of builds, so builds for PoCL leave this one\n"
+           "alone unless CLKIT_CACHE=1 (or POCL_KERNEL_CACHE=0).\n");
     return EXIT_OK;
   }
   if (argc > 2)

@@ -5,7 +5,10 @@
  * the assembled source, the build options, the platform name and version,
  * the device name, the driver version and the clkit version. Location:
  * $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else ~/.cache/clkit.
- * CLKIT_CACHE=0 disables it.
+ * CLKIT_CACHE=0 disables it. Builds for PoCL leave it alone, since PoCL
+ * keeps its own cache of builds (and reading a PoCL program's binary
+ * makes PoCL compile each kernel once more): CLKIT_CACHE=1 uses it there
+ * too, as does POCL_KERNEL_CACHE=0, which turns PoCL's off.
  *
  * Any number of threads and processes may use one cache at once: entries
  * are renamed into place whole, a damaged one is rebuilt, and the

@@ -121,8 +121,11 @@ ck_status ck_device_kind_name(ck_device_kind kind, const char **name);
 
 typedef struct ck_device_probe_result {
   double cold_build_s;  /* selfcheck program built from source */
-  double warm_build_s;  /* the same program loaded from the binary cache */
+  double warm_build_s;  /* the same program loaded from the binary cache
+                           (or found in the runtime's own) */
   int warm_from_cache;  /* 1 if the warm build really came from the cache */
+  int runtime_cache;    /* 1 if the builds left clkit's cache to the
+                           runtime's own (ck_program_stats) */
   double selfcheck_s;   /* wall time of a small selfcheck run */
   int selfcheck_agrees; /* 1 when its random words and sum match ref */
 } ck_device_probe_result;

@@ -124,7 +124,8 @@ ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
 
 /*
  * ck_program_build - build a program from cl/<name>.cl for the queue's
- * device, through the binary cache. defines, optional, adds build options
+ * device, through the binary cache (PoCL's own, by default, on PoCL:
+ * clkit/cache.h). defines, optional, adds build options
  * such as "-DCK_GROUP=128". Device options (-cl-std=CL1.2, device type,
  * fp64, warp width) are added by clkit.
  * Returns: CK_OK; CK_ERROR_NOT_FOUND if no such source; CK_ERROR_BUILD with
@@ -137,6 +138,9 @@ ck_status ck_program_build(ck_queue *queue, const char *name,
 typedef struct ck_program_stats {
   double build_seconds; /* wall time of ck_program_build() */
   int from_cache;       /* 1 when the binary came from the cache */
+  int runtime_cache;    /* 1 when the build left clkit's cache to the
+                           runtime's own (PoCL with its kernel cache on;
+                           CLKIT_CACHE=1 uses clkit's there too) */
   char options[1024];   /* the full option string */
 } ck_program_stats;
 

@@ -90,6 +90,11 @@ int ck__cache_enabled(void) {
   return !(value && strcmp(value, "0") == 0);
 }
 
+int ck__cache_forced(void) {
+  const char *value = getenv("CLKIT_CACHE");
+  return value && strcmp(value, "1") == 0;
+}
+
 static int is_hex_digit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }

@@ -432,6 +432,12 @@ int ck__device_pocl_major(const ck_device *device) {
   return pocl ? atoi(pocl + 5) : 0;
 }
 
+int ck__device_caches_builds(const ck_device *device) {
+  const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
+  return ck__device_pocl_major(device) > 0 &&
+         !(pocl_cache && strcmp(pocl_cache, "0") == 0);
+}
+
 const char *ck__device_exact_divide_sqrt_option(const ck_device *device) {
   cl_device_fp_config single = 0;
   if (!device || device->backend != CK_BACKEND_OPENCL ||

@@ -5,7 +5,8 @@
 #include "core/workload_internal.h"
 
 static ck_status timed_build(const ck_device *device, int from_source,
-                             double *seconds, int *from_cache) {
+                             double *seconds, int *from_cache,
+                             int *runtime_cache) {
   ck_status status = CK_OK;
   ck_queue *queue = NULL;
   ck_program *program = NULL;
@@ -20,6 +21,7 @@ static ck_status timed_build(const ck_device *device, int from_source,
   CK_TRY(ck_program_query(program, &stats));
   *seconds = stats.build_seconds;
   *from_cache = stats.from_cache;
+  *runtime_cache = stats.runtime_cache;
 fail:
   ck_program_destroy(program);
   ck_queue_destroy(queue);
@@ -37,9 +39,10 @@ ck_status ck_device_probe(const ck_device *device,
                     "ck_device_probe: NULL argument");
   memset(probe, 0, sizeof *probe);
   if (device->backend != CK_BACKEND_REF) {
-    CK_TRY(timed_build(device, 1, &probe->cold_build_s, &from_cache));
-    CK_TRY(
-        timed_build(device, 0, &probe->warm_build_s, &probe->warm_from_cache));
+    CK_TRY(timed_build(device, 1, &probe->cold_build_s, &from_cache,
+                       &probe->runtime_cache));
+    CK_TRY(timed_build(device, 0, &probe->warm_build_s, &probe->warm_from_cache,
+                       &probe->runtime_cache));
   }
   const ck_param params[] = {{"count", "65537"}, {"passes", "2"}};
   const ck_run_options options = {.seed = 7};

@@ -151,6 +151,14 @@ const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
  * known to miscompile. */
 int ck__device_pocl_major(const ck_device *device);
 
+/* 1 when the device's runtime keeps its own on-disk cache of builds, so
+ * that clkit's is left alone (unless CLKIT_CACHE=1): PoCL, unless
+ * POCL_KERNEL_CACHE=0. PoCL caches both the program and the kernels it
+ * compiles at their first launch, while the binary that clkit's cache
+ * would store makes PoCL compile every kernel of the program once more
+ * for any work-group size (11 of a GA program's 15 s on PoCL 3.1). */
+int ck__device_caches_builds(const ck_device *device);
+
 /* The build options clkit adds for a device (one place for all of them). */
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity);

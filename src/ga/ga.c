@@ -332,11 +332,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
        (config->generation_mode == CK_GA_GENERATION_AUTO &&
         device->kind != CK_KIND_GPU))) {
     uint32_t lanes = s->double_precision ? 8u : 16u;
-    uint32_t group = s->size / lanes;
-    if (s->size % lanes == 0 && (group & (group - 1)) == 0 &&
-        ck__ga_resident(s, group, lanes)) {
+    if (ck__ga_resident(s, s->size / lanes, lanes)) {
       s->lanes = lanes;
-      s->group = group;
+      s->group = s->size / lanes;
     }
   }
   size_t slots = STATS_VALUES / (2 * (size_t)s->islands);

@@ -56,7 +56,11 @@ int ck__ga_resident(const ga_state *s, uint32_t group, uint32_t lanes) {
       ((size_t)s->size * (row + 1) + 2 * (size_t)s->dim) * s->real_size +
       (size_t)group * (2 * s->real_size + 4) + 1024;
   int pocl = ck__device_pocl_major(&s->device) > 0;
-  int slots = lanes > 1 ? s->size == group * lanes : s->size <= group;
+  /* The vector form's work-items fill the island exactly, and its folds
+   * halve the work-group. */
+  int slots = lanes > 1 ? group > 0 && s->size == group * lanes &&
+                              (group & (group - 1)) == 0
+                        : s->size <= group;
   return s->streamed && slots && s->dim <= 64 && !(pocl && s->dim < 4) &&
          s->device.local_memory && local_bytes <= s->device.local_memory;
 }
@@ -73,13 +77,12 @@ static ck_status opencl_setup(ga_state *s) {
            "-DCK_GA_CROSSOVER=%d "
            "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
            "-DCK_GA_MIGRATE_GROUP=%u -DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u "
-           "-DCK_GA_LANES=%u -DCK_LANES=%u -DCK_REAL_DOUBLE=%d %s",
+           "-DCK_LANES=%u -DCK_REAL_DOUBLE=%d %s",
            s->objective, s->bounds, (unsigned)s->group, s->dim,
            s->problem->user_has_data, s->lsq.lanes ? s->lsq.lanes : 1u,
            s->tournament, s->crossover, s->mutation, s->elite,
            s->migrants ? s->migrants : 1u, (unsigned)migrate_group(s), resident,
-           (unsigned)s->size, (unsigned)s->lanes, (unsigned)s->lanes,
-           s->double_precision,
+           (unsigned)s->size, (unsigned)s->lanes, s->double_precision,
            ck__device_exact_divide_sqrt_option(&s->device));
   CK_TRY(ck__program_build_prefixed(s->queue, "ga", defines,
                                     s->problem->user_name,
