@@ -200,6 +200,16 @@ static void builds(const ck_device *device) {
     program = NULL;
   }
   CHECK(count_entries(cache_dir) == before + !runtime_caches);
+  /* With PoCL's cache turned off, clkit's takes its place. */
+  char *saved_pocl_cache = pocl_cache ? strdup(pocl_cache) : NULL;
+  setenv("POCL_KERNEL_CACHE", "0", 1);
+  CHECK(ck__device_caches_builds(device) == 0);
+  if (saved_pocl_cache)
+    setenv("POCL_KERNEL_CACHE", saved_pocl_cache, 1);
+  else
+    unsetenv("POCL_KERNEL_CACHE");
+  free(saved_pocl_cache);
+  CHECK(ck__device_caches_builds(device) == runtime_caches);
   printf("  %s: by default builds %s\n", device->id,
          runtime_caches ? "leave caching to the runtime"
                         : "go through clkit's cache");
