@@ -247,6 +247,7 @@ static void test_store_and_load(void) {
   CHECK_OK(ck_cache_query(&stats));
   CHECK(strcmp(stats.directory, cache_dir) == 0);
   CHECK(stats.enabled == 1);
+  CHECK(stats.pocl_builds == 0);
   CHECK(stats.entries == 0 && stats.bytes == 0);
 
   uint8_t first[10000];
@@ -404,6 +405,8 @@ static void test_disabled(void) {
   setenv("CLKIT_CACHE", "1", 1);
   CHECK(ck__cache_enabled() == 1);
   CHECK(ck__cache_forced() == 1);
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.enabled == 1 && stats.pocl_builds == 1);
   setenv("CLKIT_CACHE", "yes", 1);
   CHECK(ck__cache_enabled() == 1);
   CHECK(ck__cache_forced() == 0);

@@ -797,6 +797,12 @@ static void check_cache(void) {
   run_output r = run_clkit(args);
   EXPECT_EXIT(r, 0, args);
   EXPECT_HAS(r.out, cache_dir, args);
+  EXPECT_HAS(r.out, "pocl       builds left to PoCL's own cache", args);
+  release(&r);
+  const char *const environment[] = {"CLKIT_CACHE=1", NULL};
+  r = run_clkit_env(environment, args);
+  EXPECT_EXIT(r, 0, args);
+  EXPECT_HAS(r.out, "pocl       builds stored here too", args);
   release(&r);
   const char *const bad[] = {"cache", "shred", NULL};
   r = run_clkit(bad);

@@ -844,6 +844,12 @@ static int command_cache(int argc, char **argv) {
     printf("directory  %s\nenabled    %s\nentries    %zu\nbytes      %llu\n",
            stats.directory, stats.enabled ? "yes" : "no (CLKIT_CACHE=0)",
            stats.entries, stats.bytes);
+    if (stats.enabled)
+      printf("pocl       %s\n",
+             stats.pocl_builds
+                 ? "builds stored here too (CLKIT_CACHE=1)"
+                 : "builds left to PoCL's own cache (unless "
+                   "POCL_KERNEL_CACHE=0; CLKIT_CACHE=1 stores them here)");
     return EXIT_OK;
   }
   if (strcmp(action, "clear") == 0) {

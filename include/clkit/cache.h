@@ -29,6 +29,8 @@ extern "C" {
 typedef struct ck_cache_stats {
   char directory[4096];     /* where entries live */
   int enabled;              /* 0 when CLKIT_CACHE=0 */
+  int pocl_builds;          /* 1 when CLKIT_CACHE=1 stores PoCL's builds
+                               too (0: they are left to PoCL's cache) */
   size_t entries;           /* number of entries */
   unsigned long long bytes; /* their total size */
 } ck_cache_stats;

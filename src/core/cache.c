@@ -381,6 +381,7 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_cache_query: stats is NULL");
   memset(stats, 0, sizeof *stats);
   stats->enabled = ck__cache_enabled();
+  stats->pocl_builds = ck__cache_forced();
   /* A cache with no location holds nothing; that is not an error here. */
   if (resolve_directory(stats->directory, sizeof stats->directory) != CK_OK) {
     stats->directory[0] = '\0';
