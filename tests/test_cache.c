@@ -390,8 +390,7 @@ static void test_disabled(void) {
   CHECK_OK(ck__cache_store(key, payload, sizeof payload));
 
   setenv("CLKIT_CACHE", "0", 1);
-  CHECK(ck__cache_enabled() == 0);
-  CHECK(ck__cache_forced() == 0);
+  CHECK(ck__cache_setting() == CK__CACHE_OFF);
   check_quiet_miss(key);
   CHECK(file_exists(path));
   CHECK_OK(ck__cache_store(fresh, payload, sizeof payload));
@@ -403,16 +402,13 @@ static void test_disabled(void) {
   /* Only "0" disables; anything else leaves the cache on, and "1" asks
    * for it even where the runtime caches builds itself. */
   setenv("CLKIT_CACHE", "1", 1);
-  CHECK(ck__cache_enabled() == 1);
-  CHECK(ck__cache_forced() == 1);
+  CHECK(ck__cache_setting() == CK__CACHE_FORCED);
   CHECK_OK(ck_cache_query(&stats));
   CHECK(stats.enabled == 1 && stats.pocl_builds == 1);
   setenv("CLKIT_CACHE", "yes", 1);
-  CHECK(ck__cache_enabled() == 1);
-  CHECK(ck__cache_forced() == 0);
+  CHECK(ck__cache_setting() == CK__CACHE_ON);
   unsetenv("CLKIT_CACHE");
-  CHECK(ck__cache_enabled() == 1);
-  CHECK(ck__cache_forced() == 0);
+  CHECK(ck__cache_setting() == CK__CACHE_ON);
   check_hit(key, payload, sizeof payload);
   CHECK_OK(ck__cache_remove(key));
 }

@@ -209,6 +209,19 @@ static int has_line_starting(const char *text, const char *prefix) {
   CHECK_MSG(has((text), (part)), "'clkit %s': output lacks \"%s\":\n%s",       \
             label_of(arguments), (part), (text) ? (text) : "(none)")
 
+/* Runs a command that must fail: it exits exit_code, its stderr contains
+ * names (the option, file or line at fault), and it prints nothing on
+ * stdout. */
+static void expect_refusal(const char *const *arguments, int exit_code,
+                           const char *names) {
+  run_output r = run_clkit(arguments);
+  EXPECT_EXIT(r, exit_code, arguments);
+  EXPECT_HAS(r.err, names, arguments);
+  CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
+            label_of(arguments), r.out);
+  release(&r);
+}
+
 static int json_object_line(const char *text) {
   if (!text || count_lines(text) != 1 || text[strlen(text) - 1] != '\n')
     return 0;
@@ -473,14 +486,8 @@ static void check_run_usage_errors(void) {
       {{"gen", "lsq", "--rows", "2.5", "--dim", "2", "--out", "x.csv", NULL},
        "--rows takes a whole number"},
   };
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    run_output r = run_clkit(cases[c].args);
-    EXPECT_EXIT(r, 2, cases[c].args);
-    EXPECT_HAS(r.err, cases[c].stderr_names, cases[c].args);
-    CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
-              label_of(cases[c].args), r.out);
-    release(&r);
-  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_refusal(cases[c].args, 2, cases[c].stderr_names);
   /* An unknown device lists the devices that exist. */
   const char *const args[] = {"run", "selfcheck", "--device", "nosuchdevice",
                               NULL};
@@ -1072,14 +1079,8 @@ static void check_tsp(void) {
        "--optimum takes a whole number >= 1"},
       {{"tsp", "eval", "a.tsp", "b.tour", "--optima", NULL}, "--optima"},
   };
-  for (size_t c = 0; c < sizeof usage / sizeof usage[0]; ++c) {
-    run_output r = run_clkit(usage[c].args);
-    EXPECT_EXIT(r, 2, usage[c].args);
-    EXPECT_HAS(r.err, usage[c].stderr_names, usage[c].args);
-    CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
-              label_of(usage[c].args), r.out);
-    release(&r);
-  }
+  for (size_t c = 0; c < sizeof usage / sizeof usage[0]; ++c)
+    expect_refusal(usage[c].args, 2, usage[c].stderr_names);
 }
 
 /* clkit run aco: a short ref run writes a tour that loads back as a
@@ -1278,14 +1279,8 @@ static void check_aco_run(void) {
        1,
        nowhere},
   };
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    run_output r = run_clkit(cases[c].args);
-    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
-    EXPECT_HAS(r.err, cases[c].names, cases[c].args);
-    CHECK_MSG(r.out[0] == '\0', "'clkit %s' printed to stdout: %s",
-              label_of(cases[c].args), r.out);
-    release(&r);
-  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_refusal(cases[c].args, cases[c].exit_code, cases[c].names);
 }
 
 /* clkit run nn: training from CSV with letter classes writes a model, a
@@ -1480,12 +1475,8 @@ static void check_nn_run(void) {
        1,
        nowhere},
   };
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    run_output r = run_clkit(cases[c].args);
-    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
-    EXPECT_HAS(r.err, cases[c].names, cases[c].args);
-    release(&r);
-  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_refusal(cases[c].args, cases[c].exit_code, cases[c].names);
 }
 
 /* clkit run gas: a short run prints its log and averages and writes its
@@ -1610,12 +1601,8 @@ static void check_gas_run(void) {
        2,
        "--seed"},
   };
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    run_output r = run_clkit(cases[c].args);
-    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
-    EXPECT_HAS(r.err, cases[c].names, cases[c].args);
-    release(&r);
-  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_refusal(cases[c].args, cases[c].exit_code, cases[c].names);
 }
 
 /* Ctrl-C stops a run at its next progress check: the temporary of its

@@ -85,14 +85,13 @@ ck_status ck__cache_directory(char *path, size_t capacity) {
   return CK_OK;
 }
 
-int ck__cache_enabled(void) {
+ck__cache_mode ck__cache_setting(void) {
   const char *value = getenv("CLKIT_CACHE");
-  return !(value && strcmp(value, "0") == 0);
-}
-
-int ck__cache_forced(void) {
-  const char *value = getenv("CLKIT_CACHE");
-  return value && strcmp(value, "1") == 0;
+  if (value && strcmp(value, "0") == 0)
+    return CK__CACHE_OFF;
+  if (value && strcmp(value, "1") == 0)
+    return CK__CACHE_FORCED;
+  return CK__CACHE_ON;
 }
 
 static int is_hex_digit(char c) {
@@ -188,7 +187,8 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size) {
   *payload = NULL;
   *size = 0;
   /* Without a usable location every lookup is an ordinary miss. */
-  if (!ck__cache_enabled() || entry_path(key, path, sizeof path, 0) != CK_OK)
+  if (ck__cache_setting() == CK__CACHE_OFF ||
+      entry_path(key, path, sizeof path, 0) != CK_OK)
     return CK_ERROR_NOT_FOUND;
 
   fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -306,7 +306,7 @@ ck_status ck__cache_store(const uint8_t key[32], const void *payload,
   if (!key || (!payload && size > 0))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck__cache_store: key and payload are required");
-  if (!ck__cache_enabled())
+  if (ck__cache_setting() == CK__CACHE_OFF)
     return CK_OK;
 
   CK_TRY(ck__cache_directory(directory, sizeof directory));
@@ -364,7 +364,8 @@ ck_status ck__cache_remove(const uint8_t key[32]) {
   if (!key)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__cache_remove: key is NULL");
   /* Nothing is ever read from a disabled or unlocatable cache. */
-  if (!ck__cache_enabled() || entry_path(key, path, sizeof path, 0) != CK_OK)
+  if (ck__cache_setting() == CK__CACHE_OFF ||
+      entry_path(key, path, sizeof path, 0) != CK_OK)
     return CK_OK;
   if (unlink(path) != 0 && errno != ENOENT)
     return ck__fail(CK_ERROR_CACHE, "cannot remove kernel cache entry %s: %s",
@@ -380,8 +381,9 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
   if (!stats)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_cache_query: stats is NULL");
   memset(stats, 0, sizeof *stats);
-  stats->enabled = ck__cache_enabled();
-  stats->pocl_builds = ck__cache_forced();
+  ck__cache_mode mode = ck__cache_setting();
+  stats->enabled = mode != CK__CACHE_OFF;
+  stats->pocl_builds = mode == CK__CACHE_FORCED;
   /* A cache with no location holds nothing; that is not an error here. */
   if (resolve_directory(stats->directory, sizeof stats->directory) != CK_OK) {
     stats->directory[0] = '\0';

@@ -121,11 +121,15 @@ void ck__hex(const uint8_t *bytes, size_t count, char *hex);
  * $HOME/.cache/clkit. Written into path (capacity bytes).
  */
 ck_status ck__cache_directory(char *path, size_t capacity);
-/* 0 when CLKIT_CACHE=0 disables the cache, 1 otherwise. */
-int ck__cache_enabled(void);
-/* 1 when CLKIT_CACHE=1 asks for the cache on every device, even where
- * the runtime keeps its own cache of builds (ck__device_caches_builds). */
-int ck__cache_forced(void);
+/* How CLKIT_CACHE sets the cache: "0" turns it off; "1" asks for it on
+ * every device, even where the runtime keeps its own cache of builds
+ * (ck__device_caches_builds); anything else, or nothing, leaves it on. */
+typedef enum ck__cache_mode {
+  CK__CACHE_OFF,
+  CK__CACHE_ON,
+  CK__CACHE_FORCED
+} ck__cache_mode;
+ck__cache_mode ck__cache_setting(void);
 /*
  * Looks an entry up by its 32-byte key. On a hit stores a malloc'd copy of
  * the payload (caller frees) and its size, and returns CK_OK. A missing

@@ -669,7 +669,7 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
   void *cubin = NULL;
   size_t cubin_size = 0;
   uint8_t key[32];
-  int use_cache = ck__cache_enabled();
+  int use_cache = ck__cache_setting() != CK__CACHE_OFF;
   CK_TRY(use_device(queue));
   CK_TRY(with_prelude(program->name, source, &full));
   if (use_cache)

@@ -303,10 +303,10 @@ static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
                                    const char *source, const char *options) {
   cl_device_id device = (cl_device_id)queue->device.device_handle;
   uint8_t key[32];
-  int enabled = ck__cache_enabled();
-  int left_to_runtime = enabled && !ck__cache_forced() &&
-                        ck__device_caches_builds(&queue->device);
-  int use_cache = enabled && !left_to_runtime;
+  ck__cache_mode mode = ck__cache_setting();
+  int left_to_runtime =
+      mode == CK__CACHE_ON && ck__device_caches_builds(&queue->device);
+  int use_cache = mode != CK__CACHE_OFF && !left_to_runtime;
   cl_program handle = NULL;
   program->stats.runtime_cache = left_to_runtime;
   cl_int code = CL_SUCCESS;
