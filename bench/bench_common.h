@@ -1,11 +1,13 @@
 /*
  * bench_common.h - what the benchmarks share: checked option values, a
- * clock, medians, and the device's copy bandwidth, the ceiling that
- * memory-bound steps are measured against.
+ * sweep's options, a clock, medians, and the device's copy bandwidth, the
+ * ceiling that memory-bound steps are measured against.
  */
 #ifndef CK_BENCH_COMMON_H
 #define CK_BENCH_COMMON_H
 
+#include <ctype.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,52 @@ static inline int bench_no_operands(const char *tool, int argc, char **argv,
   fprintf(stderr, "%s: unexpected argument '%s' (--help lists the options)\n",
           tool, argv[first]);
   return 2;
+}
+
+/* The options of a sweep over sizes: --device SEL, a cap on its size
+ * (--CAP_OPTION, short -CAP_LETTER), --seconds S a point and --quick. */
+typedef struct bench_sweep {
+  const char *selector; /* "all" unless given */
+  double cap;           /* 0: the tool's default for each device */
+  double seconds;       /* 0.3 unless given */
+  int quick;
+} bench_sweep;
+
+/* Parses a sweep's options into sweep. Returns -1 to go on, or the status
+ * to exit with: 0 after --help (usage printed), 2 after a usage error (its
+ * message printed). */
+static inline int bench_sweep_options(const char *tool, const char *cap_option,
+                                      char cap_letter, int argc, char **argv,
+                                      bench_sweep *sweep) {
+  const struct option options[] = {
+      {"device", required_argument, NULL, 'd'},
+      {cap_option, required_argument, NULL, cap_letter},
+      {"seconds", required_argument, NULL, 's'},
+      {"quick", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  char letters[] = {'d', ':', cap_letter, ':', 's', ':', 'q', 'h', '\0'};
+  *sweep = (bench_sweep){"all", 0, 0.3, 0};
+  int c;
+  while ((c = getopt_long(argc, argv, letters, options, NULL)) != -1) {
+    if (c == 'd')
+      sweep->selector = optarg;
+    else if (c == cap_letter) {
+      if (bench_number(tool, cap_option, optarg, 1, 1e15, 0, &sweep->cap))
+        return 2;
+    } else if (c == 's') {
+      if (bench_number(tool, "seconds", optarg, 1e-3, 3600, 0, &sweep->seconds))
+        return 2;
+    } else if (c == 'q')
+      sweep->quick = 1;
+    else if (c == 'h') {
+      printf("usage: %s [--device SEL] [--%s %c] [--seconds S] [--quick]\n",
+             tool, cap_option, toupper((unsigned char)cap_letter));
+      return 0;
+    } else
+      return 2;
+  }
+  return bench_no_operands(tool, argc, argv, optind) ? 2 : -1;
 }
 
 static inline int bench_report(const char *what) {

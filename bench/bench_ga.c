@@ -6,7 +6,6 @@
  *
  *   bench_ga [--device SEL] [--max-genes G] [--seconds S] [--quick]
  */
-#include <getopt.h>
 #include <math.h>
 
 #include "bench_common.h"
@@ -34,43 +33,14 @@ static int time_ga(const ck_device *device, const ck_ga_config *config,
 }
 
 int main(int argc, char **argv) {
-  const char *selector = "all";
-  double max_genes = 0, seconds = 0.3;
-  int quick = 0;
-  static const struct option options[] = {
-      {"device", required_argument, NULL, 'd'},
-      {"max-genes", required_argument, NULL, 'g'},
-      {"seconds", required_argument, NULL, 's'},
-      {"quick", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  int c;
-  while ((c = getopt_long(argc, argv, "d:g:s:qh", options, NULL)) != -1) {
-    switch (c) {
-    case 'd':
-      selector = optarg;
-      break;
-    case 'g':
-      if (bench_number("bench_ga", "max-genes", optarg, 1, 1e15, 0, &max_genes))
-        return 2;
-      break;
-    case 's':
-      if (bench_number("bench_ga", "seconds", optarg, 1e-3, 3600, 0, &seconds))
-        return 2;
-      break;
-    case 'q':
-      quick = 1;
-      break;
-    case 'h':
-      printf("usage: bench_ga [--device SEL] [--max-genes G] [--seconds S] "
-             "[--quick]\n");
-      return 0;
-    default:
-      return 2;
-    }
-  }
-  if (bench_no_operands("bench_ga", argc, argv, optind))
-    return 2;
+  bench_sweep sweep;
+  int exit_status =
+      bench_sweep_options("bench_ga", "max-genes", 'g', argc, argv, &sweep);
+  if (exit_status >= 0)
+    return exit_status;
+  const char *selector = sweep.selector;
+  double max_genes = sweep.cap, seconds = sweep.seconds;
+  int quick = sweep.quick;
   ck_device_set set;
   size_t indices[64], count = 0;
   if (bench_select(selector, &set, indices, &count))

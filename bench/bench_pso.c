@@ -10,7 +10,6 @@
  * and pbest read, x and v written, 20 bytes in float (the reduction and
  * the occasional pbest copy are not counted, so the share is a floor).
  */
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 
@@ -38,44 +37,14 @@ static int time_swarm(const ck_device *device, const ck_pso_config *config,
 }
 
 int main(int argc, char **argv) {
-  const char *selector = "all";
-  double max_elements = 0, seconds = 0.3;
-  int quick = 0;
-  static const struct option options[] = {
-      {"device", required_argument, NULL, 'd'},
-      {"max-elements", required_argument, NULL, 'e'},
-      {"seconds", required_argument, NULL, 's'},
-      {"quick", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  int c;
-  while ((c = getopt_long(argc, argv, "d:e:s:qh", options, NULL)) != -1) {
-    switch (c) {
-    case 'd':
-      selector = optarg;
-      break;
-    case 'e':
-      if (bench_number("bench_pso", "max-elements", optarg, 1, 1e15, 0,
-                       &max_elements))
-        return 2;
-      break;
-    case 's':
-      if (bench_number("bench_pso", "seconds", optarg, 1e-3, 3600, 0, &seconds))
-        return 2;
-      break;
-    case 'q':
-      quick = 1;
-      break;
-    case 'h':
-      printf("usage: bench_pso [--device SEL] [--max-elements E] "
-             "[--seconds S] [--quick]\n");
-      return 0;
-    default:
-      return 2;
-    }
-  }
-  if (bench_no_operands("bench_pso", argc, argv, optind))
-    return 2;
+  bench_sweep sweep;
+  int exit_status =
+      bench_sweep_options("bench_pso", "max-elements", 'e', argc, argv, &sweep);
+  if (exit_status >= 0)
+    return exit_status;
+  const char *selector = sweep.selector;
+  double max_elements = sweep.cap, seconds = sweep.seconds;
+  int quick = sweep.quick;
   ck_device_set set;
   size_t indices[64], count = 0;
   if (bench_select(selector, &set, indices, &count))
