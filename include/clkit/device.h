@@ -124,7 +124,7 @@ typedef struct ck_device_probe_result {
   double warm_build_s;  /* the same program loaded from the binary cache
                            (or found in the runtime's own) */
   int warm_from_cache;  /* 1 if the warm build really came from the cache */
-  int runtime_cache;    /* 1 if the builds left clkit's cache to the
+  int runtime_cache;    /* 1 if the warm build left clkit's cache to the
                            runtime's own (ck_program_stats) */
   double selfcheck_s;   /* wall time of a small selfcheck run */
   int selfcheck_agrees; /* 1 when its random words and sum match ref */
