@@ -209,6 +209,17 @@ static int has_line_starting(const char *text, const char *prefix) {
   CHECK_MSG(has((text), (part)), "'clkit %s': output lacks \"%s\":\n%s",       \
             label_of(arguments), (part), (text) ? (text) : "(none)")
 
+/* Runs clkit with the environment changes (NULL: none) and checks its exit
+ * status and that its stdout, or its stderr with on_stderr, contains text. */
+static void expect_output(const char *const *environment,
+                          const char *const *arguments, int exit_code,
+                          int on_stderr, const char *text) {
+  run_output r = run_clkit_env(environment, arguments);
+  EXPECT_EXIT(r, exit_code, arguments);
+  EXPECT_HAS(on_stderr ? r.err : r.out, text, arguments);
+  release(&r);
+}
+
 /* Runs a command that must fail: it exits exit_code, its stderr contains
  * names (the option, file or line at fault), and it prints nothing on
  * stdout. */
@@ -277,13 +288,9 @@ static void check_basic_commands(void) {
       {{"version", "--help", NULL}, 0, 0, "usage: clkit version"},
       {{"help", "--help", NULL}, 0, 0, "usage: clkit"},
   };
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-    run_output r = run_clkit(cases[c].args);
-    EXPECT_EXIT(r, cases[c].exit_code, cases[c].args);
-    EXPECT_HAS(cases[c].on_stderr ? r.err : r.out, cases[c].text,
-               cases[c].args);
-    release(&r);
-  }
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_output(NULL, cases[c].args, cases[c].exit_code, cases[c].on_stderr,
+                  cases[c].text);
   {
     /* A device is written in place, not replaced by a renamed file, and
      * may take every output of a run. */
@@ -707,15 +714,10 @@ static void check_ref_runs(void) {
     const char *const environment[] = {"CLKIT_DEVICE=ref", NULL};
     const char *const args[] = {"run", "selfcheck", "--count",
                                 "100", "--json",    NULL};
-    run_output r = run_clkit_env(environment, args);
-    EXPECT_EXIT(r, 0, args);
-    EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
-    release(&r);
+    expect_output(environment, args, 0, 0, "\"device\":\"ref\"");
     const char *const bad[] = {"CLKIT_DEVICE=nosuchdevice", NULL};
-    r = run_clkit_env(bad, args);
-    EXPECT_EXIT(r, 2, args);
-    EXPECT_HAS(r.err, "CLKIT_DEVICE: device selector 'nosuchdevice'", args);
-    release(&r);
+    expect_output(bad, args, 2, 1,
+                  "CLKIT_DEVICE: device selector 'nosuchdevice'");
   }
 }
 
@@ -807,14 +809,9 @@ static void check_cache(void) {
   EXPECT_HAS(r.out, "pocl       builds left to PoCL's own cache", args);
   release(&r);
   const char *const environment[] = {"CLKIT_CACHE=1", NULL};
-  r = run_clkit_env(environment, args);
-  EXPECT_EXIT(r, 0, args);
-  EXPECT_HAS(r.out, "pocl       builds stored here too", args);
-  release(&r);
+  expect_output(environment, args, 0, 0, "pocl       builds stored here too");
   const char *const bad[] = {"cache", "shred", NULL};
-  r = run_clkit(bad);
-  EXPECT_EXIT(r, 2, bad);
-  release(&r);
+  expect_output(NULL, bad, 2, 1, "shred");
 }
 
 /* With no OpenCL driver (and no CUDA device visible) the command still
@@ -856,10 +853,7 @@ static void check_no_platform(void) {
     /* The default device is ref when nothing else exists. */
     const char *const args[] = {"run", "selfcheck", "--count",
                                 "100", "--json",    NULL};
-    run_output r = run_clkit_env(environment, args);
-    EXPECT_EXIT(r, 0, args);
-    EXPECT_HAS(r.out, "\"device\":\"ref\"", args);
-    release(&r);
+    expect_output(environment, args, 0, 0, "\"device\":\"ref\"");
   }
   {
     const char *const args[] = {"run", "selfcheck", "--device", "gpu", NULL};

@@ -860,7 +860,10 @@ static int command_cache(int argc, char **argv) {
     printf("removed %zu files\n", removed);
     return EXIT_OK;
   }
-  return usage_error("cache", "expected 'info' or 'clear'");
+  char message[160];
+  snprintf(message, sizeof message,
+           "unknown action '%.100s'; expected 'info' or 'clear'", action);
+  return usage_error("cache", message);
 }
 
 static int dispatch(int argc, char **argv) {
