@@ -273,8 +273,11 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
       (device->backend != CK_BACKEND_CUDA || double_precision))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "math tf32 (--math tf32): TF32 products need a CUDA device and "
-            "single precision; device %s runs them in %s",
-            device->id, double_precision ? "double precision" : "FP32");
+            "single precision; device %s %s, so it refuses the run (--math "
+            "fp32 runs it)",
+            device->id,
+            double_precision ? "runs in double precision"
+                             : "has no TF32 products");
   s->tf32 = config->math == CK_NN_TF32;
   /* The vector form is written in OpenCL C's vector types, which the CUDA
    * prelude does not spell; it is a form for CPUs. */
