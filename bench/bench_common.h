@@ -80,18 +80,42 @@ static inline int bench_no_operands(const char *tool, int argc, char **argv,
   return 2;
 }
 
+static inline int bench_report(const char *what) {
+  const char *message = "";
+  ck_error_last(&message);
+  fprintf(stderr, "bench: %s: %s\n", what, message);
+  return 1;
+}
+
+/* The devices a selector picks, into set and indices (up to 64); returns 0,
+ * or reports the failure and returns 1 (set is then freed). */
+static inline int bench_select(const char *selector, ck_device_set *set,
+                               size_t *indices, size_t *count) {
+  if (ck_device_enumerate(set))
+    return bench_report("listing devices");
+  if (ck_device_select(set, selector, indices, 64, count)) {
+    ck_device_set_free(set);
+    return bench_report("selecting devices");
+  }
+  return 0;
+}
+
 /* The options of a sweep over sizes: --device SEL, a cap on its size
- * (--CAP_OPTION, short -CAP_LETTER), --seconds S a point and --quick. */
+ * (--CAP_OPTION, short -CAP_LETTER), --seconds S a point and --quick; and
+ * the devices SEL picks. */
 typedef struct bench_sweep {
   const char *selector; /* "all" unless given */
   double cap;           /* 0: the tool's default for each device */
   double seconds;       /* 0.3 unless given */
   int quick;
+  ck_device_set set;         /* the caller frees it after a -1 return */
+  size_t indices[64], count; /* set.devices[indices[k]], k < count */
 } bench_sweep;
 
-/* Parses a sweep's options into sweep. Returns -1 to go on, or the status
- * to exit with: 0 after --help (usage printed), 2 after a usage error (its
- * message printed). */
+/* Parses a sweep's options into sweep and selects its devices. Returns -1
+ * to go on, or the status to exit with: 0 after --help (usage printed), 2
+ * after a usage error, 1 when the devices cannot be listed or selected
+ * (each message printed). */
 static inline int bench_sweep_options(const char *tool, const char *cap_option,
                                       char cap_letter, int argc, char **argv,
                                       bench_sweep *sweep) {
@@ -103,7 +127,7 @@ static inline int bench_sweep_options(const char *tool, const char *cap_option,
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   char letters[] = {'d', ':', cap_letter, ':', 's', ':', 'q', 'h', '\0'};
-  *sweep = (bench_sweep){"all", 0, 0.3, 0};
+  *sweep = (bench_sweep){.selector = "all", .seconds = 0.3};
   int c;
   while ((c = getopt_long(argc, argv, letters, options, NULL)) != -1) {
     if (c == 'd')
@@ -123,27 +147,12 @@ static inline int bench_sweep_options(const char *tool, const char *cap_option,
     } else
       return 2;
   }
-  return bench_no_operands(tool, argc, argv, optind) ? 2 : -1;
-}
-
-static inline int bench_report(const char *what) {
-  const char *message = "";
-  ck_error_last(&message);
-  fprintf(stderr, "bench: %s: %s\n", what, message);
-  return 1;
-}
-
-/* The devices a selector picks, into set and indices (up to 64); returns 0,
- * or reports the failure and returns 1 (set is then freed). */
-static inline int bench_select(const char *selector, ck_device_set *set,
-                               size_t *indices, size_t *count) {
-  if (ck_device_enumerate(set))
-    return bench_report("listing devices");
-  if (ck_device_select(set, selector, indices, 64, count)) {
-    ck_device_set_free(set);
-    return bench_report("selecting devices");
-  }
-  return 0;
+  if (bench_no_operands(tool, argc, argv, optind))
+    return 2;
+  return bench_select(sweep->selector, &sweep->set, sweep->indices,
+                      &sweep->count)
+             ? 1
+             : -1;
 }
 
 /*

@@ -38,17 +38,10 @@ int main(int argc, char **argv) {
       bench_sweep_options("bench_ga", "max-genes", 'g', argc, argv, &sweep);
   if (exit_status >= 0)
     return exit_status;
-  const char *selector = sweep.selector;
-  double max_genes = sweep.cap, seconds = sweep.seconds;
-  int quick = sweep.quick;
-  ck_device_set set;
-  size_t indices[64], count = 0;
-  if (bench_select(selector, &set, indices, &count))
-    return 1;
   int failures = 0;
-  for (size_t k = 0; k < count; ++k) {
-    const ck_device *device = &set.devices[indices[k]];
-    double cap = max_genes > 0                       ? max_genes
+  for (size_t k = 0; k < sweep.count; ++k) {
+    const ck_device *device = &sweep.set.devices[sweep.indices[k]];
+    double cap = sweep.cap > 0                       ? sweep.cap
                  : device->kind == CK_KIND_GPU       ? 3e9
                  : device->backend == CK_BACKEND_REF ? 1e6
                                                      : 1e7;
@@ -62,7 +55,7 @@ int main(int argc, char **argv) {
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
         for (size_t d = 0; d < sizeof dims / sizeof dims[0]; ++d) {
           double genes = islands[i] * sizes[s] * dims[d];
-          if (genes > cap || (quick && genes > 1e6))
+          if (genes > cap || (sweep.quick && genes > 1e6))
             continue;
           ck_ga_config config;
           ck_ga_config_init(&config);
@@ -71,7 +64,7 @@ int main(int argc, char **argv) {
           config.island_size = (size_t)sizes[s];
           config.dim = dims[d];
           double per_generation;
-          if (time_ga(device, &config, seconds, &per_generation)) {
+          if (time_ga(device, &config, sweep.seconds, &per_generation)) {
             ++failures;
             continue;
           }
@@ -84,7 +77,7 @@ int main(int argc, char **argv) {
     ck_ga_config_init(&config);
     config.function = "rastrigin";
     config.dim = 32;
-    int large = device->kind == CK_KIND_GPU && !quick;
+    int large = device->kind == CK_KIND_GPU && !sweep.quick;
     config.islands = large ? 4096 : 64;
     config.island_size = large ? 256 : 64;
     config.max_generations = 0;
@@ -105,6 +98,6 @@ int main(int argc, char **argv) {
       ck_ga_destroy(ga);
     }
   }
-  ck_device_set_free(&set);
+  ck_device_set_free(&sweep.set);
   return failures ? 1 : 0;
 }

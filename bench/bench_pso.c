@@ -42,23 +42,16 @@ int main(int argc, char **argv) {
       bench_sweep_options("bench_pso", "max-elements", 'e', argc, argv, &sweep);
   if (exit_status >= 0)
     return exit_status;
-  const char *selector = sweep.selector;
-  double max_elements = sweep.cap, seconds = sweep.seconds;
-  int quick = sweep.quick;
-  ck_device_set set;
-  size_t indices[64], count = 0;
-  if (bench_select(selector, &set, indices, &count))
-    return 1;
   int failures = 0;
-  for (size_t k = 0; k < count; ++k) {
-    const ck_device *device = &set.devices[indices[k]];
+  for (size_t k = 0; k < sweep.count; ++k) {
+    const ck_device *device = &sweep.set.devices[sweep.indices[k]];
     ck_queue *queue = NULL;
     double copy = 0;
     if (ck_queue_create(device, &queue) == CK_OK)
       copy = bench_copy_bandwidth(queue, (size_t)256 << 20, 10);
     ck_queue_destroy(queue);
     /* Defaults keep host devices to sizes they finish in reasonable time. */
-    double cap = max_elements > 0                    ? max_elements
+    double cap = sweep.cap > 0                       ? sweep.cap
                  : device->kind == CK_KIND_GPU       ? 2e9
                  : device->backend == CK_BACKEND_REF ? 1e6
                                                      : 2e7;
@@ -70,7 +63,8 @@ int main(int argc, char **argv) {
     static const int dims[] = {10, 100, 1000};
     for (size_t s = 0; s < sizeof swarms / sizeof swarms[0]; ++s) {
       for (size_t d = 0; d < sizeof dims / sizeof dims[0]; ++d) {
-        if (swarms[s] * dims[d] > cap || (quick && swarms[s] * dims[d] > 1e6))
+        if (swarms[s] * dims[d] > cap ||
+            (sweep.quick && swarms[s] * dims[d] > 1e6))
           continue;
         for (int f = 0; f < 2; ++f) {
           ck_pso_config config;
@@ -79,7 +73,7 @@ int main(int argc, char **argv) {
           config.particles = (size_t)swarms[s];
           config.dim = dims[d];
           double per_iteration;
-          if (time_swarm(device, &config, seconds, &per_iteration)) {
+          if (time_swarm(device, &config, sweep.seconds, &per_iteration)) {
             ++failures;
             continue;
           }
@@ -99,7 +93,7 @@ int main(int argc, char **argv) {
     small.particles = 4096;
     small.dim = 30;
     double per_iteration;
-    if (time_swarm(device, &small, seconds, &per_iteration) == 0)
+    if (time_swarm(device, &small, sweep.seconds, &per_iteration) == 0)
       printf("small swarm: rastrigin 4096 x 30: %.0f iterations/s\n",
              1.0 / per_iteration);
     else
@@ -108,7 +102,8 @@ int main(int argc, char **argv) {
      * 16 differences, a square and a sum); "over the data" counts its 68
      * bytes once a particle, as thread mode reads them (vector mode reads
      * a row once for 16 particles). */
-    size_t rows = quick || device->backend == CK_BACKEND_REF ? 20000 : 1000000;
+    size_t rows =
+        sweep.quick || device->backend == CK_BACKEND_REF ? 20000 : 1000000;
     ck_lsq_data data = {0};
     if (ck_lsq_generate(rows, 16, 1, 0.0, &data, NULL)) {
       ++failures;
@@ -130,7 +125,7 @@ int main(int argc, char **argv) {
         config.data = &data;
         config.particles = (size_t)particles;
         config.lsq_mode = (ck_pso_lsq_mode)mode;
-        if (time_swarm(device, &config, seconds, &per_iteration)) {
+        if (time_swarm(device, &config, sweep.seconds, &per_iteration)) {
           ++failures;
           continue;
         }
@@ -145,6 +140,6 @@ int main(int argc, char **argv) {
       ck_lsq_free(&data);
     }
   }
-  ck_device_set_free(&set);
+  ck_device_set_free(&sweep.set);
   return failures ? 1 : 0;
 }
