@@ -223,6 +223,17 @@ static void check_tf32(const ck_device_set *set, size_t device_index) {
             "TF32 reached %.4f, FP32 %.4f", tf32_result.best, fp32_result.best);
   printf("nn on %s: %s %.4f in TF32, %.4f in FP32\n", tf32_result.device,
          tf32_result.best_name, tf32_result.best, fp32_result.best);
+  /* Compared in TF32, the device's row agrees with ref's FP32 one. */
+  params[2].value = "tf32";
+  ck_result results[2];
+  size_t produced = 0;
+  CHECK_OK(ck_compare_run(workload, set, &device_index, 1, 0, params, 3, NULL,
+                          results, 2, &produced));
+  CHECK(produced == 2 && results[1].status == CK_OK);
+  CHECK(strstr(results[0].throughput_unit, "TF32") == NULL &&
+        strstr(results[1].throughput_unit, "TF32") != NULL);
+  CHECK_MSG(results[1].agrees, "TF32 %.4f against ref's FP32 %.4f",
+            results[1].best, results[0].best);
 }
 
 /* A small labelled CSV data set, two classes by the sign of x y, in a

@@ -1937,6 +1937,45 @@ static void predict_idx(const ck_device *ref) {
 /* ---- main ------------------------------------------------------------------
  */
 
+/* A comparison in TF32: ref, which has FP32 products alone, runs as the
+ * oracle in FP32; an OpenCL device refuses TF32 in its own row, and a
+ * CUDA device (CLKIT_TEST_DEVICE=cuda:N) agrees in TF32. */
+static void compare_tf32(const ck_device_set *set, long opencl) {
+  printf("compare in TF32\n");
+  const ck_workload *nn_workload = NULL;
+  CHECK_OK(ck_workload_find("nn", &nn_workload));
+  if (!nn_workload)
+    return;
+  const ck_param params[] = {
+      {"train", "spirals:300"}, {"epochs", "2"}, {"math", "tf32"}};
+  ck_result results[2];
+  size_t produced = 0, ref_index = 0, opencl_index = (size_t)opencl;
+  ck_run_options options = {.seed = 1};
+  CHECK(ck_workload_run(nn_workload, &set->devices[0], params, 3, &options,
+                        &results[0]) == CK_ERROR_UNSUPPORTED);
+  CHECK_OK(ck_compare_run(nn_workload, set,
+                          opencl >= 0 ? &opencl_index : &ref_index, 1, 0,
+                          params, 3, &options, results, 2, &produced));
+  CHECK(produced == (opencl >= 0 ? 2u : 1u));
+  double tf32 = -1;
+  CHECK(results[0].status == CK_OK && results[0].agrees);
+  CHECK_OK(ck_result_metric(&results[0], "tf32", &tf32));
+  CHECK(tf32 == 0 && strstr(results[0].throughput_unit, "TF32") == NULL);
+  if (produced == 2 && set->devices[opencl].backend == CK_BACKEND_CUDA)
+    CHECK_MSG(results[1].status == CK_OK && results[1].agrees &&
+                  strstr(results[1].throughput_unit, "TF32") != NULL,
+              "%s: status %d, %s %.4f against ref's %.4f", results[1].device,
+              (int)results[1].status, results[1].throughput_unit,
+              results[1].best, results[0].best);
+  else if (produced == 2)
+    CHECK_MSG(results[1].status == CK_ERROR_UNSUPPORTED &&
+                  strstr(results[1].error, "TF32") != NULL,
+              "%s: status %d, '%s'", results[1].device, (int)results[1].status,
+              results[1].error);
+  /* The caller's parameters are as they were. */
+  CHECK(strcmp(params[2].value, "tf32") == 0);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -1956,6 +1995,7 @@ int main(void) {
   schedules(ref);
   workload(ref);
   predict_idx(ref);
+  compare_tf32(&set, opencl);
   const ck_device *devices[2] = {ref, ocl};
   for (int i = 0; i < 2; ++i) {
     if (!devices[i])

@@ -181,9 +181,11 @@ ck_status ck_file_writable(const char *path);
  * ck_compare_run - run one configuration and seed on several devices.
  * Runs ref first as the oracle (unless skip_ref), then each device in
  * indices; fills results[0 .. *produced-1] with agreement against ref
- * (with skip_ref, only a ref device's own row agrees, being the oracle). A
- * device that fails gets a row with its status and error, and the
- * comparison goes on.
+ * (with skip_ref, only a ref device's own row agrees, being the oracle).
+ * ref runs with the values it has in place of choices only other devices
+ * have: the MLP's `math` as fp32, so TF32 rows are checked against FP32.
+ * params itself is not changed. A device that fails gets a row with its
+ * status and error, and the comparison goes on.
  * options->log gets every run's lines, each naming its device's id
  * ("ocl:0.0: ...", or "warning: ocl:0.0: ..." for a warning).
  * Takes: results with capacity entries (count + 1 needed with ref).

@@ -436,6 +436,28 @@ static ck_status run_for_compare(const ck_workload *workload,
                          result);
 }
 
+/* The parameters ref runs with as the oracle: params with the workload's
+ * oracle values in place of the caller's. Sets *adjusted to NULL where
+ * they are params as given, else to a malloc'd copy the caller frees. */
+static ck_status oracle_params(const ck_workload *workload,
+                               const ck_param *params, size_t count,
+                               ck_param **adjusted) {
+  *adjusted = NULL;
+  if (!workload->oracle || count == 0)
+    return CK_OK;
+  ck_param *copy = malloc(count * sizeof *copy);
+  if (!copy)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "ck_compare_run: out of memory");
+  for (size_t i = 0; i < count; ++i) {
+    copy[i] = params[i];
+    for (const ck_param *own = workload->oracle; own->name; ++own)
+      if (strcmp(params[i].name, own->name) == 0)
+        copy[i].value = own->value;
+  }
+  *adjusted = copy;
+  return CK_OK;
+}
+
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const size_t *indices, size_t count, int skip_ref,
                          const ck_param *params, size_t param_count,
@@ -475,8 +497,14 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                                           runs)) != CK_OK)
     return status;
   if (!skip_ref) {
-    status = run_for_compare(workload, &set->devices[reference], params,
-                             param_count, options, &results[0]);
+    ck_param *oracle = NULL;
+    status = oracle_params(workload, params, param_count, &oracle);
+    if (status != CK_OK)
+      return status;
+    status = run_for_compare(workload, &set->devices[reference],
+                             oracle ? oracle : params, param_count, options,
+                             &results[0]);
+    free(oracle);
     if (status != CK_OK)
       return status;
     results[0].agreement = 0;

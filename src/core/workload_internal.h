@@ -30,6 +30,11 @@ struct ck_workload {
   /* The options that name files a run writes (NULL-ended; none: NULL),
    * which ck_workload_check_devices refuses for runs on several devices. */
   const char *const *outputs;
+  /* Options that ref, as the oracle of a comparison, runs with in place of
+   * the caller's values where the caller gives them (ended by a NULL name;
+   * none: NULL): choices only other devices have, such as the MLP's TF32
+   * products, whose rows are then checked against ref's FP32 run. */
+  const ck_param *oracle;
 };
 
 extern const ck_workload ck__selfcheck_workload;

@@ -63,7 +63,7 @@ static const ck_option nn_options[] = {
     {"math", "M", "fp32",
      "matrix-product arithmetic: fp32, or tf32 (tensor cores, inputs "
      "rounded to a 10-bit mantissa; CUDA devices only, marked TF32 in the "
-     "output)"},
+     "output; compare runs ref, the oracle, in fp32)"},
     {"trace", "FILE", NULL, "write a CSV of the per-epoch statistics"},
     {"save", "FILE", NULL, "write the trained model (.ckn)"},
     {"load", "FILE", NULL,
@@ -812,6 +812,9 @@ fail:
   return status;
 }
 
+/* ref has FP32 products alone: it checks TF32 runs in FP32. */
+static const ck_param nn_oracle[] = {{"math", "fp32"}, {NULL, NULL}};
+
 static const ck_param nn_demo[] = {{"train", "spirals:600"}, {"epochs", "5"}};
 
 const ck_workload ck__nn_workload = {
@@ -822,6 +825,7 @@ const ck_workload ck__nn_workload = {
     .check = nn_check,
     .run = nn_run,
     .outputs = nn_outputs,
+    .oracle = nn_oracle,
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
 };
