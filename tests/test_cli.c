@@ -910,6 +910,32 @@ static void check_opencl_runs(void) {
     release(&r);
   }
   {
+    /* TF32, which OpenCL devices refuse: with every device selected (the
+     * default, or "all") their rows say "skipped:" and the comparison
+     * stands on the rest; an OpenCL device named by the user fails it. */
+    const char *const every[] = {"compare",     "nn",       "--train",
+                                 "spirals:200", "--epochs", "1",
+                                 "--math",      "tf32",     NULL};
+    const char *const all[] = {"compare",   "nn",  "--train", "spirals:200",
+                               "--epochs",  "1",   "--math",  "tf32",
+                               "--devices", "all", NULL};
+    const char *const named[] = {
+        "compare", "nn",   "--train",   "spirals:200", "--epochs", "1",
+        "--math",  "tf32", "--devices", "opencl",      NULL};
+    const char *const *cases[] = {every, all, named};
+    for (int c = 0; c < 3; ++c) {
+      run_output r = run_clkit(cases[c]);
+      int by_name = cases[c] == named;
+      EXPECT_EXIT(r, by_name ? 1 : 0, cases[c]);
+      CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
+      EXPECT_HAS(r.out, by_name ? " failed: math tf32" : " skipped: math tf32",
+                 cases[c]);
+      CHECK_MSG(strstr(r.out, by_name ? "skipped:" : "failed:") == NULL,
+                "a row %s: %s", by_name ? "skipped" : "failed", r.out);
+      release(&r);
+    }
+  }
+  {
     const char *const args[] = {"run",     "selfcheck", "--device", "ocl:0.0",
                                 "--count", "5000",      "--passes", "1",
                                 "--json",  NULL};

@@ -32,6 +32,15 @@ int cli_tsp(int argc, char **argv);
 
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
 void cli_print_result(FILE *out, const ck_result *result);
-void cli_print_compare(FILE *out, const ck_result *results, size_t count);
+/* Whether a device's row is skipped rather than failed: with every
+ * device selected (every_device), a device that does not offer what the
+ * run asks for (CK_ERROR_UNSUPPORTED: TF32 off CUDA, double precision
+ * without fp64) is not one the user asked for by name. */
+int cli_row_skipped(const ck_result *result, int every_device);
+
+/* The comparison's table; a failed row says why, as "skipped:" where
+ * cli_row_skipped. */
+void cli_print_compare(FILE *out, const ck_result *results, size_t count,
+                       int every_device);
 
 #endif

@@ -135,7 +135,12 @@ void cli_print_result(FILE *out, const ck_result *result) {
                      result->metrics[i].unit);
 }
 
-void cli_print_compare(FILE *out, const ck_result *results, size_t count) {
+int cli_row_skipped(const ck_result *result, int every_device) {
+  return every_device && result->status == CK_ERROR_UNSUPPORTED;
+}
+
+void cli_print_compare(FILE *out, const ck_result *results, size_t count,
+                       int every_device) {
   if (count == 0)
     return;
   fprintf(out, "%s: %s, same configuration and seed on each device\n",
@@ -148,7 +153,9 @@ void cli_print_compare(FILE *out, const ck_result *results, size_t count) {
     char name[33];
     snprintf(name, sizeof name, "%.32s", r->device_name); /* cut to 32 */
     if (r->status != CK_OK) {
-      fprintf(out, "%-9s %-32s failed: %s\n", r->device, name, r->error);
+      fprintf(out, "%-9s %-32s %s: %s\n", r->device, name,
+              cli_row_skipped(r, every_device) ? "skipped" : "failed",
+              r->error);
       continue;
     }
     fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-12s %14.8g %11.3g %s\n",

@@ -134,7 +134,10 @@ static const char run_device_help[] =
 static const char compare_device_help[] =
     "  -d, --device, --devices SEL\n"
     "                           devices to compare (default: all); ref always\n"
-    "                           runs as the oracle\n";
+    "                           runs as the oracle. Over all devices, one "
+    "that\n"
+    "                           refuses the run is skipped; one named fails "
+    "it\n";
 static const char common_run_help[] =
     "      --seed N             the run's seed, used on every backend "
     "(default 1)\n"
@@ -299,6 +302,13 @@ static int select_devices(const ck_device_set *set, const char *selector,
     return EXIT_USAGE;
   }
   return EXIT_OK;
+}
+
+/* Whether a selector takes every device: no selector where the command's
+ * default is all of them, or "all" itself. A device that refuses such a
+ * run is skipped (cli_row_skipped); one the user named fails it. */
+static int every_device_selected(const char *selector) {
+  return !selector || strcmp(selector, "all") == 0;
 }
 
 static int command_devices(int argc, char **argv) {
@@ -583,6 +593,7 @@ static int command_compare(int argc, char **argv) {
   size_t indices[MAX_DEVICES], count = 0;
   exit_code = select_devices(&set, config.selector ? config.selector : "all",
                              indices, &count);
+  int every_device = every_device_selected(config.selector);
   catch_interruptions_again();
   ck_result *results = NULL;
   size_t produced = 0;
@@ -622,10 +633,11 @@ static int command_compare(int argc, char **argv) {
       }
       printf("]}\n");
     } else {
-      cli_print_compare(stdout, results, produced);
+      cli_print_compare(stdout, results, produced, every_device);
     }
     for (size_t i = 0; i < produced; ++i)
-      if (results[i].status != CK_OK || !results[i].agrees)
+      if (!cli_row_skipped(&results[i], every_device) &&
+          (results[i].status != CK_OK || !results[i].agrees))
         exit_code = EXIT_FAILURE_RUN;
   }
   free(results);
@@ -676,6 +688,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   size_t indices[MAX_DEVICES], count = 0;
   int exit_code = select_devices(
       &set, selector ? selector : (brief ? NULL : "all"), indices, &count);
+  int every_device = !brief && every_device_selected(selector);
   const ck_workload *const *workloads;
   size_t workload_count = 0;
   ck_workload_list(&workloads, &workload_count);
@@ -722,7 +735,9 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
         }
         first = 0;
       } else if (r->status != CK_OK) {
-        printf("%-10s %-9s failed: %s\n", r->workload, r->device, r->error);
+        printf("%-10s %-9s %s: %s\n", r->workload, r->device,
+               cli_row_skipped(r, every_device) ? "skipped" : "failed",
+               r->error);
       } else {
         printf("%-10s %-9s %12.6g %10.4f %14.4g %-12s %s\n", r->workload,
                r->device, r->best, r->wall_s, r->throughput, r->throughput_unit,
@@ -730,7 +745,8 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
                : r->agrees ? "agrees with ref"
                            : "DISAGREES with ref");
       }
-      if (r->status != CK_OK || (!is_ref && !r->agrees))
+      if (!cli_row_skipped(r, every_device) &&
+          (r->status != CK_OK || (!is_ref && !r->agrees)))
         exit_code = EXIT_FAILURE_RUN;
     }
   }
