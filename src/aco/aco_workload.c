@@ -47,9 +47,13 @@ static const ck_option aco_options[] = {
     {"lanes", "W", "auto",
      "work-items an ant on OpenCL devices: 1, or a power of two (a "
      "work-group an ant); auto: the SIMD width on GPUs, 1 on CPUs"},
-    {"iters", "N", "100", "stop after N iterations"},
+    {"iters", "N", "100",
+     "stop after N iterations (without it, --time or --target-gap alone "
+     "ends the run)"},
     {"time", "S", NULL, "stop after S seconds"},
-    {"target-gap", "P", NULL, "stop within P% of the optimum"},
+    {"target-gap", "P", NULL,
+     "stop within P% of the optimum (alone, the run ends only then or at "
+     "Ctrl-C)"},
     {"optimum", "L", NULL, "the known optimal length"},
     {"optima", "FILE", NULL, "a file of 'name : length' lines"},
     {"tour-out", "FILE", NULL, "write the best tour (TSPLIB .tour)"},

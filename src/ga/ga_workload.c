@@ -18,7 +18,9 @@ static const ck_option ga_options[] = {
     {"island-size", "N", "64",
      "individuals per island (2 to 4096, above --migrants when "
      "islands migrate)"},
-    {"gens", "G", "200", "stop after G generations"},
+    {"gens", "G", "200",
+     "stop after G generations (without it, --evals, --target or --time "
+     "alone ends the run)"},
     {"elite", "E", "1", "best individuals kept unchanged per island"},
     {"tournament", "K", "2", "tournament size"},
     {"pc", "P", "0.9", "crossover probability"},

@@ -223,7 +223,9 @@ ck_status ck__run_until(const ck__run_rules *rules,
        "objective"},                                                           \
       {"dim", "D", dim, "dimensions (lsq: taken from the data)"},              \
       {"evals", "N", NULL, "stop after N objective evaluations"},              \
-      {"target", "F", NULL, "stop once the best value is <= F"},               \
+      {"target", "F", NULL,                                                    \
+       "stop once the best value is <= F (alone, the run ends only then or "   \
+       "at Ctrl-C)"},                                                          \
       {"time", "S", NULL, "stop after S seconds"},                             \
       {"bounds", "MODE", "clamp", "clamp, reflect or random"},                 \
       {"lo", "X[,X...]", NULL, "lower bound: one value or one per dimension"}, \

@@ -16,7 +16,9 @@ enum { TRACE_ROWS = 1000 };
 static const ck_option pso_options[] = {
     CK__PROBLEM_OPTIONS("30", "iteration"),
     {"particles", "N", "1024", "swarm size"},
-    {"iters", "N", "1000", "stop after N iterations"},
+    {"iters", "N", "1000",
+     "stop after N iterations (without it, --evals, --target or --time "
+     "alone ends the run)"},
     {"w", "W", "0.7298", "inertia weight"},
     {"c1", "C", "1.49618", "cognitive coefficient"},
     {"c2", "C", "1.49618", "social coefficient"},
