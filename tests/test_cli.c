@@ -632,6 +632,31 @@ static void check_pso_files(void) {
   char *made = test_read_file(named, NULL);
   CHECK(made && count_lines(made) == 6);
   free(made);
+  /* A file replaced keeps its permissions: a private one stays private.
+   * One this user may not write is refused, as the shell's `>` refuses it
+   * (a super-user may write it, and then it stays read-only). */
+  const mode_t modes[] = {0600, 0444};
+  for (int m = 0; m < 2; ++m) {
+    char kept[760];
+    snprintf(kept, sizeof kept, "%s/mode-%o.txt", work_dir, (unsigned)modes[m]);
+    CHECK(test_write_bytes(kept, "old\n", 4) == 0);
+    CHECK(chmod(kept, modes[m]) == 0);
+    const char *const replace[] = {"run",   "pso", "--device", "ref",
+                                   "--dim", "2",   "--iters",  "4",
+                                   "--out", kept,  NULL};
+    int refused = modes[m] == 0444 && geteuid() != 0;
+    r = run_clkit(replace);
+    EXPECT_EXIT(r, refused ? 1 : 0, replace);
+    if (refused)
+      EXPECT_HAS(r.err, "Permission denied", replace);
+    release(&r);
+    struct stat replaced;
+    CHECK(stat(kept, &replaced) == 0 && (replaced.st_mode & 0777) == modes[m]);
+    char *text = test_read_file(kept, NULL);
+    CHECK_MSG(text && (strcmp(text, "old\n") == 0) == refused, "%s holds %s",
+              kept, text ? text : "nothing");
+    free(text);
+  }
   if (truth && found) {
     const char *a = truth, *b = found;
     for (int d = 0; d < 3; ++d) {

@@ -170,7 +170,8 @@ ck_status ck_file_same(const char *a, const char *b, int *same);
  * opened, and a descriptor's name (/dev/stdout, /dev/fd/N), written
  * through the descriptor, must name one open for writing.
  * Returns: CK_OK; CK_ERROR_IO naming the path and the reason (a
- * directory, a missing directory, no permission, a descriptor not open
+ * directory, a missing directory, no permission for the directory or for
+ * the file replaced (one replaced keeps its permissions), a descriptor not open
  * for writing, another user's file in a sticky directory);
  * CK_ERROR_INVALID_ARGUMENT for NULL or an empty path, or one that names a
  * directory by its spelling ("x/", "x/."); CK_ERROR_OUT_OF_MEMORY.

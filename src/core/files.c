@@ -147,6 +147,11 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
    * would replace the node itself. */
   if (exists && !S_ISREG(existing.st_mode))
     return open_in_place(path, -1, temp, fd);
+  /* A file replaced is one this user may write, as with the shell's `>`:
+   * the directory's permission alone would let a rename replace a
+   * read-only file, or another user's. */
+  if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   /* The temporary goes beside the file renamed over, which for a link is
    * the file it leads to: a rename cannot cross file systems. */
   if (!(target = output_target(path)))
@@ -164,6 +169,22 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
              ck__temporary_token());
     int opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (opened >= 0) {
+      /* The file replaced keeps its permissions (a private file stays
+       * private), and its owner and group where this process may give
+       * them; otherwise it becomes this user's, as a copy would. */
+      if (exists) {
+        if (fchown(opened, existing.st_uid, existing.st_gid) != 0 &&
+            fchown(opened, (uid_t)-1, existing.st_gid) != 0) {
+          /* Neither is ours to give: the new file is this user's. */
+        }
+        if (fchmod(opened, existing.st_mode & 0777) != 0) {
+          int error = errno;
+          close(opened);
+          unlink(candidate);
+          CK_FAIL(CK_ERROR_IO, "cannot write %s: cannot set the mode of %s: %s",
+                  path, candidate, strerror(error));
+        }
+      }
       *temp = candidate;
       *fd = opened;
       candidate = NULL;

@@ -154,6 +154,9 @@ ck_status ck__cache_remove(const uint8_t key[32]);
  * less the umask), flushed to disk, and renamed over it, so that the target
  * holds the old content or the new, never a mix.
  *   open_temporary: creates ".<name>.tmp.<token>"; *temp is malloc'd.
+ *     A file replaced must be writable by this user (CK_ERROR_IO
+ *     otherwise), and the temporary takes its permission bits, and its
+ *     owner and group where the process may give them.
  *     A target that exists and is not a regular file (a device, a pipe),
  *     and a descriptor named as /dev/stdout, /dev/stderr, /dev/fd/N or
  *     /proc/self/fd/N, is written in place instead, *temp being a copy of
