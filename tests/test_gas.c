@@ -1702,6 +1702,47 @@ static void damaged_checkpoints(const ck_device *device) {
  * 2 file of the same run on ref; it loads, and continues bit for bit as
  * the run that wrote it.
  */
+/* A state thrown out of the box by a time step far too large (before its
+ * energy shows it) is not saved: loading would refuse it, and the last
+ * checkpoint a run could restart from stays. */
+static void blown_up_checkpoint(const ck_device *device) {
+  char path[600];
+  test_path_in(work_dir, "kept.ckpt", path, sizeof path);
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 64;
+  c.density = 0.7;
+  ck_gas *gas = make(device, &c, 0);
+  if (!gas)
+    return;
+  CHECK_OK(ck_gas_step(gas, 10));
+  CHECK_OK(ck_gas_save(gas, path));
+  ck_gas_destroy(gas);
+  size_t size = 0, after_size = 0;
+  char *good = test_read_file(path, &size);
+  c.dt = 0.1;
+  gas = make(device, &c, 0);
+  if (gas) {
+    CHECK_OK(ck_gas_step(gas, 10));
+    CHECK(ck_gas_save(gas, path) == CK_ERROR_MISMATCH);
+    const char *message = "";
+    ck_error_last(&message);
+    CHECK_MSG(strstr(message, "not writing the checkpoint of step 10") &&
+                  strstr(message, "outside the"),
+              "message: %s", message);
+  }
+  ck_gas_destroy(gas);
+  char *after = test_read_file(path, &after_size);
+  CHECK_MSG(good && after && size == after_size &&
+                memcmp(good, after, size) == 0,
+            "%s was replaced", path);
+  gas = NULL;
+  CHECK_OK(ck_gas_load(device, path, &gas));
+  ck_gas_destroy(gas);
+  free(good);
+  free(after);
+}
+
 static void version_one_checkpoint(const ck_device *ref) {
   char path[600], old[600];
   test_path_in(work_dir, "v2.ckpt", path, sizeof path);
@@ -2351,8 +2392,11 @@ int main(void) {
   geometry_limits(ref);
   damaged_checkpoints(ref);
   version_one_checkpoint(ref);
-  if (ocl)
+  blown_up_checkpoint(ref);
+  if (ocl) {
     damaged_checkpoints(ocl);
+    blown_up_checkpoint(ocl);
+  }
   xyz_start(ref, 0);
   xyz_start(ref, 1);
   if (ocl)

@@ -804,42 +804,6 @@ static void put_config(ck__byte_writer *b, const ck_gas_config *c) {
   ck__bytes_put_u64(b, c->seed);
 }
 
-ck_status ck_gas_save(ck_gas *gas, const char *path) {
-  ck_status status = CK_OK;
-  ck__byte_writer b = {0};
-  uint8_t *raw = NULL;
-  if (!gas || !path)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_save: NULL argument");
-  gas_state *s = &gas->state;
-  ck__bytes_put(&b, checkpoint_magic, 8);
-  ck__bytes_put_u32(&b, CHECKPOINT_VERSION);
-  ck__bytes_put_u32(&b, (uint32_t)s->real_size);
-  ck__bytes_put_u64(&b, gas->step);
-  put_config(&b, &gas->config);
-  ck__bytes_put_u32(&b, s->local_tiles ? 1u : 0u);
-  ck__bytes_put_u32(&b, s->strips ? 1u : 0u);
-  ck_buffer *buffers[8];
-  size_t sizes[8];
-  size_t count = checkpoint_buffers(s, buffers, sizes);
-  for (size_t i = 0; i < count; ++i) {
-    /* The buffer's bytes, raw, as the device holds them. */
-    raw = malloc(sizes[i] ? sizes[i] : 1);
-    if (!raw)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory writing a checkpoint",
-              path);
-    CK_TRY(ck_buffer_read(s->queue, buffers[i], 0, sizes[i], raw, CK_BLOCKING,
-                          NULL));
-    ck__bytes_put(&b, raw, sizes[i]);
-    free(raw);
-    raw = NULL;
-  }
-  CK_TRY(ck__bytes_save(&b, path));
-fail:
-  free(raw);
-  ck__bytes_free(&b);
-  return status;
-}
-
 /* Entry i of a saved array of reals of real_size bytes. */
 static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
   if (real_size == 8) {
@@ -919,6 +883,60 @@ static ck_status check_saved_particles(
   }
 fail:
   free(seen);
+  return status;
+}
+
+ck_status ck_gas_save(ck_gas *gas, const char *path) {
+  ck_status status = CK_OK;
+  ck__byte_writer b = {0};
+  uint8_t *raw = NULL;
+  if (!gas || !path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_save: NULL argument");
+  gas_state *s = &gas->state;
+  ck__bytes_put(&b, checkpoint_magic, 8);
+  ck__bytes_put_u32(&b, CHECKPOINT_VERSION);
+  ck__bytes_put_u32(&b, (uint32_t)s->real_size);
+  ck__bytes_put_u64(&b, gas->step);
+  put_config(&b, &gas->config);
+  ck__bytes_put_u32(&b, s->local_tiles ? 1u : 0u);
+  ck__bytes_put_u32(&b, s->strips ? 1u : 0u);
+  ck_buffer *buffers[8];
+  size_t sizes[8], offsets[8] = {0};
+  size_t count = checkpoint_buffers(s, buffers, sizes);
+  for (size_t i = 0; i < count; ++i) {
+    offsets[i] = b.size;
+    /* The buffer's bytes, raw, as the device holds them. */
+    raw = malloc(sizes[i] ? sizes[i] : 1);
+    if (!raw)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory writing a checkpoint",
+              path);
+    CK_TRY(ck_buffer_read(s->queue, buffers[i], 0, sizes[i], raw, CK_BLOCKING,
+                          NULL));
+    ck__bytes_put(&b, raw, sizes[i]);
+    free(raw);
+    raw = NULL;
+  }
+  /* A state that loading would refuse (a particle thrown out of the box
+   * by a step too large, before the energy shows it) is not written, so
+   * that it cannot replace the last checkpoint a run could restart from. */
+  if (!b.failed) {
+    const uint8_t *at[8] = {0};
+    for (size_t i = 0; i < count; ++i)
+      at[i] = b.bytes + offsets[i];
+    status = check_saved_particles(path, s, at[0], at[1], at[2], at[3], at[4],
+                                   at[5], at[6]);
+    if (status == CK_ERROR_PARSE)
+      CK_FAIL_PREFIX(CK_ERROR_MISMATCH,
+                     "not writing the checkpoint of step %llu, which a run "
+                     "could not restart from (the time step may be too "
+                     "large): ",
+                     (unsigned long long)gas->step);
+    CK_TRY(status);
+  }
+  CK_TRY(ck__bytes_save(&b, path));
+fail:
+  free(raw);
+  ck__bytes_free(&b);
   return status;
 }
 
