@@ -287,6 +287,10 @@ static void check_basic_commands(void) {
       /* The --help that a usage error suggests works for every command. */
       {{"version", "--help", NULL}, 0, 0, "usage: clkit version"},
       {{"help", "--help", NULL}, 0, 0, "usage: clkit"},
+      /* The run's options, and the workloads, as `clkit help run` says. */
+      {{"run", "--help", NULL}, 0, 0, "--seed N"},
+      {{"run", "--help", NULL}, 0, 0, "  gas "},
+      {{"compare", "--help", NULL}, 0, 0, "ref always"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     expect_output(NULL, cases[c].args, cases[c].exit_code, cases[c].on_stderr,

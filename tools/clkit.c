@@ -70,6 +70,8 @@ static int unexpected(const char *command, const char *argument) {
   return usage_error(command, message);
 }
 
+static void print_workloads(FILE *out);
+
 static void print_main_help(FILE *out) {
   fprintf(
       out,
@@ -99,6 +101,10 @@ static void print_main_help(FILE *out) {
       "devices --probe.\n"
       "\n"
       "Workloads:\n");
+  print_workloads(out);
+}
+
+static void print_workloads(FILE *out) {
   const ck_workload *const *workloads;
   size_t count = 0;
   ck_workload_list(&workloads, &count);
@@ -144,6 +150,18 @@ static const char common_run_help[] =
     "      --json               print the result as one JSON object a line\n"
     "      --quiet              no progress bar or log lines but warnings\n"
     "  -h, --help               this text\n";
+
+/* `clkit run --help` and `clkit help run` (compare alike): the options
+ * every workload takes, and the workloads. */
+static void print_run_help(const char *command) {
+  int is_compare = strcmp(command, "compare") == 0;
+  printf("usage: clkit %s <workload> [options]; 'clkit %s <workload> "
+         "--help' lists a workload's options.\n\nCommon options:\n%s%s\n"
+         "Workloads:\n",
+         command, command, is_compare ? compare_device_help : run_device_help,
+         common_run_help);
+  print_workloads(stdout);
+}
 
 /* ---- interruption -------------------------------------------------------- */
 
@@ -422,8 +440,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
   config->seed = 1;
   if (argc < 2 || argv[1][0] == '-') {
     if (argc >= 2 && is_help_flag(argv[1])) {
-      printf("usage: clkit %s <workload> [options]\n", command);
-      print_main_help(stdout);
+      print_run_help(command);
       return EXIT_OK;
     }
     return usage_error(command, "which workload? (see 'clkit help')");
@@ -897,12 +914,7 @@ static int dispatch(int argc, char **argv) {
     if (argc > 2) {
       char *help_argv[] = {argv[2], "--help", NULL};
       if (strcmp(argv[2], "run") == 0 || strcmp(argv[2], "compare") == 0) {
-        printf("usage: clkit %s <workload> [options]; 'clkit %s <workload> "
-               "--help' lists a workload's options.\n\nCommon options:\n%s%s",
-               argv[2], argv[2],
-               strcmp(argv[2], "compare") == 0 ? compare_device_help
-                                               : run_device_help,
-               common_run_help);
+        print_run_help(argv[2]);
         return EXIT_OK;
       }
       if (strcmp(argv[2], "help") != 0 && !is_help_flag(argv[2])) {
