@@ -1337,7 +1337,7 @@ static void check_aco_run(void) {
  * names; bad options and files give exit 2 or 1 with the culprit named. */
 static void check_nn_run(void) {
   char train[700], rows[700], model[700], trace[700], predicted[700];
-  char malformed[700], missing[700], nowhere[700], damaged[700];
+  char malformed[700], missing[700], nowhere[700], damaged[700], narrow[700];
   /* Three classes by the sign pattern of the first two features. */
   char text[8192] = "x,y,z,class\n";
   char unlabelled[4096] = "";
@@ -1357,6 +1357,8 @@ static void check_nn_run(void) {
   test_write_text(work_dir, "nn-rows.csv", unlabelled, rows, sizeof rows);
   test_write_text(work_dir, "nn-bad.csv", "1,2,A\n3,4,B\n5,six,A\n", malformed,
                   sizeof malformed);
+  test_write_text(work_dir, "nn-narrow.csv", "1,2,A\n3,4,B\n", narrow,
+                  sizeof narrow);
   test_write_text(work_dir, "nn-damaged.ckn", "CKNNMODL\1\0\0\0 not a model",
                   damaged, sizeof damaged);
   snprintf(model, sizeof model, "%s/nn.ckn", work_dir);
@@ -1507,6 +1509,16 @@ static void check_nn_run(void) {
        2,
        "layers"},
       {{"run", "nn", "--train", missing, "--device", "ref", NULL}, 1, missing},
+      /* Data that does not fit the network (2 features a row for 3 units)
+       * is a fault of its file, not of the options. */
+      {{"run", "nn", "--train", train, "--test", narrow, "--label-col", "last",
+        "--device", "ref", NULL},
+       1,
+       narrow},
+      {{"run", "nn", "--load", model, "--train", narrow, "--label-col", "last",
+        "--device", "ref", NULL},
+       1,
+       "input layer has 3 units, but the training data has 2 features"},
       {{"run", "nn", "--train", malformed, "--label-col", "last", "--device",
         "ref", NULL},
        1,

@@ -430,9 +430,9 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   const char *name = set_names[which];
   if (data->features != s->sizes[0])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "layers: the input layer has %u units, but the %s data has %zu "
-            "features",
-            s->sizes[0], name, data->features);
+            "the network's input layer has %u units, but the %s data has "
+            "%zu feature%s a row",
+            s->sizes[0], name, data->features, data->features == 1 ? "" : "s");
   if (data->rows < 1 || data->rows > UINT32_MAX / 2)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "the %s data has %zu rows", name,
             data->rows);

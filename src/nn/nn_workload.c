@@ -562,6 +562,12 @@ static ck_status write_predictions(const char *path, const ck_nn *nn,
   return status;
 }
 
+/* A data set that does not fit the network: CK_ERROR_PARSE, a fault of the
+ * file, for ck_nn_attach's CK_ERROR_INVALID_ARGUMENT. */
+static ck_status data_fault(ck_status status) {
+  return status == CK_ERROR_INVALID_ARGUMENT ? CK_ERROR_PARSE : status;
+}
+
 static ck_status nn_run(const ck_device *device, const ck_param *params,
                         size_t count, const ck_run_options *options,
                         ck_result *result) {
@@ -654,14 +660,18 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   }
   if (!nn)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "nothing to do: give --train FILE");
-  /* A shape that does not fit the network is named by its file. */
+  /* A shape that does not fit the network is named by its file. It is a
+   * fault of the data (exit 1), not of the options, unless --layers chose
+   * a shape that the training data does not fit (ck_nn_set_preprocessing
+   * above): the training data against a loaded model, or the test data
+   * against a network its training data fits. */
   if (training && (status = ck_nn_attach(nn, CK_NN_TRAIN, &train)))
-    CK_FAIL_PREFIX(status, "%s: ", job.train);
+    CK_FAIL_PREFIX(job.load ? data_fault(status) : status, "%s: ", job.train);
   if (validation.rows &&
       (status = ck_nn_attach(nn, CK_NN_VALIDATION, &validation)))
-    CK_FAIL_PREFIX(status, "%s: ", job.train);
+    CK_FAIL_PREFIX(data_fault(status), "%s: ", job.train);
   if (test.rows && (status = ck_nn_attach(nn, CK_NN_TEST, &test)))
-    CK_FAIL_PREFIX(status, "%s: ", job.test ? job.test : job.train);
+    CK_FAIL_PREFIX(data_fault(status), "%s: ", job.test ? job.test : job.train);
 
   if (job.predict) {
     /* Rows to predict may come with labels (then scored too) or without;
