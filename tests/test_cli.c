@@ -375,6 +375,9 @@ static void check_run_usage_errors(void) {
       {{"run", "pso", "--device", "ref", "--lo", "2", "--hi", "1", NULL},
        "below"},
       {{"run", "pso", "--device", "ref", "--fn", "lsq", NULL}, "--data"},
+      /* Data for an objective that takes none, before the file is read. */
+      {{"run", "pso", "--device", "ref", "--data", "no-such-file.csv", NULL},
+       "--fn sphere takes no data"},
       {{"run", "pso", "--device", "ref", "--topology", "star", NULL},
        "--topology"},
       /* ga: the relations between options are usage errors too. */
