@@ -1288,6 +1288,8 @@ static void test_optima(void) {
       {"a280 : \n", ":1: the optimum of a280"},
       {" : 5\n", ":1: expected \"name : optimum\""},
       {"a280 : -3\n", ":1: the optimum of a280, \"-3\""},
+      {"a280 : 0\n",
+       ":1: the optimum of a280, \"0\", is not a whole number >= 1"},
       {"a280 : 2579\na280 : 2580\n", ":2: a280 is listed again"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {

@@ -145,7 +145,8 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
 
 /*
  * ck_tsp_optimum_find - look an instance up in a file of "name : value"
- * lines (blank lines and lines starting with '#' ignored).
+ * lines (blank lines and lines starting with '#' ignored); an optimum is
+ * a whole number >= 1.
  * Takes: path; name; optimum, set when found.
  * Returns: CK_OK; CK_ERROR_NOT_FOUND if the name is not listed;
  * CK_ERROR_IO; CK_ERROR_PARSE naming the file and line of a malformed

@@ -1241,10 +1241,11 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
       CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
                        "expected \"name : optimum\", found \"%s\"", whole.text);
     int64_t number = 0;
+    /* At least 1, as --optimum: a gap is measured against it. */
     if (ck__text_read_integer(value, &number) != CK__TEXT_NUMBER_OK ||
-        number < 0)
+        number < 1)
       CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                       "the optimum of %s, \"%s\", is not a whole number >= 0",
+                       "the optimum of %s, \"%s\", is not a whole number >= 1",
                        ck__text_quote(key).text, ck__text_quote(value).text);
     if (strcmp(key, name) != 0)
       continue;
