@@ -494,6 +494,27 @@ static void user_objective(const ck_device *device) {
   CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
             message);
 
+  /* A source that defines no objective (here one named otherwise, and an
+   * empty one) is refused naming the user's file, not clkit's header. */
+  char unnamed[512], empty[512];
+  test_write_text(
+      work_dir, "unnamed.cl",
+      "float objectives(const float *x, int dim) { return x[0]; }\n", unnamed,
+      sizeof unnamed);
+  test_write_text(work_dir, "empty.cl", "", empty, sizeof empty);
+  const char *const sources[] = {unnamed, empty};
+  for (int k = 0; k < 2; ++k) {
+    const ck_param none[] = {
+        {"objective", sources[k]}, {"lo", "-3"}, {"hi", "3"}, {"dim", "2"}};
+    CHECK(ck_workload_run(pso, device, none, 4, &options, &result) ==
+          CK_ERROR_PARSE);
+    ck_error_last(&message);
+    snprintf(location, sizeof location, "%s: no function objective",
+             sources[k]);
+    CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
+              message);
+  }
+
   /* A data argument: weights then centres, one row of 2 * dim numbers
    * (the last column counts as b, which is fine for a user objective). */
   char data_path[512];

@@ -1,4 +1,5 @@
 /* problem.c - the optimisers' shared problem checks and device transfers. */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +22,21 @@ static int takes_data(const char *source) {
     const char *close = strchr(c, ')');
     const char *global = strstr(c, "global");
     return close && global && global < close;
+  }
+  return 0;
+}
+
+/* Whether the word `objective` stands anywhere in a user source: a
+ * source without it cannot define the function, and its build would fail
+ * in clkit's header that calls it rather than in the user's file. */
+static int names_objective(const char *source) {
+  static const char word[] = "objective";
+  for (const char *at = strstr(source, word); at; at = strstr(at + 1, word)) {
+    char before = at == source ? ' ' : at[-1];
+    char after = at[sizeof word - 1];
+    if (!isalnum((unsigned char)before) && before != '_' &&
+        !isalnum((unsigned char)after) && after != '_')
+      return 1;
   }
   return 0;
 }
@@ -128,6 +144,12 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
         strdup(spec->source_name ? spec->source_name : "objective.cl");
     if (!problem->user_source || !problem->user_name)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (!names_objective(problem->user_source))
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s: no function objective here; a user objective is OpenCL C "
+              "defining float objective(const float *x, int dim[, __global "
+              "const float *data])",
+              problem->user_name);
     problem->user_has_data = takes_data(problem->user_source);
     if (problem->user_has_data && !spec->data)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
