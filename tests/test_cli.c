@@ -60,6 +60,8 @@ static const char *stdout_target;
  * appears in the work directory (a run's temporary output: by then it is
  * running). */
 static const char *interrupt_when;
+/* With interrupt_when: a second SIGINT soon after the first. */
+static int interrupt_twice;
 
 static int work_dir_has(const char *prefix) {
   DIR *directory = opendir(work_dir);
@@ -119,6 +121,11 @@ static run_output run_clkit_env(const char *const *environment,
     if (interrupt_when && !interrupted && work_dir_has(interrupt_when)) {
       kill(child, SIGINT);
       interrupted = 1;
+      if (interrupt_twice) {
+        struct timespec between = {0, 2 * 1000 * 1000};
+        nanosleep(&between, NULL);
+        kill(child, SIGINT);
+      }
     }
     if (done < 0 && errno != EINTR) {
       fprintf(stderr, "waitpid: %s\n", strerror(errno));
@@ -134,10 +141,13 @@ static run_output run_clkit_env(const char *const *environment,
     nanosleep(&pause, NULL);
     waited_ms += 5;
   }
+  /* A signal's end reads as a shell gives it: 128 + the signal. */
   if (status != -1 && WIFEXITED(status))
     result.exit_code = WEXITSTATUS(status);
-  else if (status != -1 && WIFSIGNALED(status))
+  else if (status != -1 && WIFSIGNALED(status)) {
     fprintf(stderr, "clkit died of signal %d\n", WTERMSIG(status));
+    result.exit_code = 128 + WTERMSIG(status);
+  }
   result.out = stdout_target ? NULL : test_read_file(out_path, NULL);
   result.err = test_read_file(err_path, NULL);
   if (!result.out)
@@ -1692,6 +1702,28 @@ static void check_interrupt(void) {
   free(kept);
   CHECK_MSG(!work_dir_has(".interrupted.xyz.tmp."),
             "the trajectory's temporary was left in %s", work_dir);
+  /* Twice: the second ends the process at once (by SIGINT, unless the
+   * first has stopped the run already), and its temporaries go with it;
+   * the frames between the run's checks (1000 steps of 4096 particles)
+   * leave the second signal time to come first. */
+  const char *const twice[] = {"run",         "gas",  "--device",     "ref",
+                               "--particles", "4096", "--steps",      "1e9",
+                               "--traj",      traj,   "--traj-every", "1000",
+                               "--quiet",     NULL};
+  interrupt_when = ".interrupted.xyz.tmp.";
+  interrupt_twice = 1;
+  r = run_clkit(twice);
+  interrupt_when = NULL;
+  interrupt_twice = 0;
+  EXPECT_EXIT(r, 130, twice);
+  release(&r);
+  kept = test_read_file(traj, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%s'", traj,
+            kept ? kept : "(nothing)");
+  free(kept);
+  CHECK_MSG(!work_dir_has(".interrupted.xyz.tmp."),
+            "the trajectory's temporary was left in %s after two signals",
+            work_dir);
   remove(traj);
 }
 

@@ -171,18 +171,39 @@ static volatile sig_atomic_t interruption;
 /* Seconds a SIGTERM waits for the run's next check. */
 enum { TERMINATION_GRACE_S = 10 };
 
+/* Ends the process by the signal's default action, once the temporaries
+ * of the outputs being written are gone (the outputs keep their old
+ * content): async-signal-safe. Raised inside its own handler, the signal
+ * is blocked until that handler returns, and then ends the process. */
+static void end_now(int signal_number) {
+  ck_file_remove_temporaries();
+  signal(signal_number, SIG_DFL);
+  raise(signal_number);
+}
+
+/* A SIGTERM's grace has run out: it ends the process as SIGTERM. */
+static void grace_over(int signal_number) {
+  (void)signal_number;
+  end_now(SIGTERM);
+}
+
 /* Notes the signal and says so, with write() and alarm() alone
- * (async-signal-safe). SA_RESETHAND has already restored the default
- * action, so a second signal ends the process at once. A SIGTERM comes
- * from a supervisor that expects an end, and a check may be far off (a
- * long build, a hung kernel): SIGALRM's default action ends the process
- * if the run has not stopped by then. */
+ * (async-signal-safe); a second signal ends the process at once. A
+ * SIGTERM comes from a supervisor that expects an end, and a check may be
+ * far off (a long build, a hung kernel): SIGALRM ends the process if the
+ * run has not stopped by then. */
 static void note_interruption(int signal_number) {
   static const char notice[] =
       "\nclkit: stopping at the run's next check (once more to end it now)\n";
+  if (interruption) {
+    end_now(signal_number);
+    return;
+  }
   interruption = signal_number;
-  if (signal_number == SIGTERM)
+  if (signal_number == SIGTERM) {
+    signal(SIGALRM, grace_over);
     alarm(TERMINATION_GRACE_S);
+  }
   ssize_t written = write(STDERR_FILENO, notice, sizeof notice - 1);
   (void)written;
 }
@@ -205,18 +226,16 @@ static void catch_interruptions(void) {
       continue;
     memset(&action, 0, sizeof action);
     action.sa_handler = note_interruption;
-    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     sigaction(signals[i], &action, NULL);
   }
 }
 
 /* Libraries that the device enumeration loads may take the signals over
- * (LLVM's handlers, in PoCL, do): they are taken back for the run, unless
- * one has come already and its handler is spent. */
+ * (LLVM's handlers, in PoCL, do): they are taken back for the run. */
 static void catch_interruptions_again(void) {
-  if (!interruption)
-    catch_interruptions();
+  catch_interruptions();
 }
 
 static int stop_when_interrupted(void *user, double fraction) {

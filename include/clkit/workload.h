@@ -179,6 +179,18 @@ ck_status ck_file_same(const char *a, const char *b, int *same);
 ck_status ck_file_writable(const char *path);
 
 /*
+ * ck_file_remove_temporaries - remove the temporary files of the outputs
+ * being written now (each ".NAME.tmp.TOKEN" beside its output, renamed
+ * over it once complete), for a signal handler that ends the process
+ * without letting the runs finish: it is async-signal-safe. The outputs
+ * keep their old content; the writes in progress can no longer complete,
+ * so it is only for a process that is ending. Up to 64 temporaries open
+ * at once are listed.
+ * Returns: CK_OK.
+ */
+ck_status ck_file_remove_temporaries(void);
+
+/*
  * ck_compare_run - run one configuration and seed on several devices.
  * Runs ref first as the oracle (unless skip_ref), then each device in
  * indices; fills results[0 .. *produced-1] with agreement against ref

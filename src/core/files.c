@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,52 @@ static char *output_target(const char *path) {
   return current;
 }
 
+/* The temporaries being written now, for ck_file_remove_temporaries(): a
+ * slot holds a temporary's name from its creation until its commit or
+ * abandonment. Lock-free atomics, so that a signal handler may take the
+ * names. A name the handler has taken is never freed (the process is
+ * ending), so that a thread in the middle of a commit cannot free it
+ * under the handler's unlink. */
+enum { TEMPORARY_SLOTS = 64 };
+static _Atomic(char *) temporaries[TEMPORARY_SLOTS];
+
+/* Registers a temporary's name; with every slot taken it goes unlisted. */
+static void temporary_listed(char *name) {
+  for (size_t i = 0; i < TEMPORARY_SLOTS; ++i) {
+    char *empty = NULL;
+    if (atomic_compare_exchange_strong(&temporaries[i], &empty, name))
+      return;
+  }
+}
+
+/* Takes a temporary's name off the list; 0 when it is not there, because
+ * ck_file_remove_temporaries() took it (then it is never freed) or because
+ * no slot was free (then its few bytes are never freed: 64 outputs being
+ * written at once is far beyond any run). */
+static int temporary_unlisted(char *name) {
+  for (size_t i = 0; i < TEMPORARY_SLOTS; ++i) {
+    char *expected = name;
+    if (atomic_compare_exchange_strong(&temporaries[i], &expected, NULL))
+      return 1;
+  }
+  return 0;
+}
+
+/* Frees a temporary's name once it is off the list (see above). */
+static void temporary_released(char *name, int listed) {
+  if (listed)
+    free(name);
+}
+
+ck_status ck_file_remove_temporaries(void) {
+  for (size_t i = 0; i < TEMPORARY_SLOTS; ++i) {
+    char *name = atomic_exchange(&temporaries[i], NULL);
+    if (name)
+      unlink(name);
+  }
+  return CK_OK;
+}
+
 /* Opens path itself for writing in place: *temp becomes a copy of path,
  * which tells commit and abandon that there is nothing to rename or
  * remove. */
@@ -185,6 +232,7 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
                   path, candidate, strerror(error));
         }
       }
+      temporary_listed(candidate);
       *temp = candidate;
       *fd = opened;
       candidate = NULL;
@@ -239,7 +287,7 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   if (status != CK_OK && !in_place)
     unlink(temp);
   free(target);
-  free(temp);
+  temporary_released(temp, in_place || temporary_unlisted(temp));
   return status;
 }
 
@@ -249,7 +297,8 @@ void ck__file_abandon(int fd, char *temp, const char *path) {
     close(fd);
   if (temp && !in_place)
     unlink(temp);
-  free(temp);
+  if (temp)
+    temporary_released(temp, in_place || temporary_unlisted(temp));
 }
 
 ck_status ck__file_write_atomic(const char *path, const void *data,
