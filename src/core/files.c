@@ -137,12 +137,6 @@ static int temporary_unlisted(char *name) {
   return 0;
 }
 
-/* Frees a temporary's name once it is off the list (see above). */
-static void temporary_released(char *name, int listed) {
-  if (listed)
-    free(name);
-}
-
 ck_status ck_file_remove_temporaries(void) {
   for (size_t i = 0; i < TEMPORARY_SLOTS; ++i) {
     char *name = atomic_exchange(&temporaries[i], NULL);
@@ -287,7 +281,8 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   if (status != CK_OK && !in_place)
     unlink(temp);
   free(target);
-  temporary_released(temp, in_place || temporary_unlisted(temp));
+  if (in_place || temporary_unlisted(temp))
+    free(temp);
   return status;
 }
 
@@ -297,8 +292,8 @@ void ck__file_abandon(int fd, char *temp, const char *path) {
     close(fd);
   if (temp && !in_place)
     unlink(temp);
-  if (temp)
-    temporary_released(temp, in_place || temporary_unlisted(temp));
+  if (temp && (in_place || temporary_unlisted(temp)))
+    free(temp);
 }
 
 ck_status ck__file_write_atomic(const char *path, const void *data,
