@@ -579,6 +579,9 @@ static void bad_input(const ck_device *ref) {
       {{{"bounds", "wrap"}}, 1, "--bounds"},
       {{{"fn", "lsq"}}, 1, "--data"},
       {{{"constriction", "1"}, {"c1", "1"}, {"c2", "1"}}, 3, "c1 + c2"},
+      /* A flag is "1" or left out: "0" would otherwise turn it on. */
+      {{{"constriction", "0"}}, 1, "--constriction is a flag"},
+      {{{"constriction", "no"}}, 1, "not \"no\""},
       {{{"precision", "half"}}, 1, "--precision"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {

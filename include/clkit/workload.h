@@ -32,7 +32,8 @@ typedef struct ck_option {
 
 typedef struct ck_param {
   const char *name;  /* an option name */
-  const char *value; /* its value; "1" for a flag */
+  const char *value; /* its value; "1" for a flag (any other is refused:
+                      * a flag is off when left out) */
 } ck_param;
 
 /* Called now and then during a run; return nonzero to stop it early. */

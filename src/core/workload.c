@@ -315,13 +315,23 @@ static ck_status check_params(const ck_workload *workload,
                       params[i].name);
   }
   /* Options that name files say so in their value names (FILE, FILE.tsp,
-   * ...); an empty name is no file. */
+   * ...); an empty name is no file. A flag is on by its presence, so any
+   * value but "1" ("0", "no") would turn it on against the caller's
+   * meaning: it is refused. */
   for (size_t i = 0; i < count; ++i)
-    for (const ck_option *option = workload->options; option->name; ++option)
-      if (strcmp(option->name, params[i].name) == 0 && option->value_name &&
-          strncmp(option->value_name, "FILE", 4) == 0 && !*params[i].value)
+    for (const ck_option *option = workload->options; option->name; ++option) {
+      if (strcmp(option->name, params[i].name) != 0)
+        continue;
+      if (option->value_name && strncmp(option->value_name, "FILE", 4) == 0 &&
+          !*params[i].value)
         return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                         "option --%s: an empty file name", params[i].name);
+      if (!option->value_name && strcmp(params[i].value, "1") != 0)
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "option --%s is a flag: its value is \"1\", not "
+                        "\"%s\" (leave it out to turn it off)",
+                        params[i].name, params[i].value);
+    }
   return workload->check ? workload->check(params, count) : CK_OK;
 }
 
