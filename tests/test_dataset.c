@@ -896,6 +896,8 @@ static void test_csv_malformed(void) {
        ":3: field 2: 'x' is not a number"},
       {"trailing garbage", "A,1,2\nB,3,4.5.6\n", 0, 0, 0, CK_ERROR_PARSE,
        ":2: field 3: '4.5.6' is not a number"},
+      {"hexadecimal", "A,1,2\nB,0x10,4\n", 0, 0, 0, CK_ERROR_PARSE,
+       ":2: field 2: '0x10' is not a number"},
       {"nan", "A,1,nan\n", 0, 0, 0, CK_ERROR_PARSE,
        ":1: field 3: 'nan' is not finite"},
       {"inf", "A,1,2\nB,-inf,3\n", 0, 0, 0, CK_ERROR_PARSE,

@@ -76,6 +76,11 @@ ck__csv_field_kind ck__csv_read_number(const ck__csv_dialect *dialect,
     return CK__CSV_NOT_FINITE;
   if (isinf(number))
     return errno == ERANGE ? CK__CSV_OUT_OF_RANGE : CK__CSV_NOT_FINITE;
+  /* Decimal only, as option values are read: strtod would also take
+   * hexadecimal ("0x10" as 16). */
+  for (const char *at = begin; at < end; ++at)
+    if (!strchr("0123456789.eE+-", *at))
+      return CK__CSV_NOT_A_NUMBER;
   if (fabs(number) > dialect->largest)
     return CK__CSV_OUT_OF_RANGE;
   *value = number;
