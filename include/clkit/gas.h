@@ -178,7 +178,12 @@ ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
 /*
  * ck_gas_rdf - add the current configuration's pair distances to a
  * histogram of `bins` bins over [0, range); counts (bins entries) are
- * accumulated, not overwritten. Returns: CK_OK; device errors.
+ * accumulated, not overwritten. range may reach as far as the run's
+ * neighbour structure sees: a cell's width (cells), rc (Verlet lists) or
+ * half the box (all pairs).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL, bins outside 1 ..
+ * 2^20, or a range not above 0 or past that reach (the message gives it);
+ * device errors.
  */
 ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts);
 

@@ -53,8 +53,9 @@ ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
  * double (1, on devices with fp64). ref evaluates with the same shared
  * code on the host.
  * Takes: points, values (count entries, out).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (dim < 1, not streamed,
- * double on a device without fp64); device errors.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, dim < 1,
+ * count 0 or past 2^32 - 1, not streamed, double on a device without
+ * fp64); device errors.
  */
 ck_status ck_objective_evaluate(const ck_device *device,
                                 const ck_objective_info *info, int dim,

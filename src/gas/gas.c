@@ -705,7 +705,7 @@ ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts) {
   if (range > reach * (1 + 1e-12))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
-        "option --rdf-range: the range %g is beyond what this run can see (%g: "
+        "the RDF's range (--rdf-range) %g is beyond what this run can see (%g: "
         "a cell's width, rc with Verlet lists, or half the box "
         "with all pairs)",
         range, reach);

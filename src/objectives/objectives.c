@@ -109,7 +109,8 @@ ck_status ck_objective_evaluate(const ck_device *device,
   if (!device || !info || !points || !values || dim < 1 || count == 0 ||
       count > UINT32_MAX)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_evaluate: bad argument");
+                    "ck_objective_evaluate: a NULL argument, dim below 1, "
+                    "or count 0 or past 2^32 - 1");
   if (!info->streamed)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_objective_evaluate: %s needs its data; it is "
