@@ -70,7 +70,7 @@ typedef struct ck_ga_config {
   const char *objective_source;
   const char *objective_name;
   const ck_lsq_data *data;
-  int dim;
+  int dim;               /* lsq: the data's dim, whatever this says */
   const double *lo, *hi; /* dim entries each, or NULL for the usual domain */
   size_t islands;        /* 1 .. 2^20 */
   size_t island_size;    /* 2 .. 4096, any value */
@@ -147,7 +147,8 @@ ck_status ck_ga_step(ck_ga *ga, uint64_t generations);
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report);
 
 /* ck_ga_best - the best value found and, if position is not NULL, its
- * genes (dim entries). */
+ * genes: config.dim entries, or for lsq the data's dim (config.dim is not
+ * read then). */
 ck_status ck_ga_best(ck_ga *ga, double *value, double *position);
 
 /*

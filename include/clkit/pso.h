@@ -150,7 +150,8 @@ ck_status ck_pso_step(ck_pso *pso, uint64_t iterations);
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report);
 
 /* ck_pso_best - the best value so far and, if position is not NULL, its
- * position (dim entries). */
+ * position: config.dim entries, or for lsq the data's dim (config.dim is
+ * not read then). */
 ck_status ck_pso_best(ck_pso *pso, double *value, double *position);
 
 /*
