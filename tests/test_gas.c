@@ -1496,6 +1496,19 @@ static void expect_load_failure(const ck_device *device, const char *path,
   ck_gas_destroy(gas);
 }
 
+/* A gas of config c, `steps` steps on, saved to path: the file's bytes
+ * (size set), or NULL. */
+static char *saved_after(const ck_device *device, const ck_gas_config *c,
+                         uint64_t steps, const char *path, size_t *size) {
+  ck_gas *gas = make(device, c, 0);
+  if (!gas)
+    return NULL;
+  CHECK_OK(ck_gas_step(gas, steps));
+  CHECK_OK(ck_gas_save(gas, path));
+  ck_gas_destroy(gas);
+  return test_read_file(path, size);
+}
+
 static void damaged_checkpoints(const ck_device *device) {
   char path[600], damaged[600];
   test_path_in(work_dir, "good.ckpt", path, sizeof path);
@@ -1505,14 +1518,8 @@ static void damaged_checkpoints(const ck_device *device) {
   c.particles = 50;
   c.density = 0.5;
   c.neighbors = CK_GAS_VERLET;
-  ck_gas *gas = make(device, &c, 0);
-  if (!gas)
-    return;
-  CHECK_OK(ck_gas_step(gas, 10));
-  CHECK_OK(ck_gas_save(gas, path));
-  ck_gas_destroy(gas);
   size_t size = 0;
-  uint8_t *good = (uint8_t *)test_read_file(path, &size);
+  uint8_t *good = (uint8_t *)saved_after(device, &c, 10, path, &size);
   CHECK_MSG(good && size > 200, "the checkpoint %s was not written", path);
   if (!good || size <= 200) {
     free(good);
@@ -1524,7 +1531,7 @@ static void damaged_checkpoints(const ck_device *device) {
     return;
   }
   /* The file as written loads. */
-  gas = NULL;
+  ck_gas *gas = NULL;
   CHECK_OK(ck_gas_load(device, path, &gas));
   /* Saving where no directory is fails, naming the file. */
   char nowhere[700];
@@ -1712,16 +1719,12 @@ static void blown_up_checkpoint(const ck_device *device) {
   ck_gas_config_init(&c);
   c.particles = 64;
   c.density = 0.7;
-  ck_gas *gas = make(device, &c, 0);
-  if (!gas)
-    return;
-  CHECK_OK(ck_gas_step(gas, 10));
-  CHECK_OK(ck_gas_save(gas, path));
-  ck_gas_destroy(gas);
   size_t size = 0, after_size = 0;
-  char *good = test_read_file(path, &size);
+  char *good = saved_after(device, &c, 10, path, &size);
+  if (!good)
+    return;
   c.dt = 0.1;
-  gas = make(device, &c, 0);
+  ck_gas *gas = make(device, &c, 0);
   if (gas) {
     CHECK_OK(ck_gas_step(gas, 10));
     CHECK(ck_gas_save(gas, path) == CK_ERROR_MISMATCH);

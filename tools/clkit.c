@@ -70,7 +70,16 @@ static int unexpected(const char *command, const char *argument) {
   return usage_error(command, message);
 }
 
-static void print_workloads(FILE *out);
+static void print_workloads(FILE *out) {
+  const ck_workload *const *workloads;
+  size_t count = 0;
+  ck_workload_list(&workloads, &count);
+  for (size_t i = 0; i < count; ++i) {
+    const char *name, *summary;
+    ck_workload_describe(workloads[i], &name, &summary, NULL);
+    fprintf(out, "  %-20s %s\n", name, summary);
+  }
+}
 
 static void print_main_help(FILE *out) {
   fprintf(
@@ -102,17 +111,6 @@ static void print_main_help(FILE *out) {
       "\n"
       "Workloads:\n");
   print_workloads(out);
-}
-
-static void print_workloads(FILE *out) {
-  const ck_workload *const *workloads;
-  size_t count = 0;
-  ck_workload_list(&workloads, &count);
-  for (size_t i = 0; i < count; ++i) {
-    const char *name, *summary;
-    ck_workload_describe(workloads[i], &name, &summary, NULL);
-    fprintf(out, "  %-20s %s\n", name, summary);
-  }
 }
 
 static void print_workload_options(FILE *out, const ck_workload *workload) {

@@ -41,6 +41,15 @@ static int names_objective(const char *source) {
   return 0;
 }
 
+ck_status ck__problem_data_check(const ck_objective_info *info, int has_data) {
+  if (has_data && info && info->id != CK_OBJECTIVE_LSQ)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --data: --fn %s takes no data; lsq and user "
+                    "objectives do",
+                    info->name);
+  return CK_OK;
+}
+
 ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                            const ck__problem_spec *spec) {
   ck_status status = CK_OK;
@@ -160,10 +169,8 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
               "option --data: the objective in %s takes no data argument "
               "(objective(x, dim, __global const float *data))",
               problem->user_name);
-  } else if (!lsq && spec->data) {
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --data: --fn %s takes no data; lsq and user objectives do",
-            spec->function);
+  } else {
+    CK_TRY(ck__problem_data_check(problem->info, spec->data != NULL));
   }
   return CK_OK;
 fail:

@@ -82,6 +82,12 @@ typedef struct ck__problem {
     }                                                                          \
   } while (0)
 
+/* CK_OK, or CK_ERROR_INVALID_ARGUMENT naming --data when data is given
+ * to a built-in objective (info) other than lsq, which takes none; for
+ * ck__problem_init and for the option parser, which asks before it reads
+ * the file. */
+ck_status ck__problem_data_check(const ck_objective_info *info, int has_data);
+
 /* Checks a spec (the messages name the CLI options) and fills problem;
  * release it with ck__problem_free(). */
 ck_status ck__problem_init(ck__problem *problem, const ck_device *device,

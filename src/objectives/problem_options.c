@@ -150,10 +150,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   const char *data_path = ck__param_find(params, count, "data");
   /* Refused before the file is read: a usage error whether or not the
    * file exists (the user objective's own check is on its source). */
-  if (data_path && info && info->id != CK_OBJECTIVE_LSQ)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --data: --fn %s takes no data; lsq and user objectives do",
-            spec->function);
+  CK_TRY(ck__problem_data_check(info, data_path != NULL));
   if (data_path) {
     if ((status = ck_lsq_load(data_path, &job->data)))
       CK_FAIL_PREFIX(status, "option --data: ");
