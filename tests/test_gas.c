@@ -2187,6 +2187,10 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
       {"neighbors", "octree", "--neighbors"},
       {"model", "log:1", "--model"},
       {"model", "log:1:-1", "--model"},
+      {"model", "log:0x1p-5:1", "--model"},
+      {"model", "log: 0.02:1", "--model"},
+      {"model", "log:1:1:1", "--model"},
+      {"model", "log:nan:1", "--model"},
       {"particles", "0", "particles"},
       {"dt", "0", "dt"},
       {"shift", "sideways", "shift"},
@@ -2226,6 +2230,13 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   ck_param longest[] = {{"particles", "200"},
                         {"thermostat", "rescale:1:4294967295"}};
   CHECK_OK(ck_workload_check(w, longest, 2));
+  /* Fields are read as option values are: an exponent makes a whole
+   * number. */
+  ck_param exponents[] = {{"particles", "200"},
+                          {"thermostat", "rescale:1:1e1"},
+                          {"neighbors", "allpairs"},
+                          {"model", "log:2e-2:1"}};
+  CHECK_OK(ck_workload_check(w, exponents, 4));
   /* --rho and --box both set the box. */
   ck_param rho_and_box[] = {{"rho", "0.5"}, {"box", "20"}};
   expect_failure(ck_workload_check(w, rho_and_box, 2),

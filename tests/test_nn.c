@@ -1795,6 +1795,13 @@ static void workload(const ck_device *ref) {
       {{{"schedule", "junk"}}, 1, "--schedule"},
       {{{"schedule", "step:0:0.5"}}, 1, "--schedule"},
       {{{"schedule", "step:2:1.5"}}, 1, "--schedule"},
+      /* Read as option values are: no sign wrap, blanks or hexadecimal. */
+      {{{"schedule", "step:-1:0.5"}}, 1, "--schedule"},
+      {{{"schedule", "step: 2:0.5"}}, 1, "--schedule"},
+      {{{"schedule", "step:2: 0.5"}}, 1, "--schedule"},
+      {{{"schedule", "step:2:0x1p-1"}}, 1, "--schedule"},
+      {{{"schedule", "step:2.5:0.5"}}, 1, "--schedule"},
+      {{{"schedule", "step:2:0.5:1"}}, 1, "--schedule"},
       {{{"layers", "5"}}, 1, "--layers"},
       {{{"layers", "2,0,3"}}, 1, "--layers"},
       {{{"layers", "2,x"}}, 1, "--layers"},
@@ -1840,6 +1847,9 @@ static void workload(const ck_device *ref) {
   CHECK(ck_workload_check(nn_workload, cases[7].params, 1) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ck_workload_check(nn_workload, train_params, 7));
+  /* An epoch count with an exponent is a whole number, as elsewhere. */
+  static const ck_param exponent_step[] = {{"schedule", "step:1e1:0.5"}};
+  CHECK_OK(ck_workload_check(nn_workload, exponent_step, 1));
   free(result);
 }
 

@@ -4,7 +4,6 @@
  * standard errors in the ck_result; the files --rdf, --traj, --png and
  * --checkpoint, each written atomically.
  */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,21 +97,6 @@ static int parse_side(const char *begin, const char *end, double *side) {
   return ck__parse_decimal(begin, end, side) && *side > 0;
 }
 
-/* A whole decimal number in [1, maximum] filling [begin, end): digits
- * only (strtoull alone would take a sign, blanks and wrap negatives). */
-static int parse_count(const char *begin, const char *end,
-                       unsigned long long maximum, unsigned long long *count) {
-  if (begin == end)
-    return 0;
-  for (const char *at = begin; at < end; ++at)
-    if (*at < '0' || *at > '9')
-      return 0;
-  char *stop = NULL;
-  errno = 0;
-  *count = strtoull(begin, &stop, 10);
-  return stop == end && errno != ERANGE && *count >= 1 && *count <= maximum;
-}
-
 static ck_status parse_box(const char *text, ck_gas_config *c) {
   const char *separator = strpbrk(text, "xX");
   const char *end = text + strlen(text);
@@ -132,9 +116,10 @@ static ck_status parse_box(const char *text, ck_gas_config *c) {
   return CK_OK;
 }
 
-/* none, langevin:T:GAMMA or rescale:T:EVERY, each field read whole: T a
- * decimal in [0, 1e6] (as --T), GAMMA one in (0, 1e6], EVERY a whole
- * number from 1 to UINT_MAX (sscanf's %u would wrap -1 and 10^11). */
+/* none, langevin:T:GAMMA or rescale:T:EVERY, each field read whole as
+ * option values are: T a decimal in [0, 1e6] (as --T), GAMMA one in
+ * (0, 1e6], EVERY a whole number from 1 to UINT_MAX (sscanf's %u would wrap
+ * -1 and 10^11). */
 static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
   if (strcmp(text, "none") == 0) {
     c->thermostat = CK_GAS_NVE;
@@ -146,7 +131,7 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
   const char *second = first ? strchr(first + 1, ':') : NULL;
   const char *end = text + strlen(text);
   double t = -1, gamma = 0;
-  unsigned long long every = 0;
+  long long every = 0;
   int good = (langevin || rescale) && second &&
              ck__parse_decimal(first + 1, second, &t) && t >= 0 &&
              t <= CK_GAS_MAX_TEMPERATURE;
@@ -154,7 +139,7 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
     good = ck__parse_decimal(second + 1, end, &gamma) && gamma > 0 &&
            gamma <= CK_GAS_MAX_GAMMA;
   else if (good)
-    good = parse_count(second + 1, end, UINT_MAX, &every);
+    good = ck__parse_whole(second + 1, end, 1, UINT_MAX, &every) == 1;
   if (!good)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "--thermostat: '%s' is not none, langevin:T:GAMMA (0 <= T "
@@ -194,13 +179,15 @@ static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
 
 static ck_status parse_model(const char *text, ck_gas_config *c) {
   double strength = 0, softening = 0;
-  char tail;
   if (strcmp(text, "lj") == 0) {
     c->model = CK_GAS_LENNARD_JONES;
     return CK_OK;
   }
-  if (sscanf(text, "log:%lf:%lf%c", &strength, &softening, &tail) == 2 &&
-      isfinite(strength) && softening >= 0 && isfinite(softening)) {
+  const char *first = strncmp(text, "log:", 4) == 0 ? text + 3 : NULL;
+  const char *second = first ? strchr(first + 1, ':') : NULL;
+  if (second && ck__parse_decimal(first + 1, second, &strength) &&
+      ck__parse_decimal(second + 1, text + strlen(text), &softening) &&
+      softening >= 0) {
     c->model = CK_GAS_SOFT_LOG;
     c->strength = strength;
     c->softening = softening;

@@ -4,6 +4,7 @@
  * callback; a ck_result out; the files --save, --trace and --out, each
  * written atomically.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,13 +151,17 @@ static ck_status parse_schedule(const char *text, ck_nn_config *c) {
     c->schedule = CK_NN_COSINE;
     return CK_OK;
   }
-  unsigned every = 0;
+  /* step:E:G, each field read whole as option values are (sscanf's %u
+   * would wrap -1 and take blanks and hexadecimal). */
+  long long every = 0;
   double gamma = 0;
-  char tail;
-  if (sscanf(text, "step:%u:%lf%c", &every, &gamma, &tail) == 2 && every >= 1 &&
-      gamma > 0 && gamma <= 1) {
+  const char *first = strncmp(text, "step:", 5) == 0 ? text + 4 : NULL;
+  const char *second = first ? strchr(first + 1, ':') : NULL;
+  if (second && ck__parse_whole(first + 1, second, 1, UINT_MAX, &every) == 1 &&
+      ck__parse_decimal(second + 1, text + strlen(text), &gamma) && gamma > 0 &&
+      gamma <= 1) {
     c->schedule = CK_NN_STEP;
-    c->step_every = every;
+    c->step_every = (unsigned)every;
     c->step_gamma = gamma;
     return CK_OK;
   }
