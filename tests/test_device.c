@@ -207,6 +207,10 @@ static const error_case error_cases[] = {
     {"ocl:0.2", MAX_SELECTED, CK_ERROR_NOT_FOUND, "ocl:0.2"},
     {"ocl:3", MAX_SELECTED, CK_ERROR_NOT_FOUND, "ocl:3"},
     {"ocl:9.0", MAX_SELECTED, CK_ERROR_NOT_FOUND, "ocl:9.0"},
+    /* a platform number is digits only */
+    {"ocl:+0", MAX_SELECTED, CK_ERROR_NOT_FOUND, "ocl:+0"},
+    {"ocl:-0", MAX_SELECTED, CK_ERROR_NOT_FOUND, "ocl:-0"},
+    {"ocl: 1", MAX_SELECTED, CK_ERROR_NOT_FOUND, "ocl: 1"},
     {"cuda:0", MAX_SELECTED, CK_ERROR_NOT_FOUND, "cuda:0"},
     {"amd", MAX_SELECTED, CK_ERROR_NOT_FOUND, "amd"},
     {"gpu,nosuch", MAX_SELECTED, CK_ERROR_NOT_FOUND, "nosuch"},

@@ -317,11 +317,12 @@ static int term_matches(const char *term, const ck_device *device) {
     return device->backend == CK_BACKEND_CUDA;
   if (strcasecmp(term, "opencl") == 0)
     return device->backend == CK_BACKEND_OPENCL;
-  /* "ocl:P" names a whole platform. */
+  /* "ocl:P" names a whole platform; P is digits only (strtol alone would
+   * take "ocl: 0" and "ocl:+0"). */
   if (strncasecmp(term, "ocl:", 4) == 0) {
     char *end = NULL;
     long platform = strtol(term + 4, &end, 10);
-    return end != term + 4 && *end == '\0' &&
+    return isdigit((unsigned char)term[4]) && *end == '\0' &&
            device->backend == CK_BACKEND_OPENCL &&
            device->platform_index == platform;
   }
