@@ -278,7 +278,8 @@ static void test_limits(void) {
     const char *format;
     const char *values;
   } cases[] = {
-      {"FULL_MATRIX", "2147483647 536870911 7\n536870911 5 9\n7 9 0\n"},
+      {"FULL_MATRIX", "2147483647 536870911 7\n536870911 -2147483648 9\n7 9 "
+                      "-1\n"},
       {"UPPER_ROW", "536870911 7\n9\n"},
       {"LOWER_DIAG_ROW", "0\n536870911 2147483647\n7 9 536870912\n"},
       {"UPPER_DIAG_ROW", "1 536870911 7\n0 9\n2147483647\n"},
@@ -649,8 +650,14 @@ static void test_malformed(void) {
        EXPLICIT3 "EDGE_WEIGHT_FORMAT : LOWER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n"
                  "0 1 2147483648\n",
        0, CK_ERROR_PARSE,
-       "bad.tsp:7: edge weight 2147483648 is out of range (at most "
-       "2147483647 on the diagonal): row 2, column 2"},
+       "bad.tsp:7: edge weight 2147483648 is out of range (a 32-bit "
+       "integer on the diagonal): row 2, column 2"},
+      {"diagonal weight below 32 bits",
+       EXPLICIT3 "EDGE_WEIGHT_FORMAT : UPPER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n"
+                 "-2147483649 1 2\n",
+       0, CK_ERROR_PARSE,
+       "bad.tsp:7: edge weight -2147483649 is out of range (a 32-bit "
+       "integer on the diagonal): row 1, column 1"},
       /* clkit reads symmetric instances: the first entry below the
        * diagonal that differs from its mirror, by line, row and column. */
       {"asymmetric FULL_MATRIX",

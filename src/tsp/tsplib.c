@@ -526,22 +526,27 @@ static ck_status read_weights(tsp_reader *reader, char *line) {
       return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
                               "edge weight \"%s\" is not a whole number",
                               ck__text_quote(field).text);
-    if (kind == CK__TEXT_NUMBER_OK && weight < 0)
-      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
-                              "edge weight %s is negative",
-                              ck__text_quote(field).text);
     /* The diagonal is not read (a city's distance to itself is 0), so any
      * 32-bit value is taken there; elsewhere the distance limit holds. */
     size_t i = reader->row, j = reader->column, n = reader->cities;
+    if (kind == CK__TEXT_NUMBER_OK && weight < 0 && i != j)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "edge weight %s is negative",
+                              ck__text_quote(field).text);
     if (kind != CK__TEXT_NUMBER_OK || weight > INT32_MAX ||
-        (i != j && weight > CK_TSP_MAX_DISTANCE))
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, lines, at,
-          "edge weight %s is out of range (at most %d%s): row %zu, column %zu",
-          ck__text_quote(field).text, i == j ? INT32_MAX : CK_TSP_MAX_DISTANCE,
-          i == j ? " on the diagonal"
-                 : ", so that sums of distances fit 32-bit integers",
-          i + 1, j + 1);
+        weight < INT32_MIN || (i != j && weight > CK_TSP_MAX_DISTANCE))
+      return i == j ? ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                                       "edge weight %s is out of range (a "
+                                       "32-bit integer on the diagonal): row "
+                                       "%zu, column %zu",
+                                       ck__text_quote(field).text, i + 1, j + 1)
+                    : ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                                       "edge weight %s is out of range (at "
+                                       "most %d, so that sums of distances "
+                                       "fit 32-bit integers): row %zu, "
+                                       "column %zu",
+                                       ck__text_quote(field).text,
+                                       CK_TSP_MAX_DISTANCE, i + 1, j + 1);
     if (i == j)
       weight = 0;
     /* A full matrix must be symmetric: the entry below the diagonal
