@@ -368,6 +368,11 @@ static void check_run_usage_errors(void) {
       {{"devices", "--probe", "--device", "", NULL},
        "--device: an empty selector"},
       {{"bench", "--device", "", NULL}, "--device: an empty selector"},
+      /* bench takes --devices as compare does. */
+      {{"bench", "--devices", "", NULL}, "--device: an empty selector"},
+      {{"bench", "--devices", "nosuchdevice", NULL}, "nosuchdevice"},
+      {{"bench", "--dev", "ref", NULL},
+       "'--dev' is ambiguous: --device, --devices"},
       /* Evaluation budgets and step counts (test_pso, test_ga). */
       {{"run", "pso", "--device", "ref", "--iters", "0", NULL}, "--iters"},
       {{"run", "ga", "--device", "ref", "--evals", "100", NULL}, "--evals"},

@@ -41,7 +41,7 @@ static const char gen_help[] =
     "  --rows P          number of rows, at least 1\n"
     "  --dim D           coefficients per row, 1..64\n"
     "  --out FILE        the data file\n"
-    "  --format F        csv (default) or bin\n"
+    "  --format F        csv (default) or bin (also: binary)\n"
     "  --noise SIGMA     standard deviation of the noise on b (default 0)\n"
     "  --seed N          the generator's seed (default 1)\n"
     "  --coef FILE       also write x* to FILE, one value a line\n"

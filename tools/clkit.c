@@ -103,11 +103,11 @@ static void print_main_help(FILE *out) {
       "  help [command]       this text, or a command's options\n"
       "\n"
       "Device selectors (--device, or CLKIT_DEVICE): an id (ref, ocl:0.1,\n"
-      "cuda:0), ocl:P for a whole platform, gpu, cpu, all, or a\n"
-      "case-insensitive part of a vendor, platform or device name; several\n"
-      "separated by commas. The default is CLKIT_DEVICE's, else the fastest\n"
-      "device, for run and demo; every device for compare, bench and\n"
-      "devices --probe.\n"
+      "cuda:0), ocl:P for a whole platform, opencl or cuda for every device\n"
+      "of that API, gpu, cpu, accelerator, all, or a case-insensitive part of\n"
+      "a vendor, platform or device name; several separated by commas. The\n"
+      "default is CLKIT_DEVICE's, else the fastest device, for run and demo;\n"
+      "every device for compare, bench and devices --probe.\n"
       "\n"
       "Workloads:\n");
   print_workloads(out);
@@ -132,7 +132,8 @@ static const char version_help[] =
 
 /* The device options of run and compare, then the options both share. */
 static const char run_device_help[] =
-    "  -d, --device SEL         device selector (default: CLKIT_DEVICE, else\n"
+    "  -d, --device, --devices SEL\n"
+    "                           device selector (default: CLKIT_DEVICE, else\n"
     "                           the fastest device); several run one after\n"
     "                           another\n";
 static const char compare_device_help[] =
@@ -374,7 +375,8 @@ static int command_devices(int argc, char **argv) {
              "  --json      print the list as JSON\n"
              "  --probe     build and run the self-check on each device:\n"
              "              cold and warm build times, agreement with ref\n"
-             "  --device    probe only these devices (default: all)\n");
+             "  -d, --device SEL\n"
+             "              probe only these devices (default: all)\n");
       return EXIT_OK;
     default:
       return option_error("devices", argv, c, options);
@@ -688,6 +690,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   int json = 0;
   static const struct option options[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
+      {"devices", required_argument, NULL, OPT_DEVICES},
       {"json", no_argument, NULL, OPT_JSON},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
@@ -695,6 +698,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   while ((c = getopt_long(argc, argv, ":hd:", options, NULL)) != -1) {
     switch (c) {
     case OPT_DEVICE:
+    case OPT_DEVICES:
       if (!*optarg)
         return usage_error(command, "--device: an empty selector");
       selector = optarg;
@@ -703,7 +707,8 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       json = 1;
       break;
     case OPT_HELP:
-      printf("usage: clkit %s [--device SEL] [--json]\n  %s\n", command,
+      printf("usage: clkit %s [-d|--device|--devices SEL] [--json]\n  %s\n",
+             command,
              brief ? "runs each workload briefly on the default device and "
                      "checks it against ref"
                    : "runs each workload's default configuration on the "
