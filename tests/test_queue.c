@@ -358,6 +358,27 @@ done:
   ck_queue_destroy(queue);
 }
 
+/* A device the caller filled in without a largest allocation: ref
+ * refuses a size whose 64-byte rounding would wrap to a tiny block. */
+static void wrapping_sizes(const ck_device *ref) {
+  ck_device unlimited = *ref;
+  unlimited.max_alloc = 0;
+  ck_queue *queue = NULL;
+  CHECK_OK(ck_queue_create(&unlimited, &queue));
+  if (!queue)
+    return;
+  size_t sizes[] = {SIZE_MAX - 10, SIZE_MAX - 62, SIZE_MAX};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    ck_buffer *buffer = NULL;
+    CHECK_MSG(ck_buffer_create(queue, sizes[i], &buffer) ==
+                  CK_ERROR_DEVICE_MEMORY,
+              "size %zu", sizes[i]);
+    CHECK(buffer == NULL);
+    ck_buffer_destroy(buffer);
+  }
+  ck_queue_destroy(queue);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -365,6 +386,7 @@ int main(void) {
   round_trips(&set.devices[0]);
   ref_runs_no_kernels(&set.devices[0]);
   foreign_buffers(&set.devices[0], &set.devices[0]);
+  wrapping_sizes(&set.devices[0]);
   long opencl = test_opencl_device(&set);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);

@@ -10,7 +10,7 @@
 #undef ck__fail_prefix
 
 static _Thread_local ck_status last_status = CK_OK;
-static _Thread_local char last_message[8192];
+static _Thread_local char last_message[CK__ERROR_MESSAGE_BYTES];
 
 ck_status ck__fail(ck_status status, const char *format, ...) {
   va_list args;
@@ -19,6 +19,16 @@ ck_status ck__fail(ck_status status, const char *format, ...) {
   va_end(args);
   last_status = status;
   return status;
+}
+
+void ck__error_save(ck__error_saved *saved) {
+  saved->status = last_status;
+  memcpy(saved->message, last_message, sizeof last_message);
+}
+
+void ck__error_restore(const ck__error_saved *saved) {
+  last_status = saved->status;
+  memcpy(last_message, saved->message, sizeof last_message);
 }
 
 ck_status ck__fail_append(const char *format, ...) {

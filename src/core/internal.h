@@ -20,6 +20,17 @@ ck_status ck__fail_prefix(ck_status status, const char *format, ...)
 /* Appends text to the current failure message; returns its status. */
 ck_status ck__fail_append(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
+/* The calling thread's last failure, saved around internal calls whose
+ * failure is ignored (a kernel cache that cannot be read or written, a
+ * cached binary the driver refuses), so that a call which succeeds leaves
+ * ck_error_last() as it found it. */
+enum { CK__ERROR_MESSAGE_BYTES = 8192 };
+typedef struct ck__error_saved {
+  ck_status status;
+  char message[CK__ERROR_MESSAGE_BYTES];
+} ck__error_saved;
+void ck__error_save(ck__error_saved *saved);
+void ck__error_restore(const ck__error_saved *saved);
 #ifdef __clang_analyzer__
 /* The static analyzer sees one file at a time: this tells it that a
  * failure returns the status it was given, so that paths on which a

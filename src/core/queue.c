@@ -44,6 +44,10 @@ static ck_status event_end(ck_status status, ck_event **out, ck_event *event) {
   if (status == CK_OK) {
     *out = event;
   } else {
+    /* What the backend made for the event before the failure (an OpenCL
+     * event, a CUDA pair) goes with it. */
+    if (event->handle)
+      event->queue->ops->event_destroy(event);
     free(event);
   }
   return status;

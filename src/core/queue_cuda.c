@@ -141,13 +141,19 @@ static ck_status cu_create(ck_queue *queue) {
     status = cuda_fail(queue, code, "creating a stream");
     goto fail;
   }
-  if ((code = cudaEventCreate(&made->epoch)) != cudaSuccess ||
-      (code = cudaEventRecord(made->epoch, made->stream)) != cudaSuccess) {
+  if ((code = cudaEventCreate(&made->epoch)) != cudaSuccess) {
+    made->epoch = NULL;
     status = cuda_fail(queue, code, "creating an event");
+    goto fail;
+  }
+  if ((code = cudaEventRecord(made->epoch, made->stream)) != cudaSuccess) {
+    status = cuda_fail(queue, code, "recording an event");
     goto fail;
   }
   return CK_OK;
 fail:
+  if (made->epoch)
+    cudaEventDestroy(made->epoch);
   if (made->stream)
     cudaStreamDestroy(made->stream);
   free(made);
@@ -276,6 +282,14 @@ ck_status ck__cuda_kernel_end(ck_queue *queue, void *span) {
   return span ? record(queue, ((timing *)span)->end) : CK_OK;
 }
 
+void ck__cuda_kernel_abandon(ck_queue *queue, void *span) {
+  /* The span is the queue's last slot: nothing on this queue took one
+   * since its begin. Left counted, its start would be paired with an end
+   * from the slot's last use. */
+  if (span)
+    --state(queue)->timing_count;
+}
+
 /* Read from the device rather than the queue's copy of ck_device, which
  * a caller may have filled in itself. */
 static ck_status shared_limit(const ck_queue *queue, size_t *bytes) {
@@ -368,6 +382,7 @@ ck_status ck__cuda_graph_launch(ck_queue *queue, void *graph) {
       cudaGraphLaunch((cudaGraphExec_t)graph, state(queue)->stream);
   if (code != cudaSuccess) {
     cudaGetLastError();
+    ck__cuda_kernel_abandon(queue, span);
     return cuda_fail(queue, code, "launching a graph");
   }
   return ck__cuda_kernel_end(queue, span);
@@ -669,21 +684,25 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
   void *cubin = NULL;
   size_t cubin_size = 0;
   uint8_t key[32];
+  ck__error_saved saved;
   int use_cache = ck__cache_setting() != CK__CACHE_OFF;
   CK_TRY(use_device(queue));
   CK_TRY(with_prelude(program->name, source, &full));
   if (use_cache)
     cache_key(&queue->device, full, options, key);
+  /* A miss, or an entry stale or damaged (rebuilt), is no failure. */
+  ck__error_save(&saved);
   if (use_cache && !ck__build_from_source &&
       ck__cache_load(key, &cubin, &cubin_size) == CK_OK) {
     if (load(queue, program, cubin) == CK_OK) {
       program->stats.from_cache = 1;
       goto done;
     }
-    ck__cache_remove(key); /* stale or damaged: rebuild */
+    ck__cache_remove(key);
     free(cubin);
     cubin = NULL;
   }
+  ck__error_restore(&saved);
   int major = 0, minor = 0;
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
                          queue->device.device_index);
@@ -696,8 +715,10 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
                  &cubin, &cubin_size));
   CK_TRY(load(queue, program, cubin));
   program->stats.from_cache = 0;
-  if (use_cache)
+  if (use_cache) {
     ck__cache_store(key, cubin, cubin_size); /* failing to cache is not fatal */
+    ck__error_restore(&saved);
+  }
 done:
 fail:
   free(cubin);
@@ -828,6 +849,7 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                        arguments, k->shared_bytes, state(queue)->stream);
   if (code != cudaSuccess) {
     cudaGetLastError();
+    ck__cuda_kernel_abandon(queue, span);
     char what[200];
     snprintf(what, sizeof what, "launching kernel %s", kernel->name);
     return cuda_fail(queue, code, what);

@@ -3,6 +3,7 @@
  * as memcpy, and no kernels (ref work is each workload's plain-C steps).
  * Everything completes before the call returns, so events are trivial.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,11 @@ static ck_status host_finish(ck_queue *queue) {
 }
 
 static ck_status host_buffer_create(ck_queue *queue, ck_buffer *buffer) {
-  /* 64-byte alignment lets ref steps use vector loads like a device would. */
+  /* 64-byte alignment lets ref steps use vector loads like a device would;
+   * a size whose rounding would wrap is past any host's memory. */
   size_t rounded = (buffer->size + 63) & ~(size_t)63;
-  buffer->handle = aligned_alloc(64, rounded);
+  buffer->handle =
+      buffer->size <= SIZE_MAX - 63 ? aligned_alloc(64, rounded) : NULL;
   if (!buffer->handle)
     return ck__fail(CK_ERROR_DEVICE_MEMORY,
                     "device %s: cannot allocate %zu bytes of host memory",

@@ -100,6 +100,9 @@ void *ck__cuda_stream(const ck_queue *queue);
 void *ck__cuda_pointer(const ck_buffer *buffer);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
+/* Gives back a span whose launch failed, before anything else on the
+ * queue begins one. */
+void ck__cuda_kernel_abandon(ck_queue *queue, void *span);
 /* Makes the queue's device the calling thread's current one, for a call
  * into a CUDA library outside a timing span (kernel_begin does it too):
  * another queue's calls may have changed it. */

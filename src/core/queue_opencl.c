@@ -262,8 +262,12 @@ static cl_program build_from_cache(ck_queue *queue, const uint8_t key[32],
   void *binary = NULL;
   size_t size = 0;
   cl_program handle = NULL;
-  if (ck__cache_load(key, &binary, &size) != CK_OK)
+  ck__error_saved saved; /* a miss or a damaged entry is no failure */
+  ck__error_save(&saved);
+  if (ck__cache_load(key, &binary, &size) != CK_OK) {
+    ck__error_restore(&saved);
     return NULL;
+  }
   cl_device_id device = (cl_device_id)queue->device.device_handle;
   cl_int binary_status = CL_SUCCESS, code = CL_SUCCESS;
   const unsigned char *bytes = binary;
@@ -279,6 +283,7 @@ static cl_program build_from_cache(ck_queue *queue, const uint8_t key[32],
     ck__cache_remove(key);
   }
   free(binary);
+  ck__error_restore(&saved);
   return handle;
 }
 
@@ -292,8 +297,12 @@ static void store_in_cache(cl_program handle, const uint8_t key[32]) {
   if (!binary)
     return;
   if (clGetProgramInfo(handle, CL_PROGRAM_BINARIES, sizeof binary, &binary,
-                       NULL) == CL_SUCCESS)
-    ck__cache_store(key, binary, size); /* a cache that fails is not fatal */
+                       NULL) == CL_SUCCESS) {
+    ck__error_saved saved; /* a cache that fails is not fatal */
+    ck__error_save(&saved);
+    ck__cache_store(key, binary, size);
+    ck__error_restore(&saved);
+  }
   free(binary);
 }
 

@@ -78,8 +78,10 @@ static ck_status sgemm(nn_state *s, cublasOperation_t a_op,
     return status;
   cublasStatus_t code = cublasSgemm((cublasHandle_t)s->blas, a_op, b_op, m, n,
                                     k, &one, a, lda, b, ldb, &zero, c, ldc);
-  if (code != CUBLAS_STATUS_SUCCESS)
+  if (code != CUBLAS_STATUS_SUCCESS) {
+    ck__cuda_kernel_abandon(s->queue, span);
     return blas_fail(s, code, "cublasSgemm");
+  }
   return ck__cuda_kernel_end(s->queue, span);
 }
 
@@ -88,8 +90,10 @@ static ck_status sgemm(nn_state *s, cublasOperation_t a_op,
   do {                                                                         \
     void *span = NULL;                                                         \
     CK_TRY(ck__cuda_kernel_begin((s)->queue, &span));                          \
-    if ((call) != 0)                                                           \
+    if ((call) != 0) {                                                         \
+      ck__cuda_kernel_abandon((s)->queue, span);                               \
       FAIL_WITH(launch_fail((s), (what)));                                     \
+    }                                                                          \
     CK_TRY(ck__cuda_kernel_end((s)->queue, span));                             \
   } while (0)
 
