@@ -98,13 +98,26 @@
 #define CHUNKED (CK_DIM > CK_GA_CHUNK)
 
 #define WARPS (CK_GA_BLOCK / 32)
+/* The SM's limits (resident threads, registers, blocks), given by the host
+ * from the device; sm_90's where they are not (a compile-only check). */
+#ifndef CK_SM_THREADS
+#define CK_SM_THREADS 2048
+#endif
+#ifndef CK_SM_REGISTERS
+#define CK_SM_REGISTERS 65536
+#endif
+#ifndef CK_SM_BLOCKS
+#define CK_SM_BLOCKS 32
+#endif
 /* Blocks an SM should hold at once, for ptxas's register budget: the
  * child's CK_GA_CHUNK registers and 32 for the rest of a thread's work (4
  * blocks of 256 at d = 32, 64 registers: more values spill than at 3
  * blocks of 80, but the SM has more warps to switch to at a barrier, and
- * it measured 2% faster); within the SM's 2048 threads and 32 blocks. */
-#define BY_REGISTERS (65536 / (CK_GA_BLOCK * (CK_GA_CHUNK + 32)))
-#define BY_THREADS (2048 / CK_GA_BLOCK < 32 ? 2048 / CK_GA_BLOCK : 32)
+ * it measured 2% faster); within the SM's threads and blocks. */
+#define BY_REGISTERS (CK_SM_REGISTERS / (CK_GA_BLOCK * (CK_GA_CHUNK + 32)))
+#define BY_THREADS                                                             \
+  (CK_SM_THREADS / CK_GA_BLOCK < CK_SM_BLOCKS ? CK_SM_THREADS / CK_GA_BLOCK   \
+                                              : CK_SM_BLOCKS)
 #define MIN_BLOCKS                                                             \
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
 #define ALL_LANES 0xFFFFFFFFu

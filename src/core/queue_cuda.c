@@ -316,6 +316,22 @@ int ck__cuda_architecture(const ck_device *device) {
   return major * 10 + minor;
 }
 
+void ck__cuda_multiprocessor(const ck_device *device, int *threads,
+                             int *registers, int *blocks) {
+  *threads = *registers = *blocks = 0;
+  if (!device || device->backend != CK_BACKEND_CUDA ||
+      cudaDeviceGetAttribute(threads, cudaDevAttrMaxThreadsPerMultiProcessor,
+                             device->device_index) != cudaSuccess ||
+      cudaDeviceGetAttribute(registers,
+                             cudaDevAttrMaxRegistersPerMultiprocessor,
+                             device->device_index) != cudaSuccess ||
+      cudaDeviceGetAttribute(blocks, cudaDevAttrMaxBlocksPerMultiprocessor,
+                             device->device_index) != cudaSuccess) {
+    cudaGetLastError();
+    *threads = *registers = *blocks = 0;
+  }
+}
+
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
   ck_queue *queue = kernel->program->queue;
   cuda_kernel *k = kernel->handle;

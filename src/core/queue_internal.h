@@ -119,6 +119,11 @@ ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 /* The compute capability of a CUDA device as major * 10 + minor (90 for
  * an H100), or 0 where it cannot be read or the device is not CUDA's. */
 int ck__cuda_architecture(const ck_device *device);
+/* A CUDA device's limits an SM (resident threads, 32-bit registers,
+ * resident blocks), by which native kernels choose their launch bounds;
+ * all 0 where the device cannot say. */
+void ck__cuda_multiprocessor(const ck_device *device, int *threads,
+                             int *registers, int *blocks);
 
 /* CUDA graphs, for launch-bound loops. Between capture_begin and
  * capture_end the queue's launches are recorded, not run (nor timed);

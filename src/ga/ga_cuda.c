@@ -98,8 +98,9 @@ int ck__ga_cuda_supports(const ga_state *s) {
 
 static ck_status cuda_setup(ga_state *s) {
   ck_status status = CK_OK;
-  char defines[480];
+  char defines[640];
   native_shape shape;
+  int sm_threads, sm_registers, sm_blocks;
   CK_TRY(ck__ga_opencl_steps.setup(s));
   if (!find_shape(s, &shape))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -107,16 +108,24 @@ static ck_status cuda_setup(ga_state *s) {
             (unsigned)s->size, s->dim);
   s->native_block = shape.block;
   s->native_cluster = shape.cluster;
+  /* The kernel's launch bounds come from this device's SM; ga.cu takes
+   * sm_90's where the device cannot say. */
+  ck__cuda_multiprocessor(&s->device, &sm_threads, &sm_registers,
+                          &sm_blocks);
+  if (!sm_threads || !sm_registers || !sm_blocks)
+    sm_threads = 2048, sm_registers = 65536, sm_blocks = 32;
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d "
            "-DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d -DCK_GA_MUTATION=%d "
            "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_CLUSTER=%u "
            "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u -DCK_GA_MIGRANTS=%u "
-           "-DCK_GA_DEFER_REFILLS=%d -DCK_REAL_DOUBLE=0",
+           "-DCK_GA_DEFER_REFILLS=%d -DCK_REAL_DOUBLE=0 -DCK_SM_THREADS=%d "
+           "-DCK_SM_REGISTERS=%d -DCK_SM_BLOCKS=%d",
            s->objective, s->bounds, s->dim, s->tournament, s->crossover,
            s->mutation, s->elite, (unsigned)s->size, (unsigned)shape.cluster,
            (unsigned)shape.slots, (unsigned)shape.block,
-           (unsigned)(s->migrants ? s->migrants : 1u), defers_refills(s));
+           (unsigned)(s->migrants ? s->migrants : 1u), defers_refills(s),
+           sm_threads, sm_registers, sm_blocks);
   CK_TRY(ck_program_build(s->queue, "ga.cu", defines, &s->native_program));
   ck_kernel *k;
   CK_TRY(ck_kernel_create(s->native_program, "ck_ga_cuda_evolve", &k));
