@@ -137,43 +137,53 @@ ck_status ck_aco_config_init(ck_aco_config *config);
 /*
  * ck_aco_create - check the configuration, build candidate lists and
  * kernels, and upload the instance.
- * Takes: device; instance (must outlive the ACO); config (copied); aco,
- * set (release with ck_aco_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting, for
- * an instance of fewer than CK_ACO_MIN_CITIES (5) cities, or for one
- * beyond clkit/tsp.h's limits (a distance above
+ * Takes: device; instance (must outlive the ACO); config (copied;
+ * progress_user is passed to progress by ck_aco_run()); aco, set (release
+ * with ck_aco_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, naming
+ * the bad setting, for an instance of fewer than CK_ACO_MIN_CITIES (5)
+ * cities, or for one beyond clkit/tsp.h's limits (a distance above
  * CK_TSP_MAX_DISTANCE, coordinates beyond CK_TSP_MAX_COORDINATE, an
  * EXPLICIT matrix missing or asymmetric), as one made without the reader
- * may be;
- * CK_ERROR_UNSUPPORTED (e.g. no fp64 for coordinate distances);
- * CK_ERROR_BUILD; CK_ERROR_DEVICE_MEMORY; other device errors.
+ * may be; CK_ERROR_UNSUPPORTED for a GEO or EXPLICIT instance of more
+ * than 8192 cities, or lanes above 1 where the kernel compiler cannot
+ * take the group kernels (PoCL 5 and later on CPUs); CK_ERROR_BUILD;
+ * CK_ERROR_DEVICE_MEMORY; CK_ERROR_OUT_OF_MEMORY; other device errors.
  */
 ck_status ck_aco_create(const ck_device *device,
                         const ck_tsp_instance *instance,
                         const ck_aco_config *config, ck_aco **aco);
 
 /* ck_aco_step - run `iterations` iterations (construction, local search,
- * pheromone update, and partitioning when due). */
+ * pheromone update, and partitioning when due; no stopping rules).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL ACO, or (prefixed
+ * "produced a bad tour") when the device returned a best tour that is not
+ * a permutation; CK_ERROR_OUT_OF_MEMORY for the trace; device errors. */
 ck_status ck_aco_step(ck_aco *aco, uint64_t iterations);
 
 /*
  * ck_aco_run - iterate until a stopping rule holds.
- * Takes: report (filled in). Returns: CK_OK; CK_ERROR_CANCELLED when the
- * progress callback asked to stop (the best so far stays readable with
- * ck_aco_best; report is not filled); device errors.
+ * Takes: report (filled in). Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
+ * for a NULL argument; CK_ERROR_CANCELLED when the progress callback asked
+ * to stop (the best so far stays readable with ck_aco_best; report is
+ * zeroed, not filled); as ck_aco_step().
  */
 ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report);
 
 /* ck_aco_best - the best length so far and, if tour is not NULL, the tour
- * (n 0-based cities). CK_ERROR_NOT_FOUND before the first iteration. */
+ * (n 0-based cities, copied into the caller's array).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if aco or length is NULL;
+ * CK_ERROR_NOT_FOUND before the first iteration. */
 ck_status ck_aco_best(const ck_aco *aco, int64_t *length, uint32_t *tour);
 
-/* ck_aco_trace - the improvements so far (with keep_trace), owned by the
- * ACO and valid until its next call. */
+/* ck_aco_trace - the improvements so far (with keep_trace; else none,
+ * points NULL), owned by the ACO and valid until its next call.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_aco_trace(const ck_aco *aco, const ck_aco_trace_point **points,
                        size_t *count);
 
-/* ck_aco_destroy - release an ACO. NULL is a no-op. */
+/* ck_aco_destroy - release an ACO and its queue (not the instance). NULL
+ * is a no-op. Returns: CK_OK. */
 ck_status ck_aco_destroy(ck_aco *aco);
 
 #ifdef __cplusplus

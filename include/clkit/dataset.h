@@ -123,7 +123,8 @@ typedef struct ck_dataset_options {
   size_t features;
 } ck_dataset_options;
 
-/* ck_dataset_options_init - the defaults above. */
+/* ck_dataset_options_init - the defaults above.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if options is NULL. */
 ck_status ck_dataset_options_init(ck_dataset_options *options);
 
 /*
@@ -143,10 +144,10 @@ ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,
 /*
  * ck_dataset_split - copy rows 0 .. first - 1 into head and the rest into
  * tail (either may be NULL to skip it). Class names are copied to both.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when first is 0 or not below
- * the number of rows, or when head and tail are the same or one of them
- * is dataset; CK_ERROR_OUT_OF_MEMORY. On failure head and tail (unless
- * one is dataset) are left zeroed.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL or empty dataset,
+ * when first is 0 or not below the number of rows, or when head and tail
+ * are the same or one of them is dataset; CK_ERROR_OUT_OF_MEMORY. On
+ * failure head and tail (unless one is dataset) are left zeroed.
  */
 ck_status ck_dataset_split(const ck_dataset *dataset, size_t first,
                            ck_dataset *head, ck_dataset *tail);
@@ -173,7 +174,8 @@ ck_status ck_dataset_split_random(const ck_dataset *dataset, double fraction,
 ck_status ck_dataset_class_name(const ck_dataset *dataset, size_t k,
                                 char *buffer, size_t capacity);
 
-/* ck_dataset_free - release a data set's arrays and zero it. */
+/* ck_dataset_free - release a data set's arrays and zero it. NULL and a
+ * zeroed data set are fine. Returns: CK_OK. */
 ck_status ck_dataset_free(ck_dataset *dataset);
 
 typedef enum ck_normalization_kind {
@@ -193,8 +195,10 @@ typedef struct ck_normalization {
 /*
  * ck_dataset_normalization_fit - per-feature offsets and scales of kind,
  * computed (in double precision) over every row of dataset, normally the
- * training set. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for an empty
- * data set or an unknown kind; CK_ERROR_OUT_OF_MEMORY.
+ * training set. normalization is filled in (release it with
+ * ck_dataset_normalization_free()). Returns: CK_OK;
+ * CK_ERROR_INVALID_ARGUMENT for a NULL argument, an empty data set or an
+ * unknown kind; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_dataset_normalization_fit(const ck_dataset *dataset,
                                        ck_normalization_kind kind,
@@ -203,13 +207,14 @@ ck_status ck_dataset_normalization_fit(const ck_dataset *dataset,
 /*
  * ck_dataset_normalize - apply a normalisation to every row, in place
  * (CK_NORMALIZE_NONE changes nothing). Returns: CK_OK;
- * CK_ERROR_INVALID_ARGUMENT when the feature counts differ, whatever the
- * kind.
+ * CK_ERROR_INVALID_ARGUMENT for a NULL argument, an unknown kind, missing
+ * arrays, or when the feature counts differ, whatever the kind.
  */
 ck_status ck_dataset_normalize(const ck_normalization *normalization,
                                ck_dataset *dataset);
 
-/* ck_dataset_normalization_free - release and zero a normalisation. */
+/* ck_dataset_normalization_free - release and zero a normalisation. NULL
+ * is fine. Returns: CK_OK. */
 ck_status ck_dataset_normalization_free(ck_normalization *normalization);
 
 #ifdef __cplusplus

@@ -73,18 +73,23 @@ typedef struct ck_device_set {
 
 /*
  * ck_device_enumerate - list every device.
- * Takes: set, filled in; release it with ck_device_set_free().
+ * Takes: set, filled in; release it with ck_device_set_free(). Other
+ * calls copy a device they are given (or read it during the call only),
+ * so the set may be freed while their objects live; backend handles stay
+ * owned by clkit.
  * Returns: CK_OK even when OpenCL is absent: "ref" is always listed and
  * set->opencl_status says why OpenCL devices are missing, and
  * set->cuda_status why CUDA devices are. CUDA devices (cuda:N) come
  * before the OpenCL ones.
- * CK_ERROR_OUT_OF_MEMORY if the list cannot be allocated.
+ * CK_ERROR_INVALID_ARGUMENT if set is NULL; CK_ERROR_OUT_OF_MEMORY if the
+ * list cannot be allocated (set is then left empty).
  */
 ck_status ck_device_enumerate(ck_device_set *set);
 
 /*
- * ck_device_set_free - release a list made by ck_device_enumerate().
- * Returns: CK_OK. Safe on a zeroed set.
+ * ck_device_set_free - release a list made by ck_device_enumerate();
+ * pointers into set->devices are invalid afterwards.
+ * Returns: CK_OK. Safe on a zeroed set and on NULL.
  */
 ck_status ck_device_set_free(ck_device_set *set);
 
@@ -100,8 +105,9 @@ ck_status ck_device_set_free(ck_device_set *set);
  * Takes: set, selector, indices (capacity entries), count (set to the
  * number of matches).
  * Returns: CK_OK; CK_ERROR_NOT_FOUND when a term matches nothing (the
- * message lists the devices that exist); CK_ERROR_INVALID_ARGUMENT for an
- * empty term or too many matches for capacity.
+ * message lists the devices that exist); CK_ERROR_INVALID_ARGUMENT for a
+ * NULL set, indices or count, an empty set, an empty term, a term over
+ * 255 bytes or more than 64 terms, or too many matches for capacity.
  */
 ck_status ck_device_select(const ck_device_set *set, const char *selector,
                            size_t *indices, size_t capacity, size_t *count);
@@ -109,12 +115,14 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
 /*
  * ck_device_rank - the score by which the default device is chosen:
  * GPU over accelerator over CPU over ref; ties by compute units times
- * clock in MHz. Takes: device and score (set). Returns: CK_OK.
+ * clock in MHz. Takes: device and score (set).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
 ck_status ck_device_rank(const ck_device *device, double *score);
 
 /*
- * ck_device_kind_name - "host", "cpu", "gpu", "accelerator" or "other".
+ * ck_device_kind_name - "host", "cpu", "gpu", "accelerator" or "other"
+ * (a static string; unknown kinds give "other").
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if name is NULL.
  */
 ck_status ck_device_kind_name(ck_device_kind kind, const char **name);
@@ -134,8 +142,9 @@ typedef struct ck_device_probe_result {
  * ck_device_probe - build and run the self-check on a device: cold and
  * warm program build times and whether its results match ref.
  * Takes: device, probe (filled in).
- * Returns: CK_OK (a mismatch is reported in probe, not as an error); any
- * error of the device or of the build.
+ * Returns: CK_OK (a mismatch is reported in probe, not as an error);
+ * CK_ERROR_INVALID_ARGUMENT for a NULL argument; any error of the device,
+ * of the build or of the self-check run (ck_workload_run()).
  */
 ck_status ck_device_probe(const ck_device *device,
                           ck_device_probe_result *probe);

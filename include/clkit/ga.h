@@ -125,44 +125,61 @@ typedef struct ck_ga ck_ga;
 /* ck_ga_config_init - defaults: sphere in 10 dimensions, 64 islands of
  * 64, elite 1, tournament 2, arithmetic crossover at 0.9, gaussian
  * mutation (sigma 0.1) at 1/d, clamp, migration of 2 every 10 on a ring,
- * 200 generations, seed 1. */
+ * 200 generations, seed 1.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_ga_config_init(ck_ga_config *config);
 
 /*
  * ck_ga_create - check the configuration, build the kernels, allocate the
  * population on the device and draw generation 0.
  * Takes: device, config (not kept, except config->data, which must
- * outlive the GA), ga (set; release with ck_ga_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting (island
- * size < 2, migrants >= island size with migrations, pc or pm outside [0, 1],
- * tournament larger than the island, ...); CK_ERROR_BUILD; device errors.
+ * outlive the GA, and progress_user, which ck_ga_run() passes to
+ * progress), ga (set; release with ck_ga_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or naming
+ * the bad setting (island size < 2, migrants >= island size with
+ * migrations, pc or pm outside [0, 1], tournament larger than the island,
+ * ...); CK_ERROR_PARSE for a user objective that defines no objective();
+ * CK_ERROR_BUILD; CK_ERROR_UNSUPPORTED for a user objective on ref;
+ * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **ga);
 
-/* ck_ga_step - evolve `generations` generations, migrating on schedule. */
+/* ck_ga_step - evolve `generations` generations, migrating on schedule
+ * (no stopping rules).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA;
+ * CK_ERROR_OUT_OF_MEMORY for the history; device errors. */
 ck_status ck_ga_step(ck_ga *ga, uint64_t generations);
 
-/* ck_ga_run - evolve until a stopping rule holds; fills report. */
+/* ck_ga_run - evolve until a stopping rule holds; fills report.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_CANCELLED when the progress callback asked to stop;
+ * CK_ERROR_OUT_OF_MEMORY for the history; device errors. */
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report);
 
-/* ck_ga_best - the best value found and, if position is not NULL, its
- * genes: config.dim entries, or for lsq the data's dim (config.dim is not
- * read then). */
+/* ck_ga_best - the best value found, if value is not NULL, and, if
+ * position is not NULL, its genes: config.dim entries, or for lsq the
+ * data's dim (config.dim is not read then), read from the device.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA; device
+ * errors. */
 ck_status ck_ga_best(ck_ga *ga, double *value, double *position);
 
 /*
  * ck_ga_history - best and mean fitness of the whole population after each
  * generation (entry 0: generation 0), count entries each; with
  * keep_island_history, island_best and island_mean hold count x islands
- * entries (generation-major). Arrays are owned by the GA and valid until
- * its next call; NULL pointers skip an array.
+ * entries (generation-major; NULL without it). Arrays are owned by the GA
+ * and valid until its next call; NULL pointers skip an array (count is
+ * required).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA or count;
+ * CK_ERROR_OUT_OF_MEMORY; device errors (it reads the latest entries).
  */
 ck_status ck_ga_history(ck_ga *ga, const double **best, const double **mean,
                         const double **island_best, const double **island_mean,
                         size_t *count);
 
-/* ck_ga_destroy - release a GA. NULL is a no-op. */
+/* ck_ga_destroy - release a GA and its queue. NULL is a no-op.
+ * Returns: CK_OK. */
 ck_status ck_ga_destroy(ck_ga *ga);
 
 #ifdef __cplusplus

@@ -137,41 +137,56 @@ typedef struct ck_gas ck_gas;
 
 /* ck_gas_config_init - defaults: 1024 particles at density 0.7 on a
  * triangular lattice, T = 1, Lennard-Jones with rc 2.5 shifted in energy,
- * dt 0.005, periodic, NVE, cell lists (skin 0.3 for Verlet), seed 1. */
+ * dt 0.005, periodic, NVE, cell lists (skin 0.3 for Verlet), seed 1.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_gas_config_init(ck_gas_config *config);
 
 /*
  * ck_gas_create - check the configuration, place the particles, draw their
  * velocities and compute the first forces, on device.
- * Takes: device; config (copied); gas (set; release with
- * ck_gas_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting (N <= 0,
- * a density whose lattice does not fit the box, a box side outside
- * [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE], rc larger than half the box, dt <=
- * 0, a box that differs from the XYZ file's, ...); CK_ERROR_IO or
- * CK_ERROR_PARSE for an unreadable XYZ file or coincident particles in it
- * (file and lines); CK_ERROR_BUILD; device errors.
+ * Takes: device; config (copied; xyz_path is read during the call only);
+ * gas (set; release with ck_gas_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or naming
+ * the bad setting (N <= 0, a density whose lattice does not fit the box,
+ * a box side outside [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE], rc larger than
+ * half the box, dt <= 0, a box that differs from the XYZ file's, ...);
+ * CK_ERROR_IO or CK_ERROR_PARSE for an unreadable XYZ file or coincident
+ * particles in it (file and lines); CK_ERROR_BUILD; CK_ERROR_OUT_OF_MEMORY;
+ * device errors.
  */
 ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
                         ck_gas **gas);
 
-/* ck_gas_step - advance `steps` velocity-Verlet steps. */
+/* ck_gas_step - advance `steps` velocity-Verlet steps. A blow-up or a
+ * Verlet list overflow is not detected here: ck_gas_observe() reports it.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL gas; device
+ * errors. */
 ck_status ck_gas_step(ck_gas *gas, uint64_t steps);
 
-/* ck_gas_observe - the observables now (reduced on the device). */
+/* ck_gas_observe - the observables now (reduced on the device).
+ * Takes: observables (filled in).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_MISMATCH when the total energy is not finite (observables
+ * still filled in); CK_ERROR_DEVICE when a Verlet list overflowed (the
+ * results are wrong); device errors. */
 ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables);
 
 /*
  * ck_gas_particles - copy the particles out, in the order of their ids:
- * positions and velocities as x, y pairs (2 N entries each); NULL skips
- * an array. Returns: CK_OK; device errors.
+ * positions and velocities as x, y pairs (2 N entries each, the caller's
+ * arrays); NULL skips an array. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
+ * for a NULL gas; CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_gas_particles(ck_gas *gas, double *positions, double *velocities);
 
-/* ck_gas_forces - the forces on the particles, in id order (2 N). */
+/* ck_gas_forces - the forces on the particles, in id order, as x, y pairs
+ * (2 N entries, the caller's array).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_OUT_OF_MEMORY; device errors. */
 ck_status ck_gas_forces(ck_gas *gas, double *forces);
 
-/* ck_gas_box - the box's sides and the number of particles. */
+/* ck_gas_box - the box's sides and the number of particles; NULL skips
+ * one. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL gas. */
 ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
                      size_t *particles);
 
@@ -183,33 +198,40 @@ ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
  * half the box (all pairs).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL, bins outside 1 ..
  * 2^20, or a range not above 0 or past that reach (the message gives it);
- * device errors.
+ * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts);
 
 /*
  * ck_gas_save - write a checkpoint (the configuration, the step, and the
  * exact positions, velocities and ids) atomically: a temporary file
- * renamed over path. Returns: CK_OK; CK_ERROR_IO naming the file;
- * CK_ERROR_MISMATCH, writing nothing, for a state that ck_gas_load would
- * refuse (a particle thrown out of the box, a velocity or force not
- * finite: a run that has blown up), so that path keeps the last state a
- * run can restart from.
+ * renamed over path. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a
+ * NULL argument; CK_ERROR_IO naming the file; CK_ERROR_MISMATCH, writing
+ * nothing, for a state that ck_gas_load would refuse (a particle thrown
+ * out of the box, a velocity or force not finite: a run that has blown
+ * up), so that path keeps the last state a run can restart from;
+ * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_gas_save(ck_gas *gas, const char *path);
 
 /*
  * ck_gas_load - create a gas on device from a checkpoint; it continues
  * bit-exactly where the saved run was (on the same device and settings).
- * Returns: CK_OK; CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is
- * wrong (magic, version, sizes, checksum); as ck_gas_create().
+ * Takes: gas (set; release with ck_gas_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is wrong (magic,
+ * version, sizes, checksum, a configuration ck_gas_create() would
+ * refuse); as ck_gas_create().
  */
 ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
 
-/* ck_gas_describe - the configuration in use (box resolved). */
+/* ck_gas_describe - the configuration in use (box resolved), copied into
+ * config; its xyz_path is NULL.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config);
 
-/* ck_gas_destroy - release a gas. NULL is a no-op. */
+/* ck_gas_destroy - release a gas and its queue. NULL is a no-op.
+ * Returns: CK_OK. */
 ck_status ck_gas_destroy(ck_gas *gas);
 
 #ifdef __cplusplus

@@ -17,7 +17,9 @@
 extern "C" {
 #endif
 
-/* ck_kernels_count - how many source files are embedded. */
+/* ck_kernels_count - how many source files are embedded (the count is
+ * that of the embedded files, whatever CLKIT_KERNEL_DIR says).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if count is NULL. */
 ck_status ck_kernels_count(size_t *count);
 
 /*
@@ -38,13 +40,18 @@ ck_status ck_kernels_get(size_t index, const char **name, const char **text,
  * Takes: name ("selfcheck" or "selfcheck.cl"); text (set to a malloc'd,
  * NUL-terminated string the caller releases with ck_memory_free()); size,
  * optional. Honours CLKIT_KERNEL_DIR.
- * Returns: CK_OK; CK_ERROR_NOT_FOUND for an unknown file or include;
- * CK_ERROR_IO if CLKIT_KERNEL_DIR is set and a file cannot be read;
- * CK_ERROR_PARSE for an include cycle.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL name or text, or a
+ * name empty or over 60 characters; CK_ERROR_NOT_FOUND for an unknown file
+ * or include; CK_ERROR_IO if CLKIT_KERNEL_DIR is set and a file cannot be
+ * read; CK_ERROR_PARSE for an include cycle; CK_ERROR_OUT_OF_MEMORY. On
+ * failure *text is NULL.
  */
 ck_status ck_kernels_assemble(const char *name, char **text, size_t *size);
 
-/* ck_memory_free - release memory that clkit handed to the caller. */
+/* ck_memory_free - release memory that clkit allocated and handed to the
+ * caller (ck_kernels_assemble(), ck_result_json(), ck_tsp_tour_load()):
+ * the same as free(), which may be used instead. NULL is a no-op.
+ * Returns: CK_OK. */
 ck_status ck_memory_free(void *memory);
 
 #ifdef __cplusplus

@@ -99,8 +99,9 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
  * ck_lsq_save_coefficients - write a coefficient vector, one value a line
  * ("%.17g"), atomically (a temporary beside path, then a rename).
  * Takes: path; x (dim entries, each finite); dim (1 .. CK_LSQ_MAX_DIM).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a value not finite names
- * its coefficient, counted from 1); CK_ERROR_IO naming the file.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, dim out of
+ * range, or a value not finite, naming its coefficient, counted from 1);
+ * CK_ERROR_IO naming the file; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_lsq_save_coefficients(const char *path, const double *x,
                                    size_t dim);

@@ -140,15 +140,17 @@ typedef struct ck_nn_report {
 /* ck_nn_config_init - defaults: 2-8-2 (set sizes for real data), relu,
  * cross-entropy, Adam (lr 0.001, beta 0.9 / 0.999, epsilon 1e-8), SGD
  * momentum 0.9 when chosen, no weight decay, constant rate, batch 64,
- * seed 1. */
+ * seed 1. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_nn_config_init(ck_nn_config *config);
 
 /*
  * ck_nn_create - check the configuration, build the kernels and draw the
  * weights on device.
  * Takes: device; config (copied); nn (set; release with ck_nn_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting;
- * CK_ERROR_BUILD; CK_ERROR_DEVICE_MEMORY; other device errors.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or naming
+ * the bad setting; CK_ERROR_UNSUPPORTED for CK_NN_TF32 on a device other
+ * than CUDA; CK_ERROR_BUILD; CK_ERROR_DEVICE_MEMORY;
+ * CK_ERROR_OUT_OF_MEMORY; other device errors.
  */
 ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,
                        ck_nn **nn);
@@ -156,12 +158,13 @@ ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,
 /*
  * ck_nn_set_preprocessing - fit the per-feature normalisation of kind on
  * train (raw features) and keep it, with train's class names, as part of
- * the model. Call before attaching data.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when train's features differ
- * from the input width, it has more classes than the output width, or a
- * set is already attached (by ck_nn_attach() or ck_nn_predict(); it was
- * normalised by the scaling it would keep). On failure the model is
- * unchanged.
+ * the model (train is not kept). Call before attaching data.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, an
+ * unknown kind or an empty train, when train's features differ from the
+ * input width, it has more classes than the output width, or a set is
+ * already attached (by ck_nn_attach() or ck_nn_predict(); it was
+ * normalised by the scaling it would keep); CK_ERROR_OUT_OF_MEMORY. On
+ * failure the model is unchanged.
  */
 ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
                                   ck_normalization_kind kind);
@@ -170,18 +173,22 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
  * ck_nn_attach - copy a data set (raw features, normalised here with the
  * model's normalisation) to the device as the training, validation or
  * test set, replacing what was attached there. data is not kept.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a feature count other
- * than the input width or a label outside the output classes;
- * CK_ERROR_DEVICE_MEMORY. On failure nothing is attached as that set (a
- * set attached there before is gone too).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, an
+ * unknown set, a feature count other than the input width, no rows or
+ * 2^31 or more, or a label outside the output classes;
+ * CK_ERROR_DEVICE_MEMORY; CK_ERROR_OUT_OF_MEMORY; other device errors. On
+ * failure nothing is attached as that set (a set attached there before
+ * is gone too).
  */
 ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data);
 
 /*
  * ck_nn_train_epoch - one epoch over the training set (shuffled from the
  * seed and the epoch number), then the evaluation of each attached set.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT with no training set; device
- * errors.
+ * Takes: epoch (filled in; NULL to skip).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL network or with no
+ * training set; CK_ERROR_MISMATCH when the training loss is not finite
+ * (lower the learning rate); CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch);
 
@@ -189,8 +196,9 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch);
  * ck_nn_train - up to training->epochs epochs with early stopping (see
  * ck_nn_training); fills report. The network ends with the weights of
  * the best validation epoch (with validation data), else the last.
- * Returns: as ck_nn_train_epoch(); CK_ERROR_CANCELLED when on_epoch
- * asked to stop (the report is still filled).
+ * Returns: as ck_nn_train_epoch(); CK_ERROR_INVALID_ARGUMENT also for a
+ * NULL argument or epochs 0; CK_ERROR_CANCELLED when on_epoch asked to
+ * stop (the report is still filled).
  */
 ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
                       ck_nn_report *report);
@@ -199,8 +207,10 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
  * ck_nn_evaluate - mean loss and accuracy of the current weights on an
  * attached set, and optionally its confusion matrix (classes x classes
  * counts, row = true class, column = predicted; output-width squared
- * entries, caller's array).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT when the set is not attached.
+ * entries, caller's array). NULL skips loss, accuracy or confusion.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL network, an
+ * unknown set, or one not attached; CK_ERROR_OUT_OF_MEMORY; device
+ * errors.
  */
 ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
                          double *accuracy, uint64_t *confusion);
@@ -208,15 +218,19 @@ ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
 /*
  * ck_nn_predict - the predicted class of each row of data (raw features;
  * labels are ignored): data->rows entries into classes (none for an
- * empty set). Uses the device; the attached test set is replaced.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for the wrong feature count.
+ * empty set; caller's array). Uses the device; the attached test set is
+ * replaced (as by ck_nn_attach(), whose errors it returns).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or the
+ * wrong feature count; CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes);
 
 /*
  * ck_nn_save - write the model (architecture, normalisation, class names,
  * weights) to path atomically: a temporary file renamed over path.
- * Returns: CK_OK; CK_ERROR_IO naming the file.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_IO naming the file; CK_ERROR_OUT_OF_MEMORY; device errors
+ * (reading the weights).
  */
 ck_status ck_nn_save(ck_nn *nn, const char *path);
 
@@ -224,40 +238,45 @@ ck_status ck_nn_save(ck_nn *nn, const char *path);
  * ck_nn_load - create a network on device from a model file. Training
  * settings (optimiser, rate, batch, seed) come from config, or the
  * defaults when config is NULL; its sizes, activations and loss are
- * ignored in favour of the file's.
- * Returns: CK_OK; CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is
- * wrong (magic, version, sizes, checksum, truncation); as ck_nn_create().
+ * ignored in favour of the file's. config is not kept; nn (set; release
+ * with ck_nn_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL device, path or nn;
+ * CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is wrong (magic,
+ * version, sizes, checksum, truncation); as ck_nn_create().
  */
 ck_status ck_nn_load(const ck_device *device, const char *path,
                      const ck_nn_config *config, ck_nn **nn);
 
 /* ck_nn_describe - the network's configuration (sizes, activations,
- * loss, training settings), copied into config. */
+ * loss, training settings), copied into config.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config);
 
 /* ck_nn_class_name - the name of output class k: the training data's
  * class name, or the integer k, written into buffer (capacity bytes;
  * CK_DATASET_MAX_NAME + 1 always suffice for a model loaded from a file or
  * trained on a loaded data set). Returns: CK_OK;
- * CK_ERROR_INVALID_ARGUMENT when k is not an output class, or buffer is
- * NULL or too small (buffer then holds "", and the message says how many
- * bytes the name needs). */
+ * CK_ERROR_INVALID_ARGUMENT when nn is NULL, k is not an output class, or
+ * buffer is NULL or too small (buffer then holds "", and the message says
+ * how many bytes the name needs). */
 ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
                            size_t capacity);
 
 /*
  * ck_nn_weights / ck_nn_set_weights - layer l's (0-based weight layer)
  * weights, out x in row-major, and biases, out entries, copied out of or
- * into the device. NULL skips an array.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a bad layer, or for
- * ck_nn_set_weights() a weight or bias that is not finite (NaN or
- * infinite), naming the layer and the index; nothing is written then.
+ * into the device (caller's arrays). NULL skips an array.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL network, a bad
+ * layer, or for ck_nn_set_weights() a weight or bias that is not finite
+ * (NaN or infinite), naming the layer and the index; nothing is written
+ * then; CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights, float *biases);
 ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
                             const float *biases);
 
-/* ck_nn_destroy - release a network. NULL is a no-op. */
+/* ck_nn_destroy - release a network, its attached sets and its queue.
+ * NULL is a no-op. Returns: CK_OK. */
 ck_status ck_nn_destroy(ck_nn *nn);
 
 #ifdef __cplusplus

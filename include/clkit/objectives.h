@@ -27,22 +27,26 @@ typedef struct ck_objective_info {
   double optimum_per_dim, optimum_constant, optimum_x;
 } ck_objective_info;
 
-/* ck_objective_list - the table of built-in objectives (static). */
+/* ck_objective_list - the table of built-in objectives: table, set to a
+ * static array owned by clkit, of count entries.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_objective_list(const ck_objective_info **table, size_t *count);
 
 /*
  * ck_objective_find - an objective by name ("sphere", "rastrigin",
  * "rosenbrock", "griewank", "ackley", "schwefel", "michalewicz",
- * "styblinski-tang", "f1", "f2", "lsq").
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the unknown function and
- * listing the known ones.
+ * "styblinski-tang", "f1", "f2", "lsq"). info is set to an entry of the
+ * static table.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, or naming
+ * the unknown function and listing the known ones.
  */
 ck_status ck_objective_find(const char *name, const ck_objective_info **info);
 
 /*
  * ck_objective_optimum - the known optimal value of a streamed objective
  * in dim dimensions. michalewicz is known for dim 2, 5 and 10 only.
- * Returns: CK_OK; CK_ERROR_NOT_FOUND when no optimum is known.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or dim
+ * below 1; CK_ERROR_NOT_FOUND when no optimum is known (lsq included).
  */
 ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
                                double *value);
@@ -55,7 +59,8 @@ ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
  * Takes: points, values (count entries, out).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, dim < 1,
  * count 0 or past 2^32 - 1, not streamed, double on a device without
- * fp64); device errors.
+ * fp64); CK_ERROR_OUT_OF_MEMORY; the errors of ck_program_build();
+ * device errors.
  */
 ck_status ck_objective_evaluate(const ck_device *device,
                                 const ck_objective_info *info, int dim,

@@ -122,7 +122,8 @@ typedef struct ck_pso_report {
 typedef struct ck_pso ck_pso;
 
 /* ck_pso_config_init - fill config with the defaults (w 0.7298, c1 = c2 =
- * 1.49618, gbest, clamp bounds, 1000 iterations, seed 1). */
+ * 1.49618, gbest, clamp bounds, 1000 iterations, seed 1).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_pso_config_init(ck_pso_config *config);
 
 /*
@@ -130,38 +131,54 @@ ck_status ck_pso_config_init(ck_pso_config *config);
  * swarm on the device and initialise it (positions, velocities, personal
  * and global bests).
  * Takes: device; config (read, not kept: strings and arrays may be freed
- * after the call, except config->data, which must outlive the swarm);
- * pso (set; destroy with ck_pso_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the bad setting;
- * CK_ERROR_BUILD for a user objective that does not compile (the message
- * names its file and line); device errors.
+ * after the call, except config->data, which must outlive the swarm, and
+ * progress_user, which ck_pso_run() passes to progress); pso (set;
+ * destroy with ck_pso_destroy()).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or naming
+ * the bad setting; CK_ERROR_PARSE for a user objective that defines no
+ * objective(); CK_ERROR_BUILD for one that does not compile (the message
+ * names its file and line); CK_ERROR_UNSUPPORTED for a user objective on
+ * ref; CK_ERROR_DEVICE_MEMORY for a swarm past the device's memory;
+ * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
                         ck_pso **pso);
 
-/* ck_pso_step - make `iterations` synchronous moves (no stopping rules). */
+/*
+ * ck_pso_step - make `iterations` synchronous moves (no stopping rules;
+ * with has_target, moves after the best reaches the target leave the
+ * swarm as it is).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL swarm;
+ * CK_ERROR_OUT_OF_MEMORY for the history; device errors.
+ */
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations);
 
 /*
  * ck_pso_run - move until a stopping rule of the configuration holds.
- * Takes: report (filled in). Returns: CK_OK; CK_ERROR_CANCELLED when the
- * progress callback asked to stop; device errors.
+ * Takes: report (filled in). Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
+ * for a NULL argument; CK_ERROR_CANCELLED when the progress callback asked
+ * to stop; CK_ERROR_OUT_OF_MEMORY for the history; device errors.
  */
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report);
 
-/* ck_pso_best - the best value so far and, if position is not NULL, its
- * position: config.dim entries, or for lsq the data's dim (config.dim is
- * not read then). */
+/* ck_pso_best - the best value so far, if value is not NULL, and, if
+ * position is not NULL, its position: config.dim entries, or for lsq the
+ * data's dim (config.dim is not read then), read from the device.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL swarm; device
+ * errors. */
 ck_status ck_pso_best(ck_pso *pso, double *value, double *position);
 
 /*
  * ck_pso_history - the best value after each iteration so far (entry 0:
  * after initialisation). The array is owned by the swarm and valid until
  * its next call.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_OUT_OF_MEMORY; device errors (it reads the latest entries).
  */
 ck_status ck_pso_history(ck_pso *pso, const double **values, size_t *count);
 
-/* ck_pso_destroy - release a swarm. NULL is a no-op. */
+/* ck_pso_destroy - release a swarm and its queue. NULL is a no-op.
+ * Returns: CK_OK. */
 ck_status ck_pso_destroy(ck_pso *pso);
 
 #ifdef __cplusplus

@@ -1,11 +1,13 @@
 /*
  * clkit/queue.h - one queue abstraction over every backend.
  *
- * A queue is created on a device and owns what is made through it:
- * buffers, programs, kernels and events must be destroyed before their
- * queue. A buffer is used only with the queue it was made on: in
- * transfers, and as an argument of kernels whose program was built on
- * it; a kernel is launched on its program's queue. Operations are issued
+ * A queue is created on a device, and what is made through it (buffers,
+ * programs, kernels, events) belongs to it: ck_queue_destroy() does not
+ * release them, so destroy each before its queue (and a kernel before its
+ * program); one destroyed after them is undefined behaviour. A buffer is
+ * used only with the queue it was made on: in transfers, and as an
+ * argument of kernels whose program was built on it; a kernel is launched
+ * on its program's queue. Operations are issued
  * in order. On the ref device buffers live in host memory
  * (ck_buffer_host_pointer() exposes them) and no kernels run: ref work is
  * plain C in each workload's ref steps.
@@ -44,55 +46,74 @@ typedef enum ck_transfer {
 
 /*
  * ck_queue_create - make an in-order queue on a device, with profiling.
- * Takes: device (copied; the set it came from may be freed), queue (set).
- * Returns: CK_OK; CK_ERROR_DEVICE if the runtime refuses;
- * CK_ERROR_UNSUPPORTED for a backend not built into this library.
+ * Takes: device (copied; the set it came from may be freed), queue (set;
+ * release with ck_queue_destroy(), after everything made through it).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_UNSUPPORTED for a backend not built into this library;
+ * CK_ERROR_OUT_OF_MEMORY; device errors if the runtime refuses.
  */
 ck_status ck_queue_create(const ck_device *device, ck_queue **queue);
 
-/* ck_queue_destroy - finish and release a queue. NULL is a no-op. */
+/* ck_queue_destroy - wait for the queue's operations and release it (not
+ * its buffers, programs, kernels or events: destroy them first). NULL is a
+ * no-op. Returns: CK_OK. */
 ck_status ck_queue_destroy(ck_queue *queue);
 
-/* ck_queue_device - the queue's copy of its device. */
+/* ck_queue_device - the queue's copy of its device, owned by the queue
+ * and valid until ck_queue_destroy(). Takes: device (set).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_queue_device(const ck_queue *queue, const ck_device **device);
 
-/* ck_queue_finish - wait until every issued operation has completed. */
+/* ck_queue_finish - wait until every issued operation has completed, and
+ * add their kernel times to ck_queue_kernel_seconds().
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL queue; device
+ * errors, including those of earlier non-blocking operations. */
 ck_status ck_queue_finish(ck_queue *queue);
 
 /*
  * ck_queue_kernel_seconds - total device time of the kernels launched on
- * this queue and completed by the last ck_queue_finish(), from profiling
- * events. Zero on ref. Takes: seconds (set).
+ * this queue and summed so far, from profiling events: at each
+ * ck_queue_finish(), and early once some 4096 launches are pending. Zero
+ * on ref. Takes: seconds (set).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
 ck_status ck_queue_kernel_seconds(const ck_queue *queue, double *seconds);
 
 /*
  * ck_buffer_create - allocate size bytes of device memory (uninitialised).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for size 0;
+ * Takes: queue; size; buffer (set; release with ck_buffer_destroy() before
+ * the queue, which does not release it).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or size 0;
  * CK_ERROR_DEVICE_MEMORY when the device cannot hold it (the message
- * gives the size and the device's limits).
+ * gives the size and the device's limits); CK_ERROR_OUT_OF_MEMORY; device
+ * errors.
  */
 ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer);
 
-/* ck_buffer_destroy - release a buffer. NULL is a no-op. */
+/* ck_buffer_destroy - release a buffer; its queue must still exist. NULL
+ * is a no-op. Returns: CK_OK. */
 ck_status ck_buffer_destroy(ck_buffer *buffer);
 
-/* ck_buffer_size - the buffer's size in bytes. */
+/* ck_buffer_size - the buffer's size in bytes. Takes: size (set).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_buffer_size(const ck_buffer *buffer, size_t *size);
 
 /*
- * ck_buffer_host_pointer - the host memory behind a ref buffer.
- * Returns: CK_ERROR_UNSUPPORTED for device buffers.
+ * ck_buffer_host_pointer - the host memory behind a ref buffer (64-byte
+ * aligned), owned by the buffer and valid until ck_buffer_destroy().
+ * Takes: pointer (set).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_UNSUPPORTED for buffers of other devices.
  */
 ck_status ck_buffer_host_pointer(ck_buffer *buffer, void **pointer);
 
 /*
  * ck_buffer_write / ck_buffer_read - move size bytes between host memory
  * and the buffer at offset. event, optional, receives an event to wait on
- * or time (destroy it with ck_event_destroy()).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if the range exceeds the
- * buffer or the buffer was made on another queue; CK_ERROR_DEVICE on a
- * runtime error.
+ * or time (destroy it with ck_event_destroy(), before the queue).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, size 0,
+ * a range that exceeds the buffer, or a buffer made on another queue;
+ * CK_ERROR_OUT_OF_MEMORY for the event; device errors.
  */
 ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           size_t size, const void *source, ck_transfer mode,
@@ -103,9 +124,10 @@ ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
 
 /*
  * ck_buffer_copy - device-side copy of size bytes; ranges must not overlap.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a range outside its buffer,
- * overlapping ranges, or a buffer made on another queue; CK_ERROR_DEVICE
- * on a runtime error.
+ * event as for ck_buffer_write().
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, size 0,
+ * a range outside its buffer, overlapping ranges, or a buffer made on
+ * another queue; CK_ERROR_OUT_OF_MEMORY for the event; device errors.
  */
 ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
                          size_t destination_offset, ck_buffer *source,
@@ -113,10 +135,12 @@ ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
 
 /*
  * ck_buffer_fill - repeat a pattern of pattern_size bytes (1, 2, 4, 8, 16,
- * 32, 64 or 128) over size bytes from offset; both multiples of it.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for another pattern size, a
- * range outside the buffer or not a multiple of the pattern, or a buffer
- * made on another queue; CK_ERROR_DEVICE on a runtime error.
+ * 32, 64 or 128) over size bytes from offset; both multiples of it. The
+ * pattern is read during the call. event as for ck_buffer_write().
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, another
+ * pattern size, size 0, a range outside the buffer or not a multiple of
+ * the pattern, or a buffer made on another queue; CK_ERROR_OUT_OF_MEMORY
+ * for the event; device errors.
  */
 ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
                          const void *pattern, size_t pattern_size,
@@ -127,10 +151,17 @@ ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
  * device, through the binary cache (PoCL's own, by default, on PoCL:
  * clkit/cache.h). defines, optional, adds build options
  * such as "-DCK_GROUP=128". Device options (-cl-std=CL1.2, device type,
- * fp64, warp width) are added by clkit.
- * Returns: CK_OK; CK_ERROR_NOT_FOUND if no such source; CK_ERROR_BUILD with
- * the program, device, options and the build log (naming cl/ files and
- * lines) when compilation fails; CK_ERROR_UNSUPPORTED on ref.
+ * fp64, warp width) are added by clkit. Takes: program (set; release with
+ * ck_program_destroy(), after its kernels and before the queue, which
+ * does not release it).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, a name
+ * empty or over 60 characters, or defines that make the options longer
+ * than 1023 bytes;
+ * CK_ERROR_NOT_FOUND if no such source or include; CK_ERROR_IO if
+ * CLKIT_KERNEL_DIR is set and a file cannot be read; CK_ERROR_PARSE for an
+ * include cycle; CK_ERROR_BUILD with the program, device, options and the
+ * build log (naming cl/ files and lines) when compilation fails;
+ * CK_ERROR_UNSUPPORTED on ref; CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_program_build(ck_queue *queue, const char *name,
                            const char *defines, ck_program **program);
@@ -144,26 +175,41 @@ typedef struct ck_program_stats {
   char options[1024];   /* the full option string */
 } ck_program_stats;
 
-/* ck_program_query - how the program was built. */
+/* ck_program_query - how the program was built. Takes: stats (filled in).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_program_query(const ck_program *program, ck_program_stats *stats);
 
-/* ck_program_destroy - release a program. NULL is a no-op. */
+/* ck_program_destroy - release a program; its kernels must be destroyed
+ * first and its queue must still exist. NULL is a no-op. Returns: CK_OK. */
 ck_status ck_program_destroy(ck_program *program);
 
 /*
  * ck_kernel_create - a kernel of a built program, by function name.
- * Returns: CK_ERROR_NOT_FOUND if the program has no such kernel.
+ * Takes: program; name (copied); kernel (set; release with
+ * ck_kernel_destroy() before its program and queue, which do not release
+ * it).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_NOT_FOUND if the program has no such kernel;
+ * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_kernel_create(ck_program *program, const char *name,
                            ck_kernel **kernel);
 
-/* ck_kernel_destroy - release a kernel. NULL is a no-op. */
+/* ck_kernel_destroy - release a kernel; its program and queue must still
+ * exist. NULL is a no-op. Returns: CK_OK. */
 ck_status ck_kernel_destroy(ck_kernel *kernel);
 
 /*
- * Kernel arguments: a buffer, a value of size bytes, or local memory.
- * A buffer must be made on the queue the kernel's program was built on;
- * one of another queue is refused with CK_ERROR_INVALID_ARGUMENT.
+ * ck_kernel_set_buffer / ck_kernel_set_value / ck_kernel_set_local -
+ * kernel argument index: a buffer, a value of size bytes, or size bytes
+ * of local memory. The value is copied; the buffer is referred to, not
+ * owned, and must outlive the launches that use it. A buffer must be made
+ * on the queue the kernel's program was built on. On CUDA devices an
+ * argument is at most 64 bytes and index below 48.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, size 0,
+ * a buffer of another queue, or an argument the runtime refuses (a bad
+ * index or size); CK_ERROR_UNSUPPORTED from ck_kernel_set_local() on CUDA
+ * devices (declare the array in the kernel instead).
  */
 ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
                                ck_buffer *buffer);
@@ -178,26 +224,33 @@ ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size);
  * of its local size, the work-items in all must fit in a size_t, a
  * work-group may not exceed the device's max_work_group_size, and an
  * OpenCL launch with local sizes may have up to 2^32 - 1 work-groups.
- * kernel must come from a program built on queue.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for bad sizes or a kernel of
- * another queue; CK_ERROR_DEVICE (with the runtime's error name) when the
- * launch is refused.
+ * kernel must come from a program built on queue. event as for
+ * ck_buffer_write().
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, bad sizes
+ * (a grid past CUDA's limits too), a kernel of another queue, or on CUDA
+ * an argument never set; CK_ERROR_OUT_OF_MEMORY; device errors (with the
+ * runtime's error name) when the launch is refused.
  */
 ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                           const size_t *global, const size_t *local,
                           ck_event **event);
 
-/* ck_event_wait - block until the event's operation completes. */
+/* ck_event_wait - block until the event's operation completes.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL event; device
+ * errors. */
 ck_status ck_event_wait(ck_event *event);
 
 /*
  * ck_event_times - profiling times of a completed operation, in
  * nanoseconds of the device clock (start, end); NULL to skip one. Zero on
  * ref.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL event; device
+ * errors (CK_ERROR_DEVICE for an operation not yet complete).
  */
 ck_status ck_event_times(ck_event *event, uint64_t *start_ns, uint64_t *end_ns);
 
-/* ck_event_destroy - release an event. NULL is a no-op. */
+/* ck_event_destroy - release an event; its queue must still exist. NULL is
+ * a no-op. Returns: CK_OK. */
 ck_status ck_event_destroy(ck_event *event);
 
 #ifdef __cplusplus

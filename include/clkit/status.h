@@ -4,6 +4,11 @@
  * Every public clkit function returns a ck_status. CK_OK is zero; every
  * other value is a failure, and the thread that saw it can fetch a
  * human-readable message with ck_error_last().
+ *
+ * In the contracts of the headers, "device errors" stands for
+ * CK_ERROR_DEVICE (the runtime refused or failed an operation, with its
+ * error name in the message) and CK_ERROR_DEVICE_MEMORY (the device, or
+ * the host for ref buffers, ran out of memory or resources).
  */
 #ifndef CLKIT_STATUS_H
 #define CLKIT_STATUS_H
@@ -39,8 +44,9 @@ ck_status ck_status_name(ck_status status, const char **name);
 
 /*
  * ck_error_last - the most recent failure on the calling thread.
- * Takes: message, where a pointer to the message text is stored. The text
- * is owned by clkit and stays valid until the thread's next failing call.
+ * Takes: message, where a pointer to the message text is stored (NULL to
+ * skip it). The text is owned by clkit, per thread, and is overwritten by
+ * the thread's next failing call or ck_error_clear().
  * Returns: the status of that failure, or CK_OK (with message "") if no
  * call on this thread has failed since the last ck_error_clear().
  */

@@ -14,7 +14,8 @@
  * owns its arrays; release them with ck_tsp_free(). A zeroed instance is
  * a valid empty value. Tours are plain arrays of 0-based city indices,
  * owned by whoever allocated them (ck_tsp_tour_load() allocates with
- * malloc(); release with free()).
+ * malloc(); release with ck_memory_free() or free(), which are the
+ * same).
  *
  * Distances are bounded so that the local search's sums of four of them
  * fit a 32-bit int: coordinates must lie within +-CK_TSP_MAX_COORDINATE
@@ -105,7 +106,9 @@ ck_status ck_tsp_free(ck_tsp_instance *instance);
 /*
  * ck_tsp_distance - the integer distance between cities i and j.
  * Takes: instance; i, j < cities; distance, set.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, a city out
+ * of range, an instance without its coordinates or matrix, a coordinate
+ * beyond CK_TSP_MAX_COORDINATE).
  */
 ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
                           uint32_t j, int64_t *distance);
@@ -113,9 +116,10 @@ ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
 /*
  * ck_tsp_tour_length - the exact length of a closed tour.
  * Takes: instance; tour, cities 0-based indices; length, set.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if tour is not a permutation
- * of 0 .. cities-1 (the message names the first repeated or out-of-range
- * entry).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, an
+ * instance as ck_tsp_distance() refuses, or a tour that is not a
+ * permutation of 0 .. cities-1 (the message names the first repeated or
+ * out-of-range entry); CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
                              const uint32_t *tour, int64_t *length);
@@ -125,10 +129,12 @@ ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
  * 1-based ids, ended by -1 or EOF).
  * Takes: path; cities, the instance's size, which DIMENSION (if given) and
  * the section must match; tour, set to a malloc()ed array of cities
- * 0-based indices (caller frees).
- * Returns: CK_OK; CK_ERROR_IO; CK_ERROR_PARSE naming the file and line
- * (non-numeric id, id out of range, repeated id, wrong count);
- * CK_ERROR_OUT_OF_MEMORY.
+ * 0-based indices (the caller releases it with ck_memory_free() or
+ * free()), or to NULL on failure.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL path or tour, or
+ * cities outside 3 .. CK_TSP_MAX_CITIES; CK_ERROR_IO; CK_ERROR_PARSE naming
+ * the file and line (non-numeric id, id out of range, repeated id, wrong
+ * count, a binary file); CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour);
 
@@ -137,7 +143,9 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour);
  * temporary file beside path, then a rename).
  * Takes: path; name (the instance's name); tour (cities 0-based indices,
  * written 1-based); cities; length, written in the COMMENT line.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_IO.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, cities out
+ * of range, a name over 1024 bytes or with a control character, a tour
+ * that is not a permutation); CK_ERROR_IO; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_tsp_tour_save(const char *path, const char *name,
                            const uint32_t *tour, uint32_t cities,
@@ -148,9 +156,10 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
  * lines (blank lines and lines starting with '#' ignored); an optimum is
  * a whole number >= 1.
  * Takes: path; name; optimum, set when found.
- * Returns: CK_OK; CK_ERROR_NOT_FOUND if the name is not listed;
- * CK_ERROR_IO; CK_ERROR_PARSE naming the file and line of a malformed
- * line.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_NOT_FOUND if the name is not listed; CK_ERROR_IO;
+ * CK_ERROR_PARSE naming the file and line of a malformed line (or a name
+ * listed twice with different optima); CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_tsp_optimum_find(const char *path, const char *name,
                               int64_t *optimum);

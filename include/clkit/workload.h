@@ -87,16 +87,22 @@ typedef struct ck_result {
 } ck_result;
 
 /*
- * ck_workload_find - a workload by name.
- * Returns: CK_OK; CK_ERROR_NOT_FOUND (listing the known names).
+ * ck_workload_find - a workload by name; workload is set to a static
+ * entry owned by clkit.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * CK_ERROR_NOT_FOUND (listing the known names).
  */
 ck_status ck_workload_find(const char *name, const ck_workload **workload);
 
-/* ck_workload_list - every workload, in a static array owned by clkit. */
+/* ck_workload_list - every workload, in a static array owned by clkit, of
+ * count entries.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_workload_list(const ck_workload *const **workloads, size_t *count);
 
 /* ck_workload_describe - name, one-line summary and its options table
- * (terminated by an entry with a NULL name). All owned by clkit. */
+ * (terminated by an entry with a NULL name). All static, owned by clkit;
+ * NULL skips one.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL workload. */
 ck_status ck_workload_describe(const ck_workload *workload, const char **name,
                                const char **summary, const ck_option **options);
 
@@ -104,6 +110,7 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
  * ck_workload_demo - a small configuration of the workload that runs in
  * about a second on a CPU device, for demonstrations; count 0 means its
  * defaults already are. The array is static, owned by clkit.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
 ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
                            size_t *count);
@@ -113,7 +120,8 @@ ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
  * Takes: workload; device (from a ck_device_set); params (count entries;
  * names must be the workload's options); options (NULL for defaults:
  * seed 1); result (filled in).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the offending option;
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL workload, device,
+ * result, or params with a count, or naming the offending option;
  * CK_ERROR_IO (a file that cannot be read, an output that cannot be
  * written, checked before the run), CK_ERROR_PARSE (a malformed input
  * file, or one the workload cannot use) and CK_ERROR_UNSUPPORTED (an
@@ -121,7 +129,8 @@ ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
  * CK_ERROR_CANCELLED when options->progress asked to stop;
  * CK_ERROR_MISMATCH when a result cannot be trusted (no finite objective,
  * an energy that blew up); CK_ERROR_DEVICE_MEMORY before allocating past
- * the device's memory; any error of the device or its kernels.
+ * the device's memory; CK_ERROR_OUT_OF_MEMORY; any error of the device or
+ * its kernels.
  * Option values, output files and log lines use the C locale ('.' as the
  * decimal point) whatever the caller set; the calling thread is switched
  * to it for the call (uselocale), callbacks included, and back.
@@ -131,8 +140,11 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
                           const ck_run_options *options, ck_result *result);
 
 /*
- * ck_workload_check - validate parameters without running.
- * Returns: CK_OK or CK_ERROR_INVALID_ARGUMENT naming the option.
+ * ck_workload_check - validate parameters without running (input files
+ * are not read; outputs are tried as ck_file_writable() does).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
+ * NULL workload or params with a count; CK_ERROR_IO naming the option of
+ * an output that cannot be written; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
                             size_t count);
@@ -204,8 +216,10 @@ ck_status ck_file_remove_temporaries(void);
  * ("ocl:0.0: ...", or "warning: ocl:0.0: ..." for a warning).
  * Takes: results with capacity entries (count + 1 needed with ref).
  * Returns: CK_OK; the ref run's failure (no oracle, nothing compared);
- * CK_ERROR_INVALID_ARGUMENT for bad parameters, a device index outside
- * set or fewer result slots than runs, before any device runs.
+ * before any device runs: CK_ERROR_INVALID_ARGUMENT for a NULL argument,
+ * bad parameters, a device index outside set or fewer result slots than
+ * runs, and the other errors of ck_workload_check(); CK_ERROR_NOT_FOUND
+ * when set has no ref device and skip_ref is 0.
  */
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const size_t *indices, size_t count, int skip_ref,
@@ -232,10 +246,11 @@ ck_status ck_result_json(const ck_result *result, char **json);
  * with nothing before or after it, so no blanks, hexadecimal, inf or nan;
  * "1e3" is 1000; a magnitude below DBL_MIN is read as the nearest
  * subnormal ("4.9e-324").
- * Returns: CK_OK with *value set; CK_ERROR_INVALID_ARGUMENT when text is
- * not such a number or is out of a double's range: past DBL_MAX, or
- * nonzero digits that round to 0 ("1e-400") (*value unchanged). The
- * point is '.' whatever the caller's locale.
+ * Returns: CK_OK with *value set; CK_ERROR_INVALID_ARGUMENT for a NULL
+ * argument, or when text is not such a number or is out of a double's
+ * range: past DBL_MAX, or nonzero digits that round to 0 ("1e-400")
+ * (*value unchanged); CK_ERROR_OUT_OF_MEMORY. The point is '.' whatever
+ * the caller's locale.
  */
 ck_status ck_param_parse_number(const char *text, double *value);
 
