@@ -912,6 +912,62 @@ static void check_no_platform(void) {
   }
 }
 
+/* Copies the kernel sources into directory, with the self-check's
+ * generator made to write other bits than ref's: a device that disagrees
+ * with the oracle, as a faulty one would. 0 on success. */
+static int copy_kernels_disagreeing(const char *directory) {
+  const char *source = getenv("CLKIT_KERNEL_DIR_FOR_TESTS");
+  DIR *dir = source && *source ? opendir(source) : NULL;
+  if (!dir || mkdir(directory, 0700) != 0) {
+    if (dir)
+      closedir(dir);
+    return -1;
+  }
+  int failed = 0, changed = 0;
+  for (struct dirent *entry; !failed && (entry = readdir(dir));) {
+    if (entry->d_name[0] == '.')
+      continue;
+    char from[1024], to[1024];
+    snprintf(from, sizeof from, "%s/%s", source, entry->d_name);
+    snprintf(to, sizeof to, "%s/%s", directory, entry->d_name);
+    size_t size = 0;
+    char *text = test_read_file(from, &size);
+    if (!text)
+      continue; /* not a plain file */
+    static const char written[] = "bits[first + k] = block.v[k];";
+    char *at = strcmp(entry->d_name, "selfcheck.cl") == 0
+                   ? strstr(text, written)
+                   : NULL;
+    if (at) {
+      /* Flip the lowest bit of the first word alone, which changes the
+       * words' xor checksum (flipping every word would keep it for an
+       * even count). */
+      static const char flipped[] =
+          "bits[first + k] = block.v[k] ^ (first + k == 0u ? 1u : 0u);";
+      size_t before = (size_t)(at - text),
+             after = size - before - (sizeof written - 1);
+      char *edited = malloc(size + sizeof flipped);
+      if (!edited) {
+        free(text);
+        failed = 1;
+        break;
+      }
+      memcpy(edited, text, before);
+      memcpy(edited + before, flipped, sizeof flipped - 1);
+      memcpy(edited + before + sizeof flipped - 1, at + sizeof written - 1,
+             after);
+      free(text);
+      text = edited;
+      size = before + sizeof flipped - 1 + after;
+      changed = 1;
+    }
+    failed = test_write_bytes(to, text, size) != 0;
+    free(text);
+  }
+  closedir(dir);
+  return failed || !changed ? -1 : 0;
+}
+
 static void check_opencl_runs(void) {
   {
     /* A file the run writes, on two devices: refused before either runs,
@@ -955,6 +1011,33 @@ static void check_opencl_runs(void) {
     CHECK_MSG(rows >= 2 && agreeing == rows, "%d rows, %d agree:\n%s", rows,
               agreeing, r.out);
     release(&r);
+  }
+  {
+    /* A device whose results disagree with ref fails the comparison:
+     * its row says so and the exit status is 1, so that a script can
+     * rely on it. */
+    char kernels[600];
+    test_path_in(work_dir, "kernels-disagreeing", kernels, sizeof kernels);
+    if (copy_kernels_disagreeing(kernels) == 0) {
+      setenv("CLKIT_KERNEL_DIR", kernels, 1);
+      const char *const args[] = {"compare",  "selfcheck", "--count", "5000",
+                                  "--passes", "1",         NULL};
+      run_output r = run_clkit(args);
+      EXPECT_EXIT(r, 1, args);
+      int disagreeing = 0;
+      for (const char *line = r.out; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        disagreeing += strncmp(line, "ocl:", 4) == 0 && length >= 3 &&
+                       strncmp(line + length - 3, " NO", 3) == 0;
+        line = end ? end + 1 : NULL;
+      }
+      CHECK_MSG(disagreeing >= 1, "no disagreeing OpenCL row:\n%s", r.out);
+      release(&r);
+      unsetenv("CLKIT_KERNEL_DIR");
+    } else {
+      CHECK_MSG(0, "cannot copy the kernel sources to %s", kernels);
+    }
   }
   {
     /* TF32, which OpenCL devices refuse: with every device selected (the
@@ -1145,6 +1228,11 @@ static void check_tsp(void) {
       {{"tsp", "eval", "a.tsp", "b.tour", "--optimum", "0", NULL},
        "--optimum takes a whole number >= 1"},
       {{"tsp", "eval", "a.tsp", "b.tour", "--optima", NULL}, "--optima"},
+      /* info reads no tour: an optimum beside it is refused, not dropped. */
+      {{"tsp", "info", "a.tsp", "--optimum", "5", NULL},
+       "--optima and --optimum go with eval, not info"},
+      {{"tsp", "info", "a.tsp", "--optima", "o.txt", NULL},
+       "--optima and --optimum go with eval, not info"},
   };
   for (size_t c = 0; c < sizeof usage / sizeof usage[0]; ++c)
     expect_refusal(usage[c].args, 2, usage[c].stderr_names);
@@ -1630,6 +1718,33 @@ static void check_gas_run(void) {
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.out, "\"final_step\":50", args);
+    release(&r);
+  }
+  {
+    /* Going on from a checkpoint and replacing it with the new state is
+     * the one output allowed over an input: the next restart starts
+     * there. */
+    char again[600];
+    test_path_in(work_dir, "gas-again.ckg", again, sizeof again);
+    char *bytes = NULL;
+    size_t size = 0;
+    bytes = test_read_file(checkpoint, &size);
+    CHECK(bytes != NULL && test_write_bytes(again, bytes, size) == 0);
+    free(bytes);
+    const char *const in_place[] = {
+        "run",          "gas",  "--restart", again,    "--checkpoint",
+        again,          "--steps", "10",     "--json", "--device",
+        "ref",          NULL};
+    run_output r = run_clkit(in_place);
+    EXPECT_EXIT(r, 0, in_place);
+    EXPECT_HAS(r.out, "\"final_step\":50", in_place);
+    release(&r);
+    const char *const onward[] = {"run",     "gas", "--restart", again,
+                                  "--steps", "10",  "--json",    "--device",
+                                  "ref",     NULL};
+    r = run_clkit(onward);
+    EXPECT_EXIT(r, 0, onward);
+    EXPECT_HAS(r.out, "\"final_step\":60", onward);
     release(&r);
   }
   const struct {
