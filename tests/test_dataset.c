@@ -904,6 +904,11 @@ static void test_csv_malformed(void) {
        ":2: field 2: '-inf' is not finite"},
       {"beyond float", "A,1,2\nB,1e39,3\n", 0, 0, 0, CK_ERROR_PARSE,
        ":2: field 2: '1e39' is out of range"},
+      /* Just past FLT_MAX (3.40282e38): it would become inf as a float. */
+      {"just beyond float", "A,1,2\nB,3.5e38,3\n", 0, 0, 0, CK_ERROR_PARSE,
+       ":2: field 2: '3.5e38' is out of range"},
+      {"just beyond float, negative", "A,1,2\nB,1,-3.5e38\n", 0, 0, 0,
+       CK_ERROR_PARSE, ":2: field 3: '-3.5e38' is out of range"},
       {"beyond double", "A,1,2\nB,1e999,3\n", 0, 0, 0, CK_ERROR_PARSE,
        "out of range"},
       {"empty field", "A,1,2\nB,,2\n", 0, 0, 0, CK_ERROR_PARSE,

@@ -211,6 +211,12 @@ static void test_good_files(void) {
     }
     ck__gas_frame_free(&frame);
   }
+  /* A byte order mark before the count (an editor's UTF-8). */
+  if (read_text("byte order mark", "\xEF\xBB\xBF" "1\n\nAr 1 2 3\n",
+                &frame) == CK_OK) {
+    CHECK(frame.particles == 1 && frame.positions[0] == 1);
+    ck__gas_frame_free(&frame);
+  }
   /* No newline at the end; an empty comment line. */
   if (read_text("no final newline", "1\n\nAr 1 2 3", &frame) == CK_OK) {
     CHECK(frame.particles == 1 && frame.positions[1] == 2);

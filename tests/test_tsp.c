@@ -108,6 +108,18 @@ static void test_euc_ceil_att(void) {
     ck_tsp_free(&instance);
     CHECK(instance_is_zeroed(&instance));
   }
+  /* A byte order mark before the first keyword (an editor's UTF-8) is
+   * not part of it. */
+  static const char marked[] =
+      "\xEF\xBB\xBFNAME: euc\nTYPE: TSP\nDIMENSION: 4\n"
+      "EDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n"
+      "1 0 0\n3 2.5 0\n2 3 4\n4 0 1.5\nEOF\n";
+  if (parse_ok("EUC_2D after a byte order mark", marked, &instance)) {
+    CHECK(strcmp(instance.name, "euc") == 0);
+    check_matrix("EUC_2D after a byte order mark", &instance, euc_expected,
+                 4);
+    ck_tsp_free(&instance);
+  }
   /* The same cities in CEIL_2D, numbers spelled with exponents, ids out of
    * order and no EOF (the section is complete). */
   static const char ceil[] = "NAME : ceil\nTYPE : TSP\nDIMENSION : 4\n"
