@@ -275,6 +275,14 @@ static void kernel_launch(const ck_device *device) {
     goto done;
   CHECK(ck_kernel_create(program, "no_such_kernel", &missing) ==
         CK_ERROR_NOT_FOUND);
+  /* A name past the limit is refused, not cut to another's. */
+  char long_name[200];
+  memset(long_name, 'k', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  memcpy(long_name, "ck_selfcheck_generate", 21);
+  CHECK(ck_kernel_create(program, long_name, &missing) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(missing == NULL);
   CHECK_OK(ck_kernel_create(program, "ck_selfcheck_generate", &kernel));
   CHECK_OK(ck_buffer_create(queue, sizeof got_values, &values));
   CHECK_OK(ck_buffer_create(queue, sizeof got_bits, &bits));

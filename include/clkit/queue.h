@@ -185,10 +185,11 @@ ck_status ck_program_destroy(ck_program *program);
 
 /*
  * ck_kernel_create - a kernel of a built program, by function name.
- * Takes: program; name (copied); kernel (set; release with
- * ck_kernel_destroy() before its program and queue, which do not release
- * it).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
+ * Takes: program; name (copied, at most 127 bytes); kernel (set; release
+ * with ck_kernel_destroy() before its program and queue, which do not
+ * release it).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a
+ * longer name;
  * CK_ERROR_NOT_FOUND if the program has no such kernel;
  * CK_ERROR_OUT_OF_MEMORY; device errors.
  */

@@ -287,6 +287,12 @@ ck_status ck_kernel_create(ck_program *program, const char *name,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_kernel_create: NULL argument");
   *kernel = NULL;
+  /* A name cut to fit would look up another kernel, or none. */
+  if (strlen(name) >= sizeof made->name)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_kernel_create: a kernel name of %zu bytes is longer "
+                    "than %zu",
+                    strlen(name), sizeof made->name - 1);
   made = calloc(1, sizeof *made);
   if (!made)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a kernel");
