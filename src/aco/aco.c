@@ -475,9 +475,12 @@ static ck_status accept_best(ck_aco *aco) {
   int64_t exact;
   ck_status status =
       ck_tsp_tour_length(aco->state.instance, aco->best_tour, &exact);
+  /* The tour is the device's, not the caller's: a device fault (exit 1),
+   * not an argument refused. */
   if (status)
     return ck__fail_prefix(
-        status, "ACO on device %s produced a bad tour: ", aco->state.device.id);
+        status == CK_ERROR_INVALID_ARGUMENT ? CK_ERROR_DEVICE : status,
+        "ACO on device %s produced a bad tour: ", aco->state.device.id);
   /* Positions of the new best tour, for seeding local search. */
   aco_state *s = &aco->state;
   for (uint32_t i = 0; i < s->n; ++i)
