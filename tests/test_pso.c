@@ -132,7 +132,10 @@ static void history_and_target(const ck_device *device) {
   const double *history;
   size_t count;
   CHECK_OK(ck_pso_history(pso, &history, &count));
-  CHECK(count >= report.iterations + 1);
+  /* One entry an iteration up to the target's, none for the moves after
+   * it, which did nothing. */
+  CHECK_MSG(count == report.iterations + 1, "%zu entries after %" PRIu64
+            " iterations", count, report.iterations);
   int rises = 0;
   for (size_t i = 1; i < count; ++i)
     rises += history[i] > history[i - 1];

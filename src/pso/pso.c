@@ -378,9 +378,14 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   report->wall_s = outcome.wall_s;
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = pso->build_seconds;
-  /* Moves after the target was met did nothing on the device. */
-  if (report->stopped_by == CK_PSO_STOP_TARGET)
+  /* Moves after the target was met did nothing on the device: neither
+   * they nor their history entries (the same best) count. */
+  if (report->stopped_by == CK_PSO_STOP_TARGET) {
     pso->iterations = report->target_iteration;
+    CK_TRY(flush_history(pso));
+    if (pso->history_count > pso->iterations + 1)
+      pso->history_count = (size_t)pso->iterations + 1;
+  }
   report->iterations = pso->iterations;
   report->evaluations = (uint64_t)s->n * (pso->iterations + 1);
   report->best =
