@@ -1236,8 +1236,7 @@ static void bad_config(const ck_device *device) {
     c.box_x = c.box_y = bad_sides[i];
     char what[40];
     snprintf(what, sizeof what, "a box of sides %g", bad_sides[i]);
-    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "--box",
-                          what);
+    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "--box", what);
   }
   /* Past CK_GAS_MAX_DT (1e300 made NaN of the first step). */
   static const double bad_dt[] = {0, -0.005, NAN, INFINITY, 1e300};
@@ -1348,15 +1347,16 @@ static void geometry_limits(const ck_device *ref) {
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.box_x = c.box_y = 1e308;
-  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "option --box: the sides",
-                        "a 1e308 box");
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "option --box: the sides", "a 1e308 box");
   c.box_x = 70000;
   c.box_y = 10;
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "65536",
                         "a 70000 x 10 box");
   c.walls = 1;
   c.box_x = 1e-300;
-  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "option --box: the sides",
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "option --box: the sides",
                         "a 1e-300 x 10 box between walls");
   /* A system past the device's memory fails before anything is allocated
    * (ref's memory is the host's; here a copy that claims 64 MB). */
@@ -1377,8 +1377,8 @@ static void geometry_limits(const ck_device *ref) {
   ck_gas_config_init(&c);
   c.particles = 1000;
   c.density = 1e-9; /* a side of 10^6 */
-  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "option --rho: 1000",
-                        "1000 particles at density 1e-9");
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "option --rho: 1000", "1000 particles at density 1e-9");
   ck_gas_config_init(&c);
   c.particles = 100;
   c.rc = 0.1;
@@ -1480,6 +1480,75 @@ static void geometry_limits(const ck_device *ref) {
     ck_gas_destroy(gas);
 }
 
+/* A Verlet list one entry past its capacity fails the run, as a longer
+ * overflow does: capacity + 2 particles on a circle of diameter 1.2, all
+ * within rc + skin = 1.4 of each other, have capacity + 1 neighbours
+ * each; capacity + 1 particles fill the lists exactly and run. On every
+ * backend that keeps lists (strips keep the rebuild's cells instead). */
+static void list_overflow(const ck_device *ref, const ck_device *ocl) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 16;
+  c.box_x = c.box_y = 10;
+  c.rc = 1.1;
+  c.skin = 0.3;
+  c.neighbors = CK_GAS_VERLET;
+  c.temperature = 0;
+  ck_gas *gas = make(ref, &c, 0);
+  if (!gas)
+    return;
+  uint32_t capacity = ck__gas_state(gas)->list_capacity;
+  ck_gas_destroy(gas);
+  enum { MOST = 64 };
+  CHECK_MSG(capacity >= 16 && capacity + 2 <= MOST, "a capacity of %u",
+            (unsigned)capacity);
+  if (capacity < 16 || capacity + 2 > MOST)
+    return;
+  char paths[2][600];
+  double x[2 * MOST];
+  for (int over = 0; over < 2; ++over) {
+    size_t n = capacity + 1 + over;
+    for (size_t k = 0; k < n; ++k) {
+      double angle = 6.283185307179586 * (double)k / (double)n;
+      x[2 * k] = 5 + 0.6 * cos(angle);
+      x[2 * k + 1] = 5 + 0.6 * sin(angle);
+    }
+    test_path_in(work_dir, over ? "overflowing.xyz" : "full.xyz", paths[over],
+                 sizeof paths[over]);
+    CHECK(write_xyz(paths[over], n, 10, 10, x, NULL) == 0);
+  }
+  c.box_x = c.box_y = 0;
+  char overflowed[80];
+  snprintf(overflowed, sizeof overflowed, "overflowed its %u neighbours",
+           (unsigned)capacity);
+  backend backends[MAX_BACKENDS];
+  size_t count = backends_of(ref, ocl, 1, backends);
+  for (size_t b = 0; b < count; ++b)
+    for (int over = 0; over < 2; ++over) {
+      c.xyz_path = paths[over];
+      gas = make_on(&backends[b], &c);
+      if (!gas)
+        continue;
+      if (ck__gas_state(gas)->list_capacity == capacity) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: %u neighbours in lists of %u",
+                 backends[b].name, (unsigned)capacity + over,
+                 (unsigned)capacity);
+        ck_gas_observables o;
+        ck_error_clear();
+        ck_status status = ck_gas_observe(gas, &o);
+        if (over)
+          expect_failure(status, CK_ERROR_DEVICE, overflowed, what);
+        else {
+          const char *message = "";
+          ck_error_last(&message);
+          CHECK_MSG(status == CK_OK, "%s: %d (%s)", what, (int)status, message);
+        }
+      }
+      ck_gas_destroy(gas);
+    }
+}
+
 /* A checkpoint's bytes with the checksum made to match again. */
 static void reseal(uint8_t *bytes, size_t size) {
   ck__sha256(bytes, size - 32, bytes + size - 32);
@@ -1507,6 +1576,20 @@ static char *saved_after(const ck_device *device, const ck_gas_config *c,
   CHECK_OK(ck_gas_save(gas, path));
   ck_gas_destroy(gas);
   return test_read_file(path, size);
+}
+
+/* Writes value as a saved real of real_size bytes (4: rounded to float). */
+static void put_saved_real(uint8_t *at, double value, uint32_t real_size) {
+  if (real_size == 8) {
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    ck__put_u64(at, bits);
+  } else {
+    float narrow = (float)value;
+    uint32_t narrow_bits;
+    memcpy(&narrow_bits, &narrow, 4);
+    ck__put_u32(at, narrow_bits);
+  }
 }
 
 static void damaged_checkpoints(const ck_device *device) {
@@ -1619,6 +1702,21 @@ static void damaged_checkpoints(const ck_device *device) {
   test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "half the box",
                       "a checkpoint with rc 1e6");
+  /* The forms the run used (tiles, then strips, after the seed) are 0 or 1
+   * each: other codes name no form and are refused, not run as some form
+   * (0xffffffff would read as "by device"). */
+  const uint32_t forms[][2] = {{0xffffffffu, 2}, {2, 0}, {0, 0xffffffffu}};
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; ++i) {
+    memcpy(bytes, good, size);
+    ck__put_u32(bytes + 60 + 11 * 8 + 8, forms[i][0]);
+    ck__put_u32(bytes + 60 + 11 * 8 + 8 + 4, forms[i][1]);
+    reseal(bytes, size);
+    test_write_bytes(damaged, bytes, size);
+    char what[80];
+    snprintf(what, sizeof what, "unknown forms (tiles %u, strips %u)",
+             (unsigned)forms[i][0], (unsigned)forms[i][1]);
+    expect_load_failure(device, damaged, CK_ERROR_PARSE, what, what);
+  }
   /* The particles, after the 11 reals, the seed and the forms: the first
    * x not a number, then the first y outside the box, then the first
    * velocity infinite, then the last particle's vy. Particles are counted
@@ -1626,6 +1724,11 @@ static void damaged_checkpoints(const ck_device *device) {
   uint32_t real_size = ck__get_u32(good + 12);
   size_t particles_at = 60 + 11 * 8 + 8 + 8, n = ck__get_u64(good + 24);
   CHECK(ck__get_u32(good + 8) == 2 && (real_size == 4 || real_size == 8));
+  double box[2]; /* box_x and box_y: the 2nd and 3rd reals */
+  for (size_t i = 0; i < 2; ++i) {
+    bits = ck__get_u64(good + 60 + (1 + i) * 8);
+    memcpy(&box[i], &bits, 8);
+  }
   char last_velocity[64];
   snprintf(last_velocity, sizeof last_velocity, ": particle %zu has velocity",
            n);
@@ -1636,6 +1739,9 @@ static void damaged_checkpoints(const ck_device *device) {
   } particles[] = {
       {particles_at, NAN, ": particle 1 is at"},
       {particles_at + real_size, -1.0, ": particle 1 is at"},
+      /* Past the far sides by less than 1. */
+      {particles_at, box[0] + 0.5, ": particle 1 is at"},
+      {particles_at + real_size, box[1] + 0.5, ": particle 1 is at"},
       {particles_at + 2 * n * real_size, INFINITY, ": particle 1 has velocity"},
       {particles_at + (4 * n - 1) * real_size, -INFINITY, last_velocity},
       /* The forces give the next step's first kick. */
@@ -1652,19 +1758,42 @@ static void damaged_checkpoints(const ck_device *device) {
   };
   for (size_t i = 0; i < sizeof particles / sizeof particles[0]; ++i) {
     memcpy(bytes, good, size);
-    if (real_size == 8) {
-      memcpy(&bits, &particles[i].value, 8);
-      ck__put_u64(bytes + particles[i].at, bits);
-    } else {
-      float narrow = (float)particles[i].value;
-      uint32_t narrow_bits;
-      memcpy(&narrow_bits, &narrow, 4);
-      ck__put_u32(bytes + particles[i].at, narrow_bits);
-    }
+    put_saved_real(bytes + particles[i].at, particles[i].value, real_size);
     reseal(bytes, size);
     test_write_bytes(damaged, bytes, size);
     expect_load_failure(device, damaged, CK_ERROR_PARSE, particles[i].mention,
                         particles[i].mention);
+  }
+  /* The box's edges are in it: particle 1 on the far side x = box_x or
+   * y = box_y loads (a wrap in float may leave one there); the next real
+   * past it is refused. The sides (10) are exact in float. */
+  CHECK(box[0] == (float)box[0] && box[1] == (float)box[1]);
+  for (size_t axis = 0; axis < 2; ++axis) {
+    double past = real_size == 8 ? nextafter(box[axis], INFINITY)
+                                 : nextafterf((float)box[axis], INFINITY);
+    for (int beyond = 0; beyond < 2; ++beyond) {
+      double value = beyond ? past : box[axis];
+      memcpy(bytes, good, size);
+      put_saved_real(bytes + particles_at + axis * real_size, value, real_size);
+      reseal(bytes, size);
+      test_write_bytes(damaged, bytes, size);
+      char what[80];
+      snprintf(what, sizeof what, "particle 1 at %s = %.9g in a side of %g",
+               axis ? "y" : "x", value, box[axis]);
+      if (beyond) {
+        expect_load_failure(device, damaged, CK_ERROR_PARSE,
+                            ": particle 1 is at", what);
+        continue;
+      }
+      gas = NULL;
+      ck_error_clear();
+      ck_status status = ck_gas_load(device, damaged, &gas);
+      const char *message = "";
+      ck_error_last(&message);
+      CHECK_MSG(status == CK_OK, "%s: refused (%d: %s)", what, (int)status,
+                message);
+      ck_gas_destroy(gas);
+    }
   }
   /* The ids put the particles back in id order (ck_gas_particles): each of
    * 0 .. n - 1 once. */
@@ -1744,6 +1873,46 @@ static void blown_up_checkpoint(const ck_device *device) {
   ck_gas_destroy(gas);
   free(good);
   free(after);
+}
+
+/* A double-precision checkpoint on an OpenCL device without fp64 (a copy
+ * of the device that says so) is refused as ck_gas_create() refuses double
+ * precision there: CK_ERROR_UNSUPPORTED, naming the file and the device.
+ * Ref always has double precision. */
+static void double_checkpoint_without_fp64(const ck_device *ref,
+                                           const ck_device *ocl) {
+  char path[600];
+  test_path_in(work_dir, "double.ckpt", path, sizeof path);
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 50;
+  ck_gas *gas = make(ref, &c, 1);
+  if (!gas)
+    return;
+  CHECK_OK(ck_gas_step(gas, 5));
+  CHECK_OK(ck_gas_save(gas, path));
+  ck_gas_destroy(gas);
+  ck_device single = *ocl;
+  single.has_fp64 = 0;
+  gas = (ck_gas *)&c; /* must come back NULL */
+  ck_error_clear();
+  expect_failure(
+      ck__gas_create_tuned(&single, &c, 1, CK__GAS_FORMS_BY_DEVICE, 0, &gas),
+      CK_ERROR_UNSUPPORTED, "no double precision",
+      "a double gas on a device without fp64");
+  CHECK(gas == NULL);
+  char named[800];
+  snprintf(named, sizeof named,
+           "%s: a double-precision checkpoint; device %s has no double "
+           "precision",
+           path, single.id);
+  expect_load_failure(&single, path, CK_ERROR_UNSUPPORTED, named,
+                      "a double checkpoint on a device without fp64");
+  ck_device ref_single = *ref;
+  ref_single.has_fp64 = 0;
+  gas = NULL;
+  CHECK_OK(ck_gas_load(&ref_single, path, &gas));
+  ck_gas_destroy(gas);
 }
 
 static void version_one_checkpoint(const ck_device *ref) {
@@ -2404,12 +2573,14 @@ int main(void) {
   if (ocl)
     bad_config(ocl);
   geometry_limits(ref);
+  list_overflow(ref, ocl);
   damaged_checkpoints(ref);
   version_one_checkpoint(ref);
   blown_up_checkpoint(ref);
   if (ocl) {
     damaged_checkpoints(ocl);
     blown_up_checkpoint(ocl);
+    double_checkpoint_without_fp64(ref, ocl);
   }
   xyz_start(ref, 0);
   xyz_start(ref, 1);

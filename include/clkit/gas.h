@@ -221,7 +221,8 @@ ck_status ck_gas_save(ck_gas *gas, const char *path);
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
  * CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is wrong (magic,
  * version, sizes, checksum, a configuration ck_gas_create() would
- * refuse); as ck_gas_create().
+ * refuse); CK_ERROR_UNSUPPORTED for a double-precision checkpoint on a
+ * device without double precision; as ck_gas_create().
  */
 ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
 

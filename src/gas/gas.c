@@ -998,6 +998,12 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   uint32_t real_size = ck__get_u32(in + 12);
   if (real_size != 4 && real_size != 8)
     CK_FAIL(CK_ERROR_PARSE, "%s: real size %u", path, real_size);
+  /* As ck_gas_create() refuses double precision where the device has none. */
+  if (real_size == 8 && device->backend != CK_BACKEND_REF && !device->has_fp64)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "%s: a double-precision checkpoint; device %s has no double "
+            "precision",
+            path, device->id);
   gas = calloc(1, sizeof *gas);
   if (!gas)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
