@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -62,6 +63,50 @@ static const char *stdout_target;
 static const char *interrupt_when;
 /* With interrupt_when: a second SIGINT soon after the first. */
 static int interrupt_twice;
+/* When set and this test is the super-user, the next runs drop to
+ * UNPRIVILEGED_ID (nobody, nogroup) before exec: root passes every
+ * permission check, so a refusal that rests on one is only met so. The
+ * directory named is one that user must be able to write in; a run that
+ * cannot drop, write there or run clkit exits UNPRIVILEGED_UNREACHABLE with
+ * the reason on stderr, not what clkit would do. */
+static const char *unprivileged_in;
+#define UNPRIVILEGED_ID 65534
+#define UNPRIVILEGED_UNREACHABLE 125
+
+/* In the forked child, after its redirections: become UNPRIVILEGED_ID for
+ * good (the supplementary groups first, then the group, then the user: each
+ * needs the privilege the next one gives up), or exit saying why. */
+static void become_unprivileged(void) {
+  const char *failed = NULL;
+  if (setgroups(0, NULL) != 0)
+    failed = "setgroups";
+  else if (setgid(UNPRIVILEGED_ID) != 0)
+    failed = "setgid";
+  else if (setuid(UNPRIVILEGED_ID) != 0)
+    failed = "setuid";
+  if (failed) {
+    fprintf(stderr, "cannot become uid %d: %s: %s\n", UNPRIVILEGED_ID, failed,
+            strerror(errno));
+    _exit(UNPRIVILEGED_UNREACHABLE);
+  }
+  /* Should setuid have left a way back, the run would prove nothing. */
+  if (getuid() != UNPRIVILEGED_ID || geteuid() != UNPRIVILEGED_ID ||
+      getegid() != UNPRIVILEGED_ID || setuid(0) == 0) {
+    fprintf(stderr, "uid %d kept privileges\n", UNPRIVILEGED_ID);
+    _exit(UNPRIVILEGED_UNREACHABLE);
+  }
+  /* access() asks as the real user, now this one. */
+  if (access(unprivileged_in, W_OK | X_OK) != 0) {
+    fprintf(stderr, "uid %d cannot write in %s: %s\n", UNPRIVILEGED_ID,
+            unprivileged_in, strerror(errno));
+    _exit(UNPRIVILEGED_UNREACHABLE);
+  }
+  if (access(clkit_path, X_OK) != 0) {
+    fprintf(stderr, "uid %d cannot run %s: %s\n", UNPRIVILEGED_ID, clkit_path,
+            strerror(errno));
+    _exit(UNPRIVILEGED_UNREACHABLE);
+  }
+}
 
 static int work_dir_has(const char *prefix) {
   DIR *directory = opendir(work_dir);
@@ -108,6 +153,8 @@ static run_output run_clkit_env(const char *const *environment,
     close(out);
     close(err);
     apply_environment(environment);
+    if (unprivileged_in && geteuid() == 0)
+      become_unprivileged();
     execv(clkit_path, argv);
     _exit(127);
   }
@@ -525,6 +572,95 @@ static void check_run_usage_errors(void) {
   release(&r);
 }
 
+/* A file the user may not write is refused even where its directory would
+ * let a rename replace it. Run as the super-user (as CI runs), no file is
+ * one it may not write, so clkit is run here as nobody, in a directory of
+ * nobody's own: only the check of the file itself stands between that run
+ * and a rename over its own read-only file or root's private one, and a
+ * file it may write is replaced there as anywhere. */
+static void check_unwritable_unprivileged(void) {
+  /* Another user is met by check_pso_files: its read-only file. */
+  if (geteuid() != 0)
+    return;
+  char own[760], cache[800], cache_setting[840];
+  snprintf(own, sizeof own, "%s/unprivileged", work_dir);
+  snprintf(cache, sizeof cache, "%s/cache", own);
+  snprintf(cache_setting, sizeof cache_setting, "CLKIT_CACHE_DIR=%s", cache);
+  /* Its own cache: the common one is root's, in a directory kept 0700. */
+  const char *const environment[] = {cache_setting, NULL};
+  int ready = mkdir(own, 0700) == 0 &&
+              chown(own, UNPRIVILEGED_ID, UNPRIVILEGED_ID) == 0;
+  CHECK_MSG(ready, "cannot make %s for uid %d: %s", own, UNPRIVILEGED_ID,
+            strerror(errno));
+  if (!ready)
+    return;
+  /* mkdtemp made the work directory 0700; nobody may pass through it (not
+   * list or write it) only while these runs last. */
+  struct stat work;
+  CHECK(stat(work_dir, &work) == 0);
+  if (chmod(work_dir, 0711) != 0) {
+    CHECK_MSG(0, "cannot open %s to uid %d: %s", work_dir, UNPRIVILEGED_ID,
+              strerror(errno));
+    return;
+  }
+  unprivileged_in = own;
+  /* Whether nobody can run clkit here at all (the build directory or a
+   * library it loads may be closed to it, or this root may not change
+   * user): if not, that is this machine, not clkit, so the runs are left
+   * out, saying why. */
+  const char *const version[] = {"version", NULL};
+  run_output r = run_clkit_env(environment, version);
+  int reachable = r.exit_code == 0;
+  if (r.exit_code == UNPRIVILEGED_UNREACHABLE ||
+      (r.exit_code == 127 &&
+       has(r.err, "error while loading shared libraries")))
+    printf("clkit not run as uid %d, so its refusal of a file that user "
+           "may not write is not tested as root: %s",
+           UNPRIVILEGED_ID, r.err);
+  else
+    EXPECT_EXIT(r, 0, version);
+  release(&r);
+  const struct {
+    const char *name;
+    mode_t mode;
+    uid_t owner;
+    int refused;
+  } cases[] = {
+      {"own.txt", 0644, UNPRIVILEGED_ID, 0},
+      {"own-read-only.txt", 0444, UNPRIVILEGED_ID, 1},
+      {"roots-private.txt", 0600, 0, 1},
+  };
+  for (size_t c = 0; reachable && c < sizeof cases / sizeof cases[0]; ++c) {
+    char kept[820];
+    snprintf(kept, sizeof kept, "%s/%s", own, cases[c].name);
+    CHECK(test_write_bytes(kept, "old\n", 4) == 0);
+    CHECK(chown(kept, cases[c].owner, cases[c].owner) == 0);
+    CHECK(chmod(kept, cases[c].mode) == 0);
+    const char *const replace[] = {"run",   "pso", "--device", "ref",
+                                   "--dim", "2",   "--iters",  "4",
+                                   "--out", kept,  NULL};
+    r = run_clkit_env(environment, replace);
+    EXPECT_EXIT(r, cases[c].refused ? 1 : 0, replace);
+    if (cases[c].refused)
+      EXPECT_HAS(r.err, "Permission denied", replace);
+    release(&r);
+    struct stat replaced;
+    CHECK_MSG(stat(kept, &replaced) == 0 &&
+                  (replaced.st_mode & 0777) == cases[c].mode &&
+                  replaced.st_uid == cases[c].owner,
+              "%s: mode %o, owner %d; want %o, %d", kept,
+              (unsigned)(replaced.st_mode & 0777), (int)replaced.st_uid,
+              (unsigned)cases[c].mode, (int)cases[c].owner);
+    char *text = test_read_file(kept, NULL);
+    CHECK_MSG(text && (strcmp(text, "old\n") == 0) == cases[c].refused,
+              "%s holds %s", kept, text ? text : "nothing");
+    free(text);
+  }
+  unprivileged_in = NULL;
+  CHECK_MSG(chmod(work_dir, work.st_mode & 07777) == 0,
+            "cannot close %s again: %s", work_dir, strerror(errno));
+}
+
 /* clkit gen lsq writes data whose coefficients pso recovers, and pso
  * writes --out and --trace. */
 static void check_pso_files(void) {
@@ -656,7 +792,8 @@ static void check_pso_files(void) {
   free(made);
   /* A file replaced keeps its permissions: a private one stays private.
    * One this user may not write is refused, as the shell's `>` refuses it
-   * (a super-user may write it, and then it stays read-only). */
+   * (a super-user may write it, and then it stays read-only; the refusal
+   * is then met by check_unwritable_unprivileged). */
   const mode_t modes[] = {0600, 0444};
   for (int m = 0; m < 2; ++m) {
     char kept[760];
@@ -679,6 +816,7 @@ static void check_pso_files(void) {
               kept, text ? text : "nothing");
     free(text);
   }
+  check_unwritable_unprivileged();
   if (truth && found) {
     const char *a = truth, *b = found;
     for (int d = 0; d < 3; ++d) {
