@@ -223,8 +223,7 @@ ck_status ck_device_enumerate(ck_device_set *set) {
   if (code != CL_SUCCESS) {
     note_opencl(set, CK_ERROR_DEVICE,
                 "the OpenCL loader failed to list platforms");
-    free(platforms);
-    return CK_OK;
+    goto fail;
   }
   for (cl_uint p = 0; p < platform_count; ++p) {
     char platform_name[256] = "", platform_version[256] = "";
@@ -257,12 +256,13 @@ ck_status ck_device_enumerate(ck_device_set *set) {
     note_opencl(set, CK_ERROR_NO_PLATFORM,
                 "OpenCL platforms exist but offer no devices; the ref device "
                 "still works.");
-  free(platforms);
-  return CK_OK;
 fail:
+  /* Also the way out with CK_OK (a loader's failure is noted in the set,
+   * not returned): the set is dropped only when status is a failure. */
   free(platforms);
   free(devices);
-  ck_device_set_free(set);
+  if (status != CK_OK)
+    ck_device_set_free(set);
   return status;
 }
 

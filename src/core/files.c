@@ -167,6 +167,7 @@ static ck_status open_in_place(const char *path, int descriptor, char **temp,
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   ck_status status = CK_OK;
   char *target = NULL, *candidate = NULL;
+  int opened = -1;
   *temp = NULL;
   *fd = -1;
   int descriptor = ck__file_descriptor_named(path);
@@ -205,41 +206,41 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory: %zu bytes for a file name",
             size);
   memcpy(candidate, target, directory);
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  for (int attempt = 0; attempt < 100 && opened < 0; ++attempt) {
     snprintf(candidate + directory, size - directory, ".%s.tmp.%08x", name,
              ck__temporary_token());
-    int opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (opened >= 0) {
-      /* The file replaced keeps its permissions (a private file stays
-       * private), and its owner and group where this process may give
-       * them; otherwise it becomes this user's, as a copy would. */
-      if (exists) {
-        if (fchown(opened, existing.st_uid, existing.st_gid) != 0 &&
-            fchown(opened, (uid_t)-1, existing.st_gid) != 0) {
-          /* Neither is ours to give: the new file is this user's. */
-        }
-        if (fchmod(opened, existing.st_mode & 0777) != 0) {
-          int error = errno;
-          close(opened);
-          unlink(candidate);
-          CK_FAIL(CK_ERROR_IO, "cannot write %s: cannot set the mode of %s: %s",
-                  path, candidate, strerror(error));
-        }
-      }
-      temporary_listed(candidate);
-      *temp = candidate;
-      *fd = opened;
-      candidate = NULL;
-      goto fail;
-    }
-    if (errno != EEXIST)
+    opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (opened < 0 && errno != EEXIST)
       CK_FAIL(CK_ERROR_IO,
               "cannot write %s: cannot create the temporary file %s: %s", path,
               candidate, strerror(errno));
   }
-  CK_FAIL(CK_ERROR_IO, "cannot write %s: no free temporary file name beside it",
-          path);
+  if (opened < 0)
+    CK_FAIL(CK_ERROR_IO,
+            "cannot write %s: no free temporary file name beside it", path);
+  /* The file replaced keeps its permissions (a private file stays
+   * private), and its owner and group where this process may give
+   * them; otherwise it becomes this user's, as a copy would. */
+  if (exists) {
+    if (fchown(opened, existing.st_uid, existing.st_gid) != 0 &&
+        fchown(opened, (uid_t)-1, existing.st_gid) != 0) {
+      /* Neither is ours to give: the new file is this user's. */
+    }
+    if (fchmod(opened, existing.st_mode & 0777) != 0)
+      CK_FAIL(CK_ERROR_IO, "cannot write %s: cannot set the mode of %s: %s",
+              path, candidate, strerror(errno));
+  }
+  temporary_listed(candidate);
+  *temp = candidate;
+  *fd = opened;
+  candidate = NULL;
+  opened = -1;
 fail:
+  /* Also the way out on success, where the caller has taken the file. */
+  if (opened >= 0) {
+    close(opened);
+    unlink(candidate);
+  }
   free(candidate);
   free(target);
   return status;
@@ -298,20 +299,19 @@ void ck__file_abandon(int fd, char *temp, const char *path) {
 
 ck_status ck__file_write_atomic(const char *path, const void *data,
                                 size_t size) {
+  ck_status status = CK_OK;
   char *temp = NULL;
   int fd = -1;
   if (!path || !*path || (size && !data))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
-  ck_status status = ck__file_open_temporary(path, &temp, &fd);
-  if (status)
-    return status;
-  if (ck__write_all(fd, data, size) != 0) {
-    status =
-        ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
-    ck__file_abandon(fd, temp, path);
-    return status;
-  }
+  CK_TRY(ck__file_open_temporary(path, &temp, &fd));
+  if (ck__write_all(fd, data, size) != 0)
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+  /* The commit takes the file, renamed or removed. */
   return ck__file_commit(fd, temp, path);
+fail:
+  ck__file_abandon(fd, temp, path);
+  return status;
 }
 
 ck_status ck_file_writable(const char *path) {

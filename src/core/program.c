@@ -19,6 +19,7 @@ static double now_seconds(void) {
  * lines; the caller's name is sanitised for use in a #line directive. */
 static ck_status prepend(const char *prefix_name, const char *prefix_text,
                          char **source, ck__source_map *map) {
+  ck_status status = CK_OK;
   char shown[200];
   snprintf(shown, sizeof shown, "%s", prefix_name ? prefix_name : "objective");
   for (char *c = shown; *c; ++c)
@@ -31,11 +32,8 @@ static ck_status prepend(const char *prefix_name, const char *prefix_text,
   char *joined = malloc(length);
   ck__line_origin *origins =
       malloc((map->line_count + lines + 2) * sizeof *origins);
-  if (!joined || !origins) {
-    free(joined);
-    free(origins);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", shown);
-  }
+  if (!joined || !origins)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", shown);
   snprintf(joined, length, "#line 1 \"%s\"\n%s\n%s", shown, prefix_text,
            *source);
   size_t at = 0;
@@ -53,6 +51,10 @@ static ck_status prepend(const char *prefix_name, const char *prefix_text,
   free(*source);
   *source = joined;
   return CK_OK;
+fail:
+  free(joined);
+  free(origins);
+  return status;
 }
 
 ck_status ck_program_build(ck_queue *queue, const char *name,

@@ -419,18 +419,19 @@ void *ck__cuda_pointer(const ck_buffer *buffer) {
 
 /* Operation events: a pair around the operation, owned by the ck_event. */
 static ck_status event_start(ck_queue *queue, ck_event *event) {
+  ck_status status = CK_OK;
   if (!event)
     return CK_OK;
   timing *pair = calloc(1, sizeof *pair);
   if (!pair)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
-  ck_status status = make_timing(queue, pair);
-  if (status != CK_OK) {
-    free(pair);
-    return status;
-  }
+  CK_TRY(make_timing(queue, pair)); /* which destroys what it made */
+  /* The event owns the pair from here, a failed record included. */
   event->handle = pair;
   return record(queue, pair->start);
+fail:
+  free(pair);
+  return status;
 }
 
 static ck_status event_stop(ck_queue *queue, ck_event *event) {
@@ -712,7 +713,7 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
       ck__cache_load(key, &cubin, &cubin_size) == CK_OK) {
     if (load(queue, program, cubin) == CK_OK) {
       program->stats.from_cache = 1;
-      goto done;
+      goto fail; /* with CK_OK: only the temporaries are left to free */
     }
     ck__cache_remove(key);
     free(cubin);
@@ -735,7 +736,6 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
     ck__cache_store(key, cubin, cubin_size); /* failing to cache is not fatal */
     ck__error_restore(&saved);
   }
-done:
 fail:
   free(cubin);
   free(full);

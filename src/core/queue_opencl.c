@@ -99,6 +99,7 @@ static opencl_queue *state(const ck_queue *queue) {
 }
 
 static ck_status ocl_create(ck_queue *queue) {
+  ck_status status = CK_OK;
   cl_int code = CL_SUCCESS;
   opencl_queue *made = calloc(1, sizeof *made);
   if (!made)
@@ -106,18 +107,23 @@ static ck_status ocl_create(ck_queue *queue) {
   cl_device_id device = (cl_device_id)queue->device.device_handle;
   made->context = clCreateContext(NULL, 1, &device, NULL, NULL, &code);
   if (code != CL_SUCCESS) {
-    free(made);
-    return cl_fail(queue, code, "clCreateContext");
+    status = cl_fail(queue, code, "clCreateContext");
+    goto fail;
   }
   made->queue = clCreateCommandQueue(made->context, device,
                                      CL_QUEUE_PROFILING_ENABLE, &code);
   if (code != CL_SUCCESS) {
-    clReleaseContext(made->context);
-    free(made);
-    return cl_fail(queue, code, "clCreateCommandQueue");
+    status = cl_fail(queue, code, "clCreateCommandQueue");
+    goto fail;
   }
   queue->backend = made;
   return CK_OK;
+fail:
+  /* clCreateContext returns NULL when it fails. */
+  if (made->context)
+    clReleaseContext(made->context);
+  free(made);
+  return status;
 }
 
 /* Adds the device time of the first count pending events and drops them. */
@@ -316,6 +322,7 @@ static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
   int left_to_runtime =
       mode == CK__CACHE_ON && ck__device_caches_builds(&queue->device);
   int use_cache = mode != CK__CACHE_OFF && !left_to_runtime;
+  ck_status status = CK_OK;
   cl_program handle = NULL;
   program->stats.runtime_cache = left_to_runtime;
   cl_int code = CL_SUCCESS;
@@ -336,15 +343,19 @@ static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
     return cl_fail(queue, code, "clCreateProgramWithSource");
   code = clBuildProgram(handle, 1, &device, options, NULL, NULL);
   if (code != CL_SUCCESS) {
-    ck_status status = build_failure(queue, program, handle, code, options);
-    clReleaseProgram(handle);
-    return status;
+    /* The log is read from the handle, so it is released only after. */
+    status = build_failure(queue, program, handle, code, options);
+    goto fail;
   }
   if (use_cache)
     store_in_cache(handle, key);
   program->handle = handle;
   program->stats.from_cache = 0;
   return CK_OK;
+fail:
+  if (handle)
+    clReleaseProgram(handle);
+  return status;
 }
 
 static void ocl_program_destroy(ck_program *program) {

@@ -120,6 +120,7 @@ static ck_status check_data(const ck_lsq_data *data, const char *name) {
 /* Allocates a (rows * dim doubles) and b (rows doubles). */
 static ck_status allocate_rows(size_t rows, size_t dim, double **a, double **b,
                                const char *what) {
+  ck_status status = CK_OK;
   *a = NULL;
   *b = NULL;
   if (rows > SIZE_MAX / sizeof(double) / dim)
@@ -138,19 +139,22 @@ static ck_status allocate_rows(size_t rows, size_t dim, double **a, double **b,
                     what, rows, dim, bytes * 1e-9, (double)memory * 1e-9);
   *a = malloc(rows * dim * sizeof(double));
   if (!*a)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of memory for %s: %zu bytes for a (%zu rows of dim "
-                    "%zu)",
-                    what, rows * dim * sizeof(double), rows, dim);
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of memory for %s: %zu bytes for a (%zu rows of dim %zu)", what,
+            rows * dim * sizeof(double), rows, dim);
   *b = malloc(rows * sizeof(double));
-  if (!*b) {
-    free(*a);
-    *a = NULL;
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of memory for %s: %zu bytes for b (%zu rows)", what,
-                    rows * sizeof(double), rows);
-  }
+  if (!*b)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of memory for %s: %zu bytes for b (%zu rows)", what,
+            rows * sizeof(double), rows);
   return CK_OK;
+fail:
+  /* The caller sees both NULL, as before anything was allocated. */
+  free(*a);
+  free(*b);
+  *a = NULL;
+  *b = NULL;
+  return status;
 }
 
 /* The model's prediction for one row; generator and evaluation share it. */

@@ -347,6 +347,7 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
                                   ck_normalization_kind kind) {
   ck_status status = CK_OK;
   ck_normalization fitted = {0};
+  char **names = NULL;
   if (!nn || !train)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_nn_set_preprocessing: NULL argument");
@@ -371,19 +372,14 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
             "has %zu classes",
             s->sizes[s->layers], train->classes);
   CK_TRY(ck_dataset_normalization_fit(train, kind, &fitted));
-  char **names = NULL;
   if (train->class_names) {
     names = calloc(train->classes, sizeof *names);
     if (!names)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory copying class names");
     for (size_t k = 0; k < train->classes; ++k) {
       names[k] = strdup(train->class_names[k]);
-      if (!names[k]) {
-        for (size_t j = 0; j < k; ++j)
-          free(names[j]);
-        free(names);
+      if (!names[k])
         CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory copying class names");
-      }
     }
   }
   free_class_names(nn);
@@ -393,6 +389,10 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
   nn->normalization = fitted;
   return CK_OK;
 fail:
+  /* The names not yet copied are NULL (calloc). */
+  for (size_t k = 0; names && k < train->classes; ++k)
+    free(names[k]);
+  free(names);
   ck_dataset_normalization_free(&fitted);
   return status;
 }

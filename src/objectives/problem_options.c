@@ -18,6 +18,7 @@ enum { MAX_PRINTED_DIM = 16 };
 /* Parses "x" or "x,y,..." into dim values. */
 static ck_status parse_list(const char *option, const char *text, int dim,
                             double **values) {
+  ck_status status = CK_OK;
   double *list = malloc((size_t)dim * sizeof *list);
   if (!list)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -28,19 +29,15 @@ static ck_status parse_list(const char *option, const char *text, int dim,
     if (!end)
       end = at + strlen(at);
     double value = 0;
-    if (!ck__parse_decimal(at, end, &value)) {
-      free(list);
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --%s: '%s' is not a number or a comma-separated "
-                      "list of numbers",
-                      option, text);
-    }
-    if (count == dim) {
-      free(list);
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --%s: more than %d values for %d dimensions",
-                      option, dim, dim);
-    }
+    if (!ck__parse_decimal(at, end, &value))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --%s: '%s' is not a number or a comma-separated list of "
+              "numbers",
+              option, text);
+    if (count == dim)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --%s: more than %d values for %d dimensions", option, dim,
+              dim);
     list[count++] = value;
     if (!*end)
       break;
@@ -49,15 +46,16 @@ static ck_status parse_list(const char *option, const char *text, int dim,
   if (count == 1)
     for (int d = 1; d < dim; ++d)
       list[d] = list[0];
-  else if (count != dim) {
-    free(list);
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: %d values for %d dimensions (give one, or "
-                    "one per dimension)",
-                    option, count, dim);
-  }
+  else if (count != dim)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --%s: %d values for %d dimensions (give one, or one per "
+            "dimension)",
+            option, count, dim);
   *values = list;
   return CK_OK;
+fail:
+  free(list);
+  return status;
 }
 
 ck_status ck__parse_choice(const char *option, const char *text,

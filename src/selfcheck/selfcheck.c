@@ -61,7 +61,7 @@ static ck_status ref_generate(selfcheck_state *state, uint32_t pass) {
 static ck_status ref_reduce(selfcheck_state *state) {
   float *values, *sums, *partial_sums = NULL;
   uint32_t *bits, *xors, *partial_xors = NULL;
-  ck_status status;
+  ck_status status = CK_OK;
   if ((status = ck_buffer_host_pointer(state->values, (void **)&values)) ||
       (status = ck_buffer_host_pointer(state->bits, (void **)&bits)) ||
       (status = ck_buffer_host_pointer(state->sums, (void **)&sums)) ||
@@ -70,11 +70,8 @@ static ck_status ref_reduce(selfcheck_state *state) {
   uint32_t group = state->group_size;
   partial_sums = malloc(group * sizeof *partial_sums);
   partial_xors = malloc(group * sizeof *partial_xors);
-  if (!partial_sums || !partial_xors) {
-    free(partial_sums);
-    free(partial_xors);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory in selfcheck");
-  }
+  if (!partial_sums || !partial_xors)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory in selfcheck");
   uint32_t stride = group * state->groups;
   for (uint32_t g = 0; g < state->groups; ++g) {
     for (uint32_t l = 0; l < group; ++l) {
@@ -96,9 +93,10 @@ static ck_status ref_reduce(selfcheck_state *state) {
     sums[g] = partial_sums[0];
     xors[g] = partial_xors[0];
   }
+fail:
   free(partial_sums);
   free(partial_xors);
-  return CK_OK;
+  return status;
 }
 
 static void ref_teardown(selfcheck_state *state) {
