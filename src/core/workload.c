@@ -186,6 +186,19 @@ int ck__parse_decimal(const char *begin, const char *end, double *value) {
   return errno != ERANGE || *value != 0;
 }
 
+int ck__parse_two_fields(const char *text, const char *prefix,
+                         const char **first, const char **second) {
+  size_t length = strlen(prefix);
+  if (strncmp(text, prefix, length) != 0)
+    return 0;
+  const char *colon = strchr(text + length, ':');
+  if (!colon)
+    return 0;
+  *first = text + length;
+  *second = colon + 1;
+  return 1;
+}
+
 int ck__parse_whole(const char *begin, const char *end, long long minimum,
                     long long maximum, long long *value) {
   double parsed = 0; /* 1e6 as well as 1000000 */

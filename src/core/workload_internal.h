@@ -85,6 +85,13 @@ int ck__parse_decimal(const char *begin, const char *end, double *value);
 int ck__parse_whole(const char *begin, const char *end, long long minimum,
                     long long maximum, long long *value);
 
+/* Whether text is prefix (which ends in ':') and then two fields "A:B",
+ * as --thermostat langevin:T:GAMMA: *first and *second are set to where A
+ * and B begin (A ends at *second - 1, B at the text's end). A field holding
+ * another ':' is left to the number readers, which refuse it. */
+int ck__parse_two_fields(const char *text, const char *prefix,
+                         const char **first, const char **second);
+
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,

@@ -125,21 +125,21 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
     c->thermostat = CK_GAS_NVE;
     return CK_OK;
   }
-  int langevin = strncmp(text, "langevin:", 9) == 0;
-  int rescale = strncmp(text, "rescale:", 8) == 0;
-  const char *first = strchr(text, ':');
-  const char *second = first ? strchr(first + 1, ':') : NULL;
+  const char *first = NULL, *second = NULL;
+  int langevin = ck__parse_two_fields(text, "langevin:", &first, &second);
+  int rescale =
+      !langevin && ck__parse_two_fields(text, "rescale:", &first, &second);
   const char *end = text + strlen(text);
   double t = -1, gamma = 0;
   long long every = 0;
-  int good = (langevin || rescale) && second &&
-             ck__parse_decimal(first + 1, second, &t) && t >= 0 &&
+  int good = (langevin || rescale) &&
+             ck__parse_decimal(first, second - 1, &t) && t >= 0 &&
              t <= CK_GAS_MAX_TEMPERATURE;
   if (good && langevin)
-    good = ck__parse_decimal(second + 1, end, &gamma) && gamma > 0 &&
+    good = ck__parse_decimal(second, end, &gamma) && gamma > 0 &&
            gamma <= CK_GAS_MAX_GAMMA;
   else if (good)
-    good = ck__parse_whole(second + 1, end, 1, UINT_MAX, &every) == 1;
+    good = ck__parse_whole(second, end, 1, UINT_MAX, &every) == 1;
   if (!good)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "--thermostat: '%s' is not none, langevin:T:GAMMA (0 <= T "
@@ -183,10 +183,10 @@ static ck_status parse_model(const char *text, ck_gas_config *c) {
     c->model = CK_GAS_LENNARD_JONES;
     return CK_OK;
   }
-  const char *first = strncmp(text, "log:", 4) == 0 ? text + 3 : NULL;
-  const char *second = first ? strchr(first + 1, ':') : NULL;
-  if (second && ck__parse_decimal(first + 1, second, &strength) &&
-      ck__parse_decimal(second + 1, text + strlen(text), &softening) &&
+  const char *first = NULL, *second = NULL;
+  if (ck__parse_two_fields(text, "log:", &first, &second) &&
+      ck__parse_decimal(first, second - 1, &strength) &&
+      ck__parse_decimal(second, text + strlen(text), &softening) &&
       softening >= 0) {
     c->model = CK_GAS_SOFT_LOG;
     c->strength = strength;

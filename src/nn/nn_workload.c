@@ -155,10 +155,10 @@ static ck_status parse_schedule(const char *text, ck_nn_config *c) {
    * would wrap -1 and take blanks and hexadecimal). */
   long long every = 0;
   double gamma = 0;
-  const char *first = strncmp(text, "step:", 5) == 0 ? text + 4 : NULL;
-  const char *second = first ? strchr(first + 1, ':') : NULL;
-  if (second && ck__parse_whole(first + 1, second, 1, UINT_MAX, &every) == 1 &&
-      ck__parse_decimal(second + 1, text + strlen(text), &gamma) && gamma > 0 &&
+  const char *first = NULL, *second = NULL;
+  if (ck__parse_two_fields(text, "step:", &first, &second) &&
+      ck__parse_whole(first, second - 1, 1, UINT_MAX, &every) == 1 &&
+      ck__parse_decimal(second, text + strlen(text), &gamma) && gamma > 0 &&
       gamma <= 1) {
     c->schedule = CK_NN_STEP;
     c->step_every = (unsigned)every;
