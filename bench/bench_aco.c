@@ -224,7 +224,7 @@ int main(int argc, char **argv) {
       }
       const ck_aco_trace_point *points;
       size_t trace_count;
-      ck_aco_trace(aco, &points, &trace_count);
+      ck_aco_get_trace(aco, &points, &trace_count);
       printf("%-10s %7u %5u %7llu %10.1f %8.2f", entries[i].name,
              instance.cities, report.ants,
              (unsigned long long)report.iterations, report.tours_per_s,

@@ -82,7 +82,7 @@ static inline int bench_no_operands(const char *tool, int argc, char **argv,
 
 static inline int bench_report(const char *what) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "bench: %s: %s\n", what, message);
   return 1;
 }

@@ -16,7 +16,7 @@ static ck_status ga_step(void *self, uint64_t steps) {
 
 static ck_status ga_sync(void *self) {
   double best;
-  return ck_ga_best(self, &best, NULL);
+  return ck_ga_get_best(self, &best, NULL);
 }
 
 /* Seconds per generation; the warm-up passes a migration. */

@@ -113,7 +113,7 @@ static int time_peak_launch(ck_queue *queue, ck_kernel *kernel, size_t items,
   }
   double wall = bench_now() - started;
   uint64_t start_ns = 0, end_ns = 0;
-  ck_status status = ck_event_times(event, &start_ns, &end_ns);
+  ck_status status = ck_event_get_times(event, &start_ns, &end_ns);
   ck_event_destroy(event);
   if (status)
     return bench_report("peak kernel times");
@@ -295,7 +295,7 @@ static int start_gas(const ck_device *device, const ck_gas_config *config,
   ck_status status = ck_gas_create(device, config, gas);
   if (status == CK_ERROR_DEVICE_MEMORY || status == CK_ERROR_OUT_OF_MEMORY) {
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     snprintf(why, why_size, "does not fit: %s", message);
     return SKIPPED;
   }

@@ -21,7 +21,7 @@ static ck_status pso_step(void *self, uint64_t steps) {
 
 static ck_status pso_sync(void *self) {
   double best;
-  return ck_pso_best(self, &best, NULL);
+  return ck_pso_get_best(self, &best, NULL);
 }
 
 /* Seconds per iteration of a swarm, after two warm-up iterations. */

@@ -30,16 +30,15 @@
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_aco.h"
+#include "ck_warp.h"
 
 #if !defined(CK_ACO_METRIC) || !defined(CK_ACO_K) || !defined(CK_ACO_CITIES)
 #error "aco.cu needs CK_ACO_METRIC, CK_ACO_K and CK_ACO_CITIES"
 #endif
-#if CK_ACO_K > 32 || CK_ACO_CITIES > 9600
-#error "aco.cu: CK_ACO_K is at most 32 and CK_ACO_CITIES at most 9600"
+#if CK_ACO_K > CK_WARP_WIDTH || CK_ACO_CITIES > 9600
+#error                                                                         \
+    "aco.cu: CK_ACO_K is at most a warp's lanes and CK_ACO_CITIES at most 9600"
 #endif
-
-#define ALL_LANES 0xFFFFFFFFu
-#define LANES 32u
 
 /* A city or a position in shared memory: 16 bits, as n <= 9600. */
 typedef unsigned short city_index;
@@ -50,11 +49,11 @@ typedef unsigned short city_index;
 template <bool MAX>
 static __device__ __forceinline__ uint warp_extreme(uint value) {
 #if __CUDA_ARCH__ >= 800
-  return MAX ? __reduce_max_sync(ALL_LANES, value)
-             : __reduce_min_sync(ALL_LANES, value);
+  return MAX ? __reduce_max_sync(CK_ALL_LANES, value)
+             : __reduce_min_sync(CK_ALL_LANES, value);
 #else
-  for (uint distance = 16; distance > 0; distance >>= 1) {
-    uint other = __shfl_xor_sync(ALL_LANES, value, distance);
+  for (uint distance = CK_WARP_WIDTH / 2; distance > 0; distance >>= 1) {
+    uint other = __shfl_xor_sync(CK_ALL_LANES, value, distance);
     value = (MAX ? other > value : other < value) ? other : value;
   }
   return value;
@@ -62,13 +61,6 @@ static __device__ __forceinline__ uint warp_extreme(uint value) {
 }
 #define warp_min(value) warp_extreme<false>(value)
 #define warp_max(value) warp_extreme<true>(value)
-
-/* Integer sums are exact in any order. */
-static __device__ __forceinline__ long warp_sum(long value) {
-  for (uint distance = 16; distance > 0; distance >>= 1)
-    value += __shfl_xor_sync(ALL_LANES, value, distance);
-  return value;
-}
 
 /* ---- the graph ------------------------------------------------------------
  * ck_aco_distance with the metric fixed at build time and the read-only
@@ -120,11 +112,11 @@ static __device__ uint nearest_unvisited(uint n, const int *__restrict__ matrix,
                                          const uchar *visited, uint current,
                                          uint l) {
   uint best_distance = 0xFFFFFFFFu, best_city = 0xFFFFFFFFu;
-  for (uint base = l; base < n; base += LANES * SCAN_UNROLL) {
+  for (uint base = l; base < n; base += CK_WARP_WIDTH * SCAN_UNROLL) {
     uint d[SCAN_UNROLL];
 #pragma unroll
     for (uint u = 0; u < SCAN_UNROLL; ++u) {
-      uint c = base + u * LANES;
+      uint c = base + u * CK_WARP_WIDTH;
       d[u] = c < n && !visited[c] ? (uint)DISTANCE(current, c) : 0xFFFFFFFFu;
     }
     /* Each lane's cities rise, so the first of a distance wins. */
@@ -132,7 +124,7 @@ static __device__ uint nearest_unvisited(uint n, const int *__restrict__ matrix,
     for (uint u = 0; u < SCAN_UNROLL; ++u)
       if (d[u] < best_distance) {
         best_distance = d[u];
-        best_city = base + u * LANES;
+        best_city = base + u * CK_WARP_WIDTH;
       }
   }
   uint least = warp_min(best_distance);
@@ -152,18 +144,21 @@ static __device__ uint nearest_unvisited(uint n, const int *__restrict__ matrix,
  * by all lanes at the end. The arguments are ck_aco_build_tours_groups's
  * (the flags stay unused: visited cities are kept in shared memory).
  */
-extern "C" __global__ void __launch_bounds__(32) ck_aco_build_tours_warp(
-    uint n, uint ants, ulong seed, ulong iteration, float q0,
-    const int *__restrict__ matrix, const ck_tsp_coord *__restrict__ xy,
-    const uint *__restrict__ neighbours, const float *__restrict__ choice,
-    uint *__restrict__ tours, uchar *unused_flags, long *__restrict__ lengths) {
+extern "C" __global__ void __launch_bounds__(CK_WARP_WIDTH)
+    ck_aco_build_tours_warp(uint n, uint ants, ulong seed, ulong iteration,
+                            float q0, const int *__restrict__ matrix,
+                            const ck_tsp_coord *__restrict__ xy,
+                            const uint *__restrict__ neighbours,
+                            const float *__restrict__ choice,
+                            uint *__restrict__ tours, uchar *unused_flags,
+                            long *__restrict__ lengths) {
   __shared__ city_index tour[CK_ACO_CITIES];
   __shared__ uchar visited[CK_ACO_CITIES];
   uint ant = blockIdx.x, l = threadIdx.x;
   if (ant >= ants)
     return;
   ulong stream = (iteration << 32) | (ulong)ant;
-  for (uint c = l; c < n; c += LANES)
+  for (uint c = l; c < n; c += CK_WARP_WIDTH)
     visited[c] = 0;
   ck_philox_counter r = ck_philox_block(seed, stream | ((ulong)1 << 63), 0u);
   uint start = __umulhi(r.v[0], n);
@@ -187,13 +182,13 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_build_tours_warp(
       weight = __ldg(choice + entry);
       open = !visited[city];
     }
-    uint open_lanes = __ballot_sync(ALL_LANES, open);
+    uint open_lanes = __ballot_sync(CK_ALL_LANES, open);
     uint next;
     if (open_lanes) {
       float share = open ? weight : 0.0f, sum = 0.0f, running = 0.0f;
 #pragma unroll
       for (uint j = 0; j < CK_ACO_K; ++j) {
-        sum += __shfl_sync(ALL_LANES, share, j);
+        sum += __shfl_sync(CK_ALL_LANES, share, j);
         if (j == l)
           running = sum;
       }
@@ -202,15 +197,15 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_build_tours_warp(
       uint bits = open ? __float_as_uint(weight) : 0u;
       uint best_bits = warp_max(bits);
       uint pick =
-          __ffs(__ballot_sync(ALL_LANES, open && bits == best_bits)) - 1;
+          __ffs(__ballot_sync(CK_ALL_LANES, open && bits == best_bits)) - 1;
       if (!(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, word)) < q0)) {
         float target = ck_uniform_float(ck_philox_word(r, word + 1u)) * sum;
-        uint past = __ballot_sync(ALL_LANES, open && running > target);
+        uint past = __ballot_sync(CK_ALL_LANES, open && running > target);
         /* No running sum past the target (rounding): the last unvisited
          * candidate, where the serial loop ends. */
         pick = past ? (uint)__ffs(past) - 1u : 31u - (uint)__clz(open_lanes);
       }
-      next = __shfl_sync(ALL_LANES, city, pick);
+      next = __shfl_sync(CK_ALL_LANES, city, pick);
     } else {
       next = nearest_unvisited(n, matrix, xy, visited, current, l);
     }
@@ -223,12 +218,12 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_build_tours_warp(
   }
   uint *out = tours + (ulong)ant * n;
   long length = 0;
-  for (uint p = l; p < n; p += LANES) {
+  for (uint p = l; p < n; p += CK_WARP_WIDTH) {
     uint a = tour[p], b = tour[p + 1u == n ? 0u : p + 1u];
     out[p] = a;
     length += DISTANCE(a, b);
   }
-  length = warp_sum(length);
+  length = ck_warp_sum(length);
   if (l == 0)
     lengths[ant] = length;
 }
@@ -251,7 +246,7 @@ static __device__ __forceinline__ uint shift_size(uint n, uint from, uint count,
  * lane has read what it needs before the call. */
 static __device__ void warp_reverse(uint n, city_index *tour, city_index *pos,
                                     uint i, uint j, uint l) {
-  CK_ACO_LANES_REVERSE(i, j, LANES, WARP_SYNC, city_index);
+  CK_ACO_LANES_REVERSE(i, j, CK_WARP_WIDTH, WARP_SYNC, city_index);
 }
 
 /* ck_aco_move_path by the warp: the entries between the path and u move
@@ -266,7 +261,8 @@ static __device__ void warp_move_path(uint n, city_index *tour, city_index *pos,
   if (l < count)
     mine = tour[ck_aco_ahead(from, reversed ? count - 1u - l : l, n)];
   uint at;
-  CK_ACO_LANES_SHIFT(from, count, pos[u], at, LANES, WARP_SYNC, city_index);
+  CK_ACO_LANES_SHIFT(from, count, pos[u], at, CK_WARP_WIDTH, WARP_SYNC,
+                     city_index);
   if (l < count) {
     uint p = ck_aco_ahead(at, l, n);
     tour[p] = (city_index)mine;
@@ -279,9 +275,9 @@ static __device__ void warp_move_path(uint n, city_index *tour, city_index *pos,
  * clear, or n: 32 positions a ballot. */
 static __device__ uint first_open(uint n, const city_index *tour,
                                   const uchar *dont_look, uint from, uint l) {
-  for (uint base = from; base < n; base += LANES) {
+  for (uint base = from; base < n; base += CK_WARP_WIDTH) {
     uint p = base + l;
-    uint open = __ballot_sync(ALL_LANES, p < n && !dont_look[tour[p]]);
+    uint open = __ballot_sync(CK_ALL_LANES, p < n && !dont_look[tour[p]]);
     if (open)
       return base + (uint)__ffs(open) - 1u;
   }
@@ -440,10 +436,10 @@ static __device__ int warp_move_at(uint n, const int *__restrict__ matrix,
     return 0;
   }
   uint kind = key >> 16, winner = (key >> 1) & 0x7FFFu;
-  int gain = __shfl_sync(ALL_LANES, move.gain, winner);
-  uint x = __shfl_sync(ALL_LANES, move.x, winner);
-  uint y = __shfl_sync(ALL_LANES, move.y, winner);
-  int reversed = __shfl_sync(ALL_LANES, move.reversed, winner);
+  int gain = __shfl_sync(CK_ALL_LANES, move.gain, winner);
+  uint x = __shfl_sync(CK_ALL_LANES, move.x, winner);
+  uint y = __shfl_sync(CK_ALL_LANES, move.y, winner);
+  int reversed = __shfl_sync(CK_ALL_LANES, move.reversed, winner);
   /* Lane l < 4 (2-opt) or < 6 (Or-opt) clears the bit of end l. */
   uint touched = a, ends;
   if (kind <= TWO_OPT_PREVIOUS) {
@@ -488,7 +484,7 @@ static __device__ int warp_move_at(uint n, const int *__restrict__ matrix,
  * arguments are ck_aco_search_groups's (its positions and flags unused),
  * then the candidates' distances (n x k, ck_aco_candidate_distances).
  */
-extern "C" __global__ void __launch_bounds__(32) ck_aco_search_warp(
+extern "C" __global__ void __launch_bounds__(CK_WARP_WIDTH) ck_aco_search_warp(
     uint n, uint longest, int or_opt, uint count, int ranked, int seeded,
     const uint *__restrict__ best_tour, const uint *__restrict__ best_pos,
     const uint *__restrict__ order, const int *__restrict__ matrix,
@@ -502,13 +498,13 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_search_warp(
     return;
   uint ant = ranked ? order[i] : i;
   uint *ant_tour = tours + (ulong)ant * n;
-  for (uint p = l; p < n; p += LANES) {
+  for (uint p = l; p < n; p += CK_WARP_WIDTH) {
     uint a = ant_tour[p];
     tour[p] = (city_index)a;
     pos[a] = (city_index)p;
   }
   __syncwarp();
-  for (uint p = l; p < n; p += LANES) {
+  for (uint p = l; p < n; p += CK_WARP_WIDTH) {
     uint a = tour[p];
     int same = 0;
     if (seeded) {
@@ -536,14 +532,14 @@ extern "C" __global__ void __launch_bounds__(32) ck_aco_search_warp(
       }
     }
     if (!improved && moved && !seeded) {
-      for (uint c = l; c < n; c += LANES)
+      for (uint c = l; c < n; c += CK_WARP_WIDTH)
         dont_look[c] = 0;
       __syncwarp();
       improved = 1;
       moved = 0;
     }
   }
-  for (uint p = l; p < n; p += LANES)
+  for (uint p = l; p < n; p += CK_WARP_WIDTH)
     ant_tour[p] = tour[p];
   if (l == 0)
     lengths[ant] = length;

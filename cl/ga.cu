@@ -71,6 +71,7 @@
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
 #include "ck_ga_native.h"
+#include "ck_warp.h"
 
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
     !defined(CK_GA_TOURNAMENT) || !defined(CK_GA_CROSSOVER) ||                 \
@@ -81,7 +82,7 @@
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
-    CK_DIM > CK_GA_NATIVE_MAX_DIM || CK_GA_BLOCK % 32 != 0 ||                  \
+    CK_DIM > CK_GA_NATIVE_MAX_DIM || CK_GA_BLOCK % CK_WARP_WIDTH != 0 ||       \
     CK_GA_BLOCK < CK_GA_SLOTS || CK_GA_ELITE >= CK_GA_ISLAND
 #error "ga.cu is for streamed objectives in single precision, a bounded CK_DIM"
 #endif
@@ -97,7 +98,7 @@
 /* Whether the child is crossed in chunks (ck_ga.h: CK_GA_CHUNK genes). */
 #define CHUNKED (CK_DIM > CK_GA_CHUNK)
 
-#define WARPS (CK_GA_BLOCK / 32)
+#define WARPS (CK_GA_BLOCK / CK_WARP_WIDTH)
 /* The SM's limits (resident threads, registers, blocks), given by the host
  * from the device; sm_90's where they are not (a compile-only check). */
 #ifndef CK_SM_THREADS
@@ -120,7 +121,6 @@
                                               : CK_SM_BLOCKS)
 #define MIN_BLOCKS                                                             \
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
-#define ALL_LANES 0xFFFFFFFFu
 #define NO_INDEX 0xFFFFFFFFu
 /* float4s of genes a row, and the row's stride: odd, so that rows a and b
  * share a bank group only when a = b (mod 8). */
@@ -202,12 +202,12 @@ static __device__ __forceinline__ unsigned ordered_key(float value) {
 static __device__ __forceinline__ void warp_minimum(float *value,
                                                     unsigned *index) {
   unsigned key = ordered_key(*value);
-  unsigned least = __reduce_min_sync(ALL_LANES, key);
+  unsigned least = __reduce_min_sync(CK_ALL_LANES, key);
   unsigned least_index =
-      __reduce_min_sync(ALL_LANES, key == least ? *index : NO_INDEX);
+      __reduce_min_sync(CK_ALL_LANES, key == least ? *index : NO_INDEX);
   unsigned holders =
-      __ballot_sync(ALL_LANES, key == least && *index == least_index);
-  *value = __shfl_sync(ALL_LANES, *value, __ffs(holders) - 1);
+      __ballot_sync(CK_ALL_LANES, key == least && *index == least_index);
+  *value = __shfl_sync(CK_ALL_LANES, *value, __ffs(holders) - 1);
   *index = least_index;
 }
 
@@ -216,11 +216,8 @@ static __device__ __forceinline__ void warp_minimum(float *value,
 template <bool SUM>
 static __device__ __forceinline__ void warp_fold(float *value, unsigned *index,
                                                  float *sum) {
-  if (SUM) {
-#pragma unroll
-    for (unsigned distance = 16; distance > 0; distance >>= 1)
-      *sum += __shfl_xor_sync(ALL_LANES, *sum, distance);
-  }
+  if (SUM)
+    *sum = ck_warp_sum(*sum);
   warp_minimum(value, index);
 }
 
@@ -249,7 +246,8 @@ struct posts {
 template <bool SUM>
 static __device__ __forceinline__ void
 block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned lane = threadIdx.x % CK_WARP_WIDTH,
+           warp = threadIdx.x / CK_WARP_WIDTH;
   warp_fold<SUM>(value, index, sum);
   if (lane == 0) {
     at->values[set][warp] = *value;
@@ -269,8 +267,8 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
   if (SUM) {
 #pragma unroll
     for (int round = 0; round < POST_ROUNDS; ++round)
-      folded_sum += __shfl_xor_sync(ALL_LANES, folded_sum, 1u << round);
-    *sum = __shfl_sync(ALL_LANES, folded_sum, 0);
+      folded_sum += __shfl_xor_sync(CK_ALL_LANES, folded_sum, 1u << round);
+    *sum = __shfl_sync(CK_ALL_LANES, folded_sum, 0);
   }
 }
 
@@ -373,11 +371,11 @@ warp_mutate_rows(bool mutates, float rate, float parameter,
                  float inverse_log_keep, unsigned long long seed,
                  const ck_ga_child_draws *c, unsigned long long generation,
                  const float *lo, const float *hi, float *row, unsigned *pool) {
-  const unsigned lane = threadIdx.x % 32, below = (1u << lane) - 1u;
+  const unsigned lane = threadIdx.x % CK_WARP_WIDTH, below = (1u << lane) - 1u;
   int last = -1;
   unsigned refills = 0u;
   bool pending = mutates && ck_ga_mutations_left(rate, last, CK_DIM);
-  while (__any_sync(ALL_LANES, pending)) {
+  while (__any_sync(CK_ALL_LANES, pending)) {
     int at[4] = {CK_DIM, CK_DIM, CK_DIM, CK_DIM};
     ck_philox_counter words;
     words.v[0] = words.v[1] = words.v[2] = words.v[3] = 0u;
@@ -394,14 +392,14 @@ warp_mutate_rows(bool mutates, float rate, float parameter,
     unsigned slot[4], jobs = 0u;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      unsigned needs = __ballot_sync(ALL_LANES, at[k] < CK_DIM);
+      unsigned needs = __ballot_sync(CK_ALL_LANES, at[k] < CK_DIM);
       slot[k] = jobs + __popc(needs & below);
       jobs += __popc(needs);
       if (at[k] < CK_DIM)
         pool[slot[k]] = words.v[k];
     }
     __syncwarp();
-    for (unsigned j = lane; j < jobs; j += 32)
+    for (unsigned j = lane; j < jobs; j += CK_WARP_WIDTH)
       pool[j] = __float_as_uint(CK_GA_POLY_STEP(pool[j], parameter));
     __syncwarp();
 #pragma unroll
@@ -522,7 +520,7 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
     unsigned long long generation, unsigned island, unsigned first_slot,
     const float *lo, const float *hi, float4 *genes, deferred_refills *queue,
     float *child) {
-  const unsigned l = threadIdx.x, lane = l % 32;
+  const unsigned l = threadIdx.x, lane = l % CK_WARP_WIDTH;
   const unsigned parity = (unsigned)(generation & 1);
   float *row = (float *)(genes + l * ROW_QUADS);
   int last = -1;
@@ -536,12 +534,12 @@ static __device__ __forceinline__ float deferred_mutate_and_evaluate(
     posts = last < CK_DIM;
   }
   /* One atomic a warp: its posting lanes take consecutive jobs. */
-  unsigned posting = __ballot_sync(ALL_LANES, posts);
+  unsigned posting = __ballot_sync(CK_ALL_LANES, posts);
   if (posting) {
     unsigned leader = (unsigned)__ffs(posting) - 1u, first = 0u;
     if (lane == leader)
       first = atomicAdd(&queue->count[parity], (unsigned)__popc(posting));
-    first = __shfl_sync(ALL_LANES, first, leader);
+    first = __shfl_sync(CK_ALL_LANES, first, leader);
     if (posts)
       queue->jobs[first + __popc(posting & ((1u << lane) - 1u))] =
           l | ((unsigned)last << 16);
@@ -643,16 +641,17 @@ static __device__ __forceinline__ void publish_rows(const float4 *genes,
                                                     unsigned first_slot) {
 #if CLUSTERED
   __syncwarp();
-  const unsigned warp_first = threadIdx.x / 32 * 32,
+  const unsigned warp_first = threadIdx.x / CK_WARP_WIDTH * CK_WARP_WIDTH,
                  held = held_slots(first_slot);
-  const unsigned rows = warp_first >= held        ? 0u
-                        : held - warp_first < 32u ? held - warp_first
-                                                  : 32u;
+  const unsigned rows = warp_first >= held                  ? 0u
+                        : held - warp_first < CK_WARP_WIDTH ? held - warp_first
+                                                            : CK_WARP_WIDTH;
   float4 *to =
       rows_global +
       ((ck_u64)island * CK_GA_ISLAND + first_slot + warp_first) * ROW_QUADS;
   const float4 *from = genes + warp_first * ROW_QUADS;
-  for (unsigned q = threadIdx.x % 32; q < rows * ROW_QUADS; q += 32)
+  for (unsigned q = threadIdx.x % CK_WARP_WIDTH; q < rows * ROW_QUADS;
+       q += CK_WARP_WIDTH)
     to[q] = from[q];
 #else
   (void)genes;
@@ -726,7 +725,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   const bool live = l < held_slots(first_slot);
   /* The warp's pool of mutation steps (POOLED). */
   unsigned *pool =
-      POOLED ? (unsigned *)after_folds + (l / 32) * POOL_WORDS : NULL;
+      POOLED ? (unsigned *)after_folds + (l / CK_WARP_WIDTH) * POOL_WORDS
+             : NULL;
   /* The queue of deferred refills (DEFERRED). */
   deferred_refills *queue = (deferred_refills *)after_folds;
   if (DEFERRED && l < 2)

@@ -719,7 +719,7 @@ __kernel void ck_gas_rescale(uint n, ck_real target, ck_real degrees,
  * 0 from the cells around anchor's slot i, 1 from its Verlet list, 2 from
  * every slot. */
 __kernel void
-ck_gas_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS, __global const ck_real *position,
+ck_gas_accumulate_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS, __global const ck_real *position,
            __global const ck_real *anchor, int mode,
            __global const uint *cell_start, __global const uint *cell_count,
            __global const uint *list, __global const uint *list_count,

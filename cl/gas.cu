@@ -41,6 +41,7 @@
 /* As in gas.cl: GPUs may fuse multiplies and adds in the pair terms. */
 #define CK_FUSE_ON_GPU 1
 #include "ck_gas.h"
+#include "ck_warp.h"
 
 #if !defined(CK_GAS_WALLS) || !defined(CK_GAS_FORCE_SHIFT) ||                  \
     !defined(CK_GAS_BLOCK) || !defined(CK_GAS_SCAN_THREADS) ||                 \
@@ -51,8 +52,7 @@
 #error "gas.cu is single precision"
 #endif
 
-#define ALL_LANES 0xFFFFFFFFu
-#define SCAN_WARPS (CK_GAS_SCAN_THREADS / 32)
+#define SCAN_WARPS (CK_GAS_SCAN_THREADS / CK_WARP_WIDTH)
 #define SCAN_TILE (CK_GAS_SCAN_THREADS * CK_GAS_SCAN_ITEMS)
 
 /* The rank of the calling lane among the particles that reach cell `key`'s
@@ -61,7 +61,7 @@
 static __device__ __forceinline__ unsigned
 arrival_rank(unsigned *fill, unsigned key, unsigned live) {
 #if __CUDA_ARCH__ >= 700
-  unsigned lane = threadIdx.x & 31u;
+  unsigned lane = threadIdx.x % CK_WARP_WIDTH;
   unsigned same = __match_any_sync(live, key);
   unsigned leader = (unsigned)__ffs((int)same) - 1u;
   unsigned base = 0;
@@ -89,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
                        unsigned *fill) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   /* Whole warps reach the ballot (the grid is whole blocks). */
-  unsigned live = __ballot_sync(ALL_LANES, k < n);
+  unsigned live = __ballot_sync(CK_ALL_LANES, k < n);
   if (k >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
@@ -112,18 +112,11 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
 /* Inclusive prefix sum over the warp's lanes (every lane calls it). */
 static __device__ __forceinline__ unsigned warp_inclusive_sum(unsigned value,
                                                               unsigned lane) {
-  for (unsigned distance = 1; distance < 32; distance <<= 1) {
-    unsigned below = __shfl_up_sync(ALL_LANES, value, distance);
+  for (unsigned distance = 1; distance < CK_WARP_WIDTH; distance <<= 1) {
+    unsigned below = __shfl_up_sync(CK_ALL_LANES, value, distance);
     if (lane >= distance)
       value += below;
   }
-  return value;
-}
-
-/* The sum over the warp's lanes, in every lane. */
-static __device__ __forceinline__ unsigned warp_sum(unsigned value) {
-  for (unsigned distance = 16; distance > 0; distance >>= 1)
-    value += __shfl_xor_sync(ALL_LANES, value, distance);
   return value;
 }
 
@@ -155,7 +148,7 @@ static __device__ unsigned look_back(volatile unsigned long long *status,
   if (lane == 0)
     status[tile] = tile_word(total_tag, aggregate);
   unsigned exclusive = 0;
-  for (long window = (long)tile - 1;; window -= 32) {
+  for (long window = (long)tile - 1;; window -= CK_WARP_WIDTH) {
     long predecessor = window - (long)lane;
     unsigned long long word;
     unsigned tag;
@@ -163,11 +156,12 @@ static __device__ unsigned look_back(volatile unsigned long long *status,
       /* Before tile 0: a prefix of 0, so the walk always stops. */
       word = predecessor >= 0 ? status[predecessor] : tile_word(prefix_tag, 0);
       tag = (unsigned)(word >> 32);
-    } while (!__all_sync(ALL_LANES, tag == total_tag || tag == prefix_tag));
-    unsigned prefixes = __ballot_sync(ALL_LANES, tag == prefix_tag);
+    } while (!__all_sync(CK_ALL_LANES, tag == total_tag || tag == prefix_tag));
+    unsigned prefixes = __ballot_sync(CK_ALL_LANES, tag == prefix_tag);
     /* Lanes up to the nearest prefix count; farther ones are in it. */
-    unsigned stop = prefixes ? (unsigned)__ffs((int)prefixes) - 1u : 31u;
-    exclusive += warp_sum(lane <= stop ? (unsigned)word : 0u);
+    unsigned stop =
+        prefixes ? (unsigned)__ffs((int)prefixes) - 1u : CK_WARP_WIDTH - 1u;
+    exclusive += ck_warp_sum(lane <= stop ? (unsigned)word : 0u);
     if (prefixes)
       break;
   }
@@ -190,7 +184,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_SCAN_THREADS)
                        unsigned *tile_ticket, unsigned epoch) {
   __shared__ unsigned tile_shared, before_tile;
   __shared__ unsigned warp_total[SCAN_WARPS], before_warp[SCAN_WARPS];
-  unsigned thread = threadIdx.x, lane = thread & 31u, warp = thread >> 5;
+  unsigned thread = threadIdx.x, lane = thread % CK_WARP_WIDTH,
+           warp = thread / CK_WARP_WIDTH;
   if (thread == 0) {
     unsigned ticket = atomicAdd(tile_ticket, 1u);
     /* Every block holds its ticket now: reset for the next launch. */
@@ -209,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_SCAN_THREADS)
     total += counts[q];
   }
   unsigned inclusive = warp_inclusive_sum(total, lane);
-  if (lane == 31)
+  if (lane == CK_WARP_WIDTH - 1)
     warp_total[warp] = inclusive;
   __syncthreads();
   if (warp == 0) {
@@ -217,7 +212,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_SCAN_THREADS)
     unsigned warps_inclusive = warp_inclusive_sum(own, lane);
     if (lane < SCAN_WARPS)
       before_warp[lane] = warps_inclusive - own;
-    unsigned aggregate = __shfl_sync(ALL_LANES, warps_inclusive, 31);
+    unsigned aggregate =
+        __shfl_sync(CK_ALL_LANES, warps_inclusive, CK_WARP_WIDTH - 1);
     unsigned before = look_back(tile_status, tile, aggregate, epoch, lane);
     if (lane == 0)
       before_tile = before;

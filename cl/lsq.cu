@@ -10,18 +10,19 @@
  * tree with a barrier a level, and the read-only data goes through the
  * read-only cache.
  *
- * Build-time defines: CK_DIM, CK_GROUP (a multiple of 32 up to 1024),
+ * Build-time defines: CK_DIM, CK_GROUP (a multiple of the warp width up
+ * to 1024),
  * CK_REAL_DOUBLE.
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_evaluate.h"
+#include "ck_warp.h"
 
 #if !defined(CK_DIM) || !defined(CK_GROUP)
 #error "lsq.cu needs CK_DIM and CK_GROUP"
 #endif
 
-#define ALL_LANES 0xFFFFFFFFu
-#define WARPS (CK_GROUP / 32)
+#define WARPS (CK_GROUP / CK_WARP_WIDTH)
 
 /* The squared residuals of rows j = first, first + stride, ... < end for
  * the point whose coefficients are given. */
@@ -57,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(CK_GROUP)
   __shared__ ck_real coefficients[CK_DIM];
   __shared__ ck_real warp_sums[WARPS];
   unsigned group = blockIdx.x, p = group / chunks, chunk = group - p * chunks;
-  unsigned l = threadIdx.x, lane = l % 32, warp = l / 32;
+  unsigned l = threadIdx.x, lane = l % CK_WARP_WIDTH, warp = l / CK_WARP_WIDTH;
   if (*done) /* the same for the whole grid */
     return;
   ck_u32 start, end;
@@ -67,15 +68,13 @@ extern "C" __global__ void __launch_bounds__(CK_GROUP)
   __syncthreads();
   ck_real sum = squared_residuals(dim, rows, start + l, end, CK_GROUP,
                                   coefficients, data);
-  for (unsigned distance = 16; distance > 0; distance >>= 1)
-    sum += __shfl_xor_sync(ALL_LANES, sum, distance);
+  sum = ck_warp_sum(sum);
   if (lane == 0)
     warp_sums[warp] = sum;
   __syncthreads();
   if (warp == 0) {
     sum = lane < WARPS ? warp_sums[lane] : CK_R(0);
-    for (unsigned distance = 16; distance > 0; distance >>= 1)
-      sum += __shfl_xor_sync(ALL_LANES, sum, distance);
+    sum = ck_warp_sum(sum);
     if (lane == 0)
       partial[(size_t)p * chunks + chunk] = sum;
   }

@@ -8,7 +8,8 @@
  * draws, and the objective folded in coordinate order, so results agree
  * bit for bit.
  *
- * Work: a block of 32 x CK_PSO_ROWS threads serves 32 particles. Thread
+ * Work: a block of CK_WARP_WIDTH x CK_PSO_ROWS threads serves a warp's
+ * width of particles. Thread
  * (x, y) takes particle x of the block and its dimension pairs y,
  * y + ROWS, ... (one Philox block a pair, as in ck_pso_move_particle),
  * so that a warp (one y) reads and writes 32 neighbouring particles of a
@@ -23,6 +24,7 @@
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_pso.h"
+#include "ck_warp.h"
 
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
     !defined(CK_PSO_ROWS)
@@ -31,15 +33,14 @@
 
 #define PAIRS ((CK_DIM + 1) / 2)
 #define ROUNDS ((PAIRS + CK_PSO_ROWS - 1) / CK_PSO_ROWS)
-#define BLOCK (32 * CK_PSO_ROWS)
-#define ALL_LANES 0xFFFFFFFFu
+#define BLOCK (CK_WARP_WIDTH * CK_PSO_ROWS)
 
 /* The (value, index) minimum of the warp's lanes by ck_better; every
  * lane ends with it. */
 static __device__ void warp_minimum(float *value, unsigned *index) {
-  for (unsigned distance = 1; distance < 32; distance <<= 1) {
-    float other = __shfl_xor_sync(ALL_LANES, *value, distance);
-    unsigned other_index = __shfl_xor_sync(ALL_LANES, *index, distance);
+  for (unsigned distance = 1; distance < CK_WARP_WIDTH; distance <<= 1) {
+    float other = __shfl_xor_sync(CK_ALL_LANES, *value, distance);
+    unsigned other_index = __shfl_xor_sync(CK_ALL_LANES, *index, distance);
     if (ck_better(other, other_index, *value, *index)) {
       *value = other;
       *index = other_index;
@@ -69,10 +70,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
                      float *block_values, unsigned *block_indices,
                      unsigned *arrivals) {
   /* A round's coordinates and their objective shares, [dimension][x]. */
-  __shared__ float coordinates[2 * CK_PSO_ROWS][32];
-  __shared__ float sums[2 * CK_PSO_ROWS][32], auxes[2 * CK_PSO_ROWS][32];
-  __shared__ float values[32];
-  __shared__ int improved[32], last;
+  __shared__ float coordinates[2 * CK_PSO_ROWS][CK_WARP_WIDTH];
+  __shared__ float sums[2 * CK_PSO_ROWS][CK_WARP_WIDTH],
+      auxes[2 * CK_PSO_ROWS][CK_WARP_WIDTH];
+  __shared__ float values[CK_WARP_WIDTH];
+  __shared__ int improved[CK_WARP_WIDTH], last;
   __shared__ float warp_values[CK_PSO_ROWS];
   __shared__ unsigned warp_indices[CK_PSO_ROWS];
 
@@ -81,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   int finished = *(volatile unsigned *)done != 0;
   unsigned long long iteration = counters[0];
   unsigned lane = threadIdx.x, row = threadIdx.y;
-  unsigned p = blockIdx.x * 32 + lane;
+  unsigned p = blockIdx.x * CK_WARP_WIDTH + lane;
   int live = p < n && !finished;
   ck_objective_state state;
   ck_objective_begin(CK_OBJECTIVE, &state);
@@ -174,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   unsigned slot = (unsigned)__ldcg(counters + 1);
   float candidate = CK_REAL_MAX;
   unsigned candidate_index = 0xFFFFFFFFu;
-  for (unsigned b = row * 32 + lane; b < gridDim.x; b += BLOCK) {
+  for (unsigned b = row * CK_WARP_WIDTH + lane; b < gridDim.x; b += BLOCK) {
     float other = __ldcg(block_values + b);
     unsigned other_index = __ldcg(block_indices + b);
     if (ck_better(other, other_index, candidate, candidate_index)) {
@@ -211,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   __syncthreads();
   if (last) {
     unsigned winner = __ldcg(best_index);
-    for (int d = (int)(row * 32 + lane); d < CK_DIM; d += BLOCK)
+    for (int d = (int)(row * CK_WARP_WIDTH + lane); d < CK_DIM; d += BLOCK)
       gbest[d] = __ldcg(pbest + (size_t)d * n + winner);
   }
 }

@@ -14,7 +14,7 @@
 
 static int fail(ck_status status) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "embed: %s\n", message);
   return status == CK_ERROR_INVALID_ARGUMENT ? 2 : 1;
 }

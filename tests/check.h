@@ -44,7 +44,7 @@ static int check_count;
     ck_status check_status_ = (call);                                          \
     if (check_status_ != CK_OK) {                                              \
       const char *check_message_ = "";                                         \
-      ck_error_last(&check_message_);                                          \
+      ck_error_get_last(&check_message_);                                      \
       ++check_failures;                                                        \
       fprintf(stderr, "%s:%d: %s returned %d: %s\n", __FILE__, __LINE__,       \
               #call, (int)check_status_, check_message_);                      \

@@ -152,11 +152,11 @@ static int make_graph(graph *g, uint32_t n, uint32_t k, enum layout layout,
     g->xy[2 * i + 1] = g->tsp.y[i];
     for (uint32_t j = 0; j < n; ++j) {
       int64_t d = 0;
-      ck_tsp_distance(&g->tsp, i, j, &d);
+      ck_tsp_get_distance(&g->tsp, i, j, &d);
       g->matrix[(size_t)i * n + j] = (int)d;
     }
   }
-  CHECK_OK(ck_tsp_candidates(&g->tsp, k, g->neighbours));
+  CHECK_OK(ck_tsp_find_candidates(&g->tsp, k, g->neighbours));
   return 1;
 }
 
@@ -175,7 +175,7 @@ static void free_graph(graph *g) {
 
 static int64_t exact_length(const graph *g, const uint32_t *tour) {
   int64_t length = -1;
-  CHECK_OK(ck_tsp_tour_length(&g->tsp, tour, &length));
+  CHECK_OK(ck_tsp_tour_measure(&g->tsp, tour, &length));
   return length;
 }
 
@@ -793,10 +793,10 @@ static int64_t checked_best(const ck_aco *aco, const ck_tsp_instance *tsp,
   uint32_t *best = malloc(tsp->cities * sizeof *best);
   if (!best)
     return -1;
-  CHECK_OK(ck_aco_best(aco, &length, best));
+  CHECK_OK(ck_aco_get_best(aco, &length, best));
   CHECK_MSG(is_permutation(best, tsp->cities), "%s: best tour is no tour",
             tsp->name);
-  CHECK_OK(ck_tsp_tour_length(tsp, best, &exact));
+  CHECK_OK(ck_tsp_tour_measure(tsp, best, &exact));
   CHECK_MSG(exact == length, "%s: best length %lld, its tour %lld", tsp->name,
             (long long)length, (long long)exact);
   if (tour)
@@ -810,7 +810,7 @@ static int64_t checked_best(const ck_aco *aco, const ck_tsp_instance *tsp,
 static void check_trace(const ck_aco *aco, int64_t best, const char *what) {
   const ck_aco_trace_point *points = NULL;
   size_t count = 0;
-  CHECK_OK(ck_aco_trace(aco, &points, &count));
+  CHECK_OK(ck_aco_get_trace(aco, &points, &count));
   int ok = count > 0 && points[count - 1].length == best;
   for (size_t i = 1; ok && i < count; ++i)
     ok = points[i].length < points[i - 1].length &&
@@ -836,7 +836,7 @@ static int run(const ck_device *device, const ck_tsp_instance *tsp,
   if (config->keep_trace) {
     const ck_aco_trace_point *points;
     check_trace(aco, length, tsp->name);
-    CHECK_OK(ck_aco_trace(aco, &points, &last_trace_count));
+    CHECK_OK(ck_aco_get_trace(aco, &points, &last_trace_count));
   }
   ck_aco_destroy(aco);
   return 1;
@@ -974,7 +974,7 @@ static void partition(const ck_device *device) {
       CHECK_OK(steps->partition(ck__aco_state(aco), sizes[p], offsets[p], p,
                                 tour, &gain));
       CHECK(is_permutation(tour, n));
-      CHECK_OK(ck_tsp_tour_length(&tsp, tour, &exact));
+      CHECK_OK(ck_tsp_tour_measure(&tsp, tour, &exact));
       CHECK_MSG(gain >= 0 && exact == length - gain,
                 "%s partition %u at %u: %lld - %lld, exact %lld", device->id,
                 sizes[p], offsets[p], (long long)length, (long long)gain,
@@ -1044,7 +1044,7 @@ static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
   CHECK_OK(ck_aco_run(aco, &out->report));
   CHECK(checked_best(aco, tsp, out->tour) == out->report.best_length);
   const ck_aco_trace_point *points;
-  CHECK_OK(ck_aco_trace(aco, &points, &out->trace_count));
+  CHECK_OK(ck_aco_get_trace(aco, &points, &out->trace_count));
   for (size_t i = 0; i < out->trace_count && i < 64; ++i) {
     out->trace_length[i] = points[i].length;
     out->trace_iteration[i] = points[i].iteration;
@@ -1304,7 +1304,7 @@ static void bad_config(const ck_device *ref) {
     made = (ck_aco *)&c; /* must come back NULL */
     ck_status status = ck_aco_create(ref, &tsp, &c, &made);
     message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && strstr(message, mention) &&
                   made == NULL,
               "config case %d: status %d, message '%s'", k, (int)status,
@@ -1337,7 +1337,7 @@ static void bad_config(const ck_device *ref) {
   made = (ck_aco *)&c;
   CHECK(ck_aco_create(ref, &small, &c, &made) == CK_ERROR_INVALID_ARGUMENT &&
         made == NULL);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "ck_aco_create: instance four has 4 cities; the "
                             "ACO needs at least 5"),
             "4 cities: '%s'", message);
@@ -1348,7 +1348,7 @@ static void bad_config(const ck_device *ref) {
   made = (ck_aco *)&c;
   CHECK(ck_aco_create(ref, &none, &c, &made) == CK_ERROR_INVALID_ARGUMENT &&
         made == NULL);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "ck_aco_create: instance none has 0 cities; the "
                             "ACO needs at least 5"),
             "0 cities: '%s'", message);
@@ -1361,10 +1361,10 @@ static void bad_config(const ck_device *ref) {
   ck_aco *aco = create(ref, &tsp, &c);
   if (aco) {
     int64_t length = 0;
-    CHECK(ck_aco_best(aco, &length, NULL) == CK_ERROR_NOT_FOUND);
+    CHECK(ck_aco_get_best(aco, &length, NULL) == CK_ERROR_NOT_FOUND);
     CHECK(ck_aco_step(aco, 1) == CK_OK);
     CHECK(checked_best(aco, &tsp, NULL) > 0);
-    CHECK(ck_aco_best(aco, NULL, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_aco_get_best(aco, NULL, NULL) == CK_ERROR_INVALID_ARGUMENT);
     CHECK(ck_aco_run(aco, NULL) == CK_ERROR_INVALID_ARGUMENT);
     ck_aco_destroy(aco);
   }
@@ -1394,7 +1394,7 @@ static void bad_config(const ck_device *ref) {
       made = (ck_aco *)&c;
       ck_status status = ck_aco_create(ref, &made_tsp, &c, &made);
       message = "";
-      ck_error_last(&message);
+      ck_error_get_last(&message);
       const char *mention = k ? "symmetric" : "outside 0..536870911";
       CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && made == NULL &&
                     strstr(message, mention),
@@ -1414,7 +1414,7 @@ static void bad_config(const ck_device *ref) {
   }
 
   /* Instances whose distances cannot be computed are refused before
-   * anything is made, by the same check as ck_tsp_distance's, naming
+   * anything is made, by the same check as ck_tsp_get_distance's, naming
    * ck_aco_create: a coordinate not a number, one past the limit, and
    * EXPLICIT without its matrix. */
   double x[M] = {0, 1, 2, 3, 4, 5, 6}, y[M] = {0, 3, 1, 4, 1, 5, 9};
@@ -1431,7 +1431,7 @@ static void bad_config(const ck_device *ref) {
     made = (ck_aco *)&c;
     ck_status status = ck_aco_create(ref, &unusable[u], &c, &made);
     message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && made == NULL &&
                   strstr(message, mentions[u]),
               "unusable instance %d: status %d, message '%s'", u, (int)status,
@@ -1543,7 +1543,7 @@ static void bad_workload(const ck_device *ref) {
     ck_status status = ck_workload_run(aco, ref, cases[k].params,
                                        cases[k].count, &options, &result);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == cases[k].status && strstr(message, cases[k].mention),
               "workload case %zu (%s=%s): status %d, message '%s'", k,
               cases[k].params[cases[k].count - 1].name,
@@ -1578,7 +1578,7 @@ static void bad_workload(const ck_device *ref) {
                                {ranges[k].name, ranges[k].value}};
     ck_status status = ck_workload_check(aco, params, 2);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                   strstr(message, ranges[k].range),
               "check --%s %s: status %d, message '%s'", ranges[k].name,
@@ -1613,7 +1613,7 @@ static void bad_workload(const ck_device *ref) {
     ck_status status =
         ck_workload_run(aco, ref, few, 1 + candidates, &options, &result);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     char expected[1200];
     snprintf(expected, sizeof expected,
              "%s: 3 cities; the ACO needs at least 5", tiny);
@@ -1639,7 +1639,7 @@ static void bad_workload(const ck_device *ref) {
     const ck_param wide[] = {{"instance", geo}, {"iters", "1"}};
     ck_status status = ck_workload_run(aco, ref, wide, 2, &options, &result);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
                   strncmp(message, geo, strlen(geo)) == 0 &&
                   strstr(message, "up to 8192 cities"),
@@ -1656,7 +1656,7 @@ static void bad_workload(const ck_device *ref) {
       {"instance", "random:2000"}, {"ants", "64"}, {"iters", "1"}};
   ck_status status = ck_workload_run(aco, &small, big, 3, &options, &result);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
                 strstr(message, "64 ants on 2000 cities need about") &&
                 strstr(message, "GB; device ref has 0.00105 GB"),
@@ -1703,7 +1703,7 @@ static void progress(const ck_device *ref) {
   if (aco) {
     ck_status status = ck_aco_run(aco, &report);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_CANCELLED && log.calls == 1 &&
                   strstr(message, "ACO cancelled after 1 iterations"),
               "stopped by progress: status %d after %d calls, '%s'",
@@ -1723,7 +1723,7 @@ static void progress(const ck_device *ref) {
   ck_status status =
       ck_workload_run(workload, ref, params, 2, &options, &result);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_CANCELLED && log.calls == 1 &&
                 strstr(message, "cancelled"),
             "workload stopped by progress: status %d after %d calls, '%s'",

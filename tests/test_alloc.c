@@ -92,7 +92,7 @@ static void sweep_case(const char *name, case_fn run, const void *arg,
   double expected = 0;
   ck_status status = run(arg, &expected);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_OK, "%s: fails without an injected failure: %s", name,
             message);
   if (status != CK_OK)
@@ -107,7 +107,7 @@ static void sweep_case(const char *name, case_fn run, const void *arg,
     injector.armed = 1;
     status = run(arg, &value);
     injector.armed = 0;
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     if (!injector.failed) {
       CHECK_MSG(status == CK_OK, "%s: no failure at %ld, yet status %d: %s",
                 name, n, (int)status, message);
@@ -190,7 +190,7 @@ static ck_status run_workload(const void *arg, double *value) {
   if (status != CK_OK)
     return status;
   char *json = NULL;
-  status = ck_result_json(&result, &json);
+  status = ck_result_format_json(&result, &json);
   if (status != CK_OK)
     return status;
   ck_memory_free(json);
@@ -241,7 +241,7 @@ static ck_status load_tsp(const void *arg, double *value) {
   status = ck_tsp_tour_load(tour_path, instance.cities, &tour);
   int64_t length = 0;
   if (status == CK_OK)
-    status = ck_tsp_tour_length(&instance, tour, &length);
+    status = ck_tsp_tour_measure(&instance, tour, &length);
   int64_t optimum = 0;
   char optima[600];
   snprintf(optima, sizeof optima, "%s/tsplib/optima.txt",
@@ -308,9 +308,9 @@ static ck_status api_pso(const void *arg, double *value) {
   if (status == CK_OK)
     status = ck_pso_step(pso, 2);
   if (status == CK_OK)
-    status = ck_pso_history(pso, &history, &count);
+    status = ck_pso_get_history(pso, &history, &count);
   if (status == CK_OK)
-    status = ck_pso_best(pso, value, position);
+    status = ck_pso_get_best(pso, value, position);
   if (status == CK_OK)
     *value += (double)count + history[count - 1];
   ck_pso_destroy(pso);
@@ -338,7 +338,7 @@ static ck_status api_ga(const void *arg, double *value) {
     status = ck_ga_run(ga, &report);
   if (status == CK_OK)
     status =
-        ck_ga_history(ga, &best, &mean, &island_best, &island_mean, &count);
+        ck_ga_get_history(ga, &best, &mean, &island_best, &island_mean, &count);
   if (status == CK_OK)
     *value = best[count - 1] + island_mean[3 * count - 1] + (double)count;
   ck_ga_destroy(ga);
@@ -369,15 +369,15 @@ static ck_status api_aco(const void *arg, double *value) {
   size_t count = 0;
   uint32_t tour[6], neighbours[6 * 3];
   int64_t length = 0;
-  status = ck_tsp_candidates(&instance, 3, neighbours);
+  status = ck_tsp_find_candidates(&instance, 3, neighbours);
   if (status == CK_OK)
     status = ck_aco_create(ref(), &instance, &config, &aco);
   if (status == CK_OK)
     status = ck_aco_run(aco, &report);
   if (status == CK_OK)
-    status = ck_aco_trace(aco, &points, &count);
+    status = ck_aco_get_trace(aco, &points, &count);
   if (status == CK_OK)
-    status = ck_aco_best(aco, &length, tour);
+    status = ck_aco_get_best(aco, &length, tour);
   if (status == CK_OK)
     status = ck_tsp_tour_save(tour_path, instance.name, tour, 6, length);
   if (status == CK_OK)
@@ -405,7 +405,7 @@ static ck_status api_gas(const void *arg, double *value) {
   if (status == CK_OK)
     status = ck_gas_observe(gas, &observables);
   if (status == CK_OK)
-    status = ck_gas_rdf(gas, 8, 1.5, counts);
+    status = ck_gas_accumulate_rdf(gas, 8, 1.5, counts);
   if (status == CK_OK)
     status = ck_gas_save(gas, path);
   if (status == CK_OK)
@@ -413,7 +413,7 @@ static ck_status api_gas(const void *arg, double *value) {
   if (status == CK_OK)
     status = ck_gas_step(loaded, 1);
   if (status == CK_OK)
-    status = ck_gas_particles(loaded, positions, NULL);
+    status = ck_gas_get_particles(loaded, positions, NULL);
   if (status == CK_OK)
     *value = positions[31] + (double)counts[7];
   ck_gas_destroy(loaded);
@@ -462,7 +462,7 @@ static ck_status api_nn(const void *arg, double *value) {
   if (status == CK_OK)
     status = ck_nn_evaluate(nn, CK_NN_TEST, &loss, &accuracy, NULL);
   if (status == CK_OK)
-    status = ck_nn_weights(nn, 0, weights, biases);
+    status = ck_nn_get_weights(nn, 0, weights, biases);
   if (status == CK_OK)
     status = ck_nn_set_weights(nn, 0, weights, biases);
   if (status == CK_OK)
@@ -553,8 +553,8 @@ static ck_status api_compare(const void *arg, double *value) {
   return status;
 }
 
-/* Two spellings of one file that does not exist yet: ck_file_same must
- * resolve both to say so, and ck_file_writable check the file. */
+/* Two spellings of one file that does not exist yet: ck_file_check_same must
+ * resolve both to say so, and ck_file_check_writable check the file. */
 typedef struct two_paths {
   const char *a, *b;
 } two_paths;
@@ -562,9 +562,9 @@ typedef struct two_paths {
 static ck_status file_checks(const void *arg, double *value) {
   const two_paths *paths = arg;
   int same = 0;
-  ck_status status = ck_file_same(paths->a, paths->b, &same);
+  ck_status status = ck_file_check_same(paths->a, paths->b, &same);
   if (status == CK_OK)
-    status = ck_file_writable(paths->b);
+    status = ck_file_check_writable(paths->b);
   if (status == CK_OK)
     *value = same;
   return status;
@@ -582,7 +582,7 @@ static ck_status outputs_apart(const void *arg, double *value) {
       {"fn", "sphere"}, {"out", paths->a}, {"trace", paths->b}};
   status = ck_workload_check(workload, params, 3);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   if (status == CK_ERROR_INVALID_ARGUMENT && strstr(message, "both name")) {
     *value = 1;
     return CK_OK;
@@ -608,7 +608,7 @@ static ck_status result_json(const void *arg, double *value) {
     result.metrics[i].value = (double)i / 7;
   }
   char *json = NULL;
-  ck_status status = ck_result_json(&result, &json);
+  ck_status status = ck_result_format_json(&result, &json);
   if (status == CK_OK)
     *value = (double)strlen(json);
   ck_memory_free(json);
@@ -803,9 +803,9 @@ int main(void) {
   test_path_in(work_dir, "fresh.txt", fresh, sizeof fresh);
   test_path_in(work_dir, "./fresh.txt", respelled, sizeof respelled);
   const two_paths spellings = {fresh, respelled};
-  sweep_case("ck_file_same", file_checks, &spellings, 1);
+  sweep_case("ck_file_check_same", file_checks, &spellings, 1);
   sweep("outputs apart", outputs_apart, &spellings);
-  sweep_case("ck_result_json", result_json, NULL, 1);
+  sweep_case("ck_result_format_json", result_json, NULL, 1);
 #if CK_HAVE_CUDA
   sweep("CUDA compilation", cuda_compile, NULL);
 #endif

@@ -98,7 +98,7 @@ static void check_quiet_miss(const uint8_t key[32]) {
   CHECK(payload == NULL);
   CHECK(size == 0);
   const char *message = NULL;
-  CHECK(ck_error_last(&message) == CK_OK);
+  CHECK(ck_error_get_last(&message) == CK_OK);
   CHECK(message && message[0] == '\0');
 }
 
@@ -499,7 +499,7 @@ static void test_store_failure(const char *root) {
   ck_status status = ck__cache_store(key, "abc", 3);
   CHECK_MSG(status == CK_ERROR_CACHE, "store returned %d", (int)status);
   const char *message = "";
-  CHECK(ck_error_last(&message) == CK_ERROR_CACHE);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_CACHE);
   CHECK_MSG(strstr(message, "plain-file") != NULL, "message: %s", message);
   check_quiet_miss(key);
 

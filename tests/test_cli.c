@@ -1470,7 +1470,7 @@ static void check_aco_run(void) {
     CHECK_OK(ck_tsp_tour_load(tour, 51, &cities));
     if (cities && tsp.cities == 51) {
       int64_t length = -1;
-      CHECK_OK(ck_tsp_tour_length(&tsp, cities, &length));
+      CHECK_OK(ck_tsp_tour_measure(&tsp, cities, &length));
       CHECK_MSG(length == best, "tour file %lld, reported %lld",
                 (long long)length, best);
     }

@@ -105,7 +105,7 @@ static void check_compiles(void) {
         ck__cuda_compile_check(programs[i].name, programs[i].defines, 90);
     const char *message = "";
     if (status != CK_OK)
-      ck_error_last(&message);
+      ck_error_get_last(&message);
     CHECK_MSG(status == CK_OK, "%s (%s): %s", programs[i].name,
               programs[i].defines, message);
   }
@@ -131,7 +131,7 @@ static void check_queue(const ck_device *device) {
                            &event));
   CHECK_OK(ck_event_wait(event));
   uint64_t start = 0, end = 0;
-  CHECK_OK(ck_event_times(event, &start, &end));
+  CHECK_OK(ck_event_get_times(event, &start, &end));
   CHECK(end >= start);
   ck_event_destroy(event);
   /* A pattern of unlike bytes from an odd place, then a uniform one. */
@@ -172,7 +172,7 @@ static void check_workload(const ck_device_set *set, size_t device_index,
   CHECK_OK(ck_workload_find(name, &workload));
   if (!workload)
     return;
-  CHECK_OK(ck_workload_demo(workload, &demo, &demo_count));
+  CHECK_OK(ck_workload_run_demo(workload, &demo, &demo_count));
   ck_param params[32];
   size_t count = 0;
   for (size_t i = 0; i < demo_count && count < 32; ++i)
@@ -214,7 +214,7 @@ static void check_tf32(const ck_device_set *set, size_t device_index) {
   CHECK_OK(ck_workload_run(workload, &set->devices[device_index], params, 3,
                            NULL, &fp32_result));
   double tf32 = 0;
-  CHECK_OK(ck_result_metric(&tf32_result, "tf32", &tf32));
+  CHECK_OK(ck_result_get_metric(&tf32_result, "tf32", &tf32));
   CHECK(tf32 == 1);
   CHECK(strstr(tf32_result.throughput_unit, "TF32") != NULL);
   CHECK(strstr(fp32_result.throughput_unit, "TF32") == NULL);
@@ -282,12 +282,12 @@ static void check_two_devices(const ck_device *first, const ck_device *second) {
       for (int i = 0; i < 2; ++i) {
         ck_status status = ck_pso_step(swarms[i], 25);
         const char *message = "";
-        ck_error_last(&message);
+        ck_error_get_last(&message);
         CHECK_MSG(status == CK_OK, "pso on %s, round %d: %s", devices[i]->id,
                   round, message);
       }
     for (int i = 0; i < 2; ++i)
-      CHECK_OK(ck_pso_best(swarms[i], &best[i], NULL));
+      CHECK_OK(ck_pso_get_best(swarms[i], &best[i], NULL));
     CHECK_MSG(!same_model || best[0] == best[1],
               "pso: %.9g on %s, %.9g on %s", best[0], first->id, best[1],
               second->id);
@@ -326,7 +326,7 @@ static void check_two_devices(const ck_device *first, const ck_device *second) {
       for (int i = 0; i < 2; ++i) {
         ck_status status = ck_nn_train_epoch(networks[i], &epochs[i]);
         const char *message = "";
-        ck_error_last(&message);
+        ck_error_get_last(&message);
         CHECK_MSG(status == CK_OK, "nn on %s, epoch %d: %s", devices[i]->id,
                   round + 1, message);
       }

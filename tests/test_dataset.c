@@ -88,7 +88,7 @@ static void expect_failure(const char *label, const char *path,
   const char *message = "";
   ck_error_clear();
   ck_status status = ck_dataset_load(path, options, &dataset);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == expected, "%s: status %d, expected %d (%s)", label,
             (int)status, (int)expected, message);
   CHECK_MSG(strstr(message, needle) != NULL, "%s: \"%s\" lacks \"%s\"", label,
@@ -539,7 +539,7 @@ static void check_prefixes(const char *label, const char *path,
               (size_t)dataset.labels[r] < dataset.classes);
     } else {
       const char *message = "";
-      ck_error_last(&message);
+      ck_error_get_last(&message);
       CHECK_MSG(status == CK_ERROR_PARSE && strstr(message, path),
                 "%s, %zu bytes: status %d, \"%s\"", label, length, (int)status,
                 message);
@@ -573,7 +573,7 @@ static void test_truncations(void) {
     ck_dataset dataset;
     ck_status status = ck_dataset_load(images, &options, &dataset);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(length == sizeof small_labels
                   ? status == CK_OK
                   : status == CK_ERROR_PARSE && strstr(message, cut_labels),
@@ -638,7 +638,7 @@ static void check_labels(const char *label, const ck_dataset *dataset,
 
 static void check_name(const ck_dataset *dataset, size_t k, const char *name) {
   char buffer[CK_DATASET_MAX_NAME + 1];
-  CHECK_OK(ck_dataset_class_name(dataset, k, buffer, sizeof buffer));
+  CHECK_OK(ck_dataset_get_class_name(dataset, k, buffer, sizeof buffer));
   CHECK_MSG(strcmp(buffer, name) == 0, "class %zu is \"%s\", not \"%s\"", k,
             buffer, name);
 }
@@ -745,7 +745,7 @@ static void test_csv_good(void) {
     ck_dataset untouched = {7, 7, NULL, NULL, 7, NULL};
     CHECK(ck_dataset_load(path, &options, &untouched) ==
           CK_ERROR_INVALID_ARGUMENT);
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(strstr(message, "is CSV, whose rows carry their labels") &&
                   strstr(message, "letters-labels-idx1-ubyte"),
               "labels file beside CSV: %s", message);
@@ -1028,7 +1028,7 @@ static void test_unlabelled_csv(void) {
     check_values("unlabelled", &dataset, values, 6);
   }
   char buffer[CK_DATASET_MAX_NAME + 1];
-  CHECK(ck_dataset_class_name(&dataset, 0, buffer, sizeof buffer) ==
+  CHECK(ck_dataset_get_class_name(&dataset, 0, buffer, sizeof buffer) ==
         CK_ERROR_INVALID_ARGUMENT);
   ck_dataset_free(&dataset);
   options.classes_from = &empty;
@@ -1064,7 +1064,7 @@ static void test_unlabelled_csv(void) {
                   &dataset) == CK_ERROR_PARSE);
   {
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(strstr(message, ":1: field 1: 'name' is not a number"), "%s",
               message);
   }
@@ -1309,7 +1309,7 @@ static void test_unlabelled_use(void) {
 
   char buffer[CK_DATASET_MAX_NAME + 1];
   for (size_t k = 0; k < 3; ++k)
-    CHECK(ck_dataset_class_name(&whole, k, buffer, sizeof buffer) ==
+    CHECK(ck_dataset_get_class_name(&whole, k, buffer, sizeof buffer) ==
           CK_ERROR_INVALID_ARGUMENT);
   ck_dataset_free(&whole);
 }
@@ -1449,15 +1449,16 @@ static void test_split(void) {
   char buffer[CK_DATASET_MAX_NAME + 1];
   check_name(&whole, 0, "blue");
   check_name(&whole, 2, "red");
-  CHECK(ck_dataset_class_name(&whole, 3, buffer, sizeof buffer) ==
+  CHECK(ck_dataset_get_class_name(&whole, 3, buffer, sizeof buffer) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_dataset_class_name(&whole, 0, buffer, 4) ==
+  CHECK(ck_dataset_get_class_name(&whole, 0, buffer, 4) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(buffer[0] == '\0');
-  CHECK(ck_dataset_class_name(&whole, 0, NULL, 8) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_dataset_get_class_name(&whole, 0, NULL, 8) ==
+        CK_ERROR_INVALID_ARGUMENT);
   ck_dataset numbered = {1, 1, NULL, NULL, 12, NULL};
   check_name(&numbered, 11, "11");
-  CHECK(ck_dataset_class_name(&numbered, 11, buffer, 2) ==
+  CHECK(ck_dataset_get_class_name(&numbered, 11, buffer, 2) ==
         CK_ERROR_INVALID_ARGUMENT);
 
   ck_dataset_free(&whole);
@@ -1533,7 +1534,7 @@ static void test_normalization(void) {
   CHECK(ck_dataset_normalize(&normalization, &other) ==
         CK_ERROR_INVALID_ARGUMENT);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK(strstr(message, "3 features") != NULL);
   ck_dataset_normalization_free(&normalization);
 
@@ -1548,7 +1549,7 @@ static void test_normalization(void) {
   CHECK(ck_dataset_normalize(&normalization, &dataset) ==
         CK_ERROR_INVALID_ARGUMENT);
   message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "1 features, the data set 3") != NULL,
             "NONE over another width: '%s'", message);
   CHECK_OK(ck_dataset_normalization_free(&normalization));

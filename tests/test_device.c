@@ -240,9 +240,10 @@ static void check_error_cases(void) {
               "selector '%s' (capacity %zu) returned %d, want %d",
               test->selector, test->capacity, (int)status, (int)test->expected);
     const char *message = NULL;
-    ck_status last = ck_error_last(&message);
-    CHECK_MSG(last == test->expected, "selector '%s': ck_error_last gives %d",
-              test->selector, (int)last);
+    ck_status last = ck_error_get_last(&message);
+    CHECK_MSG(last == test->expected,
+              "selector '%s': ck_error_get_last gives %d", test->selector,
+              (int)last);
     CHECK_MSG(message && *message, "selector '%s': empty message",
               test->selector);
     if (!message)
@@ -298,7 +299,7 @@ static void check_ref_only(void) {
   CHECK(ck_device_select(&set, "gpu", indices, 4, &count) ==
         CK_ERROR_NOT_FOUND);
   const char *message = NULL;
-  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_NOT_FOUND);
   CHECK_MSG(message && strstr(message, "ref") != NULL, "%s", message);
   /* The hint of why OpenCL is missing reaches the user too. */
   CHECK_MSG(message && strstr(message, "no OpenCL platform found (test hint)"),
@@ -408,14 +409,15 @@ static void check_kind_names(void) {
                {CK_KIND_OTHER, "other"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const char *name = NULL;
-    CHECK_OK(ck_device_kind_name(names[i].kind, &name));
+    CHECK_OK(ck_device_get_kind_name(names[i].kind, &name));
     CHECK_MSG(name && strcmp(name, names[i].name) == 0, "kind %d: '%s'",
               (int)names[i].kind, name ? name : "(null)");
   }
   const char *name = NULL;
-  CHECK_OK(ck_device_kind_name((ck_device_kind)77, &name));
+  CHECK_OK(ck_device_get_kind_name((ck_device_kind)77, &name));
   CHECK(name && strcmp(name, "other") == 0);
-  CHECK(ck_device_kind_name(CK_KIND_GPU, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_device_get_kind_name(CK_KIND_GPU, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---- the real list
@@ -578,7 +580,7 @@ static void *do_thread_work(void *argument) {
       work->best[w] = result.best;
   }
   if (work->status != CK_OK) {
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     snprintf(work->message, sizeof work->message, "%s", message);
   }
   ck_device_set_free(&set);

@@ -33,7 +33,7 @@ static double run_best(const ck_device *device, const ck_ga_config *config,
   if (!ga)
     return NAN;
   CHECK_OK(ck_ga_run(ga, &report));
-  CHECK_OK(ck_ga_best(ga, &best, position));
+  CHECK_OK(ck_ga_get_best(ga, &best, position));
   CHECK(best == report.best);
   CHECK(report.stopped_by == CK_PSO_STOP_ITERATIONS);
   CHECK(report.generations == config->max_generations);
@@ -463,8 +463,8 @@ static void elitism(const ck_device *device) {
     CHECK_OK(ck_ga_step(ga, 34));
     const double *best, *mean, *island_best, *island_mean;
     size_t count = 0;
-    CHECK_OK(
-        ck_ga_history(ga, &best, &mean, &island_best, &island_mean, &count));
+    CHECK_OK(ck_ga_get_history(ga, &best, &mean, &island_best, &island_mean,
+                               &count));
     CHECK(count == 41);
     int rises = 0, island_rises = 0, wrong_global = 0;
     for (size_t t = 0; t < count; ++t) {
@@ -490,7 +490,7 @@ static void elitism(const ck_device *device) {
     CHECK_MSG(best[count - 1] < best[0], "%s: no progress (%g)", device->id,
               best[0]);
     double value = NAN;
-    CHECK_OK(ck_ga_best(ga, &value, NULL));
+    CHECK_OK(ck_ga_get_best(ga, &value, NULL));
     CHECK_MSG(value == best[count - 1], "%s: best %.9g, history %.9g",
               device->id, value, best[count - 1]);
     if (variant) {
@@ -693,7 +693,7 @@ static void largest_elite(const ck_device *ref) {
   ck_ga_destroy(ga);
 }
 
-/* ck_ga_best() is the best value found: never above a generation's best
+/* ck_ga_get_best() is the best value found: never above a generation's best
  * in the history, whether or not elites keep it, and the same however the
  * host splits the generations into steps. */
 static void best_kept(const ck_device *device) {
@@ -709,17 +709,18 @@ static void best_kept(const ck_device *device) {
       CHECK_OK(ck_ga_step(stepwise, 1));
     const double *best;
     size_t count = 0;
-    CHECK_OK(ck_ga_history(whole, &best, NULL, NULL, NULL, &count));
+    CHECK_OK(ck_ga_get_history(whole, &best, NULL, NULL, NULL, &count));
     double lowest = INFINITY;
     for (size_t t = 0; t < count; ++t)
       lowest = fmin(lowest, best[t]);
     double value = NAN, value_stepwise = NAN;
-    CHECK_OK(ck_ga_best(whole, &value, NULL));
-    CHECK_OK(ck_ga_best(stepwise, &value_stepwise, NULL));
-    CHECK_MSG(value <= lowest && value == value_stepwise,
-              "%s elite 0: ck_ga_best %.9g after one step of 60, %.9g after "
-              "60 steps of 1; the history's best %.9g",
-              device->id, value, value_stepwise, lowest);
+    CHECK_OK(ck_ga_get_best(whole, &value, NULL));
+    CHECK_OK(ck_ga_get_best(stepwise, &value_stepwise, NULL));
+    CHECK_MSG(
+        value <= lowest && value == value_stepwise,
+        "%s elite 0: ck_ga_get_best %.9g after one step of 60, %.9g after "
+        "60 steps of 1; the history's best %.9g",
+        device->id, value, value_stepwise, lowest);
   }
   ck_ga_destroy(whole);
   ck_ga_destroy(stepwise);
@@ -807,7 +808,7 @@ static void bounds(const ck_device *device) {
     CHECK_MSG(mismatched == 0, "%s mode %d: %d fitness values not their genes'",
               device->id, mode, mismatched);
     double best = NAN, position[DIM];
-    CHECK_OK(ck_ga_best(ga, &best, position));
+    CHECK_OK(ck_ga_get_best(ga, &best, position));
     for (int d = 0; d < DIM; ++d)
       outside += position[d] < (double)(float)lo[d] ||
                  position[d] > (double)(float)hi[d];
@@ -841,7 +842,7 @@ static void target(const ck_device *device) {
   CHECK(report.evaluations == 8 * 16 * (report.generations + 1));
   const double *best;
   size_t count;
-  CHECK_OK(ck_ga_history(ga, &best, NULL, NULL, NULL, &count));
+  CHECK_OK(ck_ga_get_history(ga, &best, NULL, NULL, NULL, &count));
   CHECK(count == report.generations + 1);
   CHECK(report.target_generation > 0 && report.target_generation < count);
   if (report.target_generation > 0 && report.target_generation < count) {
@@ -863,7 +864,7 @@ static void target(const ck_device *device) {
   ck_result result;
   CHECK_OK(ck_workload_run(workload, device, params, 3, &options, &result));
   double generation = NAN;
-  CHECK_OK(ck_result_metric(&result, "target_generation", &generation));
+  CHECK_OK(ck_result_get_metric(&result, "target_generation", &generation));
   CHECK_MSG(strcmp(result.stopped_by, "target") == 0, "stopped by '%s'",
             result.stopped_by);
   CHECK(generation == (double)report.target_generation);
@@ -910,8 +911,8 @@ static void folded_statistics(const ck_device *device) {
      * history takes it: the fold compared is the device's. */
     CHECK(ck__ga_state(ga[keep])->folded != NULL);
     CHECK_OK(ck_ga_step(ga[keep], 13));
-    CHECK_OK(ck_ga_history(ga[keep], &best[keep], &mean[keep], NULL, NULL,
-                           &count[keep]));
+    CHECK_OK(ck_ga_get_history(ga[keep], &best[keep], &mean[keep], NULL, NULL,
+                               &count[keep]));
   }
   CHECK(count[0] == 14 && count[1] == 14);
   int wrong_best = 0, wrong_mean = 0;
@@ -977,8 +978,9 @@ static void identical(const ck_device *ref, const ck_device *device,
     if (!ga[k])
       goto done;
     CHECK_OK(ck_ga_step(ga[k], c->max_generations));
-    CHECK_OK(ck_ga_best(ga[k], &best[k], position[k]));
-    CHECK_OK(ck_ga_history(ga[k], &history[k], NULL, NULL, NULL, &count[k]));
+    CHECK_OK(ck_ga_get_best(ga[k], &best[k], position[k]));
+    CHECK_OK(
+        ck_ga_get_history(ga[k], &history[k], NULL, NULL, NULL, &count[k]));
   }
   CHECK_MSG(best[0] == best[1] &&
                 memcmp(position[0], position[1], sizeof position[0]) == 0,
@@ -1265,7 +1267,7 @@ static void bad_input(const ck_device *ref) {
     ck_status status = ck_workload_run(ga, ref, cases[k].params, cases[k].count,
                                        &options, &result);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                   strstr(message, cases[k].mention),
               "case %zu (%s=%s): status %d, message '%s'", k,
@@ -1346,7 +1348,7 @@ static void bad_input(const ck_device *ref) {
     ck_ga *made = (ck_ga *)&c; /* must come back NULL */
     ck_status status = ck_ga_create(ref, &c, &made);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && strstr(message, mention) &&
                   made == NULL,
               "config case %d: status %d, message '%s'", k, (int)status,
@@ -1367,7 +1369,7 @@ static void bad_input(const ck_device *ref) {
   ck_ga *made = (ck_ga *)&c;
   ck_status status = ck_ga_create(&small, &c, &made);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
                 strstr(message, "65536 individuals in 30 dimensions need "
                                 "about 0.0163 GB; device ref has 0.0168 GB") &&
@@ -1387,13 +1389,13 @@ static void bad_input(const ck_device *ref) {
                                    {"gens", "3"}};
   status = ck_workload_run(ga, ref, pairs, sizeof pairs / sizeof *pairs,
                            &options, &result);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   double generations = 0, evaluations = 0;
   CHECK_MSG(status == CK_OK, "islands of two: status %d, message '%s'",
             (int)status, message);
   if (status == CK_OK) {
-    CHECK_OK(ck_result_metric(&result, "generations", &generations));
-    CHECK_OK(ck_result_metric(&result, "evaluations", &evaluations));
+    CHECK_OK(ck_result_get_metric(&result, "generations", &generations));
+    CHECK_OK(ck_result_get_metric(&result, "evaluations", &evaluations));
     CHECK(generations == 3 && evaluations == 2 * 2 * 4 &&
           isfinite(result.best));
   }
@@ -1430,9 +1432,9 @@ static void record_run(const ck_device *device, const ck_ga_config *c,
   ck_ga_report report;
   CHECK_OK(ck_ga_run(ga, &report));
   r->children_per_work_item = report.children_per_work_item;
-  CHECK_OK(ck_ga_best(ga, &r->best, r->position));
+  CHECK_OK(ck_ga_get_best(ga, &r->best, r->position));
   const double *best, *mean;
-  CHECK_OK(ck_ga_history(ga, &best, &mean, NULL, NULL, &r->count));
+  CHECK_OK(ck_ga_get_history(ga, &best, &mean, NULL, NULL, &r->count));
   CHECK(r->count <= 64);
   for (size_t i = 0; i < r->count && i < 64; ++i) {
     r->history[0][i] = best[i];

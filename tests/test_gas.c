@@ -93,7 +93,7 @@ static int take(ck_gas *gas, snapshot *s) {
   memset(s, 0, sizeof *s);
   if (!gas)
     return 0;
-  CHECK_OK(ck_gas_box(gas, &s->box_x, &s->box_y, &s->n));
+  CHECK_OK(ck_gas_get_box(gas, &s->box_x, &s->box_y, &s->n));
   CHECK_OK(ck_gas_describe(gas, &s->config));
   s->x = calloc(2 * s->n, sizeof *s->x);
   s->v = calloc(2 * s->n, sizeof *s->v);
@@ -103,8 +103,8 @@ static int take(ck_gas *gas, snapshot *s) {
     CHECK_MSG(0, "out of memory");
     return 0;
   }
-  CHECK_OK(ck_gas_particles(gas, s->x, s->v));
-  CHECK_OK(ck_gas_forces(gas, s->f));
+  CHECK_OK(ck_gas_get_particles(gas, s->x, s->v));
+  CHECK_OK(ck_gas_get_forces(gas, s->f));
   CHECK_OK(ck_gas_observe(gas, &s->o));
   return 1;
 }
@@ -738,7 +738,7 @@ static void lone_particle(const ck_device *device) {
   for (int k = 0; k < 20; ++k) {
     CHECK_OK(ck_gas_step(gas, 50));
     double x[2];
-    CHECK_OK(ck_gas_particles(gas, x, NULL));
+    CHECK_OK(ck_gas_get_particles(gas, x, NULL));
     inside &= x[0] >= 0 && x[0] <= 3.1623 && x[1] >= 0 && x[1] <= 3.1623;
   }
   CHECK_OK(ck_gas_observe(gas, &o));
@@ -780,7 +780,7 @@ static void free_flight(const ck_device *device) {
       continue;
     CHECK_OK(ck_gas_step(gas, 1000));
     double x[4], v[4];
-    CHECK_OK(ck_gas_particles(gas, x, v));
+    CHECK_OK(ck_gas_get_particles(gas, x, v));
     CHECK_MSG(array_gap(x, cases[k].end_x, 4) <= 2e-3 &&
                   array_gap(v, cases[k].end_v, 4) <= 1e-6,
               "%s, %s: free flight ends at (%g, %g), (%g, %g) with velocities "
@@ -1172,7 +1172,7 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
 static void expect_failure(ck_status got, ck_status expected,
                            const char *needle, const char *what) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(got == expected, "%s: status %d, expected %d (%s)", what, (int)got,
             (int)expected, message);
   CHECK_MSG(got == CK_OK || strstr(message, needle) != NULL,
@@ -1334,7 +1334,7 @@ static void bad_config(const ck_device *device) {
   ck_gas *gas = make(device, &c, 0);
   if (gas) {
     double x[4];
-    CHECK_OK(ck_gas_particles(gas, x, NULL));
+    CHECK_OK(ck_gas_get_particles(gas, x, NULL));
     CHECK_NEAR(x[3], 0.5, 1e-6);
     ck_gas_destroy(gas);
   }
@@ -1419,7 +1419,7 @@ static void geometry_limits(const ck_device *ref) {
   gas = make(ref, &c, 0);
   if (gas) {
     double x[6];
-    CHECK_OK(ck_gas_particles(gas, x, NULL));
+    CHECK_OK(ck_gas_get_particles(gas, x, NULL));
     CHECK_MSG(x[0] == 0 && x[4] == 10,
               "particles on the walls moved to %g and %g", x[0], x[4]);
     ck_gas_destroy(gas);
@@ -1464,7 +1464,7 @@ static void geometry_limits(const ck_device *ref) {
   gas = make(ref, &c, 1);
   if (gas) {
     double v[4] = {0};
-    CHECK_OK(ck_gas_particles(gas, NULL, v));
+    CHECK_OK(ck_gas_get_particles(gas, NULL, v));
     CHECK_MSG(v[3] == -1e39, "the double run's vy: %g", v[3]);
     ck_gas_destroy(gas);
   }
@@ -1541,7 +1541,7 @@ static void list_overflow(const ck_device *ref, const ck_device *ocl) {
           expect_failure(status, CK_ERROR_DEVICE, overflowed, what);
         else {
           const char *message = "";
-          ck_error_last(&message);
+          ck_error_get_last(&message);
           CHECK_MSG(status == CK_OK, "%s: %d (%s)", what, (int)status, message);
         }
       }
@@ -1789,13 +1789,13 @@ static void damaged_checkpoints(const ck_device *device) {
       ck_error_clear();
       ck_status status = ck_gas_load(device, damaged, &gas);
       const char *message = "";
-      ck_error_last(&message);
+      ck_error_get_last(&message);
       CHECK_MSG(status == CK_OK, "%s: refused (%d: %s)", what, (int)status,
                 message);
       ck_gas_destroy(gas);
     }
   }
-  /* The ids put the particles back in id order (ck_gas_particles): each of
+  /* The ids put the particles back in id order (ck_gas_get_particles): each of
    * 0 .. n - 1 once. */
   size_t ids_at = particles_at + 8 * n * real_size;
   const struct {
@@ -1858,7 +1858,7 @@ static void blown_up_checkpoint(const ck_device *device) {
     CHECK_OK(ck_gas_step(gas, 10));
     CHECK(ck_gas_save(gas, path) == CK_ERROR_MISMATCH);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(strstr(message, "not writing the checkpoint of step 10") &&
                   strstr(message, "outside the"),
               "message: %s", message);
@@ -1990,9 +1990,9 @@ static void xyz_start(const ck_device *device, int double_precision) {
     return;
   double box_x, box_y, xs[8], vs[8];
   size_t n = 0;
-  CHECK_OK(ck_gas_box(gas, &box_x, &box_y, &n));
+  CHECK_OK(ck_gas_get_box(gas, &box_x, &box_y, &n));
   CHECK(n == 4 && box_x == 10.0 && box_y == 8.0);
-  CHECK_OK(ck_gas_particles(gas, xs, vs));
+  CHECK_OK(ck_gas_get_particles(gas, xs, vs));
   /* The positions are exact in float; the velocities as the precision
    * rounds them. */
   double rounded[8];
@@ -2020,7 +2020,7 @@ static void xyz_start(const ck_device *device, int double_precision) {
   CHECK_OK(ck_gas_observe(gas, &o));
   CHECK_NEAR(o.temperature, 0.8, 1e-6);
   CHECK_NEAR(hypot(o.momentum_x, o.momentum_y), 0, 1e-6);
-  CHECK_OK(ck_gas_particles(gas, xs, NULL));
+  CHECK_OK(ck_gas_get_particles(gas, xs, NULL));
   CHECK(memcmp(xs, x, sizeof x) == 0);
   ck_gas_destroy(gas);
 }
@@ -2096,7 +2096,7 @@ static void rdf_case(const backend *be, const char *xyz, int walls,
   uint64_t *counts = calloc(bins, sizeof *counts);
   uint64_t *expected = calloc(bins, sizeof *expected);
   if (counts && expected) {
-    CHECK_OK(ck_gas_rdf(gas, bins, range, counts));
+    CHECK_OK(ck_gas_accumulate_rdf(gas, bins, range, counts));
     brute_rdf(&s, be->double_precision, bins, range, expected);
     size_t differ = 0;
     uint64_t total = 0, total_expected = 0;
@@ -2111,12 +2111,13 @@ static void rdf_case(const backend *be, const char *xyz, int walls,
               what, be->name, mode_name(mode), differ, bins,
               (unsigned long long)total, (unsigned long long)total_expected);
     /* Counts accumulate. */
-    CHECK_OK(ck_gas_rdf(gas, bins, range, counts));
+    CHECK_OK(ck_gas_accumulate_rdf(gas, bins, range, counts));
     differ = 0;
     for (size_t b = 0; b < bins; ++b)
       differ += counts[b] != 2 * expected[b];
-    CHECK_MSG(differ == 0, "%s, %s, %s: a second ck_gas_rdf did not add up",
-              what, be->name, mode_name(mode));
+    CHECK_MSG(differ == 0,
+              "%s, %s, %s: a second ck_gas_accumulate_rdf did not add up", what,
+              be->name, mode_name(mode));
     /* Beyond what the mode sees. */
     gas_state *state = ck__gas_state(gas);
     double reach = mode == CK_GAS_ALL_PAIRS ? 0.5 * fmin(s.box_x, s.box_y)
@@ -2124,9 +2125,9 @@ static void rdf_case(const backend *be, const char *xyz, int walls,
                                             : fmin(s.box_x / state->cells_x,
                                                    s.box_y / state->cells_y);
     ck_error_clear();
-    expect_failure(ck_gas_rdf(gas, bins, reach * 1.01, counts),
+    expect_failure(ck_gas_accumulate_rdf(gas, bins, reach * 1.01, counts),
                    CK_ERROR_INVALID_ARGUMENT, "range", "rdf beyond reach");
-    CHECK_OK(ck_gas_rdf(gas, bins, reach, counts));
+    CHECK_OK(ck_gas_accumulate_rdf(gas, bins, reach, counts));
   }
   free(counts);
   free(expected);
@@ -2161,11 +2162,16 @@ static void rdf(const ck_device *ref, const ck_device *ocl) {
   if (gas) {
     uint64_t counts[4] = {0};
     ck_error_clear();
-    CHECK(ck_gas_rdf(gas, 0, 1.0, counts) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_rdf(gas, 4, 0.0, counts) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_rdf(gas, 4, -1.0, counts) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_rdf(gas, 4, NAN, counts) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_rdf(gas, 4, 1.0, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_accumulate_rdf(gas, 0, 1.0, counts) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_accumulate_rdf(gas, 4, 0.0, counts) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_accumulate_rdf(gas, 4, -1.0, counts) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_accumulate_rdf(gas, 4, NAN, counts) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_gas_accumulate_rdf(gas, 4, 1.0, NULL) ==
+          CK_ERROR_INVALID_ARGUMENT);
     ck_gas_destroy(gas);
   }
 }
@@ -2209,7 +2215,7 @@ static void workload_restart(const ck_workload *w, const ck_device *device) {
                  CK_ERROR_INVALID_ARGUMENT, "--seed",
                  "a seed beside --restart");
   CHECK_OK(run_workload(w, device, b, 4, result));
-  CHECK_OK(ck_result_metric(result, "final_step", &value));
+  CHECK_OK(ck_result_get_metric(result, "final_step", &value));
   CHECK(value == 300);
   ck_param c[] = {{"particles", "150"},
                   {"steps", "300"},
@@ -2219,7 +2225,7 @@ static void workload_restart(const ck_workload *w, const ck_device *device) {
                   {"checkpoint", whole},
                   {"checkpoint-every", "120"}};
   CHECK_OK(run_workload(w, device, c, 7, result));
-  CHECK_OK(ck_result_metric(result, "final_step", &value));
+  CHECK_OK(ck_result_get_metric(result, "final_step", &value));
   CHECK(value == 300);
   /* The two checkpoints at step 300 hold the same state. */
   ck_gas *g1 = NULL, *g2 = NULL;
@@ -2273,7 +2279,7 @@ static void long_run(const ck_workload *w, const ck_device *ref) {
     return;
   ck_status status = ck_workload_run(w, ref, params, 3, &options, result);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_CANCELLED && calls == 1,
             "status %d after %d reports: %s", (int)status, calls, message);
   free(result);
@@ -2298,24 +2304,24 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   double value = NAN, ref_potential = NAN;
   for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; ++i) {
     value = NAN;
-    CHECK_OK(ck_result_metric(result, metrics[i], &value));
+    CHECK_OK(ck_result_get_metric(result, metrics[i], &value));
     CHECK_MSG(isfinite(value), "metric %s is %g", metrics[i], value);
   }
-  CHECK_OK(ck_result_metric(result, "temperature", &value));
+  CHECK_OK(ck_result_get_metric(result, "temperature", &value));
   CHECK_MSG(value > 0.5 && value < 1.5, "temperature %g", value);
-  CHECK_OK(ck_result_metric(result, "final_step", &value));
+  CHECK_OK(ck_result_get_metric(result, "final_step", &value));
   CHECK(value == 100);
-  CHECK_OK(ck_result_metric(result, "samples", &value));
+  CHECK_OK(ck_result_get_metric(result, "samples", &value));
   CHECK(value == 11);
-  CHECK_OK(ck_result_metric(result, "particles", &value));
+  CHECK_OK(ck_result_get_metric(result, "particles", &value));
   CHECK(value == 200);
-  CHECK_OK(ck_result_metric(result, "energy_drift_relative", &value));
+  CHECK_OK(ck_result_get_metric(result, "energy_drift_relative", &value));
   CHECK_MSG(fabs(value) < 1e-3, "energy drift %g over 100 steps", value);
-  CHECK_OK(ck_result_metric(result, "potential_energy", &ref_potential));
+  CHECK_OK(ck_result_get_metric(result, "potential_energy", &ref_potential));
   CHECK(result->best == ref_potential);
   if (ocl) {
     CHECK_OK(run_workload(w, ocl, basic, 3, result));
-    CHECK_OK(ck_result_metric(result, "potential_energy", &value));
+    CHECK_OK(ck_result_get_metric(result, "potential_energy", &value));
     CHECK_MSG(fabs(value - ref_potential) <= 1e-4 * fabs(ref_potential),
               "workload potential energy: ref %.9g, %s %.9g", ref_potential,
               ocl->id, value);
@@ -2455,7 +2461,7 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
       {"xyz", plain}, {"steps", "10"}, {"log-every", "0"}, {"T", "2"}};
   CHECK_OK(run_workload(w, ref, drawn, 4, result));
   value = NAN;
-  CHECK_OK(ck_result_metric(result, "temperature", &value));
+  CHECK_OK(ck_result_get_metric(result, "temperature", &value));
   CHECK_MSG(fabs(value - 2) < 1e-6, "--xyz with --T 2: temperature %g", value);
   ck_param coincident[] = {{"xyz", overlap}, {"steps", "2"}, {"rc", "1"}};
   char located[700];

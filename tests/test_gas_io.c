@@ -171,7 +171,7 @@ static ck_status read_text(const char *label, const char *text,
   CHECK(write_text(path, text) == 0);
   ck_status status = ck__gas_xyz_read(path, frame);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_OK, "%s: status %d: %s", label, (int)status, message);
   return status;
 }
@@ -388,7 +388,7 @@ static void test_malformed(void) {
     ck_error_clear();
     ck_status status = ck__gas_xyz_read(path, &frame);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == bad->status, "%s: status %d, expected %d (%s)",
               bad->label, (int)status, (int)bad->status, message);
     CHECK_MSG(strstr(message, bad->needle) != NULL, "%s: \"%s\" lacks \"%s\"",
@@ -415,7 +415,7 @@ static void test_malformed(void) {
     ck_error_clear();
     ck_status status = ck__gas_xyz_read(path, &frame);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_PARSE &&
                   strstr(message, "bad.xyz:3003: particle 3001 is at (3000.5, "
                                   "0), where particle 1 (line 3) is"),
@@ -460,7 +460,7 @@ static void test_truncations(void) {
       ck__gas_frame_free(&frame);
     } else {
       const char *message = "";
-      ck_error_last(&message);
+      ck_error_get_last(&message);
       CHECK_MSG(status == CK_ERROR_PARSE, "prefix %zu: status %d: %s", length,
                 (int)status, message);
       CHECK(frame_is_zeroed(&frame));
@@ -723,7 +723,7 @@ static void test_png(void) {
   const char *message = "";
   CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions,
                           sample_velocities, 64) == CK_ERROR_UNSUPPORTED);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK(strstr(message, "PNG output needs libpng") != NULL);
   CHECK(!file_exists(path));
 #endif

@@ -51,7 +51,7 @@ static void expect_load_failure(const char *label, const char *path,
   const char *message = "";
   ck_error_clear();
   ck_status status = ck_lsq_load(path, &data);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == expected, "%s: status %d, expected %d (%s)", label,
             (int)status, (int)expected, message);
   CHECK_MSG(strstr(message, needle) != NULL, "%s: \"%s\" lacks \"%s\"", label,
@@ -474,7 +474,7 @@ static void test_save(void) {
   x[1] = NAN;
   CHECK(ck_lsq_save_coefficients(coefficients, x, 3) ==
         CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "coefficient 2 is nan") != NULL, "message '%s'",
             message);
   char *kept = test_read_file(coefficients, NULL);
@@ -485,7 +485,7 @@ static void test_save(void) {
   test_path_in(work_dir, "missing", directory, sizeof directory);
   test_path_in(work_dir, "missing/out.csv", missing, sizeof missing);
   CHECK(ck_lsq_save(missing, &data, CK_LSQ_CSV) == CK_ERROR_IO);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, missing) && strstr(message, "No such file"),
             "message \"%s\"", message);
   CHECK(file_size(missing) < 0 && file_size(directory) < 0);
@@ -496,7 +496,7 @@ static void test_save(void) {
   test_path_in(work_dir, "a-directory", directory, sizeof directory);
   CHECK(mkdir(directory, 0700) == 0);
   CHECK(ck_lsq_save(directory, &data, CK_LSQ_BINARY) == CK_ERROR_IO);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "it is a directory"), "message \"%s\"", message);
   CHECK(hidden_entries(work_dir) == 0);
   CHECK(hidden_entries(directory) == 0);
@@ -517,7 +517,7 @@ static void test_save(void) {
   test_path_in(work_dir, "nan.csv", path, sizeof path);
   a[3] = NAN;
   CHECK(ck_lsq_save(path, &data, CK_LSQ_CSV) == CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "row 2: a_2"), "message \"%s\"", message);
   a[3] = 4;
   b[0] = INFINITY;
@@ -589,7 +589,7 @@ static void test_generate(void) {
   CHECK(ck_lsq_generate(10000000000000ull, 8, 1, 0.0, &data, x) ==
         CK_ERROR_OUT_OF_MEMORY);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "10000000000000 rows of dim 8 need about "
                             "7.2e+05 GB; the host has") != NULL,
             "past the host's memory: %s", message);

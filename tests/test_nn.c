@@ -102,7 +102,7 @@ static void data_xor(ck_dataset *d, size_t copies) {
 
 static const char *last_message(void) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   return message ? message : "";
 }
 
@@ -318,7 +318,7 @@ static void gradient_case(const ck_device *ref, const char *name, size_t count,
   uint64_t draws = seed * 31 + 7;
   for (int l = 1; l <= layers; ++l) {
     void *pointer = NULL;
-    CHECK_OK(ck_buffer_host_pointer(s->weights[l], &pointer));
+    CHECK_OK(ck_buffer_get_host_pointer(s->weights[l], &pointer));
     w[l] = pointer;
     size_t n = layer_params(s, l), in = s->sizes[l - 1];
     /* Nonzero biases, so that weight decay on them would show. */
@@ -750,7 +750,7 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
                 CK_ERROR_UNSUPPORTED &&
             !refused);
       const char *message = "";
-      ck_error_last(&message);
+      ck_error_get_last(&message);
       CHECK_MSG(strstr(message, "--tiles") != NULL, "refusal: %s", message);
       ck_nn_destroy(refused);
       continue;
@@ -955,8 +955,8 @@ static void save_load(const ck_device *device) {
               device->id);
     for (size_t l = 0; l < 2; ++l) {
       float w1[24], w2[24], b1[8], b2[8];
-      CHECK_OK(ck_nn_weights(nn, l, w1, b1));
-      CHECK_OK(ck_nn_weights(loaded, l, w2, b2));
+      CHECK_OK(ck_nn_get_weights(nn, l, w1, b1));
+      CHECK_OK(ck_nn_get_weights(loaded, l, w2, b2));
       size_t n = (size_t)c.sizes[l] * c.sizes[l + 1];
       CHECK(memcmp(w1, w2, n * sizeof *w1) == 0 &&
             memcmp(b1, b2, c.sizes[l + 1] * sizeof *b1) == 0);
@@ -965,24 +965,24 @@ static void save_load(const ck_device *device) {
     const char *expected[4] = {"A", "B", "C", "3"};
     for (size_t k = 0; k < 4; ++k) {
       char got[64] = "", original[64] = "";
-      CHECK_OK(ck_nn_class_name(loaded, k, got, sizeof got));
-      CHECK_OK(ck_nn_class_name(nn, k, original, sizeof original));
+      CHECK_OK(ck_nn_get_class_name(loaded, k, got, sizeof got));
+      CHECK_OK(ck_nn_get_class_name(nn, k, original, sizeof original));
       CHECK_MSG(strcmp(got, expected[k]) == 0 &&
                     strcmp(original, expected[k]) == 0,
                 "class %zu: loaded '%s', original '%s', expected '%s'", k, got,
                 original, expected[k]);
     }
     char small[2];
-    CHECK_FAILS(ck_nn_class_name(loaded, 4, small, sizeof small),
+    CHECK_FAILS(ck_nn_get_class_name(loaded, 4, small, sizeof small),
                 CK_ERROR_INVALID_ARGUMENT, "class");
-    /* A name and a number that do not fit fail, as ck_dataset_class_name
+    /* A name and a number that do not fit fail, as ck_dataset_get_class_name
      * does, rather than come back cut short. */
     for (size_t k = 0; k < 4; k += 3) {
       small[0] = 'x';
-      CHECK_FAILS(ck_nn_class_name(loaded, k, small, 1),
+      CHECK_FAILS(ck_nn_get_class_name(loaded, k, small, 1),
                   CK_ERROR_INVALID_ARGUMENT, "takes 1 bytes and a NUL");
       CHECK(small[0] == '\0');
-      CHECK_OK(ck_nn_class_name(loaded, k, small, sizeof small));
+      CHECK_OK(ck_nn_get_class_name(loaded, k, small, sizeof small));
       CHECK(strcmp(small, expected[k]) == 0);
     }
     /* The normalisation came back: same kind and numbers. */
@@ -1335,8 +1335,8 @@ static void bad_config(const ck_device *ref) {
               "epochs");
   CHECK(nn->epoch == 0);
   float weights[16];
-  CHECK_FAILS(ck_nn_weights(nn, 2, weights, NULL), CK_ERROR_INVALID_ARGUMENT,
-              "layer");
+  CHECK_FAILS(ck_nn_get_weights(nn, 2, weights, NULL),
+              CK_ERROR_INVALID_ARGUMENT, "layer");
   CHECK_FAILS(ck_nn_set_weights(nn, 2, weights, NULL),
               CK_ERROR_INVALID_ARGUMENT, "layer");
   CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &labels), CK_ERROR_INVALID_ARGUMENT,
@@ -1348,7 +1348,7 @@ static void bad_config(const ck_device *ref) {
   for (int i = 0; i < 8; ++i)
     b[i] = (float)i / 8;
   CHECK_OK(ck_nn_set_weights(nn, 0, w, b));
-  CHECK_OK(ck_nn_weights(nn, 0, back_w, back_b));
+  CHECK_OK(ck_nn_get_weights(nn, 0, back_w, back_b));
   CHECK(memcmp(w, back_w, sizeof w) == 0 && memcmp(b, back_b, sizeof b) == 0);
   /* Values that are not finite are refused, named, and nothing written. */
   float nan_w[16], inf_b[8];
@@ -1364,7 +1364,7 @@ static void bad_config(const ck_device *ref) {
   nan_w[0] = INFINITY;
   CHECK_FAILS(ck_nn_set_weights(nn, 0, nan_w, NULL), CK_ERROR_INVALID_ARGUMENT,
               "weight 0");
-  CHECK_OK(ck_nn_weights(nn, 0, back_w, back_b));
+  CHECK_OK(ck_nn_get_weights(nn, 0, back_w, back_b));
   CHECK(memcmp(w, back_w, sizeof w) == 0 && memcmp(b, back_b, sizeof b) == 0);
   float *raw = layer_floats(nn, 1);
   CHECK(raw[0] == w[0] && raw[1] == w[1] && raw[2] == b[0] && raw[3] == w[2] &&
@@ -1641,15 +1641,15 @@ static void workload(const ck_device *ref) {
 
   const ck_param spirals[] = {{"train", "spirals:300"}, {"epochs", "3"}};
   CHECK_OK(ck_workload_run(nn_workload, ref, spirals, 2, &options, result));
-  CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
+  CHECK_OK(ck_result_get_metric(result, "test_accuracy", &value));
   CHECK_MSG(value >= 0 && value <= 1, "test_accuracy %g", value);
   CHECK(strcmp(result->best_name, "test_accuracy") == 0 &&
         result->best == value);
-  CHECK_OK(ck_result_metric(result, "epochs", &value));
+  CHECK_OK(ck_result_get_metric(result, "epochs", &value));
   CHECK(value == 3);
-  CHECK_OK(ck_result_metric(result, "train_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "train_rows", &value));
   CHECK(value == 300);
-  CHECK_OK(ck_result_metric(result, "parameters", &value));
+  CHECK_OK(ck_result_get_metric(result, "parameters", &value));
   CHECK(value == 128 * 3 + 3 * 129);
 
   /* A CSV with letter labels: train with a split, save, then predict. */
@@ -1679,11 +1679,11 @@ static void workload(const ck_device *ref) {
                                    {"save", model_path}};
   CHECK_OK(
       ck_workload_run(nn_workload, ref, train_params, 7, &options, result));
-  CHECK_OK(ck_result_metric(result, "test_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "test_rows", &value));
   CHECK(value == 15);
-  CHECK_OK(ck_result_metric(result, "train_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "train_rows", &value));
   CHECK(value == 45);
-  CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
+  CHECK_OK(ck_result_get_metric(result, "test_accuracy", &value));
   CHECK_MSG(value >= 0.8, "letters test accuracy %g", value);
   struct stat info;
   CHECK(stat(model_path, &info) == 0 && info.st_size > 64);
@@ -1691,25 +1691,28 @@ static void workload(const ck_device *ref) {
       {"load", model_path}, {"predict", predict_path}, {"out", out_path}};
   CHECK_OK(
       ck_workload_run(nn_workload, ref, predict_params, 3, &options, result));
-  CHECK_OK(ck_result_metric(result, "predicted_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "predicted_rows", &value));
   CHECK(value == 15);
-  CHECK_OK(ck_result_metric(result, "predict_accuracy", &value));
+  CHECK_OK(ck_result_get_metric(result, "predict_accuracy", &value));
   CHECK_MSG(value >= 0.8, "predict accuracy %g", value);
   /* Nothing trained or tested: no rows of those sets, not zeros. */
-  CHECK(ck_result_metric(result, "train_rows", &value) == CK_ERROR_NOT_FOUND);
-  CHECK(ck_result_metric(result, "test_rows", &value) == CK_ERROR_NOT_FOUND);
-  CHECK(ck_result_metric(result, "validation_rows", &value) ==
+  CHECK(ck_result_get_metric(result, "train_rows", &value) ==
         CK_ERROR_NOT_FOUND);
-  CHECK(ck_result_metric(result, "epochs", &value) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_get_metric(result, "test_rows", &value) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_get_metric(result, "validation_rows", &value) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_get_metric(result, "epochs", &value) == CK_ERROR_NOT_FOUND);
   /* Evaluating the loaded model on test rows reports those alone. */
   const ck_param evaluate_params[] = {{"load", model_path},
                                       {"test", predict_path}};
   CHECK_OK(
       ck_workload_run(nn_workload, ref, evaluate_params, 2, &options, result));
-  CHECK_OK(ck_result_metric(result, "test_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "test_rows", &value));
   CHECK(value == 15);
-  CHECK(ck_result_metric(result, "train_rows", &value) == CK_ERROR_NOT_FOUND);
-  CHECK(ck_result_metric(result, "validation_rows", &value) ==
+  CHECK(ck_result_get_metric(result, "train_rows", &value) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_get_metric(result, "validation_rows", &value) ==
         CK_ERROR_NOT_FOUND);
   size_t lines = 0;
   CHECK_MSG(lines_in(out_path, letters, 3, &lines) && lines == 15,
@@ -1722,9 +1725,9 @@ static void workload(const ck_device *ref) {
                                   {"batch", "all"},
                                   {"epochs", "2"}};
   CHECK_OK(ck_workload_run(nn_workload, ref, tune_params, 5, &options, result));
-  CHECK_OK(ck_result_metric(result, "epochs", &value));
+  CHECK_OK(ck_result_get_metric(result, "epochs", &value));
   CHECK(value == 2);
-  CHECK_OK(ck_result_metric(result, "test_accuracy", &value));
+  CHECK_OK(ck_result_get_metric(result, "test_accuracy", &value));
   CHECK_MSG(value >= 0.8, "fine-tuned test accuracy %g", value);
   /* Training on from a model may replace it: it is read whole first. */
   const ck_param replace_params[] = {{"load", model_path},
@@ -1736,7 +1739,7 @@ static void workload(const ck_device *ref) {
       ck_workload_run(nn_workload, ref, replace_params, 5, &options, result));
   CHECK_OK(
       ck_workload_run(nn_workload, ref, predict_params, 3, &options, result));
-  CHECK_OK(ck_result_metric(result, "predict_accuracy", &value));
+  CHECK_OK(ck_result_get_metric(result, "predict_accuracy", &value));
   CHECK_MSG(value >= 0.8, "predict accuracy %g after the model replaced itself",
             value);
 
@@ -1748,15 +1751,15 @@ static void workload(const ck_device *ref) {
                                  {"trace", trace_path}};
   CHECK_OK(ck_workload_run(nn_workload, ref, val_params, 7, &options, result));
   double epochs = NAN, best_epoch = NAN, stopped = NAN;
-  CHECK_OK(ck_result_metric(result, "validation_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "validation_rows", &value));
   CHECK(value == 60);
-  CHECK_OK(ck_result_metric(result, "train_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "train_rows", &value));
   CHECK(value == 240);
-  CHECK_OK(ck_result_metric(result, "best_validation_loss", &value));
+  CHECK_OK(ck_result_get_metric(result, "best_validation_loss", &value));
   CHECK(value > 0 && isfinite(value));
-  CHECK_OK(ck_result_metric(result, "epochs", &epochs));
-  CHECK_OK(ck_result_metric(result, "best_epoch", &best_epoch));
-  CHECK_OK(ck_result_metric(result, "stopped_early", &stopped));
+  CHECK_OK(ck_result_get_metric(result, "epochs", &epochs));
+  CHECK_OK(ck_result_get_metric(result, "best_epoch", &best_epoch));
+  CHECK_OK(ck_result_get_metric(result, "stopped_early", &stopped));
   CHECK_MSG(best_epoch >= 1 && best_epoch <= epochs && epochs <= 40 &&
                 (stopped == 1 ? epochs == best_epoch + 2 : epochs == 40),
             "epochs %g, best %g, stopped early %g", epochs, best_epoch,
@@ -1901,9 +1904,9 @@ static void predict_idx(const ck_device *ref) {
   const ck_param unlabelled[] = {
       {"load", model}, {"predict", rows}, {"out", out}};
   CHECK_OK(ck_workload_run(nn_workload, ref, unlabelled, 3, &options, result));
-  CHECK_OK(ck_result_metric(result, "predicted_rows", &value));
+  CHECK_OK(ck_result_get_metric(result, "predicted_rows", &value));
   CHECK(value == ROWS);
-  CHECK(ck_result_metric(result, "predict_accuracy", &value) != CK_OK);
+  CHECK(ck_result_get_metric(result, "predict_accuracy", &value) != CK_OK);
   /* Without training, the rate is that of the rows predicted. */
   CHECK_MSG(result->throughput > 0 && isfinite(result->throughput) &&
                 result->kernel_s == 0,
@@ -1916,7 +1919,7 @@ static void predict_idx(const ck_device *ref) {
                                {"predict-labels", rows_labels}};
   CHECK_OK(ck_workload_run(nn_workload, ref, labelled, 4, &options, result));
   double accuracy = NAN;
-  CHECK_OK(ck_result_metric(result, "predict_accuracy", &accuracy));
+  CHECK_OK(ck_result_get_metric(result, "predict_accuracy", &accuracy));
   size_t size = 0, line = 0, matches = 0;
   char *text = test_read_file(out, &size);
   for (size_t at = 0; text && at < size; ++line) {
@@ -1969,7 +1972,7 @@ static void compare_tf32(const ck_device_set *set, long opencl) {
   CHECK(produced == (opencl >= 0 ? 2u : 1u));
   double tf32 = -1;
   CHECK(results[0].status == CK_OK && results[0].agrees);
-  CHECK_OK(ck_result_metric(&results[0], "tf32", &tf32));
+  CHECK_OK(ck_result_get_metric(&results[0], "tf32", &tf32));
   CHECK(tf32 == 0 && strstr(results[0].throughput_unit, "TF32") == NULL);
   if (produced == 2 && set->devices[opencl].backend == CK_BACKEND_CUDA)
     CHECK_MSG(results[1].status == CK_OK && results[1].agrees &&

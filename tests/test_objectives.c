@@ -60,7 +60,7 @@ static void optima(const ck_device *ref) {
       double point[30], value = NAN, optimum = NAN;
       for (int i = 0; i < dim; ++i)
         point[i] = info->optimum_x;
-      CHECK_OK(ck_objective_optimum(info, dim, &optimum));
+      CHECK_OK(ck_objective_get_optimum(info, dim, &optimum));
       CHECK_OK(ck_objective_evaluate(ref, info, dim, point, 1, 1, &value));
       CHECK_MSG(fabs(value - optimum) <= 1e-9 * (1 + fabs(optimum)),
                 "%s d=%d: %.12g at the optimum, expected %.12g", info->name,
@@ -85,15 +85,15 @@ static void optima(const ck_device *ref) {
     }
   }
   double value;
-  CHECK(ck_objective_optimum(find("f2"), 5, &value) == CK_ERROR_NOT_FOUND);
-  CHECK_OK(ck_objective_optimum(find("michalewicz"), 10, &value));
+  CHECK(ck_objective_get_optimum(find("f2"), 5, &value) == CK_ERROR_NOT_FOUND);
+  CHECK_OK(ck_objective_get_optimum(find("michalewicz"), 10, &value));
   CHECK_NEAR(value, -9.66015, 1e-9);
-  CHECK(ck_objective_optimum(find("michalewicz"), 3, &value) ==
+  CHECK(ck_objective_get_optimum(find("michalewicz"), 3, &value) ==
         CK_ERROR_NOT_FOUND);
   const ck_objective_info *unknown = NULL;
   CHECK(ck_objective_find("rastrign", &unknown) == CK_ERROR_INVALID_ARGUMENT);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "rastrign") && strstr(message, "rastrigin"), "%s",
             message);
 }

@@ -123,7 +123,7 @@ static void assembly(void) {
   CHECK(ck_kernels_assemble("missing_include", &text, NULL) ==
         CK_ERROR_NOT_FOUND);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "nowhere.h") &&
                 strstr(message, "cl/missing_include.cl:3"),
             "%s", message);
@@ -155,9 +155,9 @@ static void expect_build_error(ck_queue *queue, const char *program_name,
   CHECK(status == CK_ERROR_BUILD);
   CHECK(program == NULL);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   const ck_device *device = NULL;
-  ck_queue_device(queue, &device);
+  ck_queue_get_device(queue, &device);
   CHECK_MSG(strstr(message, program_name) != NULL, "no program name: %s",
             message);
   CHECK_MSG(device && strstr(message, device->id) != NULL, "no device: %s",
@@ -221,7 +221,7 @@ static void builds(const ck_device *device) {
   before = count_entries(cache_dir);
   ck_error_clear();
   CHECK_OK(ck_program_build(queue, "good", NULL, &program));
-  CHECK(ck_error_last(NULL) == CK_OK);
+  CHECK(ck_error_get_last(NULL) == CK_OK);
   CHECK_OK(ck_program_query(program, &stats));
   CHECK(stats.from_cache == 0);
   CHECK(stats.runtime_cache == 0);
@@ -282,7 +282,7 @@ static void builds(const ck_device *device) {
   if (dir)
     closedir(dir);
   CHECK_OK(ck_program_build(queue, "good", NULL, &program));
-  CHECK(ck_error_last(NULL) == CK_OK);
+  CHECK(ck_error_get_last(NULL) == CK_OK);
   CHECK_OK(ck_program_query(program, &stats));
   CHECK(stats.from_cache == 0);
   ck_program_destroy(program);
@@ -295,7 +295,7 @@ static void builds(const ck_device *device) {
   setenv("CLKIT_CACHE_DIR", unusable, 1);
   ck_error_clear();
   CHECK_OK(ck_program_build(queue, "good", "-DUNCACHED=1", &program));
-  CHECK(ck_error_last(NULL) == CK_OK);
+  CHECK(ck_error_get_last(NULL) == CK_OK);
   ck_program_destroy(program);
   program = NULL;
   setenv("CLKIT_CACHE_DIR", cache_dir, 1);

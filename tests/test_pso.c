@@ -29,7 +29,7 @@ static double run_best(const ck_device *device, const ck_pso_config *config,
   if (!pso)
     return NAN;
   CHECK_OK(ck_pso_run(pso, &report));
-  CHECK_OK(ck_pso_best(pso, &best, position));
+  CHECK_OK(ck_pso_get_best(pso, &best, position));
   CHECK(best == report.best);
   ck_pso_destroy(pso);
   return best;
@@ -95,7 +95,7 @@ static void bounds(const ck_device *device) {
                 x[d * 100 + p] < (float)lo[d] || x[d * 100 + p] > (float)hi[d];
       }
       double best = NAN, position[5];
-      CHECK_OK(ck_pso_best(pso, &best, position));
+      CHECK_OK(ck_pso_get_best(pso, &best, position));
       for (int d = 0; d < 5; ++d)
         outside += position[d] < (double)(float)lo[d] ||
                    position[d] > (double)(float)hi[d];
@@ -131,7 +131,7 @@ static void history_and_target(const ck_device *device) {
   CHECK(report.evaluations == 32 * (report.iterations + 1));
   const double *history;
   size_t count;
-  CHECK_OK(ck_pso_history(pso, &history, &count));
+  CHECK_OK(ck_pso_get_history(pso, &history, &count));
   /* One entry an iteration up to the target's, none for the moves after
    * it, which did nothing. */
   CHECK_MSG(count == report.iterations + 1, "%zu entries after %" PRIu64
@@ -208,7 +208,7 @@ static void budgets(const ck_device *device) {
   ck_pso *pso = NULL;
   const char *message = "";
   CHECK(ck_pso_create(device, &c, &pso) == CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "--evals: 15") != NULL, "message '%s'", message);
   CHECK(pso == NULL);
   c.max_evaluations = 0;
@@ -267,7 +267,7 @@ static void bad_configs(const ck_device *ref) {
     ck_pso *pso = NULL;
     const char *message = "";
     ck_status status = ck_pso_create(ref, &c, &pso);
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && !pso &&
                   strstr(message, mention),
               "case %d: status %d, message '%s'", k, (int)status, message);
@@ -503,7 +503,7 @@ static void user_objective(const ck_device *device) {
   CHECK_OK(ck_workload_run(pso, device, params, 6, &options, &result));
   CHECK_MSG(result.best < 1e-8, "user objective best %g", result.best);
   double x0 = NAN;
-  CHECK_OK(ck_result_metric(&result, "x0", &x0));
+  CHECK_OK(ck_result_get_metric(&result, "x0", &x0));
   CHECK_NEAR(x0, 1.25, 1e-3);
 
   const ck_param bad[] = {
@@ -511,7 +511,7 @@ static void user_objective(const ck_device *device) {
   CHECK(ck_workload_run(pso, device, bad, 4, &options, &result) ==
         CK_ERROR_BUILD);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   char location[600];
   snprintf(location, sizeof location, "%s:3", broken);
   CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
@@ -531,7 +531,7 @@ static void user_objective(const ck_device *device) {
         {"objective", sources[k]}, {"lo", "-3"}, {"hi", "3"}, {"dim", "2"}};
     CHECK(ck_workload_run(pso, device, none, 4, &options, &result) ==
           CK_ERROR_PARSE);
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     snprintf(location, sizeof location, "%s: no function objective",
              sources[k]);
     CHECK_MSG(strstr(message, location) != NULL, "expected %s in: %s", location,
@@ -552,7 +552,7 @@ static void user_objective(const ck_device *device) {
                                {"iters", "300"}};
   CHECK_OK(ck_workload_run(pso, device, weighted, 7, &options, &result));
   CHECK_MSG(result.best < 1e-8, "weighted user objective best %g", result.best);
-  CHECK_OK(ck_result_metric(&result, "x1", &x0));
+  CHECK_OK(ck_result_get_metric(&result, "x1", &x0));
   CHECK_NEAR(x0, -1, 1e-3);
   const ck_param missing_data[] = {
       {"objective", with_data}, {"lo", "-3"}, {"hi", "3"}, {"dim", "3"}};
@@ -611,7 +611,7 @@ static void bad_input(const ck_device *ref) {
     ck_status status = ck_workload_run(pso, ref, cases[k].params,
                                        cases[k].count, &options, &result);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                   strstr(message, cases[k].mention),
               "case %zu: status %d, message '%s'", k, (int)status, message);
@@ -635,7 +635,7 @@ static void bad_input(const ck_device *ref) {
   CHECK(ck_workload_run(pso, ref, broken_data, 2, &options, &result) ==
         CK_ERROR_PARSE);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "malformed.csv") && strstr(message, "line 2"), "%s",
             message);
   /* The option's name comes first, the reader's whole message after it. */
@@ -650,7 +650,7 @@ static void bad_input(const ck_device *ref) {
   const ck_param float_data[] = {{"fn", "lsq"}, {"data", beyond}};
   CHECK(ck_workload_run(pso, ref, float_data, 2, &options, &result) ==
         CK_ERROR_PARSE);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "row 2 holds 1e+39, past single precision"), "%s",
             message);
   const ck_param double_data[] = {
@@ -669,7 +669,7 @@ static void bad_input(const ck_device *ref) {
     ck_pso *made = (ck_pso *)&c; /* must come back NULL */
     ck_status status = ck_pso_create(&small, &c, &made);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
                   strstr(message, "a swarm of 65536 particles in 20 "
                                   "dimensions needs about 0.0163 GB; device "
@@ -710,7 +710,7 @@ static void several_devices(const ck_device_set *set) {
   CHECK_OK(ck_workload_check_devices(pso, params, 2, 5)); /* no outputs */
   CHECK(ck_workload_check_devices(pso, params, count, 2) ==
         CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   char expected[700];
   snprintf(expected, sizeof expected,
            "option --out: 2 devices would each write %s in turn", out);
@@ -724,7 +724,7 @@ static void several_devices(const ck_device_set *set) {
   CHECK(ck_compare_run(pso, set, twice, 2, 1, params, count, &options, results,
                        2, &produced) == CK_ERROR_INVALID_ARGUMENT &&
         produced == 0);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, expected), "'%s'", message);
   CHECK_MSG(access(out, F_OK) != 0 && access(trace, F_OK) != 0,
             "an output was written before the refusal");

@@ -25,7 +25,7 @@ static void round_trips(const ck_device *device) {
   CHECK_OK(ck_buffer_create(queue, sizeof source, &a));
   CHECK_OK(ck_buffer_create(queue, sizeof source, &b));
   size_t size = 0;
-  CHECK_OK(ck_buffer_size(a, &size));
+  CHECK_OK(ck_buffer_get_size(a, &size));
   CHECK(size == sizeof source);
   for (uint32_t i = 0; i < WORDS; ++i)
     source[i] = i * 2654435761u;
@@ -95,13 +95,13 @@ static void round_trips(const ck_device *device) {
     CHECK(ck_buffer_create(queue, (size_t)device->max_alloc * 2, &huge) ==
           CK_ERROR_DEVICE_MEMORY);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(strstr(message, device->id) != NULL, "%s", message);
   }
   CHECK(huge == NULL);
 
   void *pointer = NULL;
-  ck_status host = ck_buffer_host_pointer(a, &pointer);
+  ck_status host = ck_buffer_get_host_pointer(a, &pointer);
   if (device->backend == CK_BACKEND_REF) {
     CHECK(host == CK_OK && pointer != NULL);
   } else {
@@ -116,7 +116,7 @@ static void round_trips(const ck_device *device) {
  * kernel) belongs to another queue. */
 static int refused_as_foreign(ck_status status) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   if (status != CK_ERROR_INVALID_ARGUMENT ||
       !strstr(message, "another queue")) {
     fprintf(stderr, "  status %d: %s\n", (int)status, message);
@@ -166,7 +166,7 @@ static void foreign_buffers(const ck_device *mine, const ck_device *other) {
       ck_buffer_fill(queue, foreign, &word, 4, 0, BYTES, &event)));
   CHECK(event == NULL);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, other->id) && strstr(message, mine->id), "%s",
             message);
 
@@ -219,7 +219,7 @@ static void foreign_kernel_arguments(const ck_device *ref,
   CHECK(refused_as_foreign(ck_kernel_set_buffer(kernel, 1, host_buffer)));
   CHECK(refused_as_foreign(ck_kernel_set_buffer(kernel, 1, other)));
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "ck_selfcheck_generate") &&
                 strstr(message, "argument 1"),
             "%s", message);
@@ -312,7 +312,7 @@ static void kernel_launch(const ck_device *device) {
   CHECK(ck_queue_launch(queue, kernel, 2, wide, wide, NULL) ==
         CK_ERROR_INVALID_ARGUMENT);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "8589934592 x 8589934592"), "%s", message);
   CHECK(ck_queue_launch(queue, kernel, 2, wide, NULL, NULL) ==
         CK_ERROR_INVALID_ARGUMENT);
@@ -350,11 +350,11 @@ static void kernel_launch(const ck_device *device) {
             bits_wrong);
   CHECK_MSG(values_wrong == 0, "%d floats differ", values_wrong);
   uint64_t start = 0, end = 0;
-  CHECK_OK(ck_event_times(event, &start, &end));
+  CHECK_OK(ck_event_get_times(event, &start, &end));
   CHECK_MSG(end >= start && end > 0, "start %llu end %llu",
             (unsigned long long)start, (unsigned long long)end);
   double seconds = -1;
-  CHECK_OK(ck_queue_kernel_seconds(queue, &seconds));
+  CHECK_OK(ck_queue_get_kernel_seconds(queue, &seconds));
   CHECK_MSG(seconds >= 0 && seconds < 60, "kernel seconds %g", seconds);
 done:
   ck_event_destroy(event);

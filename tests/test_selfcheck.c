@@ -23,7 +23,7 @@ static int count_progress(void *user, double fraction) {
 
 static double metric(const ck_result *result, const char *name) {
   double value = -1;
-  CHECK_OK(ck_result_metric(result, name, &value));
+  CHECK_OK(ck_result_get_metric(result, name, &value));
   return value;
 }
 
@@ -64,7 +64,7 @@ int main(void) {
   CHECK(ck_workload_run(workload, ref, bad, 1, &options, &c) ==
         CK_ERROR_INVALID_ARGUMENT);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "--count") != NULL, "%s", message);
   const ck_param unknown[] = {{"colour", "red"}};
   CHECK(ck_workload_run(workload, ref, unknown, 1, &options, &c) ==
@@ -91,7 +91,7 @@ int main(void) {
     memset(results, 0x5A, sizeof results);
     CHECK(ck_compare_run(workload, &set, bad, 2, 0, small, 2, &counted, results,
                          3, &produced) == CK_ERROR_INVALID_ARGUMENT);
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(strstr(message, "out of range"), "%s", message);
     CHECK(produced == 0 && calls == 0 && results[0].workload[0] == 0x5A);
     CHECK(ck_compare_run(workload, &set, bad + 1, 1, 1, small, 2, &counted,
@@ -100,7 +100,7 @@ int main(void) {
     /* ref twice without an oracle is two runs: one slot is too few. */
     CHECK(ck_compare_run(workload, &set, twice, 2, 1, small, 2, &counted,
                          results, 1, &produced) == CK_ERROR_INVALID_ARGUMENT);
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(strstr(message, "result slots"), "%s", message);
     CHECK(produced == 0 && calls == 0 && results[0].workload[0] == 0x5A);
     CHECK_OK(ck_compare_run(workload, &set, twice, 2, 1, small, 2, &counted,

@@ -64,23 +64,23 @@ static void check_status_names(void) {
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const char *name = NULL;
-    CHECK_OK(ck_status_name(names[i].status, &name));
+    CHECK_OK(ck_status_get_name(names[i].status, &name));
     CHECK_MSG(name && strcmp(name, names[i].name) == 0, "status %d: '%s'",
               (int)names[i].status, name ? name : "(null)");
   }
   static const int unknown[] = {14, 99, -1, 1 << 20};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
     const char *name = NULL;
-    CHECK_OK(ck_status_name((ck_status)unknown[i], &name));
+    CHECK_OK(ck_status_get_name((ck_status)unknown[i], &name));
     CHECK_MSG(name && strcmp(name, "CK_ERROR_UNKNOWN") == 0, "status %d: '%s'",
               unknown[i], name ? name : "(null)");
   }
-  /* Like every failing call, it leaves a message for ck_error_last(). */
+  /* Like every failing call, it leaves a message for ck_error_get_last(). */
   ck_error_clear();
-  CHECK(ck_status_name(CK_OK, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_status_get_name(CK_OK, NULL) == CK_ERROR_INVALID_ARGUMENT);
   const char *message = NULL;
-  CHECK_MSG(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT,
-            "ck_status_name(..., NULL) failed without recording why");
+  CHECK_MSG(ck_error_get_last(&message) == CK_ERROR_INVALID_ARGUMENT,
+            "ck_status_get_name(..., NULL) failed without recording why");
   CHECK(message && *message);
   ck_error_clear();
 }
@@ -92,12 +92,12 @@ static void check_last_error(void) {
   const ck_workload *workload = NULL;
 
   CHECK_OK(ck_error_clear());
-  CHECK(ck_error_last(&message) == CK_OK);
+  CHECK(ck_error_get_last(&message) == CK_OK);
   CHECK(message != NULL && message[0] == '\0');
 
   CHECK(ck_workload_find("nope", &workload) == CK_ERROR_NOT_FOUND);
   message = NULL;
-  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_NOT_FOUND);
   CHECK_MSG(message && strstr(message, "'nope'"), "message: %s",
             message ? message : "(null)");
   /* The message lists what does exist. */
@@ -108,25 +108,25 @@ static void check_last_error(void) {
   CHECK_OK(ck_workload_find("selfcheck", &workload));
   CHECK(workload != NULL);
   message = NULL;
-  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_NOT_FOUND);
   CHECK(message && strstr(message, "nope"));
 
   /* A second failure replaces the first. */
   CHECK(ck_workload_find("second_missing_workload", &workload) ==
         CK_ERROR_NOT_FOUND);
   message = NULL;
-  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_NOT_FOUND);
   CHECK(message && strstr(message, "second_missing_workload"));
   CHECK(message && !strstr(message, "nope"));
   CHECK(ck_workload_run(NULL, NULL, NULL, 0, NULL, NULL) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(message && *message && !strstr(message, "second_missing_workload"));
 
   /* Clearing forgets it. */
   CHECK_OK(ck_error_clear());
   message = NULL;
-  CHECK(ck_error_last(&message) == CK_OK);
+  CHECK(ck_error_get_last(&message) == CK_OK);
   CHECK(message != NULL && message[0] == '\0');
 }
 
@@ -146,14 +146,14 @@ static void *failing_thread(void *argument) {
   const char *message = NULL;
   const ck_workload *workload = NULL;
   /* A new thread starts with no failure, whatever the main thread did. */
-  report->initial_status = ck_error_last(&message);
+  report->initial_status = ck_error_get_last(&message);
   snprintf(report->initial_message, sizeof report->initial_message, "%s",
            message ? message : "(null)");
   pthread_barrier_wait(&barrier); /* main has failed with 'nope' */
   ck_workload_find("thread_only_workload", &workload);
   pthread_barrier_wait(&barrier); /* both have failed */
   pthread_barrier_wait(&barrier); /* main has checked and failed again */
-  report->status = ck_error_last(&message);
+  report->status = ck_error_get_last(&message);
   snprintf(report->message, sizeof report->message, "%s",
            message ? message : "(null)");
   return NULL;
@@ -176,7 +176,7 @@ static void check_thread_local(void) {
   pthread_barrier_wait(&barrier);
   pthread_barrier_wait(&barrier);
   /* The other thread's failure did not touch this thread's message. */
-  CHECK(ck_error_last(&message) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_NOT_FOUND);
   CHECK_MSG(message && strstr(message, "nope") &&
                 !strstr(message, "thread_only_workload"),
             "main thread sees: %s", message ? message : "(null)");
@@ -194,7 +194,7 @@ static void check_thread_local(void) {
   CHECK_MSG(strstr(report.message, "thread_only_workload") &&
                 !strstr(report.message, "nope"),
             "other thread sees: %s", report.message);
-  CHECK(ck_error_last(&message) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_error_get_last(&message) == CK_ERROR_INVALID_ARGUMENT);
   ck_error_clear();
 }
 
@@ -237,7 +237,7 @@ static void check_caller_locale(void) {
   ck_status status = ck_workload_run(pso, &set.devices[0], params, 4, NULL,
                                      &result);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_OK, "pso --w 0.5 under %s: %s", chosen, message);
   ck_device_set_free(&set);
 
@@ -245,7 +245,7 @@ static void check_caller_locale(void) {
   result.best = 0.5;
   result.wall_s = 1.25;
   char *json = NULL;
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   CHECK_MSG(json && strstr(json, "\"best\":0.5,") &&
                 strstr(json, "\"wall_s\":1.25,"),
             "under %s: %s", chosen, json ? json : "(null)");
@@ -289,7 +289,7 @@ static void check_result_json(void) {
   ck_result result;
   char *json = NULL;
   make_result(&result);
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   CHECK(json != NULL);
   if (!json)
     return;
@@ -337,7 +337,7 @@ static void check_result_json(void) {
   /* Why the run ended, as a word after the common keys. */
   snprintf(result.stopped_by, sizeof result.stopped_by, "target");
   json = NULL;
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
     CHECK_MSG(strstr(json, "\"agrees\":true,\"stopped_by\":\"target\","
@@ -352,7 +352,7 @@ static void check_result_json(void) {
   result.agrees = 0;
   result.metric_count = 0;
   json = NULL;
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
     CHECK(json_number_is(json, "agreement", 0.001));
@@ -366,7 +366,7 @@ static void check_result_json(void) {
   snprintf(result.error, sizeof result.error,
            "build failed:\n<source>:3: error: \"x\" undeclared");
   json = NULL;
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
     CHECK(strstr(json, "\"status\":\"CK_ERROR_BUILD\"") != NULL);
@@ -390,7 +390,7 @@ static void check_result_json(void) {
     result.metrics[i].value = (double)i * 0.5 - 3;
   }
   json = NULL;
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
     CHECK(strlen(json) > sizeof result.error);
@@ -402,12 +402,12 @@ static void check_result_json(void) {
   /* A count past the array is refused, not read beyond it. */
   result.metric_count = CK_RESULT_MAX_METRICS + 1;
   json = NULL;
-  CHECK(ck_result_json(&result, &json) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_result_format_json(&result, &json) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(json == NULL);
   result.metric_count = 1000;
-  CHECK(ck_result_json(&result, &json) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_result_format_json(&result, &json) == CK_ERROR_INVALID_ARGUMENT);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "metric_count 1000"), "%s", message);
   CHECK(json == NULL);
 
@@ -416,7 +416,7 @@ static void check_result_json(void) {
   memset(result.workload, 'w', sizeof result.workload);
   memset(result.stopped_by, 's', sizeof result.stopped_by);
   json = NULL;
-  CHECK_OK(ck_result_json(&result, &json));
+  CHECK_OK(ck_result_format_json(&result, &json));
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
     CHECK(strstr(json, "\"workload\":\"wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww\",") !=
@@ -425,8 +425,8 @@ static void check_result_json(void) {
     ck_memory_free(json);
   }
 
-  CHECK(ck_result_json(NULL, &json) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_result_json(&result, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_result_format_json(NULL, &json) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_result_format_json(&result, NULL) == CK_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ck_memory_free(NULL));
 }
 
@@ -434,22 +434,22 @@ static void check_result_metric(void) {
   ck_result result;
   make_result(&result);
   double value = 0;
-  CHECK_OK(ck_result_metric(&result, "xor_checksum", &value));
+  CHECK_OK(ck_result_get_metric(&result, "xor_checksum", &value));
   CHECK(value == 1957336997);
-  CHECK(ck_result_metric(&result, "absent", &value) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_result_get_metric(&result, "absent", &value) == CK_ERROR_NOT_FOUND);
   const char *message = NULL;
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK(message && strstr(message, "absent"));
   /* A count past the array is refused, not read beyond it. */
   result.metric_count = 1000;
   value = 7;
-  CHECK(ck_result_metric(&result, "absent", &value) ==
+  CHECK(ck_result_get_metric(&result, "absent", &value) ==
         CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(message && strstr(message, "metric_count 1000"), "%s",
             message ? message : "(null)");
   result.metric_count = CK_RESULT_MAX_METRICS + 1;
-  CHECK(ck_result_metric(&result, "xor_checksum", &value) ==
+  CHECK(ck_result_get_metric(&result, "xor_checksum", &value) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(value == 7);
 }
@@ -511,7 +511,7 @@ static void check_workload_params(void) {
     if (!test->message_names)
       continue;
     const char *message = NULL;
-    CHECK(ck_error_last(&message) == test->expected);
+    CHECK(ck_error_get_last(&message) == test->expected);
     CHECK_MSG(message && strstr(message, test->message_names),
               "--%s '%s': message does not name %s: %s", test->name,
               test->value, test->message_names, message ? message : "(null)");
@@ -521,7 +521,7 @@ static void check_workload_params(void) {
   ck_param mixed[] = {{"count", "64"}, {"passes", "3"}, {"passes", "x"}};
   CHECK(ck_workload_check(selfcheck, mixed, 3) == CK_ERROR_INVALID_ARGUMENT);
   const char *message = NULL;
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK(message && strstr(message, "--passes"));
   CHECK_OK(ck_workload_check(selfcheck, mixed, 2));
   /* No parameters at all is fine. */

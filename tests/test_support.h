@@ -272,7 +272,7 @@ static inline void check_no_finite_best(const char *workload_name,
   ck_status status =
       ck_workload_run(workload, device, params, count, &options, &result);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_MISMATCH &&
                 strstr(message, "no evaluation gave a finite"),
             "%s on %s: status %d, '%s'", workload_name, device->id, (int)status,
@@ -289,7 +289,7 @@ static inline void check_refused_by_check(const ck_workload *workload,
     size_t given = sets[k][1].name ? 2 : 1;
     ck_status status = ck_workload_check(workload, sets[k], given);
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT,
               "check of --%s %s: status %d, message '%s'", sets[k][0].name,
               sets[k][0].value, (int)status, message);

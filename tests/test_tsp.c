@@ -49,7 +49,7 @@ static int parse_ok(const char *label, const char *text,
                     ck_tsp_instance *instance) {
   ck_status status = ck_tsp_parse(text, strlen(text), "fixture.tsp", instance);
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_OK, "%s: status %d: %s", label, (int)status, message);
   return status == CK_OK;
 }
@@ -57,7 +57,7 @@ static int parse_ok(const char *label, const char *text,
 static int64_t distance_or(const ck_tsp_instance *instance, uint32_t i,
                            uint32_t j) {
   int64_t distance = -12345;
-  CHECK_OK(ck_tsp_distance(instance, i, j, &distance));
+  CHECK_OK(ck_tsp_get_distance(instance, i, j, &distance));
   return distance;
 }
 
@@ -366,21 +366,23 @@ static void test_misc_good(void) {
   test_path_in(work_dir, "missing.tsp", path, sizeof path);
   const char *message = "";
   CHECK(ck_tsp_load(path, &instance) == CK_ERROR_IO);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "missing.tsp") != NULL, "%s", message);
   CHECK(instance_is_zeroed(&instance));
   CHECK_OK(ck_tsp_free(NULL));
   CHECK_OK(ck_tsp_free(&instance));
   int64_t distance = 0;
-  CHECK(ck_tsp_distance(&instance, 0, 0, &distance) ==
+  CHECK(ck_tsp_get_distance(&instance, 0, 0, &distance) ==
         CK_ERROR_INVALID_ARGUMENT);
   if (parse_ok("nameless", nameless, &instance)) {
-    CHECK(ck_tsp_distance(&instance, 3, 0, &distance) ==
+    CHECK(ck_tsp_get_distance(&instance, 3, 0, &distance) ==
           CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_distance(&instance, 0, 3, &distance) ==
+    CHECK(ck_tsp_get_distance(&instance, 0, 3, &distance) ==
           CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_distance(&instance, 0, 1, NULL) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_distance(NULL, 0, 1, &distance) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_tsp_get_distance(&instance, 0, 1, NULL) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_tsp_get_distance(NULL, 0, 1, &distance) ==
+          CK_ERROR_INVALID_ARGUMENT);
     ck_tsp_free(&instance);
   }
 }
@@ -408,7 +410,7 @@ static void test_optimal_tours(void) {
     CHECK_OK(ck_tsp_tour_load(tour_path, instance.cities, &tour));
     CHECK_OK(ck_tsp_optimum_find(optima, instance.name, &optimum));
     if (tour) {
-      CHECK_OK(ck_tsp_tour_length(&instance, tour, &length));
+      CHECK_OK(ck_tsp_tour_measure(&instance, tour, &length));
       CHECK_MSG(length == optimum,
                 "%s: the optimal tour has length %" PRId64
                 ", the optimum is %" PRId64,
@@ -455,7 +457,7 @@ static void expect_parse_failure(const bad_case *c) {
   size_t size = c->size ? c->size : strlen(c->text);
   ck_error_clear();
   ck_status status = ck_tsp_parse(c->text, size, "bad.tsp", &instance);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == c->status, "%s: status %d, expected %d (%s)", c->label,
             (int)status, (int)c->status, message);
   CHECK_MSG(strstr(message, c->needle) != NULL, "%s: \"%s\" lacks \"%s\"",
@@ -729,7 +731,7 @@ static void test_malformed(void) {
   ck_tsp_instance instance;
   const char *message = "";
   CHECK(ck_tsp_load(path, &instance) == CK_ERROR_PARSE);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   char needle[1100];
   snprintf(needle, sizeof needle, "%s:8: node id 2 appears twice", path);
   CHECK_MSG(strstr(message, needle) != NULL, "\"%s\" lacks \"%s\"", message,
@@ -755,7 +757,8 @@ static void fuzz_text(const char *label, const char *text, size_t size) {
     ck_status status = ck_tsp_parse(text, cut, "cut.tsp", &instance);
     if (status == CK_OK) {
       int64_t distance = -1;
-      CHECK_OK(ck_tsp_distance(&instance, 0, instance.cities - 1, &distance));
+      CHECK_OK(
+          ck_tsp_get_distance(&instance, 0, instance.cities - 1, &distance));
       CHECK(distance >= 0);
       ++ok;
     } else {
@@ -786,7 +789,7 @@ static void fuzz_text(const char *label, const char *text, size_t size) {
       for (uint32_t i = 0; tour && i < instance.cities; ++i)
         tour[i] = i;
       if (tour)
-        CHECK_OK(ck_tsp_tour_length(&instance, tour, &length));
+        CHECK_OK(ck_tsp_tour_measure(&instance, tour, &length));
       free(tour);
     }
     ck_tsp_free(&instance);
@@ -838,7 +841,7 @@ static void brute_force_row(const ck_tsp_instance *instance, uint32_t i,
   for (uint32_t j = 0; j < instance->cities; ++j)
     if (j != i) {
       scratch[count].index = j;
-      ck_tsp_distance(instance, i, j, &scratch[count].distance);
+      ck_tsp_get_distance(instance, i, j, &scratch[count].distance);
       ++count;
     }
   qsort(scratch, count, sizeof *scratch, compare_pairs);
@@ -857,7 +860,7 @@ static void check_candidates(const char *label, const ck_tsp_instance *instance,
   pair_key *scratch = malloc((size_t)n * sizeof *scratch);
   CHECK(got && want && scratch);
   if (got && want && scratch) {
-    CHECK_OK(ck_tsp_candidates(instance, k, got));
+    CHECK_OK(ck_tsp_find_candidates(instance, k, got));
     uint32_t count = rows ? row_count : n;
     int reported = 0;
     for (uint32_t r = 0; r < count; ++r) {
@@ -996,15 +999,16 @@ static void test_unusable_instances(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     const ck_tsp_instance *instance = &cases[c].instance;
     static const char *const functions[] = {
-        "ck_tsp_candidates", "ck_tsp_tour_length", "ck_tsp_distance"};
+        "ck_tsp_find_candidates", "ck_tsp_tour_measure", "ck_tsp_get_distance"};
     for (size_t f = 0; f < 3; ++f) {
       int64_t length = -1;
       const char *message = "";
       ck_error_clear();
-      ck_status status = f == 0   ? ck_tsp_candidates(instance, 2, neighbours)
-                         : f == 1 ? ck_tsp_tour_length(instance, tour, &length)
-                                  : ck_tsp_distance(instance, 1, 2, &length);
-      ck_error_last(&message);
+      ck_status status =
+          f == 0   ? ck_tsp_find_candidates(instance, 2, neighbours)
+          : f == 1 ? ck_tsp_tour_measure(instance, tour, &length)
+                   : ck_tsp_get_distance(instance, 1, 2, &length);
+      ck_error_get_last(&message);
       CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT && length == -1,
                 "%s: %s gave %d", cases[c].label, functions[f], (int)status);
       CHECK_MSG(strstr(message, functions[f]) == message &&
@@ -1024,12 +1028,14 @@ static void test_candidates_instances(void) {
     check_candidates("eil51", &instance, 8, NULL, 0);
     check_candidates("eil51", &instance, 50, NULL, 0);
     uint32_t neighbours[51 * 2];
-    CHECK(ck_tsp_candidates(&instance, 0, neighbours) ==
+    CHECK(ck_tsp_find_candidates(&instance, 0, neighbours) ==
           CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_candidates(&instance, 51, neighbours) ==
+    CHECK(ck_tsp_find_candidates(&instance, 51, neighbours) ==
           CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_candidates(&instance, 2, NULL) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_candidates(NULL, 2, neighbours) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_tsp_find_candidates(&instance, 2, NULL) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    CHECK(ck_tsp_find_candidates(NULL, 2, neighbours) ==
+          CK_ERROR_INVALID_ARGUMENT);
   }
   ck_tsp_free(&instance);
   data_path("a280.tsp", path, sizeof path);
@@ -1048,7 +1054,7 @@ static void test_candidates_instances(void) {
     check_candidates("EXPLICIT", &instance, 3, NULL, 0);
     check_candidates("EXPLICIT", &instance, 4, NULL, 0);
     uint32_t neighbours[5 * 4];
-    CHECK_OK(ck_tsp_candidates(&instance, 4, neighbours));
+    CHECK_OK(ck_tsp_find_candidates(&instance, 4, neighbours));
     /* City 1: d = 3 3 1 3 to cities 2..5 -> 4, then 1, 2, 4. */
     CHECK(neighbours[0] == 3 && neighbours[1] == 1 && neighbours[2] == 2 &&
           neighbours[3] == 4);
@@ -1067,7 +1073,7 @@ static void test_candidates_instances(void) {
     uint32_t *neighbours = malloc((size_t)n * k * sizeof *neighbours);
     CHECK(neighbours != NULL);
     if (neighbours)
-      CHECK_OK(ck_tsp_candidates(&instance, k, neighbours));
+      CHECK_OK(ck_tsp_find_candidates(&instance, k, neighbours));
     clock_gettime(CLOCK_MONOTONIC, &end);
     double seconds = (double)(end.tv_sec - start.tv_sec) +
                      1e-9 * (double)(end.tv_nsec - start.tv_nsec);
@@ -1092,7 +1098,7 @@ static void expect_tour_failure(const char *label, const char *text,
   uint32_t *tour = (uint32_t *)&tour;
   const char *message = "";
   ck_status status = ck_tsp_tour_load(path, cities, &tour);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_PARSE, "%s: status %d (%s)", label, (int)status,
             message);
   char full[1200];
@@ -1113,14 +1119,14 @@ static void test_tours(void) {
   CHECK_OK(ck_tsp_load(path, &instance));
   CHECK_OK(ck_tsp_tour_load(tour_path, instance.cities, &tour));
   if (tour) {
-    CHECK_OK(ck_tsp_tour_length(&instance, tour, &length));
+    CHECK_OK(ck_tsp_tour_measure(&instance, tour, &length));
     CHECK(length == 7542);
     CHECK_OK(
         ck_tsp_tour_save(out, instance.name, tour, instance.cities, length));
     CHECK_OK(ck_tsp_tour_load(out, instance.cities, &again));
     if (again) {
       CHECK(memcmp(tour, again, instance.cities * sizeof *tour) == 0);
-      CHECK_OK(ck_tsp_tour_length(&instance, again, &length_again));
+      CHECK_OK(ck_tsp_tour_measure(&instance, again, &length_again));
       CHECK(length_again == 7542);
     }
     static const char expected_head[] =
@@ -1236,30 +1242,31 @@ static void test_tour_length(void) {
   int64_t length = 0;
   const char *message = "";
   uint32_t around[] = {0, 1, 2, 3}, across[] = {0, 2, 1, 3};
-  CHECK_OK(ck_tsp_tour_length(&instance, around, &length));
+  CHECK_OK(ck_tsp_tour_measure(&instance, around, &length));
   CHECK(length == 40);
-  CHECK_OK(ck_tsp_tour_length(&instance, across, &length));
+  CHECK_OK(ck_tsp_tour_measure(&instance, across, &length));
   CHECK(length == 10 + 14 + 14 + 10);
   uint32_t repeated[] = {0, 1, 2, 1};
-  CHECK(ck_tsp_tour_length(&instance, repeated, &length) ==
+  CHECK(ck_tsp_tour_measure(&instance, repeated, &length) ==
         CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "tour[3] = 1 repeats tour[1]") != NULL, "%s",
             message);
   uint32_t outside[] = {0, 1, 4, 3};
-  CHECK(ck_tsp_tour_length(&instance, outside, &length) ==
+  CHECK(ck_tsp_tour_measure(&instance, outside, &length) ==
         CK_ERROR_INVALID_ARGUMENT);
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "tour[2] = 4 is outside 0..3") != NULL, "%s",
             message);
   uint32_t huge[] = {0, 1, UINT32_MAX, 3};
-  CHECK(ck_tsp_tour_length(&instance, huge, &length) ==
+  CHECK(ck_tsp_tour_measure(&instance, huge, &length) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_length(&instance, NULL, &length) ==
+  CHECK(ck_tsp_tour_measure(&instance, NULL, &length) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_length(&instance, around, NULL) ==
+  CHECK(ck_tsp_tour_measure(&instance, around, NULL) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_length(NULL, around, &length) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_tsp_tour_measure(NULL, around, &length) ==
+        CK_ERROR_INVALID_ARGUMENT);
   ck_tsp_free(&instance);
   /* A long tour's length needs 64 bits: 8 edges of 3e8. */
   static const char far[] =
@@ -1268,7 +1275,7 @@ static void test_tour_length(void) {
       "5 -1.5e8 0\n6 1.5e8 0\n7 -1.5e8 0\n8 1.5e8 0\n";
   uint32_t zigzag[] = {0, 1, 2, 3, 4, 5, 6, 7};
   if (parse_ok("far", far, &instance)) {
-    CHECK_OK(ck_tsp_tour_length(&instance, zigzag, &length));
+    CHECK_OK(ck_tsp_tour_measure(&instance, zigzag, &length));
     CHECK(length == INT64_C(2400000000));
     ck_tsp_free(&instance);
   }
@@ -1314,7 +1321,7 @@ static void test_optima(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     CHECK(write_text(path, bad[i].text) == 0);
     ck_status status = ck_tsp_optimum_find(path, "a280", &optimum);
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_PARSE, "optima case %zu: status %d", i,
               (int)status);
     char needle[1200];

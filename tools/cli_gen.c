@@ -64,7 +64,7 @@ static int gen_usage(const char *format, ...) {
 /* The library's message for a failed call; 2 for bad arguments, else 1. */
 static int gen_report(ck_status status) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "clkit gen: %s\n", message && *message ? message : "failed");
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
 }
@@ -168,7 +168,7 @@ int cli_gen(int argc, char **argv) {
   if (coef && !*coef)
     return gen_usage("--coef: an empty file name");
   int same = 0;
-  ck_status status = coef ? ck_file_same(coef, out, &same) : CK_OK;
+  ck_status status = coef ? ck_file_check_same(coef, out, &same) : CK_OK;
   if (status != CK_OK)
     return gen_report(status);
   if (same)
@@ -176,9 +176,9 @@ int cli_gen(int argc, char **argv) {
 
   /* Both outputs checked first: one that cannot be written must not
    * leave the other replaced. */
-  status = ck_file_writable(out);
+  status = ck_file_check_writable(out);
   if (status == CK_OK && coef)
-    status = ck_file_writable(coef);
+    status = ck_file_check_writable(coef);
   if (status != CK_OK)
     return gen_report(status);
 

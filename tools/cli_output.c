@@ -34,7 +34,7 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
     for (size_t i = 0; i < set->count; ++i) {
       const ck_device *d = &set->devices[i];
       const char *kind = "";
-      ck_device_kind_name(d->kind, &kind);
+      ck_device_get_kind_name(d->kind, &kind);
       fprintf(out, "%s{\"id\":", i ? "," : "");
       json_string(out, d->id);
       fprintf(out, ",\"kind\":");
@@ -77,7 +77,7 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
     const ck_device *d = &set->devices[i];
     const char *kind = "";
     char global[32], local[32], opt_in[32], local_text[80];
-    ck_device_kind_name(d->kind, &kind);
+    ck_device_get_kind_name(d->kind, &kind);
     human_bytes(global, sizeof global, d->global_memory);
     human_bytes(local, sizeof local, d->local_memory);
     human_bytes(opt_in, sizeof opt_in, d->local_memory_opt_in);

@@ -59,7 +59,7 @@ static int tsp_usage(const char *format, ...) {
  * Files are the user's input, so every failure here is a run failure. */
 static int tsp_report(void) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "clkit: %s\n", message && *message ? message : "failed");
   return EXIT_FAILURE_RUN;
 }
@@ -87,7 +87,7 @@ static int tsp_eval(const char *path, const char *tour_path, const char *optima,
   if (ck_tsp_load(path, &instance) != CK_OK)
     return tsp_report();
   if (ck_tsp_tour_load(tour_path, instance.cities, &tour) != CK_OK ||
-      ck_tsp_tour_length(&instance, tour, &length) != CK_OK) {
+      ck_tsp_tour_measure(&instance, tour, &length) != CK_OK) {
     code = tsp_report();
     goto done;
   }

@@ -35,7 +35,7 @@ static const char *program_name = "clkit";
 
 int cli_report(ck_status status) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "%s: %s\n", program_name,
           message && *message ? message : "failed");
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
@@ -247,7 +247,7 @@ static int stop_when_interrupted(void *user, double fraction) {
  * gives a command a signal ended (128 + the signal's number). */
 static int report_interruption(void) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "%s: interrupted%s%s\n",
           program_name, message && *message ? ": " : "",
           message ? message : "");
@@ -332,7 +332,7 @@ static int select_devices(const ck_device_set *set, const char *selector,
       ck_device_select(set, selector, indices, MAX_DEVICES, count);
   if (status != CK_OK) {
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     fprintf(stderr, "%s: %s%s\n", program_name, variable ? variable : "",
             message);
     return EXIT_USAGE;
@@ -602,7 +602,7 @@ static int command_run(int argc, char **argv) {
     }
     if (config.json) {
       char *json = NULL;
-      if ((status = ck_result_json(&result, &json)) != CK_OK) {
+      if ((status = ck_result_format_json(&result, &json)) != CK_OK) {
         exit_code = cli_report(status);
         break;
       }
@@ -662,7 +662,7 @@ static int command_compare(int argc, char **argv) {
       printf("{\"workload\":\"%s\",\"results\":[", results[0].workload);
       for (size_t i = 0; i < produced; ++i) {
         char *json = NULL;
-        if (ck_result_json(&results[i], &json) == CK_OK) {
+        if (ck_result_format_json(&results[i], &json) == CK_OK) {
           printf("%s%s", i ? "," : "", json);
           ck_memory_free(json);
         }
@@ -754,7 +754,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       const ck_param *params = NULL;
       size_t param_count = 0;
       if (brief)
-        ck_workload_demo(workloads[w], &params, &param_count);
+        ck_workload_run_demo(workloads[w], &params, &param_count);
       status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref,
                               params, param_count, &run, results, 2, &produced);
       if (interruption) {
@@ -768,7 +768,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       const ck_result *r = &results[produced - 1];
       if (json) {
         char *text = NULL;
-        if (ck_result_json(r, &text) == CK_OK) {
+        if (ck_result_format_json(r, &text) == CK_OK) {
           printf("%s%s", first ? "" : ",", text);
           ck_memory_free(text);
         }

@@ -10,7 +10,7 @@
  *   ck_aco_create(device, &tsp, &config, &aco);
  *   ck_aco_run(aco, &report);              until a stopping rule, or
  *   ck_aco_step(aco, 10);                  step-wise
- *   ck_aco_best(aco, &length, tour);
+ *   ck_aco_get_best(aco, &length, tour);
  *   ck_aco_destroy(aco);
  *
  * Pheromone lives on candidate edges only, and distances come from the
@@ -165,22 +165,22 @@ ck_status ck_aco_step(ck_aco *aco, uint64_t iterations);
  * ck_aco_run - iterate until a stopping rule holds.
  * Takes: report (filled in). Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
  * for a NULL argument; CK_ERROR_CANCELLED when the progress callback asked
- * to stop (the best so far stays readable with ck_aco_best; report is
+ * to stop (the best so far stays readable with ck_aco_get_best; report is
  * zeroed, not filled); as ck_aco_step().
  */
 ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report);
 
-/* ck_aco_best - the best length so far and, if tour is not NULL, the tour
+/* ck_aco_get_best - the best length so far and, if tour is not NULL, the tour
  * (n 0-based cities, copied into the caller's array).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if aco or length is NULL;
  * CK_ERROR_NOT_FOUND before the first iteration. */
-ck_status ck_aco_best(const ck_aco *aco, int64_t *length, uint32_t *tour);
+ck_status ck_aco_get_best(const ck_aco *aco, int64_t *length, uint32_t *tour);
 
-/* ck_aco_trace - the improvements so far (with keep_trace; else none,
+/* ck_aco_get_trace - the improvements so far (with keep_trace; else none,
  * points NULL), owned by the ACO and valid until its next call.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
-ck_status ck_aco_trace(const ck_aco *aco, const ck_aco_trace_point **points,
-                       size_t *count);
+ck_status ck_aco_get_trace(const ck_aco *aco, const ck_aco_trace_point **points,
+                           size_t *count);
 
 /* ck_aco_destroy - release an ACO and its queue (not the instance). NULL
  * is a no-op. Returns: CK_OK. */

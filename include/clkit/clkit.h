@@ -5,7 +5,7 @@
  *
  * Conventions: public names begin with ck_; every function returns a
  * ck_status and never prints, exits or aborts; the message of the last
- * failure on a thread comes from ck_error_last().
+ * failure on a thread comes from ck_error_get_last().
  *
  * Threads: distinct objects may be used from distinct threads at once; one
  * object (a queue with what it owns, a workload object) from one thread at

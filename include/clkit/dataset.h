@@ -165,14 +165,14 @@ ck_status ck_dataset_split_random(const ck_dataset *dataset, double fraction,
                                   uint64_t seed, ck_dataset *head,
                                   ck_dataset *tail);
 
-/* ck_dataset_class_name - class k's name: the CSV name, or the integer
+/* ck_dataset_get_class_name - class k's name: the CSV name, or the integer
  * written into buffer (capacity bytes; CK_DATASET_MAX_NAME + 1 always
  * suffice for a loaded data set). Returns: CK_OK;
  * CK_ERROR_INVALID_ARGUMENT when k is not a class (any k of an
  * unlabelled data set), or buffer is NULL or too small (buffer then holds
  * ""). */
-ck_status ck_dataset_class_name(const ck_dataset *dataset, size_t k,
-                                char *buffer, size_t capacity);
+ck_status ck_dataset_get_class_name(const ck_dataset *dataset, size_t k,
+                                    char *buffer, size_t capacity);
 
 /* ck_dataset_free - release a data set's arrays and zero it. NULL and a
  * zeroed data set are fine. Returns: CK_OK. */

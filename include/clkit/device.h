@@ -121,11 +121,11 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
 ck_status ck_device_rank(const ck_device *device, double *score);
 
 /*
- * ck_device_kind_name - "host", "cpu", "gpu", "accelerator" or "other"
+ * ck_device_get_kind_name - "host", "cpu", "gpu", "accelerator" or "other"
  * (a static string; unknown kinds give "other").
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if name is NULL.
  */
-ck_status ck_device_kind_name(ck_device_kind kind, const char **name);
+ck_status ck_device_get_kind_name(ck_device_kind kind, const char **name);
 
 typedef struct ck_device_probe_result {
   double cold_build_s;  /* selfcheck program built from source */

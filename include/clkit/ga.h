@@ -14,7 +14,7 @@
  *   ck_ga_create(device, &config, &ga);    allocates and initialises
  *   ck_ga_run(ga, &report);                until a stopping rule, or
  *   ck_ga_step(ga, 50);                    step-wise
- *   ck_ga_best(ga, &value, position);
+ *   ck_ga_get_best(ga, &value, position);
  *   ck_ga_destroy(ga);
  */
 #ifndef CLKIT_GA_H
@@ -157,15 +157,15 @@ ck_status ck_ga_step(ck_ga *ga, uint64_t generations);
  * CK_ERROR_OUT_OF_MEMORY for the history; device errors. */
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report);
 
-/* ck_ga_best - the best value found, if value is not NULL, and, if
+/* ck_ga_get_best - the best value found, if value is not NULL, and, if
  * position is not NULL, its genes: config.dim entries, or for lsq the
  * data's dim (config.dim is not read then), read from the device.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA; device
  * errors. */
-ck_status ck_ga_best(ck_ga *ga, double *value, double *position);
+ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position);
 
 /*
- * ck_ga_history - best and mean fitness of the whole population after each
+ * ck_ga_get_history - best and mean fitness of the whole population after each
  * generation (entry 0: generation 0), count entries each; with
  * keep_island_history, island_best and island_mean hold count x islands
  * entries (generation-major; NULL without it). Arrays are owned by the GA
@@ -174,9 +174,9 @@ ck_status ck_ga_best(ck_ga *ga, double *value, double *position);
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA or count;
  * CK_ERROR_OUT_OF_MEMORY; device errors (it reads the latest entries).
  */
-ck_status ck_ga_history(ck_ga *ga, const double **best, const double **mean,
-                        const double **island_best, const double **island_mean,
-                        size_t *count);
+ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
+                            const double **island_best,
+                            const double **island_mean, size_t *count);
 
 /* ck_ga_destroy - release a GA and its queue. NULL is a no-op.
  * Returns: CK_OK. */

@@ -172,26 +172,27 @@ ck_status ck_gas_step(ck_gas *gas, uint64_t steps);
 ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables);
 
 /*
- * ck_gas_particles - copy the particles out, in the order of their ids:
+ * ck_gas_get_particles - copy the particles out, in the order of their ids:
  * positions and velocities as x, y pairs (2 N entries each, the caller's
  * arrays); NULL skips an array. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
  * for a NULL gas; CK_ERROR_OUT_OF_MEMORY; device errors.
  */
-ck_status ck_gas_particles(ck_gas *gas, double *positions, double *velocities);
+ck_status ck_gas_get_particles(ck_gas *gas, double *positions,
+                               double *velocities);
 
-/* ck_gas_forces - the forces on the particles, in id order, as x, y pairs
+/* ck_gas_get_forces - the forces on the particles, in id order, as x, y pairs
  * (2 N entries, the caller's array).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
  * CK_ERROR_OUT_OF_MEMORY; device errors. */
-ck_status ck_gas_forces(ck_gas *gas, double *forces);
+ck_status ck_gas_get_forces(ck_gas *gas, double *forces);
 
-/* ck_gas_box - the box's sides and the number of particles; NULL skips
+/* ck_gas_get_box - the box's sides and the number of particles; NULL skips
  * one. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL gas. */
-ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
-                     size_t *particles);
+ck_status ck_gas_get_box(const ck_gas *gas, double *box_x, double *box_y,
+                         size_t *particles);
 
 /*
- * ck_gas_rdf - add the current configuration's pair distances to a
+ * ck_gas_accumulate_rdf - add the current configuration's pair distances to a
  * histogram of `bins` bins over [0, range); counts (bins entries) are
  * accumulated, not overwritten. range may reach as far as the run's
  * neighbour structure sees: a cell's width (cells), rc (Verlet lists) or
@@ -200,7 +201,8 @@ ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
  * 2^20, or a range not above 0 or past that reach (the message gives it);
  * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
-ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts);
+ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
+                                uint64_t *counts);
 
 /*
  * ck_gas_save - write a checkpoint (the configuration, the step, and the

@@ -49,7 +49,7 @@ ck_status ck_kernels_get(size_t index, const char **name, const char **text,
 ck_status ck_kernels_assemble(const char *name, char **text, size_t *size);
 
 /* ck_memory_free - release memory that clkit allocated and handed to the
- * caller (ck_kernels_assemble(), ck_result_json(), ck_tsp_tour_load()):
+ * caller (ck_kernels_assemble(), ck_result_format_json(), ck_tsp_tour_load()):
  * the same as free(), which may be used instead. NULL is a no-op.
  * Returns: CK_OK. */
 ck_status ck_memory_free(void *memory);

@@ -252,18 +252,18 @@ ck_status ck_nn_load(const ck_device *device, const char *path,
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config);
 
-/* ck_nn_class_name - the name of output class k: the training data's
+/* ck_nn_get_class_name - the name of output class k: the training data's
  * class name, or the integer k, written into buffer (capacity bytes;
  * CK_DATASET_MAX_NAME + 1 always suffice for a model loaded from a file or
  * trained on a loaded data set). Returns: CK_OK;
  * CK_ERROR_INVALID_ARGUMENT when nn is NULL, k is not an output class, or
  * buffer is NULL or too small (buffer then holds "", and the message says
  * how many bytes the name needs). */
-ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
-                           size_t capacity);
+ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
+                               size_t capacity);
 
 /*
- * ck_nn_weights / ck_nn_set_weights - layer l's (0-based weight layer)
+ * ck_nn_get_weights / ck_nn_set_weights - layer l's (0-based weight layer)
  * weights, out x in row-major, and biases, out entries, copied out of or
  * into the device (caller's arrays). NULL skips an array.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL network, a bad
@@ -271,7 +271,8 @@ ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
  * (NaN or infinite), naming the layer and the index; nothing is written
  * then; CK_ERROR_OUT_OF_MEMORY; device errors.
  */
-ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights, float *biases);
+ck_status ck_nn_get_weights(ck_nn *nn, size_t layer, float *weights,
+                            float *biases);
 ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
                             const float *biases);
 

@@ -43,13 +43,13 @@ ck_status ck_objective_list(const ck_objective_info **table, size_t *count);
 ck_status ck_objective_find(const char *name, const ck_objective_info **info);
 
 /*
- * ck_objective_optimum - the known optimal value of a streamed objective
+ * ck_objective_get_optimum - the known optimal value of a streamed objective
  * in dim dimensions. michalewicz is known for dim 2, 5 and 10 only.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or dim
  * below 1; CK_ERROR_NOT_FOUND when no optimum is known (lsq included).
  */
-ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
-                               double *value);
+ck_status ck_objective_get_optimum(const ck_objective_info *info, int dim,
+                                   double *value);
 
 /*
  * ck_objective_evaluate - evaluate a streamed objective at count points

@@ -13,7 +13,7 @@
  *   ck_pso_create(device, &config, &pso);    allocates, initialises
  *   ck_pso_run(pso, &report);                until a stopping rule, or
  *   ck_pso_step(pso, 100);                   step-wise, then
- *   ck_pso_best(pso, &value, position);
+ *   ck_pso_get_best(pso, &value, position);
  *   ck_pso_destroy(pso);
  */
 #ifndef CLKIT_PSO_H
@@ -161,21 +161,21 @@ ck_status ck_pso_step(ck_pso *pso, uint64_t iterations);
  */
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report);
 
-/* ck_pso_best - the best value so far, if value is not NULL, and, if
+/* ck_pso_get_best - the best value so far, if value is not NULL, and, if
  * position is not NULL, its position: config.dim entries, or for lsq the
  * data's dim (config.dim is not read then), read from the device.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL swarm; device
  * errors. */
-ck_status ck_pso_best(ck_pso *pso, double *value, double *position);
+ck_status ck_pso_get_best(ck_pso *pso, double *value, double *position);
 
 /*
- * ck_pso_history - the best value after each iteration so far (entry 0:
+ * ck_pso_get_history - the best value after each iteration so far (entry 0:
  * after initialisation). The array is owned by the swarm and valid until
  * its next call.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
  * CK_ERROR_OUT_OF_MEMORY; device errors (it reads the latest entries).
  */
-ck_status ck_pso_history(ck_pso *pso, const double **values, size_t *count);
+ck_status ck_pso_get_history(ck_pso *pso, const double **values, size_t *count);
 
 /* ck_pso_destroy - release a swarm and its queue. NULL is a no-op.
  * Returns: CK_OK. */

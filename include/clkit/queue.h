@@ -9,7 +9,7 @@
  * argument of kernels whose program was built on it; a kernel is launched
  * on its program's queue. Operations are issued
  * in order. On the ref device buffers live in host memory
- * (ck_buffer_host_pointer() exposes them) and no kernels run: ref work is
+ * (ck_buffer_get_host_pointer() exposes them) and no kernels run: ref work is
  * plain C in each workload's ref steps.
  *
  * Non-blocking transfers return at once; the host memory they read or
@@ -59,25 +59,25 @@ ck_status ck_queue_create(const ck_device *device, ck_queue **queue);
  * no-op. Returns: CK_OK. */
 ck_status ck_queue_destroy(ck_queue *queue);
 
-/* ck_queue_device - the queue's copy of its device, owned by the queue
+/* ck_queue_get_device - the queue's copy of its device, owned by the queue
  * and valid until ck_queue_destroy(). Takes: device (set).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
-ck_status ck_queue_device(const ck_queue *queue, const ck_device **device);
+ck_status ck_queue_get_device(const ck_queue *queue, const ck_device **device);
 
 /* ck_queue_finish - wait until every issued operation has completed, and
- * add their kernel times to ck_queue_kernel_seconds().
+ * add their kernel times to ck_queue_get_kernel_seconds().
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL queue; device
  * errors, including those of earlier non-blocking operations. */
 ck_status ck_queue_finish(ck_queue *queue);
 
 /*
- * ck_queue_kernel_seconds - total device time of the kernels launched on
+ * ck_queue_get_kernel_seconds - total device time of the kernels launched on
  * this queue and summed so far, from profiling events: at each
  * ck_queue_finish(), and early once some 4096 launches are pending. Zero
  * on ref. Takes: seconds (set).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
-ck_status ck_queue_kernel_seconds(const ck_queue *queue, double *seconds);
+ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds);
 
 /*
  * ck_buffer_create - allocate size bytes of device memory (uninitialised).
@@ -94,18 +94,18 @@ ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer);
  * is a no-op. Returns: CK_OK. */
 ck_status ck_buffer_destroy(ck_buffer *buffer);
 
-/* ck_buffer_size - the buffer's size in bytes. Takes: size (set).
+/* ck_buffer_get_size - the buffer's size in bytes. Takes: size (set).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
-ck_status ck_buffer_size(const ck_buffer *buffer, size_t *size);
+ck_status ck_buffer_get_size(const ck_buffer *buffer, size_t *size);
 
 /*
- * ck_buffer_host_pointer - the host memory behind a ref buffer (64-byte
+ * ck_buffer_get_host_pointer - the host memory behind a ref buffer (64-byte
  * aligned), owned by the buffer and valid until ck_buffer_destroy().
  * Takes: pointer (set).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
  * CK_ERROR_UNSUPPORTED for buffers of other devices.
  */
-ck_status ck_buffer_host_pointer(ck_buffer *buffer, void **pointer);
+ck_status ck_buffer_get_host_pointer(ck_buffer *buffer, void **pointer);
 
 /*
  * ck_buffer_write / ck_buffer_read - move size bytes between host memory
@@ -242,13 +242,14 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
 ck_status ck_event_wait(ck_event *event);
 
 /*
- * ck_event_times - profiling times of a completed operation, in
+ * ck_event_get_times - profiling times of a completed operation, in
  * nanoseconds of the device clock (start, end); NULL to skip one. Zero on
  * ref.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL event; device
  * errors (CK_ERROR_DEVICE for an operation not yet complete).
  */
-ck_status ck_event_times(ck_event *event, uint64_t *start_ns, uint64_t *end_ns);
+ck_status ck_event_get_times(ck_event *event, uint64_t *start_ns,
+                             uint64_t *end_ns);
 
 /* ck_event_destroy - release an event; its queue must still exist. NULL is
  * a no-op. Returns: CK_OK. */

@@ -3,7 +3,7 @@
  *
  * Every public clkit function returns a ck_status. CK_OK is zero; every
  * other value is a failure, and the thread that saw it can fetch a
- * human-readable message with ck_error_last().
+ * human-readable message with ck_error_get_last().
  *
  * In the contracts of the headers, "device errors" stands for
  * CK_ERROR_DEVICE (the runtime refused or failed an operation, with its
@@ -35,22 +35,22 @@ typedef enum ck_status {
 } ck_status;
 
 /*
- * ck_status_name - the symbolic name of a status.
+ * ck_status_get_name - the symbolic name of a status.
  * Takes: status, and name, where a pointer to a static string such as
  * "CK_ERROR_PARSE" is stored (unknown codes give "CK_ERROR_UNKNOWN").
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if name is NULL.
  */
-ck_status ck_status_name(ck_status status, const char **name);
+ck_status ck_status_get_name(ck_status status, const char **name);
 
 /*
- * ck_error_last - the most recent failure on the calling thread.
+ * ck_error_get_last - the most recent failure on the calling thread.
  * Takes: message, where a pointer to the message text is stored (NULL to
  * skip it). The text is owned by clkit, per thread, and is overwritten by
  * the thread's next failing call or ck_error_clear().
  * Returns: the status of that failure, or CK_OK (with message "") if no
  * call on this thread has failed since the last ck_error_clear().
  */
-ck_status ck_error_last(const char **message);
+ck_status ck_error_get_last(const char **message);
 
 /*
  * ck_error_clear - forget the calling thread's last failure.

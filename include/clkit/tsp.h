@@ -104,25 +104,25 @@ ck_status ck_tsp_parse(const char *text, size_t length, const char *source,
 ck_status ck_tsp_free(ck_tsp_instance *instance);
 
 /*
- * ck_tsp_distance - the integer distance between cities i and j.
+ * ck_tsp_get_distance - the integer distance between cities i and j.
  * Takes: instance; i, j < cities; distance, set.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, a city out
  * of range, an instance without its coordinates or matrix, a coordinate
  * beyond CK_TSP_MAX_COORDINATE).
  */
-ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
-                          uint32_t j, int64_t *distance);
+ck_status ck_tsp_get_distance(const ck_tsp_instance *instance, uint32_t i,
+                              uint32_t j, int64_t *distance);
 
 /*
- * ck_tsp_tour_length - the exact length of a closed tour.
+ * ck_tsp_tour_measure - the exact length of a closed tour.
  * Takes: instance; tour, cities 0-based indices; length, set.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, an
- * instance as ck_tsp_distance() refuses, or a tour that is not a
+ * instance as ck_tsp_get_distance() refuses, or a tour that is not a
  * permutation of 0 .. cities-1 (the message names the first repeated or
  * out-of-range entry); CK_ERROR_OUT_OF_MEMORY.
  */
-ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
-                             const uint32_t *tour, int64_t *length);
+ck_status ck_tsp_tour_measure(const ck_tsp_instance *instance,
+                              const uint32_t *tour, int64_t *length);
 
 /*
  * ck_tsp_tour_load - read a TSPLIB .tour file (TYPE TOUR, TOUR_SECTION of
@@ -165,7 +165,7 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
                               int64_t *optimum);
 
 /*
- * ck_tsp_candidates - the k nearest neighbours of every city, nearest
+ * ck_tsp_find_candidates - the k nearest neighbours of every city, nearest
  * first, ties broken by the smaller index.
  * Takes: instance; k, 1 .. cities-1; neighbours, cities * k entries,
  * filled row by row (city i's list at neighbours[i * k]). Coordinate
@@ -173,8 +173,8 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
  * and GEO scan every pair.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT; CK_ERROR_OUT_OF_MEMORY.
  */
-ck_status ck_tsp_candidates(const ck_tsp_instance *instance, uint32_t k,
-                            uint32_t *neighbours);
+ck_status ck_tsp_find_candidates(const ck_tsp_instance *instance, uint32_t k,
+                                 uint32_t *neighbours);
 
 #ifdef __cplusplus
 }

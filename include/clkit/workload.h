@@ -107,13 +107,13 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
                                const char **summary, const ck_option **options);
 
 /*
- * ck_workload_demo - a small configuration of the workload that runs in
+ * ck_workload_run_demo - a small configuration of the workload that runs in
  * about a second on a CPU device, for demonstrations; count 0 means its
  * defaults already are. The array is static, owned by clkit.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
-ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
-                           size_t *count);
+ck_status ck_workload_run_demo(const ck_workload *workload,
+                               const ck_param **params, size_t *count);
 
 /*
  * ck_workload_run - run a workload once on one device.
@@ -141,7 +141,7 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
 
 /*
  * ck_workload_check - validate parameters without running (input files
- * are not read; outputs are tried as ck_file_writable() does).
+ * are not read; outputs are tried as ck_file_check_writable() does).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
  * NULL workload or params with a count; CK_ERROR_IO naming the option of
  * an output that cannot be written; CK_ERROR_OUT_OF_MEMORY.
@@ -165,17 +165,17 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
                                     size_t devices);
 
 /*
- * ck_file_same - whether two paths name one file, which may not exist yet
+ * ck_file_check_same - whether two paths name one file, which may not exist yet
  * (then their directories are compared, with links resolved). A path that
  * cannot be resolved is taken as different from every other spelling.
  * Takes: same, set to 1 or 0. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
  * for a NULL argument; CK_ERROR_OUT_OF_MEMORY (same is then 0, which
  * does not say the paths differ).
  */
-ck_status ck_file_same(const char *a, const char *b, int *same);
+ck_status ck_file_check_same(const char *a, const char *b, int *same);
 
 /*
- * ck_file_writable - whether an output could be written at path now, as
+ * ck_file_check_writable - whether an output could be written at path now, as
  * clkit writes outputs (a temporary beside the file, then a rename): for
  * checking every output of a run before the run, so that a bad path
  * costs neither the run nor the outputs written before it. Creates and
@@ -189,7 +189,7 @@ ck_status ck_file_same(const char *a, const char *b, int *same);
  * CK_ERROR_INVALID_ARGUMENT for NULL or an empty path, or one that names a
  * directory by its spelling ("x/", "x/."); CK_ERROR_OUT_OF_MEMORY.
  */
-ck_status ck_file_writable(const char *path);
+ck_status ck_file_check_writable(const char *path);
 
 /*
  * ck_file_remove_temporaries - remove the temporary files of the outputs
@@ -228,7 +228,7 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          size_t capacity, size_t *produced);
 
 /*
- * ck_result_json - the result as one JSON object (no trailing newline).
+ * ck_result_format_json - the result as one JSON object (no trailing newline).
  * Common fields: workload, device, device_name, wall_s, kernel_s, best,
  * best_name, throughput, throughput_unit, agreement, agrees, and
  * stopped_by where it is set (a string); then each metric by name.
@@ -238,7 +238,7 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a
  * metric_count above CK_RESULT_MAX_METRICS; CK_ERROR_OUT_OF_MEMORY.
  */
-ck_status ck_result_json(const ck_result *result, char **json);
+ck_status ck_result_format_json(const ck_result *result, char **json);
 
 /*
  * ck_param_parse_number - text read as the workloads read their option
@@ -255,12 +255,12 @@ ck_status ck_result_json(const ck_result *result, char **json);
 ck_status ck_param_parse_number(const char *text, double *value);
 
 /*
- * ck_result_metric - look a metric up by name.
+ * ck_result_get_metric - look a metric up by name.
  * Returns: CK_OK; CK_ERROR_NOT_FOUND; CK_ERROR_INVALID_ARGUMENT for a NULL
  * argument or a metric_count above CK_RESULT_MAX_METRICS.
  */
-ck_status ck_result_metric(const ck_result *result, const char *name,
-                           double *value);
+ck_status ck_result_get_metric(const ck_result *result, const char *name,
+                               double *value);
 
 #ifdef __cplusplus
 }

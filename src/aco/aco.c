@@ -190,42 +190,43 @@ static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
   return CK_OK;
 }
 
-static ck_status make(aco_state *s, size_t bytes, ck_buffer **buffer) {
-  return ck__buffer_make(s->queue, bytes, buffer);
+static ck_status make(aco_state *state, size_t bytes, ck_buffer **buffer) {
+  return ck__buffer_make(state->queue, bytes, buffer);
 }
 
-uint32_t ck__aco_kicks(const aco_state *s, uint32_t size) {
-  return s->kicks == CK_ACO_KICKS_SEGMENT ? size : s->kicks;
+uint32_t ck__aco_kicks(const aco_state *state, uint32_t size) {
+  return state->kicks == CK_ACO_KICKS_SEGMENT ? size : state->kicks;
 }
 
-ck_status ck__aco_segment_scratch(aco_state *s, uint32_t size) {
-  size_t segments = (s->n + size - 1) / size;
-  size_t bytes = segments * (size_t)ck_aco_segment_words(size, s->k) * 4;
+ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size) {
+  size_t segments = (state->n + size - 1) / size;
+  size_t bytes = segments * (size_t)ck_aco_segment_words(size, state->k) * 4;
   size_t held = 0;
-  if (s->segment_scratch)
-    ck_buffer_size(s->segment_scratch, &held);
+  if (state->segment_scratch)
+    ck_buffer_get_size(state->segment_scratch, &held);
   if (held >= bytes)
     return CK_OK;
-  ck_buffer_destroy(s->segment_scratch);
-  s->segment_scratch = NULL;
-  return make(s, bytes, &s->segment_scratch);
+  ck_buffer_destroy(state->segment_scratch);
+  state->segment_scratch = NULL;
+  return make(state, bytes, &state->segment_scratch);
 }
 
-static ck_status upload(aco_state *s, ck_buffer *buffer, const void *data,
+static ck_status upload(aco_state *state, ck_buffer *buffer, const void *data,
                         size_t bytes) {
-  return ck_buffer_write(s->queue, buffer, 0, bytes, data, CK_BLOCKING, NULL);
+  return ck_buffer_write(state->queue, buffer, 0, bytes, data, CK_BLOCKING,
+                         NULL);
 }
 
 /* Distances, coordinates, candidates and eta^beta onto the device. */
 static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
   ck_status status = CK_OK;
-  aco_state *s = &aco->state;
-  uint32_t n = s->n, k = s->k;
+  aco_state *state = &aco->state;
+  uint32_t n = state->n, k = state->k;
   int32_t *matrix = NULL;
   void *xy = NULL;
   uint32_t *neighbours = NULL;
   float *eta_beta = NULL;
-  if (s->metric == CK_ACO_FROM_MATRIX) {
+  if (state->metric == CK_ACO_FROM_MATRIX) {
     matrix = malloc((size_t)n * n * sizeof *matrix);
     if (!matrix)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
@@ -252,15 +253,16 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
                   matrix[(size_t)j * n + i]);
         matrix[(size_t)i * n + j] = (int32_t)d;
       }
-    CK_TRY(make(s, (size_t)n * n * sizeof *matrix, &s->matrix));
-    CK_TRY(upload(s, s->matrix, matrix, (size_t)n * n * sizeof *matrix));
-    CK_TRY(make(s, 8, &s->xy));
+    CK_TRY(make(state, (size_t)n * n * sizeof *matrix, &state->matrix));
+    CK_TRY(
+        upload(state, state->matrix, matrix, (size_t)n * n * sizeof *matrix));
+    CK_TRY(make(state, 8, &state->xy));
   } else {
-    xy = malloc((size_t)n * 2 * s->coord_size);
+    xy = malloc((size_t)n * 2 * state->coord_size);
     if (!xy)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (uint32_t i = 0; i < n; ++i) {
-      if (s->coord_size == sizeof(double)) {
+      if (state->coord_size == sizeof(double)) {
         ((double *)xy)[2 * (size_t)i] = instance->x[i];
         ((double *)xy)[2 * (size_t)i + 1] = instance->y[i];
       } else {
@@ -268,16 +270,16 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
         ((float *)xy)[2 * (size_t)i + 1] = (float)instance->y[i];
       }
     }
-    CK_TRY(make(s, (size_t)n * 2 * s->coord_size, &s->xy));
-    CK_TRY(upload(s, s->xy, xy, (size_t)n * 2 * s->coord_size));
-    CK_TRY(make(s, sizeof(int32_t), &s->matrix));
+    CK_TRY(make(state, (size_t)n * 2 * state->coord_size, &state->xy));
+    CK_TRY(upload(state, state->xy, xy, (size_t)n * 2 * state->coord_size));
+    CK_TRY(make(state, sizeof(int32_t), &state->matrix));
   }
   size_t entries = (size_t)n * k;
   neighbours = malloc(entries * sizeof *neighbours);
   eta_beta = malloc(entries * sizeof *eta_beta);
   if (!neighbours || !eta_beta)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for candidate lists");
-  CK_TRY(ck_tsp_candidates(instance, k, neighbours));
+  CK_TRY(ck_tsp_find_candidates(instance, k, neighbours));
   for (size_t e = 0; e < entries; ++e) {
     int64_t d = ck__tsp_distance_of(instance, (uint32_t)(e / k), neighbours[e]);
     /* eta = 1 / (d + 0.1): finite for coincident cities. */
@@ -285,13 +287,14 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
   }
   int64_t nearest = 0;
   CK_TRY(nearest_neighbour_length(instance, neighbours, k, &nearest));
-  s->tau0 = aco->config.algorithm == CK_ACO_ACS
-                ? (float)(1.0 / ((double)n * (double)nearest))
-                : (float)(1.0 / (aco->rho * (double)nearest));
-  CK_TRY(make(s, entries * sizeof *neighbours, &s->neighbours));
-  CK_TRY(upload(s, s->neighbours, neighbours, entries * sizeof *neighbours));
-  CK_TRY(make(s, entries * sizeof *eta_beta, &s->eta_beta));
-  CK_TRY(upload(s, s->eta_beta, eta_beta, entries * sizeof *eta_beta));
+  state->tau0 = aco->config.algorithm == CK_ACO_ACS
+                    ? (float)(1.0 / ((double)n * (double)nearest))
+                    : (float)(1.0 / (aco->rho * (double)nearest));
+  CK_TRY(make(state, entries * sizeof *neighbours, &state->neighbours));
+  CK_TRY(upload(state, state->neighbours, neighbours,
+                entries * sizeof *neighbours));
+  CK_TRY(make(state, entries * sizeof *eta_beta, &state->eta_beta));
+  CK_TRY(upload(state, state->eta_beta, eta_beta, entries * sizeof *eta_beta));
 fail:
   free(matrix);
   free(xy);
@@ -334,70 +337,71 @@ ck_status ck_aco_create(const ck_device *device,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
   aco->config = *config;
   aco->best_length = INT64_MAX;
-  aco_state *s = &aco->state;
-  s->device = *device;
-  s->instance = instance;
-  s->n = instance->cities;
-  uint32_t n = s->n;
-  s->k = config->candidates ? config->candidates : (n - 1 < 20 ? n - 1 : 20);
-  s->ants = config->ants ? config->ants : automatic_ants(device, n);
-  s->algorithm = config->algorithm;
-  s->local_search = config->local_search != CK_ACO_LS_NONE;
-  s->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
-  s->local_search_ants = config->local_search_ants;
-  s->longest = config->longest_move ? config->longest_move : n;
-  s->seed = config->seed;
-  s->kicks = config->kicks;
-  s->alpha = (float)config->alpha;
-  s->xi = (float)config->xi;
-  s->q0 = config->algorithm == CK_ACO_ACS
-              ? (float)(config->q0 < 0 ? 0.9 : config->q0)
-              : 0.0f;
-  s->group = GROUP;
-  s->lanes = config->lanes ? config->lanes
-             : device->kind == CK_KIND_GPU
-                 ? (device->warp_width >= 2 && device->warp_width <= 256
-                        ? device->warp_width
-                        : 32)
-                 : 1;
-  if (s->lanes > 1 && device->backend != CK_BACKEND_REF &&
+  aco_state *state = &aco->state;
+  state->device = *device;
+  state->instance = instance;
+  state->n = instance->cities;
+  uint32_t n = state->n;
+  state->k =
+      config->candidates ? config->candidates : (n - 1 < 20 ? n - 1 : 20);
+  state->ants = config->ants ? config->ants : automatic_ants(device, n);
+  state->algorithm = config->algorithm;
+  state->local_search = config->local_search != CK_ACO_LS_NONE;
+  state->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
+  state->local_search_ants = config->local_search_ants;
+  state->longest = config->longest_move ? config->longest_move : n;
+  state->seed = config->seed;
+  state->kicks = config->kicks;
+  state->alpha = (float)config->alpha;
+  state->xi = (float)config->xi;
+  state->q0 = config->algorithm == CK_ACO_ACS
+                  ? (float)(config->q0 < 0 ? 0.9 : config->q0)
+                  : 0.0f;
+  state->group = GROUP;
+  state->lanes = config->lanes ? config->lanes
+                 : device->kind == CK_KIND_GPU
+                     ? (device->warp_width >= 2 && device->warp_width <= 256
+                            ? device->warp_width
+                            : 32)
+                     : 1;
+  if (state->lanes > 1 && device->backend != CK_BACKEND_REF &&
       !group_kernels_supported(device))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "option --lanes: %u work-items an ant need the group kernels, "
             "which the kernel compiler of %s aborts on; use --lanes 1 on "
             "device %s",
-            s->lanes, device->platform_version, device->id);
+            state->lanes, device->platform_version, device->id);
   /* ref makes the same choices as either form and has no work-groups: it
    * takes --lanes and ignores it, as every device's form options, so that
    * compare can give every device the same ones. */
   if (device->backend != CK_BACKEND_REF && device->max_work_group_size &&
-      s->lanes > device->max_work_group_size)
+      state->lanes > device->max_work_group_size)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --lanes: %u is above the work-group limit of device %s "
             "(%zu)",
-            s->lanes, device->id, device->max_work_group_size);
+            state->lanes, device->id, device->max_work_group_size);
   aco->rho = config->rho > 0                   ? config->rho
              : config->algorithm == CK_ACO_ACS ? 0.1
-             : s->local_search                 ? 0.2
+             : state->local_search             ? 0.2
                                                : 0.02;
   aco->p_best = config->p_best;
   int needs_matrix =
       instance->metric == CK_TSP_GEO || instance->metric == CK_TSP_EXPLICIT;
-  s->metric = needs_matrix || n <= MATRIX_LIMIT ? CK_ACO_FROM_MATRIX
-                                                : (int)instance->metric;
+  state->metric = needs_matrix || n <= MATRIX_LIMIT ? CK_ACO_FROM_MATRIX
+                                                    : (int)instance->metric;
   if (needs_matrix && n > 2 * MATRIX_LIMIT)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "instance %s: %u cities of a GEO or EXPLICIT metric need an n x n "
             "matrix; clkit keeps one up to %d cities",
             instance->name, n, 2 * MATRIX_LIMIT);
   int fp64 = device->backend == CK_BACKEND_REF || device->has_fp64;
-  s->coord_size = fp64 ? sizeof(double) : sizeof(float);
+  state->coord_size = fp64 ? sizeof(double) : sizeof(float);
   double per_ant = 9.0 * n + 16.0;
-  double bytes = per_ant * s->ants +
-                 (s->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
-                 (double)n * s->k * 20.0 + 32.0 * n;
+  double bytes = per_ant * state->ants +
+                 (state->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
+                 (double)n * state->k * 20.0 + 32.0 * n;
   if ((status = ck__device_memory_check(device, bytes)))
-    CK_FAIL_PREFIX(status, "%u ants on %u cities need ", s->ants, n);
+    CK_FAIL_PREFIX(status, "%u ants on %u cities need ", state->ants, n);
   aco->best_tour = malloc((size_t)n * sizeof *aco->best_tour);
   aco->best_positions = malloc((size_t)n * sizeof *aco->best_positions);
   if (!aco->best_tour || !aco->best_positions)
@@ -408,40 +412,42 @@ ck_status ck_aco_create(const ck_device *device,
 #if CK_HAVE_CUDA
   /* Construction and local search natively where those kernels serve the
    * configuration; elsewhere the OpenCL steps, built for CUDA. */
-  if (device->backend == CK_BACKEND_CUDA && ck__aco_cuda_supports(s))
+  if (device->backend == CK_BACKEND_CUDA && ck__aco_cuda_supports(state))
     aco->steps = &ck__aco_cuda_steps;
 #endif
   double started = ck__seconds();
-  CK_TRY(ck_queue_create(device, &s->queue));
+  CK_TRY(ck_queue_create(device, &state->queue));
   CK_TRY(upload_graph(aco, instance));
-  size_t entries = (size_t)n * s->k, per = (size_t)s->ants * n;
-  CK_TRY(make(s, entries * sizeof(float), &s->tau));
-  CK_TRY(make(s, entries * sizeof(float), &s->choice));
-  CK_TRY(make(s, entries * sizeof(uint32_t), &s->uses));
+  size_t entries = (size_t)n * state->k, per = (size_t)state->ants * n;
+  CK_TRY(make(state, entries * sizeof(float), &state->tau));
+  CK_TRY(make(state, entries * sizeof(float), &state->choice));
+  CK_TRY(make(state, entries * sizeof(uint32_t), &state->uses));
   /* Zeros written from the host rather than by a fill: Oclgrind counts
    * filled memory as uninitialised. */
   uint32_t *zeros = calloc(entries, sizeof *zeros);
   if (!zeros)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  status = upload(s, s->uses, zeros, entries * sizeof *zeros);
+  status = upload(state, state->uses, zeros, entries * sizeof *zeros);
   free(zeros);
   CK_TRY(status);
-  CK_TRY(make(s, per * sizeof(uint32_t), &s->tours));
-  CK_TRY(make(s, (per > n ? per : n) * sizeof(uint32_t), &s->positions));
-  CK_TRY(make(s, per, &s->flags));
-  CK_TRY(make(s, (size_t)s->ants * sizeof(int64_t), &s->lengths));
-  CK_TRY(make(s, (size_t)s->ants * sizeof(uint32_t), &s->order));
-  CK_TRY(make(s, 2 * sizeof(int64_t), &s->best));
-  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_tour));
-  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->best_positions));
-  CK_TRY(make(s, (size_t)n * sizeof(uint32_t), &s->segment_tour));
-  CK_TRY(make(s, ((size_t)n / 8 + 1) * sizeof(int64_t), &s->segment_gain));
-  CK_TRY(aco->steps->setup(s));
+  CK_TRY(make(state, per * sizeof(uint32_t), &state->tours));
+  CK_TRY(
+      make(state, (per > n ? per : n) * sizeof(uint32_t), &state->positions));
+  CK_TRY(make(state, per, &state->flags));
+  CK_TRY(make(state, (size_t)state->ants * sizeof(int64_t), &state->lengths));
+  CK_TRY(make(state, (size_t)state->ants * sizeof(uint32_t), &state->order));
+  CK_TRY(make(state, 2 * sizeof(int64_t), &state->best));
+  CK_TRY(make(state, (size_t)n * sizeof(uint32_t), &state->best_tour));
+  CK_TRY(make(state, (size_t)n * sizeof(uint32_t), &state->best_positions));
+  CK_TRY(make(state, (size_t)n * sizeof(uint32_t), &state->segment_tour));
+  CK_TRY(
+      make(state, ((size_t)n / 8 + 1) * sizeof(int64_t), &state->segment_gain));
+  CK_TRY(aco->steps->setup(state));
   /* Every edge starts at tau0 (tau_max of the nearest-neighbour tour for
    * MMAS); the update computes the first choice weights. */
-  CK_TRY(aco->steps->reset(s, s->tau0));
-  CK_TRY(aco->steps->update(s, 1.0f, 0.0f, 3.0e38f));
-  CK_TRY(ck_queue_finish(s->queue));
+  CK_TRY(aco->steps->reset(state, state->tau0));
+  CK_TRY(aco->steps->update(state, 1.0f, 0.0f, 3.0e38f));
+  CK_TRY(ck_queue_finish(state->queue));
   aco->setup_s = ck__seconds() - started;
   *out = aco;
   return CK_OK;
@@ -474,7 +480,7 @@ static ck_status add_trace(ck_aco *aco) {
 static ck_status accept_best(ck_aco *aco) {
   int64_t exact;
   ck_status status =
-      ck_tsp_tour_length(aco->state.instance, aco->best_tour, &exact);
+      ck_tsp_tour_measure(aco->state.instance, aco->best_tour, &exact);
   /* The tour is the device's, not the caller's: a device fault (exit 1),
    * not an argument refused. */
   if (status)
@@ -482,15 +488,15 @@ static ck_status accept_best(ck_aco *aco) {
         status == CK_ERROR_INVALID_ARGUMENT ? CK_ERROR_DEVICE : status,
         "ACO on device %s produced a bad tour: ", aco->state.device.id);
   /* Positions of the new best tour, for seeding local search. */
-  aco_state *s = &aco->state;
-  for (uint32_t i = 0; i < s->n; ++i)
+  aco_state *state = &aco->state;
+  for (uint32_t i = 0; i < state->n; ++i)
     aco->best_positions[aco->best_tour[i]] = i;
-  status = ck_buffer_write(s->queue, s->best_positions, 0,
-                           (size_t)s->n * sizeof *aco->best_positions,
+  status = ck_buffer_write(state->queue, state->best_positions, 0,
+                           (size_t)state->n * sizeof *aco->best_positions,
                            aco->best_positions, CK_BLOCKING, NULL);
   if (status)
     return status;
-  s->seeded = aco->config.seeded_search;
+  state->seeded = aco->config.seeded_search;
   aco->best_length = exact;
   aco->best_iteration = aco->iteration;
   aco->best_time = ck__seconds() - aco->started;
@@ -500,19 +506,19 @@ static ck_status accept_best(ck_aco *aco) {
 
 static ck_status iterate(ck_aco *aco) {
   ck_status status = CK_OK;
-  aco_state *s = &aco->state;
+  aco_state *state = &aco->state;
   const ck__aco_steps *steps = aco->steps;
   uint64_t t = aco->iteration;
-  CK_TRY(steps->construct(s, t));
-  if (s->local_search)
-    CK_TRY(steps->local_search(s));
+  CK_TRY(steps->construct(state, t));
+  if (state->local_search)
+    CK_TRY(steps->local_search(state));
   int64_t length;
   uint32_t ant;
-  CK_TRY(steps->iteration_best(s, &length, &ant));
+  CK_TRY(steps->iteration_best(state, &length, &ant));
   aco->iteration = t + 1;
   aco->since_improvement++;
   if (length < aco->best_length) {
-    CK_TRY(steps->keep_best(s, ant, aco->best_tour));
+    CK_TRY(steps->keep_best(state, ant, aco->best_tour));
     CK_TRY(accept_best(aco));
   }
   uint32_t K = aco->config.partition;
@@ -521,19 +527,19 @@ static ck_status iterate(ck_aco *aco) {
               (aco->config.partition_every ? aco->config.partition_every : 1) ==
           0) {
     /* Shift the cuts by a third of a segment each pass. */
-    uint32_t offset = (uint32_t)((aco->partitions * (K / 3 + 1)) % s->n);
+    uint32_t offset = (uint32_t)((aco->partitions * (K / 3 + 1)) % state->n);
     int64_t gain;
-    CK_TRY(
-        steps->partition(s, K, offset, aco->partitions, aco->best_tour, &gain));
+    CK_TRY(steps->partition(state, K, offset, aco->partitions, aco->best_tour,
+                            &gain));
     aco->partitions++;
     if (gain > 0)
       CK_TRY(accept_best(aco));
   }
   if (aco->config.algorithm == CK_ACO_ACS) {
     /* ACS: only the best-so-far tour, tau = (1 - rho) tau + rho / L. */
-    CK_TRY(steps->deposit(s, CK__ACO_BEST, (float)(1.0 - aco->rho),
+    CK_TRY(steps->deposit(state, CK__ACO_BEST, (float)(1.0 - aco->rho),
                           (float)(aco->rho / (double)aco->best_length)));
-    CK_TRY(steps->update(s, 1.0f, 0.0f, 3.0e38f));
+    CK_TRY(steps->update(state, 1.0f, 0.0f, 3.0e38f));
     return CK_OK;
   }
   /*
@@ -555,17 +561,17 @@ static ck_status iterate(ck_aco *aco) {
   mmas_bounds(aco, &tau_min, &tau_max);
   if (aco->config.restart_after &&
       aco->since_improvement >= aco->config.restart_after) {
-    CK_TRY(steps->reset(s, tau_max));
-    CK_TRY(steps->update(s, 1.0f, tau_min, tau_max));
+    CK_TRY(steps->reset(state, tau_max));
+    CK_TRY(steps->update(state, 1.0f, tau_min, tau_max));
     aco->restart_iteration = aco->iteration;
     aco->since_improvement = 0;
     aco->restarts++;
     return CK_OK;
   }
   CK_TRY(steps->deposit(
-      s, from_best ? CK__ACO_BEST : ant, 1.0f,
+      state, from_best ? CK__ACO_BEST : ant, 1.0f,
       (float)(1.0 / ((double)deposit_length * (1.0 - aco->rho)))));
-  CK_TRY(steps->update(s, (float)(1.0 - aco->rho), tau_min, tau_max));
+  CK_TRY(steps->update(state, (float)(1.0 - aco->rho), tau_min, tau_max));
 fail:
   return status;
 }
@@ -593,7 +599,7 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   if (!max_iterations && !(c->max_seconds > 0) && !c->has_target)
     max_iterations = 100;
   double kernel_before = 0, kernel_after = 0;
-  ck_queue_kernel_seconds(aco->state.queue, &kernel_before);
+  ck_queue_get_kernel_seconds(aco->state.queue, &kernel_before);
   aco->started = ck__seconds();
   uint64_t first = aco->iteration;
   ck_aco_stop stop = CK_ACO_STOP_NONE;
@@ -624,7 +630,7 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
     }
   }
   CK_TRY(ck_queue_finish(aco->state.queue));
-  ck_queue_kernel_seconds(aco->state.queue, &kernel_after);
+  ck_queue_get_kernel_seconds(aco->state.queue, &kernel_after);
   report->wall_s = ck__seconds() - aco->started;
   report->kernel_s = kernel_after - kernel_before;
   report->setup_s = aco->setup_s;
@@ -646,22 +652,24 @@ fail:
   return status;
 }
 
-ck_status ck_aco_best(const ck_aco *aco, int64_t *length, uint32_t *tour) {
+ck_status ck_aco_get_best(const ck_aco *aco, int64_t *length, uint32_t *tour) {
   if (!aco || !length)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_best: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_aco_get_best: NULL argument");
   if (aco->best_length == INT64_MAX)
     return ck__fail(CK_ERROR_NOT_FOUND,
-                    "ck_aco_best: no iteration has run yet");
+                    "ck_aco_get_best: no iteration has run yet");
   *length = aco->best_length;
   if (tour)
     memcpy(tour, aco->best_tour, (size_t)aco->state.n * sizeof *tour);
   return CK_OK;
 }
 
-ck_status ck_aco_trace(const ck_aco *aco, const ck_aco_trace_point **points,
-                       size_t *count) {
+ck_status ck_aco_get_trace(const ck_aco *aco, const ck_aco_trace_point **points,
+                           size_t *count) {
   if (!aco || !points || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_trace: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_aco_get_trace: NULL argument");
   *points = aco->trace;
   *count = aco->trace_count;
   return CK_OK;
@@ -670,21 +678,21 @@ ck_status ck_aco_trace(const ck_aco *aco, const ck_aco_trace_point **points,
 ck_status ck_aco_destroy(ck_aco *aco) {
   if (!aco)
     return CK_OK;
-  aco_state *s = &aco->state;
-  if (s->queue && aco->steps)
-    aco->steps->teardown(s);
-  ck_buffer *buffers[] = {s->matrix,       s->xy,
-                          s->neighbours,   s->eta_beta,
-                          s->tau,          s->choice,
-                          s->uses,         s->tours,
-                          s->positions,    s->flags,
-                          s->lengths,      s->order,
-                          s->best,         s->best_tour,
-                          s->segment_tour, s->segment_scratch,
-                          s->segment_gain, s->best_positions};
+  aco_state *state = &aco->state;
+  if (state->queue && aco->steps)
+    aco->steps->teardown(state);
+  ck_buffer *buffers[] = {state->matrix,       state->xy,
+                          state->neighbours,   state->eta_beta,
+                          state->tau,          state->choice,
+                          state->uses,         state->tours,
+                          state->positions,    state->flags,
+                          state->lengths,      state->order,
+                          state->best,         state->best_tour,
+                          state->segment_tour, state->segment_scratch,
+                          state->segment_gain, state->best_positions};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
-  ck_queue_destroy(s->queue);
+  ck_queue_destroy(state->queue);
   free(aco->best_tour);
   free(aco->best_positions);
   free(aco->trace);

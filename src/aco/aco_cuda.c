@@ -19,8 +19,8 @@
 /* Threads a block of the candidate-distance table's kernel. */
 #define TABLE_BLOCK 256u
 
-int ck__aco_cuda_supports(const aco_state *s) {
-  return s->lanes == WARP && s->k <= WARP && s->n <= NATIVE_CITIES;
+int ck__aco_cuda_supports(const aco_state *state) {
+  return state->lanes == WARP && state->k <= WARP && state->n <= NATIVE_CITIES;
 }
 
 #define SET_VALUE(kernel, index, value)                                        \
@@ -29,98 +29,104 @@ int ck__aco_cuda_supports(const aco_state *s) {
   CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
 
 /* The table of candidate distances, once: the instance does not change. */
-static ck_status fill_candidate_distances(aco_state *s) {
+static ck_status fill_candidate_distances(aco_state *state) {
   ck_status status = CK_OK;
   ck_kernel *k = NULL;
-  CK_TRY(ck_kernel_create(s->native_program, "ck_aco_candidate_distances", &k));
-  SET_VALUE(k, 0, s->n);
-  SET_BUFFER(k, 1, s->matrix);
-  SET_BUFFER(k, 2, s->xy);
-  SET_BUFFER(k, 3, s->neighbours);
-  SET_BUFFER(k, 4, s->candidate_distances);
-  size_t entries = (size_t)s->n * s->k, local = TABLE_BLOCK;
+  CK_TRY(ck_kernel_create(state->native_program, "ck_aco_candidate_distances",
+                          &k));
+  SET_VALUE(k, 0, state->n);
+  SET_BUFFER(k, 1, state->matrix);
+  SET_BUFFER(k, 2, state->xy);
+  SET_BUFFER(k, 3, state->neighbours);
+  SET_BUFFER(k, 4, state->candidate_distances);
+  size_t entries = (size_t)state->n * state->k, local = TABLE_BLOCK;
   size_t global = (entries + local - 1) / local * local;
-  CK_TRY(ck_queue_launch(s->queue, k, 1, &global, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, k, 1, &global, &local, NULL));
 fail:
   ck_kernel_destroy(k);
   return status;
 }
 
-static ck_status cuda_setup(aco_state *s) {
+static ck_status cuda_setup(aco_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(ck__aco_opencl_steps.setup(s));
+  CK_TRY(ck__aco_opencl_steps.setup(state));
   char defines[160];
   snprintf(defines, sizeof defines,
-           "-DCK_ACO_METRIC=%d -DCK_ACO_K=%uu -DCK_ACO_CITIES=%u", s->metric,
-           (unsigned)s->k, (unsigned)s->n);
-  CK_TRY(ck_program_build(s->queue, "aco.cu", defines, &s->native_program));
-  CK_TRY(ck__buffer_make(s->queue, (size_t)s->n * s->k * sizeof(int32_t),
-                         &s->candidate_distances));
-  CK_TRY(fill_candidate_distances(s));
+           "-DCK_ACO_METRIC=%d -DCK_ACO_K=%uu -DCK_ACO_CITIES=%u",
+           state->metric, (unsigned)state->k, (unsigned)state->n);
+  CK_TRY(ck_program_build(state->queue, "aco.cu", defines,
+                          &state->native_program));
+  CK_TRY(ck__buffer_make(state->queue,
+                         (size_t)state->n * state->k * sizeof(int32_t),
+                         &state->candidate_distances));
+  CK_TRY(fill_candidate_distances(state));
 
   /* The native kernels take the OpenCL ones' places, with the arguments
    * that change at the same positions, so that the OpenCL steps launch
    * them (a warp an ant: the OpenCL steps' lanes are 32 here). */
   ck_kernel *k;
-  CK_TRY(ck_kernel_create(s->native_program, "ck_aco_build_tours_warp", &k));
-  ck_kernel_destroy(s->construct_kernel);
-  s->construct_kernel = k;
-  CK_TRY(ck__aco_set_construct_arguments(s, k));
-  CK_TRY(ck_kernel_create(s->native_program, "ck_aco_search_warp", &k));
-  ck_kernel_destroy(s->search_kernel);
-  s->search_kernel = k;
-  CK_TRY(ck__aco_set_search_arguments(s, k));
-  SET_BUFFER(k, 16, s->candidate_distances);
+  CK_TRY(
+      ck_kernel_create(state->native_program, "ck_aco_build_tours_warp", &k));
+  ck_kernel_destroy(state->construct_kernel);
+  state->construct_kernel = k;
+  CK_TRY(ck__aco_set_construct_arguments(state, k));
+  CK_TRY(ck_kernel_create(state->native_program, "ck_aco_search_warp", &k));
+  ck_kernel_destroy(state->search_kernel);
+  state->search_kernel = k;
+  CK_TRY(ck__aco_set_search_arguments(state, k));
+  SET_BUFFER(k, 16, state->candidate_distances);
 fail:
   return status;
 }
 
 /* Construction and local search are the OpenCL steps, which launch the
  * native kernels set up above; the rest are the OpenCL steps' kernels. */
-static ck_status cuda_construct(aco_state *s, uint64_t iteration) {
-  return ck__aco_opencl_steps.construct(s, iteration);
+static ck_status cuda_construct(aco_state *state, uint64_t iteration) {
+  return ck__aco_opencl_steps.construct(state, iteration);
 }
 
-static ck_status cuda_local_search(aco_state *s) {
-  return ck__aco_opencl_steps.local_search(s);
+static ck_status cuda_local_search(aco_state *state) {
+  return ck__aco_opencl_steps.local_search(state);
 }
 
-static ck_status cuda_iteration_best(aco_state *s, int64_t *length,
+static ck_status cuda_iteration_best(aco_state *state, int64_t *length,
                                      uint32_t *ant) {
-  return ck__aco_opencl_steps.iteration_best(s, length, ant);
+  return ck__aco_opencl_steps.iteration_best(state, length, ant);
 }
 
-static ck_status cuda_keep_best(aco_state *s, uint32_t ant, uint32_t *tour) {
-  return ck__aco_opencl_steps.keep_best(s, ant, tour);
+static ck_status cuda_keep_best(aco_state *state, uint32_t ant,
+                                uint32_t *tour) {
+  return ck__aco_opencl_steps.keep_best(state, ant, tour);
 }
 
-static ck_status cuda_deposit(aco_state *s, uint32_t ant, float scale,
+static ck_status cuda_deposit(aco_state *state, uint32_t ant, float scale,
                               float amount) {
-  return ck__aco_opencl_steps.deposit(s, ant, scale, amount);
+  return ck__aco_opencl_steps.deposit(state, ant, scale, amount);
 }
 
-static ck_status cuda_update(aco_state *s, float keep, float tau_min,
+static ck_status cuda_update(aco_state *state, float keep, float tau_min,
                              float tau_max) {
-  return ck__aco_opencl_steps.update(s, keep, tau_min, tau_max);
+  return ck__aco_opencl_steps.update(state, keep, tau_min, tau_max);
 }
 
-static ck_status cuda_reset(aco_state *s, float tau) {
-  return ck__aco_opencl_steps.reset(s, tau);
+static ck_status cuda_reset(aco_state *state, float tau) {
+  return ck__aco_opencl_steps.reset(state, tau);
 }
 
-static ck_status cuda_partition(aco_state *s, uint32_t size, uint32_t offset,
-                                uint64_t pass, uint32_t *tour, int64_t *gain) {
-  return ck__aco_opencl_steps.partition(s, size, offset, pass, tour, gain);
+static ck_status cuda_partition(aco_state *state, uint32_t size,
+                                uint32_t offset, uint64_t pass, uint32_t *tour,
+                                int64_t *gain) {
+  return ck__aco_opencl_steps.partition(state, size, offset, pass, tour, gain);
 }
 
 /* The OpenCL teardown destroys the native kernels too (they hold the
  * OpenCL ones' places), before their program. */
-static void cuda_teardown(aco_state *s) {
-  ck__aco_opencl_steps.teardown(s);
-  ck_program_destroy(s->native_program);
-  ck_buffer_destroy(s->candidate_distances);
-  s->native_program = NULL;
-  s->candidate_distances = NULL;
+static void cuda_teardown(aco_state *state) {
+  ck__aco_opencl_steps.teardown(state);
+  ck_program_destroy(state->native_program);
+  ck_buffer_destroy(state->candidate_distances);
+  state->native_program = NULL;
+  state->candidate_distances = NULL;
 }
 
 const ck__aco_steps ck__aco_cuda_steps = {

@@ -11,73 +11,75 @@
 
 static void *host(ck_buffer *buffer) {
   void *pointer = NULL;
-  ck_buffer_host_pointer(buffer, &pointer);
+  ck_buffer_get_host_pointer(buffer, &pointer);
   return pointer;
 }
 
-#define GRAPH(s)                                                               \
-  (s)->metric, (s)->n, (const int *)host((s)->matrix),                         \
-      (const ck_tsp_coord *)host((s)->xy)
+#define GRAPH(state)                                                           \
+  (state)->metric, (state)->n, (const int *)host((state)->matrix),             \
+      (const ck_tsp_coord *)host((state)->xy)
 
-static ck_status ref_setup(aco_state *s) {
-  if (s->coord_size != sizeof(ck_tsp_coord))
+static ck_status ref_setup(aco_state *state) {
+  if (state->coord_size != sizeof(ck_tsp_coord))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ref coordinates are doubles (internal error)");
   return CK_OK;
 }
 
-static ck_status ref_construct(aco_state *s, uint64_t iteration) {
-  uint32_t *tours = host(s->tours), *uses = host(s->uses);
-  const uint32_t *neighbours = host(s->neighbours);
-  ck_u8 *flags = host(s->flags);
-  int64_t *lengths = host(s->lengths);
-  for (uint32_t ant = 0; ant < s->ants; ++ant)
+static ck_status ref_construct(aco_state *state, uint64_t iteration) {
+  uint32_t *tours = host(state->tours), *uses = host(state->uses);
+  const uint32_t *neighbours = host(state->neighbours);
+  ck_u8 *flags = host(state->flags);
+  int64_t *lengths = host(state->lengths);
+  for (uint32_t ant = 0; ant < state->ants; ++ant)
     lengths[ant] = ck_aco_construct(
-        GRAPH(s), s->k, neighbours, host(s->choice), s->q0, s->seed, iteration,
-        ant, tours + (size_t)ant * s->n, flags + (size_t)ant * s->n);
-  if (s->algorithm != CK_ACO_ACS)
+        GRAPH(state), state->k, neighbours, host(state->choice), state->q0,
+        state->seed, iteration, ant, tours + (size_t)ant * state->n,
+        flags + (size_t)ant * state->n);
+  if (state->algorithm != CK_ACO_ACS)
     return CK_OK;
-  for (uint32_t ant = 0; ant < s->ants; ++ant)
-    for (uint32_t i = 0; i < s->n; ++i)
-      ck_aco_count_edge(s->n, s->k, neighbours, tours + (size_t)ant * s->n, i,
-                        uses);
+  for (uint32_t ant = 0; ant < state->ants; ++ant)
+    for (uint32_t i = 0; i < state->n; ++i)
+      ck_aco_count_edge(state->n, state->k, neighbours,
+                        tours + (size_t)ant * state->n, i, uses);
   return CK_OK;
 }
 
-static ck_status ref_local_search(aco_state *s) {
-  int64_t *lengths = host(s->lengths);
-  uint32_t *order = host(s->order);
-  uint32_t count = s->ants;
-  if (s->local_search_ants && s->local_search_ants < s->ants) {
-    for (uint32_t ant = 0; ant < s->ants; ++ant)
-      order[ck_aco_rank_of(s->ants, lengths, ant)] = ant;
-    count = s->local_search_ants;
+static ck_status ref_local_search(aco_state *state) {
+  int64_t *lengths = host(state->lengths);
+  uint32_t *order = host(state->order);
+  uint32_t count = state->ants;
+  if (state->local_search_ants && state->local_search_ants < state->ants) {
+    for (uint32_t ant = 0; ant < state->ants; ++ant)
+      order[ck_aco_rank_of(state->ants, lengths, ant)] = ant;
+    count = state->local_search_ants;
   } else {
-    for (uint32_t ant = 0; ant < s->ants; ++ant)
+    for (uint32_t ant = 0; ant < state->ants; ++ant)
       order[ant] = ant;
   }
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t ant = order[i];
-    size_t at = (size_t)ant * s->n;
-    uint32_t *tour = (uint32_t *)host(s->tours) + at;
-    uint32_t *positions = (uint32_t *)host(s->positions) + at;
-    ck_u8 *flags = (ck_u8 *)host(s->flags) + at;
-    for (uint32_t p = 0; p < s->n; ++p)
-      ck_aco_seed_position(s->n, tour, s->seeded, host(s->best_tour),
-                           host(s->best_positions), positions, flags, p);
-    lengths[ant] = ck_aco_improve_from(GRAPH(s), s->k, host(s->neighbours),
-                                       s->longest, s->or_opt, !s->seeded, tour,
-                                       positions, flags, lengths[ant]);
+    size_t at = (size_t)ant * state->n;
+    uint32_t *tour = (uint32_t *)host(state->tours) + at;
+    uint32_t *positions = (uint32_t *)host(state->positions) + at;
+    ck_u8 *flags = (ck_u8 *)host(state->flags) + at;
+    for (uint32_t p = 0; p < state->n; ++p)
+      ck_aco_seed_position(state->n, tour, state->seeded,
+                           host(state->best_tour), host(state->best_positions),
+                           positions, flags, p);
+    lengths[ant] = ck_aco_improve_from(
+        GRAPH(state), state->k, host(state->neighbours), state->longest,
+        state->or_opt, !state->seeded, tour, positions, flags, lengths[ant]);
   }
   return CK_OK;
 }
 
-static ck_status ref_iteration_best(aco_state *s, int64_t *length,
+static ck_status ref_iteration_best(aco_state *state, int64_t *length,
                                     uint32_t *ant) {
-  const int64_t *lengths = host(s->lengths);
+  const int64_t *lengths = host(state->lengths);
   *length = INT64_MAX;
   *ant = 0;
-  for (uint32_t a = 0; a < s->ants; ++a)
+  for (uint32_t a = 0; a < state->ants; ++a)
     if (lengths[a] < *length) {
       *length = lengths[a];
       *ant = a;
@@ -85,71 +87,73 @@ static ck_status ref_iteration_best(aco_state *s, int64_t *length,
   return CK_OK;
 }
 
-static ck_status ref_keep_best(aco_state *s, uint32_t ant, uint32_t *tour) {
-  const uint32_t *from = (const uint32_t *)host(s->tours) + (size_t)ant * s->n;
-  memcpy(host(s->best_tour), from, (size_t)s->n * sizeof *from);
-  memcpy(tour, from, (size_t)s->n * sizeof *from);
+static ck_status ref_keep_best(aco_state *state, uint32_t ant, uint32_t *tour) {
+  const uint32_t *from =
+      (const uint32_t *)host(state->tours) + (size_t)ant * state->n;
+  memcpy(host(state->best_tour), from, (size_t)state->n * sizeof *from);
+  memcpy(tour, from, (size_t)state->n * sizeof *from);
   return CK_OK;
 }
 
-static ck_status ref_deposit(aco_state *s, uint32_t ant, float scale,
+static ck_status ref_deposit(aco_state *state, uint32_t ant, float scale,
                              float amount) {
   const uint32_t *tour =
       ant == CK__ACO_BEST
-          ? (const uint32_t *)host(s->best_tour)
-          : (const uint32_t *)host(s->tours) + (size_t)ant * s->n;
-  for (uint32_t i = 0; i < s->n; ++i)
-    ck_aco_deposit_edge(s->n, s->k, host(s->neighbours), tour, i, scale, amount,
-                        host(s->tau));
+          ? (const uint32_t *)host(state->best_tour)
+          : (const uint32_t *)host(state->tours) + (size_t)ant * state->n;
+  for (uint32_t i = 0; i < state->n; ++i)
+    ck_aco_deposit_edge(state->n, state->k, host(state->neighbours), tour, i,
+                        scale, amount, host(state->tau));
   return CK_OK;
 }
 
-static ck_status ref_update(aco_state *s, float keep, float tau_min,
+static ck_status ref_update(aco_state *state, float keep, float tau_min,
                             float tau_max) {
-  float *tau = host(s->tau), *choice = host(s->choice);
-  const float *eta_beta = host(s->eta_beta);
-  uint32_t *uses = host(s->uses);
-  size_t entries = (size_t)s->n * s->k;
+  float *tau = host(state->tau), *choice = host(state->choice);
+  const float *eta_beta = host(state->eta_beta);
+  uint32_t *uses = host(state->uses);
+  size_t entries = (size_t)state->n * state->k;
   for (size_t e = 0; e < entries; ++e) {
-    tau[e] = ck_aco_update_entry(tau[e], uses[e], s->xi, s->tau0, keep, tau_min,
-                                 tau_max, s->alpha, eta_beta[e], &choice[e]);
+    tau[e] = ck_aco_update_entry(tau[e], uses[e], state->xi, state->tau0, keep,
+                                 tau_min, tau_max, state->alpha, eta_beta[e],
+                                 &choice[e]);
     uses[e] = 0;
   }
   return CK_OK;
 }
 
-static ck_status ref_reset(aco_state *s, float value) {
-  float *tau = host(s->tau);
-  for (size_t e = 0; e < (size_t)s->n * s->k; ++e)
+static ck_status ref_reset(aco_state *state, float value) {
+  float *tau = host(state->tau);
+  for (size_t e = 0; e < (size_t)state->n * state->k; ++e)
     tau[e] = value;
   return CK_OK;
 }
 
-static ck_status ref_partition(aco_state *s, uint32_t size, uint32_t offset,
+static ck_status ref_partition(aco_state *state, uint32_t size, uint32_t offset,
                                uint64_t pass, uint32_t *tour, int64_t *gain) {
-  ck_status status = ck__aco_segment_scratch(s, size);
+  ck_status status = ck__aco_segment_scratch(state, size);
   if (status != CK_OK)
     return status;
-  uint32_t *best = host(s->best_tour), *rotated = host(s->segment_tour);
-  for (uint32_t i = 0; i < s->n; ++i)
-    ck_aco_rotate_position(s->n, offset, best, rotated, i);
-  uint32_t segments = (s->n + size - 1) / size;
+  uint32_t *best = host(state->best_tour), *rotated = host(state->segment_tour);
+  for (uint32_t i = 0; i < state->n; ++i)
+    ck_aco_rotate_position(state->n, offset, best, rotated, i);
+  uint32_t segments = (state->n + size - 1) / size;
   *gain = 0;
   for (uint32_t id = 0; id < segments; ++id)
-    *gain += ck_aco_optimise_segment(GRAPH(s), s->k, s->or_opt,
-                                     ck__aco_kicks(s, size), s->seed, pass, id,
-                                     size, rotated, host(s->segment_scratch));
+    *gain += ck_aco_optimise_segment(
+        GRAPH(state), state->k, state->or_opt, ck__aco_kicks(state, size),
+        state->seed, pass, id, size, rotated, host(state->segment_scratch));
   /* Without a gain the best tour stays as it was, so that the positions
    * uploaded with it still match it. */
   if (*gain > 0) {
-    memcpy(best, rotated, (size_t)s->n * sizeof *best);
-    memcpy(tour, rotated, (size_t)s->n * sizeof *tour);
+    memcpy(best, rotated, (size_t)state->n * sizeof *best);
+    memcpy(tour, rotated, (size_t)state->n * sizeof *tour);
   }
   return CK_OK;
 }
 
-static void ref_teardown(aco_state *s) {
-  (void)s;
+static void ref_teardown(aco_state *state) {
+  (void)state;
 }
 
 const ck__aco_steps ck__aco_ref_steps = {

@@ -280,7 +280,7 @@ static ck_status aco_check(const ck_param *params, size_t count) {
 static ck_status write_trace(const char *path, const ck_aco *aco) {
   const ck_aco_trace_point *points;
   size_t count;
-  ck_status status = ck_aco_trace(aco, &points, &count);
+  ck_status status = ck_aco_get_trace(aco, &points, &count);
   if (status)
     return status;
   size_t capacity = (count + 1) * 80, used = 0;
@@ -390,7 +390,7 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   if (!tour)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   int64_t length;
-  CK_TRY(ck_aco_best(aco, &length, tour));
+  CK_TRY(ck_aco_get_best(aco, &length, tour));
   if (job.tour_out)
     CK_TRY(ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
                             job.instance.cities, length));

@@ -289,12 +289,12 @@ ck_status ck_device_rank(const ck_device *device, double *score) {
   return CK_OK;
 }
 
-ck_status ck_device_kind_name(ck_device_kind kind, const char **name) {
+ck_status ck_device_get_kind_name(ck_device_kind kind, const char **name) {
   static const char *const names[] = {"host", "cpu", "gpu", "accelerator",
                                       "other"};
   if (!name)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_device_kind_name: NULL name");
+                    "ck_device_get_kind_name: NULL name");
   *name = (unsigned)kind < 5 ? names[kind] : "other";
   return CK_OK;
 }

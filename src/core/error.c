@@ -60,7 +60,7 @@ ck_status ck__fail_prefix(ck_status status, const char *format, ...) {
   return status;
 }
 
-ck_status ck_error_last(const char **message) {
+ck_status ck_error_get_last(const char **message) {
   if (message)
     *message = last_message;
   return last_status;
@@ -72,7 +72,7 @@ ck_status ck_error_clear(void) {
   return CK_OK;
 }
 
-ck_status ck_status_name(ck_status status, const char **name) {
+ck_status ck_status_get_name(ck_status status, const char **name) {
   static const char *const names[] = {"CK_OK",
                                       "CK_ERROR_INVALID_ARGUMENT",
                                       "CK_ERROR_OUT_OF_MEMORY",
@@ -88,7 +88,8 @@ ck_status ck_status_name(ck_status status, const char **name) {
                                       "CK_ERROR_CANCELLED",
                                       "CK_ERROR_MISMATCH"};
   if (!name)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_status_name: name is NULL");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_status_get_name: name is NULL");
   if ((unsigned)status < sizeof names / sizeof names[0])
     *name = names[status];
   else

@@ -314,7 +314,7 @@ fail:
   return status;
 }
 
-ck_status ck_file_writable(const char *path) {
+ck_status ck_file_check_writable(const char *path) {
   if (!path || !*path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
   int descriptor = ck__file_descriptor_named(path);
@@ -498,7 +498,7 @@ void ck__bytes_free(ck__byte_writer *writer) {
  * path's real path when it exists, else its directory's followed by its
  * last name; NULL when neither resolves. Memory that runs out fails with
  * CK_ERROR_OUT_OF_MEMORY: it must not pass for a path that does not
- * resolve, which ck_file_same takes for another file. */
+ * resolve, which ck_file_check_same takes for another file. */
 static ck_status resolved_path(const char *path, char **resolved) {
   ck_status status = CK_OK;
   char *directory = NULL, *real = NULL;
@@ -526,9 +526,10 @@ fail:
   return status;
 }
 
-ck_status ck_file_same(const char *a, const char *b, int *same) {
+ck_status ck_file_check_same(const char *a, const char *b, int *same) {
   if (!a || !b || !same)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_file_same: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_file_check_same: NULL argument");
   *same = strcmp(a, b) == 0;
   if (*same)
     return CK_OK;

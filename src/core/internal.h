@@ -10,7 +10,7 @@
 
 #include "clkit/clkit.h"
 
-/* Records a failure for ck_error_last() and returns status. */
+/* Records a failure for ck_error_get_last() and returns status. */
 ck_status ck__fail(ck_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 /* Puts text before the current failure message and sets its status
@@ -23,7 +23,7 @@ ck_status ck__fail_append(const char *format, ...)
 /* The calling thread's last failure, saved around internal calls whose
  * failure is ignored (a kernel cache that cannot be read or written, a
  * cached binary the driver refuses), so that a call which succeeds leaves
- * ck_error_last() as it found it. */
+ * ck_error_get_last() as it found it. */
 enum { CK__ERROR_MESSAGE_BYTES = 8192 };
 typedef struct ck__error_saved {
   ck_status status;

@@ -72,12 +72,14 @@ static void put_number(json_text *text, double value) {
 
 static ck_status result_json(const ck_result *result, char **json) {
   if (!result || !json)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_result_json: NULL argument");
-  if (result->metric_count > CK_RESULT_MAX_METRICS)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_result_json: metric_count %zu is more than a result "
-                    "holds (CK_RESULT_MAX_METRICS, %d)",
-                    result->metric_count, CK_RESULT_MAX_METRICS);
+                    "ck_result_format_json: NULL argument");
+  if (result->metric_count > CK_RESULT_MAX_METRICS)
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_result_format_json: metric_count %zu is more than a result "
+        "holds (CK_RESULT_MAX_METRICS, %d)",
+        result->metric_count, CK_RESULT_MAX_METRICS);
   json_text text = {malloc(1024), 0, 1024, 0};
   if (!text.data)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
@@ -89,7 +91,7 @@ static ck_status result_json(const ck_result *result, char **json) {
   put_string(&text, result->device_name, sizeof result->device_name);
   if (result->status != CK_OK) {
     const char *name = "";
-    ck_status_name(result->status, &name);
+    ck_status_get_name(result->status, &name);
     put(&text, ",\"status\":");
     put_string(&text, name, strlen(name) + 1);
     put(&text, ",\"error\":");
@@ -131,9 +133,9 @@ static ck_status result_json(const ck_result *result, char **json) {
 
 /* Numbers in the C locale whatever the caller's (a decimal comma would
  * make another JSON), through the calling thread's own locale. */
-ck_status ck_result_json(const ck_result *result, char **json) {
+ck_status ck_result_format_json(const ck_result *result, char **json) {
   ck__c_locale locale = {0};
-  ck_status status = ck__c_locale_enter(&locale, "ck_result_json");
+  ck_status status = ck__c_locale_enter(&locale, "ck_result_format_json");
   if (status != CK_OK)
     return status;
   status = result_json(result, json);

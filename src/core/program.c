@@ -104,7 +104,7 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
   if (status == CK_ERROR_BUILD) {
     /* Point the log at cl/ files even where the compiler ignored #line. */
     const char *message = "";
-    ck_error_last(&message);
+    ck_error_get_last(&message);
     char *rewritten = ck__source_map_rewrite(&map, message);
     if (rewritten)
       ck__fail(CK_ERROR_BUILD, "%s", rewritten);

@@ -111,10 +111,10 @@ ck_status ck_queue_destroy(ck_queue *queue) {
   return CK_OK;
 }
 
-ck_status ck_queue_device(const ck_queue *queue, const ck_device **device) {
+ck_status ck_queue_get_device(const ck_queue *queue, const ck_device **device) {
   if (!queue || !device)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_queue_device: NULL argument");
+                    "ck_queue_get_device: NULL argument");
   *device = &queue->device;
   return CK_OK;
 }
@@ -125,10 +125,10 @@ ck_status ck_queue_finish(ck_queue *queue) {
   return queue->ops->finish(queue);
 }
 
-ck_status ck_queue_kernel_seconds(const ck_queue *queue, double *seconds) {
+ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds) {
   if (!queue || !seconds)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_queue_kernel_seconds: NULL argument");
+                    "ck_queue_get_kernel_seconds: NULL argument");
   *seconds = queue->kernel_seconds;
   return CK_OK;
 }
@@ -169,17 +169,18 @@ ck_status ck_buffer_destroy(ck_buffer *buffer) {
   return CK_OK;
 }
 
-ck_status ck_buffer_size(const ck_buffer *buffer, size_t *size) {
+ck_status ck_buffer_get_size(const ck_buffer *buffer, size_t *size) {
   if (!buffer || !size)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_size: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_buffer_get_size: NULL argument");
   *size = buffer->size;
   return CK_OK;
 }
 
-ck_status ck_buffer_host_pointer(ck_buffer *buffer, void **pointer) {
+ck_status ck_buffer_get_host_pointer(ck_buffer *buffer, void **pointer) {
   if (!buffer || !pointer)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_buffer_host_pointer: NULL argument");
+                    "ck_buffer_get_host_pointer: NULL argument");
   if (buffer->queue->device.backend != CK_BACKEND_REF)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "device %s: buffers live in device memory; read them with "
@@ -424,10 +425,11 @@ ck_status ck_event_wait(ck_event *event) {
   return event->queue->ops->event_wait(event);
 }
 
-ck_status ck_event_times(ck_event *event, uint64_t *start_ns,
-                         uint64_t *end_ns) {
+ck_status ck_event_get_times(ck_event *event, uint64_t *start_ns,
+                             uint64_t *end_ns) {
   if (!event)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_event_times: NULL event");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_event_get_times: NULL event");
   uint64_t start = 0, end = 0;
   ck_status status = event->queue->ops->event_times(event, &start, &end);
   if (status != CK_OK)

@@ -34,7 +34,7 @@ typedef struct timing {
 
 typedef struct cuda_queue {
   cudaStream_t stream;
-  cudaEvent_t epoch; /* the zero of ck_event_times() */
+  cudaEvent_t epoch; /* the zero of ck_event_get_times() */
   timing *timings;   /* pool; the first timing_count are pending */
   size_t timing_count, timing_capacity;
   int capturing; /* launches are being recorded into a graph */
@@ -754,9 +754,9 @@ ck_status ck__cuda_compile_check(const char *name, const char *defines,
   snprintf(target, sizeof target, "sm_%d", architecture);
   snprintf(options, sizeof options,
            "-DCK_DEVICE_GPU=1 -DCK_DEVICE_CPU=0 -DCK_HAS_FP64=1 "
-           "-DCK_WARP_WIDTH=32 -DCK_MAX_WORK_GROUP=1024 "
+           "-DCK_WARP_WIDTH=%d -DCK_MAX_WORK_GROUP=1024 "
            "-DCK_LOCAL_MEMORY=49152 %s",
-           defines ? defines : "");
+           CK__CUDA_WARP, defines ? defines : "");
   CK_TRY(
       compile(architecture, target, name, full, options, &cubin, &cubin_size));
 fail:

@@ -95,7 +95,7 @@ ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
 
 /* For a workload's native CUDA steps: the queue's stream (a
  * cudaStream_t), a buffer's device pointer, and a timing span around
- * their launches, so that ck_queue_kernel_seconds() counts them. */
+ * their launches, so that ck_queue_get_kernel_seconds() counts them. */
 void *ck__cuda_stream(const ck_queue *queue);
 void *ck__cuda_pointer(const ck_buffer *buffer);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
@@ -119,6 +119,10 @@ ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 /* The compute capability of a CUDA device as major * 10 + minor (90 for
  * an H100), or 0 where it cannot be read or the device is not CUDA's. */
 int ck__cuda_architecture(const ck_device *device);
+/* The warp width the native kernels (the .cu files of cl/) are written
+ * for: their lane masks are 32-bit words (cl/ck_warp.h refuses other
+ * widths), and host code sizes their blocks by it. */
+#define CK__CUDA_WARP 32
 /* A CUDA device's limits an SM (resident threads, 32-bit registers,
  * resident blocks), by which native kernels choose their launch bounds;
  * all 0 where the device cannot say. */

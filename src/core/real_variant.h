@@ -18,13 +18,13 @@
 /* The host memory behind a ref buffer, as the ref steps read it. */
 static inline ck_real *ck__reals(ck_buffer *buffer) {
   void *pointer = NULL;
-  ck_buffer_host_pointer(buffer, &pointer);
+  ck_buffer_get_host_pointer(buffer, &pointer);
   return pointer;
 }
 
 static inline uint32_t *ck__words(ck_buffer *buffer) {
   void *pointer = NULL;
-  ck_buffer_host_pointer(buffer, &pointer);
+  ck_buffer_get_host_pointer(buffer, &pointer);
   return pointer;
 }
 

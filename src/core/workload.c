@@ -83,11 +83,11 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
   return CK_OK;
 }
 
-ck_status ck_workload_demo(const ck_workload *workload, const ck_param **params,
-                           size_t *count) {
+ck_status ck_workload_run_demo(const ck_workload *workload,
+                               const ck_param **params, size_t *count) {
   if (!workload || !params || !count)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_demo: NULL argument");
+                    "ck_workload_run_demo: NULL argument");
   *params = workload->demo;
   *count = workload->demo_count;
   return CK_OK;
@@ -116,7 +116,7 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
       continue;
     /* Before the run, so that a bad path costs neither the run nor the
      * outputs that it writes before this one. */
-    ck_status status = ck_file_writable(written);
+    ck_status status = ck_file_check_writable(written);
     if (status)
       return ck__fail_prefix(status, "option --%s: ", writes[w]);
     if ((stat(written, &target) == 0 && !S_ISREG(target.st_mode)) ||
@@ -132,7 +132,7 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
         int same = 0;
         if (!other)
           continue;
-        status = ck_file_same(written, other, &same);
+        status = ck_file_check_same(written, other, &same);
         if (status)
           return ck__fail_prefix(status, "option --%s: ", writes[w]);
         if (same)
@@ -290,16 +290,17 @@ ck_status ck_param_parse_number(const char *text, double *value) {
   return CK_OK;
 }
 
-ck_status ck_result_metric(const ck_result *result, const char *name,
-                           double *value) {
+ck_status ck_result_get_metric(const ck_result *result, const char *name,
+                               double *value) {
   if (!result || !name || !value)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_result_metric: NULL argument");
+                    "ck_result_get_metric: NULL argument");
   if (result->metric_count > CK_RESULT_MAX_METRICS)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_result_metric: metric_count %zu is more than a result "
-                    "holds (CK_RESULT_MAX_METRICS, %d)",
-                    result->metric_count, CK_RESULT_MAX_METRICS);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_result_get_metric: metric_count %zu is more than a result "
+        "holds (CK_RESULT_MAX_METRICS, %d)",
+        result->metric_count, CK_RESULT_MAX_METRICS);
   for (size_t i = 0; i < result->metric_count; ++i) {
     if (strcmp(result->metrics[i].name, name) == 0) {
       *value = result->metrics[i].value;
@@ -542,7 +543,7 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                              param_count, options, result);
     if (status != CK_OK) {
       const char *message = "";
-      ck_error_last(&message);
+      ck_error_get_last(&message);
       ck__result_begin(result, workload->name, &set->devices[indices[k]]);
       result->status = status;
       snprintf(result->error, sizeof result->error, "%s", message);

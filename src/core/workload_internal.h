@@ -51,7 +51,7 @@ const char *ck__param_find(const ck_param *params, size_t count,
 /* CK_OK unless an option in writes names the same file as another in
  * writes or one in reads (NULL-ended lists of option names; options not
  * given are skipped), then CK_ERROR_INVALID_ARGUMENT naming both; or
- * unless an output cannot be written there (ck_file_writable), then its
+ * unless an output cannot be written there (ck_file_check_writable), then its
  * CK_ERROR_IO naming the option. The write named `replacing` may name the
  * read named `replaced`, an input read whole before anything is written
  * (both NULL where none may). */

@@ -169,8 +169,8 @@ static ck_status check_config(const ck_ga_config *c) {
 /* Who sends to whom at the next migration: a ring, or a fresh random
  * cycle through every island (Fisher-Yates on Philox draws). */
 static ck_status plan_migration(ck_ga *ga) {
-  ga_state *s = &ga->state;
-  uint32_t n = s->islands;
+  ga_state *state = &ga->state;
+  uint32_t n = state->islands;
   /* The ring never changes: the device keeps it from the first time. */
   if (ga->config.topology == CK_GA_RING && ga->migrations > 0)
     return CK_OK;
@@ -184,8 +184,8 @@ static ck_status plan_migration(ck_ga *ga) {
     for (uint32_t i = 0; i < n; ++i)
       order[i] = i;
     for (uint32_t i = n - 1; i > 0; --i) {
-      ck_philox_counter r =
-          ck_philox_block(s->seed, 0xFFFFFFFF00000000ull | ga->migrations, i);
+      ck_philox_counter r = ck_philox_block(
+          state->seed, 0xFFFFFFFF00000000ull | ga->migrations, i);
       uint32_t j = (uint32_t)(((uint64_t)r.v[0] * (i + 1)) >> 32);
       uint32_t swap = order[i];
       order[i] = order[j];
@@ -195,13 +195,13 @@ static ck_status plan_migration(ck_ga *ga) {
       ga->source[order[(k + 1) % n]] = order[k];
     free(order);
   }
-  return ck_buffer_write(s->queue, s->source, 0, n * sizeof(uint32_t),
+  return ck_buffer_write(state->queue, state->source, 0, n * sizeof(uint32_t),
                          ga->source, CK_BLOCKING, NULL);
 }
 
 /* Reads the statistics of the generations not yet seen into the history. */
 static ck_status flush_stats(ck_ga *ga) {
-  ga_state *s = &ga->state;
+  ga_state *state = &ga->state;
   uint32_t slots = ga->stats_used;
   if (slots == 0)
     return CK_OK;
@@ -220,11 +220,11 @@ static ck_status flush_stats(ck_ga *ga) {
       return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for history");
     if (ga->config.keep_island_history) {
       double *ib =
-          realloc(ga->island_best, allocated * s->islands * sizeof *ib);
+          realloc(ga->island_best, allocated * state->islands * sizeof *ib);
       if (ib)
         ga->island_best = ib;
       double *im =
-          realloc(ga->island_mean, allocated * s->islands * sizeof *im);
+          realloc(ga->island_mean, allocated * state->islands * sizeof *im);
       if (im)
         ga->island_mean = im;
       if (!ib || !im)
@@ -237,15 +237,15 @@ static ck_status flush_stats(ck_ga *ga) {
    * can), and two values a generation cross to the host, not two an
    * island: at 4096 islands, megabytes a batch and their loop here. */
   int folded = !ga->config.keep_island_history && ga->steps->fold_stats;
-  ck_status status = folded ? ga->steps->fold_stats(s, slots) : CK_OK;
-  size_t count = (size_t)slots * (folded ? 1 : s->islands) * 2;
+  ck_status status = folded ? ga->steps->fold_stats(state, slots) : CK_OK;
+  size_t count = (size_t)slots * (folded ? 1 : state->islands) * 2;
   if (status == CK_OK)
-    status =
-        ck_buffer_read(s->queue, folded ? s->folded : s->stats, 0,
-                       count * s->real_size, ga->stats_host, CK_BLOCKING, NULL);
+    status = ck_buffer_read(state->queue, folded ? state->folded : state->stats,
+                            0, count * state->real_size, ga->stats_host,
+                            CK_BLOCKING, NULL);
   const float *narrow = ga->stats_host;
   const double *wide = ga->stats_host;
-#define STAT(i) (s->double_precision ? wide[i] : (double)narrow[i])
+#define STAT(i) (state->double_precision ? wide[i] : (double)narrow[i])
   for (uint32_t slot = 0; status == CK_OK && folded && slot < slots; ++slot) {
     ga->best[ga->history_count + slot] = STAT((size_t)slot * 2);
     ga->mean[ga->history_count + slot] = STAT((size_t)slot * 2 + 1);
@@ -253,18 +253,19 @@ static ck_status flush_stats(ck_ga *ga) {
   for (uint32_t slot = 0; status == CK_OK && !folded && slot < slots; ++slot) {
     double best = INFINITY, mean = 0;
     size_t row = ga->history_count + slot;
-    for (uint32_t island = 0; island < s->islands; ++island) {
-      double island_best = STAT(((size_t)slot * s->islands + island) * 2);
-      double island_mean = STAT(((size_t)slot * s->islands + island) * 2 + 1);
+    for (uint32_t island = 0; island < state->islands; ++island) {
+      double island_best = STAT(((size_t)slot * state->islands + island) * 2);
+      double island_mean =
+          STAT(((size_t)slot * state->islands + island) * 2 + 1);
       best = island_best < best ? island_best : best;
       mean += island_mean;
       if (ga->config.keep_island_history) {
-        ga->island_best[row * s->islands + island] = island_best;
-        ga->island_mean[row * s->islands + island] = island_mean;
+        ga->island_best[row * state->islands + island] = island_best;
+        ga->island_mean[row * state->islands + island] = island_mean;
       }
     }
     ga->best[row] = best;
-    ga->mean[row] = mean / s->islands; /* islands are the same size */
+    ga->mean[row] = mean / state->islands; /* islands are the same size */
   }
 #undef STAT
   if (status)
@@ -274,8 +275,8 @@ static ck_status flush_stats(ck_ga *ga) {
   return CK_OK;
 }
 
-static ck_status make(ga_state *s, size_t bytes, ck_buffer **buffer) {
-  return ck__buffer_make(s->queue, bytes, buffer);
+static ck_status make(ga_state *state, size_t bytes, ck_buffer **buffer) {
+  return ck__buffer_make(state->queue, bytes, buffer);
 }
 
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
@@ -294,153 +295,161 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   const ck__problem *problem = &ga->problem;
   ga->config = *config;
   CK__PROBLEM_KEEP(&ga->config, problem);
-  ga_state *s = &ga->state;
-  s->device = *device;
-  s->problem = problem;
-  s->objective = problem->objective;
-  s->streamed = problem->streamed;
-  s->dim = problem->dim;
-  s->double_precision = problem->double_precision;
-  s->real_size = problem->real_size;
-  s->islands = (uint32_t)config->islands;
-  s->size = (uint32_t)config->island_size;
-  s->total = s->islands * s->size;
-  s->elite = config->elite;
-  s->tournament = config->tournament;
-  s->crossover = (int)config->crossover;
-  s->mutation = (int)config->mutation;
-  s->bounds = (int)config->bounds;
-  s->crossover_rate = config->crossover_rate;
-  s->crossover_parameter = config->crossover_parameter;
-  s->mutation_rate =
+  ga_state *state = &ga->state;
+  state->device = *device;
+  state->problem = problem;
+  state->objective = problem->objective;
+  state->streamed = problem->streamed;
+  state->dim = problem->dim;
+  state->double_precision = problem->double_precision;
+  state->real_size = problem->real_size;
+  state->islands = (uint32_t)config->islands;
+  state->size = (uint32_t)config->island_size;
+  state->total = state->islands * state->size;
+  state->elite = config->elite;
+  state->tournament = config->tournament;
+  state->crossover = (int)config->crossover;
+  state->mutation = (int)config->mutation;
+  state->bounds = (int)config->bounds;
+  state->crossover_rate = config->crossover_rate;
+  state->crossover_parameter = config->crossover_parameter;
+  state->mutation_rate =
       config->mutation_rate < 0 ? 1.0 / problem->dim : config->mutation_rate;
-  s->mutation_parameter = config->mutation_parameter;
-  s->inverse_log_keep = s->double_precision
-                            ? ck__ga_inverse_log_keep_f64(s->mutation_rate)
-                            : ck__ga_inverse_log_keep_f32(s->mutation_rate);
-  s->migrants = config->migrate_every ? config->migrants : 0;
-  s->seed = config->seed;
+  state->mutation_parameter = config->mutation_parameter;
+  state->inverse_log_keep =
+      state->double_precision
+          ? ck__ga_inverse_log_keep_f64(state->mutation_rate)
+          : ck__ga_inverse_log_keep_f32(state->mutation_rate);
+  state->migrants = config->migrate_every ? config->migrants : 0;
+  state->seed = config->seed;
   /* A work-group an island: no wider than the island needs. */
-  s->group = ck__group_size(device);
-  while (s->group / 2 >= s->size && s->group > 1)
-    s->group /= 2;
+  state->group = ck__group_size(device);
+  while (state->group / 2 >= state->size && state->group > 1)
+    state->group /= 2;
   /* A vector of children a work-item where no loop over the genes would
    * be vectorised across work-items otherwise (ck_lanes.h): CPUs. */
-  s->lanes = 1;
+  state->lanes = 1;
   if (device->backend == CK_BACKEND_OPENCL &&
       (config->generation_mode == CK_GA_GENERATION_VECTOR ||
        (config->generation_mode == CK_GA_GENERATION_AUTO &&
         device->kind != CK_KIND_GPU))) {
-    uint32_t lanes = s->double_precision ? 8u : 16u;
-    if (ck__ga_resident(s, s->size / lanes, lanes)) {
-      s->lanes = lanes;
-      s->group = s->size / lanes;
+    uint32_t lanes = state->double_precision ? 8u : 16u;
+    if (ck__ga_resident(state, state->size / lanes, lanes)) {
+      state->lanes = lanes;
+      state->group = state->size / lanes;
     }
   }
-  size_t slots = STATS_VALUES / (2 * (size_t)s->islands);
-  s->stats_capacity = (uint32_t)(slots < 1           ? 1
-                                 : slots > MAX_CHUNK ? MAX_CHUNK
-                                                     : slots);
-  if (s->objective == CK_OBJECTIVE_LSQ) {
-    s->rows = (uint32_t)config->data->rows;
-    s->lsq = ck__lsq_plan_choose(device, config->lsq_mode, s->total, s->rows,
-                                 s->group, s->double_precision);
+  size_t slots = STATS_VALUES / (2 * (size_t)state->islands);
+  state->stats_capacity = (uint32_t)(slots < 1           ? 1
+                                     : slots > MAX_CHUNK ? MAX_CHUNK
+                                                         : slots);
+  if (state->objective == CK_OBJECTIVE_LSQ) {
+    state->rows = (uint32_t)config->data->rows;
+    state->lsq =
+        ck__lsq_plan_choose(device, config->lsq_mode, state->total, state->rows,
+                            state->group, state->double_precision);
   }
   /* The global best is the best of the islands' bests. */
-  if (s->islands > (uint32_t)DIRECT_REDUCTION * s->group) {
-    size_t wanted = (s->islands + s->group - 1) / s->group;
+  if (state->islands > (uint32_t)DIRECT_REDUCTION * state->group) {
+    size_t wanted = (state->islands + state->group - 1) / state->group;
     size_t cap = 4u * (device->compute_units ? device->compute_units : 1);
-    s->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
+    state->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
   }
-  size_t dim = (size_t)s->dim, total = s->total, real = s->real_size;
+  size_t dim = (size_t)state->dim, total = state->total,
+         real = state->real_size;
   double bytes = (2.0 * dim + 2.0) * (double)total * (double)real;
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu individuals in %zu dimensions need ", total,
                    dim);
-  ga->source = malloc(s->islands * sizeof *ga->source);
+  ga->source = malloc(state->islands * sizeof *ga->source);
   if (!ga->source)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 
   ga->steps = device->backend == CK_BACKEND_REF
-                  ? (s->double_precision ? &ck__ga_ref_steps_f64
-                                         : &ck__ga_ref_steps_f32)
+                  ? (state->double_precision ? &ck__ga_ref_steps_f64
+                                             : &ck__ga_ref_steps_f32)
                   : &ck__ga_opencl_steps;
-  CK_TRY(ck_queue_create(device, &s->queue));
+  CK_TRY(ck_queue_create(device, &state->queue));
 #if CK_HAVE_CUDA
   /* After the queue: the native kernel's limit is its device's. */
-  if (device->backend == CK_BACKEND_CUDA && ck__ga_cuda_supports(s))
+  if (device->backend == CK_BACKEND_CUDA && ck__ga_cuda_supports(state))
     ga->steps = &ck__ga_cuda_steps;
 #endif
-  CK_TRY(make(s, dim * real, &s->lo));
-  CK_TRY(make(s, dim * real, &s->hi));
+  CK_TRY(make(state, dim * real, &state->lo));
+  CK_TRY(make(state, dim * real, &state->hi));
   for (int b = 0; b < 2; ++b) {
-    CK_TRY(make(s, dim * total * real, &s->population[b]));
-    CK_TRY(make(s, total * real, &s->fitness[b]));
+    CK_TRY(make(state, dim * total * real, &state->population[b]));
+    CK_TRY(make(state, total * real, &state->fitness[b]));
   }
-  size_t stats_bytes = (size_t)s->stats_capacity * s->islands * 2 * real;
-  CK_TRY(make(s, stats_bytes, &s->stats));
+  size_t stats_bytes =
+      (size_t)state->stats_capacity * state->islands * 2 * real;
+  CK_TRY(make(state, stats_bytes, &state->stats));
   if (ga->steps->fold_stats)
-    CK_TRY(make(s, (size_t)s->stats_capacity * 2 * real, &s->folded));
+    CK_TRY(
+        make(state, (size_t)state->stats_capacity * 2 * real, &state->folded));
   if (!(ga->stats_host = malloc(stats_bytes)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(ga->stats_host, 0, stats_bytes);
-  size_t migrants = (size_t)s->islands * (s->migrants ? s->migrants : 1);
+  size_t migrants =
+      (size_t)state->islands * (state->migrants ? state->migrants : 1);
   for (unsigned set = 0; set < ga->steps->migrant_sets; ++set) {
-    CK_TRY(make(s, migrants * dim * real, &s->migrant_genes[set]));
-    CK_TRY(make(s, migrants * real, &s->migrant_fitness[set]));
+    CK_TRY(make(state, migrants * dim * real, &state->migrant_genes[set]));
+    CK_TRY(make(state, migrants * real, &state->migrant_fitness[set]));
   }
-  CK_TRY(make(s, s->islands * sizeof(uint32_t), &s->source));
-  CK_TRY(make(s, s->islands * real, &s->island_best));
-  CK_TRY(make(s, dim * s->islands * real, &s->island_best_genes));
-  CK_TRY(make(s, real, &s->best_value));
-  CK_TRY(make(s, sizeof(uint32_t), &s->best_index));
-  CK_TRY(make(s, dim * real, &s->best_genes));
-  CK_TRY(make(s, real, &s->scratch));
-  CK_TRY(make(s, sizeof(uint32_t), &s->done));
-  if (s->partial_count) {
-    CK_TRY(make(s, s->partial_count * real, &s->partial_values));
-    CK_TRY(make(s, s->partial_count * sizeof(uint32_t), &s->partial_indices));
+  CK_TRY(make(state, state->islands * sizeof(uint32_t), &state->source));
+  CK_TRY(make(state, state->islands * real, &state->island_best));
+  CK_TRY(make(state, dim * state->islands * real, &state->island_best_genes));
+  CK_TRY(make(state, real, &state->best_value));
+  CK_TRY(make(state, sizeof(uint32_t), &state->best_index));
+  CK_TRY(make(state, dim * real, &state->best_genes));
+  CK_TRY(make(state, real, &state->scratch));
+  CK_TRY(make(state, sizeof(uint32_t), &state->done));
+  if (state->partial_count) {
+    CK_TRY(make(state, state->partial_count * real, &state->partial_values));
+    CK_TRY(make(state, state->partial_count * sizeof(uint32_t),
+                &state->partial_indices));
   }
-  if (s->lsq.group_mode)
-    CK_TRY(make(s, total * s->lsq.chunks * real, &s->lsq_partial));
-  if (s->objective == CK_OBJECTIVE_LSQ || s->objective == CK_OBJECTIVE_USER)
-    CK_TRY(ck__problem_upload(problem, s->queue, &s->data));
-  CK_TRY(
-      ck__reals_write(s->queue, s->lo, s->double_precision, problem->lo, dim));
-  CK_TRY(
-      ck__reals_write(s->queue, s->hi, s->double_precision, problem->hi, dim));
+  if (state->lsq.group_mode)
+    CK_TRY(make(state, total * state->lsq.chunks * real, &state->lsq_partial));
+  if (state->objective == CK_OBJECTIVE_LSQ ||
+      state->objective == CK_OBJECTIVE_USER)
+    CK_TRY(ck__problem_upload(problem, state->queue, &state->data));
+  CK_TRY(ck__reals_write(state->queue, state->lo, state->double_precision,
+                         problem->lo, dim));
+  CK_TRY(ck__reals_write(state->queue, state->hi, state->double_precision,
+                         problem->hi, dim));
   double largest =
-      s->double_precision ? 1.7976931348623157e308 : 3.402823466e38;
-  CK_TRY(ck__reals_write(s->queue, s->best_value, s->double_precision, &largest,
-                         1));
-  double *unset = malloc(s->islands * sizeof *unset);
+      state->double_precision ? 1.7976931348623157e308 : 3.402823466e38;
+  CK_TRY(ck__reals_write(state->queue, state->best_value,
+                         state->double_precision, &largest, 1));
+  double *unset = malloc(state->islands * sizeof *unset);
   if (!unset)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (uint32_t i = 0; i < s->islands; ++i)
+  for (uint32_t i = 0; i < state->islands; ++i)
     unset[i] = largest;
-  status = ck__reals_write(s->queue, s->island_best, s->double_precision, unset,
-                           s->islands);
+  status = ck__reals_write(state->queue, state->island_best,
+                           state->double_precision, unset, state->islands);
   free(unset);
   if (status)
     goto fail;
   uint32_t zero = 0;
-  CK_TRY(ck_buffer_write(s->queue, s->done, 0, sizeof zero, &zero, CK_BLOCKING,
-                         NULL));
-  CK_TRY(ck_buffer_write(s->queue, s->best_index, 0, sizeof zero, &zero,
+  CK_TRY(ck_buffer_write(state->queue, state->done, 0, sizeof zero, &zero,
+                         CK_BLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->best_index, 0, sizeof zero, &zero,
                          CK_BLOCKING, NULL));
 
   double started = ck__seconds();
-  CK_TRY(ga->steps->setup(s));
+  CK_TRY(ga->steps->setup(state));
   ga->build_seconds = ck__seconds() - started;
-  CK_TRY(ga->steps->initialise(s));
-  if (!s->streamed)
-    CK_TRY(ga->steps->evaluate(s, 0));
-  CK_TRY(ga->steps->stats(s, 0, 0));
+  CK_TRY(ga->steps->initialise(state));
+  if (!state->streamed)
+    CK_TRY(ga->steps->evaluate(state, 0));
+  CK_TRY(ga->steps->stats(state, 0, 0));
   ga->stats_used = 1;
-  CK_TRY(ga->steps->update_best(s));
+  CK_TRY(ga->steps->update_best(state));
   /* Generation 0 done (and its kernels loaded) before the caller starts
    * timing generations. */
-  CK_TRY(ck_queue_finish(s->queue));
+  CK_TRY(ck_queue_finish(state->queue));
   *out = ga;
   return CK_OK;
 fail:
@@ -452,32 +461,33 @@ fail:
  * filling the statistics buffer; returns how many in *made. */
 static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   ck_status status = CK_OK;
-  ga_state *s = &ga->state;
+  ga_state *state = &ga->state;
   unsigned every = ga->config.migrate_every;
   uint64_t k = count;
-  if (every && s->migrants) {
+  if (every && state->migrants) {
     uint64_t until = every - ga->generation % every;
     k = k < until ? k : until;
   }
-  uint64_t room = s->stats_capacity - ga->stats_used;
+  uint64_t room = state->stats_capacity - ga->stats_used;
   k = k < room ? k : room;
-  int migrates = every && s->migrants && (ga->generation + k) % every == 0;
-  if (s->streamed) {
+  int migrates = every && state->migrants && (ga->generation + k) % every == 0;
+  if (state->streamed) {
     /* Where the launch can, it receives the last migration and sends the
      * next one itself. */
     uint32_t migration =
-        s->fused_migration ? (ga->immigration_pending ? CK_GA_IMMIGRATE : 0u) |
-                                 (migrates ? CK_GA_EMIGRATE : 0u)
-                           : 0u;
-    CK_TRY(ga->steps->evolve(s, ga->generation + 1, (uint32_t)k, ga->stats_used,
-                             migration));
+        state->fused_migration
+            ? (ga->immigration_pending ? CK_GA_IMMIGRATE : 0u) |
+                  (migrates ? CK_GA_EMIGRATE : 0u)
+            : 0u;
+    CK_TRY(ga->steps->evolve(state, ga->generation + 1, (uint32_t)k,
+                             ga->stats_used, migration));
     ga->immigration_pending = 0;
   } else {
     for (uint64_t t = 1; t <= k; ++t) {
       uint64_t generation = ga->generation + t;
-      CK_TRY(ga->steps->evolve(s, generation, 1, 0, 0));
-      CK_TRY(ga->steps->evaluate(s, (int)(generation & 1)));
-      CK_TRY(ga->steps->stats(s, (int)(generation & 1),
+      CK_TRY(ga->steps->evolve(state, generation, 1, 0, 0));
+      CK_TRY(ga->steps->evaluate(state, (int)(generation & 1)));
+      CK_TRY(ga->steps->stats(state, (int)(generation & 1),
                               ga->stats_used + (uint32_t)t - 1));
     }
   }
@@ -486,14 +496,15 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   int current = (int)(ga->generation & 1);
   if (migrates) {
     CK_TRY(plan_migration(ga));
-    if (s->streamed && s->fused_migration)
+    if (state->streamed && state->fused_migration)
       ga->immigration_pending = 1;
     else
-      CK_TRY(ga->steps->migrate(s, current, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
+      CK_TRY(
+          ga->steps->migrate(state, current, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
     ++ga->migrations;
   }
-  CK_TRY(ga->steps->update_best(s));
-  if (ga->stats_used == s->stats_capacity)
+  CK_TRY(ga->steps->update_best(state));
+  if (ga->stats_used == state->stats_capacity)
     CK_TRY(flush_stats(ga));
   *made = k;
 fail:
@@ -518,7 +529,7 @@ static ck_status run_step(void *self, uint64_t steps) {
 }
 
 static ck_status run_history(void *self, const double **best, size_t *count) {
-  return ck_ga_history(self, best, NULL, NULL, NULL, count);
+  return ck_ga_get_history(self, best, NULL, NULL, NULL, count);
 }
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
@@ -527,57 +538,58 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_run: NULL argument");
   memset(report, 0, sizeof *report);
   const ck_ga_config *c = &ga->config;
-  ga_state *s = &ga->state;
+  ga_state *state = &ga->state;
   const ck__run_rules rules = {
-      c->max_generations, c->max_evaluations, s->total,        200,
+      c->max_generations, c->max_evaluations, state->total,    200,
       c->has_target,      c->target,          c->max_seconds,  c->check_every,
       MAX_CHUNK,          c->progress,        c->progress_user};
   const ck__run_driver driver = {ga, run_step, run_history};
   ck__run_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
-  ck_queue_kernel_seconds(s->queue, &kernel_before);
+  ck_queue_get_kernel_seconds(state->queue, &kernel_before);
   CK_TRY(ck__run_until(&rules, &driver, "GA", &outcome));
-  CK_TRY(ck_queue_finish(s->queue));
-  ck_queue_kernel_seconds(s->queue, &kernel_after);
+  CK_TRY(ck_queue_finish(state->queue));
+  ck_queue_get_kernel_seconds(state->queue, &kernel_after);
   report->stopped_by = outcome.stopped_by;
   report->target_generation = outcome.target_step;
   report->wall_s = outcome.wall_s;
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = ga->build_seconds;
   report->generations = ga->generation;
-  report->children_per_work_item = s->lanes;
-  report->evaluations = (uint64_t)s->total * (ga->generation + 1);
-  CK_TRY(ck_ga_best(ga, &report->best, NULL));
+  report->children_per_work_item = state->lanes;
+  report->evaluations = (uint64_t)state->total * (ga->generation + 1);
+  CK_TRY(ck_ga_get_best(ga, &report->best, NULL));
   if (report->wall_s > 0) {
     report->evaluations_per_s =
-        (double)s->total * (double)outcome.steps / report->wall_s;
-    report->genes_per_s = (double)s->total * (double)s->dim *
+        (double)state->total * (double)outcome.steps / report->wall_s;
+    report->genes_per_s = (double)state->total * (double)state->dim *
                           (double)outcome.steps / report->wall_s;
   }
 fail:
   return status;
 }
 
-ck_status ck_ga_best(ck_ga *ga, double *value, double *position) {
+ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position) {
   ck_status status;
   if (!ga)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_best: NULL GA");
-  ga_state *s = &ga->state;
-  if (value && (status = ck__reals_read(s->queue, s->best_value,
-                                        s->double_precision, value, 1)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_get_best: NULL GA");
+  ga_state *state = &ga->state;
+  if (value && (status = ck__reals_read(state->queue, state->best_value,
+                                        state->double_precision, value, 1)))
     return status;
-  if (position &&
-      (status = ck__reals_read(s->queue, s->best_genes, s->double_precision,
-                               position, (size_t)s->dim)))
+  if (position && (status = ck__reals_read(state->queue, state->best_genes,
+                                           state->double_precision, position,
+                                           (size_t)state->dim)))
     return status;
   return CK_OK;
 }
 
-ck_status ck_ga_history(ck_ga *ga, const double **best, const double **mean,
-                        const double **island_best, const double **island_mean,
-                        size_t *count) {
+ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
+                            const double **island_best,
+                            const double **island_mean, size_t *count) {
   if (!ga || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_history: NULL argument");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_ga_get_history: NULL argument");
   ck_status status = flush_stats(ga);
   if (status)
     return status;
@@ -596,36 +608,36 @@ ck_status ck_ga_history(ck_ga *ga, const double **best, const double **mean,
 ck_status ck_ga_destroy(ck_ga *ga) {
   if (!ga)
     return CK_OK;
-  ga_state *s = &ga->state;
+  ga_state *state = &ga->state;
   if (ga->steps)
-    ga->steps->teardown(s);
-  ck_buffer *buffers[] = {s->lo,
-                          s->hi,
-                          s->population[0],
-                          s->population[1],
-                          s->fitness[0],
-                          s->fitness[1],
-                          s->stats,
-                          s->folded,
-                          s->migrant_genes[0],
-                          s->migrant_fitness[0],
-                          s->migrant_genes[1],
-                          s->migrant_fitness[1],
-                          s->source,
-                          s->data,
-                          s->island_best,
-                          s->island_best_genes,
-                          s->best_value,
-                          s->best_index,
-                          s->best_genes,
-                          s->partial_values,
-                          s->partial_indices,
-                          s->scratch,
-                          s->done,
-                          s->lsq_partial};
+    ga->steps->teardown(state);
+  ck_buffer *buffers[] = {state->lo,
+                          state->hi,
+                          state->population[0],
+                          state->population[1],
+                          state->fitness[0],
+                          state->fitness[1],
+                          state->stats,
+                          state->folded,
+                          state->migrant_genes[0],
+                          state->migrant_fitness[0],
+                          state->migrant_genes[1],
+                          state->migrant_fitness[1],
+                          state->source,
+                          state->data,
+                          state->island_best,
+                          state->island_best_genes,
+                          state->best_value,
+                          state->best_index,
+                          state->best_genes,
+                          state->partial_values,
+                          state->partial_indices,
+                          state->scratch,
+                          state->done,
+                          state->lsq_partial};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
-  ck_queue_destroy(s->queue);
+  ck_queue_destroy(state->queue);
   ck__problem_free(&ga->problem);
   free(ga->best);
   free(ga->mean);

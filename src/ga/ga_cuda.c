@@ -15,7 +15,7 @@
 #include "ga/ga_internal.h"
 
 enum {
-  WARP = 32,
+  WARP = CK__CUDA_WARP,
   MAX_BLOCK = 1024,
   /* Blocks an island may span: the largest cluster every sm_90 device
    * schedules (a portable cluster size). */
@@ -46,17 +46,17 @@ typedef struct {
  * crossover at d <= 32, where it measured 5% to 15% faster on an H100;
  * after arithmetic crossover it measured 3% slower, and 5% at d = 64
  * (docs/cuda.md). */
-static int defers_refills(const ga_state *s) {
-  return s->mutation == CK_GA_GAUSSIAN && s->crossover != CK_GA_ARITHMETIC &&
-         s->dim <= 32;
+static int defers_refills(const ga_state *state) {
+  return state->mutation == CK_GA_GAUSSIAN &&
+         state->crossover != CK_GA_ARITHMETIC && state->dim <= 32;
 }
 
 /* Shared memory a block of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
-static size_t shared_bytes(const ga_state *s, const native_shape *shape) {
+static size_t shared_bytes(const ga_state *state, const native_shape *shape) {
   return CK_GA_NATIVE_SHARED_BYTES(
-      (size_t)s->size, (size_t)shape->slots, (size_t)shape->cluster,
-      (size_t)s->dim, (size_t)(shape->block / WARP),
-      s->mutation == CK_GA_POLYNOMIAL, defers_refills(s));
+      (size_t)state->size, (size_t)shape->slots, (size_t)shape->cluster,
+      (size_t)state->dim, (size_t)(shape->block / WARP),
+      state->mutation == CK_GA_POLYNOMIAL, defers_refills(state));
 }
 
 /* The fewest blocks that hold an island: one where its slots and rows fit
@@ -65,52 +65,55 @@ static size_t shared_bytes(const ga_state *s, const native_shape *shape) {
  * MIN_CLUSTER_DIM genes on, of at least MIN_CLUSTER_SLOTS slots a block.
  * Returns 0 where none holds it (the OpenCL steps then work on it in
  * global memory). */
-static int find_shape(const ga_state *s, native_shape *shape) {
-  size_t shared = (size_t)s->device.local_memory_opt_in;
-  size_t threads =
-      s->device.max_work_group_size ? s->device.max_work_group_size : MAX_BLOCK;
-  uint32_t most = ck__cuda_architecture(&s->device) >= CLUSTER_ARCHITECTURE &&
-                          s->dim >= MIN_CLUSTER_DIM
-                      ? MAX_CLUSTER
-                      : 1;
-  if (!s->streamed || s->double_precision || s->dim > CK_GA_NATIVE_MAX_DIM)
+static int find_shape(const ga_state *state, native_shape *shape) {
+  size_t shared = (size_t)state->device.local_memory_opt_in;
+  size_t threads = state->device.max_work_group_size
+                       ? state->device.max_work_group_size
+                       : MAX_BLOCK;
+  uint32_t most =
+      ck__cuda_architecture(&state->device) >= CLUSTER_ARCHITECTURE &&
+              state->dim >= MIN_CLUSTER_DIM
+          ? MAX_CLUSTER
+          : 1;
+  if (!state->streamed || state->double_precision ||
+      state->dim > CK_GA_NATIVE_MAX_DIM)
     return 0;
   for (uint32_t cluster = 1; cluster <= most; ++cluster) {
     shape->cluster = cluster;
-    shape->slots = (s->size + cluster - 1) / cluster;
+    shape->slots = (state->size + cluster - 1) / cluster;
     shape->block = (shape->slots + WARP - 1) / WARP * WARP;
     /* Every block holds a slot, and the first block the elites. */
-    if (shape->slots * (cluster - 1) >= s->size ||
-        shape->slots < (uint32_t)s->elite ||
+    if (shape->slots * (cluster - 1) >= state->size ||
+        shape->slots < (uint32_t)state->elite ||
         (cluster > 1 && shape->slots < MIN_CLUSTER_SLOTS))
       continue;
     if (shape->block <= MAX_BLOCK && shape->block <= threads &&
-        shared_bytes(s, shape) <= shared)
+        shared_bytes(state, shape) <= shared)
       return 1;
   }
   return 0;
 }
 
-int ck__ga_cuda_supports(const ga_state *s) {
+int ck__ga_cuda_supports(const ga_state *state) {
   native_shape shape;
-  return find_shape(s, &shape);
+  return find_shape(state, &shape);
 }
 
-static ck_status cuda_setup(ga_state *s) {
+static ck_status cuda_setup(ga_state *state) {
   ck_status status = CK_OK;
   char defines[640];
   native_shape shape;
   int sm_threads, sm_registers, sm_blocks;
-  CK_TRY(ck__ga_opencl_steps.setup(s));
-  if (!find_shape(s, &shape))
+  CK_TRY(ck__ga_opencl_steps.setup(state));
+  if (!find_shape(state, &shape))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "the native GA kernel cannot hold islands of %u at d = %d",
-            (unsigned)s->size, s->dim);
-  s->native_block = shape.block;
-  s->native_cluster = shape.cluster;
+            (unsigned)state->size, state->dim);
+  state->native_block = shape.block;
+  state->native_cluster = shape.cluster;
   /* The kernel's launch bounds come from this device's SM; ga.cu takes
    * sm_90's where the device cannot say. */
-  ck__cuda_multiprocessor(&s->device, &sm_threads, &sm_registers,
+  ck__cuda_multiprocessor(&state->device, &sm_threads, &sm_registers,
                           &sm_blocks);
   if (!sm_threads || !sm_registers || !sm_blocks)
     sm_threads = 2048, sm_registers = 65536, sm_blocks = 32;
@@ -121,99 +124,101 @@ static ck_status cuda_setup(ga_state *s) {
            "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u -DCK_GA_MIGRANTS=%u "
            "-DCK_GA_DEFER_REFILLS=%d -DCK_REAL_DOUBLE=0 -DCK_SM_THREADS=%d "
            "-DCK_SM_REGISTERS=%d -DCK_SM_BLOCKS=%d",
-           s->objective, s->bounds, s->dim, s->tournament, s->crossover,
-           s->mutation, s->elite, (unsigned)s->size, (unsigned)shape.cluster,
+           state->objective, state->bounds, state->dim, state->tournament,
+           state->crossover, state->mutation, state->elite,
+           (unsigned)state->size, (unsigned)shape.cluster,
            (unsigned)shape.slots, (unsigned)shape.block,
-           (unsigned)(s->migrants ? s->migrants : 1u), defers_refills(s),
-           sm_threads, sm_registers, sm_blocks);
-  CK_TRY(ck_program_build(s->queue, "ga.cu", defines, &s->native_program));
+           (unsigned)(state->migrants ? state->migrants : 1u),
+           defers_refills(state), sm_threads, sm_registers, sm_blocks);
+  CK_TRY(
+      ck_program_build(state->queue, "ga.cu", defines, &state->native_program));
   ck_kernel *k;
-  CK_TRY(ck_kernel_create(s->native_program, "ck_ga_cuda_evolve", &k));
-  s->native_evolve_kernel = k;
-  CK_TRY(ck__cuda_kernel_set_shared(k, shared_bytes(s, &shape)));
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof s->islands, &s->islands));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof s->seed, &s->seed));
-  CK_TRY(ck__kernel_set_real(k, 4, 0, s->crossover_rate));
-  CK_TRY(ck__kernel_set_real(k, 5, 0, s->crossover_parameter));
-  CK_TRY(ck__kernel_set_real(k, 6, 0, s->mutation_rate));
-  CK_TRY(ck__kernel_set_real(k, 7, 0, s->mutation_parameter));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->lo));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->hi));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->population[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->population[1]));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->fitness[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 13, s->fitness[1]));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->stats));
-  CK_TRY(ck_kernel_set_buffer(k, 16, s->island_best));
-  CK_TRY(ck_kernel_set_buffer(k, 17, s->island_best_genes));
-  CK_TRY(ck__kernel_set_real(k, 18, 0, s->inverse_log_keep));
+  CK_TRY(ck_kernel_create(state->native_program, "ck_ga_cuda_evolve", &k));
+  state->native_evolve_kernel = k;
+  CK_TRY(ck__cuda_kernel_set_shared(k, shared_bytes(state, &shape)));
+  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->seed, &state->seed));
+  CK_TRY(ck__kernel_set_real(k, 4, 0, state->crossover_rate));
+  CK_TRY(ck__kernel_set_real(k, 5, 0, state->crossover_parameter));
+  CK_TRY(ck__kernel_set_real(k, 6, 0, state->mutation_rate));
+  CK_TRY(ck__kernel_set_real(k, 7, 0, state->mutation_parameter));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->lo));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->hi));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->population[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 11, state->population[1]));
+  CK_TRY(ck_kernel_set_buffer(k, 12, state->fitness[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 13, state->fitness[1]));
+  CK_TRY(ck_kernel_set_buffer(k, 14, state->stats));
+  CK_TRY(ck_kernel_set_buffer(k, 16, state->island_best));
+  CK_TRY(ck_kernel_set_buffer(k, 17, state->island_best_genes));
+  CK_TRY(ck__kernel_set_real(k, 18, 0, state->inverse_log_keep));
   if (shape.cluster > 1) {
-    CK_TRY(ck__buffer_make(s->queue,
-                           (size_t)s->islands * s->size *
-                               CK_GA_NATIVE_ROW_QUADS((size_t)s->dim) * 16,
-                           &s->native_rows));
-    CK_TRY(ck_kernel_set_buffer(k, 19, s->native_rows));
+    CK_TRY(ck__buffer_make(state->queue,
+                           (size_t)state->islands * state->size *
+                               CK_GA_NATIVE_ROW_QUADS((size_t)state->dim) * 16,
+                           &state->native_rows));
+    CK_TRY(ck_kernel_set_buffer(k, 19, state->native_rows));
   } else {
     /* One block holds the island and reads no copy: any buffer will do. */
-    CK_TRY(ck_kernel_set_buffer(k, 19, s->lo));
+    CK_TRY(ck_kernel_set_buffer(k, 19, state->lo));
   }
-  CK_TRY(ck_kernel_set_buffer(k, 25, s->source));
+  CK_TRY(ck_kernel_set_buffer(k, 25, state->source));
   /* The native generation makes the migrations that border its launches. */
-  s->fused_migration = 1;
+  state->fused_migration = 1;
 fail:
   return status;
 }
 
-static ck_status cuda_initialise(ga_state *s) {
-  return ck__ga_opencl_steps.initialise(s);
+static ck_status cuda_initialise(ga_state *state) {
+  return ck__ga_opencl_steps.initialise(state);
 }
 
 /* One launch for `count` generations: a block an island, or a cluster of
  * native_cluster blocks (the kernel's own cluster size). */
-static ck_status cuda_evolve(ga_state *s, uint64_t first, uint32_t count,
+static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
                              uint32_t slot, uint32_t migration) {
   ck_status status;
-  ck_kernel *k = s->native_evolve_kernel;
-  size_t local = s->native_block,
-         global = (size_t)s->islands * s->native_cluster * local;
+  ck_kernel *k = state->native_evolve_kernel;
+  size_t local = state->native_block,
+         global = (size_t)state->islands * state->native_cluster * local;
   if ((status = ck_kernel_set_value(k, 2, sizeof first, &first)) ||
       (status = ck_kernel_set_value(k, 3, sizeof count, &count)) ||
       (status = ck_kernel_set_value(k, 15, sizeof slot, &slot)) ||
-      (status = ck__ga_set_migration(s, k, 20, migration)) ||
-      (status = ck_queue_launch(s->queue, k, 1, &global, &local, NULL)))
+      (status = ck__ga_set_migration(state, k, 20, migration)) ||
+      (status = ck_queue_launch(state->queue, k, 1, &global, &local, NULL)))
     return status;
-  ck__ga_migration_made(s, migration);
+  ck__ga_migration_made(state, migration);
   return CK_OK;
 }
 
-static ck_status cuda_evaluate(ga_state *s, int which) {
-  return ck__ga_opencl_steps.evaluate(s, which);
+static ck_status cuda_evaluate(ga_state *state, int which) {
+  return ck__ga_opencl_steps.evaluate(state, which);
 }
 
-static ck_status cuda_stats(ga_state *s, int which, uint32_t slot) {
-  return ck__ga_opencl_steps.stats(s, which, slot);
+static ck_status cuda_stats(ga_state *state, int which, uint32_t slot) {
+  return ck__ga_opencl_steps.stats(state, which, slot);
 }
 
-static ck_status cuda_migrate(ga_state *s, int which, uint32_t parts) {
-  return ck__ga_opencl_steps.migrate(s, which, parts);
+static ck_status cuda_migrate(ga_state *state, int which, uint32_t parts) {
+  return ck__ga_opencl_steps.migrate(state, which, parts);
 }
 
-static ck_status cuda_update_best(ga_state *s) {
-  return ck__ga_opencl_steps.update_best(s);
+static ck_status cuda_update_best(ga_state *state) {
+  return ck__ga_opencl_steps.update_best(state);
 }
 
-static ck_status cuda_fold_stats(ga_state *s, uint32_t slots) {
-  return ck__ga_opencl_steps.fold_stats(s, slots);
+static ck_status cuda_fold_stats(ga_state *state, uint32_t slots) {
+  return ck__ga_opencl_steps.fold_stats(state, slots);
 }
 
-static void cuda_teardown(ga_state *s) {
-  ck_kernel_destroy(s->native_evolve_kernel);
-  s->native_evolve_kernel = NULL;
-  ck_buffer_destroy(s->native_rows);
-  s->native_rows = NULL;
-  ck_program_destroy(s->native_program);
-  s->native_program = NULL;
-  ck__ga_opencl_steps.teardown(s);
+static void cuda_teardown(ga_state *state) {
+  ck_kernel_destroy(state->native_evolve_kernel);
+  state->native_evolve_kernel = NULL;
+  ck_buffer_destroy(state->native_rows);
+  state->native_rows = NULL;
+  ck_program_destroy(state->native_program);
+  state->native_program = NULL;
+  ck__ga_opencl_steps.teardown(state);
 }
 
 /* For the GAs ck__ga_cuda_supports() accepts. */

@@ -183,7 +183,7 @@ static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
   const double *best, *mean, *island_best, *island_mean;
   size_t count;
   ck_status status =
-      ck_ga_history(ga, &best, &mean, &island_best, &island_mean, &count);
+      ck_ga_get_history(ga, &best, &mean, &island_best, &island_mean, &count);
   if (status)
     return status;
   size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
@@ -225,7 +225,7 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   position = malloc((size_t)dim * sizeof *position);
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck_ga_best(ga, &result->best, position));
+  CK_TRY(ck_ga_get_best(ga, &result->best, position));
   CK_TRY(ck__problem_best_check(&job, result->best));
   if (job.out)
     CK_TRY(ck__write_position(job.out, position, dim));

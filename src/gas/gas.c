@@ -256,78 +256,80 @@ static void draw_velocities(const ck_gas_config *c, double *velocities) {
 }
 
 /* The pair constants of the model: shifts at rc for Lennard-Jones. */
-static void pair_constants(const ck_gas_config *c, gas_state *s) {
+static void pair_constants(const ck_gas_config *c, gas_state *state) {
   double rc = c->rc, inverse6 = pow(rc, -6.0);
   double energy = 4.0 * inverse6 * (inverse6 - 1.0);
   double force = 24.0 / rc * inverse6 * (2.0 * inverse6 - 1.0);
-  s->rc2 = rc * rc;
-  s->energy_shift = c->shift == CK_GAS_SHIFT_NONE ? 0 : energy;
-  s->force_shift = c->shift == CK_GAS_SHIFT_FORCE ? force : 0;
-  s->strength = c->strength;
-  s->softening2 = c->softening * c->softening;
+  state->rc2 = rc * rc;
+  state->energy_shift = c->shift == CK_GAS_SHIFT_NONE ? 0 : energy;
+  state->force_shift = c->shift == CK_GAS_SHIFT_FORCE ? force : 0;
+  state->strength = c->strength;
+  state->softening2 = c->softening * c->softening;
 }
 
 /* Sets up the state, buffers and steps for a resolved configuration. */
 static ck_status build_state(const ck_device *device, ck_gas *gas,
                              int double_precision) {
   ck_status status = CK_OK;
-  gas_state *s = &gas->state;
+  gas_state *state = &gas->state;
   const ck_gas_config *c = &gas->config;
-  s->device = *device;
-  s->double_precision = double_precision;
-  s->real_size = double_precision ? sizeof(double) : sizeof(float);
-  s->particles = (uint32_t)c->particles;
-  s->model = c->model == CK_GAS_SOFT_LOG ? CK_GAS_MODEL_SOFT_LOG
-                                         : CK_GAS_MODEL_LENNARD_JONES;
-  s->walls = c->walls;
-  s->neighbors = c->neighbors;
-  s->thermostat = c->thermostat;
-  s->box_x = c->box_x;
-  s->box_y = c->box_y;
-  s->dt = c->dt;
-  s->rc = c->rc;
-  s->skin = c->neighbors == CK_GAS_VERLET ? c->skin : 0;
-  s->seed = c->seed;
-  pair_constants(c, s);
-  s->target_temperature = c->target_temperature;
-  s->degrees_of_freedom = degrees_of_freedom(c);
+  state->device = *device;
+  state->double_precision = double_precision;
+  state->real_size = double_precision ? sizeof(double) : sizeof(float);
+  state->particles = (uint32_t)c->particles;
+  state->model = c->model == CK_GAS_SOFT_LOG ? CK_GAS_MODEL_SOFT_LOG
+                                             : CK_GAS_MODEL_LENNARD_JONES;
+  state->walls = c->walls;
+  state->neighbors = c->neighbors;
+  state->thermostat = c->thermostat;
+  state->box_x = c->box_x;
+  state->box_y = c->box_y;
+  state->dt = c->dt;
+  state->rc = c->rc;
+  state->skin = c->neighbors == CK_GAS_VERLET ? c->skin : 0;
+  state->seed = c->seed;
+  pair_constants(c, state);
+  state->target_temperature = c->target_temperature;
+  state->degrees_of_freedom = degrees_of_freedom(c);
   double damping = exp(-c->gamma * c->dt);
-  s->langevin_damping = damping;
-  s->langevin_noise = sqrt((1.0 - damping * damping) * c->target_temperature);
+  state->langevin_damping = damping;
+  state->langevin_noise =
+      sqrt((1.0 - damping * damping) * c->target_temperature);
   /* Cells at least the interaction range (plus the skin) wide: counted in
    * double, and at most 2^16 a row (so that a cell index computed in
    * float is exact; clkit/gas.h) and 10^8 in all, before an int holds
    * them (a tiny rc would overflow it). */
-  double range = c->rc + s->skin;
+  double range = c->rc + state->skin;
   double cells_x = fmax(1.0, fmin(floor(c->box_x / range), 65536.0));
   double cells_y = fmax(1.0, fmin(floor(c->box_y / range), 65536.0));
   if (cells_x * cells_y > 1e8) {
     cells_x = fmin(cells_x, 10000.0);
     cells_y = fmin(cells_y, 10000.0);
   }
-  s->cells_x = (int)cells_x;
-  s->cells_y = (int)cells_y;
-  s->cells = (uint32_t)(s->cells_x * s->cells_y);
-  s->cell_inverse_x = s->cells_x / c->box_x;
-  s->cell_inverse_y = s->cells_y / c->box_y;
+  state->cells_x = (int)cells_x;
+  state->cells_y = (int)cells_y;
+  state->cells = (uint32_t)(state->cells_x * state->cells_y);
+  state->cell_inverse_x = state->cells_x / c->box_x;
+  state->cell_inverse_y = state->cells_y / c->box_y;
   /* Strips: the OpenCL steps on CPU devices read a particle's pairs as
    * runs of slots, a 512-bit vector at a time (gas.cl), in cells and
    * Verlet modes (Lennard-Jones) on grids the runs can walk: with walls,
    * or at least 3 cells each way (fewer would visit a wrapped cell
    * twice). Asked for (1), any OpenCL device takes them (a simulator,
    * for one); GPU programs otherwise leave the strip kernel out. */
-  int vector_kernel = device->backend == CK_BACKEND_OPENCL &&
-                      (device->kind != CK_KIND_GPU || s->strips_request > 0);
-  s->lanes = vector_kernel ? (double_precision ? 8u : 16u) : 0u;
-  s->strips = vector_kernel &&
-              (s->strips_request > 0 ||
-               (s->strips_request < 0 && device->kind == CK_KIND_CPU)) &&
-              c->model == CK_GAS_LENNARD_JONES &&
-              c->neighbors != CK_GAS_ALL_PAIRS &&
-              (c->walls || (s->cells_x >= 3 && s->cells_y >= 3));
+  int vector_kernel =
+      device->backend == CK_BACKEND_OPENCL &&
+      (device->kind != CK_KIND_GPU || state->strips_request > 0);
+  state->lanes = vector_kernel ? (double_precision ? 8u : 16u) : 0u;
+  state->strips =
+      vector_kernel &&
+      (state->strips_request > 0 ||
+       (state->strips_request < 0 && device->kind == CK_KIND_CPU)) &&
+      c->model == CK_GAS_LENNARD_JONES && c->neighbors != CK_GAS_ALL_PAIRS &&
+      (c->walls || (state->cells_x >= 3 && state->cells_y >= 3));
   /* Verlet lists: room for twice the neighbours of the densest
    * plausible packing within the range (strips keep none). */
-  if (c->neighbors == CK_GAS_VERLET && !s->strips) {
+  if (c->neighbors == CK_GAS_VERLET && !state->strips) {
     double density = c->density > 1.2 ? c->density : 1.2;
     double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
     if (capacity > MAX_LIST_CAPACITY)
@@ -336,9 +338,9 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
               "+ skin "
               "%g); use cell lists or a smaller rc",
               capacity, range);
-    s->list_capacity = (uint32_t)capacity;
-    if (s->list_capacity < 16)
-      s->list_capacity = 16;
+    state->list_capacity = (uint32_t)capacity;
+    if (state->list_capacity < 16)
+      state->list_capacity = 16;
   }
   gas->steps =
       device->backend == CK_BACKEND_REF
@@ -348,56 +350,64 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   /* Cell lists take the native kernels of cl/gas.cu; the other modes,
    * double precision and narrow periodic grids keep the OpenCL kernels,
    * built for CUDA. */
-  if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(s))
+  if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(state))
     gas->steps = &ck__gas_cuda_steps;
 #endif
-  size_t n = s->particles, real = s->real_size;
+  size_t n = state->particles, real = state->real_size;
   /* Strips read positions up to a vector past the last slot. */
-  size_t padded = 2 * (n + (s->strips ? s->lanes : 0));
+  size_t padded = 2 * (n + (state->strips ? state->lanes : 0));
   /* The buffers below, and on ref the host's starting positions and
    * velocities beside them (create_gas), before any is allocated. */
   double bytes =
       (double)real * (2.0 * (double)padded + 8.0 * (double)n +
                       (c->neighbors == CK_GAS_VERLET ? 2.0 * (double)n : 0)) +
       4.0 * (double)n *
-          (4.0 + (s->list_capacity ? s->list_capacity + 1.0 : 0)) +
-      12.0 * (double)s->cells +
+          (4.0 + (state->list_capacity ? state->list_capacity + 1.0 : 0)) +
+      12.0 * (double)state->cells +
       (device->backend == CK_BACKEND_REF ? 32.0 * (double)n : 0);
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu particles need ", n);
-  CK_TRY(ck_queue_create(device, &s->queue));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, padded, real, "positions",
-                                &s->position));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
-                                &s->velocity));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "forces", &s->force));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, n, real, "energies", &s->energy));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, n, real, "virials", &s->virial));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "ids", &s->id));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, padded, real, "positions",
-                                &s->sorted_position));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "velocities",
-                                &s->sorted_velocity));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "ids", &s->sorted_id));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "cell keys", &s->cell_key));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "cell ranks", &s->cell_rank));
+  CK_TRY(ck_queue_create(device, &state->queue));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, padded, real, "positions",
+                                &state->position));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 2 * n, real, "velocities",
+                                &state->velocity));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 2 * n, real, "forces",
+                                &state->force));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, n, real, "energies",
+                                &state->energy));
   CK_TRY(
-      ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_count));
-  CK_TRY(
-      ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_start));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, s->cells, 4, "cells", &s->cell_fill));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 4, 4, "flags", &s->flags));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 8, sizeof(double), "sums", &s->sums));
+      ck__buffer_make_zeroed(state->queue, n, real, "virials", &state->virial));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "ids", &state->id));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, padded, real, "positions",
+                                &state->sorted_position));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 2 * n, real, "velocities",
+                                &state->sorted_velocity));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "ids", &state->sorted_id));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "cell keys",
+                                &state->cell_key));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "cell ranks",
+                                &state->cell_rank));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells, 4, "cells",
+                                &state->cell_count));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells, 4, "cells",
+                                &state->cell_start));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells, 4, "cells",
+                                &state->cell_fill));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 4, 4, "flags", &state->flags));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 8, sizeof(double), "sums",
+                                &state->sums));
   if (c->neighbors == CK_GAS_VERLET)
-    CK_TRY(ck__buffer_make_zeroed(s->queue, 2 * n, real, "reference positions",
-                                  &s->reference));
-  if (s->list_capacity) {
-    CK_TRY(ck__buffer_make_zeroed(s->queue, n * (size_t)s->list_capacity, 4,
-                                  "neighbour lists", &s->list));
-    CK_TRY(ck__buffer_make_zeroed(s->queue, n, 4, "neighbour counts",
-                                  &s->list_count));
+    CK_TRY(ck__buffer_make_zeroed(state->queue, 2 * n, real,
+                                  "reference positions", &state->reference));
+  if (state->list_capacity) {
+    CK_TRY(ck__buffer_make_zeroed(state->queue,
+                                  n * (size_t)state->list_capacity, 4,
+                                  "neighbour lists", &state->list));
+    CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "neighbour counts",
+                                  &state->list_count));
   }
-  CK_TRY(gas->steps->setup(s));
+  CK_TRY(gas->steps->setup(state));
 fail:
   return status;
 }
@@ -406,21 +416,21 @@ fail:
 static ck_status start(ck_gas *gas, const double *positions,
                        const double *velocities) {
   ck_status status = CK_OK;
-  gas_state *s = &gas->state;
-  uint32_t *ids = malloc((size_t)s->particles * sizeof *ids);
+  gas_state *state = &gas->state;
+  uint32_t *ids = malloc((size_t)state->particles * sizeof *ids);
   if (!ids)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  for (uint32_t k = 0; k < s->particles; ++k)
+  for (uint32_t k = 0; k < state->particles; ++k)
     ids[k] = k;
-  CK_TRY(ck__reals_write(s->queue, s->position, s->double_precision, positions,
-                         2 * (size_t)s->particles));
-  CK_TRY(ck__reals_write(s->queue, s->velocity, s->double_precision, velocities,
-                         2 * (size_t)s->particles));
-  CK_TRY(ck_buffer_write(s->queue, s->id, 0, (size_t)s->particles * 4, ids,
-                         CK_BLOCKING, NULL));
-  CK_TRY(gas->steps->neighbors(s, 1));
-  s->with_energy = 1;
-  CK_TRY(gas->steps->forces(s));
+  CK_TRY(ck__reals_write(state->queue, state->position, state->double_precision,
+                         positions, 2 * (size_t)state->particles));
+  CK_TRY(ck__reals_write(state->queue, state->velocity, state->double_precision,
+                         velocities, 2 * (size_t)state->particles));
+  CK_TRY(ck_buffer_write(state->queue, state->id, 0,
+                         (size_t)state->particles * 4, ids, CK_BLOCKING, NULL));
+  CK_TRY(gas->steps->neighbors(state, 1));
+  state->with_energy = 1;
+  CK_TRY(gas->steps->forces(state));
 fail:
   free(ids);
   return status;
@@ -569,35 +579,35 @@ ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
   ck_status status = CK_OK;
   if (!gas)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_step: NULL");
-  gas_state *s = &gas->state;
+  gas_state *state = &gas->state;
   const ck__gas_steps *t = gas->steps;
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = gas->step + 1;
-    int rescale = s->thermostat == CK_GAS_RESCALE &&
+    int rescale = state->thermostat == CK_GAS_RESCALE &&
                   step % gas->config.rescale_every == 0;
-    if (!s->drifted)
-      CK_TRY(t->kick_drift(s));
-    s->drifted = 0;
-    CK_TRY(t->neighbors(s, 0));
+    if (!state->drifted)
+      CK_TRY(t->kick_drift(state));
+    state->drifted = 0;
+    CK_TRY(t->neighbors(state, 0));
     /* Energies are read only after the last step of a call. */
-    s->with_energy = k + 1 == steps;
+    state->with_energy = k + 1 == steps;
     /* The forces step may fold the kick into its pass (kick_step then
      * reads 0), and then the next step's first half, but for the last
      * step of a call (the caller may read the state) or before a
      * rescale. */
-    s->kick_step = step;
-    s->ahead = k + 1 < steps && !rescale;
-    CK_TRY(t->forces(s));
-    if (s->kick_step)
-      CK_TRY(t->kick(s, step));
-    s->kick_step = 0;
+    state->kick_step = step;
+    state->ahead = k + 1 < steps && !rescale;
+    CK_TRY(t->forces(state));
+    if (state->kick_step)
+      CK_TRY(t->kick(state, step));
+    state->kick_step = 0;
     if (rescale)
-      CK_TRY(t->rescale(s));
+      CK_TRY(t->rescale(state));
     gas->step = step;
   }
 fail:
-  s->kick_step = 0;
-  s->ahead = 0;
+  state->kick_step = 0;
+  state->ahead = 0;
   return status;
 }
 
@@ -605,29 +615,29 @@ ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *o) {
   ck_status status = CK_OK;
   if (!gas || !o)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_observe: NULL");
-  gas_state *s = &gas->state;
+  gas_state *state = &gas->state;
   double sums[5];
-  CK_TRY(gas->steps->reduce(s, sums));
-  if (s->neighbors == CK_GAS_VERLET) {
+  CK_TRY(gas->steps->reduce(state, sums));
+  if (state->neighbors == CK_GAS_VERLET) {
     uint32_t flags[2];
-    CK_TRY(ck_buffer_read(s->queue, s->flags, 0, sizeof flags, flags,
+    CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
                           CK_BLOCKING, NULL));
     if (flags[1])
       CK_FAIL(CK_ERROR_DEVICE,
               "a Verlet list overflowed its %u neighbours; the results are "
               "wrong: use a smaller skin or cell lists",
-              s->list_capacity);
+              state->list_capacity);
   }
-  double n = s->particles, area = s->box_x * s->box_y;
+  double n = state->particles, area = state->box_x * state->box_y;
   memset(o, 0, sizeof *o);
   o->step = gas->step;
-  o->time = (double)gas->step * s->dt;
+  o->time = (double)gas->step * state->dt;
   o->kinetic = sums[0] / n;
   o->potential = sums[1] / n;
   o->total = o->kinetic + o->potential;
-  o->temperature = 2.0 * sums[0] / s->degrees_of_freedom;
+  o->temperature = 2.0 * sums[0] / state->degrees_of_freedom;
   o->pressure =
-      (2.0 * sums[0] / s->degrees_of_freedom * n + 0.5 * sums[2]) / area;
+      (2.0 * sums[0] / state->degrees_of_freedom * n + 0.5 * sums[2]) / area;
   o->momentum_x = sums[3];
   o->momentum_y = sums[4];
   if (!isfinite(o->total))
@@ -642,14 +652,16 @@ fail:
 /* An array of 2 N reals (or N when pairs is 0) in id order. */
 static ck_status read_by_id(ck_gas *gas, ck_buffer *buffer, double *out) {
   ck_status status = CK_OK;
-  gas_state *s = &gas->state;
-  size_t n = s->particles;
+  gas_state *state = &gas->state;
+  size_t n = state->particles;
   double *slots = malloc(2 * n * sizeof *slots);
   uint32_t *ids = malloc(n * sizeof *ids);
   if (!slots || !ids)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(ck__reals_read(s->queue, buffer, s->double_precision, slots, 2 * n));
-  CK_TRY(ck_buffer_read(s->queue, s->id, 0, n * 4, ids, CK_BLOCKING, NULL));
+  CK_TRY(ck__reals_read(state->queue, buffer, state->double_precision, slots,
+                        2 * n));
+  CK_TRY(ck_buffer_read(state->queue, state->id, 0, n * 4, ids, CK_BLOCKING,
+                        NULL));
   for (size_t k = 0; k < n; ++k) {
     out[2 * (size_t)ids[k]] = slots[2 * k];
     out[2 * (size_t)ids[k] + 1] = slots[2 * k + 1];
@@ -660,10 +672,11 @@ fail:
   return status;
 }
 
-ck_status ck_gas_particles(ck_gas *gas, double *positions, double *velocities) {
+ck_status ck_gas_get_particles(ck_gas *gas, double *positions,
+                               double *velocities) {
   ck_status status = CK_OK;
   if (!gas)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_particles: NULL");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_get_particles: NULL");
   if (positions)
     CK_TRY(read_by_id(gas, gas->state.position, positions));
   if (velocities)
@@ -672,16 +685,16 @@ fail:
   return status;
 }
 
-ck_status ck_gas_forces(ck_gas *gas, double *forces) {
+ck_status ck_gas_get_forces(ck_gas *gas, double *forces) {
   if (!gas || !forces)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_forces: NULL");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_get_forces: NULL");
   return read_by_id(gas, gas->state.force, forces);
 }
 
-ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
-                     size_t *particles) {
+ck_status ck_gas_get_box(const ck_gas *gas, double *box_x, double *box_y,
+                         size_t *particles) {
   if (!gas)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_box: NULL");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_get_box: NULL");
   if (box_x)
     *box_x = gas->state.box_x;
   if (box_y)
@@ -691,17 +704,20 @@ ck_status ck_gas_box(const ck_gas *gas, double *box_x, double *box_y,
   return CK_OK;
 }
 
-ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts) {
+ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
+                                uint64_t *counts) {
   ck_status status = CK_OK;
   uint32_t *sample = NULL;
   if (!gas || !counts || bins < 1 || bins > (1u << 20) || !(range > 0))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_rdf: bad argument");
-  gas_state *s = &gas->state;
-  double reach = s->neighbors == CK_GAS_ALL_PAIRS
-                     ? 0.5 * (s->box_x < s->box_y ? s->box_x : s->box_y)
-                 : s->neighbors == CK_GAS_VERLET
-                     ? s->rc
-                     : fmin(1.0 / s->cell_inverse_x, 1.0 / s->cell_inverse_y);
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_gas_accumulate_rdf: bad argument");
+  gas_state *state = &gas->state;
+  double reach =
+      state->neighbors == CK_GAS_ALL_PAIRS
+          ? 0.5 * (state->box_x < state->box_y ? state->box_x : state->box_y)
+      : state->neighbors == CK_GAS_VERLET
+          ? state->rc
+          : fmin(1.0 / state->cell_inverse_x, 1.0 / state->cell_inverse_y);
   if (range > reach * (1 + 1e-12))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
@@ -709,21 +725,21 @@ ck_status ck_gas_rdf(ck_gas *gas, size_t bins, double range, uint64_t *counts) {
         "a cell's width, rc with Verlet lists, or half the box "
         "with all pairs)",
         range, reach);
-  if (s->rdf_bins != bins) {
-    ck_buffer_destroy(s->rdf_counts);
-    s->rdf_counts = NULL;
-    s->rdf_bins = 0;
-    CK_TRY(ck__buffer_make_zeroed(s->queue, bins, 4, "rdf histogram",
-                                  &s->rdf_counts));
-    s->rdf_bins = (uint32_t)bins;
+  if (state->rdf_bins != bins) {
+    ck_buffer_destroy(state->rdf_counts);
+    state->rdf_counts = NULL;
+    state->rdf_bins = 0;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, bins, 4, "rdf histogram",
+                                  &state->rdf_counts));
+    state->rdf_bins = (uint32_t)bins;
   }
   sample = calloc(bins, sizeof *sample);
   if (!sample)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(ck_buffer_write(s->queue, s->rdf_counts, 0, bins * 4, sample,
+  CK_TRY(ck_buffer_write(state->queue, state->rdf_counts, 0, bins * 4, sample,
                          CK_BLOCKING, NULL));
-  CK_TRY(gas->steps->rdf(s, (uint32_t)bins, range));
-  CK_TRY(ck_buffer_read(s->queue, s->rdf_counts, 0, bins * 4, sample,
+  CK_TRY(gas->steps->rdf(state, (uint32_t)bins, range));
+  CK_TRY(ck_buffer_read(state->queue, state->rdf_counts, 0, bins * 4, sample,
                         CK_BLOCKING, NULL));
   for (size_t b = 0; b < bins; ++b)
     counts[b] += sample[b];
@@ -771,15 +787,16 @@ ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
 #define CHECKPOINT_FLAGS_BYTES 16
 
 /* The state buffers a checkpoint holds, with their sizes. */
-static size_t checkpoint_buffers(gas_state *s, ck_buffer **buffers,
+static size_t checkpoint_buffers(gas_state *state, ck_buffer **buffers,
                                  size_t *sizes) {
-  size_t n = s->particles, real = s->real_size;
-  ck_buffer *list[] = {s->position, s->velocity, s->force,     s->energy,
-                       s->virial,   s->id,       s->reference, s->flags};
+  size_t n = state->particles, real = state->real_size;
+  ck_buffer *list[] = {state->position,  state->velocity, state->force,
+                       state->energy,    state->virial,   state->id,
+                       state->reference, state->flags};
   size_t bytes[] = {
       2 * n * real, 2 * n * real, 2 * n * real, n * real,
       n * real,     n * 4,        2 * n * real, CHECKPOINT_FLAGS_BYTES};
-  size_t total = s->neighbors == CK_GAS_VERLET ? 8 : 6;
+  size_t total = state->neighbors == CK_GAS_VERLET ? 8 : 6;
   for (size_t i = 0; i < total; ++i) {
     buffers[i] = list[i];
     sizes[i] = bytes[i];
@@ -819,8 +836,8 @@ static double saved_real(const uint8_t *saved, size_t i, size_t real_size) {
 }
 
 /* Whether (x, y) lies in the box, edges included; NaN does not. */
-static int in_box(const gas_state *s, double x, double y) {
-  return x >= 0 && x <= s->box_x && y >= 0 && y <= s->box_y;
+static int in_box(const gas_state *state, double x, double y) {
+  return x >= 0 && x <= state->box_x && y >= 0 && y <= state->box_y;
 }
 
 /* A checkpoint's particles: finite positions inside the box, finite
@@ -831,54 +848,54 @@ static int in_box(const gas_state *s, double x, double y) {
  * written by hand). Messages count particles from 1, as those of XYZ
  * files do. */
 static ck_status check_saved_particles(
-    const char *path, const gas_state *s, const uint8_t *positions,
+    const char *path, const gas_state *state, const uint8_t *positions,
     const uint8_t *velocities, const uint8_t *forces, const uint8_t *energies,
     const uint8_t *virials, const uint8_t *ids, const uint8_t *reference) {
   ck_status status = CK_OK;
   uint8_t *seen = NULL;
-  for (size_t i = 0; i < s->particles; ++i) {
-    double x = saved_real(positions, 2 * i, s->real_size);
-    double y = saved_real(positions, 2 * i + 1, s->real_size);
-    double vx = saved_real(velocities, 2 * i, s->real_size);
-    double vy = saved_real(velocities, 2 * i + 1, s->real_size);
-    if (!in_box(s, x, y))
+  for (size_t i = 0; i < state->particles; ++i) {
+    double x = saved_real(positions, 2 * i, state->real_size);
+    double y = saved_real(positions, 2 * i + 1, state->real_size);
+    double vx = saved_real(velocities, 2 * i, state->real_size);
+    double vy = saved_real(velocities, 2 * i + 1, state->real_size);
+    if (!in_box(state, x, y))
       CK_FAIL(CK_ERROR_PARSE,
               "%s: particle %zu is at (%g, %g), outside the %g x %g box", path,
-              i + 1, x, y, s->box_x, s->box_y);
+              i + 1, x, y, state->box_x, state->box_y);
     if (!isfinite(vx) || !isfinite(vy))
       CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has velocity (%g, %g)", path,
               i + 1, vx, vy);
-    double fx = saved_real(forces, 2 * i, s->real_size);
-    double fy = saved_real(forces, 2 * i + 1, s->real_size);
+    double fx = saved_real(forces, 2 * i, state->real_size);
+    double fy = saved_real(forces, 2 * i + 1, state->real_size);
     if (!isfinite(fx) || !isfinite(fy))
       CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has force (%g, %g)", path,
               i + 1, fx, fy);
-    double energy = saved_real(energies, i, s->real_size);
-    double virial = saved_real(virials, i, s->real_size);
+    double energy = saved_real(energies, i, state->real_size);
+    double virial = saved_real(virials, i, state->real_size);
     if (!isfinite(energy) || !isfinite(virial))
       CK_FAIL(CK_ERROR_PARSE, "%s: particle %zu has energy %g and virial %g",
               path, i + 1, energy, virial);
     if (!reference)
       continue;
-    x = saved_real(reference, 2 * i, s->real_size);
-    y = saved_real(reference, 2 * i + 1, s->real_size);
-    if (!in_box(s, x, y))
+    x = saved_real(reference, 2 * i, state->real_size);
+    y = saved_real(reference, 2 * i + 1, state->real_size);
+    if (!in_box(state, x, y))
       CK_FAIL(CK_ERROR_PARSE,
               "%s: particle %zu's reference position (%g, %g) is outside the "
               "%g x %g box",
-              path, i + 1, x, y, s->box_x, s->box_y);
+              path, i + 1, x, y, state->box_x, state->box_y);
   }
   /* The particles are put back in id order by their ids. */
-  seen = calloc(s->particles, 1);
+  seen = calloc(state->particles, 1);
   if (!seen)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-  for (size_t i = 0; i < s->particles; ++i) {
+  for (size_t i = 0; i < state->particles; ++i) {
     uint32_t id = ck__get_u32(ids + 4 * i);
-    if (id >= s->particles || seen[id])
+    if (id >= state->particles || seen[id])
       CK_FAIL(CK_ERROR_PARSE,
               "%s: particle %zu has id %u; the ids of %u particles are 0 .. "
               "%u, each once",
-              path, i + 1, id, s->particles, s->particles - 1);
+              path, i + 1, id, state->particles, state->particles - 1);
     seen[id] = 1;
   }
 fail:
@@ -892,17 +909,17 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
   uint8_t *raw = NULL;
   if (!gas || !path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_save: NULL argument");
-  gas_state *s = &gas->state;
+  gas_state *state = &gas->state;
   ck__bytes_put(&b, checkpoint_magic, 8);
   ck__bytes_put_u32(&b, CHECKPOINT_VERSION);
-  ck__bytes_put_u32(&b, (uint32_t)s->real_size);
+  ck__bytes_put_u32(&b, (uint32_t)state->real_size);
   ck__bytes_put_u64(&b, gas->step);
   put_config(&b, &gas->config);
-  ck__bytes_put_u32(&b, s->local_tiles ? 1u : 0u);
-  ck__bytes_put_u32(&b, s->strips ? 1u : 0u);
+  ck__bytes_put_u32(&b, state->local_tiles ? 1u : 0u);
+  ck__bytes_put_u32(&b, state->strips ? 1u : 0u);
   ck_buffer *buffers[8];
   size_t sizes[8], offsets[8] = {0};
-  size_t count = checkpoint_buffers(s, buffers, sizes);
+  size_t count = checkpoint_buffers(state, buffers, sizes);
   for (size_t i = 0; i < count; ++i) {
     offsets[i] = b.size;
     /* The buffer's bytes, raw, as the device holds them. */
@@ -910,8 +927,8 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
     if (!raw)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory writing a checkpoint",
               path);
-    CK_TRY(ck_buffer_read(s->queue, buffers[i], 0, sizes[i], raw, CK_BLOCKING,
-                          NULL));
+    CK_TRY(ck_buffer_read(state->queue, buffers[i], 0, sizes[i], raw,
+                          CK_BLOCKING, NULL));
     ck__bytes_put(&b, raw, sizes[i]);
     free(raw);
     raw = NULL;
@@ -923,8 +940,8 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
     const uint8_t *at[8] = {0};
     for (size_t i = 0; i < count; ++i)
       at[i] = b.bytes + offsets[i];
-    status = check_saved_particles(path, s, at[0], at[1], at[2], at[3], at[4],
-                                   at[5], at[6]);
+    status = check_saved_particles(path, state, at[0], at[1], at[2], at[3],
+                                   at[4], at[5], at[6]);
     if (status == CK_ERROR_PARSE)
       CK_FAIL_PREFIX(CK_ERROR_MISMATCH,
                      "not writing the checkpoint of step %llu, which a run "
@@ -950,19 +967,19 @@ static ck_status rebuild_loaded(ck_gas *gas, const uint8_t *positions,
                                 const uint8_t *reference,
                                 const uint8_t *flags) {
   ck_status status = CK_OK;
-  gas_state *s = &gas->state;
-  size_t bytes = 2 * (size_t)s->particles * s->real_size;
-  if (s->neighbors == CK_GAS_CELLS)
-    return gas->steps->neighbors(s, 1);
-  if (s->neighbors != CK_GAS_VERLET)
+  gas_state *state = &gas->state;
+  size_t bytes = 2 * (size_t)state->particles * state->real_size;
+  if (state->neighbors == CK_GAS_CELLS)
+    return gas->steps->neighbors(state, 1);
+  if (state->neighbors != CK_GAS_VERLET)
     return CK_OK;
-  CK_TRY(ck_buffer_write(s->queue, s->position, 0, bytes, reference,
+  CK_TRY(ck_buffer_write(state->queue, state->position, 0, bytes, reference,
                          CK_BLOCKING, NULL));
-  CK_TRY(gas->steps->neighbors(s, 1));
-  CK_TRY(ck_buffer_write(s->queue, s->position, 0, bytes, positions,
+  CK_TRY(gas->steps->neighbors(state, 1));
+  CK_TRY(ck_buffer_write(state->queue, state->position, 0, bytes, positions,
                          CK_BLOCKING, NULL));
-  CK_TRY(ck_buffer_write(s->queue, s->flags, 0, CHECKPOINT_FLAGS_BYTES, flags,
-                         CK_BLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, CHECKPOINT_FLAGS_BYTES,
+                         flags, CK_BLOCKING, NULL));
 fail:
   return status;
 }
@@ -1088,17 +1105,18 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   if (status == CK_ERROR_INVALID_ARGUMENT)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   CK_TRY(status);
-  gas_state *s = &gas->state;
+  gas_state *state = &gas->state;
   ck_buffer *buffers[8];
   size_t sizes[8];
-  size_t count = checkpoint_buffers(s, buffers, sizes);
+  size_t count = checkpoint_buffers(state, buffers, sizes);
   size_t needed = 0, skipped = 0;
   for (size_t i = 0; i < count; ++i)
     needed += sizes[i];
   /* Version 1 Verlet files hold the lists and their counts (4 (capacity
    * + 1) bytes a particle) between the reference positions and the
    * flags: they are skipped and built again. */
-  if (version == 1 && s->neighbors == CK_GAS_VERLET && size - 32 - at > needed)
+  if (version == 1 && state->neighbors == CK_GAS_VERLET &&
+      size - 32 - at > needed)
     skipped = size - 32 - at - needed;
   if (size - 32 - at != needed + skipped ||
       skipped % (4 * (size_t)c->particles) != 0)
@@ -1110,12 +1128,12 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
     if (i == 7)
       at += skipped;
     saved[i] = in + at;
-    CK_TRY(ck_buffer_write(s->queue, buffers[i], 0, sizes[i], in + at,
+    CK_TRY(ck_buffer_write(state->queue, buffers[i], 0, sizes[i], in + at,
                            CK_BLOCKING, NULL));
     at += sizes[i];
   }
-  CK_TRY(check_saved_particles(path, s, saved[0], saved[1], saved[2], saved[3],
-                               saved[4], saved[5], saved[6]));
+  CK_TRY(check_saved_particles(path, state, saved[0], saved[1], saved[2],
+                               saved[3], saved[4], saved[5], saved[6]));
   CK_TRY(rebuild_loaded(gas, saved[0], saved[6], saved[7]));
   *result = gas;
   gas = NULL;
@@ -1128,19 +1146,34 @@ fail:
 ck_status ck_gas_destroy(ck_gas *gas) {
   if (!gas)
     return CK_OK;
-  gas_state *s = &gas->state;
-  if (gas->steps && s->queue)
-    gas->steps->teardown(s);
-  ck_buffer *buffers[] = {
-      s->position,     s->velocity,   s->force,           s->energy,
-      s->virial,       s->id,         s->sorted_position, s->sorted_velocity,
-      s->sorted_id,    s->cell_key,   s->cell_rank,       s->cell_count,
-      s->cell_start,   s->cell_fill,  s->block_sum,       s->reference,
-      s->list,         s->list_count, s->flags,           s->sums,
-      s->partial_sums, s->rdf_counts};
+  gas_state *state = &gas->state;
+  if (gas->steps && state->queue)
+    gas->steps->teardown(state);
+  ck_buffer *buffers[] = {state->position,
+                          state->velocity,
+                          state->force,
+                          state->energy,
+                          state->virial,
+                          state->id,
+                          state->sorted_position,
+                          state->sorted_velocity,
+                          state->sorted_id,
+                          state->cell_key,
+                          state->cell_rank,
+                          state->cell_count,
+                          state->cell_start,
+                          state->cell_fill,
+                          state->block_sum,
+                          state->reference,
+                          state->list,
+                          state->list_count,
+                          state->flags,
+                          state->sums,
+                          state->partial_sums,
+                          state->rdf_counts};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
-  ck_queue_destroy(s->queue);
+  ck_queue_destroy(state->queue);
   free(gas);
   return CK_OK;
 }

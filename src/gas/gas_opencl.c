@@ -5,9 +5,9 @@
 #include "gas/gas_internal.h"
 #include "objectives/problem.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index, const gas_state *s,
-                          double value) {
-  return ck__kernel_set_real(kernel, index, s->double_precision, value);
+static ck_status set_real(ck_kernel *kernel, unsigned index,
+                          const gas_state *state, double value) {
+  return ck__kernel_set_real(kernel, index, state->double_precision, value);
 }
 
 ck_status ck__gas_set_uint(ck_kernel *kernel, unsigned index, uint32_t value) {
@@ -18,50 +18,51 @@ ck_status ck__gas_set_int(ck_kernel *kernel, unsigned index, int value) {
   return ck_kernel_set_value(kernel, index, sizeof value, &value);
 }
 
-void ck__gas_take_sorted(gas_state *s) {
-  ck_buffer *swap = s->position;
-  s->position = s->sorted_position;
-  s->sorted_position = swap;
-  swap = s->velocity;
-  s->velocity = s->sorted_velocity;
-  s->sorted_velocity = swap;
-  swap = s->id;
-  s->id = s->sorted_id;
-  s->sorted_id = swap;
+void ck__gas_take_sorted(gas_state *state) {
+  ck_buffer *swap = state->position;
+  state->position = state->sorted_position;
+  state->sorted_position = swap;
+  swap = state->velocity;
+  state->velocity = state->sorted_velocity;
+  state->sorted_velocity = swap;
+  swap = state->id;
+  state->id = state->sorted_id;
+  state->sorted_id = swap;
 }
 
-ck_status ck__gas_set_geometry(ck_kernel *k, unsigned at, const gas_state *s) {
+ck_status ck__gas_set_geometry(ck_kernel *k, unsigned at,
+                               const gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(set_real(k, at, s, s->box_x));
-  CK_TRY(set_real(k, at + 1, s, s->box_y));
-  CK_TRY(set_real(k, at + 2, s, s->cell_inverse_x));
-  CK_TRY(set_real(k, at + 3, s, s->cell_inverse_y));
-  CK_TRY(ck__gas_set_int(k, at + 4, s->cells_x));
-  CK_TRY(ck__gas_set_int(k, at + 5, s->cells_y));
+  CK_TRY(set_real(k, at, state, state->box_x));
+  CK_TRY(set_real(k, at + 1, state, state->box_y));
+  CK_TRY(set_real(k, at + 2, state, state->cell_inverse_x));
+  CK_TRY(set_real(k, at + 3, state, state->cell_inverse_y));
+  CK_TRY(ck__gas_set_int(k, at + 4, state->cells_x));
+  CK_TRY(ck__gas_set_int(k, at + 5, state->cells_y));
 fail:
   return status;
 }
 
 /* The pair model's 7 arguments from index `at` on. */
-static ck_status set_pair(ck_kernel *k, unsigned at, const gas_state *s) {
+static ck_status set_pair(ck_kernel *k, unsigned at, const gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(set_real(k, at, s, s->rc));
-  CK_TRY(set_real(k, at + 1, s, s->rc2));
-  CK_TRY(set_real(k, at + 2, s, s->energy_shift));
-  CK_TRY(set_real(k, at + 3, s, s->force_shift));
-  CK_TRY(set_real(k, at + 4, s, s->strength));
-  CK_TRY(set_real(k, at + 5, s, s->softening2));
-  CK_TRY(ck__gas_set_int(k, at + 6, s->with_energy));
+  CK_TRY(set_real(k, at, state, state->rc));
+  CK_TRY(set_real(k, at + 1, state, state->rc2));
+  CK_TRY(set_real(k, at + 2, state, state->energy_shift));
+  CK_TRY(set_real(k, at + 3, state, state->force_shift));
+  CK_TRY(set_real(k, at + 4, state, state->strength));
+  CK_TRY(set_real(k, at + 5, state, state->softening2));
+  CK_TRY(ck__gas_set_int(k, at + 6, state->with_energy));
 fail:
   return status;
 }
 
-static ck_status launch(gas_state *s, ck_kernel *kernel, size_t items,
+static ck_status launch(gas_state *state, ck_kernel *kernel, size_t items,
                         size_t group) {
   size_t global = (items + group - 1) / group * group;
   if (global == 0)
     global = group;
-  return ck_queue_launch(s->queue, kernel, 1, &global, &group, NULL);
+  return ck_queue_launch(state->queue, kernel, 1, &global, &group, NULL);
 }
 
 /* Verlet rebuilds of at most this many particles are sorted by one
@@ -79,28 +80,30 @@ static ck_status launch(gas_state *s, ck_kernel *kernel, size_t items,
  * tiles; scans of 256 (4 cells a work-item); the reduction uses at most
  * 1024 groups, so its second pass is one group's work.
  */
-static ck_status opencl_setup(gas_state *s) {
+static ck_status opencl_setup(gas_state *state) {
   ck_status status = CK_OK;
-  int gpu = s->device.kind == CK_KIND_GPU;
-  size_t limit =
-      s->device.max_work_group_size ? s->device.max_work_group_size : 256;
-  s->group = gpu ? 256 : 64;
-  s->scan_block = 256;
-  while (s->group > limit)
-    s->group /= 2;
-  while (s->scan_block > limit)
-    s->scan_block /= 2;
-  s->scan_blocks = (s->cells + 4 * s->scan_block - 1) / (4 * s->scan_block);
-  s->reduce_group = s->group;
-  s->reduce_groups = (s->particles + s->group - 1) / s->group;
-  if (s->reduce_groups > 1024)
-    s->reduce_groups = 1024;
-  CK_TRY(ck__buffer_make_zeroed(s->queue, s->scan_blocks, 4, "scan totals",
-                                &s->block_sum));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, (size_t)s->reduce_groups * 5,
-                                s->real_size, "partial sums",
-                                &s->partial_sums));
-  s->local_tiles = s->tiles >= 0 ? s->tiles : gpu;
+  int gpu = state->device.kind == CK_KIND_GPU;
+  size_t limit = state->device.max_work_group_size
+                     ? state->device.max_work_group_size
+                     : 256;
+  state->group = gpu ? 256 : 64;
+  state->scan_block = 256;
+  while (state->group > limit)
+    state->group /= 2;
+  while (state->scan_block > limit)
+    state->scan_block /= 2;
+  state->scan_blocks =
+      (state->cells + 4 * state->scan_block - 1) / (4 * state->scan_block);
+  state->reduce_group = state->group;
+  state->reduce_groups = (state->particles + state->group - 1) / state->group;
+  if (state->reduce_groups > 1024)
+    state->reduce_groups = 1024;
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->scan_blocks, 4,
+                                "scan totals", &state->block_sum));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, (size_t)state->reduce_groups * 5,
+                                state->real_size, "partial sums",
+                                &state->partial_sums));
+  state->local_tiles = state->tiles >= 0 ? state->tiles : gpu;
   /* Single precision on GPUs flushes subnormals: a reciprocal that keeps
    * them costs about four more instructions a pair on NVIDIA, and forces
    * that small are far below what the integrator resolves. */
@@ -109,104 +112,111 @@ static ck_status opencl_setup(gas_state *s) {
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
            "-DCK_GAS_WALLS=%d -DCK_GAS_TILES=%d -DCK_GAS_LANES=%u "
            "-DCK_GAS_FORCE_SHIFT=%d -DCK_REAL_DOUBLE=%d%s",
-           s->group, s->scan_block, s->model, s->walls, s->local_tiles,
-           s->lanes, s->force_shift != 0, s->double_precision,
-           gpu && !s->double_precision ? " -cl-denorms-are-zero" : "");
-  CK_TRY(ck_program_build(s->queue, "gas", defines, &s->program));
+           state->group, state->scan_block, state->model, state->walls,
+           state->local_tiles, state->lanes, state->force_shift != 0,
+           state->double_precision,
+           gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
+  CK_TRY(ck_program_build(state->queue, "gas", defines, &state->program));
   struct {
     const char *name;
     ck_kernel **kernel;
-  } kernels[] = {{"ck_gas_kick_drift", &s->kick_drift_kernel},
-                 {"ck_gas_count", &s->count_kernel},
-                 {"ck_gas_scan_blocks", &s->scan_kernel},
-                 {"ck_gas_scan_totals", &s->scan_totals_kernel},
-                 {"ck_gas_scatter", &s->scatter_kernel},
-                 {"ck_gas_order", &s->order_kernel},
-                 {"ck_gas_copy_back", &s->copy_back_kernel},
-                 {"ck_gas_build_list", &s->list_kernel},
-                 {"ck_gas_forces_cells", &s->forces_kernel},
-                 {"ck_gas_forces_list", &s->forces_list_kernel},
-                 {"ck_gas_forces_all", &s->forces_all_kernel},
-                 {"ck_gas_kick", &s->kick_kernel},
-                 {"ck_gas_reduce", &s->reduce_kernel},
-                 {"ck_gas_reduce_total", &s->reduce_total_kernel},
-                 {"ck_gas_rescale", &s->rescale_kernel},
-                 {"ck_gas_rdf", &s->rdf_kernel},
-                 {"ck_gas_sum_slices", &s->sum_slices_kernel}};
+  } kernels[] = {{"ck_gas_kick_drift", &state->kick_drift_kernel},
+                 {"ck_gas_count", &state->count_kernel},
+                 {"ck_gas_scan_blocks", &state->scan_kernel},
+                 {"ck_gas_scan_totals", &state->scan_totals_kernel},
+                 {"ck_gas_scatter", &state->scatter_kernel},
+                 {"ck_gas_order", &state->order_kernel},
+                 {"ck_gas_copy_back", &state->copy_back_kernel},
+                 {"ck_gas_build_list", &state->list_kernel},
+                 {"ck_gas_forces_cells", &state->forces_kernel},
+                 {"ck_gas_forces_list", &state->forces_list_kernel},
+                 {"ck_gas_forces_all", &state->forces_all_kernel},
+                 {"ck_gas_kick", &state->kick_kernel},
+                 {"ck_gas_reduce", &state->reduce_kernel},
+                 {"ck_gas_reduce_total", &state->reduce_total_kernel},
+                 {"ck_gas_rescale", &state->rescale_kernel},
+                 {"ck_gas_accumulate_rdf", &state->rdf_kernel},
+                 {"ck_gas_sum_slices", &state->sum_slices_kernel}};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
-    CK_TRY(ck_kernel_create(s->program, kernels[i].name, kernels[i].kernel));
-  if (s->lanes)
-    CK_TRY(ck_kernel_create(s->program, "ck_gas_forces_strips",
-                            &s->forces_strips_kernel));
-  s->sort_whole = s->neighbors == CK_GAS_VERLET &&
-                  (s->sort_request > 0 ||
-                   (s->sort_request < 0 && s->device.kind == CK_KIND_CPU &&
-                    s->particles <= CPU_WHOLE_SORT_LIMIT));
-  if (s->sort_whole)
-    CK_TRY(ck_kernel_create(s->program, "ck_gas_sort_whole",
-                            &s->sort_whole_kernel));
+    CK_TRY(
+        ck_kernel_create(state->program, kernels[i].name, kernels[i].kernel));
+  if (state->lanes)
+    CK_TRY(ck_kernel_create(state->program, "ck_gas_forces_strips",
+                            &state->forces_strips_kernel));
+  state->sort_whole =
+      state->neighbors == CK_GAS_VERLET &&
+      (state->sort_request > 0 ||
+       (state->sort_request < 0 && state->device.kind == CK_KIND_CPU &&
+        state->particles <= CPU_WHOLE_SORT_LIMIT));
+  if (state->sort_whole)
+    CK_TRY(ck_kernel_create(state->program, "ck_gas_sort_whole",
+                            &state->sort_whole_kernel));
   /* Tiled all pairs: enough slices of the j range for about 8192
    * work-items a compute unit, so that small systems fill the device. */
-  s->slices = 1;
-  if (s->neighbors == CK_GAS_ALL_PAIRS && s->local_tiles) {
+  state->slices = 1;
+  if (state->neighbors == CK_GAS_ALL_PAIRS && state->local_tiles) {
     size_t wanted =
-        (size_t)(s->device.compute_units ? s->device.compute_units : 1) * 8192;
-    size_t tiles = (s->particles + s->group - 1) / s->group;
-    size_t slices = (wanted + s->particles - 1) / s->particles;
+        (size_t)(state->device.compute_units ? state->device.compute_units
+                                             : 1) *
+        8192;
+    size_t tiles = (state->particles + state->group - 1) / state->group;
+    size_t slices = (wanted + state->particles - 1) / state->particles;
     slices = slices > 64 ? 64 : slices;
     slices = slices > tiles ? tiles : slices;
-    s->slices = slices < 1 ? 1 : (uint32_t)slices;
+    state->slices = slices < 1 ? 1 : (uint32_t)slices;
     CK_TRY(ck__buffer_make_zeroed(
-        s->queue, (size_t)s->slices * s->particles * 4, s->real_size,
-        "all-pairs slices", &s->slice_sums));
+        state->queue, (size_t)state->slices * state->particles * 4,
+        state->real_size, "all-pairs slices", &state->slice_sums));
   }
 fail:
   return status;
 }
 
-static ck_status opencl_kick_drift(gas_state *s) {
+static ck_status opencl_kick_drift(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->kick_drift_kernel;
-  int verlet = s->neighbors == CK_GAS_VERLET;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(set_real(k, 1, s, s->dt));
-  CK_TRY(ck__gas_set_geometry(k, 2, s));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->force));
+  ck_kernel *k = state->kick_drift_kernel;
+  int verlet = state->neighbors == CK_GAS_VERLET;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(set_real(k, 1, state, state->dt));
+  CK_TRY(ck__gas_set_geometry(k, 2, state));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->position));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->force));
   CK_TRY(ck__gas_set_int(k, 11, verlet));
-  CK_TRY(ck_kernel_set_buffer(k, 12, verlet ? s->reference : s->position));
-  CK_TRY(set_real(k, 13, s, 0.25 * s->skin * s->skin));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->flags));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(
+      ck_kernel_set_buffer(k, 12, verlet ? state->reference : state->position));
+  CK_TRY(set_real(k, 13, state, 0.25 * state->skin * state->skin));
+  CK_TRY(ck_kernel_set_buffer(k, 14, state->flags));
+  CK_TRY(launch(state, k, state->particles, state->group));
 fail:
   return status;
 }
 
 /* Verlet strips sorted whole: the sort clears the rebuild flag (the strip
  * kernel may then set it, taking the next step's first half-step). */
-static int flag_cleared_by_sort(const gas_state *s) {
-  return s->sort_whole && s->strips;
+static int flag_cleared_by_sort(const gas_state *state) {
+  return state->sort_whole && state->strips;
 }
 
 /* The whole sort by one work-item (a Verlet rebuild), skipped on the
  * device unless a rebuild is flagged when conditional. */
-static ck_status sort_whole(gas_state *s, int conditional) {
+static ck_status sort_whole(gas_state *state, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->sort_whole_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_uint(k, 1, s->cells));
-  CK_TRY(ck__gas_set_geometry(k, 2, s));
-  ck_buffer *buffers[] = {s->position,        s->velocity,        s->id,
-                          s->sorted_position, s->sorted_velocity, s->sorted_id,
-                          s->cell_key,        s->cell_start,      s->cell_count,
-                          s->cell_fill,       s->reference};
+  ck_kernel *k = state->sort_whole_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck__gas_set_uint(k, 1, state->cells));
+  CK_TRY(ck__gas_set_geometry(k, 2, state));
+  ck_buffer *buffers[] = {
+      state->position,        state->velocity,        state->id,
+      state->sorted_position, state->sorted_velocity, state->sorted_id,
+      state->cell_key,        state->cell_start,      state->cell_count,
+      state->cell_fill,       state->reference};
   for (unsigned b = 0; b < sizeof buffers / sizeof buffers[0]; ++b)
     CK_TRY(ck_kernel_set_buffer(k, 8 + b, buffers[b]));
   CK_TRY(ck__gas_set_int(k, 19, conditional));
-  CK_TRY(ck__gas_set_int(k, 20, flag_cleared_by_sort(s)));
-  CK_TRY(ck_kernel_set_buffer(k, 21, s->flags));
-  CK_TRY(launch(s, k, 1, 1));
+  CK_TRY(ck__gas_set_int(k, 20, flag_cleared_by_sort(state)));
+  CK_TRY(ck_kernel_set_buffer(k, 21, state->flags));
+  CK_TRY(launch(state, k, 1, 1));
 fail:
   return status;
 }
@@ -214,104 +224,105 @@ fail:
 /* The parallel counting sort by cell (and for Verlet, the copy back into
  * the particle arrays), each kernel skipping itself on the device unless a
  * rebuild is flagged when conditional. */
-static ck_status sort_in_parallel(gas_state *s, int conditional) {
+static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->count_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, s));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_fill));
+  ck_kernel *k = state->count_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, state));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->position));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->cell_fill));
   CK_TRY(ck__gas_set_int(k, 11, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->flags));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 12, state->flags));
+  CK_TRY(launch(state, k, state->particles, state->group));
 
-  k = s->scan_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->cells));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->block_sum));
+  k = state->scan_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->cells));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_fill));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->block_sum));
   CK_TRY(ck__gas_set_int(k, 5, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->flags));
-  CK_TRY(launch(s, k, (size_t)s->scan_blocks * s->scan_block, s->scan_block));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->flags));
+  CK_TRY(launch(state, k, (size_t)state->scan_blocks * state->scan_block,
+                state->scan_block));
 
-  k = s->scan_totals_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->scan_blocks));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->block_sum));
+  k = state->scan_totals_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->scan_blocks));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->block_sum));
   CK_TRY(ck__gas_set_int(k, 2, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->flags));
-  CK_TRY(launch(s, k, s->scan_block, s->scan_block));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->flags));
+  CK_TRY(launch(state, k, state->scan_block, state->scan_block));
 
-  k = s->scatter_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->block_sum));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->id));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->sorted_id));
+  k = state->scatter_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->block_sum));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->position));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->id));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->sorted_id));
   CK_TRY(ck__gas_set_int(k, 11, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->flags));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 12, state->flags));
+  CK_TRY(launch(state, k, state->particles, state->group));
 
-  k = s->order_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->cells));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->block_sum));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->sorted_id));
+  k = state->order_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->cells));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->block_sum));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->cell_fill));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->sorted_id));
   CK_TRY(ck__gas_set_int(k, 8, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
-  CK_TRY(launch(s, k, s->cells, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->flags));
+  CK_TRY(launch(state, k, state->cells, state->group));
 
-  if (s->neighbors != CK_GAS_VERLET) {
+  if (state->neighbors != CK_GAS_VERLET) {
     /* Every step sorts: the sorted arrays simply become the particles. */
-    ck__gas_take_sorted(s);
+    ck__gas_take_sorted(state);
     return CK_OK;
   }
-  k = s->copy_back_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->sorted_id));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->id));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->reference));
+  k = state->copy_back_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->sorted_id));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->position));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->id));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->reference));
   CK_TRY(ck__gas_set_int(k, 8, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->flags));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->flags));
+  CK_TRY(launch(state, k, state->particles, state->group));
 
 fail:
   return status;
 }
 
 /* A Verlet rebuild's lists, as the sort's kernels when conditional. */
-static ck_status build_lists(gas_state *s, int conditional) {
+static ck_status build_lists(gas_state *state, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->list_kernel;
-  double range = s->rc + s->skin;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, s));
-  CK_TRY(set_real(k, 7, s, range * range));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->list));
-  CK_TRY(ck_kernel_set_buffer(k, 12, s->list_count));
-  CK_TRY(ck__gas_set_uint(k, 13, s->list_capacity));
+  ck_kernel *k = state->list_kernel;
+  double range = state->rc + state->skin;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, state));
+  CK_TRY(set_real(k, 7, state, range * range));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->position));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 11, state->list));
+  CK_TRY(ck_kernel_set_buffer(k, 12, state->list_count));
+  CK_TRY(ck__gas_set_uint(k, 13, state->list_capacity));
   CK_TRY(ck__gas_set_int(k, 14, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 15, s->flags));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 15, state->flags));
+  CK_TRY(launch(state, k, state->particles, state->group));
 fail:
   return status;
 }
@@ -319,183 +330,188 @@ fail:
 /* The sort by cell, and for Verlet lists the lists: every step in cells
  * mode; in Verlet mode when forced, or else by kernels that skip
  * themselves on the device unless a rebuild is flagged. */
-static ck_status opencl_neighbors(gas_state *s, int force_rebuild) {
+static ck_status opencl_neighbors(gas_state *state, int force_rebuild) {
   ck_status status = CK_OK;
-  if (s->neighbors == CK_GAS_ALL_PAIRS)
+  if (state->neighbors == CK_GAS_ALL_PAIRS)
     return CK_OK;
-  int conditional = s->neighbors == CK_GAS_VERLET && !force_rebuild;
-  if (s->sort_whole)
-    CK_TRY(sort_whole(s, conditional));
+  int conditional = state->neighbors == CK_GAS_VERLET && !force_rebuild;
+  if (state->sort_whole)
+    CK_TRY(sort_whole(state, conditional));
   else
-    CK_TRY(sort_in_parallel(s, conditional));
+    CK_TRY(sort_in_parallel(state, conditional));
   /* Strips keep the rebuild's cells instead of lists. */
-  if (s->neighbors == CK_GAS_VERLET && !s->strips)
-    CK_TRY(build_lists(s, conditional));
+  if (state->neighbors == CK_GAS_VERLET && !state->strips)
+    CK_TRY(build_lists(state, conditional));
 fail:
   return status;
 }
 
-ck_status ck__gas_set_kick(ck_kernel *k, unsigned at, const gas_state *s) {
+ck_status ck__gas_set_kick(ck_kernel *k, unsigned at, const gas_state *state) {
   ck_status status = CK_OK;
-  int langevin = s->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(ck__gas_set_int(k, at, s->kick_step != 0));
-  CK_TRY(set_real(k, at + 1, s, s->dt));
-  CK_TRY(set_real(k, at + 2, s, langevin ? s->langevin_damping : 0.0));
-  CK_TRY(set_real(k, at + 3, s, s->langevin_noise));
-  CK_TRY(ck_kernel_set_value(k, at + 4, sizeof s->seed, &s->seed));
-  CK_TRY(ck_kernel_set_value(k, at + 5, sizeof s->kick_step, &s->kick_step));
-  CK_TRY(ck_kernel_set_buffer(k, at + 6, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, at + 7, s->id));
+  int langevin = state->thermostat == CK_GAS_LANGEVIN;
+  CK_TRY(ck__gas_set_int(k, at, state->kick_step != 0));
+  CK_TRY(set_real(k, at + 1, state, state->dt));
+  CK_TRY(set_real(k, at + 2, state, langevin ? state->langevin_damping : 0.0));
+  CK_TRY(set_real(k, at + 3, state, state->langevin_noise));
+  CK_TRY(ck_kernel_set_value(k, at + 4, sizeof state->seed, &state->seed));
+  CK_TRY(ck_kernel_set_value(k, at + 5, sizeof state->kick_step,
+                             &state->kick_step));
+  CK_TRY(ck_kernel_set_buffer(k, at + 6, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, at + 7, state->id));
 fail:
   return status;
 }
 
 /* The arguments every forces kernel begins with: the particle count, the
  * geometry, the pair model and the positions (indices 0 to 14). */
-static ck_status set_forces_head(ck_kernel *k, const gas_state *s) {
+static ck_status set_forces_head(ck_kernel *k, const gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, s));
-  CK_TRY(set_pair(k, 7, s));
-  CK_TRY(ck_kernel_set_buffer(k, 14, s->position));
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, state));
+  CK_TRY(set_pair(k, 7, state));
+  CK_TRY(ck_kernel_set_buffer(k, 14, state->position));
 fail:
   return status;
 }
 
 /* Cells and Verlet modes: the forces and, when the driver has one due,
  * the kick in the same launch. */
-static ck_status neighbor_forces(gas_state *s) {
+static ck_status neighbor_forces(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->strips                      ? s->forces_strips_kernel
-                 : s->neighbors == CK_GAS_CELLS ? s->forces_kernel
-                                                : s->forces_list_kernel;
-  CK_TRY(set_forces_head(k, s));
+  ck_kernel *k = state->strips ? state->forces_strips_kernel
+                 : state->neighbors == CK_GAS_CELLS ? state->forces_kernel
+                                                    : state->forces_list_kernel;
+  CK_TRY(set_forces_head(k, state));
   unsigned at = 15;
-  if (s->strips) {
-    int verlet = s->neighbors == CK_GAS_VERLET;
-    CK_TRY(ck_kernel_set_buffer(k, at++, verlet ? s->reference : s->position));
+  if (state->strips) {
+    int verlet = state->neighbors == CK_GAS_VERLET;
+    CK_TRY(ck_kernel_set_buffer(k, at++,
+                                verlet ? state->reference : state->position));
   }
-  if (s->neighbors == CK_GAS_CELLS || s->strips) {
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->cell_start));
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->cell_count));
+  if (state->neighbors == CK_GAS_CELLS || state->strips) {
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->cell_start));
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->cell_count));
   } else {
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->list));
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->list_count));
-    CK_TRY(ck__gas_set_uint(k, at++, s->list_capacity));
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->list));
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->list_count));
+    CK_TRY(ck__gas_set_uint(k, at++, state->list_capacity));
   }
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->force));
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->energy));
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->virial));
-  if (s->neighbors == CK_GAS_VERLET || s->strips)
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->flags));
-  CK_TRY(ck__gas_set_kick(k, at, s));
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->force));
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->energy));
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->virial));
+  if (state->neighbors == CK_GAS_VERLET || state->strips)
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->flags));
+  CK_TRY(ck__gas_set_kick(k, at, state));
   int ahead = 0;
-  if (s->strips) {
+  if (state->strips) {
     /* Strips in Verlet mode take the next first half-step too, when the
      * driver allows it and the sort clears the flag they set. */
-    ahead = s->ahead && s->kick_step != 0 && flag_cleared_by_sort(s);
+    ahead =
+        state->ahead && state->kick_step != 0 && flag_cleared_by_sort(state);
     at += 8;
-    CK_TRY(ck__gas_set_int(k, at++, !flag_cleared_by_sort(s)));
+    CK_TRY(ck__gas_set_int(k, at++, !flag_cleared_by_sort(state)));
     CK_TRY(ck__gas_set_int(k, at++, ahead));
-    CK_TRY(set_real(k, at++, s, 0.25 * s->skin * s->skin));
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->sorted_position));
+    CK_TRY(set_real(k, at++, state, 0.25 * state->skin * state->skin));
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->sorted_position));
   }
-  CK_TRY(launch(s, k, s->particles, s->group));
-  s->kick_step = 0;
+  CK_TRY(launch(state, k, state->particles, state->group));
+  state->kick_step = 0;
   if (ahead) {
     /* The next positions are in the spare array: it becomes the
      * positions. */
-    ck_buffer *swap = s->position;
-    s->position = s->sorted_position;
-    s->sorted_position = swap;
-    s->drifted = 1;
+    ck_buffer *swap = state->position;
+    state->position = state->sorted_position;
+    state->sorted_position = swap;
+    state->drifted = 1;
   }
 fail:
   return status;
 }
 
-static ck_status opencl_forces(gas_state *s) {
+static ck_status opencl_forces(gas_state *state) {
   ck_status status = CK_OK;
-  if (s->neighbors != CK_GAS_ALL_PAIRS)
-    return neighbor_forces(s);
-  ck_kernel *k = s->forces_all_kernel;
-  CK_TRY(set_forces_head(k, s));
+  if (state->neighbors != CK_GAS_ALL_PAIRS)
+    return neighbor_forces(state);
+  ck_kernel *k = state->forces_all_kernel;
+  CK_TRY(set_forces_head(k, state));
   unsigned at = 15;
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->force));
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->energy));
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->virial));
-  if (!s->local_tiles) {
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->force));
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->energy));
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->virial));
+  if (!state->local_tiles) {
     CK_TRY(ck__gas_set_uint(k, at++, 1));
-    CK_TRY(ck_kernel_set_buffer(k, at++, s->force)); /* unused */
-    CK_TRY(launch(s, k, s->particles, s->group));
+    CK_TRY(ck_kernel_set_buffer(k, at++, state->force)); /* unused */
+    CK_TRY(launch(state, k, state->particles, state->group));
     return CK_OK;
   }
-  CK_TRY(ck__gas_set_uint(k, at++, s->slices));
-  CK_TRY(ck_kernel_set_buffer(k, at++, s->slice_sums));
-  size_t local[2] = {s->group, 1};
-  size_t global[2] = {(s->particles + s->group - 1) / s->group * s->group,
-                      s->slices};
-  CK_TRY(ck_queue_launch(s->queue, k, 2, global, local, NULL));
-  k = s->sum_slices_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_uint(k, 1, s->slices));
-  CK_TRY(ck__gas_set_int(k, 2, s->with_energy));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->slice_sums));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->force));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->energy));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->virial));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck__gas_set_uint(k, at++, state->slices));
+  CK_TRY(ck_kernel_set_buffer(k, at++, state->slice_sums));
+  size_t local[2] = {state->group, 1};
+  size_t global[2] = {(state->particles + state->group - 1) / state->group *
+                          state->group,
+                      state->slices};
+  CK_TRY(ck_queue_launch(state->queue, k, 2, global, local, NULL));
+  k = state->sum_slices_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck__gas_set_uint(k, 1, state->slices));
+  CK_TRY(ck__gas_set_int(k, 2, state->with_energy));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->slice_sums));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->force));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->energy));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->virial));
+  CK_TRY(launch(state, k, state->particles, state->group));
 fail:
   return status;
 }
 
-static ck_status opencl_kick(gas_state *s, uint64_t step) {
+static ck_status opencl_kick(gas_state *state, uint64_t step) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->kick_kernel;
-  int langevin = s->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(set_real(k, 1, s, s->dt));
-  CK_TRY(set_real(k, 2, s, langevin ? s->langevin_damping : 0.0));
-  CK_TRY(set_real(k, 3, s, s->langevin_noise));
-  CK_TRY(ck_kernel_set_value(k, 4, sizeof s->seed, &s->seed));
+  ck_kernel *k = state->kick_kernel;
+  int langevin = state->thermostat == CK_GAS_LANGEVIN;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(set_real(k, 1, state, state->dt));
+  CK_TRY(set_real(k, 2, state, langevin ? state->langevin_damping : 0.0));
+  CK_TRY(set_real(k, 3, state, state->langevin_noise));
+  CK_TRY(ck_kernel_set_value(k, 4, sizeof state->seed, &state->seed));
   CK_TRY(ck_kernel_set_value(k, 5, sizeof step, &step));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->force));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->id));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->force));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->id));
+  CK_TRY(launch(state, k, state->particles, state->group));
 fail:
   return status;
 }
 
-/* The totals into s->sums on the device (5 reals). */
-static ck_status reduce_on_device(gas_state *s) {
+/* The totals into state->sums on the device (5 reals). */
+static ck_status reduce_on_device(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->reduce_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->energy));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->virial));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->partial_sums));
-  CK_TRY(launch(s, k, (size_t)s->reduce_groups * s->group, s->group));
-  k = s->reduce_total_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->reduce_groups));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->partial_sums));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->sums));
-  CK_TRY(launch(s, k, s->group, s->group));
+  ck_kernel *k = state->reduce_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->energy));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->virial));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->partial_sums));
+  CK_TRY(launch(state, k, (size_t)state->reduce_groups * state->group,
+                state->group));
+  k = state->reduce_total_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->reduce_groups));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->partial_sums));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->sums));
+  CK_TRY(launch(state, k, state->group, state->group));
 fail:
   return status;
 }
 
-static ck_status opencl_reduce(gas_state *s, double sums[5]) {
+static ck_status opencl_reduce(gas_state *state, double sums[5]) {
   ck_status status = CK_OK;
-  CK_TRY(reduce_on_device(s));
+  CK_TRY(reduce_on_device(state));
   double wide[5];
   float narrow[5];
-  if (s->double_precision) {
-    CK_TRY(ck_buffer_read(s->queue, s->sums, 0, sizeof wide, wide, CK_BLOCKING,
-                          NULL));
+  if (state->double_precision) {
+    CK_TRY(ck_buffer_read(state->queue, state->sums, 0, sizeof wide, wide,
+                          CK_BLOCKING, NULL));
   } else {
-    CK_TRY(ck_buffer_read(s->queue, s->sums, 0, sizeof narrow, narrow,
+    CK_TRY(ck_buffer_read(state->queue, state->sums, 0, sizeof narrow, narrow,
                           CK_BLOCKING, NULL));
     for (int q = 0; q < 5; ++q)
       wide[q] = narrow[q];
@@ -506,63 +522,65 @@ fail:
   return status;
 }
 
-static ck_status opencl_rescale(gas_state *s) {
+static ck_status opencl_rescale(gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(reduce_on_device(s));
-  ck_kernel *k = s->rescale_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(set_real(k, 1, s, s->target_temperature));
-  CK_TRY(set_real(k, 2, s, s->degrees_of_freedom));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->sums));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->velocity));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(reduce_on_device(state));
+  ck_kernel *k = state->rescale_kernel;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(set_real(k, 1, state, state->target_temperature));
+  CK_TRY(set_real(k, 2, state, state->degrees_of_freedom));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->sums));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->velocity));
+  CK_TRY(launch(state, k, state->particles, state->group));
 fail:
   return status;
 }
 
-static ck_status opencl_rdf(gas_state *s, uint32_t bins, double range) {
+static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->rdf_kernel;
+  ck_kernel *k = state->rdf_kernel;
   /* Verlet strips keep the rebuild's cells: pairs from those, around the
    * rebuild's positions. */
-  int verlet_lists = s->neighbors == CK_GAS_VERLET && !s->strips;
-  int mode = s->neighbors == CK_GAS_ALL_PAIRS ? 2 : verlet_lists ? 1 : 0;
+  int verlet_lists = state->neighbors == CK_GAS_VERLET && !state->strips;
+  int mode = state->neighbors == CK_GAS_ALL_PAIRS ? 2 : verlet_lists ? 1 : 0;
   ck_buffer *anchor =
-      s->neighbors == CK_GAS_VERLET ? s->reference : s->position;
+      state->neighbors == CK_GAS_VERLET ? state->reference : state->position;
   /* Buffers the mode does not use still need a valid argument. */
-  ck_buffer *list = mode == 1 ? s->list : s->cell_start;
-  ck_buffer *list_count = mode == 1 ? s->list_count : s->cell_count;
-  CK_TRY(ck__gas_set_uint(k, 0, s->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, s));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->position));
+  ck_buffer *list = mode == 1 ? state->list : state->cell_start;
+  ck_buffer *list_count = mode == 1 ? state->list_count : state->cell_count;
+  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(k, 1, state));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->position));
   CK_TRY(ck_kernel_set_buffer(k, 8, anchor));
   CK_TRY(ck__gas_set_int(k, 9, mode));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->cell_count));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(k, 11, state->cell_count));
   CK_TRY(ck_kernel_set_buffer(k, 12, list));
   CK_TRY(ck_kernel_set_buffer(k, 13, list_count));
-  CK_TRY(ck__gas_set_uint(k, 14, s->list_capacity));
-  CK_TRY(set_real(k, 15, s, range));
+  CK_TRY(ck__gas_set_uint(k, 14, state->list_capacity));
+  CK_TRY(set_real(k, 15, state, range));
   CK_TRY(ck__gas_set_uint(k, 16, bins));
-  CK_TRY(ck_kernel_set_buffer(k, 17, s->rdf_counts));
-  CK_TRY(launch(s, k, s->particles, s->group));
+  CK_TRY(ck_kernel_set_buffer(k, 17, state->rdf_counts));
+  CK_TRY(launch(state, k, state->particles, state->group));
 fail:
   return status;
 }
 
-static void opencl_teardown(gas_state *s) {
-  ck_kernel *kernels[] = {
-      s->kick_drift_kernel,  s->count_kernel,        s->scan_kernel,
-      s->scan_totals_kernel, s->scatter_kernel,      s->order_kernel,
-      s->copy_back_kernel,   s->list_kernel,         s->forces_kernel,
-      s->forces_list_kernel, s->forces_all_kernel,   s->kick_kernel,
-      s->reduce_kernel,      s->reduce_total_kernel, s->rescale_kernel,
-      s->rdf_kernel,         s->sum_slices_kernel,   s->forces_strips_kernel,
-      s->sort_whole_kernel};
+static void opencl_teardown(gas_state *state) {
+  ck_kernel *kernels[] = {state->kick_drift_kernel, state->count_kernel,
+                          state->scan_kernel,       state->scan_totals_kernel,
+                          state->scatter_kernel,    state->order_kernel,
+                          state->copy_back_kernel,  state->list_kernel,
+                          state->forces_kernel,     state->forces_list_kernel,
+                          state->forces_all_kernel, state->kick_kernel,
+                          state->reduce_kernel,     state->reduce_total_kernel,
+                          state->rescale_kernel,    state->rdf_kernel,
+                          state->sum_slices_kernel, state->forces_strips_kernel,
+                          state->sort_whole_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
-  ck_program_destroy(s->program);
-  ck_buffer_destroy(s->slice_sums);
+  ck_program_destroy(state->program);
+  ck_buffer_destroy(state->slice_sums);
 }
 
 const ck__gas_steps ck__gas_opencl_steps = {

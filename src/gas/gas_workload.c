@@ -411,12 +411,12 @@ static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
   ck_status status = CK_OK;
   double box_x, box_y;
   size_t n;
-  ck_gas_box(gas, &box_x, &box_y, &n);
+  ck_gas_get_box(gas, &box_x, &box_y, &n);
   double *positions = malloc(2 * n * sizeof *positions);
   double *velocities = malloc(2 * n * sizeof *velocities);
   if (!positions || !velocities)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(ck_gas_particles(gas, positions, velocities));
+  CK_TRY(ck_gas_get_particles(gas, positions, velocities));
   if (trajectory)
     CK_TRY(ck__gas_trajectory_frame(trajectory, n, box_x, box_y, positions,
                                     velocities, o->step, o->time));
@@ -511,7 +511,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       ++sampled;
     }
     if (rdf && step >= production && (step - production) % job.rdf_every == 0) {
-      CK_TRY(ck_gas_rdf(gas, job.rdf_bins, job.rdf_range, rdf));
+      CK_TRY(ck_gas_accumulate_rdf(gas, job.rdf_bins, job.rdf_range, rdf));
       ++rdf_samples;
     }
     if (trajectory && since % job.traj_every == 0) {
@@ -551,7 +551,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   }
   CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
   double run_s = ck__seconds() - run_started;
-  ck_queue_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
+  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
   if (trajectory) {
     ck__gas_trajectory *closing = trajectory;
     trajectory = NULL;

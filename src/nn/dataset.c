@@ -1420,19 +1420,21 @@ fail:
 
 /* ---- classes and release ------------------------------------------------ */
 
-ck_status ck_dataset_class_name(const ck_dataset *dataset, size_t k,
-                                char *buffer, size_t capacity) {
+ck_status ck_dataset_get_class_name(const ck_dataset *dataset, size_t k,
+                                    char *buffer, size_t capacity) {
   if (!dataset || !buffer || capacity == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_dataset_class_name: dataset or buffer is NULL, or the "
-                    "capacity is 0");
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_dataset_get_class_name: dataset or buffer is NULL, or the "
+        "capacity is 0");
   buffer[0] = '\0';
   if (k >= dataset->classes)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_dataset_class_name: %zu is not a class; the data set "
-                    "has %zu",
-                    k, dataset->classes);
-  return ck__class_name_write("ck_dataset_class_name",
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_dataset_get_class_name: %zu is not a class; the data set "
+        "has %zu",
+        k, dataset->classes);
+  return ck__class_name_write("ck_dataset_get_class_name",
                               dataset->class_names ? dataset->class_names[k]
                                                    : NULL,
                               k, buffer, capacity);

@@ -56,8 +56,8 @@ ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
   ck_status status = CK_OK;
   ck__byte_writer w = {0};
   float *weights = NULL;
-  nn_state *s = &nn->state;
-  uint32_t widths = (uint32_t)s->layers + 1;
+  nn_state *state = &nn->state;
+  uint32_t widths = (uint32_t)state->layers + 1;
   ck__bytes_put(&w, model_magic, sizeof model_magic);
   ck__bytes_put_u32(&w, MODEL_VERSION);
   ck__bytes_put_u32(&w, widths);
@@ -66,7 +66,7 @@ ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
   ck__bytes_put_u32(&w, nn->class_names ? (uint32_t)nn->class_count : 0u);
   ck__bytes_put_u32(&w, 0u);
   for (uint32_t l = 0; l < widths; ++l)
-    ck__bytes_put_u32(&w, s->sizes[l]);
+    ck__bytes_put_u32(&w, state->sizes[l]);
   for (uint32_t l = 0; l + 2 < widths; ++l)
     ck__bytes_put_u32(&w, (uint32_t)nn->config.activations[l]);
   for (size_t k = 0; nn->class_names && k < nn->class_count; ++k) {
@@ -75,13 +75,13 @@ ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
     ck__bytes_put(&w, nn->class_names[k], length);
   }
   if (nn->normalization.kind != CK_NORMALIZE_NONE) {
-    for (size_t f = 0; f < s->sizes[0]; ++f)
+    for (size_t f = 0; f < state->sizes[0]; ++f)
       ck__bytes_put_f32(&w, nn->normalization.offset[f]);
-    for (size_t f = 0; f < s->sizes[0]; ++f)
+    for (size_t f = 0; f < state->sizes[0]; ++f)
       ck__bytes_put_f32(&w, nn->normalization.scale[f]);
   }
-  for (int l = 1; l <= s->layers; ++l) {
-    size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
+  for (int l = 1; l <= state->layers; ++l) {
+    size_t count = (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
     weights = malloc(count * sizeof *weights);
     if (!weights)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory saving the model",

@@ -112,13 +112,13 @@ nn_state *ck__nn_state(ck_nn *nn) {
 
 ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
-  size_t count = (size_t)s->sizes[layer] * (s->sizes[layer - 1] + 1);
+  nn_state *state = &nn->state;
+  size_t count = (size_t)state->sizes[layer] * (state->sizes[layer - 1] + 1);
   double *wide = malloc(count * sizeof *wide);
   if (!wide)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading weights");
-  CK_TRY(ck__reals_read(s->queue, s->weights[layer], s->double_precision, wide,
-                        count));
+  CK_TRY(ck__reals_read(state->queue, state->weights[layer],
+                        state->double_precision, wide, count));
   for (size_t i = 0; i < count; ++i)
     values[i] = (float)wide[i];
 fail:
@@ -128,15 +128,15 @@ fail:
 
 ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
-  size_t count = (size_t)s->sizes[layer] * (s->sizes[layer - 1] + 1);
+  nn_state *state = &nn->state;
+  size_t count = (size_t)state->sizes[layer] * (state->sizes[layer - 1] + 1);
   double *wide = malloc(count * sizeof *wide);
   if (!wide)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing weights");
   for (size_t i = 0; i < count; ++i)
     wide[i] = values[i];
-  CK_TRY(ck__reals_write(s->queue, s->weights[layer], s->double_precision, wide,
-                         count));
+  CK_TRY(ck__reals_write(state->queue, state->weights[layer],
+                         state->double_precision, wide, count));
 fail:
   free(wide);
   return status;
@@ -156,17 +156,18 @@ static double normal_draw(uint64_t seed, uint64_t stream, uint64_t index) {
  * o (in + 1) + i of stream WEIGHT_STREAM + l, whatever the backend. */
 static ck_status initialise_weights(ck_nn *nn) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
+  nn_state *state = &nn->state;
   double *values = NULL;
-  for (int l = 1; l <= s->layers; ++l) {
-    size_t in = s->sizes[l - 1], out = s->sizes[l];
+  for (int l = 1; l <= state->layers; ++l) {
+    size_t in = state->sizes[l - 1], out = state->sizes[l];
     size_t count = out * (in + 1);
     values = malloc(count * sizeof *values);
     if (!values)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory drawing weights");
-    double deviation = l < s->layers && s->activation[l] == CK_NN_ACT_RELU
-                           ? sqrt(2.0 / (double)in)
-                           : sqrt(2.0 / (double)(in + out));
+    double deviation =
+        l < state->layers && state->activation[l] == CK_NN_ACT_RELU
+            ? sqrt(2.0 / (double)in)
+            : sqrt(2.0 / (double)(in + out));
     for (size_t o = 0; o < out; ++o)
       for (size_t i = 0; i <= in; ++i) {
         size_t at = o * (in + 1) + i;
@@ -174,8 +175,8 @@ static ck_status initialise_weights(ck_nn *nn) {
                                                       WEIGHT_STREAM + l, at)
                             : 0.0;
       }
-    CK_TRY(ck__reals_write(s->queue, s->weights[l], s->double_precision, values,
-                           count));
+    CK_TRY(ck__reals_write(state->queue, state->weights[l],
+                           state->double_precision, values, count));
     free(values);
     values = NULL;
   }
@@ -187,50 +188,51 @@ fail:
 /* Activations and deltas for at least rows rows. */
 static ck_status ensure_capacity(ck_nn *nn, uint32_t rows) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
-  if (rows <= s->capacity)
+  nn_state *state = &nn->state;
+  if (rows <= state->capacity)
     return CK_OK;
-  for (int l = 0; l <= s->layers; ++l) {
-    ck_buffer_destroy(s->activations[l]);
-    ck_buffer_destroy(s->deltas[l]);
-    s->activations[l] = s->deltas[l] = NULL;
+  for (int l = 0; l <= state->layers; ++l) {
+    ck_buffer_destroy(state->activations[l]);
+    ck_buffer_destroy(state->deltas[l]);
+    state->activations[l] = state->deltas[l] = NULL;
   }
-  ck_buffer_destroy(s->batch_labels);
-  s->batch_labels = NULL;
-  s->capacity = 0;
-  for (int l = 0; l <= s->layers; ++l) {
-    size_t count = (size_t)rows * s->sizes[l];
-    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
-                                  "network activations", &s->activations[l]));
+  ck_buffer_destroy(state->batch_labels);
+  state->batch_labels = NULL;
+  state->capacity = 0;
+  for (int l = 0; l <= state->layers; ++l) {
+    size_t count = (size_t)rows * state->sizes[l];
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
+                                  "network activations",
+                                  &state->activations[l]));
     if (l > 0) {
-      CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
-                                    "network deltas", &s->deltas[l]));
+      CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
+                                    "network deltas", &state->deltas[l]));
     }
   }
-  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, sizeof(int32_t), "batch labels",
-                                &s->batch_labels));
-  s->capacity = rows;
+  CK_TRY(ck__buffer_make_zeroed(state->queue, rows, sizeof(int32_t),
+                                "batch labels", &state->batch_labels));
+  state->capacity = rows;
 fail:
   return status;
 }
 
 /* Per-sample losses, hits and predictions for at least rows rows. */
-static ck_status ensure_samples(nn_state *s, uint32_t rows) {
+static ck_status ensure_samples(nn_state *state, uint32_t rows) {
   ck_status status = CK_OK;
-  if (rows <= s->sample_capacity)
+  if (rows <= state->sample_capacity)
     return CK_OK;
-  ck_buffer_destroy(s->losses);
-  ck_buffer_destroy(s->hits);
-  ck_buffer_destroy(s->predictions);
-  s->losses = s->hits = s->predictions = NULL;
-  s->sample_capacity = 0;
-  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, s->real_size,
-                                "per-sample losses", &s->losses));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, sizeof(uint32_t),
-                                "per-sample hits", &s->hits));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, rows, sizeof(int32_t), "predictions",
-                                &s->predictions));
-  s->sample_capacity = rows;
+  ck_buffer_destroy(state->losses);
+  ck_buffer_destroy(state->hits);
+  ck_buffer_destroy(state->predictions);
+  state->losses = state->hits = state->predictions = NULL;
+  state->sample_capacity = 0;
+  CK_TRY(ck__buffer_make_zeroed(state->queue, rows, state->real_size,
+                                "per-sample losses", &state->losses));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, rows, sizeof(uint32_t),
+                                "per-sample hits", &state->hits));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, rows, sizeof(int32_t),
+                                "predictions", &state->predictions));
+  state->sample_capacity = rows;
 fail:
   return status;
 }
@@ -252,23 +254,23 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   if (!nn)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory creating a network");
   nn->config = *config;
-  nn_state *s = &nn->state;
-  s->device = *device;
+  nn_state *state = &nn->state;
+  state->device = *device;
   if (tuning)
-    s->tuning = *tuning;
-  s->double_precision = double_precision;
-  s->real_size = double_precision ? sizeof(double) : sizeof(float);
-  s->layers = (int)config->layer_count - 1;
-  for (int l = 0; l <= s->layers; ++l)
-    s->sizes[l] = (uint32_t)config->sizes[l];
-  for (int l = 1; l < s->layers; ++l)
-    s->activation[l] = (int)config->activations[l - 1];
-  s->loss =
+    state->tuning = *tuning;
+  state->double_precision = double_precision;
+  state->real_size = double_precision ? sizeof(double) : sizeof(float);
+  state->layers = (int)config->layer_count - 1;
+  for (int l = 0; l <= state->layers; ++l)
+    state->sizes[l] = (uint32_t)config->sizes[l];
+  for (int l = 1; l < state->layers; ++l)
+    state->activation[l] = (int)config->activations[l - 1];
+  state->loss =
       config->loss == CK_NN_MSE ? CK_NN_LOSS_MSE : CK_NN_LOSS_CROSS_ENTROPY;
-  s->activation[s->layers] =
+  state->activation[state->layers] =
       config->loss == CK_NN_MSE ? CK_NN_ACT_SIGMOID : CK_NN_ACT_IDENTITY;
-  s->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
-                                                 : CK_NN_OPTIMIZER_SGD;
+  state->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
+                                                     : CK_NN_OPTIMIZER_SGD;
   if (config->math == CK_NN_TF32 &&
       (device->backend != CK_BACKEND_CUDA || double_precision))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
@@ -278,15 +280,15 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
             device->id,
             double_precision ? "runs in double precision"
                              : "has no TF32 products");
-  s->tf32 = config->math == CK_NN_TF32;
+  state->tf32 = config->math == CK_NN_TF32;
   /* The vector form is written in OpenCL C's vector types, which the CUDA
    * prelude does not spell; it is a form for CPUs. */
-  if (s->tuning.tile && s->tuning.form == CK__NN_VECTOR &&
+  if (state->tuning.tile && state->tuning.form == CK__NN_VECTOR &&
       device->backend == CK_BACKEND_CUDA)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "matrix-product tiles vector:%u (--tiles): the vector form runs "
             "on OpenCL devices; CUDA device %s takes local:S or global:S",
-            s->tuning.tile, device->id);
+            state->tuning.tile, device->id);
   nn->steps =
       device->backend == CK_BACKEND_REF
           ? (double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32)
@@ -300,28 +302,28 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   /* The weights and the optimiser's two states, before any is allocated
    * (the data sets and activations are checked as buffers when attached). */
   double parameters = 0;
-  for (int l = 1; l <= s->layers; ++l)
-    parameters += (double)s->sizes[l] * (s->sizes[l - 1] + 1.0);
-  if ((status =
-           ck__device_memory_check(device, 3.0 * parameters * s->real_size)))
+  for (int l = 1; l <= state->layers; ++l)
+    parameters += (double)state->sizes[l] * (state->sizes[l - 1] + 1.0);
+  if ((status = ck__device_memory_check(device,
+                                        3.0 * parameters * state->real_size)))
     CK_FAIL_PREFIX(status, "a network of %.0f parameters needs ", parameters);
-  CK_TRY(ck_queue_create(device, &s->queue));
-  for (int l = 1; l <= s->layers; ++l) {
-    size_t count = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1);
-    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size, "weights",
-                                  &s->weights[l]));
-    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
-                                  "optimiser state", &s->first[l]));
-    CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size,
-                                  "optimiser state", &s->second[l]));
+  CK_TRY(ck_queue_create(device, &state->queue));
+  for (int l = 1; l <= state->layers; ++l) {
+    size_t count = (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
+                                  "weights", &state->weights[l]));
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
+                                  "optimiser state", &state->first[l]));
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
+                                  "optimiser state", &state->second[l]));
   }
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 1, s->real_size, "loss total",
-                                &s->loss_total));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, 1, sizeof(uint32_t), "hit total",
-                                &s->hit_total));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 1, state->real_size, "loss total",
+                                &state->loss_total));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, 1, sizeof(uint32_t), "hit total",
+                                &state->hit_total));
   CK_TRY(initialise_weights(nn));
   double started = ck__seconds();
-  CK_TRY(nn->steps->setup(s));
+  CK_TRY(nn->steps->setup(state));
   nn->build_s = ck__seconds() - started;
   *result = nn;
   return CK_OK;
@@ -351,26 +353,26 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
   if (!nn || !train)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_nn_set_preprocessing: NULL argument");
-  nn_state *s = &nn->state;
+  nn_state *state = &nn->state;
   /* Attached sets were normalised when attached; a new scaling would
    * leave them scaled by the old one and the model by the new. */
   for (int set = 0; set < 3; ++set)
-    if (s->sets[set].rows)
+    if (state->sets[set].rows)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "ck_nn_set_preprocessing: the %s data is already attached "
               "(by ck_nn_attach or ck_nn_predict), normalised by the "
               "current scaling; set the preprocessing before attaching data",
               set_names[set]);
-  if (train->features != s->sizes[0])
+  if (train->features != state->sizes[0])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "layers: the input layer has %u units, but the training data "
             "has %zu features",
-            s->sizes[0], train->features);
-  if (train->classes > s->sizes[s->layers])
+            state->sizes[0], train->features);
+  if (train->classes > state->sizes[state->layers])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "layers: the output layer has %u units, but the training data "
             "has %zu classes",
-            s->sizes[s->layers], train->classes);
+            state->sizes[state->layers], train->classes);
   CK_TRY(ck_dataset_normalization_fit(train, kind, &fitted));
   if (train->class_names) {
     names = calloc(train->classes, sizeof *names);
@@ -426,22 +428,24 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   int32_t *labels = NULL;
   if (!nn || !data || (unsigned)which > CK_NN_TEST)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_attach: bad argument");
-  nn_state *s = &nn->state;
+  nn_state *state = &nn->state;
   const char *name = set_names[which];
-  if (data->features != s->sizes[0])
+  if (data->features != state->sizes[0])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "the network's input layer has %u units, but the %s data has "
             "%zu feature%s a row",
-            s->sizes[0], name, data->features, data->features == 1 ? "" : "s");
+            state->sizes[0], name, data->features,
+            data->features == 1 ? "" : "s");
   if (data->rows < 1 || data->rows > UINT32_MAX / 2)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "the %s data has %zu rows", name,
             data->rows);
   for (size_t r = 0; r < data->rows; ++r)
-    if (data->labels[r] < 0 || (uint32_t)data->labels[r] >= s->sizes[s->layers])
+    if (data->labels[r] < 0 ||
+        (uint32_t)data->labels[r] >= state->sizes[state->layers])
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "row %zu of the %s data has class %d, outside the output "
               "layer's %u classes",
-              r + 1, name, (int)data->labels[r], s->sizes[s->layers]);
+              r + 1, name, (int)data->labels[r], state->sizes[state->layers]);
   size_t count = data->rows * data->features;
   normalised = malloc(count * sizeof *normalised);
   values = malloc(count * sizeof *values);
@@ -461,25 +465,26 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   free(normalised);
   normalised = NULL;
   release_set(nn, which);
-  nn_data *set = &s->sets[which];
-  CK_TRY(ck__buffer_make_zeroed(s->queue, count, s->real_size, "data set",
-                                &set->features));
-  CK_TRY(ck__buffer_make_zeroed(s->queue, data->rows, sizeof(int32_t), "labels",
-                                &set->labels));
-  CK_TRY(ck__reals_write(s->queue, set->features, s->double_precision, values,
-                         count));
-  CK_TRY(ck_buffer_write(s->queue, set->labels, 0, data->rows * sizeof(int32_t),
-                         labels, CK_BLOCKING, NULL));
+  nn_data *set = &state->sets[which];
+  CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
+                                "data set", &set->features));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, data->rows, sizeof(int32_t),
+                                "labels", &set->labels));
+  CK_TRY(ck__reals_write(state->queue, set->features, state->double_precision,
+                         values, count));
+  CK_TRY(ck_buffer_write(state->queue, set->labels, 0,
+                         data->rows * sizeof(int32_t), labels, CK_BLOCKING,
+                         NULL));
   set->rows = (uint32_t)data->rows;
   nn->host_labels[which] = labels;
   labels = NULL;
-  CK_TRY(ensure_samples(s, set->rows));
+  CK_TRY(ensure_samples(state, set->rows));
   if (which == CK_NN_TRAIN) {
     CK_TRY(finish_order_upload(nn));
-    ck_buffer_destroy(s->index);
-    s->index = NULL;
-    CK_TRY(ck__buffer_make_zeroed(s->queue, set->rows, sizeof(uint32_t),
-                                  "training order", &s->index));
+    ck_buffer_destroy(state->index);
+    state->index = NULL;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, set->rows, sizeof(uint32_t),
+                                  "training order", &state->index));
   }
 fail:
   if (status != CK_OK && (unsigned)which <= CK_NN_TEST && nn)
@@ -501,18 +506,19 @@ static uint32_t batch_rows(const ck_nn *nn) {
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
+  nn_state *state = &nn->state;
   const ck__nn_steps *steps = nn->steps;
   CK_TRY(ensure_capacity(nn, count));
-  CK_TRY(steps->gather(s, offset, count));
-  for (int l = 1; l <= s->layers; ++l)
-    CK_TRY(steps->forward(s, l, s->activations[l - 1], 0, count));
-  CK_TRY(steps->output(s, s->batch_labels, 0, count, 1.0 / count, offset));
-  for (int l = s->layers; l >= 1; --l) {
+  CK_TRY(steps->gather(state, offset, count));
+  for (int l = 1; l <= state->layers; ++l)
+    CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, count));
+  CK_TRY(
+      steps->output(state, state->batch_labels, 0, count, 1.0 / count, offset));
+  for (int l = state->layers; l >= 1; --l) {
     /* The deltas below use this layer's weights before its update. */
     if (l >= 2)
-      CK_TRY(steps->backward(s, l, count));
-    CK_TRY(steps->update(s, l, count, update));
+      CK_TRY(steps->backward(state, l, count));
+    CK_TRY(steps->update(state, l, count, update));
   }
 fail:
   return status;
@@ -544,8 +550,8 @@ static double learning_rate(const ck_nn *nn, unsigned epoch, uint64_t step,
  * the epoch, so every backend visits rows in the same order. */
 static ck_status shuffle(ck_nn *nn, unsigned epoch) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
-  uint32_t rows = s->sets[CK_NN_TRAIN].rows;
+  nn_state *state = &nn->state;
+  uint32_t rows = state->sets[CK_NN_TRAIN].rows;
   CK_TRY(finish_order_upload(nn));
   if (nn->order_capacity < rows) {
     uint32_t *grown = realloc(nn->order, (size_t)rows * sizeof *grown);
@@ -571,8 +577,9 @@ static ck_status shuffle(ck_nn *nn, unsigned epoch) {
     order[j] = swap;
   }
   /* Queued without waiting: the epoch's launches follow it in order. */
-  CK_TRY(ck_buffer_write(s->queue, s->index, 0, (size_t)rows * sizeof *order,
-                         order, CK_NONBLOCKING, &nn->order_written));
+  CK_TRY(ck_buffer_write(state->queue, state->index, 0,
+                         (size_t)rows * sizeof *order, order, CK_NONBLOCKING,
+                         &nn->order_written));
 fail:
   return status;
 }
@@ -581,19 +588,19 @@ fail:
  * results in entries 0 .. rows - 1. */
 static ck_status forward_set(ck_nn *nn, ck_nn_set which) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
-  nn_data *set = &s->sets[which];
+  nn_state *state = &nn->state;
+  nn_data *set = &state->sets[which];
   uint32_t chunk =
-      s->capacity > EVALUATION_ROWS ? s->capacity : EVALUATION_ROWS;
+      state->capacity > EVALUATION_ROWS ? state->capacity : EVALUATION_ROWS;
   if (chunk > set->rows)
     chunk = set->rows;
   CK_TRY(ensure_capacity(nn, chunk));
   for (uint32_t first = 0; first < set->rows; first += chunk) {
     uint32_t count = set->rows - first < chunk ? set->rows - first : chunk;
-    CK_TRY(nn->steps->forward(s, 1, set->features, first, count));
-    for (int l = 2; l <= s->layers; ++l)
-      CK_TRY(nn->steps->forward(s, l, s->activations[l - 1], 0, count));
-    CK_TRY(nn->steps->output(s, set->labels, first, count, 0.0, first));
+    CK_TRY(nn->steps->forward(state, 1, set->features, first, count));
+    for (int l = 2; l <= state->layers; ++l)
+      CK_TRY(nn->steps->forward(state, l, state->activations[l - 1], 0, count));
+    CK_TRY(nn->steps->output(state, set->labels, first, count, 0.0, first));
   }
 fail:
   return status;
@@ -605,25 +612,25 @@ ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
   int32_t *predicted = NULL;
   if (!nn || (unsigned)which > CK_NN_TEST)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_evaluate: bad argument");
-  nn_state *s = &nn->state;
-  nn_data *set = &s->sets[which];
+  nn_state *state = &nn->state;
+  nn_data *set = &state->sets[which];
   if (!set->rows)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no %s data is attached",
             set_names[which]);
   CK_TRY(forward_set(nn, which));
   double sum = 0;
   uint64_t hits = 0;
-  CK_TRY(nn->steps->reduce(s, set->rows, &sum, &hits));
+  CK_TRY(nn->steps->reduce(state, set->rows, &sum, &hits));
   if (loss)
     *loss = sum / set->rows;
   if (accuracy)
     *accuracy = (double)hits / set->rows;
   if (confusion) {
-    size_t classes = s->sizes[s->layers];
+    size_t classes = state->sizes[state->layers];
     predicted = malloc((size_t)set->rows * sizeof *predicted);
     if (!predicted)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading predictions");
-    CK_TRY(ck_buffer_read(s->queue, s->predictions, 0,
+    CK_TRY(ck_buffer_read(state->queue, state->predictions, 0,
                           (size_t)set->rows * sizeof *predicted, predicted,
                           CK_BLOCKING, NULL));
     memset(confusion, 0, classes * classes * sizeof *confusion);
@@ -640,8 +647,8 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   ck_status status = CK_OK;
   if (!nn)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_train_epoch: NULL");
-  nn_state *s = &nn->state;
-  uint32_t rows = s->sets[CK_NN_TRAIN].rows;
+  nn_state *state = &nn->state;
+  uint32_t rows = state->sets[CK_NN_TRAIN].rows;
   if (!rows)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no training data is attached");
   uint32_t batch = batch_rows(nn);
@@ -649,9 +656,9 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
     /* Once, untimed: a batch's buffers and the backend's first calls. */
     CK_TRY(ensure_capacity(nn, batch));
     if (nn->steps->prepare) {
-      CK_TRY(nn->steps->prepare(s, batch));
+      CK_TRY(nn->steps->prepare(state, batch));
       if (rows % batch)
-        CK_TRY(nn->steps->prepare(s, rows % batch));
+        CK_TRY(nn->steps->prepare(state, rows % batch));
     }
     nn->prepared = 1;
   }
@@ -677,7 +684,7 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   }
   double sum = 0;
   uint64_t hits = 0;
-  CK_TRY(nn->steps->reduce(s, rows, &sum, &hits));
+  CK_TRY(nn->steps->reduce(state, rows, &sum, &hits));
   nn->epoch = number;
   double trained = ck__seconds();
   ck_nn_epoch result = {0};
@@ -687,10 +694,10 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   result.learning_rate = update.rate;
   result.validation_loss = result.validation_accuracy = NAN;
   result.test_loss = result.test_accuracy = NAN;
-  if (s->sets[CK_NN_VALIDATION].rows)
+  if (state->sets[CK_NN_VALIDATION].rows)
     CK_TRY(ck_nn_evaluate(nn, CK_NN_VALIDATION, &result.validation_loss,
                           &result.validation_accuracy, NULL));
-  if (s->sets[CK_NN_TEST].rows)
+  if (state->sets[CK_NN_TEST].rows)
     CK_TRY(ck_nn_evaluate(nn, CK_NN_TEST, &result.test_loss,
                           &result.test_accuracy, NULL));
   result.seconds = ck__seconds() - started;
@@ -708,19 +715,20 @@ fail:
 
 static ck_status keep_weights(ck_nn *nn, int restore) {
   ck_status status = CK_OK;
-  nn_state *s = &nn->state;
-  for (int l = 1; l <= s->layers; ++l) {
-    size_t bytes = (size_t)s->sizes[l] * (s->sizes[l - 1] + 1) * s->real_size;
+  nn_state *state = &nn->state;
+  for (int l = 1; l <= state->layers; ++l) {
+    size_t bytes =
+        (size_t)state->sizes[l] * (state->sizes[l - 1] + 1) * state->real_size;
     if (!nn->best_weights[l])
-      CK_TRY(ck__buffer_make_zeroed(s->queue, bytes / s->real_size,
-                                    s->real_size, "the best epoch's weights",
-                                    &nn->best_weights[l]));
+      CK_TRY(ck__buffer_make_zeroed(
+          state->queue, bytes / state->real_size, state->real_size,
+          "the best epoch's weights", &nn->best_weights[l]));
     if (restore)
-      CK_TRY(ck_buffer_copy(s->queue, s->weights[l], 0, nn->best_weights[l], 0,
-                            bytes, NULL));
+      CK_TRY(ck_buffer_copy(state->queue, state->weights[l], 0,
+                            nn->best_weights[l], 0, bytes, NULL));
     else
-      CK_TRY(ck_buffer_copy(s->queue, nn->best_weights[l], 0, s->weights[l], 0,
-                            bytes, NULL));
+      CK_TRY(ck_buffer_copy(state->queue, nn->best_weights[l], 0,
+                            state->weights[l], 0, bytes, NULL));
   }
 fail:
   return status;
@@ -736,22 +744,22 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   memset(report, 0, sizeof *report);
   report->best_test_accuracy = report->final_test_accuracy = NAN;
   report->final_test_loss = report->best_validation_loss = NAN;
-  nn_state *s = &nn->state;
-  int validating = s->sets[CK_NN_VALIDATION].rows > 0;
+  nn_state *state = &nn->state;
+  int validating = state->sets[CK_NN_VALIDATION].rows > 0;
   nn->planned_epochs = nn->epoch + training->epochs;
   double started = ck__seconds(), training_s = 0;
   double kernel_before = 0;
-  CK_TRY(ck_queue_finish(s->queue));
-  ck_queue_kernel_seconds(s->queue, &kernel_before);
+  CK_TRY(ck_queue_finish(state->queue));
+  ck_queue_get_kernel_seconds(state->queue, &kernel_before);
   uint64_t samples = 0;
   unsigned since_best = 0;
   for (unsigned e = 0; e < training->epochs; ++e) {
     ck_nn_epoch epoch;
     CK_TRY(ck_nn_train_epoch(nn, &epoch));
     report->epochs = e + 1;
-    samples += s->sets[CK_NN_TRAIN].rows;
+    samples += state->sets[CK_NN_TRAIN].rows;
     training_s += epoch.samples_per_s > 0
-                      ? s->sets[CK_NN_TRAIN].rows / epoch.samples_per_s
+                      ? state->sets[CK_NN_TRAIN].rows / epoch.samples_per_s
                       : 0;
     if (!isnan(epoch.test_accuracy) &&
         !(epoch.test_accuracy <= report->best_test_accuracy))
@@ -783,7 +791,7 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
     if (status == CK_OK)
       CK_TRY(restored);
   }
-  if (s->sets[CK_NN_TEST].rows) {
+  if (state->sets[CK_NN_TEST].rows) {
     ck_status evaluated =
         ck_nn_evaluate(nn, CK_NN_TEST, &report->final_test_loss,
                        &report->final_test_accuracy, NULL);
@@ -793,8 +801,8 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   report->wall_s = ck__seconds() - started;
   report->samples_per_s = training_s > 0 ? samples / training_s : 0;
   double kernel_after = 0;
-  if (ck_queue_finish(s->queue) == CK_OK)
-    ck_queue_kernel_seconds(s->queue, &kernel_after);
+  if (ck_queue_finish(state->queue) == CK_OK)
+    ck_queue_get_kernel_seconds(state->queue, &kernel_after);
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = nn->build_s;
 fail:
@@ -830,31 +838,33 @@ ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config) {
   return CK_OK;
 }
 
-ck_status ck_nn_class_name(const ck_nn *nn, size_t k, char *buffer,
-                           size_t capacity) {
+ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
+                               size_t capacity) {
   if (!nn || !buffer || !capacity)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_nn_class_name: nn or buffer is NULL, or the capacity "
-                    "is 0");
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_nn_get_class_name: nn or buffer is NULL, or the capacity "
+        "is 0");
   buffer[0] = '\0';
   size_t classes = nn->state.sizes[nn->state.layers];
   if (k >= classes)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_nn_class_name: %zu is not a class; the output layer "
-                    "has %zu",
-                    k, classes);
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_nn_get_class_name: %zu is not a class; the output layer "
+        "has %zu",
+        k, classes);
   return ck__class_name_write(
-      "ck_nn_class_name",
+      "ck_nn_get_class_name",
       nn->class_names && k < nn->class_count ? nn->class_names[k] : NULL, k,
       buffer, capacity);
 }
 
-ck_status ck_nn_weights(ck_nn *nn, size_t layer, float *weights,
-                        float *biases) {
+ck_status ck_nn_get_weights(ck_nn *nn, size_t layer, float *weights,
+                            float *biases) {
   ck_status status = CK_OK;
   float *all = NULL;
   if (!nn || layer >= (size_t)nn->state.layers)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_weights: bad layer");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_get_weights: bad layer");
   int l = (int)layer + 1;
   size_t in = nn->state.sizes[l - 1], out = nn->state.sizes[l];
   all = malloc(out * (in + 1) * sizeof *all);
@@ -925,29 +935,29 @@ ck_status ck_nn_load(const ck_device *device, const char *path,
 ck_status ck_nn_destroy(ck_nn *nn) {
   if (!nn)
     return CK_OK;
-  nn_state *s = &nn->state;
+  nn_state *state = &nn->state;
   finish_order_upload(nn);
   free(nn->order);
-  if (nn->steps && s->queue)
-    nn->steps->teardown(s);
+  if (nn->steps && state->queue)
+    nn->steps->teardown(state);
   for (int set = 0; set < 3; ++set)
     release_set(nn, (ck_nn_set)set);
   for (int l = 0; l <= CK_NN_MAX_LAYERS; ++l) {
-    ck_buffer_destroy(s->weights[l]);
-    ck_buffer_destroy(s->first[l]);
-    ck_buffer_destroy(s->second[l]);
-    ck_buffer_destroy(s->activations[l]);
-    ck_buffer_destroy(s->deltas[l]);
+    ck_buffer_destroy(state->weights[l]);
+    ck_buffer_destroy(state->first[l]);
+    ck_buffer_destroy(state->second[l]);
+    ck_buffer_destroy(state->activations[l]);
+    ck_buffer_destroy(state->deltas[l]);
     ck_buffer_destroy(nn->best_weights[l]);
   }
-  ck_buffer_destroy(s->batch_labels);
-  ck_buffer_destroy(s->index);
-  ck_buffer_destroy(s->losses);
-  ck_buffer_destroy(s->hits);
-  ck_buffer_destroy(s->predictions);
-  ck_buffer_destroy(s->loss_total);
-  ck_buffer_destroy(s->hit_total);
-  ck_queue_destroy(s->queue);
+  ck_buffer_destroy(state->batch_labels);
+  ck_buffer_destroy(state->index);
+  ck_buffer_destroy(state->losses);
+  ck_buffer_destroy(state->hits);
+  ck_buffer_destroy(state->predictions);
+  ck_buffer_destroy(state->loss_total);
+  ck_buffer_destroy(state->hit_total);
+  ck_queue_destroy(state->queue);
   free_class_names(nn);
   ck_dataset_normalization_free(&nn->normalization);
   free(nn);

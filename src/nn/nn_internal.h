@@ -178,8 +178,8 @@ nn_state *ck__nn_state(ck_nn *nn);
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update);
 
-/* Class k's name into buffer, as ck_dataset_class_name() and
- * ck_nn_class_name() give it: name, or k in decimal when name is NULL.
+/* Class k's name into buffer, as ck_dataset_get_class_name() and
+ * ck_nn_get_class_name() give it: name, or k in decimal when name is NULL.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming `function` when the
  * name and its NUL do not fit (buffer is then empty). */
 ck_status ck__class_name_write(const char *function, const char *name, size_t k,

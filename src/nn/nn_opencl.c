@@ -4,9 +4,9 @@
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index, const nn_state *s,
-                          double value) {
-  return ck__kernel_set_real(kernel, index, s->double_precision, value);
+static ck_status set_real(ck_kernel *kernel, unsigned index,
+                          const nn_state *state, double value) {
+  return ck__kernel_set_real(kernel, index, state->double_precision, value);
 }
 
 static ck_status set_int(ck_kernel *kernel, unsigned index, int value) {
@@ -31,187 +31,198 @@ enum { DOT_BLOCK = 4, VECTOR_ROWS = 16 };
  * vector form ran the products 4 to 7 times as fast as the global form
  * (bench/results/cpu2-2026-11-23-nn-vector/).
  */
-static ck_status opencl_setup(nn_state *s) {
+static ck_status opencl_setup(nn_state *state) {
   ck_status status = CK_OK;
-  int gpu = s->device.kind == CK_KIND_GPU;
-  s->form = gpu ? CK__NN_LOCAL : CK__NN_VECTOR;
-  s->tile_m = s->tile_n = 64;
-  if (s->tuning.tile) {
-    s->tile_m = s->tile_n = s->tuning.tile;
-    s->form = s->tuning.form;
+  int gpu = state->device.kind == CK_KIND_GPU;
+  state->form = gpu ? CK__NN_LOCAL : CK__NN_VECTOR;
+  state->tile_m = state->tile_n = 64;
+  if (state->tuning.tile) {
+    state->tile_m = state->tile_n = state->tuning.tile;
+    state->form = state->tuning.form;
   }
-  s->lanes = 1;
-  s->block_m = s->block_n = 4;
-  if (s->form == CK__NN_VECTOR) {
-    s->lanes = s->block_n = s->double_precision ? 8 : 16;
-    s->block_m = VECTOR_ROWS;
+  state->lanes = 1;
+  state->block_m = state->block_n = 4;
+  if (state->form == CK__NN_VECTOR) {
+    state->lanes = state->block_n = state->double_precision ? 8 : 16;
+    state->block_m = VECTOR_ROWS;
   }
-  if (s->tile_m < s->block_m || s->tile_n < s->block_n || s->tile_m > 128 ||
-      (s->tile_m & (s->tile_m - 1)))
+  if (state->tile_m < state->block_m || state->tile_n < state->block_n ||
+      state->tile_m > 128 || (state->tile_m & (state->tile_m - 1)))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "matrix-product tiles of %u are not a power of two from %u to 128",
-            s->tile_m, s->block_m > s->block_n ? s->block_m : s->block_n);
-  s->reduce_group = 256;
-  size_t group = (size_t)(s->tile_m / s->block_m) * (s->tile_n / s->block_n);
-  size_t most = s->device.max_work_group_size;
-  while (most && group > most && s->tile_m / 2 >= s->block_m &&
-         s->tile_n / 2 >= s->block_n) {
-    s->tile_m /= 2;
-    s->tile_n /= 2;
+            state->tile_m,
+            state->block_m > state->block_n ? state->block_m : state->block_n);
+  state->reduce_group = 256;
+  size_t group = (size_t)(state->tile_m / state->block_m) *
+                 (state->tile_n / state->block_n);
+  size_t most = state->device.max_work_group_size;
+  while (most && group > most && state->tile_m / 2 >= state->block_m &&
+         state->tile_n / 2 >= state->block_n) {
+    state->tile_m /= 2;
+    state->tile_n /= 2;
     group /= 4;
   }
-  while (most && s->reduce_group > most)
-    s->reduce_group /= 2;
+  while (most && state->reduce_group > most)
+    state->reduce_group /= 2;
   char defines[300];
   snprintf(defines, sizeof defines,
            "-DCK_NN_TILE_M=%u -DCK_NN_TILE_N=%u -DCK_NN_BLOCK_M=%u "
            "-DCK_NN_BLOCK_N=%u -DCK_NN_TILE_K=16 -DCK_NN_LOCAL=%d "
            "-DCK_NN_LANES=%u -DCK_NN_DOT_BLOCK=%d "
            "-DCK_NN_REDUCE_GROUP=%u -DCK_REAL_DOUBLE=%d",
-           s->tile_m, s->tile_n, s->block_m, s->block_n,
-           s->form == CK__NN_LOCAL, s->lanes, DOT_BLOCK, s->reduce_group,
-           s->double_precision);
-  CK_TRY(ck_program_build(s->queue, "nn", defines, &s->program));
-  CK_TRY(ck_kernel_create(s->program, "ck_nn_gather", &s->gather_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_nn_forward", &s->forward_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_nn_backward", &s->backward_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_nn_update", &s->update_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_nn_output", &s->output_kernel));
-  CK_TRY(ck_kernel_create(s->program, "ck_nn_reduce", &s->reduce_kernel));
+           state->tile_m, state->tile_n, state->block_m, state->block_n,
+           state->form == CK__NN_LOCAL, state->lanes, DOT_BLOCK,
+           state->reduce_group, state->double_precision);
+  CK_TRY(ck_program_build(state->queue, "nn", defines, &state->program));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_nn_gather", &state->gather_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_nn_forward",
+                          &state->forward_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_nn_backward",
+                          &state->backward_kernel));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_nn_update", &state->update_kernel));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_nn_output", &state->output_kernel));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_nn_reduce", &state->reduce_kernel));
 fail:
   return status;
 }
 
 /* A product of M x N outputs over the tile grid. */
-static ck_status launch_product(nn_state *s, ck_kernel *kernel, uint32_t rows,
-                                uint32_t columns) {
-  size_t local[2] = {s->tile_n / s->block_n, s->tile_m / s->block_m};
-  size_t global[2] = {(columns + s->tile_n - 1) / s->tile_n * local[0],
-                      (rows + s->tile_m - 1) / s->tile_m * local[1]};
-  return ck_queue_launch(s->queue, kernel, 2, global, local, NULL);
+static ck_status launch_product(nn_state *state, ck_kernel *kernel,
+                                uint32_t rows, uint32_t columns) {
+  size_t local[2] = {state->tile_n / state->block_n,
+                     state->tile_m / state->block_m};
+  size_t global[2] = {(columns + state->tile_n - 1) / state->tile_n * local[0],
+                      (rows + state->tile_m - 1) / state->tile_m * local[1]};
+  return ck_queue_launch(state->queue, kernel, 2, global, local, NULL);
 }
 
-static ck_status opencl_gather(nn_state *s, uint32_t offset, uint32_t count) {
+static ck_status opencl_gather(nn_state *state, uint32_t offset,
+                               uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->gather_kernel;
+  ck_kernel *k = state->gather_kernel;
   CK_TRY(set_uint(k, 0, count));
-  CK_TRY(set_uint(k, 1, s->sizes[0]));
+  CK_TRY(set_uint(k, 1, state->sizes[0]));
   CK_TRY(set_uint(k, 2, offset));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->index));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->sets[CK_NN_TRAIN].features));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->sets[CK_NN_TRAIN].labels));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->activations[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->batch_labels));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->index));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->sets[CK_NN_TRAIN].features));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->sets[CK_NN_TRAIN].labels));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->activations[0]));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->batch_labels));
   size_t local[2] = {32, 1};
-  size_t global[2] = {(s->sizes[0] + 31) / 32 * 32, count};
-  CK_TRY(ck_queue_launch(s->queue, k, 2, global, local, NULL));
+  size_t global[2] = {(state->sizes[0] + 31) / 32 * 32, count};
+  CK_TRY(ck_queue_launch(state->queue, k, 2, global, local, NULL));
 fail:
   return status;
 }
 
-static ck_status opencl_forward(nn_state *s, int layer, ck_buffer *input,
+static ck_status opencl_forward(nn_state *state, int layer, ck_buffer *input,
                                 uint32_t first, uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->forward_kernel;
+  ck_kernel *k = state->forward_kernel;
   CK_TRY(set_int(k, 0, (int)count));
-  CK_TRY(set_int(k, 1, (int)s->sizes[layer]));
-  CK_TRY(set_int(k, 2, (int)s->sizes[layer - 1]));
-  CK_TRY(set_int(k, 3, s->activation[layer]));
+  CK_TRY(set_int(k, 1, (int)state->sizes[layer]));
+  CK_TRY(set_int(k, 2, (int)state->sizes[layer - 1]));
+  CK_TRY(set_int(k, 3, state->activation[layer]));
   CK_TRY(set_uint(k, 4, first));
   CK_TRY(ck_kernel_set_buffer(k, 5, input));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->activations[layer]));
-  CK_TRY(launch_product(s, k, count, s->sizes[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->weights[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->activations[layer]));
+  CK_TRY(launch_product(state, k, count, state->sizes[layer]));
 fail:
   return status;
 }
 
-static ck_status opencl_output(nn_state *s, ck_buffer *labels, uint32_t first,
-                               uint32_t count, double delta_scale,
-                               uint32_t position) {
+static ck_status opencl_output(nn_state *state, ck_buffer *labels,
+                               uint32_t first, uint32_t count,
+                               double delta_scale, uint32_t position) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->output_kernel;
+  ck_kernel *k = state->output_kernel;
   CK_TRY(set_uint(k, 0, count));
-  CK_TRY(set_int(k, 1, (int)s->sizes[s->layers]));
-  CK_TRY(set_int(k, 2, s->loss));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->activations[s->layers]));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->deltas[s->layers]));
+  CK_TRY(set_int(k, 1, (int)state->sizes[state->layers]));
+  CK_TRY(set_int(k, 2, state->loss));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->activations[state->layers]));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->deltas[state->layers]));
   CK_TRY(ck_kernel_set_buffer(k, 5, labels));
   CK_TRY(set_uint(k, 6, first));
-  CK_TRY(set_real(k, 7, s, delta_scale));
+  CK_TRY(set_real(k, 7, state, delta_scale));
   CK_TRY(set_uint(k, 8, position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, s->losses));
-  CK_TRY(ck_kernel_set_buffer(k, 10, s->hits));
-  CK_TRY(ck_kernel_set_buffer(k, 11, s->predictions));
+  CK_TRY(ck_kernel_set_buffer(k, 9, state->losses));
+  CK_TRY(ck_kernel_set_buffer(k, 10, state->hits));
+  CK_TRY(ck_kernel_set_buffer(k, 11, state->predictions));
   size_t local = 64;
   size_t global = (count + local - 1) / local * local;
-  CK_TRY(ck_queue_launch(s->queue, k, 1, &global, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, k, 1, &global, &local, NULL));
 fail:
   return status;
 }
 
-static ck_status opencl_backward(nn_state *s, int layer, uint32_t count) {
+static ck_status opencl_backward(nn_state *state, int layer, uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->backward_kernel;
+  ck_kernel *k = state->backward_kernel;
   CK_TRY(set_int(k, 0, (int)count));
-  CK_TRY(set_int(k, 1, (int)s->sizes[layer - 1]));
-  CK_TRY(set_int(k, 2, (int)s->sizes[layer]));
-  CK_TRY(set_int(k, 3, s->activation[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->deltas[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->activations[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->deltas[layer - 1]));
-  CK_TRY(launch_product(s, k, count, s->sizes[layer - 1]));
+  CK_TRY(set_int(k, 1, (int)state->sizes[layer - 1]));
+  CK_TRY(set_int(k, 2, (int)state->sizes[layer]));
+  CK_TRY(set_int(k, 3, state->activation[layer - 1]));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->deltas[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->weights[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->activations[layer - 1]));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->deltas[layer - 1]));
+  CK_TRY(launch_product(state, k, count, state->sizes[layer - 1]));
 fail:
   return status;
 }
 
-static ck_status opencl_update(nn_state *s, int layer, uint32_t count,
+static ck_status opencl_update(nn_state *state, int layer, uint32_t count,
                                const ck__nn_update *u) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->update_kernel;
-  CK_TRY(set_int(k, 0, (int)s->sizes[layer]));
-  CK_TRY(set_int(k, 1, (int)s->sizes[layer - 1] + 1));
+  ck_kernel *k = state->update_kernel;
+  CK_TRY(set_int(k, 0, (int)state->sizes[layer]));
+  CK_TRY(set_int(k, 1, (int)state->sizes[layer - 1] + 1));
   CK_TRY(set_int(k, 2, (int)count));
-  CK_TRY(set_int(k, 3, s->optimizer));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->deltas[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 5, s->activations[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(k, 6, s->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, s->first[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 8, s->second[layer]));
+  CK_TRY(set_int(k, 3, state->optimizer));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->deltas[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 5, state->activations[layer - 1]));
+  CK_TRY(ck_kernel_set_buffer(k, 6, state->weights[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 7, state->first[layer]));
+  CK_TRY(ck_kernel_set_buffer(k, 8, state->second[layer]));
   const double values[] = {u->decay,       u->rate,       u->momentum,
                            u->beta1,       u->beta2,      u->epsilon,
                            u->correction1, u->correction2};
   for (unsigned i = 0; i < sizeof values / sizeof values[0]; ++i)
-    CK_TRY(set_real(k, 9 + i, s, values[i]));
-  CK_TRY(launch_product(s, k, s->sizes[layer], s->sizes[layer - 1] + 1));
+    CK_TRY(set_real(k, 9 + i, state, values[i]));
+  CK_TRY(launch_product(state, k, state->sizes[layer],
+                        state->sizes[layer - 1] + 1));
 fail:
   return status;
 }
 
-static ck_status opencl_reduce(nn_state *s, uint32_t count, double *loss,
+static ck_status opencl_reduce(nn_state *state, uint32_t count, double *loss,
                                uint64_t *hits) {
   ck_status status = CK_OK;
-  ck_kernel *k = s->reduce_kernel;
+  ck_kernel *k = state->reduce_kernel;
   CK_TRY(set_uint(k, 0, count));
-  CK_TRY(ck_kernel_set_buffer(k, 1, s->losses));
-  CK_TRY(ck_kernel_set_buffer(k, 2, s->hits));
-  CK_TRY(ck_kernel_set_buffer(k, 3, s->loss_total));
-  CK_TRY(ck_kernel_set_buffer(k, 4, s->hit_total));
-  size_t local = s->reduce_group;
-  CK_TRY(ck_queue_launch(s->queue, k, 1, &local, &local, NULL));
+  CK_TRY(ck_kernel_set_buffer(k, 1, state->losses));
+  CK_TRY(ck_kernel_set_buffer(k, 2, state->hits));
+  CK_TRY(ck_kernel_set_buffer(k, 3, state->loss_total));
+  CK_TRY(ck_kernel_set_buffer(k, 4, state->hit_total));
+  size_t local = state->reduce_group;
+  CK_TRY(ck_queue_launch(state->queue, k, 1, &local, &local, NULL));
   double sum[1];
   float single[1];
   uint32_t total = 0;
-  if (s->double_precision) {
-    CK_TRY(ck_buffer_read(s->queue, s->loss_total, 0, sizeof sum, sum,
+  if (state->double_precision) {
+    CK_TRY(ck_buffer_read(state->queue, state->loss_total, 0, sizeof sum, sum,
                           CK_BLOCKING, NULL));
   } else {
-    CK_TRY(ck_buffer_read(s->queue, s->loss_total, 0, sizeof single, single,
-                          CK_BLOCKING, NULL));
+    CK_TRY(ck_buffer_read(state->queue, state->loss_total, 0, sizeof single,
+                          single, CK_BLOCKING, NULL));
     sum[0] = single[0];
   }
-  CK_TRY(ck_buffer_read(s->queue, s->hit_total, 0, sizeof total, &total,
+  CK_TRY(ck_buffer_read(state->queue, state->hit_total, 0, sizeof total, &total,
                         CK_BLOCKING, NULL));
   *loss = sum[0];
   *hits = total;
@@ -219,14 +230,14 @@ fail:
   return status;
 }
 
-static void opencl_teardown(nn_state *s) {
-  ck_kernel_destroy(s->gather_kernel);
-  ck_kernel_destroy(s->forward_kernel);
-  ck_kernel_destroy(s->backward_kernel);
-  ck_kernel_destroy(s->update_kernel);
-  ck_kernel_destroy(s->output_kernel);
-  ck_kernel_destroy(s->reduce_kernel);
-  ck_program_destroy(s->program);
+static void opencl_teardown(nn_state *state) {
+  ck_kernel_destroy(state->gather_kernel);
+  ck_kernel_destroy(state->forward_kernel);
+  ck_kernel_destroy(state->backward_kernel);
+  ck_kernel_destroy(state->update_kernel);
+  ck_kernel_destroy(state->output_kernel);
+  ck_kernel_destroy(state->reduce_kernel);
+  ck_program_destroy(state->program);
 }
 
 const ck__nn_steps ck__nn_opencl_steps = {

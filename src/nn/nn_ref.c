@@ -10,7 +10,7 @@
 
 static int32_t *integers(ck_buffer *buffer) {
   void *pointer = NULL;
-  ck_buffer_host_pointer(buffer, &pointer);
+  ck_buffer_get_host_pointer(buffer, &pointer);
   return pointer;
 }
 
@@ -19,13 +19,13 @@ static ck_status ref_setup(nn_state *state) {
   return CK_OK;
 }
 
-static ck_status ref_gather(nn_state *s, uint32_t offset, uint32_t count) {
-  const uint32_t *index = ck__words(s->index);
-  const ck_real *data = ck__reals(s->sets[CK_NN_TRAIN].features);
-  const int32_t *labels = integers(s->sets[CK_NN_TRAIN].labels);
-  ck_real *batch = ck__reals(s->activations[0]);
-  int32_t *batch_labels = integers(s->batch_labels);
-  size_t features = s->sizes[0];
+static ck_status ref_gather(nn_state *state, uint32_t offset, uint32_t count) {
+  const uint32_t *index = ck__words(state->index);
+  const ck_real *data = ck__reals(state->sets[CK_NN_TRAIN].features);
+  const int32_t *labels = integers(state->sets[CK_NN_TRAIN].labels);
+  ck_real *batch = ck__reals(state->activations[0]);
+  int32_t *batch_labels = integers(state->batch_labels);
+  size_t features = state->sizes[0];
   for (uint32_t b = 0; b < count; ++b) {
     uint32_t row = index[offset + b];
     for (size_t f = 0; f < features; ++f)
@@ -35,33 +35,33 @@ static ck_status ref_gather(nn_state *s, uint32_t offset, uint32_t count) {
   return CK_OK;
 }
 
-static ck_status ref_forward(nn_state *s, int layer, ck_buffer *input,
+static ck_status ref_forward(nn_state *state, int layer, ck_buffer *input,
                              uint32_t first, uint32_t count) {
-  size_t in = s->sizes[layer - 1], out = s->sizes[layer];
+  size_t in = state->sizes[layer - 1], out = state->sizes[layer];
   const ck_real *x = ck__reals(input) + (size_t)first * in;
-  const ck_real *w = ck__reals(s->weights[layer]);
-  ck_real *y = ck__reals(s->activations[layer]);
+  const ck_real *w = ck__reals(state->weights[layer]);
+  ck_real *y = ck__reals(state->activations[layer]);
   for (size_t b = 0; b < count; ++b)
     for (size_t o = 0; o < out; ++o) {
       ck_real sum = CK_R(0);
       for (size_t i = 0; i < in; ++i)
         sum += x[b * in + i] * w[o * (in + 1) + i];
       y[b * out + o] =
-          ck_nn_activate(s->activation[layer], sum + w[o * (in + 1) + in]);
+          ck_nn_activate(state->activation[layer], sum + w[o * (in + 1) + in]);
     }
   return CK_OK;
 }
 
-static ck_status ref_output(nn_state *s, ck_buffer *labels, uint32_t first,
+static ck_status ref_output(nn_state *state, ck_buffer *labels, uint32_t first,
                             uint32_t count, double delta_scale,
                             uint32_t position) {
-  int width = (int)s->sizes[s->layers];
-  ck_real *values = ck__reals(s->activations[s->layers]);
-  ck_real *deltas = ck__reals(s->deltas[s->layers]);
+  int width = (int)state->sizes[state->layers];
+  ck_real *values = ck__reals(state->activations[state->layers]);
+  ck_real *deltas = ck__reals(state->deltas[state->layers]);
   const int32_t *label = integers(labels) + first;
-  ck_real *losses = ck__reals(s->losses);
-  uint32_t *hits = ck__words(s->hits);
-  int32_t *predictions = integers(s->predictions);
+  ck_real *losses = ck__reals(state->losses);
+  uint32_t *hits = ck__words(state->hits);
+  int32_t *predictions = integers(state->predictions);
   for (uint32_t b = 0; b < count; ++b) {
     /* The kernel scores the row in place; here the delta goes to its own
      * buffer, so the output values stay readable for the tests. */
@@ -69,7 +69,7 @@ static ck_status ref_output(nn_state *s, ck_buffer *labels, uint32_t first,
     for (int k = 0; k < width; ++k)
       row[k] = values[(size_t)b * width + k];
     int predicted = 0;
-    ck_real value = ck_nn_output_row(s->loss, row, width, label[b],
+    ck_real value = ck_nn_output_row(state->loss, row, width, label[b],
                                      (ck_real)delta_scale, &predicted);
     losses[position + b] = value;
     hits[position + b] = predicted == label[b];
@@ -78,31 +78,31 @@ static ck_status ref_output(nn_state *s, ck_buffer *labels, uint32_t first,
   return CK_OK;
 }
 
-static ck_status ref_backward(nn_state *s, int layer, uint32_t count) {
-  size_t in = s->sizes[layer - 1], out = s->sizes[layer];
-  const ck_real *delta = ck__reals(s->deltas[layer]);
-  const ck_real *w = ck__reals(s->weights[layer]);
-  const ck_real *values = ck__reals(s->activations[layer - 1]);
-  ck_real *previous = ck__reals(s->deltas[layer - 1]);
+static ck_status ref_backward(nn_state *state, int layer, uint32_t count) {
+  size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  const ck_real *delta = ck__reals(state->deltas[layer]);
+  const ck_real *w = ck__reals(state->weights[layer]);
+  const ck_real *values = ck__reals(state->activations[layer - 1]);
+  ck_real *previous = ck__reals(state->deltas[layer - 1]);
   for (size_t b = 0; b < count; ++b)
     for (size_t i = 0; i < in; ++i) {
       ck_real sum = CK_R(0);
       for (size_t o = 0; o < out; ++o)
         sum += delta[b * out + o] * w[o * (in + 1) + i];
       previous[b * in + i] =
-          sum * ck_nn_slope(s->activation[layer - 1], values[b * in + i]);
+          sum * ck_nn_slope(state->activation[layer - 1], values[b * in + i]);
     }
   return CK_OK;
 }
 
-static ck_status ref_update(nn_state *s, int layer, uint32_t count,
+static ck_status ref_update(nn_state *state, int layer, uint32_t count,
                             const ck__nn_update *u) {
-  size_t in = s->sizes[layer - 1], out = s->sizes[layer];
-  const ck_real *delta = ck__reals(s->deltas[layer]);
-  const ck_real *x = ck__reals(s->activations[layer - 1]);
-  ck_real *w = ck__reals(s->weights[layer]);
-  ck_real *first = ck__reals(s->first[layer]);
-  ck_real *second = ck__reals(s->second[layer]);
+  size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  const ck_real *delta = ck__reals(state->deltas[layer]);
+  const ck_real *x = ck__reals(state->activations[layer - 1]);
+  ck_real *w = ck__reals(state->weights[layer]);
+  ck_real *first = ck__reals(state->first[layer]);
+  ck_real *second = ck__reals(state->second[layer]);
   for (size_t o = 0; o < out; ++o)
     for (size_t i = 0; i <= in; ++i) {
       ck_real sum = CK_R(0);
@@ -110,18 +110,18 @@ static ck_status ref_update(nn_state *s, int layer, uint32_t count,
         sum += delta[b * out + o] * (i < in ? x[b * in + i] : CK_R(1));
       size_t at = o * (in + 1) + i;
       ck_real gradient = i < in ? sum + (ck_real)u->decay * w[at] : sum;
-      ck_nn_optimize(s->optimizer, w + at, first + at, second + at, gradient,
-                     (ck_real)u->rate, (ck_real)u->momentum, (ck_real)u->beta1,
-                     (ck_real)u->beta2, (ck_real)u->epsilon,
+      ck_nn_optimize(state->optimizer, w + at, first + at, second + at,
+                     gradient, (ck_real)u->rate, (ck_real)u->momentum,
+                     (ck_real)u->beta1, (ck_real)u->beta2, (ck_real)u->epsilon,
                      (ck_real)u->correction1, (ck_real)u->correction2);
     }
   return CK_OK;
 }
 
-static ck_status ref_reduce(nn_state *s, uint32_t count, double *loss,
+static ck_status ref_reduce(nn_state *state, uint32_t count, double *loss,
                             uint64_t *hits) {
-  const ck_real *losses = ck__reals(s->losses);
-  const uint32_t *hit = ck__words(s->hits);
+  const ck_real *losses = ck__reals(state->losses);
+  const uint32_t *hit = ck__words(state->hits);
   double sum = 0;
   uint64_t total = 0;
   for (uint32_t i = 0; i < count; ++i) {

@@ -534,12 +534,12 @@ static ck_status log_confusion(const ck_run_options *options, const ck_nn *nn,
   char name[CK_DATASET_MAX_NAME + 1];
   size_t used = (size_t)snprintf(line, capacity, "%8s", "");
   for (size_t k = 0; k < classes; ++k) {
-    ck_nn_class_name(nn, k, name, sizeof name);
+    ck_nn_get_class_name(nn, k, name, sizeof name);
     used += (size_t)snprintf(line + used, capacity - used, " %6.6s", name);
   }
   log_line(options, line);
   for (size_t t = 0; t < classes; ++t) {
-    ck_nn_class_name(nn, t, name, sizeof name);
+    ck_nn_get_class_name(nn, t, name, sizeof name);
     used = (size_t)snprintf(line, capacity, "%8.8s", name);
     for (size_t k = 0; k < classes; ++k)
       used += (size_t)snprintf(line + used, capacity - used, " %6llu",
@@ -559,7 +559,7 @@ static ck_status write_predictions(const char *path, const ck_nn *nn,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory writing %s", path);
   char name[CK_DATASET_MAX_NAME + 1];
   for (size_t r = 0; r < rows; ++r) {
-    ck_nn_class_name(nn, (size_t)classes[r], name, sizeof name);
+    ck_nn_get_class_name(nn, (size_t)classes[r], name, sizeof name);
     used += (size_t)snprintf(text + used, capacity - used, "%s\n", name);
   }
   status = ck__file_write_atomic(path, text, used);
@@ -715,7 +715,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   double evaluating_from = ck__seconds(), kernel_from = 0;
   size_t evaluated_rows = test.rows + predict.rows;
   CK_TRY(ck_queue_finish(queue));
-  CK_TRY(ck_queue_kernel_seconds(queue, &kernel_from));
+  CK_TRY(ck_queue_get_kernel_seconds(queue, &kernel_from));
   if (test.rows) {
     /* Classes come up to 65536 (labels are class numbers), whose matrix
      * would take 32 GB and print lines no one reads. */
@@ -763,7 +763,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (!training) {
     double seconds = ck__seconds() - evaluating_from, kernel_to = 0;
     CK_TRY(ck_queue_finish(queue));
-    CK_TRY(ck_queue_kernel_seconds(queue, &kernel_to));
+    CK_TRY(ck_queue_get_kernel_seconds(queue, &kernel_to));
     result->kernel_s = kernel_to - kernel_from;
     result->throughput = seconds > 0 ? (double)evaluated_rows / seconds : 0;
   }

@@ -70,8 +70,8 @@ ck_status ck_objective_find(const char *name, const ck_objective_info **info) {
   return CK_ERROR_INVALID_ARGUMENT;
 }
 
-ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
-                               double *value) {
+ck_status ck_objective_get_optimum(const ck_objective_info *info, int dim,
+                                   double *value) {
   /* Published minima of Michalewicz's function (m = 10). */
   static const struct {
     int dim;
@@ -79,7 +79,7 @@ ck_status ck_objective_optimum(const ck_objective_info *info, int dim,
   } michalewicz[] = {{2, -1.8013034}, {5, -4.687658}, {10, -9.66015}};
   if (!info || !value || dim < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_optimum: bad argument");
+                    "ck_objective_get_optimum: bad argument");
   if (info->id == CK_OBJECTIVE_MICHALEWICZ) {
     for (size_t i = 0; i < sizeof michalewicz / sizeof michalewicz[0]; ++i) {
       if (michalewicz[i].dim == dim) {

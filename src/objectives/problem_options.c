@@ -280,7 +280,7 @@ void ck__problem_result(ck_result *result, const ck__problem_job *job,
   double optimum;
   if (job->spec.function &&
       ck_objective_find(job->spec.function, &info) == CK_OK &&
-      ck_objective_optimum(info, dim, &optimum) == CK_OK) {
+      ck_objective_get_optimum(info, dim, &optimum) == CK_OK) {
     ck__result_metric(result, "optimum", optimum, "");
     ck__result_metric(result, "gap", result->best - optimum, "");
   }

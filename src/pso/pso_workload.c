@@ -119,7 +119,7 @@ static ck_status pso_check(const ck_param *params, size_t count) {
 static ck_status write_trace(const char *path, ck_pso *pso) {
   const double *history;
   size_t count;
-  ck_status status = ck_pso_history(pso, &history, &count);
+  ck_status status = ck_pso_get_history(pso, &history, &count);
   if (status)
     return status;
   size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
@@ -154,7 +154,7 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   position = malloc((size_t)dim * sizeof *position);
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck_pso_best(pso, &result->best, position));
+  CK_TRY(ck_pso_get_best(pso, &result->best, position));
   CK_TRY(ck__problem_best_check(&job, result->best));
   if (job.out)
     CK_TRY(ck__write_position(job.out, position, dim));

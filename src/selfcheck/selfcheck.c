@@ -44,8 +44,8 @@ static ck_status ref_generate(selfcheck_state *state, uint32_t pass) {
   float *values;
   uint32_t *bits;
   ck_status status;
-  if ((status = ck_buffer_host_pointer(state->values, (void **)&values)) ||
-      (status = ck_buffer_host_pointer(state->bits, (void **)&bits)))
+  if ((status = ck_buffer_get_host_pointer(state->values, (void **)&values)) ||
+      (status = ck_buffer_get_host_pointer(state->bits, (void **)&bits)))
     return status;
   for (uint32_t item = 0; 4u * item < state->count; ++item) {
     ck_philox_counter block = ck_philox_block(state->seed, pass, item);
@@ -62,10 +62,10 @@ static ck_status ref_reduce(selfcheck_state *state) {
   float *values, *sums, *partial_sums = NULL;
   uint32_t *bits, *xors, *partial_xors = NULL;
   ck_status status = CK_OK;
-  if ((status = ck_buffer_host_pointer(state->values, (void **)&values)) ||
-      (status = ck_buffer_host_pointer(state->bits, (void **)&bits)) ||
-      (status = ck_buffer_host_pointer(state->sums, (void **)&sums)) ||
-      (status = ck_buffer_host_pointer(state->xors, (void **)&xors)))
+  if ((status = ck_buffer_get_host_pointer(state->values, (void **)&values)) ||
+      (status = ck_buffer_get_host_pointer(state->bits, (void **)&bits)) ||
+      (status = ck_buffer_get_host_pointer(state->sums, (void **)&sums)) ||
+      (status = ck_buffer_get_host_pointer(state->xors, (void **)&xors)))
     return status;
   uint32_t group = state->group_size;
   partial_sums = malloc(group * sizeof *partial_sums);
@@ -261,7 +261,7 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   }
   CK_TRY(ck_queue_finish(state.queue));
   result->wall_s = ck__seconds() - started;
-  ck_queue_kernel_seconds(state.queue, &result->kernel_s);
+  ck_queue_get_kernel_seconds(state.queue, &result->kernel_s);
 
   double numbers = (double)state.count * (double)passes;
   result->best = total / numbers;
@@ -296,8 +296,8 @@ static ck_status selfcheck_agree(const ck_result *reference,
                                  const ck_result *result, double *difference,
                                  int *agrees) {
   double reference_checksum = 0, checksum = 0;
-  if (ck_result_metric(reference, "xor_checksum", &reference_checksum) ||
-      ck_result_metric(result, "xor_checksum", &checksum))
+  if (ck_result_get_metric(reference, "xor_checksum", &reference_checksum) ||
+      ck_result_get_metric(result, "xor_checksum", &checksum))
     return CK_ERROR_NOT_FOUND;
   *difference = fabs(result->best - reference->best) / fabs(reference->best);
   *agrees = checksum == reference_checksum && *difference <= 1e-5;

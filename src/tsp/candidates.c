@@ -208,7 +208,7 @@ static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
   if (!cell_of || !g->start || !g->city || !g->x || !g->y) {
     free(cell_of);
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "ck_tsp_candidates: out of memory for a grid of %zu "
+                    "ck_tsp_find_candidates: out of memory for a grid of %zu "
                     "cells over %" PRIu32 " cities",
                     cells, n);
   }
@@ -336,9 +336,9 @@ static void grid_search(const ck_tsp_instance *instance, const grid *g,
 
 /* ---- the call ------------------------------------------------------------ */
 
-ck_status ck_tsp_candidates(const ck_tsp_instance *instance, uint32_t k,
-                            uint32_t *neighbours) {
-  const char *function = "ck_tsp_candidates";
+ck_status ck_tsp_find_candidates(const ck_tsp_instance *instance, uint32_t k,
+                                 uint32_t *neighbours) {
+  const char *function = "ck_tsp_find_candidates";
   ck_status status = CK_OK;
   best_heap heap = {NULL, 0, k};
   grid g;

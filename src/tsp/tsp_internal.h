@@ -20,7 +20,7 @@ ck_status ck__tsp_check_distances(const ck_tsp_instance *instance,
  * ck__tsp_distance_of - the distance from city i to city j (0 when i == j)
  * of an instance that ck__tsp_check_distances accepted; i and j must be
  * below its cities. For loops over many pairs, which would otherwise check
- * the instance again for each one through ck_tsp_distance.
+ * the instance again for each one through ck_tsp_get_distance.
  */
 int64_t ck__tsp_distance_of(const ck_tsp_instance *instance, uint32_t i,
                             uint32_t j);

@@ -923,22 +923,22 @@ int64_t ck__tsp_distance_of(const ck_tsp_instance *instance, uint32_t i,
                                     instance->y[j]);
 }
 
-ck_status ck_tsp_distance(const ck_tsp_instance *instance, uint32_t i,
-                          uint32_t j, int64_t *distance) {
-  ck_status status = check_instance(instance, "ck_tsp_distance");
+ck_status ck_tsp_get_distance(const ck_tsp_instance *instance, uint32_t i,
+                              uint32_t j, int64_t *distance) {
+  ck_status status = check_instance(instance, "ck_tsp_get_distance");
   if (status != CK_OK)
     return status;
   if (!distance)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_tsp_distance: distance is NULL");
+                    "ck_tsp_get_distance: distance is NULL");
   if (i >= instance->cities || j >= instance->cities)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_tsp_distance: cities %" PRIu32 " and %" PRIu32
+                    "ck_tsp_get_distance: cities %" PRIu32 " and %" PRIu32
                     " (the instance has %" PRIu32 ")",
                     i, j, instance->cities);
-  status = check_point(instance, i, "ck_tsp_distance");
+  status = check_point(instance, i, "ck_tsp_get_distance");
   if (status == CK_OK)
-    status = check_point(instance, j, "ck_tsp_distance");
+    status = check_point(instance, j, "ck_tsp_get_distance");
   if (status != CK_OK)
     return status;
   *distance = ck__tsp_distance_of(instance, i, j);
@@ -975,9 +975,9 @@ fail:
   return status;
 }
 
-ck_status ck_tsp_tour_length(const ck_tsp_instance *instance,
-                             const uint32_t *tour, int64_t *length) {
-  const char *function = "ck_tsp_tour_length";
+ck_status ck_tsp_tour_measure(const ck_tsp_instance *instance,
+                              const uint32_t *tour, int64_t *length) {
+  const char *function = "ck_tsp_tour_measure";
   if (!instance)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: instance is NULL",
                     function);

@@ -22,7 +22,7 @@ enum { COUNT = 64, GROUP = 64, MAX_DEVICES = 64 };
 
 static int report(const char *step, ck_status status) {
   const char *message = "";
-  ck_error_last(&message);
+  ck_error_get_last(&message);
   fprintf(stderr, "oob_probe: %s failed (status %d): %s\n", step, (int)status,
           message && *message ? message : "no message");
   return 1;
