@@ -46,23 +46,23 @@ static double run_best(const ck_device *device, const ck_ga_config *config,
  * algorithm take the child form on every device: generation_modes shows
  * that the vector form, auto's choice on CPUs, gives the same bits, and
  * PoCL takes about twice as long to build it. */
-static void small_config(ck_ga_config *c, const char *function, int dim) {
-  ck_ga_config_init(c);
-  c->generation_mode = CK_GA_GENERATION_CHILD;
-  c->function = function;
-  c->dim = dim;
-  c->islands = 8;
-  c->island_size = 16;
-  c->max_generations = 60;
+static void small_config(ck_ga_config *config, const char *function, int dim) {
+  ck_ga_config_init(config);
+  config->generation_mode = CK_GA_GENERATION_CHILD;
+  config->function = function;
+  config->dim = dim;
+  config->islands = 8;
+  config->island_size = 16;
+  config->max_generations = 60;
 }
 
 /* small_config() on `islands` islands of `size` for `generations`. */
-static void islands_config(ck_ga_config *c, const char *function, int dim,
+static void islands_config(ck_ga_config *config, const char *function, int dim,
                            size_t islands, size_t size, uint64_t generations) {
-  small_config(c, function, dim);
-  c->islands = islands;
-  c->island_size = size;
-  c->max_generations = generations;
+  small_config(config, function, dim);
+  config->islands = islands;
+  config->island_size = size;
+  config->max_generations = generations;
 }
 
 static void read_reals(ga_state *s, ck_buffer *buffer, float *out,
@@ -949,35 +949,35 @@ static void reproducibility(const ck_device *device) {
 }
 
 /* SBX crossover, eta 15. */
-static void sbx(ck_ga_config *c) {
-  c->crossover = CK_GA_SBX;
-  c->crossover_parameter = 15;
+static void sbx(ck_ga_config *config) {
+  config->crossover = CK_GA_SBX;
+  config->crossover_parameter = 15;
 }
 
 /* SBX (eta 15) with polynomial mutation (eta 20): the operators whose
  * draws go through clkit's own powers. */
-static void sbx_polynomial(ck_ga_config *c) {
-  sbx(c);
-  c->mutation = CK_GA_POLYNOMIAL;
-  c->mutation_parameter = 20;
+static void sbx_polynomial(ck_ga_config *config) {
+  sbx(config);
+  config->mutation = CK_GA_POLYNOMIAL;
+  config->mutation_parameter = 20;
 }
 
 /* ref and a device bit for bit: best, position and the whole best
  * history. */
 static void identical(const ck_device *ref, const ck_device *device,
-                      const ck_ga_config *c, const char *what) {
+                      const ck_ga_config *config, const char *what) {
   enum { MOST_GENES = 256 };
   double best[2], position[2][MOST_GENES] = {{0}};
-  CHECK(c->dim <= MOST_GENES);
-  if (c->dim > MOST_GENES)
+  CHECK(config->dim <= MOST_GENES);
+  if (config->dim > MOST_GENES)
     return;
   const double *history[2];
   size_t count[2];
-  ck_ga *ga[2] = {create(ref, c), create(device, c)};
+  ck_ga *ga[2] = {create(ref, config), create(device, config)};
   for (int k = 0; k < 2; ++k) {
     if (!ga[k])
       goto done;
-    CHECK_OK(ck_ga_step(ga[k], c->max_generations));
+    CHECK_OK(ck_ga_step(ga[k], config->max_generations));
     CHECK_OK(ck_ga_get_best(ga[k], &best[k], position[k]));
     CHECK_OK(
         ck_ga_get_history(ga[k], &history[k], NULL, NULL, NULL, &count[k]));
@@ -1423,10 +1423,10 @@ typedef struct run_record {
   unsigned children_per_work_item;
 } run_record;
 
-static void record_run(const ck_device *device, const ck_ga_config *c,
+static void record_run(const ck_device *device, const ck_ga_config *config,
                        run_record *r) {
   memset(r, 0, sizeof *r);
-  ck_ga *ga = create(device, c);
+  ck_ga *ga = create(device, config);
   if (!ga)
     return;
   ck_ga_report report;

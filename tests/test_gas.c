@@ -144,24 +144,25 @@ static double relative(double a, double b, double scale) {
  * model, cutoff and shift of a configuration. Beyond rc (Lennard-Jones)
  * both are 0.
  */
-static double pair_force(const ck_gas_config *c, double r, double *energy) {
-  if (c->model == CK_GAS_SOFT_LOG) {
-    double soft = r * r + c->softening * c->softening;
-    *energy = 0.5 * c->strength * log(soft) + pow(r, -12);
-    return -c->strength * r / soft + 12 * pow(r, -13);
+static double pair_force(const ck_gas_config *config, double r,
+                         double *energy) {
+  if (config->model == CK_GAS_SOFT_LOG) {
+    double soft = r * r + config->softening * config->softening;
+    *energy = 0.5 * config->strength * log(soft) + pow(r, -12);
+    return -config->strength * r / soft + 12 * pow(r, -13);
   }
-  if (r >= c->rc) {
+  if (r >= config->rc) {
     *energy = 0;
     return 0;
   }
   double u = 4 * (pow(r, -12) - pow(r, -6));
   double f = 48 * pow(r, -13) - 24 * pow(r, -7);
-  double uc = 4 * (pow(c->rc, -12) - pow(c->rc, -6));
-  double fc = 48 * pow(c->rc, -13) - 24 * pow(c->rc, -7);
-  if (c->shift == CK_GAS_SHIFT_ENERGY) {
+  double uc = 4 * (pow(config->rc, -12) - pow(config->rc, -6));
+  double fc = 48 * pow(config->rc, -13) - 24 * pow(config->rc, -7);
+  if (config->shift == CK_GAS_SHIFT_ENERGY) {
     u -= uc;
-  } else if (c->shift == CK_GAS_SHIFT_FORCE) {
-    u = u - uc + (r - c->rc) * fc;
+  } else if (config->shift == CK_GAS_SHIFT_FORCE) {
+    u = u - uc + (r - config->rc) * fc;
     f -= fc;
   }
   *energy = u;
@@ -193,7 +194,7 @@ static void brute_free(brute *b) {
 static int brute_force(const snapshot *s, brute *b) {
   memset(b, 0, sizeof *b);
   size_t n = s->n;
-  const ck_gas_config *c = &s->config;
+  const ck_gas_config *config = &s->config;
   b->f = calloc(2 * n, sizeof *b->f);
   b->scale = calloc(n, sizeof *b->scale);
   b->edge = calloc(n, 1);
@@ -203,20 +204,21 @@ static int brute_force(const snapshot *s, brute *b) {
   }
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j) {
-      double dx = separation(s->x[2 * i], s->x[2 * j], s->box_x, c->walls);
+      double dx = separation(s->x[2 * i], s->x[2 * j], s->box_x, config->walls);
       double dy =
-          separation(s->x[2 * i + 1], s->x[2 * j + 1], s->box_y, c->walls);
+          separation(s->x[2 * i + 1], s->x[2 * j + 1], s->box_y, config->walls);
       double r = sqrt(dx * dx + dy * dy), u;
-      if (c->model == CK_GAS_LENNARD_JONES && fabs(r - c->rc) < 1e-6 * c->rc) {
+      if (config->model == CK_GAS_LENNARD_JONES &&
+          fabs(r - config->rc) < 1e-6 * config->rc) {
         double u_inside,
-            f_inside = pair_force(c, c->rc * (1 - 1e-12), &u_inside);
+            f_inside = pair_force(config, config->rc * (1 - 1e-12), &u_inside);
         b->edge[i] = b->edge[j] = 1;
-        if (b->edge_gap == 0 || fabs(r - c->rc) < fabs(b->edge_gap))
-          b->edge_gap = r - c->rc;
+        if (b->edge_gap == 0 || fabs(r - config->rc) < fabs(b->edge_gap))
+          b->edge_gap = r - config->rc;
         b->edge_energy += fabs(u_inside);
-        b->edge_virial += fabs(f_inside * c->rc);
+        b->edge_virial += fabs(f_inside * config->rc);
       }
-      double f = pair_force(c, r, &u);
+      double f = pair_force(config, r, &u);
       if (f == 0 && u == 0)
         continue;
       b->f[2 * i] += f * dx / r;
@@ -237,9 +239,10 @@ static int brute_force(const snapshot *s, brute *b) {
 
 /* The degrees of freedom the driver must use: 2 N, less the momentum's 2
  * when periodic without Langevin. */
-static double expected_dof(const ck_gas_config *c) {
-  double dof = 2.0 * (double)c->particles;
-  if (!c->walls && c->thermostat != CK_GAS_LANGEVIN && c->particles > 1)
+static double expected_dof(const ck_gas_config *config) {
+  double dof = 2.0 * (double)config->particles;
+  if (!config->walls && config->thermostat != CK_GAS_LANGEVIN &&
+      config->particles > 1)
     dof -= 2;
   return dof;
 }
@@ -444,16 +447,16 @@ static const geometry_case geometry_cases[] = {
     {"4 x 30 box, walls", 60, 0, 4, 30, 1, 2.5, CK_GAS_SHIFT_ENERGY, 1, 12},
 };
 
-static void geometry_config(const geometry_case *g, ck_gas_config *c) {
-  ck_gas_config_init(c);
-  c->particles = g->particles;
-  c->density = g->density > 0 ? g->density : 0.7;
-  c->box_x = g->box_x;
-  c->box_y = g->box_y;
-  c->walls = g->walls;
-  c->rc = g->rc;
-  c->shift = g->shift;
-  c->seed = 7;
+static void geometry_config(const geometry_case *g, ck_gas_config *config) {
+  ck_gas_config_init(config);
+  config->particles = g->particles;
+  config->density = g->density > 0 ? g->density : 0.7;
+  config->box_x = g->box_x;
+  config->box_y = g->box_y;
+  config->walls = g->walls;
+  config->rc = g->rc;
+  config->shift = g->shift;
+  config->seed = 7;
 }
 
 /* A disordered configuration of the case: 20 steps from the lattice,
@@ -657,9 +660,9 @@ static void momentum_conserved(const ck_device *ref, const ck_device *ocl) {
  */
 /* Runs `rounds` rounds of `steps` steps on a backend, checking the forces
  * against the test's sums after each. */
-static void follow_against_brute(const backend *be, const ck_gas_config *c,
+static void follow_against_brute(const backend *be, const ck_gas_config *config,
                                  int rounds, int steps, const char *label) {
-  ck_gas *gas = make_on(be, c);
+  ck_gas *gas = make_on(be, config);
   if (!gas)
     return;
   for (int round = 1; round <= rounds; ++round) {
@@ -669,7 +672,7 @@ static void follow_against_brute(const backend *be, const ck_gas_config *c,
       break;
     char what[160];
     snprintf(what, sizeof what, "%s, %s%s, step %d", be->name, label,
-             c->walls ? ", walls" : "", steps * round);
+             config->walls ? ", walls" : "", steps * round);
     check_against_brute(what, &s, be->double_precision,
                         be->double_precision ? 1e-12 : 2e-4,
                         be->double_precision ? 1e-14 : 1e-6);
@@ -972,11 +975,11 @@ static int save_midway(ck_gas *gas, const char *path, uint64_t steps,
 }
 
 static void restart_case(const backend *be, const char *what,
-                         const ck_gas_config *c) {
+                         const ck_gas_config *config) {
   char path[600];
   test_path_in(work_dir, "restart.ckpt", path, sizeof path);
   remove(path);
-  ck_gas *a = make_on(be, c);
+  ck_gas *a = make_on(be, config);
   if (!a)
     return;
   snapshot sa, sb;
@@ -999,7 +1002,7 @@ static void restart_case(const backend *be, const char *what,
               be->name, what, position_gap(&sa, &sb),
               array_gap(sa.v, sb.v, 2 * sa.n));
     CHECK_MSG(sa.o.step == 600 && sb.o.step == 600 &&
-                  sb.o.time == 600 * c->dt && sa.o.total == sb.o.total &&
+                  sb.o.time == 600 * config->dt && sa.o.total == sb.o.total &&
                   sa.o.pressure == sb.o.pressure &&
                   sa.o.temperature == sb.o.temperature,
               "%s, %s: observables after the restart differ (%.17g vs "
@@ -1061,15 +1064,16 @@ static void restarts(const ck_device *ref, const ck_device *ocl) {
 /* forms: the OpenCL device's (tiles 1: local-memory tiles for all pairs;
  * strips 0: cells and Verlet modes a neighbour at a time). */
 static void agreement_case_in(const ck_device *ref, const ck_device *ocl,
-                              const char *what, const ck_gas_config *c,
+                              const char *what, const ck_gas_config *config,
                               ck__gas_forms forms) {
   snapshot s[2];
   int have[2] = {0, 0};
   const ck_device *devices[2] = {ref, ocl};
   for (int d = 0; d < 2; ++d) {
     ck_gas *gas = NULL;
-    CHECK_OK(ck__gas_create_tuned(
-        devices[d], c, 0, d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms, 0, &gas));
+    CHECK_OK(ck__gas_create_tuned(devices[d], config, 0,
+                                  d == 0 ? CK__GAS_FORMS_BY_DEVICE : forms, 0,
+                                  &gas));
     if (gas)
       CHECK_OK(ck_gas_step(gas, 100));
     have[d] = take(gas, &s[d]);
@@ -1107,18 +1111,19 @@ static void agreement_case_in(const ck_device *ref, const ck_device *ocl,
 /* By device, and on a CPU also without strips and with the parallel sort
  * of Verlet rebuilds. */
 static void agreement_case(const ck_device *ref, const ck_device *ocl,
-                           const char *what, const ck_gas_config *c) {
-  agreement_case_in(ref, ocl, what, c, CK__GAS_FORMS_BY_DEVICE);
-  if (ocl->kind == CK_KIND_CPU && c->neighbors != CK_GAS_ALL_PAIRS) {
+                           const char *what, const ck_gas_config *config) {
+  agreement_case_in(ref, ocl, what, config, CK__GAS_FORMS_BY_DEVICE);
+  if (ocl->kind == CK_KIND_CPU && config->neighbors != CK_GAS_ALL_PAIRS) {
     char named[120];
     snprintf(named, sizeof named, "%s, no strips", what);
-    agreement_case_in(ref, ocl, named, c, (ck__gas_forms){-1, 0, 0});
+    agreement_case_in(ref, ocl, named, config, (ck__gas_forms){-1, 0, 0});
   }
 }
 
 static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
-                                 const char *what, const ck_gas_config *c) {
-  agreement_case_in(ref, ocl, what, c, (ck__gas_forms){1, -1, -1});
+                                 const char *what,
+                                 const ck_gas_config *config) {
+  agreement_case_in(ref, ocl, what, config, (ck__gas_forms){1, -1, -1});
 }
 
 static void agreement(const ck_device *ref, const ck_device *ocl) {
@@ -1181,11 +1186,12 @@ static void expect_failure(ck_status got, ck_status expected,
 }
 
 static void expect_create_failure(const ck_device *device,
-                                  const ck_gas_config *c, ck_status expected,
-                                  const char *needle, const char *what) {
+                                  const ck_gas_config *config,
+                                  ck_status expected, const char *needle,
+                                  const char *what) {
   ck_gas *gas = NULL;
   ck_error_clear();
-  ck_status status = ck_gas_create(device, c, &gas);
+  ck_status status = ck_gas_create(device, config, &gas);
   expect_failure(status, expected, needle, what);
   CHECK_MSG(status == CK_OK || gas == NULL, "%s: a gas despite failing", what);
   ck_gas_destroy(gas);
@@ -1567,9 +1573,9 @@ static void expect_load_failure(const ck_device *device, const char *path,
 
 /* A gas of config c, `steps` steps on, saved to path: the file's bytes
  * (size set), or NULL. */
-static char *saved_after(const ck_device *device, const ck_gas_config *c,
+static char *saved_after(const ck_device *device, const ck_gas_config *config,
                          uint64_t steps, const char *path, size_t *size) {
-  ck_gas *gas = make(device, c, 0);
+  ck_gas *gas = make(device, config, 0);
   if (!gas)
     return NULL;
   CHECK_OK(ck_gas_step(gas, steps));

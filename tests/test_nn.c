@@ -118,15 +118,15 @@ static const char *last_message(void) {
               (const char *)(mention));                                        \
   } while (0)
 
-static void config_net(ck_nn_config *c, size_t count, const size_t *sizes,
+static void config_net(ck_nn_config *config, size_t count, const size_t *sizes,
                        const ck_nn_activation *activations, ck_nn_loss loss) {
-  ck_nn_config_init(c);
-  c->layer_count = count;
+  ck_nn_config_init(config);
+  config->layer_count = count;
   for (size_t l = 0; l < count; ++l)
-    c->sizes[l] = sizes[l];
+    config->sizes[l] = sizes[l];
   for (size_t l = 0; l + 2 < count; ++l)
-    c->activations[l] = activations[l];
-  c->loss = loss;
+    config->activations[l] = activations[l];
+  config->loss = loss;
 }
 
 static size_t layer_params(const nn_state *s, int l) {
@@ -222,17 +222,17 @@ static void write_identity_order(ck_nn *nn) {
 }
 
 /* The optimiser settings of step t (1-based) under config c. */
-static ck__nn_update update_for(const ck_nn_config *c, unsigned t) {
+static ck__nn_update update_for(const ck_nn_config *config, unsigned t) {
   ck__nn_update u;
   memset(&u, 0, sizeof u);
-  u.rate = c->learning_rate;
-  u.momentum = c->momentum;
-  u.beta1 = c->beta1;
-  u.beta2 = c->beta2;
-  u.epsilon = c->epsilon;
-  u.correction1 = 1.0 - pow(c->beta1, t);
-  u.correction2 = 1.0 - pow(c->beta2, t);
-  u.decay = c->weight_decay;
+  u.rate = config->learning_rate;
+  u.momentum = config->momentum;
+  u.beta1 = config->beta1;
+  u.beta2 = config->beta2;
+  u.epsilon = config->epsilon;
+  u.correction1 = 1.0 - pow(config->beta1, t);
+  u.correction2 = 1.0 - pow(config->beta2, t);
+  u.decay = config->weight_decay;
   return u;
 }
 
@@ -511,11 +511,11 @@ typedef struct agree_data {
   ck_dataset train, validation, test;
 } agree_data;
 
-static ck_nn *agree_net(const ck_device *device, const ck_nn_config *c,
+static ck_nn *agree_net(const ck_device *device, const ck_nn_config *config,
                         int double_precision, const ck__nn_tuning *tuning,
                         const agree_data *data) {
   ck_nn *nn = NULL;
-  CHECK_OK(ck__nn_create(device, c, double_precision, tuning, &nn));
+  CHECK_OK(ck__nn_create(device, config, double_precision, tuning, &nn));
   if (!nn)
     return NULL;
   CHECK_OK(ck_nn_set_preprocessing(nn, &data->train, CK_NORMALIZE_ZSCORE));
@@ -526,7 +526,7 @@ static ck_nn *agree_net(const ck_device *device, const ck_nn_config *c,
 }
 
 static void agree_case(const ck_device *ref, const ck_device *ocl,
-                       const ck_nn_config *c, int double_precision,
+                       const ck_nn_config *config, int double_precision,
                        const ck__nn_tuning *tuning, const agree_data *data,
                        const char *name) {
   static const char *const forms[] = {"global", "local", "vector"};
@@ -539,8 +539,8 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
    * 1e-5 (1e-10) relative. */
   double weight_tolerance = double_precision ? 1e-9 : 1e-4;
   double loss_tolerance = double_precision ? 1e-10 : 1e-5;
-  ck_nn *a = agree_net(ref, c, double_precision, NULL, data);
-  ck_nn *b = agree_net(ocl, c, double_precision, tuning, data);
+  ck_nn *a = agree_net(ref, config, double_precision, NULL, data);
+  ck_nn *b = agree_net(ocl, config, double_precision, tuning, data);
   if (!a || !b) {
     ck_nn_destroy(a);
     ck_nn_destroy(b);
@@ -562,7 +562,7 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
   CHECK_OK(ck_nn_evaluate(b, CK_NN_TEST, &loss_b, &accuracy_b, NULL));
   CHECK_MSG(near_relative(loss_a, loss_b, loss_tolerance),
             "%s: forward mean loss %.9g vs %.9g", what, loss_a, loss_b);
-  uint32_t batch = (uint32_t)c->batch;
+  uint32_t batch = (uint32_t)config->batch;
   size_t entries = rows > 2 * batch ? rows : 2 * batch;
   double *losses_a = calloc(entries, sizeof(double));
   double *losses_b = calloc(entries, sizeof(double));
@@ -588,7 +588,7 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
   write_identity_order(a);
   write_identity_order(b);
   for (unsigned t = 1; t <= 2; ++t) {
-    ck__nn_update u = update_for(c, t);
+    ck__nn_update u = update_for(config, t);
     CHECK_OK(ck__nn_train_batch(a, (t - 1) * batch, batch, &u));
     CHECK_OK(ck__nn_train_batch(b, (t - 1) * batch, batch, &u));
   }
@@ -604,8 +604,8 @@ static void agree_case(const ck_device *ref, const ck_device *ocl,
   ck_nn_destroy(b);
 
   /* Two whole epochs. */
-  a = agree_net(ref, c, double_precision, NULL, data);
-  b = agree_net(ocl, c, double_precision, tuning, data);
+  a = agree_net(ref, config, double_precision, NULL, data);
+  b = agree_net(ocl, config, double_precision, tuning, data);
   for (unsigned e = 1; a && b && e <= 2; ++e) {
     ck_nn_epoch ea, eb;
     CHECK_OK(ck_nn_train_epoch(a, &ea));

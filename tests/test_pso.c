@@ -373,14 +373,14 @@ static void move_modes(const ck_device *ref, const ck_device *device) {
 }
 
 /* An lsq swarm over data in the given mode. */
-static void lsq_config(ck_pso_config *c, const ck_lsq_data *data,
+static void lsq_config(ck_pso_config *config, const ck_lsq_data *data,
                        size_t particles, uint64_t iterations, int mode) {
-  ck_pso_config_init(c);
-  c->function = "lsq";
-  c->data = data;
-  c->particles = particles;
-  c->max_iterations = iterations;
-  c->lsq_mode = (ck_pso_lsq_mode)mode;
+  ck_pso_config_init(config);
+  config->function = "lsq";
+  config->data = data;
+  config->particles = particles;
+  config->max_iterations = iterations;
+  config->lsq_mode = (ck_pso_lsq_mode)mode;
 }
 
 static void lsq(const ck_device *ref, const ck_device *device) {

@@ -542,10 +542,11 @@ static void check_workload_params(void) {
   CHECK(name && strcmp(name, "selfcheck") == 0);
   CHECK(summary && *summary);
   int has_count = 0, has_passes = 0;
-  for (const ck_option *o = options; o && o->name; ++o) {
-    has_count |= strcmp(o->name, "count") == 0;
-    has_passes |= strcmp(o->name, "passes") == 0;
-    CHECK_MSG(o->help && *o->help, "option %s has no help", o->name);
+  for (const ck_option *option = options; option && option->name; ++option) {
+    has_count |= strcmp(option->name, "count") == 0;
+    has_passes |= strcmp(option->name, "passes") == 0;
+    CHECK_MSG(option->help && *option->help, "option %s has no help",
+              option->name);
   }
   CHECK(has_count && has_passes);
 

@@ -32,33 +32,34 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
   if (json) {
     fprintf(out, "{\"devices\":[");
     for (size_t i = 0; i < set->count; ++i) {
-      const ck_device *d = &set->devices[i];
+      const ck_device *device = &set->devices[i];
       const char *kind = "";
-      ck_device_get_kind_name(d->kind, &kind);
+      ck_device_get_kind_name(device->kind, &kind);
       fprintf(out, "%s{\"id\":", i ? "," : "");
-      json_string(out, d->id);
+      json_string(out, device->id);
       fprintf(out, ",\"kind\":");
       json_string(out, kind);
       fprintf(out, ",\"name\":");
-      json_string(out, d->name);
+      json_string(out, device->name);
       fprintf(out, ",\"vendor\":");
-      json_string(out, d->vendor);
+      json_string(out, device->vendor);
       fprintf(out, ",\"platform\":");
-      json_string(out, d->platform);
+      json_string(out, device->platform);
       fprintf(out, ",\"platform_version\":");
-      json_string(out, d->platform_version);
+      json_string(out, device->platform_version);
       fprintf(out, ",\"driver_version\":");
-      json_string(out, d->driver_version);
+      json_string(out, device->driver_version);
       fprintf(out, ",\"c_version\":");
-      json_string(out, d->c_version);
+      json_string(out, device->c_version);
       fprintf(out,
               ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
               "\"local_memory\":%llu,\"local_memory_opt_in\":%llu,"
               "\"max_alloc\":%llu,"
               "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
-              d->compute_units, d->clock_mhz, d->global_memory, d->local_memory,
-              d->local_memory_opt_in, d->max_alloc, d->max_work_group_size,
-              d->has_fp64 ? "true" : "false", d->warp_width);
+              device->compute_units, device->clock_mhz, device->global_memory,
+              device->local_memory, device->local_memory_opt_in,
+              device->max_alloc, device->max_work_group_size,
+              device->has_fp64 ? "true" : "false", device->warp_width);
     }
     fprintf(out, "],\"opencl\":");
     if (set->opencl_status == CK_OK)
@@ -74,32 +75,32 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
     return;
   }
   for (size_t i = 0; i < set->count; ++i) {
-    const ck_device *d = &set->devices[i];
+    const ck_device *device = &set->devices[i];
     const char *kind = "";
     char global[32], local[32], opt_in[32], local_text[80];
-    ck_device_get_kind_name(d->kind, &kind);
-    human_bytes(global, sizeof global, d->global_memory);
-    human_bytes(local, sizeof local, d->local_memory);
-    human_bytes(opt_in, sizeof opt_in, d->local_memory_opt_in);
+    ck_device_get_kind_name(device->kind, &kind);
+    human_bytes(global, sizeof global, device->global_memory);
+    human_bytes(local, sizeof local, device->local_memory);
+    human_bytes(opt_in, sizeof opt_in, device->local_memory_opt_in);
     /* CUDA's native kernels may opt into more than a kernel declares. */
-    if (d->local_memory_opt_in > d->local_memory)
+    if (device->local_memory_opt_in > device->local_memory)
       snprintf(local_text, sizeof local_text, "%s (%s opt-in)", local, opt_in);
     else
       snprintf(local_text, sizeof local_text, "%s", local);
-    fprintf(out, "%-9s %s [%s]\n", d->id, d->name, kind);
-    if (d->backend == CK_BACKEND_REF) {
+    fprintf(out, "%-9s %s [%s]\n", device->id, device->name, kind);
+    if (device->backend == CK_BACKEND_REF) {
       fprintf(out, "          plain serial C on the host; always present\n");
       continue;
     }
-    fprintf(out, "          vendor %s; platform %s (%s)\n", d->vendor,
-            d->platform, d->platform_version);
-    fprintf(out, "          driver %s; %s; fp64 %s\n", d->driver_version,
-            d->c_version, d->has_fp64 ? "yes" : "no");
+    fprintf(out, "          vendor %s; platform %s (%s)\n", device->vendor,
+            device->platform, device->platform_version);
+    fprintf(out, "          driver %s; %s; fp64 %s\n", device->driver_version,
+            device->c_version, device->has_fp64 ? "yes" : "no");
     fprintf(out,
             "          %u compute units at %u MHz; global %s; local %s; "
             "work-group up to %zu\n",
-            d->compute_units, d->clock_mhz, global, local_text,
-            d->max_work_group_size);
+            device->compute_units, device->clock_mhz, global, local_text,
+            device->max_work_group_size);
   }
   if (set->opencl_status != CK_OK)
     fprintf(out, "note: %s\n", set->opencl_message);
@@ -149,18 +150,18 @@ void cli_print_compare(FILE *out, const ck_result *results, size_t count,
           "name", "wall_s", "kernel_s", "throughput", "unit", "best", "vs_ref",
           "agrees");
   for (size_t i = 0; i < count; ++i) {
-    const ck_result *r = &results[i];
+    const ck_result *result = &results[i];
     char name[33];
-    snprintf(name, sizeof name, "%.32s", r->device_name); /* cut to 32 */
-    if (r->status != CK_OK) {
-      fprintf(out, "%-9s %-32s %s: %s\n", r->device, name,
-              cli_row_skipped(r, every_device) ? "skipped" : "failed",
-              r->error);
+    snprintf(name, sizeof name, "%.32s", result->device_name); /* cut to 32 */
+    if (result->status != CK_OK) {
+      fprintf(out, "%-9s %-32s %s: %s\n", result->device, name,
+              cli_row_skipped(result, every_device) ? "skipped" : "failed",
+              result->error);
       continue;
     }
     fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-12s %14.8g %11.3g %s\n",
-            r->device, name, r->wall_s, r->kernel_s, r->throughput,
-            r->throughput_unit, r->best, r->agreement,
-            r->agrees ? "yes" : "NO");
+            result->device, name, result->wall_s, result->kernel_s,
+            result->throughput, result->throughput_unit, result->best,
+            result->agreement, result->agrees ? "yes" : "NO");
   }
 }

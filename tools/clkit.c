@@ -116,13 +116,14 @@ static void print_main_help(FILE *out) {
 static void print_workload_options(FILE *out, const ck_workload *workload) {
   const ck_option *options;
   ck_workload_describe(workload, NULL, NULL, &options);
-  for (const ck_option *o = options; o->name; ++o) {
+  for (const ck_option *option = options; option->name; ++option) {
     char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", o->name, o->value_name ? " " : "",
-             o->value_name ? o->value_name : "");
-    fprintf(out, "  %-24s %s", left, o->help);
-    if (o->default_value)
-      fprintf(out, " (default %s)", o->default_value);
+    snprintf(left, sizeof left, "--%s%s%s", option->name,
+             option->value_name ? " " : "",
+             option->value_name ? option->value_name : "");
+    fprintf(out, "  %-24s %s", left, option->help);
+    if (option->default_value)
+      fprintf(out, " (default %s)", option->default_value);
     fputc('\n', out);
   }
 }
@@ -480,10 +481,12 @@ static int parse_run_options(const char *command, int argc, char **argv,
   options[count++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
   options[count++] = (struct option){"help", no_argument, NULL, OPT_HELP};
   size_t first_workload = count;
-  for (const ck_option *o = workload_options;
-       o->name && count + 1 < MAX_LONG_OPTIONS; ++o, ++count)
+  for (const ck_option *workload_option = workload_options;
+       workload_option->name && count + 1 < MAX_LONG_OPTIONS;
+       ++workload_option, ++count)
     options[count] = (struct option){
-        o->name, o->value_name ? required_argument : no_argument, NULL,
+        workload_option->name,
+        workload_option->value_name ? required_argument : no_argument, NULL,
         OPT_WORKLOAD_BASE + (int)(count - first_workload)};
   options[count] = (struct option){NULL, 0, NULL, 0};
 
@@ -537,9 +540,10 @@ static int parse_run_options(const char *command, int argc, char **argv,
    * workloads that take one (e.g. 'clkit run aco FILE.tsp'). */
   if (optind + 2 == argc) {
     const char *input = NULL;
-    for (const ck_option *o = workload_options; o->name; ++o)
-      if (strcmp(o->name, "instance") == 0)
-        input = o->name;
+    for (const ck_option *workload_option = workload_options;
+         workload_option->name; ++workload_option)
+      if (strcmp(workload_option->name, "instance") == 0)
+        input = workload_option->name;
     if (!input)
       return unexpected(command, argv[1 + optind]);
     if (config->param_count == MAX_PARAMS)
@@ -765,27 +769,28 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
         exit_code = cli_report(status);
         break;
       }
-      const ck_result *r = &results[produced - 1];
+      const ck_result *result = &results[produced - 1];
       if (json) {
         char *text = NULL;
-        if (ck_result_format_json(r, &text) == CK_OK) {
+        if (ck_result_format_json(result, &text) == CK_OK) {
           printf("%s%s", first ? "" : ",", text);
           ck_memory_free(text);
         }
         first = 0;
-      } else if (r->status != CK_OK) {
-        printf("%-10s %-9s %s: %s\n", r->workload, r->device,
-               cli_row_skipped(r, every_device) ? "skipped" : "failed",
-               r->error);
+      } else if (result->status != CK_OK) {
+        printf("%-10s %-9s %s: %s\n", result->workload, result->device,
+               cli_row_skipped(result, every_device) ? "skipped" : "failed",
+               result->error);
       } else {
-        printf("%-10s %-9s %12.6g %10.4f %14.4g %-12s %s\n", r->workload,
-               r->device, r->best, r->wall_s, r->throughput, r->throughput_unit,
-               is_ref      ? "(is ref)"
-               : r->agrees ? "agrees with ref"
-                           : "DISAGREES with ref");
+        printf("%-10s %-9s %12.6g %10.4f %14.4g %-12s %s\n", result->workload,
+               result->device, result->best, result->wall_s, result->throughput,
+               result->throughput_unit,
+               is_ref           ? "(is ref)"
+               : result->agrees ? "agrees with ref"
+                                : "DISAGREES with ref");
       }
-      if (!cli_row_skipped(r, every_device) &&
-          (r->status != CK_OK || (!is_ref && !r->agrees)))
+      if (!cli_row_skipped(result, every_device) &&
+          (result->status != CK_OK || (!is_ref && !result->agrees)))
         exit_code = EXIT_FAILURE_RUN;
     }
   }

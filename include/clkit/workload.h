@@ -172,7 +172,7 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
  * for a NULL argument; CK_ERROR_OUT_OF_MEMORY (same is then 0, which
  * does not say the paths differ).
  */
-ck_status ck_file_check_same(const char *a, const char *b, int *same);
+ck_status ck_file_check_same(const char *first, const char *second, int *same);
 
 /*
  * ck_file_check_writable - whether an output could be written at path now, as

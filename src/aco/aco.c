@@ -68,61 +68,63 @@ ck_status ck_aco_config_init(ck_aco_config *config) {
   return CK_OK;
 }
 
-static ck_status check_config(const ck_aco_config *c, uint32_t n) {
-  if (c->algorithm != CK_ACO_MMAS && c->algorithm != CK_ACO_ACS)
+static ck_status check_config(const ck_aco_config *config, uint32_t n) {
+  if (config->algorithm != CK_ACO_MMAS && config->algorithm != CK_ACO_ACS)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --algo: unknown algorithm");
-  if (c->ants > MAX_ANTS)
+  if (config->ants > MAX_ANTS)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --ants: %u is above %d",
-                    c->ants, MAX_ANTS);
-  if (c->candidates > MAX_CANDIDATES || (c->candidates && c->candidates >= n))
+                    config->ants, MAX_ANTS);
+  if (config->candidates > MAX_CANDIDATES ||
+      (config->candidates && config->candidates >= n))
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT, "option --candidates: %u is outside [1, %u]",
+        config->candidates, n - 1 < MAX_CANDIDATES ? n - 1 : MAX_CANDIDATES);
+  if (!(config->alpha > 0 && config->alpha <= 10))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --candidates: %u is outside [1, %u]", c->candidates,
-                    n - 1 < MAX_CANDIDATES ? n - 1 : MAX_CANDIDATES);
-  if (!(c->alpha > 0 && c->alpha <= 10))
+                    "option --alpha: %g is outside (0, 10]", config->alpha);
+  if (!(config->beta >= 0 && config->beta <= 20))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --alpha: %g is outside (0, 10]", c->alpha);
-  if (!(c->beta >= 0 && c->beta <= 20))
+                    "option --beta: %g is outside [0, 20]", config->beta);
+  if (!(config->rho < 0 || (config->rho > 0 && config->rho < 1)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --beta: %g is outside [0, 20]", c->beta);
-  if (!(c->rho < 0 || (c->rho > 0 && c->rho < 1)))
+                    "option --rho: %g is outside (0, 1)", config->rho);
+  if (!(config->q0 < 0 || config->q0 <= 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --rho: %g is outside (0, 1)", c->rho);
-  if (!(c->q0 < 0 || c->q0 <= 1))
+                    "option --q0: %g is outside [0, 1]", config->q0);
+  if (!(config->xi > 0 && config->xi < 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --q0: %g is outside [0, 1]", c->q0);
-  if (!(c->xi > 0 && c->xi < 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --xi: %g is outside (0, 1)", c->xi);
-  if (!(c->p_best > 0 && c->p_best < 1))
+                    "option --xi: %g is outside (0, 1)", config->xi);
+  if (!(config->p_best > 0 && config->p_best < 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "p_best %g is outside (0, 1)",
-                    c->p_best);
-  if ((int)c->local_search < CK_ACO_LS_NONE ||
-      c->local_search > CK_ACO_LS_2OPT_OROPT)
+                    config->p_best);
+  if ((int)config->local_search < CK_ACO_LS_NONE ||
+      config->local_search > CK_ACO_LS_2OPT_OROPT)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --ls: unknown local search");
-  if (c->lanes > 256 || (c->lanes & (c->lanes - 1)))
+  if (config->lanes > 256 || (config->lanes & (config->lanes - 1)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --lanes: %u is not 1 or a power of two up to 256",
-                    c->lanes);
+                    config->lanes);
   uint32_t largest = n < CK__ACO_SEGMENT_MAX ? n : CK__ACO_SEGMENT_MAX;
-  if (c->partition && (c->partition < 8 || c->partition > largest))
+  if (config->partition &&
+      (config->partition < 8 || config->partition > largest))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     n < 8 ? "option --partition: %u: segments need 8 cities "
                             "or more, and the instance has %u"
                           : "option --partition: %u is outside [8, %u]",
-                    c->partition, n < 8 ? n : largest);
-  if (c->has_target && (!c->optimum || !(c->target_gap >= 0)))
+                    config->partition, n < 8 ? n : largest);
+  if (config->has_target && (!config->optimum || !(config->target_gap >= 0)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --target-gap: needs a known optimum (--optimum "
                     "or --optima) and a gap >= 0");
-  if (c->optimum < 0)
+  if (config->optimum < 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --optimum: %lld is negative",
-                    (long long)c->optimum);
-  if (!(c->max_seconds >= 0))
+                    (long long)config->optimum);
+  if (!(config->max_seconds >= 0))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --time: %g is negative",
-                    c->max_seconds);
+                    config->max_seconds);
   return CK_OK;
 }
 
@@ -468,10 +470,10 @@ static ck_status add_trace(ck_aco *aco) {
     aco->trace = points;
     aco->trace_allocated = grown;
   }
-  ck_aco_trace_point *p = &aco->trace[aco->trace_count++];
-  p->time_s = aco->best_time;
-  p->iteration = aco->best_iteration;
-  p->length = aco->best_length;
+  ck_aco_trace_point *point = &aco->trace[aco->trace_count++];
+  point->time_s = aco->best_time;
+  point->iteration = aco->best_iteration;
+  point->length = aco->best_length;
   return CK_OK;
 }
 
@@ -594,9 +596,9 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   if (!aco || !report)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_run: NULL argument");
   memset(report, 0, sizeof *report);
-  const ck_aco_config *c = &aco->config;
-  uint64_t max_iterations = c->max_iterations;
-  if (!max_iterations && !(c->max_seconds > 0) && !c->has_target)
+  const ck_aco_config *config = &aco->config;
+  uint64_t max_iterations = config->max_iterations;
+  if (!max_iterations && !(config->max_seconds > 0) && !config->has_target)
     max_iterations = 100;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(aco->state.queue, &kernel_before);
@@ -608,23 +610,25 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
     CK_TRY(iterate(aco));
     double elapsed = ck__seconds() - aco->started;
     uint64_t made = aco->iteration - first;
-    if (c->has_target && (double)aco->best_length <=
-                             (double)c->optimum * (1.0 + c->target_gap / 100.0))
+    if (config->has_target &&
+        (double)aco->best_length <=
+            (double)config->optimum * (1.0 + config->target_gap / 100.0))
       stop = CK_ACO_STOP_TARGET;
     else if (max_iterations && made >= max_iterations)
       stop = CK_ACO_STOP_ITERATIONS;
-    else if (c->max_seconds > 0 && elapsed >= c->max_seconds)
+    else if (config->max_seconds > 0 && elapsed >= config->max_seconds)
       stop = CK_ACO_STOP_TIME;
     /* After the first iteration, then about twenty times a second: the
      * nearer of the iteration and time limits. */
-    if (stop == CK_ACO_STOP_NONE && c->progress &&
+    if (stop == CK_ACO_STOP_NONE && config->progress &&
         (reported < 0 || elapsed - reported >= 0.05)) {
       double by_count =
           max_iterations ? (double)made / (double)max_iterations : 0;
-      double by_time = c->max_seconds > 0 ? elapsed / c->max_seconds : 0;
+      double by_time =
+          config->max_seconds > 0 ? elapsed / config->max_seconds : 0;
       double fraction = by_count > by_time ? by_count : by_time;
       reported = elapsed;
-      if (c->progress(c->progress_user, fraction > 1 ? 1 : fraction))
+      if (config->progress(config->progress_user, fraction > 1 ? 1 : fraction))
         CK_FAIL(CK_ERROR_CANCELLED, "ACO cancelled after %llu iterations",
                 (unsigned long long)made);
     }
@@ -635,9 +639,10 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   report->kernel_s = kernel_after - kernel_before;
   report->setup_s = aco->setup_s;
   report->best_length = aco->best_length;
-  report->gap = c->optimum ? 100.0 * (double)(aco->best_length - c->optimum) /
-                                 (double)c->optimum
-                           : NAN;
+  report->gap = config->optimum
+                    ? 100.0 * (double)(aco->best_length - config->optimum) /
+                          (double)config->optimum
+                    : NAN;
   report->iterations = aco->iteration - first;
   report->best_iteration = aco->best_iteration;
   report->best_time_s = aco->best_time;

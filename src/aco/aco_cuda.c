@@ -31,19 +31,19 @@ int ck__aco_cuda_supports(const aco_state *state) {
 /* The table of candidate distances, once: the instance does not change. */
 static ck_status fill_candidate_distances(aco_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = NULL;
+  ck_kernel *kernel = NULL;
   CK_TRY(ck_kernel_create(state->native_program, "ck_aco_candidate_distances",
-                          &k));
-  SET_VALUE(k, 0, state->n);
-  SET_BUFFER(k, 1, state->matrix);
-  SET_BUFFER(k, 2, state->xy);
-  SET_BUFFER(k, 3, state->neighbours);
-  SET_BUFFER(k, 4, state->candidate_distances);
+                          &kernel));
+  SET_VALUE(kernel, 0, state->n);
+  SET_BUFFER(kernel, 1, state->matrix);
+  SET_BUFFER(kernel, 2, state->xy);
+  SET_BUFFER(kernel, 3, state->neighbours);
+  SET_BUFFER(kernel, 4, state->candidate_distances);
   size_t entries = (size_t)state->n * state->k, local = TABLE_BLOCK;
   size_t global = (entries + local - 1) / local * local;
-  CK_TRY(ck_queue_launch(state->queue, k, 1, &global, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 fail:
-  ck_kernel_destroy(k);
+  ck_kernel_destroy(kernel);
   return status;
 }
 
@@ -64,17 +64,18 @@ static ck_status cuda_setup(aco_state *state) {
   /* The native kernels take the OpenCL ones' places, with the arguments
    * that change at the same positions, so that the OpenCL steps launch
    * them (a warp an ant: the OpenCL steps' lanes are 32 here). */
-  ck_kernel *k;
-  CK_TRY(
-      ck_kernel_create(state->native_program, "ck_aco_build_tours_warp", &k));
+  ck_kernel *kernel;
+  CK_TRY(ck_kernel_create(state->native_program, "ck_aco_build_tours_warp",
+                          &kernel));
   ck_kernel_destroy(state->construct_kernel);
-  state->construct_kernel = k;
-  CK_TRY(ck__aco_set_construct_arguments(state, k));
-  CK_TRY(ck_kernel_create(state->native_program, "ck_aco_search_warp", &k));
+  state->construct_kernel = kernel;
+  CK_TRY(ck__aco_set_construct_arguments(state, kernel));
+  CK_TRY(
+      ck_kernel_create(state->native_program, "ck_aco_search_warp", &kernel));
   ck_kernel_destroy(state->search_kernel);
-  state->search_kernel = k;
-  CK_TRY(ck__aco_set_search_arguments(state, k));
-  SET_BUFFER(k, 16, state->candidate_distances);
+  state->search_kernel = kernel;
+  CK_TRY(ck__aco_set_search_arguments(state, kernel));
+  SET_BUFFER(kernel, 16, state->candidate_distances);
 fail:
   return status;
 }

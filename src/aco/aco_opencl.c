@@ -30,43 +30,43 @@ static ck_status launch(aco_state *state, ck_kernel *kernel, size_t items) {
 #define SET_BUFFER(kernel, index, buffer)                                      \
   CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
 
-ck_status ck__aco_set_construct_arguments(aco_state *state, ck_kernel *k) {
+ck_status ck__aco_set_construct_arguments(aco_state *state, ck_kernel *kernel) {
   ck_status status = CK_OK;
-  SET_VALUE(k, 0, state->n);
-  SET_VALUE(k, 1, state->ants);
-  SET_VALUE(k, 2, state->seed);
-  SET_VALUE(k, 4, state->q0);
-  SET_BUFFER(k, 5, state->matrix);
-  SET_BUFFER(k, 6, state->xy);
-  SET_BUFFER(k, 7, state->neighbours);
-  SET_BUFFER(k, 8, state->choice);
-  SET_BUFFER(k, 9, state->tours);
-  SET_BUFFER(k, 10, state->flags);
-  SET_BUFFER(k, 11, state->lengths);
+  SET_VALUE(kernel, 0, state->n);
+  SET_VALUE(kernel, 1, state->ants);
+  SET_VALUE(kernel, 2, state->seed);
+  SET_VALUE(kernel, 4, state->q0);
+  SET_BUFFER(kernel, 5, state->matrix);
+  SET_BUFFER(kernel, 6, state->xy);
+  SET_BUFFER(kernel, 7, state->neighbours);
+  SET_BUFFER(kernel, 8, state->choice);
+  SET_BUFFER(kernel, 9, state->tours);
+  SET_BUFFER(kernel, 10, state->flags);
+  SET_BUFFER(kernel, 11, state->lengths);
 fail:
   return status;
 }
 
-ck_status ck__aco_set_search_arguments(aco_state *state, ck_kernel *k) {
+ck_status ck__aco_set_search_arguments(aco_state *state, ck_kernel *kernel) {
   ck_status status = CK_OK;
   int ranked =
       state->local_search_ants && state->local_search_ants < state->ants;
   uint32_t count = ranked ? state->local_search_ants : state->ants;
-  SET_VALUE(k, 0, state->n);
-  SET_VALUE(k, 1, state->longest);
-  SET_VALUE(k, 2, state->or_opt);
-  SET_VALUE(k, 3, count);
-  SET_VALUE(k, 4, ranked);
-  SET_BUFFER(k, 6, state->best_tour);
-  SET_BUFFER(k, 7, state->best_positions);
-  SET_BUFFER(k, 8, state->order);
-  SET_BUFFER(k, 9, state->matrix);
-  SET_BUFFER(k, 10, state->xy);
-  SET_BUFFER(k, 11, state->neighbours);
-  SET_BUFFER(k, 12, state->tours);
-  SET_BUFFER(k, 13, state->positions);
-  SET_BUFFER(k, 14, state->flags);
-  SET_BUFFER(k, 15, state->lengths);
+  SET_VALUE(kernel, 0, state->n);
+  SET_VALUE(kernel, 1, state->longest);
+  SET_VALUE(kernel, 2, state->or_opt);
+  SET_VALUE(kernel, 3, count);
+  SET_VALUE(kernel, 4, ranked);
+  SET_BUFFER(kernel, 6, state->best_tour);
+  SET_BUFFER(kernel, 7, state->best_positions);
+  SET_BUFFER(kernel, 8, state->order);
+  SET_BUFFER(kernel, 9, state->matrix);
+  SET_BUFFER(kernel, 10, state->xy);
+  SET_BUFFER(kernel, 11, state->neighbours);
+  SET_BUFFER(kernel, 12, state->tours);
+  SET_BUFFER(kernel, 13, state->positions);
+  SET_BUFFER(kernel, 14, state->flags);
+  SET_BUFFER(kernel, 15, state->lengths);
 fail:
   return status;
 }
@@ -80,70 +80,71 @@ static ck_status opencl_setup(aco_state *state) {
            (unsigned)state->lanes);
   int groups = state->lanes > 1;
   CK_TRY(ck_program_build(state->queue, "aco", defines, &state->program));
-  ck_kernel *k;
+  ck_kernel *kernel;
   CK_TRY(ck_kernel_create(
       state->program,
-      groups ? "ck_aco_build_tours_groups" : "ck_aco_build_tours", &k));
-  state->construct_kernel = k;
-  CK_TRY(ck__aco_set_construct_arguments(state, k));
+      groups ? "ck_aco_build_tours_groups" : "ck_aco_build_tours", &kernel));
+  state->construct_kernel = kernel;
+  CK_TRY(ck__aco_set_construct_arguments(state, kernel));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_count_uses", &k));
-  state->count_kernel = k;
-  SET_VALUE(k, 0, state->n);
-  SET_VALUE(k, 1, state->ants);
-  SET_BUFFER(k, 2, state->neighbours);
-  SET_BUFFER(k, 3, state->tours);
-  SET_BUFFER(k, 4, state->uses);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_count_uses", &kernel));
+  state->count_kernel = kernel;
+  SET_VALUE(kernel, 0, state->n);
+  SET_VALUE(kernel, 1, state->ants);
+  SET_BUFFER(kernel, 2, state->neighbours);
+  SET_BUFFER(kernel, 3, state->tours);
+  SET_BUFFER(kernel, 4, state->uses);
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_rank", &k));
-  state->rank_kernel = k;
-  SET_VALUE(k, 0, state->ants);
-  SET_BUFFER(k, 1, state->lengths);
-  SET_BUFFER(k, 2, state->order);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_rank", &kernel));
+  state->rank_kernel = kernel;
+  SET_VALUE(kernel, 0, state->ants);
+  SET_BUFFER(kernel, 1, state->lengths);
+  SET_BUFFER(kernel, 2, state->order);
 
-  CK_TRY(ck_kernel_create(
-      state->program, groups ? "ck_aco_search_groups" : "ck_aco_search", &k));
-  state->search_kernel = k;
-  CK_TRY(ck__aco_set_search_arguments(state, k));
+  CK_TRY(ck_kernel_create(state->program,
+                          groups ? "ck_aco_search_groups" : "ck_aco_search",
+                          &kernel));
+  state->search_kernel = kernel;
+  CK_TRY(ck__aco_set_search_arguments(state, kernel));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_iteration_best", &k));
-  state->best_kernel = k;
-  SET_VALUE(k, 0, state->ants);
-  SET_BUFFER(k, 1, state->lengths);
-  SET_BUFFER(k, 2, state->best);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_iteration_best", &kernel));
+  state->best_kernel = kernel;
+  SET_VALUE(kernel, 0, state->ants);
+  SET_BUFFER(kernel, 1, state->lengths);
+  SET_BUFFER(kernel, 2, state->best);
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_deposit", &k));
-  state->deposit_kernel = k;
-  SET_VALUE(k, 0, state->n);
-  SET_BUFFER(k, 1, state->neighbours);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_deposit", &kernel));
+  state->deposit_kernel = kernel;
+  SET_VALUE(kernel, 0, state->n);
+  SET_BUFFER(kernel, 1, state->neighbours);
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_update", &k));
-  state->update_kernel = k;
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_update", &kernel));
+  state->update_kernel = kernel;
   uint32_t entries = state->n * state->k;
-  SET_VALUE(k, 0, entries);
-  SET_BUFFER(k, 1, state->uses);
-  SET_VALUE(k, 2, state->xi);
-  SET_VALUE(k, 3, state->tau0);
-  SET_VALUE(k, 7, state->alpha);
-  SET_BUFFER(k, 8, state->eta_beta);
-  SET_BUFFER(k, 9, state->tau);
-  SET_BUFFER(k, 10, state->choice);
+  SET_VALUE(kernel, 0, entries);
+  SET_BUFFER(kernel, 1, state->uses);
+  SET_VALUE(kernel, 2, state->xi);
+  SET_VALUE(kernel, 3, state->tau0);
+  SET_VALUE(kernel, 7, state->alpha);
+  SET_BUFFER(kernel, 8, state->eta_beta);
+  SET_BUFFER(kernel, 9, state->tau);
+  SET_BUFFER(kernel, 10, state->choice);
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_rotate", &k));
-  state->rotate_kernel = k;
-  SET_VALUE(k, 0, state->n);
-  SET_BUFFER(k, 2, state->best_tour);
-  SET_BUFFER(k, 3, state->segment_tour);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_rotate", &kernel));
+  state->rotate_kernel = kernel;
+  SET_VALUE(kernel, 0, state->n);
+  SET_BUFFER(kernel, 2, state->best_tour);
+  SET_BUFFER(kernel, 3, state->segment_tour);
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_segments", &k));
-  state->segment_kernel = k;
-  SET_VALUE(k, 0, state->n);
-  SET_VALUE(k, 3, state->or_opt);
-  SET_VALUE(k, 5, state->seed);
-  SET_BUFFER(k, 7, state->matrix);
-  SET_BUFFER(k, 8, state->xy);
-  SET_BUFFER(k, 9, state->segment_tour);
-  SET_BUFFER(k, 11, state->segment_gain);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_segments", &kernel));
+  state->segment_kernel = kernel;
+  SET_VALUE(kernel, 0, state->n);
+  SET_VALUE(kernel, 3, state->or_opt);
+  SET_VALUE(kernel, 5, state->seed);
+  SET_BUFFER(kernel, 7, state->matrix);
+  SET_BUFFER(kernel, 8, state->xy);
+  SET_BUFFER(kernel, 9, state->segment_tour);
+  SET_BUFFER(kernel, 11, state->segment_gain);
 fail:
   return status;
 }
@@ -201,14 +202,14 @@ fail:
 static ck_status opencl_deposit(aco_state *state, uint32_t ant, float scale,
                                 float amount) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->deposit_kernel;
+  ck_kernel *kernel = state->deposit_kernel;
   uint64_t offset = ant == CK__ACO_BEST ? 0 : (uint64_t)ant * state->n;
-  SET_BUFFER(k, 2, ant == CK__ACO_BEST ? state->best_tour : state->tours);
-  SET_VALUE(k, 3, offset);
-  SET_VALUE(k, 4, scale);
-  SET_VALUE(k, 5, amount);
-  SET_BUFFER(k, 6, state->tau);
-  CK_TRY(launch(state, k, state->n));
+  SET_BUFFER(kernel, 2, ant == CK__ACO_BEST ? state->best_tour : state->tours);
+  SET_VALUE(kernel, 3, offset);
+  SET_VALUE(kernel, 4, scale);
+  SET_VALUE(kernel, 5, amount);
+  SET_BUFFER(kernel, 6, state->tau);
+  CK_TRY(launch(state, kernel, state->n));
 fail:
   return status;
 }
@@ -216,11 +217,11 @@ fail:
 static ck_status opencl_update(aco_state *state, float keep, float tau_min,
                                float tau_max) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->update_kernel;
-  SET_VALUE(k, 4, keep);
-  SET_VALUE(k, 5, tau_min);
-  SET_VALUE(k, 6, tau_max);
-  CK_TRY(launch(state, k, (size_t)state->n * state->k));
+  ck_kernel *kernel = state->update_kernel;
+  SET_VALUE(kernel, 4, keep);
+  SET_VALUE(kernel, 5, tau_min);
+  SET_VALUE(kernel, 6, tau_max);
+  CK_TRY(launch(state, kernel, (size_t)state->n * state->k));
 fail:
   return status;
 }

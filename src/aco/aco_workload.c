@@ -114,14 +114,14 @@ static ck_status options_parse(const ck_param *params, size_t count,
   double real;
   const char *text;
   memset(job, 0, sizeof *job);
-  ck_aco_config *c = &job->config;
-  ck_aco_config_init(c);
-  c->seed = options ? options->seed : 1;
+  ck_aco_config *config = &job->config;
+  ck_aco_config_init(config);
+  config->seed = options ? options->seed : 1;
   if (options) {
-    c->progress = options->progress;
-    c->progress_user = options->progress_user;
+    config->progress = options->progress;
+    config->progress_user = options->progress_user;
   }
-  c->keep_trace = 1;
+  config->keep_trace = 1;
   static const char *const reads[] = {"instance", "optima", NULL};
   CK_TRY(ck__param_files_apart(params, count, reads, aco_outputs, NULL, NULL));
   /* The first argument after the workload becomes --instance too, so two
@@ -142,47 +142,48 @@ static ck_status options_parse(const ck_param *params, size_t count,
   int kind;
   if ((text = ck__param_find(params, count, "algo"))) {
     CK_TRY(ck__parse_choice("algo", text, algorithms, &kind));
-    c->algorithm = (ck_aco_algorithm)kind;
+    config->algorithm = (ck_aco_algorithm)kind;
   }
   if ((text = ck__param_find(params, count, "ls"))) {
     CK_TRY(ck__parse_choice("ls", text, searches, &kind));
-    c->local_search = (ck_aco_local_search)kind;
+    config->local_search = (ck_aco_local_search)kind;
   }
   text = ck__param_find(params, count, "ants");
   if (text && strcmp(text, "auto") != 0) {
     CK_TRY(ck__param_integer(params, count, "ants", 0, 1, 65536, &integer));
-    c->ants = (uint32_t)integer;
+    config->ants = (uint32_t)integer;
   }
   CK_TRY(ck__param_integer(params, count, "candidates", 0, 1, 64, &integer));
-  c->candidates = (uint32_t)integer;
-  CK_TRY(ck__param_real(params, count, "alpha", 1, 1e-3, 10, &c->alpha));
-  CK_TRY(ck__param_real(params, count, "beta", 2, 0, 20, &c->beta));
+  config->candidates = (uint32_t)integer;
+  CK_TRY(ck__param_real(params, count, "alpha", 1, 1e-3, 10, &config->alpha));
+  CK_TRY(ck__param_real(params, count, "beta", 2, 0, 20, &config->beta));
   text = ck__param_find(params, count, "rho");
   if (text && strcmp(text, "auto") != 0)
-    CK_TRY(ck__param_real(params, count, "rho", 0.2, 1e-6, 0.999999, &c->rho));
-  CK_TRY(ck__param_real(params, count, "q0", 0.9, 0, 1, &c->q0));
+    CK_TRY(ck__param_real(params, count, "rho", 0.2, 1e-6, 0.999999,
+                          &config->rho));
+  CK_TRY(ck__param_real(params, count, "q0", 0.9, 0, 1, &config->q0));
   CK_TRY(ck__param_integer(params, count, "ls-ants", 0, 0, 65536, &integer));
-  c->local_search_ants = (uint32_t)integer;
-  c->seeded_search = ck__param_find(params, count, "ls-full") == NULL;
+  config->local_search_ants = (uint32_t)integer;
+  config->seeded_search = ck__param_find(params, count, "ls-full") == NULL;
   text = ck__param_find(params, count, "ls-longest");
   if (text && strcmp(text, "none") != 0) {
     CK_TRY(ck__param_integer(params, count, "ls-longest", 0, 1, 1e9, &integer));
-    c->longest_move = (uint32_t)integer;
+    config->longest_move = (uint32_t)integer;
   }
   CK_TRY(ck__param_integer(params, count, "restart", 250, 0, 1e9, &integer));
-  c->restart_after = (uint32_t)integer;
+  config->restart_after = (uint32_t)integer;
   CK_TRY(ck__param_integer(params, count, "partition", 0, 0, 1e9, &integer));
-  c->partition = (uint32_t)integer;
+  config->partition = (uint32_t)integer;
   if (ck__param_find(params, count, "kicks")) {
     CK_TRY(ck__param_integer(params, count, "kicks", 0, 0, 1e9, &integer));
-    c->kicks = (uint32_t)integer;
+    config->kicks = (uint32_t)integer;
   }
   const char *search = "a local search (--ls 2opt or 2opt+oropt)";
-  int no_search = c->local_search == CK_ACO_LS_NONE;
+  int no_search = config->local_search == CK_ACO_LS_NONE;
   const ck__option_part parts[] = {
-      {"q0", c->algorithm != CK_ACO_ACS, "--algo acs"},
-      {"restart", c->algorithm != CK_ACO_MMAS, "--algo mmas"},
-      {"kicks", c->partition == 0, "--partition K"},
+      {"q0", config->algorithm != CK_ACO_ACS, "--algo acs"},
+      {"restart", config->algorithm != CK_ACO_MMAS, "--algo mmas"},
+      {"kicks", config->partition == 0, "--partition K"},
       {"ls-ants", no_search, search},
       {"ls-longest", no_search, search},
       {"ls-full", no_search, search},
@@ -191,17 +192,18 @@ static ck_status options_parse(const ck_param *params, size_t count,
   text = ck__param_find(params, count, "lanes");
   if (text && strcmp(text, "auto") != 0) {
     CK_TRY(ck__param_integer(params, count, "lanes", 1, 1, 256, &integer));
-    c->lanes = (uint32_t)integer;
+    config->lanes = (uint32_t)integer;
   }
   int by_time = ck__param_find(params, count, "time") != NULL;
   int by_target = ck__param_find(params, count, "target-gap") != NULL;
   int by_count = ck__param_find(params, count, "iters") != NULL;
   CK_TRY(ck__param_integer(params, count, "iters", 100, 1, 1e12, &integer));
-  c->max_iterations =
+  config->max_iterations =
       by_count || !(by_time || by_target) ? (uint64_t)integer : 0;
-  CK_TRY(ck__param_real(params, count, "time", 0, 0, 1e9, &c->max_seconds));
+  CK_TRY(
+      ck__param_real(params, count, "time", 0, 0, 1e9, &config->max_seconds));
   CK_TRY(ck__param_integer(params, count, "optimum", 0, 1, 1e15, &integer));
-  c->optimum = integer;
+  config->optimum = integer;
   if (ck__param_find(params, count, "optimum") &&
       ck__param_find(params, count, "optima"))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -215,8 +217,8 @@ static ck_status options_parse(const ck_param *params, size_t count,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --target-gap: needs the optimum; give --optimum or "
               "--optima");
-    c->has_target = 1;
-    c->target_gap = real;
+    config->has_target = 1;
+    config->target_gap = real;
   }
   job->tour_out = ck__param_find(params, count, "tour-out");
   job->trace = ck__param_find(params, count, "trace");
@@ -231,13 +233,13 @@ static ck_status job_parse(const ck_param *params, size_t count,
   ck_status status = CK_OK;
   if ((status = options_parse(params, count, options, job)))
     return status;
-  ck_aco_config *c = &job->config;
+  ck_aco_config *config = &job->config;
   const char *path = ck__param_find(params, count, "instance");
   if (!path)
     path = "random:1000";
   job->path = path;
   if (strncmp(path, "random:", 7) == 0)
-    CK_TRY(random_instance(path, c->seed, &job->instance));
+    CK_TRY(random_instance(path, config->seed, &job->instance));
   else
     CK_TRY(ck_tsp_load(path, &job->instance));
   uint32_t n = job->instance.cities;
@@ -246,10 +248,10 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if (n < CK_ACO_MIN_CITIES)
     CK_FAIL(CK_ERROR_PARSE, "%s: %u cities; the ACO needs at least %u", path, n,
             CK_ACO_MIN_CITIES);
-  if (c->candidates >= n)
+  if (config->candidates >= n)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --candidates: %u is not below the %u cities of %s",
-            c->candidates, n, job->instance.name);
+            config->candidates, n, job->instance.name);
   const char *optima = ck__param_find(params, count, "optima");
   if (optima) {
     int64_t found = 0;
@@ -259,9 +261,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
       ck_error_clear();
     }
     CK_TRY(status);
-    c->optimum = found;
+    config->optimum = found;
   }
-  if (c->has_target && !c->optimum)
+  if (config->has_target && !config->optimum)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --target-gap: the optimum of %s is unknown; give "
             "--optimum or --optima",

@@ -526,26 +526,27 @@ fail:
   return status;
 }
 
-ck_status ck_file_check_same(const char *a, const char *b, int *same) {
-  if (!a || !b || !same)
+ck_status ck_file_check_same(const char *first, const char *second, int *same) {
+  if (!first || !second || !same)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_file_check_same: NULL argument");
-  *same = strcmp(a, b) == 0;
+  *same = strcmp(first, second) == 0;
   if (*same)
     return CK_OK;
-  struct stat first, second;
-  if (stat(a, &first) == 0 && stat(b, &second) == 0) {
+  struct stat first_stat, second_stat;
+  if (stat(first, &first_stat) == 0 && stat(second, &second_stat) == 0) {
     /* Links and other spellings of one existing file. */
-    *same = first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+    *same = first_stat.st_dev == second_stat.st_dev &&
+            first_stat.st_ino == second_stat.st_ino;
     return CK_OK;
   }
-  char *resolved_a = NULL, *resolved_b = NULL;
-  ck_status status = resolved_path(a, &resolved_a);
+  char *resolved_first = NULL, *resolved_second = NULL;
+  ck_status status = resolved_path(first, &resolved_first);
   if (status == CK_OK)
-    status = resolved_path(b, &resolved_b);
-  *same = status == CK_OK && resolved_a && resolved_b &&
-          strcmp(resolved_a, resolved_b) == 0;
-  free(resolved_a);
-  free(resolved_b);
+    status = resolved_path(second, &resolved_second);
+  *same = status == CK_OK && resolved_first && resolved_second &&
+          strcmp(resolved_first, resolved_second) == 0;
+  free(resolved_first);
+  free(resolved_second);
   return status;
 }

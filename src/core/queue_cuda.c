@@ -334,7 +334,7 @@ void ck__cuda_multiprocessor(const ck_device *device, int *threads,
 
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
   ck_queue *queue = kernel->program->queue;
-  cuda_kernel *k = kernel->handle;
+  cuda_kernel *cuda = kernel->handle;
   size_t limit = 0;
   ck_status status = shared_limit(queue, &limit);
   if (status != CK_OK)
@@ -346,13 +346,13 @@ ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
                     kernel->name, bytes, limit);
   /* Above 48 KB a kernel must ask for its dynamic shared memory first. */
   cudaError_t code = cudaKernelSetAttributeForDevice(
-      k->handle, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes,
+      cuda->handle, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes,
       queue->device.device_index);
   if (code != cudaSuccess) {
     cudaGetLastError();
     return cuda_fail(queue, code, "raising a kernel's shared memory");
   }
-  k->shared_bytes = bytes;
+  cuda->shared_bytes = bytes;
   return CK_OK;
 }
 
@@ -799,7 +799,7 @@ static void cu_kernel_destroy(ck_kernel *kernel) {
 static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
                                    ck__arg_kind kind, size_t size,
                                    const void *value) {
-  cuda_kernel *k = kernel->handle;
+  cuda_kernel *cuda = kernel->handle;
   if (kind == CK__ARG_LOCAL)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "kernel %s: local-memory arguments are not offered on "
@@ -814,11 +814,11 @@ static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
                     "kernel %s: argument %u (%zu bytes) exceeds the CUDA "
                     "backend's limits (%d arguments of %d bytes)",
                     kernel->name, index, size, ARGUMENT_LIMIT, ARGUMENT_BYTES);
-  memset(k->values[index], 0, ARGUMENT_BYTES);
-  memcpy(k->values[index], value, size);
-  k->set[index] = 1;
-  if (index + 1 > k->argument_count)
-    k->argument_count = index + 1;
+  memset(cuda->values[index], 0, ARGUMENT_BYTES);
+  memcpy(cuda->values[index], value, size);
+  cuda->set[index] = 1;
+  if (index + 1 > cuda->argument_count)
+    cuda->argument_count = index + 1;
   return CK_OK;
 }
 
@@ -834,7 +834,7 @@ static size_t block_for(size_t global) {
 static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                            const size_t *global, const size_t *local,
                            ck_event *event) {
-  cuda_kernel *k = kernel->handle;
+  cuda_kernel *cuda = kernel->handle;
   ck_status status;
   size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
   for (unsigned d = 0; d < dims; ++d) {
@@ -846,11 +846,11 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                     "kernel %s: %zu x %zu x %zu blocks exceed CUDA's grid",
                     kernel->name, grid[0], grid[1], grid[2]);
   void *arguments[ARGUMENT_LIMIT];
-  for (unsigned i = 0; i < k->argument_count; ++i) {
-    if (!k->set[i])
+  for (unsigned i = 0; i < cuda->argument_count; ++i) {
+    if (!cuda->set[i])
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "kernel %s: argument %u was never set", kernel->name, i);
-    arguments[i] = k->values[i];
+    arguments[i] = cuda->values[i];
   }
   void *span = NULL;
   if ((status = use_device(queue)) != CK_OK ||
@@ -861,8 +861,8 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   dim3 block_size = {(unsigned)block[0], (unsigned)block[1],
                      (unsigned)block[2]};
   cudaError_t code =
-      cudaLaunchKernel((const void *)k->handle, grid_size, block_size,
-                       arguments, k->shared_bytes, state(queue)->stream);
+      cudaLaunchKernel((const void *)cuda->handle, grid_size, block_size,
+                       arguments, cuda->shared_bytes, state(queue)->stream);
   if (code != cudaSuccess) {
     cudaGetLastError();
     ck__cuda_kernel_abandon(queue, span);

@@ -87,82 +87,89 @@ ck_status ck_ga_config_init(ck_ga_config *config) {
 }
 
 /* The GA's own settings; the problem's are checked by ck__problem. */
-static ck_status check_config(const ck_ga_config *c) {
-  if (c->islands < 1 || c->islands > MAX_ISLANDS)
+static ck_status check_config(const ck_ga_config *config) {
+  if (config->islands < 1 || config->islands > MAX_ISLANDS)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --islands: %zu is outside [1, %d]", c->islands,
+                    "option --islands: %zu is outside [1, %d]", config->islands,
                     MAX_ISLANDS);
-  if (c->island_size < 2 || c->island_size > MAX_ISLAND_SIZE)
+  if (config->island_size < 2 || config->island_size > MAX_ISLAND_SIZE)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --island-size: %zu is outside [2, %d]",
-                    c->island_size, MAX_ISLAND_SIZE);
-  if (c->islands * c->island_size > 0x7FFFFFFFu)
+                    config->island_size, MAX_ISLAND_SIZE);
+  if (config->islands * config->island_size > 0x7FFFFFFFu)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "options --islands x --island-size: %zu individuals exceed "
                     "2^31",
-                    c->islands * c->island_size);
-  if (c->elite < 0 || (size_t)c->elite >= c->island_size)
+                    config->islands * config->island_size);
+  if (config->elite < 0 || (size_t)config->elite >= config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --elite: %d must be in [0, island size %zu)",
-                    c->elite, c->island_size);
-  if (c->tournament < 1 || (size_t)c->tournament > c->island_size)
+                    config->elite, config->island_size);
+  if (config->tournament < 1 ||
+      (size_t)config->tournament > config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --tournament: %d must be in [1, island size %zu]",
-                    c->tournament, c->island_size);
-  if (!(c->crossover_rate >= 0 && c->crossover_rate <= 1))
+                    config->tournament, config->island_size);
+  if (!(config->crossover_rate >= 0 && config->crossover_rate <= 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --pc: %g is outside [0, 1]", c->crossover_rate);
-  if (!(c->mutation_rate <= 1) || isnan(c->mutation_rate))
+                    "option --pc: %g is outside [0, 1]",
+                    config->crossover_rate);
+  if (!(config->mutation_rate <= 1) || isnan(config->mutation_rate))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --pm: %g is outside [0, 1]", c->mutation_rate);
+                    "option --pm: %g is outside [0, 1]", config->mutation_rate);
   /* The gaps between mutations take 1 / log2(1 - pm) in the run's
    * precision: a pm that 1 - pm does not tell from 0 would make it
    * infinite. */
-  float rate = (float)c->mutation_rate;
-  if (c->mutation_rate > 0 &&
-      (c->double_precision ? 1.0 - c->mutation_rate == 1.0
-                           : 1.0f - rate == 1.0f))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --pm: %g is too small for %s precision (1 - pm "
-                    "rounds to 1); give 0 or at least %g",
-                    c->mutation_rate, c->double_precision ? "double" : "single",
-                    c->double_precision ? DBL_EPSILON / 2 : FLT_EPSILON / 2);
-  if ((unsigned)c->crossover > CK_GA_SBX || !(c->crossover_parameter >= 0) ||
-      !isfinite(c->crossover_parameter))
+  float rate = (float)config->mutation_rate;
+  if (config->mutation_rate > 0 &&
+      (config->double_precision ? 1.0 - config->mutation_rate == 1.0
+                                : 1.0f - rate == 1.0f))
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "option --pm: %g is too small for %s precision (1 - pm "
+        "rounds to 1); give 0 or at least %g",
+        config->mutation_rate, config->double_precision ? "double" : "single",
+        config->double_precision ? DBL_EPSILON / 2 : FLT_EPSILON / 2);
+  if ((unsigned)config->crossover > CK_GA_SBX ||
+      !(config->crossover_parameter >= 0) ||
+      !isfinite(config->crossover_parameter))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --crossover: bad kind or parameter %g",
-                    c->crossover_parameter);
-  if ((unsigned)c->mutation > CK_GA_POLYNOMIAL ||
-      !(c->mutation_parameter > 0) || !isfinite(c->mutation_parameter))
+                    config->crossover_parameter);
+  if ((unsigned)config->mutation > CK_GA_POLYNOMIAL ||
+      !(config->mutation_parameter > 0) ||
+      !isfinite(config->mutation_parameter))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --mutation: bad kind or parameter %g (must be "
                     "> 0)",
-                    c->mutation_parameter);
-  if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
+                    config->mutation_parameter);
+  if ((unsigned)config->bounds > CK_BOUNDS_MODE_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
   /* Migrants matter only where islands migrate: islands of two without
    * migrations keep the default of two migrants. */
-  if (c->migrate_every && c->migrants >= c->island_size)
+  if (config->migrate_every && config->migrants >= config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --migrants: %u must be below the island size %zu",
-                    c->migrants, c->island_size);
-  if ((unsigned)c->topology > CK_GA_RANDOM)
+                    config->migrants, config->island_size);
+  if ((unsigned)config->topology > CK_GA_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --topology: unknown topology");
-  if ((unsigned)c->lsq_mode > CK_PSO_LSQ_VECTOR)
+  if ((unsigned)config->lsq_mode > CK_PSO_LSQ_VECTOR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --lsq-mode: unknown mode %d", (int)c->lsq_mode);
-  if ((unsigned)c->generation_mode > CK_GA_GENERATION_VECTOR)
+                    "option --lsq-mode: unknown mode %d",
+                    (int)config->lsq_mode);
+  if ((unsigned)config->generation_mode > CK_GA_GENERATION_VECTOR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --generation-mode: unknown mode %d",
-                    (int)c->generation_mode);
+                    (int)config->generation_mode);
   /* Initialisation evaluates every individual once. */
-  if (c->max_evaluations && c->max_evaluations < c->islands * c->island_size)
+  if (config->max_evaluations &&
+      config->max_evaluations < config->islands * config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --evals: %llu evaluations are fewer than the %zu "
                     "that initialisation makes (one an individual)",
-                    (unsigned long long)c->max_evaluations,
-                    c->islands * c->island_size);
+                    (unsigned long long)config->max_evaluations,
+                    config->islands * config->island_size);
   return CK_OK;
 }
 
@@ -537,12 +544,19 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   if (!ga || !report)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_run: NULL argument");
   memset(report, 0, sizeof *report);
-  const ck_ga_config *c = &ga->config;
+  const ck_ga_config *config = &ga->config;
   ga_state *state = &ga->state;
-  const ck__run_rules rules = {
-      c->max_generations, c->max_evaluations, state->total,    200,
-      c->has_target,      c->target,          c->max_seconds,  c->check_every,
-      MAX_CHUNK,          c->progress,        c->progress_user};
+  const ck__run_rules rules = {config->max_generations,
+                               config->max_evaluations,
+                               state->total,
+                               200,
+                               config->has_target,
+                               config->target,
+                               config->max_seconds,
+                               config->check_every,
+                               MAX_CHUNK,
+                               config->progress,
+                               config->progress_user};
   const ck__run_driver driver = {ga, run_step, run_history};
   ck__run_outcome outcome;
   double kernel_before = 0, kernel_after = 0;

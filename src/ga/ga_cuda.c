@@ -132,37 +132,38 @@ static ck_status cuda_setup(ga_state *state) {
            defers_refills(state), sm_threads, sm_registers, sm_blocks);
   CK_TRY(
       ck_program_build(state->queue, "ga.cu", defines, &state->native_program));
-  ck_kernel *k;
-  CK_TRY(ck_kernel_create(state->native_program, "ck_ga_cuda_evolve", &k));
-  state->native_evolve_kernel = k;
-  CK_TRY(ck__cuda_kernel_set_shared(k, shared_bytes(state, &shape)));
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->seed, &state->seed));
-  CK_TRY(ck__kernel_set_real(k, 4, 0, state->crossover_rate));
-  CK_TRY(ck__kernel_set_real(k, 5, 0, state->crossover_parameter));
-  CK_TRY(ck__kernel_set_real(k, 6, 0, state->mutation_rate));
-  CK_TRY(ck__kernel_set_real(k, 7, 0, state->mutation_parameter));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->lo));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->hi));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->population[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->population[1]));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->fitness[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 13, state->fitness[1]));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->stats));
-  CK_TRY(ck_kernel_set_buffer(k, 16, state->island_best));
-  CK_TRY(ck_kernel_set_buffer(k, 17, state->island_best_genes));
-  CK_TRY(ck__kernel_set_real(k, 18, 0, state->inverse_log_keep));
+  ck_kernel *kernel;
+  CK_TRY(ck_kernel_create(state->native_program, "ck_ga_cuda_evolve", &kernel));
+  state->native_evolve_kernel = kernel;
+  CK_TRY(ck__cuda_kernel_set_shared(kernel, shared_bytes(state, &shape)));
+  CK_TRY(
+      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->seed, &state->seed));
+  CK_TRY(ck__kernel_set_real(kernel, 4, 0, state->crossover_rate));
+  CK_TRY(ck__kernel_set_real(kernel, 5, 0, state->crossover_parameter));
+  CK_TRY(ck__kernel_set_real(kernel, 6, 0, state->mutation_rate));
+  CK_TRY(ck__kernel_set_real(kernel, 7, 0, state->mutation_parameter));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->lo));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->hi));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->population[0]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->population[1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->fitness[0]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->fitness[1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->stats));
+  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->island_best));
+  CK_TRY(ck_kernel_set_buffer(kernel, 17, state->island_best_genes));
+  CK_TRY(ck__kernel_set_real(kernel, 18, 0, state->inverse_log_keep));
   if (shape.cluster > 1) {
     CK_TRY(ck__buffer_make(state->queue,
                            (size_t)state->islands * state->size *
                                CK_GA_NATIVE_ROW_QUADS((size_t)state->dim) * 16,
                            &state->native_rows));
-    CK_TRY(ck_kernel_set_buffer(k, 19, state->native_rows));
+    CK_TRY(ck_kernel_set_buffer(kernel, 19, state->native_rows));
   } else {
     /* One block holds the island and reads no copy: any buffer will do. */
-    CK_TRY(ck_kernel_set_buffer(k, 19, state->lo));
+    CK_TRY(ck_kernel_set_buffer(kernel, 19, state->lo));
   }
-  CK_TRY(ck_kernel_set_buffer(k, 25, state->source));
+  CK_TRY(ck_kernel_set_buffer(kernel, 25, state->source));
   /* The native generation makes the migrations that border its launches. */
   state->fused_migration = 1;
 fail:
@@ -178,14 +179,15 @@ static ck_status cuda_initialise(ga_state *state) {
 static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
                              uint32_t slot, uint32_t migration) {
   ck_status status;
-  ck_kernel *k = state->native_evolve_kernel;
+  ck_kernel *kernel = state->native_evolve_kernel;
   size_t local = state->native_block,
          global = (size_t)state->islands * state->native_cluster * local;
-  if ((status = ck_kernel_set_value(k, 2, sizeof first, &first)) ||
-      (status = ck_kernel_set_value(k, 3, sizeof count, &count)) ||
-      (status = ck_kernel_set_value(k, 15, sizeof slot, &slot)) ||
-      (status = ck__ga_set_migration(state, k, 20, migration)) ||
-      (status = ck_queue_launch(state->queue, k, 1, &global, &local, NULL)))
+  if ((status = ck_kernel_set_value(kernel, 2, sizeof first, &first)) ||
+      (status = ck_kernel_set_value(kernel, 3, sizeof count, &count)) ||
+      (status = ck_kernel_set_value(kernel, 15, sizeof slot, &slot)) ||
+      (status = ck__ga_set_migration(state, kernel, 20, migration)) ||
+      (status =
+           ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL)))
     return status;
   ck__ga_migration_made(state, migration);
   return CK_OK;

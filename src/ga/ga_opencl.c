@@ -94,99 +94,106 @@ static ck_status opencl_setup(ga_state *state) {
   CK_TRY(ck__program_build_prefixed(
       state->queue, "ga", defines, state->problem->user_name,
       state->problem->user_source, &state->program));
-  ck_kernel *k;
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_initialise", &k));
-  state->initialise_kernel = k;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->total, &state->total));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->lo));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->hi));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->population[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->fitness[0]));
+  ck_kernel *kernel;
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_initialise", &kernel));
+  state->initialise_kernel = kernel;
+  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->total, &state->total));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->seed, &state->seed));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->lo));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->hi));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->population[0]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->fitness[0]));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_evolve", &k));
-  state->evolve_kernel = k;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(k, 3, sizeof state->seed, &state->seed));
-  CK_TRY(set_real(k, 6, state, state->crossover_rate));
-  CK_TRY(set_real(k, 7, state, state->crossover_parameter));
-  CK_TRY(set_real(k, 8, state, state->mutation_rate));
-  CK_TRY(set_real(k, 9, state, state->mutation_parameter));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->lo));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->hi));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->population[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 13, state->population[1]));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->fitness[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 15, state->fitness[1]));
-  CK_TRY(ck_kernel_set_buffer(k, 16, state->stats));
-  CK_TRY(ck_kernel_set_buffer(k, 18, state->island_best));
-  CK_TRY(ck_kernel_set_buffer(k, 19, state->island_best_genes));
-  CK_TRY(set_real(k, 20, state, state->inverse_log_keep));
-  CK_TRY(ck_kernel_set_buffer(k, 26, state->source));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_evolve", &kernel));
+  state->evolve_kernel = kernel;
+  CK_TRY(
+      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof state->seed, &state->seed));
+  CK_TRY(set_real(kernel, 6, state, state->crossover_rate));
+  CK_TRY(set_real(kernel, 7, state, state->crossover_parameter));
+  CK_TRY(set_real(kernel, 8, state, state->mutation_rate));
+  CK_TRY(set_real(kernel, 9, state, state->mutation_parameter));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->lo));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->hi));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->population[0]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->population[1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->fitness[0]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 15, state->fitness[1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->stats));
+  CK_TRY(ck_kernel_set_buffer(kernel, 18, state->island_best));
+  CK_TRY(ck_kernel_set_buffer(kernel, 19, state->island_best_genes));
+  CK_TRY(set_real(kernel, 20, state, state->inverse_log_keep));
+  CK_TRY(ck_kernel_set_buffer(kernel, 26, state->source));
   /* The resident island generation makes the migrations that border it. */
   state->fused_migration = resident;
 
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_stats", &k));
-  state->stats_kernel = k;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->stats));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->island_best));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->island_best_genes));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_stats", &kernel));
+  state->stats_kernel = kernel;
+  CK_TRY(
+      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->stats));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->island_best));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->island_best_genes));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_fold_stats", &k));
-  state->fold_kernel = k;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->stats));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->folded));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_fold_stats", &kernel));
+  state->fold_kernel = kernel;
+  CK_TRY(
+      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->stats));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->folded));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_emigrate", &k));
-  state->emigrate_kernel = k;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_immigrate", &k));
-  state->immigrate_kernel = k;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->source));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_emigrate", &kernel));
+  state->emigrate_kernel = kernel;
+  CK_TRY(
+      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_immigrate", &kernel));
+  state->immigrate_kernel = kernel;
+  CK_TRY(
+      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->source));
 
   CK_TRY(ck_kernel_create(state->program, "ck_best_reduce",
                           &state->reduce_kernel));
   CK_TRY(ck_kernel_create(state->program, "ck_best_update",
                           &state->update_kernel));
-  k = state->update_kernel;
+  kernel = state->update_kernel;
   uint32_t direct = state->partial_count ? 0u : 1u, zero = 0;
   uint32_t candidates =
       state->partial_count ? state->partial_count : state->islands;
   CK_TRY(ck_kernel_set_buffer(
-      k, 0, direct ? state->island_best : state->partial_values));
+      kernel, 0, direct ? state->island_best : state->partial_values));
   CK_TRY(ck_kernel_set_buffer(
-      k, 1, direct ? state->best_index : state->partial_indices));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof candidates, &candidates));
-  CK_TRY(ck_kernel_set_value(k, 3, sizeof direct, &direct));
-  CK_TRY(ck_kernel_set_value(k, 4, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(k, 5, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->island_best_genes));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->best_value));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->best_index));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->best_genes));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->scratch));
-  CK_TRY(ck_kernel_set_value(k, 11, sizeof zero, &zero));
-  CK_TRY(set_real(k, 12, state, 0.0));
-  CK_TRY(ck_kernel_set_value(k, 13, sizeof zero, &zero));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->done));
+      kernel, 1, direct ? state->best_index : state->partial_indices));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof candidates, &candidates));
+  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof direct, &direct));
+  CK_TRY(
+      ck_kernel_set_value(kernel, 4, sizeof state->islands, &state->islands));
+  CK_TRY(ck_kernel_set_value(kernel, 5, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->island_best_genes));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->best_value));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->best_index));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->best_genes));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->scratch));
+  CK_TRY(ck_kernel_set_value(kernel, 11, sizeof zero, &zero));
+  CK_TRY(set_real(kernel, 12, state, 0.0));
+  CK_TRY(ck_kernel_set_value(kernel, 13, sizeof zero, &zero));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->done));
   if (state->partial_count) {
-    k = state->reduce_kernel;
-    CK_TRY(ck_kernel_set_buffer(k, 0, state->island_best));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof state->islands, &state->islands));
-    CK_TRY(ck_kernel_set_buffer(k, 2, state->partial_values));
-    CK_TRY(ck_kernel_set_buffer(k, 3, state->partial_indices));
+    kernel = state->reduce_kernel;
+    CK_TRY(ck_kernel_set_buffer(kernel, 0, state->island_best));
+    CK_TRY(
+        ck_kernel_set_value(kernel, 1, sizeof state->islands, &state->islands));
+    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->partial_values));
+    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->partial_indices));
   }
 
   if (!state->streamed)
@@ -205,12 +212,12 @@ static ck_status opencl_initialise(ga_state *state) {
 static ck_status opencl_evolve(ga_state *state, uint64_t first, uint32_t count,
                                uint32_t slot, uint32_t migration) {
   ck_status status;
-  ck_kernel *k = state->evolve_kernel;
-  if ((status = ck_kernel_set_value(k, 4, sizeof first, &first)) ||
-      (status = ck_kernel_set_value(k, 5, sizeof count, &count)) ||
-      (status = ck_kernel_set_value(k, 17, sizeof slot, &slot)) ||
-      (status = ck__ga_set_migration(state, k, 21, migration)) ||
-      (status = launch(state, k, state->islands, 1)))
+  ck_kernel *kernel = state->evolve_kernel;
+  if ((status = ck_kernel_set_value(kernel, 4, sizeof first, &first)) ||
+      (status = ck_kernel_set_value(kernel, 5, sizeof count, &count)) ||
+      (status = ck_kernel_set_value(kernel, 17, sizeof slot, &slot)) ||
+      (status = ck__ga_set_migration(state, kernel, 21, migration)) ||
+      (status = launch(state, kernel, state->islands, 1)))
     return status;
   ck__ga_migration_made(state, migration);
   return CK_OK;
@@ -224,10 +231,10 @@ static ck_status opencl_evaluate(ga_state *state, int which) {
 
 static ck_status opencl_stats(ga_state *state, int which, uint32_t slot) {
   ck_status status;
-  ck_kernel *k = state->stats_kernel;
-  if ((status = ck_kernel_set_buffer(k, 3, state->fitness[which])) ||
-      (status = ck_kernel_set_buffer(k, 4, state->population[which])) ||
-      (status = ck_kernel_set_value(k, 6, sizeof slot, &slot)))
+  ck_kernel *kernel = state->stats_kernel;
+  if ((status = ck_kernel_set_buffer(kernel, 3, state->fitness[which])) ||
+      (status = ck_kernel_set_buffer(kernel, 4, state->population[which])) ||
+      (status = ck_kernel_set_value(kernel, 6, sizeof slot, &slot)))
     return status;
   return launch(state, state->stats_kernel, state->islands, 1);
 }

@@ -82,73 +82,78 @@ static ck_status parse_operator(const char *option, const char *text,
  * the run (stop_by_count); traced: whether --trace is given. Reads no
  * file, so that ga_check can use it. */
 static ck_status own_parse(const ck_param *params, size_t count,
-                           int stop_by_count, int traced, ck_ga_config *c) {
+                           int stop_by_count, int traced,
+                           ck_ga_config *config) {
   ck_status status = CK_OK;
   long long integer;
   const char *text;
   CK_TRY(ck__param_integer(params, count, "islands", 64, 1, CK_GA_ISLANDS_MAX,
                            &integer));
-  c->islands = (size_t)integer;
+  config->islands = (size_t)integer;
   /* Each option's own range here; the checks that name a relation between
    * options (elite below the island size, ...) live in ck_ga_create(). */
   CK_TRY(ck__param_integer(params, count, "island-size", 64, 2,
                            CK_GA_ISLAND_SIZE_MAX, &integer));
-  c->island_size = (size_t)integer;
+  config->island_size = (size_t)integer;
   CK_TRY(ck__param_integer(params, count, "gens", 200, 1, 1e15, &integer));
-  c->max_generations = stop_by_count ? (uint64_t)integer : 0;
+  config->max_generations = stop_by_count ? (uint64_t)integer : 0;
   CK_TRY(ck__param_integer(params, count, "elite", 1, 0,
                            CK_GA_ISLAND_SIZE_MAX - 1, &integer));
-  c->elite = (int)integer;
+  config->elite = (int)integer;
   CK_TRY(ck__param_integer(params, count, "tournament", 2, 1,
                            CK_GA_ISLAND_SIZE_MAX, &integer));
-  c->tournament = (int)integer;
-  CK_TRY(ck__param_real(params, count, "pc", 0.9, 0, 1, &c->crossover_rate));
+  config->tournament = (int)integer;
+  CK_TRY(
+      ck__param_real(params, count, "pc", 0.9, 0, 1, &config->crossover_rate));
   text = ck__param_find(params, count, "pm");
   if (text && strcmp(text, "1/dim") != 0)
-    CK_TRY(ck__param_real(params, count, "pm", -1, 0, 1, &c->mutation_rate));
+    CK_TRY(
+        ck__param_real(params, count, "pm", -1, 0, 1, &config->mutation_rate));
   static const char *const crossovers[] = {"arith", "blx", "sbx", NULL};
   static const char *const mutations[] = {"gauss", "poly", NULL};
   static const char *const topologies[] = {"ring", "random", NULL};
   int kind = 0;
   if ((text = ck__param_find(params, count, "crossover"))) {
-    c->crossover_parameter = 0.5;
+    config->crossover_parameter = 0.5;
     CK_TRY(parse_operator("crossover", text, crossovers, &kind,
-                          &c->crossover_parameter,
+                          &config->crossover_parameter,
                           1 << CK_GA_BLX | 1 << CK_GA_SBX, 1 << CK_GA_SBX, 0));
-    c->crossover = (ck_ga_crossover)kind;
+    config->crossover = (ck_ga_crossover)kind;
   }
   if ((text = ck__param_find(params, count, "mutation"))) {
     CK_TRY(parse_operator(
-        "mutation", text, mutations, &kind, &c->mutation_parameter,
+        "mutation", text, mutations, &kind, &config->mutation_parameter,
         1 << CK_GA_GAUSSIAN | 1 << CK_GA_POLYNOMIAL, 1 << CK_GA_POLYNOMIAL, 1));
-    c->mutation = (ck_ga_mutation)kind;
+    config->mutation = (ck_ga_mutation)kind;
   }
   if ((text = ck__param_find(params, count, "topology"))) {
     CK_TRY(ck__parse_choice("topology", text, topologies, &kind));
-    c->topology = (ck_ga_topology)kind;
+    config->topology = (ck_ga_topology)kind;
   }
   if ((text = ck__param_find(params, count, "generation-mode"))) {
     static const char *const modes[] = {"auto", "child", "vector", NULL};
     CK_TRY(ck__parse_choice("generation-mode", text, modes, &kind));
-    c->generation_mode = (ck_ga_generation_mode)kind;
+    config->generation_mode = (ck_ga_generation_mode)kind;
   }
   CK_TRY(
       ck__param_integer(params, count, "migrate-every", 10, 0, 1e9, &integer));
-  c->migrate_every = (unsigned)integer;
+  config->migrate_every = (unsigned)integer;
   CK_TRY(ck__param_integer(params, count, "migrants", 2, 0,
                            CK_GA_ISLAND_SIZE_MAX - 1, &integer));
-  c->migrants = (unsigned)integer;
-  c->keep_island_history =
+  config->migrants = (unsigned)integer;
+  config->keep_island_history =
       ck__param_find(params, count, "trace-islands") != NULL;
-  if (c->keep_island_history && !traced)
+  if (config->keep_island_history && !traced)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--trace-islands adds rows to --trace FILE; give --trace too");
   /* Options that a run would ignore. */
   const ck__option_part parts[] = {
-      {"migrants", c->migrate_every == 0, "migrations (--migrate-every > 0)"},
-      {"topology", c->migrate_every == 0, "migrations (--migrate-every > 0)"},
-      {"crossover", c->crossover_rate == 0, "crossing (--pc > 0)"},
-      {"mutation", c->mutation_rate == 0, "mutation (--pm > 0)"}};
+      {"migrants", config->migrate_every == 0,
+       "migrations (--migrate-every > 0)"},
+      {"topology", config->migrate_every == 0,
+       "migrations (--migrate-every > 0)"},
+      {"crossover", config->crossover_rate == 0, "crossing (--pc > 0)"},
+      {"mutation", config->mutation_rate == 0, "mutation (--pm > 0)"}};
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
 fail:
   return status;
@@ -156,12 +161,13 @@ fail:
 
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, ck__problem_job *job,
-                           ck_ga_config *c) {
+                           ck_ga_config *config) {
   ck_status status = CK_OK;
   CK_TRY(ck__problem_job_parse(params, count, 10, "gens", job));
-  ck_ga_config_init(c);
-  CK__PROBLEM_FROM_JOB(c, job, options);
-  CK_TRY(own_parse(params, count, job->stop_by_count, job->trace != NULL, c));
+  ck_ga_config_init(config);
+  CK__PROBLEM_FROM_JOB(config, job, options);
+  CK_TRY(
+      own_parse(params, count, job->stop_by_count, job->trace != NULL, config));
   return CK_OK;
 fail:
   ck__problem_job_release(job);

@@ -67,82 +67,84 @@ ck_status ck_gas_config_init(ck_gas_config *config) {
 
 /* In a periodic box a particle may meet only the nearest image of another:
  * the cutoff must fit in half the box. */
-static ck_status check_cutoff_fits(const ck_gas_config *c) {
-  if (c->model == CK_GAS_LENNARD_JONES && !c->walls &&
-      (c->rc > 0.5 * c->box_x || c->rc > 0.5 * c->box_y))
+static ck_status check_cutoff_fits(const ck_gas_config *config) {
+  if (config->model == CK_GAS_LENNARD_JONES && !config->walls &&
+      (config->rc > 0.5 * config->box_x || config->rc > 0.5 * config->box_y))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "option --rc: the cutoff %g is larger than half the box (%g x %g); "
         "use more particles, a lower density or a smaller cutoff",
-        c->rc, c->box_x, c->box_y);
+        config->rc, config->box_x, config->box_y);
   return CK_OK;
 }
 
 /* Checks the settings that do not depend on the box. */
-static ck_status check_config(const ck_gas_config *c) {
-  if (c->particles < 1 || c->particles > (1u << 30))
+static ck_status check_config(const ck_gas_config *config) {
+  if (config->particles < 1 || config->particles > (1u << 30))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --particles: %zu; give 1 to 2^30 particles",
-                    c->particles);
-  if (!(c->dt > 0 && c->dt <= CK_GAS_MAX_DT))
+                    config->particles);
+  if (!(config->dt > 0 && config->dt <= CK_GAS_MAX_DT))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "option --dt: the time step must be above 0 and at most %g, not %g",
-        CK_GAS_MAX_DT, c->dt);
-  if (!(c->temperature >= 0 && c->temperature <= CK_GAS_MAX_TEMPERATURE))
+        CK_GAS_MAX_DT, config->dt);
+  if (!(config->temperature >= 0 &&
+        config->temperature <= CK_GAS_MAX_TEMPERATURE))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --T: the temperature must lie in [0, %g], not %g",
-                    CK_GAS_MAX_TEMPERATURE, c->temperature);
-  if ((unsigned)c->model > CK_GAS_SOFT_LOG ||
-      (unsigned)c->shift > CK_GAS_SHIFT_NONE ||
-      (unsigned)c->neighbors > CK_GAS_ALL_PAIRS ||
-      (unsigned)c->thermostat > CK_GAS_RESCALE ||
-      (unsigned)c->lattice > CK_GAS_TRIANGULAR)
+                    CK_GAS_MAX_TEMPERATURE, config->temperature);
+  if ((unsigned)config->model > CK_GAS_SOFT_LOG ||
+      (unsigned)config->shift > CK_GAS_SHIFT_NONE ||
+      (unsigned)config->neighbors > CK_GAS_ALL_PAIRS ||
+      (unsigned)config->thermostat > CK_GAS_RESCALE ||
+      (unsigned)config->lattice > CK_GAS_TRIANGULAR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_gas_config: an unknown model, shift, neighbour mode, "
                     "thermostat or lattice");
-  if (c->model == CK_GAS_LENNARD_JONES &&
-      (!(c->rc >= CK_GAS_MIN_CUTOFF) || !isfinite(c->rc)))
+  if (config->model == CK_GAS_LENNARD_JONES &&
+      (!(config->rc >= CK_GAS_MIN_CUTOFF) || !isfinite(config->rc)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --rc: the cutoff must be at least %g, not %g",
-                    CK_GAS_MIN_CUTOFF, c->rc);
-  if (c->model == CK_GAS_SOFT_LOG) {
-    if (c->neighbors != CK_GAS_ALL_PAIRS)
+                    CK_GAS_MIN_CUTOFF, config->rc);
+  if (config->model == CK_GAS_SOFT_LOG) {
+    if (config->neighbors != CK_GAS_ALL_PAIRS)
       return ck__fail(
           CK_ERROR_INVALID_ARGUMENT,
           "option --model: the soft-log model has no cutoff; it needs "
           "--neighbors allpairs");
-    if (!isfinite(c->strength) || !(c->softening >= 0))
+    if (!isfinite(config->strength) || !(config->softening >= 0))
       return ck__fail(
           CK_ERROR_INVALID_ARGUMENT,
           "option --model: bad soft-log strength %g or softening %g",
-          c->strength, c->softening);
+          config->strength, config->softening);
   }
-  if (c->thermostat != CK_GAS_NVE &&
-      !(c->target_temperature >= 0 &&
-        c->target_temperature <= CK_GAS_MAX_TEMPERATURE))
+  if (config->thermostat != CK_GAS_NVE &&
+      !(config->target_temperature >= 0 &&
+        config->target_temperature <= CK_GAS_MAX_TEMPERATURE))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "option --thermostat: the target temperature must lie in [0, %g], "
         "not %g",
-        CK_GAS_MAX_TEMPERATURE, c->target_temperature);
-  if (c->thermostat == CK_GAS_LANGEVIN &&
-      !(c->gamma > 0 && c->gamma <= CK_GAS_MAX_GAMMA))
+        CK_GAS_MAX_TEMPERATURE, config->target_temperature);
+  if (config->thermostat == CK_GAS_LANGEVIN &&
+      !(config->gamma > 0 && config->gamma <= CK_GAS_MAX_GAMMA))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "option --thermostat: Langevin friction must be above 0 and at "
         "most %g, not %g",
-        CK_GAS_MAX_GAMMA, c->gamma);
-  if (c->thermostat == CK_GAS_RESCALE && c->rescale_every < 1)
+        CK_GAS_MAX_GAMMA, config->gamma);
+  if (config->thermostat == CK_GAS_RESCALE && config->rescale_every < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --thermostat: rescale every 1 step or more");
   /* A skin past rc only makes lists longer than the pairs they serve. */
-  if (c->neighbors == CK_GAS_VERLET && (!(c->skin > 0) || !(c->skin <= c->rc)))
+  if (config->neighbors == CK_GAS_VERLET &&
+      (!(config->skin > 0) || !(config->skin <= config->rc)))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "option --neighbors: the Verlet skin must be above 0 and at most "
         "rc (%g), not %g",
-        c->rc, c->skin);
+        config->rc, config->skin);
   return CK_OK;
 }
 
@@ -151,91 +153,97 @@ static int side_fits(double side) {
   return side >= CK_GAS_MIN_SIDE && side <= CK_GAS_MAX_SIDE;
 }
 
-ck_status ck__gas_resolve_box(ck_gas_config *c) {
+ck_status ck__gas_resolve_box(ck_gas_config *config) {
   /* A box given (NaN or negative sides too, which are refused) or, with
    * both sides 0, one from the density. */
-  if (c->box_x != 0 || c->box_y != 0) {
-    if (!(c->box_x > 0 && c->box_y > 0) || !isfinite(c->box_x) ||
-        !isfinite(c->box_y))
+  if (config->box_x != 0 || config->box_y != 0) {
+    if (!(config->box_x > 0 && config->box_y > 0) || !isfinite(config->box_x) ||
+        !isfinite(config->box_y))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "option --box: both sides must be positive (%g x %g)",
-                      c->box_x, c->box_y);
-    if (!side_fits(c->box_x) || !side_fits(c->box_y))
+                      config->box_x, config->box_y);
+    if (!side_fits(config->box_x) || !side_fits(config->box_y))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "option --box: the sides %g x %g must lie in [%g, %g] "
                       "(positions are single-precision floats)",
-                      c->box_x, c->box_y, CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE);
-    c->density = (double)c->particles / (c->box_x * c->box_y);
+                      config->box_x, config->box_y, CK_GAS_MIN_SIDE,
+                      CK_GAS_MAX_SIDE);
+    config->density =
+        (double)config->particles / (config->box_x * config->box_y);
     return CK_OK;
   }
-  if (!(c->density > 0) || !isfinite(c->density))
+  if (!(config->density > 0) || !isfinite(config->density))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --rho: the density must be positive, not %g",
-                    c->density);
-  double side = sqrt((double)c->particles / c->density);
+                    config->density);
+  double side = sqrt((double)config->particles / config->density);
   if (!side_fits(side))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --rho: %zu particles at density %g need a box "
                     "side of %g, outside [%g, %g] (positions are "
                     "single-precision floats): change --rho or --particles",
-                    c->particles, c->density, side, CK_GAS_MIN_SIDE,
+                    config->particles, config->density, side, CK_GAS_MIN_SIDE,
                     CK_GAS_MAX_SIDE);
-  c->box_x = c->box_y = side;
+  config->box_x = config->box_y = side;
   return CK_OK;
 }
 
 /* Lattice sites, n_x a row and n_y rows, filling the box; the triangular
  * lattice shifts every other row by half a site. Fails when two sites
  * would be closer than MINIMUM_SPACING. */
-static ck_status place_lattice(const ck_gas_config *c, double *positions) {
-  size_t n = c->particles;
-  double aspect = c->box_x / c->box_y;
-  double row_factor = c->lattice == CK_GAS_TRIANGULAR ? sqrt(3.0) / 2 : 1.0;
+static ck_status place_lattice(const ck_gas_config *config, double *positions) {
+  size_t n = config->particles;
+  double aspect = config->box_x / config->box_y;
+  double row_factor =
+      config->lattice == CK_GAS_TRIANGULAR ? sqrt(3.0) / 2 : 1.0;
   size_t n_x = (size_t)ceil(sqrt((double)n * aspect / row_factor));
   if (n_x < 1)
     n_x = 1;
   size_t n_y = (n + n_x - 1) / n_x;
-  double a_x = c->box_x / (double)n_x, a_y = c->box_y / (double)n_y;
+  double a_x = config->box_x / (double)n_x, a_y = config->box_y / (double)n_y;
   double spacing = a_y < a_x ? a_y : a_x;
-  if (c->lattice == CK_GAS_TRIANGULAR && n_y > 1) {
+  if (config->lattice == CK_GAS_TRIANGULAR && n_y > 1) {
     double diagonal = sqrt(0.25 * a_x * a_x + a_y * a_y);
     spacing = a_x < diagonal ? a_x : diagonal;
   }
   if (n_x == 1 && n_y == 1)
-    spacing = c->box_x < c->box_y ? c->box_x : c->box_y;
+    spacing = config->box_x < config->box_y ? config->box_x : config->box_y;
   if (spacing < MINIMUM_SPACING)
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "option --rho: %zu particles do not fit a %g x %g box: lattice "
         "sites would be %.3g apart (at least %.2g needed; the "
         "density is %g)",
-        n, c->box_x, c->box_y, spacing, MINIMUM_SPACING, c->density);
+        n, config->box_x, config->box_y, spacing, MINIMUM_SPACING,
+        config->density);
   for (size_t k = 0; k < n; ++k) {
     size_t row = k / n_x, column = k % n_x;
-    double shift = c->lattice == CK_GAS_TRIANGULAR && (row & 1) ? 0.5 : 0.0;
+    double shift =
+        config->lattice == CK_GAS_TRIANGULAR && (row & 1) ? 0.5 : 0.0;
     positions[2 * k] = (column + 0.25 + shift) * a_x;
     positions[2 * k + 1] = (row + 0.5) * a_y;
-    if (positions[2 * k] >= c->box_x)
-      positions[2 * k] -= c->box_x;
+    if (positions[2 * k] >= config->box_x)
+      positions[2 * k] -= config->box_x;
   }
   return CK_OK;
 }
 
-static double degrees_of_freedom(const ck_gas_config *c) {
-  double dof = 2.0 * (double)c->particles;
+static double degrees_of_freedom(const ck_gas_config *config) {
+  double dof = 2.0 * (double)config->particles;
   /* Periodic NVE and rescaling keep the total momentum at zero. */
-  if (!c->walls && c->thermostat != CK_GAS_LANGEVIN && c->particles > 1)
+  if (!config->walls && config->thermostat != CK_GAS_LANGEVIN &&
+      config->particles > 1)
     dof -= 2.0;
   return dof;
 }
 
 /* Normal velocities from Philox keyed by (seed, particle), shifted to zero
  * momentum and scaled to exactly the temperature. */
-static void draw_velocities(const ck_gas_config *c, double *velocities) {
-  size_t n = c->particles;
+static void draw_velocities(const ck_gas_config *config, double *velocities) {
+  size_t n = config->particles;
   double mean[2] = {0, 0}, kinetic = 0;
   for (size_t k = 0; k < n; ++k) {
-    ck_philox_counter r = ck_philox_block(c->seed, VELOCITY_STREAM, k);
+    ck_philox_counter r = ck_philox_block(config->seed, VELOCITY_STREAM, k);
     double u1 = 1.0 - ck_uniform_double(r.v[0], r.v[1]);
     double u2 = ck_uniform_double(r.v[2], r.v[3]);
     double radius = sqrt(-2.0 * log(u1)), angle = 6.283185307179586 * u2;
@@ -249,22 +257,23 @@ static void draw_velocities(const ck_gas_config *c, double *velocities) {
       velocities[k] -= mean[k & 1] / (double)n;
     kinetic += 0.5 * velocities[k] * velocities[k];
   }
-  double measured = kinetic > 0 ? 2.0 * kinetic / degrees_of_freedom(c) : 0;
-  double scale = measured > 0 ? sqrt(c->temperature / measured) : 0;
+  double measured =
+      kinetic > 0 ? 2.0 * kinetic / degrees_of_freedom(config) : 0;
+  double scale = measured > 0 ? sqrt(config->temperature / measured) : 0;
   for (size_t k = 0; k < 2 * n; ++k)
     velocities[k] *= scale;
 }
 
 /* The pair constants of the model: shifts at rc for Lennard-Jones. */
-static void pair_constants(const ck_gas_config *c, gas_state *state) {
-  double rc = c->rc, inverse6 = pow(rc, -6.0);
+static void pair_constants(const ck_gas_config *config, gas_state *state) {
+  double rc = config->rc, inverse6 = pow(rc, -6.0);
   double energy = 4.0 * inverse6 * (inverse6 - 1.0);
   double force = 24.0 / rc * inverse6 * (2.0 * inverse6 - 1.0);
   state->rc2 = rc * rc;
-  state->energy_shift = c->shift == CK_GAS_SHIFT_NONE ? 0 : energy;
-  state->force_shift = c->shift == CK_GAS_SHIFT_FORCE ? force : 0;
-  state->strength = c->strength;
-  state->softening2 = c->softening * c->softening;
+  state->energy_shift = config->shift == CK_GAS_SHIFT_NONE ? 0 : energy;
+  state->force_shift = config->shift == CK_GAS_SHIFT_FORCE ? force : 0;
+  state->strength = config->strength;
+  state->softening2 = config->softening * config->softening;
 }
 
 /* Sets up the state, buffers and steps for a resolved configuration. */
@@ -272,36 +281,36 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
                              int double_precision) {
   ck_status status = CK_OK;
   gas_state *state = &gas->state;
-  const ck_gas_config *c = &gas->config;
+  const ck_gas_config *config = &gas->config;
   state->device = *device;
   state->double_precision = double_precision;
   state->real_size = double_precision ? sizeof(double) : sizeof(float);
-  state->particles = (uint32_t)c->particles;
-  state->model = c->model == CK_GAS_SOFT_LOG ? CK_GAS_MODEL_SOFT_LOG
-                                             : CK_GAS_MODEL_LENNARD_JONES;
-  state->walls = c->walls;
-  state->neighbors = c->neighbors;
-  state->thermostat = c->thermostat;
-  state->box_x = c->box_x;
-  state->box_y = c->box_y;
-  state->dt = c->dt;
-  state->rc = c->rc;
-  state->skin = c->neighbors == CK_GAS_VERLET ? c->skin : 0;
-  state->seed = c->seed;
-  pair_constants(c, state);
-  state->target_temperature = c->target_temperature;
-  state->degrees_of_freedom = degrees_of_freedom(c);
-  double damping = exp(-c->gamma * c->dt);
+  state->particles = (uint32_t)config->particles;
+  state->model = config->model == CK_GAS_SOFT_LOG ? CK_GAS_MODEL_SOFT_LOG
+                                                  : CK_GAS_MODEL_LENNARD_JONES;
+  state->walls = config->walls;
+  state->neighbors = config->neighbors;
+  state->thermostat = config->thermostat;
+  state->box_x = config->box_x;
+  state->box_y = config->box_y;
+  state->dt = config->dt;
+  state->rc = config->rc;
+  state->skin = config->neighbors == CK_GAS_VERLET ? config->skin : 0;
+  state->seed = config->seed;
+  pair_constants(config, state);
+  state->target_temperature = config->target_temperature;
+  state->degrees_of_freedom = degrees_of_freedom(config);
+  double damping = exp(-config->gamma * config->dt);
   state->langevin_damping = damping;
   state->langevin_noise =
-      sqrt((1.0 - damping * damping) * c->target_temperature);
+      sqrt((1.0 - damping * damping) * config->target_temperature);
   /* Cells at least the interaction range (plus the skin) wide: counted in
    * double, and at most 2^16 a row (so that a cell index computed in
    * float is exact; clkit/gas.h) and 10^8 in all, before an int holds
    * them (a tiny rc would overflow it). */
-  double range = c->rc + state->skin;
-  double cells_x = fmax(1.0, fmin(floor(c->box_x / range), 65536.0));
-  double cells_y = fmax(1.0, fmin(floor(c->box_y / range), 65536.0));
+  double range = config->rc + state->skin;
+  double cells_x = fmax(1.0, fmin(floor(config->box_x / range), 65536.0));
+  double cells_y = fmax(1.0, fmin(floor(config->box_y / range), 65536.0));
   if (cells_x * cells_y > 1e8) {
     cells_x = fmin(cells_x, 10000.0);
     cells_y = fmin(cells_y, 10000.0);
@@ -309,8 +318,8 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   state->cells_x = (int)cells_x;
   state->cells_y = (int)cells_y;
   state->cells = (uint32_t)(state->cells_x * state->cells_y);
-  state->cell_inverse_x = state->cells_x / c->box_x;
-  state->cell_inverse_y = state->cells_y / c->box_y;
+  state->cell_inverse_x = state->cells_x / config->box_x;
+  state->cell_inverse_y = state->cells_y / config->box_y;
   /* Strips: the OpenCL steps on CPU devices read a particle's pairs as
    * runs of slots, a 512-bit vector at a time (gas.cl), in cells and
    * Verlet modes (Lennard-Jones) on grids the runs can walk: with walls,
@@ -325,12 +334,13 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
       vector_kernel &&
       (state->strips_request > 0 ||
        (state->strips_request < 0 && device->kind == CK_KIND_CPU)) &&
-      c->model == CK_GAS_LENNARD_JONES && c->neighbors != CK_GAS_ALL_PAIRS &&
-      (c->walls || (state->cells_x >= 3 && state->cells_y >= 3));
+      config->model == CK_GAS_LENNARD_JONES &&
+      config->neighbors != CK_GAS_ALL_PAIRS &&
+      (config->walls || (state->cells_x >= 3 && state->cells_y >= 3));
   /* Verlet lists: room for twice the neighbours of the densest
    * plausible packing within the range (strips keep none). */
-  if (c->neighbors == CK_GAS_VERLET && !state->strips) {
-    double density = c->density > 1.2 ? c->density : 1.2;
+  if (config->neighbors == CK_GAS_VERLET && !state->strips) {
+    double density = config->density > 1.2 ? config->density : 1.2;
     double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
     if (capacity > MAX_LIST_CAPACITY)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -359,8 +369,9 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   /* The buffers below, and on ref the host's starting positions and
    * velocities beside them (create_gas), before any is allocated. */
   double bytes =
-      (double)real * (2.0 * (double)padded + 8.0 * (double)n +
-                      (c->neighbors == CK_GAS_VERLET ? 2.0 * (double)n : 0)) +
+      (double)real *
+          (2.0 * (double)padded + 8.0 * (double)n +
+           (config->neighbors == CK_GAS_VERLET ? 2.0 * (double)n : 0)) +
       4.0 * (double)n *
           (4.0 + (state->list_capacity ? state->list_capacity + 1.0 : 0)) +
       12.0 * (double)state->cells +
@@ -397,7 +408,7 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   CK_TRY(ck__buffer_make_zeroed(state->queue, 4, 4, "flags", &state->flags));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 8, sizeof(double), "sums",
                                 &state->sums));
-  if (c->neighbors == CK_GAS_VERLET)
+  if (config->neighbors == CK_GAS_VERLET)
     CK_TRY(ck__buffer_make_zeroed(state->queue, 2 * n, real,
                                   "reference positions", &state->reference));
   if (state->list_capacity) {
@@ -580,15 +591,15 @@ ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
   if (!gas)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_step: NULL");
   gas_state *state = &gas->state;
-  const ck__gas_steps *t = gas->steps;
+  const ck__gas_steps *backend = gas->steps;
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = gas->step + 1;
     int rescale = state->thermostat == CK_GAS_RESCALE &&
                   step % gas->config.rescale_every == 0;
     if (!state->drifted)
-      CK_TRY(t->kick_drift(state));
+      CK_TRY(backend->kick_drift(state));
     state->drifted = 0;
-    CK_TRY(t->neighbors(state, 0));
+    CK_TRY(backend->neighbors(state, 0));
     /* Energies are read only after the last step of a call. */
     state->with_energy = k + 1 == steps;
     /* The forces step may fold the kick into its pass (kick_step then
@@ -597,12 +608,12 @@ ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
      * rescale. */
     state->kick_step = step;
     state->ahead = k + 1 < steps && !rescale;
-    CK_TRY(t->forces(state));
+    CK_TRY(backend->forces(state));
     if (state->kick_step)
-      CK_TRY(t->kick(state, step));
+      CK_TRY(backend->kick(state, step));
     state->kick_step = 0;
     if (rescale)
-      CK_TRY(t->rescale(state));
+      CK_TRY(backend->rescale(state));
     gas->step = step;
   }
 fail:
@@ -611,9 +622,9 @@ fail:
   return status;
 }
 
-ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *o) {
+ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables) {
   ck_status status = CK_OK;
-  if (!gas || !o)
+  if (!gas || !observables)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_observe: NULL");
   gas_state *state = &gas->state;
   double sums[5];
@@ -629,22 +640,22 @@ ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *o) {
               state->list_capacity);
   }
   double n = state->particles, area = state->box_x * state->box_y;
-  memset(o, 0, sizeof *o);
-  o->step = gas->step;
-  o->time = (double)gas->step * state->dt;
-  o->kinetic = sums[0] / n;
-  o->potential = sums[1] / n;
-  o->total = o->kinetic + o->potential;
-  o->temperature = 2.0 * sums[0] / state->degrees_of_freedom;
-  o->pressure =
+  memset(observables, 0, sizeof *observables);
+  observables->step = gas->step;
+  observables->time = (double)gas->step * state->dt;
+  observables->kinetic = sums[0] / n;
+  observables->potential = sums[1] / n;
+  observables->total = observables->kinetic + observables->potential;
+  observables->temperature = 2.0 * sums[0] / state->degrees_of_freedom;
+  observables->pressure =
       (2.0 * sums[0] / state->degrees_of_freedom * n + 0.5 * sums[2]) / area;
-  o->momentum_x = sums[3];
-  o->momentum_y = sums[4];
-  if (!isfinite(o->total))
+  observables->momentum_x = sums[3];
+  observables->momentum_y = sums[4];
+  if (!isfinite(observables->total))
     CK_FAIL(CK_ERROR_MISMATCH,
             "the energy became %g at step %llu: the time step is too large "
             "or particles overlap",
-            o->total, (unsigned long long)gas->step);
+            observables->total, (unsigned long long)gas->step);
 fail:
   return status;
 }
@@ -804,21 +815,22 @@ static size_t checkpoint_buffers(gas_state *state, ck_buffer **buffers,
   return total;
 }
 
-static void put_config(ck__byte_writer *b, const ck_gas_config *c) {
-  ck__bytes_put_u64(b, c->particles);
-  uint32_t codes[] = {(uint32_t)c->lattice,    (uint32_t)c->model,
-                      (uint32_t)c->shift,      (uint32_t)c->walls,
-                      (uint32_t)c->thermostat, c->rescale_every,
-                      (uint32_t)c->neighbors};
+static void put_config(ck__byte_writer *writer, const ck_gas_config *config) {
+  ck__bytes_put_u64(writer, config->particles);
+  uint32_t codes[] = {(uint32_t)config->lattice,    (uint32_t)config->model,
+                      (uint32_t)config->shift,      (uint32_t)config->walls,
+                      (uint32_t)config->thermostat, config->rescale_every,
+                      (uint32_t)config->neighbors};
   for (size_t i = 0; i < 7; ++i)
-    ck__bytes_put_u32(b, codes[i]);
-  double reals[] = {c->density,     c->box_x, c->box_y,
-                    c->temperature, c->rc,    c->strength,
-                    c->softening,   c->dt,    c->target_temperature,
-                    c->gamma,       c->skin};
+    ck__bytes_put_u32(writer, codes[i]);
+  double reals[] = {
+      config->density,     config->box_x, config->box_y,
+      config->temperature, config->rc,    config->strength,
+      config->softening,   config->dt,    config->target_temperature,
+      config->gamma,       config->skin};
   for (size_t i = 0; i < 11; ++i)
-    ck__bytes_put_f64(b, reals[i]);
-  ck__bytes_put_u64(b, c->seed);
+    ck__bytes_put_f64(writer, reals[i]);
+  ck__bytes_put_u64(writer, config->seed);
 }
 
 /* Entry i of a saved array of reals of real_size bytes. */
@@ -1025,10 +1037,10 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   if (!gas)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   gas->step = ck__get_u64(in + 16);
-  ck_gas_config *c = &gas->config;
-  ck_gas_config_init(c);
+  ck_gas_config *config = &gas->config;
+  ck_gas_config_init(config);
   size_t at = 24;
-  c->particles = (size_t)ck__get_u64(in + at);
+  config->particles = (size_t)ck__get_u64(in + at);
   at += 8;
   uint32_t codes[7];
   for (size_t i = 0; i < 7; ++i, at += 4)
@@ -1036,30 +1048,30 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   if (codes[3] > 1)
     CK_FAIL(CK_ERROR_PARSE, "%s: a walls flag of %u, not 0 or 1", path,
             codes[3]);
-  c->lattice = (ck_gas_lattice)codes[0];
-  c->model = (ck_gas_model)codes[1];
-  c->shift = (ck_gas_shift)codes[2];
-  c->walls = (int)codes[3];
-  c->thermostat = (ck_gas_thermostat)codes[4];
-  c->rescale_every = codes[5];
-  c->neighbors = (ck_gas_neighbors)codes[6];
+  config->lattice = (ck_gas_lattice)codes[0];
+  config->model = (ck_gas_model)codes[1];
+  config->shift = (ck_gas_shift)codes[2];
+  config->walls = (int)codes[3];
+  config->thermostat = (ck_gas_thermostat)codes[4];
+  config->rescale_every = codes[5];
+  config->neighbors = (ck_gas_neighbors)codes[6];
   double reals[11];
   for (size_t i = 0; i < 11; ++i, at += 8) {
     uint64_t bits = ck__get_u64(in + at);
     memcpy(&reals[i], &bits, 8);
   }
-  c->density = reals[0];
-  c->box_x = reals[1];
-  c->box_y = reals[2];
-  c->temperature = reals[3];
-  c->rc = reals[4];
-  c->strength = reals[5];
-  c->softening = reals[6];
-  c->dt = reals[7];
-  c->target_temperature = reals[8];
-  c->gamma = reals[9];
-  c->skin = reals[10];
-  c->seed = ck__get_u64(in + at);
+  config->density = reals[0];
+  config->box_x = reals[1];
+  config->box_y = reals[2];
+  config->temperature = reals[3];
+  config->rc = reals[4];
+  config->strength = reals[5];
+  config->softening = reals[6];
+  config->dt = reals[7];
+  config->target_temperature = reals[8];
+  config->gamma = reals[9];
+  config->skin = reals[10];
+  config->seed = ck__get_u64(in + at);
   at += 8;
   /* The forms the saved run used, so that the sums go in its order;
    * version 1 runs knew no strips. */
@@ -1076,27 +1088,29 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
     at += 8;
   }
   /* The particle state must be there before buffers are made for it. */
-  if (c->particles < 1 ||
-      (size - 32 - at) / (8 * (size_t)real_size + 4) < c->particles)
+  if (config->particles < 1 ||
+      (size - 32 - at) / (8 * (size_t)real_size + 4) < config->particles)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of particle state cannot hold %llu particles", path,
-            size - 32 - at, (unsigned long long)c->particles);
-  status = check_config(c);
-  if (status == CK_OK && (!side_fits(c->box_x) || !side_fits(c->box_y)))
-    status = ck__fail(CK_ERROR_INVALID_ARGUMENT, "bad box %g x %g", c->box_x,
-                      c->box_y);
+            size - 32 - at, (unsigned long long)config->particles);
+  status = check_config(config);
+  if (status == CK_OK &&
+      (!side_fits(config->box_x) || !side_fits(config->box_y)))
+    status = ck__fail(CK_ERROR_INVALID_ARGUMENT, "bad box %g x %g",
+                      config->box_x, config->box_y);
   /* The density is the particles over the box's area, as
    * ck__gas_resolve_box set it (to rounding, when the box came from it). */
-  double area_density =
-      status == CK_OK ? (double)c->particles / (c->box_x * c->box_y) : 0;
+  double area_density = status == CK_OK ? (double)config->particles /
+                                              (config->box_x * config->box_y)
+                                        : 0;
   if (status == CK_OK &&
-      !(fabs(c->density - area_density) <= 1e-9 * area_density))
-    status =
-        ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                 "density %g, but %zu particles in a %g x %g box have %g",
-                 c->density, c->particles, c->box_x, c->box_y, area_density);
+      !(fabs(config->density - area_density) <= 1e-9 * area_density))
+    status = ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "density %g, but %zu particles in a %g x %g box have %g",
+                      config->density, config->particles, config->box_x,
+                      config->box_y, area_density);
   if (status == CK_OK)
-    status = check_cutoff_fits(c);
+    status = check_cutoff_fits(config);
   if (status != CK_OK)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   /* The state's own checks (the Verlet lists' length, from the density
@@ -1119,10 +1133,10 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
       size - 32 - at > needed)
     skipped = size - 32 - at - needed;
   if (size - 32 - at != needed + skipped ||
-      skipped % (4 * (size_t)c->particles) != 0)
+      skipped % (4 * (size_t)config->particles) != 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of particle state where %zu particles need %zu",
-            path, size - 32 - at, c->particles, needed);
+            path, size - 32 - at, config->particles, needed);
   const uint8_t *saved[8] = {0};
   for (size_t i = 0; i < count; ++i) {
     if (i == 7)

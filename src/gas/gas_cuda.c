@@ -78,18 +78,18 @@ fail:
  * key and arrival rank. */
 static ck_status move_and_count(gas_state *state, int move) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->native_move_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(set_real(k, 1, state->dt));
-  CK_TRY(ck__gas_set_geometry(k, 2, state));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->force));
-  CK_TRY(ck__gas_set_int(k, 11, move));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 13, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->cell_fill));
-  CK_TRY(launch_particles(state, k));
+  ck_kernel *kernel = state->native_move_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(set_real(kernel, 1, state->dt));
+  CK_TRY(ck__gas_set_geometry(kernel, 2, state));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->force));
+  CK_TRY(ck__gas_set_int(kernel, 11, move));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->cell_fill));
+  CK_TRY(launch_particles(state, kernel));
   state->cells_counted = 1;
 fail:
   return status;
@@ -110,44 +110,44 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
     CK_TRY(move_and_count(state, 0));
   state->cells_counted = 0;
 
-  ck_kernel *k = state->native_scan_kernel;
+  ck_kernel *kernel = state->native_scan_kernel;
   /* Tags of 1 .. 2^30: never the zeroed words of a new buffer, and never
    * the previous launch's. */
   state->scan_epoch = state->scan_epoch % 0x40000000u + 1u;
-  CK_TRY(ck__gas_set_uint(k, 0, state->cells));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->scan_status));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->scan_ticket));
-  CK_TRY(ck__gas_set_uint(k, 6, state->scan_epoch));
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->cells));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_fill));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->scan_status));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->scan_ticket));
+  CK_TRY(ck__gas_set_uint(kernel, 6, state->scan_epoch));
   size_t local = SCAN_THREADS,
          global = (size_t)state->scan_tiles * SCAN_THREADS;
-  CK_TRY(ck_queue_launch(state->queue, k, 1, &global, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 
-  k = state->native_members_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->id));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->cell_members));
-  CK_TRY(launch_particles(state, k));
+  kernel = state->native_members_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->id));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->cell_members));
+  CK_TRY(launch_particles(state, kernel));
 
-  k = state->native_place_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->cell_members));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->id));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->sorted_id));
-  CK_TRY(launch_particles(state, k));
+  kernel = state->native_place_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->cell_members));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->id));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->sorted_id));
+  CK_TRY(launch_particles(state, kernel));
 
   ck__gas_take_sorted(state);
 fail:
@@ -158,22 +158,22 @@ fail:
  * pass. */
 static ck_status cuda_forces(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->with_energy ? state->native_forces_energy_kernel
-                                    : state->native_forces_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, state));
-  CK_TRY(set_real(k, 7, state->rc));
-  CK_TRY(set_real(k, 8, state->rc2));
-  CK_TRY(set_real(k, 9, state->energy_shift));
-  CK_TRY(set_real(k, 10, state->force_shift));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 13, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->force));
-  CK_TRY(ck_kernel_set_buffer(k, 15, state->energy));
-  CK_TRY(ck_kernel_set_buffer(k, 16, state->virial));
-  CK_TRY(ck__gas_set_kick(k, 17, state));
-  CK_TRY(launch_particles(state, k));
+  ck_kernel *kernel = state->with_energy ? state->native_forces_energy_kernel
+                                         : state->native_forces_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
+  CK_TRY(set_real(kernel, 7, state->rc));
+  CK_TRY(set_real(kernel, 8, state->rc2));
+  CK_TRY(set_real(kernel, 9, state->energy_shift));
+  CK_TRY(set_real(kernel, 10, state->force_shift));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->force));
+  CK_TRY(ck_kernel_set_buffer(kernel, 15, state->energy));
+  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->virial));
+  CK_TRY(ck__gas_set_kick(kernel, 17, state));
+  CK_TRY(launch_particles(state, kernel));
   state->kick_step = 0;
 fail:
   return status;

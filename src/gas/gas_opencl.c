@@ -30,29 +30,30 @@ void ck__gas_take_sorted(gas_state *state) {
   state->sorted_id = swap;
 }
 
-ck_status ck__gas_set_geometry(ck_kernel *k, unsigned at,
+ck_status ck__gas_set_geometry(ck_kernel *kernel, unsigned at,
                                const gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(set_real(k, at, state, state->box_x));
-  CK_TRY(set_real(k, at + 1, state, state->box_y));
-  CK_TRY(set_real(k, at + 2, state, state->cell_inverse_x));
-  CK_TRY(set_real(k, at + 3, state, state->cell_inverse_y));
-  CK_TRY(ck__gas_set_int(k, at + 4, state->cells_x));
-  CK_TRY(ck__gas_set_int(k, at + 5, state->cells_y));
+  CK_TRY(set_real(kernel, at, state, state->box_x));
+  CK_TRY(set_real(kernel, at + 1, state, state->box_y));
+  CK_TRY(set_real(kernel, at + 2, state, state->cell_inverse_x));
+  CK_TRY(set_real(kernel, at + 3, state, state->cell_inverse_y));
+  CK_TRY(ck__gas_set_int(kernel, at + 4, state->cells_x));
+  CK_TRY(ck__gas_set_int(kernel, at + 5, state->cells_y));
 fail:
   return status;
 }
 
 /* The pair model's 7 arguments from index `at` on. */
-static ck_status set_pair(ck_kernel *k, unsigned at, const gas_state *state) {
+static ck_status set_pair(ck_kernel *kernel, unsigned at,
+                          const gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(set_real(k, at, state, state->rc));
-  CK_TRY(set_real(k, at + 1, state, state->rc2));
-  CK_TRY(set_real(k, at + 2, state, state->energy_shift));
-  CK_TRY(set_real(k, at + 3, state, state->force_shift));
-  CK_TRY(set_real(k, at + 4, state, state->strength));
-  CK_TRY(set_real(k, at + 5, state, state->softening2));
-  CK_TRY(ck__gas_set_int(k, at + 6, state->with_energy));
+  CK_TRY(set_real(kernel, at, state, state->rc));
+  CK_TRY(set_real(kernel, at + 1, state, state->rc2));
+  CK_TRY(set_real(kernel, at + 2, state, state->energy_shift));
+  CK_TRY(set_real(kernel, at + 3, state, state->force_shift));
+  CK_TRY(set_real(kernel, at + 4, state, state->strength));
+  CK_TRY(set_real(kernel, at + 5, state, state->softening2));
+  CK_TRY(ck__gas_set_int(kernel, at + 6, state->with_energy));
 fail:
   return status;
 }
@@ -174,20 +175,20 @@ fail:
 
 static ck_status opencl_kick_drift(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->kick_drift_kernel;
+  ck_kernel *kernel = state->kick_drift_kernel;
   int verlet = state->neighbors == CK_GAS_VERLET;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(set_real(k, 1, state, state->dt));
-  CK_TRY(ck__gas_set_geometry(k, 2, state));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->force));
-  CK_TRY(ck__gas_set_int(k, 11, verlet));
-  CK_TRY(
-      ck_kernel_set_buffer(k, 12, verlet ? state->reference : state->position));
-  CK_TRY(set_real(k, 13, state, 0.25 * state->skin * state->skin));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->flags));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(set_real(kernel, 1, state, state->dt));
+  CK_TRY(ck__gas_set_geometry(kernel, 2, state));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->force));
+  CK_TRY(ck__gas_set_int(kernel, 11, verlet));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12,
+                              verlet ? state->reference : state->position));
+  CK_TRY(set_real(kernel, 13, state, 0.25 * state->skin * state->skin));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->flags));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -202,21 +203,21 @@ static int flag_cleared_by_sort(const gas_state *state) {
  * device unless a rebuild is flagged when conditional. */
 static ck_status sort_whole(gas_state *state, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->sort_whole_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_uint(k, 1, state->cells));
-  CK_TRY(ck__gas_set_geometry(k, 2, state));
+  ck_kernel *kernel = state->sort_whole_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_uint(kernel, 1, state->cells));
+  CK_TRY(ck__gas_set_geometry(kernel, 2, state));
   ck_buffer *buffers[] = {
       state->position,        state->velocity,        state->id,
       state->sorted_position, state->sorted_velocity, state->sorted_id,
       state->cell_key,        state->cell_start,      state->cell_count,
       state->cell_fill,       state->reference};
   for (unsigned b = 0; b < sizeof buffers / sizeof buffers[0]; ++b)
-    CK_TRY(ck_kernel_set_buffer(k, 8 + b, buffers[b]));
-  CK_TRY(ck__gas_set_int(k, 19, conditional));
-  CK_TRY(ck__gas_set_int(k, 20, flag_cleared_by_sort(state)));
-  CK_TRY(ck_kernel_set_buffer(k, 21, state->flags));
-  CK_TRY(launch(state, k, 1, 1));
+    CK_TRY(ck_kernel_set_buffer(kernel, 8 + b, buffers[b]));
+  CK_TRY(ck__gas_set_int(kernel, 19, conditional));
+  CK_TRY(ck__gas_set_int(kernel, 20, flag_cleared_by_sort(state)));
+  CK_TRY(ck_kernel_set_buffer(kernel, 21, state->flags));
+  CK_TRY(launch(state, kernel, 1, 1));
 fail:
   return status;
 }
@@ -226,81 +227,81 @@ fail:
  * rebuild is flagged when conditional. */
 static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->count_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, state));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->cell_fill));
-  CK_TRY(ck__gas_set_int(k, 11, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->flags));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  ck_kernel *kernel = state->count_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->cell_fill));
+  CK_TRY(ck__gas_set_int(kernel, 11, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->flags));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 
-  k = state->scan_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->cells));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->block_sum));
-  CK_TRY(ck__gas_set_int(k, 5, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->flags));
-  CK_TRY(launch(state, k, (size_t)state->scan_blocks * state->scan_block,
+  kernel = state->scan_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->cells));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_fill));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->block_sum));
+  CK_TRY(ck__gas_set_int(kernel, 5, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->flags));
+  CK_TRY(launch(state, kernel, (size_t)state->scan_blocks * state->scan_block,
                 state->scan_block));
 
-  k = state->scan_totals_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->scan_blocks));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->block_sum));
-  CK_TRY(ck__gas_set_int(k, 2, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->flags));
-  CK_TRY(launch(state, k, state->scan_block, state->scan_block));
+  kernel = state->scan_totals_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->scan_blocks));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->block_sum));
+  CK_TRY(ck__gas_set_int(kernel, 2, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->flags));
+  CK_TRY(launch(state, kernel, state->scan_block, state->scan_block));
 
-  k = state->scatter_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->block_sum));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->id));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->sorted_id));
-  CK_TRY(ck__gas_set_int(k, 11, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->flags));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  kernel = state->scatter_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_key));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_rank));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->block_sum));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->id));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->sorted_id));
+  CK_TRY(ck__gas_set_int(kernel, 11, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->flags));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 
-  k = state->order_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->cells));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->block_sum));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->sorted_id));
-  CK_TRY(ck__gas_set_int(k, 8, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->flags));
-  CK_TRY(launch(state, k, state->cells, state->group));
+  kernel = state->order_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->cells));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->block_sum));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->cell_fill));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->sorted_id));
+  CK_TRY(ck__gas_set_int(kernel, 8, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->flags));
+  CK_TRY(launch(state, kernel, state->cells, state->group));
 
   if (state->neighbors != CK_GAS_VERLET) {
     /* Every step sorts: the sorted arrays simply become the particles. */
     ck__gas_take_sorted(state);
     return CK_OK;
   }
-  k = state->copy_back_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->sorted_id));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->id));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->reference));
-  CK_TRY(ck__gas_set_int(k, 8, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->flags));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  kernel = state->copy_back_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->sorted_position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->sorted_velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->sorted_id));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->id));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->reference));
+  CK_TRY(ck__gas_set_int(kernel, 8, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->flags));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 
 fail:
   return status;
@@ -309,20 +310,20 @@ fail:
 /* A Verlet rebuild's lists, as the sort's kernels when conditional. */
 static ck_status build_lists(gas_state *state, int conditional) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->list_kernel;
+  ck_kernel *kernel = state->list_kernel;
   double range = state->rc + state->skin;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, state));
-  CK_TRY(set_real(k, 7, state, range * range));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->list));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->list_count));
-  CK_TRY(ck__gas_set_uint(k, 13, state->list_capacity));
-  CK_TRY(ck__gas_set_int(k, 14, conditional));
-  CK_TRY(ck_kernel_set_buffer(k, 15, state->flags));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
+  CK_TRY(set_real(kernel, 7, state, range * range));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->list));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->list_count));
+  CK_TRY(ck__gas_set_uint(kernel, 13, state->list_capacity));
+  CK_TRY(ck__gas_set_int(kernel, 14, conditional));
+  CK_TRY(ck_kernel_set_buffer(kernel, 15, state->flags));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -346,30 +347,32 @@ fail:
   return status;
 }
 
-ck_status ck__gas_set_kick(ck_kernel *k, unsigned at, const gas_state *state) {
+ck_status ck__gas_set_kick(ck_kernel *kernel, unsigned at,
+                           const gas_state *state) {
   ck_status status = CK_OK;
   int langevin = state->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(ck__gas_set_int(k, at, state->kick_step != 0));
-  CK_TRY(set_real(k, at + 1, state, state->dt));
-  CK_TRY(set_real(k, at + 2, state, langevin ? state->langevin_damping : 0.0));
-  CK_TRY(set_real(k, at + 3, state, state->langevin_noise));
-  CK_TRY(ck_kernel_set_value(k, at + 4, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_value(k, at + 5, sizeof state->kick_step,
+  CK_TRY(ck__gas_set_int(kernel, at, state->kick_step != 0));
+  CK_TRY(set_real(kernel, at + 1, state, state->dt));
+  CK_TRY(set_real(kernel, at + 2, state,
+                  langevin ? state->langevin_damping : 0.0));
+  CK_TRY(set_real(kernel, at + 3, state, state->langevin_noise));
+  CK_TRY(ck_kernel_set_value(kernel, at + 4, sizeof state->seed, &state->seed));
+  CK_TRY(ck_kernel_set_value(kernel, at + 5, sizeof state->kick_step,
                              &state->kick_step));
-  CK_TRY(ck_kernel_set_buffer(k, at + 6, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, at + 7, state->id));
+  CK_TRY(ck_kernel_set_buffer(kernel, at + 6, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, at + 7, state->id));
 fail:
   return status;
 }
 
 /* The arguments every forces kernel begins with: the particle count, the
  * geometry, the pair model and the positions (indices 0 to 14). */
-static ck_status set_forces_head(ck_kernel *k, const gas_state *state) {
+static ck_status set_forces_head(ck_kernel *kernel, const gas_state *state) {
   ck_status status = CK_OK;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, state));
-  CK_TRY(set_pair(k, 7, state));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->position));
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
+  CK_TRY(set_pair(kernel, 7, state));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->position));
 fail:
   return status;
 }
@@ -378,30 +381,31 @@ fail:
  * the kick in the same launch. */
 static ck_status neighbor_forces(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->strips ? state->forces_strips_kernel
-                 : state->neighbors == CK_GAS_CELLS ? state->forces_kernel
-                                                    : state->forces_list_kernel;
-  CK_TRY(set_forces_head(k, state));
+  ck_kernel *kernel = state->strips ? state->forces_strips_kernel
+                      : state->neighbors == CK_GAS_CELLS
+                          ? state->forces_kernel
+                          : state->forces_list_kernel;
+  CK_TRY(set_forces_head(kernel, state));
   unsigned at = 15;
   if (state->strips) {
     int verlet = state->neighbors == CK_GAS_VERLET;
-    CK_TRY(ck_kernel_set_buffer(k, at++,
+    CK_TRY(ck_kernel_set_buffer(kernel, at++,
                                 verlet ? state->reference : state->position));
   }
   if (state->neighbors == CK_GAS_CELLS || state->strips) {
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->cell_start));
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->cell_count));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->cell_start));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->cell_count));
   } else {
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->list));
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->list_count));
-    CK_TRY(ck__gas_set_uint(k, at++, state->list_capacity));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->list));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->list_count));
+    CK_TRY(ck__gas_set_uint(kernel, at++, state->list_capacity));
   }
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->force));
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->energy));
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->virial));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->force));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->energy));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->virial));
   if (state->neighbors == CK_GAS_VERLET || state->strips)
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->flags));
-  CK_TRY(ck__gas_set_kick(k, at, state));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->flags));
+  CK_TRY(ck__gas_set_kick(kernel, at, state));
   int ahead = 0;
   if (state->strips) {
     /* Strips in Verlet mode take the next first half-step too, when the
@@ -409,12 +413,12 @@ static ck_status neighbor_forces(gas_state *state) {
     ahead =
         state->ahead && state->kick_step != 0 && flag_cleared_by_sort(state);
     at += 8;
-    CK_TRY(ck__gas_set_int(k, at++, !flag_cleared_by_sort(state)));
-    CK_TRY(ck__gas_set_int(k, at++, ahead));
-    CK_TRY(set_real(k, at++, state, 0.25 * state->skin * state->skin));
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->sorted_position));
+    CK_TRY(ck__gas_set_int(kernel, at++, !flag_cleared_by_sort(state)));
+    CK_TRY(ck__gas_set_int(kernel, at++, ahead));
+    CK_TRY(set_real(kernel, at++, state, 0.25 * state->skin * state->skin));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->sorted_position));
   }
-  CK_TRY(launch(state, k, state->particles, state->group));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
   state->kick_step = 0;
   if (ahead) {
     /* The next positions are in the spare array: it becomes the
@@ -432,52 +436,52 @@ static ck_status opencl_forces(gas_state *state) {
   ck_status status = CK_OK;
   if (state->neighbors != CK_GAS_ALL_PAIRS)
     return neighbor_forces(state);
-  ck_kernel *k = state->forces_all_kernel;
-  CK_TRY(set_forces_head(k, state));
+  ck_kernel *kernel = state->forces_all_kernel;
+  CK_TRY(set_forces_head(kernel, state));
   unsigned at = 15;
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->force));
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->energy));
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->virial));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->force));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->energy));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->virial));
   if (!state->local_tiles) {
-    CK_TRY(ck__gas_set_uint(k, at++, 1));
-    CK_TRY(ck_kernel_set_buffer(k, at++, state->force)); /* unused */
-    CK_TRY(launch(state, k, state->particles, state->group));
+    CK_TRY(ck__gas_set_uint(kernel, at++, 1));
+    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->force)); /* unused */
+    CK_TRY(launch(state, kernel, state->particles, state->group));
     return CK_OK;
   }
-  CK_TRY(ck__gas_set_uint(k, at++, state->slices));
-  CK_TRY(ck_kernel_set_buffer(k, at++, state->slice_sums));
+  CK_TRY(ck__gas_set_uint(kernel, at++, state->slices));
+  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->slice_sums));
   size_t local[2] = {state->group, 1};
   size_t global[2] = {(state->particles + state->group - 1) / state->group *
                           state->group,
                       state->slices};
-  CK_TRY(ck_queue_launch(state->queue, k, 2, global, local, NULL));
-  k = state->sum_slices_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_uint(k, 1, state->slices));
-  CK_TRY(ck__gas_set_int(k, 2, state->with_energy));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->slice_sums));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->force));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->energy));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->virial));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 2, global, local, NULL));
+  kernel = state->sum_slices_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_uint(kernel, 1, state->slices));
+  CK_TRY(ck__gas_set_int(kernel, 2, state->with_energy));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->slice_sums));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->force));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->energy));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->virial));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
 
 static ck_status opencl_kick(gas_state *state, uint64_t step) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->kick_kernel;
+  ck_kernel *kernel = state->kick_kernel;
   int langevin = state->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(set_real(k, 1, state, state->dt));
-  CK_TRY(set_real(k, 2, state, langevin ? state->langevin_damping : 0.0));
-  CK_TRY(set_real(k, 3, state, state->langevin_noise));
-  CK_TRY(ck_kernel_set_value(k, 4, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_value(k, 5, sizeof step, &step));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->force));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->id));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(set_real(kernel, 1, state, state->dt));
+  CK_TRY(set_real(kernel, 2, state, langevin ? state->langevin_damping : 0.0));
+  CK_TRY(set_real(kernel, 3, state, state->langevin_noise));
+  CK_TRY(ck_kernel_set_value(kernel, 4, sizeof state->seed, &state->seed));
+  CK_TRY(ck_kernel_set_value(kernel, 5, sizeof step, &step));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->force));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->id));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -485,19 +489,19 @@ fail:
 /* The totals into state->sums on the device (5 reals). */
 static ck_status reduce_on_device(gas_state *state) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->reduce_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->energy));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->virial));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->partial_sums));
-  CK_TRY(launch(state, k, (size_t)state->reduce_groups * state->group,
+  ck_kernel *kernel = state->reduce_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->velocity));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->energy));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->virial));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->partial_sums));
+  CK_TRY(launch(state, kernel, (size_t)state->reduce_groups * state->group,
                 state->group));
-  k = state->reduce_total_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->reduce_groups));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->partial_sums));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->sums));
-  CK_TRY(launch(state, k, state->group, state->group));
+  kernel = state->reduce_total_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->reduce_groups));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->partial_sums));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->sums));
+  CK_TRY(launch(state, kernel, state->group, state->group));
 fail:
   return status;
 }
@@ -525,20 +529,20 @@ fail:
 static ck_status opencl_rescale(gas_state *state) {
   ck_status status = CK_OK;
   CK_TRY(reduce_on_device(state));
-  ck_kernel *k = state->rescale_kernel;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(set_real(k, 1, state, state->target_temperature));
-  CK_TRY(set_real(k, 2, state, state->degrees_of_freedom));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->sums));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->velocity));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  ck_kernel *kernel = state->rescale_kernel;
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(set_real(kernel, 1, state, state->target_temperature));
+  CK_TRY(set_real(kernel, 2, state, state->degrees_of_freedom));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->sums));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->velocity));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
 
 static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->rdf_kernel;
+  ck_kernel *kernel = state->rdf_kernel;
   /* Verlet strips keep the rebuild's cells: pairs from those, around the
    * rebuild's positions. */
   int verlet_lists = state->neighbors == CK_GAS_VERLET && !state->strips;
@@ -548,20 +552,20 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   /* Buffers the mode does not use still need a valid argument. */
   ck_buffer *list = mode == 1 ? state->list : state->cell_start;
   ck_buffer *list_count = mode == 1 ? state->list_count : state->cell_count;
-  CK_TRY(ck__gas_set_uint(k, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(k, 1, state));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->position));
-  CK_TRY(ck_kernel_set_buffer(k, 8, anchor));
-  CK_TRY(ck__gas_set_int(k, 9, mode));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(k, 12, list));
-  CK_TRY(ck_kernel_set_buffer(k, 13, list_count));
-  CK_TRY(ck__gas_set_uint(k, 14, state->list_capacity));
-  CK_TRY(set_real(k, 15, state, range));
-  CK_TRY(ck__gas_set_uint(k, 16, bins));
-  CK_TRY(ck_kernel_set_buffer(k, 17, state->rdf_counts));
-  CK_TRY(launch(state, k, state->particles, state->group));
+  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
+  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, anchor));
+  CK_TRY(ck__gas_set_int(kernel, 9, mode));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->cell_start));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->cell_count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, list));
+  CK_TRY(ck_kernel_set_buffer(kernel, 13, list_count));
+  CK_TRY(ck__gas_set_uint(kernel, 14, state->list_capacity));
+  CK_TRY(set_real(kernel, 15, state, range));
+  CK_TRY(ck__gas_set_uint(kernel, 16, bins));
+  CK_TRY(ck_kernel_set_buffer(kernel, 17, state->rdf_counts));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }

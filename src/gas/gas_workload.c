@@ -97,7 +97,7 @@ static int parse_side(const char *begin, const char *end, double *side) {
   return ck__parse_decimal(begin, end, side) && *side > 0;
 }
 
-static ck_status parse_box(const char *text, ck_gas_config *c) {
+static ck_status parse_box(const char *text, ck_gas_config *config) {
   const char *separator = strpbrk(text, "xX");
   const char *end = text + strlen(text);
   double x = 0, y = 0;
@@ -111,8 +111,8 @@ static ck_status parse_box(const char *text, ck_gas_config *c) {
                     "--box: '%s' is not LxW or L with positive sides (e.g. "
                     "40x30)",
                     text);
-  c->box_x = x;
-  c->box_y = y;
+  config->box_x = x;
+  config->box_y = y;
   return CK_OK;
 }
 
@@ -120,9 +120,9 @@ static ck_status parse_box(const char *text, ck_gas_config *c) {
  * option values are: T a decimal in [0, 1e6] (as --T), GAMMA one in
  * (0, 1e6], EVERY a whole number from 1 to UINT_MAX (sscanf's %u would wrap
  * -1 and 10^11). */
-static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
+static ck_status parse_thermostat(const char *text, ck_gas_config *config) {
   if (strcmp(text, "none") == 0) {
-    c->thermostat = CK_GAS_NVE;
+    config->thermostat = CK_GAS_NVE;
     return CK_OK;
   }
   const char *first = NULL, *second = NULL;
@@ -146,28 +146,28 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *c) {
                     "<= 1e6, 0 < GAMMA <= 1e6) or rescale:T:EVERY (0 <= T <= "
                     "1e6, EVERY a whole number from 1 to %u)",
                     text, UINT_MAX);
-  c->thermostat = langevin ? CK_GAS_LANGEVIN : CK_GAS_RESCALE;
-  c->target_temperature = t;
+  config->thermostat = langevin ? CK_GAS_LANGEVIN : CK_GAS_RESCALE;
+  config->target_temperature = t;
   if (langevin)
-    c->gamma = gamma;
+    config->gamma = gamma;
   else
-    c->rescale_every = (unsigned)every;
+    config->rescale_every = (unsigned)every;
   return CK_OK;
 }
 
-static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
+static ck_status parse_neighbors(const char *text, ck_gas_config *config) {
   double skin = 0;
   if (strcmp(text, "cells") == 0) {
-    c->neighbors = CK_GAS_CELLS;
+    config->neighbors = CK_GAS_CELLS;
   } else if (strcmp(text, "allpairs") == 0) {
-    c->neighbors = CK_GAS_ALL_PAIRS;
+    config->neighbors = CK_GAS_ALL_PAIRS;
   } else if (strcmp(text, "verlet") == 0) {
-    c->neighbors = CK_GAS_VERLET;
+    config->neighbors = CK_GAS_VERLET;
   } else if (strncmp(text, "verlet:", 7) == 0 &&
              ck__parse_decimal(text + 7, text + strlen(text), &skin) &&
              skin > 0) {
-    c->neighbors = CK_GAS_VERLET;
-    c->skin = skin;
+    config->neighbors = CK_GAS_VERLET;
+    config->skin = skin;
   } else {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "--neighbors: '%s' is not cells, verlet:SKIN (SKIN > 0) "
@@ -177,10 +177,10 @@ static ck_status parse_neighbors(const char *text, ck_gas_config *c) {
   return CK_OK;
 }
 
-static ck_status parse_model(const char *text, ck_gas_config *c) {
+static ck_status parse_model(const char *text, ck_gas_config *config) {
   double strength = 0, softening = 0;
   if (strcmp(text, "lj") == 0) {
-    c->model = CK_GAS_LENNARD_JONES;
+    config->model = CK_GAS_LENNARD_JONES;
     return CK_OK;
   }
   const char *first = NULL, *second = NULL;
@@ -188,9 +188,9 @@ static ck_status parse_model(const char *text, ck_gas_config *c) {
       ck__parse_decimal(first, second - 1, &strength) &&
       ck__parse_decimal(second, text + strlen(text), &softening) &&
       softening >= 0) {
-    c->model = CK_GAS_SOFT_LOG;
-    c->strength = strength;
-    c->softening = softening;
+    config->model = CK_GAS_SOFT_LOG;
+    config->strength = strength;
+    config->softening = softening;
     return CK_OK;
   }
   return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -210,39 +210,40 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if ((status = ck__param_files_apart(params, count, reads, gas_outputs,
                                       "checkpoint", "restart")))
     return status;
-  ck_gas_config *c = &job->config;
-  ck_gas_config_init(c);
-  c->seed = options ? options->seed : 1;
+  ck_gas_config *config = &job->config;
+  ck_gas_config_init(config);
+  config->seed = options ? options->seed : 1;
   CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 1 << 30,
                            &integer));
-  c->particles = (size_t)integer;
-  CK_TRY(ck__param_real(params, count, "rho", 0.7, 1e-12, 1e6, &c->density));
+  config->particles = (size_t)integer;
+  CK_TRY(
+      ck__param_real(params, count, "rho", 0.7, 1e-12, 1e6, &config->density));
   if ((text = ck__param_find(params, count, "box")))
-    CK_TRY(parse_box(text, c));
+    CK_TRY(parse_box(text, config));
   if ((text = ck__param_find(params, count, "lattice"))) {
     static const char *const lattices[] = {"square", "triangular", NULL};
     CK_TRY(ck__parse_choice("lattice", text, lattices, &kind));
-    c->lattice = (ck_gas_lattice)kind;
+    config->lattice = (ck_gas_lattice)kind;
   }
   CK_TRY(ck__param_real(params, count, "T", 1.0, 0, CK_GAS_MAX_TEMPERATURE,
-                        &c->temperature));
-  c->xyz_path = ck__param_find(params, count, "xyz");
-  CK_TRY(
-      ck__param_real(params, count, "rc", 2.5, CK_GAS_MIN_CUTOFF, 1e6, &c->rc));
+                        &config->temperature));
+  config->xyz_path = ck__param_find(params, count, "xyz");
+  CK_TRY(ck__param_real(params, count, "rc", 2.5, CK_GAS_MIN_CUTOFF, 1e6,
+                        &config->rc));
   if ((text = ck__param_find(params, count, "shift"))) {
     static const char *const shifts[] = {"energy", "force", "none", NULL};
     CK_TRY(ck__parse_choice("shift", text, shifts, &kind));
-    c->shift = (ck_gas_shift)kind;
+    config->shift = (ck_gas_shift)kind;
   }
   if ((text = ck__param_find(params, count, "model")))
-    CK_TRY(parse_model(text, c));
-  CK_TRY(
-      ck__param_real(params, count, "dt", 0.005, 1e-12, CK_GAS_MAX_DT, &c->dt));
-  c->walls = ck__param_find(params, count, "walls") != NULL;
+    CK_TRY(parse_model(text, config));
+  CK_TRY(ck__param_real(params, count, "dt", 0.005, 1e-12, CK_GAS_MAX_DT,
+                        &config->dt));
+  config->walls = ck__param_find(params, count, "walls") != NULL;
   if ((text = ck__param_find(params, count, "thermostat")))
-    CK_TRY(parse_thermostat(text, c));
+    CK_TRY(parse_thermostat(text, config));
   if ((text = ck__param_find(params, count, "neighbors")))
-    CK_TRY(parse_neighbors(text, c));
+    CK_TRY(parse_neighbors(text, config));
   job->forms = CK__GAS_FORMS_BY_DEVICE;
   if ((text = ck__param_find(params, count, "tiles"))) {
     static const char *const forms[] = {"direct", "local", "auto", NULL};
@@ -301,10 +302,10 @@ static ck_status job_parse(const ck_param *params, size_t count,
       {"checkpoint-every", !job->checkpoint, "--checkpoint FILE"},
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
-  if (job->restart && c->xyz_path)
+  if (job->restart && config->xyz_path)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--restart and --xyz both give the starting state; give one");
-  if (c->xyz_path && !job->restart) {
+  if (config->xyz_path && !job->restart) {
     /* The file gives the particles, their positions and the box (its
      * Lattice, else --box): these would be ignored, so they are refused.
      * --box against a Lattice and --T against the file's velocities are
@@ -318,12 +319,12 @@ static ck_status job_parse(const ck_param *params, size_t count,
                 "box; leave --%s out",
                 *name, *name);
   }
-  if (!job->restart && !c->xyz_path) {
+  if (!job->restart && !config->xyz_path) {
     if (ck__param_find(params, count, "rho") &&
         ck__param_find(params, count, "box"))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--rho: --box gives the box, which sets the density; give one");
-    ck_gas_config resolved = *c;
+    ck_gas_config resolved = *config;
     CK_TRY(ck__gas_resolve_box(&resolved));
   }
   if (job->restart) {
@@ -345,8 +346,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
   } else {
     /* A kernel form of another neighbour mode; "auto" leaves it to clkit,
      * which holds for any mode. */
-    int verlet = c->neighbors == CK_GAS_VERLET;
-    int all_pairs = c->neighbors == CK_GAS_ALL_PAIRS;
+    int verlet = config->neighbors == CK_GAS_VERLET;
+    int all_pairs = config->neighbors == CK_GAS_ALL_PAIRS;
     const char *sort = ck__param_find(params, count, "sort");
     const char *tiles = ck__param_find(params, count, "tiles");
     const char *strips = ck__param_find(params, count, "strips");
@@ -407,7 +408,7 @@ enum { SAMPLE_T, SAMPLE_POTENTIAL, SAMPLE_TOTAL, SAMPLE_PRESSURE, SAMPLES };
 
 static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
                              const char *png, unsigned png_size,
-                             const ck_gas_observables *o) {
+                             const ck_gas_observables *observables) {
   ck_status status = CK_OK;
   double box_x, box_y;
   size_t n;
@@ -419,7 +420,8 @@ static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
   CK_TRY(ck_gas_get_particles(gas, positions, velocities));
   if (trajectory)
     CK_TRY(ck__gas_trajectory_frame(trajectory, n, box_x, box_y, positions,
-                                    velocities, o->step, o->time));
+                                    velocities, observables->step,
+                                    observables->time));
   if (png)
     CK_TRY(ck__gas_png_write(png, n, box_x, box_y, positions, velocities,
                              png_size));

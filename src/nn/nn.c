@@ -48,61 +48,63 @@ ck_status ck_nn_config_init(ck_nn_config *config) {
   return CK_OK;
 }
 
-static ck_status check_config(const ck_nn_config *c) {
-  if (c->math != CK_NN_FP32 && c->math != CK_NN_TF32)
+static ck_status check_config(const ck_nn_config *config) {
+  if (config->math != CK_NN_FP32 && config->math != CK_NN_TF32)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "math: unknown mode %d",
-                    (int)c->math);
-  if (c->layer_count < 2 || c->layer_count > CK_NN_MAX_LAYERS + 1)
+                    (int)config->math);
+  if (config->layer_count < 2 || config->layer_count > CK_NN_MAX_LAYERS + 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "layers: %zu widths given; a network needs 2 to %d "
                     "(input, hidden..., classes)",
-                    c->layer_count, CK_NN_MAX_LAYERS + 1);
-  for (size_t l = 0; l < c->layer_count; ++l)
-    if (c->sizes[l] < 1 || c->sizes[l] > CK_NN_MAX_WIDTH)
+                    config->layer_count, CK_NN_MAX_LAYERS + 1);
+  for (size_t l = 0; l < config->layer_count; ++l)
+    if (config->sizes[l] < 1 || config->sizes[l] > CK_NN_MAX_WIDTH)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "layers: width %zu of layer %zu is outside 1 .. %d",
-                      c->sizes[l], l, CK_NN_MAX_WIDTH);
-  if (c->sizes[c->layer_count - 1] < 2)
+                      config->sizes[l], l, CK_NN_MAX_WIDTH);
+  if (config->sizes[config->layer_count - 1] < 2)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "layers: the output layer needs at least 2 classes");
-  for (size_t l = 0; l + 2 < c->layer_count; ++l)
-    if ((unsigned)c->activations[l] > CK_NN_RELU)
+  for (size_t l = 0; l + 2 < config->layer_count; ++l)
+    if ((unsigned)config->activations[l] > CK_NN_RELU)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "act: unknown activation %d for hidden layer %zu",
-                      (int)c->activations[l], l + 1);
-  if ((unsigned)c->loss > CK_NN_MSE)
+                      (int)config->activations[l], l + 1);
+  if ((unsigned)config->loss > CK_NN_MSE)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "loss: unknown loss %d",
-                    (int)c->loss);
-  if ((unsigned)c->optimizer > CK_NN_ADAM)
+                    (int)config->loss);
+  if ((unsigned)config->optimizer > CK_NN_ADAM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "optimizer: unknown optimiser %d", (int)c->optimizer);
-  if (!(c->learning_rate > 0) || !isfinite(c->learning_rate))
+                    "optimizer: unknown optimiser %d", (int)config->optimizer);
+  if (!(config->learning_rate > 0) || !isfinite(config->learning_rate))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "lr: the learning rate must be positive, not %g",
-                    c->learning_rate);
-  if (!(c->momentum >= 0 && c->momentum < 1))
+                    config->learning_rate);
+  if (!(config->momentum >= 0 && config->momentum < 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "momentum: %g is outside [0, 1)",
-                    c->momentum);
-  if (!(c->beta1 >= 0 && c->beta1 < 1) || !(c->beta2 >= 0 && c->beta2 < 1))
+                    config->momentum);
+  if (!(config->beta1 >= 0 && config->beta1 < 1) ||
+      !(config->beta2 >= 0 && config->beta2 < 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "Adam's beta1 and beta2 must lie in [0, 1)");
-  if (!(c->epsilon > 0))
+  if (!(config->epsilon > 0))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "Adam's epsilon must be positive");
-  if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
+  if (!(config->weight_decay >= 0) || !isfinite(config->weight_decay))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "weight-decay: %g must be 0 or more", c->weight_decay);
-  if ((unsigned)c->schedule > CK_NN_COSINE)
+                    "weight-decay: %g must be 0 or more", config->weight_decay);
+  if ((unsigned)config->schedule > CK_NN_COSINE)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "schedule: unknown kind %d",
-                    (int)c->schedule);
-  if (c->schedule == CK_NN_STEP &&
-      (c->step_every < 1 || !(c->step_gamma > 0 && c->step_gamma <= 1)))
+                    (int)config->schedule);
+  if (config->schedule == CK_NN_STEP &&
+      (config->step_every < 1 ||
+       !(config->step_gamma > 0 && config->step_gamma <= 1)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "schedule: a step schedule needs every >= 1 and gamma in "
                     "(0, 1]");
-  if (c->batch > UINT32_MAX / 2)
+  if (config->batch > UINT32_MAX / 2)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "batch: %zu is too large",
-                    c->batch);
+                    config->batch);
   return CK_OK;
 }
 
@@ -528,21 +530,22 @@ fail:
  * (1-based), with `per_epoch` steps an epoch. */
 static double learning_rate(const ck_nn *nn, unsigned epoch, uint64_t step,
                             uint64_t per_epoch) {
-  const ck_nn_config *c = &nn->config;
-  switch (c->schedule) {
+  const ck_nn_config *config = &nn->config;
+  switch (config->schedule) {
   case CK_NN_STEP:
-    return c->learning_rate *
-           pow(c->step_gamma, (double)((epoch - 1) / c->step_every));
+    return config->learning_rate *
+           pow(config->step_gamma, (double)((epoch - 1) / config->step_every));
   case CK_NN_COSINE: {
     double total = (double)(nn->planned_epochs ? nn->planned_epochs : epoch) *
                    (double)per_epoch;
     double t = (double)step / total;
     if (t > 1)
       t = 1;
-    return c->learning_rate * 0.5 * (1.0 + cos(3.14159265358979323846 * t));
+    return config->learning_rate * 0.5 *
+           (1.0 + cos(3.14159265358979323846 * t));
   }
   default:
-    return c->learning_rate;
+    return config->learning_rate;
   }
 }
 
@@ -666,20 +669,20 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   unsigned number = nn->epoch + 1;
   CK_TRY(shuffle(nn, number));
   uint64_t per_epoch = (rows + batch - 1) / batch;
-  const ck_nn_config *c = &nn->config;
+  const ck_nn_config *config = &nn->config;
   ck__nn_update update = {0};
-  update.momentum = c->momentum;
-  update.beta1 = c->beta1;
-  update.beta2 = c->beta2;
-  update.epsilon = c->epsilon;
-  update.decay = c->weight_decay;
+  update.momentum = config->momentum;
+  update.beta1 = config->beta1;
+  update.beta2 = config->beta2;
+  update.epsilon = config->epsilon;
+  update.decay = config->weight_decay;
   for (uint32_t offset = 0; offset < rows; offset += batch) {
     uint32_t count = rows - offset < batch ? rows - offset : batch;
     update.rate = learning_rate(
         nn, number, nn->epoch * per_epoch + offset / batch, per_epoch);
     uint64_t t = ++nn->steps_taken;
-    update.correction1 = 1.0 - pow(c->beta1, (double)t);
-    update.correction2 = 1.0 - pow(c->beta2, (double)t);
+    update.correction1 = 1.0 - pow(config->beta1, (double)t);
+    update.correction2 = 1.0 - pow(config->beta2, (double)t);
     CK_TRY(ck__nn_train_batch(nn, offset, count, &update));
   }
   double sum = 0;

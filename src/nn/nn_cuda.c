@@ -146,14 +146,15 @@ static ck_status weight_gradient(nn_state *state, int layer, uint32_t count) {
 /* The product gradient, then the bias column and the optimiser step in
  * one kernel. */
 static ck_status cuda_update(nn_state *state, int layer, uint32_t count,
-                             const ck__nn_update *u) {
+                             const ck__nn_update *update) {
   ck_status status = CK_OK;
   int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
   CK_TRY(weight_gradient(state, layer, count));
-  ck_nn_cuda_update settings = {(float)u->decay,       (float)u->rate,
-                                (float)u->momentum,    (float)u->beta1,
-                                (float)u->beta2,       (float)u->epsilon,
-                                (float)u->correction1, (float)u->correction2};
+  ck_nn_cuda_update settings = {
+      (float)update->decay,       (float)update->rate,
+      (float)update->momentum,    (float)update->beta1,
+      (float)update->beta2,       (float)update->epsilon,
+      (float)update->correction1, (float)update->correction2};
   TIMED(state, "the optimiser step",
         ck__nn_cuda_optimize(
             ck__cuda_stream(state->queue), out, in + 1, (int)count,

@@ -103,18 +103,18 @@ static ck_status launch_product(nn_state *state, ck_kernel *kernel,
 static ck_status opencl_gather(nn_state *state, uint32_t offset,
                                uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->gather_kernel;
-  CK_TRY(set_uint(k, 0, count));
-  CK_TRY(set_uint(k, 1, state->sizes[0]));
-  CK_TRY(set_uint(k, 2, offset));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->index));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->sets[CK_NN_TRAIN].features));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->sets[CK_NN_TRAIN].labels));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->activations[0]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->batch_labels));
+  ck_kernel *kernel = state->gather_kernel;
+  CK_TRY(set_uint(kernel, 0, count));
+  CK_TRY(set_uint(kernel, 1, state->sizes[0]));
+  CK_TRY(set_uint(kernel, 2, offset));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->index));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->sets[CK_NN_TRAIN].features));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->sets[CK_NN_TRAIN].labels));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->activations[0]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->batch_labels));
   size_t local[2] = {32, 1};
   size_t global[2] = {(state->sizes[0] + 31) / 32 * 32, count};
-  CK_TRY(ck_queue_launch(state->queue, k, 2, global, local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 2, global, local, NULL));
 fail:
   return status;
 }
@@ -122,16 +122,16 @@ fail:
 static ck_status opencl_forward(nn_state *state, int layer, ck_buffer *input,
                                 uint32_t first, uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->forward_kernel;
-  CK_TRY(set_int(k, 0, (int)count));
-  CK_TRY(set_int(k, 1, (int)state->sizes[layer]));
-  CK_TRY(set_int(k, 2, (int)state->sizes[layer - 1]));
-  CK_TRY(set_int(k, 3, state->activation[layer]));
-  CK_TRY(set_uint(k, 4, first));
-  CK_TRY(ck_kernel_set_buffer(k, 5, input));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->activations[layer]));
-  CK_TRY(launch_product(state, k, count, state->sizes[layer]));
+  ck_kernel *kernel = state->forward_kernel;
+  CK_TRY(set_int(kernel, 0, (int)count));
+  CK_TRY(set_int(kernel, 1, (int)state->sizes[layer]));
+  CK_TRY(set_int(kernel, 2, (int)state->sizes[layer - 1]));
+  CK_TRY(set_int(kernel, 3, state->activation[layer]));
+  CK_TRY(set_uint(kernel, 4, first));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, input));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->weights[layer]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->activations[layer]));
+  CK_TRY(launch_product(state, kernel, count, state->sizes[layer]));
 fail:
   return status;
 }
@@ -140,61 +140,61 @@ static ck_status opencl_output(nn_state *state, ck_buffer *labels,
                                uint32_t first, uint32_t count,
                                double delta_scale, uint32_t position) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->output_kernel;
-  CK_TRY(set_uint(k, 0, count));
-  CK_TRY(set_int(k, 1, (int)state->sizes[state->layers]));
-  CK_TRY(set_int(k, 2, state->loss));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->activations[state->layers]));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->deltas[state->layers]));
-  CK_TRY(ck_kernel_set_buffer(k, 5, labels));
-  CK_TRY(set_uint(k, 6, first));
-  CK_TRY(set_real(k, 7, state, delta_scale));
-  CK_TRY(set_uint(k, 8, position));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->losses));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->hits));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->predictions));
+  ck_kernel *kernel = state->output_kernel;
+  CK_TRY(set_uint(kernel, 0, count));
+  CK_TRY(set_int(kernel, 1, (int)state->sizes[state->layers]));
+  CK_TRY(set_int(kernel, 2, state->loss));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->activations[state->layers]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->deltas[state->layers]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, labels));
+  CK_TRY(set_uint(kernel, 6, first));
+  CK_TRY(set_real(kernel, 7, state, delta_scale));
+  CK_TRY(set_uint(kernel, 8, position));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->losses));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->hits));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->predictions));
   size_t local = 64;
   size_t global = (count + local - 1) / local * local;
-  CK_TRY(ck_queue_launch(state->queue, k, 1, &global, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 fail:
   return status;
 }
 
 static ck_status opencl_backward(nn_state *state, int layer, uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->backward_kernel;
-  CK_TRY(set_int(k, 0, (int)count));
-  CK_TRY(set_int(k, 1, (int)state->sizes[layer - 1]));
-  CK_TRY(set_int(k, 2, (int)state->sizes[layer]));
-  CK_TRY(set_int(k, 3, state->activation[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->deltas[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->activations[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->deltas[layer - 1]));
-  CK_TRY(launch_product(state, k, count, state->sizes[layer - 1]));
+  ck_kernel *kernel = state->backward_kernel;
+  CK_TRY(set_int(kernel, 0, (int)count));
+  CK_TRY(set_int(kernel, 1, (int)state->sizes[layer - 1]));
+  CK_TRY(set_int(kernel, 2, (int)state->sizes[layer]));
+  CK_TRY(set_int(kernel, 3, state->activation[layer - 1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->deltas[layer]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->weights[layer]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->activations[layer - 1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->deltas[layer - 1]));
+  CK_TRY(launch_product(state, kernel, count, state->sizes[layer - 1]));
 fail:
   return status;
 }
 
 static ck_status opencl_update(nn_state *state, int layer, uint32_t count,
-                               const ck__nn_update *u) {
+                               const ck__nn_update *update) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->update_kernel;
-  CK_TRY(set_int(k, 0, (int)state->sizes[layer]));
-  CK_TRY(set_int(k, 1, (int)state->sizes[layer - 1] + 1));
-  CK_TRY(set_int(k, 2, (int)count));
-  CK_TRY(set_int(k, 3, state->optimizer));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->deltas[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->activations[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->first[layer]));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->second[layer]));
-  const double values[] = {u->decay,       u->rate,       u->momentum,
-                           u->beta1,       u->beta2,      u->epsilon,
-                           u->correction1, u->correction2};
+  ck_kernel *kernel = state->update_kernel;
+  CK_TRY(set_int(kernel, 0, (int)state->sizes[layer]));
+  CK_TRY(set_int(kernel, 1, (int)state->sizes[layer - 1] + 1));
+  CK_TRY(set_int(kernel, 2, (int)count));
+  CK_TRY(set_int(kernel, 3, state->optimizer));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->deltas[layer]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->activations[layer - 1]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->weights[layer]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->first[layer]));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->second[layer]));
+  const double values[] = {
+      update->decay, update->rate,    update->momentum,    update->beta1,
+      update->beta2, update->epsilon, update->correction1, update->correction2};
   for (unsigned i = 0; i < sizeof values / sizeof values[0]; ++i)
-    CK_TRY(set_real(k, 9 + i, state, values[i]));
-  CK_TRY(launch_product(state, k, state->sizes[layer],
+    CK_TRY(set_real(kernel, 9 + i, state, values[i]));
+  CK_TRY(launch_product(state, kernel, state->sizes[layer],
                         state->sizes[layer - 1] + 1));
 fail:
   return status;
@@ -203,14 +203,14 @@ fail:
 static ck_status opencl_reduce(nn_state *state, uint32_t count, double *loss,
                                uint64_t *hits) {
   ck_status status = CK_OK;
-  ck_kernel *k = state->reduce_kernel;
-  CK_TRY(set_uint(k, 0, count));
-  CK_TRY(ck_kernel_set_buffer(k, 1, state->losses));
-  CK_TRY(ck_kernel_set_buffer(k, 2, state->hits));
-  CK_TRY(ck_kernel_set_buffer(k, 3, state->loss_total));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->hit_total));
+  ck_kernel *kernel = state->reduce_kernel;
+  CK_TRY(set_uint(kernel, 0, count));
+  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->losses));
+  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->hits));
+  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->loss_total));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->hit_total));
   size_t local = state->reduce_group;
-  CK_TRY(ck_queue_launch(state->queue, k, 1, &local, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &local, &local, NULL));
   double sum[1];
   float single[1];
   uint32_t total = 0;

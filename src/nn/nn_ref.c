@@ -96,7 +96,7 @@ static ck_status ref_backward(nn_state *state, int layer, uint32_t count) {
 }
 
 static ck_status ref_update(nn_state *state, int layer, uint32_t count,
-                            const ck__nn_update *u) {
+                            const ck__nn_update *update) {
   size_t in = state->sizes[layer - 1], out = state->sizes[layer];
   const ck_real *delta = ck__reals(state->deltas[layer]);
   const ck_real *x = ck__reals(state->activations[layer - 1]);
@@ -109,11 +109,12 @@ static ck_status ref_update(nn_state *state, int layer, uint32_t count,
       for (size_t b = 0; b < count; ++b)
         sum += delta[b * out + o] * (i < in ? x[b * in + i] : CK_R(1));
       size_t at = o * (in + 1) + i;
-      ck_real gradient = i < in ? sum + (ck_real)u->decay * w[at] : sum;
+      ck_real gradient = i < in ? sum + (ck_real)update->decay * w[at] : sum;
       ck_nn_optimize(state->optimizer, w + at, first + at, second + at,
-                     gradient, (ck_real)u->rate, (ck_real)u->momentum,
-                     (ck_real)u->beta1, (ck_real)u->beta2, (ck_real)u->epsilon,
-                     (ck_real)u->correction1, (ck_real)u->correction2);
+                     gradient, (ck_real)update->rate, (ck_real)update->momentum,
+                     (ck_real)update->beta1, (ck_real)update->beta2,
+                     (ck_real)update->epsilon, (ck_real)update->correction1,
+                     (ck_real)update->correction2);
     }
   return CK_OK;
 }

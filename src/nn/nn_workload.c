@@ -142,13 +142,13 @@ static ck_status parse_activations(const char *text, nn_job *job) {
   return CK_OK;
 }
 
-static ck_status parse_schedule(const char *text, ck_nn_config *c) {
+static ck_status parse_schedule(const char *text, ck_nn_config *config) {
   if (strcmp(text, "none") == 0) {
-    c->schedule = CK_NN_CONSTANT;
+    config->schedule = CK_NN_CONSTANT;
     return CK_OK;
   }
   if (strcmp(text, "cosine") == 0) {
-    c->schedule = CK_NN_COSINE;
+    config->schedule = CK_NN_COSINE;
     return CK_OK;
   }
   /* step:E:G, each field read whole as option values are (sscanf's %u
@@ -160,9 +160,9 @@ static ck_status parse_schedule(const char *text, ck_nn_config *c) {
       ck__parse_whole(first, second - 1, 1, UINT_MAX, &every) == 1 &&
       ck__parse_decimal(second, text + strlen(text), &gamma) && gamma > 0 &&
       gamma <= 1) {
-    c->schedule = CK_NN_STEP;
-    c->step_every = (unsigned)every;
-    c->step_gamma = gamma;
+    config->schedule = CK_NN_STEP;
+    config->step_every = (unsigned)every;
+    config->step_gamma = gamma;
     return CK_OK;
   }
   return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -187,9 +187,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if ((status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
                                       "load")))
     return status;
-  ck_nn_config *c = &job->config;
-  ck_nn_config_init(c);
-  c->seed = options ? options->seed : 1;
+  ck_nn_config *config = &job->config;
+  ck_nn_config_init(config);
+  config->seed = options ? options->seed : 1;
   ck_dataset_options_init(&job->csv);
   job->train = ck__param_find(params, count, "train");
   job->test = ck__param_find(params, count, "test");
@@ -240,9 +240,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
   if ((text = ck__param_find(params, count, "layers")) &&
       strcmp(text, "auto") != 0) {
-    CK_TRY(parse_list("layers", text, c->sizes, CK_NN_MAX_LAYERS + 1,
-                      &c->layer_count));
-    if (c->layer_count < 2)
+    CK_TRY(parse_list("layers", text, config->sizes, CK_NN_MAX_LAYERS + 1,
+                      &config->layer_count));
+    if (config->layer_count < 2)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--layers: give the input width, any hidden widths and the "
               "classes, e.g. 16,128,26");
@@ -276,38 +276,38 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if ((text = ck__param_find(params, count, "act")))
     CK_TRY(parse_activations(text, job));
   else {
-    c->activations[0] = CK_NN_RELU;
+    config->activations[0] = CK_NN_RELU;
     job->activation_count = 1;
   }
   if ((text = ck__param_find(params, count, "math"))) {
     static const char *const maths[] = {"fp32", "tf32", NULL};
     CK_TRY(ck__parse_choice("math", text, maths, &kind));
-    c->math = (ck_nn_math)kind;
+    config->math = (ck_nn_math)kind;
   }
   if ((text = ck__param_find(params, count, "loss"))) {
     static const char *const losses[] = {"ce", "mse", NULL};
     CK_TRY(ck__parse_choice("loss", text, losses, &kind));
-    c->loss = (ck_nn_loss)kind;
+    config->loss = (ck_nn_loss)kind;
   }
   if ((text = ck__param_find(params, count, "optimizer"))) {
     static const char *const optimizers[] = {"sgd", "adam", NULL};
     CK_TRY(ck__parse_choice("optimizer", text, optimizers, &kind));
-    c->optimizer = (ck_nn_optimizer)kind;
+    config->optimizer = (ck_nn_optimizer)kind;
   }
-  CK_TRY(ck__param_real(params, count, "lr", c->learning_rate, 1e-12, 1e6,
-                        &c->learning_rate));
-  CK_TRY(ck__param_real(params, count, "momentum", c->momentum, 0, 0.999999,
-                        &c->momentum));
+  CK_TRY(ck__param_real(params, count, "lr", config->learning_rate, 1e-12, 1e6,
+                        &config->learning_rate));
+  CK_TRY(ck__param_real(params, count, "momentum", config->momentum, 0,
+                        0.999999, &config->momentum));
   CK_TRY(ck__param_real(params, count, "weight-decay", 0, 0, 1e6,
-                        &c->weight_decay));
+                        &config->weight_decay));
   if ((text = ck__param_find(params, count, "schedule")))
-    CK_TRY(parse_schedule(text, c));
+    CK_TRY(parse_schedule(text, config));
   text = ck__param_find(params, count, "batch");
   if (text && strcmp(text, "all") == 0)
-    c->batch = 0;
+    config->batch = 0;
   else {
     CK_TRY(ck__param_integer(params, count, "batch", 64, 1, 1 << 30, &integer));
-    c->batch = (size_t)integer;
+    config->batch = (size_t)integer;
   }
   CK_TRY(ck__param_integer(params, count, "epochs", 10, 1, 1000000, &integer));
   job->epochs = (unsigned)integer;
@@ -327,7 +327,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
                          "without it)";
   int untrained = !job->train;
   const ck__option_part parts[] = {
-      {"momentum", c->optimizer != CK_NN_SGD, "--optimizer sgd"},
+      {"momentum", config->optimizer != CK_NN_SGD, "--optimizer sgd"},
       {"patience", !(job->validation_fraction > 0), "--val F"},
       {"epochs", untrained, training},
       {"lr", untrained, training},
@@ -590,17 +590,17 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   report.final_test_accuracy = report.best_test_accuracy = NAN;
   if ((status = job_parse(params, count, options, &job)))
     return status;
-  ck_nn_config *c = &job.config;
-  uint64_t seed = c->seed;
+  ck_nn_config *config = &job.config;
+  uint64_t seed = config->seed;
   double started = ck__seconds();
   unsigned csv_files = 0;
 
   if (job.load) {
-    CK_TRY(ck__nn_model_load(device, job.load, c, &job.tuning, &nn));
-    ck_nn_describe(nn, c);
+    CK_TRY(ck__nn_model_load(device, job.load, config, &job.tuning, &nn));
+    ck_nn_describe(nn, config);
   }
   size_t class_limit =
-      job.load || job.layers_given ? c->sizes[c->layer_count - 1] : 0;
+      job.load || job.layers_given ? config->sizes[config->layer_count - 1] : 0;
   int training = job.train != NULL;
   if (job.load)
     model_classes(nn, &classes_view);
@@ -635,28 +635,28 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     }
     if (!job.load) {
       if (!job.layers_given) {
-        c->layer_count = 3;
-        c->sizes[0] = train.features;
-        c->sizes[1] = 128;
-        c->sizes[2] = train.classes < 2 ? 2 : train.classes;
+        config->layer_count = 3;
+        config->sizes[0] = train.features;
+        config->sizes[1] = 128;
+        config->sizes[2] = train.classes < 2 ? 2 : train.classes;
       }
-      size_t hidden = c->layer_count - 2;
+      size_t hidden = config->layer_count - 2;
       if (job.activation_count != 1 && job.activation_count != hidden)
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
                 "--act: %zu activations for %zu hidden layers; give one for "
                 "all or one a layer",
                 job.activation_count, hidden);
       for (size_t l = 1; job.activation_count == 1 && l < hidden; ++l)
-        c->activations[l] = c->activations[0];
-      CK_TRY(ck__nn_create(device, c, 0, &job.tuning, &nn));
+        config->activations[l] = config->activations[0];
+      CK_TRY(ck__nn_create(device, config, 0, &job.tuning, &nn));
       CK_TRY(ck_nn_set_preprocessing(nn, &train, job.normalization));
       model_classes(nn, &classes_view);
     }
   }
   if (job.test) {
-    CK_TRY(load_data(job.test, job.test_labels, &job.csv,
-                     nn ? &classes_view : NULL, c->sizes[c->layer_count - 1],
-                     seed, 2, &test, &csv_files));
+    CK_TRY(load_data(
+        job.test, job.test_labels, &job.csv, nn ? &classes_view : NULL,
+        config->sizes[config->layer_count - 1], seed, 2, &test, &csv_files));
   } else if (training && !job.split && strncmp(job.train, "spirals:", 8) == 0) {
     char spec[64];
     snprintf(spec, sizeof spec, "spirals:%zu",
@@ -684,7 +684,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     ck_dataset_options predict_options = job.csv;
     predict_options.classes_from = &classes_view;
     predict_options.labelled = -1;
-    predict_options.features = c->sizes[0];
+    predict_options.features = config->sizes[0];
     predict_options.labels_path = job.predict_labels;
     CK_TRY(load_file(job.predict, &predict_options, &predict, &csv_files));
   }
@@ -698,7 +698,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
               option);
   }
 
-  size_t classes = c->sizes[c->layer_count - 1];
+  size_t classes = config->sizes[config->layer_count - 1];
   if (training) {
     ck_nn_training plan = {job.epochs, job.patience, on_epoch, &log};
     log.epochs = job.epochs;
@@ -785,11 +785,11 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   }
   /* TF32 results are marked wherever the rate is shown. */
   snprintf(result->throughput_unit, sizeof result->throughput_unit, "%s",
-           c->math == CK_NN_TF32 ? "samples/s TF32" : "samples/s");
-  ck__result_metric(result, "tf32", c->math == CK_NN_TF32, "");
+           config->math == CK_NN_TF32 ? "samples/s TF32" : "samples/s");
+  ck__result_metric(result, "tf32", config->math == CK_NN_TF32, "");
   size_t parameters = 0;
-  for (size_t l = 1; l < c->layer_count; ++l)
-    parameters += c->sizes[l] * (c->sizes[l - 1] + 1);
+  for (size_t l = 1; l < config->layer_count; ++l)
+    parameters += config->sizes[l] * (config->sizes[l - 1] + 1);
   ck__result_metric(result, "parameters", (double)parameters, "");
   /* A run that only loads and predicts has no training to report, nor
    * sets' rows; one that evaluates a loaded model has its test rows. */

@@ -411,60 +411,63 @@ ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
              : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
 }
 
-ck_status ck__evaluation_create(ck__evaluation *e, ck_program *program,
+ck_status ck__evaluation_create(ck__evaluation *evaluation, ck_program *program,
                                 const ck__problem *problem, uint32_t n,
                                 uint32_t rows, const ck__lsq_plan *plan,
                                 uint32_t group, ck_buffer *data,
                                 ck_buffer *partial, ck_buffer *done) {
   ck_status status = CK_OK;
   int dim = problem->dim;
-  memset(e, 0, sizeof *e);
-  e->objective = problem->objective;
-  e->plan = *plan;
-  e->n = n;
-  e->group = group;
-  ck_kernel *k;
-  if (e->objective == CK_OBJECTIVE_USER) {
-    e->plan = (ck__lsq_plan){0, 1, 1, group};
-    CK_TRY(ck_kernel_create(program, "ck_evaluate_user", &e->kernel));
-    k = e->kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
-    CK_TRY(ck_kernel_set_buffer(k, 4, data));
-    CK_TRY(ck_kernel_set_buffer(k, 5, done));
-  } else if (e->plan.group_mode) {
-    uint32_t chunks = e->plan.chunks;
-    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_group", &e->kernel));
-    k = e->kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof rows, &rows));
-    CK_TRY(ck_kernel_set_value(k, 3, sizeof chunks, &chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 4, data));
-    CK_TRY(ck_kernel_set_buffer(k, 6, partial));
-    CK_TRY(ck_kernel_set_buffer(k, 7, done));
-    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_finish", &e->finish));
-    k = e->finish;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof chunks, &chunks));
-    CK_TRY(ck_kernel_set_buffer(k, 2, partial));
-    CK_TRY(ck_kernel_set_buffer(k, 4, done));
+  memset(evaluation, 0, sizeof *evaluation);
+  evaluation->objective = problem->objective;
+  evaluation->plan = *plan;
+  evaluation->n = n;
+  evaluation->group = group;
+  ck_kernel *kernel;
+  if (evaluation->objective == CK_OBJECTIVE_USER) {
+    evaluation->plan = (ck__lsq_plan){0, 1, 1, group};
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_user", &evaluation->kernel));
+    kernel = evaluation->kernel;
+    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof dim, &dim));
+    CK_TRY(ck_kernel_set_buffer(kernel, 4, data));
+    CK_TRY(ck_kernel_set_buffer(kernel, 5, done));
+  } else if (evaluation->plan.group_mode) {
+    uint32_t chunks = evaluation->plan.chunks;
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_group",
+                            &evaluation->kernel));
+    kernel = evaluation->kernel;
+    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof dim, &dim));
+    CK_TRY(ck_kernel_set_value(kernel, 2, sizeof rows, &rows));
+    CK_TRY(ck_kernel_set_value(kernel, 3, sizeof chunks, &chunks));
+    CK_TRY(ck_kernel_set_buffer(kernel, 4, data));
+    CK_TRY(ck_kernel_set_buffer(kernel, 6, partial));
+    CK_TRY(ck_kernel_set_buffer(kernel, 7, done));
+    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_finish",
+                            &evaluation->finish));
+    kernel = evaluation->finish;
+    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof chunks, &chunks));
+    CK_TRY(ck_kernel_set_buffer(kernel, 2, partial));
+    CK_TRY(ck_kernel_set_buffer(kernel, 4, done));
   } else {
     /* Thread and vector modes take the same arguments. */
     CK_TRY(ck_kernel_create(program,
-                            e->plan.lanes > 1 ? "ck_evaluate_lsq_vector"
-                                              : "ck_evaluate_lsq_thread",
-                            &e->kernel));
-    k = e->kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof dim, &dim));
-    CK_TRY(ck_kernel_set_value(k, 2, sizeof rows, &rows));
-    CK_TRY(ck_kernel_set_buffer(k, 3, data));
-    CK_TRY(ck_kernel_set_buffer(k, 6, done));
+                            evaluation->plan.lanes > 1
+                                ? "ck_evaluate_lsq_vector"
+                                : "ck_evaluate_lsq_thread",
+                            &evaluation->kernel));
+    kernel = evaluation->kernel;
+    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof dim, &dim));
+    CK_TRY(ck_kernel_set_value(kernel, 2, sizeof rows, &rows));
+    CK_TRY(ck_kernel_set_buffer(kernel, 3, data));
+    CK_TRY(ck_kernel_set_buffer(kernel, 6, done));
   }
   return CK_OK;
 fail:
-  ck__evaluation_destroy(e);
+  ck__evaluation_destroy(evaluation);
   return status;
 }
 
@@ -474,32 +477,39 @@ static ck_status launch_points(ck_queue *queue, ck_kernel *kernel, size_t n,
   return ck_queue_launch(queue, kernel, 1, &global, &group, NULL);
 }
 
-ck_status ck__evaluation_run(ck__evaluation *e, ck_queue *queue,
+ck_status ck__evaluation_run(ck__evaluation *evaluation, ck_queue *queue,
                              ck_buffer *points, ck_buffer *values) {
   ck_status status;
-  if (e->objective == CK_OBJECTIVE_USER) {
-    if ((status = ck_kernel_set_buffer(e->kernel, 2, points)) ||
-        (status = ck_kernel_set_buffer(e->kernel, 3, values)))
+  if (evaluation->objective == CK_OBJECTIVE_USER) {
+    if ((status = ck_kernel_set_buffer(evaluation->kernel, 2, points)) ||
+        (status = ck_kernel_set_buffer(evaluation->kernel, 3, values)))
       return status;
-    return launch_points(queue, e->kernel, e->n, e->group);
+    return launch_points(queue, evaluation->kernel, evaluation->n,
+                         evaluation->group);
   }
-  if (e->plan.group_mode) {
-    size_t local = e->group, global = (size_t)e->n * e->plan.chunks * e->group;
-    if ((status = ck_kernel_set_buffer(e->kernel, 5, points)) ||
-        (status = ck_kernel_set_buffer(e->finish, 3, values)) ||
-        (status = ck_queue_launch(queue, e->kernel, 1, &global, &local, NULL)))
+  if (evaluation->plan.group_mode) {
+    size_t local = evaluation->group, global = (size_t)evaluation->n *
+                                               evaluation->plan.chunks *
+                                               evaluation->group;
+    if ((status = ck_kernel_set_buffer(evaluation->kernel, 5, points)) ||
+        (status = ck_kernel_set_buffer(evaluation->finish, 3, values)) ||
+        (status = ck_queue_launch(queue, evaluation->kernel, 1, &global, &local,
+                                  NULL)))
       return status;
-    return launch_points(queue, e->finish, e->n, e->group);
+    return launch_points(queue, evaluation->finish, evaluation->n,
+                         evaluation->group);
   }
-  if ((status = ck_kernel_set_buffer(e->kernel, 4, points)) ||
-      (status = ck_kernel_set_buffer(e->kernel, 5, values)))
+  if ((status = ck_kernel_set_buffer(evaluation->kernel, 4, points)) ||
+      (status = ck_kernel_set_buffer(evaluation->kernel, 5, values)))
     return status;
-  size_t items = (e->n + e->plan.lanes - 1) / e->plan.lanes;
-  return launch_points(queue, e->kernel, items, e->plan.local);
+  size_t items =
+      (evaluation->n + evaluation->plan.lanes - 1) / evaluation->plan.lanes;
+  return launch_points(queue, evaluation->kernel, items,
+                       evaluation->plan.local);
 }
 
-void ck__evaluation_destroy(ck__evaluation *e) {
-  ck_kernel_destroy(e->kernel);
-  ck_kernel_destroy(e->finish);
-  e->kernel = e->finish = NULL;
+void ck__evaluation_destroy(ck__evaluation *evaluation) {
+  ck_kernel_destroy(evaluation->kernel);
+  ck_kernel_destroy(evaluation->finish);
+  evaluation->kernel = evaluation->finish = NULL;
 }

@@ -52,43 +52,46 @@ ck_status ck_pso_config_init(ck_pso_config *config) {
 }
 
 /* The PSO-specific settings; the problem's are checked by ck__problem. */
-static ck_status check_config(const ck_pso_config *c) {
-  if (c->particles < 1 || c->particles > 0x7FFFFFFFu)
+static ck_status check_config(const ck_pso_config *config) {
+  if (config->particles < 1 || config->particles > 0x7FFFFFFFu)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --particles: %zu is outside [1, 2^31)",
-                    c->particles);
-  if (!isfinite(c->w) || !isfinite(c->c1) || !isfinite(c->c2) || c->c1 < 0 ||
-      c->c2 < 0)
+                    config->particles);
+  if (!isfinite(config->w) || !isfinite(config->c1) || !isfinite(config->c2) ||
+      config->c1 < 0 || config->c2 < 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "options --w, --c1, --c2 must be finite, c1 and c2 >= 0");
-  if (c->constriction && c->c1 + c->c2 <= 4)
+  if (config->constriction && config->c1 + config->c2 <= 4)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --constriction needs c1 + c2 > 4 (got %g)",
-                    c->c1 + c->c2);
-  if (c->ring_neighbours == 1 || c->ring_neighbours < 0 ||
-      (size_t)c->ring_neighbours > c->particles)
+                    config->c1 + config->c2);
+  if (config->ring_neighbours == 1 || config->ring_neighbours < 0 ||
+      (size_t)config->ring_neighbours > config->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --topology ring:%d: the neighbourhood must hold 2 "
                     "to %zu particles",
-                    c->ring_neighbours, c->particles);
-  if (!(c->velocity_init >= 0) || !(c->vmax > 0) || !isfinite(c->vmax) ||
-      !isfinite(c->velocity_init))
+                    config->ring_neighbours, config->particles);
+  if (!(config->velocity_init >= 0) || !(config->vmax > 0) ||
+      !isfinite(config->vmax) || !isfinite(config->velocity_init))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "options --vinit must be >= 0 and --vmax > 0, both finite");
-  if ((unsigned)c->bounds > CK_BOUNDS_MODE_RANDOM)
+  if ((unsigned)config->bounds > CK_BOUNDS_MODE_RANDOM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
-  if ((unsigned)c->lsq_mode > CK_PSO_LSQ_VECTOR)
+  if ((unsigned)config->lsq_mode > CK_PSO_LSQ_VECTOR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --lsq-mode: unknown mode %d", (int)c->lsq_mode);
-  if ((unsigned)c->move_mode > CK_PSO_MOVE_VECTOR)
+                    "option --lsq-mode: unknown mode %d",
+                    (int)config->lsq_mode);
+  if ((unsigned)config->move_mode > CK_PSO_MOVE_VECTOR)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --move-mode: unknown mode %d", (int)c->move_mode);
+                    "option --move-mode: unknown mode %d",
+                    (int)config->move_mode);
   /* Initialisation evaluates every particle once. */
-  if (c->max_evaluations && c->max_evaluations < c->particles)
+  if (config->max_evaluations && config->max_evaluations < config->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --evals: %llu evaluations are fewer than the %zu "
                     "that initialisation makes (one a particle)",
-                    (unsigned long long)c->max_evaluations, c->particles);
+                    (unsigned long long)config->max_evaluations,
+                    config->particles);
   return CK_OK;
 }
 
@@ -361,12 +364,19 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   if (!pso || !report)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_run: NULL argument");
   memset(report, 0, sizeof *report);
-  const ck_pso_config *c = &pso->config;
+  const ck_pso_config *config = &pso->config;
   pso_state *state = &pso->state;
-  const ck__run_rules rules = {
-      c->max_iterations, c->max_evaluations, state->n,        1000,
-      c->has_target,     c->target,          c->max_seconds,  c->check_every,
-      HISTORY_CAPACITY,  c->progress,        c->progress_user};
+  const ck__run_rules rules = {config->max_iterations,
+                               config->max_evaluations,
+                               state->n,
+                               1000,
+                               config->has_target,
+                               config->target,
+                               config->max_seconds,
+                               config->check_every,
+                               HISTORY_CAPACITY,
+                               config->progress,
+                               config->progress_user};
   const ck__run_driver driver = {pso, run_step, run_history};
   ck__run_outcome outcome;
   uint64_t start = pso->iterations;

@@ -43,88 +43,88 @@ static ck_status opencl_setup(pso_state *state) {
                             &state->neighbours_kernel));
 
   /* Arguments that never change are set once. */
-  ck_kernel *k = state->initialise_kernel;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->seed, &state->seed));
-  CK_TRY(set_real(k, 3, state, state->velocity_init));
-  CK_TRY(ck_kernel_set_buffer(k, 4, state->lo));
-  CK_TRY(ck_kernel_set_buffer(k, 5, state->hi));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->vmax));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->x));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->v));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->pbest));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->pbest_value));
+  ck_kernel *kernel = state->initialise_kernel;
+  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->seed, &state->seed));
+  CK_TRY(set_real(kernel, 3, state, state->velocity_init));
+  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->lo));
+  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->hi));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->vmax));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->x));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->v));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->pbest));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->pbest_value));
 
-  k = state->move_kernel;
-  CK_TRY(ck_kernel_set_value(k, 0, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(k, 1, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof state->seed, &state->seed));
-  CK_TRY(set_real(k, 4, state, state->w));
-  CK_TRY(set_real(k, 5, state, state->c1));
-  CK_TRY(set_real(k, 6, state, state->c2));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->lo));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->hi));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->vmax));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->x));
-  CK_TRY(ck_kernel_set_buffer(k, 11, state->v));
-  CK_TRY(ck_kernel_set_buffer(k, 12, state->pbest));
-  CK_TRY(ck_kernel_set_buffer(k, 13, state->pbest_value));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->gbest));
+  kernel = state->move_kernel;
+  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
+  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->seed, &state->seed));
+  CK_TRY(set_real(kernel, 4, state, state->w));
+  CK_TRY(set_real(kernel, 5, state, state->c1));
+  CK_TRY(set_real(kernel, 6, state, state->c2));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->lo));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->hi));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->vmax));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->x));
+  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->v));
+  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->pbest));
+  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->pbest_value));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->gbest));
   CK_TRY(ck_kernel_set_buffer(
-      k, 15, state->ring ? state->neighbour : state->best_index));
-  CK_TRY(ck_kernel_set_buffer(k, 16, state->done));
+      kernel, 15, state->ring ? state->neighbour : state->best_index));
+  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->done));
   CK_TRY(ck_kernel_set_buffer(
-      k, 17, state->ring ? state->values : state->pbest_value));
+      kernel, 17, state->ring ? state->values : state->pbest_value));
 
   if (state->values) {
     CK_TRY(
         ck_kernel_create(state->program, "ck_pso_keep", &state->keep_kernel));
-    k = state->keep_kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof state->n, &state->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof state->dim, &state->dim));
-    CK_TRY(ck_kernel_set_buffer(k, 2, state->values));
-    CK_TRY(ck_kernel_set_buffer(k, 3, state->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(k, 4, state->x));
-    CK_TRY(ck_kernel_set_buffer(k, 5, state->pbest));
-    CK_TRY(ck_kernel_set_buffer(k, 6, state->done));
+    kernel = state->keep_kernel;
+    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
+    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->values));
+    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->pbest_value));
+    CK_TRY(ck_kernel_set_buffer(kernel, 4, state->x));
+    CK_TRY(ck_kernel_set_buffer(kernel, 5, state->pbest));
+    CK_TRY(ck_kernel_set_buffer(kernel, 6, state->done));
   }
   if (state->ring) {
-    k = state->neighbours_kernel;
-    CK_TRY(ck_kernel_set_value(k, 0, sizeof state->n, &state->n));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof state->ring, &state->ring));
-    CK_TRY(ck_kernel_set_buffer(k, 2, state->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(k, 3, state->neighbour));
-    CK_TRY(ck_kernel_set_buffer(k, 4, state->done));
+    kernel = state->neighbours_kernel;
+    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->ring, &state->ring));
+    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->pbest_value));
+    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->neighbour));
+    CK_TRY(ck_kernel_set_buffer(kernel, 4, state->done));
   }
 
   if (state->partial_count) {
-    k = state->reduce_kernel;
-    CK_TRY(ck_kernel_set_buffer(k, 0, state->pbest_value));
-    CK_TRY(ck_kernel_set_value(k, 1, sizeof state->n, &state->n));
-    CK_TRY(ck_kernel_set_buffer(k, 2, state->partial_values));
-    CK_TRY(ck_kernel_set_buffer(k, 3, state->partial_indices));
+    kernel = state->reduce_kernel;
+    CK_TRY(ck_kernel_set_buffer(kernel, 0, state->pbest_value));
+    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->n, &state->n));
+    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->partial_values));
+    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->partial_indices));
   }
-  k = state->update_kernel;
+  kernel = state->update_kernel;
   uint32_t direct = state->partial_count ? 0u : 1u;
   uint32_t candidates = state->partial_count ? state->partial_count : state->n;
   CK_TRY(ck_kernel_set_buffer(
-      k, 0, direct ? state->pbest_value : state->partial_values));
+      kernel, 0, direct ? state->pbest_value : state->partial_values));
   CK_TRY(ck_kernel_set_buffer(
-      k, 1, direct ? state->best_index : state->partial_indices));
-  CK_TRY(ck_kernel_set_value(k, 2, sizeof candidates, &candidates));
-  CK_TRY(ck_kernel_set_value(k, 3, sizeof direct, &direct));
-  CK_TRY(ck_kernel_set_value(k, 4, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(k, 5, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(k, 6, state->pbest));
-  CK_TRY(ck_kernel_set_buffer(k, 7, state->best_value));
-  CK_TRY(ck_kernel_set_buffer(k, 8, state->best_index));
-  CK_TRY(ck_kernel_set_buffer(k, 9, state->gbest));
-  CK_TRY(ck_kernel_set_buffer(k, 10, state->history));
+      kernel, 1, direct ? state->best_index : state->partial_indices));
+  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof candidates, &candidates));
+  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof direct, &direct));
+  CK_TRY(ck_kernel_set_value(kernel, 4, sizeof state->n, &state->n));
+  CK_TRY(ck_kernel_set_value(kernel, 5, sizeof state->dim, &state->dim));
+  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->pbest));
+  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->best_value));
+  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->best_index));
+  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->gbest));
+  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->history));
   uint32_t has_target = state->has_target ? 1u : 0u;
-  CK_TRY(set_real(k, 12, state, state->has_target ? state->target : 0.0));
-  CK_TRY(ck_kernel_set_value(k, 13, sizeof has_target, &has_target));
-  CK_TRY(ck_kernel_set_buffer(k, 14, state->done));
+  CK_TRY(set_real(kernel, 12, state, state->has_target ? state->target : 0.0));
+  CK_TRY(ck_kernel_set_value(kernel, 13, sizeof has_target, &has_target));
+  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->done));
 
   if (!state->streamed)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,

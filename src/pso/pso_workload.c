@@ -36,57 +36,57 @@ static const ck_option pso_options[] = {
 /* PSO's own options into c; the iteration count only where it stops the
  * run (stop_by_count). Reads no file, so that pso_check can use it. */
 static ck_status own_parse(const ck_param *params, size_t count,
-                           int stop_by_count, ck_pso_config *c) {
+                           int stop_by_count, ck_pso_config *config) {
   ck_status status = CK_OK;
   long long integer;
   const char *text;
   CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 0x7FFFFFFF,
                            &integer));
-  c->particles = (size_t)integer;
+  config->particles = (size_t)integer;
   CK_TRY(ck__param_integer(params, count, "iters", 1000, 1, 1e15, &integer));
-  c->max_iterations = stop_by_count ? (uint64_t)integer : 0;
-  CK_TRY(ck__param_real(params, count, "w", 0.7298, -10, 10, &c->w));
+  config->max_iterations = stop_by_count ? (uint64_t)integer : 0;
+  CK_TRY(ck__param_real(params, count, "w", 0.7298, -10, 10, &config->w));
   int constriction = ck__param_find(params, count, "constriction") != NULL;
   if (constriction && ck__param_find(params, count, "w"))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "--w has no part in --constriction, whose factor chi comes from "
             "c1 + c2; give one of them");
   double default_c = constriction ? 2.05 : 1.49618;
-  CK_TRY(ck__param_real(params, count, "c1", default_c, 0, 100, &c->c1));
-  CK_TRY(ck__param_real(params, count, "c2", default_c, 0, 100, &c->c2));
-  c->constriction = constriction;
+  CK_TRY(ck__param_real(params, count, "c1", default_c, 0, 100, &config->c1));
+  CK_TRY(ck__param_real(params, count, "c2", default_c, 0, 100, &config->c2));
+  config->constriction = constriction;
   text = ck__param_find(params, count, "topology");
   if (text && strcmp(text, "gbest") != 0) {
     long long k = 0;
     int read = strncmp(text, "ring:", 5) == 0
                    ? ck__parse_whole(text + 5, text + strlen(text), 2,
-                                     (long long)c->particles, &k)
+                                     (long long)config->particles, &k)
                    : 0;
     if (read == 0)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --topology: '%s' is neither gbest nor ring:K with K >= 2",
               text);
-    if (read < 0 && c->particles < 2)
+    if (read < 0 && config->particles < 2)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --topology %s: a ring needs 2 particles or more, and "
               "--particles is %zu",
-              text, c->particles);
+              text, config->particles);
     /* Named as typed: K may lie past what the config's int holds. */
     if (read < 0)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --topology %s: the neighbourhood must hold 2 to %zu "
               "particles",
-              text, c->particles);
-    c->ring_neighbours = (int)k;
+              text, config->particles);
+    config->ring_neighbours = (int)k;
   }
-  CK_TRY(
-      ck__param_real(params, count, "vinit", 0.5, 0, 100, &c->velocity_init));
-  CK_TRY(ck__param_real(params, count, "vmax", 1.0, 1e-12, 100, &c->vmax));
+  CK_TRY(ck__param_real(params, count, "vinit", 0.5, 0, 100,
+                        &config->velocity_init));
+  CK_TRY(ck__param_real(params, count, "vmax", 1.0, 1e-12, 100, &config->vmax));
   if ((text = ck__param_find(params, count, "move-mode"))) {
     static const char *const modes[] = {"auto", "particle", "vector", NULL};
     int choice = 0;
     CK_TRY(ck__parse_choice("move-mode", text, modes, &choice));
-    c->move_mode = (ck_pso_move_mode)choice;
+    config->move_mode = (ck_pso_move_mode)choice;
   }
 fail:
   return status;
@@ -95,12 +95,12 @@ fail:
 /* The shared problem options, then PSO's own. */
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, ck__problem_job *job,
-                           ck_pso_config *c) {
+                           ck_pso_config *config) {
   ck_status status = CK_OK;
   CK_TRY(ck__problem_job_parse(params, count, 30, "iters", job));
-  ck_pso_config_init(c);
-  CK__PROBLEM_FROM_JOB(c, job, options);
-  CK_TRY(own_parse(params, count, job->stop_by_count, c));
+  ck_pso_config_init(config);
+  CK__PROBLEM_FROM_JOB(config, job, options);
+  CK_TRY(own_parse(params, count, job->stop_by_count, config));
   return CK_OK;
 fail:
   ck__problem_job_release(job);
