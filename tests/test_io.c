@@ -1,0 +1,171 @@
+/*
+ * test_io - an output that cannot be finished loses nothing: when writing
+ * its data, syncing it to disk or renaming it over the old file fails
+ * (a full disk, an I/O error), the saver returns CK_ERROR_IO naming the
+ * file, the file that was there keeps its old contents, and no temporary
+ * is left beside it. The same save then succeeds once the failure is
+ * gone, so that the checks cannot pass by a saver that writes nothing.
+ *
+ * The test is linked with -Wl,--wrap for write, fsync and rename, so the
+ * library's own calls (it is linked statically) go through the wrappers
+ * below, which fail the armed one. The savers cover the three ways clkit
+ * writes: a TSPLIB tour and an lsq data set stream into a temporary and
+ * commit it; coefficients are written whole (the path of every other
+ * output: reports, traces, checkpoints, models).
+ */
+#include "check.h"
+#include "test_support.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the wrappers ---------------------------------------------------------
+ */
+
+ssize_t __real_write(int fd, const void *buffer, size_t size);
+int __real_fsync(int fd);
+int __real_rename(const char *from, const char *to);
+ssize_t __wrap_write(int fd, const void *buffer, size_t size);
+int __wrap_fsync(int fd);
+int __wrap_rename(const char *from, const char *to);
+
+typedef enum { FAIL_NONE, FAIL_WRITE, FAIL_FSYNC, FAIL_RENAME } failure;
+static const char *const failure_names[] = {"none", "write", "fsync", "rename"};
+
+static struct {
+  failure armed;
+  int met; /* calls failed since armed */
+} injector;
+
+static int inject(failure point, int error) {
+  if (injector.armed != point)
+    return 0;
+  ++injector.met;
+  errno = error;
+  return 1;
+}
+
+ssize_t __wrap_write(int fd, const void *buffer, size_t size) {
+  return inject(FAIL_WRITE, ENOSPC) ? -1 : __real_write(fd, buffer, size);
+}
+
+int __wrap_fsync(int fd) {
+  return inject(FAIL_FSYNC, EIO) ? -1 : __real_fsync(fd);
+}
+
+int __wrap_rename(const char *from, const char *to) {
+  return inject(FAIL_RENAME, EXDEV) ? -1 : __real_rename(from, to);
+}
+
+/* ---- the savers -----------------------------------------------------------
+ */
+
+static ck_lsq_data lsq_data;
+static double coefficients[3];
+static const uint32_t tour[5] = {0, 3, 1, 4, 2};
+
+static ck_status save_tour(const char *path) {
+  return ck_tsp_tour_save(path, "five", tour, 5, 123);
+}
+
+static ck_status save_lsq_csv(const char *path) {
+  return ck_lsq_save(path, &lsq_data, CK_LSQ_CSV);
+}
+
+static ck_status save_lsq_binary(const char *path) {
+  return ck_lsq_save(path, &lsq_data, CK_LSQ_BINARY);
+}
+
+static ck_status save_coefficients(const char *path) {
+  return ck_lsq_save_coefficients(path, coefficients, 3);
+}
+
+typedef struct {
+  const char *name;
+  const char *file;
+  ck_status (*save)(const char *path);
+} saver;
+
+static const saver savers[] = {
+    {"ck_tsp_tour_save", "best.tour", save_tour},
+    {"ck_lsq_save csv", "rows.csv", save_lsq_csv},
+    {"ck_lsq_save binary", "rows.lsq", save_lsq_binary},
+    {"ck_lsq_save_coefficients", "fit.txt", save_coefficients},
+};
+
+/* Entries of directory other than name itself (temporaries left over). */
+static int others_in(const char *directory, const char *name) {
+  DIR *dir = opendir(directory);
+  int count = 0;
+  struct dirent *entry;
+  if (!dir)
+    return -1;
+  while ((entry = readdir(dir)) != NULL)
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0 &&
+        strcmp(entry->d_name, name) != 0)
+      ++count;
+  closedir(dir);
+  return count;
+}
+
+static const char old_contents[] = "the previous output, to be kept\n";
+
+static void check_saver(const char *directory, const saver *output,
+                        failure point) {
+  char path[4096];
+  test_write_text(directory, output->file, old_contents, path, sizeof path);
+  const char *label = failure_names[point];
+
+  injector.armed = point;
+  injector.met = 0;
+  ck_status status = output->save(path);
+  injector.armed = FAIL_NONE;
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(injector.met > 0, "%s: no %s call was made to fail", output->name,
+            label);
+  CHECK_MSG(status == CK_ERROR_IO, "%s, %s failing: status %d (%s)",
+            output->name, label, (int)status, message);
+  CHECK_MSG(strstr(message, output->file) != NULL,
+            "%s, %s failing: the message does not name %s: %s", output->name,
+            label, output->file, message);
+  char *kept = test_read_file(path, NULL);
+  CHECK_MSG(kept && strcmp(kept, old_contents) == 0,
+            "%s, %s failing: the old file was not kept", output->name, label);
+  free(kept);
+  CHECK_MSG(others_in(directory, output->file) == 0,
+            "%s, %s failing: a temporary was left in %s", output->name, label,
+            directory);
+
+  /* Without the failure the same save replaces the file. */
+  CHECK_OK(output->save(path));
+  char *saved = test_read_file(path, NULL);
+  CHECK_MSG(saved && strcmp(saved, old_contents) != 0,
+            "%s after %s: the file was not replaced", output->name, label);
+  free(saved);
+  CHECK(others_in(directory, output->file) == 0);
+  unlink(path);
+}
+
+int main(void) {
+  char directory[4096];
+  const char *base = getenv("TMPDIR");
+  snprintf(directory, sizeof directory, "%s/clkit-test-io-XXXXXX",
+           base && *base ? base : "/tmp");
+  if (!mkdtemp(directory)) {
+    fprintf(stderr, "cannot make a directory in %s\n", directory);
+    return 1;
+  }
+  CHECK_OK(ck_lsq_generate(8, 3, 7, 0.01, &lsq_data, coefficients));
+  for (size_t i = 0; i < sizeof savers / sizeof savers[0]; ++i)
+    for (failure point = FAIL_WRITE; point <= FAIL_RENAME; ++point)
+      check_saver(directory, &savers[i], point);
+  ck_lsq_free(&lsq_data);
+  remove_tree(directory);
+  return CHECK_DONE();
+}
