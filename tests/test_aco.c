@@ -1126,6 +1126,56 @@ static void agreement(const ck_device *ref, const ck_device *device) {
   ck_tsp_free(&tsp);
 }
 
+/* Ties: twelve cities around a square's edge, where every ant that finds
+ * the square finds the same length from its own start city and in its own
+ * direction. The best of an iteration is its first ant of least length
+ * (ref's rule), so the device must return the same tour, not another
+ * ant's spelling of the same cycle. */
+static void agreement_on_ties(const ck_device *ref, const ck_device *device) {
+  static const int edge[12][2] = {{0, 0},   {10, 0},  {20, 0},  {30, 0},
+                                  {30, 10}, {30, 20}, {30, 30}, {20, 30},
+                                  {10, 30}, {0, 30},  {0, 20},  {0, 10}};
+  char text[1024];
+  size_t used = (size_t)snprintf(text, sizeof text,
+                                 "NAME : square12\nTYPE : TSP\nDIMENSION : 12\n"
+                                 "EDGE_WEIGHT_TYPE : EUC_2D\n"
+                                 "NODE_COORD_SECTION\n");
+  /* Listed out of order, so that no ant's tour is the file's order. */
+  for (int i = 0; i < 12; ++i) {
+    int city = (i * 5) % 12;
+    used += (size_t)snprintf(text + used, sizeof text - used, "%d %d %d\n",
+                             city + 1, edge[city][0], edge[city][1]);
+  }
+  used += (size_t)snprintf(text + used, sizeof text - used, "EOF\n");
+  ck_tsp_instance tsp;
+  memset(&tsp, 0, sizeof tsp);
+  CHECK_OK(ck_tsp_parse(text, used, "square12", &tsp));
+  static fixed_result a, b;
+  static const size_t cases[] = {0, 2}; /* with and without local search */
+  for (size_t i = 0; i < 2; ++i) {
+    const fixed_case *c = &fixed_cases[cases[i]];
+    run_fixed(ref, &tsp, c, 3, &a);
+    run_fixed(device, &tsp, c, 3, &b);
+    /* With 2-opt the first iteration finds the square, by many ants. */
+    if (c->local_search != CK_ACO_LS_NONE)
+      CHECK_MSG(a.ok && a.report.best_length == 120 &&
+                    a.report.best_iteration == 1,
+                "square12 %s on ref: best %lld at iteration %llu, not the "
+                "square's 120 at 1",
+                c->what, (long long)a.report.best_length,
+                (unsigned long long)a.report.best_iteration);
+    CHECK_MSG(same_run(&a, &b),
+              "square12 %s: ref %lld at iteration %llu, %s %lld at %llu; "
+              "tours %s",
+              c->what, (long long)a.report.best_length,
+              (unsigned long long)a.report.best_iteration, device->id,
+              (long long)b.report.best_length,
+              (unsigned long long)b.report.best_iteration,
+              memcmp(a.tour, b.tour, sizeof a.tour) ? "differ" : "agree");
+  }
+  ck_tsp_free(&tsp);
+}
+
 /* Above 4096 cities distances come from coordinates on both sides (ref in
  * double; the device in double when it has fp64, else in float, where
  * only validity can be asked for). */
@@ -1762,6 +1812,7 @@ int main(void) {
     if (i == 1) {
       agreement(ref, devices[i]);
       agreement_by_coordinates(ref, devices[i]);
+      agreement_on_ties(ref, devices[i]);
     }
   }
   bad_config(ref);
