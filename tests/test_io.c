@@ -153,7 +153,7 @@ static void check_saver(const char *directory, const saver *output,
 }
 
 int main(void) {
-  char directory[4096];
+  char directory[1024];
   const char *base = getenv("TMPDIR");
   snprintf(directory, sizeof directory, "%s/clkit-test-io-XXXXXX",
            base && *base ? base : "/tmp");
