@@ -2,9 +2,10 @@
  * test_io - an output that cannot be finished loses nothing: when writing
  * its data, syncing it to disk or renaming it over the old file fails
  * (a full disk, an I/O error), the saver returns CK_ERROR_IO naming the
- * file, the file that was there keeps its old contents, and no temporary
- * is left beside it. The same save then succeeds once the failure is
- * gone, so that the checks cannot pass by a saver that writes nothing.
+ * output (not only its temporary), the file that was there keeps its old
+ * contents, and no temporary is left beside it. The same save then succeeds
+ * once the failure is gone, so that the checks cannot pass by a saver that
+ * writes nothing.
  *
  * The test is linked with -Wl,--wrap for write, fsync and rename, so the
  * library's own calls (it is linked statically) go through the wrappers
@@ -131,9 +132,9 @@ static void check_saver(const char *directory, const saver *output,
             label);
   CHECK_MSG(status == CK_ERROR_IO, "%s, %s failing: status %d (%s)",
             output->name, label, (int)status, message);
-  CHECK_MSG(strstr(message, output->file) != NULL,
+  CHECK_MSG(strstr(message, path) != NULL,
             "%s, %s failing: the message does not name %s: %s", output->name,
-            label, output->file, message);
+            label, path, message);
   char *kept = test_read_file(path, NULL);
   CHECK_MSG(kept && strcmp(kept, old_contents) == 0,
             "%s, %s failing: the old file was not kept", output->name, label);

@@ -269,10 +269,10 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   /* On disk before the rename, so a crash cannot leave an empty file. */
   if (fsync(fd) != 0 && errno != EINVAL)
     status =
-        ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+        ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   if (close(fd) != 0 && status == CK_OK)
     status =
-        ck__fail(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+        ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   char *target = NULL;
   if (status == CK_OK && !in_place && !(target = output_target(path)))
     status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -306,7 +306,7 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
   CK_TRY(ck__file_open_temporary(path, &temp, &fd));
   if (ck__write_all(fd, data, size) != 0)
-    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   /* The commit takes the file, renamed or removed. */
   return ck__file_commit(fd, temp, path);
 fail:

@@ -592,7 +592,7 @@ static ck_status trajectory_flush(ck__gas_trajectory *trajectory) {
   if (ck__write_all(trajectory->fd, trajectory->buffer, trajectory->used) !=
       0) {
     trajectory->broken = 1;
-    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", trajectory->temp,
+    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", trajectory->path,
                     strerror(errno));
   }
   trajectory->used = 0;

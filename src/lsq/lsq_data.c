@@ -625,7 +625,7 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
     written = write_binary(fd, data, buffer, capacity);
   }
   if (written != 0)
-    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   status = ck__file_commit(fd, temp, path);
   fd = -1;
   temp = NULL;

@@ -1196,7 +1196,7 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
   for (uint32_t p = 0; p < cities; ++p) {
     if (used > WRITE_CHUNK) {
       if (ck__write_all(fd, buffer, used) != 0)
-        CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+        CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
       used = 0;
     }
     used += (size_t)snprintf(buffer + used, 16, "%" PRIu32 "\n", tour[p] + 1);
@@ -1204,7 +1204,7 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
   memcpy(buffer + used, "-1\nEOF\n", 7);
   used += 7;
   if (ck__write_all(fd, buffer, used) != 0)
-    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", temp, strerror(errno));
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   status = ck__file_commit(fd, temp, path);
   free(buffer);
   return status;
