@@ -96,8 +96,9 @@ ck_status ck_device_set_free(ck_device_set *set);
 /*
  * ck_device_select - resolve a selector against a device list.
  * A selector is a comma-separated list of terms; each term is an id
- * ("ref", "ocl:0.1", "cuda:0"), "gpu", "cpu", "all", or a case-insensitive
- * substring of vendor, platform or device name. NULL, "" or "default"
+ * ("ref", "ocl:0.1", "cuda:0"), a kind ("gpu", "cpu", "accelerator"), a
+ * backend ("cuda", "opencl"), "all", or a case-insensitive substring of
+ * vendor, platform or device name. NULL, "" or "default"
  * picks the fastest device (see ck_device_rank()). "ocl:P" names every
  * device of platform P; "all" names every device, ref included; "ref" is
  * matched by its id only, never by a substring. Matches are returned in

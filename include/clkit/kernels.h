@@ -4,7 +4,9 @@
  * Every file of cl/ is compiled into libclkit. Setting CLKIT_KERNEL_DIR
  * makes clkit read them from that directory instead (for development).
  * Other tools may take a source from here and build it themselves: the
- * assembled form has its shared headers inlined and needs no other file.
+ * assembled form has its shared headers inlined and needs no other file,
+ * only the build-time defines its header comment lists and the device
+ * defines of docs/devices.md.
  */
 #ifndef CLKIT_KERNELS_H
 #define CLKIT_KERNELS_H
