@@ -1,7 +1,9 @@
 /*
  * opencl_device.h - picks the device a test's kernel checks run on: the
  * first OpenCL device, or the first OpenCL or CUDA device matching
- * $CLKIT_TEST_DEVICE when it is set; or none, with a reason.
+ * $CLKIT_TEST_DEVICE when it is set; or none, with a reason. A device
+ * asked for by name that is not there fails the test rather than skipping
+ * its checks: a run meant for a GPU must not pass as a run on ref alone.
  */
 #ifndef CK_TEST_OPENCL_DEVICE_H
 #define CK_TEST_OPENCL_DEVICE_H
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "clkit/clkit.h"
 
 /* Returns the device's index in set, or -1 after printing why none. */
@@ -30,6 +33,9 @@ static long test_opencl_device(const ck_device_set *set) {
       if (set->devices[indices[k]].backend == CK_BACKEND_CUDA)
         return (long)indices[k];
   }
+  CHECK_MSG(!named, "CLKIT_TEST_DEVICE=%s matches no OpenCL or CUDA device%s%s",
+            selector, set->opencl_status != CK_OK ? ": " : "",
+            set->opencl_status != CK_OK ? set->opencl_message : "");
   printf("no OpenCL device matches '%s'%s%s: OpenCL checks skipped\n", selector,
          set->opencl_status != CK_OK ? ": " : "",
          set->opencl_status != CK_OK ? set->opencl_message : "");

@@ -399,16 +399,61 @@ static void test_disabled(void) {
   CHECK_OK(ck_cache_query(&stats));
   CHECK(stats.enabled == 0);
 
-  /* Only "0" disables; anything else leaves the cache on, and "1" asks
-   * for it even where the runtime caches builds itself. */
-  setenv("CLKIT_CACHE", "1", 1);
-  CHECK(ck__cache_setting() == CK__CACHE_FORCED);
-  CHECK_OK(ck_cache_query(&stats));
-  CHECK(stats.enabled == 1 && stats.pocl_builds == 1);
-  setenv("CLKIT_CACHE", "yes", 1);
+  /* The usual spellings, in any case: "0" and its kin disable; "1" and
+   * its kin ask for the cache even where the runtime caches builds
+   * itself. */
+  static const char *const disabling[] = {"0",  "off",   "OFF",
+                                          "No", "false", "FALSE"};
+  static const char *const forcing[] = {"1",   "on",   "On",  "yes",
+                                        "YES", "true", "True"};
+  for (size_t i = 0; i < sizeof disabling / sizeof disabling[0]; ++i) {
+    setenv("CLKIT_CACHE", disabling[i], 1);
+    CHECK_MSG(ck__cache_setting() == CK__CACHE_OFF, "CLKIT_CACHE=%s",
+              disabling[i]);
+    CHECK_OK(ck_cache_query(&stats));
+    CHECK_MSG(stats.enabled == 0, "CLKIT_CACHE=%s", disabling[i]);
+  }
+  for (size_t i = 0; i < sizeof forcing / sizeof forcing[0]; ++i) {
+    setenv("CLKIT_CACHE", forcing[i], 1);
+    CHECK_MSG(ck__cache_setting() == CK__CACHE_FORCED, "CLKIT_CACHE=%s",
+              forcing[i]);
+    CHECK_OK(ck_cache_query(&stats));
+    CHECK_MSG(stats.enabled == 1 && stats.pocl_builds == 1, "CLKIT_CACHE=%s",
+              forcing[i]);
+  }
+
+  /* Any other value keeps the cache on, as a cache is never required,
+   * but is not taken silently: the query reports it, with the stats
+   * still filled in. */
+  static const char *const unknown[] = {"banana", "2", "offf", " off", "y"};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+    setenv("CLKIT_CACHE", unknown[i], 1);
+    CHECK_MSG(ck__cache_setting() == CK__CACHE_ON, "CLKIT_CACHE=%s",
+              unknown[i]);
+    ck_error_clear();
+    memset(&stats, 0, sizeof stats);
+    CHECK(ck_cache_query(&stats) == CK_ERROR_INVALID_ARGUMENT);
+    const char *message = "";
+    ck_error_get_last(&message);
+    CHECK_MSG(strstr(message, "CLKIT_CACHE") && strstr(message, unknown[i]),
+              "CLKIT_CACHE=%s: %s", unknown[i], message);
+    CHECK_MSG(stats.enabled == 1 && stats.pocl_builds == 0 &&
+                  stats.directory[0] != '\0' && stats.entries >= 1,
+              "CLKIT_CACHE=%s: stats not filled in", unknown[i]);
+  }
+  check_hit(key, payload, sizeof payload);
+  CHECK_OK(ck__cache_store(fresh, payload, sizeof payload));
+  CHECK(file_exists(fresh_path));
+  CHECK_OK(ck__cache_remove(fresh));
+
+  /* Unset or empty, it is on, and the query has nothing to report. */
+  setenv("CLKIT_CACHE", "", 1);
   CHECK(ck__cache_setting() == CK__CACHE_ON);
+  CHECK_OK(ck_cache_query(&stats));
+  CHECK(stats.enabled == 1 && stats.pocl_builds == 0);
   unsetenv("CLKIT_CACHE");
   CHECK(ck__cache_setting() == CK__CACHE_ON);
+  CHECK_OK(ck_cache_query(&stats));
   check_hit(key, payload, sizeof payload);
   CHECK_OK(ck__cache_remove(key));
 }

@@ -464,6 +464,17 @@ static void check_run_usage_errors(void) {
        "--w"},
       /* getopt's complaints, worded for the option at fault. */
       {{"run", "selfcheck", "--bogus=3", NULL}, "unknown option '--bogus'"},
+      /* A letter inside a cluster is the option at fault, not the
+       * argument before the cluster. */
+      {{"run", "selfcheck", "--device=ref", "-xh", NULL},
+       "unknown option '-x'"},
+      {{"tsp", "--optimum=5", "-qh", "eval", NULL}, "unknown option '-q'"},
+      {{"run", "selfcheck", "--=x", NULL}, "unknown option '--=x'"},
+      /* The workload's name decides its options, so it comes first. */
+      {{"run", "-d", "ref", "selfcheck", NULL},
+       "the workload comes before its options: 'clkit run selfcheck ...'"},
+      {{"compare", "--json", "pso", NULL},
+       "the workload comes before its options: 'clkit compare pso ...'"},
       {{"run", "selfcheck", "--help=x", NULL}, "'--help' takes no value"},
       {{"run", "selfcheck", "--device", NULL}, "'--device' needs a value"},
       {{"run", "selfcheck", "-d", NULL}, "'-d' needs a value"},
@@ -689,6 +700,23 @@ static void check_pso_files(void) {
   EXPECT_EXIT(r, 2, sphere);
   EXPECT_HAS(r.err, "option --data: --fn sphere takes no data", sphere);
   release(&r);
+  /* compare's oracle is ref, which cannot run a user objective (OpenCL
+   * C): a request compare cannot serve, refused before any device runs. */
+  char objective[700];
+  snprintf(objective, sizeof objective, "%s/user.cl", work_dir);
+  static const char user_source[] =
+      "float objective(const float *x, int dim) { return x[0] * x[0]; }\n";
+  CHECK(test_write_bytes(objective, user_source, sizeof user_source - 1) == 0);
+  const char *const user[] = {
+      "compare", "pso",   "--objective", objective, "--lo", "-1", "--hi",
+      "1",       "--dim", "2",           "--iters", "2",    NULL};
+  r = run_clkit(user);
+  EXPECT_EXIT(r, 2, user);
+  EXPECT_HAS(r.err, "ref, the comparison's oracle, cannot run this", user);
+  EXPECT_HAS(r.err, "user objectives are OpenCL C", user);
+  CHECK_MSG(!has_line_starting(r.out, "ref "), "a row was printed: %s", r.out);
+  release(&r);
+  remove(objective);
   /* A CSV file's rows carry their labels; a labels file is refused. */
   const char *const labels[] = {"run",     "nn", "--device",       "ref",
                                 "--train", data, "--train-labels", coefficients,
@@ -997,6 +1025,22 @@ static void check_cache(void) {
   expect_output(environment, args, 0, 0, "pocl       builds stored here too");
   const char *const bad[] = {"cache", "shred", NULL};
   expect_output(NULL, bad, 2, 1, "shred");
+  /* Every spelling of off turns the cache off; a value clkit does not
+   * know leaves it on, with a warning rather than silence. */
+  const char *const off[] = {"CLKIT_CACHE=Off", NULL};
+  expect_output(off, args, 0, 0, "enabled    no (CLKIT_CACHE is off)");
+  const char *const unknown[] = {"CLKIT_CACHE=banana", NULL};
+  r = run_clkit_env(unknown, args);
+  EXPECT_EXIT(r, 0, args);
+  EXPECT_HAS(r.out, "enabled    yes", args);
+  EXPECT_HAS(r.err, "warning: CLKIT_CACHE=banana is not a setting", args);
+  release(&r);
+  /* Nowhere to keep a cache: said, not printed as an empty name. */
+  const char *const nowhere[] = {"CLKIT_CACHE_DIR", "XDG_CACHE_HOME", "HOME",
+                                 NULL};
+  expect_output(nowhere, args, 0, 0, "directory  none (set CLKIT_CACHE_DIR");
+  const char *const clear[] = {"cache", "clear", NULL};
+  expect_output(nowhere, clear, 0, 0, "nothing to clear: no cache directory");
 }
 
 /* With no OpenCL driver (and no CUDA device visible) the command still
@@ -1171,6 +1215,21 @@ static void check_opencl_runs(void) {
         line = end ? end + 1 : NULL;
       }
       CHECK_MSG(disagreeing >= 1, "no disagreeing OpenCL row:\n%s", r.out);
+      release(&r);
+      /* A row that fails fails the table, not the rest of it: with a
+       * selfcheck that does not build, the workloads after it still run. */
+      char broken[700];
+      snprintf(broken, sizeof broken, "%s/selfcheck.cl", kernels);
+      static const char not_c[] = "this is not OpenCL C;\n";
+      CHECK(test_write_bytes(broken, not_c, sizeof not_c - 1) == 0);
+      const char *const demo[] = {"demo", "--device", "opencl", NULL};
+      r = run_clkit(demo);
+      EXPECT_EXIT(r, 1, demo);
+      CHECK_MSG(has_line_starting(r.out, "selfcheck  ocl:"),
+                "no selfcheck row:\n%s", r.out);
+      EXPECT_HAS(r.out, " failed: building program 'selfcheck'", demo);
+      CHECK_MSG(has_line_starting(r.out, "gas "), "demo stopped early:\n%s",
+                r.out);
       release(&r);
       unsetenv("CLKIT_KERNEL_DIR");
     } else {
@@ -1791,15 +1850,13 @@ static void check_gas_run(void) {
   {
     /* A step ten times too large: NVE's energy runs away while staying
      * finite, and the run says its averages mean nothing. */
-    const char *const args[] = {"run",         "gas",  "--particles",
-                                "64",          "--steps", "200",
-                                "--log-every", "0",    "--dt",
-                                "0.05",        "--device", "ref",
-                                "--quiet",     NULL};
+    const char *const args[] = {"run",     "gas",  "--particles", "64",
+                                "--steps", "200",  "--log-every", "0",
+                                "--dt",    "0.05", "--device",    "ref",
+                                "--quiet", NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
-    EXPECT_HAS(r.err, "warning: the total energy per particle went from",
-               args);
+    EXPECT_HAS(r.err, "warning: the total energy per particle went from", args);
     EXPECT_HAS(r.err, "--dt 0.05 is too large", args);
     release(&r);
   }
@@ -1870,9 +1927,8 @@ static void check_gas_run(void) {
     CHECK(bytes != NULL && test_write_bytes(again, bytes, size) == 0);
     free(bytes);
     const char *const in_place[] = {
-        "run",          "gas",  "--restart", again,    "--checkpoint",
-        again,          "--steps", "10",     "--json", "--device",
-        "ref",          NULL};
+        "run",     "gas", "--restart", again,      "--checkpoint", again,
+        "--steps", "10",  "--json",    "--device", "ref",          NULL};
     run_output r = run_clkit(in_place);
     EXPECT_EXIT(r, 0, in_place);
     EXPECT_HAS(r.out, "\"final_step\":50", in_place);
@@ -1937,29 +1993,42 @@ static void check_gas_run(void) {
     expect_refusal(cases[c].args, cases[c].exit_code, cases[c].names);
 }
 
+/* Runs args with a SIGINT sent once a file named temporary... appears in
+ * work_dir (twice: a second right after the first) and checks that the
+ * run ended as a shell's SIGINT (130), with output's old bytes ("old\n")
+ * kept and no temporary left. Returns the run's output. */
+static run_output interrupted_run(const char *const *args, const char *output,
+                                  const char *temporary, int twice) {
+  CHECK(test_write_bytes(output, "old\n", 4) == 0);
+  interrupt_when = temporary;
+  interrupt_twice = twice;
+  run_output r = run_clkit(args);
+  interrupt_when = NULL;
+  interrupt_twice = 0;
+  EXPECT_EXIT(r, 130, args);
+  char *kept = test_read_file(output, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s: %s holds '%.20s'",
+            label_of(args), output, kept ? kept : "(nothing)");
+  free(kept);
+  CHECK_MSG(!work_dir_has(temporary), "%s: a temporary was left in %s",
+            label_of(args), work_dir);
+  remove(output);
+  return r;
+}
+
 /* Ctrl-C stops a run at its next progress check: the temporary of its
  * trajectory is removed, the file it would have replaced keeps its bytes,
  * and the status is a shell's for SIGINT (130). */
 static void check_interrupt(void) {
   char traj[700];
   snprintf(traj, sizeof traj, "%s/interrupted.xyz", work_dir);
-  CHECK(test_write_bytes(traj, "old\n", 4) == 0);
-  const char *const args[] = {"run",          "gas",   "--device", "ref",
-                              "--particles",  "64",    "--steps",  "1e9",
-                              "--traj",       traj,    "--traj-every",
-                              "10",           "--quiet", NULL};
-  interrupt_when = ".interrupted.xyz.tmp.";
-  run_output r = run_clkit(args);
-  interrupt_when = NULL;
-  EXPECT_EXIT(r, 130, args);
+  const char *const args[] = {"run",         "gas", "--device",     "ref",
+                              "--particles", "64",  "--steps",      "1e9",
+                              "--traj",      traj,  "--traj-every", "10",
+                              "--quiet",     NULL};
+  run_output r = interrupted_run(args, traj, ".interrupted.xyz.tmp.", 0);
   EXPECT_HAS(r.err, "interrupted: stopped at step", args);
   release(&r);
-  char *kept = test_read_file(traj, NULL);
-  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%s'", traj,
-            kept ? kept : "(nothing)");
-  free(kept);
-  CHECK_MSG(!work_dir_has(".interrupted.xyz.tmp."),
-            "the trajectory's temporary was left in %s", work_dir);
   /* Twice: the second ends the process at once (by SIGINT, unless the
    * first has stopped the run already), and its temporaries go with it;
    * the frames between the run's checks (1000 steps of 4096 particles)
@@ -1968,21 +2037,16 @@ static void check_interrupt(void) {
                                "--particles", "4096", "--steps",      "1e9",
                                "--traj",      traj,   "--traj-every", "1000",
                                "--quiet",     NULL};
-  interrupt_when = ".interrupted.xyz.tmp.";
-  interrupt_twice = 1;
-  r = run_clkit(twice);
-  interrupt_when = NULL;
-  interrupt_twice = 0;
-  EXPECT_EXIT(r, 130, twice);
+  r = interrupted_run(twice, traj, ".interrupted.xyz.tmp.", 1);
   release(&r);
-  kept = test_read_file(traj, NULL);
-  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%s'", traj,
-            kept ? kept : "(nothing)");
-  free(kept);
-  CHECK_MSG(!work_dir_has(".interrupted.xyz.tmp."),
-            "the trajectory's temporary was left in %s after two signals",
-            work_dir);
-  remove(traj);
+  /* gen runs no workload: a signal ends it at once, but not before its
+   * output's temporary is gone. */
+  char data[700];
+  snprintf(data, sizeof data, "%s/interrupted.csv", work_dir);
+  const char *const gen[] = {"gen", "lsq",   "--rows", "2e5", "--dim",
+                             "64",  "--out", data,     NULL};
+  r = interrupted_run(gen, data, ".interrupted.csv.tmp.", 0);
+  release(&r);
 }
 
 int main(int argc, char **argv) {

@@ -350,6 +350,12 @@ int main(void) {
     if (set.devices[i].backend == CK_BACKEND_CUDA)
       index = i;
   if (!index) {
+    /* A CUDA device asked for by name must be there: a run meant for the
+     * GPU must not pass as a compile-only one. */
+    const char *wanted = getenv("CLKIT_TEST_DEVICE");
+    CHECK_MSG(!wanted || strncmp(wanted, "cuda", 4) != 0,
+              "CLKIT_TEST_DEVICE=%s but no CUDA device: %s", wanted,
+              set.cuda_status != CK_OK ? set.cuda_message : "none listed");
 #if CK_HAVE_CUDA
     /* Without a device, what can be checked is that every program
      * translates. */

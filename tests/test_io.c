@@ -59,7 +59,11 @@ int __wrap_fsync(int fd) {
   return inject(FAIL_FSYNC, EIO) ? -1 : __real_fsync(fd);
 }
 
+/* The temporary of the last rename, for the checks of its name. */
+static char renamed_from[8192];
+
 int __wrap_rename(const char *from, const char *to) {
+  snprintf(renamed_from, sizeof renamed_from, "%s", from);
   return inject(FAIL_RENAME, EXDEV) ? -1 : __real_rename(from, to);
 }
 
@@ -153,6 +157,78 @@ static void check_saver(const char *directory, const saver *output,
   unlink(path);
 }
 
+/*
+ * Names of 242 to 255 bytes fit NAME_MAX but their temporaries, 14 bytes
+ * longer, would not: the temporary keeps only the part of the name that
+ * fits, beside the output, without splitting a UTF-8 character. Each
+ * saver writes a 250-byte name of one-byte characters and one of
+ * two-byte characters, whose cut would fall inside one.
+ */
+static void check_long_names(const char *directory) {
+  char names[2][256];
+  memset(names[0], 'n', 250);
+  names[0][250] = '\0';
+  for (size_t i = 0; i < 250; i += 2)
+    memcpy(names[1] + i, "\xc3\xa9", 2); /* U+00E9 */
+  names[1][250] = '\0';
+  for (size_t n = 0; n < 2; ++n) {
+    const char *name = names[n];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", directory, name);
+    CHECK_MSG(ck_file_check_writable(path) == CK_OK,
+              "a %zu-byte name is not writable", strlen(name));
+    for (size_t i = 0; i < sizeof savers / sizeof savers[0]; ++i) {
+      renamed_from[0] = '\0';
+      ck_status status = savers[i].save(path);
+      const char *message = "";
+      ck_error_get_last(&message);
+      CHECK_MSG(status == CK_OK, "%s of a %zu-byte name: %s", savers[i].name,
+                strlen(name), message);
+      struct stat info;
+      CHECK_MSG(stat(path, &info) == 0 && S_ISREG(info.st_mode) &&
+                    info.st_size > 0,
+                "%s: the %zu-byte name was not written", savers[i].name,
+                strlen(name));
+      CHECK_MSG(others_in(directory, name) == 0,
+                "%s: a temporary was left beside the %zu-byte name",
+                savers[i].name, strlen(name));
+      const char *slash = strrchr(renamed_from, '/');
+      const char *temporary = slash ? slash + 1 : renamed_from;
+      size_t directory_length = (size_t)(temporary - renamed_from);
+      size_t length = strlen(temporary);
+      const char *infix = strstr(temporary, ".tmp.");
+      CHECK_MSG(directory_length == strlen(directory) + 1 &&
+                    strncmp(renamed_from, directory, directory_length - 1) == 0,
+                "%s: temporary %s is not beside %s", savers[i].name,
+                renamed_from, path);
+      CHECK_MSG(length > 0 && length <= 255 && temporary[0] == '.' && infix &&
+                    strlen(infix) == 13,
+                "%s: temporary %s (%zu bytes) has not the shape "
+                ".NAME.tmp.TOKEN within 255 bytes",
+                savers[i].name, temporary, length);
+      if (infix) {
+        size_t kept = (size_t)(infix - temporary) - 1;
+        CHECK_MSG(kept >= 200 && strncmp(temporary + 1, name, kept) == 0 &&
+                      ((unsigned char)name[kept] & 0xC0) != 0x80,
+                  "%s: temporary %s does not begin with a whole-character "
+                  "part of %s",
+                  savers[i].name, temporary, name);
+      }
+      unlink(path);
+    }
+  }
+
+  /* A name past NAME_MAX cannot be written, and is refused before any
+   * temporary is made. */
+  char path[4096];
+  int used = snprintf(path, sizeof path, "%s/", directory);
+  memset(path + used, 'n', 256);
+  path[used + 256] = '\0';
+  CHECK(ck_file_check_writable(path) == CK_ERROR_IO);
+  CHECK(save_coefficients(path) == CK_ERROR_IO);
+  CHECK(others_in(directory, "") == 0);
+}
+
 int main(void) {
   char directory[1024];
   const char *base = getenv("TMPDIR");
@@ -166,6 +242,7 @@ int main(void) {
   for (size_t i = 0; i < sizeof savers / sizeof savers[0]; ++i)
     for (failure point = FAIL_WRITE; point <= FAIL_RENAME; ++point)
       check_saver(directory, &savers[i], point);
+  check_long_names(directory);
   ck_lsq_free(&lsq_data);
   remove_tree(directory);
   return CHECK_DONE();

@@ -1,7 +1,8 @@
 /*
  * test_program.c - runtime kernel builds: source assembly with #line
- * framing, CLKIT_KERNEL_DIR, build-error reports that name the cl/ file
- * and line, and the binary cache seen through ck_program_build.
+ * framing, CLKIT_KERNEL_DIR, build-error reports that name the file and
+ * line (cl/ for an embedded source, the path read from under
+ * CLKIT_KERNEL_DIR), and the binary cache seen through ck_program_build.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -16,6 +17,14 @@
 
 static char kernel_dir[256];
 static char cache_dir[256];
+static char copy_dir[256]; /* the embedded sources, one of them broken */
+
+/* Where a message names name of kernel_dir: "<kernel_dir>/name". */
+static const char *in_kernel_dir(const char *name) {
+  static char path[512];
+  snprintf(path, sizeof path, "%s/%s", kernel_dir, name);
+  return path;
+}
 
 static void write_file(const char *directory, const char *name,
                        const char *text) {
@@ -109,23 +118,39 @@ static void assembly(void) {
   CHECK(saw_philox && saw_selfcheck);
   CHECK(ck_kernels_get(count, NULL, NULL, NULL) == CK_ERROR_NOT_FOUND);
 
-  /* From CLKIT_KERNEL_DIR: the include is inlined and lines map back. */
-  setenv("CLKIT_KERNEL_DIR", kernel_dir, 1);
-  text = NULL;
-  CHECK_OK(ck_kernels_assemble("good", &text, NULL));
-  if (text) {
-    const char *header = strstr(text, "#line 1 \"cl/shared.h\"");
-    const char *back = strstr(text, "#line 3 \"cl/good.cl\"");
-    CHECK(header != NULL && back != NULL && header < back);
-    CHECK(strstr(text, "doubled(int x)") != NULL);
-    ck_memory_free(text);
+  /* From CLKIT_KERNEL_DIR: the include is inlined and lines map back to
+   * the files read, named by their paths (a trailing slash or two on the
+   * directory makes no difference). */
+  char spelling[300];
+  snprintf(spelling, sizeof spelling, "%s//", kernel_dir);
+  const char *const directories[] = {kernel_dir, spelling};
+  for (size_t i = 0; i < 2; ++i) {
+    setenv("CLKIT_KERNEL_DIR", directories[i], 1);
+    text = NULL;
+    CHECK_OK(ck_kernels_assemble("good", &text, NULL));
+    if (text) {
+      char expected[600];
+      snprintf(expected, sizeof expected, "#line 1 \"%s\"\n",
+               in_kernel_dir("shared.h"));
+      const char *header = strstr(text, expected);
+      snprintf(expected, sizeof expected, "#line 3 \"%s\"\n",
+               in_kernel_dir("good.cl"));
+      const char *back = strstr(text, expected);
+      CHECK_MSG(header != NULL && back != NULL && header < back,
+                "CLKIT_KERNEL_DIR=%s:\n%s", directories[i], text);
+      CHECK(strstr(text, "\"cl/") == NULL);
+      CHECK(strstr(text, "doubled(int x)") != NULL);
+      ck_memory_free(text);
+    }
   }
   CHECK(ck_kernels_assemble("missing_include", &text, NULL) ==
         CK_ERROR_NOT_FOUND);
   const char *message = "";
   ck_error_get_last(&message);
-  CHECK_MSG(strstr(message, "nowhere.h") &&
-                strstr(message, "cl/missing_include.cl:3"),
+  char included_from[600];
+  snprintf(included_from, sizeof included_from, "(included from %s:3)",
+           in_kernel_dir("missing_include.cl"));
+  CHECK_MSG(strstr(message, "nowhere.h") && strstr(message, included_from),
             "%s", message);
 
   /* Compilers that ignore #line report "<kernel>:LINE": mapped back. The
@@ -139,19 +164,34 @@ static void assembly(void) {
       "<kernel>:5:39: error: x\ninput.cl:2: y\n<kernel>:99: z <kernel>:1:");
   CHECK(mapped != NULL);
   if (mapped) {
-    CHECK_MSG(strcmp(mapped, "cl/bad.h:2:39: error: x\ncl/bad_header.cl:1: y\n"
-                             "<kernel>:99: z <kernel>:1:") == 0,
-              "%s", mapped);
+    char expected[1200];
+    snprintf(expected, sizeof expected, "%s:2:39: error: x\n",
+             in_kernel_dir("bad.h"));
+    snprintf(
+        expected + strlen(expected), sizeof expected - strlen(expected),
+        "%s:1: y\n<kernel>:99: z <kernel>:1:", in_kernel_dir("bad_header.cl"));
+    CHECK_MSG(strcmp(mapped, expected) == 0, "%s", mapped);
     free(mapped);
   }
   ck__source_map_free(&map);
   unsetenv("CLKIT_KERNEL_DIR");
+
+  /* The embedded sources keep their cl/ names in the map too. */
+  CHECK_OK(ck__kernels_assemble_mapped("selfcheck", &text, NULL, &map));
+  ck_memory_free(text);
+  mapped = ck__source_map_rewrite(&map, "<kernel>:2: w");
+  CHECK(mapped != NULL);
+  if (mapped) {
+    CHECK_MSG(strcmp(mapped, "cl/selfcheck.cl:1: w") == 0, "%s", mapped);
+    free(mapped);
+  }
+  ck__source_map_free(&map);
 }
 
 static void expect_build_error(ck_queue *queue, const char *program_name,
-                               const char *location) {
+                               const char *defines, const char *location) {
   ck_program *program = NULL;
-  ck_status status = ck_program_build(queue, program_name, NULL, &program);
+  ck_status status = ck_program_build(queue, program_name, defines, &program);
   CHECK(status == CK_ERROR_BUILD);
   CHECK(program == NULL);
   const char *message = "";
@@ -168,6 +208,43 @@ static void expect_build_error(ck_queue *queue, const char *program_name,
             message);
 }
 
+/* The line of copy_dir/selfcheck.cl that has the syntax error. */
+static size_t copy_error_line;
+
+/* Writes every embedded source into copy_dir, selfcheck.cl with a line
+ * that is no C appended. */
+static void copy_sources(void) {
+  size_t count = 0;
+  CHECK_OK(ck_kernels_count(&count));
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = NULL, *text = NULL;
+    size_t size = 0;
+    CHECK_OK(ck_kernels_get(i, &name, &text, &size));
+    if (!name || !text)
+      continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", copy_dir, name);
+    FILE *file = fopen(path, "wb");
+    CHECK(file != NULL);
+    if (!file)
+      continue;
+    CHECK(fwrite(text, 1, size, file) == size);
+    if (strcmp(name, "selfcheck.cl") == 0) {
+      size_t lines = 0;
+      for (size_t at = 0; at < size; ++at)
+        lines += text[at] == '\n';
+      if (size > 0 && text[size - 1] != '\n') {
+        fputc('\n', file);
+        ++lines;
+      }
+      fputs("this is not OpenCL C;\n", file);
+      copy_error_line = lines + 1;
+    }
+    fclose(file);
+  }
+  CHECK(copy_error_line > 1);
+}
+
 static void builds(const ck_device *device) {
   ck_queue *queue = NULL;
   ck_program *program = NULL;
@@ -179,8 +256,23 @@ static void builds(const ck_device *device) {
   setenv("CLKIT_KERNEL_DIR", kernel_dir, 1);
   unsetenv("CLKIT_CACHE");
 
-  expect_build_error(queue, "broken", "cl/broken.cl:4");
-  expect_build_error(queue, "bad_header", "cl/bad.h:2");
+  char location[600];
+  snprintf(location, sizeof location, "%s:4", in_kernel_dir("broken.cl"));
+  expect_build_error(queue, "broken", NULL, location);
+  snprintf(location, sizeof location, "%s:2", in_kernel_dir("bad.h"));
+  expect_build_error(queue, "bad_header", NULL, location);
+
+  /* A copy of the real sources with a syntax error after the last line
+   * of selfcheck.cl: the error names the copy, not cl/. */
+  setenv("CLKIT_KERNEL_DIR", copy_dir, 1);
+  snprintf(location, sizeof location, "%s/selfcheck.cl:%zu:", copy_dir,
+           copy_error_line);
+  expect_build_error(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64", location);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "cl/selfcheck.cl") == NULL,
+            "the message names cl/selfcheck.cl: %s", message);
+  setenv("CLKIT_KERNEL_DIR", kernel_dir, 1);
 
   /* Where the runtime keeps its own cache of builds (PoCL, unless
    * POCL_KERNEL_CACHE=0), clkit's stays out of its way by default: a
@@ -321,7 +413,8 @@ int main(void) {
     temporary = "/tmp";
   snprintf(kernel_dir, sizeof kernel_dir, "%s/clkit-kernels-XXXXXX", temporary);
   snprintf(cache_dir, sizeof cache_dir, "%s/clkit-cache-XXXXXX", temporary);
-  if (!mkdtemp(kernel_dir) || !mkdtemp(cache_dir)) {
+  snprintf(copy_dir, sizeof copy_dir, "%s/clkit-copy-XXXXXX", temporary);
+  if (!mkdtemp(kernel_dir) || !mkdtemp(cache_dir) || !mkdtemp(copy_dir)) {
     fprintf(stderr, "cannot make temporary directories\n");
     return 1;
   }
@@ -332,6 +425,7 @@ int main(void) {
   write_file(kernel_dir, "bad_header.cl", bad_header_cl);
   write_file(kernel_dir, "bad.h", bad_h);
   write_file(kernel_dir, "missing_include.cl", missing_include_cl);
+  copy_sources();
 
   assembly();
   ck_device_set set;
@@ -342,5 +436,6 @@ int main(void) {
   ck_device_set_free(&set);
   remove_tree(kernel_dir);
   remove_tree(cache_dir);
+  remove_tree(copy_dir);
   return CHECK_DONE();
 }

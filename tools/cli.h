@@ -12,7 +12,14 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUN = 1, EXIT_USAGE = 2 };
 /* Prints "clkit: <message>" for the last library error; returns 1 or 2. */
 int cli_report(ck_status status);
 
-/* getopt_long's complaint in words, for the option at argv[index - 1]:
+/* getopt_long(argc, argv, short_options, options, NULL), noting where it
+ * began so that cli_option_message can find the option at fault. */
+int cli_next_option(int argc, char **argv, const char *short_options,
+                    const struct option *options);
+
+/* getopt_long's complaint in words, after cli_next_option returned code,
+ * for the option at argv[index - 1] (index is optind) or the letter
+ * optopt inside a cluster of short options:
  * code is ':' (a missing value, with a leading ':' in the short options)
  * or '?' (unknown, or a value given to a flag); options is the table
  * given to getopt_long. Writes at most size bytes to message. */
@@ -23,6 +30,11 @@ void cli_option_message(char *message, size_t size, int code, char **argv,
  * before or after it. Returns 0, or -1 (value unspecified) when text is
  * not one or is past 2^64 - 1. */
 int cli_parse_unsigned(const char *text, unsigned long long *value);
+
+/* Makes SIGINT and SIGTERM remove the temporaries of the outputs being
+ * written before they end the process (for commands that run no
+ * workload, which would otherwise stop at the run's next check). */
+void cli_end_on_signals(void);
 
 /* clkit gen: synthetic data sets (argv[0] is "gen"). */
 int cli_gen(int argc, char **argv);

@@ -102,7 +102,7 @@ int cli_gen(int argc, char **argv) {
   opterr = 0;
   optind = 1;
   /* The leading ':' makes a missing value come back as ':'. */
-  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":h", options)) != -1) {
     switch (c) {
     case GEN_ROWS:
       /* Read as a workload's counts are: 1e6 is a number. */
@@ -174,6 +174,9 @@ int cli_gen(int argc, char **argv) {
   if (same)
     return gen_usage("--coef '%s' and --out '%s' name one file", coef, out);
 
+  /* From here on outputs are written: a signal must not leave their
+   * temporaries behind. */
+  cli_end_on_signals();
   /* Both outputs checked first: one that cannot be written must not
    * leave the other replaced. */
   status = ck_file_check_writable(out);

@@ -10,10 +10,24 @@
 
 #include "cli.h"
 
+/* optind before the last cli_next_option: getopt leaves optind where it
+ * was while it is inside a cluster of short options (-xh), so an unchanged
+ * optind says the option at fault is a letter of argv[optind], not the
+ * argument before it. */
+static int optind_before;
+
+int cli_next_option(int argc, char **argv, const char *short_options,
+                    const struct option *options) {
+  optind_before = optind;
+  return getopt_long(argc, argv, short_options, options, NULL);
+}
+
 void cli_option_message(char *message, size_t size, int code, char **argv,
                         int index, const struct option *options) {
-  const char *option = index > 0 ? argv[index - 1] : "";
-  if (strncmp(option, "--", 2) == 0) {
+  const int inside_cluster = index == optind_before;
+  const char *option = index > 0 && !inside_cluster ? argv[index - 1] : "";
+  /* "--" alone, or "--=VALUE", names no option. */
+  if (strncmp(option, "--", 2) == 0 && option[2] && option[2] != '=') {
     size_t length = strcspn(option + 2, "=");
     /* getopt_long takes an abbreviation for the one option it begins, and
      * a whole name before the longer names it begins. */

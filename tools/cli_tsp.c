@@ -130,7 +130,7 @@ int cli_tsp(int argc, char **argv) {
   opterr = 0;
   optind = 1;
   /* The leading ':' makes a missing value come back as ':'. */
-  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":h", options)) != -1) {
     switch (c) {
     case TSP_OPTIMA:
       optima = optarg;

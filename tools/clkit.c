@@ -208,6 +208,23 @@ static void note_interruption(int signal_number) {
   (void)written;
 }
 
+/* Gives SIGINT and SIGTERM to handler, except a signal ignored on entry
+ * (a shell's background job), which stays so. */
+static void handle_stop_signals(void (*handler)(int)) {
+  static const int signals[] = {SIGINT, SIGTERM};
+  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; ++i) {
+    struct sigaction action, before;
+    if (sigaction(signals[i], NULL, &before) != 0 ||
+        before.sa_handler == SIG_IGN)
+      continue;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    sigaction(signals[i], &action, NULL);
+  }
+}
+
 /* Ctrl-C and SIGTERM stop a workload run at its next progress check, as
  * a caller's progress callback cancels one: the library then removes its
  * temporary files and replaces no output, where a process killed outright
@@ -217,19 +234,15 @@ static void note_interruption(int signal_number) {
  * a temporary beside it, which a signal then would leave behind. A signal
  * before the run stops it at its first check. */
 static void catch_interruptions(void) {
-  static const int signals[] = {SIGINT, SIGTERM};
-  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; ++i) {
-    struct sigaction action, before;
-    /* A signal ignored on entry (a shell's background job) stays so. */
-    if (sigaction(signals[i], NULL, &before) != 0 ||
-        before.sa_handler == SIG_IGN)
-      continue;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = note_interruption;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    sigaction(signals[i], &action, NULL);
-  }
+  handle_stop_signals(note_interruption);
+}
+
+/* For the commands that write outputs without running a workload (gen):
+ * Ctrl-C and SIGTERM end the process at once, as they would by default,
+ * but only after the temporaries of the outputs being written are gone.
+ * Installed before the outputs are checked, as in catch_interruptions. */
+void cli_end_on_signals(void) {
+  handle_stop_signals(end_now);
 }
 
 /* Libraries that the device enumeration loads may take the signals over
@@ -358,7 +371,7 @@ static int command_devices(int argc, char **argv) {
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, ":hd:", options, NULL)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":hd:", options)) != -1) {
     switch (c) {
     case OPT_JSON:
       json = 1;
@@ -463,6 +476,20 @@ static int parse_run_options(const char *command, int argc, char **argv,
       print_run_help(command);
       return EXIT_OK;
     }
+    /* The workload's name decides which options exist, so it comes first;
+     * one given later is named rather than missed. */
+    const ck_workload *later = NULL;
+    for (int i = 2; i < argc && !later; ++i)
+      if (ck_workload_find(argv[i], &later) != CK_OK)
+        later = NULL;
+    const char *name = NULL;
+    if (later && ck_workload_describe(later, &name, NULL, NULL) == CK_OK) {
+      char message[160];
+      snprintf(message, sizeof message,
+               "the workload comes before its options: 'clkit %s %s ...'",
+               command, name);
+      return usage_error(command, message);
+    }
     return usage_error(command, "which workload? (see 'clkit help')");
   }
   ck_status status = ck_workload_find(argv[1], &config->workload);
@@ -492,7 +519,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
 
   optind = 1;
   int c;
-  while ((c = getopt_long(argc - 1, argv + 1, ":hd:", options, NULL)) != -1) {
+  while ((c = cli_next_option(argc - 1, argv + 1, ":hd:", options)) != -1) {
     switch (c) {
     case OPT_DEVICE:
     case OPT_DEVICES:
@@ -699,7 +726,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, ":hd:", options, NULL)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":hd:", options)) != -1) {
     switch (c) {
     case OPT_DEVICE:
     case OPT_DEVICES:
@@ -746,11 +773,14 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   }
   if (exit_code == EXIT_OK && json)
     printf("{\"%s\":[", command);
-  int first = 1;
+  int first = 1, row_failed = 0;
   if (exit_code == EXIT_OK)
     catch_interruptions();
+  /* A row that fails or disagrees does not stop the table: the other
+   * workloads and devices still run, and the exit status says it failed.
+   * Only an interruption or an error outside the rows stops it. */
   for (size_t w = 0; exit_code == EXIT_OK && w < workload_count; ++w) {
-    for (size_t k = 0; k < count; ++k) {
+    for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
       ck_result results[2];
       size_t produced = 0;
       ck_run_options run = {.seed = 1, .progress = stop_when_interrupted};
@@ -791,13 +821,13 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       }
       if (!cli_row_skipped(result, every_device) &&
           (result->status != CK_OK || (!is_ref && !result->agrees)))
-        exit_code = EXIT_FAILURE_RUN;
+        row_failed = 1;
     }
   }
   if (json && count)
     printf("]}\n");
   ck_device_set_free(&set);
-  return exit_code;
+  return exit_code == EXIT_OK && row_failed ? EXIT_FAILURE_RUN : exit_code;
 }
 
 /* ---- kernels, cache, version
@@ -810,7 +840,7 @@ static int command_kernels(int argc, char **argv) {
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":h", options)) != -1) {
     switch (c) {
     case OPT_ASSEMBLED:
       assembled = 1;
@@ -889,22 +919,43 @@ static int command_cache(int argc, char **argv) {
            "  info    where the kernel binary cache is, and its size\n"
            "  clear   delete every entry\n"
            "Location: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else\n"
-           "~/.cache/clkit. CLKIT_CACHE=0 disables the cache. PoCL keeps\n"
-           "its own cache of builds, so builds for PoCL leave this one\n"
-           "alone unless CLKIT_CACHE=1 (or POCL_KERNEL_CACHE=0).\n");
+           "~/.cache/clkit. CLKIT_CACHE=0 (or off, no, false) disables\n"
+           "the cache. PoCL keeps its own cache of builds, so builds for\n"
+           "PoCL leave this one alone unless CLKIT_CACHE=1 (or on, yes,\n"
+           "true), or POCL_KERNEL_CACHE=0.\n");
     return EXIT_OK;
   }
   if (argc > 2)
     return unexpected("cache", argv[2]);
+  if (strcmp(action, "info") != 0 && strcmp(action, "clear") != 0) {
+    char message[160];
+    snprintf(message, sizeof message,
+             "unknown action '%.100s'; expected 'info' or 'clear'", action);
+    return usage_error("cache", message);
+  }
+  static const char where[] = "set CLKIT_CACHE_DIR, XDG_CACHE_HOME or HOME";
+  ck_cache_stats stats;
+  ck_status status = ck_cache_query(&stats);
+  /* With stats given, this status means a CLKIT_CACHE value the library
+   * does not know: the cache stays on, and the stats are still true. */
+  if (status == CK_ERROR_INVALID_ARGUMENT) {
+    const char *message = "";
+    ck_error_get_last(&message);
+    fprintf(stderr, "%s: warning: %s\n", program_name, message);
+  } else if (status != CK_OK)
+    return cli_report(status);
   if (strcmp(action, "info") == 0) {
-    ck_cache_stats stats;
-    ck_status status = ck_cache_query(&stats);
-    if (status != CK_OK)
-      return cli_report(status);
-    printf("directory  %s\nenabled    %s\nentries    %zu\nbytes      %llu\n",
-           stats.directory, stats.enabled ? "yes" : "no (CLKIT_CACHE=0)",
+    int located = stats.directory[0] != '\0';
+    if (located)
+      printf("directory  %s\n", stats.directory);
+    else
+      printf("directory  none (%s)\n", where);
+    printf("enabled    %s\nentries    %zu\nbytes      %llu\n",
+           !located        ? "no (no directory)"
+           : stats.enabled ? "yes"
+                           : "no (CLKIT_CACHE is off)",
            stats.entries, stats.bytes);
-    if (stats.enabled)
+    if (located && stats.enabled)
       printf("pocl       %s\n",
              stats.pocl_builds
                  ? "builds stored here too (CLKIT_CACHE=1)"
@@ -912,18 +963,16 @@ static int command_cache(int argc, char **argv) {
                    "POCL_KERNEL_CACHE=0; CLKIT_CACHE=1 stores them here)");
     return EXIT_OK;
   }
-  if (strcmp(action, "clear") == 0) {
-    size_t removed = 0;
-    ck_status status = ck_cache_clear(&removed);
-    if (status != CK_OK)
-      return cli_report(status);
-    printf("removed %zu files\n", removed);
+  size_t removed = 0;
+  if (stats.directory[0] == '\0') {
+    printf("nothing to clear: no cache directory (%s)\n", where);
     return EXIT_OK;
   }
-  char message[160];
-  snprintf(message, sizeof message,
-           "unknown action '%.100s'; expected 'info' or 'clear'", action);
-  return usage_error("cache", message);
+  status = ck_cache_clear(&removed);
+  if (status != CK_OK)
+    return cli_report(status);
+  printf("removed %zu files\n", removed);
+  return EXIT_OK;
 }
 
 static int dispatch(int argc, char **argv) {

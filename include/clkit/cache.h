@@ -5,10 +5,12 @@
  * the assembled source, the build options, the platform name and version,
  * the device name, the driver version and the clkit version. Location:
  * $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else ~/.cache/clkit.
- * CLKIT_CACHE=0 disables it. Builds for PoCL leave it alone, since PoCL
- * keeps its own cache of builds (and reading a PoCL program's binary
- * makes PoCL compile each kernel once more): CLKIT_CACHE=1 uses it there
- * too, as does POCL_KERNEL_CACHE=0, which turns PoCL's off.
+ * CLKIT_CACHE=0 disables it (so do off, no and false, in any case).
+ * Builds for PoCL leave it alone, since PoCL keeps its own cache of
+ * builds (and reading a PoCL program's binary makes PoCL compile each
+ * kernel once more): CLKIT_CACHE=1 (or on, yes, true) uses it there too,
+ * as does POCL_KERNEL_CACHE=0, which turns PoCL's off. Any other value
+ * leaves the cache on, as if unset, and ck_cache_query() reports it.
  *
  * Any number of threads and processes may use one cache at once: entries
  * are renamed into place whole, a damaged one is rebuilt, and the
@@ -28,7 +30,7 @@ extern "C" {
 
 typedef struct ck_cache_stats {
   char directory[4096];     /* where entries live */
-  int enabled;              /* 0 when CLKIT_CACHE=0 */
+  int enabled;              /* 0 when CLKIT_CACHE=0 (or off, no, false) */
   int pocl_builds;          /* 1 when CLKIT_CACHE=1 stores PoCL's builds
                                too (0: they are left to PoCL's cache) */
   size_t entries;           /* number of entries */
@@ -38,8 +40,11 @@ typedef struct ck_cache_stats {
 /*
  * ck_cache_query - describe the cache.
  * Takes: stats, filled in. A missing directory counts as an empty cache.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if stats is NULL; CK_ERROR_IO
- * if the directory exists but cannot be read.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if stats is NULL, or if
+ * CLKIT_CACHE has a value that is not one of those above: stats is then
+ * filled in all the same (enabled, since the cache stays on) and the
+ * message names the value; CK_ERROR_IO if the directory exists but cannot
+ * be read.
  */
 ck_status ck_cache_query(ck_cache_stats *stats);
 

@@ -37,8 +37,9 @@ ck_status ck_kernels_get(size_t index, const char **name, const char **text,
  * ck_kernels_assemble - a program's source with every quoted #include of
  * a cl/ header replaced by that header's text (once per header, as if
  * guarded, but at every include for templates named *.inc), framed by
- * #line directives so that compiler messages name the real cl/ file and
- * line.
+ * #line directives so that compiler messages name the real file and line
+ * (cl/NAME for the embedded sources, the file read under
+ * CLKIT_KERNEL_DIR otherwise).
  * Takes: name ("selfcheck" or "selfcheck.cl"); text (set to a malloc'd,
  * NUL-terminated string the caller releases with ck_memory_free()); size,
  * optional. Honours CLKIT_KERNEL_DIR.

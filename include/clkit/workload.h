@@ -215,7 +215,9 @@ ck_status ck_file_remove_temporaries(void);
  * options->log gets every run's lines, each naming its device's id
  * ("ocl:0.0: ...", or "warning: ocl:0.0: ..." for a warning).
  * Takes: results with capacity entries (count + 1 needed with ref).
- * Returns: CK_OK; the ref run's failure (no oracle, nothing compared);
+ * Returns: CK_OK; the ref run's failure (no oracle, nothing compared),
+ * as CK_ERROR_INVALID_ARGUMENT where ref does not offer what params ask
+ * for (a user objective), which no comparison can then check;
  * before any device runs: CK_ERROR_INVALID_ARGUMENT for a NULL argument,
  * bad parameters, a device index outside set or fewer result slots than
  * runs, and the other errors of ck_workload_check(); CK_ERROR_NOT_FOUND

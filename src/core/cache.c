@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -85,13 +86,38 @@ ck_status ck__cache_directory(char *path, size_t capacity) {
   return CK_OK;
 }
 
-ck__cache_mode ck__cache_setting(void) {
+/*
+ * Reads CLKIT_CACHE into *mode; 0 when the value is none of the spellings
+ * below, and *mode is then CK__CACHE_ON: a cache is never required, so a
+ * typo must not turn it off, but ck_cache_query() reports it. An empty
+ * value counts as unset, as CLKIT_CACHE_DIR's does.
+ */
+static int read_setting(ck__cache_mode *mode) {
+  static const char *const off[] = {"0", "off", "no", "false"};
+  static const char *const forced[] = {"1", "on", "yes", "true"};
   const char *value = getenv("CLKIT_CACHE");
-  if (value && strcmp(value, "0") == 0)
-    return CK__CACHE_OFF;
-  if (value && strcmp(value, "1") == 0)
-    return CK__CACHE_FORCED;
-  return CK__CACHE_ON;
+  *mode = CK__CACHE_ON;
+  if (!value || !*value)
+    return 1;
+  for (size_t i = 0; i < sizeof off / sizeof off[0]; ++i) {
+    if (strcasecmp(value, off[i]) == 0) {
+      *mode = CK__CACHE_OFF;
+      return 1;
+    }
+    /* Every way of saying yes means what "1" always has, so that "on"
+     * cannot quietly differ from "1". */
+    if (strcasecmp(value, forced[i]) == 0) {
+      *mode = CK__CACHE_FORCED;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+ck__cache_mode ck__cache_setting(void) {
+  ck__cache_mode mode;
+  read_setting(&mode);
+  return mode;
 }
 
 static int is_hex_digit(char c) {
@@ -322,12 +348,11 @@ ck_status ck__cache_store(const uint8_t key[32], const void *payload,
     written = snprintf(temp, sizeof temp, "%s/.%s%s%08x", directory, hex,
                        temp_infix, ck__temporary_token());
     if (written < 0 || (size_t)written >= sizeof temp)
-      CK_FAIL(CK_ERROR_CACHE, "kernel cache path too long under %s",
-              directory);
+      CK_FAIL(CK_ERROR_CACHE, "kernel cache path too long under %s", directory);
     fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && (errno != EEXIST || attempt == 99))
-      CK_FAIL(CK_ERROR_CACHE, "cannot create temporary cache file %s: %s",
-              temp, strerror(errno));
+      CK_FAIL(CK_ERROR_CACHE, "cannot create temporary cache file %s: %s", temp,
+              strerror(errno));
   }
   have_temp = 1;
 
@@ -381,18 +406,19 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
   if (!stats)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_cache_query: stats is NULL");
   memset(stats, 0, sizeof *stats);
-  ck__cache_mode mode = ck__cache_setting();
+  ck__cache_mode mode;
+  int recognised = read_setting(&mode);
   stats->enabled = mode != CK__CACHE_OFF;
   stats->pocl_builds = mode == CK__CACHE_FORCED;
   /* A cache with no location holds nothing; that is not an error here. */
   if (resolve_directory(stats->directory, sizeof stats->directory) != CK_OK) {
     stats->directory[0] = '\0';
-    return CK_OK;
+    goto done;
   }
   directory = opendir(stats->directory);
   if (!directory) {
     if (errno == ENOENT)
-      return CK_OK;
+      goto done;
     CK_FAIL(CK_ERROR_IO, "cannot read kernel cache directory %s: %s",
             stats->directory, strerror(errno));
   }
@@ -411,6 +437,15 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
     CK_FAIL(CK_ERROR_IO, "cannot read kernel cache directory %s: %s",
             stats->directory, strerror(errno));
   closedir(directory);
+  directory = NULL;
+done:
+  /* Reported last, with stats complete, so that a caller can show both. */
+  if (!recognised)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "CLKIT_CACHE=%.64s is not a setting clkit knows (0, off, no or "
+            "false disable the cache; 1, on, yes or true also store PoCL's "
+            "builds), so the cache stays on",
+            getenv("CLKIT_CACHE"));
   return CK_OK;
 
 fail:

@@ -1,6 +1,7 @@
 /* files.c - output files written so that a reader never sees half of one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -164,6 +165,21 @@ static ck_status open_in_place(const char *path, int descriptor, char **temp,
   return CK_OK;
 }
 
+/* How much of name goes into its temporary ".NAME.tmp.TOKEN", which adds
+ * 14 bytes: all of it when the temporary still fits NAME_MAX, else as
+ * much as fits without splitting a UTF-8 sequence, so that a listing
+ * still shows a whole character where the name was cut. */
+static size_t temporary_name_length(const char *name) {
+  enum { ADDED = 1 + (sizeof ".tmp." - 1) + 8 };
+  size_t length = strlen(name);
+  if (length + ADDED <= NAME_MAX)
+    return length;
+  length = NAME_MAX - ADDED;
+  while (length > 0 && ((unsigned char)name[length] & 0xC0) == 0x80)
+    --length;
+  return length;
+}
+
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   ck_status status = CK_OK;
   char *target = NULL, *candidate = NULL;
@@ -201,14 +217,19 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   slash = strrchr(target, '/');
   size_t directory = slash ? (size_t)(slash - target) + 1 : 0;
   name = target + directory;
+  /* Checked here, since a name that could never be renamed to would
+   * otherwise pass ck_file_check_writable with a shortened temporary. */
+  if (strlen(name) > NAME_MAX)
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(ENAMETOOLONG));
+  size_t kept = temporary_name_length(name);
   size_t size = strlen(target) + 32;
   if (!(candidate = malloc(size)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory: %zu bytes for a file name",
             size);
   memcpy(candidate, target, directory);
   for (int attempt = 0; attempt < 100 && opened < 0; ++attempt) {
-    snprintf(candidate + directory, size - directory, ".%s.tmp.%08x", name,
-             ck__temporary_token());
+    snprintf(candidate + directory, size - directory, ".%.*s.tmp.%08x",
+             (int)kept, name, ck__temporary_token());
     opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (opened < 0 && errno != EEXIST)
       CK_FAIL(CK_ERROR_IO,

@@ -132,9 +132,11 @@ void ck__hex(const uint8_t *bytes, size_t count, char *hex);
  * $HOME/.cache/clkit. Written into path (capacity bytes).
  */
 ck_status ck__cache_directory(char *path, size_t capacity);
-/* How CLKIT_CACHE sets the cache: "0" turns it off; "1" asks for it on
- * every device, even where the runtime keeps its own cache of builds
- * (ck__device_caches_builds); anything else, or nothing, leaves it on. */
+/* How CLKIT_CACHE sets the cache, any case: "0", "off", "no" or "false"
+ * turn it off; "1", "on", "yes" or "true" ask for it on every device,
+ * even where the runtime keeps its own cache of builds
+ * (ck__device_caches_builds); nothing, "" or any other value leaves it on
+ * (ck_cache_query() reports another value). */
 typedef enum ck__cache_mode {
   CK__CACHE_OFF,
   CK__CACHE_ON,

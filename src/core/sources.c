@@ -54,11 +54,12 @@ static ck_status appendf(text_buffer *buffer, const char *format, ...) {
 }
 
 /*
- * Finds a source by file name. With CLKIT_KERNEL_DIR set, reads it from
- * that directory into *owned (caller frees); otherwise points at the
+ * Finds a source by file name. With a directory (CLKIT_KERNEL_DIR), reads
+ * it from there into *owned (caller frees); otherwise points at the
  * embedded copy.
  */
-static ck_status find_source(const char *name, const char **text, size_t *size,
+static ck_status find_source(const char *directory, int directory_length,
+                             const char *name, const char **text, size_t *size,
                              char **owned) {
   ck_status status = CK_OK;
   FILE *file = NULL;
@@ -67,12 +68,17 @@ static ck_status find_source(const char *name, const char **text, size_t *size,
   if (strchr(name, '/') || strstr(name, ".."))
     return ck__fail(CK_ERROR_NOT_FOUND,
                     "kernel source '%s': only plain file "
-                    "names inside cl/ are allowed",
-                    name);
-  const char *directory = getenv("CLKIT_KERNEL_DIR");
-  if (directory && *directory) {
+                    "names inside %s are allowed",
+                    name, directory ? directory : "cl/");
+  if (directory) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", directory, name);
+    int written = snprintf(path, sizeof path, "%.*s/%s", directory_length,
+                           directory, name);
+    if (written < 0 || (size_t)written >= sizeof path)
+      return ck__fail(CK_ERROR_IO,
+                      "kernel source %s in %s (CLKIT_KERNEL_DIR): the path "
+                      "is longer than %zu bytes",
+                      name, directory, sizeof path - 1);
     file = fopen(path, "rbe");
     if (!file)
       CK_FAIL(errno == ENOENT ? CK_ERROR_NOT_FOUND : CK_ERROR_IO,
@@ -111,11 +117,44 @@ fail:
 }
 
 typedef struct assembly {
+  const char *directory; /* CLKIT_KERNEL_DIR, or NULL for the embedded cl/ */
+  int directory_length;  /* without trailing slashes: "/" is 0 */
   text_buffer out;
   char included[MAX_INCLUDED][64];
   size_t included_count;
   ck__source_map *map; /* optional: where each output line came from */
 } assembly;
+
+/*
+ * The name messages give a source: "cl/NAME" for an embedded one, else
+ * the path it was read from, so that an error leads to the file that has
+ * it. Quotes, backslashes and control characters become '_', as the name
+ * stands in a #line directive. malloc'd; NULL when memory runs out.
+ */
+static char *shown_name(const assembly *state, const char *name) {
+  const char *directory = state->directory ? state->directory : "cl";
+  int directory_length = state->directory ? state->directory_length : 2;
+  size_t length = (size_t)directory_length + 1 + strlen(name) + 1;
+  char *shown = malloc(length);
+  if (!shown)
+    return NULL;
+  snprintf(shown, length, "%.*s/%s", directory_length, directory, name);
+  for (char *c = shown; *c; ++c)
+    if (*c == '"' || *c == '\\' || (unsigned char)*c < 32)
+      *c = '_';
+  return shown;
+}
+
+/* Appends `#line LINE "FILE"`, whatever the length of file. */
+static ck_status append_line_directive(text_buffer *buffer, size_t line,
+                                       const char *file) {
+  ck_status status = appendf(buffer, "#line %zu \"", line);
+  if (status == CK_OK)
+    status = append(buffer, file, strlen(file));
+  if (status == CK_OK)
+    status = append(buffer, "\"\n", 2);
+  return status;
+}
 
 /* Records the origin of the next output line (line 0: a directive). */
 static ck_status map_line(assembly *state, const char *file, size_t line) {
@@ -132,7 +171,13 @@ static ck_status map_line(assembly *state, const char *file, size_t line) {
     map->line_capacity = capacity;
   }
   ck__line_origin *origin = &map->lines[map->line_count++];
-  snprintf(origin->file, sizeof origin->file, "cl/%s", file);
+  size_t length = strlen(file);
+  /* A path too long for the map keeps its end, where the file name is. */
+  if (length < sizeof origin->file)
+    memcpy(origin->file, file, length + 1);
+  else
+    snprintf(origin->file, sizeof origin->file, "...%s",
+             file + length - (sizeof origin->file - 4));
   origin->line = line;
   return CK_OK;
 }
@@ -170,14 +215,19 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
   const char *text = NULL;
   size_t size = 0;
   char *owned = NULL;
+  char *shown = NULL;
   if (depth > MAX_INCLUDE_DEPTH)
     return ck__fail(CK_ERROR_PARSE,
                     "kernel source %s: includes nest deeper "
                     "than %d (a cycle?)",
                     name, MAX_INCLUDE_DEPTH);
-  CK_TRY(find_source(name, &text, &size, &owned));
-  CK_TRY(map_line(state, name, 0));
-  CK_TRY(appendf(&state->out, "#line 1 \"cl/%s\"\n", name));
+  if (!(shown = shown_name(state, name)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory assembling a kernel source");
+  CK_TRY(find_source(state->directory, state->directory_length, name, &text,
+                     &size, &owned));
+  CK_TRY(map_line(state, shown, 0));
+  CK_TRY(append_line_directive(&state->out, 1, shown));
   size_t line_number = 1;
   for (size_t at = 0; at < size; ++line_number) {
     const char *end = memchr(text + at, '\n', size - at);
@@ -196,34 +246,35 @@ static ck_status assemble_file(assembly *state, const char *name, int depth) {
       if (template) {
         status = assemble_file(state, header, depth + 1);
         if (status != CK_OK) {
-          ck__fail_append(" (included from cl/%s:%zu)", name, line_number);
+          ck__fail_append(" (included from %s:%zu)", shown, line_number);
           goto fail;
         }
       } else if (!seen) {
         if (state->included_count == MAX_INCLUDED)
           CK_FAIL(CK_ERROR_PARSE, "kernel source %s: more than %d headers",
-                  name, MAX_INCLUDED);
+                  shown, MAX_INCLUDED);
         snprintf(state->included[state->included_count++], 64, "%s", header);
         status = assemble_file(state, header, depth + 1);
         if (status != CK_OK) {
-          ck__fail_append(" (included from cl/%s:%zu)", name, line_number);
+          ck__fail_append(" (included from %s:%zu)", shown, line_number);
           goto fail;
         }
       }
-      CK_TRY(map_line(state, name, 0));
-      CK_TRY(
-          appendf(&state->out, "#line %zu \"cl/%s\"\n", line_number + 1, name));
+      CK_TRY(map_line(state, shown, 0));
+      CK_TRY(append_line_directive(&state->out, line_number + 1, shown));
     } else {
-      CK_TRY(map_line(state, name, line_number));
+      CK_TRY(map_line(state, shown, line_number));
       CK_TRY(append(&state->out, text + at, length));
       CK_TRY(append(&state->out, "\n", 1));
     }
     at += length + 1;
   }
   free(owned);
+  free(shown);
   return CK_OK;
 fail:
   free(owned);
+  free(shown);
   return status;
 }
 
@@ -252,6 +303,17 @@ ck_status ck__kernels_assemble_mapped(const char *name, char **text,
   if (!state)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory assembling %s", file);
   state->map = map;
+  /* Read once, so that every file of one program comes from one place. */
+  const char *directory = getenv("CLKIT_KERNEL_DIR");
+  if (directory && *directory) {
+    size_t length = strlen(directory);
+    while (length > 0 && directory[length - 1] == '/')
+      --length;
+    if (length > 4096)
+      CK_FAIL(CK_ERROR_IO, "CLKIT_KERNEL_DIR is longer than 4096 bytes");
+    state->directory = directory;
+    state->directory_length = (int)length;
+  }
   CK_TRY(assemble_file(state, file, 0));
   *text = state->out.data;
   if (size)

@@ -529,6 +529,12 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                              oracle ? oracle : params, param_count, options,
                              &results[0]);
     free(oracle);
+    /* What ref does not offer, no device can be compared on: a request
+     * compare cannot serve, not a failure of the run. */
+    if (status == CK_ERROR_UNSUPPORTED)
+      return ck__fail_prefix(CK_ERROR_INVALID_ARGUMENT,
+                             "ref, the comparison's oracle, cannot run "
+                             "this, so nothing can be compared: ");
     if (status != CK_OK)
       return status;
     results[0].agreement = 0;

@@ -524,17 +524,11 @@ static const char *idx_images_part(const char *path) {
   return strstr(base, IDX_IMAGES);
 }
 
-/* The labels file's name derived from the features file's: *labels_path is
- * malloc'd. */
-static ck_status idx_labels_path(const char *path, char **labels_path) {
+ck_status ck__idx_labels_path(const char *path, char **labels_path) {
   const char *at = idx_images_part(path);
   *labels_path = NULL;
   if (!at)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: an IDX features file needs a labels file: give its "
-                    "path (the name has no \"%s\" to replace with \"%s\"), "
-                    "or load it unlabelled",
-                    path, IDX_IMAGES, IDX_LABELS);
+    return CK_OK;
   size_t length = strlen(path);
   char *derived = malloc(length + 1);
   if (!derived)
@@ -544,6 +538,18 @@ static ck_status idx_labels_path(const char *path, char **labels_path) {
   memcpy(derived + (at - path), IDX_LABELS, sizeof IDX_LABELS - 1);
   *labels_path = derived;
   return CK_OK;
+}
+
+/* ck__idx_labels_path, where a name that derives none is a failure. */
+static ck_status idx_labels_path(const char *path, char **labels_path) {
+  ck_status status = ck__idx_labels_path(path, labels_path);
+  if (status == CK_OK && !*labels_path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: an IDX features file needs a labels file: give its "
+                    "path (the name has no \"%s\" to replace with \"%s\"), "
+                    "or load it unlabelled",
+                    path, IDX_IMAGES, IDX_LABELS);
+  return status;
 }
 
 /* Whether an IDX features file has labels: labelled = -1 becomes 1 when
@@ -1214,11 +1220,17 @@ static ck_status check_options(const ck_dataset_options *options,
 ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,
                           ck_dataset *dataset) {
   ck__dataset_format format;
-  return ck__dataset_load(path, options, NULL, dataset, &format);
+  return ck__dataset_load(path, options, NULL, CK__DATASET_UNKNOWN, dataset,
+                          &format);
+}
+
+static const char *format_name(ck__dataset_format format) {
+  return format == CK__DATASET_IDX ? "IDX" : "CSV";
 }
 
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
-                           const char *label_option, ck_dataset *dataset,
+                           const char *label_option,
+                           ck__dataset_format required, ck_dataset *dataset,
                            ck__dataset_format *format) {
   ck_status status = CK_OK;
   *format = CK__DATASET_UNKNOWN;
@@ -1237,11 +1249,16 @@ ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
   if (!path)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_dataset_load: path is NULL");
   CK_TRY(read_data_file(path, &bytes, &size));
-  if (size > 0 && bytes[0] == 0) {
-    *format = CK__DATASET_IDX;
+  *format = size > 0 && bytes[0] == 0 ? CK__DATASET_IDX : CK__DATASET_CSV;
+  /* Before parsing: read in the other format's terms, the file would fail
+   * on something beside the point (a label beyond the classes, a count of
+   * features) or, worse, load as data it is not. */
+  if (required != CK__DATASET_UNKNOWN && *format != required)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "%s is %s, not %s", path,
+            format_name(*format), format_name(required));
+  if (*format == CK__DATASET_IDX) {
     CK_TRY(load_idx(path, bytes, size, options, dataset));
   } else {
-    *format = CK__DATASET_CSV;
     /* A CSV row carries its label: a labels file would be dropped. */
     if (options->labels_path && options->labelled != 0)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,

@@ -29,10 +29,20 @@ typedef enum ck__dataset_format {
  * known, so also when its content then fails to parse). label_option,
  * when not NULL, is the option that set options->label_column (from 1):
  * a CSV label column beyond a line's fields is named by it and counted
- * from 1 ("--label-col 4"). */
+ * from 1 ("--label-col 4"). A file not in the required format
+ * (CK__DATASET_UNKNOWN: either) fails before it is parsed, with
+ * CK_ERROR_INVALID_ARGUMENT and "PATH is IDX, not CSV" (or the reverse)
+ * for the caller to prefix with the file that set the requirement. */
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
-                           const char *label_option, ck_dataset *dataset,
+                           const char *label_option,
+                           ck__dataset_format required, ck_dataset *dataset,
                            ck__dataset_format *format);
+
+/* The labels file that an IDX features file at path is read with when no
+ * other is given: path with "images-idx3" in its base name replaced by
+ * "labels-idx1". *labels_path is malloc'd, or NULL where the base name has
+ * no "images-idx3". Returns CK_OK or CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__idx_labels_path(const char *path, char **labels_path);
 
 /* The form of the OpenCL matrix products (cl/nn_gemm.inc). */
 typedef enum ck__nn_form {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ck_philox.h"
 #include "core/workload_internal.h"
@@ -171,6 +172,47 @@ static ck_status parse_schedule(const char *text, ck_nn_config *config) {
                   text);
 }
 
+/* ck__param_files_apart sees the files that options name; an IDX
+ * features file given without its labels option is also read with the
+ * labels file named after it (ck__idx_labels_path), which an output must
+ * not replace either. */
+static ck_status outputs_apart_from_derived(const ck_param *params,
+                                            size_t count) {
+  static const char *const labelled[][2] = {{"train", "train-labels"},
+                                            {"test", "test-labels"},
+                                            {"predict", "predict-labels"}};
+  ck_status status = CK_OK;
+  char *derived = NULL;
+  for (size_t i = 0; i < sizeof labelled / sizeof *labelled; ++i) {
+    const char *features = ck__param_find(params, count, labelled[i][0]);
+    if (!features || ck__param_find(params, count, labelled[i][1]))
+      continue;
+    free(derived);
+    CK_TRY(ck__idx_labels_path(features, &derived));
+    for (size_t w = 0; derived && nn_outputs[w]; ++w) {
+      const char *written = ck__param_find(params, count, nn_outputs[w]);
+      struct stat target;
+      int same = 0;
+      /* As ck__param_files_apart: a device or a pipe is written in place,
+       * and /dev/null may take every output of a run. */
+      if (!written ||
+          (stat(written, &target) == 0 && !S_ISREG(target.st_mode)) ||
+          ck__file_descriptor_named(written) >= 0)
+        continue;
+      if ((status = ck_file_check_same(written, derived, &same)))
+        CK_FAIL_PREFIX(status, "option --%s: ", nn_outputs[w]);
+      if (same)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "--%s and the labels file of --%s (%s, named after it) both "
+                "name '%s'; an output may not replace that file",
+                nn_outputs[w], labelled[i][0], features, written);
+    }
+  }
+fail:
+  free(derived);
+  return status;
+}
+
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, nn_job *job) {
   ck_status status = CK_OK;
@@ -185,7 +227,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
       "train",   "test",           "train-labels", "test-labels",
       "predict", "predict-labels", "load",         NULL};
   if ((status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
-                                      "load")))
+                                      "load")) ||
+      (status = outputs_apart_from_derived(params, count)))
     return status;
   ck_nn_config *config = &job->config;
   ck_nn_config_init(config);
@@ -426,29 +469,33 @@ static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
 }
 
 /* Loads a data file, counting the CSV files read in *csv_files (what
- * --label-col and --header describe). */
+ * --label-col and --header describe); *format is the file's, or unknown
+ * where it could not be read. */
 static ck_status load_file(const char *path, const ck_dataset_options *options,
-                           ck_dataset *data, unsigned *csv_files) {
-  ck__dataset_format format;
+                           ck__dataset_format required, ck_dataset *data,
+                           ck__dataset_format *format, unsigned *csv_files) {
   ck_status status =
-      ck__dataset_load(path, options, "--label-col", data, &format);
-  *csv_files += format == CK__DATASET_CSV;
+      ck__dataset_load(path, options, "--label-col", required, data, format);
+  *csv_files += *format == CK__DATASET_CSV;
   return status;
 }
 
-/* Training or test data: a file (load_file), or spirals. */
+/* Training or test data: a file (load_file), or spirals (whose format
+ * stays unknown: they fit test data of either). */
 static ck_status load_data(const char *path, const char *labels,
                            const ck_dataset_options *base,
                            const ck_dataset *classes_from, size_t class_limit,
-                           uint64_t seed, uint64_t stream, ck_dataset *data,
-                           unsigned *csv_files) {
+                           uint64_t seed, uint64_t stream,
+                           ck__dataset_format required, ck_dataset *data,
+                           ck__dataset_format *format, unsigned *csv_files) {
+  *format = CK__DATASET_UNKNOWN;
   if (strncmp(path, "spirals:", 8) == 0)
     return spirals(path, seed, stream, data);
   ck_dataset_options options = *base;
   options.labels_path = labels;
   options.classes_from = classes_from;
   options.class_limit = class_limit;
-  return load_file(path, &options, data, csv_files);
+  return load_file(path, &options, required, data, format, csv_files);
 }
 
 /* The model's classes as a data set to number test labels by. */
@@ -594,6 +641,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   uint64_t seed = config->seed;
   double started = ck__seconds();
   unsigned csv_files = 0;
+  ck__dataset_format train_format = CK__DATASET_UNKNOWN, format;
 
   if (job.load) {
     CK_TRY(ck__nn_model_load(device, job.load, config, &job.tuning, &nn));
@@ -607,7 +655,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (training) {
     CK_TRY(load_data(job.train, job.train_labels, &job.csv,
                      job.load ? &classes_view : NULL, class_limit, seed, 1,
-                     &whole, &csv_files));
+                     CK__DATASET_UNKNOWN, &whole, &train_format, &csv_files));
     if (job.split) {
       double split = strtod(job.split, NULL);
       if (split < 1) {
@@ -654,9 +702,15 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     }
   }
   if (job.test) {
-    CK_TRY(load_data(
-        job.test, job.test_labels, &job.csv, nn ? &classes_view : NULL,
-        config->sizes[config->layer_count - 1], seed, 2, &test, &csv_files));
+    status = load_data(job.test, job.test_labels, &job.csv,
+                       nn ? &classes_view : NULL,
+                       config->sizes[config->layer_count - 1], seed, 2,
+                       train_format, &test, &format, &csv_files);
+    if (status && train_format != CK__DATASET_UNKNOWN &&
+        format != CK__DATASET_UNKNOWN && format != train_format)
+      CK_FAIL_PREFIX(status,
+                     "--test must be in the format of --train %s: ", job.train);
+    CK_TRY(status);
   } else if (training && !job.split && strncmp(job.train, "spirals:", 8) == 0) {
     char spec[64];
     snprintf(spec, sizeof spec, "spirals:%zu",
@@ -686,7 +740,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     predict_options.labelled = -1;
     predict_options.features = config->sizes[0];
     predict_options.labels_path = job.predict_labels;
-    CK_TRY(load_file(job.predict, &predict_options, &predict, &csv_files));
+    CK_TRY(load_file(job.predict, &predict_options, CK__DATASET_UNKNOWN,
+                     &predict, &format, &csv_files));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
    * unseen. */
