@@ -1,9 +1,11 @@
 /*
  * test_aco.c - ant colony optimisation for the TSP on ref and on an OpenCL
  * device: the shared local search, path moves and construction of
- * cl/ck_aco.h on random instances (by matrix and by coordinates), quality
- * on TSPLIB instances with known optima, partitioning, reproducibility,
- * ref/OpenCL agreement, and bad input.
+ * cl/ck_aco.h on random instances (by matrix and by coordinates), its
+ * pheromone update against the published rules, quality on TSPLIB
+ * instances with known optima, partitioning, pheromone bounds and choice
+ * weights read back after runs, reproducibility, ref/OpenCL agreement
+ * (alpha != 1 too), and bad input.
  *
  * Instances come from $CLKIT_TEST_DATA/tsplib; the API tests are skipped
  * when it is not set.
@@ -764,6 +766,107 @@ static void far_tests(void) {
             unfinished);
 }
 
+/* ---- the pheromone update ------------------------------------------------
+ */
+
+/* ck_aco_update_entry against the published rules, applied in order: the
+ * ACS local update once per use (tau <- (1 - xi) tau + xi tau0, Dorigo
+ * and Gambardella 1997), evaporation tau <- keep tau (keep = 1 - rho for
+ * MMAS, the deposit already added), the MMAS bounds (tau clamped to
+ * [tau_min, tau_max], Stuetzle and Hoos 2000), and the choice weight
+ * tau^alpha eta^beta. The expected values are worked by hand. */
+static void update_entry_tests(void) {
+  static const struct {
+    const char *what;
+    float tau;
+    uint32_t uses;
+    float xi, tau0, keep, tau_min, tau_max, alpha, eta_beta;
+    float want_tau, want_choice;
+  } cases[] = {
+      /* MMAS evaporation inside the bounds: 0.8 * 0.5. */
+      {"evaporation", 0.5f, 0, 0.1f, 0.3f, 0.8f, 0.01f, 1.0f, 1, 2, 0.4f, 0.8f},
+      /* Below tau_min after evaporation: 0.5 * 0.01 = 0.005 -> 0.02. */
+      {"lower clamp", 0.01f, 0, 0.1f, 0.3f, 0.5f, 0.02f, 1.0f, 1, 3, 0.02f,
+       0.06f},
+      /* Evaporated first, then clamped: 0.5 * 0.05 = 0.025 -> 0.04 (not
+       * 0.025 from clamping first). */
+      {"clamp after evaporation", 0.05f, 0, 0.1f, 0.3f, 0.5f, 0.04f, 1.0f, 1, 1,
+       0.04f, 0.04f},
+      /* Above tau_max after a deposit: 0.5 * 3 = 1.5 -> 1.25. */
+      {"upper clamp", 3.0f, 0, 0.1f, 0.3f, 0.5f, 0.01f, 1.25f, 1, 0.5f, 1.25f,
+       0.625f},
+      /* ACS local update, one use: 0.9 * 0.5 + 0.1 * 0.2. */
+      {"local, 1 use", 0.5f, 1, 0.1f, 0.2f, 1, 0, 3.0e38f, 1, 1, 0.47f, 0.47f},
+      /* Three uses: 1 -> 0.6 -> 0.4 -> 0.3 (halfway to 0.2 each time). */
+      {"local, 3 uses", 1.0f, 3, 0.5f, 0.2f, 1, 0, 3.0e38f, 1, 2, 0.3f, 0.6f},
+      /* From below tau0: 0.1 -> 0.3 -> 0.4 (toward 0.5). */
+      {"local from below", 0.1f, 2, 0.5f, 0.5f, 1, 0, 3.0e38f, 1, 1, 0.4f,
+       0.4f},
+      /* Uses 0: tau0 plays no part. */
+      {"no use", 0.7f, 0, 0.5f, 0.1f, 1, 0, 3.0e38f, 1, 1, 0.7f, 0.7f},
+      /* alpha 2: 0.5^2 * 4. */
+      {"alpha 2", 0.5f, 0, 0.1f, 0.3f, 1, 0.01f, 1.0f, 2, 4, 0.5f, 1.0f},
+      /* alpha 1.5: 0.64^1.5 = 0.512. */
+      {"alpha 1.5", 0.64f, 0, 0.1f, 0.3f, 1, 0.01f, 1.0f, 1.5f, 1, 0.64f,
+       0.512f},
+      /* alpha 0.5 of the clamped value: 0.5 * 0.08 = 0.04 -> 0.09,
+       * sqrt(0.09) * 2. */
+      {"alpha 0.5, clamped", 0.08f, 0, 0.1f, 0.3f, 0.5f, 0.09f, 1.0f, 0.5f, 2,
+       0.09f, 0.6f},
+      /* All at once: local 2 -> 1.5, evaporation 1.35, clamp 1.2, then
+       * 1.2^2 * 0.5. */
+      {"local, evaporation, clamp, alpha 2", 2.0f, 1, 0.5f, 1.0f, 0.9f, 0.01f,
+       1.2f, 2, 0.5f, 1.2f, 0.72f},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    float choice = -1;
+    float tau = ck_aco_update_entry(cases[c].tau, cases[c].uses, cases[c].xi,
+                                    cases[c].tau0, cases[c].keep,
+                                    cases[c].tau_min, cases[c].tau_max,
+                                    cases[c].alpha, cases[c].eta_beta, &choice);
+    CHECK_MSG(fabsf(tau - cases[c].want_tau) <= 1e-6f * cases[c].want_tau &&
+                  fabsf(choice - cases[c].want_choice) <=
+                      2e-6f * cases[c].want_choice,
+              "update %s: tau %.9g (want %.9g), choice %.9g (want %.9g)",
+              cases[c].what, tau, cases[c].want_tau, choice,
+              cases[c].want_choice);
+  }
+  /* Random entries against the rules step by step in double. */
+  uint64_t state = 2024;
+  uint32_t bad = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    float tau = 1e-3f + (float)below(&state, 1000) / 500.0f;
+    uint32_t uses = below(&state, 4) ? 0 : below(&state, 20);
+    float xi = 0.05f + (float)below(&state, 90) / 100.0f;
+    float tau0 = 1e-3f + (float)below(&state, 1000) / 1000.0f;
+    float keep =
+        below(&state, 2) ? 1.0f : 0.5f + (float)below(&state, 50) / 100;
+    float tau_min = (float)below(&state, 300) / 1000.0f;
+    float tau_max = tau_min + (float)below(&state, 1000) / 500.0f;
+    float alpha = below(&state, 3) ? 0.25f * (float)(1 + below(&state, 16)) : 1;
+    float eta_beta = 1e-3f + (float)below(&state, 1000) / 100.0f;
+    double want = tau;
+    for (uint32_t u = 0; u < uses; ++u)
+      want = (1 - (double)xi) * want + (double)xi * tau0;
+    want *= keep;
+    want = want < tau_min ? tau_min : want > tau_max ? tau_max : want;
+    double want_choice = pow(want, alpha) * eta_beta;
+    float choice = -1;
+    float got = ck_aco_update_entry(tau, uses, xi, tau0, keep, tau_min, tau_max,
+                                    alpha, eta_beta, &choice);
+    int ok = fabs(got - want) <= 1e-5 * want + 1e-30 &&
+             fabs(choice - want_choice) <= 1e-4 * want_choice + 1e-30;
+    if (!ok && ++bad <= 3)
+      fprintf(stderr,
+              "update(tau %g, uses %u, xi %g, tau0 %g, keep %g, [%g, %g], "
+              "alpha %g, eta %g): %.9g, %.9g; want %.9g, %.9g\n",
+              tau, uses, xi, tau0, keep, tau_min, tau_max, alpha, eta_beta, got,
+              choice, want, want_choice);
+  }
+  CHECK_MSG(bad == 0, "ck_aco_update_entry: %u of 2000 random entries wrong",
+            bad);
+}
+
 /* ---- runs through the C API ----------------------------------------------
  */
 
@@ -989,6 +1092,103 @@ static void partition(const ck_device *device) {
   ck_tsp_free(&tsp);
 }
 
+/* The n x k floats of an ACO buffer (tau, choice, eta_beta), read back
+ * from any device. */
+static int read_entries(ck_aco *aco, ck_buffer *buffer, float *out) {
+  aco_state *state = ck__aco_state(aco);
+  ck_status status = ck_buffer_read(state->queue, buffer, 0,
+                                    (size_t)state->n * state->k * sizeof *out,
+                                    out, CK_BLOCKING, NULL);
+  CHECK_OK(status);
+  return status == CK_OK;
+}
+
+/*
+ * The pheromone read back after short seeded runs of eil51 without local
+ * search. MMAS (rho 0.5, so that unused edges reach the floor within a
+ * few iterations): every tau within [tau_min, tau_max] of the best length
+ * (Stuetzle and Hoos: tau_max = 1 / (rho L), tau_min = tau_max (1 -
+ * p^(1/n)) / ((avg - 1) p^(1/n)), avg = (k + 1) / 2 over candidate
+ * lists), and some at tau_min. ACS: the local update pulls toward tau0
+ * and the global one adds rho / L >= rho tau0, so no tau falls below
+ * tau0. Both: every choice weight is tau^alpha eta^beta.
+ */
+static void pheromone_invariants(const ck_device *device) {
+  ck_tsp_instance tsp;
+  if (!load("eil51", &tsp))
+    return;
+  static const struct {
+    ck_aco_algorithm algorithm;
+    double rho, alpha;
+    uint32_t iterations;
+  } cases[] = {
+      {CK_ACO_MMAS, 0.5, 1.5, 15},
+      {CK_ACO_MMAS, 0.5, 1.0, 15},
+      {CK_ACO_ACS, 0.1, 0.5, 10},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.algorithm = cases[c].algorithm;
+    config.rho = cases[c].rho;
+    config.alpha = cases[c].alpha;
+    config.local_search = CK_ACO_LS_NONE;
+    config.ants = 8;
+    config.seed = 11;
+    ck_aco *aco = create(device, &tsp, &config);
+    if (!aco)
+      continue;
+    CHECK_OK(ck_aco_step(aco, cases[c].iterations));
+    int64_t best = checked_best(aco, &tsp, NULL);
+    aco_state *state = ck__aco_state(aco);
+    size_t entries = (size_t)state->n * state->k;
+    float *tau = malloc(entries * sizeof *tau);
+    float *choice = malloc(entries * sizeof *choice);
+    float *eta_beta = malloc(entries * sizeof *eta_beta);
+    const char *what = cases[c].algorithm == CK_ACO_ACS ? "ACS" : "MMAS";
+    if (tau && choice && eta_beta && best > 0 &&
+        read_entries(aco, state->tau, tau) &&
+        read_entries(aco, state->choice, choice) &&
+        read_entries(aco, state->eta_beta, eta_beta)) {
+      double low = 0, high = INFINITY;
+      if (cases[c].algorithm == CK_ACO_MMAS) {
+        double root = pow(config.p_best, 1.0 / state->n);
+        high = 1.0 / (cases[c].rho * (double)best);
+        low = high * (1 - root) / (((state->k + 1) / 2.0 - 1) * root);
+      } else {
+        low = state->tau0;
+      }
+      size_t outside = 0, at_floor = 0, bad_choice = 0, first = entries;
+      for (size_t e = 0; e < entries; ++e) {
+        int in = tau[e] >= low * (1 - 1e-5) && tau[e] <= high * (1 + 1e-5);
+        outside += !in;
+        if (!in && first == entries)
+          first = e;
+        at_floor += fabs(tau[e] - low) <= 1e-5 * low;
+        double want = pow(tau[e], cases[c].alpha) * eta_beta[e];
+        bad_choice += !(fabs(choice[e] - want) <= 1e-5 * want);
+      }
+      CHECK_MSG(outside == 0,
+                "%s rho %g on %s after %u iterations: %zu of %zu tau outside "
+                "[%.9g, %.9g], entry %zu %.9g",
+                what, cases[c].rho, device->id, cases[c].iterations, outside,
+                entries, low, high, first, first < entries ? tau[first] : 0.0f);
+      if (cases[c].algorithm == CK_ACO_MMAS)
+        CHECK_MSG(at_floor > 0, "MMAS on %s: no tau at tau_min %.9g",
+                  device->id, low);
+      CHECK_MSG(bad_choice == 0,
+                "%s alpha %g on %s: %zu of %zu choice weights are not "
+                "tau^alpha eta^beta",
+                what, cases[c].alpha, device->id, bad_choice, entries);
+    }
+    free(tau);
+    free(choice);
+    free(eta_beta);
+    ck_aco_destroy(aco);
+  }
+  ck_tsp_free(&tsp);
+}
+
 /* Small fixed runs compared between ref and a device, or twice on one. */
 typedef struct fixed_case {
   const char *what;
@@ -1022,11 +1222,14 @@ typedef struct fixed_result {
   uint64_t trace_iteration[64];
 } fixed_result;
 
-static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
-                      const fixed_case *c, uint64_t seed, fixed_result *out) {
+/* A fixed run with pheromone exponent alpha. */
+static void run_fixed_alpha(const ck_device *device, const ck_tsp_instance *tsp,
+                            const fixed_case *c, uint64_t seed, double alpha,
+                            fixed_result *out) {
   memset(out, 0, sizeof *out);
   ck_aco_config config;
   ck_aco_config_init(&config);
+  config.alpha = alpha;
   config.algorithm = c->algorithm;
   config.local_search = c->local_search;
   config.local_search_ants = c->local_search_ants;
@@ -1051,6 +1254,11 @@ static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
   }
   out->ok = 1;
   ck_aco_destroy(aco);
+}
+
+static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
+                      const fixed_case *c, uint64_t seed, fixed_result *out) {
+  run_fixed_alpha(device, tsp, c, seed, 1.0, out);
 }
 
 /* Same length, iteration, tour and trace; returns whether they are. */
@@ -1121,6 +1329,70 @@ static void agreement(const ck_device *ref, const ck_device *device) {
               (unsigned long long)a.report.best_iteration, a.trace_count,
               device->id, (long long)b.report.best_length,
               (unsigned long long)b.report.best_iteration, b.trace_count,
+              memcmp(a.tour, b.tour, sizeof a.tour) ? "differ" : "agree");
+  }
+  ck_tsp_free(&tsp);
+}
+
+/* alpha != 1: the device's first choice weights (tau0^alpha eta^beta)
+ * match ref's, and short runs agree. docs/aco.md promises identical runs
+ * for alpha = 1 only (pow may differ by ulps between libraries): runs must
+ * agree on PoCL, where the tests check that; elsewhere a difference is
+ * printed. */
+static void agreement_with_alpha(const ck_device *ref,
+                                 const ck_device *device) {
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  static const struct {
+    fixed_case c;
+    double alpha;
+  } cases[] = {
+      {{"MMAS ls none, alpha 1.5", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0}, 1.5},
+      {{"ACS, alpha 0.5", CK_ACO_ACS, CK_ACO_LS_2OPT, 0, 0, 0}, 0.5},
+  };
+  int pocl = strstr(device->platform_version, "PoCL ") != NULL;
+  static fixed_result a, b;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.algorithm = cases[c].c.algorithm;
+    config.alpha = cases[c].alpha;
+    ck_aco *made[2] = {create(ref, &tsp, &config),
+                       create(device, &tsp, &config)};
+    size_t entries =
+        made[0] ? (size_t)tsp.cities * ck__aco_state(made[0])->k : 1;
+    float *choice[2] = {malloc(entries * sizeof(float)),
+                        malloc(entries * sizeof(float))};
+    if (made[0] && made[1] && choice[0] && choice[1] &&
+        read_entries(made[0], ck__aco_state(made[0])->choice, choice[0]) &&
+        read_entries(made[1], ck__aco_state(made[1])->choice, choice[1])) {
+      size_t differ = 0;
+      for (size_t e = 0; e < entries; ++e)
+        differ += !(fabsf(choice[0][e] - choice[1][e]) <= 1e-5f * choice[0][e]);
+      CHECK_MSG(differ == 0, "%s: %zu of %zu first choice weights differ on %s",
+                cases[c].c.what, differ, entries, device->id);
+    }
+    for (int d = 0; d < 2; ++d) {
+      ck_aco_destroy(made[d]);
+      free(choice[d]);
+    }
+    run_fixed_alpha(ref, &tsp, &cases[c].c, 1, cases[c].alpha, &a);
+    run_fixed_alpha(device, &tsp, &cases[c].c, 1, cases[c].alpha, &b);
+    int same = same_run(&a, &b);
+    if (!same && !pocl)
+      printf("note: kroA100 %s: ref %lld at %llu, %s %lld at %llu\n",
+             cases[c].c.what, (long long)a.report.best_length,
+             (unsigned long long)a.report.best_iteration, device->id,
+             (long long)b.report.best_length,
+             (unsigned long long)b.report.best_iteration);
+    CHECK_MSG(a.ok && b.ok && (same || !pocl),
+              "kroA100 %s, 16 ants, 30 iterations: ref %lld at iteration "
+              "%llu, %s %lld at iteration %llu; tours %s",
+              cases[c].c.what, (long long)a.report.best_length,
+              (unsigned long long)a.report.best_iteration, device->id,
+              (long long)b.report.best_length,
+              (unsigned long long)b.report.best_iteration,
               memcmp(a.tour, b.tour, sizeof a.tour) ? "differ" : "agree");
   }
   ck_tsp_free(&tsp);
@@ -1790,6 +2062,7 @@ int main(void) {
   construct_fallback_tests();
   roulette_tests();
   far_tests();
+  update_entry_tests();
 
   data_dir = getenv("CLKIT_TEST_DATA");
   if (!data_dir || !*data_dir) {
@@ -1809,8 +2082,10 @@ int main(void) {
     quality(devices[i]);
     partition(devices[i]);
     reproducibility(devices[i]);
+    pheromone_invariants(devices[i]);
     if (i == 1) {
       agreement(ref, devices[i]);
+      agreement_with_alpha(ref, devices[i]);
       agreement_by_coordinates(ref, devices[i]);
       agreement_on_ties(ref, devices[i]);
     }

@@ -1600,8 +1600,16 @@ static void test_fashion_mnist(void) {
       if (dataset.labels[r] >= 0 && dataset.labels[r] < 10)
         per_class[dataset.labels[r]] += 1;
     CHECK(low >= 0 && high <= 255 && high > 200);
-    for (int k = 0; k < 10; ++k)
-      CHECK_MSG(per_class[k] > 0, "Fashion-MNIST: class %d absent", k);
+    /* The t10k set holds exactly 1000 images of each of the 10 classes. */
+    size_t counted = 0;
+    for (int k = 0; k < 10; ++k) {
+      counted += per_class[k];
+      CHECK_MSG(per_class[k] == 1000,
+                "Fashion-MNIST t10k: class %d has %zu images, want 1000", k,
+                per_class[k]);
+    }
+    CHECK_MSG(counted == 10000, "Fashion-MNIST t10k: %zu labels in 0..9",
+              counted);
     printf("Fashion-MNIST t10k: %zu rows of %zu features, values %g .. %g\n",
            dataset.rows, dataset.features, (double)low, (double)high);
   }

@@ -504,6 +504,144 @@ static void xor_learned(const ck_device *device) {
   xor_case(device, "sigmoid+mse", CK_NN_SIGMOID, CK_NN_MSE, 500, 0.02);
 }
 
+/* ---- 2b. optimiser steps against the textbook rules ---------------------
+ */
+
+/*
+ * A 2-3 softmax network with known weights on two fixed rows, trained
+ * through ck_nn_train_epoch() with the whole set as one batch, so that an
+ * epoch is one step and its gradient is known: the mean over the rows of
+ * (softmax(z) - onehot) [x, 1]. After each of three steps every weight
+ * and bias must match the update rules of docs/nn.md, worked out here in
+ * double precision (not with the library's update code), with step t's
+ * bias corrections 1 - beta^t:
+ *   SGD:  v <- mu v + (g + lambda w);  w <- w - lr v  (biases: no lambda);
+ *   Adam: m <- b1 m + (1 - b1) g;  s <- b2 s + (1 - b2) g^2;
+ *         w <- w - lr (m / (1 - b1^t)) / (sqrt(s / (1 - b2^t)) + eps).
+ * Momentum ignored or a bias correction left out moves some weight by
+ * 1e-2 or more by the second step; float rounding leaves about 1e-7. eps
+ * is 0.01 so that putting it inside the square root moves weights by
+ * about 1e-3.
+ */
+enum { ORACLE_IN = 2, ORACLE_OUT = 3, ORACLE_ROWS = 2, ORACLE_STEPS = 3 };
+
+static void optimizer_case(const ck_device *device, ck_nn_optimizer optimizer) {
+  static const float x[ORACLE_ROWS][ORACLE_IN] = {{1.0f, -0.5f}, {0.25f, 2.0f}};
+  static const int32_t y[ORACLE_ROWS] = {2, 0};
+  static const float w0[ORACLE_OUT * ORACLE_IN] = {0.5f,   -0.25f, -0.75f,
+                                                   0.125f, 0.25f,  1.0f};
+  static const float b0[ORACLE_OUT] = {0.1f, -0.2f, 0.05f};
+  static const size_t sizes[] = {ORACLE_IN, ORACLE_OUT};
+  const int adam = optimizer == CK_NN_ADAM;
+  const char *name = adam ? "adam" : "sgd momentum";
+  ck_nn_config c;
+  config_net(&c, 2, sizes, NULL, CK_NN_CROSS_ENTROPY);
+  c.optimizer = optimizer;
+  c.batch = 0; /* the whole set: one step an epoch */
+  if (adam) {
+    c.learning_rate = 0.05;
+    c.beta1 = 0.9;
+    c.beta2 = 0.999;
+    c.epsilon = 0.01;
+  } else {
+    c.learning_rate = 0.5;
+    c.momentum = 0.9;
+    c.weight_decay = 0.1;
+  }
+  ck_dataset data;
+  data_alloc(&data, ORACLE_ROWS, ORACLE_IN, ORACLE_OUT);
+  memcpy(data.values, x, sizeof x);
+  memcpy(data.labels, y, sizeof y);
+  /* The oracle's parameters, [k][j]: weight of input j, j = ORACLE_IN the
+   * bias; first (velocity or m) and second moments start at zero. */
+  double p[ORACLE_OUT][ORACLE_IN + 1], first[ORACLE_OUT][ORACLE_IN + 1],
+      second[ORACLE_OUT][ORACLE_IN + 1];
+  memset(first, 0, sizeof first);
+  memset(second, 0, sizeof second);
+  for (int k = 0; k < ORACLE_OUT; ++k) {
+    for (int j = 0; j < ORACLE_IN; ++j)
+      p[k][j] = w0[k * ORACLE_IN + j];
+    p[k][ORACLE_IN] = b0[k];
+  }
+  ck_nn *nn = NULL;
+  CHECK_OK(ck_nn_create(device, &c, &nn));
+  if (nn) {
+    CHECK_OK(ck_nn_set_preprocessing(nn, &data, CK_NORMALIZE_NONE));
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &data));
+    CHECK_OK(ck_nn_set_weights(nn, 0, w0, b0));
+    double worst = 0;
+    for (int t = 1; t <= ORACLE_STEPS; ++t) {
+      /* The loss and the mean gradient at the current weights. */
+      double g[ORACLE_OUT][ORACLE_IN + 1], loss = 0;
+      memset(g, 0, sizeof g);
+      for (int r = 0; r < ORACLE_ROWS; ++r) {
+        double z[ORACLE_OUT], top = -INFINITY, sum = 0;
+        for (int k = 0; k < ORACLE_OUT; ++k) {
+          z[k] = p[k][ORACLE_IN];
+          for (int j = 0; j < ORACLE_IN; ++j)
+            z[k] += p[k][j] * x[r][j];
+          top = fmax(top, z[k]);
+        }
+        for (int k = 0; k < ORACLE_OUT; ++k)
+          sum += exp(z[k] - top);
+        loss += (log(sum) + top - z[y[r]]) / ORACLE_ROWS;
+        for (int k = 0; k < ORACLE_OUT; ++k) {
+          double delta =
+              (exp(z[k] - top) / sum - (k == y[r] ? 1.0 : 0.0)) / ORACLE_ROWS;
+          for (int j = 0; j < ORACLE_IN; ++j)
+            g[k][j] += delta * x[r][j];
+          g[k][ORACLE_IN] += delta;
+        }
+      }
+      /* The step, by the textbook rules. */
+      double c1 = 1 - pow(c.beta1, t), c2 = 1 - pow(c.beta2, t);
+      for (int k = 0; k < ORACLE_OUT; ++k)
+        for (int j = 0; j <= ORACLE_IN; ++j) {
+          double grad =
+              g[k][j] + (j < ORACLE_IN ? c.weight_decay * p[k][j] : 0);
+          if (adam) {
+            first[k][j] = c.beta1 * first[k][j] + (1 - c.beta1) * grad;
+            second[k][j] = c.beta2 * second[k][j] + (1 - c.beta2) * grad * grad;
+            p[k][j] -= c.learning_rate * (first[k][j] / c1) /
+                       (sqrt(second[k][j] / c2) + c.epsilon);
+          } else {
+            first[k][j] = c.momentum * first[k][j] + grad;
+            p[k][j] -= c.learning_rate * first[k][j];
+          }
+        }
+      ck_nn_epoch epoch;
+      memset(&epoch, 0, sizeof epoch);
+      CHECK_OK(ck_nn_train_epoch(nn, &epoch));
+      CHECK_MSG(fabs(epoch.train_loss - loss) <= 1e-5 * loss,
+                "%s on %s, step %d: training loss %.9g, by hand %.9g", name,
+                device->id, t, epoch.train_loss, loss);
+      float w[ORACLE_OUT * ORACLE_IN], b[ORACLE_OUT];
+      CHECK_OK(ck_nn_get_weights(nn, 0, w, b));
+      for (int k = 0; k < ORACLE_OUT; ++k)
+        for (int j = 0; j <= ORACLE_IN; ++j) {
+          double got = j < ORACLE_IN ? w[k * ORACLE_IN + j] : b[k];
+          double off = fabs(got - p[k][j]);
+          worst = fmax(worst, off);
+          char which[32] = "bias";
+          if (j < ORACLE_IN)
+            snprintf(which, sizeof which, "weight %d", j);
+          CHECK_MSG(off <= 1e-5,
+                    "%s on %s, step %d: output %d's %s is %.9g, by hand %.9g",
+                    name, device->id, t, k, which, got, p[k][j]);
+        }
+    }
+    printf("  %s on %s: %d steps within %.2g of the update rules\n", name,
+           device->id, ORACLE_STEPS, worst);
+  }
+  ck_nn_destroy(nn);
+  ck_dataset_free(&data);
+}
+
+static void optimizer_steps(const ck_device *device) {
+  optimizer_case(device, CK_NN_SGD);
+  optimizer_case(device, CK_NN_ADAM);
+}
+
 /* ---- 3. ref and OpenCL agree ----------------------------------------------
  */
 
@@ -1642,7 +1780,12 @@ static void workload(const ck_device *ref) {
   const ck_param spirals[] = {{"train", "spirals:300"}, {"epochs", "3"}};
   CHECK_OK(ck_workload_run(nn_workload, ref, spirals, 2, &options, result));
   CHECK_OK(ck_result_get_metric(result, "test_accuracy", &value));
-  CHECK_MSG(value >= 0 && value <= 1, "test_accuracy %g", value);
+  /* Seeded, so the same on every run: on ref, seed 1, these 3 epochs
+   * classified 35 of the 75 test points (0.4667; 2026-11, x86-64). The
+   * floor, 30 of 75, leaves 5 points for other compilers' rounding and
+   * is still above chance (1/3 for three spirals). */
+  CHECK_MSG(value >= 0.4 && value <= 1, "test_accuracy %g (measured 0.4667)",
+            value);
   CHECK(strcmp(result->best_name, "test_accuracy") == 0 &&
         result->best == value);
   CHECK_OK(ck_result_get_metric(result, "epochs", &value));
@@ -1856,28 +1999,52 @@ static void workload(const ck_device *ref) {
   free(result);
 }
 
+/* The nn workload and a result to run it into (*result, calloc'd: the
+ * caller frees it); NULL, after a failed check, where either is missing. */
+static const ck_workload *nn_with_result(ck_result **result) {
+  const ck_workload *nn_workload = NULL;
+  CHECK_OK(ck_workload_find("nn", &nn_workload));
+  *result = calloc(1, sizeof **result);
+  CHECK(*result != NULL);
+  if (!nn_workload || !*result) {
+    free(*result);
+    *result = NULL;
+    return NULL;
+  }
+  return nn_workload;
+}
+
+/* A small IDX data set of SMALL_ROWS rows of 2 x 2 pixels in three
+ * classes (row r in class r % 3, its class's pixel bright): the images
+ * and labels files' bytes. */
+enum { SMALL_ROWS = 6 };
+static void small_idx_set(uint8_t images[16 + SMALL_ROWS * 4],
+                          uint8_t labels[8 + SMALL_ROWS]) {
+  static const uint8_t image_header[16] = {0, 0, 8, 3, 0, 0, 0, SMALL_ROWS,
+                                           0, 0, 0, 2, 0, 0, 0, 2};
+  static const uint8_t label_header[8] = {0, 0, 8, 1, 0, 0, 0, SMALL_ROWS};
+  memcpy(images, image_header, sizeof image_header);
+  memcpy(labels, label_header, sizeof label_header);
+  for (int r = 0; r < SMALL_ROWS; ++r) {
+    labels[8 + r] = (uint8_t)(r % 3);
+    for (int k = 0; k < 4; ++k)
+      images[16 + r * 4 + k] = (uint8_t)(k == r % 3 ? 200 : 10 + 7 * r);
+  }
+}
+
 /* IDX rows to predict, with their labels given by --predict-labels (a
  * name the images' own does not lead to): scored, and the score is the
  * share of the written classes that match them; without the labels the
  * rows are only predicted, and --test-labels does not stand in. */
 static void predict_idx(const ck_device *ref) {
   printf("predicting IDX rows\n");
-  const ck_workload *nn_workload = NULL;
-  CHECK_OK(ck_workload_find("nn", &nn_workload));
-  ck_result *result = calloc(1, sizeof *result);
-  if (!nn_workload || !result) {
-    free(result);
+  ck_result *result = NULL;
+  const ck_workload *nn_workload = nn_with_result(&result);
+  if (!nn_workload)
     return;
-  }
-  enum { ROWS = 6 };
-  uint8_t images[16 + ROWS * 4] = {0, 0, 8, 3, 0, 0, 0, ROWS,
-                                   0, 0, 0, 2, 0, 0, 0, 2};
-  uint8_t labels[8 + ROWS] = {0, 0, 8, 1, 0, 0, 0, ROWS};
-  for (int r = 0; r < ROWS; ++r) {
-    labels[8 + r] = (uint8_t)(r % 3);
-    for (int k = 0; k < 4; ++k)
-      images[16 + r * 4 + k] = (uint8_t)(k == r % 3 ? 200 : 10 + 7 * r);
-  }
+  enum { ROWS = SMALL_ROWS };
+  uint8_t images[16 + ROWS * 4], labels[8 + ROWS];
+  small_idx_set(images, labels);
   const char *train = path_in("tr-images-idx3-ubyte");
   CHECK(write_bytes(train, images, sizeof images) == 0);
   CHECK(write_bytes(path_in("tr-labels-idx1-ubyte"), labels, sizeof labels) ==
@@ -1947,6 +2114,113 @@ static void predict_idx(const ck_device *ref) {
   free(result);
 }
 
+/* An IDX features file given without its labels option is read with the
+ * labels file named after it: an output that names that file is refused
+ * before the run, as one that names an input option's file is, and the
+ * labels are left as they were. Test data in the other format than the
+ * training data's is refused as such before it is parsed, either way
+ * round (read as the training data's format, these IDX rows fit the CSV
+ * network and would be tested). */
+static void derived_labels_and_formats(const ck_device *ref) {
+  printf("outputs beside derived labels files; test data in another format\n");
+  ck_result *result = NULL;
+  const ck_workload *nn_workload = nn_with_result(&result);
+  if (!nn_workload)
+    return;
+  enum { ROWS = SMALL_ROWS };
+  uint8_t images[16 + ROWS * 4], labels[8 + ROWS];
+  small_idx_set(images, labels);
+  /* The same rows as CSV, the label first. */
+  char csv[512] = "";
+  for (int r = 0; r < ROWS; ++r) {
+    char line[64];
+    snprintf(line, sizeof line, "%d", labels[8 + r]);
+    strcat(csv, line);
+    for (int k = 0; k < 4; ++k) {
+      snprintf(line, sizeof line, ",%d", images[16 + r * 4 + k]);
+      strcat(csv, line);
+    }
+    strcat(csv, "\n");
+  }
+  char features[1024], derived[1024], spelled[1024], table[1024], model[1024];
+  char out[1024], given_labels[1024];
+  snprintf(features, sizeof features, "%s", path_in("d-images-idx3-ubyte"));
+  snprintf(derived, sizeof derived, "%s", path_in("d-labels-idx1-ubyte"));
+  snprintf(spelled, sizeof spelled, "%s/./d-labels-idx1-ubyte", work_dir);
+  snprintf(table, sizeof table, "%s", path_in("d.csv"));
+  snprintf(model, sizeof model, "%s", path_in("d.ckn"));
+  snprintf(out, sizeof out, "%s", path_in("d-predicted.txt"));
+  snprintf(given_labels, sizeof given_labels, "%s", path_in("d-classes.idx"));
+  CHECK(write_bytes(features, images, sizeof images) == 0);
+  CHECK(write_bytes(derived, labels, sizeof labels) == 0);
+  CHECK(write_text(table, csv) == 0);
+  ck_run_options options = {.seed = 5};
+  const ck_param train_params[] = {
+      {"train", features}, {"epochs", "1"}, {"save", model}};
+  CHECK_OK(
+      ck_workload_run(nn_workload, ref, train_params, 3, &options, result));
+
+  const struct {
+    ck_param params[4];
+    size_t count;
+    const char *mention;
+  } cases[] = {
+      {{{"train", table}, {"test", features}},
+       2,
+       "--test must be in the format of --train"},
+      {{{"train", features}, {"test", table}},
+       2,
+       "--test must be in the format of --train"},
+      {{{"train", features}, {"save", derived}},
+       2,
+       "--save and the labels file of --train"},
+      {{{"train", features}, {"trace", spelled}},
+       2,
+       "--trace and the labels file of --train"},
+      {{{"load", model}, {"predict", features}, {"out", derived}},
+       3,
+       "--out and the labels file of --predict"},
+      {{{"load", model},
+        {"test", features},
+        {"predict", table},
+        {"out", derived}},
+       4,
+       "--out and the labels file of --test"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck_status status = ck_workload_run(nn_workload, ref, cases[i].params,
+                                       cases[i].count, &options, result);
+    const char *message = last_message();
+    CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                  strstr(message, cases[i].mention) &&
+                  strstr(message, features),
+              "case %zu: status %d, message '%s' (want '%s')", i, (int)status,
+              message, cases[i].mention);
+  }
+  /* Both kinds named: the two files and their formats. */
+  CHECK_FAILS(
+      ck_workload_run(nn_workload, ref, cases[0].params, 2, &options, result),
+      CK_ERROR_INVALID_ARGUMENT, "is IDX, not CSV");
+  CHECK_MSG(strstr(last_message(), table) && strstr(last_message(), features),
+            "%s", last_message());
+  /* The derived names are checked before the run too. */
+  CHECK(ck_workload_check(nn_workload, cases[2].params, 2) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  size_t size = 0;
+  uint8_t *kept = (uint8_t *)test_read_file(derived, &size);
+  CHECK_MSG(kept && size == sizeof labels && memcmp(kept, labels, size) == 0,
+            "%s was replaced", derived);
+  free(kept);
+  /* Labels given by their option leave the derived name free to write. */
+  CHECK(write_bytes(given_labels, labels, sizeof labels) == 0);
+  const ck_param given[] = {{"train", features},
+                            {"train-labels", given_labels},
+                            {"epochs", "1"},
+                            {"trace", derived}};
+  CHECK_OK(ck_workload_run(nn_workload, ref, given, 4, &options, result));
+  free(result);
+}
+
 /* ---- main ------------------------------------------------------------------
  */
 
@@ -2008,6 +2282,7 @@ int main(void) {
   schedules(ref);
   workload(ref);
   predict_idx(ref);
+  derived_labels_and_formats(ref);
   compare_tf32(&set, opencl);
   const ck_device *devices[2] = {ref, ocl};
   for (int i = 0; i < 2; ++i) {
@@ -2015,6 +2290,7 @@ int main(void) {
       continue;
     printf("nn on %s\n", devices[i]->id);
     xor_learned(devices[i]);
+    optimizer_steps(devices[i]);
     reproducibility(devices[i]);
     save_load(devices[i]);
   }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ck_bounds.h"
 #include "ck_philox.h"
 #include "ck_real.h"
 #include "opencl_device.h"
@@ -44,6 +45,194 @@ static void hand_values(const ck_device *ref) {
   CHECK_NEAR(value_at(ref, "schwefel", c, 1), 418.9828872724338, 1e-9);
   const double m[] = {2.20290552, 1.57079633};
   CHECK_NEAR(value_at(ref, "michalewicz", m, 2), -1.8013034, 1e-6);
+}
+
+/* The textbook formulas, written here with libm (not through the
+ * project's code), for hand values away from the optima, where no term
+ * cancels. */
+static const double two_pi = 2 * 3.14159265358979323846;
+
+static double textbook_rastrigin(const double *x, int n) {
+  double f = 10.0 * n; /* 10 n + sum x^2 - 10 cos(2 pi x) */
+  for (int i = 0; i < n; ++i)
+    f += x[i] * x[i] - 10 * cos(two_pi * x[i]);
+  return f;
+}
+
+static double textbook_ackley(const double *x, int n) {
+  /* -20 exp(-0.2 sqrt(mean x^2)) - exp(mean cos(2 pi x)) + 20 + e */
+  double squares = 0, cosines = 0;
+  for (int i = 0; i < n; ++i) {
+    squares += x[i] * x[i];
+    cosines += cos(two_pi * x[i]);
+  }
+  return -20 * exp(-0.2 * sqrt(squares / n)) - exp(cosines / n) + 20 + exp(1.0);
+}
+
+static double textbook_rosenbrock(const double *x, int n) {
+  double f = 0; /* sum 100 (x[i+1] - x[i]^2)^2 + (1 - x[i])^2 */
+  for (int i = 0; i + 1 < n; ++i)
+    f += 100 * pow(x[i + 1] - x[i] * x[i], 2) + pow(1 - x[i], 2);
+  return f;
+}
+
+static double textbook_schwefel(const double *x, int n) {
+  double f = 418.9828872724338 * n; /* 418.98 n - sum x sin(sqrt|x|) */
+  for (int i = 0; i < n; ++i)
+    f -= x[i] * sin(sqrt(fabs(x[i])));
+  return f;
+}
+
+static double textbook_michalewicz(const double *x, int n) {
+  double f = 0; /* -sum sin(x[i]) sin((i+1) x[i]^2 / pi)^20 */
+  for (int i = 0; i < n; ++i)
+    f -= sin(x[i]) * pow(sin((i + 1) * x[i] * x[i] / (two_pi / 2)), 20);
+  return f;
+}
+
+static double textbook_f1(const double *x, int n) {
+  double f = 0; /* sum sin x + sin(2x/3) */
+  for (int i = 0; i < n; ++i)
+    f += sin(x[i]) + sin(2 * x[i] / 3);
+  return f;
+}
+
+static double textbook_f2(const double *x, int n) {
+  double f = 0; /* sum sin(x[i] + x[i+1]) + sin(2 x[i] x[i+1] / 3) */
+  for (int i = 0; i + 1 < n; ++i)
+    f += sin(x[i] + x[i + 1]) + sin(2 * x[i] * x[i + 1] / 3);
+  return f;
+}
+
+/* Each objective at points where every term counts (no integer
+ * coordinates for rastrigin's and ackley's cosines, no zeros for
+ * schwefel's and f1's sines), in double and in float, against the
+ * textbook formula. Coordinates are exact floats. Double agrees to 1e-12
+ * relatively (ref rounds 2 pi x first: a few ulps of the argument). Float
+ * within about 1e-6 of the largest term or sum (a few ulps; rastrigin's
+ * polynomial is within 4e-7 of a term, ck_cos_2pi within 2e-7 absolute);
+ * f2's sin(2 x y / 3) takes an argument near 58 rounded three times by up
+ * to 6e-8: 1e-5, so 2e-5. A mutation shows far beyond: ackley's -0.2 as
+ * -0.3 moves ackley at (1, 2) by 2.1. */
+static void off_optimum_values(const ck_device *ref) {
+  static const struct {
+    const char *name;
+    int dim;
+    double x[3];
+    double (*textbook)(const double *x, int n);
+    double float_tolerance;
+  } cases[] = {
+      {"ackley", 2, {1, 2}, textbook_ackley, 2e-5},
+      {"ackley", 2, {0.5, -1.25}, textbook_ackley, 2e-5},
+      {"ackley", 3, {-3.75, 0.125, 7.5}, textbook_ackley, 2e-5},
+      {"rastrigin", 2, {0.5, 1.25}, textbook_rastrigin, 3.2e-5}, /* 31.8 */
+      {"rastrigin", 3, {-2.375, 0.1, 4.9}, textbook_rastrigin, 6e-5},
+      {"rosenbrock", 3, {0.5, -1, 2}, textbook_rosenbrock, 2.6e-4}, /* 260 */
+      {"schwefel", 2, {100, -250.5}, textbook_schwefel, 8.4e-4},    /* 840 */
+      {"michalewicz", 2, {2, 1.5}, textbook_michalewicz, 2e-6},
+      {"f1", 2, {3.5, 12}, textbook_f1, 2e-6},
+      {"f2", 3, {3.5, 7.25, 12}, textbook_f2, 2e-5},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    double x[3], truth, value = NAN;
+    for (int i = 0; i < cases[k].dim; ++i)
+      x[i] = (double)(float)cases[k].x[i];
+    truth = cases[k].textbook(x, cases[k].dim);
+    if (ref->has_fp64) {
+      CHECK_OK(ck_objective_evaluate(ref, find(cases[k].name), cases[k].dim, x,
+                                     1, 1, &value));
+      CHECK_MSG(fabs(value - truth) <= 1e-12 * (1 + fabs(truth)),
+                "%s #%zu double: %.15g, expected %.15g", cases[k].name, k,
+                value, truth);
+    }
+    CHECK_OK(ck_objective_evaluate(ref, find(cases[k].name), cases[k].dim, x, 1,
+                                   0, &value));
+    CHECK_MSG(fabs(value - truth) <= cases[k].float_tolerance,
+              "%s #%zu float: %.9g, expected %.9g (tolerance %.3g)",
+              cases[k].name, k, value, truth, cases[k].float_tolerance);
+  }
+}
+
+/* ck_bound_coordinate (cl/ck_bounds.inc), its scalar form in float as the
+ * host compiles it, by hand: clamp onto the bound; reflect at the bound,
+ * and clamp a reflection that lands past the other bound; a point inside
+ * (the bounds included) unchanged in every mode. */
+static void bounds_hand_values(void) {
+  static const struct {
+    int mode;
+    float x, lo, hi, expected;
+  } cases[] = {
+      {CK_BOUNDS_CLAMP, 1.3f, 0, 1, 1},
+      {CK_BOUNDS_CLAMP, -0.25f, 0, 1, 0},
+      {CK_BOUNDS_CLAMP, 2.5f, 0, 1, 1},
+      {CK_BOUNDS_CLAMP, -7, -2, 3, -2},
+      {CK_BOUNDS_REFLECT, 1.3f, 0, 1, 0.7f},
+      {CK_BOUNDS_REFLECT, -0.25f, 0, 1, 0.25f},
+      {CK_BOUNDS_REFLECT, 1.25f, 0, 1, 0.75f},
+      {CK_BOUNDS_REFLECT, 3.5f, -2, 3, 2.5f},
+      {CK_BOUNDS_REFLECT, -2.75f, -2, 3, -1.25f},
+      /* Past the other bound after the reflection: clamped there. */
+      {CK_BOUNDS_REFLECT, 2.5f, 0, 1, 0},  /* 1 - 1.5 = -0.5 */
+      {CK_BOUNDS_REFLECT, -1.5f, 0, 1, 1}, /* 0 + 1.5 = 1.5 */
+      {CK_BOUNDS_REFLECT, 9, -2, 3, -2},   /* 3 - 6 = -3 */
+      {CK_BOUNDS_REFLECT, -8, -2, 3, 3},   /* -2 + 6 = 4 */
+      {CK_BOUNDS_REFLECT, 2, 0, 1, 0},     /* 1 - 1 = 0, exactly lo */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    float moved = ck_bound_coordinate(cases[k].mode, cases[k].x, cases[k].lo,
+                                      cases[k].hi, 1, 2, 3);
+    CHECK_MSG(fabsf(moved - cases[k].expected) <= 1e-6f,
+              "mode %d x=%g in [%g, %g]: %.9g, expected %.9g", cases[k].mode,
+              (double)cases[k].x, (double)cases[k].lo, (double)cases[k].hi,
+              (double)moved, (double)cases[k].expected);
+  }
+  static const float inside[][3] = {
+      {0.4f, 0, 1}, {0, 0, 1}, {1, 0, 1}, {-1.75f, -2, 3}, {2.9f, -2, 3}};
+  for (int mode = CK_BOUNDS_CLAMP; mode <= CK_BOUNDS_RANDOM; ++mode)
+    for (size_t k = 0; k < sizeof inside / sizeof inside[0]; ++k)
+      CHECK_MSG(ck_bound_coordinate(mode, inside[k][0], inside[k][1],
+                                    inside[k][2], 5, k, 7) == inside[k][0],
+                "mode %d moved %g, inside [%g, %g]", mode, (double)inside[k][0],
+                (double)inside[k][1], (double)inside[k][2]);
+}
+
+/* The random mode: N seeded draws for points outside [lo, hi] (below and
+ * above in turn) all lie in it, are the same again for the same
+ * arguments, and look uniform: a uniform draw in [lo, hi] has mean
+ * (lo + hi) / 2 and variance w^2 / 12 (w = hi - lo); the mean of N draws
+ * has standard error w / sqrt(12 N), the mean of (v - mid)^2 has
+ * w^2 / sqrt(180 N) (the variance of (U - 1/2)^2 is 1/80 - 1/144 = 1/180):
+ * each within 6 standard errors. Exactly lo or hi has probability 2^-24
+ * a draw: at most one such draw is allowed. */
+static void bounds_random(void) {
+  enum { N = 400 };
+  const float lo = -2, hi = 3, w = hi - lo, mid = (lo + hi) / 2;
+  double sum = 0, squares = 0;
+  int outside = 0, at_bound = 0, repeatable = 1;
+  for (int d = 0; d < N; ++d) {
+    float x = d % 2 ? hi + 0.5f + (float)d : lo - 0.25f - (float)d;
+    float v = ck_bound_coordinate(CK_BOUNDS_RANDOM, x, lo, hi, 11,
+                                  (uint64_t)(d % 7), (uint64_t)d);
+    outside += !(v >= lo && v <= hi);
+    at_bound += v == lo || v == hi;
+    repeatable &= ck_bound_coordinate(CK_BOUNDS_RANDOM, x, lo, hi, 11,
+                                      (uint64_t)(d % 7), (uint64_t)d) == v;
+    sum += v;
+    squares += ((double)v - mid) * ((double)v - mid);
+  }
+  double mean = sum / N, spread = squares / N;
+  double mean_error = w / sqrt(12.0 * N),
+         spread_error = (double)w * w / sqrt(180.0 * N);
+  CHECK_MSG(outside == 0, "%d random draws outside [%g, %g]", outside,
+            (double)lo, (double)hi);
+  CHECK_MSG(at_bound <= 1, "%d random draws on a bound", at_bound);
+  CHECK(repeatable);
+  CHECK_MSG(fabs(mean - mid) <= 6 * mean_error,
+            "random draws' mean %.4g, expected %.4g within %.3g", mean,
+            (double)mid, 6 * mean_error);
+  CHECK_MSG(fabs(spread - (double)w * w / 12) <= 6 * spread_error,
+            "random draws' mean (v - mid)^2 %.4g, expected %.4g within %.3g",
+            spread, (double)w * w / 12, 6 * spread_error);
 }
 
 /* At the known optimum point the value is the known optimum, and no
@@ -227,6 +416,9 @@ int main(void) {
   CHECK_OK(ck_device_enumerate(&set));
   const ck_device *ref = &set.devices[0];
   hand_values(ref);
+  off_optimum_values(ref);
+  bounds_hand_values();
+  bounds_random();
   optima(ref);
   written_out_math();
   long opencl = test_opencl_device(&set);

@@ -1,7 +1,9 @@
 /*
  * test_pso.c - particle swarm optimisation on ref and on an OpenCL device:
- * quality on known functions, bounds under every mode, ref/OpenCL
- * agreement, reproducibility, the exact target stop, lsq recovering known
+ * the ring neighbourhood and a coordinate's move (cl/ck_pso.h) against
+ * their definitions, --constriction's chi against Clerc's formula, quality
+ * on known functions, bounds under every mode, ref/OpenCL agreement,
+ * reproducibility, the exact target stop, lsq recovering known
  * coefficients, user objectives, and bad input.
  */
 #include <inttypes.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ck_pso.h"
 #include "opencl_device.h"
 #include "pso/pso_internal.h"
 #include "test_support.h"
@@ -134,8 +137,9 @@ static void history_and_target(const ck_device *device) {
   CHECK_OK(ck_pso_get_history(pso, &history, &count));
   /* One entry an iteration up to the target's, none for the moves after
    * it, which did nothing. */
-  CHECK_MSG(count == report.iterations + 1, "%zu entries after %" PRIu64
-            " iterations", count, report.iterations);
+  CHECK_MSG(count == report.iterations + 1,
+            "%zu entries after %" PRIu64 " iterations", count,
+            report.iterations);
   int rises = 0;
   for (size_t i = 1; i < count; ++i)
     rises += history[i] > history[i - 1];
@@ -160,8 +164,7 @@ static void history_and_target(const ck_device *device) {
   CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
   CHECK_MSG(report.target_iteration == middle && report.best == c.target,
             "%s: target %.17g met at %" PRIu64 " (best %.17g), want %" PRIu64,
-            device->id, c.target, report.target_iteration, report.best,
-            middle);
+            device->id, c.target, report.target_iteration, report.best, middle);
   ck_pso_destroy(pso);
 }
 
@@ -274,6 +277,213 @@ static void bad_configs(const ck_device *ref) {
     ck_pso_destroy(pso);
   }
   ck_lsq_free(&data);
+}
+
+/* ---- the shared per-particle maths of cl/ck_pso.h, as C --------------- */
+
+/* ck_pso_ring_best against its contract, worked out by hand: the
+ * neighbourhood of p is p itself, (k-1)/2 particles before it and the
+ * rest after it on the ring of indices; the best is the lowest value, and
+ * of equal values the lowest index (ck_better), wherever the ring starts.
+ * Array a has no ties; b ties 3 with 5 and, across the wrap, 7 with 0. */
+static void ring_best(void) {
+  static const float a[8] = {3, 8, 5, 9, 1, 6, 7, 2};
+  static const float b[8] = {2, 8, 5, 1, 9, 1, 7, 2};
+  static const float flat[3] = {4, 4, 4};
+  static const float pair[2] = {5, 1};
+  static const struct {
+    const float *values;
+    uint32_t n, p, k, want; /* the neighbours, as worked out */
+  } cases[] = {
+      {a, 8, 0, 2, 0},    /* 0 1 */
+      {a, 8, 7, 2, 7},    /* 7 0: wraps at the top end */
+      {a, 8, 0, 3, 7},    /* 7 0 1: wraps at the bottom end */
+      {a, 8, 1, 3, 0},    /* 0 1 2 */
+      {a, 8, 7, 3, 7},    /* 6 7 0 */
+      {a, 8, 6, 4, 7},    /* 5 6 7 0: even k, one before, two after */
+      {a, 8, 5, 4, 4},    /* 4 5 6 7 */
+      {a, 8, 6, 5, 4},    /* 4 5 6 7 0 */
+      {a, 8, 1, 5, 7},    /* 7 0 1 2 3 */
+      {a, 8, 7, 6, 7},    /* 5 6 7 0 1 2: two before, three after */
+      {a, 8, 2, 6, 4},    /* 0 1 2 3 4 5 */
+      {a, 8, 0, 8, 4},    /* 5 6 7 0 1 2 3 4: the whole ring */
+      {b, 8, 4, 3, 3},    /* 3 4 5: a tie, the lower index */
+      {b, 8, 4, 2, 5},    /* 4 5 */
+      {b, 8, 4, 4, 3},    /* 3 4 5 6 */
+      {b, 8, 5, 4, 5},    /* 4 5 6 7 */
+      {b, 8, 7, 2, 0},    /* 7 0: a tie across the wrap, index 0 */
+      {b, 8, 7, 3, 0},    /* 6 7 0 */
+      {b, 8, 0, 3, 0},    /* 7 0 1 */
+      {b, 8, 1, 8, 3},    /* 6 7 0 1 2 3 4 5 */
+      {flat, 3, 2, 2, 0}, /* 2 0 */
+      {flat, 3, 1, 3, 0}, /* 0 1 2 */
+      {pair, 2, 0, 2, 1}, /* 0 1 */
+      {pair, 2, 1, 2, 1}, /* 1 0 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    uint32_t got =
+        ck_pso_ring_best(cases[i].p, cases[i].n, cases[i].k, cases[i].values);
+    CHECK_MSG(got == cases[i].want,
+              "case %zu: p %u, n %u, k %u: best %u, "
+              "want %u",
+              i, cases[i].p, cases[i].n, cases[i].k, got, cases[i].want);
+  }
+}
+
+/* ck_pso_move_coordinate (float) against the move of docs/pso.md worked
+ * in double: v <- w v + c1 r1 (pbest - x) + c2 r2 (guide - x), |v| <=
+ * limit, x <- x + v, then the bounds mode. c1 differs from c2 throughout,
+ * so c1 must meet r1 and pbest, c2 r2 and the guide. The exact cases hold
+ * numbers that float represents, and every step of them too. */
+static void move_coordinate(void) {
+  static const struct {
+    int bounds, exact;
+    double w, c1, c2, r1, r2, x, v, pbest, guide, lo, hi, limit;
+  } cases[] = {
+      /* v = 1 + 1.5 - 0.375 = 2.125; the roles swapped would give -1 */
+      {CK_BOUNDS_CLAMP, 1, 0.5, 1.5, 0.25, 0.5, 0.75, 1, 2, 3, -1, -10, 10, 20},
+      /* v = 1 + 0.25 - 2.25 = -1 */
+      {CK_BOUNDS_CLAMP, 1, 0.5, 0.25, 1.5, 0.5, 0.75, 1, 2, 3, -1, -10, 10, 20},
+      /* reflected at hi = 3: x 2.875, v -2.125 */
+      {CK_BOUNDS_REFLECT, 1, 0.5, 1.5, 0.25, 0.5, 0.75, 1, 2, 3, -1, -10, 3,
+       20},
+      /* reflected at lo = 0.5: x 1, v 1 */
+      {CK_BOUNDS_REFLECT, 1, 0.5, 0.25, 1.5, 0.5, 0.75, 1, 2, 3, -1, 0.5, 10,
+       20},
+      /* a step longer than the domain [0, 1.5]: reflected to -1.375, then
+       * clamped to 0 */
+      {CK_BOUNDS_REFLECT, 1, 0.5, 1.5, 0.25, 0.5, 0.75, 1, 2, 3, -1, 0, 1.5,
+       20},
+      /* clamped at hi = 3 and at lo = 0.5, the velocity zeroed */
+      {CK_BOUNDS_CLAMP, 1, 0.5, 1.5, 0.25, 0.5, 0.75, 1, 2, 3, -1, -10, 3, 20},
+      {CK_BOUNDS_CLAMP, 1, 0.5, 0.25, 1.5, 0.5, 0.75, 1, 2, 3, -1, 0.5, 10, 20},
+      /* the speed limit, either way: 2.125 -> 1.25 and -1 -> -0.75 */
+      {CK_BOUNDS_CLAMP, 1, 0.5, 1.5, 0.25, 0.5, 0.75, 1, 2, 3, -1, -10, 10,
+       1.25},
+      {CK_BOUNDS_CLAMP, 1, 0.5, 0.25, 1.5, 0.5, 0.75, 1, 2, 3, -1, -10, 10,
+       0.75},
+      /* r1 = r2 = 0: inertia alone */
+      {CK_BOUNDS_CLAMP, 1, 0.75, 1.5, 0.25, 0, 0, 1, -2, 3, -1, -10, 10, 20},
+      /* Clerc's coefficients, unequal, inside the domain: v 7.96742 (c1
+       * and c2 swapped: 7.84692) */
+      {CK_BOUNDS_CLAMP, 0, 0.7298, 2.05, 2.10, 0.3, 0.8, -1.2, 0.4, 0.9, 2.6,
+       -10, 10, 20},
+      {CK_BOUNDS_REFLECT, 0, 0.7298, 2.10, 2.05, 0.8, 0.3, 2.6, -0.4, -1.2, 0.9,
+       -10, 10, 20},
+      {CK_BOUNDS_CLAMP, 0, 0.4, 0.5, 1.7, 0.9, 0.1, 0.3, 0.25, -0.7, 0.45, -1,
+       1, 2},
+      /* the random mode: redrawn inside, the velocity zeroed */
+      {CK_BOUNDS_RANDOM, 0, 0.5, 1.5, 0.25, 0.5, 0.75, 1, 2, 3, -1, -10, 3, 20},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    double w = cases[i].w, c1 = cases[i].c1, c2 = cases[i].c2;
+    double x = cases[i].x, lo = cases[i].lo, hi = cases[i].hi;
+    double limit = cases[i].limit;
+    double terms[3] = {w * cases[i].v, c1 * cases[i].r1 * (cases[i].pbest - x),
+                       c2 * cases[i].r2 * (cases[i].guide - x)};
+    double want_v = terms[0] + terms[1] + terms[2];
+    want_v = want_v > limit ? limit : (want_v < -limit ? -limit : want_v);
+    double moved = x + want_v, want_x = moved;
+    int outside = moved < lo || moved > hi;
+    if (outside && cases[i].bounds == CK_BOUNDS_REFLECT) {
+      want_x = moved < lo ? 2 * lo - moved : 2 * hi - moved;
+      want_x = want_x < lo ? lo : (want_x > hi ? hi : want_x);
+      want_v = -want_v;
+    } else if (outside) {
+      want_x = moved < lo ? lo : hi; /* the random mode: checked below */
+      want_v = 0;
+    }
+    float v = (float)cases[i].v;
+    float got_x = ck_pso_move_coordinate(
+        cases[i].bounds, 3, 4, 1, 7, 2, (float)w, (float)c1, (float)c2,
+        (float)cases[i].r1, (float)cases[i].r2, (float)x, &v,
+        (float)cases[i].pbest, (float)cases[i].guide, (float)lo, (float)hi,
+        (float)limit);
+    /* Float rounding, a few ulps of the largest term at most. */
+    double scale = fabs(terms[0]) + fabs(terms[1]) + fabs(terms[2]) + fabs(x);
+    double tolerance = cases[i].exact ? 0 : 1e-6 * scale;
+    if (cases[i].bounds == CK_BOUNDS_RANDOM && outside) {
+      CHECK_MSG(got_x >= lo && got_x <= hi && v == 0,
+                "case %zu: x %.9g outside [%g, %g] or v %.9g", i, got_x, lo, hi,
+                v);
+      continue;
+    }
+    CHECK_MSG(fabs(got_x - want_x) <= tolerance &&
+                  fabs(v - want_v) <= tolerance,
+              "case %zu: x %.9g, v %.9g; want x %.9g, v %.9g", i, got_x, v,
+              want_x, want_v);
+  }
+}
+
+/* --constriction folds chi into the inertia form: w = chi, c1 = chi c1,
+ * c2 = chi c2 (vmax unscaled), chi = 2 / |2 - phi - sqrt(phi^2 - 4 phi)|,
+ * phi = c1 + c2. A run with --constriction gives the bits of one without
+ * it given those coefficients (printed to round-trip exactly), and not
+ * those of one where c1 or c2 missed its chi. */
+static void constriction(const ck_device *ref) {
+  static const struct {
+    double c1, c2;
+    int ring;
+  } cases[] = {{2.05, 2.10, 0}, {2.30, 1.90, 0}, {1.95, 2.25, 3}};
+  const ck_workload *pso;
+  CHECK_OK(ck_workload_find("pso", &pso));
+  ck_run_options options = {.seed = 5};
+  /* The formula as written below gives Clerc's 0.7298437881 at the
+   * default phi = 4.1. */
+  double phi_default = 4.1;
+  CHECK_NEAR(2.0 / fabs(2.0 - phi_default -
+                        sqrt(phi_default * phi_default - 4.0 * phi_default)),
+             0.7298437881, 1e-9);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    double c1 = cases[k].c1, c2 = cases[k].c2, phi = c1 + c2;
+    double chi = 2.0 / fabs(2.0 - phi - sqrt(phi * phi - 4.0 * phi));
+    CHECK(chi > 0.6 && chi < 0.75);
+    char text_c1[32], text_c2[32], text_w[32], text_chi_c1[32], text_chi_c2[32];
+    snprintf(text_c1, sizeof text_c1, "%.17g", c1);
+    snprintf(text_c2, sizeof text_c2, "%.17g", c2);
+    snprintf(text_w, sizeof text_w, "%.17g", chi);
+    snprintf(text_chi_c1, sizeof text_chi_c1, "%.17g", chi * c1);
+    snprintf(text_chi_c2, sizeof text_chi_c2, "%.17g", chi * c2);
+    const char *topology = cases[k].ring ? "ring:3" : "gbest";
+    /* The run, its inertia twin, and the twin with c2 (then c1) left
+     * unscaled. */
+    const char *coefficients[4][4] = {
+        {"constriction", "1", NULL, NULL},
+        {"w", text_w, text_chi_c1, text_chi_c2},
+        {"w", text_w, text_chi_c1, text_c2},
+        {"w", text_w, text_c1, text_chi_c2},
+    };
+    ck_result results[4];
+    for (int run = 0; run < 4; ++run) {
+      const char *const *given = coefficients[run];
+      ck_param params[8] = {{"fn", "rastrigin"},
+                            {"dim", "5"},
+                            {"particles", "20"},
+                            {"iters", "40"},
+                            {"topology", topology},
+                            {given[0], given[1]},
+                            {"c1", run ? given[2] : text_c1},
+                            {"c2", run ? given[3] : text_c2}};
+      CHECK_OK(ck_workload_run(pso, ref, params, 8, &options, &results[run]));
+    }
+    int same = results[0].best == results[1].best;
+    for (int d = 0; d < 5; ++d) {
+      char name[8];
+      double at_run = NAN, at_twin = NAN;
+      snprintf(name, sizeof name, "x%d", d);
+      CHECK_OK(ck_result_get_metric(&results[0], name, &at_run));
+      CHECK_OK(ck_result_get_metric(&results[1], name, &at_twin));
+      same = same && at_run == at_twin;
+    }
+    CHECK_MSG(same,
+              "case %zu (c1 %g, c2 %g, chi %.17g): --constriction best "
+              "%.17g, the inertia form %.17g",
+              k, c1, c2, chi, results[0].best, results[1].best);
+    CHECK_MSG(results[2].best != results[1].best &&
+                  results[3].best != results[1].best,
+              "case %zu: an unscaled coefficient changed nothing (%.17g)", k,
+              results[1].best);
+  }
 }
 
 /* Same seed, same device: identical; another seed: different. And the
@@ -762,6 +972,9 @@ int main(void) {
   if (devices[1])
     user_objective(devices[1]);
   lsq_plans();
+  ring_best();
+  move_coordinate();
+  constriction(ref);
   bad_input(ref);
   bad_configs(ref);
   several_devices(&set);
