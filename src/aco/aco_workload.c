@@ -132,8 +132,9 @@ static ck_status options_parse(const ck_param *params, size_t count,
       continue;
     if (instance)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --instance: two instances, '%s' and '%s' (the first "
-              "argument after the workload is the instance); give one",
+              "option --instance: two instances, '%s' and '%s' (each "
+              "given by --instance or as the first argument after the "
+              "workload); give one",
               instance, params[i].value ? params[i].value : "");
     instance = params[i].value;
   }
