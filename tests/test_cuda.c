@@ -162,6 +162,57 @@ done:
   ck_queue_destroy(queue);
 }
 
+/* Kernel arguments are checked against the kernel's parameters, as
+ * OpenCL checks them: the last left unset, an index past the last and a
+ * value of the wrong size are refused, not launched with what lies
+ * beyond the arguments given; two dimensions without a local size make
+ * a block CUDA takes. */
+static void check_kernel_arguments(const ck_device *device) {
+  ck_queue *queue = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  ck_buffer *values = NULL, *bits = NULL;
+  CHECK_OK(ck_queue_create(device, &queue));
+  if (!queue)
+    return;
+  CHECK_OK(ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64",
+                            &program));
+  if (program)
+    CHECK_OK(ck_kernel_create(program, "ck_selfcheck_generate", &kernel));
+  CHECK_OK(ck_buffer_create(queue, 4096, &values));
+  CHECK_OK(ck_buffer_create(queue, 4096, &bits));
+  if (!kernel || !values || !bits)
+    goto done;
+  uint32_t count = 1024, zero = 0;
+  uint64_t wide = 0;
+  CHECK_OK(ck_kernel_set_buffer(kernel, 0, values));
+  CHECK_OK(ck_kernel_set_buffer(kernel, 1, bits));
+  CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
+  CHECK_OK(ck_kernel_set_value(kernel, 3, sizeof zero, &zero));
+  CHECK_OK(ck_kernel_set_value(kernel, 4, sizeof zero, &zero));
+  size_t global = 256, local = 64;
+  CHECK(ck_queue_launch(queue, kernel, 1, &global, &local, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "argument 5 was never set"), "%s", message);
+  CHECK(ck_kernel_set_value(kernel, 6, sizeof zero, &zero) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_kernel_set_value(kernel, 5, sizeof wide, &wide) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ck_kernel_set_value(kernel, 5, sizeof zero, &zero));
+  CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, &local, NULL));
+  size_t square[2] = {512, 512};
+  CHECK_OK(ck_queue_launch(queue, kernel, 2, square, NULL, NULL));
+  CHECK_OK(ck_queue_finish(queue));
+done:
+  ck_buffer_destroy(values);
+  ck_buffer_destroy(bits);
+  ck_kernel_destroy(kernel);
+  ck_program_destroy(program);
+  ck_queue_destroy(queue);
+}
+
 /* The workload's demo configuration on ref and on the device. */
 static void check_workload(const ck_device_set *set, size_t device_index,
                            const char *name, const ck_param *extra,
@@ -288,9 +339,8 @@ static void check_two_devices(const ck_device *first, const ck_device *second) {
       }
     for (int i = 0; i < 2; ++i)
       CHECK_OK(ck_pso_get_best(swarms[i], &best[i], NULL));
-    CHECK_MSG(!same_model || best[0] == best[1],
-              "pso: %.9g on %s, %.9g on %s", best[0], first->id, best[1],
-              second->id);
+    CHECK_MSG(!same_model || best[0] == best[1], "pso: %.9g on %s, %.9g on %s",
+              best[0], first->id, best[1], second->id);
     CHECK_MSG(best[0] < 200 && best[1] < 200, "pso: %.9g and %.9g", best[0],
               best[1]);
   }
@@ -373,6 +423,7 @@ int main(void) {
   printf("on %s: %s (%s)\n", set.devices[index].id, set.devices[index].name,
          set.devices[index].platform_version);
   check_queue(&set.devices[index]);
+  check_kernel_arguments(&set.devices[index]);
   const char *const workloads[] = {"selfcheck", "pso", "ga",
                                    "aco",       "nn",  "gas"};
   for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; ++w)
@@ -387,8 +438,7 @@ int main(void) {
   if (!other)
     printf("one CUDA device: two objects on it in turn instead of on two "
            "devices\n");
-  check_two_devices(&set.devices[index],
-                    &set.devices[other ? other : index]);
+  check_two_devices(&set.devices[index], &set.devices[other ? other : index]);
   ck_device_set_free(&set);
   printf("%d checks, %d failed\n", check_count, check_failures);
   return check_failures ? 1 : 0;

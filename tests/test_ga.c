@@ -839,7 +839,9 @@ static void target(const ck_device *device) {
   CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
   CHECK(report.best <= 1e-2);
   CHECK(report.generations >= report.target_generation);
-  CHECK(report.evaluations == 8 * 16 * (report.generations + 1));
+  /* The default elite (1 an island) keeps its fitness: 8 x 15 children a
+   * generation are evaluated, after the 8 x 16 of initialisation. */
+  CHECK(report.evaluations == 8 * 16 + 8 * 15 * report.generations);
   const double *best;
   size_t count;
   CHECK_OK(ck_ga_get_history(ga, &best, NULL, NULL, NULL, &count));
@@ -871,9 +873,10 @@ static void target(const ck_device *device) {
   CHECK(result.best <= 1e-2);
 
   /* A budget that initialisation uses up allows no generation, beside a
-   * target that is never met; one a generation short of three allows
-   * one. */
-  const uint64_t budgets[][2] = {{8 * 16, 0}, {8 * 16 * 3 - 1, 1}};
+   * target that is never met; one an evaluation short of three
+   * generations' children allows two. The budget counts evaluations as
+   * the report does (elites are not evaluated again). */
+  const uint64_t budgets[][2] = {{8 * 16, 0}, {8 * 16 + 8 * 15 * 3 - 1, 2}};
   for (size_t k = 0; k < 2; ++k) {
     c.has_target = 1;
     c.target = -1;
@@ -883,7 +886,8 @@ static void target(const ck_device *device) {
     CHECK_OK(ck_ga_run(ga, &report));
     CHECK_MSG(report.stopped_by == CK_PSO_STOP_EVALUATIONS &&
                   report.generations == budgets[k][1] &&
-                  report.evaluations == 8 * 16 * (budgets[k][1] + 1),
+                  report.evaluations == 8 * 16 + 8 * 15 * budgets[k][1] &&
+                  report.evaluations <= budgets[k][0],
               "%s: budget %llu: stopped by %d after %llu generations",
               device->id, (unsigned long long)budgets[k][0],
               (int)report.stopped_by, (unsigned long long)report.generations);
@@ -1208,6 +1212,66 @@ static void lsq(const ck_device *ref, const ck_device *device) {
   ck_lsq_free(&data);
 }
 
+/* ---- evaluations counted ---------------------------------------------------
+ */
+
+/* The report's evaluations: initialisation's islands x size, then per
+ * generation islands x (size - elite) for a streamed objective (the
+ * elites keep their fitness) and the whole population for lsq (its
+ * evaluation pass scores every individual); evaluations_per_s the
+ * generations' evaluations over the timed run (initialisation is not in
+ * it), beside gene-generations/s as before. A count that took in the
+ * elites fails with elite 3 by 8 x 3 x 5. */
+static void evaluations_counted(const ck_device *device) {
+  static const int elites[] = {0, 1, 3};
+  for (size_t k = 0; k < sizeof elites / sizeof *elites; ++k) {
+    ck_ga_config c;
+    islands_config(&c, "rastrigin", 4, 8, 16, 5);
+    c.elite = elites[k];
+    ck_ga *ga = create(device, &c);
+    if (!ga)
+      return;
+    ck_ga_report report;
+    CHECK_OK(ck_ga_run(ga, &report));
+    uint64_t children = 8 * (16 - (uint64_t)elites[k]);
+    CHECK_MSG(report.generations == 5 &&
+                  report.evaluations == 8 * 16 + children * 5,
+              "%s elite %d: %llu evaluations in %llu generations", device->id,
+              elites[k], (unsigned long long)report.evaluations,
+              (unsigned long long)report.generations);
+    if (report.wall_s > 0) {
+      double rate = (double)children * 5 / report.wall_s;
+      double genes = 8.0 * 16 * 4 * 5 / report.wall_s;
+      CHECK_MSG(fabs(report.evaluations_per_s - rate) <= 1e-9 * rate &&
+                    fabs(report.genes_per_s - genes) <= 1e-9 * genes,
+                "%s elite %d: %g evaluations/s (%g expected), %g "
+                "gene-generations/s (%g expected)",
+                device->id, elites[k], report.evaluations_per_s, rate,
+                report.genes_per_s, genes);
+    }
+    ck_ga_destroy(ga);
+  }
+  ck_lsq_data data = {0};
+  double truth[3];
+  CHECK_OK(ck_lsq_generate(200, 3, 5, 0.0, &data, truth));
+  ck_ga_config c;
+  small_config(&c, "lsq", 0);
+  c.data = &data;
+  c.elite = 3;
+  c.max_generations = 5;
+  ck_ga *ga = create(device, &c);
+  if (ga) {
+    ck_ga_report report;
+    CHECK_OK(ck_ga_run(ga, &report));
+    CHECK_MSG(report.evaluations == 8 * 16 * 6,
+              "%s lsq elite 3: %llu evaluations in %llu generations",
+              device->id, (unsigned long long)report.evaluations,
+              (unsigned long long)report.generations);
+    ck_ga_destroy(ga);
+  }
+  ck_lsq_free(&data);
+}
+
 /* ---- bad input ------------------------------------------------------------
  */
 
@@ -1396,7 +1460,9 @@ static void bad_input(const ck_device *ref) {
   if (status == CK_OK) {
     CHECK_OK(ck_result_get_metric(&result, "generations", &generations));
     CHECK_OK(ck_result_get_metric(&result, "evaluations", &evaluations));
-    CHECK(generations == 3 && evaluations == 2 * 2 * 4 &&
+    /* 2 x 2 at initialisation, then 2 islands x 1 child (one elite) for
+     * each of 3 generations. */
+    CHECK(generations == 3 && evaluations == 2 * 2 + 2 * 1 * 3 &&
           isfinite(result.best));
   }
 }
@@ -1564,6 +1630,7 @@ int main(void) {
     target(devices[i]);
     reproducibility(devices[i]);
     lsq(ref, devices[i]);
+    evaluations_counted(devices[i]);
     overflow(devices[i]);
     if (i == 1) {
       folded_statistics(devices[i]);

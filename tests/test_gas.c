@@ -2331,6 +2331,25 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
     CHECK_MSG(fabs(value - ref_potential) <= 1e-4 * fabs(ref_potential),
               "workload potential energy: ref %.9g, %s %.9g", ref_potential,
               ocl->id, value);
+    /* kernel_s spans what wall_s does, setup (its first forces) to the
+     * last frame: on OpenCL more than 0 and not more than wall_s; the
+     * setup's and the run's wall times lie inside wall_s. With --png the
+     * final frame's reductions run after the step loop and count too. */
+    char png[600];
+    test_path_in(work_dir, "w_timing.png", png, sizeof png);
+    ck_param timed[] = {
+        {"particles", "200"}, {"steps", "1"}, {"log-every", "0"}, {"png", png}};
+    for (size_t n = 3; n <= 4; ++n) {
+      double setup_s = NAN, run_s = NAN;
+      CHECK_OK(run_workload(w, ocl, timed, n, result));
+      CHECK_OK(ck_result_get_metric(result, "setup_s", &setup_s));
+      CHECK_OK(ck_result_get_metric(result, "run_s", &run_s));
+      CHECK_MSG(result->kernel_s > 0 && result->kernel_s <= result->wall_s &&
+                    setup_s + run_s <= result->wall_s,
+                "%s, 1 step%s: kernel_s %g, wall_s %g, setup_s %g, run_s %g",
+                ocl->id, n == 4 ? " and a PNG" : "", result->kernel_s,
+                result->wall_s, setup_s, run_s);
+    }
   }
 
   /* Bad options, each named. */

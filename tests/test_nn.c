@@ -5,12 +5,14 @@
  * of whole epochs under several kernel tunings, reproducibility and the
  * epoch shuffles, model files (round trip, atomic writes, every kind of
  * damage), bad configurations and input, early stopping, learning-rate
- * schedules, and the "nn" workload through the public API.
+ * schedules, training's wall and kernel time without the warm-up, and the
+ * "nn" workload through the public API.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "nn/nn_internal.h"
@@ -2263,6 +2265,91 @@ static void compare_tf32(const ck_device_set *set, long opencl) {
   CHECK(strcmp(params[2].value, "tf32") == 0);
 }
 
+/* ---- training time: the warm-up left out ---------------------------------
+ */
+
+/* The steps of the network under test with a prepare that stands in for
+ * CUDA's (which only CUDA has): the backend's own, then forward passes
+ * over the scratch buffers and 50 ms of host time; it notes the queue's
+ * kernel total and the host clock when done. */
+static const ck__nn_steps *timing_base;
+static double timing_kernel_prepared, timing_host_prepared;
+static int timing_prepares;
+
+static double timing_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static ck_status timing_prepare(nn_state *state, uint32_t count) {
+  ck_status status = CK_OK;
+  if (timing_base->prepare && (status = timing_base->prepare(state, count)))
+    return status;
+  for (int k = 0; k < 20 && status == CK_OK; ++k)
+    status = timing_base->forward(state, 1, state->activations[0], 0, count);
+  if (status == CK_OK)
+    status = ck_queue_finish(state->queue);
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  ++timing_prepares;
+  timing_host_prepared = timing_now();
+  if (status == CK_OK)
+    status = ck_queue_get_kernel_seconds(state->queue, &timing_kernel_prepared);
+  return status;
+}
+
+static int timing_epoch(void *user, const ck_nn_epoch *epoch) {
+  *(double *)user += epoch->seconds;
+  return 0;
+}
+
+/* ck_nn_train's wall_s and kernel_s cover the epochs it trains and not
+ * the one-time warm-up of the first (which ran inside both before): wall_s
+ * within the host's time after the warm-up and at least the epochs'
+ * times, kernel_s the queue's kernel time after it, 0 <= kernel_s <=
+ * wall_s, and more than 0 on OpenCL. */
+static void training_time(const ck_device *device) {
+  static const size_t sizes[] = {8, 16, 3};
+  static const ck_nn_activation relu = CK_NN_RELU;
+  ck_nn_config c;
+  config_net(&c, 3, sizes, &relu, CK_NN_CROSS_ENTROPY);
+  c.batch = 32;
+  ck_dataset data;
+  data_random(&data, 100, 8, 3, 5, NULL, NULL);
+  ck_nn *nn = NULL;
+  CHECK_OK(ck_nn_create(device, &c, &nn));
+  if (nn) {
+    CHECK_OK(ck_nn_set_preprocessing(nn, &data, CK_NORMALIZE_NONE));
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &data));
+    ck__nn_steps steps = *nn->steps;
+    timing_base = nn->steps;
+    steps.prepare = timing_prepare;
+    nn->steps = &steps;
+    timing_prepares = 0;
+    double epochs_s = 0;
+    ck_nn_training plan = {2, 0, timing_epoch, &epochs_s};
+    ck_nn_report report;
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    double host_s = timing_now() - timing_host_prepared, kernel_end = 0;
+    CHECK_OK(ck_queue_finish(nn->state.queue));
+    CHECK_OK(ck_queue_get_kernel_seconds(nn->state.queue, &kernel_end));
+    double kernel_s = kernel_end - timing_kernel_prepared;
+    CHECK_MSG(timing_prepares >= 1 && report.wall_s <= host_s &&
+                  report.wall_s >= epochs_s,
+              "%s: wall_s %g, %g s after the warm-up, epochs %g s", device->id,
+              report.wall_s, host_s, epochs_s);
+    CHECK_MSG(fabs(report.kernel_s - kernel_s) <= 1e-9 &&
+                  report.kernel_s >= 0 && report.kernel_s <= report.wall_s &&
+                  (device->backend == CK_BACKEND_REF || report.kernel_s > 0),
+              "%s: kernel_s %g, %g after the warm-up, wall_s %g", device->id,
+              report.kernel_s, kernel_s, report.wall_s);
+    nn->steps = timing_base;
+  }
+  ck_nn_destroy(nn);
+  ck_dataset_free(&data);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2293,6 +2380,7 @@ int main(void) {
     optimizer_steps(devices[i]);
     reproducibility(devices[i]);
     save_load(devices[i]);
+    training_time(devices[i]);
   }
   if (ocl)
     agreement(ref, ocl);

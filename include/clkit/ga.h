@@ -95,7 +95,9 @@ typedef struct ck_ga_config {
   /* Stopping, whichever comes first; 0 disables a rule (generations
    * defaults to 200 when every rule is off). max_evaluations counts
    * initialisation's, one an individual, so a budget that is set must be
-   * at least islands x island_size. */
+   * at least islands x island_size; then each generation's children (the
+   * elites, which keep their fitness, not counted with built-in
+   * objectives; lsq and user objectives evaluate the elites again). */
   uint64_t max_generations;
   uint64_t max_evaluations;
   int has_target;
@@ -110,7 +112,8 @@ typedef struct ck_ga_config {
 typedef struct ck_ga_report {
   double best;
   uint64_t generations;
-  uint64_t evaluations;       /* initial population included */
+  uint64_t evaluations;       /* initial population included; elites
+                                 not re-evaluated are not counted */
   uint64_t target_generation; /* first generation at or below target */
   ck_pso_stop stopped_by;     /* the same reasons as PSO */
   double wall_s, kernel_s, build_s;

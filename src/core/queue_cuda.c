@@ -43,6 +43,10 @@ typedef struct cuda_queue {
 typedef struct cuda_kernel {
   cudaKernel_t handle;
   size_t shared_bytes; /* dynamic shared memory a launch gets */
+  /* The kernel's parameters and their sizes, from the runtime; -1 where
+   * it cannot say (then only gaps below the highest set are caught). */
+  int parameters;
+  size_t parameter_bytes[ARGUMENT_LIMIT];
   unsigned argument_count;
   unsigned char set[ARGUMENT_LIMIT];
   _Alignas(16) unsigned char values[ARGUMENT_LIMIT][ARGUMENT_BYTES];
@@ -788,6 +792,23 @@ static ck_status cu_kernel_create(ck_program *program, ck_kernel *kernel) {
                       program->name, kernel->name);
     return cuda_fail(program->queue, code, "finding a kernel");
   }
+  /* cudaLaunchKernel reads as many argument pointers as the kernel has
+   * parameters: knowing them, a launch with one unset is refused, as
+   * OpenCL refuses it, instead of reading past the arguments given. The
+   * first index past the last parameter is an invalid value. */
+  made->parameters = -1;
+  for (int i = 0; i < ARGUMENT_LIMIT; ++i) {
+    size_t offset = 0, size = 0;
+    code = cudaFuncGetParamInfo((const void *)made->handle, (size_t)i, &offset,
+                                &size);
+    if (code != cudaSuccess) {
+      cudaGetLastError();
+      if (code == cudaErrorInvalidValue)
+        made->parameters = i;
+      break;
+    }
+    made->parameter_bytes[i] = size;
+  }
   kernel->handle = made;
   return CK_OK;
 }
@@ -814,6 +835,15 @@ static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
                     "kernel %s: argument %u (%zu bytes) exceeds the CUDA "
                     "backend's limits (%d arguments of %d bytes)",
                     kernel->name, index, size, ARGUMENT_LIMIT, ARGUMENT_BYTES);
+  if (cuda->parameters >= 0 && index >= (unsigned)cuda->parameters)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: argument %u, but the kernel takes %d",
+                    kernel->name, index, cuda->parameters);
+  if (cuda->parameters >= 0 && size != cuda->parameter_bytes[index])
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: argument %u given %zu bytes; the parameter "
+                    "has %zu",
+                    kernel->name, index, size, cuda->parameter_bytes[index]);
   memset(cuda->values[index], 0, ARGUMENT_BYTES);
   memcpy(cuda->values[index], value, size);
   cuda->set[index] = 1;
@@ -823,9 +853,9 @@ static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
 }
 
 /* With no local size, OpenCL picks one that divides the global size; so
- * does this: the largest divisor up to 256. */
-static size_t block_for(size_t global) {
-  for (size_t block = global < 256 ? global : 256; block > 1; --block)
+ * does this: the largest divisor up to `most`. */
+static size_t block_for(size_t global, size_t most) {
+  for (size_t block = global < most ? global : most; block > 1; --block)
     if (global % block == 0)
       return block;
   return 1;
@@ -837,8 +867,13 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   cuda_kernel *cuda = kernel->handle;
   ck_status status;
   size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+  /* Chosen sizes share 256 threads a block over the dimensions, so that
+   * the block stays within CUDA's 1024 threads whatever the dimensions. */
+  size_t room = 256;
   for (unsigned d = 0; d < dims; ++d) {
-    block[d] = local ? local[d] : block_for(global[d]);
+    block[d] = local ? local[d] : block_for(global[d], room);
+    room /= block[d] ? block[d] : 1;
+    room = room ? room : 1;
     grid[d] = global[d] / block[d];
   }
   if (grid[0] > 0x7FFFFFFFu || grid[1] > 65535 || grid[2] > 65535)
@@ -846,7 +881,9 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                     "kernel %s: %zu x %zu x %zu blocks exceed CUDA's grid",
                     kernel->name, grid[0], grid[1], grid[2]);
   void *arguments[ARGUMENT_LIMIT];
-  for (unsigned i = 0; i < cuda->argument_count; ++i) {
+  unsigned needed =
+      cuda->parameters >= 0 ? (unsigned)cuda->parameters : cuda->argument_count;
+  for (unsigned i = 0; i < needed; ++i) {
     if (!cuda->set[i])
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "kernel %s: argument %u was never set", kernel->name, i);
@@ -885,15 +922,18 @@ static ck_status cu_event_wait(ck_event *event) {
 static ck_status cu_event_times(ck_event *event, uint64_t *start_ns,
                                 uint64_t *end_ns) {
   timing *pair = event->handle;
-  float start = 0, end = 0;
+  float start = 0, span = 0;
   cudaEvent_t epoch = state(event->queue)->epoch;
   cudaError_t code = cudaEventElapsedTime(&start, epoch, pair->start);
+  /* The span from its own pair of events: a float of milliseconds since
+   * the queue began loses microseconds once the queue is old, where the
+   * span's float keeps them. */
   if (code == cudaSuccess)
-    code = cudaEventElapsedTime(&end, epoch, pair->end);
+    code = cudaEventElapsedTime(&span, pair->start, pair->end);
   if (code != cudaSuccess)
     return cuda_fail(event->queue, code, "reading event times");
   *start_ns = (uint64_t)((double)start * 1e6);
-  *end_ns = (uint64_t)((double)end * 1e6);
+  *end_ns = *start_ns + (uint64_t)((double)span * 1e6);
   return CK_OK;
 }
 

@@ -454,8 +454,15 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   CK_TRY(ga->steps->stats(state, 0, 0));
   ga->stats_used = 1;
   CK_TRY(ga->steps->update_best(state));
-  /* Generation 0 done (and its kernels loaded) before the caller starts
-   * timing generations. */
+  /* Generation 0 done and its statistics folded and read, and the evolve
+   * kernel launched once for no generation (it reads the islands and
+   * writes nothing), before the caller starts timing generations: PoCL
+   * compiles a kernel at its first launch, and a CUDA module may load a
+   * kernel at its first, so neither falls in the timed run. Still inside
+   * it: the first migration's kernels where migrations are launches of
+   * their own (islands not resident in local memory on OpenCL). */
+  CK_TRY(flush_stats(ga));
+  CK_TRY(ga->steps->evolve(state, 1, 0, 0, 0));
   CK_TRY(ck_queue_finish(state->queue));
   *out = ga;
   return CK_OK;
@@ -546,9 +553,23 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   memset(report, 0, sizeof *report);
   const ck_ga_config *config = &ga->config;
   ga_state *state = &ga->state;
+  /* Evaluations a generation makes: with a streamed objective the elites
+   * keep their fitness (cl/ga.cl), and only the children are evaluated;
+   * otherwise the evaluation pass scores the whole population, elites
+   * too. Initialisation evaluates every individual once. */
+  uint64_t per_generation =
+      state->streamed
+          ? (uint64_t)state->islands * (state->size - (uint32_t)state->elite)
+          : state->total;
+  /* ck__run_until counts initialisation as one generation's evaluations;
+   * the budget is shifted by the difference so that it counts them as
+   * the report does (create refused budgets below one population). */
+  uint64_t budget = config->max_evaluations ? config->max_evaluations -
+                                                  state->total + per_generation
+                                            : 0;
   const ck__run_rules rules = {config->max_generations,
-                               config->max_evaluations,
-                               state->total,
+                               budget,
+                               per_generation,
                                200,
                                config->has_target,
                                config->target,
@@ -571,11 +592,12 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   report->build_s = ga->build_seconds;
   report->generations = ga->generation;
   report->children_per_work_item = state->lanes;
-  report->evaluations = (uint64_t)state->total * (ga->generation + 1);
+  report->evaluations = state->total + per_generation * ga->generation;
   CK_TRY(ck_ga_get_best(ga, &report->best, NULL));
   if (report->wall_s > 0) {
+    /* Initialisation is not in the timed run. */
     report->evaluations_per_s =
-        (double)state->total * (double)outcome.steps / report->wall_s;
+        (double)per_generation * (double)outcome.steps / report->wall_s;
     report->genes_per_s = (double)state->total * (double)state->dim *
                           (double)outcome.steps / report->wall_s;
   }

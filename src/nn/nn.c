@@ -11,6 +11,7 @@
 
 #include "ck_nn.h"
 #include "ck_philox.h"
+#include "core/queue_internal.h"
 #include "core/workload_internal.h"
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
@@ -273,14 +274,22 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
       config->loss == CK_NN_MSE ? CK_NN_ACT_SIGMOID : CK_NN_ACT_IDENTITY;
   state->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
                                                      : CK_NN_OPTIMIZER_SGD;
+  /* Before compute capability 8.0 cuBLAS's TF32 mode quietly computes in
+   * FP32, which a run reported as TF32 must not. */
+  int before_tf32 = 0;
+#if CK_HAVE_CUDA
+  before_tf32 =
+      device->backend == CK_BACKEND_CUDA && ck__cuda_architecture(device) < 80;
+#endif
   if (config->math == CK_NN_TF32 &&
-      (device->backend != CK_BACKEND_CUDA || double_precision))
+      (device->backend != CK_BACKEND_CUDA || double_precision || before_tf32))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "math tf32 (--math tf32): TF32 products need a CUDA device and "
-            "single precision; device %s %s, so it refuses the run (--math "
-            "fp32 runs it)",
+            "math tf32 (--math tf32): TF32 products need a CUDA device of "
+            "compute capability 8.0 or later and single precision; device "
+            "%s %s, so it refuses the run (--math fp32 runs it)",
             device->id,
             double_precision ? "runs in double precision"
+            : before_tf32    ? "has no tensor cores for TF32"
                              : "has no TF32 products");
   state->tf32 = config->math == CK_NN_TF32;
   /* The vector form is written in OpenCL C's vector types, which the CUDA
@@ -646,6 +655,29 @@ fail:
   return status;
 }
 
+/* Once, before the first timed epoch: a batch's buffers and the backend's
+ * first calls (cuBLAS's kernel choice and loading). Called by
+ * ck_nn_train_epoch and, before it starts its clocks, by ck_nn_train, so
+ * that neither an epoch's time nor a run's wall or kernel time holds it.
+ * Without training data there is nothing to prepare (the epoch refuses). */
+static ck_status prepare_training(ck_nn *nn) {
+  ck_status status = CK_OK;
+  nn_state *state = &nn->state;
+  uint32_t rows = state->sets[CK_NN_TRAIN].rows;
+  if (nn->prepared || !rows)
+    return CK_OK;
+  uint32_t batch = batch_rows(nn);
+  CK_TRY(ensure_capacity(nn, batch));
+  if (nn->steps->prepare) {
+    CK_TRY(nn->steps->prepare(state, batch));
+    if (rows % batch)
+      CK_TRY(nn->steps->prepare(state, rows % batch));
+  }
+  nn->prepared = 1;
+fail:
+  return status;
+}
+
 ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   ck_status status = CK_OK;
   if (!nn)
@@ -655,16 +687,7 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   if (!rows)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no training data is attached");
   uint32_t batch = batch_rows(nn);
-  if (!nn->prepared) {
-    /* Once, untimed: a batch's buffers and the backend's first calls. */
-    CK_TRY(ensure_capacity(nn, batch));
-    if (nn->steps->prepare) {
-      CK_TRY(nn->steps->prepare(state, batch));
-      if (rows % batch)
-        CK_TRY(nn->steps->prepare(state, rows % batch));
-    }
-    nn->prepared = 1;
-  }
+  CK_TRY(prepare_training(nn));
   double started = ck__seconds();
   unsigned number = nn->epoch + 1;
   CK_TRY(shuffle(nn, number));
@@ -750,9 +773,12 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   nn_state *state = &nn->state;
   int validating = state->sets[CK_NN_VALIDATION].rows > 0;
   nn->planned_epochs = nn->epoch + training->epochs;
+  /* The one-time warm-up first, finished, so that wall_s and kernel_s
+   * both start after it. */
+  CK_TRY(prepare_training(nn));
+  CK_TRY(ck_queue_finish(state->queue));
   double started = ck__seconds(), training_s = 0;
   double kernel_before = 0;
-  CK_TRY(ck_queue_finish(state->queue));
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);
   uint64_t samples = 0;
   unsigned since_best = 0;

@@ -23,9 +23,12 @@ static ck_status blas_fail(const nn_state *state, cublasStatus_t code,
                   cublasGetStatusString(code));
 }
 
-static ck_status launch_fail(const nn_state *state, const char *what) {
-  return ck__fail(CK_ERROR_DEVICE, "device %s: launching %s failed: %s",
-                  state->device.id, what, ck__nn_cuda_last_error());
+static ck_status launch_fail(const nn_state *state, const char *what,
+                             int code) {
+  return ck__fail(ck__nn_cuda_out_of_memory(code) ? CK_ERROR_DEVICE_MEMORY
+                                                  : CK_ERROR_DEVICE,
+                  "device %s: launching %s failed: %s", state->device.id, what,
+                  ck__nn_cuda_error_name(code));
 }
 
 /* Jumps to fail: with a status already reported. */
@@ -91,9 +94,10 @@ static ck_status sgemm(nn_state *state, cublasOperation_t a_op,
   do {                                                                         \
     void *span = NULL;                                                         \
     CK_TRY(ck__cuda_kernel_begin((state)->queue, &span));                      \
-    if ((call) != 0) {                                                         \
+    int code = (call);                                                         \
+    if (code != 0) {                                                           \
       ck__cuda_kernel_abandon((state)->queue, span);                           \
-      FAIL_WITH(launch_fail((state), (what)));                                 \
+      FAIL_WITH(launch_fail((state), (what), code));                           \
     }                                                                          \
     CK_TRY(ck__cuda_kernel_end((state)->queue, span));                         \
   } while (0)

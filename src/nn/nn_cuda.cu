@@ -61,15 +61,22 @@ static __global__ void optimize(int M, int N, int count, int optimizer,
   }
 }
 
-/* Launch errors are read at once; faults in the kernels surface at the
- * queue's next wait. */
+/* An earlier call's error, left unread, is not this launch's. */
+static void forget_earlier_error(void) {
+  cudaGetLastError();
+}
+
+/* Launch errors are read at once, and returned rather than left for a
+ * later read (which the read itself would clear): faults in the kernels
+ * surface at the queue's next wait. */
 static int launched(void) {
-  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+  return (int)cudaGetLastError();
 }
 
 extern "C" int ck__nn_cuda_bias_activate(void *stream, int M, int N, int K,
                                          int activation, const float *weights,
                                          float *output) {
+  forget_earlier_error();
   bias_activate<<<blocks_for((size_t)M * N), 256, 0, (cudaStream_t)stream>>>(
       M, N, K, activation, weights, output);
   return launched();
@@ -77,6 +84,7 @@ extern "C" int ck__nn_cuda_bias_activate(void *stream, int M, int N, int K,
 
 extern "C" int ck__nn_cuda_slope(void *stream, size_t total, int activation,
                                  const float *values, float *previous) {
+  forget_earlier_error();
   apply_slope<<<blocks_for(total), 256, 0, (cudaStream_t)stream>>>(
       total, activation, values, previous);
   return launched();
@@ -87,11 +95,16 @@ extern "C" int ck__nn_cuda_optimize(void *stream, int M, int N, int count,
                                     const float *gradient, float *weights,
                                     float *first, float *second,
                                     const ck_nn_cuda_update *update) {
+  forget_earlier_error();
   optimize<<<blocks_for((size_t)M * N), 256, 0, (cudaStream_t)stream>>>(
       M, N, count, optimizer, delta, gradient, weights, first, second, *update);
   return launched();
 }
 
-extern "C" const char *ck__nn_cuda_last_error(void) {
-  return cudaGetErrorString(cudaPeekAtLastError());
+extern "C" const char *ck__nn_cuda_error_name(int code) {
+  return cudaGetErrorString((cudaError_t)code);
+}
+
+extern "C" int ck__nn_cuda_out_of_memory(int code) {
+  return (cudaError_t)code == cudaErrorMemoryAllocation;
 }

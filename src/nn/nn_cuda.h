@@ -1,7 +1,8 @@
 /*
  * nn_cuda.h - the launchers of nn_cuda.cu, callable from C. Each enqueues
- * one kernel on stream (a cudaStream_t) and returns 0, or -1 when the
- * launch is refused (ck__nn_cuda_last_error() says why).
+ * one kernel on stream (a cudaStream_t) and returns 0, or the CUDA error
+ * code (a cudaError_t) when the launch is refused:
+ * ck__nn_cuda_error_name() says what it means.
  */
 #ifndef CK_NN_CUDA_H
 #define CK_NN_CUDA_H
@@ -29,7 +30,10 @@ int ck__nn_cuda_optimize(void *stream, int M, int N, int count, int optimizer,
                          const float *delta, const float *gradient,
                          float *weights, float *first, float *second,
                          const ck_nn_cuda_update *update);
-const char *ck__nn_cuda_last_error(void);
+/* The words for a code a launcher returned. */
+const char *ck__nn_cuda_error_name(int code);
+/* Whether that code says the device ran out of memory. */
+int ck__nn_cuda_out_of_memory(int code);
 
 #ifdef __cplusplus
 }
