@@ -41,14 +41,15 @@
 #define CK_NN_VSTORE CK_NN_PASTE(vstore, CK_NN_LANES)
 #endif
 
+/* The arguments of both gather kernels, OFFSET (argument 2) apart. */
+#define CK_NN_GATHER_ARGUMENTS(OFFSET)                                         \
+  uint count, uint features, OFFSET, __global const uint *index,              \
+      __global const ck_real *data, __global const int *labels,                \
+      __global ck_real *batch, __global int *batch_labels
+
 /* Work-item (f, b) copies feature f of training row index[offset + b]
  * into row b of the batch; work-item (0, b) copies its label too. */
-__kernel void ck_nn_gather(uint count, uint features, uint offset,
-                           __global const uint *index,
-                           __global const ck_real *data,
-                           __global const int *labels,
-                           __global ck_real *batch,
-                           __global int *batch_labels) {
+CK_FN void ck_nn_gather_item(CK_NN_GATHER_ARGUMENTS(uint offset)) {
   uint f = (uint)get_global_id(0), b = (uint)get_global_id(1);
   if (f >= features || b >= count)
     return;
@@ -56,6 +57,20 @@ __kernel void ck_nn_gather(uint count, uint features, uint offset,
   batch[(size_t)b * features + f] = data[(size_t)row * features + f];
   if (f == 0)
     batch_labels[b] = labels[row];
+}
+
+__kernel void ck_nn_gather(CK_NN_GATHER_ARGUMENTS(uint offset)) {
+  ck_nn_gather_item(count, features, offset, index, data, labels, batch,
+                    batch_labels);
+}
+
+/* ck_nn_gather with the offset read from step[0], where a training step's
+ * settings are written on the device before the step: the CUDA steps
+ * record a step's launches once and replay them for the next steps. */
+__kernel void
+ck_nn_gather_step(CK_NN_GATHER_ARGUMENTS(__global const uint *step)) {
+  ck_nn_gather_item(count, features, step[0], index, data, labels, batch,
+                    batch_labels);
 }
 
 /* Forward: output (M x N) = activate(input (M x K) . weights^T + bias),
@@ -137,17 +152,18 @@ __kernel void ck_nn_gather(uint count, uint features, uint offset,
   } while (0)
 #include "nn_gemm.inc"
 
+/* The arguments of both output kernels, POSITION (argument 8) apart. */
+#define CK_NN_OUTPUT_ARGUMENTS(POSITION)                                       \
+  uint count, int width, int loss, __global const ck_real *values,            \
+      __global ck_real *deltas, __global const int *labels, uint first,        \
+      ck_real delta_scale, POSITION, __global ck_real *losses,                 \
+      __global uint *hits, __global int *predictions
+
 /* Work-item b scores sample b of the output layer's values (count x
  * width): its loss, hit and prediction go to entry position + b; with a
  * nonzero delta_scale, its row of deltas becomes the output delta (the
  * row is scored in the deltas buffer, so the values stay as they are). */
-__kernel void ck_nn_output(uint count, int width, int loss,
-                           __global const ck_real *values,
-                           __global ck_real *deltas,
-                           __global const int *labels, uint first,
-                           ck_real delta_scale, uint position,
-                           __global ck_real *losses, __global uint *hits,
-                           __global int *predictions) {
+CK_FN void ck_nn_output_item(CK_NN_OUTPUT_ARGUMENTS(uint position)) {
   uint b = (uint)get_global_id(0);
   if (b >= count)
     return;
@@ -161,6 +177,19 @@ __kernel void ck_nn_output(uint count, int width, int loss,
   losses[position + b] = value;
   hits[position + b] = predicted == label ? 1u : 0u;
   predictions[position + b] = predicted;
+}
+
+__kernel void ck_nn_output(CK_NN_OUTPUT_ARGUMENTS(uint position)) {
+  ck_nn_output_item(count, width, loss, values, deltas, labels, first,
+                    delta_scale, position, losses, hits, predictions);
+}
+
+/* ck_nn_output with the entries from the step's offset, step[0] (see
+ * ck_nn_gather_step). */
+__kernel void
+ck_nn_output_step(CK_NN_OUTPUT_ARGUMENTS(__global const uint *step)) {
+  ck_nn_output_item(count, width, loss, values, deltas, labels, first,
+                    delta_scale, step[0], losses, hits, predictions);
 }
 
 /* One work-group: work-item l sums entries l, l + GROUP, ... of the

@@ -113,15 +113,47 @@ nn_state *ck__nn_state(ck_nn *nn) {
   return &nn->state;
 }
 
+/* Reals of layer l as its buffers hold them: sizes[l] rows pitch[l] apart. */
+static size_t layer_reals(const nn_state *state, int layer) {
+  return (size_t)state->sizes[layer] * state->pitch[layer];
+}
+
+/* Writes layer's weights from values (sizes[l] rows of sizes[l - 1] + 1,
+ * packed), which has room for layer_reals(): the rows are spread out to
+ * their pitch in place, the last first, and the padding zeroed. */
+static ck_status layer_store(nn_state *state, int layer, double *values) {
+  size_t row = state->sizes[layer - 1] + 1, pitch = state->pitch[layer];
+  for (size_t o = state->sizes[layer]; pitch != row && o-- > 0;) {
+    memmove(values + o * pitch, values + o * row, row * sizeof *values);
+    for (size_t i = row; i < pitch; ++i)
+      values[o * pitch + i] = 0.0;
+  }
+  return ck__reals_write(state->queue, state->weights[layer],
+                         state->double_precision, values,
+                         layer_reals(state, layer));
+}
+
+/* layer_store's reverse: values (room for layer_reals()) ends with the
+ * rows packed. */
+static ck_status layer_load(nn_state *state, int layer, double *values) {
+  size_t row = state->sizes[layer - 1] + 1, pitch = state->pitch[layer];
+  ck_status status = ck__reals_read(state->queue, state->weights[layer],
+                                    state->double_precision, values,
+                                    layer_reals(state, layer));
+  for (size_t o = 1; status == CK_OK && pitch != row && o < state->sizes[layer];
+       ++o)
+    memmove(values + o * row, values + o * pitch, row * sizeof *values);
+  return status;
+}
+
 ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   size_t count = (size_t)state->sizes[layer] * (state->sizes[layer - 1] + 1);
-  double *wide = malloc(count * sizeof *wide);
+  double *wide = malloc(layer_reals(state, layer) * sizeof *wide);
   if (!wide)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading weights");
-  CK_TRY(ck__reals_read(state->queue, state->weights[layer],
-                        state->double_precision, wide, count));
+  CK_TRY(layer_load(state, layer, wide));
   for (size_t i = 0; i < count; ++i)
     values[i] = (float)wide[i];
 fail:
@@ -133,13 +165,12 @@ ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   size_t count = (size_t)state->sizes[layer] * (state->sizes[layer - 1] + 1);
-  double *wide = malloc(count * sizeof *wide);
+  double *wide = malloc(layer_reals(state, layer) * sizeof *wide);
   if (!wide)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory writing weights");
   for (size_t i = 0; i < count; ++i)
     wide[i] = values[i];
-  CK_TRY(ck__reals_write(state->queue, state->weights[layer],
-                         state->double_precision, wide, count));
+  CK_TRY(layer_store(state, layer, wide));
 fail:
   free(wide);
   return status;
@@ -163,8 +194,7 @@ static ck_status initialise_weights(ck_nn *nn) {
   double *values = NULL;
   for (int l = 1; l <= state->layers; ++l) {
     size_t in = state->sizes[l - 1], out = state->sizes[l];
-    size_t count = out * (in + 1);
-    values = malloc(count * sizeof *values);
+    values = malloc(layer_reals(state, l) * sizeof *values);
     if (!values)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory drawing weights");
     double deviation =
@@ -178,8 +208,7 @@ static ck_status initialise_weights(ck_nn *nn) {
                                                       WEIGHT_STREAM + l, at)
                             : 0.0;
       }
-    CK_TRY(ck__reals_write(state->queue, state->weights[l],
-                           state->double_precision, values, count));
+    CK_TRY(layer_store(state, l, values));
     free(values);
     values = NULL;
   }
@@ -312,15 +341,27 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
 #endif
   /* The weights and the optimiser's two states, before any is allocated
    * (the data sets and activations are checked as buffers when attached). */
-  double parameters = 0;
-  for (int l = 1; l <= state->layers; ++l)
+  unsigned multiple = state->tuning.row_multiple ? state->tuning.row_multiple
+                      : nn->steps->row_multiple  ? nn->steps->row_multiple
+                                                 : 1;
+  if (multiple > 1 && nn->steps == &ck__nn_opencl_steps)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "device %s: the OpenCL kernels read weights rows packed, not on "
+            "a multiple of %u reals",
+            device->id, multiple);
+  double parameters = 0, reals = 0;
+  for (int l = 1; l <= state->layers; ++l) {
+    state->pitch[l] =
+        (state->sizes[l - 1] + 1 + multiple - 1) / multiple * multiple;
     parameters += (double)state->sizes[l] * (state->sizes[l - 1] + 1.0);
-  if ((status = ck__device_memory_check(device,
-                                        3.0 * parameters * state->real_size)))
+    reals += (double)layer_reals(state, l);
+  }
+  if ((status =
+           ck__device_memory_check(device, 3.0 * reals * state->real_size)))
     CK_FAIL_PREFIX(status, "a network of %.0f parameters needs ", parameters);
   CK_TRY(ck_queue_create(device, &state->queue));
   for (int l = 1; l <= state->layers; ++l) {
-    size_t count = (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
+    size_t count = layer_reals(state, l);
     CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
                                   "weights", &state->weights[l]));
     CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
@@ -514,12 +555,11 @@ static uint32_t batch_rows(const ck_nn *nn) {
              : rows;
 }
 
-ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
-                             const ck__nn_update *update) {
+/* One training step's calls: the batch, forward, backward and updates. */
+static ck_status step_calls(nn_state *state, const ck__nn_steps *steps,
+                            uint32_t offset, uint32_t count,
+                            const ck__nn_update *update) {
   ck_status status = CK_OK;
-  nn_state *state = &nn->state;
-  const ck__nn_steps *steps = nn->steps;
-  CK_TRY(ensure_capacity(nn, count));
   CK_TRY(steps->gather(state, offset, count));
   for (int l = 1; l <= state->layers; ++l)
     CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, count));
@@ -531,6 +571,24 @@ ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
       CK_TRY(steps->backward(state, l, count));
     CK_TRY(steps->update(state, l, count, update));
   }
+fail:
+  return status;
+}
+
+ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
+                             const ck__nn_update *update) {
+  ck_status status = CK_OK;
+  nn_state *state = &nn->state;
+  const ck__nn_steps *steps = nn->steps;
+  int replayed = 0;
+  CK_TRY(ensure_capacity(nn, count));
+  if (steps->step_begin)
+    CK_TRY(steps->step_begin(state, offset, count, update, &replayed));
+  if (replayed)
+    return CK_OK;
+  status = step_calls(state, steps, offset, count, update);
+  if (steps->step_end)
+    status = steps->step_end(state, status);
 fail:
   return status;
 }
@@ -743,8 +801,7 @@ static ck_status keep_weights(ck_nn *nn, int restore) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   for (int l = 1; l <= state->layers; ++l) {
-    size_t bytes =
-        (size_t)state->sizes[l] * (state->sizes[l - 1] + 1) * state->real_size;
+    size_t bytes = layer_reals(state, l) * state->real_size;
     if (!nn->best_weights[l])
       CK_TRY(ck__buffer_make_zeroed(
           state->queue, bytes / state->real_size, state->real_size,

@@ -5,15 +5,31 @@
  * rest (gathering a batch, scoring the output, the loss sums).
  *
  * Layouts are the OpenCL kernels' (row-major, weights N x (K + 1) with
- * the biases last); cuBLAS, column-major, sees each row-major matrix as
+ * the biases last), except that rows of weights start ROW_MULTIPLE reals
+ * apart (pitch[l]); cuBLAS, column-major, sees each row-major matrix as
  * its transpose, so every product below is written transposed.
  */
 #include <cublas_v2.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/queue_internal.h"
 #include "nn/nn_cuda.h"
 #include "nn/nn_internal.h"
+
+/* Weights rows on 16-byte boundaries: cuBLAS reads unaligned leading
+ * dimensions (K + 1 reals) with narrower loads and older kernels. On an
+ * H100, the products of a batch-1024 TF32 step of 784-1024-1024-10 took
+ * 191 us with rows of K + 1 and 125 us with rows of a multiple of 4
+ * (bench/results/h100-2026-11-24-graph/gemm-rows.txt). */
+#define ROW_MULTIPLE 4
+
+/* cuBLAS's workspace: the sizes its documentation recommends (Hopper's,
+ * and the others'). Its own would do for a step run directly; a step
+ * recorded as a graph should not depend on a pool cuBLAS may grow. */
+#define WORKSPACE_HOPPER (32u << 20)
+#define WORKSPACE_OTHERS (4u << 20)
 
 static ck_status blas_fail(const nn_state *state, cublasStatus_t code,
                            const char *what) {
@@ -59,16 +75,39 @@ static ck_status cuda_setup(nn_state *state) {
                                                     : CUBLAS_DEFAULT_MATH)) !=
           CUBLAS_STATUS_SUCCESS)
     FAIL_WITH(blas_fail(state, code, "setup"));
-  /* One product gradient at a time: the largest layer's. */
+  size_t workspace = ck__cuda_architecture(&state->device) >= 90
+                         ? WORKSPACE_HOPPER
+                         : WORKSPACE_OTHERS;
+  CK_TRY(ck_buffer_create(state->queue, workspace, &state->workspace));
+  /* After cublasSetStream, which puts the handle back on its own pool. */
+  if ((code = cublasSetWorkspace(handle, ck__cuda_pointer(state->workspace),
+                                 workspace)) != CUBLAS_STATUS_SUCCESS)
+    FAIL_WITH(blas_fail(state, code, "setting its workspace"));
+  /* One layer's gradient at a time: the largest layer's. */
   size_t largest = 1;
   for (int layer = 1; layer <= state->layers; ++layer) {
-    size_t size = (size_t)state->sizes[layer] * (state->sizes[layer - 1] + 1);
+    size_t size = (size_t)state->sizes[layer] * state->pitch[layer];
     largest = size > largest ? size : largest;
   }
   CK_TRY(ck_buffer_create(state->queue, largest * sizeof(float),
                           &state->gradient));
+  CK_TRY(ck_buffer_create(state->queue, sizeof(ck_nn_cuda_step), &state->step));
+  CK_TRY(ck_kernel_create(state->program, "ck_nn_gather_step",
+                          &state->gather_step_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_nn_output_step",
+                          &state->output_step_kernel));
 fail:
   return status;
+}
+
+/* Ends the timing span of a cuBLAS call that returned code. */
+static ck_status blas_done(nn_state *state, void *span, cublasStatus_t code,
+                           const char *what) {
+  if (code != CUBLAS_STATUS_SUCCESS) {
+    ck__cuda_kernel_abandon(state->queue, span);
+    return blas_fail(state, code, what);
+  }
+  return ck__cuda_kernel_end(state->queue, span);
 }
 
 static ck_status sgemm(nn_state *state, cublasOperation_t a_op,
@@ -80,13 +119,10 @@ static ck_status sgemm(nn_state *state, cublasOperation_t a_op,
   ck_status status = ck__cuda_kernel_begin(state->queue, &span);
   if (status != CK_OK)
     return status;
-  cublasStatus_t code = cublasSgemm((cublasHandle_t)state->blas, a_op, b_op, m,
-                                    n, k, &one, a, lda, b, ldb, &zero, c, ldc);
-  if (code != CUBLAS_STATUS_SUCCESS) {
-    ck__cuda_kernel_abandon(state->queue, span);
-    return blas_fail(state, code, "cublasSgemm");
-  }
-  return ck__cuda_kernel_end(state->queue, span);
+  return blas_done(state, span,
+                   cublasSgemm((cublasHandle_t)state->blas, a_op, b_op, m, n, k,
+                               &one, a, lda, b, ldb, &zero, c, ldc),
+                   "cublasSgemm");
 }
 
 /* Runs one launcher between timing marks; nonzero from it is a failure. */
@@ -103,31 +139,32 @@ static ck_status sgemm(nn_state *state, cublasOperation_t a_op,
   } while (0)
 
 /* output (count x N) = act(input (count x K) . W^T + b): in cuBLAS's
- * terms output^T (N x count) = W (N x K, ld K + 1)^T-view . input^T. */
+ * terms output^T (N x count) = W (N x K, ld pitch)^T-view . input^T. */
 static ck_status cuda_forward(nn_state *state, int layer, ck_buffer *input,
                               uint32_t first, uint32_t count) {
   ck_status status = CK_OK;
   int N = (int)state->sizes[layer], K = (int)state->sizes[layer - 1];
   float *weights = pointer(state->weights[layer]);
   float *output = pointer(state->activations[layer]);
+  int pitch = (int)state->pitch[layer];
   CK_TRY(sgemm(state, CUBLAS_OP_T, CUBLAS_OP_N, N, (int)count, K, weights,
-               K + 1, pointer(input) + (size_t)first * K, K, output, N));
+               pitch, pointer(input) + (size_t)first * K, K, output, N));
   TIMED(state, "the bias and activation",
         ck__nn_cuda_bias_activate(ck__cuda_stream(state->queue), (int)count, N,
-                                  K, state->activation[layer], weights,
+                                  K, pitch, state->activation[layer], weights,
                                   output));
 fail:
   return status;
 }
 
 /* previous (count x N) = (delta (count x K) . W[:, :N]) x slope: in
- * cuBLAS's terms previous^T = W(:, :N)^T (N x K, ld N + 1) . delta^T. */
+ * cuBLAS's terms previous^T = W(:, :N)^T (N x K, ld pitch) . delta^T. */
 static ck_status cuda_backward(nn_state *state, int layer, uint32_t count) {
   ck_status status = CK_OK;
   int N = (int)state->sizes[layer - 1], K = (int)state->sizes[layer];
   float *previous = pointer(state->deltas[layer - 1]);
   CK_TRY(sgemm(state, CUBLAS_OP_N, CUBLAS_OP_N, N, (int)count, K,
-               pointer(state->weights[layer]), N + 1,
+               pointer(state->weights[layer]), (int)state->pitch[layer],
                pointer(state->deltas[layer]), K, previous, N));
   TIMED(state, "the activation slope",
         ck__nn_cuda_slope(ck__cuda_stream(state->queue), (size_t)count * N,
@@ -137,35 +174,167 @@ fail:
   return status;
 }
 
-/* gradient (out x in, ld in + 1) = delta^T (out x count) . input (count x
- * in): in cuBLAS's terms gradient^T = input^T . delta. */
-static ck_status weight_gradient(nn_state *state, int layer, uint32_t count) {
-  int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
-  return sgemm(state, CUBLAS_OP_N, CUBLAS_OP_T, in, out, (int)count,
-               pointer(state->activations[layer - 1]), in,
-               pointer(state->deltas[layer]), out, pointer(state->gradient),
-               in + 1);
+/* count ones, for the bias gradient's sums: grown to the largest count
+ * asked for. */
+static ck_status ensure_ones(nn_state *state, uint32_t count) {
+  ck_status status = CK_OK;
+  float *ones = NULL;
+  if (count <= state->ones_count)
+    return CK_OK;
+  ck_buffer_destroy(state->ones);
+  state->ones = NULL;
+  state->ones_count = 0;
+  if (!(ones = malloc(count * sizeof *ones)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for the bias sums");
+  for (uint32_t i = 0; i < count; ++i)
+    ones[i] = 1.0f;
+  CK_TRY(ck_buffer_create(state->queue, count * sizeof *ones, &state->ones));
+  CK_TRY(ck_buffer_write(state->queue, state->ones, 0, count * sizeof *ones,
+                         ones, CK_BLOCKING, NULL));
+  state->ones_count = count;
+fail:
+  free(ones);
+  return status;
 }
 
-/* The product gradient, then the bias column and the optimiser step in
- * one kernel. */
+/* The gradient of layer's weights (out x (in + 1), ld pitch) over count
+ * rows. The weights' part is delta^T (out x count) . input (count x in):
+ * in cuBLAS's terms gradient^T = input^T . delta. The bias column (in) is
+ * delta^T . ones, a cuBLAS product too: a thread per bias summing its
+ * column of delta waits on memory count times. */
+static ck_status layer_gradient(nn_state *state, int layer, uint32_t count) {
+  ck_status status = CK_OK;
+  int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
+  int pitch = (int)state->pitch[layer];
+  const float one = 1.0f, zero = 0.0f;
+  float *gradient = pointer(state->gradient);
+  float *delta = pointer(state->deltas[layer]);
+  void *span = NULL;
+  CK_TRY(ensure_ones(state, count));
+  CK_TRY(sgemm(state, CUBLAS_OP_N, CUBLAS_OP_T, in, out, (int)count,
+               pointer(state->activations[layer - 1]), in, delta, out, gradient,
+               pitch));
+  CK_TRY(ck__cuda_kernel_begin(state->queue, &span));
+  status =
+      blas_done(state, span,
+                cublasSgemv((cublasHandle_t)state->blas, CUBLAS_OP_N, out,
+                            (int)count, &one, delta, out, pointer(state->ones),
+                            1, &zero, gradient + in, pitch),
+                "cublasSgemv");
+fail:
+  return status;
+}
+
+/* The gradient, then the optimiser step, with the settings step_begin
+ * put on the device (update is the same). */
 static ck_status cuda_update(nn_state *state, int layer, uint32_t count,
                              const ck__nn_update *update) {
   ck_status status = CK_OK;
   int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
-  CK_TRY(weight_gradient(state, layer, count));
-  ck_nn_cuda_update settings = {
-      (float)update->decay,       (float)update->rate,
-      (float)update->momentum,    (float)update->beta1,
-      (float)update->beta2,       (float)update->epsilon,
-      (float)update->correction1, (float)update->correction2};
+  (void)update;
+  CK_TRY(layer_gradient(state, layer, count));
   TIMED(state, "the optimiser step",
         ck__nn_cuda_optimize(
-            ck__cuda_stream(state->queue), out, in + 1, (int)count,
-            state->optimizer, pointer(state->deltas[layer]),
+            ck__cuda_stream(state->queue), out, in + 1,
+            (int)state->pitch[layer], state->optimizer,
             pointer(state->gradient), pointer(state->weights[layer]),
             pointer(state->first[layer]), pointer(state->second[layer]),
-            &settings));
+            (const ck_nn_cuda_step *)ck__cuda_pointer(state->step)));
+fail:
+  return status;
+}
+
+/* Every device address a training step's launches hold, in a fixed
+ * order, into addresses (room for ADDRESS_LIMIT); returns how many. */
+#define ADDRESS_LIMIT                                                          \
+  (sizeof((nn_state *)0)->graph_addresses /                                    \
+   sizeof((nn_state *)0)->graph_addresses[0])
+static size_t step_addresses(const nn_state *state, const void **addresses) {
+  ck_buffer *held[] = {state->index,
+                       state->sets[CK_NN_TRAIN].features,
+                       state->sets[CK_NN_TRAIN].labels,
+                       state->batch_labels,
+                       state->losses,
+                       state->hits,
+                       state->predictions,
+                       state->ones,
+                       state->gradient,
+                       state->step,
+                       state->workspace};
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof held / sizeof held[0]; ++i)
+    addresses[n++] = held[i] ? ck__cuda_pointer(held[i]) : NULL;
+  for (int l = 0; l <= state->layers; ++l) {
+    ck_buffer *layer[] = {state->activations[l], state->deltas[l],
+                          state->weights[l], state->first[l], state->second[l]};
+    for (size_t i = 0; i < sizeof layer / sizeof layer[0]; ++i)
+      addresses[n++] = layer[i] ? ck__cuda_pointer(layer[i]) : NULL;
+  }
+  return n;
+}
+
+/* The step's settings go to the device first. A step of the count
+ * recorded, on the same buffers, replays the recording; the first step
+ * (or the first after buffers changed) is recorded while the driver
+ * makes its calls, and step_end runs it; steps of another count (an
+ * epoch's last, short batch) are launched one call at a time. */
+static ck_status cuda_step_begin(nn_state *state, uint32_t offset,
+                                 uint32_t count, const ck__nn_update *update,
+                                 int *replayed) {
+  ck_status status = CK_OK;
+  *replayed = 0;
+  ck_nn_cuda_step settings = {
+      offset,
+      {(float)update->decay, (float)update->rate, (float)update->momentum,
+       (float)update->beta1, (float)update->beta2, (float)update->epsilon,
+       (float)update->correction1, (float)update->correction2}};
+  /* Before any recording: growing the ones writes and waits. */
+  CK_TRY(ensure_ones(state, count));
+  TIMED(state, "the step's settings",
+        ck__nn_cuda_set_step(ck__cuda_stream(state->queue),
+                             (ck_nn_cuda_step *)ck__cuda_pointer(state->step),
+                             &settings));
+  const void *addresses[ADDRESS_LIMIT];
+  size_t n = step_addresses(state, addresses);
+  if (state->graph &&
+      memcmp(addresses, state->graph_addresses, n * sizeof *addresses) != 0) {
+    ck__cuda_graph_destroy(state->graph);
+    state->graph = NULL;
+  }
+  if (state->graph && count == state->graph_count) {
+    CK_TRY(ck__cuda_graph_launch(state->queue, state->graph));
+    *replayed = 1;
+    return CK_OK;
+  }
+  if (!state->graph) {
+    CK_TRY(ck__cuda_capture_begin(state->queue));
+    state->recording = 1;
+    state->graph_count = count;
+    memcpy(state->graph_addresses, addresses, n * sizeof *addresses);
+  }
+  state->in_step = 1;
+fail:
+  return status;
+}
+
+static ck_status cuda_step_end(nn_state *state, ck_status status) {
+  state->in_step = 0;
+  if (!state->recording)
+    return status;
+  state->recording = 0;
+  void *graph = NULL;
+  if (status != CK_OK) {
+    /* The calls' failure is the one to report. */
+    ck__error_saved saved;
+    ck__error_save(&saved);
+    (void)ck__cuda_capture_end(state->queue, &graph);
+    ck__cuda_graph_destroy(graph);
+    ck__error_restore(&saved);
+    return status;
+  }
+  CK_TRY(ck__cuda_capture_end(state->queue, &graph));
+  state->graph = graph;
+  CK_TRY(ck__cuda_graph_launch(state->queue, graph));
 fail:
   return status;
 }
@@ -180,7 +349,7 @@ static ck_status cuda_prepare(nn_state *state, uint32_t count) {
   for (int layer = state->layers; layer >= 1; --layer) {
     if (layer >= 2)
       CK_TRY(cuda_backward(state, layer, count));
-    CK_TRY(weight_gradient(state, layer, count));
+    CK_TRY(layer_gradient(state, layer, count));
   }
 fail:
   return status;
@@ -195,20 +364,46 @@ static void cuda_teardown(nn_state *state) {
   state->blas = NULL;
   ck_buffer_destroy(state->gradient);
   state->gradient = NULL;
+  ck_buffer_destroy(state->ones);
+  state->ones = NULL;
+  state->ones_count = 0;
+  ck__cuda_graph_destroy(state->graph);
+  state->graph = NULL;
+  ck_buffer_destroy(state->step);
+  state->step = NULL;
+  ck_buffer_destroy(state->workspace);
+  state->workspace = NULL;
+  ck_kernel_destroy(state->gather_step_kernel);
+  ck_kernel_destroy(state->output_step_kernel);
+  state->gather_step_kernel = state->output_step_kernel = NULL;
   ck__nn_opencl_steps.teardown(state);
 }
 
 /* Gathering a batch, scoring the output and the loss sums: the OpenCL
- * steps' kernels, built for CUDA. */
+ * steps' kernels, built for CUDA. In a training step, the forms that read
+ * the step's offset from the device (the same as offset and position). */
 static ck_status cuda_gather(nn_state *state, uint32_t offset, uint32_t count) {
-  return ck__nn_opencl_steps.gather(state, offset, count);
+  ck_status status = CK_OK;
+  if (!state->in_step)
+    return ck__nn_opencl_steps.gather(state, offset, count);
+  CK_TRY(ck_kernel_set_buffer(state->gather_step_kernel, 2, state->step));
+  CK_TRY(ck__nn_opencl_gather_launch(state, state->gather_step_kernel, count));
+fail:
+  return status;
 }
 
 static ck_status cuda_output(nn_state *state, ck_buffer *labels, uint32_t first,
                              uint32_t count, double delta_scale,
                              uint32_t position) {
-  return ck__nn_opencl_steps.output(state, labels, first, count, delta_scale,
-                                    position);
+  ck_status status = CK_OK;
+  if (!state->in_step)
+    return ck__nn_opencl_steps.output(state, labels, first, count, delta_scale,
+                                      position);
+  CK_TRY(ck_kernel_set_buffer(state->output_step_kernel, 8, state->step));
+  CK_TRY(ck__nn_opencl_output_launch(state, state->output_step_kernel, labels,
+                                     first, count, delta_scale));
+fail:
+  return status;
 }
 
 static ck_status cuda_reduce(nn_state *state, uint32_t count, double *loss,
@@ -219,5 +414,6 @@ static ck_status cuda_reduce(nn_state *state, uint32_t count, double *loss,
 /* Single precision only: double-precision runs use the OpenCL steps'
  * kernels, built for CUDA. */
 const ck__nn_steps ck__nn_cuda_steps = {
-    cuda_setup,  cuda_gather, cuda_forward,  cuda_output, cuda_backward,
-    cuda_update, cuda_reduce, cuda_teardown, cuda_prepare};
+    cuda_setup,    cuda_gather,  cuda_forward,    cuda_output,
+    cuda_backward, cuda_update,  cuda_reduce,     cuda_teardown,
+    cuda_prepare,  ROW_MULTIPLE, cuda_step_begin, cuda_step_end};

@@ -16,15 +16,16 @@ static unsigned blocks_for(size_t count) {
 }
 
 /* Thread i of output (M x N, row-major): the bias of column n, then the
- * activation. The bias is column K of the weights (N x (K + 1)). */
-static __global__ void bias_activate(int M, int N, int K, int activation,
-                                     const float *weights, float *output) {
+ * activation. The bias is column K of the weights (N rows, pitch apart). */
+static __global__ void bias_activate(int M, int N, int K, int pitch,
+                                     int activation, const float *weights,
+                                     float *output) {
   size_t total = (size_t)M * N;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
        i += (size_t)gridDim.x * blockDim.x) {
     int n = (int)(i % (size_t)N);
-    output[i] = ck_nn_activate(activation,
-                               output[i] + weights[(size_t)n * (K + 1) + K]);
+    output[i] =
+        ck_nn_activate(activation, output[i] + weights[(size_t)n * pitch + K]);
   }
 }
 
@@ -36,45 +37,31 @@ static __global__ void apply_slope(size_t total, int activation,
     previous[i] *= ck_nn_slope(activation, values[i]);
 }
 
-/* Rows of deltas a bias thread loads before it adds them: the loads of a
- * batch are independent, so they overlap, where one load an addition
- * left each bias thread (one a warp) waiting on memory count times, the
- * tail of the whole launch (at batch 1024 most of the optimiser's time). */
-#define BIAS_ROWS_AT_ONCE 16
-
 /* Thread i: parameter (m, n) of weights (M x N, the last column the
- * biases). Weights take their product-gradient plus weight decay; a bias
- * sums its deltas over the count rows in ascending order, as ref does. */
-static __global__ void optimize(int M, int N, int count, int optimizer,
-                                const float *delta, const float *gradient,
-                                float *weights, float *first, float *second,
-                                ck_nn_cuda_update u) {
+ * biases, rows pitch apart), from the gradient (the same layout). Weights
+ * take weight decay too; biases do not, as in ref. */
+static __global__ void optimize(int M, int N, int pitch, int optimizer,
+                                const float *gradient, float *weights,
+                                float *first, float *second,
+                                const ck_nn_cuda_step *step) {
+  const ck_nn_cuda_update u = step->update;
   size_t total = (size_t)M * N;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
        i += (size_t)gridDim.x * blockDim.x) {
     int m = (int)(i / (size_t)N), n = (int)(i % (size_t)N);
-    float g;
-    if (n < N - 1) {
-      g = gradient[i] + u.decay * weights[i];
-    } else {
-      g = 0.0f;
-      int b = 0;
-      for (; b + BIAS_ROWS_AT_ONCE <= count; b += BIAS_ROWS_AT_ONCE) {
-        float rows[BIAS_ROWS_AT_ONCE];
-#pragma unroll
-        for (int k = 0; k < BIAS_ROWS_AT_ONCE; ++k)
-          rows[k] = delta[(size_t)(b + k) * M + m];
-#pragma unroll
-        for (int k = 0; k < BIAS_ROWS_AT_ONCE; ++k)
-          g += rows[k];
-      }
-      for (; b < count; ++b)
-        g += delta[(size_t)b * M + m];
-    }
-    ck_nn_optimize(optimizer, weights + i, first + i, second + i, g, u.rate,
+    size_t at = (size_t)m * pitch + n;
+    float g = gradient[at];
+    if (n < N - 1)
+      g += u.decay * weights[at];
+    ck_nn_optimize(optimizer, weights + at, first + at, second + at, g, u.rate,
                    u.momentum, u.beta1, u.beta2, u.epsilon, u.correction1,
                    u.correction2);
   }
+}
+
+/* The one thread: the step's settings. */
+static __global__ void set_step(ck_nn_cuda_step *step, ck_nn_cuda_step value) {
+  *step = value;
 }
 
 /* An earlier call's error, left unread, is not this launch's. */
@@ -90,11 +77,11 @@ static int launched(void) {
 }
 
 extern "C" int ck__nn_cuda_bias_activate(void *stream, int M, int N, int K,
-                                         int activation, const float *weights,
-                                         float *output) {
+                                         int pitch, int activation,
+                                         const float *weights, float *output) {
   forget_earlier_error();
   bias_activate<<<blocks_for((size_t)M * N), 256, 0, (cudaStream_t)stream>>>(
-      M, N, K, activation, weights, output);
+      M, N, K, pitch, activation, weights, output);
   return launched();
 }
 
@@ -106,14 +93,20 @@ extern "C" int ck__nn_cuda_slope(void *stream, size_t total, int activation,
   return launched();
 }
 
-extern "C" int ck__nn_cuda_optimize(void *stream, int M, int N, int count,
-                                    int optimizer, const float *delta,
-                                    const float *gradient, float *weights,
-                                    float *first, float *second,
-                                    const ck_nn_cuda_update *update) {
+extern "C" int ck__nn_cuda_optimize(void *stream, int M, int N, int pitch,
+                                    int optimizer, const float *gradient,
+                                    float *weights, float *first, float *second,
+                                    const ck_nn_cuda_step *step) {
   forget_earlier_error();
   optimize<<<blocks_for((size_t)M * N), 256, 0, (cudaStream_t)stream>>>(
-      M, N, count, optimizer, delta, gradient, weights, first, second, *update);
+      M, N, pitch, optimizer, gradient, weights, first, second, step);
+  return launched();
+}
+
+extern "C" int ck__nn_cuda_set_step(void *stream, ck_nn_cuda_step *step,
+                                    const ck_nn_cuda_step *value) {
+  forget_earlier_error();
+  set_step<<<1, 1, 0, (cudaStream_t)stream>>>(step, *value);
   return launched();
 }
 

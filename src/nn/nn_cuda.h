@@ -8,6 +8,7 @@
 #define CK_NN_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,18 +19,33 @@ typedef struct ck_nn_cuda_update {
   float decay, rate, momentum, beta1, beta2, epsilon, correction1, correction2;
 } ck_nn_cuda_update;
 
-/* output (M x N) = activate(output + bias column K of weights). */
-int ck__nn_cuda_bias_activate(void *stream, int M, int N, int K, int activation,
-                              const float *weights, float *output);
+/* A training step's settings, kept in device memory where the step's
+ * kernels read them, so that launches recorded once replay for every
+ * step: the first row of the batch in the training order (the first
+ * word, which cl/nn.cl's _step kernels read), then the optimiser's. */
+typedef struct ck_nn_cuda_step {
+  uint32_t offset;
+  ck_nn_cuda_update update;
+} ck_nn_cuda_step;
+
+/* *step (device memory) = value, in stream order. */
+int ck__nn_cuda_set_step(void *stream, ck_nn_cuda_step *step,
+                         const ck_nn_cuda_step *value);
+
+/* output (M x N) = activate(output + bias column K of weights, whose N
+ * rows start pitch reals apart). */
+int ck__nn_cuda_bias_activate(void *stream, int M, int N, int K, int pitch,
+                              int activation, const float *weights,
+                              float *output);
 /* previous[i] *= slope(activation, values[i]) for i < total. */
 int ck__nn_cuda_slope(void *stream, size_t total, int activation,
                       const float *values, float *previous);
-/* The optimiser step of weights (M x N, biases last) from the product
- * gradient (M x N, bias column unused) and the count rows of delta. */
-int ck__nn_cuda_optimize(void *stream, int M, int N, int count, int optimizer,
-                         const float *delta, const float *gradient,
-                         float *weights, float *first, float *second,
-                         const ck_nn_cuda_update *update);
+/* The optimiser step of weights (M x N, biases last, rows pitch reals
+ * apart) from gradient, first and second (the same layout), with the
+ * settings of step->update (step in device memory). */
+int ck__nn_cuda_optimize(void *stream, int M, int N, int pitch, int optimizer,
+                         const float *gradient, float *weights, float *first,
+                         float *second, const ck_nn_cuda_step *step);
 /* The words for a code a launcher returned. */
 const char *ck__nn_cuda_error_name(int code);
 /* Whether that code says the device ran out of memory. */

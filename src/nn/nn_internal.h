@@ -7,7 +7,10 @@
  * Layers are numbered as in ck_nn_config.sizes: 0 is the input, L the
  * output. activations[l] and deltas[l] hold `capacity` rows of sizes[l]
  * values; weights[l] (l >= 1) is sizes[l] x (sizes[l - 1] + 1), the bias
- * in the last column (see cl/ck_nn.h).
+ * in the last column (see cl/ck_nn.h), each row pitch[l] reals after the
+ * last: sizes[l - 1] + 1, except where the steps ask for rows aligned to
+ * a wider multiple (the padding is zero and no step reads it). first[l]
+ * and second[l] have the same layout.
  */
 #ifndef CK_NN_INTERNAL_H
 #define CK_NN_INTERNAL_H
@@ -54,10 +57,13 @@ typedef enum ck__nn_form {
 
 /* Kernel tuning in place of the per-device choice (for tests that run
  * another device's form on a CPU): output tile side (a power of two, 8 ..
- * 128; 16 .. 128 in the vector form) and the form. */
+ * 128; 16 .. 128 in the vector form) and the form; and, when nonzero,
+ * the multiple of reals that rows of weights start on in place of the
+ * steps' own (ref and CUDA steps; the OpenCL kernels read packed rows). */
 typedef struct ck__nn_tuning {
   unsigned tile;
   ck__nn_form form;
+  unsigned row_multiple;
 } ck__nn_tuning;
 
 /* One optimiser step's settings, the same for every parameter. */
@@ -94,6 +100,19 @@ typedef struct ck__nn_steps {
    * epoch, so that one-time work of the backend's first calls (cuBLAS
    * choosing and loading its kernels) is not timed as training. */
   ck_status (*prepare)(nn_state *state, uint32_t count);
+  /* The multiple of reals that rows of weights start on (0 or 1: the rows
+   * packed); the steps that ask for one use pitch[l]. */
+  unsigned row_multiple;
+  /* Optional, both or neither: around the calls of one training step of
+   * count rows from entry offset of the training order, with the step's
+   * optimiser settings. step_begin may run the whole step itself,
+   * replaying launches recorded at an earlier step (*replayed = 1): the
+   * driver then makes no calls and no step_end. Otherwise the calls
+   * follow, then step_end with their status (CK_OK, or the first
+   * failure's), which returns the step's. */
+  ck_status (*step_begin)(nn_state *state, uint32_t offset, uint32_t count,
+                          const ck__nn_update *update, int *replayed);
+  ck_status (*step_end)(nn_state *state, ck_status status);
 } ck__nn_steps;
 
 /* A data set on the device: features (rows x sizes[0] reals), labels. */
@@ -112,6 +131,7 @@ struct nn_state {
   int activation[CK_NN_MAX_LAYERS + 1]; /* of layers 1 .. L (ck_nn.h ids) */
   int loss, optimizer;                  /* ck_nn.h ids */
   uint32_t capacity;                    /* rows of activations, deltas */
+  uint32_t pitch[CK_NN_MAX_LAYERS + 1]; /* reals a row of weights[l] takes */
   ck_buffer *weights[CK_NN_MAX_LAYERS + 1];
   ck_buffer *first[CK_NN_MAX_LAYERS + 1], *second[CK_NN_MAX_LAYERS + 1];
   ck_buffer *activations[CK_NN_MAX_LAYERS + 1];
@@ -133,7 +153,18 @@ struct nn_state {
   /* CUDA */
   int tf32;            /* products on tensor cores in TF32 */
   void *blas;          /* cublasHandle_t */
-  ck_buffer *gradient; /* one layer's product gradient */
+  ck_buffer *gradient; /* one layer's gradient, rows pitch[l] apart */
+  ck_buffer *ones;     /* ones_count ones: the bias gradient's sum */
+  uint32_t ones_count;
+  ck_buffer *step;      /* the step's settings (ck_nn_cuda_step) */
+  ck_buffer *workspace; /* cuBLAS's, the same for every call */
+  ck_kernel *gather_step_kernel, *output_step_kernel;
+  int in_step;   /* between step_begin and step_end */
+  int recording; /* ... and recording the step's launches */
+  void *graph;   /* a recorded training step of graph_count rows */
+  uint32_t graph_count;
+  /* The device addresses that graph was recorded with. */
+  const void *graph_addresses[16 + 5 * (CK_NN_MAX_LAYERS + 1)];
 };
 
 /* A network: the driver's view. */
@@ -185,6 +216,16 @@ nn_state *ck__nn_state(ck_nn *nn);
 /* One training step on training rows offset .. offset + count - 1 of the
  * epoch's order, with the given optimiser settings; adds nothing to the
  * epoch statistics beyond the per-sample entries at offset. */
+/* ck_nn_gather's or ck_nn_gather_step's launch over count rows, every
+ * argument but 2 (the offset, or the step's settings) set here. */
+ck_status ck__nn_opencl_gather_launch(nn_state *state, ck_kernel *kernel,
+                                      uint32_t count);
+/* ck_nn_output's or ck_nn_output_step's launch, every argument but 8 (the
+ * entries' position, or the step's settings) set here. */
+ck_status ck__nn_opencl_output_launch(nn_state *state, ck_kernel *kernel,
+                                      ck_buffer *labels, uint32_t first,
+                                      uint32_t count, double delta_scale);
+
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update);
 

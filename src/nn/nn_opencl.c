@@ -100,13 +100,11 @@ static ck_status launch_product(nn_state *state, ck_kernel *kernel,
   return ck_queue_launch(state->queue, kernel, 2, global, local, NULL);
 }
 
-static ck_status opencl_gather(nn_state *state, uint32_t offset,
-                               uint32_t count) {
+ck_status ck__nn_opencl_gather_launch(nn_state *state, ck_kernel *kernel,
+                                      uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->gather_kernel;
   CK_TRY(set_uint(kernel, 0, count));
   CK_TRY(set_uint(kernel, 1, state->sizes[0]));
-  CK_TRY(set_uint(kernel, 2, offset));
   CK_TRY(ck_kernel_set_buffer(kernel, 3, state->index));
   CK_TRY(ck_kernel_set_buffer(kernel, 4, state->sets[CK_NN_TRAIN].features));
   CK_TRY(ck_kernel_set_buffer(kernel, 5, state->sets[CK_NN_TRAIN].labels));
@@ -117,6 +115,14 @@ static ck_status opencl_gather(nn_state *state, uint32_t offset,
   CK_TRY(ck_queue_launch(state->queue, kernel, 2, global, local, NULL));
 fail:
   return status;
+}
+
+static ck_status opencl_gather(nn_state *state, uint32_t offset,
+                               uint32_t count) {
+  ck_status status = set_uint(state->gather_kernel, 2, offset);
+  return status == CK_OK
+             ? ck__nn_opencl_gather_launch(state, state->gather_kernel, count)
+             : status;
 }
 
 static ck_status opencl_forward(nn_state *state, int layer, ck_buffer *input,
@@ -136,11 +142,10 @@ fail:
   return status;
 }
 
-static ck_status opencl_output(nn_state *state, ck_buffer *labels,
-                               uint32_t first, uint32_t count,
-                               double delta_scale, uint32_t position) {
+ck_status ck__nn_opencl_output_launch(nn_state *state, ck_kernel *kernel,
+                                      ck_buffer *labels, uint32_t first,
+                                      uint32_t count, double delta_scale) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->output_kernel;
   CK_TRY(set_uint(kernel, 0, count));
   CK_TRY(set_int(kernel, 1, (int)state->sizes[state->layers]));
   CK_TRY(set_int(kernel, 2, state->loss));
@@ -149,7 +154,6 @@ static ck_status opencl_output(nn_state *state, ck_buffer *labels,
   CK_TRY(ck_kernel_set_buffer(kernel, 5, labels));
   CK_TRY(set_uint(kernel, 6, first));
   CK_TRY(set_real(kernel, 7, state, delta_scale));
-  CK_TRY(set_uint(kernel, 8, position));
   CK_TRY(ck_kernel_set_buffer(kernel, 9, state->losses));
   CK_TRY(ck_kernel_set_buffer(kernel, 10, state->hits));
   CK_TRY(ck_kernel_set_buffer(kernel, 11, state->predictions));
@@ -158,6 +162,16 @@ static ck_status opencl_output(nn_state *state, ck_buffer *labels,
   CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 fail:
   return status;
+}
+
+static ck_status opencl_output(nn_state *state, ck_buffer *labels,
+                               uint32_t first, uint32_t count,
+                               double delta_scale, uint32_t position) {
+  ck_status status = set_uint(state->output_kernel, 8, position);
+  return status == CK_OK
+             ? ck__nn_opencl_output_launch(state, state->output_kernel, labels,
+                                           first, count, delta_scale)
+             : status;
 }
 
 static ck_status opencl_backward(nn_state *state, int layer, uint32_t count) {
@@ -240,7 +254,15 @@ static void opencl_teardown(nn_state *state) {
   ck_program_destroy(state->program);
 }
 
-const ck__nn_steps ck__nn_opencl_steps = {
-    opencl_setup,  opencl_gather,   opencl_forward,
-    opencl_output, opencl_backward, opencl_update,
-    opencl_reduce, opencl_teardown, NULL};
+const ck__nn_steps ck__nn_opencl_steps = {opencl_setup,
+                                          opencl_gather,
+                                          opencl_forward,
+                                          opencl_output,
+                                          opencl_backward,
+                                          opencl_update,
+                                          opencl_reduce,
+                                          opencl_teardown,
+                                          NULL,
+                                          1,
+                                          NULL,
+                                          NULL};

@@ -38,6 +38,7 @@ static ck_status ref_gather(nn_state *state, uint32_t offset, uint32_t count) {
 static ck_status ref_forward(nn_state *state, int layer, ck_buffer *input,
                              uint32_t first, uint32_t count) {
   size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  size_t pitch = state->pitch[layer];
   const ck_real *x = ck__reals(input) + (size_t)first * in;
   const ck_real *w = ck__reals(state->weights[layer]);
   ck_real *y = ck__reals(state->activations[layer]);
@@ -45,9 +46,9 @@ static ck_status ref_forward(nn_state *state, int layer, ck_buffer *input,
     for (size_t o = 0; o < out; ++o) {
       ck_real sum = CK_R(0);
       for (size_t i = 0; i < in; ++i)
-        sum += x[b * in + i] * w[o * (in + 1) + i];
+        sum += x[b * in + i] * w[o * pitch + i];
       y[b * out + o] =
-          ck_nn_activate(state->activation[layer], sum + w[o * (in + 1) + in]);
+          ck_nn_activate(state->activation[layer], sum + w[o * pitch + in]);
     }
   return CK_OK;
 }
@@ -80,6 +81,7 @@ static ck_status ref_output(nn_state *state, ck_buffer *labels, uint32_t first,
 
 static ck_status ref_backward(nn_state *state, int layer, uint32_t count) {
   size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  size_t pitch = state->pitch[layer];
   const ck_real *delta = ck__reals(state->deltas[layer]);
   const ck_real *w = ck__reals(state->weights[layer]);
   const ck_real *values = ck__reals(state->activations[layer - 1]);
@@ -88,7 +90,7 @@ static ck_status ref_backward(nn_state *state, int layer, uint32_t count) {
     for (size_t i = 0; i < in; ++i) {
       ck_real sum = CK_R(0);
       for (size_t o = 0; o < out; ++o)
-        sum += delta[b * out + o] * w[o * (in + 1) + i];
+        sum += delta[b * out + o] * w[o * pitch + i];
       previous[b * in + i] =
           sum * ck_nn_slope(state->activation[layer - 1], values[b * in + i]);
     }
@@ -98,6 +100,7 @@ static ck_status ref_backward(nn_state *state, int layer, uint32_t count) {
 static ck_status ref_update(nn_state *state, int layer, uint32_t count,
                             const ck__nn_update *update) {
   size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  size_t pitch = state->pitch[layer];
   const ck_real *delta = ck__reals(state->deltas[layer]);
   const ck_real *x = ck__reals(state->activations[layer - 1]);
   ck_real *w = ck__reals(state->weights[layer]);
@@ -108,7 +111,7 @@ static ck_status ref_update(nn_state *state, int layer, uint32_t count,
       ck_real sum = CK_R(0);
       for (size_t b = 0; b < count; ++b)
         sum += delta[b * out + o] * (i < in ? x[b * in + i] : CK_R(1));
-      size_t at = o * (in + 1) + i;
+      size_t at = o * pitch + i;
       ck_real gradient = i < in ? sum + (ck_real)update->decay * w[at] : sum;
       ck_nn_optimize(state->optimizer, w + at, first + at, second + at,
                      gradient, (ck_real)update->rate, (ck_real)update->momentum,
@@ -139,5 +142,5 @@ static void ref_teardown(nn_state *state) {
 }
 
 const ck__nn_steps CK_VARIANT(ck__nn_ref_steps) = {
-    ref_setup,  ref_gather, ref_forward,  ref_output, ref_backward,
-    ref_update, ref_reduce, ref_teardown, NULL};
+    ref_setup,  ref_gather,   ref_forward, ref_output, ref_backward, ref_update,
+    ref_reduce, ref_teardown, NULL,        1,          NULL,         NULL};
