@@ -377,10 +377,15 @@ ck_status ck__cuda_capture_end(ck_queue *queue, void **graph) {
   cudaGraphExec_t runnable = NULL;
   *graph = NULL;
   state(queue)->capturing = 0;
-  ck_status status = use_device(queue);
-  if (status != CK_OK)
-    return status;
+  /* The capture ends whatever follows: a stream left capturing would
+   * refuse every later call on the queue. */
   cudaError_t code = cudaStreamEndCapture(state(queue)->stream, &captured);
+  ck_status status = use_device(queue);
+  if (status != CK_OK) {
+    if (captured)
+      cudaGraphDestroy(captured);
+    return status;
+  }
   if (code == cudaSuccess)
     code = cudaGraphInstantiate(&runnable, captured, 0);
   if (captured)

@@ -5,9 +5,10 @@
  * rest (gathering a batch, scoring the output, the loss sums).
  *
  * Layouts are the OpenCL kernels' (row-major, weights N x (K + 1) with
- * the biases last), except that rows of weights start ROW_MULTIPLE reals
- * apart (pitch[l]); cuBLAS, column-major, sees each row-major matrix as
- * its transpose, so every product below is written transposed.
+ * the biases last), except that rows of weights are pitch[l] reals apart:
+ * K + 1 rounded up to a multiple of ROW_MULTIPLE. cuBLAS, column-major,
+ * sees each row-major matrix as its transpose, so every product below is
+ * written transposed.
  */
 #include <cublas_v2.h>
 #include <stdio.h>
@@ -225,13 +226,33 @@ fail:
   return status;
 }
 
-/* The gradient, then the optimiser step, with the settings step_begin
- * put on the device (update is the same). */
+/* Puts a step's settings (offset, update) on the device, in stream order,
+ * where the step's kernels read them. */
+static ck_status set_step(nn_state *state, uint32_t offset,
+                          const ck__nn_update *update) {
+  ck_status status = CK_OK;
+  ck_nn_cuda_step settings = {
+      offset,
+      {(float)update->decay, (float)update->rate, (float)update->momentum,
+       (float)update->beta1, (float)update->beta2, (float)update->epsilon,
+       (float)update->correction1, (float)update->correction2}};
+  TIMED(state, "the step's settings",
+        ck__nn_cuda_set_step(ck__cuda_stream(state->queue),
+                             (ck_nn_cuda_step *)ck__cuda_pointer(state->step),
+                             &settings));
+fail:
+  return status;
+}
+
+/* The gradient, then the optimiser step with the settings on the device:
+ * in a training step, those step_begin put there (update's own); called
+ * outside one, update's, put there first. */
 static ck_status cuda_update(nn_state *state, int layer, uint32_t count,
                              const ck__nn_update *update) {
   ck_status status = CK_OK;
   int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
-  (void)update;
+  if (!state->in_step)
+    CK_TRY(set_step(state, 0, update));
   CK_TRY(layer_gradient(state, layer, count));
   TIMED(state, "the optimiser step",
         ck__nn_cuda_optimize(
@@ -283,17 +304,9 @@ static ck_status cuda_step_begin(nn_state *state, uint32_t offset,
                                  int *replayed) {
   ck_status status = CK_OK;
   *replayed = 0;
-  ck_nn_cuda_step settings = {
-      offset,
-      {(float)update->decay, (float)update->rate, (float)update->momentum,
-       (float)update->beta1, (float)update->beta2, (float)update->epsilon,
-       (float)update->correction1, (float)update->correction2}};
   /* Before any recording: growing the ones writes and waits. */
   CK_TRY(ensure_ones(state, count));
-  TIMED(state, "the step's settings",
-        ck__nn_cuda_set_step(ck__cuda_stream(state->queue),
-                             (ck_nn_cuda_step *)ck__cuda_pointer(state->step),
-                             &settings));
+  CK_TRY(set_step(state, offset, update));
   const void *addresses[ADDRESS_LIMIT];
   size_t n = step_addresses(state, addresses);
   if (state->graph &&
@@ -304,6 +317,7 @@ static ck_status cuda_step_begin(nn_state *state, uint32_t offset,
   if (state->graph && count == state->graph_count) {
     CK_TRY(ck__cuda_graph_launch(state->queue, state->graph));
     *replayed = 1;
+    ++state->replays;
     return CK_OK;
   }
   if (!state->graph) {

@@ -163,6 +163,7 @@ struct nn_state {
   int recording; /* ... and recording the step's launches */
   void *graph;   /* a recorded training step of graph_count rows */
   uint32_t graph_count;
+  uint64_t replays; /* steps run by replaying graph (for the tests) */
   /* The device addresses that graph was recorded with. */
   const void *graph_addresses[16 + 5 * (CK_NN_MAX_LAYERS + 1)];
 };
@@ -213,9 +214,6 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                         ck_nn **nn);
 nn_state *ck__nn_state(ck_nn *nn);
 
-/* One training step on training rows offset .. offset + count - 1 of the
- * epoch's order, with the given optimiser settings; adds nothing to the
- * epoch statistics beyond the per-sample entries at offset. */
 /* ck_nn_gather's or ck_nn_gather_step's launch over count rows, every
  * argument but 2 (the offset, or the step's settings) set here. */
 ck_status ck__nn_opencl_gather_launch(nn_state *state, ck_kernel *kernel,
@@ -226,6 +224,9 @@ ck_status ck__nn_opencl_output_launch(nn_state *state, ck_kernel *kernel,
                                       ck_buffer *labels, uint32_t first,
                                       uint32_t count, double delta_scale);
 
+/* One training step on training rows offset .. offset + count - 1 of the
+ * epoch's order, with the given optimiser settings; adds nothing to the
+ * epoch statistics beyond the per-sample entries at offset. */
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update);
 
