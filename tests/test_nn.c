@@ -2151,18 +2151,27 @@ static const ck_workload *nn_with_result(ck_result **result) {
  * classes (row r in class r % 3, its class's pixel bright): the images
  * and labels files' bytes. */
 enum { SMALL_ROWS = 6 };
-static void small_idx_set(uint8_t images[16 + SMALL_ROWS * 4],
-                          uint8_t labels[8 + SMALL_ROWS]) {
+typedef struct small_idx {
+  uint8_t images[16 + SMALL_ROWS * 4], labels[8 + SMALL_ROWS];
+} small_idx;
+
+/* Starts a case on the nn workload titled title: *set filled, and the
+ * workload returned with its result, or NULL (the test goes on without
+ * the case) where it is missing. */
+static const ck_workload *small_idx_case(const char *title, ck_result **result,
+                                         small_idx *set) {
   static const uint8_t image_header[16] = {0, 0, 8, 3, 0, 0, 0, SMALL_ROWS,
                                            0, 0, 0, 2, 0, 0, 0, 2};
   static const uint8_t label_header[8] = {0, 0, 8, 1, 0, 0, 0, SMALL_ROWS};
-  memcpy(images, image_header, sizeof image_header);
-  memcpy(labels, label_header, sizeof label_header);
+  printf("%s\n", title);
+  memcpy(set->images, image_header, sizeof image_header);
+  memcpy(set->labels, label_header, sizeof label_header);
   for (int r = 0; r < SMALL_ROWS; ++r) {
-    labels[8 + r] = (uint8_t)(r % 3);
+    set->labels[8 + r] = (uint8_t)(r % 3);
     for (int k = 0; k < 4; ++k)
-      images[16 + r * 4 + k] = (uint8_t)(k == r % 3 ? 200 : 10 + 7 * r);
+      set->images[16 + r * 4 + k] = (uint8_t)(k == r % 3 ? 200 : 10 + 7 * r);
   }
+  return nn_with_result(result);
 }
 
 /* IDX rows to predict, with their labels given by --predict-labels (a
@@ -2170,28 +2179,26 @@ static void small_idx_set(uint8_t images[16 + SMALL_ROWS * 4],
  * share of the written classes that match them; without the labels the
  * rows are only predicted, and --test-labels does not stand in. */
 static void predict_idx(const ck_device *ref) {
-  printf("predicting IDX rows\n");
   ck_result *result = NULL;
-  const ck_workload *nn_workload = nn_with_result(&result);
+  small_idx set;
+  const ck_workload *nn_workload =
+      small_idx_case("predicting IDX rows", &result, &set);
   if (!nn_workload)
     return;
-  enum { ROWS = SMALL_ROWS };
-  uint8_t images[16 + ROWS * 4], labels[8 + ROWS];
-  small_idx_set(images, labels);
   const char *train = path_in("tr-images-idx3-ubyte");
-  CHECK(write_bytes(train, images, sizeof images) == 0);
-  CHECK(write_bytes(path_in("tr-labels-idx1-ubyte"), labels, sizeof labels) ==
-        0);
+  CHECK(write_bytes(train, set.images, sizeof set.images) == 0);
+  CHECK(write_bytes(path_in("tr-labels-idx1-ubyte"), set.labels,
+                    sizeof set.labels) == 0);
   char rows[1024], rows_labels[1024], model[1024], out[1024];
   snprintf(rows, sizeof rows, "%s", path_in("rows.idx"));
   snprintf(rows_labels, sizeof rows_labels, "%s", path_in("rows-classes.idx"));
   snprintf(model, sizeof model, "%s", path_in("idx.ckn"));
   snprintf(out, sizeof out, "%s", path_in("idx-predicted.txt"));
-  CHECK(write_bytes(rows, images, sizeof images) == 0);
+  CHECK(write_bytes(rows, set.images, sizeof set.images) == 0);
   /* One row's label given wrong, so that the score is not all or none. */
-  uint8_t given[sizeof labels];
-  memcpy(given, labels, sizeof labels);
-  given[8 + 4] = (uint8_t)((labels[8 + 4] + 1) % 3);
+  uint8_t given[sizeof set.labels];
+  memcpy(given, set.labels, sizeof set.labels);
+  given[8 + 4] = (uint8_t)((set.labels[8 + 4] + 1) % 3);
   CHECK(write_bytes(rows_labels, given, sizeof given) == 0);
   ck_run_options options = {.seed = 3};
   const ck_param train_params[] = {{"train", train},  {"layers", "4,3"},
@@ -2205,7 +2212,7 @@ static void predict_idx(const ck_device *ref) {
       {"load", model}, {"predict", rows}, {"out", out}};
   CHECK_OK(ck_workload_run(nn_workload, ref, unlabelled, 3, &options, result));
   CHECK_OK(ck_result_get_metric(result, "predicted_rows", &value));
-  CHECK(value == ROWS);
+  CHECK(value == SMALL_ROWS);
   CHECK(ck_result_get_metric(result, "predict_accuracy", &value) != CK_OK);
   /* Without training, the rate is that of the rows predicted. */
   CHECK_MSG(result->throughput > 0 && isfinite(result->throughput) &&
@@ -2223,16 +2230,16 @@ static void predict_idx(const ck_device *ref) {
   size_t size = 0, line = 0, matches = 0;
   char *text = test_read_file(out, &size);
   for (size_t at = 0; text && at < size; ++line) {
-    matches += line < ROWS && text[at] == '0' + given[8 + line] &&
+    matches += line < SMALL_ROWS && text[at] == '0' + given[8 + line] &&
                text[at + 1] == '\n';
     while (at < size && text[at++] != '\n')
       ;
   }
   free(text);
-  printf("  %zu of %d rows predicted right\n", matches, (int)ROWS);
+  printf("  %zu of %d rows predicted right\n", matches, (int)SMALL_ROWS);
   /* The model learns the rows; the wrong label costs one. */
-  CHECK_MSG(line == ROWS && matches == ROWS - 1 &&
-                accuracy == (double)matches / ROWS,
+  CHECK_MSG(line == SMALL_ROWS && matches == SMALL_ROWS - 1 &&
+                accuracy == (double)matches / SMALL_ROWS,
             "predict_accuracy %g; %zu of %zu written classes match", accuracy,
             matches, line);
 
@@ -2255,22 +2262,21 @@ static void predict_idx(const ck_device *ref) {
  * round (read as the training data's format, these IDX rows fit the CSV
  * network and would be tested). */
 static void derived_labels_and_formats(const ck_device *ref) {
-  printf("outputs beside derived labels files; test data in another format\n");
   ck_result *result = NULL;
-  const ck_workload *nn_workload = nn_with_result(&result);
+  small_idx set;
+  const ck_workload *nn_workload = small_idx_case(
+      "outputs beside derived labels files; test data in another format",
+      &result, &set);
   if (!nn_workload)
     return;
-  enum { ROWS = SMALL_ROWS };
-  uint8_t images[16 + ROWS * 4], labels[8 + ROWS];
-  small_idx_set(images, labels);
   /* The same rows as CSV, the label first. */
   char csv[512] = "";
-  for (int r = 0; r < ROWS; ++r) {
+  for (int r = 0; r < SMALL_ROWS; ++r) {
     char line[64];
-    snprintf(line, sizeof line, "%d", labels[8 + r]);
+    snprintf(line, sizeof line, "%d", set.labels[8 + r]);
     strcat(csv, line);
     for (int k = 0; k < 4; ++k) {
-      snprintf(line, sizeof line, ",%d", images[16 + r * 4 + k]);
+      snprintf(line, sizeof line, ",%d", set.images[16 + r * 4 + k]);
       strcat(csv, line);
     }
     strcat(csv, "\n");
@@ -2284,8 +2290,8 @@ static void derived_labels_and_formats(const ck_device *ref) {
   snprintf(model, sizeof model, "%s", path_in("d.ckn"));
   snprintf(out, sizeof out, "%s", path_in("d-predicted.txt"));
   snprintf(given_labels, sizeof given_labels, "%s", path_in("d-classes.idx"));
-  CHECK(write_bytes(features, images, sizeof images) == 0);
-  CHECK(write_bytes(derived, labels, sizeof labels) == 0);
+  CHECK(write_bytes(features, set.images, sizeof set.images) == 0);
+  CHECK(write_bytes(derived, set.labels, sizeof set.labels) == 0);
   CHECK(write_text(table, csv) == 0);
   ck_run_options options = {.seed = 5};
   const ck_param train_params[] = {
@@ -2341,11 +2347,12 @@ static void derived_labels_and_formats(const ck_device *ref) {
         CK_ERROR_INVALID_ARGUMENT);
   size_t size = 0;
   uint8_t *kept = (uint8_t *)test_read_file(derived, &size);
-  CHECK_MSG(kept && size == sizeof labels && memcmp(kept, labels, size) == 0,
+  CHECK_MSG(kept && size == sizeof set.labels &&
+                memcmp(kept, set.labels, size) == 0,
             "%s was replaced", derived);
   free(kept);
   /* Labels given by their option leave the derived name free to write. */
-  CHECK(write_bytes(given_labels, labels, sizeof labels) == 0);
+  CHECK(write_bytes(given_labels, set.labels, sizeof set.labels) == 0);
   const ck_param given[] = {{"train", features},
                             {"train-labels", given_labels},
                             {"epochs", "1"},
