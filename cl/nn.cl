@@ -48,15 +48,19 @@
       __global ck_real *batch, __global int *batch_labels
 
 /* Work-item (f, b) copies feature f of training row index[offset + b]
- * into row b of the batch; work-item (0, b) copies its label too. */
+ * into row b of the batch, and of rows b + rows, b + 2 rows, ... where the
+ * launch has fewer rows of work-items (`rows`, its second dimension) than
+ * the batch; work-item (0, b) copies their labels too. */
 CK_FN void ck_nn_gather_item(CK_NN_GATHER_ARGUMENTS(uint offset)) {
-  uint f = (uint)get_global_id(0), b = (uint)get_global_id(1);
-  if (f >= features || b >= count)
+  uint f = (uint)get_global_id(0), rows = (uint)get_global_size(1);
+  if (f >= features)
     return;
-  uint row = index[offset + b];
-  batch[(size_t)b * features + f] = data[(size_t)row * features + f];
-  if (f == 0)
-    batch_labels[b] = labels[row];
+  for (uint b = (uint)get_global_id(1); b < count; b += rows) {
+    uint row = index[offset + b];
+    batch[(size_t)b * features + f] = data[(size_t)row * features + f];
+    if (f == 0)
+      batch_labels[b] = labels[row];
+  }
 }
 
 __kernel void ck_nn_gather(CK_NN_GATHER_ARGUMENTS(uint offset)) {

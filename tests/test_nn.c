@@ -855,6 +855,61 @@ static void large_set(const ck_device *ref, const ck_device *ocl) {
   ck_dataset_free(&tail);
 }
 
+/* A batch of more rows than a gather launch has rows of work-items
+ * (32,768: nn_opencl.c), in an order that is not the identity: on each
+ * device the gathered batch holds the ordered rows and their labels, and
+ * one step on it moves the weights as ref's step does. */
+static void large_batch(const ck_device *ref, const ck_device *ocl) {
+  static const size_t sizes[] = {3, 5, 4};
+  static const ck_nn_activation act[] = {CK_NN_TANH};
+  const uint32_t rows = 70001;
+  ck_nn_config c;
+  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c.seed = 91;
+  c.batch = rows;
+  ck_dataset train;
+  data_random(&train, rows, 3, 4, 92, NULL, NULL);
+  uint32_t *order = malloc(rows * sizeof *order);
+  float *gathered = malloc((size_t)rows * 3 * sizeof *gathered);
+  int32_t *labels = malloc(rows * sizeof *labels);
+  for (uint32_t i = 0; i < rows; ++i)
+    order[i] = (uint32_t)(((uint64_t)i * 40009u + 7u) % rows);
+  const ck_device *devices[2] = {ref, ocl};
+  ck_nn *nets[2] = {NULL, NULL};
+  for (int d = 0; d < 2; ++d) {
+    CHECK_OK(ck_nn_create(devices[d], &c, &nets[d]));
+    if (!nets[d])
+      continue;
+    nn_state *state = ck__nn_state(nets[d]);
+    CHECK_OK(ck_nn_set_preprocessing(nets[d], &train, CK_NORMALIZE_NONE));
+    CHECK_OK(ck_nn_attach(nets[d], CK_NN_TRAIN, &train));
+    CHECK_OK(ck_buffer_write(state->queue, state->index, 0,
+                             rows * sizeof *order, order, CK_BLOCKING, NULL));
+    ck__nn_update u = update_for(&c, 1);
+    CHECK_OK(ck__nn_train_batch(nets[d], 0, rows, &u));
+    CHECK_OK(ck_buffer_read(state->queue, state->activations[0], 0,
+                            (size_t)rows * 3 * sizeof *gathered, gathered,
+                            CK_BLOCKING, NULL));
+    read_words(nets[d], state->batch_labels, rows, labels);
+    uint32_t off = 0;
+    for (uint32_t b = 0; b < rows; ++b)
+      off +=
+          memcmp(gathered + (size_t)b * 3, train.values + (size_t)order[b] * 3,
+                 3 * sizeof *gathered) != 0 ||
+          labels[b] != train.labels[order[b]];
+    CHECK_MSG(off == 0, "%s: %u of %u rows of a batch gathered wrongly",
+              devices[d]->id, off, rows);
+  }
+  if (nets[0] && nets[1])
+    check_weights_near(nets[0], nets[1], 1e-4, "a batch of 70,001 rows");
+  ck_nn_destroy(nets[0]);
+  ck_nn_destroy(nets[1]);
+  free(order);
+  free(gathered);
+  free(labels);
+  ck_dataset_free(&train);
+}
+
 static void agreement(const ck_device *ref, const ck_device *ocl) {
   printf("ref and %s agree\n", ocl->id);
   /* 37 rows in batches of 11 (the last of 4); 53 rows in batches of 21
@@ -2521,9 +2576,10 @@ int main(void) {
     save_load(devices[i]);
     training_time(devices[i]);
   }
-  if (ocl)
+  if (ocl) {
     agreement(ref, ocl);
-  else
+    large_batch(ref, ocl);
+  } else
     printf("SKIP: ref/OpenCL agreement, and XOR, reproducibility and model "
            "files on OpenCL: no OpenCL device\n");
 

@@ -4,6 +4,11 @@
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
 
+/* Rows of work-items a gather launch has at most. CUDA grids, and NVIDIA's
+ * OpenCL on them, take at most 65,535 blocks in their second dimension, so
+ * a larger batch is gathered a few rows a work-item (cl/nn.cl). */
+#define GATHER_ROWS 32768u
+
 static ck_status set_real(ck_kernel *kernel, unsigned index,
                           const nn_state *state, double value) {
   return ck__kernel_set_real(kernel, index, state->double_precision, value);
@@ -111,7 +116,8 @@ ck_status ck__nn_opencl_gather_launch(nn_state *state, ck_kernel *kernel,
   CK_TRY(ck_kernel_set_buffer(kernel, 6, state->activations[0]));
   CK_TRY(ck_kernel_set_buffer(kernel, 7, state->batch_labels));
   size_t local[2] = {32, 1};
-  size_t global[2] = {(state->sizes[0] + 31) / 32 * 32, count};
+  size_t global[2] = {(state->sizes[0] + 31) / 32 * 32,
+                      count < GATHER_ROWS ? count : GATHER_ROWS};
   CK_TRY(ck_queue_launch(state->queue, kernel, 2, global, local, NULL));
 fail:
   return status;
