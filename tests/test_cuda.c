@@ -99,6 +99,39 @@ static const struct {
                "-DCK_REAL_DOUBLE=0"},
 };
 
+/* Which GPUs get machine code, which PTX for the driver to compile, and
+ * which are left out, by NVRTC's range (75 to 120 here) and the oldest
+ * architecture nvcc compiled clkit's own CUDA code for. */
+static void check_reach(void) {
+  static const struct {
+    int architecture, nvrtc_oldest, nvrtc_newest, native_oldest;
+    ck__cuda_reach want;
+  } cases[] = {
+      {90, 75, 120, 75, CK__CUDA_MACHINE_CODE},
+      {75, 75, 120, 75, CK__CUDA_MACHINE_CODE},
+      {120, 75, 120, 75, CK__CUDA_MACHINE_CODE},
+      {121, 75, 120, 75, CK__CUDA_THROUGH_PTX},
+      {130, 75, 120, 90, CK__CUDA_THROUGH_PTX},
+      {70, 75, 120, 75, CK__CUDA_UNREACHABLE},
+      {80, 75, 120, 86, CK__CUDA_UNREACHABLE},
+      {61, 50, 90, 75, CK__CUDA_UNREACHABLE},
+      /* NVRTC could not say: only the build's own oldest counts. */
+      {100, 0, 0, 75, CK__CUDA_MACHINE_CODE},
+      {70, 0, 0, 75, CK__CUDA_UNREACHABLE},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck__cuda_reach got =
+        ck__cuda_reach_of(cases[i].architecture, cases[i].nvrtc_oldest,
+                          cases[i].nvrtc_newest, cases[i].native_oldest);
+    CHECK_MSG(got == cases[i].want,
+              "sm_%d with NVRTC sm_%d to sm_%d and "
+              "nvcc from sm_%d: %d, not %d",
+              cases[i].architecture, cases[i].nvrtc_oldest,
+              cases[i].nvrtc_newest, cases[i].native_oldest, (int)got,
+              (int)cases[i].want);
+  }
+}
+
 static void check_compiles(void) {
   for (size_t i = 0; i < sizeof programs / sizeof programs[0]; ++i) {
     ck_status status =
@@ -109,6 +142,11 @@ static void check_compiles(void) {
     CHECK_MSG(status == CK_OK, "%s (%s): %s", programs[i].name,
               programs[i].defines, message);
   }
+  /* A GPU newer than NVRTC gets PTX of NVRTC's newest architecture. */
+  unsigned before = ck__cuda_ptx_builds;
+  CHECK_OK(ck__cuda_compile_check(programs[1].name, programs[1].defines, 990));
+  CHECK_MSG(ck__cuda_ptx_builds == before + 1,
+            "sm_990: %u programs built as PTX", ck__cuda_ptx_builds - before);
 }
 #endif
 
@@ -246,6 +284,25 @@ static void check_workload(const ck_device_set *set, size_t device_index,
   printf("%-10s ref %-14.9g %s %-14.9g agreement %.3g\n", name, results[0].best,
          results[1].device, results[1].best, results[1].agreement);
 }
+
+#if CK_HAVE_CUDA
+/* Programs built as PTX, as for a GPU newer than NVRTC, and compiled by
+ * the driver when loaded: the self-check, and PSO's native step and its
+ * other kernels, still agree with ref. */
+static void check_ptx_programs(const ck_device_set *set, size_t index) {
+  unsigned before = ck__cuda_ptx_builds;
+  ck__cuda_programs_as_ptx = 1;
+  ck__build_from_source = 1; /* not a cached build */
+  check_workload(set, index, "selfcheck", NULL, 0);
+  check_workload(set, index, "pso", NULL, 0);
+  ck__cuda_programs_as_ptx = 0;
+  ck__build_from_source = 0;
+  CHECK_MSG(ck__cuda_ptx_builds >= before + 2,
+            "%u programs built as PTX for the self-check and PSO",
+            ck__cuda_ptx_builds - before);
+  printf("built as PTX: %u programs\n", ck__cuda_ptx_builds - before);
+}
+#endif
 
 /* TF32 needs a CUDA device, and learns the spirals about as well as
  * FP32 does on the same device. */
@@ -399,6 +456,9 @@ int main(void) {
   for (size_t i = 0; i < set.count && !index; ++i)
     if (set.devices[i].backend == CK_BACKEND_CUDA)
       index = i;
+#if CK_HAVE_CUDA
+  check_reach();
+#endif
   if (!index) {
     /* A CUDA device asked for by name must be there: a run meant for the
      * GPU must not pass as a compile-only one. */
@@ -431,6 +491,9 @@ int main(void) {
   const ck_param list[] = {{"neighbors", "verlet"}};
   check_workload(&set, index, "gas", list, 1);
   check_tf32(&set, index);
+#if CK_HAVE_CUDA
+  check_ptx_programs(&set, index);
+#endif
   size_t other = 0;
   for (size_t i = index + 1; i < set.count && !other; ++i)
     if (set.devices[i].backend == CK_BACKEND_CUDA)

@@ -71,6 +71,10 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
       fprintf(out, "\"ok\"");
     else
       json_string(out, set->cuda_message);
+    if (set->cuda_status == CK_OK && set->cuda_message[0]) {
+      fprintf(out, ",\"cuda_note\":");
+      json_string(out, set->cuda_message);
+    }
     fprintf(out, "}\n");
     return;
   }
@@ -104,7 +108,7 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
   }
   if (set->opencl_status != CK_OK)
     fprintf(out, "note: %s\n", set->opencl_message);
-  if (set->cuda_status != CK_OK)
+  if (set->cuda_message[0])
     fprintf(out, "note: %s\n", set->cuda_message);
 }
 

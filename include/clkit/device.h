@@ -65,9 +65,11 @@ typedef struct ck_device_set {
   ck_status opencl_status;
   char opencl_message[512]; /* a hint for the user when opencl_status != 0 */
   /* CK_OK, or why no CUDA device is listed: CK_ERROR_UNSUPPORTED when
-   * clkit was built without CUDA, CK_ERROR_NO_PLATFORM when the driver or
-   * a device is missing. */
+   * clkit was built without CUDA or can make code for none of the GPUs,
+   * CK_ERROR_NO_PLATFORM when the driver or a device is missing. */
   ck_status cuda_status;
+  /* Why, when cuda_status is not CK_OK; with CK_OK, the GPUs left out as
+   * older than what this clkit can make code for, or "" when none is. */
   char cuda_message[512];
 } ck_device_set;
 

@@ -342,7 +342,7 @@ static ck_status no_match(const ck_device_set *set, const char *term) {
                     set->devices[i].name, set->devices[i].platform);
   if (set->opencl_status != CK_OK)
     ck__fail_append("\n%s", set->opencl_message);
-  if (set->cuda_status != CK_OK && strncasecmp(term, "cuda", 4) == 0)
+  if (set->cuda_message[0] && strncasecmp(term, "cuda", 4) == 0)
     ck__fail_append("\n%s", set->cuda_message);
   return CK_ERROR_NOT_FOUND;
 }

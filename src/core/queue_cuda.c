@@ -72,6 +72,42 @@ static ck_status use_device(const ck_queue *queue) {
                              : cuda_fail(queue, code, "selecting the device");
 }
 
+_Thread_local int ck__cuda_programs_as_ptx;
+_Thread_local unsigned ck__cuda_ptx_builds;
+
+/* The oldest architecture this build's own CUDA code (nvcc's) has
+ * machine code for: meson's nvcc_architectures. */
+#ifndef CK_CUDA_OLDEST_ARCHITECTURE
+#define CK_CUDA_OLDEST_ARCHITECTURE 0
+#endif
+
+/* The oldest and newest architectures NVRTC builds for (sm_XY as XY), or
+ * 0 and 0 where it cannot say. */
+static void nvrtc_range(int *oldest, int *newest) {
+  int count = 0, architectures[128];
+  *oldest = *newest = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0 ||
+      count > (int)(sizeof architectures / sizeof architectures[0]) ||
+      nvrtcGetSupportedArchs(architectures) != NVRTC_SUCCESS)
+    return;
+  *oldest = *newest = architectures[0];
+  for (int i = 1; i < count; ++i) {
+    if (architectures[i] < *oldest)
+      *oldest = architectures[i];
+    if (architectures[i] > *newest)
+      *newest = architectures[i];
+  }
+}
+
+ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
+                                 int nvrtc_newest, int native_oldest) {
+  if (architecture < nvrtc_oldest || architecture < native_oldest)
+    return CK__CUDA_UNREACHABLE;
+  if (nvrtc_newest > 0 && architecture > nvrtc_newest)
+    return CK__CUDA_THROUGH_PTX;
+  return CK__CUDA_MACHINE_CODE;
+}
+
 ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
                              char *message, size_t message_capacity) {
   int device_count = 0;
@@ -92,10 +128,33 @@ ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
   nvrtcVersion(&nvrtc_major, &nvrtc_minor);
+  int nvrtc_oldest = 0, nvrtc_newest = 0, unreachable = 0;
+  nvrtc_range(&nvrtc_oldest, &nvrtc_newest);
+  message[0] = '\0';
   for (int n = 0; n < device_count && *count < capacity; ++n) {
     struct cudaDeviceProp properties;
     if (cudaGetDeviceProperties(&properties, n) != cudaSuccess)
       continue;
+    /* A GPU older than what this build can make code for is left out, so
+     * that it is neither chosen by default nor asked for by mistake; it is
+     * named in the message instead. */
+    int architecture = properties.major * 10 + properties.minor;
+    if (ck__cuda_reach_of(architecture, nvrtc_oldest, nvrtc_newest,
+                          CK_CUDA_OLDEST_ARCHITECTURE) ==
+        CK__CUDA_UNREACHABLE) {
+      size_t used = strlen(message);
+      snprintf(message + used, message_capacity - used,
+               "%scuda:%d (%s, sm_%d) is not listed: this clkit builds CUDA "
+               "code for sm_%d and later (NVRTC %d.%d: sm_%d to sm_%d); "
+               "NVIDIA's OpenCL may still reach it.",
+               used ? " " : "", n, properties.name, architecture,
+               nvrtc_oldest > CK_CUDA_OLDEST_ARCHITECTURE
+                   ? nvrtc_oldest
+                   : CK_CUDA_OLDEST_ARCHITECTURE,
+               nvrtc_major, nvrtc_minor, nvrtc_oldest, nvrtc_newest);
+      unreachable++;
+      continue;
+    }
     ck_device *device = &devices[(*count)++];
     memset(device, 0, sizeof *device);
     snprintf(device->id, sizeof device->id, "cuda:%d", n);
@@ -128,7 +187,7 @@ ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
     device->platform_index = -1;
     device->device_index = n;
   }
-  return CK_OK;
+  return *count == 0 && unreachable ? CK_ERROR_UNSUPPORTED : CK_OK;
 }
 
 static ck_status cu_create(ck_queue *queue) {
@@ -552,7 +611,7 @@ static ck_status cu_fill(ck_queue *queue, ck_buffer *buffer,
 
 /* NVRTC options from clkit's build options: the defines and the flush of
  * subnormals, not OpenCL's other -cl-* switches. */
-static ck_status nvrtc_options(int architecture, const char *source,
+static ck_status nvrtc_options(int architecture, int as_ptx, const char *source,
                                const char *options, char *storage,
                                size_t storage_size, const char **list,
                                int *count) {
@@ -560,8 +619,9 @@ static ck_status nvrtc_options(int architecture, const char *source,
    * lets GPUs fuse. */
   int fuse = strstr(source, "#define CK_FUSE_ON_GPU 1") != NULL;
   int written = snprintf(storage, storage_size,
-                         "-arch=sm_%d -default-device -std=c++17 -fmad=%s %s",
-                         architecture, fuse ? "true" : "false", options);
+                         "-arch=%s_%d -default-device -std=c++17 -fmad=%s %s",
+                         as_ptx ? "compute" : "sm", architecture,
+                         fuse ? "true" : "false", options);
   if (written < 0 || (size_t)written >= storage_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
   *count = 0;
@@ -585,9 +645,13 @@ static ck_status nvrtc_options(int architecture, const char *source,
 /* The cache key: everything that can change the machine code. */
 static void cache_key(const ck_device *device, const char *source,
                       const char *options, uint8_t key[32]) {
-  const char *parts[] = {"cuda",           source,
-                         options,          device->platform_version,
-                         device->name,     device->c_version,
+  const char *parts[] = {"cuda",
+                         source,
+                         options,
+                         device->platform_version,
+                         device->name,
+                         device->c_version,
+                         ck__cuda_programs_as_ptx ? "ptx" : "machine code",
                          CK_VERSION_STRING};
   ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
 }
@@ -623,8 +687,11 @@ static void colon_positions(char *log) {
   *out = '\0';
 }
 
-/* Compiles source (the prelude already in front) for sm_<architecture>;
- * target names the device in messages. */
+/* Compiles source (the prelude already in front) for sm_<architecture>
+ * into *cubin: machine code, or PTX (NUL-ended, which the driver compiles
+ * when it loads it) for a GPU newer than NVRTC knows, at the newest
+ * architecture it does know, or where ck__cuda_programs_as_ptx asks for
+ * it. target names the device in messages. */
 static ck_status compile(int architecture, const char *target, const char *name,
                          const char *source, const char *options, void **cubin,
                          size_t *cubin_size) {
@@ -633,9 +700,16 @@ static ck_status compile(int architecture, const char *target, const char *name,
   char *log = NULL;
   char storage[2048];
   const char *list[64];
-  int count = 0;
-  CK_TRY(nvrtc_options(architecture, source, options, storage, sizeof storage,
-                       list, &count));
+  int count = 0, nvrtc_oldest = 0, nvrtc_newest = 0;
+  nvrtc_range(&nvrtc_oldest, &nvrtc_newest);
+  int as_ptx = ck__cuda_programs_as_ptx;
+  if (ck__cuda_reach_of(architecture, 0, nvrtc_newest, 0) ==
+      CK__CUDA_THROUGH_PTX) {
+    as_ptx = 1;
+    architecture = nvrtc_newest;
+  }
+  CK_TRY(nvrtc_options(architecture, as_ptx, source, options, storage,
+                       sizeof storage, list, &count));
   nvrtcResult result =
       nvrtcCreateProgram(&compiled, source, name, 0, NULL, NULL);
   if (result != NVRTC_SUCCESS)
@@ -655,16 +729,19 @@ static ck_status compile(int architecture, const char *target, const char *name,
             "%s\nbuild log:\n%s",
             name, target, options, nvrtcGetErrorString(result), log ? log : "");
   }
-  if (nvrtcGetCUBINSize(compiled, cubin_size) != NVRTC_SUCCESS)
-    CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no machine code for program '%s'",
-            name);
+  if ((as_ptx ? nvrtcGetPTXSize(compiled, cubin_size)
+              : nvrtcGetCUBINSize(compiled, cubin_size)) != NVRTC_SUCCESS)
+    CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no %s for program '%s'",
+            as_ptx ? "PTX" : "machine code", name);
   if (!(*cubin = malloc(*cubin_size)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
             "out of host memory for program '%s': %zu bytes of machine code",
             name, *cubin_size);
-  if (nvrtcGetCUBIN(compiled, *cubin) != NVRTC_SUCCESS)
-    CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no machine code for program '%s'",
-            name);
+  if ((as_ptx ? nvrtcGetPTX(compiled, *cubin)
+              : nvrtcGetCUBIN(compiled, *cubin)) != NVRTC_SUCCESS)
+    CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no %s for program '%s'",
+            as_ptx ? "PTX" : "machine code", name);
+  ck__cuda_ptx_builds += (unsigned)as_ptx;
 fail:
   free(log);
   nvrtcDestroyProgram(&compiled);

@@ -88,10 +88,34 @@ extern const ck__queue_ops ck__host_ops;
 #if CK_HAVE_CUDA
 extern const ck__queue_ops ck__cuda_ops;
 
-/* CUDA devices, as ck_device entries (ids cuda:0, cuda:1, ...). Returns
- * CK_OK, or CK_ERROR_NO_PLATFORM with why none is listed in message. */
+/* CUDA devices, as ck_device entries (ids cuda:N, N the CUDA ordinal).
+ * A GPU this build cannot make code for (ck__cuda_reach_of) is left out
+ * and named in message, which is otherwise left empty. Returns CK_OK
+ * (message naming any left out), CK_ERROR_NO_PLATFORM with why none is
+ * listed in message, or CK_ERROR_UNSUPPORTED when every GPU was left out. */
 ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
                              char *message, size_t message_capacity);
+
+/* What can run on a GPU of compute capability `architecture` (major * 10
+ * + minor), given the oldest and newest architectures NVRTC builds for (0
+ * where unknown) and the oldest this build's nvcc code was compiled for:
+ * machine code from NVRTC; PTX for NVRTC's newest architecture, which the
+ * driver compiles for a GPU newer than NVRTC; or nothing, for a GPU older
+ * than either. */
+typedef enum ck__cuda_reach {
+  CK__CUDA_MACHINE_CODE,
+  CK__CUDA_THROUGH_PTX,
+  CK__CUDA_UNREACHABLE
+} ck__cuda_reach;
+ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
+                                 int nvrtc_newest, int native_oldest);
+
+/* For tests: when set, the calling thread's programs are built as PTX for
+ * their device's architecture, as for a GPU newer than NVRTC, and loaded
+ * through the driver's compiler; ck__cuda_ptx_builds counts the programs
+ * built as PTX. */
+extern _Thread_local int ck__cuda_programs_as_ptx;
+extern _Thread_local unsigned ck__cuda_ptx_builds;
 
 /* For a workload's native CUDA steps: the queue's stream (a
  * cudaStream_t), a buffer's device pointer, and a timing span around
