@@ -4,9 +4,9 @@
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
 
-/* Rows of work-items a gather launch has at most. CUDA grids, and NVIDIA's
- * OpenCL on them, take at most 65,535 blocks in their second dimension, so
- * a larger batch is gathered a few rows a work-item (cl/nn.cl). */
+/* Rows of work-items a gather launch has at most. A CUDA grid takes at
+ * most 65,535 blocks in its second dimension, so a larger batch is
+ * gathered a few rows a work-item (cl/nn.cl). */
 #define GATHER_ROWS 32768u
 
 static ck_status set_real(ck_kernel *kernel, unsigned index,
