@@ -855,6 +855,46 @@ static void large_set(const ck_device *ref, const ck_device *ocl) {
   ck_dataset_free(&tail);
 }
 
+/* On CUDA, a training step whose recording fails (a call no recording
+ * takes, made by the tuning's spoil_recording) is made call by call, and
+ * so is every later one: training goes on, and agrees with ref. */
+static void recording_refused(const ck_device *ref, const ck_device *cuda) {
+  static const size_t sizes[] = {7, 13, 5};
+  static const ck_nn_activation act[] = {CK_NN_RELU};
+  ck_nn_config c;
+  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c.batch = 11;
+  agree_data data;
+  agree_data_make(&data, 7, 5, 37, 23);
+  const ck__nn_tuning spoil = {.spoil_recording = 1};
+  ck_nn *a = agree_net(ref, &c, 0, NULL, &data);
+  ck_nn *b = agree_net(cuda, &c, 0, &spoil, &data);
+  for (unsigned e = 1; a && b && e <= 2; ++e) {
+    ck_nn_epoch ea, eb;
+    CHECK_OK(ck_nn_train_epoch(a, &ea));
+    CHECK_OK(ck_nn_train_epoch(b, &eb));
+    CHECK_MSG(near_relative(ea.train_loss, eb.train_loss, 1e-5) &&
+                  near_relative(ea.test_loss, eb.test_loss, 1e-5),
+              "unrecorded steps, epoch %u: losses train %.9g/%.9g test "
+              "%.9g/%.9g",
+              e, ea.train_loss, eb.train_loss, ea.test_loss, eb.test_loss);
+  }
+  if (a && b) {
+    check_weights_near(a, b, 1e-4, "unrecorded steps");
+    nn_state *state = ck__nn_state(b);
+    CHECK_MSG(state->recording_refused && !state->graph && state->replays == 0,
+              "a spoilt recording: refused %d, graph %p, %llu replays",
+              state->recording_refused, state->graph,
+              (unsigned long long)state->replays);
+    printf("  a spoilt recording on %s: steps made call by call, weights "
+           "within %.2g of ref's\n",
+           cuda->id, worst_weight_seen);
+  }
+  ck_nn_destroy(a);
+  ck_nn_destroy(b);
+  agree_data_free(&data);
+}
+
 /* A batch of more rows than a gather launch has rows of work-items
  * (32,768: nn_opencl.c), in an order that is not the identity: on each
  * device the gathered batch holds the ordered rows and their labels, and
@@ -941,8 +981,9 @@ static void agreement(const ck_device *ref, const ck_device *ocl) {
 
   /* Each form, with ragged tiles: the vector form's 16-wide tiles hold
    * one work-item. */
-  const ck__nn_tuning tunings[] = {
-      {16, CK__NN_LOCAL, 0}, {8, CK__NN_GLOBAL, 0}, {16, CK__NN_VECTOR, 0}};
+  const ck__nn_tuning tunings[] = {{.tile = 16, .form = CK__NN_LOCAL},
+                                   {.tile = 8, .form = CK__NN_GLOBAL},
+                                   {.tile = 16, .form = CK__NN_VECTOR}};
   agree_case(ref, ocl, &relu, 0, NULL, &small, relu_name);
   agree_case(ref, ocl, &smooth, 0, NULL, &wide, smooth_name);
   for (int t = 0; t < 3; ++t) {
@@ -1015,7 +1056,7 @@ static void padded_case(const ck_device *ref, const ck_nn_config *config,
   char what[100], path[1200];
   snprintf(what, sizeof what, "rows on %u reals, %s", multiple,
            double_precision ? "f64" : "f32");
-  const ck__nn_tuning padded = {0, CK__NN_GLOBAL, multiple};
+  const ck__nn_tuning padded = {.row_multiple = multiple};
   ck_nn *a = agree_net(ref, config, double_precision, NULL, data);
   ck_nn *b = agree_net(ref, config, double_precision, &padded, data);
   ck_nn *loaded = NULL, *loaded_padded = NULL;
@@ -1117,7 +1158,7 @@ static void padded_rows(const ck_device *ref, const ck_device *ocl) {
   agree_data_free(&data);
   /* The OpenCL kernels take packed rows only: asked for others, refused. */
   if (ocl) {
-    const ck__nn_tuning padded = {0, CK__NN_GLOBAL, 4};
+    const ck__nn_tuning padded = {.row_multiple = 4};
     ck_nn *refused = NULL;
     CHECK(ck__nn_create(ocl, &c, ocl->backend == CK_BACKEND_CUDA, &padded,
                         &refused) == CK_ERROR_UNSUPPORTED &&
@@ -2579,6 +2620,8 @@ int main(void) {
   if (ocl) {
     agreement(ref, ocl);
     large_batch(ref, ocl);
+    if (ocl->backend == CK_BACKEND_CUDA)
+      recording_refused(ref, ocl);
   } else
     printf("SKIP: ref/OpenCL agreement, and XOR, reproducibility and model "
            "files on OpenCL: no OpenCL device\n");

@@ -587,8 +587,12 @@ ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
   if (replayed)
     return CK_OK;
   status = step_calls(state, steps, offset, count, update);
-  if (steps->step_end)
-    status = steps->step_end(state, status);
+  if (steps->step_end) {
+    int again = 0;
+    status = steps->step_end(state, status, &again);
+    if (again)
+      status = step_calls(state, steps, offset, count, update);
+  }
 fail:
   return status;
 }

@@ -11,6 +11,7 @@
  * written transposed.
  */
 #include <cublas_v2.h>
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,37 +321,40 @@ static ck_status cuda_step_begin(nn_state *state, uint32_t offset,
     ++state->replays;
     return CK_OK;
   }
-  if (!state->graph) {
+  if (!state->graph && !state->recording_refused) {
     CK_TRY(ck__cuda_capture_begin(state->queue));
     state->recording = 1;
     state->graph_count = count;
     memcpy(state->graph_addresses, addresses, n * sizeof *addresses);
+    if (state->tuning.spoil_recording) {
+      (void)cudaStreamSynchronize((cudaStream_t)ck__cuda_stream(state->queue));
+      (void)cudaGetLastError();
+    }
   }
   state->in_step = 1;
 fail:
   return status;
 }
 
-static ck_status cuda_step_end(nn_state *state, ck_status status) {
+static ck_status cuda_step_end(nn_state *state, ck_status status, int *again) {
   state->in_step = 0;
   if (!state->recording)
     return status;
   state->recording = 0;
   void *graph = NULL;
-  if (status != CK_OK) {
-    /* The calls' failure is the one to report. */
-    ck__error_saved saved;
-    ck__error_save(&saved);
-    (void)ck__cuda_capture_end(state->queue, &graph);
-    ck__cuda_graph_destroy(graph);
-    ck__error_restore(&saved);
-    return status;
+  ck_status ended = ck__cuda_capture_end(state->queue, &graph);
+  if (status == CK_OK && ended == CK_OK) {
+    state->graph = graph;
+    return ck__cuda_graph_launch(state->queue, graph);
   }
-  CK_TRY(ck__cuda_capture_end(state->queue, &graph));
-  state->graph = graph;
-  CK_TRY(ck__cuda_graph_launch(state->queue, graph));
-fail:
-  return status;
+  /* Recording only saves launches: a step whose recording failed (a call
+   * no recording takes, or the recording itself refused) is made again
+   * call by call, as every later step is. Nothing of it has run. A call
+   * that failed for another reason fails again, and that is reported. */
+  ck__cuda_graph_destroy(graph);
+  state->recording_refused = 1;
+  *again = 1;
+  return CK_OK;
 }
 
 /* Every product of a training step of count rows, on the scratch buffers

@@ -59,11 +59,16 @@ typedef enum ck__nn_form {
  * another device's form on a CPU): output tile side (a power of two, 8 ..
  * 128; 16 .. 128 in the vector form) and the form; and, when nonzero,
  * the multiple of reals that rows of weights start on in place of the
- * steps' own (ref and CUDA steps; the OpenCL kernels read packed rows). */
+ * steps' own (ref and CUDA steps; the OpenCL kernels read packed rows).
+ * spoil_recording (CUDA steps, for tests): while the first training step
+ * is recorded, a call is made that no recording takes (a stream
+ * synchronisation, as a library outside clkit might make), so that the
+ * recording fails. */
 typedef struct ck__nn_tuning {
   unsigned tile;
   ck__nn_form form;
   unsigned row_multiple;
+  int spoil_recording;
 } ck__nn_tuning;
 
 /* One optimiser step's settings, the same for every parameter. */
@@ -109,10 +114,12 @@ typedef struct ck__nn_steps {
    * replaying launches recorded at an earlier step (*replayed = 1): the
    * driver then makes no calls and no step_end. Otherwise the calls
    * follow, then step_end with their status (CK_OK, or the first
-   * failure's), which returns the step's. */
+   * failure's), which returns the step's; or, where the calls were only
+   * being recorded and the recording failed, sets *again, and the driver
+   * makes the calls once more (their status is then the step's). */
   ck_status (*step_begin)(nn_state *state, uint32_t offset, uint32_t count,
                           const ck__nn_update *update, int *replayed);
-  ck_status (*step_end)(nn_state *state, ck_status status);
+  ck_status (*step_end)(nn_state *state, ck_status status, int *again);
 } ck__nn_steps;
 
 /* A data set on the device: features (rows x sizes[0] reals), labels. */
@@ -164,6 +171,7 @@ struct nn_state {
   void *graph;   /* a recorded training step of graph_count rows */
   uint32_t graph_count;
   uint64_t replays; /* steps run by replaying graph (for the tests) */
+  int recording_refused; /* a recording failed: no step is recorded again */
   /* The device addresses that graph was recorded with. */
   const void *graph_addresses[16 + 5 * (CK_NN_MAX_LAYERS + 1)];
 };
