@@ -800,16 +800,22 @@ static void agree_data_free(agree_data *data) {
   ck_dataset_free(&data->test);
 }
 
+/* A 3-5-4 tanh network with cross-entropy, seeded: the large cases' net,
+ * small enough that their rows, not the net, make the work. */
+static void config_small_tanh(ck_nn_config *c, uint64_t seed) {
+  static const size_t sizes[] = {3, 5, 4};
+  static const ck_nn_activation act[] = {CK_NN_TANH};
+  config_net(c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c->seed = seed;
+}
+
 /* A set larger than one evaluation chunk (4096 rows): the mean over the
  * whole set on both devices, and on each device the second chunk's
  * per-sample losses against the same rows evaluated as a set of their
  * own (the forward pass from a row offset). */
 static void large_set(const ck_device *ref, const ck_device *ocl) {
-  static const size_t sizes[] = {3, 5, 4};
-  static const ck_nn_activation act[] = {CK_NN_TANH};
   ck_nn_config c;
-  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
-  c.seed = 77;
+  config_small_tanh(&c, 77);
   const uint32_t rows = 5000, first = 4096, tail_rows = rows - first;
   ck_dataset big, tail;
   data_random(&big, rows, 3, 4, 78, NULL, NULL);
@@ -900,12 +906,9 @@ static void recording_refused(const ck_device *ref, const ck_device *cuda) {
  * device the gathered batch holds the ordered rows and their labels, and
  * one step on it moves the weights as ref's step does. */
 static void large_batch(const ck_device *ref, const ck_device *ocl) {
-  static const size_t sizes[] = {3, 5, 4};
-  static const ck_nn_activation act[] = {CK_NN_TANH};
   const uint32_t rows = 70001;
   ck_nn_config c;
-  config_net(&c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
-  c.seed = 91;
+  config_small_tanh(&c, 91);
   c.batch = rows;
   ck_dataset train;
   data_random(&train, rows, 3, 4, 92, NULL, NULL);
