@@ -7,6 +7,7 @@
  * The path of the clkit binary is the first argument.
  */
 #include "check.h"
+#include "cli.h"
 #include "test_support.h"
 
 #include <dirent.h>
@@ -888,8 +889,13 @@ static void check_ref_runs(void) {
     const char *const other[] = {"run",     "selfcheck", "--device", "ref",
                                  "--count", "1000",      "--seed",   "8",
                                  "--json",  NULL};
-    run_output a = run_clkit(one), b = run_clkit(one), c = run_clkit(other);
+    /* 7 written with an exponent is the same seed. */
+    const char *const same[] = {"run",     "selfcheck", "--device", "ref",
+                                "--count", "1000",      "--seed",   "0.7e1",
+                                "--json",  NULL};
+    run_output a = run_clkit(one), b = run_clkit(same), c = run_clkit(other);
     EXPECT_EXIT(a, 0, one);
+    EXPECT_EXIT(b, 0, same);
     EXPECT_EXIT(c, 0, other);
     const char *best_a = strstr(a.out, "\"best\":");
     const char *best_b = strstr(b.out, "\"best\":");
@@ -897,7 +903,7 @@ static void check_ref_runs(void) {
     CHECK(best_a && best_b && best_c);
     if (best_a && best_b && best_c) {
       CHECK_MSG(strtod(best_a + 7, NULL) == strtod(best_b + 7, NULL),
-                "seed 7 twice: %s vs %s", a.out, b.out);
+                "seeds 7 and 0.7e1: %s vs %s", a.out, b.out);
       CHECK_MSG(strtod(best_a + 7, NULL) != strtod(best_c + 7, NULL),
                 "seeds 7 and 8 agree: %s", c.out);
     }
@@ -2049,6 +2055,54 @@ static void check_interrupt(void) {
   release(&r);
 }
 
+/* The command's reader of whole numbers (--seed, tsp --optimum), called
+ * directly: every form it takes, exactly, and every one it refuses. */
+static void check_whole_number_parser(void) {
+  static const struct {
+    const char *text;
+    unsigned long long value;
+  } taken[] = {
+      {"0", 0},
+      {"42", 42},
+      {"007", 7},
+      {"0x2a", 42},
+      {"0XFF", 255},
+      {"1e3", 1000},
+      {"1E3", 1000},
+      {"1e+3", 1000},
+      {"2.5e1", 25},
+      {"1.0", 1},
+      {"1.e3", 1000},
+      {"1000e-3", 1},
+      {"0e400", 0},
+      {"0.0e-5", 0},
+      {"18446744073709551615", 18446744073709551615ULL},
+      {"1.8446744073709551615e19", 18446744073709551615ULL},
+      /* Past 2^53 every digit counts, as no double could hold it. */
+      {"9007199254740993e0", 9007199254740993ULL},
+      {"1e19", 10000000000000000000ULL},
+  };
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; ++i) {
+    unsigned long long value = 0;
+    int read = cli_parse_unsigned(taken[i].text, &value);
+    CHECK_MSG(read == 0 && value == taken[i].value,
+              "'%s' read as %d, %llu (wanted %llu)", taken[i].text, read, value,
+              taken[i].value);
+  }
+  /* clang-format off */
+  static const char *const refused[] = {
+      "", "-1", "+1", " 5", "5 ", "12x", "0x", "0xg", "1.5", "1e-3", "5e-1",
+      "1e", "1e+", "e3", ".5e1", "1.2.3", "1e3x", "1e20",
+      "18446744073709551616", "1.8446744073709551616e19", "2e19", "1e1000",
+      "0x1p3", "inf", "nan"};
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    unsigned long long value = 0;
+    CHECK_MSG(cli_parse_unsigned(refused[i], &value) != 0,
+              "'%s' was taken, as %llu", refused[i], value);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2069,6 +2123,7 @@ int main(int argc, char **argv) {
   unsetenv("CLKIT_CACHE");
   unsetenv("CLKIT_KERNEL_DIR");
 
+  check_whole_number_parser();
   check_basic_commands();
   check_run_usage_errors();
   check_ref_runs();

@@ -26,9 +26,10 @@ int cli_next_option(int argc, char **argv, const char *short_options,
 void cli_option_message(char *message, size_t size, int code, char **argv,
                         int index, const struct option *options);
 
-/* Reads a whole number: decimal, or hexadecimal after 0x, with nothing
- * before or after it. Returns 0, or -1 (value unspecified) when text is
- * not one or is past 2^64 - 1. */
+/* Reads a whole number: decimal (with an exponent too, as 1e3 or 2.5e1,
+ * read exactly), or hexadecimal after 0x, with nothing before or after
+ * it. Returns 0, or -1 (value unspecified) when text is not one or is past
+ * 2^64 - 1. */
 int cli_parse_unsigned(const char *text, unsigned long long *value);
 
 /* Makes SIGINT and SIGTERM remove the temporaries of the outputs being
