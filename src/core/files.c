@@ -183,7 +183,7 @@ static size_t temporary_name_length(const char *name) {
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   ck_status status = CK_OK;
   char *target = NULL, *candidate = NULL;
-  int opened = -1;
+  int opened = -1, listed = 0;
   *temp = NULL;
   *fd = -1;
   int descriptor = ck__file_descriptor_named(path);
@@ -230,11 +230,24 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   for (int attempt = 0; attempt < 100 && opened < 0; ++attempt) {
     snprintf(candidate + directory, size - directory, ".%.*s.tmp.%08x",
              (int)kept, name, ck__temporary_token());
+    /* Listed before it exists, so that no moment passes in which a signal
+     * could end the process and leave the file behind. */
+    temporary_listed(candidate);
+    listed = 1;
     opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (opened < 0 && errno != EEXIST)
+    if (opened >= 0)
+      break;
+    int error = errno;
+    listed = 0;
+    if (!temporary_unlisted(candidate)) {
+      candidate = NULL; /* taken by ck_file_remove_temporaries: kept */
+      CK_FAIL(CK_ERROR_CANCELLED, "cannot write %s: its temporaries were "
+              "removed while it was being opened", path);
+    }
+    if (error != EEXIST)
       CK_FAIL(CK_ERROR_IO,
               "cannot write %s: cannot create the temporary file %s: %s", path,
-              candidate, strerror(errno));
+              candidate, strerror(error));
   }
   if (opened < 0)
     CK_FAIL(CK_ERROR_IO,
@@ -251,16 +264,18 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
       CK_FAIL(CK_ERROR_IO, "cannot write %s: cannot set the mode of %s: %s",
               path, candidate, strerror(errno));
   }
-  temporary_listed(candidate);
   *temp = candidate;
   *fd = opened;
   candidate = NULL;
   opened = -1;
 fail:
   /* Also the way out on success, where the caller has taken the file. */
+  if (listed && candidate && !temporary_unlisted(candidate))
+    candidate = NULL; /* removed already, and the name must stay */
   if (opened >= 0) {
     close(opened);
-    unlink(candidate);
+    if (candidate)
+      unlink(candidate);
   }
   free(candidate);
   free(target);
