@@ -203,9 +203,15 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size) {
   uint8_t header[CK__CACHE_HEADER_SIZE];
   uint8_t digest[32];
   uint8_t *data = NULL;
-  int fd = -1;
+  int fd = -1, corrupt = 0;
   struct stat info;
   uint64_t declared = 0;
+/* The entry is damaged (short, or its header or digest wrong). */
+#define CORRUPT()                                                              \
+  do {                                                                         \
+    corrupt = 1;                                                               \
+    goto fail;                                                                 \
+  } while (0)
 
   if (!key || !payload || !size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -231,7 +237,7 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size) {
     if (errno != 0)
       CK_FAIL(CK_ERROR_CACHE, "cannot read kernel cache entry %s: %s", path,
               strerror(errno));
-    goto corrupt;
+    CORRUPT();
   }
 
   declared = ck__get_u64(header + 16);
@@ -240,7 +246,7 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size) {
       info.st_size < CK__CACHE_HEADER_SIZE ||
       declared != (uint64_t)info.st_size - CK__CACHE_HEADER_SIZE ||
       declared >= (uint64_t)SIZE_MAX)
-    goto corrupt;
+    CORRUPT();
 
   data = malloc(declared ? (size_t)declared : 1);
   if (!data)
@@ -251,26 +257,28 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size) {
     if (errno != 0)
       CK_FAIL(CK_ERROR_CACHE, "cannot read kernel cache entry %s: %s", path,
               strerror(errno));
-    goto corrupt;
+    CORRUPT();
   }
   ck__sha256(data, (size_t)declared, digest);
   if (memcmp(digest, header + 24, sizeof digest) != 0)
-    goto corrupt;
+    CORRUPT();
 
-  close(fd);
   *payload = data;
   *size = (size_t)declared;
-  return CK_OK;
-
-corrupt:
-  discard_entry(path, fd);
-  status = CK_ERROR_NOT_FOUND;
+  data = NULL;
 fail:
+  /* A damaged entry is deleted, and is a miss: it will be rebuilt. */
+  if (corrupt) {
+    discard_entry(path, fd);
+    status = CK_ERROR_NOT_FOUND;
+  }
   free(data);
   if (fd >= 0)
     close(fd);
   return status;
 }
+
+#undef CORRUPT
 
 /* Creates path and its missing parents, like mkdir -p. */
 static ck_status make_directories(char *path) {
@@ -410,19 +418,14 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
   int recognised = read_setting(&mode);
   stats->enabled = mode != CK__CACHE_OFF;
   stats->pocl_builds = mode == CK__CACHE_FORCED;
-  /* A cache with no location holds nothing; that is not an error here. */
-  if (resolve_directory(stats->directory, sizeof stats->directory) != CK_OK) {
+  /* A cache with no location, or no directory yet, holds nothing; that is
+   * not an error here. */
+  if (resolve_directory(stats->directory, sizeof stats->directory) != CK_OK)
     stats->directory[0] = '\0';
-    goto done;
-  }
-  directory = opendir(stats->directory);
-  if (!directory) {
-    if (errno == ENOENT)
-      goto done;
+  else if (!(directory = opendir(stats->directory)) && errno != ENOENT)
     CK_FAIL(CK_ERROR_IO, "cannot read kernel cache directory %s: %s",
             stats->directory, strerror(errno));
-  }
-  while ((errno = 0, item = readdir(directory)) != NULL) {
+  while (directory && (errno = 0, item = readdir(directory)) != NULL) {
     struct stat info;
     if (!is_entry_name(item->d_name))
       continue;
@@ -433,12 +436,9 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
     stats->entries += 1;
     stats->bytes += (unsigned long long)info.st_size;
   }
-  if (errno != 0)
+  if (directory && errno != 0)
     CK_FAIL(CK_ERROR_IO, "cannot read kernel cache directory %s: %s",
             stats->directory, strerror(errno));
-  closedir(directory);
-  directory = NULL;
-done:
   /* Reported last, with stats complete, so that a caller can show both. */
   if (!recognised)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -446,8 +446,6 @@ done:
             "false disable the cache; 1, on, yes or true also store PoCL's "
             "builds), so the cache stays on",
             getenv("CLKIT_CACHE"));
-  return CK_OK;
-
 fail:
   if (directory)
     closedir(directory);
