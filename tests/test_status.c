@@ -458,7 +458,7 @@ static void check_result_metric(void) {
 
 static void check_version(void) {
   const char *version = NULL;
-  CHECK_OK(ck_version(&version));
+  CHECK_OK(ck_version_get(&version));
   CHECK_MSG(version && strcmp(version, CK_VERSION_STRING) == 0, "'%s' vs '%s'",
             version ? version : "(null)", CK_VERSION_STRING);
   char expected[64];
@@ -466,7 +466,7 @@ static void check_version(void) {
            CK_VERSION_MINOR, CK_VERSION_PATCH);
   CHECK_MSG(strcmp(CK_VERSION_STRING, expected) == 0, "'%s' vs '%s'",
             CK_VERSION_STRING, expected);
-  CHECK(ck_version(NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_version_get(NULL) == CK_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---- workload parameters ------------------------------------------------- */

@@ -1029,7 +1029,7 @@ static int dispatch(int argc, char **argv) {
     if (argc > 2)
       return unexpected("version", argv[2]);
     const char *version = "";
-    ck_version(&version);
+    ck_version_get(&version);
     printf("clkit %s\n", version);
     return EXIT_OK;
   }
