@@ -770,6 +770,112 @@ static void user_objective(const ck_device *device) {
         CK_ERROR_INVALID_ARGUMENT);
 }
 
+/* ck_evaluate_user against its twin: the same objectives written in C
+ * here, at points spread over the domain, without data and with a row of
+ * it, built and launched as the optimisers build and launch them. */
+static void user_objective_kernel(const ck_device *device) {
+  enum { DIM = 3, POINTS = 100 };
+  static const char *const sources[2] = {
+      "float objective(const float *x, int dim) {\n"
+      "  float s = 0.0f;\n"
+      "  for (int i = 0; i < dim; ++i)\n"
+      "    s += (x[i] - 1.25f) * (x[i] - 1.25f) * (float)(i + 1);\n"
+      "  return s;\n"
+      "}\n",
+      "float objective(const float *x, int dim,\n"
+      "                __global const float *data) {\n"
+      "  float s = 0.0f;\n"
+      "  for (int i = 0; i < dim; ++i)\n"
+      "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
+      "  return s;\n"
+      "}\n"};
+  char data_path[512];
+  /* Weights then centres; the loader counts the last column as b. */
+  const float row[2 * DIM] = {2, 1, 3, 0.5f, -1, 2};
+  test_write_text(work_dir, "kernel-weights.csv", "2,1,3,0.5,-1,2\n",
+                  data_path, sizeof data_path);
+  ck_lsq_data data = {0};
+  CHECK_OK(ck_lsq_load(data_path, &data));
+  double points[DIM * POINTS]; /* dimension-major: (d, p) at d * POINTS + p */
+  for (int p = 0; p < POINTS; ++p)
+    for (int d = 0; d < DIM; ++d)
+      points[d * POINTS + p] = -3.0 + 6.0 * ((p * 7 + d * 13) % 97) / 96.0;
+  const double lo[DIM] = {-3, -3, -3}, hi[DIM] = {3, 3, 3};
+  ck_queue *queue = NULL;
+  CHECK_OK(ck_queue_create(device, &queue));
+  for (int with_data = 0; with_data < 2 && queue; ++with_data) {
+    ck__problem problem = {0};
+    ck_program *program = NULL;
+    ck_buffer *data_buffer = NULL, *x = NULL, *values = NULL, *done = NULL;
+    ck__evaluation evaluation = {0};
+    ck__problem_spec spec = {.source = sources[with_data],
+                             .source_name = with_data ? "weighted" : "sphere",
+                             .data = with_data ? &data : NULL,
+                             .dim = DIM,
+                             .lo = lo,
+                             .hi = hi};
+    uint32_t group = ck__group_size(device);
+    char defines[256];
+    ck__lsq_plan plan = {0, 1, 1, group};
+    ck_status status = CK_OK;
+/* Each step runs only while every one before it succeeded. */
+#define STEP(call)                                                             \
+  if (status == CK_OK)                                                         \
+  CHECK_OK(status = (call))
+    STEP(ck__problem_init(&problem, device, &spec));
+    if (status != CK_OK)
+      goto next;
+    snprintf(defines, sizeof defines,
+             "-DCK_OBJECTIVE=%d -DCK_BOUNDS=0 -DCK_PSO_RING=0 -DCK_GROUP=%u "
+             "-DCK_DIM=%d -DCK_USER_DATA=%d -DCK_LSQ_LANES=1 -DCK_LANES=1 "
+             "-DCK_REAL_DOUBLE=0",
+             problem.objective, (unsigned)group, DIM, problem.user_has_data);
+    CHECK(problem.user_has_data == with_data);
+    STEP(ck__program_build_prefixed(queue, "pso", defines, problem.user_name,
+                                    problem.user_source, &program));
+    STEP(ck__problem_upload(&problem, queue, &data_buffer));
+    STEP(ck__buffer_make(queue, sizeof(float) * DIM * POINTS, &x));
+    STEP(ck__buffer_make(queue, sizeof(float) * POINTS, &values));
+    STEP(ck__buffer_make_zeroed(queue, 1, sizeof(uint32_t), "done", &done));
+    STEP(ck__evaluation_create(&evaluation, program, &problem, POINTS, 0, &plan,
+                               group, data_buffer, NULL, done));
+    STEP(ck__reals_write(queue, x, 0, points, DIM * POINTS));
+    STEP(ck__evaluation_run(&evaluation, queue, x, values));
+#undef STEP
+    if (status != CK_OK)
+      goto next;
+    double got[POINTS];
+    CHECK_OK(ck__reals_read(queue, values, 0, got, POINTS));
+    int wrong = 0;
+    double worst = 0;
+    for (int p = 0; p < POINTS; ++p) {
+      float want = 0.0f;
+      for (int d = 0; d < DIM; ++d) {
+        float at = (float)points[d * POINTS + p];
+        want += with_data ? row[d] * (at - row[DIM + d]) * (at - row[DIM + d])
+                          : (at - 1.25f) * (at - 1.25f) * (float)(d + 1);
+      }
+      double error = fabs(got[p] - want) / (1.0 + fabs(want));
+      worst = error > worst ? error : worst;
+      wrong += !(error <= 1e-6);
+    }
+    CHECK_MSG(wrong == 0,
+              "%s on %s: %d of %d points differ from the C twin (worst %.3g)",
+              with_data ? "with data" : "without data", device->id, wrong,
+              POINTS, worst);
+  next:
+    ck__evaluation_destroy(&evaluation);
+    ck_buffer_destroy(done);
+    ck_buffer_destroy(values);
+    ck_buffer_destroy(x);
+    ck_buffer_destroy(data_buffer);
+    ck_program_destroy(program);
+    ck__problem_free(&problem);
+  }
+  ck_queue_destroy(queue);
+  ck_lsq_free(&data);
+}
+
 static void bad_input(const ck_device *ref) {
   const ck_workload *pso;
   ck_result result;
@@ -969,8 +1075,10 @@ int main(void) {
     lsq(ref, devices[i]);
     overflow(devices[i]);
   }
-  if (devices[1])
+  if (devices[1]) {
     user_objective(devices[1]);
+    user_objective_kernel(devices[1]);
+  }
   lsq_plans();
   ring_best();
   move_coordinate();
