@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -132,6 +133,54 @@ static void check_reach(void) {
   }
 }
 
+/* A cached program whose machine code fails to load for want of device
+ * memory is kept, since a build would fail to load as well; one whose
+ * image is refused is deleted and built again. A define of its own gives
+ * the program a cache entry no other test makes. */
+static void check_cache_kept(const ck_device *device) {
+  enum { MEMORY_ALLOCATION = 2, INVALID_KERNEL_IMAGE = 200 }; /* cudaError */
+  const char *const defines = "-DCK_SELFCHECK_GROUP=64 -DCK_TEST_CACHE_KEPT=1";
+  ck_cache_stats cache;
+  CHECK_OK(ck_cache_query(&cache));
+  if (!cache.enabled) {
+    printf("the cache is off: keeping its entries is not checked\n");
+    return;
+  }
+  ck_queue *queue = NULL;
+  CHECK_OK(ck_queue_create(device, &queue));
+  if (!queue)
+    return;
+  static const struct {
+    int load_fails; /* the next load's error, or 0 */
+    ck_status want;
+    int from_cache; /* where the build succeeds */
+  } steps[] = {
+      {0, CK_OK, -1}, /* made, or found: either way cached after */
+      {MEMORY_ALLOCATION, CK_ERROR_DEVICE_MEMORY, 0},
+      {0, CK_OK, 1},                    /* still there */
+      {INVALID_KERNEL_IMAGE, CK_OK, 0}, /* deleted, built again */
+      {0, CK_OK, 1},                    /* and stored */
+  };
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i) {
+    ck_program *program = NULL;
+    ck__cuda_next_load_fails = steps[i].load_fails;
+    ck_status got = ck_program_build(queue, "selfcheck", defines, &program);
+    CHECK_MSG(got == steps[i].want, "step %zu: status %d, not %d", i, (int)got,
+              (int)steps[i].want);
+    CHECK_MSG(ck__cuda_next_load_fails == 0, "step %zu: the switch stayed", i);
+    ck_program_stats stats = {0};
+    if (program && steps[i].from_cache >= 0) {
+      CHECK_OK(ck_program_query(program, &stats));
+      CHECK_MSG(stats.from_cache == steps[i].from_cache,
+                "step %zu: from the cache %d, not %d", i, stats.from_cache,
+                steps[i].from_cache);
+    }
+    ck_program_destroy(program);
+  }
+  ck__cuda_next_load_fails = 0;
+  ck_queue_destroy(queue);
+}
+
 static void check_compiles(void) {
   for (size_t i = 0; i < sizeof programs / sizeof programs[0]; ++i) {
     ck_status status =
@@ -200,31 +249,56 @@ done:
   ck_queue_destroy(queue);
 }
 
+/* The self-check's generating kernel on a queue of its own, with two
+ * 4 KB buffers set as its first two arguments. */
+typedef struct generator {
+  ck_queue *queue;
+  ck_program *program;
+  ck_kernel *kernel;
+  ck_buffer *values, *bits;
+} generator;
+
+/* Returns 1 when every part was made; generator_close frees what was. */
+static int generator_open(const ck_device *device, generator *made) {
+  *made = (generator){0};
+  CHECK_OK(ck_queue_create(device, &made->queue));
+  if (!made->queue)
+    return 0;
+  CHECK_OK(ck_program_build(made->queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64",
+                            &made->program));
+  if (made->program)
+    CHECK_OK(ck_kernel_create(made->program, "ck_selfcheck_generate",
+                              &made->kernel));
+  CHECK_OK(ck_buffer_create(made->queue, 4096, &made->values));
+  CHECK_OK(ck_buffer_create(made->queue, 4096, &made->bits));
+  if (!made->kernel || !made->values || !made->bits)
+    return 0;
+  CHECK_OK(ck_kernel_set_buffer(made->kernel, 0, made->values));
+  CHECK_OK(ck_kernel_set_buffer(made->kernel, 1, made->bits));
+  return 1;
+}
+
+static void generator_close(generator *made) {
+  ck_buffer_destroy(made->values);
+  ck_buffer_destroy(made->bits);
+  ck_kernel_destroy(made->kernel);
+  ck_program_destroy(made->program);
+  ck_queue_destroy(made->queue);
+}
+
 /* Kernel arguments are checked against the kernel's parameters, as
  * OpenCL checks them: the last left unset, an index past the last and a
  * value of the wrong size are refused, not launched with what lies
  * beyond the arguments given; two dimensions without a local size make
  * a block CUDA takes. */
 static void check_kernel_arguments(const ck_device *device) {
-  ck_queue *queue = NULL;
-  ck_program *program = NULL;
-  ck_kernel *kernel = NULL;
-  ck_buffer *values = NULL, *bits = NULL;
-  CHECK_OK(ck_queue_create(device, &queue));
-  if (!queue)
-    return;
-  CHECK_OK(ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64",
-                            &program));
-  if (program)
-    CHECK_OK(ck_kernel_create(program, "ck_selfcheck_generate", &kernel));
-  CHECK_OK(ck_buffer_create(queue, 4096, &values));
-  CHECK_OK(ck_buffer_create(queue, 4096, &bits));
-  if (!kernel || !values || !bits)
+  generator made;
+  if (!generator_open(device, &made))
     goto done;
+  ck_queue *queue = made.queue;
+  ck_kernel *kernel = made.kernel;
   uint32_t count = 1024, zero = 0;
   uint64_t wide = 0;
-  CHECK_OK(ck_kernel_set_buffer(kernel, 0, values));
-  CHECK_OK(ck_kernel_set_buffer(kernel, 1, bits));
   CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
   CHECK_OK(ck_kernel_set_value(kernel, 3, sizeof zero, &zero));
   CHECK_OK(ck_kernel_set_value(kernel, 4, sizeof zero, &zero));
@@ -244,11 +318,50 @@ static void check_kernel_arguments(const ck_device *device) {
   CHECK_OK(ck_queue_launch(queue, kernel, 2, square, NULL, NULL));
   CHECK_OK(ck_queue_finish(queue));
 done:
-  ck_buffer_destroy(values);
-  ck_buffer_destroy(bits);
-  ck_kernel_destroy(kernel);
-  ck_program_destroy(program);
-  ck_queue_destroy(queue);
+  generator_close(&made);
+}
+
+/* A fault in a kernel loses the context, and every error after it says
+ * so: the one that reports the fault and those of later calls. Run last:
+ * nothing runs on the device after it. */
+static void check_context_lost(const ck_device *device) {
+  generator made;
+  ck_buffer *after = NULL;
+  const char *message = "";
+  const char *const lost = "CUDA context is lost";
+  if (!generator_open(device, &made))
+    goto done;
+  /* A count far past the 4 KB buffers: the work-items write gigabytes
+   * beyond them, into memory never allocated. */
+  uint32_t count = 0xFFFFFFFFu, zero = 0;
+  CHECK_OK(ck_kernel_set_value(made.kernel, 2, sizeof count, &count));
+  for (unsigned i = 3; i < 6; ++i)
+    CHECK_OK(ck_kernel_set_value(made.kernel, i, sizeof zero, &zero));
+  size_t global = (size_t)1 << 28, local = 256;
+  ck_status launched =
+      ck_queue_launch(made.queue, made.kernel, 1, &global, &local, NULL);
+  ck_status finished = ck_queue_finish(made.queue);
+  ck_status fault = launched != CK_OK ? launched : finished;
+  ck_error_get_last(&message);
+  CHECK_MSG(fault == CK_ERROR_DEVICE && strstr(message, lost),
+            "the fault: status %d, %s", (int)fault, message);
+  CHECK(ck_buffer_create(made.queue, 4096, &after) != CK_OK);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, lost), "an allocation after it: %s", message);
+  /* A launch that is right in itself fails the same way. */
+  count = 1024;
+  global = 256;
+  CHECK_OK(ck_kernel_set_value(made.kernel, 2, sizeof count, &count));
+  ck_error_clear();
+  launched = ck_queue_launch(made.queue, made.kernel, 1, &global, &local, NULL);
+  finished = ck_queue_finish(made.queue);
+  ck_error_get_last(&message);
+  CHECK_MSG((launched != CK_OK || finished != CK_OK) && strstr(message, lost),
+            "a launch after it: %d and %d, %s", (int)launched, (int)finished,
+            message);
+done:
+  ck_buffer_destroy(after);
+  generator_close(&made);
 }
 
 /* The workload's demo configuration on ref and on the device. */
@@ -458,6 +571,10 @@ int main(void) {
       index = i;
 #if CK_HAVE_CUDA
   check_reach();
+  /* cudaErrorIllegalAddress (700) loses the context; cudaErrorMemoryAllocation
+   * (2) does not. */
+  CHECK(strstr(ck__cuda_lost_note(700), "context is lost") != NULL);
+  CHECK(*ck__cuda_lost_note(2) == '\0');
 #endif
   if (!index) {
     /* A CUDA device asked for by name must be there: a run meant for the
@@ -473,8 +590,12 @@ int main(void) {
     printf("%s; programs compiled for sm_90, device checks skipped\n",
            set.cuda_status != CK_OK ? set.cuda_message : "no CUDA device");
 #else
-    printf("built without CUDA (meson option cuda, or no nvcc): CUDA checks "
-           "skipped\n");
+    /* Nothing of CUDA's was built, so nothing was checked: a skip. */
+    ck_device_set_free(&set);
+    if (check_failures)
+      return 1;
+    CHECK_SKIP("built without CUDA (meson option cuda, or no nvcc): CUDA "
+               "checks skipped");
 #endif
     printf("%d checks, %d failed\n", check_count, check_failures);
     ck_device_set_free(&set);
@@ -493,6 +614,7 @@ int main(void) {
   check_tf32(&set, index);
 #if CK_HAVE_CUDA
   check_ptx_programs(&set, index);
+  check_cache_kept(&set.devices[index]);
 #endif
   size_t other = 0;
   for (size_t i = index + 1; i < set.count && !other; ++i)
@@ -502,6 +624,7 @@ int main(void) {
     printf("one CUDA device: two objects on it in turn instead of on two "
            "devices\n");
   check_two_devices(&set.devices[index], &set.devices[other ? other : index]);
+  check_context_lost(&set.devices[index]);
   ck_device_set_free(&set);
   printf("%d checks, %d failed\n", check_count, check_failures);
   return check_failures ? 1 : 0;

@@ -56,13 +56,43 @@ static cuda_queue *state(const ck_queue *queue) {
   return (cuda_queue *)queue->backend;
 }
 
+/* The errors CUDA documents as leaving the process's context unusable:
+ * every later call on the device returns the same error. */
+static int context_lost(cudaError_t code) {
+  switch (code) {
+  case cudaErrorIllegalAddress:
+  case cudaErrorLaunchTimeout:
+  case cudaErrorAssert:
+  case cudaErrorHardwareStackError:
+  case cudaErrorIllegalInstruction:
+  case cudaErrorMisalignedAddress:
+  case cudaErrorInvalidAddressSpace:
+  case cudaErrorInvalidPc:
+  case cudaErrorLaunchFailure:
+  case cudaErrorExternalDevice:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Later calls fail with the fault's own name, far from its cause: each
+ * says that nothing more can run on the device in this process. */
+const char *ck__cuda_lost_note(int code) {
+  return context_lost((cudaError_t)code)
+             ? "; the device's CUDA context is lost: nothing more runs on it "
+               "until the process ends"
+             : "";
+}
+
 static ck_status cuda_fail(const ck_queue *queue, cudaError_t code,
                            const char *what) {
   ck_status status = code == cudaErrorMemoryAllocation ? CK_ERROR_DEVICE_MEMORY
                                                        : CK_ERROR_DEVICE;
-  return ck__fail(status, "device %s (%s): %s failed: %s (%s)",
+  return ck__fail(status, "device %s (%s): %s failed: %s (%s)%s",
                   queue->device.id, queue->device.name, what,
-                  cudaGetErrorName(code), cudaGetErrorString(code));
+                  cudaGetErrorName(code), cudaGetErrorString(code),
+                  ck__cuda_lost_note(code));
 }
 
 /* Every call names its device: CUDA's current device is per thread. */
@@ -74,6 +104,7 @@ static ck_status use_device(const ck_queue *queue) {
 
 _Thread_local int ck__cuda_programs_as_ptx;
 _Thread_local unsigned ck__cuda_ptx_builds;
+_Thread_local int ck__cuda_next_load_fails;
 
 /* The oldest architecture this build's own CUDA code (nvcc's) has
  * machine code for: meson's nvcc_architectures. */
@@ -748,10 +779,18 @@ fail:
   return status;
 }
 
-static ck_status load(ck_queue *queue, ck_program *program, const void *cubin) {
+/* Loads cubin into program; *device_at_fault (optional) is set when it
+ * fails for want of memory or a lost context rather than for the image. */
+static ck_status load(ck_queue *queue, ck_program *program, const void *cubin,
+                      int *device_at_fault) {
   cudaLibrary_t library = NULL;
   cudaError_t code =
-      cudaLibraryLoadData(&library, cubin, NULL, NULL, 0, NULL, NULL, 0);
+      ck__cuda_next_load_fails
+          ? (cudaError_t)ck__cuda_next_load_fails
+          : cudaLibraryLoadData(&library, cubin, NULL, NULL, 0, NULL, NULL, 0);
+  ck__cuda_next_load_fails = 0;
+  if (device_at_fault)
+    *device_at_fault = code == cudaErrorMemoryAllocation || context_lost(code);
   if (code != cudaSuccess) {
     cudaGetLastError();
     return cuda_fail(queue, code, "loading a program");
@@ -797,10 +836,17 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
   ck__error_save(&saved);
   if (use_cache && !ck__build_from_source &&
       ck__cache_load(key, &cubin, &cubin_size) == CK_OK) {
-    if (load(queue, program, cubin) == CK_OK) {
+    int device_at_fault = 0;
+    status = load(queue, program, cubin, &device_at_fault);
+    if (status == CK_OK) {
       program->stats.from_cache = 1;
       goto fail; /* with CK_OK: only the temporaries are left to free */
     }
+    /* The entry is kept where the device, not the entry, is at fault: a
+     * build would fail to load as well. */
+    if (device_at_fault)
+      goto fail;
+    status = CK_OK;
     ck__cache_remove(key);
     free(cubin);
     cubin = NULL;
@@ -816,7 +862,7 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
            queue->device.name);
   CK_TRY(compile(major * 10 + minor, target, program->name, full, options,
                  &cubin, &cubin_size));
-  CK_TRY(load(queue, program, cubin));
+  CK_TRY(load(queue, program, cubin, NULL));
   program->stats.from_cache = 0;
   if (use_cache) {
     ck__cache_store(key, cubin, cubin_size); /* failing to cache is not fatal */

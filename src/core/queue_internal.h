@@ -110,12 +110,22 @@ typedef enum ck__cuda_reach {
 ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
                                  int nvrtc_newest, int native_oldest);
 
+/* "" for a CUDA error code (cudaError_t) that leaves the context usable;
+ * for one that does not (an illegal address in a kernel, ...), a note to
+ * append to its message saying so. */
+const char *ck__cuda_lost_note(int code);
+
 /* For tests: when set, the calling thread's programs are built as PTX for
  * their device's architecture, as for a GPU newer than NVRTC, and loaded
  * through the driver's compiler; ck__cuda_ptx_builds counts the programs
  * built as PTX. */
 extern _Thread_local int ck__cuda_programs_as_ptx;
 extern _Thread_local unsigned ck__cuda_ptx_builds;
+
+/* For tests: when nonzero, the calling thread's next load of a program's
+ * machine code fails with this CUDA error code (cudaError_t) instead of
+ * loading, and the switch goes back to 0. */
+extern _Thread_local int ck__cuda_next_load_fails;
 
 /* For a workload's native CUDA steps: the queue's stream (a
  * cudaStream_t), a buffer's device pointer, and a timing span around

@@ -45,8 +45,8 @@ static ck_status launch_fail(const nn_state *state, const char *what,
                              int code) {
   return ck__fail(ck__nn_cuda_out_of_memory(code) ? CK_ERROR_DEVICE_MEMORY
                                                   : CK_ERROR_DEVICE,
-                  "device %s: launching %s failed: %s", state->device.id, what,
-                  ck__nn_cuda_error_name(code));
+                  "device %s: launching %s failed: %s%s", state->device.id,
+                  what, ck__nn_cuda_error_name(code), ck__cuda_lost_note(code));
 }
 
 /* Jumps to fail: with a status already reported. */
