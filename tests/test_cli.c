@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -64,6 +65,11 @@ static const char *stdout_target;
 static const char *interrupt_when;
 /* With interrupt_when: a second SIGINT soon after the first. */
 static int interrupt_twice;
+/* With interrupt_when: the signal sent (0: SIGINT). */
+static int interrupt_signal;
+/* When set, the next runs may write files of at most this many bytes
+ * (ulimit -f). */
+static rlim_t file_size_limit;
 /* When set and this test is the super-user, the next runs drop to
  * UNPRIVILEGED_ID (nobody, nogroup) before exec: root passes every
  * permission check, so a refusal that rests on one is only met so. The
@@ -154,6 +160,11 @@ static run_output run_clkit_env(const char *const *environment,
     close(out);
     close(err);
     apply_environment(environment);
+    if (file_size_limit) {
+      struct rlimit limit = {file_size_limit, file_size_limit};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+        _exit(126);
+    }
     if (unprivileged_in && geteuid() == 0)
       become_unprivileged();
     execv(clkit_path, argv);
@@ -167,7 +178,7 @@ static run_output run_clkit_env(const char *const *environment,
     if (done == child)
       break;
     if (interrupt_when && !interrupted && work_dir_has(interrupt_when)) {
-      kill(child, SIGINT);
+      kill(child, interrupt_signal ? interrupt_signal : SIGINT);
       interrupted = 1;
       if (interrupt_twice) {
         struct timespec between = {0, 2 * 1000 * 1000};
@@ -2003,15 +2014,24 @@ static void check_gas_run(void) {
  * work_dir (twice: a second right after the first) and checks that the
  * run ended as a shell's SIGINT (130), with output's old bytes ("old\n")
  * kept and no temporary left. Returns the run's output. */
-static run_output interrupted_run(const char *const *args, const char *output,
-                                  const char *temporary, int twice) {
+/* Runs args, sending signal (0: SIGINT; twice: two of them) once
+ * temporary appears, or under a file size limit of limit bytes (0: none);
+ * expects exit_code, output keeping its old bytes, and no temporary. */
+static run_output interrupted_run_by(const char *const *args,
+                                     const char *output, const char *temporary,
+                                     int twice, int signal_number,
+                                     rlim_t limit, int exit_code) {
   CHECK(test_write_bytes(output, "old\n", 4) == 0);
-  interrupt_when = temporary;
+  interrupt_when = limit ? NULL : temporary;
   interrupt_twice = twice;
+  interrupt_signal = signal_number;
+  file_size_limit = limit;
   run_output r = run_clkit(args);
   interrupt_when = NULL;
   interrupt_twice = 0;
-  EXPECT_EXIT(r, 130, args);
+  interrupt_signal = 0;
+  file_size_limit = 0;
+  EXPECT_EXIT(r, exit_code, args);
   char *kept = test_read_file(output, NULL);
   CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s: %s holds '%.20s'",
             label_of(args), output, kept ? kept : "(nothing)");
@@ -2020,6 +2040,11 @@ static run_output interrupted_run(const char *const *args, const char *output,
             label_of(args), work_dir);
   remove(output);
   return r;
+}
+
+static run_output interrupted_run(const char *const *args, const char *output,
+                                  const char *temporary, int twice) {
+  return interrupted_run_by(args, output, temporary, twice, 0, 0, 130);
 }
 
 /* Ctrl-C stops a run at its next progress check: the temporary of its
@@ -2052,6 +2077,25 @@ static void check_interrupt(void) {
   const char *const gen[] = {"gen", "lsq",   "--rows", "2e5", "--dim",
                              "64",  "--out", data,     NULL};
   r = interrupted_run(gen, data, ".interrupted.csv.tmp.", 0);
+  release(&r);
+  /* A terminal closed (SIGHUP) stops a run as Ctrl-C does (129); a reader
+   * gone (SIGPIPE) ends it at once (141); neither leaves a temporary. */
+  r = interrupted_run_by(args, traj, ".interrupted.xyz.tmp.", 0, SIGHUP, 0,
+                         129);
+  EXPECT_HAS(r.err, "interrupted: stopped at step", args);
+  release(&r);
+  r = interrupted_run_by(args, traj, ".interrupted.xyz.tmp.", 0, SIGPIPE, 0,
+                         128 + SIGPIPE);
+  release(&r);
+  r = interrupted_run_by(gen, data, ".interrupted.csv.tmp.", 0, SIGPIPE, 0,
+                         128 + SIGPIPE);
+  release(&r);
+  /* A file past ulimit -f fails its write, not the process. */
+  r = interrupted_run_by(gen, data, ".interrupted.csv.tmp.", 0, 0, 100000, 1);
+  EXPECT_HAS(r.err, "File too large", gen);
+  release(&r);
+  r = interrupted_run_by(args, traj, ".interrupted.xyz.tmp.", 0, 0, 100000, 1);
+  EXPECT_HAS(r.err, "File too large", args);
   release(&r);
 }
 

@@ -1,7 +1,7 @@
 /*
  * clkit.c - the clkit command: parses options and calls the public API.
  * Exit status: 0 success, 1 failure, 2 usage error, 128 + N for a run
- * that signal N (SIGINT, SIGTERM) stopped.
+ * that signal N (SIGINT, SIGTERM, SIGHUP, SIGPIPE) stopped or ended.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -168,7 +168,7 @@ static void print_run_help(const char *command) {
 /* The signal that asked the runs to stop, or 0. */
 static volatile sig_atomic_t interruption;
 
-/* Seconds a SIGTERM waits for the run's next check. */
+/* Seconds a SIGTERM or SIGHUP waits for the run's next check. */
 enum { TERMINATION_GRACE_S = 10 };
 
 /* Ends the process by the signal's default action, once the temporaries
@@ -181,10 +181,11 @@ static void end_now(int signal_number) {
   raise(signal_number);
 }
 
-/* A SIGTERM's grace has run out: it ends the process as SIGTERM. */
+/* A SIGTERM's or SIGHUP's grace has run out: it ends the process as that
+ * signal. */
 static void grace_over(int signal_number) {
   (void)signal_number;
-  end_now(SIGTERM);
+  end_now(interruption);
 }
 
 /* Notes the signal and says so, with write() and alarm() alone
@@ -200,7 +201,7 @@ static void note_interruption(int signal_number) {
     return;
   }
   interruption = signal_number;
-  if (signal_number == SIGTERM) {
+  if (signal_number == SIGTERM || signal_number == SIGHUP) {
     signal(SIGALRM, grace_over);
     alarm(TERMINATION_GRACE_S);
   }
@@ -208,21 +209,32 @@ static void note_interruption(int signal_number) {
   (void)written;
 }
 
-/* Gives SIGINT and SIGTERM to handler, except a signal ignored on entry
- * (a shell's background job), which stays so. */
+/* Gives a signal to handler, except a signal ignored on entry (a shell's
+ * background job, nohup), which stays so. */
+static void handle_signal(int signal_number, void (*handler)(int)) {
+  struct sigaction action, before;
+  if (sigaction(signal_number, NULL, &before) != 0 ||
+      before.sa_handler == SIG_IGN)
+    return;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = handler;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal_number, &action, NULL);
+}
+
+/* Gives SIGINT, SIGTERM and SIGHUP (a terminal closed) to handler. The
+ * two signals that would otherwise kill the process while it writes, and
+ * leave its temporaries behind, are taken too: SIGPIPE (a reader gone,
+ * as with `| head`) ends the process as it would by default, once the
+ * temporaries are gone; SIGXFSZ (a file past `ulimit -f`) is ignored, so
+ * that the write fails (EFBIG) and the command ends with that error. */
 static void handle_stop_signals(void (*handler)(int)) {
-  static const int signals[] = {SIGINT, SIGTERM};
-  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; ++i) {
-    struct sigaction action, before;
-    if (sigaction(signals[i], NULL, &before) != 0 ||
-        before.sa_handler == SIG_IGN)
-      continue;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = handler;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    sigaction(signals[i], &action, NULL);
-  }
+  static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; ++i)
+    handle_signal(signals[i], handler);
+  handle_signal(SIGPIPE, end_now);
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Ctrl-C and SIGTERM stop a workload run at its next progress check, as
