@@ -830,6 +830,21 @@ static void check_pso_files(void) {
   char *made = test_read_file(named, NULL);
   CHECK(made && count_lines(made) == 6);
   free(made);
+  /* Links in a loop name no file: refused, and both stay links. */
+  char loop_a[760], loop_b[760];
+  snprintf(loop_a, sizeof loop_a, "%s/loop-a.csv", work_dir);
+  snprintf(loop_b, sizeof loop_b, "%s/loop-b.csv", work_dir);
+  CHECK(symlink("loop-b.csv", loop_a) == 0);
+  CHECK(symlink("loop-a.csv", loop_b) == 0);
+  const char *const looped[] = {"run",     "pso",  "--device", "ref",
+                                "--dim",   "2",    "--iters",  "4",
+                                "--trace", loop_a, NULL};
+  r = run_clkit(looped);
+  EXPECT_EXIT(r, 1, looped);
+  EXPECT_HAS(r.err, "Too many levels of symbolic links", looped);
+  release(&r);
+  CHECK(lstat(loop_a, &link_status) == 0 && S_ISLNK(link_status.st_mode));
+  CHECK(lstat(loop_b, &link_status) == 0 && S_ISLNK(link_status.st_mode));
   /* A file replaced keeps its permissions: a private one stays private.
    * One this user may not write is refused, as the shell's `>` refuses it
    * (a super-user may write it, and then it stays read-only; the refusal
@@ -1339,6 +1354,23 @@ static void check_tsp(void) {
   snprintf(optima, sizeof optima, "%s/tsplib/optima.txt", data);
   snprintf(bad_tour, sizeof bad_tour, "%s/bad.tour", work_dir);
   {
+    /* A comment's control characters (here a terminal's escape sequence
+     * and a bell) are shown, not sent to the terminal; a tab stays. */
+    char controlled[700];
+    test_write_text(work_dir, "controlled.tsp",
+                    "NAME : controlled\nCOMMENT : \033[31mred\007\tend\n"
+                    "DIMENSION : 3\nEDGE_WEIGHT_TYPE : EUC_2D\n"
+                    "NODE_COORD_SECTION\n1 0 0\n2 1 0\n3 0 1\nEOF\n",
+                    controlled, sizeof controlled);
+    const char *const args[] = {"tsp", "info", controlled, NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "comment   \\x1b[31mred\\x07\tend\n", args);
+    CHECK_MSG(!strchr(r.out, '\033') && !strchr(r.out, '\007'),
+              "control characters printed: %s", r.out);
+    release(&r);
+  }
+  {
     const char *const args[] = {"tsp", "eval", instance, tour, NULL};
     run_output r = run_clkit(args);
     EXPECT_EXIT(r, 0, args);
@@ -1592,6 +1624,39 @@ static void check_aco_run(void) {
               "svg: %.200s", picture ? picture : "(missing)");
     free(picture);
     release(&r);
+  }
+  {
+    /* A run replaces no output unless it makes them all: an SVG of an
+     * instance without coordinates is refused before the run, a trace
+     * that cannot be written fails it after, and the tour written before
+     * the trace stays as it was either way. */
+    char weights[700], kept[700];
+    test_write_text(work_dir, "weights.tsp",
+                    "NAME : weights\nDIMENSION : 6\nEDGE_WEIGHT_TYPE : "
+                    "EXPLICIT\nEDGE_WEIGHT_FORMAT : UPPER_ROW\n"
+                    "EDGE_WEIGHT_SECTION\n1 2 3 4 5\n6 7 8 9\n1 2 3\n4 5\n6\n"
+                    "EOF\n",
+                    weights, sizeof weights);
+    test_write_text(work_dir, "kept.tour", "old\n", kept, sizeof kept);
+    const char *const drawn[] = {"run", "aco",     weights, "--device",
+                                 "ref", "--iters", "2",     "--tour-out",
+                                 kept,  "--svg",   svg,     NULL};
+    const char *const traced[] = {"run", "aco",     instance,    "--device",
+                                  "ref", "--iters", "2",         "--tour-out",
+                                  kept,  "--trace", "/dev/full", NULL};
+    run_output r = run_clkit(drawn);
+    EXPECT_EXIT(r, 2, drawn);
+    EXPECT_HAS(r.err, "option --svg: instance weights has no coordinates",
+               drawn);
+    release(&r);
+    r = run_clkit(traced);
+    EXPECT_EXIT(r, 1, traced);
+    EXPECT_HAS(r.err, "/dev/full", traced);
+    release(&r);
+    char *content = test_read_file(kept, NULL);
+    CHECK_MSG(content && strcmp(content, "old\n") == 0, "%s holds '%.20s'",
+              kept, content ? content : "(nothing)");
+    free(content);
   }
   FILE *file = fopen(malformed, "w");
   CHECK(file != NULL);
@@ -2019,8 +2084,8 @@ static void check_gas_run(void) {
  * expects exit_code, output keeping its old bytes, and no temporary. */
 static run_output interrupted_run_by(const char *const *args,
                                      const char *output, const char *temporary,
-                                     int twice, int signal_number,
-                                     rlim_t limit, int exit_code) {
+                                     int twice, int signal_number, rlim_t limit,
+                                     int exit_code) {
   CHECK(test_write_bytes(output, "old\n", 4) == 0);
   interrupt_when = limit ? NULL : temporary;
   interrupt_twice = twice;

@@ -2270,6 +2270,65 @@ static int cancel_at_once(void *user, double fraction) {
   return 1;
 }
 
+static int cancel_after_half(void *user, double fraction) {
+  (void)user;
+  return fraction >= 0.5;
+}
+
+/* A run replaces its outputs only once it has written them all: one that
+ * fails after its trajectory is written (its last checkpoint refused, the
+ * state gone bad), or is cancelled, leaves each file as it was, except
+ * the periodic checkpoints, which stay to go on from. */
+static void outputs_held(const ck_workload *w, const ck_device *ref) {
+  char traj[600], checkpoint[600];
+  test_path_in(work_dir, "held.xyz", traj, sizeof traj);
+  test_path_in(work_dir, "held.ckpt", checkpoint, sizeof checkpoint);
+  ck_result *result = calloc(1, sizeof *result);
+  if (!result)
+    return;
+  CHECK(test_write_bytes(traj, "old\n", 4) == 0);
+  CHECK(test_write_bytes(checkpoint, "old\n", 4) == 0);
+  ck_param hot[] = {{"particles", "100"}, {"steps", "20"},
+                    {"log-every", "0"},   {"T", "1e6"},
+                    {"traj", traj},       {"checkpoint", checkpoint}};
+  CHECK(run_workload(w, ref, hot, 6, result) != CK_OK);
+  char *kept = test_read_file(traj, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0,
+            "a refused checkpoint left %s as '%.20s'", traj,
+            kept ? kept : "(nothing)");
+  free(kept);
+  kept = test_read_file(checkpoint, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s became '%.20s'", checkpoint,
+            kept ? kept : "(nothing)");
+  free(kept);
+  /* Cancelled halfway through 400 steps, after checkpoints at 100 and
+   * 200. */
+  CHECK(test_write_bytes(traj, "old\n", 4) == 0);
+  ck_param periodic[] = {
+      {"particles", "100"},       {"steps", "400"},
+      {"log-every", "0"},         {"traj", traj},
+      {"checkpoint", checkpoint}, {"checkpoint-every", "100"}};
+  ck_run_options cancelling = {.seed = 1, .progress = cancel_after_half};
+  memset(result, 0, sizeof *result);
+  CHECK(ck_workload_run(w, ref, periodic, 6, &cancelling, result) ==
+        CK_ERROR_CANCELLED);
+  kept = test_read_file(traj, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0,
+            "a cancelled run left %s as '%.20s'", traj,
+            kept ? kept : "(nothing)");
+  free(kept);
+  ck_gas *gas = NULL;
+  CHECK_OK(ck_gas_load(ref, checkpoint, &gas));
+  ck_gas_observables o = {0};
+  if (gas)
+    CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_MSG(gas && o.step >= 100 && o.step % 100 == 0,
+            "the periodic checkpoint holds step %llu",
+            (unsigned long long)o.step);
+  ck_gas_destroy(gas);
+  free(result);
+}
+
 /* A run's samples grow as it makes them: one of 10^15 steps asked for
  * 8 x 10^15 bytes a sample set before its first step (a failure, or an
  * abort under AddressSanitizer), where it should simply start, here to
@@ -2547,6 +2606,7 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   workload_restart(w, ref);
   if (ocl)
     workload_restart(w, ocl);
+  outputs_held(w, ref);
 }
 
 /* ---- main ------------------------------------------------------------------

@@ -2210,6 +2210,12 @@ static void workload(const ck_device *ref) {
       {{{"layers", "2,0x8,3"}}, 1, "'2,0x8,3' is not a list of widths"},
       {{{"layers", "2,8,3,"}}, 1, "'2,8,3,' is not a list of widths"},
       {{{"layers", ""}}, 1, "'' is not a list of widths"},
+      /* Every entry of --act counts: an empty one is refused, as in
+       * --layers. */
+      {{{"act", "relu,,tanh"}}, 1, "--act: an empty entry in 'relu,,tanh'"},
+      {{{"act", ",relu"}}, 1, "--act: an empty entry"},
+      {{{"act", "relu,"}}, 1, "--act: an empty entry"},
+      {{{"act", ""}}, 1, "--act: an empty entry"},
       {{{"nonsense", "1"}}, 1, "nonsense"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -2220,6 +2226,30 @@ static void workload(const ck_device *ref) {
                   strstr(message, cases[i].mention),
               "case %zu: status %d, message '%s' (want '%s')", i, (int)status,
               message, cases[i].mention);
+  }
+  /* Rows wider than a network's inputs, with no --layers given: the
+   * data's fault, named by its file (a failure, not a usage error). */
+  enum { WIDE = CK_NN_MAX_WIDTH + 1 };
+  char *wide_text = malloc(2 * (WIDE + 1) + 1);
+  const char *wide_path = path_in("wide.csv");
+  if (wide_text) {
+    size_t used = 0;
+    for (int column = 0; column <= WIDE; ++column) {
+      wide_text[used++] = column == 0 ? '0' : '1';
+      wide_text[used++] = column == WIDE ? '\n' : ',';
+    }
+    CHECK(write_bytes(wide_path, wide_text, used) == 0);
+    free(wide_text);
+    const ck_param wide[] = {{"train", wide_path}, {"epochs", "1"}};
+    char wanted[1200];
+    snprintf(wanted, sizeof wanted, "%s: %d features a row, more than",
+             wide_path, WIDE);
+    ck_status status =
+        ck_workload_run(nn_workload, ref, wide, 2, &options, result);
+    const char *message = last_message();
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED && strstr(message, wanted),
+              "rows of %d features: status %d, '%s'", WIDE, (int)status,
+              message);
   }
   /* ck_workload_check agrees on a parse-time error and a good set. */
   CHECK(ck_workload_check(nn_workload, cases[7].params, 1) ==

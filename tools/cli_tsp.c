@@ -64,6 +64,16 @@ static int tsp_report(void) {
   return EXIT_FAILURE_RUN;
 }
 
+/* Text from a file, with its control characters (an escape sequence
+ * that would drive the terminal, say) shown as \xHH instead. */
+static void print_visible(const char *text) {
+  for (const unsigned char *at = (const unsigned char *)text; *at; ++at)
+    if ((*at < 0x20 && *at != '\t') || *at == 0x7f)
+      printf("\\x%02x", *at);
+    else
+      putchar(*at);
+}
+
 static int tsp_info(const char *path) {
   ck_tsp_instance instance;
   if (ck_tsp_load(path, &instance) != CK_OK)
@@ -71,7 +81,9 @@ static int tsp_info(const char *path) {
   printf("name      %s\n", instance.name);
   printf("cities    %" PRIu32 "\n", instance.cities);
   printf("metric    %s\n", metric_names[instance.metric]);
-  printf("comment   %s\n", instance.comment);
+  printf("comment   ");
+  print_visible(instance.comment);
+  putchar('\n');
   ck_tsp_free(&instance);
   return EXIT_OK; /* main checks that stdout took it */
 }

@@ -134,6 +134,9 @@ ck_status ck_workload_run_demo(const ck_workload *workload,
  * Option values, output files and log lines use the C locale ('.' as the
  * decimal point) whatever the caller set; the calling thread is switched
  * to it for the call (uselocale), callbacks included, and back.
+ * The files the run writes replace theirs only when it returns CK_OK (a
+ * periodic gas checkpoint excepted, which replaces the last at once);
+ * on any error every one is left as it was.
  */
 ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
                           const ck_param *params, size_t count,

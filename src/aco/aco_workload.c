@@ -253,6 +253,12 @@ static ck_status job_parse(const ck_param *params, size_t count,
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "option --candidates: %u is not below the %u cities of %s",
             config->candidates, n, job->instance.name);
+  /* Known before the run, not after it. */
+  if (job->svg && !job->instance.x)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --svg: instance %s has no coordinates to draw (its "
+            "distances are given as weights)",
+            job->instance.name);
   const char *optima = ck__param_find(params, count, "optima");
   if (optima) {
     int64_t found = 0;

@@ -199,6 +199,9 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
                     "%s names a directory, not a file", path);
   struct stat existing;
   int exists = stat(path, &existing) == 0;
+  /* Links in a loop lead to no file: replacing the link would break it. */
+  if (!exists && errno == ELOOP)
+    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(ELOOP));
   if (exists && S_ISDIR(existing.st_mode))
     return ck__fail(CK_ERROR_IO, "cannot write %s: it is a directory", path);
   /* A device or a pipe (/dev/null, a FIFO) is written in place: a rename
@@ -241,8 +244,10 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
     listed = 0;
     if (!temporary_unlisted(candidate)) {
       candidate = NULL; /* taken by ck_file_remove_temporaries: kept */
-      CK_FAIL(CK_ERROR_CANCELLED, "cannot write %s: its temporaries were "
-              "removed while it was being opened", path);
+      CK_FAIL(CK_ERROR_CANCELLED,
+              "cannot write %s: its temporaries were "
+              "removed while it was being opened",
+              path);
     }
     if (error != EEXIST)
       CK_FAIL(CK_ERROR_IO,
@@ -299,6 +304,77 @@ int ck__write_all(int fd, const void *buffer, size_t size) {
   return 0;
 }
 
+/* The outputs a hold keeps back: written, synced and closed temporaries
+ * (still listed for removal on a signal) with the files they replace, in
+ * the order they were committed. Per thread, as a run is. */
+typedef struct held_output {
+  char *temp, *target;
+} held_output;
+static _Thread_local held_output *held;
+static _Thread_local size_t held_count, held_capacity;
+static _Thread_local int holding;
+
+int ck__file_hold_begin(void) {
+  if (holding || held_count)
+    return 0;
+  holding = 1;
+  return 1;
+}
+
+int ck__file_hold_pause(void) {
+  int was = holding;
+  holding = 0;
+  return was;
+}
+
+void ck__file_hold_resume(int paused) {
+  holding = paused;
+}
+
+ck_status ck__file_hold_end(int begun, int commit) {
+  ck_status status = CK_OK;
+  if (!begun)
+    return CK_OK;
+  holding = 0;
+  for (size_t i = 0; i < held_count; ++i) {
+    held_output *output = &held[i];
+    /* After one rename fails, the rest are removed, not renamed. */
+    if (commit && status == CK_OK && rename(output->temp, output->target) != 0)
+      status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", output->temp,
+                        output->target, strerror(errno));
+    else if (!commit || status != CK_OK)
+      unlink(output->temp);
+    if (temporary_unlisted(output->temp))
+      free(output->temp);
+    free(output->target);
+  }
+  free(held);
+  held = NULL;
+  held_count = held_capacity = 0;
+  return status;
+}
+
+/* Keeps a finished temporary back until the hold ends; takes temp and
+ * target. */
+static ck_status hold_output(char *temp, char *target, const char *path) {
+  if (held_count == held_capacity) {
+    size_t capacity = held_capacity ? 2 * held_capacity : 8;
+    held_output *grown = realloc(held, capacity * sizeof *grown);
+    if (!grown) {
+      unlink(temp);
+      if (temporary_unlisted(temp))
+        free(temp);
+      free(target);
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "cannot write %s: out of memory",
+                      path);
+    }
+    held = grown;
+    held_capacity = capacity;
+  }
+  held[held_count++] = (held_output){temp, target};
+  return CK_OK;
+}
+
 ck_status ck__file_commit(int fd, char *temp, const char *path) {
   ck_status status = CK_OK;
   int in_place = strcmp(temp, path) == 0;
@@ -312,6 +388,8 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   char *target = NULL;
   if (status == CK_OK && !in_place && !(target = output_target(path)))
     status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  if (status == CK_OK && !in_place && holding)
+    return hold_output(temp, target, path);
   if (status == CK_OK && !in_place && rename(temp, target) != 0)
     status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, target,
                       strerror(errno));

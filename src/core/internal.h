@@ -190,6 +190,23 @@ unsigned ck__temporary_token(void);
 int ck__file_descriptor_named(const char *path);
 ck_status ck__file_commit(int fd, char *temp, const char *path);
 void ck__file_abandon(int fd, char *temp, const char *path);
+/*
+ * Holding outputs back, so that a run replaces all of its outputs or
+ * none: while the calling thread holds, a commit writes and closes its
+ * temporary but leaves the rename to ck__file_hold_end().
+ *   hold_begin: starts a hold; 1, or 0 when one is on already (or its
+ *     outputs are not yet ended), which the matching end then leaves be.
+ *   hold_pause / hold_resume: commits between them rename at once (a
+ *     periodic checkpoint, which must stay whatever follows); resume takes
+ *     what pause returned.
+ *   hold_end: with begun 1, renames the held outputs in order (commit 1)
+ *     or removes them (commit 0); CK_ERROR_IO when a rename fails, after
+ *     which the rest are removed.
+ */
+int ck__file_hold_begin(void);
+int ck__file_hold_pause(void);
+void ck__file_hold_resume(int paused);
+ck_status ck__file_hold_end(int begun, int commit);
 /* write() until done; 0, or -1 with errno set. */
 int ck__write_all(int fd, const void *buffer, size_t size);
 /* The whole of a file at once, through the three calls above. */

@@ -380,8 +380,15 @@ static ck_status run_workload(const ck_workload *workload,
     return status;
   ck__result_begin(result, workload->name, device);
   double started = ck__seconds();
+  /* A run replaces its outputs only once all of them are written: one that
+   * fails after writing some (a later output refused, a checkpoint of a
+   * state gone bad) leaves every file as it was. */
+  int held = ck__file_hold_begin();
   status = workload->run(device, params, count, options ? options : &defaults,
                          result);
+  ck_status committed = ck__file_hold_end(held, status == CK_OK);
+  if (status == CK_OK)
+    status = committed;
   if (status != CK_OK)
     return status;
   /* Workloads time themselves where setup must be excluded; if not, the
@@ -429,9 +436,8 @@ typedef struct device_log {
 static void log_for_device(void *user, const char *line) {
   const device_log *log = user;
   static const char warning[] = "warning: ";
-  size_t prefix = strncmp(line, warning, sizeof warning - 1) == 0
-                      ? sizeof warning - 1
-                      : 0;
+  size_t prefix =
+      strncmp(line, warning, sizeof warning - 1) == 0 ? sizeof warning - 1 : 0;
   size_t length = prefix + strlen(log->device) + 2 + strlen(line + prefix);
   char *named = malloc(length + 1);
   if (!named) {
@@ -456,8 +462,7 @@ static ck_status run_for_compare(const ck_workload *workload,
   ck_run_options named = *options;
   named.log = log_for_device;
   named.log_user = &log;
-  return ck_workload_run(workload, device, params, param_count, &named,
-                         result);
+  return ck_workload_run(workload, device, params, param_count, &named, result);
 }
 
 /* The parameters ref runs with as the oracle: params with the workload's

@@ -521,8 +521,14 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       CK_TRY(write_frame(gas, trajectory, NULL, 0, &o));
     }
     if (job.checkpoint && job.checkpoint_every && since > 0 &&
-        since % job.checkpoint_every == 0)
-      CK_TRY(ck_gas_save(gas, job.checkpoint));
+        since % job.checkpoint_every == 0) {
+      /* A periodic checkpoint replaces the last at once: a run stopped
+       * later goes on from it. */
+      int paused = ck__file_hold_pause();
+      status = ck_gas_save(gas, job.checkpoint);
+      ck__file_hold_resume(paused);
+      CK_TRY(status);
+    }
     if (step == end)
       break;
     /* On to the next step where something is due. */

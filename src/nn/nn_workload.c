@@ -126,9 +126,15 @@ static ck_status parse_activations(const char *text, nn_job *job) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: too long");
   snprintf(copy, sizeof copy, "%s", text);
   size_t n = 0;
-  char *save = NULL;
-  for (char *part = strtok_r(copy, ",", &save); part;
-       part = strtok_r(NULL, ",", &save)) {
+  /* Every entry counts, an empty one too (refused, as in --layers): a
+   * doubled comma is a slip, not a way to skip a layer. */
+  for (char *part = copy;;) {
+    char *comma = strchr(part, ',');
+    if (comma)
+      *comma = '\0';
+    if (!*part)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "--act: an empty entry in '%s'", text);
     if (n == CK_NN_MAX_LAYERS)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: too many entries");
     int kind;
@@ -136,9 +142,10 @@ static ck_status parse_activations(const char *text, nn_job *job) {
     if (status)
       return status;
     job->config.activations[n++] = (ck_nn_activation)kind;
+    if (!comma)
+      break;
+    part = comma + 1;
   }
-  if (!n)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: no activation given");
   job->activation_count = n;
   return CK_OK;
 }
@@ -683,6 +690,12 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     }
     if (!job.load) {
       if (!job.layers_given) {
+        /* The data's fault, named by its file, where no --layers was
+         * given to be wrong. */
+        if (train.features > CK_NN_MAX_WIDTH)
+          CK_FAIL(CK_ERROR_UNSUPPORTED,
+                  "%s: %zu features a row, more than a network's %d inputs",
+                  job.train, train.features, CK_NN_MAX_WIDTH);
         config->layer_count = 3;
         config->sizes[0] = train.features;
         config->sizes[1] = 128;
