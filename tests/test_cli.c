@@ -390,6 +390,24 @@ static void check_basic_commands(void) {
     EXPECT_HAS(r.err, "cannot write to standard output", args);
     release(&r);
   }
+  {
+    /* gen's coefficients go to stdout before its data replaces a file:
+     * where they cannot, the file stays as it was. */
+    char data[700];
+    test_write_text(work_dir, "kept.csv", "old\n", data, sizeof data);
+    const char *const args[] = {"gen", "lsq",   "--rows", "10", "--dim",
+                                "3",   "--out", data,     NULL};
+    stdout_target = "/dev/full";
+    run_output r = run_clkit(args);
+    stdout_target = NULL;
+    EXPECT_EXIT(r, 1, args);
+    EXPECT_HAS(r.err, "cannot write to standard output", args);
+    char *kept = test_read_file(data, NULL);
+    CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%.20s'", data,
+              kept ? kept : "(nothing)");
+    free(kept);
+    release(&r);
+  }
 }
 
 static void check_run_usage_errors(void) {

@@ -191,17 +191,23 @@ int cli_gen(int argc, char **argv) {
                            &data, x);
   if (status != CK_OK)
     return gen_report(status);
+  /* The coefficients reach stdout before any file is replaced: a stdout
+   * that cannot take them (a full disk) must not leave the data replaced
+   * and what made it lost. */
+  for (size_t d = 0; d < (size_t)dim; ++d)
+    printf("%.17g\n", x[d]);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    ck_lsq_free(&data);
+    return EXIT_FAILURE_RUN; /* main says why */
+  }
   status = ck_lsq_save(out, &data, format);
   ck_lsq_free(&data);
   if (status != CK_OK)
     return gen_report(status);
   if (coef) {
     ck_status saved = ck_lsq_save_coefficients(coef, x, (size_t)dim);
-    int exit_code = saved ? gen_report(saved) : EXIT_OK;
-    if (exit_code != EXIT_OK)
-      return exit_code;
+    if (saved != CK_OK)
+      return gen_report(saved);
   }
-  for (size_t d = 0; d < (size_t)dim; ++d)
-    printf("%.17g\n", x[d]);
-  return EXIT_OK; /* main checks that stdout took it */
+  return EXIT_OK;
 }
