@@ -51,6 +51,59 @@ static int check_count;
     }                                                                          \
   } while (0)
 
+/* A clkit call that must be refused with CK_ERROR_INVALID_ARGUMENT and a
+ * message holding mention (the argument at fault, "tour is NULL"). */
+#define CHECK_INVALID(call, mention)                                           \
+  do {                                                                         \
+    ++check_count;                                                             \
+    ck_status check_status_ = (call);                                          \
+    const char *check_message_ = "";                                           \
+    ck_error_get_last(&check_message_);                                        \
+    if (check_status_ != CK_ERROR_INVALID_ARGUMENT ||                          \
+        !strstr(check_message_, (mention))) {                                  \
+      ++check_failures;                                                        \
+      fprintf(stderr,                                                          \
+              "%s:%d: %s returned %d, '%s' (want "                             \
+              "CK_ERROR_INVALID_ARGUMENT, '%s')\n",                            \
+              __FILE__, __LINE__, #call, (int)check_status_, check_message_,   \
+              (const char *)(mention));                                        \
+    }                                                                          \
+  } while (0)
+
+/* One public function whose pointer parameters are NULL in turn: call
+ * passes NULL for parameter names[which] and usable values for the rest
+ * (context is the caller's: a queue, a workload). */
+typedef struct check_null_case {
+  const char *function;
+  const char *names[8]; /* in order; the list ends at the first NULL */
+  ck_status (*call)(void *context, int which);
+} check_null_case;
+
+/* In a check_null_case's call: NULL for parameter `which`, else pointer. */
+#define NULL_AT(index, pointer) (which == (index) ? NULL : (pointer))
+
+/* Each call must be refused with CK_ERROR_INVALID_ARGUMENT and
+ * "function: name is NULL", the public name and the parameter's. */
+static inline void check_null_arguments(const check_null_case *cases,
+                                        size_t count, void *context) {
+  for (size_t c = 0; c < count; ++c) {
+    for (int p = 0; p < 8 && cases[c].names[p]; ++p) {
+      char expected[160];
+      snprintf(expected, sizeof expected, "%s: %s is NULL", cases[c].function,
+               cases[c].names[p]);
+      ck_error_clear();
+      ck_status status = cases[c].call(context, p);
+      const char *message = "";
+      ck_error_get_last(&message);
+      CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                    strstr(message, expected) != NULL,
+                "%s with %s NULL: status %d, '%s' (want '%s')",
+                cases[c].function, cases[c].names[p], (int)status, message,
+                expected);
+    }
+  }
+}
+
 #define CHECK_NEAR(a, b, tolerance)                                            \
   CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tolerance),                    \
             "%.9g vs %.9g (tolerance %.3g)", (double)(a), (double)(b),         \

@@ -1674,11 +1674,16 @@ static void bad_config(const ck_device *ref) {
   CHECK_MSG(strstr(message, "ck_aco_create: instance none has 0 cities; the "
                             "ACO needs at least 5"),
             "0 cities: '%s'", message);
-  CHECK(ck_aco_create(NULL, &tsp, &c, &made) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_aco_create(ref, NULL, &c, &made) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_aco_create(ref, &tsp, NULL, &made) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_aco_create(ref, &tsp, &c, NULL) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_aco_config_init(NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_aco_create(NULL, &tsp, &c, &made),
+                "ck_aco_create: device is NULL");
+  CHECK_INVALID(ck_aco_create(ref, NULL, &c, &made),
+                "ck_aco_create: instance is NULL");
+  CHECK_INVALID(ck_aco_create(ref, &tsp, NULL, &made),
+                "ck_aco_create: config is NULL");
+  CHECK_INVALID(ck_aco_create(ref, &tsp, &c, NULL),
+                "ck_aco_create: aco is NULL");
+  CHECK_INVALID(ck_aco_config_init(NULL), "ck_aco_config_init: config is NULL");
+  CHECK_INVALID(ck_aco_step(NULL, 1), "ck_aco_step: aco is NULL");
   CHECK(ck_aco_destroy(NULL) == CK_OK);
   ck_aco *aco = create(ref, &tsp, &c);
   if (aco) {
@@ -1686,8 +1691,15 @@ static void bad_config(const ck_device *ref) {
     CHECK(ck_aco_get_best(aco, &length, NULL) == CK_ERROR_NOT_FOUND);
     CHECK(ck_aco_step(aco, 1) == CK_OK);
     CHECK(checked_best(aco, &tsp, NULL) > 0);
-    CHECK(ck_aco_get_best(aco, NULL, NULL) == CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_aco_run(aco, NULL) == CK_ERROR_INVALID_ARGUMENT);
+    CHECK_INVALID(ck_aco_get_best(aco, NULL, NULL),
+                  "ck_aco_get_best: length is NULL");
+    CHECK_INVALID(ck_aco_run(aco, NULL), "ck_aco_run: report is NULL");
+    const ck_aco_trace_point *points = NULL;
+    size_t count = 0;
+    CHECK_INVALID(ck_aco_get_trace(aco, NULL, &count),
+                  "ck_aco_get_trace: points is NULL");
+    CHECK_INVALID(ck_aco_get_trace(aco, &points, NULL),
+                  "ck_aco_get_trace: count is NULL");
     ck_aco_destroy(aco);
   }
   ck_tsp_free(&tsp);

@@ -1454,8 +1454,12 @@ static void test_split(void) {
   CHECK(ck_dataset_get_class_name(&whole, 0, buffer, 4) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(buffer[0] == '\0');
-  CHECK(ck_dataset_get_class_name(&whole, 0, NULL, 8) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_dataset_get_class_name(&whole, 0, NULL, 8),
+                "ck_dataset_get_class_name: buffer is NULL");
+  CHECK_INVALID(ck_dataset_get_class_name(NULL, 0, buffer, sizeof buffer),
+                "ck_dataset_get_class_name: dataset is NULL");
+  CHECK_INVALID(ck_dataset_get_class_name(&whole, 0, buffer, 0),
+                "ck_dataset_get_class_name: capacity is 0");
   ck_dataset numbered = {1, 1, NULL, NULL, 12, NULL};
   check_name(&numbered, 11, "11");
   CHECK(ck_dataset_get_class_name(&numbered, 11, buffer, 2) ==

@@ -1606,6 +1606,74 @@ static void generation_modes(const ck_device *ref, const ck_device *device) {
   CHECK(by_vector.children_per_work_item == 1 && same_run(&oracle, &by_vector));
 }
 
+/* ---- NULL arguments, named ----------------------------------------------- */
+
+/* A small GA, made once, for the calls whose GA is not the NULL. */
+typedef struct null_context {
+  const ck_device *device;
+  ck_ga_config config;
+  ck_ga *ga;
+} null_context;
+
+static ck_status null_ga_config_init(void *context, int which) {
+  (void)context;
+  ck_ga_config config;
+  return ck_ga_config_init(NULL_AT(0, &config));
+}
+
+static ck_status null_ga_create(void *context, int which) {
+  null_context *c = context;
+  ck_ga *ga = NULL;
+  ck_status status = ck_ga_create(NULL_AT(0, c->device), NULL_AT(1, &c->config),
+                                  NULL_AT(2, &ga));
+  ck_ga_destroy(ga);
+  return status;
+}
+
+static ck_status null_ga_step(void *context, int which) {
+  null_context *c = context;
+  return ck_ga_step(NULL_AT(0, c->ga), 1);
+}
+
+static ck_status null_ga_run(void *context, int which) {
+  null_context *c = context;
+  ck_ga_report report;
+  return ck_ga_run(NULL_AT(0, c->ga), NULL_AT(1, &report));
+}
+
+static ck_status null_ga_get_best(void *context, int which) {
+  null_context *c = context;
+  double value = 0;
+  return ck_ga_get_best(NULL_AT(0, c->ga), &value, NULL);
+}
+
+static ck_status null_ga_get_history(void *context, int which) {
+  null_context *c = context;
+  size_t count = 0;
+  return ck_ga_get_history(NULL_AT(0, c->ga), NULL, NULL, NULL, NULL,
+                           NULL_AT(1, &count));
+}
+
+static void null_arguments(const ck_device *ref) {
+  static const check_null_case cases[] = {
+      {"ck_ga_config_init", {"config"}, null_ga_config_init},
+      {"ck_ga_create", {"device", "config", "ga"}, null_ga_create},
+      {"ck_ga_step", {"ga"}, null_ga_step},
+      {"ck_ga_run", {"ga", "report"}, null_ga_run},
+      {"ck_ga_get_best", {"ga"}, null_ga_get_best},
+      {"ck_ga_get_history", {"ga", "count"}, null_ga_get_history},
+  };
+  null_context c = {.device = ref};
+  ck_ga_config_init(&c.config);
+  c.config.dim = 2;
+  c.config.islands = 2;
+  c.config.island_size = 16;
+  CHECK_OK(ck_ga_create(ref, &c.config, &c.ga));
+  if (c.ga)
+    check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
+  ck_ga_destroy(c.ga);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -1640,6 +1708,7 @@ int main(void) {
   }
   bad_input(ref);
   largest_elite(ref);
+  null_arguments(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();
 }

@@ -2168,16 +2168,20 @@ static void rdf(const ck_device *ref, const ck_device *ocl) {
   if (gas) {
     uint64_t counts[4] = {0};
     ck_error_clear();
-    CHECK(ck_gas_accumulate_rdf(gas, 0, 1.0, counts) ==
-          CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_accumulate_rdf(gas, 4, 0.0, counts) ==
-          CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_accumulate_rdf(gas, 4, -1.0, counts) ==
-          CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_accumulate_rdf(gas, 4, NAN, counts) ==
-          CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_gas_accumulate_rdf(gas, 4, 1.0, NULL) ==
-          CK_ERROR_INVALID_ARGUMENT);
+    CHECK_INVALID(ck_gas_accumulate_rdf(gas, 0, 1.0, counts),
+                  "ck_gas_accumulate_rdf: bins is 0");
+    CHECK_INVALID(ck_gas_accumulate_rdf(gas, (1u << 20) + 1, 1.0, counts),
+                  "ck_gas_accumulate_rdf: bins is 1048577");
+    CHECK_INVALID(ck_gas_accumulate_rdf(gas, 4, 0.0, counts),
+                  "ck_gas_accumulate_rdf: range is 0");
+    CHECK_INVALID(ck_gas_accumulate_rdf(gas, 4, -1.0, counts),
+                  "ck_gas_accumulate_rdf: range is -1");
+    CHECK_INVALID(ck_gas_accumulate_rdf(gas, 4, NAN, counts),
+                  "ck_gas_accumulate_rdf: range is nan");
+    CHECK_INVALID(ck_gas_accumulate_rdf(gas, 4, 1.0, NULL),
+                  "ck_gas_accumulate_rdf: counts is NULL");
+    CHECK_INVALID(ck_gas_accumulate_rdf(NULL, 4, 1.0, counts),
+                  "ck_gas_accumulate_rdf: gas is NULL");
     ck_gas_destroy(gas);
   }
 }
@@ -2612,6 +2616,108 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
 /* ---- main ------------------------------------------------------------------
  */
 
+/* ---- NULL arguments, named ----------------------------------------------- */
+
+/* A small gas, made once, for the calls whose gas is not the NULL. */
+typedef struct null_context {
+  const ck_device *device;
+  ck_gas_config config;
+  ck_gas *gas;
+  char path[600];
+} null_context;
+
+static ck_status null_gas_config_init(void *context, int which) {
+  (void)context;
+  ck_gas_config config;
+  return ck_gas_config_init(NULL_AT(0, &config));
+}
+
+static ck_status null_gas_create(void *context, int which) {
+  null_context *c = context;
+  ck_gas *gas = NULL;
+  ck_status status = ck_gas_create(NULL_AT(0, c->device),
+                                   NULL_AT(1, &c->config), NULL_AT(2, &gas));
+  ck_gas_destroy(gas);
+  return status;
+}
+
+static ck_status null_gas_step(void *context, int which) {
+  null_context *c = context;
+  return ck_gas_step(NULL_AT(0, c->gas), 1);
+}
+
+static ck_status null_gas_observe(void *context, int which) {
+  null_context *c = context;
+  ck_gas_observables observables;
+  return ck_gas_observe(NULL_AT(0, c->gas), NULL_AT(1, &observables));
+}
+
+static ck_status null_gas_get_particles(void *context, int which) {
+  null_context *c = context;
+  return ck_gas_get_particles(NULL_AT(0, c->gas), NULL, NULL);
+}
+
+static ck_status null_gas_get_forces(void *context, int which) {
+  null_context *c = context;
+  double forces[2 * 100];
+  return ck_gas_get_forces(NULL_AT(0, c->gas), NULL_AT(1, forces));
+}
+
+static ck_status null_gas_get_box(void *context, int which) {
+  null_context *c = context;
+  return ck_gas_get_box(NULL_AT(0, c->gas), NULL, NULL, NULL);
+}
+
+static ck_status null_gas_accumulate_rdf(void *context, int which) {
+  null_context *c = context;
+  uint64_t counts[4] = {0};
+  return ck_gas_accumulate_rdf(NULL_AT(0, c->gas), 4, 1.0, NULL_AT(1, counts));
+}
+
+static ck_status null_gas_describe(void *context, int which) {
+  null_context *c = context;
+  ck_gas_config config;
+  return ck_gas_describe(NULL_AT(0, c->gas), NULL_AT(1, &config));
+}
+
+static ck_status null_gas_save(void *context, int which) {
+  null_context *c = context;
+  return ck_gas_save(NULL_AT(0, c->gas), NULL_AT(1, c->path));
+}
+
+static ck_status null_gas_load(void *context, int which) {
+  null_context *c = context;
+  ck_gas *gas = NULL;
+  ck_status status =
+      ck_gas_load(NULL_AT(0, c->device), NULL_AT(1, c->path), NULL_AT(2, &gas));
+  ck_gas_destroy(gas);
+  return status;
+}
+
+static void null_arguments(const ck_device *ref) {
+  static const check_null_case cases[] = {
+      {"ck_gas_config_init", {"config"}, null_gas_config_init},
+      {"ck_gas_create", {"device", "config", "gas"}, null_gas_create},
+      {"ck_gas_step", {"gas"}, null_gas_step},
+      {"ck_gas_observe", {"gas", "observables"}, null_gas_observe},
+      {"ck_gas_get_particles", {"gas"}, null_gas_get_particles},
+      {"ck_gas_get_forces", {"gas", "forces"}, null_gas_get_forces},
+      {"ck_gas_get_box", {"gas"}, null_gas_get_box},
+      {"ck_gas_accumulate_rdf", {"gas", "counts"}, null_gas_accumulate_rdf},
+      {"ck_gas_describe", {"gas", "config"}, null_gas_describe},
+      {"ck_gas_save", {"gas", "path"}, null_gas_save},
+      {"ck_gas_load", {"device", "path", "gas"}, null_gas_load},
+  };
+  null_context c = {.device = ref};
+  ck_gas_config_init(&c.config);
+  c.config.particles = 100;
+  test_path_in(work_dir, "null-arguments.ckpt", c.path, sizeof c.path);
+  CHECK_OK(ck_gas_create(ref, &c.config, &c.gas));
+  if (c.gas)
+    check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
+  ck_gas_destroy(c.gas);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2680,6 +2786,8 @@ int main(void) {
   SECTION("bad input, XYZ start");
   rdf(ref, ocl);
   SECTION("rdf");
+  null_arguments(ref);
+  SECTION("NULL arguments");
   workload(ref, ocl);
   SECTION("workload");
   if (!ocl)

@@ -480,6 +480,15 @@ static void test_save(void) {
   char *kept = test_read_file(coefficients, NULL);
   CHECK(kept && strcmp(kept, "1.5\n-2\n0.25\n") == 0);
   free(kept);
+  /* Refusals name the argument at fault, and a bad count its value. */
+  CHECK_INVALID(ck_lsq_save_coefficients(NULL, x, 3),
+                "ck_lsq_save_coefficients: path is NULL");
+  CHECK_INVALID(ck_lsq_save_coefficients(coefficients, NULL, 3),
+                "ck_lsq_save_coefficients: x is NULL");
+  CHECK_INVALID(ck_lsq_save_coefficients(coefficients, x, 0),
+                "ck_lsq_save_coefficients: dim is 0");
+  CHECK_INVALID(ck_lsq_save_coefficients(coefficients, x, CK_LSQ_MAX_DIM + 1),
+                "ck_lsq_save_coefficients: dim is 65");
 
   /* Into a directory that does not exist: an I/O error and no file. */
   test_path_in(work_dir, "missing", directory, sizeof directory);
@@ -628,8 +637,10 @@ static void test_evaluate(void) {
   ck_lsq_data empty = {0, 0, NULL, NULL};
   CHECK(ck_lsq_evaluate(&empty, x, &value) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck_lsq_evaluate(NULL, x, &value) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_lsq_evaluate(&data, NULL, &value) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_lsq_evaluate(&data, x, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_lsq_evaluate(&data, NULL, &value),
+                "ck_lsq_evaluate: x is NULL");
+  CHECK_INVALID(ck_lsq_evaluate(&data, x, NULL),
+                "ck_lsq_evaluate: value is NULL");
 
   /* Freeing a zeroed struct, NULL, or twice is harmless. */
   CHECK_OK(ck_lsq_free(&empty));

@@ -1689,7 +1689,7 @@ static void bad_config(const ck_device *ref) {
   CHECK_FAILS(ck_nn_attach(nn, CK_NN_TEST, &labels), CK_ERROR_INVALID_ARGUMENT,
               "row 5");
   CHECK_FAILS(ck_nn_attach(nn, (ck_nn_set)3, &good), CK_ERROR_INVALID_ARGUMENT,
-              "ck_nn_attach");
+              "ck_nn_attach: which is 3");
   CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_VALIDATION, NULL, NULL, NULL),
               CK_ERROR_INVALID_ARGUMENT, "validation");
   CHECK_FAILS(ck_nn_evaluate(nn, CK_NN_TEST, NULL, NULL, NULL),
@@ -1706,9 +1706,9 @@ static void bad_config(const ck_device *ref) {
   CHECK(nn->epoch == 0);
   float weights[16];
   CHECK_FAILS(ck_nn_get_weights(nn, 2, weights, NULL),
-              CK_ERROR_INVALID_ARGUMENT, "layer");
+              CK_ERROR_INVALID_ARGUMENT, "ck_nn_get_weights: layer is 2");
   CHECK_FAILS(ck_nn_set_weights(nn, 2, weights, NULL),
-              CK_ERROR_INVALID_ARGUMENT, "layer");
+              CK_ERROR_INVALID_ARGUMENT, "ck_nn_set_weights: layer is 2");
   CHECK_FAILS(ck_nn_attach(nn, CK_NN_TRAIN, &labels), CK_ERROR_INVALID_ARGUMENT,
               "class 3");
   /* Weights in and out by the public layout. */
@@ -2617,6 +2617,139 @@ static void training_time(const ck_device *device) {
   ck_dataset_free(&data);
 }
 
+/* ---- NULL arguments, named ----------------------------------------------- */
+
+/* A 2-8-2 network and data for it, made once, for the calls whose network
+ * is not the NULL. */
+typedef struct null_context {
+  const ck_device *device;
+  ck_nn_config config;
+  ck_nn *nn;
+  ck_dataset data;
+  char path[600];
+} null_context;
+
+static ck_status null_nn_config_init(void *context, int which) {
+  (void)context;
+  ck_nn_config config;
+  return ck_nn_config_init(NULL_AT(0, &config));
+}
+
+static ck_status null_nn_create(void *context, int which) {
+  null_context *c = context;
+  ck_nn *nn = NULL;
+  ck_status status = ck_nn_create(NULL_AT(0, c->device), NULL_AT(1, &c->config),
+                                  NULL_AT(2, &nn));
+  ck_nn_destroy(nn);
+  return status;
+}
+
+static ck_status null_nn_set_preprocessing(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_set_preprocessing(NULL_AT(0, c->nn), NULL_AT(1, &c->data),
+                                 CK_NORMALIZE_NONE);
+}
+
+static ck_status null_nn_attach(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_attach(NULL_AT(0, c->nn), CK_NN_TRAIN, NULL_AT(1, &c->data));
+}
+
+static ck_status null_nn_train_epoch(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_train_epoch(NULL_AT(0, c->nn), NULL);
+}
+
+static ck_status null_nn_train(void *context, int which) {
+  null_context *c = context;
+  ck_nn_training plan = {1, 0, NULL, NULL};
+  ck_nn_report report;
+  return ck_nn_train(NULL_AT(0, c->nn), NULL_AT(1, &plan), NULL_AT(2, &report));
+}
+
+static ck_status null_nn_evaluate(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_evaluate(NULL_AT(0, c->nn), CK_NN_TRAIN, NULL, NULL, NULL);
+}
+
+static ck_status null_nn_predict(void *context, int which) {
+  null_context *c = context;
+  int32_t classes[8];
+  return ck_nn_predict(NULL_AT(0, c->nn), NULL_AT(1, &c->data),
+                       NULL_AT(2, classes));
+}
+
+static ck_status null_nn_describe(void *context, int which) {
+  null_context *c = context;
+  ck_nn_config config;
+  return ck_nn_describe(NULL_AT(0, c->nn), NULL_AT(1, &config));
+}
+
+static ck_status null_nn_get_class_name(void *context, int which) {
+  null_context *c = context;
+  char buffer[16];
+  return ck_nn_get_class_name(NULL_AT(0, c->nn), 0, NULL_AT(1, buffer),
+                              sizeof buffer);
+}
+
+static ck_status null_nn_get_weights(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_get_weights(NULL_AT(0, c->nn), 0, NULL, NULL);
+}
+
+static ck_status null_nn_set_weights(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_set_weights(NULL_AT(0, c->nn), 0, NULL, NULL);
+}
+
+static ck_status null_nn_save(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_save(NULL_AT(0, c->nn), NULL_AT(1, c->path));
+}
+
+static ck_status null_nn_load(void *context, int which) {
+  null_context *c = context;
+  ck_nn *nn = NULL;
+  ck_status status = ck_nn_load(NULL_AT(0, c->device), NULL_AT(1, c->path),
+                                NULL, NULL_AT(2, &nn));
+  ck_nn_destroy(nn);
+  return status;
+}
+
+static void null_arguments(const ck_device *ref) {
+  static const check_null_case cases[] = {
+      {"ck_nn_config_init", {"config"}, null_nn_config_init},
+      {"ck_nn_create", {"device", "config", "nn"}, null_nn_create},
+      {"ck_nn_set_preprocessing", {"nn", "train"}, null_nn_set_preprocessing},
+      {"ck_nn_attach", {"nn", "data"}, null_nn_attach},
+      {"ck_nn_train_epoch", {"nn"}, null_nn_train_epoch},
+      {"ck_nn_train", {"nn", "training", "report"}, null_nn_train},
+      {"ck_nn_evaluate", {"nn"}, null_nn_evaluate},
+      {"ck_nn_predict", {"nn", "data", "classes"}, null_nn_predict},
+      {"ck_nn_describe", {"nn", "config"}, null_nn_describe},
+      {"ck_nn_get_class_name", {"nn", "buffer"}, null_nn_get_class_name},
+      {"ck_nn_get_weights", {"nn"}, null_nn_get_weights},
+      {"ck_nn_set_weights", {"nn"}, null_nn_set_weights},
+      {"ck_nn_save", {"nn", "path"}, null_nn_save},
+      {"ck_nn_load", {"device", "path", "nn"}, null_nn_load},
+  };
+  printf("NULL arguments\n");
+  null_context c = {.device = ref};
+  ck_nn_config_init(&c.config);
+  test_path_in(work_dir, "null-arguments.model", c.path, sizeof c.path);
+  data_random(&c.data, 8, 2, 2, 75, NULL, NULL);
+  CHECK_OK(ck_nn_create(ref, &c.config, &c.nn));
+  if (c.nn) {
+    check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
+    CHECK_INVALID(ck_nn_get_class_name(c.nn, 0, (char[4]){0}, 0),
+                  "ck_nn_get_class_name: capacity is 0");
+    CHECK_INVALID(ck_nn_evaluate(c.nn, (ck_nn_set)-1, NULL, NULL, NULL),
+                  "ck_nn_evaluate: which is -1");
+  }
+  ck_nn_destroy(c.nn);
+  ck_dataset_free(&c.data);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2631,6 +2764,7 @@ int main(void) {
 
   gradients(ref);
   bad_config(ref);
+  null_arguments(ref);
   malformed(ref);
   early_stopping(ref);
   schedules(ref);

@@ -411,6 +411,59 @@ static void written_out_math(void) {
             worst_sin);
 }
 
+/* ---- NULL arguments and bad counts, named ---------------------------------
+ */
+
+static ck_status null_objective_list(void *context, int which) {
+  (void)context;
+  const ck_objective_info *table = NULL;
+  size_t count = 0;
+  return ck_objective_list(NULL_AT(0, &table), NULL_AT(1, &count));
+}
+
+static ck_status null_objective_find(void *context, int which) {
+  (void)context;
+  const ck_objective_info *info = NULL;
+  return ck_objective_find(NULL_AT(0, "sphere"), NULL_AT(1, &info));
+}
+
+static ck_status null_objective_get_optimum(void *context, int which) {
+  (void)context;
+  double value = 0;
+  return ck_objective_get_optimum(NULL_AT(0, find("sphere")), 2,
+                                  NULL_AT(1, &value));
+}
+
+static ck_status null_objective_evaluate(void *context, int which) {
+  double points[2] = {0, 0}, values[1];
+  return ck_objective_evaluate(NULL_AT(0, (const ck_device *)context),
+                               NULL_AT(1, find("sphere")), 2,
+                               NULL_AT(2, points), 1, 0, NULL_AT(3, values));
+}
+
+static void null_arguments(const ck_device *ref) {
+  static const check_null_case cases[] = {
+      {"ck_objective_list", {"table", "count"}, null_objective_list},
+      {"ck_objective_find", {"name", "info"}, null_objective_find},
+      {"ck_objective_get_optimum",
+       {"info", "value"},
+       null_objective_get_optimum},
+      {"ck_objective_evaluate",
+       {"device", "info", "points", "values"},
+       null_objective_evaluate},
+  };
+  check_null_arguments(cases, sizeof cases / sizeof cases[0], (void *)ref);
+  double points[2] = {0, 0}, value = 0;
+  CHECK_INVALID(ck_objective_get_optimum(find("sphere"), 0, &value),
+                "ck_objective_get_optimum: dim is 0");
+  CHECK_INVALID(
+      ck_objective_evaluate(ref, find("sphere"), -1, points, 1, 0, &value),
+      "ck_objective_evaluate: dim is -1");
+  CHECK_INVALID(
+      ck_objective_evaluate(ref, find("sphere"), 2, points, 0, 0, &value),
+      "ck_objective_evaluate: count is 0");
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -421,6 +474,7 @@ int main(void) {
   bounds_random();
   optima(ref);
   written_out_math();
+  null_arguments(ref);
   long opencl = test_opencl_device(&set);
   agreement(ref, opencl >= 0 ? &set.devices[opencl] : NULL);
   double value;

@@ -792,8 +792,8 @@ static void user_objective_kernel(const ck_device *device) {
   char data_path[512];
   /* Weights then centres; the loader counts the last column as b. */
   const float row[2 * DIM] = {2, 1, 3, 0.5f, -1, 2};
-  test_write_text(work_dir, "kernel-weights.csv", "2,1,3,0.5,-1,2\n",
-                  data_path, sizeof data_path);
+  test_write_text(work_dir, "kernel-weights.csv", "2,1,3,0.5,-1,2\n", data_path,
+                  sizeof data_path);
   ck_lsq_data data = {0};
   CHECK_OK(ck_lsq_load(data_path, &data));
   double points[DIM * POINTS]; /* dimension-major: (d, p) at d * POINTS + p */
@@ -1031,8 +1031,8 @@ static void several_devices(const ck_device_set *set) {
   snprintf(expected, sizeof expected,
            "option --out: 2 devices would each write %s in turn", out);
   CHECK_MSG(strstr(message, expected), "'%s'", message);
-  CHECK(ck_workload_check_devices(NULL, params, count, 1) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_workload_check_devices(NULL, params, count, 1),
+                "ck_workload_check_devices: workload is NULL");
   /* ref twice, without ref as the oracle: two runs. */
   ck_result results[2];
   size_t produced = 7, twice[2] = {0, 0};
@@ -1048,6 +1048,74 @@ static void several_devices(const ck_device_set *set) {
   CHECK_OK(ck_compare_run(pso, set, twice, 1, 0, params, count, &options,
                           results, 2, &produced));
   CHECK(produced == 1 && access(out, F_OK) == 0 && access(trace, F_OK) == 0);
+}
+
+/* ---- NULL arguments, named ----------------------------------------------- */
+
+/* A small swarm, made once, for the calls whose swarm is not the NULL. */
+typedef struct null_context {
+  const ck_device *device;
+  ck_pso_config config;
+  ck_pso *pso;
+} null_context;
+
+static ck_status null_pso_config_init(void *context, int which) {
+  (void)context;
+  ck_pso_config config;
+  return ck_pso_config_init(NULL_AT(0, &config));
+}
+
+static ck_status null_pso_create(void *context, int which) {
+  null_context *c = context;
+  ck_pso *pso = NULL;
+  ck_status status = ck_pso_create(NULL_AT(0, c->device),
+                                   NULL_AT(1, &c->config), NULL_AT(2, &pso));
+  ck_pso_destroy(pso);
+  return status;
+}
+
+static ck_status null_pso_step(void *context, int which) {
+  null_context *c = context;
+  return ck_pso_step(NULL_AT(0, c->pso), 1);
+}
+
+static ck_status null_pso_run(void *context, int which) {
+  null_context *c = context;
+  ck_pso_report report;
+  return ck_pso_run(NULL_AT(0, c->pso), NULL_AT(1, &report));
+}
+
+static ck_status null_pso_get_best(void *context, int which) {
+  null_context *c = context;
+  double value = 0;
+  return ck_pso_get_best(NULL_AT(0, c->pso), &value, NULL);
+}
+
+static ck_status null_pso_get_history(void *context, int which) {
+  null_context *c = context;
+  const double *values = NULL;
+  size_t count = 0;
+  return ck_pso_get_history(NULL_AT(0, c->pso), NULL_AT(1, &values),
+                            NULL_AT(2, &count));
+}
+
+static void null_arguments(const ck_device *ref) {
+  static const check_null_case cases[] = {
+      {"ck_pso_config_init", {"config"}, null_pso_config_init},
+      {"ck_pso_create", {"device", "config", "pso"}, null_pso_create},
+      {"ck_pso_step", {"pso"}, null_pso_step},
+      {"ck_pso_run", {"pso", "report"}, null_pso_run},
+      {"ck_pso_get_best", {"pso"}, null_pso_get_best},
+      {"ck_pso_get_history", {"pso", "values", "count"}, null_pso_get_history},
+  };
+  null_context c = {.device = ref};
+  ck_pso_config_init(&c.config);
+  c.config.dim = 2;
+  c.config.particles = 16;
+  CHECK_OK(ck_pso_create(ref, &c.config, &c.pso));
+  if (c.pso)
+    check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
+  ck_pso_destroy(c.pso);
 }
 
 int main(void) {
@@ -1085,6 +1153,7 @@ int main(void) {
   constriction(ref);
   bad_input(ref);
   bad_configs(ref);
+  null_arguments(ref);
   several_devices(&set);
   ck_device_set_free(&set);
   remove_tree(work_dir);

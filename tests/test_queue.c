@@ -449,6 +449,191 @@ static void wrapping_sizes(const ck_device *ref) {
   ck_queue_destroy(queue);
 }
 
+/* ---- NULL arguments, named ----------------------------------------------- */
+
+/* What the calls below pass where their parameter is not the NULL one;
+ * program and kernel only where the device builds programs. */
+typedef struct null_context {
+  const ck_device *device;
+  ck_queue *queue;
+  ck_buffer *a, *b;
+  ck_program *program;
+  ck_kernel *kernel;
+} null_context;
+
+static ck_status null_queue_create(void *context, int which) {
+  null_context *c = context;
+  ck_queue *queue = NULL;
+  ck_status status = ck_queue_create(NULL_AT(0, c->device), NULL_AT(1, &queue));
+  ck_queue_destroy(queue);
+  return status;
+}
+
+static ck_status null_queue_get_device(void *context, int which) {
+  null_context *c = context;
+  const ck_device *device = NULL;
+  return ck_queue_get_device(NULL_AT(0, c->queue), NULL_AT(1, &device));
+}
+
+static ck_status null_queue_get_kernel_seconds(void *context, int which) {
+  null_context *c = context;
+  double seconds = 0;
+  return ck_queue_get_kernel_seconds(NULL_AT(0, c->queue),
+                                     NULL_AT(1, &seconds));
+}
+
+static ck_status null_buffer_create(void *context, int which) {
+  null_context *c = context;
+  ck_buffer *buffer = NULL;
+  ck_status status =
+      ck_buffer_create(NULL_AT(0, c->queue), 64, NULL_AT(1, &buffer));
+  ck_buffer_destroy(buffer);
+  return status;
+}
+
+static ck_status null_buffer_get_size(void *context, int which) {
+  null_context *c = context;
+  size_t size = 0;
+  return ck_buffer_get_size(NULL_AT(0, c->a), NULL_AT(1, &size));
+}
+
+static ck_status null_buffer_get_host_pointer(void *context, int which) {
+  null_context *c = context;
+  void *pointer = NULL;
+  return ck_buffer_get_host_pointer(NULL_AT(0, c->a), NULL_AT(1, &pointer));
+}
+
+static ck_status null_buffer_write(void *context, int which) {
+  null_context *c = context;
+  uint32_t words[4] = {0};
+  return ck_buffer_write(NULL_AT(0, c->queue), NULL_AT(1, c->a), 0,
+                         sizeof words, NULL_AT(2, words), CK_BLOCKING, NULL);
+}
+
+static ck_status null_buffer_read(void *context, int which) {
+  null_context *c = context;
+  uint32_t words[4];
+  return ck_buffer_read(NULL_AT(0, c->queue), NULL_AT(1, c->a), 0, sizeof words,
+                        NULL_AT(2, words), CK_BLOCKING, NULL);
+}
+
+static ck_status null_buffer_copy(void *context, int which) {
+  null_context *c = context;
+  return ck_buffer_copy(NULL_AT(0, c->queue), NULL_AT(1, c->b), 0,
+                        NULL_AT(2, c->a), 0, 16, NULL);
+}
+
+static ck_status null_buffer_fill(void *context, int which) {
+  null_context *c = context;
+  uint32_t word = 0;
+  return ck_buffer_fill(NULL_AT(0, c->queue), NULL_AT(1, c->a),
+                        NULL_AT(2, &word), sizeof word, 0, 16, NULL);
+}
+
+static ck_status null_program_build(void *context, int which) {
+  null_context *c = context;
+  ck_program *program = NULL;
+  ck_status status =
+      ck_program_build(NULL_AT(0, c->queue), NULL_AT(1, "selfcheck"),
+                       "-DCK_SELFCHECK_GROUP=64", NULL_AT(2, &program));
+  ck_program_destroy(program);
+  return status;
+}
+
+static ck_status null_program_query(void *context, int which) {
+  null_context *c = context;
+  ck_program_stats stats;
+  return ck_program_query(NULL_AT(0, c->program), NULL_AT(1, &stats));
+}
+
+static ck_status null_kernel_create(void *context, int which) {
+  null_context *c = context;
+  ck_kernel *kernel = NULL;
+  ck_status status = ck_kernel_create(NULL_AT(0, c->program),
+                                      NULL_AT(1, "ck_selfcheck_generate"),
+                                      NULL_AT(2, &kernel));
+  ck_kernel_destroy(kernel);
+  return status;
+}
+
+static ck_status null_kernel_set_buffer(void *context, int which) {
+  null_context *c = context;
+  return ck_kernel_set_buffer(NULL_AT(0, c->kernel), 0, NULL_AT(1, c->a));
+}
+
+static ck_status null_kernel_set_value(void *context, int which) {
+  null_context *c = context;
+  uint32_t count = 16;
+  return ck_kernel_set_value(NULL_AT(0, c->kernel), 2, sizeof count,
+                             NULL_AT(1, &count));
+}
+
+static ck_status null_queue_launch(void *context, int which) {
+  null_context *c = context;
+  size_t global = 64;
+  return ck_queue_launch(NULL_AT(0, c->queue), NULL_AT(1, c->kernel), 1,
+                         NULL_AT(2, &global), NULL, NULL);
+}
+
+/* Queue and buffer calls on every device; program and kernel calls on one
+ * that builds programs (not ref). */
+static void null_arguments(const ck_device *device) {
+  static const check_null_case queue_cases[] = {
+      {"ck_queue_create", {"device", "queue"}, null_queue_create},
+      {"ck_queue_get_device", {"queue", "device"}, null_queue_get_device},
+      {"ck_queue_get_kernel_seconds",
+       {"queue", "seconds"},
+       null_queue_get_kernel_seconds},
+      {"ck_buffer_create", {"queue", "buffer"}, null_buffer_create},
+      {"ck_buffer_get_size", {"buffer", "size"}, null_buffer_get_size},
+      {"ck_buffer_get_host_pointer",
+       {"buffer", "pointer"},
+       null_buffer_get_host_pointer},
+      {"ck_buffer_write", {"queue", "buffer", "source"}, null_buffer_write},
+      {"ck_buffer_read", {"queue", "buffer", "destination"}, null_buffer_read},
+      {"ck_buffer_copy", {"queue", "destination", "source"}, null_buffer_copy},
+      {"ck_buffer_fill", {"queue", "buffer", "pattern"}, null_buffer_fill},
+      {"ck_program_build", {"queue", "name", "program"}, null_program_build},
+  };
+  static const check_null_case kernel_cases[] = {
+      {"ck_program_query", {"program", "stats"}, null_program_query},
+      {"ck_kernel_create", {"program", "name", "kernel"}, null_kernel_create},
+      {"ck_kernel_set_buffer", {"kernel", "buffer"}, null_kernel_set_buffer},
+      {"ck_kernel_set_value", {"kernel", "value"}, null_kernel_set_value},
+      {"ck_queue_launch", {"queue", "kernel", "global"}, null_queue_launch},
+  };
+  null_context c = {.device = device};
+  printf("NULL arguments on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &c.queue));
+  if (c.queue) {
+    CHECK_OK(ck_buffer_create(c.queue, 64, &c.a));
+    CHECK_OK(ck_buffer_create(c.queue, 64, &c.b));
+  }
+  if (!c.a || !c.b)
+    goto done;
+  check_null_arguments(queue_cases, sizeof queue_cases / sizeof queue_cases[0],
+                       &c);
+  if (device->backend == CK_BACKEND_REF)
+    goto done;
+  CHECK_OK(ck_program_build(c.queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64",
+                            &c.program));
+  if (c.program)
+    CHECK_OK(ck_kernel_create(c.program, "ck_selfcheck_generate", &c.kernel));
+  if (!c.kernel)
+    goto done;
+  check_null_arguments(kernel_cases,
+                       sizeof kernel_cases / sizeof kernel_cases[0], &c);
+  uint32_t count = 16;
+  CHECK_INVALID(ck_kernel_set_value(c.kernel, 2, 0, &count),
+                "ck_kernel_set_value: size is 0");
+done:
+  ck_kernel_destroy(c.kernel);
+  ck_program_destroy(c.program);
+  ck_buffer_destroy(c.a);
+  ck_buffer_destroy(c.b);
+  ck_queue_destroy(c.queue);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -457,6 +642,7 @@ int main(void) {
   ref_runs_no_kernels(&set.devices[0]);
   foreign_buffers(&set.devices[0], &set.devices[0]);
   wrapping_sizes(&set.devices[0]);
+  null_arguments(&set.devices[0]);
   long opencl = test_opencl_device(&set);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);
@@ -466,6 +652,7 @@ int main(void) {
     foreign_buffers(&set.devices[opencl], &set.devices[0]);
     foreign_buffers(&set.devices[opencl], &set.devices[opencl]);
     foreign_kernel_arguments(&set.devices[0], &set.devices[opencl]);
+    null_arguments(&set.devices[opencl]);
   }
   ck_device_set_free(&set);
   return CHECK_DONE();

@@ -118,8 +118,8 @@ static void check_last_error(void) {
   CHECK(ck_error_get_last(&message) == CK_ERROR_NOT_FOUND);
   CHECK(message && strstr(message, "second_missing_workload"));
   CHECK(message && !strstr(message, "nope"));
-  CHECK(ck_workload_run(NULL, NULL, NULL, 0, NULL, NULL) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_workload_run(NULL, NULL, NULL, 0, NULL, NULL),
+                "ck_workload_run: workload is NULL");
   CHECK(ck_error_get_last(&message) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(message && *message && !strstr(message, "second_missing_workload"));
 
@@ -209,8 +209,8 @@ static void check_caller_locale(void) {
   const char *current = setlocale(LC_NUMERIC, NULL);
   snprintf(saved, sizeof saved, "%s", current ? current : "C");
   const char *chosen = NULL;
-  for (size_t i = 0; !chosen && i < sizeof comma_locales / sizeof *comma_locales;
-       ++i)
+  for (size_t i = 0;
+       !chosen && i < sizeof comma_locales / sizeof *comma_locales; ++i)
     if (setlocale(LC_NUMERIC, comma_locales[i]) &&
         strcmp(localeconv()->decimal_point, ",") == 0)
       chosen = comma_locales[i];
@@ -234,8 +234,8 @@ static void check_caller_locale(void) {
   CHECK_OK(ck_workload_find("pso", &pso));
   CHECK_OK(ck_workload_check(pso, params, 4));
   CHECK_OK(ck_device_enumerate(&set));
-  ck_status status = ck_workload_run(pso, &set.devices[0], params, 4, NULL,
-                                     &result);
+  ck_status status =
+      ck_workload_run(pso, &set.devices[0], params, 4, NULL, &result);
   const char *message = "";
   ck_error_get_last(&message);
   CHECK_MSG(status == CK_OK, "pso --w 0.5 under %s: %s", chosen, message);
@@ -425,8 +425,8 @@ static void check_result_json(void) {
     ck_memory_free(json);
   }
 
-  CHECK(ck_result_format_json(NULL, &json) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_result_format_json(&result, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_result_format_json(NULL, &json), "result is NULL");
+  CHECK_INVALID(ck_result_format_json(&result, NULL), "json is NULL");
   CHECK_OK(ck_memory_free(NULL));
 }
 
@@ -532,8 +532,8 @@ static void check_workload_params(void) {
         CK_ERROR_INVALID_ARGUMENT);
   ck_param no_name = {NULL, "1"};
   CHECK(ck_workload_check(selfcheck, &no_name, 1) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_workload_check(NULL, NULL, 0) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_workload_check(selfcheck, NULL, 1) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_workload_check(NULL, NULL, 0), "workload is NULL");
+  CHECK_INVALID(ck_workload_check(selfcheck, NULL, 1), "params is NULL");
 
   /* The options the checks rely on are the ones the workload declares. */
   const char *name = NULL, *summary = NULL;
@@ -599,8 +599,157 @@ static void check_parse_number(void) {
               "'%s' was taken (%g)", bad[i], value);
   }
   double value = 0;
-  CHECK(ck_param_parse_number(NULL, &value) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_param_parse_number("1", NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_param_parse_number(NULL, &value), "text is NULL");
+  CHECK_INVALID(ck_param_parse_number("1", NULL), "value is NULL");
+}
+
+/* ---- NULL arguments, named ----------------------------------------------- */
+
+static const ck_workload *selfcheck_workload(void) {
+  const ck_workload *workload = NULL;
+  CHECK_OK(ck_workload_find("selfcheck", &workload));
+  return workload;
+}
+
+/* Each passes NULL for parameter `which` alone (NULL_AT), so that the
+ * message must say which of them it was. */
+static ck_status null_device_rank(void *context, int which) {
+  (void)context;
+  ck_device device = {0};
+  double score = 0;
+  return ck_device_rank(NULL_AT(0, &device), NULL_AT(1, &score));
+}
+
+static ck_status null_workload_find(void *context, int which) {
+  (void)context;
+  const ck_workload *workload = NULL;
+  return ck_workload_find(NULL_AT(0, "selfcheck"), NULL_AT(1, &workload));
+}
+
+static ck_status null_workload_list(void *context, int which) {
+  (void)context;
+  const ck_workload *const *workloads = NULL;
+  size_t count = 0;
+  return ck_workload_list(NULL_AT(0, &workloads), NULL_AT(1, &count));
+}
+
+static ck_status null_workload_run_demo(void *context, int which) {
+  const ck_param *params = NULL;
+  size_t count = 0;
+  return ck_workload_run_demo(NULL_AT(0, (const ck_workload *)context),
+                              NULL_AT(1, &params), NULL_AT(2, &count));
+}
+
+static ck_status null_workload_check(void *context, int which) {
+  return ck_workload_check(NULL_AT(0, (const ck_workload *)context), NULL, 0);
+}
+
+static ck_status null_workload_check_devices(void *context, int which) {
+  return ck_workload_check_devices(NULL_AT(0, (const ck_workload *)context),
+                                   NULL, 0, 2);
+}
+
+static ck_status null_workload_run(void *context, int which) {
+  ck_device device = {0};
+  ck_result result;
+  return ck_workload_run(NULL_AT(0, (const ck_workload *)context),
+                         NULL_AT(1, &device), NULL, 0, NULL,
+                         NULL_AT(2, &result));
+}
+
+static ck_status null_compare_run(void *context, int which) {
+  ck_device device = {0};
+  ck_device_set set = {.devices = &device, .count = 1};
+  ck_result results[2];
+  size_t produced = 0;
+  return ck_compare_run(NULL_AT(0, (const ck_workload *)context),
+                        NULL_AT(1, &set), NULL, 0, 0, NULL, 0, NULL,
+                        NULL_AT(2, results), 2, NULL_AT(3, &produced));
+}
+
+static ck_status null_param_parse_number(void *context, int which) {
+  (void)context;
+  double value = 0;
+  return ck_param_parse_number(NULL_AT(0, "1"), NULL_AT(1, &value));
+}
+
+static ck_status null_result_get_metric(void *context, int which) {
+  (void)context;
+  ck_result result;
+  make_result(&result);
+  double value = 0;
+  return ck_result_get_metric(NULL_AT(0, &result), NULL_AT(1, "passes"),
+                              NULL_AT(2, &value));
+}
+
+static ck_status null_result_format_json(void *context, int which) {
+  (void)context;
+  ck_result result;
+  make_result(&result);
+  char *json = NULL;
+  ck_status status =
+      ck_result_format_json(NULL_AT(0, &result), NULL_AT(1, &json));
+  ck_memory_free(json);
+  return status;
+}
+
+static ck_status null_file_check_same(void *context, int which) {
+  (void)context;
+  int same = 0;
+  return ck_file_check_same(NULL_AT(0, "a"), NULL_AT(1, "b"),
+                            NULL_AT(2, &same));
+}
+
+static ck_status null_kernels_assemble(void *context, int which) {
+  (void)context;
+  char *text = NULL;
+  ck_status status =
+      ck_kernels_assemble(NULL_AT(0, "selfcheck"), NULL_AT(1, &text), NULL);
+  ck_memory_free(text);
+  return status;
+}
+
+static void check_null_messages(void) {
+  static const check_null_case cases[] = {
+      {"ck_device_rank", {"device", "score"}, null_device_rank},
+      {"ck_workload_find", {"name", "workload"}, null_workload_find},
+      {"ck_workload_list", {"workloads", "count"}, null_workload_list},
+      {"ck_workload_run_demo",
+       {"workload", "params", "count"},
+       null_workload_run_demo},
+      {"ck_workload_check", {"workload"}, null_workload_check},
+      {"ck_workload_check_devices", {"workload"}, null_workload_check_devices},
+      {"ck_workload_run", {"workload", "device", "result"}, null_workload_run},
+      {"ck_compare_run",
+       {"workload", "set", "results", "produced"},
+       null_compare_run},
+      {"ck_param_parse_number", {"text", "value"}, null_param_parse_number},
+      {"ck_result_get_metric",
+       {"result", "name", "value"},
+       null_result_get_metric},
+      {"ck_result_format_json", {"result", "json"}, null_result_format_json},
+      {"ck_file_check_same", {"first", "second", "same"}, null_file_check_same},
+      {"ck_kernels_assemble", {"name", "text"}, null_kernels_assemble},
+  };
+  const ck_workload *selfcheck = selfcheck_workload();
+  if (!selfcheck)
+    return;
+  check_null_arguments(cases, sizeof cases / sizeof cases[0],
+                       (void *)selfcheck);
+  /* A count with no array names both. */
+  CHECK_INVALID(ck_workload_check(selfcheck, NULL, 2),
+                "ck_workload_check: params is NULL but count is 2");
+  CHECK_INVALID(ck_workload_check_devices(selfcheck, NULL, 2, 2),
+                "ck_workload_check_devices: params is NULL but count is 2");
+  ck_device device = {0};
+  ck_result result;
+  CHECK_INVALID(ck_workload_run(selfcheck, &device, NULL, 2, NULL, &result),
+                "ck_workload_run: params is NULL but count is 2");
+  ck_device_set set = {.devices = &device, .count = 1};
+  size_t produced = 0;
+  CHECK_INVALID(ck_compare_run(selfcheck, &set, NULL, 1, 0, NULL, 0, NULL,
+                               &result, 1, &produced),
+                "ck_compare_run: indices is NULL but count is 1");
 }
 
 int main(void) {
@@ -614,5 +763,6 @@ int main(void) {
   check_result_metric();
   check_version();
   check_workload_params();
+  check_null_messages();
   return CHECK_DONE();
 }

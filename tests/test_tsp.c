@@ -116,8 +116,7 @@ static void test_euc_ceil_att(void) {
       "1 0 0\n3 2.5 0\n2 3 4\n4 0 1.5\nEOF\n";
   if (parse_ok("EUC_2D after a byte order mark", marked, &instance)) {
     CHECK(strcmp(instance.name, "euc") == 0);
-    check_matrix("EUC_2D after a byte order mark", &instance, euc_expected,
-                 4);
+    check_matrix("EUC_2D after a byte order mark", &instance, euc_expected, 4);
     ck_tsp_free(&instance);
   }
   /* The same cities in CEIL_2D, numbers spelled with exponents, ids out of
@@ -1032,10 +1031,10 @@ static void test_candidates_instances(void) {
           CK_ERROR_INVALID_ARGUMENT);
     CHECK(ck_tsp_find_candidates(&instance, 51, neighbours) ==
           CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_find_candidates(&instance, 2, NULL) ==
-          CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_find_candidates(NULL, 2, neighbours) ==
-          CK_ERROR_INVALID_ARGUMENT);
+    CHECK_INVALID(ck_tsp_find_candidates(&instance, 2, NULL),
+                  "ck_tsp_find_candidates: neighbours is NULL");
+    CHECK_INVALID(ck_tsp_find_candidates(NULL, 2, neighbours),
+                  "ck_tsp_find_candidates: instance is NULL");
   }
   ck_tsp_free(&instance);
   data_path("a280.tsp", path, sizeof path);
@@ -1155,8 +1154,12 @@ static void test_tours(void) {
     tour[5] = saved;
     CHECK(ck_tsp_tour_save(out, "two\nlines", tour, instance.cities, 0) ==
           CK_ERROR_INVALID_ARGUMENT);
-    CHECK(ck_tsp_tour_save(NULL, "x", tour, instance.cities, 0) ==
-          CK_ERROR_INVALID_ARGUMENT);
+    CHECK_INVALID(ck_tsp_tour_save(NULL, "x", tour, instance.cities, 0),
+                  "ck_tsp_tour_save: path is NULL");
+    CHECK_INVALID(ck_tsp_tour_save(out, NULL, tour, instance.cities, 0),
+                  "ck_tsp_tour_save: name is NULL");
+    CHECK_INVALID(ck_tsp_tour_save(out, "x", NULL, instance.cities, 0),
+                  "ck_tsp_tour_save: tour is NULL");
     char no_dir[1100];
     snprintf(no_dir, sizeof no_dir, "%s/no/such/dir/x.tour", work_dir);
     CHECK(ck_tsp_tour_save(no_dir, "x", tour, instance.cities, 0) ==
@@ -1222,8 +1225,10 @@ static void test_tours(void) {
 
   tour = NULL;
   CHECK(ck_tsp_tour_load(good, 2, &tour) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_load(NULL, 3, &tour) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_load(good, 3, NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_tsp_tour_load(NULL, 3, &tour),
+                "ck_tsp_tour_load: path is NULL");
+  CHECK_INVALID(ck_tsp_tour_load(good, 3, NULL),
+                "ck_tsp_tour_load: tour is NULL");
   test_path_in(work_dir, "missing.tour", path, sizeof path);
   CHECK(ck_tsp_tour_load(path, 3, &tour) == CK_ERROR_IO);
   CHECK(tour == NULL);
@@ -1261,12 +1266,12 @@ static void test_tour_length(void) {
   uint32_t huge[] = {0, 1, UINT32_MAX, 3};
   CHECK(ck_tsp_tour_measure(&instance, huge, &length) ==
         CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_measure(&instance, NULL, &length) ==
-        CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_measure(&instance, around, NULL) ==
-        CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_tour_measure(NULL, around, &length) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_tsp_tour_measure(&instance, NULL, &length),
+                "ck_tsp_tour_measure: tour is NULL");
+  CHECK_INVALID(ck_tsp_tour_measure(&instance, around, NULL),
+                "ck_tsp_tour_measure: length is NULL");
+  CHECK_INVALID(ck_tsp_tour_measure(NULL, around, &length),
+                "ck_tsp_tour_measure: instance is NULL");
   ck_tsp_free(&instance);
   /* A long tour's length needs 64 bits: 8 edges of 3e8. */
   static const char far[] =
@@ -1331,10 +1336,12 @@ static void test_optima(void) {
   }
   test_path_in(work_dir, "no-optima.txt", path, sizeof path);
   CHECK(ck_tsp_optimum_find(path, "a280", &optimum) == CK_ERROR_IO);
-  CHECK(ck_tsp_optimum_find(NULL, "a280", &optimum) ==
-        CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_optimum_find(path, NULL, &optimum) == CK_ERROR_INVALID_ARGUMENT);
-  CHECK(ck_tsp_optimum_find(path, "a280", NULL) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_tsp_optimum_find(NULL, "a280", &optimum),
+                "ck_tsp_optimum_find: path is NULL");
+  CHECK_INVALID(ck_tsp_optimum_find(path, NULL, &optimum),
+                "ck_tsp_optimum_find: name is NULL");
+  CHECK_INVALID(ck_tsp_optimum_find(path, "a280", NULL),
+                "ck_tsp_optimum_find: optimum is NULL");
 }
 
 int main(void) {

@@ -48,8 +48,7 @@ aco_state *ck__aco_state(ck_aco *aco) {
 }
 
 ck_status ck_aco_config_init(ck_aco_config *config) {
-  if (!config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_config_init: NULL");
+  CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
   config->algorithm = CK_ACO_MMAS;
   config->alpha = 1;
@@ -320,8 +319,11 @@ ck_status ck_aco_create(const ck_device *device,
                         const ck_aco_config *config, ck_aco **out) {
   ck_status status = CK_OK;
   ck_aco *aco = NULL;
-  if (!device || !instance || !config || !out)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_create: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(instance);
+  CK__REQUIRE(config);
+  if (!out)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_create: aco is NULL");
   *out = NULL;
   /* First, so that every count below the least (0 too) has one message. */
   if (instance->cities < CK_ACO_MIN_CITIES)
@@ -579,8 +581,7 @@ fail:
 }
 
 ck_status ck_aco_step(ck_aco *aco, uint64_t iterations) {
-  if (!aco)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_step: NULL");
+  CK__REQUIRE(aco);
   if (!aco->started)
     aco->started = ck__seconds();
   for (uint64_t i = 0; i < iterations; ++i) {
@@ -593,8 +594,8 @@ ck_status ck_aco_step(ck_aco *aco, uint64_t iterations) {
 
 ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   ck_status status = CK_OK;
-  if (!aco || !report)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_run: NULL argument");
+  CK__REQUIRE(aco);
+  CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
   const ck_aco_config *config = &aco->config;
   uint64_t max_iterations = config->max_iterations;
@@ -658,9 +659,8 @@ fail:
 }
 
 ck_status ck_aco_get_best(const ck_aco *aco, int64_t *length, uint32_t *tour) {
-  if (!aco || !length)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_aco_get_best: NULL argument");
+  CK__REQUIRE(aco);
+  CK__REQUIRE(length);
   if (aco->best_length == INT64_MAX)
     return ck__fail(CK_ERROR_NOT_FOUND,
                     "ck_aco_get_best: no iteration has run yet");
@@ -672,9 +672,9 @@ ck_status ck_aco_get_best(const ck_aco *aco, int64_t *length, uint32_t *tour) {
 
 ck_status ck_aco_get_trace(const ck_aco *aco, const ck_aco_trace_point **points,
                            size_t *count) {
-  if (!aco || !points || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_aco_get_trace: NULL argument");
+  CK__REQUIRE(aco);
+  CK__REQUIRE(points);
+  CK__REQUIRE(count);
   *points = aco->trace;
   *count = aco->trace_count;
   return CK_OK;

@@ -277,8 +277,8 @@ ck_status ck_device_set_free(ck_device_set *set) {
 
 ck_status ck_device_rank(const ck_device *device, double *score) {
   static const double kind_weight[] = {0, 2, 4, 3, 1};
-  if (!device || !score)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_rank: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(score);
   double weight = (unsigned)device->kind < 5 ? kind_weight[device->kind] : 0;
   double clock = device->clock_mhz ? device->clock_mhz : 1;
   /* The kind dominates: units times clock stays far below 1e12. A GPU
@@ -349,10 +349,12 @@ static ck_status no_match(const ck_device_set *set, const char *term) {
 
 ck_status ck_device_select(const ck_device_set *set, const char *selector,
                            size_t *indices, size_t capacity, size_t *count) {
-  if (!set || !indices || !count || set->count == 0)
+  CK__REQUIRE(set);
+  CK__REQUIRE(indices);
+  CK__REQUIRE(count);
+  if (set->count == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_device_select: NULL argument "
-                    "or empty device list");
+                    "ck_device_select: set has no devices");
   *count = 0;
   if (!selector)
     selector = "";

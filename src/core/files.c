@@ -641,9 +641,9 @@ fail:
 }
 
 ck_status ck_file_check_same(const char *first, const char *second, int *same) {
-  if (!first || !second || !same)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_file_check_same: NULL argument");
+  CK__REQUIRE(first);
+  CK__REQUIRE(second);
+  CK__REQUIRE(same);
   *same = strcmp(first, second) == 0;
   if (*same)
     return CK_OK;

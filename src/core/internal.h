@@ -55,6 +55,19 @@ void ck__error_restore(const ck__error_saved *saved);
     goto fail;                                                                 \
   } while (0)
 
+/* Returns CK_ERROR_INVALID_ARGUMENT, "function: pointer is NULL", when
+ * pointer is NULL: a caller that passed several pointers learns which one
+ * was at fault. CK__REQUIRE is for a public function's own checks, where
+ * __func__ is the name the caller knows; a helper that checks for one
+ * names it with CK__REQUIRE_IN. */
+#define CK__REQUIRE_IN(function, pointer)                                      \
+  do {                                                                         \
+    if (!(pointer))                                                            \
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", (function), \
+                      #pointer);                                               \
+  } while (0)
+#define CK__REQUIRE(pointer) CK__REQUIRE_IN(__func__, pointer)
+
 /* ---- Little-endian integers in files (cache entries, lsq binaries) ----- */
 static inline void ck__put_u32(uint8_t *out, uint32_t value) {
   for (int i = 0; i < 4; ++i)

@@ -71,9 +71,8 @@ static void put_number(json_text *text, double value) {
 }
 
 static ck_status result_json(const ck_result *result, char **json) {
-  if (!result || !json)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_result_format_json: NULL argument");
+  CK__REQUIRE_IN("ck_result_format_json", result);
+  CK__REQUIRE_IN("ck_result_format_json", json);
   if (result->metric_count > CK_RESULT_MAX_METRICS)
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,

@@ -36,9 +36,8 @@ ck_status ck_device_probe(const ck_device *device,
   ck_device reference;
   ck_result expected, measured;
   int from_cache = 0;
-  if (!device || !probe)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_device_probe: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(probe);
   memset(probe, 0, sizeof *probe);
   if (device->backend != CK_BACKEND_REF) {
     /* Whether the runtime's cache served is said of the warm build, the

@@ -72,9 +72,9 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
   char *source = NULL;
   ck__source_map map = {0};
   char options[1024];
-  if (!queue || !name || !program)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_program_build: NULL argument");
+  CK__REQUIRE_IN("ck_program_build", queue);
+  CK__REQUIRE_IN("ck_program_build", name);
+  CK__REQUIRE_IN("ck_program_build", program);
   *program = NULL;
   double started = now_seconds();
   made = calloc(1, sizeof *made);
@@ -125,9 +125,8 @@ fail:
 }
 
 ck_status ck_program_query(const ck_program *program, ck_program_stats *stats) {
-  if (!program || !stats)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_program_query: NULL argument");
+  CK__REQUIRE(program);
+  CK__REQUIRE(stats);
   *stats = program->stats;
   return CK_OK;
 }

@@ -81,9 +81,8 @@ static ck_status check_range(const char *what, const ck_buffer *buffer,
 ck_status ck_queue_create(const ck_device *device, ck_queue **queue) {
   ck_status status = CK_OK;
   ck_queue *made = NULL;
-  if (!device || !queue)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_queue_create: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(queue);
   *queue = NULL;
   const ck__queue_ops *ops = ops_for(device);
   if (!ops)
@@ -112,9 +111,8 @@ ck_status ck_queue_destroy(ck_queue *queue) {
 }
 
 ck_status ck_queue_get_device(const ck_queue *queue, const ck_device **device) {
-  if (!queue || !device)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_queue_get_device: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(device);
   *device = &queue->device;
   return CK_OK;
 }
@@ -126,9 +124,8 @@ ck_status ck_queue_finish(ck_queue *queue) {
 }
 
 ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds) {
-  if (!queue || !seconds)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_queue_get_kernel_seconds: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(seconds);
   *seconds = queue->kernel_seconds;
   return CK_OK;
 }
@@ -136,9 +133,8 @@ ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds) {
 ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer) {
   ck_status status = CK_OK;
   ck_buffer *made = NULL;
-  if (!queue || !buffer)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_buffer_create: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(buffer);
   *buffer = NULL;
   if (size == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_create: size is 0");
@@ -170,17 +166,15 @@ ck_status ck_buffer_destroy(ck_buffer *buffer) {
 }
 
 ck_status ck_buffer_get_size(const ck_buffer *buffer, size_t *size) {
-  if (!buffer || !size)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_buffer_get_size: NULL argument");
+  CK__REQUIRE(buffer);
+  CK__REQUIRE(size);
   *size = buffer->size;
   return CK_OK;
 }
 
 ck_status ck_buffer_get_host_pointer(ck_buffer *buffer, void **pointer) {
-  if (!buffer || !pointer)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_buffer_get_host_pointer: NULL argument");
+  CK__REQUIRE(buffer);
+  CK__REQUIRE(pointer);
   if (buffer->queue->device.backend != CK_BACKEND_REF)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "device %s: buffers live in device memory; read them with "
@@ -195,9 +189,9 @@ ck_status ck_buffer_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           ck_event **event) {
   ck_status status;
   ck_event *made;
-  if (!queue || !buffer || !source)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_buffer_write: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(buffer);
+  CK__REQUIRE(source);
   if ((status = check_queue("ck_buffer_write", queue, buffer)) != CK_OK ||
       (status = check_range("ck_buffer_write", buffer, offset, size)) != CK_OK)
     return status;
@@ -212,8 +206,9 @@ ck_status ck_buffer_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                          ck_event **event) {
   ck_status status;
   ck_event *made;
-  if (!queue || !buffer || !destination)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_read: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(buffer);
+  CK__REQUIRE(destination);
   if ((status = check_queue("ck_buffer_read", queue, buffer)) != CK_OK ||
       (status = check_range("ck_buffer_read", buffer, offset, size)) != CK_OK)
     return status;
@@ -229,8 +224,9 @@ ck_status ck_buffer_copy(ck_queue *queue, ck_buffer *destination,
                          size_t source_offset, size_t size, ck_event **event) {
   ck_status status;
   ck_event *made;
-  if (!queue || !destination || !source)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_copy: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(destination);
+  CK__REQUIRE(source);
   if ((status = check_queue("ck_buffer_copy (source)", queue, source)) !=
           CK_OK ||
       (status = check_queue("ck_buffer_copy (destination)", queue,
@@ -256,8 +252,9 @@ ck_status ck_buffer_fill(ck_queue *queue, ck_buffer *buffer,
                          size_t offset, size_t size, ck_event **event) {
   ck_status status;
   ck_event *made;
-  if (!queue || !buffer || !pattern)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_buffer_fill: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(buffer);
+  CK__REQUIRE(pattern);
   if ((status = check_queue("ck_buffer_fill", queue, buffer)) != CK_OK)
     return status;
   if (pattern_size == 0 || pattern_size > 128 ||
@@ -284,9 +281,9 @@ ck_status ck_kernel_create(ck_program *program, const char *name,
                            ck_kernel **kernel) {
   ck_status status = CK_OK;
   ck_kernel *made = NULL;
-  if (!program || !name || !kernel)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_kernel_create: NULL argument");
+  CK__REQUIRE(program);
+  CK__REQUIRE(name);
+  CK__REQUIRE(kernel);
   *kernel = NULL;
   /* A name cut to fit would look up another kernel, or none. */
   if (strlen(name) >= sizeof made->name)
@@ -317,9 +314,8 @@ ck_status ck_kernel_destroy(ck_kernel *kernel) {
 
 ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
                                ck_buffer *buffer) {
-  if (!kernel || !buffer)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_kernel_set_buffer: NULL argument");
+  CK__REQUIRE(kernel);
+  CK__REQUIRE(buffer);
   /* The kernel's queue is its program's. */
   char what[160];
   snprintf(what, sizeof what, "kernel %s, argument %u", kernel->name, index);
@@ -332,9 +328,11 @@ ck_status ck_kernel_set_buffer(ck_kernel *kernel, unsigned index,
 
 ck_status ck_kernel_set_value(ck_kernel *kernel, unsigned index, size_t size,
                               const void *value) {
-  if (!kernel || !value || size == 0)
+  CK__REQUIRE(kernel);
+  CK__REQUIRE(value);
+  if (size == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_kernel_set_value: NULL argument or size 0");
+                    "ck_kernel_set_value: size is 0");
   return kernel->program->queue->ops->kernel_set_arg(
       kernel, index, CK__ARG_VALUE, size, value);
 }
@@ -367,9 +365,9 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   ck_status status;
   ck_event *made;
   char sizes[96];
-  if (!queue || !kernel || !global)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_queue_launch: NULL argument");
+  CK__REQUIRE(queue);
+  CK__REQUIRE(kernel);
+  CK__REQUIRE(global);
   if (kernel->program->queue != queue)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "launch of %s: its program was built on another queue "

@@ -287,9 +287,8 @@ ck_status ck__kernels_assemble_mapped(const char *name, char **text,
   ck_status status = CK_OK;
   assembly *state = NULL;
   char file[72];
-  if (!name || !text)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_kernels_assemble: NULL argument");
+  CK__REQUIRE_IN("ck_kernels_assemble", name);
+  CK__REQUIRE_IN("ck_kernels_assemble", text);
   *text = NULL;
   size_t length = strlen(name);
   if (length == 0 || length > 60)

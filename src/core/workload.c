@@ -25,9 +25,8 @@ double ck__seconds(void) {
 }
 
 ck_status ck_workload_find(const char *name, const ck_workload **workload) {
-  if (!name || !workload)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_find: NULL argument");
+  CK__REQUIRE(name);
+  CK__REQUIRE(workload);
   for (size_t i = 0; i < registry_count; ++i) {
     if (strcmp(registry[i]->name, name) == 0) {
       *workload = registry[i];
@@ -42,9 +41,8 @@ ck_status ck_workload_find(const char *name, const ck_workload **workload) {
 
 ck_status ck_workload_list(const ck_workload *const **workloads,
                            size_t *count) {
-  if (!workloads || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_list: NULL argument");
+  CK__REQUIRE(workloads);
+  CK__REQUIRE(count);
   *workloads = registry;
   *count = registry_count;
   return CK_OK;
@@ -68,9 +66,10 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
 ck_status ck_workload_check_devices(const ck_workload *workload,
                                     const ck_param *params, size_t count,
                                     size_t devices) {
-  if (!workload || (count && !params))
+  CK__REQUIRE(workload);
+  if (count && !params)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_check_devices: NULL argument");
+                    "%s: params is NULL but count is %zu", __func__, count);
   for (const char *const *output = workload->outputs;
        devices > 1 && output && *output; ++output) {
     const char *file = ck__param_find(params, count, *output);
@@ -85,9 +84,9 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
 
 ck_status ck_workload_run_demo(const ck_workload *workload,
                                const ck_param **params, size_t *count) {
-  if (!workload || !params || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_run_demo: NULL argument");
+  CK__REQUIRE(workload);
+  CK__REQUIRE(params);
+  CK__REQUIRE(count);
   *params = workload->demo;
   *count = workload->demo_count;
   return CK_OK;
@@ -275,9 +274,8 @@ void ck__result_begin(ck_result *result, const char *workload,
 ck_status ck_param_parse_number(const char *text, double *value) {
   double parsed = 0;
   ck__c_locale locale = {0};
-  if (!text || !value)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_param_parse_number: NULL argument");
+  CK__REQUIRE(text);
+  CK__REQUIRE(value);
   ck_status status = ck__c_locale_enter(&locale, "ck_param_parse_number");
   if (status != CK_OK)
     return status;
@@ -292,9 +290,9 @@ ck_status ck_param_parse_number(const char *text, double *value) {
 
 ck_status ck_result_get_metric(const ck_result *result, const char *name,
                                double *value) {
-  if (!result || !name || !value)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_result_get_metric: NULL argument");
+  CK__REQUIRE(result);
+  CK__REQUIRE(name);
+  CK__REQUIRE(value);
   if (result->metric_count > CK_RESULT_MAX_METRICS)
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
@@ -311,11 +309,13 @@ ck_status ck_result_get_metric(const ck_result *result, const char *name,
                   result->workload, name);
 }
 
-static ck_status check_params(const ck_workload *workload,
+/* function: the public call, for the messages on NULL arguments. */
+static ck_status check_params(const char *function, const ck_workload *workload,
                               const ck_param *params, size_t count) {
-  if (!workload || (count && !params))
+  CK__REQUIRE_IN(function, workload);
+  if (count && !params)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_check: NULL argument");
+                    "%s: params is NULL but count is %zu", function, count);
   for (size_t i = 0; i < count; ++i) {
     int known = 0;
     for (const ck_option *option = workload->options; option->name; ++option)
@@ -362,7 +362,7 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
   ck_status status = ck__c_locale_enter(&locale, "ck_workload_check");
   if (status != CK_OK)
     return status;
-  status = check_params(workload, params, count);
+  status = check_params("ck_workload_check", workload, params, count);
   ck__c_locale_leave(&locale);
   return status;
 }
@@ -373,10 +373,11 @@ static ck_status run_workload(const ck_workload *workload,
                               ck_result *result) {
   ck_status status;
   ck_run_options defaults = {.seed = 1};
-  if (!workload || !device || !result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_workload_run: NULL argument");
-  if ((status = check_params(workload, params, count)) != CK_OK)
+  CK__REQUIRE_IN("ck_workload_run", workload);
+  CK__REQUIRE_IN("ck_workload_run", device);
+  CK__REQUIRE_IN("ck_workload_run", result);
+  if ((status = check_params("ck_workload_run", workload, params, count)) !=
+      CK_OK)
     return status;
   ck__result_begin(result, workload->name, device);
   double started = ck__seconds();
@@ -493,8 +494,13 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const ck_run_options *options, ck_result *results,
                          size_t capacity, size_t *produced) {
   ck_status status;
-  if (!workload || !set || (count && !indices) || !results || !produced)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_compare_run: NULL argument");
+  CK__REQUIRE(workload);
+  CK__REQUIRE(set);
+  if (count && !indices)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_compare_run: indices is NULL but count is %zu", count);
+  CK__REQUIRE(results);
+  CK__REQUIRE(produced);
   *produced = 0;
   if ((status = ck_workload_check(workload, params, param_count)) != CK_OK)
     return status;

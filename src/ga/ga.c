@@ -62,8 +62,7 @@ int ck__ga_dim(const ck_ga *ga) {
 }
 
 ck_status ck_ga_config_init(ck_ga_config *config) {
-  if (!config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_config_init: NULL");
+  CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
   config->function = "sphere";
   config->dim = 10;
@@ -290,8 +289,10 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **out) {
   ck_status status = CK_OK;
   ck_ga *ga = NULL;
-  if (!device || !config || !out)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  if (!out)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create: ga is NULL");
   *out = NULL;
   CK_TRY(check_config(config));
   ga = calloc(1, sizeof *ga);
@@ -526,8 +527,7 @@ fail:
 }
 
 ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
-  if (!ga)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_step: NULL GA");
+  CK__REQUIRE(ga);
   while (generations > 0) {
     uint64_t made = 0;
     ck_status status = advance(ga, generations, &made);
@@ -548,8 +548,8 @@ static ck_status run_history(void *self, const double **best, size_t *count) {
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   ck_status status = CK_OK;
-  if (!ga || !report)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_run: NULL argument");
+  CK__REQUIRE(ga);
+  CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
   const ck_ga_config *config = &ga->config;
   ga_state *state = &ga->state;
@@ -607,8 +607,7 @@ fail:
 
 ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position) {
   ck_status status;
-  if (!ga)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_get_best: NULL GA");
+  CK__REQUIRE(ga);
   ga_state *state = &ga->state;
   if (value && (status = ck__reals_read(state->queue, state->best_value,
                                         state->double_precision, value, 1)))
@@ -623,9 +622,8 @@ ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position) {
 ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
                             const double **island_best,
                             const double **island_mean, size_t *count) {
-  if (!ga || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_ga_get_history: NULL argument");
+  CK__REQUIRE(ga);
+  CK__REQUIRE(count);
   ck_status status = flush_stats(ga);
   if (status)
     return status;

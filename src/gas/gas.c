@@ -42,8 +42,7 @@ gas_state *ck__gas_state(ck_gas *gas) {
 }
 
 ck_status ck_gas_config_init(ck_gas_config *config) {
-  if (!config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_config_init: NULL");
+  CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
   config->particles = 1024;
   config->density = 0.7;
@@ -457,8 +456,10 @@ static ck_status create_gas(const ck_device *device,
   ck_gas *gas = NULL;
   double *positions = NULL, *velocities = NULL;
   ck__gas_frame frame = {0};
-  if (!device || !config || !result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_create: NULL argument");
+  CK__REQUIRE_IN("ck_gas_create", device);
+  CK__REQUIRE_IN("ck_gas_create", config);
+  if (!result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_create: gas is NULL");
   *result = NULL;
   if (double_precision && device->backend != CK_BACKEND_REF &&
       !device->has_fp64)
@@ -588,8 +589,7 @@ ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
 
 ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
   ck_status status = CK_OK;
-  if (!gas)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_step: NULL");
+  CK__REQUIRE(gas);
   gas_state *state = &gas->state;
   const ck__gas_steps *backend = gas->steps;
   for (uint64_t k = 0; k < steps; ++k) {
@@ -624,8 +624,8 @@ fail:
 
 ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables) {
   ck_status status = CK_OK;
-  if (!gas || !observables)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_observe: NULL");
+  CK__REQUIRE(gas);
+  CK__REQUIRE(observables);
   gas_state *state = &gas->state;
   double sums[5];
   CK_TRY(gas->steps->reduce(state, sums));
@@ -686,8 +686,7 @@ fail:
 ck_status ck_gas_get_particles(ck_gas *gas, double *positions,
                                double *velocities) {
   ck_status status = CK_OK;
-  if (!gas)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_get_particles: NULL");
+  CK__REQUIRE(gas);
   if (positions)
     CK_TRY(read_by_id(gas, gas->state.position, positions));
   if (velocities)
@@ -697,15 +696,14 @@ fail:
 }
 
 ck_status ck_gas_get_forces(ck_gas *gas, double *forces) {
-  if (!gas || !forces)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_get_forces: NULL");
+  CK__REQUIRE(gas);
+  CK__REQUIRE(forces);
   return read_by_id(gas, gas->state.force, forces);
 }
 
 ck_status ck_gas_get_box(const ck_gas *gas, double *box_x, double *box_y,
                          size_t *particles) {
-  if (!gas)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_get_box: NULL");
+  CK__REQUIRE(gas);
   if (box_x)
     *box_x = gas->state.box_x;
   if (box_y)
@@ -719,9 +717,16 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
                                 uint64_t *counts) {
   ck_status status = CK_OK;
   uint32_t *sample = NULL;
-  if (!gas || !counts || bins < 1 || bins > (1u << 20) || !(range > 0))
+  CK__REQUIRE(gas);
+  CK__REQUIRE(counts);
+  if (bins < 1 || bins > (1u << 20))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_gas_accumulate_rdf: bad argument");
+                    "ck_gas_accumulate_rdf: bins is %zu, outside 1..%u", bins,
+                    1u << 20);
+  if (!(range > 0))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_gas_accumulate_rdf: range is %g; it must be positive",
+                    range);
   gas_state *state = &gas->state;
   double reach =
       state->neighbors == CK_GAS_ALL_PAIRS
@@ -760,8 +765,8 @@ fail:
 }
 
 ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
-  if (!gas || !config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_describe: NULL");
+  CK__REQUIRE(gas);
+  CK__REQUIRE(config);
   *config = gas->config;
   config->xyz_path = NULL;
   return CK_OK;
@@ -919,8 +924,8 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
   ck_status status = CK_OK;
   ck__byte_writer b = {0};
   uint8_t *raw = NULL;
-  if (!gas || !path)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_save: NULL argument");
+  CK__REQUIRE(gas);
+  CK__REQUIRE(path);
   gas_state *state = &gas->state;
   ck__bytes_put(&b, checkpoint_magic, 8);
   ck__bytes_put_u32(&b, CHECKPOINT_VERSION);
@@ -1002,8 +1007,10 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   char *bytes = NULL;
   size_t size = 0;
   ck_gas *gas = NULL;
-  if (!device || !path || !result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_load: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(path);
+  if (!result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_load: gas is NULL");
   *result = NULL;
   CK_TRY(ck__file_read_bytes(path, &bytes, &size));
   const uint8_t *in = (const uint8_t *)bytes;

@@ -644,9 +644,12 @@ ck_status ck_lsq_save_coefficients(const char *path, const double *x,
   char text[CK_LSQ_MAX_DIM * 32];
   size_t used = 0;
   ck__c_locale locale = {0};
-  if (!path || !x || dim < 1 || dim > CK_LSQ_MAX_DIM)
+  CK__REQUIRE(path);
+  CK__REQUIRE(x);
+  if (dim < 1 || dim > CK_LSQ_MAX_DIM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_lsq_save_coefficients: bad argument");
+                    "ck_lsq_save_coefficients: dim is %zu, outside 1..%d", dim,
+                    CK_LSQ_MAX_DIM);
   /* As ck_lsq_save: what would not read back is not written. */
   for (size_t d = 0; d < dim; ++d)
     if (!isfinite(x[d]))
@@ -731,9 +734,8 @@ ck_status ck_lsq_evaluate(const ck_lsq_data *data, const double *x,
   ck_status status = check_data(data, "ck_lsq_evaluate");
   if (status != CK_OK)
     return status;
-  if (!x || !value)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_lsq_evaluate: x and value are required");
+  CK__REQUIRE(x);
+  CK__REQUIRE(value);
   /* Neumaier's variant of Kahan summation: the lost low part is kept. */
   double sum = 0.0, lost = 0.0;
   for (size_t j = 0; j < data->rows; ++j) {

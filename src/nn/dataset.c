@@ -1439,11 +1439,11 @@ fail:
 
 ck_status ck_dataset_get_class_name(const ck_dataset *dataset, size_t k,
                                     char *buffer, size_t capacity) {
-  if (!dataset || !buffer || capacity == 0)
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "ck_dataset_get_class_name: dataset or buffer is NULL, or the "
-        "capacity is 0");
+  CK__REQUIRE(dataset);
+  CK__REQUIRE(buffer);
+  if (!capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_dataset_get_class_name: capacity is 0");
   buffer[0] = '\0';
   if (k >= dataset->classes)
     return ck__fail(

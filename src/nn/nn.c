@@ -25,8 +25,7 @@
 static const char *const set_names[3] = {"training", "validation", "test"};
 
 ck_status ck_nn_config_init(ck_nn_config *config) {
-  if (!config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_config_init: NULL");
+  CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
   config->layer_count = 3;
   config->sizes[0] = 2;
@@ -274,8 +273,10 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                         ck_nn **result) {
   ck_status status = CK_OK;
   ck_nn *nn = NULL;
-  if (!device || !config || !result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: NULL argument");
+  CK__REQUIRE_IN("ck_nn_create", device);
+  CK__REQUIRE_IN("ck_nn_create", config);
+  if (!result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: nn is NULL");
   *result = NULL;
   CK_TRY(check_config(config));
   if (double_precision && device->backend != CK_BACKEND_REF &&
@@ -402,9 +403,8 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
   ck_status status = CK_OK;
   ck_normalization fitted = {0};
   char **names = NULL;
-  if (!nn || !train)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_nn_set_preprocessing: NULL argument");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(train);
   nn_state *state = &nn->state;
   /* Attached sets were normalised when attached; a new scaling would
    * leave them scaled by the old one and the model by the new. */
@@ -478,8 +478,14 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   double *values = NULL;
   float *normalised = NULL;
   int32_t *labels = NULL;
-  if (!nn || !data || (unsigned)which > CK_NN_TEST)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_attach: bad argument");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(data);
+  if ((unsigned)which > CK_NN_TEST)
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_nn_attach: which is %d, not CK_NN_TRAIN, CK_NN_VALIDATION "
+        "or CK_NN_TEST",
+        (int)which);
   nn_state *state = &nn->state;
   const char *name = set_names[which];
   if (data->features != state->sizes[0])
@@ -684,8 +690,13 @@ ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
                          double *accuracy, uint64_t *confusion) {
   ck_status status = CK_OK;
   int32_t *predicted = NULL;
-  if (!nn || (unsigned)which > CK_NN_TEST)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_evaluate: bad argument");
+  CK__REQUIRE(nn);
+  if ((unsigned)which > CK_NN_TEST)
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_nn_evaluate: which is %d, not CK_NN_TRAIN, CK_NN_VALIDATION "
+        "or CK_NN_TEST",
+        (int)which);
   nn_state *state = &nn->state;
   nn_data *set = &state->sets[which];
   if (!set->rows)
@@ -742,8 +753,7 @@ fail:
 
 ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   ck_status status = CK_OK;
-  if (!nn)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_train_epoch: NULL");
+  CK__REQUIRE(nn);
   nn_state *state = &nn->state;
   uint32_t rows = state->sets[CK_NN_TRAIN].rows;
   if (!rows)
@@ -824,8 +834,9 @@ fail:
 ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
                       ck_nn_report *report) {
   ck_status status = CK_OK;
-  if (!nn || !training || !report)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_train: NULL argument");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(training);
+  CK__REQUIRE(report);
   if (training->epochs < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "epochs: at least 1");
   memset(report, 0, sizeof *report);
@@ -902,8 +913,9 @@ fail:
 ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
   ck_status status = CK_OK;
   ck_dataset unlabelled = {0};
-  if (!nn || !data || !classes)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_predict: NULL argument");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(data);
+  CK__REQUIRE(classes);
   if (data->rows == 0)
     return CK_OK;
   /* Labels play no part: score against class 0. */
@@ -922,19 +934,19 @@ fail:
 }
 
 ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config) {
-  if (!nn || !config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_describe: NULL");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(config);
   *config = nn->config;
   return CK_OK;
 }
 
 ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
                                size_t capacity) {
-  if (!nn || !buffer || !capacity)
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "ck_nn_get_class_name: nn or buffer is NULL, or the capacity "
-        "is 0");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(buffer);
+  if (!capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_get_class_name: capacity is 0");
   buffer[0] = '\0';
   size_t classes = nn->state.sizes[nn->state.layers];
   if (k >= classes)
@@ -949,12 +961,22 @@ ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
       buffer, capacity);
 }
 
+/* A weight layer's index, checked for the public function named. */
+static ck_status check_layer(const ck_nn *nn, size_t layer,
+                             const char *function) {
+  if (layer < (size_t)nn->state.layers)
+    return CK_OK;
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: layer is %zu; the network's weight layers are 0 to %d",
+                  function, layer, nn->state.layers - 1);
+}
+
 ck_status ck_nn_get_weights(ck_nn *nn, size_t layer, float *weights,
                             float *biases) {
   ck_status status = CK_OK;
   float *all = NULL;
-  if (!nn || layer >= (size_t)nn->state.layers)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_get_weights: bad layer");
+  CK__REQUIRE(nn);
+  CK_TRY(check_layer(nn, layer, __func__));
   int l = (int)layer + 1;
   size_t in = nn->state.sizes[l - 1], out = nn->state.sizes[l];
   all = malloc(out * (in + 1) * sizeof *all);
@@ -976,8 +998,8 @@ ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
                             const float *biases) {
   ck_status status = CK_OK;
   float *all = NULL;
-  if (!nn || layer >= (size_t)nn->state.layers)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_set_weights: bad layer");
+  CK__REQUIRE(nn);
+  CK_TRY(check_layer(nn, layer, __func__));
   int l = (int)layer + 1;
   size_t in = nn->state.sizes[l - 1], out = nn->state.sizes[l];
   /* One NaN or infinity would spread through every later step. */
@@ -1010,15 +1032,16 @@ fail:
 }
 
 ck_status ck_nn_save(ck_nn *nn, const char *path) {
-  if (!nn || !path)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_save: NULL argument");
+  CK__REQUIRE(nn);
+  CK__REQUIRE(path);
   return ck__nn_model_save(nn, path);
 }
 
 ck_status ck_nn_load(const ck_device *device, const char *path,
                      const ck_nn_config *config, ck_nn **nn) {
-  if (!device || !path || !nn)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_load: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(path);
+  CK__REQUIRE(nn);
   return ck__nn_model_load(device, path, config, NULL, nn);
 }
 

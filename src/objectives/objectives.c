@@ -46,18 +46,18 @@ static const ck_objective_info table[] = {
 static const size_t table_count = sizeof table / sizeof table[0];
 
 ck_status ck_objective_list(const ck_objective_info **list, size_t *count) {
-  if (!list || !count)
+  if (!list)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_list: NULL argument");
+                    "ck_objective_list: table is NULL");
+  CK__REQUIRE(count);
   *list = table;
   *count = table_count;
   return CK_OK;
 }
 
 ck_status ck_objective_find(const char *name, const ck_objective_info **info) {
-  if (!name || !info)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_find: NULL argument");
+  CK__REQUIRE(name);
+  CK__REQUIRE(info);
   for (size_t i = 0; i < table_count; ++i) {
     if (strcmp(table[i].name, name) == 0) {
       *info = &table[i];
@@ -77,9 +77,12 @@ ck_status ck_objective_get_optimum(const ck_objective_info *info, int dim,
     int dim;
     double value;
   } michalewicz[] = {{2, -1.8013034}, {5, -4.687658}, {10, -9.66015}};
-  if (!info || !value || dim < 1)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_get_optimum: bad argument");
+  CK__REQUIRE(info);
+  CK__REQUIRE(value);
+  if (dim < 1)
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_objective_get_optimum: dim is %d; it must be at least 1", dim);
   if (info->id == CK_OBJECTIVE_MICHALEWICZ) {
     for (size_t i = 0; i < sizeof michalewicz / sizeof michalewicz[0]; ++i) {
       if (michalewicz[i].dim == dim) {
@@ -106,11 +109,19 @@ ck_status ck_objective_evaluate(const ck_device *device,
   ck_kernel *kernel = NULL;
   ck_buffer *input = NULL, *output = NULL;
   void *staging = NULL;
-  if (!device || !info || !points || !values || dim < 1 || count == 0 ||
-      count > UINT32_MAX)
+  CK__REQUIRE(device);
+  CK__REQUIRE(info);
+  CK__REQUIRE(points);
+  CK__REQUIRE(values);
+  if (dim < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_evaluate: a NULL argument, dim below 1, "
-                    "or count 0 or past 2^32 - 1");
+                    "ck_objective_evaluate: dim is %d; it must be at least 1",
+                    dim);
+  if (count == 0 || count > UINT32_MAX)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_objective_evaluate: count is %zu, outside 1 to "
+                    "2^32 - 1",
+                    count);
   if (!info->streamed)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_objective_evaluate: %s needs its data; it is "

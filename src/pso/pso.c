@@ -34,8 +34,7 @@ pso_state *ck__pso_state(ck_pso *pso) {
 }
 
 ck_status ck_pso_config_init(ck_pso_config *config) {
-  if (!config)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_config_init: NULL");
+  CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
   config->function = "sphere";
   config->dim = 30;
@@ -152,8 +151,10 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   ck_status status = CK_OK;
   ck_pso *pso = NULL;
   double *vmax = NULL;
-  if (!device || !config || !out)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create: NULL argument");
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  if (!out)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create: pso is NULL");
   *out = NULL;
   CK_TRY(check_config(config));
   pso = calloc(1, sizeof *pso);
@@ -339,8 +340,7 @@ static ck_status iterate(ck_pso *pso, uint64_t iterations) {
 }
 
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations) {
-  if (!pso)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_step: NULL swarm");
+  CK__REQUIRE(pso);
   if (pso->steps->iterate && pso->state.iterates)
     return iterate(pso, iterations);
   for (uint64_t i = 0; i < iterations; ++i) {
@@ -361,8 +361,8 @@ static ck_status run_history(void *self, const double **best, size_t *count) {
 
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   ck_status status = CK_OK;
-  if (!pso || !report)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_run: NULL argument");
+  CK__REQUIRE(pso);
+  CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
   const ck_pso_config *config = &pso->config;
   pso_state *state = &pso->state;
@@ -415,8 +415,7 @@ fail:
 
 ck_status ck_pso_get_best(ck_pso *pso, double *value, double *position) {
   ck_status status;
-  if (!pso)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_get_best: NULL swarm");
+  CK__REQUIRE(pso);
   pso_state *state = &pso->state;
   if (value &&
       (status = read_reals(state, state->best_value, value, 1)) != CK_OK)
@@ -429,9 +428,9 @@ ck_status ck_pso_get_best(ck_pso *pso, double *value, double *position) {
 
 ck_status ck_pso_get_history(ck_pso *pso, const double **values,
                              size_t *count) {
-  if (!pso || !values || !count)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_pso_get_history: NULL argument");
+  CK__REQUIRE(pso);
+  CK__REQUIRE(values);
+  CK__REQUIRE(count);
   ck_status status = flush_history(pso);
   if (status)
     return status;

@@ -344,9 +344,8 @@ ck_status ck_tsp_find_candidates(const ck_tsp_instance *instance, uint32_t k,
   grid g;
   memset(&g, 0, sizeof g);
 
-  if (!instance || !neighbours)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: instance and neighbours are required", function);
+  CK__REQUIRE(instance);
+  CK__REQUIRE(neighbours);
   uint32_t n = instance->cities;
   if (n < 2 || n > CK_TSP_MAX_CITIES)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,

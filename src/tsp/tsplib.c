@@ -981,9 +981,8 @@ ck_status ck_tsp_tour_measure(const ck_tsp_instance *instance,
   if (!instance)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: instance is NULL",
                     function);
-  if (!tour || !length)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: tour and length are required", function);
+  CK__REQUIRE(tour);
+  CK__REQUIRE(length);
   uint32_t n = instance->cities;
   ck_status status = ck__tsp_check_distances(instance, function);
   if (status == CK_OK)
@@ -1010,9 +1009,8 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
 
   if (tour)
     *tour = NULL;
-  if (!path || !tour)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_tsp_tour_load: path and tour are required");
+  CK__REQUIRE(path);
+  CK__REQUIRE(tour);
   if (cities < 3 || cities > CK_TSP_MAX_CITIES)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_tsp_tour_load: %" PRIu32 " cities (3..%u expected)",
@@ -1168,9 +1166,9 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
   ck_status status = CK_OK;
   char *buffer = NULL, *temp = NULL;
   int fd = -1;
-  if (!path || !name || !tour)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: path, name and tour are required", function);
+  CK__REQUIRE(path);
+  CK__REQUIRE(name);
+  CK__REQUIRE(tour);
   if (cities < 1 || cities > CK_TSP_MAX_CITIES)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: %" PRIu32 " cities (1..%u expected)", function, cities,
@@ -1222,10 +1220,9 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
   size_t size = 0, found_line = 0;
   int64_t found = 0;
   ck__text_lines lines;
-  if (!path || !name || !optimum)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_tsp_optimum_find: path, name and optimum are "
-                    "required");
+  CK__REQUIRE(path);
+  CK__REQUIRE(name);
+  CK__REQUIRE(optimum);
   CK_TRY(ck__file_read_text(path, &text, &size));
   memset(&lines, 0, sizeof lines);
   lines.source = path;
