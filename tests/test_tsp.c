@@ -1160,6 +1160,14 @@ static void test_tours(void) {
                   "ck_tsp_tour_save: name is NULL");
     CHECK_INVALID(ck_tsp_tour_save(out, "x", NULL, instance.cities, 0),
                   "ck_tsp_tour_save: tour is NULL");
+    /* Fewer cities than a tour file may hold, as ck_tsp_tour_load reads. */
+    CHECK_INVALID(ck_tsp_tour_save(out, "x", tour, 2, 0),
+                  "ck_tsp_tour_save: cities is 2");
+    char directory_name[1100];
+    snprintf(directory_name, sizeof directory_name, "%s/", work_dir);
+    CHECK_INVALID(
+        ck_tsp_tour_save(directory_name, "x", tour, instance.cities, 0),
+        "names a directory");
     char no_dir[1100];
     snprintf(no_dir, sizeof no_dir, "%s/no/such/dir/x.tour", work_dir);
     CHECK(ck_tsp_tour_save(no_dir, "x", tour, instance.cities, 0) ==

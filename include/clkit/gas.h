@@ -208,7 +208,8 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
  * ck_gas_save - write a checkpoint (the configuration, the step, and the
  * exact positions, velocities and ids) atomically: a temporary file
  * renamed over path. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a
- * NULL argument; CK_ERROR_IO naming the file; CK_ERROR_MISMATCH, writing
+ * NULL argument or a path that names a directory by its spelling ("x/",
+ * "."); CK_ERROR_IO naming the file; CK_ERROR_MISMATCH, writing
  * nothing, for a state that ck_gas_load would refuse (a particle thrown
  * out of the box, a velocity or force not finite: a run that has blown
  * up), so that path keeps the last state a run can restart from;

@@ -89,8 +89,9 @@ ck_status ck_lsq_load(const char *path, ck_lsq_data *data);
  * Takes: path; data (not modified); format, CK_LSQ_CSV or CK_LSQ_BINARY.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if an argument is NULL, the
  * format is unknown, rows is 0, dim is out of range or a value is not
- * finite; CK_ERROR_IO if the file cannot be written (no temporary file is
- * left behind); CK_ERROR_OUT_OF_MEMORY.
+ * finite, or path names a directory by its spelling ("x/", "."); CK_ERROR_IO if
+ * the file cannot be written (no temporary file is left behind);
+ * CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
                       ck_lsq_format format);
@@ -100,8 +101,9 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
  * ("%.17g"), atomically (a temporary beside path, then a rename).
  * Takes: path; x (dim entries, each finite); dim (1 .. CK_LSQ_MAX_DIM).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, dim out of
- * range, or a value not finite, naming its coefficient, counted from 1);
- * CK_ERROR_IO naming the file; CK_ERROR_OUT_OF_MEMORY.
+ * range, or a value not finite, naming its coefficient, counted from 1;
+ * a path that names a directory by its spelling); CK_ERROR_IO naming the
+ * file; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_lsq_save_coefficients(const char *path, const double *x,
                                    size_t dim);

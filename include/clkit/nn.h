@@ -228,9 +228,9 @@ ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes);
 /*
  * ck_nn_save - write the model (architecture, normalisation, class names,
  * weights) to path atomically: a temporary file renamed over path.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
- * CK_ERROR_IO naming the file; CK_ERROR_OUT_OF_MEMORY; device errors
- * (reading the weights).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a path
+ * that names a directory by its spelling ("x/", "."); CK_ERROR_IO naming
+ * the file; CK_ERROR_OUT_OF_MEMORY; device errors (reading the weights).
  */
 ck_status ck_nn_save(ck_nn *nn, const char *path);
 

@@ -143,9 +143,11 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour);
  * temporary file beside path, then a rename).
  * Takes: path; name (the instance's name); tour (cities 0-based indices,
  * written 1-based); cities; length, written in the COMMENT line.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, cities out
- * of range, a name over 1024 bytes or with a control character, a tour
- * that is not a permutation); CK_ERROR_IO; CK_ERROR_OUT_OF_MEMORY.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT (a NULL argument, cities
+ * outside 3 .. CK_TSP_MAX_CITIES as for ck_tsp_tour_load(), a name over
+ * 1024 bytes or with a control character, a tour that is not a
+ * permutation, a path that names a directory by its spelling, "x/");
+ * CK_ERROR_IO; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_tsp_tour_save(const char *path, const char *name,
                            const uint32_t *tour, uint32_t cities,

@@ -1169,10 +1169,11 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
   CK__REQUIRE(path);
   CK__REQUIRE(name);
   CK__REQUIRE(tour);
-  if (cities < 1 || cities > CK_TSP_MAX_CITIES)
+  /* No fewer than ck_tsp_tour_load() reads back. */
+  if (cities < 3 || cities > CK_TSP_MAX_CITIES)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: %" PRIu32 " cities (1..%u expected)", function, cities,
-                    CK_TSP_MAX_CITIES);
+                    "%s: cities is %" PRIu32 " (3..%u expected)", function,
+                    cities, CK_TSP_MAX_CITIES);
   /* The name goes on a line of its own. */
   if (strlen(name) > 1024)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: the name is too long",
