@@ -676,6 +676,18 @@ static void lsq_plans(void) {
   }
 }
 
+/* A user objective that takes data: weights then centres, one row of
+ * 2 * dim numbers (weights_row, for dim 3). */
+static const char weighted_objective[] =
+    "float objective(const float *x, int dim,\n"
+    "                __global const float *data) {\n"
+    "  float s = 0.0f;\n"
+    "  for (int i = 0; i < dim; ++i)\n"
+    "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
+    "  return s;\n"
+    "}\n";
+static const char weights_row[] = "2,1,3,0.5,-1,2\n";
+
 static void user_objective(const ck_device *device) {
   char good[512], broken[512], with_data[512];
   test_write_text(work_dir, "shifted.cl",
@@ -693,16 +705,8 @@ static void user_objective(const ck_device *device) {
                   "  return x[0] + not_declared;\n"
                   "}\n",
                   broken, sizeof broken);
-  test_write_text(
-      work_dir, "weighted.cl",
-      "float objective(const float *x, int dim,\n"
-      "                __global const float *data) {\n"
-      "  float s = 0.0f;\n"
-      "  for (int i = 0; i < dim; ++i)\n"
-      "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
-      "  return s;\n"
-      "}\n",
-      with_data, sizeof with_data);
+  test_write_text(work_dir, "weighted.cl", weighted_objective, with_data,
+                  sizeof with_data);
   const ck_param params[] = {{"objective", good}, {"lo", "-3"},
                              {"hi", "3"},         {"dim", "6"},
                              {"particles", "40"}, {"iters", "300"}};
@@ -751,7 +755,7 @@ static void user_objective(const ck_device *device) {
   /* A data argument: weights then centres, one row of 2 * dim numbers
    * (the last column counts as b, which is fine for a user objective). */
   char data_path[512];
-  test_write_text(work_dir, "weights.csv", "2,1,3,0.5,-1,2\n", data_path,
+  test_write_text(work_dir, "weights.csv", weights_row, data_path,
                   sizeof data_path);
   const ck_param weighted[] = {{"objective", with_data},
                                {"data", data_path},
@@ -782,17 +786,11 @@ static void user_objective_kernel(const ck_device *device) {
       "    s += (x[i] - 1.25f) * (x[i] - 1.25f) * (float)(i + 1);\n"
       "  return s;\n"
       "}\n",
-      "float objective(const float *x, int dim,\n"
-      "                __global const float *data) {\n"
-      "  float s = 0.0f;\n"
-      "  for (int i = 0; i < dim; ++i)\n"
-      "    s += data[i] * (x[i] - data[dim + i]) * (x[i] - data[dim + i]);\n"
-      "  return s;\n"
-      "}\n"};
+      weighted_objective};
   char data_path[512];
   /* Weights then centres; the loader counts the last column as b. */
   const float row[2 * DIM] = {2, 1, 3, 0.5f, -1, 2};
-  test_write_text(work_dir, "kernel-weights.csv", "2,1,3,0.5,-1,2\n", data_path,
+  test_write_text(work_dir, "kernel-weights.csv", weights_row, data_path,
                   sizeof data_path);
   ck_lsq_data data = {0};
   CHECK_OK(ck_lsq_load(data_path, &data));
