@@ -338,12 +338,14 @@ ck_status ck__file_hold_end(int begun, int commit) {
   holding = 0;
   for (size_t i = 0; i < held_count; ++i) {
     held_output *output = &held[i];
-    /* After one rename fails, the rest are removed, not renamed. */
-    if (commit && status == CK_OK && rename(output->temp, output->target) != 0)
-      status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", output->temp,
-                        output->target, strerror(errno));
-    else if (!commit || status != CK_OK)
+    /* After one rename fails, it and the rest are removed, not renamed. */
+    int wanted = commit && status == CK_OK;
+    if (!wanted || rename(output->temp, output->target) != 0) {
+      if (wanted)
+        status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s",
+                          output->temp, output->target, strerror(errno));
       unlink(output->temp);
+    }
     if (temporary_unlisted(output->temp))
       free(output->temp);
     free(output->target);
