@@ -704,6 +704,19 @@ static void check_unwritable_unprivileged(void) {
 
 /* clkit gen lsq writes data whose coefficients pso recovers, and pso
  * writes --out and --trace. */
+/* A small PSO run writing its trace to trace: expects exit_code and, when
+ * given, a part of stderr. */
+static void expect_pso_trace(const char *trace, int exit_code,
+                             const char *message) {
+  const char *const args[] = {"run",     "pso", "--device", "ref", "--dim", "2",
+                              "--iters", "4",   "--trace",  trace, NULL};
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, exit_code, args);
+  if (message)
+    EXPECT_HAS(r.err, message, args);
+  release(&r);
+}
+
 static void check_pso_files(void) {
   char data[700], coefficients[700], out[700], trace[700];
   snprintf(data, sizeof data, "%s/gen.csv", work_dir);
@@ -823,27 +836,15 @@ static void check_pso_files(void) {
   release(&r);
   /* A descriptor that is not open fails before the run; it is never
    * replaced by a file. */
-  const char *const closed[] = {"run",     "pso",         "--device", "ref",
-                                "--dim",   "2",           "--iters",  "4",
-                                "--trace", "/dev/fd/999", NULL};
-  r = run_clkit(closed);
-  EXPECT_EXIT(r, 1, closed);
-  EXPECT_HAS(r.err,
-             "option --trace: cannot write /dev/fd/999: descriptor 999 is "
-             "not open",
-             closed);
-  release(&r);
+  expect_pso_trace("/dev/fd/999", 1,
+                   "option --trace: cannot write /dev/fd/999: descriptor 999 "
+                   "is not open");
   /* A dangling link makes the file it names, and stays a link. */
   char dangling[760], named[760];
   snprintf(dangling, sizeof dangling, "%s/dangling.csv", work_dir);
   snprintf(named, sizeof named, "%s/named-by-link.csv", work_dir);
   CHECK(symlink("named-by-link.csv", dangling) == 0);
-  const char *const through[] = {"run",     "pso",    "--device", "ref",
-                                 "--dim",   "2",      "--iters",  "4",
-                                 "--trace", dangling, NULL};
-  r = run_clkit(through);
-  EXPECT_EXIT(r, 0, through);
-  release(&r);
+  expect_pso_trace(dangling, 0, NULL);
   CHECK(lstat(dangling, &link_status) == 0 && S_ISLNK(link_status.st_mode));
   char *made = test_read_file(named, NULL);
   CHECK(made && count_lines(made) == 6);
@@ -854,13 +855,7 @@ static void check_pso_files(void) {
   snprintf(loop_b, sizeof loop_b, "%s/loop-b.csv", work_dir);
   CHECK(symlink("loop-b.csv", loop_a) == 0);
   CHECK(symlink("loop-a.csv", loop_b) == 0);
-  const char *const looped[] = {"run",     "pso",  "--device", "ref",
-                                "--dim",   "2",    "--iters",  "4",
-                                "--trace", loop_a, NULL};
-  r = run_clkit(looped);
-  EXPECT_EXIT(r, 1, looped);
-  EXPECT_HAS(r.err, "Too many levels of symbolic links", looped);
-  release(&r);
+  expect_pso_trace(loop_a, 1, "Too many levels of symbolic links");
   CHECK(lstat(loop_a, &link_status) == 0 && S_ISLNK(link_status.st_mode));
   CHECK(lstat(loop_b, &link_status) == 0 && S_ISLNK(link_status.st_mode));
   /* A file replaced keeps its permissions: a private one stays private.
