@@ -316,15 +316,14 @@ static void mmas_bounds(const ck_aco *aco, float *tau_min, float *tau_max) {
 
 ck_status ck_aco_create(const ck_device *device,
                         const ck_tsp_instance *instance,
-                        const ck_aco_config *config, ck_aco **out) {
+                        const ck_aco_config *config, ck_aco **aco) {
   ck_status status = CK_OK;
-  ck_aco *aco = NULL;
+  ck_aco *created = NULL;
   CK__REQUIRE(device);
   CK__REQUIRE(instance);
   CK__REQUIRE(config);
-  if (!out)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_aco_create: aco is NULL");
-  *out = NULL;
+  CK__REQUIRE(aco);
+  *aco = NULL;
   /* First, so that every count below the least (0 too) has one message. */
   if (instance->cities < CK_ACO_MIN_CITIES)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -336,12 +335,12 @@ ck_status ck_aco_create(const ck_device *device,
    * unchecked. */
   CK_TRY(ck__tsp_check_distances(instance, "ck_aco_create"));
   CK_TRY(check_config(config, instance->cities));
-  aco = calloc(1, sizeof *aco);
-  if (!aco)
+  created = calloc(1, sizeof *created);
+  if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
-  aco->config = *config;
-  aco->best_length = INT64_MAX;
-  aco_state *state = &aco->state;
+  created->config = *config;
+  created->best_length = INT64_MAX;
+  aco_state *state = &created->state;
   state->device = *device;
   state->instance = instance;
   state->n = instance->cities;
@@ -384,11 +383,11 @@ ck_status ck_aco_create(const ck_device *device,
             "option --lanes: %u is above the work-group limit of device %s "
             "(%zu)",
             state->lanes, device->id, device->max_work_group_size);
-  aco->rho = config->rho > 0                   ? config->rho
-             : config->algorithm == CK_ACO_ACS ? 0.1
-             : state->local_search             ? 0.2
-                                               : 0.02;
-  aco->p_best = config->p_best;
+  created->rho = config->rho > 0                   ? config->rho
+                 : config->algorithm == CK_ACO_ACS ? 0.1
+                 : state->local_search             ? 0.2
+                                                   : 0.02;
+  created->p_best = config->p_best;
   int needs_matrix =
       instance->metric == CK_TSP_GEO || instance->metric == CK_TSP_EXPLICIT;
   state->metric = needs_matrix || n <= MATRIX_LIMIT ? CK_ACO_FROM_MATRIX
@@ -406,22 +405,22 @@ ck_status ck_aco_create(const ck_device *device,
                  (double)n * state->k * 20.0 + 32.0 * n;
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%u ants on %u cities need ", state->ants, n);
-  aco->best_tour = malloc((size_t)n * sizeof *aco->best_tour);
-  aco->best_positions = malloc((size_t)n * sizeof *aco->best_positions);
-  if (!aco->best_tour || !aco->best_positions)
+  created->best_tour = malloc((size_t)n * sizeof *created->best_tour);
+  created->best_positions = malloc((size_t)n * sizeof *created->best_positions);
+  if (!created->best_tour || !created->best_positions)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 
-  aco->steps = device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
-                                                 : &ck__aco_opencl_steps;
+  created->steps = device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
+                                                     : &ck__aco_opencl_steps;
 #if CK_HAVE_CUDA
   /* Construction and local search natively where those kernels serve the
    * configuration; elsewhere the OpenCL steps, built for CUDA. */
   if (device->backend == CK_BACKEND_CUDA && ck__aco_cuda_supports(state))
-    aco->steps = &ck__aco_cuda_steps;
+    created->steps = &ck__aco_cuda_steps;
 #endif
   double started = ck__seconds();
   CK_TRY(ck_queue_create(device, &state->queue));
-  CK_TRY(upload_graph(aco, instance));
+  CK_TRY(upload_graph(created, instance));
   size_t entries = (size_t)n * state->k, per = (size_t)state->ants * n;
   CK_TRY(make(state, entries * sizeof(float), &state->tau));
   CK_TRY(make(state, entries * sizeof(float), &state->choice));
@@ -446,17 +445,17 @@ ck_status ck_aco_create(const ck_device *device,
   CK_TRY(make(state, (size_t)n * sizeof(uint32_t), &state->segment_tour));
   CK_TRY(
       make(state, ((size_t)n / 8 + 1) * sizeof(int64_t), &state->segment_gain));
-  CK_TRY(aco->steps->setup(state));
+  CK_TRY(created->steps->setup(state));
   /* Every edge starts at tau0 (tau_max of the nearest-neighbour tour for
    * MMAS); the update computes the first choice weights. */
-  CK_TRY(aco->steps->reset(state, state->tau0));
-  CK_TRY(aco->steps->update(state, 1.0f, 0.0f, 3.0e38f));
+  CK_TRY(created->steps->reset(state, state->tau0));
+  CK_TRY(created->steps->update(state, 1.0f, 0.0f, 3.0e38f));
   CK_TRY(ck_queue_finish(state->queue));
-  aco->setup_s = ck__seconds() - started;
-  *out = aco;
+  created->setup_s = ck__seconds() - started;
+  *aco = created;
   return CK_OK;
 fail:
-  ck_aco_destroy(aco);
+  ck_aco_destroy(created);
   return status;
 }
 

@@ -286,24 +286,23 @@ static ck_status make(ga_state *state, size_t bytes, ck_buffer **buffer) {
 }
 
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
-                       ck_ga **out) {
+                       ck_ga **ga) {
   ck_status status = CK_OK;
-  ck_ga *ga = NULL;
+  ck_ga *created = NULL;
   CK__REQUIRE(device);
   CK__REQUIRE(config);
-  if (!out)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create: ga is NULL");
-  *out = NULL;
+  CK__REQUIRE(ga);
+  *ga = NULL;
   CK_TRY(check_config(config));
-  ga = calloc(1, sizeof *ga);
-  if (!ga)
+  created = calloc(1, sizeof *created);
+  if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
   const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
-  CK_TRY(ck__problem_init(&ga->problem, device, &spec));
-  const ck__problem *problem = &ga->problem;
-  ga->config = *config;
-  CK__PROBLEM_KEEP(&ga->config, problem);
-  ga_state *state = &ga->state;
+  CK_TRY(ck__problem_init(&created->problem, device, &spec));
+  const ck__problem *problem = &created->problem;
+  created->config = *config;
+  CK__PROBLEM_KEEP(&created->config, problem);
+  ga_state *state = &created->state;
   state->device = *device;
   state->problem = problem;
   state->objective = problem->objective;
@@ -369,19 +368,19 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu individuals in %zu dimensions need ", total,
                    dim);
-  ga->source = malloc(state->islands * sizeof *ga->source);
-  if (!ga->source)
+  created->source = malloc(state->islands * sizeof *created->source);
+  if (!created->source)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 
-  ga->steps = device->backend == CK_BACKEND_REF
-                  ? (state->double_precision ? &ck__ga_ref_steps_f64
-                                             : &ck__ga_ref_steps_f32)
-                  : &ck__ga_opencl_steps;
+  created->steps = device->backend == CK_BACKEND_REF
+                       ? (state->double_precision ? &ck__ga_ref_steps_f64
+                                                  : &ck__ga_ref_steps_f32)
+                       : &ck__ga_opencl_steps;
   CK_TRY(ck_queue_create(device, &state->queue));
 #if CK_HAVE_CUDA
   /* After the queue: the native kernel's limit is its device's. */
   if (device->backend == CK_BACKEND_CUDA && ck__ga_cuda_supports(state))
-    ga->steps = &ck__ga_cuda_steps;
+    created->steps = &ck__ga_cuda_steps;
 #endif
   CK_TRY(make(state, dim * real, &state->lo));
   CK_TRY(make(state, dim * real, &state->hi));
@@ -392,15 +391,15 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   size_t stats_bytes =
       (size_t)state->stats_capacity * state->islands * 2 * real;
   CK_TRY(make(state, stats_bytes, &state->stats));
-  if (ga->steps->fold_stats)
+  if (created->steps->fold_stats)
     CK_TRY(
         make(state, (size_t)state->stats_capacity * 2 * real, &state->folded));
-  if (!(ga->stats_host = malloc(stats_bytes)))
+  if (!(created->stats_host = malloc(stats_bytes)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
-  memset(ga->stats_host, 0, stats_bytes);
+  memset(created->stats_host, 0, stats_bytes);
   size_t migrants =
       (size_t)state->islands * (state->migrants ? state->migrants : 1);
-  for (unsigned set = 0; set < ga->steps->migrant_sets; ++set) {
+  for (unsigned set = 0; set < created->steps->migrant_sets; ++set) {
     CK_TRY(make(state, migrants * dim * real, &state->migrant_genes[set]));
     CK_TRY(make(state, migrants * real, &state->migrant_fitness[set]));
   }
@@ -447,14 +446,14 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                          CK_BLOCKING, NULL));
 
   double started = ck__seconds();
-  CK_TRY(ga->steps->setup(state));
-  ga->build_seconds = ck__seconds() - started;
-  CK_TRY(ga->steps->initialise(state));
+  CK_TRY(created->steps->setup(state));
+  created->build_seconds = ck__seconds() - started;
+  CK_TRY(created->steps->initialise(state));
   if (!state->streamed)
-    CK_TRY(ga->steps->evaluate(state, 0));
-  CK_TRY(ga->steps->stats(state, 0, 0));
-  ga->stats_used = 1;
-  CK_TRY(ga->steps->update_best(state));
+    CK_TRY(created->steps->evaluate(state, 0));
+  CK_TRY(created->steps->stats(state, 0, 0));
+  created->stats_used = 1;
+  CK_TRY(created->steps->update_best(state));
   /* Generation 0 done and its statistics folded and read, and the evolve
    * kernel launched once for no generation (it reads the islands and
    * writes nothing), before the caller starts timing generations: PoCL
@@ -462,13 +461,13 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
    * kernel at its first, so neither falls in the timed run. Still inside
    * it: the first migration's kernels where migrations are launches of
    * their own (islands not resident in local memory on OpenCL). */
-  CK_TRY(flush_stats(ga));
-  CK_TRY(ga->steps->evolve(state, 1, 0, 0, 0));
+  CK_TRY(flush_stats(created));
+  CK_TRY(created->steps->evolve(state, 1, 0, 0, 0));
   CK_TRY(ck_queue_finish(state->queue));
-  *out = ga;
+  *ga = created;
   return CK_OK;
 fail:
-  ck_ga_destroy(ga);
+  ck_ga_destroy(created);
   return status;
 }
 

@@ -1001,17 +1001,15 @@ fail:
   return status;
 }
 
-ck_status ck_gas_load(const ck_device *device, const char *path,
-                      ck_gas **result) {
+ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
   ck_status status = CK_OK;
   char *bytes = NULL;
   size_t size = 0;
-  ck_gas *gas = NULL;
+  ck_gas *loaded = NULL;
   CK__REQUIRE(device);
   CK__REQUIRE(path);
-  if (!result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_load: gas is NULL");
-  *result = NULL;
+  CK__REQUIRE(gas);
+  *gas = NULL;
   CK_TRY(ck__file_read_bytes(path, &bytes, &size));
   const uint8_t *in = (const uint8_t *)bytes;
   if (size < 8 || memcmp(in, checkpoint_magic, 8) != 0)
@@ -1040,11 +1038,11 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
             "%s: a double-precision checkpoint; device %s has no double "
             "precision",
             path, device->id);
-  gas = calloc(1, sizeof *gas);
-  if (!gas)
+  loaded = calloc(1, sizeof *loaded);
+  if (!loaded)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  gas->step = ck__get_u64(in + 16);
-  ck_gas_config *config = &gas->config;
+  loaded->step = ck__get_u64(in + 16);
+  ck_gas_config *config = &loaded->config;
   ck_gas_config_init(config);
   size_t at = 24;
   config->particles = (size_t)ck__get_u64(in + at);
@@ -1082,16 +1080,16 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   at += 8;
   /* The forms the saved run used, so that the sums go in its order;
    * version 1 runs knew no strips. */
-  gas->state.tiles = -1;
-  gas->state.strips_request = 0;
-  gas->state.sort_request = -1;
+  loaded->state.tiles = -1;
+  loaded->state.strips_request = 0;
+  loaded->state.sort_request = -1;
   if (version >= 2) {
     uint32_t tiles = ck__get_u32(in + at), strips = ck__get_u32(in + at + 4);
     if (tiles > 1 || strips > 1)
       CK_FAIL(CK_ERROR_PARSE, "%s: unknown forms (tiles %u, strips %u)", path,
               tiles, strips);
-    gas->state.tiles = (int)tiles;
-    gas->state.strips_request = (int)strips;
+    loaded->state.tiles = (int)tiles;
+    loaded->state.strips_request = (int)strips;
     at += 8;
   }
   /* The particle state must be there before buffers are made for it. */
@@ -1122,11 +1120,11 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   /* The state's own checks (the Verlet lists' length, from the density
    * and the range) judge the file's configuration too. */
-  status = build_state(device, gas, real_size == 8);
+  status = build_state(device, loaded, real_size == 8);
   if (status == CK_ERROR_INVALID_ARGUMENT)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   CK_TRY(status);
-  gas_state *state = &gas->state;
+  gas_state *state = &loaded->state;
   ck_buffer *buffers[8];
   size_t sizes[8];
   size_t count = checkpoint_buffers(state, buffers, sizes);
@@ -1155,11 +1153,11 @@ ck_status ck_gas_load(const ck_device *device, const char *path,
   }
   CK_TRY(check_saved_particles(path, state, saved[0], saved[1], saved[2],
                                saved[3], saved[4], saved[5], saved[6]));
-  CK_TRY(rebuild_loaded(gas, saved[0], saved[6], saved[7]));
-  *result = gas;
-  gas = NULL;
+  CK_TRY(rebuild_loaded(loaded, saved[0], saved[6], saved[7]));
+  *gas = loaded;
+  loaded = NULL;
 fail:
-  ck_gas_destroy(gas);
+  ck_gas_destroy(loaded);
   free(bytes);
   return status;
 }

@@ -202,7 +202,7 @@ struct ck_nn {
 ck_status ck__nn_model_save(ck_nn *nn, const char *path);
 ck_status ck__nn_model_load(const ck_device *device, const char *path,
                             const ck_nn_config *config,
-                            const ck__nn_tuning *tuning, ck_nn **nn);
+                            const ck__nn_tuning *tuning, ck_nn **result);
 /* Weights of a layer as floats, out x (in + 1), from or to the device. */
 ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values);
 ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values);
@@ -219,7 +219,7 @@ extern const ck__nn_steps ck__nn_cuda_steps;
  * device's), and its state. */
 ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                         int double_precision, const ck__nn_tuning *tuning,
-                        ck_nn **nn);
+                        ck_nn **result);
 nn_state *ck__nn_state(ck_nn *nn);
 
 /* ck_nn_gather's or ck_nn_gather_step's launch over count rows, every

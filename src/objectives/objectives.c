@@ -16,7 +16,7 @@ void ck__objectives_ref_f64(int id, int dim, const double *points, size_t count,
                             double *values);
 
 /* Domains and optima as usually published for these test functions. */
-static const ck_objective_info table[] = {
+static const ck_objective_info objective_table[] = {
     {"sphere", CK_OBJECTIVE_SPHERE, "sum x^2", -5.12, 5.12, 1, 1, 0, 0, 0},
     {"rastrigin", CK_OBJECTIVE_RASTRIGIN, "10 d + sum x^2 - 10 cos(2 pi x)",
      -5.12, 5.12, 1, 1, 0, 0, 0},
@@ -43,30 +43,29 @@ static const ck_objective_info table[] = {
     {"lsq", CK_OBJECTIVE_LSQ, "sum_j (b_j - sum_d x_d a_jd)^2 over --data", -10,
      10, 0, 1, 0, 0, NAN},
 };
-static const size_t table_count = sizeof table / sizeof table[0];
+static const size_t objective_count =
+    sizeof objective_table / sizeof objective_table[0];
 
-ck_status ck_objective_list(const ck_objective_info **list, size_t *count) {
-  if (!list)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_objective_list: table is NULL");
+ck_status ck_objective_list(const ck_objective_info **table, size_t *count) {
+  CK__REQUIRE(table);
   CK__REQUIRE(count);
-  *list = table;
-  *count = table_count;
+  *table = objective_table;
+  *count = objective_count;
   return CK_OK;
 }
 
 ck_status ck_objective_find(const char *name, const ck_objective_info **info) {
   CK__REQUIRE(name);
   CK__REQUIRE(info);
-  for (size_t i = 0; i < table_count; ++i) {
-    if (strcmp(table[i].name, name) == 0) {
-      *info = &table[i];
+  for (size_t i = 0; i < objective_count; ++i) {
+    if (strcmp(objective_table[i].name, name) == 0) {
+      *info = &objective_table[i];
       return CK_OK;
     }
   }
   ck__fail(CK_ERROR_INVALID_ARGUMENT, "unknown function '%s'; built in:", name);
-  for (size_t i = 0; i < table_count; ++i)
-    ck__fail_append(" %s", table[i].name);
+  for (size_t i = 0; i < objective_count; ++i)
+    ck__fail_append(" %s", objective_table[i].name);
   return CK_ERROR_INVALID_ARGUMENT;
 }
 

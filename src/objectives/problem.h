@@ -114,7 +114,7 @@ ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
 /* The problem's data on the device: lsq column-major in its precision,
  * a user objective's rows as floats; a placeholder when there is none. */
 ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
-                             ck_buffer **data);
+                             ck_buffer **buffer);
 
 /* Reduction work-group size for a device: a power of two up to 256. */
 uint32_t ck__group_size(const ck_device *device);

@@ -147,25 +147,24 @@ static ck_status record_best(ck_pso *pso) {
 }
 
 ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
-                        ck_pso **out) {
+                        ck_pso **pso) {
   ck_status status = CK_OK;
-  ck_pso *pso = NULL;
+  ck_pso *created = NULL;
   double *vmax = NULL;
   CK__REQUIRE(device);
   CK__REQUIRE(config);
-  if (!out)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create: pso is NULL");
-  *out = NULL;
+  CK__REQUIRE(pso);
+  *pso = NULL;
   CK_TRY(check_config(config));
-  pso = calloc(1, sizeof *pso);
-  if (!pso)
+  created = calloc(1, sizeof *created);
+  if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
   const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
-  CK_TRY(ck__problem_init(&pso->problem, device, &spec));
-  const ck__problem *problem = &pso->problem;
-  pso->config = *config;
-  CK__PROBLEM_KEEP(&pso->config, problem);
-  pso_state *state = &pso->state;
+  CK_TRY(ck__problem_init(&created->problem, device, &spec));
+  const ck__problem *problem = &created->problem;
+  created->config = *config;
+  CK__PROBLEM_KEEP(&created->config, problem);
+  pso_state *state = &created->state;
   state->device = *device;
   state->objective = problem->objective;
   state->streamed = problem->streamed;
@@ -226,13 +225,13 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     CK_FAIL_PREFIX(status, "a swarm of %zu particles in %zu dimensions needs ",
                    n, dim);
 
-  pso->steps = device->backend == CK_BACKEND_REF
-                   ? (state->double_precision ? &ck__pso_ref_steps_f64
-                                              : &ck__pso_ref_steps_f32)
-                   : &ck__pso_opencl_steps;
+  created->steps = device->backend == CK_BACKEND_REF
+                       ? (state->double_precision ? &ck__pso_ref_steps_f64
+                                                  : &ck__pso_ref_steps_f32)
+                       : &ck__pso_opencl_steps;
 #if CK_HAVE_CUDA
   if (device->backend == CK_BACKEND_CUDA)
-    pso->steps = &ck__pso_cuda_steps;
+    created->steps = &ck__pso_cuda_steps;
 #endif
   state->partial_count = 0;
   if (n > (size_t)DIRECT_REDUCTION * state->group) {
@@ -284,21 +283,21 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
                          CK_BLOCKING, NULL));
 
   double started = ck__seconds();
-  CK_TRY(pso->steps->setup(state));
-  pso->build_seconds = ck__seconds() - started;
-  CK_TRY(pso->steps->initialise(state));
+  CK_TRY(created->steps->setup(state));
+  created->build_seconds = ck__seconds() - started;
+  CK_TRY(created->steps->initialise(state));
   if (!state->streamed)
-    CK_TRY(pso->steps->evaluate(state));
-  CK_TRY(record_best(pso));
+    CK_TRY(created->steps->evaluate(state));
+  CK_TRY(record_best(created));
   /* The initial swarm done (and its kernels loaded) before the caller
    * starts timing iterations. */
   CK_TRY(ck_queue_finish(state->queue));
   free(vmax);
-  *out = pso;
+  *pso = created;
   return CK_OK;
 fail:
   free(vmax);
-  ck_pso_destroy(pso);
+  ck_pso_destroy(created);
   return status;
 }
 
