@@ -408,6 +408,25 @@ static void check_basic_commands(void) {
     free(kept);
     release(&r);
   }
+  {
+    /* --coef that cannot take the coefficients (a full device, written in
+     * place) leaves the data file as it was, and no temporary beside it. */
+    char data[700];
+    test_write_text(work_dir, "kept-too.csv", "old\n", data, sizeof data);
+    const char *const args[] = {"gen",    "lsq",       "--rows", "10",
+                                "--dim",  "3",         "--out",  data,
+                                "--coef", "/dev/full", NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 1, args);
+    EXPECT_HAS(r.err, "/dev/full", args);
+    char *kept = test_read_file(data, NULL);
+    CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%.20s'", data,
+              kept ? kept : "(nothing)");
+    free(kept);
+    CHECK_MSG(!work_dir_has(".kept-too.csv.tmp."), "gen left a temporary in %s",
+              work_dir);
+    release(&r);
+  }
 }
 
 static void check_run_usage_errors(void) {

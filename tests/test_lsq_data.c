@@ -490,6 +490,42 @@ static void test_save(void) {
   CHECK_INVALID(ck_lsq_save_coefficients(coefficients, x, CK_LSQ_MAX_DIM + 1),
                 "ck_lsq_save_coefficients: dim is 65");
 
+  /* Data and coefficients together: both replaced, or neither. */
+  char pair[1024];
+  test_path_in(work_dir, "pair.csv", pair, sizeof pair);
+  double made_a[] = {1, 2, 3, 4, 5, 6};
+  double made_b[] = {7, 8};
+  ck_lsq_data made = {2, 3, made_a, made_b};
+  x[1] = -2;
+  CHECK_OK(ck_lsq_save_generated(pair, &made, CK_LSQ_CSV, coefficients, x));
+  CHECK_OK(ck_lsq_load(pair, &back));
+  CHECK(back.rows == 2 && back.dim == 3 && back.b[1] == 8);
+  ck_lsq_free(&back);
+  made_b[1] = 9;
+  x[2] = INFINITY;
+  CHECK(ck_lsq_save_generated(pair, &made, CK_LSQ_CSV, coefficients, x) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "coefficient 3 is inf") != NULL, "message '%s'",
+            message);
+  CHECK_OK(ck_lsq_load(pair, &back));
+  CHECK_MSG(back.rows == 2 && back.b[1] == 8, "the data file was replaced");
+  ck_lsq_free(&back);
+  kept = test_read_file(coefficients, NULL);
+  CHECK(kept && strcmp(kept, "1.5\n-2\n0.25\n") == 0);
+  free(kept);
+  CHECK(hidden_entries(work_dir) == 0);
+  x[2] = 0.25;
+  CHECK_INVALID(ck_lsq_save_generated(NULL, &made, CK_LSQ_CSV, coefficients, x),
+                "ck_lsq_save_generated: data_path is NULL");
+  CHECK_INVALID(ck_lsq_save_generated(pair, NULL, CK_LSQ_CSV, coefficients, x),
+                "ck_lsq_save_generated: data is NULL");
+  CHECK_INVALID(ck_lsq_save_generated(pair, &made, CK_LSQ_CSV, NULL, x),
+                "ck_lsq_save_generated: coefficients_path is NULL");
+  CHECK_INVALID(
+      ck_lsq_save_generated(pair, &made, CK_LSQ_CSV, coefficients, NULL),
+      "ck_lsq_save_generated: x is NULL");
+
   /* Into a directory that does not exist: an I/O error and no file. */
   test_path_in(work_dir, "missing", directory, sizeof directory);
   test_path_in(work_dir, "missing/out.csv", missing, sizeof missing);

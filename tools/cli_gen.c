@@ -200,14 +200,9 @@ int cli_gen(int argc, char **argv) {
     ck_lsq_free(&data);
     return EXIT_FAILURE_RUN; /* main says why */
   }
-  status = ck_lsq_save(out, &data, format);
+  /* With --coef, both files are replaced or neither. */
+  status = coef ? ck_lsq_save_generated(out, &data, format, coef, x)
+                : ck_lsq_save(out, &data, format);
   ck_lsq_free(&data);
-  if (status != CK_OK)
-    return gen_report(status);
-  if (coef) {
-    ck_status saved = ck_lsq_save_coefficients(coef, x, (size_t)dim);
-    if (saved != CK_OK)
-      return gen_report(saved);
-  }
-  return EXIT_OK;
+  return status != CK_OK ? gen_report(status) : EXIT_OK;
 }

@@ -109,6 +109,22 @@ ck_status ck_lsq_save_coefficients(const char *path, const double *x,
                                    size_t dim);
 
 /*
+ * ck_lsq_save_generated - write a data set and the coefficients it was
+ * made from, both or neither: each goes to a temporary first, and the
+ * two are renamed over their paths only once both are written. A failure
+ * on either removes both temporaries and leaves both paths as they were
+ * (an output written in place, a device or a pipe, cannot be taken back).
+ * Takes: data_path, data and format as ck_lsq_save(); coefficients_path
+ * and x (data->dim entries) as ck_lsq_save_coefficients().
+ * Returns: CK_OK; as ck_lsq_save() and ck_lsq_save_coefficients();
+ * CK_ERROR_IO when a rename fails, after which neither path is replaced
+ * by a later one.
+ */
+ck_status ck_lsq_save_generated(const char *data_path, const ck_lsq_data *data,
+                                ck_lsq_format format,
+                                const char *coefficients_path, const double *x);
+
+/*
  * ck_lsq_generate - make a synthetic data set with a known solution.
  * Coefficients x*_d are uniform in [-2, 2), multipliers a_j,d uniform in
  * [-1, 1) and b_j = sum_d x*_d a_j,d + noise * N(0,1), all drawn from

@@ -152,17 +152,20 @@ ck_status ck_file_remove_temporaries(void) {
  * remove. */
 static ck_status open_in_place(const char *path, int descriptor, char **temp,
                                int *fd) {
+  ck_status status = CK_OK;
   int opened = descriptor >= 0 ? fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
                                : open(path, O_WRONLY | O_CLOEXEC);
   if (opened < 0)
-    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+    CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   *temp = strdup(path);
-  if (!*temp) {
-    close(opened);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  }
+  if (!*temp)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   *fd = opened;
   return CK_OK;
+fail:
+  if (opened >= 0)
+    close(opened);
+  return status;
 }
 
 /* How much of name goes into its temporary ".NAME.tmp.TOKEN", which adds

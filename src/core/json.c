@@ -71,6 +71,7 @@ static void put_number(json_text *text, double value) {
 }
 
 static ck_status result_json(const ck_result *result, char **json) {
+  ck_status status = CK_OK;
   CK__REQUIRE_IN("ck_result_format_json", result);
   CK__REQUIRE_IN("ck_result_format_json", json);
   if (result->metric_count > CK_RESULT_MAX_METRICS)
@@ -122,12 +123,14 @@ static ck_status result_json(const ck_result *result, char **json) {
     put_number(&text, result->metrics[i].value);
   }
   put(&text, "}");
-  if (text.failed) {
-    free(text.data);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
-  }
+  if (text.failed)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
   *json = text.data;
   return CK_OK;
+
+fail:
+  free(text.data);
+  return status;
 }
 
 /* Numbers in the C locale whatever the caller's (a decimal comma would

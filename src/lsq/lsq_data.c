@@ -666,6 +666,24 @@ ck_status ck_lsq_save_coefficients(const char *path, const double *x,
   return ck__file_write_atomic(path, text, used);
 }
 
+ck_status ck_lsq_save_generated(const char *data_path, const ck_lsq_data *data,
+                                ck_lsq_format format,
+                                const char *coefficients_path,
+                                const double *x) {
+  CK__REQUIRE(data_path);
+  CK__REQUIRE(data);
+  CK__REQUIRE(coefficients_path);
+  CK__REQUIRE(x);
+  /* The hold keeps the data's rename back until the coefficients are
+   * written too. */
+  int held = ck__file_hold_begin();
+  ck_status status = ck_lsq_save(data_path, data, format);
+  if (status == CK_OK)
+    status = ck_lsq_save_coefficients(coefficients_path, x, data->dim);
+  ck_status committed = ck__file_hold_end(held, status == CK_OK);
+  return status != CK_OK ? status : committed;
+}
+
 /* ---- generator and objective --------------------------------------------- */
 
 ck_status ck_lsq_generate(size_t rows, size_t dim, uint64_t seed, double noise,

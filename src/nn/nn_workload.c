@@ -447,6 +447,7 @@ static ck_status split_fraction(const ck_dataset *whole, double fraction,
  * nonlinear problem with 3 classes), from Philox with the run's seed. */
 static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
                          ck_dataset *data) {
+  ck_status status = CK_OK;
   long long rows = 0;
   if (ck__parse_whole(spec + 8, spec + strlen(spec), 3, 10000000, &rows) != 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -457,10 +458,8 @@ static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
   data->classes = 3;
   data->values = malloc((size_t)rows * 2 * sizeof(float));
   data->labels = malloc((size_t)rows * sizeof(int32_t));
-  if (!data->values || !data->labels) {
-    ck_dataset_free(data);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory for %s", spec);
-  }
+  if (!data->values || !data->labels)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %s", spec);
   for (long long r = 0; r < rows; ++r) {
     ck_philox_counter block = ck_philox_block(seed, stream, (uint64_t)r);
     int label = (int)(r % 3);
@@ -473,6 +472,10 @@ static ck_status spirals(const char *spec, uint64_t seed, uint64_t stream,
     data->labels[r] = label;
   }
   return CK_OK;
+
+fail:
+  ck_dataset_free(data);
+  return status;
 }
 
 /* Loads a data file, counting the CSV files read in *csv_files (what

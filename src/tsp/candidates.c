@@ -173,6 +173,7 @@ static uint32_t cells_along(double count, uint32_t limit) {
 }
 
 static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
+  ck_status status = CK_OK;
   uint32_t n = instance->cities;
   double min_x = instance->x[0], max_x = min_x;
   double min_y = instance->y[0], max_y = min_y;
@@ -205,13 +206,11 @@ static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
   g->city = malloc((size_t)n * sizeof *g->city);
   g->x = malloc((size_t)n * sizeof *g->x);
   g->y = malloc((size_t)n * sizeof *g->y);
-  if (!cell_of || !g->start || !g->city || !g->x || !g->y) {
-    free(cell_of);
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "ck_tsp_find_candidates: out of memory for a grid of %zu "
-                    "cells over %" PRIu32 " cities",
-                    cells, n);
-  }
+  if (!cell_of || !g->start || !g->city || !g->x || !g->y)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "ck_tsp_find_candidates: out of memory for a grid of %zu cells "
+            "over %" PRIu32 " cities",
+            cells, n);
   /* A counting sort of the cities by cell. */
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t column =
@@ -232,8 +231,10 @@ static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
   for (size_t c = cells; c > 0; --c)
     g->start[c] = g->start[c - 1];
   g->start[0] = 0;
+
+fail:
   free(cell_of);
-  return CK_OK;
+  return status;
 }
 
 static void grid_free(grid *g) {

@@ -1262,11 +1262,9 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
       found = number;
     }
   }
-  free(text);
   if (!found_line)
-    return ck__fail(CK_ERROR_NOT_FOUND, "%s does not list %s", path, name);
+    CK_FAIL(CK_ERROR_NOT_FOUND, "%s does not list %s", path, name);
   *optimum = found;
-  return CK_OK;
 
 fail:
   free(text);
