@@ -117,8 +117,8 @@ ck_status ck_lsq_save_coefficients(const char *path, const double *x,
  * Takes: data_path, data and format as ck_lsq_save(); coefficients_path
  * and x (data->dim entries) as ck_lsq_save_coefficients().
  * Returns: CK_OK; as ck_lsq_save() and ck_lsq_save_coefficients();
- * CK_ERROR_IO when a rename fails, after which neither path is replaced
- * by a later one.
+ * CK_ERROR_IO when a rename fails: the data file, renamed first, stays
+ * replaced if only the coefficients' rename failed.
  */
 ck_status ck_lsq_save_generated(const char *data_path, const ck_lsq_data *data,
                                 ck_lsq_format format,
