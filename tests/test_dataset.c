@@ -5,8 +5,9 @@
  * comments, CRLF and blanks; tables of malformed IDX and CSV input; every
  * truncation of a small valid file of each format; unlabelled data
  * (labelled = 0 or decided per file, and an expected feature count);
- * splits, seeded random splits and normalisation; and, when installed,
- * the Fashion-MNIST test set.
+ * splits, seeded random splits and normalisation; when installed, the
+ * Fashion-MNIST test set; and a stream past the 1 GiB limit, refused
+ * without reading twice the limit.
  *
  * Every file lives in a fresh directory made with mkdtemp and removed at
  * the end.
@@ -18,9 +19,12 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef CK_HAVE_ZLIB
@@ -1620,6 +1624,73 @@ static void test_fashion_mnist(void) {
   ck_dataset_free(&dataset);
 }
 
+/* Writes size bytes to fd; 0, or -1 once the reader has gone (EPIPE). */
+static int write_whole(int fd, const char *bytes, size_t size) {
+  while (size > 0) {
+    ssize_t wrote = write(fd, bytes, size);
+    if (wrote < 0 && errno == EINTR)
+      continue;
+    if (wrote <= 0)
+      return -1;
+    bytes += wrote;
+    size -= (size_t)wrote;
+  }
+  return 0;
+}
+
+/* A stream past the 1 GiB limit (a pipe, so its size is not known ahead)
+ * is refused once the limit is passed: the reader neither holds nor
+ * waits for more than one buffer of the limit's size. The writer offers
+ * twice the limit and stops when the reader closes the pipe. */
+static void test_oversized_stream(void) {
+  enum { CHUNK = 1 << 20 };
+  const size_t limit = (size_t)1 << 30;
+  int ends[2];
+  if (pipe(ends) != 0) {
+    CHECK_MSG(0, "pipe: %s", strerror(errno));
+    return;
+  }
+  pid_t writer = fork();
+  CHECK(writer >= 0);
+  if (writer == 0) {
+    signal(SIGPIPE, SIG_IGN);
+    close(ends[0]);
+    static char rows[CHUNK];
+    for (size_t i = 0; i < sizeof rows; i += 4)
+      memcpy(rows + i, "1,2\n", 4);
+    for (size_t sent = 0; sent < 2 * limit; sent += CHUNK)
+      if (write_whole(ends[1], rows, CHUNK) != 0)
+        _exit(0);
+    _exit(1);
+  }
+  close(ends[1]);
+  char path[64];
+  snprintf(path, sizeof path, "/dev/fd/%d", ends[0]);
+  ck_dataset data;
+  ck_status status = ck_dataset_load(path, NULL, &data);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(status == CK_ERROR_UNSUPPORTED && strstr(message, path) &&
+                strstr(message, "more than 1073741824 bytes"),
+            "status %d: %s", (int)status, message);
+  if (status == CK_OK)
+    ck_dataset_free(&data);
+  close(ends[0]);
+  int wait_status = 0;
+  if (writer > 0) {
+    CHECK(waitpid(writer, &wait_status, 0) == writer);
+    CHECK_MSG(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0,
+              "the writer sent all %zu bytes: the reader read past the "
+              "limit",
+              2 * limit);
+  }
+  struct rusage usage;
+  CHECK(getrusage(RUSAGE_SELF, &usage) == 0);
+  /* ru_maxrss is in KiB: the limit and a little more, not twice it. */
+  CHECK_MSG((size_t)usage.ru_maxrss * 1024 < limit + limit / 4,
+            "peak resident size %ld KiB", usage.ru_maxrss);
+}
+
 int main(void) {
   const char *base = getenv("TMPDIR");
   if (!base || !*base)
@@ -1641,6 +1712,7 @@ int main(void) {
   test_split();
   test_normalization();
   test_fashion_mnist();
+  test_oversized_stream();
   remove_tree(work_dir);
   return CHECK_DONE();
 }

@@ -135,6 +135,13 @@ static ck_status check_dataset(const ck_dataset *dataset,
 
 /* ---- reading files ------------------------------------------------------ */
 
+/* The next size of a growing read buffer: double, but never past one byte
+ * over the limit, which is enough to tell that the data is too large
+ * without reading (or holding) twice the limit first. */
+static size_t grown_capacity(size_t capacity) {
+  return capacity < FILE_MAX_BYTES / 2 ? 2 * capacity : FILE_MAX_BYTES + 1;
+}
+
 /* Reads a whole file into a malloc'd buffer with a NUL after its end. */
 static ck_status read_plain(const char *path, uint8_t **bytes, size_t *size) {
   ck_status status = CK_OK;
@@ -167,12 +174,13 @@ static ck_status read_plain(const char *path, uint8_t **bytes, size_t *size) {
                 "%s: more than %zu bytes; clkit reads data files of at most "
                 "that size",
                 path, FILE_MAX_BYTES);
-      uint8_t *grown = realloc(data, 2 * capacity + 1);
+      size_t larger = grown_capacity(capacity);
+      uint8_t *grown = realloc(data, larger + 1);
       if (!grown)
         CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory: %zu bytes", path,
-                2 * capacity + 1);
+                larger + 1);
       data = grown;
-      capacity *= 2;
+      capacity = larger;
     }
     ssize_t got = read(fd, data + used, capacity - used);
     if (got < 0 && errno == EINTR)
@@ -249,8 +257,7 @@ static ck_status gunzip(const char *path, const uint8_t *in, size_t in_size,
                 "%s: more than %zu bytes after decompression; clkit reads "
                 "data files of at most that size",
                 path, FILE_MAX_BYTES);
-      size_t larger =
-          capacity < FILE_MAX_BYTES / 2 ? 2 * capacity : FILE_MAX_BYTES + 1;
+      size_t larger = grown_capacity(capacity);
       uint8_t *grown = realloc(data, larger + 1);
       if (!grown)
         CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
