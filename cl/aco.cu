@@ -45,22 +45,8 @@ typedef unsigned short city_index;
 
 /* ---- warp helpers ------------------------------------------------------ */
 
-/* The warp's minimum (MAX false) or maximum of `value`, on every lane. */
-template <bool MAX>
-static __device__ __forceinline__ uint warp_extreme(uint value) {
-#if __CUDA_ARCH__ >= 800
-  return MAX ? __reduce_max_sync(CK_ALL_LANES, value)
-             : __reduce_min_sync(CK_ALL_LANES, value);
-#else
-  for (uint distance = CK_WARP_WIDTH / 2; distance > 0; distance >>= 1) {
-    uint other = __shfl_xor_sync(CK_ALL_LANES, value, distance);
-    value = (MAX ? other > value : other < value) ? other : value;
-  }
-  return value;
-#endif
-}
-#define warp_min(value) warp_extreme<false>(value)
-#define warp_max(value) warp_extreme<true>(value)
+#define warp_min(value) ck_warp_extreme<false>(value)
+#define warp_max(value) ck_warp_extreme<true>(value)
 
 /* ---- the graph ------------------------------------------------------------
  * ck_aco_distance with the metric fixed at build time and the read-only

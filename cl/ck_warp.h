@@ -30,4 +30,46 @@ template <class T> static __device__ __forceinline__ T ck_warp_sum(T value) {
   return value;
 }
 
+/* The least (MAX false) or greatest `value` of the warp's lanes, in every
+ * lane: the integer reductions of sm_80 on, else a butterfly of shuffles
+ * (sm_75, which the build also serves). */
+template <bool MAX>
+static __device__ __forceinline__ unsigned ck_warp_extreme(unsigned value) {
+#if __CUDA_ARCH__ >= 800
+  return MAX ? __reduce_max_sync(CK_ALL_LANES, value)
+             : __reduce_min_sync(CK_ALL_LANES, value);
+#else
+#pragma unroll
+  for (unsigned distance = CK_WARP_WIDTH / 2; distance > 0; distance >>= 1) {
+    unsigned other = __shfl_xor_sync(CK_ALL_LANES, value, distance);
+    value = (MAX ? other > value : other < value) ? other : value;
+  }
+  return value;
+#endif
+}
+
+/* A float's bits as an unsigned integer in the floats' order, zeros of
+ * either sign alike (as ck_better compares them); for values that are
+ * never NaN (ck_comparable). */
+static __device__ __forceinline__ unsigned ck_ordered_key(float value) {
+  unsigned bits = __float_as_uint(value + 0.0f);
+  return bits ^ (bits >> 31 ? 0xFFFFFFFFu : 0x80000000u);
+}
+
+/* The (value, index) minimum of the warp's lanes by ck_better (the least
+ * value, then the least index), in every lane, for values that are never
+ * NaN: the least key, then the least index among the lanes that hold it,
+ * and the value's own bits from such a lane. */
+static __device__ __forceinline__ void ck_warp_minimum(float *value,
+                                                       unsigned *index) {
+  unsigned key = ck_ordered_key(*value);
+  unsigned least = ck_warp_extreme<false>(key);
+  unsigned least_index =
+      ck_warp_extreme<false>(key == least ? *index : 0xFFFFFFFFu);
+  unsigned holders =
+      __ballot_sync(CK_ALL_LANES, key == least && *index == least_index);
+  *value = __shfl_sync(CK_ALL_LANES, *value, __ffs(holders) - 1);
+  *index = least_index;
+}
+
 #endif

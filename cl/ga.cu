@@ -188,29 +188,6 @@ static __device__ __forceinline__ void load_genes(const float4 *row, int first,
   }
 }
 
-/* A float's bits as an unsigned integer in the floats' order, zeros of
- * either sign alike (as ck_better compares them); for values that are
- * never NaN (ck_comparable). */
-static __device__ __forceinline__ unsigned ordered_key(float value) {
-  unsigned bits = __float_as_uint(value + 0.0f);
-  return bits ^ (bits >> 31 ? 0xFFFFFFFFu : 0x80000000u);
-}
-
-/* The (value, index) minimum of the warp's lanes by ck_better, in every
- * lane: the least key by the integer reduction, then the least index among
- * the lanes that hold it, and the value's own bits from such a lane. */
-static __device__ __forceinline__ void warp_minimum(float *value,
-                                                    unsigned *index) {
-  unsigned key = ordered_key(*value);
-  unsigned least = __reduce_min_sync(CK_ALL_LANES, key);
-  unsigned least_index =
-      __reduce_min_sync(CK_ALL_LANES, key == least ? *index : NO_INDEX);
-  unsigned holders =
-      __ballot_sync(CK_ALL_LANES, key == least && *index == least_index);
-  *value = __shfl_sync(CK_ALL_LANES, *value, __ffs(holders) - 1);
-  *index = least_index;
-}
-
 /* The (value, index) minimum of the warp's lanes by ck_better, and with
  * SUM the sum of `sum` too (a butterfly), in every lane. */
 template <bool SUM>
@@ -218,7 +195,7 @@ static __device__ __forceinline__ void warp_fold(float *value, unsigned *index,
                                                  float *sum) {
   if (SUM)
     *sum = ck_warp_sum(*sum);
-  warp_minimum(value, index);
+  ck_warp_minimum(value, index);
 }
 
 /* Where warps post their folds: two sets, used in turn by consecutive
@@ -261,7 +238,7 @@ block_fold(posts *at, unsigned set, float *value, unsigned *index, float *sum) {
   float folded_sum = SUM && lane < WARPS ? at->sums[set][lane] : 0.0f;
   /* Lanes past WARPS hold (CK_REAL_MAX, NO_INDEX), which no post loses
    * to; the sums of lanes 0 .. WARPS - 1 meet in lane 0. */
-  warp_minimum(&folded, &folded_index);
+  ck_warp_minimum(&folded, &folded_index);
   *value = folded;
   *index = folded_index;
   if (SUM) {

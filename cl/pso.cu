@@ -35,19 +35,6 @@
 #define ROUNDS ((PAIRS + CK_PSO_ROWS - 1) / CK_PSO_ROWS)
 #define BLOCK (CK_WARP_WIDTH * CK_PSO_ROWS)
 
-/* The (value, index) minimum of the warp's lanes by ck_better; every
- * lane ends with it. */
-static __device__ void warp_minimum(float *value, unsigned *index) {
-  for (unsigned distance = 1; distance < CK_WARP_WIDTH; distance <<= 1) {
-    float other = __shfl_xor_sync(CK_ALL_LANES, *value, distance);
-    unsigned other_index = __shfl_xor_sync(CK_ALL_LANES, *index, distance);
-    if (ck_better(other, other_index, *value, *index)) {
-      *value = other;
-      *index = other_index;
-    }
-  }
-}
-
 /*
  * One iteration; thread (x, y) as above. Particles past n take part in
  * the barriers only. The iteration and its history slot come from
@@ -155,7 +142,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   if (row == 0) {
     float candidate = values[lane];
     unsigned candidate_index = live ? p : 0xFFFFFFFFu;
-    warp_minimum(&candidate, &candidate_index);
+    ck_warp_minimum(&candidate, &candidate_index);
     if (lane == 0) {
       block_values[blockIdx.x] = candidate;
       block_indices[blockIdx.x] = candidate_index;
@@ -184,7 +171,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
       candidate_index = other_index;
     }
   }
-  warp_minimum(&candidate, &candidate_index);
+  ck_warp_minimum(&candidate, &candidate_index);
   if (lane == 0) {
     warp_values[row] = candidate;
     warp_indices[row] = candidate_index;
@@ -193,7 +180,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   if (row == 0) {
     candidate = lane < CK_PSO_ROWS ? warp_values[lane] : CK_REAL_MAX;
     candidate_index = lane < CK_PSO_ROWS ? warp_indices[lane] : 0xFFFFFFFFu;
-    warp_minimum(&candidate, &candidate_index);
+    ck_warp_minimum(&candidate, &candidate_index);
     if (lane == 0) {
       int better = candidate < *best_value;
       if (better) {

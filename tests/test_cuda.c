@@ -182,15 +182,29 @@ static void check_cache_kept(const ck_device *device) {
 }
 
 static void check_compiles(void) {
-  for (size_t i = 0; i < sizeof programs / sizeof programs[0]; ++i) {
-    ck_status status =
-        ck__cuda_compile_check(programs[i].name, programs[i].defines, 90);
-    const char *message = "";
-    if (status != CK_OK)
-      ck_error_get_last(&message);
-    CHECK_MSG(status == CK_OK, "%s (%s): %s", programs[i].name,
-              programs[i].defines, message);
-  }
+  /* sm_90, and the oldest architecture the build serves (sm_75 by
+   * default), where the native kernels take their fallbacks for what
+   * older GPUs lack (sm_80's integer warp reductions); clusters are sm_90's
+   * alone, and the GA asks for them only there. */
+  static const int architectures[] = {90, CK_CUDA_OLDEST_ARCHITECTURE};
+  for (size_t a = 0; a < sizeof architectures / sizeof architectures[0]; ++a)
+    for (size_t i = 0; i < sizeof programs / sizeof programs[0]; ++i) {
+      const char *name = programs[i].name, *defines = programs[i].defines;
+      int native = strstr(name, ".cu") != NULL;
+      int clustered = strstr(defines, "CK_GA_CLUSTER=1 ") == NULL &&
+                      strcmp(name, "ga.cu") == 0;
+      if (architectures[a] < 90 && (!native || clustered))
+        continue;
+      if (a > 0 && architectures[a] == 90)
+        continue;
+      ck_status status =
+          ck__cuda_compile_check(name, defines, architectures[a]);
+      const char *message = "";
+      if (status != CK_OK)
+        ck_error_get_last(&message);
+      CHECK_MSG(status == CK_OK, "sm_%d: %s (%s): %s", architectures[a], name,
+                defines, message);
+    }
   /* A GPU newer than NVRTC gets PTX of NVRTC's newest architecture. */
   unsigned before = ck__cuda_ptx_builds;
   CHECK_OK(ck__cuda_compile_check(programs[1].name, programs[1].defines, 990));
@@ -587,8 +601,10 @@ int main(void) {
     /* Without a device, what can be checked is that every program
      * translates. */
     check_compiles();
-    printf("%s; programs compiled for sm_90, device checks skipped\n",
-           set.cuda_status != CK_OK ? set.cuda_message : "no CUDA device");
+    printf("%s; programs compiled for sm_90 (and native ones for sm_%d), "
+           "device checks skipped\n",
+           set.cuda_status != CK_OK ? set.cuda_message : "no CUDA device",
+           CK_CUDA_OLDEST_ARCHITECTURE);
 #else
     /* Nothing of CUDA's was built, so nothing was checked: a skip. */
     ck_device_set_free(&set);
