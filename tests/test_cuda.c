@@ -415,19 +415,35 @@ static void check_workload(const ck_device_set *set, size_t device_index,
 #if CK_HAVE_CUDA
 /* Programs built as PTX, as for a GPU newer than NVRTC, and compiled by
  * the driver when loaded: the self-check, and PSO's native step and its
- * other kernels, still agree with ref. */
+ * other kernels, still agree with ref. Then the native kernels built as
+ * PTX for the build's oldest architecture (sm_75 by default), which take
+ * the fallbacks kept for GPUs older than sm_80 (shuffles for the warp's
+ * integer reductions), run here and agree with ref too. */
 static void check_ptx_programs(const ck_device_set *set, size_t index) {
   unsigned before = ck__cuda_ptx_builds;
   ck__cuda_programs_as_ptx = 1;
   ck__build_from_source = 1; /* not a cached build */
   check_workload(set, index, "selfcheck", NULL, 0);
   check_workload(set, index, "pso", NULL, 0);
-  ck__cuda_programs_as_ptx = 0;
-  ck__build_from_source = 0;
   CHECK_MSG(ck__cuda_ptx_builds >= before + 2,
             "%u programs built as PTX for the self-check and PSO",
             ck__cuda_ptx_builds - before);
   printf("built as PTX: %u programs\n", ck__cuda_ptx_builds - before);
+  int oldest = CK_CUDA_OLDEST_ARCHITECTURE;
+  if (oldest > 0 && oldest < ck__cuda_architecture(&set->devices[index])) {
+    before = ck__cuda_ptx_builds;
+    ck__cuda_programs_as_ptx = oldest;
+    static const char *const native[] = {"pso", "ga", "aco", "gas"};
+    for (size_t i = 0; i < sizeof native / sizeof native[0]; ++i)
+      check_workload(set, index, native[i], NULL, 0);
+    CHECK_MSG(ck__cuda_ptx_builds >= before + 4,
+              "%u programs built as PTX for compute_%d",
+              ck__cuda_ptx_builds - before, oldest);
+    printf("built as PTX for compute_%d: %u programs\n", oldest,
+           ck__cuda_ptx_builds - before);
+  }
+  ck__cuda_programs_as_ptx = 0;
+  ck__build_from_source = 0;
 }
 #endif
 

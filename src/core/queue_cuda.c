@@ -676,14 +676,13 @@ static ck_status nvrtc_options(int architecture, int as_ptx, const char *source,
 /* The cache key: everything that can change the machine code. */
 static void cache_key(const ck_device *device, const char *source,
                       const char *options, uint8_t key[32]) {
-  const char *parts[] = {"cuda",
-                         source,
-                         options,
-                         device->platform_version,
-                         device->name,
-                         device->c_version,
-                         ck__cuda_programs_as_ptx ? "ptx" : "machine code",
-                         CK_VERSION_STRING};
+  char form[32] = "machine code";
+  if (ck__cuda_programs_as_ptx)
+    snprintf(form, sizeof form, "ptx %d", ck__cuda_programs_as_ptx);
+  const char *parts[] = {"cuda",       source,
+                         options,      device->platform_version,
+                         device->name, device->c_version,
+                         form,         CK_VERSION_STRING};
   ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
 }
 
@@ -733,12 +732,14 @@ static ck_status compile(int architecture, const char *target, const char *name,
   const char *list[64];
   int count = 0, nvrtc_oldest = 0, nvrtc_newest = 0;
   nvrtc_range(&nvrtc_oldest, &nvrtc_newest);
-  int as_ptx = ck__cuda_programs_as_ptx;
+  int as_ptx = ck__cuda_programs_as_ptx != 0;
   if (ck__cuda_reach_of(architecture, 0, nvrtc_newest, 0) ==
       CK__CUDA_THROUGH_PTX) {
     as_ptx = 1;
     architecture = nvrtc_newest;
   }
+  if (ck__cuda_programs_as_ptx > 1 && ck__cuda_programs_as_ptx < architecture)
+    architecture = ck__cuda_programs_as_ptx;
   CK_TRY(nvrtc_options(architecture, as_ptx, source, options, storage,
                        sizeof storage, list, &count));
   nvrtcResult result =

@@ -115,9 +115,11 @@ ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
  * append to its message saying so. */
 const char *ck__cuda_lost_note(int code);
 
-/* For tests: when set, the calling thread's programs are built as PTX for
+/* For tests: when 1, the calling thread's programs are built as PTX for
  * their device's architecture, as for a GPU newer than NVRTC, and loaded
- * through the driver's compiler; ck__cuda_ptx_builds counts the programs
+ * through the driver's compiler; when an older architecture (75 for
+ * sm_75), as PTX for that one, so that the fallbacks the kernels keep for
+ * older GPUs run on this one. ck__cuda_ptx_builds counts the programs
  * built as PTX. */
 extern _Thread_local int ck__cuda_programs_as_ptx;
 extern _Thread_local unsigned ck__cuda_ptx_builds;
