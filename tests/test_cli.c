@@ -326,6 +326,34 @@ static int make_directories(void) {
 /* ---- the cases --------------------------------------------------------------
  */
 
+/* gen lsq over a data file holding "old\n" (name, in the work directory),
+ * with stdout on a full device (coefficients NULL) or --coef coefficients:
+ * exit 1 with a message holding `message`, the file as it was, and no
+ * temporary beside it. */
+static void expect_gen_keeps_data(const char *name, const char *coefficients,
+                                  const char *message) {
+  char data[700], temporary[128];
+  test_write_text(work_dir, name, "old\n", data, sizeof data);
+  snprintf(temporary, sizeof temporary, ".%s.tmp.", name);
+  const char *args[] = {"gen",   "lsq", "--rows", "10",         "--dim", "3",
+                        "--out", data,  "--coef", coefficients, NULL};
+  if (!coefficients) {
+    args[8] = NULL;
+    stdout_target = "/dev/full";
+  }
+  run_output r = run_clkit(args);
+  stdout_target = NULL;
+  EXPECT_EXIT(r, 1, args);
+  EXPECT_HAS(r.err, message, args);
+  char *kept = test_read_file(data, NULL);
+  CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%.20s'", data,
+            kept ? kept : "(nothing)");
+  free(kept);
+  CHECK_MSG(!work_dir_has(temporary), "gen left %s... in %s", temporary,
+            work_dir);
+  release(&r);
+}
+
 static void check_basic_commands(void) {
   {
     const char *const args[] = {"version", NULL};
@@ -390,43 +418,12 @@ static void check_basic_commands(void) {
     EXPECT_HAS(r.err, "cannot write to standard output", args);
     release(&r);
   }
-  {
-    /* gen's coefficients go to stdout before its data replaces a file:
-     * where they cannot, the file stays as it was. */
-    char data[700];
-    test_write_text(work_dir, "kept.csv", "old\n", data, sizeof data);
-    const char *const args[] = {"gen", "lsq",   "--rows", "10", "--dim",
-                                "3",   "--out", data,     NULL};
-    stdout_target = "/dev/full";
-    run_output r = run_clkit(args);
-    stdout_target = NULL;
-    EXPECT_EXIT(r, 1, args);
-    EXPECT_HAS(r.err, "cannot write to standard output", args);
-    char *kept = test_read_file(data, NULL);
-    CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%.20s'", data,
-              kept ? kept : "(nothing)");
-    free(kept);
-    release(&r);
-  }
-  {
-    /* --coef that cannot take the coefficients (a full device, written in
-     * place) leaves the data file as it was, and no temporary beside it. */
-    char data[700];
-    test_write_text(work_dir, "kept-too.csv", "old\n", data, sizeof data);
-    const char *const args[] = {"gen",    "lsq",       "--rows", "10",
-                                "--dim",  "3",         "--out",  data,
-                                "--coef", "/dev/full", NULL};
-    run_output r = run_clkit(args);
-    EXPECT_EXIT(r, 1, args);
-    EXPECT_HAS(r.err, "/dev/full", args);
-    char *kept = test_read_file(data, NULL);
-    CHECK_MSG(kept && strcmp(kept, "old\n") == 0, "%s holds '%.20s'", data,
-              kept ? kept : "(nothing)");
-    free(kept);
-    CHECK_MSG(!work_dir_has(".kept-too.csv.tmp."), "gen left a temporary in %s",
-              work_dir);
-    release(&r);
-  }
+  /* gen's coefficients go to stdout before its data replaces a file:
+   * where they cannot, the file stays as it was. */
+  expect_gen_keeps_data("kept.csv", NULL, "cannot write to standard output");
+  /* --coef that cannot take the coefficients (a full device, written in
+   * place) leaves the data file as it was too. */
+  expect_gen_keeps_data("kept-too.csv", "/dev/full", "/dev/full");
 }
 
 static void check_run_usage_errors(void) {
