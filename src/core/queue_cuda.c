@@ -471,21 +471,20 @@ ck_status ck__cuda_capture_end(ck_queue *queue, void **graph) {
    * refuse every later call on the queue. */
   cudaError_t code = cudaStreamEndCapture(state(queue)->stream, &captured);
   ck_status status = use_device(queue);
-  if (status != CK_OK) {
-    if (captured)
-      cudaGraphDestroy(captured);
-    return status;
-  }
+  if (status != CK_OK)
+    goto fail;
   if (code == cudaSuccess)
     code = cudaGraphInstantiate(&runnable, captured, 0);
-  if (captured)
-    cudaGraphDestroy(captured);
   if (code != cudaSuccess) {
     cudaGetLastError();
-    return cuda_fail(queue, code, "building a graph of launches");
+    status = cuda_fail(queue, code, "building a graph of launches");
+    goto fail;
   }
   *graph = runnable;
-  return CK_OK;
+fail: /* the graph, instantiated or not, is no longer needed */
+  if (captured)
+    cudaGraphDestroy(captured);
+  return status;
 }
 
 ck_status ck__cuda_graph_launch(ck_queue *queue, void *graph) {
@@ -907,19 +906,20 @@ static void cu_program_destroy(ck_program *program) {
 }
 
 static ck_status cu_kernel_create(ck_program *program, ck_kernel *kernel) {
+  ck_status status = CK_OK;
   cuda_kernel *made = calloc(1, sizeof *made);
   if (!made)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a kernel");
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a kernel");
   cudaError_t code = cudaLibraryGetKernel(
       &made->handle, (cudaLibrary_t)program->handle, kernel->name);
   if (code != cudaSuccess) {
     cudaGetLastError();
-    free(made);
     if (code == cudaErrorSymbolNotFound ||
         code == cudaErrorInvalidDeviceFunction)
-      return ck__fail(CK_ERROR_NOT_FOUND, "program '%s' has no kernel '%s'",
-                      program->name, kernel->name);
-    return cuda_fail(program->queue, code, "finding a kernel");
+      CK_FAIL(CK_ERROR_NOT_FOUND, "program '%s' has no kernel '%s'",
+              program->name, kernel->name);
+    status = cuda_fail(program->queue, code, "finding a kernel");
+    goto fail;
   }
   /* cudaLaunchKernel reads as many argument pointers as the kernel has
    * parameters: knowing them, a launch with one unset is refused, as
@@ -940,6 +940,9 @@ static ck_status cu_kernel_create(ck_program *program, ck_kernel *kernel) {
   }
   kernel->handle = made;
   return CK_OK;
+fail:
+  free(made);
+  return status;
 }
 
 static void cu_kernel_destroy(ck_kernel *kernel) {

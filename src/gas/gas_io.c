@@ -916,26 +916,25 @@ static void png_warning_ignored(png_structp png, png_const_charp message) {
  * libpng, which png_destroy_write_struct() releases. */
 static int png_encode(png_sink *sink, const uint8_t *pixels, uint32_t width,
                       uint32_t height) {
+  volatile int outcome = -1; /* kept across libpng's longjmp */
+  png_infop info = NULL;
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, sink,
                                             png_failure, png_warning_ignored);
   if (!png) {
     sink->out_of_memory = 1;
     snprintf(sink->message, sizeof sink->message,
              "cannot create the PNG encoder");
-    return -1;
+    goto fail;
   }
-  png_infop info = png_create_info_struct(png);
+  info = png_create_info_struct(png);
   if (!info) {
-    png_destroy_write_struct(&png, NULL);
     sink->out_of_memory = 1;
     snprintf(sink->message, sizeof sink->message,
              "cannot create the PNG header");
-    return -1;
+    goto fail;
   }
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    return -1;
-  }
+  if (setjmp(png_jmpbuf(png)))
+    goto fail;
   png_set_write_fn(png, sink, png_sink_write, png_sink_flush);
   png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
@@ -944,8 +943,11 @@ static int png_encode(png_sink *sink, const uint8_t *pixels, uint32_t width,
   for (uint32_t row = 0; row < height; ++row)
     png_write_row(png, pixels + (size_t)row * width * 3);
   png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  return 0;
+  outcome = 0;
+fail:
+  if (png)
+    png_destroy_write_struct(&png, &info);
+  return outcome;
 }
 
 static int compare_doubles(const void *a, const void *b) {

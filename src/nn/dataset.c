@@ -81,23 +81,25 @@ static void free_class_names(char **names, size_t count) {
 /* Copies count names into a fresh array *out; what is for the message. */
 static ck_status copy_class_names(char *const *names, size_t count, char ***out,
                                   const char *what) {
+  ck_status status = CK_OK;
   *out = NULL;
   if (count == 0)
     return CK_OK;
   char **copy = calloc(count, sizeof *copy);
   if (!copy)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "%s: out of memory for %zu class names", what, count);
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu class names",
+            what, count);
   for (size_t k = 0; k < count; ++k) {
     copy[k] = copy_string(names[k]);
-    if (!copy[k]) {
-      free_class_names(copy, k);
-      return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                      "%s: out of memory copying class name %zu", what, k);
-    }
+    if (!copy[k])
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+              "%s: out of memory copying class name %zu", what, k);
   }
   *out = copy;
   return CK_OK;
+fail:
+  free_class_names(copy, count); /* NULL past the failed copy */
+  return status;
 }
 
 static int compare_strings(const void *a, const void *b) {
