@@ -865,6 +865,20 @@ static void check_pso_files(void) {
   char *made = test_read_file(named, NULL);
   CHECK(made && count_lines(made) == 6);
   free(made);
+  /* An output and a dangling link to the same file not made yet: one
+   * would be lost, so the run is refused and makes nothing. */
+  char aliased[760], alias[760];
+  snprintf(aliased, sizeof aliased, "%s/aliased.txt", work_dir);
+  snprintf(alias, sizeof alias, "%s/alias.csv", work_dir);
+  CHECK(symlink("aliased.txt", alias) == 0);
+  const char *const aliases[] = {
+      "run", "pso",   "--device", "ref",     "--dim", "2", "--iters",
+      "4",   "--out", aliased,    "--trace", alias,   NULL};
+  r = run_clkit(aliases);
+  EXPECT_EXIT(r, 2, aliases);
+  EXPECT_HAS(r.err, "--out and --trace both name", aliases);
+  release(&r);
+  CHECK(access(aliased, F_OK) != 0);
   /* Links in a loop name no file: refused, and both stay links. */
   char loop_a[760], loop_b[760];
   snprintf(loop_a, sizeof loop_a, "%s/loop-a.csv", work_dir);

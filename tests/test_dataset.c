@@ -430,7 +430,7 @@ static void test_idx_malformed(void) {
        BYTES(0, 0, 0x0C, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0), 0,
        0, CK_ERROR_PARSE, "record 3: label 65536 is above 65535", 1},
       {"missing labels file", NULL, 0, NULL, 0, 1, 0, CK_ERROR_IO,
-       "cannot open", 1},
+       "cannot read", 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
     run_idx_case(&cases[i]);
@@ -504,7 +504,7 @@ static void test_idx_malformed(void) {
   /* Files that cannot be read at all. */
   char missing[600];
   test_path_in(work_dir, "no-such-file.csv", missing, sizeof missing);
-  expect_failure("missing file", missing, NULL, CK_ERROR_IO, "cannot open",
+  expect_failure("missing file", missing, NULL, CK_ERROR_IO, "cannot read",
                  missing);
   expect_failure("a directory", work_dir, NULL, CK_ERROR_IO, "directory",
                  work_dir);
@@ -1228,7 +1228,7 @@ static void test_unlabelled_idx(void) {
   /* A given labels file must exist, and is used. */
   options.labels_path = other_labels;
   expect_failure("IDX auto, missing given labels file", images, &options,
-                 CK_ERROR_IO, "cannot open", other_labels);
+                 CK_ERROR_IO, "cannot read", other_labels);
   CHECK(test_write_bytes(other_labels, small_labels, sizeof small_labels) == 0);
   CHECK_OK(ck_dataset_load(other, &options, &dataset));
   check_small("IDX auto, given labels file", &dataset);

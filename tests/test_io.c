@@ -17,12 +17,17 @@
 #include "check.h"
 #include "test_support.h"
 
+#include "core/internal.h"
+
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- the wrappers ---------------------------------------------------------
@@ -229,6 +234,123 @@ static void check_long_names(const char *directory) {
   CHECK(others_in(directory, "") == 0);
 }
 
+/* ---- reading ------------------------------------------------------------
+ */
+
+static const char *last_message(void) {
+  const char *message = "";
+  ck_error_get_last(&message);
+  return message;
+}
+
+/* A child that writes `total` bytes of `fill` (or forever, for 0) into a
+ * pipe; *reader becomes "/dev/fd/N" for the read end. */
+static pid_t start_writer(size_t total, char fill, char *reader,
+                          size_t reader_size) {
+  int ends[2];
+  if (pipe(ends) != 0)
+    return -1;
+  pid_t child = fork();
+  if (child == 0) {
+    close(ends[0]);
+    char block[4096];
+    memset(block, fill, sizeof block);
+    for (size_t sent = 0; total == 0 || sent < total;) {
+      size_t part =
+          total && total - sent < sizeof block ? total - sent : sizeof block;
+      ssize_t put = __real_write(ends[1], block, part);
+      if (put <= 0)
+        _exit(0); /* the reader has gone */
+      sent += (size_t)put;
+    }
+    _exit(0);
+  }
+  close(ends[1]);
+  snprintf(reader, reader_size, "/dev/fd/%d", ends[0]);
+  return child;
+}
+
+static void stop_writer(pid_t child, const char *reader) {
+  close(atoi(reader + strlen("/dev/fd/")));
+  if (child > 0) {
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+  }
+}
+
+/* Whole-file reads take a file up to their limit, refuse one past it (a
+ * regular file by its size, a stream as it grows, so that an endless one
+ * ends), end a text read at its first NUL and a binary one at the first
+ * byte that differs from the magic. */
+static void check_read_limits(const char *directory) {
+  char path[1100], reader[64];
+  char *bytes = NULL;
+  size_t size = 0;
+  snprintf(path, sizeof path, "%s/input.txt", directory);
+  FILE *file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (!file)
+    return;
+  for (int i = 0; i < 100; ++i)
+    fputc('a' + i % 26, file);
+  fclose(file);
+  CHECK_OK(ck__file_read_text(path, 100, &bytes, &size));
+  CHECK(bytes && size == 100 && bytes[99] == 'a' + 99 % 26 && !bytes[100]);
+  free(bytes);
+  bytes = NULL;
+  CHECK(ck__file_read_text(path, 99, &bytes, &size) == CK_ERROR_UNSUPPORTED);
+  CHECK(bytes == NULL);
+  CHECK_MSG(strstr(last_message(), path) &&
+                strstr(last_message(), "100 bytes") &&
+                strstr(last_message(), "at most 99 bytes"),
+            "%s", last_message());
+
+  /* Streams: exactly the limit, then one byte past it, then endless. */
+  pid_t child = start_writer(5000, 'x', reader, sizeof reader);
+  CHECK_OK(ck__file_read_text(reader, 5000, &bytes, &size));
+  CHECK(bytes && size == 5000 && bytes[4999] == 'x');
+  free(bytes);
+  bytes = NULL;
+  stop_writer(child, reader);
+  child = start_writer(5001, 'x', reader, sizeof reader);
+  CHECK(ck__file_read_text(reader, 5000, &bytes, &size) ==
+        CK_ERROR_UNSUPPORTED);
+  CHECK_MSG(strstr(last_message(), "more than 5000 bytes"), "%s",
+            last_message());
+  stop_writer(child, reader);
+  child = start_writer(0, 'x', reader, sizeof reader);
+  CHECK(ck__file_read_bytes(reader, (size_t)1 << 20, NULL, 0, &bytes, &size) ==
+        CK_ERROR_UNSUPPORTED);
+  CHECK(bytes == NULL);
+  stop_writer(child, reader);
+
+  /* An endless stream of NULs: refused as text at once, and read as a
+   * binary file only as far as its first byte differs from the magic. */
+  child = start_writer(0, '\0', reader, sizeof reader);
+  CHECK(ck__file_read_text(reader, CK__TEXT_FILE_MAX_BYTES, &bytes, &size) ==
+        CK_ERROR_PARSE);
+  CHECK_MSG(strstr(last_message(), "NUL"), "%s", last_message());
+  stop_writer(child, reader);
+  child = start_writer(0, '\0', reader, sizeof reader);
+  CHECK_OK(
+      ck__file_read_bytes(reader, SIZE_MAX / 2, "CKNNMODL", 8, &bytes, &size));
+  CHECK(bytes && size >= 1 && size <= 65536 && bytes[0] == '\0');
+  free(bytes);
+  bytes = NULL;
+  stop_writer(child, reader);
+  /* A file that begins with the magic is read whole. */
+  file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (file) {
+    fputs("CKNNMODL and more", file);
+    fclose(file);
+  }
+  CHECK_OK(ck__file_read_bytes(path, 1000, "CKNNMODL", 8, &bytes, &size));
+  CHECK(bytes && size == 17 && strcmp(bytes, "CKNNMODL and more") == 0);
+  free(bytes);
+  remove(path);
+}
+
 int main(void) {
   char directory[1024];
   const char *base = getenv("TMPDIR");
@@ -243,6 +365,7 @@ int main(void) {
     for (failure point = FAIL_WRITE; point <= FAIL_RENAME; ++point)
       check_saver(directory, &savers[i], point);
   check_long_names(directory);
+  check_read_limits(directory);
   ck_lsq_free(&lsq_data);
   remove_tree(directory);
   return CHECK_DONE();

@@ -25,7 +25,8 @@
  * newline are all accepted. Values must be finite. Numbers are read and
  * written in the C locale ('.' as decimal point) whatever the process
  * locale is; ck_lsq_save() writes a header "a1,...,aD,b" and each value
- * with "%.17g", so text round-trips exactly.
+ * with "%.17g", so text round-trips exactly. A CSV file holds at most
+ * 1 GiB (2^30 bytes); larger data sets take the binary format.
  *
  * Binary: all integers and doubles little-endian.
  *
@@ -78,7 +79,8 @@ typedef enum ck_lsq_format {
  * CK_ERROR_IO if the file cannot be opened or read; CK_ERROR_PARSE if its
  * content is malformed (empty, no data rows, ragged rows, non-numeric or
  * non-finite fields, dim out of range, bad binary header, truncated or
- * oversized binary payload); CK_ERROR_OUT_OF_MEMORY.
+ * oversized binary payload); CK_ERROR_UNSUPPORTED for a CSV file (or
+ * stream) past 1 GiB; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_lsq_load(const char *path, ck_lsq_data *data);
 

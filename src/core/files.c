@@ -475,60 +475,120 @@ ck_status ck_file_check_writable(const char *path) {
   return status;
 }
 
-ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size) {
+/* Reads path whole into a malloc'd buffer with a NUL after its end. A
+ * regular file's size is checked against max_bytes before anything is
+ * read; a stream's as it grows, its buffer never past one byte over the
+ * limit. Reading ends early (*ended_early) at a NUL with text set, or at
+ * the first byte that differs from magic. */
+static ck_status read_whole(const char *path, size_t max_bytes, int text,
+                            const void *magic, size_t magic_size, char **bytes,
+                            size_t *size, int *ended_early) {
   ck_status status = CK_OK;
-  FILE *file = NULL;
   char *data = NULL;
-  size_t used = 0, capacity = 0;
-  if (!path || !bytes)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
+  size_t used = 0, capacity = 65536;
+  struct stat info;
   *bytes = NULL;
-  file = fopen(path, "rbe");
-  if (!file)
-    return ck__fail(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+  *ended_early = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (fstat(fd, &info) != 0)
+    CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    CK_FAIL(CK_ERROR_IO, "cannot read %s: it is a directory", path);
+  if (S_ISREG(info.st_mode)) {
+    if ((uint64_t)info.st_size > max_bytes)
+      CK_FAIL(CK_ERROR_UNSUPPORTED,
+              "%s: %llu bytes; clkit reads files of this kind of at most %zu "
+              "bytes",
+              path, (unsigned long long)info.st_size, max_bytes);
+    /* One byte more than the size, to meet the end without growing. */
+    capacity = (size_t)info.st_size + 1;
+  }
+  if (capacity > max_bytes)
+    capacity = max_bytes + 1;
+  data = malloc(capacity + 1);
+  if (!data)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory reading %s", path);
   for (;;) {
-    if (used + 4096 + 1 > capacity) {
-      capacity = capacity ? 2 * capacity : 65536;
-      char *grown = realloc(data, capacity);
+    if (used == capacity) {
+      size_t larger = capacity < max_bytes / 2 ? 2 * capacity : max_bytes + 1;
+      char *grown = realloc(data, larger + 1);
       if (!grown)
         CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory reading %s", path);
       data = grown;
+      capacity = larger;
     }
-    size_t got = fread(data + used, 1, capacity - used - 1, file);
-    used += got;
-    if (got == 0) {
-      if (ferror(file))
-        CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+    ssize_t got = read(fd, data + used, capacity - used);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+    if (got == 0)
+      break;
+    size_t before = used;
+    used += (size_t)got;
+    if (used > max_bytes)
+      CK_FAIL(CK_ERROR_UNSUPPORTED,
+              "%s: more than %zu bytes; clkit reads files of this kind of at "
+              "most that size",
+              path, max_bytes);
+    if (text && memchr(data + before, '\0', (size_t)got)) {
+      *ended_early = 1;
       break;
     }
+    if (magic && before < magic_size) {
+      size_t compared = used < magic_size ? used : magic_size;
+      if (memcmp(data, magic, compared) != 0) {
+        *ended_early = 1;
+        break;
+      }
+    }
   }
+  close(fd);
   data[used] = '\0';
-  fclose(file);
   *bytes = data;
   if (size)
     *size = used;
   return CK_OK;
 fail:
-  if (file)
-    fclose(file);
+  if (fd >= 0)
+    close(fd);
   free(data);
   return status;
 }
 
-ck_status ck__file_read_text(const char *path, char **text, size_t *size) {
-  size_t used = 0;
-  ck_status status = ck__file_read_bytes(path, text, &used);
+ck_status ck__file_read_bytes(const char *path, size_t max_bytes,
+                              const void *magic, size_t magic_size,
+                              char **bytes, size_t *size) {
+  int ended_early = 0;
+  if (!path || !bytes)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
+  return read_whole(path, max_bytes, 0, magic, magic_size, bytes, size,
+                    &ended_early);
+}
+
+ck_status ck__file_read_text(const char *path, size_t max_bytes, char **text,
+                             size_t *size) {
+  int ended_early = 0;
+  if (!path || !text)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
+  ck_status status =
+      read_whole(path, max_bytes, 1, NULL, 0, text, size, &ended_early);
   if (status != CK_OK)
     return status;
-  if (memchr(*text, '\0', used)) {
+  if (ended_early) {
     free(*text);
     *text = NULL;
     return ck__fail(CK_ERROR_PARSE, "%s: not a text file (it holds NUL bytes)",
                     path);
   }
-  if (size)
-    *size = used;
   return CK_OK;
+}
+
+size_t ck__file_binary_max_bytes(void) {
+  unsigned long long memory = ck__host_memory();
+  return memory == 0 || memory > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)memory;
 }
 
 ck_status ck__c_locale_enter(ck__c_locale *scope, const char *source) {
@@ -659,12 +719,21 @@ ck_status ck_file_check_same(const char *first, const char *second, int *same) {
             first_stat.st_ino == second_stat.st_ino;
     return CK_OK;
   }
+  /* A file not made yet: where an output would make it, through a
+   * dangling link too (a link "alias" to "best" names best). */
+  ck_status status = CK_OK;
+  char *target_first = output_target(first), *target_second = NULL;
   char *resolved_first = NULL, *resolved_second = NULL;
-  ck_status status = resolved_path(first, &resolved_first);
-  if (status == CK_OK)
-    status = resolved_path(second, &resolved_second);
-  *same = status == CK_OK && resolved_first && resolved_second &&
+  if (!target_first || !(target_second = output_target(second)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s and %s", first,
+            second);
+  CK_TRY(resolved_path(target_first, &resolved_first));
+  CK_TRY(resolved_path(target_second, &resolved_second));
+  *same = resolved_first && resolved_second &&
           strcmp(resolved_first, resolved_second) == 0;
+fail:
+  free(target_first);
+  free(target_second);
   free(resolved_first);
   free(resolved_second);
   return status;

@@ -225,11 +225,33 @@ int ck__write_all(int fd, const void *buffer, size_t size);
 /* The whole of a file at once, through the three calls above. */
 ck_status ck__file_write_atomic(const char *path, const void *data,
                                 size_t size);
-/* Reads a whole text file into a malloc'd NUL-terminated string. */
-ck_status ck__file_read_text(const char *path, char **text, size_t *size);
-/* Reads a whole file, any bytes, into a malloc'd buffer (with a NUL after
- * the last byte, not counted in size). */
-ck_status ck__file_read_bytes(const char *path, char **bytes, size_t *size);
+/* The most a whole-file read takes: data sets (IDX, the CSV of nn and of
+ * lsq, whose rows take up to 4 times their text in memory); text
+ * formats (TSPLIB instances, tours, optima, XYZ frames), which
+ * leaves room for the largest explicit TSPLIB matrix written out in full;
+ * OpenCL C sources. A stream (a pipe, /dev/zero) that runs on past its
+ * limit is refused there, not read to the end of memory. */
+#define CK__DATA_FILE_MAX_BYTES ((size_t)1 << 30)
+#define CK__TEXT_FILE_MAX_BYTES                                                \
+  ((size_t)(SIZE_MAX / 2 < (UINT64_C(4) << 30) ? SIZE_MAX / 2                  \
+                                               : (UINT64_C(4) << 30)))
+#define CK__SOURCE_FILE_MAX_BYTES ((size_t)64 << 20)
+/* Reads a whole text file of at most max_bytes into a malloc'd
+ * NUL-terminated string; a NUL byte ends the read at once and refuses the
+ * file (CK_ERROR_PARSE), more than max_bytes refuses it
+ * (CK_ERROR_UNSUPPORTED). */
+ck_status ck__file_read_text(const char *path, size_t max_bytes, char **text,
+                             size_t *size);
+/* Reads a whole file, any bytes, of at most max_bytes into a malloc'd
+ * buffer (with a NUL after the last byte, not counted in size). With a
+ * magic (magic_size bytes), a file that does not begin with it is read no
+ * further than the difference, which the caller then reports. */
+ck_status ck__file_read_bytes(const char *path, size_t max_bytes,
+                              const void *magic, size_t magic_size,
+                              char **bytes, size_t *size);
+/* The most a binary file of clkit's own (a model, a checkpoint) may take:
+ * the host's memory, which it must fit. */
+size_t ck__file_binary_max_bytes(void);
 
 /* A growing little-endian byte image of a file (models, checkpoints). A
  * zeroed writer is empty; a failed allocation sets failed and later puts

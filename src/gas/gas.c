@@ -1010,7 +1010,8 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
   CK__REQUIRE(path);
   CK__REQUIRE(gas);
   *gas = NULL;
-  CK_TRY(ck__file_read_bytes(path, &bytes, &size));
+  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(),
+                             checkpoint_magic, 8, &bytes, &size));
   const uint8_t *in = (const uint8_t *)bytes;
   if (size < 8 || memcmp(in, checkpoint_magic, 8) != 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit gas checkpoint", path);

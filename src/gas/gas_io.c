@@ -515,7 +515,8 @@ ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck__gas_xyz_read: no file name given");
   reader.source = path;
-  CK_TRY(ck__file_read_text(path, &reader.text, &reader.length));
+  CK_TRY(ck__file_read_text(path, CK__TEXT_FILE_MAX_BYTES, &reader.text,
+                            &reader.length));
   CK_TRY(ck__c_locale_enter(&locale, path));
 
   char *line;
@@ -581,7 +582,7 @@ struct ck__gas_trajectory {
   int fd;       /* open on temp */
   char *buffer; /* WRITE_CHUNK bytes gathered before a write() */
   size_t used;
-  int broken; /* a write failed: the file can only be abandoned */
+  int broken;   /* a write failed: the file can only be abandoned */
   int periodic; /* pbc="T T F", else walls: pbc="F F F" */
 };
 
@@ -773,8 +774,7 @@ ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit) {
 }
 
 ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
-                            double box_y, int periodic,
-                            const double *positions,
+                            double box_y, int periodic, const double *positions,
                             const double *velocities, uint64_t step,
                             double time) {
   ck__gas_trajectory *trajectory = NULL;

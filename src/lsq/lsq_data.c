@@ -467,6 +467,13 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
       at_end = 1;
     used += (size_t)got;
     total += (unsigned long long)got;
+    /* A stream that runs on (yes 1,2 | ...) ends here, not at the end of
+     * memory; the binary layout has no such limit. */
+    if (total > CK__DATA_FILE_MAX_BYTES)
+      CK_FAIL(CK_ERROR_UNSUPPORTED,
+              "%s: more than %zu bytes; clkit reads CSV files of at most that "
+              "size (the binary layout has no such limit)",
+              path, CK__DATA_FILE_MAX_BYTES);
   }
 
   if (total == 0)

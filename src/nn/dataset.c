@@ -48,9 +48,7 @@
 #endif
 
 /* The most bytes a data file may hold (after decompression). */
-#define FILE_MAX_BYTES ((size_t)1 << 30)
-/* The first buffer for a file whose size is not known in advance. */
-#define READ_FIRST_CAPACITY ((size_t)1 << 16)
+#define FILE_MAX_BYTES CK__DATA_FILE_MAX_BYTES
 /* The most bytes handed to zlib at once (its counts are 32-bit). */
 #define ZLIB_CHUNK ((size_t)1 << 30)
 /* The Philox stream of ck_dataset_split_random ("dsplit" in ASCII). */
@@ -137,81 +135,14 @@ static ck_status check_dataset(const ck_dataset *dataset,
 
 /* ---- reading files ------------------------------------------------------ */
 
-/* The next size of a growing read buffer: double, but never past one byte
- * over the limit, which is enough to tell that the data is too large
- * without reading (or holding) twice the limit first. */
+#ifdef CK_HAVE_ZLIB
+/* The next size of a growing output buffer: double, but never past one
+ * byte over the limit, which is enough to tell that the data is too large
+ * without inflating (or holding) twice the limit first. */
 static size_t grown_capacity(size_t capacity) {
   return capacity < FILE_MAX_BYTES / 2 ? 2 * capacity : FILE_MAX_BYTES + 1;
 }
 
-/* Reads a whole file into a malloc'd buffer with a NUL after its end. */
-static ck_status read_plain(const char *path, uint8_t **bytes, size_t *size) {
-  ck_status status = CK_OK;
-  uint8_t *data = NULL;
-  size_t used = 0, capacity = READ_FIRST_CAPACITY;
-  struct stat info;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    CK_FAIL(CK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-  if (fstat(fd, &info) != 0)
-    CK_FAIL(CK_ERROR_IO, "cannot stat %s: %s", path, strerror(errno));
-  if (S_ISDIR(info.st_mode))
-    CK_FAIL(CK_ERROR_IO, "cannot read %s: it is a directory", path);
-  if (S_ISREG(info.st_mode)) {
-    if ((uint64_t)info.st_size > FILE_MAX_BYTES)
-      CK_FAIL(CK_ERROR_UNSUPPORTED,
-              "%s: %llu bytes; clkit reads data files of at most %zu bytes",
-              path, (unsigned long long)info.st_size, FILE_MAX_BYTES);
-    /* One byte more than the size, to meet the end without growing. */
-    capacity = (size_t)info.st_size + 1;
-  }
-  data = malloc(capacity + 1);
-  if (!data)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory: %zu bytes", path,
-            capacity + 1);
-  for (;;) {
-    if (used == capacity) {
-      if (capacity > FILE_MAX_BYTES)
-        CK_FAIL(CK_ERROR_UNSUPPORTED,
-                "%s: more than %zu bytes; clkit reads data files of at most "
-                "that size",
-                path, FILE_MAX_BYTES);
-      size_t larger = grown_capacity(capacity);
-      uint8_t *grown = realloc(data, larger + 1);
-      if (!grown)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory: %zu bytes", path,
-                larger + 1);
-      data = grown;
-      capacity = larger;
-    }
-    ssize_t got = read(fd, data + used, capacity - used);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
-    if (got == 0)
-      break;
-    used += (size_t)got;
-  }
-  if (used > FILE_MAX_BYTES)
-    CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "%s: more than %zu bytes; clkit reads data files of at most that "
-            "size",
-            path, FILE_MAX_BYTES);
-  close(fd);
-  data[used] = 0;
-  *bytes = data;
-  *size = used;
-  return CK_OK;
-
-fail:
-  if (fd >= 0)
-    close(fd);
-  free(data);
-  return status;
-}
-
-#ifdef CK_HAVE_ZLIB
 /* Inflates the gzip data in[0 .. in_size) (one member or several) into a
  * malloc'd buffer with a NUL after its end. */
 static ck_status gunzip(const char *path, const uint8_t *in, size_t in_size,
@@ -328,7 +259,8 @@ static ck_status read_data_file(const char *path, uint8_t **bytes,
   size_t raw_size = 0;
   *bytes = NULL;
   *size = 0;
-  CK_TRY(read_plain(path, &raw, &raw_size));
+  CK_TRY(ck__file_read_bytes(path, FILE_MAX_BYTES, NULL, 0, (char **)&raw,
+                             &raw_size));
   if (raw_size >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
 #ifdef CK_HAVE_ZLIB
     CK_TRY(gunzip(path, raw, raw_size, bytes, size));

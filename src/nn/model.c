@@ -158,7 +158,8 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
   uint32_t name_count = 0;
   ck_normalization normalization = {0};
   *result = NULL;
-  CK_TRY(ck__file_read_bytes(path, &text, &size));
+  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(), model_magic,
+                             sizeof model_magic, &text, &size));
   model_reader r = {path, (const uint8_t *)text, size, 0};
   if (size < sizeof model_magic ||
       memcmp(text, model_magic, sizeof model_magic) != 0)

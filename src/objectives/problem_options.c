@@ -138,7 +138,8 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "give either --fn or --objective, "
                                          "not both");
     spec->function = NULL;
-    if ((status = ck__file_read_text(objective_path, &job->source, NULL)))
+    if ((status = ck__file_read_text(objective_path, CK__SOURCE_FILE_MAX_BYTES,
+                                     &job->source, NULL)))
       CK_FAIL_PREFIX(status, "option --objective: ");
     spec->source = job->source;
     spec->source_name = objective_path;

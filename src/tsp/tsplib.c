@@ -837,7 +837,8 @@ ck_status ck_tsp_load(const char *path, ck_tsp_instance *instance) {
   memset(instance, 0, sizeof *instance);
   if (!path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_tsp_load: path is NULL");
-  ck_status status = ck__file_read_text(path, &text, &size);
+  ck_status status =
+      ck__file_read_text(path, CK__TEXT_FILE_MAX_BYTES, &text, &size);
   if (status != CK_OK)
     return status;
   status = parse_text(text, size, path, instance);
@@ -1015,7 +1016,7 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_tsp_tour_load: %" PRIu32 " cities (3..%u expected)",
                     cities, CK_TSP_MAX_CITIES);
-  CK_TRY(ck__file_read_text(path, &text, &size));
+  CK_TRY(ck__file_read_text(path, CK__TEXT_FILE_MAX_BYTES, &text, &size));
   order = malloc((size_t)cities * sizeof *order);
   where = calloc(cities, sizeof *where);
   if (!order || !where)
@@ -1224,7 +1225,7 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
   CK__REQUIRE(path);
   CK__REQUIRE(name);
   CK__REQUIRE(optimum);
-  CK_TRY(ck__file_read_text(path, &text, &size));
+  CK_TRY(ck__file_read_text(path, CK__TEXT_FILE_MAX_BYTES, &text, &size));
   memset(&lines, 0, sizeof lines);
   lines.source = path;
   lines.text = text;
