@@ -1385,6 +1385,16 @@ static void geometry_limits(const ck_device *ref) {
   c.density = 1e-9; /* a side of 10^6 */
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
                         "option --rho: 1000", "1000 particles at density 1e-9");
+  /* Too many particles for their lattice: the option that set the box is
+   * named, --rho by default and --box when given. */
+  c.density = 30; /* sites 0.18 apart */
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "option --rho: 1000 particles do not fit",
+                        "1000 particles at density 30");
+  c.box_x = c.box_y = 10;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "option --box: 1000 particles do not fit",
+                        "1000 particles in a 10 x 10 box");
   ck_gas_config_init(&c);
   c.particles = 100;
   c.rc = 0.1;

@@ -189,8 +189,10 @@ ck_status ck__gas_resolve_box(ck_gas_config *config) {
 
 /* Lattice sites, n_x a row and n_y rows, filling the box; the triangular
  * lattice shifts every other row by half a site. Fails when two sites
- * would be closer than MINIMUM_SPACING. */
-static ck_status place_lattice(const ck_gas_config *config, double *positions) {
+ * would be closer than MINIMUM_SPACING, naming the option that set the
+ * box (--box, or --rho by default). */
+static ck_status place_lattice(const ck_gas_config *config,
+                               const char *box_option, double *positions) {
   size_t n = config->particles;
   double aspect = config->box_x / config->box_y;
   double row_factor =
@@ -210,10 +212,10 @@ static ck_status place_lattice(const ck_gas_config *config, double *positions) {
   if (spacing < MINIMUM_SPACING)
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
-        "option --rho: %zu particles do not fit a %g x %g box: lattice "
+        "option %s: %zu particles do not fit a %g x %g box: lattice "
         "sites would be %.3g apart (at least %.2g needed; the "
         "density is %g)",
-        n, config->box_x, config->box_y, spacing, MINIMUM_SPACING,
+        box_option, n, config->box_x, config->box_y, spacing, MINIMUM_SPACING,
         config->density);
   for (size_t k = 0; k < n; ++k) {
     size_t row = k / n_x, column = k % n_x;
@@ -503,6 +505,7 @@ static ck_status create_gas(const ck_device *device,
               c->xyz_path);
   }
   CK_TRY(check_config(c));
+  const char *box_option = c->box_x != 0 || c->box_y != 0 ? "--box" : "--rho";
   CK_TRY(ck__gas_resolve_box(c));
   CK_TRY(check_cutoff_fits(c));
   /* The device's buffers first: a system that cannot fit fails there,
@@ -560,7 +563,7 @@ static ck_status create_gas(const ck_device *device,
     } else
       draw_velocities(c, velocities);
   } else {
-    CK_TRY(place_lattice(c, positions));
+    CK_TRY(place_lattice(c, box_option, positions));
     draw_velocities(c, velocities);
   }
   CK_TRY(start(gas, positions, velocities));
