@@ -1652,6 +1652,30 @@ static void bad_config(const ck_device *ref) {
   nn = NULL;
   CHECK_OK(ck_nn_create(&small, &c, &nn));
   ck_nn_destroy(nn);
+  /* The activations and deltas of a batch are checked with the weights,
+   * before any is allocated: 2-1024-1024-3 takes 16,420 bytes a row, so
+   * 1000 rows need about 16.4 + 12.7 MB, 32 rows fit. */
+  ck_dataset batch_rows;
+  data_random(&batch_rows, 1000, 2, 3, 75, NULL, NULL);
+  size_t batches[2] = {1000, 32};
+  for (int b = 0; b < 2; ++b) {
+    c.batch = batches[b];
+    nn = NULL;
+    CHECK_OK(ck_nn_create(&small, &c, &nn));
+    if (!nn)
+      continue;
+    CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &batch_rows));
+    ck_nn_epoch epoch;
+    if (b == 0)
+      CHECK_FAILS(ck_nn_train_epoch(nn, &epoch), CK_ERROR_DEVICE_MEMORY,
+                  "the network's activations and deltas for 1000 rows a "
+                  "batch, with its weights, need about 0.0291 GB; device ref "
+                  "has 0.0168 GB");
+    else
+      CHECK_OK(ck_nn_train_epoch(nn, &epoch));
+    ck_nn_destroy(nn);
+  }
+  ck_dataset_free(&batch_rows);
 
   /* The activation of a layer that does not exist is not looked at. */
   ck_nn_config_init(&c);

@@ -188,7 +188,10 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data);
  * Takes: epoch (filled in; NULL to skip).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL network or with no
  * training set; CK_ERROR_MISMATCH when the training loss is not finite
- * (lower the learning rate); CK_ERROR_OUT_OF_MEMORY; device errors.
+ * (lower the learning rate); CK_ERROR_DEVICE_MEMORY when a batch's
+ * activations and deltas, with the weights, would not fit the device
+ * (checked before they are allocated); CK_ERROR_OUT_OF_MEMORY; device
+ * errors.
  */
 ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch);
 

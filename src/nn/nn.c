@@ -230,6 +230,21 @@ static ck_status ensure_capacity(ck_nn *nn, uint32_t rows) {
   ck_buffer_destroy(state->batch_labels);
   state->batch_labels = NULL;
   state->capacity = 0;
+  /* All of them, with the weights and the optimiser's states, before any
+   * is allocated: each alone may fit where together they do not. */
+  double units = 0, reals = 0;
+  for (int l = 0; l <= state->layers; ++l) {
+    units += (l > 0 ? 2.0 : 1.0) * state->sizes[l];
+    if (l > 0)
+      reals += 3.0 * (double)layer_reals(state, l);
+  }
+  double bytes = (double)rows * (units * (double)state->real_size + 4.0) +
+                 reals * (double)state->real_size;
+  if ((status = ck__device_memory_check(&state->device, bytes)))
+    CK_FAIL_PREFIX(status,
+                   "the network's activations and deltas for %u rows a "
+                   "batch, with its weights, need ",
+                   rows);
   for (int l = 0; l <= state->layers; ++l) {
     size_t count = (size_t)rows * state->sizes[l];
     CK_TRY(ck__buffer_make_zeroed(state->queue, count, state->real_size,
