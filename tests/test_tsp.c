@@ -335,6 +335,15 @@ static void test_misc_good(void) {
   CHECK_OK(ck_tsp_load(path, &instance));
   CHECK(strcmp(instance.name, "from_file") == 0);
   ck_tsp_free(&instance);
+  /* A file name that is not UTF-8 text, or holds a control character,
+   * names the instance with '?' for each such byte ("\xc3\xa9" is é). */
+  test_path_in(work_dir, "a\xff\xc3\xa9\tb\xe0\x80.tsp", path, sizeof path);
+  CHECK(write_text(path, nameless) == 0);
+  CHECK_OK(ck_tsp_load(path, &instance));
+  CHECK_MSG(strcmp(instance.name, "a?\xc3\xa9?b??") == 0, "name \"%s\"",
+            instance.name);
+  ck_tsp_free(&instance);
+  remove(path);
   /* A long name and comment are cut to fit. */
   char text[2048];
   char long_name[400];
@@ -348,6 +357,22 @@ static void test_misc_good(void) {
   if (parse_ok("long name", text, &instance)) {
     CHECK(strlen(instance.name) == sizeof instance.name - 1);
     CHECK(strlen(instance.comment) == sizeof instance.comment - 1);
+    ck_tsp_free(&instance);
+  }
+  /* Cut between characters, not inside one: 199 two-byte é take 126 of
+   * the name's 127 bytes. */
+  char accents[400];
+  for (int k = 0; k < 199; ++k)
+    memcpy(accents + 2 * k, "\xc3\xa9", 2);
+  accents[398] = '\0';
+  snprintf(text, sizeof text,
+           "NAME : %s\nTYPE : TSP\nDIMENSION : 3\n"
+           "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 0 1\n"
+           "3 1 0\nEOF\n",
+           accents);
+  if (parse_ok("long UTF-8 name", text, &instance)) {
+    CHECK(strlen(instance.name) == sizeof instance.name - 2);
+    CHECK(memcmp(instance.name, accents, sizeof instance.name - 2) == 0);
     ck_tsp_free(&instance);
   }
   /* Whatever follows EOF is not read. */
@@ -716,6 +741,16 @@ static void test_malformed(void) {
        "bad.tsp:1: TYPE has no value"},
       {"NAME with a tab", "NAME : a\tb\n", 0, CK_ERROR_PARSE,
        "bad.tsp:1: NAME holds a control character"},
+      {"NAME not UTF-8", "NAME : a\xff\xfe\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:1: NAME is not UTF-8 text"},
+      {"NAME with an overlong form", "NAME : \xc0\xaf\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:1: NAME is not UTF-8 text"},
+      {"NAME with a surrogate", "NAME : \xed\xa0\x80\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:1: NAME is not UTF-8 text"},
+      {"NAME past U+10FFFF", "NAME : \xf4\x90\x80\x80\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:1: NAME is not UTF-8 text"},
+      {"NAME cut inside a character", "NAME : ab\xe2\x82\n", 0, CK_ERROR_PARSE,
+       "bad.tsp:1: NAME is not UTF-8 text"},
       {"bad DISPLAY_DATA_TYPE", "DISPLAY_DATA_TYPE : PRETTY\n", 0,
        CK_ERROR_PARSE, "bad.tsp:1: unknown DISPLAY_DATA_TYPE \"PRETTY\""},
   };

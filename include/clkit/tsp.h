@@ -62,7 +62,10 @@ typedef enum ck_tsp_metric {
 } ck_tsp_metric;
 
 typedef struct ck_tsp_instance {
-  char name[128];       /* NAME, or the file name without .tsp */
+  /* NAME (UTF-8 text without control characters, cut between characters
+   * to fit), or the file name without .tsp, each byte of it that would not
+   * be such text made a '?' */
+  char name[128];
   char comment[256];    /* COMMENT, may be empty */
   uint32_t cities;      /* DIMENSION, >= 3 */
   ck_tsp_metric metric; /* EDGE_WEIGHT_TYPE */

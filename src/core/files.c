@@ -174,13 +174,7 @@ fail:
  * still shows a whole character where the name was cut. */
 static size_t temporary_name_length(const char *name) {
   enum { ADDED = 1 + (sizeof ".tmp." - 1) + 8 };
-  size_t length = strlen(name);
-  if (length + ADDED <= NAME_MAX)
-    return length;
-  length = NAME_MAX - ADDED;
-  while (length > 0 && ((unsigned char)name[length] & 0xC0) == 0x80)
-    --length;
-  return length;
+  return ck__text_utf8_cut(name, NAME_MAX - ADDED);
 }
 
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {

@@ -370,6 +370,14 @@ int ck__text_is_blank(char c);
  * NUL-terminated text, or -1: names that go into line-oriented output
  * (class names, instance names) must have none. */
 long ck__text_control_byte(const char *text);
+/* The offset of the first byte of a NUL-terminated text that is not part
+ * of a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF), or -1: names that go into XML (SVG
+ * titles) must be well formed. */
+long ck__text_invalid_utf8_byte(const char *text);
+/* How much of text, at most `most` bytes, is taken without splitting a
+ * UTF-8 sequence: a name cut to fit still ends in a whole character. */
+size_t ck__text_utf8_cut(const char *text, size_t most);
 
 /* The most characters of input a message quotes (then "..."). */
 #define CK__TEXT_QUOTE_MAX 40

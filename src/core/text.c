@@ -28,6 +28,40 @@ long ck__text_control_byte(const char *text) {
   return -1;
 }
 
+long ck__text_invalid_utf8_byte(const char *text) {
+  const unsigned char *at = (const unsigned char *)text;
+  for (long i = 0; at[i];) {
+    unsigned lead = at[i];
+    int extra = lead < 0x80                    ? 0
+                : lead >= 0xC2 && lead <= 0xDF ? 1
+                : lead >= 0xE0 && lead <= 0xEF ? 2
+                : lead >= 0xF0 && lead <= 0xF4 ? 3
+                                               : -1;
+    if (extra < 0)
+      return i;
+    /* The second byte's range rules out overlong forms, surrogates and
+     * code points past U+10FFFF. */
+    unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+    unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+    for (int k = 1; k <= extra; ++k) {
+      unsigned byte = at[i + k];
+      if (k == 1 ? byte < low || byte > high : (byte & 0xC0) != 0x80)
+        return i;
+    }
+    i += 1 + extra;
+  }
+  return -1;
+}
+
+size_t ck__text_utf8_cut(const char *text, size_t most) {
+  size_t length = strlen(text);
+  if (length <= most)
+    return length;
+  while (most > 0 && ((unsigned char)text[most] & 0xC0) == 0x80)
+    --most;
+  return most;
+}
+
 ck__text_quoted ck__text_quote(const char *text) {
   ck__text_quoted out;
   size_t used = 0;

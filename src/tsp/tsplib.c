@@ -73,9 +73,7 @@ static void split_keyword(char *line, char **key, char **value) {
 
 /* Copies a value into a fixed field, cut to fit. */
 static void copy_text(char *out, size_t capacity, const char *text) {
-  size_t length = strlen(text);
-  if (length >= capacity)
-    length = capacity - 1;
+  size_t length = ck__text_utf8_cut(text, capacity - 1);
   memcpy(out, text, length);
   out[length] = '\0';
 }
@@ -375,6 +373,9 @@ static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
     if (ck__text_control_byte(value) >= 0)
       return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
                               "NAME holds a control character");
+    if (ck__text_invalid_utf8_byte(value) >= 0)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "NAME is not UTF-8 text");
     copy_text(reader->name, sizeof reader->name, value);
     return CK_OK;
   }
@@ -619,7 +620,8 @@ static ck_status expand_matrix(tsp_reader *reader, int32_t **matrix) {
   return CK_OK;
 }
 
-/* "eil51" from "some/dir/eil51.tsp". */
+/* "eil51" from "some/dir/eil51.tsp", with '?' for each control byte and
+ * each byte that is not UTF-8 text, which a NAME may not hold either. */
 static void base_name(const char *path, char *out, size_t capacity) {
   const char *slash = strrchr(path, '/');
   const char *name = slash ? slash + 1 : path;
@@ -631,6 +633,10 @@ static void base_name(const char *path, char *out, size_t capacity) {
     length = capacity - 1;
   memcpy(out, name, length);
   out[length] = '\0';
+  long bad;
+  while ((bad = ck__text_control_byte(out)) >= 0 ||
+         (bad = ck__text_invalid_utf8_byte(out)) >= 0)
+    out[bad] = '?';
 }
 
 /* What a complete file must have, checked at EOF or the end of the text. */
