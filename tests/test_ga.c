@@ -4,14 +4,16 @@
  * elitism, migration slot by slot, quality on known functions, bounds
  * under every mode, reproducibility, ref/device agreement (bit for bit,
  * mutations included, where the objective uses no device library
- * function), lsq recovering known coefficients, the target stop, and bad
- * input.
+ * function), lsq recovering known coefficients, the target stop, the
+ * history past its bound, and bad input.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "check.h"
 #include "ck_ga.h"
+#include "core/history.h"
 #include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 #include "opencl_device.h"
@@ -895,6 +897,164 @@ static void target(const ck_device *device) {
   }
 }
 
+/* A run's history: best, mean, and each island's best and mean. */
+typedef struct ga_history {
+  double *part[4];
+  size_t count;
+  uint64_t stride;
+  ck_ga_report report;
+} ga_history;
+
+static void ga_history_free(ga_history *h) {
+  for (int p = 0; p < 4; ++p)
+    free(h->part[p]);
+}
+
+/* Runs config (with island history) under a history limit (0: the
+ * default) and copies its history. */
+static int ga_history_take(const ck_device *device, const ck_ga_config *config,
+                           size_t limit, ga_history *h) {
+  memset(h, 0, sizeof *h);
+  ck__history_limit_override = limit;
+  ck_ga *ga = create(device, config);
+  ck__history_limit_override = 0;
+  if (!ga)
+    return 0;
+  const double *part[4] = {NULL};
+  CHECK_OK(ck_ga_run(ga, &h->report));
+  CHECK_OK(
+      ck_ga_get_history(ga, &part[0], &part[1], &part[2], &part[3], &h->count));
+  CHECK_OK(ck_ga_get_history_stride(ga, &h->stride));
+  for (int p = 0; p < 4; ++p) {
+    size_t size = h->count * (p < 2 ? 1 : config->islands) * sizeof(double);
+    h->part[p] = malloc(size);
+    if (h->part[p] && part[p])
+      memcpy(h->part[p], part[p], size);
+  }
+  ck_ga_destroy(ga);
+  return h->part[0] && h->part[1] && h->part[2] && h->part[3];
+}
+
+/* How many of h's entries up to generation `until` differ from the full
+ * history's at generation i x stride. */
+static size_t ga_history_differ(const ga_history *h, const ga_history *full,
+                                size_t islands, uint64_t until) {
+  size_t differ = 0;
+  for (size_t i = 0; i < h->count && i * h->stride <= until; ++i) {
+    size_t g = (size_t)(i * h->stride);
+    if (g >= full->count)
+      return differ + 1;
+    for (int p = 0; p < 4; ++p) {
+      size_t width = p < 2 ? 1 : islands;
+      differ += memcmp(h->part[p] + i * width, full->part[p] + g * width,
+                       width * sizeof(double)) != 0;
+    }
+  }
+  return differ;
+}
+
+/* Past the history's bound (set small here, as a run of hours would reach
+ * it): at most the bound of entries, entry 0 kept, entry i the full
+ * history's at generation i x stride, island statistics too; the target's
+ * generation still found exactly, between the entries kept; and --trace
+ * with --trace-islands naming each row's generation. */
+static void bounded_history(const ck_device *device) {
+  enum { LIMIT = 16, GENERATIONS = 300, ISLANDS = 3 };
+  ck_ga_config c;
+  islands_config(&c, "rastrigin", 10, ISLANDS, 8, GENERATIONS);
+  c.keep_island_history = 1;
+  c.seed = 5;
+  ga_history full, bounded;
+  if (!ga_history_take(device, &c, 0, &full)) {
+    ga_history_free(&full);
+    return;
+  }
+  CHECK(full.stride == 1 && full.count == GENERATIONS + 1);
+  if (ga_history_take(device, &c, LIMIT, &bounded)) {
+    CHECK_MSG(bounded.stride == 32 && bounded.count == GENERATIONS / 32 + 1,
+              "%s: %zu entries, stride %llu", device->id, bounded.count,
+              (unsigned long long)bounded.stride);
+    size_t differ = ga_history_differ(&bounded, &full, ISLANDS, GENERATIONS);
+    CHECK_MSG(differ == 0, "%s: %zu values differ from the full history",
+              device->id, differ);
+    CHECK(bounded.report.best == full.report.best);
+  }
+  ga_history_free(&bounded);
+  /* The target: the last strict improvement in the second half, at a
+   * generation that no entry kept holds (the stride is 16 or more there). */
+  uint64_t met = 0;
+  for (size_t g = full.count - 1; g > full.count / 2 && !met; --g)
+    if (full.part[0][g] < full.part[0][g - 1] && g % 16 != 0)
+      met = g;
+  CHECK_MSG(met > 0, "%s: no improvement after generation %zu", device->id,
+            full.count / 2);
+  ck_ga_config aimed = c;
+  aimed.max_generations = 0;
+  aimed.has_target = 1;
+  aimed.target = full.part[0][met];
+  if (met && ga_history_take(device, &aimed, LIMIT, &bounded)) {
+    CHECK_MSG(bounded.report.stopped_by == CK_PSO_STOP_TARGET &&
+                  bounded.report.target_generation == met,
+              "%s: target %.17g met at generation %llu, want %llu", device->id,
+              aimed.target,
+              (unsigned long long)bounded.report.target_generation,
+              (unsigned long long)met);
+    /* Generations after the target's, which went on to the end of the
+     * chunk read, need not be the full run's: the islands stop changing
+     * once the target is met. */
+    CHECK(bounded.stride > 1 && bounded.count <= LIMIT);
+    CHECK(ga_history_differ(&bounded, &full, ISLANDS, met) == 0);
+  }
+  ga_history_free(&bounded);
+
+  /* --trace --trace-islands: a row for the population and one an island
+   * at each entry kept, each the row of a trace of the full history. */
+  char directory[] = "/tmp/clkit_test_ga_XXXXXX", path[64];
+  if (!mkdtemp(directory)) {
+    CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    ga_history_free(&full);
+    return;
+  }
+  snprintf(path, sizeof path, "%s/trace.csv", directory);
+  const ck_workload *workload;
+  CHECK_OK(ck_workload_find("ga", &workload));
+  const ck_param params[] = {{"fn", "rastrigin"},   {"dim", "10"},
+                             {"islands", "3"},      {"island-size", "8"},
+                             {"gens", "300"},       {"trace", path},
+                             {"trace-islands", "1"}};
+  ck_run_options options = {.seed = 5};
+  ck_result result;
+  char *text[2] = {NULL, NULL};
+  for (int k = 0; k < 2; ++k) {
+    ck__history_limit_override = k ? LIMIT : 0;
+    CHECK_OK(ck_workload_run(workload, device, params, 7, &options, &result));
+    ck__history_limit_override = 0;
+    text[k] = test_read_file(path, NULL);
+  }
+  CHECK(text[0] && text[1] && strcmp(text[0], text[1]) != 0 &&
+        strncmp(text[1], "generation,island,best,mean\n", 28) == 0);
+  size_t rows = 0, wrong = 0;
+  unsigned long long last = 0;
+  for (char *line = text[0] && text[1] ? strchr(text[1], '\n') : NULL;
+       line && line[1]; line = strchr(line + 1, '\n')) {
+    /* "\nLINE\n", the line with the newlines around it. */
+    size_t length = strcspn(line + 1, "\n") + 2;
+    char *row = strndup(line, length);
+    last = strtoull(line + 1, NULL, 10);
+    wrong += !row || last % 32 != 0 || !strstr(text[0], row);
+    free(row);
+    ++rows;
+  }
+  CHECK_MSG(wrong == 0 && rows == (GENERATIONS / 32 + 1) * (ISLANDS + 1) &&
+                last == GENERATIONS / 32 * 32,
+            "%s: %zu of %zu trace rows wrong, the last at %llu", device->id,
+            wrong, rows, last);
+  free(text[0]);
+  free(text[1]);
+  remove_tree(directory);
+  ga_history_free(&full);
+}
+
 /* The device's fold of the island statistics (no island history kept)
  * against the host's (island history kept), on the same run: every best
  * bit for bit, every mean to its precision. 300 islands of 8: more
@@ -1654,6 +1814,12 @@ static ck_status null_ga_get_history(void *context, int which) {
                            NULL_AT(1, &count));
 }
 
+static ck_status null_ga_get_history_stride(void *context, int which) {
+  null_context *c = context;
+  uint64_t stride = 0;
+  return ck_ga_get_history_stride(NULL_AT(0, c->ga), NULL_AT(1, &stride));
+}
+
 static void null_arguments(const ck_device *ref) {
   static const check_null_case cases[] = {
       {"ck_ga_config_init", {"config"}, null_ga_config_init},
@@ -1662,6 +1828,9 @@ static void null_arguments(const ck_device *ref) {
       {"ck_ga_run", {"ga", "report"}, null_ga_run},
       {"ck_ga_get_best", {"ga"}, null_ga_get_best},
       {"ck_ga_get_history", {"ga", "count"}, null_ga_get_history},
+      {"ck_ga_get_history_stride",
+       {"ga", "stride"},
+       null_ga_get_history_stride},
   };
   null_context c = {.device = ref};
   ck_ga_config_init(&c.config);
@@ -1696,6 +1865,7 @@ int main(void) {
     quality(devices[i]);
     bounds(devices[i]);
     target(devices[i]);
+    bounded_history(devices[i]);
     reproducibility(devices[i]);
     lsq(ref, devices[i]);
     evaluations_counted(devices[i]);

@@ -7,7 +7,8 @@
  * conservation, the Langevin and rescaling thermostats, the ideal-gas
  * limit, bit-exact restarts from checkpoints, ref/OpenCL agreement,
  * starting from an XYZ file, the pair histogram of the RDF, bad input and
- * damaged files, and the "gas" workload through the public API.
+ * damaged files, and the "gas" workload through the public API (its run
+ * averages past the samples' bound too).
  *
  * Files live in a fresh directory made with mkdtemp and removed at the
  * end.
@@ -17,6 +18,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "core/history.h"
 #include "gas/gas_internal.h"
 #include "opencl_device.h"
 #include "test_support.h"
@@ -2364,6 +2366,64 @@ static void long_run(const ck_workload *w, const ck_device *ref) {
   free(result);
 }
 
+/* The run averages past the samples' bound (set small here, as a run of
+ * hours would reach it): the samples counted and the means the same, bit
+ * for bit (each is the sum of every sample over their count); the
+ * standard errors the same to rounding where the blocks of the means the
+ * history keeps are the blocks of the unbounded run (65 samples in 4
+ * blocks of 16, from 8 entries of 8), and still finite where they are not
+ * (101 samples: 6 entries of 16, blocks of 16 samples instead of 25). Below
+ * the bound nothing changes. */
+static void bounded_samples(const ck_workload *w, const ck_device *ref) {
+  static const char *const means[] = {"temperature", "potential_energy",
+                                      "total_energy", "pressure"};
+  static const char *const steps[] = {"64", "100"};
+  ck_result *result = calloc(3, sizeof *result);
+  if (!result)
+    return;
+  for (size_t k = 0; k < 2; ++k) {
+    ck_param params[] = {{"particles", "64"},
+                         {"steps", steps[k]},
+                         {"sample-every", "1"},
+                         {"log-every", "0"},
+                         {"blocks", "4"}};
+    static const size_t limits[] = {0, 128, 8};
+    for (int run = 0; run < 3; ++run) {
+      ck__history_limit_override = limits[run];
+      CHECK_OK(run_workload(w, ref, params, 5, &result[run]));
+      ck__history_limit_override = 0;
+    }
+    double samples[3] = {NAN, NAN, NAN};
+    for (int run = 0; run < 3; ++run)
+      CHECK_OK(ck_result_get_metric(&result[run], "samples", &samples[run]));
+    CHECK(samples[0] == (k ? 101 : 65) && samples[1] == samples[0] &&
+          samples[2] == samples[0]);
+    for (size_t q = 0; q < sizeof means / sizeof means[0]; ++q) {
+      char name[64];
+      double mean[3], error[3];
+      snprintf(name, sizeof name, "%s_se", means[q]);
+      for (int run = 0; run < 3; ++run) {
+        mean[run] = error[run] = NAN;
+        CHECK_OK(ck_result_get_metric(&result[run], means[q], &mean[run]));
+        CHECK_OK(ck_result_get_metric(&result[run], name, &error[run]));
+      }
+      CHECK_MSG(mean[1] == mean[0] && error[1] == error[0],
+                "%s below the bound: %.17g +- %.17g, unbounded %.17g +- "
+                "%.17g",
+                means[q], mean[1], error[1], mean[0], error[0]);
+      CHECK_MSG(mean[2] == mean[0], "%s past the bound: %.17g, want %.17g",
+                means[q], mean[2], mean[0]);
+      int close = k == 0 ? fabs(error[2] - error[0]) <= 1e-9 * error[0]
+                         : isfinite(error[2]) && error[2] > 0;
+      CHECK_MSG(close && error[0] > 0,
+                "%s past the bound after %s steps: error %.17g, unbounded "
+                "%.17g",
+                name, steps[k], error[2], error[0]);
+    }
+  }
+  free(result);
+}
+
 static void workload(const ck_device *ref, const ck_device *ocl) {
   const ck_workload *w = NULL;
   CHECK_OK(ck_workload_find("gas", &w));
@@ -2373,6 +2433,7 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   if (!result)
     return;
   long_run(w, ref);
+  bounded_samples(w, ref);
   ck_param basic[] = {
       {"particles", "200"}, {"steps", "100"}, {"log-every", "0"}};
   CHECK_OK(run_workload(w, ref, basic, 3, result));

@@ -3,8 +3,8 @@
  * the ring neighbourhood and a coordinate's move (cl/ck_pso.h) against
  * their definitions, --constriction's chi against Clerc's formula, quality
  * on known functions, bounds under every mode, ref/OpenCL agreement,
- * reproducibility, the exact target stop, lsq recovering known
- * coefficients, user objectives, and bad input.
+ * reproducibility, the exact target stop, the history past its bound,
+ * lsq recovering known coefficients, user objectives, and bad input.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "ck_pso.h"
+#include "core/history.h"
 #include "opencl_device.h"
 #include "pso/pso_internal.h"
 #include "test_support.h"
@@ -166,6 +167,151 @@ static void history_and_target(const ck_device *device) {
             "%s: target %.17g met at %" PRIu64 " (best %.17g), want %" PRIu64,
             device->id, c.target, report.target_iteration, report.best, middle);
   ck_pso_destroy(pso);
+}
+
+/* The best values of a run: its history (stride 1), copied. */
+static double *full_history(const ck_device *device, const ck_pso_config *c,
+                            size_t *count) {
+  ck_pso_report report;
+  const double *history = NULL;
+  uint64_t stride = 0;
+  double *copy = NULL;
+  *count = 0;
+  ck_pso *pso = create(device, c);
+  if (!pso)
+    return NULL;
+  CHECK_OK(ck_pso_run(pso, &report));
+  CHECK_OK(ck_pso_get_history(pso, &history, count));
+  CHECK_OK(ck_pso_get_history_stride(pso, &stride));
+  CHECK(stride == 1 && *count == report.iterations + 1);
+  copy = malloc(*count * sizeof *copy);
+  if (copy && history)
+    memcpy(copy, history, *count * sizeof *copy);
+  ck_pso_destroy(pso);
+  return copy;
+}
+
+/* The rows "iteration,best" of a --trace file: how many, and whether
+ * each is the full history's at its iteration (a multiple of stride). */
+static void check_trace(const char *path, const double *full, size_t count,
+                        uint64_t stride, size_t *rows, uint64_t *last) {
+  char *text = test_read_file(path, NULL);
+  CHECK(text && strncmp(text, "iteration,best\n", 15) == 0);
+  *rows = 0;
+  size_t wrong = 0;
+  for (char *line = text ? strchr(text, '\n') : NULL; line && line[1];
+       line = strchr(line + 1, '\n')) {
+    char *end = NULL;
+    unsigned long long iteration = strtoull(line + 1, &end, 10);
+    double best = end && *end == ',' ? strtod(end + 1, NULL) : NAN;
+    wrong += iteration % stride != 0 || iteration >= count ||
+             best != full[iteration];
+    *last = iteration;
+    ++*rows;
+  }
+  CHECK_MSG(wrong == 0, "%s: %zu of %zu rows are not the history's", path,
+            wrong, *rows);
+  free(text);
+}
+
+/* Past the history's bound (set small here, as a run of hours would reach
+ * it): at most the bound of entries, entry 0 kept, entry i the full
+ * history's at iteration i x stride; the target's iteration still found
+ * exactly, between the entries kept; and --trace naming each row's
+ * iteration. Below the bound the history is the full one. */
+static void bounded_history(const ck_device *device) {
+  enum { LIMIT = 16, ITERATIONS = 300 };
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.dim = 4;
+  c.particles = 8;
+  c.max_iterations = ITERATIONS;
+  c.seed = 11;
+  size_t count = 0;
+  double *full = full_history(device, &c, &count);
+  if (!full)
+    return;
+  ck_pso_report report;
+  const double *history = NULL;
+  size_t kept = 0;
+  uint64_t stride = 0;
+  ck__history_limit_override = LIMIT;
+  ck_pso *pso = create(device, &c);
+  ck__history_limit_override = 0;
+  if (pso) {
+    CHECK_OK(ck_pso_run(pso, &report));
+    CHECK_OK(ck_pso_get_history(pso, &history, &kept));
+    CHECK_OK(ck_pso_get_history_stride(pso, &stride));
+    CHECK_MSG(stride == 32 && kept == ITERATIONS / 32 + 1,
+              "%s: %zu entries, stride %llu", device->id, kept,
+              (unsigned long long)stride);
+    size_t differ = 0;
+    for (size_t i = 0; history && i < kept && i * stride < count; ++i)
+      differ += history[i] != full[i * stride];
+    CHECK_MSG(differ == 0, "%s: %zu entries differ from the full history",
+              device->id, differ);
+    CHECK(report.iterations == ITERATIONS && report.best == full[count - 1]);
+    ck_pso_destroy(pso);
+  }
+  /* The target: the last strict improvement in the second half, at an
+   * iteration that no entry kept holds (the stride is 16 or more there). */
+  uint64_t met = 0;
+  for (uint64_t i = count - 1; i > count / 2 && !met; --i)
+    if (full[i] < full[i - 1] && i % 16 != 0)
+      met = i;
+  CHECK_MSG(met > 0, "%s: no improvement after iteration %zu", device->id,
+            count / 2);
+  ck_pso_config aimed = c;
+  aimed.max_iterations = 0;
+  aimed.has_target = 1;
+  aimed.target = full[met];
+  ck__history_limit_override = LIMIT;
+  pso = met ? create(device, &aimed) : NULL;
+  ck__history_limit_override = 0;
+  if (pso) {
+    CHECK_OK(ck_pso_run(pso, &report));
+    CHECK_OK(ck_pso_get_history(pso, &history, &kept));
+    CHECK_OK(ck_pso_get_history_stride(pso, &stride));
+    CHECK_MSG(report.stopped_by == CK_PSO_STOP_TARGET &&
+                  report.target_iteration == met && report.iterations == met &&
+                  report.best == full[met],
+              "%s: target %.17g met at %llu (best %.17g), want %llu",
+              device->id, aimed.target,
+              (unsigned long long)report.target_iteration, report.best,
+              (unsigned long long)met);
+    CHECK(stride > 1 && kept <= LIMIT && kept == met / stride + 1);
+    size_t differ = 0;
+    for (size_t i = 0; history && i < kept; ++i)
+      differ += history[i] != full[i * stride];
+    CHECK(differ == 0);
+    ck_pso_destroy(pso);
+  }
+  /* --trace: every row below the bound; past it, the entries kept. */
+  const ck_workload *workload;
+  CHECK_OK(ck_workload_find("pso", &workload));
+  char path[300], iterations[32];
+  test_path_in(work_dir, "bounded-trace.csv", path, sizeof path);
+  snprintf(iterations, sizeof iterations, "%d", ITERATIONS);
+  const ck_param params[] = {{"fn", "sphere"},
+                             {"dim", "4"},
+                             {"particles", "8"},
+                             {"iters", iterations},
+                             {"trace", path}};
+  ck_run_options options = {.seed = 11};
+  ck_result result;
+  size_t rows = 0;
+  uint64_t last = 0;
+  for (int bounded = 0; bounded < 2; ++bounded) {
+    ck__history_limit_override = bounded ? LIMIT : 0;
+    CHECK_OK(ck_workload_run(workload, device, params, 5, &options, &result));
+    ck__history_limit_override = 0;
+    check_trace(path, full, count, bounded ? 32 : 1, &rows, &last);
+    CHECK_MSG(rows == (bounded ? ITERATIONS / 32 + 1 : count) &&
+                  last == (bounded ? ITERATIONS / 32 * 32 : ITERATIONS),
+              "%s: %zu trace rows, the last at %llu", device->id, rows,
+              (unsigned long long)last);
+  }
+  free(full);
 }
 
 /* Evaluation budgets count initialisation's evaluations: one that
@@ -1097,6 +1243,12 @@ static ck_status null_pso_get_history(void *context, int which) {
                             NULL_AT(2, &count));
 }
 
+static ck_status null_pso_get_history_stride(void *context, int which) {
+  null_context *c = context;
+  uint64_t stride = 0;
+  return ck_pso_get_history_stride(NULL_AT(0, c->pso), NULL_AT(1, &stride));
+}
+
 static void null_arguments(const ck_device *ref) {
   static const check_null_case cases[] = {
       {"ck_pso_config_init", {"config"}, null_pso_config_init},
@@ -1105,6 +1257,9 @@ static void null_arguments(const ck_device *ref) {
       {"ck_pso_run", {"pso", "report"}, null_pso_run},
       {"ck_pso_get_best", {"pso"}, null_pso_get_best},
       {"ck_pso_get_history", {"pso", "values", "count"}, null_pso_get_history},
+      {"ck_pso_get_history_stride",
+       {"pso", "stride"},
+       null_pso_get_history_stride},
   };
   null_context c = {.device = ref};
   ck_pso_config_init(&c.config);
@@ -1135,6 +1290,7 @@ int main(void) {
     quality(devices[i]);
     bounds(devices[i]);
     history_and_target(devices[i]);
+    bounded_history(devices[i]);
     budgets(devices[i]);
     agreement(ref, devices[i]);
     move_modes(ref, devices[i]);

@@ -168,18 +168,28 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report);
 ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position);
 
 /*
- * ck_ga_get_history - best and mean fitness of the whole population after each
- * generation (entry 0: generation 0), count entries each; with
- * keep_island_history, island_best and island_mean hold count x islands
- * entries (generation-major; NULL without it). Arrays are owned by the GA
- * and valid until its next call; NULL pointers skip an array (count is
- * required).
+ * ck_ga_get_history - best and mean fitness of the whole population, entry
+ * i after generation i x stride (ck_ga_get_history_stride; entry 0:
+ * generation 0), count entries each; with keep_island_history, island_best
+ * and island_mean hold count x islands entries (generation-major; NULL
+ * without it). The stride is 1, an entry a generation, until the history
+ * reaches its bound (64 MiB for all four arrays, and at least 64 entries);
+ * then every other entry is dropped and the stride doubles, as often as
+ * needed. Arrays are owned by the GA and valid until its next call; NULL
+ * pointers skip an array (count is required).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA or count;
  * CK_ERROR_OUT_OF_MEMORY; device errors (it reads the latest entries).
  */
 ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
                             const double **island_best,
                             const double **island_mean, size_t *count);
+
+/* ck_ga_get_history_stride - the generations between the entries that
+ * ck_ga_get_history returned last (call it after that; the history may
+ * thin out at any call that evolves or reads the GA).
+ * Takes: stride (set; 1 until the history reaches its bound).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
+ck_status ck_ga_get_history_stride(ck_ga *ga, uint64_t *stride);
 
 /* ck_ga_destroy - release a GA and its queue. NULL is a no-op.
  * Returns: CK_OK. */

@@ -169,13 +169,24 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report);
 ck_status ck_pso_get_best(ck_pso *pso, double *value, double *position);
 
 /*
- * ck_pso_get_history - the best value after each iteration so far (entry 0:
- * after initialisation). The array is owned by the swarm and valid until
+ * ck_pso_get_history - the best value so far, entry i after iteration
+ * i x stride (ck_pso_get_history_stride; entry 0: after initialisation).
+ * The stride is 1, an entry an iteration, until the history reaches its
+ * bound (64 MiB, about 8 million entries); then every other entry is
+ * dropped and the stride doubles, as often as needed, so that a long run
+ * keeps at most that many. The array is owned by the swarm and valid until
  * its next call.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
  * CK_ERROR_OUT_OF_MEMORY; device errors (it reads the latest entries).
  */
 ck_status ck_pso_get_history(ck_pso *pso, const double **values, size_t *count);
+
+/* ck_pso_get_history_stride - the iterations between the entries that
+ * ck_pso_get_history returned last (call it after that; the history may
+ * thin out at any call that moves or reads the swarm).
+ * Takes: stride (set; 1 until the history reaches its bound).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
+ck_status ck_pso_get_history_stride(ck_pso *pso, uint64_t *stride);
 
 /* ck_pso_destroy - release a swarm and its queue. NULL is a no-op.
  * Returns: CK_OK. */

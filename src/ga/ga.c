@@ -11,6 +11,7 @@
 
 #include "ck_objectives.h"
 #include "ck_philox.h"
+#include "core/history.h"
 #include "core/workload_internal.h"
 #include "ga/ga_internal.h"
 
@@ -33,9 +34,10 @@ struct ck_ga {
    * (state.fused_migration), which sent its migrants already. */
   int immigration_pending;
   uint32_t stats_used; /* device slots not yet read */
-  double *best, *mean; /* per generation */
-  double *island_best, *island_mean;
-  size_t history_count, history_allocated;
+  /* Best and mean per generation in every stride, and with
+   * keep_island_history each island's too: the parts of a row. */
+  ck__history history;
+  double *row;      /* the row being made: 2, or 2 + 2 x islands */
   uint32_t *source; /* host copy of the migration sources */
   /* The statistics buffer's host copy, allocated and touched once at
    * creation so that reading it costs only the transfer. */
@@ -208,75 +210,50 @@ static ck_status plan_migration(ck_ga *ga) {
 /* Reads the statistics of the generations not yet seen into the history. */
 static ck_status flush_stats(ck_ga *ga) {
   ga_state *state = &ga->state;
-  uint32_t slots = ga->stats_used;
+  uint32_t slots = ga->stats_used, islands = state->islands;
   if (slots == 0)
     return CK_OK;
-  size_t needed = ga->history_count + slots;
-  if (needed > ga->history_allocated) {
-    size_t allocated = ga->history_allocated ? ga->history_allocated : 1024;
-    while (allocated < needed)
-      allocated *= 2;
-    double *best = realloc(ga->best, allocated * sizeof *best);
-    if (best)
-      ga->best = best;
-    double *mean = realloc(ga->mean, allocated * sizeof *mean);
-    if (mean)
-      ga->mean = mean;
-    if (!best || !mean)
-      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for history");
-    if (ga->config.keep_island_history) {
-      double *ib =
-          realloc(ga->island_best, allocated * state->islands * sizeof *ib);
-      if (ib)
-        ga->island_best = ib;
-      double *im =
-          realloc(ga->island_mean, allocated * state->islands * sizeof *im);
-      if (im)
-        ga->island_mean = im;
-      if (!ib || !im)
-        return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                        "out of host memory for island history");
-    }
-    ga->history_allocated = allocated;
-  }
+  int keep = ga->config.keep_island_history;
   /* Without island history the device folds the islands first (where it
    * can), and two values a generation cross to the host, not two an
    * island: at 4096 islands, megabytes a batch and their loop here. */
-  int folded = !ga->config.keep_island_history && ga->steps->fold_stats;
-  ck_status status = folded ? ga->steps->fold_stats(state, slots) : CK_OK;
-  size_t count = (size_t)slots * (folded ? 1 : state->islands) * 2;
+  int folded = !keep && ga->steps->fold_stats;
+  ck_status status = ck__history_reserve(&ga->history, slots);
+  if (status == CK_OK && folded)
+    status = ga->steps->fold_stats(state, slots);
+  size_t count = (size_t)slots * (folded ? 1 : islands) * 2;
   if (status == CK_OK)
     status = ck_buffer_read(state->queue, folded ? state->folded : state->stats,
                             0, count * state->real_size, ga->stats_host,
                             CK_BLOCKING, NULL);
   const float *narrow = ga->stats_host;
   const double *wide = ga->stats_host;
+  double *row = ga->row;
 #define STAT(i) (state->double_precision ? wide[i] : (double)narrow[i])
-  for (uint32_t slot = 0; status == CK_OK && folded && slot < slots; ++slot) {
-    ga->best[ga->history_count + slot] = STAT((size_t)slot * 2);
-    ga->mean[ga->history_count + slot] = STAT((size_t)slot * 2 + 1);
-  }
-  for (uint32_t slot = 0; status == CK_OK && !folded && slot < slots; ++slot) {
-    double best = INFINITY, mean = 0;
-    size_t row = ga->history_count + slot;
-    for (uint32_t island = 0; island < state->islands; ++island) {
-      double island_best = STAT(((size_t)slot * state->islands + island) * 2);
-      double island_mean =
-          STAT(((size_t)slot * state->islands + island) * 2 + 1);
-      best = island_best < best ? island_best : best;
-      mean += island_mean;
-      if (ga->config.keep_island_history) {
-        ga->island_best[row * state->islands + island] = island_best;
-        ga->island_mean[row * state->islands + island] = island_mean;
+  for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
+    if (folded) {
+      row[0] = STAT((size_t)slot * 2);
+      row[1] = STAT((size_t)slot * 2 + 1);
+    } else {
+      double best = INFINITY, mean = 0;
+      for (uint32_t island = 0; island < islands; ++island) {
+        double island_best = STAT(((size_t)slot * islands + island) * 2);
+        double island_mean = STAT(((size_t)slot * islands + island) * 2 + 1);
+        best = island_best < best ? island_best : best;
+        mean += island_mean;
+        if (keep) {
+          row[2 + island] = island_best;
+          row[2 + (size_t)islands + island] = island_mean;
+        }
       }
+      row[0] = best;
+      row[1] = mean / islands; /* islands are the same size */
     }
-    ga->best[row] = best;
-    ga->mean[row] = mean / state->islands; /* islands are the same size */
+    status = ck__history_push(&ga->history, row);
   }
 #undef STAT
   if (status)
     return status;
-  ga->history_count += slots;
   ga->stats_used = 0;
   return CK_OK;
 }
@@ -371,6 +348,14 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   created->source = malloc(state->islands * sizeof *created->source);
   if (!created->source)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  const size_t widths[] = {1, 1, state->islands, state->islands};
+  size_t parts = config->keep_island_history ? 4 : 2;
+  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, parts, widths,
+                          "generation statistics"));
+  created->row = malloc(created->history.row_width * sizeof *created->row);
+  if (!created->row)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory for generation statistics");
 
   created->steps = device->backend == CK_BACKEND_REF
                        ? (state->double_precision ? &ck__ga_ref_steps_f64
@@ -541,8 +526,13 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_ga_step(self, steps);
 }
 
-static ck_status run_history(void *self, const double **best, size_t *count) {
-  return ck_ga_get_history(self, best, NULL, NULL, NULL, count);
+static ck_status run_read(void *self, int *met, uint64_t *step) {
+  ck_ga *ga = self;
+  ck_status status = flush_stats(ga);
+  if (status)
+    return status;
+  *met = ck__history_met(&ga->history, step);
+  return CK_OK;
 }
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
@@ -566,21 +556,19 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   uint64_t budget = config->max_evaluations ? config->max_evaluations -
                                                   state->total + per_generation
                                             : 0;
-  const ck__run_rules rules = {config->max_generations,
-                               budget,
-                               per_generation,
-                               200,
-                               config->has_target,
-                               config->target,
-                               config->max_seconds,
-                               config->check_every,
-                               MAX_CHUNK,
-                               config->progress,
-                               config->progress_user};
-  const ck__run_driver driver = {ga, run_step, run_history};
+  const ck__run_rules rules = {config->max_generations, budget,
+                               per_generation,          200,
+                               config->has_target,      config->max_seconds,
+                               config->check_every,     MAX_CHUNK,
+                               config->progress,        config->progress_user};
+  const ck__run_driver driver = {ga, run_step, run_read};
   ck__run_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);
+  /* Every generation's best is checked against the target as it is read,
+   * before the history thins it out. */
+  if (config->has_target)
+    ck__history_watch(&ga->history, 0, config->target, ga->generation);
   CK_TRY(ck__run_until(&rules, &driver, "GA", &outcome));
   CK_TRY(ck_queue_finish(state->queue));
   ck_queue_get_kernel_seconds(state->queue, &kernel_after);
@@ -601,6 +589,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
                           (double)outcome.steps / report->wall_s;
   }
 fail:
+  ck__history_unwatch(&ga->history);
   return status;
 }
 
@@ -626,15 +615,23 @@ ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
   ck_status status = flush_stats(ga);
   if (status)
     return status;
+  /* Parts 2 and 3 are NULL without keep_island_history. */
   if (best)
-    *best = ga->best;
+    *best = ga->history.entries[0];
   if (mean)
-    *mean = ga->mean;
+    *mean = ga->history.entries[1];
   if (island_best)
-    *island_best = ga->island_best;
+    *island_best = ga->history.entries[2];
   if (island_mean)
-    *island_mean = ga->island_mean;
-  *count = ga->history_count;
+    *island_mean = ga->history.entries[3];
+  *count = ga->history.count;
+  return CK_OK;
+}
+
+ck_status ck_ga_get_history_stride(ck_ga *ga, uint64_t *stride) {
+  CK__REQUIRE(ga);
+  CK__REQUIRE(stride);
+  *stride = ga->history.stride;
   return CK_OK;
 }
 
@@ -672,10 +669,8 @@ ck_status ck_ga_destroy(ck_ga *ga) {
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(state->queue);
   ck__problem_free(&ga->problem);
-  free(ga->best);
-  free(ga->mean);
-  free(ga->island_best);
-  free(ga->island_mean);
+  ck__history_free(&ga->history);
+  free(ga->row);
   free(ga->source);
   free(ga->stats_host);
   free(ga);

@@ -184,17 +184,25 @@ static ck_status ga_check(const ck_param *params, size_t count) {
                    ck__param_find(params, count, "trace") != NULL, &c);
 }
 
+/* About TRACE_ROWS generations of the history, evenly spread, and its
+ * last; an entry g is generation g x stride (the history thins out on long
+ * runs). */
 static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
                              size_t islands) {
   const double *best, *mean, *island_best, *island_mean;
   size_t count;
+  uint64_t stride;
   ck_status status =
       ck_ga_get_history(ga, &best, &mean, &island_best, &island_mean, &count);
+  if (status == CK_OK)
+    status = ck_ga_get_history_stride(ga, &stride);
   if (status)
     return status;
   size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
   size_t rows = (count / every + 2) * (per_island ? islands + 1 : 1);
-  size_t capacity = rows * 64 + 64, used = 0;
+  /* A row: a generation (up to 16 digits), an island, two %.17g values
+   * (up to 24 characters each). */
+  size_t capacity = rows * 96 + 64, used = 0;
   char *text = malloc(capacity);
   if (!text)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -202,11 +210,13 @@ static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
   for (size_t g = 0; g < count; ++g) {
     if (g % every && g + 1 != count)
       continue;
-    used += (size_t)snprintf(text + used, capacity - used,
-                             "%zu,all,%.17g,%.17g\n", g, best[g], mean[g]);
+    unsigned long long generation = g * stride;
+    used +=
+        (size_t)snprintf(text + used, capacity - used, "%llu,all,%.17g,%.17g\n",
+                         generation, best[g], mean[g]);
     for (size_t i = 0; per_island && i < islands; ++i)
       used += (size_t)snprintf(
-          text + used, capacity - used, "%zu,%zu,%.17g,%.17g\n", g, i,
+          text + used, capacity - used, "%llu,%zu,%.17g,%.17g\n", generation, i,
           island_best[g * islands + i], island_mean[g * islands + i]);
   }
   status = ck__file_write_atomic(path, text, used);

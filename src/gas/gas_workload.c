@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/history.h"
 #include "core/workload_internal.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
@@ -375,15 +376,26 @@ static void log_line(const ck_run_options *options, const char *line) {
     options->log(options->log_user, line);
 }
 
-/* Mean and standard error of samples, from the means of `blocks` equal
- * blocks (the remainder at the end is left out of the blocks, not of the
- * mean). With too few samples the error is NaN. */
-static void block_average(const double *samples, size_t count, unsigned blocks,
-                          double *mean, double *error) {
-  double sum = 0;
-  for (size_t i = 0; i < count; ++i)
-    sum += samples[i];
-  *mean = count ? sum / (double)count : NAN;
+/*
+ * Mean and standard error of an observable's samples: the mean from their
+ * sum (sum, of `samples`), the error from the means of `blocks` equal
+ * blocks of the entries (the remainder at the end is left out of the
+ * blocks, not of the mean). With too few entries the error is NaN.
+ *
+ * Each entry is the mean of `stride` consecutive samples (core/history.h):
+ * 1 until the run has made the history's limit of samples, then each
+ * doubling of the stride pairs adjacent entries into their mean. That is a
+ * blocking step (Flyvbjerg and Petersen): the blocks here are still the
+ * means of runs of consecutive samples, a whole number of entries long, so
+ * the estimate is the one an unbounded record would give with blocks
+ * rounded down to a multiple of the stride (the limit holds a million
+ * entries or more, against at most 1000 blocks), and the mean, from the
+ * sum of every sample, is the same.
+ */
+static void block_average(double sum, uint64_t samples, const double *entries,
+                          size_t count, unsigned blocks, double *mean,
+                          double *error) {
+  *mean = samples ? sum / (double)samples : NAN;
   size_t size = count / blocks;
   if (size < 1) {
     *error = NAN;
@@ -393,7 +405,7 @@ static void block_average(const double *samples, size_t count, unsigned blocks,
   for (unsigned b = 0; b < blocks; ++b) {
     double block = 0;
     for (size_t i = 0; i < size; ++i)
-      block += samples[b * size + i];
+      block += entries[b * size + i];
     means[b] = block / (double)size;
     total += means[b];
   }
@@ -438,7 +450,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   gas_job job;
   ck_gas *gas = NULL;
   ck__gas_trajectory *trajectory = NULL;
-  double *samples[SAMPLES] = {NULL};
+  ck__history samples = {0};
   uint64_t *rdf = NULL, rdf_samples = 0;
   if ((status = job_parse(params, count, options, &job)))
     return status;
@@ -462,16 +474,18 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   }
   if (job.traj)
     CK_TRY(ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
-  /* The samples grow as the run makes them: allocated for the whole run
-   * at once, a long one would ask for memory before its first step that
-   * it might never use. */
-  size_t capacity = 0;
+  /* The samples grow as the run makes them, up to the history's limit,
+   * past which adjacent entries are paired into their means (block_average
+   * says why the averages and errors stand). */
+  static const size_t observables[SAMPLES] = {1, 1, 1, 1};
+  CK_TRY(ck__history_init(&samples, CK__HISTORY_AVERAGE, SAMPLES, observables,
+                          "samples of the observables"));
   uint64_t most = job.steps / job.sample_every + 2;
   ck_gas_observables o, first = {0}, last = {0};
   CK_TRY(ck_gas_observe(gas, &o));
   uint64_t begin = o.step, end = begin + job.equil + job.steps;
   uint64_t production = begin + job.equil;
-  size_t sampled = 0;
+  uint64_t sampled = 0;
   char line[256];
   if (job.log_every) {
     log_line(options, "    step       time    kinetic  potential      total"
@@ -491,25 +505,16 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
     }
     if (step >= production && (step - production) % job.sample_every == 0 &&
         sampled < most) {
-      if (sampled == capacity) {
-        capacity = capacity ? 2 * capacity : 1024;
-        for (int q = 0; q < SAMPLES; ++q) {
-          double *grown = realloc(samples[q], capacity * sizeof *grown);
-          if (!grown)
-            CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-                    "out of host memory for %zu samples of each observable",
-                    capacity);
-          samples[q] = grown;
-        }
-      }
       CK_TRY(ck_gas_observe(gas, &o));
       if (sampled == 0)
         first = o;
       last = o;
-      samples[SAMPLE_T][sampled] = o.temperature;
-      samples[SAMPLE_POTENTIAL][sampled] = o.potential;
-      samples[SAMPLE_TOTAL][sampled] = o.total;
-      samples[SAMPLE_PRESSURE][sampled] = o.pressure;
+      double row[SAMPLES];
+      row[SAMPLE_T] = o.temperature;
+      row[SAMPLE_POTENTIAL] = o.potential;
+      row[SAMPLE_TOTAL] = o.total;
+      row[SAMPLE_PRESSURE] = o.pressure;
+      CK_TRY(ck__history_push(&samples, row));
       ++sampled;
     }
     if (rdf && step >= production && (step - production) % job.rdf_every == 0) {
@@ -576,7 +581,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
 
   double mean[SAMPLES], error[SAMPLES];
   for (int q = 0; q < SAMPLES; ++q)
-    block_average(samples[q], sampled, job.blocks, &mean[q], &error[q]);
+    block_average(samples.total[q], sampled, samples.entries[q], samples.count,
+                  job.blocks, &mean[q], &error[q]);
   double particle_steps = (double)c.particles * (double)(end - begin);
   /* kernel_s over wall_s's span: from the setup (the queue was made after
    * `started`, so its total is the span's) to the last frame and
@@ -633,8 +639,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
 fail:
   if (trajectory)
     ck__gas_trajectory_close(trajectory, 0);
-  for (int q = 0; q < SAMPLES; ++q)
-    free(samples[q]);
+  ck__history_free(&samples);
   free(rdf);
   ck_gas_destroy(gas);
   return status;

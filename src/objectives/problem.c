@@ -325,8 +325,8 @@ ck_status ck__run_until(const ck__run_rules *rules,
                         const ck__run_driver *driver, const char *what,
                         ck__run_outcome *outcome) {
   ck_status status = CK_OK;
-  const double *best = NULL;
-  size_t count = 0;
+  int met = 0;
+  uint64_t met_step = 0;
   memset(outcome, 0, sizeof *outcome);
   /* The step limit, if any, and the rule it comes from. 0 is a limit here
    * (a budget that initialisation uses up allows no step), so whether
@@ -351,18 +351,13 @@ ck_status ck__run_until(const ck__run_rules *rules,
   }
   uint64_t chunk = rules->check_every ? rules->check_every : 1;
   double started = ck__seconds();
-  CK_TRY(driver->history(driver->self, &best, &count));
   /* The step the run starts from counts: a target met there stops it. */
-  size_t scanned = count ? count - 1 : 0;
+  CK_TRY(driver->read(driver->self, &met, &met_step));
   for (;;) {
-    for (; rules->has_target && scanned < count; ++scanned) {
-      if (best[scanned] <= rules->target) {
-        outcome->stopped_by = CK_PSO_STOP_TARGET;
-        outcome->target_step = scanned;
-        break;
-      }
+    if (rules->has_target && met) {
+      outcome->stopped_by = CK_PSO_STOP_TARGET;
+      outcome->target_step = met_step;
     }
-    scanned = count;
     double total = ck__seconds() - started;
     if (!outcome->stopped_by && rules->max_seconds > 0 &&
         total >= rules->max_seconds)
@@ -378,7 +373,7 @@ ck_status ck__run_until(const ck__run_rules *rules,
     CK_TRY(driver->step(driver->self, steps));
     outcome->steps += steps;
     /* The only read from the device: the best values since the last. */
-    CK_TRY(driver->history(driver->self, &best, &count));
+    CK_TRY(driver->read(driver->self, &met, &met_step));
     double elapsed = ck__seconds() - chunk_started;
     if (rules->progress) {
       double fraction =

@@ -179,8 +179,7 @@ typedef struct ck__run_rules {
   uint64_t max_evaluations; /* 0: off */
   uint64_t per_step;        /* evaluations one step makes */
   uint64_t default_steps;   /* the limit when every rule is off */
-  int has_target;
-  double target;
+  int has_target;           /* the driver watches for it (read) */
   double max_seconds;
   unsigned check_every; /* steps between host reads; 0: automatic */
   uint64_t max_chunk;   /* steps between host reads, at most */
@@ -191,23 +190,27 @@ typedef struct ck__run_rules {
 typedef struct ck__run_driver {
   void *self;
   ck_status (*step)(void *self, uint64_t steps);
-  /* The best value after each step so far (entry 0: before any). */
-  ck_status (*history)(void *self, const double **best, size_t *count);
+  /* Reads the best values of the steps made since the last read; *met is
+   * set to 1, and *step to its number, once a step from the run's start
+   * on (the start included) had its best at or below the target, else
+   * *met to 0. The driver checks each value as it reads it (its history
+   * keeps only some of them once it is long: core/history.h). */
+  ck_status (*read)(void *self, int *met, uint64_t *step);
 } ck__run_driver;
 
 typedef struct ck__run_outcome {
   ck_pso_stop stopped_by;
   uint64_t steps;       /* made by this run */
-  uint64_t target_step; /* history entry that first met the target */
+  uint64_t target_step; /* the first step at or below the target */
   double wall_s;
 } ck__run_outcome;
 
 /*
  * Steps until a rule holds: the step limit (from max_steps and
- * max_evaluations), the target (checked on every history entry since the
- * run began), or the clock. The host reads the history once a chunk of
- * steps, sized for about twenty reads a second unless check_every is set;
- * progress is reported at each read.
+ * max_evaluations), the target (checked by the driver on every step since
+ * the run began), or the clock. The host reads the best values once a
+ * chunk of steps, sized for about twenty reads a second unless check_every
+ * is set; progress is reported at each read.
  */
 ck_status ck__run_until(const ck__run_rules *rules,
                         const ck__run_driver *driver, const char *what,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ck_objectives.h"
+#include "core/history.h"
 #include "core/workload_internal.h"
 #include "objectives/problem.h"
 #include "pso/pso_internal.h"
@@ -24,8 +25,8 @@ struct ck_pso {
   ck__problem problem;   /* objective and domain */
   uint64_t iterations;   /* moves made */
   uint32_t history_used; /* device entries not yet read */
-  double *history;       /* host copy of the best after each iteration */
-  size_t history_count, history_allocated;
+  double *batch;         /* history_capacity: the device entries read */
+  ck__history history;   /* the best after an iteration in every stride */
   double build_seconds;
 };
 
@@ -116,23 +117,13 @@ static ck_status flush_history(ck_pso *pso) {
   pso_state *state = &pso->state;
   if (pso->history_used == 0)
     return CK_OK;
-  if (pso->history_count + pso->history_used > pso->history_allocated) {
-    size_t allocated =
-        pso->history_allocated ? 2 * pso->history_allocated : 4096;
-    while (allocated < pso->history_count + pso->history_used)
-      allocated *= 2;
-    double *grown = realloc(pso->history, allocated * sizeof *grown);
-    if (!grown)
-      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for history");
-    pso->history = grown;
-    pso->history_allocated = allocated;
-  }
   ck_status status =
-      read_reals(state, state->history, pso->history + pso->history_count,
-                 pso->history_used);
+      read_reals(state, state->history, pso->batch, pso->history_used);
+  if (status == CK_OK)
+    status =
+        ck__history_push_rows(&pso->history, pso->batch, pso->history_used);
   if (status)
     return status;
-  pso->history_count += pso->history_used;
   pso->history_used = 0;
   return CK_OK;
 }
@@ -195,6 +186,11 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
           : state->group;
   state->history_capacity = HISTORY_CAPACITY;
   state->problem = problem;
+  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
+                          &(size_t){1}, "best values"));
+  created->batch = malloc(state->history_capacity * sizeof *created->batch);
+  if (!created->batch)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for best values");
   if (config->constriction) {
     /* Clerc and Kennedy's constriction folds into the inertia form. */
     double phi = config->c1 + config->c2;
@@ -354,8 +350,13 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_pso_step(self, steps);
 }
 
-static ck_status run_history(void *self, const double **best, size_t *count) {
-  return ck_pso_get_history(self, best, count);
+static ck_status run_read(void *self, int *met, uint64_t *step) {
+  ck_pso *pso = self;
+  ck_status status = flush_history(pso);
+  if (status)
+    return status;
+  *met = ck__history_met(&pso->history, step);
+  return CK_OK;
 }
 
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
@@ -370,17 +371,20 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
                                state->n,
                                1000,
                                config->has_target,
-                               config->target,
                                config->max_seconds,
                                config->check_every,
                                HISTORY_CAPACITY,
                                config->progress,
                                config->progress_user};
-  const ck__run_driver driver = {pso, run_step, run_history};
+  const ck__run_driver driver = {pso, run_step, run_read};
   ck__run_outcome outcome;
   uint64_t start = pso->iterations;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);
+  /* Every best value read is checked against the target as it comes,
+   * before the history thins it out. */
+  if (config->has_target)
+    ck__history_watch(&pso->history, 0, config->target, start);
   CK_TRY(ck__run_until(&rules, &driver, "PSO", &outcome));
   CK_TRY(ck_queue_finish(state->queue));
   ck_queue_get_kernel_seconds(state->queue, &kernel_after);
@@ -394,13 +398,12 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   if (report->stopped_by == CK_PSO_STOP_TARGET) {
     pso->iterations = report->target_iteration;
     CK_TRY(flush_history(pso));
-    if (pso->history_count > pso->iterations + 1)
-      pso->history_count = (size_t)pso->iterations + 1;
+    ck__history_end_at_met(&pso->history);
   }
   report->iterations = pso->iterations;
   report->evaluations = (uint64_t)state->n * (pso->iterations + 1);
-  report->best =
-      pso->history_count ? pso->history[pso->history_count - 1] : NAN;
+  const double *latest = ck__history_latest(&pso->history);
+  report->best = latest ? latest[0] : NAN;
   uint64_t moved = pso->iterations > start ? pso->iterations - start : 0;
   if (report->wall_s > 0) {
     report->evaluations_per_s =
@@ -409,6 +412,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
         (double)state->n * (double)state->dim * (double)moved / report->wall_s;
   }
 fail:
+  ck__history_unwatch(&pso->history);
   return status;
 }
 
@@ -433,8 +437,15 @@ ck_status ck_pso_get_history(ck_pso *pso, const double **values,
   ck_status status = flush_history(pso);
   if (status)
     return status;
-  *values = pso->history;
-  *count = pso->history_count;
+  *values = pso->history.entries[0];
+  *count = pso->history.count;
+  return CK_OK;
+}
+
+ck_status ck_pso_get_history_stride(ck_pso *pso, uint64_t *stride) {
+  CK__REQUIRE(pso);
+  CK__REQUIRE(stride);
+  *stride = pso->history.stride;
   return CK_OK;
 }
 
@@ -466,7 +477,8 @@ ck_status ck_pso_destroy(ck_pso *pso) {
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(state->queue);
   ck__problem_free(&pso->problem);
-  free(pso->history);
+  ck__history_free(&pso->history);
+  free(pso->batch);
   free(pso);
   return CK_OK;
 }

@@ -116,10 +116,15 @@ static ck_status pso_check(const ck_param *params, size_t count) {
   return own_parse(params, count, 1, &c);
 }
 
+/* About TRACE_ROWS rows of the history, evenly spread, and its last; an
+ * entry i is iteration i x stride (the history thins out on long runs). */
 static ck_status write_trace(const char *path, ck_pso *pso) {
   const double *history;
   size_t count;
+  uint64_t stride;
   ck_status status = ck_pso_get_history(pso, &history, &count);
+  if (status == CK_OK)
+    status = ck_pso_get_history_stride(pso, &stride);
   if (status)
     return status;
   size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
@@ -130,8 +135,8 @@ static ck_status write_trace(const char *path, ck_pso *pso) {
   used += (size_t)snprintf(text, capacity, "iteration,best\n");
   for (size_t i = 0; i < count; ++i)
     if (i % every == 0 || i + 1 == count)
-      used += (size_t)snprintf(text + used, capacity - used, "%zu,%.17g\n", i,
-                               history[i]);
+      used += (size_t)snprintf(text + used, capacity - used, "%llu,%.17g\n",
+                               (unsigned long long)(i * stride), history[i]);
   status = ck__file_write_atomic(path, text, used);
   free(text);
   return status;
