@@ -5,7 +5,8 @@
  * pheromone update against the published rules, quality on TSPLIB
  * instances with known optima, partitioning, pheromone bounds and choice
  * weights read back after runs, reproducibility, ref/OpenCL agreement
- * (alpha != 1 too), and bad input.
+ * (alpha != 1 too), the nearest-neighbour tour behind the first pheromone
+ * against brute force, and bad input.
  *
  * Instances come from $CLKIT_TEST_DATA/tsplib; the API tests are skipped
  * when it is not set.
@@ -17,6 +18,7 @@
 #include "ck_aco.h"
 #include "opencl_device.h"
 #include "test_support.h"
+#include "tsp/tsp_internal.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -732,6 +734,160 @@ static void construct_fallback_tests(void) {
                 "fallbacks",
                 mixed, ant, (long long)length, (long long)exact, fell);
     }
+  }
+}
+
+/* ---- the nearest-neighbour tour -------------------------------------------
+ */
+
+enum point_layout {
+  SPREAD,    /* real coordinates uniform in a 1000 x 1000 square */
+  LATTICE,   /* integers in a 20 x 20 square: ties, coincident cities */
+  CLUSTERED, /* most cities in six clusters a unit or two across (some on
+              * one point) in a 100000 square, the rest spread over it:
+              * most grid cells empty, a few crowded */
+};
+
+/* n cities of a metric, made directly rather than parsed. */
+static int make_points(ck_tsp_instance *tsp, uint32_t n, ck_tsp_metric metric,
+                       enum point_layout layout, uint64_t seed) {
+  memset(tsp, 0, sizeof *tsp);
+  snprintf(tsp->name, sizeof tsp->name, "points%u", n);
+  tsp->cities = n;
+  tsp->metric = metric;
+  tsp->x = malloc(n * sizeof *tsp->x);
+  tsp->y = malloc(n * sizeof *tsp->y);
+  if (!tsp->x || !tsp->y) {
+    ck_tsp_free(tsp);
+    return 0;
+  }
+  uint64_t state = seed;
+  double centre[6][2];
+  for (int c = 0; c < 6; ++c) {
+    centre[c][0] = below(&state, 100000);
+    centre[c][1] = below(&state, 100000);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    double unit_x = (double)(next_random(&state) >> 11) / 9007199254740992.0;
+    double unit_y = (double)(next_random(&state) >> 11) / 9007199254740992.0;
+    uint32_t draw = below(&state, 10);
+    if (layout == LATTICE) {
+      tsp->x[i] = below(&state, 20);
+      tsp->y[i] = below(&state, 20);
+    } else if (layout == CLUSTERED && draw < 8) {
+      const double *at = centre[below(&state, 6)];
+      /* A quarter of a cluster's cities on its centre. */
+      double spread = draw < 2 ? 0.0 : 2.0;
+      tsp->x[i] = at[0] + spread * unit_x;
+      tsp->y[i] = at[1] + spread * unit_y;
+    } else {
+      double side = layout == CLUSTERED ? 100000.0 : 1000.0;
+      tsp->x[i] = side * unit_x;
+      tsp->y[i] = side * unit_y;
+    }
+  }
+  return 1;
+}
+
+/* The nearest-neighbour tour from first by brute force: every step scans
+ * the unvisited cities for the least (distance, index). */
+static int brute_force_nearest_tour(const ck_tsp_instance *tsp, uint32_t first,
+                                    uint32_t *tour) {
+  uint32_t n = tsp->cities;
+  unsigned char *visited = calloc(n, 1);
+  if (!visited)
+    return 0;
+  tour[0] = first;
+  visited[first] = 1;
+  for (uint32_t step = 1; step < n; ++step) {
+    int64_t best = INT64_MAX;
+    uint32_t next = n;
+    for (uint32_t c = 0; c < n; ++c) {
+      int64_t d = 0;
+      if (visited[c] || ck_tsp_get_distance(tsp, tour[step - 1], c, &d))
+        continue;
+      if (d < best) {
+        best = d;
+        next = c;
+      }
+    }
+    tour[step] = next;
+    visited[next] = 1;
+  }
+  free(visited);
+  return 1;
+}
+
+/* Steps of a tour that found every candidate of the city before visited:
+ * those that took the grid search (or the scan) rather than the list. */
+static uint32_t steps_past_candidates(const uint32_t *tour, uint32_t n,
+                                      const uint32_t *neighbours, uint32_t k) {
+  unsigned char *visited = calloc(n, 1);
+  uint32_t past = 0;
+  for (uint32_t step = 0; visited && step + 1 < n; ++step) {
+    visited[tour[step]] = 1;
+    uint32_t open = 0;
+    for (uint32_t j = 0; j < k; ++j)
+      open += !visited[neighbours[(size_t)tour[step] * k + j]];
+    past += open == 0;
+  }
+  free(visited);
+  return past;
+}
+
+/* ck__tsp_nearest_neighbour_tour against brute force: the same tour, city
+ * for city, for each metric and layout and for lists of 0 to 20
+ * candidates (0 and 1 send nearly every step to the grid). */
+static void nearest_tour_tests(void) {
+  static const struct {
+    ck_tsp_metric metric;
+    enum point_layout layout;
+    uint32_t n;
+  } cases[] = {
+      {CK_TSP_EUC_2D, SPREAD, 3000},    {CK_TSP_EUC_2D, LATTICE, 1500},
+      {CK_TSP_EUC_2D, CLUSTERED, 2000}, {CK_TSP_CEIL_2D, SPREAD, 1500},
+      {CK_TSP_CEIL_2D, LATTICE, 1500},  {CK_TSP_ATT, LATTICE, 1500},
+      {CK_TSP_ATT, CLUSTERED, 1500},    {CK_TSP_GEO, SPREAD, 300},
+  };
+  static const uint32_t ks[] = {0, 1, 8, 20};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    uint32_t n = cases[c].n, first = c % 2 ? n / 2 : 0;
+    ck_tsp_instance tsp;
+    uint32_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+    uint32_t *neighbours = malloc((size_t)n * 20 * sizeof *neighbours);
+    int made = make_points(&tsp, n, cases[c].metric, cases[c].layout, 77 + c);
+    CHECK(made && want && got && neighbours);
+    if (made && want && got && neighbours &&
+        brute_force_nearest_tour(&tsp, first, want)) {
+      int64_t want_length = -1;
+      CHECK_OK(ck_tsp_tour_measure(&tsp, want, &want_length));
+      for (size_t q = 0; q < sizeof ks / sizeof *ks; ++q) {
+        uint32_t k = ks[q];
+        if (k)
+          CHECK_OK(ck_tsp_find_candidates(&tsp, k, neighbours));
+        const uint32_t *lists = k ? neighbours : NULL;
+        memset(got, 0xFF, n * sizeof *got);
+        CHECK_OK(ck__tsp_nearest_neighbour_tour(&tsp, lists, k, first, got));
+        int64_t got_length = -2;
+        if (is_permutation(got, n))
+          CHECK_OK(ck_tsp_tour_measure(&tsp, got, &got_length));
+        uint32_t past = k ? steps_past_candidates(want, n, neighbours, k) : n;
+        uint32_t differ = n;
+        for (uint32_t i = 0; i < n && differ == n; ++i)
+          if (got[i] != want[i])
+            differ = i;
+        CHECK_MSG(differ == n && got_length == want_length && past > 0,
+                  "nearest-neighbour tour, case %zu (metric %d, %u cities) "
+                  "k %u: length %lld, brute force %lld, first difference at "
+                  "step %u, %u steps past the candidates",
+                  c, (int)cases[c].metric, n, k, (long long)got_length,
+                  (long long)want_length, differ, past);
+      }
+    }
+    ck_tsp_free(&tsp);
+    free(want);
+    free(got);
+    free(neighbours);
   }
 }
 
@@ -1499,6 +1655,40 @@ done:
   free(tour[1]);
 }
 
+/* The first pheromone comes from the nearest-neighbour tour from city 0:
+ * ACS's tau0 is 1 / (n L_nn). 5000 cities, above the matrix limit, so
+ * that the tour is found through the grid, on a 20 x 20 lattice: ties at
+ * every step, and a tour short enough (about 2000) that one unit more
+ * moves tau0 by far more than a float's step. */
+static void nearest_neighbour_pheromone(const ck_device *ref) {
+  uint32_t n = 5000;
+  ck_tsp_instance tsp;
+  int64_t length = -1;
+  uint32_t *tour = malloc(n * sizeof *tour);
+  int made = tour && make_points(&tsp, n, CK_TSP_EUC_2D, LATTICE, 31) &&
+             brute_force_nearest_tour(&tsp, 0, tour);
+  CHECK(made);
+  if (made) {
+    CHECK_OK(ck_tsp_tour_measure(&tsp, tour, &length));
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.algorithm = CK_ACO_ACS;
+    config.ants = 1;
+    ck_aco *aco = create(ref, &tsp, &config);
+    if (aco) {
+      float want = (float)(1.0 / ((double)n * (double)length));
+      CHECK(ck__aco_state(aco)->metric == CK_TSP_METRIC_EUC_2D);
+      CHECK_MSG(ck__aco_state(aco)->tau0 == want,
+                "tau0 on %u cities: %.9g, from the brute-force "
+                "nearest-neighbour tour (%lld) %.9g",
+                n, ck__aco_state(aco)->tau0, (long long)length, want);
+    }
+    ck_aco_destroy(aco);
+    ck_tsp_free(&tsp);
+  }
+  free(tour);
+}
+
 /* ---- bad input ------------------------------------------------------------
  */
 
@@ -2072,6 +2262,7 @@ int main(void) {
   segment_tests();
   construct_tests();
   construct_fallback_tests();
+  nearest_tour_tests();
   roulette_tests();
   far_tests();
   update_entry_tests();
@@ -2102,6 +2293,7 @@ int main(void) {
       agreement_on_ties(ref, devices[i]);
     }
   }
+  nearest_neighbour_pheromone(ref);
   bad_config(ref);
   bad_workload(ref);
   progress(ref);

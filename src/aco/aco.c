@@ -159,36 +159,20 @@ static int group_kernels_supported(const ck_device *device) {
 static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
                                           const uint32_t *neighbours,
                                           uint32_t k, int64_t *length) {
+  ck_status status = CK_OK;
   uint32_t n = instance->cities;
-  unsigned char *visited = calloc(n, 1);
-  if (!visited)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  uint32_t current = 0;
-  visited[0] = 1;
+  uint32_t *tour = malloc((size_t)n * sizeof *tour);
+  if (!tour)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory for the nearest-neighbour tour");
+  CK_TRY(ck__tsp_nearest_neighbour_tour(instance, neighbours, k, 0, tour));
   int64_t total = 0;
-  for (uint32_t step = 1; step < n; ++step) {
-    uint32_t next = n;
-    for (uint32_t j = 0; j < k && next == n; ++j)
-      if (!visited[neighbours[(size_t)current * k + j]])
-        next = neighbours[(size_t)current * k + j];
-    if (next == n) {
-      int64_t nearest = INT64_MAX;
-      for (uint32_t c = 0; c < n; ++c)
-        if (!visited[c]) {
-          int64_t d = ck__tsp_distance_of(instance, current, c);
-          if (d < nearest) {
-            nearest = d;
-            next = c;
-          }
-        }
-    }
-    total += ck__tsp_distance_of(instance, current, next);
-    visited[next] = 1;
-    current = next;
-  }
-  free(visited);
-  *length = total + ck__tsp_distance_of(instance, current, 0);
-  return CK_OK;
+  for (uint32_t i = 0; i < n; ++i)
+    total += ck__tsp_distance_of(instance, tour[i], tour[(i + 1) % n]);
+  *length = total;
+fail:
+  free(tour);
+  return status;
 }
 
 static ck_status make(aco_state *state, size_t bytes, ck_buffer **buffer) {

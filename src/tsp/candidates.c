@@ -145,6 +145,9 @@ typedef struct grid {
   double cell_width, cell_height; /* 0 when the extent is 0 */
   uint32_t columns, rows;
   uint32_t *start; /* cell c holds entries start[c] .. start[c+1]-1 */
+  /* Searches see entries start[c] .. end[c]-1 of cell c: start + 1 (the
+   * whole cell) until cities are taken out (grid_remove). */
+  uint32_t *end;
   /* The cities in cell order, with copies of their coordinates so that a
    * cell's cities lie together in memory. */
   uint32_t *city;
@@ -172,7 +175,15 @@ static uint32_t cells_along(double count, uint32_t limit) {
   return (uint32_t)ceil(count);
 }
 
-static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
+static uint32_t grid_cell_of(const grid *g, double x, double y) {
+  uint32_t column = cell_along(x, g->min_x, g->cell_width, g->columns);
+  uint32_t row = cell_along(y, g->min_y, g->cell_height, g->rows);
+  return row * g->columns + column;
+}
+
+/* Messages begin with `function`, the caller's. */
+static ck_status grid_build(const ck_tsp_instance *instance,
+                            const char *function, grid *g) {
   ck_status status = CK_OK;
   uint32_t n = instance->cities;
   double min_x = instance->x[0], max_x = min_x;
@@ -208,15 +219,11 @@ static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
   g->y = malloc((size_t)n * sizeof *g->y);
   if (!cell_of || !g->start || !g->city || !g->x || !g->y)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-            "ck_tsp_find_candidates: out of memory for a grid of %zu cells "
-            "over %" PRIu32 " cities",
-            cells, n);
+            "%s: out of memory for a grid of %zu cells over %" PRIu32 " cities",
+            function, cells, n);
   /* A counting sort of the cities by cell. */
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t column =
-        cell_along(instance->x[i], min_x, g->cell_width, g->columns);
-    uint32_t row = cell_along(instance->y[i], min_y, g->cell_height, g->rows);
-    cell_of[i] = row * g->columns + column;
+    cell_of[i] = grid_cell_of(g, instance->x[i], instance->y[i]);
     g->start[cell_of[i] + 1] += 1;
   }
   for (size_t c = 0; c < cells; ++c)
@@ -231,6 +238,7 @@ static ck_status grid_build(const ck_tsp_instance *instance, grid *g) {
   for (size_t c = cells; c > 0; --c)
     g->start[c] = g->start[c - 1];
   g->start[0] = 0;
+  g->end = g->start + 1;
 
 fail:
   free(cell_of);
@@ -242,6 +250,15 @@ static void grid_free(grid *g) {
   free(g->city);
   free(g->x);
   free(g->y);
+}
+
+/* How far short of the searched square's reach the bound is taken: the
+ * rounding of cell arithmetic scales with the coordinates. */
+static double grid_slack(const grid *g) {
+  double scale = fabs(g->min_x) + fabs(g->min_y) +
+                 (double)g->columns * g->cell_width +
+                 (double)g->rows * g->cell_height;
+  return BOUND_SLACK * scale;
 }
 
 /* One city's search. */
@@ -271,7 +288,7 @@ static double squared_limit(ck_tsp_metric metric, int64_t worst) {
 static void scan_cell(query *q, uint32_t column, uint32_t row) {
   const grid *g = q->g;
   size_t cell = (size_t)row * g->columns + column;
-  for (uint32_t at = g->start[cell]; at < g->start[cell + 1]; ++at) {
+  for (uint32_t at = g->start[cell]; at < g->end[cell]; ++at) {
     double dx = q->x - g->x[at], dy = q->y - g->y[at];
     if (dx * dx + dy * dy > q->limit)
       continue;
@@ -366,12 +383,8 @@ ck_status ck_tsp_find_candidates(const ck_tsp_instance *instance, uint32_t k,
   if (instance->metric == CK_TSP_GEO || instance->metric == CK_TSP_EXPLICIT) {
     all_pairs(instance, k, &heap, neighbours);
   } else {
-    CK_TRY(grid_build(instance, &g));
-    /* The rounding of cell arithmetic scales with the coordinates. */
-    double scale = fabs(g.min_x) + fabs(g.min_y) +
-                   (double)g.columns * g.cell_width +
-                   (double)g.rows * g.cell_height;
-    double slack = BOUND_SLACK * scale;
+    CK_TRY(grid_build(instance, function, &g));
+    double slack = grid_slack(&g);
     /* In cell order, so that neighbouring searches share cached cells. */
     for (uint32_t at = 0; at < n; ++at) {
       uint32_t i = g.city[at];
@@ -383,5 +396,100 @@ ck_status ck_tsp_find_candidates(const ck_tsp_instance *instance, uint32_t k,
 fail:
   grid_free(&g);
   free(heap.keys);
+  return status;
+}
+
+/* ---- the nearest-neighbour tour ------------------------------------------ */
+
+/* Takes a city out of the searches: the last entry its cell still shows
+ * moves into its place. slot is each city's entry. */
+static void grid_remove(grid *g, uint32_t *slot, uint32_t city, double x,
+                        double y) {
+  uint32_t cell = grid_cell_of(g, x, y);
+  uint32_t at = slot[city], last = --g->end[cell];
+  uint32_t moved = g->city[last];
+  g->city[at] = moved;
+  g->x[at] = g->x[last];
+  g->y[at] = g->y[last];
+  slot[moved] = at;
+  g->city[last] = city;
+  slot[city] = last;
+}
+
+ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
+                                         const uint32_t *neighbours, uint32_t k,
+                                         uint32_t first, uint32_t *tour) {
+  /* Messages name the step, as ck_aco_create reports them. */
+  const char *function = "the nearest-neighbour tour";
+  ck_status status = CK_OK;
+  uint32_t n = instance->cities;
+  unsigned char *visited = calloc(n, 1);
+  uint32_t *slot = NULL, *live_end = NULL;
+  uint64_t nearest_key;
+  best_heap nearest = {&nearest_key, 0, 1};
+  grid g;
+  memset(&g, 0, sizeof g);
+  /* A plane's cities are found through the candidate lists' grid, from
+   * which visited cities are taken out, so that a step costs about the
+   * cells around the gap it jumps rather than a scan of every city. */
+  int planar =
+      instance->metric != CK_TSP_GEO && instance->metric != CK_TSP_EXPLICIT;
+  double slack = 0;
+  if (!visited)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %" PRIu32 " cities",
+            function, n);
+  if (planar) {
+    CK_TRY(grid_build(instance, function, &g));
+    size_t cells = (size_t)g.columns * g.rows;
+    live_end = malloc(cells * sizeof *live_end);
+    slot = malloc((size_t)n * sizeof *slot);
+    if (!live_end || !slot)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+              "%s: out of memory for %" PRIu32 " cities", function, n);
+    memcpy(live_end, g.start + 1, cells * sizeof *live_end);
+    g.end = live_end;
+    for (uint32_t at = 0; at < n; ++at)
+      slot[g.city[at]] = at;
+    slack = grid_slack(&g);
+  }
+
+  uint32_t current = first;
+  for (uint32_t step = 0;; ++step) {
+    tour[step] = current;
+    visited[current] = 1;
+    if (planar)
+      grid_remove(&g, slot, current, instance->x[current],
+                  instance->y[current]);
+    if (step + 1 == n)
+      break;
+    /* A list is ordered as (distance, index): its first unvisited entry
+     * is the nearest unvisited city of all, ties to the smaller index. */
+    uint32_t next = n;
+    for (uint32_t j = 0; j < k && next == n; ++j)
+      if (!visited[neighbours[(size_t)current * k + j]])
+        next = neighbours[(size_t)current * k + j];
+    if (next == n && planar) {
+      grid_search(instance, &g, current, slack, &nearest);
+      next = (uint32_t)nearest_key;
+      nearest.size = 0;
+    } else if (next == n) {
+      int64_t best = INT64_MAX;
+      for (uint32_t c = 0; c < n; ++c)
+        if (!visited[c]) {
+          int64_t d = ck__tsp_distance_of(instance, current, c);
+          if (d < best) {
+            best = d;
+            next = c;
+          }
+        }
+    }
+    current = next;
+  }
+
+fail:
+  grid_free(&g);
+  free(live_end);
+  free(slot);
+  free(visited);
   return status;
 }

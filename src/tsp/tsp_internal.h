@@ -1,5 +1,6 @@
 /*
- * tsp_internal.h - what tsplib.c shares with the rest of the TSP module.
+ * tsp_internal.h - what the TSP module (tsplib.c, candidates.c) shares
+ * with the rest of the library.
  */
 #ifndef CK_TSP_INTERNAL_H
 #define CK_TSP_INTERNAL_H
@@ -24,5 +25,21 @@ ck_status ck__tsp_check_distances(const ck_tsp_instance *instance,
  */
 int64_t ck__tsp_distance_of(const ck_tsp_instance *instance, uint32_t i,
                             uint32_t j);
+
+/*
+ * ck__tsp_nearest_neighbour_tour - the nearest-neighbour tour from city
+ * first: each step goes to the nearest unvisited city, ties broken by the
+ * smaller index (the order of ck_tsp_find_candidates). A city's k
+ * candidates (neighbours, from ck_tsp_find_candidates; NULL when k is 0)
+ * are tried first; when all are visited, EUC_2D, CEIL_2D and ATT search
+ * the candidate lists' grid, about linear in n overall, and GEO and
+ * EXPLICIT scan every city. The instance must be one that
+ * ck__tsp_check_distances accepted, and first below its cities.
+ * Takes: tour, cities entries, filled from first.
+ * Returns: CK_OK; CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
+                                         const uint32_t *neighbours, uint32_t k,
+                                         uint32_t first, uint32_t *tour);
 
 #endif /* CK_TSP_INTERNAL_H */
