@@ -526,13 +526,8 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_ga_step(self, steps);
 }
 
-static ck_status run_read(void *self, int *met, uint64_t *step) {
-  ck_ga *ga = self;
-  ck_status status = flush_stats(ga);
-  if (status)
-    return status;
-  *met = ck__history_met(&ga->history, step);
-  return CK_OK;
+static ck_status run_flush(void *self) {
+  return flush_stats(self);
 }
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
@@ -561,7 +556,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
                                config->has_target,      config->max_seconds,
                                config->check_every,     MAX_CHUNK,
                                config->progress,        config->progress_user};
-  const ck__run_driver driver = {ga, run_step, run_read};
+  const ck__run_driver driver = {ga, run_step, run_flush, &ga->history};
   ck__run_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);

@@ -321,6 +321,18 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
   return plan;
 }
 
+/* Flushes the driver's history; *met is set to 1, and *step to its
+ * number, once a step from the run's start on (the start included) had
+ * its best at or below the target, else *met to 0. */
+static ck_status read_best(const ck__run_driver *driver, int *met,
+                           uint64_t *step) {
+  ck_status status = driver->flush(driver->self);
+  if (status)
+    return status;
+  *met = ck__history_met(driver->history, step);
+  return CK_OK;
+}
+
 ck_status ck__run_until(const ck__run_rules *rules,
                         const ck__run_driver *driver, const char *what,
                         ck__run_outcome *outcome) {
@@ -352,7 +364,7 @@ ck_status ck__run_until(const ck__run_rules *rules,
   uint64_t chunk = rules->check_every ? rules->check_every : 1;
   double started = ck__seconds();
   /* The step the run starts from counts: a target met there stops it. */
-  CK_TRY(driver->read(driver->self, &met, &met_step));
+  CK_TRY(read_best(driver, &met, &met_step));
   for (;;) {
     if (rules->has_target && met) {
       outcome->stopped_by = CK_PSO_STOP_TARGET;
@@ -373,7 +385,7 @@ ck_status ck__run_until(const ck__run_rules *rules,
     CK_TRY(driver->step(driver->self, steps));
     outcome->steps += steps;
     /* The only read from the device: the best values since the last. */
-    CK_TRY(driver->read(driver->self, &met, &met_step));
+    CK_TRY(read_best(driver, &met, &met_step));
     double elapsed = ck__seconds() - chunk_started;
     if (rules->progress) {
       double fraction =

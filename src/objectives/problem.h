@@ -7,6 +7,7 @@
 #define CK_PROBLEM_H
 
 #include "clkit/clkit.h"
+#include "core/history.h"
 #include "core/internal.h"
 
 enum { CK__MAX_DIM = 100000, CK__MAX_USER_DIM = 4096 };
@@ -190,12 +191,12 @@ typedef struct ck__run_rules {
 typedef struct ck__run_driver {
   void *self;
   ck_status (*step)(void *self, uint64_t steps);
-  /* Reads the best values of the steps made since the last read; *met is
-   * set to 1, and *step to its number, once a step from the run's start
-   * on (the start included) had its best at or below the target, else
-   * *met to 0. The driver checks each value as it reads it (its history
-   * keeps only some of them once it is long: core/history.h). */
-  ck_status (*read)(void *self, int *met, uint64_t *step);
+  /* Reads the best values of the steps made since the last read into
+   * history, which watches for the target: it checks each value as it is
+   * pushed, and keeps only some of them once it is long
+   * (core/history.h). */
+  ck_status (*flush)(void *self);
+  const ck__history *history;
 } ck__run_driver;
 
 typedef struct ck__run_outcome {

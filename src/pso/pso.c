@@ -350,13 +350,8 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_pso_step(self, steps);
 }
 
-static ck_status run_read(void *self, int *met, uint64_t *step) {
-  ck_pso *pso = self;
-  ck_status status = flush_history(pso);
-  if (status)
-    return status;
-  *met = ck__history_met(&pso->history, step);
-  return CK_OK;
+static ck_status run_flush(void *self) {
+  return flush_history(self);
 }
 
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
@@ -376,7 +371,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
                                HISTORY_CAPACITY,
                                config->progress,
                                config->progress_user};
-  const ck__run_driver driver = {pso, run_step, run_read};
+  const ck__run_driver driver = {pso, run_step, run_flush, &pso->history};
   ck__run_outcome outcome;
   uint64_t start = pso->iterations;
   double kernel_before = 0, kernel_after = 0;
