@@ -30,20 +30,19 @@
 #endif
 
 /* Work-item a builds ant a's tour (tours[a * n ...]) and its length. */
-__kernel void ck_aco_build_tours(uint n, uint ants, ulong seed, ulong iteration,
-                                 float q0, __global const int *matrix,
-                                 __global const ck_tsp_coord *xy,
-                                 __global const uint *neighbours,
-                                 __global const float *choice,
-                                 __global uint *tours, __global uchar *flags,
-                                 __global long *lengths) {
+__kernel void ck_aco_build_tours(
+    uint n, uint ants, ulong seed, ulong iteration, float q0,
+    __global const int *matrix, __global const ck_tsp_coord *xy,
+    __global const uint *neighbours, __global const float *choice,
+    __global uint *tours, __global uchar *flags, __global long *lengths,
+    __global const uint *grid_cells, __global const ck_tsp_coord *grid_box) {
   uint ant = (uint)get_global_id(0);
   if (ant >= ants)
     return;
   const int metric = CK_ACO_METRIC;
   lengths[ant] = ck_aco_construct(
-      CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, choice, q0, seed, iteration, ant,
-      tours + (ulong)ant * n, flags + (ulong)ant * n);
+      CK_ACO_GRAPH_ARGS, CK_ACO_GRID_ARGS, CK_ACO_K, neighbours, choice, q0,
+      seed, iteration, ant, tours + (ulong)ant * n, flags + (ulong)ant * n);
 }
 
 /* Work-item a * n + i counts edge i of ant a's tour on both of its
@@ -381,17 +380,36 @@ static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
   return gain;
 }
 
+/* The least of the work-group's keys (key from work-item l), in every
+ * work-item: a halving tree in keys, one entry a work-item. */
+static ulong group_least(__local ulong *keys, ulong key, uint l) {
+  keys[l] = key;
+  barrier(CK_ACO_BOTH_FENCES);
+  for (uint width = CK_ACO_LANES / 2; width > 0; width >>= 1) {
+    if (l < width && keys[l + width] < keys[l])
+      keys[l] = keys[l + width];
+    barrier(CK_ACO_BOTH_FENCES);
+  }
+  ulong least = keys[0];
+  /* keys is written again by the next call. */
+  barrier(CK_ACO_BOTH_FENCES);
+  return least;
+}
+
 /* Work-group a builds ant a's tour, as ck_aco_construct: work-item l
  * reads candidates l, l + LANES, ... of each step into local memory, and
  * work-item 0 makes the choice over them in list order; when every
- * candidate is visited, the group scans for the nearest unvisited city. */
+ * candidate is visited, the group looks for the nearest unvisited city
+ * together. The arguments are ck_aco_build_tours's. */
 __kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
 ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
                           float q0, __global const int *matrix,
                           __global const ck_tsp_coord *xy,
                           __global const uint *neighbours,
                           __global const float *choice, __global uint *tours,
-                          __global uchar *flags, __global long *lengths) {
+                          __global uchar *flags, __global long *lengths,
+                          __global const uint *grid_cells,
+                          __global const ck_tsp_coord *grid_box) {
   CK_LOCAL uint cities[CK_ACO_K];
   CK_LOCAL uchar seen[CK_ACO_K];
   CK_LOCAL float weights[CK_ACO_K];
@@ -460,24 +478,36 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
     uint next = chosen;
     if (next == n) {
       /* Every candidate is visited: the nearest unvisited city, by the
-       * smallest (distance, city) over the group. */
+       * smallest (distance << 32 | city) over the group. From the matrix,
+       * work-item l scans cities l, l + LANES, ...; with coordinates, it
+       * searches cells l, l + LANES, ... of each ring of the grid, and the
+       * group ends together (ck_aco_nearest_unvisited). */
       ulong key = 0xFFFFFFFFFFFFFFFFUL;
-      for (uint c = l; c < n; c += CK_ACO_LANES)
-        if (!visited[c]) {
-          ulong mine =
-              ((ulong)(uint)ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c)
-               << 32) |
-              (ulong)c;
-          key = mine < key ? mine : key;
+      if (metric == CK_ACO_FROM_MATRIX) {
+        for (uint c = l; c < n; c += CK_ACO_LANES)
+          if (!visited[c]) {
+            ulong mine =
+                ((ulong)(uint)ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c)
+                 << 32) |
+                (ulong)c;
+            key = mine < key ? mine : key;
+          }
+        key = group_least(keys, key, l);
+      } else {
+        ck_aco_grid_walk walk =
+            ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
+        for (long r = 0;; ++r) {
+          long column, row;
+          for (ulong i = l; i < ck_aco_ring_cells(r); i += CK_ACO_LANES)
+            if (ck_aco_ring_cell(&walk, r, i, &column, &row))
+              ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row,
+                                current, visited, &key);
+          key = group_least(keys, key, l);
+          if (ck_aco_ring_ends(&walk, metric, r, key))
+            break;
         }
-      keys[l] = key;
-      barrier(CK_ACO_BOTH_FENCES);
-      for (uint width = CK_ACO_LANES / 2; width > 0; width >>= 1) {
-        if (l < width && keys[l + width] < keys[l])
-          keys[l] = keys[l + width];
-        barrier(CK_ACO_BOTH_FENCES);
       }
-      next = (uint)(keys[0] & 0xFFFFFFFFUL);
+      next = (uint)(key & 0xFFFFFFFFUL);
     }
     if (l == 0) {
       visited[next] = 1;

@@ -89,14 +89,41 @@ ck_aco_candidate_distances(uint n, const int *__restrict__ matrix,
  * city: their reads are independent, so they overlap. */
 #define SCAN_UNROLL 8u
 
+/* The least (distance << 32 | city) of the warp's lanes, in every lane. */
+static __device__ __forceinline__ ulong warp_least_key(ulong key) {
+  uint high = warp_min((uint)(key >> 32));
+  uint low = warp_min((uint)(key >> 32) == high ? (uint)key : 0xFFFFFFFFu);
+  return (ulong)high << 32 | low;
+}
+
 /* The nearest unvisited city from `current` by (distance, city), for
- * every lane: lane l scans cities l, l + 32, ... (ck_aco_construct's
- * fallback once every candidate is visited), reading SCAN_UNROLL
- * distances before it looks at any. */
-static __device__ uint nearest_unvisited(uint n, const int *__restrict__ matrix,
-                                         const ck_tsp_coord *__restrict__ xy,
-                                         const uchar *visited, uint current,
-                                         uint l) {
+ * every lane (ck_aco_construct's fallback once every candidate is
+ * visited). From the matrix, lane l scans cities l, l + 32, ..., reading
+ * SCAN_UNROLL distances before it looks at any; with coordinates, lane l
+ * searches cells l, l + 32, ... of each ring of the grid, and the warp
+ * ends together (ck_aco_nearest_unvisited). */
+static __device__ uint nearest_unvisited(
+    uint n, const int *__restrict__ matrix, const ck_tsp_coord *__restrict__ xy,
+    const uint *__restrict__ grid_cells,
+    const ck_tsp_coord *__restrict__ grid_box, const uchar *visited,
+    uint current, uint l) {
+#if CK_ACO_METRIC != CK_ACO_FROM_MATRIX
+  const int metric = CK_ACO_METRIC;
+  ck_aco_grid_walk walk = ck_aco_grid_begin(xy, grid_cells, grid_box, current);
+  ulong key = ~0ul;
+  for (long r = 0;; ++r) {
+    long column, row;
+    for (ulong i = l; i < ck_aco_ring_cells(r); i += CK_WARP_WIDTH)
+      if (ck_aco_ring_cell(&walk, r, i, &column, &row))
+        ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
+                          visited, &key);
+    key = warp_least_key(key);
+    if (ck_aco_ring_ends(&walk, metric, r, key))
+      return (uint)key;
+  }
+#else
+  (void)grid_cells;
+  (void)grid_box;
   uint best_distance = 0xFFFFFFFFu, best_city = 0xFFFFFFFFu;
   for (uint base = l; base < n; base += CK_WARP_WIDTH * SCAN_UNROLL) {
     uint d[SCAN_UNROLL];
@@ -115,6 +142,7 @@ static __device__ uint nearest_unvisited(uint n, const int *__restrict__ matrix,
   }
   uint least = warp_min(best_distance);
   return warp_min(best_distance == least ? best_city : 0xFFFFFFFFu);
+#endif
 }
 
 /*
@@ -137,7 +165,9 @@ extern "C" __global__ void __launch_bounds__(CK_WARP_WIDTH)
                             const uint *__restrict__ neighbours,
                             const float *__restrict__ choice,
                             uint *__restrict__ tours, uchar *unused_flags,
-                            long *__restrict__ lengths) {
+                            long *__restrict__ lengths,
+                            const uint *__restrict__ grid_cells,
+                            const ck_tsp_coord *__restrict__ grid_box) {
   __shared__ city_index tour[CK_ACO_CITIES];
   __shared__ uchar visited[CK_ACO_CITIES];
   uint ant = blockIdx.x, l = threadIdx.x;
@@ -193,7 +223,8 @@ extern "C" __global__ void __launch_bounds__(CK_WARP_WIDTH)
       }
       next = __shfl_sync(CK_ALL_LANES, city, pick);
     } else {
-      next = nearest_unvisited(n, matrix, xy, visited, current, l);
+      next = nearest_unvisited(n, matrix, xy, grid_cells, grid_box, visited,
+                               current, l);
     }
     if (l == 0) {
       tour[step] = (city_index)next;

@@ -94,6 +94,8 @@ typedef struct graph {
   int *matrix;
   ck_tsp_coord *xy;
   uint32_t *neighbours;
+  uint32_t *grid_cells; /* ck__tsp_grid_pack's */
+  ck_tsp_coord grid_box[4];
 } graph;
 
 enum layout {
@@ -139,11 +141,9 @@ static int make_instance(ck_tsp_instance *tsp, uint32_t n, enum layout layout,
   return status == CK_OK;
 }
 
-static int make_graph(graph *g, uint32_t n, uint32_t k, enum layout layout,
-                      uint64_t seed) {
-  memset(g, 0, sizeof *g);
-  if (!make_instance(&g->tsp, n, layout, seed))
-    return 0;
+/* The rest of a graph whose instance g->tsp is made. */
+static int complete_graph(graph *g, uint32_t k) {
+  uint32_t n = g->tsp.cities;
   g->n = n;
   g->k = k;
   g->matrix = malloc((size_t)n * n * sizeof *g->matrix);
@@ -161,7 +161,18 @@ static int make_graph(graph *g, uint32_t n, uint32_t k, enum layout layout,
     }
   }
   CHECK_OK(ck_tsp_find_candidates(&g->tsp, k, g->neighbours));
-  return 1;
+  size_t count = 0;
+  double box[4];
+  CHECK_OK(ck__tsp_grid_pack(&g->tsp, "test", &g->grid_cells, &count, box));
+  for (int i = 0; i < 4; ++i)
+    g->grid_box[i] = box[i];
+  return g->grid_cells != NULL;
+}
+
+static int make_graph(graph *g, uint32_t n, uint32_t k, enum layout layout,
+                      uint64_t seed) {
+  memset(g, 0, sizeof *g);
+  return make_instance(&g->tsp, n, layout, seed) && complete_graph(g, k);
 }
 
 static void free_graph(graph *g) {
@@ -169,6 +180,7 @@ static void free_graph(graph *g) {
   free(g->matrix);
   free(g->xy);
   free(g->neighbours);
+  free(g->grid_cells);
   memset(g, 0, sizeof *g);
 }
 
@@ -176,6 +188,8 @@ static void free_graph(graph *g) {
 #define GRAPH_OF(g, by_coordinates)                                            \
   (by_coordinates) ? CK_TSP_METRIC_EUC_2D : CK_ACO_FROM_MATRIX, (g)->n,        \
       (g)->matrix, (g)->xy
+/* Construction's grid arguments (used only by coordinates). */
+#define GRID_OF(g) (g)->grid_cells, (g)->grid_box
 
 static int64_t exact_length(const graph *g, const uint32_t *tour) {
   int64_t length = -1;
@@ -563,11 +577,11 @@ static uint32_t greedy_tour(const graph *g, const float *choice, uint32_t start,
 }
 
 static void construct_tests(void) {
-  static const uint32_t sizes[] = {5, 12, 60, 200};
+  static const uint32_t sizes[] = {5, 12, 60, 200, 1500};
   static const uint32_t ks[] = {1, 3, 8, 20};
   uint32_t bad_greedy = 0, greedy_runs = 0, fallbacks = 0;
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
-    for (int layout = UNIFORM; layout <= GRID; ++layout)
+    for (int layout = UNIFORM; layout <= SPLIT; ++layout)
       for (size_t c = 0; c < sizeof ks / sizeof ks[0]; ++c) {
         uint32_t n = sizes[s], k = ks[c] < n - 1 ? ks[c] : n - 1;
         graph g;
@@ -597,9 +611,9 @@ static void construct_tests(void) {
           float q0 = run % 3 == 0 ? 0.0f : run % 3 == 1 ? 0.5f : 0.9f;
           int64_t length[2];
           for (int m = 0; m < 2; ++m)
-            length[m] =
-                ck_aco_construct(GRAPH_OF(&g, m), k, g.neighbours, random, q0,
-                                 seed, iteration, ant, tour[m], visited);
+            length[m] = ck_aco_construct(GRAPH_OF(&g, m), GRID_OF(&g), k,
+                                         g.neighbours, random, q0, seed,
+                                         iteration, ant, tour[m], visited);
           CHECK_MSG(is_permutation(tour[0], n) &&
                         length[0] == exact_length(&g, tour[0]),
                     "construct n %u k %u: length %lld", n, k,
@@ -609,9 +623,9 @@ static void construct_tests(void) {
                         memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0,
                     "construct n %u k %u: matrix and coordinates differ", n, k);
           /* q0 = 1 with weights 1 / d: greedy by the candidate lists. */
-          length[0] =
-              ck_aco_construct(GRAPH_OF(&g, run & 1), k, g.neighbours, inverse,
-                               1.0f, seed, iteration, ant, tour[0], visited);
+          length[0] = ck_aco_construct(GRAPH_OF(&g, run & 1), GRID_OF(&g), k,
+                                       g.neighbours, inverse, 1.0f, seed,
+                                       iteration, ant, tour[0], visited);
           fallbacks += greedy_tour(&g, inverse, tour[0][0], want);
           ++greedy_runs;
           bad_greedy += memcmp(tour[0], want, n * sizeof *want) != 0 ||
@@ -620,8 +634,9 @@ static void construct_tests(void) {
            * the fallback to the nearest unvisited city. With one
            * candidate the rule is deterministic for any q0. */
           if (k == 1) {
-            ck_aco_construct(GRAPH_OF(&g, 0), k, g.neighbours, random, 0.0f,
-                             seed, iteration, ant, tour[0], visited);
+            ck_aco_construct(GRAPH_OF(&g, 0), GRID_OF(&g), k, g.neighbours,
+                             random, 0.0f, seed, iteration, ant, tour[0],
+                             visited);
             uint32_t fell = greedy_tour(&g, random, tour[0][0], want);
             CHECK_MSG(fell > 0 && memcmp(tour[0], want, n * sizeof *want) == 0,
                       "k = 1, n %u: not the fallback's tour (%u fallbacks)", n,
@@ -663,8 +678,9 @@ static void roulette_tests(void) {
     ck_u8 visited[N];
     const long trials = 70000;
     for (long t = 0; t < trials; ++t) {
-      ck_aco_construct(GRAPH_OF(&g, 0), K, g.neighbours, weights, q0, 5,
-                       (uint64_t)t / 1000, (uint32_t)(t % 1000), tour, visited);
+      ck_aco_construct(GRAPH_OF(&g, 0), GRID_OF(&g), K, g.neighbours, weights,
+                       q0, 5, (uint64_t)t / 1000, (uint32_t)(t % 1000), tour,
+                       visited);
       uint32_t s = tour[0];
       ++starts[s];
       for (uint32_t j = 0; j < K; ++j)
@@ -718,8 +734,8 @@ static void construct_fallback_tests(void) {
     graph g = {.n = N, .k = 1, .matrix = matrix, .neighbours = neighbours};
     for (uint32_t ant = 0; ant < 8; ++ant) {
       int64_t length =
-          ck_aco_construct(CK_ACO_FROM_MATRIX, N, matrix, NULL, 1, neighbours,
-                           weights, 0.0f, 3, 1, ant, tour, visited);
+          ck_aco_construct(CK_ACO_FROM_MATRIX, N, matrix, NULL, NULL, NULL, 1,
+                           neighbours, weights, 0.0f, 3, 1, ant, tour, visited);
       int valid = is_permutation(tour, N);
       CHECK_MSG(valid, "fallback, mixed %d, ant %u: not a tour", mixed, ant);
       if (!valid)
@@ -889,6 +905,67 @@ static void nearest_tour_tests(void) {
     free(got);
     free(neighbours);
   }
+}
+
+/* The ants' nearest unvisited city through the grid against the matrix's
+ * scan: the same tours, ant for ant, for each coordinate metric and
+ * layout, with one candidate (nearly every step falls back) and with
+ * eight (late steps do). */
+static void construct_grid_tests(void) {
+  static const struct {
+    ck_tsp_metric metric;
+    enum point_layout layout;
+    uint32_t n;
+  } cases[] = {
+      {CK_TSP_EUC_2D, SPREAD, 2500},    {CK_TSP_EUC_2D, LATTICE, 1500},
+      {CK_TSP_EUC_2D, CLUSTERED, 2000}, {CK_TSP_CEIL_2D, SPREAD, 1500},
+      {CK_TSP_CEIL_2D, LATTICE, 1500},  {CK_TSP_ATT, SPREAD, 1500},
+      {CK_TSP_ATT, CLUSTERED, 1500},
+  };
+  static const uint32_t ks[] = {1, 8};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c)
+    for (size_t q = 0; q < sizeof ks / sizeof *ks; ++q) {
+      graph g;
+      memset(&g, 0, sizeof g);
+      uint32_t n = cases[c].n, k = ks[q];
+      int made =
+          make_points(&g.tsp, n, cases[c].metric, cases[c].layout, 300 + c) &&
+          complete_graph(&g, k);
+      size_t entries = (size_t)n * k;
+      float *weights = malloc(entries * sizeof *weights);
+      uint32_t *tour[2] = {malloc(n * sizeof(uint32_t)),
+                           malloc(n * sizeof(uint32_t))};
+      ck_u8 *visited = malloc(n);
+      CHECK(made && weights && tour[0] && tour[1] && visited);
+      if (made && weights && tour[0] && tour[1] && visited) {
+        uint64_t state = 5 + c;
+        for (size_t e = 0; e < entries; ++e)
+          weights[e] = 0.01f + (float)(next_random(&state) >> 40) / 16777216.0f;
+        uint32_t differ = 0;
+        int64_t length[2] = {0, 0};
+        for (uint32_t ant = 0; ant < 3; ++ant) {
+          length[0] = ck_aco_construct(CK_ACO_FROM_MATRIX, n, g.matrix, g.xy,
+                                       GRID_OF(&g), k, g.neighbours, weights,
+                                       0.5f, 9, 2, ant, tour[0], visited);
+          length[1] = ck_aco_construct((int)cases[c].metric, n, g.matrix, g.xy,
+                                       GRID_OF(&g), k, g.neighbours, weights,
+                                       0.5f, 9, 2, ant, tour[1], visited);
+          differ += length[0] != length[1] ||
+                    memcmp(tour[0], tour[1], n * sizeof(uint32_t)) != 0;
+        }
+        CHECK_MSG(differ == 0 && is_permutation(tour[1], n),
+                  "ants through the grid, case %zu (metric %d, %u cities) k "
+                  "%u: %u of 3 tours differ from the scan's (last %lld "
+                  "against %lld)",
+                  c, (int)cases[c].metric, n, k, differ, (long long)length[1],
+                  (long long)length[0]);
+      }
+      free_graph(&g);
+      free(weights);
+      free(tour[0]);
+      free(tour[1]);
+      free(visited);
+    }
 }
 
 /* Local search and partitioning where distances come near the limit
@@ -1615,10 +1692,23 @@ static void agreement_by_coordinates(const ck_device *ref,
                        malloc(n * sizeof(uint32_t))};
   if (!make_instance(&tsp, n, UNIFORM, 4200) || !tour[0] || !tour[1])
     goto done;
-  for (int algorithm = CK_ACO_MMAS; algorithm <= CK_ACO_ACS; ++algorithm) {
+  /* Each form of construction searches the grid its own way: the
+   * device's default, an ant a work-item, and an ant a work-group. */
+  static const struct {
+    int algorithm;
+    uint32_t lanes;
+  } cases[] = {
+      {CK_ACO_MMAS, 0}, {CK_ACO_ACS, 0}, {CK_ACO_MMAS, 1}, {CK_ACO_ACS, 32}};
+  const char *pocl = strstr(device->platform_version, "PoCL ");
+  int no_groups = device->kind == CK_KIND_CPU && pocl && atoi(pocl + 5) >= 5;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    int algorithm = cases[c].algorithm;
+    if (cases[c].lanes > 1 && no_groups)
+      continue; /* refused there (agreement) */
     ck_aco_config config;
     ck_aco_config_init(&config);
     config.algorithm = (ck_aco_algorithm)algorithm;
+    config.lanes = cases[c].lanes;
     config.ants = 4;
     config.max_iterations = 3;
     config.local_search =
@@ -1641,9 +1731,9 @@ static void agreement_by_coordinates(const ck_device *ref,
       CHECK_MSG(report[0].best_length == report[1].best_length &&
                     report[0].best_iteration == report[1].best_iteration &&
                     memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0,
-                "%s on %u cities by coordinates: ref %lld at %llu, %s %lld "
-                "at %llu",
-                algorithm == CK_ACO_MMAS ? "MMAS" : "ACS", n,
+                "%s, lanes %u, on %u cities by coordinates: ref %lld at "
+                "%llu, %s %lld at %llu",
+                algorithm == CK_ACO_MMAS ? "MMAS" : "ACS", cases[c].lanes, n,
                 (long long)report[0].best_length,
                 (unsigned long long)report[0].best_iteration, device->id,
                 (long long)report[1].best_length,
@@ -2263,6 +2353,7 @@ int main(void) {
   construct_tests();
   construct_fallback_tests();
   nearest_tour_tests();
+  construct_grid_tests();
   roulette_tests();
   far_tests();
   update_entry_tests();

@@ -209,6 +209,8 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
   uint32_t n = state->n, k = state->k;
   int32_t *matrix = NULL;
   void *xy = NULL;
+  uint32_t *grid_cells = NULL;
+  unsigned char grid_box[4 * sizeof(double)];
   uint32_t *neighbours = NULL;
   float *eta_beta = NULL;
   if (state->metric == CK_ACO_FROM_MATRIX) {
@@ -258,6 +260,27 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
     CK_TRY(make(state, (size_t)n * 2 * state->coord_size, &state->xy));
     CK_TRY(upload(state, state->xy, xy, (size_t)n * 2 * state->coord_size));
     CK_TRY(make(state, sizeof(int32_t), &state->matrix));
+    double box[4];
+    size_t count = 0;
+    CK_TRY(ck__tsp_grid_pack(instance, "the cities' grid", &grid_cells, &count,
+                             box));
+    CK_TRY(make(state, count * sizeof *grid_cells, &state->grid_cells));
+    CK_TRY(upload(state, state->grid_cells, grid_cells,
+                  count * sizeof *grid_cells));
+    for (int i = 0; i < 4; ++i) {
+      if (state->coord_size == sizeof(double))
+        memcpy(grid_box + i * sizeof(double), &box[i], sizeof(double));
+      else {
+        float narrow = (float)box[i];
+        memcpy(grid_box + i * sizeof(float), &narrow, sizeof(float));
+      }
+    }
+    CK_TRY(make(state, 4 * state->coord_size, &state->grid_box));
+    CK_TRY(upload(state, state->grid_box, grid_box, 4 * state->coord_size));
+  }
+  if (!state->grid_cells) {
+    CK_TRY(make(state, sizeof(uint32_t), &state->grid_cells));
+    CK_TRY(make(state, sizeof(double), &state->grid_box));
   }
   size_t entries = (size_t)n * k;
   neighbours = malloc(entries * sizeof *neighbours);
@@ -283,6 +306,7 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
 fail:
   free(matrix);
   free(xy);
+  free(grid_cells);
   free(neighbours);
   free(eta_beta);
   return status;
@@ -670,6 +694,7 @@ ck_status ck_aco_destroy(ck_aco *aco) {
   if (state->queue && aco->steps)
     aco->steps->teardown(state);
   ck_buffer *buffers[] = {state->matrix,       state->xy,
+                          state->grid_cells,   state->grid_box,
                           state->neighbours,   state->eta_beta,
                           state->tau,          state->choice,
                           state->uses,         state->tours,

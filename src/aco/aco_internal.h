@@ -65,6 +65,9 @@ struct aco_state {
   float q0, xi, tau0, alpha;
   size_t coord_size; /* sizeof the device's ck_tsp_coord */
   ck_buffer *matrix, *xy, *neighbours, *eta_beta, *tau, *choice, *uses;
+  /* Coordinate metrics: the cities' grid (ck__tsp_grid_pack), packed as
+   * construction searches it (CK_ACO_GRID); a placeholder otherwise. */
+  ck_buffer *grid_cells, *grid_box;
   ck_buffer *tours, *positions, *flags, *lengths, *order, *best;
   ck_buffer *best_tour, *segment_tour, *segment_gain;
   ck_buffer *segment_scratch; /* ck__aco_segment_scratch */

@@ -43,6 +43,8 @@ ck_status ck__aco_set_construct_arguments(aco_state *state, ck_kernel *kernel) {
   SET_BUFFER(kernel, 9, state->tours);
   SET_BUFFER(kernel, 10, state->flags);
   SET_BUFFER(kernel, 11, state->lengths);
+  SET_BUFFER(kernel, 12, state->grid_cells);
+  SET_BUFFER(kernel, 13, state->grid_box);
 fail:
   return status;
 }

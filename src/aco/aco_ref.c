@@ -33,9 +33,10 @@ static ck_status ref_construct(aco_state *state, uint64_t iteration) {
   int64_t *lengths = host(state->lengths);
   for (uint32_t ant = 0; ant < state->ants; ++ant)
     lengths[ant] = ck_aco_construct(
-        GRAPH(state), state->k, neighbours, host(state->choice), state->q0,
-        state->seed, iteration, ant, tours + (size_t)ant * state->n,
-        flags + (size_t)ant * state->n);
+        GRAPH(state), host(state->grid_cells),
+        (const ck_tsp_coord *)host(state->grid_box), state->k, neighbours,
+        host(state->choice), state->q0, state->seed, iteration, ant,
+        tours + (size_t)ant * state->n, flags + (size_t)ant * state->n);
   if (state->algorithm != CK_ACO_ACS)
     return CK_OK;
   for (uint32_t ant = 0; ant < state->ants; ++ant)

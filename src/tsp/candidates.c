@@ -399,6 +399,41 @@ fail:
   return status;
 }
 
+/* ---- the grid for kernels ------------------------------------------------ */
+
+ck_status ck__tsp_grid_pack(const ck_tsp_instance *instance,
+                            const char *function, uint32_t **cells,
+                            size_t *count, double box[4]) {
+  ck_status status = CK_OK;
+  grid g;
+  memset(&g, 0, sizeof g);
+  *cells = NULL;
+  *count = 0;
+  CK_TRY(grid_build(instance, function, &g));
+  size_t grid_cells = (size_t)g.columns * g.rows;
+  size_t total = 2 + grid_cells + 1 + instance->cities;
+  uint32_t *packed = malloc(total * sizeof *packed);
+  if (!packed)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "%s: out of memory for a grid of %zu cells over %" PRIu32 " cities",
+            function, grid_cells, instance->cities);
+  packed[0] = g.columns;
+  packed[1] = g.rows;
+  memcpy(packed + 2, g.start, (grid_cells + 1) * sizeof *packed);
+  memcpy(packed + 3 + grid_cells, g.city,
+         (size_t)instance->cities * sizeof *packed);
+  box[0] = g.min_x;
+  box[1] = g.min_y;
+  box[2] = g.cell_width;
+  box[3] = g.cell_height;
+  *cells = packed;
+  *count = total;
+
+fail:
+  grid_free(&g);
+  return status;
+}
+
 /* ---- the nearest-neighbour tour ------------------------------------------ */
 
 /* Takes a city out of the searches: the last entry its cell still shows

@@ -42,4 +42,22 @@ ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
                                          const uint32_t *neighbours, uint32_t k,
                                          uint32_t first, uint32_t *tour);
 
+/*
+ * ck__tsp_grid_pack - the grid of ck_tsp_find_candidates (about two
+ * cities a cell) for kernels that search it (cl/ck_aco.h), of an EUC_2D,
+ * CEIL_2D or ATT instance that ck__tsp_check_distances accepted. Messages
+ * begin with `function`.
+ * Takes: *cells, a new array of *count entries that the caller frees:
+ * the columns, the rows, the first entry of each cell in row-major order
+ * and one past the last cell's (columns x rows + 1 entries), then the
+ * cities in cell order; box: the grid's left and bottom edges and its
+ * cells' width and height (0 along an axis where every city has the same
+ * coordinate). A city in column c lies between left + c x width and
+ * left + (c + 1) x width, up to rounding; the same for rows.
+ * Returns: CK_OK; CK_ERROR_OUT_OF_MEMORY, with *cells NULL.
+ */
+ck_status ck__tsp_grid_pack(const ck_tsp_instance *instance,
+                            const char *function, uint32_t **cells,
+                            size_t *count, double box[4]);
+
 #endif /* CK_TSP_INTERNAL_H */
