@@ -494,12 +494,12 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
           }
         key = group_least(keys, key, l);
       } else {
-        ck_aco_grid_walk walk =
+        ck_grid_walk walk =
             ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
         for (long r = 0;; ++r) {
           long column, row;
-          for (ulong i = l; i < ck_aco_ring_cells(r); i += CK_ACO_LANES)
-            if (ck_aco_ring_cell(&walk, r, i, &column, &row))
+          for (ulong i = l; i < ck_grid_ring_cells(r); i += CK_ACO_LANES)
+            if (ck_grid_ring_cell(&walk, r, i, &column, &row))
               ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row,
                                 current, visited, &key);
           key = group_least(keys, key, l);

@@ -109,12 +109,12 @@ static __device__ uint nearest_unvisited(
     uint current, uint l) {
 #if CK_ACO_METRIC != CK_ACO_FROM_MATRIX
   const int metric = CK_ACO_METRIC;
-  ck_aco_grid_walk walk = ck_aco_grid_begin(xy, grid_cells, grid_box, current);
+  ck_grid_walk walk = ck_aco_grid_begin(xy, grid_cells, grid_box, current);
   ulong key = ~0ul;
   for (long r = 0;; ++r) {
     long column, row;
-    for (ulong i = l; i < ck_aco_ring_cells(r); i += CK_WARP_WIDTH)
-      if (ck_aco_ring_cell(&walk, r, i, &column, &row))
+    for (ulong i = l; i < ck_grid_ring_cells(r); i += CK_WARP_WIDTH)
+      if (ck_grid_ring_cell(&walk, r, i, &column, &row))
         ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
                           visited, &key);
     key = warp_least_key(key);

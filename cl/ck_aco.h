@@ -27,6 +27,7 @@
 #ifndef CK_ACO_H
 #define CK_ACO_H
 
+#include "ck_grid.h"
 #include "ck_philox.h"
 #include "ck_tsp.h"
 
@@ -56,79 +57,6 @@ CK_FN int ck_aco_distance(CK_ACO_GRAPH, ck_u32 i, ck_u32 j) {
   CK_GLOBAL const ck_u32 *grid_cells, CK_GLOBAL const ck_tsp_coord *grid_box
 #define CK_ACO_GRID_ARGS grid_cells, grid_box
 
-/* How far short of the searched square's reach the grid search takes its
- * bound, relative to the coordinates' scale and to the distances: it must
- * cover the rounding of the device's coordinates (floats without fp64),
- * of its distances and of the cell arithmetic, so that no city that could
- * be the nearest is left unseen. */
-#if CK_HAS_FP64
-#define CK_ACO_GRID_SLACK 1e-12
-#else
-#define CK_ACO_GRID_SLACK 1e-5f
-#endif
-
-/* The cell along one axis of a coordinate, clamped to the grid. */
-CK_FN ck_i64 ck_aco_cell_along(ck_tsp_coord value, ck_tsp_coord low,
-                               ck_tsp_coord size, ck_i64 count) {
-  if (!(size > CK_TSP_C(0.0)))
-    return 0;
-  ck_tsp_coord cell = floor((value - low) / size);
-  if (!(cell >= CK_TSP_C(0.0)))
-    return 0;
-  if (cell >= (ck_tsp_coord)count)
-    return count - 1;
-  return (ck_i64)cell;
-}
-
-/* A search of the grid around one city: the grid's shape, the city's
- * point and cell, and the slack of its bound. */
-typedef struct ck_aco_grid_walk {
-  ck_i64 columns, rows, cx, cy;
-  ck_tsp_coord left, bottom, width, height, px, py, slack;
-} ck_aco_grid_walk;
-
-CK_FN ck_aco_grid_walk ck_aco_grid_begin(CK_GLOBAL const ck_tsp_coord *xy,
-                                         CK_ACO_GRID, ck_u32 city) {
-  ck_aco_grid_walk w;
-  w.columns = grid_cells[0];
-  w.rows = grid_cells[1];
-  w.left = grid_box[0];
-  w.bottom = grid_box[1];
-  w.width = grid_box[2];
-  w.height = grid_box[3];
-  w.px = xy[2u * city];
-  w.py = xy[2u * city + 1u];
-  w.slack = CK_ACO_GRID_SLACK *
-            (fabs(w.left) + fabs(w.bottom) + (ck_tsp_coord)w.columns * w.width +
-             (ck_tsp_coord)w.rows * w.height);
-  w.cx = ck_aco_cell_along(w.px, w.left, w.width, w.columns);
-  w.cy = ck_aco_cell_along(w.py, w.bottom, w.height, w.rows);
-  return w;
-}
-
-/* Cells in ring r, the square of side 2r + 1 cells around the city's
- * cell less the square inside it. */
-CK_FN ck_u64 ck_aco_ring_cells(ck_i64 r) {
-  return r ? 8u * (ck_u64)r : 1u;
-}
-
-/* Cell i of ring r (below ck_aco_ring_cells): its bottom row, its top row,
- * then its left and right sides between them. Returns 1 with *column and
- * *row set, or 0 where the cell lies outside the grid. */
-CK_FN int ck_aco_ring_cell(const ck_aco_grid_walk *w, ck_i64 r, ck_u64 i,
-                           ck_i64 *column, ck_i64 *row) {
-  ck_i64 side = 2 * r + 1, at = (ck_i64)i;
-  if (at < 2 * side) {
-    *column = w->cx - r + at % side;
-    *row = at < side ? w->cy - r : w->cy + r;
-  } else {
-    at -= 2 * side;
-    *column = at < side - 2 ? w->cx - r : w->cx + r;
-    *row = w->cy - r + 1 + at % (side - 2);
-  }
-  return *column >= 0 && *column < w->columns && *row >= 0 && *row < w->rows;
-}
-
 /* Offers the unvisited cities of one cell as the nearest to `current`:
  * *key is the least (distance << 32 | city) so far, all ones while none. */
 CK_FN void ck_aco_offer_cell(CK_ACO_GRAPH, CK_GLOBAL const ck_u32 *grid_cells,
@@ -149,59 +77,20 @@ CK_FN void ck_aco_offer_cell(CK_ACO_GRAPH, CK_GLOBAL const ck_u32 *grid_cells,
   }
 }
 
-/* Is every city at Euclidean distance reach or more sure to be further,
- * in the metric's integer distance, than nearest? EUC_2D is nint(e),
- * above nearest once e >= nearest + 0.5; CEIL_2D is ceil(e), above once
- * e > nearest; ATT works out to ceil(e / sqrt(10)), above once
- * e > nearest sqrt(10). A tie would matter too (a lower index), so the
- * comparisons are strict, and the slack keeps rounding on the safe side. */
-CK_FN int ck_aco_beyond_reach(int metric, ck_tsp_coord reach, ck_u32 nearest) {
-  ck_tsp_coord low = reach * (CK_TSP_C(1.0) - CK_ACO_GRID_SLACK);
-  ck_tsp_coord threshold =
-      metric == CK_TSP_METRIC_EUC_2D ? (ck_tsp_coord)nearest + CK_TSP_C(0.5)
-      : metric == CK_TSP_METRIC_CEIL_2D
-          ? (ck_tsp_coord)nearest
-          : (ck_tsp_coord)nearest * CK_TSP_C(3.16227766016837933);
-  return low > threshold * (CK_TSP_C(1.0) + CK_ACO_GRID_SLACK);
+/* A search of the grid around city `current`. */
+CK_FN ck_grid_walk ck_aco_grid_begin(CK_GLOBAL const ck_tsp_coord *xy,
+                                     CK_ACO_GRID, ck_u32 current) {
+  return ck_grid_walk_from(grid_cells[0], grid_cells[1], grid_box[0],
+                           grid_box[1], grid_box[2], grid_box[3],
+                           xy[2u * current], xy[2u * current + 1u]);
 }
 
-/* The nearer of a bound so far (none while *bounded is 0) and a side's. */
-CK_FN ck_tsp_coord ck_aco_nearer(int *bounded, ck_tsp_coord reach,
-                                 ck_tsp_coord side) {
-  ck_tsp_coord nearer = !*bounded || side < reach ? side : reach;
-  *bounded = 1;
-  return nearer;
-}
-
-/* Whether a search that has seen rings 0 to r whole, with `key` its least
- * (distance << 32 | city), all ones while none, may end: every cell is
- * seen, or every city beyond the searched square lies further than the
- * bound at which it could still match the key's distance. */
-CK_FN int ck_aco_ring_ends(const ck_aco_grid_walk *w, int metric, ck_i64 r,
+/* Whether a search holding `key`, its least (distance << 32 | city) or
+ * all ones while none, may end after ring r (ck_grid_ring_ends). */
+CK_FN int ck_aco_ring_ends(const ck_grid_walk *w, int metric, ck_i64 r,
                            ck_u64 key) {
-  ck_i64 x0 = w->cx - r, x1 = w->cx + r, y0 = w->cy - r, y1 = w->cy + r;
-  if (x0 <= 0 && y0 <= 0 && x1 >= w->columns - 1 && y1 >= w->rows - 1)
-    return 1;
-  if (key == ~(ck_u64)0)
-    return 0;
-  /* How far the searched square reaches from the city on each side that
-   * still has cells beyond it (one side at least does). */
-  ck_tsp_coord reach = CK_TSP_C(0.0);
-  int bounded = 0;
-  if (x0 > 0)
-    reach = ck_aco_nearer(&bounded, reach,
-                          w->px - (w->left + (ck_tsp_coord)x0 * w->width));
-  if (x1 < w->columns - 1)
-    reach = ck_aco_nearer(&bounded, reach,
-                          w->left + (ck_tsp_coord)(x1 + 1) * w->width - w->px);
-  if (y0 > 0)
-    reach = ck_aco_nearer(&bounded, reach,
-                          w->py - (w->bottom + (ck_tsp_coord)y0 * w->height));
-  if (y1 < w->rows - 1)
-    reach =
-        ck_aco_nearer(&bounded, reach,
-                      w->bottom + (ck_tsp_coord)(y1 + 1) * w->height - w->py);
-  return ck_aco_beyond_reach(metric, reach - w->slack, (ck_u32)(key >> 32));
+  return ck_grid_ring_ends(w, metric, r, key != ~(ck_u64)0,
+                           (ck_u32)(key >> 32));
 }
 
 /*
@@ -229,12 +118,12 @@ CK_FN ck_u32 ck_aco_nearest_unvisited(CK_ACO_GRAPH, CK_ACO_GRID, ck_u32 current,
     }
     return next;
   }
-  ck_aco_grid_walk w = ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
+  ck_grid_walk w = ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
   ck_u64 key = ~(ck_u64)0;
   for (ck_i64 r = 0;; ++r) {
     ck_i64 column, row;
-    for (ck_u64 i = 0; i < ck_aco_ring_cells(r); ++i)
-      if (ck_aco_ring_cell(&w, r, i, &column, &row))
+    for (ck_u64 i = 0; i < ck_grid_ring_cells(r); ++i)
+      if (ck_grid_ring_cell(&w, r, i, &column, &row))
         ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
                           visited, &key);
     if (ck_aco_ring_ends(&w, metric, r, key))

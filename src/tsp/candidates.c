@@ -9,8 +9,9 @@
  * away can only matter if its integer distance could still equal the k-th
  * best one found; the search stops when the smallest Euclidean distance
  * that is known to give a larger integer distance is below B. B is taken
- * a little short (a relative 1e-12 of the coordinates' scale) so that
- * rounding in the cell arithmetic cannot hide a city. The order itself
+ * a little short so that rounding in the cell arithmetic cannot hide a
+ * city. The rings and the bound are cl/ck_grid.h's, which the ants' search
+ * for the nearest unvisited city shares (cl/ck_aco.h). The order itself
  * always comes from the integer distances of cl/ck_tsp.h, ties broken by
  * index, so the result equals brute force.
  *
@@ -23,6 +24,7 @@
 
 #include "clkit/tsp.h"
 
+#include "ck_grid.h"
 #include "ck_tsp.h"
 #include "tsp/tsp_internal.h"
 
@@ -33,8 +35,6 @@
 
 /* Cities per grid cell, on average. */
 #define CITIES_PER_CELL 2.0
-/* Relative slack on the search bound (see above). */
-#define BOUND_SLACK 1e-12
 
 /* ---- the bounded heap ---------------------------------------------------- */
 
@@ -109,22 +109,6 @@ static int64_t pair_distance(const ck_tsp_instance *instance, uint32_t i,
                                     instance->y[j]);
 }
 
-/*
- * Is every city at Euclidean distance >= reach (less the slack) sure to
- * be further, in the metric's integer distance, than worst? EUC_2D is
- * nint(e) = floor(e + 0.5), above worst once e >= worst + 0.5; CEIL_2D is
- * ceil(e), above worst once e > worst; ATT works out to ceil(e/sqrt(10)),
- * above worst once e > worst * sqrt(10). Strict comparisons keep the edge
- * cases searched.
- */
-static int beyond_reach(ck_tsp_metric metric, double reach, int64_t worst) {
-  double low = reach * (1.0 - BOUND_SLACK);
-  double threshold = metric == CK_TSP_EUC_2D    ? (double)worst + 0.5
-                     : metric == CK_TSP_CEIL_2D ? (double)worst
-                                                : (double)worst * sqrt(10.0);
-  return low > threshold * (1.0 + BOUND_SLACK);
-}
-
 /* ---- brute force --------------------------------------------------------- */
 
 static void all_pairs(const ck_tsp_instance *instance, uint32_t k,
@@ -154,18 +138,6 @@ typedef struct grid {
   double *x, *y;
 } grid;
 
-static uint32_t cell_along(double value, double min, double size,
-                           uint32_t count) {
-  if (!(size > 0))
-    return 0;
-  double cell = floor((value - min) / size);
-  if (!(cell >= 0))
-    return 0;
-  if (cell >= (double)count)
-    return count - 1;
-  return (uint32_t)cell;
-}
-
 /* Rows or columns along one side: clamped to 1..limit. */
 static uint32_t cells_along(double count, uint32_t limit) {
   if (!(count >= 1))
@@ -176,9 +148,9 @@ static uint32_t cells_along(double count, uint32_t limit) {
 }
 
 static uint32_t grid_cell_of(const grid *g, double x, double y) {
-  uint32_t column = cell_along(x, g->min_x, g->cell_width, g->columns);
-  uint32_t row = cell_along(y, g->min_y, g->cell_height, g->rows);
-  return row * g->columns + column;
+  ck_i64 column = ck_grid_cell_along(x, g->min_x, g->cell_width, g->columns);
+  ck_i64 row = ck_grid_cell_along(y, g->min_y, g->cell_height, g->rows);
+  return (uint32_t)row * g->columns + (uint32_t)column;
 }
 
 /* Messages begin with `function`, the caller's. */
@@ -252,15 +224,6 @@ static void grid_free(grid *g) {
   free(g->y);
 }
 
-/* How far short of the searched square's reach the bound is taken: the
- * rounding of cell arithmetic scales with the coordinates. */
-static double grid_slack(const grid *g) {
-  double scale = fabs(g->min_x) + fabs(g->min_y) +
-                 (double)g->columns * g->cell_width +
-                 (double)g->rows * g->cell_height;
-  return BOUND_SLACK * scale;
-}
-
 /* One city's search. */
 typedef struct query {
   const grid *g;
@@ -275,8 +238,8 @@ typedef struct query {
 } query;
 
 /* The squared Euclidean distance above which the integer distance is
- * surely above worst (see beyond_reach); a little above the exact value,
- * and never below a tiny floor, where ATT's s / 10 could round to 0. */
+ * surely above worst (see ck_grid_beyond_reach); a little above the exact
+ * value, and never below a tiny floor, where ATT's s / 10 could round to 0. */
 static double squared_limit(ck_tsp_metric metric, int64_t worst) {
   double threshold = metric == CK_TSP_EUC_2D    ? (double)worst + 0.5
                      : metric == CK_TSP_CEIL_2D ? (double)worst
@@ -305,49 +268,20 @@ static void scan_cell(query *q, uint32_t column, uint32_t row) {
 }
 
 static void grid_search(const ck_tsp_instance *instance, const grid *g,
-                        uint32_t i, double slack, best_heap *heap) {
+                        uint32_t i, best_heap *heap) {
   query q = {g,    instance->metric, i, instance->x[i], instance->y[i],
              heap, INFINITY};
-  double px = q.x, py = q.y;
-  int64_t columns = g->columns, rows = g->rows;
-  int64_t cx = cell_along(px, g->min_x, g->cell_width, g->columns);
-  int64_t cy = cell_along(py, g->min_y, g->cell_height, g->rows);
-  for (int64_t r = 0;; ++r) {
-    int64_t x0 = cx - r, x1 = cx + r, y0 = cy - r, y1 = cy + r;
-    int64_t from_x = x0 < 0 ? 0 : x0, to_x = x1 >= columns ? columns - 1 : x1;
-    int64_t from_y = y0 < 0 ? 0 : y0, to_y = y1 >= rows ? rows - 1 : y1;
-    /* The ring: its top and bottom rows whole, then the sides between. */
-    if (y0 >= 0)
-      for (int64_t x = from_x; x <= to_x; ++x)
-        scan_cell(&q, (uint32_t)x, (uint32_t)y0);
-    if (r > 0 && y1 < rows)
-      for (int64_t x = from_x; x <= to_x; ++x)
-        scan_cell(&q, (uint32_t)x, (uint32_t)y1);
-    int64_t side_from = y0 + 1 > from_y ? y0 + 1 : from_y;
-    int64_t side_to = y1 - 1 < to_y ? y1 - 1 : to_y;
-    if (r > 0 && x0 >= 0)
-      for (int64_t y = side_from; y <= side_to; ++y)
-        scan_cell(&q, (uint32_t)x0, (uint32_t)y);
-    if (r > 0 && x1 < columns)
-      for (int64_t y = side_from; y <= side_to; ++y)
-        scan_cell(&q, (uint32_t)x1, (uint32_t)y);
-
-    if (x0 <= 0 && y0 <= 0 && x1 >= columns - 1 && y1 >= rows - 1)
-      return; /* every cell seen */
-    if (heap->size < heap->capacity)
-      continue;
-    /* How far the searched square reaches from the city on each side that
-     * still has cells beyond it. */
-    double reach = INFINITY;
-    if (x0 > 0)
-      reach = fmin(reach, px - (g->min_x + (double)x0 * g->cell_width));
-    if (x1 < columns - 1)
-      reach = fmin(reach, g->min_x + (double)(x1 + 1) * g->cell_width - px);
-    if (y0 > 0)
-      reach = fmin(reach, py - (g->min_y + (double)y0 * g->cell_height));
-    if (y1 < rows - 1)
-      reach = fmin(reach, g->min_y + (double)(y1 + 1) * g->cell_height - py);
-    if (beyond_reach(instance->metric, reach - slack, worst_distance(heap)))
+  ck_grid_walk walk =
+      ck_grid_walk_from(g->columns, g->rows, g->min_x, g->min_y, g->cell_width,
+                        g->cell_height, q.x, q.y);
+  for (ck_i64 r = 0;; ++r) {
+    ck_i64 column, row;
+    for (ck_u64 at = 0; at < ck_grid_ring_cells(r); ++at)
+      if (ck_grid_ring_cell(&walk, r, at, &column, &row))
+        scan_cell(&q, (uint32_t)column, (uint32_t)row);
+    int full = heap->size == heap->capacity;
+    if (ck_grid_ring_ends(&walk, (int)instance->metric, r, full,
+                          full ? (ck_u32)worst_distance(heap) : 0))
       return;
   }
 }
@@ -384,11 +318,10 @@ ck_status ck_tsp_find_candidates(const ck_tsp_instance *instance, uint32_t k,
     all_pairs(instance, k, &heap, neighbours);
   } else {
     CK_TRY(grid_build(instance, function, &g));
-    double slack = grid_slack(&g);
     /* In cell order, so that neighbouring searches share cached cells. */
     for (uint32_t at = 0; at < n; ++at) {
       uint32_t i = g.city[at];
-      grid_search(instance, &g, i, slack, &heap);
+      grid_search(instance, &g, i, &heap);
       heap_drain(&heap, neighbours + (size_t)i * k);
     }
   }
@@ -469,7 +402,6 @@ ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
    * cells around the gap it jumps rather than a scan of every city. */
   int planar =
       instance->metric != CK_TSP_GEO && instance->metric != CK_TSP_EXPLICIT;
-  double slack = 0;
   if (!visited)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %" PRIu32 " cities",
             function, n);
@@ -485,7 +417,6 @@ ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
     g.end = live_end;
     for (uint32_t at = 0; at < n; ++at)
       slot[g.city[at]] = at;
-    slack = grid_slack(&g);
   }
 
   uint32_t current = first;
@@ -504,7 +435,7 @@ ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
       if (!visited[neighbours[(size_t)current * k + j]])
         next = neighbours[(size_t)current * k + j];
     if (next == n && planar) {
-      grid_search(instance, &g, current, slack, &nearest);
+      grid_search(instance, &g, current, &nearest);
       next = (uint32_t)nearest_key;
       nearest.size = 0;
     } else if (next == n) {
