@@ -510,6 +510,9 @@ static void check_run_usage_errors(void) {
        "--w"},
       /* getopt's complaints, worded for the option at fault. */
       {{"run", "selfcheck", "--bogus=3", NULL}, "unknown option '--bogus'"},
+      /* The hint names the help that lists the workload's options. */
+      {{"run", "ga", "--migration", "ring:0", NULL},
+       "Try 'clkit run ga --help'."},
       /* A letter inside a cluster is the option at fault, not the
        * argument before the cluster. */
       {{"run", "selfcheck", "--device=ref", "-xh", NULL},

@@ -941,7 +941,8 @@ static void test_csv_malformed(void) {
       {"integer at the class limit", "3,1\n10,2\n", 0, 10, 0, CK_ERROR_PARSE,
        ":2: field 1: label 10 is not below the class limit 10"},
       {"too many names", "A,1\nB,2\nA,3\nC,4\n", 0, 2, 0, CK_ERROR_PARSE,
-       ":4: field 1: label 'C' is class name number 3, but at most 2"},
+       ":4: field 1: label 'C' is distinct label number 3 in file order, but "
+       "at most 2"},
       {"negative label", "0,1\n-1,2\n", 0, 0, 0, CK_ERROR_PARSE,
        ":2: field 1: label '-1' is negative"},
       {"label above 65535", "0,1\n65536,2\n", 0, 0, 0, CK_ERROR_PARSE,

@@ -572,7 +572,10 @@ static int parse_run_options(const char *command, int argc, char **argv,
         param->value = optarg ? optarg : "1";
         break;
       }
-      return option_error(command, argv + 1, c, options);
+      /* Named with the workload, whose --help lists its own options. */
+      char with_workload[96];
+      snprintf(with_workload, sizeof with_workload, "%s %s", command, argv[1]);
+      return option_error(with_workload, argv + 1, c, options);
     }
   }
   /* One argument after the options names the workload's input, for the
@@ -983,7 +986,7 @@ static int command_cache(int argc, char **argv) {
   status = ck_cache_clear(&removed);
   if (status != CK_OK)
     return cli_report(status);
-  printf("removed %zu files\n", removed);
+  printf("removed %zu file%s\n", removed, removed == 1 ? "" : "s");
   return EXIT_OK;
 }
 

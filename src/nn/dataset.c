@@ -994,7 +994,8 @@ static ck_status csv_names(const csv_reader *csv, int32_t *classes,
       seen[classes[r]] = 1;
       if (++count > limit)
         CK_FAIL(CK_ERROR_PARSE,
-                "%s:%zu: field %zu: label '%s' is class name number %zu, but "
+                "%s:%zu: field %zu: label '%s' is distinct label number %zu in "
+                "file order, but "
                 "at most %zu classes are allowed",
                 csv->path, csv->lines[r], csv->label_column + 1, csv->labels[r],
                 count, limit);
