@@ -202,6 +202,16 @@ static ck_status upload(aco_state *state, ck_buffer *buffer, const void *data,
                          NULL);
 }
 
+/* Entry `index` of an array of the device's coordinates (ck_tsp_coord:
+ * doubles, or floats without fp64). */
+static void store_coordinate(const aco_state *state, void *array, size_t index,
+                             double value) {
+  if (state->coord_size == sizeof(double))
+    ((double *)array)[index] = value;
+  else
+    ((float *)array)[index] = (float)value;
+}
+
 /* Distances, coordinates, candidates and eta^beta onto the device. */
 static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
   ck_status status = CK_OK;
@@ -210,7 +220,7 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
   int32_t *matrix = NULL;
   void *xy = NULL;
   uint32_t *grid_cells = NULL;
-  unsigned char grid_box[4 * sizeof(double)];
+  double grid_box[4]; /* room for 4 of either width */
   uint32_t *neighbours = NULL;
   float *eta_beta = NULL;
   if (state->metric == CK_ACO_FROM_MATRIX) {
@@ -249,13 +259,8 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
     if (!xy)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (uint32_t i = 0; i < n; ++i) {
-      if (state->coord_size == sizeof(double)) {
-        ((double *)xy)[2 * (size_t)i] = instance->x[i];
-        ((double *)xy)[2 * (size_t)i + 1] = instance->y[i];
-      } else {
-        ((float *)xy)[2 * (size_t)i] = (float)instance->x[i];
-        ((float *)xy)[2 * (size_t)i + 1] = (float)instance->y[i];
-      }
+      store_coordinate(state, xy, 2 * (size_t)i, instance->x[i]);
+      store_coordinate(state, xy, 2 * (size_t)i + 1, instance->y[i]);
     }
     CK_TRY(make(state, (size_t)n * 2 * state->coord_size, &state->xy));
     CK_TRY(upload(state, state->xy, xy, (size_t)n * 2 * state->coord_size));
@@ -267,14 +272,8 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
     CK_TRY(make(state, count * sizeof *grid_cells, &state->grid_cells));
     CK_TRY(upload(state, state->grid_cells, grid_cells,
                   count * sizeof *grid_cells));
-    for (int i = 0; i < 4; ++i) {
-      if (state->coord_size == sizeof(double))
-        memcpy(grid_box + i * sizeof(double), &box[i], sizeof(double));
-      else {
-        float narrow = (float)box[i];
-        memcpy(grid_box + i * sizeof(float), &narrow, sizeof(float));
-      }
-    }
+    for (int i = 0; i < 4; ++i)
+      store_coordinate(state, grid_box, (size_t)i, box[i]);
     CK_TRY(make(state, 4 * state->coord_size, &state->grid_box));
     CK_TRY(upload(state, state->grid_box, grid_box, 4 * state->coord_size));
   }
