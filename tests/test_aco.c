@@ -851,32 +851,27 @@ static uint32_t steps_past_candidates(const uint32_t *tour, uint32_t n,
   return past;
 }
 
-/* The grid searches' instances: each metric and layout (GEO, not a plane,
- * only for the nearest-neighbour tour, which scans it). */
-static const struct {
-  ck_tsp_metric metric;
-  enum point_layout layout;
-  uint32_t n;
-} point_cases[] = {
-    {CK_TSP_EUC_2D, SPREAD, 3000},    {CK_TSP_EUC_2D, LATTICE, 1500},
-    {CK_TSP_EUC_2D, CLUSTERED, 2000}, {CK_TSP_CEIL_2D, SPREAD, 1500},
-    {CK_TSP_CEIL_2D, LATTICE, 1500},  {CK_TSP_ATT, SPREAD, 1500},
-    {CK_TSP_ATT, LATTICE, 1500},      {CK_TSP_ATT, CLUSTERED, 1500},
-    {CK_TSP_GEO, SPREAD, 300},
-};
-
 /* ck__tsp_nearest_neighbour_tour against brute force: the same tour, city
  * for city, for each metric and layout and for lists of 0 to 20
  * candidates (0 and 1 send nearly every step to the grid). */
 static void nearest_tour_tests(void) {
+  static const struct {
+    ck_tsp_metric metric;
+    enum point_layout layout;
+    uint32_t n;
+  } cases[] = {
+      {CK_TSP_EUC_2D, SPREAD, 3000},    {CK_TSP_EUC_2D, LATTICE, 1500},
+      {CK_TSP_EUC_2D, CLUSTERED, 2000}, {CK_TSP_CEIL_2D, SPREAD, 1500},
+      {CK_TSP_CEIL_2D, LATTICE, 1500},  {CK_TSP_ATT, LATTICE, 1500},
+      {CK_TSP_ATT, CLUSTERED, 1500},    {CK_TSP_GEO, SPREAD, 300},
+  };
   static const uint32_t ks[] = {0, 1, 8, 20};
-  for (size_t c = 0; c < sizeof point_cases / sizeof *point_cases; ++c) {
-    uint32_t n = point_cases[c].n, first = c % 2 ? n / 2 : 0;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    uint32_t n = cases[c].n, first = c % 2 ? n / 2 : 0;
     ck_tsp_instance tsp;
     uint32_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     uint32_t *neighbours = malloc((size_t)n * 20 * sizeof *neighbours);
-    int made = make_points(&tsp, n, point_cases[c].metric,
-                           point_cases[c].layout, 77 + c);
+    int made = make_points(&tsp, n, cases[c].metric, cases[c].layout, 77 + c);
     CHECK(made && want && got && neighbours);
     if (made && want && got && neighbours &&
         brute_force_nearest_tour(&tsp, first, want)) {
@@ -901,7 +896,7 @@ static void nearest_tour_tests(void) {
                   "nearest-neighbour tour, case %zu (metric %d, %u cities) "
                   "k %u: length %lld, brute force %lld, first difference at "
                   "step %u, %u steps past the candidates",
-                  c, (int)point_cases[c].metric, n, k, (long long)got_length,
+                  c, (int)cases[c].metric, n, k, (long long)got_length,
                   (long long)want_length, differ, past);
       }
     }
@@ -917,17 +912,25 @@ static void nearest_tour_tests(void) {
  * layout, with one candidate (nearly every step falls back) and with
  * eight (late steps do). */
 static void construct_grid_tests(void) {
+  static const struct {
+    ck_tsp_metric metric;
+    enum point_layout layout;
+    uint32_t n;
+  } cases[] = {
+      {CK_TSP_EUC_2D, SPREAD, 2500},    {CK_TSP_EUC_2D, LATTICE, 1500},
+      {CK_TSP_EUC_2D, CLUSTERED, 2000}, {CK_TSP_CEIL_2D, SPREAD, 1500},
+      {CK_TSP_CEIL_2D, LATTICE, 1500},  {CK_TSP_ATT, SPREAD, 1500},
+      {CK_TSP_ATT, CLUSTERED, 1500},
+  };
   static const uint32_t ks[] = {1, 8};
-  for (size_t c = 0; c < sizeof point_cases / sizeof *point_cases; ++c)
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c)
     for (size_t q = 0; q < sizeof ks / sizeof *ks; ++q) {
-      if (point_cases[c].metric == CK_TSP_GEO)
-        continue;
       graph g;
       memset(&g, 0, sizeof g);
-      uint32_t n = point_cases[c].n, k = ks[q];
-      int made = make_points(&g.tsp, n, point_cases[c].metric,
-                             point_cases[c].layout, 300 + c) &&
-                 complete_graph(&g, k);
+      uint32_t n = cases[c].n, k = ks[q];
+      int made =
+          make_points(&g.tsp, n, cases[c].metric, cases[c].layout, 300 + c) &&
+          complete_graph(&g, k);
       size_t entries = (size_t)n * k;
       float *weights = malloc(entries * sizeof *weights);
       uint32_t *tour[2] = {malloc(n * sizeof(uint32_t)),
@@ -944,9 +947,9 @@ static void construct_grid_tests(void) {
           length[0] = ck_aco_construct(CK_ACO_FROM_MATRIX, n, g.matrix, g.xy,
                                        GRID_OF(&g), k, g.neighbours, weights,
                                        0.5f, 9, 2, ant, tour[0], visited);
-          length[1] = ck_aco_construct(
-              (int)point_cases[c].metric, n, g.matrix, g.xy, GRID_OF(&g), k,
-              g.neighbours, weights, 0.5f, 9, 2, ant, tour[1], visited);
+          length[1] = ck_aco_construct((int)cases[c].metric, n, g.matrix, g.xy,
+                                       GRID_OF(&g), k, g.neighbours, weights,
+                                       0.5f, 9, 2, ant, tour[1], visited);
           differ += length[0] != length[1] ||
                     memcmp(tour[0], tour[1], n * sizeof(uint32_t)) != 0;
         }
@@ -954,8 +957,8 @@ static void construct_grid_tests(void) {
                   "ants through the grid, case %zu (metric %d, %u cities) k "
                   "%u: %u of 3 tours differ from the scan's (last %lld "
                   "against %lld)",
-                  c, (int)point_cases[c].metric, n, k, differ,
-                  (long long)length[1], (long long)length[0]);
+                  c, (int)cases[c].metric, n, k, differ, (long long)length[1],
+                  (long long)length[0]);
       }
       free_graph(&g);
       free(weights);
