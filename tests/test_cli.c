@@ -1938,7 +1938,12 @@ static void check_nn_run(void) {
       {{"run", "nn", "--train", train, "--label-col", "last", "--layers",
         "4,8,3", "--device", "ref", NULL},
        2,
-       "layers"},
+       "--layers: the input layer has 4 units"},
+      /* Three classes for an output layer of two: the option's fault. */
+      {{"run", "nn", "--train", train, "--label-col", "last", "--layers",
+        "3,8,2", "--device", "ref", NULL},
+       2,
+       "--layers: the output layer has 2 units"},
       {{"run", "nn", "--train", missing, "--device", "ref", NULL}, 1, missing},
       /* Data that does not fit the network (2 features a row for 3 units)
        * is a fault of its file, not of the options. */

@@ -657,8 +657,10 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     CK_TRY(ck__nn_model_load(device, job.load, config, &job.tuning, &nn));
     ck_nn_describe(nn, config);
   }
-  size_t class_limit =
-      job.load || job.layers_given ? config->sizes[config->layer_count - 1] : 0;
+  /* Training data past a loaded model's classes is the data's fault, named
+   * at its line; past the classes that --layers chose, it is the option's,
+   * found once the data is read (below). */
+  size_t class_limit = job.load ? config->sizes[config->layer_count - 1] : 0;
   int training = job.train != NULL;
   if (job.load)
     model_classes(nn, &classes_view);
@@ -704,6 +706,18 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
         config->sizes[1] = 128;
         config->sizes[2] = train.classes < 2 ? 2 : train.classes;
       }
+      size_t inputs = config->sizes[0];
+      size_t outputs = config->sizes[config->layer_count - 1];
+      if (train.features != inputs)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "--layers: the input layer has %zu units, but %s has %zu "
+                "features a row",
+                inputs, job.train, train.features);
+      if (train.classes > outputs)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "--layers: the output layer has %zu units, but %s has %zu "
+                "classes",
+                outputs, job.train, train.classes);
       size_t hidden = config->layer_count - 2;
       if (job.activation_count != 1 && job.activation_count != hidden)
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
