@@ -428,6 +428,10 @@ static void test_malformed(void) {
   CHECK(write_bytes(path, "1\n\nAr 0\0 0 0\n", 13) == 0);
   ck__gas_frame frame;
   CHECK(ck__gas_xyz_read(path, &frame) == CK_ERROR_PARSE);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, ":3: not a text file (a NUL byte)"), "%s",
+            message);
   CHECK(frame_is_zeroed(&frame));
 }
 

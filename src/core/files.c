@@ -565,18 +565,26 @@ ck_status ck__file_read_bytes(const char *path, size_t max_bytes,
 ck_status ck__file_read_text(const char *path, size_t max_bytes, char **text,
                              size_t *size) {
   int ended_early = 0;
+  size_t used = 0;
   if (!path || !text)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
   ck_status status =
-      read_whole(path, max_bytes, 1, NULL, 0, text, size, &ended_early);
+      read_whole(path, max_bytes, 1, NULL, 0, text, &used, &ended_early);
   if (status != CK_OK)
     return status;
   if (ended_early) {
+    /* The line of the first NUL, as every other text error names one. */
+    const char *nul = memchr(*text, '\0', used);
+    size_t line = 1;
+    for (const char *c = *text; c < nul; ++c)
+      line += *c == '\n';
     free(*text);
     *text = NULL;
-    return ck__fail(CK_ERROR_PARSE, "%s: not a text file (it holds NUL bytes)",
-                    path);
+    return ck__fail(CK_ERROR_PARSE, "%s:%zu: not a text file (a NUL byte)",
+                    path, line);
   }
+  if (size)
+    *size = used;
   return CK_OK;
 }
 
