@@ -401,12 +401,12 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   int64_t length;
   CK_TRY(ck_aco_get_best(aco, &length, tour));
   if (job.tour_out)
-    CK_TRY(ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
+    CK_TRY_OUTPUT("tour-out", ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
                             job.instance.cities, length));
   if (job.trace)
-    CK_TRY(write_trace(job.trace, aco));
+    CK_TRY_OUTPUT("trace", write_trace(job.trace, aco));
   if (job.svg)
-    CK_TRY(write_svg(job.svg, &job.instance, tour, length));
+    CK_TRY_OUTPUT("svg", write_svg(job.svg, &job.instance, tour, length));
   result->best = (double)length;
   snprintf(result->best_name, sizeof result->best_name, "tour_length");
   result->wall_s = report.wall_s;

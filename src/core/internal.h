@@ -48,6 +48,15 @@ void ck__error_restore(const ck__error_saved *saved);
       goto fail;                                                               \
   } while (0)
 
+/* CK_TRY for a write that an option asked for: a failure's message begins
+ * "option --OPTION: ", as the check before the run names it. */
+#define CK_TRY_OUTPUT(option, expr)                                            \
+  do {                                                                         \
+    status = (expr);                                                           \
+    if (status != CK_OK)                                                       \
+      CK_FAIL_PREFIX(status, "option --%s: ", (option));                       \
+  } while (0)
+
 /* Sets status and a message, then jumps to fail:. */
 #define CK_FAIL(code, ...)                                                     \
   do {                                                                         \

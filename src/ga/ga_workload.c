@@ -244,10 +244,10 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   CK_TRY(ck_ga_get_best(ga, &result->best, position));
   CK_TRY(ck__problem_best_check(&job, result->best));
   if (job.out)
-    CK_TRY(ck__write_position(job.out, position, dim));
+    CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
   if (job.trace)
-    CK_TRY(
-        write_trace(job.trace, ga, config.keep_island_history, config.islands));
+    CK_TRY_OUTPUT("trace", write_trace(job.trace, ga, config.keep_island_history,
+                                       config.islands));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;

@@ -431,12 +431,12 @@ static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   CK_TRY(ck_gas_get_particles(gas, positions, velocities));
   if (trajectory)
-    CK_TRY(ck__gas_trajectory_frame(trajectory, n, box_x, box_y, positions,
-                                    velocities, observables->step,
-                                    observables->time));
+    CK_TRY_OUTPUT("traj", ck__gas_trajectory_frame(
+                              trajectory, n, box_x, box_y, positions,
+                              velocities, observables->step, observables->time));
   if (png)
-    CK_TRY(ck__gas_png_write(png, n, box_x, box_y, positions, velocities,
-                             png_size));
+    CK_TRY_OUTPUT("png", ck__gas_png_write(png, n, box_x, box_y, positions,
+                                           velocities, png_size));
 fail:
   free(positions);
   free(velocities);
@@ -473,7 +473,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   if (job.traj)
-    CK_TRY(ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
+    CK_TRY_OUTPUT("traj", ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
   /* The samples grow as the run makes them, up to the history's limit,
    * past which adjacent entries are paired into their means (block_average
    * says why the averages and errors stand). */
@@ -532,7 +532,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       int paused = ck__file_hold_pause();
       status = ck_gas_save(gas, job.checkpoint);
       ck__file_hold_resume(paused);
-      CK_TRY(status);
+      CK_TRY_OUTPUT("checkpoint", status);
     }
     if (step == end)
       break;
@@ -567,16 +567,16 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   if (trajectory) {
     ck__gas_trajectory *closing = trajectory;
     trajectory = NULL;
-    CK_TRY(ck__gas_trajectory_close(closing, 1));
+    CK_TRY_OUTPUT("traj", ck__gas_trajectory_close(closing, 1));
   }
   if (job.checkpoint)
-    CK_TRY(ck_gas_save(gas, job.checkpoint));
+    CK_TRY_OUTPUT("checkpoint", ck_gas_save(gas, job.checkpoint));
   if (job.png) {
     CK_TRY(ck_gas_observe(gas, &o));
     CK_TRY(write_frame(gas, NULL, job.png, job.png_size, &o));
   }
   if (rdf)
-    CK_TRY(ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range, rdf,
+    CK_TRY_OUTPUT("rdf", ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range, rdf,
                              rdf_samples, c.particles, c.box_x * c.box_y));
 
   double mean[SAMPLES], error[SAMPLES];

@@ -791,9 +791,10 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     if (log.failed)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory keeping the trace");
     if (job.trace)
-      CK_TRY(ck__file_write_atomic(job.trace, log.trace, log.used));
+      CK_TRY_OUTPUT("trace",
+                    ck__file_write_atomic(job.trace, log.trace, log.used));
     if (job.save)
-      CK_TRY(ck_nn_save(nn, job.save));
+      CK_TRY_OUTPUT("save", ck_nn_save(nn, job.save));
   }
   /* A run that does not train reports the rate of what it evaluates. */
   ck_queue *queue = ck__nn_state(nn)->queue;
@@ -831,7 +832,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     if (!predicted)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
     CK_TRY(ck_nn_predict(nn, &predict, predicted));
-    CK_TRY(write_predictions(job.out, nn, predicted, predict.rows));
+    CK_TRY_OUTPUT("out", write_predictions(job.out, nn, predicted, predict.rows));
     ck__result_metric(result, "predicted_rows", (double)predict.rows, "");
     if (predict.classes) {
       size_t hits = 0;
