@@ -30,8 +30,12 @@ int main(int argc, char **argv) {
   size_t chosen = 0, count = 0;
   status =
       ck_device_select(&set, argc > 1 ? argv[1] : NULL, &chosen, 1, &count);
-  if (status != CK_OK)
-    return fail(status);
+  if (status != CK_OK) {
+    int code = fail(status);
+    ck_device_set_free(&set);
+    /* A selector that matches nothing is a usage error, as in the CLI. */
+    return status == CK_ERROR_NOT_FOUND ? 2 : code;
+  }
   const ck_device *device = &set.devices[chosen];
 
   /* A workload through the C API, compared with ref. */
