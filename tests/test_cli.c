@@ -1124,6 +1124,25 @@ static void check_cache(void) {
   expect_output(nowhere, args, 0, 0, "directory  none (set CLKIT_CACHE_DIR");
   const char *const clear[] = {"cache", "clear", NULL};
   expect_output(nowhere, clear, 0, 0, "nothing to clear: no cache directory");
+  /* A cache directory that is a file: a run goes on without the cache,
+   * and says so, as it does for a setting it does not know. */
+  char not_a_directory[700], file_setting[760];
+  test_write_text(work_dir, "not-a-dir", "", not_a_directory,
+                  sizeof not_a_directory);
+  snprintf(file_setting, sizeof file_setting, "CLKIT_CACHE_DIR=%s",
+           not_a_directory);
+  const char *const as_file[] = {file_setting, NULL};
+  const char *const run[] = {"run", "selfcheck", "--device", "ref", "--quiet",
+                             NULL};
+  r = run_clkit_env(as_file, run);
+  EXPECT_EXIT(r, 0, run);
+  EXPECT_HAS(r.err, "Not a directory; kernels are built without the cache",
+             run);
+  release(&r);
+  r = run_clkit_env(unknown, run);
+  EXPECT_EXIT(r, 0, run);
+  EXPECT_HAS(r.err, "warning: CLKIT_CACHE=banana is not a setting", run);
+  release(&r);
 }
 
 /* With no OpenCL driver (and no CUDA device visible) the command still

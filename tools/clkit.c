@@ -605,6 +605,20 @@ static int parse_run_options(const char *command, int argc, char **argv,
   return -1;
 }
 
+/* A kernel cache that cannot be used costs every run its builds, silently
+ * but for this: a CLKIT_CACHE_DIR that is a file, a directory that cannot
+ * be read, a CLKIT_CACHE value clkit does not know. The run goes on. */
+static void warn_if_cache_unusable(void) {
+  ck_cache_stats stats;
+  ck_status status = ck_cache_query(&stats);
+  if (status == CK_OK || !stats.enabled)
+    return;
+  const char *message = "";
+  ck_error_get_last(&message);
+  fprintf(stderr, "%s: warning: %s%s\n", program_name, message,
+          status == CK_ERROR_IO ? "; kernels are built without the cache" : "");
+}
+
 static int command_run(int argc, char **argv) {
   run_config config;
   catch_interruptions();
@@ -612,6 +626,7 @@ static int command_run(int argc, char **argv) {
   if (exit_code >= 0)
     return exit_code;
   ck_device_set set;
+  warn_if_cache_unusable();
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
     return cli_report(status);
@@ -669,6 +684,7 @@ static int command_compare(int argc, char **argv) {
   if (exit_code >= 0)
     return exit_code;
   ck_device_set set;
+  warn_if_cache_unusable();
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
     return cli_report(status);
@@ -767,6 +783,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   if (optind < argc)
     return unexpected(command, argv[optind]);
   ck_device_set set;
+  warn_if_cache_unusable();
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
     return cli_report(status);
