@@ -150,7 +150,7 @@ void cli_print_compare(FILE *out, const ck_result *results, size_t count,
     return;
   fprintf(out, "%s: %s, same configuration and seed on each device\n",
           results[0].workload, results[0].best_name);
-  fprintf(out, "%-9s %-32s %10s %10s %14s %-12s %14s %11s %s\n", "device",
+  fprintf(out, "%-9s %-32s %10s %10s %14s %-16s %14s %11s %s\n", "device",
           "name", "wall_s", "kernel_s", "throughput", "unit", "best", "vs_ref",
           "agrees");
   for (size_t i = 0; i < count; ++i) {
@@ -163,7 +163,7 @@ void cli_print_compare(FILE *out, const ck_result *results, size_t count,
               result->error);
       continue;
     }
-    fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-12s %14.8g %11.3g %s\n",
+    fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-16s %14.8g %11.3g %s\n",
             result->device, name, result->wall_s, result->kernel_s,
             result->throughput, result->throughput_unit, result->best,
             result->agreement, result->agrees ? "yes" : "NO");

@@ -800,7 +800,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
              set.devices[indices[0]].name);
     if (set.opencl_status != CK_OK)
       printf("note: %s\n", set.opencl_message);
-    printf("%-10s %-9s %12s %10s %14s %-12s %s\n", "workload", "device",
+    printf("%-10s %-9s %12s %10s %14s %-16s %s\n", "workload", "device",
            "result", "wall_s", "throughput", "unit", "check");
   }
   if (exit_code == EXIT_OK && json)
@@ -844,7 +844,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
                cli_row_skipped(result, every_device) ? "skipped" : "failed",
                result->error);
       } else {
-        printf("%-10s %-9s %12.6g %10.4f %14.4g %-12s %s\n", result->workload,
+        printf("%-10s %-9s %12.6g %10.4f %14.4g %-16s %s\n", result->workload,
                result->device, result->best, result->wall_s, result->throughput,
                result->throughput_unit,
                is_ref           ? "(is ref)"

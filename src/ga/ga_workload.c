@@ -257,7 +257,7 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "generations", (double)report.generations, "");
   ck__result_metric(result, "evaluations", (double)report.evaluations, "");
   ck__result_metric(result, "evaluations_per_s", report.evaluations_per_s,
-                    "1/s");
+                    "evals/s");
   ck__result_metric(result, "islands", (double)config.islands, "");
   ck__result_metric(result, "island_size", (double)config.island_size, "");
   ck__result_metric(result, "dim", dim, "");
