@@ -497,11 +497,14 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
         ck_grid_walk walk =
             ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
         for (long r = 0;; ++r) {
-          long column, row;
-          for (ulong i = l; i < ck_grid_ring_cells(r); i += CK_ACO_LANES)
-            if (ck_grid_ring_cell(&walk, r, i, &column, &row))
-              ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row,
-                                current, visited, &key);
+          ck_grid_ring ring = ck_grid_ring_of(&walk, r);
+          ulong cells = ck_grid_ring_cells(&ring);
+          for (ulong i = l; i < cells; i += CK_ACO_LANES) {
+            long column, row;
+            ck_grid_ring_cell(&walk, &ring, i, &column, &row);
+            ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row,
+                              current, visited, &key);
+          }
           key = group_least(keys, key, l);
           if (ck_aco_ring_ends(&walk, metric, r, key))
             break;

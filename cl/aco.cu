@@ -112,11 +112,14 @@ static __device__ uint nearest_unvisited(
   ck_grid_walk walk = ck_aco_grid_begin(xy, grid_cells, grid_box, current);
   ulong key = ~0ul;
   for (long r = 0;; ++r) {
-    long column, row;
-    for (ulong i = l; i < ck_grid_ring_cells(r); i += CK_WARP_WIDTH)
-      if (ck_grid_ring_cell(&walk, r, i, &column, &row))
-        ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
-                          visited, &key);
+    ck_grid_ring ring = ck_grid_ring_of(&walk, r);
+    ulong cells = ck_grid_ring_cells(&ring);
+    for (ulong i = l; i < cells; i += CK_WARP_WIDTH) {
+      long column, row;
+      ck_grid_ring_cell(&walk, &ring, i, &column, &row);
+      ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
+                        visited, &key);
+    }
     key = warp_least_key(key);
     if (ck_aco_ring_ends(&walk, metric, r, key))
       return (uint)key;

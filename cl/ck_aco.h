@@ -121,11 +121,14 @@ CK_FN ck_u32 ck_aco_nearest_unvisited(CK_ACO_GRAPH, CK_ACO_GRID, ck_u32 current,
   ck_grid_walk w = ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
   ck_u64 key = ~(ck_u64)0;
   for (ck_i64 r = 0;; ++r) {
-    ck_i64 column, row;
-    for (ck_u64 i = 0; i < ck_grid_ring_cells(r); ++i)
-      if (ck_grid_ring_cell(&w, r, i, &column, &row))
-        ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
-                          visited, &key);
+    ck_grid_ring ring = ck_grid_ring_of(&w, r);
+    ck_u64 cells = ck_grid_ring_cells(&ring);
+    for (ck_u64 i = 0; i < cells; ++i) {
+      ck_i64 column, row;
+      ck_grid_ring_cell(&w, &ring, i, &column, &row);
+      ck_aco_offer_cell(CK_ACO_GRAPH_ARGS, grid_cells, column, row, current,
+                        visited, &key);
+    }
     if (ck_aco_ring_ends(&w, metric, r, key))
       return (ck_u32)key;
   }

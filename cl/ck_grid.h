@@ -71,27 +71,54 @@ CK_FN ck_grid_walk ck_grid_walk_from(ck_i64 columns, ck_i64 rows,
   return w;
 }
 
-/* Cells in ring r, the square of side 2r + 1 cells around the point's
- * cell less the square inside it. */
-CK_FN ck_u64 ck_grid_ring_cells(ck_i64 r) {
-  return r ? 8u * (ck_u64)r : 1u;
+/* Ring r's cells that lie in the grid: the square of side 2r + 1 cells
+ * around the point's cell, less the square inside it, clipped to the grid.
+ * Its sides, clipped: the bottom and top rows over columns left_column ..
+ * right_column, then the left and right columns over rows bottom_row ..
+ * top_row between them; a side's count is 0 where it lies outside the
+ * grid. A point's cell is always in the grid, so the clipped ranges are
+ * never empty. */
+typedef struct ck_grid_ring {
+  ck_i64 r, left_column, right_column, bottom_row, top_row;
+  ck_u64 bottom, top, left, right;
+} ck_grid_ring;
+
+CK_FN ck_grid_ring ck_grid_ring_of(const ck_grid_walk *w, ck_i64 r) {
+  ck_grid_ring ring;
+  ck_i64 x0 = w->cx - r, x1 = w->cx + r, y0 = w->cy - r, y1 = w->cy + r;
+  ring.r = r;
+  ring.left_column = x0 > 0 ? x0 : 0;
+  ring.right_column = x1 < w->columns - 1 ? x1 : w->columns - 1;
+  ring.bottom_row = y0 + 1 > 0 ? y0 + 1 : 0;
+  ring.top_row = y1 - 1 < w->rows - 1 ? y1 - 1 : w->rows - 1;
+  ck_u64 across = (ck_u64)(ring.right_column - ring.left_column + 1);
+  ck_u64 up = r ? (ck_u64)(ring.top_row - ring.bottom_row + 1) : 0u;
+  ring.bottom = y0 >= 0 ? across : 0u;
+  ring.top = r && y1 < w->rows ? across : 0u;
+  ring.left = r && x0 >= 0 ? up : 0u;
+  ring.right = r && x1 < w->columns ? up : 0u;
+  return ring;
 }
 
-/* Cell i of ring r (below ck_grid_ring_cells): its bottom row, its top
- * row, then its left and right sides between them. Returns 1 with
- * *column and *row set, or 0 where the cell lies outside the grid. */
-CK_FN int ck_grid_ring_cell(const ck_grid_walk *w, ck_i64 r, ck_u64 i,
-                            ck_i64 *column, ck_i64 *row) {
-  ck_i64 side = 2 * r + 1, at = (ck_i64)i;
-  if (at < 2 * side) {
-    *column = w->cx - r + at % side;
-    *row = at < side ? w->cy - r : w->cy + r;
-  } else {
-    at -= 2 * side;
-    *column = at < side - 2 ? w->cx - r : w->cx + r;
-    *row = w->cy - r + 1 + at % (side - 2);
+/* How many of the ring's cells lie in the grid. */
+CK_FN ck_u64 ck_grid_ring_cells(const ck_grid_ring *ring) {
+  return ring->bottom + ring->top + ring->left + ring->right;
+}
+
+/* Cell i of the ring's cells in the grid (i below ck_grid_ring_cells):
+ * its bottom row, its top row, then its left and right sides. */
+CK_FN void ck_grid_ring_cell(const ck_grid_walk *w, const ck_grid_ring *ring,
+                             ck_u64 i, ck_i64 *column, ck_i64 *row) {
+  if (i < ring->bottom + ring->top) {
+    int above = i >= ring->bottom;
+    *column = ring->left_column + (ck_i64)(above ? i - ring->bottom : i);
+    *row = above ? w->cy + ring->r : w->cy - ring->r;
+    return;
   }
-  return *column >= 0 && *column < w->columns && *row >= 0 && *row < w->rows;
+  i -= ring->bottom + ring->top;
+  int right = i >= ring->left;
+  *column = right ? w->cx + ring->r : w->cx - ring->r;
+  *row = ring->bottom_row + (ck_i64)(right ? i - ring->left : i);
 }
 
 /* Is every city at Euclidean distance reach or more sure to be further,

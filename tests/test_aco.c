@@ -907,6 +907,56 @@ static void nearest_tour_tests(void) {
   }
 }
 
+/* A ring's cells in the grid (cl/ck_grid.h): from every cell of grids
+ * of several shapes, ring r yields exactly the cells of the grid at
+ * Chebyshev distance r from the start, each once, and none outside. */
+static void ring_tests(void) {
+  static const ck_i64 shapes[][2] = {{1, 1}, {1, 5}, {6, 1}, {4, 3}, {7, 7}};
+  unsigned char seen[7 * 7];
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+    ck_i64 columns = shapes[s][0], rows = shapes[s][1];
+    for (ck_i64 start = 0; start < columns * rows; ++start) {
+      ck_i64 cx = start % columns, cy = start / columns;
+      /* Cells of unit size from the origin: the point's cell is (cx, cy). */
+      ck_grid_walk w = ck_grid_walk_from(columns, rows, 0, 0, 1, 1,
+                                         (ck_tsp_coord)cx + 0.5,
+                                         (ck_tsp_coord)cy + 0.5);
+      CHECK(w.cx == cx && w.cy == cy);
+      for (ck_i64 r = 0; r <= columns + rows; ++r) {
+        memset(seen, 0, sizeof seen);
+        ck_grid_ring ring = ck_grid_ring_of(&w, r);
+        ck_u64 cells = ck_grid_ring_cells(&ring);
+        int inside = 1, distinct = 1;
+        for (ck_u64 i = 0; i < cells; ++i) {
+          ck_i64 column, row;
+          ck_grid_ring_cell(&w, &ring, i, &column, &row);
+          if (column < 0 || column >= columns || row < 0 || row >= rows) {
+            inside = 0;
+            continue;
+          }
+          distinct &= !seen[row * columns + column]++;
+        }
+        size_t expected = 0, matched = 0;
+        for (ck_i64 row = 0; row < rows; ++row)
+          for (ck_i64 column = 0; column < columns; ++column) {
+            ck_i64 dx = column > cx ? column - cx : cx - column;
+            ck_i64 dy = row > cy ? row - cy : cy - row;
+            int on_ring = (dx > dy ? dx : dy) == r;
+            expected += on_ring;
+            matched += on_ring && seen[row * columns + column];
+          }
+        CHECK_MSG(inside && distinct && cells == expected &&
+                      matched == expected,
+                  "grid %lldx%lld from (%lld, %lld), ring %lld: %llu cells "
+                  "(%zu expected, %zu matched), inside %d, distinct %d",
+                  (long long)columns, (long long)rows, (long long)cx,
+                  (long long)cy, (long long)r, (unsigned long long)cells,
+                  expected, matched, inside, distinct);
+      }
+    }
+  }
+}
+
 /* The ants' nearest unvisited city through the grid against the matrix's
  * scan: the same tours, ant for ant, for each coordinate metric and
  * layout, with one candidate (nearly every step falls back) and with
@@ -2353,6 +2403,7 @@ int main(void) {
   construct_tests();
   construct_fallback_tests();
   nearest_tour_tests();
+  ring_tests();
   construct_grid_tests();
   roulette_tests();
   far_tests();

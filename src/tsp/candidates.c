@@ -275,10 +275,13 @@ static void grid_search(const ck_tsp_instance *instance, const grid *g,
       ck_grid_walk_from(g->columns, g->rows, g->min_x, g->min_y, g->cell_width,
                         g->cell_height, q.x, q.y);
   for (ck_i64 r = 0;; ++r) {
-    ck_i64 column, row;
-    for (ck_u64 at = 0; at < ck_grid_ring_cells(r); ++at)
-      if (ck_grid_ring_cell(&walk, r, at, &column, &row))
-        scan_cell(&q, (uint32_t)column, (uint32_t)row);
+    ck_grid_ring ring = ck_grid_ring_of(&walk, r);
+    ck_u64 cells = ck_grid_ring_cells(&ring);
+    for (ck_u64 at = 0; at < cells; ++at) {
+      ck_i64 column, row;
+      ck_grid_ring_cell(&walk, &ring, at, &column, &row);
+      scan_cell(&q, (uint32_t)column, (uint32_t)row);
+    }
     int full = heap->size == heap->capacity;
     if (ck_grid_ring_ends(&walk, (int)instance->metric, r, full,
                           full ? (ck_u32)worst_distance(heap) : 0))
