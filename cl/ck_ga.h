@@ -512,24 +512,55 @@ CK_FN void ck_ga_mutate_row_gene(int bounds, int crossover, ck_u64 seed,
 }
 
 /* One refill of ck_ga_mutate_row: the four mutations after the one at
- * *last (ck_ga_draw_mutations, which moves *last and counts *refills),
- * each added to its gene of `row`. */
+ * *last, each added to its gene of `row`, with the draws of
+ * ck_ga_draw_mutations (so the same bits); moves *last and counts
+ * *refills as it does. Each draw is made only once a mutation needs it:
+ * the block of steps after a first gene, the second gaussian pair after a
+ * third, so that a refill that places no mutation costs one block and
+ * one logarithm. */
 CK_FN void ck_ga_mutate_row_refill(
     int bounds, int crossover, int mutation, ck_real mutation_rate,
     ck_real mutation_parameter, ck_real inverse_log_keep, ck_u64 seed,
     const ck_ga_child_draws *c, ck_u64 generation, int dim,
     CK_GA_DOMAIN const ck_real *lo, CK_GA_DOMAIN const ck_real *hi,
     CK_GA_PARENTS ck_real *row, int *last, ck_u32 *refills) {
-  int at[4];
-  ck_real step[4];
-  ck_ga_draw_mutations(seed, c->mutation_stream, c->mutation_base, refills,
-                       last, mutation_rate, inverse_log_keep, dim, mutation,
-                       mutation_parameter, &at[0], &at[1], &at[2], &at[3],
-                       &step[0], &step[1], &step[2], &step[3]);
-  for (int k = 0; k < 4; ++k)
-    if (at[k] < dim)
-      ck_ga_mutate_row_gene(bounds, crossover, seed, c, generation, dim, lo, hi,
-                            row, at[k], step[k]);
+  if (!ck_ga_mutations_left(mutation_rate, *last, dim)) {
+    *last = dim;
+    return;
+  }
+  ck_u64 at = ck_ga_refill_block(c->mutation_base, *refills);
+  ck_philox_counter gaps = ck_philox_block(seed, c->mutation_stream, at);
+  *refills += 1u;
+  int gene =
+      ck_ga_after(*last, gaps.v[0], mutation_rate, inverse_log_keep, dim);
+  *last = gene;
+  if (gene >= dim)
+    return;
+  ck_philox_counter steps = ck_philox_block(seed, c->mutation_stream, at + 1u);
+  ck_real pair_first = CK_R(0), pair_second = CK_R(0);
+  CK_UNROLL
+  for (int k = 0; k < 4; ++k) {
+    if (k > 0) {
+      gene = ck_ga_after(gene, ck_philox_word(gaps, (ck_u32)k), mutation_rate,
+                         inverse_log_keep, dim);
+      *last = gene;
+      if (gene >= dim)
+        return;
+    }
+    ck_real step;
+    if (mutation == CK_GA_MUTATION_POLY) {
+      step =
+          CK_GA_POLY_STEP(ck_philox_word(steps, (ck_u32)k), mutation_parameter);
+    } else {
+      if ((k & 1) == 0)
+        ck_ga_gaussian_pair(ck_philox_word(steps, (ck_u32)k),
+                            ck_philox_word(steps, (ck_u32)k + 1u),
+                            mutation_parameter, &pair_first, &pair_second);
+      step = (k & 1) == 0 ? pair_first : pair_second;
+    }
+    ck_ga_mutate_row_gene(bounds, crossover, seed, c, generation, dim, lo, hi,
+                          row, gene, step);
+  }
 }
 
 CK_FN void ck_ga_mutate_row(int bounds, int crossover, int mutation,
