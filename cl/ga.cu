@@ -24,9 +24,10 @@
  *     its own (the parents' later chunks are not yet overwritten), so
  *     that only a chunk is held in registers; it is then mutated,
  *     bounded and evaluated on its row;
- *   - with polynomial mutation, a warp's children share the work of their
- *     mutation steps (warp_mutate_rows): each power is computed where a
- *     mutation falls, by whichever lane the warp's pool hands it to;
+ *   - with polynomial mutation after SBX, a warp's children share the
+ *     work of their mutation steps (warp_mutate_rows): each power is
+ *     computed where a mutation falls, by whichever lane the warp's pool
+ *     hands it to;
  *   - with gaussian mutation after BLX or SBX at d <= 32, a child's
  *     refills after its first are deferred to a queue that the block's
  *     first warp works off in one pass (deferred_mutate_and_evaluate),
@@ -64,9 +65,9 @@
  * CK_GA_CLUSTER (blocks an island: 1, or up to 8 in a cluster),
  * CK_GA_SLOTS (slots a block: the island size over CK_GA_CLUSTER, rounded
  * up; the last block may have fewer), CK_GA_BLOCK (threads a block:
- * CK_GA_SLOTS rounded up to whole warps, at most 1024) and
+ * CK_GA_SLOTS rounded up to whole warps, at most 1024),
  * CK_GA_DEFER_REFILLS (1 to defer a child's refills after its first,
- * below).
+ * below) and CK_GA_POOL_STEPS (1 to pool polynomial steps, below).
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
@@ -78,7 +79,8 @@
     !defined(CK_GA_MUTATION) || !defined(CK_GA_ELITE) ||                       \
     !defined(CK_GA_ISLAND) || !defined(CK_GA_BLOCK) ||                         \
     !defined(CK_GA_CLUSTER) || !defined(CK_GA_SLOTS) ||                        \
-    !defined(CK_GA_DEFER_REFILLS) || !defined(CK_GA_MIGRANTS)
+    !defined(CK_GA_DEFER_REFILLS) || !defined(CK_GA_POOL_STEPS) ||             \
+    !defined(CK_GA_MIGRANTS)
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
 #if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
@@ -114,8 +116,19 @@
  * child's CK_GA_CHUNK registers and 32 for the rest of a thread's work (4
  * blocks of 256 at d = 32, 64 registers: more values spill than at 3
  * blocks of 80, but the SM has more warps to switch to at a barrier, and
- * it measured 2% faster); within the SM's threads and blocks. */
-#define BY_REGISTERS (CK_SM_REGISTERS / (CK_GA_BLOCK * (CK_GA_CHUNK + 32)))
+ * it measured 2% faster); within the SM's threads and blocks. A whole
+ * child of more than 48 genes gets at most 80 where that budget would
+ * leave the SM fewer than 20 warps: 3 blocks of 256 rather than 2 at d =
+ * 56 and 64 ran 6% to 18% faster on an H100, where 6 blocks of 128 rather
+ * than 5 gained nothing (bench/results/h100-2026-11-25-lazy/); a child
+ * crossed in chunks (past d = 64) keeps the budget, which 3 blocks of 256
+ * made up to 26% slower. */
+#define UNCAPPED_BLOCKS (CK_SM_REGISTERS / (CK_GA_BLOCK * (CK_GA_CHUNK + 32)))
+#define THREAD_REGISTERS                                                       \
+  (!CHUNKED && CK_GA_CHUNK + 32 > 80 && UNCAPPED_BLOCKS * WARPS < 20           \
+       ? 80                                                                    \
+       : CK_GA_CHUNK + 32)
+#define BY_REGISTERS (CK_SM_REGISTERS / (CK_GA_BLOCK * THREAD_REGISTERS))
 #define BY_THREADS                                                             \
   (CK_SM_THREADS / CK_GA_BLOCK < CK_SM_BLOCKS ? CK_SM_THREADS / CK_GA_BLOCK   \
                                               : CK_SM_BLOCKS)
@@ -325,10 +338,12 @@ island_fold(posts *at, void *cluster_at, fold_sets *sets, unsigned rank,
 #endif
 }
 
-/* Polynomial mutation draws its steps through the warp's pool
- * (warp_mutate_rows); gaussian mutation, whose steps come in Box-Muller
- * pairs that pooling measured slower, each lane its own (ck_ga_mutate_row). */
-#define POOLED (CK_GA_MUTATION == CK_GA_MUTATION_POLY)
+/* Polynomial mutation after SBX (CK_GA_POOL_STEPS, chosen by
+ * src/ga/ga_cuda.c) draws its steps through the warp's pool
+ * (warp_mutate_rows); other mutations each lane its own
+ * (ck_ga_mutate_row, which draws a refill's steps only where its
+ * mutations need them). */
+#define POOLED (CK_GA_POOL_STEPS && CK_GA_MUTATION == CK_GA_MUTATION_POLY)
 /* Words in a warp's pool: four mutations a lane. */
 #define POOL_WORDS CK_GA_NATIVE_POOL_WORDS
 

@@ -44,6 +44,7 @@ static const struct {
               "-DCK_GA_CROSSOVER=0 -DCK_GA_MUTATION=0 -DCK_GA_ELITE=1 "
               "-DCK_GA_ISLAND=256 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=256 "
               "-DCK_GA_BLOCK=256 -DCK_GA_MIGRANTS=2 -DCK_GA_DEFER_REFILLS=0 "
+              "-DCK_GA_POOL_STEPS=0 "
               "-DCK_REAL_DOUBLE=0"},
     /* SBX with gaussian mutation: refills after a child's first deferred
      * to the block's queue. */
@@ -51,26 +52,29 @@ static const struct {
               "-DCK_GA_CROSSOVER=2 -DCK_GA_MUTATION=0 -DCK_GA_ELITE=1 "
               "-DCK_GA_ISLAND=256 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=256 "
               "-DCK_GA_BLOCK=256 -DCK_GA_MIGRANTS=3 -DCK_GA_DEFER_REFILLS=1 "
+              "-DCK_GA_POOL_STEPS=0 "
               "-DCK_REAL_DOUBLE=0"},
     /* An island past the 48 KB a kernel may declare (dynamic memory). */
     {"ga.cu", "-DCK_OBJECTIVE=1 -DCK_BOUNDS=0 -DCK_DIM=32 -DCK_GA_TOURNAMENT=2 "
               "-DCK_GA_CROSSOVER=0 -DCK_GA_MUTATION=0 -DCK_GA_ELITE=1 "
               "-DCK_GA_ISLAND=1000 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=1000 "
               "-DCK_GA_BLOCK=1024 -DCK_GA_MIGRANTS=2 -DCK_GA_DEFER_REFILLS=0 "
+              "-DCK_GA_POOL_STEPS=0 "
               "-DCK_REAL_DOUBLE=0"},
     /* A child crossed in chunks (d > 64), with BLX, bounds and elites. */
     {"ga.cu",
      "-DCK_OBJECTIVE=3 -DCK_BOUNDS=1 -DCK_DIM=100 -DCK_GA_TOURNAMENT=3 "
      "-DCK_GA_CROSSOVER=1 -DCK_GA_MUTATION=1 -DCK_GA_ELITE=2 "
      "-DCK_GA_ISLAND=100 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=100 -DCK_GA_BLOCK=128 "
-     "-DCK_GA_MIGRANTS=3 -DCK_GA_DEFER_REFILLS=0 "
+     "-DCK_GA_MIGRANTS=3 -DCK_GA_DEFER_REFILLS=0 -DCK_GA_POOL_STEPS=0 "
      "-DCK_REAL_DOUBLE=0"},
     /* The most genes the native kernel takes (CK_GA_NATIVE_MAX_DIM). */
     {"ga.cu",
      "-DCK_OBJECTIVE=1 -DCK_BOUNDS=2 -DCK_DIM=256 -DCK_GA_TOURNAMENT=2 "
      "-DCK_GA_CROSSOVER=2 -DCK_GA_MUTATION=1 -DCK_GA_ELITE=1 "
      "-DCK_GA_ISLAND=64 -DCK_GA_CLUSTER=1 -DCK_GA_SLOTS=64 -DCK_GA_BLOCK=64 "
-     "-DCK_GA_MIGRANTS=2 -DCK_GA_DEFER_REFILLS=0 -DCK_REAL_DOUBLE=0"},
+     "-DCK_GA_MIGRANTS=2 -DCK_GA_DEFER_REFILLS=0 -DCK_GA_POOL_STEPS=1 "
+     "-DCK_REAL_DOUBLE=0"},
     /* Islands spread over a cluster of blocks: two of 1024 slots at
      * d = 32, and three of 400 at d = 100 (chunks, polynomial pools, a
      * last block with fewer slots). */
@@ -78,12 +82,14 @@ static const struct {
               "-DCK_GA_CROSSOVER=2 -DCK_GA_MUTATION=0 -DCK_GA_ELITE=1 "
               "-DCK_GA_ISLAND=2048 -DCK_GA_CLUSTER=2 -DCK_GA_SLOTS=1024 "
               "-DCK_GA_BLOCK=1024 -DCK_GA_MIGRANTS=2 -DCK_GA_DEFER_REFILLS=1 "
+              "-DCK_GA_POOL_STEPS=0 "
               "-DCK_REAL_DOUBLE=0"},
     {"ga.cu",
      "-DCK_OBJECTIVE=3 -DCK_BOUNDS=1 -DCK_DIM=100 -DCK_GA_TOURNAMENT=3 "
      "-DCK_GA_CROSSOVER=2 -DCK_GA_MUTATION=1 -DCK_GA_ELITE=2 "
      "-DCK_GA_ISLAND=1150 -DCK_GA_CLUSTER=3 -DCK_GA_SLOTS=400 "
      "-DCK_GA_BLOCK=416 -DCK_GA_MIGRANTS=3 -DCK_GA_DEFER_REFILLS=0 "
+     "-DCK_GA_POOL_STEPS=1 "
      "-DCK_REAL_DOUBLE=0"},
     {"aco",
      "-DCK_GROUP=256 -DCK_ACO_METRIC=0 -DCK_ACO_K=16u -DCK_ACO_LANES=32"},

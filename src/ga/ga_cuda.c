@@ -51,12 +51,21 @@ static int defers_refills(const ga_state *state) {
          state->crossover != CK_GA_ARITHMETIC && state->dim <= 32;
 }
 
+/* Whether a warp's polynomial mutation steps go through its pool
+ * (cl/ga.cu, POOLED): after SBX crossover, where it measured as fast as
+ * each child drawing its own or up to 3% faster on an H100; after
+ * arithmetic or BLX crossover each child's own measured 2% to 10% faster
+ * (bench/results/h100-2026-11-25-lazy/). */
+static int pools_steps(const ga_state *state) {
+  return state->mutation == CK_GA_POLYNOMIAL && state->crossover == CK_GA_SBX;
+}
+
 /* Shared memory a block of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
 static size_t shared_bytes(const ga_state *state, const native_shape *shape) {
-  return CK_GA_NATIVE_SHARED_BYTES(
-      (size_t)state->size, (size_t)shape->slots, (size_t)shape->cluster,
-      (size_t)state->dim, (size_t)(shape->block / WARP),
-      state->mutation == CK_GA_POLYNOMIAL, defers_refills(state));
+  return CK_GA_NATIVE_SHARED_BYTES((size_t)state->size, (size_t)shape->slots,
+                                   (size_t)shape->cluster, (size_t)state->dim,
+                                   (size_t)(shape->block / WARP),
+                                   pools_steps(state), defers_refills(state));
 }
 
 /* The fewest blocks that hold an island: one where its slots and rows fit
@@ -117,19 +126,19 @@ static ck_status cuda_setup(ga_state *state) {
                           &sm_blocks);
   if (!sm_threads || !sm_registers || !sm_blocks)
     sm_threads = 2048, sm_registers = 65536, sm_blocks = 32;
-  snprintf(defines, sizeof defines,
-           "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d "
-           "-DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d -DCK_GA_MUTATION=%d "
-           "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_CLUSTER=%u "
-           "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u -DCK_GA_MIGRANTS=%u "
-           "-DCK_GA_DEFER_REFILLS=%d -DCK_REAL_DOUBLE=0 -DCK_SM_THREADS=%d "
-           "-DCK_SM_REGISTERS=%d -DCK_SM_BLOCKS=%d",
-           state->objective, state->bounds, state->dim, state->tournament,
-           state->crossover, state->mutation, state->elite,
-           (unsigned)state->size, (unsigned)shape.cluster,
-           (unsigned)shape.slots, (unsigned)shape.block,
-           (unsigned)(state->migrants ? state->migrants : 1u),
-           defers_refills(state), sm_threads, sm_registers, sm_blocks);
+  snprintf(
+      defines, sizeof defines,
+      "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d "
+      "-DCK_GA_TOURNAMENT=%d -DCK_GA_CROSSOVER=%d -DCK_GA_MUTATION=%d "
+      "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_CLUSTER=%u "
+      "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u -DCK_GA_MIGRANTS=%u "
+      "-DCK_GA_DEFER_REFILLS=%d -DCK_GA_POOL_STEPS=%d -DCK_REAL_DOUBLE=0 "
+      "-DCK_SM_THREADS=%d -DCK_SM_REGISTERS=%d -DCK_SM_BLOCKS=%d",
+      state->objective, state->bounds, state->dim, state->tournament,
+      state->crossover, state->mutation, state->elite, (unsigned)state->size,
+      (unsigned)shape.cluster, (unsigned)shape.slots, (unsigned)shape.block,
+      (unsigned)(state->migrants ? state->migrants : 1u), defers_refills(state),
+      pools_steps(state), sm_threads, sm_registers, sm_blocks);
   CK_TRY(
       ck_program_build(state->queue, "ga.cu", defines, &state->native_program));
   ck_kernel *kernel;
