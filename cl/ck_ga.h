@@ -493,7 +493,8 @@ CK_FN ck_real ck_ga_make_child(
  * ck_ga_finish_child does all that follows the barrier.
  *
  * ck_ga_mutate_row: the mutations of the child drawn in c, in refills of
- * four (ck_ga_draw_mutations), each added to gene d of `row` (its own
+ * four (ck_ga_mutate_row_refill, with ck_ga_draw_mutations' draws made
+ * only as its mutations need them), each added to gene d of `row` (its own
  * row, which may be indexed at run time) as step x (hi[d] - lo[d]), and
  * bounded there unless the third pass bounds every gene
  * (ck_ga_mutate_row_gene, one mutation).
