@@ -40,7 +40,10 @@
  *   - minima go through the warps' integer reductions and sums through
  *     shuffles, with one barrier each, not a tree of barriers: a
  *     generation has two barriers (and one more per elite when there are
- *     several);
+ *     several). For islands of up to 256 in one block, a generation's
+ *     best and sum are the first warp's alone (WARP_STATISTICS): after
+ *     the last barrier it folds the island's fitness while the other
+ *     warps go on;
  *   - an island too large for one block (more than 1024 slots, or more
  *     rows than a block's shared memory holds) is spread over a cluster of
  *     CK_GA_CLUSTER blocks (sm_90 on), CK_GA_SLOTS consecutive slots a
@@ -130,7 +133,7 @@
        : CK_GA_CHUNK + 32)
 #define BY_REGISTERS (CK_SM_REGISTERS / (CK_GA_BLOCK * THREAD_REGISTERS))
 #define BY_THREADS                                                             \
-  (CK_SM_THREADS / CK_GA_BLOCK < CK_SM_BLOCKS ? CK_SM_THREADS / CK_GA_BLOCK   \
+  (CK_SM_THREADS / CK_GA_BLOCK < CK_SM_BLOCKS ? CK_SM_THREADS / CK_GA_BLOCK    \
                                               : CK_SM_BLOCKS)
 #define MIN_BLOCKS                                                             \
   (BY_REGISTERS < 1 ? 1 : BY_REGISTERS > BY_THREADS ? BY_THREADS : BY_REGISTERS)
@@ -588,6 +591,44 @@ migrant_pick(posts *folds, void *cluster_folds, fold_sets *sets, unsigned rank,
   return chosen;
 }
 
+/* Whether a generation's statistics are the first warp's alone
+ * (fitness_fold), or every thread's (island_fold). The first warp's fold
+ * ran 1.6% to 4.5% faster on an H100 for islands of 128 and 256 (d = 16
+ * to 100, 4096 x 256 at d = 32 64.6 to 61.8 ms), but 2.8% slower for
+ * islands of 1024, whose 32 values a lane the other warps wait for, and
+ * with deferred refills (10%, SBX) or the warps' pool of polynomial steps
+ * (5%, SBX) it made ptxas spill registers
+ * (bench/results/h100-2026-11-25-fold/). Clusters fold across blocks. */
+#define WARP_STATISTICS                                                        \
+  (!CLUSTERED && !POOLED && !DEFERRED && CK_GA_ISLAND <= 8 * CK_WARP_WIDTH)
+/* The threads that take part in a generation's statistics. */
+#define STATISTICS_THREADS (WARP_STATISTICS ? CK_WARP_WIDTH : CK_GA_BLOCK)
+
+/* The island's (fitness, index) minimum and its sum over the island's
+ * fitness in shared memory, with one warp: lane j takes slots j, j + 32,
+ * ..., then the warp folds; every lane gets the result. */
+#if WARP_STATISTICS
+static __device__ __forceinline__ void fitness_fold(const float *fitness,
+                                                    float *best,
+                                                    unsigned *best_index,
+                                                    float *sum) {
+  float lowest = CK_REAL_MAX, total = 0.0f;
+  unsigned lowest_index = NO_INDEX;
+  for (unsigned i = threadIdx.x; i < CK_GA_ISLAND; i += CK_WARP_WIDTH) {
+    const float value = fitness[i];
+    total += value;
+    if (ck_better(value, i, lowest, lowest_index)) {
+      lowest = value;
+      lowest_index = i;
+    }
+  }
+  warp_fold<true>(&lowest, &lowest_index, &total);
+  *best = lowest;
+  *best_index = lowest_index;
+  *sum = total;
+}
+#endif
+
 /* The row of slot `slot` of the island to read a parent or an elite
  * from: in this block's shared memory, or in a cluster, where another
  * block holds it, that block's copy in global memory (publish_rows). */
@@ -907,27 +948,41 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     }
     if (t + 1 < generations)
       publish_rows(genes, rows_global, island, first_slot);
-    /* The island's best and sum; the fold's barrier also publishes the
-     * rows and fitness just written. */
+    /* The island's best and sum. Only the first warp needs them where the
+     * island is one block's (the elite is slot 0's, the best's copy and
+     * the statistics are the first warp's to write): with
+     * WARP_STATISTICS, after a plain barrier that publishes the rows and
+     * fitness just written, it folds the island's fitness while the other
+     * warps go on to the next generation, whose tournaments only read
+     * that fitness. Otherwise every thread folds them (island_fold),
+     * whose barrier publishes the rows and fitness. */
     float best = value, sum = live ? value : 0.0f;
     unsigned best_index = live ? slot : NO_INDEX;
+#if WARP_STATISTICS
+    __syncthreads();
+    if (l < CK_WARP_WIDTH)
+      fitness_fold(fitness, &best, &best_index, &sum);
+#else
     island_fold<true>(folds, cluster_folds, &sets, rank, &best, &best_index,
                       &sum);
-    winner = best_index;
-    if (best < best_so_far) {
-      best_so_far = best;
-      if (rank == 0) {
-        const float *best_row = held_row(genes, winner);
-        for (unsigned d = l; d < CK_DIM; d += CK_GA_BLOCK)
-          island_best_genes[(ck_u64)d * islands + island] = best_row[d];
-        if (l == 0)
-          island_best[island] = best;
+#endif
+    if (!WARP_STATISTICS || l < CK_WARP_WIDTH) {
+      winner = best_index;
+      if (best < best_so_far) {
+        best_so_far = best;
+        if (rank == 0) {
+          const float *best_row = held_row(genes, winner);
+          for (unsigned d = l; d < CK_DIM; d += STATISTICS_THREADS)
+            island_best_genes[(ck_u64)d * islands + island] = best_row[d];
+          if (l == 0)
+            island_best[island] = best;
+        }
       }
-    }
-    if (rank == 0 && l == 0) {
-      ck_u64 at = ((ck_u64)(stats_slot + t) * islands + island) * 2;
-      stats[at] = best;
-      stats[at + 1] = sum / (float)CK_GA_ISLAND;
+      if (rank == 0 && l == 0) {
+        ck_u64 at = ((ck_u64)(stats_slot + t) * islands + island) * 2;
+        stats[at] = best;
+        stats[at + 1] = sum / (float)CK_GA_ISLAND;
+      }
     }
   }
   if (migration & CK_GA_EMIGRATE) {
