@@ -161,6 +161,24 @@ CK_FN int ck_ga_mutations_left(ck_real rate, int last, int dim) {
   return rate > CK_R(0) && last + 1 < dim;
 }
 
+/* Step k (0 to 3, a constant once unrolled) of a refill's four, in units
+ * of the range, from its block of steps: polynomial from word k, or
+ * gaussian from the Box-Muller pair of words k & ~1 and k | 1, computed
+ * at the even k into *pair_first and *pair_second and read back at the
+ * odd k after it. ck_ga_draw_mutations takes all four steps,
+ * ck_ga_mutate_row_refill only as many as its mutations use. */
+CK_FN ck_real ck_ga_refill_step(int kind, ck_real parameter,
+                                ck_philox_counter steps, int k,
+                                ck_real *pair_first, ck_real *pair_second) {
+  if (kind == CK_GA_MUTATION_POLY)
+    return CK_GA_POLY_STEP(ck_philox_word(steps, (ck_u32)k), parameter);
+  if ((k & 1) == 0)
+    ck_ga_gaussian_pair(ck_philox_word(steps, (ck_u32)k),
+                        ck_philox_word(steps, (ck_u32)k + 1u), parameter,
+                        pair_first, pair_second);
+  return (k & 1) == 0 ? *pair_first : *pair_second;
+}
+
 /* The counter of refill r's block of gaps; its block of steps follows. */
 CK_FN ck_u64 ck_ga_refill_block(ck_u64 base, ck_u32 refill) {
   return base + (ck_u64)(2u * refill);
@@ -214,15 +232,15 @@ CK_FN void ck_ga_draw_mutations(ck_u64 seed, ck_u64 stream, ck_u64 base,
       ck_philox_block(seed, stream, ck_ga_refill_block(base, *refills) + 1u);
   ck_ga_draw_positions(seed, stream, base, refills, last, rate,
                        inverse_log_keep, dim, at0, at1, at2, at3);
-  if (kind == CK_GA_MUTATION_POLY) {
-    *step0 = CK_GA_POLY_STEP(steps.v[0], parameter);
-    *step1 = CK_GA_POLY_STEP(steps.v[1], parameter);
-    *step2 = CK_GA_POLY_STEP(steps.v[2], parameter);
-    *step3 = CK_GA_POLY_STEP(steps.v[3], parameter);
-  } else {
-    ck_ga_gaussian_pair(steps.v[0], steps.v[1], parameter, step0, step1);
-    ck_ga_gaussian_pair(steps.v[2], steps.v[3], parameter, step2, step3);
-  }
+  ck_real pair_first = CK_R(0), pair_second = CK_R(0);
+  *step0 =
+      ck_ga_refill_step(kind, parameter, steps, 0, &pair_first, &pair_second);
+  *step1 =
+      ck_ga_refill_step(kind, parameter, steps, 1, &pair_first, &pair_second);
+  *step2 =
+      ck_ga_refill_step(kind, parameter, steps, 2, &pair_first, &pair_second);
+  *step3 =
+      ck_ga_refill_step(kind, parameter, steps, 3, &pair_first, &pair_second);
 }
 
 /*
@@ -548,17 +566,8 @@ CK_FN void ck_ga_mutate_row_refill(
       if (gene >= dim)
         return;
     }
-    ck_real step;
-    if (mutation == CK_GA_MUTATION_POLY) {
-      step =
-          CK_GA_POLY_STEP(ck_philox_word(steps, (ck_u32)k), mutation_parameter);
-    } else {
-      if ((k & 1) == 0)
-        ck_ga_gaussian_pair(ck_philox_word(steps, (ck_u32)k),
-                            ck_philox_word(steps, (ck_u32)k + 1u),
-                            mutation_parameter, &pair_first, &pair_second);
-      step = (k & 1) == 0 ? pair_first : pair_second;
-    }
+    ck_real step = ck_ga_refill_step(mutation, mutation_parameter, steps, k,
+                                     &pair_first, &pair_second);
     ck_ga_mutate_row_gene(bounds, crossover, seed, c, generation, dim, lo, hi,
                           row, gene, step);
   }
