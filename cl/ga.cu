@@ -7,7 +7,8 @@
  * gene, so a run agrees with ref as the OpenCL kernel does. What differs
  * is where things live and how the block agrees:
  *
- *   - the island stays in shared memory for the whole launch, one row of
+ *   - the island stays in shared memory for the whole of a task (below),
+ *     one row of
  *     float4s per individual with an odd number of float4s a row, so that
  *     the random parents of a quarter-warp's 128-bit reads spread over the
  *     bank groups. The memory is the block's dynamic shared memory, which
@@ -32,11 +33,19 @@
  *     refills after its first are deferred to a queue that the block's
  *     first warp works off in one pass (deferred_mutate_and_evaluate),
  *     rather than repeated by every warp with a lane that needs one;
- *   - the migrations that border a launch are made in it (ck_ga_migration.h):
- *     after its first load the island's worst take the migrants sent to it
- *     (ck_ga_immigrate's picks, by warp folds), and after its last
- *     generation the island's best are copied out by the threads that hold
- *     them, to the other set of migrant buffers;
+ *   - the migrations are made here (ck_ga_migration.h), those that border
+ *     a launch and, on a ring, those inside it: before a segment (the
+ *     generations between two migrations) the island's worst take the
+ *     migrants sent to it (ck_ga_immigrate's picks, by warp folds), and
+ *     after it the island's best are copied out by the threads that hold
+ *     them, to the other set of migrant buffers or, inside the launch, to
+ *     a relay slot that the island after it on the ring waits for;
+ *   - blocks are not islands: a launch has as many blocks as the GPU
+ *     holds at once, and each takes tasks in ticket order (an island and
+ *     one or more segments, loaded once: ck_ga_schedule.h) until none is
+ *     left, so that a launch runs up to 64 segments with no launch, and no
+ *     last wave of blocks, between them (a clustered island is still its
+ *     cluster's, in a launch of one segment);
  *   - minima go through the warps' integer reductions and sums through
  *     shuffles, with one barrier each, not a tree of barriers: a
  *     generation has two barriers (and one more per elite when there are
@@ -75,6 +84,7 @@
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
 #include "ck_ga_native.h"
+#include "ck_ga_schedule.h"
 #include "ck_warp.h"
 
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
@@ -694,53 +704,99 @@ static __device__ __forceinline__ void publish_rows(const float4 *genes,
 #endif
 }
 
+/* The progress of other blocks' islands in a launch (ck_ga_schedule.h):
+ * counters in device memory that one block raises once its writes are
+ * done (announce) and others wait on before reading them (wait_for), at
+ * the GPU's scope. Data another block wrote in this launch is read past
+ * the SM's L1, which nothing keeps coherent (__ldcg). */
+static __device__ __forceinline__ unsigned load_acquire(const unsigned *at) {
+  unsigned value;
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];"
+               : "=r"(value)
+               : "l"(at)
+               : "memory");
+  return value;
+}
+
+/* Waits, with the whole block, until *at reaches `wanted`. */
+static __device__ __forceinline__ void wait_for(const unsigned *at,
+                                                unsigned wanted) {
+  if (threadIdx.x == 0)
+    while (load_acquire(at) < wanted)
+      __nanosleep(64);
+  __syncthreads();
+}
+
+/* Sets *at to `value` once every thread's writes before it are visible
+ * to the whole GPU; called by every thread of the block. The barrier
+ * orders the block's writes before thread 0's release, which makes them
+ * visible at the GPU's scope (as a grid-wide barrier does). */
+static __device__ __forceinline__ void announce(unsigned *at, unsigned value) {
+  __syncthreads();
+  if (threadIdx.x == 0)
+    asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(at), "r"(value)
+                 : "memory");
+}
+
 /*
- * Block i evolves island i (in a cluster, blocks i C .. i C + C - 1 do,
- * C = CK_GA_CLUSTER, block r holding slots r CK_GA_SLOTS on) through
- * `generations` generations from first_generation on, as the resident
- * ck_ga_evolve of ga.cl does (buffers A and B alternate by the
- * generation's parity; populations dimension-major over all islands).
- * Thread l owns the block's row l, slot `slot` of the island: it loads
- * the slot into shared memory, and each generation crosses the slot's
- * child in registers (an elite copies its elite), waits until every
- * parent has been read, writes the child over its slot, mutates and
- * evaluates it there (mutate_and_evaluate, in which with polynomial
- * mutation every thread of the warp takes part; past CK_GA_CHUNK genes
- * crossed a chunk at a time up to the write), posts its fitness to every
- * block of the island and offers it to the island's minimum and sum;
- * threads past the island's slots only take part in those folds and
- * pools. Thread 0 of the island's first block writes the generation's
- * statistics; when the island's best so far improves, that block's
- * threads d < CK_DIM copy gene d of it. Genes and fitness go back to
- * global memory in the launch's last generation, into the buffers it
- * writes. With CK_GA_IMMIGRATE in `migration` the island first receives
- * the migration made after the previous launch (from migrants_in), and
- * with CK_GA_EMIGRATE it sends its migrants after the last generation
- * (to migrants_out): the driver's migration step, made here.
+ * Evolves the islands through `generations` generations from
+ * first_generation on, as the resident ck_ga_evolve of ga.cl does (buffers
+ * A and B alternate by the generation's parity; populations
+ * dimension-major over all islands), with the migrations inside the
+ * launch (every `migrate_every` generations, on the ring of
+ * migration_source) made here too. The work comes in tasks (one island,
+ * one or more segments between migrations: ck_ga_schedule.h), which a
+ * block takes in ticket order (schedule[0]; schedule[1 + i] counts the
+ * segments island i has sent migrants for, schedule[1 + islands + i] those
+ * whose island is back in device memory; zero at the launch), until none
+ * is left. A task loads its island into shared memory (after its last
+ * task stored it), and for each segment receives the migrants its source
+ * sent after the segment before (from `relay`, once the source's counter
+ * says they are there; before the launch's first generation from
+ * migrants_in, with CK_GA_IMMIGRATE), makes the segment's generations,
+ * and sends its own (to `relay`, or after the launch's last generation to
+ * migrants_out, with CK_GA_EMIGRATE); genes and fitness go back to device
+ * memory in the task's last generation. A clustered island (blocks i C ..
+ * i C + C - 1, C = CK_GA_CLUSTER, block r holding slots r CK_GA_SLOTS
+ * on) is cluster i's alone, in a launch of one segment.
+ *
+ * Thread l owns the block's row l, slot `slot` of the island: it loads the
+ * slot into shared memory, and each generation crosses the slot's child
+ * in registers (an elite copies its elite), waits until every parent has
+ * been read, writes the child over its slot, mutates and evaluates it
+ * there (mutate_and_evaluate, in which with polynomial mutation every
+ * thread of the warp takes part; past CK_GA_CHUNK genes crossed a chunk
+ * at a time up to the write), posts its fitness to every block of the
+ * island and offers it to the island's minimum and sum; threads past the
+ * island's slots only take part in those folds and pools. Thread 0 of the
+ * island's first block writes the generation's statistics; when the
+ * island's best so far improves, that block's threads d < CK_DIM copy gene
+ * d of it. Migrants are picked as ck_ga_immigrate and ck_ga_emigrate pick
+ * them: the driver's migration step, made here.
  */
 extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #if CLUSTERED
     __cluster_dims__(CK_GA_CLUSTER, 1, 1)
 #endif
-        ck_ga_cuda_evolve(unsigned islands, unsigned long long seed,
-                          unsigned long long first_generation,
-                          unsigned generations, float crossover_rate,
-                          float crossover_parameter, float mutation_rate,
-                          float mutation_parameter,
-                          const float *__restrict__ lo_global,
-                          const float *__restrict__ hi_global,
-                          float *population_a, float *population_b,
-                          float *fitness_a, float *fitness_b,
-                          float *__restrict__ stats, unsigned stats_slot,
-                          float *__restrict__ island_best,
-                          float *__restrict__ island_best_genes,
-                          float inverse_log_keep, float4 *rows_global,
-                          unsigned migration,
-                          const float *__restrict__ migrants_in,
-                          const float *__restrict__ migrant_fitness_in,
-                          float *__restrict__ migrants_out,
-                          float *__restrict__ migrant_fitness_out,
-                          const unsigned *__restrict__ migration_source) {
+        ck_ga_cuda_evolve(
+            unsigned islands, unsigned long long seed,
+            unsigned long long first_generation, unsigned generations,
+            float crossover_rate, float crossover_parameter,
+            float mutation_rate, float mutation_parameter,
+            const float *__restrict__ lo_global,
+            const float *__restrict__ hi_global, float *population_a,
+            float *population_b, float *fitness_a, float *fitness_b,
+            float *__restrict__ stats, unsigned stats_slot,
+            float *__restrict__ island_best,
+            float *__restrict__ island_best_genes, float inverse_log_keep,
+            float4 *rows_global, unsigned migration,
+            const float *__restrict__ migrants_in,
+            const float *__restrict__ migrant_fitness_in,
+            float *__restrict__ migrants_out,
+            float *__restrict__ migrant_fitness_out,
+            const unsigned *__restrict__ migration_source,
+            unsigned migrate_every, unsigned per_task, unsigned *schedule,
+            float *relay, float *relay_fitness) {
   /* The block's rows, the domain, the island's fitness, the posted folds
    * (the cluster's too), and the pools or the queue. */
   extern __shared__ float4 shared[];
@@ -751,10 +807,9 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
   void *cluster_folds = folds + 1;
   unsigned char *after_folds = (unsigned char *)(folds + 1) +
                                CK_GA_NATIVE_CLUSTER_POST_BYTES(CK_GA_CLUSTER);
-  const unsigned island = blockIdx.x / CK_GA_CLUSTER,
-                 rank = blockIdx.x % CK_GA_CLUSTER, l = threadIdx.x;
+  const unsigned rank = blockIdx.x % CK_GA_CLUSTER, l = threadIdx.x;
   const unsigned first_slot = rank * CK_GA_SLOTS, slot = first_slot + l;
-  const unsigned total = islands * CK_GA_ISLAND, first = island * CK_GA_ISLAND;
+  const unsigned total = islands * CK_GA_ISLAND;
   const bool live = l < held_slots(first_slot);
   /* The warp's pool of mutation steps (POOLED). */
   unsigned *pool =
@@ -762,244 +817,327 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
              : NULL;
   /* The queue of deferred refills (DEFERRED). */
   deferred_refills *queue = (deferred_refills *)after_folds;
-  if (DEFERRED && l < 2)
-    queue->count[l] = 0u;
-  /* The child in registers, whole or a chunk at a time (CHUNKED). */
-  float child[CK_GA_CHUNK];
-  float value = CK_REAL_MAX; /* the fitness of the thread's slot */
-  const float *source = (first_generation & 1) ? population_a : population_b;
-  const float *source_fitness = (first_generation & 1) ? fitness_a : fitness_b;
-  if (live) {
-#pragma unroll
-    for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
-      const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
-#pragma unroll
-      for (int d = from; d < end; ++d)
-        child[d - from] = source[(ck_u64)d * total + first + slot];
-      store_genes(genes + l * ROW_QUADS, from, end, child);
-    }
-    value = source_fitness[first + slot];
-  }
-  for (unsigned i = l; i < CK_GA_ISLAND; i += CK_GA_BLOCK)
-    fitness[i] = source_fitness[first + i];
   for (unsigned d = l; d < 4 * QUADS; d += CK_GA_BLOCK) {
     ((float *)lo)[d] = d < CK_DIM ? lo_global[d] : 0.0f;
     ((float *)hi)[d] = d < CK_DIM ? hi_global[d] : 0.0f;
   }
-  /* Only this island's blocks change its best during the launch; the
-   * first of them writes it. */
-  float best_so_far = island_best[island];
-  fold_sets sets = {0, 0};
-  unsigned winner = NO_INDEX, elite = NO_INDEX;
-  float unused = 0.0f;
-  publish_rows(genes, rows_global, island, first_slot);
-  /* In a cluster, also: every block has started, so its shared memory may
-   * be read and written by the others. */
-  island_sync();
-  if (migration & CK_GA_IMMIGRATE) {
-    /* As ck_ga_immigrate: the CK_GA_MIGRANTS worst, worst first, take the
-     * migrants of island migration_source[island], best first. The worst
-     * by (fitness, index) is the least of (-fitness, 0xFFFFFFFE - index). */
-    const int received = migrant_pick<true>(folds, cluster_folds, &sets, rank,
-                                            live, value, slot);
-    if (received >= 0) {
-      const ck_u64 migrant =
-          (ck_u64)migration_source[island] * CK_GA_MIGRANTS + received;
-      const float *from = migrants_in + migrant * CK_DIM;
-#pragma unroll
-      for (int begin = 0; begin < CK_DIM; begin += CK_GA_CHUNK) {
-        const int end =
-            begin + CK_GA_CHUNK < CK_DIM ? begin + CK_GA_CHUNK : CK_DIM;
-#pragma unroll
-        for (int d = begin; d < end; ++d)
-          child[d - begin] = from[d];
-        store_genes(genes + l * ROW_QUADS, begin, end, child);
-      }
-      value = migrant_fitness_in[migrant];
-#pragma unroll
-      for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
-        in_block(fitness, r)[slot] = value;
-    }
-    publish_rows(genes, rows_global, island, first_slot);
-    island_sync();
-  }
-
-  for (unsigned t = 0; t < generations; ++t) {
-    unsigned long long generation = first_generation + t;
-    int odd = (int)(generation & 1);
-    float *next = odd ? population_b : population_a;
-    float *next_fitness = odd ? fitness_b : fitness_a;
-    /* The elites by (fitness, index): one island minimum a pick, each
-     * thread's own slot withdrawn once picked. With one elite after the
-     * first generation, the last statistics already found it. */
-    if (CK_GA_ELITE == 1 && t > 0) {
-      elite = winner;
-    } else {
-      bool taken = false;
-      for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
-        float candidate = live && !taken ? value : CK_REAL_MAX;
-        unsigned index = live && !taken ? slot : NO_INDEX;
-        island_fold<false>(folds, cluster_folds, &sets, rank, &candidate,
-                           &index, &unused);
-        taken |= index == slot;
-        if (slot == (unsigned)pick)
-          elite = index;
-      }
-    }
-    float made = CK_REAL_MAX;
-    ck_ga_child_draws draws = {};
-    float4 *row = genes + l * ROW_QUADS;
-    const bool elite_slot = slot < CK_GA_ELITE;
-#if !CHUNKED
-    if (elite_slot) {
-      load_genes((const float4 *)island_row(genes, elite, rows_global, island),
-                 0, CK_DIM, child);
-      made = fitness[elite];
-    } else if (live) {
-      draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                               crossover_rate, seed, island, slot, generation,
-                               CK_GA_ISLAND, CK_DIM, fitness);
-      ck_ga_cross_chunk(CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0,
-                        CK_DIM, island_row(genes, draws.a, rows_global, island),
-                        island_row(genes, draws.b, rows_global, island), 1,
-                        child);
-    }
-    /* Every parent has been read before any slot is overwritten. */
-    island_sync();
-#if POOLED
-    if (live)
-      store_genes(row, 0, CK_DIM, child);
-    made = mutate_and_evaluate(live && !elite_slot, made, mutation_rate,
-                               mutation_parameter, inverse_log_keep, seed,
-                               &draws, generation, (const float *)lo,
-                               (const float *)hi, (float *)row, pool, child);
-#elif DEFERRED
-    if (live)
-      store_genes(row, 0, CK_DIM, child);
-    made = deferred_mutate_and_evaluate(
-        live && !elite_slot, made, mutation_rate, mutation_parameter,
-        inverse_log_keep, seed, &draws, generation, island, first_slot,
-        (const float *)lo, (const float *)hi, genes, queue, child);
+  const unsigned segments =
+      ck_ga_segments(first_generation, generations, migrate_every);
+  unsigned *sent = schedule + 1, *parked = schedule + 1 + islands;
+  /* The child in registers, whole or a chunk at a time (CHUNKED). */
+  float child[CK_GA_CHUNK];
+#if CLUSTERED
+  /* The cluster's island, in one task of the launch's one segment. */
+  for (unsigned task = 0; task < 1; ++task) {
+    const unsigned island = blockIdx.x / CK_GA_CLUSTER, begin = 0,
+                   end = segments;
 #else
-    /* The same passes in one function: measured 1.5% faster here than
-     * the pooled form's split (store_genes, mutate_and_evaluate). */
-    if (live) {
-      if (elite_slot)
-        store_genes(row, 0, CK_DIM, child);
-      else
-        made = ck_comparable(ck_ga_finish_child(
-            CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
-            mutation_rate, mutation_parameter, inverse_log_keep, seed, &draws,
-            generation, CK_DIM, (const float *)lo, (const float *)hi,
-            (float *)row, child));
-    }
-#endif
-#else
-    if (elite_slot)
-      made = fitness[elite];
-    else if (live)
-      draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                               crossover_rate, seed, island, slot, generation,
-                               CK_GA_ISLAND, CK_DIM, fitness);
-#pragma unroll
-    for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
-      /* A chunk of every parent has been read before that chunk of any
-       * slot is overwritten; later chunks are still the parents'. */
-      const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
-      if (elite_slot)
-        load_genes(
-            (const float4 *)island_row(genes, elite, rows_global, island), from,
-            end, child);
-      else if (live)
-        ck_ga_cross_chunk(
-            CK_GA_CROSSOVER, crossover_parameter, seed, &draws, from, end,
-            island_row(genes, draws.a, rows_global, island),
-            island_row(genes, draws.b, rows_global, island), 1, child);
-      island_sync();
-      if (live)
-        store_genes(row, from, end, child);
-    }
-    /* ck_ga_finish_child's passes after the first, on the row itself. */
-    made = mutate_and_evaluate(live && !elite_slot, made, mutation_rate,
-                               mutation_parameter, inverse_log_keep, seed,
-                               &draws, generation, (const float *)lo,
-                               (const float *)hi, (float *)row, pool, child);
-#endif
-    if (live) {
-      /* Every block's copy of the island's fitness; the tournaments that
-       * read it are past (before the barrier above), and the next ones
-       * follow the fold's barrier. */
-#pragma unroll
-      for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
-        in_block(fitness, r)[slot] = made;
-      value = made;
-      /* The launch's last generation goes out; the other buffer is not
-       * read before a launch writes it again. */
-      if (t + 1 == generations) {
-#pragma unroll
-        for (int d = 0; d < CK_DIM; ++d)
-#if CHUNKED
-          next[(ck_u64)d * total + first + slot] = ((const float *)row)[d];
-#else
-          next[(ck_u64)d * total + first + slot] = child[d];
-#endif
-        next_fitness[first + slot] = made;
-      }
-    }
-    if (t + 1 < generations)
-      publish_rows(genes, rows_global, island, first_slot);
-    /* The island's best and sum. Only the first warp needs them where the
-     * island is one block's (the elite is slot 0's, the best's copy and
-     * the statistics are the first warp's to write): with
-     * WARP_STATISTICS, after a plain barrier that publishes the rows and
-     * fitness just written, it folds the island's fitness while the other
-     * warps go on to the next generation, whose tournaments only read
-     * that fitness. Otherwise every thread folds them (island_fold),
-     * whose barrier publishes the rows and fitness. */
-    float best = value, sum = live ? value : 0.0f;
-    unsigned best_index = live ? slot : NO_INDEX;
-#if WARP_STATISTICS
+  __shared__ unsigned ticket;
+  const unsigned tickets = ck_ga_sweeps(segments, per_task) * islands;
+  for (;;) {
+    /* After the block's last task: its shared memory is free again. */
+    if (l == 0)
+      ticket = atomicAdd(schedule, 1u);
     __syncthreads();
-    if (l < CK_WARP_WIDTH)
-      fitness_fold(fitness, &best, &best_index, &sum);
-#else
-    island_fold<true>(folds, cluster_folds, &sets, rank, &best, &best_index,
-                      &sum);
+    const unsigned taken = ticket;
+    /* Every thread has its ticket before thread 0 takes the next. */
+    __syncthreads();
+    if (taken >= tickets)
+      break;
+    unsigned begin, end;
+    const unsigned island =
+        ck_ga_task(taken, islands, segments, per_task, &begin, &end);
+    if (begin == end)
+      continue;
 #endif
-    if (!WARP_STATISTICS || l < CK_WARP_WIDTH) {
-      winner = best_index;
-      if (best < best_so_far) {
-        best_so_far = best;
-        if (rank == 0) {
-          const float *best_row = held_row(genes, winner);
-          for (unsigned d = l; d < CK_DIM; d += STATISTICS_THREADS)
-            island_best_genes[(ck_u64)d * islands + island] = best_row[d];
-          if (l == 0)
-            island_best[island] = best;
+    const unsigned first = island * CK_GA_ISLAND;
+    /* The island as its last task left it. */
+    if (begin > 0)
+      wait_for(parked + island, begin);
+    unsigned long long task_first;
+    {
+      unsigned made;
+      task_first = ck_ga_segment_start(first_generation, generations,
+                                       migrate_every, begin, &made);
+    }
+    float value = CK_REAL_MAX; /* the fitness of the thread's slot */
+    const float *source = (task_first & 1) ? population_a : population_b;
+    const float *source_fitness = (task_first & 1) ? fitness_a : fitness_b;
+    if (live) {
+#pragma unroll
+      for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
+        const int end_gene =
+            from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
+#pragma unroll
+        for (int d = from; d < end_gene; ++d)
+          child[d - from] = __ldcg(source + (ck_u64)d * total + first + slot);
+        store_genes(genes + l * ROW_QUADS, from, end_gene, child);
+      }
+      value = __ldcg(source_fitness + first + slot);
+    }
+    for (unsigned i = l; i < CK_GA_ISLAND; i += CK_GA_BLOCK)
+      fitness[i] = __ldcg(source_fitness + first + i);
+    /* Only this island's blocks change its best during the task; the
+     * first of them writes it. */
+    float best_so_far = __ldcg(island_best + island);
+    fold_sets sets = {0, 0};
+    unsigned winner = NO_INDEX, elite = NO_INDEX;
+    /* The queue's counts, whatever the parity of the task's first
+     * generation. */
+    if (DEFERRED && l < 2)
+      queue->count[l] = 0u;
+    float unused = 0.0f;
+    publish_rows(genes, rows_global, island, first_slot);
+    /* In a cluster, also: every block has started, so its shared memory
+     * may be read and written by the others. */
+    island_sync();
+    for (unsigned segment = begin; segment < end; ++segment) {
+      unsigned segment_generations;
+      const unsigned long long segment_first =
+          ck_ga_segment_start(first_generation, generations, migrate_every,
+                              segment, &segment_generations);
+      if (segment > 0 || (migration & CK_GA_IMMIGRATE)) {
+        /* As ck_ga_immigrate: the CK_GA_MIGRANTS worst, worst first, take
+         * the migrants of island migration_source[island], best first,
+         * sent before the launch or after its segment before this one.
+         * The worst by (fitness, index) is the least of (-fitness,
+         * 0xFFFFFFFE - index). */
+        const unsigned from_island = migration_source[island];
+        const float *arrived = migrants_in,
+                    *arrived_fitness = migrant_fitness_in;
+        if (segment > 0) {
+          wait_for(sent + from_island, segment);
+          const ck_u64 relay_slot = (ck_u64)(segment - 1) * islands;
+          arrived = relay + relay_slot * CK_GA_MIGRANTS * CK_DIM;
+          arrived_fitness = relay_fitness + relay_slot * CK_GA_MIGRANTS;
+        }
+        const int received = migrant_pick<true>(folds, cluster_folds, &sets,
+                                                rank, live, value, slot);
+        if (received >= 0) {
+          const ck_u64 migrant =
+              (ck_u64)from_island * CK_GA_MIGRANTS + received;
+          const float *from = arrived + migrant * CK_DIM;
+#pragma unroll
+          for (int begin_gene = 0; begin_gene < CK_DIM;
+               begin_gene += CK_GA_CHUNK) {
+            const int end_gene = begin_gene + CK_GA_CHUNK < CK_DIM
+                                     ? begin_gene + CK_GA_CHUNK
+                                     : CK_DIM;
+#pragma unroll
+            for (int d = begin_gene; d < end_gene; ++d)
+              child[d - begin_gene] = __ldcg(from + d);
+            store_genes(genes + l * ROW_QUADS, begin_gene, end_gene, child);
+          }
+          value = __ldcg(arrived_fitness + migrant);
+#pragma unroll
+          for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
+            in_block(fitness, r)[slot] = value;
+        }
+        publish_rows(genes, rows_global, island, first_slot);
+        island_sync();
+      }
+      /* The task's last generation goes out. */
+      const bool task_ends = segment + 1 == end;
+      for (unsigned t = 0; t < segment_generations; ++t) {
+        unsigned long long generation = segment_first + t;
+        const bool out = task_ends && t + 1 == segment_generations;
+        int odd = (int)(generation & 1);
+        float *next = odd ? population_b : population_a;
+        float *next_fitness = odd ? fitness_b : fitness_a;
+        /* The elites by (fitness, index): one island minimum a pick, each
+         * thread's own slot withdrawn once picked. With one elite after
+         * the segment's first generation, the last statistics already
+         * found it. */
+        if (CK_GA_ELITE == 1 && t > 0) {
+          elite = winner;
+        } else {
+          bool taken_elite = false;
+          for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
+            float candidate = live && !taken_elite ? value : CK_REAL_MAX;
+            unsigned index = live && !taken_elite ? slot : NO_INDEX;
+            island_fold<false>(folds, cluster_folds, &sets, rank, &candidate,
+                               &index, &unused);
+            taken_elite |= index == slot;
+            if (slot == (unsigned)pick)
+              elite = index;
+          }
+        }
+        float made = CK_REAL_MAX;
+        ck_ga_child_draws draws = {};
+        float4 *row = genes + l * ROW_QUADS;
+        const bool elite_slot = slot < CK_GA_ELITE;
+#if !CHUNKED
+        if (elite_slot) {
+          load_genes(
+              (const float4 *)island_row(genes, elite, rows_global, island), 0,
+              CK_DIM, child);
+          made = fitness[elite];
+        } else if (live) {
+          draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+                                   crossover_rate, seed, island, slot,
+                                   generation, CK_GA_ISLAND, CK_DIM, fitness);
+          ck_ga_cross_chunk(
+              CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0, CK_DIM,
+              island_row(genes, draws.a, rows_global, island),
+              island_row(genes, draws.b, rows_global, island), 1, child);
+        }
+        /* Every parent has been read before any slot is overwritten. */
+        island_sync();
+#if POOLED
+        if (live)
+          store_genes(row, 0, CK_DIM, child);
+        made = mutate_and_evaluate(
+            live && !elite_slot, made, mutation_rate, mutation_parameter,
+            inverse_log_keep, seed, &draws, generation, (const float *)lo,
+            (const float *)hi, (float *)row, pool, child);
+#elif DEFERRED
+        if (live)
+          store_genes(row, 0, CK_DIM, child);
+        made = deferred_mutate_and_evaluate(
+            live && !elite_slot, made, mutation_rate, mutation_parameter,
+            inverse_log_keep, seed, &draws, generation, island, first_slot,
+            (const float *)lo, (const float *)hi, genes, queue, child);
+#else
+        /* The same passes in one function: measured 1.5% faster here than
+         * the pooled form's split (store_genes, mutate_and_evaluate). */
+        if (live) {
+          if (elite_slot)
+            store_genes(row, 0, CK_DIM, child);
+          else
+            made = ck_comparable(ck_ga_finish_child(
+                CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+                mutation_rate, mutation_parameter, inverse_log_keep, seed,
+                &draws, generation, CK_DIM, (const float *)lo,
+                (const float *)hi, (float *)row, child));
+        }
+#endif
+#else
+        if (elite_slot)
+          made = fitness[elite];
+        else if (live)
+          draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+                                   crossover_rate, seed, island, slot,
+                                   generation, CK_GA_ISLAND, CK_DIM, fitness);
+#pragma unroll
+        for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
+          /* A chunk of every parent has been read before that chunk of any
+           * slot is overwritten; later chunks are still the parents'. */
+          const int end =
+              from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
+          if (elite_slot)
+            load_genes(
+                (const float4 *)island_row(genes, elite, rows_global, island),
+                from, end, child);
+          else if (live)
+            ck_ga_cross_chunk(
+                CK_GA_CROSSOVER, crossover_parameter, seed, &draws, from, end,
+                island_row(genes, draws.a, rows_global, island),
+                island_row(genes, draws.b, rows_global, island), 1, child);
+          island_sync();
+          if (live)
+            store_genes(row, from, end, child);
+        }
+        /* ck_ga_finish_child's passes after the first, on the row itself. */
+        made = mutate_and_evaluate(
+            live && !elite_slot, made, mutation_rate, mutation_parameter,
+            inverse_log_keep, seed, &draws, generation, (const float *)lo,
+            (const float *)hi, (float *)row, pool, child);
+#endif
+        if (live) {
+          /* Every block's copy of the island's fitness; the tournaments that
+           * read it are past (before the barrier above), and the next ones
+           * follow the fold's barrier. */
+#pragma unroll
+          for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
+            in_block(fitness, r)[slot] = made;
+          value = made;
+          /* The task's last generation goes out; the other buffer is not
+           * read before a task writes it again. */
+          if (out) {
+#pragma unroll
+            for (int d = 0; d < CK_DIM; ++d)
+#if CHUNKED
+              next[(ck_u64)d * total + first + slot] = ((const float *)row)[d];
+#else
+              next[(ck_u64)d * total + first + slot] = child[d];
+#endif
+            next_fitness[first + slot] = made;
+          }
+        }
+        if (!out)
+          publish_rows(genes, rows_global, island, first_slot);
+        /* The island's best and sum. Only the first warp needs them where the
+         * island is one block's (the elite is slot 0's, the best's copy and
+         * the statistics are the first warp's to write): with
+         * WARP_STATISTICS, after a plain barrier that publishes the rows and
+         * fitness just written, it folds the island's fitness while the other
+         * warps go on to the next generation, whose tournaments only read
+         * that fitness. Otherwise every thread folds them (island_fold),
+         * whose barrier publishes the rows and fitness. */
+        float best = value, sum = live ? value : 0.0f;
+        unsigned best_index = live ? slot : NO_INDEX;
+#if WARP_STATISTICS
+        __syncthreads();
+        if (l < CK_WARP_WIDTH)
+          fitness_fold(fitness, &best, &best_index, &sum);
+#else
+        island_fold<true>(folds, cluster_folds, &sets, rank, &best, &best_index,
+                          &sum);
+#endif
+        if (!WARP_STATISTICS || l < CK_WARP_WIDTH) {
+          winner = best_index;
+          if (best < best_so_far) {
+            best_so_far = best;
+            if (rank == 0) {
+              const float *best_row = held_row(genes, winner);
+              for (unsigned d = l; d < CK_DIM; d += STATISTICS_THREADS)
+                island_best_genes[(ck_u64)d * islands + island] = best_row[d];
+              if (l == 0)
+                island_best[island] = best;
+            }
+          }
+          if (rank == 0 && l == 0) {
+            ck_u64 at = ((ck_u64)(stats_slot +
+                                  (unsigned)(generation - first_generation)) *
+                             islands +
+                         island) *
+                        2;
+            stats[at] = best;
+            stats[at + 1] = sum / (float)CK_GA_ISLAND;
+          }
         }
       }
-      if (rank == 0 && l == 0) {
-        ck_u64 at = ((ck_u64)(stats_slot + t) * islands + island) * 2;
-        stats[at] = best;
-        stats[at + 1] = sum / (float)CK_GA_ISLAND;
+      if (segment + 1 < segments || (migration & CK_GA_EMIGRATE)) {
+        /* As ck_ga_emigrate: the CK_GA_MIGRANTS best by (fitness, index),
+         * best first, each copied by the thread that holds it, for the
+         * next segment of the island it sends to or for the next launch. */
+        const bool relayed = segment + 1 < segments;
+        float *leaving = migrants_out, *leaving_fitness = migrant_fitness_out;
+        if (relayed) {
+          const ck_u64 relay_slot = (ck_u64)segment * islands;
+          leaving = relay + relay_slot * CK_GA_MIGRANTS * CK_DIM;
+          leaving_fitness = relay_fitness + relay_slot * CK_GA_MIGRANTS;
+        }
+        const int picked = migrant_pick<false>(folds, cluster_folds, &sets,
+                                               rank, live, value, slot);
+        if (picked >= 0) {
+          const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + picked;
+          const float *row = (const float *)(genes + l * ROW_QUADS);
+          for (int d = 0; d < CK_DIM; ++d)
+            leaving[to * CK_DIM + d] = row[d];
+          leaving_fitness[to] = value;
+        }
+        if (relayed)
+          announce(sent + island, segment + 1);
       }
     }
-  }
-  if (migration & CK_GA_EMIGRATE) {
-    /* As ck_ga_emigrate: the CK_GA_MIGRANTS best by (fitness, index), best
-     * first, each copied by the thread that holds it. */
-    const int sent = migrant_pick<false>(folds, cluster_folds, &sets, rank,
-                                         live, value, slot);
-    if (sent >= 0) {
-      const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + sent;
-      const float *row = (const float *)(genes + l * ROW_QUADS);
-      for (int d = 0; d < CK_DIM; ++d)
-        migrants_out[to * CK_DIM + d] = row[d];
-      migrant_fitness_out[to] = value;
-    }
-  }
+    /* The island is back in device memory for its next task. */
+    if (end < segments)
+      announce(parked + island, end);
+
 #if CLUSTERED
-  /* No block leaves while another may still read its rows. */
-  island_sync();
+    /* No block leaves while another may still read its rows. */
+    island_sync();
 #endif
+  }
 }

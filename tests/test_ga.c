@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "ck_ga.h"
+#include "ck_ga_schedule.h"
 #include "core/history.h"
 #include "core/queue_internal.h"
 #include "ga/ga_internal.h"
@@ -435,6 +436,89 @@ static void mutation_oracle_tests(void) {
   CHECK_MSG(children > 0 && wrong == 0,
             "mutations: %ld of %ld children differ from the oracle", wrong,
             children);
+}
+
+/* ---- the native kernel's schedule (cl/ck_ga_schedule.h) ------------------ */
+
+/* The segments of a launch cover its generations in order, none empty,
+ * and a generation ends its segment exactly when a migration follows it
+ * inside the launch (a multiple of `every` before the last). */
+static int segments_cover(uint64_t first, uint32_t count, uint32_t every) {
+  uint32_t segments = ck_ga_segments(first, count, every);
+  uint64_t next = first;
+  for (uint32_t j = 0; j < segments; ++j) {
+    uint32_t made;
+    uint64_t start = ck_ga_segment_start(first, count, every, j, &made);
+    if (start != next || (made == 0 && count > 0))
+      return 0;
+    for (uint64_t g = start; g < start + made; ++g) {
+      int migrates = every && g % every == 0 && g + 1 < first + count;
+      if (migrates != (g + 1 == start + made && j + 1 < segments))
+        return 0;
+    }
+    next = start + made;
+  }
+  return next == first + count;
+}
+
+/* Takes the tickets of a launch one after another, as one block would,
+ * and returns 1 when every island makes its segments in order, each
+ * exactly once, and every segment a task makes after its island's first
+ * needs the migrants of a segment of the island before on the ring that
+ * an earlier ticket made: a block then only ever waits for blocks that
+ * took their tickets before it, which are running, so no number of
+ * blocks deadlocks. */
+static int tasks_in_order(uint32_t islands, uint32_t segments,
+                          uint32_t per_task) {
+  uint32_t made[64] = {0};
+  uint32_t tickets = ck_ga_sweeps(segments, per_task) * islands;
+  if (islands > 64)
+    return 0;
+  for (uint32_t t = 0; t < tickets; ++t) {
+    uint32_t begin, end;
+    uint32_t island = ck_ga_task(t, islands, segments, per_task, &begin, &end);
+    uint32_t source = (island + islands - 1) % islands;
+    if (island >= islands || begin != made[island] || end < begin)
+      return 0;
+    for (uint32_t j = begin; j < end; ++j) {
+      if (j > 0 && made[source] < j)
+        return 0;
+      made[island] = j + 1;
+    }
+  }
+  for (uint32_t i = 0; i < islands; ++i)
+    if (made[i] != segments)
+      return 0;
+  return 1;
+}
+
+static void schedule_tests(void) {
+  static const uint32_t everies[] = {0, 1, 2, 3, 5, 7, 10};
+  int wrong = 0, cases = 0;
+  for (uint64_t first = 1; first <= 25; ++first)
+    for (uint32_t count = 0; count <= 40; ++count)
+      for (size_t e = 0; e < sizeof everies / sizeof *everies; ++e, ++cases)
+        wrong += !segments_cover(first, count, everies[e]);
+  CHECK_MSG(wrong == 0, "%d of %d launches cut into wrong segments", wrong,
+            cases);
+  /* The driver's largest launch of 256 generations from 1, migrating every
+   * 10: 25 migrations inside, so 26 segments, the last of 6. */
+  uint32_t made;
+  CHECK(ck_ga_segments(1, 256, 10) == 26);
+  CHECK(ck_ga_segment_start(1, 256, 10, 25, &made) == 251 && made == 6);
+  static const uint32_t island_counts[] = {1, 2, 3, 5, 8, 13, 40, 64};
+  wrong = cases = 0;
+  for (size_t i = 0; i < sizeof island_counts / sizeof *island_counts; ++i)
+    for (uint32_t segments = 1; segments <= 30; ++segments)
+      for (uint32_t per_task = 1; per_task <= 8 && per_task <= island_counts[i];
+           ++per_task, ++cases)
+        wrong += !tasks_in_order(island_counts[i], segments, per_task);
+  CHECK_MSG(cases > 0 && wrong == 0,
+            "%d of %d schedules make a task wait for a later ticket", wrong,
+            cases);
+  /* The check can fail: with more segments a task than islands, island 0
+   * would need a segment of its ring's last island from its own sweep. */
+  CHECK(!tasks_in_order(3, 10, 4));
 }
 
 /* ---- elitism and migration ------------------------------------------------
@@ -1128,32 +1212,50 @@ static void sbx_polynomial(ck_ga_config *config) {
 
 /* ref and a device bit for bit: best, position and the whole best
  * history. */
-static void identical(const ck_device *ref, const ck_device *device,
-                      const ck_ga_config *config, const char *what) {
+/* Runs `config` on ref and on `device` in calls of calls[0 .. count)
+ * generations (all of config->max_generations at once when count is 0),
+ * the device's native GA launches holding at most grid_limit blocks where
+ * that is not 0, and checks the two give the same bits: best, position
+ * and every generation's best. */
+static void identical_in_calls(const ck_device *ref, const ck_device *device,
+                               const ck_ga_config *config, const char *what,
+                               const uint64_t *calls, size_t count,
+                               size_t grid_limit) {
   enum { MOST_GENES = 256 };
   double best[2], position[2][MOST_GENES] = {{0}};
   CHECK(config->dim <= MOST_GENES);
   if (config->dim > MOST_GENES)
     return;
   const double *history[2];
-  size_t count[2];
+  size_t entries[2];
   ck_ga *ga[2] = {create(ref, config), create(device, config)};
+  if (ga[1])
+    ck__ga_state(ga[1])->native_grid_limit = grid_limit;
   for (int k = 0; k < 2; ++k) {
     if (!ga[k])
       goto done;
-    CHECK_OK(ck_ga_step(ga[k], config->max_generations));
+    for (size_t call = 0; call < (count ? count : 1); ++call)
+      CHECK_OK(
+          ck_ga_step(ga[k], count ? calls[call] : config->max_generations));
     CHECK_OK(ck_ga_get_best(ga[k], &best[k], position[k]));
     CHECK_OK(
-        ck_ga_get_history(ga[k], &history[k], NULL, NULL, NULL, &count[k]));
+        ck_ga_get_history(ga[k], &history[k], NULL, NULL, NULL, &entries[k]));
   }
   CHECK_MSG(best[0] == best[1] &&
                 memcmp(position[0], position[1], sizeof position[0]) == 0,
             "%s: ref %.9g, %s %.9g", what, best[0], device->id, best[1]);
-  CHECK(count[0] == count[1] &&
-        memcmp(history[0], history[1], count[0] * sizeof *history[0]) == 0);
+  CHECK_MSG(
+      entries[0] == entries[1] &&
+          memcmp(history[0], history[1], entries[0] * sizeof *history[0]) == 0,
+      "%s: the histories of ref and %s differ", what, device->id);
 done:
   ck_ga_destroy(ga[0]);
   ck_ga_destroy(ga[1]);
+}
+
+static void identical(const ck_device *ref, const ck_device *device,
+                      const ck_ga_config *config, const char *what) {
+  identical_in_calls(ref, device, config, what, NULL, 0, 0);
 }
 
 /* On a CUDA device of sm_90 or later, islands too large for one block
@@ -1214,6 +1316,63 @@ static void clustered(const ck_device *ref, const ck_device *device) {
               cases[i].what, cases[i].cluster, s ? s->native_cluster : 0);
     ck_ga_destroy(ga);
     identical(ref, device, &c, cases[i].what);
+  }
+}
+
+/* On a CUDA device, whose launches make the ring's migrations inside them
+ * (islands in tasks that blocks take in ticket order, waiting for each
+ * other's migrants: cl/ck_ga_schedule.h): ref and the device bit for bit
+ * (best, position, every generation's best), with the run cut into calls
+ * of uneven lengths, and with one block taking every task in turn, three
+ * waiting for each other, or as many as the device holds. */
+static void spanning(const ck_device *ref, const ck_device *device) {
+  static const struct {
+    const char *function;
+    int dim;
+    size_t islands, size;
+    unsigned every, migrants;
+    int crossover, mutation, elite;
+    const char *what;
+  } cases[] = {
+      {"rastrigin", 8, 40, 64, 3, 2, CK_GA_ARITHMETIC, CK_GA_GAUSSIAN, 1,
+       "40 islands of 64, migrating every 3"},
+      {"rastrigin", 20, 16, 96, 5, 2, CK_GA_SBX, CK_GA_POLYNOMIAL, 1,
+       "sbx poly (pooled steps), every 5"},
+      {"sphere", 30, 12, 128, 2, 2, CK_GA_BLX, CK_GA_GAUSSIAN, 1,
+       "blx gauss (deferred refills), every 2"},
+      {"rastrigin", 12, 9, 50, 4, 3, CK_GA_ARITHMETIC, CK_GA_GAUSSIAN, 2,
+       "9 islands of 50, 3 migrants, 2 elites, every 4"},
+      {"sphere", 4, 1, 32, 3, 1, CK_GA_ARITHMETIC, CK_GA_GAUSSIAN, 1,
+       "one island, its own ring"},
+  };
+  static const size_t limits[] = {0, 1, 3};
+  static const uint64_t calls[] = {7, 1, 13, 40, 19};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck_ga_config c;
+    islands_config(&c, cases[i].function, cases[i].dim, cases[i].islands,
+                   cases[i].size, 80);
+    c.migrate_every = cases[i].every;
+    c.migrants = cases[i].migrants;
+    c.crossover = cases[i].crossover;
+    c.crossover_parameter = cases[i].crossover == CK_GA_SBX   ? 15
+                            : cases[i].crossover == CK_GA_BLX ? 0.5
+                                                              : 0;
+    c.mutation = cases[i].mutation;
+    c.mutation_parameter = cases[i].mutation == CK_GA_POLYNOMIAL ? 20 : 0.1;
+    c.elite = cases[i].elite;
+    c.seed = 11 + i;
+    ck_ga *ga = create(device, &c);
+    CHECK_MSG(ga && ck__ga_state(ga)->span_segments > 1,
+              "%s: %s: launches do not span migrations", device->id,
+              cases[i].what);
+    ck_ga_destroy(ga);
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; ++k) {
+      char what[160];
+      snprintf(what, sizeof what, "%s, %zu blocks at most (0: no limit)",
+               cases[i].what, limits[k]);
+      identical_in_calls(ref, device, &c, what, calls,
+                         sizeof calls / sizeof calls[0], limits[k]);
+    }
   }
 }
 
@@ -1281,6 +1440,7 @@ static void agreement(const ck_device *ref, const ck_device *device) {
     sbx_polynomial(&c);
     identical(ref, device, &c, "rastrigin sbx poly, d = 200");
     clustered(ref, device);
+    spanning(ref, device);
   }
   /* With mutation too: its logarithms and powers are clkit's own
    * (ck_real.h) and its square roots and the SBX exponent's division are
@@ -1862,6 +2022,7 @@ int main(void) {
   const ck_device *devices[2] = {ref,
                                  opencl >= 0 ? &set.devices[opencl] : NULL};
   printf("ga operators on the host\n");
+  schedule_tests();
   tournament_tests();
   crossover_tests();
   mutation_tests();

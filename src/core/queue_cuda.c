@@ -450,6 +450,29 @@ ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
   return CK_OK;
 }
 
+ck_status ck__cuda_kernel_resident(ck_kernel *kernel, size_t threads,
+                                   size_t *blocks) {
+  ck_queue *queue = kernel->program->queue;
+  cuda_kernel *cuda = kernel->handle;
+  int per_multiprocessor = 0, multiprocessors = 0;
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
+  cudaError_t code = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_multiprocessor, (const void *)cuda->handle, (int)threads,
+      cuda->shared_bytes);
+  if (code == cudaSuccess)
+    code =
+        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount,
+                               queue->device.device_index);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_fail(queue, code, "reading a kernel's occupancy");
+  }
+  *blocks = (size_t)per_multiprocessor * (size_t)multiprocessors;
+  return CK_OK;
+}
+
 ck_status ck__cuda_capture_begin(ck_queue *queue) {
   ck_status status = use_device(queue);
   if (status != CK_OK)

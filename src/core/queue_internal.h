@@ -152,6 +152,13 @@ ck_status ck__cuda_use_device(const ck_queue *queue);
  * CK_ERROR_DEVICE with CUDA's reason. */
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 
+/* How many blocks of `threads` threads of a CUDA kernel (with the shared
+ * memory ck__cuda_kernel_set_shared gave it) the whole device holds at
+ * once, into *blocks (0 where a block does not fit). Errors:
+ * CK_ERROR_DEVICE with CUDA's reason. */
+ck_status ck__cuda_kernel_resident(ck_kernel *kernel, size_t threads,
+                                   size_t *blocks);
+
 /* The compute capability of a CUDA device as major * 10 + minor (90 for
  * an H100), or 0 where it cannot be read or the device is not CUDA's. */
 int ck__cuda_architecture(const ck_device *device);

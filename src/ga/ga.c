@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ck_ga_schedule.h"
 #include "ck_objectives.h"
 #include "ck_philox.h"
 #include "core/history.h"
@@ -305,6 +306,9 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
           ? ck__ga_inverse_log_keep_f64(state->mutation_rate)
           : ck__ga_inverse_log_keep_f32(state->mutation_rate);
   state->migrants = config->migrate_every ? config->migrants : 0;
+  state->migrate_every = state->migrants ? config->migrate_every : 0;
+  state->ring = config->topology == CK_GA_RING;
+  state->span_segments = 1;
   state->seed = config->seed;
   /* A work-group an island: no wider than the island needs. */
   state->group = ck__group_size(device);
@@ -456,20 +460,32 @@ fail:
   return status;
 }
 
-/* Evolves up to `count` generations without crossing a migration or
- * filling the statistics buffer; returns how many in *made. */
+/* Evolves up to `count` generations without filling the statistics
+ * buffer or crossing a migration, unless the steps make a ring's
+ * migrations inside their launches (up to span_segments - 1 of them);
+ * returns how many in *made. */
 static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   ck_status status = CK_OK;
   ga_state *state = &ga->state;
   unsigned every = ga->config.migrate_every;
   uint64_t k = count;
+  int spans = state->streamed && state->ring && state->span_segments > 1;
   if (every && state->migrants) {
     uint64_t until = every - ga->generation % every;
+    if (spans)
+      until += (uint64_t)(state->span_segments - 1) * every;
     k = k < until ? k : until;
   }
   uint64_t room = state->stats_capacity - ga->stats_used;
   k = k < room ? k : room;
   int migrates = every && state->migrants && (ga->generation + k) % every == 0;
+  /* The migrations inside the call, which its launch makes. */
+  uint32_t inside =
+      spans && every && state->migrants
+          ? ck_ga_segments(ga->generation + 1, (uint32_t)k, every) - 1u
+          : 0u;
+  if (inside)
+    CK_TRY(plan_migration(ga));
   if (state->streamed) {
     /* Where the launch can, it receives the last migration and sends the
      * next one itself. */
@@ -492,6 +508,7 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   }
   ga->generation += k;
   ga->stats_used += (uint32_t)k;
+  ga->migrations += inside;
   int current = (int)(ga->generation & 1);
   if (migrates) {
     CK_TRY(plan_migration(ga));

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "ck_ga_native.h"
+#include "ck_ga_schedule.h"
 #include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 
@@ -32,7 +33,12 @@ enum {
    * a block at d = 256 measured 15% slower than the global-memory steps,
    * while 192 slots at d = 192 ran 1.16 times and 205 at d = 256 1.09
    * times as fast (bench/results/h100-2026-11-23-ga-wide/). */
-  MIN_CLUSTER_SLOTS = 192
+  MIN_CLUSTER_SLOTS = 192,
+  /* Segments (runs of generations between migrations) a launch may make,
+   * and the bytes the migrants sent inside it may take in device memory:
+   * a slot of every island's migrants a migration. */
+  MAX_SEGMENTS = 64,
+  RELAY_BYTES = 64 << 20,
 };
 
 /* How ck_ga_cuda_evolve holds an island: `cluster` blocks of `slots`
@@ -58,6 +64,27 @@ static int defers_refills(const ga_state *state) {
  * (bench/results/h100-2026-11-25-lazy/). */
 static int pools_steps(const ga_state *state) {
   return state->mutation == CK_GA_POLYNOMIAL && state->crossover == CK_GA_SBX;
+}
+
+/* Segments a task, between an island's load and its store
+ * (ck_ga_schedule.h): 2, or 1 where a warp's polynomial steps are pooled.
+ * Longer tasks store and load an island less often, but every segment of
+ * a task after its first waits for the migrants of the island before,
+ * made at the same time, so that any warp's delay holds up the islands
+ * after it, and they leave more of a launch's end to few blocks. On an
+ * H100, migrating every 10 generations (kernel time; with launches a
+ * segment as before: bench/results/h100-2026-11-25-span/):
+ *
+ *   4096 x 256, d = 32, 1,000 generations: 57.8 ms with 1, 57.4 with 2
+ *     (61.8 before; in an earlier build 58.1 with 1, 57.6 with 2, 58.0
+ *     with 4 and 58.7 with 8);
+ *   1024 x 256, d = 64, 300 generations: 8.22 against 8.05 ms (9.35);
+ *   the same, SBX and polynomial mutation: 32.7 against 36.7 ms (33.0),
+ *     and at d = 32 over 1,000 generations 55.0 against 56.6 ms (59.2):
+ *     the pool's passes vary more from warp to warp, and so the waits. */
+static uint32_t per_task(const ga_state *state) {
+  uint32_t segments = pools_steps(state) ? 1u : 2u;
+  return segments < state->islands ? segments : state->islands;
 }
 
 /* Shared memory a block of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
@@ -173,7 +200,46 @@ static ck_status cuda_setup(ga_state *state) {
     CK_TRY(ck_kernel_set_buffer(kernel, 19, state->lo));
   }
   CK_TRY(ck_kernel_set_buffer(kernel, 25, state->source));
-  /* The native generation makes the migrations that border its launches. */
+  CK_TRY(ck_kernel_set_value(kernel, 26, sizeof state->migrate_every,
+                             &state->migrate_every));
+  /* A clustered island's blocks run as one, a launch of one segment: the
+   * ring's migrations inside a launch are for islands of one block (a
+   * random topology's cycle changes at every migration, and the driver
+   * ends a launch at each). */
+  uint32_t span = 1;
+  size_t migrant_bytes = (size_t)state->islands *
+                         (state->migrants ? state->migrants : 1u) *
+                         ((size_t)state->dim + 1) * sizeof(float);
+  if (shape.cluster == 1 && state->ring && state->migrate_every &&
+      state->migrants) {
+    size_t fits = RELAY_BYTES / migrant_bytes + 1;
+    span = fits < MAX_SEGMENTS ? (uint32_t)fits : MAX_SEGMENTS;
+  }
+  state->native_per_task = per_task(state);
+  CK_TRY(ck_kernel_set_value(kernel, 27, sizeof state->native_per_task,
+                             &state->native_per_task));
+  CK_TRY(ck__buffer_make(state->queue,
+                         (1 + 2 * (size_t)state->islands) * sizeof(uint32_t),
+                         &state->native_schedule));
+  CK_TRY(ck_kernel_set_buffer(kernel, 28, state->native_schedule));
+  if (span > 1) {
+    size_t slots = (size_t)(span - 1) * state->islands * state->migrants;
+    CK_TRY(ck__buffer_make(state->queue, slots * state->dim * sizeof(float),
+                           &state->native_relay));
+    CK_TRY(ck__buffer_make(state->queue, slots * sizeof(float),
+                           &state->native_relay_fitness));
+    CK_TRY(ck_kernel_set_buffer(kernel, 29, state->native_relay));
+    CK_TRY(ck_kernel_set_buffer(kernel, 30, state->native_relay_fitness));
+  } else {
+    /* No migrants are relayed: any buffer will do. */
+    CK_TRY(ck_kernel_set_buffer(kernel, 29, state->lo));
+    CK_TRY(ck_kernel_set_buffer(kernel, 30, state->lo));
+  }
+  CK_TRY(
+      ck__cuda_kernel_resident(kernel, shape.block, &state->native_resident));
+  state->span_segments = span;
+  /* The native generation makes the migrations that border its launches,
+   * and those inside them. */
   state->fused_migration = 1;
 fail:
   return status;
@@ -183,14 +249,31 @@ static ck_status cuda_initialise(ga_state *state) {
   return ck__ga_opencl_steps.initialise(state);
 }
 
-/* One launch for `count` generations: a block an island, or a cluster of
- * native_cluster blocks (the kernel's own cluster size). */
+/* One launch for `count` generations: a cluster of native_cluster blocks
+ * an island, or blocks that take the islands' tasks (ck_ga_schedule.h)
+ * in turn, as many as the device holds at once and the tasks need. */
 static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
                              uint32_t slot, uint32_t migration) {
   ck_status status;
   ck_kernel *kernel = state->native_evolve_kernel;
   size_t local = state->native_block,
          global = (size_t)state->islands * state->native_cluster * local;
+  if (state->native_cluster == 1) {
+    uint32_t segments = ck_ga_segments(first, count, state->migrate_every);
+    size_t tickets =
+        (size_t)ck_ga_sweeps(segments, state->native_per_task) * state->islands;
+    size_t blocks = state->native_resident && state->native_resident < tickets
+                        ? state->native_resident
+                        : tickets;
+    uint32_t zero = 0;
+    if (state->native_grid_limit && state->native_grid_limit < blocks)
+      blocks = state->native_grid_limit;
+    global = blocks * local;
+    if ((status = ck_buffer_fill(
+             state->queue, state->native_schedule, &zero, sizeof zero, 0,
+             (1 + 2 * (size_t)state->islands) * sizeof zero, NULL)))
+      return status;
+  }
   if ((status = ck_kernel_set_value(kernel, 2, sizeof first, &first)) ||
       (status = ck_kernel_set_value(kernel, 3, sizeof count, &count)) ||
       (status = ck_kernel_set_value(kernel, 15, sizeof slot, &slot)) ||
@@ -227,6 +310,11 @@ static void cuda_teardown(ga_state *state) {
   state->native_evolve_kernel = NULL;
   ck_buffer_destroy(state->native_rows);
   state->native_rows = NULL;
+  ck_buffer_destroy(state->native_schedule);
+  ck_buffer_destroy(state->native_relay);
+  ck_buffer_destroy(state->native_relay_fitness);
+  state->native_schedule = state->native_relay = NULL;
+  state->native_relay_fitness = NULL;
   ck_program_destroy(state->native_program);
   state->native_program = NULL;
   ck__ga_opencl_steps.teardown(state);

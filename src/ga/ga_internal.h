@@ -68,9 +68,17 @@ struct ga_state {
    * need not round as the host's do. */
   double inverse_log_keep;
   uint32_t migrants;
+  uint32_t migrate_every; /* generations between migrations; 0: none */
+  int ring;               /* migrations go round the ring of islands */
   /* Whether evolve makes the migrations that border its launches (set by
    * setup: the resident island generations). */
   int fused_migration;
+  /* The most segments (runs of generations between migrations) one evolve
+   * call may make with a ring's migrations between them (set by setup: 1,
+   * the driver then stops each call at a migration, unless the steps make
+   * the migrations inside their launches: CUDA's native generation,
+   * cl/ck_ga_schedule.h). */
+  uint32_t span_segments;
   uint64_t seed;
   ck_buffer *lo, *hi;
   ck_buffer *population[2], *fitness[2]; /* dim * total, total */
@@ -92,8 +100,8 @@ struct ga_state {
   ck_buffer *done;    /* always 0: no early stop inside kernels */
   ck_buffer *lsq_partial;
   uint32_t group, partial_count, rows;
-  uint32_t lanes; /* children a work-item of the OpenCL generation: 1, or
-                     16 (8 in double precision) in its vector form */
+  uint32_t lanes;   /* children a work-item of the OpenCL generation: 1, or
+                       16 (8 in double precision) in its vector form */
   ck__lsq_plan lsq; /* lsq: how it is evaluated */
   /* OpenCL */
   ck_program *program;
@@ -106,6 +114,15 @@ struct ga_state {
   uint32_t native_block;   /* threads a block: its slots in whole warps */
   uint32_t native_cluster; /* blocks an island: 1, or a cluster's */
   ck_buffer *native_rows;  /* a clustered island's rows, for its blocks */
+  /* The launch's tickets and each island's segments sent and stored
+   * (1 + 2 x islands counters), and the migrants sent inside a launch
+   * ((span_segments - 1) x islands x migrants, genes and fitness). */
+  ck_buffer *native_schedule, *native_relay, *native_relay_fitness;
+  uint32_t native_per_task; /* segments a task: ck_ga_schedule.h */
+  size_t native_resident;   /* blocks the device holds at once */
+  /* At most this many blocks a launch, where not 0: for tests, which
+   * make blocks wait for each other's tasks. */
+  size_t native_grid_limit;
 };
 
 extern const ck__ga_steps ck__ga_ref_steps_f32;

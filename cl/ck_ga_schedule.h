@@ -1,0 +1,89 @@
+/*
+ * ck_ga_schedule.h - how one launch of the native GA generation (ga.cu)
+ * takes its islands through the ring migrations inside it, written once
+ * for the kernel and for the host, which sizes the launch and tests the
+ * order (tests/test_ga.c).
+ *
+ * A launch makes generations first .. first + count - 1. With migrations
+ * every `every` generations, one follows each generation that is a
+ * multiple of `every`; those after a generation before the launch's last
+ * cut the launch into segments, and one after its last is the launch's to
+ * send and the next launch's to receive (CK_GA_EMIGRATE, CK_GA_IMMIGRATE).
+ *
+ * Island i starts segment j > 0 by receiving the migrants that its source
+ * i - 1 (the ring) sent after segment j - 1. The islands do not all fit
+ * on the GPU at once, so each goes through device memory now and then;
+ * rather than after every segment (a launch a migration), an island is
+ * loaded once for up to `per_task` segments (a task), and tasks are taken
+ * in ticket order by whichever block is free: sweep s holds a task for
+ * every island, in island order, and after sweep s island i has made
+ *
+ *   min(segments, s per_task + min(i + 1, per_task))
+ *
+ * segments. Island 0 then never needs a segment of island I - 1 made in
+ * its own sweep (which holds a later ticket), only of an earlier sweep,
+ * and island i > 0 at most one segment more than i - 1 has made in the
+ * same sweep: every task waits only for tasks of earlier tickets, whose
+ * blocks are already running, so the order cannot deadlock, however few
+ * blocks run at once. per_task is at most the number of islands.
+ */
+#ifndef CK_GA_SCHEDULE_H
+#define CK_GA_SCHEDULE_H
+
+#include "ck_prelude.h"
+
+/* Segments of a launch of `count` generations from `first` (one when
+ * nothing migrates inside it, `every` 0, or it makes none). */
+CK_FN ck_u32 ck_ga_segments(ck_u64 first, ck_u32 count, ck_u32 every) {
+  if (every == 0u || count < 2u)
+    return 1u;
+  ck_u64 last = first + count - 1u;
+  ck_u64 boundary = (first + every - 1u) / every * every;
+  if (boundary >= last)
+    return 1u;
+  return 2u + (ck_u32)((last - 1u - boundary) / every);
+}
+
+/* The first generation of segment `segment` (below ck_ga_segments) and,
+ * in *made, how many generations it makes. */
+CK_FN ck_u64 ck_ga_segment_start(ck_u64 first, ck_u32 count, ck_u32 every,
+                                 ck_u32 segment, ck_u32 *made) {
+  if (every == 0u || count == 0u) {
+    *made = count;
+    return first;
+  }
+  ck_u64 last = first + count - 1u;
+  ck_u64 boundary = (first + every - 1u) / every * every;
+  ck_u64 start =
+      segment == 0u ? first : boundary + (ck_u64)(segment - 1u) * every + 1u;
+  ck_u64 end = boundary + (ck_u64)segment * every;
+  end = end < last ? end : last;
+  *made = (ck_u32)(end - start + 1u);
+  return start;
+}
+
+/* Sweeps of tasks that take every island through `segments`. */
+CK_FN ck_u32 ck_ga_sweeps(ck_u32 segments, ck_u32 per_task) {
+  return segments < 2u ? 1u : (segments - 2u) / per_task + 2u;
+}
+
+/* Segments island `island` has made after sweep `sweep` (the formula
+ * above). */
+CK_FN ck_u32 ck_ga_sweep_end(ck_u32 sweep, ck_u32 island, ck_u32 segments,
+                             ck_u32 per_task) {
+  ck_u64 end = (ck_u64)sweep * per_task +
+               (island + 1u < per_task ? island + 1u : per_task);
+  return end < segments ? (ck_u32)end : segments;
+}
+
+/* The task of ticket `ticket` (below ck_ga_sweeps x islands): returns its
+ * island, and its segments in [*begin, *end) (none when they are equal). */
+CK_FN ck_u32 ck_ga_task(ck_u32 ticket, ck_u32 islands, ck_u32 segments,
+                        ck_u32 per_task, ck_u32 *begin, ck_u32 *end) {
+  ck_u32 sweep = ticket / islands, island = ticket % islands;
+  *begin = sweep ? ck_ga_sweep_end(sweep - 1u, island, segments, per_task) : 0u;
+  *end = ck_ga_sweep_end(sweep, island, segments, per_task);
+  return island;
+}
+
+#endif /* CK_GA_SCHEDULE_H */
