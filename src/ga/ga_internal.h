@@ -27,7 +27,8 @@ typedef struct ck__ga_steps {
    * asks for the halves of the migrations that border the launch: the
    * receiving of the one made after generation first - 1, before the
    * first generation, and the sending of the one after the last; else it
-   * is 0. */
+   * is 0. Where span_segments > 1 the call may also cross migrations of
+   * the ring (at most span_segments - 1), which the step makes itself. */
   ck_status (*evolve)(ga_state *state, uint64_t first, uint32_t count,
                       uint32_t slot, uint32_t migration);
   /* Non-streamed objectives: fitness of buffer `which`. */
