@@ -467,10 +467,11 @@ fail:
 static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   ck_status status = CK_OK;
   ga_state *state = &ga->state;
-  unsigned every = ga->config.migrate_every;
+  /* 0 where nothing migrates (no migrants either). */
+  unsigned every = state->migrate_every;
   uint64_t k = count;
   int spans = state->streamed && state->ring && state->span_segments > 1;
-  if (every && state->migrants) {
+  if (every) {
     uint64_t until = every - ga->generation % every;
     if (spans)
       until += (uint64_t)(state->span_segments - 1) * every;
@@ -478,12 +479,10 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   }
   uint64_t room = state->stats_capacity - ga->stats_used;
   k = k < room ? k : room;
-  int migrates = every && state->migrants && (ga->generation + k) % every == 0;
+  int migrates = every && (ga->generation + k) % every == 0;
   /* The migrations inside the call, which its launch makes. */
   uint32_t inside =
-      spans && every && state->migrants
-          ? ck_ga_segments(ga->generation + 1, (uint32_t)k, every) - 1u
-          : 0u;
+      spans ? ck_ga_segments(ga->generation + 1, (uint32_t)k, every) - 1u : 0u;
   if (inside)
     CK_TRY(plan_migration(ga));
   if (state->streamed) {

@@ -207,17 +207,15 @@ static ck_status cuda_setup(ga_state *state) {
    * random topology's cycle changes at every migration, and the driver
    * ends a launch at each). */
   uint32_t span = 1;
-  size_t migrant_bytes = (size_t)state->islands *
-                         (state->migrants ? state->migrants : 1u) *
-                         ((size_t)state->dim + 1) * sizeof(float);
-  if (shape.cluster == 1 && state->ring && state->migrate_every &&
-      state->migrants) {
+  if (shape.cluster == 1 && state->ring && state->migrate_every) {
+    size_t migrant_bytes = (size_t)state->islands * state->migrants *
+                           ((size_t)state->dim + 1) * sizeof(float);
     size_t fits = RELAY_BYTES / migrant_bytes + 1;
     span = fits < MAX_SEGMENTS ? (uint32_t)fits : MAX_SEGMENTS;
   }
-  state->native_per_task = per_task(state);
-  CK_TRY(ck_kernel_set_value(kernel, 27, sizeof state->native_per_task,
-                             &state->native_per_task));
+  uint32_t segments_a_task = per_task(state);
+  CK_TRY(ck_kernel_set_value(kernel, 27, sizeof segments_a_task,
+                             &segments_a_task));
   CK_TRY(ck__buffer_make(state->queue,
                          (1 + 2 * (size_t)state->islands) * sizeof(uint32_t),
                          &state->native_schedule));
@@ -261,7 +259,7 @@ static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
   if (state->native_cluster == 1) {
     uint32_t segments = ck_ga_segments(first, count, state->migrate_every);
     size_t tickets =
-        (size_t)ck_ga_sweeps(segments, state->native_per_task) * state->islands;
+        (size_t)ck_ga_sweeps(segments, per_task(state)) * state->islands;
     size_t blocks = state->native_resident && state->native_resident < tickets
                         ? state->native_resident
                         : tickets;

@@ -119,8 +119,7 @@ struct ga_state {
    * (1 + 2 x islands counters), and the migrants sent inside a launch
    * ((span_segments - 1) x islands x migrants, genes and fitness). */
   ck_buffer *native_schedule, *native_relay, *native_relay_fitness;
-  uint32_t native_per_task; /* segments a task: ck_ga_schedule.h */
-  size_t native_resident;   /* blocks the device holds at once */
+  size_t native_resident; /* blocks the device holds at once */
   /* At most this many blocks a launch, where not 0: for tests, which
    * make blocks wait for each other's tasks. */
   size_t native_grid_limit;
