@@ -14,18 +14,26 @@
  * i - 1 (the ring) sent after segment j - 1. The islands do not all fit
  * on the GPU at once, so each goes through device memory now and then;
  * rather than after every segment (a launch a migration), an island is
- * loaded once for up to `per_task` segments (a task), and tasks are taken
- * in ticket order by whichever block is free: sweep s holds a task for
- * every island, in island order, and after sweep s island i has made
+ * loaded once for up to `per_task` = K segments (a task), and tasks are
+ * taken in ticket order by whichever block is free. Sweep s holds a task
+ * for every island, and after it island i has made
  *
- *   min(segments, s per_task + min(i + 1, per_task))
+ *   min(segments, s K + lead(i))
  *
- * segments. Island 0 then never needs a segment of island I - 1 made in
- * its own sweep (which holds a later ticket), only of an earlier sweep,
- * and island i > 0 at most one segment more than i - 1 has made in the
- * same sweep: every task waits only for tasks of earlier tickets, whose
- * blocks are already running, so the order cannot deadlock, however few
- * blocks run at once. per_task is at most the number of islands.
+ * segments. The islands fall into K classes, i mod K, each a segment
+ * ahead of the class before: lead(i) = 1 + i mod K. A sweep takes the
+ * classes in order, each in falling ring order, so that the segments an
+ * island needs from its source were made about I / K tickets before, by
+ * the class before in the same sweep or, for class 0, whose source is of
+ * class K - 1, in the sweep before: the tasks it waits for have long
+ * been running, where with the islands in ring order each waits for the
+ * one taken just before it. When K does not divide I, the last I mod K
+ * islands follow the classes in ring order, each a segment ahead of the
+ * island before, whose task it may wait for; the source of island 0 is
+ * then still at least K - 1 segments ahead of it. Every task waits only
+ * for tasks of earlier tickets, whose blocks are already running, so the
+ * order cannot deadlock, however few blocks run at once. per_task is at
+ * most the number of islands.
  */
 #ifndef CK_GA_SCHEDULE_H
 #define CK_GA_SCHEDULE_H
@@ -67,22 +75,40 @@ CK_FN ck_u32 ck_ga_sweeps(ck_u32 segments, ck_u32 per_task) {
   return segments < 2u ? 1u : (segments - 2u) / per_task + 2u;
 }
 
-/* Segments island `island` has made after sweep `sweep` (the formula
- * above). */
-CK_FN ck_u32 ck_ga_sweep_end(ck_u32 sweep, ck_u32 island, ck_u32 segments,
-                             ck_u32 per_task) {
-  ck_u64 end = (ck_u64)sweep * per_task +
-               (island + 1u < per_task ? island + 1u : per_task);
+/* The segments island `island` of `islands` has made, beyond s K, after
+ * sweep s (lead(i) above). */
+CK_FN ck_u32 ck_ga_lead(ck_u32 island, ck_u32 islands, ck_u32 per_task) {
+  ck_u32 classed = islands - islands % per_task;
+  return island < classed ? 1u + island % per_task
+                          : per_task + 1u + (island - classed);
+}
+
+/* Segments island `island` has made after sweep `sweep`. */
+CK_FN ck_u32 ck_ga_sweep_end(ck_u32 sweep, ck_u32 island, ck_u32 islands,
+                             ck_u32 segments, ck_u32 per_task) {
+  ck_u64 end = (ck_u64)sweep * per_task + ck_ga_lead(island, islands, per_task);
   return end < segments ? (ck_u32)end : segments;
+}
+
+/* The island at place `place` of a sweep: class by class (i mod K), each
+ * in falling ring order, then the islands past the last whole class. */
+CK_FN ck_u32 ck_ga_sweep_island(ck_u32 place, ck_u32 islands, ck_u32 per_task) {
+  ck_u32 a_class = islands / per_task;
+  if (place >= a_class * per_task)
+    return place;
+  return place / a_class + per_task * (a_class - 1u - place % a_class);
 }
 
 /* The task of ticket `ticket` (below ck_ga_sweeps x islands): returns its
  * island, and its segments in [*begin, *end) (none when they are equal). */
 CK_FN ck_u32 ck_ga_task(ck_u32 ticket, ck_u32 islands, ck_u32 segments,
                         ck_u32 per_task, ck_u32 *begin, ck_u32 *end) {
-  ck_u32 sweep = ticket / islands, island = ticket % islands;
-  *begin = sweep ? ck_ga_sweep_end(sweep - 1u, island, segments, per_task) : 0u;
-  *end = ck_ga_sweep_end(sweep, island, segments, per_task);
+  ck_u32 sweep = ticket / islands;
+  ck_u32 island = ck_ga_sweep_island(ticket % islands, islands, per_task);
+  *begin =
+      sweep ? ck_ga_sweep_end(sweep - 1u, island, islands, segments, per_task)
+            : 0u;
+  *end = ck_ga_sweep_end(sweep, island, islands, segments, per_task);
   return island;
 }
 

@@ -36,10 +36,14 @@
  *   - the migrations are made here (ck_ga_migration.h), those that border
  *     a launch and, on a ring, those inside it: before a segment (the
  *     generations between two migrations) the island's worst take the
- *     migrants sent to it (ck_ga_immigrate's picks, by warp folds), and
- *     after it the island's best are copied out by the threads that hold
- *     them, to the other set of migrant buffers or, inside the launch, to
- *     a relay slot that the island after it on the ring waits for;
+ *     migrants sent to it (ck_ga_immigrate's picks), and after it the
+ *     island's best are copied out (ck_ga_emigrate's), to the other set
+ *     of migrant buffers or, inside the launch, to a relay slot that the
+ *     island after it on the ring waits for. Where the first warp folds
+ *     the statistics (WARP_STATISTICS), it makes the whole migration, from
+ *     the island's fitness in shared memory, while the other warps wait
+ *     at one barrier; otherwise every thread takes part in a block fold
+ *     a pick, and the threads that hold the picked slots copy them;
  *   - blocks are not islands: a launch has as many blocks as the GPU
  *     holds at once, and each takes tasks in ticket order (an island and
  *     one or more segments, loaded once: ck_ga_schedule.h) until none is
@@ -614,6 +618,16 @@ migrant_pick(posts *folds, void *cluster_folds, fold_sets *sets, unsigned rank,
 /* The threads that take part in a generation's statistics. */
 #define STATISTICS_THREADS (WARP_STATISTICS ? CK_WARP_WIDTH : CK_GA_BLOCK)
 
+/* Whether an island's migrations are the first warp's alone, where its
+ * statistics are (WARP_STATISTICS), rather than every thread's
+ * (migrant_pick's folds): it picks the migrants from the island's fitness
+ * in shared memory, copies them, waits for and tells the island's ring
+ * neighbours, and with one elite finds the island's best for a segment's
+ * first generation, before one barrier of the block's. */
+#define WARP_MIGRATION WARP_STATISTICS
+/* The island's slots a lane of the first warp takes: j, j + 32, ... */
+#define LANE_SLOTS ((CK_GA_ISLAND + CK_WARP_WIDTH - 1) / CK_WARP_WIDTH)
+
 /* The island's (fitness, index) minimum and its sum over the island's
  * fitness in shared memory, with one warp: lane j takes slots j, j + 32,
  * ..., then the warp folds; every lane gets the result. */
@@ -636,6 +650,82 @@ static __device__ __forceinline__ void fitness_fold(const float *fitness,
   *best = lowest;
   *best_index = lowest_index;
   *sum = total;
+}
+#endif
+
+#if WARP_MIGRATION
+/*
+ * In the first warp: the island's next best slot by (fitness, index) or
+ * with WORST its next worst (the least of (-fitness, 0xFFFFFFFE - index)),
+ * among those not yet taken, as migrant_pick's folds order them (the
+ * order is total, so any fold finds the same slot); returned in every
+ * lane. Lane j's bit k of *taken stands for slot j + 32 k; the pick sets
+ * its slot's.
+ */
+template <bool WORST>
+static __device__ __forceinline__ unsigned warp_pick(const float *fitness,
+                                                     unsigned *taken) {
+  static_assert(LANE_SLOTS <= 32, "a lane's slots are bits of a word");
+  const unsigned lane = threadIdx.x % CK_WARP_WIDTH;
+  float key = CK_REAL_MAX;
+  unsigned index = NO_INDEX;
+#pragma unroll
+  for (unsigned k = 0; k < LANE_SLOTS; ++k) {
+    const unsigned slot = lane + k * CK_WARP_WIDTH;
+    if (slot < CK_GA_ISLAND && !((*taken >> k) & 1u)) {
+      const float candidate = WORST ? -fitness[slot] : fitness[slot];
+      const unsigned candidate_index = WORST ? 0xFFFFFFFEu - slot : slot;
+      if (ck_better(candidate, candidate_index, key, index)) {
+        key = candidate;
+        index = candidate_index;
+      }
+    }
+  }
+  ck_warp_minimum(&key, &index);
+  const unsigned slot = WORST ? 0xFFFFFFFEu - index : index;
+  if (slot % CK_WARP_WIDTH == lane)
+    *taken |= 1u << (slot / CK_WARP_WIDTH);
+  return slot;
+}
+
+/* In the first warp, as ck_ga_emigrate: the island's CK_GA_MIGRANTS best,
+ * best first, from its rows and fitness (final: after a barrier) to its
+ * place in `leaving` and `leaving_fitness`. */
+static __device__ __forceinline__ void
+warp_emigrate(const float4 *genes, const float *fitness, float *leaving,
+              float *leaving_fitness, unsigned island) {
+  const unsigned lane = threadIdx.x % CK_WARP_WIDTH;
+  unsigned taken = 0u;
+  for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
+    const unsigned slot = warp_pick<false>(fitness, &taken);
+    const float *row = (const float *)(genes + slot * ROW_QUADS);
+    const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + pick;
+    for (unsigned d = lane; d < CK_DIM; d += CK_WARP_WIDTH)
+      leaving[to * CK_DIM + d] = row[d];
+    if (lane == 0)
+      leaving_fitness[to] = fitness[slot];
+  }
+}
+
+/* In the first warp, as ck_ga_immigrate: the island's CK_GA_MIGRANTS
+ * worst, worst first, take the migrants island `from_island` sent, best
+ * first, on their rows and in the fitness. A pick never reads a slot
+ * taken before it, which the migrant may already hold. */
+static __device__ __forceinline__ void
+warp_immigrate(float4 *genes, float *fitness, const float *arrived,
+               const float *arrived_fitness, unsigned from_island) {
+  const unsigned lane = threadIdx.x % CK_WARP_WIDTH;
+  unsigned taken = 0u;
+  for (int pick = 0; pick < CK_GA_MIGRANTS; ++pick) {
+    const unsigned slot = warp_pick<true>(fitness, &taken);
+    const ck_u64 migrant = (ck_u64)from_island * CK_GA_MIGRANTS + pick;
+    float *row = (float *)(genes + slot * ROW_QUADS);
+    /* The row's padding past CK_DIM stays zero, as store_genes leaves it. */
+    for (unsigned d = lane; d < 4 * QUADS; d += CK_WARP_WIDTH)
+      row[d] = d < CK_DIM ? __ldcg(arrived + migrant * CK_DIM + d) : 0.0f;
+    if (lane == 0)
+      fitness[slot] = __ldcg(arrived_fitness + migrant);
+  }
 }
 #endif
 
@@ -718,24 +808,48 @@ static __device__ __forceinline__ unsigned load_acquire(const unsigned *at) {
   return value;
 }
 
-/* Waits, with the whole block, until *at reaches `wanted`. */
-static __device__ __forceinline__ void wait_for(const unsigned *at,
-                                                unsigned wanted) {
-  if (threadIdx.x == 0)
-    while (load_acquire(at) < wanted)
-      __nanosleep(64);
-  __syncthreads();
+/* The threads that wait and announce together: the block, or (WARP) the
+ * first warp. */
+template <bool WARP> static __device__ __forceinline__ void together(void) {
+  if (WARP)
+    __syncwarp();
+  else
+    __syncthreads();
 }
 
-/* Sets *at to `value` once every thread's writes before it are visible
- * to the whole GPU; called by every thread of the block. The barrier
- * orders the block's writes before thread 0's release, which makes them
- * visible at the GPU's scope (as a grid-wide barrier does). */
+/* Waits, with the block or (WARP) the calling warp, until *at reaches
+ * `wanted`. */
+template <bool WARP>
+static __device__ __forceinline__ void wait_for(const unsigned *at,
+                                                unsigned wanted) {
+  if (threadIdx.x % (WARP ? CK_WARP_WIDTH : CK_GA_BLOCK) == 0)
+    while (load_acquire(at) < wanted)
+      __nanosleep(64);
+  together<WARP>();
+}
+
+/* Sets *at to `value` once every write before it of the block's threads
+ * or (WARP) the calling warp's is visible to the whole GPU; called by all
+ * of them. The barrier orders their writes before the first thread's
+ * release, which makes them visible at the GPU's scope (as a grid-wide
+ * barrier does). */
+template <bool WARP>
 static __device__ __forceinline__ void announce(unsigned *at, unsigned value) {
-  __syncthreads();
-  if (threadIdx.x == 0)
+  together<WARP>();
+  if (threadIdx.x % (WARP ? CK_WARP_WIDTH : CK_GA_BLOCK) == 0)
     asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(at), "r"(value)
                  : "memory");
+}
+
+/* Where the islands' migrants sent after segment `segment` of a launch
+ * are relayed: their genes (in *genes) and fitness (in *fitness). */
+template <class T>
+static __device__ __forceinline__ void
+relay_at(T *relay, T *relay_fitness, unsigned segment, unsigned islands,
+         T **genes, T **fitness) {
+  const ck_u64 first = (ck_u64)segment * islands * CK_GA_MIGRANTS;
+  *genes = relay + first * CK_DIM;
+  *fitness = relay_fitness + first;
 }
 
 /*
@@ -853,7 +967,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     const unsigned first = island * CK_GA_ISLAND;
     /* The island as its last task left it. */
     if (begin > 0)
-      wait_for(parked + island, begin);
+      wait_for<false>(parked + island, begin);
     unsigned long long task_first;
     {
       unsigned made;
@@ -905,12 +1019,18 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
         const unsigned from_island = migration_source[island];
         const float *arrived = migrants_in,
                     *arrived_fitness = migrant_fitness_in;
-        if (segment > 0) {
-          wait_for(sent + from_island, segment);
-          const ck_u64 relay_slot = (ck_u64)(segment - 1) * islands;
-          arrived = relay + relay_slot * CK_GA_MIGRANTS * CK_DIM;
-          arrived_fitness = relay_fitness + relay_slot * CK_GA_MIGRANTS;
+        if (segment > 0)
+          relay_at<const float>(relay, relay_fitness, segment - 1, islands,
+                                &arrived, &arrived_fitness);
+#if WARP_MIGRATION
+        if (l < CK_WARP_WIDTH) {
+          if (segment > 0)
+            wait_for<true>(sent + from_island, segment);
+          warp_immigrate(genes, fitness, arrived, arrived_fitness, from_island);
         }
+#else
+        if (segment > 0)
+          wait_for<false>(sent + from_island, segment);
         const int received = migrant_pick<true>(folds, cluster_folds, &sets,
                                                 rank, live, value, slot);
         if (received >= 0) {
@@ -935,7 +1055,20 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
         }
         publish_rows(genes, rows_global, island, first_slot);
         island_sync();
+#endif
       }
+#if WARP_MIGRATION
+      /* With one elite, the first warp finds it for the segment's first
+       * generation (later ones take the statistics' best); then one
+       * barrier shows every thread the migrants. */
+      if (CK_GA_ELITE == 1 && l < CK_WARP_WIDTH) {
+        float lowest, total;
+        fitness_fold(fitness, &lowest, &winner, &total);
+      }
+      __syncthreads();
+      if (live)
+        value = fitness[slot];
+#endif
       /* The task's last generation goes out. */
       const bool task_ends = segment + 1 == end;
       for (unsigned t = 0; t < segment_generations; ++t) {
@@ -948,7 +1081,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
          * thread's own slot withdrawn once picked. With one elite after
          * the segment's first generation, the last statistics already
          * found it. */
-        if (CK_GA_ELITE == 1 && t > 0) {
+        if (CK_GA_ELITE == 1 && (t > 0 || WARP_MIGRATION)) {
           elite = winner;
         } else {
           bool taken_elite = false;
@@ -1109,15 +1242,21 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       }
       if (segment + 1 < segments || (migration & CK_GA_EMIGRATE)) {
         /* As ck_ga_emigrate: the CK_GA_MIGRANTS best by (fitness, index),
-         * best first, each copied by the thread that holds it, for the
-         * next segment of the island it sends to or for the next launch. */
+         * best first, copied by the first warp (WARP_MIGRATION) or each by
+         * the thread that holds it, for the next segment of the island it
+         * sends to or for the next launch. */
         const bool relayed = segment + 1 < segments;
         float *leaving = migrants_out, *leaving_fitness = migrant_fitness_out;
-        if (relayed) {
-          const ck_u64 relay_slot = (ck_u64)segment * islands;
-          leaving = relay + relay_slot * CK_GA_MIGRANTS * CK_DIM;
-          leaving_fitness = relay_fitness + relay_slot * CK_GA_MIGRANTS;
+        if (relayed)
+          relay_at(relay, relay_fitness, segment, islands, &leaving,
+                   &leaving_fitness);
+#if WARP_MIGRATION
+        if (l < CK_WARP_WIDTH) {
+          warp_emigrate(genes, fitness, leaving, leaving_fitness, island);
+          if (relayed)
+            announce<true>(sent + island, segment + 1);
         }
+#else
         const int picked = migrant_pick<false>(folds, cluster_folds, &sets,
                                                rank, live, value, slot);
         if (picked >= 0) {
@@ -1128,12 +1267,13 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
           leaving_fitness[to] = value;
         }
         if (relayed)
-          announce(sent + island, segment + 1);
+          announce<false>(sent + island, segment + 1);
+#endif
       }
     }
     /* The island is back in device memory for its next task. */
     if (end < segments)
-      announce(parked + island, end);
+      announce<false>(parked + island, end);
 
 #if CLUSTERED
     /* No block leaves while another may still read its rows. */

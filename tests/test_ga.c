@@ -467,12 +467,14 @@ static int segments_cover(uint64_t first, uint32_t count, uint32_t every) {
  * needs the migrants of a segment of the island before on the ring that
  * an earlier ticket made: a block then only ever waits for blocks that
  * took their tickets before it, which are running, so no number of
- * blocks deadlocks. */
+ * blocks deadlocks. *nearest is the fewest tickets between a task and
+ * one that made a segment it needs (UINT32_MAX where none is needed). */
 static int tasks_in_order(uint32_t islands, uint32_t segments,
-                          uint32_t per_task) {
-  uint32_t made[64] = {0};
+                          uint32_t per_task, uint32_t *nearest) {
+  uint32_t made[64] = {0}, made_by[64][32];
   uint32_t tickets = ck_ga_sweeps(segments, per_task) * islands;
-  if (islands > 64)
+  *nearest = UINT32_MAX;
+  if (islands > 64 || segments > 32)
     return 0;
   for (uint32_t t = 0; t < tickets; ++t) {
     uint32_t begin, end;
@@ -483,7 +485,10 @@ static int tasks_in_order(uint32_t islands, uint32_t segments,
     for (uint32_t j = begin; j < end; ++j) {
       if (j > 0 && made[source] < j)
         return 0;
+      if (j > 0 && t - made_by[source][j - 1] < *nearest)
+        *nearest = t - made_by[source][j - 1];
       made[island] = j + 1;
+      made_by[island][j] = t;
     }
   }
   for (uint32_t i = 0; i < islands; ++i)
@@ -507,18 +512,33 @@ static void schedule_tests(void) {
   CHECK(ck_ga_segments(1, 256, 10) == 26);
   CHECK(ck_ga_segment_start(1, 256, 10, 25, &made) == 251 && made == 6);
   static const uint32_t island_counts[] = {1, 2, 3, 5, 8, 13, 40, 64};
+  int near = 0;
   wrong = cases = 0;
   for (size_t i = 0; i < sizeof island_counts / sizeof *island_counts; ++i)
     for (uint32_t segments = 1; segments <= 30; ++segments)
       for (uint32_t per_task = 1; per_task <= 8 && per_task <= island_counts[i];
-           ++per_task, ++cases)
-        wrong += !tasks_in_order(island_counts[i], segments, per_task);
+           ++per_task, ++cases) {
+        uint32_t islands = island_counts[i], nearest;
+        wrong += !tasks_in_order(islands, segments, per_task, &nearest);
+        /* Where the classes are whole, a source's segments come from a
+         * class of tickets before (cl/ck_ga_schedule.h). */
+        near += islands % per_task == 0 && segments > 1 &&
+                nearest < islands / per_task - 1;
+      }
   CHECK_MSG(cases > 0 && wrong == 0,
             "%d of %d schedules make a task wait for a later ticket", wrong,
             cases);
-  /* The check can fail: with more segments a task than islands, island 0
-   * would need a segment of its ring's last island from its own sweep. */
-  CHECK(!tasks_in_order(3, 10, 4));
+  CHECK_MSG(near == 0,
+            "%d schedules make a task wait for a source a class of tickets "
+            "would keep apart",
+            near);
+  /* The checks can fail: with more segments a task than islands, island 0
+   * would need a segment of its ring's last island from its own sweep; and
+   * where the classes are not whole (13 islands, 5 segments a task), the 3
+   * islands past them each need the one taken just before. */
+  uint32_t nearest;
+  CHECK(tasks_in_order(13, 30, 5, &nearest) && nearest == 1);
+  CHECK(!tasks_in_order(3, 10, 4, &nearest));
 }
 
 /* ---- elitism and migration ------------------------------------------------

@@ -67,23 +67,26 @@ static int pools_steps(const ga_state *state) {
 }
 
 /* Segments a task, between an island's load and its store
- * (ck_ga_schedule.h): 2, or 1 where a warp's polynomial steps are pooled.
- * Longer tasks store and load an island less often, but every segment of
- * a task after its first waits for the migrants of the island before,
- * made at the same time, so that any warp's delay holds up the islands
- * after it, and they leave more of a launch's end to few blocks. On an
- * H100, migrating every 10 generations (kernel time; with launches a
- * segment as before: bench/results/h100-2026-11-25-span/):
+ * (ck_ga_schedule.h): 4, 2 where a child's refills are deferred, 1 where
+ * a warp's polynomial steps are pooled. Longer tasks store and load an
+ * island less often; the schedule keeps an island's source a class of
+ * tickets ahead, so the segments of a task after its first rarely wait,
+ * but a launch's first and last sweeps are uneven (tasks of 1 to K
+ * segments). Kernel time on an H100, migrating every 10 generations,
+ * with K segments a task (bench/results/h100-2026-11-25-classes/):
  *
- *   4096 x 256, d = 32, 1,000 generations: 57.8 ms with 1, 57.4 with 2
- *     (61.8 before; in an earlier build 58.1 with 1, 57.6 with 2, 58.0
- *     with 4 and 58.7 with 8);
- *   1024 x 256, d = 64, 300 generations: 8.22 against 8.05 ms (9.35);
- *   the same, SBX and polynomial mutation: 32.7 against 36.7 ms (33.0),
- *     and at d = 32 over 1,000 generations 55.0 against 56.6 ms (59.2):
- *     the pool's passes vary more from warp to warp, and so the waits. */
+ *   4096 x 256, d = 32, 1,000 generations: 55.3, 54.8, 54.5, 54.3 and
+ *     54.1 ms with K = 2, 3, 4, 6 and 8; migrating every generation 98.3
+ *     ms with 2, 87.8 with 4;
+ *   1024 x 256 at d = 64 and d = 100, 300 generations, and 1024 x 1024 at
+ *     d = 32: 7.75, 14.4 and 73.3 ms with 2, 7.60, 13.8 and 72.1 with 4;
+ *   4096 x 64, d = 32: 13.35 ms with 2, 13.47 with 4, the one loss kept;
+ *   BLX with deferred refills, 1024 x 256, d = 32: 24.4 with 2, 24.7 with
+ *     4;
+ *   SBX with pooled polynomial steps, 1024 x 256: at d = 64 32.2, 32.1 and
+ *     33.4 ms with 1, 2 and 4; at d = 32 54.9, 55.4 and 56.0. */
 static uint32_t per_task(const ga_state *state) {
-  uint32_t segments = pools_steps(state) ? 1u : 2u;
+  uint32_t segments = pools_steps(state) ? 1u : defers_refills(state) ? 2u : 4u;
   return segments < state->islands ? segments : state->islands;
 }
 
