@@ -218,6 +218,21 @@ static __device__ __forceinline__ void load_genes(const float4 *row, int first,
   }
 }
 
+/* The thread's row from device memory, gene d from at[d stride], read
+ * past the SM's L1 (another block may have written it in this launch)
+ * and stored a chunk at a time through `child`. */
+static __device__ __forceinline__ void load_row(float4 *row, const float *at,
+                                                ck_u64 stride, float *child) {
+#pragma unroll
+  for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
+    const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
+#pragma unroll
+    for (int d = from; d < end; ++d)
+      child[d - from] = __ldcg(at + (ck_u64)d * stride);
+    store_genes(row, from, end, child);
+  }
+}
+
 /* The (value, index) minimum of the warp's lanes by ck_better, and with
  * SUM the sum of `sum` too (a butterfly), in every lane. */
 template <bool SUM>
@@ -978,15 +993,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
     const float *source = (task_first & 1) ? population_a : population_b;
     const float *source_fitness = (task_first & 1) ? fitness_a : fitness_b;
     if (live) {
-#pragma unroll
-      for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
-        const int end_gene =
-            from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
-#pragma unroll
-        for (int d = from; d < end_gene; ++d)
-          child[d - from] = __ldcg(source + (ck_u64)d * total + first + slot);
-        store_genes(genes + l * ROW_QUADS, from, end_gene, child);
-      }
+      load_row(genes + l * ROW_QUADS, source + first + slot, total, child);
       value = __ldcg(source_fitness + first + slot);
     }
     for (unsigned i = l; i < CK_GA_ISLAND; i += CK_GA_BLOCK)
@@ -1036,18 +1043,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
         if (received >= 0) {
           const ck_u64 migrant =
               (ck_u64)from_island * CK_GA_MIGRANTS + received;
-          const float *from = arrived + migrant * CK_DIM;
-#pragma unroll
-          for (int begin_gene = 0; begin_gene < CK_DIM;
-               begin_gene += CK_GA_CHUNK) {
-            const int end_gene = begin_gene + CK_GA_CHUNK < CK_DIM
-                                     ? begin_gene + CK_GA_CHUNK
-                                     : CK_DIM;
-#pragma unroll
-            for (int d = begin_gene; d < end_gene; ++d)
-              child[d - begin_gene] = __ldcg(from + d);
-            store_genes(genes + l * ROW_QUADS, begin_gene, end_gene, child);
-          }
+          load_row(genes + l * ROW_QUADS, arrived + migrant * CK_DIM, 1, child);
           value = __ldcg(arrived_fitness + migrant);
 #pragma unroll
           for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
@@ -1062,8 +1058,8 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
        * generation (later ones take the statistics' best); then one
        * barrier shows every thread the migrants. */
       if (CK_GA_ELITE == 1 && l < CK_WARP_WIDTH) {
-        float lowest, total;
-        fitness_fold(fitness, &lowest, &winner, &total);
+        unsigned none_taken = 0u;
+        winner = warp_pick<false>(fitness, &none_taken);
       }
       __syncthreads();
       if (live)

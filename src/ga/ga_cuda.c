@@ -90,6 +90,12 @@ static uint32_t per_task(const ga_state *state) {
   return segments < state->islands ? segments : state->islands;
 }
 
+/* Bytes of a launch's schedule (cl/ga.cu): its ticket, and each island's
+ * segments sent and stored. */
+static size_t schedule_bytes(const ga_state *state) {
+  return (1 + 2 * (size_t)state->islands) * sizeof(uint32_t);
+}
+
 /* Shared memory a block of ck_ga_cuda_evolve (cl/ck_ga_native.h). */
 static size_t shared_bytes(const ga_state *state, const native_shape *shape) {
   return CK_GA_NATIVE_SHARED_BYTES((size_t)state->size, (size_t)shape->slots,
@@ -219,8 +225,7 @@ static ck_status cuda_setup(ga_state *state) {
   uint32_t segments_a_task = per_task(state);
   CK_TRY(ck_kernel_set_value(kernel, 27, sizeof segments_a_task,
                              &segments_a_task));
-  CK_TRY(ck__buffer_make(state->queue,
-                         (1 + 2 * (size_t)state->islands) * sizeof(uint32_t),
+  CK_TRY(ck__buffer_make(state->queue, schedule_bytes(state),
                          &state->native_schedule));
   CK_TRY(ck_kernel_set_buffer(kernel, 28, state->native_schedule));
   if (span > 1) {
@@ -270,9 +275,8 @@ static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
     if (state->native_grid_limit && state->native_grid_limit < blocks)
       blocks = state->native_grid_limit;
     global = blocks * local;
-    if ((status = ck_buffer_fill(
-             state->queue, state->native_schedule, &zero, sizeof zero, 0,
-             (1 + 2 * (size_t)state->islands) * sizeof zero, NULL)))
+    if ((status = ck_buffer_fill(state->queue, state->native_schedule, &zero,
+                                 sizeof zero, 0, schedule_bytes(state), NULL)))
       return status;
   }
   if ((status = ck_kernel_set_value(kernel, 2, sizeof first, &first)) ||
