@@ -48,9 +48,11 @@ int main(int argc, char **argv) {
       (status = ck_compare_run(selfcheck, &set, &chosen, 1, 0, params, 2,
                                &options, results, 2, &produced)) != CK_OK)
     return fail(status);
-  for (size_t i = 0; i < produced; ++i)
+  for (size_t i = 0; i < produced; ++i) {
     printf("selfcheck on %-8s mean %.8f  %s\n", results[i].device,
            results[i].best, results[i].agrees ? "agrees with ref" : "DIFFERS");
+    ck_result_release(&results[i]); /* a result owns its options */
+  }
 
   /* The queue directly: write, read back, compare. */
   ck_queue *queue = NULL;

@@ -123,4 +123,33 @@ static inline void check_null_arguments(const check_null_case *cases,
                                check_failures),                                \
                        check_failures ? 1 : 0))
 
+/* Results own memory (ck_result_release). These run into results that
+ * an earlier run may have filled, releasing what it left first; a result
+ * must be zeroed before its first run. */
+static inline ck_status test_workload_run(const ck_workload *workload,
+                                          const ck_device *device,
+                                          const ck_param *params, size_t count,
+                                          const ck_run_options *options,
+                                          ck_result *result) {
+  if (result)
+    ck_result_release(result);
+  return ck_workload_run(workload, device, params, count, options, result);
+}
+
+static inline void test_results_release(ck_result *results, size_t count) {
+  for (size_t i = 0; results && i < count; ++i)
+    ck_result_release(&results[i]);
+}
+
+static inline ck_status
+test_compare_run(const ck_workload *workload, const ck_device_set *set,
+                 const size_t *indices, size_t count, int skip_ref,
+                 const ck_param *params, size_t param_count,
+                 const ck_run_options *options, ck_result *results,
+                 size_t capacity, size_t *produced) {
+  test_results_release(results, capacity);
+  return ck_compare_run(workload, set, indices, count, skip_ref, params,
+                        param_count, options, results, capacity, produced);
+}
+
 #endif /* CK_TEST_CHECK_H */

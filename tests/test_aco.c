@@ -918,9 +918,9 @@ static void ring_tests(void) {
     for (ck_i64 start = 0; start < columns * rows; ++start) {
       ck_i64 cx = start % columns, cy = start / columns;
       /* Cells of unit size from the origin: the point's cell is (cx, cy). */
-      ck_grid_walk w = ck_grid_walk_from(columns, rows, 0, 0, 1, 1,
-                                         (ck_tsp_coord)cx + 0.5,
-                                         (ck_tsp_coord)cy + 0.5);
+      ck_grid_walk w =
+          ck_grid_walk_from(columns, rows, 0, 0, 1, 1, (ck_tsp_coord)cx + 0.5,
+                            (ck_tsp_coord)cy + 0.5);
       CHECK(w.cx == cx && w.cy == cy);
       for (ck_i64 r = 0; r <= columns + rows; ++r) {
         memset(seen, 0, sizeof seen);
@@ -2109,7 +2109,7 @@ static void bad_config(const ck_device *ref) {
  * unreadable file is CK_ERROR_IO naming the file. */
 static void bad_workload(const ck_device *ref) {
   const ck_workload *aco;
-  ck_result result;
+  ck_result result = {0};
   ck_run_options options = {.seed = 1};
   CHECK_OK(ck_workload_find("aco", &aco));
   char eil51[1024], missing[1024], berlin52[1024], optima[1024];
@@ -2204,8 +2204,8 @@ static void bad_workload(const ck_device *ref) {
        "give --optima or --optimum, not both"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    ck_status status = ck_workload_run(aco, ref, cases[k].params,
-                                       cases[k].count, &options, &result);
+    ck_status status = test_workload_run(aco, ref, cases[k].params,
+                                         cases[k].count, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(status == cases[k].status && strstr(message, cases[k].mention),
@@ -2256,7 +2256,7 @@ static void bad_workload(const ck_device *ref) {
 
   /* And a good one: random:N with the seed, within the options given. */
   const ck_param good[] = {{"instance", "random:40"}, {"iters", "5"}};
-  CHECK_OK(ck_workload_run(aco, ref, good, 2, &options, &result));
+  CHECK_OK(test_workload_run(aco, ref, good, 2, &options, &result));
   CHECK(result.best > 0);
 
   /* A well-formed file of too few cities is a failure of the input, named
@@ -2275,7 +2275,7 @@ static void bad_workload(const ck_device *ref) {
     /* Before the options that depend on the count, too. */
     const ck_param few[] = {{"instance", tiny}, {"candidates", "4"}};
     ck_status status =
-        ck_workload_run(aco, ref, few, 1 + candidates, &options, &result);
+        test_workload_run(aco, ref, few, 1 + candidates, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     char expected[1200];
@@ -2301,7 +2301,7 @@ static void bad_workload(const ck_device *ref) {
     test_write_text(directory, "wide.tsp", text, geo, sizeof geo);
     free(text);
     const ck_param wide[] = {{"instance", geo}, {"iters", "1"}};
-    ck_status status = ck_workload_run(aco, ref, wide, 2, &options, &result);
+    ck_status status = test_workload_run(aco, ref, wide, 2, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
@@ -2318,13 +2318,14 @@ static void bad_workload(const ck_device *ref) {
   small.global_memory = 1ull << 20;
   const ck_param big[] = {
       {"instance", "random:2000"}, {"ants", "64"}, {"iters", "1"}};
-  ck_status status = ck_workload_run(aco, &small, big, 3, &options, &result);
+  ck_status status = test_workload_run(aco, &small, big, 3, &options, &result);
   const char *message = "";
   ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY &&
                 strstr(message, "64 ants on 2000 cities need about") &&
                 strstr(message, "GB; device ref has 0.00105 GB"),
             "past memory: status %d, message '%s'", (int)status, message);
+  ck_result_release(&result);
 }
 
 /* Progress callbacks: each call's fraction, and the call that says stop
@@ -2334,7 +2335,8 @@ typedef struct progress_log {
   double last;
 } progress_log;
 
-static int note_progress(void *user, double fraction) {
+static int note_progress(void *user, const ck_progress *progress) {
+  double fraction = progress->fraction;
   progress_log *log = user;
   log->ordered &= fraction >= log->last && fraction >= 0 && fraction <= 1;
   log->last = fraction;
@@ -2383,15 +2385,16 @@ static void progress(const ck_device *ref) {
   log = (progress_log){0, 1, 1, 0};
   ck_run_options options = {
       .seed = 1, .progress = note_progress, .progress_user = &log};
-  ck_result result;
+  ck_result result = {0};
   ck_status status =
-      ck_workload_run(workload, ref, params, 2, &options, &result);
+      test_workload_run(workload, ref, params, 2, &options, &result);
   const char *message = "";
   ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_CANCELLED && log.calls == 1 &&
                 strstr(message, "cancelled"),
             "workload stopped by progress: status %d after %d calls, '%s'",
             (int)status, log.calls, message);
+  ck_result_release(&result);
 }
 
 int main(void) {

@@ -184,23 +184,26 @@ static ck_status run_workload(const void *arg, double *value) {
   for (size_t i = 0; c->outputs[i]; ++i)
     unlink(c->outputs[i]);
   ck_run_options options = {.seed = 7};
-  ck_result result;
-  status =
-      ck_workload_run(workload, ref(), c->params, c->count, &options, &result);
+  ck_result result = {0};
+  status = test_workload_run(workload, ref(), c->params, c->count, &options,
+                             &result);
   if (status != CK_OK)
     return status;
   char *json = NULL;
   status = ck_result_format_json(&result, &json);
-  if (status != CK_OK)
-    return status;
   ck_memory_free(json);
   uint64_t hash = 14695981039346656037u;
   hash = hash_bytes(hash, &result.best, sizeof result.best);
   hash = hash_bytes(hash, &result.metric_count, sizeof result.metric_count);
+  hash = hash_bytes(hash, &result.option_count, sizeof result.option_count);
+  if (result.position)
+    hash = hash_bytes(hash, result.position,
+                      result.position_count * sizeof *result.position);
   for (size_t i = 0; c->outputs[i]; ++i)
     hash = hash_file(hash, c->outputs[i]);
   *value = (double)(hash >> 11);
-  return CK_OK;
+  ck_result_release(&result);
+  return status;
 }
 
 static ck_status queue_round_trip(const void *arg, double *value) {
@@ -536,20 +539,21 @@ static ck_status api_compare(const void *arg, double *value) {
   static const ck_param params[] = {
       {"fn", "sphere"}, {"dim", "2"}, {"particles", "4"}, {"iters", "2"}};
   size_t index = 0, produced = 0;
-  ck_result results[2];
+  ck_result results[2] = {0};
   ck_run_options options = {.seed = 3};
   if (status == CK_OK)
     status = ck_workload_check(workload, params, 4);
   if (status == CK_OK)
     status = ck_workload_check_devices(workload, params, 4, 2);
   if (status == CK_OK)
-    status = ck_compare_run(workload, &devices, &index, 1, 0, params, 4,
-                            &options, results, 2, &produced);
+    status = test_compare_run(workload, &devices, &index, 1, 0, params, 4,
+                              &options, results, 2, &produced);
   /* A failed device's row carries its status; the comparison goes on. */
   for (size_t i = 0; status == CK_OK && i < produced; ++i)
     status = results[i].status;
   if (status == CK_OK)
     *value = results[0].best + results[1].best + (double)produced;
+  test_results_release(results, 2);
   return status;
 }
 
@@ -595,7 +599,7 @@ static ck_status outputs_apart(const void *arg, double *value) {
  * error. */
 static ck_status result_json(const void *arg, double *value) {
   (void)arg;
-  static ck_result result;
+  static ck_result result = {0};
   memset(&result, 0, sizeof result);
   snprintf(result.workload, sizeof result.workload, "gas");
   snprintf(result.device, sizeof result.device, "ref");

@@ -6,6 +6,9 @@
  *
  * The path of the clkit binary is the first argument.
  */
+/* posix_openpt and its kin, for a stderr that is a terminal. */
+#define _XOPEN_SOURCE 700
+
 #include "check.h"
 #include "cli.h"
 #include "test_support.h"
@@ -79,6 +82,41 @@ static rlim_t file_size_limit;
 static const char *unprivileged_in;
 #define UNPRIVILEGED_ID 65534
 #define UNPRIVILEGED_UNREACHABLE 125
+/* When set, the next runs' stderr is a terminal (a pseudo-terminal whose
+ * output is read back as their stderr), as a person at one sees it. */
+static int stderr_on_terminal;
+
+/* A pseudo-terminal: *primary for the parent, its secondary's path in
+ * name. Returns 0, or -1. */
+static int open_terminal(int *primary, char *name, size_t size) {
+  int fd = posix_openpt(O_RDWR | O_NOCTTY);
+  const char *secondary = NULL;
+  if (fd < 0 || grantpt(fd) != 0 || unlockpt(fd) != 0 ||
+      !(secondary = ptsname(fd)) || strlen(secondary) >= size) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  snprintf(name, size, "%s", secondary);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  *primary = fd;
+  return 0;
+}
+
+/* What the terminal has for the parent, appended to *text (*used bytes). */
+static void read_terminal(int primary, char **text, size_t *used) {
+  char block[4096];
+  ssize_t got;
+  while (primary >= 0 && (got = read(primary, block, sizeof block)) > 0) {
+    char *grown = realloc(*text, *used + (size_t)got + 1);
+    if (!grown)
+      return;
+    memcpy(grown + *used, block, (size_t)got);
+    *used += (size_t)got;
+    grown[*used] = '\0';
+    *text = grown;
+  }
+}
 
 /* In the forked child, after its redirections: become UNPRIVILEGED_ID for
  * good (the supplementary groups first, then the group, then the user: each
@@ -139,6 +177,14 @@ static run_output run_clkit_env(const char *const *environment,
     argv[argc] = (char *)arguments[argc - 1];
   argv[argc] = NULL;
 
+  int primary = -1;
+  char terminal[256] = "", *shown = NULL;
+  size_t shown_size = 0;
+  if (stderr_on_terminal &&
+      open_terminal(&primary, terminal, sizeof terminal) != 0) {
+    fprintf(stderr, "no pseudo-terminal: %s\n", strerror(errno));
+    return result;
+  }
   fflush(stdout);
   fflush(stderr);
   pid_t child = fork();
@@ -150,9 +196,12 @@ static run_output run_clkit_env(const char *const *environment,
     int in = open("/dev/null", O_RDONLY);
     int out = open(stdout_target ? stdout_target : out_path,
                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = primary >= 0 ? open(terminal, O_RDWR | O_NOCTTY)
+                           : open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (in < 0 || out < 0 || err < 0)
       _exit(126);
+    if (primary >= 0)
+      close(primary);
     dup2(in, STDIN_FILENO);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
@@ -175,6 +224,7 @@ static run_output run_clkit_env(const char *const *environment,
   long waited_ms = 0;
   for (;;) {
     pid_t done = waitpid(child, &status, WNOHANG);
+    read_terminal(primary, &shown, &shown_size);
     if (done == child)
       break;
     if (interrupt_when && !interrupted && work_dir_has(interrupt_when)) {
@@ -208,7 +258,13 @@ static run_output run_clkit_env(const char *const *environment,
     result.exit_code = 128 + WTERMSIG(status);
   }
   result.out = stdout_target ? NULL : test_read_file(out_path, NULL);
-  result.err = test_read_file(err_path, NULL);
+  if (primary >= 0) {
+    read_terminal(primary, &shown, &shown_size);
+    close(primary);
+    result.err = shown;
+  } else {
+    result.err = test_read_file(err_path, NULL);
+  }
   if (!result.out)
     result.out = calloc(1, 1);
   if (!result.err)
@@ -1132,8 +1188,8 @@ static void check_cache(void) {
   snprintf(file_setting, sizeof file_setting, "CLKIT_CACHE_DIR=%s",
            not_a_directory);
   const char *const as_file[] = {file_setting, NULL};
-  const char *const run[] = {"run", "selfcheck", "--device", "ref", "--quiet",
-                             NULL};
+  const char *const run[] = {"run", "selfcheck", "--device",
+                             "ref", "--quiet",   NULL};
   r = run_clkit_env(as_file, run);
   EXPECT_EXIT(r, 0, run);
   EXPECT_HAS(r.err, "Not a directory; kernels are built without the cache",
@@ -1329,7 +1385,10 @@ static void check_opencl_runs(void) {
       EXPECT_EXIT(r, 1, demo);
       CHECK_MSG(has_line_starting(r.out, "selfcheck  ocl:"),
                 "no selfcheck row:\n%s", r.out);
-      EXPECT_HAS(r.out, " failed: building program 'selfcheck'", demo);
+      EXPECT_HAS(r.out, " failed: ", demo);
+      EXPECT_HAS(r.out, "/selfcheck.cl:1:1: error: unknown type name 'this'\n",
+                 demo);
+      EXPECT_HAS(r.out, "\nbuilding program 'selfcheck'", demo);
       CHECK_MSG(has_line_starting(r.out, "gas "), "demo stopped early:\n%s",
                 r.out);
       release(&r);
@@ -1857,7 +1916,12 @@ static void check_nn_run(void) {
     EXPECT_HAS(r.out, "\"best\":10,\"best_name\":\"predicted_rows\"", args);
     CHECK_MSG(!strstr(r.out, "predict_accuracy"),
               "unlabelled rows were scored: %s", r.out);
-    /* Nothing was trained: no training fields at zero. */
+    /* Nothing was trained: no training fields at zero (the options the
+     * run was given, at the end, list every one, --epochs too). */
+    char *options = strstr(r.out, ",\"options\":{");
+    EXPECT_HAS(options, "\"train\":null,", args);
+    if (options)
+      *options = '\0';
     CHECK_MSG(!strstr(r.out, "\"epochs\"") && !strstr(r.out, "\"train_s\"") &&
                   !strstr(r.out, "\"best_epoch\"") &&
                   !strstr(r.out, "\"stopped_early\"") &&
@@ -2239,6 +2303,165 @@ static void check_interrupt(void) {
   release(&r);
 }
 
+/* How many numbers the JSON array after "key": holds (-1: no such array). */
+static int json_array_length(const char *json, const char *key) {
+  char field[64];
+  snprintf(field, sizeof field, "\"%s\":[", key);
+  const char *at = json ? strstr(json, field) : NULL;
+  if (!at)
+    return -1;
+  at += strlen(field);
+  int count = *at != ']';
+  for (; *at && *at != ']'; ++at)
+    count += *at == ',';
+  return *at == ']' ? count : -1;
+}
+
+/* An optimiser's result whole: every coordinate of the best position in
+ * the JSON and in the text (or a word on what the text left out), and a
+ * JSON result that says how it was made: the seed, clkit's version, the
+ * device and every option as resolved, defaults included, with flags as
+ * booleans and no claim of agreement in a run not compared. */
+static void check_results_whole(void) {
+  printf("results whole\n");
+  const char *const json_args[] = {"run",    "pso",  "--device", "ref",
+                                   "--dim",  "40",   "--iters",  "3",
+                                   "--seed", "0x2a", "--json",   NULL};
+  run_output r = run_clkit(json_args);
+  EXPECT_EXIT(r, 0, json_args);
+  CHECK_MSG(json_object_line(r.out), "not one JSON line: %s", r.out);
+  CHECK_MSG(json_array_length(r.out, "x") == 40, "x of %d values: %s",
+            json_array_length(r.out, "x"), r.out);
+  static const char *const fields[] = {
+      "\"seed\":42,", "\"version\":\"", "\"device\":\"ref\",",
+      "\"agrees\":null", "\"stopped_by\":\"iterations\"",
+      "\"total_s\":", "\"build_s\":0,",
+      /* Every option: given, defaulted, resolved, a flag, an unset file. */
+      "\"options\":{", "\"dim\":40", "\"iters\":3", "\"particles\":1024",
+      "\"w\":0.7298", "\"topology\":\"gbest\"", "\"lo\":-5.12",
+      "\"constriction\":false", "\"out\":null"};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
+    EXPECT_HAS(r.out, fields[i], json_args);
+  CHECK_MSG(!has(r.out, "\"x0\""), "x0 as a metric: %s", r.out);
+  release(&r);
+  /* The GA's position is whole too, and a flag given is true. */
+  char trace[600];
+  snprintf(trace, sizeof trace, "%s/whole-trace.csv", work_dir);
+  const char *const ga_args[] = {
+      "run", "ga",     "--device", "ref", "--dim",           "20", "--gens",
+      "2",   "--json", "--trace",  trace, "--trace-islands", NULL};
+  r = run_clkit(ga_args);
+  EXPECT_EXIT(r, 0, ga_args);
+  CHECK_MSG(json_array_length(r.out, "x") == 20, "x: %s", r.out);
+  EXPECT_HAS(r.out, "\"trace-islands\":true", ga_args);
+  EXPECT_HAS(r.out, "\"pm\":0.05,", ga_args); /* 1/dim, resolved */
+  release(&r);
+  /* Text: a short position whole; a long one cut, saying so. */
+  const char *const few_args[] = {"run", "pso",     "--device", "ref", "--dim",
+                                  "5",   "--iters", "3",        NULL};
+  r = run_clkit(few_args);
+  EXPECT_EXIT(r, 0, few_args);
+  EXPECT_HAS(r.out, "\n  x                  ", few_args);
+  CHECK_MSG(!has(r.out, "more of"), "a whole position cut: %s", r.out);
+  release(&r);
+  const char *const many_args[] = {"run", "pso",     "--device", "ref", "--dim",
+                                   "40",  "--iters", "3",        NULL};
+  r = run_clkit(many_args);
+  EXPECT_EXIT(r, 0, many_args);
+  EXPECT_HAS(r.out, "24 more of 40 values: --out FILE writes all", many_args);
+  release(&r);
+}
+
+/* On a terminal, a run's progress shows its rate, the time left and the
+ * best so far; compare says which workload and device it runs; --quiet
+ * shows none of it. */
+static void check_terminal_progress(void) {
+  printf("progress on a terminal\n");
+  const char *const args[] = {"run",    "pso", "--device",    "ref",
+                              "--dim",  "4",   "--particles", "64",
+                              "--time", "2.5", NULL};
+  stderr_on_terminal = 1;
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  static const char *const parts[] = {"] ", "% ", " iterations/s", " left",
+                                      "  best "};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; ++i)
+    EXPECT_HAS(r.err, parts[i], args);
+  release(&r);
+  const char *const compare_args[] = {"compare",  "selfcheck", "--devices",
+                                      "ref",      "--count",   "3e7",
+                                      "--passes", "3",         NULL};
+  r = run_clkit(compare_args);
+  EXPECT_EXIT(r, 0, compare_args);
+  EXPECT_HAS(r.err, "selfcheck on ref (1 of 1) [", compare_args);
+  EXPECT_HAS(r.err, " passes/s", compare_args);
+  release(&r);
+  const char *const quiet_args[] = {"run",    "pso", "--device",    "ref",
+                                    "--dim",  "4",   "--particles", "64",
+                                    "--time", "1.5", "--quiet",     NULL};
+  r = run_clkit(quiet_args);
+  EXPECT_EXIT(r, 0, quiet_args);
+  CHECK_MSG(r.err[0] == '\0', "--quiet drew: %s", r.err);
+  release(&r);
+  stderr_on_terminal = 0;
+  /* Not on a terminal: nothing drawn. */
+  r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  CHECK_MSG(r.err[0] == '\0', "drawn off a terminal: %s", r.err);
+  release(&r);
+}
+
+/* On an OpenCL device: a build that takes seconds (PoCL, its caches off)
+ * is shown on a terminal, and a kernel that does not build says first
+ * where the user's error is, then the device and options, then what the
+ * runtime itself wrote. */
+static void check_builds_shown(void) {
+  printf("kernel builds shown\n");
+  const char *const environment[] = {"CLKIT_CACHE=0", "POCL_KERNEL_CACHE=0",
+                                     NULL};
+  const char *const list[] = {"devices", NULL};
+  run_output r = run_clkit(list);
+  /* PoCL builds the GA's kernels for seconds; a GPU's driver may not. */
+  int pocl = has(r.out, "Portable Computing Language");
+  release(&r);
+  const char *const args[] = {
+      "run",           "ga", "--device", "pocl", "--dim", "3", "--islands", "4",
+      "--island-size", "8",  "--gens",   "5",    NULL};
+  if (pocl) {
+    stderr_on_terminal = 1;
+    r = run_clkit_env(environment, args);
+    stderr_on_terminal = 0;
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.err, "building kernels: ga for ocl:", args);
+    release(&r);
+  } else {
+    printf("no PoCL device: a slow build's notice not tested\n");
+  }
+
+  char broken[600];
+  test_write_text(work_dir, "broken.cl",
+                  "float objective(const float *x, int dim) {\n"
+                  "  float s = 0.0f;\n"
+                  "  return x[0] * undeclared_thing;\n"
+                  "}\n",
+                  broken, sizeof broken);
+  const char *const bad[] = {
+      "run", "pso",  "--device", "opencl", "--objective", broken, "--lo",
+      "-1",  "--hi", "1",        "--dim",  "2",           NULL};
+  r = run_clkit_env(environment, bad);
+  EXPECT_EXIT(r, 1, bad);
+  char first[700];
+  snprintf(first, sizeof first, "clkit: %s:3:", broken);
+  CHECK_MSG(strncmp(r.err, first, strlen(first)) == 0 &&
+                strstr(r.err, "error: ") < strchr(r.err, '\n'),
+            "the user's error is not first:\n%s", r.err);
+  const char *options = strstr(r.err, "\noptions: -cl-std=CL1.2");
+  const char *generated = strstr(r.err, "error generated");
+  CHECK_MSG(options && (!generated || generated > options),
+            "options, then the runtime's lines:\n%s", r.err);
+  release(&r);
+}
+
 /* The command's reader of whole numbers (--seed, tsp --optimum), called
  * directly: every form it takes, exactly, and every one it refuses. */
 static void check_whole_number_parser(void) {
@@ -2311,6 +2534,8 @@ int main(int argc, char **argv) {
   check_basic_commands();
   check_run_usage_errors();
   check_ref_runs();
+  check_results_whole();
+  check_terminal_progress();
   check_pso_files();
   check_tsp();
   check_aco_run();
@@ -2320,9 +2545,10 @@ int main(int argc, char **argv) {
   check_kernels();
   check_cache();
   check_no_platform();
-  if (check_devices())
+  if (check_devices()) {
     check_opencl_runs();
-  else
+    check_builds_shown();
+  } else
     printf("no OpenCL device: OpenCL runs not tested\n");
 
   remove_tree(work_dir);

@@ -401,13 +401,15 @@ static void check_workload(const ck_device_set *set, size_t device_index,
     params[count++] = demo[i];
   for (size_t i = 0; i < extra_count && count < 32; ++i)
     params[count++] = extra[i];
-  ck_result results[2];
+  ck_result results[2] = {0};
   size_t produced = 0;
-  CHECK_OK(ck_compare_run(workload, set, &device_index, 1, 0, params, count,
-                          NULL, results, 2, &produced));
+  CHECK_OK(test_compare_run(workload, set, &device_index, 1, 0, params, count,
+                            NULL, results, 2, &produced));
   CHECK_MSG(produced == 2, "%s: %zu results", name, produced);
-  if (produced != 2)
+  if (produced != 2) {
+    test_results_release(results, 2);
     return;
+  }
   CHECK_MSG(results[1].status == CK_OK, "%s on %s: %s", name, results[1].device,
             results[1].error);
   CHECK_MSG(results[1].agrees, "%s on %s: %s %.9g against ref's %.9g", name,
@@ -416,6 +418,7 @@ static void check_workload(const ck_device_set *set, size_t device_index,
   CHECK_MSG(results[1].kernel_s > 0, "%s: no kernel time counted", name);
   printf("%-10s ref %-14.9g %s %-14.9g agreement %.3g\n", name, results[0].best,
          results[1].device, results[1].best, results[1].agreement);
+  test_results_release(results, 2);
 }
 
 #if CK_HAVE_CUDA
@@ -462,14 +465,14 @@ static void check_tf32(const ck_device_set *set, size_t device_index) {
     return;
   ck_param params[] = {
       {"train", "spirals:2000"}, {"epochs", "30"}, {"math", "tf32"}};
-  ck_result tf32_result, fp32_result;
-  CHECK(ck_workload_run(workload, &set->devices[0], params, 3, NULL,
-                        &tf32_result) == CK_ERROR_UNSUPPORTED);
-  CHECK_OK(ck_workload_run(workload, &set->devices[device_index], params, 3,
-                           NULL, &tf32_result));
+  ck_result tf32_result = {0}, fp32_result = {0};
+  CHECK(test_workload_run(workload, &set->devices[0], params, 3, NULL,
+                          &tf32_result) == CK_ERROR_UNSUPPORTED);
+  CHECK_OK(test_workload_run(workload, &set->devices[device_index], params, 3,
+                             NULL, &tf32_result));
   params[2].value = "fp32";
-  CHECK_OK(ck_workload_run(workload, &set->devices[device_index], params, 3,
-                           NULL, &fp32_result));
+  CHECK_OK(test_workload_run(workload, &set->devices[device_index], params, 3,
+                             NULL, &fp32_result));
   double tf32 = 0;
   CHECK_OK(ck_result_get_metric(&tf32_result, "tf32", &tf32));
   CHECK(tf32 == 1);
@@ -482,15 +485,18 @@ static void check_tf32(const ck_device_set *set, size_t device_index) {
          tf32_result.best_name, tf32_result.best, fp32_result.best);
   /* Compared in TF32, the device's row agrees with ref's FP32 one. */
   params[2].value = "tf32";
-  ck_result results[2];
+  ck_result results[2] = {0};
   size_t produced = 0;
-  CHECK_OK(ck_compare_run(workload, set, &device_index, 1, 0, params, 3, NULL,
-                          results, 2, &produced));
+  CHECK_OK(test_compare_run(workload, set, &device_index, 1, 0, params, 3, NULL,
+                            results, 2, &produced));
   CHECK(produced == 2 && results[1].status == CK_OK);
   CHECK(strstr(results[0].throughput_unit, "TF32") == NULL &&
         strstr(results[1].throughput_unit, "TF32") != NULL);
   CHECK_MSG(results[1].agrees, "TF32 %.4f against ref's FP32 %.4f",
             results[1].best, results[0].best);
+  test_results_release(results, 2);
+  ck_result_release(&tf32_result);
+  ck_result_release(&fp32_result);
 }
 
 /* A small labelled CSV data set, two classes by the sign of x y, in a

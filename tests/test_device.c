@@ -573,13 +573,14 @@ static void *do_thread_work(void *argument) {
   work->device_count = set.count;
   for (int w = 0; work->status == CK_OK && w < 3; ++w) {
     const ck_workload *workload = NULL;
-    ck_result result;
+    ck_result result = {0};
     work->status = ck_workload_find(names[w], &workload);
     if (work->status == CK_OK)
-      work->status = ck_workload_run(workload, &set.devices[0], params[w],
-                                     counts[w], &options, &result);
+      work->status = test_workload_run(workload, &set.devices[0], params[w],
+                                       counts[w], &options, &result);
     if (work->status == CK_OK)
       work->best[w] = result.best;
+    ck_result_release(&result);
   }
   if (work->status != CK_OK) {
     ck_error_get_last(&message);

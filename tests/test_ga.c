@@ -969,14 +969,15 @@ static void target(const ck_device *device) {
   const ck_param params[] = {
       {"islands", "8"}, {"island-size", "16"}, {"target", "1e-2"}};
   ck_run_options options = {.seed = 1};
-  ck_result result;
-  CHECK_OK(ck_workload_run(workload, device, params, 3, &options, &result));
+  ck_result result = {0};
+  CHECK_OK(test_workload_run(workload, device, params, 3, &options, &result));
   double generation = NAN;
   CHECK_OK(ck_result_get_metric(&result, "target_generation", &generation));
   CHECK_MSG(strcmp(result.stopped_by, "target") == 0, "stopped by '%s'",
             result.stopped_by);
   CHECK(generation == (double)report.target_generation);
   CHECK(result.best <= 1e-2);
+  ck_result_release(&result);
 
   /* A budget that initialisation uses up allows no generation, beside a
    * target that is never met; one an evaluation short of three
@@ -1127,11 +1128,11 @@ static void bounded_history(const ck_device *device) {
                              {"gens", "300"},       {"trace", path},
                              {"trace-islands", "1"}};
   ck_run_options options = {.seed = 5};
-  ck_result result;
+  ck_result result = {0};
   char *text[2] = {NULL, NULL};
   for (int k = 0; k < 2; ++k) {
     ck__history_limit_override = k ? LIMIT : 0;
-    CHECK_OK(ck_workload_run(workload, device, params, 7, &options, &result));
+    CHECK_OK(test_workload_run(workload, device, params, 7, &options, &result));
     ck__history_limit_override = 0;
     text[k] = test_read_file(path, NULL);
   }
@@ -1155,6 +1156,7 @@ static void bounded_history(const ck_device *device) {
             wrong, rows, last);
   free(text[0]);
   free(text[1]);
+  ck_result_release(&result);
   remove_tree(directory);
   ga_history_free(&full);
 }
@@ -1628,7 +1630,7 @@ static void evaluations_counted(const ck_device *device) {
 
 static void bad_input(const ck_device *ref) {
   const ck_workload *ga;
-  ck_result result;
+  ck_result result = {0};
   ck_run_options options = {.seed = 1};
   CHECK_OK(ck_workload_find("ga", &ga));
   static const struct {
@@ -1679,8 +1681,8 @@ static void bad_input(const ck_device *ref) {
       {{{"evals", "4095"}}, 1, "--evals: 4095"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    ck_status status = ck_workload_run(ga, ref, cases[k].params, cases[k].count,
-                                       &options, &result);
+    ck_status status = test_workload_run(ga, ref, cases[k].params,
+                                         cases[k].count, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
@@ -1802,8 +1804,8 @@ static void bad_input(const ck_device *ref) {
                                    {"island-size", "2"},
                                    {"migrate-every", "0"},
                                    {"gens", "3"}};
-  status = ck_workload_run(ga, ref, pairs, sizeof pairs / sizeof *pairs,
-                           &options, &result);
+  status = test_workload_run(ga, ref, pairs, sizeof pairs / sizeof *pairs,
+                             &options, &result);
   ck_error_get_last(&message);
   double generations = 0, evaluations = 0;
   CHECK_MSG(status == CK_OK, "islands of two: status %d, message '%s'",
@@ -1816,6 +1818,7 @@ static void bad_input(const ck_device *ref) {
     CHECK(generations == 3 && evaluations == 2 * 2 + 2 * 1 * 3 &&
           isfinite(result.best));
   }
+  ck_result_release(&result);
 }
 
 /* A domain where every evaluation overflows: no best to report, said so

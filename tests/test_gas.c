@@ -2204,9 +2204,8 @@ static void rdf(const ck_device *ref, const ck_device *ocl) {
 static ck_status run_workload(const ck_workload *w, const ck_device *device,
                               const ck_param *params, size_t count,
                               ck_result *result) {
-  memset(result, 0, sizeof *result);
   ck_error_clear();
-  return ck_workload_run(w, device, params, count, NULL, result);
+  return test_workload_run(w, device, params, count, NULL, result);
 }
 
 static void workload_restart(const ck_workload *w, const ck_device *device) {
@@ -2233,7 +2232,7 @@ static void workload_restart(const ck_workload *w, const ck_device *device) {
    * checkpoint's own, is refused rather than ignored. */
   ck_run_options chosen = {.seed = 1, .seed_given = 1};
   ck_error_clear();
-  expect_failure(ck_workload_run(w, device, b, 4, &chosen, result),
+  expect_failure(test_workload_run(w, device, b, 4, &chosen, result),
                  CK_ERROR_INVALID_ARGUMENT, "--seed",
                  "a seed beside --restart");
   CHECK_OK(run_workload(w, device, b, 4, result));
@@ -2277,18 +2276,19 @@ static void workload_restart(const ck_workload *w, const ck_device *device) {
     snapshot_free(&s2);
   ck_gas_destroy(g1);
   ck_gas_destroy(g2);
+  test_results_release(result, 1);
   free(result);
 }
 
-static int cancel_at_once(void *user, double fraction) {
-  (void)fraction;
+static int cancel_at_once(void *user, const ck_progress *progress) {
+  (void)progress;
   ++*(int *)user;
   return 1;
 }
 
-static int cancel_after_half(void *user, double fraction) {
+static int cancel_after_half(void *user, const ck_progress *progress) {
   (void)user;
-  return fraction >= 0.5;
+  return progress->fraction >= 0.5;
 }
 
 /* A run replaces its outputs only once it has written them all: one that
@@ -2325,8 +2325,7 @@ static void outputs_held(const ck_workload *w, const ck_device *ref) {
       {"log-every", "0"},         {"traj", traj},
       {"checkpoint", checkpoint}, {"checkpoint-every", "100"}};
   ck_run_options cancelling = {.seed = 1, .progress = cancel_after_half};
-  memset(result, 0, sizeof *result);
-  CHECK(ck_workload_run(w, ref, periodic, 6, &cancelling, result) ==
+  CHECK(test_workload_run(w, ref, periodic, 6, &cancelling, result) ==
         CK_ERROR_CANCELLED);
   kept = test_read_file(traj, NULL);
   CHECK_MSG(kept && strcmp(kept, "old\n") == 0,
@@ -2342,6 +2341,7 @@ static void outputs_held(const ck_workload *w, const ck_device *ref) {
             "the periodic checkpoint holds step %llu",
             (unsigned long long)o.step);
   ck_gas_destroy(gas);
+  test_results_release(result, 1);
   free(result);
 }
 
@@ -2358,11 +2358,12 @@ static void long_run(const ck_workload *w, const ck_device *ref) {
   ck_result *result = calloc(1, sizeof *result);
   if (!result)
     return;
-  ck_status status = ck_workload_run(w, ref, params, 3, &options, result);
+  ck_status status = test_workload_run(w, ref, params, 3, &options, result);
   const char *message = "";
   ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_CANCELLED && calls == 1,
             "status %d after %d reports: %s", (int)status, calls, message);
+  test_results_release(result, 1);
   free(result);
 }
 
@@ -2421,6 +2422,7 @@ static void bounded_samples(const ck_workload *w, const ck_device *ref) {
                 name, steps[k], error[2], error[0]);
     }
   }
+  test_results_release(result, 3);
   free(result);
 }
 
@@ -2465,10 +2467,11 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
     CHECK_MSG(fabs(value - ref_potential) <= 1e-4 * fabs(ref_potential),
               "workload potential energy: ref %.9g, %s %.9g", ref_potential,
               ocl->id, value);
-    /* kernel_s spans what wall_s does, setup (its first forces) to the
-     * last frame: on OpenCL more than 0 and not more than wall_s; the
-     * setup's and the run's wall times lie inside wall_s. With --png the
-     * final frame's reductions run after the step loop and count too. */
+    /* kernel_s spans what wall_s does, the setup's end to the last
+     * frame: on OpenCL more than 0 and not more than wall_s; the step
+     * loop's time lies inside wall_s, and the setup's inside total_s
+     * beside it. With --png the final frame's reductions run after the
+     * step loop and count too. */
     char png[600];
     test_path_in(work_dir, "w_timing.png", png, sizeof png);
     ck_param timed[] = {
@@ -2479,7 +2482,8 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
       CHECK_OK(ck_result_get_metric(result, "setup_s", &setup_s));
       CHECK_OK(ck_result_get_metric(result, "run_s", &run_s));
       CHECK_MSG(result->kernel_s > 0 && result->kernel_s <= result->wall_s &&
-                    setup_s + run_s <= result->wall_s,
+                    run_s <= result->wall_s &&
+                    setup_s + result->wall_s <= result->total_s,
                 "%s, 1 step%s: kernel_s %g, wall_s %g, setup_s %g, run_s %g",
                 ocl->id, n == 4 ? " and a PNG" : "", result->kernel_s,
                 result->wall_s, setup_s, run_s);
@@ -2676,6 +2680,7 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
               "%s: %zu lines (expected a header and 25 bins)", rdf_path, lines);
     free(text);
   }
+  test_results_release(result, 1);
   free(result);
 
   workload_restart(w, ref);

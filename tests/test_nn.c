@@ -2034,7 +2034,7 @@ static void workload(const ck_device *ref) {
   double value = NAN;
 
   const ck_param spirals[] = {{"train", "spirals:300"}, {"epochs", "3"}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, spirals, 2, &options, result));
+  CHECK_OK(test_workload_run(nn_workload, ref, spirals, 2, &options, result));
   CHECK_OK(ck_result_get_metric(result, "test_accuracy", &value));
   /* Seeded, so the same on every run: on ref, seed 1, these 3 epochs
    * classified 35 of the 75 test points (0.4667; 2026-11, x86-64). The
@@ -2077,7 +2077,7 @@ static void workload(const ck_device *ref) {
                                    {"lr", "0.02"},        {"batch", "8"},
                                    {"save", model_path}};
   CHECK_OK(
-      ck_workload_run(nn_workload, ref, train_params, 7, &options, result));
+      test_workload_run(nn_workload, ref, train_params, 7, &options, result));
   CHECK_OK(ck_result_get_metric(result, "test_rows", &value));
   CHECK(value == 15);
   CHECK_OK(ck_result_get_metric(result, "train_rows", &value));
@@ -2089,7 +2089,7 @@ static void workload(const ck_device *ref) {
   const ck_param predict_params[] = {
       {"load", model_path}, {"predict", predict_path}, {"out", out_path}};
   CHECK_OK(
-      ck_workload_run(nn_workload, ref, predict_params, 3, &options, result));
+      test_workload_run(nn_workload, ref, predict_params, 3, &options, result));
   CHECK_OK(ck_result_get_metric(result, "predicted_rows", &value));
   CHECK(value == 15);
   CHECK_OK(ck_result_get_metric(result, "predict_accuracy", &value));
@@ -2105,8 +2105,8 @@ static void workload(const ck_device *ref) {
   /* Evaluating the loaded model on test rows reports those alone. */
   const ck_param evaluate_params[] = {{"load", model_path},
                                       {"test", predict_path}};
-  CHECK_OK(
-      ck_workload_run(nn_workload, ref, evaluate_params, 2, &options, result));
+  CHECK_OK(test_workload_run(nn_workload, ref, evaluate_params, 2, &options,
+                             result));
   CHECK_OK(ck_result_get_metric(result, "test_rows", &value));
   CHECK(value == 15);
   CHECK(ck_result_get_metric(result, "train_rows", &value) ==
@@ -2123,7 +2123,8 @@ static void workload(const ck_device *ref) {
                                   {"split", "45"},
                                   {"batch", "all"},
                                   {"epochs", "2"}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, tune_params, 5, &options, result));
+  CHECK_OK(
+      test_workload_run(nn_workload, ref, tune_params, 5, &options, result));
   CHECK_OK(ck_result_get_metric(result, "epochs", &value));
   CHECK(value == 2);
   CHECK_OK(ck_result_get_metric(result, "test_accuracy", &value));
@@ -2135,9 +2136,9 @@ static void workload(const ck_device *ref) {
                                      {"epochs", "1"},
                                      {"save", model_path}};
   CHECK_OK(
-      ck_workload_run(nn_workload, ref, replace_params, 5, &options, result));
+      test_workload_run(nn_workload, ref, replace_params, 5, &options, result));
   CHECK_OK(
-      ck_workload_run(nn_workload, ref, predict_params, 3, &options, result));
+      test_workload_run(nn_workload, ref, predict_params, 3, &options, result));
   CHECK_OK(ck_result_get_metric(result, "predict_accuracy", &value));
   CHECK_MSG(value >= 0.8, "predict accuracy %g after the model replaced itself",
             value);
@@ -2148,7 +2149,8 @@ static void workload(const ck_device *ref) {
                                  {"val", "0.2"},           {"patience", "2"},
                                  {"lr", "0.05"},           {"batch", "16"},
                                  {"trace", trace_path}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, val_params, 7, &options, result));
+  CHECK_OK(
+      test_workload_run(nn_workload, ref, val_params, 7, &options, result));
   double epochs = NAN, best_epoch = NAN, stopped = NAN;
   CHECK_OK(ck_result_get_metric(result, "validation_rows", &value));
   CHECK(value == 60);
@@ -2243,8 +2245,8 @@ static void workload(const ck_device *ref) {
       {{{"nonsense", "1"}}, 1, "nonsense"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    ck_status status = ck_workload_run(nn_workload, ref, cases[i].params,
-                                       cases[i].count, &options, result);
+    ck_status status = test_workload_run(nn_workload, ref, cases[i].params,
+                                         cases[i].count, &options, result);
     const char *message = last_message();
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                   strstr(message, cases[i].mention),
@@ -2269,7 +2271,7 @@ static void workload(const ck_device *ref) {
     snprintf(wanted, sizeof wanted, "%s: %d features a row, more than",
              wide_path, WIDE);
     ck_status status =
-        ck_workload_run(nn_workload, ref, wide, 2, &options, result);
+        test_workload_run(nn_workload, ref, wide, 2, &options, result);
     const char *message = last_message();
     CHECK_MSG(status == CK_ERROR_UNSUPPORTED && strstr(message, wanted),
               "rows of %d features: status %d, '%s'", WIDE, (int)status,
@@ -2282,6 +2284,7 @@ static void workload(const ck_device *ref) {
   /* An epoch count with an exponent is a whole number, as elsewhere. */
   static const ck_param exponent_step[] = {{"schedule", "step:1e1:0.5"}};
   CHECK_OK(ck_workload_check(nn_workload, exponent_step, 1));
+  test_results_release(result, 1);
   free(result);
 }
 
@@ -2358,12 +2361,13 @@ static void predict_idx(const ck_device *ref) {
                                    {"epochs", "100"}, {"lr", "0.1"},
                                    {"batch", "6"},    {"save", model}};
   CHECK_OK(
-      ck_workload_run(nn_workload, ref, train_params, 6, &options, result));
+      test_workload_run(nn_workload, ref, train_params, 6, &options, result));
 
   double value = NAN;
   const ck_param unlabelled[] = {
       {"load", model}, {"predict", rows}, {"out", out}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, unlabelled, 3, &options, result));
+  CHECK_OK(
+      test_workload_run(nn_workload, ref, unlabelled, 3, &options, result));
   CHECK_OK(ck_result_get_metric(result, "predicted_rows", &value));
   CHECK(value == SMALL_ROWS);
   CHECK(ck_result_get_metric(result, "predict_accuracy", &value) != CK_OK);
@@ -2377,7 +2381,7 @@ static void predict_idx(const ck_device *ref) {
                                {"predict", rows},
                                {"out", out},
                                {"predict-labels", rows_labels}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, labelled, 4, &options, result));
+  CHECK_OK(test_workload_run(nn_workload, ref, labelled, 4, &options, result));
   double accuracy = NAN;
   CHECK_OK(ck_result_get_metric(result, "predict_accuracy", &accuracy));
   size_t size = 0, line = 0, matches = 0;
@@ -2400,10 +2404,11 @@ static void predict_idx(const ck_device *ref) {
                               {"predict", rows},
                               {"out", out},
                               {"test-labels", rows_labels}};
-  CHECK(ck_workload_run(nn_workload, ref, crossed, 4, &options, result) ==
+  CHECK(test_workload_run(nn_workload, ref, crossed, 4, &options, result) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK_MSG(strstr(last_message(), "--test-labels applies only with --test"),
             "%s", last_message());
+  test_results_release(result, 1);
   free(result);
 }
 
@@ -2450,7 +2455,7 @@ static void derived_labels_and_formats(const ck_device *ref) {
   const ck_param train_params[] = {
       {"train", features}, {"epochs", "1"}, {"save", model}};
   CHECK_OK(
-      ck_workload_run(nn_workload, ref, train_params, 3, &options, result));
+      test_workload_run(nn_workload, ref, train_params, 3, &options, result));
 
   const struct {
     ck_param params[4];
@@ -2480,8 +2485,8 @@ static void derived_labels_and_formats(const ck_device *ref) {
        "--out and the labels file of --test"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    ck_status status = ck_workload_run(nn_workload, ref, cases[i].params,
-                                       cases[i].count, &options, result);
+    ck_status status = test_workload_run(nn_workload, ref, cases[i].params,
+                                         cases[i].count, &options, result);
     const char *message = last_message();
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                   strstr(message, cases[i].mention) &&
@@ -2491,7 +2496,7 @@ static void derived_labels_and_formats(const ck_device *ref) {
   }
   /* Both kinds named: the two files and their formats. */
   CHECK_FAILS(
-      ck_workload_run(nn_workload, ref, cases[0].params, 2, &options, result),
+      test_workload_run(nn_workload, ref, cases[0].params, 2, &options, result),
       CK_ERROR_INVALID_ARGUMENT, "is IDX, not CSV");
   CHECK_MSG(strstr(last_message(), table) && strstr(last_message(), features),
             "%s", last_message());
@@ -2510,7 +2515,8 @@ static void derived_labels_and_formats(const ck_device *ref) {
                             {"train-labels", given_labels},
                             {"epochs", "1"},
                             {"trace", derived}};
-  CHECK_OK(ck_workload_run(nn_workload, ref, given, 4, &options, result));
+  CHECK_OK(test_workload_run(nn_workload, ref, given, 4, &options, result));
+  test_results_release(result, 1);
   free(result);
 }
 
@@ -2528,14 +2534,14 @@ static void compare_tf32(const ck_device_set *set, long opencl) {
     return;
   const ck_param params[] = {
       {"train", "spirals:300"}, {"epochs", "2"}, {"math", "tf32"}};
-  ck_result results[2];
+  ck_result results[2] = {0};
   size_t produced = 0, ref_index = 0, opencl_index = (size_t)opencl;
   ck_run_options options = {.seed = 1};
-  CHECK(ck_workload_run(nn_workload, &set->devices[0], params, 3, &options,
-                        &results[0]) == CK_ERROR_UNSUPPORTED);
-  CHECK_OK(ck_compare_run(nn_workload, set,
-                          opencl >= 0 ? &opencl_index : &ref_index, 1, 0,
-                          params, 3, &options, results, 2, &produced));
+  CHECK(test_workload_run(nn_workload, &set->devices[0], params, 3, &options,
+                          &results[0]) == CK_ERROR_UNSUPPORTED);
+  CHECK_OK(test_compare_run(nn_workload, set,
+                            opencl >= 0 ? &opencl_index : &ref_index, 1, 0,
+                            params, 3, &options, results, 2, &produced));
   CHECK(produced == (opencl >= 0 ? 2u : 1u));
   double tf32 = -1;
   CHECK(results[0].status == CK_OK && results[0].agrees);
@@ -2554,6 +2560,7 @@ static void compare_tf32(const ck_device_set *set, long opencl) {
               results[1].error);
   /* The caller's parameters are as they were. */
   CHECK(strcmp(params[2].value, "tf32") == 0);
+  test_results_release(results, 2);
 }
 
 /* ---- training time: the warm-up left out ---------------------------------

@@ -298,12 +298,12 @@ static void bounded_history(const ck_device *device) {
                              {"iters", iterations},
                              {"trace", path}};
   ck_run_options options = {.seed = 11};
-  ck_result result;
+  ck_result result = {0};
   size_t rows = 0;
   uint64_t last = 0;
   for (int bounded = 0; bounded < 2; ++bounded) {
     ck__history_limit_override = bounded ? LIMIT : 0;
-    CHECK_OK(ck_workload_run(workload, device, params, 5, &options, &result));
+    CHECK_OK(test_workload_run(workload, device, params, 5, &options, &result));
     ck__history_limit_override = 0;
     check_trace(path, full, count, bounded ? 32 : 1, &rows, &last);
     CHECK_MSG(rows == (bounded ? ITERATIONS / 32 + 1 : count) &&
@@ -311,6 +311,7 @@ static void bounded_history(const ck_device *device) {
               "%s: %zu trace rows, the last at %llu", device->id, rows,
               (unsigned long long)last);
   }
+  ck_result_release(&result);
   free(full);
 }
 
@@ -599,7 +600,7 @@ static void constriction(const ck_device *ref) {
         {"w", text_w, text_chi_c1, text_c2},
         {"w", text_w, text_c1, text_chi_c2},
     };
-    ck_result results[4];
+    ck_result results[4] = {0};
     for (int run = 0; run < 4; ++run) {
       const char *const *given = coefficients[run];
       ck_param params[8] = {{"fn", "rastrigin"},
@@ -610,17 +611,12 @@ static void constriction(const ck_device *ref) {
                             {given[0], given[1]},
                             {"c1", run ? given[2] : text_c1},
                             {"c2", run ? given[3] : text_c2}};
-      CHECK_OK(ck_workload_run(pso, ref, params, 8, &options, &results[run]));
+      CHECK_OK(test_workload_run(pso, ref, params, 8, &options, &results[run]));
     }
-    int same = results[0].best == results[1].best;
-    for (int d = 0; d < 5; ++d) {
-      char name[8];
-      double at_run = NAN, at_twin = NAN;
-      snprintf(name, sizeof name, "x%d", d);
-      CHECK_OK(ck_result_get_metric(&results[0], name, &at_run));
-      CHECK_OK(ck_result_get_metric(&results[1], name, &at_twin));
-      same = same && at_run == at_twin;
-    }
+    int same = results[0].best == results[1].best &&
+               results[0].position_count == 5 && results[1].position_count == 5;
+    for (int d = 0; same && d < 5; ++d)
+      same = results[0].position[d] == results[1].position[d];
     CHECK_MSG(same,
               "case %zu (c1 %g, c2 %g, chi %.17g): --constriction best "
               "%.17g, the inertia form %.17g",
@@ -629,6 +625,7 @@ static void constriction(const ck_device *ref) {
                   results[3].best != results[1].best,
               "case %zu: an unscaled coefficient changed nothing (%.17g)", k,
               results[1].best);
+    test_results_release(results, 4);
   }
 }
 
@@ -857,18 +854,18 @@ static void user_objective(const ck_device *device) {
                              {"hi", "3"},         {"dim", "6"},
                              {"particles", "40"}, {"iters", "300"}};
   ck_run_options options = {.seed = 3};
-  ck_result result;
+  ck_result result = {0};
   const ck_workload *pso;
   CHECK_OK(ck_workload_find("pso", &pso));
-  CHECK_OK(ck_workload_run(pso, device, params, 6, &options, &result));
+  CHECK_OK(test_workload_run(pso, device, params, 6, &options, &result));
   CHECK_MSG(result.best < 1e-8, "user objective best %g", result.best);
-  double x0 = NAN;
-  CHECK_OK(ck_result_get_metric(&result, "x0", &x0));
-  CHECK_NEAR(x0, 1.25, 1e-3);
+  CHECK(result.position_count == 6);
+  if (result.position_count == 6)
+    CHECK_NEAR(result.position[0], 1.25, 1e-3);
 
   const ck_param bad[] = {
       {"objective", broken}, {"lo", "-3"}, {"hi", "3"}, {"dim", "2"}};
-  CHECK(ck_workload_run(pso, device, bad, 4, &options, &result) ==
+  CHECK(test_workload_run(pso, device, bad, 4, &options, &result) ==
         CK_ERROR_BUILD);
   const char *message = "";
   ck_error_get_last(&message);
@@ -889,7 +886,7 @@ static void user_objective(const ck_device *device) {
   for (int k = 0; k < 2; ++k) {
     const ck_param none[] = {
         {"objective", sources[k]}, {"lo", "-3"}, {"hi", "3"}, {"dim", "2"}};
-    CHECK(ck_workload_run(pso, device, none, 4, &options, &result) ==
+    CHECK(test_workload_run(pso, device, none, 4, &options, &result) ==
           CK_ERROR_PARSE);
     ck_error_get_last(&message);
     snprintf(location, sizeof location, "%s: no function objective",
@@ -910,14 +907,16 @@ static void user_objective(const ck_device *device) {
                                {"dim", "3"},
                                {"particles", "40"},
                                {"iters", "300"}};
-  CHECK_OK(ck_workload_run(pso, device, weighted, 7, &options, &result));
+  CHECK_OK(test_workload_run(pso, device, weighted, 7, &options, &result));
   CHECK_MSG(result.best < 1e-8, "weighted user objective best %g", result.best);
-  CHECK_OK(ck_result_get_metric(&result, "x1", &x0));
-  CHECK_NEAR(x0, -1, 1e-3);
+  CHECK(result.position_count == 3);
+  if (result.position_count == 3)
+    CHECK_NEAR(result.position[1], -1, 1e-3);
   const ck_param missing_data[] = {
       {"objective", with_data}, {"lo", "-3"}, {"hi", "3"}, {"dim", "3"}};
-  CHECK(ck_workload_run(pso, device, missing_data, 4, &options, &result) ==
+  CHECK(test_workload_run(pso, device, missing_data, 4, &options, &result) ==
         CK_ERROR_INVALID_ARGUMENT);
+  ck_result_release(&result);
 }
 
 /* ck_evaluate_user against its twin: the same objectives written in C
@@ -1022,7 +1021,7 @@ static void user_objective_kernel(const ck_device *device) {
 
 static void bad_input(const ck_device *ref) {
   const ck_workload *pso;
-  ck_result result;
+  ck_result result = {0};
   ck_run_options options = {.seed = 1};
   char malformed[512], path_missing[600];
   CHECK_OK(ck_workload_find("pso", &pso));
@@ -1068,8 +1067,8 @@ static void bad_input(const ck_device *ref) {
       {{{"precision", "half"}}, 1, "--precision"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    ck_status status = ck_workload_run(pso, ref, cases[k].params,
-                                       cases[k].count, &options, &result);
+    ck_status status = test_workload_run(pso, ref, cases[k].params,
+                                         cases[k].count, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
@@ -1089,10 +1088,10 @@ static void bad_input(const ck_device *ref) {
   /* A file that cannot be read is a failure, as for every workload's
    * files, not a usage error. */
   const ck_param unreadable[] = {{"fn", "lsq"}, {"data", path_missing}};
-  CHECK(ck_workload_run(pso, ref, unreadable, 2, &options, &result) ==
+  CHECK(test_workload_run(pso, ref, unreadable, 2, &options, &result) ==
         CK_ERROR_IO);
   const ck_param broken_data[] = {{"fn", "lsq"}, {"data", malformed}};
-  CHECK(ck_workload_run(pso, ref, broken_data, 2, &options, &result) ==
+  CHECK(test_workload_run(pso, ref, broken_data, 2, &options, &result) ==
         CK_ERROR_PARSE);
   const char *message = "";
   ck_error_get_last(&message);
@@ -1108,14 +1107,14 @@ static void bad_input(const ck_device *ref) {
   test_write_text(work_dir, "beyond.csv", "1,2\n1e39,4\n", beyond,
                   sizeof beyond);
   const ck_param float_data[] = {{"fn", "lsq"}, {"data", beyond}};
-  CHECK(ck_workload_run(pso, ref, float_data, 2, &options, &result) ==
+  CHECK(test_workload_run(pso, ref, float_data, 2, &options, &result) ==
         CK_ERROR_PARSE);
   ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "row 2 holds 1e+39, past single precision"), "%s",
             message);
   const ck_param double_data[] = {
       {"fn", "lsq"}, {"data", beyond}, {"precision", "double"}, {"iters", "2"}};
-  CHECK_OK(ck_workload_run(pso, ref, double_data, 4, &options, &result));
+  CHECK_OK(test_workload_run(pso, ref, double_data, 4, &options, &result));
   /* A swarm past the device's memory fails at once, with the figures
    * (ref's memory is the host's; here a copy that claims 16 MB): 65536
    * particles in 20 dimensions keep about 16.3 MB. */
@@ -1140,6 +1139,7 @@ static void bad_input(const ck_device *ref) {
     CHECK_OK(ck_pso_create(&small, &c, &made));
     ck_pso_destroy(made);
   }
+  ck_result_release(&result);
 }
 
 /* A domain where every evaluation overflows: no best to report, said so
@@ -1178,20 +1178,21 @@ static void several_devices(const ck_device_set *set) {
   CHECK_INVALID(ck_workload_check_devices(NULL, params, count, 1),
                 "ck_workload_check_devices: workload is NULL");
   /* ref twice, without ref as the oracle: two runs. */
-  ck_result results[2];
+  ck_result results[2] = {0};
   size_t produced = 7, twice[2] = {0, 0};
   ck_run_options options = {.seed = 1};
-  CHECK(ck_compare_run(pso, set, twice, 2, 1, params, count, &options, results,
-                       2, &produced) == CK_ERROR_INVALID_ARGUMENT &&
+  CHECK(test_compare_run(pso, set, twice, 2, 1, params, count, &options,
+                         results, 2, &produced) == CK_ERROR_INVALID_ARGUMENT &&
         produced == 0);
   ck_error_get_last(&message);
   CHECK_MSG(strstr(message, expected), "'%s'", message);
   CHECK_MSG(access(out, F_OK) != 0 && access(trace, F_OK) != 0,
             "an output was written before the refusal");
   /* ref alone, as the oracle and in the list: one run, which writes. */
-  CHECK_OK(ck_compare_run(pso, set, twice, 1, 0, params, count, &options,
-                          results, 2, &produced));
+  CHECK_OK(test_compare_run(pso, set, twice, 1, 0, params, count, &options,
+                            results, 2, &produced));
   CHECK(produced == 1 && access(out, F_OK) == 0 && access(trace, F_OK) == 0);
+  test_results_release(results, 2);
 }
 
 /* ---- NULL arguments, named ----------------------------------------------- */

@@ -240,6 +240,7 @@ static void check_caller_locale(void) {
   ck_error_get_last(&message);
   CHECK_MSG(status == CK_OK, "pso --w 0.5 under %s: %s", chosen, message);
   ck_device_set_free(&set);
+  ck_result_release(&result);
 
   memset(&result, 0, sizeof result);
   result.best = 0.5;
@@ -264,6 +265,9 @@ static void make_result(ck_result *result) {
   snprintf(result->device, sizeof result->device, "ocl:0.1");
   snprintf(result->device_name, sizeof result->device_name,
            "GPU \"quoted\" back\\slash\nnew line\ttab");
+  result->seed = UINT64_MAX; /* past a double's 53 bits: every digit */
+  result->total_s = 2.5;
+  result->build_s = 0.75;
   result->wall_s = 1.5;
   result->kernel_s = 0.25;
   result->best = 0.4999847412109375;
@@ -283,6 +287,71 @@ static void make_result(ck_result *result) {
   snprintf(result->metrics[2].name, sizeof result->metrics[2].name,
            "unknown_metric");
   result->metrics[2].value = NAN;
+}
+
+/* What a result owns: the whole position as an array, every option by its
+ * kind, yes/no metrics as booleans; released once, then again safely. */
+static void check_result_json_owned(void) {
+  ck_result result;
+  make_result(&result);
+  snprintf(result.workload, sizeof result.workload, "ga");
+  result.metric_count = 1;
+  snprintf(result.metrics[0].name, sizeof result.metrics[0].name,
+           "stopped_early");
+  result.metrics[0].value = 1;
+  result.metrics[0].is_flag = 1;
+  static const double position[] = {1.5, -2, 0.25, 1e300};
+  result.position = malloc(sizeof position);
+  result.position_count = 4;
+  static const ck_param options[] = {
+      {"islands", "64"},    {"trace-islands", "0"}, {"out", NULL},
+      {"pm", "1e-3"},       {"pc", ".5"},           {"mutation", "gauss:0.1"},
+      {"objective", "123"}, {"constriction", "1"}};
+  size_t count = sizeof options / sizeof options[0];
+  result.options = calloc(count, sizeof *result.options);
+  if (!result.position || !result.options) {
+    CHECK(!"out of memory");
+    ck_result_release(&result);
+    return;
+  }
+  memcpy(result.position, position, sizeof position);
+  for (size_t i = 0; i < count; ++i) {
+    result.options[i].name = options[i].name;
+    result.options[i].value =
+        options[i].value ? strdup(options[i].value) : NULL;
+  }
+  result.option_count = count;
+  char *json = NULL;
+  CHECK_OK(ck_result_format_json(&result, &json));
+  if (json) {
+    CHECK_MSG(json_is_object(json), "%s", json);
+    CHECK_MSG(strstr(json, "\"x\":[1.5,-2,0.25,1.0000000000000001e+300],"
+                           "\"stopped_early\":true,\"options\":{") != NULL,
+              "%s", json);
+    /* Numbers as JSON spells them, ".5" read as a number; a flag as a
+     * boolean; a file name as a string whatever it spells; no value as
+     * null; an option the workload does not have, by its spelling. */
+    CHECK_MSG(strstr(json, "\"options\":{\"islands\":64,"
+                           "\"trace-islands\":false,\"out\":null,"
+                           "\"pm\":1e-3,\"pc\":0.5,"
+                           "\"mutation\":\"gauss:0.1\","
+                           "\"objective\":\"123\","
+                           "\"constriction\":1}}") != NULL,
+              "%s", json);
+    ck_memory_free(json);
+  }
+  result.metrics[0].value = 0;
+  json = NULL;
+  CHECK_OK(ck_result_format_json(&result, &json));
+  if (json)
+    CHECK_MSG(strstr(json, "\"stopped_early\":false,") != NULL, "%s", json);
+  ck_memory_free(json);
+  CHECK_OK(ck_result_release(&result));
+  CHECK(!result.position && !result.position_count && !result.options &&
+        !result.option_count);
+  CHECK(strcmp(result.workload, "ga") == 0); /* the rest is kept */
+  CHECK_OK(ck_result_release(&result));
+  CHECK(ck_result_release(NULL) == CK_ERROR_INVALID_ARGUMENT);
 }
 
 static void check_result_json(void) {
@@ -306,8 +375,13 @@ static void check_result_json(void) {
   CHECK(json_number_is(json, "kernel_s", 0.25));
   CHECK(json_number_is(json, "best", 0.4999847412109375)); /* exact */
   CHECK(json_number_is(json, "throughput", 1e6));
+  /* Not compared: no claim of agreement either way, whatever agrees holds. */
   CHECK(strstr(json, "\"agreement\":null") != NULL);
-  CHECK(strstr(json, "\"agrees\":true") != NULL);
+  CHECK(strstr(json, "\"agrees\":null") != NULL);
+  CHECK(strstr(json, "\"version\":\"" CK_VERSION_STRING "\"") != NULL);
+  CHECK(strstr(json, "\"seed\":18446744073709551615,") != NULL);
+  CHECK(json_number_is(json, "total_s", 2.5));
+  CHECK(json_number_is(json, "build_s", 0.75));
   CHECK(json_number_is(json, "passes", 4));
   CHECK(json_number_is(json, "xor_checksum", 1957336997));
   CHECK(strstr(json, "\"unknown_metric\":null") != NULL);
@@ -318,9 +392,10 @@ static void check_result_json(void) {
   CHECK(agrees && passes && checksum && agrees < passes && passes < checksum);
   /* Common keys in the documented order. */
   static const char *const keys[] = {
-      "workload",        "device",    "device_name", "wall_s",
-      "kernel_s",        "best",      "best_name",   "throughput",
-      "throughput_unit", "agreement", "agrees"};
+      "workload",  "version",    "device",          "device_name", "seed",
+      "total_s",   "build_s",    "wall_s",          "kernel_s",    "best",
+      "best_name", "throughput", "throughput_unit", "agreement",   "agrees",
+      "stopped_by"};
   const char *previous = json;
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
     const char *at = json_field(previous, keys[i]);
@@ -328,10 +403,12 @@ static void check_result_json(void) {
     if (at)
       previous = at;
   }
-  /* A successful result carries no status or error, and no stop unless
-   * one is set. */
+  /* A successful result carries no status or error; a run of a set
+   * length has no stop; a workload without a position, no x. */
   CHECK(strstr(json, "\"error\":") == NULL);
-  CHECK(strstr(json, "stopped_by") == NULL);
+  CHECK(strstr(json, "\"stopped_by\":null,\"passes\":") != NULL);
+  CHECK(strstr(json, "\"x\":") == NULL);
+  CHECK(strstr(json, "\"options\":") == NULL);
   CHECK_OK(ck_memory_free(json));
 
   /* Why the run ended, as a word after the common keys. */
@@ -340,7 +417,7 @@ static void check_result_json(void) {
   CHECK_OK(ck_result_format_json(&result, &json));
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
-    CHECK_MSG(strstr(json, "\"agrees\":true,\"stopped_by\":\"target\","
+    CHECK_MSG(strstr(json, "\"agrees\":null,\"stopped_by\":\"target\","
                            "\"passes\":") != NULL,
               "%s", json);
     ck_memory_free(json);
@@ -356,7 +433,7 @@ static void check_result_json(void) {
   if (json) {
     CHECK_MSG(json_is_object(json), "%s", json);
     CHECK(json_number_is(json, "agreement", 0.001));
-    CHECK(strstr(json, "\"agrees\":false}") != NULL);
+    CHECK(strstr(json, "\"agrees\":false,") != NULL);
     CHECK(strstr(json, "passes") == NULL);
     ck_memory_free(json);
   }
@@ -759,6 +836,7 @@ int main(void) {
   check_last_error();
   check_thread_local();
   check_result_json();
+  check_result_json_owned();
   check_caller_locale();
   check_result_metric();
   check_version();

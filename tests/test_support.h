@@ -268,7 +268,7 @@ static inline void check_no_finite_best(const char *workload_name,
   const ck_workload *workload;
   CHECK_OK(ck_workload_find(workload_name, &workload));
   ck_run_options options = {.seed = 1};
-  ck_result result;
+  ck_result result = {0};
   ck_status status =
       ck_workload_run(workload, device, params, count, &options, &result);
   const char *message = "";
@@ -277,6 +277,7 @@ static inline void check_no_finite_best(const char *workload_name,
                 strstr(message, "no evaluation gave a finite"),
             "%s on %s: status %d, '%s'", workload_name, device->id, (int)status,
             message);
+  ck_result_release(&result);
 }
 
 /* ck_workload_check refuses each of `count` sets of one or two options

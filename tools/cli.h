@@ -43,6 +43,33 @@ int cli_gen(int argc, char **argv);
 /* clkit tsp: TSPLIB instances and tours (argv[0] is "tsp"). */
 int cli_tsp(int argc, char **argv);
 
+/* ---- the status line (cli_status.c) ---- */
+
+/* Standard error's descriptor for the command's own output: a copy of 2
+ * once cli_status_begin has run, since 2 is lent to the device runtime
+ * while kernels build. For writes from signal handlers. */
+extern int cli_stderr_fd;
+
+/* Begins a command's runs: drawn says whether to draw the line (a
+ * terminal, without --quiet); rows is how many runs the command makes, so
+ * that the line names the workload, the device and the run's place (0: a
+ * single run, which the line need not name). */
+void cli_status_begin(int drawn, size_t rows);
+/* Clears the line, stops its clock and shows what builds held back. */
+void cli_status_end(void);
+/* For ck_run_options.progress (the caller returns whether to stop). */
+void cli_status_progress(const ck_progress *progress);
+/* A ck_build_fn: draws "building kernels" once a build has lasted a
+ * second, and holds what the runtime writes on descriptor 2 meanwhile. */
+void cli_status_build(void *user, const char *program, const char *device,
+                      ck_build_state state, double seconds);
+/* Clears the line and prints line to out. */
+void cli_status_print(FILE *out, const char *line);
+void cli_status_clear(void);
+/* Prints what the runtime wrote during builds and was held back: after
+ * clkit's message on a failed build. */
+void cli_status_flush(void);
+
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
 void cli_print_result(FILE *out, const ck_result *result);
 /* Whether a device's row is skipped rather than failed: with every

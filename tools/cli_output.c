@@ -122,6 +122,28 @@ static void print_quantity(FILE *out, const char *name, double value,
     fprintf(out, "  %-18s %.6f %s\n", name, value, unit);
 }
 
+/* The best position, whole up to a screenful, else its first values and
+ * how many were left out. */
+static void print_position(FILE *out, const ck_result *result) {
+  enum { WHOLE = 32, SHOWN = 16 };
+  size_t count = result->position_count;
+  if (!result->position)
+    return;
+  size_t shown = count <= WHOLE ? count : SHOWN;
+  fprintf(out, "  %-18s", "x");
+  for (size_t i = 0; i < shown; ++i)
+    fprintf(out, "%s%.9g",
+            i % 4 ? " "
+            : i   ? "\n  "
+                    "                   "
+                  : " ",
+            result->position[i]);
+  fputc('\n', out);
+  if (shown < count)
+    fprintf(out, "  %-18s %zu more of %zu values: --out FILE writes all\n", "",
+            count - shown, count);
+}
+
 void cli_print_result(FILE *out, const ck_result *result) {
   fprintf(out, "%s on %s (%s)\n", result->workload, result->device,
           result->device_name);
@@ -134,10 +156,16 @@ void cli_print_result(FILE *out, const ck_result *result) {
   if (result->stopped_by[0])
     fprintf(out, "  %-18s %s\n", "stopped_by", result->stopped_by);
   /* A metric that is also the headline is shown once, as the headline. */
-  for (size_t i = 0; i < result->metric_count; ++i)
-    if (strcmp(result->metrics[i].name, result->best_name) != 0)
-      print_quantity(out, result->metrics[i].name, result->metrics[i].value,
-                     result->metrics[i].unit);
+  for (size_t i = 0; i < result->metric_count; ++i) {
+    const ck_metric *metric = &result->metrics[i];
+    if (strcmp(metric->name, result->best_name) == 0)
+      continue;
+    if (metric->is_flag)
+      fprintf(out, "  %-18s %s\n", metric->name, metric->value ? "yes" : "no");
+    else
+      print_quantity(out, metric->name, metric->value, metric->unit);
+  }
+  print_position(out, result);
 }
 
 int cli_row_skipped(const ck_result *result, int every_device) {

@@ -205,7 +205,7 @@ static void note_interruption(int signal_number) {
     signal(SIGALRM, grace_over);
     alarm(TERMINATION_GRACE_S);
   }
-  ssize_t written = write(STDERR_FILENO, notice, sizeof notice - 1);
+  ssize_t written = write(cli_stderr_fd, notice, sizeof notice - 1);
   (void)written;
 }
 
@@ -263,66 +263,28 @@ static void catch_interruptions_again(void) {
   catch_interruptions();
 }
 
-static int stop_when_interrupted(void *user, double fraction) {
-  (void)user;
-  (void)fraction;
-  return interruption != 0;
-}
-
 /* A run the signal stopped: the run's own message, and the status a shell
  * gives a command a signal ended (128 + the signal's number). */
 static int report_interruption(void) {
   const char *message = "";
   ck_error_get_last(&message);
-  fprintf(stderr, "%s: interrupted%s%s\n",
-          program_name, message && *message ? ": " : "",
-          message ? message : "");
+  fprintf(stderr, "%s: interrupted%s%s\n", program_name,
+          message && *message ? ": " : "", message ? message : "");
   return 128 + (int)interruption;
 }
 
 /* ---- progress ------------------------------------------------------------ */
 
-typedef struct progress_bar {
-  double started;
-  int shown;
-  int drawn; /* a terminal, without --quiet or --json */
-} progress_bar;
-
-static double wall_now(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
-/* Drawn only after a second, so short runs stay quiet. */
-static int draw_progress(void *user, double fraction) {
-  progress_bar *bar = user;
-  if (interruption)
-    return 1;
-  if (!bar->drawn)
-    return 0;
-  double elapsed = wall_now() - bar->started;
-  if (elapsed < 1.0)
-    return 0;
-  int filled = (int)(fraction * 40 + 0.5);
-  fprintf(stderr, "\r[%.*s%*s] %3.0f%% %6.1fs", filled,
-          "########################################", 40 - filled, "",
-          fraction * 100, elapsed);
-  fflush(stderr);
-  bar->shown = 1;
-  return 0;
-}
-
-static void end_progress(progress_bar *bar) {
-  if (bar->shown)
-    fprintf(stderr, "\r%*s\r", 60, "");
-  bar->shown = 0;
+/* The status line (cli_status.c) and the stop check, at each report. */
+static int report_progress(void *user, const ck_progress *progress) {
+  (void)user;
+  cli_status_progress(progress);
+  return interruption != 0;
 }
 
 /* A workload's report lines: to stdout, or to stderr beside --json output,
- * clearing the progress bar first. With --quiet only its warnings. */
+ * clearing the status line first. With --quiet only its warnings. */
 typedef struct line_sink {
-  progress_bar *bar;
   FILE *out;
   int quiet;
 } line_sink;
@@ -332,12 +294,15 @@ static void print_line(void *user, const char *line) {
   int warning = strncmp(line, "warning: ", 9) == 0;
   if (sink->quiet && !warning)
     return;
-  if (sink->bar)
-    end_progress(sink->bar);
   /* Warnings go where every command's go, to stderr. */
-  FILE *out = warning ? stderr : sink->out;
-  fprintf(out, "%s\n", line);
-  fflush(out);
+  cli_status_print(warning ? stderr : sink->out, line);
+}
+
+/* A failure's message, then what the device's runtime said meanwhile. */
+static int report_failure(ck_status status) {
+  int exit_code = cli_report(status);
+  cli_status_flush();
+  return exit_code;
 }
 
 /* ---- devices ---------------------------------------------------------------
@@ -619,6 +584,24 @@ static void warn_if_cache_unusable(void) {
           status == CK_ERROR_IO ? "; kernels are built without the cache" : "");
 }
 
+/* The status line is for a person at a terminal: not with --quiet, nor
+ * beside --json, which a program reads. */
+static int status_drawn(const run_config *config) {
+  return !config->json && !config->quiet && isatty(STDERR_FILENO);
+}
+
+/* What every run of run and compare is told: the seed, and where its
+ * progress, build notices and report lines go. */
+static ck_run_options run_options(const run_config *config, line_sink *sink) {
+  ck_run_options options = {.seed = config->seed,
+                            .seed_given = config->seed_given,
+                            .progress = report_progress,
+                            .log = print_line,
+                            .log_user = sink,
+                            .build = cli_status_build};
+  return options;
+}
+
 static int command_run(int argc, char **argv) {
   run_config config;
   catch_interruptions();
@@ -637,42 +620,37 @@ static int command_run(int argc, char **argv) {
                                           config.param_count, count)))
     exit_code = cli_report(status);
   catch_interruptions_again();
+  if (exit_code == EXIT_OK)
+    cli_status_begin(status_drawn(&config), count > 1 ? count : 0);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
-    progress_bar bar = {wall_now(), 0,
-                        !config.json && !config.quiet &&
-                            isatty(STDERR_FILENO)};
-    line_sink sink = {&bar, config.json ? stderr : stdout, config.quiet};
-    ck_run_options options = {.seed = config.seed,
-                              .seed_given = config.seed_given,
-                              .progress = draw_progress,
-                              .progress_user = &bar};
-    options.log = print_line;
-    options.log_user = &sink;
+    line_sink sink = {config.json ? stderr : stdout, config.quiet};
+    ck_run_options options = run_options(&config, &sink);
     ck_result result;
     status =
         ck_workload_run(config.workload, &set.devices[indices[k]],
                         config.params, config.param_count, &options, &result);
-    end_progress(&bar);
+    cli_status_clear();
     if (status == CK_ERROR_CANCELLED && interruption) {
       exit_code = report_interruption();
       break;
     }
     if (status != CK_OK) {
-      exit_code = cli_report(status);
+      exit_code = report_failure(status);
       break;
     }
     if (config.json) {
       char *json = NULL;
-      if ((status = ck_result_format_json(&result, &json)) != CK_OK) {
+      if ((status = ck_result_format_json(&result, &json)) != CK_OK)
         exit_code = cli_report(status);
-        break;
-      }
-      printf("%s\n", json);
+      else
+        printf("%s\n", json);
       ck_memory_free(json);
     } else {
       cli_print_result(stdout, &result);
     }
+    ck_result_release(&result);
   }
+  cli_status_end();
   ck_device_set_free(&set);
   return exit_code;
 }
@@ -704,15 +682,16 @@ static int command_compare(int argc, char **argv) {
   }
   if (exit_code == EXIT_OK) {
     /* The table stands for the log lines; warnings still show. */
-    line_sink sink = {NULL, stderr, 1};
-    ck_run_options options = {.seed = config.seed,
-                              .seed_given = config.seed_given,
-                              .progress = stop_when_interrupted,
-                              .log = print_line,
-                              .log_user = &sink};
+    line_sink sink = {stderr, 1};
+    ck_run_options options = run_options(&config, &sink);
+    size_t runs = 1; /* ref, the oracle */
+    for (size_t k = 0; k < count; ++k)
+      runs += set.devices[indices[k]].backend != CK_BACKEND_REF;
+    cli_status_begin(status_drawn(&config), runs);
     status = ck_compare_run(config.workload, &set, indices, count, 0,
                             config.params, config.param_count, &options,
                             results, count + 1, &produced);
+    cli_status_clear();
     /* A device's run that the signal stopped is a row, not a result. */
     if (interruption)
       exit_code = report_interruption();
@@ -738,6 +717,9 @@ static int command_compare(int argc, char **argv) {
           (results[i].status != CK_OK || !results[i].agrees))
         exit_code = EXIT_FAILURE_RUN;
   }
+  cli_status_end();
+  for (size_t i = 0; i < produced; ++i)
+    ck_result_release(&results[i]);
   free(results);
   ck_device_set_free(&set);
   return exit_code;
@@ -749,11 +731,12 @@ static int command_compare(int argc, char **argv) {
 /* Runs each workload with its defaults on each selected device. */
 static int run_suite(const char *command, int argc, char **argv, int brief) {
   const char *selector = NULL;
-  int json = 0;
+  int json = 0, quiet = 0;
   static const struct option options[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"devices", required_argument, NULL, OPT_DEVICES},
       {"json", no_argument, NULL, OPT_JSON},
+      {"quiet", no_argument, NULL, OPT_QUIET},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
@@ -768,8 +751,12 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
     case OPT_JSON:
       json = 1;
       break;
+    case OPT_QUIET:
+      quiet = 1;
+      break;
     case OPT_HELP:
-      printf("usage: clkit %s [-d|--device|--devices SEL] [--json]\n  %s\n",
+      printf("usage: clkit %s [-d|--device|--devices SEL] [--json] "
+             "[--quiet]\n  %s\n",
              command,
              brief ? "runs each workload briefly on the default device and "
                      "checks it against ref"
@@ -806,8 +793,16 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   if (exit_code == EXIT_OK && json)
     printf("{\"%s\":[", command);
   int first = 1, row_failed = 0;
-  if (exit_code == EXIT_OK)
+  if (exit_code == EXIT_OK) {
     catch_interruptions();
+    /* Each workload on each device, and ref before each other device as
+     * its oracle. */
+    size_t runs = 0;
+    for (size_t k = 0; k < count; ++k)
+      runs += set.devices[indices[k]].backend == CK_BACKEND_REF ? 1 : 2;
+    cli_status_begin(!json && !quiet && isatty(STDERR_FILENO),
+                     runs * workload_count);
+  }
   /* A row that fails or disagrees does not stop the table: the other
    * workloads and devices still run, and the exit status says it failed.
    * Only an interruption or an error outside the rows stops it. */
@@ -815,7 +810,8 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
     for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
       ck_result results[2];
       size_t produced = 0;
-      ck_run_options run = {.seed = 1, .progress = stop_when_interrupted};
+      ck_run_options run = {
+          .seed = 1, .progress = report_progress, .build = cli_status_build};
       int is_ref = set.devices[indices[k]].backend == CK_BACKEND_REF;
       const ck_param *params = NULL;
       size_t param_count = 0;
@@ -823,12 +819,11 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
         ck_workload_run_demo(workloads[w], &params, &param_count);
       status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref,
                               params, param_count, &run, results, 2, &produced);
-      if (interruption) {
-        exit_code = report_interruption();
-        break;
-      }
-      if (status != CK_OK) {
-        exit_code = cli_report(status);
+      cli_status_clear();
+      if (interruption || status != CK_OK) {
+        exit_code = interruption ? report_interruption() : cli_report(status);
+        for (size_t i = 0; i < produced; ++i)
+          ck_result_release(&results[i]);
         break;
       }
       const ck_result *result = &results[produced - 1];
@@ -854,8 +849,11 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       if (!cli_row_skipped(result, every_device) &&
           (result->status != CK_OK || (!is_ref && !result->agrees)))
         row_failed = 1;
+      for (size_t i = 0; i < produced; ++i)
+        ck_result_release(&results[i]);
     }
   }
+  cli_status_end();
   if (json && count)
     printf("]}\n");
   ck_device_set_free(&set);

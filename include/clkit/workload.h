@@ -36,8 +36,37 @@ typedef struct ck_param {
                       * a flag is off when left out) */
 } ck_param;
 
-/* Called now and then during a run; return nonzero to stop it early. */
-typedef int (*ck_progress_fn)(void *user, double fraction);
+/* Where a run stands, at one of its progress checks. */
+typedef struct ck_progress {
+  const char *workload;  /* its name, as ck_workload_find takes it */
+  const char *device;    /* the device's id */
+  double fraction;       /* of the run's budget done, 0 to 1; 0 where the
+                          * run has no end but a target */
+  double steps;          /* iterations, generations, epochs or time steps
+                          * done (what step_name says); 0 at the start */
+  const char *step_name; /* "iterations", "generations", ...; "" if none */
+  double best;           /* the best value so far (an optimiser's objective,
+                          * a tour's length, a loss); NaN where none yet */
+  const char *best_name; /* what best is ("best", "tour_length", ...) */
+} ck_progress;
+
+/* Called at the start of a run (steps 0) and now and then during it, on
+ * the calling thread; return nonzero to stop the run (CK_ERROR_CANCELLED).
+ * The strings are valid during the call only. */
+typedef int (*ck_progress_fn)(void *user, const ck_progress *progress);
+
+typedef enum ck_build_state {
+  CK_BUILD_BEGINS, /* seconds is 0 */
+  CK_BUILD_DONE,   /* seconds is its build time (source or cache) */
+  CK_BUILD_FAILED  /* the run then fails with CK_ERROR_BUILD */
+} ck_build_state;
+
+/* Called on the calling thread as a kernel program begins to build and
+ * once it has built or failed. program and device (the device's id) are
+ * valid during the call only. A build may take minutes on a CPU device:
+ * a caller can show that it is waiting. */
+typedef void (*ck_build_fn)(void *user, const char *program, const char *device,
+                            ck_build_state state, double seconds);
 
 /* Called with each line of text a workload reports as it runs (an
  * epoch's statistics, a confusion matrix), without a newline; the caller
@@ -55,6 +84,8 @@ typedef struct ck_run_options {
   void *progress_user;
   ck_log_fn log; /* optional */
   void *log_user;
+  ck_build_fn build; /* optional */
+  void *build_user;
 } ck_run_options;
 
 #define CK_RESULT_MAX_METRICS 48
@@ -63,13 +94,19 @@ typedef struct ck_metric {
   char name[40]; /* snake_case key, also used in JSON */
   double value;
   char unit[24]; /* "s", "1/s", "" */
+  int is_flag;   /* a yes/no (value 0 or 1): JSON true/false */
 } ck_metric;
 
 typedef struct ck_result {
   char workload[32];
   char device[32]; /* device id */
   char device_name[256];
-  double wall_s;      /* host wall time of the run */
+  uint64_t seed;      /* the seed the run used */
+  double total_s;     /* the whole call: what the caller waited for */
+  double build_s;     /* of total_s, building kernel programs (from
+                       * source or from clkit's cache) */
+  double wall_s;      /* of total_s, the run itself: without its setup
+                       * (reading inputs, building kernels, allocating) */
   double kernel_s;    /* summed kernel time on the device; 0 on ref */
   double best;        /* the workload's headline result */
   char best_name[40]; /* what best means, e.g. "mean" or "tour_length" */
@@ -78,13 +115,35 @@ typedef struct ck_result {
   /* Why the run ended, in words ("generations", "iterations",
    * "evaluations", "target", "time"); "" for a run of a set length. */
   char stopped_by[16];
-  double agreement; /* relative difference from ref; NaN if unknown */
-  int agrees;       /* 1 when within the workload's tolerance */
+  double agreement; /* relative difference from ref; NaN if unknown (a
+                     * run not compared) */
+  int agrees;       /* 1 when within the workload's tolerance; with
+                     * agreement NaN it means nothing (JSON null) */
   ck_status status; /* in a comparison: CK_OK, or why this device failed */
   char error[2048]; /* the failure's message when status != CK_OK */
   size_t metric_count;
   ck_metric metrics[CK_RESULT_MAX_METRICS];
+  /* The rest is owned by the result and released by ck_result_release().
+   * The best position of an optimiser (pso, ga), every coordinate; NULL
+   * and 0 for the other workloads. */
+  double *position;
+  size_t position_count;
+  /* Every option of the workload, as the run resolved it: the value
+   * given, else the one the run chose, else its default; a NULL value
+   * where an option has none (an output not asked for). Flags are "1" or
+   * "0". In the order of the workload's options table. */
+  ck_param *options;
+  size_t option_count;
 } ck_result;
+
+/*
+ * ck_result_release - frees what a result owns (position, options) and
+ * sets those fields to NULL and 0; the rest is kept. A result must be
+ * released before it is filled again or goes out of scope. A result
+ * zeroed by the caller, or released already, is released again safely.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL.
+ */
+ck_status ck_result_release(ck_result *result);
 
 /*
  * ck_workload_find - a workload by name; workload is set to a static
@@ -119,7 +178,8 @@ ck_status ck_workload_run_demo(const ck_workload *workload,
  * ck_workload_run - run a workload once on one device.
  * Takes: workload; device (from a ck_device_set); params (count entries;
  * names must be the workload's options); options (NULL for defaults:
- * seed 1); result (filled in).
+ * seed 1); result (filled in, owning memory that ck_result_release()
+ * frees; after a failure it owns nothing).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL workload, device,
  * result, or params with a count, or naming the offending option;
  * CK_ERROR_IO (a file that cannot be read, an output that cannot be
@@ -234,9 +294,15 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
 
 /*
  * ck_result_format_json - the result as one JSON object (no trailing newline).
- * Common fields: workload, device, device_name, wall_s, kernel_s, best,
- * best_name, throughput, throughput_unit, agreement, agrees, and
- * stopped_by where it is set (a string); then each metric by name.
+ * Common fields: workload, version (clkit's), device, device_name, seed,
+ * total_s, build_s, wall_s, kernel_s, best, best_name, throughput,
+ * throughput_unit, agreement and agrees (null in a run not compared),
+ * stopped_by (a string, or null for a run of a set length); x, the best
+ * position as an array, where the workload has one; then each metric by
+ * name (a flag as true or false); last, options: every option of the run
+ * by name, as resolved (numbers as numbers, flags as true or false, an
+ * option without a value as null, the rest as strings). The seed is
+ * written with every digit.
  * Numbers are written in the C locale whatever the caller's.
  * Takes: json, set to a malloc'd string the caller releases with
  * ck_memory_free().

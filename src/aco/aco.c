@@ -635,7 +635,12 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
           config->max_seconds > 0 ? elapsed / config->max_seconds : 0;
       double fraction = by_count > by_time ? by_count : by_time;
       reported = elapsed;
-      if (config->progress(config->progress_user, fraction > 1 ? 1 : fraction))
+      ck_progress progress = {.fraction = fraction > 1 ? 1 : fraction,
+                              .steps = (double)made,
+                              .step_name = "iterations",
+                              .best = (double)aco->best_length,
+                              .best_name = "tour_length"};
+      if (config->progress(config->progress_user, &progress))
         CK_FAIL(CK_ERROR_CANCELLED, "ACO cancelled after %llu iterations",
                 (unsigned long long)made);
     }

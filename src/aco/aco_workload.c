@@ -401,8 +401,9 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   int64_t length;
   CK_TRY(ck_aco_get_best(aco, &length, tour));
   if (job.tour_out)
-    CK_TRY_OUTPUT("tour-out", ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
-                            job.instance.cities, length));
+    CK_TRY_OUTPUT("tour-out",
+                  ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
+                                   job.instance.cities, length));
   if (job.trace)
     CK_TRY_OUTPUT("trace", write_trace(job.trace, aco));
   if (job.svg)
@@ -435,6 +436,7 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
                     "");
   ck__result_metric(result, "best_time_s", report.best_time_s, "s");
   ck__result_metric(result, "ants", report.ants, "");
+  CK_TRY(ck__result_option_number(result, "ants", report.ants));
   ck__result_metric(result, "candidates", report.candidates, "");
   ck__result_metric(result, "restarts", (double)report.restarts, "");
   ck__result_metric(result, "setup_s", report.setup_s, "s");

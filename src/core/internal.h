@@ -183,6 +183,15 @@ ck_status ck__cache_store(const uint8_t key[32], const void *payload,
 /* Deletes one entry (for a binary the device rejected). */
 ck_status ck__cache_remove(const uint8_t key[32]);
 
+/* ---- Builds in a run (workload.c) ------------------------------------ */
+
+/* For program builds (program.c): a build of program begins, or has
+ * ended after seconds (failed or not), in the workload run in progress on
+ * this thread, if any: its caller's build callback is told, and its
+ * build time grows. */
+void ck__build_started(const char *program);
+void ck__build_ended(const char *program, double seconds, int failed);
+
 /* ---- Files (files.c) ------------------------------------------------- */
 /*
  * Output files are written to a temporary beside the target (mode 0666
@@ -476,6 +485,12 @@ ck_status ck__kernels_assemble_mapped(const char *name, char **text,
 void ck__source_map_free(ck__source_map *map);
 /* A copy of a build log with anonymous positions mapped back to cl/. */
 char *ck__source_map_rewrite(const ck__source_map *map, const char *log);
+
+/* A failed build's message (malloc'd; NULL when out of memory) with the
+ * compiler's errors first, each as "FILE:LINE[:COL]: error: TEXT"
+ * whatever the compiler's own form: what the user wrote wrong comes
+ * before the device, the options and the whole log, which follow. */
+char *ck__build_errors_first(const char *message);
 
 /*
  * ck_program_build() with a caller's source placed before cl/<name>.cl:

@@ -1,4 +1,5 @@
 /* json.c - results as JSON objects, with the same keys across workloads. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,6 +71,73 @@ static void put_number(json_text *text, double value) {
     put(text, "null");
 }
 
+/* Whether text is a number as JSON spells one: -?(0|[1-9][0-9]*), then
+ * an optional fraction and exponent ("1e3" is one; ".5", "+1", "007" and
+ * "1." are not). */
+static int is_json_number(const char *text) {
+  const char *c = text;
+  if (*c == '-')
+    ++c;
+  if (*c == '0')
+    ++c;
+  else if (*c >= '1' && *c <= '9')
+    while (*c >= '0' && *c <= '9')
+      ++c;
+  else
+    return 0;
+  if (*c == '.') {
+    if (!(*++c >= '0' && *c <= '9'))
+      return 0;
+    while (*c >= '0' && *c <= '9')
+      ++c;
+  }
+  if (*c == 'e' || *c == 'E') {
+    if (*++c == '+' || *c == '-')
+      ++c;
+    if (!(*c >= '0' && *c <= '9'))
+      return 0;
+    while (*c >= '0' && *c <= '9')
+      ++c;
+  }
+  return *c == '\0';
+}
+
+/* An option's value as its kind reads: a flag as true or false, a file
+ * name as a string whatever it spells, a plain number as a number, and
+ * the rest (lists, "auto", "sbx:2") as strings. */
+static void put_option(json_text *text, const ck_option *option,
+                       const char *value) {
+  double number = 0;
+  int is_file = option && option->value_name &&
+                strncmp(option->value_name, "FILE", 4) == 0;
+  if (!value)
+    put(text, "null");
+  else if (option && !option->value_name)
+    put(text, "%s", strcmp(value, "0") != 0 ? "true" : "false");
+  else if (!is_file && is_json_number(value))
+    put(text, "%s", value);
+  else if (!is_file && ck__parse_decimal(value, value + strlen(value), &number))
+    put_number(text, number);
+  else
+    put_string(text, value, strlen(value) + 1);
+}
+
+/* The workload's row for an option of a result, or NULL (a result filled
+ * by its caller may name any workload and option). */
+static const ck_option *find_option(const ck_result *result, const char *name) {
+  const ck_workload *workload = NULL;
+  const ck_option *options = NULL;
+  if (!name || ck_workload_find(result->workload, &workload) != CK_OK ||
+      ck_workload_describe(workload, NULL, NULL, &options) != CK_OK) {
+    ck_error_clear();
+    return NULL;
+  }
+  for (; options->name; ++options)
+    if (strcmp(options->name, name) == 0)
+      return options;
+  return NULL;
+}
+
 static ck_status result_json(const ck_result *result, char **json) {
   ck_status status = CK_OK;
   CK__REQUIRE_IN("ck_result_format_json", result);
@@ -83,8 +151,12 @@ static ck_status result_json(const ck_result *result, char **json) {
   json_text text = {malloc(1024), 0, 1024, 0};
   if (!text.data)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
+  const char *version = "";
+  ck_version_get(&version);
   put(&text, "{\"workload\":");
   put_string(&text, result->workload, sizeof result->workload);
+  put(&text, ",\"version\":");
+  put_string(&text, version, strlen(version) + 1);
   put(&text, ",\"device\":");
   put_string(&text, result->device, sizeof result->device);
   put(&text, ",\"device_name\":");
@@ -97,6 +169,11 @@ static ck_status result_json(const ck_result *result, char **json) {
     put(&text, ",\"error\":");
     put_string(&text, result->error, sizeof result->error);
   }
+  put(&text, ",\"seed\":%" PRIu64, result->seed);
+  put(&text, ",\"total_s\":");
+  put_number(&text, result->total_s);
+  put(&text, ",\"build_s\":");
+  put_number(&text, result->build_s);
   put(&text, ",\"wall_s\":");
   put_number(&text, result->wall_s);
   put(&text, ",\"kernel_s\":");
@@ -111,16 +188,48 @@ static ck_status result_json(const ck_result *result, char **json) {
   put_string(&text, result->throughput_unit, sizeof result->throughput_unit);
   put(&text, ",\"agreement\":");
   put_number(&text, result->agreement);
-  put(&text, ",\"agrees\":%s", result->agrees ? "true" : "false");
-  if (result->stopped_by[0]) {
-    put(&text, ",\"stopped_by\":");
+  /* Agreement is unknown in a run not compared: no claim either way. */
+  put(&text, ",\"agrees\":%s",
+      isnan(result->agreement) ? "null"
+      : result->agrees         ? "true"
+                               : "false");
+  put(&text, ",\"stopped_by\":");
+  if (result->stopped_by[0])
     put_string(&text, result->stopped_by, sizeof result->stopped_by);
+  else
+    put(&text, "null");
+  if (result->position) {
+    put(&text, ",\"x\":[");
+    for (size_t i = 0; i < result->position_count; ++i) {
+      put(&text, i ? "," : "");
+      put_number(&text, result->position[i]);
+    }
+    put(&text, "]");
   }
   for (size_t i = 0; i < result->metric_count; ++i) {
+    const ck_metric *metric = &result->metrics[i];
     put(&text, ",");
-    put_string(&text, result->metrics[i].name, sizeof result->metrics[i].name);
+    put_string(&text, metric->name, sizeof metric->name);
     put(&text, ":");
-    put_number(&text, result->metrics[i].value);
+    if (metric->is_flag)
+      put(&text, "%s", metric->value != 0 ? "true" : "false");
+    else
+      put_number(&text, metric->value);
+  }
+  if (result->options) {
+    put(&text, ",\"options\":{");
+    int first = 1;
+    for (size_t i = 0; i < result->option_count; ++i) {
+      const ck_param *option = &result->options[i];
+      if (!option->name)
+        continue;
+      put(&text, first ? "" : ",");
+      first = 0;
+      put_string(&text, option->name, strlen(option->name) + 1);
+      put(&text, ":");
+      put_option(&text, find_option(result, option->name), option->value);
+    }
+    put(&text, "}");
   }
   put(&text, "}");
   if (text.failed)

@@ -34,7 +34,7 @@ ck_status ck_device_probe(const ck_device *device,
                           ck_device_probe_result *probe) {
   ck_status status = CK_OK;
   ck_device reference;
-  ck_result expected, measured;
+  ck_result expected = {0}, measured = {0};
   int from_cache = 0;
   CK__REQUIRE(device);
   CK__REQUIRE(probe);
@@ -60,5 +60,7 @@ ck_status ck_device_probe(const ck_device *device,
   ck__selfcheck_workload.agree(&expected, &measured, &difference,
                                &probe->selfcheck_agrees);
 fail:
+  ck_result_release(&expected);
+  ck_result_release(&measured);
   return status;
 }

@@ -100,14 +100,18 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
   CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, &map));
   if (prefix_text)
     CK_TRY(prepend(prefix_name, prefix_text, &source, &map));
+  ck__build_started(name);
   status = queue->ops->program_build(queue, made, source, options);
+  ck__build_ended(name, now_seconds() - started, status != CK_OK);
   if (status == CK_ERROR_BUILD) {
     /* Point the log at cl/ files even where the compiler ignored #line. */
     const char *message = "";
     ck_error_get_last(&message);
     char *rewritten = ck__source_map_rewrite(&map, message);
-    if (rewritten)
-      ck__fail(CK_ERROR_BUILD, "%s", rewritten);
+    char *ordered = ck__build_errors_first(rewritten ? rewritten : message);
+    if (ordered)
+      ck__fail(CK_ERROR_BUILD, "%s", ordered);
+    free(ordered);
     free(rewritten);
   }
   if (status != CK_OK)

@@ -779,9 +779,9 @@ static ck_status compile(int architecture, const char *target, const char *name,
       colon_positions(log);
     }
     CK_FAIL(CK_ERROR_BUILD,
-            "building program '%s' for %s with options '%s' failed: "
-            "%s\nbuild log:\n%s",
-            name, target, options, nvrtcGetErrorString(result), log ? log : "");
+            "building program '%s' for %s failed: %s\noptions: %s\n"
+            "build log:\n%s",
+            name, target, nvrtcGetErrorString(result), options, log ? log : "");
   }
   if ((as_ptx ? nvrtcGetPTXSize(compiled, cubin_size)
               : nvrtcGetCUBINSize(compiled, cubin_size)) != NVRTC_SUCCESS)

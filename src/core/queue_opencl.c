@@ -242,10 +242,10 @@ static ck_status build_failure(ck_queue *queue, ck_program *program,
                                const char *options) {
   cl_device_id device = (cl_device_id)queue->device.device_handle;
   ck__fail(CK_ERROR_BUILD,
-           "building program '%s' for device %s (%s) with options '%s' "
-           "failed: %s\n",
-           program->name, queue->device.id, queue->device.name, options,
-           ck__opencl_error_name(code));
+           "building program '%s' for device %s (%s) failed: %s\n"
+           "options: %s\n",
+           program->name, queue->device.id, queue->device.name,
+           ck__opencl_error_name(code), options);
   size_t log_size = 0;
   if (handle &&
       clGetProgramBuildInfo(handle, device, CL_PROGRAM_BUILD_LOG, 0, NULL,

@@ -360,6 +360,61 @@ void ck__source_map_free(ck__source_map *map) {
   memset(map, 0, sizeof *map);
 }
 
+/* Whether line (length bytes) is a compiler's error with its place, as
+ * "FILE:LINE[:COL]: error: TEXT" (clang, NVIDIA, NVRTC) or "error:
+ * FILE:LINE[:COL]: TEXT" (PoCL): appends it to out in the first form. */
+static int append_error(text_buffer *out, const char *line, size_t length) {
+  static const char error[] = "error: ";
+  const size_t marker = sizeof error - 1;
+  int leading = length > marker && strncmp(line, error, marker) == 0;
+  const char *place = leading ? line + marker : line;
+  const char *end = line + length;
+  /* The place: a name without blanks, then :LINE and perhaps :COL. */
+  const char *colon = place;
+  while (colon < end && *colon != ':' && *colon != ' ')
+    ++colon;
+  if (colon == place || colon >= end || *colon != ':')
+    return 0;
+  const char *after = colon;
+  for (int part = 0; part < 2 && after < end && after[0] == ':' &&
+                     after + 1 < end && isdigit((unsigned char)after[1]);
+       ++part) {
+    ++after;
+    while (after < end && isdigit((unsigned char)*after))
+      ++after;
+  }
+  if (after == colon || after + 1 >= end || after[0] != ':' || after[1] != ' ')
+    return 0;
+  const char *text = after + 2;
+  if (!leading) {
+    if ((size_t)(end - text) <= marker || strncmp(text, error, marker) != 0)
+      return 0;
+    text += marker;
+  }
+  return append(out, place, (size_t)(after - place)) == CK_OK &&
+         append(out, ": error: ", 9) == CK_OK &&
+         append(out, text, (size_t)(end - text)) == CK_OK &&
+         append(out, "\n", 1) == CK_OK;
+}
+
+/* A failed build's message with the compiler's errors, each with its
+ * place, first: what the user wrote wrong, before the device, the options
+ * and the whole log. NULL when out of memory. */
+char *ck__build_errors_first(const char *message) {
+  text_buffer out = {0};
+  for (const char *line = message; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    append_error(&out, line, length);
+    line += length + (end != NULL);
+  }
+  if (append(&out, message, strlen(message)) != CK_OK) {
+    free(out.data);
+    return NULL;
+  }
+  return out.data;
+}
+
 /*
  * Some compilers (NVIDIA's, Oclgrind's) ignore #line and report positions
  * in the assembled text as "<kernel>:LINE" or "input.cl:LINE". Rewrites

@@ -262,6 +262,80 @@ void ck__result_metric(ck_result *result, const char *name, double value,
   metric->value = value;
 }
 
+void ck__result_flag(ck_result *result, const char *name, int value) {
+  if (result->metric_count == CK_RESULT_MAX_METRICS)
+    return;
+  ck__result_metric(result, name, value ? 1 : 0, "");
+  result->metrics[result->metric_count - 1].is_flag = 1;
+}
+
+ck_status ck__result_position(ck_result *result, const double *position,
+                              size_t count) {
+  double *copy = malloc((count ? count : 1) * sizeof *copy);
+  if (!copy)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for a position of %zu values", count);
+  if (count)
+    memcpy(copy, position, count * sizeof *copy);
+  free(result->position);
+  result->position = copy;
+  result->position_count = count;
+  return CK_OK;
+}
+
+/* The value of an option the run did not use, until the run ends (then
+ * NULL): it keeps the caller's and the default apart. */
+static const char unused_option[] = "";
+
+static void option_free(ck_param *option) {
+  if (option->value != unused_option)
+    free((char *)option->value);
+  option->value = NULL;
+}
+
+ck_status ck__result_option(ck_result *result, const char *name,
+                            const char *value) {
+  for (size_t i = 0; i < result->option_count; ++i) {
+    ck_param *option = &result->options[i];
+    if (strcmp(option->name, name) != 0)
+      continue;
+    const char *copy = value ? strdup(value) : unused_option;
+    if (!copy)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                      "out of host memory for option --%s", name);
+    option_free(option);
+    option->value = copy;
+    return CK_OK;
+  }
+  return CK_OK; /* not an option of this workload: nothing to resolve */
+}
+
+ck_status ck__result_option_number(ck_result *result, const char *name,
+                                   double value) {
+  /* The fewest digits that read back as the value: 0.05, not
+   * 0.050000000000000003. */
+  char text[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    snprintf(text, sizeof text, "%.*g", digits, value);
+    if (strtod(text, NULL) == value)
+      break;
+  }
+  return ck__result_option(result, name, text);
+}
+
+ck_status ck_result_release(ck_result *result) {
+  CK__REQUIRE(result);
+  free(result->position);
+  for (size_t i = 0; result->options && i < result->option_count; ++i)
+    option_free(&result->options[i]);
+  free(result->options);
+  result->position = NULL;
+  result->position_count = 0;
+  result->options = NULL;
+  result->option_count = 0;
+  return CK_OK;
+}
+
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device) {
   memset(result, 0, sizeof *result);
@@ -367,6 +441,88 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
   return status;
 }
 
+/* The run in progress on this thread, for the progress and build
+ * callbacks; NULL between runs. */
+typedef struct current_run {
+  const ck_workload *workload;
+  const ck_device *device;
+  const ck_run_options *caller; /* the caller's options */
+  double build_s;               /* kernel builds so far */
+} current_run;
+static _Thread_local current_run *running;
+
+/* The caller's progress callback, told which workload and device. */
+static int report_progress(void *user, const ck_progress *progress) {
+  const current_run *run = user;
+  ck_progress named = *progress;
+  named.workload = run->workload->name;
+  named.device = run->device->id;
+  return run->caller->progress(run->caller->progress_user, &named);
+}
+
+void ck__build_started(const char *program) {
+  if (running && running->caller->build)
+    running->caller->build(running->caller->build_user, program,
+                           running->device->id, CK_BUILD_BEGINS, 0);
+}
+
+void ck__build_ended(const char *program, double seconds, int failed) {
+  if (!running)
+    return;
+  running->build_s += seconds;
+  if (!running->caller->build)
+    return;
+  /* A failed build's message outlives the caller's callback. */
+  ck__error_saved saved;
+  ck__error_save(&saved);
+  running->caller->build(running->caller->build_user, program,
+                         running->device->id,
+                         failed ? CK_BUILD_FAILED : CK_BUILD_DONE, seconds);
+  ck__error_restore(&saved);
+}
+
+/* The options table with every value the run resolved: those the
+ * workload set (ck__result_option), else the caller's, else the
+ * defaults; a flag is "1" or "0". */
+static ck_status options_begin(const ck_workload *workload, ck_result *result) {
+  size_t count = 0;
+  while (workload->options[count].name)
+    ++count;
+  result->options = calloc(count ? count : 1, sizeof *result->options);
+  if (!result->options)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for a result's options");
+  result->option_count = count;
+  for (size_t i = 0; i < count; ++i)
+    result->options[i].name = workload->options[i].name;
+  return CK_OK;
+}
+
+static ck_status options_end(const ck_workload *workload,
+                             const ck_param *params, size_t count,
+                             ck_result *result) {
+  for (size_t i = 0; i < result->option_count; ++i) {
+    const ck_option *option = &workload->options[i];
+    if (result->options[i].value == unused_option) {
+      result->options[i].value = NULL;
+      continue;
+    }
+    if (result->options[i].value)
+      continue; /* the run's own choice */
+    const char *value = ck__param_find(params, count, option->name);
+    if (!option->value_name)
+      value = value ? "1" : "0";
+    else if (!value)
+      value = option->default_value;
+    if (value) {
+      ck_status status = ck__result_option(result, option->name, value);
+      if (status != CK_OK)
+        return status;
+    }
+  }
+  return CK_OK;
+}
+
 static ck_status run_workload(const ck_workload *workload,
                               const ck_device *device, const ck_param *params,
                               size_t count, const ck_run_options *options,
@@ -376,26 +532,54 @@ static ck_status run_workload(const ck_workload *workload,
   CK__REQUIRE_IN("ck_workload_run", workload);
   CK__REQUIRE_IN("ck_workload_run", device);
   CK__REQUIRE_IN("ck_workload_run", result);
+  /* Whatever follows, the result owns nothing after a failure. */
+  ck__result_begin(result, workload->name, device);
   if ((status = check_params("ck_workload_run", workload, params, count)) !=
       CK_OK)
     return status;
-  ck__result_begin(result, workload->name, device);
+  if (!options)
+    options = &defaults;
+  result->seed = options->seed;
   double started = ck__seconds();
+  current_run run = {workload, device, options, 0};
+  current_run *outer = running;
+  ck_run_options own = *options;
+  if (options->progress) {
+    own.progress = report_progress;
+    own.progress_user = &run;
+  }
+  if ((status = options_begin(workload, result)) != CK_OK)
+    return status;
+  /* The start, before inputs are read and kernels built, so that a
+   * caller can say what it waits for; it may cancel at once too. */
+  ck_progress start = {.step_name = "", .best = NAN, .best_name = ""};
+  if (own.progress && own.progress(own.progress_user, &start)) {
+    ck_result_release(result);
+    return ck__fail(CK_ERROR_CANCELLED, "%s cancelled before it began",
+                    workload->name);
+  }
+  running = &run;
   /* A run replaces its outputs only once all of them are written: one that
    * fails after writing some (a later output refused, a checkpoint of a
    * state gone bad) leaves every file as it was. */
   int held = ck__file_hold_begin();
-  status = workload->run(device, params, count, options ? options : &defaults,
-                         result);
+  status = workload->run(device, params, count, &own, result);
   ck_status committed = ck__file_hold_end(held, status == CK_OK);
+  running = outer;
   if (status == CK_OK)
     status = committed;
-  if (status != CK_OK)
+  if (status == CK_OK)
+    status = options_end(workload, params, count, result);
+  if (status != CK_OK) {
+    ck_result_release(result);
     return status;
+  }
   /* Workloads time themselves where setup must be excluded; if not, the
    * whole call is the wall time. */
+  result->total_s = ck__seconds() - started;
+  result->build_s = run.build_s;
   if (result->wall_s <= 0)
-    result->wall_s = ck__seconds() - started;
+    result->wall_s = result->total_s;
   return CK_OK;
 }
 

@@ -107,7 +107,26 @@ ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
 void ck__result_metric(ck_result *result, const char *name, double value,
                        const char *unit);
 
-/* Fills the device fields of a result and zeroes the rest. */
+/* Adds a yes/no metric (1 or 0; JSON true or false). */
+void ck__result_flag(ck_result *result, const char *name, int value);
+
+/* Sets the result's position to a copy of count values. */
+ck_status ck__result_position(ck_result *result, const double *position,
+                              size_t count);
+
+/* The value the run resolved for option name (copied), where it chose one
+ * that its options table gives as "auto" or a rule ("1/dim"); NULL for an
+ * option this run did not use (--train beside --load alone). Options the
+ * run sets no value for are filled by ck_workload_run from the caller's
+ * parameters and the table's defaults. A name the workload has no option
+ * for is ignored. */
+ck_status ck__result_option(ck_result *result, const char *name,
+                            const char *value);
+ck_status ck__result_option_number(ck_result *result, const char *name,
+                                   double value);
+
+/* Fills the device fields of a result and zeroes the rest (it must own
+ * nothing: see ck_result_release). */
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device);
 

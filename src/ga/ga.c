@@ -567,11 +567,17 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   uint64_t budget = config->max_evaluations ? config->max_evaluations -
                                                   state->total + per_generation
                                             : 0;
-  const ck__run_rules rules = {config->max_generations, budget,
-                               per_generation,          200,
-                               config->has_target,      config->max_seconds,
-                               config->check_every,     MAX_CHUNK,
-                               config->progress,        config->progress_user};
+  const ck__run_rules rules = {config->max_generations,
+                               budget,
+                               per_generation,
+                               200,
+                               config->has_target,
+                               config->max_seconds,
+                               config->check_every,
+                               MAX_CHUNK,
+                               config->progress,
+                               config->progress_user,
+                               "generations"};
   const ck__run_driver driver = {ga, run_step, run_flush, &ga->history};
   ck__run_outcome outcome;
   double kernel_before = 0, kernel_after = 0;

@@ -246,8 +246,9 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (job.out)
     CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
   if (job.trace)
-    CK_TRY_OUTPUT("trace", write_trace(job.trace, ga, config.keep_island_history,
-                                       config.islands));
+    CK_TRY_OUTPUT(
+        "trace",
+        write_trace(job.trace, ga, config.keep_island_history, config.islands));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;
@@ -261,7 +262,6 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "islands", (double)config.islands, "");
   ck__result_metric(result, "island_size", (double)config.island_size, "");
   ck__result_metric(result, "dim", dim, "");
-  ck__result_metric(result, "build_s", report.build_s, "s");
   ck__result_metric(result, "children_per_work_item",
                     (double)report.children_per_work_item, "");
   static const char *const stops[] = {"", "generations", "evaluations",
@@ -271,7 +271,9 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (report.stopped_by == CK_PSO_STOP_TARGET)
     ck__result_metric(result, "target_generation",
                       (double)report.target_generation, "");
-  ck__problem_result(result, &job, position, dim);
+  CK_TRY(ck__problem_result(result, &job, position, dim));
+  if (config.mutation_rate < 0)
+    CK_TRY(ck__result_option_number(result, "pm", 1.0 / dim));
 fail:
   free(position);
   ck_ga_destroy(ga);

@@ -431,9 +431,10 @@ static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   CK_TRY(ck_gas_get_particles(gas, positions, velocities));
   if (trajectory)
-    CK_TRY_OUTPUT("traj", ck__gas_trajectory_frame(
-                              trajectory, n, box_x, box_y, positions,
-                              velocities, observables->step, observables->time));
+    CK_TRY_OUTPUT("traj", ck__gas_trajectory_frame(trajectory, n, box_x, box_y,
+                                                   positions, velocities,
+                                                   observables->step,
+                                                   observables->time));
   if (png)
     CK_TRY_OUTPUT("png", ck__gas_png_write(png, n, box_x, box_y, positions,
                                            velocities, png_size));
@@ -463,6 +464,12 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
                                 &gas));
   ck_gas_config c;
   ck_gas_describe(gas, &c);
+  result->seed = c.seed; /* a checkpoint's own, on a restart */
+  /* The run's times leave the setup out (its kernel builds and first
+   * forces), as every workload's do: the result gives it as setup_s. */
+  double kernel_at_setup = 0;
+  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
+  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &kernel_at_setup);
   double setup_s = ck__seconds() - started;
   if (job.rdf) {
     if (job.rdf_range <= 0)
@@ -473,7 +480,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   if (job.traj)
-    CK_TRY_OUTPUT("traj", ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
+    CK_TRY_OUTPUT("traj",
+                  ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
   /* The samples grow as the run makes them, up to the history's limit,
    * past which adjacent entries are paired into their means (block_average
    * says why the averages and errors stand). */
@@ -556,9 +564,14 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
       }
     CK_TRY(ck_gas_step(gas, next - step));
     step = next;
+    ck_progress progress = {.fraction =
+                                (double)(step - begin) / (double)(end - begin),
+                            .steps = (double)(step - begin),
+                            .step_name = "steps",
+                            .best = NAN,
+                            .best_name = ""};
     if (options && options->progress &&
-        options->progress(options->progress_user,
-                          (double)(step - begin) / (double)(end - begin)))
+        options->progress(options->progress_user, &progress))
       CK_FAIL(CK_ERROR_CANCELLED, "stopped at step %llu",
               (unsigned long long)step);
   }
@@ -576,20 +589,21 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
     CK_TRY(write_frame(gas, NULL, job.png, job.png_size, &o));
   }
   if (rdf)
-    CK_TRY_OUTPUT("rdf", ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range, rdf,
-                             rdf_samples, c.particles, c.box_x * c.box_y));
+    CK_TRY_OUTPUT("rdf", ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range,
+                                           rdf, rdf_samples, c.particles,
+                                           c.box_x * c.box_y));
 
   double mean[SAMPLES], error[SAMPLES];
   for (int q = 0; q < SAMPLES; ++q)
     block_average(samples.total[q], sampled, samples.entries[q], samples.count,
                   job.blocks, &mean[q], &error[q]);
   double particle_steps = (double)c.particles * (double)(end - begin);
-  /* kernel_s over wall_s's span: from the setup (the queue was made after
-   * `started`, so its total is the span's) to the last frame and
-   * checkpoint, whose kernels a read after the step loop missed. */
+  /* kernel_s over wall_s's span: from the setup's end to the last frame
+   * and checkpoint, whose kernels a read after the step loop missed. */
   CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
   ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
-  result->wall_s = ck__seconds() - started;
+  result->kernel_s -= kernel_at_setup;
+  result->wall_s = ck__seconds() - started - setup_s;
   result->best = mean[SAMPLE_POTENTIAL];
   snprintf(result->best_name, sizeof result->best_name, "potential_energy");
   result->throughput = run_s > 0 ? particle_steps / run_s : 0;
@@ -601,7 +615,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "density",
                     (double)c.particles / (c.box_x * c.box_y), "");
   /* 1 when the forces came from strips (--strips). */
-  ck__result_metric(result, "strips", (double)ck__gas_state(gas)->strips, "");
+  ck__result_flag(result, "strips", ck__gas_state(gas)->strips);
   ck__result_metric(result, "steps", (double)(end - begin), "");
   ck__result_metric(result, "samples", (double)sampled, "");
   ck__result_metric(result, "temperature", mean[SAMPLE_T], "");

@@ -572,9 +572,14 @@ static int on_epoch(void *user, const ck_nn_epoch *epoch) {
       epoch->validation_loss, epoch->validation_accuracy, epoch->test_loss,
       epoch->test_accuracy, epoch->learning_rate, epoch->samples_per_s);
   const ck_run_options *options = log->options;
-  if (options && options->progress)
-    return options->progress(options->progress_user,
-                             (double)epoch->epoch / log->epochs);
+  if (options && options->progress) {
+    ck_progress progress = {.fraction = (double)epoch->epoch / log->epochs,
+                            .steps = epoch->epoch,
+                            .step_name = "epochs",
+                            .best = epoch->train_loss,
+                            .best_name = "train_loss"};
+    return options->progress(options->progress_user, &progress);
+  }
   return 0;
 }
 
@@ -649,7 +654,6 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     return status;
   ck_nn_config *config = &job.config;
   uint64_t seed = config->seed;
-  double started = ck__seconds();
   unsigned csv_files = 0;
   ck__dataset_format train_format = CK__DATASET_UNKNOWN, format;
 
@@ -783,6 +787,9 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
               option);
   }
 
+  /* The run's own time leaves its setup out: reading the data and
+   * building the network's kernels. */
+  double started = ck__seconds();
   size_t classes = config->sizes[config->layer_count - 1];
   if (training) {
     ck_nn_training plan = {job.epochs, job.patience, on_epoch, &log};
@@ -832,7 +839,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     if (!predicted)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
     CK_TRY(ck_nn_predict(nn, &predict, predicted));
-    CK_TRY_OUTPUT("out", write_predictions(job.out, nn, predicted, predict.rows));
+    CK_TRY_OUTPUT("out",
+                  write_predictions(job.out, nn, predicted, predict.rows));
     ck__result_metric(result, "predicted_rows", (double)predict.rows, "");
     if (predict.classes) {
       size_t hits = 0;
@@ -872,11 +880,18 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   /* TF32 results are marked wherever the rate is shown. */
   snprintf(result->throughput_unit, sizeof result->throughput_unit, "%s",
            config->math == CK_NN_TF32 ? "samples/s TF32" : "samples/s");
-  ck__result_metric(result, "tf32", config->math == CK_NN_TF32, "");
+  ck__result_flag(result, "tf32", config->math == CK_NN_TF32);
   size_t parameters = 0;
   for (size_t l = 1; l < config->layer_count; ++l)
     parameters += config->sizes[l] * (config->sizes[l - 1] + 1);
   ck__result_metric(result, "parameters", (double)parameters, "");
+  char layers[CK_NN_MAX_LAYERS * 24 + 24] = "";
+  for (size_t l = 0, used = 0; l < config->layer_count; ++l)
+    used += (size_t)snprintf(layers + used, sizeof layers - used, "%s%zu",
+                             l ? "," : "", config->sizes[l]);
+  CK_TRY(ck__result_option(result, "layers", layers));
+  if (!training)
+    CK_TRY(ck__result_option(result, "train", NULL));
   /* A run that only loads and predicts has no training to report, nor
    * sets' rows; one that evaluates a loaded model has its test rows. */
   if (training)
@@ -887,7 +902,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     ck__result_metric(result, "validation_rows", (double)validation.rows, "");
     ck__result_metric(result, "epochs", report.epochs, "");
     ck__result_metric(result, "best_epoch", report.best_epoch, "");
-    ck__result_metric(result, "stopped_early", report.stopped_early, "");
+    ck__result_flag(result, "stopped_early", report.stopped_early);
     ck__result_metric(result, "train_s", report.wall_s, "s");
     if (!isnan(report.best_validation_loss))
       ck__result_metric(result, "best_validation_loss",
@@ -899,7 +914,6 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
                       "");
     ck__result_metric(result, "test_loss", report.final_test_loss, "");
   }
-  ck__result_metric(result, "build_s", report.build_s, "s");
 fail:
   free(log.trace);
   free(confusion);

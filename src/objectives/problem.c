@@ -363,6 +363,7 @@ ck_status ck__run_until(const ck__run_rules *rules,
   }
   uint64_t chunk = rules->check_every ? rules->check_every : 1;
   double started = ck__seconds();
+  double best = NAN;
   /* The step the run starts from counts: a target met there stops it. */
   CK_TRY(read_best(driver, &met, &met_step));
   for (;;) {
@@ -393,7 +394,17 @@ ck_status ck__run_until(const ck__run_rules *rules,
                   : (rules->max_seconds > 0
                          ? (ck__seconds() - started) / rules->max_seconds
                          : 0);
-      if (rules->progress(rules->progress_user, fraction > 1 ? 1 : fraction))
+      /* Column 0 of a row is the best of its step; the run's best is the
+       * least of them read so far. */
+      const double *latest = ck__history_latest(driver->history);
+      if (latest && !(latest[0] >= best))
+        best = latest[0];
+      ck_progress progress = {.fraction = fraction > 1 ? 1 : fraction,
+                              .steps = (double)outcome->steps,
+                              .step_name = rules->step_name,
+                              .best = best,
+                              .best_name = "best"};
+      if (rules->progress(rules->progress_user, &progress))
         CK_FAIL(CK_ERROR_CANCELLED, "%s cancelled after %llu steps", what,
                 (unsigned long long)outcome->steps);
     }

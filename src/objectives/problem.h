@@ -186,6 +186,7 @@ typedef struct ck__run_rules {
   uint64_t max_chunk;   /* steps between host reads, at most */
   ck_progress_fn progress;
   void *progress_user;
+  const char *step_name; /* "iterations", "generations": for progress */
 } ck__run_rules;
 
 typedef struct ck__run_driver {
@@ -291,10 +292,10 @@ ck_status ck__parse_choice(const char *option, const char *text,
 /* --out: the position, one value a line, atomically. */
 ck_status ck__write_position(const char *path, const double *position, int dim);
 
-/* The result's position metrics (x0 .. x15), and the known optimum and
- * the gap to it for built-in objectives. */
-void ck__problem_result(ck_result *result, const ck__problem_job *job,
-                        const double *position, int dim);
+/* The result's position (every coordinate) and dimension, and the known
+ * optimum and the gap to it for built-in objectives. */
+ck_status ck__problem_result(ck_result *result, const ck__problem_job *job,
+                             const double *position, int dim);
 
 /* Optimiser runs agree while rounding has not split their trajectories:
  * |best - best_ref| <= 1e-3 |best_ref| + 1e-6. */

@@ -13,8 +13,6 @@
 #include "core/workload_internal.h"
 #include "objectives/problem.h"
 
-enum { MAX_PRINTED_DIM = 16 };
-
 /* Parses "x" or "x,y,..." into dim values. */
 static ck_status parse_list(const char *option, const char *text, int dim,
                             double **values) {
@@ -275,10 +273,11 @@ ck_status ck__problem_best_check(const ck__problem_job *job, double best) {
                                              : " or use --precision double");
 }
 
-void ck__problem_result(ck_result *result, const ck__problem_job *job,
-                        const double *position, int dim) {
+ck_status ck__problem_result(ck_result *result, const ck__problem_job *job,
+                             const double *position, int dim) {
   const ck_objective_info *info = NULL;
   double optimum;
+  ck_status status = CK_OK;
   if (job->spec.function &&
       ck_objective_find(job->spec.function, &info) == CK_OK &&
       ck_objective_get_optimum(info, dim, &optimum) == CK_OK) {
@@ -286,11 +285,17 @@ void ck__problem_result(ck_result *result, const ck__problem_job *job,
     ck__result_metric(result, "gap", result->best - optimum, "");
   }
   ck_error_clear(); /* an unknown optimum is no failure */
-  for (int d = 0; d < dim && d < MAX_PRINTED_DIM; ++d) {
-    char name[16];
-    snprintf(name, sizeof name, "x%d", d);
-    ck__result_metric(result, name, position[d], "");
+  /* Without --lo and --hi, the objective's own domain. */
+  if (info && !job->lo) {
+    status = ck__result_option_number(result, "lo", info->lo);
+    if (status == CK_OK)
+      status = ck__result_option_number(result, "hi", info->hi);
   }
+  if (status == CK_OK)
+    status = ck__result_option_number(result, "dim", dim);
+  if (status == CK_OK)
+    status = ck__result_position(result, position, (size_t)dim);
+  return status;
 }
 
 ck_status ck__optimiser_agree(const ck_result *reference,

@@ -370,7 +370,8 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
                                config->check_every,
                                HISTORY_CAPACITY,
                                config->progress,
-                               config->progress_user};
+                               config->progress_user,
+                               "iterations"};
   const ck__run_driver driver = {pso, run_step, run_flush, &pso->history};
   ck__run_outcome outcome;
   uint64_t start = pso->iterations;

@@ -176,7 +176,6 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
                     "particle-dims/s");
   ck__result_metric(result, "particles", (double)config.particles, "");
   ck__result_metric(result, "dim", dim, "");
-  ck__result_metric(result, "build_s", report.build_s, "s");
   static const char *const stops[] = {"", "iterations", "evaluations", "target",
                                       "time"};
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
@@ -184,7 +183,7 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   if (report.stopped_by == CK_PSO_STOP_TARGET)
     ck__result_metric(result, "target_iteration",
                       (double)report.target_iteration, "");
-  ck__problem_result(result, &job, position, dim);
+  CK_TRY(ck__problem_result(result, &job, position, dim));
 fail:
   free(position);
   ck_pso_destroy(pso);
