@@ -1145,22 +1145,29 @@ static void check_cache(void) {
   release(&r);
 }
 
-/* With no OpenCL driver (and no CUDA device visible) the command still
- * works on ref. */
-static void check_no_platform(void) {
-  char vendors[700], vendor_path[700];
+/* The environment changes of a machine with no OpenCL driver and no CUDA
+ * device visible (static). */
+static const char *const *no_driver_environment(void) {
+  static char vendors[700], vendor_path[700];
+  /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
+  static const char *environment[] = {vendors, vendor_path, "OCL_ICD_FILENAMES",
+                                      "CUDA_VISIBLE_DEVICES=", NULL};
   snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", empty_vendors);
   snprintf(vendor_path, sizeof vendor_path, "OPENCL_VENDOR_PATH=%s",
            empty_vendors);
-  /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
-  const char *const environment[] = {vendors, vendor_path, "OCL_ICD_FILENAMES",
-                                     "CUDA_VISIBLE_DEVICES=", NULL};
+  return environment;
+}
+
+/* With no OpenCL driver (and no CUDA device visible) the command still
+ * works on ref. */
+static void check_no_platform(void) {
+  const char *const *environment = no_driver_environment();
   {
     const char *const args[] = {"devices", NULL};
     run_output r = run_clkit_env(environment, args);
     EXPECT_EXIT(r, 0, args);
     CHECK_MSG(has_line_starting(r.out, "ref "), "ref not listed: %s", r.out);
-    EXPECT_HAS(r.out, "no OpenCL platform", args);
+    EXPECT_HAS(r.err, "no OpenCL platform", args);
     CHECK_MSG(!has(r.out, "ocl:"), "an OpenCL device without a driver: %s",
               r.out);
     release(&r);
@@ -2287,6 +2294,50 @@ static void check_whole_number_parser(void) {
   }
 }
 
+/* Whether every line of text is a device's: its id, or its details
+ * indented under it. */
+static int only_device_lines(const char *text) {
+  for (const char *line = text; line && *line;) {
+    if (strncmp(line, "ref ", 4) != 0 && strncmp(line, "ocl:", 4) != 0 &&
+        strncmp(line, "cuda:", 5) != 0 && strncmp(line, "          ", 10) != 0)
+      return 0;
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  return 1;
+}
+
+/* clkit devices prints the device list alone on stdout: the notes on why
+ * a backend lists no device (CUDA without a driver or built without it,
+ * no OpenCL platform) go to stderr; JSON keeps them as fields. */
+static void check_device_notes(void) {
+  const char *const *environments[] = {NULL, no_driver_environment()};
+  for (int e = 0; e < 2; ++e) {
+    const char *const args[] = {"devices", NULL};
+    run_output r = run_clkit_env(environments[e], args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(only_device_lines(r.out), "not only devices on stdout:\n%s",
+              r.out);
+    CHECK_MSG(!has(r.out, "note:"), "a note on stdout:\n%s", r.out);
+    /* No CUDA device is visible in the second environment. */
+    if (e == 1) {
+      CHECK_MSG(has(r.err, "note: ") && has(r.err, "CUDA"),
+                "no CUDA note on stderr:\n%s", r.err);
+      EXPECT_HAS(r.err, "note: no OpenCL platform", args);
+    }
+    release(&r);
+    const char *const json[] = {"devices", "--json", NULL};
+    r = run_clkit_env(environments[e], json);
+    EXPECT_EXIT(r, 0, json);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    CHECK_MSG(r.err[0] == '\0', "devices --json wrote to stderr: %s", r.err);
+    if (e == 1)
+      CHECK_MSG(!has(r.out, "\"cuda\":\"ok\""), "CUDA listed as ok: %s", r.out);
+    release(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2320,6 +2371,7 @@ int main(int argc, char **argv) {
   check_kernels();
   check_cache();
   check_no_platform();
+  check_device_notes();
   if (check_devices())
     check_opencl_runs();
   else

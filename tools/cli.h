@@ -43,6 +43,8 @@ int cli_gen(int argc, char **argv);
 /* clkit tsp: TSPLIB instances and tours (argv[0] is "tsp"). */
 int cli_tsp(int argc, char **argv);
 
+/* The device list, as a table or JSON; a table's notes on why a backend
+ * lists no device (no OpenCL platform, no CUDA) go to stderr. */
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
 void cli_print_result(FILE *out, const ck_result *result);
 /* Whether a device's row is skipped rather than failed: with every
