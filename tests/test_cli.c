@@ -2338,6 +2338,37 @@ static void check_device_notes(void) {
   }
 }
 
+/* gen lsq prints the coefficients on stdout, or with --coef writes them
+ * to that file alone. */
+static void check_gen_coefficients(void) {
+  char data[700], coefficients[700];
+  snprintf(data, sizeof data, "%s/coef-only.csv", work_dir);
+  snprintf(coefficients, sizeof coefficients, "%s/coef-only.txt", work_dir);
+  const char *const printed[] = {"gen", "lsq",   "--rows", "20", "--dim",
+                                 "4",   "--out", data,     NULL};
+  run_output r = run_clkit(printed);
+  EXPECT_EXIT(r, 0, printed);
+  CHECK_MSG(count_lines(r.out) == 4, "not 4 coefficients on stdout: %s", r.out);
+  char *expected = r.out;
+  r.out = NULL;
+  release(&r);
+  const char *const written[] = {"gen",    "lsq",        "--rows", "20",
+                                 "--dim",  "4",          "--out",  data,
+                                 "--coef", coefficients, NULL};
+  r = run_clkit(written);
+  EXPECT_EXIT(r, 0, written);
+  CHECK_MSG(r.out[0] == '\0', "gen --coef printed to stdout: %s", r.out);
+  char *file = test_read_file(coefficients, NULL);
+  CHECK_MSG(file && expected && strcmp(file, expected) == 0,
+            "%s holds '%s', not '%s'", coefficients, file ? file : "(none)",
+            expected ? expected : "(none)");
+  free(file);
+  free(expected);
+  release(&r);
+  remove(data);
+  remove(coefficients);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2372,6 +2403,7 @@ int main(int argc, char **argv) {
   check_cache();
   check_no_platform();
   check_device_notes();
+  check_gen_coefficients();
   if (check_devices())
     check_opencl_runs();
   else
