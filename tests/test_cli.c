@@ -2369,6 +2369,68 @@ static void check_gen_coefficients(void) {
   remove(coefficients);
 }
 
+/* kernels show NAME --assembled --device SEL: the program with the
+ * options clkit builds it with on that device, as a comment and as
+ * #defines (tests/test_program.c builds such output); --device needs
+ * --assembled and one OpenCL device. */
+static void check_kernels_for_device(void) {
+  static const struct {
+    const char *args[8];
+    const char *stderr_names;
+  } refused[] = {
+      {{"kernels", "show", "selfcheck", "--device", "ref", NULL},
+       "--device goes with --assembled"},
+      {{"kernels", "list", "--device", "ref", NULL}, "--device goes with"},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "nosuch",
+        NULL},
+       "'nosuch' matches no device"},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "ref", NULL},
+       "ref builds no kernels"},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "all", NULL},
+       "--device 'all' matches "},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "", NULL},
+       "--device: an empty selector"},
+  };
+  for (size_t c = 0; c < sizeof refused / sizeof refused[0]; ++c)
+    expect_refusal(refused[c].args, 2, refused[c].stderr_names);
+  const char *const list[] = {"devices", NULL};
+  run_output r = run_clkit(list);
+  const char *line = r.out;
+  while (line && *line && strncmp(line, "ocl:", 4) != 0) {
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  char id[32] = "";
+  if (line && *line)
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(line, " "), line);
+  release(&r);
+  if (!id[0]) {
+    printf("no OpenCL device: kernels show --device not tested\n");
+    return;
+  }
+  const char *const header[] = {
+      "kernels", "show", "ck_philox.h", "--assembled", "--device", id, NULL};
+  expect_refusal(header, 2, "not one of clkit's OpenCL programs");
+  const char *const args[] = {"kernels", "show", "selfcheck", "--assembled",
+                              "-d",      id,     NULL};
+  r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  CHECK_MSG(strncmp(r.out, "/*\n", 3) == 0, "no leading comment:\n%.400s",
+            r.out);
+  EXPECT_HAS(r.out, id, args);
+  EXPECT_HAS(r.out, " -DCK_DEVICE_CPU=", args);
+  EXPECT_HAS(r.out, " -DCK_SELFCHECK_GROUP=", args);
+  EXPECT_HAS(r.out, "\n#define CK_LOCAL_MEMORY ", args);
+  EXPECT_HAS(r.out, "\n#ifndef CK_SELFCHECK_GROUP\n#define CK_SELFCHECK_GROUP ",
+             args);
+  EXPECT_HAS(r.out, "#line 1 \"cl/selfcheck.cl\"", args);
+  CHECK_MSG(strstr(r.out, "#define CK_SELFCHECK_GROUP") <
+                strstr(r.out, "#line 1 \"cl/selfcheck.cl\""),
+            "the defines do not come before the source");
+  release(&r);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2404,6 +2466,7 @@ int main(int argc, char **argv) {
   check_no_platform();
   check_device_notes();
   check_gen_coefficients();
+  check_kernels_for_device();
   if (check_devices())
     check_opencl_runs();
   else

@@ -865,24 +865,81 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
 /* ---- kernels, cache, version
  * ---------------------------------------------------- */
 
+/* A program assembled for the one device selector names (kernels show
+ * NAME --assembled --device SEL), printed. */
+static int show_assembled_for_device(const char *name, const char *selector) {
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  size_t indices[MAX_DEVICES], count = 0;
+  int exit_code = EXIT_OK;
+  status = ck_device_select(&set, selector, indices, MAX_DEVICES, &count);
+  if (status != CK_OK) {
+    cli_report(status);
+    exit_code = EXIT_USAGE;
+  } else if (count != 1) {
+    char message[400];
+    int used = snprintf(
+        message, sizeof message,
+        "--device '%.60s' matches %zu devices; name one:", selector, count);
+    for (size_t k = 0;
+         k < count && k < 8 && used > 0 && (size_t)used < sizeof message; ++k)
+      used += snprintf(message + used, sizeof message - (size_t)used, " %s",
+                       set.devices[indices[k]].id);
+    exit_code = usage_error("kernels", message);
+  } else {
+    char *text = NULL;
+    status = ck_kernels_assemble_for_device(name, &set.devices[indices[0]],
+                                            &text, NULL);
+    if (status == CK_OK)
+      fputs(text, stdout);
+    else
+      exit_code = cli_report(status);
+    /* A name or device this cannot serve is a usage error. */
+    if (status == CK_ERROR_NOT_FOUND || status == CK_ERROR_UNSUPPORTED)
+      exit_code = EXIT_USAGE;
+    ck_memory_free(text);
+  }
+  ck_device_set_free(&set);
+  return exit_code;
+}
+
 static int command_kernels(int argc, char **argv) {
   int assembled = 0;
+  const char *selector = NULL;
   static const struct option options[] = {
       {"assembled", no_argument, NULL, OPT_ASSEMBLED},
+      {"device", required_argument, NULL, OPT_DEVICE},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = cli_next_option(argc, argv, ":h", options)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":hd:", options)) != -1) {
     switch (c) {
     case OPT_ASSEMBLED:
       assembled = 1;
       break;
+    case OPT_DEVICE:
+      if (!*optarg)
+        return usage_error("kernels", "--device: an empty selector");
+      selector = optarg;
+      break;
     case OPT_HELP:
       printf("usage: clkit kernels [list]\n"
-             "       clkit kernels show NAME [--assembled]\n"
+             "       clkit kernels show NAME [--assembled [-d|--device SEL]]\n"
              "  list       the embedded cl/ sources and their sizes\n"
              "  show       print one source; with --assembled, a program\n"
-             "             with its headers inlined, ready for another tool\n");
+             "             with its headers inlined, ready for another tool\n"
+             "  -d, --device SEL\n"
+             "             with --assembled: for the one OpenCL device SEL\n"
+             "             names, with the options clkit builds it with there\n"
+             "             as #defines (and example values of the program's\n"
+             "             own), so that it builds as it stands\n"
+             "\n"
+             "Examples:\n"
+             "  clkit kernels list\n"
+             "  clkit kernels show selfcheck --assembled --device pocl > "
+             "selfcheck.cl\n");
       return EXIT_OK;
     default:
       return option_error("kernels", argv, c, options);
@@ -892,8 +949,11 @@ static int command_kernels(int argc, char **argv) {
   if (strcmp(action, "list") == 0) {
     if (optind + 1 < argc)
       return usage_error("kernels", "'list' takes no argument");
-    if (assembled)
-      return usage_error("kernels", "--assembled goes with 'show NAME'");
+    if (assembled || selector)
+      return usage_error("kernels", assembled
+                                        ? "--assembled goes with 'show NAME'"
+                                        : "--device goes with 'show NAME "
+                                          "--assembled'");
     size_t count = 0;
     ck_kernels_count(&count);
     for (size_t i = 0; i < count; ++i) {
@@ -909,6 +969,10 @@ static int command_kernels(int argc, char **argv) {
   if (optind + 2 != argc)
     return usage_error("kernels", "'show' takes one source name");
   const char *name = argv[optind + 1];
+  if (selector && !assembled)
+    return usage_error("kernels", "--device goes with --assembled");
+  if (selector)
+    return show_assembled_for_device(name, selector);
   if (assembled) {
     char *text = NULL;
     ck_status status = ck_kernels_assemble(name, &text, NULL);
