@@ -2369,6 +2369,154 @@ static void check_gen_coefficients(void) {
   remove(coefficients);
 }
 
+/* The first words of the entries under the line "title:" of a help
+ * text, into names (at most capacity, each under 32 bytes); their count. */
+static size_t help_entries(const char *text, const char *title,
+                           char names[][32], size_t capacity) {
+  char heading[64];
+  snprintf(heading, sizeof heading, "\n%s:\n", title);
+  const char *line = text ? strstr(text, heading) : NULL;
+  size_t count = 0;
+  for (line = line ? line + strlen(heading) : NULL;
+       line && *line && *line != '\n' && count < capacity;) {
+    if (strncmp(line, "  ", 2) == 0 && line[2] != ' ')
+      snprintf(names[count++], 32, "%.*s", (int)strcspn(line + 2, " \n"),
+               line + 2);
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  return count;
+}
+
+/* The longest line of text, in columns (its bytes: the help is ASCII). */
+static size_t longest_line(const char *text, const char **where) {
+  size_t longest = 0;
+  for (const char *line = text; line && *line;) {
+    size_t length = strcspn(line, "\n");
+    if (length > longest) {
+      longest = length;
+      *where = line;
+    }
+    line += length;
+    if (*line)
+      ++line;
+  }
+  return longest;
+}
+
+/* Whether the file at root/name holds text. */
+static int file_holds(const char *root, const char *name, const char *text) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, name);
+  char *content = test_read_file(path, NULL);
+  int found = content && strstr(content, text) != NULL;
+  free(content);
+  return found;
+}
+
+/* Whether README.md or a page of docs/ shows command. */
+static int documented(const char *root, const char *command) {
+  if (file_holds(root, "README.md", command))
+    return 1;
+  char docs[1024];
+  snprintf(docs, sizeof docs, "%s/docs", root);
+  DIR *directory = opendir(docs);
+  int found = 0;
+  for (struct dirent *entry;
+       directory && !found && (entry = readdir(directory));) {
+    size_t length = strlen(entry->d_name);
+    if (length > 3 && strcmp(entry->d_name + length - 3, ".md") == 0)
+      found = file_holds(docs, entry->d_name, command);
+  }
+  if (directory)
+    closedir(directory);
+  return found;
+}
+
+/* Runs clkit with args (ending in --help), expecting exit 0 and help lines
+ * of at most 80 columns; returns the help (the caller frees it). */
+static char *expect_narrow_help(const char *const *args) {
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  const char *where = "";
+  size_t longest = longest_line(r.out, &where);
+  CHECK_MSG(longest <= 80, "'clkit %s' has a line of %zu columns: %.*s",
+            label_of(args), longest, (int)longest, where);
+  CHECK_MSG(r.out[0] != '\0', "'clkit %s' printed no help", label_of(args));
+  char *help = r.out;
+  r.out = NULL;
+  release(&r);
+  return help;
+}
+
+/* Each command's and workload's help fits 80 columns, and each workload's
+ * ends with two or three examples: commands of that workload that README.md
+ * or docs/ show, whose options its help lists. */
+static void check_help_texts(void) {
+  const char *const main_args[] = {"help", NULL};
+  char *main_help = expect_narrow_help(main_args);
+  char commands[32][32], workloads[16][32];
+  size_t command_count = help_entries(main_help, "Commands", commands, 32);
+  size_t workload_count = help_entries(main_help, "Workloads", workloads, 16);
+  CHECK_MSG(command_count >= 10 && workload_count >= 6,
+            "%zu commands, %zu workloads in:\n%s", command_count,
+            workload_count, main_help);
+  free(main_help);
+  for (size_t c = 0; c < command_count; ++c) {
+    const char *const help_args[] = {"help", commands[c], NULL};
+    const char *const flag_args[] = {commands[c], "--help", NULL};
+    free(expect_narrow_help(help_args));
+    free(expect_narrow_help(flag_args));
+  }
+  const char *root = getenv("CLKIT_SOURCE_ROOT");
+  if (!root || !*root)
+    printf("CLKIT_SOURCE_ROOT is not set: examples not sought in the docs\n");
+  for (size_t w = 0; w < workload_count; ++w) {
+    const char *const compare_args[] = {"compare", workloads[w], "--help",
+                                        NULL};
+    free(expect_narrow_help(compare_args));
+    const char *const args[] = {"run", workloads[w], "--help", NULL};
+    char *help = expect_narrow_help(args);
+    const char *examples = help ? strstr(help, "\n\nExamples:\n") : NULL;
+    CHECK_MSG(examples != NULL, "'clkit %s' has no examples:\n%s",
+              label_of(args), help);
+    int count = 0;
+    for (const char *line = examples ? examples + 12 : NULL; line && *line;) {
+      size_t length = strcspn(line, "\n");
+      char command[200], run[64], compare[64];
+      snprintf(command, sizeof command, "%.*s", (int)length, line);
+      snprintf(run, sizeof run, "  clkit run %s ", workloads[w]);
+      snprintf(compare, sizeof compare, "  clkit compare %s ", workloads[w]);
+      CHECK_MSG(strncmp(command, run, strlen(run)) == 0 ||
+                    strncmp(command, compare, strlen(compare)) == 0,
+                "'clkit %s': not a command of %s: '%s'", label_of(args),
+                workloads[w], command);
+      CHECK_MSG(!root || !*root || documented(root, command + 2),
+                "'%s' is in no page of README.md or docs/", command + 2);
+      /* Each option it gives is one the help lists. */
+      for (const char *option = strstr(command, " --"); option;
+           option = strstr(option + 1, " --")) {
+        int length = (int)strcspn(option + 1, " ");
+        char value[64], flag[64], alias[64];
+        snprintf(value, sizeof value, "%.*s ", length, option + 1);
+        snprintf(flag, sizeof flag, "%.*s\n", length, option + 1);
+        snprintf(alias, sizeof alias, "%.*s,", length, option + 1);
+        CHECK_MSG(has(help, value) || has(help, flag) || has(help, alias),
+                  "'%s': %.*s is not in the help", command + 2, length,
+                  option + 1);
+      }
+      ++count;
+      line += length;
+      if (*line)
+        ++line;
+    }
+    CHECK_MSG(count >= 2 && count <= 3, "'clkit %s' has %d examples",
+              label_of(args), count);
+    free(help);
+  }
+}
+
 /* kernels show NAME --assembled --device SEL: the program with the
  * options clkit builds it with on that device, as a comment and as
  * #defines (tests/test_program.c builds such output); --device needs
@@ -2466,6 +2614,7 @@ int main(int argc, char **argv) {
   check_no_platform();
   check_device_notes();
   check_gen_coefficients();
+  check_help_texts();
   check_kernels_for_device();
   if (check_devices())
     check_opencl_runs();
