@@ -521,6 +521,22 @@ static ck_status api_kernels(const void *arg, double *value) {
       *value += (double)size;
     ck_memory_free(whole);
   }
+  /* A program assembled for a device (a described one: no runtime). */
+  ck_device device = {.id = "ocl:0.0",
+                      .backend = CK_BACKEND_OPENCL,
+                      .kind = CK_KIND_CPU,
+                      .name = "a */ device",
+                      .c_version = "OpenCL C 1.2",
+                      .max_work_group_size = 256,
+                      .local_memory = 65536};
+  char *standalone = NULL;
+  size_t standalone_size = 0;
+  if (status == CK_OK)
+    status = ck_kernels_assemble_for_device("pso", &device, &standalone,
+                                            &standalone_size);
+  if (status == CK_OK)
+    *value += (double)standalone_size;
+  ck_memory_free(standalone);
   const ck_objective_info *info = NULL;
   double points[4] = {0.5, 0.25, -1, 2}, values[2];
   if (status == CK_OK)

@@ -1201,22 +1201,29 @@ static void check_cache(void) {
   release(&r);
 }
 
-/* With no OpenCL driver (and no CUDA device visible) the command still
- * works on ref. */
-static void check_no_platform(void) {
-  char vendors[700], vendor_path[700];
+/* The environment changes of a machine with no OpenCL driver and no CUDA
+ * device visible (static). */
+static const char *const *no_driver_environment(void) {
+  static char vendors[700], vendor_path[700];
+  /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
+  static const char *environment[] = {vendors, vendor_path, "OCL_ICD_FILENAMES",
+                                      "CUDA_VISIBLE_DEVICES=", NULL};
   snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", empty_vendors);
   snprintf(vendor_path, sizeof vendor_path, "OPENCL_VENDOR_PATH=%s",
            empty_vendors);
-  /* OCL_ICD_FILENAMES would name drivers beside the vendor directory. */
-  const char *const environment[] = {vendors, vendor_path, "OCL_ICD_FILENAMES",
-                                     "CUDA_VISIBLE_DEVICES=", NULL};
+  return environment;
+}
+
+/* With no OpenCL driver (and no CUDA device visible) the command still
+ * works on ref. */
+static void check_no_platform(void) {
+  const char *const *environment = no_driver_environment();
   {
     const char *const args[] = {"devices", NULL};
     run_output r = run_clkit_env(environment, args);
     EXPECT_EXIT(r, 0, args);
     CHECK_MSG(has_line_starting(r.out, "ref "), "ref not listed: %s", r.out);
-    EXPECT_HAS(r.out, "no OpenCL platform", args);
+    EXPECT_HAS(r.err, "no OpenCL platform", args);
     CHECK_MSG(!has(r.out, "ocl:"), "an OpenCL device without a driver: %s",
               r.out);
     release(&r);
@@ -2510,6 +2517,291 @@ static void check_whole_number_parser(void) {
   }
 }
 
+/* Whether every line of text is a device's: its id, or its details
+ * indented under it. */
+static int only_device_lines(const char *text) {
+  for (const char *line = text; line && *line;) {
+    if (strncmp(line, "ref ", 4) != 0 && strncmp(line, "ocl:", 4) != 0 &&
+        strncmp(line, "cuda:", 5) != 0 && strncmp(line, "          ", 10) != 0)
+      return 0;
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  return 1;
+}
+
+/* clkit devices prints the device list alone on stdout: the notes on why
+ * a backend lists no device (CUDA without a driver or built without it,
+ * no OpenCL platform) go to stderr; JSON keeps them as fields. */
+static void check_device_notes(void) {
+  const char *const *environments[] = {NULL, no_driver_environment()};
+  for (int e = 0; e < 2; ++e) {
+    const char *const args[] = {"devices", NULL};
+    run_output r = run_clkit_env(environments[e], args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(only_device_lines(r.out), "not only devices on stdout:\n%s",
+              r.out);
+    CHECK_MSG(!has(r.out, "note:"), "a note on stdout:\n%s", r.out);
+    /* No CUDA device is visible in the second environment. */
+    if (e == 1) {
+      CHECK_MSG(has(r.err, "note: ") && has(r.err, "CUDA"),
+                "no CUDA note on stderr:\n%s", r.err);
+      EXPECT_HAS(r.err, "note: no OpenCL platform", args);
+    }
+    release(&r);
+    const char *const json[] = {"devices", "--json", NULL};
+    r = run_clkit_env(environments[e], json);
+    EXPECT_EXIT(r, 0, json);
+    CHECK_MSG(json_object_line(r.out), "not one JSON object line: %s", r.out);
+    CHECK_MSG(r.err[0] == '\0', "devices --json wrote to stderr: %s", r.err);
+    if (e == 1)
+      CHECK_MSG(!has(r.out, "\"cuda\":\"ok\""), "CUDA listed as ok: %s", r.out);
+    release(&r);
+  }
+}
+
+/* gen lsq prints the coefficients on stdout, or with --coef writes them
+ * to that file alone. */
+static void check_gen_coefficients(void) {
+  char data[700], coefficients[700];
+  snprintf(data, sizeof data, "%s/coef-only.csv", work_dir);
+  snprintf(coefficients, sizeof coefficients, "%s/coef-only.txt", work_dir);
+  const char *const printed[] = {"gen", "lsq",   "--rows", "20", "--dim",
+                                 "4",   "--out", data,     NULL};
+  run_output r = run_clkit(printed);
+  EXPECT_EXIT(r, 0, printed);
+  CHECK_MSG(count_lines(r.out) == 4, "not 4 coefficients on stdout: %s", r.out);
+  char *expected = r.out;
+  r.out = NULL;
+  release(&r);
+  const char *const written[] = {"gen",    "lsq",        "--rows", "20",
+                                 "--dim",  "4",          "--out",  data,
+                                 "--coef", coefficients, NULL};
+  r = run_clkit(written);
+  EXPECT_EXIT(r, 0, written);
+  CHECK_MSG(r.out[0] == '\0', "gen --coef printed to stdout: %s", r.out);
+  char *file = test_read_file(coefficients, NULL);
+  CHECK_MSG(file && expected && strcmp(file, expected) == 0,
+            "%s holds '%s', not '%s'", coefficients, file ? file : "(none)",
+            expected ? expected : "(none)");
+  free(file);
+  free(expected);
+  release(&r);
+  remove(data);
+  remove(coefficients);
+}
+
+/* The first words of the entries under the line "title:" of a help
+ * text, into names (at most capacity, each under 32 bytes); their count. */
+static size_t help_entries(const char *text, const char *title,
+                           char names[][32], size_t capacity) {
+  char heading[64];
+  snprintf(heading, sizeof heading, "\n%s:\n", title);
+  const char *line = text ? strstr(text, heading) : NULL;
+  size_t count = 0;
+  for (line = line ? line + strlen(heading) : NULL;
+       line && *line && *line != '\n' && count < capacity;) {
+    if (strncmp(line, "  ", 2) == 0 && line[2] != ' ')
+      snprintf(names[count++], 32, "%.*s", (int)strcspn(line + 2, " \n"),
+               line + 2);
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  return count;
+}
+
+/* The longest line of text, in columns (its bytes: the help is ASCII). */
+static size_t longest_line(const char *text, const char **where) {
+  size_t longest = 0;
+  for (const char *line = text; line && *line;) {
+    size_t length = strcspn(line, "\n");
+    if (length > longest) {
+      longest = length;
+      *where = line;
+    }
+    line += length;
+    if (*line)
+      ++line;
+  }
+  return longest;
+}
+
+/* Whether the file at root/name holds text. */
+static int file_holds(const char *root, const char *name, const char *text) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, name);
+  char *content = test_read_file(path, NULL);
+  int found = content && strstr(content, text) != NULL;
+  free(content);
+  return found;
+}
+
+/* Whether README.md or a page of docs/ shows command. */
+static int documented(const char *root, const char *command) {
+  if (file_holds(root, "README.md", command))
+    return 1;
+  char docs[1024];
+  snprintf(docs, sizeof docs, "%s/docs", root);
+  DIR *directory = opendir(docs);
+  int found = 0;
+  for (struct dirent *entry;
+       directory && !found && (entry = readdir(directory));) {
+    size_t length = strlen(entry->d_name);
+    if (length > 3 && strcmp(entry->d_name + length - 3, ".md") == 0)
+      found = file_holds(docs, entry->d_name, command);
+  }
+  if (directory)
+    closedir(directory);
+  return found;
+}
+
+/* Runs clkit with args (ending in --help), expecting exit 0 and help lines
+ * of at most 80 columns; returns the help (the caller frees it). */
+static char *expect_narrow_help(const char *const *args) {
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  const char *where = "";
+  size_t longest = longest_line(r.out, &where);
+  CHECK_MSG(longest <= 80, "'clkit %s' has a line of %zu columns: %.*s",
+            label_of(args), longest, (int)longest, where);
+  CHECK_MSG(r.out[0] != '\0', "'clkit %s' printed no help", label_of(args));
+  char *help = r.out;
+  r.out = NULL;
+  release(&r);
+  return help;
+}
+
+/* Each command's and workload's help fits 80 columns, and each workload's
+ * ends with two or three examples: commands of that workload that README.md
+ * or docs/ show, whose options its help lists. */
+static void check_help_texts(void) {
+  const char *const main_args[] = {"help", NULL};
+  char *main_help = expect_narrow_help(main_args);
+  char commands[32][32], workloads[16][32];
+  size_t command_count = help_entries(main_help, "Commands", commands, 32);
+  size_t workload_count = help_entries(main_help, "Workloads", workloads, 16);
+  CHECK_MSG(command_count >= 10 && workload_count >= 6,
+            "%zu commands, %zu workloads in:\n%s", command_count,
+            workload_count, main_help);
+  free(main_help);
+  for (size_t c = 0; c < command_count; ++c) {
+    const char *const help_args[] = {"help", commands[c], NULL};
+    const char *const flag_args[] = {commands[c], "--help", NULL};
+    free(expect_narrow_help(help_args));
+    free(expect_narrow_help(flag_args));
+  }
+  const char *root = getenv("CLKIT_SOURCE_ROOT");
+  if (!root || !*root)
+    printf("CLKIT_SOURCE_ROOT is not set: examples not sought in the docs\n");
+  for (size_t w = 0; w < workload_count; ++w) {
+    const char *const compare_args[] = {"compare", workloads[w], "--help",
+                                        NULL};
+    free(expect_narrow_help(compare_args));
+    const char *const args[] = {"run", workloads[w], "--help", NULL};
+    char *help = expect_narrow_help(args);
+    const char *examples = help ? strstr(help, "\n\nExamples:\n") : NULL;
+    CHECK_MSG(examples != NULL, "'clkit %s' has no examples:\n%s",
+              label_of(args), help);
+    int count = 0;
+    for (const char *line = examples ? examples + 12 : NULL; line && *line;) {
+      size_t length = strcspn(line, "\n");
+      char command[200], run[64], compare[64];
+      snprintf(command, sizeof command, "%.*s", (int)length, line);
+      snprintf(run, sizeof run, "  clkit run %s ", workloads[w]);
+      snprintf(compare, sizeof compare, "  clkit compare %s ", workloads[w]);
+      CHECK_MSG(strncmp(command, run, strlen(run)) == 0 ||
+                    strncmp(command, compare, strlen(compare)) == 0,
+                "'clkit %s': not a command of %s: '%s'", label_of(args),
+                workloads[w], command);
+      CHECK_MSG(!root || !*root || documented(root, command + 2),
+                "'%s' is in no page of README.md or docs/", command + 2);
+      /* Each option it gives is one the help lists. */
+      for (const char *option = strstr(command, " --"); option;
+           option = strstr(option + 1, " --")) {
+        int length = (int)strcspn(option + 1, " ");
+        char value[64], flag[64], alias[64];
+        snprintf(value, sizeof value, "%.*s ", length, option + 1);
+        snprintf(flag, sizeof flag, "%.*s\n", length, option + 1);
+        snprintf(alias, sizeof alias, "%.*s,", length, option + 1);
+        CHECK_MSG(has(help, value) || has(help, flag) || has(help, alias),
+                  "'%s': %.*s is not in the help", command + 2, length,
+                  option + 1);
+      }
+      ++count;
+      line += length;
+      if (*line)
+        ++line;
+    }
+    CHECK_MSG(count >= 2 && count <= 3, "'clkit %s' has %d examples",
+              label_of(args), count);
+    free(help);
+  }
+}
+
+/* kernels show NAME --assembled --device SEL: the program with the
+ * options clkit builds it with on that device, as a comment and as
+ * #defines (tests/test_program.c builds such output); --device needs
+ * --assembled and one OpenCL device. */
+static void check_kernels_for_device(void) {
+  static const struct {
+    const char *args[8];
+    const char *stderr_names;
+  } refused[] = {
+      {{"kernels", "show", "selfcheck", "--device", "ref", NULL},
+       "--device goes with --assembled"},
+      {{"kernels", "list", "--device", "ref", NULL}, "--device goes with"},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "nosuch",
+        NULL},
+       "'nosuch' matches no device"},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "ref", NULL},
+       "ref builds no kernels"},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "all", NULL},
+       "--device 'all' matches "},
+      {{"kernels", "show", "selfcheck", "--assembled", "--device", "", NULL},
+       "--device: an empty selector"},
+  };
+  for (size_t c = 0; c < sizeof refused / sizeof refused[0]; ++c)
+    expect_refusal(refused[c].args, 2, refused[c].stderr_names);
+  const char *const list[] = {"devices", NULL};
+  run_output r = run_clkit(list);
+  const char *line = r.out;
+  while (line && *line && strncmp(line, "ocl:", 4) != 0) {
+    line = strchr(line, '\n');
+    if (line)
+      ++line;
+  }
+  char id[32] = "";
+  if (line && *line)
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(line, " "), line);
+  release(&r);
+  if (!id[0]) {
+    printf("no OpenCL device: kernels show --device not tested\n");
+    return;
+  }
+  const char *const header[] = {
+      "kernels", "show", "ck_philox.h", "--assembled", "--device", id, NULL};
+  expect_refusal(header, 2, "not one of clkit's OpenCL programs");
+  const char *const args[] = {"kernels", "show", "selfcheck", "--assembled",
+                              "-d",      id,     NULL};
+  r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  CHECK_MSG(strncmp(r.out, "/*\n", 3) == 0, "no leading comment:\n%.400s",
+            r.out);
+  EXPECT_HAS(r.out, id, args);
+  EXPECT_HAS(r.out, " -DCK_DEVICE_CPU=", args);
+  EXPECT_HAS(r.out, " -DCK_SELFCHECK_GROUP=", args);
+  EXPECT_HAS(r.out, "\n#define CK_LOCAL_MEMORY ", args);
+  EXPECT_HAS(r.out, "\n#ifndef CK_SELFCHECK_GROUP\n#define CK_SELFCHECK_GROUP ",
+             args);
+  EXPECT_HAS(r.out, "#line 1 \"cl/selfcheck.cl\"", args);
+  CHECK_MSG(strstr(r.out, "#define CK_SELFCHECK_GROUP") <
+                strstr(r.out, "#line 1 \"cl/selfcheck.cl\""),
+            "the defines do not come before the source");
+  release(&r);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2545,6 +2837,10 @@ int main(int argc, char **argv) {
   check_kernels();
   check_cache();
   check_no_platform();
+  check_device_notes();
+  check_gen_coefficients();
+  check_help_texts();
+  check_kernels_for_device();
   if (check_devices()) {
     check_opencl_runs();
     check_builds_shown();

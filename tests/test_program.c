@@ -4,6 +4,7 @@
  * line (cl/ for an embedded source, the path read from under
  * CLKIT_KERNEL_DIR), and the binary cache seen through ck_program_build.
  */
+#include <CL/cl.h>
 #include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -407,6 +408,128 @@ static void builds(const ck_device *device) {
   ck_queue_destroy(queue);
 }
 
+/* Builds text with the plain OpenCL API on device, with options (NULL:
+ * none): a program assembled for a device must build as it stands outside
+ * clkit. 1 when it built; else the log is printed. */
+static int builds_outside_clkit(const ck_device *device, const char *label,
+                                const char *text, const char *options) {
+  cl_device_id id = (cl_device_id)device->device_handle;
+  cl_int error = CL_SUCCESS;
+  cl_context context = clCreateContext(NULL, 1, &id, NULL, NULL, &error);
+  if (error != CL_SUCCESS) {
+    fprintf(stderr, "%s: clCreateContext: %d\n", label, error);
+    return 0;
+  }
+  const char *sources[] = {text};
+  cl_program program =
+      clCreateProgramWithSource(context, 1, sources, NULL, &error);
+  if (error == CL_SUCCESS)
+    error = clBuildProgram(program, 1, &id, options, NULL, NULL);
+  if (error != CL_SUCCESS && program) {
+    char log[8192] = "";
+    clGetProgramBuildInfo(program, id, CL_PROGRAM_BUILD_LOG, sizeof log - 1,
+                          log, NULL);
+    fprintf(stderr, "%s: clBuildProgram: %d\n%.4000s\n", label, error, log);
+  }
+  if (program)
+    clReleaseProgram(program);
+  clReleaseContext(context);
+  return error == CL_SUCCESS;
+}
+
+/* The options line of an assembled-for-device comment, joined: the
+ * options clkit gives the program there, then its own defines. */
+static void comment_options(const char *text, char *options, size_t size) {
+  options[0] = '\0';
+  const char *end = strstr(text, " * Each of these defines");
+  for (const char *line = text; line && end && line < end;) {
+    const char *next = strchr(line, '\n');
+    if (next && strncmp(line, " *   ", 5) == 0) {
+      size_t used = strlen(options);
+      snprintf(options + used, size - used, "%s%.*s", used ? " " : "",
+               (int)(next - line - 5), line + 5);
+    }
+    line = next ? next + 1 : NULL;
+  }
+}
+
+/* Every OpenCL program of cl/, assembled for the device, builds through
+ * the plain OpenCL API with no options, and with the options its comment
+ * lists; other names and devices are refused. */
+static void assembled_for_device(const ck_device_set *set, long opencl) {
+  char *text = NULL;
+  const ck_device *ref = &set->devices[0];
+  CHECK(ck_kernels_assemble_for_device("selfcheck", ref, &text, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(text == NULL);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "ref builds no kernels") != NULL, "%s", message);
+  ck_device cuda = {.id = "cuda:0", .backend = CK_BACKEND_CUDA};
+  CHECK(ck_kernels_assemble_for_device("selfcheck", &cuda, &text, NULL) ==
+        CK_ERROR_UNSUPPORTED);
+  /* A device's name cannot end the leading comment. */
+  ck_device described = {.id = "ocl:9.9",
+                         .backend = CK_BACKEND_OPENCL,
+                         .name = "a */ device",
+                         .c_version = "OpenCL C 1.2"};
+  CHECK_OK(
+      ck_kernels_assemble_for_device("selfcheck.cl", &described, &text, NULL));
+  const char *closed = text ? strstr(text, "*/") : NULL;
+  const char *end = text ? strstr(text, "takes precedence.\n */\n") : NULL;
+  CHECK_MSG(text && strstr(text, "ocl:9.9: a * / device\n") && end &&
+                closed == end + 19,
+            "the comment ends elsewhere:\n%.600s", text ? text : "(none)");
+  ck_memory_free(text);
+  text = NULL;
+  if (opencl < 0)
+    return;
+  const ck_device *device = &set->devices[opencl];
+  CHECK(ck_kernels_assemble_for_device("ck_philox.h", device, &text, NULL) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(ck_kernels_assemble_for_device("ga.cu", device, &text, NULL) ==
+        CK_ERROR_NOT_FOUND);
+  CHECK(text == NULL);
+  char device_options[1024];
+  CHECK_OK(
+      ck__device_build_options(device, device_options, sizeof device_options));
+  size_t count = 0;
+  CHECK_OK(ck_kernels_count(&count));
+  int built = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = NULL;
+    CHECK_OK(ck_kernels_get(i, &name, NULL, NULL));
+    size_t length = name ? strlen(name) : 0;
+    if (length < 4 || strcmp(name + length - 3, ".cl") != 0)
+      continue;
+    size_t size = 0;
+    CHECK_OK(ck_kernels_assemble_for_device(name, device, &text, &size));
+    if (!text)
+      continue;
+    CHECK(size == strlen(text));
+    char options[2048];
+    comment_options(text, options, sizeof options);
+    CHECK_MSG(strncmp(options, device_options, strlen(device_options)) == 0,
+              "%s: the comment's options '%s' do not begin with the "
+              "device's '%s'",
+              name, options, device_options);
+    CHECK_MSG(builds_outside_clkit(device, name, text, NULL),
+              "%s assembled for %s does not build with no options", name,
+              device->id);
+    /* Only the cheapest builds twice: PoCL takes seconds a program. */
+    if (strcmp(name, "selfcheck.cl") == 0)
+      CHECK_MSG(builds_outside_clkit(device, name, text, options),
+                "%s does not build with the options it lists: %s", name,
+                options);
+    ck_memory_free(text);
+    text = NULL;
+    ++built;
+  }
+  CHECK(built >= 8);
+  printf("%d programs assembled for %s build outside clkit\n", built,
+         device->id);
+}
+
 int main(void) {
   const char *temporary = getenv("TMPDIR");
   if (!temporary || !*temporary)
@@ -433,6 +556,7 @@ int main(void) {
   long opencl = test_opencl_device(&set);
   if (opencl >= 0)
     builds(&set.devices[opencl]);
+  assembled_for_device(&set, opencl);
   ck_device_set_free(&set);
   remove_tree(kernel_dir);
   remove_tree(cache_dir);

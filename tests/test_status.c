@@ -786,6 +786,16 @@ static ck_status null_kernels_assemble(void *context, int which) {
   return status;
 }
 
+static ck_status null_kernels_assemble_for_device(void *context, int which) {
+  (void)context;
+  char *text = NULL;
+  ck_device device = {.id = "ocl:0.0", .backend = CK_BACKEND_OPENCL};
+  ck_status status = ck_kernels_assemble_for_device(
+      NULL_AT(0, "selfcheck"), NULL_AT(1, &device), NULL_AT(2, &text), NULL);
+  ck_memory_free(text);
+  return status;
+}
+
 static void check_null_messages(void) {
   static const check_null_case cases[] = {
       {"ck_device_rank", {"device", "score"}, null_device_rank},
@@ -807,6 +817,9 @@ static void check_null_messages(void) {
       {"ck_result_format_json", {"result", "json"}, null_result_format_json},
       {"ck_file_check_same", {"first", "second", "same"}, null_file_check_same},
       {"ck_kernels_assemble", {"name", "text"}, null_kernels_assemble},
+      {"ck_kernels_assemble_for_device",
+       {"name", "device", "text"},
+       null_kernels_assemble_for_device},
   };
   const ck_workload *selfcheck = selfcheck_workload();
   if (!selfcheck)

@@ -70,6 +70,8 @@ void cli_status_clear(void);
  * clkit's message on a failed build. */
 void cli_status_flush(void);
 
+/* The device list, as a table or JSON; a table's notes on why a backend
+ * lists no device (no OpenCL platform, no CUDA) go to stderr. */
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
 void cli_print_result(FILE *out, const ck_result *result);
 /* Whether a device's row is skipped rather than failed: with every

@@ -3,7 +3,7 @@
  *
  * One generator so far, lsq: P rows (a_j, b_j) for the least-squares
  * objective with known coefficients x*, which are printed to stdout (one
- * "%.17g" value a line) and optionally written to a file.
+ * "%.17g" value a line), or written to the file --coef names instead.
  * Exit status: 0 success, 1 failure (I/O, memory), 2 usage error.
  */
 #include <fcntl.h>
@@ -36,7 +36,8 @@ static const char gen_help[] =
     "Writes a synthetic least-squares data set: P rows a_j with entries\n"
     "uniform in [-1, 1) and b_j = a_j . x* + SIGMA * N(0,1), where the true\n"
     "coefficients x* are uniform in [-2, 2). x* is printed to stdout, one\n"
-    "value a line. Files are replaced atomically.\n"
+    "value a line, or written to the --coef file instead. Files are\n"
+    "replaced atomically.\n"
     "\n"
     "  --rows P          number of rows, at least 1\n"
     "  --dim D           coefficients per row, 1..64\n"
@@ -44,8 +45,12 @@ static const char gen_help[] =
     "  --format F        csv (default) or bin (also: binary)\n"
     "  --noise SIGMA     standard deviation of the noise on b (default 0)\n"
     "  --seed N          the generator's seed (default 1)\n"
-    "  --coef FILE       also write x* to FILE, one value a line\n"
-    "  -h, --help        this text\n";
+    "  --coef FILE       write x* to FILE, one value a line, not to stdout\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "Examples:\n"
+    "  clkit gen lsq --rows 100000 --dim 8 --out data.csv --coef truth.txt\n"
+    "  clkit gen lsq --rows 1000000 --dim 16 --out data.bin --format bin\n";
 
 static int gen_usage(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
@@ -191,12 +196,12 @@ int cli_gen(int argc, char **argv) {
                            &data, x);
   if (status != CK_OK)
     return gen_report(status);
-  /* The coefficients reach stdout before any file is replaced: a stdout
-   * that cannot take them (a full disk) must not leave the data replaced
-   * and what made it lost. */
-  for (size_t d = 0; d < (size_t)dim; ++d)
+  /* Without --coef the coefficients reach stdout before any file is
+   * replaced: a stdout that cannot take them (a full disk) must not leave
+   * the data replaced and what made it lost. */
+  for (size_t d = 0; !coef && d < (size_t)dim; ++d)
     printf("%.17g\n", x[d]);
-  if (fflush(stdout) != 0 || ferror(stdout)) {
+  if (!coef && (fflush(stdout) != 0 || ferror(stdout))) {
     ck_lsq_free(&data);
     return EXIT_FAILURE_RUN; /* main says why */
   }

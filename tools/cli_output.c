@@ -106,10 +106,12 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
             device->compute_units, device->clock_mhz, global, local_text,
             device->max_work_group_size);
   }
+  /* Why a backend lists no device goes where messages go, so that stdout
+   * holds the list alone (JSON carries it as a field instead). */
   if (set->opencl_status != CK_OK)
-    fprintf(out, "note: %s\n", set->opencl_message);
+    fprintf(stderr, "clkit: note: %s\n", set->opencl_message);
   if (set->cuda_message[0])
-    fprintf(out, "note: %s\n", set->cuda_message);
+    fprintf(stderr, "clkit: note: %s\n", set->cuda_message);
 }
 
 static void print_quantity(FILE *out, const char *name, double value,

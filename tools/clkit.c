@@ -70,6 +70,45 @@ static int unexpected(const char *command, const char *argument) {
   return usage_error(command, message);
 }
 
+/* Help lines end by this column, as a terminal's and a man page's do. */
+enum { HELP_WIDTH = 80 };
+
+/* A blank that print_wrapped prints but does not break at. */
+#define UNBROKEN_BLANK '\x1f'
+
+/* Prints "  LEFT" and then text from column `column` on, wrapped at
+ * HELP_WIDTH under that column; a LEFT too wide for it stands alone. */
+static void print_wrapped(FILE *out, const char *left, int column,
+                          const char *text) {
+  int used = fprintf(out, "  %s", left);
+  if (used < 0 || used >= column) {
+    fputc('\n', out);
+    used = 0;
+  }
+  size_t room = (size_t)(HELP_WIDTH - column);
+  for (const char *at = text; *at;) {
+    size_t length = strlen(at);
+    if (length > room) {
+      /* The last blank that fits, else the end of a word too long. */
+      length = room;
+      while (length > 0 && at[length] != ' ')
+        --length;
+      if (length == 0)
+        length = strcspn(at, " ");
+    }
+    fprintf(out, "%*s", column - used, "");
+    for (size_t k = 0; k < length; ++k)
+      fputc(at[k] == UNBROKEN_BLANK ? ' ' : at[k], out);
+    fputc('\n', out);
+    used = 0;
+    at += length;
+    while (*at == ' ')
+      ++at;
+  }
+  if (used)
+    fputc('\n', out);
+}
+
 static void print_workloads(FILE *out) {
   const ck_workload *const *workloads;
   size_t count = 0;
@@ -77,7 +116,7 @@ static void print_workloads(FILE *out) {
   for (size_t i = 0; i < count; ++i) {
     const char *name, *summary;
     ck_workload_describe(workloads[i], &name, &summary, NULL);
-    fprintf(out, "  %-20s %s\n", name, summary);
+    print_wrapped(out, name, 23, summary);
   }
 }
 
@@ -92,7 +131,7 @@ static void print_main_help(FILE *out) {
       "  compare <workload>   run one configuration on several devices\n"
       "  bench                measure each workload on the selected "
       "device(s)\n"
-      "  kernels              list or print the embedded OpenCL C sources\n"
+      "  kernels [list|show]  list or print the embedded OpenCL C sources\n"
       "  cache [info|clear]   show or empty the kernel binary cache\n"
       "  gen lsq              write synthetic least-squares data\n"
       "  tsp eval|info        check a TSPLIB tour's length, describe an "
@@ -113,18 +152,64 @@ static void print_main_help(FILE *out) {
   print_workloads(out);
 }
 
+/* Two or three commands each workload's help ends with, as the docs
+ * show them (tests/test_cli.c finds each in README.md or docs/). */
+static const struct {
+  const char *workload;
+  const char *commands[4]; /* NULL-ended */
+} workload_examples[] = {
+    {"selfcheck",
+     {"clkit run selfcheck --device pocl --count 4e6 --passes 8",
+      "clkit run selfcheck --json", "clkit compare selfcheck --devices all"}},
+    {"pso",
+     {"clkit run pso --fn rastrigin --dim 30 --particles 4096 --iters 2000",
+      "clkit run pso --fn lsq --data data.csv --out fit.txt",
+      "clkit run pso --objective my.cl --lo -5 --hi 5 --dim 8 --trace "
+      "best.csv"}},
+    {"ga",
+     {"clkit run ga --fn rastrigin --dim 32 --islands 256 --island-size 64",
+      "clkit run ga --fn sphere --target 1e-8 --trace ga.csv --trace-islands",
+      "clkit compare ga --fn ackley --dim 20 --devices all"}},
+    {"aco",
+     {"clkit run aco pr1002.tsp --time 10 --optima optima.txt --tour-out "
+      "best.tour",
+      "clkit run aco eil51.tsp --optima optima.txt --target-gap 0",
+      "clkit run aco random:1000 --iters 100"}},
+    {"nn",
+     {"clkit compare nn --train spirals:2000 --epochs 5",
+      "clkit run nn --load model.ckn --predict rows.csv --out classes.txt"}},
+    {"gas",
+     {"clkit run gas --particles 1000 --rho 0.7 --T 1.0 --steps 10000",
+      "clkit run gas --restart run.ckg --steps 1000",
+      "clkit compare gas --particles 2000 --steps 500"}},
+};
+
+/* A workload's options, each help wrapped with its default, then its
+ * examples. */
 static void print_workload_options(FILE *out, const ck_workload *workload) {
+  const char *name;
   const ck_option *options;
-  ck_workload_describe(workload, NULL, NULL, &options);
+  ck_workload_describe(workload, &name, NULL, &options);
   for (const ck_option *option = options; option->name; ++option) {
-    char left[64];
+    char left[64], text[2048];
     snprintf(left, sizeof left, "--%s%s%s", option->name,
              option->value_name ? " " : "",
              option->value_name ? option->value_name : "");
-    fprintf(out, "  %-24s %s", left, option->help);
-    if (option->default_value)
-      fprintf(out, " (default %s)", option->default_value);
-    fputc('\n', out);
+    /* "(default X)" stays on one line: \x1f is UNBROKEN_BLANK. */
+    snprintf(text, sizeof text, "%s%s%s%s", option->help,
+             option->default_value ? " (default\x1f" : "",
+             option->default_value ? option->default_value : "",
+             option->default_value ? ")" : "");
+    print_wrapped(out, left, 27, text);
+  }
+  for (size_t i = 0; i < sizeof workload_examples / sizeof workload_examples[0];
+       ++i) {
+    if (strcmp(workload_examples[i].workload, name) != 0)
+      continue;
+    fputs("\nExamples:\n", out);
+    for (const char *const *command = workload_examples[i].commands; *command;
+         ++command)
+      fprintf(out, "  %s\n", *command);
   }
 }
 
@@ -155,7 +240,7 @@ static const char common_run_help[] =
  * every workload takes, and the workloads. */
 static void print_run_help(const char *command) {
   int is_compare = strcmp(command, "compare") == 0;
-  printf("usage: clkit %s <workload> [options]; 'clkit %s <workload> "
+  printf("usage: clkit %s <workload> [options]\n'clkit %s <workload> "
          "--help' lists a workload's options.\n\nCommon options:\n%s%s\n"
          "Workloads:\n",
          command, command, is_compare ? compare_device_help : run_device_help,
@@ -756,12 +841,19 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       break;
     case OPT_HELP:
       printf("usage: clkit %s [-d|--device|--devices SEL] [--json] "
-             "[--quiet]\n  %s\n",
+             "[--quiet]\n\n%s\n\n"
+             "  -d, --device, --devices SEL\n"
+             "                 %s\n"
+             "      --json     print the table as one JSON object\n"
+             "      --quiet    no progress line on a terminal\n"
+             "  -h, --help     this text\n",
              command,
-             brief ? "runs each workload briefly on the default device and "
-                     "checks it against ref"
-                   : "runs each workload's default configuration on the "
-                     "selected devices (default: all; ref is the oracle)");
+             brief ? "Runs each workload briefly on the default device and "
+                     "checks it against ref."
+                   : "Runs each workload's default configuration on the "
+                     "selected devices;\nref is the oracle.",
+             brief ? "the device (default: CLKIT_DEVICE, else the fastest)"
+                   : "the devices (default: all)");
       return EXIT_OK;
     default:
       return option_error(command, argv, c, options);
@@ -863,24 +955,81 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
 /* ---- kernels, cache, version
  * ---------------------------------------------------- */
 
+/* A program assembled for the one device selector names (kernels show
+ * NAME --assembled --device SEL), printed. */
+static int show_assembled_for_device(const char *name, const char *selector) {
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  size_t indices[MAX_DEVICES], count = 0;
+  int exit_code = EXIT_OK;
+  status = ck_device_select(&set, selector, indices, MAX_DEVICES, &count);
+  if (status != CK_OK) {
+    cli_report(status);
+    exit_code = EXIT_USAGE;
+  } else if (count != 1) {
+    char message[400];
+    int used = snprintf(
+        message, sizeof message,
+        "--device '%.60s' matches %zu devices; name one:", selector, count);
+    for (size_t k = 0;
+         k < count && k < 8 && used > 0 && (size_t)used < sizeof message; ++k)
+      used += snprintf(message + used, sizeof message - (size_t)used, " %s",
+                       set.devices[indices[k]].id);
+    exit_code = usage_error("kernels", message);
+  } else {
+    char *text = NULL;
+    status = ck_kernels_assemble_for_device(name, &set.devices[indices[0]],
+                                            &text, NULL);
+    if (status == CK_OK)
+      fputs(text, stdout);
+    else
+      exit_code = cli_report(status);
+    /* A name or device this cannot serve is a usage error. */
+    if (status == CK_ERROR_NOT_FOUND || status == CK_ERROR_UNSUPPORTED)
+      exit_code = EXIT_USAGE;
+    ck_memory_free(text);
+  }
+  ck_device_set_free(&set);
+  return exit_code;
+}
+
 static int command_kernels(int argc, char **argv) {
   int assembled = 0;
+  const char *selector = NULL;
   static const struct option options[] = {
       {"assembled", no_argument, NULL, OPT_ASSEMBLED},
+      {"device", required_argument, NULL, OPT_DEVICE},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = cli_next_option(argc, argv, ":h", options)) != -1) {
+  while ((c = cli_next_option(argc, argv, ":hd:", options)) != -1) {
     switch (c) {
     case OPT_ASSEMBLED:
       assembled = 1;
       break;
+    case OPT_DEVICE:
+      if (!*optarg)
+        return usage_error("kernels", "--device: an empty selector");
+      selector = optarg;
+      break;
     case OPT_HELP:
       printf("usage: clkit kernels [list]\n"
-             "       clkit kernels show NAME [--assembled]\n"
+             "       clkit kernels show NAME [--assembled [-d|--device SEL]]\n"
              "  list       the embedded cl/ sources and their sizes\n"
              "  show       print one source; with --assembled, a program\n"
-             "             with its headers inlined, ready for another tool\n");
+             "             with its headers inlined, ready for another tool\n"
+             "  -d, --device SEL\n"
+             "             with --assembled: for the one OpenCL device SEL\n"
+             "             names, with the options clkit builds it with there\n"
+             "             as #defines (and example values of the program's\n"
+             "             own), so that it builds as it stands\n"
+             "\n"
+             "Examples:\n"
+             "  clkit kernels list\n"
+             "  clkit kernels show selfcheck --assembled --device pocl > "
+             "selfcheck.cl\n");
       return EXIT_OK;
     default:
       return option_error("kernels", argv, c, options);
@@ -890,8 +1039,11 @@ static int command_kernels(int argc, char **argv) {
   if (strcmp(action, "list") == 0) {
     if (optind + 1 < argc)
       return usage_error("kernels", "'list' takes no argument");
-    if (assembled)
-      return usage_error("kernels", "--assembled goes with 'show NAME'");
+    if (assembled || selector)
+      return usage_error("kernels", assembled
+                                        ? "--assembled goes with 'show NAME'"
+                                        : "--device goes with 'show NAME "
+                                          "--assembled'");
     size_t count = 0;
     ck_kernels_count(&count);
     for (size_t i = 0; i < count; ++i) {
@@ -907,6 +1059,10 @@ static int command_kernels(int argc, char **argv) {
   if (optind + 2 != argc)
     return usage_error("kernels", "'show' takes one source name");
   const char *name = argv[optind + 1];
+  if (selector && !assembled)
+    return usage_error("kernels", "--device goes with --assembled");
+  if (selector)
+    return show_assembled_for_device(name, selector);
   if (assembled) {
     char *text = NULL;
     ck_status status = ck_kernels_assemble(name, &text, NULL);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/queue_internal.h"
 
 /* Include depth beyond which we assume a cycle. */
 enum { MAX_INCLUDE_DEPTH = 16, MAX_INCLUDED = 64 };
@@ -452,4 +453,167 @@ char *ck__source_map_rewrite(const ck__source_map *map, const char *log) {
 fail:
   free(out.data);
   return NULL;
+}
+
+/*
+ * Example values of each OpenCL program's own defines, for a build outside
+ * clkit (ck_kernels_assemble_for_device). clkit sets its own per run and
+ * device; each program's header comment says what the defines mean.
+ * tests/test_program.c builds every program of cl/ with these.
+ */
+static const struct {
+  const char *program;
+  const char *defines;
+} standalone_defines[] = {
+    {"aco", "-DCK_GROUP=256 -DCK_ACO_METRIC=CK_TSP_METRIC_EUC_2D "
+            "-DCK_ACO_K=10u -DCK_ACO_LANES=1"},
+    {"ga", "-DCK_OBJECTIVE=CK_OBJECTIVE_SPHERE -DCK_BOUNDS=CK_BOUNDS_CLAMP "
+           "-DCK_GROUP=64 -DCK_DIM=30 -DCK_USER_DATA=0 -DCK_LSQ_LANES=1 "
+           "-DCK_GA_TOURNAMENT=2 -DCK_GA_CROSSOVER=CK_GA_CROSSOVER_ARITH "
+           "-DCK_GA_MUTATION=CK_GA_MUTATION_GAUSS -DCK_GA_ELITE=1 "
+           "-DCK_GA_MIGRANTS=1 -DCK_GA_MIGRATE_GROUP=64 -DCK_GA_RESIDENT=0 "
+           "-DCK_GA_ISLAND=64 -DCK_LANES=1 -DCK_REAL_DOUBLE=0"},
+    {"gas", "-DCK_GAS_GROUP=64 -DCK_GAS_SCAN_GROUP=256 "
+            "-DCK_GAS_MODEL=CK_GAS_MODEL_LENNARD_JONES -DCK_GAS_FORCE_SHIFT=0 "
+            "-DCK_GAS_WALLS=0 -DCK_GAS_TILES=0 -DCK_GAS_LANES=0 "
+            "-DCK_REAL_DOUBLE=0"},
+    {"nn", "-DCK_NN_TILE_M=64 -DCK_NN_TILE_N=64 -DCK_NN_BLOCK_M=4 "
+           "-DCK_NN_BLOCK_N=4 -DCK_NN_TILE_K=16 -DCK_NN_LOCAL=1 "
+           "-DCK_NN_LANES=1 -DCK_NN_DOT_BLOCK=4 -DCK_NN_REDUCE_GROUP=256 "
+           "-DCK_REAL_DOUBLE=0"},
+    {"objectives", "-DCK_OBJECTIVE=CK_OBJECTIVE_SPHERE -DCK_REAL_DOUBLE=0"},
+    {"peak", "-DCK_PEAK_ITERATIONS=1024 -DCK_PEAK_WIDTH=1"},
+    {"pso", "-DCK_OBJECTIVE=CK_OBJECTIVE_SPHERE -DCK_BOUNDS=CK_BOUNDS_CLAMP "
+            "-DCK_PSO_RING=0 -DCK_GROUP=256 -DCK_DIM=30 -DCK_USER_DATA=0 "
+            "-DCK_LSQ_LANES=1 -DCK_LANES=1 -DCK_REAL_DOUBLE=0"},
+    {"selfcheck", "-DCK_SELFCHECK_GROUP=256"},
+};
+
+/* Appends text with every "*" + "/" split by a blank, so that it cannot
+ * end the comment it stands in (a device's name comes from its driver). */
+static ck_status append_commented(text_buffer *buffer, const char *text) {
+  ck_status status = CK_OK;
+  for (const char *at = text; *at && status == CK_OK; ++at) {
+    status = append(buffer, at, 1);
+    if (status == CK_OK && at[0] == '*' && at[1] == '/')
+      status = append(buffer, " ", 1);
+  }
+  return status;
+}
+
+/* Appends options as comment lines of at most 76 columns, indented. */
+static ck_status append_options_commented(text_buffer *buffer,
+                                          const char *options) {
+  ck_status status = CK_OK;
+  size_t column = 0;
+  for (const char *at = options; *at && status == CK_OK;) {
+    size_t length = strcspn(at, " ");
+    if (length > 0) {
+      if (column > 0 && column + 1 + length > 76) {
+        status = append(buffer, "\n", 1);
+        column = 0;
+      }
+      if (status == CK_OK)
+        status =
+            column == 0 ? append(buffer, " *   ", 5) : append(buffer, " ", 1);
+      if (status == CK_OK)
+        status = append(buffer, at, length);
+      column += (column == 0 ? 5 : 1) + length;
+    }
+    at += length;
+    at += *at == ' ';
+  }
+  return status == CK_OK ? append(buffer, "\n", 1) : status;
+}
+
+/* Appends each -DNAME[=VALUE] of options as a #define that a build's own
+ * -DNAME overrides; other options (-cl-std, -w) are left to the comment. */
+static ck_status append_defines(text_buffer *buffer, const char *options) {
+  ck_status status = CK_OK;
+  for (const char *at = options; *at && status == CK_OK;) {
+    size_t length = strcspn(at, " ");
+    if (length > 2 && strncmp(at, "-D", 2) == 0) {
+      const char *name = at + 2;
+      const char *equals = memchr(name, '=', length - 2);
+      int name_length = (int)(equals ? (size_t)(equals - name) : length - 2);
+      const char *value = equals ? equals + 1 : "1";
+      int value_length = (int)(equals ? (size_t)(at + length - value) : 1);
+      status =
+          appendf(buffer, "#ifndef %.*s\n#define %.*s %.*s\n#endif\n",
+                  name_length, name, name_length, name, value_length, value);
+    }
+    at += length;
+    at += *at == ' ';
+  }
+  return status;
+}
+
+ck_status ck_kernels_assemble_for_device(const char *name,
+                                         const ck_device *device, char **text,
+                                         size_t *size) {
+  ck_status status = CK_OK;
+  text_buffer out = {0};
+  char *body = NULL;
+  size_t body_size = 0;
+  char options[1024];
+  CK__REQUIRE(name);
+  CK__REQUIRE(device);
+  CK__REQUIRE(text);
+  *text = NULL;
+  size_t length = strlen(name);
+  if (length > 3 && strcmp(name + length - 3, ".cl") == 0)
+    length -= 3;
+  const char *defines = NULL;
+  for (size_t i = 0;
+       i < sizeof standalone_defines / sizeof standalone_defines[0]; ++i)
+    if (strlen(standalone_defines[i].program) == length &&
+        strncmp(standalone_defines[i].program, name, length) == 0)
+      defines = standalone_defines[i].defines;
+  if (!defines)
+    return ck__fail(CK_ERROR_NOT_FOUND,
+                    "'%s' is not one of clkit's OpenCL programs (aco, ga, "
+                    "gas, nn, objectives, peak, pso, selfcheck)",
+                    name);
+  if (device->backend == CK_BACKEND_REF)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "device %s builds no kernels: ref runs each workload's "
+                    "plain C steps",
+                    device->id);
+  if (device->backend != CK_BACKEND_OPENCL)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "device %s builds clkit's programs through NVRTC, not "
+                    "OpenCL: assembling for a device takes an OpenCL one",
+                    device->id);
+  CK_TRY(ck__device_build_options(device, options, sizeof options));
+  CK_TRY(ck__kernels_assemble_mapped(name, &body, &body_size, NULL));
+  CK_TRY(appendf(&out,
+                 "/*\n * cl/%.*s.cl assembled to build outside clkit, for "
+                 "device\n * %s: ",
+                 (int)length, name, device->id));
+  CK_TRY(append_commented(&out, device->name));
+  CK_TRY(appendf(&out, "\n * The options clkit gives it there:\n"));
+  CK_TRY(append_options_commented(&out, options));
+  CK_TRY(appendf(&out,
+                 " * and the program's own defines, whose values here are "
+                 "examples (clkit sets\n"
+                 " * them per run; the header comment of cl/%.*s.cl says "
+                 "what each means):\n",
+                 (int)length, name));
+  CK_TRY(append_options_commented(&out, defines));
+  CK_TRY(appendf(&out, " * Each of these defines is set below, so that the "
+                       "source builds with these\n"
+                       " * options or with none; a -D given to the build "
+                       "takes precedence.\n */\n"));
+  CK_TRY(append_defines(&out, options));
+  CK_TRY(append_defines(&out, defines));
+  CK_TRY(append(&out, body, body_size));
+  free(body);
+  *text = out.data;
+  if (size)
+    *size = out.size;
+  return CK_OK;
+fail:
+  free(body);
+  free(out.data);
+  return status;
 }
