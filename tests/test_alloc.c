@@ -151,7 +151,7 @@ typedef struct workload_case {
   const char *workload;
   const ck_param *params;
   size_t count;
-  const char *outputs[5]; /* files the run writes the same way each time */
+  const char *outputs[6]; /* files the run writes the same way each time */
 } workload_case;
 
 /* FNV-1a, over bytes and over a file's content (or its absence). */
@@ -684,7 +684,7 @@ int main(void) {
   sweep("ck_dataset_load", load_dataset, csv);
 
   char out[600], trace[600], svg[600], model[600], checkpoint[600], traj[600],
-      rdf[600], png[600], optima[600], train[600], predicted[600];
+      rdf[600], png[600], optima[600], train[600], predicted[600], thermo[600];
   test_path_in(work_dir, "out.txt", out, sizeof out);
   test_path_in(work_dir, "trace.csv", trace, sizeof trace);
   test_path_in(work_dir, "tour.svg", svg, sizeof svg);
@@ -693,6 +693,7 @@ int main(void) {
   test_path_in(work_dir, "traj.xyz", traj, sizeof traj);
   test_path_in(work_dir, "rdf.csv", rdf, sizeof rdf);
   test_path_in(work_dir, "gas.png", png, sizeof png);
+  test_path_in(work_dir, "thermo.csv", thermo, sizeof thermo);
   test_path_in(work_dir, "predicted.txt", predicted, sizeof predicted);
   snprintf(optima, sizeof optima, "%s/tsplib/optima.txt", data);
   test_write_text(work_dir, "train.csv",
@@ -776,7 +777,8 @@ int main(void) {
                           {"log-every", "1"},  {"rdf", rdf},
                           {"rdf-every", "1"},  {"traj", traj},
                           {"traj-every", "2"}, {"png", png},
-                          {"png-size", "16"},  {"checkpoint", checkpoint}};
+                          {"png-size", "16"},  {"checkpoint", checkpoint},
+                          {"thermo", thermo}};
   const ck_param gas_verlet[] = {{"particles", "20"},
                                  {"steps", "3"},
                                  {"neighbors", "verlet:0.3"},
@@ -809,7 +811,7 @@ int main(void) {
       {"nn", COUNTED(nn_named), {named_model}},
       {"nn", COUNTED(nn_named_predict), {predicted}},
       {"nn", COUNTED(nn_gzip), {NULL}},
-      {"gas", COUNTED(gas), {rdf, traj, png, checkpoint}},
+      {"gas", COUNTED(gas), {rdf, traj, png, checkpoint, thermo}},
       {"gas", COUNTED(gas_verlet), {NULL}},
       {"gas", COUNTED(gas_allpairs), {NULL}},
       {"gas", COUNTED(gas_restart), {NULL}},

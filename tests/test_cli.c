@@ -2802,6 +2802,73 @@ static void check_kernels_for_device(void) {
   release(&r);
 }
 
+/* clkit run gas --thermo writes a CSV row per log step and needs log
+ * steps; --xyz reads ASE's momenta, and refuses those of argon's own
+ * mass, naming the file, line and column. */
+static void check_gas_thermo_and_momenta(void) {
+  char thermo[700], ase[700], argon[700];
+  snprintf(thermo, sizeof thermo, "%s/gas-thermo.csv", work_dir);
+  test_write_text(work_dir, "gas-ase.xyz",
+                  "2\nLattice=\"6.0 0.0 0.0 0.0 6.0 0.0 0.0 0.0 1.0\" "
+                  "Properties=species:S:1:pos:R:3:momenta:R:3:masses:R:1 "
+                  "pbc=\"T T F\"\n"
+                  "Ar 1 1 0 0.5 0 0 1.00000000\nAr 4 4 0 -0.5 0 0 1.00000000\n",
+                  ase, sizeof ase);
+  test_write_text(work_dir, "gas-argon.xyz",
+                  "2\nLattice=\"6.0 0.0 0.0 0.0 6.0 0.0 0.0 0.0 1.0\" "
+                  "Properties=species:S:1:pos:R:3:momenta:R:3 pbc=\"T T F\"\n"
+                  "Ar 1 1 0 19.974 0 0\nAr 4 4 0 -19.974 0 0\n",
+                  argon, sizeof argon);
+  {
+    const char *const args[] = {"run",      "gas",  "--particles", "100",
+                                "--steps",  "40",   "--log-every", "20",
+                                "--thermo", thermo, "--device",    "ref",
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    char *csv = test_read_file(thermo, NULL);
+    CHECK_MSG(csv &&
+                  strncmp(csv,
+                          "step,time,temperature,kinetic,potential,total,"
+                          "pressure\n0,0,",
+                          58) == 0 &&
+                  count_lines(csv) == 4,
+              "thermo: %.120s", csv ? csv : "(missing)");
+    free(csv);
+    release(&r);
+  }
+  static const struct {
+    const char *args[14];
+    int code;
+    const char *needle;
+  } cases[] = {
+      {{"run", "gas", "--particles", "100", "--log-every", "0", "--thermo",
+        "t.csv", "--device", "ref", NULL},
+       2,
+       "--thermo applies only with --log-every above 0"},
+      {{"run", "gas", "--xyz", NULL, "--rc", "1.5", "--steps", "1", "--device",
+        "ref", NULL},
+       1,
+       ":3: particle 1: momenta without masses"},
+      {{"run", "gas", "--xyz", NULL, "--rc", "1.5", "--steps", "1", "--T", "2",
+        "--device", "ref", NULL},
+       2,
+       "holds the velocities (momenta)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const char *args[14];
+    memcpy(args, cases[i].args, sizeof args);
+    if (i > 0)
+      args[3] = i == 1 ? argon : ase;
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, cases[i].code, args);
+    EXPECT_HAS(r.err, cases[i].needle, args);
+    if (i == 1)
+      EXPECT_HAS(r.err, argon, args);
+    release(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2833,6 +2900,7 @@ int main(int argc, char **argv) {
   check_aco_run();
   check_nn_run();
   check_gas_run();
+  check_gas_thermo_and_momenta();
   check_interrupt();
   check_kernels();
   check_cache();

@@ -2689,6 +2689,131 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   outputs_held(w, ref);
 }
 
+/* ---- 12: the thermo file --------------------------------------------------
+ */
+
+/* The log's first line of numbers (step 0), kept. */
+typedef struct first_log {
+  int lines;
+  double values[7]; /* step, time, kinetic, potential, total, T, P */
+  int found;
+} first_log;
+
+static void keep_first_log(void *user, const char *line) {
+  first_log *log = user;
+  double *v = log->values;
+  ++log->lines;
+  if (!log->found && sscanf(line, "%lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1],
+                            &v[2], &v[3], &v[4], &v[5], &v[6]) == 7)
+    log->found = 1;
+}
+
+/* --thermo: a header, then a row per log step (steps 0, 20, ..., 100 of
+ * 100 after 20 of equilibration), each with the time of its step, a total
+ * that is the kinetic and potential energies' sum and a temperature of
+ * 2 KE / (2N - 2); the first row is the log's first line. Without log
+ * steps it is refused. */
+static void thermo_file(const ck_workload *w, const ck_device *ref) {
+  char path[600];
+  test_path_in(work_dir, "thermo.csv", path, sizeof path);
+  ck_result *result = calloc(1, sizeof *result);
+  if (!result)
+    return;
+  ck_param params[] = {{"particles", "64"}, {"rho", "0.5"},
+                       {"rc", "1.5"},       {"steps", "100"},
+                       {"equil", "20"},     {"log-every", "20"},
+                       {"thermo", path}};
+  first_log log = {0};
+  ck_run_options options = {.seed = 1, .log = keep_first_log, .log_user = &log};
+  CHECK_OK(ck_workload_run(w, ref, params, 7, &options, result));
+  char *text = test_read_file(path, NULL);
+  CHECK_MSG(text != NULL, "%s not written", path);
+  const char *header = "step,time,temperature,kinetic,potential,total,"
+                       "pressure\n";
+  CHECK_MSG(text && strncmp(text, header, strlen(header)) == 0, "header: %.80s",
+            text ? text : "");
+  size_t rows = 0;
+  for (const char *line = text ? strchr(text, '\n') : NULL; line && line[1];
+       line = strchr(line + 1, '\n')) {
+    double step = NAN, time = NAN, t = NAN, kinetic = NAN, potential = NAN,
+           total = NAN, pressure = NAN;
+    int fields = sscanf(line + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &step, &time,
+                        &t, &kinetic, &potential, &total, &pressure);
+    CHECK_MSG(fields == 7, "row %zu: %.80s", rows, line + 1);
+    CHECK_MSG(step == 20.0 * (double)rows &&
+                  fabs(time - 0.005 * step) < 1e-12 &&
+                  fabs(total - (kinetic + potential)) <= 1e-6 &&
+                  fabs(t - kinetic * 64 / 63) <= 1e-6 * t && isfinite(pressure),
+              "row %zu: step %g, time %g, T %g, kinetic %g, potential %g, "
+              "total %g, pressure %g",
+              rows, step, time, t, kinetic, potential, total, pressure);
+    if (rows == 0 && log.found) {
+      /* The log prints 5 decimals (6 for the total). */
+      double *v = log.values;
+      CHECK_MSG(v[0] == step && fabs(v[1] - time) < 1e-3 &&
+                    fabs(v[2] - kinetic) < 1e-5 &&
+                    fabs(v[3] - potential) < 1e-5 &&
+                    fabs(v[4] - total) < 1e-6 && fabs(v[5] - t) < 1e-5 &&
+                    fabs(v[6] - pressure) < 1e-5,
+                "the first row differs from the log's step 0: %g %g %g %g %g "
+                "%g %g",
+                v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+    }
+    ++rows;
+  }
+  CHECK_MSG(log.found, "the run logged no step 0");
+  CHECK_MSG(rows == 7 && log.lines == 8,
+            "%zu rows, %d log lines (expected 7 log steps and a header)", rows,
+            log.lines);
+  free(text);
+
+  /* A row per log step: without log steps there would be none. */
+  ck_param quiet[] = {
+      {"particles", "64"}, {"log-every", "0"}, {"thermo", path}};
+  ck_error_clear();
+  expect_failure(ck_workload_check(w, quiet, 3), CK_ERROR_INVALID_ARGUMENT,
+                 "--thermo applies only with --log-every above 0",
+                 "--thermo with --log-every 0");
+  free(result);
+}
+
+/* ---- 13: a start from ASE's momenta -------------------------------------- */
+
+/* The velocities of a file ASE wrote are its momenta over its masses:
+ * given as 1, or those of species X; the gas starts from them, in double
+ * precision exactly, rather than from velocities drawn at T. */
+static void ase_momenta_start(const ck_device *ref) {
+  static const char *const files[] = {
+      "2\nLattice=\"6.0 0.0 0.0 0.0 6.0 0.0 0.0 0.0 1.0\" "
+      "Properties=species:S:1:pos:R:3:momenta:R:3:masses:R:1 pbc=\"T T F\"\n"
+      "Ar 1.00000000 1.00000000 0.00000000 0.50000000 0.25000000 0.00000000 "
+      "1.00000000\n"
+      "Ar 4.00000000 4.00000000 0.00000000 -0.50000000 -0.25000000 "
+      "0.00000000 1.00000000\n",
+      "2\nLattice=\"6.0 0.0 0.0 0.0 6.0 0.0 0.0 0.0 1.0\" "
+      "Properties=species:S:1:pos:R:3:momenta:R:3 pbc=\"T T F\"\n"
+      "X 1 1 0 0.5 0.25 0\nX 4 4 0 -0.5 -0.25 0\n"};
+  static const double expected[4] = {0.5, 0.25, -0.5, -0.25};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+    char path[600];
+    test_path_in(work_dir, "ase_start.xyz", path, sizeof path);
+    CHECK(write_text(path, files[i]) == 0);
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.rc = 1.5;
+    ck_gas *gas = make(ref, &c, 1);
+    if (!gas)
+      continue;
+    double v[4] = {0};
+    CHECK_OK(ck_gas_get_particles(gas, NULL, v));
+    CHECK_MSG(memcmp(v, expected, sizeof v) == 0,
+              "ASE file %zu: the run starts from (%g, %g), (%g, %g)", i, v[0],
+              v[1], v[2], v[3]);
+    ck_gas_destroy(gas);
+  }
+}
+
 /* ---- main ------------------------------------------------------------------
  */
 
@@ -2865,6 +2990,10 @@ int main(void) {
   null_arguments(ref);
   SECTION("NULL arguments");
   workload(ref, ocl);
+  const ck_workload *gas_workload = NULL;
+  if (ck_workload_find("gas", &gas_workload) == CK_OK)
+    thermo_file(gas_workload, ref);
+  ase_momenta_start(ref);
   SECTION("workload");
   if (!ocl)
     printf("SKIP: the OpenCL halves of every check, and ref/OpenCL "

@@ -89,6 +89,7 @@ static void test_round_trip(void) {
   CHECK(frame.box_y == box_y);
   CHECK(frame.time == time);
   CHECK(frame.positions != NULL && frame.velocities != NULL);
+  CHECK(frame.velocity_column && strcmp(frame.velocity_column, "velo") == 0);
   if (frame.particles == SAMPLE_N && frame.positions && frame.velocities)
     for (size_t i = 0; i < 2 * SAMPLE_N; ++i) {
       CHECK_MSG(close_9(frame.positions[i], sample_positions[i]),
@@ -109,17 +110,18 @@ static void test_round_trip(void) {
   if (text) {
     const char *expected =
         "5\nLattice=\"12.649110640673518 0.0 0.0 0.0 8.1 0.0 "
-        "0.0 0.0 1.0\" Properties=species:S:1:pos:R:3:velo:R:3 "
+        "0.0 0.0 1.0\" "
+        "Properties=species:S:1:pos:R:3:velo:R:3:momenta:R:3:masses:R:1 "
         "Time=0.015000000000000001 Step=3 pbc=\"T T F\"\n"
-        "Ar 0.5 0.25 0 1.5 -2.25 0\n";
+        "Ar 0.5 0.25 0 1.5 -2.25 0 1.5 -2.25 0 1\n";
     CHECK_MSG(strncmp(text, expected, strlen(expected)) == 0, "%s", text);
     free(text);
   }
   CHECK(temporaries_left() == 0);
 
   /* Between walls the box is not periodic, and the file says so. */
-  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 4, 5, 0, sample_positions, NULL,
-                             0, 0.5));
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 4, 5, 0, sample_positions, NULL, 0,
+                             0.5));
   text = test_read_file(path, NULL);
   CHECK_MSG(text && strstr(text, " pbc=\"F F F\"\n") &&
                 !strstr(text, "\"T T F\""),
@@ -129,11 +131,19 @@ static void test_round_trip(void) {
   CHECK(frame.particles == SAMPLE_N && frame.box_x == 4 && frame.box_y == 5);
   CHECK_OK(ck__gas_frame_free(&frame));
 
-  /* Without velocities: no velo columns, and none read back. */
-  CHECK_OK(
-      ck__gas_xyz_write(path, SAMPLE_N, 4, 5, 1, sample_positions, NULL, 0, 0.5));
+  /* Without velocities: no velo or momenta columns, and none read back;
+   * the masses still say 1. */
+  CHECK_OK(ck__gas_xyz_write(path, SAMPLE_N, 4, 5, 1, sample_positions, NULL, 0,
+                             0.5));
+  text = test_read_file(path, NULL);
+  CHECK_MSG(text &&
+                strstr(text, "Properties=species:S:1:pos:R:3:masses:R:1 ") &&
+                strstr(text, "\nAr 0.5 0.25 0 1\n"),
+            "without velocities: %s", text ? text : "(nothing)");
+  free(text);
   CHECK_OK(ck__gas_xyz_read(path, &frame));
   CHECK(frame.particles == SAMPLE_N && frame.velocities == NULL);
+  CHECK(frame.velocity_column == NULL);
   CHECK(frame.box_x == 4 && frame.box_y == 5 && frame.time == 0.5);
   if (frame.positions)
     CHECK(close_9(frame.positions[2], sample_positions[2]));
@@ -145,8 +155,8 @@ static void test_round_trip(void) {
   double bad_positions[2 * SAMPLE_N];
   memcpy(bad_positions, sample_positions, sizeof bad_positions);
   bad_positions[7] = NAN;
-  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, 1, bad_positions, NULL, 0, 0) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 4, 5, 1, bad_positions, NULL, 0,
+                          0) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck__gas_xyz_write(refused, 0, 4, 5, 1, sample_positions, NULL, 0, 0) ==
         CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck__gas_xyz_write(refused, SAMPLE_N, 0, 5, 1, sample_positions, NULL, 0,
@@ -211,8 +221,73 @@ static void test_good_files(void) {
     }
     ck__gas_frame_free(&frame);
   }
+  /* Velocities as ASE writes them: momenta, with masses where they are
+   * not the species' own (1 here), or without for species X (mass 1);
+   * masses may come before momenta. As OVITO writes them: velo, here in
+   * 2D, with its mass column. clkit's own trajectories hold both velo and
+   * momenta, which agree to the 8 decimals ASE writes. Other columns, such
+   * as forces, are no motion. */
+  static const struct {
+    const char *label, *text, *column;
+    double v[4];
+  } moving[] = {
+      {"ASE momenta and masses",
+       "2\nLattice=\"5.0 0.0 0.0 0.0 5.0 0.0 0.0 0.0 1.0\" "
+       "Properties=species:S:1:pos:R:3:momenta:R:3:masses:R:1 pbc=\"T T F\"\n"
+       "Ar 0.00000000 0.00000000 0.00000000 0.10000000 0.20000000 0.00000000 "
+       "1.00000000\n"
+       "Ar 1.50000000 0.00000000 0.00000000 -0.10000000 0.00000000 0.00000000 "
+       "1.00000000\n",
+       "momenta",
+       {0.1, 0.2, -0.1, 0}},
+      {"ASE masses before momenta",
+       "2\nProperties=species:S:1:pos:R:3:masses:R:1:momenta:R:3\n"
+       "Ar 0 0 0 1 1.5 -2 0\nAr 1 1 0 1.00000000 -1.5 2 0\n",
+       "momenta",
+       {1.5, -2, -1.5, 2}},
+      {"ASE momenta of species X",
+       "2\nProperties=species:S:1:pos:R:3:momenta:R:3\n"
+       "X 0 0 0 1 0 0\nX 1 1 0 -1 0.5 0\n",
+       "momenta",
+       {1, 0, -1, 0.5}},
+      {"OVITO velo and mass in 2D",
+       "2\nLattice=\"5.0 0.0 0.0 0.0 5.0 0.0 0.0 0.0 1.0\" pbc=\"T T F\" "
+       "Properties=species:S:1:pos:R:2:velo:R:2:mass:R:1\n"
+       "Ar 1.0 1.0 0.5 0.25 1.0\nAr 2.0 2.0 -0.5 -0.25 1.0\n",
+       "velo",
+       {0.5, 0.25, -0.5, -0.25}},
+      {"velo and momenta to 8 decimals",
+       "2\nProperties=species:S:1:pos:R:3:velo:R:3:momenta:R:3:masses:R:1\n"
+       "Ar 0 0 0 0.123456789 -2.5 0 0.12345679 -2.50000000 0 1\n"
+       "Ar 1 1 0 1e-9 0 0 0.00000000 0.00000000 0.00000000 1\n",
+       "velo",
+       {0.123456789, -2.5, 1e-9, 0}},
+      {"forces, masses and no motion",
+       "2\nProperties=species:S:1:pos:R:3:forces:R:3:masses:R:1\n"
+       "Ar 0 0 0 1 2 3 1\nAr 1 1 0 4 5 6 1\n",
+       NULL,
+       {0, 0, 0, 0}},
+  };
+  for (size_t i = 0; i < sizeof moving / sizeof moving[0]; ++i) {
+    if (read_text(moving[i].label, moving[i].text, &frame) != CK_OK)
+      continue;
+    CHECK(frame.particles == 2);
+    const char *column = frame.velocity_column;
+    CHECK_MSG(moving[i].column ? column && strcmp(column, moving[i].column) == 0
+                               : column == NULL && frame.velocities == NULL,
+              "%s: velocities from %s", moving[i].label,
+              column ? column : "nothing");
+    if (moving[i].column && frame.velocities)
+      for (int k = 0; k < 4; ++k)
+        CHECK_MSG(frame.velocities[k] == moving[i].v[k],
+                  "%s: velocity %d is %.17g, not %.17g", moving[i].label, k,
+                  frame.velocities[k], moving[i].v[k]);
+    ck__gas_frame_free(&frame);
+  }
   /* A byte order mark before the count (an editor's UTF-8). */
-  if (read_text("byte order mark", "\xEF\xBB\xBF" "1\n\nAr 1 2 3\n",
+  if (read_text("byte order mark",
+                "\xEF\xBB\xBF"
+                "1\n\nAr 1 2 3\n",
                 &frame) == CK_OK) {
     CHECK(frame.particles == 1 && frame.positions[0] == 1);
     ck__gas_frame_free(&frame);
@@ -328,6 +403,73 @@ static void test_malformed(void) {
        "bad.xyz:2: Properties: pos must be R:2 or R:3, found R:4"},
       {"pos twice", "1\nProperties=pos:R:3:pos:R:2\n", CK_ERROR_PARSE,
        "bad.xyz:2: Properties names pos twice"},
+      /* Per-particle motion clkit cannot take: refused, naming the
+       * column, rather than skipped for velocities drawn anew. */
+      {"ASE momenta of argon", /* mass 39.948 by its species */
+       "2\nProperties=species:S:1:pos:R:3:momenta:R:3\n"
+       "X 0 0 0 1 0 0\nAr 1 1 0 3.9948 0 0\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:4: particle 2: momenta without masses: ASE gives species "
+       "\"Ar\" its element's mass, and clkit's particles have mass 1"},
+      {"momenta without masses or species",
+       "1\nProperties=pos:R:3:momenta:R:3\n0 0 0 1 0 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Properties: momenta without masses or species"},
+      {"ASE masses of 2",
+       "2\nProperties=species:S:1:pos:R:3:momenta:R:3:masses:R:1\n"
+       "Ar 0 0 0 1 0 0 1.00000000\nAr 1 1 0 1 0 0 2.00000000\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:4: particle 2: masses \"2.00000000\" is not 1: clkit's "
+       "particles have mass 1"},
+      {"OVITO mass of 0.5",
+       "1\nProperties=species:S:1:pos:R:2:velo:R:2:mass:R:1\nAr 1 1 0 0 0.5\n",
+       CK_ERROR_PARSE, "bad.xyz:3: particle 1: mass \"0.5\" is not 1"},
+      {"mass not a number", "1\nProperties=pos:R:2:masses:R:1\n1 1 heavy\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: masses \"heavy\" is not a number"},
+      {"velocity along z",
+       "1\nProperties=species:S:1:pos:R:3:velo:R:3\nAr 0 0 0 1 2 0.5\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: velo has vz = 0.5, not 0: a run is "
+       "two-dimensional"},
+      {"momentum along z",
+       "1\nProperties=species:S:1:pos:R:3:momenta:R:3:masses:R:1\n"
+       "Ar 0 0 0 1 2 -1e-3 1\n",
+       CK_ERROR_PARSE, "bad.xyz:3: particle 1: momenta has pz = -1e-3, not 0"},
+      {"velo and momenta apart",
+       "1\nProperties=species:S:1:pos:R:3:velo:R:3:momenta:R:3:masses:R:1\n"
+       "Ar 0 0 0 1 2 0 1 2.001 0 1\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:3: particle 1: velo gives vy = 2 and momenta py = 2.001, "
+       "which at mass 1 differ"},
+      {"vel", "1\nProperties=species:S:1:pos:R:3:vel:R:3\nAr 0 0 0 1 0 0\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:2: Properties: vel holds per-particle motion in a form clkit "
+       "does not read"},
+      {"velocities", "1\nProperties=pos:R:2:velocities:R:2\n0 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: velocities holds per-particle"},
+      {"OVITO's property name", "1\nProperties=pos:R:2:Velocity:R:2\n0 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: Velocity holds per-particle"},
+      {"velo in capitals", "1\nProperties=pos:R:2:VELO:R:2\n0 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: VELO holds per-particle"},
+      {"Momenta", "1\nProperties=pos:R:2:Momenta:R:2\n0 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: Momenta holds per-particle"},
+      {"momentum", "1\nProperties=pos:R:2:momentum:R:2\n0 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: momentum holds per-particle"},
+      {"a component column", "1\nProperties=pos:R:2:vx:R:1:vy:R:1\n0 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: vx holds per-particle"},
+      {"v", "1\nProperties=pos:R:2:v:R:2\n0 0 1 0\n", CK_ERROR_PARSE,
+       "bad.xyz:2: Properties: v holds per-particle"},
+      {"momenta of integers", "1\nProperties=pos:R:2:momenta:I:2\n0 0 1 0\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:2: Properties: momenta must be R:2 or R:3, found I:2"},
+      {"momenta twice",
+       "1\nProperties=pos:R:2:momenta:R:2:momenta:R:2\n0 0 1 0 1 0\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties names momenta twice"},
+      {"masses twice", "1\nProperties=pos:R:2:masses:R:1:mass:R:1\n0 0 1 1\n",
+       CK_ERROR_PARSE,
+       "bad.xyz:2: Properties names masses twice (masses and mass)"},
+      {"masses of 3", "1\nProperties=pos:R:2:masses:R:3\n0 0 1 1 1\n",
+       CK_ERROR_PARSE, "bad.xyz:2: Properties: masses must be R:1, found R:3"},
       {"Lattice with 6 values", "1\nLattice=\"1 0 0 0 1 0\"\nAr 0 0 0\n",
        CK_ERROR_PARSE, "bad.xyz:2: Lattice must hold 9 numbers"},
       {"Lattice with 10 values",
@@ -430,8 +572,7 @@ static void test_malformed(void) {
   CHECK(ck__gas_xyz_read(path, &frame) == CK_ERROR_PARSE);
   const char *message = "";
   ck_error_get_last(&message);
-  CHECK_MSG(strstr(message, ":3: not a text file (a NUL byte)"), "%s",
-            message);
+  CHECK_MSG(strstr(message, ":3: not a text file (a NUL byte)"), "%s", message);
   CHECK(frame_is_zeroed(&frame));
 }
 
@@ -662,29 +803,144 @@ static void test_rdf(void) {
 }
 
 #ifdef CK_HAVE_PNG
+#include <png.h>
+
 static uint32_t big_endian_32(const unsigned char *bytes) {
   return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 |
          (uint32_t)bytes[2] << 8 | bytes[3];
 }
 
-/* The PNG's signature and IHDR size against width x height. */
-static void check_png(const char *path, uint32_t width, uint32_t height) {
+/* A decoded picture: RGB, rows top first. */
+typedef struct picture {
+  uint32_t width, height;
+  uint8_t *rgb;
+} picture;
+
+/* The PNG's signature and IHDR (8-bit RGB), then its pixels through
+ * libpng; 0 when it cannot be read. */
+static int read_png(const char *path, picture *out) {
+  memset(out, 0, sizeof *out);
   size_t size = 0;
   char *bytes = test_read_file(path, &size);
   CHECK_MSG(bytes != NULL && size > 33, "%s: %zu bytes", path, size);
   if (!bytes || size <= 33) {
     free(bytes);
-    return;
+    return 0;
   }
   const unsigned char *data = (const unsigned char *)bytes;
-  CHECK(memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0);
-  CHECK(big_endian_32(data + 8) == 13 && memcmp(data + 12, "IHDR", 4) == 0);
-  CHECK_MSG(big_endian_32(data + 16) == width, "%s: width %" PRIu32, path,
-            big_endian_32(data + 16));
-  CHECK_MSG(big_endian_32(data + 20) == height, "%s: height %" PRIu32, path,
-            big_endian_32(data + 20));
-  CHECK(data[24] == 8 && data[25] == 2); /* 8-bit RGB */
+  int header = memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0 &&
+               big_endian_32(data + 8) == 13 &&
+               memcmp(data + 12, "IHDR", 4) == 0 && data[24] == 8 &&
+               data[25] == 2;
+  CHECK_MSG(header, "%s: not an 8-bit RGB PNG", path);
+  png_image image;
+  memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  int good = header && png_image_begin_read_from_memory(&image, data, size);
+  if (good) {
+    image.format = PNG_FORMAT_RGB;
+    out->rgb = malloc(PNG_IMAGE_SIZE(image));
+    good =
+        out->rgb && png_image_finish_read(&image, NULL, out->rgb, 0, NULL) != 0;
+  }
+  CHECK_MSG(good, "%s: libpng cannot read it: %s", path, image.message);
   free(bytes);
+  if (!good) {
+    png_image_free(&image);
+    free(out->rgb);
+    out->rgb = NULL;
+    return 0;
+  }
+  out->width = image.width;
+  out->height = image.height;
+  return 1;
+}
+
+static const uint8_t *pixel(const picture *p, uint32_t x, uint32_t y) {
+  return p->rgb + ((size_t)y * p->width + x) * 3;
+}
+
+static int same_colour(const uint8_t *a, const uint8_t *b, int slack) {
+  for (int c = 0; c < 3; ++c)
+    if (abs((int)a[c] - (int)b[c]) > slack)
+      return 0;
+  return 1;
+}
+
+/*
+ * The colour bar under a box of box_height rows: a row whose pixels,
+ * from the first to the last that differ from the legend's background
+ * (the bottom left pixel), are the scale's colours from 0 to 1 in order,
+ * across at least half the picture. Returns the bar's last row, or 0.
+ */
+static uint32_t find_colour_bar(const picture *p, uint32_t box_height,
+                                ck__gas_scale scale) {
+  const uint8_t *background = pixel(p, 0, p->height - 1);
+  uint32_t last = 0;
+  for (uint32_t y = box_height; y < p->height; ++y) {
+    uint32_t x0 = 0, x1 = 0;
+    while (x0 < p->width && same_colour(pixel(p, x0, y), background, 0))
+      ++x0;
+    x1 = p->width;
+    while (x1 > x0 && same_colour(pixel(p, x1 - 1, y), background, 0))
+      --x1;
+    if (x1 <= x0 || x1 - x0 < p->width / 2)
+      continue;
+    int matches = 1;
+    for (uint32_t x = x0; x < x1 && matches; ++x) {
+      uint8_t expected[3];
+      ck__gas_png_colour(scale, (double)(x - x0) / (x1 - 1 - x0), expected);
+      matches = same_colour(pixel(p, x, y), expected, 1);
+    }
+    if (matches)
+      last = y;
+    else if (last)
+      break;
+  }
+  return last;
+}
+
+/* The fraction of the scale whose colour a pixel has (to 0.001), or -1
+ * when no colour of the scale is within 2 levels of it. */
+static double scale_fraction(const uint8_t *rgb, ck__gas_scale scale) {
+  for (int i = 0; i <= 1000; ++i) {
+    uint8_t colour[3];
+    ck__gas_png_colour(scale, i / 1000.0, colour);
+    if (same_colour(rgb, colour, 2))
+      return i / 1000.0;
+  }
+  return -1;
+}
+
+/* Pixels below row `after` that differ from the legend's background. */
+static size_t marked_below(const picture *p, uint32_t after) {
+  const uint8_t *background = pixel(p, 0, p->height - 1);
+  size_t marked = 0;
+  for (uint32_t y = after + 1; y < p->height; ++y)
+    for (uint32_t x = 0; x < p->width; ++x)
+      marked += !same_colour(pixel(p, x, y), background, 0);
+  return marked;
+}
+
+/* A picture, 200 pixels wide, of a 100 x 100 box whose columns x <
+ * columns hold particles on a square lattice of spacing 1 (centres at
+ * 0.5, 1.5, ...): discs would be 1 pixel in radius, so it is a density
+ * field. Returns 1 with p filled, or 0. */
+static int draw_lattice(const char *path, size_t columns, picture *p) {
+  size_t n = columns * 100;
+  double *positions = malloc(2 * n * sizeof *positions);
+  CHECK(positions != NULL);
+  if (!positions)
+    return 0;
+  for (size_t i = 0; i < n; ++i) {
+    positions[2 * i] = (double)(i % columns) + 0.5;
+    positions[2 * i + 1] = (double)(i / columns) + 0.5;
+  }
+  ck_status status =
+      ck__gas_png_write(path, n, 100, 100, positions, NULL, 200, 0, 1);
+  CHECK_OK(status);
+  free(positions);
+  return status == CK_OK && read_png(path, p);
 }
 #endif
 
@@ -692,18 +948,35 @@ static void test_png(void) {
   char path[600];
   test_path_in(work_dir, "frame.png", path, sizeof path);
 #ifdef CK_HAVE_PNG
-  CHECK_OK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions,
-                             sample_velocities, 64));
-  check_png(path, 64, 32);
-  CHECK_OK(
-      ck__gas_png_write(path, SAMPLE_N, 5, 10, sample_positions, NULL, 40));
-  check_png(path, 20, 40);
-  CHECK_OK(ck__gas_png_write(path, SAMPLE_N, 1000, 1, sample_positions,
-                             sample_velocities, 10));
-  check_png(path, 10, 1);
-  CHECK_OK(ck__gas_png_write(path, 1, 1, 1, sample_positions, NULL, 1));
-  check_png(path, 1, 1);
-  /* A denser picture: many particles, discs of several pixels. */
+  picture p;
+  /* Sizes: the box `width` along its longer side at the top left, the
+   * legend below, the picture at least 160 wide for its text. */
+  static const struct {
+    double box_x, box_y;
+    unsigned width;
+    uint32_t box_width, box_height, picture_width;
+  } sizes[] = {{20, 10, 64, 64, 32, 160},
+               {5, 10, 40, 20, 40, 160},
+               {1000, 1, 10, 10, 1, 160},
+               {1, 1, 1, 1, 1, 160},
+               {20, 10, 500, 500, 250, 500}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    CHECK_OK(ck__gas_png_write(
+        path, SAMPLE_N, sizes[i].box_x, sizes[i].box_y, sample_positions,
+        i % 2 ? NULL : sample_velocities, sizes[i].width, 7, 1.25));
+    if (read_png(path, &p)) {
+      CHECK_MSG(p.width == sizes[i].picture_width &&
+                    p.height > sizes[i].box_height + 20,
+                "box %g x %g at %u: picture %" PRIu32 " x %" PRIu32,
+                sizes[i].box_x, sizes[i].box_y, sizes[i].width, p.width,
+                p.height);
+      free(p.rgb);
+    }
+  }
+
+  /* Discs, 6.8 pixels in radius: the background shows between them; the
+   * bar holds the speed scale; the caption writes something, and its step
+   * with it. */
   enum { MANY = 400 };
   double positions[2 * MANY], velocities[2 * MANY];
   for (int i = 0; i < MANY; ++i) {
@@ -712,21 +985,97 @@ static void test_png(void) {
     velocities[2 * i] = (i % 7) - 3;
     velocities[2 * i + 1] = (i % 5) * 0.5;
   }
-  CHECK_OK(ck__gas_png_write(path, MANY, 22, 22, positions, velocities, 300));
-  check_png(path, 300, 300);
-  CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions, NULL, 0) ==
-        CK_ERROR_INVALID_ARGUMENT);
+  uint8_t *first_caption = NULL;
+  size_t caption_bytes = 0;
+  for (uint64_t step = 3; step <= 4; ++step) {
+    CHECK_OK(ck__gas_png_write(path, MANY, 22, 22, positions, velocities, 300,
+                               step, 1.5));
+    if (!read_png(path, &p))
+      continue;
+    CHECK(p.width == 300 && p.height > 300);
+    size_t background = 0;
+    const uint8_t *corner = pixel(&p, 299, 0); /* no particle there */
+    for (uint32_t y = 0; y < 300; ++y)
+      for (uint32_t x = 0; x < 300; ++x)
+        background += same_colour(pixel(&p, x, y), corner, 0);
+    CHECK_MSG(background > 300 * 300 / 10 && background < 300 * 300 * 9 / 10,
+              "discs: %zu of the box's pixels are background", background);
+    uint32_t bar = find_colour_bar(&p, 300, CK__GAS_SCALE_SPEED);
+    CHECK_MSG(bar > 300, "discs: no colour bar of the speed scale");
+    size_t marked = bar ? marked_below(&p, bar) : 0;
+    CHECK_MSG(marked > 200, "discs: %zu marked pixels under the bar", marked);
+    if (bar && step == 3) {
+      caption_bytes = (size_t)(p.height - bar) * p.width * 3;
+      first_caption = malloc(caption_bytes);
+      if (first_caption)
+        memcpy(first_caption, pixel(&p, 0, bar), caption_bytes);
+    } else if (bar && first_caption) {
+      CHECK_MSG(caption_bytes == (size_t)(p.height - bar) * p.width * 3 &&
+                    memcmp(first_caption, pixel(&p, 0, bar), caption_bytes),
+                "the captions of steps 3 and 4 are alike");
+    }
+    free(p.rgb);
+  }
+  free(first_caption);
+
+  /* 10^4 particles on a unit lattice filling the box: near uniform at the
+   * top of the scale (the lattice is not quite even in bins 5.6 wide), no
+   * background, and the density's colour bar. */
+  if (draw_lattice(path, 100, &p)) {
+    size_t off = 0;
+    double lowest = 1;
+    for (uint32_t y = 0; y < 200; ++y)
+      for (uint32_t x = 0; x < 200; ++x) {
+        double f = scale_fraction(pixel(&p, x, y), CK__GAS_SCALE_DENSITY);
+        off += !(f >= 0.9);
+        lowest = f < lowest ? f : lowest;
+      }
+    CHECK_MSG(off == 0,
+              "a uniform lattice: %zu of the field's pixels are not near "
+              "the top of the density scale (the lowest at %g)",
+              off, lowest);
+    uint32_t bar = find_colour_bar(&p, 200, CK__GAS_SCALE_DENSITY);
+    CHECK_MSG(bar > 200, "a field: no colour bar of the density scale");
+    CHECK(bar && marked_below(&p, bar) > 200);
+    free(p.rgb);
+  }
+  /* The left half full, the right empty: the top of the scale on the
+   * left, its bottom on the right, and between them a ramp over several
+   * pixels that only falls, each step small. */
+  if (draw_lattice(path, 50, &p)) {
+    uint32_t between = 0;
+    int ordered = 1;
+    double before = 1;
+    for (uint32_t x = 0; x < 200; ++x) {
+      double f = scale_fraction(pixel(&p, x, 100), CK__GAS_SCALE_DENSITY);
+      if (x < 50)
+        ordered &= f >= 0.9;
+      else if (x >= 150)
+        ordered &= f <= 0.01;
+      else
+        between += f > 0.01 && f < 0.9;
+      ordered &= f <= before + 0.01 && f >= before - 0.1;
+      before = f;
+    }
+    CHECK_MSG(ordered && between >= 8,
+              "half a lattice: ordered %d, %" PRIu32 " pixels between", ordered,
+              between);
+    free(p.rgb);
+  }
+
+  CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions, NULL, 0, 0,
+                          1) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions, NULL,
-                          CK__GAS_PNG_MAX_SIDE + 1) ==
-        CK_ERROR_INVALID_ARGUMENT);
+                          CK__GAS_PNG_MAX_SIDE + 1, 0,
+                          1) == CK_ERROR_INVALID_ARGUMENT);
   char unwritable[700];
   snprintf(unwritable, sizeof unwritable, "%s/no/such/dir/x.png", work_dir);
   CHECK(ck__gas_png_write(unwritable, SAMPLE_N, 20, 10, sample_positions, NULL,
-                          16) == CK_ERROR_IO);
+                          16, 0, 1) == CK_ERROR_IO);
 #else
   const char *message = "";
   CHECK(ck__gas_png_write(path, SAMPLE_N, 20, 10, sample_positions,
-                          sample_velocities, 64) == CK_ERROR_UNSUPPORTED);
+                          sample_velocities, 64, 0, 1) == CK_ERROR_UNSUPPORTED);
   ck_error_get_last(&message);
   CHECK(strstr(message, "PNG output needs libpng") != NULL);
   CHECK(!file_exists(path));

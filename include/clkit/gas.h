@@ -117,9 +117,11 @@ typedef struct ck_gas_config {
   uint64_t seed;
   /* Optional: start from this extended-XYZ file instead of a lattice
    * (particles, box and velocities from the file, when it has them; a box
-   * given here must then agree with the file's Lattice). Particles at the
-   * same position, as read or once wrapped into the box and rounded to
-   * the working precision, are refused. */
+   * given here must then agree with the file's Lattice). Velocities come
+   * from velo (OVITO) or momenta (ASE), every mass the file gives must be
+   * 1, and motion in other columns or along z is refused. Particles at
+   * the same position, as read or once wrapped into the box and rounded
+   * to the working precision, are refused. */
   const char *xyz_path;
 } ck_gas_config;
 

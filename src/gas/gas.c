@@ -499,10 +499,9 @@ static ck_status create_gas(const ck_device *device,
               "%s has no Lattice; give the box (--box)", c->xyz_path);
     if (temperature_given && frame.velocities)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --T: %s holds the velocities (velo) the run starts from; "
-              "leave "
-              "the temperature (--T) out",
-              c->xyz_path);
+              "option --T: %s holds the velocities (%s) the run starts from; "
+              "leave the temperature (--T) out",
+              c->xyz_path, frame.velocity_column);
   }
   CK_TRY(check_config(c));
   const char *box_option = c->box_x != 0 || c->box_y != 0 ? "--box" : "--rho";

@@ -124,10 +124,32 @@ static ck_status read_count(const ck__text_lines *reader, char *line,
 
 /* Where the numbers of a particle line are. */
 typedef struct column_layout {
-  size_t columns;                 /* on every particle line */
-  size_t pos_column, pos_count;   /* first column (from 0); 2 or 3 */
-  size_t velo_column, velo_count; /* velo_count 0: no velocities */
+  size_t columns;                       /* on every particle line */
+  size_t needed;                        /* columns up to the last one read */
+  size_t pos_column, pos_count;         /* first column (from 0); 2 or 3 */
+  size_t velo_column, velo_count;       /* velo_count 0: no velo */
+  size_t momenta_column, momenta_count; /* momenta_count 0: no momenta */
+  size_t mass_column;                   /* where mass_name is given */
+  const char *mass_name;                /* masses or mass; NULL: none */
+  size_t species_column;                /* where have_species is set */
+  int have_species;
 } column_layout;
+
+/* Names of per-particle motion, in any case. Only velo and momenta, so
+ * spelled, are read (ASE writes momenta, OVITO velo); a column of another
+ * of these names is refused rather than skipped, since the run would
+ * draw new velocities in its place. */
+static const char *const motion_names[] = {
+    "velo", "momenta", "vel",      "vels", "velocity", "velocities", "v", "vx",
+    "vy",   "vz",      "momentum", "px",   "py",       "pz",         NULL};
+
+/* Whether name (any case) is one of motion_names. */
+static int names_motion(const char *name) {
+  for (const char *const *motion = motion_names; *motion; ++motion)
+    if (strcasecmp(name, *motion) == 0)
+      return 1;
+  return 0;
+}
 
 /* A key=value pair of the comment line, cut in place. */
 typedef struct comment_pair {
@@ -283,8 +305,17 @@ static ck_status read_properties(const ck__text_lines *reader, char *value,
           PROPERTY_MAX_COLUMNS);
     int is_pos = strcmp(name, "pos") == 0;
     int is_velo = strcmp(name, "velo") == 0;
-    if (is_pos || is_velo) {
-      if ((is_pos && have_pos) || (is_velo && read.velo_count))
+    int is_momenta = strcmp(name, "momenta") == 0;
+    if (!is_velo && !is_momenta && names_motion(name))
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, reader, 2,
+          "Properties: %s holds per-particle motion in a form clkit does "
+          "not read; give velocities as velo (R:2 or R:3) or momenta (R:2 "
+          "or R:3, masses 1)",
+          ck__text_quote(name).text);
+    if (is_pos || is_velo || is_momenta) {
+      if ((is_pos && have_pos) || (is_velo && read.velo_count) ||
+          (is_momenta && read.momenta_count))
         return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
                                 "Properties names %s twice", name);
       if ((type[0] != 'R' && type[0] != 'r') || count < 2 || count > 3)
@@ -296,10 +327,33 @@ static ck_status read_properties(const ck__text_lines *reader, char *value,
         have_pos = 1;
         read.pos_column = read.columns;
         read.pos_count = count;
-      } else {
+      } else if (is_velo) {
         read.velo_column = read.columns;
         read.velo_count = count;
+      } else {
+        read.momenta_column = read.columns;
+        read.momenta_count = count;
       }
+    } else if (strcasecmp(name, "masses") == 0 ||
+               strcasecmp(name, "mass") == 0) {
+      /* ASE writes masses, OVITO mass: either way clkit's particles have
+       * mass 1, which every row must then say. */
+      if (read.mass_name)
+        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                                "Properties names masses twice (%s and %s)",
+                                ck__text_quote(read.mass_name).text,
+                                ck__text_quote(name).text);
+      if ((type[0] != 'R' && type[0] != 'r') || count != 1)
+        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                                "Properties: %s must be R:1, found %s:%s",
+                                ck__text_quote(name).text,
+                                ck__text_quote(type).text,
+                                ck__text_quote(count_text).text);
+      read.mass_name = name;
+      read.mass_column = read.columns;
+    } else if (strcmp(name, "species") == 0 && count == 1) {
+      read.have_species = 1;
+      read.species_column = read.columns;
     }
     read.columns += count;
     if (!more)
@@ -309,6 +363,21 @@ static ck_status read_properties(const ck__text_lines *reader, char *value,
     return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
                             "Properties \"%s\" has no pos column (positions)",
                             whole.text);
+  /* Without masses, ASE gives each particle its species' mass: 1 only for
+   * X, its dummy species, which read_particle checks row by row. */
+  if (read.momenta_count && !read.mass_name && !read.have_species)
+    return ck__text_fail_at(
+        CK_ERROR_PARSE, reader, 2,
+        "Properties: momenta without masses or species: the velocities "
+        "(momenta over masses) are unknown; add masses:R:1 of 1");
+  read.needed = read.pos_column + read.pos_count;
+  size_t ends[] = {
+      read.velo_count ? read.velo_column + read.velo_count : 0,
+      read.momenta_count ? read.momenta_column + read.momenta_count : 0,
+      read.mass_name ? read.mass_column + 1 : 0,
+      read.momenta_count && !read.mass_name ? read.species_column + 1 : 0};
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; ++i)
+    read.needed = ends[i] > read.needed ? ends[i] : read.needed;
   *layout = read;
   return CK_OK;
 }
@@ -330,10 +399,8 @@ static ck_status read_comment(const ck__text_lines *reader, char *line,
   int have_lattice = 0, have_properties = 0, have_time = 0, found = 0;
   comment_pair pair;
   /* Plain XYZ: species:S:1:pos:R:3. */
-  layout->columns = 4;
-  layout->pos_column = 1;
-  layout->pos_count = 3;
-  layout->velo_column = layout->velo_count = 0;
+  *layout = (column_layout){
+      .columns = 4, .needed = 4, .pos_column = 1, .pos_count = 3};
   for (char *cursor = line;;) {
     CK_TRY(next_pair(reader, &cursor, &pair, &found));
     if (!found)
@@ -369,10 +436,13 @@ fail:
 /* ---- the XYZ reader: particle lines -------------------------------------- */
 
 /* Reads count (2 or 3) components starting at fields[first] into out[0..1];
- * a third must be finite too. names are their names for messages. */
+ * a third must be finite too, and 0 where column names a motion (a run is
+ * two-dimensional: motion along z would be dropped). names are the
+ * components' names for messages. */
 static ck_status read_vector(const ck__text_lines *reader, size_t particle,
                              char **fields, size_t first, size_t count,
-                             const char *const *names, double *out) {
+                             const char *const *names, const char *column,
+                             double *out) {
   for (size_t k = 0; k < count; ++k) {
     double value = 0;
     ck__text_number_kind kind = ck__text_read_real(fields[first + k], &value);
@@ -381,27 +451,66 @@ static ck_status read_vector(const ck__text_lines *reader, size_t particle,
                               "particle %zu: %s \"%s\" %s", particle, names[k],
                               ck__text_quote(fields[first + k]).text,
                               number_problem(kind));
+    if (k == 2 && column && value != 0)
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, reader, reader->line,
+          "particle %zu: %s has %s = %s, not 0: a run is two-dimensional",
+          particle, column, names[k], ck__text_quote(fields[first + k]).text);
     if (k < 2 && out)
       out[k] = value;
   }
   return CK_OK;
 }
 
-/* One particle line, its columns as layout says. */
+/* The particle's mass, where a column gives it, and, for momenta without
+ * masses, its species: both must mean mass 1. */
+static ck_status check_mass(const ck__text_lines *reader, size_t particle,
+                            char **fields, const column_layout *layout) {
+  if (layout->mass_name) {
+    const char *field = fields[layout->mass_column];
+    double mass = 0;
+    ck__text_number_kind kind = ck__text_read_real(field, &mass);
+    if (kind != CK__TEXT_NUMBER_OK)
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, reader->line,
+                              "particle %zu: %s \"%s\" %s", particle,
+                              ck__text_quote(layout->mass_name).text,
+                              ck__text_quote(field).text, number_problem(kind));
+    if (mass != 1)
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, reader, reader->line,
+          "particle %zu: %s \"%s\" is not 1: clkit's particles have mass 1 "
+          "(reduced units)",
+          particle, ck__text_quote(layout->mass_name).text,
+          ck__text_quote(field).text);
+  } else if (layout->momenta_count) {
+    const char *species = fields[layout->species_column];
+    if (strcasecmp(species, "X") != 0)
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, reader, reader->line,
+          "particle %zu: momenta without masses: ASE gives species \"%s\" "
+          "its element's mass, and clkit's particles have mass 1; add "
+          "masses:R:1 of 1 or give velo",
+          particle, ck__text_quote(species).text);
+  }
+  return CK_OK;
+}
+
+/* One particle line, its columns as layout says. velocity (NULL: none
+ * read) comes from velo, else from momenta (mass 1); where both are given
+ * they must agree to the digits ASE writes (8 decimals). */
 static ck_status read_particle(const ck__text_lines *reader, char *line,
                                const column_layout *layout, size_t particle,
                                double *position, double *velocity) {
   static const char *const position_names[] = {"x", "y", "z"};
   static const char *const velocity_names[] = {"vx", "vy", "vz"};
+  static const char *const momentum_names[] = {"px", "py", "pz"};
   size_t found = count_fields(line);
   if (found != layout->columns)
     return ck__text_fail_at(CK_ERROR_PARSE, reader, reader->line,
                             "particle %zu: expected %zu columns, found %zu",
                             particle, layout->columns, found);
   /* Only the columns up to the last one read need cutting. */
-  size_t needed = layout->pos_column + layout->pos_count;
-  if (layout->velo_count && layout->velo_column + layout->velo_count > needed)
-    needed = layout->velo_column + layout->velo_count;
+  size_t needed = layout->needed;
   char *fields_small[16];
   char **fields = fields_small;
   if (needed > sizeof fields_small / sizeof fields_small[0]) {
@@ -414,11 +523,33 @@ static ck_status read_particle(const ck__text_lines *reader, char *line,
   char *cursor = line;
   for (size_t column = 0; column < needed; ++column)
     fields[column] = ck__text_next_field(&cursor);
-  ck_status status = read_vector(reader, particle, fields, layout->pos_column,
-                                 layout->pos_count, position_names, position);
+  double momentum[2] = {0, 0};
+  ck_status status =
+      read_vector(reader, particle, fields, layout->pos_column,
+                  layout->pos_count, position_names, NULL, position);
   if (status == CK_OK && layout->velo_count)
     status = read_vector(reader, particle, fields, layout->velo_column,
-                         layout->velo_count, velocity_names, velocity);
+                         layout->velo_count, velocity_names, "velo", velocity);
+  if (status == CK_OK && layout->momenta_count)
+    status =
+        read_vector(reader, particle, fields, layout->momenta_column,
+                    layout->momenta_count, momentum_names, "momenta", momentum);
+  if (status == CK_OK)
+    status = check_mass(reader, particle, fields, layout);
+  if (status == CK_OK && layout->momenta_count && layout->velo_count) {
+    for (int k = 0; k < 2 && status == CK_OK; ++k)
+      if (fabs(velocity[k] - momentum[k]) >
+          1e-6 * fmax(fabs(velocity[k]), fabs(momentum[k])) + 1e-8)
+        status = ck__text_fail_at(
+            CK_ERROR_PARSE, reader, reader->line,
+            "particle %zu: velo gives %s = %.9g and momenta %s = %.9g, which "
+            "at mass 1 differ; give one",
+            particle, velocity_names[k], velocity[k], momentum_names[k],
+            momentum[k]);
+  } else if (status == CK_OK && layout->momenta_count) {
+    velocity[0] = momentum[0];
+    velocity[1] = momentum[1];
+  }
   if (fields != fields_small)
     free(fields);
   return status;
@@ -527,6 +658,10 @@ ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame) {
     CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &reader, 2,
                      "truncated: the file ends before the comment line");
   CK_TRY(read_comment(&reader, line, &read, &layout));
+  int moving = layout.velo_count || layout.momenta_count;
+  read.velocity_column = layout.velo_count      ? "velo"
+                         : layout.momenta_count ? "momenta"
+                                                : NULL;
   for (size_t i = 0; i < read.particles; ++i) {
     CK_TRY(ck__text_next_line(&reader, &line));
     if (!line)
@@ -535,9 +670,9 @@ ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame) {
           "truncated: the file ends after %zu of its %zu particle lines", i,
           read.particles);
     if (i == capacity)
-      CK_TRY(grow_frame(&reader, &read, &capacity, layout.velo_count > 0));
+      CK_TRY(grow_frame(&reader, &read, &capacity, moving));
     CK_TRY(read_particle(&reader, line, &layout, i + 1, read.positions + 2 * i,
-                         layout.velo_count ? read.velocities + 2 * i : NULL));
+                         moving ? read.velocities + 2 * i : NULL));
   }
   /* Two particles at one place have no defined force (the pair terms
    * skip r = 0, so they would not even repel): refused. */
@@ -727,20 +862,23 @@ ck_status ck__gas_trajectory_frame(ck__gas_trajectory *trajectory,
   format_exact(side_y, sizeof side_y, box_y);
   format_exact(time_text, sizeof time_text, time);
   CK_TRY(trajectory_room(trajectory));
+  /* OVITO reads velocities from velo, ASE from momenta over masses: both
+   * are written, the same numbers at mass 1. */
   trajectory_print(trajectory,
                    "%zu\nLattice=\"%s 0.0 0.0 0.0 %s 0.0 0.0 0.0 1.0\" "
-                   "Properties=species:S:1:pos:R:3%s Time=%s Step=%" PRIu64
-                   " pbc=\"%s F\"\n",
-                   particles, side_x, side_y, velocities ? ":velo:R:3" : "",
-                   time_text, step, trajectory->periodic ? "T T" : "F F");
+                   "Properties=species:S:1:pos:R:3%s:masses:R:1 Time=%s "
+                   "Step=%" PRIu64 " pbc=\"%s F\"\n",
+                   particles, side_x, side_y,
+                   velocities ? ":velo:R:3:momenta:R:3" : "", time_text, step,
+                   trajectory->periodic ? "T T" : "F F");
   for (size_t i = 0; i < particles; ++i) {
     CK_TRY(trajectory_room(trajectory));
-    if (velocities)
-      trajectory_print(trajectory, "Ar %.9g %.9g 0 %.9g %.9g 0\n",
-                       positions[2 * i], positions[2 * i + 1],
-                       velocities[2 * i], velocities[2 * i + 1]);
-    else
-      trajectory_print(trajectory, "Ar %.9g %.9g 0\n", positions[2 * i],
+    if (velocities) {
+      double vx = velocities[2 * i], vy = velocities[2 * i + 1];
+      trajectory_print(trajectory, "Ar %.9g %.9g 0 %.9g %.9g 0 %.9g %.9g 0 1\n",
+                       positions[2 * i], positions[2 * i + 1], vx, vy, vx, vy);
+    } else
+      trajectory_print(trajectory, "Ar %.9g %.9g 0 1\n", positions[2 * i],
                        positions[2 * i + 1]);
   }
   ck__c_locale_leave(&locale);
@@ -757,7 +895,7 @@ ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit) {
     return CK_OK;
   if (commit && trajectory->broken)
     status = ck__fail(CK_ERROR_IO,
-                      "%s not written: an earlier frame failed, and the "
+                      "%s not written: an earlier write failed, and the "
                       "partial file was removed",
                       trajectory->path);
   else if (commit)
@@ -792,6 +930,47 @@ ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
     return status;
   }
   return ck__gas_trajectory_close(trajectory, 1);
+}
+
+/* ---- the thermo file ----------------------------------------------------- */
+
+ck_status ck__gas_thermo_open(const char *path, ck__gas_thermo **thermo) {
+  ck_status status = ck__gas_trajectory_open(path, 1, thermo);
+  if (status != CK_OK)
+    return status;
+  /* The first line fits the empty buffer. */
+  trajectory_print(*thermo,
+                   "step,time,temperature,kinetic,potential,total,pressure\n");
+  return CK_OK;
+}
+
+ck_status ck__gas_thermo_row(ck__gas_thermo *thermo,
+                             const ck_gas_observables *observables) {
+  ck_status status = CK_OK;
+  ck__c_locale locale = {0};
+  if (!thermo || !observables)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__gas_thermo_row: %s is NULL",
+                    thermo ? "observables" : "thermo");
+  if (thermo->broken)
+    return ck__fail(CK_ERROR_IO,
+                    "cannot write %s: an earlier row failed; the file can "
+                    "only be closed",
+                    thermo->path);
+  CK_TRY(ck__c_locale_enter(&locale, thermo->path));
+  char time_text[32];
+  format_exact(time_text, sizeof time_text, observables->time);
+  CK_TRY(trajectory_room(thermo));
+  const ck_gas_observables *o = observables;
+  trajectory_print(thermo, "%" PRIu64 ",%s,%.10g,%.10g,%.10g,%.10g,%.10g\n",
+                   o->step, time_text, o->temperature, o->kinetic, o->potential,
+                   o->total, o->pressure);
+fail:
+  ck__c_locale_leave(&locale);
+  return status;
+}
+
+ck_status ck__gas_thermo_close(ck__gas_thermo *thermo, int commit) {
+  return ck__gas_trajectory_close(thermo, commit);
 }
 
 /* ---- the radial distribution function ------------------------------------ */
@@ -862,6 +1041,31 @@ fail:
 }
 
 /* ---- PNG pictures -------------------------------------------------------- */
+
+/* Colour stops of each scale, evenly spaced over [0, 1]: speeds from blue
+ * through light grey to red, densities dark violet through teal to
+ * yellow (as viridis), so that the two never read alike. */
+static const double speed_stops[][3] = {
+    {59, 76, 192}, {221, 221, 221}, {180, 4, 38}};
+static const double density_stops[][3] = {
+    {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+
+void ck__gas_png_colour(ck__gas_scale scale, double fraction, uint8_t rgb[3]) {
+  int density = scale == CK__GAS_SCALE_DENSITY;
+  const double(*stops)[3] = density ? density_stops : speed_stops;
+  size_t count = density ? sizeof density_stops / sizeof density_stops[0]
+                         : sizeof speed_stops / sizeof speed_stops[0];
+  if (!(fraction > 0))
+    fraction = 0;
+  if (fraction > 1)
+    fraction = 1;
+  double at = fraction * (double)(count - 1);
+  size_t low = (size_t)at < count - 1 ? (size_t)at : count - 2;
+  double t = at - (double)low;
+  for (int c = 0; c < 3; ++c)
+    rgb[c] = (uint8_t)lround(stops[low][c] +
+                             t * (stops[low + 1][c] - stops[low][c]));
+}
 
 #ifdef CK_HAVE_PNG
 
@@ -955,29 +1159,28 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Blue (0) through light grey (0.5) to red (1). */
-static void speed_colour(double fraction, uint8_t rgb[3]) {
-  static const double stops[3][3] = {
-      {59, 76, 192}, {221, 221, 221}, {180, 4, 38}};
-  if (!(fraction > 0))
-    fraction = 0;
-  if (fraction > 1)
-    fraction = 1;
-  int low = fraction < 0.5 ? 0 : 1;
-  double t = fraction < 0.5 ? 2 * fraction : 2 * fraction - 1;
-  for (int c = 0; c < 3; ++c)
-    rgb[c] = (uint8_t)lround(stops[low][c] +
-                             t * (stops[low + 1][c] - stops[low][c]));
-}
-
 /* value wrapped into [0, side]. */
 static double wrap(double value, double side) {
   double wrapped = value - side * floor(value / side);
   return wrapped >= 0 && wrapped <= side ? wrapped : 0;
 }
 
-/* Fills the pixels whose centres lie within radius of (x, y). */
-static void draw_disc(uint8_t *pixels, uint32_t width, uint32_t height,
+/* A picture being drawn: width x height RGB pixels, rows top first. */
+typedef struct canvas {
+  uint8_t *pixels;
+  uint32_t width, height;
+} canvas;
+
+static void fill_rect(const canvas *c, uint32_t x, uint32_t y, uint32_t w,
+                      uint32_t h, const uint8_t rgb[3]) {
+  for (uint32_t row = y; row < y + h && row < c->height; ++row)
+    for (uint32_t column = x; column < x + w && column < c->width; ++column)
+      memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
+}
+
+/* Fills the pixels whose centres lie within radius of (x, y), inside the
+ * box's width x height pixels at the top left. */
+static void draw_disc(const canvas *c, uint32_t width, uint32_t height,
                       double x, double y, double radius, const uint8_t rgb[3]) {
   double left = fmax(0, floor(x - radius)),
          right = fmin(width - 1.0, x + radius);
@@ -990,17 +1193,238 @@ static void draw_disc(uint8_t *pixels, uint32_t width, uint32_t height,
          ++column) {
       double dx = column + 0.5 - x, dy = row + 0.5 - y;
       if (dx * dx + dy * dy <= radius * radius)
-        memcpy(pixels + ((size_t)row * width + column) * 3, rgb, 3);
+        memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
     }
+}
+
+/* A 5 x 7 font of the characters the legend writes: each glyph 7 rows,
+ * the 5 low bits of a row its pixels, left first. */
+static const char glyph_chars[] =
+    "0123456789.-+=() NTabcdefghijklmnopqrstuvwxyz";
+static const uint8_t glyphs[][7] = {
+    {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}, /* 0 */
+    {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}, /* 1 */
+    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}, /* 2 */
+    {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}, /* 3 */
+    {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}, /* 4 */
+    {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}, /* 5 */
+    {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}, /* 6 */
+    {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}, /* 7 */
+    {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}, /* 8 */
+    {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}, /* 9 */
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}, /* . */
+    {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}, /* - */
+    {0x00, 0x04, 0x04, 0x1F, 0x04, 0x04, 0x00}, /* + */
+    {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}, /* = */
+    {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02}, /* ( */
+    {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}, /* ) */
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, /* space */
+    {0x11, 0x19, 0x15, 0x13, 0x11, 0x11, 0x11}, /* N */
+    {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}, /* T */
+    {0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F}, /* a */
+    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x1E}, /* b */
+    {0x00, 0x00, 0x0E, 0x10, 0x10, 0x11, 0x0E}, /* c */
+    {0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F}, /* d */
+    {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}, /* e */
+    {0x06, 0x09, 0x08, 0x1C, 0x08, 0x08, 0x08}, /* f */
+    {0x00, 0x0F, 0x11, 0x11, 0x0F, 0x01, 0x0E}, /* g */
+    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11}, /* h */
+    {0x04, 0x00, 0x0C, 0x04, 0x04, 0x04, 0x0E}, /* i */
+    {0x02, 0x00, 0x06, 0x02, 0x02, 0x12, 0x0C}, /* j */
+    {0x10, 0x10, 0x12, 0x14, 0x18, 0x14, 0x12}, /* k */
+    {0x0C, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E}, /* l */
+    {0x00, 0x00, 0x1A, 0x15, 0x15, 0x11, 0x11}, /* m */
+    {0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11}, /* n */
+    {0x00, 0x00, 0x0E, 0x11, 0x11, 0x11, 0x0E}, /* o */
+    {0x00, 0x00, 0x1E, 0x11, 0x1E, 0x10, 0x10}, /* p */
+    {0x00, 0x00, 0x0D, 0x13, 0x0F, 0x01, 0x01}, /* q */
+    {0x00, 0x00, 0x16, 0x19, 0x10, 0x10, 0x10}, /* r */
+    {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}, /* s */
+    {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}, /* t */
+    {0x00, 0x00, 0x11, 0x11, 0x11, 0x13, 0x0D}, /* u */
+    {0x00, 0x00, 0x11, 0x11, 0x11, 0x0A, 0x04}, /* v */
+    {0x00, 0x00, 0x11, 0x11, 0x15, 0x15, 0x0A}, /* w */
+    {0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11}, /* x */
+    {0x00, 0x00, 0x11, 0x11, 0x0F, 0x01, 0x0E}, /* y */
+    {0x00, 0x00, 0x1F, 0x02, 0x04, 0x08, 0x1F}, /* z */
+};
+
+/* A glyph is 5 pixels wide and 7 high, scaled; characters advance by 6. */
+static uint32_t text_width(const char *text, unsigned scale) {
+  size_t length = strlen(text);
+  return length ? (uint32_t)(6 * length - 1) * scale : 0;
+}
+
+/* Writes text with its top left at (x, y); characters the font lacks are
+ * left blank (the legend writes none). */
+static void draw_text(const canvas *c, uint32_t x, uint32_t y, unsigned scale,
+                      const char *text, const uint8_t rgb[3]) {
+  for (size_t i = 0; text[i]; ++i) {
+    const char *found = strchr(glyph_chars, text[i]);
+    if (!found)
+      continue;
+    const uint8_t *glyph = glyphs[found - glyph_chars];
+    uint32_t left = x + (uint32_t)(6 * i) * scale;
+    for (uint32_t row = 0; row < 7; ++row)
+      for (uint32_t bit = 0; bit < 5; ++bit)
+        if (glyph[row] >> (4 - bit) & 1)
+          fill_rect(c, left + bit * scale, y + row * scale, scale, scale, rgb);
+  }
+}
+
+/* The legend below the box: what the colours measure and the frame. */
+#define LEGEND_MIN_WIDTH 160u
+#define CAPTION_ITEMS 4
+static const uint8_t legend_background[3] = {28, 28, 36};
+static const uint8_t legend_text[3] = {235, 235, 235};
+static const uint8_t box_background[3] = {12, 12, 20};
+
+typedef struct legend {
+  int has_scale; /* 0: discs of one colour, no velocities */
+  ck__gas_scale scale;
+  char low[32], high[32]; /* the scale's ends */
+  const char *name;       /* what it measures */
+  char caption[CAPTION_ITEMS][48];
+  unsigned text_scale; /* 2 on pictures 400 pixels wide or more */
+} legend;
+
+/* Lays the caption's items out in rows that fit the width, greedily, from
+ * row y, and draws them when c is not NULL. Returns the rows used. */
+static uint32_t place_caption(const canvas *c, uint32_t width, uint32_t y,
+                              const legend *l) {
+  unsigned s = l->text_scale;
+  uint32_t margin = 4 * s, room = width - 2 * margin, rows = 1, used = 0;
+  for (size_t i = 0; i < CAPTION_ITEMS; ++i) {
+    uint32_t item = text_width(l->caption[i], s), gap = used ? 12 * s : 0;
+    if (used && used + gap + item > room) {
+      ++rows;
+      used = gap = 0;
+    }
+    if (c)
+      draw_text(c, margin + used + gap, y + (rows - 1) * 9 * s, s,
+                l->caption[i], legend_text);
+    used += gap + item;
+  }
+  return rows;
+}
+
+/* The legend's height in pixels: the bar, its labels and the caption. */
+static uint32_t legend_height(uint32_t width, const legend *l) {
+  unsigned s = l->text_scale;
+  return 4 * s + 8 * s + 2 * s + 7 * s + 4 * s +
+         place_caption(NULL, width, 0, l) * 9 * s - 2 * s + 4 * s;
+}
+
+/* Draws the legend from row top: the colour bar across the picture, the
+ * scale's ends below its ends with its name between, then the caption. */
+static void draw_legend(const canvas *c, uint32_t top, const legend *l) {
+  unsigned s = l->text_scale;
+  uint32_t margin = 4 * s, bar_y = top + margin, bar_height = 8 * s;
+  uint32_t bar_width = c->width - 2 * margin;
+  for (uint32_t i = 0; i < bar_width; ++i) {
+    uint8_t rgb[3];
+    double fraction = bar_width > 1 ? (double)i / (bar_width - 1) : 0;
+    ck__gas_png_colour(l->scale, l->has_scale ? fraction : 0.5, rgb);
+    fill_rect(c, margin + i, bar_y, 1, bar_height, rgb);
+  }
+  uint32_t label_y = bar_y + bar_height + 2 * s;
+  uint32_t name_width = text_width(l->name, s);
+  if (l->has_scale) {
+    draw_text(c, margin, label_y, s, l->low, legend_text);
+    uint32_t high = text_width(l->high, s);
+    draw_text(c, c->width - margin - high, label_y, s, l->high, legend_text);
+  }
+  draw_text(c, (c->width - name_width) / 2, label_y, s, l->name, legend_text);
+  place_caption(c, c->width, label_y + 7 * s + 4 * s, l);
+}
+
+/* Particles per bin of the density field: enough that the field shows
+ * the density rather than the particles' counting noise. */
+#define FIELD_BIN_PARTICLES 32.0
+
+/* Where a coordinate (in bins, from the first bin's centre) falls between
+ * two of count bins' centres: the lower one and the weight of the upper;
+ * beyond the outer centres, the outer bin alone. */
+static void between_centres(double at, uint32_t count, uint32_t *lower,
+                            uint32_t *upper, double *weight) {
+  at = fmin(fmax(at, 0), count - 1.0);
+  *lower = (uint32_t)at < count - 1 ? (uint32_t)at : count - 1;
+  *upper = *lower + 1 < count ? *lower + 1 : *lower;
+  *weight = at - *lower;
+}
+
+/*
+ * The box as a field of the number density, particles per unit area:
+ * square-ish bins of about FIELD_BIN_PARTICLES particles tile the box;
+ * each particle is shared between the four bins whose centres surround
+ * it (cloud in cell, which keeps a lattice from beating against the
+ * bins), and each pixel interpolates the four bin densities around it.
+ * Sets *top to the densest bin, the scale's high end.
+ */
+static ck_status draw_field(const canvas *c, uint32_t width, uint32_t height,
+                            size_t particles, double box_x, double box_y,
+                            const double *positions, double *top) {
+  double side = sqrt(FIELD_BIN_PARTICLES * box_x * box_y / (double)particles);
+  uint32_t bins_x = (uint32_t)fmin(fmax(1, round(box_x / side)), width);
+  uint32_t bins_y = (uint32_t)fmin(fmax(1, round(box_y / side)), height);
+  double bin_x = box_x / bins_x, bin_y = box_y / bins_y;
+  double *density = calloc((size_t)bins_x * bins_y, sizeof *density);
+  if (!density)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory for a %" PRIu32 " x %" PRIu32
+                    " density field",
+                    bins_x, bins_y);
+  for (size_t i = 0; i < particles; ++i) {
+    /* Rows run downwards, as the picture's. */
+    double across = wrap(positions[2 * i], box_x) / bin_x - 0.5;
+    double down = (box_y - wrap(positions[2 * i + 1], box_y)) / bin_y - 0.5;
+    uint32_t x0, x1, y0, y1;
+    double tx, ty;
+    between_centres(across, bins_x, &x0, &x1, &tx);
+    between_centres(down, bins_y, &y0, &y1, &ty);
+    density[(size_t)y0 * bins_x + x0] += (1 - tx) * (1 - ty);
+    density[(size_t)y0 * bins_x + x1] += tx * (1 - ty);
+    density[(size_t)y1 * bins_x + x0] += (1 - tx) * ty;
+    density[(size_t)y1 * bins_x + x1] += tx * ty;
+  }
+  *top = 0;
+  for (size_t bin = 0; bin < (size_t)bins_x * bins_y; ++bin) {
+    density[bin] /= bin_x * bin_y;
+    *top = fmax(*top, density[bin]);
+  }
+  for (uint32_t row = 0; row < height; ++row) {
+    uint32_t y0, y1;
+    double ty;
+    between_centres((row + 0.5) / height * bins_y - 0.5, bins_y, &y0, &y1, &ty);
+    const double *upper = density + (size_t)y0 * bins_x,
+                 *lower = density + (size_t)y1 * bins_x;
+    for (uint32_t column = 0; column < width; ++column) {
+      uint32_t x0, x1;
+      double tx;
+      between_centres((column + 0.5) / width * bins_x - 0.5, bins_x, &x0, &x1,
+                      &tx);
+      double value = (1 - ty) * ((1 - tx) * upper[x0] + tx * upper[x1]) +
+                     ty * ((1 - tx) * lower[x0] + tx * lower[x1]);
+      uint8_t rgb[3];
+      ck__gas_png_colour(CK__GAS_SCALE_DENSITY, *top > 0 ? value / *top : 0,
+                         rgb);
+      memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
+    }
+  }
+  free(density);
+  return CK_OK;
 }
 
 ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
                             double box_y, const double *positions,
-                            const double *velocities, unsigned width) {
+                            const double *velocities, unsigned width,
+                            uint64_t step, double temperature) {
   ck_status status = CK_OK;
-  uint8_t *pixels = NULL;
+  ck__c_locale locale = {0};
+  canvas c = {0};
   double *speeds = NULL, *sorted = NULL;
   png_sink sink = {0};
+  legend l = {0};
   if (!path || !*path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck__gas_png_write: no file name given");
@@ -1011,60 +1435,84 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
                     "ck__gas_png_write: width %u is outside 1..%u", width,
                     CK__GAS_PNG_MAX_SIDE);
 
-  /* width pixels along the longer side. */
+  /* width pixels along the box's longer side; the legend below, at least
+   * LEGEND_MIN_WIDTH wide so that its text fits. */
   double longer = fmax(box_x, box_y);
-  uint32_t image_width =
+  uint32_t box_width =
       (uint32_t)fmax(1, lround((double)width * box_x / longer));
-  uint32_t image_height =
+  uint32_t box_height =
       (uint32_t)fmax(1, lround((double)width * box_y / longer));
-  double scale_x = image_width / box_x, scale_y = image_height / box_y;
-  double radius = fmax(1, 0.5 * fmin(scale_x, scale_y));
-  size_t bytes = (size_t)image_width * image_height * 3;
-  pixels = malloc(bytes);
-  if (!pixels)
+  double scale_x = box_width / box_x, scale_y = box_height / box_y;
+  double radius = 0.5 * fmin(scale_x, scale_y);
+  /* Discs under about 2 pixels in radius blur into noise: a field then. */
+  int field = radius < 2;
+  c.width = box_width > LEGEND_MIN_WIDTH ? box_width : LEGEND_MIN_WIDTH;
+  l.text_scale = c.width >= 400 ? 2 : 1;
+  l.has_scale = field || velocities;
+  l.scale = field ? CK__GAS_SCALE_DENSITY : CK__GAS_SCALE_SPEED;
+  l.name = field ? "density" : velocities ? "speed" : "no velocities";
+  CK_TRY(ck__c_locale_enter(&locale, path));
+  snprintf(l.caption[0], sizeof l.caption[0], "N=%zu", particles);
+  snprintf(l.caption[1], sizeof l.caption[1], "step=%" PRIu64, step);
+  snprintf(l.caption[2], sizeof l.caption[2], "T=%.3g", temperature);
+  snprintf(l.caption[3], sizeof l.caption[3], "rho=%.3g",
+           (double)particles / (box_x * box_y));
+  c.height = box_height + legend_height(c.width, &l);
+  size_t bytes = (size_t)c.width * c.height * 3;
+  c.pixels = malloc(bytes);
+  if (!c.pixels)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
             "out of memory writing %s: %zu bytes for a %" PRIu32 " x %" PRIu32
             " picture",
-            path, bytes, image_width, image_height);
-  for (size_t i = 0; i < bytes; i += 3) {
-    pixels[i] = 12;
-    pixels[i + 1] = 12;
-    pixels[i + 2] = 20;
-  }
+            path, bytes, c.width, c.height);
+  fill_rect(&c, 0, 0, c.width, c.height, legend_background);
+  fill_rect(&c, 0, 0, box_width, box_height, box_background);
 
-  /* Speeds scaled by the 99th percentile, so that one fast particle does
-   * not leave all the others blue. */
-  double top_speed = 0;
-  if (velocities) {
-    speeds = malloc(particles * sizeof *speeds);
-    sorted = malloc(particles * sizeof *sorted);
-    if (!speeds || !sorted)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-              "out of memory writing %s: speeds of %zu particles", path,
-              particles);
-    for (size_t i = 0; i < particles; ++i)
-      speeds[i] = sorted[i] = hypot(velocities[2 * i], velocities[2 * i + 1]);
-    qsort(sorted, particles, sizeof *sorted, compare_doubles);
-    top_speed = sorted[(size_t)(0.99 * (double)(particles - 1))];
+  double top = 0;
+  if (field) {
+    status = draw_field(&c, box_width, box_height, particles, box_x, box_y,
+                        positions, &top);
+    if (status != CK_OK)
+      CK_FAIL_PREFIX(status, "writing %s: ", path);
+  } else {
+    /* Speeds scaled by the 99th percentile, so that one fast particle
+     * does not leave all the others blue. */
+    if (velocities) {
+      speeds = malloc(particles * sizeof *speeds);
+      sorted = malloc(particles * sizeof *sorted);
+      if (!speeds || !sorted)
+        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+                "out of memory writing %s: speeds of %zu particles", path,
+                particles);
+      for (size_t i = 0; i < particles; ++i)
+        speeds[i] = sorted[i] = hypot(velocities[2 * i], velocities[2 * i + 1]);
+      qsort(sorted, particles, sizeof *sorted, compare_doubles);
+      top = sorted[(size_t)(0.99 * (double)(particles - 1))];
+    }
+    for (size_t i = 0; i < particles; ++i) {
+      uint8_t rgb[3];
+      double fraction = 0.5;
+      if (velocities)
+        fraction = top > 0 ? speeds[i] / top : 0;
+      ck__gas_png_colour(CK__GAS_SCALE_SPEED, fraction, rgb);
+      double x = wrap(positions[2 * i], box_x) * scale_x;
+      double y = (box_y - wrap(positions[2 * i + 1], box_y)) * scale_y;
+      draw_disc(&c, box_width, box_height, x, y, radius, rgb);
+    }
   }
-  for (size_t i = 0; i < particles; ++i) {
-    uint8_t rgb[3];
-    double fraction = 0.5;
-    if (velocities)
-      fraction = top_speed > 0 ? speeds[i] / top_speed : 0;
-    speed_colour(fraction, rgb);
-    double x = wrap(positions[2 * i], box_x) * scale_x;
-    double y = (box_y - wrap(positions[2 * i + 1], box_y)) * scale_y;
-    draw_disc(pixels, image_width, image_height, x, y, radius, rgb);
-  }
+  snprintf(l.low, sizeof l.low, "0");
+  snprintf(l.high, sizeof l.high, "%.3g", top);
+  ck__c_locale_leave(&locale);
+  draw_legend(&c, box_height, &l);
 
-  if (png_encode(&sink, pixels, image_width, image_height) != 0)
+  if (png_encode(&sink, c.pixels, c.width, c.height) != 0)
     CK_FAIL(sink.out_of_memory ? CK_ERROR_OUT_OF_MEMORY : CK_ERROR_IO,
             "cannot write %s: libpng: %s", path, sink.message);
   CK_TRY(ck__file_write_atomic(path, sink.data, sink.size));
 
 fail:
-  free(pixels);
+  ck__c_locale_leave(&locale);
+  free(c.pixels);
   free(speeds);
   free(sorted);
   free(sink.data);
@@ -1075,7 +1523,10 @@ fail:
 
 ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
                             double box_y, const double *positions,
-                            const double *velocities, unsigned width) {
+                            const double *velocities, unsigned width,
+                            uint64_t step, double temperature) {
+  (void)step;
+  (void)temperature;
   (void)particles;
   (void)box_x;
   (void)box_y;

@@ -1,8 +1,8 @@
 /*
  * gas_workload.c - 2D Lennard-Jones dynamics as a clkit workload: options
  * in; log lines through the run's log callback; run averages with block
- * standard errors in the ck_result; the files --rdf, --traj, --png and
- * --checkpoint, each written atomically.
+ * standard errors in the ck_result; the files --rdf, --traj, --thermo,
+ * --png and --checkpoint, each written atomically.
  */
 #include <limits.h>
 #include <math.h>
@@ -18,8 +18,8 @@
 
 /* The options that name files a run writes: --checkpoint first, which
  * may replace the checkpoint --restart reads, then the others. */
-static const char *const gas_outputs[] = {"checkpoint", "rdf", "traj", "png",
-                                          NULL};
+static const char *const gas_outputs[] = {"checkpoint", "rdf",    "traj",
+                                          "png",        "thermo", NULL};
 
 /* The system's settings come first, up to --steps: a checkpoint carries
  * them, so --restart refuses them (job_parse), --xyz with its own
@@ -72,7 +72,12 @@ static const ck_option gas_options[] = {
     {"rdf-every", "K", "100", "steps between --rdf samples (needs --rdf)"},
     {"traj", "FILE", NULL, "write an extended-XYZ trajectory"},
     {"traj-every", "K", "100", "steps between --traj frames (needs --traj)"},
-    {"png", "FILE", NULL, "draw the final configuration, coloured by speed"},
+    {"thermo", "FILE", NULL,
+     "write the observables of each log step as CSV (step, time, "
+     "temperature, kinetic, potential, total, pressure)"},
+    {"png", "FILE", NULL,
+     "draw the final configuration: discs coloured by speed, or a density "
+     "field where discs would be under 2 pixels in radius"},
     {"png-size", "PX", "800",
      "the picture's longer side in pixels (needs --png)"},
     {"checkpoint", "FILE", NULL,
@@ -89,7 +94,7 @@ typedef struct gas_job {
       checkpoint_every;
   unsigned blocks, rdf_bins, png_size;
   double rdf_range;
-  const char *rdf, *traj, *png, *checkpoint, *restart;
+  const char *rdf, *traj, *png, *checkpoint, *restart, *thermo;
   ck__gas_forms forms;
 } gas_job;
 
@@ -292,6 +297,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   job->rdf = ck__param_find(params, count, "rdf");
   job->traj = ck__param_find(params, count, "traj");
   job->png = ck__param_find(params, count, "png");
+  job->thermo = ck__param_find(params, count, "thermo");
   job->checkpoint = ck__param_find(params, count, "checkpoint");
   job->restart = ck__param_find(params, count, "restart");
   const ck__option_part parts[] = {
@@ -301,6 +307,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
       {"rdf-every", !job->rdf, "--rdf FILE"},
       {"png-size", !job->png, "--png FILE"},
       {"checkpoint-every", !job->checkpoint, "--checkpoint FILE"},
+      /* A row per log step: none without them. */
+      {"thermo", job->log_every == 0, "--log-every above 0"},
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   if (job->restart && config->xyz_path)
@@ -436,8 +444,10 @@ static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
                                                    observables->step,
                                                    observables->time));
   if (png)
-    CK_TRY_OUTPUT("png", ck__gas_png_write(png, n, box_x, box_y, positions,
-                                           velocities, png_size));
+    CK_TRY_OUTPUT("png",
+                  ck__gas_png_write(png, n, box_x, box_y, positions, velocities,
+                                    png_size, observables->step,
+                                    observables->temperature));
 fail:
   free(positions);
   free(velocities);
@@ -451,6 +461,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   gas_job job;
   ck_gas *gas = NULL;
   ck__gas_trajectory *trajectory = NULL;
+  ck__gas_thermo *thermo = NULL;
   ck__history samples = {0};
   uint64_t *rdf = NULL, rdf_samples = 0;
   if ((status = job_parse(params, count, options, &job)))
@@ -482,6 +493,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   if (job.traj)
     CK_TRY_OUTPUT("traj",
                   ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
+  if (job.thermo)
+    CK_TRY_OUTPUT("thermo", ck__gas_thermo_open(job.thermo, &thermo));
   /* The samples grow as the run makes them, up to the history's limit,
    * past which adjacent entries are paired into their means (block_average
    * says why the averages and errors stand). */
@@ -510,6 +523,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
                o.total, o.temperature, o.pressure,
                hypot(o.momentum_x, o.momentum_y));
       log_line(options, line);
+      if (thermo)
+        CK_TRY_OUTPUT("thermo", ck__gas_thermo_row(thermo, &o));
     }
     if (step >= production && (step - production) % job.sample_every == 0 &&
         sampled < most) {
@@ -582,6 +597,11 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
     trajectory = NULL;
     CK_TRY_OUTPUT("traj", ck__gas_trajectory_close(closing, 1));
   }
+  if (thermo) {
+    ck__gas_thermo *closing = thermo;
+    thermo = NULL;
+    CK_TRY_OUTPUT("thermo", ck__gas_thermo_close(closing, 1));
+  }
   if (job.checkpoint)
     CK_TRY_OUTPUT("checkpoint", ck_gas_save(gas, job.checkpoint));
   if (job.png) {
@@ -653,6 +673,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
 fail:
   if (trajectory)
     ck__gas_trajectory_close(trajectory, 0);
+  if (thermo)
+    ck__gas_thermo_close(thermo, 0);
   ck__history_free(&samples);
   free(rdf);
   ck_gas_destroy(gas);
