@@ -918,9 +918,9 @@ static void ring_tests(void) {
     for (ck_i64 start = 0; start < columns * rows; ++start) {
       ck_i64 cx = start % columns, cy = start / columns;
       /* Cells of unit size from the origin: the point's cell is (cx, cy). */
-      ck_grid_walk w = ck_grid_walk_from(columns, rows, 0, 0, 1, 1,
-                                         (ck_tsp_coord)cx + 0.5,
-                                         (ck_tsp_coord)cy + 0.5);
+      ck_grid_walk w =
+          ck_grid_walk_from(columns, rows, 0, 0, 1, 1, (ck_tsp_coord)cx + 0.5,
+                            (ck_tsp_coord)cy + 0.5);
       CHECK(w.cx == cx && w.cy == cy);
       for (ck_i64 r = 0; r <= columns + rows; ++r) {
         memset(seen, 0, sizeof seen);
@@ -2105,6 +2105,14 @@ static void bad_config(const ck_device *ref) {
   }
 }
 
+/* A new temporary directory, its path in directory. */
+static void make_directory(char *directory, size_t size) {
+  const char *base = getenv("TMPDIR");
+  snprintf(directory, size, "%s/clkit-test-aco-XXXXXX",
+           base && *base ? base : "/tmp");
+  CHECK(mkdtemp(directory) != NULL);
+}
+
 /* The workload: bad options are CK_ERROR_INVALID_ARGUMENT naming them; an
  * unreadable file is CK_ERROR_IO naming the file. */
 static void bad_workload(const ck_device *ref) {
@@ -2261,11 +2269,8 @@ static void bad_workload(const ck_device *ref) {
 
   /* A well-formed file of too few cities is a failure of the input, named
    * by its path (it was a usage error naming only the instance's NAME). */
-  const char *base = getenv("TMPDIR");
   char directory[1024], tiny[1100];
-  snprintf(directory, sizeof directory, "%s/clkit-test-aco-XXXXXX",
-           base && *base ? base : "/tmp");
-  CHECK(mkdtemp(directory) != NULL);
+  make_directory(directory, sizeof directory);
   test_write_text(directory, "tiny.tsp",
                   "NAME : x\nTYPE : TSP\nDIMENSION : 3\n"
                   "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
@@ -2394,6 +2399,98 @@ static void progress(const ck_device *ref) {
             (int)status, log.calls, message);
 }
 
+/* The lines a run logs: how many, and all of them, one after another. */
+typedef struct log_lines {
+  int count;
+  char text[4096];
+} log_lines;
+
+static void keep_line(void *user, const char *line) {
+  log_lines *lines = user;
+  size_t used = strlen(lines->text);
+  lines->count += 1;
+  snprintf(lines->text + used, sizeof lines->text - used, "%s\n", line);
+}
+
+/* A new directory (directory) with six cities on a 20 x 10 rectangle,
+ * whose shortest tour is 60, in six.tsp (tsp), under a NAME with .tsp and
+ * XML's special characters. Returns the NAME. */
+static const char *six_cities(char *directory, size_t directory_size, char *tsp,
+                              size_t tsp_size) {
+  make_directory(directory, directory_size);
+  test_write_text(directory, "six.tsp",
+                  "NAME : A&B <\"six\"> 'x'.tsp\nTYPE : TSP\nDIMENSION : 6\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 10 0\n3 20 0\n4 20 10\n5 10 10\n6 0 10\nEOF\n",
+                  tsp, tsp_size);
+  return "A&B <\"six\"> 'x'.tsp";
+}
+
+/* The workload's optima lookup: NAME without .tsp found, a malformed line
+ * of another instance's logged as a warning, an unlisted instance warned
+ * of, or refused with --target-gap, naming the file and the names. */
+static void optima_lookup(const ck_device *ref) {
+  const ck_workload *aco;
+  CHECK_OK(ck_workload_find("aco", &aco));
+  char directory[1024], tsp[1100], optima[1100], other[1100];
+  const char *name = six_cities(directory, sizeof directory, tsp, sizeof tsp);
+  test_write_text(directory, "optima.txt",
+                  "pla : 18660188 (CEIL_2D)\nA&B <\"six\"> 'x' : 50\n", optima,
+                  sizeof optima);
+  test_write_text(directory, "other.txt", "z : 1\n", other, sizeof other);
+  const char *names = "\"A&B <?six?> 'x'.tsp\", \"A&B <?six?> 'x'\" and "
+                      "\"six\"";
+
+  for (int known = 1; known >= 0; --known) {
+    const ck_param params[] = {{"instance", tsp},
+                               {"iters", "2"},
+                               {"candidates", "3"},
+                               {"optima", known ? optima : other}};
+    log_lines lines = {0, ""};
+    ck_run_options options = {.seed = 1, .log = keep_line, .log_user = &lines};
+    ck_result result;
+    ck_status status = ck_workload_run(aco, ref, params, 4, &options, &result);
+    const char *message = "";
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_OK, "optima: status %d, '%s'", (int)status, message);
+    /* One warning: the malformed line, or the names not listed. */
+    char expected[1400];
+    if (known)
+      snprintf(expected, sizeof expected,
+               "warning: %s:1: the optimum of pla, \"18660188 (CEIL_2D)\", is "
+               "not a whole number >= 1; the line is skipped\n",
+               optima);
+    else
+      snprintf(expected, sizeof expected,
+               "warning: %s lists none of %s; no gap is reported\n", other,
+               names);
+    CHECK_MSG(lines.count == 1 && strcmp(lines.text, expected) == 0,
+              "optima: %d lines logged: '%s', expected '%s'", lines.count,
+              lines.text, expected);
+    double optimum = 0;
+    CHECK(ck_result_get_metric(&result, "optimum", &optimum) ==
+          (known ? CK_OK : CK_ERROR_NOT_FOUND));
+    CHECK(optimum == (known ? 50 : 0));
+  }
+
+  const ck_param target[] = {
+      {"instance", tsp}, {"target-gap", "1"}, {"optima", other}};
+  ck_run_options options = {.seed = 1};
+  ck_result result;
+  ck_status status = ck_workload_run(aco, ref, target, 3, &options, &result);
+  const char *message = "";
+  ck_error_get_last(&message);
+  char expected[1400];
+  snprintf(expected, sizeof expected,
+           "option --target-gap: the optimum of %s is unknown: %s lists none "
+           "of %s; give --optimum or an --optima file that lists it",
+           name, other, names);
+  CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                strcmp(message, expected) == 0,
+            "target gap, not listed: status %d, '%s'", (int)status, message);
+  remove_tree(directory);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -2438,6 +2535,7 @@ int main(void) {
   nearest_neighbour_pheromone(ref);
   bad_config(ref);
   bad_workload(ref);
+  optima_lookup(ref);
   progress(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();

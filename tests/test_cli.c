@@ -1132,8 +1132,8 @@ static void check_cache(void) {
   snprintf(file_setting, sizeof file_setting, "CLKIT_CACHE_DIR=%s",
            not_a_directory);
   const char *const as_file[] = {file_setting, NULL};
-  const char *const run[] = {"run", "selfcheck", "--device", "ref", "--quiet",
-                             NULL};
+  const char *const run[] = {"run", "selfcheck", "--device",
+                             "ref", "--quiet",   NULL};
   r = run_clkit_env(as_file, run);
   EXPECT_EXIT(r, 0, run);
   EXPECT_HAS(r.err, "Not a directory; kernels are built without the cache",
@@ -2239,6 +2239,52 @@ static void check_interrupt(void) {
   release(&r);
 }
 
+/* clkit tsp with an optima file: an instance found by its NAME without
+ * .tsp, a malformed line of another instance's warned of, one of its own
+ * refused, an unlisted instance named with the file searched. */
+static void check_tsp_optima(void) {
+  char instance[700], tour[700], optima[700], message[1600];
+  test_write_text(work_dir, "square.tsp",
+                  "NAME : sq.tsp\nTYPE : TSP\nDIMENSION : 4\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 10 0\n3 10 10\n4 0 10\nEOF\n",
+                  instance, sizeof instance);
+  test_write_text(work_dir, "square.tour",
+                  "TYPE : TOUR\nTOUR_SECTION\n1\n2\n3\n4\n-1\nEOF\n", tour,
+                  sizeof tour);
+  const char *const args[] = {"tsp",      "eval", instance, tour,
+                              "--optima", optima, NULL};
+  /* Each case: the optima file, the exit status, stdout, and stderr with
+   * %s for the optima file's path. */
+  static const struct {
+    const char *text;
+    int exit_code;
+    const char *out, *err;
+  } cases[] = {
+      {"pla : 18660188 (CEIL_2D)\nsq : 36\n", 0,
+       "sq.tsp: length 40, optimum 36, gap 11.11%\n",
+       "clkit tsp: warning: %s:1: the optimum of pla, \"18660188 "
+       "(CEIL_2D)\", is not a whole number >= 1; the line is skipped\n"},
+      {"sq : 36 (EUC_2D)\n", 1, "",
+       "clkit: %s:1: the optimum of sq, \"36 (EUC_2D)\", is not a whole "
+       "number >= 1\n"},
+      {"berlin52 : 7542\n", 0, "sq.tsp: length 40\n",
+       "clkit tsp: warning: %s lists none of \"sq.tsp\", \"sq\" and "
+       "\"square\"; no gap is shown\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    test_write_text(work_dir, "optima.txt", cases[i].text, optima,
+                    sizeof optima);
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, cases[i].exit_code, args);
+    snprintf(message, sizeof message, cases[i].err, optima);
+    CHECK_MSG(strcmp(r.out, cases[i].out) == 0 && strcmp(r.err, message) == 0,
+              "optima case %zu: stdout '%s', stderr '%s', expected '%s'", i,
+              r.out, r.err, message);
+    release(&r);
+  }
+}
+
 /* The command's reader of whole numbers (--seed, tsp --optimum), called
  * directly: every form it takes, exactly, and every one it refuses. */
 static void check_whole_number_parser(void) {
@@ -2313,6 +2359,7 @@ int main(int argc, char **argv) {
   check_ref_runs();
   check_pso_files();
   check_tsp();
+  check_tsp_optima();
   check_aco_run();
   check_nn_run();
   check_gas_run();

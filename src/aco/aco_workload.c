@@ -262,19 +262,35 @@ static ck_status job_parse(const ck_param *params, size_t count,
   const char *optima = ck__param_find(params, count, "optima");
   if (optima) {
     int64_t found = 0;
-    status = ck_tsp_optimum_find(optima, job->instance.name, &found);
+    ck_log_fn log = options ? options->log : NULL;
+    void *log_user = options ? options->log_user : NULL;
+    /* random:N is no file whose name the optima could list. */
+    int random = strncmp(path, "random:", 7) == 0;
+    status = ck_tsp_optimum_find(optima, job->instance.name,
+                                 random ? NULL : path, log, log_user, &found);
+    if (status == CK_ERROR_NOT_FOUND && config->has_target) {
+      ck__fail_prefix(CK_ERROR_INVALID_ARGUMENT,
+                      "option --target-gap: the optimum of %s is unknown: ",
+                      job->instance.name);
+      status = ck__fail_append("; give --optimum or an --optima file that "
+                               "lists it");
+      goto fail;
+    }
     if (status == CK_ERROR_NOT_FOUND) {
-      status = CK_OK; /* unknown optimum: no gap reported */
+      /* Unknown optimum: the run goes on without a gap, and says why. */
+      const char *message = "";
+      ck_error_get_last(&message);
+      if (log) {
+        char line[CK__ERROR_MESSAGE_BYTES + 64];
+        snprintf(line, sizeof line, "warning: %s; no gap is reported", message);
+        log(log_user, line);
+      }
+      status = CK_OK;
       ck_error_clear();
     }
     CK_TRY(status);
     config->optimum = found;
   }
-  if (config->has_target && !config->optimum)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --target-gap: the optimum of %s is unknown; give "
-            "--optimum or --optima",
-            job->instance.name);
   return CK_OK;
 fail:
   ck_tsp_free(&job->instance);
@@ -401,8 +417,9 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   int64_t length;
   CK_TRY(ck_aco_get_best(aco, &length, tour));
   if (job.tour_out)
-    CK_TRY_OUTPUT("tour-out", ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
-                            job.instance.cities, length));
+    CK_TRY_OUTPUT("tour-out",
+                  ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
+                                   job.instance.cities, length));
   if (job.trace)
     CK_TRY_OUTPUT("trace", write_trace(job.trace, aco));
   if (job.svg)
