@@ -2412,6 +2412,37 @@ static void keep_line(void *user, const char *line) {
   snprintf(lines->text + used, sizeof lines->text - used, "%s\n", line);
 }
 
+/* The contents of an SVG's <text> elements, entities decoded, one after
+ * another in out (count entries of 256 bytes at most); returns how many. */
+static int svg_texts(const char *svg, char out[][256], int count) {
+  static const struct {
+    const char *entity;
+    char c;
+  } entities[] = {{"&lt;", '<'},
+                  {"&gt;", '>'},
+                  {"&amp;", '&'},
+                  {"&quot;", '"'},
+                  {"&apos;", '\''}};
+  int found = 0;
+  for (const char *at = svg; found < count && (at = strstr(at, "<text"));) {
+    const char *open = strchr(at, '>'), *close = strstr(at, "</text>");
+    if (!open || !close || close < open)
+      break;
+    size_t used = 0;
+    for (const char *c = open + 1; c < close && used + 1 < 256;) {
+      size_t e = 0;
+      while (e < 5 &&
+             strncmp(c, entities[e].entity, strlen(entities[e].entity)) != 0)
+        ++e;
+      out[found][used++] = e < 5 ? entities[e].c : *c;
+      c += e < 5 ? strlen(entities[e].entity) : 1;
+    }
+    out[found++][used] = '\0';
+    at = close;
+  }
+  return found;
+}
+
 /* A new directory (directory) with six cities on a 20 x 10 rectangle,
  * whose shortest tour is 60, in six.tsp (tsp), under a NAME with .tsp and
  * XML's special characters. Returns the NAME. */
@@ -2491,6 +2522,47 @@ static void optima_lookup(const ck_device *ref) {
   remove_tree(directory);
 }
 
+/* The SVG's text: the name (escaped for XML), the length and, when the
+ * optimum is known, the gap. */
+static void svg_text(const ck_device *ref) {
+  const ck_workload *aco;
+  CHECK_OK(ck_workload_find("aco", &aco));
+  char directory[1024], tsp[1100], svg[1100];
+  const char *name = six_cities(directory, sizeof directory, tsp, sizeof tsp);
+  snprintf(svg, sizeof svg, "%s/tour.svg", directory);
+  for (int known = 1; known >= 0; --known) {
+    const ck_param params[] = {{"instance", tsp},
+                               {"iters", "2"},
+                               {"candidates", "3"},
+                               {"svg", svg},
+                               {"optimum", "50"}};
+    ck_run_options options = {.seed = 1};
+    ck_result result;
+    ck_status status =
+        ck_workload_run(aco, ref, params, 4 + known, &options, &result);
+    CHECK_OK(status);
+    double gap = 0;
+    if (known)
+      CHECK_OK(ck_result_get_metric(&result, "gap_percent", &gap));
+    char *text = test_read_file(svg, NULL);
+    char texts[4][256];
+    int count = text ? svg_texts(text, texts, 4) : 0;
+    char length[64], gap_text[64];
+    snprintf(length, sizeof length, "length %.0f", result.best);
+    snprintf(gap_text, sizeof gap_text, "gap %.2f%% (optimum 50)", gap);
+    CHECK_MSG(
+        status == CK_OK && result.best >= 60 && count == 2 + known &&
+            strcmp(texts[0], name) == 0 && strcmp(texts[1], length) == 0 &&
+            (!known || strcmp(texts[2], gap_text) == 0),
+        "svg: %d texts: '%s', '%s', '%s'", count, count > 0 ? texts[0] : "",
+        count > 1 ? texts[1] : "", count > 2 ? texts[2] : "");
+    /* The name is escaped where it is markup: no raw '<' of it. */
+    CHECK(text && !strstr(text, "<\"six"));
+    free(text);
+  }
+  remove_tree(directory);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -2536,6 +2608,7 @@ int main(void) {
   bad_config(ref);
   bad_workload(ref);
   optima_lookup(ref);
+  svg_text(ref);
   progress(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();
