@@ -70,6 +70,8 @@ static int interrupt_signal;
 /* When set, the next runs may write files of at most this many bytes
  * (ulimit -f). */
 static rlim_t file_size_limit;
+/* When set, the next runs may map at most this many bytes (ulimit -v). */
+static rlim_t address_space_limit;
 /* When set and this test is the super-user, the next runs drop to
  * UNPRIVILEGED_ID (nobody, nogroup) before exec: root passes every
  * permission check, so a refusal that rests on one is only met so. The
@@ -163,6 +165,11 @@ static run_output run_clkit_env(const char *const *environment,
     if (file_size_limit) {
       struct rlimit limit = {file_size_limit, file_size_limit};
       if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+        _exit(126);
+    }
+    if (address_space_limit) {
+      struct rlimit limit = {address_space_limit, address_space_limit};
+      if (setrlimit(RLIMIT_AS, &limit) != 0)
         _exit(126);
     }
     if (unprivileged_in && geteuid() == 0)
@@ -2239,6 +2246,16 @@ static void check_interrupt(void) {
   release(&r);
 }
 
+/* AddressSanitizer reserves terabytes of address space at start, so an
+ * address-space limit says nothing of the program under it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ADDRESS_SANITIZER 1
+#endif
+#endif
+
 /* clkit tsp with an optima file: an instance found by its NAME without
  * .tsp, a malformed line of another instance's warned of, one of its own
  * refused, an unlisted instance named with the file searched. */
@@ -2283,6 +2300,30 @@ static void check_tsp_optima(void) {
               r.out, r.err, message);
     release(&r);
   }
+}
+
+/* The memory of tsp info grows with the instance, not with the libraries
+ * linked: a few MB for 4 cities, within 64 MB of address space (NVRTC and
+ * cuBLAS, when linked, took about 900 MB of it). */
+static void check_tsp_memory(void) {
+#ifdef ADDRESS_SANITIZER
+  printf("AddressSanitizer: tsp info under an address-space limit not "
+         "tested\n");
+#else
+  char instance[700];
+  test_write_text(work_dir, "small.tsp",
+                  "NAME : small\nTYPE : TSP\nDIMENSION : 4\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 10 0\n3 10 10\n4 0 10\nEOF\n",
+                  instance, sizeof instance);
+  const char *const args[] = {"tsp", "info", instance, NULL};
+  address_space_limit = (rlim_t)64 << 20;
+  run_output r = run_clkit(args);
+  address_space_limit = 0;
+  EXPECT_EXIT(r, 0, args);
+  EXPECT_HAS(r.out, "name      small\ncities    4\n", args);
+  release(&r);
+#endif
 }
 
 /* The command's reader of whole numbers (--seed, tsp --optimum), called
@@ -2360,6 +2401,7 @@ int main(int argc, char **argv) {
   check_pso_files();
   check_tsp();
   check_tsp_optima();
+  check_tsp_memory();
   check_aco_run();
   check_nn_run();
   check_gas_run();
