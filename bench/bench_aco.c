@@ -45,6 +45,12 @@ static void print_time(double seconds) {
     printf(" %8.2f", seconds);
 }
 
+/* The optima file's warnings (a malformed line skipped), on stderr. */
+static void bench_warn(void *user, const char *line) {
+  (void)user;
+  fprintf(stderr, "bench_aco: %s\n", line);
+}
+
 int main(int argc, char **argv) {
   const char *selector = "all", *data = NULL, *only = NULL;
   double seconds = 10;
@@ -212,7 +218,8 @@ int main(int argc, char **argv) {
       config.seed = seed;
       config.local_search = (ck_aco_local_search)local_search;
       int64_t optimum = 0;
-      if (ck_tsp_optimum_find(optima, instance.name, &optimum))
+      if (ck_tsp_optimum_find(optima, instance.name, path, bench_warn, NULL,
+                              &optimum))
         optimum = 0;
       config.optimum = optimum;
       if (ck_aco_create(device, &instance, &config, &aco) ||

@@ -2105,6 +2105,14 @@ static void bad_config(const ck_device *ref) {
   }
 }
 
+/* A new temporary directory, its path in directory. */
+static void make_directory(char *directory, size_t size) {
+  const char *base = getenv("TMPDIR");
+  snprintf(directory, size, "%s/clkit-test-aco-XXXXXX",
+           base && *base ? base : "/tmp");
+  CHECK(mkdtemp(directory) != NULL);
+}
+
 /* The workload: bad options are CK_ERROR_INVALID_ARGUMENT naming them; an
  * unreadable file is CK_ERROR_IO naming the file. */
 static void bad_workload(const ck_device *ref) {
@@ -2261,11 +2269,8 @@ static void bad_workload(const ck_device *ref) {
 
   /* A well-formed file of too few cities is a failure of the input, named
    * by its path (it was a usage error naming only the instance's NAME). */
-  const char *base = getenv("TMPDIR");
   char directory[1024], tiny[1100];
-  snprintf(directory, sizeof directory, "%s/clkit-test-aco-XXXXXX",
-           base && *base ? base : "/tmp");
-  CHECK(mkdtemp(directory) != NULL);
+  make_directory(directory, sizeof directory);
   test_write_text(directory, "tiny.tsp",
                   "NAME : x\nTYPE : TSP\nDIMENSION : 3\n"
                   "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
@@ -2397,6 +2402,170 @@ static void progress(const ck_device *ref) {
   ck_result_release(&result);
 }
 
+/* The lines a run logs: how many, and all of them, one after another. */
+typedef struct log_lines {
+  int count;
+  char text[4096];
+} log_lines;
+
+static void keep_line(void *user, const char *line) {
+  log_lines *lines = user;
+  size_t used = strlen(lines->text);
+  lines->count += 1;
+  snprintf(lines->text + used, sizeof lines->text - used, "%s\n", line);
+}
+
+/* The contents of an SVG's <text> elements, entities decoded, one after
+ * another in out (count entries of 256 bytes at most); returns how many. */
+static int svg_texts(const char *svg, char out[][256], int count) {
+  static const struct {
+    const char *entity;
+    char c;
+  } entities[] = {{"&lt;", '<'},
+                  {"&gt;", '>'},
+                  {"&amp;", '&'},
+                  {"&quot;", '"'},
+                  {"&apos;", '\''}};
+  int found = 0;
+  for (const char *at = svg; found < count && (at = strstr(at, "<text"));) {
+    const char *open = strchr(at, '>'), *close = strstr(at, "</text>");
+    if (!open || !close || close < open)
+      break;
+    size_t used = 0;
+    for (const char *c = open + 1; c < close && used + 1 < 256;) {
+      size_t e = 0;
+      while (e < 5 &&
+             strncmp(c, entities[e].entity, strlen(entities[e].entity)) != 0)
+        ++e;
+      out[found][used++] = e < 5 ? entities[e].c : *c;
+      c += e < 5 ? strlen(entities[e].entity) : 1;
+    }
+    out[found++][used] = '\0';
+    at = close;
+  }
+  return found;
+}
+
+/* A new directory (directory) with six cities on a 20 x 10 rectangle,
+ * whose shortest tour is 60, in six.tsp (tsp), under a NAME with .tsp and
+ * XML's special characters. Returns the NAME. */
+static const char *six_cities(char *directory, size_t directory_size, char *tsp,
+                              size_t tsp_size) {
+  make_directory(directory, directory_size);
+  test_write_text(directory, "six.tsp",
+                  "NAME : A&B <\"six\"> 'x'.tsp\nTYPE : TSP\nDIMENSION : 6\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 10 0\n3 20 0\n4 20 10\n5 10 10\n6 0 10\nEOF\n",
+                  tsp, tsp_size);
+  return "A&B <\"six\"> 'x'.tsp";
+}
+
+/* The workload's optima lookup: NAME without .tsp found, a malformed line
+ * of another instance's logged as a warning, an unlisted instance warned
+ * of, or refused with --target-gap, naming the file and the names. */
+static void optima_lookup(const ck_device *ref) {
+  const ck_workload *aco;
+  CHECK_OK(ck_workload_find("aco", &aco));
+  char directory[1024], tsp[1100], optima[1100], other[1100];
+  const char *name = six_cities(directory, sizeof directory, tsp, sizeof tsp);
+  test_write_text(directory, "optima.txt",
+                  "pla : 18660188 (CEIL_2D)\nA&B <\"six\"> 'x' : 50\n", optima,
+                  sizeof optima);
+  test_write_text(directory, "other.txt", "z : 1\n", other, sizeof other);
+  const char *names = "\"A&B <?six?> 'x'.tsp\", \"A&B <?six?> 'x'\" and "
+                      "\"six\"";
+
+  for (int known = 1; known >= 0; --known) {
+    const ck_param params[] = {{"instance", tsp},
+                               {"iters", "2"},
+                               {"candidates", "3"},
+                               {"optima", known ? optima : other}};
+    log_lines lines = {0, ""};
+    ck_run_options options = {.seed = 1, .log = keep_line, .log_user = &lines};
+    ck_result result;
+    ck_status status = ck_workload_run(aco, ref, params, 4, &options, &result);
+    const char *message = "";
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_OK, "optima: status %d, '%s'", (int)status, message);
+    /* One warning: the malformed line, or the names not listed. */
+    char expected[1400];
+    if (known)
+      snprintf(expected, sizeof expected,
+               "warning: %s:1: the optimum of pla, \"18660188 (CEIL_2D)\", is "
+               "not a whole number >= 1; the line is skipped\n",
+               optima);
+    else
+      snprintf(expected, sizeof expected,
+               "warning: %s lists none of %s; no gap is reported\n", other,
+               names);
+    CHECK_MSG(lines.count == 1 && strcmp(lines.text, expected) == 0,
+              "optima: %d lines logged: '%s', expected '%s'", lines.count,
+              lines.text, expected);
+    double optimum = 0;
+    CHECK(ck_result_get_metric(&result, "optimum", &optimum) ==
+          (known ? CK_OK : CK_ERROR_NOT_FOUND));
+    CHECK(optimum == (known ? 50 : 0));
+  }
+
+  const ck_param target[] = {
+      {"instance", tsp}, {"target-gap", "1"}, {"optima", other}};
+  ck_run_options options = {.seed = 1};
+  ck_result result;
+  ck_status status = ck_workload_run(aco, ref, target, 3, &options, &result);
+  const char *message = "";
+  ck_error_get_last(&message);
+  char expected[1400];
+  snprintf(expected, sizeof expected,
+           "option --target-gap: the optimum of %s is unknown: %s lists none "
+           "of %s; give --optimum or an --optima file that lists it",
+           name, other, names);
+  CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
+                strcmp(message, expected) == 0,
+            "target gap, not listed: status %d, '%s'", (int)status, message);
+  remove_tree(directory);
+}
+
+/* The SVG's text: the name (escaped for XML), the length and, when the
+ * optimum is known, the gap. */
+static void svg_text(const ck_device *ref) {
+  const ck_workload *aco;
+  CHECK_OK(ck_workload_find("aco", &aco));
+  char directory[1024], tsp[1100], svg[1100];
+  const char *name = six_cities(directory, sizeof directory, tsp, sizeof tsp);
+  snprintf(svg, sizeof svg, "%s/tour.svg", directory);
+  for (int known = 1; known >= 0; --known) {
+    const ck_param params[] = {{"instance", tsp},
+                               {"iters", "2"},
+                               {"candidates", "3"},
+                               {"svg", svg},
+                               {"optimum", "50"}};
+    ck_run_options options = {.seed = 1};
+    ck_result result;
+    ck_status status =
+        ck_workload_run(aco, ref, params, 4 + known, &options, &result);
+    CHECK_OK(status);
+    double gap = 0;
+    if (known)
+      CHECK_OK(ck_result_get_metric(&result, "gap_percent", &gap));
+    char *text = test_read_file(svg, NULL);
+    char texts[4][256];
+    int count = text ? svg_texts(text, texts, 4) : 0;
+    char length[64], gap_text[64];
+    snprintf(length, sizeof length, "length %.0f", result.best);
+    snprintf(gap_text, sizeof gap_text, "gap %.2f%% (optimum 50)", gap);
+    CHECK_MSG(
+        status == CK_OK && result.best >= 60 && count == 2 + known &&
+            strcmp(texts[0], name) == 0 && strcmp(texts[1], length) == 0 &&
+            (!known || strcmp(texts[2], gap_text) == 0),
+        "svg: %d texts: '%s', '%s', '%s'", count, count > 0 ? texts[0] : "",
+        count > 1 ? texts[1] : "", count > 2 ? texts[2] : "");
+    /* The name is escaped where it is markup: no raw '<' of it. */
+    CHECK(text && !strstr(text, "<\"six"));
+    free(text);
+  }
+  remove_tree(directory);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -2441,6 +2610,8 @@ int main(void) {
   nearest_neighbour_pheromone(ref);
   bad_config(ref);
   bad_workload(ref);
+  optima_lookup(ref);
+  svg_text(ref);
   progress(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();

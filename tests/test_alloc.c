@@ -250,7 +250,8 @@ static ck_status load_tsp(const void *arg, double *value) {
   snprintf(optima, sizeof optima, "%s/tsplib/optima.txt",
            getenv("CLKIT_TEST_DATA"));
   if (status == CK_OK)
-    status = ck_tsp_optimum_find(optima, instance.name, &optimum);
+    status =
+        ck_tsp_optimum_find(optima, instance.name, arg, NULL, NULL, &optimum);
   /* A matrix with coordinates to draw it by. */
   static const char display[] =
       "NAME : shown\nTYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : EXPLICIT\n"

@@ -73,6 +73,8 @@ static int interrupt_signal;
 /* When set, the next runs may write files of at most this many bytes
  * (ulimit -f). */
 static rlim_t file_size_limit;
+/* When set, the next runs may map at most this many bytes (ulimit -v). */
+static rlim_t address_space_limit;
 /* When set and this test is the super-user, the next runs drop to
  * UNPRIVILEGED_ID (nobody, nogroup) before exec: root passes every
  * permission check, so a refusal that rests on one is only met so. The
@@ -212,6 +214,11 @@ static run_output run_clkit_env(const char *const *environment,
     if (file_size_limit) {
       struct rlimit limit = {file_size_limit, file_size_limit};
       if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+        _exit(126);
+    }
+    if (address_space_limit) {
+      struct rlimit limit = {address_space_limit, address_space_limit};
+      if (setrlimit(RLIMIT_AS, &limit) != 0)
         _exit(126);
     }
     if (unprivileged_in && geteuid() == 0)
@@ -2469,6 +2476,86 @@ static void check_builds_shown(void) {
   release(&r);
 }
 
+/* AddressSanitizer reserves terabytes of address space at start, so an
+ * address-space limit says nothing of the program under it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ADDRESS_SANITIZER 1
+#endif
+#endif
+
+/* clkit tsp with an optima file: an instance found by its NAME without
+ * .tsp, a malformed line of another instance's warned of, one of its own
+ * refused, an unlisted instance named with the file searched. */
+static void check_tsp_optima(void) {
+  char instance[700], tour[700], optima[700], message[1600];
+  test_write_text(work_dir, "square.tsp",
+                  "NAME : sq.tsp\nTYPE : TSP\nDIMENSION : 4\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 10 0\n3 10 10\n4 0 10\nEOF\n",
+                  instance, sizeof instance);
+  test_write_text(work_dir, "square.tour",
+                  "TYPE : TOUR\nTOUR_SECTION\n1\n2\n3\n4\n-1\nEOF\n", tour,
+                  sizeof tour);
+  const char *const args[] = {"tsp",      "eval", instance, tour,
+                              "--optima", optima, NULL};
+  /* Each case: the optima file, the exit status, stdout, and stderr with
+   * %s for the optima file's path. */
+  static const struct {
+    const char *text;
+    int exit_code;
+    const char *out, *err;
+  } cases[] = {
+      {"pla : 18660188 (CEIL_2D)\nsq : 36\n", 0,
+       "sq.tsp: length 40, optimum 36, gap 11.11%\n",
+       "clkit tsp: warning: %s:1: the optimum of pla, \"18660188 "
+       "(CEIL_2D)\", is not a whole number >= 1; the line is skipped\n"},
+      {"sq : 36 (EUC_2D)\n", 1, "",
+       "clkit: %s:1: the optimum of sq, \"36 (EUC_2D)\", is not a whole "
+       "number >= 1\n"},
+      {"berlin52 : 7542\n", 0, "sq.tsp: length 40\n",
+       "clkit tsp: warning: %s lists none of \"sq.tsp\", \"sq\" and "
+       "\"square\"; no gap is shown\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    test_write_text(work_dir, "optima.txt", cases[i].text, optima,
+                    sizeof optima);
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, cases[i].exit_code, args);
+    snprintf(message, sizeof message, cases[i].err, optima);
+    CHECK_MSG(strcmp(r.out, cases[i].out) == 0 && strcmp(r.err, message) == 0,
+              "optima case %zu: stdout '%s', stderr '%s', expected '%s'", i,
+              r.out, r.err, message);
+    release(&r);
+  }
+}
+
+/* The memory of tsp info grows with the instance, not with the libraries
+ * linked: a few MB for 4 cities, within 64 MB of address space (NVRTC and
+ * cuBLAS, when linked, took about 900 MB of it). */
+static void check_tsp_memory(void) {
+#ifdef ADDRESS_SANITIZER
+  printf("AddressSanitizer: tsp info under an address-space limit not "
+         "tested\n");
+#else
+  char instance[700];
+  test_write_text(work_dir, "small.tsp",
+                  "NAME : small\nTYPE : TSP\nDIMENSION : 4\n"
+                  "EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                  "1 0 0\n2 10 0\n3 10 10\n4 0 10\nEOF\n",
+                  instance, sizeof instance);
+  const char *const args[] = {"tsp", "info", instance, NULL};
+  address_space_limit = (rlim_t)64 << 20;
+  run_output r = run_clkit(args);
+  address_space_limit = 0;
+  EXPECT_EXIT(r, 0, args);
+  EXPECT_HAS(r.out, "name      small\ncities    4\n", args);
+  release(&r);
+#endif
+}
+
 /* The command's reader of whole numbers (--seed, tsp --optimum), called
  * directly: every form it takes, exactly, and every one it refuses. */
 static void check_whole_number_parser(void) {
@@ -2897,6 +2984,8 @@ int main(int argc, char **argv) {
   check_terminal_progress();
   check_pso_files();
   check_tsp();
+  check_tsp_optima();
+  check_tsp_memory();
   check_aco_run();
   check_nn_run();
   check_gas_run();

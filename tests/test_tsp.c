@@ -432,7 +432,8 @@ static void test_optimal_tours(void) {
     CHECK_MSG(strcmp(instance.name, names[i]) == 0, "name %s", instance.name);
     CHECK(instance.metric == CK_TSP_EUC_2D);
     CHECK_OK(ck_tsp_tour_load(tour_path, instance.cities, &tour));
-    CHECK_OK(ck_tsp_optimum_find(optima, instance.name, &optimum));
+    CHECK_OK(
+        ck_tsp_optimum_find(optima, instance.name, path, NULL, NULL, &optimum));
     if (tour) {
       CHECK_OK(ck_tsp_tour_measure(&instance, tour, &length));
       CHECK_MSG(length == optimum,
@@ -1332,58 +1333,169 @@ static void test_tour_length(void) {
 /* ---- (g) the optima list -------------------------------------------------
  */
 
+/* The warnings of an optima lookup: how many, and the last. */
+typedef struct warnings {
+  int count;
+  char last[2048];
+} warnings;
+
+static void note_warning(void *user, const char *line) {
+  warnings *seen = user;
+  seen->count += 1;
+  snprintf(seen->last, sizeof seen->last, "%s", line);
+}
+
 static void test_optima(void) {
   char path[1024];
   int64_t optimum = -1;
   const char *message = "";
   data_path("optima.txt", path, sizeof path);
-  CHECK_OK(ck_tsp_optimum_find(path, "berlin52", &optimum));
+  CHECK_OK(ck_tsp_optimum_find(path, "berlin52", NULL, NULL, NULL, &optimum));
   CHECK(optimum == 7542);
-  CHECK_OK(ck_tsp_optimum_find(path, "pla33810", &optimum));
+  CHECK_OK(ck_tsp_optimum_find(path, "pla33810", NULL, NULL, NULL, &optimum));
   CHECK(optimum == 66048945);
   optimum = -1;
-  CHECK(ck_tsp_optimum_find(path, "berlin5", &optimum) == CK_ERROR_NOT_FOUND);
-  CHECK(ck_tsp_optimum_find(path, "nosuch", &optimum) == CK_ERROR_NOT_FOUND);
+  CHECK(ck_tsp_optimum_find(path, "berlin5", NULL, NULL, NULL, &optimum) ==
+        CK_ERROR_NOT_FOUND);
   CHECK(optimum == -1);
 
-  test_path_in(work_dir, "optima.txt", path, sizeof path);
-  CHECK(write_text(path, "# known optima\n\n  # indented comment\r\n"
-                         "a280 : 2579\r\nmy inst:12\n") == 0);
-  CHECK_OK(ck_tsp_optimum_find(path, "my inst", &optimum));
-  CHECK(optimum == 12);
-  CHECK_OK(ck_tsp_optimum_find(path, "a280", &optimum));
-  CHECK(optimum == 2579);
-
+  /* Each case: the file, the instance's NAME and file, and what the
+   * lookup gives: the optimum, or the error's text after the optima
+   * file's path; and the warning's text after its path, if any. */
   static const struct {
-    const char *text, *needle;
-  } bad[] = {
-      {"a280 : 2579\nberlin52 7542\n", ":2: expected \"name : optimum\""},
-      {"a280 : 2579\n\nx : 12.5\n", ":3: the optimum of x, \"12.5\""},
-      {"a280 : \n", ":1: the optimum of a280"},
-      {" : 5\n", ":1: expected \"name : optimum\""},
-      {"a280 : -3\n", ":1: the optimum of a280, \"-3\""},
-      {"a280 : 0\n",
-       ":1: the optimum of a280, \"0\", is not a whole number >= 1"},
-      {"a280 : 2579\na280 : 2580\n", ":2: a280 is listed again"},
+    const char *text, *name, *file;
+    ck_status status;
+    int64_t optimum;
+    const char *message, *warning;
+  } cases[] = {
+      /* Good files. */
+      {"a280 : 2579\n", "a280", NULL, CK_OK, 2579, NULL, NULL},
+      {"# known optima\n\n  # indented comment\r\na280 : 2579\r\nmy inst:12\n",
+       "my inst", NULL, CK_OK, 12, NULL, NULL},
+      {"a280 : 2579\na280 : +2579\n", "a280", NULL, CK_OK, 2579, NULL, NULL},
+      {"", "a280", NULL, CK_ERROR_NOT_FOUND, 0, " does not list \"a280\"",
+       NULL},
+      {"# none\n", "a280", "d/a280.tsp", CK_ERROR_NOT_FOUND, 0,
+       " does not list \"a280\"", NULL},
+      /* The names an instance goes by: NAME, NAME without .tsp, the
+       * file's base name without .tsp; the first listed wins. */
+      {"x : 10\n", "x.tsp", NULL, CK_OK, 10, NULL, NULL},
+      {"x : 10\n", "x.TSP", NULL, CK_OK, 10, NULL, NULL},
+      {"x : 10\nx.tsp : 11\n", "x.tsp", NULL, CK_OK, 11, NULL, NULL},
+      {"bar : 7\n", "foo", "dir/bar.tsp", CK_OK, 7, NULL, NULL},
+      {"bar : 7\n", "foo", "bar", CK_OK, 7, NULL, NULL},
+      {"bar : 7\nfoo : 8\n", "foo", "dir/bar.tsp", CK_OK, 8, NULL, NULL},
+      {"x.tsp : 9\n", "x", "x.tsp", CK_ERROR_NOT_FOUND, 0,
+       " does not list \"x\"", NULL},
+      {"z : 1\n", "x.tsp", "d/y.tsp", CK_ERROR_NOT_FOUND, 0,
+       " lists none of \"x.tsp\", \"x\" and \"y\"", NULL},
+      {"berlin5 : 3\nberlin52x : 4\n", "berlin52", NULL, CK_ERROR_NOT_FOUND, 0,
+       " does not list \"berlin52\"", NULL},
+      /* A malformed line that names another instance: skipped, with one
+       * warning naming it. */
+      {"pla : 18660188 (CEIL_2D)\na280 : 2579\n", "a280", NULL, CK_OK, 2579,
+       NULL,
+       ":1: the optimum of pla, \"18660188 (CEIL_2D)\", is not a whole number "
+       ">= 1; the line is skipped"},
+      {"a280 : 2579\nberlin52 7542\n", "a280", NULL, CK_OK, 2579, NULL,
+       ":2: expected \"name : optimum\", found \"berlin52 7542\"; the line "
+       "is skipped"},
+      {"a280 : 2579\n\nx : 12.5\n", "a280", NULL, CK_OK, 2579, NULL,
+       ":3: the optimum of x, \"12.5\""},
+      {" : 5\na280 : 1\n", "a280", NULL, CK_OK, 1, NULL,
+       ":1: expected \"name : optimum\""},
+      {"berlin5 7542\nberlin52x 7\na280 : 1\n", "berlin52", NULL,
+       CK_ERROR_NOT_FOUND, 0, " does not list \"berlin52\"",
+       ":1: expected \"name : optimum\", found \"berlin5 7542\"; the line is "
+       "skipped, and 1 other malformed line too"},
+      {"p : 1 (x)\nq 2\na280 : 5\nr : \n", "a280", NULL, CK_OK, 5, NULL,
+       ":1: the optimum of p, \"1 (x)\", is not a whole number >= 1; the "
+       "line is skipped, and 2 other malformed lines too"},
+      {"p : 1 (x)\n", "a280", "a280.tsp", CK_ERROR_NOT_FOUND, 0,
+       " does not list \"a280\"", ":1: the optimum of p"},
+      /* Another name listed twice with two optima is not checked. */
+      {"b : 1\nb : 2\na280 : 5\n", "a280", NULL, CK_OK, 5, NULL, NULL},
+      /* A malformed line that names the instance, by any of its names. */
+      {"pla : 18660188 (CEIL_2D)\na280 : 2579\n", "pla", NULL, CK_ERROR_PARSE,
+       0,
+       ":1: the optimum of pla, \"18660188 (CEIL_2D)\", is not a whole "
+       "number >= 1",
+       NULL},
+      {"a280 : 2579\nberlin52 7542\n", "berlin52", NULL, CK_ERROR_PARSE, 0,
+       ":2: expected \"name : optimum\", found \"berlin52 7542\"", NULL},
+      {"a280 : 2579\nberlin52\n", "berlin52", NULL, CK_ERROR_PARSE, 0,
+       ":2: expected \"name : optimum\", found \"berlin52\"", NULL},
+      {"a280 : 2579\n\nx : 12.5\n", "x", NULL, CK_ERROR_PARSE, 0,
+       ":3: the optimum of x, \"12.5\"", NULL},
+      {"a280 : \n", "a280", NULL, CK_ERROR_PARSE, 0, ":1: the optimum of a280",
+       NULL},
+      {"a280 : -3\n", "a280", NULL, CK_ERROR_PARSE, 0,
+       ":1: the optimum of a280, \"-3\"", NULL},
+      {"a280 : 0\n", "a280", NULL, CK_ERROR_PARSE, 0,
+       ":1: the optimum of a280, \"0\", is not a whole number >= 1", NULL},
+      {"a280 : 99999999999999999999\n", "a280", NULL, CK_ERROR_PARSE, 0,
+       ":1: the optimum of a280, \"99999999999999999999\"", NULL},
+      {"a280 : 2579\na280 : 2579 (EUC_2D)\n", "a280", NULL, CK_ERROR_PARSE, 0,
+       ":2: the optimum of a280, \"2579 (EUC_2D)\"", NULL},
+      {"x : 5 (note)\nx.tsp : 5\n", "x.tsp", NULL, CK_ERROR_PARSE, 0,
+       ":1: the optimum of x, \"5 (note)\"", NULL},
+      {"bar 7\nfoo : 8\n", "foo", "d/bar.tsp", CK_ERROR_PARSE, 0,
+       ":1: expected \"name : optimum\", found \"bar 7\"", NULL},
+      {"a280 : 2579\na280 : 2580\n", "a280", NULL, CK_ERROR_PARSE, 0,
+       ":2: a280 is listed again with another optimum (2579 on line 1, 2580 "
+       "here)",
+       NULL},
+      {"x : 1\nx.tsp : 2\nx : 3\n", "x.tsp", NULL, CK_ERROR_PARSE, 0,
+       ":3: x is listed again", NULL},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-    CHECK(write_text(path, bad[i].text) == 0);
-    ck_status status = ck_tsp_optimum_find(path, "a280", &optimum);
+  test_path_in(work_dir, "optima.txt", path, sizeof path);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    warnings seen = {0, ""};
+    optimum = -1;
+    CHECK(write_text(path, cases[i].text) == 0);
+    ck_status status = ck_tsp_optimum_find(path, cases[i].name, cases[i].file,
+                                           note_warning, &seen, &optimum);
+    message = "";
     ck_error_get_last(&message);
-    CHECK_MSG(status == CK_ERROR_PARSE, "optima case %zu: status %d", i,
-              (int)status);
-    char needle[1200];
-    snprintf(needle, sizeof needle, "%s%s", path, bad[i].needle);
-    CHECK_MSG(strstr(message, needle) != NULL, "\"%s\" lacks \"%s\"", message,
-              needle);
+    CHECK_MSG(status == cases[i].status, "optima case %zu: status %d (%s)", i,
+              (int)status, message);
+    if (cases[i].status == CK_OK) {
+      CHECK_MSG(optimum == cases[i].optimum,
+                "optima case %zu: optimum %" PRId64, i, optimum);
+    } else {
+      char needle[1200];
+      snprintf(needle, sizeof needle, "%s%s", path, cases[i].message);
+      CHECK_MSG(optimum == -1 && strncmp(message, needle, strlen(needle)) == 0,
+                "optima case %zu: \"%s\" does not begin \"%s\"", i, message,
+                needle);
+    }
+    /* Warned once for the file or not at all; a refusal comes unwarned. */
+    if (cases[i].warning) {
+      char needle[1200];
+      snprintf(needle, sizeof needle, "warning: %s%s", path, cases[i].warning);
+      CHECK_MSG(seen.count == 1 &&
+                    strncmp(seen.last, needle, strlen(needle)) == 0,
+                "optima case %zu: %d warnings, the last \"%s\", expected "
+                "\"%s\"",
+                i, seen.count, seen.last, needle);
+    } else {
+      CHECK_MSG(seen.count == 0, "optima case %zu: warned \"%s\"", i,
+                seen.last);
+    }
   }
+  /* Without a callback the warning goes nowhere and the lookup stands. */
+  CHECK(write_text(path, "p : 1 (x)\na280 : 5\n") == 0);
+  CHECK_OK(ck_tsp_optimum_find(path, "a280", NULL, NULL, NULL, &optimum));
+  CHECK(optimum == 5);
+
   test_path_in(work_dir, "no-optima.txt", path, sizeof path);
-  CHECK(ck_tsp_optimum_find(path, "a280", &optimum) == CK_ERROR_IO);
-  CHECK_INVALID(ck_tsp_optimum_find(NULL, "a280", &optimum),
+  CHECK(ck_tsp_optimum_find(path, "a280", NULL, NULL, NULL, &optimum) ==
+        CK_ERROR_IO);
+  CHECK_INVALID(ck_tsp_optimum_find(NULL, "a280", NULL, NULL, NULL, &optimum),
                 "ck_tsp_optimum_find: path is NULL");
-  CHECK_INVALID(ck_tsp_optimum_find(path, NULL, &optimum),
+  CHECK_INVALID(ck_tsp_optimum_find(path, NULL, NULL, NULL, NULL, &optimum),
                 "ck_tsp_optimum_find: name is NULL");
-  CHECK_INVALID(ck_tsp_optimum_find(path, "a280", NULL),
+  CHECK_INVALID(ck_tsp_optimum_find(path, "a280", NULL, NULL, NULL, NULL),
                 "ck_tsp_optimum_find: optimum is NULL");
 }
 

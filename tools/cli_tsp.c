@@ -64,6 +64,12 @@ static int tsp_report(void) {
   return EXIT_FAILURE_RUN;
 }
 
+/* A warning of the library's ("warning: ..."), on stderr. */
+static void tsp_warn(void *user, const char *line) {
+  (void)user;
+  fprintf(stderr, "clkit tsp: %s\n", line);
+}
+
 /* Text from a file, with its control characters (an escape sequence
  * that would drive the terminal, say) shown as \xHH instead. */
 static void print_visible(const char *text) {
@@ -104,9 +110,14 @@ static int tsp_eval(const char *path, const char *tour_path, const char *optima,
     goto done;
   }
   if (optima) {
-    ck_status found = ck_tsp_optimum_find(optima, instance.name, &optimum);
+    ck_status found = ck_tsp_optimum_find(optima, instance.name, path, tsp_warn,
+                                          NULL, &optimum);
     if (found == CK_ERROR_NOT_FOUND) {
-      optimum = -1; /* not listed: the length alone */
+      /* Not listed: the length alone, and why. */
+      const char *message = "";
+      ck_error_get_last(&message);
+      fprintf(stderr, "clkit tsp: warning: %s; no gap is shown\n", message);
+      optimum = -1;
     } else if (found != CK_OK) {
       code = tsp_report();
       goto done;

@@ -157,17 +157,32 @@ ck_status ck_tsp_tour_save(const char *path, const char *name,
                            int64_t length);
 
 /*
- * ck_tsp_optimum_find - look an instance up in a file of "name : value"
- * lines (blank lines and lines starting with '#' ignored); an optimum is
- * a whole number >= 1.
- * Takes: path; name; optimum, set when found.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument;
- * CK_ERROR_NOT_FOUND if the name is not listed; CK_ERROR_IO;
- * CK_ERROR_PARSE naming the file and line of a malformed line (or a name
- * listed twice with different optima); CK_ERROR_OUT_OF_MEMORY.
+ * ck_tsp_optimum_find - look an instance up in a file of known optima,
+ * lines "name : optimum" (blank lines and lines starting with '#' ignored).
+ * The instance goes by up to three names, tried in this order: name;
+ * name without a final ".tsp" (in any case); the base name of
+ * instance_path, without its directories and ".tsp". The first of them
+ * that the file lists gives the optimum.
+ * A malformed line is one without ':', with nothing before its ':', or
+ * whose value is not a whole number >= 1 alone (a note after the number
+ * too). One that names the instance is an error: its text before ':', or
+ * for a line without ':' its first words, is one of the names. Other
+ * malformed lines are skipped with one warning for the file.
+ * Takes: path; name (the instance's NAME, as ck_tsp_instance.name);
+ * instance_path, the instance's file, or NULL; warn, called at most once,
+ * before the return, with a line beginning "warning: " that names the
+ * file and line of the first malformed line skipped and counts the others
+ * (NULL: not told); warn_user, passed to warn; optimum, set when found.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL path, name or
+ * optimum; CK_ERROR_NOT_FOUND naming the file and the names looked for;
+ * CK_ERROR_IO; CK_ERROR_PARSE naming the file and line of a malformed line
+ * that names the instance, or of one of its names listed again with
+ * another optimum; CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_tsp_optimum_find(const char *path, const char *name,
-                              int64_t *optimum);
+                              const char *instance_path,
+                              void (*warn)(void *user, const char *line),
+                              void *warn_user, int64_t *optimum);
 
 /*
  * ck_tsp_find_candidates - the k nearest neighbours of every city, nearest

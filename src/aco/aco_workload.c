@@ -262,19 +262,35 @@ static ck_status job_parse(const ck_param *params, size_t count,
   const char *optima = ck__param_find(params, count, "optima");
   if (optima) {
     int64_t found = 0;
-    status = ck_tsp_optimum_find(optima, job->instance.name, &found);
+    ck_log_fn log = options ? options->log : NULL;
+    void *log_user = options ? options->log_user : NULL;
+    /* random:N is no file whose name the optima could list. */
+    int random = strncmp(path, "random:", 7) == 0;
+    status = ck_tsp_optimum_find(optima, job->instance.name,
+                                 random ? NULL : path, log, log_user, &found);
+    if (status == CK_ERROR_NOT_FOUND && config->has_target) {
+      ck__fail_prefix(CK_ERROR_INVALID_ARGUMENT,
+                      "option --target-gap: the optimum of %s is unknown: ",
+                      job->instance.name);
+      status = ck__fail_append("; give --optimum or an --optima file that "
+                               "lists it");
+      goto fail;
+    }
     if (status == CK_ERROR_NOT_FOUND) {
-      status = CK_OK; /* unknown optimum: no gap reported */
+      /* Unknown optimum: the run goes on without a gap, and says why. */
+      const char *message = "";
+      ck_error_get_last(&message);
+      if (log) {
+        char line[CK__ERROR_MESSAGE_BYTES + 64];
+        snprintf(line, sizeof line, "warning: %s; no gap is reported", message);
+        log(log_user, line);
+      }
+      status = CK_OK;
       ck_error_clear();
     }
     CK_TRY(status);
     config->optimum = found;
   }
-  if (config->has_target && !config->optimum)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --target-gap: the optimum of %s is unknown; give "
-            "--optimum or --optima",
-            job->instance.name);
   return CK_OK;
 fail:
   ck_tsp_free(&job->instance);
@@ -326,9 +342,11 @@ static void xml_escape(char *out, size_t capacity, const char *text) {
 }
 
 /* An SVG of the tour over the cities, 800 pixels on the longer side (y
- * upwards, as in the coordinates). */
+ * upwards, as in the coordinates), under lines of text: the instance's
+ * name, the length and, with an optimum (> 0), the gap to it in percent. */
 static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
-                           const uint32_t *tour, int64_t length) {
+                           const uint32_t *tour, int64_t length,
+                           int64_t optimum, double gap) {
   if (!instance->x)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "option --svg: instance %s has no coordinates to draw",
@@ -342,11 +360,17 @@ static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
     y1 = fmax(y1, instance->y[i]);
   }
   double span = fmax(fmax(x1 - x0, y1 - y0), 1e-9), scale = 780.0 / span;
-  double width = (x1 - x0) * scale + 20, height = (y1 - y0) * scale + 20;
+  /* The text's band above the drawing, a line every `pitch` pixels, and a
+   * width that holds a line of about 36 characters. */
+  const double pitch = 20;
+  int text_lines = optimum > 0 ? 3 : 2;
+  double band = pitch * text_lines + 8;
+  double width = fmax((x1 - x0) * scale + 20, 300);
+  double height = (y1 - y0) * scale + 20 + band;
   double dot = n > 5000 ? 0.6 : n > 500 ? 1.2 : 2.5;
   char title[6 * sizeof instance->name];
   xml_escape(title, sizeof title, instance->name);
-  size_t capacity = (size_t)n * 110 + sizeof title + 1024, used = 0;
+  size_t capacity = (size_t)n * 110 + 2 * sizeof title + 1024, used = 0;
   char *text = malloc(capacity);
   if (!text)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -356,14 +380,25 @@ static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
       "<title>%s: %u cities, tour length %lld</title>\n"
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<polygon fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"%.2f\" "
-      "points=\"",
-      width, height, width, height, title, n, (long long)length, dot * 0.6);
+      "<g font-family=\"sans-serif\" font-size=\"15\" fill=\"#222\">\n"
+      "<text x=\"10\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n"
+      "<text x=\"10\" y=\"%.0f\">length %lld</text>\n",
+      width, height, width, height, title, n, (long long)length, pitch, title,
+      2 * pitch, (long long)length);
+  if (optimum > 0)
+    used += (size_t)snprintf(text + used, capacity - used,
+                             "<text x=\"10\" y=\"%.0f\">gap %.2f%% (optimum "
+                             "%lld)</text>\n",
+                             3 * pitch, gap, (long long)optimum);
+  used += (size_t)snprintf(text + used, capacity - used,
+                           "</g>\n<polygon fill=\"none\" stroke=\"#1f5fbf\" "
+                           "stroke-width=\"%.2f\" points=\"",
+                           dot * 0.6);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t c = tour[i];
     used += (size_t)snprintf(text + used, capacity - used, "%.1f,%.1f ",
                              (instance->x[c] - x0) * scale + 10,
-                             (y1 - instance->y[c]) * scale + 10);
+                             (y1 - instance->y[c]) * scale + 10 + band);
   }
   used += (size_t)snprintf(text + used, capacity - used,
                            "\"/>\n<g fill=\"#c0392b\">\n");
@@ -371,7 +406,7 @@ static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
     used += (size_t)snprintf(text + used, capacity - used,
                              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n",
                              (instance->x[c] - x0) * scale + 10,
-                             (y1 - instance->y[c]) * scale + 10, dot);
+                             (y1 - instance->y[c]) * scale + 10 + band, dot);
   used += (size_t)snprintf(text + used, capacity - used, "</g>\n</svg>\n");
   ck_status status = ck__file_write_atomic(path, text, used);
   free(text);
@@ -407,7 +442,8 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   if (job.trace)
     CK_TRY_OUTPUT("trace", write_trace(job.trace, aco));
   if (job.svg)
-    CK_TRY_OUTPUT("svg", write_svg(job.svg, &job.instance, tour, length));
+    CK_TRY_OUTPUT("svg", write_svg(job.svg, &job.instance, tour, length,
+                                   job.config.optimum, report.gap));
   result->best = (double)length;
   snprintf(result->best_name, sizeof result->best_name, "tour_length");
   result->wall_s = report.wall_s;
