@@ -619,10 +619,35 @@ static void warn_if_cache_unusable(void) {
           status == CK_ERROR_IO ? "; kernels are built without the cache" : "");
 }
 
+/* Where a run prints its own text (results, report lines): stdout,
+ * unless an output of the run goes there ("--tour-out -"): then stderr,
+ * so that a pipe's reader gets the output alone. --json asks for stdout
+ * too, which is refused. Returns -1 to go on, else an exit code. */
+static int choose_text_stream(const run_config *config, FILE **text) {
+  const char *option = NULL;
+  ck_status status = ck_workload_find_stdout(config->workload, config->params,
+                                             config->param_count, &option);
+  if (status != CK_OK)
+    return cli_report(status);
+  *text = option ? stderr : stdout;
+  if (option && config->json) {
+    char message[160];
+    snprintf(message, sizeof message,
+             "--json and --%s both write to standard output; give --%s "
+             "a file",
+             option, option);
+    return usage_error("run", message);
+  }
+  return -1;
+}
+
 static int command_run(int argc, char **argv) {
   run_config config;
+  FILE *text = stdout;
   catch_interruptions();
   int exit_code = parse_run_options("run", argc, argv, &config);
+  if (exit_code < 0)
+    exit_code = choose_text_stream(&config, &text);
   if (exit_code >= 0)
     return exit_code;
   ck_device_set set;
@@ -641,7 +666,7 @@ static int command_run(int argc, char **argv) {
     progress_bar bar = {wall_now(), 0,
                         !config.json && !config.quiet &&
                             isatty(STDERR_FILENO)};
-    line_sink sink = {&bar, config.json ? stderr : stdout, config.quiet};
+    line_sink sink = {&bar, config.json ? stderr : text, config.quiet};
     ck_run_options options = {.seed = config.seed,
                               .seed_given = config.seed_given,
                               .progress = draw_progress,
@@ -670,7 +695,7 @@ static int command_run(int argc, char **argv) {
       printf("%s\n", json);
       ck_memory_free(json);
     } else {
-      cli_print_result(stdout, &result);
+      cli_print_result(text, &result);
     }
   }
   ck_device_set_free(&set);
