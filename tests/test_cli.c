@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -62,6 +63,10 @@ static void apply_environment(const char *const *changes) {
 /* Where the next runs' stdout goes instead of a file read back (NULL:
  * that file). */
 static const char *stdout_target;
+/* The file the next runs read as stdin (NULL: /dev/null), and the
+ * directory they run in (NULL: this test's). */
+static const char *stdin_source;
+static const char *run_directory;
 /* When set, the next runs get SIGINT once a file whose name begins so
  * appears in the work directory (a run's temporary output: by then it is
  * running). */
@@ -195,7 +200,7 @@ static run_output run_clkit_env(const char *const *environment,
     return result;
   }
   if (child == 0) {
-    int in = open("/dev/null", O_RDONLY);
+    int in = open(stdin_source ? stdin_source : "/dev/null", O_RDONLY);
     int out = open(stdout_target ? stdout_target : out_path,
                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = primary >= 0 ? open(terminal, O_RDWR | O_NOCTTY)
@@ -210,6 +215,8 @@ static run_output run_clkit_env(const char *const *environment,
     close(in);
     close(out);
     close(err);
+    if (run_directory && chdir(run_directory) != 0)
+      _exit(126);
     apply_environment(environment);
     if (file_size_limit) {
       struct rlimit limit = {file_size_limit, file_size_limit};
@@ -905,16 +912,16 @@ static void check_pso_files(void) {
   char *relinked = test_read_file(trace, NULL);
   CHECK(relinked && count_lines(relinked) == 6);
   free(relinked);
-  /* Both outputs may go there, as to a pipe. */
+  /* An output may go there, as to a pipe; the run's own text then goes
+   * to stderr. */
   const char *const to_stdout[] = {
-      "run",     "pso",         "--device", "ref",       "--dim",
-      "2",       "--particles", "8",        "--iters",   "4",
-      "--trace", "/dev/fd/1",   "--out",    "/dev/fd/1", NULL};
+      "run", "pso",     "--device", "ref",     "--dim",     "2", "--particles",
+      "8",   "--iters", "4",        "--trace", "/dev/fd/1", NULL};
   r = run_clkit(to_stdout);
   EXPECT_EXIT(r, 0, to_stdout);
   EXPECT_HAS(r.out, "iteration,best\n0,", to_stdout);
   EXPECT_HAS(r.out, "4,", to_stdout);
-  EXPECT_HAS(r.out, "stopped_by         iterations", to_stdout);
+  EXPECT_HAS(r.err, "stopped_by         iterations", to_stdout);
   release(&r);
   /* A descriptor that is not open fails before the run; it is never
    * replaced by a file. */
@@ -2956,6 +2963,171 @@ static void check_gas_thermo_and_momenta(void) {
   }
 }
 
+/* "-" as a file name: standard output for an output, standard input for
+ * an input, as for Unix tools. The run's own text leaves stdout to the
+ * output; no file named "-" is made. */
+static void check_standard_streams(void) {
+  char clkit[4096], tiny[700], lsq[700], nn[700], idx[700];
+  /* The runs go in the work directory, where clkit must still be found. */
+  if (!realpath(clkit_path, clkit)) {
+    CHECK_MSG(0, "realpath %s: %s", clkit_path, strerror(errno));
+    return;
+  }
+  const char *given_path = clkit_path;
+  clkit_path = clkit;
+  run_directory = work_dir;
+  test_write_text(work_dir, "stream.tsp",
+                  "NAME : stream\nDIMENSION : 5\nEDGE_WEIGHT_TYPE : EUC_2D\n"
+                  "NODE_COORD_SECTION\n1 0 0\n2 10 0\n3 10 10\n4 0 10\n"
+                  "5 5 5\nEOF\n",
+                  tiny, sizeof tiny);
+  test_write_text(work_dir, "stream-lsq.csv",
+                  "a1,a2,b\n1,0,1\n0,1,2\n1,1,3\n2,1,4\n", lsq, sizeof lsq);
+  test_write_text(work_dir, "stream-nn.csv",
+                  "x,y,class\n-1,-1,A\n1,1,B\n-2,-1,A\n2,1,B\n-1,-2,A\n"
+                  "1,2,B\n",
+                  nn, sizeof nn);
+  /* 2 images of 2 x 2 bytes. */
+  static const unsigned char images[] = {0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2,
+                                         0, 0, 0, 2, 1, 2, 3, 4, 5, 6, 7, 8};
+  test_path_in(work_dir, "stream-images", idx, sizeof idx);
+  CHECK(test_write_bytes(idx, images, sizeof images) == 0);
+  {
+    /* The best position, one value a line, is all that stdout gets. */
+    const char *const args[] = {
+        "run", "pso",         "--device", "ref",   "--dim", "2", "--iters",
+        "3",   "--particles", "8",        "--out", "-",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(count_lines(r.out) == 2 && !has(r.out, "objective"),
+              "stdout of --out -: %s", r.out);
+    EXPECT_HAS(r.err, "stopped_by         iterations", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run", "aco",     tiny, "--device",
+                                "ref", "--iters", "2",  "--tour-out",
+                                "-",   NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    size_t size = strlen(r.out);
+    CHECK_MSG(strncmp(r.out, "NAME", 4) == 0 && has(r.out, "TOUR_SECTION") &&
+                  size > 4 && strcmp(r.out + size - 4, "EOF\n") == 0 &&
+                  !has(r.out, "tour_length"),
+              "stdout of --tour-out -: %s", r.out);
+    EXPECT_HAS(r.err, "tour_length", args);
+    release(&r);
+  }
+  CHECK_MSG(!work_dir_has("-"), "a file named '-' in %s", work_dir);
+  {
+    /* An instance, a CSV of nn and one of lsq read from stdin. */
+    const char *const aco[] = {"run", "aco",     "-", "--device",
+                               "ref", "--iters", "2", NULL};
+    const char *const train[] = {"run",         "nn",   "--train",  "-",
+                                 "--label-col", "last", "--layers", "2,4,2",
+                                 "--epochs",    "1",    "--device", "ref",
+                                 NULL};
+    const char *const data[] = {
+        "run", "pso",     "--fn", "lsq",         "--data", "-", "--device",
+        "ref", "--iters", "3",    "--particles", "8",      NULL};
+    const struct {
+      const char *const *args;
+      const char *file, *text;
+    } cases[] = {{aco, tiny, "cities             5"},
+                 {train, nn, "train_rows         6"},
+                 {data, lsq, "objective"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+      stdin_source = cases[c].file;
+      run_output r = run_clkit(cases[c].args);
+      stdin_source = NULL;
+      EXPECT_EXIT(r, 0, cases[c].args);
+      EXPECT_HAS(r.out, cases[c].text, cases[c].args);
+      release(&r);
+    }
+  }
+  {
+    /* An IDX features file on stdin has no name to find its labels by. */
+    const char *const args[] = {"run",      "nn",  "--train",  "-",
+                                "--layers", "4,2", "--epochs", "1",
+                                "--device", "ref", NULL};
+    stdin_source = idx;
+    expect_refusal(args, 2, "give the labels file's path with --train-labels");
+    stdin_source = NULL;
+  }
+  const struct {
+    const char *args[16];
+    const char *names;
+  } refused[] = {
+      {{"run", "pso", "--device", "ref", "--out", "-", "--trace", "-", NULL},
+       "--out and --trace both write to standard output"},
+      {{"run", "pso", "--device", "ref", "--out", "-", "--trace", "/dev/stdout",
+        NULL},
+       "--out and --trace both write to standard output"},
+      {{"run", "aco", tiny, "--device", "ref", "--tour-out", "-", "--json",
+        NULL},
+       "--json and --tour-out both write to standard output"},
+      {{"run", "aco", "-", "--optima", "-", "--device", "ref", NULL},
+       "--instance and --optima both read standard input"},
+      {{"gen", "lsq", "--rows", "3", "--dim", "2", "--out", "-", "--coef", "-",
+        NULL},
+       "--coef and --out both write to standard output"},
+      {{"tsp", "eval", "-", "-", NULL}, "more than one file is \"-\""},
+  };
+  for (size_t c = 0; c < sizeof refused / sizeof refused[0]; ++c)
+    expect_refusal(refused[c].args, 2, refused[c].names);
+  {
+    /* gen's data on stdout, x* beside it on stderr. */
+    const char *const args[] = {"gen", "lsq",   "--rows", "3", "--dim",
+                                "2",   "--out", "-",      NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(strncmp(r.out, "a1,a2,b\n", 8) == 0 && count_lines(r.out) == 4,
+              "stdout of gen --out -: %s", r.out);
+    CHECK_MSG(count_lines(r.err) == 2, "x* on stderr: %s", r.err);
+    release(&r);
+  }
+  CHECK_MSG(!work_dir_has("-"), "a file named '-' in %s", work_dir);
+  {
+    /* Runs on several devices would each read standard input: the first
+     * would take it all. The output on stdout is found by any name. */
+    const ck_workload *aco = NULL;
+    const ck_param piped[] = {{"instance", "-"}, {"trace", "/dev/fd/1"}};
+    const char *option = NULL, *message = "";
+    CHECK_OK(ck_workload_find("aco", &aco));
+    CHECK(ck_workload_check_devices(aco, piped, 2, 2) ==
+          CK_ERROR_INVALID_ARGUMENT);
+    ck_error_get_last(&message);
+    CHECK_MSG(has(message, "option --instance: 2 devices would each read "
+                           "standard input"),
+              "%s", message);
+    CHECK_OK(ck_workload_check_devices(aco, piped, 1, 1));
+    CHECK_OK(ck_workload_find_stdout(aco, piped, 2, &option));
+    CHECK_MSG(option && strcmp(option, "trace") == 0, "%s",
+              option ? option : "(none)");
+    CHECK_OK(ck_workload_find_stdout(aco, piped, 1, &option));
+    CHECK(option == NULL);
+  }
+  int master = -1;
+  char terminal[64];
+  if (open_terminal(&master, terminal, sizeof terminal) == 0) {
+    /* A binary output is not sprayed over a terminal. */
+    const char *const args[] = {"run",      "nn",  "--train", "spirals:30",
+                                "--epochs", "1",   "--save",  "-",
+                                "--device", "ref", NULL};
+    stdout_target = terminal;
+    run_output r = run_clkit(args);
+    stdout_target = NULL;
+    EXPECT_EXIT(r, 2, args);
+    EXPECT_HAS(r.err, "option --save: - (standard output) is a terminal", args);
+    release(&r);
+    close(master);
+  } else {
+    printf("no terminal to be had: binary outputs on one not tested\n");
+  }
+  run_directory = NULL;
+  clkit_path = given_path;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2990,6 +3162,7 @@ int main(int argc, char **argv) {
   check_nn_run();
   check_gas_run();
   check_gas_thermo_and_momenta();
+  check_standard_streams();
   check_interrupt();
   check_kernels();
   check_cache();

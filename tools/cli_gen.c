@@ -36,8 +36,8 @@ static const char gen_help[] =
     "Writes a synthetic least-squares data set: P rows a_j with entries\n"
     "uniform in [-1, 1) and b_j = a_j . x* + SIGMA * N(0,1), where the true\n"
     "coefficients x* are uniform in [-2, 2). x* is printed to stdout, one\n"
-    "value a line, or written to the --coef file instead. Files are\n"
-    "replaced atomically.\n"
+    "value a line (to stderr when --out is -, standard output), or\n"
+    "written to the --coef file instead. Files are replaced atomically.\n"
     "\n"
     "  --rows P          number of rows, at least 1\n"
     "  --dim D           coefficients per row, 1..64\n"
@@ -172,7 +172,15 @@ int cli_gen(int argc, char **argv) {
     return gen_usage("--out FILE is required");
   if (coef && !*coef)
     return gen_usage("--coef: an empty file name");
-  int same = 0;
+  /* An output on stdout ("-") has it to itself: x* is printed to stderr. */
+  int out_on_stdout = 0, coef_on_stdout = 0, same = 0;
+  ck_file_check_stdout(out, &out_on_stdout);
+  if (coef)
+    ck_file_check_stdout(coef, &coef_on_stdout);
+  if (out_on_stdout && coef_on_stdout)
+    return gen_usage("--coef and --out both write to standard output; give "
+                     "one of them a file");
+  FILE *printed = out_on_stdout || coef_on_stdout ? stderr : stdout;
   ck_status status = coef ? ck_file_check_same(coef, out, &same) : CK_OK;
   if (status != CK_OK)
     return gen_report(status);
@@ -196,12 +204,12 @@ int cli_gen(int argc, char **argv) {
                            &data, x);
   if (status != CK_OK)
     return gen_report(status);
-  /* Without --coef the coefficients reach stdout before any file is
-   * replaced: a stdout that cannot take them (a full disk) must not leave
-   * the data replaced and what made it lost. */
+  /* Without --coef the coefficients reach stdout (stderr beside --out -)
+   * before any file is replaced: a stream that cannot take them (a full
+   * disk) must not leave the data replaced and what made it lost. */
   for (size_t d = 0; !coef && d < (size_t)dim; ++d)
-    printf("%.17g\n", x[d]);
-  if (!coef && (fflush(stdout) != 0 || ferror(stdout))) {
+    fprintf(printed, "%.17g\n", x[d]);
+  if (!coef && (fflush(printed) != 0 || ferror(printed))) {
     ck_lsq_free(&data);
     return EXIT_FAILURE_RUN; /* main says why */
   }

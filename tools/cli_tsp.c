@@ -5,7 +5,8 @@
  *   clkit tsp info FILE.tsp
  *
  * eval checks that the tour visits every city once and prints its exact
- * length, with the gap to the optimum when one is known.
+ * length, with the gap to the optimum when one is known. A FILE of "-"
+ * is standard input.
  * Exit status: 0 success, 1 failure (unreadable or malformed file), 2
  * usage error.
  */
@@ -198,6 +199,12 @@ int cli_tsp(int argc, char **argv) {
       return tsp_usage("eval needs FILE.tsp and TOUR.tour");
     if (operands > 2)
       return tsp_usage("unexpected argument '%s'", operand[2]);
+    /* "-" is standard input, which holds one file. */
+    if ((strcmp(operand[0], "-") == 0) + (strcmp(operand[1], "-") == 0) +
+            (optima && strcmp(optima, "-") == 0) >
+        1)
+      return tsp_usage("more than one file is \"-\", standard input, "
+                       "which holds one file; name the others");
     return tsp_eval(operand[0], operand[1], optima, optimum);
   }
   return tsp_usage("unknown action '%s' (expected eval or info)", action);

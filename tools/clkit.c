@@ -171,7 +171,7 @@ static const struct {
       "clkit run ga --fn sphere --target 1e-8 --trace ga.csv --trace-islands",
       "clkit compare ga --fn ackley --dim 20 --devices all"}},
     {"aco",
-     {"clkit run aco pr1002.tsp --time 10 --optima optima.txt --tour-out "
+     {"clkit run aco examples/data/pr1002.tsp --time 10 --tour-out "
       "best.tour",
       "clkit run aco eil51.tsp --optima optima.txt --target-gap 0",
       "clkit run aco random:1000 --iters 100"}},
@@ -687,10 +687,35 @@ static ck_run_options run_options(const run_config *config, line_sink *sink) {
   return options;
 }
 
+/* Where a run prints its own text (results, report lines): stdout,
+ * unless an output of the run goes there ("--tour-out -"): then stderr,
+ * so that a pipe's reader gets the output alone. --json asks for stdout
+ * too, which is refused. Returns -1 to go on, else an exit code. */
+static int choose_text_stream(const run_config *config, FILE **text) {
+  const char *option = NULL;
+  ck_status status = ck_workload_find_stdout(config->workload, config->params,
+                                             config->param_count, &option);
+  if (status != CK_OK)
+    return cli_report(status);
+  *text = option ? stderr : stdout;
+  if (option && config->json) {
+    char message[160];
+    snprintf(message, sizeof message,
+             "--json and --%s both write to standard output; give --%s "
+             "a file",
+             option, option);
+    return usage_error("run", message);
+  }
+  return -1;
+}
+
 static int command_run(int argc, char **argv) {
   run_config config;
+  FILE *text = stdout;
   catch_interruptions();
   int exit_code = parse_run_options("run", argc, argv, &config);
+  if (exit_code < 0)
+    exit_code = choose_text_stream(&config, &text);
   if (exit_code >= 0)
     return exit_code;
   ck_device_set set;
@@ -708,7 +733,7 @@ static int command_run(int argc, char **argv) {
   if (exit_code == EXIT_OK)
     cli_status_begin(status_drawn(&config), count > 1 ? count : 0);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
-    line_sink sink = {config.json ? stderr : stdout, config.quiet};
+    line_sink sink = {config.json ? stderr : text, config.quiet};
     ck_run_options options = run_options(&config, &sink);
     ck_result result;
     status =
@@ -731,7 +756,7 @@ static int command_run(int argc, char **argv) {
         printf("%s\n", json);
       ck_memory_free(json);
     } else {
-      cli_print_result(stdout, &result);
+      cli_print_result(text, &result);
     }
     ck_result_release(&result);
   }

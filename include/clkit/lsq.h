@@ -73,8 +73,8 @@ typedef enum ck_lsq_format {
 
 /*
  * ck_lsq_load - read a data set from a file in either format.
- * Takes: path; data, filled in (release it with ck_lsq_free()). On failure
- * *data is left zeroed.
+ * Takes: path ("-": standard input); data, filled in (release it with
+ * ck_lsq_free()). On failure *data is left zeroed.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if path or data is NULL;
  * CK_ERROR_IO if the file cannot be opened or read; CK_ERROR_PARSE if its
  * content is malformed (empty, no data rows, ragged rows, non-numeric or
@@ -91,7 +91,8 @@ ck_status ck_lsq_load(const char *path, ck_lsq_data *data);
  * Takes: path; data (not modified); format, CK_LSQ_CSV or CK_LSQ_BINARY.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if an argument is NULL, the
  * format is unknown, rows is 0, dim is out of range or a value is not
- * finite, or path names a directory by its spelling ("x/", "."); CK_ERROR_IO if
+ * finite, or path names a directory by its spelling ("x/", "."), or the
+ * binary format goes to a terminal ("-" is standard output); CK_ERROR_IO if
  * the file cannot be written (no temporary file is left behind);
  * CK_ERROR_OUT_OF_MEMORY.
  */

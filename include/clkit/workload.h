@@ -205,6 +205,11 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
 /*
  * ck_workload_check - validate parameters without running (input files
  * are not read; outputs are tried as ck_file_check_writable() does).
+ * A file option's "-" is standard input for an input and standard output
+ * for an output, as for Unix tools. Refused, naming the options: two
+ * inputs on "-" (standard input holds one file), two outputs on one
+ * descriptor (their bytes would run together), and a binary output (a
+ * model, a checkpoint, a PNG) on a terminal.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
  * NULL workload or params with a count; CK_ERROR_IO naming the option of
  * an output that cannot be written; CK_ERROR_OUT_OF_MEMORY.
@@ -219,7 +224,7 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
  * writes (an output, a model, a checkpoint) is refused: each run would
  * write it again, and one that a later run reads back (a model or
  * checkpoint replaced in place) would start the next device from another
- * state.
+ * state. So is an input on "-": standard input is read once.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
  * NULL workload or params with a count.
  */
@@ -228,9 +233,33 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
                                     size_t devices);
 
 /*
+ * ck_workload_find_stdout - the output option of params that writes to
+ * standard output ("-", /dev/stdout, /dev/fd/1), for a caller that must
+ * then print its own text elsewhere, so that a pipe's reader gets the
+ * output alone.
+ * Takes: option, set to that option's name (a string of the workload's)
+ * or NULL when no output goes there.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL workload or
+ * option, or params NULL with a count.
+ */
+ck_status ck_workload_find_stdout(const ck_workload *workload,
+                                  const ck_param *params, size_t count,
+                                  const char **option);
+
+/*
+ * ck_file_check_stdout - whether an output written to path goes to
+ * standard output: "-", /dev/stdout, /dev/fd/1 or /proc/self/fd/1.
+ * Takes: is_stdout, set to 1 or 0.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
+ */
+ck_status ck_file_check_stdout(const char *path, int *is_stdout);
+
+/*
  * ck_file_check_same - whether two paths name one file, which may not exist yet
  * (then their directories are compared, with links resolved). A path that
  * cannot be resolved is taken as different from every other spelling.
+ * "-" (standard input or output) is the same only as "-"; a file of that
+ * name is spelled "./-".
  * Takes: same, set to 1 or 0. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
  * for a NULL argument; CK_ERROR_OUT_OF_MEMORY (same is then 0, which
  * does not say the paths differ).
@@ -243,8 +272,9 @@ ck_status ck_file_check_same(const char *first, const char *second, int *same);
  * checking every output of a run before the run, so that a bad path
  * costs neither the run nor the outputs written before it. Creates and
  * removes a temporary file; a device or a pipe, written in place, is not
- * opened, and a descriptor's name (/dev/stdout, /dev/fd/N), written
- * through the descriptor, must name one open for writing.
+ * opened, and a descriptor's name ("-" or /dev/stdout for standard
+ * output, /dev/fd/N), written through the descriptor, must name one open
+ * for writing.
  * Returns: CK_OK; CK_ERROR_IO naming the path and the reason (a
  * directory, a missing directory, no permission for the directory or for
  * the file replaced (one replaced keeps its permissions), a descriptor not open

@@ -26,8 +26,9 @@ unsigned ck__temporary_token(void) {
   return (unsigned)(z ^ (z >> 31));
 }
 
-/* The descriptor a path names as /dev/fd/N, /proc/self/fd/N, /dev/stdout
- * or /dev/stderr, open or not; else -1. Such a path is a link to whatever
+/* The descriptor an output's path names as "-" (standard output, as for
+ * Unix tools), /dev/fd/N, /proc/self/fd/N, /dev/stdout or /dev/stderr,
+ * open or not; else -1. Such a path is a link to whatever
  * the descriptor has open, which may be a regular file (a shell's
  * redirection): replacing that file by a rename would lose what the
  * process wrote there, and as the super-user the rename would replace the
@@ -36,7 +37,7 @@ unsigned ck__temporary_token(void) {
 int ck__file_descriptor_named(const char *path) {
   static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
   long number = -1;
-  if (strcmp(path, "/dev/stdout") == 0)
+  if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
     number = 1;
   else if (strcmp(path, "/dev/stderr") == 0)
     number = 2;
@@ -65,6 +66,48 @@ static ck_status check_descriptor(const char *path, int descriptor) {
     return ck__fail(CK_ERROR_IO,
                     "cannot write %s: descriptor %d is open for reading only",
                     path, descriptor);
+  return CK_OK;
+}
+
+/* The stream a descriptor is, as messages name it. */
+static void descriptor_words(int descriptor, char *words, size_t size) {
+  if (descriptor == 1 || descriptor == 2)
+    snprintf(words, size, "standard %s", descriptor == 1 ? "output" : "error");
+  else
+    snprintf(words, size, "descriptor %d", descriptor);
+}
+
+ck_status ck__file_check_binary(const char *path) {
+  int descriptor = ck__file_descriptor_named(path);
+  char words[32];
+  if (descriptor < 0 || !isatty(descriptor))
+    return CK_OK;
+  descriptor_words(descriptor, words, sizeof words);
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s (%s) is a terminal, and this output is binary: "
+                  "redirect it to a file or a program, or name a file",
+                  path, words);
+}
+
+ck_status ck__file_descriptors_apart(const char *first_option,
+                                     const char *first,
+                                     const char *second_option,
+                                     const char *second) {
+  int descriptor = ck__file_descriptor_named(first);
+  char words[32];
+  if (descriptor < 0 || descriptor != ck__file_descriptor_named(second))
+    return CK_OK;
+  descriptor_words(descriptor, words, sizeof words);
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "--%s and --%s both write to %s, where they would run "
+                  "together; give each output its own file",
+                  first_option, second_option, words);
+}
+
+ck_status ck_file_check_stdout(const char *path, int *is_stdout) {
+  CK__REQUIRE(path);
+  CK__REQUIRE(is_stdout);
+  *is_stdout = ck__file_descriptor_named(path) == STDOUT_FILENO;
   return CK_OK;
 }
 
@@ -469,6 +512,13 @@ ck_status ck_file_check_writable(const char *path) {
   return status;
 }
 
+int ck__file_open_input(const char *path) {
+  /* A copy of standard input, which closing leaves open. */
+  if (strcmp(path, "-") == 0)
+    return fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+  return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 /* Reads path whole into a malloc'd buffer with a NUL after its end. A
  * regular file's size is checked against max_bytes before anything is
  * read; a stream's as it grows, its buffer never past one byte over the
@@ -483,7 +533,7 @@ static ck_status read_whole(const char *path, size_t max_bytes, int text,
   struct stat info;
   *bytes = NULL;
   *ended_early = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = ck__file_open_input(path);
   if (fd < 0)
     CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
   if (fstat(fd, &info) != 0)
@@ -712,7 +762,9 @@ ck_status ck_file_check_same(const char *first, const char *second, int *same) {
   CK__REQUIRE(second);
   CK__REQUIRE(same);
   *same = strcmp(first, second) == 0;
-  if (*same)
+  /* "-" is a standard stream, which no other name spells; a file named
+   * "-" in the working directory is not it. */
+  if (*same || strcmp(first, "-") == 0 || strcmp(second, "-") == 0)
     return CK_OK;
   struct stat first_stat, second_stat;
   if (stat(first, &first_stat) == 0 && stat(second, &second_stat) == 0) {

@@ -215,10 +215,23 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd);
 /* A token for a temporary file's name that is unlikely to be taken, by
  * another thread or process either; the file is still opened O_EXCL. */
 unsigned ck__temporary_token(void);
-/* The descriptor that path names as /dev/stdout, /dev/stderr, /dev/fd/N or
- * /proc/self/fd/N, open or not (such outputs are written through it, in
- * place); else -1. */
+/* The descriptor that an output's path names as "-" or /dev/stdout (1),
+ * /dev/stderr, /dev/fd/N or /proc/self/fd/N, open or not (such outputs
+ * are written through it, in place); else -1. */
 int ck__file_descriptor_named(const char *path);
+/* CK_OK unless two outputs (their options and paths) name one descriptor,
+ * where their bytes would run together: then CK_ERROR_INVALID_ARGUMENT
+ * naming both options. */
+ck_status ck__file_descriptors_apart(const char *first_option,
+                                     const char *first,
+                                     const char *second_option,
+                                     const char *second);
+/* CK_OK unless path names a descriptor on a terminal, which a binary
+ * output would garble: then CK_ERROR_INVALID_ARGUMENT naming path. */
+ck_status ck__file_check_binary(const char *path);
+/* An input opened for reading (O_CLOEXEC): "-" gives a copy of standard
+ * input, which the caller closes as any other; -1 with errno set. */
+int ck__file_open_input(const char *path);
 ck_status ck__file_commit(int fd, char *temp, const char *path);
 void ck__file_abandon(int fd, char *temp, const char *path);
 /*
@@ -257,7 +270,8 @@ ck_status ck__file_write_atomic(const char *path, const void *data,
 /* Reads a whole text file of at most max_bytes into a malloc'd
  * NUL-terminated string; a NUL byte ends the read at once and refuses the
  * file (CK_ERROR_PARSE), more than max_bytes refuses it
- * (CK_ERROR_UNSUPPORTED). */
+ * (CK_ERROR_UNSUPPORTED). This and the next read "-" as standard input
+ * (ck__file_open_input), which can be read once. */
 ck_status ck__file_read_text(const char *path, size_t max_bytes, char **text,
                              size_t *size);
 /* Reads a whole file, any bytes, of at most max_bytes into a malloc'd

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/workload_internal.h"
 
@@ -63,6 +64,25 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
   return CK_OK;
 }
 
+/* The input options of params that read standard input ("-"): options
+ * naming a file (FILE in their value's names) that are not outputs.
+ * Sets the first two, or NULL where fewer. */
+static void stdin_inputs(const ck_workload *workload, const ck_param *params,
+                         size_t count, const char *found[2]) {
+  found[0] = found[1] = NULL;
+  for (const ck_option *option = workload->options; option->name; ++option) {
+    const char *file = ck__param_find(params, count, option->name);
+    int output = 0;
+    for (const char *const *o = workload->outputs; o && *o; ++o)
+      output |= strcmp(*o, option->name) == 0;
+    if (file && !output && option->value_name &&
+        strncmp(option->value_name, "FILE", 4) == 0 && strcmp(file, "-") == 0)
+      found[found[0] != NULL] = option->name;
+    if (found[1])
+      return;
+  }
+}
+
 ck_status ck_workload_check_devices(const ck_workload *workload,
                                     const ck_param *params, size_t count,
                                     size_t devices) {
@@ -70,6 +90,13 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
   if (count && !params)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: params is NULL but count is %zu", __func__, count);
+  const char *piped[2];
+  stdin_inputs(workload, params, count, piped);
+  if (devices > 1 && piped[0])
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: %zu devices would each read standard input "
+                    "(\"-\"), which is read once; give a file",
+                    piped[0], devices);
   for (const char *const *output = workload->outputs;
        devices > 1 && output && *output; ++output) {
     const char *file = ck__param_find(params, count, *output);
@@ -78,6 +105,24 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
                       "option --%s: %zu devices would each write %s in turn; "
                       "write it from a run on one device",
                       *output, devices, file);
+  }
+  return CK_OK;
+}
+
+ck_status ck_workload_find_stdout(const ck_workload *workload,
+                                  const ck_param *params, size_t count,
+                                  const char **option) {
+  CK__REQUIRE(workload);
+  CK__REQUIRE(option);
+  if (count && !params)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: params is NULL but count is %zu", __func__, count);
+  *option = NULL;
+  for (const char *const *output = workload->outputs; output && *output;
+       ++output) {
+    const char *file = ck__param_find(params, count, *output);
+    if (file && ck__file_descriptor_named(file) == STDOUT_FILENO)
+      *option = *output;
   }
   return CK_OK;
 }
@@ -118,6 +163,12 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
     ck_status status = ck_file_check_writable(written);
     if (status)
       return ck__fail_prefix(status, "option --%s: ", writes[w]);
+    for (size_t o = w + 1; writes[o]; ++o) {
+      const char *other = ck__param_find(params, count, writes[o]);
+      if (other && (status = ck__file_descriptors_apart(writes[w], written,
+                                                        writes[o], other)))
+        return status;
+    }
     if ((stat(written, &target) == 0 && !S_ISREG(target.st_mode)) ||
         ck__file_descriptor_named(written) >= 0)
       continue;
@@ -420,6 +471,20 @@ static ck_status check_params(const char *function, const ck_workload *workload,
                         "\"%s\" (leave it out to turn it off)",
                         params[i].name, params[i].value);
     }
+  const char *piped[2];
+  stdin_inputs(workload, params, count, piped);
+  if (piped[1])
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--%s and --%s both read standard input (\"-\"), "
+                    "which holds one file; give the other its own file",
+                    piped[0], piped[1]);
+  for (const char *const *output = workload->binary_outputs; output && *output;
+       ++output) {
+    const char *file = ck__param_find(params, count, *output);
+    ck_status status = file ? ck__file_check_binary(file) : CK_OK;
+    if (status)
+      return ck__fail_prefix(status, "option --%s: ", *output);
+  }
   return workload->check ? workload->check(params, count) : CK_OK;
 }
 

@@ -30,6 +30,9 @@ struct ck_workload {
   /* The options that name files a run writes (NULL-ended; none: NULL),
    * which ck_workload_check_devices refuses for runs on several devices. */
   const char *const *outputs;
+  /* Those of outputs whose files are binary (a model, an image), which
+   * are not sent to a terminal (NULL-ended; none: NULL). */
+  const char *const *binary_outputs;
   /* Options that ref, as the oracle of a comparison, runs with in place of
    * the caller's values where the caller gives them (ended by a NULL name;
    * none: NULL): choices only other devices have, such as the MLP's TF32
@@ -48,9 +51,10 @@ extern const ck_workload ck__gas_workload;
 const char *ck__param_find(const ck_param *params, size_t count,
                            const char *name);
 
-/* CK_OK unless an option in writes names the same file as another in
- * writes or one in reads (NULL-ended lists of option names; options not
- * given are skipped), then CK_ERROR_INVALID_ARGUMENT naming both; or
+/* CK_OK unless an option in writes names the same file or descriptor
+ * ("-" is standard output) as another in writes, or one in reads
+ * (NULL-ended lists of option names; options not given are skipped),
+ * then CK_ERROR_INVALID_ARGUMENT naming both; or
  * unless an output cannot be written there (ck_file_check_writable), then its
  * CK_ERROR_IO naming the option. The write named `replacing` may name the
  * read named `replaced`, an input read whole before anything is written

@@ -20,6 +20,7 @@
  * may replace the checkpoint --restart reads, then the others. */
 static const char *const gas_outputs[] = {"checkpoint", "rdf",    "traj",
                                           "png",        "thermo", NULL};
+static const char *const gas_binary_outputs[] = {"checkpoint", "png", NULL};
 
 /* The system's settings come first, up to --steps: a checkpoint carries
  * them, so --restart refuses them (job_parse), --xyz with its own
@@ -692,6 +693,7 @@ const ck_workload ck__gas_workload = {
     .check = gas_check,
     .run = gas_run,
     .outputs = gas_outputs,
+    .binary_outputs = gas_binary_outputs,
     .demo = gas_demo,
     .demo_count = sizeof gas_demo / sizeof gas_demo[0],
 };

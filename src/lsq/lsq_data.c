@@ -517,7 +517,7 @@ ck_status ck_lsq_load(const char *path, ck_lsq_data *data) {
   if (!path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_lsq_load: path is NULL");
 
-  fd = open(path, O_RDONLY | O_CLOEXEC);
+  fd = ck__file_open_input(path);
   if (fd < 0)
     CK_FAIL(CK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
   if (fstat(fd, &info) != 0)
@@ -617,6 +617,8 @@ ck_status ck_lsq_save(const char *path, const ck_lsq_data *data,
                       "ck_lsq_save: row %zu: b is not finite", j + 1);
   }
 
+  if (format == CK_LSQ_BINARY)
+    CK_TRY(ck__file_check_binary(path));
   /* Room for the header line (or block) plus at least one row. */
   size_t capacity = CSV_CHUNK + (CK_LSQ_MAX_DIM + 1) * NUMBER_ROOM;
   buffer = malloc(capacity);

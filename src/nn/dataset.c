@@ -484,6 +484,11 @@ ck_status ck__idx_labels_path(const char *path, char **labels_path) {
 /* ck__idx_labels_path, where a name that derives none is a failure. */
 static ck_status idx_labels_path(const char *path, char **labels_path) {
   ck_status status = ck__idx_labels_path(path, labels_path);
+  if (status == CK_OK && !*labels_path && strcmp(path, "-") == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "- (standard input): an IDX features file needs a "
+                    "labels file, and standard input has no name to derive "
+                    "one from: give the labels file's path");
   if (status == CK_OK && !*labels_path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: an IDX features file needs a labels file: give its "

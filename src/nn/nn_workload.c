@@ -22,6 +22,7 @@
 /* The options that name files a run writes: --save first, which may
  * replace the model --load reads, then the others. */
 static const char *const nn_outputs[] = {"save", "trace", "out", NULL};
+static const char *const nn_binary_outputs[] = {"save", NULL};
 
 static const ck_option nn_options[] = {
     {"train", "FILE", "spirals:2000",
@@ -480,19 +481,26 @@ fail:
 
 /* Loads a data file, counting the CSV files read in *csv_files (what
  * --label-col and --header describe); *format is the file's, or unknown
- * where it could not be read. */
+ * where it could not be read. labels_option: the option that gives its
+ * IDX labels file. */
 static ck_status load_file(const char *path, const ck_dataset_options *options,
+                           const char *labels_option,
                            ck__dataset_format required, ck_dataset *data,
                            ck__dataset_format *format, unsigned *csv_files) {
   ck_status status =
       ck__dataset_load(path, options, "--label-col", required, data, format);
   *csv_files += *format == CK__DATASET_CSV;
+  /* Standard input has no name that a labels file's could derive from. */
+  if (status == CK_ERROR_INVALID_ARGUMENT && *format == CK__DATASET_IDX &&
+      !options->labels_path && strcmp(path, "-") == 0)
+    ck__fail_append(" with --%s", labels_option);
   return status;
 }
 
 /* Training or test data: a file (load_file), or spirals (whose format
  * stays unknown: they fit test data of either). */
 static ck_status load_data(const char *path, const char *labels,
+                           const char *labels_option,
                            const ck_dataset_options *base,
                            const ck_dataset *classes_from, size_t class_limit,
                            uint64_t seed, uint64_t stream,
@@ -505,7 +513,8 @@ static ck_status load_data(const char *path, const char *labels,
   options.labels_path = labels;
   options.classes_from = classes_from;
   options.class_limit = class_limit;
-  return load_file(path, &options, required, data, format, csv_files);
+  return load_file(path, &options, labels_option, required, data, format,
+                   csv_files);
 }
 
 /* The model's classes as a data set to number test labels by. */
@@ -669,7 +678,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (job.load)
     model_classes(nn, &classes_view);
   if (training) {
-    CK_TRY(load_data(job.train, job.train_labels, &job.csv,
+    CK_TRY(load_data(job.train, job.train_labels, "train-labels", &job.csv,
                      job.load ? &classes_view : NULL, class_limit, seed, 1,
                      CK__DATASET_UNKNOWN, &whole, &train_format, &csv_files));
     if (job.split) {
@@ -736,7 +745,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     }
   }
   if (job.test) {
-    status = load_data(job.test, job.test_labels, &job.csv,
+    status = load_data(job.test, job.test_labels, "test-labels", &job.csv,
                        nn ? &classes_view : NULL,
                        config->sizes[config->layer_count - 1], seed, 2,
                        train_format, &test, &format, &csv_files);
@@ -774,8 +783,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     predict_options.labelled = -1;
     predict_options.features = config->sizes[0];
     predict_options.labels_path = job.predict_labels;
-    CK_TRY(load_file(job.predict, &predict_options, CK__DATASET_UNKNOWN,
-                     &predict, &format, &csv_files));
+    CK_TRY(load_file(job.predict, &predict_options, "predict-labels",
+                     CK__DATASET_UNKNOWN, &predict, &format, &csv_files));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
    * unseen. */
@@ -940,6 +949,7 @@ const ck_workload ck__nn_workload = {
     .check = nn_check,
     .run = nn_run,
     .outputs = nn_outputs,
+    .binary_outputs = nn_binary_outputs,
     .oracle = nn_oracle,
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
