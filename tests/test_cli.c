@@ -2287,6 +2287,67 @@ static void check_whole_number_parser(void) {
   }
 }
 
+/* clkit run nn on CSV label columns: a label column of one value (an
+ * image's corner pixel, where the label is last) is refused, exit 1,
+ * naming the file, the column and --label-col last; one of measurements
+ * beside a last column of labels is warned of on stderr, even with
+ * --quiet. Saves nn-pixels.ckn, whose classes are 0 and 1. */
+static void check_nn_label_column(void) {
+  char pixels[4096] = "", measured[4096] = "", path[700], meas_path[700];
+  char model[700];
+  for (int r = 0; r < 40; ++r) {
+    int k = r % 2;
+    size_t used = strlen(pixels);
+    snprintf(pixels + used, sizeof pixels - used, "0,%d,%d,%d\n",
+             k ? 200 : 10 + r % 7, k ? 10 + r % 5 : 200, k);
+    used = strlen(measured);
+    snprintf(measured + used, sizeof measured - used, "%.2f,%d,%d\n",
+             k + 0.05 * (r % 9) + 0.01, r % 4, k);
+  }
+  test_write_text(work_dir, "nn-pixels.csv", pixels, path, sizeof path);
+  test_write_text(work_dir, "nn-measured.csv", measured, meas_path,
+                  sizeof meas_path);
+  snprintf(model, sizeof model, "%s/nn-pixels.ckn", work_dir);
+  {
+    const char *const args[] = {"run", "nn",       "--train", path, "--split",
+                                "0.2", "--device", "ref",     NULL};
+    char column[800];
+    snprintf(column, sizeof column,
+             "%s: column 1, the label column, holds one value ('0') in all "
+             "40 rows",
+             path);
+    expect_refusal(args, 1, column);
+    expect_refusal(args, 1,
+                   "Column 4 holds 2 distinct integers, as labels "
+                   "do: give --label-col last");
+  }
+  {
+    const char *const args[] = {"run",      "nn",  "--train",  meas_path,
+                                "--split",  "0.2", "--epochs", "1",
+                                "--device", "ref", "--quiet",  NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.err, "warning: ", args);
+    EXPECT_HAS(r.err, meas_path, args);
+    EXPECT_HAS(r.err,
+               "column 1, the label column, holds numbers that are not "
+               "integers",
+               args);
+    EXPECT_HAS(r.err, "give --label-col last", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run",         "nn",   "--train",  path,
+                                "--label-col", "last", "--epochs", "40",
+                                "--lr",        "0.05", "--save",   model,
+                                "--device",    "ref",  NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(!has(r.err, "warning"), "a warning: %s", r.err);
+    release(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2315,6 +2376,7 @@ int main(int argc, char **argv) {
   check_tsp();
   check_aco_run();
   check_nn_run();
+  check_nn_label_column();
   check_gas_run();
   check_interrupt();
   check_kernels();

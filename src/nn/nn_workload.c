@@ -478,15 +478,39 @@ fail:
   return status;
 }
 
-/* Loads a data file, counting the CSV files read in *csv_files (what
- * --label-col and --header describe); *format is the file's, or unknown
- * where it could not be read. */
+/* What the data files of a run are read with: the run's options, whose
+ * log gets the warnings about a file, and the count of CSV files read
+ * (what --label-col and --header describe). */
+typedef struct data_reader {
+  const ck_run_options *run;
+  unsigned csv_files;
+} data_reader;
+
+static void log_line(const ck_run_options *options, const char *line) {
+  if (options && options->log)
+    options->log(options->log_user, line);
+}
+
+/* Loads a data file (training data when training is nonzero), logging
+ * its warning; *format is the file's, or unknown where it could not be
+ * read. */
 static ck_status load_file(const char *path, const ck_dataset_options *options,
-                           ck__dataset_format required, ck_dataset *data,
-                           ck__dataset_format *format, unsigned *csv_files) {
-  ck_status status =
-      ck__dataset_load(path, options, "--label-col", required, data, format);
-  *csv_files += *format == CK__DATASET_CSV;
+                           ck__dataset_format required, int training,
+                           ck_dataset *data, ck__dataset_format *format,
+                           data_reader *reader) {
+  ck__dataset_request request;
+  memset(&request, 0, sizeof request);
+  request.label_option = "--label-col";
+  request.required = required;
+  request.training = training;
+  ck_status status = ck__dataset_load(path, options, &request, data);
+  *format = request.format;
+  reader->csv_files += *format == CK__DATASET_CSV;
+  if (status == CK_OK && request.warning[0]) {
+    char line[CK__DATASET_WARNING_MAX + 16];
+    snprintf(line, sizeof line, "warning: %s", request.warning);
+    log_line(reader->run, line);
+  }
   return status;
 }
 
@@ -495,9 +519,9 @@ static ck_status load_file(const char *path, const ck_dataset_options *options,
 static ck_status load_data(const char *path, const char *labels,
                            const ck_dataset_options *base,
                            const ck_dataset *classes_from, size_t class_limit,
-                           uint64_t seed, uint64_t stream,
+                           uint64_t seed, uint64_t stream, int training,
                            ck__dataset_format required, ck_dataset *data,
-                           ck__dataset_format *format, unsigned *csv_files) {
+                           ck__dataset_format *format, data_reader *reader) {
   *format = CK__DATASET_UNKNOWN;
   if (strncmp(path, "spirals:", 8) == 0)
     return spirals(path, seed, stream, data);
@@ -505,7 +529,7 @@ static ck_status load_data(const char *path, const char *labels,
   options.labels_path = labels;
   options.classes_from = classes_from;
   options.class_limit = class_limit;
-  return load_file(path, &options, required, data, format, csv_files);
+  return load_file(path, &options, required, training, data, format, reader);
 }
 
 /* The model's classes as a data set to number test labels by. */
@@ -524,11 +548,6 @@ typedef struct epoch_log {
   size_t used, capacity;
   int failed;
 } epoch_log;
-
-static void log_line(const ck_run_options *options, const char *line) {
-  if (options && options->log)
-    options->log(options->log_user, line);
-}
 
 static void append_percent(char *line, size_t capacity, const char *name,
                            double value) {
@@ -650,7 +669,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   ck_nn_config *config = &job.config;
   uint64_t seed = config->seed;
   double started = ck__seconds();
-  unsigned csv_files = 0;
+  data_reader reader = {options, 0};
   ck__dataset_format train_format = CK__DATASET_UNKNOWN, format;
 
   if (job.load) {
@@ -666,8 +685,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     model_classes(nn, &classes_view);
   if (training) {
     CK_TRY(load_data(job.train, job.train_labels, &job.csv,
-                     job.load ? &classes_view : NULL, class_limit, seed, 1,
-                     CK__DATASET_UNKNOWN, &whole, &train_format, &csv_files));
+                     job.load ? &classes_view : NULL, class_limit, seed, 1, 1,
+                     CK__DATASET_UNKNOWN, &whole, &train_format, &reader));
     if (job.split) {
       double split = strtod(job.split, NULL);
       if (split < 1) {
@@ -734,8 +753,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (job.test) {
     status = load_data(job.test, job.test_labels, &job.csv,
                        nn ? &classes_view : NULL,
-                       config->sizes[config->layer_count - 1], seed, 2,
-                       train_format, &test, &format, &csv_files);
+                       config->sizes[config->layer_count - 1], seed, 2, 0,
+                       train_format, &test, &format, &reader);
     if (status && train_format != CK__DATASET_UNKNOWN &&
         format != CK__DATASET_UNKNOWN && format != train_format)
       CK_FAIL_PREFIX(status,
@@ -770,12 +789,12 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     predict_options.labelled = -1;
     predict_options.features = config->sizes[0];
     predict_options.labels_path = job.predict_labels;
-    CK_TRY(load_file(job.predict, &predict_options, CK__DATASET_UNKNOWN,
-                     &predict, &format, &csv_files));
+    CK_TRY(load_file(job.predict, &predict_options, CK__DATASET_UNKNOWN, 0,
+                     &predict, &format, &reader));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
    * unseen. */
-  for (size_t i = 0; i < 2 && !csv_files; ++i) {
+  for (size_t i = 0; i < 2 && !reader.csv_files; ++i) {
     const char *option = i ? "header" : "label-col";
     if (ck__param_find(params, count, option))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
