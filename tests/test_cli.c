@@ -126,6 +126,15 @@ static int work_dir_has(const char *prefix) {
   return found;
 }
 
+/* clkit's argv for arguments (NULL-terminated, at most MAX_ARGS). */
+static void clkit_argv(const char *const *arguments, char **argv) {
+  size_t argc = 0;
+  argv[argc++] = (char *)clkit_path;
+  for (; arguments[argc - 1] && argc <= MAX_ARGS; ++argc)
+    argv[argc] = (char *)arguments[argc - 1];
+  argv[argc] = NULL;
+}
+
 static run_output run_clkit_env(const char *const *environment,
                                 const char *const *arguments) {
   run_output result = {-1, NULL, NULL};
@@ -133,11 +142,7 @@ static run_output run_clkit_env(const char *const *environment,
   snprintf(out_path, sizeof out_path, "%s/stdout", work_dir);
   snprintf(err_path, sizeof err_path, "%s/stderr", work_dir);
   char *argv[MAX_ARGS + 2];
-  size_t argc = 0;
-  argv[argc++] = (char *)clkit_path;
-  for (; arguments[argc - 1] && argc <= MAX_ARGS; ++argc)
-    argv[argc] = (char *)arguments[argc - 1];
-  argv[argc] = NULL;
+  clkit_argv(arguments, argv);
 
   fflush(stdout);
   fflush(stderr);
@@ -2287,6 +2292,65 @@ static void check_whole_number_parser(void) {
   }
 }
 
+/* Runs clkit with stdout a pipe that this test reads to the end, or
+ * closed (closed nonzero); stderr is caught. */
+static run_output run_clkit_stdout_piped(const char *const *arguments,
+                                         int closed) {
+  run_output result = {-1, NULL, NULL};
+  char err_path[700];
+  snprintf(err_path, sizeof err_path, "%s/stderr", work_dir);
+  char *argv[MAX_ARGS + 2];
+  clkit_argv(arguments, argv);
+  int ends[2];
+  if (pipe(ends) != 0)
+    return result;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || err < 0)
+      _exit(126);
+    dup2(in, STDIN_FILENO);
+    dup2(err, STDERR_FILENO);
+    if (closed)
+      close(STDOUT_FILENO);
+    else
+      dup2(ends[1], STDOUT_FILENO);
+    close(ends[0]);
+    close(ends[1]);
+    execv(clkit_path, argv);
+    _exit(127);
+  }
+  close(ends[1]);
+  size_t used = 0, capacity = 4096;
+  char *out = malloc(capacity);
+  for (ssize_t got = 1; out && got > 0;) {
+    if (used + 1 == capacity) {
+      char *grown = realloc(out, 2 * capacity);
+      if (!grown)
+        break;
+      out = grown;
+      capacity *= 2;
+    }
+    got = read(ends[0], out + used, capacity - used - 1);
+    if (got > 0)
+      used += (size_t)got;
+  }
+  close(ends[0]);
+  int status = 0;
+  if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
+    result.exit_code = WEXITSTATUS(status);
+  if (out)
+    out[used] = '\0';
+  result.out = out ? out : calloc(1, 1);
+  result.err = test_read_file(err_path, NULL);
+  if (!result.err)
+    result.err = calloc(1, 1);
+  return result;
+}
+
 /* clkit run nn on CSV label columns: a label column of one value (an
  * image's corner pixel, where the label is last) is refused, exit 1,
  * naming the file, the column and --label-col last; one of measurements
@@ -2348,6 +2412,60 @@ static void check_nn_label_column(void) {
   }
 }
 
+/* --predict without --out writes the classes alone on stdout (a file or
+ * a pipe), the report and result going to stderr, and fails, exit 1,
+ * where stdout is closed. Uses check_nn_label_column's model. */
+static void check_nn_predict_stdout(void) {
+  char model[700], rows[700];
+  snprintf(model, sizeof model, "%s/nn-pixels.ckn", work_dir);
+  test_write_text(work_dir, "nn-pixel-rows.csv",
+                  "0,200,12\n0,11,200\n0,200,15\n", rows, sizeof rows);
+  const char *const predict[] = {
+      "run", "nn", "--load", model, "--predict", rows, "--device", "ref", NULL};
+  const char *const predict_json[] = {"run",       "nn", "--load",   model,
+                                      "--predict", rows, "--device", "ref",
+                                      "--json",    NULL};
+  for (int i = 0; i < 3; ++i) {
+    const char *const *args = i == 1 ? predict_json : predict;
+    run_output r = i < 2 ? run_clkit(args) : run_clkit_stdout_piped(args, 0);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(strcmp(r.out, "1\n0\n1\n") == 0,
+              "'clkit %s' (stdout %s): stdout is not the classes alone:\n%s",
+              label_of(args), i < 2 ? "a file" : "a pipe", r.out);
+    EXPECT_HAS(r.err, i == 1 ? "\"predicted_rows\":3" : "predicted_rows", args);
+    release(&r);
+  }
+  {
+    run_output r = run_clkit_stdout_piped(predict, 1);
+    EXPECT_EXIT(r, 1, predict);
+    EXPECT_HAS(r.err,
+               "--predict without --out writes the classes to standard "
+               "output: cannot write /dev/stdout",
+               predict);
+    release(&r);
+  }
+}
+
+/* With an OpenCL device beside ref: --predict without --out on several
+ * devices, by run or compare, is refused (exit 2), as each run would
+ * write its classes to stdout in turn. Uses the files of
+ * check_nn_predict_stdout. */
+static void check_nn_stdout_devices(void) {
+  char model[700], rows[700];
+  snprintf(model, sizeof model, "%s/nn-pixels.ckn", work_dir);
+  snprintf(rows, sizeof rows, "%s/nn-pixel-rows.csv", work_dir);
+  const char *const run_args[] = {
+      "run", "nn", "--load", model, "--predict", rows, "--device", "all", NULL};
+  const char *const compare_args[] = {"compare",   "nn", "--load", model,
+                                      "--predict", rows, NULL};
+  expect_refusal(run_args, 2,
+                 "option --predict: 2 devices would each write the classes "
+                 "to standard output");
+  expect_refusal(compare_args, 2,
+                 "option --predict: 2 devices would each write the classes "
+                 "to standard output");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -2377,14 +2495,16 @@ int main(int argc, char **argv) {
   check_aco_run();
   check_nn_run();
   check_nn_label_column();
+  check_nn_predict_stdout();
   check_gas_run();
   check_interrupt();
   check_kernels();
   check_cache();
   check_no_platform();
-  if (check_devices())
+  if (check_devices()) {
     check_opencl_runs();
-  else
+    check_nn_stdout_devices();
+  } else
     printf("no OpenCL device: OpenCL runs not tested\n");
 
   remove_tree(work_dir);

@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -2174,15 +2175,12 @@ static void workload(const ck_device *ref) {
   free(trace);
 
   /* Bad options, each named. */
-  char model_copy[1100];
-  snprintf(model_copy, sizeof model_copy, "%s", model_path);
   const struct {
     ck_param params[4];
     size_t count;
     const char *mention;
   } cases[] = {
       {{{"predict", predict_path}, {"out", out_path}}, 2, "--predict"},
-      {{{"load", model_copy}, {"predict", predict_path}}, 2, "--out"},
       {{{"out", out_path}}, 1, "--out"},
       {{{"train", train_path}, {"split", "10"}, {"test", predict_path}},
        3,
@@ -2888,6 +2886,49 @@ static void label_column(const ck_device *ref) {
   free(result);
 }
 
+/* --predict without --out writes the classes to standard output (here
+ * a file), which several devices may not share. Uses label_model(). */
+static void predict_stdout(const ck_device *ref) {
+  ck_result *result = NULL;
+  const ck_workload *nn_workload = nn_with_result(&result);
+  if (!nn_workload)
+    return;
+  printf("predictions on standard output\n");
+  char model[1024], rows[1024], captured[1024];
+  snprintf(model, sizeof model, "%s", label_model());
+  snprintf(rows, sizeof rows, "%s", path_in("pixel-rows.csv"));
+  snprintf(captured, sizeof captured, "%s", path_in("stdout.txt"));
+  CHECK(write_text(rows, "0,200,3,4\n0,5,200,6\n0,7,8,200\n") == 0);
+  ck_run_options options = {.seed = 2};
+  const ck_param predict[] = {{"load", model}, {"predict", rows}};
+  int saved = dup(STDOUT_FILENO);
+  int file = open(captured, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK(saved >= 0 && file >= 0);
+  if (saved >= 0 && file >= 0) {
+    fflush(stdout);
+    dup2(file, STDOUT_FILENO);
+    ck_status status =
+        ck_workload_run(nn_workload, ref, predict, 2, &options, result);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    CHECK_MSG(status == CK_OK, "predicting onto stdout: %s", last_message());
+    char *text = test_read_file(captured, NULL);
+    CHECK_MSG(text && strcmp(text, "0\n1\n2\n") == 0, "stdout held '%s'",
+              text ? text : "(nothing)");
+    free(text);
+  }
+  if (file >= 0)
+    close(file);
+  if (saved >= 0)
+    close(saved);
+  CHECK_OK(ck_workload_check_devices(nn_workload, predict, 2, 1));
+  CHECK_FAILS(ck_workload_check_devices(nn_workload, predict, 2, 2),
+              CK_ERROR_INVALID_ARGUMENT,
+              "option --predict: 2 devices would each write the classes to "
+              "standard output");
+  free(result);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2910,6 +2951,7 @@ int main(void) {
   predict_idx(ref);
   derived_labels_and_formats(ref);
   label_column(ref);
+  predict_stdout(ref);
   compare_tf32(&set, opencl);
   padded_rows(ref, ocl);
   const ck_device *devices[2] = {ref, ocl};

@@ -619,6 +619,21 @@ static void warn_if_cache_unusable(void) {
           status == CK_ERROR_IO ? "; kernels are built without the cache" : "");
 }
 
+/* Whether the run writes an output onto stdout: the MLP's --predict
+ * without --out. Its lines and result then go to stderr, so that stdout
+ * holds that output alone. */
+static int run_output_on_stdout(const run_config *config) {
+  const char *name = "", *predict = NULL, *out = NULL;
+  ck_workload_describe(config->workload, &name, NULL, NULL);
+  for (size_t i = 0; i < config->param_count; ++i) {
+    if (strcmp(config->params[i].name, "predict") == 0)
+      predict = config->params[i].value;
+    else if (strcmp(config->params[i].name, "out") == 0)
+      out = config->params[i].value;
+  }
+  return strcmp(name, "nn") == 0 && predict && !out;
+}
+
 static int command_run(int argc, char **argv) {
   run_config config;
   catch_interruptions();
@@ -637,11 +652,12 @@ static int command_run(int argc, char **argv) {
                                           config.param_count, count)))
     exit_code = cli_report(status);
   catch_interruptions_again();
+  FILE *report = run_output_on_stdout(&config) ? stderr : stdout;
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     progress_bar bar = {wall_now(), 0,
                         !config.json && !config.quiet &&
                             isatty(STDERR_FILENO)};
-    line_sink sink = {&bar, config.json ? stderr : stdout, config.quiet};
+    line_sink sink = {&bar, config.json ? stderr : report, config.quiet};
     ck_run_options options = {.seed = config.seed,
                               .seed_given = config.seed_given,
                               .progress = draw_progress,
@@ -667,10 +683,10 @@ static int command_run(int argc, char **argv) {
         exit_code = cli_report(status);
         break;
       }
-      printf("%s\n", json);
+      fprintf(report, "%s\n", json);
       ck_memory_free(json);
     } else {
-      cli_print_result(stdout, &result);
+      cli_print_result(report, &result);
     }
   }
   ck_device_set_free(&set);

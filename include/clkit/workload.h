@@ -159,7 +159,8 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
  * writes (an output, a model, a checkpoint) is refused: each run would
  * write it again, and one that a later run reads back (a model or
  * checkpoint replaced in place) would start the next device from another
- * state.
+ * state; so is an output that each run would write to standard output in
+ * turn (the MLP's --predict without --out).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
  * NULL workload or params with a count.
  */

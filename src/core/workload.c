@@ -79,6 +79,8 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
                       "write it from a run on one device",
                       *output, devices, file);
   }
+  if (devices > 1 && workload->check_devices)
+    return workload->check_devices(params, count, devices);
   return CK_OK;
 }
 

@@ -30,6 +30,10 @@ struct ck_workload {
   /* The options that name files a run writes (NULL-ended; none: NULL),
    * which ck_workload_check_devices refuses for runs on several devices. */
   const char *const *outputs;
+  /* Optional: the workload's own refusals of runs on several devices
+   * (called with devices > 1), beyond the outputs above. */
+  ck_status (*check_devices)(const ck_param *params, size_t count,
+                             size_t devices);
   /* Options that ref, as the oracle of a comparison, runs with in place of
    * the caller's values where the caller gives them (ended by a NULL name;
    * none: NULL): choices only other devices have, such as the MLP's TF32

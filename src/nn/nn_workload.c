@@ -18,6 +18,8 @@
 
 /* The most classes whose test confusion matrix is counted and logged. */
 #define CONFUSION_MAX_CLASSES 1024
+/* Where --predict writes the classes without --out: standard output. */
+static const char predict_stdout[] = "/dev/stdout";
 
 /* The options that name files a run writes: --save first, which may
  * replace the model --load reads, then the others. */
@@ -71,12 +73,14 @@ static const ck_option nn_options[] = {
     {"load", "FILE", NULL,
      "start from a saved model (its layers, scaling and classes)"},
     {"predict", "FILE", NULL,
-     "with --load: predict the classes of FILE's rows into --out (rows with "
-     "a label as well are scored)"},
+     "with --load: predict the classes of FILE's rows into --out or onto "
+     "standard output (rows with a label as well are scored)"},
     {"predict-labels", "FILE", NULL,
      "IDX labels of --predict, to score its rows (default: the derived "
      "name, when that file exists)"},
-    {"out", "FILE", NULL, "where --predict writes one class name a line"},
+    {"out", "FILE", NULL,
+     "where --predict writes one class name a line (default: standard "
+     "output)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -256,9 +260,13 @@ static ck_status job_parse(const ck_param *params, size_t count,
     job->train = "spirals:2000";
   if (job->predict && !job->load)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--predict needs a model: --load FILE");
-  if (job->predict && !job->out)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--predict needs --out FILE for the predicted classes");
+  /* Without --out the classes go to standard output, which must be open
+   * before the run, as an output file must be writable. */
+  if (job->predict && !job->out &&
+      (status = ck_file_check_writable(predict_stdout)))
+    CK_FAIL_PREFIX(status,
+                   "--predict without --out writes the classes to standard "
+                   "output: ");
   if (job->out && !job->predict)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--out goes with --predict");
   /* A loaded model brings its shape, activations, loss and normalisation;
@@ -427,6 +435,20 @@ fail:
 static ck_status nn_check(const ck_param *params, size_t count) {
   nn_job job;
   return job_parse(params, count, NULL, &job);
+}
+
+/* Predictions on standard output from several runs would follow one
+ * another there, with nothing to tell them apart. */
+static ck_status nn_check_devices(const ck_param *params, size_t count,
+                                  size_t devices) {
+  if (ck__param_find(params, count, "predict") &&
+      !ck__param_find(params, count, "out"))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --predict: %zu devices would each write the "
+                    "classes to standard output in turn; predict on one "
+                    "device",
+                    devices);
+  return CK_OK;
 }
 
 /* A seeded random split for an option; a fraction that leaves one side
@@ -851,7 +873,9 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     if (!predicted)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
     CK_TRY(ck_nn_predict(nn, &predict, predicted));
-    CK_TRY_OUTPUT("out", write_predictions(job.out, nn, predicted, predict.rows));
+    CK_TRY_OUTPUT(job.out ? "out" : "predict",
+                  write_predictions(job.out ? job.out : predict_stdout, nn,
+                                    predicted, predict.rows));
     ck__result_metric(result, "predicted_rows", (double)predict.rows, "");
     if (predict.classes) {
       size_t hits = 0;
@@ -945,6 +969,7 @@ const ck_workload ck__nn_workload = {
     .check = nn_check,
     .run = nn_run,
     .outputs = nn_outputs,
+    .check_devices = nn_check_devices,
     .oracle = nn_oracle,
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
