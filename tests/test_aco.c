@@ -2482,8 +2482,8 @@ static void optima_lookup(const ck_device *ref) {
                                {"optima", known ? optima : other}};
     log_lines lines = {0, ""};
     ck_run_options options = {.seed = 1, .log = keep_line, .log_user = &lines};
-    ck_result result;
-    ck_status status = ck_workload_run(aco, ref, params, 4, &options, &result);
+    ck_result result = {0};
+    ck_status status = test_workload_run(aco, ref, params, 4, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(status == CK_OK, "optima: status %d, '%s'", (int)status, message);
@@ -2505,13 +2505,14 @@ static void optima_lookup(const ck_device *ref) {
     CHECK(ck_result_get_metric(&result, "optimum", &optimum) ==
           (known ? CK_OK : CK_ERROR_NOT_FOUND));
     CHECK(optimum == (known ? 50 : 0));
+    ck_result_release(&result);
   }
 
   const ck_param target[] = {
       {"instance", tsp}, {"target-gap", "1"}, {"optima", other}};
   ck_run_options options = {.seed = 1};
-  ck_result result;
-  ck_status status = ck_workload_run(aco, ref, target, 3, &options, &result);
+  ck_result result = {0};
+  ck_status status = test_workload_run(aco, ref, target, 3, &options, &result);
   const char *message = "";
   ck_error_get_last(&message);
   char expected[1400];
@@ -2522,6 +2523,7 @@ static void optima_lookup(const ck_device *ref) {
   CHECK_MSG(status == CK_ERROR_INVALID_ARGUMENT &&
                 strcmp(message, expected) == 0,
             "target gap, not listed: status %d, '%s'", (int)status, message);
+  ck_result_release(&result);
   remove_tree(directory);
 }
 
@@ -2540,9 +2542,9 @@ static void svg_text(const ck_device *ref) {
                                {"svg", svg},
                                {"optimum", "50"}};
     ck_run_options options = {.seed = 1};
-    ck_result result;
+    ck_result result = {0};
     ck_status status =
-        ck_workload_run(aco, ref, params, 4 + known, &options, &result);
+        test_workload_run(aco, ref, params, 4 + known, &options, &result);
     CHECK_OK(status);
     double gap = 0;
     if (known)
@@ -2562,6 +2564,7 @@ static void svg_text(const ck_device *ref) {
     /* The name is escaped where it is markup: no raw '<' of it. */
     CHECK(text && !strstr(text, "<\"six"));
     free(text);
+    ck_result_release(&result);
   }
   remove_tree(directory);
 }

@@ -171,6 +171,15 @@ static int work_dir_has(const char *prefix) {
   return found;
 }
 
+/* clkit's argv for arguments (NULL-terminated, at most MAX_ARGS). */
+static void clkit_argv(const char *const *arguments, char **argv) {
+  size_t argc = 0;
+  argv[argc++] = (char *)clkit_path;
+  for (; arguments[argc - 1] && argc <= MAX_ARGS; ++argc)
+    argv[argc] = (char *)arguments[argc - 1];
+  argv[argc] = NULL;
+}
+
 static run_output run_clkit_env(const char *const *environment,
                                 const char *const *arguments) {
   run_output result = {-1, NULL, NULL};
@@ -178,11 +187,7 @@ static run_output run_clkit_env(const char *const *environment,
   snprintf(out_path, sizeof out_path, "%s/stdout", work_dir);
   snprintf(err_path, sizeof err_path, "%s/stderr", work_dir);
   char *argv[MAX_ARGS + 2];
-  size_t argc = 0;
-  argv[argc++] = (char *)clkit_path;
-  for (; arguments[argc - 1] && argc <= MAX_ARGS; ++argc)
-    argv[argc] = (char *)arguments[argc - 1];
-  argv[argc] = NULL;
+  clkit_argv(arguments, argv);
 
   int primary = -1;
   char terminal[256] = "", *shown = NULL;
@@ -2963,6 +2968,126 @@ static void check_gas_thermo_and_momenta(void) {
   }
 }
 
+/* Runs clkit with stdout a pipe that this test reads to the end, or
+ * closed (closed nonzero); stderr is caught. */
+static run_output run_clkit_stdout_piped(const char *const *arguments,
+                                         int closed) {
+  run_output result = {-1, NULL, NULL};
+  char err_path[700];
+  snprintf(err_path, sizeof err_path, "%s/stderr", work_dir);
+  char *argv[MAX_ARGS + 2];
+  clkit_argv(arguments, argv);
+  int ends[2];
+  if (pipe(ends) != 0)
+    return result;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || err < 0)
+      _exit(126);
+    dup2(in, STDIN_FILENO);
+    dup2(err, STDERR_FILENO);
+    if (closed)
+      close(STDOUT_FILENO);
+    else
+      dup2(ends[1], STDOUT_FILENO);
+    close(ends[0]);
+    close(ends[1]);
+    execv(clkit_path, argv);
+    _exit(127);
+  }
+  close(ends[1]);
+  size_t used = 0, capacity = 4096;
+  char *out = malloc(capacity);
+  for (ssize_t got = 1; out && got > 0;) {
+    if (used + 1 == capacity) {
+      char *grown = realloc(out, 2 * capacity);
+      if (!grown)
+        break;
+      out = grown;
+      capacity *= 2;
+    }
+    got = read(ends[0], out + used, capacity - used - 1);
+    if (got > 0)
+      used += (size_t)got;
+  }
+  close(ends[0]);
+  int status = 0;
+  if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
+    result.exit_code = WEXITSTATUS(status);
+  if (out)
+    out[used] = '\0';
+  result.out = out ? out : calloc(1, 1);
+  result.err = test_read_file(err_path, NULL);
+  if (!result.err)
+    result.err = calloc(1, 1);
+  return result;
+}
+
+/* clkit run nn on CSV label columns: a label column of one value (an
+ * image's corner pixel, where the label is last) is refused, exit 1,
+ * naming the file, the column and --label-col last; one of measurements
+ * beside a last column of labels is warned of on stderr, even with
+ * --quiet. Saves nn-pixels.ckn, whose classes are 0 and 1. */
+static void check_nn_label_column(void) {
+  char pixels[4096] = "", measured[4096] = "", path[700], meas_path[700];
+  char model[700];
+  for (int r = 0; r < 40; ++r) {
+    int k = r % 2;
+    size_t used = strlen(pixels);
+    snprintf(pixels + used, sizeof pixels - used, "0,%d,%d,%d\n",
+             k ? 200 : 10 + r % 7, k ? 10 + r % 5 : 200, k);
+    used = strlen(measured);
+    snprintf(measured + used, sizeof measured - used, "%.2f,%d,%d\n",
+             k + 0.05 * (r % 9) + 0.01, r % 4, k);
+  }
+  test_write_text(work_dir, "nn-pixels.csv", pixels, path, sizeof path);
+  test_write_text(work_dir, "nn-measured.csv", measured, meas_path,
+                  sizeof meas_path);
+  snprintf(model, sizeof model, "%s/nn-pixels.ckn", work_dir);
+  {
+    const char *const args[] = {"run", "nn",       "--train", path, "--split",
+                                "0.2", "--device", "ref",     NULL};
+    char column[800];
+    snprintf(column, sizeof column,
+             "%s: column 1, the label column, holds one value ('0') in all "
+             "40 rows",
+             path);
+    expect_refusal(args, 1, column);
+    expect_refusal(args, 1,
+                   "Column 4 holds 2 distinct integers, as labels "
+                   "do: give --label-col last");
+  }
+  {
+    const char *const args[] = {"run",      "nn",  "--train",  meas_path,
+                                "--split",  "0.2", "--epochs", "1",
+                                "--device", "ref", "--quiet",  NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.err, "warning: ", args);
+    EXPECT_HAS(r.err, meas_path, args);
+    EXPECT_HAS(r.err,
+               "column 1, the label column, holds numbers that are not "
+               "integers",
+               args);
+    EXPECT_HAS(r.err, "give --label-col last", args);
+    release(&r);
+  }
+  {
+    const char *const args[] = {"run",         "nn",   "--train",  path,
+                                "--label-col", "last", "--epochs", "40",
+                                "--lr",        "0.05", "--save",   model,
+                                "--device",    "ref",  NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(!has(r.err, "warning"), "a warning: %s", r.err);
+    release(&r);
+  }
+}
+
 /* "-" as a file name: standard output for an output, standard input for
  * an input, as for Unix tools. The run's own text leaves stdout to the
  * output; no file named "-" is made. */
@@ -3128,6 +3253,64 @@ static void check_standard_streams(void) {
   clkit_path = given_path;
 }
 
+/* --predict without --out writes the classes alone on stdout (a file or
+ * a pipe), the report and result going to stderr; --json, which would
+ * write there too, is refused (exit 2); with stdout closed the run fails,
+ * exit 1. Uses check_nn_label_column's model. */
+static void check_nn_predict_stdout(void) {
+  char model[700], rows[700];
+  snprintf(model, sizeof model, "%s/nn-pixels.ckn", work_dir);
+  test_write_text(work_dir, "nn-pixel-rows.csv",
+                  "0,200,12\n0,11,200\n0,200,15\n", rows, sizeof rows);
+  const char *const predict[] = {
+      "run", "nn", "--load", model, "--predict", rows, "--device", "ref", NULL};
+  const char *const predict_json[] = {"run",       "nn", "--load",   model,
+                                      "--predict", rows, "--device", "ref",
+                                      "--json",    NULL};
+  for (int i = 0; i < 2; ++i) {
+    run_output r = i == 0 ? run_clkit(predict)
+                          : run_clkit_stdout_piped(predict, 0);
+    EXPECT_EXIT(r, 0, predict);
+    CHECK_MSG(strcmp(r.out, "1\n0\n1\n") == 0,
+              "'clkit %s' (stdout %s): stdout is not the classes alone:\n%s",
+              label_of(predict), i == 0 ? "a file" : "a pipe", r.out);
+    EXPECT_HAS(r.err, "predicted_rows", predict);
+    release(&r);
+  }
+  expect_refusal(predict_json, 2,
+                 "--json and --out (not given: standard output) both write "
+                 "to standard output; give --out a file");
+  {
+    run_output r = run_clkit_stdout_piped(predict, 1);
+    EXPECT_EXIT(r, 1, predict);
+    EXPECT_HAS(r.err,
+               "--predict without --out writes the classes to standard "
+               "output: cannot write -: descriptor 1 is not open",
+               predict);
+    release(&r);
+  }
+}
+
+/* With an OpenCL device beside ref: --predict without --out on several
+ * devices, by run or compare, is refused (exit 2), as each run would
+ * write its classes to stdout in turn. Uses the files of
+ * check_nn_predict_stdout. */
+static void check_nn_stdout_devices(void) {
+  char model[700], rows[700];
+  snprintf(model, sizeof model, "%s/nn-pixels.ckn", work_dir);
+  snprintf(rows, sizeof rows, "%s/nn-pixel-rows.csv", work_dir);
+  const char *const run_args[] = {
+      "run", "nn", "--load", model, "--predict", rows, "--device", "all", NULL};
+  const char *const compare_args[] = {"compare",   "nn", "--load", model,
+                                      "--predict", rows, NULL};
+  expect_refusal(run_args, 2,
+                 "devices would each write to standard output in turn "
+                 "(where --out goes without a file)");
+  expect_refusal(compare_args, 2,
+                 "devices would each write to standard output in turn "
+                 "(where --out goes without a file)");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -3160,6 +3343,8 @@ int main(int argc, char **argv) {
   check_tsp_memory();
   check_aco_run();
   check_nn_run();
+  check_nn_label_column();
+  check_nn_predict_stdout();
   check_gas_run();
   check_gas_thermo_and_momenta();
   check_standard_streams();
@@ -3174,6 +3359,7 @@ int main(int argc, char **argv) {
   if (check_devices()) {
     check_opencl_runs();
     check_builds_shown();
+    check_nn_stdout_devices();
   } else
     printf("no OpenCL device: OpenCL runs not tested\n");
 

@@ -15,6 +15,7 @@
 #include "clkit/dataset.h"
 
 #include "check.h"
+#include "nn/nn_internal.h"
 #include "test_support.h"
 
 #include <errno.h>
@@ -725,12 +726,13 @@ static void test_csv_good(void) {
 
   /* Explicit header flags. */
   options.header = 1;
-  CHECK_OK(load_text("forced.csv", "1,2,3\n4,5,6\n", &options, &dataset));
+  CHECK_OK(
+      load_text("forced.csv", "1,2,3\n4,5,6\n7,8,9\n", &options, &dataset));
   {
-    static const float values[] = {5, 6};
-    static const int32_t labels[] = {4};
-    check_values("header 1", &dataset, values, 2);
-    check_labels("header 1", &dataset, labels, 1);
+    static const float values[] = {5, 6, 8, 9};
+    static const int32_t labels[] = {4, 7};
+    check_values("header 1", &dataset, values, 4);
+    check_labels("header 1", &dataset, labels, 2);
   }
   ck_dataset_free(&dataset);
   options.header = 0;
@@ -1110,8 +1112,9 @@ static void test_unlabelled_csv(void) {
     check_values("auto, unlabelled", &dataset, values, 4);
   }
   ck_dataset_free(&dataset);
-  CHECK_OK(load_text("auto.csv", "kind,a,b\ncat,1,2\n", &options, &dataset));
-  CHECK(dataset.rows == 1 && dataset.features == 2 && dataset.classes == 1);
+  CHECK_OK(load_text("auto.csv", "kind,a,b\ncat,1,2\ndog,3,4\n", &options,
+                     &dataset));
+  CHECK(dataset.rows == 2 && dataset.features == 2 && dataset.classes == 2);
   ck_dataset_free(&dataset);
   options.label_column = -1;
   CHECK_OK(load_text("auto.csv", "1,2,4\n3,4,0\n", &options, &dataset));
@@ -1579,6 +1582,143 @@ static void test_normalization(void) {
   ck_dataset_free(&other);
 }
 
+/* ---- the CSV label column ---------------------------------------------- */
+
+typedef struct label_case {
+  const char *label;
+  const char *content;
+  int label_column;
+  int classes_from; /* 1: integers, 3 classes */
+  int training;
+  int option; /* 1: set by "--label-col" */
+  ck_status status;
+  const char *needle;  /* in the error; for CK_OK, in the warning (NULL:
+                          no warning) */
+  const char *needle2; /* a second part of either, or NULL */
+} label_case;
+
+/* A label column of one value is refused where it would make the classes
+ * (or train), naming the file, the column and the other end column where
+ * it looks like labels; a column that looks less like labels than the
+ * other end column loads with a warning; columns that look right do not. */
+static void test_label_column(void) {
+  /* Image-like rows: a pixel that is always 0 first, the class last. */
+  static const char pixel_first[] = "0,5,9,1\n0,7,3,0\n0,2,8,1\n0,4,1,0\n"
+                                    "0,6,6,1\n0,9,2,0\n0,3,7,1\n0,8,4,0\n";
+  static const char pixel_last[] = "1,5,9,7\n0,7,3,7\n1,2,8,7\n0,4,1,7\n";
+  static const char measured[] = "0.5,5,1\n1.25,7,0\n2.5,2,1\n0.75,4,0\n"
+                                 "1.5,6,2\n3.25,9,2\n";
+  const label_case cases[] = {
+      {"one value, the label last", pixel_first, 0, 0, 0, 0, CK_ERROR_PARSE,
+       "column 1, the label column, holds one value ('0') in all 8 rows; a "
+       "classifier needs at least 2 classes",
+       "Column 4 holds 2 distinct integers, as labels do: set label_column "
+       "to -1 (the last)"},
+      {"one value, by the option", pixel_first, 0, 0, 0, 1, CK_ERROR_PARSE,
+       "column 1, the label column, holds one value ('0')",
+       "as labels do: give --label-col last"},
+      {"one value last, the label first", pixel_last, -1, 0, 0, 1,
+       CK_ERROR_PARSE, "column 4, the label column, holds one value ('7')",
+       "Column 1 holds 2 distinct integers, as labels do: give --label-col "
+       "first"},
+      {"one name, no labels elsewhere", "cat,1,2\ncat,3,4\n", 0, 0, 0, 0,
+       CK_ERROR_PARSE, "holds one value ('cat') in all 2 rows",
+       "If the label is in another column, set label_column to -1 (the "
+       "last), or its number"},
+      {"one row", "3,1,2\n", 0, 0, 0, 1, CK_ERROR_PARSE,
+       "holds one value ('3') in its one row",
+       "give --label-col last, or its number"},
+      {"one value, training with classes given", "1,1\n1,2\n", 0, 1, 1, 0,
+       CK_ERROR_PARSE, "holds one value ('1') in all 2 rows", NULL},
+      /* Test rows may all be of one class. */
+      {"one value, classes given", "1,1\n1,2\n", 0, 1, 0, 0, CK_OK, NULL, NULL},
+      {"measurements first, labels last", measured, 0, 0, 0, 1, CK_OK,
+       "column 1, the label column, holds numbers that are not integers "
+       "('0.5'), while column 3 holds 3 distinct integers, as labels do",
+       "give --label-col last"},
+      {"measurements, no labels elsewhere",
+       "0.5,5,1.5\n1.25,7,0.5\n2.5,2,1.5\n0.75,4,0.5\n", 0, 0, 0, 1, CK_OK,
+       NULL, NULL},
+      {"negative integers last", "0.5,5,-1\n1.25,7,0\n2.5,2,-1\n0.75,4,0\n", 0,
+       0, 0, 1, CK_OK, NULL, NULL},
+      {"integer ids first, labels last",
+       "0,5,1\n1,7,0\n2,2,1\n3,4,0\n4,6,1\n5,9,0\n", 0, 0, 0, 1, CK_OK,
+       "holds 6 distinct values in 6 rows, while column 3 holds 2 distinct "
+       "integers",
+       NULL},
+      {"name ids first, labels last",
+       "a1,5,1\na2,7,0\na3,2,1\na4,4,0\na5,6,1\na6,9,0\n", 0, 0, 0, 0, CK_OK,
+       "holds 6 distinct values in 6 rows",
+       "if the label is there, set label_column to -1 (the last)"},
+      {"integer labels first, a flag last",
+       "0,5,1\n1,7,0\n2,2,1\n0,4,0\n1,6,1\n2,9,0\n", 0, 0, 0, 1, CK_OK, NULL,
+       NULL},
+      {"names first, a flag last", "cat,5,1\ndog,7,0\ncat,2,1\ndog,4,0\n", 0, 0,
+       0, 1, CK_OK, NULL, NULL},
+      {"a middle column of measurements",
+       "3,0.5,5,1\n4,1.25,7,0\n5,2.5,2,1\n6,0.75,4,0\n", 1, 0, 0, 1, CK_OK,
+       "column 2, the label column, holds numbers that are not integers",
+       "column 4 holds 2 distinct integers, as labels do; if the label is "
+       "there, give --label-col last"},
+      {"measurements last, labels first",
+       "1,5,0.5\n0,7,1.25\n1,2,2.5\n0,4,0.75\n", -1, 0, 0, 1, CK_OK,
+       "column 3, the label column, holds numbers that are not integers "
+       "('0.5'), while column 1 holds 2 distinct integers",
+       "give --label-col first"},
+  };
+  char path[600];
+  ck_dataset integers = {1, 1, NULL, NULL, 3, NULL};
+  test_path_in(work_dir, "labels.csv", path, sizeof path);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const label_case *c = &cases[i];
+    CHECK(test_write_bytes(path, c->content, strlen(c->content)) == 0);
+    ck_dataset_options options;
+    ck_dataset_options_init(&options);
+    options.label_column = c->label_column;
+    options.classes_from = c->classes_from ? &integers : NULL;
+    ck__dataset_request request;
+    memset(&request, 0, sizeof request);
+    request.label_option = c->option ? "--label-col" : NULL;
+    request.training = c->training;
+    ck_dataset dataset = {7, 7, NULL, NULL, 7, NULL};
+    const char *message = "";
+    ck_error_clear();
+    ck_status status = ck__dataset_load(path, &options, &request, &dataset);
+    ck_error_get_last(&message);
+    const char *text = c->status == CK_OK ? request.warning : message;
+    CHECK_MSG(status == c->status, "%s: status %d, expected %d (%s)", c->label,
+              (int)status, (int)c->status, message);
+    if (c->needle) {
+      CHECK_MSG(
+          strncmp(text, path, strlen(path)) == 0 && strstr(text, c->needle),
+          "%s: \"%s\" lacks the path or \"%s\"", c->label, text, c->needle);
+      if (c->needle2)
+        CHECK_MSG(strstr(text, c->needle2), "%s: \"%s\" lacks \"%s\"", c->label,
+                  text, c->needle2);
+    } else {
+      CHECK_MSG(request.warning[0] == '\0', "%s: a warning: %s", c->label,
+                request.warning);
+    }
+    if (c->status != CK_OK)
+      CHECK_MSG(is_zeroed(&dataset) && request.warning[0] == '\0',
+                "%s: data set not zeroed, or a warning, after a failure",
+                c->label);
+    ck_dataset_free(&dataset);
+  }
+
+  /* The public loader refuses too; unlabelled rows have no label column. */
+  CHECK(test_write_bytes(path, pixel_first, strlen(pixel_first)) == 0);
+  expect_failure("one value, public", path, NULL, CK_ERROR_PARSE,
+                 "column 1, the label column, holds one value", path);
+  ck_dataset_options options;
+  ck_dataset_options_init(&options);
+  options.labelled = 0;
+  ck_dataset dataset;
+  CHECK_OK(ck_dataset_load(path, &options, &dataset));
+  CHECK(dataset.rows == 8 && dataset.features == 4);
+  ck_dataset_free(&dataset);
+}
+
 /* ---- Fashion-MNIST ------------------------------------------------------ */
 
 static void test_fashion_mnist(void) {
@@ -1709,6 +1849,7 @@ int main(void) {
   test_truncations();
   test_csv_good();
   test_csv_malformed();
+  test_label_column();
   test_unlabelled_csv();
   test_unlabelled_idx();
   test_unlabelled_use();

@@ -2725,7 +2725,7 @@ static void thermo_file(const ck_workload *w, const ck_device *ref) {
                        {"thermo", path}};
   first_log log = {0};
   ck_run_options options = {.seed = 1, .log = keep_first_log, .log_user = &log};
-  CHECK_OK(ck_workload_run(w, ref, params, 7, &options, result));
+  CHECK_OK(test_workload_run(w, ref, params, 7, &options, result));
   char *text = test_read_file(path, NULL);
   CHECK_MSG(text != NULL, "%s not written", path);
   const char *header = "step,time,temperature,kinetic,potential,total,"
@@ -2774,6 +2774,7 @@ static void thermo_file(const ck_workload *w, const ck_device *ref) {
   expect_failure(ck_workload_check(w, quiet, 3), CK_ERROR_INVALID_ARGUMENT,
                  "--thermo applies only with --log-every above 0",
                  "--thermo with --log-every 0");
+  test_results_release(result, 1);
   free(result);
 }
 

@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -2176,15 +2177,12 @@ static void workload(const ck_device *ref) {
   free(trace);
 
   /* Bad options, each named. */
-  char model_copy[1100];
-  snprintf(model_copy, sizeof model_copy, "%s", model_path);
   const struct {
     ck_param params[4];
     size_t count;
     const char *mention;
   } cases[] = {
       {{{"predict", predict_path}, {"out", out_path}}, 2, "--predict"},
-      {{{"load", model_copy}, {"predict", predict_path}}, 2, "--out"},
       {{{"out", out_path}}, 1, "--out"},
       {{{"train", train_path}, {"split", "10"}, {"test", predict_path}},
        3,
@@ -2256,14 +2254,16 @@ static void workload(const ck_device *ref) {
   /* Rows wider than a network's inputs, with no --layers given: the
    * data's fault, named by its file (a failure, not a usage error). */
   enum { WIDE = CK_NN_MAX_WIDTH + 1 };
-  char *wide_text = malloc(2 * (WIDE + 1) + 1);
+  char *wide_text = malloc(4 * (WIDE + 1) + 1);
   const char *wide_path = path_in("wide.csv");
   if (wide_text) {
     size_t used = 0;
-    for (int column = 0; column <= WIDE; ++column) {
-      wide_text[used++] = column == 0 ? '0' : '1';
-      wide_text[used++] = column == WIDE ? '\n' : ',';
-    }
+    /* Two rows of classes 0 and 1: one class alone is refused. */
+    for (int row = 0; row < 2; ++row)
+      for (int column = 0; column <= WIDE; ++column) {
+        wide_text[used++] = column == 0 ? (char)('0' + row) : '1';
+        wide_text[used++] = column == WIDE ? '\n' : ',';
+      }
     CHECK(write_bytes(wide_path, wide_text, used) == 0);
     free(wide_text);
     const ck_param wide[] = {{"train", wide_path}, {"epochs", "1"}};
@@ -2781,6 +2781,164 @@ static void null_arguments(const ck_device *ref) {
   ck_dataset_free(&c.data);
 }
 
+/* Log lines of a run, kept for the checks. */
+typedef struct kept_lines {
+  char text[8192];
+  size_t used;
+} kept_lines;
+
+static void keep_line(void *user, const char *line) {
+  kept_lines *kept = user;
+  int written = snprintf(kept->text + kept->used,
+                         sizeof kept->text - kept->used, "%s\n", line);
+  if (written > 0 && kept->used + (size_t)written < sizeof kept->text)
+    kept->used += (size_t)written;
+}
+
+/* The model that label_column trains, for the tests after it. */
+static const char *label_model(void) {
+  return path_in("pixels.ckn");
+}
+
+/* The CSV label column in the nn workload: one value is refused for
+ * training (a loaded model's classes too), not for testing; a column
+ * that looks less like labels than the last is warned of through the
+ * log. Saves label_model(), whose classes are 0 .. 2. */
+static void label_column(const ck_device *ref) {
+  ck_result *result = NULL;
+  const ck_workload *nn_workload = nn_with_result(&result);
+  if (!nn_workload)
+    return;
+  printf("the CSV label column\n");
+  char pixels[16384] = "", measured[8192] = "", one_class[256] = "";
+  uint64_t state = 5;
+  for (int r = 0; r < 60; ++r) {
+    int k = r % 3;
+    size_t used = strlen(pixels);
+    /* A first pixel that is always 0, as at the corner of an image. */
+    snprintf(pixels + used, sizeof pixels - used, "0,%d,%d,%d,%d\n",
+             k == 0 ? 200 : (int)rng_uniform(&state, 0, 30),
+             k == 1 ? 200 : (int)rng_uniform(&state, 0, 30),
+             k == 2 ? 200 : (int)rng_uniform(&state, 0, 30), k);
+    used = strlen(measured);
+    snprintf(measured + used, sizeof measured - used, "%.3f,%.3f,%d\n",
+             k + rng_uniform(&state, 0.1, 0.9), rng_uniform(&state, -1, 1), k);
+  }
+  for (int r = 0; r < 4; ++r) {
+    size_t used = strlen(one_class);
+    snprintf(one_class + used, sizeof one_class - used, "0,9,8,200,2\n");
+  }
+  char pixels_path[1024], measured_path[1024], one_path[1024], model[1024];
+  snprintf(pixels_path, sizeof pixels_path, "%s", path_in("pixels.csv"));
+  snprintf(measured_path, sizeof measured_path, "%s", path_in("measured.csv"));
+  snprintf(one_path, sizeof one_path, "%s", path_in("one-class.csv"));
+  snprintf(model, sizeof model, "%s", label_model());
+  CHECK(write_text(pixels_path, pixels) == 0);
+  CHECK(write_text(measured_path, measured) == 0);
+  CHECK(write_text(one_path, one_class) == 0);
+  kept_lines *kept = calloc(1, sizeof *kept);
+  CHECK(kept != NULL);
+  if (!kept) {
+    test_results_release(result, 1);
+    free(result);
+    return;
+  }
+  ck_run_options options = {.seed = 2, .log = keep_line, .log_user = kept};
+
+  /* The first column, a pixel of one value, is not a label. */
+  const ck_param first[] = {
+      {"train", pixels_path}, {"split", "0.2"}, {"epochs", "1"}};
+  CHECK_FAILS(test_workload_run(nn_workload, ref, first, 3, &options, result),
+              CK_ERROR_PARSE, "column 1, the label column, holds one value");
+  CHECK_MSG(strstr(last_message(), pixels_path) &&
+                strstr(last_message(), "give --label-col last"),
+            "%s", last_message());
+  const ck_param last[] = {{"train", pixels_path}, {"label-col", "last"},
+                           {"split", "0.2"},       {"epochs", "30"},
+                           {"lr", "0.01"},         {"save", model}};
+  kept->used = 0;
+  kept->text[0] = '\0';
+  CHECK_OK(test_workload_run(nn_workload, ref, last, 6, &options, result));
+  CHECK_MSG(!strstr(kept->text, "warning: "), "a warning: %s", kept->text);
+  /* A loaded model's classes do not make one value a training set... */
+  const ck_param tune[] = {{"load", model}, {"train", pixels_path}};
+  CHECK_FAILS(test_workload_run(nn_workload, ref, tune, 2, &options, result),
+              CK_ERROR_PARSE, "column 1, the label column, holds one value");
+  /* ...but test rows may all be of one class. */
+  const ck_param one_test[] = {
+      {"load", model}, {"test", one_path}, {"label-col", "last"}};
+  CHECK_OK(test_workload_run(nn_workload, ref, one_test, 3, &options, result));
+
+  /* Measurements read as names, beside a last column of labels. */
+  kept->used = 0;
+  kept->text[0] = '\0';
+  const ck_param measures[] = {
+      {"train", measured_path}, {"split", "0.2"}, {"epochs", "1"}};
+  CHECK_OK(test_workload_run(nn_workload, ref, measures, 3, &options, result));
+  CHECK_MSG(strncmp(kept->text, "warning: ", 9) == 0 &&
+                strstr(kept->text, measured_path) &&
+                strstr(kept->text, "holds numbers that are not integers") &&
+                strstr(kept->text, "give --label-col last"),
+            "log: %s", kept->text);
+  kept->used = 0;
+  kept->text[0] = '\0';
+  const ck_param measures_last[] = {{"train", measured_path},
+                                    {"label-col", "last"},
+                                    {"split", "0.2"},
+                                    {"epochs", "1"}};
+  CHECK_OK(
+      test_workload_run(nn_workload, ref, measures_last, 4, &options, result));
+  CHECK_MSG(!strstr(kept->text, "warning: "), "a warning: %s", kept->text);
+
+  free(kept);
+  test_results_release(result, 1);
+  free(result);
+}
+
+/* --predict without --out writes the classes to standard output (here
+ * a file), which several devices may not share. Uses label_model(). */
+static void predict_stdout(const ck_device *ref) {
+  ck_result *result = NULL;
+  const ck_workload *nn_workload = nn_with_result(&result);
+  if (!nn_workload)
+    return;
+  printf("predictions on standard output\n");
+  char model[1024], rows[1024], captured[1024];
+  snprintf(model, sizeof model, "%s", label_model());
+  snprintf(rows, sizeof rows, "%s", path_in("pixel-rows.csv"));
+  snprintf(captured, sizeof captured, "%s", path_in("stdout.txt"));
+  CHECK(write_text(rows, "0,200,3,4\n0,5,200,6\n0,7,8,200\n") == 0);
+  ck_run_options options = {.seed = 2};
+  const ck_param predict[] = {{"load", model}, {"predict", rows}};
+  int saved = dup(STDOUT_FILENO);
+  int file = open(captured, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK(saved >= 0 && file >= 0);
+  if (saved >= 0 && file >= 0) {
+    fflush(stdout);
+    dup2(file, STDOUT_FILENO);
+    ck_status status =
+        test_workload_run(nn_workload, ref, predict, 2, &options, result);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    CHECK_MSG(status == CK_OK, "predicting onto stdout: %s", last_message());
+    char *text = test_read_file(captured, NULL);
+    CHECK_MSG(text && strcmp(text, "0\n1\n2\n") == 0, "stdout held '%s'",
+              text ? text : "(nothing)");
+    free(text);
+  }
+  if (file >= 0)
+    close(file);
+  if (saved >= 0)
+    close(saved);
+  CHECK_OK(ck_workload_check_devices(nn_workload, predict, 2, 1));
+  CHECK_FAILS(ck_workload_check_devices(nn_workload, predict, 2, 2),
+              CK_ERROR_INVALID_ARGUMENT,
+              "option --out: 2 devices would each write to standard "
+              "output in turn");
+  test_results_release(result, 1);
+  free(result);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2802,6 +2960,8 @@ int main(void) {
   workload(ref);
   predict_idx(ref);
   derived_labels_and_formats(ref);
+  label_column(ref);
+  predict_stdout(ref);
   compare_tf32(&set, opencl);
   padded_rows(ref, ocl);
   const ck_device *devices[2] = {ref, ocl};

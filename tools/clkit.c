@@ -699,11 +699,15 @@ static int choose_text_stream(const run_config *config, FILE **text) {
     return cli_report(status);
   *text = option ? stderr : stdout;
   if (option && config->json) {
-    char message[160];
+    /* An output may go there without being named (nn's --out). */
+    int named = 0;
+    for (size_t i = 0; i < config->param_count; ++i)
+      named |= strcmp(config->params[i].name, option) == 0;
+    char message[200];
     snprintf(message, sizeof message,
-             "--json and --%s both write to standard output; give --%s "
+             "--json and --%s%s both write to standard output; give --%s "
              "a file",
-             option, option);
+             option, named ? "" : " (not given: standard output)", option);
     return usage_error("run", message);
   }
   return -1;

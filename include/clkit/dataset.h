@@ -38,8 +38,13 @@
  * are integers (the class is the integer, 0 .. 65535) when every label
  * of the file reads as one, and otherwise names (letters, words): the
  * classes are then the distinct names in byte order, so A .. Z give
- * 0 .. 25. Line 1 is a header when options->header says so, or when
- * automatic and one of its feature fields is not a number; "line 1" is
+ * 0 .. 25. A label column of one value is an error where the file makes
+ * its own classes (options->classes_from NULL): a classifier needs at
+ * least 2, and one value most often means that the label is in another
+ * column (the message names the column at the other end of the line
+ * where that one looks like labels). Line 1 is a header when
+ * options->header says so, or when automatic and one of its feature
+ * fields is not a number; "line 1" is
  * the first line that is neither blank nor a comment, so comments may
  * come before a header. Its label field is not looked at to decide, and
  * "nan" or "inf" count as numbers there (the line is then data, and an
@@ -59,8 +64,8 @@
  * Errors name the file and the 1-based line and field (CSV) or record
  * (IDX) at fault: CK_ERROR_IO for files that cannot be read,
  * CK_ERROR_PARSE for malformed content (a wrong magic or sizes, ragged
- * rows, non-numeric fields, labels outside the classes, an empty file, a
- * truncated file), CK_ERROR_UNSUPPORTED for gzip input when clkit was
+ * rows, non-numeric fields, labels outside the classes, a label column of
+ * one value, an empty file, a truncated file), CK_ERROR_UNSUPPORTED for gzip input when clkit was
  * built without zlib.
  */
 #ifndef CLKIT_DATASET_H

@@ -224,7 +224,9 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
  * writes (an output, a model, a checkpoint) is refused: each run would
  * write it again, and one that a later run reads back (a model or
  * checkpoint replaced in place) would start the next device from another
- * state. So is an input on "-": standard input is read once.
+ * state; so is an input on "-" (standard input is read once), and an
+ * output that each run would write to standard output in turn (the MLP's
+ * --predict without --out).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
  * NULL workload or params with a count.
  */
@@ -234,9 +236,10 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
 
 /*
  * ck_workload_find_stdout - the output option of params that writes to
- * standard output ("-", /dev/stdout, /dev/fd/1), for a caller that must
- * then print its own text elsewhere, so that a pipe's reader gets the
- * output alone.
+ * standard output ("-", /dev/stdout, /dev/fd/1, or an output that goes
+ * there when no file is named, as the MLP's --out for --predict), for a
+ * caller that must then print its own text elsewhere, so that a pipe's
+ * reader gets the output alone.
  * Takes: option, set to that option's name (a string of the workload's)
  * or NULL when no output goes there.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL workload or

@@ -106,6 +106,14 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
                       "write it from a run on one device",
                       *output, devices, file);
   }
+  const char *implicit =
+      workload->stdout_output ? workload->stdout_output(params, count) : NULL;
+  if (devices > 1 && implicit)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: %zu devices would each write to standard "
+                    "output in turn (where --%s goes without a file); give "
+                    "--%s a file or run on one device",
+                    implicit, devices, implicit, implicit);
   return CK_OK;
 }
 
@@ -124,6 +132,8 @@ ck_status ck_workload_find_stdout(const ck_workload *workload,
     if (file && ck__file_descriptor_named(file) == STDOUT_FILENO)
       *option = *output;
   }
+  if (!*option && workload->stdout_output)
+    *option = workload->stdout_output(params, count);
   return CK_OK;
 }
 

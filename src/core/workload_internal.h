@@ -33,6 +33,9 @@ struct ck_workload {
   /* Those of outputs whose files are binary (a model, an image), which
    * are not sent to a terminal (NULL-ended; none: NULL). */
   const char *const *binary_outputs;
+  /* Optional: the output option a run writes to standard output without
+   * a file named (the MLP's --out, for --predict alone), or NULL. */
+  const char *(*stdout_output)(const ck_param *params, size_t count);
   /* Options that ref, as the oracle of a comparison, runs with in place of
    * the caller's values where the caller gives them (ended by a NULL name;
    * none: NULL): choices only other devices have, such as the MLP's TF32

@@ -56,6 +56,10 @@
 /* A spread below this, relative to a feature's largest magnitude, counts
  * as a constant feature. */
 #define CONSTANT_RELATIVE 1e-12
+/* A CSV column looks like class labels when it holds whole numbers 0 ..
+ * CK_DATASET_MAX_CLASSES - 1 of at least 2 and at most this many distinct
+ * values, and at most half as many as it has rows. */
+#define LABEL_LIKE_MAX_CLASSES 1000
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -663,7 +667,9 @@ static const ck__csv_dialect dataset_dialect = {
 typedef struct csv_reader {
   const char *path;
   const ck_dataset_options *options;
-  const char *label_option; /* see ck__dataset_load; NULL: label_column */
+  const char *label_option; /* see ck__dataset_request; NULL: label_column */
+  int training;             /* see ck__dataset_request */
+  char *warning;            /* CK__DATASET_WARNING_MAX bytes */
   size_t line;              /* the 1-based number of the line being read */
   size_t fields;       /* fields per line; 0 until the first line is seen */
   size_t first_line;   /* the number of that line */
@@ -1036,9 +1042,157 @@ static ck_status csv_classes(const csv_reader *csv, int32_t *classes,
   return csv_names(csv, classes, class_count, class_names);
 }
 
+/* ---- CSV: does the label column look right? ------------------------------
+ * A label column picked wrong (a pixel that is always 0, a measurement)
+ * still loads, as integers or names, and a network trains on it. So a
+ * column of one value is refused where it would make the classes, and
+ * one that looks less like labels than the column at the other end of
+ * the line is warned of. */
+
+/* Marks class number k in the bitmap seen: 1 when it was not marked. */
+static int mark_class(uint8_t *seen, uint32_t k) {
+  uint8_t bit = (uint8_t)(1u << (k % 8));
+  int fresh = !(seen[k / 8] & bit);
+  seen[k / 8] |= bit;
+  return fresh;
+}
+
+/* The distinct values among count class numbers (each below
+ * CK_DATASET_MAX_CLASSES), with seen as a bitmap of that many bits. */
+static size_t distinct_classes(const int32_t *classes, size_t count,
+                               uint8_t *seen) {
+  size_t distinct = 0;
+  memset(seen, 0, CK_DATASET_MAX_CLASSES / 8);
+  for (size_t r = 0; r < count; ++r)
+    distinct += (size_t)mark_class(seen, (uint32_t)classes[r]);
+  return distinct;
+}
+
+/* Whether distinct values in rows are as many as class labels would be. */
+static int label_like_count(size_t distinct, size_t rows) {
+  return distinct >= 2 && distinct <= LABEL_LIKE_MAX_CLASSES &&
+         distinct <= rows / 2;
+}
+
+/* The distinct values of a feature column where each is a class number
+ * (a whole number 0 .. CK_DATASET_MAX_CLASSES - 1) and they are as many
+ * as labels would be (label_like_count); else 0. */
+static size_t label_like_feature(const csv_reader *csv, size_t feature,
+                                 uint8_t *seen) {
+  size_t distinct = 0;
+  memset(seen, 0, CK_DATASET_MAX_CLASSES / 8);
+  for (size_t r = 0; r < csv->rows; ++r) {
+    float value = csv->values[r * csv->features + feature];
+    if (!(value >= 0 && value < CK_DATASET_MAX_CLASSES) ||
+        value != floorf(value))
+      return 0;
+    distinct += (size_t)mark_class(seen, (uint32_t)value);
+  }
+  return label_like_count(distinct, csv->rows) ? distinct : 0;
+}
+
+/* The end column (0-based) other than the label's that looks like labels,
+ * the last tried first, with its distinct values in *distinct; else the
+ * last column, or the first where the label is last, and 0. */
+static size_t other_end_column(const csv_reader *csv, uint8_t *seen,
+                               size_t *distinct) {
+  size_t last = csv->fields - 1, label = csv->label_column;
+  size_t ends[2] = {last, 0};
+  for (int i = 0; i < 2; ++i) {
+    if (ends[i] == label)
+      continue;
+    size_t feature = ends[i] < label ? ends[i] : ends[i] - 1;
+    *distinct = label_like_feature(csv, feature, seen);
+    if (*distinct)
+      return ends[i];
+  }
+  *distinct = 0;
+  return label == last ? 0 : last;
+}
+
+/* Advice to take column (0-based), the first or the last, as the label:
+ * by the option that set label_column, else by label_column itself. */
+static void end_column_advice(const csv_reader *csv, size_t column,
+                              char *advice, size_t capacity) {
+  int last = column != 0;
+  if (csv->label_option)
+    snprintf(advice, capacity, "give %s %s", csv->label_option,
+             last ? "last" : "first");
+  else
+    snprintf(advice, capacity, "set label_column to %s",
+             last ? "-1 (the last)" : "0 (the first)");
+}
+
+/* Refuses a label column of one value where the classes are the file's
+ * own (or the rows train), and warns of one that looks less like labels
+ * than the other end column: numbers that are not integers, or more
+ * distinct values than labels (label_like_count). In the C locale. */
+static ck_status csv_check_label_column(const csv_reader *csv,
+                                        const int32_t *classes) {
+  const ck_dataset *from = csv->options->classes_from;
+  uint8_t seen[CK_DATASET_MAX_CLASSES / 8];
+  char advice[64];
+  size_t label = csv->label_column + 1, other_distinct = 0;
+  size_t distinct = distinct_classes(classes, csv->rows, seen);
+  if (distinct == 1 && (!from || csv->training)) {
+    size_t other = other_end_column(csv, seen, &other_distinct);
+    end_column_advice(csv, other, advice, sizeof advice);
+    char rows[48] = "its one row";
+    if (csv->rows > 1)
+      snprintf(rows, sizeof rows, "all %zu rows", csv->rows);
+    ck__fail(CK_ERROR_PARSE,
+             "%s: column %zu, the label column, holds one value ('%.*s') in "
+             "%s; a classifier needs at least 2 classes",
+             csv->path, label, CK__CSV_QUOTE_MAX, csv->labels[0], rows);
+    if (other_distinct)
+      ck__fail_append(". Column %zu holds %zu distinct integers, as labels "
+                      "do: %s",
+                      other + 1, other_distinct, advice);
+    else
+      ck__fail_append(". If the label is in another column, %s, or its number",
+                      advice);
+    return CK_ERROR_PARSE;
+  }
+  /* Names are labels as they stand; numbers that are not integers are
+   * measurements, read as names only because they are not integers. */
+  const char *fraction = NULL;
+  for (size_t r = 0; r < csv->rows; ++r) {
+    const char *text = csv->labels[r];
+    double value;
+    long integer;
+    if (ck__csv_read_number(&dataset_dialect, text, text + strlen(text),
+                            &value) != CK__CSV_NUMBER) {
+      fraction = NULL;
+      break;
+    }
+    if (!fraction && !integer_label(text, &integer))
+      fraction = text;
+  }
+  int too_many = distinct > LABEL_LIKE_MAX_CLASSES || distinct > csv->rows / 2;
+  if (!fraction && !too_many)
+    return CK_OK;
+  size_t other = other_end_column(csv, seen, &other_distinct);
+  if (!other_distinct)
+    return CK_OK;
+  char what[128];
+  if (fraction)
+    snprintf(what, sizeof what, "numbers that are not integers ('%.*s')",
+             CK__CSV_QUOTE_MAX, fraction);
+  else
+    snprintf(what, sizeof what, "%zu distinct values in %zu rows", distinct,
+             csv->rows);
+  end_column_advice(csv, other, advice, sizeof advice);
+  snprintf(csv->warning, CK__DATASET_WARNING_MAX,
+           "%s: column %zu, the label column, holds %s, while column %zu "
+           "holds %zu distinct integers, as labels do; if the label is there, "
+           "%s",
+           csv->path, label, what, other + 1, other_distinct, advice);
+  return CK_OK;
+}
+
 static ck_status load_csv(const char *path, char *text, size_t size,
                           const ck_dataset_options *options,
-                          const char *label_option, ck_dataset *dataset) {
+                          ck__dataset_request *request, ck_dataset *dataset) {
   ck_status status = CK_OK;
   csv_reader csv;
   ck__c_locale locale = {0};
@@ -1048,7 +1202,9 @@ static ck_status load_csv(const char *path, char *text, size_t size,
   memset(&csv, 0, sizeof csv);
   csv.path = path;
   csv.options = options;
-  csv.label_option = label_option;
+  csv.label_option = request->label_option;
+  csv.training = request->training;
+  csv.warning = request->warning;
   csv.line = 1;
   if (options->labelled == -1 && options->features == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -1066,7 +1222,6 @@ static ck_status load_csv(const char *path, char *text, size_t size,
     csv.line += 1;
     line = end + 1;
   }
-  ck__c_locale_leave(&locale);
   if (csv.rows == 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: no data rows (%s)", path,
             size == 0 ? "the file is empty"
@@ -1077,8 +1232,11 @@ static ck_status load_csv(const char *path, char *text, size_t size,
   if (!classes)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu labels", path,
             csv.rows);
-  if (csv.labelled)
+  if (csv.labelled) {
     CK_TRY(csv_classes(&csv, classes, &class_count, &class_names));
+    CK_TRY(csv_check_label_column(&csv, classes));
+  }
+  ck__c_locale_leave(&locale);
 
   /* Give back what the bound reserved; keep the larger block if not. */
   if (csv.rows < csv.capacity) {
@@ -1166,9 +1324,9 @@ static ck_status check_options(const ck_dataset_options *options,
 
 ck_status ck_dataset_load(const char *path, const ck_dataset_options *options,
                           ck_dataset *dataset) {
-  ck__dataset_format format;
-  return ck__dataset_load(path, options, NULL, CK__DATASET_UNKNOWN, dataset,
-                          &format);
+  ck__dataset_request request;
+  memset(&request, 0, sizeof request);
+  return ck__dataset_load(path, options, &request, dataset);
 }
 
 static const char *format_name(ck__dataset_format format) {
@@ -1176,11 +1334,12 @@ static const char *format_name(ck__dataset_format format) {
 }
 
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
-                           const char *label_option,
-                           ck__dataset_format required, ck_dataset *dataset,
-                           ck__dataset_format *format) {
+                           ck__dataset_request *request, ck_dataset *dataset) {
   ck_status status = CK_OK;
+  ck__dataset_format *format = &request->format;
+  ck__dataset_format required = request->required;
   *format = CK__DATASET_UNKNOWN;
+  request->warning[0] = '\0';
   ck_dataset_options defaults;
   uint8_t *bytes = NULL;
   size_t size = 0;
@@ -1212,7 +1371,7 @@ ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
               "%s is CSV, whose rows carry their labels; a labels file (%s) "
               "goes with IDX features",
               path, options->labels_path);
-    CK_TRY(load_csv(path, (char *)bytes, size, options, label_option, dataset));
+    CK_TRY(load_csv(path, (char *)bytes, size, options, request, dataset));
   }
   free(bytes);
   return CK_OK;
@@ -1220,6 +1379,7 @@ ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
 fail:
   free(bytes);
   memset(dataset, 0, sizeof *dataset);
+  request->warning[0] = '\0';
   return status;
 }
 

@@ -28,18 +28,37 @@ typedef enum ck__dataset_format {
   CK__DATASET_IDX
 } ck__dataset_format;
 
-/* ck_dataset_load, and which format the file had (set as soon as it is
- * known, so also when its content then fails to parse). label_option,
- * when not NULL, is the option that set options->label_column (from 1):
- * a CSV label column beyond a line's fields is named by it and counted
- * from 1 ("--label-col 4"). A file not in the required format
- * (CK__DATASET_UNKNOWN: either) fails before it is parsed, with
- * CK_ERROR_INVALID_ARGUMENT and "PATH is IDX, not CSV" (or the reverse)
- * for the caller to prefix with the file that set the requirement. */
+/* The most bytes of a warning of ck__dataset_load, its NUL included. */
+#define CK__DATASET_WARNING_MAX 2048
+
+/* What ck__dataset_load takes beyond ck_dataset_load's arguments, and
+ * what it tells back. */
+typedef struct ck__dataset_request {
+  /* In: the option that set options->label_column (from 1), or NULL: a
+   * CSV label column beyond a line's fields is named by it and counted
+   * from 1 ("--label-col 4"), and the advice to take the column at the
+   * other end names it ("--label-col last"). */
+  const char *label_option;
+  /* In: the format the file must have (CK__DATASET_UNKNOWN: either). A
+   * file in the other fails before it is parsed, with
+   * CK_ERROR_INVALID_ARGUMENT and "PATH is IDX, not CSV" (or the reverse)
+   * for the caller to prefix with the file that set the requirement. */
+  ck__dataset_format required;
+  /* In: nonzero when the rows train a classifier: a CSV label column of
+   * one value is then refused even where options->classes_from gives the
+   * classes. */
+  int training;
+  /* Out: the file's format, set as soon as it is known (so also when its
+   * content then fails to parse); unknown where it could not be read. */
+  ck__dataset_format format;
+  /* Out: "" or, for a CSV file that loaded, a warning that its label
+   * column looks wrong (without "warning: "), for the caller's log. */
+  char warning[CK__DATASET_WARNING_MAX];
+} ck__dataset_request;
+
+/* ck_dataset_load, with request (see above). */
 ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
-                           const char *label_option,
-                           ck__dataset_format required, ck_dataset *dataset,
-                           ck__dataset_format *format);
+                           ck__dataset_request *request, ck_dataset *dataset);
 
 /* The labels file that an IDX features file at path is read with when no
  * other is given: path with "images-idx3" in its base name replaced by

@@ -72,12 +72,14 @@ static const ck_option nn_options[] = {
     {"load", "FILE", NULL,
      "start from a saved model (its layers, scaling and classes)"},
     {"predict", "FILE", NULL,
-     "with --load: predict the classes of FILE's rows into --out (rows with "
-     "a label as well are scored)"},
+     "with --load: predict the classes of FILE's rows into --out or onto "
+     "standard output (rows with a label as well are scored)"},
     {"predict-labels", "FILE", NULL,
      "IDX labels of --predict, to score its rows (default: the derived "
      "name, when that file exists)"},
-    {"out", "FILE", NULL, "where --predict writes one class name a line"},
+    {"out", "FILE", NULL,
+     "where --predict writes one class name a line (default: standard "
+     "output)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -257,11 +259,16 @@ static ck_status job_parse(const ck_param *params, size_t count,
     job->train = "spirals:2000";
   if (job->predict && !job->load)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--predict needs a model: --load FILE");
-  if (job->predict && !job->out)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--predict needs --out FILE for the predicted classes");
   if (job->out && !job->predict)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--out goes with --predict");
+  /* Without --out the classes go to standard output ("-"), which must be
+   * open before the run, as an output file must be writable. */
+  if (job->predict && !job->out) {
+    job->out = "-";
+    if ((status = ck_file_check_writable(job->out)))
+      CK_FAIL_PREFIX(status, "--predict without --out writes the classes to "
+                             "standard output: ");
+  }
   /* A loaded model brings its shape, activations, loss and normalisation;
    * a different one given beside it would be dropped unseen. */
   static const char *const from_model[] = {"layers", "act", "loss",
@@ -430,6 +437,14 @@ static ck_status nn_check(const ck_param *params, size_t count) {
   return job_parse(params, count, NULL, &job);
 }
 
+/* --predict without --out writes the classes to standard output. */
+static const char *nn_stdout_output(const ck_param *params, size_t count) {
+  return ck__param_find(params, count, "predict") &&
+                 !ck__param_find(params, count, "out")
+             ? "out"
+             : NULL;
+}
+
 /* A seeded random split for an option; a fraction that leaves one side
  * empty is named by the option, not by the dataset call. */
 static ck_status split_fraction(const ck_dataset *whole, double fraction,
@@ -479,21 +494,44 @@ fail:
   return status;
 }
 
-/* Loads a data file, counting the CSV files read in *csv_files (what
- * --label-col and --header describe); *format is the file's, or unknown
- * where it could not be read. labels_option: the option that gives its
- * IDX labels file. */
+/* What the data files of a run are read with: the run's options, whose
+ * log gets the warnings about a file, and the count of CSV files read
+ * (what --label-col and --header describe). */
+typedef struct data_reader {
+  const ck_run_options *run;
+  unsigned csv_files;
+} data_reader;
+
+static void log_line(const ck_run_options *options, const char *line) {
+  if (options && options->log)
+    options->log(options->log_user, line);
+}
+
+/* Loads a data file (training data when training is nonzero), logging
+ * its warning; *format is the file's, or unknown where it could not be
+ * read. labels_option: the option that gives its IDX labels file. */
 static ck_status load_file(const char *path, const ck_dataset_options *options,
                            const char *labels_option,
-                           ck__dataset_format required, ck_dataset *data,
-                           ck__dataset_format *format, unsigned *csv_files) {
-  ck_status status =
-      ck__dataset_load(path, options, "--label-col", required, data, format);
-  *csv_files += *format == CK__DATASET_CSV;
+                           ck__dataset_format required, int training,
+                           ck_dataset *data, ck__dataset_format *format,
+                           data_reader *reader) {
+  ck__dataset_request request;
+  memset(&request, 0, sizeof request);
+  request.label_option = "--label-col";
+  request.required = required;
+  request.training = training;
+  ck_status status = ck__dataset_load(path, options, &request, data);
+  *format = request.format;
+  reader->csv_files += *format == CK__DATASET_CSV;
   /* Standard input has no name that a labels file's could derive from. */
   if (status == CK_ERROR_INVALID_ARGUMENT && *format == CK__DATASET_IDX &&
       !options->labels_path && strcmp(path, "-") == 0)
     ck__fail_append(" with --%s", labels_option);
+  if (status == CK_OK && request.warning[0]) {
+    char line[CK__DATASET_WARNING_MAX + 16];
+    snprintf(line, sizeof line, "warning: %s", request.warning);
+    log_line(reader->run, line);
+  }
   return status;
 }
 
@@ -503,9 +541,9 @@ static ck_status load_data(const char *path, const char *labels,
                            const char *labels_option,
                            const ck_dataset_options *base,
                            const ck_dataset *classes_from, size_t class_limit,
-                           uint64_t seed, uint64_t stream,
+                           uint64_t seed, uint64_t stream, int training,
                            ck__dataset_format required, ck_dataset *data,
-                           ck__dataset_format *format, unsigned *csv_files) {
+                           ck__dataset_format *format, data_reader *reader) {
   *format = CK__DATASET_UNKNOWN;
   if (strncmp(path, "spirals:", 8) == 0)
     return spirals(path, seed, stream, data);
@@ -513,8 +551,8 @@ static ck_status load_data(const char *path, const char *labels,
   options.labels_path = labels;
   options.classes_from = classes_from;
   options.class_limit = class_limit;
-  return load_file(path, &options, labels_option, required, data, format,
-                   csv_files);
+  return load_file(path, &options, labels_option, required, training, data,
+                   format, reader);
 }
 
 /* The model's classes as a data set to number test labels by. */
@@ -533,11 +571,6 @@ typedef struct epoch_log {
   size_t used, capacity;
   int failed;
 } epoch_log;
-
-static void log_line(const ck_run_options *options, const char *line) {
-  if (options && options->log)
-    options->log(options->log_user, line);
-}
 
 static void append_percent(char *line, size_t capacity, const char *name,
                            double value) {
@@ -663,7 +696,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     return status;
   ck_nn_config *config = &job.config;
   uint64_t seed = config->seed;
-  unsigned csv_files = 0;
+  data_reader reader = {options, 0};
   ck__dataset_format train_format = CK__DATASET_UNKNOWN, format;
 
   if (job.load) {
@@ -679,8 +712,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     model_classes(nn, &classes_view);
   if (training) {
     CK_TRY(load_data(job.train, job.train_labels, "train-labels", &job.csv,
-                     job.load ? &classes_view : NULL, class_limit, seed, 1,
-                     CK__DATASET_UNKNOWN, &whole, &train_format, &csv_files));
+                     job.load ? &classes_view : NULL, class_limit, seed, 1, 1,
+                     CK__DATASET_UNKNOWN, &whole, &train_format, &reader));
     if (job.split) {
       double split = strtod(job.split, NULL);
       if (split < 1) {
@@ -747,8 +780,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   if (job.test) {
     status = load_data(job.test, job.test_labels, "test-labels", &job.csv,
                        nn ? &classes_view : NULL,
-                       config->sizes[config->layer_count - 1], seed, 2,
-                       train_format, &test, &format, &csv_files);
+                       config->sizes[config->layer_count - 1], seed, 2, 0,
+                       train_format, &test, &format, &reader);
     if (status && train_format != CK__DATASET_UNKNOWN &&
         format != CK__DATASET_UNKNOWN && format != train_format)
       CK_FAIL_PREFIX(status,
@@ -784,11 +817,11 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     predict_options.features = config->sizes[0];
     predict_options.labels_path = job.predict_labels;
     CK_TRY(load_file(job.predict, &predict_options, "predict-labels",
-                     CK__DATASET_UNKNOWN, &predict, &format, &csv_files));
+                     CK__DATASET_UNKNOWN, 0, &predict, &format, &reader));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
    * unseen. */
-  for (size_t i = 0; i < 2 && !csv_files; ++i) {
+  for (size_t i = 0; i < 2 && !reader.csv_files; ++i) {
     const char *option = i ? "header" : "label-col";
     if (ck__param_find(params, count, option))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -850,6 +883,7 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     CK_TRY(ck_nn_predict(nn, &predict, predicted));
     CK_TRY_OUTPUT("out",
                   write_predictions(job.out, nn, predicted, predict.rows));
+    CK_TRY(ck__result_option(result, "out", job.out));
     ck__result_metric(result, "predicted_rows", (double)predict.rows, "");
     if (predict.classes) {
       size_t hits = 0;
@@ -950,6 +984,7 @@ const ck_workload ck__nn_workload = {
     .run = nn_run,
     .outputs = nn_outputs,
     .binary_outputs = nn_binary_outputs,
+    .stdout_output = nn_stdout_output,
     .oracle = nn_oracle,
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
