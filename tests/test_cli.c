@@ -2729,7 +2729,7 @@ static size_t longest_line(const char *text, const char **where) {
 
 /* Whether the file at root/name holds text. */
 static int file_holds(const char *root, const char *name, const char *text) {
-  char path[1024];
+  char path[2400];
   snprintf(path, sizeof path, "%s/%s", root, name);
   char *content = test_read_file(path, NULL);
   int found = content && strstr(content, text) != NULL;

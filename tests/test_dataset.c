@@ -795,8 +795,9 @@ static void test_csv_good(void) {
   /* Numbers in the C locale whatever the process's. */
   if (setlocale(LC_NUMERIC, "de_DE.UTF-8") ||
       setlocale(LC_NUMERIC, "fr_FR.UTF-8")) {
-    CHECK_OK(load_text("locale.csv", "A,1.5,2\n", NULL, &dataset));
-    CHECK(dataset.rows == 1 && dataset.values && dataset.values[0] == 1.5f);
+    CHECK_OK(load_text("locale.csv", "A,1.5,2\nB,2.25,3\n", NULL, &dataset));
+    CHECK(dataset.rows == 2 && dataset.values && dataset.values[0] == 1.5f &&
+          dataset.values[2] == 2.25f);
     ck_dataset_free(&dataset);
     setlocale(LC_NUMERIC, "C");
   } else {

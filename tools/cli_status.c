@@ -184,17 +184,20 @@ void cli_status_print(FILE *out, const char *line) {
   pthread_mutex_unlock(&status.lock);
 }
 
-/* Under the lock: the rate, the time left and the best so far. */
+/* Under the lock: the time left, the best so far and the rate, in that
+ * order, so that a narrow terminal cuts the least wanted. */
 static void draw_progress(const ck_progress *progress, double elapsed) {
   char line[320], bar[21], waited[32], rate[48] = "", left[40] = "",
                                        best[64] = "";
   double fraction = progress->fraction < 0   ? 0
                     : progress->fraction > 1 ? 1
                                              : progress->fraction;
-  int filled = (int)(fraction * 20 + 0.5);
+  /* A shorter bar beside a label that names the run. */
+  int width = status.label[0] ? 10 : 20;
+  int filled = (int)(fraction * width + 0.5);
   memset(bar, '#', (size_t)filled);
-  memset(bar + filled, ' ', (size_t)(20 - filled));
-  bar[20] = '\0';
+  memset(bar + filled, ' ', (size_t)(width - filled));
+  bar[width] = '\0';
   duration(waited, sizeof waited, elapsed);
   /* Rates from the first report of the run on, leaving its setup out. */
   double span = now() - status.first_at;
@@ -212,8 +215,8 @@ static void draw_progress(const ck_progress *progress, double elapsed) {
     snprintf(best, sizeof best, "  %s %.6g", progress->best_name,
              progress->best);
   snprintf(line, sizeof line, "%s%s[%s] %3.0f%% %s%s%s%s", status.label,
-           status.label[0] ? " " : "", bar, fraction * 100, waited, rate, left,
-           best);
+           status.label[0] ? " " : "", bar, fraction * 100, waited, left, best,
+           rate);
   draw(line);
 }
 
