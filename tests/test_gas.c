@@ -2774,6 +2774,7 @@ static void thermo_file(const ck_workload *w, const ck_device *ref) {
   expect_failure(ck_workload_check(w, quiet, 3), CK_ERROR_INVALID_ARGUMENT,
                  "--thermo applies only with --log-every above 0",
                  "--thermo with --log-every 0");
+  ck_result_release(result);
   free(result);
 }
 
