@@ -1118,14 +1118,14 @@ static void agreement_case(const ck_device *ref, const ck_device *ocl,
   if (ocl->kind == CK_KIND_CPU && config->neighbors != CK_GAS_ALL_PAIRS) {
     char named[120];
     snprintf(named, sizeof named, "%s, no strips", what);
-    agreement_case_in(ref, ocl, named, config, (ck__gas_forms){-1, 0, 0});
+    agreement_case_in(ref, ocl, named, config, (ck__gas_forms){-1, 0, 0, 0});
   }
 }
 
 static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
                                  const char *what,
                                  const ck_gas_config *config) {
-  agreement_case_in(ref, ocl, what, config, (ck__gas_forms){1, -1, -1});
+  agreement_case_in(ref, ocl, what, config, (ck__gas_forms){1, -1, -1, 0});
 }
 
 static void agreement(const ck_device *ref, const ck_device *ocl) {
@@ -1403,9 +1403,9 @@ static void geometry_limits(const ck_device *ref) {
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "rc",
                         "a cutoff of 0.1");
   /* A long box of fine cells: at most 2^16 a row, so that the cell index
-   * computed in float stays exact. */
+   * computed in float stays exact (2^15 particles allow 4 cells each). */
   ck_gas_config_init(&c);
-  c.particles = 2;
+  c.particles = 32768;
   c.walls = 1;
   c.rc = 0.5;
   c.box_x = 65536;
@@ -2920,6 +2920,179 @@ static void null_arguments(const ck_device *ref) {
   ck_gas_destroy(c.gas);
 }
 
+/* ---- sparse systems: a cell grid that follows the particles ------------- */
+
+/* The grid of a sparse system: at most max(9, 4 N) cells whatever the box,
+ * each at least the range (rc + skin) wide, and 3 or more along a side
+ * that could hold 3 (a periodic 3 x 3 block of distinct cells). */
+static void check_sparse_grid(const char *what, ck_gas *gas) {
+  gas_state *state = ck__gas_state(gas);
+  double range = state->rc + state->skin;
+  double most = fmax(9, 4.0 * state->particles);
+  int low_x = state->box_x >= 3 * range ? 3 : 1;
+  int low_y = state->box_y >= 3 * range ? 3 : 1;
+  CHECK_MSG(state->cells ==
+                    (uint32_t)state->cells_x * (uint32_t)state->cells_y &&
+                (double)state->cells <= most,
+            "%s: %d x %d cells for %u particles (at most %g)", what,
+            state->cells_x, state->cells_y, state->particles, most);
+  CHECK_MSG(state->box_x / state->cells_x >= range &&
+                state->box_y / state->cells_y >= range &&
+                state->cells_x >= low_x && state->cells_y >= low_y,
+            "%s: %d x %d cells of a %g x %g box, for a range of %g", what,
+            state->cells_x, state->cells_y, state->box_x, state->box_y, range);
+}
+
+/*
+ * Two particles 1.25 apart in the 20000 x 5000 box (across its periodic
+ * edge, or inside walls), in cells and Verlet modes: a grid of at most 9
+ * cells, and the exact Lennard-Jones pair (half its energy a particle,
+ * the force along x, `side` the sign of x_1 - x_2); a lone particle of a
+ * 46-byte XYZ file in a 49597 x 8787 box on the same few cells.
+ */
+static void sparse_pair(const backend *be) {
+  static const struct {
+    int walls;
+    double side, x[4];
+  } cases[] = {{0, 1, {0.5, 2500, 19999.25, 2500}},
+               {1, -1, {10000.5, 2500.25, 10001.75, 2500.25}}};
+  for (size_t k = 0; k < 2; ++k)
+    for (int m = 0; m < 2; ++m) {
+      char path[600], what[200];
+      test_path_in(work_dir, "sparse_pair.xyz", path, sizeof path);
+      CHECK(write_xyz(path, 2, 20000, 5000, cases[k].x, NULL) == 0);
+      ck_gas_config c;
+      ck_gas_config_init(&c);
+      c.xyz_path = path;
+      c.walls = cases[k].walls;
+      c.temperature = 0;
+      c.neighbors = (ck_gas_neighbors)m;
+      snprintf(what, sizeof what, "%s, 2 particles in 20000 x 5000, %s, %s",
+               be->name, cases[k].walls ? "walls" : "periodic",
+               mode_name(c.neighbors));
+      ck_gas *gas = make_on(be, &c);
+      if (!gas)
+        continue;
+      check_sparse_grid(what, gas);
+      snapshot s;
+      if (take(gas, &s)) {
+        double energy,
+            force = cases[k].side * pair_force(&s.config, 1.25, &energy);
+        double tolerance = be->double_precision ? 1e-12 : 1e-5;
+        CHECK_MSG(relative(s.o.potential, 0.5 * energy, fabs(energy)) <=
+                          tolerance &&
+                      relative(s.f[0], force, fabs(force)) <= tolerance &&
+                      relative(s.f[2], -force, fabs(force)) <= tolerance &&
+                      s.f[1] == 0 && s.f[3] == 0,
+                  "%s: potential %.9g a particle (expected %.9g), forces "
+                  "(%.9g, %.9g), (%.9g, %.9g) (expected +-%.9g along x)",
+                  what, s.o.potential, 0.5 * energy, s.f[0], s.f[1], s.f[2],
+                  s.f[3], force);
+        snapshot_free(&s);
+      }
+      ck_gas_destroy(gas);
+    }
+  char path[600];
+  test_path_in(work_dir, "sparse_one.xyz", path, sizeof path);
+  CHECK(write_text(path, "1\nLattice=\"49597 0 0 0 8787 0 0 0 1\"\n"
+                         "Ar 1 1 0\n") == 0);
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.xyz_path = path;
+  ck_gas *gas = make_on(be, &c);
+  if (!gas)
+    return;
+  char what[200];
+  snprintf(what, sizeof what, "%s, 1 particle in 49597 x 8787", be->name);
+  check_sparse_grid(what, gas);
+  ck_gas_observables start, o;
+  CHECK_OK(ck_gas_observe(gas, &start));
+  CHECK_OK(ck_gas_step(gas, 20));
+  CHECK_OK(ck_gas_observe(gas, &o));
+  CHECK_MSG(o.potential == 0 && o.kinetic == start.kinetic,
+            "%s: potential %g, kinetic energy %.9g became %.9g", what,
+            o.potential, start.kinetic, o.kinetic);
+  ck_gas_destroy(gas);
+}
+
+/*
+ * A sparse cluster (a patch of 12 particles, and 3 across a periodic
+ * corner) in a 120 x 60 box, on the capped grid and on the fine grid of
+ * cells rc (+ skin) wide: the same pairs, so the same forces up to the
+ * order of the sums (against the test's all-pairs sums too), and the same
+ * run for 100 steps to float rounding.
+ */
+static void sparse_cluster(const backend *be) {
+  double x[30];
+  size_t n = 0;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 4; ++i, ++n) {
+      x[2 * n] = 30 + 1.1 * i + (j & 1 ? 0.55 : 0);
+      x[2 * n + 1] = 15 + 0.95 * j;
+    }
+  static const double corner[6] = {0.55, 0.5, 119.5, 0.5, 0.5, 59.4};
+  memcpy(x + 2 * n, corner, sizeof corner);
+  n += 3;
+  char path[600];
+  test_path_in(work_dir, "sparse_cluster.xyz", path, sizeof path);
+  CHECK(write_xyz(path, n, 120, 60, x, NULL) == 0);
+  double mode_tolerance = be->double_precision ? 1e-13 : 1e-5;
+  double brute_tolerance = be->double_precision ? 1e-12 : 2e-4;
+  double sum_tolerance = be->double_precision ? 1e-14 : 1e-6;
+  for (int m = 0; m < 2; ++m) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.temperature = 0.5;
+    c.neighbors = (ck_gas_neighbors)m;
+    snapshot s[2][2];
+    int have[2][2] = {{0, 0}, {0, 0}};
+    uint32_t cells[2] = {0, 0};
+    for (int fine = 0; fine < 2; ++fine) {
+      backend grid = *be;
+      grid.forms.fine_cells = fine;
+      ck_gas *gas = make_on(&grid, &c);
+      if (!gas)
+        continue;
+      cells[fine] = ck__gas_state(gas)->cells;
+      have[fine][0] = take(gas, &s[fine][0]);
+      CHECK_OK(ck_gas_step(gas, 100));
+      have[fine][1] = take(gas, &s[fine][1]);
+      ck_gas_destroy(gas);
+    }
+    char what[200];
+    snprintf(what, sizeof what, "%s, sparse cluster, %s: %u cells vs %u",
+             be->name, mode_name(c.neighbors), cells[0], cells[1]);
+    /* 48 x 24 cells of 2.5 (40 x 21 of 2.8 with the skin) at most;
+     * capped at 4 a particle. */
+    CHECK_MSG(cells[0] <= 4 * n && cells[1] >= 40 * 21, "%s: the grids", what);
+    if (have[0][0])
+      check_against_brute(what, &s[0][0], be->double_precision, brute_tolerance,
+                          sum_tolerance);
+    if (have[0][0] && have[1][0])
+      check_same_forces(what, &s[0][0], &s[1][0], be->double_precision,
+                        mode_tolerance);
+    if (have[0][1] && have[1][1]) {
+      double gap = position_gap(&s[0][1], &s[1][1]);
+      CHECK_MSG(gap <= (be->double_precision ? 1e-12 : 1e-4),
+                "%s: after 100 steps, positions %.3g apart", what, gap);
+    }
+    for (int fine = 0; fine < 2; ++fine)
+      for (int t = 0; t < 2; ++t)
+        if (have[fine][t])
+          snapshot_free(&s[fine][t]);
+  }
+}
+
+static void sparse(const ck_device *ref, const ck_device *ocl) {
+  backend backends[MAX_BACKENDS];
+  size_t count = backends_of(ref, ocl, 1, backends);
+  for (size_t b = 0; b < count; ++b) {
+    sparse_pair(&backends[b]);
+    sparse_cluster(&backends[b]);
+  }
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2990,6 +3163,8 @@ int main(void) {
   SECTION("rdf");
   null_arguments(ref);
   SECTION("NULL arguments");
+  sparse(ref, ocl);
+  SECTION("sparse systems");
   workload(ref, ocl);
   const ck_workload *gas_workload = NULL;
   if (ck_workload_find("gas", &gas_workload) == CK_OK)

@@ -29,6 +29,10 @@ static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
 /* Verlet list entries a particle at most: 4 bytes each for every particle,
  * and a list a work-item walks. */
 #define MAX_LIST_CAPACITY 4096.0
+/* Cells a particle at most (ck_gas_create sizes the grid): a sparse
+ * system gets wider cells, so that the grid's memory and each step's
+ * pass over it follow the particles rather than the box's area. */
+#define CELLS_PER_PARTICLE 4.0
 
 struct ck_gas {
   gas_state state;
@@ -277,6 +281,43 @@ static void pair_constants(const ck_gas_config *config, gas_state *state) {
   state->softening2 = config->softening * config->softening;
 }
 
+/* The cell grid, cells_x by cells_y, for cells at least range wide: a
+ * particle's partners within range then lie in the 3 x 3 cells around
+ * it. Counted in double before an int holds them (a tiny rc would
+ * overflow it): at most 2^16 a row (so that a cell index computed in
+ * float is exact; clkit/gas.h) and 10^8 in all. Unless fine, at most
+ * CELLS_PER_PARTICLE a particle (or 9): wider cells hold the same pairs,
+ * and a side keeps 3 cells where it had them, so that a periodic grid's
+ * 3 x 3 block stays 9 distinct cells. */
+static void size_cells(const ck_gas_config *config, double range, int fine,
+                       int *cells_x, int *cells_y) {
+  double x = fmax(1.0, fmin(floor(config->box_x / range), 65536.0));
+  double y = fmax(1.0, fmin(floor(config->box_y / range), 65536.0));
+  if (x * y > 1e8) {
+    x = fmin(x, 10000.0);
+    y = fmin(y, 10000.0);
+  }
+  double most = fmax(9.0, CELLS_PER_PARTICLE * (double)config->particles);
+  if (!fine && x * y > most) {
+    /* Both sides shrink by one factor, keeping the cells' shape; a side
+     * held at its floor leaves the other what remains. */
+    double low_x = fmin(x, 3.0), low_y = fmin(y, 3.0);
+    double shrink = sqrt(x * y / most);
+    double wide_x = fmax(low_x, floor(x / shrink));
+    double wide_y = fmax(low_y, floor(y / shrink));
+    if (wide_x * wide_y > most) {
+      if (wide_x == low_x)
+        wide_y = fmax(low_y, floor(most / wide_x));
+      else
+        wide_x = fmax(low_x, floor(most / wide_y));
+    }
+    x = wide_x;
+    y = wide_y;
+  }
+  *cells_x = (int)x;
+  *cells_y = (int)y;
+}
+
 /* Sets up the state, buffers and steps for a resolved configuration. */
 static ck_status build_state(const ck_device *device, ck_gas *gas,
                              int double_precision) {
@@ -305,20 +346,11 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   state->langevin_damping = damping;
   state->langevin_noise =
       sqrt((1.0 - damping * damping) * config->target_temperature);
-  /* Cells at least the interaction range (plus the skin) wide: counted in
-   * double, and at most 2^16 a row (so that a cell index computed in
-   * float is exact; clkit/gas.h) and 10^8 in all, before an int holds
-   * them (a tiny rc would overflow it). */
+  /* Cells at least the interaction range (plus the skin) wide. */
   double range = config->rc + state->skin;
-  double cells_x = fmax(1.0, fmin(floor(config->box_x / range), 65536.0));
-  double cells_y = fmax(1.0, fmin(floor(config->box_y / range), 65536.0));
-  if (cells_x * cells_y > 1e8) {
-    cells_x = fmin(cells_x, 10000.0);
-    cells_y = fmin(cells_y, 10000.0);
-  }
-  state->cells_x = (int)cells_x;
-  state->cells_y = (int)cells_y;
-  state->cells = (uint32_t)(state->cells_x * state->cells_y);
+  size_cells(config, range, state->fine_cells, &state->cells_x,
+             &state->cells_y);
+  state->cells = (uint32_t)state->cells_x * (uint32_t)state->cells_y;
   state->cell_inverse_x = state->cells_x / config->box_x;
   state->cell_inverse_y = state->cells_y / config->box_y;
   /* Strips: the OpenCL steps on CPU devices read a particle's pairs as
@@ -474,6 +506,7 @@ static ck_status create_gas(const ck_device *device,
   gas->state.tiles = forms.tiles;
   gas->state.strips_request = forms.strips;
   gas->state.sort_request = forms.sort;
+  gas->state.fine_cells = forms.fine_cells;
   ck_gas_config *c = &gas->config;
   if (c->xyz_path) {
     CK_TRY(ck__gas_xyz_read(c->xyz_path, &frame));

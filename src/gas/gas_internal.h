@@ -74,8 +74,9 @@ struct gas_state {
    * first half (nothing reads or changes the state in between), and 1
    * once it has (see ck__gas_steps.forces). */
   int ahead, drifted;
-  /* Cells: cells_x by cells_y, each at least the interaction range wide. */
-  int cells_x, cells_y;
+  /* Cells: cells_x by cells_y, each at least the interaction range wide,
+   * and at most a few a particle unless fine_cells (ck__gas_forms). */
+  int cells_x, cells_y, fine_cells;
   double cell_inverse_x, cell_inverse_y;
   uint32_t cells;
   /* Verlet lists: capacity neighbours a particle. */
@@ -165,11 +166,13 @@ gas_state *ck__gas_state(ck_gas *gas);
  * pairs staged in local memory (1), read directly (0) or by device (-1);
  * strips: forces from runs of slots on CPU devices (-1), on any OpenCL
  * device (1) or never (0); sort: Verlet rebuilds sorted by one work-item
- * for small systems on CPUs (-1), always (1) or never (0). */
+ * for small systems on CPUs (-1), always (1) or never (0). fine_cells: 1
+ * for cells as narrow as the range allows however few the particles (for
+ * tests; checkpoints do not keep it), 0 for at most a few a particle. */
 typedef struct ck__gas_forms {
-  int tiles, strips, sort;
+  int tiles, strips, sort, fine_cells;
 } ck__gas_forms;
-#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1, -1})
+#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1, -1, 0})
 
 /* ck_gas_create() in either precision (double on ref, or on devices with
  * fp64) and with the forms chosen (CK__GAS_FORMS_BY_DEVICE: as
