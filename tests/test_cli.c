@@ -3311,6 +3311,49 @@ static void check_nn_stdout_devices(void) {
                  "(where --out goes without a file)");
 }
 
+/* A kernel cache clkit may not trust is not used: a relative
+ * CLKIT_CACHE_DIR or a directory that is a link gets one warning, and the
+ * run goes on; cache clear leaves the link's target alone. */
+static void check_cache_refused(void) {
+  const char *const run[] = {"run", "selfcheck", "--device",
+                             "ref", "--quiet",   NULL};
+  const char *const info[] = {"cache", "info", NULL};
+  const char *const clear[] = {"cache", "clear", NULL};
+  const char *const relative[] = {"CLKIT_CACHE_DIR=relative/cache", NULL};
+  run_output r = run_clkit_env(relative, run);
+  EXPECT_EXIT(r, 0, run);
+  EXPECT_HAS(r.err,
+             "warning: kernel cache directory relative/cache "
+             "(CLKIT_CACHE_DIR) is not an absolute path; kernels are built "
+             "without the cache",
+             run);
+  const char *second = strstr(r.err, "warning:");
+  CHECK_MSG(second && !strstr(second + 1, "warning:"), "not one warning: %s",
+            r.err);
+  release(&r);
+  expect_output(relative, info, 0, 0,
+                "enabled    no (the directory is refused)");
+  expect_output(relative, clear, 1, 1, "not an absolute path");
+
+  char target[700], entry[800], link[700], setting[760];
+  snprintf(target, sizeof target, "%s/cache-target", work_dir);
+  snprintf(link, sizeof link, "%s/cache-link", work_dir);
+  CHECK(mkdir(target, 0700) == 0 && symlink(target, link) == 0);
+  test_write_text(target,
+                  "0000000000000000000000000000000000000000000000000000000000"
+                  "000000.ckbin",
+                  "not to be deleted", entry, sizeof entry);
+  snprintf(setting, sizeof setting, "CLKIT_CACHE_DIR=%s", link);
+  const char *const linked[] = {setting, NULL};
+  r = run_clkit_env(linked, run);
+  EXPECT_EXIT(r, 0, run);
+  EXPECT_HAS(r.err, "is a symbolic link", run);
+  release(&r);
+  expect_output(linked, clear, 1, 1, "is a symbolic link");
+  CHECK_MSG(access(entry, F_OK) == 0, "cache clear deleted %s", entry);
+  unlink(link);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -3351,6 +3394,7 @@ int main(int argc, char **argv) {
   check_interrupt();
   check_kernels();
   check_cache();
+  check_cache_refused();
   check_no_platform();
   check_device_notes();
   check_gen_coefficients();

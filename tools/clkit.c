@@ -657,7 +657,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
 
 /* A kernel cache that cannot be used costs every run its builds, silently
  * but for this: a CLKIT_CACHE_DIR that is a file, a directory that cannot
- * be read, a CLKIT_CACHE value clkit does not know. The run goes on. */
+ * be read or is refused (relative, a link, writable by others), a
+ * CLKIT_CACHE value clkit does not know. The run goes on. */
 static void warn_if_cache_unusable(void) {
   ck_cache_stats stats;
   ck_status status = ck_cache_query(&stats);
@@ -666,7 +667,9 @@ static void warn_if_cache_unusable(void) {
   const char *message = "";
   ck_error_get_last(&message);
   fprintf(stderr, "%s: warning: %s%s\n", program_name, message,
-          status == CK_ERROR_IO ? "; kernels are built without the cache" : "");
+          status == CK_ERROR_IO || status == CK_ERROR_CACHE
+              ? "; kernels are built without the cache"
+              : "");
 }
 
 /* The status line is for a person at a terminal: not with --quiet, nor
@@ -1152,8 +1155,11 @@ static int command_cache(int argc, char **argv) {
   ck_cache_stats stats;
   ck_status status = ck_cache_query(&stats);
   /* With stats given, this status means a CLKIT_CACHE value the library
-   * does not know: the cache stays on, and the stats are still true. */
-  if (status == CK_ERROR_INVALID_ARGUMENT) {
+   * does not know: the cache stays on, and the stats are still true. A
+   * refused directory (CK_ERROR_CACHE) is shown, but not cleared. */
+  int refused = status == CK_ERROR_CACHE;
+  if (status == CK_ERROR_INVALID_ARGUMENT ||
+      (refused && strcmp(action, "info") == 0)) {
     const char *message = "";
     ck_error_get_last(&message);
     fprintf(stderr, "%s: warning: %s\n", program_name, message);
@@ -1166,11 +1172,12 @@ static int command_cache(int argc, char **argv) {
     else
       printf("directory  none (%s)\n", where);
     printf("enabled    %s\nentries    %zu\nbytes      %llu\n",
-           !located        ? "no (no directory)"
-           : stats.enabled ? "yes"
-                           : "no (CLKIT_CACHE is off)",
+           !located         ? "no (no directory)"
+           : !stats.enabled ? "no (CLKIT_CACHE is off)"
+           : refused        ? "no (the directory is refused)"
+                            : "yes",
            stats.entries, stats.bytes);
-    if (located && stats.enabled)
+    if (located && stats.enabled && !refused)
       printf("pocl       %s\n",
              stats.pocl_builds
                  ? "builds stored here too (CLKIT_CACHE=1)"

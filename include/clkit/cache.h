@@ -12,6 +12,14 @@
  * as does POCL_KERNEL_CACHE=0, which turns PoCL's off. Any other value
  * leaves the cache on, as if unset, and ck_cache_query() reports it.
  *
+ * A cached binary is loaded as code, so the cache is used only where no
+ * one else can write: the directory must be an absolute path, not a
+ * symbolic link, owned by the user and not writable by group or others
+ * (clkit creates it 0700). An entry is read only if it is a regular file
+ * of the user's, not writable by group or others, whose header holds its
+ * key; a binary lacking a kernel stored with it is rebuilt. Anything else
+ * is a miss, and the rebuilt entry replaces it.
+ *
  * Any number of threads and processes may use one cache at once: entries
  * are renamed into place whole, a damaged one is rebuilt, and the
  * temporary file of a writer killed mid-write is deleted by a later store
@@ -43,15 +51,20 @@ typedef struct ck_cache_stats {
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if stats is NULL, or if
  * CLKIT_CACHE has a value that is not one of those above: stats is then
  * filled in all the same (enabled, since the cache stays on) and the
- * message names the value; CK_ERROR_IO if the directory exists but cannot
- * be read.
+ * message names the value; CK_ERROR_CACHE if the directory is refused
+ * (relative, a link, another user's, writable by group or others): builds
+ * do not use it, the message says why, and no entries are counted;
+ * CK_ERROR_IO if the directory exists but cannot be read.
  */
 ck_status ck_cache_query(ck_cache_stats *stats);
 
 /*
  * ck_cache_clear - delete every cache entry (and stale temporary files).
+ * An entry that is a link is deleted, not what it points to.
  * Takes: removed, optional, set to the number of files deleted.
- * Returns: CK_OK; CK_ERROR_IO if a file could not be deleted.
+ * Returns: CK_OK; CK_ERROR_CACHE if the directory is refused (as for
+ * ck_cache_query()), with nothing deleted; CK_ERROR_IO if a file could not
+ * be deleted.
  */
 ck_status ck_cache_clear(size_t *removed);
 

@@ -151,7 +151,8 @@ void ck__hex(const uint8_t *bytes, size_t count, char *hex);
 /* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
 /*
  * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else
- * $HOME/.cache/clkit. Written into path (capacity bytes).
+ * $HOME/.cache/clkit. Written into path (capacity bytes). A relative one
+ * is refused (CK_ERROR_CACHE, path left empty).
  */
 ck_status ck__cache_directory(char *path, size_t capacity);
 /* How CLKIT_CACHE sets the cache, any case: "0", "off", "no" or "false"
@@ -167,21 +168,31 @@ typedef enum ck__cache_mode {
 ck__cache_mode ck__cache_setting(void);
 /*
  * Looks an entry up by its 32-byte key. On a hit stores a malloc'd copy of
- * the payload (caller frees) and its size, and returns CK_OK. A missing
- * entry returns CK_ERROR_NOT_FOUND without recording an error message. An
- * entry whose checksum or header is wrong is deleted and reported as
- * missing.
+ * the payload (caller frees) and its size, and, when kernels is not NULL,
+ * the kernel names stored with it (a malloc'd ';'-separated list, caller
+ * frees), and returns CK_OK. A missing entry returns CK_ERROR_NOT_FOUND
+ * without recording an error message; so do a directory that cannot be
+ * used or trusted, and an entry that is not a regular file private to the
+ * user (not read). An entry whose header, key or checksum is wrong is
+ * deleted and reported as missing.
  */
-ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size);
+ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
+                         char **kernels);
 /*
- * Stores an entry atomically: written to a temporary file in the cache
- * directory, then renamed over the final name, so that concurrent writers
- * and readers never see a partial entry.
+ * Stores an entry atomically, with the key and the kernel names (a
+ * ';'-separated list, or NULL for none) in its header: written to a
+ * temporary file in the cache directory, then renamed over the final
+ * name, so that concurrent writers and readers never see a partial entry.
+ * The directory is created 0700; one that may not be trusted is refused
+ * (CK_ERROR_CACHE).
  */
-ck_status ck__cache_store(const uint8_t key[32], const void *payload,
-                          size_t size);
+ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
+                          const void *payload, size_t size);
 /* Deletes one entry (for a binary the device rejected). */
 ck_status ck__cache_remove(const uint8_t key[32]);
+/* 1 when every name of the ';'-separated list wanted is in present: a
+ * cached binary must define the kernels stored with it. */
+int ck__cache_kernels_present(const char *wanted, const char *present);
 
 /* ---- Builds in a run (workload.c) ------------------------------------ */
 

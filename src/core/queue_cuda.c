@@ -842,11 +842,63 @@ static ck_status with_prelude(const char *name, const char *source,
   return CK_OK;
 }
 
+/* The library's kernel names, ';'-separated, stored with its cache entry
+ * (a malloc'd string); NULL where the runtime cannot list them: the entry
+ * is then stored without names, and its kernels go unchecked at load. */
+static char *kernel_names(cudaLibrary_t library) {
+  unsigned count = 0;
+  cudaKernel_t *kernels = NULL;
+  const char **each = NULL;
+  char *names = NULL;
+  size_t length = 0;
+  if (cudaLibraryGetKernelCount(&count, library) != cudaSuccess ||
+      !(kernels = calloc((size_t)count + 1, sizeof *kernels)) ||
+      !(each = calloc((size_t)count + 1, sizeof *each)) ||
+      cudaLibraryEnumerateKernels(kernels, count, library) != cudaSuccess)
+    goto done;
+  for (unsigned i = 0; i < count; ++i) {
+    if (cudaFuncGetName(&each[i], (const void *)kernels[i]) != cudaSuccess ||
+        !each[i])
+      goto done;
+    length += strlen(each[i]) + 1;
+  }
+  if (!(names = malloc(length + 1)))
+    goto done;
+  names[0] = '\0';
+  for (size_t i = 0, at = 0; i < count; ++i)
+    at += (size_t)snprintf(names + at, length + 1 - at, "%s%s", i ? ";" : "",
+                           each[i]);
+done:
+  cudaGetLastError();
+  free(each);
+  free(kernels);
+  return names;
+}
+
+/* 1 when library defines every kernel of names, a ';'-separated list
+ * (cut into its names here): a cached image lacking one would fail only
+ * at ck_kernel_create, and at every run after. */
+static int defines_kernels(cudaLibrary_t library, char *names) {
+  for (char *name = names; name && *name;) {
+    char *next = strchr(name, ';');
+    cudaKernel_t kernel = NULL;
+    if (next)
+      *next++ = '\0';
+    if (*name && cudaLibraryGetKernel(&kernel, library, name) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    name = next;
+  }
+  return 1;
+}
+
 static ck_status cu_program_build(ck_queue *queue, ck_program *program,
                                   const char *source, const char *options) {
   ck_status status = CK_OK;
   char *full = NULL;
   void *cubin = NULL;
+  char *kernels = NULL; /* stored with the cache entry */
   size_t cubin_size = 0;
   uint8_t key[32];
   ck__error_saved saved;
@@ -858,16 +910,20 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
   /* A miss, or an entry stale or damaged (rebuilt), is no failure. */
   ck__error_save(&saved);
   if (use_cache && !ck__build_from_source &&
-      ck__cache_load(key, &cubin, &cubin_size) == CK_OK) {
+      ck__cache_load(key, &cubin, &cubin_size, &kernels) == CK_OK) {
     int device_at_fault = 0;
     status = load(queue, program, cubin, &device_at_fault);
-    if (status == CK_OK) {
+    if (status == CK_OK && defines_kernels(program->handle, kernels)) {
       program->stats.from_cache = 1;
       goto fail; /* with CK_OK: only the temporaries are left to free */
     }
+    if (status == CK_OK) {
+      cudaLibraryUnload((cudaLibrary_t)program->handle);
+      program->handle = NULL;
+    }
     /* The entry is kept where the device, not the entry, is at fault: a
      * build would fail to load as well. */
-    if (device_at_fault)
+    else if (device_at_fault)
       goto fail;
     status = CK_OK;
     ck__cache_remove(key);
@@ -888,10 +944,14 @@ static ck_status cu_program_build(ck_queue *queue, ck_program *program,
   CK_TRY(load(queue, program, cubin, NULL));
   program->stats.from_cache = 0;
   if (use_cache) {
-    ck__cache_store(key, cubin, cubin_size); /* failing to cache is not fatal */
+    free(kernels);
+    kernels = kernel_names(program->handle);
+    /* failing to cache is not fatal */
+    ck__cache_store(key, kernels, cubin, cubin_size);
     ck__error_restore(&saved);
   }
 fail:
+  free(kernels);
   free(cubin);
   free(full);
   return status;

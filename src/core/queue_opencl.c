@@ -262,15 +262,40 @@ static ck_status build_failure(ck_queue *queue, ck_program *program,
   return CK_ERROR_BUILD;
 }
 
-/* Tries the cached binary; returns NULL (and drops the entry) if unusable. */
+/* The program's kernel names (CL_PROGRAM_KERNEL_NAMES: ';'-separated), a
+ * malloc'd string; NULL if the runtime cannot say. */
+static char *kernel_names(cl_program handle) {
+  size_t size = 0;
+  if (clGetProgramInfo(handle, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) !=
+          CL_SUCCESS ||
+      size == 0)
+    return NULL;
+  char *names = malloc(size + 1);
+  if (names && clGetProgramInfo(handle, CL_PROGRAM_KERNEL_NAMES, size, names,
+                                NULL) != CL_SUCCESS) {
+    free(names);
+    return NULL;
+  }
+  if (names)
+    names[size] = '\0';
+  return names;
+}
+
+/*
+ * Tries the cached binary; returns NULL (and drops the entry) if unusable:
+ * refused by the driver, or lacking a kernel that the program built from
+ * source had (stored with the entry), which would fail only at
+ * clCreateKernel, and at every run after.
+ */
 static cl_program build_from_cache(ck_queue *queue, const uint8_t key[32],
                                    const char *options) {
   void *binary = NULL;
+  char *stored = NULL, *present = NULL;
   size_t size = 0;
   cl_program handle = NULL;
   ck__error_saved saved; /* a miss or a damaged entry is no failure */
   ck__error_save(&saved);
-  if (ck__cache_load(key, &binary, &size) != CK_OK) {
+  if (ck__cache_load(key, &binary, &size, &stored) != CK_OK) {
     ck__error_restore(&saved);
     return NULL;
   }
@@ -281,6 +306,10 @@ static cl_program build_from_cache(ck_queue *queue, const uint8_t key[32],
                                      &bytes, &binary_status, &code);
   if (code == CL_SUCCESS && binary_status == CL_SUCCESS)
     code = clBuildProgram(handle, 1, &device, options, NULL, NULL);
+  if (code == CL_SUCCESS && binary_status == CL_SUCCESS &&
+      (!(present = kernel_names(handle)) ||
+       !ck__cache_kernels_present(stored, present)))
+    code = CL_INVALID_KERNEL_NAME;
   if (code != CL_SUCCESS || binary_status != CL_SUCCESS) {
     /* A driver update or a damaged file: rebuild from source instead. */
     if (handle)
@@ -288,28 +317,32 @@ static cl_program build_from_cache(ck_queue *queue, const uint8_t key[32],
     handle = NULL;
     ck__cache_remove(key);
   }
+  free(present);
+  free(stored);
   free(binary);
   ck__error_restore(&saved);
   return handle;
 }
 
+/* Stores the binary with the kernel names, which a later load checks. */
 static void store_in_cache(cl_program handle, const uint8_t key[32]) {
   size_t size = 0;
   if (clGetProgramInfo(handle, CL_PROGRAM_BINARY_SIZES, sizeof size, &size,
                        NULL) != CL_SUCCESS ||
       size == 0)
     return;
+  char *names = kernel_names(handle);
   unsigned char *binary = malloc(size);
-  if (!binary)
-    return;
-  if (clGetProgramInfo(handle, CL_PROGRAM_BINARIES, sizeof binary, &binary,
+  if (names && binary &&
+      clGetProgramInfo(handle, CL_PROGRAM_BINARIES, sizeof binary, &binary,
                        NULL) == CL_SUCCESS) {
     ck__error_saved saved; /* a cache that fails is not fatal */
     ck__error_save(&saved);
-    ck__cache_store(key, binary, size);
+    ck__cache_store(key, names, binary, size);
     ck__error_restore(&saved);
   }
   free(binary);
+  free(names);
 }
 
 _Thread_local int ck__build_from_source;
