@@ -3354,6 +3354,31 @@ static void check_cache_refused(void) {
   unlink(link);
 }
 
+/* A checkpoint's temporary that a killed run left behind (a run killed
+ * with SIGKILL cannot remove it) goes when the next run writes that
+ * checkpoint; another output's stays. */
+static void check_stale_temporary_removed(void) {
+  char directory[700], checkpoint[760], stale[800], other[800];
+  snprintf(directory, sizeof directory, "%s/stale", work_dir);
+  CHECK(mkdir(directory, 0700) == 0);
+  snprintf(checkpoint, sizeof checkpoint, "%s/gas.ckg", directory);
+  test_write_text(directory, ".gas.ckg.tmp.0badc0de",
+                  "half a checkpoint, its writer killed", stale, sizeof stale);
+  test_write_text(directory, ".gas2.ckg.tmp.0badc0de", "another output's",
+                  other, sizeof other);
+  const char *const args[] = {
+      "run",          "gas",      "--particles",        "64", "--steps",  "10",
+      "--checkpoint", checkpoint, "--checkpoint-every", "5",  "--device", "ref",
+      "--quiet",      NULL};
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  release(&r);
+  CHECK_MSG(access(stale, F_OK) != 0, "%s is still there", stale);
+  CHECK_MSG(access(other, F_OK) == 0, "%s was removed", other);
+  CHECK_MSG(access(checkpoint, F_OK) == 0, "no checkpoint %s", checkpoint);
+  remove_tree(directory);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -3395,6 +3420,7 @@ int main(int argc, char **argv) {
   check_kernels();
   check_cache();
   check_cache_refused();
+  check_stale_temporary_removed();
   check_no_platform();
   check_device_notes();
   check_gen_coefficients();

@@ -21,6 +21,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the wrappers ---------------------------------------------------------
@@ -234,6 +236,151 @@ static void check_long_names(const char *directory) {
   CHECK(others_in(directory, "") == 0);
 }
 
+/* ---- temporaries left by a killed writer --------------------------------
+ */
+
+/* 1 when directory/name exists, a link or not. */
+static int entry_exists(const char *directory, const char *name) {
+  char path[4096];
+  struct stat info;
+  test_path_in(directory, name, path, sizeof path);
+  return lstat(path, &info) == 0;
+}
+
+/* A writer killed before its rename leaves its temporary, which the next
+ * write of that output removes: a regular file of this user's named
+ * exactly as the output's temporaries are, whose lock is free (an empty
+ * one only once an hour old). Nothing else beside it is touched. */
+static void check_stale_temporaries(const char *directory) {
+  char stale[1100], path[4096], entry[4096], victim[4096];
+  snprintf(stale, sizeof stale, "%s/stale", directory);
+  CHECK(mkdir(stale, 0700) == 0);
+  test_path_in(stale, "out.txt", path, sizeof path);
+  static const char *const removed[] = {
+      ".out.txt.tmp.0123abcd", /* half an output */
+      ".out.txt.tmp.00000000", /* empty, made an hour ago */
+  };
+  static const char *const kept[] = {
+      ".out.txt.tmp.00000001",  /* empty and new: maybe not locked yet */
+      ".out.txt.tmp.0123abc",   /* a token too short */
+      ".out.txt.tmp.0123abcde", /* too long */
+      ".out.txt.tmp.0123ABCD",  /* not as clkit spells tokens */
+      ".out.txt.tmp.0123abcg",  /* not hexadecimal */
+      ".out.txt.tmp-0123abcd",  /* not the infix */
+      ".other.tmp.0123abcd",    /* another output's */
+      ".out.txtx.tmp.0123abcd", /* another output's */
+      "out.txt.tmp.0123abcd",   /* no leading dot */
+      ".out.txt.tmp.89abcdef",  /* a link, made below */
+      ".out.txt.tmp.fedcba98",  /* a directory, made below */
+      ".out.txt.tmp.76543210",  /* another user's, made below */
+  };
+  size_t removed_count = sizeof removed / sizeof removed[0];
+  size_t kept_count = sizeof kept / sizeof kept[0];
+  test_write_text(stale, removed[0], "half of an output", entry, sizeof entry);
+  test_write_text(stale, removed[1], "", entry, sizeof entry);
+  struct timespec old[2] = {{time(NULL) - 2 * 60 * 60, 0},
+                            {time(NULL) - 2 * 60 * 60, 0}};
+  CHECK(utimensat(AT_FDCWD, entry, old, 0) == 0);
+  for (size_t i = 0; i < kept_count - 3; ++i)
+    test_write_text(stale, kept[i], i ? "not a temporary of out.txt" : "",
+                    entry, sizeof entry);
+  test_write_text(stale, "victim", "a file a link leads to", victim,
+                  sizeof victim);
+  test_path_in(stale, kept[kept_count - 3], entry, sizeof entry);
+  CHECK(symlink(victim, entry) == 0);
+  test_path_in(stale, kept[kept_count - 2], entry, sizeof entry);
+  CHECK(mkdir(entry, 0700) == 0);
+  test_write_text(stale, kept[kept_count - 1], "another user's", entry,
+                  sizeof entry);
+  int foreign = geteuid() == 0 && chown(entry, 65534, 65534) == 0;
+  if (!foreign) {
+    printf("skipped: another user's temporary (needs the super-user)\n");
+    unlink(entry);
+    --kept_count;
+  }
+
+  CHECK_OK(ck__file_write_atomic(path, "new\n", 4));
+  for (size_t i = 0; i < removed_count; ++i)
+    CHECK_MSG(!entry_exists(stale, removed[i]), "stale %s was not removed",
+              removed[i]);
+  for (size_t i = 0; i < kept_count; ++i)
+    CHECK_MSG(entry_exists(stale, kept[i]), "%s was removed", kept[i]);
+  CHECK(entry_exists(stale, "victim"));
+  CHECK(others_in(stale, "out.txt") == (int)kept_count + 1);
+
+  /* A long name's temporaries keep only a part of it: those of exactly
+   * that part are its own; one of a shorter part is another output's. */
+  char name[256], own[256], shorter[256];
+  memset(name, 'n', 250);
+  name[250] = '\0';
+  snprintf(own, sizeof own, ".%.241s.tmp.0123abcd", name);
+  snprintf(shorter, sizeof shorter, ".%.240s.tmp.0123abcd", name);
+  test_write_text(stale, own, "half", entry, sizeof entry);
+  test_write_text(stale, shorter, "another output's", entry, sizeof entry);
+  test_path_in(stale, name, path, sizeof path);
+  CHECK_OK(ck__file_write_atomic(path, "new\n", 4));
+  CHECK_MSG(!entry_exists(stale, own), "a long name's stale temporary stays");
+  CHECK_MSG(entry_exists(stale, shorter), "another output's was removed");
+  remove_tree(stale);
+}
+
+/* Two writers of one output both complete, the later rename winning:
+ * neither takes the other's temporary for a stale one, in another process
+ * or in a hold of this one, which keeps its temporaries until it ends. */
+static void check_live_temporaries(const char *directory) {
+  char live[1100], path[4096];
+  snprintf(live, sizeof live, "%s/live", directory);
+  CHECK(mkdir(live, 0700) == 0);
+  test_path_in(live, "out.txt", path, sizeof path);
+  int ready[2], go[2];
+  CHECK(pipe(ready) == 0 && pipe(go) == 0);
+  pid_t child = fork();
+  if (child == 0) {
+    char *temp = NULL;
+    int fd = -1;
+    char byte = 0;
+    close(ready[0]);
+    close(go[1]);
+    if (ck__file_open_temporary(path, &temp, &fd) != CK_OK ||
+        ck__write_all(fd, "the child's\n", 12) != 0)
+      _exit(2);
+    /* Told when the parent has written; then commits. */
+    if (__real_write(ready[1], "r", 1) != 1 || read(go[0], &byte, 1) != 0)
+      _exit(3);
+    _exit(ck__file_commit(fd, temp, path) == CK_OK ? 0 : 1);
+  }
+  close(ready[1]);
+  close(go[0]);
+  char byte = 0;
+  CHECK(child > 0 && read(ready[0], &byte, 1) == 1);
+  CHECK_OK(ck__file_write_atomic(path, "the parent's\n", 13));
+  CHECK_MSG(others_in(live, "out.txt") == 1,
+            "the child's temporary is gone (%d entries beside the output)",
+            others_in(live, "out.txt"));
+  close(go[1]);
+  int status = -1;
+  CHECK(child > 0 && waitpid(child, &status, 0) == child);
+  CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+            "the child's write failed: status %d", status);
+  close(ready[0]);
+  char *text = test_read_file(path, NULL);
+  CHECK(text && strcmp(text, "the child's\n") == 0);
+  free(text);
+  CHECK(others_in(live, "out.txt") == 0);
+
+  int begun = ck__file_hold_begin();
+  CHECK(begun);
+  CHECK_OK(ck__file_write_atomic(path, "first\n", 6));
+  CHECK_OK(ck__file_write_atomic(path, "second\n", 7));
+  CHECK(others_in(live, "out.txt") == 2);
+  CHECK_OK(ck__file_hold_end(begun, 1));
+  text = test_read_file(path, NULL);
+  CHECK(text && strcmp(text, "second\n") == 0);
+  free(text);
+  CHECK(others_in(live, "out.txt") == 0);
+  remove_tree(live);
+}
+
 /* ---- reading ------------------------------------------------------------
  */
 
@@ -365,6 +512,8 @@ int main(void) {
     for (failure point = FAIL_WRITE; point <= FAIL_RENAME; ++point)
       check_saver(directory, &savers[i], point);
   check_long_names(directory);
+  check_stale_temporaries(directory);
+  check_live_temporaries(directory);
   check_read_limits(directory);
   ck_lsq_free(&lsq_data);
   remove_tree(directory);

@@ -274,10 +274,11 @@ ck_status ck_file_check_same(const char *first, const char *second, int *same);
  * clkit writes outputs (a temporary beside the file, then a rename): for
  * checking every output of a run before the run, so that a bad path
  * costs neither the run nor the outputs written before it. Creates and
- * removes a temporary file; a device or a pipe, written in place, is not
- * opened, and a descriptor's name ("-" or /dev/stdout for standard
- * output, /dev/fd/N), written through the descriptor, must name one open
- * for writing.
+ * removes a temporary file, and removes the temporaries that killed
+ * writers of path left, as a write does; a device or a pipe, written in
+ * place, is not opened, and a descriptor's name ("-" or /dev/stdout for
+ * standard output, /dev/fd/N), written through the descriptor, must name
+ * one open for writing.
  * Returns: CK_OK; CK_ERROR_IO naming the path and the reason (a
  * directory, a missing directory, no permission for the directory or for
  * the file replaced (one replaced keeps its permissions), a descriptor not open

@@ -1,4 +1,5 @@
 /* files.c - output files written so that a reader never sees half of one. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -211,13 +213,97 @@ fail:
   return status;
 }
 
+/* A temporary's name: ".NAME" TEMPORARY_INFIX and a token of
+ * TOKEN_DIGITS lowercase hexadecimal digits. */
+#define TEMPORARY_INFIX ".tmp."
+enum { TOKEN_DIGITS = 8 };
+
 /* How much of name goes into its temporary ".NAME.tmp.TOKEN", which adds
  * 14 bytes: all of it when the temporary still fits NAME_MAX, else as
  * much as fits without splitting a UTF-8 sequence, so that a listing
  * still shows a whole character where the name was cut. */
 static size_t temporary_name_length(const char *name) {
-  enum { ADDED = 1 + (sizeof ".tmp." - 1) + 8 };
+  enum { ADDED = 1 + (sizeof TEMPORARY_INFIX - 1) + TOKEN_DIGITS };
   return ck__text_utf8_cut(name, NAME_MAX - ADDED);
+}
+
+/* A writer holds an exclusive flock() on its temporary from its creation
+ * until its rename or removal; a process that ends, even by SIGKILL,
+ * loses its locks, so a temporary whose lock is free has no writer.
+ * Blocking: a cleanup holds the lock only a moment. On a file system
+ * without locks the temporary stays unlocked, and a cleanup there cannot
+ * lock it either. */
+static void lock_temporary(int fd) {
+  while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+/* 1 when entry has the exact shape of a temporary of the output whose
+ * temporaries keep the first kept bytes of name. */
+static int is_temporary_of(const char *entry, const char *name, size_t kept) {
+  size_t infix = sizeof TEMPORARY_INFIX - 1;
+  if (strlen(entry) != 1 + kept + infix + TOKEN_DIGITS || entry[0] != '.' ||
+      memcmp(entry + 1, name, kept) != 0 ||
+      memcmp(entry + 1 + kept, TEMPORARY_INFIX, infix) != 0)
+    return 0;
+  for (const char *digit = entry + 1 + kept + infix; *digit; ++digit)
+    if (!(*digit >= '0' && *digit <= '9') && !(*digit >= 'a' && *digit <= 'f'))
+      return 0;
+  return 1;
+}
+
+/* A temporary still empty may be one just created, whose writer has not
+ * yet taken its lock: it is left until it is this old. */
+enum { EMPTY_TEMPORARY_STALE_SECONDS = 60 * 60 };
+
+static int same_file(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Removes the temporaries of an output that writers killed before their
+ * rename left behind: in target's directory (its first `directory`
+ * bytes), each regular file of this user's named as a temporary of the
+ * output, whose lock is free. Links are not followed; failures leave the
+ * file, and the write goes on. No allocation of the library's own. */
+static void remove_stale_temporaries(char *target, size_t directory,
+                                     size_t kept) {
+  /* The directory's name ends at its last slash; cut there for the open. */
+  char first = target[directory];
+  target[directory] = '\0';
+  int dir = open(directory ? target : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  target[directory] = first;
+  DIR *listing = dir >= 0 ? fdopendir(dir) : NULL;
+  if (!listing) {
+    if (dir >= 0)
+      close(dir);
+    return;
+  }
+  const char *name = target + directory;
+  uid_t user = geteuid();
+  time_t now = time(NULL);
+  struct dirent *item;
+  while ((item = readdir(listing)) != NULL) {
+    struct stat named, opened;
+    if (!is_temporary_of(item->d_name, name, kept) ||
+        fstatat(dir, item->d_name, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(named.st_mode) || named.st_uid != user)
+      continue;
+    /* Read and write: flock() on NFS locks only a file open for writing. */
+    int fd = openat(dir, item->d_name,
+                    O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    /* Removed by name only while that name is still the file locked. */
+    if (fstat(fd, &opened) == 0 && same_file(&opened, &named) &&
+        (opened.st_size > 0 ||
+         now - opened.st_mtime >= EMPTY_TEMPORARY_STALE_SECONDS) &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        fstatat(dir, item->d_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        same_file(&opened, &named))
+      unlinkat(dir, item->d_name, 0);
+    close(fd);
+  }
+  closedir(listing);
 }
 
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
@@ -265,21 +351,25 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   if (strlen(name) > NAME_MAX)
     CK_FAIL(CK_ERROR_IO, "cannot write %s: %s", path, strerror(ENAMETOOLONG));
   size_t kept = temporary_name_length(name);
+  remove_stale_temporaries(target, directory, kept);
   size_t size = strlen(target) + 32;
   if (!(candidate = malloc(size)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory: %zu bytes for a file name",
             size);
   memcpy(candidate, target, directory);
   for (int attempt = 0; attempt < 100 && opened < 0; ++attempt) {
-    snprintf(candidate + directory, size - directory, ".%.*s.tmp.%08x",
-             (int)kept, name, ck__temporary_token());
+    snprintf(candidate + directory, size - directory,
+             ".%.*s" TEMPORARY_INFIX "%0*x", (int)kept, name, TOKEN_DIGITS,
+             ck__temporary_token());
     /* Listed before it exists, so that no moment passes in which a signal
      * could end the process and leave the file behind. */
     temporary_listed(candidate);
     listed = 1;
     opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (opened >= 0)
+    if (opened >= 0) {
+      lock_temporary(opened);
       break;
+    }
     int error = errno;
     listed = 0;
     if (!temporary_unlisted(candidate)) {
@@ -318,9 +408,9 @@ fail:
   if (listed && candidate && !temporary_unlisted(candidate))
     candidate = NULL; /* removed already, and the name must stay */
   if (opened >= 0) {
-    close(opened);
     if (candidate)
       unlink(candidate);
+    close(opened);
   }
   free(candidate);
   free(target);
@@ -346,9 +436,11 @@ int ck__write_all(int fd, const void *buffer, size_t size) {
 
 /* The outputs a hold keeps back: written, synced and closed temporaries
  * (still listed for removal on a signal) with the files they replace, in
- * the order they were committed. Per thread, as a run is. */
+ * the order they were committed, and a descriptor of each that keeps its
+ * lock (-1 if none). Per thread, as a run is. */
 typedef struct held_output {
   char *temp, *target;
+  int keeper;
 } held_output;
 static _Thread_local held_output *held;
 static _Thread_local size_t held_count, held_capacity;
@@ -386,6 +478,8 @@ ck_status ck__file_hold_end(int begun, int commit) {
                           output->temp, output->target, strerror(errno));
       unlink(output->temp);
     }
+    if (output->keeper >= 0)
+      close(output->keeper);
     if (temporary_unlisted(output->temp))
       free(output->temp);
     free(output->target);
@@ -396,14 +490,17 @@ ck_status ck__file_hold_end(int begun, int commit) {
   return status;
 }
 
-/* Keeps a finished temporary back until the hold ends; takes temp and
- * target. */
-static ck_status hold_output(char *temp, char *target, const char *path) {
+/* Keeps a finished temporary back until the hold ends; takes temp,
+ * target and keeper. */
+static ck_status hold_output(char *temp, char *target, int keeper,
+                             const char *path) {
   if (held_count == held_capacity) {
     size_t capacity = held_capacity ? 2 * held_capacity : 8;
     held_output *grown = realloc(held, capacity * sizeof *grown);
     if (!grown) {
       unlink(temp);
+      if (keeper >= 0)
+        close(keeper);
       if (temporary_unlisted(temp))
         free(temp);
       free(target);
@@ -413,7 +510,7 @@ static ck_status hold_output(char *temp, char *target, const char *path) {
     held = grown;
     held_capacity = capacity;
   }
-  held[held_count++] = (held_output){temp, target};
+  held[held_count++] = (held_output){temp, target, keeper};
   return CK_OK;
 }
 
@@ -424,6 +521,9 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   if (fsync(fd) != 0 && errno != EINVAL)
     status =
         ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+  /* A copy keeps the temporary's lock past the close, which is where some
+   * file systems report a failed write, until the rename or removal. */
+  int keeper = in_place ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (close(fd) != 0 && status == CK_OK)
     status =
         ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
@@ -431,12 +531,14 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
   if (status == CK_OK && !in_place && !(target = output_target(path)))
     status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   if (status == CK_OK && !in_place && holding)
-    return hold_output(temp, target, path);
+    return hold_output(temp, target, keeper, path);
   if (status == CK_OK && !in_place && rename(temp, target) != 0)
     status = ck__fail(CK_ERROR_IO, "cannot rename %s to %s: %s", temp, target,
                       strerror(errno));
   if (status != CK_OK && !in_place)
     unlink(temp);
+  if (keeper >= 0)
+    close(keeper);
   free(target);
   if (in_place || temporary_unlisted(temp))
     free(temp);
@@ -445,10 +547,11 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
 
 void ck__file_abandon(int fd, char *temp, const char *path) {
   int in_place = temp && strcmp(temp, path) == 0;
-  if (fd >= 0)
-    close(fd);
+  /* Removed before the close lets its lock go. */
   if (temp && !in_place)
     unlink(temp);
+  if (fd >= 0)
+    close(fd);
   if (temp && (in_place || temporary_unlisted(temp)))
     free(temp);
 }

@@ -209,6 +209,11 @@ void ck__build_ended(const char *program, double seconds, int failed);
  * less the umask), flushed to disk, and renamed over it, so that the target
  * holds the old content or the new, never a mix.
  *   open_temporary: creates ".<name>.tmp.<token>"; *temp is malloc'd.
+ *     The temporary is flock()ed until its rename or removal (a copy of
+ *     its descriptor keeps the lock past commit's close). First it removes
+ *     the output's temporaries whose lock is free, left by writers that
+ *     were killed: regular files of this user's, named exactly so, and
+ *     not empty or an hour old (an empty one may not be locked yet).
  *     A file replaced must be writable by this user (CK_ERROR_IO
  *     otherwise), and the temporary takes its permission bits, and its
  *     owner and group where the process may give them.
@@ -248,7 +253,8 @@ void ck__file_abandon(int fd, char *temp, const char *path);
 /*
  * Holding outputs back, so that a run replaces all of its outputs or
  * none: while the calling thread holds, a commit writes and closes its
- * temporary but leaves the rename to ck__file_hold_end().
+ * temporary (keeping its lock) but leaves the rename to
+ * ck__file_hold_end().
  *   hold_begin: starts a hold; 1, or 0 when one is on already (or its
  *     outputs are not yet ended), which the matching end then leaves be.
  *   hold_pause / hold_resume: commits between them rename at once (a
