@@ -85,6 +85,57 @@ static void check_status_names(void) {
   ck_error_clear();
 }
 
+/* Every status from the list has its own name, spelt like its enum
+ * constant, and a message; values off the list have neither. */
+static void check_status_messages(void) {
+  static const struct {
+    ck_status status;
+    const char *name;
+  } listed[] = {
+#define CHECK_STATUS_ENTRY(symbol, value, text) {CK_##symbol, "CK_" #symbol},
+      CK_STATUS_MAP(CHECK_STATUS_ENTRY)
+#undef CHECK_STATUS_ENTRY
+  };
+  size_t count = sizeof listed / sizeof listed[0];
+  /* The list runs 0, 1, 2... with no gap; the ABI fixed the last one. */
+  CHECK(CK_ERROR_MISMATCH == 13);
+  for (size_t i = 0; i < count; ++i) {
+    CHECK_MSG((size_t)listed[i].status == i, "%s is %d", listed[i].name,
+              (int)listed[i].status);
+    const char *name = NULL, *message = NULL;
+    CHECK_OK(ck_status_get_name(listed[i].status, &name));
+    CHECK_MSG(name && strcmp(name, listed[i].name) == 0, "%s named '%s'",
+              listed[i].name, name ? name : "(null)");
+    CHECK_OK(ck_status_get_message(listed[i].status, &message));
+    CHECK_MSG(message && *message, "%s has no message", listed[i].name);
+    for (size_t j = 0; j < i; ++j) {
+      const char *other = NULL, *other_message = NULL;
+      ck_status_get_name(listed[j].status, &other);
+      ck_status_get_message(listed[j].status, &other_message);
+      CHECK_MSG(name && other && strcmp(name, other) != 0,
+                "statuses %zu and %zu share the name '%s'", j, i, name);
+      CHECK_MSG(message && other_message && strcmp(message, other_message) != 0,
+                "statuses %zu and %zu share the message '%s'", j, i,
+                message ? message : "(null)");
+    }
+  }
+  const char *message = NULL;
+  CHECK_OK(ck_status_get_message(CK_ERROR_PARSE, &message));
+  CHECK(message && strcmp(message, "malformed input data") == 0);
+
+  /* Off the list: refused, and the caller's pointer is left alone. */
+  static const int unknown[] = {14, 99, -1, 1 << 20};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+    const char *kept = "kept";
+    char mention[64];
+    snprintf(mention, sizeof mention, "%d is not a clkit status", unknown[i]);
+    CHECK_INVALID(ck_status_get_message((ck_status)unknown[i], &kept), mention);
+    CHECK_MSG(strcmp(kept, "kept") == 0, "status %d: '%s'", unknown[i], kept);
+  }
+  CHECK_INVALID(ck_status_get_message(CK_OK, NULL), "message is NULL");
+  ck_error_clear();
+}
+
 /* ---- the last error ------------------------------------------------------ */
 
 static void check_last_error(void) {
@@ -846,6 +897,7 @@ int main(void) {
   check_validator();
   check_parse_number();
   check_status_names();
+  check_status_messages();
   check_last_error();
   check_thread_local();
   check_result_json();

@@ -1,4 +1,4 @@
-/* Thread-local last-error storage and status names. */
+/* Thread-local last-error storage, and status names and messages. */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -72,27 +72,41 @@ ck_status ck_error_clear(void) {
   return CK_OK;
 }
 
+/* The name and message of a known status; 0 for any other value. A switch,
+ * so that two statuses given one value fail to compile. */
+static int status_describe(ck_status status, const char **name,
+                           const char **message) {
+  switch (status) {
+#define CK__STATUS_CASE(symbol, value, text)                                   \
+  case CK_##symbol:                                                            \
+    *name = "CK_" #symbol;                                                     \
+    *message = text;                                                           \
+    return 1;
+    CK_STATUS_MAP(CK__STATUS_CASE)
+#undef CK__STATUS_CASE
+  }
+  return 0;
+}
+
 ck_status ck_status_get_name(ck_status status, const char **name) {
-  static const char *const names[] = {"CK_OK",
-                                      "CK_ERROR_INVALID_ARGUMENT",
-                                      "CK_ERROR_OUT_OF_MEMORY",
-                                      "CK_ERROR_IO",
-                                      "CK_ERROR_PARSE",
-                                      "CK_ERROR_NOT_FOUND",
-                                      "CK_ERROR_NO_PLATFORM",
-                                      "CK_ERROR_BUILD",
-                                      "CK_ERROR_DEVICE",
-                                      "CK_ERROR_DEVICE_MEMORY",
-                                      "CK_ERROR_UNSUPPORTED",
-                                      "CK_ERROR_CACHE",
-                                      "CK_ERROR_CANCELLED",
-                                      "CK_ERROR_MISMATCH"};
   if (!name)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_status_get_name: name is NULL");
-  if ((unsigned)status < sizeof names / sizeof names[0])
-    *name = names[status];
-  else
+  const char *message = NULL;
+  if (!status_describe(status, name, &message))
     *name = "CK_ERROR_UNKNOWN";
+  return CK_OK;
+}
+
+ck_status ck_status_get_message(ck_status status, const char **message) {
+  if (!message)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_status_get_message: message is NULL");
+  const char *name = NULL, *text = NULL;
+  if (!status_describe(status, &name, &text))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_status_get_message: %d is not a clkit status",
+                    (int)status);
+  *message = text;
   return CK_OK;
 }
