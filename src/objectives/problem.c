@@ -421,14 +421,6 @@ fail:
   return status;
 }
 
-ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
-                              int double_precision, double value) {
-  float narrow = (float)value;
-  return double_precision
-             ? ck_kernel_set_value(kernel, index, sizeof value, &value)
-             : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
-}
-
 ck_status ck__evaluation_create(ck__evaluation *evaluation, ck_program *program,
                                 const ck__problem *problem, uint32_t n,
                                 uint32_t rows, const ck__lsq_plan *plan,

@@ -144,10 +144,6 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
 
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 
-/* A real kernel argument in the problem's precision. */
-ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
-                              int double_precision, double value);
-
 /* The kernels of cl/ck_evaluate.h for n points, and what their arguments
  * hold but the points and their values, which may change per call. */
 typedef struct ck__evaluation {
