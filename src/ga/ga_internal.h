@@ -147,6 +147,11 @@ extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 #endif
 
+/* The arguments the OpenCL and native CUDA generations share (from the
+ * seed to inverse_log_keep), added to a cursor: `count` generations from
+ * `first`, their statistics from history slot `slot` on. */
+void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
+                           uint64_t first, uint32_t count, uint32_t slot);
 /* For an island generation that makes migrations (CK_GA_IMMIGRATE,
  * CK_GA_EMIGRATE in `migration`): adds `migration` to its arguments, then
  * the migrant buffers it receives from (genes, fitness: the set the last

@@ -172,30 +172,12 @@ static ck_status opencl_initialise(ga_state *state) {
 static ck_status opencl_evolve(ga_state *state, uint64_t first, uint32_t count,
                                uint32_t slot, uint32_t migration) {
   ck_status status;
-  int real = state->double_precision;
   ck_kernel_args args;
   ck_kernel_args_begin(state->evolve_kernel, &args);
   ck_kernel_args_u32(&args, state->islands);
   ck_kernel_args_u32(&args, state->size);
   ck_kernel_args_i32(&args, state->dim);
-  ck_kernel_args_u64(&args, state->seed);
-  ck_kernel_args_u64(&args, first);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_real(&args, state->crossover_rate, real);
-  ck_kernel_args_real(&args, state->crossover_parameter, real);
-  ck_kernel_args_real(&args, state->mutation_rate, real);
-  ck_kernel_args_real(&args, state->mutation_parameter, real);
-  ck_kernel_args_buffer(&args, state->lo);
-  ck_kernel_args_buffer(&args, state->hi);
-  ck_kernel_args_buffer(&args, state->population[0]);
-  ck_kernel_args_buffer(&args, state->population[1]);
-  ck_kernel_args_buffer(&args, state->fitness[0]);
-  ck_kernel_args_buffer(&args, state->fitness[1]);
-  ck_kernel_args_buffer(&args, state->stats);
-  ck_kernel_args_u32(&args, slot);
-  ck_kernel_args_buffer(&args, state->island_best);
-  ck_kernel_args_buffer(&args, state->island_best_genes);
-  ck_kernel_args_real(&args, state->inverse_log_keep, real);
+  ck__ga_add_generation(state, &args, first, count, slot);
   ck__ga_add_migration(state, &args, migration);
   ck_kernel_args_buffer(&args, state->source);
   if ((status = ck_kernel_args_end(&args)) ||
@@ -262,6 +244,29 @@ static ck_status opencl_migrate(ga_state *state, int which, uint32_t parts) {
   if (parts & CK_GA_IMMIGRATE)
     return migrate(state, state->immigrate_kernel, which, state->migrant_set);
   return CK_OK;
+}
+
+void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
+                           uint64_t first, uint32_t count, uint32_t slot) {
+  int real = state->double_precision;
+  ck_kernel_args_u64(args, state->seed);
+  ck_kernel_args_u64(args, first);
+  ck_kernel_args_u32(args, count);
+  ck_kernel_args_real(args, state->crossover_rate, real);
+  ck_kernel_args_real(args, state->crossover_parameter, real);
+  ck_kernel_args_real(args, state->mutation_rate, real);
+  ck_kernel_args_real(args, state->mutation_parameter, real);
+  ck_kernel_args_buffer(args, state->lo);
+  ck_kernel_args_buffer(args, state->hi);
+  ck_kernel_args_buffer(args, state->population[0]);
+  ck_kernel_args_buffer(args, state->population[1]);
+  ck_kernel_args_buffer(args, state->fitness[0]);
+  ck_kernel_args_buffer(args, state->fitness[1]);
+  ck_kernel_args_buffer(args, state->stats);
+  ck_kernel_args_u32(args, slot);
+  ck_kernel_args_buffer(args, state->island_best);
+  ck_kernel_args_buffer(args, state->island_best_genes);
+  ck_kernel_args_real(args, state->inverse_log_keep, real);
 }
 
 void ck__ga_add_migration(const ga_state *state, ck_kernel_args *args,
