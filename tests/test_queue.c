@@ -568,6 +568,24 @@ static ck_status null_kernel_set_value(void *context, int which) {
                              NULL_AT(1, &count));
 }
 
+static ck_status null_kernel_args_begin(void *context, int which) {
+  null_context *c = context;
+  ck_kernel_args args;
+  return ck_kernel_args_begin(NULL_AT(0, c->kernel), NULL_AT(1, &args));
+}
+
+static ck_status null_kernel_args_buffer(void *context, int which) {
+  null_context *c = context;
+  ck_kernel_args args;
+  ck_kernel_args_begin(c->kernel, &args);
+  return ck_kernel_args_buffer(NULL_AT(0, &args), NULL_AT(1, c->a));
+}
+
+static ck_status null_kernel_args_end(void *context, int which) {
+  (void)context;
+  return ck_kernel_args_end(NULL_AT(0, (ck_kernel_args *)NULL));
+}
+
 static ck_status null_queue_launch(void *context, int which) {
   null_context *c = context;
   size_t global = 64;
@@ -601,6 +619,9 @@ static void null_arguments(const ck_device *device) {
       {"ck_kernel_set_buffer", {"kernel", "buffer"}, null_kernel_set_buffer},
       {"ck_kernel_set_value", {"kernel", "value"}, null_kernel_set_value},
       {"ck_queue_launch", {"queue", "kernel", "global"}, null_queue_launch},
+      {"ck_kernel_args_begin", {"kernel", "args"}, null_kernel_args_begin},
+      {"ck_kernel_args_buffer", {"args", "buffer"}, null_kernel_args_buffer},
+      {"ck_kernel_args_end", {"args"}, null_kernel_args_end},
   };
   null_context c = {.device = device};
   printf("NULL arguments on %s\n", device->id);
@@ -634,6 +655,172 @@ done:
   ck_queue_destroy(c.queue);
 }
 
+/* Words of ck_selfcheck_generate's bits that differ from the host Philox
+ * of seed and pass; every word is poisoned first, so unwritten ones show. */
+static int generate_differs(ck_queue *queue, ck_kernel *kernel, ck_buffer *bits,
+                            uint32_t count, uint64_t seed, uint32_t pass) {
+  static uint32_t got[WORDS];
+  uint32_t poison = 0xFFFFFFFFu;
+  size_t local = 64, global = (count / 4 + 64) / 64 * 64;
+  int wrong = 0;
+  CHECK_OK(ck_buffer_fill(queue, bits, &poison, 4, 0, 4 * (size_t)count, NULL));
+  CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, &local, NULL));
+  CHECK_OK(ck_buffer_read(queue, bits, 0, 4 * (size_t)count, got, CK_BLOCKING,
+                          NULL));
+  for (uint32_t item = 0; 4 * item < count; ++item) {
+    ck_philox_counter block = ck_philox_block(seed, pass, item);
+    for (uint32_t k = 0; k < 4 && 4 * item + k < count; ++k)
+      wrong += got[4 * item + k] != block.v[k];
+  }
+  return wrong;
+}
+
+/* The generate kernel's six arguments through a cursor. */
+static ck_status generate_arguments(ck_kernel_args *args, ck_kernel *kernel,
+                                    ck_buffer *values, ck_buffer *bits,
+                                    uint32_t count, uint64_t seed,
+                                    uint32_t pass) {
+  ck_kernel_args_begin(kernel, args);
+  ck_kernel_args_buffer(args, values);
+  ck_kernel_args_buffer(args, bits);
+  ck_kernel_args_u32(args, count);
+  ck_kernel_args_u32(args, (uint32_t)seed);
+  ck_kernel_args_u32(args, (uint32_t)(seed >> 32));
+  return ck_kernel_args_u32(args, pass);
+}
+
+/* ck_kernel_args: a whole sequence launches as numbered calls do; a
+ * cursor at a named position sets one argument again; the end refuses
+ * too few arguments, a sequence keeps its first failure (later calls do
+ * nothing), and one past the kernel's last is refused. */
+static void kernel_args_cursor(const ck_device *device) {
+  ck_queue *queue = NULL, *second = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  ck_buffer *values = NULL, *bits = NULL, *other = NULL;
+  const char *message = "";
+  const uint32_t count = WORDS;
+  const uint64_t seed = 0x0123456789ABCDEFull;
+  printf("kernel arguments by cursor on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &queue));
+  CHECK_OK(ck_queue_create(device, &second));
+  if (!queue || !second)
+    goto done;
+  CHECK_OK(ck_program_build(queue, "selfcheck", "-DCK_SELFCHECK_GROUP=64",
+                            &program));
+  if (program)
+    CHECK_OK(ck_kernel_create(program, "ck_selfcheck_generate", &kernel));
+  CHECK_OK(ck_buffer_create(queue, 4 * WORDS, &values));
+  CHECK_OK(ck_buffer_create(queue, 4 * WORDS, &bits));
+  CHECK_OK(ck_buffer_create(second, 4 * WORDS, &other));
+  if (!kernel || !values || !bits || !other)
+    goto done;
+
+  ck_kernel_args args;
+  CHECK_OK(generate_arguments(&args, kernel, values, bits, count, seed, 3));
+  CHECK_OK(ck_kernel_args_end(&args));
+  CHECK(generate_differs(queue, kernel, bits, count, seed, 3) == 0);
+
+  /* The pass alone, at its position (the kernel's sixth argument). */
+  enum { GENERATE_PASS = 5 };
+  CHECK_OK(ck_kernel_args_at(kernel, GENERATE_PASS, &args));
+  CHECK_OK(ck_kernel_args_u32(&args, 8));
+  CHECK_OK(ck_kernel_args_end(&args));
+  CHECK(generate_differs(queue, kernel, bits, count, seed, 8) == 0);
+
+  /* Five of the six: every call succeeds, the end counts. */
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_OK(ck_kernel_args_buffer(&args, values));
+  CHECK_OK(ck_kernel_args_buffer(&args, bits));
+  for (int i = 0; i < 3; ++i)
+    CHECK_OK(ck_kernel_args_u32(&args, count));
+  CHECK_INVALID(ck_kernel_args_end(&args), "5 arguments set, but it takes 6");
+
+  /* A foreign buffer first: the failure is kept, and its message. */
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK(refused_as_foreign(ck_kernel_args_buffer(&args, other)));
+  CHECK(ck_kernel_args_buffer(&args, bits) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_kernel_args_u32(&args, count) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(args.next == 1);
+  CHECK(refused_as_foreign(ck_kernel_args_end(&args)));
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "argument 0"), "%s", message);
+
+  /* One past the last: the runtime refuses it, and the end says so. */
+  CHECK_OK(generate_arguments(&args, kernel, values, bits, count, seed, 3));
+  CHECK(ck_kernel_args_u32(&args, 0) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK_INVALID(ck_kernel_args_end(&args), "argument 6");
+
+  /* A NULL buffer or value is kept as the sequence's failure. */
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_INVALID(ck_kernel_args_value(&args, 4, NULL),
+                "ck_kernel_args_value: value is NULL");
+  CHECK_INVALID(ck_kernel_args_end(&args),
+                "ck_kernel_args_value: value is NULL");
+  CHECK_INVALID(ck_kernel_args_begin(NULL, &args),
+                "ck_kernel_args_begin: kernel is NULL");
+  CHECK(ck_kernel_args_u32(&args, 1) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_kernel_args_end(&args) == CK_ERROR_INVALID_ARGUMENT);
+done:
+  ck_kernel_destroy(kernel);
+  ck_program_destroy(program);
+  ck_buffer_destroy(values);
+  ck_buffer_destroy(bits);
+  ck_buffer_destroy(other);
+  ck_queue_destroy(queue);
+  ck_queue_destroy(second);
+}
+
+/* ck_kernel_args_real: a float where the program is single precision (the
+ * peak kernel's scale and offset), a double otherwise, which a float
+ * parameter refuses by its size. */
+static void kernel_args_real(const ck_device *device) {
+  ck_queue *queue = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  ck_buffer *result = NULL;
+  float got[64];
+  printf("real kernel arguments on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &queue));
+  if (queue)
+    CHECK_OK(ck_program_build(
+        queue, "peak", "-DCK_PEAK_ITERATIONS=16 -DCK_PEAK_WIDTH=1", &program));
+  if (program)
+    CHECK_OK(ck_kernel_create(program, "ck_peak_fma", &kernel));
+  if (queue)
+    CHECK_OK(ck_buffer_create(queue, sizeof got, &result));
+  if (!kernel || !result)
+    goto done;
+  ck_kernel_args args;
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_OK(ck_kernel_args_buffer(&args, result));
+  CHECK_OK(ck_kernel_args_real(&args, 0.5, 0));
+  CHECK_OK(ck_kernel_args_real(&args, 1.0 / 3.0, 0));
+  CHECK_OK(ck_kernel_args_end(&args));
+  size_t global = 64;
+  CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
+  CHECK_OK(
+      ck_buffer_read(queue, result, 0, sizeof got, got, CK_BLOCKING, NULL));
+  /* Item 0's eight accumulators start at 0.1 j and take 16 rounds of
+   * a = a / 2 + 1/3 (peak_kernel has the rest). */
+  double want = 0;
+  for (int j = 0; j < 8; ++j) {
+    double a = 0.1 * j;
+    for (int round = 0; round < 16; ++round)
+      a = a * 0.5 + 1.0 / 3.0;
+    want += a;
+  }
+  CHECK_MSG(fabs(got[0] - want) <= 1e-5 * want, "%.7g (want %.7g)", got[0],
+            want);
+  CHECK_OK(ck_kernel_args_at(kernel, 1, &args));
+  CHECK(ck_kernel_args_real(&args, 0.5, 1) == CK_ERROR_INVALID_ARGUMENT);
+done:
+  ck_buffer_destroy(result);
+  ck_kernel_destroy(kernel);
+  ck_program_destroy(program);
+  ck_queue_destroy(queue);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -653,6 +840,9 @@ int main(void) {
     foreign_buffers(&set.devices[opencl], &set.devices[opencl]);
     foreign_kernel_arguments(&set.devices[0], &set.devices[opencl]);
     null_arguments(&set.devices[opencl]);
+    kernel_args_cursor(&set.devices[opencl]);
+    if (set.devices[opencl].backend == CK_BACKEND_OPENCL)
+      kernel_args_real(&set.devices[opencl]);
   }
   ck_device_set_free(&set);
   return CHECK_DONE();

@@ -219,6 +219,79 @@ ck_status ck_kernel_set_value(ck_kernel *kernel, unsigned index, size_t size,
 ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size);
 
 /*
+ * ck_kernel_args - a cursor that sets a kernel's arguments in order, in
+ * place of numbered indices. Begin it on a kernel, add each argument in
+ * the kernel's parameter order, then end it:
+ *
+ *   ck_kernel_args args;
+ *   ck_kernel_args_begin(kernel, &args);
+ *   ck_kernel_args_buffer(&args, values);
+ *   ck_kernel_args_u32(&args, count);
+ *   ck_kernel_args_real(&args, scale, double_precision);
+ *   status = ck_kernel_args_end(&args);
+ *
+ * The cursor keeps the first failure: later calls on it do nothing and
+ * return that status, so a sequence needs one check, at the end. The
+ * cursor is a plain value owned by the caller, with nothing to release;
+ * its fields are clkit's. Each call sets its argument at once, as the
+ * ck_kernel_set_ calls do, with their rules and errors.
+ */
+typedef struct ck_kernel_args {
+  ck_kernel *kernel;
+  unsigned next;    /* the index the next argument takes */
+  int whole;        /* begun at the first argument: the end counts them */
+  ck_status status; /* the first failure, or CK_OK */
+} ck_kernel_args;
+
+/*
+ * ck_kernel_args_begin - a cursor at the kernel's first argument, whose
+ * end checks that every argument was set. ck_kernel_args_at - a cursor at
+ * argument index, for setting again the few that change between launches
+ * (a step number); its end counts nothing. Takes: kernel (must outlive
+ * the cursor's use); args (set).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument (kept in
+ * args when args is not NULL).
+ */
+ck_status ck_kernel_args_begin(ck_kernel *kernel, ck_kernel_args *args);
+ck_status ck_kernel_args_at(ck_kernel *kernel, unsigned index,
+                            ck_kernel_args *args);
+
+/*
+ * ck_kernel_args_buffer / _value / _i32 / _u32 / _u64 / _f32 / _local -
+ * set the cursor's argument and move to the next: a buffer (referred to,
+ * as by ck_kernel_set_buffer()), a value of size bytes (copied), a
+ * fixed-width scalar, or size bytes of local memory.
+ * ck_kernel_args_real - a real in the program's precision: a double when
+ * double_precision is nonzero, else a float rounded from value.
+ * Returns: CK_OK; the cursor's first failure, once it has one; else the
+ * errors of ck_kernel_set_buffer(), ck_kernel_set_value() and
+ * ck_kernel_set_local(); CK_ERROR_INVALID_ARGUMENT for a NULL args (or
+ * buffer or value, kept in args).
+ */
+ck_status ck_kernel_args_buffer(ck_kernel_args *args, ck_buffer *buffer);
+ck_status ck_kernel_args_value(ck_kernel_args *args, size_t size,
+                               const void *value);
+ck_status ck_kernel_args_i32(ck_kernel_args *args, int32_t value);
+ck_status ck_kernel_args_u32(ck_kernel_args *args, uint32_t value);
+ck_status ck_kernel_args_u64(ck_kernel_args *args, uint64_t value);
+ck_status ck_kernel_args_f32(ck_kernel_args *args, float value);
+ck_status ck_kernel_args_real(ck_kernel_args *args, double value,
+                              int double_precision);
+ck_status ck_kernel_args_local(ck_kernel_args *args, size_t size);
+
+/*
+ * ck_kernel_args_end - the cursor's first failure; for a cursor from
+ * ck_kernel_args_begin(), also whether it set as many arguments as the
+ * kernel takes (where the runtime says; every OpenCL device does). The
+ * arguments set stay set either way.
+ * Returns: CK_OK; the cursor's first failure (ck_error_get_last() still
+ * gives its message unless a later clkit call failed);
+ * CK_ERROR_INVALID_ARGUMENT for a NULL args, or a count that differs
+ * from the kernel's (the message names both).
+ */
+ck_status ck_kernel_args_end(ck_kernel_args *args);
+
+/*
  * ck_queue_launch - enqueue a kernel over dims (1 to 3) dimensions.
  * global: work-items per dimension; local: work-group size per dimension,
  * or NULL to let the runtime choose. Each global size must be a multiple

@@ -23,22 +23,20 @@ int ck__aco_cuda_supports(const aco_state *state) {
   return state->lanes == WARP && state->k <= WARP && state->n <= NATIVE_CITIES;
 }
 
-#define SET_VALUE(kernel, index, value)                                        \
-  CK_TRY(ck_kernel_set_value(kernel, index, sizeof(value), &(value)))
-#define SET_BUFFER(kernel, index, buffer)                                      \
-  CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
-
 /* The table of candidate distances, once: the instance does not change. */
 static ck_status fill_candidate_distances(aco_state *state) {
   ck_status status = CK_OK;
   ck_kernel *kernel = NULL;
   CK_TRY(ck_kernel_create(state->native_program, "ck_aco_candidate_distances",
                           &kernel));
-  SET_VALUE(kernel, 0, state->n);
-  SET_BUFFER(kernel, 1, state->matrix);
-  SET_BUFFER(kernel, 2, state->xy);
-  SET_BUFFER(kernel, 3, state->neighbours);
-  SET_BUFFER(kernel, 4, state->candidate_distances);
+  ck_kernel_args args;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_buffer(&args, state->matrix);
+  ck_kernel_args_buffer(&args, state->xy);
+  ck_kernel_args_buffer(&args, state->neighbours);
+  ck_kernel_args_buffer(&args, state->candidate_distances);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t entries = (size_t)state->n * state->k, local = TABLE_BLOCK;
   size_t global = (entries + local - 1) / local * local;
   CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
@@ -65,17 +63,22 @@ static ck_status cuda_setup(aco_state *state) {
    * that change at the same positions, so that the OpenCL steps launch
    * them (a warp an ant: the OpenCL steps' lanes are 32 here). */
   ck_kernel *kernel;
+  ck_kernel_args args;
   CK_TRY(ck_kernel_create(state->native_program, "ck_aco_build_tours_warp",
                           &kernel));
   ck_kernel_destroy(state->construct_kernel);
   state->construct_kernel = kernel;
-  CK_TRY(ck__aco_set_construct_arguments(state, kernel));
+  ck_kernel_args_begin(kernel, &args);
+  ck__aco_add_construct_arguments(state, &args);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(
       ck_kernel_create(state->native_program, "ck_aco_search_warp", &kernel));
   ck_kernel_destroy(state->search_kernel);
   state->search_kernel = kernel;
-  CK_TRY(ck__aco_set_search_arguments(state, kernel));
-  SET_BUFFER(kernel, 16, state->candidate_distances);
+  ck_kernel_args_begin(kernel, &args);
+  ck__aco_add_search_arguments(state, &args);
+  ck_kernel_args_buffer(&args, state->candidate_distances);
+  CK_TRY(ck_kernel_args_end(&args));
 fail:
   return status;
 }

@@ -89,11 +89,13 @@ struct aco_state {
   ck_buffer *candidate_distances;
 };
 
-/* The fixed arguments of the tour-construction and local-search kernels
- * (aco_opencl.c): the OpenCL ones, and the native CUDA ones, which take
- * the same list. */
-ck_status ck__aco_set_construct_arguments(aco_state *state, ck_kernel *kernel);
-ck_status ck__aco_set_search_arguments(aco_state *state, ck_kernel *kernel);
+/* The arguments of the tour-construction and local-search kernels
+ * (aco_opencl.c), added to a cursor: the OpenCL kernels' whole lists, which
+ * the native CUDA ones begin with. The arguments set again at each launch
+ * keep their positions in both. */
+void ck__aco_add_construct_arguments(const aco_state *state,
+                                     ck_kernel_args *args);
+void ck__aco_add_search_arguments(const aco_state *state, ck_kernel_args *args);
 
 extern const ck__aco_steps ck__aco_ref_steps;
 extern const ck__aco_steps ck__aco_opencl_steps;

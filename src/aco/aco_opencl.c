@@ -25,52 +25,50 @@ static ck_status launch(aco_state *state, ck_kernel *kernel, size_t items) {
   return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
 }
 
-#define SET_VALUE(kernel, index, value)                                        \
-  CK_TRY(ck_kernel_set_value(kernel, index, sizeof(value), &(value)))
-#define SET_BUFFER(kernel, index, buffer)                                      \
-  CK_TRY(ck_kernel_set_buffer(kernel, index, buffer))
+/* Arguments set again at each launch, by position: the iteration of
+ * tour construction and the seeding of local search (cl/aco.cl; the
+ * native kernels of cl/aco.cu keep them there too). Setup sets them
+ * first, with the rest. */
+enum { CONSTRUCT_ITERATION = 3, SEARCH_SEEDED = 5 };
 
-ck_status ck__aco_set_construct_arguments(aco_state *state, ck_kernel *kernel) {
-  ck_status status = CK_OK;
-  SET_VALUE(kernel, 0, state->n);
-  SET_VALUE(kernel, 1, state->ants);
-  SET_VALUE(kernel, 2, state->seed);
-  SET_VALUE(kernel, 4, state->q0);
-  SET_BUFFER(kernel, 5, state->matrix);
-  SET_BUFFER(kernel, 6, state->xy);
-  SET_BUFFER(kernel, 7, state->neighbours);
-  SET_BUFFER(kernel, 8, state->choice);
-  SET_BUFFER(kernel, 9, state->tours);
-  SET_BUFFER(kernel, 10, state->flags);
-  SET_BUFFER(kernel, 11, state->lengths);
-  SET_BUFFER(kernel, 12, state->grid_cells);
-  SET_BUFFER(kernel, 13, state->grid_box);
-fail:
-  return status;
+void ck__aco_add_construct_arguments(const aco_state *state,
+                                     ck_kernel_args *args) {
+  ck_kernel_args_u32(args, state->n);
+  ck_kernel_args_u32(args, state->ants);
+  ck_kernel_args_u64(args, state->seed);
+  ck_kernel_args_u64(args, 0); /* CONSTRUCT_ITERATION */
+  ck_kernel_args_f32(args, state->q0);
+  ck_kernel_args_buffer(args, state->matrix);
+  ck_kernel_args_buffer(args, state->xy);
+  ck_kernel_args_buffer(args, state->neighbours);
+  ck_kernel_args_buffer(args, state->choice);
+  ck_kernel_args_buffer(args, state->tours);
+  ck_kernel_args_buffer(args, state->flags);
+  ck_kernel_args_buffer(args, state->lengths);
+  ck_kernel_args_buffer(args, state->grid_cells);
+  ck_kernel_args_buffer(args, state->grid_box);
 }
 
-ck_status ck__aco_set_search_arguments(aco_state *state, ck_kernel *kernel) {
-  ck_status status = CK_OK;
+void ck__aco_add_search_arguments(const aco_state *state,
+                                  ck_kernel_args *args) {
   int ranked =
       state->local_search_ants && state->local_search_ants < state->ants;
-  uint32_t count = ranked ? state->local_search_ants : state->ants;
-  SET_VALUE(kernel, 0, state->n);
-  SET_VALUE(kernel, 1, state->longest);
-  SET_VALUE(kernel, 2, state->or_opt);
-  SET_VALUE(kernel, 3, count);
-  SET_VALUE(kernel, 4, ranked);
-  SET_BUFFER(kernel, 6, state->best_tour);
-  SET_BUFFER(kernel, 7, state->best_positions);
-  SET_BUFFER(kernel, 8, state->order);
-  SET_BUFFER(kernel, 9, state->matrix);
-  SET_BUFFER(kernel, 10, state->xy);
-  SET_BUFFER(kernel, 11, state->neighbours);
-  SET_BUFFER(kernel, 12, state->tours);
-  SET_BUFFER(kernel, 13, state->positions);
-  SET_BUFFER(kernel, 14, state->flags);
-  SET_BUFFER(kernel, 15, state->lengths);
-fail:
-  return status;
+  ck_kernel_args_u32(args, state->n);
+  ck_kernel_args_u32(args, state->longest);
+  ck_kernel_args_i32(args, state->or_opt);
+  ck_kernel_args_u32(args, ranked ? state->local_search_ants : state->ants);
+  ck_kernel_args_i32(args, ranked);
+  ck_kernel_args_i32(args, state->seeded); /* SEARCH_SEEDED */
+  ck_kernel_args_buffer(args, state->best_tour);
+  ck_kernel_args_buffer(args, state->best_positions);
+  ck_kernel_args_buffer(args, state->order);
+  ck_kernel_args_buffer(args, state->matrix);
+  ck_kernel_args_buffer(args, state->xy);
+  ck_kernel_args_buffer(args, state->neighbours);
+  ck_kernel_args_buffer(args, state->tours);
+  ck_kernel_args_buffer(args, state->positions);
+  ck_kernel_args_buffer(args, state->flags);
+  ck_kernel_args_buffer(args, state->lengths);
 }
 
 static ck_status opencl_setup(aco_state *state) {
@@ -82,78 +80,66 @@ static ck_status opencl_setup(aco_state *state) {
            (unsigned)state->lanes);
   int groups = state->lanes > 1;
   CK_TRY(ck_program_build(state->queue, "aco", defines, &state->program));
-  ck_kernel *kernel;
-  CK_TRY(ck_kernel_create(
-      state->program,
-      groups ? "ck_aco_build_tours_groups" : "ck_aco_build_tours", &kernel));
-  state->construct_kernel = kernel;
-  CK_TRY(ck__aco_set_construct_arguments(state, kernel));
+  ck_kernel_args args;
+  CK_TRY(ck_kernel_create(state->program,
+                          groups ? "ck_aco_build_tours_groups"
+                                 : "ck_aco_build_tours",
+                          &state->construct_kernel));
+  ck_kernel_args_begin(state->construct_kernel, &args);
+  ck__aco_add_construct_arguments(state, &args);
+  CK_TRY(ck_kernel_args_end(&args));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_count_uses", &kernel));
-  state->count_kernel = kernel;
-  SET_VALUE(kernel, 0, state->n);
-  SET_VALUE(kernel, 1, state->ants);
-  SET_BUFFER(kernel, 2, state->neighbours);
-  SET_BUFFER(kernel, 3, state->tours);
-  SET_BUFFER(kernel, 4, state->uses);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_count_uses",
+                          &state->count_kernel));
+  ck_kernel_args_begin(state->count_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->ants);
+  ck_kernel_args_buffer(&args, state->neighbours);
+  ck_kernel_args_buffer(&args, state->tours);
+  ck_kernel_args_buffer(&args, state->uses);
+  CK_TRY(ck_kernel_args_end(&args));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_rank", &kernel));
-  state->rank_kernel = kernel;
-  SET_VALUE(kernel, 0, state->ants);
-  SET_BUFFER(kernel, 1, state->lengths);
-  SET_BUFFER(kernel, 2, state->order);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_rank", &state->rank_kernel));
+  ck_kernel_args_begin(state->rank_kernel, &args);
+  ck_kernel_args_u32(&args, state->ants);
+  ck_kernel_args_buffer(&args, state->lengths);
+  ck_kernel_args_buffer(&args, state->order);
+  CK_TRY(ck_kernel_args_end(&args));
 
   CK_TRY(ck_kernel_create(state->program,
                           groups ? "ck_aco_search_groups" : "ck_aco_search",
-                          &kernel));
-  state->search_kernel = kernel;
-  CK_TRY(ck__aco_set_search_arguments(state, kernel));
+                          &state->search_kernel));
+  ck_kernel_args_begin(state->search_kernel, &args);
+  ck__aco_add_search_arguments(state, &args);
+  CK_TRY(ck_kernel_args_end(&args));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_iteration_best", &kernel));
-  state->best_kernel = kernel;
-  SET_VALUE(kernel, 0, state->ants);
-  SET_BUFFER(kernel, 1, state->lengths);
-  SET_BUFFER(kernel, 2, state->best);
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_iteration_best",
+                          &state->best_kernel));
+  ck_kernel_args_begin(state->best_kernel, &args);
+  ck_kernel_args_u32(&args, state->ants);
+  ck_kernel_args_buffer(&args, state->lengths);
+  ck_kernel_args_buffer(&args, state->best);
+  CK_TRY(ck_kernel_args_end(&args));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_deposit", &kernel));
-  state->deposit_kernel = kernel;
-  SET_VALUE(kernel, 0, state->n);
-  SET_BUFFER(kernel, 1, state->neighbours);
-
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_update", &kernel));
-  state->update_kernel = kernel;
-  uint32_t entries = state->n * state->k;
-  SET_VALUE(kernel, 0, entries);
-  SET_BUFFER(kernel, 1, state->uses);
-  SET_VALUE(kernel, 2, state->xi);
-  SET_VALUE(kernel, 3, state->tau0);
-  SET_VALUE(kernel, 7, state->alpha);
-  SET_BUFFER(kernel, 8, state->eta_beta);
-  SET_BUFFER(kernel, 9, state->tau);
-  SET_BUFFER(kernel, 10, state->choice);
-
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_rotate", &kernel));
-  state->rotate_kernel = kernel;
-  SET_VALUE(kernel, 0, state->n);
-  SET_BUFFER(kernel, 2, state->best_tour);
-  SET_BUFFER(kernel, 3, state->segment_tour);
-
-  CK_TRY(ck_kernel_create(state->program, "ck_aco_segments", &kernel));
-  state->segment_kernel = kernel;
-  SET_VALUE(kernel, 0, state->n);
-  SET_VALUE(kernel, 3, state->or_opt);
-  SET_VALUE(kernel, 5, state->seed);
-  SET_BUFFER(kernel, 7, state->matrix);
-  SET_BUFFER(kernel, 8, state->xy);
-  SET_BUFFER(kernel, 9, state->segment_tour);
-  SET_BUFFER(kernel, 11, state->segment_gain);
+  /* Deposits, updates, rotations and segments set all their arguments
+   * at each launch. */
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_deposit",
+                          &state->deposit_kernel));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_aco_update", &state->update_kernel));
+  CK_TRY(
+      ck_kernel_create(state->program, "ck_aco_rotate", &state->rotate_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_aco_segments",
+                          &state->segment_kernel));
 fail:
   return status;
 }
 
 static ck_status opencl_construct(aco_state *state, uint64_t iteration) {
   ck_status status = CK_OK;
-  SET_VALUE(state->construct_kernel, 3, iteration);
+  ck_kernel_args args;
+  ck_kernel_args_at(state->construct_kernel, CONSTRUCT_ITERATION, &args);
+  CK_TRY(ck_kernel_args_u64(&args, iteration));
   CK_TRY(launch_ants(state, state->construct_kernel, state->ants));
   if (state->algorithm == CK_ACO_ACS)
     CK_TRY(launch(state, state->count_kernel, (size_t)state->ants * state->n));
@@ -165,7 +151,9 @@ static ck_status opencl_local_search(aco_state *state) {
   ck_status status = CK_OK;
   int ranked =
       state->local_search_ants && state->local_search_ants < state->ants;
-  SET_VALUE(state->search_kernel, 5, state->seeded);
+  ck_kernel_args args;
+  ck_kernel_args_at(state->search_kernel, SEARCH_SEEDED, &args);
+  CK_TRY(ck_kernel_args_i32(&args, state->seeded));
   if (ranked)
     CK_TRY(launch(state, state->rank_kernel, state->ants));
   CK_TRY(launch_ants(state, state->search_kernel,
@@ -204,14 +192,18 @@ fail:
 static ck_status opencl_deposit(aco_state *state, uint32_t ant, float scale,
                                 float amount) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->deposit_kernel;
-  uint64_t offset = ant == CK__ACO_BEST ? 0 : (uint64_t)ant * state->n;
-  SET_BUFFER(kernel, 2, ant == CK__ACO_BEST ? state->best_tour : state->tours);
-  SET_VALUE(kernel, 3, offset);
-  SET_VALUE(kernel, 4, scale);
-  SET_VALUE(kernel, 5, amount);
-  SET_BUFFER(kernel, 6, state->tau);
-  CK_TRY(launch(state, kernel, state->n));
+  ck_kernel_args args;
+  int best = ant == CK__ACO_BEST;
+  ck_kernel_args_begin(state->deposit_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_buffer(&args, state->neighbours);
+  ck_kernel_args_buffer(&args, best ? state->best_tour : state->tours);
+  ck_kernel_args_u64(&args, best ? 0 : (uint64_t)ant * state->n);
+  ck_kernel_args_f32(&args, scale);
+  ck_kernel_args_f32(&args, amount);
+  ck_kernel_args_buffer(&args, state->tau);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, state->deposit_kernel, state->n));
 fail:
   return status;
 }
@@ -219,11 +211,21 @@ fail:
 static ck_status opencl_update(aco_state *state, float keep, float tau_min,
                                float tau_max) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->update_kernel;
-  SET_VALUE(kernel, 4, keep);
-  SET_VALUE(kernel, 5, tau_min);
-  SET_VALUE(kernel, 6, tau_max);
-  CK_TRY(launch(state, kernel, (size_t)state->n * state->k));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->update_kernel, &args);
+  ck_kernel_args_u32(&args, state->n * state->k);
+  ck_kernel_args_buffer(&args, state->uses);
+  ck_kernel_args_f32(&args, state->xi);
+  ck_kernel_args_f32(&args, state->tau0);
+  ck_kernel_args_f32(&args, keep);
+  ck_kernel_args_f32(&args, tau_min);
+  ck_kernel_args_f32(&args, tau_max);
+  ck_kernel_args_f32(&args, state->alpha);
+  ck_kernel_args_buffer(&args, state->eta_beta);
+  ck_kernel_args_buffer(&args, state->tau);
+  ck_kernel_args_buffer(&args, state->choice);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, state->update_kernel, (size_t)state->n * state->k));
 fail:
   return status;
 }
@@ -253,14 +255,28 @@ static ck_status opencl_partition(aco_state *state, uint32_t size,
   if (!gains)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__aco_segment_scratch(state, size));
-  SET_VALUE(state->rotate_kernel, 1, offset);
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->rotate_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, offset);
+  ck_kernel_args_buffer(&args, state->best_tour);
+  ck_kernel_args_buffer(&args, state->segment_tour);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, state->rotate_kernel, state->n));
-  SET_VALUE(state->segment_kernel, 1, size);
-  SET_VALUE(state->segment_kernel, 2, segments);
-  uint32_t kicks = ck__aco_kicks(state, size);
-  SET_VALUE(state->segment_kernel, 4, kicks);
-  SET_VALUE(state->segment_kernel, 6, pass);
-  SET_BUFFER(state->segment_kernel, 10, state->segment_scratch);
+  ck_kernel_args_begin(state->segment_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, size);
+  ck_kernel_args_u32(&args, segments);
+  ck_kernel_args_i32(&args, state->or_opt);
+  ck_kernel_args_u32(&args, ck__aco_kicks(state, size));
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_u64(&args, pass);
+  ck_kernel_args_buffer(&args, state->matrix);
+  ck_kernel_args_buffer(&args, state->xy);
+  ck_kernel_args_buffer(&args, state->segment_tour);
+  ck_kernel_args_buffer(&args, state->segment_scratch);
+  ck_kernel_args_buffer(&args, state->segment_gain);
+  CK_TRY(ck_kernel_args_end(&args));
   /* A work-group a segment: the segments are serial searches, one to a
    * compute unit. */
   size_t one = 1, count = segments;

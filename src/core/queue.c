@@ -297,6 +297,7 @@ ck_status ck_kernel_create(ck_program *program, const char *name,
   made->program = program;
   snprintf(made->name, sizeof made->name, "%s", name);
   CK_TRY(program->queue->ops->kernel_create(program, made));
+  made->argument_count = program->queue->ops->kernel_argument_count(made);
   *kernel = made;
   return CK_OK;
 fail:
@@ -444,5 +445,103 @@ ck_status ck_event_destroy(ck_event *event) {
     return CK_OK;
   event->queue->ops->event_destroy(event);
   free(event);
+  return CK_OK;
+}
+
+/* ---- ck_kernel_args: arguments in order, first failure kept ---------- */
+
+static ck_status args_start(ck_kernel *kernel, unsigned index, int whole,
+                            ck_kernel_args *args, const char *function) {
+  if (!args)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: args is NULL", function);
+  *args = (ck_kernel_args){kernel, index, whole, CK_OK};
+  if (!kernel)
+    args->status =
+        ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: kernel is NULL", function);
+  return args->status;
+}
+
+ck_status ck_kernel_args_begin(ck_kernel *kernel, ck_kernel_args *args) {
+  return args_start(kernel, 0, 1, args, __func__);
+}
+
+ck_status ck_kernel_args_at(ck_kernel *kernel, unsigned index,
+                            ck_kernel_args *args) {
+  return args_start(kernel, index, 0, args, __func__);
+}
+
+/* Sets the cursor's next argument unless it already failed; keeps the
+ * first failure. */
+static ck_status args_set(ck_kernel_args *args, ck__arg_kind kind, size_t size,
+                          const void *value, const char *function) {
+  if (!args)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: args is NULL", function);
+  if (args->status != CK_OK)
+    return args->status;
+  if (kind != CK__ARG_LOCAL && !value)
+    return args->status =
+               ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", function,
+                        kind == CK__ARG_BUFFER ? "buffer" : "value");
+  unsigned index = args->next++;
+  switch (kind) {
+  case CK__ARG_BUFFER:
+    args->status =
+        ck_kernel_set_buffer(args->kernel, index, (ck_buffer *)value);
+    break;
+  case CK__ARG_LOCAL:
+    args->status = ck_kernel_set_local(args->kernel, index, size);
+    break;
+  default:
+    args->status = ck_kernel_set_value(args->kernel, index, size, value);
+    break;
+  }
+  return args->status;
+}
+
+ck_status ck_kernel_args_buffer(ck_kernel_args *args, ck_buffer *buffer) {
+  return args_set(args, CK__ARG_BUFFER, sizeof buffer, buffer, __func__);
+}
+
+ck_status ck_kernel_args_value(ck_kernel_args *args, size_t size,
+                               const void *value) {
+  return args_set(args, CK__ARG_VALUE, size, value, __func__);
+}
+
+ck_status ck_kernel_args_i32(ck_kernel_args *args, int32_t value) {
+  return args_set(args, CK__ARG_VALUE, sizeof value, &value, __func__);
+}
+
+ck_status ck_kernel_args_u32(ck_kernel_args *args, uint32_t value) {
+  return args_set(args, CK__ARG_VALUE, sizeof value, &value, __func__);
+}
+
+ck_status ck_kernel_args_u64(ck_kernel_args *args, uint64_t value) {
+  return args_set(args, CK__ARG_VALUE, sizeof value, &value, __func__);
+}
+
+ck_status ck_kernel_args_f32(ck_kernel_args *args, float value) {
+  return args_set(args, CK__ARG_VALUE, sizeof value, &value, __func__);
+}
+
+ck_status ck_kernel_args_real(ck_kernel_args *args, double value,
+                              int double_precision) {
+  float narrow = (float)value;
+  return double_precision ? ck_kernel_args_value(args, sizeof value, &value)
+                          : ck_kernel_args_value(args, sizeof narrow, &narrow);
+}
+
+ck_status ck_kernel_args_local(ck_kernel_args *args, size_t size) {
+  return args_set(args, CK__ARG_LOCAL, size, NULL, __func__);
+}
+
+ck_status ck_kernel_args_end(ck_kernel_args *args) {
+  CK__REQUIRE(args);
+  if (args->status != CK_OK)
+    return args->status;
+  int expected = args->kernel->argument_count;
+  if (args->whole && expected >= 0 && args->next != (unsigned)expected)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "kernel %s: %u arguments set, but it takes %d",
+                    args->kernel->name, args->next, expected);
   return CK_OK;
 }

@@ -1067,6 +1067,10 @@ static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
   return CK_OK;
 }
 
+static int cu_kernel_argument_count(const ck_kernel *kernel) {
+  return ((const cuda_kernel *)kernel->handle)->parameters;
+}
+
 /* With no local size, OpenCL picks one that divides the global size; so
  * does this: the largest divisor up to `most`. */
 static size_t block_for(size_t global, size_t most) {
@@ -1176,6 +1180,7 @@ const ck__queue_ops ck__cuda_ops = {
     .kernel_create = cu_kernel_create,
     .kernel_destroy = cu_kernel_destroy,
     .kernel_set_arg = cu_kernel_set_arg,
+    .kernel_argument_count = cu_kernel_argument_count,
     .launch = cu_launch,
     .event_wait = cu_event_wait,
     .event_times = cu_event_times,

@@ -108,6 +108,12 @@ static ck_status host_kernel_set_arg(ck_kernel *kernel, unsigned index,
   return host_no_kernels(kernel->program->queue);
 }
 
+/* Never called: ref makes no kernels. */
+static int host_kernel_argument_count(const ck_kernel *kernel) {
+  (void)kernel;
+  return -1;
+}
+
 static ck_status host_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                              const size_t *global, const size_t *local,
                              ck_event *event) {
@@ -147,6 +153,7 @@ const ck__queue_ops ck__host_ops = {
     .kernel_create = host_kernel_create,
     .kernel_destroy = host_kernel_destroy,
     .kernel_set_arg = host_kernel_set_arg,
+    .kernel_argument_count = host_kernel_argument_count,
     .launch = host_launch,
     .event_wait = host_event_wait,
     .event_times = host_event_times,

@@ -42,6 +42,8 @@ typedef struct ck__queue_ops {
   ck_status (*kernel_set_arg)(ck_kernel *kernel, unsigned index,
                               ck__arg_kind kind, size_t size,
                               const void *value);
+  /* The kernel's parameter count, or -1 where the runtime cannot say. */
+  int (*kernel_argument_count)(const ck_kernel *kernel);
   ck_status (*launch)(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                       const size_t *global, const size_t *local,
                       ck_event *event);
@@ -75,6 +77,7 @@ struct ck_kernel {
   ck_program *program;
   void *handle;
   char name[128];
+  int argument_count; /* its parameters, or -1 where unknown */
 };
 
 struct ck_event {

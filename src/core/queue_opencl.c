@@ -438,6 +438,14 @@ static ck_status ocl_kernel_set_arg(ck_kernel *kernel, unsigned index,
   return CK_OK;
 }
 
+static int ocl_kernel_argument_count(const ck_kernel *kernel) {
+  cl_uint count = 0;
+  return clGetKernelInfo((cl_kernel)kernel->handle, CL_KERNEL_NUM_ARGS,
+                         sizeof count, &count, NULL) == CL_SUCCESS
+             ? (int)count
+             : -1;
+}
+
 static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                             const size_t *global, const size_t *local,
                             ck_event *event) {
@@ -530,6 +538,7 @@ const ck__queue_ops ck__opencl_ops = {
     .kernel_create = ocl_kernel_create,
     .kernel_destroy = ocl_kernel_destroy,
     .kernel_set_arg = ocl_kernel_set_arg,
+    .kernel_argument_count = ocl_kernel_argument_count,
     .launch = ocl_launch,
     .event_wait = ocl_event_wait,
     .event_times = ocl_event_times,

@@ -181,36 +181,11 @@ static ck_status cuda_setup(ga_state *state) {
   CK_TRY(ck_kernel_create(state->native_program, "ck_ga_cuda_evolve", &kernel));
   state->native_evolve_kernel = kernel;
   CK_TRY(ck__cuda_kernel_set_shared(kernel, shared_bytes(state, &shape)));
-  CK_TRY(
-      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->seed, &state->seed));
-  CK_TRY(ck__kernel_set_real(kernel, 4, 0, state->crossover_rate));
-  CK_TRY(ck__kernel_set_real(kernel, 5, 0, state->crossover_parameter));
-  CK_TRY(ck__kernel_set_real(kernel, 6, 0, state->mutation_rate));
-  CK_TRY(ck__kernel_set_real(kernel, 7, 0, state->mutation_parameter));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->lo));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->hi));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->population[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->population[1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->fitness[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->fitness[1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->stats));
-  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->island_best));
-  CK_TRY(ck_kernel_set_buffer(kernel, 17, state->island_best_genes));
-  CK_TRY(ck__kernel_set_real(kernel, 18, 0, state->inverse_log_keep));
-  if (shape.cluster > 1) {
+  if (shape.cluster > 1)
     CK_TRY(ck__buffer_make(state->queue,
                            (size_t)state->islands * state->size *
                                CK_GA_NATIVE_ROW_QUADS((size_t)state->dim) * 16,
                            &state->native_rows));
-    CK_TRY(ck_kernel_set_buffer(kernel, 19, state->native_rows));
-  } else {
-    /* One block holds the island and reads no copy: any buffer will do. */
-    CK_TRY(ck_kernel_set_buffer(kernel, 19, state->lo));
-  }
-  CK_TRY(ck_kernel_set_buffer(kernel, 25, state->source));
-  CK_TRY(ck_kernel_set_value(kernel, 26, sizeof state->migrate_every,
-                             &state->migrate_every));
   /* A clustered island's blocks run as one, a launch of one segment: the
    * ring's migrations inside a launch are for islands of one block (a
    * random topology's cycle changes at every migration, and the driver
@@ -222,24 +197,14 @@ static ck_status cuda_setup(ga_state *state) {
     size_t fits = RELAY_BYTES / migrant_bytes + 1;
     span = fits < MAX_SEGMENTS ? (uint32_t)fits : MAX_SEGMENTS;
   }
-  uint32_t segments_a_task = per_task(state);
-  CK_TRY(ck_kernel_set_value(kernel, 27, sizeof segments_a_task,
-                             &segments_a_task));
   CK_TRY(ck__buffer_make(state->queue, schedule_bytes(state),
                          &state->native_schedule));
-  CK_TRY(ck_kernel_set_buffer(kernel, 28, state->native_schedule));
   if (span > 1) {
     size_t slots = (size_t)(span - 1) * state->islands * state->migrants;
     CK_TRY(ck__buffer_make(state->queue, slots * state->dim * sizeof(float),
                            &state->native_relay));
     CK_TRY(ck__buffer_make(state->queue, slots * sizeof(float),
                            &state->native_relay_fitness));
-    CK_TRY(ck_kernel_set_buffer(kernel, 29, state->native_relay));
-    CK_TRY(ck_kernel_set_buffer(kernel, 30, state->native_relay_fitness));
-  } else {
-    /* No migrants are relayed: any buffer will do. */
-    CK_TRY(ck_kernel_set_buffer(kernel, 29, state->lo));
-    CK_TRY(ck_kernel_set_buffer(kernel, 30, state->lo));
   }
   CK_TRY(
       ck__cuda_kernel_resident(kernel, shape.block, &state->native_resident));
@@ -253,6 +218,31 @@ fail:
 
 static ck_status cuda_initialise(ga_state *state) {
   return ck__ga_opencl_steps.initialise(state);
+}
+
+/* Every argument of ck_ga_cuda_evolve (cl/ga.cu), at each launch. A
+ * buffer the shape does not use (the rows copy of an island one block
+ * holds, the relay where no migrants are relayed) is given as lo. */
+static ck_status set_evolve_arguments(ga_state *state, uint64_t first,
+                                      uint32_t count, uint32_t slot,
+                                      uint32_t migration) {
+  ck_buffer *rows = state->native_rows ? state->native_rows : state->lo;
+  ck_buffer *relay = state->native_relay ? state->native_relay : state->lo;
+  ck_buffer *relay_fitness =
+      state->native_relay_fitness ? state->native_relay_fitness : state->lo;
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->native_evolve_kernel, &args);
+  ck_kernel_args_u32(&args, state->islands);
+  ck__ga_add_generation(state, &args, first, count, slot);
+  ck_kernel_args_buffer(&args, rows);
+  ck__ga_add_migration(state, &args, migration);
+  ck_kernel_args_buffer(&args, state->source);
+  ck_kernel_args_u32(&args, state->migrate_every);
+  ck_kernel_args_u32(&args, per_task(state));
+  ck_kernel_args_buffer(&args, state->native_schedule);
+  ck_kernel_args_buffer(&args, relay);
+  ck_kernel_args_buffer(&args, relay_fitness);
+  return ck_kernel_args_end(&args);
 }
 
 /* One launch for `count` generations: a cluster of native_cluster blocks
@@ -279,10 +269,7 @@ static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
                                  sizeof zero, 0, schedule_bytes(state), NULL)))
       return status;
   }
-  if ((status = ck_kernel_set_value(kernel, 2, sizeof first, &first)) ||
-      (status = ck_kernel_set_value(kernel, 3, sizeof count, &count)) ||
-      (status = ck_kernel_set_value(kernel, 15, sizeof slot, &slot)) ||
-      (status = ck__ga_set_migration(state, kernel, 20, migration)) ||
+  if ((status = set_evolve_arguments(state, first, count, slot, migration)) ||
       (status =
            ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL)))
     return status;

@@ -147,13 +147,17 @@ extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 #endif
 
+/* The arguments the OpenCL and native CUDA generations share (from the
+ * seed to inverse_log_keep), added to a cursor: `count` generations from
+ * `first`, their statistics from history slot `slot` on. */
+void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
+                           uint64_t first, uint32_t count, uint32_t slot);
 /* For an island generation that makes migrations (CK_GA_IMMIGRATE,
- * CK_GA_EMIGRATE in `migration`): sets its argument `index` to
- * `migration`, and the next four to the migrant buffers it receives from
- * (genes, fitness: the set the last emigration wrote) and sends to (the
- * other set). Returns ck_status. */
-ck_status ck__ga_set_migration(ga_state *state, ck_kernel *kernel,
-                               unsigned index, uint32_t migration);
+ * CK_GA_EMIGRATE in `migration`): adds `migration` to its arguments, then
+ * the migrant buffers it receives from (genes, fitness: the set the last
+ * emigration wrote) and sends to (the other set). */
+void ck__ga_add_migration(const ga_state *state, ck_kernel_args *args,
+                          uint32_t migration);
 /* After a launch or step that sent migrants (CK_GA_EMIGRATE in
  * `migration`): the set it wrote becomes the one the next receiving
  * reads. */

@@ -5,11 +5,6 @@
 #include "core/queue_internal.h"
 #include "ga/ga_internal.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index,
-                          const ga_state *state, double value) {
-  return ck__kernel_set_real(kernel, index, state->double_precision, value);
-}
-
 /* `groups` work-groups of `local` work-items. */
 static ck_status launch_groups(ga_state *state, ck_kernel *kernel,
                                size_t groups, size_t local) {
@@ -94,106 +89,71 @@ static ck_status opencl_setup(ga_state *state) {
   CK_TRY(ck__program_build_prefixed(
       state->queue, "ga", defines, state->problem->user_name,
       state->problem->user_source, &state->program));
-  ck_kernel *kernel;
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_initialise", &kernel));
-  state->initialise_kernel = kernel;
-  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->total, &state->total));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->lo));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->hi));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->population[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->fitness[0]));
+  int real = state->double_precision;
+  ck_kernel_args args;
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_initialise",
+                          &state->initialise_kernel));
+  ck_kernel_args_begin(state->initialise_kernel, &args);
+  ck_kernel_args_u32(&args, state->total);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_buffer(&args, state->lo);
+  ck_kernel_args_buffer(&args, state->hi);
+  ck_kernel_args_buffer(&args, state->population[0]);
+  ck_kernel_args_buffer(&args, state->fitness[0]);
+  CK_TRY(ck_kernel_args_end(&args));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_evolve", &kernel));
-  state->evolve_kernel = kernel;
+  /* The generation, the statistics and the migration kernels set all
+   * their arguments at each launch. */
   CK_TRY(
-      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof state->seed, &state->seed));
-  CK_TRY(set_real(kernel, 6, state, state->crossover_rate));
-  CK_TRY(set_real(kernel, 7, state, state->crossover_parameter));
-  CK_TRY(set_real(kernel, 8, state, state->mutation_rate));
-  CK_TRY(set_real(kernel, 9, state, state->mutation_parameter));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->lo));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->hi));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->population[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->population[1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->fitness[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 15, state->fitness[1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->stats));
-  CK_TRY(ck_kernel_set_buffer(kernel, 18, state->island_best));
-  CK_TRY(ck_kernel_set_buffer(kernel, 19, state->island_best_genes));
-  CK_TRY(set_real(kernel, 20, state, state->inverse_log_keep));
-  CK_TRY(ck_kernel_set_buffer(kernel, 26, state->source));
+      ck_kernel_create(state->program, "ck_ga_evolve", &state->evolve_kernel));
   /* The resident island generation makes the migrations that border it. */
   state->fused_migration = resident;
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_stats", &state->stats_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_emigrate",
+                          &state->emigrate_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_immigrate",
+                          &state->immigrate_kernel));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_stats", &kernel));
-  state->stats_kernel = kernel;
-  CK_TRY(
-      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->stats));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->island_best));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->island_best_genes));
-
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_fold_stats", &kernel));
-  state->fold_kernel = kernel;
-  CK_TRY(
-      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->stats));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->folded));
-
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_emigrate", &kernel));
-  state->emigrate_kernel = kernel;
-  CK_TRY(
-      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_create(state->program, "ck_ga_immigrate", &kernel));
-  state->immigrate_kernel = kernel;
-  CK_TRY(
-      ck_kernel_set_value(kernel, 0, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->size, &state->size));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->source));
+  CK_TRY(ck_kernel_create(state->program, "ck_ga_fold_stats",
+                          &state->fold_kernel));
+  ck_kernel_args_begin(state->fold_kernel, &args);
+  ck_kernel_args_u32(&args, state->islands);
+  ck_kernel_args_buffer(&args, state->stats);
+  ck_kernel_args_buffer(&args, state->folded);
+  CK_TRY(ck_kernel_args_end(&args));
 
   CK_TRY(ck_kernel_create(state->program, "ck_best_reduce",
                           &state->reduce_kernel));
   CK_TRY(ck_kernel_create(state->program, "ck_best_update",
                           &state->update_kernel));
-  kernel = state->update_kernel;
-  uint32_t direct = state->partial_count ? 0u : 1u, zero = 0;
-  uint32_t candidates =
-      state->partial_count ? state->partial_count : state->islands;
-  CK_TRY(ck_kernel_set_buffer(
-      kernel, 0, direct ? state->island_best : state->partial_values));
-  CK_TRY(ck_kernel_set_buffer(
-      kernel, 1, direct ? state->best_index : state->partial_indices));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof candidates, &candidates));
-  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof direct, &direct));
-  CK_TRY(
-      ck_kernel_set_value(kernel, 4, sizeof state->islands, &state->islands));
-  CK_TRY(ck_kernel_set_value(kernel, 5, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->island_best_genes));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->best_value));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->best_index));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->best_genes));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->scratch));
-  CK_TRY(ck_kernel_set_value(kernel, 11, sizeof zero, &zero));
-  CK_TRY(set_real(kernel, 12, state, 0.0));
-  CK_TRY(ck_kernel_set_value(kernel, 13, sizeof zero, &zero));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->done));
+  int direct = !state->partial_count;
+  ck_kernel_args_begin(state->update_kernel, &args);
+  ck_kernel_args_buffer(&args,
+                        direct ? state->island_best : state->partial_values);
+  ck_kernel_args_buffer(&args,
+                        direct ? state->best_index : state->partial_indices);
+  ck_kernel_args_u32(&args, direct ? state->islands : state->partial_count);
+  ck_kernel_args_u32(&args, (uint32_t)direct);
+  ck_kernel_args_u32(&args, state->islands);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_buffer(&args, state->island_best_genes);
+  ck_kernel_args_buffer(&args, state->best_value);
+  ck_kernel_args_buffer(&args, state->best_index);
+  ck_kernel_args_buffer(&args, state->best_genes);
+  ck_kernel_args_buffer(&args, state->scratch);
+  ck_kernel_args_u32(&args, 0);          /* history slot */
+  ck_kernel_args_real(&args, 0.0, real); /* target */
+  ck_kernel_args_u32(&args, 0);          /* has_target */
+  ck_kernel_args_buffer(&args, state->done);
+  CK_TRY(ck_kernel_args_end(&args));
   if (state->partial_count) {
-    kernel = state->reduce_kernel;
-    CK_TRY(ck_kernel_set_buffer(kernel, 0, state->island_best));
-    CK_TRY(
-        ck_kernel_set_value(kernel, 1, sizeof state->islands, &state->islands));
-    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->partial_values));
-    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->partial_indices));
+    ck_kernel_args_begin(state->reduce_kernel, &args);
+    ck_kernel_args_buffer(&args, state->island_best);
+    ck_kernel_args_u32(&args, state->islands);
+    ck_kernel_args_buffer(&args, state->partial_values);
+    ck_kernel_args_buffer(&args, state->partial_indices);
+    CK_TRY(ck_kernel_args_end(&args));
   }
 
   if (!state->streamed)
@@ -212,12 +172,16 @@ static ck_status opencl_initialise(ga_state *state) {
 static ck_status opencl_evolve(ga_state *state, uint64_t first, uint32_t count,
                                uint32_t slot, uint32_t migration) {
   ck_status status;
-  ck_kernel *kernel = state->evolve_kernel;
-  if ((status = ck_kernel_set_value(kernel, 4, sizeof first, &first)) ||
-      (status = ck_kernel_set_value(kernel, 5, sizeof count, &count)) ||
-      (status = ck_kernel_set_value(kernel, 17, sizeof slot, &slot)) ||
-      (status = ck__ga_set_migration(state, kernel, 21, migration)) ||
-      (status = launch(state, kernel, state->islands, 1)))
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->evolve_kernel, &args);
+  ck_kernel_args_u32(&args, state->islands);
+  ck_kernel_args_u32(&args, state->size);
+  ck_kernel_args_i32(&args, state->dim);
+  ck__ga_add_generation(state, &args, first, count, slot);
+  ck__ga_add_migration(state, &args, migration);
+  ck_kernel_args_buffer(&args, state->source);
+  if ((status = ck_kernel_args_end(&args)) ||
+      (status = launch(state, state->evolve_kernel, state->islands, 1)))
     return status;
   ck__ga_migration_made(state, migration);
   return CK_OK;
@@ -231,54 +195,88 @@ static ck_status opencl_evaluate(ga_state *state, int which) {
 
 static ck_status opencl_stats(ga_state *state, int which, uint32_t slot) {
   ck_status status;
-  ck_kernel *kernel = state->stats_kernel;
-  if ((status = ck_kernel_set_buffer(kernel, 3, state->fitness[which])) ||
-      (status = ck_kernel_set_buffer(kernel, 4, state->population[which])) ||
-      (status = ck_kernel_set_value(kernel, 6, sizeof slot, &slot)))
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->stats_kernel, &args);
+  ck_kernel_args_u32(&args, state->islands);
+  ck_kernel_args_u32(&args, state->size);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_buffer(&args, state->fitness[which]);
+  ck_kernel_args_buffer(&args, state->population[which]);
+  ck_kernel_args_buffer(&args, state->stats);
+  ck_kernel_args_u32(&args, slot);
+  ck_kernel_args_buffer(&args, state->island_best);
+  ck_kernel_args_buffer(&args, state->island_best_genes);
+  if ((status = ck_kernel_args_end(&args)))
     return status;
   return launch(state, state->stats_kernel, state->islands, 1);
 }
 
+/* Emigration or immigration of population `which` through migrant set
+ * `set`: a group an island. */
+static ck_status migrate(ga_state *state, ck_kernel *kernel, int which,
+                         uint32_t set) {
+  ck_status status;
+  ck_kernel_args args;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->islands);
+  ck_kernel_args_u32(&args, state->size);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_buffer(&args, state->population[which]);
+  ck_kernel_args_buffer(&args, state->fitness[which]);
+  ck_kernel_args_buffer(&args, state->migrant_genes[set]);
+  ck_kernel_args_buffer(&args, state->migrant_fitness[set]);
+  if (kernel == state->immigrate_kernel)
+    ck_kernel_args_buffer(&args, state->source);
+  if ((status = ck_kernel_args_end(&args)))
+    return status;
+  return launch_groups(state, kernel, state->islands, migrate_group(state));
+}
+
 static ck_status opencl_migrate(ga_state *state, int which, uint32_t parts) {
   ck_status status;
-  ck_kernel *out = state->emigrate_kernel, *in = state->immigrate_kernel;
-  if ((status = ck_kernel_set_buffer(out, 3, state->population[which])) ||
-      (status = ck_kernel_set_buffer(out, 4, state->fitness[which])) ||
-      (status = ck_kernel_set_buffer(in, 3, state->population[which])) ||
-      (status = ck_kernel_set_buffer(in, 4, state->fitness[which])))
-    return status;
-  /* Two launches: every island has emigrated before any receives. A
-   * group an island. */
+  /* Two launches: every island has emigrated before any receives. */
   if (parts & CK_GA_EMIGRATE) {
-    uint32_t set = state->migrant_set ^ 1u;
-    if ((status = ck_kernel_set_buffer(out, 5, state->migrant_genes[set])) ||
-        (status = ck_kernel_set_buffer(out, 6, state->migrant_fitness[set])) ||
-        (status =
-             launch_groups(state, out, state->islands, migrate_group(state))))
+    if ((status = migrate(state, state->emigrate_kernel, which,
+                          state->migrant_set ^ 1u)))
       return status;
     ck__ga_migration_made(state, CK_GA_EMIGRATE);
   }
-  if (parts & CK_GA_IMMIGRATE) {
-    uint32_t set = state->migrant_set;
-    if ((status = ck_kernel_set_buffer(in, 5, state->migrant_genes[set])) ||
-        (status = ck_kernel_set_buffer(in, 6, state->migrant_fitness[set])))
-      return status;
-    return launch_groups(state, in, state->islands, migrate_group(state));
-  }
+  if (parts & CK_GA_IMMIGRATE)
+    return migrate(state, state->immigrate_kernel, which, state->migrant_set);
   return CK_OK;
 }
 
-ck_status ck__ga_set_migration(ga_state *state, ck_kernel *kernel,
-                               unsigned index, uint32_t migration) {
-  ck_status status = CK_OK;
+void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
+                           uint64_t first, uint32_t count, uint32_t slot) {
+  int real = state->double_precision;
+  ck_kernel_args_u64(args, state->seed);
+  ck_kernel_args_u64(args, first);
+  ck_kernel_args_u32(args, count);
+  ck_kernel_args_real(args, state->crossover_rate, real);
+  ck_kernel_args_real(args, state->crossover_parameter, real);
+  ck_kernel_args_real(args, state->mutation_rate, real);
+  ck_kernel_args_real(args, state->mutation_parameter, real);
+  ck_kernel_args_buffer(args, state->lo);
+  ck_kernel_args_buffer(args, state->hi);
+  ck_kernel_args_buffer(args, state->population[0]);
+  ck_kernel_args_buffer(args, state->population[1]);
+  ck_kernel_args_buffer(args, state->fitness[0]);
+  ck_kernel_args_buffer(args, state->fitness[1]);
+  ck_kernel_args_buffer(args, state->stats);
+  ck_kernel_args_u32(args, slot);
+  ck_kernel_args_buffer(args, state->island_best);
+  ck_kernel_args_buffer(args, state->island_best_genes);
+  ck_kernel_args_real(args, state->inverse_log_keep, real);
+}
+
+void ck__ga_add_migration(const ga_state *state, ck_kernel_args *args,
+                          uint32_t migration) {
   uint32_t in = state->migrant_set, out = state->migrant_set ^ 1u;
-  CK_TRY(ck_kernel_set_value(kernel, index, sizeof migration, &migration));
-  CK_TRY(ck_kernel_set_buffer(kernel, index + 1, state->migrant_genes[in]));
-  CK_TRY(ck_kernel_set_buffer(kernel, index + 2, state->migrant_fitness[in]));
-  CK_TRY(ck_kernel_set_buffer(kernel, index + 3, state->migrant_genes[out]));
-  CK_TRY(ck_kernel_set_buffer(kernel, index + 4, state->migrant_fitness[out]));
-fail:
-  return status;
+  ck_kernel_args_u32(args, migration);
+  ck_kernel_args_buffer(args, state->migrant_genes[in]);
+  ck_kernel_args_buffer(args, state->migrant_fitness[in]);
+  ck_kernel_args_buffer(args, state->migrant_genes[out]);
+  ck_kernel_args_buffer(args, state->migrant_fitness[out]);
 }
 
 void ck__ga_migration_made(ga_state *state, uint32_t migration) {

@@ -27,10 +27,6 @@ int ck__gas_cuda_native(const gas_state *state) {
          (state->walls || (state->cells_x >= 3 && state->cells_y >= 3));
 }
 
-static ck_status set_real(ck_kernel *kernel, unsigned index, double value) {
-  return ck__kernel_set_real(kernel, index, 0, value);
-}
-
 /* One thread a particle, in whole blocks. */
 static ck_status launch_particles(gas_state *state, ck_kernel *kernel) {
   size_t local = NATIVE_BLOCK;
@@ -78,17 +74,20 @@ fail:
  * key and arrival rank. */
 static ck_status move_and_count(gas_state *state, int move) {
   ck_status status = CK_OK;
+  ck_kernel_args args;
   ck_kernel *kernel = state->native_move_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(set_real(kernel, 1, state->dt));
-  CK_TRY(ck__gas_set_geometry(kernel, 2, state));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->force));
-  CK_TRY(ck__gas_set_int(kernel, 11, move));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->cell_fill));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_f32(&args, (float)state->dt);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_i32(&args, move);
+  ck_kernel_args_buffer(&args, state->cell_key);
+  ck_kernel_args_buffer(&args, state->cell_rank);
+  ck_kernel_args_buffer(&args, state->cell_fill);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
   state->cells_counted = 1;
 fail:
@@ -105,6 +104,7 @@ static ck_status cuda_kick_drift(gas_state *state) {
  * particles. */
 static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_status status = CK_OK;
+  ck_kernel_args args;
   (void)force_rebuild;
   if (!state->cells_counted)
     CK_TRY(move_and_count(state, 0));
@@ -114,39 +114,45 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   /* Tags of 1 .. 2^30: never the zeroed words of a new buffer, and never
    * the previous launch's. */
   state->scan_epoch = state->scan_epoch % 0x40000000u + 1u;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->cells));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->scan_status));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->scan_ticket));
-  CK_TRY(ck__gas_set_uint(kernel, 6, state->scan_epoch));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->cells);
+  ck_kernel_args_buffer(&args, state->cell_fill);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->scan_status);
+  ck_kernel_args_buffer(&args, state->scan_ticket);
+  ck_kernel_args_u32(&args, state->scan_epoch);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t local = SCAN_THREADS,
          global = (size_t)state->scan_tiles * SCAN_THREADS;
   CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 
   kernel = state->native_members_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->id));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->cell_members));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args, state->cell_key);
+  ck_kernel_args_buffer(&args, state->cell_rank);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->cell_members);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
 
   kernel = state->native_place_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->cell_members));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->id));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->sorted_id));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args, state->cell_key);
+  ck_kernel_args_buffer(&args, state->cell_rank);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->cell_members);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->sorted_position);
+  ck_kernel_args_buffer(&args, state->sorted_velocity);
+  ck_kernel_args_buffer(&args, state->sorted_id);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
 
   ck__gas_take_sorted(state);
@@ -158,21 +164,24 @@ fail:
  * pass. */
 static ck_status cuda_forces(gas_state *state) {
   ck_status status = CK_OK;
+  ck_kernel_args args;
   ck_kernel *kernel = state->with_energy ? state->native_forces_energy_kernel
                                          : state->native_forces_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
-  CK_TRY(set_real(kernel, 7, state->rc));
-  CK_TRY(set_real(kernel, 8, state->rc2));
-  CK_TRY(set_real(kernel, 9, state->energy_shift));
-  CK_TRY(set_real(kernel, 10, state->force_shift));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->force));
-  CK_TRY(ck_kernel_set_buffer(kernel, 15, state->energy));
-  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->virial));
-  CK_TRY(ck__gas_set_kick(kernel, 17, state));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_f32(&args, (float)state->rc);
+  ck_kernel_args_f32(&args, (float)state->rc2);
+  ck_kernel_args_f32(&args, (float)state->energy_shift);
+  ck_kernel_args_f32(&args, (float)state->force_shift);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_buffer(&args, state->energy);
+  ck_kernel_args_buffer(&args, state->virial);
+  ck__gas_add_kick(state, &args);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
   state->kick_step = 0;
 fail:

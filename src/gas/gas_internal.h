@@ -134,18 +134,13 @@ struct gas_state {
   int cells_counted;
 };
 
-/* Kernel arguments, shared by the OpenCL and CUDA steps (gas_opencl.c):
- * a 32-bit unsigned or signed value, and the geometry's 6 arguments
- * (box, cell inverses, cell counts) from index `at` on. */
-ck_status ck__gas_set_uint(ck_kernel *kernel, unsigned index, uint32_t value);
-ck_status ck__gas_set_int(ck_kernel *kernel, unsigned index, int value);
-ck_status ck__gas_set_geometry(ck_kernel *kernel, unsigned at,
-                               const gas_state *state);
-/* The kick's 8 arguments (CK_GAS_KICK_ARGUMENTS of gas.cl, and the native
- * forces of gas.cu) from index `at` on: the kick of the driver's
- * kick_step, or none while it is 0. */
-ck_status ck__gas_set_kick(ck_kernel *kernel, unsigned at,
-                           const gas_state *state);
+/* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
+ * added to a cursor: the geometry's 6 (box, cell inverses, cell counts),
+ * and the kick's 8 (CK_GAS_KICK_ARGUMENTS of gas.cl, and the native
+ * forces of gas.cu): the kick of the driver's kick_step, or none while it
+ * is 0. */
+void ck__gas_add_geometry(const gas_state *state, ck_kernel_args *args);
+void ck__gas_add_kick(const gas_state *state, ck_kernel_args *args);
 /* After a sort into the sorted arrays: they become the particles (the
  * buffers swap roles). */
 void ck__gas_take_sorted(gas_state *state);

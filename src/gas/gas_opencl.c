@@ -5,19 +5,6 @@
 #include "gas/gas_internal.h"
 #include "objectives/problem.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index,
-                          const gas_state *state, double value) {
-  return ck__kernel_set_real(kernel, index, state->double_precision, value);
-}
-
-ck_status ck__gas_set_uint(ck_kernel *kernel, unsigned index, uint32_t value) {
-  return ck_kernel_set_value(kernel, index, sizeof value, &value);
-}
-
-ck_status ck__gas_set_int(ck_kernel *kernel, unsigned index, int value) {
-  return ck_kernel_set_value(kernel, index, sizeof value, &value);
-}
-
 void ck__gas_take_sorted(gas_state *state) {
   ck_buffer *swap = state->position;
   state->position = state->sorted_position;
@@ -30,32 +17,26 @@ void ck__gas_take_sorted(gas_state *state) {
   state->sorted_id = swap;
 }
 
-ck_status ck__gas_set_geometry(ck_kernel *kernel, unsigned at,
-                               const gas_state *state) {
-  ck_status status = CK_OK;
-  CK_TRY(set_real(kernel, at, state, state->box_x));
-  CK_TRY(set_real(kernel, at + 1, state, state->box_y));
-  CK_TRY(set_real(kernel, at + 2, state, state->cell_inverse_x));
-  CK_TRY(set_real(kernel, at + 3, state, state->cell_inverse_y));
-  CK_TRY(ck__gas_set_int(kernel, at + 4, state->cells_x));
-  CK_TRY(ck__gas_set_int(kernel, at + 5, state->cells_y));
-fail:
-  return status;
+void ck__gas_add_geometry(const gas_state *state, ck_kernel_args *args) {
+  int real = state->double_precision;
+  ck_kernel_args_real(args, state->box_x, real);
+  ck_kernel_args_real(args, state->box_y, real);
+  ck_kernel_args_real(args, state->cell_inverse_x, real);
+  ck_kernel_args_real(args, state->cell_inverse_y, real);
+  ck_kernel_args_i32(args, state->cells_x);
+  ck_kernel_args_i32(args, state->cells_y);
 }
 
-/* The pair model's 7 arguments from index `at` on. */
-static ck_status set_pair(ck_kernel *kernel, unsigned at,
-                          const gas_state *state) {
-  ck_status status = CK_OK;
-  CK_TRY(set_real(kernel, at, state, state->rc));
-  CK_TRY(set_real(kernel, at + 1, state, state->rc2));
-  CK_TRY(set_real(kernel, at + 2, state, state->energy_shift));
-  CK_TRY(set_real(kernel, at + 3, state, state->force_shift));
-  CK_TRY(set_real(kernel, at + 4, state, state->strength));
-  CK_TRY(set_real(kernel, at + 5, state, state->softening2));
-  CK_TRY(ck__gas_set_int(kernel, at + 6, state->with_energy));
-fail:
-  return status;
+/* The pair model's 7 arguments. */
+static void add_pair(const gas_state *state, ck_kernel_args *args) {
+  int real = state->double_precision;
+  ck_kernel_args_real(args, state->rc, real);
+  ck_kernel_args_real(args, state->rc2, real);
+  ck_kernel_args_real(args, state->energy_shift, real);
+  ck_kernel_args_real(args, state->force_shift, real);
+  ck_kernel_args_real(args, state->strength, real);
+  ck_kernel_args_real(args, state->softening2, real);
+  ck_kernel_args_i32(args, state->with_energy);
 }
 
 static ck_status launch(gas_state *state, ck_kernel *kernel, size_t items,
@@ -175,19 +156,22 @@ fail:
 
 static ck_status opencl_kick_drift(gas_state *state) {
   ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
   ck_kernel *kernel = state->kick_drift_kernel;
   int verlet = state->neighbors == CK_GAS_VERLET;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(set_real(kernel, 1, state, state->dt));
-  CK_TRY(ck__gas_set_geometry(kernel, 2, state));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->force));
-  CK_TRY(ck__gas_set_int(kernel, 11, verlet));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12,
-                              verlet ? state->reference : state->position));
-  CK_TRY(set_real(kernel, 13, state, 0.25 * state->skin * state->skin));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_real(&args, state->dt, real);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_i32(&args, verlet);
+  ck_kernel_args_buffer(&args, verlet ? state->reference : state->position);
+  ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
@@ -203,20 +187,23 @@ static int flag_cleared_by_sort(const gas_state *state) {
  * device unless a rebuild is flagged when conditional. */
 static ck_status sort_whole(gas_state *state, int conditional) {
   ck_status status = CK_OK;
+  ck_kernel_args args;
   ck_kernel *kernel = state->sort_whole_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_uint(kernel, 1, state->cells));
-  CK_TRY(ck__gas_set_geometry(kernel, 2, state));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_u32(&args, state->cells);
+  ck__gas_add_geometry(state, &args);
   ck_buffer *buffers[] = {
       state->position,        state->velocity,        state->id,
       state->sorted_position, state->sorted_velocity, state->sorted_id,
       state->cell_key,        state->cell_start,      state->cell_count,
       state->cell_fill,       state->reference};
   for (unsigned b = 0; b < sizeof buffers / sizeof buffers[0]; ++b)
-    CK_TRY(ck_kernel_set_buffer(kernel, 8 + b, buffers[b]));
-  CK_TRY(ck__gas_set_int(kernel, 19, conditional));
-  CK_TRY(ck__gas_set_int(kernel, 20, flag_cleared_by_sort(state)));
-  CK_TRY(ck_kernel_set_buffer(kernel, 21, state->flags));
+    ck_kernel_args_buffer(&args, buffers[b]);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_i32(&args, flag_cleared_by_sort(state));
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, 1, 1));
 fail:
   return status;
@@ -227,62 +214,73 @@ fail:
  * rebuild is flagged when conditional. */
 static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_status status = CK_OK;
+  ck_kernel_args args;
   ck_kernel *kernel = state->count_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->cell_fill));
-  CK_TRY(ck__gas_set_int(kernel, 11, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->cell_key);
+  ck_kernel_args_buffer(&args, state->cell_rank);
+  ck_kernel_args_buffer(&args, state->cell_fill);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 
   kernel = state->scan_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->cells));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->block_sum));
-  CK_TRY(ck__gas_set_int(kernel, 5, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->cells);
+  ck_kernel_args_buffer(&args, state->cell_fill);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->block_sum);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, (size_t)state->scan_blocks * state->scan_block,
                 state->scan_block));
 
   kernel = state->scan_totals_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->scan_blocks));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->block_sum));
-  CK_TRY(ck__gas_set_int(kernel, 2, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->scan_blocks);
+  ck_kernel_args_buffer(&args, state->block_sum);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->scan_block, state->scan_block));
 
   kernel = state->scatter_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_key));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_rank));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->block_sum));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->id));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->sorted_id));
-  CK_TRY(ck__gas_set_int(kernel, 11, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args, state->cell_key);
+  ck_kernel_args_buffer(&args, state->cell_rank);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->block_sum);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->sorted_position);
+  ck_kernel_args_buffer(&args, state->sorted_velocity);
+  ck_kernel_args_buffer(&args, state->sorted_id);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 
   kernel = state->order_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->cells));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->block_sum));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->cell_fill));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->sorted_id));
-  CK_TRY(ck__gas_set_int(kernel, 8, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->cells);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->block_sum);
+  ck_kernel_args_buffer(&args, state->cell_fill);
+  ck_kernel_args_buffer(&args, state->sorted_position);
+  ck_kernel_args_buffer(&args, state->sorted_velocity);
+  ck_kernel_args_buffer(&args, state->sorted_id);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->cells, state->group));
 
   if (state->neighbors != CK_GAS_VERLET) {
@@ -291,16 +289,18 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
     return CK_OK;
   }
   kernel = state->copy_back_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->sorted_position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->sorted_velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->sorted_id));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->id));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->reference));
-  CK_TRY(ck__gas_set_int(kernel, 8, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args, state->sorted_position);
+  ck_kernel_args_buffer(&args, state->sorted_velocity);
+  ck_kernel_args_buffer(&args, state->sorted_id);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->reference);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 
 fail:
@@ -310,19 +310,23 @@ fail:
 /* A Verlet rebuild's lists, as the sort's kernels when conditional. */
 static ck_status build_lists(gas_state *state, int conditional) {
   ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
   ck_kernel *kernel = state->list_kernel;
   double range = state->rc + state->skin;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
-  CK_TRY(set_real(kernel, 7, state, range * range));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->list));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->list_count));
-  CK_TRY(ck__gas_set_uint(kernel, 13, state->list_capacity));
-  CK_TRY(ck__gas_set_int(kernel, 14, conditional));
-  CK_TRY(ck_kernel_set_buffer(kernel, 15, state->flags));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_real(&args, range * range, real);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->list);
+  ck_kernel_args_buffer(&args, state->list_count);
+  ck_kernel_args_u32(&args, state->list_capacity);
+  ck_kernel_args_i32(&args, conditional);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
@@ -347,34 +351,28 @@ fail:
   return status;
 }
 
-ck_status ck__gas_set_kick(ck_kernel *kernel, unsigned at,
-                           const gas_state *state) {
-  ck_status status = CK_OK;
+void ck__gas_add_kick(const gas_state *state, ck_kernel_args *args) {
+  int real = state->double_precision;
   int langevin = state->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(ck__gas_set_int(kernel, at, state->kick_step != 0));
-  CK_TRY(set_real(kernel, at + 1, state, state->dt));
-  CK_TRY(set_real(kernel, at + 2, state,
-                  langevin ? state->langevin_damping : 0.0));
-  CK_TRY(set_real(kernel, at + 3, state, state->langevin_noise));
-  CK_TRY(ck_kernel_set_value(kernel, at + 4, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_value(kernel, at + 5, sizeof state->kick_step,
-                             &state->kick_step));
-  CK_TRY(ck_kernel_set_buffer(kernel, at + 6, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, at + 7, state->id));
-fail:
-  return status;
+  ck_kernel_args_i32(args, state->kick_step != 0);
+  ck_kernel_args_real(args, state->dt, real);
+  ck_kernel_args_real(args, langevin ? state->langevin_damping : 0.0, real);
+  ck_kernel_args_real(args, state->langevin_noise, real);
+  ck_kernel_args_u64(args, state->seed);
+  ck_kernel_args_u64(args, state->kick_step);
+  ck_kernel_args_buffer(args, state->velocity);
+  ck_kernel_args_buffer(args, state->id);
 }
 
 /* The arguments every forces kernel begins with: the particle count, the
- * geometry, the pair model and the positions (indices 0 to 14). */
-static ck_status set_forces_head(ck_kernel *kernel, const gas_state *state) {
-  ck_status status = CK_OK;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
-  CK_TRY(set_pair(kernel, 7, state));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->position));
-fail:
-  return status;
+ * geometry, the pair model and the positions. */
+static void begin_forces(const gas_state *state, ck_kernel *kernel,
+                         ck_kernel_args *args) {
+  ck_kernel_args_begin(kernel, args);
+  ck_kernel_args_u32(args, state->particles);
+  ck__gas_add_geometry(state, args);
+  add_pair(state, args);
+  ck_kernel_args_buffer(args, state->position);
 }
 
 /* Cells and Verlet modes: the forces and, when the driver has one due,
@@ -385,39 +383,39 @@ static ck_status neighbor_forces(gas_state *state) {
                       : state->neighbors == CK_GAS_CELLS
                           ? state->forces_kernel
                           : state->forces_list_kernel;
-  CK_TRY(set_forces_head(kernel, state));
-  unsigned at = 15;
-  if (state->strips) {
-    int verlet = state->neighbors == CK_GAS_VERLET;
-    CK_TRY(ck_kernel_set_buffer(kernel, at++,
-                                verlet ? state->reference : state->position));
-  }
+  int real = state->double_precision;
+  ck_kernel_args args;
+  begin_forces(state, kernel, &args);
+  if (state->strips)
+    ck_kernel_args_buffer(&args, state->neighbors == CK_GAS_VERLET
+                                     ? state->reference
+                                     : state->position);
   if (state->neighbors == CK_GAS_CELLS || state->strips) {
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->cell_start));
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->cell_count));
+    ck_kernel_args_buffer(&args, state->cell_start);
+    ck_kernel_args_buffer(&args, state->cell_count);
   } else {
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->list));
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->list_count));
-    CK_TRY(ck__gas_set_uint(kernel, at++, state->list_capacity));
+    ck_kernel_args_buffer(&args, state->list);
+    ck_kernel_args_buffer(&args, state->list_count);
+    ck_kernel_args_u32(&args, state->list_capacity);
   }
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->force));
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->energy));
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->virial));
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_buffer(&args, state->energy);
+  ck_kernel_args_buffer(&args, state->virial);
   if (state->neighbors == CK_GAS_VERLET || state->strips)
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->flags));
-  CK_TRY(ck__gas_set_kick(kernel, at, state));
+    ck_kernel_args_buffer(&args, state->flags);
+  ck__gas_add_kick(state, &args);
   int ahead = 0;
   if (state->strips) {
     /* Strips in Verlet mode take the next first half-step too, when the
      * driver allows it and the sort clears the flag they set. */
     ahead =
         state->ahead && state->kick_step != 0 && flag_cleared_by_sort(state);
-    at += 8;
-    CK_TRY(ck__gas_set_int(kernel, at++, !flag_cleared_by_sort(state)));
-    CK_TRY(ck__gas_set_int(kernel, at++, ahead));
-    CK_TRY(set_real(kernel, at++, state, 0.25 * state->skin * state->skin));
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->sorted_position));
+    ck_kernel_args_i32(&args, !flag_cleared_by_sort(state));
+    ck_kernel_args_i32(&args, ahead);
+    ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
+    ck_kernel_args_buffer(&args, state->sorted_position);
   }
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
   state->kick_step = 0;
   if (ahead) {
@@ -437,32 +435,36 @@ static ck_status opencl_forces(gas_state *state) {
   if (state->neighbors != CK_GAS_ALL_PAIRS)
     return neighbor_forces(state);
   ck_kernel *kernel = state->forces_all_kernel;
-  CK_TRY(set_forces_head(kernel, state));
-  unsigned at = 15;
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->force));
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->energy));
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->virial));
+  ck_kernel_args args;
+  begin_forces(state, kernel, &args);
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_buffer(&args, state->energy);
+  ck_kernel_args_buffer(&args, state->virial);
   if (!state->local_tiles) {
-    CK_TRY(ck__gas_set_uint(kernel, at++, 1));
-    CK_TRY(ck_kernel_set_buffer(kernel, at++, state->force)); /* unused */
+    ck_kernel_args_u32(&args, 1);
+    ck_kernel_args_buffer(&args, state->force); /* unused */
+    CK_TRY(ck_kernel_args_end(&args));
     CK_TRY(launch(state, kernel, state->particles, state->group));
     return CK_OK;
   }
-  CK_TRY(ck__gas_set_uint(kernel, at++, state->slices));
-  CK_TRY(ck_kernel_set_buffer(kernel, at++, state->slice_sums));
+  ck_kernel_args_u32(&args, state->slices);
+  ck_kernel_args_buffer(&args, state->slice_sums);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t local[2] = {state->group, 1};
   size_t global[2] = {(state->particles + state->group - 1) / state->group *
                           state->group,
                       state->slices};
   CK_TRY(ck_queue_launch(state->queue, kernel, 2, global, local, NULL));
   kernel = state->sum_slices_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_uint(kernel, 1, state->slices));
-  CK_TRY(ck__gas_set_int(kernel, 2, state->with_energy));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->slice_sums));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->force));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->energy));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->virial));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_u32(&args, state->slices);
+  ck_kernel_args_i32(&args, state->with_energy);
+  ck_kernel_args_buffer(&args, state->slice_sums);
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_buffer(&args, state->energy);
+  ck_kernel_args_buffer(&args, state->virial);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
@@ -470,17 +472,21 @@ fail:
 
 static ck_status opencl_kick(gas_state *state, uint64_t step) {
   ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
   ck_kernel *kernel = state->kick_kernel;
   int langevin = state->thermostat == CK_GAS_LANGEVIN;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(set_real(kernel, 1, state, state->dt));
-  CK_TRY(set_real(kernel, 2, state, langevin ? state->langevin_damping : 0.0));
-  CK_TRY(set_real(kernel, 3, state, state->langevin_noise));
-  CK_TRY(ck_kernel_set_value(kernel, 4, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_value(kernel, 5, sizeof step, &step));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->force));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->id));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_real(&args, state->dt, real);
+  ck_kernel_args_real(&args, langevin ? state->langevin_damping : 0.0, real);
+  ck_kernel_args_real(&args, state->langevin_noise, real);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_u64(&args, step);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_buffer(&args, state->id);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
@@ -489,18 +495,23 @@ fail:
 /* The totals into state->sums on the device (5 reals). */
 static ck_status reduce_on_device(gas_state *state) {
   ck_status status = CK_OK;
+  ck_kernel_args args;
   ck_kernel *kernel = state->reduce_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->velocity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->energy));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->virial));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->partial_sums));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->energy);
+  ck_kernel_args_buffer(&args, state->virial);
+  ck_kernel_args_buffer(&args, state->partial_sums);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, (size_t)state->reduce_groups * state->group,
                 state->group));
   kernel = state->reduce_total_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->reduce_groups));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->partial_sums));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->sums));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->reduce_groups);
+  ck_kernel_args_buffer(&args, state->partial_sums);
+  ck_kernel_args_buffer(&args, state->sums);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->group, state->group));
 fail:
   return status;
@@ -528,13 +539,17 @@ fail:
 
 static ck_status opencl_rescale(gas_state *state) {
   ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
   CK_TRY(reduce_on_device(state));
   ck_kernel *kernel = state->rescale_kernel;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(set_real(kernel, 1, state, state->target_temperature));
-  CK_TRY(set_real(kernel, 2, state, state->degrees_of_freedom));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->sums));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->velocity));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_real(&args, state->target_temperature, real);
+  ck_kernel_args_real(&args, state->degrees_of_freedom, real);
+  ck_kernel_args_buffer(&args, state->sums);
+  ck_kernel_args_buffer(&args, state->velocity);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;
@@ -542,6 +557,8 @@ fail:
 
 static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
   ck_kernel *kernel = state->rdf_kernel;
   /* Verlet strips keep the rebuild's cells: pairs from those, around the
    * rebuild's positions. */
@@ -552,19 +569,21 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   /* Buffers the mode does not use still need a valid argument. */
   ck_buffer *list = mode == 1 ? state->list : state->cell_start;
   ck_buffer *list_count = mode == 1 ? state->list_count : state->cell_count;
-  CK_TRY(ck__gas_set_uint(kernel, 0, state->particles));
-  CK_TRY(ck__gas_set_geometry(kernel, 1, state));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->position));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, anchor));
-  CK_TRY(ck__gas_set_int(kernel, 9, mode));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->cell_start));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->cell_count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, list));
-  CK_TRY(ck_kernel_set_buffer(kernel, 13, list_count));
-  CK_TRY(ck__gas_set_uint(kernel, 14, state->list_capacity));
-  CK_TRY(set_real(kernel, 15, state, range));
-  CK_TRY(ck__gas_set_uint(kernel, 16, bins));
-  CK_TRY(ck_kernel_set_buffer(kernel, 17, state->rdf_counts));
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, anchor);
+  ck_kernel_args_i32(&args, mode);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, list);
+  ck_kernel_args_buffer(&args, list_count);
+  ck_kernel_args_u32(&args, state->list_capacity);
+  ck_kernel_args_real(&args, range, real);
+  ck_kernel_args_u32(&args, bins);
+  ck_kernel_args_buffer(&args, state->rdf_counts);
+  CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
   return status;

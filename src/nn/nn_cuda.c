@@ -401,27 +401,16 @@ static void cuda_teardown(nn_state *state) {
  * steps' kernels, built for CUDA. In a training step, the forms that read
  * the step's offset from the device (the same as offset and position). */
 static ck_status cuda_gather(nn_state *state, uint32_t offset, uint32_t count) {
-  ck_status status = CK_OK;
-  if (!state->in_step)
-    return ck__nn_opencl_steps.gather(state, offset, count);
-  CK_TRY(ck_kernel_set_buffer(state->gather_step_kernel, 2, state->step));
-  CK_TRY(ck__nn_opencl_gather_launch(state, state->gather_step_kernel, count));
-fail:
-  return status;
+  return ck__nn_opencl_gather_launch(
+      state, offset, state->in_step ? state->step : NULL, count);
 }
 
 static ck_status cuda_output(nn_state *state, ck_buffer *labels, uint32_t first,
                              uint32_t count, double delta_scale,
                              uint32_t position) {
-  ck_status status = CK_OK;
-  if (!state->in_step)
-    return ck__nn_opencl_steps.output(state, labels, first, count, delta_scale,
-                                      position);
-  CK_TRY(ck_kernel_set_buffer(state->output_step_kernel, 8, state->step));
-  CK_TRY(ck__nn_opencl_output_launch(state, state->output_step_kernel, labels,
-                                     first, count, delta_scale));
-fail:
-  return status;
+  return ck__nn_opencl_output_launch(state, labels, first, count, delta_scale,
+                                     position,
+                                     state->in_step ? state->step : NULL);
 }
 
 static ck_status cuda_reduce(nn_state *state, uint32_t count, double *loss,

@@ -189,7 +189,7 @@ struct nn_state {
   int recording; /* ... and recording the step's launches */
   void *graph;   /* a recorded training step of graph_count rows */
   uint32_t graph_count;
-  uint64_t replays; /* steps run by replaying graph (for the tests) */
+  uint64_t replays;      /* steps run by replaying graph (for the tests) */
   int recording_refused; /* a recording failed: no step is recorded again */
   /* The device addresses that graph was recorded with. */
   const void *graph_addresses[16 + 5 * (CK_NN_MAX_LAYERS + 1)];
@@ -241,15 +241,17 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                         ck_nn **result);
 nn_state *ck__nn_state(ck_nn *nn);
 
-/* ck_nn_gather's or ck_nn_gather_step's launch over count rows, every
- * argument but 2 (the offset, or the step's settings) set here. */
-ck_status ck__nn_opencl_gather_launch(nn_state *state, ck_kernel *kernel,
-                                      uint32_t count);
-/* ck_nn_output's or ck_nn_output_step's launch, every argument but 8 (the
- * entries' position, or the step's settings) set here. */
-ck_status ck__nn_opencl_output_launch(nn_state *state, ck_kernel *kernel,
-                                      ck_buffer *labels, uint32_t first,
-                                      uint32_t count, double delta_scale);
+/* The launch of ck_nn_gather over count rows from offset; or, where step
+ * (the step's settings on the device) is not NULL, of ck_nn_gather_step,
+ * which reads the offset there. */
+ck_status ck__nn_opencl_gather_launch(nn_state *state, uint32_t offset,
+                                      ck_buffer *step, uint32_t count);
+/* The launch of ck_nn_output, its entries from position on; or, where step
+ * is not NULL, of ck_nn_output_step, which reads the position there. */
+ck_status ck__nn_opencl_output_launch(nn_state *state, ck_buffer *labels,
+                                      uint32_t first, uint32_t count,
+                                      double delta_scale, uint32_t position,
+                                      ck_buffer *step);
 
 /* One training step on training rows offset .. offset + count - 1 of the
  * epoch's order, with the given optimiser settings; adds nothing to the

@@ -9,19 +9,6 @@
  * gathered a few rows a work-item (cl/nn.cl). */
 #define GATHER_ROWS 32768u
 
-static ck_status set_real(ck_kernel *kernel, unsigned index,
-                          const nn_state *state, double value) {
-  return ck__kernel_set_real(kernel, index, state->double_precision, value);
-}
-
-static ck_status set_int(ck_kernel *kernel, unsigned index, int value) {
-  return ck_kernel_set_value(kernel, index, sizeof value, &value);
-}
-
-static ck_status set_uint(ck_kernel *kernel, unsigned index, uint32_t value) {
-  return ck_kernel_set_value(kernel, index, sizeof value, &value);
-}
-
 /* The vector form's dot products (the forward product) keep DOT_BLOCK x
  * DOT_BLOCK vectors of partial sums and 2 DOT_BLOCK operand vectors: 24
  * of the 32 vector registers of an AVX-512 core. Its other products keep
@@ -105,16 +92,24 @@ static ck_status launch_product(nn_state *state, ck_kernel *kernel,
   return ck_queue_launch(state->queue, kernel, 2, global, local, NULL);
 }
 
-ck_status ck__nn_opencl_gather_launch(nn_state *state, ck_kernel *kernel,
-                                      uint32_t count) {
+ck_status ck__nn_opencl_gather_launch(nn_state *state, uint32_t offset,
+                                      ck_buffer *step, uint32_t count) {
   ck_status status = CK_OK;
-  CK_TRY(set_uint(kernel, 0, count));
-  CK_TRY(set_uint(kernel, 1, state->sizes[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->index));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->sets[CK_NN_TRAIN].features));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->sets[CK_NN_TRAIN].labels));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->activations[0]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->batch_labels));
+  ck_kernel *kernel = step ? state->gather_step_kernel : state->gather_kernel;
+  ck_kernel_args args;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, state->sizes[0]);
+  if (step)
+    ck_kernel_args_buffer(&args, step);
+  else
+    ck_kernel_args_u32(&args, offset);
+  ck_kernel_args_buffer(&args, state->index);
+  ck_kernel_args_buffer(&args, state->sets[CK_NN_TRAIN].features);
+  ck_kernel_args_buffer(&args, state->sets[CK_NN_TRAIN].labels);
+  ck_kernel_args_buffer(&args, state->activations[0]);
+  ck_kernel_args_buffer(&args, state->batch_labels);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t local[2] = {32, 1};
   size_t global[2] = {(state->sizes[0] + 31) / 32 * 32,
                       count < GATHER_ROWS ? count : GATHER_ROWS};
@@ -125,44 +120,53 @@ fail:
 
 static ck_status opencl_gather(nn_state *state, uint32_t offset,
                                uint32_t count) {
-  ck_status status = set_uint(state->gather_kernel, 2, offset);
-  return status == CK_OK
-             ? ck__nn_opencl_gather_launch(state, state->gather_kernel, count)
-             : status;
+  return ck__nn_opencl_gather_launch(state, offset, NULL, count);
 }
 
 static ck_status opencl_forward(nn_state *state, int layer, ck_buffer *input,
                                 uint32_t first, uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->forward_kernel;
-  CK_TRY(set_int(kernel, 0, (int)count));
-  CK_TRY(set_int(kernel, 1, (int)state->sizes[layer]));
-  CK_TRY(set_int(kernel, 2, (int)state->sizes[layer - 1]));
-  CK_TRY(set_int(kernel, 3, state->activation[layer]));
-  CK_TRY(set_uint(kernel, 4, first));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, input));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->activations[layer]));
-  CK_TRY(launch_product(state, kernel, count, state->sizes[layer]));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->forward_kernel, &args);
+  ck_kernel_args_i32(&args, (int)count);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer]);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer - 1]);
+  ck_kernel_args_i32(&args, state->activation[layer]);
+  ck_kernel_args_u32(&args, first);
+  ck_kernel_args_buffer(&args, input);
+  ck_kernel_args_buffer(&args, state->weights[layer]);
+  ck_kernel_args_buffer(&args, state->activations[layer]);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(
+      launch_product(state, state->forward_kernel, count, state->sizes[layer]));
 fail:
   return status;
 }
 
-ck_status ck__nn_opencl_output_launch(nn_state *state, ck_kernel *kernel,
-                                      ck_buffer *labels, uint32_t first,
-                                      uint32_t count, double delta_scale) {
+ck_status ck__nn_opencl_output_launch(nn_state *state, ck_buffer *labels,
+                                      uint32_t first, uint32_t count,
+                                      double delta_scale, uint32_t position,
+                                      ck_buffer *step) {
   ck_status status = CK_OK;
-  CK_TRY(set_uint(kernel, 0, count));
-  CK_TRY(set_int(kernel, 1, (int)state->sizes[state->layers]));
-  CK_TRY(set_int(kernel, 2, state->loss));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->activations[state->layers]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->deltas[state->layers]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, labels));
-  CK_TRY(set_uint(kernel, 6, first));
-  CK_TRY(set_real(kernel, 7, state, delta_scale));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->losses));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->hits));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->predictions));
+  ck_kernel *kernel = step ? state->output_step_kernel : state->output_kernel;
+  ck_kernel_args args;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_i32(&args, (int)state->sizes[state->layers]);
+  ck_kernel_args_i32(&args, state->loss);
+  ck_kernel_args_buffer(&args, state->activations[state->layers]);
+  ck_kernel_args_buffer(&args, state->deltas[state->layers]);
+  ck_kernel_args_buffer(&args, labels);
+  ck_kernel_args_u32(&args, first);
+  ck_kernel_args_real(&args, delta_scale, state->double_precision);
+  if (step)
+    ck_kernel_args_buffer(&args, step);
+  else
+    ck_kernel_args_u32(&args, position);
+  ck_kernel_args_buffer(&args, state->losses);
+  ck_kernel_args_buffer(&args, state->hits);
+  ck_kernel_args_buffer(&args, state->predictions);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t local = 64;
   size_t global = (count + local - 1) / local * local;
   CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
@@ -173,25 +177,25 @@ fail:
 static ck_status opencl_output(nn_state *state, ck_buffer *labels,
                                uint32_t first, uint32_t count,
                                double delta_scale, uint32_t position) {
-  ck_status status = set_uint(state->output_kernel, 8, position);
-  return status == CK_OK
-             ? ck__nn_opencl_output_launch(state, state->output_kernel, labels,
-                                           first, count, delta_scale)
-             : status;
+  return ck__nn_opencl_output_launch(state, labels, first, count, delta_scale,
+                                     position, NULL);
 }
 
 static ck_status opencl_backward(nn_state *state, int layer, uint32_t count) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->backward_kernel;
-  CK_TRY(set_int(kernel, 0, (int)count));
-  CK_TRY(set_int(kernel, 1, (int)state->sizes[layer - 1]));
-  CK_TRY(set_int(kernel, 2, (int)state->sizes[layer]));
-  CK_TRY(set_int(kernel, 3, state->activation[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->deltas[layer]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->activations[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->deltas[layer - 1]));
-  CK_TRY(launch_product(state, kernel, count, state->sizes[layer - 1]));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->backward_kernel, &args);
+  ck_kernel_args_i32(&args, (int)count);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer - 1]);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer]);
+  ck_kernel_args_i32(&args, state->activation[layer - 1]);
+  ck_kernel_args_buffer(&args, state->deltas[layer]);
+  ck_kernel_args_buffer(&args, state->weights[layer]);
+  ck_kernel_args_buffer(&args, state->activations[layer - 1]);
+  ck_kernel_args_buffer(&args, state->deltas[layer - 1]);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch_product(state, state->backward_kernel, count,
+                        state->sizes[layer - 1]));
 fail:
   return status;
 }
@@ -199,22 +203,24 @@ fail:
 static ck_status opencl_update(nn_state *state, int layer, uint32_t count,
                                const ck__nn_update *update) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->update_kernel;
-  CK_TRY(set_int(kernel, 0, (int)state->sizes[layer]));
-  CK_TRY(set_int(kernel, 1, (int)state->sizes[layer - 1] + 1));
-  CK_TRY(set_int(kernel, 2, (int)count));
-  CK_TRY(set_int(kernel, 3, state->optimizer));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->deltas[layer]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->activations[layer - 1]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->weights[layer]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->first[layer]));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->second[layer]));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->update_kernel, &args);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer]);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer - 1] + 1);
+  ck_kernel_args_i32(&args, (int)count);
+  ck_kernel_args_i32(&args, state->optimizer);
+  ck_kernel_args_buffer(&args, state->deltas[layer]);
+  ck_kernel_args_buffer(&args, state->activations[layer - 1]);
+  ck_kernel_args_buffer(&args, state->weights[layer]);
+  ck_kernel_args_buffer(&args, state->first[layer]);
+  ck_kernel_args_buffer(&args, state->second[layer]);
   const double values[] = {
       update->decay, update->rate,    update->momentum,    update->beta1,
       update->beta2, update->epsilon, update->correction1, update->correction2};
   for (unsigned i = 0; i < sizeof values / sizeof values[0]; ++i)
-    CK_TRY(set_real(kernel, 9 + i, state, values[i]));
-  CK_TRY(launch_product(state, kernel, state->sizes[layer],
+    ck_kernel_args_real(&args, values[i], state->double_precision);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch_product(state, state->update_kernel, state->sizes[layer],
                         state->sizes[layer - 1] + 1));
 fail:
   return status;
@@ -223,14 +229,17 @@ fail:
 static ck_status opencl_reduce(nn_state *state, uint32_t count, double *loss,
                                uint64_t *hits) {
   ck_status status = CK_OK;
-  ck_kernel *kernel = state->reduce_kernel;
-  CK_TRY(set_uint(kernel, 0, count));
-  CK_TRY(ck_kernel_set_buffer(kernel, 1, state->losses));
-  CK_TRY(ck_kernel_set_buffer(kernel, 2, state->hits));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, state->loss_total));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->hit_total));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->reduce_kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_buffer(&args, state->losses);
+  ck_kernel_args_buffer(&args, state->hits);
+  ck_kernel_args_buffer(&args, state->loss_total);
+  ck_kernel_args_buffer(&args, state->hit_total);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t local = state->reduce_group;
-  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &local, &local, NULL));
+  CK_TRY(ck_queue_launch(state->queue, state->reduce_kernel, 1, &local, &local,
+                         NULL));
   double sum[1];
   float single[1];
   uint32_t total = 0;

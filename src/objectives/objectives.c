@@ -157,11 +157,13 @@ ck_status ck_objective_evaluate(const ck_device *device,
   CK_TRY(ck_buffer_create(queue, count * width, &output));
   CK_TRY(ck_buffer_write(queue, input, 0, elements * width, staging,
                          CK_BLOCKING, NULL));
-  uint32_t count32 = (uint32_t)count;
-  CK_TRY(ck_kernel_set_buffer(kernel, 0, input));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof count32, &count32));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof dim, &dim));
-  CK_TRY(ck_kernel_set_buffer(kernel, 3, output));
+  ck_kernel_args args;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_buffer(&args, input);
+  ck_kernel_args_u32(&args, (uint32_t)count);
+  ck_kernel_args_i32(&args, dim);
+  ck_kernel_args_buffer(&args, output);
+  CK_TRY(ck_kernel_args_end(&args));
   size_t global = count;
   CK_TRY(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
   CK_TRY(ck_buffer_read(queue, output, 0, count * width, staging, CK_BLOCKING,

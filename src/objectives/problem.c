@@ -421,68 +421,32 @@ fail:
   return status;
 }
 
-ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
-                              int double_precision, double value) {
-  float narrow = (float)value;
-  return double_precision
-             ? ck_kernel_set_value(kernel, index, sizeof value, &value)
-             : ck_kernel_set_value(kernel, index, sizeof narrow, &narrow);
-}
-
 ck_status ck__evaluation_create(ck__evaluation *evaluation, ck_program *program,
                                 const ck__problem *problem, uint32_t n,
                                 uint32_t rows, const ck__lsq_plan *plan,
                                 uint32_t group, ck_buffer *data,
                                 ck_buffer *partial, ck_buffer *done) {
   ck_status status = CK_OK;
-  int dim = problem->dim;
-  memset(evaluation, 0, sizeof *evaluation);
-  evaluation->objective = problem->objective;
-  evaluation->plan = *plan;
-  evaluation->n = n;
-  evaluation->group = group;
-  ck_kernel *kernel;
+  *evaluation = (ck__evaluation){.objective = problem->objective,
+                                 .plan = *plan,
+                                 .n = n,
+                                 .group = group,
+                                 .dim = problem->dim,
+                                 .rows = rows,
+                                 .data = data,
+                                 .partial = partial,
+                                 .done = done};
+  const char *name = evaluation->plan.lanes > 1 ? "ck_evaluate_lsq_vector"
+                                                : "ck_evaluate_lsq_thread";
   if (evaluation->objective == CK_OBJECTIVE_USER) {
     evaluation->plan = (ck__lsq_plan){0, 1, 1, group};
-    CK_TRY(ck_kernel_create(program, "ck_evaluate_user", &evaluation->kernel));
-    kernel = evaluation->kernel;
-    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof dim, &dim));
-    CK_TRY(ck_kernel_set_buffer(kernel, 4, data));
-    CK_TRY(ck_kernel_set_buffer(kernel, 5, done));
+    name = "ck_evaluate_user";
   } else if (evaluation->plan.group_mode) {
-    uint32_t chunks = evaluation->plan.chunks;
-    CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_group",
-                            &evaluation->kernel));
-    kernel = evaluation->kernel;
-    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof dim, &dim));
-    CK_TRY(ck_kernel_set_value(kernel, 2, sizeof rows, &rows));
-    CK_TRY(ck_kernel_set_value(kernel, 3, sizeof chunks, &chunks));
-    CK_TRY(ck_kernel_set_buffer(kernel, 4, data));
-    CK_TRY(ck_kernel_set_buffer(kernel, 6, partial));
-    CK_TRY(ck_kernel_set_buffer(kernel, 7, done));
+    name = "ck_evaluate_lsq_group";
     CK_TRY(ck_kernel_create(program, "ck_evaluate_lsq_finish",
                             &evaluation->finish));
-    kernel = evaluation->finish;
-    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof chunks, &chunks));
-    CK_TRY(ck_kernel_set_buffer(kernel, 2, partial));
-    CK_TRY(ck_kernel_set_buffer(kernel, 4, done));
-  } else {
-    /* Thread and vector modes take the same arguments. */
-    CK_TRY(ck_kernel_create(program,
-                            evaluation->plan.lanes > 1
-                                ? "ck_evaluate_lsq_vector"
-                                : "ck_evaluate_lsq_thread",
-                            &evaluation->kernel));
-    kernel = evaluation->kernel;
-    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof n, &n));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof dim, &dim));
-    CK_TRY(ck_kernel_set_value(kernel, 2, sizeof rows, &rows));
-    CK_TRY(ck_kernel_set_buffer(kernel, 3, data));
-    CK_TRY(ck_kernel_set_buffer(kernel, 6, done));
   }
+  CK_TRY(ck_kernel_create(program, name, &evaluation->kernel));
   return CK_OK;
 fail:
   ck__evaluation_destroy(evaluation);
@@ -495,35 +459,53 @@ static ck_status launch_points(ck_queue *queue, ck_kernel *kernel, size_t n,
   return ck_queue_launch(queue, kernel, 1, &global, &group, NULL);
 }
 
+/* Every argument, at every run: the points and their values may change
+ * between runs (cl/ck_evaluate.h has the kernels). */
 ck_status ck__evaluation_run(ck__evaluation *evaluation, ck_queue *queue,
                              ck_buffer *points, ck_buffer *values) {
-  ck_status status;
-  if (evaluation->objective == CK_OBJECTIVE_USER) {
-    if ((status = ck_kernel_set_buffer(evaluation->kernel, 2, points)) ||
-        (status = ck_kernel_set_buffer(evaluation->kernel, 3, values)))
-      return status;
-    return launch_points(queue, evaluation->kernel, evaluation->n,
-                         evaluation->group);
+  ck_status status = CK_OK;
+  const ck__evaluation *e = evaluation;
+  ck_kernel_args args;
+  ck_kernel_args_begin(e->kernel, &args);
+  ck_kernel_args_u32(&args, e->n);
+  ck_kernel_args_i32(&args, e->dim);
+  if (e->objective == CK_OBJECTIVE_USER) {
+    ck_kernel_args_buffer(&args, points);
+    ck_kernel_args_buffer(&args, values);
+    ck_kernel_args_buffer(&args, e->data);
+    ck_kernel_args_buffer(&args, e->done);
+    CK_TRY(ck_kernel_args_end(&args));
+    return launch_points(queue, e->kernel, e->n, e->group);
   }
-  if (evaluation->plan.group_mode) {
-    size_t local = evaluation->group, global = (size_t)evaluation->n *
-                                               evaluation->plan.chunks *
-                                               evaluation->group;
-    if ((status = ck_kernel_set_buffer(evaluation->kernel, 5, points)) ||
-        (status = ck_kernel_set_buffer(evaluation->finish, 3, values)) ||
-        (status = ck_queue_launch(queue, evaluation->kernel, 1, &global, &local,
-                                  NULL)))
-      return status;
-    return launch_points(queue, evaluation->finish, evaluation->n,
-                         evaluation->group);
+  ck_kernel_args_u32(&args, e->rows);
+  if (e->plan.group_mode) {
+    ck_kernel_args_u32(&args, e->plan.chunks);
+    ck_kernel_args_buffer(&args, e->data);
+    ck_kernel_args_buffer(&args, points);
+    ck_kernel_args_buffer(&args, e->partial);
+    ck_kernel_args_buffer(&args, e->done);
+    CK_TRY(ck_kernel_args_end(&args));
+    ck_kernel_args_begin(e->finish, &args);
+    ck_kernel_args_u32(&args, e->n);
+    ck_kernel_args_u32(&args, e->plan.chunks);
+    ck_kernel_args_buffer(&args, e->partial);
+    ck_kernel_args_buffer(&args, values);
+    ck_kernel_args_buffer(&args, e->done);
+    CK_TRY(ck_kernel_args_end(&args));
+    size_t local = e->group, global = (size_t)e->n * e->plan.chunks * e->group;
+    CK_TRY(ck_queue_launch(queue, e->kernel, 1, &global, &local, NULL));
+    return launch_points(queue, e->finish, e->n, e->group);
   }
-  if ((status = ck_kernel_set_buffer(evaluation->kernel, 4, points)) ||
-      (status = ck_kernel_set_buffer(evaluation->kernel, 5, values)))
-    return status;
-  size_t items =
-      (evaluation->n + evaluation->plan.lanes - 1) / evaluation->plan.lanes;
-  return launch_points(queue, evaluation->kernel, items,
-                       evaluation->plan.local);
+  /* Thread and vector modes take the same arguments. */
+  ck_kernel_args_buffer(&args, e->data);
+  ck_kernel_args_buffer(&args, points);
+  ck_kernel_args_buffer(&args, values);
+  ck_kernel_args_buffer(&args, e->done);
+  CK_TRY(ck_kernel_args_end(&args));
+  size_t items = (e->n + e->plan.lanes - 1) / e->plan.lanes;
+  return launch_points(queue, e->kernel, items, e->plan.local);
+fail:
+  return status;
 }
 
 void ck__evaluation_destroy(ck__evaluation *evaluation) {

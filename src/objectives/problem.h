@@ -144,18 +144,17 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
 
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 
-/* A real kernel argument in the problem's precision. */
-ck_status ck__kernel_set_real(ck_kernel *kernel, unsigned index,
-                              int double_precision, double value);
-
-/* The kernels of cl/ck_evaluate.h for n points, with their fixed
- * arguments set; only the points and their values change per call. */
+/* The kernels of cl/ck_evaluate.h for n points, and what their arguments
+ * hold but the points and their values, which may change per call. */
 typedef struct ck__evaluation {
   ck_kernel *kernel;
   ck_kernel *finish; /* lsq group mode: adds each point's partial sums */
   int objective;
   ck__lsq_plan plan;
   uint32_t n, group;
+  int dim;
+  uint32_t rows;
+  ck_buffer *data, *partial, *done; /* referred to, not owned */
 } ck__evaluation;
 
 /* Creates the evaluation of a non-streamed problem in a built program,

@@ -72,30 +72,28 @@ static ck_status cuda_setup(pso_state *state) {
   CK_TRY(ck__buffer_make_zeroed(state->queue, 2, sizeof(uint64_t),
                                 "step counters", &state->counters));
 
-  ck_kernel *kernel = state->step_kernel;
-  float w = (float)state->w, c1 = (float)state->c1, c2 = (float)state->c2;
-  float target = state->has_target ? (float)state->target : 0.0f;
-  uint32_t has_target = state->has_target ? 1u : 0u;
-  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->seed, &state->seed));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof w, &w));
-  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof c1, &c1));
-  CK_TRY(ck_kernel_set_value(kernel, 4, sizeof c2, &c2));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->step_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_f32(&args, (float)state->w);
+  ck_kernel_args_f32(&args, (float)state->c1);
+  ck_kernel_args_f32(&args, (float)state->c2);
   ck_buffer *const buffers[] = {
       state->lo,         state->hi,         state->vmax,        state->x,
       state->v,          state->pbest,      state->pbest_value, state->gbest,
       state->best_value, state->best_index, state->history};
   for (unsigned i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
-    CK_TRY(ck_kernel_set_buffer(kernel, 5 + i, buffers[i]));
-  CK_TRY(ck_kernel_set_value(kernel, 16, sizeof state->history_capacity,
-                             &state->history_capacity));
-  CK_TRY(ck_kernel_set_buffer(kernel, 17, state->counters));
-  CK_TRY(ck_kernel_set_value(kernel, 18, sizeof target, &target));
-  CK_TRY(ck_kernel_set_value(kernel, 19, sizeof has_target, &has_target));
-  CK_TRY(ck_kernel_set_buffer(kernel, 20, state->done));
-  CK_TRY(ck_kernel_set_buffer(kernel, 21, state->block_values));
-  CK_TRY(ck_kernel_set_buffer(kernel, 22, state->block_indices));
-  CK_TRY(ck_kernel_set_buffer(kernel, 23, state->arrivals));
+    ck_kernel_args_buffer(&args, buffers[i]);
+  ck_kernel_args_u32(&args, state->history_capacity);
+  ck_kernel_args_buffer(&args, state->counters);
+  ck_kernel_args_f32(&args, state->has_target ? (float)state->target : 0.0f);
+  ck_kernel_args_u32(&args, state->has_target ? 1u : 0u);
+  ck_kernel_args_buffer(&args, state->done);
+  ck_kernel_args_buffer(&args, state->block_values);
+  ck_kernel_args_buffer(&args, state->block_indices);
+  ck_kernel_args_buffer(&args, state->arrivals);
+  CK_TRY(ck_kernel_args_end(&args));
 fail:
   return status;
 }

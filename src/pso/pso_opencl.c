@@ -5,10 +5,10 @@
 #include "ck_objectives.h"
 #include "pso/pso_internal.h"
 
-static ck_status set_real(ck_kernel *kernel, unsigned index,
-                          const pso_state *state, double value) {
-  return ck__kernel_set_real(kernel, index, state->double_precision, value);
-}
+/* Arguments set again at each launch, by position: ck_pso_move's
+ * iteration (cl/pso.cl) and ck_best_update's history slot (cl/ck_best.h).
+ * Setup sets them first, with the rest. */
+enum { MOVE_ITERATION = 3, UPDATE_SLOT = 11 };
 
 static size_t rounded(size_t count, size_t group) {
   return (count + group - 1) / group * group;
@@ -43,88 +43,96 @@ static ck_status opencl_setup(pso_state *state) {
                             &state->neighbours_kernel));
 
   /* Arguments that never change are set once. */
-  ck_kernel *kernel = state->initialise_kernel;
-  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->seed, &state->seed));
-  CK_TRY(set_real(kernel, 3, state, state->velocity_init));
-  CK_TRY(ck_kernel_set_buffer(kernel, 4, state->lo));
-  CK_TRY(ck_kernel_set_buffer(kernel, 5, state->hi));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->vmax));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->x));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->v));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->pbest));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->pbest_value));
+  int real = state->double_precision;
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->initialise_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_real(&args, state->velocity_init, real);
+  ck_kernel_args_buffer(&args, state->lo);
+  ck_kernel_args_buffer(&args, state->hi);
+  ck_kernel_args_buffer(&args, state->vmax);
+  ck_kernel_args_buffer(&args, state->x);
+  ck_kernel_args_buffer(&args, state->v);
+  ck_kernel_args_buffer(&args, state->pbest);
+  ck_kernel_args_buffer(&args, state->pbest_value);
+  CK_TRY(ck_kernel_args_end(&args));
 
-  kernel = state->move_kernel;
-  CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof state->seed, &state->seed));
-  CK_TRY(set_real(kernel, 4, state, state->w));
-  CK_TRY(set_real(kernel, 5, state, state->c1));
-  CK_TRY(set_real(kernel, 6, state, state->c2));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->lo));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->hi));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->vmax));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->x));
-  CK_TRY(ck_kernel_set_buffer(kernel, 11, state->v));
-  CK_TRY(ck_kernel_set_buffer(kernel, 12, state->pbest));
-  CK_TRY(ck_kernel_set_buffer(kernel, 13, state->pbest_value));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->gbest));
-  CK_TRY(ck_kernel_set_buffer(
-      kernel, 15, state->ring ? state->neighbour : state->best_index));
-  CK_TRY(ck_kernel_set_buffer(kernel, 16, state->done));
-  CK_TRY(ck_kernel_set_buffer(
-      kernel, 17, state->ring ? state->values : state->pbest_value));
+  ck_kernel_args_begin(state->move_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_u64(&args, 0); /* MOVE_ITERATION */
+  ck_kernel_args_real(&args, state->w, real);
+  ck_kernel_args_real(&args, state->c1, real);
+  ck_kernel_args_real(&args, state->c2, real);
+  ck_kernel_args_buffer(&args, state->lo);
+  ck_kernel_args_buffer(&args, state->hi);
+  ck_kernel_args_buffer(&args, state->vmax);
+  ck_kernel_args_buffer(&args, state->x);
+  ck_kernel_args_buffer(&args, state->v);
+  ck_kernel_args_buffer(&args, state->pbest);
+  ck_kernel_args_buffer(&args, state->pbest_value);
+  ck_kernel_args_buffer(&args, state->gbest);
+  ck_kernel_args_buffer(&args,
+                        state->ring ? state->neighbour : state->best_index);
+  ck_kernel_args_buffer(&args, state->done);
+  ck_kernel_args_buffer(&args,
+                        state->ring ? state->values : state->pbest_value);
+  CK_TRY(ck_kernel_args_end(&args));
 
   if (state->values) {
     CK_TRY(
         ck_kernel_create(state->program, "ck_pso_keep", &state->keep_kernel));
-    kernel = state->keep_kernel;
-    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->dim, &state->dim));
-    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->values));
-    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(kernel, 4, state->x));
-    CK_TRY(ck_kernel_set_buffer(kernel, 5, state->pbest));
-    CK_TRY(ck_kernel_set_buffer(kernel, 6, state->done));
+    ck_kernel_args_begin(state->keep_kernel, &args);
+    ck_kernel_args_u32(&args, state->n);
+    ck_kernel_args_i32(&args, state->dim);
+    ck_kernel_args_buffer(&args, state->values);
+    ck_kernel_args_buffer(&args, state->pbest_value);
+    ck_kernel_args_buffer(&args, state->x);
+    ck_kernel_args_buffer(&args, state->pbest);
+    ck_kernel_args_buffer(&args, state->done);
+    CK_TRY(ck_kernel_args_end(&args));
   }
   if (state->ring) {
-    kernel = state->neighbours_kernel;
-    CK_TRY(ck_kernel_set_value(kernel, 0, sizeof state->n, &state->n));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->ring, &state->ring));
-    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->pbest_value));
-    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->neighbour));
-    CK_TRY(ck_kernel_set_buffer(kernel, 4, state->done));
+    ck_kernel_args_begin(state->neighbours_kernel, &args);
+    ck_kernel_args_u32(&args, state->n);
+    ck_kernel_args_u32(&args, state->ring);
+    ck_kernel_args_buffer(&args, state->pbest_value);
+    ck_kernel_args_buffer(&args, state->neighbour);
+    ck_kernel_args_buffer(&args, state->done);
+    CK_TRY(ck_kernel_args_end(&args));
   }
 
   if (state->partial_count) {
-    kernel = state->reduce_kernel;
-    CK_TRY(ck_kernel_set_buffer(kernel, 0, state->pbest_value));
-    CK_TRY(ck_kernel_set_value(kernel, 1, sizeof state->n, &state->n));
-    CK_TRY(ck_kernel_set_buffer(kernel, 2, state->partial_values));
-    CK_TRY(ck_kernel_set_buffer(kernel, 3, state->partial_indices));
+    ck_kernel_args_begin(state->reduce_kernel, &args);
+    ck_kernel_args_buffer(&args, state->pbest_value);
+    ck_kernel_args_u32(&args, state->n);
+    ck_kernel_args_buffer(&args, state->partial_values);
+    ck_kernel_args_buffer(&args, state->partial_indices);
+    CK_TRY(ck_kernel_args_end(&args));
   }
-  kernel = state->update_kernel;
-  uint32_t direct = state->partial_count ? 0u : 1u;
-  uint32_t candidates = state->partial_count ? state->partial_count : state->n;
-  CK_TRY(ck_kernel_set_buffer(
-      kernel, 0, direct ? state->pbest_value : state->partial_values));
-  CK_TRY(ck_kernel_set_buffer(
-      kernel, 1, direct ? state->best_index : state->partial_indices));
-  CK_TRY(ck_kernel_set_value(kernel, 2, sizeof candidates, &candidates));
-  CK_TRY(ck_kernel_set_value(kernel, 3, sizeof direct, &direct));
-  CK_TRY(ck_kernel_set_value(kernel, 4, sizeof state->n, &state->n));
-  CK_TRY(ck_kernel_set_value(kernel, 5, sizeof state->dim, &state->dim));
-  CK_TRY(ck_kernel_set_buffer(kernel, 6, state->pbest));
-  CK_TRY(ck_kernel_set_buffer(kernel, 7, state->best_value));
-  CK_TRY(ck_kernel_set_buffer(kernel, 8, state->best_index));
-  CK_TRY(ck_kernel_set_buffer(kernel, 9, state->gbest));
-  CK_TRY(ck_kernel_set_buffer(kernel, 10, state->history));
-  uint32_t has_target = state->has_target ? 1u : 0u;
-  CK_TRY(set_real(kernel, 12, state, state->has_target ? state->target : 0.0));
-  CK_TRY(ck_kernel_set_value(kernel, 13, sizeof has_target, &has_target));
-  CK_TRY(ck_kernel_set_buffer(kernel, 14, state->done));
+  int direct = !state->partial_count;
+  ck_kernel_args_begin(state->update_kernel, &args);
+  ck_kernel_args_buffer(&args,
+                        direct ? state->pbest_value : state->partial_values);
+  ck_kernel_args_buffer(&args,
+                        direct ? state->best_index : state->partial_indices);
+  ck_kernel_args_u32(&args, direct ? state->n : state->partial_count);
+  ck_kernel_args_u32(&args, (uint32_t)direct);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_buffer(&args, state->pbest);
+  ck_kernel_args_buffer(&args, state->best_value);
+  ck_kernel_args_buffer(&args, state->best_index);
+  ck_kernel_args_buffer(&args, state->gbest);
+  ck_kernel_args_buffer(&args, state->history);
+  ck_kernel_args_u32(&args, 0); /* UPDATE_SLOT */
+  ck_kernel_args_real(&args, state->has_target ? state->target : 0.0, real);
+  ck_kernel_args_u32(&args, state->has_target ? 1u : 0u);
+  ck_kernel_args_buffer(&args, state->done);
+  CK_TRY(ck_kernel_args_end(&args));
 
   if (!state->streamed)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,
@@ -150,8 +158,9 @@ static ck_status opencl_neighbours(pso_state *state) {
 }
 
 static ck_status opencl_move(pso_state *state, uint64_t iteration) {
-  ck_status status =
-      ck_kernel_set_value(state->move_kernel, 3, sizeof iteration, &iteration);
+  ck_kernel_args args;
+  ck_kernel_args_at(state->move_kernel, MOVE_ITERATION, &args);
+  ck_status status = ck_kernel_args_u64(&args, iteration);
   if (!status) {
     /* A work-item per move_lanes particles (1 but on CPUs). */
     size_t local = state->move_local;
@@ -182,7 +191,9 @@ static ck_status opencl_update_best(pso_state *state, uint32_t slot) {
     if (status)
       return status;
   }
-  status = ck_kernel_set_value(state->update_kernel, 11, sizeof slot, &slot);
+  ck_kernel_args args;
+  ck_kernel_args_at(state->update_kernel, UPDATE_SLOT, &args);
+  status = ck_kernel_args_u32(&args, slot);
   return status ? status
                 : ck_queue_launch(state->queue, state->update_kernel, 1, &local,
                                   &local, NULL);

@@ -118,28 +118,30 @@ static ck_status opencl_setup(selfcheck_state *state) {
                           &state->generate));
   CK_TRY(
       ck_kernel_create(state->program, "ck_selfcheck_reduce", &state->reduce));
-  CK_TRY(ck_kernel_set_buffer(state->generate, 0, state->values));
-  CK_TRY(ck_kernel_set_buffer(state->generate, 1, state->bits));
-  CK_TRY(ck_kernel_set_value(state->generate, 2, sizeof state->count,
-                             &state->count));
-  uint32_t seed_low = (uint32_t)state->seed,
-           seed_high = (uint32_t)(state->seed >> 32);
-  CK_TRY(ck_kernel_set_value(state->generate, 3, sizeof seed_low, &seed_low));
-  CK_TRY(ck_kernel_set_value(state->generate, 4, sizeof seed_high, &seed_high));
-  CK_TRY(ck_kernel_set_buffer(state->reduce, 0, state->values));
-  CK_TRY(ck_kernel_set_buffer(state->reduce, 1, state->bits));
-  CK_TRY(ck_kernel_set_value(state->reduce, 2, sizeof state->count,
-                             &state->count));
-  CK_TRY(ck_kernel_set_buffer(state->reduce, 3, state->sums));
-  CK_TRY(ck_kernel_set_buffer(state->reduce, 4, state->xors));
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->reduce, &args);
+  ck_kernel_args_buffer(&args, state->values);
+  ck_kernel_args_buffer(&args, state->bits);
+  ck_kernel_args_u32(&args, state->count);
+  ck_kernel_args_buffer(&args, state->sums);
+  ck_kernel_args_buffer(&args, state->xors);
+  CK_TRY(ck_kernel_args_end(&args));
   return CK_OK;
 fail:
   return status;
 }
 
+/* All six arguments at each pass, since the pass (the last) changes. */
 static ck_status opencl_generate(selfcheck_state *state, uint32_t pass) {
-  ck_status status =
-      ck_kernel_set_value(state->generate, 5, sizeof pass, &pass);
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->generate, &args);
+  ck_kernel_args_buffer(&args, state->values);
+  ck_kernel_args_buffer(&args, state->bits);
+  ck_kernel_args_u32(&args, state->count);
+  ck_kernel_args_u32(&args, (uint32_t)state->seed);
+  ck_kernel_args_u32(&args, (uint32_t)(state->seed >> 32));
+  ck_kernel_args_u32(&args, pass);
+  ck_status status = ck_kernel_args_end(&args);
   if (status != CK_OK)
     return status;
   size_t items = (state->count + 3) / 4;
