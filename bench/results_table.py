@@ -1,0 +1,681 @@
+#!/usr/bin/env python3
+"""results_table - writes bench/RESULTS.md from the runs it names.
+
+usage: results_table.py [--out FILE] [--check]
+
+Each table below reads the files of one or two named runs under
+bench/results/ and states the device, driver, date and command of each.
+The runs named are the latest of each kind, per machine; bench/results/
+holds those and no others.
+
+Without options the Markdown goes to standard output, so that
+
+    python3 bench/results_table.py > bench/RESULTS.md
+
+remakes the committed file. --check compares a fresh table with
+bench/RESULTS.md, and checks that bench/results/ holds exactly the runs
+named here and that every run the README, docs/ or the sources cite
+exists: exit 0 when all holds, 1 otherwise.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "bench", "results")
+
+H100 = "NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0"
+H100_HOST = ("PoCL 5.0 (LLVM 16) on the host's 16 Intel Xeon cores "
+             "(Skylake, AVX-512)")
+XEON2 = ("2 cores of an Intel Xeon (Skylake, AVX-512), PoCL 3.1 (LLVM 15), "
+         "no GPU")
+EPYC2 = "2 cores of an AMD EPYC (AVX-512), PoCL 3.1 (LLVM 15), no GPU"
+
+# Runs kept because comments in the sources cite them: what each holds.
+RECORDS = {
+    "h100-2026-11-22-migrate": "the GA's migrations with a warp a group, "
+    "and a launch writing its last generation alone (`ab.txt`, `epoch.txt`)",
+    "h100-2026-11-23-cluster": "the GA's islands past one block on clusters "
+    "of blocks, by island shape (`shapes.txt`)",
+    "h100-2026-11-23-ga-wide": "the GA's native kernel from d = 129 to 256, "
+    "on one block and on clusters (`wide.txt`)",
+    "h100-2026-11-25-lazy": "the GA's refills drawn as their mutations need "
+    "them, the pooled steps by operator (`configs.txt`), and the registers "
+    "of whole children past 48 genes",
+    "h100-2026-11-25-fold": "the GA's statistics folded by the first warp "
+    "alone, and the islands where that was slower (`forms.txt`)",
+}
+
+
+def path(run, name):
+    return os.path.join(RESULTS, run, name)
+
+
+def read(run, name):
+    with open(path(run, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def lines_of(text, count, first):
+    """The lines of text with count fields, the first of them first."""
+    return [fields for fields in (line.split() for line in text.splitlines())
+            if len(fields) == count and fields[0] == first]
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "| " + " | ".join("---" for _ in header) + " |"]
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |"
+            for row in rows]
+    return "\n".join(out)
+
+
+def source(runs, device, date, command):
+    """The lines that say where a table comes from."""
+    files = ", ".join(f"`{run}/{name}`" for run, name in runs)
+    return (f"- Device: {device}.\n- Date: {date}.\n- Command: {command}\n"
+            f"- Files: {files} (under `bench/results/`).")
+
+
+def num(text):
+    """A figure as the tools print it, shortened to four digits."""
+    value = float(text)
+    if value >= 1e5:
+        return f"{value:.3e}".replace("e+0", "e").replace("e+", "e")
+    if value >= 1000 or value == int(value):
+        return f"{round(value):,}"
+    return f"{value:.4g}"
+
+
+def span(values, digits=2):
+    """A range of runs, as low–high."""
+    low, high = min(values), max(values)
+    if f"{low:.{digits}f}" == f"{high:.{digits}f}":
+        return f"{low:.{digits}f}"
+    return f"{low:.{digits}f}–{high:.{digits}f}"
+
+
+# ---- bench/backends.py ----------------------------------------------------
+
+BACKEND_CONFIGS = {
+    "pso": "rastrigin, d = 30, 16,384 particles, 10,000 iterations",
+    "ga": "rastrigin, d = 32, 4096 islands of 256, 1,000 generations",
+    "ga-1024": "rastrigin, d = 32, 1024 islands of 1024, 1,000 generations",
+    "aco": "pr2392, 20 iterations",
+    "nn": "784-1024-1024-10, 3 epochs of Fashion-MNIST, batch 1024",
+    "gas": "10^6 particles, cell lists, 1,000 steps",
+}
+
+
+def backends(run, name):
+    """{(workload, device): (throughput, unit, result)} of a table of
+    bench/backends.py."""
+    rows = {}
+    for line in read(run, name).splitlines():
+        fields = line.split()
+        if len(fields) >= 7 and fields[0] in BACKEND_CONFIGS:
+            rows[(fields[0], fields[1])] = (fields[4], fields[5], fields[6])
+    return rows
+
+
+def backends_table(base, newer):
+    """One row a configuration; newer's rows replace base's."""
+    rows = backends(*base)
+    rows.update(backends(*newer))
+    out = []
+    for workload, config in BACKEND_CONFIGS.items():
+        cuda, unit, _ = rows[(workload, "cuda:0")]
+        ocl = rows[(workload, "ocl:1.0")][0]
+        cpu = rows[(workload, "ocl:0.0")][0]
+        out.append([f"`{workload}`", config, num(cuda), num(ocl), num(cpu),
+                    unit, f"{float(cuda) / float(ocl):.2f}x"])
+    return table(["workload", "configuration", "cuda:0", "NVIDIA OpenCL",
+                  "PoCL, 16 cores", "unit", "CUDA / OpenCL"], out)
+
+
+def h100_backends():
+    base = ("h100-2026-11-25-bound", "backends-all.txt")
+    newer = ("h100-2026-11-25-classes", "backends-ga.txt")
+    return f"""### Every workload on each backend
+
+`bench/backends.py`: each workload's large configuration, one untimed run
+a device, then the median of three on the GPUs and one run on PoCL.
+Throughput is over the run's wall time. `ocl:1.0` is NVIDIA's OpenCL,
+`ocl:0.0` PoCL.
+
+{source([base, newer], f"{H100}; {H100_HOST}", "2026-11-25",
+        "`python3 bench/backends.py build/tools/clkit --data DIR`; the GA's "
+        "GPU rows from a later run, `--devices 'cuda:0,NVIDIA CUDA' --only "
+        "ga,ga-1024`, on GPU 0 of a machine with two H100s")}
+
+{backends_table(base, newer)}
+
+Every device ends each workload with the same result, except the MLP's
+test accuracy and the last digits of the gas's energy on PoCL. PoCL's ACO
+makes fewer ants an iteration, so its tour differs."""
+
+
+# ---- the MLP --------------------------------------------------------------
+
+def mlp_against_pytorch():
+    run = ("h100-2026-11-24-graph", "mlp-rounds.txt")
+    figures = {}
+    for line in read(*run).splitlines():
+        fields = line.split()
+        if len(fields) >= 7 and fields[1] == "784-1024-1024-10":
+            key = (int(fields[2]), fields[6], fields[0])
+            figures.setdefault(key, []).append(int(fields[3]))
+    rows = []
+    for batch in (256, 1024):
+        for math in ("FP32", "TF32"):
+            clkit = min(figures[(batch, math, "cuda:0")])
+            peers = [max(figures[(batch, math, "pytorch-" + form)])
+                     for form in ("eager", "fused", "graph")]
+            rows.append([batch, math, f"{clkit:,}"]
+                        + [f"{peer:,}" for peer in peers]
+                        + [f"{clkit / peers[0]:.1f}x",
+                           f"{clkit / peers[2]:.2f}x"])
+    return f"""### The MLP against PyTorch
+
+Training samples per second of 784-1024-1024-10 with Adam over 65,536
+rows, the median of five epochs after one untimed. PyTorch runs the same
+network, batch, data and precision three ways: `eager` (the plain loop),
+`fused` (`Adam(fused=True)`) and `graph` (fused Adam, the whole step
+captured once in a CUDA graph). Two rounds ran in turn; the table takes
+clkit's lower figure and PyTorch's higher one.
+
+{source([run], f"{H100}; PyTorch 2.11.0+cu130", "2026-11-24",
+        "`build/bench/bench_nn --device cuda:0 --rows 65536 --epochs 5 "
+        "--networks 784-1024-1024-10 --batches 256,1024 [--math tf32]` and "
+        "`python3 bench/torch_mlp.py` with the same options")}
+
+{table(["batch", "precision", "cuda:0", "PyTorch eager", "fused", "graph",
+        "over eager", "over graph"], rows)}"""
+
+
+def nn_summary(text):
+    """The header's command and the run's final metrics of a clkit nn log."""
+    command = re.search(r"^# (clkit run nn .*)$", text, re.M).group(1)
+    metric = {m.group(1): float(m.group(2))
+              for m in re.finditer(r"^  (\w+) +([-\d.e]+)", text, re.M)}
+    return command, metric
+
+
+def mlp_accuracy():
+    runs = [("h100-2026-11-21", "nn_letter.txt"),
+            ("h100-2026-11-21", "nn_fashion.txt")]
+    rows = []
+    for run, data in zip(runs, ("UCI letter recognition", "Fashion-MNIST")):
+        command, metric = nn_summary(read(*run))
+        rows.append([data, f"`{command}`",
+                     f"{100 * metric['test_accuracy']:.2f}%",
+                     f"{metric['train_s']:.1f} s"])
+    return f"""### The MLP's accuracy
+
+Letters train on the first 16,000 rows and test on the last 4,000.
+Fashion-MNIST comes from Debian's `dataset-fashion-mnist`.
+
+{source(runs, f"{H100}, through NVIDIA's OpenCL (`-d gpu`)", "2026-11-21",
+        "as in the table, seed 1")}
+
+{table(["data", "command", "test accuracy", "training"], rows)}"""
+
+
+def xeon_mlp():
+    run = ("cpu2-2026-11-23-nn-vector", "bench_nn.txt")
+    commands = ("cpu2-2026-11-23-nn-vector", "commands.txt")
+    text = read(*run).split("== rel-base")[0]
+    rows = [[fields[1], fields[2], f"{int(fields[3]):,}", fields[4]]
+            for fields in lines_of(text, 7, "ocl:0.0")]
+    accuracy = []
+    for block in read(*commands).split("## ")[1:]:
+        head = block.splitlines()[0]
+        if not head.startswith("rel: clkit run nn --train"):
+            continue
+        metric = {m.group(1): float(m.group(2)) for m in
+                  re.finditer(r"^  (\w+) +([-\d.e]+)", block, re.M)}
+        data = "letters" if "letter" in head else "Fashion-MNIST"
+        accuracy.append([data, f"{100 * metric['test_accuracy']:.2f}%",
+                         f"{metric['wall']:.0f} s"])
+    return f"""### The MLP
+
+`bench_nn`: samples per second over epochs of 16,384 synthetic rows.
+GFLOP/s count 2 flops a weight a sample forward and 4 backward, less what
+training does not compute. The products run in vector form, the CPU
+default.
+
+{source([run, commands], XEON2, "2026-11-23",
+        "`build/bench/bench_nn --device ocl:0.0`; the README's two "
+        "training commands (see the accuracy table above)")}
+
+{table(["network", "batch", "samples/s", "GFLOP/s"], rows)}
+
+The README's training commands on the same device:
+
+{table(["data", "test accuracy", "run"], accuracy)}"""
+
+
+# ---- the ACO --------------------------------------------------------------
+
+def bench_aco(run, name):
+    """Rows of bench_aco's tables, each with its device and run time."""
+    rows = []
+    device = seconds = None
+    for line in read(run, name).splitlines():
+        head = re.match(r"^(\S+) .*, (\d+) s a run$", line)
+        if head:
+            device, seconds = head.group(1), head.group(2)
+            continue
+        fields = line.split()
+        if len(fields) == 11 and fields[1].isdigit():
+            rows.append([device, seconds] + fields)
+    return rows
+
+
+def aco_row(row, label):
+    device, seconds, instance, _, ants, _, tours = row[:7]
+    reach = row[8:11]
+    return [instance, label or device, ants, num(tours)] + reach + \
+        [f"{row[11]}% after {seconds} s"]
+
+
+ACO_HEADER = ["instance", "device", "ants", "tours/s", "to 2% (s)",
+              "to 1% (s)", "to 0.5% (s)", "gap at the end"]
+
+
+def h100_aco():
+    grid = ("h100-2026-11-25-grid", "grid-ab.txt")
+    per_iteration = {}
+    for line in read(*grid).splitlines():
+        match = re.match(r"^(.*) (\S+) new length (\d+) iterations (\d+) .* "
+                         r"per iteration ([\d.]+) s", line)
+        if match:
+            device = "cuda:0" if match.group(1) == "cuda:0" else "OpenCL"
+            per_iteration.setdefault(match.group(2), {})[device] = \
+                match.group(5)
+            per_iteration[match.group(2)]["length"] = \
+                f"{int(match.group(3)):,}"
+    iteration_rows = [[name, d["cuda:0"], d["OpenCL"], d["length"]]
+                      for name, d in per_iteration.items()]
+    quality = ("h100-2026-11-21", "bench_aco.txt")
+    partition = ("h100-2026-11-22-aco", "bench_aco_partition.txt")
+    rows = [aco_row(r, "NVIDIA OpenCL" if r[0] == "ocl:1.0" else "PoCL")
+            for r in bench_aco(*quality) if int(r[3]) >= 1000]
+    seeds = bench_aco(*partition)
+    for seed, r in zip(("seed 1", "seed 2", "seed 3", "", ""), seeds):
+        device = "cuda:0" if r[0] == "cuda:0" else "NVIDIA OpenCL"
+        label = f"{device}, `--partition 1024`" + (f", {seed}" if seed else "")
+        rows.append(aco_row(r, label))
+    return f"""### The ACO
+
+Seconds an iteration with the defaults, from `clkit run aco --seed 7`:
+
+{source([grid], H100, "2026-11-25",
+        "`clkit run aco INSTANCE --seed 7 --iters N --device D --json`")}
+
+{table(["instance", "cuda:0 (s)", "NVIDIA OpenCL (s)", "tour length"],
+       iteration_rows)}
+
+Quality against time (`bench_aco`): one run an instance with the default
+settings, seed 1 unless named, and the seconds until the best tour came
+within 2%, 1% and 0.5% of the optimum.
+
+{source([quality, partition], f"{H100}; {H100_HOST}",
+        "2026-11-21 (default settings) and 2026-11-22 (`--partition`)",
+        "`build/bench/bench_aco --data DIR --instances NAME --seconds S "
+        "[--partition 1024] [--seed N]`")}
+
+{table(ACO_HEADER, rows)}
+
+A dash is a gap the run did not reach."""
+
+
+def epyc_aco():
+    run = ("cpu2-2026-11-22-aco", "bench_aco.txt")
+    labels = ("`--partition 256`, seed 1", "`--partition 256`, seed 2",
+              "`--partition 256`, seed 3", "`--partition 1024 --kicks 1000`")
+    rows = [aco_row(r, label) for r, label in zip(bench_aco(*run), labels)]
+    return f"""### The ACO
+
+{source([run], EPYC2, "2026-11-22",
+        "`build/bench/bench_aco --data DIR --instances NAME --seconds S "
+        "--partition K [--kicks N] --seed N`")}
+
+{table(ACO_HEADER, rows)}"""
+
+
+# ---- the gas --------------------------------------------------------------
+
+def gas_lists(run, name):
+    """{(device, N, mode): particle-steps/s} of bench_gas's lists section."""
+    rows = {}
+    for line in read(run, name).splitlines():
+        fields = line.split()
+        if len(fields) == 7 and fields[2] in ("cells", "verlet"):
+            rows[(fields[0], int(fields[1]), fields[2])] = fields[5]
+    return rows
+
+
+def h100_gas():
+    gpu = ("h100-2026-11-22-strips", "bench_gas_gpu.txt")
+    cpu = ("h100-2026-11-22-strips", "bench_gas_pocl16.txt")
+    pairs = ("h100-2026-11-22-strips", "bench_gas_allpairs-pocl5-fix.txt")
+    rows = gas_lists(*gpu)
+    rows.update(gas_lists(*cpu))
+    list_rows = []
+    for mode in ("cells", "verlet"):
+        for n in (1000, 10000, 100000, 1000000, 10000000):
+            list_rows.append([f"{n:.0e}".replace("e+0", "e"), mode] + [
+                num(rows[(d, n, mode)]) if (d, n, mode) in rows else "–"
+                for d in ("cuda:0", "ocl:1.0", "ocl:0.0")])
+    pair_rows = {}
+    peak = {}
+    for line in read(*pairs).splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[1] == "peak":
+            peak[fields[0]] = fields[2]
+        if len(fields) == 6 and fields[5].endswith("%"):
+            pair_rows.setdefault(int(fields[1]), {})[fields[0]] = \
+                (fields[3], fields[5])
+    pair_table = [[n] + [f"{num(d[dev][0])} ({d[dev][1]})"
+                         for dev in ("cuda:0", "ocl:1.0")]
+                  for n, d in sorted(pair_rows.items())]
+    return f"""### The gas
+
+Particle-steps per second of the Lennard-Jones gas at ρ = 0.8 with
+r_c = 2.5, by neighbour list:
+
+{source([gpu, cpu], f"{H100}; {H100_HOST}", "2026-11-22",
+        "`build/bench/bench_gas --device D --sections lists`")}
+
+{table(["N", "mode", "cuda:0", "NVIDIA OpenCL", "PoCL, 16 cores"],
+       list_rows)}
+
+All pairs (the soft-log model between walls, 20 flops an interaction):
+interactions per second, and their share of the FP32 rate that
+`cl/peak.cl` measured in the same run ({num(peak['cuda:0'])} GFLOP/s on
+`cuda:0`, {num(peak['ocl:1.0'])} through OpenCL).
+
+{source([pairs], H100, "2026-11-22",
+        "`build/bench/bench_gas --device D --sections peak,allpairs`")}
+
+{table(["N", "cuda:0", "NVIDIA OpenCL"], pair_table)}"""
+
+
+def epyc_gas():
+    run = ("cpu2-2026-11-22-strips", "bench_gas.txt")
+    text = read(*run).split("clkit beside LAMMPS, the best and the median")[1]
+    rows = [[fields[1], fields[2], fields[3],
+             f"{num(fields[4])} / {num(fields[5])}",
+             f"{num(fields[6])} / {num(fields[7])}",
+             f"{fields[8]} / {fields[9]}"]
+            for fields in lines_of(text, 10, "ocl:0.0")]
+    return f"""### The gas beside LAMMPS
+
+Particle-steps per second, the best and the median of five rounds that
+each run both programs at every point. LAMMPS (29 Sep 2021, Debian 12)
+runs on one core with half lists; clkit runs on both cores with full
+lists.
+
+{source([run], EPYC2, "2026-11-22",
+        "`build/bench/bench_gas --device pocl --max-particles 1e6 --seconds "
+        "0.5 --lammps /usr/bin/lmp --rounds 5`")}
+
+{table(["N", "ρ", "mode", "clkit, best / median",
+        "LAMMPS, best / median", "ratio, best / median"], rows)}"""
+
+
+# ---- the PSO --------------------------------------------------------------
+
+def h100_pso():
+    run = ("h100-2026-11-21", "bench_pso.txt")
+    text = read(*run).split("\nocl:0.0 ")[0]
+    copy = re.search(r"copy bandwidth ([\d.]+) GB/s", text).group(1)
+    rows = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 7 and fields[1].isdigit() and \
+                int(fields[1]) >= 1000000:
+            particles = f"{int(fields[1]):.0e}".replace("e+0", "e")
+            rows.append([fields[0], particles,
+                         fields[2], fields[3], num(fields[4]), fields[6]])
+    small = re.search(r"small swarm: (.*)", text).group(1)
+    lsq = re.search(r"lsq .* group mode: (.*)", text).group(1)
+    return f"""### The PSO
+
+`bench_pso`: the fused step's updates (particle-dimensions a second) and
+their share of the device's copy bandwidth ({copy} GB/s, read plus
+write, measured in the same run), counting 20 bytes an update.
+
+{source([run], f"{H100}, through NVIDIA's OpenCL", "2026-11-21",
+        "`build/bench/bench_pso --device ocl:1.0`")}
+
+{table(["function", "particles", "d", "iterations/s", "updates/s",
+        "of copy"], rows)}
+
+- Small swarm: {small}.
+- lsq over 10^6 rows × 16, 64 particles, group mode: {lsq}."""
+
+
+def xeon_pso():
+    run = ("cpu2-2026-11-23-pso-vector", "modes.txt")
+    times = {}
+    for line in read(*run).splitlines():
+        match = re.match(r"^pso (\w+) .* --move-mode (\w+) run \d: (\{.*)",
+                         line)
+        if match:
+            result = json.loads(match.group(3))
+            times.setdefault((match.group(1), match.group(2)), []).append(
+                result["kernel_s"])
+    rows = [[name, span(times[(name, "particle")]),
+             span(times[(name, "vector")])]
+            for name in ("rastrigin", "griewank", "sphere")]
+    lsq = ("cpu2-2026-11-23-lsq-vector", "bench_pso.txt")
+    text = read(*lsq).split("== rel\n")[1].split("== the same device")[0]
+    rates = {}
+    for match in re.finditer(r"lsq 1000000 rows x 16, +(\d+) particles, "
+                             r"(\w+) +mode: +[\d.]+ iter/s, +([\d.]+) GFLOP",
+                             text):
+        rates.setdefault((int(match.group(1)), match.group(2)), []).append(
+            float(match.group(3)))
+    lsq_rows = [[p] + [span(rates[(p, mode)], 1)
+                       for mode in ("group", "thread", "vector")]
+                for p in (64, 1024)]
+    return f"""### The PSO
+
+Kernel seconds of 300 iterations, d = 30, 4096 particles, three runs
+each, in either form of the move (`--move-mode`; vector is the CPU
+default). Both forms reach the same best.
+
+{source([run], XEON2, "2026-11-23",
+        "`clkit run pso --fn F --dim 30 --particles 4096 --iters 300 "
+        "--move-mode M --device pocl --json`")}
+
+{table(["function", "particle form (s)", "vector form (s)"], rows)}
+
+lsq over 10^6 rows × 16 in each evaluation mode (`--lsq-mode`), GFLOP/s
+counting 34 operations a row and particle; vector mode over three runs.
+The device's FP32 multiply-add rate measured 146–152 GFLOP/s.
+
+{source([lsq], XEON2, "2026-11-23",
+        "`build/bench/bench_pso --device ocl:0.0 --max-elements 1000`")}
+
+{table(["particles", "group", "thread", "vector"], lsq_rows)}"""
+
+
+# ---- the queue and the kernel cache ---------------------------------------
+
+def h100_queue():
+    run = ("h100-2026-11-21", "bench_queue.txt")
+    names = {"ref": "ref (memcpy)", "ocl:0.0": "PoCL, 16 cores",
+             "ocl:1.0": "NVIDIA OpenCL"}
+    rows = []
+    for line in read(*run).splitlines():
+        fields = line.split()
+        if fields and fields[0] in names:
+            launch = "–" if fields[0] == "ref" else fields[-4]
+            rows.append([names[fields[0]], launch] + fields[-3:])
+    return f"""### The queue
+
+Each figure is the median of ten repetitions. Transfers are blocking,
+from pageable host memory; the device copy counts bytes read plus bytes
+written.
+
+{source([run], f"{H100}; {H100_HOST}", "2026-11-21",
+        "`build/bench/bench_queue --megabytes 256 --repeat 10`")}
+
+{table(["device", "launch and finish (µs)", "host to device (GB/s)",
+        "device to host (GB/s)", "device copy (GB/s)"], rows)}"""
+
+
+def pocl_cache():
+    run = ("h100-2026-11-24-pocl-cache", "pocl-cache.txt")
+    cells = {}
+    for line in read(*run).splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 5:
+            continue
+        build = re.search(r'"build_s":([\d.]+)', parts[4]).group(1)
+        process = parts[3].split()[1]
+        cells[(parts[0], parts[1], parts[2])] = (float(process), float(build))
+    rows = []
+    for command in dict.fromkeys(key[0] for key in cells):
+        row = [f"`clkit run {command}`"]
+        for setting in ("CLKIT_CACHE=default", "CLKIT_CACHE=1"):
+            for state in ("cold", "warm"):
+                process, build = cells[(command, setting, state)]
+                row.append(f"{process:.2f} s" + (
+                    f" (build {build:.1f} s)" if state == "cold" else ""))
+        rows.append(row)
+    return f"""### Kernel builds on PoCL
+
+A fresh process each, from empty caches (cold) and then again (warm).
+By default PoCL's builds go through PoCL's own cache alone;
+`CLKIT_CACHE=1` stores them in clkit's cache too.
+
+{source([run], H100_HOST, "2026-11-24",
+        "as in the table, `--device pocl --json`")}
+
+{table(["command", "PoCL's cache, cold", "warm", "both caches, cold",
+        "warm"], rows)}"""
+
+
+# ---- the page -------------------------------------------------------------
+
+SECTIONS = [
+    ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
+                               mlp_accuracy, h100_aco, h100_gas, h100_pso,
+                               h100_queue, pocl_cache]),
+    ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
+    ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco]),
+]
+
+
+HEADER = """<!-- Made by bench/results_table.py: edit the script, not this. -->
+# Results
+
+The current figures, one section per machine. Each table names its
+device, driver, date and command, and the files under `bench/results/`
+it reads. [README.md](README.md) says how to run the benchmarks.
+Remake this page with:
+
+```sh
+python3 bench/results_table.py > bench/RESULTS.md
+```"""
+
+
+def page():
+    parts = [HEADER]
+    for machine, sections in SECTIONS:
+        parts.append(f"## {machine}")
+        parts += [section() for section in sections]
+    records = "\n".join(f"- `{run}/`: {what}." for run, what in
+                        RECORDS.items())
+    parts.append(f"""## Records the sources cite
+
+Comments in the sources cite these runs for a design choice.
+
+{records}""")
+    return "\n\n".join(parts) + "\n"
+
+
+def runs_named():
+    named = set(RECORDS)
+    for match in re.finditer(r"`([\w.-]+)/[^`/]+`", page()):
+        named.add(match.group(1))
+    return {run for run in named if os.path.isdir(os.path.join(RESULTS, run))}
+
+
+CITED = re.compile(r"(?:bench/)?results/([a-z0-9]+-\d{4}-\d{2}-\d{2}[\w.-]*)")
+
+
+def cited_runs():
+    """{run: [files citing it]} over the README, docs/ and the sources."""
+    cited = {}
+    patterns = ["README.md", "docs/*.md", "bench/*.md", "bench/*.py",
+                "bench/*.c", "bench/*.sh", "src/**/*", "cl/**/*",
+                "include/**/*", "tests/*", "tools/*", "examples/*"]
+    for pattern in patterns:
+        for name in glob.glob(os.path.join(ROOT, pattern), recursive=True):
+            if not os.path.isfile(name):
+                continue
+            try:
+                with open(name, encoding="utf-8") as handle:
+                    text = handle.read()
+            except UnicodeDecodeError:
+                continue
+            for match in CITED.finditer(text):
+                run = match.group(1).rstrip(".")
+                cited.setdefault(run, []).append(os.path.relpath(name, ROOT))
+    return cited
+
+
+def check():
+    failures = []
+    fresh = page()
+    committed_path = os.path.join(ROOT, "bench", "RESULTS.md")
+    with open(committed_path, encoding="utf-8") as handle:
+        committed = handle.read()
+    if fresh != committed:
+        failures.append("bench/RESULTS.md differs from what "
+                        "bench/results_table.py makes: run "
+                        "'python3 bench/results_table.py > bench/RESULTS.md'")
+    present = {entry for entry in os.listdir(RESULTS)
+               if os.path.isdir(os.path.join(RESULTS, entry))}
+    named = runs_named()
+    for run in sorted(present - named):
+        failures.append(f"bench/results/{run}/ is named by no table or "
+                        "record of bench/results_table.py")
+    for run, where in sorted(cited_runs().items()):
+        if run not in present:
+            failures.append(f"bench/results/{run}/, cited by "
+                            f"{', '.join(sorted(set(where)))}, does not exist")
+        elif run not in named:
+            failures.append(f"bench/results/{run}/, cited by "
+                            f"{', '.join(sorted(set(where)))}, is not named "
+                            "in bench/RESULTS.md")
+    for failure in failures:
+        print("FAIL: " + failure)
+    print(f"{len(named)} runs named, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+def main(argv):
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return 0
+    if "--check" in argv:
+        return check()
+    text = page()
+    if "--out" in argv:
+        with open(argv[argv.index("--out") + 1], "w", encoding="utf-8") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
