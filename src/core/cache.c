@@ -161,6 +161,8 @@ ck__cache_mode ck__cache_setting(void) {
   return mode;
 }
 
+_Thread_local int ck__build_from_source;
+
 static int is_hex_digit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }

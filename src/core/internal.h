@@ -117,6 +117,10 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
  * the host rather than in an over-committed allocation (device.c). */
 ck_status ck__device_memory_check(const ck_device *device, double bytes);
 
+/* ---- The host (host.c) ---------------------------------------------- */
+/* Monotonic seconds, for wall times. */
+double ck__seconds(void);
+
 /* The host's physical memory in bytes (ref's device memory); 0 when the
  * system does not say. */
 unsigned long long ck__host_memory(void);
@@ -194,14 +198,18 @@ ck_status ck__cache_remove(const uint8_t key[32]);
  * cached binary must define the kernels stored with it. */
 int ck__cache_kernels_present(const char *wanted, const char *present);
 
-/* ---- Builds in a run (workload.c) ------------------------------------ */
+/* ---- Watching program builds (program.c) ------------------------------ */
 
-/* For program builds (program.c): a build of program begins, or has
- * ended after seconds (failed or not), in the workload run in progress on
- * this thread, if any: its caller's build callback is told, and its
- * build time grows. */
-void ck__build_started(const char *program);
-void ck__build_ended(const char *program, double seconds, int failed);
+/* Told of each program build on the calling thread as it begins, and as
+ * it ends after seconds (failed or not): the workload framework watches
+ * a run's builds, for its caller's build callback and its build time. */
+typedef struct ck__build_watch {
+  void (*started)(void *user, const char *program);
+  void (*ended)(void *user, const char *program, double seconds, int failed);
+  void *user;
+} ck__build_watch;
+/* The calling thread's watch; NULL (none) but while a run is in progress. */
+extern _Thread_local const ck__build_watch *ck__build_watching;
 
 /* ---- Files (files.c) ------------------------------------------------- */
 /*
@@ -414,6 +422,9 @@ ck_status ck__csv_field_error(const ck__csv_dialect *dialect, const char *path,
 /* Takes a character; returns 1 for a blank (space, \t, \r, \v, \f), else
  * 0. A newline is not a blank: lines are cut at it first. */
 int ck__text_is_blank(char c);
+
+/* 1 when needle (not empty) stands in haystack, letters in any case. */
+int ck__text_contains_caseless(const char *haystack, const char *needle);
 
 /* The offset of the first control character (below 0x20, or 0x7f) of a
  * NUL-terminated text, or -1: names that go into line-oriented output

@@ -5,15 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/queue_internal.h"
-
-static double now_seconds(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
 
 /* Puts text (named prefix_name) before the assembled source, mapping its
  * lines; the caller's name is sanitised for use in a #line directive. */
@@ -57,6 +50,8 @@ fail:
   return status;
 }
 
+_Thread_local const ck__build_watch *ck__build_watching;
+
 ck_status ck_program_build(ck_queue *queue, const char *name,
                            const char *defines, ck_program **program) {
   return ck__program_build_prefixed(queue, name, defines, NULL, NULL, program);
@@ -76,7 +71,7 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
   CK__REQUIRE_IN("ck_program_build", name);
   CK__REQUIRE_IN("ck_program_build", program);
   *program = NULL;
-  double started = now_seconds();
+  double started = ck__seconds();
   made = calloc(1, sizeof *made);
   if (!made)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a program");
@@ -100,9 +95,12 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
   CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, &map));
   if (prefix_text)
     CK_TRY(prepend(prefix_name, prefix_text, &source, &map));
-  ck__build_started(name);
+  const ck__build_watch *watch = ck__build_watching;
+  if (watch)
+    watch->started(watch->user, name);
   status = queue->ops->program_build(queue, made, source, options);
-  ck__build_ended(name, now_seconds() - started, status != CK_OK);
+  if (watch)
+    watch->ended(watch->user, name, ck__seconds() - started, status != CK_OK);
   if (status == CK_ERROR_BUILD) {
     /* Point the log at cl/ files even where the compiler ignored #line. */
     const char *message = "";
@@ -116,7 +114,7 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
   }
   if (status != CK_OK)
     goto fail;
-  made->stats.build_seconds = now_seconds() - started;
+  made->stats.build_seconds = ck__seconds() - started;
   free(source);
   ck__source_map_free(&map);
   *program = made;

@@ -88,6 +88,17 @@ struct ck_event {
 extern const ck__queue_ops ck__opencl_ops;
 extern const ck__queue_ops ck__host_ops;
 
+/* OpenCL devices, as ck_device entries (ids ocl:P.D, platform by
+ * platform), each passed to add with user, which may fail. What leaves
+ * the list empty (no platform, a loader that fails, platforms without
+ * devices) is no failure: *noted is then CK_ERROR_NO_PLATFORM or
+ * CK_ERROR_DEVICE and message says why, else CK_OK and "". Returns CK_OK,
+ * CK_ERROR_OUT_OF_MEMORY, or add's failure. */
+ck_status ck__opencl_enumerate(ck_status (*add)(void *user,
+                                                const ck_device *device),
+                               void *user, ck_status *noted, char *message,
+                               size_t capacity);
+
 #if CK_HAVE_CUDA
 extern const ck__queue_ops ck__cuda_ops;
 

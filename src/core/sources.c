@@ -617,3 +617,29 @@ fail:
   free(out.data);
   return status;
 }
+
+ck_status ck__device_build_options(const ck_device *device, char *options,
+                                   size_t capacity) {
+  /* OpenCL C 1.2 is what every target offers (NVIDIA's included). */
+  int has_c12 = strstr(device->c_version, "OpenCL C 1.0") == NULL &&
+                strstr(device->c_version, "OpenCL C 1.1") == NULL;
+  /* PoCL's compiler writes the count of a build's warnings (a loop it
+   * could not unroll as asked, say) to the process's stderr, past the
+   * caller: CPU builds inhibit warnings (-w, a standard option). Errors
+   * still reach the build log. */
+  int inhibit_warnings =
+      device->backend == CK_BACKEND_OPENCL && device->kind == CK_KIND_CPU;
+  int written = snprintf(
+      options, capacity,
+      "%s%s-DCK_DEVICE_GPU=%d -DCK_DEVICE_CPU=%d -DCK_DEVICE_NVIDIA=%d "
+      "-DCK_HAS_FP64=%d -DCK_WARP_WIDTH=%u -DCK_MAX_WORK_GROUP=%zu "
+      "-DCK_LOCAL_MEMORY=%llu",
+      has_c12 ? "-cl-std=CL1.2 " : "", inhibit_warnings ? "-w " : "",
+      device->kind == CK_KIND_GPU, device->kind == CK_KIND_CPU,
+      device->kind == CK_KIND_GPU && strstr(device->vendor, "NVIDIA") != NULL,
+      device->has_fp64 ? 1 : 0, device->warp_width, device->max_work_group_size,
+      device->local_memory);
+  if (written < 0 || (size_t)written >= capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
+  return CK_OK;
+}

@@ -5,6 +5,7 @@
  * messages and failures that name "FILE:LINE". Each reader keeps its own
  * grammar and wording; what is here is what they read alike.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,22 @@
 
 int ck__text_is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+int ck__text_contains_caseless(const char *haystack, const char *needle) {
+  size_t length = strlen(needle);
+  if (length == 0)
+    return 0;
+  for (; *haystack; ++haystack) {
+    size_t i = 0;
+    while (i < length && haystack[i] &&
+           tolower((unsigned char)haystack[i]) ==
+               tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == length)
+      return 1;
+  }
+  return 0;
 }
 
 long ck__text_control_byte(const char *text) {

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/workload_internal.h"
@@ -18,12 +17,6 @@ static const ck_workload *const registry[] = {
     &ck__aco_workload,       &ck__nn_workload,  &ck__gas_workload,
 };
 static const size_t registry_count = sizeof registry / sizeof registry[0];
-
-double ck__seconds(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
 
 ck_status ck_workload_find(const char *name, const ck_workload **workload) {
   CK__REQUIRE(name);
@@ -516,15 +509,13 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
   return status;
 }
 
-/* The run in progress on this thread, for the progress and build
- * callbacks; NULL between runs. */
+/* A run in progress, for the progress and build callbacks. */
 typedef struct current_run {
   const ck_workload *workload;
   const ck_device *device;
   const ck_run_options *caller; /* the caller's options */
   double build_s;               /* kernel builds so far */
 } current_run;
-static _Thread_local current_run *running;
 
 /* The caller's progress callback, told which workload and device. */
 static int report_progress(void *user, const ck_progress *progress) {
@@ -535,24 +526,26 @@ static int report_progress(void *user, const ck_progress *progress) {
   return run->caller->progress(run->caller->progress_user, &named);
 }
 
-void ck__build_started(const char *program) {
-  if (running && running->caller->build)
-    running->caller->build(running->caller->build_user, program,
-                           running->device->id, CK_BUILD_BEGINS, 0);
+/* The run's watch of program builds (ck__build_watching): the caller's
+ * build callback is told, and the run's build time grows. */
+static void build_started(void *user, const char *program) {
+  const current_run *run = user;
+  if (run->caller->build)
+    run->caller->build(run->caller->build_user, program, run->device->id,
+                       CK_BUILD_BEGINS, 0);
 }
 
-void ck__build_ended(const char *program, double seconds, int failed) {
-  if (!running)
-    return;
-  running->build_s += seconds;
-  if (!running->caller->build)
+static void build_ended(void *user, const char *program, double seconds,
+                        int failed) {
+  current_run *run = user;
+  run->build_s += seconds;
+  if (!run->caller->build)
     return;
   /* A failed build's message outlives the caller's callback. */
   ck__error_saved saved;
   ck__error_save(&saved);
-  running->caller->build(running->caller->build_user, program,
-                         running->device->id,
-                         failed ? CK_BUILD_FAILED : CK_BUILD_DONE, seconds);
+  run->caller->build(run->caller->build_user, program, run->device->id,
+                     failed ? CK_BUILD_FAILED : CK_BUILD_DONE, seconds);
   ck__error_restore(&saved);
 }
 
@@ -617,7 +610,8 @@ static ck_status run_workload(const ck_workload *workload,
   result->seed = options->seed;
   double started = ck__seconds();
   current_run run = {workload, device, options, 0};
-  current_run *outer = running;
+  const ck__build_watch watch = {build_started, build_ended, &run};
+  const ck__build_watch *outer = ck__build_watching;
   ck_run_options own = *options;
   if (options->progress) {
     own.progress = report_progress;
@@ -633,14 +627,14 @@ static ck_status run_workload(const ck_workload *workload,
     return ck__fail(CK_ERROR_CANCELLED, "%s cancelled before it began",
                     workload->name);
   }
-  running = &run;
+  ck__build_watching = &watch;
   /* A run replaces its outputs only once all of them are written: one that
    * fails after writing some (a later output refused, a checkpoint of a
    * state gone bad) leaves every file as it was. */
   int held = ck__file_hold_begin();
   status = workload->run(device, params, count, &own, result);
   ck_status committed = ck__file_hold_end(held, status == CK_OK);
-  running = outer;
+  ck__build_watching = outer;
   if (status == CK_OK)
     status = committed;
   if (status == CK_OK)

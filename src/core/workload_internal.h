@@ -137,7 +137,4 @@ ck_status ck__result_option_number(ck_result *result, const char *name,
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device);
 
-/* Monotonic seconds, for wall times. */
-double ck__seconds(void);
-
 #endif /* CK_WORKLOAD_INTERNAL_H */
