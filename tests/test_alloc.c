@@ -18,7 +18,7 @@
  * its allocations counted too.
  */
 #include "check.h"
-#include "core/queue_internal.h"
+#include "runtime/runtime.h"
 #include "test_support.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
  * The test points CLKIT_CACHE_DIR at a fresh directory of its own, so it
  * never touches a user's cache and runs the same wherever it is started.
  */
-#include "core/internal.h"
+#include "runtime/runtime.h"
 
 #include "check.h"
 #include "opencl_device.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/queue_internal.h"
+#include "runtime/runtime.h"
 
 #if CK_HAVE_CUDA
 /* Programs as the CUDA steps build them, with typical defines: compiled

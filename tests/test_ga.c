@@ -14,10 +14,10 @@
 #include "check.h"
 #include "ck_ga.h"
 #include "ck_ga_schedule.h"
-#include "core/history.h"
-#include "core/queue_internal.h"
+#include "framework/history.h"
 #include "ga/ga_internal.h"
 #include "opencl_device.h"
+#include "runtime/runtime.h"
 #include "test_support.h"
 
 /* ---- helpers ------------------------------------------------------------ */

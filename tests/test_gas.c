@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "core/history.h"
+#include "framework/history.h"
 #include "gas/gas_internal.h"
 #include "opencl_device.h"
 #include "test_support.h"

@@ -1,5 +1,5 @@
 /*
- * test_history.c - the bounded per-step record (src/core/history.c) on its
+ * test_history.c - the bounded per-step record (src/framework/history.c) on its
  * own: below its limit every push is an entry, bit for bit; past it the
  * entries stay within the limit, entry 0 stays, and entry i is push
  * i x stride (sample mode) or the mean of pushes [i x stride, (i + 1) x
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "core/history.h"
+#include "framework/history.h"
 
 /* Column k of push i in sample mode: not a small integer, so that a copy
  * that is not exact would show. */

@@ -17,7 +17,7 @@
 #include "check.h"
 #include "test_support.h"
 
-#include "core/internal.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,9 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/internal.h"
-#include "core/queue_internal.h"
 #include "opencl_device.h"
+#include "runtime/runtime.h"
 #include "test_support.h"
 
 static char kernel_dir[256];

@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "ck_pso.h"
-#include "core/history.h"
+#include "framework/history.h"
 #include "opencl_device.h"
 #include "pso/pso_internal.h"
 #include "test_support.h"

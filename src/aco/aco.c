@@ -11,8 +11,7 @@
 
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
-#include "core/queue_internal.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "objectives/problem.h"
 #include "tsp/tsp_internal.h"
 

@@ -11,7 +11,7 @@
 
 #include "clkit/aco.h"
 #include "clkit/clkit.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 
 typedef struct aco_state aco_state;
 

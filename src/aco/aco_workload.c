@@ -10,7 +10,7 @@
 
 #include "aco/aco_internal.h"
 #include "ck_philox.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "objectives/problem.h"
 
 /* The options that name files a run writes. */

@@ -12,8 +12,8 @@
 #include "ck_ga_schedule.h"
 #include "ck_objectives.h"
 #include "ck_philox.h"
-#include "core/history.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
+#include "framework/history.h"
 #include "ga/ga_internal.h"
 
 enum {

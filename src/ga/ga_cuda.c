@@ -12,8 +12,8 @@
 
 #include "ck_ga_native.h"
 #include "ck_ga_schedule.h"
-#include "core/queue_internal.h"
 #include "ga/ga_internal.h"
+#include "runtime/runtime.h"
 
 enum {
   WARP = CK__CUDA_WARP,

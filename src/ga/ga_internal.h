@@ -12,8 +12,8 @@
 #include "ck_ga_migration.h"
 #include "clkit/clkit.h"
 #include "clkit/ga.h"
-#include "core/internal.h"
 #include "objectives/problem.h"
+#include "runtime/runtime.h"
 
 typedef struct ga_state ga_state;
 

@@ -2,8 +2,8 @@
 #include <stdio.h>
 
 #include "ck_objectives.h"
-#include "core/queue_internal.h"
 #include "ga/ga_internal.h"
+#include "runtime/runtime.h"
 
 /* `groups` work-groups of `local` work-items. */
 static ck_status launch_groups(ga_state *state, ck_kernel *kernel,

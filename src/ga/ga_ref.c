@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ck_ga.h"
-#include "core/real_variant.h"
 #include "ga/ga_internal.h"
+#include "runtime/real_variant.h"
 
 static ck_status ref_setup(ga_state *state) {
   if (state->objective == CK_OBJECTIVE_USER)

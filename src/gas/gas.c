@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "ck_philox.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
 #include "objectives/problem.h"

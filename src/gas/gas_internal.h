@@ -17,7 +17,7 @@
 #include "ck_gas.h"
 #include "clkit/clkit.h"
 #include "clkit/gas.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 
 typedef struct gas_state gas_state;
 

@@ -24,7 +24,7 @@
 #include "gas/gas_io.h"
 
 #include "clkit/gas.h"
-#include "core/internal.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/real_variant.h"
 #include "gas/gas_internal.h"
+#include "runtime/real_variant.h"
 
 static ck_gas_geometry geometry(const gas_state *state) {
   ck_gas_geometry g;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/history.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
+#include "framework/history.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
 #include "objectives/problem.h"
@@ -391,7 +391,7 @@ static void log_line(const ck_run_options *options, const char *line) {
  * blocks of the entries (the remainder at the end is left out of the
  * blocks, not of the mean). With too few entries the error is NaN.
  *
- * Each entry is the mean of `stride` consecutive samples (core/history.h):
+ * Each entry is the mean of `stride` consecutive samples (framework/history.h):
  * 1 until the run has made the history's limit of samples, then each
  * doubling of the stride pairs adjacent entries into their mean. That is a
  * blocking step (Flyvbjerg and Petersen): the blocks here are still the

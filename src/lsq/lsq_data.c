@@ -7,7 +7,7 @@
  * the unfinished tail of a chunk and reads on behind it, growing its
  * buffer for a long line up to CSV_MAX_LINE bytes; every line is cut at
  * its newline and split at commas in place, and each field goes through
- * strtod() under the C locale (the line and field helpers of core/csv.c,
+ * strtod() under the C locale (the line and field helpers of util/csv.c,
  * shared with the data sets of nn). Rows are stored in arrays that double
  * as they fill and are trimmed to size at the end.
  *
@@ -15,7 +15,7 @@
  * directory, flush it to disk and rename() it over the target, so a
  * reader never sees a partial file.
  */
-#include "core/internal.h"
+#include "util/util.h"
 
 #include "clkit/lsq.h"
 

@@ -15,7 +15,7 @@
  *
  * CSV: lines are cut at '\n' in place and split at commas; numbers go
  * through strtod() under the C locale (the line and field helpers of
- * core/csv.c, shared with the lsq reader). The arrays are sized once, from
+ * util/csv.c, shared with the lsq reader). The arrays are sized once, from
  * an upper bound on the rows left when the first line is seen (each data
  * row takes at least as many bytes as it has fields), and trimmed at the
  * end. Labels are kept as text, NUL-terminated in the buffer, until every
@@ -25,7 +25,7 @@
  * compares its field count with options->features); unlabelled rows keep
  * no label text, and get labels of 0 and no classes at the end.
  */
-#include "core/internal.h"
+#include "util/util.h"
 
 #include "clkit/dataset.h"
 

@@ -11,8 +11,7 @@
 
 #include "ck_nn.h"
 #include "ck_philox.h"
-#include "core/queue_internal.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
 

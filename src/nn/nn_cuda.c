@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/queue_internal.h"
 #include "nn/nn_cuda.h"
 #include "nn/nn_internal.h"
+#include "runtime/runtime.h"
 
 /* Weights rows on 16-byte boundaries: cuBLAS reads unaligned leading
  * dimensions (K + 1 reals) with narrower loads and older kernels. On an

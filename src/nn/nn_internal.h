@@ -17,7 +17,7 @@
 
 #include "clkit/clkit.h"
 #include "clkit/nn.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 
 typedef struct nn_state nn_state;
 

@@ -5,8 +5,8 @@
  * backpropagation against finite differences.
  */
 #include "ck_nn.h"
-#include "core/real_variant.h"
 #include "nn/nn_internal.h"
+#include "runtime/real_variant.h"
 
 static int32_t *integers(ck_buffer *buffer) {
   void *pointer = NULL;

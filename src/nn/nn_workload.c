@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "ck_philox.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "nn/nn_internal.h"
 #include "objectives/problem.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ck_objectives.h"
-#include "core/internal.h"
+#include "util/util.h"
 
 void ck__objectives_ref_f32(int id, int dim, const double *points, size_t count,
                             double *values);

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "ck_objectives.h"
-#include "core/real_variant.h"
+#include "runtime/real_variant.h"
 
 void CK_VARIANT(ck__objectives_ref)(int id, int dim, const double *points,
                                     size_t count, double *values);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ck_objectives.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "objectives/problem.h"
 
 /* Finds `objective (` in a user source and whether its parameters name a

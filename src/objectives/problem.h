@@ -7,8 +7,8 @@
 #define CK_PROBLEM_H
 
 #include "clkit/clkit.h"
-#include "core/history.h"
-#include "core/internal.h"
+#include "framework/history.h"
+#include "runtime/runtime.h"
 
 enum { CK__MAX_DIM = 100000, CK__MAX_USER_DIM = 4096 };
 
@@ -194,7 +194,7 @@ typedef struct ck__run_driver {
   /* Reads the best values of the steps made since the last read into
    * history, which watches for the target: it checks each value as it is
    * pushed, and keeps only some of them once it is long
-   * (core/history.h). */
+   * (framework/history.h). */
   ck_status (*flush)(void *self);
   const ck__history *history;
 } ck__run_driver;

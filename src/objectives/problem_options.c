@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ck_objectives.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "objectives/problem.h"
 
 /* Parses "x" or "x,y,..." into dim values. */

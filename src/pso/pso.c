@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "ck_objectives.h"
-#include "core/history.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
+#include "framework/history.h"
 #include "objectives/problem.h"
 #include "pso/pso_internal.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "ck_objectives.h"
-#include "core/queue_internal.h"
 #include "pso/pso_internal.h"
+#include "runtime/runtime.h"
 
 /* Rows of a native step's block at most: a warp's width x 16 threads. */
 #define STEP_ROWS 16u

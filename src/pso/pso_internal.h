@@ -8,8 +8,8 @@
 
 #include "clkit/clkit.h"
 #include "clkit/pso.h"
-#include "core/internal.h"
 #include "objectives/problem.h"
+#include "runtime/runtime.h"
 
 typedef struct pso_state pso_state;
 

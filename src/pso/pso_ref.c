@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "ck_pso.h"
-#include "core/real_variant.h"
 #include "pso/pso_internal.h"
+#include "runtime/real_variant.h"
 
 static ck_status ref_setup(pso_state *state) {
   if (state->objective == CK_OBJECTIVE_USER)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ck_objectives.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 #include "objectives/problem.h"
 
 enum { TRACE_ROWS = 1000 };

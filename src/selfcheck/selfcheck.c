@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ck_philox.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 
 enum { DEFAULT_GROUP = 256 };
 

@@ -20,7 +20,7 @@
  * A bounded max-heap of keys (distance << 32 | index) keeps the k best of
  * each city: a key compares exactly as the pair (distance, index).
  */
-#include "core/internal.h"
+#include "util/util.h"
 
 #include "clkit/tsp.h"
 

@@ -25,7 +25,7 @@
  *
  * Messages of malformed content read "FILE:LINE: what is wrong".
  */
-#include "core/internal.h"
+#include "util/util.h"
 
 #include "clkit/tsp.h"
 

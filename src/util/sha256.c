@@ -3,7 +3,7 @@
  * only needs to be correct and portable, not fast; words are assembled
  * byte by byte so that host endianness never matters.
  */
-#include "internal.h"
+#include "util/util.h"
 
 #include <string.h>
 

@@ -1,8 +1,7 @@
 /* probe.c - cold and warm build times and a self-check run on a device. */
 #include <string.h>
 
-#include "core/queue_internal.h"
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 
 /* runtime_cache may be NULL. */
 static ck_status timed_build(const ck_device *device, int from_source,

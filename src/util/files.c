@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "util/util.h"
 
 unsigned ck__temporary_token(void) {
   static _Thread_local uint64_t counter;

@@ -1,7 +1,7 @@
 /*
  * history.c - per-step records held within a fixed size (history.h).
  */
-#include "core/history.h"
+#include "framework/history.h"
 
 #include <stdlib.h>
 #include <string.h>

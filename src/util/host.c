@@ -2,7 +2,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "util/util.h"
 
 double ck__seconds(void) {
   struct timespec now;

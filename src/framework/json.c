@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/workload_internal.h"
+#include "framework/framework.h"
 
 typedef struct json_text {
   char *data;

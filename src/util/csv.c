@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "util/util.h"
 
 static int is_blank(char c) {
   return c == ' ' || c == '\t';

@@ -1,9 +1,11 @@
 /*
- * internal.h - declarations shared inside libclkit. Nothing here is
- * installed; every name is static or carries the ck__ prefix.
+ * util.h - the utilities every part of libclkit uses: failures and their
+ * messages, the host's clock and memory, SHA-256, files, CSV and text.
+ * Nothing here is installed; every name is static or carries the ck__
+ * prefix. The rooms above: runtime/runtime.h, framework/framework.h.
  */
-#ifndef CK_INTERNAL_H
-#define CK_INTERNAL_H
+#ifndef CK_UTIL_H
+#define CK_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -109,15 +111,7 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
     goto fail;                                                                 \
   } while (0)
 
-/* CK_OK unless bytes, what a run will keep on the device (in host memory
- * for ref), passes 90% of the device's memory where that is known; then
- * CK_ERROR_DEVICE_MEMORY, "about X GB; device D has Y GB", for the caller
- * to prefix with what needs it (CK_FAIL_PREFIX), before anything is
- * allocated: a run that cannot fit fails at once with the figures, and on
- * the host rather than in an over-committed allocation (device.c). */
-ck_status ck__device_memory_check(const ck_device *device, double bytes);
-
-/* ---- The host (host.c) ---------------------------------------------- */
+/* ---- The host (host.c) ------------------------------------------------ */
 /* Monotonic seconds, for wall times. */
 double ck__seconds(void);
 
@@ -151,65 +145,6 @@ void ck__sha256_strings(const char *const *parts, size_t count,
 void ck__sha256(const void *data, size_t size, uint8_t digest[32]);
 /* Writes 64 lowercase hex digits and a terminating NUL into hex[65]. */
 void ck__hex(const uint8_t *bytes, size_t count, char *hex);
-
-/* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
-/*
- * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else
- * $HOME/.cache/clkit. Written into path (capacity bytes). A relative one
- * is refused (CK_ERROR_CACHE, path left empty).
- */
-ck_status ck__cache_directory(char *path, size_t capacity);
-/* How CLKIT_CACHE sets the cache, any case: "0", "off", "no" or "false"
- * turn it off; "1", "on", "yes" or "true" ask for it on every device,
- * even where the runtime keeps its own cache of builds
- * (ck__device_caches_builds); nothing, "" or any other value leaves it on
- * (ck_cache_query() reports another value). */
-typedef enum ck__cache_mode {
-  CK__CACHE_OFF,
-  CK__CACHE_ON,
-  CK__CACHE_FORCED
-} ck__cache_mode;
-ck__cache_mode ck__cache_setting(void);
-/*
- * Looks an entry up by its 32-byte key. On a hit stores a malloc'd copy of
- * the payload (caller frees) and its size, and, when kernels is not NULL,
- * the kernel names stored with it (a malloc'd ';'-separated list, caller
- * frees), and returns CK_OK. A missing entry returns CK_ERROR_NOT_FOUND
- * without recording an error message; so do a directory that cannot be
- * used or trusted, and an entry that is not a regular file private to the
- * user (not read). An entry whose header, key or checksum is wrong is
- * deleted and reported as missing.
- */
-ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
-                         char **kernels);
-/*
- * Stores an entry atomically, with the key and the kernel names (a
- * ';'-separated list, or NULL for none) in its header: written to a
- * temporary file in the cache directory, then renamed over the final
- * name, so that concurrent writers and readers never see a partial entry.
- * The directory is created 0700; one that may not be trusted is refused
- * (CK_ERROR_CACHE).
- */
-ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
-                          const void *payload, size_t size);
-/* Deletes one entry (for a binary the device rejected). */
-ck_status ck__cache_remove(const uint8_t key[32]);
-/* 1 when every name of the ';'-separated list wanted is in present: a
- * cached binary must define the kernels stored with it. */
-int ck__cache_kernels_present(const char *wanted, const char *present);
-
-/* ---- Watching program builds (program.c) ------------------------------ */
-
-/* Told of each program build on the calling thread as it begins, and as
- * it ends after seconds (failed or not): the workload framework watches
- * a run's builds, for its caller's build callback and its build time. */
-typedef struct ck__build_watch {
-  void (*started)(void *user, const char *program);
-  void (*ended)(void *user, const char *program, double seconds, int failed);
-  void *user;
-} ck__build_watch;
-/* The calling thread's watch; NULL (none) but while a run is in progress. */
-extern _Thread_local const ck__build_watch *ck__build_watching;
 
 /* ---- Files (files.c) ------------------------------------------------- */
 /*
@@ -503,48 +438,4 @@ ck_status ck__text_fail_at(ck_status status, const ck__text_lines *lines,
     goto fail;                                                                 \
   } while (0)
 
-/* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
-typedef struct ck__source {
-  const char *name; /* file name inside cl/, e.g. "ck_philox.h" */
-  const char *text;
-  size_t size;
-} ck__source;
-
-/* Where each line of an assembled source came from. */
-typedef struct ck__line_origin {
-  char file[256]; /* as shown in messages: "cl/pso.cl", or a user's file */
-  size_t line;    /* 1-based; 0 for a #line directive clkit inserted */
-} ck__line_origin;
-
-typedef struct ck__source_map {
-  ck__line_origin *lines; /* one per assembled line */
-  size_t line_count, line_capacity;
-} ck__source_map;
-
-/* ck_kernels_assemble() that also fills map (release with _free). */
-ck_status ck__kernels_assemble_mapped(const char *name, char **text,
-                                      size_t *size, ck__source_map *map);
-void ck__source_map_free(ck__source_map *map);
-/* A copy of a build log with anonymous positions mapped back to cl/. */
-char *ck__source_map_rewrite(const ck__source_map *map, const char *log);
-
-/* A failed build's message (malloc'd; NULL when out of memory) with the
- * compiler's errors first, each as "FILE:LINE[:COL]: error: TEXT"
- * whatever the compiler's own form: what the user wrote wrong comes
- * before the device, the options and the whole log, which follow. */
-char *ck__build_errors_first(const char *message);
-
-/*
- * ck_program_build() with a caller's source placed before cl/<name>.cl:
- * a user objective, say. prefix_name names it in compiler messages.
- */
-ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
-                                     const char *defines,
-                                     const char *prefix_name,
-                                     const char *prefix_text,
-                                     ck_program **program);
-
-extern const ck__source ck__embedded_sources[];
-extern const size_t ck__embedded_source_count;
-
-#endif /* CK_INTERNAL_H */
+#endif /* CK_UTIL_H */

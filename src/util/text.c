@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/internal.h"
+#include "util/util.h"
 
 /* Room for the text of one message before the "FILE:LINE: " prefix. */
 #define MESSAGE_ROOM 1024

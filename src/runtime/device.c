@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/queue_internal.h"
+#include "runtime/backend.h"
 
 static void fill_ref(ck_device *device) {
   memset(device, 0, sizeof *device);

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "util/util.h"
 
 typedef enum ck__history_mode {
   CK__HISTORY_SAMPLE,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/queue_internal.h"
+#include "runtime/backend.h"
 
 static const ck__queue_ops *ops_for(const ck_device *device) {
   switch (device->backend) {

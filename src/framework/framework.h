@@ -1,14 +1,15 @@
 /*
- * workload_internal.h - what a workload provides to the registry, and the
- * parameter helpers every workload uses to read its options.
+ * framework.h - the workload framework: what a workload provides to the
+ * registry, and the helpers every workload uses to read its options and
+ * fill its result.
  *
  * A workload is one backend-neutral driver (the algorithm's loop) over a
  * small table of steps per backend; see docs/architecture.md.
  */
-#ifndef CK_WORKLOAD_INTERNAL_H
-#define CK_WORKLOAD_INTERNAL_H
+#ifndef CK_FRAMEWORK_H
+#define CK_FRAMEWORK_H
 
-#include "core/internal.h"
+#include "runtime/runtime.h"
 
 struct ck_workload {
   const char *name;
@@ -42,6 +43,11 @@ struct ck_workload {
    * products, whose rows are then checked against ref's FP32 run. */
   const ck_param *oracle;
 };
+
+/* The registry (src/registry.c, above the framework): every workload, in
+ * the order they are listed, each defined in its own folder. */
+extern const ck_workload *const ck__workloads[];
+extern const size_t ck__workload_count;
 
 extern const ck_workload ck__selfcheck_workload;
 extern const ck_workload ck__pso_workload;
@@ -137,4 +143,4 @@ ck_status ck__result_option_number(ck_result *result, const char *name,
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device);
 
-#endif /* CK_WORKLOAD_INTERNAL_H */
+#endif /* CK_FRAMEWORK_H */

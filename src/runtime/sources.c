@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
-#include "core/queue_internal.h"
+#include "runtime/runtime.h"
 
 /* Include depth beyond which we assume a cycle. */
 enum { MAX_INCLUDE_DEPTH = 16, MAX_INCLUDED = 64 };

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/queue_internal.h"
+#include "runtime/backend.h"
 
 /* Launch timings are kept until finish() sums them; past this many, the
  * queue waits and sums early. */

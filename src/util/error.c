@@ -1,5 +1,5 @@
 /* Thread-local last-error storage, and status names and messages. */
-#include "internal.h"
+#include "util/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

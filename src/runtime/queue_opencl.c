@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/queue_internal.h"
+#include "runtime/backend.h"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001

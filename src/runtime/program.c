@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/queue_internal.h"
+#include "runtime/backend.h"
 
 /* Puts text (named prefix_name) before the assembled source, mapping its
  * lines; the caller's name is sanitised for use in a #line directive. */

@@ -1,35 +1,27 @@
 /*
- * workload.c - the workload registry, parameter parsing, single runs and
- * the device comparison.
+ * workload.c - finding and listing workloads, results, single runs and the
+ * device comparison.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/workload_internal.h"
-
-static const ck_workload *const registry[] = {
-    &ck__selfcheck_workload, &ck__pso_workload, &ck__ga_workload,
-    &ck__aco_workload,       &ck__nn_workload,  &ck__gas_workload,
-};
-static const size_t registry_count = sizeof registry / sizeof registry[0];
+#include "framework/framework.h"
 
 ck_status ck_workload_find(const char *name, const ck_workload **workload) {
   CK__REQUIRE(name);
   CK__REQUIRE(workload);
-  for (size_t i = 0; i < registry_count; ++i) {
-    if (strcmp(registry[i]->name, name) == 0) {
-      *workload = registry[i];
+  for (size_t i = 0; i < ck__workload_count; ++i) {
+    if (strcmp(ck__workloads[i]->name, name) == 0) {
+      *workload = ck__workloads[i];
       return CK_OK;
     }
   }
   ck__fail(CK_ERROR_NOT_FOUND, "unknown workload '%s'; known:", name);
-  for (size_t i = 0; i < registry_count; ++i)
-    ck__fail_append(" %s", registry[i]->name);
+  for (size_t i = 0; i < ck__workload_count; ++i)
+    ck__fail_append(" %s", ck__workloads[i]->name);
   return CK_ERROR_NOT_FOUND;
 }
 
@@ -37,8 +29,8 @@ ck_status ck_workload_list(const ck_workload *const **workloads,
                            size_t *count) {
   CK__REQUIRE(workloads);
   CK__REQUIRE(count);
-  *workloads = registry;
-  *count = registry_count;
+  *workloads = ck__workloads;
+  *count = ck__workload_count;
   return CK_OK;
 }
 
@@ -140,172 +132,6 @@ ck_status ck_workload_run_demo(const ck_workload *workload,
   return CK_OK;
 }
 
-const char *ck__param_find(const ck_param *params, size_t count,
-                           const char *name) {
-  const char *value = NULL;
-  for (size_t i = 0; i < count; ++i)
-    if (params[i].name && strcmp(params[i].name, name) == 0)
-      value = params[i].value;
-  return value;
-}
-
-ck_status ck__param_files_apart(const ck_param *params, size_t count,
-                                const char *const *reads,
-                                const char *const *writes,
-                                const char *replacing, const char *replaced) {
-  for (size_t w = 0; writes[w]; ++w) {
-    int replaces = replacing && strcmp(writes[w], replacing) == 0;
-    const char *written = ck__param_find(params, count, writes[w]);
-    struct stat target;
-    /* A device or a pipe is written in place, and /dev/null may take
-     * every output of a run. */
-    if (!written)
-      continue;
-    /* Before the run, so that a bad path costs neither the run nor the
-     * outputs that it writes before this one. */
-    ck_status status = ck_file_check_writable(written);
-    if (status)
-      return ck__fail_prefix(status, "option --%s: ", writes[w]);
-    for (size_t o = w + 1; writes[o]; ++o) {
-      const char *other = ck__param_find(params, count, writes[o]);
-      if (other && (status = ck__file_descriptors_apart(writes[w], written,
-                                                        writes[o], other)))
-        return status;
-    }
-    if ((stat(written, &target) == 0 && !S_ISREG(target.st_mode)) ||
-        ck__file_descriptor_named(written) >= 0)
-      continue;
-    /* Each later output, then every input. */
-    for (int pass = 0; pass < 2; ++pass) {
-      const char *const *others = pass ? reads : writes + w + 1;
-      for (size_t o = 0; others[o]; ++o) {
-        if (pass && replaces && strcmp(others[o], replaced) == 0)
-          continue;
-        const char *other = ck__param_find(params, count, others[o]);
-        int same = 0;
-        if (!other)
-          continue;
-        status = ck_file_check_same(written, other, &same);
-        if (status)
-          return ck__fail_prefix(status, "option --%s: ", writes[w]);
-        if (same)
-          return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                          "--%s and --%s both name '%s'; %s", writes[w],
-                          others[o], written,
-                          pass ? "an output may not replace that file"
-                               : "give each output its own file");
-      }
-    }
-  }
-  return CK_OK;
-}
-
-ck_status ck__param_parts(const ck_param *params, size_t count,
-                          const ck__option_part *parts, size_t part_count) {
-  for (size_t i = 0; i < part_count; ++i)
-    if (parts[i].missing && ck__param_find(params, count, parts[i].option))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --%s applies only with %s", parts[i].option,
-                      parts[i].part);
-  return CK_OK;
-}
-
-int ck__parse_decimal(const char *begin, const char *end, double *value) {
-  char copy[64];
-  size_t length = (size_t)(end - begin);
-  if (length == 0)
-    return 0;
-  /* strtod alone would also take leading blanks, hexadecimal, inf and nan. */
-  for (size_t i = 0; i < length; ++i)
-    if (!begin[i] || !strchr("0123456789.eE+-", begin[i]))
-      return 0;
-  /* strtod reads on past end: a span within a longer text is read from a
-   * copy of it. */
-  const char *text = begin;
-  if (*end) {
-    if (length >= sizeof copy)
-      return 0;
-    memcpy(copy, begin, length);
-    copy[length] = '\0';
-    text = copy;
-  }
-  char *stop = NULL;
-  errno = 0;
-  *value = strtod(text, &stop);
-  if (stop != text + length || !isfinite(*value))
-    return 0; /* overflow gives HUGE_VAL */
-  /* ERANGE also marks underflow: a subnormal result (4.9e-324) is a
-   * number; digits that round to 0 (1e-400) are past a double's range. */
-  return errno != ERANGE || *value != 0;
-}
-
-int ck__parse_two_fields(const char *text, const char *prefix,
-                         const char **first, const char **second) {
-  size_t length = strlen(prefix);
-  if (strncmp(text, prefix, length) != 0)
-    return 0;
-  const char *colon = strchr(text + length, ':');
-  if (!colon)
-    return 0;
-  *first = text + length;
-  *second = colon + 1;
-  return 1;
-}
-
-int ck__parse_whole(const char *begin, const char *end, long long minimum,
-                    long long maximum, long long *value) {
-  double parsed = 0; /* 1e6 as well as 1000000 */
-  if (!ck__parse_decimal(begin, end, &parsed) || parsed != floor(parsed))
-    return 0;
-  /* Compared as doubles: a bound such as 1e18 is not exact in a double,
-   * and a number past LLONG_MAX must not be converted. */
-  if (parsed < (double)minimum || parsed > (double)maximum)
-    return -1;
-  *value = (long long)parsed;
-  return 1;
-}
-
-ck_status ck__param_integer(const ck_param *params, size_t count,
-                            const char *name, long long fallback,
-                            long long minimum, long long maximum,
-                            long long *value) {
-  const char *text = ck__param_find(params, count, name);
-  if (!text) {
-    *value = fallback;
-    return CK_OK;
-  }
-  int read =
-      ck__parse_whole(text, text + strlen(text), minimum, maximum, value);
-  if (read == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: '%s' is not a whole number", name, text);
-  if (read < 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: %s is outside [%lld, %lld]", name, text,
-                    minimum, maximum);
-  return CK_OK;
-}
-
-ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
-                         double fallback, double minimum, double maximum,
-                         double *value) {
-  const char *text = ck__param_find(params, count, name);
-  if (!text) {
-    *value = fallback;
-    return CK_OK;
-  }
-  double parsed = 0;
-  if (!ck__parse_decimal(text, text + strlen(text), &parsed))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: '%s' is not a number", name, text);
-  if (parsed < minimum || parsed > maximum)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: %s is outside [%g, %g]", name, text, minimum,
-                    maximum);
-  *value = parsed;
-  return CK_OK;
-}
-
 void ck__result_metric(ck_result *result, const char *name, double value,
                        const char *unit) {
   if (result->metric_count == CK_RESULT_MAX_METRICS)
@@ -397,23 +223,6 @@ void ck__result_begin(ck_result *result, const char *workload,
   snprintf(result->device, sizeof result->device, "%s", device->id);
   snprintf(result->device_name, sizeof result->device_name, "%s", device->name);
   result->agreement = NAN;
-}
-
-ck_status ck_param_parse_number(const char *text, double *value) {
-  double parsed = 0;
-  ck__c_locale locale = {0};
-  CK__REQUIRE(text);
-  CK__REQUIRE(value);
-  ck_status status = ck__c_locale_enter(&locale, "ck_param_parse_number");
-  if (status != CK_OK)
-    return status;
-  int read = ck__parse_decimal(text, text + strlen(text), &parsed);
-  ck__c_locale_leave(&locale);
-  if (!read)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "'%s' is not a plain decimal number", text);
-  *value = parsed;
-  return CK_OK;
 }
 
 ck_status ck_result_get_metric(const ck_result *result, const char *name,

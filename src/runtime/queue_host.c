@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/queue_internal.h"
+#include "runtime/backend.h"
 
 static ck_status host_create(ck_queue *queue) {
   (void)queue;

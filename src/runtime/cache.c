@@ -43,7 +43,7 @@
  * deleted; an entry that is not a safe regular file is left unread, and
  * the rebuilt entry is renamed over its name, which never follows a link.
  */
-#include "internal.h"
+#include "runtime/runtime.h"
 
 #include <dirent.h>
 #include <errno.h>

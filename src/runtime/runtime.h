@@ -1,0 +1,255 @@
+/*
+ * runtime.h - what the compute runtime (devices, queues, programs, kernel
+ * sources and their binary cache) offers the rooms above it: the
+ * workload framework and the workloads. The backend interface itself is
+ * runtime/backend.h.
+ */
+#ifndef CK_RUNTIME_H
+#define CK_RUNTIME_H
+
+#include "util/util.h"
+
+/* ---- Devices (device.c; OpenCL's in queue_opencl.c) ------------------- */
+
+/* CK_OK unless bytes, what a run will keep on the device (in host memory
+ * for ref), passes 90% of the device's memory where that is known; then
+ * CK_ERROR_DEVICE_MEMORY, "about X GB; device D has Y GB", for the caller
+ * to prefix with what needs it (CK_FAIL_PREFIX), before anything is
+ * allocated: a run that cannot fit fails at once with the figures, and on
+ * the host rather than in an over-committed allocation (device.c). */
+ck_status ck__device_memory_check(const ck_device *device, double bytes);
+
+/* The option that builds a program's single-precision division and square
+ * root correctly rounded, as C rounds them (which NVIDIA's OpenCL does not
+ * by default), where the device is an OpenCL one offering it; "" on other
+ * devices (CUDA rounds them correctly unless told otherwise). For
+ * programs whose results should match ref's bits: not every program's
+ * options, since the rounded forms cost more instructions. */
+const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
+
+/* The major version of PoCL that runs an OpenCL device, or 0 for any
+ * other runtime or backend: for working around what a PoCL release is
+ * known to miscompile. */
+int ck__device_pocl_major(const ck_device *device);
+
+/* 1 when the device's runtime keeps its own on-disk cache of builds, so
+ * that clkit's is left alone (unless CLKIT_CACHE=1): PoCL, unless
+ * POCL_KERNEL_CACHE=0. PoCL caches both the program and the kernels it
+ * compiles at their first launch, while the binary that clkit's cache
+ * would store makes PoCL compile every kernel of the program once more
+ * for any work-group size (11 of a GA program's 15 s on PoCL 3.1). */
+int ck__device_caches_builds(const ck_device *device);
+
+/* The build options clkit adds for a device (one place for all of them,
+ * in sources.c). */
+ck_status ck__device_build_options(const ck_device *device, char *options,
+                                   size_t capacity);
+
+/* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
+/*
+ * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else
+ * $HOME/.cache/clkit. Written into path (capacity bytes). A relative one
+ * is refused (CK_ERROR_CACHE, path left empty).
+ */
+ck_status ck__cache_directory(char *path, size_t capacity);
+/* How CLKIT_CACHE sets the cache, any case: "0", "off", "no" or "false"
+ * turn it off; "1", "on", "yes" or "true" ask for it on every device,
+ * even where the runtime keeps its own cache of builds
+ * (ck__device_caches_builds); nothing, "" or any other value leaves it on
+ * (ck_cache_query() reports another value). */
+typedef enum ck__cache_mode {
+  CK__CACHE_OFF,
+  CK__CACHE_ON,
+  CK__CACHE_FORCED
+} ck__cache_mode;
+ck__cache_mode ck__cache_setting(void);
+/*
+ * Looks an entry up by its 32-byte key. On a hit stores a malloc'd copy of
+ * the payload (caller frees) and its size, and, when kernels is not NULL,
+ * the kernel names stored with it (a malloc'd ';'-separated list, caller
+ * frees), and returns CK_OK. A missing entry returns CK_ERROR_NOT_FOUND
+ * without recording an error message; so do a directory that cannot be
+ * used or trusted, and an entry that is not a regular file private to the
+ * user (not read). An entry whose header, key or checksum is wrong is
+ * deleted and reported as missing.
+ */
+ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
+                         char **kernels);
+/*
+ * Stores an entry atomically, with the key and the kernel names (a
+ * ';'-separated list, or NULL for none) in its header: written to a
+ * temporary file in the cache directory, then renamed over the final
+ * name, so that concurrent writers and readers never see a partial entry.
+ * The directory is created 0700; one that may not be trusted is refused
+ * (CK_ERROR_CACHE).
+ */
+ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
+                          const void *payload, size_t size);
+/* Deletes one entry (for a binary the device rejected). */
+ck_status ck__cache_remove(const uint8_t key[32]);
+/* 1 when every name of the ';'-separated list wanted is in present: a
+ * cached binary must define the kernels stored with it. */
+int ck__cache_kernels_present(const char *wanted, const char *present);
+
+/* When set, builds skip loading from the cache (but still store): the
+ * cold-build measurement of ck_device_probe(). */
+extern _Thread_local int ck__build_from_source;
+
+/* ---- Program builds (program.c) ----------------------------------------- */
+
+/*
+ * ck_program_build() with a caller's source placed before cl/<name>.cl:
+ * a user objective, say. prefix_name names it in compiler messages.
+ */
+ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
+                                     const char *defines,
+                                     const char *prefix_name,
+                                     const char *prefix_text,
+                                     ck_program **program);
+
+/* Told of each program build on the calling thread as it begins, and as
+ * it ends after seconds (failed or not): the workload framework watches
+ * a run's builds, for its caller's build callback and its build time. */
+typedef struct ck__build_watch {
+  void (*started)(void *user, const char *program);
+  void (*ended)(void *user, const char *program, double seconds, int failed);
+  void *user;
+} ck__build_watch;
+/* The calling thread's watch; NULL (none) but while a run is in progress. */
+extern _Thread_local const ck__build_watch *ck__build_watching;
+
+/* ---- Kernel sources (sources.c, kernels_embedded.c) --------------------- */
+typedef struct ck__source {
+  const char *name; /* file name inside cl/, e.g. "ck_philox.h" */
+  const char *text;
+  size_t size;
+} ck__source;
+
+/* Where each line of an assembled source came from. */
+typedef struct ck__line_origin {
+  char file[256]; /* as shown in messages: "cl/pso.cl", or a user's file */
+  size_t line;    /* 1-based; 0 for a #line directive clkit inserted */
+} ck__line_origin;
+
+typedef struct ck__source_map {
+  ck__line_origin *lines; /* one per assembled line */
+  size_t line_count, line_capacity;
+} ck__source_map;
+
+/* ck_kernels_assemble() that also fills map (release with _free). */
+ck_status ck__kernels_assemble_mapped(const char *name, char **text,
+                                      size_t *size, ck__source_map *map);
+void ck__source_map_free(ck__source_map *map);
+/* A copy of a build log with anonymous positions mapped back to cl/. */
+char *ck__source_map_rewrite(const ck__source_map *map, const char *log);
+
+/* A failed build's message (malloc'd; NULL when out of memory) with the
+ * compiler's errors first, each as "FILE:LINE[:COL]: error: TEXT"
+ * whatever the compiler's own form: what the user wrote wrong comes
+ * before the device, the options and the whole log, which follow. */
+char *ck__build_errors_first(const char *message);
+
+extern const ck__source ck__embedded_sources[];
+extern const size_t ck__embedded_source_count;
+
+/* ---- CUDA (queue_cuda.c): for native steps and tests ----------------- */
+
+#if CK_HAVE_CUDA
+/* What can run on a GPU of compute capability `architecture` (major * 10
+ * + minor), given the oldest and newest architectures NVRTC builds for (0
+ * where unknown) and the oldest this build's nvcc code was compiled for:
+ * machine code from NVRTC; PTX for NVRTC's newest architecture, which the
+ * driver compiles for a GPU newer than NVRTC; or nothing, for a GPU older
+ * than either. */
+typedef enum ck__cuda_reach {
+  CK__CUDA_MACHINE_CODE,
+  CK__CUDA_THROUGH_PTX,
+  CK__CUDA_UNREACHABLE
+} ck__cuda_reach;
+ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
+                                 int nvrtc_newest, int native_oldest);
+
+/* "" for a CUDA error code (cudaError_t) that leaves the context usable;
+ * for one that does not (an illegal address in a kernel, ...), a note to
+ * append to its message saying so. */
+const char *ck__cuda_lost_note(int code);
+
+/* For tests: when 1, the calling thread's programs are built as PTX for
+ * their device's architecture, as for a GPU newer than NVRTC, and loaded
+ * through the driver's compiler; when an older architecture (75 for
+ * sm_75), as PTX for that one, so that the fallbacks the kernels keep for
+ * older GPUs run on this one. ck__cuda_ptx_builds counts the programs
+ * built as PTX. */
+extern _Thread_local int ck__cuda_programs_as_ptx;
+extern _Thread_local unsigned ck__cuda_ptx_builds;
+
+/* For tests: when nonzero, the calling thread's next load of a program's
+ * machine code fails with this CUDA error code (cudaError_t) instead of
+ * loading, and the switch goes back to 0. */
+extern _Thread_local int ck__cuda_next_load_fails;
+
+/* For a workload's native CUDA steps: the queue's stream (a
+ * cudaStream_t), a buffer's device pointer, and a timing span around
+ * their launches, so that ck_queue_get_kernel_seconds() counts them. */
+void *ck__cuda_stream(const ck_queue *queue);
+void *ck__cuda_pointer(const ck_buffer *buffer);
+ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
+ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
+/* Gives back a span whose launch failed, before anything else on the
+ * queue begins one. */
+void ck__cuda_kernel_abandon(ck_queue *queue, void *span);
+/* Makes the queue's device the calling thread's current one, for a call
+ * into a CUDA library outside a timing span (kernel_begin does it too):
+ * another queue's calls may have changed it. */
+ck_status ck__cuda_use_device(const ck_queue *queue);
+
+/* Shared memory beyond what a kernel declares, for its extern __shared__
+ * array: makes every later launch of kernel (built for the queue's
+ * device) get `bytes` of it, up to the device's opt-in limit
+ * (ck_device.local_memory_opt_in, over the 48 KB a kernel may declare
+ * itself). Errors: CK_ERROR_INVALID_ARGUMENT past the limit,
+ * CK_ERROR_DEVICE with CUDA's reason. */
+ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
+
+/* How many blocks of `threads` threads of a CUDA kernel (with the shared
+ * memory ck__cuda_kernel_set_shared gave it) the whole device holds at
+ * once, into *blocks (0 where a block does not fit). Errors:
+ * CK_ERROR_DEVICE with CUDA's reason. */
+ck_status ck__cuda_kernel_resident(ck_kernel *kernel, size_t threads,
+                                   size_t *blocks);
+
+/* The compute capability of a CUDA device as major * 10 + minor (90 for
+ * an H100), or 0 where it cannot be read or the device is not CUDA's. */
+int ck__cuda_architecture(const ck_device *device);
+/* The warp width the native kernels (the .cu files of cl/) are written
+ * for: their lane masks are 32-bit words (cl/ck_warp.h refuses other
+ * widths), and host code sizes their blocks by it. */
+#define CK__CUDA_WARP 32
+/* A CUDA device's limits an SM (resident threads, 32-bit registers,
+ * resident blocks), by which native kernels choose their launch bounds;
+ * all 0 where the device cannot say. */
+void ck__cuda_multiprocessor(const ck_device *device, int *threads,
+                             int *registers, int *blocks);
+
+/* CUDA graphs, for launch-bound loops. Between capture_begin and
+ * capture_end the queue's launches are recorded, not run (nor timed);
+ * capture_end returns the recording, ready to run, in *graph (owned by
+ * the caller: ck__cuda_graph_destroy). graph_launch runs it on the queue,
+ * timed as one span. Recorded launches keep the arguments they had, so a
+ * graph suits a sequence that reads what changes from device memory.
+ * Errors: CK_ERROR_DEVICE with CUDA's reason. */
+ck_status ck__cuda_capture_begin(ck_queue *queue);
+ck_status ck__cuda_capture_end(ck_queue *queue, void **graph);
+ck_status ck__cuda_graph_launch(ck_queue *queue, void *graph);
+void ck__cuda_graph_destroy(void *graph);
+
+/* Compiles kernel program name (a cl/ file, as ck_program_build names it)
+ * through NVRTC for sm_<architecture> with defines, as a CUDA device of a
+ * typical shape would build it, but with no device: for tests on machines
+ * without a GPU. Returns CK_OK, or CK_ERROR_BUILD with the log in the
+ * message. */
+ck_status ck__cuda_compile_check(const char *name, const char *defines,
+                                 int architecture);
+#endif
+
+#endif /* CK_RUNTIME_H */
