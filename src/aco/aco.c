@@ -12,7 +12,6 @@
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
 #include "framework/framework.h"
-#include "objectives/problem.h"
 #include "tsp/tsp_internal.h"
 
 enum {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "aco/aco_internal.h"
-#include "objectives/problem.h"
 
 /* A warp an ant, and a lane a candidate. */
 #define WARP 32u

@@ -11,7 +11,6 @@
 #include "aco/aco_internal.h"
 #include "ck_philox.h"
 #include "framework/framework.h"
-#include "objectives/problem.h"
 
 /* The options that name files a run writes. */
 static const char *const aco_outputs[] = {"tour-out", "trace", "svg", NULL};

@@ -105,6 +105,11 @@ int ck__parse_whole(const char *begin, const char *end, long long minimum,
 int ck__parse_two_fields(const char *text, const char *prefix,
                          const char **first, const char **second);
 
+/* One of a list of words, for an option; CK_ERROR_INVALID_ARGUMENT naming
+ * the option and the choices otherwise. */
+ck_status ck__parse_choice(const char *option, const char *text,
+                           const char *const *choices, int *choice);
+
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,

@@ -192,3 +192,18 @@ ck_status ck_param_parse_number(const char *text, double *value) {
   *value = parsed;
   return CK_OK;
 }
+
+ck_status ck__parse_choice(const char *option, const char *text,
+                           const char *const *choices, int *choice) {
+  for (int i = 0; choices[i]; ++i) {
+    if (strcmp(text, choices[i]) == 0) {
+      *choice = i;
+      return CK_OK;
+    }
+  }
+  ck__fail(CK_ERROR_INVALID_ARGUMENT,
+           "option --%s: unknown value '%s'; one of:", option, text);
+  for (int i = 0; choices[i]; ++i)
+    ck__fail_append(" %s", choices[i]);
+  return CK_ERROR_INVALID_ARGUMENT;
+}

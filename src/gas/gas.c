@@ -15,7 +15,6 @@
 #include "framework/framework.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
-#include "objectives/problem.h"
 
 /* Philox stream of the initial velocities. */
 #define VELOCITY_STREAM 0x4741530000000000ull

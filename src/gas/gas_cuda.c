@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 #include "gas/gas_internal.h"
-#include "objectives/problem.h"
 
 /* Threads a block of the per-particle kernels. */
 #define NATIVE_BLOCK 256u

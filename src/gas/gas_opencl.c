@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "gas/gas_internal.h"
-#include "objectives/problem.h"
 
 void ck__gas_take_sorted(gas_state *state) {
   ck_buffer *swap = state->position;

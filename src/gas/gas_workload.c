@@ -14,7 +14,6 @@
 #include "framework/history.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
-#include "objectives/problem.h"
 
 /* The options that name files a run writes: --checkpoint first, which
  * may replace the checkpoint --restart reads, then the others. */

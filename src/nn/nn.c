@@ -13,7 +13,6 @@
 #include "ck_philox.h"
 #include "framework/framework.h"
 #include "nn/nn_internal.h"
-#include "objectives/problem.h"
 
 /* Rows evaluated at a time, when no larger batch sized the buffers. */
 #define EVALUATION_ROWS 4096u

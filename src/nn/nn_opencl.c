@@ -2,7 +2,6 @@
 #include <stdio.h>
 
 #include "nn/nn_internal.h"
-#include "objectives/problem.h"
 
 /* Rows of work-items a gather launch has at most. A CUDA grid takes at
  * most 65,535 blocks in its second dimension, so a larger batch is

@@ -14,7 +14,6 @@
 #include "ck_philox.h"
 #include "framework/framework.h"
 #include "nn/nn_internal.h"
-#include "objectives/problem.h"
 
 /* The most classes whose test confusion matrix is counted and logged. */
 #define CONFUSION_MAX_CLASSES 1024

@@ -1,7 +1,8 @@
 /*
  * problem.h - what the optimisers (PSO, GA) share about their problem:
  * the objective (built in, lsq over data, or user OpenCL C), its domain,
- * the checks of both, and moving reals and data to the device.
+ * the checks of both, moving its data to the device and evaluating it
+ * there, and the options that set it.
  */
 #ifndef CK_PROBLEM_H
 #define CK_PROBLEM_H
@@ -94,23 +95,6 @@ ck_status ck__problem_data_check(const ck_objective_info *info, int has_data);
 ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                            const ck__problem_spec *spec);
 void ck__problem_free(ck__problem *problem);
-
-/* Reals of the problem's precision to and from a buffer. */
-ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
-                          int double_precision, const double *values,
-                          size_t count);
-ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
-                         int double_precision, double *values, size_t count);
-
-/* A buffer of at least one byte. */
-ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer);
-/* A buffer of count elements of size bytes (at least one byte), zeroed by
- * a write from the host, so that no kernel reads an unwritten value
- * (checkers such as Oclgrind treat device fills as unwritten). Errors
- * name `what`: CK_ERROR_DEVICE_MEMORY (too large, or refused),
- * CK_ERROR_OUT_OF_MEMORY. */
-ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
-                                 const char *what, ck_buffer **buffer);
 
 /* The problem's data on the device: lsq column-major in its precision,
  * a user objective's rows as floats; a placeholder when there is none. */
@@ -282,11 +266,6 @@ extern const char *const ck__problem_outputs[];
 /* Checks the shared options that need no file (for ck_workload_check). */
 ck_status ck__problem_options_check(const ck_param *params, size_t count,
                                     const char *count_option);
-
-/* One of a list of words, for an option; CK_ERROR_INVALID_ARGUMENT naming
- * the option and the choices otherwise. */
-ck_status ck__parse_choice(const char *option, const char *text,
-                           const char *const *choices, int *choice);
 
 /* --out: the position, one value a line, atomically. */
 ck_status ck__write_position(const char *path, const double *position, int dim);

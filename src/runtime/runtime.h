@@ -45,6 +45,25 @@ int ck__device_caches_builds(const ck_device *device);
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity);
 
+/* ---- Buffers (buffers.c) ------------------------------------------------ */
+
+/* Reals to and from a buffer, as doubles or floats (double_precision 0). */
+ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
+                          int double_precision, const double *values,
+                          size_t count);
+ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
+                         int double_precision, double *values, size_t count);
+
+/* A buffer of at least one byte. */
+ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer);
+/* A buffer of count elements of size bytes (at least one byte), zeroed by
+ * a write from the host, so that no kernel reads an unwritten value
+ * (checkers such as Oclgrind treat device fills as unwritten). Errors
+ * name `what`: CK_ERROR_DEVICE_MEMORY (too large, or refused),
+ * CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
+                                 const char *what, ck_buffer **buffer);
+
 /* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
 /*
  * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else

@@ -1,0 +1,63 @@
+/*
+ * buffers.c - buffers as the workloads make and fill them: at least one
+ * byte, zeroed from the host, and reals of a run's precision.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/runtime.h"
+
+ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
+                          int double_precision, const double *values,
+                          size_t count) {
+  size_t width = double_precision ? sizeof(double) : sizeof(float);
+  void *staging = malloc(count * width);
+  if (!staging)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t i = 0; i < count; ++i) {
+    if (double_precision)
+      ((double *)staging)[i] = values[i];
+    else
+      ((float *)staging)[i] = (float)values[i];
+  }
+  ck_status status = ck_buffer_write(queue, buffer, 0, count * width, staging,
+                                     CK_BLOCKING, NULL);
+  free(staging);
+  return status;
+}
+
+ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
+                         int double_precision, double *values, size_t count) {
+  size_t width = double_precision ? sizeof(double) : sizeof(float);
+  void *staging = malloc(count * width);
+  if (!staging)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  ck_status status = ck_buffer_read(queue, buffer, 0, count * width, staging,
+                                    CK_BLOCKING, NULL);
+  for (size_t i = 0; status == CK_OK && i < count; ++i)
+    values[i] = double_precision ? ((double *)staging)[i]
+                                 : (double)((float *)staging)[i];
+  free(staging);
+  return status;
+}
+
+ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer) {
+  return ck_buffer_create(queue, bytes ? bytes : 1, buffer);
+}
+
+ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
+                                 const char *what, ck_buffer **buffer) {
+  if (count && size > SIZE_MAX / count)
+    return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: %zu elements are too many",
+                    what, count);
+  size_t bytes = count * size > 0 ? count * size : 1;
+  ck_status status = ck_buffer_create(queue, bytes, buffer);
+  if (status != CK_OK)
+    return ck__fail_prefix(status, "%s (%zu bytes): ", what, bytes);
+  void *zeros = calloc(1, bytes);
+  if (!zeros)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", what);
+  status = ck_buffer_write(queue, *buffer, 0, bytes, zeros, CK_BLOCKING, NULL);
+  free(zeros);
+  return status;
+}
