@@ -1275,7 +1275,7 @@ static void quality(const ck_device *device) {
       if (!run(device, &tsp, &config, &report, NULL))
         continue;
       CHECK_MSG(
-          report.stopped_by == CK_ACO_STOP_TARGET &&
+          report.stopped_by == CK_STOP_TARGET &&
               report.best_length >= cases[c].optimum &&
               (double)report.best_length <=
                   (double)cases[c].optimum * (1 + cases[c].gap / 100),
@@ -1302,7 +1302,7 @@ static void quality(const ck_device *device) {
     config.keep_trace = 1;
     ck_aco_report report;
     if (run(device, &tsp, &config, &report, NULL)) {
-      CHECK_MSG(report.stopped_by == CK_ACO_STOP_ITERATIONS &&
+      CHECK_MSG(report.stopped_by == CK_STOP_STEPS &&
                     report.iterations == 100 && report.best_length >= 426 &&
                     report.best_length <= 426 * 1.5,
                 "ls none on %s: %lld", device->id,

@@ -38,7 +38,7 @@ static double run_best(const ck_device *device, const ck_ga_config *config,
   CHECK_OK(ck_ga_run(ga, &report));
   CHECK_OK(ck_ga_get_best(ga, &best, position));
   CHECK(best == report.best);
-  CHECK(report.stopped_by == CK_PSO_STOP_ITERATIONS);
+  CHECK(report.stopped_by == CK_STOP_STEPS);
   CHECK(report.generations == config->max_generations);
   ck_ga_destroy(ga);
   return best;
@@ -942,7 +942,7 @@ static void target(const ck_device *device) {
   if (!ga)
     return;
   CHECK_OK(ck_ga_run(ga, &report));
-  CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
+  CHECK(report.stopped_by == CK_STOP_TARGET);
   CHECK(report.best <= 1e-2);
   CHECK(report.generations >= report.target_generation);
   /* The default elite (1 an island) keeps its fitness: 8 x 15 children a
@@ -991,7 +991,7 @@ static void target(const ck_device *device) {
     if (!(ga = create(device, &c)))
       return;
     CHECK_OK(ck_ga_run(ga, &report));
-    CHECK_MSG(report.stopped_by == CK_PSO_STOP_EVALUATIONS &&
+    CHECK_MSG(report.stopped_by == CK_STOP_EVALUATIONS &&
                   report.generations == budgets[k][1] &&
                   report.evaluations == 8 * 16 + 8 * 15 * budgets[k][1] &&
                   report.evaluations <= budgets[k][0],
@@ -1098,7 +1098,7 @@ static void bounded_history(const ck_device *device) {
   aimed.has_target = 1;
   aimed.target = full.part[0][met];
   if (met && ga_history_take(device, &aimed, LIMIT, &bounded)) {
-    CHECK_MSG(bounded.report.stopped_by == CK_PSO_STOP_TARGET &&
+    CHECK_MSG(bounded.report.stopped_by == CK_STOP_TARGET &&
                   bounded.report.target_generation == met,
               "%s: target %.17g met at generation %llu, want %llu", device->id,
               aimed.target,

@@ -477,7 +477,8 @@ static void xor_case(const ck_device *device, const char *name,
     ck_nn_report report;
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     CHECK(report.epochs == epochs && report.best_epoch == epochs);
-    CHECK(!report.stopped_early && isnan(report.best_validation_loss) &&
+    CHECK(report.stopped_by == CK_STOP_STEPS &&
+          isnan(report.best_validation_loss) &&
           isnan(report.final_test_accuracy));
     CHECK_OK(ck_nn_evaluate(nn, CK_NN_TRAIN, &final_loss, &accuracy, NULL));
     CHECK_MSG(accuracy == 1.0 && final_loss < loss_limit &&
@@ -1093,7 +1094,8 @@ static void padded_case(const ck_device *ref, const ck_nn_config *config,
             report_a.best_epoch, report_a.epochs, report_a.best_validation_loss,
             report_b.best_epoch, report_b.epochs,
             report_b.best_validation_loss);
-  CHECK_MSG(report_b.stopped_early && report_b.best_epoch < report_b.epochs,
+  CHECK_MSG(report_b.stopped_by == CK_STOP_EARLY &&
+                report_b.best_epoch < report_b.epochs,
             "%s: best epoch %u of %u: no earlier epoch restored", what,
             report_b.best_epoch, report_b.epochs);
   printf("  %s: epoch %u of %u kept, the same as with packed rows\n", what,
@@ -1859,8 +1861,8 @@ static void early_stopping(const ck_device *ref) {
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     double best;
     unsigned best_epoch = best_of(record, &best);
-    CHECK_MSG(report.stopped_early && report.epochs < 200,
-              "stopped early %d after %u epochs", report.stopped_early,
+    CHECK_MSG(report.stopped_by == CK_STOP_EARLY && report.epochs < 200,
+              "stopped by %d after %u epochs", (int)report.stopped_by,
               report.epochs);
     CHECK(record->count == report.epochs);
     CHECK_MSG(report.best_epoch == best_epoch &&
@@ -1902,7 +1904,7 @@ static void early_stopping(const ck_device *ref) {
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     double best, loss = NAN;
     unsigned best_epoch = best_of(record, &best);
-    CHECK(!report.stopped_early && report.epochs == 40);
+    CHECK(report.stopped_by == CK_STOP_STEPS && report.epochs == 40);
     CHECK(report.best_epoch == best_epoch && best_epoch < 40);
     CHECK(isnan(report.final_test_accuracy) && isnan(report.final_test_loss));
     CHECK_OK(ck_nn_evaluate(nn, CK_NN_VALIDATION, &loss, NULL, NULL));
@@ -1918,7 +1920,8 @@ static void early_stopping(const ck_device *ref) {
     ck_nn_training plan = {6, 2, record_epoch, record};
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     CHECK(report.epochs == 6 && report.best_epoch == 6 &&
-          !report.stopped_early && isnan(report.best_validation_loss));
+          report.stopped_by == CK_STOP_STEPS &&
+          isnan(report.best_validation_loss));
     CHECK(isnan(record->epochs[0].validation_loss) &&
           isnan(record->epochs[0].test_accuracy));
   }
@@ -1931,7 +1934,8 @@ static void early_stopping(const ck_device *ref) {
   if (nn) {
     ck_nn_training plan = {10, 0, record_epoch, record};
     CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_CANCELLED, "epoch 3");
-    CHECK(report.epochs == 3 && record->count == 3 && nn->epoch == 3);
+    CHECK(report.epochs == 3 && record->count == 3 && nn->epoch == 3 &&
+          report.stopped_by == CK_STOP_CANCELLED);
     CHECK(report.best_epoch >= 1 && report.best_epoch <= 3);
   }
   ck_nn_destroy(nn);

@@ -129,7 +129,7 @@ static void history_and_target(const ck_device *device) {
   if (!pso)
     return;
   CHECK_OK(ck_pso_run(pso, &report));
-  CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
+  CHECK(report.stopped_by == CK_STOP_TARGET);
   CHECK(report.best <= 1e-3);
   CHECK(report.iterations == report.target_iteration);
   CHECK(report.evaluations == 32 * (report.iterations + 1));
@@ -162,7 +162,7 @@ static void history_and_target(const ck_device *device) {
   if (!pso)
     return;
   CHECK_OK(ck_pso_run(pso, &report));
-  CHECK(report.stopped_by == CK_PSO_STOP_TARGET);
+  CHECK(report.stopped_by == CK_STOP_TARGET);
   CHECK_MSG(report.target_iteration == middle && report.best == c.target,
             "%s: target %.17g met at %" PRIu64 " (best %.17g), want %" PRIu64,
             device->id, c.target, report.target_iteration, report.best, middle);
@@ -272,7 +272,7 @@ static void bounded_history(const ck_device *device) {
     CHECK_OK(ck_pso_run(pso, &report));
     CHECK_OK(ck_pso_get_history(pso, &history, &kept));
     CHECK_OK(ck_pso_get_history_stride(pso, &stride));
-    CHECK_MSG(report.stopped_by == CK_PSO_STOP_TARGET &&
+    CHECK_MSG(report.stopped_by == CK_STOP_TARGET &&
                   report.target_iteration == met && report.iterations == met &&
                   report.best == full[met],
               "%s: target %.17g met at %llu (best %.17g), want %llu",
@@ -340,7 +340,7 @@ static void budgets(const ck_device *device) {
     if (!pso)
       return;
     CHECK_OK(ck_pso_run(pso, &report));
-    CHECK_MSG(report.stopped_by == CK_PSO_STOP_EVALUATIONS &&
+    CHECK_MSG(report.stopped_by == CK_STOP_EVALUATIONS &&
                   report.iterations == cases[k].iterations &&
                   report.evaluations == 16 * (cases[k].iterations + 1),
               "%s: budget %llu: stopped by %d after %llu iterations, %llu "
@@ -367,7 +367,7 @@ static void budgets(const ck_device *device) {
   if (!(pso = create(device, &c)))
     return;
   CHECK_OK(ck_pso_run(pso, &report));
-  CHECK(report.stopped_by == CK_PSO_STOP_ITERATIONS);
+  CHECK(report.stopped_by == CK_STOP_STEPS);
   CHECK(report.iterations == 1000);
   ck_pso_destroy(pso);
 }

@@ -43,13 +43,6 @@ typedef enum ck_aco_local_search {
   CK_ACO_LS_2OPT_OROPT = 2
 } ck_aco_local_search;
 
-typedef enum ck_aco_stop {
-  CK_ACO_STOP_NONE = 0,
-  CK_ACO_STOP_ITERATIONS = 1,
-  CK_ACO_STOP_TARGET = 2, /* within target_gap of the optimum */
-  CK_ACO_STOP_TIME = 3
-} ck_aco_stop;
-
 /* The fewest cities an instance may have for the ACO. */
 #define CK_ACO_MIN_CITIES 5u
 
@@ -112,7 +105,8 @@ typedef struct ck_aco_report {
   uint64_t best_iteration; /* when the best was found */
   double best_time_s;      /* seconds from the run's start */
   uint64_t tours;          /* tours constructed */
-  ck_aco_stop stopped_by;
+  ck_stop stopped_by;      /* CK_STOP_STEPS (iterations), _TARGET (within
+                              target_gap of the optimum) or _TIME */
   double wall_s, kernel_s, setup_s;
   double tours_per_s;
   uint32_t ants, candidates;

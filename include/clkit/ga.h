@@ -115,7 +115,7 @@ typedef struct ck_ga_report {
   uint64_t evaluations;       /* initial population included; elites
                                  not re-evaluated are not counted */
   uint64_t target_generation; /* first generation at or below target */
-  ck_pso_stop stopped_by;     /* the same reasons as PSO */
+  ck_stop stopped_by;         /* CK_STOP_STEPS: generations ran out */
   double wall_s, kernel_s, build_s;
   double evaluations_per_s;
   double genes_per_s; /* individuals x islands x genes x generations / s */

@@ -31,6 +31,7 @@
 #include "clkit/dataset.h"
 #include "clkit/device.h"
 #include "clkit/status.h"
+#include "clkit/workload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -128,7 +129,9 @@ typedef struct ck_nn_training {
 typedef struct ck_nn_report {
   unsigned epochs;            /* epochs run */
   unsigned best_epoch;        /* whose weights the network now holds */
-  int stopped_early;          /* 1 when patience ran out */
+  ck_stop stopped_by;         /* CK_STOP_STEPS (the epochs ran out),
+                                 CK_STOP_EARLY (patience ran out) or
+                                 CK_STOP_CANCELLED (on_epoch said stop) */
   double best_test_accuracy;  /* the best over the epochs; NaN w/o test */
   double final_test_accuracy; /* of the weights kept; NaN without test */
   double final_test_loss;

@@ -98,23 +98,15 @@ typedef struct ck_pso_config {
   void *progress_user;
 } ck_pso_config;
 
-typedef enum ck_pso_stop {
-  CK_PSO_STOP_NONE = 0,
-  CK_PSO_STOP_ITERATIONS,
-  CK_PSO_STOP_EVALUATIONS,
-  CK_PSO_STOP_TARGET,
-  CK_PSO_STOP_TIME
-} ck_pso_stop;
-
 typedef struct ck_pso_report {
   double best;
   uint64_t iterations;       /* moves made (initialisation not counted) */
   uint64_t evaluations;      /* objective evaluations, initialisation too */
   uint64_t target_iteration; /* first iteration at or below target, or 0 */
-  ck_pso_stop stopped_by;
-  double wall_s;   /* run time, program builds excluded */
-  double kernel_s; /* device time of the kernels */
-  double build_s;  /* program builds */
+  ck_stop stopped_by;        /* CK_STOP_STEPS: iterations ran out */
+  double wall_s;             /* run time, program builds excluded */
+  double kernel_s;           /* device time of the kernels */
+  double build_s;            /* program builds */
   double evaluations_per_s;
   double updates_per_s; /* particle-dimension updates per second */
 } ck_pso_report;

@@ -55,6 +55,17 @@ typedef struct ck_progress {
  * The strings are valid during the call only. */
 typedef int (*ck_progress_fn)(void *user, const ck_progress *progress);
 
+/* Why a run stopped: the stopped_by of a workload's report. */
+typedef enum ck_stop {
+  CK_STOP_NONE = 0,    /* no rule stopped it (yet) */
+  CK_STOP_STEPS,       /* its count: iterations, generations, epochs */
+  CK_STOP_EVALUATIONS, /* its budget of objective evaluations */
+  CK_STOP_TARGET,      /* the target was met */
+  CK_STOP_TIME,        /* its time ran out */
+  CK_STOP_EARLY,       /* no progress for too long (the MLP's patience) */
+  CK_STOP_CANCELLED    /* a callback asked it to stop */
+} ck_stop;
+
 typedef enum ck_build_state {
   CK_BUILD_BEGINS, /* seconds is 0 */
   CK_BUILD_DONE,   /* seconds is its build time (source or cache) */

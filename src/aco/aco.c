@@ -596,53 +596,49 @@ ck_status ck_aco_step(ck_aco *aco, uint64_t iterations) {
   return CK_OK;
 }
 
+static ck_status run_step(void *self, uint64_t steps) {
+  return ck_aco_step(self, steps);
+}
+
+/* The best length so far, and whether it is within the target's gap. */
+static ck_status run_read(void *self, uint64_t steps,
+                          ck__loop_reading *reading) {
+  const ck_aco *aco = self;
+  const ck_aco_config *config = &aco->config;
+  (void)steps;
+  reading->best = (double)aco->best_length;
+  reading->met =
+      config->has_target &&
+      (double)aco->best_length <=
+          (double)config->optimum * (1.0 + config->target_gap / 100.0);
+  return CK_OK;
+}
+
 ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   ck_status status = CK_OK;
   CK__REQUIRE(aco);
   CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
   const ck_aco_config *config = &aco->config;
-  uint64_t max_iterations = config->max_iterations;
-  if (!max_iterations && !(config->max_seconds > 0) && !config->has_target)
-    max_iterations = 100;
+  const ck__loop_rules rules = {.shape = CK__LOOP_STEPWISE,
+                                .max_steps = config->max_iterations,
+                                .default_steps = 100,
+                                .has_target = config->has_target,
+                                .max_seconds = config->max_seconds,
+                                .check_every = 1,
+                                .progress = config->progress,
+                                .progress_user = config->progress_user,
+                                .step_name = "iterations",
+                                .best_name = "tour_length",
+                                .cancelled =
+                                    "ACO cancelled after %lld iterations"};
+  const ck__loop_driver driver = {aco, run_step, run_read, NULL};
+  ck__loop_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(aco->state.queue, &kernel_before);
   aco->started = ck__seconds();
   uint64_t first = aco->iteration;
-  ck_aco_stop stop = CK_ACO_STOP_NONE;
-  double reported = -1; /* when progress was last reported; -1: never */
-  while (stop == CK_ACO_STOP_NONE) {
-    CK_TRY(iterate(aco));
-    double elapsed = ck__seconds() - aco->started;
-    uint64_t made = aco->iteration - first;
-    if (config->has_target &&
-        (double)aco->best_length <=
-            (double)config->optimum * (1.0 + config->target_gap / 100.0))
-      stop = CK_ACO_STOP_TARGET;
-    else if (max_iterations && made >= max_iterations)
-      stop = CK_ACO_STOP_ITERATIONS;
-    else if (config->max_seconds > 0 && elapsed >= config->max_seconds)
-      stop = CK_ACO_STOP_TIME;
-    /* After the first iteration, then about twenty times a second: the
-     * nearer of the iteration and time limits. */
-    if (stop == CK_ACO_STOP_NONE && config->progress &&
-        (reported < 0 || elapsed - reported >= 0.05)) {
-      double by_count =
-          max_iterations ? (double)made / (double)max_iterations : 0;
-      double by_time =
-          config->max_seconds > 0 ? elapsed / config->max_seconds : 0;
-      double fraction = by_count > by_time ? by_count : by_time;
-      reported = elapsed;
-      ck_progress progress = {.fraction = fraction > 1 ? 1 : fraction,
-                              .steps = (double)made,
-                              .step_name = "iterations",
-                              .best = (double)aco->best_length,
-                              .best_name = "tour_length"};
-      if (config->progress(config->progress_user, &progress))
-        CK_FAIL(CK_ERROR_CANCELLED, "ACO cancelled after %llu iterations",
-                (unsigned long long)made);
-    }
-  }
+  CK_TRY(ck__loop_run(&rules, &driver, &outcome));
   CK_TRY(ck_queue_finish(aco->state.queue));
   ck_queue_get_kernel_seconds(aco->state.queue, &kernel_after);
   report->wall_s = ck__seconds() - aco->started;
@@ -657,7 +653,7 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   report->best_iteration = aco->best_iteration;
   report->best_time_s = aco->best_time;
   report->tours = report->iterations * aco->state.ants;
-  report->stopped_by = stop;
+  report->stopped_by = outcome.stopped_by;
   report->tours_per_s =
       report->wall_s > 0 ? (double)report->tours / report->wall_s : 0;
   report->ants = aco->state.ants;

@@ -475,9 +475,8 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "candidates", report.candidates, "");
   ck__result_metric(result, "restarts", (double)report.restarts, "");
   ck__result_metric(result, "setup_s", report.setup_s, "s");
-  static const char *const stops[] = {"", "iterations", "target", "time"};
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
-           stops[report.stopped_by]);
+           ck__stop_name(report.stopped_by, "iterations"));
 fail:
   free(tour);
   ck_aco_destroy(aco);

@@ -1,7 +1,7 @@
 /*
  * framework.h - the workload framework: what a workload provides to the
- * registry, and the helpers every workload uses to read its options and
- * fill its result.
+ * registry, the helpers every workload uses to read its options and fill
+ * its result, and the run loop that stops it.
  *
  * A workload is one backend-neutral driver (the algorithm's loop) over a
  * small table of steps per backend; see docs/architecture.md.
@@ -9,6 +9,7 @@
 #ifndef CK_FRAMEWORK_H
 #define CK_FRAMEWORK_H
 
+#include "framework/history.h"
 #include "runtime/runtime.h"
 
 struct ck_workload {
@@ -147,5 +148,93 @@ ck_status ck__result_option_number(ck_result *result, const char *name,
  * nothing: see ck_result_release). */
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device);
+
+/* ---- The run loop (loop.c) --------------------------------------------- */
+
+/*
+ * Every workload steps through one loop until a rule holds: its step count
+ * or evaluation budget, a target, the clock, or a stop of its driver's
+ * own (the MLP's patience). Its shape says when the rules are checked and
+ * progress reported:
+ *   CHUNKS: the device is read once before the first step, then the rules
+ *     are checked before each chunk of steps (the target, the clock, the
+ *     step limit), and progress is reported after each read (PSO, GA,
+ *     selfcheck);
+ *   STEPWISE: one step at a time, at least one; after each, the rules
+ *     (the target, the step limit, the clock), then, while the run goes on,
+ *     progress after the first step and about twenty times a second, its
+ *     fraction the nearer of the two limits (ACO, MLP);
+ *   SCHEDULE: as CHUNKS, each chunk ending where the driver says work is
+ *     due (due), and progress reported before that work, so that a run
+ *     its caller stops there leaves it undone (gas).
+ */
+typedef enum ck__loop_shape {
+  CK__LOOP_CHUNKS,
+  CK__LOOP_STEPWISE,
+  CK__LOOP_SCHEDULE
+} ck__loop_shape;
+
+/* What the driver's reads tell the loop, kept from one read to the next. */
+typedef struct ck__loop_reading {
+  int met;           /* a step at or below the target was seen */
+  uint64_t met_step; /* the first such step, as the driver counts them */
+  double best;       /* the best so far, for progress; NaN where none */
+  ck_stop stop;      /* the driver's own stop (CK_STOP_EARLY), or NONE */
+} ck__loop_reading;
+
+typedef struct ck__loop_rules {
+  ck__loop_shape shape;
+  uint64_t max_steps;       /* iterations, generations, ...; 0: off */
+  uint64_t max_evaluations; /* 0: off */
+  uint64_t per_step;        /* evaluations one step makes */
+  uint64_t default_steps;   /* the limit when every rule is off */
+  int has_target;           /* the driver's reads say when it is met */
+  double max_seconds;       /* 0: off */
+  uint64_t check_every;     /* steps between reads; 0: automatic, about
+                               twenty reads a second */
+  uint64_t max_chunk;       /* automatic: steps between reads, at most */
+  ck_progress_fn progress;  /* optional */
+  void *progress_user;
+  const char *step_name; /* "iterations", "generations": for progress */
+  const char *best_name; /* what progress's best is: "best", "" */
+  /* The failure's message when progress stops the run: a printf format of
+   * one long long, the steps made plus cancel_offset. */
+  const char *cancelled;
+  long long cancel_offset;
+} ck__loop_rules;
+
+typedef struct ck__loop_driver {
+  void *self;
+  /* Makes `steps` steps. */
+  ck_status (*step)(void *self, uint64_t steps);
+  /* Optional: reads what the steps made (steps in all so far; 0 for the
+   * read before the first step) and updates reading. */
+  ck_status (*read)(void *self, uint64_t steps, ck__loop_reading *reading);
+  /* Optional: after `steps` steps, how many more until work is due. */
+  uint64_t (*due)(void *self, uint64_t steps);
+} ck__loop_driver;
+
+typedef struct ck__loop_outcome {
+  ck_stop stopped_by;
+  uint64_t steps;       /* made by this run (also after a failure) */
+  uint64_t target_step; /* the reading's met_step, when the target stops it */
+  double wall_s;
+} ck__loop_outcome;
+
+/* Steps until a rule holds. Returns CK_OK, a failure of the driver's, or
+ * CK_ERROR_CANCELLED (rules->cancelled) when progress asks to stop. */
+ck_status ck__loop_run(const ck__loop_rules *rules,
+                       const ck__loop_driver *driver,
+                       ck__loop_outcome *outcome);
+
+/* For a driver that reads into a history watching for the target (the
+ * optimisers): the watch's verdict into reading, and, after a step, the
+ * least of column 0 (a step's best) of the latest rows read. */
+void ck__loop_read_history(const ck__history *history, uint64_t steps,
+                           ck__loop_reading *reading);
+
+/* A stop in a result's words (ck_result.stopped_by): steps names the step
+ * count ("iterations", "generations"); "" for CK_STOP_NONE. */
+const char *ck__stop_name(ck_stop stop, const char *steps);
 
 #endif /* CK_FRAMEWORK_H */

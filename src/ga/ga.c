@@ -542,8 +542,13 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_ga_step(self, steps);
 }
 
-static ck_status run_flush(void *self) {
-  return flush_stats(self);
+static ck_status run_read(void *self, uint64_t steps,
+                          ck__loop_reading *reading) {
+  ck_ga *ga = self;
+  ck_status status = flush_stats(ga);
+  if (status == CK_OK)
+    ck__loop_read_history(&ga->history, steps, reading);
+  return status;
 }
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
@@ -561,32 +566,35 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
       state->streamed
           ? (uint64_t)state->islands * (state->size - (uint32_t)state->elite)
           : state->total;
-  /* ck__run_until counts initialisation as one generation's evaluations;
+  /* The run loop counts initialisation as one generation's evaluations;
    * the budget is shifted by the difference so that it counts them as
    * the report does (create refused budgets below one population). */
   uint64_t budget = config->max_evaluations ? config->max_evaluations -
                                                   state->total + per_generation
                                             : 0;
-  const ck__run_rules rules = {config->max_generations,
-                               budget,
-                               per_generation,
-                               200,
-                               config->has_target,
-                               config->max_seconds,
-                               config->check_every,
-                               MAX_CHUNK,
-                               config->progress,
-                               config->progress_user,
-                               "generations"};
-  const ck__run_driver driver = {ga, run_step, run_flush, &ga->history};
-  ck__run_outcome outcome;
+  const ck__loop_rules rules = {.shape = CK__LOOP_CHUNKS,
+                                .max_steps = config->max_generations,
+                                .max_evaluations = budget,
+                                .per_step = per_generation,
+                                .default_steps = 200,
+                                .has_target = config->has_target,
+                                .max_seconds = config->max_seconds,
+                                .check_every = config->check_every,
+                                .max_chunk = MAX_CHUNK,
+                                .progress = config->progress,
+                                .progress_user = config->progress_user,
+                                .step_name = "generations",
+                                .best_name = "best",
+                                .cancelled = "GA cancelled after %lld steps"};
+  const ck__loop_driver driver = {ga, run_step, run_read, NULL};
+  ck__loop_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);
   /* Every generation's best is checked against the target as it is read,
    * before the history thins it out. */
   if (config->has_target)
     ck__history_watch(&ga->history, 0, config->target, ga->generation);
-  CK_TRY(ck__run_until(&rules, &driver, "GA", &outcome));
+  CK_TRY(ck__loop_run(&rules, &driver, &outcome));
   CK_TRY(ck_queue_finish(state->queue));
   ck_queue_get_kernel_seconds(state->queue, &kernel_after);
   report->stopped_by = outcome.stopped_by;

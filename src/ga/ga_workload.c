@@ -264,11 +264,9 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "dim", dim, "");
   ck__result_metric(result, "children_per_work_item",
                     (double)report.children_per_work_item, "");
-  static const char *const stops[] = {"", "generations", "evaluations",
-                                      "target", "time"};
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
-           stops[report.stopped_by]);
-  if (report.stopped_by == CK_PSO_STOP_TARGET)
+           ck__stop_name(report.stopped_by, "generations"));
+  if (report.stopped_by == CK_STOP_TARGET)
     ck__result_metric(result, "target_generation",
                       (double)report.target_generation, "");
   CK_TRY(ck__problem_result(result, &job, position, dim));

@@ -454,6 +454,115 @@ fail:
   return status;
 }
 
+/* A run's loop over the gas (ck__loop_run): chunks of steps that end
+ * where something is due, and, after each, what is due at the step
+ * reached: a log line, a sample of the averages, the RDF, a trajectory
+ * frame, a checkpoint. */
+typedef struct gas_loop {
+  ck_gas *gas;
+  const gas_job *job;
+  const ck_run_options *options;
+  ck__gas_trajectory *trajectory; /* NULL without --traj */
+  ck__gas_thermo *thermo;         /* NULL without --thermo */
+  ck__history *samples;
+  uint64_t *rdf; /* NULL without --rdf */
+  uint64_t rdf_samples;
+  uint64_t begin, production; /* the first step, and the first sampled */
+  uint64_t most, sampled;     /* samples: at most, and taken */
+  ck_gas_observables o, first, last;
+} gas_loop;
+
+static ck_status gas_step(void *self, uint64_t steps) {
+  gas_loop *run = self;
+  return ck_gas_step(run->gas, steps);
+}
+
+/* Does what is due `since` steps into the run. */
+static ck_status gas_due_work(void *self, uint64_t since,
+                              ck__loop_reading *reading) {
+  gas_loop *run = self;
+  const gas_job *job = run->job;
+  ck_status status = CK_OK;
+  ck_gas *gas = run->gas;
+  ck_gas_observables *o = &run->o;
+  uint64_t step = run->begin + since, production = run->production;
+  char line[256];
+  (void)reading;
+  if (job->log_every && since % job->log_every == 0) {
+    CK_TRY(ck_gas_observe(gas, o));
+    snprintf(line, sizeof line,
+             "%8llu %10.3f %10.5f %10.5f %10.6f %10.5f %10.5f %10.2e",
+             (unsigned long long)o->step, o->time, o->kinetic, o->potential,
+             o->total, o->temperature, o->pressure,
+             hypot(o->momentum_x, o->momentum_y));
+    log_line(run->options, line);
+    if (run->thermo)
+      CK_TRY_OUTPUT("thermo", ck__gas_thermo_row(run->thermo, o));
+  }
+  if (step >= production && (step - production) % job->sample_every == 0 &&
+      run->sampled < run->most) {
+    CK_TRY(ck_gas_observe(gas, o));
+    if (run->sampled == 0)
+      run->first = *o;
+    run->last = *o;
+    double row[SAMPLES];
+    row[SAMPLE_T] = o->temperature;
+    row[SAMPLE_POTENTIAL] = o->potential;
+    row[SAMPLE_TOTAL] = o->total;
+    row[SAMPLE_PRESSURE] = o->pressure;
+    CK_TRY(ck__history_push(run->samples, row));
+    ++run->sampled;
+  }
+  if (run->rdf && step >= production &&
+      (step - production) % job->rdf_every == 0) {
+    CK_TRY(ck_gas_accumulate_rdf(gas, job->rdf_bins, job->rdf_range, run->rdf));
+    ++run->rdf_samples;
+  }
+  if (run->trajectory && since % job->traj_every == 0) {
+    CK_TRY(ck_gas_observe(gas, o));
+    CK_TRY(write_frame(gas, run->trajectory, NULL, 0, o));
+  }
+  if (job->checkpoint && job->checkpoint_every && since > 0 &&
+      since % job->checkpoint_every == 0) {
+    /* A periodic checkpoint replaces the last at once: a run stopped
+     * later goes on from it. */
+    int paused = ck__file_hold_pause();
+    status = ck_gas_save(gas, job->checkpoint);
+    ck__file_hold_resume(paused);
+    CK_TRY_OUTPUT("checkpoint", status);
+  }
+fail:
+  return status;
+}
+
+/* Steps from `since` steps into the run to the next step where something
+ * is due. */
+static uint64_t gas_due(void *self, uint64_t since) {
+  const gas_loop *run = self;
+  const gas_job *job = run->job;
+  uint64_t begin = run->begin, production = run->production;
+  uint64_t step = begin + since, next = UINT64_MAX;
+  uint64_t periods[] = {job->log_every, job->traj_every, job->checkpoint_every};
+  for (int p = 0; p < 3; ++p)
+    if (periods[p] && (p != 1 || run->trajectory) &&
+        (p != 2 || job->checkpoint)) {
+      uint64_t due = begin + (since / periods[p] + 1) * periods[p];
+      next = due < next ? due : next;
+    }
+  uint64_t sample_periods[] = {job->sample_every,
+                               run->rdf ? job->rdf_every : 0};
+  for (int p = 0; p < 2; ++p)
+    if (sample_periods[p]) {
+      uint64_t due =
+          step < production
+              ? production
+              : production + ((step - production) / sample_periods[p] + 1) *
+                                 sample_periods[p];
+      next = due < next ? due : next;
+    }
+  return next - step;
+}
+
 static ck_status gas_run(const ck_device *device, const ck_param *params,
                          size_t count, const ck_run_options *options,
                          ck_result *result) {
@@ -463,7 +572,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   ck__gas_trajectory *trajectory = NULL;
   ck__gas_thermo *thermo = NULL;
   ck__history samples = {0};
-  uint64_t *rdf = NULL, rdf_samples = 0;
+  uint64_t *rdf = NULL;
   if ((status = job_parse(params, count, options, &job)))
     return status;
   double started = ck__seconds();
@@ -501,95 +610,38 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   static const size_t observables[SAMPLES] = {1, 1, 1, 1};
   CK_TRY(ck__history_init(&samples, CK__HISTORY_AVERAGE, SAMPLES, observables,
                           "samples of the observables"));
-  uint64_t most = job.steps / job.sample_every + 2;
-  ck_gas_observables o, first = {0}, last = {0};
+  gas_loop run = {.gas = gas,
+                  .job = &job,
+                  .options = options,
+                  .trajectory = trajectory,
+                  .thermo = thermo,
+                  .samples = &samples,
+                  .rdf = rdf,
+                  .most = job.steps / job.sample_every + 2};
+  ck_gas_observables o;
   CK_TRY(ck_gas_observe(gas, &o));
   uint64_t begin = o.step, end = begin + job.equil + job.steps;
-  uint64_t production = begin + job.equil;
-  uint64_t sampled = 0;
-  char line[256];
+  run.begin = begin;
+  run.production = begin + job.equil;
   if (job.log_every) {
     log_line(options, "    step       time    kinetic  potential      total"
                       "          T          P   momentum");
   }
+  const ck__loop_rules rules = {.shape = CK__LOOP_SCHEDULE,
+                                .max_steps = end - begin,
+                                .default_steps = end - begin,
+                                .check_every = UINT64_MAX,
+                                .progress = options ? options->progress : NULL,
+                                .progress_user =
+                                    options ? options->progress_user : NULL,
+                                .step_name = "steps",
+                                .best_name = "",
+                                .cancelled = "stopped at step %lld",
+                                .cancel_offset = (long long)begin};
+  const ck__loop_driver driver = {&run, gas_step, gas_due_work, gas_due};
+  ck__loop_outcome outcome;
   double run_started = ck__seconds();
-  for (uint64_t step = begin;;) {
-    uint64_t since = step - begin;
-    if (job.log_every && since % job.log_every == 0) {
-      CK_TRY(ck_gas_observe(gas, &o));
-      snprintf(line, sizeof line,
-               "%8llu %10.3f %10.5f %10.5f %10.6f %10.5f %10.5f %10.2e",
-               (unsigned long long)o.step, o.time, o.kinetic, o.potential,
-               o.total, o.temperature, o.pressure,
-               hypot(o.momentum_x, o.momentum_y));
-      log_line(options, line);
-      if (thermo)
-        CK_TRY_OUTPUT("thermo", ck__gas_thermo_row(thermo, &o));
-    }
-    if (step >= production && (step - production) % job.sample_every == 0 &&
-        sampled < most) {
-      CK_TRY(ck_gas_observe(gas, &o));
-      if (sampled == 0)
-        first = o;
-      last = o;
-      double row[SAMPLES];
-      row[SAMPLE_T] = o.temperature;
-      row[SAMPLE_POTENTIAL] = o.potential;
-      row[SAMPLE_TOTAL] = o.total;
-      row[SAMPLE_PRESSURE] = o.pressure;
-      CK_TRY(ck__history_push(&samples, row));
-      ++sampled;
-    }
-    if (rdf && step >= production && (step - production) % job.rdf_every == 0) {
-      CK_TRY(ck_gas_accumulate_rdf(gas, job.rdf_bins, job.rdf_range, rdf));
-      ++rdf_samples;
-    }
-    if (trajectory && since % job.traj_every == 0) {
-      CK_TRY(ck_gas_observe(gas, &o));
-      CK_TRY(write_frame(gas, trajectory, NULL, 0, &o));
-    }
-    if (job.checkpoint && job.checkpoint_every && since > 0 &&
-        since % job.checkpoint_every == 0) {
-      /* A periodic checkpoint replaces the last at once: a run stopped
-       * later goes on from it. */
-      int paused = ck__file_hold_pause();
-      status = ck_gas_save(gas, job.checkpoint);
-      ck__file_hold_resume(paused);
-      CK_TRY_OUTPUT("checkpoint", status);
-    }
-    if (step == end)
-      break;
-    /* On to the next step where something is due. */
-    uint64_t next = end;
-    uint64_t periods[] = {job.log_every, job.traj_every, job.checkpoint_every};
-    for (int p = 0; p < 3; ++p)
-      if (periods[p] && (p != 1 || trajectory) && (p != 2 || job.checkpoint)) {
-        uint64_t due = begin + (since / periods[p] + 1) * periods[p];
-        next = due < next ? due : next;
-      }
-    uint64_t sample_periods[] = {job.sample_every, rdf ? job.rdf_every : 0};
-    for (int p = 0; p < 2; ++p)
-      if (sample_periods[p]) {
-        uint64_t due =
-            step < production
-                ? production
-                : production + ((step - production) / sample_periods[p] + 1) *
-                                   sample_periods[p];
-        next = due < next ? due : next;
-      }
-    CK_TRY(ck_gas_step(gas, next - step));
-    step = next;
-    ck_progress progress = {.fraction =
-                                (double)(step - begin) / (double)(end - begin),
-                            .steps = (double)(step - begin),
-                            .step_name = "steps",
-                            .best = NAN,
-                            .best_name = ""};
-    if (options && options->progress &&
-        options->progress(options->progress_user, &progress))
-      CK_FAIL(CK_ERROR_CANCELLED, "stopped at step %llu",
-              (unsigned long long)step);
-  }
+  CK_TRY(ck__loop_run(&rules, &driver, &outcome));
   CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
   double run_s = ck__seconds() - run_started;
   if (trajectory) {
@@ -610,13 +662,13 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   }
   if (rdf)
     CK_TRY_OUTPUT("rdf", ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range,
-                                           rdf, rdf_samples, c.particles,
+                                           rdf, run.rdf_samples, c.particles,
                                            c.box_x * c.box_y));
 
   double mean[SAMPLES], error[SAMPLES];
   for (int q = 0; q < SAMPLES; ++q)
-    block_average(samples.total[q], sampled, samples.entries[q], samples.count,
-                  job.blocks, &mean[q], &error[q]);
+    block_average(samples.total[q], run.sampled, samples.entries[q],
+                  samples.count, job.blocks, &mean[q], &error[q]);
   double particle_steps = (double)c.particles * (double)(end - begin);
   /* kernel_s over wall_s's span: from the setup's end to the last frame
    * and checkpoint, whose kernels a read after the step loop missed. */
@@ -637,7 +689,7 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   /* 1 when the forces came from strips (--strips). */
   ck__result_flag(result, "strips", ck__gas_state(gas)->strips);
   ck__result_metric(result, "steps", (double)(end - begin), "");
-  ck__result_metric(result, "samples", (double)sampled, "");
+  ck__result_metric(result, "samples", (double)run.sampled, "");
   ck__result_metric(result, "temperature", mean[SAMPLE_T], "");
   ck__result_metric(result, "temperature_se", error[SAMPLE_T], "");
   ck__result_metric(result, "potential_energy", mean[SAMPLE_POTENTIAL], "");
@@ -646,7 +698,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "total_energy_se", error[SAMPLE_TOTAL], "");
   ck__result_metric(result, "pressure", mean[SAMPLE_PRESSURE], "");
   ck__result_metric(result, "pressure_se", error[SAMPLE_PRESSURE], "");
-  if (sampled) {
+  if (run.sampled) {
+    ck_gas_observables first = run.first, last = run.last;
     double drift = last.total - first.total;
     ck__result_metric(result, "energy_drift", drift, "");
     ck__result_metric(result, "energy_drift_relative",

@@ -844,6 +844,67 @@ fail:
   return status;
 }
 
+/* ck_nn_train's run: an epoch a step, and after each the report's
+ * bookkeeping, the caller's callback and the patience. */
+typedef struct training_run {
+  ck_nn *nn;
+  const ck_nn_training *training;
+  ck_nn_report *report;
+  int validating;
+  ck_nn_epoch epoch; /* the last one trained */
+  uint64_t samples;
+  double training_s;
+  unsigned since_best;
+  int cancelled; /* the callback asked to stop */
+} training_run;
+
+static ck_status train_step(void *self, uint64_t steps) {
+  training_run *run = self;
+  ck_status status = CK_OK;
+  for (uint64_t e = 0; e < steps; ++e)
+    CK_TRY(ck_nn_train_epoch(run->nn, &run->epoch));
+fail:
+  return status;
+}
+
+static ck_status train_read(void *self, uint64_t steps,
+                            ck__loop_reading *reading) {
+  training_run *run = self;
+  ck_status status = CK_OK;
+  ck_nn_report *report = run->report;
+  const ck_nn_training *training = run->training;
+  const ck_nn_epoch *epoch = &run->epoch;
+  uint32_t rows = run->nn->state.sets[CK_NN_TRAIN].rows;
+  report->epochs = (unsigned)steps;
+  run->samples += rows;
+  run->training_s += epoch->samples_per_s > 0 ? rows / epoch->samples_per_s : 0;
+  if (!isnan(epoch->test_accuracy) &&
+      !(epoch->test_accuracy <= report->best_test_accuracy))
+    report->best_test_accuracy = epoch->test_accuracy;
+  if (run->validating) {
+    if (!(epoch->validation_loss >= report->best_validation_loss)) {
+      report->best_validation_loss = epoch->validation_loss;
+      report->best_epoch = epoch->epoch;
+      run->since_best = 0;
+      CK_TRY(keep_weights(run->nn, 0));
+    } else {
+      ++run->since_best;
+    }
+  } else {
+    report->best_epoch = epoch->epoch;
+  }
+  if (training->on_epoch && training->on_epoch(training->user, epoch)) {
+    run->cancelled = 1;
+    return ck__fail(CK_ERROR_CANCELLED, "training stopped after epoch %u",
+                    epoch->epoch);
+  }
+  if (run->validating && training->patience &&
+      run->since_best >= training->patience)
+    reading->stop = CK_STOP_EARLY;
+fail:
+  return status;
+}
+
 ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
                       ck_nn_report *report) {
   ck_status status = CK_OK;
@@ -862,44 +923,24 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
    * both start after it. */
   CK_TRY(prepare_training(nn));
   CK_TRY(ck_queue_finish(state->queue));
-  double started = ck__seconds(), training_s = 0;
+  double started = ck__seconds();
   double kernel_before = 0;
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);
-  uint64_t samples = 0;
-  unsigned since_best = 0;
-  for (unsigned e = 0; e < training->epochs; ++e) {
-    ck_nn_epoch epoch;
-    CK_TRY(ck_nn_train_epoch(nn, &epoch));
-    report->epochs = e + 1;
-    samples += state->sets[CK_NN_TRAIN].rows;
-    training_s += epoch.samples_per_s > 0
-                      ? state->sets[CK_NN_TRAIN].rows / epoch.samples_per_s
-                      : 0;
-    if (!isnan(epoch.test_accuracy) &&
-        !(epoch.test_accuracy <= report->best_test_accuracy))
-      report->best_test_accuracy = epoch.test_accuracy;
-    if (validating) {
-      if (!(epoch.validation_loss >= report->best_validation_loss)) {
-        report->best_validation_loss = epoch.validation_loss;
-        report->best_epoch = epoch.epoch;
-        since_best = 0;
-        CK_TRY(keep_weights(nn, 0));
-      } else {
-        ++since_best;
-      }
-    } else {
-      report->best_epoch = epoch.epoch;
-    }
-    if (training->on_epoch && training->on_epoch(training->user, &epoch)) {
-      status = ck__fail(CK_ERROR_CANCELLED, "training stopped after epoch %u",
-                        epoch.epoch);
-      break;
-    }
-    if (validating && training->patience && since_best >= training->patience) {
-      report->stopped_early = 1;
-      break;
-    }
-  }
+  training_run run = {.nn = nn,
+                      .training = training,
+                      .report = report,
+                      .validating = validating};
+  const ck__loop_rules rules = {.shape = CK__LOOP_STEPWISE,
+                                .max_steps = training->epochs,
+                                .check_every = 1};
+  const ck__loop_driver driver = {&run, train_step, train_read, NULL};
+  ck__loop_outcome outcome;
+  /* A callback's stop still restores the best weights and fills the
+   * report; the run then returns CK_ERROR_CANCELLED. */
+  status = ck__loop_run(&rules, &driver, &outcome);
+  if (status != CK_OK && !run.cancelled)
+    goto fail;
+  report->stopped_by = run.cancelled ? CK_STOP_CANCELLED : outcome.stopped_by;
   if (validating && report->best_epoch != nn->epoch) {
     ck_status restored = keep_weights(nn, 1);
     if (status == CK_OK)
@@ -913,7 +954,7 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
       CK_TRY(evaluated);
   }
   report->wall_s = ck__seconds() - started;
-  report->samples_per_s = training_s > 0 ? samples / training_s : 0;
+  report->samples_per_s = run.training_s > 0 ? run.samples / run.training_s : 0;
   double kernel_after = 0;
   if (ck_queue_finish(state->queue) == CK_OK)
     ck_queue_get_kernel_seconds(state->queue, &kernel_after);

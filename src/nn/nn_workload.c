@@ -944,7 +944,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
     ck__result_metric(result, "validation_rows", (double)validation.rows, "");
     ck__result_metric(result, "epochs", report.epochs, "");
     ck__result_metric(result, "best_epoch", report.best_epoch, "");
-    ck__result_flag(result, "stopped_early", report.stopped_early);
+    ck__result_flag(result, "stopped_early",
+                    report.stopped_by == CK_STOP_EARLY);
     ck__result_metric(result, "train_s", report.wall_s, "s");
     if (!isnan(report.best_validation_loss))
       ck__result_metric(result, "best_validation_loss",

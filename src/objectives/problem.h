@@ -8,8 +8,7 @@
 #define CK_PROBLEM_H
 
 #include "clkit/clkit.h"
-#include "framework/history.h"
-#include "runtime/runtime.h"
+#include "framework/framework.h"
 
 enum { CK__MAX_DIM = 100000, CK__MAX_USER_DIM = 4096 };
 
@@ -155,51 +154,6 @@ ck_status ck__evaluation_run(ck__evaluation *evaluation, ck_queue *queue,
                              ck_buffer *points, ck_buffer *values);
 
 void ck__evaluation_destroy(ck__evaluation *evaluation);
-
-/* ---- the stopping loop shared by the optimisers (problem.c) ----------- */
-
-typedef struct ck__run_rules {
-  uint64_t max_steps;       /* iterations or generations; 0: off */
-  uint64_t max_evaluations; /* 0: off */
-  uint64_t per_step;        /* evaluations one step makes */
-  uint64_t default_steps;   /* the limit when every rule is off */
-  int has_target;           /* the driver watches for it (read) */
-  double max_seconds;
-  unsigned check_every; /* steps between host reads; 0: automatic */
-  uint64_t max_chunk;   /* steps between host reads, at most */
-  ck_progress_fn progress;
-  void *progress_user;
-  const char *step_name; /* "iterations", "generations": for progress */
-} ck__run_rules;
-
-typedef struct ck__run_driver {
-  void *self;
-  ck_status (*step)(void *self, uint64_t steps);
-  /* Reads the best values of the steps made since the last read into
-   * history, which watches for the target: it checks each value as it is
-   * pushed, and keeps only some of them once it is long
-   * (framework/history.h). */
-  ck_status (*flush)(void *self);
-  const ck__history *history;
-} ck__run_driver;
-
-typedef struct ck__run_outcome {
-  ck_pso_stop stopped_by;
-  uint64_t steps;       /* made by this run */
-  uint64_t target_step; /* the first step at or below the target */
-  double wall_s;
-} ck__run_outcome;
-
-/*
- * Steps until a rule holds: the step limit (from max_steps and
- * max_evaluations), the target (checked by the driver on every step since
- * the run began), or the clock. The host reads the best values once a
- * chunk of steps, sized for about twenty reads a second unless check_every
- * is set; progress is reported at each read.
- */
-ck_status ck__run_until(const ck__run_rules *rules,
-                        const ck__run_driver *driver, const char *what,
-                        ck__run_outcome *outcome);
 
 /* ---- options shared by the optimisers' workloads (problem_options.c) --- */
 

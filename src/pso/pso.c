@@ -350,8 +350,13 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_pso_step(self, steps);
 }
 
-static ck_status run_flush(void *self) {
-  return flush_history(self);
+static ck_status run_read(void *self, uint64_t steps,
+                          ck__loop_reading *reading) {
+  ck_pso *pso = self;
+  ck_status status = flush_history(pso);
+  if (status == CK_OK)
+    ck__loop_read_history(&pso->history, steps, reading);
+  return status;
 }
 
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
@@ -361,19 +366,22 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   memset(report, 0, sizeof *report);
   const ck_pso_config *config = &pso->config;
   pso_state *state = &pso->state;
-  const ck__run_rules rules = {config->max_iterations,
-                               config->max_evaluations,
-                               state->n,
-                               1000,
-                               config->has_target,
-                               config->max_seconds,
-                               config->check_every,
-                               HISTORY_CAPACITY,
-                               config->progress,
-                               config->progress_user,
-                               "iterations"};
-  const ck__run_driver driver = {pso, run_step, run_flush, &pso->history};
-  ck__run_outcome outcome;
+  const ck__loop_rules rules = {.shape = CK__LOOP_CHUNKS,
+                                .max_steps = config->max_iterations,
+                                .max_evaluations = config->max_evaluations,
+                                .per_step = state->n,
+                                .default_steps = 1000,
+                                .has_target = config->has_target,
+                                .max_seconds = config->max_seconds,
+                                .check_every = config->check_every,
+                                .max_chunk = HISTORY_CAPACITY,
+                                .progress = config->progress,
+                                .progress_user = config->progress_user,
+                                .step_name = "iterations",
+                                .best_name = "best",
+                                .cancelled = "PSO cancelled after %lld steps"};
+  const ck__loop_driver driver = {pso, run_step, run_read, NULL};
+  ck__loop_outcome outcome;
   uint64_t start = pso->iterations;
   double kernel_before = 0, kernel_after = 0;
   ck_queue_get_kernel_seconds(state->queue, &kernel_before);
@@ -381,7 +389,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
    * before the history thins it out. */
   if (config->has_target)
     ck__history_watch(&pso->history, 0, config->target, start);
-  CK_TRY(ck__run_until(&rules, &driver, "PSO", &outcome));
+  CK_TRY(ck__loop_run(&rules, &driver, &outcome));
   CK_TRY(ck_queue_finish(state->queue));
   ck_queue_get_kernel_seconds(state->queue, &kernel_after);
   report->stopped_by = outcome.stopped_by;
@@ -391,7 +399,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   report->build_s = pso->build_seconds;
   /* Moves after the target was met did nothing on the device: neither
    * they nor their history entries (the same best) count. */
-  if (report->stopped_by == CK_PSO_STOP_TARGET) {
+  if (report->stopped_by == CK_STOP_TARGET) {
     pso->iterations = report->target_iteration;
     CK_TRY(flush_history(pso));
     ck__history_end_at_met(&pso->history);

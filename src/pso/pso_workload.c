@@ -176,11 +176,9 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
                     "particle-dims/s");
   ck__result_metric(result, "particles", (double)config.particles, "");
   ck__result_metric(result, "dim", dim, "");
-  static const char *const stops[] = {"", "iterations", "evaluations", "target",
-                                      "time"};
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
-           stops[report.stopped_by]);
-  if (report.stopped_by == CK_PSO_STOP_TARGET)
+           ck__stop_name(report.stopped_by, "iterations"));
+  if (report.stopped_by == CK_STOP_TARGET)
     ck__result_metric(result, "target_iteration",
                       (double)report.target_iteration, "");
   CK_TRY(ck__problem_result(result, &job, position, dim));

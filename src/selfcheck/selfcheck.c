@@ -195,6 +195,40 @@ static uint32_t reduction_group(const ck_device *device) {
   return group;
 }
 
+/* The run's passes (ck__loop_run): each generates and reduces, then the
+ * host adds up the groups' sums and checksums. */
+typedef struct passes_run {
+  selfcheck_state *state;
+  const selfcheck_steps *steps;
+  float *sums;
+  uint32_t *xors;
+  long long pass; /* the next pass */
+  double total;
+  uint32_t checksum;
+} passes_run;
+
+static ck_status run_passes(void *self, uint64_t count) {
+  passes_run *run = self;
+  selfcheck_state *state = run->state;
+  ck_status status = CK_OK;
+  for (uint64_t p = 0; p < count; ++p, ++run->pass) {
+    CK_TRY(run->steps->generate(state, (uint32_t)run->pass));
+    CK_TRY(run->steps->reduce(state));
+    CK_TRY(ck_buffer_read(state->queue, state->sums, 0,
+                          state->groups * sizeof *run->sums, run->sums,
+                          CK_BLOCKING, NULL));
+    CK_TRY(ck_buffer_read(state->queue, state->xors, 0,
+                          state->groups * sizeof *run->xors, run->xors,
+                          CK_BLOCKING, NULL));
+    for (uint32_t g = 0; g < state->groups; ++g) {
+      run->total += run->sums[g];
+      run->checksum ^= run->xors[g];
+    }
+  }
+fail:
+  return status;
+}
+
 static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
                                size_t count, const ck_run_options *options,
                                ck_result *result) {
@@ -239,30 +273,23 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
     ck_program_query(state.program, &build);
 
   double started = ck__seconds();
-  double total = 0.0;
-  uint32_t checksum = 0;
-  for (long long pass = 0; pass < passes; ++pass) {
-    CK_TRY(steps->generate(&state, (uint32_t)pass));
-    CK_TRY(steps->reduce(&state));
-    CK_TRY(ck_buffer_read(state.queue, state.sums, 0,
-                          state.groups * sizeof *sums, sums, CK_BLOCKING,
-                          NULL));
-    CK_TRY(ck_buffer_read(state.queue, state.xors, 0,
-                          state.groups * sizeof *xors, xors, CK_BLOCKING,
-                          NULL));
-    for (uint32_t g = 0; g < state.groups; ++g) {
-      total += sums[g];
-      checksum ^= xors[g];
-    }
-    ck_progress progress = {.fraction = (double)(pass + 1) / (double)passes,
-                            .steps = (double)(pass + 1),
-                            .step_name = "passes",
-                            .best = NAN,
-                            .best_name = ""};
-    if (options->progress &&
-        options->progress(options->progress_user, &progress))
-      CK_FAIL(CK_ERROR_CANCELLED, "selfcheck cancelled after pass %lld", pass);
-  }
+  passes_run run = {&state, steps, sums, xors, 0, 0.0, 0};
+  const ck__loop_rules rules = {
+      .shape = CK__LOOP_CHUNKS,
+      .max_steps = (uint64_t)passes,
+      .default_steps = (uint64_t)passes,
+      .check_every = 1,
+      .progress = options->progress,
+      .progress_user = options->progress_user,
+      .step_name = "passes",
+      .best_name = "",
+      .cancelled = "selfcheck cancelled after pass %lld",
+      .cancel_offset = -1}; /* passes are numbered from 0 */
+  const ck__loop_driver driver = {&run, run_passes, NULL, NULL};
+  ck__loop_outcome outcome;
+  CK_TRY(ck__loop_run(&rules, &driver, &outcome));
+  double total = run.total;
+  uint32_t checksum = run.checksum;
   CK_TRY(ck_queue_finish(state.queue));
   result->wall_s = ck__seconds() - started;
   ck_queue_get_kernel_seconds(state.queue, &result->kernel_s);
