@@ -51,15 +51,18 @@ fi
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 
+for name in "${harnesses[@]}"; do
+  if [ ! -x "$build/fuzz/fuzz_$name" ] || [ ! -d "fuzz/corpus/$name" ]; then
+    echo "fuzz/run.sh: no harness $name in $build (build with -Dfuzz=true)" >&2
+    exit 2
+  fi
+done
+
 failed=0
 printf '%-11s %12s %8s %9s %7s %s\n' harness executions seconds 'exec/s' \
   corpus result
 for name in "${harnesses[@]}"; do
   harness=$build/fuzz/fuzz_$name
-  if [ ! -x "$harness" ] || [ ! -d "fuzz/corpus/$name" ]; then
-    echo "fuzz/run.sh: no harness $name in $build (build with -Dfuzz=true)" >&2
-    exit 2
-  fi
   dir=$work/$name
   mkdir -p "$dir/artifacts"
   if [ ! -d "$dir/corpus" ]; then
