@@ -3084,12 +3084,34 @@ static void sparse_cluster(const backend *be) {
   }
 }
 
+/* The soft-log model ignores rc and keeps all pairs: a checkpoint's rc of
+ * 1e-300 or NaN must not size a grid of 10^8 cells it never uses. */
+static void sparse_all_pairs(const backend *be) {
+  static const double rcs[] = {1e-300, NAN};
+  for (int k = 0; k < 2; ++k) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 64;
+    c.model = CK_GAS_SOFT_LOG;
+    c.neighbors = CK_GAS_ALL_PAIRS;
+    c.rc = rcs[k];
+    ck_gas *gas = make_on(be, &c);
+    if (!gas)
+      continue;
+    gas_state *state = ck__gas_state(gas);
+    CHECK_MSG(state->cells == 1, "%s, soft-log, rc %g: %d x %d cells", be->name,
+              rcs[k], state->cells_x, state->cells_y);
+    ck_gas_destroy(gas);
+  }
+}
+
 static void sparse(const ck_device *ref, const ck_device *ocl) {
   backend backends[MAX_BACKENDS];
   size_t count = backends_of(ref, ocl, 1, backends);
   for (size_t b = 0; b < count; ++b) {
     sparse_pair(&backends[b]);
     sparse_cluster(&backends[b]);
+    sparse_all_pairs(&backends[b]);
   }
 }
 

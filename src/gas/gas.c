@@ -347,8 +347,12 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
       sqrt((1.0 - damping * damping) * config->target_temperature);
   /* Cells at least the interaction range (plus the skin) wide. */
   double range = config->rc + state->skin;
-  size_cells(config, range, state->fine_cells, &state->cells_x,
-             &state->cells_y);
+  /* All pairs needs no cells, and a soft-log rc is not a range to size by. */
+  if (config->neighbors == CK_GAS_ALL_PAIRS)
+    state->cells_x = state->cells_y = 1;
+  else
+    size_cells(config, range, state->fine_cells, &state->cells_x,
+               &state->cells_y);
   state->cells = (uint32_t)state->cells_x * (uint32_t)state->cells_y;
   state->cell_inverse_x = state->cells_x / config->box_x;
   state->cell_inverse_y = state->cells_y / config->box_y;
