@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "clkit/device.h"
-#include "core/internal.h"
+#include "util/util.h"
 
 /* A promise a reader broke, or a failure of the harness itself: a crash,
  * which libFuzzer reports with the input. */

@@ -5,7 +5,8 @@
  *            (yes, no, decide, yes); bits 6-7 the features expected (0,
  *            1, 2, 3; 2 where 0 and labelled is "decide", which needs it)
  *   byte 1   bits 0-1 the class limit (0, 2, 3, 65536); bit 2 loads the
- *            file a second time with the classes of the first
+ *            file a second time with the classes of the first; bit 3
+ *            loads it as training rows (one label value is refused)
  *   then     the file.
  * An accepted set must be as clkit/dataset.h describes it.
  */
@@ -55,15 +56,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fuzz_file_write(&file, data + 2, size - 2, NULL, 0);
 
   ck_dataset first, second;
-  ck__dataset_format format;
-  if (ck__dataset_load(path, &options, NULL, CK__DATASET_CSV, &first,
-                       &format) != CK_OK)
+  ck__dataset_request request = {.required = CK__DATASET_CSV,
+                                 .training = data[1] & 8 ? 1 : 0};
+  if (ck__dataset_load(path, &options, &request, &first) != CK_OK)
     return 0;
+  FUZZ_CHECK(request.format == CK__DATASET_CSV);
   check_dataset(&first, &options);
   if (again && first.classes) {
     options.classes_from = &first;
-    if (ck__dataset_load(path, &options, NULL, CK__DATASET_CSV, &second,
-                         &format) == CK_OK) {
+    if (ck__dataset_load(path, &options, &request, &second) == CK_OK) {
       check_dataset(&second, &options);
       FUZZ_CHECK(second.classes == first.classes);
       ck_dataset_free(&second);

@@ -77,11 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         write_part(&labels_file, data + length, size - length, flags & 2);
 
   ck_dataset dataset;
-  ck__dataset_format format;
-  if (ck__dataset_load(path, &options, NULL, CK__DATASET_IDX, &dataset,
-                       &format) != CK_OK)
+  ck__dataset_request request = {.required = CK__DATASET_IDX};
+  if (ck__dataset_load(path, &options, &request, &dataset) != CK_OK)
     return 0;
-  FUZZ_CHECK(format == CK__DATASET_IDX);
+  FUZZ_CHECK(request.format == CK__DATASET_IDX);
   FUZZ_CHECK(dataset.rows >= 1 && dataset.features >= 1);
   FUZZ_CHECK(!options.features || dataset.features == options.features);
   FUZZ_CHECK(options.labelled ? dataset.classes >= 1 : dataset.classes == 0);
