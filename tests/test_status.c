@@ -61,6 +61,7 @@ static void check_status_names(void) {
       {CK_ERROR_CACHE, "CK_ERROR_CACHE"},
       {CK_ERROR_CANCELLED, "CK_ERROR_CANCELLED"},
       {CK_ERROR_MISMATCH, "CK_ERROR_MISMATCH"},
+      {CK_ERROR_EXCHANGE, "CK_ERROR_EXCHANGE"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const char *name = NULL;
@@ -68,7 +69,7 @@ static void check_status_names(void) {
     CHECK_MSG(name && strcmp(name, names[i].name) == 0, "status %d: '%s'",
               (int)names[i].status, name ? name : "(null)");
   }
-  static const int unknown[] = {14, 99, -1, 1 << 20};
+  static const int unknown[] = {15, 99, -1, 1 << 20};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
     const char *name = NULL;
     CHECK_OK(ck_status_get_name((ck_status)unknown[i], &name));
@@ -99,6 +100,7 @@ static void check_status_messages(void) {
   size_t count = sizeof listed / sizeof listed[0];
   /* The list runs 0, 1, 2... with no gap; the ABI fixed the last one. */
   CHECK(CK_ERROR_MISMATCH == 13);
+  CHECK(CK_ERROR_EXCHANGE == 14);
   for (size_t i = 0; i < count; ++i) {
     CHECK_MSG((size_t)listed[i].status == i, "%s is %d", listed[i].name,
               (int)listed[i].status);
@@ -124,7 +126,7 @@ static void check_status_messages(void) {
   CHECK(message && strcmp(message, "malformed input data") == 0);
 
   /* Off the list: refused, and the caller's pointer is left alone. */
-  static const int unknown[] = {14, 99, -1, 1 << 20};
+  static const int unknown[] = {15, 99, -1, 1 << 20};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
     const char *kept = "kept";
     char mention[64];

@@ -36,7 +36,8 @@ extern "C" {
   X(ERROR_UNSUPPORTED, 10, "the operation is not offered here")                \
   X(ERROR_CACHE, 11, "the kernel cache could not be used")                     \
   X(ERROR_CANCELLED, 12, "a callback asked to stop")                           \
-  X(ERROR_MISMATCH, 13, "a result disagrees with its reference")
+  X(ERROR_MISMATCH, 13, "a result disagrees with its reference")              \
+  X(ERROR_EXCHANGE, 14, "the members of a spread run could not exchange")
 
 typedef enum ck_status {
 #define CK__STATUS_ENUM(name, value, message) CK_##name = value,

@@ -1,0 +1,412 @@
+/*
+ * exchange.c - the collectives of a spread run (exchange.h): the local
+ * members of a process in host memory, then, where the group has a
+ * communicator, the processes through MPI.
+ */
+#include "runtime/exchange.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#if CK_HAVE_MPI
+#include <mpi.h>
+#endif
+
+/* The most bytes of a member's name kept for messages. */
+#define NAME_BYTES 64
+
+struct ck__exchange {
+  size_t local, first, members;
+  int rank, ranks;
+  size_t *firsts; /* ranks + 1 entries: each rank's first member, then all */
+  char (*names)[NAME_BYTES];
+  double seconds;
+#if CK_HAVE_MPI
+  int has_comm;
+  MPI_Comm comm;
+#endif
+};
+
+size_t ck__exchange_members(const ck__exchange *exchange) {
+  return exchange->members;
+}
+size_t ck__exchange_first(const ck__exchange *exchange) {
+  return exchange->first;
+}
+size_t ck__exchange_local(const ck__exchange *exchange) {
+  return exchange->local;
+}
+int ck__exchange_rank(const ck__exchange *exchange) {
+  return exchange->rank;
+}
+int ck__exchange_ranks(const ck__exchange *exchange) {
+  return exchange->ranks;
+}
+double ck__exchange_seconds(const ck__exchange *exchange) {
+  return exchange->seconds;
+}
+
+int ck__exchange_rank_of(const ck__exchange *exchange, size_t member) {
+  int rank = 0;
+  while (rank + 1 < exchange->ranks && exchange->firsts[rank + 1] <= member)
+    ++rank;
+  return rank;
+}
+
+#if CK_HAVE_MPI
+/* An MPI call's failure, as a clkit one naming the call. */
+static ck_status mpi_failed(const char *call, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "error %d", code);
+  return ck__fail(CK_ERROR_EXCHANGE, "%s failed: %s", call, text);
+}
+#define MPI_TRY(call)                                                          \
+  do {                                                                         \
+    int mpi_code_ = (call);                                                    \
+    if (mpi_code_ != MPI_SUCCESS) {                                            \
+      status = mpi_failed(#call, mpi_code_);                                   \
+      goto fail;                                                               \
+    }                                                                          \
+  } while (0)
+/* 1 when the group spans processes. */
+#define ACROSS(exchange) ((exchange)->has_comm && (exchange)->ranks > 1)
+#else
+#define ACROSS(exchange) 0
+#endif
+
+ck_status ck__exchange_create(size_t local, const char *const *names,
+                              const void *communicator,
+                              ck__exchange **exchange) {
+  ck_status status = CK_OK;
+  ck__exchange *made = NULL;
+  if (!exchange || !names || local == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck__exchange_create: no members");
+  *exchange = NULL;
+#if !CK_HAVE_MPI
+  if (communicator)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "an MPI communicator was given, but this clkit was built "
+                    "without MPI");
+#endif
+  made = calloc(1, sizeof *made);
+  if (!made)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  made->local = local;
+  made->ranks = 1;
+#if CK_HAVE_MPI
+  if (communicator) {
+    MPI_TRY(MPI_Comm_dup(*(const MPI_Comm *)communicator, &made->comm));
+    made->has_comm = 1;
+    MPI_TRY(MPI_Comm_set_errhandler(made->comm, MPI_ERRORS_RETURN));
+    MPI_TRY(MPI_Comm_rank(made->comm, &made->rank));
+    MPI_TRY(MPI_Comm_size(made->comm, &made->ranks));
+  }
+#endif
+  made->firsts = calloc((size_t)made->ranks + 1, sizeof *made->firsts);
+  if (!made->firsts)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  /* Every rank's count of members, so that each knows where it begins. */
+  unsigned long long counts_local = local;
+  unsigned long long *counts = calloc((size_t)made->ranks, sizeof *counts);
+  if (!counts)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  counts[0] = counts_local;
+#if CK_HAVE_MPI
+  if (ACROSS(made)) {
+    int code = MPI_Allgather(&counts_local, 1, MPI_UNSIGNED_LONG_LONG, counts,
+                             1, MPI_UNSIGNED_LONG_LONG, made->comm);
+    if (code != MPI_SUCCESS) {
+      free(counts);
+      status = mpi_failed("MPI_Allgather", code);
+      goto fail;
+    }
+  }
+#endif
+  for (int r = 0; r < made->ranks; ++r)
+    made->firsts[r + 1] = made->firsts[r] + (size_t)counts[r];
+  free(counts);
+  made->first = made->firsts[made->rank];
+  made->members = made->firsts[made->ranks];
+  made->names = calloc(local, sizeof *made->names);
+  if (!made->names)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t i = 0; i < local; ++i)
+    snprintf(made->names[i], NAME_BYTES, "%s", names[i] ? names[i] : "?");
+  *exchange = made;
+  return CK_OK;
+fail:
+  ck__exchange_destroy(made);
+  return status;
+}
+
+void ck__exchange_destroy(ck__exchange *exchange) {
+  if (!exchange)
+    return;
+#if CK_HAVE_MPI
+  if (exchange->has_comm)
+    MPI_Comm_free(&exchange->comm);
+#endif
+  free(exchange->firsts);
+  free(exchange->names);
+  free(exchange);
+}
+
+/* A member as messages name it. */
+static void describe(const ck__exchange *exchange, size_t member, char *text,
+                     size_t capacity) {
+  const char *name =
+      member >= exchange->first && member < exchange->first + exchange->local
+          ? exchange->names[member - exchange->first]
+          : NULL;
+  if (exchange->ranks > 1 && name)
+    snprintf(text, capacity, "member %zu (%s, rank %d)", member, name,
+             exchange->rank);
+  else if (exchange->ranks > 1)
+    snprintf(text, capacity, "member %zu (rank %d)", member,
+             ck__exchange_rank_of(exchange, member));
+  else
+    snprintf(text, capacity, "member %zu (%s)", member, name ? name : "?");
+}
+
+ck_status ck__exchange_agree(ck__exchange *exchange,
+                             const ck_status *statuses) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  /* The first failed member of this process, and its status. */
+  unsigned long long failed[2] = {(unsigned long long)-1, CK_OK};
+  for (size_t i = 0; statuses && i < exchange->local; ++i)
+    if (statuses[i] != CK_OK) {
+      failed[0] = exchange->first + i;
+      failed[1] = (unsigned long long)statuses[i];
+      break;
+    }
+  unsigned long long first_failed = failed[0];
+#if CK_HAVE_MPI
+  if (ACROSS(exchange)) {
+    MPI_TRY(MPI_Allreduce(&failed[0], &first_failed, 1, MPI_UNSIGNED_LONG_LONG,
+                          MPI_MIN, exchange->comm));
+    /* The failed member's rank tells the others its status. */
+    if (first_failed != (unsigned long long)-1) {
+      int root = ck__exchange_rank_of(exchange, (size_t)first_failed);
+      MPI_TRY(MPI_Bcast(&failed[1], 1, MPI_UNSIGNED_LONG_LONG, root,
+                        exchange->comm));
+    }
+  }
+#endif
+  if (first_failed != (unsigned long long)-1) {
+    char who[NAME_BYTES + 64];
+    describe(exchange, (size_t)first_failed, who, sizeof who);
+    size_t member = (size_t)first_failed;
+    if (member >= exchange->first && member < exchange->first + exchange->local)
+      /* Ours: its message is the thread's current one. */
+      status = ck__fail_prefix((ck_status)failed[1], "%s failed: ", who);
+    else
+      status = ck__fail((ck_status)failed[1],
+                        "%s failed; its process reports why", who);
+  }
+#if CK_HAVE_MPI
+fail:
+#endif
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+ck_status ck__exchange_sum(ck__exchange *exchange, const double *const *local,
+                           double *sum, size_t count) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  for (size_t k = 0; k < count; ++k) {
+    double total = 0;
+    for (size_t i = 0; i < exchange->local; ++i)
+      total += local[i][k];
+    sum[k] = total;
+  }
+#if CK_HAVE_MPI
+  if (ACROSS(exchange) && count > 0) {
+    /* In pieces that an int counts. */
+    for (size_t done = 0; done < count;) {
+      size_t piece =
+          count - done < (size_t)1 << 30 ? count - done : (size_t)1 << 30;
+      MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, sum + done, (int)piece, MPI_DOUBLE,
+                            MPI_SUM, exchange->comm));
+      done += piece;
+    }
+  }
+fail:
+#endif
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+/* A candidate of ck__exchange_min, as MPI moves it. */
+typedef struct min_entry {
+  double value;
+  uint64_t index;
+  uint64_t member;
+} min_entry;
+
+/* 1 when a beats b: the lower value, a number over NaN, then the lower
+ * index. */
+static int min_beats(const min_entry *a, const min_entry *b) {
+  if (isnan(b->value) && !isnan(a->value))
+    return 1;
+  if (isnan(a->value) || isnan(b->value))
+    return isnan(a->value) && isnan(b->value) && a->index < b->index;
+  if (a->value != b->value)
+    return a->value < b->value;
+  return a->index < b->index;
+}
+
+#if CK_HAVE_MPI
+static void min_op(void *in, void *inout, int *length, MPI_Datatype *type) {
+  (void)type;
+  min_entry *a = in, *b = inout;
+  for (int k = 0; k < *length; ++k)
+    if (min_beats(&a[k], &b[k]))
+      b[k] = a[k];
+}
+#endif
+
+ck_status ck__exchange_min(ck__exchange *exchange, const double *values,
+                           const uint64_t *indices, double *min,
+                           uint64_t *index, size_t *member) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  min_entry best = {values[0], indices[0], exchange->first};
+  for (size_t i = 1; i < exchange->local; ++i) {
+    min_entry candidate = {values[i], indices[i], exchange->first + i};
+    if (min_beats(&candidate, &best))
+      best = candidate;
+  }
+#if CK_HAVE_MPI
+  if (ACROSS(exchange)) {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    min_entry in = best;
+    int code = MPI_Type_contiguous((int)sizeof(min_entry), MPI_BYTE, &type);
+    if (code == MPI_SUCCESS)
+      code = MPI_Type_commit(&type);
+    if (code == MPI_SUCCESS)
+      code = MPI_Op_create(min_op, 1, &op);
+    if (code == MPI_SUCCESS)
+      code = MPI_Allreduce(&in, &best, 1, type, op, exchange->comm);
+    if (op != MPI_OP_NULL)
+      MPI_Op_free(&op);
+    if (type != MPI_DATATYPE_NULL)
+      MPI_Type_free(&type);
+    if (code != MPI_SUCCESS) {
+      status = mpi_failed("MPI_Allreduce", code);
+      goto fail;
+    }
+  }
+#endif
+  *min = best.value;
+  *index = best.index;
+  *member = (size_t)best.member;
+#if CK_HAVE_MPI
+fail:
+#endif
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+ck_status ck__exchange_gather(ck__exchange *exchange, const void *const *local,
+                              size_t size, void *all) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  unsigned char *out = all;
+  for (size_t i = 0; i < exchange->local; ++i)
+    memcpy(out + (exchange->first + i) * size, local[i], size);
+#if CK_HAVE_MPI
+  if (ACROSS(exchange)) {
+    int *counts = NULL, *offsets = NULL;
+    counts = malloc((size_t)exchange->ranks * sizeof *counts);
+    offsets = malloc((size_t)exchange->ranks * sizeof *offsets);
+    int fits =
+        counts && offsets && exchange->members * size <= (size_t)0x7fffffff;
+    for (int r = 0; fits && r < exchange->ranks; ++r) {
+      counts[r] = (int)((exchange->firsts[r + 1] - exchange->firsts[r]) * size);
+      offsets[r] = (int)(exchange->firsts[r] * size);
+    }
+    int code = fits ? MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, out, counts,
+                                     offsets, MPI_BYTE, exchange->comm)
+                    : MPI_SUCCESS;
+    free(counts);
+    free(offsets);
+    if (!fits)
+      CK_FAIL(counts && offsets ? CK_ERROR_UNSUPPORTED : CK_ERROR_OUT_OF_MEMORY,
+              "a gather of %zu bytes across processes",
+              exchange->members * size);
+    if (code != MPI_SUCCESS) {
+      status = mpi_failed("MPI_Allgatherv", code);
+      goto fail;
+    }
+  }
+fail:
+#endif
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+ck_status ck__exchange_broadcast(ck__exchange *exchange, size_t from,
+                                 void *data, size_t size) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+#if CK_HAVE_MPI
+  if (ACROSS(exchange)) {
+    int root = ck__exchange_rank_of(exchange, from);
+    unsigned char *bytes = data;
+    for (size_t done = 0; done < size;) {
+      size_t piece =
+          size - done < (size_t)1 << 30 ? size - done : (size_t)1 << 30;
+      MPI_TRY(
+          MPI_Bcast(bytes + done, (int)piece, MPI_BYTE, root, exchange->comm));
+      done += piece;
+    }
+  }
+fail:
+#else
+  (void)from;
+  (void)data;
+  (void)size;
+#endif
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+ck_status ck__exchange_ring(ck__exchange *exchange, const void *const *send,
+                            void *const *receive, size_t size) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  size_t local = exchange->local;
+  /* Within the process: member i's bytes go to member i + 1. */
+  for (size_t i = 0; i + 1 < local; ++i)
+    memcpy(receive[i + 1], send[i], size);
+  if (!ACROSS(exchange)) {
+    memcpy(receive[0], send[local - 1], size);
+  } else {
+#if CK_HAVE_MPI
+    /* The last member's bytes to the next rank's first; the previous
+     * rank's last into the first. */
+    int next = (exchange->rank + 1) % exchange->ranks;
+    int previous = (exchange->rank + exchange->ranks - 1) % exchange->ranks;
+    if (size > (size_t)0x7fffffff)
+      CK_FAIL(CK_ERROR_UNSUPPORTED, "a ring exchange of %zu bytes", size);
+    MPI_TRY(MPI_Sendrecv(send[local - 1], (int)size, MPI_BYTE, next, 71,
+                         receive[0], (int)size, MPI_BYTE, previous, 71,
+                         exchange->comm, MPI_STATUS_IGNORE));
+#endif
+  }
+#if CK_HAVE_MPI
+fail:
+#endif
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}

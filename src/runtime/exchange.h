@@ -1,0 +1,96 @@
+/*
+ * exchange.h - what the members of a spread run exchange, and how.
+ *
+ * A spread run deals one problem to members, each one device. A process
+ * holds one or more of them (its local members) and drives them all from
+ * one host thread, a phase at a time. Where the library is built with MPI
+ * and the caller gives a communicator, the processes of that communicator
+ * take part too; members are then numbered across processes in rank
+ * order, a process's own members consecutively.
+ *
+ * Every call below is collective: each process of the group makes it, in
+ * the same order, once for all its local members, with one entry per
+ * local member where an argument is per member. The data live in host
+ * memory; drivers move them to and from their devices.
+ *
+ * Failures. A member that fails must still reach the group's next call to
+ * ck__exchange_agree(), passing its status, so that no process waits on
+ * one that has stopped: every process then returns the failure, and the
+ * message names the member (its device, and its rank under MPI).
+ */
+#ifndef CK_EXCHANGE_H
+#define CK_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clkit/status.h"
+
+typedef struct ck__exchange ck__exchange;
+
+/*
+ * Makes a group of `local` members (1 or more) in this process, joined by
+ * the processes of *(MPI_Comm *)communicator where that is not NULL (the
+ * communicator is duplicated; the caller keeps its own). names[i] names
+ * local member i in messages (a device id); copied. Collective over the
+ * communicator. Errors: CK_ERROR_INVALID_ARGUMENT (no members; a
+ * communicator in a build without MPI), CK_ERROR_OUT_OF_MEMORY, CK_ERROR_IO
+ * (an MPI call failed).
+ */
+ck_status ck__exchange_create(size_t local, const char *const *names,
+                              const void *communicator,
+                              ck__exchange **exchange);
+/* Frees the group (not collective: a failed run may end without it). */
+void ck__exchange_destroy(ck__exchange *exchange);
+
+/* Members in the whole group, and the number of this process's first. */
+size_t ck__exchange_members(const ck__exchange *exchange);
+size_t ck__exchange_first(const ck__exchange *exchange);
+size_t ck__exchange_local(const ck__exchange *exchange);
+/* This process's rank and the processes in the group (0 and 1 alone). */
+int ck__exchange_rank(const ck__exchange *exchange);
+int ck__exchange_ranks(const ck__exchange *exchange);
+/* The rank that holds member m. */
+int ck__exchange_rank_of(const ck__exchange *exchange, size_t member);
+/* Seconds spent inside the calls below since the group was made. */
+double ck__exchange_seconds(const ck__exchange *exchange);
+
+/*
+ * Agrees on how the members fared: statuses[i] is local member i's
+ * (NULL: all CK_OK). Returns CK_OK when all succeeded; otherwise the
+ * failure of the lowest-numbered failed member, with a message that names
+ * it ("member 2 (ocl:0.0, rank 1) failed: ..."; a process keeps its own
+ * members' messages, and another's failure reads "... failed").
+ */
+ck_status ck__exchange_agree(ck__exchange *exchange, const ck_status *statuses);
+
+/* Sums count doubles across members: local[i] is local member i's
+ * values; sum gets the total on every process. Local members are added
+ * in their order, then processes in the order MPI chooses. */
+ck_status ck__exchange_sum(ck__exchange *exchange, const double *const *local,
+                           double *sum, size_t count);
+
+/* The least value across members, and its index and member: local
+ * member i offers values[i] at indices[i]. Ties go to the lowest index; a
+ * NaN never wins unless every value is NaN. */
+ck_status ck__exchange_min(ck__exchange *exchange, const double *values,
+                           const uint64_t *indices, double *min,
+                           uint64_t *index, size_t *member);
+
+/* Every member's `size` bytes, in member order: local[i] is local member
+ * i's; all gets members * size bytes on every process. */
+ck_status ck__exchange_gather(ck__exchange *exchange, const void *const *local,
+                              size_t size, void *all);
+
+/* Sends member `from`'s bytes to every process: data is read on the
+ * process that holds it and written on the others. */
+ck_status ck__exchange_broadcast(ck__exchange *exchange, size_t from,
+                                 void *data, size_t size);
+
+/* A ring: member m sends `size` bytes from send[i] (m its local index i)
+ * to member (m + 1) mod members, and receives into receive[i] those of
+ * member (m - 1) mod members. */
+ck_status ck__exchange_ring(ck__exchange *exchange, const void *const *send,
+                            void *const *receive, size_t size);
+
+#endif /* CK_EXCHANGE_H */

@@ -1,0 +1,180 @@
+/*
+ * test_exchange.c - the collectives of a spread run (runtime/exchange.h),
+ * in one process with one to three members, and, when started by mpirun
+ * in a build with MPI, across its processes: rank r then holds r % 3 + 1
+ * members, so that processes begin at uneven member numbers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "clkit/clkit.h"
+#include "runtime/exchange.h"
+#include "util/util.h"
+
+#if CK_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define MAX_LOCAL 3
+
+/* Each collective once, over `local` members here and whatever processes
+ * the communicator holds. */
+static void collectives(size_t local, const void *communicator) {
+  const char *names[MAX_LOCAL] = {"ref", "ocl:0.0", "ocl:0.1"};
+  ck__exchange *ex = NULL;
+  CHECK_OK(ck__exchange_create(local, names, communicator, &ex));
+  if (!ex)
+    return;
+  size_t members = ck__exchange_members(ex), first = ck__exchange_first(ex);
+  CHECK(ck__exchange_local(ex) == local);
+  CHECK(first + local <= members);
+  CHECK(ck__exchange_rank_of(ex, first) == ck__exchange_rank(ex));
+
+  /* Agreement: all well; then member `bad` fails, and every process
+   * returns its status, naming it. */
+  CHECK_OK(ck__exchange_agree(ex, NULL));
+  for (size_t bad = 0; bad<members; bad += members> 2 ? members - 1 : 1) {
+    ck_status statuses[MAX_LOCAL] = {CK_OK, CK_OK, CK_OK};
+    if (bad >= first && bad < first + local) {
+      ck__fail(CK_ERROR_DEVICE_MEMORY, "buffer too large");
+      statuses[bad - first] = CK_ERROR_DEVICE_MEMORY;
+    }
+    ck_status status = ck__exchange_agree(ex, statuses);
+    const char *message = "";
+    ck_error_get_last(&message);
+    char expected[32];
+    snprintf(expected, sizeof expected, "member %zu ", bad);
+    CHECK_MSG(status == CK_ERROR_DEVICE_MEMORY && strstr(message, expected),
+              "member %zu failed: status %d, message \"%s\"", bad, status,
+              message);
+    if (bad >= first && bad < first + local)
+      CHECK_MSG(strstr(message, "buffer too large") &&
+                    strstr(message, names[bad - first]),
+                "the failed member's own message: \"%s\"", message);
+  }
+
+  /* Sums of whole numbers, exact in any order: member m offers m + k. */
+  double values[MAX_LOCAL][4], total[4];
+  const double *rows[MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i) {
+    for (int k = 0; k < 4; ++k)
+      values[i][k] = (double)(first + i) + k;
+    rows[i] = values[i];
+  }
+  CHECK_OK(ck__exchange_sum(ex, rows, total, 4));
+  for (int k = 0; k < 4; ++k)
+    CHECK_MSG(total[k] == members * (members - 1) / 2.0 + members * k,
+              "sum %d: %g", k, total[k]);
+
+  /* The least value: a tie between the last two members goes to the lower
+   * index, whichever member offers it; NaN never wins over a number. */
+  double offered[MAX_LOCAL];
+  uint64_t indices[MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i) {
+    size_t m = first + i;
+    offered[i] = m + 2 >= members ? -1.0 : (m == 0 ? NAN : (double)m);
+    indices[i] = m + 2 >= members ? 100 - m : m;
+  }
+  double min = 0;
+  uint64_t index = 0;
+  size_t member = 0;
+  CHECK_OK(ck__exchange_min(ex, offered, indices, &min, &index, &member));
+  if (members == 1)
+    CHECK_MSG(min == -1.0 && index == 100 && member == 0,
+              "min %g at %llu of member %zu", min, (unsigned long long)index,
+              member);
+  else
+    CHECK_MSG(
+        min == -1.0 && index == 100 - (members - 1) && member == members - 1,
+        "min %g at %llu of member %zu", min, (unsigned long long)index, member);
+  for (size_t i = 0; i < local; ++i)
+    offered[i] = NAN;
+  CHECK_OK(ck__exchange_min(ex, offered, indices, &min, &index, &member));
+  CHECK_MSG(isnan(min), "every value NaN: %g", min);
+
+  /* Gather: every member's three bytes in member order. */
+  unsigned char bytes[MAX_LOCAL][3], *all = calloc(members, 3);
+  const void *pieces[MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i) {
+    memset(bytes[i], (int)(first + i + 1), 3);
+    pieces[i] = bytes[i];
+  }
+  if (all) {
+    CHECK_OK(ck__exchange_gather(ex, pieces, 3, all));
+    for (size_t m = 0; m < members; ++m)
+      CHECK_MSG(all[3 * m] == m + 1 && all[3 * m + 2] == m + 1,
+                "gathered member %zu: %d", m, all[3 * m]);
+  }
+  free(all);
+
+  /* Broadcast from the last member. */
+  double word = first + local == members ? 42.5 : -1;
+  CHECK_OK(ck__exchange_broadcast(ex, members - 1, &word, sizeof word));
+  CHECK_MSG(word == 42.5, "broadcast: %g", word);
+
+  /* A ring: member m hears from m - 1. */
+  uint64_t sent[MAX_LOCAL], heard[MAX_LOCAL];
+  const void *send[MAX_LOCAL];
+  void *receive[MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i) {
+    sent[i] = 1000 + first + i;
+    heard[i] = 0;
+    send[i] = &sent[i];
+    receive[i] = &heard[i];
+  }
+  CHECK_OK(ck__exchange_ring(ex, send, receive, sizeof(uint64_t)));
+  for (size_t i = 0; i < local; ++i) {
+    size_t from = (first + i + members - 1) % members;
+    CHECK_MSG(heard[i] == 1000 + from, "member %zu heard %llu, not %zu",
+              first + i, (unsigned long long)heard[i], 1000 + from);
+  }
+  CHECK(ck__exchange_seconds(ex) >= 0);
+  ck__exchange_destroy(ex);
+}
+
+/* What a group refuses. */
+static void refusals(void) {
+  const char *names[1] = {"ref"};
+  ck__exchange *ex = NULL;
+  CHECK(ck__exchange_create(0, names, NULL, &ex) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ex == NULL);
+#if !CK_HAVE_MPI
+  int fake = 0;
+  CHECK(ck__exchange_create(1, names, &fake, &ex) == CK_ERROR_INVALID_ARGUMENT);
+#endif
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  const void *communicator = NULL;
+#if CK_HAVE_MPI
+  /* Under mpirun (Open MPI or another PMI launcher): across processes. */
+  int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
+                     getenv("PMIX_RANK");
+  MPI_Comm world = MPI_COMM_WORLD;
+  int rank = 0;
+  if (under_mpirun) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(world, &rank);
+    communicator = &world;
+  }
+  if (communicator) {
+    collectives((size_t)(rank % MAX_LOCAL) + 1, communicator);
+    collectives(1, communicator);
+  } else
+#endif
+  {
+    for (size_t local = 1; local <= MAX_LOCAL; ++local)
+      collectives(local, communicator);
+    refusals();
+  }
+  int code = CHECK_DONE();
+#if CK_HAVE_MPI
+  if (communicator)
+    MPI_Finalize();
+#endif
+  return code;
+}
