@@ -146,9 +146,27 @@ static void print_position(FILE *out, const ck_result *result) {
             count - shown, count);
 }
 
+/* A spread run's members: each one's device, share and times. */
+static void print_members(FILE *out, const ck_result *result) {
+  if (!result->members)
+    return;
+  fprintf(out, "  %-18s %-10s %5s %14s %7s %11s %11s\n", "members", "device",
+          "rank", result->member_units, "share", "compute (s)", "exchange (s)");
+  for (size_t i = 0; i < result->member_count; ++i) {
+    const ck_spread_member *member = &result->members[i];
+    fprintf(out, "  %-18zu %-10s %5d %14llu %6.1f%% %11.3f %11.3f\n", i,
+            member->device, member->rank, (unsigned long long)member->units,
+            100 * member->share, member->compute_s, member->exchange_s);
+  }
+}
+
 void cli_print_result(FILE *out, const ck_result *result) {
-  fprintf(out, "%s on %s (%s)\n", result->workload, result->device,
-          result->device_name);
+  if (result->members)
+    fprintf(out, "%s spread over %zu devices\n", result->workload,
+            result->member_count);
+  else
+    fprintf(out, "%s on %s (%s)\n", result->workload, result->device,
+            result->device_name);
   print_quantity(out, result->best_name, result->best, "");
   print_quantity(out, "wall", result->wall_s, "s");
   if (result->kernel_s > 0)
@@ -168,6 +186,7 @@ void cli_print_result(FILE *out, const ck_result *result) {
       print_quantity(out, metric->name, metric->value, metric->unit);
   }
   print_position(out, result);
+  print_members(out, result);
 }
 
 int cli_row_skipped(const ck_result *result, int every_device) {

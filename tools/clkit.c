@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_mpi.h"
 
 enum { MAX_DEVICES = 64, MAX_PARAMS = 128, MAX_LONG_OPTIONS = 160 };
 
@@ -28,6 +29,8 @@ enum {
   OPT_DEVICES,
   OPT_PROBE,
   OPT_ASSEMBLED,
+  OPT_SPREAD,
+  OPT_SHARES,
   OPT_WORKLOAD_BASE = 2000
 };
 
@@ -221,7 +224,12 @@ static const char run_device_help[] =
     "  -d, --device, --devices SEL\n"
     "                           device selector (default: CLKIT_DEVICE, else\n"
     "                           the fastest device); several run one after\n"
-    "                           another\n";
+    "                           another\n"
+    "      --spread             one run shared by the selected devices (by\n"
+    "                           default the fastest device and its like), and\n"
+    "                           by the processes of mpirun\n"
+    "      --shares W,W,...     with --spread: each device's share of the\n"
+    "                           work (default: by each one's measured speed)\n";
 static const char compare_device_help[] =
     "  -d, --device, --devices SEL\n"
     "                           devices to compare (default: all); ref always\n"
@@ -519,7 +527,8 @@ typedef struct run_config {
   const ck_workload *workload;
   const char *selector;
   uint64_t seed;
-  int seed_given, json, quiet;
+  int seed_given, json, quiet, spread;
+  const char *shares; /* --shares, as given */
   ck_param params[MAX_PARAMS];
   size_t param_count;
 } run_config;
@@ -569,6 +578,11 @@ static int parse_run_options(const char *command, int argc, char **argv,
   options[count++] = (struct option){"json", no_argument, NULL, OPT_JSON};
   options[count++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
   options[count++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+  if (!is_compare) {
+    options[count++] = (struct option){"spread", no_argument, NULL, OPT_SPREAD};
+    options[count++] =
+        (struct option){"shares", required_argument, NULL, OPT_SHARES};
+  }
   size_t first_workload = count;
   for (const ck_option *workload_option = workload_options;
        workload_option->name && count + 1 < MAX_LONG_OPTIONS;
@@ -603,6 +617,12 @@ static int parse_run_options(const char *command, int argc, char **argv,
       break;
     case OPT_QUIET:
       config->quiet = 1;
+      break;
+    case OPT_SPREAD:
+      config->spread = 1;
+      break;
+    case OPT_SHARES:
+      config->shares = optarg;
       break;
     case OPT_HELP:
       printf("usage: clkit %s %s [options]\n\nCommon options:\n%s%s"
@@ -644,6 +664,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
   } else if (optind + 1 < argc) {
     return unexpected(command, argv[argc - 1]);
   }
+  if (config->shares && !config->spread)
+    return usage_error(command, "--shares applies only with --spread");
   status =
       ck_workload_check(config->workload, config->params, config->param_count);
   if (status != CK_OK) {
@@ -716,6 +738,127 @@ static int choose_text_stream(const run_config *config, FILE **text) {
   return -1;
 }
 
+/* The devices of a spread run in this process: those the selector picks,
+ * or with none, the fastest device and every other of its backend, kind
+ * and platform. Under mpirun, a process that shares its node takes one of
+ * them, by its rank on the node. */
+static int spread_devices(const ck_device_set *set, const run_config *config,
+                          const cli_mpi *mpi, ck_device *devices,
+                          size_t *count) {
+  size_t indices[MAX_DEVICES], selected = 0;
+  int exit_code = select_devices(set, config->selector, indices, &selected);
+  if (exit_code != EXIT_OK)
+    return exit_code;
+  const char *variable = getenv("CLKIT_DEVICE");
+  if (!config->selector && (!variable || !*variable) && selected == 1) {
+    const ck_device *fastest = &set->devices[indices[0]];
+    selected = 0;
+    for (size_t i = 0; i < set->count && selected < MAX_DEVICES; ++i) {
+      const ck_device *d = &set->devices[i];
+      if (d->backend == fastest->backend && d->kind == fastest->kind &&
+          strcmp(d->platform, fastest->platform) == 0)
+        indices[selected++] = i;
+    }
+  }
+  if (selected > CK_SPREAD_MAX_LOCAL)
+    selected = CK_SPREAD_MAX_LOCAL;
+  if (mpi->local_ranks > 1) {
+    indices[0] = indices[(size_t)mpi->local_rank % selected];
+    selected = 1;
+  }
+  for (size_t i = 0; i < selected; ++i)
+    devices[i] = set->devices[indices[i]];
+  *count = selected;
+  return EXIT_OK;
+}
+
+/* --shares W,W,...: positive weights, one a member. */
+static int parse_shares(const char *text, double *shares, size_t capacity,
+                        size_t *count) {
+  *count = 0;
+  for (const char *p = text; *p;) {
+    char *end = NULL;
+    double value = strtod(p, &end);
+    if (end == p || !(value > 0) || !isfinite(value) || (*end && *end != ',') ||
+        *count == capacity)
+      return usage_error("run", "--shares takes positive numbers separated "
+                                "by commas, one a device (e.g. 3,1)");
+    shares[(*count)++] = value;
+    p = *end ? end + 1 : end;
+  }
+  return *count ? EXIT_OK : usage_error("run", "--shares: no shares given");
+}
+
+/* `run --spread`: one run over this process's devices and, under mpirun,
+ * every process's. Only rank 0 prints the result. */
+static int command_run_spread(run_config *config, FILE *text) {
+  cli_mpi mpi;
+  int started = cli_mpi_begin(NULL, NULL, &mpi);
+  if (started < 0) {
+    fprintf(stderr, "%s: %s\n", program_name,
+            started == -1 ? "MPI failed to start"
+                          : "started by an MPI launcher, but this clkit was "
+                            "built without MPI: each process would run alone");
+    return EXIT_FAILURE_RUN;
+  }
+  static double shares[1024];
+  size_t share_count = 0;
+  ck_device devices[MAX_DEVICES];
+  size_t count = 0;
+  ck_device_set set = {0};
+  int exit_code = EXIT_OK;
+  if (config->shares)
+    exit_code = parse_shares(config->shares, shares, 1024, &share_count);
+  ck_status status = CK_OK;
+  if (exit_code == EXIT_OK && (status = ck_device_enumerate(&set)) != CK_OK)
+    exit_code = cli_report(status);
+  if (exit_code == EXIT_OK)
+    exit_code = spread_devices(&set, config, &mpi, devices, &count);
+  if (exit_code != EXIT_OK) {
+    ck_device_set_free(&set);
+    cli_mpi_end(1);
+    return exit_code;
+  }
+  ck_spread spread = {.devices = devices,
+                      .device_count = count,
+                      .shares = share_count ? shares : NULL,
+                      .share_count = share_count,
+                      .communicator = mpi.communicator};
+  int leader = mpi.rank == 0;
+  line_sink sink = {config->json ? stderr : text, config->quiet || !leader};
+  ck_run_options options = run_options(config, &sink);
+  options.spread = &spread;
+  catch_interruptions_again();
+  cli_status_begin(leader && status_drawn(config), 0);
+  ck_result result;
+  status = ck_workload_run(config->workload, &devices[0], config->params,
+                           config->param_count, &options, &result);
+  cli_status_clear();
+  if (status == CK_ERROR_CANCELLED && interruption) {
+    exit_code = report_interruption();
+  } else if (status != CK_OK) {
+    if (mpi.ranks > 1)
+      fprintf(stderr, "%s: rank %d of %d:\n", program_name, mpi.rank,
+              mpi.ranks);
+    exit_code = report_failure(status);
+  } else if (leader && config->json) {
+    char *json = NULL;
+    if ((status = ck_result_format_json(&result, &json)) != CK_OK)
+      exit_code = cli_report(status);
+    else
+      printf("%s\n", json);
+    ck_memory_free(json);
+  } else if (leader) {
+    cli_print_result(text, &result);
+  }
+  if (status == CK_OK)
+    ck_result_release(&result);
+  cli_status_end();
+  ck_device_set_free(&set);
+  cli_mpi_end(exit_code != EXIT_OK);
+  return exit_code;
+}
+
 static int command_run(int argc, char **argv) {
   run_config config;
   FILE *text = stdout;
@@ -725,8 +868,10 @@ static int command_run(int argc, char **argv) {
     exit_code = choose_text_stream(&config, &text);
   if (exit_code >= 0)
     return exit_code;
-  ck_device_set set;
   warn_if_cache_unusable();
+  if (config.spread)
+    return command_run_spread(&config, text);
+  ck_device_set set;
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
     return cli_report(status);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "clkit/device.h"
+#include "clkit/spread.h"
 #include "clkit/status.h"
 
 #ifdef __cplusplus
@@ -97,6 +98,10 @@ typedef struct ck_run_options {
   void *log_user;
   ck_build_fn build; /* optional */
   void *build_user;
+  /* Optional: run over these devices (and processes) at once, in place of
+   * the device given (clkit/spread.h); the workloads that cannot refuse
+   * it with CK_ERROR_UNSUPPORTED. */
+  const ck_spread *spread;
 } ck_run_options;
 
 #define CK_RESULT_MAX_METRICS 48
@@ -145,12 +150,18 @@ typedef struct ck_result {
    * "0". In the order of the workload's options table. */
   ck_param *options;
   size_t option_count;
+  /* A spread run's members, in member order (NULL and 0 for a run on one
+   * device), and what their units are ("particles", "islands", ...). */
+  ck_spread_member *members;
+  size_t member_count;
+  char member_units[24];
 } ck_result;
 
 /*
- * ck_result_release - frees what a result owns (position, options) and
- * sets those fields to NULL and 0; the rest is kept. A result must be
- * released before it is filled again or goes out of scope. A result
+ * ck_result_release - frees what a result owns (position, options,
+ * members) and sets those fields to NULL and 0; the rest is kept. A
+ * result must be released before it is filled again or goes out of
+ * scope. A result
  * zeroed by the caller, or released already, is released again safely.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL.
  */

@@ -43,6 +43,9 @@ struct ck_workload {
    * none: NULL): choices only other devices have, such as the MLP's TF32
    * products, whose rows are then checked against ref's FP32 run. */
   const ck_param *oracle;
+  /* Nonzero when run takes a spread (ck_run_options.spread); others are
+   * refused one. */
+  int spreads;
 };
 
 /* The registry (src/registry.c, above the framework): every workload, in

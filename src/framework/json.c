@@ -206,6 +206,27 @@ static ck_status result_json(const ck_result *result, char **json) {
     }
     put(&text, "]");
   }
+  if (result->members) {
+    put(&text, ",\"member_units\":");
+    put_string(&text, result->member_units, sizeof result->member_units);
+    put(&text, ",\"members\":[");
+    for (size_t i = 0; i < result->member_count; ++i) {
+      const ck_spread_member *member = &result->members[i];
+      put(&text, "%s{\"device\":", i ? "," : "");
+      put_string(&text, member->device, sizeof member->device);
+      put(&text, ",\"device_name\":");
+      put_string(&text, member->device_name, sizeof member->device_name);
+      put(&text, ",\"rank\":%d,\"units\":%" PRIu64 ",\"share\":", member->rank,
+          member->units);
+      put_number(&text, member->share);
+      put(&text, ",\"compute_s\":");
+      put_number(&text, member->compute_s);
+      put(&text, ",\"exchange_s\":");
+      put_number(&text, member->exchange_s);
+      put(&text, "}");
+    }
+    put(&text, "]");
+  }
   for (size_t i = 0; i < result->metric_count; ++i) {
     const ck_metric *metric = &result->metrics[i];
     put(&text, ",");

@@ -209,6 +209,9 @@ ck_status ck_result_release(ck_result *result) {
   for (size_t i = 0; result->options && i < result->option_count; ++i)
     option_free(&result->options[i]);
   free(result->options);
+  free(result->members);
+  result->members = NULL;
+  result->member_count = 0;
   result->position = NULL;
   result->position_count = 0;
   result->options = NULL;
@@ -416,6 +419,9 @@ static ck_status run_workload(const ck_workload *workload,
     return status;
   if (!options)
     options = &defaults;
+  if (options->spread && !workload->spreads)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "%s does not spread over several devices", workload->name);
   result->seed = options->seed;
   double started = ck__seconds();
   current_run run = {workload, device, options, 0};
