@@ -59,9 +59,11 @@ CK_FN void ck_pso_keep_best(ck_u32 p, ck_u32 n, int dim, ck_real value,
  * Draws particle p's position uniformly in the domain and its velocity
  * uniformly in +-(hi - lo) * velocity_init (within vmax); pbest starts at
  * the position. Returns the objective there when `objective` is streamed.
+ * Its random stream is that of particle first + p of the whole swarm (a
+ * slice of a spread swarm begins at first; 0 otherwise).
  */
 CK_FN ck_real ck_pso_initialise_particle(
-    int objective, ck_u32 p, ck_u32 n, int dim, ck_u64 seed,
+    int objective, ck_u32 p, ck_u32 first, ck_u32 n, int dim, ck_u64 seed,
     CK_GLOBAL const ck_real *lo, CK_GLOBAL const ck_real *hi,
     CK_GLOBAL const ck_real *vmax, ck_real velocity_init, CK_GLOBAL ck_real *x,
     CK_GLOBAL ck_real *v, CK_GLOBAL ck_real *pbest) {
@@ -73,7 +75,7 @@ CK_FN ck_real ck_pso_initialise_particle(
   /* One Philox block serves a pair of dimensions. */
   for (int pair = 0; 2 * pair < dim; ++pair) {
     ck_philox_counter r = ck_philox_block(
-        seed, ck_pso_stream(CK_PSO_STREAM_INIT, p), (ck_u64)pair);
+        seed, ck_pso_stream(CK_PSO_STREAM_INIT, first + p), (ck_u64)pair);
     for (int lane = 0; lane < 2 && 2 * pair + lane < dim;
          ++lane, x += n, v += n, pbest += n) {
       int d = 2 * pair + lane;

@@ -32,9 +32,10 @@
 
 #define CK_PSO_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
 
-/* Work-item p initialises particle p; streamed objectives are evaluated
- * here, the others by an evaluation kernel that runs next. */
-__kernel void ck_pso_initialise(uint n, int dim, ulong seed,
+/* Work-item p initialises particle p (first + p of a spread swarm);
+ * streamed objectives are evaluated here, the others by an evaluation
+ * kernel that runs next. */
+__kernel void ck_pso_initialise(uint n, uint first, int dim, ulong seed,
                                 ck_real velocity_init,
                                 __global const ck_real *lo,
                                 __global const ck_real *hi,
@@ -45,9 +46,9 @@ __kernel void ck_pso_initialise(uint n, int dim, ulong seed,
   uint p = (uint)get_global_id(0);
   if (p >= n)
     return;
-  ck_real value = ck_pso_initialise_particle(CK_OBJECTIVE, p, n, dim, seed, lo,
-                                             hi, vmax, velocity_init, x, v,
-                                             pbest);
+  ck_real value = ck_pso_initialise_particle(CK_OBJECTIVE, p, first, n, dim,
+                                             seed, lo, hi, vmax,
+                                             velocity_init, x, v, pbest);
   pbest_value[p] = CK_PSO_STREAMED ? ck_comparable(value)
                                    : CK_R(CK_REAL_MAX);
 }
@@ -64,7 +65,8 @@ __kernel void ck_pso_neighbours(uint n, uint k,
 
 /* Particle p's move (ck_pso_move_particle) and what follows it in the
  * same launch (ck_pso_after_move). */
-static void move_one(uint p, uint n, int dim, ulong seed, ulong iteration,
+static void move_one(uint p, uint first, uint n, int dim, ulong seed,
+                     ulong iteration,
                      ck_real w, ck_real c1, ck_real c2,
                      __global const ck_real *lo, __global const ck_real *hi,
                      __global const ck_real *vmax, __global ck_real *x,
@@ -81,7 +83,8 @@ static void move_one(uint p, uint n, int dim, ulong seed, ulong iteration,
   uint guide_index = 0, guide_stride = 1;
 #endif
   ck_real value = ck_pso_move_particle(
-      CK_OBJECTIVE, CK_BOUNDS, p, n, dim, seed, iteration, w, c1, c2, lo,
+      CK_OBJECTIVE, CK_BOUNDS, p, first, n, dim, seed, iteration, w, c1, c2,
+      lo,
       hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
   ck_pso_after_move(CK_PSO_STREAMED, CK_PSO_RING, p, n, dim, value,
                     pbest_value, x, pbest, values);
@@ -91,7 +94,8 @@ static void move_one(uint p, uint n, int dim, ulong seed, ulong iteration,
  * Work-item p moves particle p and, for streamed objectives, evaluates it
  * in the same pass (move_one).
  */
-__kernel void ck_pso_move(uint n, int dim, ulong seed, ulong iteration,
+__kernel void ck_pso_move(uint n, uint first, int dim, ulong seed,
+                          ulong iteration,
                           ck_real w, ck_real c1, ck_real c2,
                           __global const ck_real *lo,
                           __global const ck_real *hi,
@@ -106,8 +110,8 @@ __kernel void ck_pso_move(uint n, int dim, ulong seed, ulong iteration,
   /* Once the target is met, the remaining launches of a batch do nothing. */
   if (p >= n || done[0])
     return;
-  move_one(p, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x, v, pbest,
-           pbest_value, gbest, neighbour, values);
+  move_one(p, first, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x, v,
+           pbest, pbest_value, gbest, neighbour, values);
 }
 
 #if defined(CK_LANES) && CK_LANES > 1
@@ -117,7 +121,8 @@ __kernel void ck_pso_move(uint n, int dim, ulong seed, ulong iteration,
  * the same bits as ck_pso_move. A last work-item with fewer particles
  * than lanes moves them one by one.
  */
-__kernel void ck_pso_move_lanes(uint n, int dim, ulong seed, ulong iteration,
+__kernel void ck_pso_move_lanes(uint n, uint first, int dim, ulong seed,
+                                ulong iteration,
                                 ck_real w, ck_real c1, ck_real c2,
                                 __global const ck_real *lo,
                                 __global const ck_real *hi,
@@ -129,19 +134,19 @@ __kernel void ck_pso_move_lanes(uint n, int dim, ulong seed, ulong iteration,
                                 __global const uint *neighbour,
                                 __global const uint *done,
                                 __global ck_real *values) {
-  uint first = (uint)get_global_id(0) * CK_LANES;
-  if (first >= n || done[0])
+  uint lead = (uint)get_global_id(0) * CK_LANES;
+  if (lead >= n || done[0])
     return;
-  if (n - first < CK_LANES) {
-    for (uint p = first; p < n; ++p)
-      move_one(p, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x, v,
-               pbest, pbest_value, gbest, neighbour, values);
+  if (n - lead < CK_LANES) {
+    for (uint p = lead; p < n; ++p)
+      move_one(p, first, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x,
+               v, pbest, pbest_value, gbest, neighbour, values);
     return;
   }
-  ck_u32_lanes particles = (ck_u32_lanes)first + CK_LANE_OFFSETS;
+  ck_u32_lanes particles = (ck_u32_lanes)lead + CK_LANE_OFFSETS;
 #if CK_PSO_RING
   __global const ck_real *guide = pbest;
-  ck_u32_lanes guide_index = ck_load_lanes(0, neighbour + first);
+  ck_u32_lanes guide_index = ck_load_lanes(0, neighbour + lead);
   uint guide_stride = n;
 #else
   __global const ck_real *guide = gbest;
@@ -149,8 +154,8 @@ __kernel void ck_pso_move_lanes(uint n, int dim, ulong seed, ulong iteration,
   uint guide_stride = 1;
 #endif
   ck_real_lanes value = ck_pso_move_particle_lanes(
-      CK_OBJECTIVE, CK_BOUNDS, particles, n, dim, seed, iteration, w, c1, c2,
-      lo, hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
+      CK_OBJECTIVE, CK_BOUNDS, particles, first, n, dim, seed, iteration, w,
+      c1, c2, lo, hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
   ck_pso_after_move_lanes(CK_PSO_STREAMED, CK_PSO_RING, particles, n, dim,
                           value, pbest_value, x, pbest, values);
 }

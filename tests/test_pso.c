@@ -272,13 +272,12 @@ static void bounded_history(const ck_device *device) {
     CHECK_OK(ck_pso_run(pso, &report));
     CHECK_OK(ck_pso_get_history(pso, &history, &kept));
     CHECK_OK(ck_pso_get_history_stride(pso, &stride));
-    CHECK_MSG(report.stopped_by == CK_STOP_TARGET &&
-                  report.target_iteration == met && report.iterations == met &&
-                  report.best == full[met],
-              "%s: target %.17g met at %llu (best %.17g), want %llu",
-              device->id, aimed.target,
-              (unsigned long long)report.target_iteration, report.best,
-              (unsigned long long)met);
+    CHECK_MSG(
+        report.stopped_by == CK_STOP_TARGET && report.target_iteration == met &&
+            report.iterations == met && report.best == full[met],
+        "%s: target %.17g met at %llu (best %.17g), want %llu", device->id,
+        aimed.target, (unsigned long long)report.target_iteration, report.best,
+        (unsigned long long)met);
     CHECK(stride > 1 && kept <= LIMIT && kept == met / stride + 1);
     size_t differ = 0;
     for (size_t i = 0; history && i < kept; ++i)
@@ -1272,6 +1271,104 @@ static void null_arguments(const ck_device *ref) {
   ck_pso_destroy(c.pso);
 }
 
+/* ---- a swarm spread over devices ---------------------------------------- */
+
+/* A spread swarm's best and position, after its run. */
+static int spread_best(const ck_spread *spread, const ck_pso_config *config,
+                       double *best, double *position) {
+  ck_pso *pso = NULL;
+  ck_pso_report report;
+  CHECK_OK(ck_pso_create_spread(spread, config, &pso));
+  if (!pso)
+    return 0;
+  CHECK_OK(ck_pso_run(pso, &report));
+  CHECK_OK(ck_pso_get_best(pso, best, position));
+  CHECK_MSG(*best == report.best, "best %.17g, report %.17g", *best,
+            report.best);
+  ck_pso_destroy(pso);
+  return 1;
+}
+
+/*
+ * One member is the one-device swarm, bit for bit; so are ref and another
+ * device with hand-set shares on sphere (additions and products alone,
+ * rounded alike everywhere), and a member count that does not divide the
+ * particles. What cannot spread is refused.
+ */
+static void spread_swarms(const ck_device *ref, const ck_device *other) {
+  printf("spread swarms%s%s\n", other ? " with " : "", other ? other->id : "");
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.function = "rastrigin";
+  c.dim = 6;
+  c.particles = 101;
+  c.max_iterations = 60;
+  c.seed = 17;
+  double alone[6], spread_x[6], best_alone = run_best(ref, &c, alone), best;
+  ck_spread one = {.devices = ref, .device_count = 1};
+  if (spread_best(&one, &c, &best, spread_x))
+    CHECK_MSG(best == best_alone && memcmp(alone, spread_x, sizeof alone) == 0,
+              "one member: %.17g, alone %.17g", best, best_alone);
+  if (other) {
+    ck_device pair[2] = {*ref, *other};
+    const double shares[2] = {1, 3};
+    ck_spread two = {
+        .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+    c.function = "sphere";
+    best_alone = run_best(ref, &c, alone);
+    if (spread_best(&two, &c, &best, spread_x))
+      CHECK_MSG(
+          best == best_alone && memcmp(alone, spread_x, sizeof alone) == 0,
+          "ref and %s: %.17g, ref alone %.17g", other->id, best, best_alone);
+    /* The workload's result names each member's share. */
+    const ck_workload *workload = NULL;
+    CHECK_OK(ck_workload_find("pso", &workload));
+    const ck_param params[] = {
+        {"fn", "sphere"}, {"dim", "6"}, {"particles", "101"}, {"iters", "20"}};
+    ck_run_options options = {.seed = 3, .spread = &two};
+    ck_result result;
+    ck_status run_status =
+        ck_workload_run(workload, ref, params, 4, &options, &result);
+    CHECK_OK(run_status);
+    if (run_status == CK_OK) {
+      CHECK_MSG(result.member_count == 2 && result.members &&
+                    result.members[0].units + result.members[1].units == 101 &&
+                    result.members[1].units > 2 * result.members[0].units &&
+                    strcmp(result.members[1].device, other->id) == 0 &&
+                    strcmp(result.member_units, "particles") == 0,
+                "members %zu", result.member_count);
+      char *json = NULL;
+      CHECK_OK(ck_result_format_json(&result, &json));
+      CHECK(json && strstr(json, "\"members\":[{\"device\":\"ref\""));
+      ck_memory_free(json);
+      ck_result_release(&result);
+      CHECK(result.members == NULL && result.member_count == 0);
+    }
+  }
+  /* Refusals: a ring, fewer particles than members, shares that do not
+   * match the members, a device twice. */
+  ck_pso *pso = NULL;
+  c.ring_neighbours = 3;
+  CHECK(ck_pso_create_spread(&one, &c, &pso) == CK_ERROR_UNSUPPORTED);
+  c.ring_neighbours = 0;
+  ck_device twice[2] = {*ref, *ref};
+  ck_spread doubled = {.devices = twice, .device_count = 2};
+  CHECK_INVALID(ck_pso_create_spread(&doubled, &c, &pso), "given twice");
+  const double three[3] = {1, 1, 1};
+  ck_spread mismatched = {
+      .devices = ref, .device_count = 1, .shares = three, .share_count = 3};
+  CHECK_INVALID(ck_pso_create_spread(&mismatched, &c, &pso),
+                "3 shares for 1 members");
+  if (other) {
+    ck_device pair[2] = {*ref, *other};
+    ck_spread two = {.devices = pair, .device_count = 2};
+    c.particles = 1;
+    CHECK_INVALID(ck_pso_create_spread(&two, &c, &pso),
+                  "1 particles cannot be dealt to 2 devices");
+  }
+  CHECK(pso == NULL);
+}
+
 int main(void) {
   const char *temporary = getenv("TMPDIR");
   snprintf(work_dir, sizeof work_dir, "%s/clkit-pso-XXXXXX",
@@ -1310,6 +1407,7 @@ int main(void) {
   bad_configs(ref);
   null_arguments(ref);
   several_devices(&set);
+  spread_swarms(ref, devices[1]);
   ck_device_set_free(&set);
   remove_tree(work_dir);
   return CHECK_DONE();

@@ -150,11 +150,11 @@ static void print_position(FILE *out, const ck_result *result) {
 static void print_members(FILE *out, const ck_result *result) {
   if (!result->members)
     return;
-  fprintf(out, "  %-18s %-10s %5s %14s %7s %11s %11s\n", "members", "device",
+  fprintf(out, "  %-18s %-10s %5s %14s %7s %11s %12s\n", "members", "device",
           "rank", result->member_units, "share", "compute (s)", "exchange (s)");
   for (size_t i = 0; i < result->member_count; ++i) {
     const ck_spread_member *member = &result->members[i];
-    fprintf(out, "  %-18zu %-10s %5d %14llu %6.1f%% %11.3f %11.3f\n", i,
+    fprintf(out, "  %-18zu %-10s %5d %14llu %6.1f%% %11.3f %12.3f\n", i,
             member->device, member->rank, (unsigned long long)member->units,
             100 * member->share, member->compute_s, member->exchange_s);
   }

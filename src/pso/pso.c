@@ -28,10 +28,15 @@ struct ck_pso {
   double *batch;         /* history_capacity: the device entries read */
   ck__history history;   /* the best after an iteration in every stride */
   double build_seconds;
+  ck__pso_spread *spread; /* a spread swarm's members (pso_spread.c) */
 };
 
 pso_state *ck__pso_state(ck_pso *pso) {
   return &pso->state;
+}
+
+ck__pso_spread *ck__pso_spread_of(ck_pso *pso) {
+  return pso->spread;
 }
 
 ck_status ck_pso_config_init(ck_pso_config *config) {
@@ -139,6 +144,15 @@ static ck_status record_best(ck_pso *pso) {
 
 ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
                         ck_pso **pso) {
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  CK__REQUIRE(pso);
+  return ck__pso_create_slice(device, config, 0, config->particles, pso);
+}
+
+ck_status ck__pso_create_slice(const ck_device *device,
+                               const ck_pso_config *config, uint32_t first,
+                               size_t total, ck_pso **pso) {
   ck_status status = CK_OK;
   ck_pso *created = NULL;
   double *vmax = NULL;
@@ -161,6 +175,7 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   state->streamed = problem->streamed;
   state->dim = problem->dim;
   state->n = (uint32_t)config->particles;
+  state->first = first;
   state->double_precision = problem->double_precision;
   state->real_size = problem->real_size;
   state->bounds = (int)config->bounds;
@@ -211,8 +226,10 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
     vmax[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
   if (state->objective == CK_OBJECTIVE_LSQ) {
     state->rows = (uint32_t)config->data->rows;
-    state->lsq = ck__lsq_plan_choose(device, config->lsq_mode, n, state->rows,
-                                     state->group, state->double_precision);
+    /* Planned for the whole swarm, so that a slice sums as it would. */
+    state->lsq =
+        ck__lsq_plan_choose(device, config->lsq_mode, total, state->rows,
+                            state->group, state->double_precision);
   }
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes =
@@ -297,6 +314,56 @@ fail:
   return status;
 }
 
+ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration) {
+  ck_status status;
+  pso_state *state = &pso->state;
+  if ((status = pso->steps->move(state, iteration)) != CK_OK)
+    return status;
+  if (!state->streamed && (status = pso->steps->evaluate(state)) != CK_OK)
+    return status;
+  return pso->steps->update_best(state, 0);
+}
+
+ck_status ck_pso_create_spread(const ck_spread *spread,
+                               const ck_pso_config *config, ck_pso **pso) {
+  ck_status status = CK_OK;
+  ck_pso *created = NULL;
+  CK__REQUIRE(spread);
+  CK__REQUIRE(config);
+  CK__REQUIRE(pso);
+  *pso = NULL;
+  CK_TRY(check_config(config));
+  if (config->ring_neighbours)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "ck_pso_config.ring_neighbours: a ring of neighbours does not "
+            "spread over devices; spread the global best (0)");
+  if (!spread->devices || spread->device_count == 0)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create_spread: no devices");
+  created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
+  const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
+  CK_TRY(ck__problem_init(&created->problem, &spread->devices[0], &spec));
+  created->config = *config;
+  CK__PROBLEM_KEEP(&created->config, &created->problem);
+  pso_state *state = &created->state;
+  state->device = spread->devices[0];
+  state->dim = created->problem.dim;
+  state->n = (uint32_t)config->particles;
+  state->double_precision = created->problem.double_precision;
+  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
+                          &(size_t){1}, "best values"));
+  double started = ck__seconds();
+  CK_TRY(ck__pso_spread_create(spread, config, &created->history,
+                               &created->spread));
+  created->build_seconds = ck__seconds() - started;
+  *pso = created;
+  return CK_OK;
+fail:
+  ck_pso_destroy(created);
+  return status;
+}
+
 static ck_status one_iteration(ck_pso *pso) {
   ck_status status;
   pso_state *state = &pso->state;
@@ -336,6 +403,13 @@ static ck_status iterate(ck_pso *pso, uint64_t iterations) {
 
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations) {
   CK__REQUIRE(pso);
+  if (pso->spread) {
+    ck_status status = ck__pso_spread_step(pso->spread, pso->iterations + 1,
+                                           iterations, &pso->history);
+    if (status == CK_OK)
+      pso->iterations += iterations;
+    return status;
+  }
   if (pso->steps->iterate && pso->state.iterates)
     return iterate(pso, iterations);
   for (uint64_t i = 0; i < iterations; ++i) {
@@ -357,6 +431,14 @@ static ck_status run_read(void *self, uint64_t steps,
   if (status == CK_OK)
     ck__loop_read_history(&pso->history, steps, reading);
   return status;
+}
+
+/* Kernel time so far: the queue's, or a spread's members' summed. */
+static void kernel_seconds(ck_pso *pso, double *seconds) {
+  if (pso->spread)
+    *seconds = ck__pso_spread_kernel_seconds(pso->spread);
+  else
+    ck_queue_get_kernel_seconds(pso->state.queue, seconds);
 }
 
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
@@ -384,14 +466,15 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   ck__loop_outcome outcome;
   uint64_t start = pso->iterations;
   double kernel_before = 0, kernel_after = 0;
-  ck_queue_get_kernel_seconds(state->queue, &kernel_before);
+  kernel_seconds(pso, &kernel_before);
   /* Every best value read is checked against the target as it comes,
    * before the history thins it out. */
   if (config->has_target)
     ck__history_watch(&pso->history, 0, config->target, start);
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  CK_TRY(ck_queue_finish(state->queue));
-  ck_queue_get_kernel_seconds(state->queue, &kernel_after);
+  if (!pso->spread)
+    CK_TRY(ck_queue_finish(state->queue));
+  kernel_seconds(pso, &kernel_after);
   report->stopped_by = outcome.stopped_by;
   report->target_iteration = outcome.target_step;
   report->wall_s = outcome.wall_s;
@@ -423,6 +506,8 @@ fail:
 ck_status ck_pso_get_best(ck_pso *pso, double *value, double *position) {
   ck_status status;
   CK__REQUIRE(pso);
+  if (pso->spread)
+    return ck__pso_spread_best(pso->spread, value, position);
   pso_state *state = &pso->state;
   if (value &&
       (status = read_reals(state, state->best_value, value, 1)) != CK_OK)
@@ -457,6 +542,7 @@ ck_status ck_pso_destroy(ck_pso *pso) {
   if (!pso)
     return CK_OK;
   pso_state *state = &pso->state;
+  ck__pso_spread_destroy(pso->spread);
   if (pso->steps)
     pso->steps->teardown(state);
   ck_buffer *buffers[] = {state->lo,

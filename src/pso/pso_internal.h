@@ -8,6 +8,7 @@
 
 #include "clkit/clkit.h"
 #include "clkit/pso.h"
+#include "framework/history.h"
 #include "objectives/problem.h"
 #include "runtime/runtime.h"
 
@@ -41,7 +42,8 @@ struct pso_state {
   int objective;              /* CK_OBJECTIVE_* */
   int streamed;
   int dim;
-  uint32_t n; /* particles */
+  uint32_t n;     /* particles */
+  uint32_t first; /* of a spread swarm's slice: its first particle */
   int double_precision;
   size_t real_size; /* 4 or 8 */
   int bounds;       /* CK_BOUNDS_* */
@@ -89,6 +91,39 @@ struct pso_state {
 
 /* The state behind a swarm, for tests that inspect every particle. */
 pso_state *ck__pso_state(ck_pso *pso);
+
+/* A slice of a swarm of `total` particles: config->particles of them,
+ * drawing the random streams of particles first, first + 1, ... (pso.c).
+ * ck_pso_create is the slice of all from 0. */
+ck_status ck__pso_create_slice(const ck_device *device,
+                               const ck_pso_config *config, uint32_t first,
+                               size_t total, ck_pso **pso);
+/* One iteration of a slice's device work (moves, evaluations, its own
+ * best), queued and not read. */
+ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration);
+
+/* A swarm spread over devices (pso_spread.c): members that hold slices,
+ * and the global best they agree on after every iteration. Each call is
+ * collective over the spread's processes. */
+typedef struct ck__pso_spread ck__pso_spread;
+/* Makes the members and pushes the initial swarm's best into history. */
+ck_status ck__pso_spread_create(const ck_spread *spread,
+                                const ck_pso_config *config,
+                                ck__history *history, ck__pso_spread **made);
+/* count iterations from iteration, each best pushed into history. */
+ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
+                              uint64_t count, ck__history *history);
+ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
+                              double *position);
+/* The members' kernel seconds, summed. */
+double ck__pso_spread_kernel_seconds(ck__pso_spread *spread);
+/* The members, into a result. */
+ck_status ck__pso_spread_report(ck__pso_spread *spread, ck_result *result);
+/* This process's rank (0 alone, or for NULL). */
+int ck__pso_spread_rank(const ck__pso_spread *spread);
+void ck__pso_spread_destroy(ck__pso_spread *spread);
+/* The spread behind a swarm, or NULL (pso.c). */
+ck__pso_spread *ck__pso_spread_of(ck_pso *pso);
 
 extern const ck__pso_steps ck__pso_ref_steps_f32;
 extern const ck__pso_steps ck__pso_ref_steps_f64;

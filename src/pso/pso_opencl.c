@@ -8,7 +8,7 @@
 /* Arguments set again at each launch, by position: ck_pso_move's
  * iteration (cl/pso.cl) and ck_best_update's history slot (cl/ck_best.h).
  * Setup sets them first, with the rest. */
-enum { MOVE_ITERATION = 3, UPDATE_SLOT = 11 };
+enum { MOVE_ITERATION = 4, UPDATE_SLOT = 11 };
 
 static size_t rounded(size_t count, size_t group) {
   return (count + group - 1) / group * group;
@@ -47,6 +47,7 @@ static ck_status opencl_setup(pso_state *state) {
   ck_kernel_args args;
   ck_kernel_args_begin(state->initialise_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->first);
   ck_kernel_args_i32(&args, state->dim);
   ck_kernel_args_u64(&args, state->seed);
   ck_kernel_args_real(&args, state->velocity_init, real);
@@ -61,6 +62,7 @@ static ck_status opencl_setup(pso_state *state) {
 
   ck_kernel_args_begin(state->move_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->first);
   ck_kernel_args_i32(&args, state->dim);
   ck_kernel_args_u64(&args, state->seed);
   ck_kernel_args_u64(&args, 0); /* MOVE_ITERATION */

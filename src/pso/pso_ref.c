@@ -21,7 +21,7 @@ static ck_status ref_initialise(pso_state *state) {
   ck_real *pbest_value = ck__reals(state->pbest_value);
   for (uint32_t p = 0; p < state->n; ++p) {
     ck_real value = ck_pso_initialise_particle(
-        state->objective, p, state->n, state->dim, state->seed,
+        state->objective, p, state->first, state->n, state->dim, state->seed,
         ck__reals(state->lo), ck__reals(state->hi), ck__reals(state->vmax),
         (ck_real)state->velocity_init, ck__reals(state->x), ck__reals(state->v),
         ck__reals(state->pbest));
@@ -50,7 +50,8 @@ static ck_status ref_move(pso_state *state, uint64_t iteration) {
     return CK_OK;
   for (uint32_t p = 0; p < state->n; ++p) {
     ck_real value = ck_pso_move_particle(
-        state->objective, state->bounds, p, state->n, state->dim, state->seed,
+        state->objective, state->bounds, p, state->first, state->n, state->dim,
+        state->seed,
         iteration, (ck_real)state->w, (ck_real)state->c1, (ck_real)state->c2,
         ck__reals(state->lo), ck__reals(state->hi), ck__reals(state->vmax),
         ck__reals(state->x), ck__reals(state->v), ck__reals(state->pbest),

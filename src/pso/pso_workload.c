@@ -10,6 +10,7 @@
 #include "ck_objectives.h"
 #include "framework/framework.h"
 #include "objectives/problem.h"
+#include "pso/pso_internal.h"
 
 enum { TRACE_ROWS = 1000 };
 
@@ -153,18 +154,25 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   ck_pso_report report;
   if ((status = job_parse(params, count, options, &job, &config)))
     return status;
-  CK_TRY(ck_pso_create(device, &config, &pso));
+  if (options->spread)
+    CK_TRY(ck_pso_create_spread(options->spread, &config, &pso));
+  else
+    CK_TRY(ck_pso_create(device, &config, &pso));
   CK_TRY(ck_pso_run(pso, &report));
+  /* A spread run's outputs are written once, by rank 0. */
+  int writes = ck__pso_spread_rank(ck__pso_spread_of(pso)) == 0;
   int dim = config.dim;
   position = malloc((size_t)dim * sizeof *position);
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck_pso_get_best(pso, &result->best, position));
   CK_TRY(ck__problem_best_check(&job, result->best));
-  if (job.out)
+  if (job.out && writes)
     CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
-  if (job.trace)
+  if (job.trace && writes)
     CK_TRY_OUTPUT("trace", write_trace(job.trace, pso));
+  if (ck__pso_spread_of(pso))
+    CK_TRY(ck__pso_spread_report(ck__pso_spread_of(pso), result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;
@@ -204,4 +212,5 @@ const ck_workload ck__pso_workload = {
     .outputs = ck__problem_outputs,
     .demo = pso_demo,
     .demo_count = sizeof pso_demo / sizeof pso_demo[0],
+    .spreads = 1,
 };

@@ -1,0 +1,262 @@
+/*
+ * pso_spread.c - one swarm over several devices (and processes): each
+ * member moves a slice of the particles, and after every iteration the
+ * members agree on the global best, which the member that holds it sends
+ * to all.
+ *
+ * The result is the one-device swarm's, bit for bit, on devices that
+ * compute alike: a particle draws from its own random stream wherever it
+ * lives (its index in the whole swarm), and the global best is the least
+ * personal best, ties going to the lowest index, as one device finds it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/spread.h"
+#include "pso/pso_internal.h"
+
+struct ck__pso_spread {
+  ck__spread_run run;
+  ck_pso **members; /* local ones */
+  int dim;
+  int double_precision;
+  double best; /* the global best value, and where it is */
+  uint64_t best_index;
+  double *position;     /* dim: the global best position */
+  double kernel_before; /* members' kernel time at their creation */
+};
+
+/* The global best after every member updated its own: the least of the
+ * members' bests, read from each; the holder's position then goes to all,
+ * and to the members that do not hold it. */
+static ck_status agree_on_best(ck__pso_spread *spread) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &spread->run;
+  double values[CK_SPREAD_MAX_LOCAL];
+  uint64_t indices[CK_SPREAD_MAX_LOCAL];
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i) {
+    pso_state *state = ck__pso_state(spread->members[i]);
+    double started = ck__seconds();
+    uint32_t index = 0;
+    statuses[i] = ck__reals_read(state->queue, state->best_value,
+                                 state->double_precision, &values[i], 1);
+    if (statuses[i] == CK_OK)
+      statuses[i] = ck_buffer_read(state->queue, state->best_index, 0,
+                                   sizeof index, &index, CK_BLOCKING, NULL);
+    run->compute_s[i] += ck__seconds() - started;
+    /* A member that found nothing better offers the best it was given. */
+    if (statuses[i] == CK_OK && values[i] < spread->best)
+      indices[i] = run->first[i] + index;
+    else {
+      values[i] = spread->best;
+      indices[i] = spread->best_index;
+    }
+  }
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  double best = 0;
+  uint64_t index = 0;
+  size_t holder = 0;
+  CK_TRY(
+      ck__exchange_min(run->exchange, values, indices, &best, &index, &holder));
+  if (!(best < spread->best))
+    return CK_OK;
+  spread->best = best;
+  spread->best_index = index;
+  size_t first = ck__exchange_first(run->exchange);
+  int held = holder >= first && holder < first + run->local;
+  if (held) {
+    pso_state *state = ck__pso_state(spread->members[holder - first]);
+    status = ck__reals_read(state->queue, state->gbest, state->double_precision,
+                            spread->position, (size_t)spread->dim);
+  }
+  ck_status agreed[CK_SPREAD_MAX_LOCAL] = {0};
+  if (held)
+    agreed[holder - first] = status;
+  CK_TRY(ck__exchange_agree(run->exchange, agreed));
+  CK_TRY(ck__exchange_broadcast(run->exchange, holder, spread->position,
+                                (size_t)spread->dim * sizeof(double)));
+  for (size_t i = 0; i < run->local; ++i) {
+    if (first + i == holder)
+      continue;
+    pso_state *state = ck__pso_state(spread->members[i]);
+    statuses[i] =
+        ck__reals_write(state->queue, state->gbest, state->double_precision,
+                        spread->position, (size_t)spread->dim);
+    if (statuses[i] == CK_OK)
+      statuses[i] = ck__reals_write(state->queue, state->best_value,
+                                    state->double_precision, &best, 1);
+  }
+  if (held)
+    statuses[holder - first] = CK_OK;
+  return ck__exchange_agree(run->exchange, statuses);
+fail:
+  return status;
+}
+
+/* How long a probe's batch of iterations must last, at most. */
+#define PROBE_SECONDS 0.05
+#define PROBE_ITERATIONS 64
+
+/* Each device's particle-iterations a second, on a swarm of its equal
+ * share after a first iteration: the speeds the particles are dealt by. */
+static ck_status probe(ck__pso_spread *spread, const ck_spread *given,
+                       const ck_pso_config *config, double *speeds) {
+  ck__spread_run *run = &spread->run;
+  size_t members = ck__exchange_members(run->exchange);
+  ck_pso_config trial = *config;
+  trial.particles = config->particles / members;
+  if (trial.particles < 1)
+    trial.particles = 1;
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i) {
+    ck_pso *pso = NULL;
+    statuses[i] = ck__pso_create_slice(&given->devices[i], &trial, 0,
+                                       config->particles, &pso);
+    /* The first iteration, untimed: a runtime may compile kernels at
+     * their first launch. */
+    if (statuses[i] == CK_OK)
+      statuses[i] = ck__pso_slice_iterate(pso, 1);
+    if (statuses[i] == CK_OK)
+      statuses[i] = ck_queue_finish(ck__pso_state(pso)->queue);
+    /* Then doubling batches, until one lasts PROBE_SECONDS or holds
+     * PROBE_ITERATIONS: small swarms are timed over enough launches. */
+    double seconds = 0;
+    uint64_t batch = 1, done = 1;
+    while (statuses[i] == CK_OK) {
+      double started = ck__seconds();
+      for (uint64_t k = 0; k < batch && statuses[i] == CK_OK; ++k)
+        statuses[i] = ck__pso_slice_iterate(pso, ++done);
+      if (statuses[i] == CK_OK)
+        statuses[i] = ck_queue_finish(ck__pso_state(pso)->queue);
+      seconds = ck__seconds() - started;
+      if (seconds >= PROBE_SECONDS || batch >= PROBE_ITERATIONS)
+        break;
+      batch *= 2;
+    }
+    speeds[i] = (double)batch * (double)trial.particles /
+                (seconds > 1e-9 ? seconds : 1e-9);
+    ck_pso_destroy(pso);
+  }
+  return ck__exchange_agree(run->exchange, statuses);
+}
+
+ck_status ck__pso_spread_create(const ck_spread *given,
+                                const ck_pso_config *config,
+                                ck__history *history, ck__pso_spread **made) {
+  ck_status status = CK_OK;
+  ck__pso_spread *spread = calloc(1, sizeof *spread);
+  if (!spread)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck__spread_begin(given, "particles", &spread->run));
+  ck__spread_run *run = &spread->run;
+  spread->best = INFINITY;
+  spread->best_index = UINT64_MAX;
+  spread->members = calloc(run->local, sizeof *spread->members);
+  if (!spread->members)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  double speeds[CK_SPREAD_MAX_LOCAL];
+  int measure = !given->shares && ck__exchange_members(run->exchange) > 1;
+  if (measure)
+    CK_TRY(probe(spread, given, config, speeds));
+  CK_TRY(ck__spread_deal(run, given, config->particles, 1,
+                         measure ? speeds : NULL));
+  /* The target is the driver's to watch, over the whole swarm. */
+  ck_pso_config slice = *config;
+  slice.has_target = 0;
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i) {
+    slice.particles = run->units[i];
+    double started = ck__seconds();
+    statuses[i] = ck__pso_create_slice(&given->devices[i], &slice,
+                                       (uint32_t)run->first[i],
+                                       config->particles, &spread->members[i]);
+    run->compute_s[i] += ck__seconds() - started;
+  }
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  pso_state *state = ck__pso_state(spread->members[0]);
+  spread->dim = state->dim;
+  spread->double_precision = state->double_precision;
+  spread->position = calloc((size_t)spread->dim, sizeof *spread->position);
+  if (!spread->position)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  spread->kernel_before = ck__pso_spread_kernel_seconds(spread);
+  /* The initial swarm's best, as one device records it at creation. */
+  CK_TRY(agree_on_best(spread));
+  CK_TRY(ck__history_push_rows(history, &spread->best, 1));
+  *made = spread;
+  return CK_OK;
+fail:
+  ck__pso_spread_destroy(spread);
+  return status;
+}
+
+ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
+                              uint64_t count, ck__history *history) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &spread->run;
+  for (uint64_t k = 0; k < count; ++k, ++iteration) {
+    ck_status statuses[CK_SPREAD_MAX_LOCAL];
+    /* Every member's work is queued before any is waited for. */
+    for (size_t i = 0; i < run->local; ++i) {
+      double started = ck__seconds();
+      statuses[i] = ck__pso_slice_iterate(spread->members[i], iteration);
+      run->compute_s[i] += ck__seconds() - started;
+    }
+    CK_TRY(ck__exchange_agree(run->exchange, statuses));
+    CK_TRY(agree_on_best(spread));
+    CK_TRY(ck__history_push_rows(history, &spread->best, 1));
+  }
+fail:
+  return status;
+}
+
+ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
+                              double *position) {
+  if (value)
+    *value = spread->best;
+  if (position)
+    memcpy(position, spread->position, (size_t)spread->dim * sizeof *position);
+  return CK_OK;
+}
+
+double ck__pso_spread_kernel_seconds(ck__pso_spread *spread) {
+  double total = 0;
+  for (size_t i = 0; spread->members && i < spread->run.local; ++i) {
+    double seconds = 0;
+    if (spread->members[i] &&
+        ck_queue_get_kernel_seconds(ck__pso_state(spread->members[i])->queue,
+                                    &seconds) == CK_OK)
+      total += seconds;
+  }
+  return total;
+}
+
+ck_status ck__pso_spread_report(ck__pso_spread *spread, ck_result *result) {
+  /* A device's own kernel time where its queue keeps one (ref does not):
+   * the host's clock also counts its waits for the others. */
+  for (size_t i = 0; i < spread->run.local; ++i) {
+    double seconds = 0;
+    if (ck_queue_get_kernel_seconds(ck__pso_state(spread->members[i])->queue,
+                                    &seconds) == CK_OK &&
+        seconds > 0)
+      spread->run.compute_s[i] = seconds;
+  }
+  return ck__spread_report(&spread->run, result);
+}
+
+int ck__pso_spread_rank(const ck__pso_spread *spread) {
+  return spread ? ck__exchange_rank(spread->run.exchange) : 0;
+}
+
+void ck__pso_spread_destroy(ck__pso_spread *spread) {
+  if (!spread)
+    return;
+  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
+    ck_pso_destroy(spread->members[i]);
+  free(spread->members);
+  free(spread->position);
+  ck__spread_end(&spread->run);
+  free(spread);
+}
