@@ -990,6 +990,95 @@ static int command_compare(int argc, char **argv) {
 /* ---- bench and demo
  * ----------------------------------------------------------- */
 
+/* bench's and demo's help (brief: demo's). */
+static void print_suite_help(const char *command, int brief) {
+  printf("usage: clkit %s [-d|--device|--devices SEL] [--json] "
+         "[--quiet]\n\n%s\n\n"
+         "  -d, --device, --devices SEL\n"
+         "                 %s\n"
+         "      --json     print the table as one JSON object\n"
+         "      --quiet    no progress line on a terminal\n"
+         "  -h, --help     this text\n",
+         command,
+         brief ? "Runs each workload briefly on the default device and "
+                 "checks it against ref."
+               : "Runs each workload's default configuration on the "
+                 "selected devices;\nref is the oracle.",
+         brief ? "the device (default: CLKIT_DEVICE, else the fastest)"
+               : "the devices (default: all)");
+}
+
+/* The suite table's head: in text, the device (demo), a note where
+ * OpenCL could not be read, and the column titles; in JSON, the opening
+ * of the object. */
+static void print_suite_head(const char *command, const ck_device_set *set,
+                             const size_t *indices, int brief, int json) {
+  if (json) {
+    printf("{\"%s\":[", command);
+    return;
+  }
+  if (brief)
+    printf("clkit demo on %s (%s)\n", set->devices[indices[0]].id,
+           set->devices[indices[0]].name);
+  if (set->opencl_status != CK_OK)
+    printf("note: %s\n", set->opencl_message);
+  printf("%-10s %-9s %12s %10s %14s %-16s %s\n", "workload", "device", "result",
+         "wall_s", "throughput", "unit", "check");
+}
+
+/* One row of the suite: the workload on the device at *at (briefly
+ * where brief), and ref as its oracle, printed. Returns an exit code for
+ * what stops the table; *row_failed is set by a row that fails or
+ * disagrees, which does not. */
+static int run_suite_row(const ck_workload *workload, const ck_device_set *set,
+                         const size_t *at, int brief, int json,
+                         int every_device, int *first, int *row_failed) {
+  ck_result results[2];
+  size_t produced = 0;
+  ck_run_options run = {
+      .seed = 1, .progress = report_progress, .build = cli_status_build};
+  int is_ref = set->devices[*at].backend == CK_BACKEND_REF;
+  const ck_param *params = NULL;
+  size_t param_count = 0;
+  if (brief)
+    ck_workload_run_demo(workload, &params, &param_count);
+  ck_status status = ck_compare_run(workload, set, at, 1, is_ref, params,
+                                    param_count, &run, results, 2, &produced);
+  cli_status_clear();
+  if (interruption || status != CK_OK) {
+    int exit_code = interruption ? report_interruption() : cli_report(status);
+    for (size_t i = 0; i < produced; ++i)
+      ck_result_release(&results[i]);
+    return exit_code;
+  }
+  const ck_result *result = &results[produced - 1];
+  if (json) {
+    char *text = NULL;
+    if (ck_result_format_json(result, &text) == CK_OK) {
+      printf("%s%s", *first ? "" : ",", text);
+      ck_memory_free(text);
+    }
+    *first = 0;
+  } else if (result->status != CK_OK) {
+    printf("%-10s %-9s %s: %s\n", result->workload, result->device,
+           cli_row_skipped(result, every_device) ? "skipped" : "failed",
+           result->error);
+  } else {
+    printf("%-10s %-9s %12.6g %10.4f %14.4g %-16s %s\n", result->workload,
+           result->device, result->best, result->wall_s, result->throughput,
+           result->throughput_unit,
+           is_ref           ? "(is ref)"
+           : result->agrees ? "agrees with ref"
+                            : "DISAGREES with ref");
+  }
+  if (!cli_row_skipped(result, every_device) &&
+      (result->status != CK_OK || (!is_ref && !result->agrees)))
+    *row_failed = 1;
+  for (size_t i = 0; i < produced; ++i)
+    ck_result_release(&results[i]);
+  return EXIT_OK;
+}
+
 /* Runs each workload with its defaults on each selected device. */
 static int run_suite(const char *command, int argc, char **argv, int brief) {
   const char *selector = NULL;
@@ -1017,20 +1106,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       quiet = 1;
       break;
     case OPT_HELP:
-      printf("usage: clkit %s [-d|--device|--devices SEL] [--json] "
-             "[--quiet]\n\n%s\n\n"
-             "  -d, --device, --devices SEL\n"
-             "                 %s\n"
-             "      --json     print the table as one JSON object\n"
-             "      --quiet    no progress line on a terminal\n"
-             "  -h, --help     this text\n",
-             command,
-             brief ? "Runs each workload briefly on the default device and "
-                     "checks it against ref."
-                   : "Runs each workload's default configuration on the "
-                     "selected devices;\nref is the oracle.",
-             brief ? "the device (default: CLKIT_DEVICE, else the fastest)"
-                   : "the devices (default: all)");
+      print_suite_help(command, brief);
       return EXIT_OK;
     default:
       return option_error(command, argv, c, options);
@@ -1050,19 +1126,9 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   const ck_workload *const *workloads;
   size_t workload_count = 0;
   ck_workload_list(&workloads, &workload_count);
-  if (exit_code == EXIT_OK && !json) {
-    if (brief)
-      printf("clkit demo on %s (%s)\n", set.devices[indices[0]].id,
-             set.devices[indices[0]].name);
-    if (set.opencl_status != CK_OK)
-      printf("note: %s\n", set.opencl_message);
-    printf("%-10s %-9s %12s %10s %14s %-16s %s\n", "workload", "device",
-           "result", "wall_s", "throughput", "unit", "check");
-  }
-  if (exit_code == EXIT_OK && json)
-    printf("{\"%s\":[", command);
   int first = 1, row_failed = 0;
   if (exit_code == EXIT_OK) {
+    print_suite_head(command, &set, indices, brief, json);
     catch_interruptions();
     /* Each workload on each device, and ref before each other device as
      * its oracle. */
@@ -1075,53 +1141,10 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   /* A row that fails or disagrees does not stop the table: the other
    * workloads and devices still run, and the exit status says it failed.
    * Only an interruption or an error outside the rows stops it. */
-  for (size_t w = 0; exit_code == EXIT_OK && w < workload_count; ++w) {
-    for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
-      ck_result results[2];
-      size_t produced = 0;
-      ck_run_options run = {
-          .seed = 1, .progress = report_progress, .build = cli_status_build};
-      int is_ref = set.devices[indices[k]].backend == CK_BACKEND_REF;
-      const ck_param *params = NULL;
-      size_t param_count = 0;
-      if (brief)
-        ck_workload_run_demo(workloads[w], &params, &param_count);
-      status = ck_compare_run(workloads[w], &set, &indices[k], 1, is_ref,
-                              params, param_count, &run, results, 2, &produced);
-      cli_status_clear();
-      if (interruption || status != CK_OK) {
-        exit_code = interruption ? report_interruption() : cli_report(status);
-        for (size_t i = 0; i < produced; ++i)
-          ck_result_release(&results[i]);
-        break;
-      }
-      const ck_result *result = &results[produced - 1];
-      if (json) {
-        char *text = NULL;
-        if (ck_result_format_json(result, &text) == CK_OK) {
-          printf("%s%s", first ? "" : ",", text);
-          ck_memory_free(text);
-        }
-        first = 0;
-      } else if (result->status != CK_OK) {
-        printf("%-10s %-9s %s: %s\n", result->workload, result->device,
-               cli_row_skipped(result, every_device) ? "skipped" : "failed",
-               result->error);
-      } else {
-        printf("%-10s %-9s %12.6g %10.4f %14.4g %-16s %s\n", result->workload,
-               result->device, result->best, result->wall_s, result->throughput,
-               result->throughput_unit,
-               is_ref           ? "(is ref)"
-               : result->agrees ? "agrees with ref"
-                                : "DISAGREES with ref");
-      }
-      if (!cli_row_skipped(result, every_device) &&
-          (result->status != CK_OK || (!is_ref && !result->agrees)))
-        row_failed = 1;
-      for (size_t i = 0; i < produced; ++i)
-        ck_result_release(&results[i]);
-    }
-  }
+  for (size_t w = 0; exit_code == EXIT_OK && w < workload_count; ++w)
+    for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k)
+      exit_code = run_suite_row(workloads[w], &set, &indices[k], brief, json,
+                                every_device, &first, &row_failed);
   cli_status_end();
   if (json && count)
     printf("]}\n");

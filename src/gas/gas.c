@@ -317,10 +317,10 @@ static void size_cells(const ck_gas_config *config, double range, int fine,
   *cells_y = (int)y;
 }
 
-/* Sets up the state, buffers and steps for a resolved configuration. */
-static ck_status build_state(const ck_device *device, ck_gas *gas,
-                             int double_precision) {
-  ck_status status = CK_OK;
+/* The state's constants, as the configuration and the precision set
+ * them. */
+static void set_constants(const ck_device *device, ck_gas *gas,
+                          int double_precision) {
   gas_state *state = &gas->state;
   const ck_gas_config *config = &gas->config;
   state->device = *device;
@@ -345,6 +345,15 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   state->langevin_damping = damping;
   state->langevin_noise =
       sqrt((1.0 - damping * damping) * config->target_temperature);
+}
+
+/* The forms the forces take on this device: the cell grid, strips or
+ * not, and the Verlet lists' length. */
+static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
+  ck_status status = CK_OK;
+  gas_state *state = &gas->state;
+  const ck_gas_config *config = &gas->config;
+  int double_precision = state->double_precision;
   /* Cells at least the interaction range (plus the skin) wide. */
   double range = config->rc + state->skin;
   /* All pairs needs no cells, and a soft-log rc is not a range to size by. */
@@ -388,17 +397,15 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
     if (state->list_capacity < 16)
       state->list_capacity = 16;
   }
-  gas->steps =
-      device->backend == CK_BACKEND_REF
-          ? (double_precision ? &ck__gas_ref_steps_f64 : &ck__gas_ref_steps_f32)
-          : &ck__gas_opencl_steps;
-#if CK_HAVE_CUDA
-  /* Cell lists take the native kernels of cl/gas.cu; the other modes,
-   * double precision and narrow periodic grids keep the OpenCL kernels,
-   * built for CUDA. */
-  if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(state))
-    gas->steps = &ck__gas_cuda_steps;
-#endif
+fail:
+  return status;
+}
+
+/* The device's buffers, once the device's memory is known to hold them. */
+static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
+  ck_status status = CK_OK;
+  gas_state *state = &gas->state;
+  const ck_gas_config *config = &gas->config;
   size_t n = state->particles, real = state->real_size;
   /* Strips read positions up to a vector past the last slot. */
   size_t padded = 2 * (n + (state->strips ? state->lanes : 0));
@@ -454,6 +461,29 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
     CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "neighbour counts",
                                   &state->list_count));
   }
+fail:
+  return status;
+}
+
+/* Sets up the state, buffers and steps for a resolved configuration. */
+static ck_status build_state(const ck_device *device, ck_gas *gas,
+                             int double_precision) {
+  ck_status status = CK_OK;
+  gas_state *state = &gas->state;
+  set_constants(device, gas, double_precision);
+  CK_TRY(choose_forms(device, gas));
+  gas->steps =
+      device->backend == CK_BACKEND_REF
+          ? (double_precision ? &ck__gas_ref_steps_f64 : &ck__gas_ref_steps_f32)
+          : &ck__gas_opencl_steps;
+#if CK_HAVE_CUDA
+  /* Cell lists take the native kernels of cl/gas.cu; the other modes,
+   * double precision and narrow periodic grids keep the OpenCL kernels,
+   * built for CUDA. */
+  if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(state))
+    gas->steps = &ck__gas_cuda_steps;
+#endif
+  CK_TRY(make_buffers(device, gas));
   CK_TRY(gas->steps->setup(state));
 fail:
   return status;
@@ -480,6 +510,101 @@ static ck_status start(ck_gas *gas, const double *positions,
   CK_TRY(gas->steps->forces(state));
 fail:
   free(ids);
+  return status;
+}
+
+/* The configuration's particles and box from an XYZ file (c->xyz_path),
+ * read into frame, which is the caller's. With temperature_given set, a
+ * file with velocities refuses the temperature, which it would leave
+ * unused. */
+static ck_status read_start_file(ck_gas_config *c, int temperature_given,
+                                 ck__gas_frame *frame) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__gas_xyz_read(c->xyz_path, frame));
+  if (frame->particles > (1u << 30))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "%s: %zu particles; a run takes at most 2^30", c->xyz_path,
+            frame->particles);
+  c->particles = frame->particles;
+  if (frame->box_x > 0 && frame->box_y > 0) {
+    /* A box given beside the file's own would be dropped unseen. */
+    if ((c->box_x > 0 || c->box_y > 0) &&
+        (c->box_x != frame->box_x || c->box_y != frame->box_y))
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "option --box: %g x %g, but %s gives its own box by its "
+              "Lattice (line "
+              "2: %g x %g); leave the box (--box) out",
+              c->box_x, c->box_y, c->xyz_path, frame->box_x, frame->box_y);
+    c->box_x = frame->box_x;
+    c->box_y = frame->box_y;
+  }
+  if (!(c->box_x > 0 && c->box_y > 0))
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "%s has no Lattice; give the box (--box)", c->xyz_path);
+  if (temperature_given && frame->velocities)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "option --T: %s holds the velocities (%s) the run starts from; "
+            "leave the temperature (--T) out",
+            c->xyz_path, frame->velocity_column);
+fail:
+  return status;
+}
+
+/* The starting positions and velocities from an XYZ file's frame: the
+ * positions wrapped into a periodic box (or refused outside the walls),
+ * the velocities the file's or drawn at the temperature. */
+static ck_status start_from_frame(const ck_gas_config *c,
+                                  const ck__gas_frame *frame,
+                                  int double_precision, double *positions,
+                                  double *velocities) {
+  ck_status status = CK_OK;
+  size_t n = c->particles;
+  for (size_t k = 0; k < n; ++k) {
+    double x = frame->positions[2 * k], y = frame->positions[2 * k + 1];
+    int outside = x < 0 || y < 0 || x > c->box_x || y > c->box_y;
+    if (outside && c->walls)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s: particle %zu at (%g, %g) is outside the walls", c->xyz_path,
+              k + 1, x, y);
+    if (!c->walls) {
+      /* fmod is exact, however many boxes away the file put x. */
+      x = fmod(x, c->box_x);
+      y = fmod(y, c->box_y);
+      x = x < 0 ? x + c->box_x : x;
+      y = y < 0 ? y + c->box_y : y;
+      x = x >= c->box_x ? 0 : x;
+      y = y >= c->box_y ? 0 : y;
+    }
+    positions[2 * k] = x;
+    positions[2 * k + 1] = y;
+  }
+  /* The reader refused particles at one place; wrapping (0 and the
+   * side) or rounding to float may still bring two together. */
+  size_t first, second;
+  CK_TRY(ck__gas_find_coincident(n, positions, !double_precision, &first,
+                                 &second));
+  if (second < n)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s:%zu: particle %zu lands at (%.9g, %.9g), where particle %zu "
+            "(line %zu) is, once wrapped into the box%s: coincident "
+            "particles have no force between them",
+            c->xyz_path, second + 3, second + 1, positions[2 * second],
+            positions[2 * second + 1], first + 1, first + 3,
+            double_precision ? "" : " and rounded to single precision");
+  if (frame->velocities) {
+    /* A speed past float's range would start the run from infinity, and
+     * it would fail at step 0 blaming the time step. */
+    for (size_t i = 0; !double_precision && i < 2 * n; ++i)
+      if (fabs(frame->velocities[i]) > FLT_MAX)
+        CK_FAIL(CK_ERROR_PARSE,
+                "%s:%zu: particle %zu: %s %g is beyond single precision "
+                "(%g), which the run keeps velocities in",
+                c->xyz_path, i / 2 + 3, i / 2 + 1, i % 2 ? "vy" : "vx",
+                frame->velocities[i], (double)FLT_MAX);
+    memcpy(velocities, frame->velocities, 2 * n * sizeof *velocities);
+  } else
+    draw_velocities(c, velocities);
+fail:
   return status;
 }
 
@@ -511,34 +636,8 @@ static ck_status create_gas(const ck_device *device,
   gas->state.sort_request = forms.sort;
   gas->state.fine_cells = forms.fine_cells;
   ck_gas_config *c = &gas->config;
-  if (c->xyz_path) {
-    CK_TRY(ck__gas_xyz_read(c->xyz_path, &frame));
-    if (frame.particles > (1u << 30))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "%s: %zu particles; a run takes at most 2^30", c->xyz_path,
-              frame.particles);
-    c->particles = frame.particles;
-    if (frame.box_x > 0 && frame.box_y > 0) {
-      /* A box given beside the file's own would be dropped unseen. */
-      if ((c->box_x > 0 || c->box_y > 0) &&
-          (c->box_x != frame.box_x || c->box_y != frame.box_y))
-        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "option --box: %g x %g, but %s gives its own box by its "
-                "Lattice (line "
-                "2: %g x %g); leave the box (--box) out",
-                c->box_x, c->box_y, c->xyz_path, frame.box_x, frame.box_y);
-      c->box_x = frame.box_x;
-      c->box_y = frame.box_y;
-    }
-    if (!(c->box_x > 0 && c->box_y > 0))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "%s has no Lattice; give the box (--box)", c->xyz_path);
-    if (temperature_given && frame.velocities)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --T: %s holds the velocities (%s) the run starts from; "
-              "leave the temperature (--T) out",
-              c->xyz_path, frame.velocity_column);
-  }
+  if (c->xyz_path)
+    CK_TRY(read_start_file(c, temperature_given, &frame));
   CK_TRY(check_config(c));
   const char *box_option = c->box_x != 0 || c->box_y != 0 ? "--box" : "--rho";
   CK_TRY(ck__gas_resolve_box(c));
@@ -552,51 +651,8 @@ static ck_status create_gas(const ck_device *device,
   if (!positions || !velocities)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
   if (frame.positions) {
-    for (size_t k = 0; k < n; ++k) {
-      double x = frame.positions[2 * k], y = frame.positions[2 * k + 1];
-      int outside = x < 0 || y < 0 || x > c->box_x || y > c->box_y;
-      if (outside && c->walls)
-        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "%s: particle %zu at (%g, %g) is outside the walls",
-                c->xyz_path, k + 1, x, y);
-      if (!c->walls) {
-        /* fmod is exact, however many boxes away the file put x. */
-        x = fmod(x, c->box_x);
-        y = fmod(y, c->box_y);
-        x = x < 0 ? x + c->box_x : x;
-        y = y < 0 ? y + c->box_y : y;
-        x = x >= c->box_x ? 0 : x;
-        y = y >= c->box_y ? 0 : y;
-      }
-      positions[2 * k] = x;
-      positions[2 * k + 1] = y;
-    }
-    /* The reader refused particles at one place; wrapping (0 and the
-     * side) or rounding to float may still bring two together. */
-    size_t first, second;
-    CK_TRY(ck__gas_find_coincident(n, positions, !double_precision, &first,
-                                   &second));
-    if (second < n)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s:%zu: particle %zu lands at (%.9g, %.9g), where particle %zu "
-              "(line %zu) is, once wrapped into the box%s: coincident "
-              "particles have no force between them",
-              c->xyz_path, second + 3, second + 1, positions[2 * second],
-              positions[2 * second + 1], first + 1, first + 3,
-              double_precision ? "" : " and rounded to single precision");
-    if (frame.velocities) {
-      /* A speed past float's range would start the run from infinity, and
-       * it would fail at step 0 blaming the time step. */
-      for (size_t i = 0; !double_precision && i < 2 * n; ++i)
-        if (fabs(frame.velocities[i]) > FLT_MAX)
-          CK_FAIL(CK_ERROR_PARSE,
-                  "%s:%zu: particle %zu: %s %g is beyond single precision "
-                  "(%g), which the run keeps velocities in",
-                  c->xyz_path, i / 2 + 3, i / 2 + 1, i % 2 ? "vy" : "vx",
-                  frame.velocities[i], (double)FLT_MAX);
-      memcpy(velocities, frame.velocities, 2 * n * sizeof *velocities);
-    } else
-      draw_velocities(c, velocities);
+    CK_TRY(
+        start_from_frame(c, &frame, double_precision, positions, velocities));
   } else {
     CK_TRY(place_lattice(c, box_option, positions));
     draw_velocities(c, velocities);
@@ -1039,28 +1095,22 @@ fail:
   return status;
 }
 
-ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
+/* A checkpoint's frame: its magic, its version, its size and checksum,
+ * and a real size the device can hold. */
+static ck_status check_checkpoint(const ck_device *device, const char *path,
+                                  const uint8_t *in, size_t size,
+                                  uint32_t *version, uint32_t *real_size) {
   ck_status status = CK_OK;
-  char *bytes = NULL;
-  size_t size = 0;
-  ck_gas *loaded = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(path);
-  CK__REQUIRE(gas);
-  *gas = NULL;
-  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(),
-                             checkpoint_magic, 8, &bytes, &size));
-  const uint8_t *in = (const uint8_t *)bytes;
   if (size < 8 || memcmp(in, checkpoint_magic, 8) != 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit gas checkpoint", path);
   if (size < CHECKPOINT_HEADER + 32)
     CK_FAIL(CK_ERROR_PARSE, "%s: truncated (%zu bytes)", path, size);
-  uint32_t version = ck__get_u32(in + 8);
-  if (version != 1 && version != CHECKPOINT_VERSION)
+  *version = ck__get_u32(in + 8);
+  if (*version != 1 && *version != CHECKPOINT_VERSION)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: checkpoint version %u; this clkit reads versions 1 and %u",
-            path, version, CHECKPOINT_VERSION);
-  size_t header = CHECKPOINT_HEADER + (version >= 2 ? 8 : 0);
+            path, *version, CHECKPOINT_VERSION);
+  size_t header = CHECKPOINT_HEADER + (*version >= 2 ? 8 : 0);
   if (size < header + 32)
     CK_FAIL(CK_ERROR_PARSE, "%s: truncated (%zu bytes)", path, size);
   uint8_t digest[32];
@@ -1068,18 +1118,25 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
   if (memcmp(digest, in + size - 32, 32) != 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: checksum mismatch: the file is damaged or truncated", path);
-  uint32_t real_size = ck__get_u32(in + 12);
-  if (real_size != 4 && real_size != 8)
-    CK_FAIL(CK_ERROR_PARSE, "%s: real size %u", path, real_size);
+  *real_size = ck__get_u32(in + 12);
+  if (*real_size != 4 && *real_size != 8)
+    CK_FAIL(CK_ERROR_PARSE, "%s: real size %u", path, *real_size);
   /* As ck_gas_create() refuses double precision where the device has none. */
-  if (real_size == 8 && device->backend != CK_BACKEND_REF && !device->has_fp64)
+  if (*real_size == 8 && device->backend != CK_BACKEND_REF && !device->has_fp64)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "%s: a double-precision checkpoint; device %s has no double "
             "precision",
             path, device->id);
-  loaded = calloc(1, sizeof *loaded);
-  if (!loaded)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+fail:
+  return status;
+}
+
+/* The saved step, configuration and forms, into loaded; *at_out is the
+ * byte after them (put_config wrote them). */
+static ck_status read_saved_config(const char *path, const uint8_t *in,
+                                   uint32_t version, ck_gas *loaded,
+                                   size_t *at_out) {
+  ck_status status = CK_OK;
   loaded->step = ck__get_u64(in + 16);
   ck_gas_config *config = &loaded->config;
   ck_gas_config_init(config);
@@ -1131,12 +1188,23 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
     loaded->state.strips_request = (int)strips;
     at += 8;
   }
+  *at_out = at;
+fail:
+  return status;
+}
+
+/* The saved configuration judged as ck_gas_create() judges one, with
+ * `left` bytes of particle state after it. */
+static ck_status check_saved_config(const char *path,
+                                    const ck_gas_config *config, size_t left,
+                                    uint32_t real_size) {
+  ck_status status = CK_OK;
   /* The particle state must be there before buffers are made for it. */
   if (config->particles < 1 ||
-      (size - 32 - at) / (8 * (size_t)real_size + 4) < config->particles)
+      left / (8 * (size_t)real_size + 4) < config->particles)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of particle state cannot hold %llu particles", path,
-            size - 32 - at, (unsigned long long)config->particles);
+            left, (unsigned long long)config->particles);
   status = check_config(config);
   if (status == CK_OK &&
       (!side_fits(config->box_x) || !side_fits(config->box_y)))
@@ -1157,12 +1225,16 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
     status = check_cutoff_fits(config);
   if (status != CK_OK)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
-  /* The state's own checks (the Verlet lists' length, from the density
-   * and the range) judge the file's configuration too. */
-  status = build_state(device, loaded, real_size == 8);
-  if (status == CK_ERROR_INVALID_ARGUMENT)
-    CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
-  CK_TRY(status);
+fail:
+  return status;
+}
+
+/* The particle state, from byte at of in (size bytes, the checksum last),
+ * onto the loaded state's buffers, checked, with the neighbour structure
+ * built again. */
+static ck_status upload_saved(const char *path, const uint8_t *in, size_t size,
+                              size_t at, uint32_t version, ck_gas *loaded) {
+  ck_status status = CK_OK;
   gas_state *state = &loaded->state;
   ck_buffer *buffers[8];
   size_t sizes[8];
@@ -1177,10 +1249,10 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
       size - 32 - at > needed)
     skipped = size - 32 - at - needed;
   if (size - 32 - at != needed + skipped ||
-      skipped % (4 * (size_t)config->particles) != 0)
+      skipped % (4 * (size_t)loaded->config.particles) != 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of particle state where %zu particles need %zu",
-            path, size - 32 - at, config->particles, needed);
+            path, size - 32 - at, loaded->config.particles, needed);
   const uint8_t *saved[8] = {0};
   for (size_t i = 0; i < count; ++i) {
     if (i == 7)
@@ -1193,6 +1265,37 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
   CK_TRY(check_saved_particles(path, state, saved[0], saved[1], saved[2],
                                saved[3], saved[4], saved[5], saved[6]));
   CK_TRY(rebuild_loaded(loaded, saved[0], saved[6], saved[7]));
+fail:
+  return status;
+}
+
+ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
+  ck_status status = CK_OK;
+  char *bytes = NULL;
+  size_t size = 0;
+  ck_gas *loaded = NULL;
+  CK__REQUIRE(device);
+  CK__REQUIRE(path);
+  CK__REQUIRE(gas);
+  *gas = NULL;
+  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(),
+                             checkpoint_magic, 8, &bytes, &size));
+  const uint8_t *in = (const uint8_t *)bytes;
+  uint32_t version = 0, real_size = 0;
+  CK_TRY(check_checkpoint(device, path, in, size, &version, &real_size));
+  loaded = calloc(1, sizeof *loaded);
+  if (!loaded)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  size_t at = 0;
+  CK_TRY(read_saved_config(path, in, version, loaded, &at));
+  CK_TRY(check_saved_config(path, &loaded->config, size - 32 - at, real_size));
+  /* The state's own checks (the Verlet lists' length, from the density
+   * and the range) judge the file's configuration too. */
+  status = build_state(device, loaded, real_size == 8);
+  if (status == CK_ERROR_INVALID_ARGUMENT)
+    CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
+  CK_TRY(status);
+  CK_TRY(upload_saved(path, in, size, at, version, loaded));
   *gas = loaded;
   loaded = NULL;
 fail:

@@ -563,67 +563,48 @@ static uint64_t gas_due(void *self, uint64_t since) {
   return next - step;
 }
 
-static ck_status gas_run(const ck_device *device, const ck_param *params,
-                         size_t count, const ck_run_options *options,
-                         ck_result *result) {
+/* What the run writes as it goes, opened before its first step: the RDF's
+ * counts (with its range, where --rdf-range left it to the run), the
+ * trajectory, the thermo table and the samples of the averages. */
+static ck_status open_outputs(gas_loop *run, gas_job *job,
+                              const ck_gas_config *c) {
   ck_status status = CK_OK;
-  gas_job job;
-  ck_gas *gas = NULL;
-  ck__gas_trajectory *trajectory = NULL;
-  ck__gas_thermo *thermo = NULL;
-  ck__history samples = {0};
-  uint64_t *rdf = NULL;
-  if ((status = job_parse(params, count, options, &job)))
-    return status;
-  double started = ck__seconds();
-  if (job.restart)
-    CK_TRY(ck_gas_load(device, job.restart, &gas));
-  else
-    CK_TRY(ck__gas_create_tuned(device, &job.config, 0, job.forms,
-                                ck__param_find(params, count, "T") != NULL,
-                                &gas));
-  ck_gas_config c;
-  ck_gas_describe(gas, &c);
-  result->seed = c.seed; /* a checkpoint's own, on a restart */
-  /* The run's times leave the setup out (its kernel builds and first
-   * forces), as every workload's do: the result gives it as setup_s. */
-  double kernel_at_setup = 0;
-  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
-  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &kernel_at_setup);
-  double setup_s = ck__seconds() - started;
-  if (job.rdf) {
-    if (job.rdf_range <= 0)
-      job.rdf_range =
-          c.neighbors == CK_GAS_ALL_PAIRS ? 0.5 * fmin(c.box_x, c.box_y) : c.rc;
-    rdf = calloc(job.rdf_bins, sizeof *rdf);
-    if (!rdf)
+  if (job->rdf) {
+    if (job->rdf_range <= 0)
+      job->rdf_range = c->neighbors == CK_GAS_ALL_PAIRS
+                           ? 0.5 * fmin(c->box_x, c->box_y)
+                           : c->rc;
+    run->rdf = calloc(job->rdf_bins, sizeof *run->rdf);
+    if (!run->rdf)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  if (job.traj)
-    CK_TRY_OUTPUT("traj",
-                  ck__gas_trajectory_open(job.traj, !c.walls, &trajectory));
-  if (job.thermo)
-    CK_TRY_OUTPUT("thermo", ck__gas_thermo_open(job.thermo, &thermo));
+  if (job->traj)
+    CK_TRY_OUTPUT("traj", ck__gas_trajectory_open(job->traj, !c->walls,
+                                                  &run->trajectory));
+  if (job->thermo)
+    CK_TRY_OUTPUT("thermo", ck__gas_thermo_open(job->thermo, &run->thermo));
   /* The samples grow as the run makes them, up to the history's limit,
    * past which adjacent entries are paired into their means (block_average
    * says why the averages and errors stand). */
   static const size_t observables[SAMPLES] = {1, 1, 1, 1};
-  CK_TRY(ck__history_init(&samples, CK__HISTORY_AVERAGE, SAMPLES, observables,
-                          "samples of the observables"));
-  gas_loop run = {.gas = gas,
-                  .job = &job,
-                  .options = options,
-                  .trajectory = trajectory,
-                  .thermo = thermo,
-                  .samples = &samples,
-                  .rdf = rdf,
-                  .most = job.steps / job.sample_every + 2};
+  CK_TRY(ck__history_init(run->samples, CK__HISTORY_AVERAGE, SAMPLES,
+                          observables, "samples of the observables"));
+fail:
+  return status;
+}
+
+/* The steps, from the gas's own step through equilibration and
+ * production, through the framework's loop; *run_s is their time. */
+static ck_status run_steps(gas_loop *run, const ck_run_options *options,
+                           double *run_s) {
+  ck_status status = CK_OK;
+  const gas_job *job = run->job;
   ck_gas_observables o;
-  CK_TRY(ck_gas_observe(gas, &o));
-  uint64_t begin = o.step, end = begin + job.equil + job.steps;
-  run.begin = begin;
-  run.production = begin + job.equil;
-  if (job.log_every) {
+  CK_TRY(ck_gas_observe(run->gas, &o));
+  uint64_t begin = o.step, end = begin + job->equil + job->steps;
+  run->begin = begin;
+  run->production = begin + job->equil;
+  if (job->log_every) {
     log_line(options, "    step       time    kinetic  potential      total"
                       "          T          P   momentum");
   }
@@ -638,58 +619,100 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
                                 .best_name = "",
                                 .cancelled = "stopped at step %lld",
                                 .cancel_offset = (long long)begin};
-  const ck__loop_driver driver = {&run, gas_step, gas_due_work, gas_due};
+  const ck__loop_driver driver = {run, gas_step, gas_due_work, gas_due};
   ck__loop_outcome outcome;
   double run_started = ck__seconds();
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
-  double run_s = ck__seconds() - run_started;
-  if (trajectory) {
-    ck__gas_trajectory *closing = trajectory;
-    trajectory = NULL;
+  CK_TRY(ck_queue_finish(ck__gas_state(run->gas)->queue));
+  *run_s = ck__seconds() - run_started;
+fail:
+  return status;
+}
+
+/* What the run writes at its end: the trajectory and thermo table
+ * closed, the checkpoint, the picture and the RDF. */
+static ck_status close_outputs(gas_loop *run, const ck_gas_config *c) {
+  ck_status status = CK_OK;
+  const gas_job *job = run->job;
+  ck_gas *gas = run->gas;
+  if (run->trajectory) {
+    ck__gas_trajectory *closing = run->trajectory;
+    run->trajectory = NULL;
     CK_TRY_OUTPUT("traj", ck__gas_trajectory_close(closing, 1));
   }
-  if (thermo) {
-    ck__gas_thermo *closing = thermo;
-    thermo = NULL;
+  if (run->thermo) {
+    ck__gas_thermo *closing = run->thermo;
+    run->thermo = NULL;
     CK_TRY_OUTPUT("thermo", ck__gas_thermo_close(closing, 1));
   }
-  if (job.checkpoint)
-    CK_TRY_OUTPUT("checkpoint", ck_gas_save(gas, job.checkpoint));
-  if (job.png) {
+  if (job->checkpoint)
+    CK_TRY_OUTPUT("checkpoint", ck_gas_save(gas, job->checkpoint));
+  if (job->png) {
+    ck_gas_observables o;
     CK_TRY(ck_gas_observe(gas, &o));
-    CK_TRY(write_frame(gas, NULL, job.png, job.png_size, &o));
+    CK_TRY(write_frame(gas, NULL, job->png, job->png_size, &o));
   }
-  if (rdf)
-    CK_TRY_OUTPUT("rdf", ck__gas_rdf_write(job.rdf, job.rdf_bins, job.rdf_range,
-                                           rdf, run.rdf_samples, c.particles,
-                                           c.box_x * c.box_y));
+  if (run->rdf)
+    CK_TRY_OUTPUT("rdf",
+                  ck__gas_rdf_write(job->rdf, job->rdf_bins, job->rdf_range,
+                                    run->rdf, run->rdf_samples, c->particles,
+                                    c->box_x * c->box_y));
+fail:
+  return status;
+}
 
+/* The total energy's drift over the samples, and a warning where NVE
+ * lost or gained more of it than a sound time step would. */
+static void report_drift(const gas_loop *run, const ck_gas_config *c,
+                         ck_result *result) {
+  ck_gas_observables first = run->first, last = run->last;
+  double drift = last.total - first.total;
+  ck__result_metric(result, "energy_drift", drift, "");
+  ck__result_metric(result, "energy_drift_relative",
+                    first.total != 0 ? drift / fabs(first.total) : NAN, "");
+  /* NVE conserves the energy to about 1e-4 of its scale at sound time
+   * steps (docs/gas.md); a tenth of it lost or gained means a step too
+   * large for the temperature and density, and figures that only look
+   * like a result. */
+  double scale = first.kinetic + fabs(first.potential);
+  if (c->thermostat == CK_GAS_NVE && fabs(drift) > 0.1 * scale + 1e-6) {
+    char line[320];
+    snprintf(line, sizeof line,
+             "warning: the total energy per particle went from %.6g to "
+             "%.6g, which NVE conserves: --dt %g is too large for this "
+             "temperature and density, and the averages do not describe "
+             "the system",
+             first.total, last.total, c->dt);
+    log_line(run->options, line);
+  }
+}
+
+/* The result's figures: the averages with their errors, the rate, the
+ * system's size and the drift. */
+static void report_gas(const gas_loop *run, const ck_gas_config *c,
+                       double run_s, double setup_s, ck_result *result) {
+  const gas_job *job = run->job;
+  const ck__history *samples = run->samples;
+  uint64_t steps = job->equil + job->steps;
   double mean[SAMPLES], error[SAMPLES];
   for (int q = 0; q < SAMPLES; ++q)
-    block_average(samples.total[q], run.sampled, samples.entries[q],
-                  samples.count, job.blocks, &mean[q], &error[q]);
-  double particle_steps = (double)c.particles * (double)(end - begin);
-  /* kernel_s over wall_s's span: from the setup's end to the last frame
-   * and checkpoint, whose kernels a read after the step loop missed. */
-  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
-  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
-  result->kernel_s -= kernel_at_setup;
-  result->wall_s = ck__seconds() - started - setup_s;
+    block_average(samples->total[q], run->sampled, samples->entries[q],
+                  samples->count, job->blocks, &mean[q], &error[q]);
+  double particle_steps = (double)c->particles * (double)steps;
   result->best = mean[SAMPLE_POTENTIAL];
   snprintf(result->best_name, sizeof result->best_name, "potential_energy");
   result->throughput = run_s > 0 ? particle_steps / run_s : 0;
   snprintf(result->throughput_unit, sizeof result->throughput_unit,
            "particle-steps/s");
-  ck__result_metric(result, "particles", (double)c.particles, "");
-  ck__result_metric(result, "box_x", c.box_x, "");
-  ck__result_metric(result, "box_y", c.box_y, "");
+  ck__result_metric(result, "particles", (double)c->particles, "");
+  ck__result_metric(result, "box_x", c->box_x, "");
+  ck__result_metric(result, "box_y", c->box_y, "");
   ck__result_metric(result, "density",
-                    (double)c.particles / (c.box_x * c.box_y), "");
+                    (double)c->particles / (c->box_x * c->box_y), "");
   /* 1 when the forces came from strips (--strips). */
-  ck__result_flag(result, "strips", ck__gas_state(gas)->strips);
-  ck__result_metric(result, "steps", (double)(end - begin), "");
-  ck__result_metric(result, "samples", (double)run.sampled, "");
+  ck__result_flag(result, "strips", ck__gas_state(run->gas)->strips);
+  ck__result_metric(result, "steps", (double)steps, "");
+  ck__result_metric(result, "samples", (double)run->sampled, "");
   ck__result_metric(result, "temperature", mean[SAMPLE_T], "");
   ck__result_metric(result, "temperature_se", error[SAMPLE_T], "");
   ck__result_metric(result, "potential_energy", mean[SAMPLE_POTENTIAL], "");
@@ -698,38 +721,59 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "total_energy_se", error[SAMPLE_TOTAL], "");
   ck__result_metric(result, "pressure", mean[SAMPLE_PRESSURE], "");
   ck__result_metric(result, "pressure_se", error[SAMPLE_PRESSURE], "");
-  if (run.sampled) {
-    ck_gas_observables first = run.first, last = run.last;
-    double drift = last.total - first.total;
-    ck__result_metric(result, "energy_drift", drift, "");
-    ck__result_metric(result, "energy_drift_relative",
-                      first.total != 0 ? drift / fabs(first.total) : NAN, "");
-    /* NVE conserves the energy to about 1e-4 of its scale at sound time
-     * steps (docs/gas.md); a tenth of it lost or gained means a step too
-     * large for the temperature and density, and figures that only look
-     * like a result. */
-    double scale = first.kinetic + fabs(first.potential);
-    if (c.thermostat == CK_GAS_NVE && fabs(drift) > 0.1 * scale + 1e-6) {
-      char line[320];
-      snprintf(line, sizeof line,
-               "warning: the total energy per particle went from %.6g to "
-               "%.6g, which NVE conserves: --dt %g is too large for this "
-               "temperature and density, and the averages do not describe "
-               "the system",
-               first.total, last.total, c.dt);
-      log_line(options, line);
-    }
-  }
-  ck__result_metric(result, "final_step", (double)end, "");
+  if (run->sampled)
+    report_drift(run, c, result);
+  ck__result_metric(result, "final_step", (double)(run->begin + steps), "");
   ck__result_metric(result, "run_s", run_s, "s");
   ck__result_metric(result, "setup_s", setup_s, "s");
+}
+
+static ck_status gas_run(const ck_device *device, const ck_param *params,
+                         size_t count, const ck_run_options *options,
+                         ck_result *result) {
+  ck_status status = CK_OK;
+  gas_job job;
+  ck_gas *gas = NULL;
+  ck__history samples = {0};
+  gas_loop run = {.job = &job, .options = options, .samples = &samples};
+  if ((status = job_parse(params, count, options, &job)))
+    return status;
+  run.most = job.steps / job.sample_every + 2;
+  double started = ck__seconds();
+  if (job.restart)
+    CK_TRY(ck_gas_load(device, job.restart, &gas));
+  else
+    CK_TRY(ck__gas_create_tuned(device, &job.config, 0, job.forms,
+                                ck__param_find(params, count, "T") != NULL,
+                                &gas));
+  run.gas = gas;
+  ck_gas_config c;
+  ck_gas_describe(gas, &c);
+  result->seed = c.seed; /* a checkpoint's own, on a restart */
+  /* The run's times leave the setup out (its kernel builds and first
+   * forces), as every workload's do: the result gives it as setup_s. */
+  double kernel_at_setup = 0;
+  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
+  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &kernel_at_setup);
+  double setup_s = ck__seconds() - started;
+  CK_TRY(open_outputs(&run, &job, &c));
+  double run_s = 0;
+  CK_TRY(run_steps(&run, options, &run_s));
+  CK_TRY(close_outputs(&run, &c));
+  /* kernel_s over wall_s's span: from the setup's end to the last frame
+   * and checkpoint, whose kernels a read after the step loop missed. */
+  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
+  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
+  result->kernel_s -= kernel_at_setup;
+  result->wall_s = ck__seconds() - started - setup_s;
+  report_gas(&run, &c, run_s, setup_s, result);
 fail:
-  if (trajectory)
-    ck__gas_trajectory_close(trajectory, 0);
-  if (thermo)
-    ck__gas_thermo_close(thermo, 0);
+  if (run.trajectory)
+    ck__gas_trajectory_close(run.trajectory, 0);
+  if (run.thermo)
+    ck__gas_thermo_close(run.thermo, 0);
   ck__history_free(&samples);
-  free(rdf);
+  free(run.rdf);
   ck_gas_destroy(gas);
   return status;
 }

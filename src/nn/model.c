@@ -146,23 +146,15 @@ static ck_status reader_floats(model_reader *r, size_t count, const char *what,
   return CK_OK;
 }
 
-ck_status ck__nn_model_load(const ck_device *device, const char *path,
-                            const ck_nn_config *config,
-                            const ck__nn_tuning *tuning, ck_nn **result) {
+/* The file's frame: its magic, its size, its version and its checksum,
+ * then the header's words; r ends where the checksum begins. */
+static ck_status read_header(model_reader *r, uint32_t *widths, uint32_t *loss,
+                             uint32_t *kind, uint32_t *name_count) {
   ck_status status = CK_OK;
-  char *text = NULL;
-  size_t size = 0;
-  ck_nn *nn = NULL;
-  float *values = NULL;
-  char **names = NULL;
-  uint32_t name_count = 0;
-  ck_normalization normalization = {0};
-  *result = NULL;
-  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(), model_magic,
-                             sizeof model_magic, &text, &size));
-  model_reader r = {path, (const uint8_t *)text, size, 0};
+  const char *path = r->path;
+  size_t size = r->size;
   if (size < sizeof model_magic ||
-      memcmp(text, model_magic, sizeof model_magic) != 0)
+      memcmp(r->bytes, model_magic, sizeof model_magic) != 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit model (no CKNNMODL header)", path);
   if (size < HEADER_BYTES + 32)
     CK_FAIL(CK_ERROR_PARSE,
@@ -170,33 +162,171 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
             "checksum",
             path, size);
   uint8_t digest[32];
-  ck__sha256(text, size - 32, digest);
-  uint32_t version = ck__get_u32(r.bytes + 8);
+  ck__sha256(r->bytes, size - 32, digest);
+  uint32_t version = ck__get_u32(r->bytes + 8);
   if (version != MODEL_VERSION)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: model format version %u; this clkit reads version %u", path,
             version, MODEL_VERSION);
-  if (memcmp(digest, r.bytes + size - 32, 32) != 0)
+  if (memcmp(digest, r->bytes + size - 32, 32) != 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: checksum mismatch: the file is damaged or truncated", path);
-  r.size = size - 32; /* the fields end where the checksum begins */
-  r.at = 12;
-  uint32_t widths = 0, loss = 0, kind = 0, reserved = 0;
-  CK_TRY(reader_u32(&r, "the header", &widths));
-  CK_TRY(reader_u32(&r, "the header", &loss));
-  CK_TRY(reader_u32(&r, "the header", &kind));
-  CK_TRY(reader_u32(&r, "the header", &name_count));
-  CK_TRY(reader_u32(&r, "the header", &reserved));
-  if (widths < 2 || widths > CK_NN_MAX_LAYERS + 1)
+  r->size = size - 32; /* the fields end where the checksum begins */
+  r->at = 12;
+  uint32_t reserved = 0;
+  CK_TRY(reader_u32(r, "the header", widths));
+  CK_TRY(reader_u32(r, "the header", loss));
+  CK_TRY(reader_u32(r, "the header", kind));
+  CK_TRY(reader_u32(r, "the header", name_count));
+  CK_TRY(reader_u32(r, "the header", &reserved));
+  if (*widths < 2 || *widths > CK_NN_MAX_LAYERS + 1)
     CK_FAIL(CK_ERROR_PARSE, "%s: %u layer widths (2 .. %d allowed)", path,
-            widths, CK_NN_MAX_LAYERS + 1);
-  if (loss > CK_NN_MSE)
-    CK_FAIL(CK_ERROR_PARSE, "%s: unknown loss %u", path, loss);
-  if (kind > CK_NORMALIZE_MINMAX)
-    CK_FAIL(CK_ERROR_PARSE, "%s: unknown normalisation %u", path, kind);
+            *widths, CK_NN_MAX_LAYERS + 1);
+  if (*loss > CK_NN_MSE)
+    CK_FAIL(CK_ERROR_PARSE, "%s: unknown loss %u", path, *loss);
+  if (*kind > CK_NORMALIZE_MINMAX)
+    CK_FAIL(CK_ERROR_PARSE, "%s: unknown normalisation %u", path, *kind);
   if (reserved != 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: the reserved header word is %u, not 0", path,
             reserved);
+fail:
+  return status;
+}
+
+/* The layer widths and the hidden activations, into c. */
+static ck_status read_layers(model_reader *r, uint32_t widths,
+                             ck_nn_config *c) {
+  ck_status status = CK_OK;
+  const char *path = r->path;
+  for (uint32_t l = 0; l < widths; ++l) {
+    uint32_t width = 0;
+    CK_TRY(reader_u32(r, "the layer widths", &width));
+    if (width < 1 || width > CK_NN_MAX_WIDTH)
+      CK_FAIL(CK_ERROR_PARSE, "%s: layer %u has width %u (1 .. %d allowed)",
+              path, l, width, CK_NN_MAX_WIDTH);
+    c->sizes[l] = width;
+  }
+  for (uint32_t l = 0; l + 2 < widths; ++l) {
+    uint32_t activation = 0;
+    CK_TRY(reader_u32(r, "the activations", &activation));
+    if (activation > CK_NN_RELU)
+      CK_FAIL(CK_ERROR_PARSE, "%s: unknown activation %u of layer %u", path,
+              activation, l + 1);
+    c->activations[l] = (ck_nn_activation)activation;
+  }
+fail:
+  return status;
+}
+
+/* The class names, count of them for a network of `outputs` outputs.
+ * *names is the caller's as soon as it is set, failure or not: count
+ * entries, those not read yet NULL. */
+static ck_status read_class_names(model_reader *r, uint32_t count,
+                                  size_t outputs, char ***names) {
+  ck_status status = CK_OK;
+  const char *path = r->path;
+  if (count > outputs)
+    CK_FAIL(CK_ERROR_PARSE, "%s: %u class names for %zu outputs", path, count,
+            outputs);
+  if (!count)
+    return CK_OK;
+  *names = calloc(count, sizeof **names);
+  if (!*names)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t length = 0;
+    CK_TRY(reader_u32(r, "the class names", &length));
+    if (length < 1 || length > CK_DATASET_MAX_NAME)
+      CK_FAIL(CK_ERROR_PARSE, "%s: class name %u has length %u", path, k,
+              length);
+    const uint8_t *at = reader_take(r, length, "the class names", &status);
+    if (!at)
+      goto fail;
+    char *name = (*names)[k] = malloc(length + 1);
+    if (!name)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    memcpy(name, at, length);
+    name[length] = '\0';
+    /* A NUL inside shortens the name, and a control character would
+     * split the lines of --predict's output. */
+    if (strlen(name) != length || ck__text_control_byte(name) >= 0)
+      CK_FAIL(CK_ERROR_PARSE, "%s: class name %u holds a control character",
+              path, k);
+  }
+  CK_TRY(check_names_distinct(path, *names, count));
+fail:
+  return status;
+}
+
+/* The normalisation of kind over `features` inputs; its arrays are the
+ * caller's, failure or not. */
+static ck_status read_normalization(model_reader *r, uint32_t kind,
+                                    size_t features,
+                                    ck_normalization *normalization) {
+  ck_status status = CK_OK;
+  if (kind == CK_NORMALIZE_NONE)
+    return CK_OK;
+  normalization->kind = (ck_normalization_kind)kind;
+  normalization->features = features;
+  normalization->offset = malloc(features * sizeof(float));
+  normalization->scale = malloc(features * sizeof(float));
+  if (!normalization->offset || !normalization->scale)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", r->path);
+  CK_TRY(reader_floats(r, features, "the normalisation offsets",
+                       normalization->offset));
+  CK_TRY(reader_floats(r, features, "the normalisation scales",
+                       normalization->scale));
+fail:
+  return status;
+}
+
+/* The weights, which must fill the rest of the file exactly, on a network
+ * of c's shape made for them. */
+static ck_status read_weights(model_reader *r, const ck_device *device,
+                              const ck_nn_config *c,
+                              const ck__nn_tuning *tuning, ck_nn **nn) {
+  ck_status status = CK_OK;
+  float *values = NULL;
+  const char *path = r->path;
+  size_t widths = c->layer_count, expected = 0;
+  for (size_t l = 1; l < widths; ++l)
+    expected += c->sizes[l] * (c->sizes[l - 1] + 1) * 4;
+  if (r->size - r->at != expected)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: %zu bytes of weights where the layer widths need %zu", path,
+            r->size - r->at, expected);
+  CK_TRY(ck__nn_create(device, c, 0, tuning, nn));
+  for (size_t l = 1; l < widths; ++l) {
+    size_t count = c->sizes[l] * (c->sizes[l - 1] + 1);
+    values = malloc(count * sizeof *values);
+    if (!values)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    CK_TRY(reader_floats(r, count, "the weights", values));
+    CK_TRY(ck__nn_layer_write(*nn, (int)l, values));
+    free(values);
+    values = NULL;
+  }
+fail:
+  free(values);
+  return status;
+}
+
+ck_status ck__nn_model_load(const ck_device *device, const char *path,
+                            const ck_nn_config *config,
+                            const ck__nn_tuning *tuning, ck_nn **result) {
+  ck_status status = CK_OK;
+  char *text = NULL;
+  size_t size = 0;
+  ck_nn *nn = NULL;
+  char **names = NULL;
+  uint32_t name_count = 0;
+  ck_normalization normalization = {0};
+  *result = NULL;
+  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(), model_magic,
+                             sizeof model_magic, &text, &size));
+  model_reader r = {path, (const uint8_t *)text, size, 0};
+  uint32_t widths = 0, loss = 0, kind = 0;
+  CK_TRY(read_header(&r, &widths, &loss, &kind, &name_count));
   ck_nn_config c;
   if (config)
     c = *config;
@@ -204,82 +334,10 @@ ck_status ck__nn_model_load(const ck_device *device, const char *path,
     ck_nn_config_init(&c);
   c.layer_count = widths;
   c.loss = (ck_nn_loss)loss;
-  for (uint32_t l = 0; l < widths; ++l) {
-    uint32_t width = 0;
-    CK_TRY(reader_u32(&r, "the layer widths", &width));
-    if (width < 1 || width > CK_NN_MAX_WIDTH)
-      CK_FAIL(CK_ERROR_PARSE, "%s: layer %u has width %u (1 .. %d allowed)",
-              path, l, width, CK_NN_MAX_WIDTH);
-    c.sizes[l] = width;
-  }
-  for (uint32_t l = 0; l + 2 < widths; ++l) {
-    uint32_t activation = 0;
-    CK_TRY(reader_u32(&r, "the activations", &activation));
-    if (activation > CK_NN_RELU)
-      CK_FAIL(CK_ERROR_PARSE, "%s: unknown activation %u of layer %u", path,
-              activation, l + 1);
-    c.activations[l] = (ck_nn_activation)activation;
-  }
-  if (name_count > c.sizes[widths - 1])
-    CK_FAIL(CK_ERROR_PARSE, "%s: %u class names for %zu outputs", path,
-            name_count, c.sizes[widths - 1]);
-  if (name_count) {
-    names = calloc(name_count, sizeof *names);
-    if (!names)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    for (uint32_t k = 0; k < name_count; ++k) {
-      uint32_t length = 0;
-      CK_TRY(reader_u32(&r, "the class names", &length));
-      if (length < 1 || length > CK_DATASET_MAX_NAME)
-        CK_FAIL(CK_ERROR_PARSE, "%s: class name %u has length %u", path, k,
-                length);
-      const uint8_t *at = reader_take(&r, length, "the class names", &status);
-      if (!at)
-        goto fail;
-      names[k] = malloc(length + 1);
-      if (!names[k])
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-      memcpy(names[k], at, length);
-      names[k][length] = '\0';
-      /* A NUL inside shortens the name, and a control character would
-       * split the lines of --predict's output. */
-      if (strlen(names[k]) != length || ck__text_control_byte(names[k]) >= 0)
-        CK_FAIL(CK_ERROR_PARSE, "%s: class name %u holds a control character",
-                path, k);
-    }
-    CK_TRY(check_names_distinct(path, names, name_count));
-  }
-  if (kind != CK_NORMALIZE_NONE) {
-    normalization.kind = (ck_normalization_kind)kind;
-    normalization.features = c.sizes[0];
-    normalization.offset = malloc(c.sizes[0] * sizeof(float));
-    normalization.scale = malloc(c.sizes[0] * sizeof(float));
-    if (!normalization.offset || !normalization.scale)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    CK_TRY(reader_floats(&r, c.sizes[0], "the normalisation offsets",
-                         normalization.offset));
-    CK_TRY(reader_floats(&r, c.sizes[0], "the normalisation scales",
-                         normalization.scale));
-  }
-  /* The weights must fill the rest exactly. */
-  size_t expected = 0;
-  for (uint32_t l = 1; l < widths; ++l)
-    expected += c.sizes[l] * (c.sizes[l - 1] + 1) * 4;
-  if (r.size - r.at != expected)
-    CK_FAIL(CK_ERROR_PARSE,
-            "%s: %zu bytes of weights where the layer widths need %zu", path,
-            r.size - r.at, expected);
-  CK_TRY(ck__nn_create(device, &c, 0, tuning, &nn));
-  for (uint32_t l = 1; l < widths; ++l) {
-    size_t count = c.sizes[l] * (c.sizes[l - 1] + 1);
-    values = malloc(count * sizeof *values);
-    if (!values)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    CK_TRY(reader_floats(&r, count, "the weights", values));
-    CK_TRY(ck__nn_layer_write(nn, (int)l, values));
-    free(values);
-    values = NULL;
-  }
+  CK_TRY(read_layers(&r, widths, &c));
+  CK_TRY(read_class_names(&r, name_count, c.sizes[widths - 1], &names));
+  CK_TRY(read_normalization(&r, kind, c.sizes[0], &normalization));
+  CK_TRY(read_weights(&r, device, &c, tuning, &nn));
   nn->normalization = normalization;
   memset(&normalization, 0, sizeof normalization);
   nn->class_names = names;
@@ -292,7 +350,6 @@ fail:
     free(names[k]);
   free(names);
   ck_dataset_normalization_free(&normalization);
-  free(values);
   ck_nn_destroy(nn);
   free(text);
   return status;

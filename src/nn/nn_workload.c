@@ -676,249 +676,309 @@ static ck_status data_fault(ck_status status) {
   return status == CK_ERROR_INVALID_ARGUMENT ? CK_ERROR_PARSE : status;
 }
 
-static ck_status nn_run(const ck_device *device, const ck_param *params,
-                        size_t count, const ck_run_options *options,
-                        ck_result *result) {
-  ck_status status = CK_OK;
+/* One run of nn: its job, its data sets, its network and what its
+ * training reported. nn_run owns what it holds and frees it at its end. */
+typedef struct nn_session {
   nn_job job;
-  ck_nn *nn = NULL;
-  ck_dataset train = {0}, test = {0}, validation = {0}, whole = {0};
-  ck_dataset predict = {0}, classes_view;
-  double predict_accuracy = NAN; /* with --predict on labelled rows */
-  uint64_t *confusion = NULL;
-  int32_t *predicted = NULL;
-  epoch_log log = {options, 0, NULL, 0, 0, 0};
+  uint64_t seed; /* the job's, before a loaded model's describes it */
+  const ck_run_options *options;
+  ck_nn *nn;
+  ck_dataset train, test, validation, whole, predict;
+  ck_dataset classes_view; /* the network's classes (model_classes) */
+  data_reader reader;
+  ck__dataset_format train_format;
+  int training;
+  epoch_log log;
   ck_nn_report report;
-  memset(&report, 0, sizeof report);
-  report.final_test_accuracy = report.best_test_accuracy = NAN;
-  if ((status = job_parse(params, count, options, &job)))
-    return status;
-  ck_nn_config *config = &job.config;
-  uint64_t seed = config->seed;
-  data_reader reader = {options, 0};
-  ck__dataset_format train_format = CK__DATASET_UNKNOWN, format;
+  double predict_accuracy; /* with --predict on labelled rows */
+} nn_session;
 
-  if (job.load) {
-    CK_TRY(ck__nn_model_load(device, job.load, config, &job.tuning, &nn));
-    ck_nn_describe(nn, config);
+/* The model of --load, and the training data of --train with the test
+ * and validation rows that --split and --val take from it. */
+static ck_status load_training(const ck_device *device, nn_session *s) {
+  ck_status status = CK_OK;
+  nn_job *job = &s->job;
+  ck_nn_config *config = &job->config;
+  uint64_t seed = s->seed;
+  if (job->load) {
+    CK_TRY(ck__nn_model_load(device, job->load, config, &job->tuning, &s->nn));
+    ck_nn_describe(s->nn, config);
   }
   /* Training data past a loaded model's classes is the data's fault, named
    * at its line; past the classes that --layers chose, it is the option's,
-   * found once the data is read (below). */
-  size_t class_limit = job.load ? config->sizes[config->layer_count - 1] : 0;
-  int training = job.train != NULL;
-  if (job.load)
-    model_classes(nn, &classes_view);
-  if (training) {
-    CK_TRY(load_data(job.train, job.train_labels, "train-labels", &job.csv,
-                     job.load ? &classes_view : NULL, class_limit, seed, 1, 1,
-                     CK__DATASET_UNKNOWN, &whole, &train_format, &reader));
-    if (job.split) {
-      double split = strtod(job.split, NULL);
-      if (split < 1) {
-        CK_TRY(split_fraction(&whole, split, seed, "split", job.train, &train,
-                              &test));
-      } else {
-        if (split >= (double)whole.rows)
-          CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                  "--split: %s rows leave nothing to test (%s has %zu)",
-                  job.split, job.train, whole.rows);
-        CK_TRY(ck_dataset_split(&whole, (size_t)split, &train, &test));
-      }
-      ck_dataset_free(&whole);
+   * found once the data is read (build_network). */
+  size_t class_limit = job->load ? config->sizes[config->layer_count - 1] : 0;
+  if (job->load)
+    model_classes(s->nn, &s->classes_view);
+  if (!s->training)
+    return CK_OK;
+  CK_TRY(load_data(job->train, job->train_labels, "train-labels", &job->csv,
+                   job->load ? &s->classes_view : NULL, class_limit, seed, 1, 1,
+                   CK__DATASET_UNKNOWN, &s->whole, &s->train_format,
+                   &s->reader));
+  if (job->split) {
+    double split = strtod(job->split, NULL);
+    if (split < 1) {
+      CK_TRY(split_fraction(&s->whole, split, seed, "split", job->train,
+                            &s->train, &s->test));
     } else {
-      train = whole;
-      memset(&whole, 0, sizeof whole);
-    }
-    if (job.validation_fraction > 0) {
-      ck_dataset rest = {0};
-      CK_TRY(split_fraction(&train, job.validation_fraction,
-                            seed ^ 0x5A5A5A5Aull, "val", job.train, &rest,
-                            &validation));
-      ck_dataset_free(&train);
-      train = rest;
-    }
-    if (!job.load) {
-      if (!job.layers_given) {
-        /* The data's fault, named by its file, where no --layers was
-         * given to be wrong. */
-        if (train.features > CK_NN_MAX_WIDTH)
-          CK_FAIL(CK_ERROR_UNSUPPORTED,
-                  "%s: %zu features a row, more than a network's %d inputs",
-                  job.train, train.features, CK_NN_MAX_WIDTH);
-        config->layer_count = 3;
-        config->sizes[0] = train.features;
-        config->sizes[1] = 128;
-        config->sizes[2] = train.classes < 2 ? 2 : train.classes;
-      }
-      size_t inputs = config->sizes[0];
-      size_t outputs = config->sizes[config->layer_count - 1];
-      if (train.features != inputs)
+      if (split >= (double)s->whole.rows)
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "--layers: the input layer has %zu units, but %s has %zu "
-                "features a row",
-                inputs, job.train, train.features);
-      if (train.classes > outputs)
-        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "--layers: the output layer has %zu units, but %s has %zu "
-                "classes",
-                outputs, job.train, train.classes);
-      size_t hidden = config->layer_count - 2;
-      if (job.activation_count != 1 && job.activation_count != hidden)
-        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "--act: %zu activations for %zu hidden layers; give one for "
-                "all or one a layer",
-                job.activation_count, hidden);
-      for (size_t l = 1; job.activation_count == 1 && l < hidden; ++l)
-        config->activations[l] = config->activations[0];
-      CK_TRY(ck__nn_create(device, config, 0, &job.tuning, &nn));
-      CK_TRY(ck_nn_set_preprocessing(nn, &train, job.normalization));
-      model_classes(nn, &classes_view);
+                "--split: %s rows leave nothing to test (%s has %zu)",
+                job->split, job->train, s->whole.rows);
+      CK_TRY(ck_dataset_split(&s->whole, (size_t)split, &s->train, &s->test));
     }
+    ck_dataset_free(&s->whole);
+  } else {
+    s->train = s->whole;
+    memset(&s->whole, 0, sizeof s->whole);
   }
-  if (job.test) {
-    status = load_data(job.test, job.test_labels, "test-labels", &job.csv,
-                       nn ? &classes_view : NULL,
-                       config->sizes[config->layer_count - 1], seed, 2, 0,
-                       train_format, &test, &format, &reader);
+  if (job->validation_fraction > 0) {
+    ck_dataset rest = {0};
+    CK_TRY(split_fraction(&s->train, job->validation_fraction,
+                          seed ^ 0x5A5A5A5Aull, "val", job->train, &rest,
+                          &s->validation));
+    ck_dataset_free(&s->train);
+    s->train = rest;
+  }
+fail:
+  return status;
+}
+
+/* A new network for the training data: its layers from --layers or from
+ * the data, checked against the data, and its input scaling fitted. */
+static ck_status build_network(const ck_device *device, nn_session *s) {
+  ck_status status = CK_OK;
+  nn_job *job = &s->job;
+  ck_nn_config *config = &job->config;
+  const ck_dataset *train = &s->train;
+  if (!job->layers_given) {
+    /* The data's fault, named by its file, where no --layers was
+     * given to be wrong. */
+    if (train->features > CK_NN_MAX_WIDTH)
+      CK_FAIL(CK_ERROR_UNSUPPORTED,
+              "%s: %zu features a row, more than a network's %d inputs",
+              job->train, train->features, CK_NN_MAX_WIDTH);
+    config->layer_count = 3;
+    config->sizes[0] = train->features;
+    config->sizes[1] = 128;
+    config->sizes[2] = train->classes < 2 ? 2 : train->classes;
+  }
+  size_t inputs = config->sizes[0];
+  size_t outputs = config->sizes[config->layer_count - 1];
+  if (train->features != inputs)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--layers: the input layer has %zu units, but %s has %zu "
+            "features a row",
+            inputs, job->train, train->features);
+  if (train->classes > outputs)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--layers: the output layer has %zu units, but %s has %zu "
+            "classes",
+            outputs, job->train, train->classes);
+  size_t hidden = config->layer_count - 2;
+  if (job->activation_count != 1 && job->activation_count != hidden)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "--act: %zu activations for %zu hidden layers; give one for "
+            "all or one a layer",
+            job->activation_count, hidden);
+  for (size_t l = 1; job->activation_count == 1 && l < hidden; ++l)
+    config->activations[l] = config->activations[0];
+  CK_TRY(ck__nn_create(device, config, 0, &job->tuning, &s->nn));
+  CK_TRY(ck_nn_set_preprocessing(s->nn, train, job->normalization));
+  model_classes(s->nn, &s->classes_view);
+fail:
+  return status;
+}
+
+/* The test data of --test, or, for spirals without --split, spirals of
+ * their own; then each set attached to the network. */
+static ck_status load_test(nn_session *s) {
+  ck_status status = CK_OK;
+  nn_job *job = &s->job;
+  ck_nn_config *config = &job->config;
+  ck__dataset_format train_format = s->train_format, format;
+  if (job->test) {
+    status = load_data(job->test, job->test_labels, "test-labels", &job->csv,
+                       s->nn ? &s->classes_view : NULL,
+                       config->sizes[config->layer_count - 1], s->seed, 2, 0,
+                       train_format, &s->test, &format, &s->reader);
     if (status && train_format != CK__DATASET_UNKNOWN &&
         format != CK__DATASET_UNKNOWN && format != train_format)
-      CK_FAIL_PREFIX(status,
-                     "--test must be in the format of --train %s: ", job.train);
+      CK_FAIL_PREFIX(
+          status, "--test must be in the format of --train %s: ", job->train);
     CK_TRY(status);
-  } else if (training && !job.split && strncmp(job.train, "spirals:", 8) == 0) {
+  } else if (s->training && !job->split &&
+             strncmp(job->train, "spirals:", 8) == 0) {
     char spec[64];
     snprintf(spec, sizeof spec, "spirals:%zu",
-             train.rows / 4 > 3 ? train.rows / 4 : 3);
-    CK_TRY(spirals(spec, seed, 2, &test));
+             s->train.rows / 4 > 3 ? s->train.rows / 4 : 3);
+    CK_TRY(spirals(spec, s->seed, 2, &s->test));
   }
-  if (!nn)
+  if (!s->nn)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "nothing to do: give --train FILE");
   /* A shape that does not fit the network is named by its file. It is a
    * fault of the data (exit 1), not of the options, unless --layers chose
    * a shape that the training data does not fit (ck_nn_set_preprocessing
-   * above): the training data against a loaded model, or the test data
-   * against a network its training data fits. */
-  if (training && (status = ck_nn_attach(nn, CK_NN_TRAIN, &train)))
-    CK_FAIL_PREFIX(job.load ? data_fault(status) : status, "%s: ", job.train);
-  if (validation.rows &&
-      (status = ck_nn_attach(nn, CK_NN_VALIDATION, &validation)))
-    CK_FAIL_PREFIX(data_fault(status), "%s: ", job.train);
-  if (test.rows && (status = ck_nn_attach(nn, CK_NN_TEST, &test)))
-    CK_FAIL_PREFIX(data_fault(status), "%s: ", job.test ? job.test : job.train);
+   * in build_network): the training data against a loaded model, or the
+   * test data against a network its training data fits. */
+  if (s->training && (status = ck_nn_attach(s->nn, CK_NN_TRAIN, &s->train)))
+    CK_FAIL_PREFIX(job->load ? data_fault(status) : status, "%s: ", job->train);
+  if (s->validation.rows &&
+      (status = ck_nn_attach(s->nn, CK_NN_VALIDATION, &s->validation)))
+    CK_FAIL_PREFIX(data_fault(status), "%s: ", job->train);
+  if (s->test.rows && (status = ck_nn_attach(s->nn, CK_NN_TEST, &s->test)))
+    CK_FAIL_PREFIX(data_fault(status),
+                   "%s: ", job->test ? job->test : job->train);
+fail:
+  return status;
+}
 
-  if (job.predict) {
+/* The rows of --predict; then a refusal of the CSV options in a run that
+ * reads no CSV file. */
+static ck_status load_predict(nn_session *s, const ck_param *params,
+                              size_t count) {
+  ck_status status = CK_OK;
+  nn_job *job = &s->job;
+  if (job->predict) {
     /* Rows to predict may come with labels (then scored too) or without;
      * they are read before training, so that a bad file costs none. */
-    ck_dataset_options predict_options = job.csv;
-    predict_options.classes_from = &classes_view;
+    ck_dataset_options predict_options = job->csv;
+    predict_options.classes_from = &s->classes_view;
     predict_options.labelled = -1;
-    predict_options.features = config->sizes[0];
-    predict_options.labels_path = job.predict_labels;
-    CK_TRY(load_file(job.predict, &predict_options, "predict-labels",
-                     CK__DATASET_UNKNOWN, 0, &predict, &format, &reader));
+    predict_options.features = job->config.sizes[0];
+    predict_options.labels_path = job->predict_labels;
+    ck__dataset_format format;
+    CK_TRY(load_file(job->predict, &predict_options, "predict-labels",
+                     CK__DATASET_UNKNOWN, 0, &s->predict, &format, &s->reader));
   }
   /* What describes CSV files, in a run that reads none, would be dropped
    * unseen. */
-  for (size_t i = 0; i < 2 && !reader.csv_files; ++i) {
+  for (size_t i = 0; i < 2 && !s->reader.csv_files; ++i) {
     const char *option = i ? "header" : "label-col";
     if (ck__param_find(params, count, option))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "option --%s describes CSV files, and this run reads none",
               option);
   }
+fail:
+  return status;
+}
 
-  /* The run's own time leaves its setup out: reading the data and
-   * building the network's kernels. */
-  double started = ck__seconds();
+/* The training itself, then what it writes: the trace and the model. */
+static ck_status train_network(nn_session *s) {
+  ck_status status = CK_OK;
+  nn_job *job = &s->job;
+  ck_nn_training plan = {job->epochs, job->patience, on_epoch, &s->log};
+  s->log.epochs = job->epochs;
+  CK_TRY(ck_nn_train(s->nn, &plan, &s->report));
+  if (s->log.failed)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory keeping the trace");
+  if (job->trace)
+    CK_TRY_OUTPUT("trace",
+                  ck__file_write_atomic(job->trace, s->log.trace, s->log.used));
+  if (job->save)
+    CK_TRY_OUTPUT("save", ck_nn_save(s->nn, job->save));
+fail:
+  return status;
+}
+
+/* The test rows' loss and accuracy into the report, and their confusion
+ * matrix into the log. */
+static ck_status evaluate_test(nn_session *s) {
+  ck_status status = CK_OK;
+  const ck_nn_config *config = &s->job.config;
   size_t classes = config->sizes[config->layer_count - 1];
-  if (training) {
-    ck_nn_training plan = {job.epochs, job.patience, on_epoch, &log};
-    log.epochs = job.epochs;
-    CK_TRY(ck_nn_train(nn, &plan, &report));
-    if (log.failed)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory keeping the trace");
-    if (job.trace)
-      CK_TRY_OUTPUT("trace",
-                    ck__file_write_atomic(job.trace, log.trace, log.used));
-    if (job.save)
-      CK_TRY_OUTPUT("save", ck_nn_save(nn, job.save));
+  uint64_t *confusion = NULL;
+  ck_nn_report *report = &s->report;
+  /* Classes come up to 65536 (labels are class numbers), whose matrix
+   * would take 32 GB and print lines no one reads. */
+  if (classes <= CONFUSION_MAX_CLASSES) {
+    confusion = calloc(classes * classes, sizeof *confusion);
+    if (!confusion)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+              "out of memory for the %zu x %zu confusion matrix", classes,
+              classes);
   }
-  /* A run that does not train reports the rate of what it evaluates. */
-  ck_queue *queue = ck__nn_state(nn)->queue;
-  double evaluating_from = ck__seconds(), kernel_from = 0;
-  size_t evaluated_rows = test.rows + predict.rows;
-  CK_TRY(ck_queue_finish(queue));
-  CK_TRY(ck_queue_get_kernel_seconds(queue, &kernel_from));
-  if (test.rows) {
-    /* Classes come up to 65536 (labels are class numbers), whose matrix
-     * would take 32 GB and print lines no one reads. */
-    if (classes <= CONFUSION_MAX_CLASSES) {
-      confusion = calloc(classes * classes, sizeof *confusion);
-      if (!confusion)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-                "out of memory for the %zu x %zu confusion matrix", classes,
-                classes);
-    }
-    double loss, accuracy;
-    CK_TRY(ck_nn_evaluate(nn, CK_NN_TEST, &loss, &accuracy, confusion));
-    report.final_test_loss = loss;
-    report.final_test_accuracy = accuracy;
-    if (isnan(report.best_test_accuracy))
-      report.best_test_accuracy = accuracy;
-    if (confusion)
-      CK_TRY(log_confusion(options, nn, confusion, classes));
-    else {
-      char line[64];
-      snprintf(line, sizeof line, "no confusion matrix: over %d classes",
-               CONFUSION_MAX_CLASSES);
-      log_line(options, line);
-    }
+  double loss, accuracy;
+  CK_TRY(ck_nn_evaluate(s->nn, CK_NN_TEST, &loss, &accuracy, confusion));
+  report->final_test_loss = loss;
+  report->final_test_accuracy = accuracy;
+  if (isnan(report->best_test_accuracy))
+    report->best_test_accuracy = accuracy;
+  if (confusion)
+    CK_TRY(log_confusion(s->options, s->nn, confusion, classes));
+  else {
+    char line[64];
+    snprintf(line, sizeof line, "no confusion matrix: over %d classes",
+             CONFUSION_MAX_CLASSES);
+    log_line(s->options, line);
   }
-  if (job.predict) {
-    predicted = malloc((predict.rows ? predict.rows : 1) * sizeof *predicted);
-    if (!predicted)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-    CK_TRY(ck_nn_predict(nn, &predict, predicted));
-    CK_TRY_OUTPUT("out",
-                  write_predictions(job.out, nn, predicted, predict.rows));
-    CK_TRY(ck__result_option(result, "out", job.out));
-    ck__result_metric(result, "predicted_rows", (double)predict.rows, "");
-    if (predict.classes) {
-      size_t hits = 0;
-      for (size_t r = 0; r < predict.rows; ++r)
-        hits += predicted[r] == predict.labels[r];
-      predict_accuracy = (double)hits / (double)predict.rows;
-      ck__result_metric(result, "predict_accuracy", predict_accuracy, "");
-    }
-  }
+fail:
+  free(confusion);
+  return status;
+}
 
-  result->wall_s = ck__seconds() - started;
-  result->kernel_s = report.kernel_s;
-  result->throughput = report.samples_per_s;
-  if (!training) {
-    double seconds = ck__seconds() - evaluating_from, kernel_to = 0;
-    CK_TRY(ck_queue_finish(queue));
-    CK_TRY(ck_queue_get_kernel_seconds(queue, &kernel_to));
-    result->kernel_s = kernel_to - kernel_from;
-    result->throughput = seconds > 0 ? (double)evaluated_rows / seconds : 0;
+/* The classes of --predict's rows, written to --out, and their score
+ * where the rows had labels. */
+static ck_status predict_rows(nn_session *s, ck_result *result) {
+  ck_status status = CK_OK;
+  const ck_dataset *predict = &s->predict;
+  int32_t *predicted =
+      malloc((predict->rows ? predict->rows : 1) * sizeof *predicted);
+  if (!predicted)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(ck_nn_predict(s->nn, predict, predicted));
+  CK_TRY_OUTPUT("out",
+                write_predictions(s->job.out, s->nn, predicted, predict->rows));
+  CK_TRY(ck__result_option(result, "out", s->job.out));
+  ck__result_metric(result, "predicted_rows", (double)predict->rows, "");
+  if (predict->classes) {
+    size_t hits = 0;
+    for (size_t r = 0; r < predict->rows; ++r)
+      hits += predicted[r] == predict->labels[r];
+    s->predict_accuracy = (double)hits / (double)predict->rows;
+    ck__result_metric(result, "predict_accuracy", s->predict_accuracy, "");
   }
-  if (!isnan(report.final_test_accuracy)) {
-    result->best = report.final_test_accuracy;
+fail:
+  free(predicted);
+  return status;
+}
+
+/* The result's best figure: the test accuracy, else what --predict
+ * alone measured, else the training accuracy. */
+static ck_status report_best(nn_session *s, ck_result *result) {
+  ck_status status = CK_OK;
+  const ck_nn_report *report = &s->report;
+  if (!isnan(report->final_test_accuracy)) {
+    result->best = report->final_test_accuracy;
     snprintf(result->best_name, sizeof result->best_name, "test_accuracy");
-  } else if (!training && job.predict) {
+  } else if (!s->training && s->job.predict) {
     /* Predictions alone: their score where the rows had labels, else
      * how many rows were predicted (no training accuracy exists). */
-    result->best = predict.classes ? predict_accuracy : (double)predict.rows;
+    const ck_dataset *predict = &s->predict;
+    result->best =
+        predict->classes ? s->predict_accuracy : (double)predict->rows;
     snprintf(result->best_name, sizeof result->best_name, "%s",
-             predict.classes ? "predict_accuracy" : "predicted_rows");
+             predict->classes ? "predict_accuracy" : "predicted_rows");
   } else {
     double loss = NAN, accuracy = NAN;
-    if (training)
-      CK_TRY(ck_nn_evaluate(nn, CK_NN_TRAIN, &loss, &accuracy, NULL));
+    if (s->training)
+      CK_TRY(ck_nn_evaluate(s->nn, CK_NN_TRAIN, &loss, &accuracy, NULL));
     result->best = accuracy;
     snprintf(result->best_name, sizeof result->best_name, "train_accuracy");
   }
+fail:
+  return status;
+}
+
+/* The result's figures of the network and of the training: its shape,
+ * the sets' rows and what the report measured. */
+static ck_status report_run(const nn_session *s, ck_result *result) {
+  ck_status status = CK_OK;
+  const ck_nn_config *config = &s->job.config;
+  const ck_nn_report *report = &s->report;
+  int training = s->training;
   /* TF32 results are marked wherever the rate is shown. */
   snprintf(result->throughput_unit, sizeof result->throughput_unit, "%s",
            config->math == CK_NN_TF32 ? "samples/s TF32" : "samples/s");
@@ -937,36 +997,87 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   /* A run that only loads and predicts has no training to report, nor
    * sets' rows; one that evaluates a loaded model has its test rows. */
   if (training)
-    ck__result_metric(result, "train_rows", (double)train.rows, "");
-  if (training || test.rows)
-    ck__result_metric(result, "test_rows", (double)test.rows, "");
+    ck__result_metric(result, "train_rows", (double)s->train.rows, "");
+  if (training || s->test.rows)
+    ck__result_metric(result, "test_rows", (double)s->test.rows, "");
   if (training) {
-    ck__result_metric(result, "validation_rows", (double)validation.rows, "");
-    ck__result_metric(result, "epochs", report.epochs, "");
-    ck__result_metric(result, "best_epoch", report.best_epoch, "");
-    ck__result_flag(result, "stopped_early",
-                    report.stopped_by == CK_STOP_EARLY);
-    ck__result_metric(result, "train_s", report.wall_s, "s");
-    if (!isnan(report.best_validation_loss))
-      ck__result_metric(result, "best_validation_loss",
-                        report.best_validation_loss, "");
-  }
-  if (!isnan(report.final_test_accuracy)) {
-    ck__result_metric(result, "test_accuracy", report.final_test_accuracy, "");
-    ck__result_metric(result, "best_test_accuracy", report.best_test_accuracy,
+    ck__result_metric(result, "validation_rows", (double)s->validation.rows,
                       "");
-    ck__result_metric(result, "test_loss", report.final_test_loss, "");
+    ck__result_metric(result, "epochs", report->epochs, "");
+    ck__result_metric(result, "best_epoch", report->best_epoch, "");
+    ck__result_flag(result, "stopped_early",
+                    report->stopped_by == CK_STOP_EARLY);
+    ck__result_metric(result, "train_s", report->wall_s, "s");
+    if (!isnan(report->best_validation_loss))
+      ck__result_metric(result, "best_validation_loss",
+                        report->best_validation_loss, "");
+  }
+  if (!isnan(report->final_test_accuracy)) {
+    ck__result_metric(result, "test_accuracy", report->final_test_accuracy, "");
+    ck__result_metric(result, "best_test_accuracy", report->best_test_accuracy,
+                      "");
+    ck__result_metric(result, "test_loss", report->final_test_loss, "");
   }
 fail:
-  free(log.trace);
-  free(confusion);
-  free(predicted);
-  ck_dataset_free(&predict);
-  ck_dataset_free(&whole);
-  ck_dataset_free(&train);
-  ck_dataset_free(&test);
-  ck_dataset_free(&validation);
-  ck_nn_destroy(nn);
+  return status;
+}
+
+static ck_status nn_run(const ck_device *device, const ck_param *params,
+                        size_t count, const ck_run_options *options,
+                        ck_result *result) {
+  ck_status status = CK_OK;
+  nn_session s;
+  memset(&s, 0, sizeof s);
+  s.options = s.log.options = s.reader.run = options;
+  s.predict_accuracy = NAN;
+  s.report.final_test_accuracy = s.report.best_test_accuracy = NAN;
+  if ((status = job_parse(params, count, options, &s.job)))
+    return status;
+  s.seed = s.job.config.seed;
+  s.training = s.job.train != NULL;
+  s.train_format = CK__DATASET_UNKNOWN;
+  CK_TRY(load_training(device, &s));
+  if (s.training && !s.job.load)
+    CK_TRY(build_network(device, &s));
+  CK_TRY(load_test(&s));
+  CK_TRY(load_predict(&s, params, count));
+
+  /* The run's own time leaves its setup out: reading the data and
+   * building the network's kernels. */
+  double started = ck__seconds();
+  if (s.training)
+    CK_TRY(train_network(&s));
+  /* A run that does not train reports the rate of what it evaluates. */
+  ck_queue *queue = ck__nn_state(s.nn)->queue;
+  double evaluating_from = ck__seconds(), kernel_from = 0;
+  size_t evaluated_rows = s.test.rows + s.predict.rows;
+  CK_TRY(ck_queue_finish(queue));
+  CK_TRY(ck_queue_get_kernel_seconds(queue, &kernel_from));
+  if (s.test.rows)
+    CK_TRY(evaluate_test(&s));
+  if (s.job.predict)
+    CK_TRY(predict_rows(&s, result));
+
+  result->wall_s = ck__seconds() - started;
+  result->kernel_s = s.report.kernel_s;
+  result->throughput = s.report.samples_per_s;
+  if (!s.training) {
+    double seconds = ck__seconds() - evaluating_from, kernel_to = 0;
+    CK_TRY(ck_queue_finish(queue));
+    CK_TRY(ck_queue_get_kernel_seconds(queue, &kernel_to));
+    result->kernel_s = kernel_to - kernel_from;
+    result->throughput = seconds > 0 ? (double)evaluated_rows / seconds : 0;
+  }
+  CK_TRY(report_best(&s, result));
+  CK_TRY(report_run(&s, result));
+fail:
+  free(s.log.trace);
+  ck_dataset_free(&s.predict);
+  ck_dataset_free(&s.whole);
+  ck_dataset_free(&s.train);
+  ck_dataset_free(&s.test);
+  ck_dataset_free(&s.validation);
+  ck_nn_destroy(s.nn);
   return status;
 }
 

@@ -305,84 +305,51 @@ static int find_name(const char *const *names, size_t count,
   return -1;
 }
 
-/* One line of the specification part (or a section keyword, or EOF). */
-static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
-  const ck__text_lines *lines = &reader->lines;
-  size_t at = lines->line;
-  char *key, *value;
-  ck_status status = CK_OK;
+/* Splits "KEY : VALUE", or "KEY" alone (only sections and EOF come
+ * without a value), in place; refuses a line that is neither. Instances
+ * and tour files share it. */
+static ck_status split_key_line(const ck__text_lines *lines, size_t at,
+                                char *line, char **key, char **value) {
   ck__text_quoted whole = ck__text_quote(line);
-  split_keyword(line, &key, &value);
-  if (!value) {
-    /* "KEY" alone: only sections and EOF come without a value. */
+  split_keyword(line, key, value);
+  if (!*value) {
     char *cursor = line;
-    key = ck__text_next_field(&cursor);
+    *key = ck__text_next_field(&cursor);
     if (*cursor)
       return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
                               "expected \"KEYWORD : value\", found \"%s\"",
                               whole.text);
   }
+  return CK_OK;
+}
 
-  if (strcmp(key, "EOF") == 0) {
-    if (value && *value)
-      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
-                              "EOF takes no value (found \"%s\")",
-                              ck__text_quote(value).text);
-    *at_eof = 1;
-    return CK_OK;
-  }
-  if (strcmp(key, "NODE_COORD_SECTION") == 0)
-    return begin_section(reader, key, value, SECTION_NODES);
-  if (strcmp(key, "DISPLAY_DATA_SECTION") == 0)
-    return begin_section(reader, key, value, SECTION_DISPLAY);
-  if (strcmp(key, "EDGE_WEIGHT_SECTION") == 0)
-    return begin_section(reader, key, value, SECTION_WEIGHTS);
-  for (size_t i = 0; i < sizeof foreign_keywords / sizeof foreign_keywords[0];
-       ++i)
-    if (strcmp(key, foreign_keywords[i]) == 0)
-      return ck__text_fail_at(CK_ERROR_UNSUPPORTED, lines, at,
-                              "%s is not supported: clkit reads symmetric TSP "
-                              "instances only",
-                              key);
-
-  static const char *const spec_keys[] = {"NAME",
-                                          "COMMENT",
-                                          "TYPE",
-                                          "DIMENSION",
-                                          "EDGE_WEIGHT_TYPE",
-                                          "EDGE_WEIGHT_FORMAT",
-                                          "DISPLAY_DATA_TYPE",
-                                          "NODE_COORD_TYPE"};
-  if (find_name(spec_keys, sizeof spec_keys / sizeof spec_keys[0], key) < 0)
-    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "unknown keyword \"%s\"",
-                            ck__text_quote(key).text);
-  if (!value)
+/* NAME's value, kept for the instance; read_keyword's. */
+static ck_status read_name(tsp_reader *reader, const char *key,
+                           const char *value) {
+  const ck__text_lines *lines = &reader->lines;
+  size_t at = lines->line;
+  ck_status status = check_once(reader, &reader->name_line, key);
+  if (status != CK_OK)
+    return status;
+  /* The name heads tour files, a line of its own, and SVG titles. */
+  if (ck__text_control_byte(value) >= 0)
     return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
-                            "expected \"%s : value\", found no ':'", key);
+                            "NAME holds a control character");
+  if (ck__text_invalid_utf8_byte(value) >= 0)
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "NAME is not UTF-8 text");
+  copy_text(reader->name, sizeof reader->name, value);
+  return CK_OK;
+}
 
-  if (strcmp(key, "COMMENT") == 0) {
-    /* Files often carry several; the first one is kept. */
-    if (!reader->comment_line) {
-      reader->comment_line = at;
-      copy_text(reader->comment, sizeof reader->comment, value);
-    }
-    return CK_OK;
-  }
-  if (strcmp(key, "NAME") == 0) {
-    CK_TRY(check_once(reader, &reader->name_line, key));
-    /* The name heads tour files, a line of its own, and SVG titles. */
-    if (ck__text_control_byte(value) >= 0)
-      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
-                              "NAME holds a control character");
-    if (ck__text_invalid_utf8_byte(value) >= 0)
-      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
-                              "NAME is not UTF-8 text");
-    copy_text(reader->name, sizeof reader->name, value);
-    return CK_OK;
-  }
-  if (!*value)
-    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "%s has no value", key);
-
+/* The keywords with a value that sets how the instance is read: TYPE,
+ * DIMENSION, EDGE_WEIGHT_TYPE, EDGE_WEIGHT_FORMAT, DISPLAY_DATA_TYPE and
+ * NODE_COORD_TYPE (read_keyword has checked the key). */
+static ck_status read_setting(tsp_reader *reader, const char *key,
+                              const char *value) {
+  const ck__text_lines *lines = &reader->lines;
+  size_t at = lines->line;
+  ck_status status = CK_OK;
   if (strcmp(key, "TYPE") == 0) {
     CK_TRY(check_once(reader, &reader->type_line, key));
     if (strcmp(value, "TSP") != 0)
@@ -450,6 +417,67 @@ static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
 
 fail:
   return status;
+}
+
+/* One line of the specification part (or a section keyword, or EOF). */
+static ck_status read_keyword(tsp_reader *reader, char *line, int *at_eof) {
+  const ck__text_lines *lines = &reader->lines;
+  size_t at = lines->line;
+  char *key, *value;
+  ck_status status = split_key_line(lines, at, line, &key, &value);
+  if (status != CK_OK)
+    return status;
+
+  if (strcmp(key, "EOF") == 0) {
+    if (value && *value)
+      return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                              "EOF takes no value (found \"%s\")",
+                              ck__text_quote(value).text);
+    *at_eof = 1;
+    return CK_OK;
+  }
+  if (strcmp(key, "NODE_COORD_SECTION") == 0)
+    return begin_section(reader, key, value, SECTION_NODES);
+  if (strcmp(key, "DISPLAY_DATA_SECTION") == 0)
+    return begin_section(reader, key, value, SECTION_DISPLAY);
+  if (strcmp(key, "EDGE_WEIGHT_SECTION") == 0)
+    return begin_section(reader, key, value, SECTION_WEIGHTS);
+  for (size_t i = 0; i < sizeof foreign_keywords / sizeof foreign_keywords[0];
+       ++i)
+    if (strcmp(key, foreign_keywords[i]) == 0)
+      return ck__text_fail_at(CK_ERROR_UNSUPPORTED, lines, at,
+                              "%s is not supported: clkit reads symmetric TSP "
+                              "instances only",
+                              key);
+
+  static const char *const spec_keys[] = {"NAME",
+                                          "COMMENT",
+                                          "TYPE",
+                                          "DIMENSION",
+                                          "EDGE_WEIGHT_TYPE",
+                                          "EDGE_WEIGHT_FORMAT",
+                                          "DISPLAY_DATA_TYPE",
+                                          "NODE_COORD_TYPE"};
+  if (find_name(spec_keys, sizeof spec_keys / sizeof spec_keys[0], key) < 0)
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "unknown keyword \"%s\"",
+                            ck__text_quote(key).text);
+  if (!value)
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at,
+                            "expected \"%s : value\", found no ':'", key);
+
+  if (strcmp(key, "COMMENT") == 0) {
+    /* Files often carry several; the first one is kept. */
+    if (!reader->comment_line) {
+      reader->comment_line = at;
+      copy_text(reader->comment, sizeof reader->comment, value);
+    }
+    return CK_OK;
+  }
+  if (strcmp(key, "NAME") == 0)
+    return read_name(reader, key, value);
+  if (!*value)
+    return ck__text_fail_at(CK_ERROR_PARSE, lines, at, "%s has no value", key);
+  return read_setting(reader, key, value);
 }
 
 /* One "id x y" line of a node section. */
@@ -1013,16 +1041,139 @@ ck_status ck_tsp_tour_measure(const ck_tsp_instance *instance,
   return CK_OK;
 }
 
+/* A tour file being read: its header's keywords, then TOUR_SECTION's ids
+ * into order. */
+typedef struct tour_reader {
+  ck__text_lines lines;
+  uint32_t cities;
+  uint32_t *order;
+  uint32_t *where; /* position + 1 of each city read */
+  size_t count;
+  enum { TOUR_HEADER, TOUR_IDS, TOUR_AFTER } state;
+  size_t type_line, dimension_line, name_line, section_line;
+} tour_reader;
+
+/* One line of a tour file's header: NAME, TYPE, DIMENSION, COMMENT, or
+ * TOUR_SECTION or EOF, which end it (*done at EOF). */
+static ck_status read_tour_keyword(tour_reader *t, char *line, int *done) {
+  ck_status status = CK_OK;
+  const ck__text_lines *lines = &t->lines;
+  size_t at = lines->line;
+  char *key, *value;
+  CK_TRY(split_key_line(lines, at, line, &key, &value));
+  if (strcmp(key, "TOUR_SECTION") == 0 || strcmp(key, "EOF") == 0) {
+    if (value && *value)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at, "%s takes no value", key);
+    if (*key == 'E') {
+      *done = 1;
+      return CK_OK;
+    }
+    t->section_line = at;
+    t->state = TOUR_IDS;
+    return CK_OK;
+  }
+  size_t *first = strcmp(key, "NAME") == 0        ? &t->name_line
+                  : strcmp(key, "TYPE") == 0      ? &t->type_line
+                  : strcmp(key, "DIMENSION") == 0 ? &t->dimension_line
+                                                  : NULL;
+  if (!first && strcmp(key, "COMMENT") != 0)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at, "unknown keyword \"%s\"",
+                     ck__text_quote(key).text);
+  if (!value)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                     "expected \"%s : value\", found no ':'", key);
+  if (!first)
+    return CK_OK; /* COMMENT */
+  if (*first)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                     "%s given twice (first on line %zu)", key, *first);
+  *first = at;
+  if (first == &t->type_line && strcmp(value, "TOUR") != 0)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                     "TYPE \"%s\" where a tour file has TYPE : TOUR",
+                     ck__text_quote(value).text);
+  if (first == &t->dimension_line) {
+    int64_t n = 0;
+    if (ck__text_read_integer(value, &n) != CK__TEXT_NUMBER_OK)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "DIMENSION \"%s\" is not a whole number",
+                       ck__text_quote(value).text);
+    if (n != (int64_t)t->cities)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "DIMENSION %" PRId64
+                       " does not match the instance's %" PRIu32 " cities",
+                       n, t->cities);
+  }
+fail:
+  return status;
+}
+
+/* One line of TOUR_SECTION: city ids, the tour's closing -1, the
+ * section's own -1, or EOF (*done). */
+static ck_status read_tour_ids(tour_reader *t, char *line, int *done) {
+  ck_status status = CK_OK;
+  const ck__text_lines *lines = &t->lines;
+  size_t at = lines->line;
+  uint32_t cities = t->cities;
+  char *cursor = line, *field;
+  while ((field = ck__text_next_field(&cursor)) != NULL) {
+    int64_t id = 0;
+    ck__text_number_kind kind = ck__text_read_integer(field, &id);
+    if (t->state == TOUR_AFTER) {
+      /* After the tour's -1: the section's closing -1, or EOF. */
+      if (strcmp(field, "EOF") == 0 && !*cursor) {
+        *done = 1;
+        break;
+      }
+      if (kind == CK__TEXT_NUMBER_OK && id == -1)
+        continue;
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "\"%s\" after the tour's closing -1 (one tour a file is "
+                       "read)",
+                       ck__text_quote(field).text);
+    }
+    if (strcmp(field, "EOF") == 0 && !*cursor) {
+      *done = 1;
+      break;
+    }
+    if (kind == CK__TEXT_NUMBER_SYNTAX)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "tour entry \"%s\" is not a whole number",
+                       ck__text_quote(field).text);
+    if (kind == CK__TEXT_NUMBER_OK && id == -1) {
+      t->state = TOUR_AFTER;
+      continue;
+    }
+    if (kind != CK__TEXT_NUMBER_OK || id < 1 || id > (int64_t)cities)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "city id %s is outside 1..%" PRIu32,
+                       ck__text_quote(field).text, cities);
+    if (t->count == cities)
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "more than %" PRIu32
+                       " cities in TOUR_SECTION (id %" PRId64 ")",
+                       cities, id);
+    uint32_t city = (uint32_t)(id - 1);
+    if (t->where[city])
+      CK__TEXT_FAIL_AT(CK_ERROR_PARSE, lines, at,
+                       "city id %" PRId64
+                       " is repeated (it is already city %" PRIu32
+                       " of the tour)",
+                       id, t->where[city]);
+    t->order[t->count++] = city;
+    t->where[city] = (uint32_t)t->count;
+  }
+fail:
+  return status;
+}
+
 ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
   ck_status status = CK_OK;
   char *text = NULL;
   size_t size = 0;
-  uint32_t *order = NULL;
-  uint32_t *where = NULL; /* position + 1 of each city read */
-  ck__text_lines lines;
-  enum { TOUR_HEADER, TOUR_IDS, TOUR_AFTER } state = TOUR_HEADER;
-  size_t count = 0, type_line = 0, dimension_line = 0, name_line = 0;
-  size_t section_line = 0;
+  tour_reader t;
+  memset(&t, 0, sizeof t);
+  t.state = TOUR_HEADER;
 
   if (tour)
     *tour = NULL;
@@ -1033,145 +1184,43 @@ ck_status ck_tsp_tour_load(const char *path, uint32_t cities, uint32_t **tour) {
                     "ck_tsp_tour_load: %" PRIu32 " cities (3..%u expected)",
                     cities, CK_TSP_MAX_CITIES);
   CK_TRY(ck__file_read_text(path, CK__TEXT_FILE_MAX_BYTES, &text, &size));
-  order = malloc((size_t)cities * sizeof *order);
-  where = calloc(cities, sizeof *where);
-  if (!order || !where)
+  t.order = malloc((size_t)cities * sizeof *t.order);
+  t.where = calloc(cities, sizeof *t.where);
+  if (!t.order || !t.where)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
             "out of memory reading %s: a tour of %" PRIu32 " cities", path,
             cities);
-  memset(&lines, 0, sizeof lines);
-  lines.source = path;
-  lines.text = text;
-  lines.length = size;
+  t.cities = cities;
+  t.lines.source = path;
+  t.lines.text = text;
+  t.lines.length = size;
 
   for (int done = 0; !done;) {
     char *line;
-    CK_TRY(next_line(&lines, &line));
+    CK_TRY(next_line(&t.lines, &line));
     if (!line)
       break;
     if (!*line)
       continue;
-    size_t at = lines.line;
-    if (state == TOUR_HEADER) {
-      char *key, *value;
-      ck__text_quoted whole = ck__text_quote(line);
-      split_keyword(line, &key, &value);
-      if (!value) {
-        char *cursor = line;
-        key = ck__text_next_field(&cursor);
-        if (*cursor)
-          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                           "expected \"KEYWORD : value\", found \"%s\"",
-                           whole.text);
-      }
-      if (strcmp(key, "TOUR_SECTION") == 0 || strcmp(key, "EOF") == 0) {
-        if (value && *value)
-          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at, "%s takes no value",
-                           key);
-        if (*key == 'E')
-          break;
-        section_line = at;
-        state = TOUR_IDS;
-        continue;
-      }
-      size_t *first = strcmp(key, "NAME") == 0        ? &name_line
-                      : strcmp(key, "TYPE") == 0      ? &type_line
-                      : strcmp(key, "DIMENSION") == 0 ? &dimension_line
-                                                      : NULL;
-      if (!first && strcmp(key, "COMMENT") != 0)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at, "unknown keyword \"%s\"",
-                         ck__text_quote(key).text);
-      if (!value)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "expected \"%s : value\", found no ':'", key);
-      if (!first)
-        continue; /* COMMENT */
-      if (*first)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "%s given twice (first on line %zu)", key, *first);
-      *first = at;
-      if (first == &type_line && strcmp(value, "TOUR") != 0)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "TYPE \"%s\" where a tour file has TYPE : TOUR",
-                         ck__text_quote(value).text);
-      if (first == &dimension_line) {
-        int64_t n = 0;
-        if (ck__text_read_integer(value, &n) != CK__TEXT_NUMBER_OK)
-          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                           "DIMENSION \"%s\" is not a whole number",
-                           ck__text_quote(value).text);
-        if (n != (int64_t)cities)
-          CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                           "DIMENSION %" PRId64
-                           " does not match the instance's %" PRIu32 " cities",
-                           n, cities);
-      }
-      continue;
-    }
-    char *cursor = line, *field;
-    while ((field = ck__text_next_field(&cursor)) != NULL) {
-      int64_t id = 0;
-      ck__text_number_kind kind = ck__text_read_integer(field, &id);
-      if (state == TOUR_AFTER) {
-        /* After the tour's -1: the section's closing -1, or EOF. */
-        if (strcmp(field, "EOF") == 0 && !*cursor) {
-          done = 1;
-          break;
-        }
-        if (kind == CK__TEXT_NUMBER_OK && id == -1)
-          continue;
-        CK__TEXT_FAIL_AT(
-            CK_ERROR_PARSE, &lines, at,
-            "\"%s\" after the tour's closing -1 (one tour a file is "
-            "read)",
-            ck__text_quote(field).text);
-      }
-      if (strcmp(field, "EOF") == 0 && !*cursor) {
-        done = 1;
-        break;
-      }
-      if (kind == CK__TEXT_NUMBER_SYNTAX)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "tour entry \"%s\" is not a whole number",
-                         ck__text_quote(field).text);
-      if (kind == CK__TEXT_NUMBER_OK && id == -1) {
-        state = TOUR_AFTER;
-        continue;
-      }
-      if (kind != CK__TEXT_NUMBER_OK || id < 1 || id > (int64_t)cities)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "city id %s is outside 1..%" PRIu32,
-                         ck__text_quote(field).text, cities);
-      if (count == cities)
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "more than %" PRIu32
-                         " cities in TOUR_SECTION (id %" PRId64 ")",
-                         cities, id);
-      uint32_t city = (uint32_t)(id - 1);
-      if (where[city])
-        CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, at,
-                         "city id %" PRId64
-                         " is repeated (it is already city %" PRIu32
-                         " of the tour)",
-                         id, where[city]);
-      order[count++] = city;
-      where[city] = (uint32_t)count;
-    }
+    if (t.state == TOUR_HEADER)
+      CK_TRY(read_tour_keyword(&t, line, &done));
+    else
+      CK_TRY(read_tour_ids(&t, line, &done));
   }
-  if (!section_line)
-    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, lines.line, "no TOUR_SECTION");
-  if (count < cities)
-    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &lines, lines.line,
-                     "the tour ends after %zu of %" PRIu32 " cities", count,
+  if (!t.section_line)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &t.lines, t.lines.line, "no TOUR_SECTION");
+  if (t.count < cities)
+    CK__TEXT_FAIL_AT(CK_ERROR_PARSE, &t.lines, t.lines.line,
+                     "the tour ends after %zu of %" PRIu32 " cities", t.count,
                      cities);
-  free(where);
+  free(t.where);
   free(text);
-  *tour = order;
+  *tour = t.order;
   return CK_OK;
 
 fail:
-  free(order);
-  free(where);
+  free(t.order);
+  free(t.where);
   free(text);
   return status;
 }
