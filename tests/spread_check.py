@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""spread_check - runs spread over devices and MPI ranks, as a user would.
+
+usage: spread_check.py CLKIT [MPIRUN]
+
+With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
+a swarm spread over them, and over them and ref, must end where one
+device ends, bit for bit. Under MPIRUN (given where clkit is built with
+MPI) two and three ranks on ref must too; a rank killed mid-run must end
+the others within 10 s, with a non-zero status and a message. Usage
+errors exit 2.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+CLKIT = sys.argv[1]
+MPIRUN = sys.argv[2] if len(sys.argv) > 2 else None
+ENV = dict(os.environ, POCL_DEVICES="pthread pthread")
+failures = 0
+
+
+def fail(message):
+    global failures
+    failures += 1
+    print("FAIL:", message)
+
+
+def run(args, mpi=0):
+    command = [CLKIT] + args
+    if mpi:
+        command = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np",
+                   str(mpi)] + command
+    done = subprocess.run(command, env=ENV, capture_output=True, text=True,
+                          timeout=600)
+    return done.returncode, done.stdout, done.stderr
+
+
+def result(args, mpi=0):
+    code, out, err = run(args + ["--json"], mpi)
+    if code != 0:
+        fail(f"{' '.join(args)} (np {mpi}) exited {code}: {err.strip()}")
+        return None
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if len(lines) != 1:
+        fail(f"{' '.join(args)} (np {mpi}): {len(lines)} results, not 1")
+        return None
+    return json.loads(lines[0])
+
+
+def same(what, alone, spread, members):
+    if not alone or not spread:
+        return
+    if spread["best"] != alone["best"] or spread["x"] != alone["x"]:
+        fail(f"{what}: best {spread['best']!r}, alone {alone['best']!r}")
+    got = spread.get("members", [])
+    if len(got) != members or sum(m["units"] for m in got) != 203:
+        fail(f"{what}: members {got}")
+    print(f"ok: {what}: best {spread['best']!r} over "
+          f"{[(m['device'], m['rank'], m['units']) for m in got]}")
+
+
+SWARM = ["run", "pso", "--fn", "rastrigin", "--dim", "6", "--particles",
+         "203", "--iters", "40", "--seed", "9"]
+SPHERE = ["run", "pso", "--fn", "sphere", "--dim", "6", "--particles",
+          "203", "--iters", "40", "--seed", "9"]
+
+code, out, err = run(["devices", "--json"])
+devices = [d["id"] for d in json.loads(out)["devices"]] if code == 0 else []
+pocl = [d for d in devices if d.startswith("ocl:")]
+if len(pocl) >= 2:
+    pair = ",".join(pocl[:2])
+    same("two PoCL devices", result(SWARM + ["--device", pocl[0]]),
+         result(SWARM + ["--device", pair, "--spread"]), 2)
+    same("ref and two PoCL devices, shares 1,2,3",
+         result(SPHERE + ["--device", "ref"]),
+         result(SPHERE + ["--device", "ref," + pair, "--spread",
+                          "--shares", "1,2,3"]), 3)
+else:
+    print("skip: fewer than two OpenCL devices")
+
+usage = [(["run", "pso", "--shares", "1,1"], "--shares applies only"),
+         (["run", "pso", "--spread", "--shares", "1,x"], "positive numbers"),
+         (["compare", "pso", "--spread"], "spread")]
+for args, mention in usage:
+    code, out, err = run(args)
+    if code != 2 or mention not in err:
+        fail(f"{' '.join(args)}: exit {code}, {err.strip()!r}")
+
+if MPIRUN:
+    alone = result(SWARM + ["--device", "ref"])
+    for ranks in (2, 3):
+        same(f"{ranks} ranks on ref", alone,
+             result(SWARM + ["--device", "ref", "--spread"], ranks), ranks)
+    # A rank killed mid-run ends the others.
+    long_run = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "3",
+                CLKIT, "run", "pso", "--dim", "8", "--particles", "3000",
+                "--iters", "100000000", "--device", "ref", "--spread",
+                "--quiet"]
+    job = subprocess.Popen(long_run, env=ENV, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    victim, deadline = None, time.time() + 60
+    while victim is None and time.time() < deadline and job.poll() is None:
+        time.sleep(0.5)
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    environ = handle.read().split(b"\0")
+            except OSError:
+                continue
+            if b"OMPI_COMM_WORLD_RANK=1" in environ and \
+                    os.path.basename(os.readlink(f"/proc/{pid}/exe")) == \
+                    "clkit":
+                victim = int(pid)
+    if victim is None:
+        fail("no rank 1 to kill")
+        job.kill()
+    else:
+        time.sleep(1)
+        os.kill(victim, signal.SIGKILL)
+        killed = time.time()
+        try:
+            out, err = job.communicate(timeout=10)
+            took = time.time() - killed
+            if job.returncode == 0 or not err.strip():
+                fail(f"killed rank: exit {job.returncode}, {err!r}")
+            else:
+                print(f"ok: a killed rank ended the run in {took:.1f} s, "
+                      f"exit {job.returncode}")
+        except subprocess.TimeoutExpired:
+            fail("a killed rank left the others running past 10 s")
+            job.kill()
+            job.communicate()
+else:
+    print("skip: no MPI")
+
+print(f"{'FAILED' if failures else 'passed'}: {failures} failures")
+sys.exit(1 if failures else 0)
