@@ -51,10 +51,10 @@ static ck_status ref_move(pso_state *state, uint64_t iteration) {
   for (uint32_t p = 0; p < state->n; ++p) {
     ck_real value = ck_pso_move_particle(
         state->objective, state->bounds, p, state->first, state->n, state->dim,
-        state->seed,
-        iteration, (ck_real)state->w, (ck_real)state->c1, (ck_real)state->c2,
-        ck__reals(state->lo), ck__reals(state->hi), ck__reals(state->vmax),
-        ck__reals(state->x), ck__reals(state->v), ck__reals(state->pbest),
+        state->seed, iteration, (ck_real)state->w, (ck_real)state->c1,
+        (ck_real)state->c2, ck__reals(state->lo), ck__reals(state->hi),
+        ck__reals(state->vmax), ck__reals(state->x), ck__reals(state->v),
+        ck__reals(state->pbest),
         state->ring ? ck__reals(state->pbest) : ck__reals(state->gbest),
         state->ring ? neighbour[p] : 0, state->ring ? state->n : 1);
     /* The ring reads neighbours' personal bests: keep them until every
