@@ -2,7 +2,8 @@
  * test_loop.c - the run loop (src/framework/loop.c) with a driver that
  * only records what it is asked: in each shape, when the device is read,
  * the rules checked and progress reported; which rule a run stops by; the
- * chunks of steps; and a run its progress callback stops.
+ * chunks of steps; and a run its progress callback stops. Also the
+ * picking of a workload's steps table (src/framework/steps.c).
  */
 #include <stdint.h>
 
@@ -232,10 +233,91 @@ static void names(void) {
   CHECK(strcmp(ck__stop_name(CK_STOP_TIME, "x"), "time") == 0);
 }
 
+/* A steps table of three entries, the last optional, and steps that say
+ * which backend's they are. */
+typedef struct toy_steps {
+  int (*first)(void);
+  int (*second)(void);
+  int (*optional)(void);
+} toy_steps;
+
+CK__STEPS_TABLE(toy_steps, 3);
+
+static int ref_first(void) {
+  return 1;
+}
+static int ref_second(void) {
+  return 2;
+}
+static int opencl_first(void) {
+  return 11;
+}
+static int opencl_second(void) {
+  return 12;
+}
+static int native_second(void) {
+  return 22;
+}
+static int native_optional(void) {
+  return 23;
+}
+
+static int applies_calls;
+static int applies(void) {
+  ++applies_calls;
+  return 1;
+}
+
+/* The base of a device's backend, or a native table whose NULL entries
+ * take the base's (an entry NULL in both stays NULL). */
+static void steps(void) {
+  const toy_steps ref = {.first = ref_first, .second = ref_second};
+  const toy_steps opencl = {.first = opencl_first, .second = opencl_second};
+  const toy_steps native = {.second = native_second};
+  const toy_steps optional = {.optional = native_optional};
+  ck_device host = {0}, device = {0};
+  host.backend = CK_BACKEND_REF;
+  device.backend = CK_BACKEND_OPENCL;
+  toy_steps merged;
+  memset(&merged, 0xA5, sizeof merged);
+
+  CHECK(ck__steps_pick(&host, &ref, &opencl, NULL, NULL, 0) == &ref);
+  CHECK(ck__steps_pick(&device, &ref, &opencl, NULL, &merged, sizeof merged) ==
+        &opencl);
+  const toy_steps *picked =
+      ck__steps_pick(&device, &ref, &opencl, &native, &merged, sizeof merged);
+  CHECK(picked == &merged);
+  CHECK(picked->first == opencl_first && picked->second == native_second &&
+        picked->optional == NULL);
+  picked =
+      ck__steps_pick(&device, &ref, &opencl, &optional, &merged, sizeof merged);
+  CHECK(picked->first == opencl_first && picked->second == opencl_second &&
+        picked->optional == native_optional);
+  /* Over ref, on the ref backend. */
+  picked =
+      ck__steps_pick(&host, &ref, &opencl, &native, &merged, sizeof merged);
+  CHECK(picked->first == ref_first && picked->second == native_second &&
+        picked->optional == NULL);
+
+  /* The native table only on a CUDA device where it applies, and only a
+   * build with CUDA asks whether it does. */
+  CHECK(CK__CUDA_STEPS(&device, native, applies()) == NULL);
+  device.backend = CK_BACKEND_CUDA;
+  const void *cuda = CK__CUDA_STEPS(&device, native, applies());
+#if CK_HAVE_CUDA
+  CHECK(cuda == &native && applies_calls == 1);
+  CHECK(CK__CUDA_STEPS(&device, native, 0) == NULL);
+#else
+  (void)applies; /* named only in a macro that drops it */
+  CHECK(cuda == NULL && applies_calls == 0);
+#endif
+}
+
 int main(void) {
   chunks();
   stepwise();
   schedule();
   names();
+  steps();
   return CHECK_DONE();
 }

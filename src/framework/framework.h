@@ -240,4 +240,40 @@ void ck__loop_read_history(const ck__history *history, uint64_t steps,
  * count ("iterations", "generations"); "" for CK_STOP_NONE. */
 const char *ck__stop_name(ck_stop stop, const char *steps);
 
+/* ---- Steps tables (steps.c) ----------------------------------------------
+ * A workload's steps table per backend is a struct of function pointers
+ * and nothing else (NULL: a step the backend leaves out). */
+
+/* A step of no particular type: the size of every entry of a table. */
+typedef void (*ck__step_fn)(void);
+
+/* Refuses to compile unless steps table `type` is `count` function
+ * pointers alone, as ck__steps_pick reads it. */
+#define CK__STEPS_TABLE(type, count)                                           \
+  _Static_assert(sizeof(type) == (count) * sizeof(ck__step_fn),                \
+                 #type " must be " #count " function pointers")
+
+/* The native CUDA steps `table` (its address) on a CUDA device where
+ * `applies` holds, else NULL. `applies` is evaluated only on a CUDA
+ * device. In a build without CUDA it is NULL, and neither `table` nor
+ * what `applies` names need be defined. */
+#if CK_HAVE_CUDA
+#define CK__CUDA_STEPS(device, table, applies)                                 \
+  ((device)->backend == CK_BACKEND_CUDA && (applies) ? (const void *)&(table)  \
+                                                     : NULL)
+#else
+#define CK__CUDA_STEPS(device, table, applies)                                 \
+  ((void)(device), (const void *)NULL)
+#endif
+
+/* The steps table to run on `device`. The base is `ref` on the ref backend
+ * and `opencl` on the others. Where `native` is NULL, the base is
+ * returned. Otherwise native is copied into *merged (`size` bytes, the
+ * tables' type), each of its NULL entries replaced by the base's, and
+ * merged is returned: a native table names only the steps it replaces.
+ * The tables are of one type, checked by CK__STEPS_TABLE. */
+const void *ck__steps_pick(const ck_device *device, const void *ref,
+                           const void *opencl, const void *native, void *merged,
+                           size_t size);
+
 #endif /* CK_FRAMEWORK_H */
