@@ -27,6 +27,7 @@ enum {
 struct ck_aco {
   aco_state state;
   const ck__aco_steps *steps;
+  ck__aco_steps merged_steps; /* native steps over the base's */
   ck_aco_config config;
   double rho, p_best;
   uint64_t iteration;         /* iterations made */
@@ -40,6 +41,8 @@ struct ck_aco {
   ck_aco_trace_point *trace;
   size_t trace_count, trace_allocated;
 };
+
+CK__STEPS_TABLE(ck__aco_steps, 10);
 
 aco_state *ck__aco_state(ck_aco *aco) {
   return &aco->state;
@@ -415,14 +418,12 @@ ck_status ck_aco_create(const ck_device *device,
   if (!created->best_tour || !created->best_positions)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 
-  created->steps = device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
-                                                     : &ck__aco_opencl_steps;
-#if CK_HAVE_CUDA
   /* Construction and local search natively where those kernels serve the
    * configuration; elsewhere the OpenCL steps, built for CUDA. */
-  if (device->backend == CK_BACKEND_CUDA && ck__aco_cuda_supports(state))
-    created->steps = &ck__aco_cuda_steps;
-#endif
+  created->steps = ck__steps_pick(
+      device, &ck__aco_ref_steps, &ck__aco_opencl_steps,
+      CK__CUDA_STEPS(device, ck__aco_cuda_steps, ck__aco_cuda_supports(state)),
+      &created->merged_steps, sizeof created->merged_steps);
   double started = ck__seconds();
   CK_TRY(ck_queue_create(device, &state->queue));
   CK_TRY(upload_graph(created, instance));

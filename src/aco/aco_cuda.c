@@ -82,46 +82,6 @@ fail:
   return status;
 }
 
-/* Construction and local search are the OpenCL steps, which launch the
- * native kernels set up above; the rest are the OpenCL steps' kernels. */
-static ck_status cuda_construct(aco_state *state, uint64_t iteration) {
-  return ck__aco_opencl_steps.construct(state, iteration);
-}
-
-static ck_status cuda_local_search(aco_state *state) {
-  return ck__aco_opencl_steps.local_search(state);
-}
-
-static ck_status cuda_iteration_best(aco_state *state, int64_t *length,
-                                     uint32_t *ant) {
-  return ck__aco_opencl_steps.iteration_best(state, length, ant);
-}
-
-static ck_status cuda_keep_best(aco_state *state, uint32_t ant,
-                                uint32_t *tour) {
-  return ck__aco_opencl_steps.keep_best(state, ant, tour);
-}
-
-static ck_status cuda_deposit(aco_state *state, uint32_t ant, float scale,
-                              float amount) {
-  return ck__aco_opencl_steps.deposit(state, ant, scale, amount);
-}
-
-static ck_status cuda_update(aco_state *state, float keep, float tau_min,
-                             float tau_max) {
-  return ck__aco_opencl_steps.update(state, keep, tau_min, tau_max);
-}
-
-static ck_status cuda_reset(aco_state *state, float tau) {
-  return ck__aco_opencl_steps.reset(state, tau);
-}
-
-static ck_status cuda_partition(aco_state *state, uint32_t size,
-                                uint32_t offset, uint64_t pass, uint32_t *tour,
-                                int64_t *gain) {
-  return ck__aco_opencl_steps.partition(state, size, offset, pass, tour, gain);
-}
-
 /* The OpenCL teardown destroys the native kernels too (they hold the
  * OpenCL ones' places), before their program. */
 static void cuda_teardown(aco_state *state) {
@@ -132,7 +92,9 @@ static void cuda_teardown(aco_state *state) {
   state->candidate_distances = NULL;
 }
 
+/* Construction and local search are the OpenCL steps, which launch the
+ * native kernels set up above; the other steps are the OpenCL ones. */
 const ck__aco_steps ck__aco_cuda_steps = {
-    cuda_setup,     cuda_construct, cuda_local_search, cuda_iteration_best,
-    cuda_keep_best, cuda_deposit,   cuda_update,       cuda_reset,
-    cuda_partition, cuda_teardown};
+    .setup = cuda_setup,
+    .teardown = cuda_teardown,
+};

@@ -99,15 +99,13 @@ void ck__aco_add_search_arguments(const aco_state *state, ck_kernel_args *args);
 
 extern const ck__aco_steps ck__aco_ref_steps;
 extern const ck__aco_steps ck__aco_opencl_steps;
-#if CK_HAVE_CUDA
-/* Construction and local search by the native kernels of cl/aco.cu, the
- * rest by the OpenCL steps' kernels built for CUDA. */
+/* Built with CUDA only (CK__CUDA_STEPS): construction and local search by
+ * the native kernels of cl/aco.cu, over the OpenCL steps. */
 extern const ck__aco_steps ck__aco_cuda_steps;
 /* Whether the native kernels serve a configuration: a warp an ant (32
  * lanes), at most 32 candidates and an instance whose per-ant arrays fit
  * in a block's shared memory. */
 int ck__aco_cuda_supports(const aco_state *state);
-#endif
 
 /* Kicks a segment of `size` cities gets in a pass. */
 uint32_t ck__aco_kicks(const aco_state *state, uint32_t size);

@@ -313,7 +313,14 @@ static void opencl_teardown(aco_state *state) {
 }
 
 const ck__aco_steps ck__aco_opencl_steps = {
-    opencl_setup,          opencl_construct, opencl_local_search,
-    opencl_iteration_best, opencl_keep_best, opencl_deposit,
-    opencl_update,         opencl_reset,     opencl_partition,
-    opencl_teardown};
+    .setup = opencl_setup,
+    .construct = opencl_construct,
+    .local_search = opencl_local_search,
+    .iteration_best = opencl_iteration_best,
+    .keep_best = opencl_keep_best,
+    .deposit = opencl_deposit,
+    .update = opencl_update,
+    .reset = opencl_reset,
+    .partition = opencl_partition,
+    .teardown = opencl_teardown,
+};

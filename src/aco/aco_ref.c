@@ -158,6 +158,14 @@ static void ref_teardown(aco_state *state) {
 }
 
 const ck__aco_steps ck__aco_ref_steps = {
-    ref_setup,     ref_construct, ref_local_search, ref_iteration_best,
-    ref_keep_best, ref_deposit,   ref_update,       ref_reset,
-    ref_partition, ref_teardown};
+    .setup = ref_setup,
+    .construct = ref_construct,
+    .local_search = ref_local_search,
+    .iteration_best = ref_iteration_best,
+    .keep_best = ref_keep_best,
+    .deposit = ref_deposit,
+    .update = ref_update,
+    .reset = ref_reset,
+    .partition = ref_partition,
+    .teardown = ref_teardown,
+};

@@ -27,6 +27,7 @@ enum {
 struct ck_ga {
   ga_state state;
   const ck__ga_steps *steps;
+  ck__ga_steps merged_steps; /* native steps over the base's */
   ck_ga_config config;
   ck__problem problem;
   uint64_t generation; /* generations made */
@@ -45,6 +46,8 @@ struct ck_ga {
   void *stats_host;
   double build_seconds;
 };
+
+CK__STEPS_TABLE(ck__ga_steps, 9);
 
 ga_state *ck__ga_state(ck_ga *ga) {
   return &ga->state;
@@ -263,6 +266,17 @@ static ck_status make(ga_state *state, size_t bytes, ck_buffer **buffer) {
   return ck__buffer_make(state->queue, bytes, buffer);
 }
 
+ck_status ck__ga_make_migrants(ga_state *state, unsigned set) {
+  ck_status status = CK_OK;
+  size_t migrants =
+      (size_t)state->islands * (state->migrants ? state->migrants : 1);
+  size_t dim = (size_t)state->dim, real = state->real_size;
+  CK_TRY(make(state, migrants * dim * real, &state->migrant_genes[set]));
+  CK_TRY(make(state, migrants * real, &state->migrant_fitness[set]));
+fail:
+  return status;
+}
+
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **ga) {
   ck_status status = CK_OK;
@@ -361,16 +375,14 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
             "out of host memory for generation statistics");
 
-  created->steps = device->backend == CK_BACKEND_REF
-                       ? (state->double_precision ? &ck__ga_ref_steps_f64
-                                                  : &ck__ga_ref_steps_f32)
-                       : &ck__ga_opencl_steps;
   CK_TRY(ck_queue_create(device, &state->queue));
-#if CK_HAVE_CUDA
   /* After the queue: the native kernel's limit is its device's. */
-  if (device->backend == CK_BACKEND_CUDA && ck__ga_cuda_supports(state))
-    created->steps = &ck__ga_cuda_steps;
-#endif
+  created->steps = ck__steps_pick(
+      device,
+      state->double_precision ? &ck__ga_ref_steps_f64 : &ck__ga_ref_steps_f32,
+      &ck__ga_opencl_steps,
+      CK__CUDA_STEPS(device, ck__ga_cuda_steps, ck__ga_cuda_supports(state)),
+      &created->merged_steps, sizeof created->merged_steps);
   CK_TRY(make(state, dim * real, &state->lo));
   CK_TRY(make(state, dim * real, &state->hi));
   for (int b = 0; b < 2; ++b) {
@@ -386,12 +398,7 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   if (!(created->stats_host = malloc(stats_bytes)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
   memset(created->stats_host, 0, stats_bytes);
-  size_t migrants =
-      (size_t)state->islands * (state->migrants ? state->migrants : 1);
-  for (unsigned set = 0; set < created->steps->migrant_sets; ++set) {
-    CK_TRY(make(state, migrants * dim * real, &state->migrant_genes[set]));
-    CK_TRY(make(state, migrants * real, &state->migrant_fitness[set]));
-  }
+  CK_TRY(ck__ga_make_migrants(state, 0));
   CK_TRY(make(state, state->islands * sizeof(uint32_t), &state->source));
   CK_TRY(make(state, state->islands * real, &state->island_best));
   CK_TRY(make(state, dim * state->islands * real, &state->island_best_genes));

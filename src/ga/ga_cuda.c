@@ -216,10 +216,6 @@ fail:
   return status;
 }
 
-static ck_status cuda_initialise(ga_state *state) {
-  return ck__ga_opencl_steps.initialise(state);
-}
-
 /* Every argument of ck_ga_cuda_evolve (cl/ga.cu), at each launch. A
  * buffer the shape does not use (the rows copy of an island one block
  * holds, the relay where no migrants are relayed) is given as lo. */
@@ -277,26 +273,6 @@ static ck_status cuda_evolve(ga_state *state, uint64_t first, uint32_t count,
   return CK_OK;
 }
 
-static ck_status cuda_evaluate(ga_state *state, int which) {
-  return ck__ga_opencl_steps.evaluate(state, which);
-}
-
-static ck_status cuda_stats(ga_state *state, int which, uint32_t slot) {
-  return ck__ga_opencl_steps.stats(state, which, slot);
-}
-
-static ck_status cuda_migrate(ga_state *state, int which, uint32_t parts) {
-  return ck__ga_opencl_steps.migrate(state, which, parts);
-}
-
-static ck_status cuda_update_best(ga_state *state) {
-  return ck__ga_opencl_steps.update_best(state);
-}
-
-static ck_status cuda_fold_stats(ga_state *state, uint32_t slots) {
-  return ck__ga_opencl_steps.fold_stats(state, slots);
-}
-
 static void cuda_teardown(ga_state *state) {
   ck_kernel_destroy(state->native_evolve_kernel);
   state->native_evolve_kernel = NULL;
@@ -312,7 +288,10 @@ static void cuda_teardown(ga_state *state) {
   ck__ga_opencl_steps.teardown(state);
 }
 
-/* For the GAs ck__ga_cuda_supports() accepts. */
+/* For the GAs ck__ga_cuda_supports() accepts; the other steps are the
+ * OpenCL ones. */
 const ck__ga_steps ck__ga_cuda_steps = {
-    cuda_setup,   cuda_initialise,  cuda_evolve,     cuda_evaluate, cuda_stats,
-    cuda_migrate, cuda_update_best, cuda_fold_stats, cuda_teardown, 2};
+    .setup = cuda_setup,
+    .evolve = cuda_evolve,
+    .teardown = cuda_teardown,
+};

@@ -49,10 +49,6 @@ typedef struct ck__ga_steps {
    * already (ref), and the host folds them. */
   ck_status (*fold_stats)(ga_state *state, uint32_t slots);
   void (*teardown)(ga_state *state);
-  /* Sets of migrant buffers the steps use: 1 where one call sends and
-   * receives a migration (ref), 2 where a launch or step may receive one
-   * migration and send the next. */
-  unsigned migrant_sets;
 } ck__ga_steps;
 
 struct ga_state {
@@ -88,7 +84,8 @@ struct ga_state {
   ck_buffer *folded; /* stats_capacity x (best, mean), with fold_stats */
   /* Migrants, islands * migrants each, in two sets: a launch that
    * receives one migration and sends the next reads one set and writes
-   * the other (the second NULL for steps with migrant_sets 1). */
+   * the other. The driver makes the first; steps that need the second
+   * make it in their setup (ref sends and receives in one call). */
   ck_buffer *migrant_genes[2], *migrant_fitness[2];
   uint32_t migrant_set;         /* the set the last emigration wrote */
   ck_buffer *source;            /* islands: who sends to island i */
@@ -135,17 +132,15 @@ extern const ck__ga_steps ck__ga_opencl_steps;
  * with work-groups of `group`, each work-item making `lanes` children
  * (ga.cl's CK_GA_RESIDENT). */
 int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes);
-#if CK_HAVE_CUDA
-/* The OpenCL steps with the generation replaced by cl/ga.cu's native
- * kernel, for the GAs ck__ga_cuda_supports() accepts (its queue made):
- * streamed objectives in single precision whose islands fit in the
- * shared memory a block may have, opt-in included (227 KB on an H100,
- * against the 48 KB NVIDIA's OpenCL offers), or from sm_90 on in that of
- * a cluster of up to 8 blocks. Other GAs on CUDA devices
- * keep the OpenCL steps (built for CUDA). */
+/* Built with CUDA only (CK__CUDA_STEPS): the OpenCL steps with the
+ * generation replaced by cl/ga.cu's native kernel, for the GAs
+ * ck__ga_cuda_supports() accepts (its queue made): streamed objectives in
+ * single precision whose islands fit in the shared memory a block may have,
+ * opt-in included (227 KB on an H100, against the 48 KB NVIDIA's OpenCL
+ * offers), or from sm_90 on in that of a cluster of up to 8 blocks. Other GAs
+ * on CUDA devices keep the OpenCL steps (built for CUDA). */
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
-#endif
 
 /* The arguments the OpenCL and native CUDA generations share (from the
  * seed to inverse_log_keep), added to a cursor: `count` generations from
@@ -158,6 +153,8 @@ void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
  * emigration wrote) and sends to (the other set). */
 void ck__ga_add_migration(const ga_state *state, ck_kernel_args *args,
                           uint32_t migration);
+/* Makes migrant set `set` (0 or 1) of the GA's sizes. */
+ck_status ck__ga_make_migrants(ga_state *state, unsigned set);
 /* After a launch or step that sent migrants (CK_GA_EMIGRATE in
  * `migration`): the set it wrote becomes the one the next receiving
  * reads. */

@@ -69,6 +69,8 @@ static ck_status opencl_setup(ga_state *state) {
   ck_status status = CK_OK;
   char defines[440];
   int resident = ck__ga_resident(state, state->group, state->lanes);
+  /* A launch or step may receive one migration and send the next. */
+  CK_TRY(ck__ga_make_migrants(state, 1));
   /* Mutations' square roots and SBX's exponent rounded as ref rounds
    * them, so that a run is the same bits on every device. */
   snprintf(defines, sizeof defines,
@@ -308,8 +310,14 @@ static void opencl_teardown(ga_state *state) {
   ck_program_destroy(state->program);
 }
 
-const ck__ga_steps ck__ga_opencl_steps = {opencl_setup,       opencl_initialise,
-                                          opencl_evolve,      opencl_evaluate,
-                                          opencl_stats,       opencl_migrate,
-                                          opencl_update_best, opencl_fold_stats,
-                                          opencl_teardown,    2};
+const ck__ga_steps ck__ga_opencl_steps = {
+    .setup = opencl_setup,
+    .initialise = opencl_initialise,
+    .evolve = opencl_evolve,
+    .evaluate = opencl_evaluate,
+    .stats = opencl_stats,
+    .migrate = opencl_migrate,
+    .update_best = opencl_update_best,
+    .fold_stats = opencl_fold_stats,
+    .teardown = opencl_teardown,
+};

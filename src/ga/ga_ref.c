@@ -229,5 +229,12 @@ double CK_VARIANT(ck__ga_inverse_log_keep)(double rate) {
 
 /* No fold_stats: the host folds ref's statistics where they are. */
 const ck__ga_steps CK_VARIANT(ck__ga_ref_steps) = {
-    ref_setup,   ref_initialise,  ref_evolve, ref_evaluate, ref_stats,
-    ref_migrate, ref_update_best, NULL,       ref_teardown, 1};
+    .setup = ref_setup,
+    .initialise = ref_initialise,
+    .evolve = ref_evolve,
+    .evaluate = ref_evaluate,
+    .stats = ref_stats,
+    .migrate = ref_migrate,
+    .update_best = ref_update_best,
+    .teardown = ref_teardown,
+};

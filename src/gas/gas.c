@@ -36,9 +36,12 @@ static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
 struct ck_gas {
   gas_state state;
   const ck__gas_steps *steps;
+  ck__gas_steps merged_steps; /* native steps over the base's */
   ck_gas_config config;
   uint64_t step;
 };
+
+CK__STEPS_TABLE(ck__gas_steps, 9);
 
 gas_state *ck__gas_state(ck_gas *gas) {
   return &gas->state;
@@ -472,17 +475,15 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
   gas_state *state = &gas->state;
   set_constants(device, gas, double_precision);
   CK_TRY(choose_forms(device, gas));
-  gas->steps =
-      device->backend == CK_BACKEND_REF
-          ? (double_precision ? &ck__gas_ref_steps_f64 : &ck__gas_ref_steps_f32)
-          : &ck__gas_opencl_steps;
-#if CK_HAVE_CUDA
   /* Cell lists take the native kernels of cl/gas.cu; the other modes,
    * double precision and narrow periodic grids keep the OpenCL kernels,
    * built for CUDA. */
-  if (device->backend == CK_BACKEND_CUDA && ck__gas_cuda_native(state))
-    gas->steps = &ck__gas_cuda_steps;
-#endif
+  gas->steps = ck__steps_pick(
+      device,
+      double_precision ? &ck__gas_ref_steps_f64 : &ck__gas_ref_steps_f32,
+      &ck__gas_opencl_steps,
+      CK__CUDA_STEPS(device, ck__gas_cuda_steps, ck__gas_cuda_native(state)),
+      &gas->merged_steps, sizeof gas->merged_steps);
   CK_TRY(make_buffers(device, gas));
   CK_TRY(gas->steps->setup(state));
 fail:

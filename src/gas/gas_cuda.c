@@ -187,22 +187,6 @@ fail:
   return status;
 }
 
-static ck_status cuda_kick(gas_state *state, uint64_t step) {
-  return ck__gas_opencl_steps.kick(state, step);
-}
-
-static ck_status cuda_rescale(gas_state *state) {
-  return ck__gas_opencl_steps.rescale(state);
-}
-
-static ck_status cuda_reduce(gas_state *state, double sums[5]) {
-  return ck__gas_opencl_steps.reduce(state, sums);
-}
-
-static ck_status cuda_rdf(gas_state *state, uint32_t bins, double range) {
-  return ck__gas_opencl_steps.rdf(state, bins, range);
-}
-
 static void cuda_teardown(gas_state *state) {
   ck_kernel *kernels[] = {
       state->native_move_kernel,    state->native_scan_kernel,
@@ -217,6 +201,12 @@ static void cuda_teardown(gas_state *state) {
   ck__gas_opencl_steps.teardown(state);
 }
 
+/* The kick (where the forces did not make it), rescaling, the sums and
+ * the RDF are the OpenCL steps. */
 const ck__gas_steps ck__gas_cuda_steps = {
-    cuda_setup,   cuda_kick_drift, cuda_neighbors, cuda_forces,  cuda_kick,
-    cuda_rescale, cuda_reduce,     cuda_rdf,       cuda_teardown};
+    .setup = cuda_setup,
+    .kick_drift = cuda_kick_drift,
+    .neighbors = cuda_neighbors,
+    .forces = cuda_forces,
+    .teardown = cuda_teardown,
+};

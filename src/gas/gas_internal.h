@@ -148,12 +148,12 @@ void ck__gas_take_sorted(gas_state *state);
 extern const ck__gas_steps ck__gas_ref_steps_f32;
 extern const ck__gas_steps ck__gas_ref_steps_f64;
 extern const ck__gas_steps ck__gas_opencl_steps;
-#if CK_HAVE_CUDA
+/* Built with CUDA only (CK__CUDA_STEPS): the sort by cell and the forces
+ * by the native kernels of cl/gas.cu, over the OpenCL steps. */
 extern const ck__gas_steps ck__gas_cuda_steps;
 /* Whether the native CUDA steps serve this state: cell lists in single
  * precision, with at least 3 cells each way in a periodic box. */
 int ck__gas_cuda_native(const gas_state *state);
-#endif
 
 /* The state behind a gas, for tests. */
 gas_state *ck__gas_state(ck_gas *gas);

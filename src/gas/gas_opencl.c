@@ -606,6 +606,13 @@ static void opencl_teardown(gas_state *state) {
 }
 
 const ck__gas_steps ck__gas_opencl_steps = {
-    opencl_setup,  opencl_kick_drift, opencl_neighbors,
-    opencl_forces, opencl_kick,       opencl_rescale,
-    opencl_reduce, opencl_rdf,        opencl_teardown};
+    .setup = opencl_setup,
+    .kick_drift = opencl_kick_drift,
+    .neighbors = opencl_neighbors,
+    .forces = opencl_forces,
+    .kick = opencl_kick,
+    .rescale = opencl_rescale,
+    .reduce = opencl_reduce,
+    .rdf = opencl_rdf,
+    .teardown = opencl_teardown,
+};

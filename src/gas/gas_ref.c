@@ -183,5 +183,13 @@ static void ref_teardown(gas_state *state) {
 }
 
 const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
-    ref_setup,   ref_kick_drift, ref_neighbors, ref_forces,  ref_kick,
-    ref_rescale, ref_reduce,     ref_rdf,       ref_teardown};
+    .setup = ref_setup,
+    .kick_drift = ref_kick_drift,
+    .neighbors = ref_neighbors,
+    .forces = ref_forces,
+    .kick = ref_kick,
+    .rescale = ref_rescale,
+    .reduce = ref_reduce,
+    .rdf = ref_rdf,
+    .teardown = ref_teardown,
+};

@@ -22,6 +22,8 @@
 
 static const char *const set_names[3] = {"training", "validation", "test"};
 
+CK__STEPS_TABLE(ck__nn_steps, 12);
+
 ck_status ck_nn_config_init(ck_nn_config *config) {
   CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
@@ -343,20 +345,17 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
             "matrix-product tiles vector:%u (--tiles): the vector form runs "
             "on OpenCL devices; CUDA device %s takes local:S or global:S",
             state->tuning.tile, device->id);
-  nn->steps =
-      device->backend == CK_BACKEND_REF
-          ? (double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32)
-          : &ck__nn_opencl_steps;
-#if CK_HAVE_CUDA
   /* The products on cuBLAS: single precision (double runs keep the
    * kernels of the OpenCL steps, built for CUDA). */
-  if (device->backend == CK_BACKEND_CUDA && !double_precision)
-    nn->steps = &ck__nn_cuda_steps;
-#endif
+  nn->steps = ck__steps_pick(
+      device, double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32,
+      &ck__nn_opencl_steps,
+      CK__CUDA_STEPS(device, ck__nn_cuda_steps, !double_precision),
+      &nn->merged_steps, sizeof nn->merged_steps);
   /* The weights and the optimiser's two states, before any is allocated
    * (the data sets and activations are checked as buffers when attached). */
   unsigned multiple = state->tuning.row_multiple ? state->tuning.row_multiple
-                      : nn->steps->row_multiple  ? nn->steps->row_multiple
+                      : nn->steps->row_multiple  ? nn->steps->row_multiple()
                                                  : 1;
   if (multiple > 1 && nn->steps == &ck__nn_opencl_steps)
     CK_FAIL(CK_ERROR_UNSUPPORTED,

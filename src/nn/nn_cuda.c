@@ -413,14 +413,22 @@ static ck_status cuda_output(nn_state *state, ck_buffer *labels, uint32_t first,
                                      state->in_step ? state->step : NULL);
 }
 
-static ck_status cuda_reduce(nn_state *state, uint32_t count, double *loss,
-                             uint64_t *hits) {
-  return ck__nn_opencl_steps.reduce(state, count, loss, hits);
+static unsigned cuda_row_multiple(void) {
+  return ROW_MULTIPLE;
 }
 
 /* Single precision only: double-precision runs use the OpenCL steps'
- * kernels, built for CUDA. */
+ * kernels, built for CUDA. The loss sums are the OpenCL step. */
 const ck__nn_steps ck__nn_cuda_steps = {
-    cuda_setup,    cuda_gather,  cuda_forward,    cuda_output,
-    cuda_backward, cuda_update,  cuda_reduce,     cuda_teardown,
-    cuda_prepare,  ROW_MULTIPLE, cuda_step_begin, cuda_step_end};
+    .setup = cuda_setup,
+    .gather = cuda_gather,
+    .forward = cuda_forward,
+    .output = cuda_output,
+    .backward = cuda_backward,
+    .update = cuda_update,
+    .teardown = cuda_teardown,
+    .prepare = cuda_prepare,
+    .row_multiple = cuda_row_multiple,
+    .step_begin = cuda_step_begin,
+    .step_end = cuda_step_end,
+};

@@ -124,9 +124,9 @@ typedef struct ck__nn_steps {
    * epoch, so that one-time work of the backend's first calls (cuBLAS
    * choosing and loading its kernels) is not timed as training. */
   ck_status (*prepare)(nn_state *state, uint32_t count);
-  /* The multiple of reals that rows of weights start on (0 or 1: the rows
-   * packed); the steps that ask for one use pitch[l]. */
-  unsigned row_multiple;
+  /* Optional: the multiple of reals that rows of weights start on, for
+   * steps that ask for one (NULL: rows packed); they use pitch[l]. */
+  unsigned (*row_multiple)(void);
   /* Optional, both or neither: around the calls of one training step of
    * count rows from entry offset of the training order, with the step's
    * optimiser settings. step_begin may run the whole step itself,
@@ -199,6 +199,7 @@ struct nn_state {
 struct ck_nn {
   nn_state state;
   const ck__nn_steps *steps;
+  ck__nn_steps merged_steps; /* native steps over the base's */
   ck_nn_config config;
   ck_normalization normalization; /* fitted on the training data */
   size_t class_count;             /* classes named by the data, <= output */
@@ -229,9 +230,9 @@ ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values);
 extern const ck__nn_steps ck__nn_ref_steps_f32;
 extern const ck__nn_steps ck__nn_ref_steps_f64;
 extern const ck__nn_steps ck__nn_opencl_steps;
-#if CK_HAVE_CUDA
+/* Built with CUDA only (CK__CUDA_STEPS): the products on cuBLAS, over the
+ * OpenCL steps. */
 extern const ck__nn_steps ck__nn_cuda_steps;
-#endif
 
 /* Internal entry points for tests: a network computing in double
  * precision (ref, or devices with fp64), with optional tuning (NULL: the

@@ -268,15 +268,13 @@ static void opencl_teardown(nn_state *state) {
   ck_program_destroy(state->program);
 }
 
-const ck__nn_steps ck__nn_opencl_steps = {opencl_setup,
-                                          opencl_gather,
-                                          opencl_forward,
-                                          opencl_output,
-                                          opencl_backward,
-                                          opencl_update,
-                                          opencl_reduce,
-                                          opencl_teardown,
-                                          NULL,
-                                          1,
-                                          NULL,
-                                          NULL};
+const ck__nn_steps ck__nn_opencl_steps = {
+    .setup = opencl_setup,
+    .gather = opencl_gather,
+    .forward = opencl_forward,
+    .output = opencl_output,
+    .backward = opencl_backward,
+    .update = opencl_update,
+    .reduce = opencl_reduce,
+    .teardown = opencl_teardown,
+};

@@ -142,5 +142,12 @@ static void ref_teardown(nn_state *state) {
 }
 
 const ck__nn_steps CK_VARIANT(ck__nn_ref_steps) = {
-    ref_setup,  ref_gather,   ref_forward, ref_output, ref_backward, ref_update,
-    ref_reduce, ref_teardown, NULL,        1,          NULL,         NULL};
+    .setup = ref_setup,
+    .gather = ref_gather,
+    .forward = ref_forward,
+    .output = ref_output,
+    .backward = ref_backward,
+    .update = ref_update,
+    .reduce = ref_reduce,
+    .teardown = ref_teardown,
+};

@@ -21,6 +21,7 @@ enum {
 struct ck_pso {
   pso_state state;
   const ck__pso_steps *steps;
+  ck__pso_steps merged_steps; /* native steps over the base's */
   ck_pso_config config;
   ck__problem problem;   /* objective and domain */
   uint64_t iterations;   /* moves made */
@@ -30,6 +31,8 @@ struct ck_pso {
   double build_seconds;
   ck__pso_spread *spread; /* a spread swarm's members (pso_spread.c) */
 };
+
+CK__STEPS_TABLE(ck__pso_steps, 8);
 
 pso_state *ck__pso_state(ck_pso *pso) {
   return &pso->state;
@@ -238,14 +241,13 @@ ck_status ck__pso_create_slice(const ck_device *device,
     CK_FAIL_PREFIX(status, "a swarm of %zu particles in %zu dimensions needs ",
                    n, dim);
 
-  created->steps = device->backend == CK_BACKEND_REF
-                       ? (state->double_precision ? &ck__pso_ref_steps_f64
-                                                  : &ck__pso_ref_steps_f32)
-                       : &ck__pso_opencl_steps;
-#if CK_HAVE_CUDA
-  if (device->backend == CK_BACKEND_CUDA)
-    created->steps = &ck__pso_cuda_steps;
-#endif
+  /* On CUDA every swarm takes the CUDA steps, whose setup says whether
+   * the native step serves it (state->iterates). */
+  created->steps = ck__steps_pick(
+      device,
+      state->double_precision ? &ck__pso_ref_steps_f64 : &ck__pso_ref_steps_f32,
+      &ck__pso_opencl_steps, CK__CUDA_STEPS(device, ck__pso_cuda_steps, 1),
+      &created->merged_steps, sizeof created->merged_steps);
   state->partial_count = 0;
   if (n > (size_t)DIRECT_REDUCTION * state->group) {
     size_t wanted = (n + state->group - 1) / state->group;

@@ -148,23 +148,9 @@ static void cuda_teardown(pso_state *state) {
 
 /* Initialisation, neighbours, separate moves, evaluation and best updates
  * are the OpenCL steps; the driver takes cuda_iterate where the native
- * step applies (state->iterates), and these otherwise. */
-static ck_status cuda_initialise(pso_state *state) {
-  return ck__pso_opencl_steps.initialise(state);
-}
-static ck_status cuda_neighbours(pso_state *state) {
-  return ck__pso_opencl_steps.neighbours(state);
-}
-static ck_status cuda_move(pso_state *state, uint64_t iteration) {
-  return ck__pso_opencl_steps.move(state, iteration);
-}
-static ck_status cuda_evaluate(pso_state *state) {
-  return ck__pso_opencl_steps.evaluate(state);
-}
-static ck_status cuda_update_best(pso_state *state, uint32_t slot) {
-  return ck__pso_opencl_steps.update_best(state, slot);
-}
-
+ * step applies (state->iterates), and those otherwise. */
 const ck__pso_steps ck__pso_cuda_steps = {
-    cuda_setup,    cuda_initialise,  cuda_neighbours, cuda_move,
-    cuda_evaluate, cuda_update_best, cuda_teardown,   cuda_iterate};
+    .setup = cuda_setup,
+    .teardown = cuda_teardown,
+    .iterate = cuda_iterate,
+};

@@ -128,6 +128,8 @@ ck__pso_spread *ck__pso_spread_of(ck_pso *pso);
 extern const ck__pso_steps ck__pso_ref_steps_f32;
 extern const ck__pso_steps ck__pso_ref_steps_f64;
 extern const ck__pso_steps ck__pso_opencl_steps;
+/* Built with CUDA only (CK__CUDA_STEPS): the native step of cl/pso.cu
+ * and least squares by cl/lsq.cu, over the OpenCL steps. */
 extern const ck__pso_steps ck__pso_cuda_steps;
 
 #endif /* CK_PSO_INTERNAL_H */

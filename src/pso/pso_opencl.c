@@ -213,5 +213,11 @@ static void opencl_teardown(pso_state *state) {
 }
 
 const ck__pso_steps ck__pso_opencl_steps = {
-    opencl_setup,    opencl_initialise,  opencl_neighbours, opencl_move,
-    opencl_evaluate, opencl_update_best, opencl_teardown,   NULL};
+    .setup = opencl_setup,
+    .initialise = opencl_initialise,
+    .neighbours = opencl_neighbours,
+    .move = opencl_move,
+    .evaluate = opencl_evaluate,
+    .update_best = opencl_update_best,
+    .teardown = opencl_teardown,
+};

@@ -125,5 +125,11 @@ static void ref_teardown(pso_state *state) {
 }
 
 const ck__pso_steps CK_VARIANT(ck__pso_ref_steps) = {
-    ref_setup,    ref_initialise,  ref_neighbours, ref_move,
-    ref_evaluate, ref_update_best, ref_teardown,   NULL};
+    .setup = ref_setup,
+    .initialise = ref_initialise,
+    .neighbours = ref_neighbours,
+    .move = ref_move,
+    .evaluate = ref_evaluate,
+    .update_best = ref_update_best,
+    .teardown = ref_teardown,
+};

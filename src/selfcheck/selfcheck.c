@@ -33,6 +33,8 @@ typedef struct selfcheck_steps {
   void (*teardown)(selfcheck_state *state);
 } selfcheck_steps;
 
+CK__STEPS_TABLE(selfcheck_steps, 4);
+
 /* ---- ref steps: the readable definition --------------------------------- */
 
 static ck_status ref_setup(selfcheck_state *state) {
@@ -103,8 +105,12 @@ static void ref_teardown(selfcheck_state *state) {
   (void)state;
 }
 
-static const selfcheck_steps ref_steps = {ref_setup, ref_generate, ref_reduce,
-                                          ref_teardown};
+static const selfcheck_steps ref_steps = {
+    .setup = ref_setup,
+    .generate = ref_generate,
+    .reduce = ref_reduce,
+    .teardown = ref_teardown,
+};
 
 /* ---- OpenCL steps: kernels in cl/selfcheck.cl --------------------------- */
 
@@ -163,8 +169,12 @@ static void opencl_teardown(selfcheck_state *state) {
   ck_program_destroy(state->program);
 }
 
-static const selfcheck_steps opencl_steps = {opencl_setup, opencl_generate,
-                                             opencl_reduce, opencl_teardown};
+static const selfcheck_steps opencl_steps = {
+    .setup = opencl_setup,
+    .generate = opencl_generate,
+    .reduce = opencl_reduce,
+    .teardown = opencl_teardown,
+};
 
 /* ---- the driver -----------------------------------------------------------
  */
@@ -237,8 +247,9 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   float *sums = NULL;
   uint32_t *xors = NULL;
   long long elements, passes;
+  /* No native steps: on CUDA the OpenCL kernels run, built by NVRTC. */
   const selfcheck_steps *steps =
-      device->backend == CK_BACKEND_REF ? &ref_steps : &opencl_steps;
+      ck__steps_pick(device, &ref_steps, &opencl_steps, NULL, NULL, 0);
   int set_up = 0;
   CK_TRY(ck__param_integer(params, count, "count", 1048576, 1, 1LL << 30,
                            &elements));
