@@ -14,6 +14,7 @@
 #include "runtime/runtime.h"
 
 typedef struct aco_state aco_state;
+typedef struct aco_native aco_native;
 
 typedef struct ck__aco_steps {
   ck_status (*setup)(aco_state *state);
@@ -82,11 +83,7 @@ struct aco_state {
   ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,
       *best_kernel, *deposit_kernel, *update_kernel, *rotate_kernel,
       *segment_kernel;
-  /* CUDA: the native program (cl/aco.cu), whose kernels take the places
-   * of construct_kernel and search_kernel, and the distance of every
-   * candidate entry (n x k) that its search reads */
-  ck_program *native_program;
-  ck_buffer *candidate_distances;
+  aco_native *native; /* CUDA: the native steps' own (aco_cuda.c) */
 };
 
 /* The arguments of the tour-construction and local-search kernels

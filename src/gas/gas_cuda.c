@@ -9,6 +9,7 @@
  * these steps (ck__gas_cuda_native()).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "gas/gas_internal.h"
 
@@ -17,6 +18,19 @@
 /* The scan: threads a block, and cells a thread (a tile of 4096 cells). */
 #define SCAN_THREADS 512u
 #define SCAN_ITEMS 8u
+
+/* The native steps' own state, which the driver never reads. */
+struct gas_native {
+  ck_program *program;
+  ck_kernel *move_kernel, *scan_kernel, *members_kernel, *place_kernel,
+      *forces_kernel, *forces_energy_kernel;
+  ck_buffer *cell_members;              /* per slot: ids in arrival order */
+  ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
+  uint32_t scan_tiles, scan_epoch;
+  /* 1 when the cell keys and ranks are those of the current positions
+   * (the native first half-step counts as it moves). */
+  int cells_counted;
+};
 
 int ck__gas_cuda_native(const gas_state *state) {
   /* The forces walk rows of three cells as contiguous runs, which needs
@@ -35,36 +49,38 @@ static ck_status launch_particles(gas_state *state, ck_kernel *kernel) {
 
 static ck_status cuda_setup(gas_state *state) {
   ck_status status = CK_OK;
+  gas_native *native = calloc(1, sizeof *native);
+  if (!(state->native = native))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__gas_opencl_steps.setup(state));
-  state->scan_tiles = (state->cells + SCAN_THREADS * SCAN_ITEMS - 1) /
-                      (SCAN_THREADS * SCAN_ITEMS);
+  native->scan_tiles = (state->cells + SCAN_THREADS * SCAN_ITEMS - 1) /
+                       (SCAN_THREADS * SCAN_ITEMS);
   CK_TRY(ck__buffer_make_zeroed(state->queue, state->particles, 4,
-                                "cell members", &state->cell_members));
-  CK_TRY(ck__buffer_make_zeroed(state->queue, state->scan_tiles, 8,
-                                "scan tiles", &state->scan_status));
+                                "cell members", &native->cell_members));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, native->scan_tiles, 8,
+                                "scan tiles", &native->scan_status));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, 4, "scan ticket",
-                                &state->scan_ticket));
+                                &native->scan_ticket));
   char defines[200];
   snprintf(defines, sizeof defines,
            "-DCK_GAS_WALLS=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_BLOCK=%u "
            "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
            state->walls, state->force_shift != 0, NATIVE_BLOCK, SCAN_THREADS,
            SCAN_ITEMS);
-  CK_TRY(ck_program_build(state->queue, "gas.cu", defines,
-                          &state->native_program));
+  CK_TRY(ck_program_build(state->queue, "gas.cu", defines, &native->program));
   struct {
     const char *name;
     ck_kernel **kernel;
   } kernels[] = {
-      {"ck_gas_native_move", &state->native_move_kernel},
-      {"ck_gas_native_scan", &state->native_scan_kernel},
-      {"ck_gas_native_members", &state->native_members_kernel},
-      {"ck_gas_native_place", &state->native_place_kernel},
-      {"ck_gas_native_forces", &state->native_forces_kernel},
-      {"ck_gas_native_forces_energy", &state->native_forces_energy_kernel}};
+      {"ck_gas_native_move", &native->move_kernel},
+      {"ck_gas_native_scan", &native->scan_kernel},
+      {"ck_gas_native_members", &native->members_kernel},
+      {"ck_gas_native_place", &native->place_kernel},
+      {"ck_gas_native_forces", &native->forces_kernel},
+      {"ck_gas_native_forces_energy", &native->forces_energy_kernel}};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
-    CK_TRY(ck_kernel_create(state->native_program, kernels[i].name,
-                            kernels[i].kernel));
+    CK_TRY(
+        ck_kernel_create(native->program, kernels[i].name, kernels[i].kernel));
 fail:
   return status;
 }
@@ -73,8 +89,9 @@ fail:
  * key and arrival rank. */
 static ck_status move_and_count(gas_state *state, int move) {
   ck_status status = CK_OK;
+  gas_native *native = state->native;
   ck_kernel_args args;
-  ck_kernel *kernel = state->native_move_kernel;
+  ck_kernel *kernel = native->move_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_f32(&args, (float)state->dt);
@@ -88,7 +105,7 @@ static ck_status move_and_count(gas_state *state, int move) {
   ck_kernel_args_buffer(&args, state->cell_fill);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
-  state->cells_counted = 1;
+  native->cells_counted = 1;
 fail:
   return status;
 }
@@ -103,48 +120,49 @@ static ck_status cuda_kick_drift(gas_state *state) {
  * particles. */
 static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_status status = CK_OK;
+  gas_native *native = state->native;
   ck_kernel_args args;
   (void)force_rebuild;
-  if (!state->cells_counted)
+  if (!native->cells_counted)
     CK_TRY(move_and_count(state, 0));
-  state->cells_counted = 0;
+  native->cells_counted = 0;
 
-  ck_kernel *kernel = state->native_scan_kernel;
+  ck_kernel *kernel = native->scan_kernel;
   /* Tags of 1 .. 2^30: never the zeroed words of a new buffer, and never
    * the previous launch's. */
-  state->scan_epoch = state->scan_epoch % 0x40000000u + 1u;
+  native->scan_epoch = native->scan_epoch % 0x40000000u + 1u;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->cells);
   ck_kernel_args_buffer(&args, state->cell_fill);
   ck_kernel_args_buffer(&args, state->cell_count);
   ck_kernel_args_buffer(&args, state->cell_start);
-  ck_kernel_args_buffer(&args, state->scan_status);
-  ck_kernel_args_buffer(&args, state->scan_ticket);
-  ck_kernel_args_u32(&args, state->scan_epoch);
+  ck_kernel_args_buffer(&args, native->scan_status);
+  ck_kernel_args_buffer(&args, native->scan_ticket);
+  ck_kernel_args_u32(&args, native->scan_epoch);
   CK_TRY(ck_kernel_args_end(&args));
   size_t local = SCAN_THREADS,
-         global = (size_t)state->scan_tiles * SCAN_THREADS;
+         global = (size_t)native->scan_tiles * SCAN_THREADS;
   CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 
-  kernel = state->native_members_kernel;
+  kernel = native->members_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_buffer(&args, state->cell_key);
   ck_kernel_args_buffer(&args, state->cell_rank);
   ck_kernel_args_buffer(&args, state->cell_start);
   ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->cell_members);
+  ck_kernel_args_buffer(&args, native->cell_members);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
 
-  kernel = state->native_place_kernel;
+  kernel = native->place_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_buffer(&args, state->cell_key);
   ck_kernel_args_buffer(&args, state->cell_rank);
   ck_kernel_args_buffer(&args, state->cell_start);
   ck_kernel_args_buffer(&args, state->cell_count);
-  ck_kernel_args_buffer(&args, state->cell_members);
+  ck_kernel_args_buffer(&args, native->cell_members);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
@@ -163,9 +181,10 @@ fail:
  * pass. */
 static ck_status cuda_forces(gas_state *state) {
   ck_status status = CK_OK;
+  const gas_native *native = state->native;
   ck_kernel_args args;
-  ck_kernel *kernel = state->with_energy ? state->native_forces_energy_kernel
-                                         : state->native_forces_kernel;
+  ck_kernel *kernel =
+      state->with_energy ? native->forces_energy_kernel : native->forces_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck__gas_add_geometry(state, &args);
@@ -188,16 +207,21 @@ fail:
 }
 
 static void cuda_teardown(gas_state *state) {
-  ck_kernel *kernels[] = {
-      state->native_move_kernel,    state->native_scan_kernel,
-      state->native_members_kernel, state->native_place_kernel,
-      state->native_forces_kernel,  state->native_forces_energy_kernel};
-  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
-    ck_kernel_destroy(kernels[i]);
-  ck_program_destroy(state->native_program);
-  ck_buffer_destroy(state->cell_members);
-  ck_buffer_destroy(state->scan_status);
-  ck_buffer_destroy(state->scan_ticket);
+  gas_native *native = state->native;
+  if (native) {
+    ck_kernel *kernels[] = {
+        native->move_kernel,    native->scan_kernel,
+        native->members_kernel, native->place_kernel,
+        native->forces_kernel,  native->forces_energy_kernel};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+      ck_kernel_destroy(kernels[i]);
+    ck_program_destroy(native->program);
+    ck_buffer_destroy(native->cell_members);
+    ck_buffer_destroy(native->scan_status);
+    ck_buffer_destroy(native->scan_ticket);
+    free(native);
+    state->native = NULL;
+  }
   ck__gas_opencl_steps.teardown(state);
 }
 

@@ -20,6 +20,7 @@
 #include "runtime/runtime.h"
 
 typedef struct gas_state gas_state;
+typedef struct gas_native gas_native;
 
 typedef struct ck__gas_steps {
   ck_status (*setup)(gas_state *state);
@@ -122,16 +123,9 @@ struct gas_state {
   uint32_t slices;
   ck_buffer *slice_sums;
   ck_kernel *sum_slices_kernel;
-  /* CUDA (gas_cuda.c): the native kernels of cl/gas.cu for cell lists. */
-  ck_program *native_program;
-  ck_kernel *native_move_kernel, *native_scan_kernel, *native_members_kernel,
-      *native_place_kernel, *native_forces_kernel, *native_forces_energy_kernel;
-  ck_buffer *cell_members;              /* per slot: ids in arrival order */
-  ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
-  uint32_t scan_tiles, scan_epoch;
-  /* 1 when the cell keys and ranks are those of the current positions
-   * (the native first half-step counts as it moves). */
-  int cells_counted;
+  /* CUDA: the native steps' own (gas_cuda.c), the kernels of cl/gas.cu
+   * for cell lists. */
+  gas_native *native;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),

@@ -7,6 +7,7 @@
  * the OpenCL steps' kernels, built for CUDA.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ck_objectives.h"
 #include "pso/pso_internal.h"
@@ -20,10 +21,21 @@
 /* Iterations a recorded graph of native steps holds. */
 #define GRAPH_STEPS 32u
 
+/* The native steps' own state, which the driver never reads. */
+struct pso_native {
+  uint32_t step_rows, blocks; /* native step: 32 x step_rows threads a block */
+  ck_program *program, *lsq_program;
+  ck_kernel *step_kernel;
+  ck_buffer *block_values, *block_indices, *arrivals;
+  ck_buffer *counters; /* the next (iteration, slot), on the device */
+  void *graph;         /* a recorded run of native steps */
+};
+
 /* Least squares: the evaluation's kernels from cl/lsq.cu, which has the
  * OpenCL kernels' names and arguments, in place of the OpenCL ones. */
 static ck_status native_lsq(pso_state *state) {
   ck_status status = CK_OK;
+  pso_native *native = state->native;
   if (state->objective != CK_OBJECTIVE_LSQ || state->group % CK__CUDA_WARP != 0)
     return CK_OK;
   char defines[128];
@@ -31,9 +43,9 @@ static ck_status native_lsq(pso_state *state) {
            "-DCK_DIM=%d -DCK_GROUP=%u -DCK_REAL_DOUBLE=%d", state->dim,
            (unsigned)state->group, state->double_precision);
   CK_TRY(
-      ck_program_build(state->queue, "lsq.cu", defines, &state->lsq_program));
+      ck_program_build(state->queue, "lsq.cu", defines, &native->lsq_program));
   ck__evaluation_destroy(&state->evaluation);
-  CK_TRY(ck__evaluation_create(&state->evaluation, state->lsq_program,
+  CK_TRY(ck__evaluation_create(&state->evaluation, native->lsq_program,
                                state->problem, state->n, state->rows,
                                &state->lsq, state->group, state->data,
                                state->lsq_partial, state->done));
@@ -43,6 +55,9 @@ fail:
 
 static ck_status cuda_setup(pso_state *state) {
   ck_status status = CK_OK;
+  pso_native *native = calloc(1, sizeof *native);
+  if (!(state->native = native))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__pso_opencl_steps.setup(state));
   CK_TRY(native_lsq(state));
   state->iterates = state->streamed && !state->ring &&
@@ -52,28 +67,28 @@ static ck_status cuda_setup(pso_state *state) {
   /* Blocks of a warp's width of particles, a row of threads per dimension pair
    * up to STEP_ROWS (more pairs take more rounds). */
   uint32_t pairs = (uint32_t)(state->dim + 1) / 2;
-  state->step_rows = pairs < STEP_ROWS ? pairs : STEP_ROWS;
-  state->blocks = (state->n + CK__CUDA_WARP - 1) / CK__CUDA_WARP;
+  native->step_rows = pairs < STEP_ROWS ? pairs : STEP_ROWS;
+  native->blocks = (state->n + CK__CUDA_WARP - 1) / CK__CUDA_WARP;
   char defines[256];
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d -DCK_PSO_ROWS=%u "
            "-DCK_REAL_DOUBLE=0",
-           state->objective, state->bounds, state->dim, state->step_rows);
+           state->objective, state->bounds, state->dim, native->step_rows);
   CK_TRY(ck_program_build(state->queue, "pso.cu", defines,
-                          &state->native_program));
-  CK_TRY(ck_kernel_create(state->native_program, "ck_pso_cuda_step",
-                          &state->step_kernel));
-  CK_TRY(ck__buffer_make_zeroed(state->queue, state->blocks, sizeof(float),
-                                "block candidates", &state->block_values));
-  CK_TRY(ck__buffer_make_zeroed(state->queue, state->blocks, sizeof(uint32_t),
-                                "block candidates", &state->block_indices));
+                          &native->program));
+  CK_TRY(ck_kernel_create(native->program, "ck_pso_cuda_step",
+                          &native->step_kernel));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, native->blocks, sizeof(float),
+                                "block candidates", &native->block_values));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, native->blocks, sizeof(uint32_t),
+                                "block candidates", &native->block_indices));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, sizeof(uint32_t),
-                                "arrival counter", &state->arrivals));
+                                "arrival counter", &native->arrivals));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 2, sizeof(uint64_t),
-                                "step counters", &state->counters));
+                                "step counters", &native->counters));
 
   ck_kernel_args args;
-  ck_kernel_args_begin(state->step_kernel, &args);
+  ck_kernel_args_begin(native->step_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
   ck_kernel_args_u64(&args, state->seed);
   ck_kernel_args_f32(&args, (float)state->w);
@@ -86,13 +101,13 @@ static ck_status cuda_setup(pso_state *state) {
   for (unsigned i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_kernel_args_buffer(&args, buffers[i]);
   ck_kernel_args_u32(&args, state->history_capacity);
-  ck_kernel_args_buffer(&args, state->counters);
+  ck_kernel_args_buffer(&args, native->counters);
   ck_kernel_args_f32(&args, state->has_target ? (float)state->target : 0.0f);
   ck_kernel_args_u32(&args, state->has_target ? 1u : 0u);
   ck_kernel_args_buffer(&args, state->done);
-  ck_kernel_args_buffer(&args, state->block_values);
-  ck_kernel_args_buffer(&args, state->block_indices);
-  ck_kernel_args_buffer(&args, state->arrivals);
+  ck_kernel_args_buffer(&args, native->block_values);
+  ck_kernel_args_buffer(&args, native->block_indices);
+  ck_kernel_args_buffer(&args, native->arrivals);
   CK_TRY(ck_kernel_args_end(&args));
 fail:
   return status;
@@ -100,9 +115,11 @@ fail:
 
 /* One native step a launch; the iteration and slot are on the device. */
 static ck_status launch_step(pso_state *state) {
-  size_t local[2] = {CK__CUDA_WARP, state->step_rows};
-  size_t global[2] = {(size_t)state->blocks * CK__CUDA_WARP, state->step_rows};
-  return ck_queue_launch(state->queue, state->step_kernel, 2, global, local,
+  const pso_native *native = state->native;
+  size_t local[2] = {CK__CUDA_WARP, native->step_rows};
+  size_t global[2] = {(size_t)native->blocks * CK__CUDA_WARP,
+                      native->step_rows};
+  return ck_queue_launch(state->queue, native->step_kernel, 2, global, local,
                          NULL);
 }
 
@@ -111,21 +128,22 @@ static ck_status launch_step(pso_state *state) {
 static ck_status cuda_iterate(pso_state *state, uint64_t first_iteration,
                               uint32_t first_slot, uint64_t count) {
   ck_status status = CK_OK;
+  pso_native *native = state->native;
   /* The steps advance the counters themselves; the host sets them at the
    * start of every run, since its history slots restart after each read
    * (a run follows such a read anyway, so waiting here costs little). */
   uint64_t counters[2] = {first_iteration, first_slot};
-  CK_TRY(ck_buffer_write(state->queue, state->counters, 0, sizeof counters,
+  CK_TRY(ck_buffer_write(state->queue, native->counters, 0, sizeof counters,
                          counters, CK_BLOCKING, NULL));
-  if (count >= GRAPH_STEPS && !state->graph) {
+  if (count >= GRAPH_STEPS && !native->graph) {
     CK_TRY(ck__cuda_capture_begin(state->queue));
     for (unsigned i = 0; i < GRAPH_STEPS && status == CK_OK; ++i)
       status = launch_step(state);
-    ck_status ended = ck__cuda_capture_end(state->queue, &state->graph);
+    ck_status ended = ck__cuda_capture_end(state->queue, &native->graph);
     CK_TRY(status ? status : ended);
   }
   for (; count >= GRAPH_STEPS; count -= GRAPH_STEPS)
-    CK_TRY(ck__cuda_graph_launch(state->queue, state->graph));
+    CK_TRY(ck__cuda_graph_launch(state->queue, native->graph));
   for (; count > 0; --count)
     CK_TRY(launch_step(state));
 fail:
@@ -135,15 +153,22 @@ fail:
 /* Kernels before their programs: the evaluation's kernels, which the
  * OpenCL teardown destroys, may come from the lsq program. */
 static void cuda_teardown(pso_state *state) {
-  ck__cuda_graph_destroy(state->graph);
-  ck_kernel_destroy(state->step_kernel);
+  pso_native *native = state->native;
+  if (native) {
+    ck__cuda_graph_destroy(native->graph);
+    ck_kernel_destroy(native->step_kernel);
+  }
   ck__pso_opencl_steps.teardown(state);
-  ck_program_destroy(state->native_program);
-  ck_program_destroy(state->lsq_program);
-  ck_buffer_destroy(state->block_values);
-  ck_buffer_destroy(state->block_indices);
-  ck_buffer_destroy(state->arrivals);
-  ck_buffer_destroy(state->counters);
+  if (native) {
+    ck_program_destroy(native->program);
+    ck_program_destroy(native->lsq_program);
+    ck_buffer_destroy(native->block_values);
+    ck_buffer_destroy(native->block_indices);
+    ck_buffer_destroy(native->arrivals);
+    ck_buffer_destroy(native->counters);
+    free(native);
+    state->native = NULL;
+  }
 }
 
 /* Initialisation, neighbours, separate moves, evaluation and best updates

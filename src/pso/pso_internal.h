@@ -13,6 +13,7 @@
 #include "runtime/runtime.h"
 
 typedef struct pso_state pso_state;
+typedef struct pso_native pso_native;
 
 typedef struct ck__pso_steps {
   ck_status (*setup)(pso_state *state);
@@ -81,12 +82,7 @@ struct pso_state {
   /* 1 when the steps' iterate serves this swarm (set by their setup;
    * on CUDA: the native step of pso_cuda.c applies) */
   int iterates;
-  uint32_t step_rows, blocks; /* native step: 32 x step_rows threads a block */
-  ck_program *native_program, *lsq_program;
-  ck_kernel *step_kernel;
-  ck_buffer *block_values, *block_indices, *arrivals;
-  ck_buffer *counters; /* the next (iteration, slot), on the device */
-  void *graph;         /* a recorded run of native steps */
+  pso_native *native; /* CUDA: the native steps' own (pso_cuda.c) */
 };
 
 /* The state behind a swarm, for tests that inspect every particle. */
