@@ -322,30 +322,12 @@ static void mmas_bounds(const ck_aco *aco, float *tau_min, float *tau_max) {
   *tau_min = (float)(low < high ? low : high);
 }
 
-ck_status ck_aco_create(const ck_device *device,
-                        const ck_tsp_instance *instance,
-                        const ck_aco_config *config, ck_aco **aco) {
+/* The colony's settings, from the configuration, the instance and the
+ * device. */
+static ck_status tune(ck_aco *created, const ck_device *device,
+                      const ck_tsp_instance *instance,
+                      const ck_aco_config *config) {
   ck_status status = CK_OK;
-  ck_aco *created = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(instance);
-  CK__REQUIRE(config);
-  CK__REQUIRE(aco);
-  *aco = NULL;
-  /* First, so that every count below the least (0 too) has one message. */
-  if (instance->cities < CK_ACO_MIN_CITIES)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_aco_create: instance %.*s has %u cities; the ACO "
-                    "needs at least %u",
-                    (int)sizeof instance->name, instance->name,
-                    instance->cities, CK_ACO_MIN_CITIES);
-  /* Once for the instance; the graph's loops then take its distances
-   * unchecked. */
-  CK_TRY(ck__tsp_check_distances(instance, "ck_aco_create"));
-  CK_TRY(check_config(config, instance->cities));
-  created = calloc(1, sizeof *created);
-  if (!created)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
   created->config = *config;
   created->best_length = INT64_MAX;
   aco_state *state = &created->state;
@@ -407,6 +389,16 @@ ck_status ck_aco_create(const ck_device *device,
             instance->name, n, 2 * MATRIX_LIMIT);
   int fp64 = device->backend == CK_BACKEND_REF || device->has_fp64;
   state->coord_size = fp64 ? sizeof(double) : sizeof(float);
+fail:
+  return status;
+}
+
+/* Once the device is known to hold the colony: the host's copies of the
+ * best tour, and the steps. */
+static ck_status allocate(ck_aco *created, const ck_device *device) {
+  ck_status status = CK_OK;
+  aco_state *state = &created->state;
+  uint32_t n = state->n;
   double per_ant = 9.0 * n + 16.0;
   double bytes = per_ant * state->ants +
                  (state->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
@@ -424,7 +416,16 @@ ck_status ck_aco_create(const ck_device *device,
       device, &ck__aco_ref_steps, &ck__aco_opencl_steps,
       CK__CUDA_STEPS(device, ck__aco_cuda_steps, ck__aco_cuda_supports(state)),
       &created->merged_steps, sizeof created->merged_steps);
-  double started = ck__seconds();
+fail:
+  return status;
+}
+
+/* The queue, then the graph and the colony's buffers on the device. */
+static ck_status upload_colony(ck_aco *created, const ck_device *device,
+                               const ck_tsp_instance *instance) {
+  ck_status status = CK_OK;
+  aco_state *state = &created->state;
+  uint32_t n = state->n;
   CK_TRY(ck_queue_create(device, &state->queue));
   CK_TRY(upload_graph(created, instance));
   size_t entries = (size_t)n * state->k, per = (size_t)state->ants * n;
@@ -451,12 +452,53 @@ ck_status ck_aco_create(const ck_device *device,
   CK_TRY(make(state, (size_t)n * sizeof(uint32_t), &state->segment_tour));
   CK_TRY(
       make(state, ((size_t)n / 8 + 1) * sizeof(int64_t), &state->segment_gain));
+fail:
+  return status;
+}
+
+/* The steps' setup and the first pheromone. */
+static ck_status set_up(ck_aco *created) {
+  ck_status status = CK_OK;
+  aco_state *state = &created->state;
   CK_TRY(created->steps->setup(state));
   /* Every edge starts at tau0 (tau_max of the nearest-neighbour tour for
    * MMAS); the update computes the first choice weights. */
   CK_TRY(created->steps->reset(state, state->tau0));
   CK_TRY(created->steps->update(state, 1.0f, 0.0f, 3.0e38f));
   CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck_aco_create(const ck_device *device,
+                        const ck_tsp_instance *instance,
+                        const ck_aco_config *config, ck_aco **aco) {
+  ck_status status = CK_OK;
+  ck_aco *created = NULL;
+  CK__REQUIRE(device);
+  CK__REQUIRE(instance);
+  CK__REQUIRE(config);
+  CK__REQUIRE(aco);
+  *aco = NULL;
+  /* First, so that every count below the least (0 too) has one message. */
+  if (instance->cities < CK_ACO_MIN_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_aco_create: instance %.*s has %u cities; the ACO "
+                    "needs at least %u",
+                    (int)sizeof instance->name, instance->name,
+                    instance->cities, CK_ACO_MIN_CITIES);
+  /* Once for the instance; the graph's loops then take its distances
+   * unchecked. */
+  CK_TRY(ck__tsp_check_distances(instance, "ck_aco_create"));
+  CK_TRY(check_config(config, instance->cities));
+  created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
+  CK_TRY(tune(created, device, instance, config));
+  CK_TRY(allocate(created, device));
+  double started = ck__seconds();
+  CK_TRY(upload_colony(created, device, instance));
+  CK_TRY(set_up(created));
   created->setup_s = ck__seconds() - started;
   *aco = created;
   return CK_OK;

@@ -277,18 +277,11 @@ fail:
   return status;
 }
 
-ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
-                       ck_ga **ga) {
+/* The problem and the islands' settings, from the configuration and the
+ * device. */
+static ck_status tune(ck_ga *created, const ck_device *device,
+                      const ck_ga_config *config) {
   ck_status status = CK_OK;
-  ck_ga *created = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(config);
-  CK__REQUIRE(ga);
-  *ga = NULL;
-  CK_TRY(check_config(config));
-  created = calloc(1, sizeof *created);
-  if (!created)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
   const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
@@ -357,6 +350,16 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
     size_t cap = 4u * (device->compute_units ? device->compute_units : 1);
     state->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
   }
+fail:
+  return status;
+}
+
+/* Once the device is known to hold them: the host's statistics, the
+ * queue, the steps and the islands' buffers. */
+static ck_status allocate(ck_ga *created, const ck_device *device,
+                          const ck_ga_config *config) {
+  ck_status status = CK_OK;
+  ga_state *state = &created->state;
   size_t dim = (size_t)state->dim, total = state->total,
          real = state->real_size;
   double bytes = (2.0 * dim + 2.0) * (double)total * (double)real;
@@ -414,6 +417,16 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   }
   if (state->lsq.group_mode)
     CK_TRY(make(state, total * state->lsq.chunks * real, &state->lsq_partial));
+fail:
+  return status;
+}
+
+/* The problem's data and domain, and every best as nothing found yet. */
+static ck_status upload(ck_ga *created) {
+  ck_status status = CK_OK;
+  ga_state *state = &created->state;
+  const ck__problem *problem = &created->problem;
+  size_t dim = (size_t)state->dim;
   if (state->objective == CK_OBJECTIVE_LSQ ||
       state->objective == CK_OBJECTIVE_USER)
     CK_TRY(ck__problem_upload(problem, state->queue, &state->data));
@@ -440,7 +453,14 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                          CK_BLOCKING, NULL));
   CK_TRY(ck_buffer_write(state->queue, state->best_index, 0, sizeof zero, &zero,
                          CK_BLOCKING, NULL));
+fail:
+  return status;
+}
 
+/* The steps' setup and generation 0. */
+static ck_status set_up(ck_ga *created) {
+  ck_status status = CK_OK;
+  ga_state *state = &created->state;
   double started = ck__seconds();
   CK_TRY(created->steps->setup(state));
   created->build_seconds = ck__seconds() - started;
@@ -460,6 +480,26 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
   CK_TRY(flush_stats(created));
   CK_TRY(created->steps->evolve(state, 1, 0, 0, 0));
   CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
+                       ck_ga **ga) {
+  ck_status status = CK_OK;
+  ck_ga *created = NULL;
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  CK__REQUIRE(ga);
+  *ga = NULL;
+  CK_TRY(check_config(config));
+  created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
+  CK_TRY(tune(created, device, config));
+  CK_TRY(allocate(created, device, config));
+  CK_TRY(upload(created));
+  CK_TRY(set_up(created));
   *ga = created;
   return CK_OK;
 fail:

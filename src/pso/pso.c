@@ -153,20 +153,12 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
   return ck__pso_create_slice(device, config, 0, config->particles, pso);
 }
 
-ck_status ck__pso_create_slice(const ck_device *device,
-                               const ck_pso_config *config, uint32_t first,
-                               size_t total, ck_pso **pso) {
+/* The problem and the swarm's settings, from the configuration and the
+ * device: particles first .. of a swarm of `total`. */
+static ck_status tune(ck_pso *created, const ck_device *device,
+                      const ck_pso_config *config, uint32_t first,
+                      size_t total) {
   ck_status status = CK_OK;
-  ck_pso *created = NULL;
-  double *vmax = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(config);
-  CK__REQUIRE(pso);
-  *pso = NULL;
-  CK_TRY(check_config(config));
-  created = calloc(1, sizeof *created);
-  if (!created)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
   const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
@@ -204,11 +196,6 @@ ck_status ck__pso_create_slice(const ck_device *device,
           : state->group;
   state->history_capacity = HISTORY_CAPACITY;
   state->problem = problem;
-  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
-                          &(size_t){1}, "best values"));
-  created->batch = malloc(state->history_capacity * sizeof *created->batch);
-  if (!created->batch)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for best values");
   if (config->constriction) {
     /* Clerc and Kennedy's constriction folds into the inertia form. */
     double phi = config->c1 + config->c2;
@@ -221,12 +208,7 @@ ck_status ck__pso_create_slice(const ck_device *device,
     state->c1 = config->c1;
     state->c2 = config->c2;
   }
-  size_t dim = (size_t)state->dim, n = state->n;
-  vmax = malloc(dim * sizeof *vmax);
-  if (!vmax)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t d = 0; d < dim; ++d)
-    vmax[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
+  size_t n = state->n;
   if (state->objective == CK_OBJECTIVE_LSQ) {
     state->rows = (uint32_t)config->data->rows;
     /* Planned for the whole swarm, so that a slice sums as it would. */
@@ -234,12 +216,33 @@ ck_status ck__pso_create_slice(const ck_device *device,
         ck__lsq_plan_choose(device, config->lsq_mode, total, state->rows,
                             state->group, state->double_precision);
   }
+  state->partial_count = 0;
+  if (n > (size_t)DIRECT_REDUCTION * state->group) {
+    size_t wanted = (n + state->group - 1) / state->group;
+    size_t cap = 4u * (device->compute_units ? device->compute_units : 1);
+    state->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
+  }
+fail:
+  return status;
+}
+
+/* The host's history and, once the device is known to hold them, the
+ * steps, the queue and the swarm's buffers. */
+static ck_status allocate(ck_pso *created, const ck_device *device) {
+  ck_status status = CK_OK;
+  pso_state *state = &created->state;
+  size_t dim = (size_t)state->dim, n = state->n;
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes =
       (3.0 * (double)dim + 2.0) * (double)n * (double)state->real_size;
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "a swarm of %zu particles in %zu dimensions needs ",
                    n, dim);
+  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
+                          &(size_t){1}, "best values"));
+  created->batch = malloc(state->history_capacity * sizeof *created->batch);
+  if (!created->batch)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for best values");
 
   /* On CUDA every swarm takes the CUDA steps, whose setup says whether
    * the native step serves it (state->iterates). */
@@ -248,12 +251,6 @@ ck_status ck__pso_create_slice(const ck_device *device,
       state->double_precision ? &ck__pso_ref_steps_f64 : &ck__pso_ref_steps_f32,
       &ck__pso_opencl_steps, CK__CUDA_STEPS(device, ck__pso_cuda_steps, 1),
       &created->merged_steps, sizeof created->merged_steps);
-  state->partial_count = 0;
-  if (n > (size_t)DIRECT_REDUCTION * state->group) {
-    size_t wanted = (n + state->group - 1) / state->group;
-    size_t cap = 4u * (device->compute_units ? device->compute_units : 1);
-    state->partial_count = (uint32_t)(wanted < cap ? wanted : cap);
-  }
   CK_TRY(ck_queue_create(device, &state->queue));
   size_t real = state->real_size;
   CK_TRY(make_buffer(state, dim * real, &state->lo));
@@ -268,9 +265,6 @@ ck_status ck__pso_create_slice(const ck_device *device,
   CK_TRY(make_buffer(state, sizeof(uint32_t), &state->best_index));
   CK_TRY(make_buffer(state, state->history_capacity * real, &state->history));
   CK_TRY(make_buffer(state, sizeof(uint32_t), &state->done));
-  uint32_t zero = 0;
-  CK_TRY(ck_buffer_write(state->queue, state->done, 0, sizeof zero, &zero,
-                         CK_BLOCKING, NULL));
   if (state->ring)
     CK_TRY(make_buffer(state, n * sizeof(uint32_t), &state->neighbour));
   if (state->ring || !state->streamed)
@@ -284,6 +278,25 @@ ck_status ck__pso_create_slice(const ck_device *device,
   if (state->lsq.group_mode)
     CK_TRY(
         make_buffer(state, n * state->lsq.chunks * real, &state->lsq_partial));
+fail:
+  return status;
+}
+
+/* The problem's data and domain, the velocity limits, and the best and
+ * the target flag as nothing found yet. */
+static ck_status upload(ck_pso *created, const ck_pso_config *config) {
+  ck_status status = CK_OK;
+  pso_state *state = &created->state;
+  const ck__problem *problem = &created->problem;
+  size_t dim = (size_t)state->dim;
+  double *vmax = malloc(dim * sizeof *vmax);
+  if (!vmax)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t d = 0; d < dim; ++d)
+    vmax[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
+  uint32_t zero = 0;
+  CK_TRY(ck_buffer_write(state->queue, state->done, 0, sizeof zero, &zero,
+                         CK_BLOCKING, NULL));
   if (state->objective == CK_OBJECTIVE_LSQ ||
       state->objective == CK_OBJECTIVE_USER)
     CK_TRY(ck__problem_upload(problem, state->queue, &state->data));
@@ -296,7 +309,15 @@ ck_status ck__pso_create_slice(const ck_device *device,
   uint32_t none = 0xFFFFFFFFu;
   CK_TRY(ck_buffer_write(state->queue, state->best_index, 0, sizeof none, &none,
                          CK_BLOCKING, NULL));
+fail:
+  free(vmax);
+  return status;
+}
 
+/* The steps' setup and the initial swarm. */
+static ck_status set_up(ck_pso *created) {
+  ck_status status = CK_OK;
+  pso_state *state = &created->state;
   double started = ck__seconds();
   CK_TRY(created->steps->setup(state));
   created->build_seconds = ck__seconds() - started;
@@ -307,11 +328,30 @@ ck_status ck__pso_create_slice(const ck_device *device,
   /* The initial swarm done (and its kernels loaded) before the caller
    * starts timing iterations. */
   CK_TRY(ck_queue_finish(state->queue));
-  free(vmax);
+fail:
+  return status;
+}
+
+ck_status ck__pso_create_slice(const ck_device *device,
+                               const ck_pso_config *config, uint32_t first,
+                               size_t total, ck_pso **pso) {
+  ck_status status = CK_OK;
+  ck_pso *created = NULL;
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  CK__REQUIRE(pso);
+  *pso = NULL;
+  CK_TRY(check_config(config));
+  created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
+  CK_TRY(tune(created, device, config, first, total));
+  CK_TRY(allocate(created, device));
+  CK_TRY(upload(created, config));
+  CK_TRY(set_up(created));
   *pso = created;
   return CK_OK;
 fail:
-  free(vmax);
   ck_pso_destroy(created);
   return status;
 }
