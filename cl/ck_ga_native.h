@@ -1,8 +1,9 @@
 /*
- * ck_ga_native.h - the dynamic shared memory of the native GA kernel
- * (ga.cu, ck_ga_cuda_evolve), in one place for the kernel, which lays it
- * out, and for the host, which sizes the launch and decides whether an
- * island fits (src/ga/ga_cuda.c). Plain C macros, for both compilers.
+ * ck_ga_native.h - the dynamic shared memory and the arguments of the
+ * native GA kernel (ga.cu, ck_ga_cuda_evolve), in one place for the
+ * kernel, which lays them out, and for the host, which sizes the launch,
+ * decides whether an island fits and fills the arguments
+ * (src/ga/ga_cuda.c). Plain C, for both compilers.
  *
  * In order: the block's rows of the island (all of it, or its share when
  * a cluster of blocks holds it), CK_GA_NATIVE_ROW_QUADS float4s a row (an
@@ -17,6 +18,8 @@
  */
 #ifndef CK_GA_NATIVE_H
 #define CK_GA_NATIVE_H
+
+#include "ck_prelude.h"
 
 /* The most genes the kernel takes: past CK_GA_CHUNK (64) a child is
  * crossed a chunk at a time, and the chunk loops unroll, so the code grows
@@ -47,5 +50,50 @@
    ((pooled)     ? (warps)*CK_GA_NATIVE_POOL_WORDS * 4                         \
     : (deferred) ? 2 * 4 + 4 * (slots)                                         \
                  : 0))
+
+/*
+ * The arguments of ck_ga_cuda_evolve (ga.cu documents what each means).
+ * The same text lays the struct out for host C and for CUDA C++: device
+ * addresses first (8 bytes each on either side), then 64-bit and 32-bit
+ * words, padded to a multiple of 8; the layout is asserted on both sides
+ * (below). Buffers a launch does not use (rows, relay) may
+ * be NULL.
+ */
+typedef struct ck_ga_native_args {
+  const float *lo, *hi;
+  float *population_a, *population_b, *fitness_a, *fitness_b;
+  float *stats, *island_best, *island_best_genes;
+  float *rows; /* float4s, CK_GA_NATIVE_ROW_QUADS a row */
+  const float *migrants_in, *migrant_fitness_in;
+  float *migrants_out, *migrant_fitness_out;
+  const ck_u32 *migration_source;
+  ck_u32 *schedule;
+  float *relay, *relay_fitness;
+  ck_u64 seed, first_generation;
+  ck_u32 islands, generations, stats_slot, migration, migrate_every, per_task;
+  float crossover_rate, crossover_parameter, mutation_rate, mutation_parameter;
+  float inverse_log_keep;
+  ck_u32 unused; /* padding to a multiple of 8 */
+} ck_ga_native_args;
+
+/* The layout, asserted in each compiler that includes this header (the
+ * host's C and NVRTC's C++, which has no offsetof): every member of the
+ * size it has on the other side, and the whole the sum of its members (18
+ * addresses, 2 64-bit words, 6 32-bit words, 5 floats and the padding),
+ * so that no padding lies between them and each lies at the sum of the
+ * sizes before it. */
+#if defined(__cplusplus)
+#define CK_GA_NATIVE_ASSERT(condition) static_assert(condition, #condition)
+#define CK_GA_NATIVE_ALIGNOF(type) alignof(type)
+#else
+#define CK_GA_NATIVE_ASSERT(condition) _Static_assert(condition, #condition)
+#define CK_GA_NATIVE_ALIGNOF(type) _Alignof(type)
+#endif
+CK_GA_NATIVE_ASSERT(sizeof(float *) == 8 && sizeof(ck_u32 *) == 8 &&
+                    sizeof(ck_u64) == 8 && sizeof(ck_u32) == 4 &&
+                    sizeof(float) == 4);
+CK_GA_NATIVE_ASSERT(sizeof(ck_ga_native_args) ==
+                    18 * 8 + 2 * 8 + 6 * 4 + 5 * 4 + 4);
+CK_GA_NATIVE_ASSERT(CK_GA_NATIVE_ALIGNOF(ck_ga_native_args) == 8);
 
 #endif /* CK_GA_NATIVE_H */

@@ -868,35 +868,414 @@ relay_at(T *relay, T *relay_fitness, unsigned segment, unsigned islands,
 }
 
 /*
+ * What a thread of a task holds of its island: the block's shared memory
+ * (its rows, the domain, the island's fitness, the posted folds, the
+ * warp's pool or the block's queue), its place (block `rank` of the
+ * cluster, thread l, slot `slot` of the island, live where it holds one)
+ * and the task's island (its slots `first` .. of the population).
+ */
+struct island_view {
+  float4 *genes;
+  const float *lo, *hi;
+  float *fitness;
+  posts *folds;
+  void *cluster_folds;
+  unsigned *pool;
+  deferred_refills *queue;
+  unsigned rank, l, first_slot, slot, total;
+  bool live;
+  unsigned island, first;
+};
+
+/* The domain into shared memory, padded with zeros to whole quads. */
+static __device__ __forceinline__ void load_domain(const ck_ga_native_args &a,
+                                                   float4 *lo, float4 *hi) {
+  for (unsigned d = threadIdx.x; d < 4 * QUADS; d += CK_GA_BLOCK) {
+    ((float *)lo)[d] = d < CK_DIM ? __ldg(a.lo + d) : 0.0f;
+    ((float *)hi)[d] = d < CK_DIM ? __ldg(a.hi + d) : 0.0f;
+  }
+}
+
+/* The island as its last task left it (task segment `begin`): the rows
+ * and the fitness into shared memory, the thread's slot's fitness into
+ * *value, the island's best so far into *best_so_far; then the rows
+ * published, in a cluster to every block. */
+static __device__ __forceinline__ void
+load_island(const ck_ga_native_args &a, const island_view &v, unsigned begin,
+            float *child, float *value, float *best_so_far) {
+  if (begin > 0)
+    wait_for<false>(a.schedule + 1 + a.islands + v.island, begin);
+  unsigned long long task_first;
+  {
+    unsigned made;
+    task_first = ck_ga_segment_start(a.first_generation, a.generations,
+                                     a.migrate_every, begin, &made);
+  }
+  *value = CK_REAL_MAX; /* the fitness of the thread's slot */
+  const float *source = (task_first & 1) ? a.population_a : a.population_b;
+  const float *source_fitness = (task_first & 1) ? a.fitness_a : a.fitness_b;
+  if (v.live) {
+    load_row(v.genes + v.l * ROW_QUADS, source + v.first + v.slot, v.total,
+             child);
+    *value = __ldcg(source_fitness + v.first + v.slot);
+  }
+  for (unsigned i = v.l; i < CK_GA_ISLAND; i += CK_GA_BLOCK)
+    v.fitness[i] = __ldcg(source_fitness + v.first + i);
+  /* Only this island's blocks change its best during the task; the
+   * first of them writes it. */
+  *best_so_far = __ldcg(a.island_best + v.island);
+  /* The queue's counts, whatever the parity of the task's first
+   * generation. */
+  if (DEFERRED && v.l < 2)
+    v.queue->count[v.l] = 0u;
+  publish_rows(v.genes, (float4 *)a.rows, v.island, v.first_slot);
+  /* In a cluster, also: every block has started, so its shared memory
+   * may be read and written by the others. */
+  island_sync();
+}
+
+/* As ck_ga_immigrate, before segment `segment`: the CK_GA_MIGRANTS worst,
+ * worst first, take the migrants of island migration_source[island], best
+ * first, sent before the launch or after its segment before this one.
+ * The worst by (fitness, index) is the least of (-fitness, 0xFFFFFFFE -
+ * index). */
+static __device__ __forceinline__ void
+receive_migrants(const ck_ga_native_args &a, const island_view &v,
+                 unsigned segment, fold_sets *sets, float *value,
+                 float *child) {
+  const unsigned from_island = __ldg(a.migration_source + v.island);
+  const float *arrived = a.migrants_in, *arrived_fitness = a.migrant_fitness_in;
+  if (segment > 0)
+    relay_at<const float>(a.relay, a.relay_fitness, segment - 1, a.islands,
+                          &arrived, &arrived_fitness);
+  const unsigned *sent = a.schedule + 1;
+#if WARP_MIGRATION
+  (void)sets;
+  (void)value;
+  (void)child;
+  if (v.l < CK_WARP_WIDTH) {
+    if (segment > 0)
+      wait_for<true>(sent + from_island, segment);
+    warp_immigrate(v.genes, v.fitness, arrived, arrived_fitness, from_island);
+  }
+#else
+  if (segment > 0)
+    wait_for<false>(sent + from_island, segment);
+  const int received = migrant_pick<true>(v.folds, v.cluster_folds, sets,
+                                          v.rank, v.live, *value, v.slot);
+  if (received >= 0) {
+    const ck_u64 migrant = (ck_u64)from_island * CK_GA_MIGRANTS + received;
+    load_row(v.genes + v.l * ROW_QUADS, arrived + migrant * CK_DIM, 1, child);
+    *value = __ldcg(arrived_fitness + migrant);
+#pragma unroll
+    for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
+      in_block(v.fitness, r)[v.slot] = *value;
+  }
+  publish_rows(v.genes, (float4 *)a.rows, v.island, v.first_slot);
+  island_sync();
+#endif
+}
+
+/* The elites by (fitness, index), for generation t of a segment: one
+ * island minimum a pick, each thread's own slot withdrawn once picked;
+ * thread `pick`'s elite is the pick's slot. With one elite after the
+ * segment's first generation, the last statistics already found it
+ * (`winner`). Returns the thread's elite (`elite` unchanged for a thread
+ * past the elites). */
+static __device__ __forceinline__ unsigned
+pick_elite(const island_view &v, unsigned t, unsigned winner, unsigned elite,
+           float value, fold_sets *sets) {
+  if (CK_GA_ELITE == 1 && (t > 0 || WARP_MIGRATION))
+    return winner;
+  float unused = 0.0f;
+  bool taken_elite = false;
+  for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
+    float candidate = v.live && !taken_elite ? value : CK_REAL_MAX;
+    unsigned index = v.live && !taken_elite ? v.slot : NO_INDEX;
+    island_fold<false>(v.folds, v.cluster_folds, sets, v.rank, &candidate,
+                       &index, &unused);
+    taken_elite |= index == v.slot;
+    if (v.slot == (unsigned)pick)
+      elite = index;
+  }
+  return elite;
+}
+
+#if !CHUNKED
+/* Before the island's barrier: the thread's child in registers (`child`),
+ * an elite's copy or, selected by tournament (*draws), its parents'
+ * crossing. Returns an elite's fitness, else CK_REAL_MAX. */
+static __device__ __forceinline__ float
+select_and_cross(const ck_ga_native_args &a, const island_view &v,
+                 unsigned long long generation, unsigned elite,
+                 ck_ga_child_draws *draws, float *child) {
+  const float4 *rows = (const float4 *)a.rows;
+  if (v.slot < CK_GA_ELITE) {
+    load_genes((const float4 *)island_row(v.genes, elite, rows, v.island), 0,
+               CK_DIM, child);
+    return v.fitness[elite];
+  }
+  if (v.live) {
+    *draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+                              a.crossover_rate, a.seed, v.island, v.slot,
+                              generation, CK_GA_ISLAND, CK_DIM, v.fitness);
+    ck_ga_cross_chunk(CK_GA_CROSSOVER, a.crossover_parameter, a.seed, draws, 0,
+                      CK_DIM, island_row(v.genes, draws->a, rows, v.island),
+                      island_row(v.genes, draws->b, rows, v.island), 1, child);
+  }
+  return CK_REAL_MAX;
+}
+
+/* After the barrier: the child written over its slot, mutated there and
+ * evaluated. Returns its fitness, or `made` for an elite or a thread
+ * that makes none. Called by every thread of the block. */
+static __device__ __forceinline__ float
+mutate_and_evaluate_child(const ck_ga_native_args &a, const island_view &v,
+                          unsigned long long generation, float made,
+                          const ck_ga_child_draws *draws, float *child) {
+  float4 *row = v.genes + v.l * ROW_QUADS;
+  const bool elite_slot = v.slot < CK_GA_ELITE;
+#if POOLED
+  if (v.live)
+    store_genes(row, 0, CK_DIM, child);
+  return mutate_and_evaluate(v.live && !elite_slot, made, a.mutation_rate,
+                             a.mutation_parameter, a.inverse_log_keep, a.seed,
+                             draws, generation, v.lo, v.hi, (float *)row,
+                             v.pool, child);
+#elif DEFERRED
+  if (v.live)
+    store_genes(row, 0, CK_DIM, child);
+  return deferred_mutate_and_evaluate(
+      v.live && !elite_slot, made, a.mutation_rate, a.mutation_parameter,
+      a.inverse_log_keep, a.seed, draws, generation, v.island, v.first_slot,
+      v.lo, v.hi, v.genes, v.queue, child);
+#else
+  /* The same passes in one function: measured 1.5% faster here than
+   * the pooled form's split (store_genes, mutate_and_evaluate). */
+  if (v.live) {
+    if (elite_slot)
+      store_genes(row, 0, CK_DIM, child);
+    else
+      made = ck_comparable(ck_ga_finish_child(
+          CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
+          a.mutation_rate, a.mutation_parameter, a.inverse_log_keep, a.seed,
+          draws, generation, CK_DIM, v.lo, v.hi, (float *)row, child));
+  }
+  return made;
+#endif
+}
+
+/* The thread's child of the generation: selected and crossed, written
+ * over its slot once every parent has been read, mutated and evaluated.
+ * Returns its fitness (an elite's, for an elite; CK_REAL_MAX for a thread
+ * that holds no slot). */
+static __device__ __forceinline__ float
+make_child(const ck_ga_native_args &a, const island_view &v,
+           unsigned long long generation, unsigned elite, float *child) {
+  ck_ga_child_draws draws = {};
+  float made = select_and_cross(a, v, generation, elite, &draws, child);
+  /* Every parent has been read before any slot is overwritten. */
+  island_sync();
+  return mutate_and_evaluate_child(a, v, generation, made, &draws, child);
+}
+#else
+/* make_child past CK_GA_CHUNK genes: the child crossed a chunk at a time,
+ * each chunk written over its slot after a barrier, then mutated and
+ * evaluated on the row. */
+static __device__ __forceinline__ float
+make_child(const ck_ga_native_args &a, const island_view &v,
+           unsigned long long generation, unsigned elite, float *child) {
+  const float4 *rows = (const float4 *)a.rows;
+  float made = CK_REAL_MAX;
+  ck_ga_child_draws draws = {};
+  float4 *row = v.genes + v.l * ROW_QUADS;
+  const bool elite_slot = v.slot < CK_GA_ELITE;
+  if (elite_slot)
+    made = v.fitness[elite];
+  else if (v.live)
+    draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
+                             a.crossover_rate, a.seed, v.island, v.slot,
+                             generation, CK_GA_ISLAND, CK_DIM, v.fitness);
+#pragma unroll
+  for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
+    /* A chunk of every parent has been read before that chunk of any
+     * slot is overwritten; later chunks are still the parents'. */
+    const int end = from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
+    if (elite_slot)
+      load_genes((const float4 *)island_row(v.genes, elite, rows, v.island),
+                 from, end, child);
+    else if (v.live)
+      ck_ga_cross_chunk(CK_GA_CROSSOVER, a.crossover_parameter, a.seed, &draws,
+                        from, end, island_row(v.genes, draws.a, rows, v.island),
+                        island_row(v.genes, draws.b, rows, v.island), 1, child);
+    island_sync();
+    if (v.live)
+      store_genes(row, from, end, child);
+  }
+  /* ck_ga_finish_child's passes after the first, on the row itself. */
+  return mutate_and_evaluate(v.live && !elite_slot, made, a.mutation_rate,
+                             a.mutation_parameter, a.inverse_log_keep, a.seed,
+                             &draws, generation, v.lo, v.hi, (float *)row,
+                             v.pool, child);
+}
+#endif
+
+/* For a thread that holds a slot: its child's fitness `made` into every
+ * block's copy of the island's fitness (the tournaments that read it are
+ * past, before the barrier above, and the next ones follow the fold's
+ * barrier); in the task's last generation (`out`), the child and its
+ * fitness to device memory too (the other buffer is not read before a
+ * task writes it again). */
+static __device__ __forceinline__ void keep_child(const ck_ga_native_args &a,
+                                                  const island_view &v,
+                                                  unsigned long long generation,
+                                                  bool out, float made,
+                                                  const float *child) {
+#pragma unroll
+  for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
+    in_block(v.fitness, r)[v.slot] = made;
+  if (!out)
+    return;
+  const int odd = (int)(generation & 1);
+  float *next = odd ? a.population_b : a.population_a;
+  float *next_fitness = odd ? a.fitness_b : a.fitness_a;
+#if CHUNKED
+  (void)child;
+  const float4 *row = v.genes + v.l * ROW_QUADS;
+#endif
+#pragma unroll
+  for (int d = 0; d < CK_DIM; ++d)
+#if CHUNKED
+    next[(ck_u64)d * v.total + v.first + v.slot] = ((const float *)row)[d];
+#else
+    next[(ck_u64)d * v.total + v.first + v.slot] = child[d];
+#endif
+  next_fitness[v.first + v.slot] = made;
+}
+
+/*
+ * The generation's statistics: the island's best and sum. Only the first
+ * warp needs them where the island is one block's (the elite is slot 0's,
+ * the best's copy and the statistics are the first warp's to write): with
+ * WARP_STATISTICS, after a plain barrier that publishes the rows and
+ * fitness just written, it folds the island's fitness while the other
+ * warps go on to the next generation, whose tournaments only read that
+ * fitness. Otherwise every thread folds them (island_fold), whose barrier
+ * publishes the rows and fitness. The threads that folded set *winner,
+ * and when the island's best so far improves, the first block's copy it
+ * (threads d < CK_DIM, gene d); thread 0 of that block writes the
+ * statistics.
+ */
+static __device__ __forceinline__ void
+record_statistics(const ck_ga_native_args &a, const island_view &v,
+                  unsigned long long generation, float value, fold_sets *sets,
+                  unsigned *winner, float *best_so_far) {
+  float best = value, sum = v.live ? value : 0.0f;
+  unsigned best_index = v.live ? v.slot : NO_INDEX;
+#if WARP_STATISTICS
+  (void)sets;
+  __syncthreads();
+  if (v.l < CK_WARP_WIDTH)
+    fitness_fold(v.fitness, &best, &best_index, &sum);
+#else
+  island_fold<true>(v.folds, v.cluster_folds, sets, v.rank, &best, &best_index,
+                    &sum);
+#endif
+  if (WARP_STATISTICS && v.l >= CK_WARP_WIDTH)
+    return;
+  *winner = best_index;
+  if (best < *best_so_far) {
+    *best_so_far = best;
+    if (v.rank == 0) {
+      const float *best_row = held_row(v.genes, *winner);
+      for (unsigned d = v.l; d < CK_DIM; d += STATISTICS_THREADS)
+        a.island_best_genes[(ck_u64)d * a.islands + v.island] = best_row[d];
+      if (v.l == 0)
+        a.island_best[v.island] = best;
+    }
+  }
+  if (v.rank == 0 && v.l == 0) {
+    ck_u64 at =
+        ((ck_u64)(a.stats_slot + (unsigned)(generation - a.first_generation)) *
+             a.islands +
+         v.island) *
+        2;
+    a.stats[at] = best;
+    a.stats[at + 1] = sum / (float)CK_GA_ISLAND;
+  }
+}
+
+/* As ck_ga_emigrate, after segment `segment`: the CK_GA_MIGRANTS best by
+ * (fitness, index), best first, copied by the first warp (WARP_MIGRATION)
+ * or each by the thread that holds it, for the next segment of the
+ * island it sends to (`relay`, announced) or for the next launch
+ * (migrants_out). */
+static __device__ __forceinline__ void
+send_migrants(const ck_ga_native_args &a, const island_view &v,
+              unsigned segment, unsigned segments, fold_sets *sets,
+              float value) {
+  const bool relayed = segment + 1 < segments;
+  float *leaving = a.migrants_out, *leaving_fitness = a.migrant_fitness_out;
+  if (relayed)
+    relay_at(a.relay, a.relay_fitness, segment, a.islands, &leaving,
+             &leaving_fitness);
+  unsigned *sent = a.schedule + 1;
+#if WARP_MIGRATION
+  (void)sets;
+  (void)value;
+  if (v.l < CK_WARP_WIDTH) {
+    warp_emigrate(v.genes, v.fitness, leaving, leaving_fitness, v.island);
+    if (relayed)
+      announce<true>(sent + v.island, segment + 1);
+  }
+#else
+  const int picked = migrant_pick<false>(v.folds, v.cluster_folds, sets, v.rank,
+                                         v.live, value, v.slot);
+  if (picked >= 0) {
+    const ck_u64 to = (ck_u64)v.island * CK_GA_MIGRANTS + picked;
+    const float *row = (const float *)(v.genes + v.l * ROW_QUADS);
+    for (int d = 0; d < CK_DIM; ++d)
+      leaving[to * CK_DIM + d] = row[d];
+    leaving_fitness[to] = value;
+  }
+  if (relayed)
+    announce<false>(sent + v.island, segment + 1);
+#endif
+}
+
+/*
  * Evolves the islands through `generations` generations from
  * first_generation on, as the resident ck_ga_evolve of ga.cl does (buffers
  * A and B alternate by the generation's parity; populations
  * dimension-major over all islands), with the migrations inside the
  * launch (every `migrate_every` generations, on the ring of
- * migration_source) made here too. The work comes in tasks (one island,
- * one or more segments between migrations: ck_ga_schedule.h), which a
- * block takes in ticket order (schedule[0]; schedule[1 + i] counts the
- * segments island i has sent migrants for, schedule[1 + islands + i] those
- * whose island is back in device memory; zero at the launch), until none
- * is left. A task loads its island into shared memory (after its last
- * task stored it), and for each segment receives the migrants its source
- * sent after the segment before (from `relay`, once the source's counter
- * says they are there; before the launch's first generation from
- * migrants_in, with CK_GA_IMMIGRATE), makes the segment's generations,
- * and sends its own (to `relay`, or after the launch's last generation to
+ * migration_source) made here too. Its arguments come in one struct
+ * (ck_ga_native_args, ck_ga_native.h); the names below are its fields.
+ * The work comes in tasks (one island, one or more segments between
+ * migrations: ck_ga_schedule.h), which a block takes in ticket order
+ * (schedule[0]; schedule[1 + i] counts the segments island i has sent migrants
+ * for, schedule[1 + islands + i] those whose island is back in device memory;
+ * zero at the launch), until none is left. A task loads its island into shared
+ * memory (after its last task stored it: load_island), and for each segment
+ * receives the migrants its source sent after the segment before
+ * (receive_migrants: from `relay`, once the source's counter says they are
+ * there; before the launch's first generation from migrants_in, with
+ * CK_GA_IMMIGRATE), makes the segment's generations, and sends its own
+ * (send_migrants: to `relay`, or after the launch's last generation to
  * migrants_out, with CK_GA_EMIGRATE); genes and fitness go back to device
- * memory in the task's last generation. A clustered island (blocks i C ..
- * i C + C - 1, C = CK_GA_CLUSTER, block r holding slots r CK_GA_SLOTS
- * on) is cluster i's alone, in a launch of one segment.
+ * memory in the task's last generation. A clustered island (blocks i C .. i C +
+ * C - 1, C = CK_GA_CLUSTER, block r holding slots r CK_GA_SLOTS on) is cluster
+ * i's alone, in a launch of one segment.
  *
  * Thread l owns the block's row l, slot `slot` of the island: it loads the
  * slot into shared memory, and each generation crosses the slot's child
- * in registers (an elite copies its elite), waits until every parent has
- * been read, writes the child over its slot, mutates and evaluates it
- * there (mutate_and_evaluate, in which with polynomial mutation every
- * thread of the warp takes part; past CK_GA_CHUNK genes crossed a chunk
- * at a time up to the write), posts its fitness to every block of the
- * island and offers it to the island's minimum and sum; threads past the
+ * in registers (an elite copies its elite: pick_elite, make_child), waits
+ * until every parent has been read, writes the child over its slot,
+ * mutates and evaluates it there (mutate_and_evaluate, in which with
+ * polynomial mutation every thread of the warp takes part; past
+ * CK_GA_CHUNK genes crossed a chunk at a time up to the write), posts its
+ * fitness to every block of the island (keep_child) and offers it to the
+ * island's minimum and sum (record_statistics); threads past the
  * island's slots only take part in those folds and pools. Thread 0 of the
  * island's first block writes the generation's statistics; when the
  * island's best so far improves, that block's threads d < CK_DIM copy gene
@@ -907,52 +1286,34 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #if CLUSTERED
     __cluster_dims__(CK_GA_CLUSTER, 1, 1)
 #endif
-        ck_ga_cuda_evolve(
-            unsigned islands, unsigned long long seed,
-            unsigned long long first_generation, unsigned generations,
-            float crossover_rate, float crossover_parameter,
-            float mutation_rate, float mutation_parameter,
-            const float *__restrict__ lo_global,
-            const float *__restrict__ hi_global, float *population_a,
-            float *population_b, float *fitness_a, float *fitness_b,
-            float *__restrict__ stats, unsigned stats_slot,
-            float *__restrict__ island_best,
-            float *__restrict__ island_best_genes, float inverse_log_keep,
-            float4 *rows_global, unsigned migration,
-            const float *__restrict__ migrants_in,
-            const float *__restrict__ migrant_fitness_in,
-            float *__restrict__ migrants_out,
-            float *__restrict__ migrant_fitness_out,
-            const unsigned *__restrict__ migration_source,
-            unsigned migrate_every, unsigned per_task, unsigned *schedule,
-            float *relay, float *relay_fitness) {
+        ck_ga_cuda_evolve(const __grid_constant__ ck_ga_native_args a) {
   /* The block's rows, the domain, the island's fitness, the posted folds
    * (the cluster's too), and the pools or the queue. */
   extern __shared__ float4 shared[];
-  float4 *genes = shared;
-  float4 *lo = genes + CK_GA_SLOTS * ROW_QUADS, *hi = lo + QUADS;
-  float *fitness = (float *)(hi + QUADS);
-  posts *folds = (posts *)(fitness + CK_GA_ISLAND);
-  void *cluster_folds = folds + 1;
-  unsigned char *after_folds = (unsigned char *)(folds + 1) +
+  island_view v;
+  v.genes = shared;
+  float4 *lo = v.genes + CK_GA_SLOTS * ROW_QUADS, *hi = lo + QUADS;
+  v.lo = (const float *)lo;
+  v.hi = (const float *)hi;
+  v.fitness = (float *)(hi + QUADS);
+  v.folds = (posts *)(v.fitness + CK_GA_ISLAND);
+  v.cluster_folds = v.folds + 1;
+  unsigned char *after_folds = (unsigned char *)(v.folds + 1) +
                                CK_GA_NATIVE_CLUSTER_POST_BYTES(CK_GA_CLUSTER);
-  const unsigned rank = blockIdx.x % CK_GA_CLUSTER, l = threadIdx.x;
-  const unsigned first_slot = rank * CK_GA_SLOTS, slot = first_slot + l;
-  const unsigned total = islands * CK_GA_ISLAND;
-  const bool live = l < held_slots(first_slot);
+  v.rank = blockIdx.x % CK_GA_CLUSTER;
+  v.l = threadIdx.x;
+  v.first_slot = v.rank * CK_GA_SLOTS;
+  v.slot = v.first_slot + v.l;
+  v.total = a.islands * CK_GA_ISLAND;
+  v.live = v.l < held_slots(v.first_slot);
   /* The warp's pool of mutation steps (POOLED). */
-  unsigned *pool =
-      POOLED ? (unsigned *)after_folds + (l / CK_WARP_WIDTH) * POOL_WORDS
-             : NULL;
+  v.pool = POOLED ? (unsigned *)after_folds + (v.l / CK_WARP_WIDTH) * POOL_WORDS
+                  : NULL;
   /* The queue of deferred refills (DEFERRED). */
-  deferred_refills *queue = (deferred_refills *)after_folds;
-  for (unsigned d = l; d < 4 * QUADS; d += CK_GA_BLOCK) {
-    ((float *)lo)[d] = d < CK_DIM ? lo_global[d] : 0.0f;
-    ((float *)hi)[d] = d < CK_DIM ? hi_global[d] : 0.0f;
-  }
+  v.queue = (deferred_refills *)after_folds;
+  load_domain(a, lo, hi);
   const unsigned segments =
-      ck_ga_segments(first_generation, generations, migrate_every);
-  unsigned *sent = schedule + 1, *parked = schedule + 1 + islands;
+      ck_ga_segments(a.first_generation, a.generations, a.migrate_every);
   /* The child in registers, whole or a chunk at a time (CHUNKED). */
   float child[CK_GA_CHUNK];
 #if CLUSTERED
@@ -962,11 +1323,11 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
                    end = segments;
 #else
   __shared__ unsigned ticket;
-  const unsigned tickets = ck_ga_sweeps(segments, per_task) * islands;
+  const unsigned tickets = ck_ga_sweeps(segments, a.per_task) * a.islands;
   for (;;) {
     /* After the block's last task: its shared memory is free again. */
-    if (l == 0)
-      ticket = atomicAdd(schedule, 1u);
+    if (v.l == 0)
+      ticket = atomicAdd(a.schedule, 1u);
     __syncthreads();
     const unsigned taken = ticket;
     /* Every thread has its ticket before thread 0 takes the next. */
@@ -975,301 +1336,57 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
       break;
     unsigned begin, end;
     const unsigned island =
-        ck_ga_task(taken, islands, segments, per_task, &begin, &end);
+        ck_ga_task(taken, a.islands, segments, a.per_task, &begin, &end);
     if (begin == end)
       continue;
 #endif
-    const unsigned first = island * CK_GA_ISLAND;
-    /* The island as its last task left it. */
-    if (begin > 0)
-      wait_for<false>(parked + island, begin);
-    unsigned long long task_first;
-    {
-      unsigned made;
-      task_first = ck_ga_segment_start(first_generation, generations,
-                                       migrate_every, begin, &made);
-    }
-    float value = CK_REAL_MAX; /* the fitness of the thread's slot */
-    const float *source = (task_first & 1) ? population_a : population_b;
-    const float *source_fitness = (task_first & 1) ? fitness_a : fitness_b;
-    if (live) {
-      load_row(genes + l * ROW_QUADS, source + first + slot, total, child);
-      value = __ldcg(source_fitness + first + slot);
-    }
-    for (unsigned i = l; i < CK_GA_ISLAND; i += CK_GA_BLOCK)
-      fitness[i] = __ldcg(source_fitness + first + i);
-    /* Only this island's blocks change its best during the task; the
-     * first of them writes it. */
-    float best_so_far = __ldcg(island_best + island);
+    v.island = island;
+    v.first = island * CK_GA_ISLAND;
+    float value, best_so_far;
+    load_island(a, v, begin, child, &value, &best_so_far);
     fold_sets sets = {0, 0};
     unsigned winner = NO_INDEX, elite = NO_INDEX;
-    /* The queue's counts, whatever the parity of the task's first
-     * generation. */
-    if (DEFERRED && l < 2)
-      queue->count[l] = 0u;
-    float unused = 0.0f;
-    publish_rows(genes, rows_global, island, first_slot);
-    /* In a cluster, also: every block has started, so its shared memory
-     * may be read and written by the others. */
-    island_sync();
     for (unsigned segment = begin; segment < end; ++segment) {
       unsigned segment_generations;
       const unsigned long long segment_first =
-          ck_ga_segment_start(first_generation, generations, migrate_every,
-                              segment, &segment_generations);
-      if (segment > 0 || (migration & CK_GA_IMMIGRATE)) {
-        /* As ck_ga_immigrate: the CK_GA_MIGRANTS worst, worst first, take
-         * the migrants of island migration_source[island], best first,
-         * sent before the launch or after its segment before this one.
-         * The worst by (fitness, index) is the least of (-fitness,
-         * 0xFFFFFFFE - index). */
-        const unsigned from_island = migration_source[island];
-        const float *arrived = migrants_in,
-                    *arrived_fitness = migrant_fitness_in;
-        if (segment > 0)
-          relay_at<const float>(relay, relay_fitness, segment - 1, islands,
-                                &arrived, &arrived_fitness);
-#if WARP_MIGRATION
-        if (l < CK_WARP_WIDTH) {
-          if (segment > 0)
-            wait_for<true>(sent + from_island, segment);
-          warp_immigrate(genes, fitness, arrived, arrived_fitness, from_island);
-        }
-#else
-        if (segment > 0)
-          wait_for<false>(sent + from_island, segment);
-        const int received = migrant_pick<true>(folds, cluster_folds, &sets,
-                                                rank, live, value, slot);
-        if (received >= 0) {
-          const ck_u64 migrant =
-              (ck_u64)from_island * CK_GA_MIGRANTS + received;
-          load_row(genes + l * ROW_QUADS, arrived + migrant * CK_DIM, 1, child);
-          value = __ldcg(arrived_fitness + migrant);
-#pragma unroll
-          for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
-            in_block(fitness, r)[slot] = value;
-        }
-        publish_rows(genes, rows_global, island, first_slot);
-        island_sync();
-#endif
-      }
+          ck_ga_segment_start(a.first_generation, a.generations,
+                              a.migrate_every, segment, &segment_generations);
+      if (segment > 0 || (a.migration & CK_GA_IMMIGRATE))
+        receive_migrants(a, v, segment, &sets, &value, child);
 #if WARP_MIGRATION
       /* With one elite, the first warp finds it for the segment's first
        * generation (later ones take the statistics' best); then one
        * barrier shows every thread the migrants. */
-      if (CK_GA_ELITE == 1 && l < CK_WARP_WIDTH) {
+      if (CK_GA_ELITE == 1 && v.l < CK_WARP_WIDTH) {
         unsigned none_taken = 0u;
-        winner = warp_pick<false>(fitness, &none_taken);
+        winner = warp_pick<false>(v.fitness, &none_taken);
       }
       __syncthreads();
-      if (live)
-        value = fitness[slot];
+      if (v.live)
+        value = v.fitness[v.slot];
 #endif
       /* The task's last generation goes out. */
       const bool task_ends = segment + 1 == end;
       for (unsigned t = 0; t < segment_generations; ++t) {
-        unsigned long long generation = segment_first + t;
+        const unsigned long long generation = segment_first + t;
         const bool out = task_ends && t + 1 == segment_generations;
-        int odd = (int)(generation & 1);
-        float *next = odd ? population_b : population_a;
-        float *next_fitness = odd ? fitness_b : fitness_a;
-        /* The elites by (fitness, index): one island minimum a pick, each
-         * thread's own slot withdrawn once picked. With one elite after
-         * the segment's first generation, the last statistics already
-         * found it. */
-        if (CK_GA_ELITE == 1 && (t > 0 || WARP_MIGRATION)) {
-          elite = winner;
-        } else {
-          bool taken_elite = false;
-          for (int pick = 0; pick < CK_GA_ELITE; ++pick) {
-            float candidate = live && !taken_elite ? value : CK_REAL_MAX;
-            unsigned index = live && !taken_elite ? slot : NO_INDEX;
-            island_fold<false>(folds, cluster_folds, &sets, rank, &candidate,
-                               &index, &unused);
-            taken_elite |= index == slot;
-            if (slot == (unsigned)pick)
-              elite = index;
-          }
-        }
-        float made = CK_REAL_MAX;
-        ck_ga_child_draws draws = {};
-        float4 *row = genes + l * ROW_QUADS;
-        const bool elite_slot = slot < CK_GA_ELITE;
-#if !CHUNKED
-        if (elite_slot) {
-          load_genes(
-              (const float4 *)island_row(genes, elite, rows_global, island), 0,
-              CK_DIM, child);
-          made = fitness[elite];
-        } else if (live) {
-          draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                                   crossover_rate, seed, island, slot,
-                                   generation, CK_GA_ISLAND, CK_DIM, fitness);
-          ck_ga_cross_chunk(
-              CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0, CK_DIM,
-              island_row(genes, draws.a, rows_global, island),
-              island_row(genes, draws.b, rows_global, island), 1, child);
-        }
-        /* Every parent has been read before any slot is overwritten. */
-        island_sync();
-#if POOLED
-        if (live)
-          store_genes(row, 0, CK_DIM, child);
-        made = mutate_and_evaluate(
-            live && !elite_slot, made, mutation_rate, mutation_parameter,
-            inverse_log_keep, seed, &draws, generation, (const float *)lo,
-            (const float *)hi, (float *)row, pool, child);
-#elif DEFERRED
-        if (live)
-          store_genes(row, 0, CK_DIM, child);
-        made = deferred_mutate_and_evaluate(
-            live && !elite_slot, made, mutation_rate, mutation_parameter,
-            inverse_log_keep, seed, &draws, generation, island, first_slot,
-            (const float *)lo, (const float *)hi, genes, queue, child);
-#else
-        /* The same passes in one function: measured 1.5% faster here than
-         * the pooled form's split (store_genes, mutate_and_evaluate). */
-        if (live) {
-          if (elite_slot)
-            store_genes(row, 0, CK_DIM, child);
-          else
-            made = ck_comparable(ck_ga_finish_child(
-                CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
-                mutation_rate, mutation_parameter, inverse_log_keep, seed,
-                &draws, generation, CK_DIM, (const float *)lo,
-                (const float *)hi, (float *)row, child));
-        }
-#endif
-#else
-        if (elite_slot)
-          made = fitness[elite];
-        else if (live)
-          draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                                   crossover_rate, seed, island, slot,
-                                   generation, CK_GA_ISLAND, CK_DIM, fitness);
-#pragma unroll
-        for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
-          /* A chunk of every parent has been read before that chunk of any
-           * slot is overwritten; later chunks are still the parents'. */
-          const int end =
-              from + CK_GA_CHUNK < CK_DIM ? from + CK_GA_CHUNK : CK_DIM;
-          if (elite_slot)
-            load_genes(
-                (const float4 *)island_row(genes, elite, rows_global, island),
-                from, end, child);
-          else if (live)
-            ck_ga_cross_chunk(
-                CK_GA_CROSSOVER, crossover_parameter, seed, &draws, from, end,
-                island_row(genes, draws.a, rows_global, island),
-                island_row(genes, draws.b, rows_global, island), 1, child);
-          island_sync();
-          if (live)
-            store_genes(row, from, end, child);
-        }
-        /* ck_ga_finish_child's passes after the first, on the row itself. */
-        made = mutate_and_evaluate(
-            live && !elite_slot, made, mutation_rate, mutation_parameter,
-            inverse_log_keep, seed, &draws, generation, (const float *)lo,
-            (const float *)hi, (float *)row, pool, child);
-#endif
-        if (live) {
-          /* Every block's copy of the island's fitness; the tournaments that
-           * read it are past (before the barrier above), and the next ones
-           * follow the fold's barrier. */
-#pragma unroll
-          for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
-            in_block(fitness, r)[slot] = made;
+        elite = pick_elite(v, t, winner, elite, value, &sets);
+        const float made = make_child(a, v, generation, elite, child);
+        if (v.live) {
+          keep_child(a, v, generation, out, made, child);
           value = made;
-          /* The task's last generation goes out; the other buffer is not
-           * read before a task writes it again. */
-          if (out) {
-#pragma unroll
-            for (int d = 0; d < CK_DIM; ++d)
-#if CHUNKED
-              next[(ck_u64)d * total + first + slot] = ((const float *)row)[d];
-#else
-              next[(ck_u64)d * total + first + slot] = child[d];
-#endif
-            next_fitness[first + slot] = made;
-          }
         }
         if (!out)
-          publish_rows(genes, rows_global, island, first_slot);
-        /* The island's best and sum. Only the first warp needs them where the
-         * island is one block's (the elite is slot 0's, the best's copy and
-         * the statistics are the first warp's to write): with
-         * WARP_STATISTICS, after a plain barrier that publishes the rows and
-         * fitness just written, it folds the island's fitness while the other
-         * warps go on to the next generation, whose tournaments only read
-         * that fitness. Otherwise every thread folds them (island_fold),
-         * whose barrier publishes the rows and fitness. */
-        float best = value, sum = live ? value : 0.0f;
-        unsigned best_index = live ? slot : NO_INDEX;
-#if WARP_STATISTICS
-        __syncthreads();
-        if (l < CK_WARP_WIDTH)
-          fitness_fold(fitness, &best, &best_index, &sum);
-#else
-        island_fold<true>(folds, cluster_folds, &sets, rank, &best, &best_index,
-                          &sum);
-#endif
-        if (!WARP_STATISTICS || l < CK_WARP_WIDTH) {
-          winner = best_index;
-          if (best < best_so_far) {
-            best_so_far = best;
-            if (rank == 0) {
-              const float *best_row = held_row(genes, winner);
-              for (unsigned d = l; d < CK_DIM; d += STATISTICS_THREADS)
-                island_best_genes[(ck_u64)d * islands + island] = best_row[d];
-              if (l == 0)
-                island_best[island] = best;
-            }
-          }
-          if (rank == 0 && l == 0) {
-            ck_u64 at = ((ck_u64)(stats_slot +
-                                  (unsigned)(generation - first_generation)) *
-                             islands +
-                         island) *
-                        2;
-            stats[at] = best;
-            stats[at + 1] = sum / (float)CK_GA_ISLAND;
-          }
-        }
+          publish_rows(v.genes, (float4 *)a.rows, v.island, v.first_slot);
+        record_statistics(a, v, generation, value, &sets, &winner,
+                          &best_so_far);
       }
-      if (segment + 1 < segments || (migration & CK_GA_EMIGRATE)) {
-        /* As ck_ga_emigrate: the CK_GA_MIGRANTS best by (fitness, index),
-         * best first, copied by the first warp (WARP_MIGRATION) or each by
-         * the thread that holds it, for the next segment of the island it
-         * sends to or for the next launch. */
-        const bool relayed = segment + 1 < segments;
-        float *leaving = migrants_out, *leaving_fitness = migrant_fitness_out;
-        if (relayed)
-          relay_at(relay, relay_fitness, segment, islands, &leaving,
-                   &leaving_fitness);
-#if WARP_MIGRATION
-        if (l < CK_WARP_WIDTH) {
-          warp_emigrate(genes, fitness, leaving, leaving_fitness, island);
-          if (relayed)
-            announce<true>(sent + island, segment + 1);
-        }
-#else
-        const int picked = migrant_pick<false>(folds, cluster_folds, &sets,
-                                               rank, live, value, slot);
-        if (picked >= 0) {
-          const ck_u64 to = (ck_u64)island * CK_GA_MIGRANTS + picked;
-          const float *row = (const float *)(genes + l * ROW_QUADS);
-          for (int d = 0; d < CK_DIM; ++d)
-            leaving[to * CK_DIM + d] = row[d];
-          leaving_fitness[to] = value;
-        }
-        if (relayed)
-          announce<false>(sent + island, segment + 1);
-#endif
-      }
+      if (segment + 1 < segments || (a.migration & CK_GA_EMIGRATE))
+        send_migrants(a, v, segment, segments, &sets, value);
     }
     /* The island is back in device memory for its next task. */
     if (end < segments)
-      announce<false>(parked + island, end);
+      announce<false>(a.schedule + 1 + a.islands + island, end);
 
 #if CLUSTERED
     /* No block leaves while another may still read its rows. */

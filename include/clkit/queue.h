@@ -205,8 +205,10 @@ ck_status ck_kernel_destroy(ck_kernel *kernel);
  * kernel argument index: a buffer, a value of size bytes, or size bytes
  * of local memory. The value is copied; the buffer is referred to, not
  * owned, and must outlive the launches that use it. A buffer must be made
- * on the queue the kernel's program was built on. On CUDA devices an
- * argument is at most 64 bytes and index below 48.
+ * on the queue the kernel's program was built on. On CUDA devices index
+ * is below 48, and an argument at most 64 bytes, or where the runtime
+ * gives the kernel's parameters, their size within 4 KB in all (a struct
+ * by value).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, size 0,
  * a buffer of another queue, or an argument the runtime refuses (a bad
  * index or size); CK_ERROR_UNSUPPORTED from ck_kernel_set_local() on CUDA

@@ -9,6 +9,7 @@
  * once a launch or once a read.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "ck_ga_native.h"
 #include "ck_ga_schedule.h"
@@ -216,28 +217,59 @@ fail:
   return status;
 }
 
-/* Every argument of ck_ga_cuda_evolve (cl/ga.cu), at each launch. A
- * buffer the shape does not use (the rows copy of an island one block
- * holds, the relay where no migrants are relayed) is given as lo. */
+/* Device memory for ck_ga_cuda_evolve's arguments; NULL for none. */
+static float *device_reals(const ck_buffer *buffer) {
+  return buffer ? (float *)ck__cuda_pointer(buffer) : NULL;
+}
+
+/* The one argument of ck_ga_cuda_evolve (cl/ga.cu), at each launch: the
+ * generations from `first` and their statistics' slot, as the OpenCL
+ * generation takes them (ck__ga_add_generation), and the migrations (the
+ * migrant sets as ck__ga_add_migration gives them). Reals in single
+ * precision, the kernel's. Buffers the shape does not use (the rows copy
+ * of an island one block holds, the relay where no migrants are relayed)
+ * are NULL. */
 static ck_status set_evolve_arguments(ga_state *state, uint64_t first,
                                       uint32_t count, uint32_t slot,
                                       uint32_t migration) {
-  ck_buffer *rows = state->native_rows ? state->native_rows : state->lo;
-  ck_buffer *relay = state->native_relay ? state->native_relay : state->lo;
-  ck_buffer *relay_fitness =
-      state->native_relay_fitness ? state->native_relay_fitness : state->lo;
+  uint32_t in = state->migrant_set, out = state->migrant_set ^ 1u;
+  ck_ga_native_args native;
+  /* The padding too, so that every launch passes the same bytes. */
+  memset(&native, 0, sizeof native);
+  native.lo = device_reals(state->lo);
+  native.hi = device_reals(state->hi);
+  native.population_a = device_reals(state->population[0]);
+  native.population_b = device_reals(state->population[1]);
+  native.fitness_a = device_reals(state->fitness[0]);
+  native.fitness_b = device_reals(state->fitness[1]);
+  native.stats = device_reals(state->stats);
+  native.island_best = device_reals(state->island_best);
+  native.island_best_genes = device_reals(state->island_best_genes);
+  native.rows = device_reals(state->native_rows);
+  native.migrants_in = device_reals(state->migrant_genes[in]);
+  native.migrant_fitness_in = device_reals(state->migrant_fitness[in]);
+  native.migrants_out = device_reals(state->migrant_genes[out]);
+  native.migrant_fitness_out = device_reals(state->migrant_fitness[out]);
+  native.migration_source = (const uint32_t *)ck__cuda_pointer(state->source);
+  native.schedule = (uint32_t *)ck__cuda_pointer(state->native_schedule);
+  native.relay = device_reals(state->native_relay);
+  native.relay_fitness = device_reals(state->native_relay_fitness);
+  native.seed = state->seed;
+  native.first_generation = first;
+  native.islands = state->islands;
+  native.generations = count;
+  native.stats_slot = slot;
+  native.migration = migration;
+  native.migrate_every = state->migrate_every;
+  native.per_task = per_task(state);
+  native.crossover_rate = (float)state->crossover_rate;
+  native.crossover_parameter = (float)state->crossover_parameter;
+  native.mutation_rate = (float)state->mutation_rate;
+  native.mutation_parameter = (float)state->mutation_parameter;
+  native.inverse_log_keep = (float)state->inverse_log_keep;
   ck_kernel_args args;
   ck_kernel_args_begin(state->native_evolve_kernel, &args);
-  ck_kernel_args_u32(&args, state->islands);
-  ck__ga_add_generation(state, &args, first, count, slot);
-  ck_kernel_args_buffer(&args, rows);
-  ck__ga_add_migration(state, &args, migration);
-  ck_kernel_args_buffer(&args, state->source);
-  ck_kernel_args_u32(&args, state->migrate_every);
-  ck_kernel_args_u32(&args, per_task(state));
-  ck_kernel_args_buffer(&args, state->native_schedule);
-  ck_kernel_args_buffer(&args, relay);
-  ck_kernel_args_buffer(&args, relay_fitness);
+  ck_kernel_args_value(&args, sizeof native, &native);
   return ck_kernel_args_end(&args);
 }
 

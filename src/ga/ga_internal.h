@@ -142,9 +142,10 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes);
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 
-/* The arguments the OpenCL and native CUDA generations share (from the
- * seed to inverse_log_keep), added to a cursor: `count` generations from
- * `first`, their statistics from history slot `slot` on. */
+/* The OpenCL generation's arguments from the seed to inverse_log_keep,
+ * added to a cursor: `count` generations from `first`, their statistics
+ * from history slot `slot` on. The native CUDA generation takes the same
+ * values in its one struct (ck_ga_native_args, cl/ck_ga_native.h). */
 void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
                            uint64_t first, uint32_t count, uint32_t slot);
 /* For an island generation that makes migrations (CK_GA_IMMIGRATE,

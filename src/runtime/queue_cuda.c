@@ -25,8 +25,11 @@
 /* Launch timings are kept until finish() sums them; past this many, the
  * queue waits and sums early. */
 enum { TIMING_LIMIT = 4096 };
-/* Kernel arguments: index and size limits of the stored values. */
-enum { ARGUMENT_LIMIT = 48, ARGUMENT_BYTES = 64 };
+/* Kernel arguments: index and size limits of the stored values. Where
+ * the runtime gives a kernel's parameters, each argument is stored at its
+ * parameter's offset, within CUDA's 4 KB of parameters (a struct by
+ * value may take most of them); else in a slot of ARGUMENT_BYTES. */
+enum { ARGUMENT_LIMIT = 48, ARGUMENT_BYTES = 64, PARAMETER_SPACE = 4096 };
 
 typedef struct timing {
   cudaEvent_t start, end;
@@ -47,9 +50,10 @@ typedef struct cuda_kernel {
    * it cannot say (then only gaps below the highest set are caught). */
   int parameters;
   size_t parameter_bytes[ARGUMENT_LIMIT];
+  size_t offset[ARGUMENT_LIMIT]; /* each argument's place in values */
   unsigned argument_count;
   unsigned char set[ARGUMENT_LIMIT];
-  _Alignas(16) unsigned char values[ARGUMENT_LIMIT][ARGUMENT_BYTES];
+  _Alignas(16) unsigned char values[PARAMETER_SPACE];
 } cuda_kernel;
 
 static cuda_queue *state(const ck_queue *queue) {
@@ -1009,6 +1013,7 @@ static ck_status cu_kernel_create(ck_program *program, ck_kernel *kernel) {
    * OpenCL refuses it, instead of reading past the arguments given. The
    * first index past the last parameter is an invalid value. */
   made->parameters = -1;
+  size_t offsets[ARGUMENT_LIMIT] = {0};
   for (int i = 0; i < ARGUMENT_LIMIT; ++i) {
     size_t offset = 0, size = 0;
     code = cudaFuncGetParamInfo((const void *)made->handle, (size_t)i, &offset,
@@ -1020,7 +1025,11 @@ static ck_status cu_kernel_create(ck_program *program, ck_kernel *kernel) {
       break;
     }
     made->parameter_bytes[i] = size;
+    offsets[i] = offset;
   }
+  for (int i = 0; i < ARGUMENT_LIMIT; ++i)
+    made->offset[i] =
+        i < made->parameters ? offsets[i] : (size_t)i * ARGUMENT_BYTES;
   kernel->handle = made;
   return CK_OK;
 fail:
@@ -1045,11 +1054,18 @@ static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
     value = &((const ck_buffer *)value)->handle;
     size = sizeof(void *);
   }
-  if (index >= ARGUMENT_LIMIT || size > ARGUMENT_BYTES)
+  size_t room = index >= ARGUMENT_LIMIT ? 0
+                : cuda->parameters < 0  ? ARGUMENT_BYTES
+                : cuda->offset[index] < PARAMETER_SPACE
+                    ? PARAMETER_SPACE - cuda->offset[index]
+                    : 0;
+  if (size > room)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "kernel %s: argument %u (%zu bytes) exceeds the CUDA "
-                    "backend's limits (%d arguments of %d bytes)",
-                    kernel->name, index, size, ARGUMENT_LIMIT, ARGUMENT_BYTES);
+                    "backend's limits (%d arguments of %d bytes, or %d "
+                    "bytes in all where CUDA gives the parameters)",
+                    kernel->name, index, size, ARGUMENT_LIMIT, ARGUMENT_BYTES,
+                    PARAMETER_SPACE);
   if (cuda->parameters >= 0 && index >= (unsigned)cuda->parameters)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "kernel %s: argument %u, but the kernel takes %d",
@@ -1059,8 +1075,9 @@ static ck_status cu_kernel_set_arg(ck_kernel *kernel, unsigned index,
                     "kernel %s: argument %u given %zu bytes; the parameter "
                     "has %zu",
                     kernel->name, index, size, cuda->parameter_bytes[index]);
-  memset(cuda->values[index], 0, ARGUMENT_BYTES);
-  memcpy(cuda->values[index], value, size);
+  if (cuda->parameters < 0)
+    memset(cuda->values + cuda->offset[index], 0, ARGUMENT_BYTES);
+  memcpy(cuda->values + cuda->offset[index], value, size);
   cuda->set[index] = 1;
   if (index + 1 > cuda->argument_count)
     cuda->argument_count = index + 1;
@@ -1106,7 +1123,7 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
     if (!cuda->set[i])
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "kernel %s: argument %u was never set", kernel->name, i);
-    arguments[i] = cuda->values[i];
+    arguments[i] = cuda->values + cuda->offset[i];
   }
   void *span = NULL;
   if ((status = use_device(queue)) != CK_OK ||
