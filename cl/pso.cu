@@ -45,8 +45,9 @@
  * between launches.
  */
 extern "C" __global__ void __launch_bounds__(BLOCK)
-    ck_pso_cuda_step(unsigned n, unsigned long long seed, float w, float c1,
-                     float c2, const float *__restrict__ lo,
+    ck_pso_cuda_step(unsigned n, unsigned first, unsigned long long seed,
+                     float w, float c1, float c2,
+                     const float *__restrict__ lo,
                      const float *__restrict__ hi,
                      const float *__restrict__ vmax, float *__restrict__ x,
                      float *__restrict__ v, float *__restrict__ pbest,
@@ -81,7 +82,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
     int own = live && pair < PAIRS;
     float moved[2] = {0.0f, 0.0f};
     if (own) {
-      ck_philox_counter r = ck_pso_move_block(seed, p, CK_DIM, iteration, pair);
+      /* Particle p of a slice draws as particle first + p of the swarm. */
+      ck_philox_counter r =
+          ck_pso_move_block(seed, first + p, CK_DIM, iteration, pair);
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         int d = 2 * pair + half;
@@ -89,7 +92,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
           size_t at = (size_t)d * n + p;
           float velocity = v[at];
           moved[half] = ck_pso_move_coordinate(
-              CK_BOUNDS, p, CK_DIM, d, seed, iteration, w, c1, c2,
+              CK_BOUNDS, first + p, CK_DIM, d, seed, iteration, w, c1, c2,
               ck_uniform_real(half ? r.v[2] : r.v[0]),
               ck_uniform_real(half ? r.v[3] : r.v[1]), x[at], &velocity,
               pbest[at], gbest[d], lo[d], hi[d], vmax[d]);

@@ -359,6 +359,9 @@ fail:
 ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration) {
   ck_status status;
   pso_state *state = &pso->state;
+  /* The native step where it serves: one move and best a launch. */
+  if (pso->steps->iterate && state->iterates)
+    return pso->steps->iterate(state, iteration, 0, 1);
   if ((status = pso->steps->move(state, iteration)) != CK_OK)
     return status;
   if (!state->streamed && (status = pso->steps->evaluate(state)) != CK_OK)

@@ -90,6 +90,7 @@ static ck_status cuda_setup(pso_state *state) {
   ck_kernel_args args;
   ck_kernel_args_begin(native->step_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->first);
   ck_kernel_args_u64(&args, state->seed);
   ck_kernel_args_f32(&args, (float)state->w);
   ck_kernel_args_f32(&args, (float)state->c1);
