@@ -484,6 +484,13 @@ static void assembled_for_device(const ck_device_set *set, long opencl) {
   if (opencl < 0)
     return;
   const ck_device *device = &set->devices[opencl];
+  /* A CUDA test device builds through NVRTC: assembling is refused. */
+  if (device->backend != CK_BACKEND_OPENCL) {
+    CHECK(ck_kernels_assemble_for_device("pso.cl", device, &text, NULL) ==
+              CK_ERROR_UNSUPPORTED &&
+          text == NULL);
+    return;
+  }
   CHECK(ck_kernels_assemble_for_device("ck_philox.h", device, &text, NULL) ==
         CK_ERROR_NOT_FOUND);
   CHECK(ck_kernels_assemble_for_device("ga.cu", device, &text, NULL) ==
