@@ -80,12 +80,13 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   if (granule == 0)
     granule = 1;
+  /* Too few for whole granules each: one unit is the granule. */
+  if (total / granule < members)
+    granule = 1;
   uint64_t granules = total / granule;
   if (granules < members)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "%llu %s cannot be dealt to %zu devices%s",
-            (unsigned long long)total, run->unit_name, members,
-            granule > 1 ? " in whole groups" : "");
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "%llu %s cannot be dealt to %zu devices",
+            (unsigned long long)total, run->unit_name, members);
   if (spread->shares) {
     for (size_t m = 0; m < members; ++m)
       weights[m] = spread->shares[m];

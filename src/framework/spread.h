@@ -33,10 +33,11 @@ ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
 
 /*
  * Deals total units to all members, in multiples of granule (the last
- * member takes what remains), in proportion to the spread's shares where
- * it gives them, else to speeds (this process's members' units a second;
- * NULL: equally). Each member gets at least one granule: a total too small
- * for that is refused (CK_ERROR_INVALID_ARGUMENT naming the unit).
+ * member takes what remains; a granule of 1 where too few for one each),
+ * in proportion to the spread's shares where it gives them, else to
+ * speeds (this process's members' units a second; NULL: equally). Each
+ * member gets at least one unit: fewer units than members are refused
+ * (CK_ERROR_INVALID_ARGUMENT naming the unit).
  * Collective.
  */
 ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,

@@ -95,6 +95,9 @@ fail:
   return status;
 }
 
+/* Particles a slice holds a multiple of (but the last). */
+#define SLICE_GRANULE 32
+
 /* How long a probe's batch of iterations must last, at most. */
 #define PROBE_SECONDS 0.05
 #define PROBE_ITERATIONS 64
@@ -160,7 +163,10 @@ ck_status ck__pso_spread_create(const ck_spread *given,
   int measure = !given->shares && ck__exchange_members(run->exchange) > 1;
   if (measure)
     CK_TRY(probe(spread, given, config, speeds));
-  CK_TRY(ck__spread_deal(run, given, config->particles, 1,
+  /* Slices in whole warps of particles, so that each member's rows of
+   * x, v and pbest (d * n + p) start aligned as a swarm's alone do: an
+   * odd slice made an H200's moves half as slow again. */
+  CK_TRY(ck__spread_deal(run, given, config->particles, SLICE_GRANULE,
                          measure ? speeds : NULL));
   /* The target is the driver's to watch, over the whole swarm. */
   ck_pso_config slice = *config;
@@ -221,15 +227,22 @@ ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
   return CK_OK;
 }
 
+/* A member's kernel seconds so far; its queue finished first, since some
+ * backends count a launch's time only once it is waited for. */
+static double member_kernel_seconds(ck_pso *member) {
+  double seconds = 0;
+  ck_queue *queue = ck__pso_state(member)->queue;
+  if (ck_queue_finish(queue) != CK_OK ||
+      ck_queue_get_kernel_seconds(queue, &seconds) != CK_OK)
+    return 0;
+  return seconds;
+}
+
 double ck__pso_spread_kernel_seconds(ck__pso_spread *spread) {
   double total = 0;
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i) {
-    double seconds = 0;
-    if (spread->members[i] &&
-        ck_queue_get_kernel_seconds(ck__pso_state(spread->members[i])->queue,
-                                    &seconds) == CK_OK)
-      total += seconds;
-  }
+  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
+    if (spread->members[i])
+      total += member_kernel_seconds(spread->members[i]);
   return total;
 }
 
@@ -237,10 +250,8 @@ ck_status ck__pso_spread_report(ck__pso_spread *spread, ck_result *result) {
   /* A device's own kernel time where its queue keeps one (ref does not):
    * the host's clock also counts its waits for the others. */
   for (size_t i = 0; i < spread->run.local; ++i) {
-    double seconds = 0;
-    if (ck_queue_get_kernel_seconds(ck__pso_state(spread->members[i])->queue,
-                                    &seconds) == CK_OK &&
-        seconds > 0)
+    double seconds = member_kernel_seconds(spread->members[i]);
+    if (seconds > 0)
       spread->run.compute_s[i] = seconds;
   }
   return ck__spread_report(&spread->run, result);
