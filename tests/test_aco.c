@@ -1302,11 +1302,10 @@ static void quality(const ck_device *device) {
     config.keep_trace = 1;
     ck_aco_report report;
     if (run(device, &tsp, &config, &report, NULL)) {
-      CHECK_MSG(report.stopped_by == CK_STOP_STEPS &&
-                    report.iterations == 100 && report.best_length >= 426 &&
-                    report.best_length <= 426 * 1.5,
-                "ls none on %s: %lld", device->id,
-                (long long)report.best_length);
+      CHECK_MSG(
+          report.stopped_by == CK_STOP_STEPS && report.iterations == 100 &&
+              report.best_length >= 426 && report.best_length <= 426 * 1.5,
+          "ls none on %s: %lld", device->id, (long long)report.best_length);
       CHECK(isnan(report.gap));
       CHECK_MSG(last_trace_count > 1,
                 "ls none on %s: no improvement after "
@@ -1845,112 +1844,112 @@ static void bad_config(const ck_device *ref) {
     switch (k) {
     case 0:
       c.candidates = 51; /* n */
-      mention = "--candidates";
+      mention = "ck_aco_config.candidates";
       break;
     case 1:
       c.candidates = 65;
-      mention = "--candidates";
+      mention = "ck_aco_config.candidates";
       break;
     case 2:
       c.rho = 0;
-      mention = "--rho";
+      mention = "ck_aco_config.rho";
       break;
     case 3:
       c.rho = 1;
-      mention = "--rho";
+      mention = "ck_aco_config.rho";
       break;
     case 4:
       c.rho = NAN;
-      mention = "--rho";
+      mention = "ck_aco_config.rho";
       break;
     case 5:
       c.partition = 7;
-      mention = "--partition";
+      mention = "ck_aco_config.partition";
       break;
     case 6:
       c.partition = 52;
-      mention = "--partition";
+      mention = "ck_aco_config.partition";
       break;
     case 7:
       c.has_target = 1; /* no optimum */
       c.target_gap = 1;
-      mention = "--target-gap";
+      mention = "ck_aco_config.target_gap: needs a known optimum";
       break;
     case 8:
       c.has_target = 1;
       c.optimum = 426;
       c.target_gap = -1;
-      mention = "--target-gap";
+      mention = "ck_aco_config.target_gap";
       break;
     case 9:
       c.has_target = 1;
       c.optimum = 426;
       c.target_gap = NAN;
-      mention = "--target-gap";
+      mention = "ck_aco_config.target_gap";
       break;
     case 10:
       c.algorithm = (ck_aco_algorithm)2;
-      mention = "--algo";
+      mention = "ck_aco_config.algorithm";
       break;
     case 11:
       c.local_search = (ck_aco_local_search)3;
-      mention = "--ls";
+      mention = "ck_aco_config.local_search";
       break;
     case 12:
       c.local_search = (ck_aco_local_search)-1;
-      mention = "--ls";
+      mention = "ck_aco_config.local_search";
       break;
     case 13:
       c.alpha = 0;
-      mention = "--alpha";
+      mention = "ck_aco_config.alpha";
       break;
     case 14:
       c.beta = -1;
-      mention = "--beta";
+      mention = "ck_aco_config.beta";
       break;
     case 15:
       c.q0 = 1.5;
-      mention = "--q0";
+      mention = "ck_aco_config.q0";
       break;
     case 16:
       c.xi = 0;
-      mention = "--xi";
+      mention = "ck_aco_config.xi";
       break;
     case 17:
       c.xi = 1;
-      mention = "--xi";
+      mention = "ck_aco_config.xi";
       break;
     case 18:
       c.p_best = 0;
-      mention = "p_best";
+      mention = "ck_aco_config.p_best";
       break;
     case 19:
       c.ants = 65537;
-      mention = "--ants";
+      mention = "ck_aco_config.ants";
       break;
     case 20:
       c.optimum = -5;
-      mention = "--optimum";
+      mention = "ck_aco_config.optimum";
       break;
     case 21:
       c.max_seconds = -1;
-      mention = "--time";
+      mention = "ck_aco_config.max_seconds";
       break;
     case 22:
       c.max_seconds = NAN;
-      mention = "--time";
+      mention = "ck_aco_config.max_seconds";
       break;
     case 23:
       c.alpha = NAN;
-      mention = "--alpha";
+      mention = "ck_aco_config.alpha";
       break;
     case 24:
       c.q0 = NAN;
-      mention = "--q0";
+      mention = "ck_aco_config.q0";
       break;
     case 25:
       c.beta = 21;
-      mention = "--beta";
+      mention = "ck_aco_config.beta";
       break;
     }
     made = (ck_aco *)&c; /* must come back NULL */
@@ -2138,7 +2137,8 @@ static void bad_workload(const ck_device *ref) {
       {{{"instance", eil51}, {"candidates", "51"}},
        2,
        CK_ERROR_INVALID_ARGUMENT,
-       "--candidates"},
+       "option --candidates: ck_aco_config.candidates: 51 is not below the "
+       "51 cities"},
       {{{"instance", eil51}, {"ls", "bogus"}},
        2,
        CK_ERROR_INVALID_ARGUMENT,
@@ -2227,21 +2227,45 @@ static void bad_workload(const ck_device *ref) {
   const struct {
     const char *name, *value, *range;
   } ranges[] = {
-      {"iters", "-1", "option --iters: -1 is outside [1, 1000000000000]"},
-      {"iters", "0", "option --iters: 0 is outside [1, 1000000000000]"},
-      {"alpha", "1e16", "option --alpha: 1e16 is outside [0.001, 10]"},
-      {"alpha", "0", "option --alpha: 0 is outside [0.001, 10]"},
-      {"beta", "1e16", "option --beta: 1e16 is outside [0, 20]"},
-      {"optimum", "0", "option --optimum: 0 is outside [1, 1000000000000000]"},
-      {"ls-ants", "1e15", "option --ls-ants: 1e15 is outside [0, 65536]"},
-      {"candidates", "65", "option --candidates: 65 is outside [1, 64]"},
-      {"restart", "2e9", "option --restart: 2e9 is outside [0, 1000000000]"},
-      {"q0", "2", "option --q0: 2 is outside [0, 1]"},
-      {"rho", "1", "option --rho: 1 is outside [1e-06, 0.999999]"},
-      {"lanes", "512", "option --lanes: 512 is outside [1, 256]"},
-      {"ants", "0", "option --ants: 0 is outside [1, 65536]"},
-      {"time", "2e9", "option --time: 2e9 is outside [0, 1e+09]"},
-      {"target-gap", "-1", "option --target-gap: -1 is outside [0, 1e+06]"},
+      {"iters", "-1",
+       "option --iters: ck_aco_config.max_iterations: -1 is outside [1, "
+       "1000000000000]"},
+      {"iters", "0",
+       "option --iters: ck_aco_config.max_iterations: 0 is outside [1, "
+       "1000000000000]"},
+      {"alpha", "1e16",
+       "option --alpha: ck_aco_config.alpha: 1e16 is outside "
+       "(0, 10]"},
+      {"alpha", "0",
+       "option --alpha: ck_aco_config.alpha: 0 is outside (0, "
+       "10]"},
+      {"beta", "1e16",
+       "option --beta: ck_aco_config.beta: 1e16 is outside [0, "
+       "20]"},
+      {"optimum", "0",
+       "option --optimum: ck_aco_config.optimum: 0 is outside [1, "
+       "1000000000000000]"},
+      {"ls-ants", "1e15",
+       "option --ls-ants: ck_aco_config.local_search_ants: 1e15 is outside "
+       "[0, 65536]"},
+      {"candidates", "65",
+       "option --candidates: ck_aco_config.candidates: 65 is outside [1, 64]"},
+      {"restart", "2e9",
+       "option --restart: ck_aco_config.restart_after: 2e9 is outside [0, "
+       "1000000000]"},
+      {"q0", "2", "option --q0: ck_aco_config.q0: 2 is outside [0, 1]"},
+      {"rho", "1", "option --rho: ck_aco_config.rho: 1 is outside (0, 1)"},
+      {"lanes", "512",
+       "option --lanes: ck_aco_config.lanes: 512 is outside [1, 256]"},
+      {"ants", "0",
+       "option --ants: ck_aco_config.ants: 0 is outside [1, "
+       "65536]"},
+      {"time", "2e9",
+       "option --time: ck_aco_config.max_seconds: 2e9 is outside [0, "
+       "1000000000]"},
+      {"target-gap", "-1",
+       "option --target-gap: ck_aco_config.target_gap: -1 is outside [0, "
+       "1000000]"},
       /* Not a range, but known before the instance is read. */
       {"target-gap", "1", "option --target-gap: needs the optimum"},
   };
@@ -2483,7 +2507,8 @@ static void optima_lookup(const ck_device *ref) {
     log_lines lines = {0, ""};
     ck_run_options options = {.seed = 1, .log = keep_line, .log_user = &lines};
     ck_result result = {0};
-    ck_status status = test_workload_run(aco, ref, params, 4, &options, &result);
+    ck_status status =
+        test_workload_run(aco, ref, params, 4, &options, &result);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(status == CK_OK, "optima: status %d, '%s'", (int)status, message);

@@ -560,7 +560,8 @@ static void check_run_usage_errors(void) {
       {{"run", "pso", "--device", "ref", "--fn", "lsq", NULL}, "--data"},
       /* Data for an objective that takes none, before the file is read. */
       {{"run", "pso", "--device", "ref", "--data", "no-such-file.csv", NULL},
-       "--fn sphere takes no data"},
+       "option --data: ck_pso_config.data: the function sphere takes no "
+       "data"},
       {{"run", "pso", "--device", "ref", "--topology", "star", NULL},
        "--topology"},
       /* ga: the relations between options are usage errors too. */
@@ -614,11 +615,12 @@ static void check_run_usage_errors(void) {
       {{"run", "pso", "--device", "ref", "--iters", " 1", NULL}, "--iters"},
       {{"run", "pso", "--device", "ref", "--iters", "0x10", NULL}, "--iters"},
       {{"run", "ga", "--device", "ref", "--pm", "1e-9", NULL},
-       "--pm: 1e-09 is too small for single precision"},
+       "--pm: ck_ga_config.mutation_rate: 1e-09 is too small for single "
+       "precision"},
       {{"run", "ga", "--device", "ref", "--mutation", "gauss:1e30", NULL},
-       "above 0 and at most 1e6"},
+       "needs a number in (0, 1000000]"},
       {{"run", "ga", "--device", "ref", "--crossover", "sbx:1e30", NULL},
-       "from 0 to 1e6"},
+       "needs a number in [0, 1000000]"},
       {{"run", "selfcheck", "--device", "ref", "a", "b", NULL},
        "unexpected argument 'b'"},
       {{"gen", "lsq", "--rows", "5", "--dim", "2", "--out", "d.csv", "--coef",
@@ -835,7 +837,10 @@ static void check_pso_files(void) {
                                 "sphere", "--data", data,       NULL};
   r = run_clkit(sphere);
   EXPECT_EXIT(r, 2, sphere);
-  EXPECT_HAS(r.err, "option --data: --fn sphere takes no data", sphere);
+  EXPECT_HAS(r.err,
+             "option --data: ck_pso_config.data: the function sphere takes "
+             "no data",
+             sphere);
   release(&r);
   /* compare's oracle is ref, which cannot run a user objective (OpenCL
    * C): a request compare cannot serve, refused before any device runs. */
@@ -1442,7 +1447,9 @@ static void check_opencl_runs(void) {
       int by_name = cases[c] == named;
       EXPECT_EXIT(r, by_name ? 1 : 0, cases[c]);
       CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
-      EXPECT_HAS(r.out, by_name ? " failed: math tf32" : " skipped: math tf32",
+      EXPECT_HAS(r.out,
+                 by_name ? " failed: option --math: ck_nn_config.math: TF32"
+                         : " skipped: option --math: ck_nn_config.math: TF32",
                  cases[c]);
       CHECK_MSG(strstr(r.out, by_name ? "skipped:" : "failed:") == NULL,
                 "a row %s: %s", by_name ? "skipped" : "failed", r.out);
@@ -2207,7 +2214,8 @@ static void check_gas_run(void) {
        "--neighbors"},
       {{"run", "gas", "--model", "log:1:1", "--device", "ref", NULL},
        2,
-       "allpairs"},
+       "option --model: ck_gas_config.model: the soft-log model has no "
+       "cutoff; it needs all pairs"},
       {{"run", "gas", "--strips", "always", "--device", "ref", NULL},
        2,
        "--strips"},
@@ -3268,8 +3276,8 @@ static void check_nn_predict_stdout(void) {
                                       "--predict", rows, "--device", "ref",
                                       "--json",    NULL};
   for (int i = 0; i < 2; ++i) {
-    run_output r = i == 0 ? run_clkit(predict)
-                          : run_clkit_stdout_piped(predict, 0);
+    run_output r =
+        i == 0 ? run_clkit(predict) : run_clkit_stdout_piped(predict, 0);
     EXPECT_EXIT(r, 0, predict);
     CHECK_MSG(strcmp(r.out, "1\n0\n1\n") == 0,
               "'clkit %s' (stdout %s): stdout is not the classes alone:\n%s",

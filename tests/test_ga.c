@@ -1656,8 +1656,10 @@ static void bad_input(const ck_device *ref) {
       /* The command line's own words for a zero sigma or eta, rather than
        * the config check's; BLX's alpha may be 0 (refused later, at
        * --topology). */
-      {{{"mutation", "gauss:0"}}, 1, "'gauss:0' needs a number above 0"},
-      {{{"mutation", "poly:0"}}, 1, "'poly:0' needs a number above 0"},
+      {{{"mutation", "gauss:0"}},
+       1,
+       "'gauss:0' needs a number in (0, 1000000]"},
+      {{{"mutation", "poly:0"}}, 1, "'poly:0' needs a number in (0, 1000000]"},
       {{{"crossover", "blx:0"}, {"topology", "star"}}, 2, "--topology"},
       {{{"mutation", "cauchy:1"}}, 1, "--mutation"},
       {{{"mutation", "poly"}}, 1, "--mutation"},
@@ -1678,7 +1680,9 @@ static void bad_input(const ck_device *ref) {
       {{{"pm", "0"}, {"mutation", "poly:20"}}, 2, "--mutation applies"},
       {{{"gens", "0"}}, 1, "--gens"},
       /* Initialisation alone makes 64 x 64 evaluations. */
-      {{{"evals", "4095"}}, 1, "--evals: 4095"},
+      {{{"evals", "4095"}},
+       1,
+       "option --evals: ck_ga_config.max_evaluations: 4095"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     ck_status status = test_workload_run(ga, ref, cases[k].params,
@@ -1714,52 +1718,52 @@ static void bad_input(const ck_device *ref) {
     switch (k) {
     case 0:
       c.island_size = 1;
-      mention = "--island-size";
+      mention = "ck_ga_config.island_size";
       break;
     case 1:
       c.migrants = 6;
-      mention = "--migrants";
+      mention = "ck_ga_config.migrants";
       break;
     case 2:
       c.crossover_rate = 1.0001;
-      mention = "--pc";
+      mention = "ck_ga_config.crossover_rate";
       break;
     case 3:
       c.crossover_rate = NAN;
-      mention = "--pc";
+      mention = "ck_ga_config.crossover_rate";
       break;
     case 4:
       c.mutation_rate = 2;
-      mention = "--pm";
+      mention = "ck_ga_config.mutation_rate";
       break;
     case 5:
       c.mutation_rate = NAN;
-      mention = "--pm";
+      mention = "ck_ga_config.mutation_rate";
       break;
     case 6:
       c.tournament = 7;
-      mention = "--tournament";
+      mention = "ck_ga_config.tournament";
       break;
     case 7:
       c.elite = 6;
-      mention = "--elite";
+      mention = "ck_ga_config.elite";
       break;
     case 8:
       c.crossover = (ck_ga_crossover)3;
-      mention = "--crossover";
+      mention = "ck_ga_config.crossover: 3 is none of";
       break;
     case 9:
       c.crossover = CK_GA_SBX;
       c.crossover_parameter = -1;
-      mention = "--crossover";
+      mention = "ck_ga_config.crossover_parameter";
       break;
     case 10:
       c.topology = (ck_ga_topology)2;
-      mention = "--topology";
+      mention = "ck_ga_config.topology";
       break;
     case 11:
       c.generation_mode = (ck_ga_generation_mode)3;
-      mention = "--generation-mode";
+      mention = "ck_ga_config.generation_mode";
       break;
     }
     ck_ga *made = (ck_ga *)&c; /* must come back NULL */

@@ -1203,19 +1203,19 @@ static void bad_config(const ck_device *device) {
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.particles = 0;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "particles",
-                        "0 particles");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.particles", "0 particles");
   ck_gas_config_init(&c);
   c.particles = 1000; /* a 14.1 box: rc fits, the lattice does not */
   c.density = 5;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rho",
-                        "density 5");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.density", "density 5");
   c.particles = 100; /* a 4.5 box: rc does not fit either */
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "density",
                         "100 particles at density 5");
   c.density = -1;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "rho",
-                        "density -1");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.density", "density -1");
   ck_gas_config_init(&c);
   /* sqrt(15 / 0.7) = 4.63 < 2 rc (20 particles give 5.35, which fits) */
   c.particles = 15;
@@ -1244,7 +1244,8 @@ static void bad_config(const ck_device *device) {
     c.box_x = c.box_y = bad_sides[i];
     char what[40];
     snprintf(what, sizeof what, "a box of sides %g", bad_sides[i]);
-    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "--box", what);
+    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                          "ck_gas_config.box_x", what);
   }
   /* Past CK_GAS_MAX_DT (1e300 made NaN of the first step). */
   static const double bad_dt[] = {0, -0.005, NAN, INFINITY, 1e300};
@@ -1254,12 +1255,14 @@ static void bad_config(const ck_device *device) {
     c.dt = bad_dt[i];
     char what[40];
     snprintf(what, sizeof what, "dt %g", bad_dt[i]);
-    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "dt", what);
+    expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                          "ck_gas_config.dt", what);
   }
   ck_gas_config_init(&c);
   c.particles = 100;
   c.model = CK_GAS_SOFT_LOG;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "allpairs",
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.model: the soft-log model has no cutoff",
                         "soft-log with cells");
   c.neighbors = CK_GAS_VERLET;
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "model",
@@ -1289,25 +1292,26 @@ static void bad_config(const ck_device *device) {
   c.particles = 100;
   c.thermostat = CK_GAS_LANGEVIN;
   c.gamma = 0;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
-                        "Langevin gamma 0");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.gamma", "Langevin gamma 0");
   c.gamma = 1e300;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
-                        "Langevin gamma 1e300");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.gamma", "Langevin gamma 1e300");
   c.gamma = 1;
   c.target_temperature = -2;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
-                        "Langevin at T -2");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.target_temperature", "Langevin at T -2");
   c.target_temperature = 1;
   c.thermostat = CK_GAS_RESCALE;
   c.rescale_every = 0;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "thermostat",
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.rescale_every",
                         "rescaling every 0 steps");
   ck_gas_config_init(&c);
   c.particles = 100;
   c.neighbors = (ck_gas_neighbors)7;
-  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT, "neighbour mode",
-                        "neighbour mode 7");
+  expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.neighbors", "neighbour mode 7");
 
   /* XYZ files: missing, malformed, without a box, outside the walls. */
   char path[600];
@@ -1356,7 +1360,8 @@ static void geometry_limits(const ck_device *ref) {
   ck_gas_config_init(&c);
   c.box_x = c.box_y = 1e308;
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
-                        "option --box: the sides", "a 1e308 box");
+                        "ck_gas_config.box_x: 1e+308 is outside",
+                        "a 1e308 box");
   c.box_x = 70000;
   c.box_y = 10;
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "65536",
@@ -1364,7 +1369,7 @@ static void geometry_limits(const ck_device *ref) {
   c.walls = 1;
   c.box_x = 1e-300;
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
-                        "option --box: the sides",
+                        "ck_gas_config.box_x: 1e-300 is outside",
                         "a 1e-300 x 10 box between walls");
   /* A system past the device's memory fails before anything is allocated
    * (ref's memory is the host's; here a copy that claims 64 MB). */
@@ -1386,16 +1391,17 @@ static void geometry_limits(const ck_device *ref) {
   c.particles = 1000;
   c.density = 1e-9; /* a side of 10^6 */
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
-                        "option --rho: 1000", "1000 particles at density 1e-9");
-  /* Too many particles for their lattice: the option that set the box is
-   * named, --rho by default and --box when given. */
+                        "ck_gas_config.density: 1000",
+                        "1000 particles at density 1e-9");
+  /* Too many particles for their lattice: the field that set the box is
+   * named, the density by default and box_x when given. */
   c.density = 30; /* sites 0.18 apart */
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
-                        "option --rho: 1000 particles do not fit",
+                        "ck_gas_config.density: 1000 particles do not fit",
                         "1000 particles at density 30");
   c.box_x = c.box_y = 10;
   expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT,
-                        "option --box: 1000 particles do not fit",
+                        "ck_gas_config.box_x: 1000 particles do not fit",
                         "1000 particles in a 10 x 10 box");
   ck_gas_config_init(&c);
   c.particles = 100;
@@ -2635,7 +2641,8 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   ck_param soft_cells[] = {
       {"particles", "200"}, {"model", "log:1:1"}, {"log-every", "0"}};
   expect_failure(run_workload(w, ref, soft_cells, 3, result),
-                 CK_ERROR_INVALID_ARGUMENT, "allpairs",
+                 CK_ERROR_INVALID_ARGUMENT,
+                 "option --model: ck_gas_config.model: the soft-log model",
                  "--model log:1:1 with cells");
   ck_param big_rc[] = {{"particles", "20"}, {"rc", "3"}, {"log-every", "0"}};
   expect_failure(run_workload(w, ref, big_rc, 3, result),

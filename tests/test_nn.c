@@ -1614,26 +1614,26 @@ static void bad_config(const ck_device *ref) {
                 mention);                                                      \
     CHECK(nn == NULL);                                                         \
   } while (0)
-  BAD(c.layer_count = 1, "layers");
-  BAD(c.layer_count = CK_NN_MAX_LAYERS + 2, "layers");
-  BAD(c.sizes[1] = 0, "layers");
-  BAD(c.sizes[0] = CK_NN_MAX_WIDTH + 1, "layers");
-  BAD(c.sizes[2] = 1, "layers");
-  BAD(c.learning_rate = 0, "lr");
-  BAD(c.learning_rate = -1, "lr");
-  BAD(c.learning_rate = INFINITY, "lr");
-  BAD(c.momentum = 1, "momentum");
-  BAD(c.momentum = -0.5, "momentum");
-  BAD((c.schedule = CK_NN_STEP, c.step_gamma = 0), "schedule");
-  BAD((c.schedule = CK_NN_STEP, c.step_gamma = 1.5), "schedule");
-  BAD((c.schedule = CK_NN_STEP, c.step_every = 0), "schedule");
-  BAD(c.schedule = (ck_nn_schedule)7, "schedule");
-  BAD(c.activations[0] = (ck_nn_activation)3, "act");
-  BAD(c.loss = (ck_nn_loss)2, "loss");
-  BAD(c.optimizer = (ck_nn_optimizer)2, "optimizer");
-  BAD(c.weight_decay = -1, "weight-decay");
-  BAD(c.beta1 = 1, "beta1");
-  BAD(c.epsilon = 0, "epsilon");
+  BAD(c.layer_count = 1, "ck_nn_config.layer_count");
+  BAD(c.layer_count = CK_NN_MAX_LAYERS + 2, "ck_nn_config.layer_count");
+  BAD(c.sizes[1] = 0, "ck_nn_config.sizes");
+  BAD(c.sizes[0] = CK_NN_MAX_WIDTH + 1, "ck_nn_config.sizes");
+  BAD(c.sizes[2] = 1, "ck_nn_config.sizes");
+  BAD(c.learning_rate = 0, "ck_nn_config.learning_rate");
+  BAD(c.learning_rate = -1, "ck_nn_config.learning_rate");
+  BAD(c.learning_rate = INFINITY, "ck_nn_config.learning_rate");
+  BAD(c.momentum = 1, "ck_nn_config.momentum");
+  BAD(c.momentum = -0.5, "ck_nn_config.momentum");
+  BAD((c.schedule = CK_NN_STEP, c.step_gamma = 0), "ck_nn_config.step_gamma");
+  BAD((c.schedule = CK_NN_STEP, c.step_gamma = 1.5), "ck_nn_config.step_gamma");
+  BAD((c.schedule = CK_NN_STEP, c.step_every = 0), "ck_nn_config.step_every");
+  BAD(c.schedule = (ck_nn_schedule)7, "ck_nn_config.schedule");
+  BAD(c.activations[0] = (ck_nn_activation)3, "ck_nn_config.activations");
+  BAD(c.loss = (ck_nn_loss)2, "ck_nn_config.loss");
+  BAD(c.optimizer = (ck_nn_optimizer)2, "ck_nn_config.optimizer");
+  BAD(c.weight_decay = -1, "ck_nn_config.weight_decay");
+  BAD(c.beta1 = 1, "ck_nn_config.beta1");
+  BAD(c.epsilon = 0, "ck_nn_config.epsilon");
 #undef BAD
   /* A network past the device's memory fails before it is allocated,
    * with the figures (ref's memory is the host's; here a copy that claims

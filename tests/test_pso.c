@@ -358,7 +358,8 @@ static void budgets(const ck_device *device) {
   const char *message = "";
   CHECK(ck_pso_create(device, &c, &pso) == CK_ERROR_INVALID_ARGUMENT);
   ck_error_get_last(&message);
-  CHECK_MSG(strstr(message, "--evals: 15") != NULL, "message '%s'", message);
+  CHECK_MSG(strstr(message, "ck_pso_config.max_evaluations: 15") != NULL,
+            "message '%s'", message);
   CHECK(pso == NULL);
   c.max_evaluations = 0;
   c.max_iterations = 0;
@@ -397,15 +398,15 @@ static void bad_configs(const ck_device *ref) {
     case 2:
       c.function = "lsq";
       c.data = &no_dim;
-      mention = "option --data: the data set has 0 coefficients";
+      mention = "ck_pso_config.data: the data set has 0 coefficients";
       break;
     case 3:
       c.lsq_mode = (ck_pso_lsq_mode)9;
-      mention = "--lsq-mode";
+      mention = "ck_pso_config.lsq_mode: 9 is none of";
       break;
     case 4:
       c.move_mode = (ck_pso_move_mode)3;
-      mention = "--move-mode";
+      mention = "ck_pso_config.move_mode: 3 is none of";
       break;
     default:
       /* float cannot hold the bound: the domain became infinite. */
@@ -955,7 +956,9 @@ static void user_objective_kernel(const ck_device *device) {
                              .data = with_data ? &data : NULL,
                              .dim = DIM,
                              .lo = lo,
-                             .hi = hi};
+                             .hi = hi,
+                             .config = "ck_pso_config",
+                             .fields = ck__pso_fields};
     uint32_t group = ck__group_size(device);
     char defines[256];
     ck__lsq_plan plan = {0, 1, 1, group};
@@ -1037,7 +1040,9 @@ static void bad_input(const ck_device *ref) {
       {{{"dim", "-3"}}, 1, "--dim"},
       {{{"particles", "0"}}, 1, "--particles"},
       {{{"iters", "0"}}, 1, "--iters"},
-      {{{"evals", "1023"}}, 1, "--evals: 1023"},
+      {{{"evals", "1023"}},
+       1,
+       "option --evals: ck_pso_config.max_evaluations: 1023"},
       {{{"lo", "nan"}, {"hi", "1"}}, 2, "--lo"},
       {{{"lo", "1"}, {"hi", "1"}}, 2, "below"},
       {{{"lo", "2,3"}, {"hi", "4"}}, 2, "--lo"},

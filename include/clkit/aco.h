@@ -53,12 +53,12 @@ typedef struct ck_aco_config {
   ck_aco_algorithm algorithm;
   uint32_t ants;          /* 0: automatic, from the device's parallel width */
   uint32_t candidates;    /* k nearest neighbours a city, 0: min(20, n - 1) */
-  double alpha, beta;     /* 1 and 2 */
+  double alpha, beta;     /* the exponents of pheromone and heuristic */
   double rho;             /* negative: 0.2 with local search, 0.02 without;
                              ACS: 0.1 */
-  double q0;              /* ACS only; negative: 0.9 */
-  double xi;              /* ACS local evaporation, 0.1 */
-  double p_best;          /* MMAS tau_min from p_best (0.05) */
+  double q0;              /* ACS only; negative: the default */
+  double xi;              /* ACS local evaporation */
+  double p_best;          /* MMAS tau_min from p_best */
   uint32_t restart_after; /* MMAS: iterations without improvement before
                              the pheromone is reset (0: never) */
   ck_aco_local_search local_search;
@@ -83,7 +83,7 @@ typedef struct ck_aco_config {
                      (the SIMD width on GPUs, 1 on CPUs) */
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
-   * defaults to 100 when every rule is off). */
+   * takes its default when every rule is off). */
   uint64_t max_iterations;
   double max_seconds;
   int64_t optimum; /* known optimum, 0: unknown */
@@ -121,11 +121,10 @@ typedef struct ck_aco_trace_point {
 
 typedef struct ck_aco ck_aco;
 
-/* ck_aco_config_init - defaults: MMAS, automatic ants, 20 candidates,
- * alpha 1, beta 2, rho by local search, 2-opt+Or-opt on every ant
- * (seeded from the best tour),
- * restart after 250 iterations without improvement, 100 iterations,
- * seed 1. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL. */
+/* ck_aco_config_init - every field at its default: the one `clkit run aco
+ * --help` shows for the option that sets it (xi and p_best have none; their
+ * table is src/aco/aco_fields.c), seed 1.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for NULL. */
 ck_status ck_aco_config_init(ck_aco_config *config);
 
 /*

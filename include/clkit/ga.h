@@ -93,7 +93,7 @@ typedef struct ck_ga_config {
                                             ignore it */
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (generations
-   * defaults to 200 when every rule is off). max_evaluations counts
+   * takes its default when every rule is off). max_evaluations counts
    * initialisation's, one an individual, so a budget that is set must be
    * at least islands x island_size; then each generation's children (the
    * elites, which keep their fitness, not counted with built-in
@@ -125,10 +125,8 @@ typedef struct ck_ga_report {
 
 typedef struct ck_ga ck_ga;
 
-/* ck_ga_config_init - defaults: sphere in 10 dimensions, 64 islands of
- * 64, elite 1, tournament 2, arithmetic crossover at 0.9, gaussian
- * mutation (sigma 0.1) at 1/d, clamp, migration of 2 every 10 on a ring,
- * 200 generations, seed 1.
+/* ck_ga_config_init - every field at its default: the one `clkit run ga
+ * --help` shows for the option that sets it, seed 1.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_ga_config_init(ck_ga_config *config);
 

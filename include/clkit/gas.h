@@ -137,9 +137,10 @@ typedef struct ck_gas_observables {
 
 typedef struct ck_gas ck_gas;
 
-/* ck_gas_config_init - defaults: 1024 particles at density 0.7 on a
- * triangular lattice, T = 1, Lennard-Jones with rc 2.5 shifted in energy,
- * dt 0.005, periodic, NVE, cell lists (skin 0.3 for Verlet), seed 1.
+/* ck_gas_config_init - every field at its default: the one `clkit run gas
+ * --help` shows for the option that sets it (the thermostat's, the skin's
+ * and the soft-log model's fields are set with theirs; the table is
+ * src/gas/gas_fields.c), seed 1.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_gas_config_init(ck_gas_config *config);
 

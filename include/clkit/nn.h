@@ -140,10 +140,11 @@ typedef struct ck_nn_report {
   double wall_s, kernel_s, build_s;
 } ck_nn_report;
 
-/* ck_nn_config_init - defaults: 2-8-2 (set sizes for real data), relu,
- * cross-entropy, Adam (lr 0.001, beta 0.9 / 0.999, epsilon 1e-8), SGD
- * momentum 0.9 when chosen, no weight decay, constant rate, batch 64,
- * seed 1. Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
+/* ck_nn_config_init - every field at its default: the one `clkit run nn
+ * --help` shows for the option that sets it, a small network (set sizes
+ * for real data), and Adam's beta1, beta2 and epsilon (their table is
+ * src/nn/nn_fields.c), seed 1.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_nn_config_init(ck_nn_config *config);
 
 /*

@@ -84,7 +84,7 @@ typedef struct ck_pso_config {
   ck_pso_move_mode move_mode;
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
-   * defaults to 1000 when every rule is off). max_evaluations counts
+   * takes its default when every rule is off). max_evaluations counts
    * initialisation's, one a particle, so a budget that is set must be at
    * least `particles`. */
   uint64_t max_iterations;
@@ -114,8 +114,8 @@ typedef struct ck_pso_report {
 
 typedef struct ck_pso ck_pso;
 
-/* ck_pso_config_init - fill config with the defaults (w 0.7298, c1 = c2 =
- * 1.49618, gbest, clamp bounds, 1000 iterations, seed 1).
+/* ck_pso_config_init - every field at its default: the one `clkit run pso
+ * --help` shows for the option that sets it, seed 1.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_pso_config_init(ck_pso_config *config);
 

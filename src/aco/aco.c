@@ -16,8 +16,6 @@
 
 enum {
   MATRIX_LIMIT = 4096, /* distances come from a matrix up to this n */
-  MAX_ANTS = 1 << 16,
-  MAX_CANDIDATES = 64,
   GROUP = 64
 };
 
@@ -51,80 +49,42 @@ aco_state *ck__aco_state(ck_aco *aco) {
 ck_status ck_aco_config_init(ck_aco_config *config) {
   CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
-  config->algorithm = CK_ACO_MMAS;
-  config->alpha = 1;
-  config->beta = 2;
-  config->rho = -1;
-  config->q0 = -1;
-  config->xi = 0.1;
-  config->p_best = 0.05;
-  config->restart_after = 250;
-  config->local_search = CK_ACO_LS_2OPT_OROPT;
-  config->partition_every = 1;
-  config->kicks = CK_ACO_KICKS_SEGMENT;
-  config->seeded_search = 1;
-  config->seed = 1;
-  config->max_iterations = 100;
+  ck__fields_init(config, ck__aco_fields, CK__ACO_FIELDS);
   return CK_OK;
 }
 
 static ck_status check_config(const ck_aco_config *config, uint32_t n) {
-  if (config->algorithm != CK_ACO_MMAS && config->algorithm != CK_ACO_ACS)
+  const ck__field *fields = ck__aco_fields;
+  ck_status status =
+      ck__fields_check("ck_aco_config", config, fields, CK__ACO_FIELDS);
+  if (status)
+    return status;
+  if (config->candidates >= n)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --algo: unknown algorithm");
-  if (config->ants > MAX_ANTS)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --ants: %u is above %d",
-                    config->ants, MAX_ANTS);
-  if (config->candidates > MAX_CANDIDATES ||
-      (config->candidates && config->candidates >= n))
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT, "option --candidates: %u is outside [1, %u]",
-        config->candidates, n - 1 < MAX_CANDIDATES ? n - 1 : MAX_CANDIDATES);
-  if (!(config->alpha > 0 && config->alpha <= 10))
+                    "ck_aco_config.candidates: %u is not below the %u cities",
+                    config->candidates, n);
+  /* Negative: automatic. */
+  if ((!(config->rho < 0) &&
+       (status =
+            ck__field_check("ck_aco_config", config, &fields[CK__ACO_RHO]))) ||
+      (!(config->q0 < 0) && (status = ck__field_check("ck_aco_config", config,
+                                                      &fields[CK__ACO_Q0]))))
+    return status;
+  if (config->lanes & (config->lanes - 1))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --alpha: %g is outside (0, 10]", config->alpha);
-  if (!(config->beta >= 0 && config->beta <= 20))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --beta: %g is outside [0, 20]", config->beta);
-  if (!(config->rho < 0 || (config->rho > 0 && config->rho < 1)))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --rho: %g is outside (0, 1)", config->rho);
-  if (!(config->q0 < 0 || config->q0 <= 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --q0: %g is outside [0, 1]", config->q0);
-  if (!(config->xi > 0 && config->xi < 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --xi: %g is outside (0, 1)", config->xi);
-  if (!(config->p_best > 0 && config->p_best < 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "p_best %g is outside (0, 1)",
-                    config->p_best);
-  if ((int)config->local_search < CK_ACO_LS_NONE ||
-      config->local_search > CK_ACO_LS_2OPT_OROPT)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --ls: unknown local search");
-  if (config->lanes > 256 || (config->lanes & (config->lanes - 1)))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --lanes: %u is not 1 or a power of two up to 256",
+                    "ck_aco_config.lanes: %u is not 1 or a power of two",
                     config->lanes);
-  uint32_t largest = n < CK__ACO_SEGMENT_MAX ? n : CK__ACO_SEGMENT_MAX;
-  if (config->partition &&
-      (config->partition < 8 || config->partition > largest))
+  if (config->partition > n)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    n < 8 ? "option --partition: %u: segments need 8 cities "
-                            "or more, and the instance has %u"
-                          : "option --partition: %u is outside [8, %u]",
-                    config->partition, n < 8 ? n : largest);
-  if (config->has_target && (!config->optimum || !(config->target_gap >= 0)))
+                    "ck_aco_config.partition: segments of %u cities, but the "
+                    "instance has %u",
+                    config->partition, n);
+  if (config->has_target && !config->optimum)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --target-gap: needs a known optimum (--optimum "
-                    "or --optima) and a gap >= 0");
-  if (config->optimum < 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --optimum: %lld is negative",
-                    (long long)config->optimum);
-  if (!(config->max_seconds >= 0))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --time: %g is negative",
-                    config->max_seconds);
+                    "ck_aco_config.target_gap: needs a known optimum");
+  if (config->has_target)
+    return ck__field_check("ck_aco_config", config,
+                           &fields[CK__ACO_TARGET_GAP]);
   return CK_OK;
 }
 
@@ -348,7 +308,8 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   state->alpha = (float)config->alpha;
   state->xi = (float)config->xi;
   state->q0 = config->algorithm == CK_ACO_ACS
-                  ? (float)(config->q0 < 0 ? 0.9 : config->q0)
+                  ? (float)(config->q0 < 0 ? ck__aco_fields[CK__ACO_Q0].value
+                                           : config->q0)
                   : 0.0f;
   state->group = GROUP;
   state->lanes = config->lanes ? config->lanes
@@ -360,9 +321,9 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   if (state->lanes > 1 && device->backend != CK_BACKEND_REF &&
       !group_kernels_supported(device))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "option --lanes: %u work-items an ant need the group kernels, "
-            "which the kernel compiler of %s aborts on; use --lanes 1 on "
-            "device %s",
+            "ck_aco_config.lanes: %u work-items an ant need the group "
+            "kernels, which the kernel compiler of %s aborts on; use 1 lane "
+            "on device %s",
             state->lanes, device->platform_version, device->id);
   /* ref makes the same choices as either form and has no work-groups: it
    * takes --lanes and ignores it, as every device's form options, so that
@@ -370,8 +331,8 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   if (device->backend != CK_BACKEND_REF && device->max_work_group_size &&
       state->lanes > device->max_work_group_size)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --lanes: %u is above the work-group limit of device %s "
-            "(%zu)",
+            "ck_aco_config.lanes: %u is above the work-group limit of "
+            "device %s (%zu)",
             state->lanes, device->id, device->max_work_group_size);
   created->rho = config->rho > 0                   ? config->rho
                  : config->algorithm == CK_ACO_ACS ? 0.1
@@ -665,7 +626,7 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   const ck_aco_config *config = &aco->config;
   const ck__loop_rules rules = {.shape = CK__LOOP_STEPWISE,
                                 .max_steps = config->max_iterations,
-                                .default_steps = 100,
+                                .default_steps = CK__ACO_DEFAULT_STEPS,
                                 .has_target = config->has_target,
                                 .max_seconds = config->max_seconds,
                                 .check_every = 1,

@@ -115,4 +115,38 @@ ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size);
 /* The state behind an ACO, for tests. */
 aco_state *ck__aco_state(ck_aco *aco);
 
+/* The fields of ck_aco_config with their defaults and ranges
+ * (aco_fields.c): ck_aco_config_init and the checks read them, and the
+ * workload's options point into them. */
+enum {
+  CK__ACO_ALGORITHM,
+  CK__ACO_ANTS,
+  CK__ACO_CANDIDATES,
+  CK__ACO_ALPHA,
+  CK__ACO_BETA,
+  CK__ACO_RHO,
+  CK__ACO_Q0,
+  CK__ACO_XI,
+  CK__ACO_P_BEST,
+  CK__ACO_RESTART_AFTER,
+  CK__ACO_LOCAL_SEARCH,
+  CK__ACO_LOCAL_SEARCH_ANTS,
+  CK__ACO_LONGEST_MOVE,
+  CK__ACO_SEEDED_SEARCH,
+  CK__ACO_PARTITION,
+  CK__ACO_PARTITION_EVERY,
+  CK__ACO_KICKS,
+  CK__ACO_LANES,
+  CK__ACO_SEED,
+  CK__ACO_MAX_ITERATIONS,
+  CK__ACO_MAX_SECONDS,
+  CK__ACO_OPTIMUM,
+  CK__ACO_TARGET_GAP,
+  CK__ACO_FIELDS
+};
+extern const ck__field ck__aco_fields[CK__ACO_FIELDS];
+/* The steps a run makes when no rule stops it. */
+#define CK__ACO_DEFAULT_STEPS                                                  \
+  ((uint64_t)ck__aco_fields[CK__ACO_MAX_ITERATIONS].value)
+
 #endif /* CK_ACO_INTERNAL_H */

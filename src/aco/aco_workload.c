@@ -15,58 +15,86 @@
 /* The options that name files a run writes. */
 static const char *const aco_outputs[] = {"tour-out", "trace", "svg", NULL};
 
-static const ck_option aco_options[] = {
-    {"instance", "FILE.tsp", "random:1000",
-     "the TSPLIB instance (also the first argument after the workload); "
-     "random:N for N random cities"},
-    {"algo", "A", "mmas", "mmas (MAX-MIN Ant System) or acs"},
-    {"ants", "M", "auto", "ants an iteration (auto: from the device)"},
-    {"candidates", "K", "20", "nearest neighbours a city (1 to 64)"},
-    {"alpha", "A", "1", "pheromone exponent"},
-    {"beta", "B", "2", "heuristic exponent"},
-    {"rho", "R", "auto",
-     "evaporation: 0.2 with local search, 0.02 without; ACS 0.1"},
-    {"q0", "Q", "0.9", "ACS: probability of the greedy choice"},
-    {"ls", "MODE", "2opt+oropt", "local search: none, 2opt or 2opt+oropt"},
-    {"ls-ants", "N", "0", "local search on the best N tours (0: all)"},
-    {"ls-longest", "L", "none",
-     "leave out moves that reverse or shift more than L tour entries"},
-    {"ls-full", NULL, NULL,
-     "local search from scratch to a true local optimum on every tour "
-     "(default: only around the edges a tour does not share with the best)"},
-    {"restart", "N", "250",
-     "MMAS: reset pheromone after N iterations without improvement (0: "
-     "never)"},
-    {"partition", "K", "0",
-     "improve the best tour in segments of K cities (8 to 1024) each "
-     "iteration (0: off)"},
-    {"kicks", "N", "K",
-     "partitioning: iterated local search kicks a segment and pass, K the "
-     "segment size (0: local search only)"},
-    {"lanes", "W", "auto",
-     "work-items an ant on OpenCL devices: 1, or a power of two (a "
-     "work-group an ant); auto: the SIMD width on GPUs, 1 on CPUs"},
-    {"iters", "N", "100",
-     "stop after N iterations (without it, --time or --target-gap alone "
-     "ends the run)"},
-    {"time", "S", NULL, "stop after S seconds"},
-    {"target-gap", "P", NULL,
-     "stop within P% of the optimum (alone, the run ends only then or at "
-     "Ctrl-C)"},
-    {"optimum", "L", NULL, "the known optimal length"},
-    {"optima", "FILE", NULL, "a file of 'name : length' lines"},
-    {"tour-out", "FILE", NULL, "write the best tour (TSPLIB .tour)"},
-    {"trace", "FILE", NULL, "write a CSV of time, iteration, best length"},
-    {"svg", "FILE", NULL, "draw the best tour over the cities"},
-    {NULL, NULL, NULL, NULL},
-};
-
 typedef struct aco_job {
+  ck_aco_config config; /* first: the options' fields are the job's */
   ck_tsp_instance instance;
-  ck_aco_config config;
   const char *tour_out, *trace, *svg;
   const char *path; /* the instance's file, or its random:N */
 } aco_job;
+
+/* The run's own settings, beside ck_aco_config's (ck__aco_fields). */
+enum { JOB_PATH, JOB_TOUR_OUT, JOB_TRACE, JOB_SVG, JOB_FIELDS };
+
+static const ck__field aco_job_fields[JOB_FIELDS] = {
+    [JOB_PATH] = {CK__FIELD_OF(aco_job, path, CK__FIELD_TEXT, 0, 0, 0),
+                  .text = "random:1000"},
+    [JOB_TOUR_OUT] = {CK__FIELD_OF(aco_job, tour_out, CK__FIELD_TEXT, 0, 0, 0)},
+    [JOB_TRACE] = {CK__FIELD_OF(aco_job, trace, CK__FIELD_TEXT, 0, 0, 0)},
+    [JOB_SVG] = {CK__FIELD_OF(aco_job, svg, CK__FIELD_TEXT, 0, 0, 0)},
+};
+
+#define ACO(index)                                                             \
+  .field = &ck__aco_fields[CK__ACO_##index], .config = "ck_aco_config"
+#define JOB(index) .field = &aco_job_fields[JOB_##index]
+
+static const ck__option aco_options[] = {
+    {"instance", "FILE.tsp",
+     "the TSPLIB instance (also the first argument after the workload); "
+     "random:N for N random cities",
+     JOB(PATH)},
+    {"algo", "A", "mmas (MAX-MIN Ant System) or acs", ACO(ALGORITHM)},
+    {"ants", "M", "ants an iteration (auto: from the device)", ACO(ANTS)},
+    {"candidates", "K", "nearest neighbours a city", ACO(CANDIDATES),
+     .flags = CK__OPTION_RANGE},
+    {"alpha", "A", "pheromone exponent", ACO(ALPHA)},
+    {"beta", "B", "heuristic exponent", ACO(BETA)},
+    {"rho", "R", "evaporation: 0.2 with local search, 0.02 without; ACS 0.1",
+     ACO(RHO)},
+    {"q0", "Q", "ACS: probability of the greedy choice", ACO(Q0)},
+    {"ls", "MODE", "local search: none, 2opt or 2opt+oropt", ACO(LOCAL_SEARCH)},
+    {"ls-ants", "N", "local search on the best N tours (0: all)",
+     ACO(LOCAL_SEARCH_ANTS)},
+    {"ls-longest", "L",
+     "leave out moves that reverse or shift more than L tour entries",
+     ACO(LONGEST_MOVE)},
+    {"ls-full", NULL,
+     "local search from scratch to a true local optimum on every tour "
+     "(default: only around the edges a tour does not share with the best)",
+     ACO(SEEDED_SEARCH), .flags = CK__OPTION_CLEARS},
+    {"restart", "N",
+     "MMAS: reset pheromone after N iterations without improvement (0: "
+     "never)",
+     ACO(RESTART_AFTER)},
+    {"partition", "K",
+     "improve the best tour in segments of K cities each iteration (0: off)",
+     ACO(PARTITION), .flags = CK__OPTION_RANGE},
+    {"kicks", "N",
+     "partitioning: iterated local search kicks a segment and pass, K the "
+     "segment size (0: local search only)",
+     ACO(KICKS)},
+    {"lanes", "W",
+     "work-items an ant on OpenCL devices: 1, or a power of two (a "
+     "work-group an ant); auto: the SIMD width on GPUs, 1 on CPUs",
+     ACO(LANES)},
+    {"iters", "N",
+     "stop after N iterations (without it, --time or --target-gap alone "
+     "ends the run)",
+     ACO(MAX_ITERATIONS)},
+    {"time", "S", "stop after S seconds", ACO(MAX_SECONDS),
+     .flags = CK__OPTION_OFF},
+    {"target-gap", "P",
+     "stop within P% of the optimum (alone, the run ends only then or at "
+     "Ctrl-C)",
+     ACO(TARGET_GAP), .flags = CK__OPTION_OFF, .sets = "has_target"},
+    {"optimum", "L", "the known optimal length", ACO(OPTIMUM),
+     .flags = CK__OPTION_OFF},
+    {"optima", "FILE", "a file of 'name : length' lines", .field = NULL},
+    {"tour-out", "FILE", "write the best tour (TSPLIB .tour)", JOB(TOUR_OUT)},
+    {"trace", "FILE", "write a CSV of time, iteration, best length",
+     JOB(TRACE)},
+    {"svg", "FILE", "draw the best tour over the cities", JOB(SVG)},
+    {0},
+};
 
 /* "random:N": N cities uniform in a 1000 x 1000 square (EUC_2D), drawn
  * from Philox with the run's seed, for demonstrations and benchmarks. */
@@ -100,6 +128,30 @@ static ck_status random_instance(const char *spec, uint64_t seed,
   return status;
 }
 
+/* The stopping rules: the iteration count where it stops the run (or
+ * nothing else would), and a target gap only against an optimum. */
+static ck_status read_stopping(const ck_param *params, size_t count,
+                               ck_aco_config *config) {
+  int by_time = ck__param_find(params, count, "time") != NULL;
+  int by_target = ck__param_find(params, count, "target-gap") != NULL;
+  int by_count = ck__param_find(params, count, "iters") != NULL;
+  int optimum = ck__param_find(params, count, "optimum") != NULL;
+  int optima = ck__param_find(params, count, "optima") != NULL;
+  if (!by_count && (by_time || by_target))
+    config->max_iterations = 0;
+  if (optimum && optima)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --optimum: give --optima or --optimum, not both");
+  /* Whether the optima list has the instance is known once it is read;
+   * a run given neither source is refused before that. */
+  if (by_target && !optimum && !optima)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --target-gap: needs the optimum; give --optimum "
+                    "or --optima");
+  config->has_target = by_target;
+  return CK_OK;
+}
+
 /*
  * The options alone, every range checked where it is defined: what
  * aco_check validates and aco_run uses, so the two cannot disagree. The
@@ -109,12 +161,10 @@ static ck_status random_instance(const char *spec, uint64_t seed,
 static ck_status options_parse(const ck_param *params, size_t count,
                                const ck_run_options *options, aco_job *job) {
   ck_status status = CK_OK;
-  long long integer;
-  double real;
-  const char *text;
   memset(job, 0, sizeof *job);
   ck_aco_config *config = &job->config;
   ck_aco_config_init(config);
+  ck__fields_init(job, aco_job_fields, JOB_FIELDS);
   config->seed = options ? options->seed : 1;
   if (options) {
     config->progress = options->progress;
@@ -137,47 +187,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
               instance, params[i].value ? params[i].value : "");
     instance = params[i].value;
   }
-  static const char *const algorithms[] = {"mmas", "acs", NULL};
-  static const char *const searches[] = {"none", "2opt", "2opt+oropt", NULL};
-  int kind;
-  if ((text = ck__param_find(params, count, "algo"))) {
-    CK_TRY(ck__parse_choice("algo", text, algorithms, &kind));
-    config->algorithm = (ck_aco_algorithm)kind;
-  }
-  if ((text = ck__param_find(params, count, "ls"))) {
-    CK_TRY(ck__parse_choice("ls", text, searches, &kind));
-    config->local_search = (ck_aco_local_search)kind;
-  }
-  text = ck__param_find(params, count, "ants");
-  if (text && strcmp(text, "auto") != 0) {
-    CK_TRY(ck__param_integer(params, count, "ants", 0, 1, 65536, &integer));
-    config->ants = (uint32_t)integer;
-  }
-  CK_TRY(ck__param_integer(params, count, "candidates", 0, 1, 64, &integer));
-  config->candidates = (uint32_t)integer;
-  CK_TRY(ck__param_real(params, count, "alpha", 1, 1e-3, 10, &config->alpha));
-  CK_TRY(ck__param_real(params, count, "beta", 2, 0, 20, &config->beta));
-  text = ck__param_find(params, count, "rho");
-  if (text && strcmp(text, "auto") != 0)
-    CK_TRY(ck__param_real(params, count, "rho", 0.2, 1e-6, 0.999999,
-                          &config->rho));
-  CK_TRY(ck__param_real(params, count, "q0", 0.9, 0, 1, &config->q0));
-  CK_TRY(ck__param_integer(params, count, "ls-ants", 0, 0, 65536, &integer));
-  config->local_search_ants = (uint32_t)integer;
-  config->seeded_search = ck__param_find(params, count, "ls-full") == NULL;
-  text = ck__param_find(params, count, "ls-longest");
-  if (text && strcmp(text, "none") != 0) {
-    CK_TRY(ck__param_integer(params, count, "ls-longest", 0, 1, 1e9, &integer));
-    config->longest_move = (uint32_t)integer;
-  }
-  CK_TRY(ck__param_integer(params, count, "restart", 250, 0, 1e9, &integer));
-  config->restart_after = (uint32_t)integer;
-  CK_TRY(ck__param_integer(params, count, "partition", 0, 0, 1e9, &integer));
-  config->partition = (uint32_t)integer;
-  if (ck__param_find(params, count, "kicks")) {
-    CK_TRY(ck__param_integer(params, count, "kicks", 0, 0, 1e9, &integer));
-    config->kicks = (uint32_t)integer;
-  }
+  CK_TRY(ck__options_read(aco_options, params, count, job));
   const char *search = "a local search (--ls 2opt or 2opt+oropt)";
   int no_search = config->local_search == CK_ACO_LS_NONE;
   const ck__option_part parts[] = {
@@ -189,40 +199,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
       {"ls-full", no_search, search},
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
-  text = ck__param_find(params, count, "lanes");
-  if (text && strcmp(text, "auto") != 0) {
-    CK_TRY(ck__param_integer(params, count, "lanes", 1, 1, 256, &integer));
-    config->lanes = (uint32_t)integer;
-  }
-  int by_time = ck__param_find(params, count, "time") != NULL;
-  int by_target = ck__param_find(params, count, "target-gap") != NULL;
-  int by_count = ck__param_find(params, count, "iters") != NULL;
-  CK_TRY(ck__param_integer(params, count, "iters", 100, 1, 1e12, &integer));
-  config->max_iterations =
-      by_count || !(by_time || by_target) ? (uint64_t)integer : 0;
-  CK_TRY(
-      ck__param_real(params, count, "time", 0, 0, 1e9, &config->max_seconds));
-  CK_TRY(ck__param_integer(params, count, "optimum", 0, 1, 1e15, &integer));
-  config->optimum = integer;
-  if (ck__param_find(params, count, "optimum") &&
-      ck__param_find(params, count, "optima"))
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --optimum: give --optima or --optimum, not both");
-  if (by_target) {
-    CK_TRY(ck__param_real(params, count, "target-gap", 0, 0, 1e6, &real));
-    /* Whether the optima list has the instance is known once it is read;
-     * a run given neither source is refused before that. */
-    if (!ck__param_find(params, count, "optimum") &&
-        !ck__param_find(params, count, "optima"))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --target-gap: needs the optimum; give --optimum or "
-              "--optima");
-    config->has_target = 1;
-    config->target_gap = real;
-  }
-  job->tour_out = ck__param_find(params, count, "tour-out");
-  job->trace = ck__param_find(params, count, "trace");
-  job->svg = ck__param_find(params, count, "svg");
+  CK_TRY(read_stopping(params, count, config));
 fail:
   return status;
 }
@@ -234,10 +211,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if ((status = options_parse(params, count, options, job)))
     return status;
   ck_aco_config *config = &job->config;
-  const char *path = ck__param_find(params, count, "instance");
-  if (!path)
-    path = "random:1000";
-  job->path = path;
+  const char *path = job->path;
   if (strncmp(path, "random:", 7) == 0)
     CK_TRY(random_instance(path, config->seed, &job->instance));
   else
@@ -248,10 +222,6 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if (n < CK_ACO_MIN_CITIES)
     CK_FAIL(CK_ERROR_PARSE, "%s: %u cities; the ACO needs at least %u", path, n,
             CK_ACO_MIN_CITIES);
-  if (config->candidates >= n)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --candidates: %u is not below the %u cities of %s",
-            config->candidates, n, job->instance.name);
   /* Known before the run, not after it. */
   if (job->svg && !job->instance.x)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -491,6 +461,7 @@ const ck_workload ck__aco_workload = {
     .name = "aco",
     .summary = "ant colony optimisation (MMAS, ACS) for TSPLIB instances",
     .options = aco_options,
+    CK__OPTIONS_SHOWN(aco_options),
     .tolerance = 0.02,
     .check = aco_check,
     .run = aco_run,

@@ -12,10 +12,66 @@
 #include "framework/history.h"
 #include "runtime/runtime.h"
 
+/* One option of a workload: its name and help, and where its value goes.
+ * An option with a field is read, checked against the field's range and
+ * stored by ck__options_read; its default and range are the field's, which
+ * the driver's config_init and checks read too, and its help shows them. */
+typedef struct ck__option {
+  const char *name;       /* without "--" */
+  const char *value_name; /* e.g. "N"; NULL for a flag */
+  const char *help;
+  const ck__field *field; /* where its value goes; NULL: the workload's */
+  /* The field's struct as messages name it ("ck_gas_config"); NULL for a
+   * field of the workload's own job. The config begins its job. */
+  const char *config;
+  /* A syntax of its own (--box LxW): reads text into the job; NULL: the
+   * field's number or word. */
+  ck_status (*read)(const char *text, void *job);
+  /* The default help shows where no field gives one ("auto", a file), or
+   * NULL. */
+  const char *shown;
+  /* Other config fields that read sets, space-separated, so that a
+   * message of the driver about one names this option. */
+  const char *sets;
+  unsigned flags; /* CK__OPTION_* */
+  /* A field whose default the help shows for its one "%g", or NULL. */
+  const ck__field *detail;
+  /* Where the field's struct begins in the job (offsetof; 0: the config
+   * that begins the job). */
+  size_t base;
+} ck__option;
+
+enum {
+  CK__OPTION_RANGE = 1,  /* the help ends with the field's range */
+  CK__OPTION_CLEARS = 2, /* a flag that sets its field to 0, not 1 */
+  CK__OPTION_OFF = 4     /* no default shown: the rule is off unless given */
+};
+
+/* What ck_option shows of an option: its default and its help. */
+typedef struct ck__option_text {
+  char value[40];
+  char help[640];
+} ck__option_text;
+
+/* A workload's .shown and .texts: room for its options as ck_option rows,
+ * which the framework fills once from its table. */
+#define CK__OPTIONS_SHOWN(options)                                             \
+  .shown = (ck_option[sizeof(options) / sizeof *(options)]){{0}},              \
+  .texts = (ck__option_text[sizeof(options) / sizeof *(options)]) {            \
+    {                                                                          \
+      {0}, {                                                                   \
+        0                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
 struct ck_workload {
   const char *name;
   const char *summary;
-  const ck_option *options; /* terminated by a NULL name */
+  const ck__option *options; /* terminated by a NULL name */
+  /* Its options as ck_option rows, and their text (CK__OPTIONS_SHOWN). */
+  ck_option *shown;
+  ck__option_text *texts;
   /* Relative difference of `best` from ref within which a run agrees. */
   double tolerance;
   /* Validates the workload's own parameters (names are checked already). */
@@ -109,11 +165,6 @@ int ck__parse_whole(const char *begin, const char *end, long long minimum,
 int ck__parse_two_fields(const char *text, const char *prefix,
                          const char **first, const char **second);
 
-/* One of a list of words, for an option; CK_ERROR_INVALID_ARGUMENT naming
- * the option and the choices otherwise. */
-ck_status ck__parse_choice(const char *option, const char *text,
-                           const char *const *choices, int *choice);
-
 /* Reads an integer option in [minimum, maximum], or the fallback. */
 ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,
@@ -124,6 +175,40 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
 ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
                          double fallback, double minimum, double maximum,
                          double *value);
+
+/* The workload's options as ck_option rows: defaults and ranges from
+ * their fields (filled once for every workload of the registry). */
+const ck_option *ck__workload_options(const ck_workload *workload);
+
+/* Reads every option of options given in params that has a field or a
+ * read of its own, in the table's order, into job (a field's value at
+ * job + its offset; a config field's defaults must be in place): a word
+ * of the field, else a number in its range (a whole one for an integer
+ * field); a flag sets its field to 1 (0 with CK__OPTION_CLEARS).
+ * CK_ERROR_INVALID_ARGUMENT naming the option, and the config field
+ * where it has one: "option --rc: ck_gas_config.rc: 0.1 is outside
+ * [0.5, 1e+06]". */
+ck_status ck__options_read(const ck__option *options, const ck_param *params,
+                           size_t count, void *job);
+
+/* CK_ERROR_INVALID_ARGUMENT for a value of an option that is none of the
+ * words of field (an enum's): "option --NAME: [CONFIG.FIELD: ]unknown value
+ * 'TEXT'; one of: WORD ...", the text length bytes long; config may be
+ * NULL. */
+ck_status ck__fail_word(const char *option, const char *config,
+                        const ck__field *field, const char *text,
+                        size_t length);
+
+/* The option of options that sets field `name` of struct `config` (as its
+ * field, or among what its read sets), or NULL. */
+const ck__option *ck__option_of_field(const ck__option *options,
+                                      const char *config, const char *name);
+
+/* Where the last failure's message begins with "CONFIG.FIELD: " for a
+ * field an option of options sets, puts "option --NAME: " before it (the
+ * driver names its config's fields; a caller of a workload gave options).
+ * Returns status. */
+ck_status ck__option_name_field(const ck__option *options, ck_status status);
 
 /* Adds a named metric to a result (silently full at the limit). */
 void ck__result_metric(ck_result *result, const char *name, double value,

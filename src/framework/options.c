@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -193,17 +194,155 @@ ck_status ck_param_parse_number(const char *text, double *value) {
   return CK_OK;
 }
 
-ck_status ck__parse_choice(const char *option, const char *text,
-                           const char *const *choices, int *choice) {
-  for (int i = 0; choices[i]; ++i) {
-    if (strcmp(text, choices[i]) == 0) {
-      *choice = i;
-      return CK_OK;
-    }
-  }
-  ck__fail(CK_ERROR_INVALID_ARGUMENT,
-           "option --%s: unknown value '%s'; one of:", option, text);
-  for (int i = 0; choices[i]; ++i)
-    ck__fail_append(" %s", choices[i]);
+/* ---- Options with fields ------------------------------------------------ */
+
+static int field_is_integer(const ck__field *field) {
+  return field->type != CK__FIELD_REAL && field->type != CK__FIELD_TEXT;
+}
+
+static int field_is_enum(const ck__field *field) {
+  return field->minimum > field->maximum;
+}
+
+/* "option --NAME: CONFIG.FIELD: " as a failure's beginning. */
+static void fail_option(const char *name, const char *config,
+                        const ck__field *field) {
+  ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --%s: ", name);
+  if (config)
+    ck__fail_append("%s.%s: ", config, field->name);
+}
+
+ck_status ck__fail_word(const char *option, const char *config,
+                        const ck__field *field, const char *text,
+                        size_t length) {
+  fail_option(option, config, field);
+  ck__fail_append("unknown value '%.*s'; one of:", (int)length, text);
+  for (const ck__field_word *word = field->words; word && word->word; ++word)
+    ck__fail_append(" %s", word->word);
   return CK_ERROR_INVALID_ARGUMENT;
+}
+
+static ck_status read_field(const ck__option *option, const char *text,
+                            void *job) {
+  const ck__field *field = option->field;
+  double value = 0;
+  job = (char *)job + option->base;
+  if (!option->value_name) {
+    ck__field_set(job, field, option->flags & CK__OPTION_CLEARS ? 0 : 1);
+    return CK_OK;
+  }
+  const ck__field_word *word = ck__field_word_named(field, text, strlen(text));
+  if (word) {
+    ck__field_set(job, field, word->value);
+    return CK_OK;
+  }
+  if (field->type == CK__FIELD_TEXT) {
+    memcpy((char *)job + field->offset, &text, sizeof text);
+    return CK_OK;
+  }
+  int number = !field_is_enum(field) &&
+               ck__parse_decimal(text, text + strlen(text), &value);
+  if (field_is_enum(field))
+    return ck__fail_word(option->name, option->config, field, text,
+                         strlen(text));
+  if (!number || (field_is_integer(field) && value != floor(value))) {
+    fail_option(option->name, option->config, field);
+    ck__fail_append("'%s' is not a %s", text,
+                    field_is_integer(field) ? "whole number" : "number");
+    const char *joint = " or ";
+    for (word = field->words; word && word->word; ++word, joint = ", ")
+      ck__fail_append("%s%s", joint, word->word);
+    return CK_ERROR_INVALID_ARGUMENT;
+  }
+  if (!ck__field_in_range(field, value)) {
+    char range[96];
+    ck__field_range_text(field, range, sizeof range);
+    fail_option(option->name, option->config, field);
+    return ck__fail_append("%s is outside %s", text, range);
+  }
+  ck__field_set(job, field, value);
+  return CK_OK;
+}
+
+ck_status ck__options_read(const ck__option *options, const ck_param *params,
+                           size_t count, void *job) {
+  for (const ck__option *option = options; option->name; ++option) {
+    const char *text = ck__param_find(params, count, option->name);
+    ck_status status = CK_OK;
+    if (!text || !(option->read || option->field))
+      continue;
+    status =
+        option->read ? option->read(text, job) : read_field(option, text, job);
+    if (status)
+      return status;
+  }
+  return CK_OK;
+}
+
+/* Whether the space-separated list holds name. */
+static int list_holds(const char *list, const char *name, size_t length) {
+  for (const char *at = list; at && *at;) {
+    size_t word = strcspn(at, " ");
+    if (word == length && strncmp(at, name, length) == 0)
+      return 1;
+    at += word + (at[word] == ' ');
+  }
+  return 0;
+}
+
+static const ck__option *option_of_field(const ck__option *options,
+                                         const char *config,
+                                         size_t config_length, const char *name,
+                                         size_t length) {
+  for (const ck__option *option = options; option->name; ++option) {
+    if (!option->config || strlen(option->config) != config_length ||
+        strncmp(option->config, config, config_length) != 0)
+      continue;
+    if ((option->field && strlen(option->field->name) == length &&
+         strncmp(option->field->name, name, length) == 0) ||
+        list_holds(option->sets, name, length))
+      return option;
+  }
+  return NULL;
+}
+
+const ck__option *ck__option_of_field(const ck__option *options,
+                                      const char *config, const char *name) {
+  return option_of_field(options, config, strlen(config), name, strlen(name));
+}
+
+ck_status ck__option_name_field(const ck__option *options, ck_status status) {
+  const char *message = "";
+  if (status == CK_OK || ck_error_get_last(&message) != status)
+    return status;
+  /* "CONFIG.FIELD: ", each a C name, at the start or after a file's
+   * "PATH: ". */
+  static const char name_characters[] = "abcdefghijklmnopqrstuvwxyz_0123456789";
+  for (size_t at = 0; message[at]; at += strcspn(message + at + 1, " ") + 1) {
+    if (at > 0 && !(message[at] == ' ' && message[at - 1] == ':'))
+      continue;
+    size_t begin = at + (at > 0);
+    size_t config = strspn(message + begin, name_characters);
+    const char *name = message + begin + config + 1;
+    size_t length = strspn(name, name_characters);
+    if (config == 0 || message[begin + config] != '.' || length == 0 ||
+        name[length] != ':')
+      continue;
+    const ck__option *option =
+        option_of_field(options, message + begin, config, name, length);
+    char named[80];
+    int length_named =
+        option ? snprintf(named, sizeof named, "option --%s: ", option->name)
+               : 0;
+    /* None, or named already (the option's own reader). */
+    if (!option || ((size_t)length_named <= begin &&
+                    strncmp(message + begin - length_named, named,
+                            (size_t)length_named) == 0))
+      return status;
+    ck__error_saved saved;
+    ck__error_save(&saved);
+    return ck__fail(status, "%.*soption --%s: %s", (int)begin, saved.message,
+                    option->name, saved.message + begin);
+  }
+  return status;
 }

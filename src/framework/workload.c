@@ -3,6 +3,7 @@
  * device comparison.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
   if (summary)
     *summary = workload->summary;
   if (options)
-    *options = workload->options;
+    *options = ck__workload_options(workload);
   return CK_OK;
 }
 
@@ -55,7 +56,8 @@ ck_status ck_workload_describe(const ck_workload *workload, const char **name,
 static void stdin_inputs(const ck_workload *workload, const ck_param *params,
                          size_t count, const char *found[2]) {
   found[0] = found[1] = NULL;
-  for (const ck_option *option = workload->options; option->name; ++option) {
+  for (const ck_option *option = ck__workload_options(workload); option->name;
+       ++option) {
     const char *file = ck__param_find(params, count, option->name);
     int output = 0;
     for (const char *const *o = workload->outputs; o && *o; ++o)
@@ -190,17 +192,89 @@ ck_status ck__result_option(ck_result *result, const char *name,
   return CK_OK; /* not an option of this workload: nothing to resolve */
 }
 
-ck_status ck__result_option_number(ck_result *result, const char *name,
-                                   double value) {
-  /* The fewest digits that read back as the value: 0.05, not
-   * 0.050000000000000003. */
-  char text[40];
+/* The fewest digits that read back as the value: 0.05, not
+ * 0.050000000000000003 (in the calling thread's locale). */
+static void shortest_number(char *text, size_t size, double value) {
   for (int digits = 1; digits <= 17; ++digits) {
-    snprintf(text, sizeof text, "%.*g", digits, value);
+    snprintf(text, size, "%.*g", digits, value);
     if (strtod(text, NULL) == value)
       break;
   }
+}
+
+ck_status ck__result_option_number(ck_result *result, const char *name,
+                                   double value) {
+  char text[40];
+  shortest_number(text, sizeof text, value);
   return ck__result_option(result, name, text);
+}
+
+/* A range in words for help: "1 to 64", "above 0, at most 1000". */
+static void range_words(const ck__field *field, char *text, size_t size) {
+  int above = field->flags & CK__FIELD_ABOVE,
+      below = field->flags & CK__FIELD_BELOW;
+  if (!above && !below)
+    snprintf(text, size, "%.15g to %.15g", field->minimum, field->maximum);
+  else
+    snprintf(text, size, "%s %.15g, %s %.15g", above ? "above" : "at least",
+             field->minimum, below ? "below" : "at most", field->maximum);
+}
+
+/* Fills a workload's ck_option rows from its table. */
+static void show_options(const ck_workload *workload) {
+  for (size_t i = 0; workload->options[i].name; ++i) {
+    const ck__option *option = &workload->options[i];
+    const ck__field *field = option->field;
+    ck_option *row = &workload->shown[i];
+    ck__option_text *text = &workload->texts[i];
+    row->name = option->name;
+    row->value_name = option->value_name;
+    row->help = option->help;
+    row->default_value = option->shown;
+    if (field && option->value_name && !option->shown &&
+        !(option->flags & CK__OPTION_OFF)) {
+      const char *word = ck__field_word_of(field, field->value);
+      if (field->type == CK__FIELD_TEXT)
+        word = field->text;
+      /* Whole numbers in full: 1000, not 1e+03. */
+      if (word)
+        snprintf(text->value, sizeof text->value, "%s", word);
+      else if (field->value == floor(field->value) && fabs(field->value) < 1e15)
+        snprintf(text->value, sizeof text->value, "%.0f", field->value);
+      else
+        shortest_number(text->value, sizeof text->value, field->value);
+      if (field->type != CK__FIELD_TEXT || word)
+        row->default_value = text->value;
+      /* A number written in a locale whose decimal point is not '.'. */
+      for (char *at = text->value; !word && *at; ++at)
+        if (!strchr("0123456789eE+-", *at))
+          *at = '.';
+    }
+    if (option->detail) {
+      snprintf(text->help, sizeof text->help, option->help,
+               option->detail->value);
+      row->help = text->help;
+    }
+    if (field && option->flags & CK__OPTION_RANGE) {
+      char range[96];
+      size_t used = strlen(text->help);
+      range_words(field, range, sizeof range);
+      snprintf(text->help + used, sizeof text->help - used, "%s (%s)",
+               used ? "" : option->help, range);
+      row->help = text->help;
+    }
+  }
+}
+
+static void show_every_workload(void) {
+  for (size_t i = 0; i < ck__workload_count; ++i)
+    show_options(ck__workloads[i]);
+}
+
+const ck_option *ck__workload_options(const ck_workload *workload) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, show_every_workload);
+  return workload->shown;
 }
 
 ck_status ck_result_release(ck_result *result) {
@@ -258,7 +332,7 @@ static ck_status check_params(const char *function, const ck_workload *workload,
                     "%s: params is NULL but count is %zu", function, count);
   for (size_t i = 0; i < count; ++i) {
     int known = 0;
-    for (const ck_option *option = workload->options; option->name; ++option)
+    for (const ck__option *option = workload->options; option->name; ++option)
       known |= params[i].name && strcmp(option->name, params[i].name) == 0;
     if (!known)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -273,7 +347,7 @@ static ck_status check_params(const char *function, const ck_workload *workload,
    * value but "1" ("0", "no") would turn it on against the caller's
    * meaning: it is refused. */
   for (size_t i = 0; i < count; ++i)
-    for (const ck_option *option = workload->options; option->name; ++option) {
+    for (const ck__option *option = workload->options; option->name; ++option) {
       if (strcmp(option->name, params[i].name) != 0)
         continue;
       if (option->value_name && strncmp(option->value_name, "FILE", 4) == 0 &&
@@ -300,7 +374,9 @@ static ck_status check_params(const char *function, const ck_workload *workload,
     if (status)
       return ck__fail_prefix(status, "option --%s: ", *output);
   }
-  return workload->check ? workload->check(params, count) : CK_OK;
+  return workload->check ? ck__option_name_field(workload->options,
+                                                 workload->check(params, count))
+                         : CK_OK;
 }
 
 /*
@@ -382,7 +458,7 @@ static ck_status options_end(const ck_workload *workload,
                              const ck_param *params, size_t count,
                              ck_result *result) {
   for (size_t i = 0; i < result->option_count; ++i) {
-    const ck_option *option = &workload->options[i];
+    const ck_option *option = &ck__workload_options(workload)[i];
     if (result->options[i].value == unused_option) {
       result->options[i].value = NULL;
       continue;
@@ -447,7 +523,8 @@ static ck_status run_workload(const ck_workload *workload,
    * fails after writing some (a later output refused, a checkpoint of a
    * state gone bad) leaves every file as it was. */
   int held = ck__file_hold_begin();
-  status = workload->run(device, params, count, &own, result);
+  status = ck__option_name_field(
+      workload->options, workload->run(device, params, count, &own, result));
   ck_status committed = ck__file_hold_end(held, status == CK_OK);
   ck__build_watching = outer;
   if (status == CK_OK)

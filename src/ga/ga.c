@@ -17,8 +17,6 @@
 #include "ga/ga_internal.h"
 
 enum {
-  MAX_ISLANDS = CK_GA_ISLANDS_MAX,
-  MAX_ISLAND_SIZE = CK_GA_ISLAND_SIZE_MAX,
   STATS_VALUES = 1 << 22, /* reals in the statistics buffer, at most */
   MAX_CHUNK = 256,        /* generations between host reads, at most */
   DIRECT_REDUCTION = 16
@@ -70,58 +68,34 @@ int ck__ga_dim(const ck_ga *ga) {
 ck_status ck_ga_config_init(ck_ga_config *config) {
   CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
-  config->function = "sphere";
-  config->dim = 10;
-  config->islands = 64;
-  config->island_size = 64;
-  config->elite = 1;
-  config->tournament = 2;
-  config->crossover_rate = 0.9;
-  config->crossover = CK_GA_ARITHMETIC;
-  config->crossover_parameter = 0.5;
-  config->mutation_rate = -1;
-  config->mutation = CK_GA_GAUSSIAN;
-  config->mutation_parameter = 0.1;
-  config->bounds = CK_BOUNDS_MODE_CLAMP;
-  config->migrate_every = 10;
-  config->migrants = 2;
-  config->topology = CK_GA_RING;
-  config->seed = 1;
-  config->max_generations = 200;
+  ck__fields_init(config, ck__ga_fields, CK__GA_FIELDS);
   return CK_OK;
 }
 
 /* The GA's own settings; the problem's are checked by ck__problem. */
 static ck_status check_config(const ck_ga_config *config) {
-  if (config->islands < 1 || config->islands > MAX_ISLANDS)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --islands: %zu is outside [1, %d]", config->islands,
-                    MAX_ISLANDS);
-  if (config->island_size < 2 || config->island_size > MAX_ISLAND_SIZE)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --island-size: %zu is outside [2, %d]",
-                    config->island_size, MAX_ISLAND_SIZE);
+  ck_status status =
+      ck__fields_check("ck_ga_config", config, ck__ga_fields, CK__GA_FIELDS);
+  if (status)
+    return status;
   if (config->islands * config->island_size > 0x7FFFFFFFu)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "options --islands x --island-size: %zu individuals exceed "
-                    "2^31",
-                    config->islands * config->island_size);
-  if (config->elite < 0 || (size_t)config->elite >= config->island_size)
+                    "ck_ga_config.islands: %zu islands of %zu individuals "
+                    "exceed 2^31",
+                    config->islands, config->island_size);
+  if ((size_t)config->elite >= config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --elite: %d must be in [0, island size %zu)",
+                    "ck_ga_config.elite: %d must be below the island size %zu",
                     config->elite, config->island_size);
-  if (config->tournament < 1 ||
-      (size_t)config->tournament > config->island_size)
+  if ((size_t)config->tournament > config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --tournament: %d must be in [1, island size %zu]",
+                    "ck_ga_config.tournament: %d must be at most the island "
+                    "size %zu",
                     config->tournament, config->island_size);
-  if (!(config->crossover_rate >= 0 && config->crossover_rate <= 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --pc: %g is outside [0, 1]",
-                    config->crossover_rate);
-  if (!(config->mutation_rate <= 1) || isnan(config->mutation_rate))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --pm: %g is outside [0, 1]", config->mutation_rate);
+  if (!(config->mutation_rate < 0) &&
+      (status = ck__field_check("ck_ga_config", config,
+                                &ck__ga_fields[CK__GA_MUTATION_RATE])))
+    return status;
   /* The gaps between mutations take 1 / log2(1 - pm) in the run's
    * precision: a pm that 1 - pm does not tell from 0 would make it
    * infinite. */
@@ -131,48 +105,24 @@ static ck_status check_config(const ck_ga_config *config) {
                                 : 1.0f - rate == 1.0f))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
-        "option --pm: %g is too small for %s precision (1 - pm "
-        "rounds to 1); give 0 or at least %g",
+        "ck_ga_config.mutation_rate: %g is too small for %s precision (1 - "
+        "pm rounds to 1); give 0 or at least %g",
         config->mutation_rate, config->double_precision ? "double" : "single",
         config->double_precision ? DBL_EPSILON / 2 : FLT_EPSILON / 2);
-  if ((unsigned)config->crossover > CK_GA_SBX ||
-      !(config->crossover_parameter >= 0) ||
-      !isfinite(config->crossover_parameter))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --crossover: bad kind or parameter %g",
-                    config->crossover_parameter);
-  if ((unsigned)config->mutation > CK_GA_POLYNOMIAL ||
-      !(config->mutation_parameter > 0) ||
-      !isfinite(config->mutation_parameter))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --mutation: bad kind or parameter %g (must be "
-                    "> 0)",
-                    config->mutation_parameter);
-  if ((unsigned)config->bounds > CK_BOUNDS_MODE_RANDOM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
   /* Migrants matter only where islands migrate: islands of two without
    * migrations keep the default of two migrants. */
   if (config->migrate_every && config->migrants >= config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --migrants: %u must be below the island size %zu",
+                    "ck_ga_config.migrants: %u must be below the island size "
+                    "%zu",
                     config->migrants, config->island_size);
-  if ((unsigned)config->topology > CK_GA_RANDOM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --topology: unknown topology");
-  if ((unsigned)config->lsq_mode > CK_PSO_LSQ_VECTOR)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --lsq-mode: unknown mode %d",
-                    (int)config->lsq_mode);
-  if ((unsigned)config->generation_mode > CK_GA_GENERATION_VECTOR)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --generation-mode: unknown mode %d",
-                    (int)config->generation_mode);
   /* Initialisation evaluates every individual once. */
   if (config->max_evaluations &&
       config->max_evaluations < config->islands * config->island_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --evals: %llu evaluations are fewer than the %zu "
-                    "that initialisation makes (one an individual)",
+                    "ck_ga_config.max_evaluations: %llu evaluations are "
+                    "fewer than the %zu that initialisation makes (one an "
+                    "individual)",
                     (unsigned long long)config->max_evaluations,
                     config->islands * config->island_size);
   return CK_OK;
@@ -282,7 +232,7 @@ fail:
 static ck_status tune(ck_ga *created, const ck_device *device,
                       const ck_ga_config *config) {
   ck_status status = CK_OK;
-  const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
+  const ck__problem_spec spec = CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -623,7 +573,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
                                 .max_steps = config->max_generations,
                                 .max_evaluations = budget,
                                 .per_step = per_generation,
-                                .default_steps = 200,
+                                .default_steps = CK__GA_DEFAULT_STEPS,
                                 .has_target = config->has_target,
                                 .max_seconds = config->max_seconds,
                                 .check_every = config->check_every,

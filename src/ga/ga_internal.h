@@ -171,4 +171,31 @@ ck_status ck__ga_settle(ck_ga *ga);
 /* The GA's dimension (taken from the data for lsq). */
 int ck__ga_dim(const ck_ga *ga);
 
+/* The fields of ck_ga_config with their defaults and ranges (ga_fields.c),
+ * the problem's first: ck_ga_config_init and the checks read them, and
+ * the workload's options point into them. */
+enum {
+  CK__GA_ISLANDS = CK__PROBLEM_FIELDS,
+  CK__GA_ISLAND_SIZE,
+  CK__GA_GENERATIONS,
+  CK__GA_ELITE,
+  CK__GA_TOURNAMENT,
+  CK__GA_CROSSOVER_RATE,
+  CK__GA_CROSSOVER,
+  CK__GA_CROSSOVER_PARAMETER,
+  CK__GA_MUTATION_RATE,
+  CK__GA_MUTATION,
+  CK__GA_MUTATION_PARAMETER,
+  CK__GA_MIGRATE_EVERY,
+  CK__GA_MIGRANTS,
+  CK__GA_TOPOLOGY,
+  CK__GA_GENERATION_MODE,
+  CK__GA_KEEP_ISLAND_HISTORY,
+  CK__GA_SEED,
+  CK__GA_FIELDS
+};
+extern const ck__field ck__ga_fields[CK__GA_FIELDS];
+/* The steps a run makes when no rule stops it. */
+#define CK__GA_DEFAULT_STEPS ((uint64_t)ck__ga_fields[CK__GA_GENERATIONS].value)
+
 #endif /* CK_GA_INTERNAL_H */

@@ -12,140 +12,114 @@
 
 enum { TRACE_ROWS = 1000 };
 
-static const ck_option ga_options[] = {
-    CK__PROBLEM_OPTIONS("10", "generation"),
-    {"islands", "I", "64", "number of islands"},
-    {"island-size", "N", "64",
-     "individuals per island (2 to 4096, above --migrants when "
-     "islands migrate)"},
-    {"gens", "G", "200",
-     "stop after G generations (without it, --evals, --target or --time "
-     "alone ends the run)"},
-    {"elite", "E", "1", "best individuals kept unchanged per island"},
-    {"tournament", "K", "2", "tournament size"},
-    {"pc", "P", "0.9", "crossover probability"},
-    {"crossover", "C", "arith",
-     "arith, blx[:ALPHA] (ALPHA 0.5 unless given) or sbx:ETA"},
-    {"pm", "P", "1/dim", "per-gene mutation probability"},
-    {"mutation", "M", "gauss:0.1",
-     "gauss[:SIGMA] (a fraction of hi - lo, 0.1 unless given) or "
-     "poly:ETA"},
-    {"migrate-every", "M", "10", "generations between migrations (0: never)"},
-    {"migrants", "M", "2", "individuals each island sends"},
-    {"topology", "T", "ring", "migration topology: ring or random"},
-    {"trace-islands", NULL, NULL, "with --trace: a row per island too"},
-    {"generation-mode", "M", "auto",
-     "OpenCL generations: auto, child (a work-item a child) or vector (16 "
-     "children a work-item, for CPUs)"},
-    {NULL, NULL, NULL, NULL},
-};
-
-/* "kind" or "kind:parameter" against a list of kinds; the masks hold bit
- * (1 << kind) for the kinds that take a parameter, and that need one;
- * positive: whether the parameter must be above 0 (a mutation's sigma or
- * eta), as ck_ga_create requires. */
+/* "kind" or "kind:parameter", the kinds the words of kinds; the masks hold
+ * bit (1 << kind) for the kinds that take a parameter, and that need one,
+ * which must lie in the range of its field. */
 static ck_status parse_operator(const char *option, const char *text,
-                                const char *const *kinds, int *kind,
+                                const ck__field *kinds,
+                                const ck__field *parameter_field, int *kind,
                                 double *parameter, int takes_parameter,
-                                int needs_parameter, int positive) {
-  char name[32];
+                                int needs_parameter) {
   const char *colon = strchr(text, ':');
   size_t length = colon ? (size_t)(colon - text) : strlen(text);
-  if (length >= sizeof name)
-    length = sizeof name - 1;
-  memcpy(name, text, length);
-  name[length] = '\0';
-  ck_status status = ck__parse_choice(option, name, kinds, kind);
-  if (status)
-    return status;
+  const ck__field_word *word = ck__field_word_named(kinds, text, length);
+  if (!word)
+    return ck__fail_word(option, NULL, kinds, text, length);
+  *kind = (int)word->value;
   if (colon && !(takes_parameter & (1 << *kind))) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: %s takes no parameter, not '%s'", option,
-                    name, text);
+                    word->word, text);
   } else if (colon) {
+    char range[96];
+    ck__field_range_text(parameter_field, range, sizeof range);
     if (!ck__parse_decimal(colon + 1, colon + 1 + strlen(colon + 1),
                            parameter) ||
-        *parameter < 0 || (positive && *parameter == 0) || *parameter > 1e6)
+        !ck__field_in_range(parameter_field, *parameter))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --%s: '%s' needs a number %s after the colon",
-                      option, text,
-                      positive ? "above 0 and at most 1e6" : "from 0 to 1e6");
+                      "option --%s: '%s' needs a number in %s after the colon",
+                      option, text, range);
   } else if (needs_parameter & (1 << *kind)) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: '%s' needs a parameter, e.g. %s:2", option,
-                    text, name);
+                    text, word->word);
   }
   return CK_OK;
 }
 
-/* The GA's own options into c; the generation count only where it stops
- * the run (stop_by_count); traced: whether --trace is given. Reads no
- * file, so that ga_check can use it. */
-static ck_status own_parse(const ck_param *params, size_t count,
-                           int stop_by_count, int traced,
-                           ck_ga_config *config) {
-  ck_status status = CK_OK;
-  long long integer;
-  const char *text;
-  CK_TRY(ck__param_integer(params, count, "islands", 64, 1, CK_GA_ISLANDS_MAX,
-                           &integer));
-  config->islands = (size_t)integer;
-  /* Each option's own range here; the checks that name a relation between
-   * options (elite below the island size, ...) live in ck_ga_create(). */
-  CK_TRY(ck__param_integer(params, count, "island-size", 64, 2,
-                           CK_GA_ISLAND_SIZE_MAX, &integer));
-  config->island_size = (size_t)integer;
-  CK_TRY(ck__param_integer(params, count, "gens", 200, 1, 1e15, &integer));
-  config->max_generations = stop_by_count ? (uint64_t)integer : 0;
-  CK_TRY(ck__param_integer(params, count, "elite", 1, 0,
-                           CK_GA_ISLAND_SIZE_MAX - 1, &integer));
-  config->elite = (int)integer;
-  CK_TRY(ck__param_integer(params, count, "tournament", 2, 1,
-                           CK_GA_ISLAND_SIZE_MAX, &integer));
-  config->tournament = (int)integer;
-  CK_TRY(
-      ck__param_real(params, count, "pc", 0.9, 0, 1, &config->crossover_rate));
-  text = ck__param_find(params, count, "pm");
-  if (text && strcmp(text, "1/dim") != 0)
-    CK_TRY(
-        ck__param_real(params, count, "pm", -1, 0, 1, &config->mutation_rate));
-  static const char *const crossovers[] = {"arith", "blx", "sbx", NULL};
-  static const char *const mutations[] = {"gauss", "poly", NULL};
-  static const char *const topologies[] = {"ring", "random", NULL};
+static ck_status read_crossover(const char *text, void *job) {
+  ck_ga_config *config = job;
   int kind = 0;
-  if ((text = ck__param_find(params, count, "crossover"))) {
-    config->crossover_parameter = 0.5;
-    CK_TRY(parse_operator("crossover", text, crossovers, &kind,
-                          &config->crossover_parameter,
-                          1 << CK_GA_BLX | 1 << CK_GA_SBX, 1 << CK_GA_SBX, 0));
-    config->crossover = (ck_ga_crossover)kind;
-  }
-  if ((text = ck__param_find(params, count, "mutation"))) {
-    CK_TRY(parse_operator(
-        "mutation", text, mutations, &kind, &config->mutation_parameter,
-        1 << CK_GA_GAUSSIAN | 1 << CK_GA_POLYNOMIAL, 1 << CK_GA_POLYNOMIAL, 1));
-    config->mutation = (ck_ga_mutation)kind;
-  }
-  if ((text = ck__param_find(params, count, "topology"))) {
-    CK_TRY(ck__parse_choice("topology", text, topologies, &kind));
-    config->topology = (ck_ga_topology)kind;
-  }
-  if ((text = ck__param_find(params, count, "generation-mode"))) {
-    static const char *const modes[] = {"auto", "child", "vector", NULL};
-    CK_TRY(ck__parse_choice("generation-mode", text, modes, &kind));
-    config->generation_mode = (ck_ga_generation_mode)kind;
-  }
-  CK_TRY(
-      ck__param_integer(params, count, "migrate-every", 10, 0, 1e9, &integer));
-  config->migrate_every = (unsigned)integer;
-  CK_TRY(ck__param_integer(params, count, "migrants", 2, 0,
-                           CK_GA_ISLAND_SIZE_MAX - 1, &integer));
-  config->migrants = (unsigned)integer;
-  config->keep_island_history =
-      ck__param_find(params, count, "trace-islands") != NULL;
-  if (config->keep_island_history && !traced)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--trace-islands adds rows to --trace FILE; give --trace too");
+  ck_status status =
+      parse_operator("crossover", text, &ck__ga_fields[CK__GA_CROSSOVER],
+                     &ck__ga_fields[CK__GA_CROSSOVER_PARAMETER], &kind,
+                     &config->crossover_parameter,
+                     1 << CK_GA_BLX | 1 << CK_GA_SBX, 1 << CK_GA_SBX);
+  config->crossover = (ck_ga_crossover)kind;
+  return status;
+}
+
+static ck_status read_mutation(const char *text, void *job) {
+  ck_ga_config *config = job;
+  int kind = 0;
+  ck_status status = parse_operator(
+      "mutation", text, &ck__ga_fields[CK__GA_MUTATION],
+      &ck__ga_fields[CK__GA_MUTATION_PARAMETER], &kind,
+      &config->mutation_parameter, 1 << CK_GA_GAUSSIAN | 1 << CK_GA_POLYNOMIAL,
+      1 << CK_GA_POLYNOMIAL);
+  config->mutation = (ck_ga_mutation)kind;
+  return status;
+}
+
+#define GA(index)                                                              \
+  .field = &ck__ga_fields[CK__GA_##index], .config = "ck_ga_config"
+
+static const ck__option ga_options[] = {
+    CK__PROBLEM_OPTIONS(ck__ga_fields, "ck_ga_config", "generation"),
+    {"islands", "I", "number of islands", GA(ISLANDS)},
+    {"island-size", "N",
+     "individuals per island, above --migrants when islands migrate",
+     GA(ISLAND_SIZE), .flags = CK__OPTION_RANGE},
+    {"gens", "G",
+     "stop after G generations (without it, --evals, --target or --time "
+     "alone ends the run)",
+     GA(GENERATIONS)},
+    {"elite", "E", "best individuals kept unchanged per island", GA(ELITE)},
+    {"tournament", "K", "tournament size", GA(TOURNAMENT)},
+    {"pc", "P", "crossover probability", GA(CROSSOVER_RATE)},
+    {"crossover", "C", "arith, blx[:ALPHA] (ALPHA %g unless given) or sbx:ETA",
+     GA(CROSSOVER), .read = read_crossover, .sets = "crossover_parameter",
+     .detail = &ck__ga_fields[CK__GA_CROSSOVER_PARAMETER]},
+    {"pm", "P", "per-gene mutation probability", GA(MUTATION_RATE)},
+    {"mutation", "M",
+     "gauss[:SIGMA] (a fraction of hi - lo, %g unless given) or poly:ETA",
+     GA(MUTATION), .read = read_mutation, .sets = "mutation_parameter",
+     .detail = &ck__ga_fields[CK__GA_MUTATION_PARAMETER]},
+    {"migrate-every", "M", "generations between migrations (0: never)",
+     GA(MIGRATE_EVERY)},
+    {"migrants", "M", "individuals each island sends", GA(MIGRANTS)},
+    {"topology", "T", "migration topology: ring or random", GA(TOPOLOGY)},
+    {"trace-islands", NULL, "with --trace: a row per island too",
+     GA(KEEP_ISLAND_HISTORY)},
+    {"generation-mode", "M",
+     "OpenCL generations: auto, child (a work-item a child) or vector (16 "
+     "children a work-item, for CPUs)",
+     GA(GENERATION_MODE)},
+    {0},
+};
+
+/* The options that need no file into config (its defaults in place), so
+ * that ga_check can use them. */
+static ck_status read_settings(const ck_param *params, size_t count,
+                               ck_ga_config *config) {
+  ck_status status = ck__options_read(ga_options, params, count, config);
+  if (status)
+    return status;
+  config->has_target = ck__param_find(params, count, "target") != NULL;
+  if (config->keep_island_history && !ck__param_find(params, count, "trace"))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--trace-islands adds rows to --trace FILE; give --trace "
+                    "too");
   /* Options that a run would ignore. */
   const ck__option_part parts[] = {
       {"migrants", config->migrate_every == 0,
@@ -154,34 +128,34 @@ static ck_status own_parse(const ck_param *params, size_t count,
        "migrations (--migrate-every > 0)"},
       {"crossover", config->crossover_rate == 0, "crossing (--pc > 0)"},
       {"mutation", config->mutation_rate == 0, "mutation (--pm > 0)"}};
-  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
-fail:
-  return status;
+  return ck__param_parts(params, count, parts, sizeof parts / sizeof *parts);
 }
 
+/* The settings, then the problem's files; the generation count only where
+ * it stops the run. */
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, ck__problem_job *job,
                            ck_ga_config *config) {
-  ck_status status = CK_OK;
-  CK_TRY(ck__problem_job_parse(params, count, 10, "gens", job));
+  ck_status status;
+  memset(job, 0, sizeof *job);
   ck_ga_config_init(config);
+  if ((status = read_settings(params, count, config)))
+    return status;
+  const ck__problem_spec settings =
+      CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
+  if ((status = ck__problem_job_parse(params, count, &settings, "gens", job)))
+    return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
-  CK_TRY(
-      own_parse(params, count, job->stop_by_count, job->trace != NULL, config));
+  if (!job->stop_by_count)
+    config->max_generations = 0;
   return CK_OK;
-fail:
-  ck__problem_job_release(job);
-  return status;
 }
 
 static ck_status ga_check(const ck_param *params, size_t count) {
-  ck_status status = ck__problem_options_check(params, count, "gens");
-  if (status)
-    return status;
-  ck_ga_config c;
-  ck_ga_config_init(&c);
-  return own_parse(params, count, 1,
-                   ck__param_find(params, count, "trace") != NULL, &c);
+  ck_ga_config config;
+  ck_ga_config_init(&config);
+  ck_status status = read_settings(params, count, &config);
+  return status ? status : ck__problem_options_check(params, count);
 }
 
 /* About TRACE_ROWS generations of the history, evenly spread, and its
@@ -289,6 +263,7 @@ const ck_workload ck__ga_workload = {
     .name = "ga",
     .summary = "island-model genetic algorithm over the same objectives",
     .options = ga_options,
+    CK__OPTIONS_SHOWN(ga_options),
     .tolerance = 1e-3,
     .check = ga_check,
     .run = ga_run,

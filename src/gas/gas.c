@@ -50,23 +50,7 @@ gas_state *ck__gas_state(ck_gas *gas) {
 ck_status ck_gas_config_init(ck_gas_config *config) {
   CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
-  config->particles = 1024;
-  config->density = 0.7;
-  config->lattice = CK_GAS_TRIANGULAR;
-  config->temperature = 1.0;
-  config->model = CK_GAS_LENNARD_JONES;
-  config->rc = 2.5;
-  config->shift = CK_GAS_SHIFT_ENERGY;
-  config->strength = 1.0;
-  config->softening = 1.0;
-  config->dt = 0.005;
-  config->thermostat = CK_GAS_NVE;
-  config->target_temperature = 1.0;
-  config->gamma = 1.0;
-  config->rescale_every = 10;
-  config->neighbors = CK_GAS_CELLS;
-  config->skin = 0.3;
-  config->seed = 1;
+  ck__fields_init(config, ck__gas_fields, CK__GAS_FIELDS);
   return CK_OK;
 }
 
@@ -77,7 +61,8 @@ static ck_status check_cutoff_fits(const ck_gas_config *config) {
       (config->rc > 0.5 * config->box_x || config->rc > 0.5 * config->box_y))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
-        "option --rc: the cutoff %g is larger than half the box (%g x %g); "
+        "ck_gas_config.rc: the cutoff %g is larger than half the box (%g x "
+        "%g); "
         "use more particles, a lower density or a smaller cutoff",
         config->rc, config->box_x, config->box_y);
   return CK_OK;
@@ -85,108 +70,82 @@ static ck_status check_cutoff_fits(const ck_gas_config *config) {
 
 /* Checks the settings that do not depend on the box. */
 static ck_status check_config(const ck_gas_config *config) {
-  if (config->particles < 1 || config->particles > (1u << 30))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --particles: %zu; give 1 to 2^30 particles",
-                    config->particles);
-  if (!(config->dt > 0 && config->dt <= CK_GAS_MAX_DT))
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "option --dt: the time step must be above 0 and at most %g, not %g",
-        CK_GAS_MAX_DT, config->dt);
-  if (!(config->temperature >= 0 &&
-        config->temperature <= CK_GAS_MAX_TEMPERATURE))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --T: the temperature must lie in [0, %g], not %g",
-                    CK_GAS_MAX_TEMPERATURE, config->temperature);
-  if ((unsigned)config->model > CK_GAS_SOFT_LOG ||
-      (unsigned)config->shift > CK_GAS_SHIFT_NONE ||
-      (unsigned)config->neighbors > CK_GAS_ALL_PAIRS ||
-      (unsigned)config->thermostat > CK_GAS_RESCALE ||
-      (unsigned)config->lattice > CK_GAS_TRIANGULAR)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_gas_config: an unknown model, shift, neighbour mode, "
-                    "thermostat or lattice");
-  if (config->model == CK_GAS_LENNARD_JONES &&
-      (!(config->rc >= CK_GAS_MIN_CUTOFF) || !isfinite(config->rc)))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --rc: the cutoff must be at least %g, not %g",
-                    CK_GAS_MIN_CUTOFF, config->rc);
+  const ck__field *fields = ck__gas_fields;
+  ck_status status =
+      ck__fields_check("ck_gas_config", config, fields, CK__GAS_FIELDS);
+  if (!status && config->model == CK_GAS_LENNARD_JONES)
+    status = ck__field_check("ck_gas_config", config, &fields[CK__GAS_RC]);
+  if (status)
+    return status;
   if (config->model == CK_GAS_SOFT_LOG) {
     if (config->neighbors != CK_GAS_ALL_PAIRS)
       return ck__fail(
           CK_ERROR_INVALID_ARGUMENT,
-          "option --model: the soft-log model has no cutoff; it needs "
-          "--neighbors allpairs");
-    if (!isfinite(config->strength) || !(config->softening >= 0))
-      return ck__fail(
-          CK_ERROR_INVALID_ARGUMENT,
-          "option --model: bad soft-log strength %g or softening %g",
-          config->strength, config->softening);
+          "ck_gas_config.model: the soft-log model has no cutoff; it needs "
+          "all pairs (neighbors CK_GAS_ALL_PAIRS)");
+    if ((status = ck__field_check("ck_gas_config", config,
+                                  &fields[CK__GAS_STRENGTH])) ||
+        (status = ck__field_check("ck_gas_config", config,
+                                  &fields[CK__GAS_SOFTENING])))
+      return status;
   }
   if (config->thermostat != CK_GAS_NVE &&
-      !(config->target_temperature >= 0 &&
-        config->target_temperature <= CK_GAS_MAX_TEMPERATURE))
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "option --thermostat: the target temperature must lie in [0, %g], "
-        "not %g",
-        CK_GAS_MAX_TEMPERATURE, config->target_temperature);
+      (status = ck__field_check("ck_gas_config", config,
+                                &fields[CK__GAS_TARGET_TEMPERATURE])))
+    return status;
   if (config->thermostat == CK_GAS_LANGEVIN &&
-      !(config->gamma > 0 && config->gamma <= CK_GAS_MAX_GAMMA))
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "option --thermostat: Langevin friction must be above 0 and at "
-        "most %g, not %g",
-        CK_GAS_MAX_GAMMA, config->gamma);
-  if (config->thermostat == CK_GAS_RESCALE && config->rescale_every < 1)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --thermostat: rescale every 1 step or more");
+      (status =
+           ck__field_check("ck_gas_config", config, &fields[CK__GAS_GAMMA])))
+    return status;
+  if (config->thermostat == CK_GAS_RESCALE &&
+      (status = ck__field_check("ck_gas_config", config,
+                                &fields[CK__GAS_RESCALE_EVERY])))
+    return status;
   /* A skin past rc only makes lists longer than the pairs they serve. */
   if (config->neighbors == CK_GAS_VERLET &&
-      (!(config->skin > 0) || !(config->skin <= config->rc)))
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "option --neighbors: the Verlet skin must be above 0 and at most "
-        "rc (%g), not %g",
-        config->rc, config->skin);
+      ((status =
+            ck__field_check("ck_gas_config", config, &fields[CK__GAS_SKIN])) ||
+       !(config->skin <= config->rc)))
+    return status ? status
+                  : ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                             "ck_gas_config.skin: the Verlet skin must be at "
+                             "most rc (%g), not %g",
+                             config->rc, config->skin);
   return CK_OK;
 }
 
 /* A side the simulation can hold (clkit/gas.h says why); NaN is not. */
 static int side_fits(double side) {
-  return side >= CK_GAS_MIN_SIDE && side <= CK_GAS_MAX_SIDE;
+  return ck__field_in_range(&ck__gas_fields[CK__GAS_BOX_X], side);
 }
 
 ck_status ck__gas_resolve_box(ck_gas_config *config) {
   /* A box given (NaN or negative sides too, which are refused) or, with
    * both sides 0, one from the density. */
   if (config->box_x != 0 || config->box_y != 0) {
-    if (!(config->box_x > 0 && config->box_y > 0) || !isfinite(config->box_x) ||
-        !isfinite(config->box_y))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --box: both sides must be positive (%g x %g)",
-                      config->box_x, config->box_y);
-    if (!side_fits(config->box_x) || !side_fits(config->box_y))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --box: the sides %g x %g must lie in [%g, %g] "
-                      "(positions are single-precision floats)",
-                      config->box_x, config->box_y, CK_GAS_MIN_SIDE,
-                      CK_GAS_MAX_SIDE);
+    /* The range: positions are single-precision floats. */
+    ck_status status = ck__field_check("ck_gas_config", config,
+                                       &ck__gas_fields[CK__GAS_BOX_X]);
+    if (status == CK_OK)
+      status = ck__field_check("ck_gas_config", config,
+                               &ck__gas_fields[CK__GAS_BOX_Y]);
+    if (status)
+      return status;
     config->density =
         (double)config->particles / (config->box_x * config->box_y);
     return CK_OK;
   }
-  if (!(config->density > 0) || !isfinite(config->density))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --rho: the density must be positive, not %g",
-                    config->density);
+  ck_status status = ck__field_check("ck_gas_config", config,
+                                     &ck__gas_fields[CK__GAS_DENSITY]);
+  if (status)
+    return status;
   double side = sqrt((double)config->particles / config->density);
   if (!side_fits(side))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --rho: %zu particles at density %g need a box "
-                    "side of %g, outside [%g, %g] (positions are "
-                    "single-precision floats): change --rho or --particles",
+                    "ck_gas_config.density: %zu particles at density %g "
+                    "need a box side of %g, outside [%g, %g] (positions are "
+                    "single-precision floats): change the density or the "
+                    "particles",
                     config->particles, config->density, side, CK_GAS_MIN_SIDE,
                     CK_GAS_MAX_SIDE);
   config->box_x = config->box_y = side;
@@ -195,8 +154,8 @@ ck_status ck__gas_resolve_box(ck_gas_config *config) {
 
 /* Lattice sites, n_x a row and n_y rows, filling the box; the triangular
  * lattice shifts every other row by half a site. Fails when two sites
- * would be closer than MINIMUM_SPACING, naming the option that set the
- * box (--box, or --rho by default). */
+ * would be closer than MINIMUM_SPACING, naming the field that set the
+ * box (box_x, or density by default). */
 static ck_status place_lattice(const ck_gas_config *config,
                                const char *box_option, double *positions) {
   size_t n = config->particles;
@@ -218,7 +177,7 @@ static ck_status place_lattice(const ck_gas_config *config,
   if (spacing < MINIMUM_SPACING)
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
-        "option %s: %zu particles do not fit a %g x %g box: lattice "
+        "ck_gas_config.%s: %zu particles do not fit a %g x %g box: lattice "
         "sites would be %.3g apart (at least %.2g needed; the "
         "density is %g)",
         box_option, n, config->box_x, config->box_y, spacing, MINIMUM_SPACING,
@@ -392,9 +351,8 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
     double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
     if (capacity > MAX_LIST_CAPACITY)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --neighbors: Verlet lists of %.0f entries a particle (rc "
-              "+ skin "
-              "%g); use cell lists or a smaller rc",
+              "ck_gas_config.neighbors: Verlet lists of %.0f entries a "
+              "particle (rc + skin %g); use cell lists or a smaller rc",
               capacity, range);
     state->list_capacity = (uint32_t)capacity;
     if (state->list_capacity < 16)
@@ -522,30 +480,30 @@ static ck_status read_start_file(ck_gas_config *c, int temperature_given,
                                  ck__gas_frame *frame) {
   ck_status status = CK_OK;
   CK_TRY(ck__gas_xyz_read(c->xyz_path, frame));
-  if (frame->particles > (1u << 30))
+  if (!ck__field_in_range(&ck__gas_fields[CK__GAS_PARTICLES],
+                          (double)frame->particles))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "%s: %zu particles; a run takes at most 2^30", c->xyz_path,
-            frame->particles);
+            "%s: %zu particles; a run takes at most %.0f", c->xyz_path,
+            frame->particles, ck__gas_fields[CK__GAS_PARTICLES].maximum);
   c->particles = frame->particles;
   if (frame->box_x > 0 && frame->box_y > 0) {
     /* A box given beside the file's own would be dropped unseen. */
     if ((c->box_x > 0 || c->box_y > 0) &&
         (c->box_x != frame->box_x || c->box_y != frame->box_y))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --box: %g x %g, but %s gives its own box by its "
-              "Lattice (line "
-              "2: %g x %g); leave the box (--box) out",
+              "ck_gas_config.box_x: %g x %g, but %s gives its own box by its "
+              "Lattice (line 2: %g x %g); leave the box out",
               c->box_x, c->box_y, c->xyz_path, frame->box_x, frame->box_y);
     c->box_x = frame->box_x;
     c->box_y = frame->box_y;
   }
   if (!(c->box_x > 0 && c->box_y > 0))
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "%s has no Lattice; give the box (--box)", c->xyz_path);
+            "%s has no Lattice; give the box (box_x, box_y)", c->xyz_path);
   if (temperature_given && frame->velocities)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "option --T: %s holds the velocities (%s) the run starts from; "
-            "leave the temperature (--T) out",
+            "ck_gas_config.temperature: %s holds the velocities (%s) the "
+            "run starts from; leave the temperature unset",
             c->xyz_path, frame->velocity_column);
 fail:
   return status;
@@ -640,7 +598,7 @@ static ck_status create_gas(const ck_device *device,
   if (c->xyz_path)
     CK_TRY(read_start_file(c, temperature_given, &frame));
   CK_TRY(check_config(c));
-  const char *box_option = c->box_x != 0 || c->box_y != 0 ? "--box" : "--rho";
+  const char *box_option = c->box_x != 0 || c->box_y != 0 ? "box_x" : "density";
   CK_TRY(ck__gas_resolve_box(c));
   CK_TRY(check_cutoff_fits(c));
   /* The device's buffers first: a system that cannot fit fails there,
@@ -832,9 +790,9 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
   if (range > reach * (1 + 1e-12))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
-        "the RDF's range (--rdf-range) %g is beyond what this run can see (%g: "
-        "a cell's width, rc with Verlet lists, or half the box "
-        "with all pairs)",
+        "ck_gas_accumulate_rdf: the range %g is beyond what this run can see "
+        "(%g: a cell's width, rc with Verlet lists, or half the box with all "
+        "pairs)",
         range, reach);
   if (state->rdf_bins != bins) {
     ck_buffer_destroy(state->rdf_counts);

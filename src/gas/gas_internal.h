@@ -181,4 +181,33 @@ ck_status ck__gas_create_tuned(const ck_device *device,
  * side outside [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE]. */
 ck_status ck__gas_resolve_box(ck_gas_config *config);
 
+/* The fields of ck_gas_config with their defaults and ranges
+ * (gas_fields.c): ck_gas_config_init and the checks read them, and the
+ * workload's options point into them. */
+enum {
+  CK__GAS_PARTICLES,
+  CK__GAS_DENSITY,
+  CK__GAS_BOX_X,
+  CK__GAS_BOX_Y,
+  CK__GAS_LATTICE,
+  CK__GAS_TEMPERATURE,
+  CK__GAS_MODEL,
+  CK__GAS_RC,
+  CK__GAS_SHIFT,
+  CK__GAS_STRENGTH,
+  CK__GAS_SOFTENING,
+  CK__GAS_DT,
+  CK__GAS_WALLS,
+  CK__GAS_THERMOSTAT,
+  CK__GAS_TARGET_TEMPERATURE,
+  CK__GAS_GAMMA,
+  CK__GAS_RESCALE_EVERY,
+  CK__GAS_NEIGHBORS,
+  CK__GAS_SKIN,
+  CK__GAS_SEED,
+  CK__GAS_XYZ_PATH,
+  CK__GAS_FIELDS
+};
+extern const ck__field ck__gas_fields[CK__GAS_FIELDS];
+
 #endif /* CK_GAS_INTERNAL_H */

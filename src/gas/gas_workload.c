@@ -21,75 +21,8 @@ static const char *const gas_outputs[] = {"checkpoint", "rdf",    "traj",
                                           "png",        "thermo", NULL};
 static const char *const gas_binary_outputs[] = {"checkpoint", "png", NULL};
 
-/* The system's settings come first, up to --steps: a checkpoint carries
- * them, so --restart refuses them (job_parse), --xyz with its own
- * message. */
-static const ck_option gas_options[] = {
-    {"particles", "N", "1024", "number of particles"},
-    {"rho", "D", "0.7",
-     "number density (a square box, side at most 65536); or give --box"},
-    {"box", "LxW", NULL,
-     "box sides, e.g. 40x40, each at most 65536 (sets the density)"},
-    {"lattice", "L", "triangular", "initial lattice: triangular or square"},
-    {"T", "T", "1.0", "temperature of the initial velocities"},
-    {"xyz", "FILE", NULL,
-     "start from an extended-XYZ file (particles, positions, box and "
-     "velocities; not with --particles, --rho or --lattice)"},
-    {"rc", "R", "2.5", "Lennard-Jones cutoff (0.5 or more)"},
-    {"shift", "S", "energy",
-     "energy (U - U(rc)), force (also F - F(rc)) or none"},
-    {"model", "M", "lj",
-     "lj, or log:A:S for (A/2) ln(r^2 + S^2) + r^-12 (needs --neighbors "
-     "allpairs)"},
-    {"dt", "DT", "0.005", "time step"},
-    {"walls", NULL, NULL, "reflecting walls instead of periodic boundaries"},
-    {"thermostat", "K", "none",
-     "none (NVE), langevin:T:GAMMA or rescale:T:EVERY"},
-    {"neighbors", "N", "cells",
-     "cells (rebuilt every step), verlet:SKIN (rebuilt when needed) or "
-     "allpairs"},
-    {"tiles", "T", "auto",
-     "how all pairs read positions on OpenCL devices: local (staged in "
-     "local memory, GPUs), direct (CPUs) or auto"},
-    {"strips", "S", "auto",
-     "how cells and Verlet modes read pairs on OpenCL devices: strips (runs "
-     "of slots in the cells around a particle, a vector at a time; Verlet "
-     "mode then keeps its rebuild's cells instead of lists) on CPUs (auto) "
-     "or on any device (on), or one neighbour at a time (off)"},
-    {"sort", "S", "auto",
-     "how Verlet rebuilds sort on OpenCL devices: whole (one work-item, one "
-     "launch a step; small systems on CPUs), parallel (a counting sort "
-     "across the device) or auto"},
-    {"steps", "S", "1000", "production steps (after --equil)"},
-    {"equil", "E", "0", "steps run before averaging starts"},
-    {"log-every", "K", "100", "print the observables every K steps (0: off)"},
-    {"sample-every", "K", "10", "steps between samples of the averages"},
-    {"blocks", "B", "10", "blocks for the standard errors of the averages"},
-    {"rdf", "FILE", NULL, "write g(r), averaged over the production run"},
-    {"rdf-bins", "B", "100", "histogram bins of --rdf (needs --rdf)"},
-    {"rdf-range", "R", "auto",
-     "largest distance of --rdf (auto: rc, or half the box with all pairs)"},
-    {"rdf-every", "K", "100", "steps between --rdf samples (needs --rdf)"},
-    {"traj", "FILE", NULL, "write an extended-XYZ trajectory"},
-    {"traj-every", "K", "100", "steps between --traj frames (needs --traj)"},
-    {"thermo", "FILE", NULL,
-     "write the observables of each log step as CSV (step, time, "
-     "temperature, kinetic, potential, total, pressure)"},
-    {"png", "FILE", NULL,
-     "draw the final configuration: discs coloured by speed, or a density "
-     "field where discs would be under 2 pixels in radius"},
-    {"png-size", "PX", "800",
-     "the picture's longer side in pixels (needs --png)"},
-    {"checkpoint", "FILE", NULL,
-     "write a checkpoint at the end (and every --checkpoint-every steps)"},
-    {"checkpoint-every", "K", "0", "steps between checkpoints (0: the end)"},
-    {"restart", "FILE", NULL,
-     "continue bit-exactly from a checkpoint (its settings; --steps more)"},
-    {NULL, NULL, NULL, NULL},
-};
-
 typedef struct gas_job {
-  ck_gas_config config;
+  ck_gas_config config; /* first: the options' fields are the job's */
   uint64_t steps, equil, log_every, sample_every, rdf_every, traj_every,
       checkpoint_every;
   unsigned blocks, rdf_bins, png_size;
@@ -98,12 +31,78 @@ typedef struct gas_job {
   ck__gas_forms forms;
 } gas_job;
 
+/* The run's own settings, beside ck_gas_config's (ck__gas_fields). */
+enum {
+  JOB_STEPS,
+  JOB_EQUIL,
+  JOB_LOG_EVERY,
+  JOB_SAMPLE_EVERY,
+  JOB_BLOCKS,
+  JOB_RDF,
+  JOB_RDF_BINS,
+  JOB_RDF_RANGE,
+  JOB_RDF_EVERY,
+  JOB_TRAJ,
+  JOB_TRAJ_EVERY,
+  JOB_THERMO,
+  JOB_PNG,
+  JOB_PNG_SIZE,
+  JOB_CHECKPOINT,
+  JOB_CHECKPOINT_EVERY,
+  JOB_RESTART,
+  JOB_TILES,
+  JOB_STRIPS,
+  JOB_SORT,
+  JOB_FIELDS
+};
+
+static const ck__field_word automatic[] = {{"auto", 0}, {NULL, 0}};
+static const ck__field_word tiles[] = {
+    {"direct", 0}, {"local", 1}, {"auto", -1}, {NULL, 0}};
+static const ck__field_word strips[] = {
+    {"off", 0}, {"on", 1}, {"auto", -1}, {NULL, 0}};
+static const ck__field_word sorts[] = {
+    {"parallel", 0}, {"whole", 1}, {"auto", -1}, {NULL, 0}};
+
+#define STEPS(member, fallback, low)                                           \
+  { CK__FIELD_OF(gas_job, member, CK__FIELD_UINT64, fallback, low, 1e15) }
+#define FILE_FIELD(member)                                                     \
+  { CK__FIELD_OF(gas_job, member, CK__FIELD_TEXT, 0, 0, 0) }
+
+static const ck__field gas_job_fields[JOB_FIELDS] = {
+    [JOB_STEPS] = STEPS(steps, 1000, 0),
+    [JOB_EQUIL] = STEPS(equil, 0, 0),
+    [JOB_LOG_EVERY] = STEPS(log_every, 100, 0),
+    [JOB_SAMPLE_EVERY] = STEPS(sample_every, 10, 1),
+    [JOB_BLOCKS] = {CK__FIELD_OF(gas_job, blocks, CK__FIELD_UINT, 10, 2, 1000)},
+    [JOB_RDF] = FILE_FIELD(rdf),
+    [JOB_RDF_BINS] = {CK__FIELD_OF(gas_job, rdf_bins, CK__FIELD_UINT, 100, 1,
+                                   1 << 20)},
+    [JOB_RDF_RANGE] = {CK__FIELD_OF(gas_job, rdf_range, CK__FIELD_REAL, 0, 1e-9,
+                                    1e9),
+                       .words = automatic},
+    [JOB_RDF_EVERY] = STEPS(rdf_every, 100, 1),
+    [JOB_TRAJ] = FILE_FIELD(traj),
+    [JOB_TRAJ_EVERY] = STEPS(traj_every, 100, 1),
+    [JOB_THERMO] = FILE_FIELD(thermo),
+    [JOB_PNG] = FILE_FIELD(png),
+    [JOB_PNG_SIZE] = {CK__FIELD_OF(gas_job, png_size, CK__FIELD_UINT, 800, 16,
+                                   16384)},
+    [JOB_CHECKPOINT] = FILE_FIELD(checkpoint),
+    [JOB_CHECKPOINT_EVERY] = STEPS(checkpoint_every, 0, 0),
+    [JOB_RESTART] = FILE_FIELD(restart),
+    [JOB_TILES] = {CK__FIELD_ENUM(gas_job, forms.tiles, -1, tiles)},
+    [JOB_STRIPS] = {CK__FIELD_ENUM(gas_job, forms.strips, -1, strips)},
+    [JOB_SORT] = {CK__FIELD_ENUM(gas_job, forms.sort, -1, sorts)},
+};
+
 /* One side of --box: a positive decimal number filling [begin, end). */
 static int parse_side(const char *begin, const char *end, double *side) {
   return ck__parse_decimal(begin, end, side) && *side > 0;
 }
 
-static ck_status parse_box(const char *text, ck_gas_config *config) {
+static ck_status parse_box(const char *text, void *job) {
+  ck_gas_config *config = job;
   const char *separator = strpbrk(text, "xX");
   const char *end = text + strlen(text);
   double x = 0, y = 0;
@@ -123,10 +122,13 @@ static ck_status parse_box(const char *text, ck_gas_config *config) {
 }
 
 /* none, langevin:T:GAMMA or rescale:T:EVERY, each field read whole as
- * option values are: T a decimal in [0, 1e6] (as --T), GAMMA one in
- * (0, 1e6], EVERY a whole number from 1 to UINT_MAX (sscanf's %u would wrap
- * -1 and 10^11). */
-static ck_status parse_thermostat(const char *text, ck_gas_config *config) {
+ * option values are, in the range of its config field (sscanf's %u would
+ * wrap -1 and 10^11). */
+static ck_status parse_thermostat(const char *text, void *job) {
+  ck_gas_config *config = job;
+  const ck__field *target = &ck__gas_fields[CK__GAS_TARGET_TEMPERATURE];
+  const ck__field *friction = &ck__gas_fields[CK__GAS_GAMMA];
+  const ck__field *every_field = &ck__gas_fields[CK__GAS_RESCALE_EVERY];
   if (strcmp(text, "none") == 0) {
     config->thermostat = CK_GAS_NVE;
     return CK_OK;
@@ -139,19 +141,25 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *config) {
   double t = -1, gamma = 0;
   long long every = 0;
   int good = (langevin || rescale) &&
-             ck__parse_decimal(first, second - 1, &t) && t >= 0 &&
-             t <= CK_GAS_MAX_TEMPERATURE;
+             ck__parse_decimal(first, second - 1, &t) &&
+             ck__field_in_range(target, t);
   if (good && langevin)
-    good = ck__parse_decimal(second, end, &gamma) && gamma > 0 &&
-           gamma <= CK_GAS_MAX_GAMMA;
+    good = ck__parse_decimal(second, end, &gamma) &&
+           ck__field_in_range(friction, gamma);
   else if (good)
-    good = ck__parse_whole(second, end, 1, UINT_MAX, &every) == 1;
-  if (!good)
+    good = ck__parse_whole(second, end, (long long)every_field->minimum,
+                           (long long)every_field->maximum, &every) == 1;
+  if (!good) {
+    char t_range[96], gamma_range[96], every_range[96];
+    ck__field_range_text(target, t_range, sizeof t_range);
+    ck__field_range_text(friction, gamma_range, sizeof gamma_range);
+    ck__field_range_text(every_field, every_range, sizeof every_range);
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "--thermostat: '%s' is not none, langevin:T:GAMMA (0 <= T "
-                    "<= 1e6, 0 < GAMMA <= 1e6) or rescale:T:EVERY (0 <= T <= "
-                    "1e6, EVERY a whole number from 1 to %u)",
-                    text, UINT_MAX);
+                    "--thermostat: '%s' is not none, langevin:T:GAMMA or "
+                    "rescale:T:EVERY (T in %s, GAMMA in %s, EVERY a whole "
+                    "number in %s)",
+                    text, t_range, gamma_range, every_range);
+  }
   config->thermostat = langevin ? CK_GAS_LANGEVIN : CK_GAS_RESCALE;
   config->target_temperature = t;
   if (langevin)
@@ -161,7 +169,9 @@ static ck_status parse_thermostat(const char *text, ck_gas_config *config) {
   return CK_OK;
 }
 
-static ck_status parse_neighbors(const char *text, ck_gas_config *config) {
+static ck_status parse_neighbors(const char *text, void *job) {
+  ck_gas_config *config = job;
+  const ck__field *skin_field = &ck__gas_fields[CK__GAS_SKIN];
   double skin = 0;
   if (strcmp(text, "cells") == 0) {
     config->neighbors = CK_GAS_CELLS;
@@ -171,19 +181,22 @@ static ck_status parse_neighbors(const char *text, ck_gas_config *config) {
     config->neighbors = CK_GAS_VERLET;
   } else if (strncmp(text, "verlet:", 7) == 0 &&
              ck__parse_decimal(text + 7, text + strlen(text), &skin) &&
-             skin > 0) {
+             ck__field_in_range(skin_field, skin)) {
     config->neighbors = CK_GAS_VERLET;
     config->skin = skin;
   } else {
+    char range[96];
+    ck__field_range_text(skin_field, range, sizeof range);
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "--neighbors: '%s' is not cells, verlet:SKIN (SKIN > 0) "
+                    "--neighbors: '%s' is not cells, verlet:SKIN (SKIN in %s) "
                     "or allpairs",
-                    text);
+                    text, range);
   }
   return CK_OK;
 }
 
-static ck_status parse_model(const char *text, ck_gas_config *config) {
+static ck_status parse_model(const char *text, void *job) {
+  ck_gas_config *config = job;
   double strength = 0, softening = 0;
   if (strcmp(text, "lj") == 0) {
     config->model = CK_GAS_LENNARD_JONES;
@@ -193,7 +206,7 @@ static ck_status parse_model(const char *text, ck_gas_config *config) {
   if (ck__parse_two_fields(text, "log:", &first, &second) &&
       ck__parse_decimal(first, second - 1, &strength) &&
       ck__parse_decimal(second, text + strlen(text), &softening) &&
-      softening >= 0) {
+      ck__field_in_range(&ck__gas_fields[CK__GAS_SOFTENING], softening)) {
     config->model = CK_GAS_SOFT_LOG;
     config->strength = strength;
     config->softening = softening;
@@ -203,103 +216,99 @@ static ck_status parse_model(const char *text, ck_gas_config *config) {
                   "--model: '%s' is not lj or log:A:S (S >= 0)", text);
 }
 
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, gas_job *job) {
-  ck_status status = CK_OK;
-  long long integer;
-  const char *text;
-  int kind;
-  memset(job, 0, sizeof *job);
-  /* A run may go on from a checkpoint and replace it, since the restart
-   * is read whole before anything is written; nothing else may share. */
-  static const char *const reads[] = {"xyz", "restart", NULL};
-  if ((status = ck__param_files_apart(params, count, reads, gas_outputs,
-                                      "checkpoint", "restart")))
-    return status;
-  ck_gas_config *config = &job->config;
-  ck_gas_config_init(config);
-  config->seed = options ? options->seed : 1;
-  CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 1 << 30,
-                           &integer));
-  config->particles = (size_t)integer;
-  CK_TRY(
-      ck__param_real(params, count, "rho", 0.7, 1e-12, 1e6, &config->density));
-  if ((text = ck__param_find(params, count, "box")))
-    CK_TRY(parse_box(text, config));
-  if ((text = ck__param_find(params, count, "lattice"))) {
-    static const char *const lattices[] = {"square", "triangular", NULL};
-    CK_TRY(ck__parse_choice("lattice", text, lattices, &kind));
-    config->lattice = (ck_gas_lattice)kind;
-  }
-  CK_TRY(ck__param_real(params, count, "T", 1.0, 0, CK_GAS_MAX_TEMPERATURE,
-                        &config->temperature));
-  config->xyz_path = ck__param_find(params, count, "xyz");
-  CK_TRY(ck__param_real(params, count, "rc", 2.5, CK_GAS_MIN_CUTOFF, 1e6,
-                        &config->rc));
-  if ((text = ck__param_find(params, count, "shift"))) {
-    static const char *const shifts[] = {"energy", "force", "none", NULL};
-    CK_TRY(ck__parse_choice("shift", text, shifts, &kind));
-    config->shift = (ck_gas_shift)kind;
-  }
-  if ((text = ck__param_find(params, count, "model")))
-    CK_TRY(parse_model(text, config));
-  CK_TRY(ck__param_real(params, count, "dt", 0.005, 1e-12, CK_GAS_MAX_DT,
-                        &config->dt));
-  config->walls = ck__param_find(params, count, "walls") != NULL;
-  if ((text = ck__param_find(params, count, "thermostat")))
-    CK_TRY(parse_thermostat(text, config));
-  if ((text = ck__param_find(params, count, "neighbors")))
-    CK_TRY(parse_neighbors(text, config));
-  job->forms = CK__GAS_FORMS_BY_DEVICE;
-  if ((text = ck__param_find(params, count, "tiles"))) {
-    static const char *const forms[] = {"direct", "local", "auto", NULL};
-    CK_TRY(ck__parse_choice("tiles", text, forms, &kind));
-    job->forms.tiles = kind == 2 ? -1 : kind;
-  }
-  if ((text = ck__param_find(params, count, "strips"))) {
-    static const char *const forms[] = {"off", "on", "auto", NULL};
-    CK_TRY(ck__parse_choice("strips", text, forms, &kind));
-    job->forms.strips = kind == 2 ? -1 : kind;
-  }
-  if ((text = ck__param_find(params, count, "sort"))) {
-    static const char *const forms[] = {"parallel", "whole", "auto", NULL};
-    CK_TRY(ck__parse_choice("sort", text, forms, &kind));
-    job->forms.sort = kind == 2 ? -1 : kind;
-  }
-  static const struct {
-    const char *name;
-    long long fallback, minimum;
-  } counts[] = {{"steps", 1000, 0},        {"equil", 0, 0},
-                {"log-every", 100, 0},     {"sample-every", 10, 1},
-                {"rdf-every", 100, 1},     {"traj-every", 100, 1},
-                {"checkpoint-every", 0, 0}};
-  uint64_t *targets[] = {&job->steps,           &job->equil,
-                         &job->log_every,       &job->sample_every,
-                         &job->rdf_every,       &job->traj_every,
-                         &job->checkpoint_every};
-  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
-    CK_TRY(ck__param_integer(params, count, counts[i].name, counts[i].fallback,
-                             counts[i].minimum, (long long)1e15, &integer));
-    *targets[i] = (uint64_t)integer;
-  }
-  CK_TRY(ck__param_integer(params, count, "blocks", 10, 2, 1000, &integer));
-  job->blocks = (unsigned)integer;
-  CK_TRY(
-      ck__param_integer(params, count, "rdf-bins", 100, 1, 1 << 20, &integer));
-  job->rdf_bins = (unsigned)integer;
-  CK_TRY(
-      ck__param_integer(params, count, "png-size", 800, 16, 16384, &integer));
-  job->png_size = (unsigned)integer;
-  text = ck__param_find(params, count, "rdf-range");
-  if (text && strcmp(text, "auto") != 0)
-    CK_TRY(ck__param_real(params, count, "rdf-range", 0, 1e-9, 1e9,
-                          &job->rdf_range));
-  job->rdf = ck__param_find(params, count, "rdf");
-  job->traj = ck__param_find(params, count, "traj");
-  job->png = ck__param_find(params, count, "png");
-  job->thermo = ck__param_find(params, count, "thermo");
-  job->checkpoint = ck__param_find(params, count, "checkpoint");
-  job->restart = ck__param_find(params, count, "restart");
+#define GAS(index)                                                             \
+  .field = &ck__gas_fields[CK__GAS_##index], .config = "ck_gas_config"
+#define JOB(index) .field = &gas_job_fields[JOB_##index]
+
+/* The system's settings come first, up to --steps: a checkpoint carries
+ * them, so --restart refuses them (check_start), --xyz with its own
+ * message. */
+static const ck__option gas_options[] = {
+    {"particles", "N", "number of particles", GAS(PARTICLES)},
+    {"rho", "D", "number density (a square box); or give --box", GAS(DENSITY)},
+    {"box", "LxW", "box sides, e.g. 40x40 (sets the density)",
+     .read = parse_box, .config = "ck_gas_config", .sets = "box_x box_y"},
+    {"lattice", "L", "initial lattice: triangular or square", GAS(LATTICE)},
+    {"T", "T", "temperature of the initial velocities", GAS(TEMPERATURE)},
+    {"xyz", "FILE",
+     "start from an extended-XYZ file (particles, positions, box and "
+     "velocities; not with --particles, --rho or --lattice)",
+     GAS(XYZ_PATH)},
+    {"rc", "R", "Lennard-Jones cutoff", GAS(RC), .flags = CK__OPTION_RANGE},
+    {"shift", "S", "energy (U - U(rc)), force (also F - F(rc)) or none",
+     GAS(SHIFT)},
+    {"model", "M",
+     "lj, or log:A:S for (A/2) ln(r^2 + S^2) + r^-12 (needs --neighbors "
+     "allpairs)",
+     GAS(MODEL), .read = parse_model, .sets = "strength softening"},
+    {"dt", "DT", "time step", GAS(DT)},
+    {"walls", NULL, "reflecting walls instead of periodic boundaries",
+     GAS(WALLS)},
+    {"thermostat", "K", "none (NVE), langevin:T:GAMMA or rescale:T:EVERY",
+     GAS(THERMOSTAT), .read = parse_thermostat,
+     .sets = "target_temperature gamma rescale_every"},
+    {"neighbors", "N",
+     "cells (rebuilt every step), verlet:SKIN (rebuilt when needed; SKIN "
+     "%g unless given) or allpairs",
+     GAS(NEIGHBORS), .read = parse_neighbors, .sets = "skin",
+     .detail = &ck__gas_fields[CK__GAS_SKIN]},
+    {"tiles", "T",
+     "how all pairs read positions on OpenCL devices: local (staged in "
+     "local memory, GPUs), direct (CPUs) or auto",
+     JOB(TILES)},
+    {"strips", "S",
+     "how cells and Verlet modes read pairs on OpenCL devices: strips (runs "
+     "of slots in the cells around a particle, a vector at a time; Verlet "
+     "mode then keeps its rebuild's cells instead of lists) on CPUs (auto) "
+     "or on any device (on), or one neighbour at a time (off)",
+     JOB(STRIPS)},
+    {"sort", "S",
+     "how Verlet rebuilds sort on OpenCL devices: whole (one work-item, one "
+     "launch a step; small systems on CPUs), parallel (a counting sort "
+     "across the device) or auto",
+     JOB(SORT)},
+    {"steps", "S", "production steps (after --equil)", JOB(STEPS)},
+    {"equil", "E", "steps run before averaging starts", JOB(EQUIL)},
+    {"log-every", "K", "print the observables every K steps (0: off)",
+     JOB(LOG_EVERY)},
+    {"sample-every", "K", "steps between samples of the averages",
+     JOB(SAMPLE_EVERY)},
+    {"blocks", "B", "blocks for the standard errors of the averages",
+     JOB(BLOCKS)},
+    {"rdf", "FILE", "write g(r), averaged over the production run", JOB(RDF)},
+    {"rdf-bins", "B", "histogram bins of --rdf (needs --rdf)", JOB(RDF_BINS)},
+    {"rdf-range", "R",
+     "largest distance of --rdf (auto: rc, or half the box with all pairs)",
+     JOB(RDF_RANGE)},
+    {"rdf-every", "K", "steps between --rdf samples (needs --rdf)",
+     JOB(RDF_EVERY)},
+    {"traj", "FILE", "write an extended-XYZ trajectory", JOB(TRAJ)},
+    {"traj-every", "K", "steps between --traj frames (needs --traj)",
+     JOB(TRAJ_EVERY)},
+    {"thermo", "FILE",
+     "write the observables of each log step as CSV (step, time, "
+     "temperature, kinetic, potential, total, pressure)",
+     JOB(THERMO)},
+    {"png", "FILE",
+     "draw the final configuration: discs coloured by speed, or a density "
+     "field where discs would be under 2 pixels in radius",
+     JOB(PNG)},
+    {"png-size", "PX", "the picture's longer side in pixels (needs --png)",
+     JOB(PNG_SIZE)},
+    {"checkpoint", "FILE",
+     "write a checkpoint at the end (and every --checkpoint-every steps)",
+     JOB(CHECKPOINT)},
+    {"checkpoint-every", "K", "steps between checkpoints (0: the end)",
+     JOB(CHECKPOINT_EVERY)},
+    {"restart", "FILE",
+     "continue bit-exactly from a checkpoint (its settings; --steps more)",
+     JOB(RESTART)},
+    {0},
+};
+
+/* Options that mean something only beside another part of the run. */
+static ck_status check_parts(const ck_param *params, size_t count,
+                             const gas_job *job) {
   const ck__option_part parts[] = {
       {"traj-every", !job->traj, "--traj FILE"},
       {"rdf-bins", !job->rdf, "--rdf FILE"},
@@ -310,10 +319,33 @@ static ck_status job_parse(const ck_param *params, size_t count,
       /* A row per log step: none without them. */
       {"thermo", job->log_every == 0, "--log-every above 0"},
   };
-  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
+  ck_status status =
+      ck__param_parts(params, count, parts, sizeof parts / sizeof *parts);
+  if (status || job->restart)
+    return status;
+  /* A kernel form of another neighbour mode; "auto" leaves it to clkit,
+   * which holds for any mode. */
+  int verlet = job->config.neighbors == CK_GAS_VERLET;
+  int all_pairs = job->config.neighbors == CK_GAS_ALL_PAIRS;
+  const ck__option_part forms[] = {
+      {"sort", !verlet && job->forms.sort >= 0, "--neighbors verlet:SKIN"},
+      {"tiles", !all_pairs && job->forms.tiles >= 0, "--neighbors allpairs"},
+      {"strips", all_pairs && job->forms.strips >= 0,
+       "--neighbors cells or verlet:SKIN"},
+  };
+  return ck__param_parts(params, count, forms, sizeof forms / sizeof *forms);
+}
+
+/* Where the run starts: a lattice, an XYZ file or a checkpoint, each
+ * refusing the settings it gives itself. */
+static ck_status check_start(const ck_param *params, size_t count,
+                             const ck_run_options *options,
+                             const gas_job *job) {
+  const ck_gas_config *config = &job->config;
   if (job->restart && config->xyz_path)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--restart and --xyz both give the starting state; give one");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--restart and --xyz both give the starting state; give "
+                    "one");
   if (config->xyz_path && !job->restart) {
     /* The file gives the particles, their positions and the box (its
      * Lattice, else --box): these would be ignored, so they are refused.
@@ -323,55 +355,57 @@ static ck_status job_parse(const ck_param *params, size_t count,
                                             NULL};
     for (const char *const *name = from_file; *name; ++name)
       if (ck__param_find(params, count, *name))
-        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "--%s: --xyz gives the particles, their positions and the "
-                "box; leave --%s out",
-                *name, *name);
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "--%s: --xyz gives the particles, their positions "
+                        "and the box; leave --%s out",
+                        *name, *name);
   }
   if (!job->restart && !config->xyz_path) {
     if (ck__param_find(params, count, "rho") &&
         ck__param_find(params, count, "box"))
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "--rho: --box gives the box, which sets the density; give one");
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "--rho: --box gives the box, which sets the density; "
+                      "give one");
     ck_gas_config resolved = *config;
-    CK_TRY(ck__gas_resolve_box(&resolved));
+    return ck__gas_resolve_box(&resolved);
   }
-  if (job->restart) {
-    /* A restart continues bit-exactly with the checkpoint's system, model,
-     * integration, kernel forms and seed: a setting given beside it would
-     * be ignored, so it is refused rather than dropped unseen. */
-    if (options && options->seed_given)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "--seed: --restart continues with the checkpoint's seed; "
-              "leave --seed out");
-    for (const ck_option *option = gas_options;
-         option->name && strcmp(option->name, "steps") != 0; ++option)
-      if (strcmp(option->name, "xyz") != 0 &&
-          ck__param_find(params, count, option->name))
-        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                "--%s: --restart continues with the checkpoint's settings; "
-                "leave --%s out",
-                option->name, option->name);
-  } else {
-    /* A kernel form of another neighbour mode; "auto" leaves it to clkit,
-     * which holds for any mode. */
-    int verlet = config->neighbors == CK_GAS_VERLET;
-    int all_pairs = config->neighbors == CK_GAS_ALL_PAIRS;
-    const char *sort = ck__param_find(params, count, "sort");
-    const char *tiles = ck__param_find(params, count, "tiles");
-    const char *strips = ck__param_find(params, count, "strips");
-    const ck__option_part parts[] = {
-        {"sort", !verlet && sort && strcmp(sort, "auto") != 0,
-         "--neighbors verlet:SKIN"},
-        {"tiles", !all_pairs && tiles && strcmp(tiles, "auto") != 0,
-         "--neighbors allpairs"},
-        {"strips", all_pairs && strips && strcmp(strips, "auto") != 0,
-         "--neighbors cells or verlet:SKIN"},
-    };
-    CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
-  }
-fail:
-  return status;
+  if (!job->restart)
+    return CK_OK;
+  /* A restart continues bit-exactly with the checkpoint's system, model,
+   * integration, kernel forms and seed: a setting given beside it would
+   * be ignored, so it is refused rather than dropped unseen. */
+  if (options && options->seed_given)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--seed: --restart continues with the checkpoint's seed; "
+                    "leave --seed out");
+  for (const ck__option *option = gas_options;
+       option->name && strcmp(option->name, "steps") != 0; ++option)
+    if (strcmp(option->name, "xyz") != 0 &&
+        ck__param_find(params, count, option->name))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "--%s: --restart continues with the checkpoint's "
+                      "settings; leave --%s out",
+                      option->name, option->name);
+  return CK_OK;
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, gas_job *job) {
+  ck_status status = CK_OK;
+  memset(job, 0, sizeof *job);
+  /* A run may go on from a checkpoint and replace it, since the restart
+   * is read whole before anything is written; nothing else may share. */
+  static const char *const reads[] = {"xyz", "restart", NULL};
+  if ((status = ck__param_files_apart(params, count, reads, gas_outputs,
+                                      "checkpoint", "restart")))
+    return status;
+  ck_gas_config_init(&job->config);
+  ck__fields_init(job, gas_job_fields, JOB_FIELDS);
+  job->config.seed = options ? options->seed : 1;
+  if ((status = ck__options_read(gas_options, params, count, job)) ||
+      (status = check_parts(params, count, job)))
+    return status;
+  return check_start(params, count, options, job);
 }
 
 static ck_status gas_check(const ck_param *params, size_t count) {
@@ -515,7 +549,12 @@ static ck_status gas_due_work(void *self, uint64_t since,
   }
   if (run->rdf && step >= production &&
       (step - production) % job->rdf_every == 0) {
-    CK_TRY(ck_gas_accumulate_rdf(gas, job->rdf_bins, job->rdf_range, run->rdf));
+    /* Its range is the one argument a run may give past the system's. */
+    status =
+        ck_gas_accumulate_rdf(gas, job->rdf_bins, job->rdf_range, run->rdf);
+    if (status == CK_ERROR_INVALID_ARGUMENT)
+      CK_FAIL_PREFIX(status, "option --rdf-range: ");
+    CK_TRY(status);
     ++run->rdf_samples;
   }
   if (run->trajectory && since % job->traj_every == 0) {
@@ -785,6 +824,7 @@ const ck_workload ck__gas_workload = {
     .name = "gas",
     .summary = "2D Lennard-Jones molecular dynamics (NVE, Langevin, rescaling)",
     .options = gas_options,
+    CK__OPTIONS_SHOWN(gas_options),
     .tolerance = 0.02,
     .check = gas_check,
     .run = gas_run,

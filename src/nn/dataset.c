@@ -1272,13 +1272,7 @@ ck_status ck_dataset_options_init(ck_dataset_options *options) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_dataset_options_init: options is NULL");
   memset(options, 0, sizeof *options);
-  options->label_column = 0;
-  options->header = -1;
-  options->class_limit = 0;
-  options->classes_from = NULL;
-  options->labels_path = NULL;
-  options->labelled = 1;
-  options->features = 0;
+  ck__fields_init(options, ck__dataset_fields, CK__DATASET_FIELDS);
   return CK_OK;
 }
 

@@ -27,84 +27,40 @@ CK__STEPS_TABLE(ck__nn_steps, 12);
 ck_status ck_nn_config_init(ck_nn_config *config) {
   CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
-  config->layer_count = 3;
-  config->sizes[0] = 2;
-  config->sizes[1] = 8;
-  config->sizes[2] = 2;
-  for (int l = 0; l < CK_NN_MAX_LAYERS; ++l)
-    config->activations[l] = CK_NN_RELU;
-  config->loss = CK_NN_CROSS_ENTROPY;
-  config->optimizer = CK_NN_ADAM;
-  config->learning_rate = 0.001;
-  config->momentum = 0.9;
-  config->beta1 = 0.9;
-  config->beta2 = 0.999;
-  config->epsilon = 1e-8;
-  config->schedule = CK_NN_CONSTANT;
-  config->step_every = 10;
-  config->step_gamma = 0.5;
-  config->batch = 64;
-  config->seed = 1;
+  ck__fields_init(config, ck__nn_fields, CK__NN_FIELDS);
+  for (int l = 1; l < CK_NN_MAX_LAYERS; ++l)
+    config->activations[l] = config->activations[0];
   return CK_OK;
 }
 
 static ck_status check_config(const ck_nn_config *config) {
-  if (config->math != CK_NN_FP32 && config->math != CK_NN_TF32)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "math: unknown mode %d",
-                    (int)config->math);
-  if (config->layer_count < 2 || config->layer_count > CK_NN_MAX_LAYERS + 1)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "layers: %zu widths given; a network needs 2 to %d "
-                    "(input, hidden..., classes)",
-                    config->layer_count, CK_NN_MAX_LAYERS + 1);
+  const ck__field *fields = ck__nn_fields;
+  ck_status status =
+      ck__fields_check("ck_nn_config", config, fields, CK__NN_FIELDS);
+  if (status)
+    return status;
   for (size_t l = 0; l < config->layer_count; ++l)
-    if (config->sizes[l] < 1 || config->sizes[l] > CK_NN_MAX_WIDTH)
+    if (!ck__field_in_range(&fields[CK__NN_SIZE_0], (double)config->sizes[l]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "layers: width %zu of layer %zu is outside 1 .. %d",
-                      config->sizes[l], l, CK_NN_MAX_WIDTH);
+                      "ck_nn_config.sizes: width %zu of layer %zu is outside "
+                      "1 .. %.0f",
+                      config->sizes[l], l, fields[CK__NN_SIZE_0].maximum);
   if (config->sizes[config->layer_count - 1] < 2)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "layers: the output layer needs at least 2 classes");
+                    "ck_nn_config.sizes: the output layer needs at least 2 "
+                    "classes");
   for (size_t l = 0; l + 2 < config->layer_count; ++l)
-    if ((unsigned)config->activations[l] > CK_NN_RELU)
+    if (!ck__field_word_of(&fields[CK__NN_ACTIVATION], config->activations[l]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "act: unknown activation %d for hidden layer %zu",
+                      "ck_nn_config.activations: unknown activation %d for "
+                      "hidden layer %zu",
                       (int)config->activations[l], l + 1);
-  if ((unsigned)config->loss > CK_NN_MSE)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "loss: unknown loss %d",
-                    (int)config->loss);
-  if ((unsigned)config->optimizer > CK_NN_ADAM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "optimizer: unknown optimiser %d", (int)config->optimizer);
-  if (!(config->learning_rate > 0) || !isfinite(config->learning_rate))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "lr: the learning rate must be positive, not %g",
-                    config->learning_rate);
-  if (!(config->momentum >= 0 && config->momentum < 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "momentum: %g is outside [0, 1)",
-                    config->momentum);
-  if (!(config->beta1 >= 0 && config->beta1 < 1) ||
-      !(config->beta2 >= 0 && config->beta2 < 1))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "Adam's beta1 and beta2 must lie in [0, 1)");
-  if (!(config->epsilon > 0))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "Adam's epsilon must be positive");
-  if (!(config->weight_decay >= 0) || !isfinite(config->weight_decay))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "weight-decay: %g must be 0 or more", config->weight_decay);
-  if ((unsigned)config->schedule > CK_NN_COSINE)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "schedule: unknown kind %d",
-                    (int)config->schedule);
   if (config->schedule == CK_NN_STEP &&
-      (config->step_every < 1 ||
-       !(config->step_gamma > 0 && config->step_gamma <= 1)))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "schedule: a step schedule needs every >= 1 and gamma in "
-                    "(0, 1]");
-  if (config->batch > UINT32_MAX / 2)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "batch: %zu is too large",
-                    config->batch);
+      ((status = ck__field_check("ck_nn_config", config,
+                                 &fields[CK__NN_STEP_EVERY])) ||
+       (status = ck__field_check("ck_nn_config", config,
+                                 &fields[CK__NN_STEP_GAMMA]))))
+    return status;
   return CK_OK;
 }
 
@@ -329,9 +285,9 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   if (config->math == CK_NN_TF32 &&
       (device->backend != CK_BACKEND_CUDA || double_precision || before_tf32))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "math tf32 (--math tf32): TF32 products need a CUDA device of "
+            "ck_nn_config.math: TF32 products need a CUDA device of "
             "compute capability 8.0 or later and single precision; device "
-            "%s %s, so it refuses the run (--math fp32 runs it)",
+            "%s %s, so it refuses the run (FP32 runs it)",
             device->id,
             double_precision ? "runs in double precision"
             : before_tf32    ? "has no tensor cores for TF32"
@@ -429,13 +385,13 @@ ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
               set_names[set]);
   if (train->features != state->sizes[0])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "layers: the input layer has %u units, but the training data "
-            "has %zu features",
+            "ck_nn_config.sizes: the input layer has %u units, but the "
+            "training data has %zu features",
             state->sizes[0], train->features);
   if (train->classes > state->sizes[state->layers])
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "layers: the output layer has %u units, but the training data "
-            "has %zu classes",
+            "ck_nn_config.sizes: the output layer has %u units, but the "
+            "training data has %zu classes",
             state->sizes[state->layers], train->classes);
   CK_TRY(ck_dataset_normalization_fit(train, kind, &fitted));
   if (train->class_names) {
@@ -911,7 +867,8 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   CK__REQUIRE(training);
   CK__REQUIRE(report);
   if (training->epochs < 1)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "epochs: at least 1");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_training.epochs: at least 1");
   memset(report, 0, sizeof *report);
   report->best_test_accuracy = report->final_test_accuracy = NAN;
   report->final_test_loss = report->best_validation_loss = NAN;

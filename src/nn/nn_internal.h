@@ -267,4 +267,38 @@ ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
 ck_status ck__class_name_write(const char *function, const char *name, size_t k,
                                char *buffer, size_t capacity);
 
+/* The fields of ck_nn_config and ck_dataset_options with their defaults
+ * and ranges (nn_fields.c): ck_nn_config_init, ck_dataset_options_init
+ * and the checks read them, and the workload's options point into them. */
+enum {
+  CK__NN_LAYER_COUNT,
+  CK__NN_SIZE_0,
+  CK__NN_SIZE_1,
+  CK__NN_SIZE_2,
+  CK__NN_ACTIVATION,
+  CK__NN_LOSS,
+  CK__NN_OPTIMIZER,
+  CK__NN_LEARNING_RATE,
+  CK__NN_MOMENTUM,
+  CK__NN_BETA1,
+  CK__NN_BETA2,
+  CK__NN_EPSILON,
+  CK__NN_WEIGHT_DECAY,
+  CK__NN_SCHEDULE,
+  CK__NN_STEP_EVERY,
+  CK__NN_STEP_GAMMA,
+  CK__NN_BATCH,
+  CK__NN_SEED,
+  CK__NN_MATH,
+  CK__NN_FIELDS
+};
+extern const ck__field ck__nn_fields[CK__NN_FIELDS];
+enum {
+  CK__DATASET_LABEL_COLUMN,
+  CK__DATASET_HEADER,
+  CK__DATASET_LABELLED,
+  CK__DATASET_FIELDS
+};
+extern const ck__field ck__dataset_fields[CK__DATASET_FIELDS];
+
 #endif /* CK_NN_INTERNAL_H */

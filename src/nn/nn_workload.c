@@ -23,67 +23,8 @@
 static const char *const nn_outputs[] = {"save", "trace", "out", NULL};
 static const char *const nn_binary_outputs[] = {"save", NULL};
 
-static const ck_option nn_options[] = {
-    {"train", "FILE", "spirals:2000",
-     "training data: IDX (gzip or not) or CSV; spirals:N for N points of "
-     "three interleaved spirals"},
-    {"test", "FILE", NULL, "test data, in the training data's format"},
-    {"train-labels", "FILE", NULL,
-     "IDX labels of --train (default: its name with images-idx3 -> "
-     "labels-idx1)"},
-    {"test-labels", "FILE", NULL, "IDX labels of --test"},
-    {"label-col", "N", "first", "CSV label column: first, last or 1-based N"},
-    {"header", "H", "auto", "CSV header line: auto, yes or no"},
-    {"split", "N|F", NULL,
-     "without --test: the first N rows train and the rest test, or a "
-     "seeded random fraction F (0 < F < 1) tests"},
-    {"val", "F", "0", "hold out a seeded random fraction F for validation"},
-    {"patience", "P", "0",
-     "stop after P epochs without a better validation loss (0: never)"},
-    {"layers", "LIST", "auto",
-     "widths, input first: e.g. 784,256,128,10 (auto: features,128,classes)"},
-    {"act", "LIST", "relu",
-     "hidden activations: sigmoid, tanh or relu; one for all or one a layer"},
-    {"loss", "L", "ce",
-     "ce (softmax, cross-entropy) or mse (sigmoid, squared error)"},
-    {"optimizer", "O", "adam", "adam or sgd (with --momentum)"},
-    {"lr", "R", "0.001", "learning rate"},
-    {"momentum", "M", "0.9", "SGD momentum (0: plain SGD)"},
-    {"weight-decay", "L2", "0", "L2 penalty on the weights"},
-    {"schedule", "S", "none",
-     "learning-rate schedule: none, step:E:G (x G every E epochs) or cosine"},
-    {"batch", "N", "64", "samples a step (1: online; all: full batch)"},
-    {"epochs", "E", "10", "passes over the training data"},
-    {"normalize", "N", "zscore",
-     "per-feature scaling fitted on the training data: zscore, minmax or "
-     "none"},
-    {"tiles", "T", "auto",
-     "matrix-product tiles on OpenCL devices: local:S (staged in local "
-     "memory, GPUs), vector:S (16 outputs a vector, CPUs) or global:S (read "
-     "directly), S = 8 .. 128 a power of two (16 .. 128 for vector); auto: "
-     "by device"},
-    {"math", "M", "fp32",
-     "matrix-product arithmetic: fp32, or tf32 (tensor cores, inputs "
-     "rounded to a 10-bit mantissa; CUDA devices only, marked TF32 in the "
-     "output; compare runs ref, the oracle, in fp32)"},
-    {"trace", "FILE", NULL, "write a CSV of the per-epoch statistics"},
-    {"save", "FILE", NULL, "write the trained model (.ckn)"},
-    {"load", "FILE", NULL,
-     "start from a saved model (its layers, scaling and classes)"},
-    {"predict", "FILE", NULL,
-     "with --load: predict the classes of FILE's rows into --out or onto "
-     "standard output (rows with a label as well are scored)"},
-    {"predict-labels", "FILE", NULL,
-     "IDX labels of --predict, to score its rows (default: the derived "
-     "name, when that file exists)"},
-    {"out", "FILE", NULL,
-     "where --predict writes one class name a line (default: standard "
-     "output)"},
-    {NULL, NULL, NULL, NULL},
-};
-
 typedef struct nn_job {
-  ck_nn_config config;
+  ck_nn_config config; /* first: the options' fields are the job's */
   int layers_given;
   size_t activation_count;
   ck_normalization_kind normalization;
@@ -95,20 +36,74 @@ typedef struct nn_job {
   ck__nn_tuning tuning;
 } nn_job;
 
+/* The run's own settings, beside ck_nn_config's (ck__nn_fields). */
+enum {
+  JOB_TRAIN,
+  JOB_TEST,
+  JOB_TRAIN_LABELS,
+  JOB_TEST_LABELS,
+  JOB_SPLIT,
+  JOB_VAL,
+  JOB_PATIENCE,
+  JOB_EPOCHS,
+  JOB_NORMALIZE,
+  JOB_TRACE,
+  JOB_SAVE,
+  JOB_LOAD,
+  JOB_PREDICT,
+  JOB_PREDICT_LABELS,
+  JOB_OUT,
+  JOB_FIELDS
+};
+
+static const ck__field_word normalizations[] = {{"none", CK_NORMALIZE_NONE},
+                                                {"zscore", CK_NORMALIZE_ZSCORE},
+                                                {"minmax", CK_NORMALIZE_MINMAX},
+                                                {NULL, 0}};
+
+#define FILE_FIELD(member)                                                     \
+  { CK__FIELD_OF(nn_job, member, CK__FIELD_TEXT, 0, 0, 0) }
+
+static const ck__field nn_job_fields[JOB_FIELDS] = {
+    /* Without --load. */
+    [JOB_TRAIN] = {CK__FIELD_OF(nn_job, train, CK__FIELD_TEXT, 0, 0, 0),
+                   .text = "spirals:2000"},
+    [JOB_TEST] = FILE_FIELD(test),
+    [JOB_TRAIN_LABELS] = FILE_FIELD(train_labels),
+    [JOB_TEST_LABELS] = FILE_FIELD(test_labels),
+    [JOB_SPLIT] = FILE_FIELD(split),
+    [JOB_VAL] = {CK__FIELD_OF(nn_job, validation_fraction, CK__FIELD_REAL, 0, 0,
+                              0.9)},
+    [JOB_PATIENCE] = {CK__FIELD_OF(nn_job, patience, CK__FIELD_UINT, 0, 0,
+                                   1000000)},
+    [JOB_EPOCHS] = {CK__FIELD_OF(nn_job, epochs, CK__FIELD_UINT, 10, 1,
+                                 1000000)},
+    [JOB_NORMALIZE] = {CK__FIELD_ENUM(nn_job, normalization,
+                                      CK_NORMALIZE_ZSCORE, normalizations)},
+    [JOB_TRACE] = FILE_FIELD(trace),
+    [JOB_SAVE] = FILE_FIELD(save),
+    [JOB_LOAD] = FILE_FIELD(load),
+    [JOB_PREDICT] = FILE_FIELD(predict),
+    [JOB_PREDICT_LABELS] = FILE_FIELD(predict_labels),
+    [JOB_OUT] = FILE_FIELD(out),
+};
+
 static ck_status parse_list(const char *option, const char *text,
                             size_t *values, size_t capacity, size_t *count) {
   size_t n = 0;
   const char *at = text;
+  const ck__field *width = &ck__nn_fields[CK__NN_SIZE_0];
   for (;;) {
     const char *end = strchr(at, ',');
     if (!end)
       end = at + strlen(at);
     long long value = 0;
-    if (ck__parse_whole(at, end, 1, CK_NN_MAX_WIDTH, &value) != 1)
+    if (ck__parse_whole(at, end, (long long)width->minimum,
+                        (long long)width->maximum, &value) != 1)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "--%s: '%s' is not a list of widths 1 .. %d, such as "
-                      "784,256,10",
-                      option, text, CK_NN_MAX_WIDTH);
+                      "--%s: '%s' is not a list of widths %.0f .. %.0f, such "
+                      "as 784,256,10",
+                      option, text, width->minimum, width->maximum);
     if (n == capacity)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--%s: at most %zu widths",
                       option, capacity);
@@ -121,8 +116,26 @@ static ck_status parse_list(const char *option, const char *text,
   return CK_OK;
 }
 
-static ck_status parse_activations(const char *text, nn_job *job) {
-  static const char *const names[] = {"sigmoid", "tanh", "relu", NULL};
+static ck_status parse_layers(const char *text, void *job) {
+  nn_job *nn = job;
+  ck_nn_config *config = &nn->config;
+  if (strcmp(text, "auto") == 0)
+    return CK_OK;
+  ck_status status = parse_list("layers", text, config->sizes,
+                                CK_NN_MAX_LAYERS + 1, &config->layer_count);
+  if (status)
+    return status;
+  if (config->layer_count < 2)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--layers: give the input width, any hidden widths and "
+                    "the classes, e.g. 16,128,26");
+  nn->layers_given = 1;
+  return CK_OK;
+}
+
+static ck_status parse_activations(const char *text, void *job) {
+  nn_job *nn = job;
+  const ck__field *field = &ck__nn_fields[CK__NN_ACTIVATION];
   char copy[512];
   if (strlen(text) >= sizeof copy)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: too long");
@@ -139,20 +152,23 @@ static ck_status parse_activations(const char *text, nn_job *job) {
                       "--act: an empty entry in '%s'", text);
     if (n == CK_NN_MAX_LAYERS)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "--act: too many entries");
-    int kind;
-    ck_status status = ck__parse_choice("act", part, names, &kind);
-    if (status)
-      return status;
-    job->config.activations[n++] = (ck_nn_activation)kind;
+    const ck__field_word *word =
+        ck__field_word_named(field, part, strlen(part));
+    if (!word)
+      return ck__fail_word("act", NULL, field, part, strlen(part));
+    nn->config.activations[n++] = (ck_nn_activation)word->value;
     if (!comma)
       break;
     part = comma + 1;
   }
-  job->activation_count = n;
+  nn->activation_count = n;
   return CK_OK;
 }
 
-static ck_status parse_schedule(const char *text, ck_nn_config *config) {
+static ck_status parse_schedule(const char *text, void *job) {
+  ck_nn_config *config = job;
+  const ck__field *every_field = &ck__nn_fields[CK__NN_STEP_EVERY];
+  const ck__field *gamma_field = &ck__nn_fields[CK__NN_STEP_GAMMA];
   if (strcmp(text, "none") == 0) {
     config->schedule = CK_NN_CONSTANT;
     return CK_OK;
@@ -167,19 +183,155 @@ static ck_status parse_schedule(const char *text, ck_nn_config *config) {
   double gamma = 0;
   const char *first = NULL, *second = NULL;
   if (ck__parse_two_fields(text, "step:", &first, &second) &&
-      ck__parse_whole(first, second - 1, 1, UINT_MAX, &every) == 1 &&
-      ck__parse_decimal(second, text + strlen(text), &gamma) && gamma > 0 &&
-      gamma <= 1) {
+      ck__parse_whole(first, second - 1, (long long)every_field->minimum,
+                      (long long)every_field->maximum, &every) == 1 &&
+      ck__parse_decimal(second, text + strlen(text), &gamma) &&
+      ck__field_in_range(gamma_field, gamma)) {
     config->schedule = CK_NN_STEP;
     config->step_every = (unsigned)every;
     config->step_gamma = gamma;
     return CK_OK;
   }
+  char every_range[96], gamma_range[96];
+  ck__field_range_text(every_field, every_range, sizeof every_range);
+  ck__field_range_text(gamma_field, gamma_range, sizeof gamma_range);
   return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                  "--schedule: '%s' is not none, cosine or step:E:G (E >= 1 "
-                  "epochs, 0 < G <= 1)",
-                  text);
+                  "--schedule: '%s' is not none, cosine or step:E:G (E a "
+                  "whole number of epochs in %s, G in %s)",
+                  text, every_range, gamma_range);
 }
+
+/* first, last or a 1-based column N. */
+static ck_status parse_label_column(const char *text, void *job) {
+  ck_dataset_options *csv = &((nn_job *)job)->csv;
+  const ck__field *field = &ck__dataset_fields[CK__DATASET_LABEL_COLUMN];
+  long long column = 0;
+  const ck__field_word *word = ck__field_word_named(field, text, strlen(text));
+  if (word) {
+    csv->label_column = (int)word->value;
+    return CK_OK;
+  }
+  if (ck__parse_whole(text, text + strlen(text), (long long)field->minimum + 1,
+                      (long long)field->maximum + 1, &column) != 1)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --label-col: '%s' is not first, last or a column "
+                    "from %.0f to %.0f",
+                    text, field->minimum + 1, field->maximum + 1);
+  csv->label_column = (int)column - 1;
+  return CK_OK;
+}
+
+/* auto, or FORM:S by ck__nn_form; the vector form's work-items span 16
+ * outputs. */
+static ck_status parse_tiles(const char *text, void *job) {
+  ck__nn_tuning *tuning = &((nn_job *)job)->tuning;
+  static const char *const forms[] = {"global:", "local:", "vector:"};
+  static const long long smallest[] = {8, 8, 16};
+  if (strcmp(text, "auto") == 0)
+    return CK_OK;
+  const char *colon = strchr(text, ':');
+  size_t prefix = colon ? (size_t)(colon - text) + 1 : 0;
+  long long side = 0;
+  int form = 0;
+  while (form < 3 && !(prefix == strlen(forms[form]) &&
+                       strncmp(text, forms[form], prefix) == 0))
+    ++form;
+  if (form == 3 ||
+      ck__parse_whole(colon + 1, text + strlen(text), smallest[form], 128,
+                      &side) != 1 ||
+      (side & (side - 1)))
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "--tiles: '%s' is not auto, local:S or global:S with S a power "
+        "of two from 8 to 128, or vector:S with S a power of two from 16 to "
+        "128",
+        text);
+  tuning->tile = (unsigned)side;
+  tuning->form = (ck__nn_form)form;
+  return CK_OK;
+}
+
+#define NN(index)                                                              \
+  .field = &ck__nn_fields[CK__NN_##index], .config = "ck_nn_config"
+#define JOB(index) .field = &nn_job_fields[JOB_##index]
+#define CSV(index)                                                             \
+  .field = &ck__dataset_fields[CK__DATASET_##index],                           \
+  .config = "ck_dataset_options", .base = offsetof(nn_job, csv)
+
+static const ck__option nn_options[] = {
+    {"train", "FILE",
+     "training data: IDX (gzip or not) or CSV; spirals:N for N points of "
+     "three interleaved spirals",
+     JOB(TRAIN)},
+    {"test", "FILE", "test data, in the training data's format", JOB(TEST)},
+    {"train-labels", "FILE",
+     "IDX labels of --train (default: its name with images-idx3 -> "
+     "labels-idx1)",
+     JOB(TRAIN_LABELS)},
+    {"test-labels", "FILE", "IDX labels of --test", JOB(TEST_LABELS)},
+    {"label-col", "N", "CSV label column: first, last or 1-based N",
+     CSV(LABEL_COLUMN), .read = parse_label_column},
+    {"header", "H", "CSV header line: auto, yes or no", CSV(HEADER)},
+    {"split", "N|F",
+     "without --test: the first N rows train and the rest test, or a "
+     "seeded random fraction F (0 < F < 1) tests",
+     JOB(SPLIT)},
+    {"val", "F", "hold out a seeded random fraction F for validation",
+     JOB(VAL)},
+    {"patience", "P",
+     "stop after P epochs without a better validation loss (0: never)",
+     JOB(PATIENCE)},
+    {"layers", "LIST",
+     "widths, input first: e.g. 784,256,128,10 (auto: features,128,classes)",
+     .read = parse_layers, .shown = "auto", .config = "ck_nn_config",
+     .sets = "layer_count sizes"},
+    {"act", "LIST",
+     "hidden activations: sigmoid, tanh or relu; one for all or one a layer",
+     NN(ACTIVATION), .read = parse_activations, .sets = "activations"},
+    {"loss", "L", "ce (softmax, cross-entropy) or mse (sigmoid, squared error)",
+     NN(LOSS)},
+    {"optimizer", "O", "adam or sgd (with --momentum)", NN(OPTIMIZER)},
+    {"lr", "R", "learning rate", NN(LEARNING_RATE)},
+    {"momentum", "M", "SGD momentum (0: plain SGD)", NN(MOMENTUM)},
+    {"weight-decay", "L2", "L2 penalty on the weights", NN(WEIGHT_DECAY)},
+    {"schedule", "S",
+     "learning-rate schedule: none, step:E:G (x G every E epochs) or cosine",
+     NN(SCHEDULE), .read = parse_schedule, .sets = "step_every step_gamma"},
+    {"batch", "N", "samples a step (1: online; all: full batch)", NN(BATCH)},
+    {"epochs", "E", "passes over the training data", JOB(EPOCHS)},
+    {"normalize", "N",
+     "per-feature scaling fitted on the training data: zscore, minmax or "
+     "none",
+     JOB(NORMALIZE)},
+    {"tiles", "T",
+     "matrix-product tiles on OpenCL devices: local:S (staged in local "
+     "memory, GPUs), vector:S (16 outputs a vector, CPUs) or global:S (read "
+     "directly), S = 8 .. 128 a power of two (16 .. 128 for vector); auto: "
+     "by device",
+     .read = parse_tiles, .shown = "auto"},
+    {"math", "M",
+     "matrix-product arithmetic: fp32, or tf32 (tensor cores, inputs "
+     "rounded to a 10-bit mantissa; CUDA devices only, marked TF32 in the "
+     "output; compare runs ref, the oracle, in fp32)",
+     NN(MATH)},
+    {"trace", "FILE", "write a CSV of the per-epoch statistics", JOB(TRACE)},
+    {"save", "FILE", "write the trained model (.ckn)", JOB(SAVE)},
+    {"load", "FILE",
+     "start from a saved model (its layers, scaling and classes)", JOB(LOAD)},
+    {"predict", "FILE",
+     "with --load: predict the classes of FILE's rows into --out or onto "
+     "standard output (rows with a label as well are scored)",
+     JOB(PREDICT)},
+    {"predict-labels", "FILE",
+     "IDX labels of --predict, to score its rows (default: the derived "
+     "name, when that file exists)",
+     JOB(PREDICT_LABELS)},
+    {"out", "FILE",
+     "where --predict writes one class name a line (default: standard "
+     "output)",
+     JOB(OUT)},
+    {0},
+};
 
 /* ck__param_files_apart sees the files that options name; an IDX
  * features file given without its labels option is also read with the
@@ -222,40 +374,16 @@ fail:
   return status;
 }
 
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, nn_job *job) {
+/* What the files given ask of each other: a model for --predict, --out
+ * only with it, no shape beside a loaded model, no labels file beside
+ * spirals, and one source of test data. */
+static ck_status check_files(const ck_param *params, size_t count,
+                             nn_job *job) {
   ck_status status = CK_OK;
-  long long integer;
-  double real;
   const char *text;
-  int kind;
-  memset(job, 0, sizeof *job);
-  /* Training on from a model may replace it (it is read whole first);
-   * nothing else may share a file with an output. */
-  static const char *const reads[] = {
-      "train",   "test",           "train-labels", "test-labels",
-      "predict", "predict-labels", "load",         NULL};
-  if ((status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
-                                      "load")) ||
-      (status = outputs_apart_from_derived(params, count)))
-    return status;
-  ck_nn_config *config = &job->config;
-  ck_nn_config_init(config);
-  config->seed = options ? options->seed : 1;
-  ck_dataset_options_init(&job->csv);
-  job->train = ck__param_find(params, count, "train");
-  job->test = ck__param_find(params, count, "test");
-  job->train_labels = ck__param_find(params, count, "train-labels");
-  job->test_labels = ck__param_find(params, count, "test-labels");
-  job->predict_labels = ck__param_find(params, count, "predict-labels");
-  job->split = ck__param_find(params, count, "split");
-  job->trace = ck__param_find(params, count, "trace");
-  job->save = ck__param_find(params, count, "save");
-  job->load = ck__param_find(params, count, "load");
-  job->predict = ck__param_find(params, count, "predict");
-  job->out = ck__param_find(params, count, "out");
-  if (!job->train && !job->load)
-    job->train = "spirals:2000";
+  double real;
+  if (job->load && !ck__param_find(params, count, "train"))
+    job->train = NULL;
   if (job->predict && !job->load)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "--predict needs a model: --load FILE");
   if (job->out && !job->predict)
@@ -279,130 +407,6 @@ static ck_status job_parse(const ck_param *params, size_t count,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--%s comes from the model that --load reads; leave it out",
               from_model[i]);
-  if ((text = ck__param_find(params, count, "label-col"))) {
-    if (strcmp(text, "first") == 0)
-      job->csv.label_column = 0;
-    else if (strcmp(text, "last") == 0)
-      job->csv.label_column = -1;
-    else {
-      CK_TRY(ck__param_integer(params, count, "label-col", 1, 1, 1000000,
-                               &integer));
-      job->csv.label_column = (int)integer - 1;
-    }
-  }
-  if ((text = ck__param_find(params, count, "header"))) {
-    static const char *const headers[] = {"no", "yes", "auto", NULL};
-    CK_TRY(ck__parse_choice("header", text, headers, &kind));
-    job->csv.header = kind == 2 ? -1 : kind;
-  }
-  if ((text = ck__param_find(params, count, "layers")) &&
-      strcmp(text, "auto") != 0) {
-    CK_TRY(parse_list("layers", text, config->sizes, CK_NN_MAX_LAYERS + 1,
-                      &config->layer_count));
-    if (config->layer_count < 2)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "--layers: give the input width, any hidden widths and the "
-              "classes, e.g. 16,128,26");
-    job->layers_given = 1;
-  }
-  if ((text = ck__param_find(params, count, "tiles")) &&
-      strcmp(text, "auto") != 0) {
-    /* By ck__nn_form; the vector form's work-items span 16 outputs. */
-    static const char *const forms[] = {"global:", "local:", "vector:"};
-    static const long long smallest[] = {8, 8, 16};
-    const char *colon = strchr(text, ':');
-    size_t prefix = colon ? (size_t)(colon - text) + 1 : 0;
-    long long side = 0;
-    int form = 0;
-    while (form < 3 && !(prefix == strlen(forms[form]) &&
-                         strncmp(text, forms[form], prefix) == 0))
-      ++form;
-    if (form == 3 ||
-        ck__parse_whole(colon + 1, text + strlen(text), smallest[form], 128,
-                        &side) != 1 ||
-        (side & (side - 1)))
-      CK_FAIL(
-          CK_ERROR_INVALID_ARGUMENT,
-          "--tiles: '%s' is not auto, local:S or global:S with S a power "
-          "of two from 8 to 128, or vector:S with S a power of two from 16 to "
-          "128",
-          text);
-    job->tuning.tile = (unsigned)side;
-    job->tuning.form = (ck__nn_form)form;
-  }
-  if ((text = ck__param_find(params, count, "act")))
-    CK_TRY(parse_activations(text, job));
-  else {
-    config->activations[0] = CK_NN_RELU;
-    job->activation_count = 1;
-  }
-  if ((text = ck__param_find(params, count, "math"))) {
-    static const char *const maths[] = {"fp32", "tf32", NULL};
-    CK_TRY(ck__parse_choice("math", text, maths, &kind));
-    config->math = (ck_nn_math)kind;
-  }
-  if ((text = ck__param_find(params, count, "loss"))) {
-    static const char *const losses[] = {"ce", "mse", NULL};
-    CK_TRY(ck__parse_choice("loss", text, losses, &kind));
-    config->loss = (ck_nn_loss)kind;
-  }
-  if ((text = ck__param_find(params, count, "optimizer"))) {
-    static const char *const optimizers[] = {"sgd", "adam", NULL};
-    CK_TRY(ck__parse_choice("optimizer", text, optimizers, &kind));
-    config->optimizer = (ck_nn_optimizer)kind;
-  }
-  CK_TRY(ck__param_real(params, count, "lr", config->learning_rate, 1e-12, 1e6,
-                        &config->learning_rate));
-  CK_TRY(ck__param_real(params, count, "momentum", config->momentum, 0,
-                        0.999999, &config->momentum));
-  CK_TRY(ck__param_real(params, count, "weight-decay", 0, 0, 1e6,
-                        &config->weight_decay));
-  if ((text = ck__param_find(params, count, "schedule")))
-    CK_TRY(parse_schedule(text, config));
-  text = ck__param_find(params, count, "batch");
-  if (text && strcmp(text, "all") == 0)
-    config->batch = 0;
-  else {
-    CK_TRY(ck__param_integer(params, count, "batch", 64, 1, 1 << 30, &integer));
-    config->batch = (size_t)integer;
-  }
-  CK_TRY(ck__param_integer(params, count, "epochs", 10, 1, 1000000, &integer));
-  job->epochs = (unsigned)integer;
-  CK_TRY(ck__param_integer(params, count, "patience", 0, 0, 1000000, &integer));
-  job->patience = (unsigned)integer;
-  CK_TRY(ck__param_real(params, count, "val", 0, 0, 0.9,
-                        &job->validation_fraction));
-  job->normalization = CK_NORMALIZE_ZSCORE;
-  if ((text = ck__param_find(params, count, "normalize"))) {
-    static const char *const kinds[] = {"none", "zscore", "minmax", NULL};
-    CK_TRY(ck__parse_choice("normalize", text, kinds, &kind));
-    job->normalization = (ck_normalization_kind)kind;
-  }
-  /* Without --train a loaded model only evaluates and predicts: what
-   * shapes training would be dropped unseen. */
-  const char *training = "--train FILE (a loaded model is not trained "
-                         "without it)";
-  int untrained = !job->train;
-  const ck__option_part parts[] = {
-      {"momentum", config->optimizer != CK_NN_SGD, "--optimizer sgd"},
-      {"patience", !(job->validation_fraction > 0), "--val F"},
-      {"epochs", untrained, training},
-      {"lr", untrained, training},
-      {"momentum", untrained, training},
-      {"optimizer", untrained, training},
-      {"weight-decay", untrained, training},
-      {"schedule", untrained, training},
-      {"batch", untrained, training},
-      {"val", untrained, training},
-      {"patience", untrained, training},
-      {"split", untrained, training},
-      {"trace", untrained, training},
-      {"save", untrained, training},
-      {"train-labels", untrained, training},
-      {"test-labels", !job->test, "--test FILE"},
-      {"predict-labels", !job->predict, "--predict FILE"},
-  };
-  CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   /* Spirals make their own labels: a labels file beside them (or beside
    * the default training spirals) would be dropped unseen. */
   const struct {
@@ -429,6 +433,60 @@ static ck_status job_parse(const ck_param *params, size_t count,
   }
 fail:
   return status;
+}
+
+/* Options that mean something only beside another part of the run: without
+ * --train a loaded model only evaluates and predicts, and what shapes
+ * training would be dropped unseen. */
+static ck_status check_parts(const ck_param *params, size_t count,
+                             const nn_job *job) {
+  const char *training = "--train FILE (a loaded model is not trained "
+                         "without it)";
+  int untrained = !job->train;
+  const ck__option_part parts[] = {
+      {"momentum", job->config.optimizer != CK_NN_SGD, "--optimizer sgd"},
+      {"patience", !(job->validation_fraction > 0), "--val F"},
+      {"epochs", untrained, training},
+      {"lr", untrained, training},
+      {"momentum", untrained, training},
+      {"optimizer", untrained, training},
+      {"weight-decay", untrained, training},
+      {"schedule", untrained, training},
+      {"batch", untrained, training},
+      {"val", untrained, training},
+      {"patience", untrained, training},
+      {"split", untrained, training},
+      {"trace", untrained, training},
+      {"save", untrained, training},
+      {"train-labels", untrained, training},
+      {"test-labels", !job->test, "--test FILE"},
+      {"predict-labels", !job->predict, "--predict FILE"},
+  };
+  return ck__param_parts(params, count, parts, sizeof parts / sizeof *parts);
+}
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, nn_job *job) {
+  ck_status status = CK_OK;
+  memset(job, 0, sizeof *job);
+  /* Training on from a model may replace it (it is read whole first);
+   * nothing else may share a file with an output. */
+  static const char *const reads[] = {
+      "train",   "test",           "train-labels", "test-labels",
+      "predict", "predict-labels", "load",         NULL};
+  if ((status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
+                                      "load")) ||
+      (status = outputs_apart_from_derived(params, count)))
+    return status;
+  ck_nn_config_init(&job->config);
+  ck_dataset_options_init(&job->csv);
+  ck__fields_init(job, nn_job_fields, JOB_FIELDS);
+  job->config.seed = options ? options->seed : 1;
+  job->activation_count = 1;
+  if ((status = ck__options_read(nn_options, params, count, job)) ||
+      (status = check_files(params, count, job)))
+    return status;
+  return check_parts(params, count, job);
 }
 
 static ck_status nn_check(const ck_param *params, size_t count) {
@@ -1090,6 +1148,7 @@ const ck_workload ck__nn_workload = {
     .name = "nn",
     .summary = "multilayer perceptron training by backpropagation",
     .options = nn_options,
+    CK__OPTIONS_SHOWN(nn_options),
     .tolerance = 0.02,
     .check = nn_check,
     .run = nn_run,

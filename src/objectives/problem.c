@@ -41,96 +41,114 @@ static int names_objective(const char *source) {
   return 0;
 }
 
-ck_status ck__problem_data_check(const ck_objective_info *info, int has_data) {
+const ck__field_word ck__bounds_words[] = {{"clamp", CK_BOUNDS_MODE_CLAMP},
+                                           {"reflect", CK_BOUNDS_MODE_REFLECT},
+                                           {"random", CK_BOUNDS_MODE_RANDOM},
+                                           {NULL, 0}};
+const ck__field_word ck__precision_words[] = {
+    {"float", 0}, {"double", 1}, {NULL, 0}};
+const ck__field_word ck__lsq_mode_words[] = {{"auto", CK_PSO_LSQ_AUTO},
+                                             {"group", CK_PSO_LSQ_GROUP},
+                                             {"thread", CK_PSO_LSQ_THREAD},
+                                             {"vector", CK_PSO_LSQ_VECTOR},
+                                             {NULL, 0}};
+const ck__field_word ck__automatic_words[] = {{"auto", 0}, {NULL, 0}};
+
+ck_status ck__problem_data_check(const char *config,
+                                 const ck_objective_info *info, int has_data) {
   if (has_data && info && info->id != CK_OBJECTIVE_LSQ)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --data: --fn %s takes no data; lsq and user "
+                    "%s.data: the function %s takes no data; lsq and user "
                     "objectives do",
-                    info->name);
+                    config, info->name);
   return CK_OK;
 }
 
 ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                            const ck__problem_spec *spec) {
   ck_status status = CK_OK;
+  const char *config = spec->config;
   memset(problem, 0, sizeof *problem);
   if (spec->source) {
     if (spec->function && strcmp(spec->function, "user") != 0)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "give either --fn or --objective, not both");
+                      "%s.function: give a function or an "
+                      "objective_source, not both",
+                      config);
   } else {
     if (!spec->function)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --fn: no objective function given");
+                      "%s.function: no objective function given", config);
     if ((status = ck_objective_find(spec->function, &problem->info)))
       return ck__fail(status,
-                      "option --fn: unknown function '%s' (known: "
+                      "%s.function: unknown function '%s' (known: "
                       "sphere rastrigin rosenbrock griewank ackley schwefel "
                       "michalewicz styblinski-tang f1 f2 lsq)",
-                      spec->function);
+                      config, spec->function);
     if (problem->info->id == CK_OBJECTIVE_LSQ &&
         (!spec->data || spec->data->rows == 0))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --fn lsq needs --data FILE");
+                      "%s.data: the function lsq needs data", config);
     if (problem->info->id == CK_OBJECTIVE_LSQ &&
         (!spec->data->a || !spec->data->b))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "option --data: the data set's arrays a and b are "
-                      "required");
+                      "%s.data: the data set's arrays a and b are required",
+                      config);
   }
   int lsq = problem->info && problem->info->id == CK_OBJECTIVE_LSQ;
   if (lsq && (spec->data->dim < 1 || spec->data->dim > CK__MAX_DIM))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --data: the data set has %zu coefficients; "
-                    "lsq takes 1 to %d",
-                    spec->data->dim, CK__MAX_DIM);
+                    "%s.data: the data set has %zu coefficients; lsq takes "
+                    "1 to %d",
+                    config, spec->data->dim, CK__MAX_DIM);
   int dim = lsq ? (int)spec->data->dim : spec->dim;
-  if (dim < 1 || dim > CK__MAX_DIM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --dim: %d is outside [1, %d]", spec->dim,
-                    CK__MAX_DIM);
+  const ck__field *fields = spec->fields;
+  if ((status = ck__field_check_value(config, &fields[CK__PROBLEM_DIM], dim)))
+    return status;
   if (spec->source && dim > CK__MAX_USER_DIM)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --dim: user objectives take at most %d dimensions",
-                    CK__MAX_USER_DIM);
+                    "%s.dim: user objectives take at most %d dimensions",
+                    config, CK__MAX_USER_DIM);
   if (spec->double_precision && !device->has_fp64)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --precision double: device %s has no fp64",
+                    "%s.double_precision: device %s has no fp64", config,
                     device->id);
-  if (spec->has_target && !isfinite(spec->target))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --target must be finite");
-  if (spec->max_seconds < 0 || !isfinite(spec->max_seconds))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --time must be a finite number of seconds >= 0");
+  if ((spec->has_target &&
+       (status = ck__field_check_value(config, &fields[CK__PROBLEM_TARGET],
+                                       spec->target))) ||
+      (status = ck__field_check_value(config, &fields[CK__PROBLEM_TIME],
+                                      spec->max_seconds)))
+    return status;
   if (spec->source && (!spec->lo || !spec->hi))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "a user objective needs its domain: give --lo and --hi");
+                    "%s.lo: a user objective needs its domain: give lo and "
+                    "hi",
+                    config);
   if (!spec->lo != !spec->hi)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "options --lo and --hi go together");
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s.lo: lo and hi go together",
+                    config);
   for (int d = 0; spec->lo && d < dim; ++d) {
     if (!isfinite(spec->lo[d]) || !isfinite(spec->hi[d]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "options --lo/--hi: dimension %d is not finite", d);
+                      "%s.lo: dimension %d of lo or hi is not finite", config,
+                      d);
     /* Single precision would make a wider domain infinite. */
     if (!spec->double_precision &&
         (fabs(spec->lo[d]) > FLT_MAX || fabs(spec->hi[d]) > FLT_MAX))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "options --lo/--hi: dimension %d's bound %g is beyond "
-                      "single precision (give --precision double)",
-                      d,
+                      "%s.lo: dimension %d's bound %g is beyond single "
+                      "precision (give double_precision)",
+                      config, d,
                       fabs(spec->lo[d]) > FLT_MAX ? spec->lo[d] : spec->hi[d]);
     if (!(spec->lo[d] < spec->hi[d]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "options --lo/--hi: lo (%g) must be below hi (%g) in "
-                      "dimension %d",
-                      spec->lo[d], spec->hi[d], d);
+                      "%s.lo: lo (%g) must be below hi (%g) in dimension %d",
+                      config, spec->lo[d], spec->hi[d], d);
   }
   if (lsq && spec->data->rows * (spec->data->dim + 1) > 0xFFFFFFFFu)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --data: %zu rows of %zu values exceed 2^32 values",
-                    spec->data->rows, spec->data->dim + 1);
+                    "%s.data: %zu rows of %zu values exceed 2^32 values",
+                    config, spec->data->rows, spec->data->dim + 1);
 
   problem->objective = problem->info ? problem->info->id : CK_OBJECTIVE_USER;
   problem->streamed = problem->objective < CK_OBJECTIVE_STREAMED_COUNT;
@@ -162,15 +180,16 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
     problem->user_has_data = takes_data(problem->user_source);
     if (problem->user_has_data && !spec->data)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "the objective in %s takes a data argument: give --data FILE",
-              problem->user_name);
+              "%s.data: the objective in %s takes a data argument: give "
+              "data",
+              config, problem->user_name);
     if (!problem->user_has_data && spec->data)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --data: the objective in %s takes no data argument "
+              "%s.data: the objective in %s takes no data argument "
               "(objective(x, dim, __global const float *data))",
-              problem->user_name);
+              config, problem->user_name);
   } else {
-    CK_TRY(ck__problem_data_check(problem->info, spec->data != NULL));
+    CK_TRY(ck__problem_data_check(config, problem->info, spec->data != NULL));
   }
   return CK_OK;
 fail:

@@ -23,7 +23,62 @@ typedef struct ck__problem_spec {
   int has_target;
   double target;
   double max_seconds;
+  /* Messages name the config's fields: "ck_pso_config.dim"; fields is
+   * its table, which begins with the problem's (CK__PROBLEM_FIELDS). */
+  const char *config;
+  const ck__field *fields;
 } ck__problem_spec;
+
+/* The problem's fields of ck_pso_config and ck_ga_config, which name them
+ * alike, first in each table (pso_fields.c, ga_fields.c). */
+enum {
+  CK__PROBLEM_FUNCTION,
+  CK__PROBLEM_DIM,
+  CK__PROBLEM_EVALUATIONS,
+  CK__PROBLEM_TARGET,
+  CK__PROBLEM_TIME,
+  CK__PROBLEM_BOUNDS,
+  CK__PROBLEM_PRECISION,
+  CK__PROBLEM_LSQ_MODE,
+  CK__PROBLEM_CHECK_EVERY,
+  CK__PROBLEM_FIELDS
+};
+extern const ck__field_word ck__bounds_words[], ck__precision_words[],
+    ck__lsq_mode_words[], ck__automatic_words[];
+
+/* The entries of those fields in a table of struct `config`. */
+#define CK__PROBLEM_FIELDS_OF(config, default_dim)                             \
+  [CK__PROBLEM_FUNCTION] =                                                     \
+      {CK__FIELD_OF(config, function, CK__FIELD_TEXT, 0, 0, 0),                \
+       .text =                                                                 \
+           "sphere"}, /* ck__problem_init checks it, lsq's from the data. */   \
+      [CK__PROBLEM_DIM] =                                                      \
+          {CK__FIELD_OF(config, dim, CK__FIELD_INT, default_dim, 1,            \
+                        CK__MAX_DIM),                                          \
+           .flags = CK__FIELD_APART}, /* Any count, 0 for none, where no       \
+                                         option gives one. */                  \
+      [CK__PROBLEM_EVALUATIONS] = {CK__FIELD_OF(config, max_evaluations,       \
+                                                CK__FIELD_UINT64, 0, 1, 1e18), \
+                                   .flags =                                    \
+                                       CK__FIELD_APART | CK__FIELD_UNSET},     \
+  [CK__PROBLEM_TARGET] =                                                       \
+      {CK__FIELD_OF(config, target, CK__FIELD_REAL, 0, -DBL_MAX, DBL_MAX),     \
+       .flags =                                                                \
+           CK__FIELD_APART}, /* ck__problem_init checks it and the target. */  \
+      [CK__PROBLEM_TIME] = {CK__FIELD_OF(config, max_seconds, CK__FIELD_REAL,  \
+                                         0, 0, 1e9),                           \
+                            .flags = CK__FIELD_APART},                         \
+  [CK__PROBLEM_BOUNDS] = {CK__FIELD_ENUM(                                      \
+      config, bounds, CK_BOUNDS_MODE_CLAMP,                                    \
+      ck__bounds_words)}, /* Any nonzero value is double precision. */         \
+      [CK__PROBLEM_PRECISION] = {CK__FIELD_ENUM(config, double_precision, 0,   \
+                                                ck__precision_words),          \
+                                 .flags = CK__FIELD_APART},                    \
+  [CK__PROBLEM_LSQ_MODE] = {CK__FIELD_ENUM(config, lsq_mode, CK_PSO_LSQ_AUTO,  \
+                                           ck__lsq_mode_words)},               \
+  [CK__PROBLEM_CHECK_EVERY] = {                                                \
+      CK__FIELD_OF(config, check_every, CK__FIELD_UINT, 0, 1, 1024),           \
+      .words = ck__automatic_words}
 
 typedef struct ck__problem {
   const ck_objective_info *info; /* NULL for user objectives */
@@ -46,11 +101,11 @@ typedef struct ck__problem {
  *     a kept copy of a configuration (the problem owns its copies);
  *   CK__PROBLEM_FROM_JOB(c, job, options): parsed options into c.
  */
-#define CK__PROBLEM_SPEC(c)                                                    \
+#define CK__PROBLEM_SPEC(c, name, table)                                       \
   ((ck__problem_spec){(c)->function, (c)->objective_source,                    \
                       (c)->objective_name, (c)->data, (c)->dim, (c)->lo,       \
                       (c)->hi, (c)->double_precision, (c)->has_target,         \
-                      (c)->target, (c)->max_seconds})
+                      (c)->target, (c)->max_seconds, (name), (table)})
 
 #define CK__PROBLEM_KEEP(c, problem)                                           \
   do {                                                                         \
@@ -68,14 +123,6 @@ typedef struct ck__problem {
     (c)->dim = (job)->spec.dim;                                                \
     (c)->lo = (job)->spec.lo;                                                  \
     (c)->hi = (job)->spec.hi;                                                  \
-    (c)->double_precision = (job)->spec.double_precision;                      \
-    (c)->has_target = (job)->spec.has_target;                                  \
-    (c)->target = (job)->spec.target;                                          \
-    (c)->max_seconds = (job)->spec.max_seconds;                                \
-    (c)->max_evaluations = (job)->max_evaluations;                             \
-    (c)->bounds = (ck_bounds_mode)(job)->bounds;                               \
-    (c)->lsq_mode = (job)->lsq_mode;                                           \
-    (c)->check_every = (job)->check_every;                                     \
     if (options) {                                                             \
       (c)->seed = (options)->seed;                                             \
       (c)->progress = (options)->progress;                                     \
@@ -83,13 +130,14 @@ typedef struct ck__problem {
     }                                                                          \
   } while (0)
 
-/* CK_OK, or CK_ERROR_INVALID_ARGUMENT naming --data when data is given
- * to a built-in objective (info) other than lsq, which takes none; for
- * ck__problem_init and for the option parser, which asks before it reads
- * the file. */
-ck_status ck__problem_data_check(const ck_objective_info *info, int has_data);
+/* CK_OK, or CK_ERROR_INVALID_ARGUMENT naming config's data when data is
+ * given to a built-in objective (info) other than lsq, which takes none;
+ * for ck__problem_init and for the option parser, which asks before it
+ * reads the file. */
+ck_status ck__problem_data_check(const char *config,
+                                 const ck_objective_info *info, int has_data);
 
-/* Checks a spec (the messages name the CLI options) and fills problem;
+/* Checks a spec (the messages name the config's fields) and fills problem;
  * release it with ck__problem_free(). */
 ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                            const ck__problem_spec *spec);
@@ -157,34 +205,62 @@ void ck__evaluation_destroy(ck__evaluation *evaluation);
 
 /* ---- options shared by the optimisers' workloads (problem_options.c) --- */
 
-/* Option rows every optimiser takes; `dim` is the default dimension and
- * `step` names an iteration ("iteration", "generation"). */
-#define CK__PROBLEM_OPTIONS(dim, step)                                         \
-  {"fn", "NAME", "sphere",                                                     \
+/* Option rows every optimiser takes, over the problem's fields of its
+ * config: fields is its table, owner its name ("ck_pso_config"); `step`
+ * names an iteration ("iteration", "generation"). */
+#define CK__PROBLEM_OPTIONS(fields, owner, step)                               \
+  {"fn", "NAME",                                                               \
    "objective: sphere rastrigin rosenbrock griewank ackley schwefel "          \
-   "michalewicz styblinski-tang f1 f2 lsq"},                                   \
-      {"objective", "FILE.cl", NULL,                                           \
+   "michalewicz styblinski-tang f1 f2 lsq",                                    \
+   .field = &(fields)[CK__PROBLEM_FUNCTION], .config = owner},                 \
+      {"objective", "FILE.cl",                                                 \
        "user objective: OpenCL C defining float objective(const float *x, "    \
-       "int dim[, __global const float *data])"},                              \
-      {"data", "FILE", NULL,                                                   \
+       "int dim[, __global const float *data])",                               \
+       .config = owner, .sets = "objective_source objective_name"},            \
+      {"data", "FILE",                                                         \
        "data for lsq (CSV, b last; or clkit binary), or for a user "           \
-       "objective"},                                                           \
-      {"dim", "D", dim, "dimensions (lsq: taken from the data)"},              \
-      {"evals", "N", NULL, "stop after N objective evaluations"},              \
-      {"target", "F", NULL,                                                    \
+       "objective",                                                            \
+       .config = owner, .sets = "data"},                                       \
+      {"dim", "D", "dimensions (lsq: taken from the data)",                    \
+       .field = &(fields)[CK__PROBLEM_DIM], .config = owner},                  \
+      {"evals",                                                                \
+       "N",                                                                    \
+       "stop after N objective evaluations",                                   \
+       .field = &(fields)[CK__PROBLEM_EVALUATIONS],                            \
+       .config = owner,                                                        \
+       .flags = CK__OPTION_OFF},                                               \
+      {"target",                                                               \
+       "F",                                                                    \
        "stop once the best value is <= F (alone, the run ends only then or "   \
-       "at Ctrl-C)"},                                                          \
-      {"time", "S", NULL, "stop after S seconds"},                             \
-      {"bounds", "MODE", "clamp", "clamp, reflect or random"},                 \
-      {"lo", "X[,X...]", NULL, "lower bound: one value or one per dimension"}, \
-      {"hi", "X[,X...]", NULL, "upper bound: one value or one per dimension"}, \
-      {"precision", "P", "float", "float, or double on devices with fp64"},    \
-      {"lsq-mode", "M", "auto",                                                \
+       "at Ctrl-C)",                                                           \
+       .field = &(fields)[CK__PROBLEM_TARGET],                                 \
+       .config = owner,                                                        \
+       .flags = CK__OPTION_OFF,                                                \
+       .sets = "has_target"},                                                  \
+      {"time",                                                                 \
+       "S",                                                                    \
+       "stop after S seconds",                                                 \
+       .field = &(fields)[CK__PROBLEM_TIME],                                   \
+       .config = owner,                                                        \
+       .flags = CK__OPTION_OFF},                                               \
+      {"bounds", "MODE", "clamp, reflect or random",                           \
+       .field = &(fields)[CK__PROBLEM_BOUNDS], .config = owner},               \
+      {"lo", "X[,X...]", "lower bound: one value or one per dimension",        \
+       .config = owner, .sets = "lo"},                                         \
+      {"hi", "X[,X...]", "upper bound: one value or one per dimension",        \
+       .config = owner, .sets = "hi"},                                         \
+      {"precision", "P", "float, or double on devices with fp64",              \
+       .field = &(fields)[CK__PROBLEM_PRECISION], .config = owner},            \
+      {"lsq-mode", "M",                                                        \
        "lsq evaluation: auto, group (work-groups over rows), thread (a "       \
-       "work-item a point) or vector (16 points a work-item, for CPUs)"},      \
-      {"check-every", "K", "auto", "read the best value every K " step "s"},   \
-      {"out", "FILE", NULL, "write the best position, one value a line"}, {    \
-    "trace", "FILE", NULL, "write a CSV of the best value per " step           \
+       "work-item a point) or vector (16 points a work-item, for CPUs)",       \
+       .field = &(fields)[CK__PROBLEM_LSQ_MODE], .config = owner},             \
+      {"check-every", "K", "read the best value every K " step "s",            \
+       .field = &(fields)[CK__PROBLEM_CHECK_EVERY], .config = owner},          \
+      {"out", "FILE", "write the best position, one value a line",             \
+       .field = NULL},                                                         \
+  {                                                                            \
+    "trace", "FILE", "write a CSV of the best value per " step, .field = NULL  \
   }
 
 typedef struct ck__problem_job {
@@ -192,22 +268,20 @@ typedef struct ck__problem_job {
   ck_lsq_data data;
   char *source;
   double *lo, *hi;
-  int bounds; /* CK_BOUNDS_MODE_* */
-  ck_pso_lsq_mode lsq_mode;
-  uint64_t max_evaluations;
-  unsigned check_every; /* 0: automatic */
-  int stop_by_count;    /* 0 when only a target, a clock or evals stop */
+  int stop_by_count; /* 0 when only a target, a clock or evals stop */
   const char *out, *trace;
 } ck__problem_job;
 
-/* Reads the shared options (files named by them too: --objective,
- * --data). `count_option` names the step-count option ("iters", "gens").
+/* Reads the shared options that name files or depend on them (--fn,
+ * --objective, --data, --lo, --hi, --out, --trace) over the settings read
+ * from the other options (a spec of the config, ck__options_read).
+ * `count_option` names the step-count option ("iters", "gens").
  * Errors are CK_ERROR_INVALID_ARGUMENT naming the option, or the reader's
  * status (CK_ERROR_NOT_FOUND, _IO, _PARSE) after "option --data: " for a
  * file that cannot be read. */
 ck_status ck__problem_job_parse(const ck_param *params, size_t count,
-                                int default_dim, const char *count_option,
-                                ck__problem_job *job);
+                                const ck__problem_spec *settings,
+                                const char *count_option, ck__problem_job *job);
 void ck__problem_job_release(ck__problem_job *job);
 
 /* CK_OK when a run's best value is finite, else CK_ERROR_MISMATCH saying
@@ -217,9 +291,9 @@ ck_status ck__problem_best_check(const ck__problem_job *job, double best);
 /* The problem options that name files a run writes (NULL-ended). */
 extern const char *const ck__problem_outputs[];
 
-/* Checks the shared options that need no file (for ck_workload_check). */
-ck_status ck__problem_options_check(const ck_param *params, size_t count,
-                                    const char *count_option);
+/* Checks the shared options that need no file (for ck_workload_check)
+ * but for those of ck__options_read. */
+ck_status ck__problem_options_check(const ck_param *params, size_t count);
 
 /* --out: the position, one value a line, atomically. */
 ck_status ck__write_position(const char *path, const double *position, int dim);

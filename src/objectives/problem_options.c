@@ -64,56 +64,49 @@ void ck__problem_job_release(ck__problem_job *job) {
   memset(job, 0, sizeof *job);
 }
 
-/* The settings that need no file: the bounds, the precision, lsq's mode
- * (only with lsq, whose info is NULL for a user objective) and the host's
- * reads, into job (its spec's precision). Shared by the job's parse and
- * the check without a run, so that the two cannot disagree. */
-static ck_status parse_settings(const ck_param *params, size_t count,
-                                const ck_objective_info *info,
-                                ck__problem_job *job) {
-  static const char *const bounds[] = {"clamp", "reflect", "random", NULL};
-  static const char *const precisions[] = {"float", "double", NULL};
-  static const char *const modes[] = {"auto", "group", "thread", "vector",
-                                      NULL};
-  ck_status status = CK_OK;
-  long long integer;
-  int choice = 0;
-  const char *text;
-  if ((text = ck__param_find(params, count, "bounds"))) {
-    CK_TRY(ck__parse_choice("bounds", text, bounds, &choice));
-    job->bounds = choice;
-  }
-  if ((text = ck__param_find(params, count, "precision"))) {
-    CK_TRY(ck__parse_choice("precision", text, precisions, &choice));
-    job->spec.double_precision = choice;
-  }
+/* --lsq-mode only with lsq, whose info is NULL for a user objective. */
+static ck_status check_lsq_mode(const ck_param *params, size_t count,
+                                const ck_objective_info *info) {
   const ck__option_part parts[] = {
       {"lsq-mode", !info || info->id != CK_OBJECTIVE_LSQ, "--fn lsq"}};
-  CK_TRY(ck__param_parts(params, count, parts, 1));
-  if ((text = ck__param_find(params, count, "lsq-mode"))) {
-    CK_TRY(ck__parse_choice("lsq-mode", text, modes, &choice));
-    job->lsq_mode = (ck_pso_lsq_mode)choice;
+  return ck__param_parts(params, count, parts, 1);
+}
+
+/* --lo and --hi into the job's spec, for its dim; a built-in objective
+ * (info) gives the one left out. */
+static ck_status read_domain(const ck_param *params, size_t count,
+                             const ck_objective_info *info,
+                             ck__problem_job *job) {
+  ck_status status = CK_OK;
+  ck__problem_spec *spec = &job->spec;
+  const char *lo = ck__param_find(params, count, "lo");
+  const char *hi = ck__param_find(params, count, "hi");
+  if (!lo && !hi)
+    return CK_OK;
+  if ((!lo || !hi) && !info)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a user objective needs both --lo and --hi");
+  char fallback_lo[32] = "", fallback_hi[32] = "";
+  if (info) {
+    snprintf(fallback_lo, sizeof fallback_lo, "%.17g", info->lo);
+    snprintf(fallback_hi, sizeof fallback_hi, "%.17g", info->hi);
   }
-  text = ck__param_find(params, count, "check-every");
-  if (text && strcmp(text, "auto") != 0) {
-    CK_TRY(
-        ck__param_integer(params, count, "check-every", 0, 1, 1024, &integer));
-    job->check_every = (unsigned)integer;
-  }
+  CK_TRY(parse_list("lo", lo ? lo : fallback_lo, spec->dim, &job->lo));
+  CK_TRY(parse_list("hi", hi ? hi : fallback_hi, spec->dim, &job->hi));
+  spec->lo = job->lo;
+  spec->hi = job->hi;
 fail:
   return status;
 }
 
 ck_status ck__problem_job_parse(const ck_param *params, size_t count,
-                                int default_dim, const char *count_option,
+                                const ck__problem_spec *settings,
+                                const char *count_option,
                                 ck__problem_job *job) {
   ck_status status = CK_OK;
   ck__problem_spec *spec = &job->spec;
-  long long integer;
   memset(job, 0, sizeof *job);
-  spec->function = ck__param_find(params, count, "fn");
-  if (!spec->function)
-    spec->function = "sphere";
+  *spec = *settings;
   const ck_objective_info *info = NULL;
   const char *objective_path = ck__param_find(params, count, "objective");
   if (objective_path) {
@@ -132,7 +125,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   const char *data_path = ck__param_find(params, count, "data");
   /* Refused before the file is read: a usage error whether or not the
    * file exists (the user objective's own check is on its source). */
-  CK_TRY(ck__problem_data_check(info, data_path != NULL));
+  CK_TRY(ck__problem_data_check(spec->config, info, data_path != NULL));
   if (data_path) {
     if ((status = ck_lsq_load(data_path, &job->data)))
       CK_FAIL_PREFIX(status, "option --data: ");
@@ -140,9 +133,6 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   } else if (info && info->id == CK_OBJECTIVE_LSQ) {
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "option --fn lsq needs --data FILE");
   }
-  CK_TRY(ck__param_integer(params, count, "dim", default_dim, 1, 100000,
-                           &integer));
-  spec->dim = (int)integer;
   if (info && info->id == CK_OBJECTIVE_LSQ) {
     if (ck__param_find(params, count, "dim") &&
         (size_t)spec->dim != job->data.dim)
@@ -151,19 +141,11 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
               spec->dim, job->data.dim, data_path);
     spec->dim = (int)job->data.dim;
   }
-  CK_TRY(ck__param_integer(params, count, "evals", 0, 1, 1e18, &integer));
-  job->max_evaluations = (uint64_t)integer;
-  if (ck__param_find(params, count, "target")) {
-    CK_TRY(ck__param_real(params, count, "target", 0, -INFINITY, INFINITY,
-                          &spec->target));
-    spec->has_target = 1;
-  }
-  CK_TRY(ck__param_real(params, count, "time", 0, 0, 1e9, &spec->max_seconds));
   /* Without an explicit count, a target, a clock or evals decide alone. */
-  job->stop_by_count =
-      ck__param_find(params, count, count_option) ||
-      !(spec->has_target || spec->max_seconds > 0 || job->max_evaluations);
-  CK_TRY(parse_settings(params, count, info, job));
+  job->stop_by_count = ck__param_find(params, count, count_option) ||
+                       !(spec->has_target || spec->max_seconds > 0 ||
+                         ck__param_find(params, count, "evals"));
+  CK_TRY(check_lsq_mode(params, count, info));
   /* A single-precision run holds the data as floats: past FLT_MAX a value
    * would become infinite, and every evaluation with it. */
   for (size_t j = 0; data_path && !spec->double_precision && j < job->data.rows;
@@ -177,22 +159,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
                 "give --precision double",
                 data_path, j + 1, value);
     }
-  const char *lo = ck__param_find(params, count, "lo");
-  const char *hi = ck__param_find(params, count, "hi");
-  if (lo || hi) {
-    if ((!lo || !hi) && !info)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "a user objective needs both --lo and --hi");
-    char fallback_lo[32] = "", fallback_hi[32] = "";
-    if (info) {
-      snprintf(fallback_lo, sizeof fallback_lo, "%.17g", info->lo);
-      snprintf(fallback_hi, sizeof fallback_hi, "%.17g", info->hi);
-    }
-    CK_TRY(parse_list("lo", lo ? lo : fallback_lo, spec->dim, &job->lo));
-    CK_TRY(parse_list("hi", hi ? hi : fallback_hi, spec->dim, &job->hi));
-    spec->lo = job->lo;
-    spec->hi = job->hi;
-  }
+  CK_TRY(read_domain(params, count, info, job));
   job->out = ck__param_find(params, count, "out");
   job->trace = ck__param_find(params, count, "trace");
   return CK_OK;
@@ -203,32 +170,17 @@ fail:
 
 const char *const ck__problem_outputs[] = {"out", "trace", NULL};
 
-ck_status ck__problem_options_check(const ck_param *params, size_t count,
-                                    const char *count_option) {
-  long long integer;
-  double real;
+ck_status ck__problem_options_check(const ck_param *params, size_t count) {
   ck_status status;
   const char *function = ck__param_find(params, count, "fn");
-  const ck_objective_info *info;
+  const ck_objective_info *info = NULL;
   static const char *const reads[] = {"objective", "data", NULL};
   if ((status = ck__param_files_apart(params, count, reads, ck__problem_outputs,
                                       NULL, NULL)))
     return status;
   if (function && (status = ck_objective_find(function, &info)))
     return ck__fail(status, "option --fn: unknown function '%s'", function);
-  if ((status =
-           ck__param_integer(params, count, "dim", 1, 1, 100000, &integer)) ||
-      (status = ck__param_integer(params, count, count_option, 1, 1, 1e15,
-                                  &integer)) ||
-      (status =
-           ck__param_integer(params, count, "evals", 1, 1, 1e18, &integer)) ||
-      (status = ck__param_real(params, count, "time", 0, 0, 1e9, &real)) ||
-      (status = ck__param_real(params, count, "target", 0, -INFINITY, INFINITY,
-                               &real)))
-    return status;
-  ck__problem_job settings;
-  memset(&settings, 0, sizeof settings);
-  return parse_settings(params, count, function ? info : NULL, &settings);
+  return check_lsq_mode(params, count, info);
 }
 
 ck_status ck__write_position(const char *path, const double *position,

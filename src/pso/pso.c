@@ -45,59 +45,31 @@ ck__pso_spread *ck__pso_spread_of(ck_pso *pso) {
 ck_status ck_pso_config_init(ck_pso_config *config) {
   CK__REQUIRE(config);
   memset(config, 0, sizeof *config);
-  config->function = "sphere";
-  config->dim = 30;
-  config->particles = 1024;
-  config->w = 0.7298;
-  config->c1 = 1.49618;
-  config->c2 = 1.49618;
-  config->velocity_init = 0.5;
-  config->vmax = 1.0;
-  config->bounds = CK_BOUNDS_MODE_CLAMP;
-  config->seed = 1;
-  config->max_iterations = 1000;
+  ck__fields_init(config, ck__pso_fields, CK__PSO_FIELDS);
   return CK_OK;
 }
 
 /* The PSO-specific settings; the problem's are checked by ck__problem. */
 static ck_status check_config(const ck_pso_config *config) {
-  if (config->particles < 1 || config->particles > 0x7FFFFFFFu)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --particles: %zu is outside [1, 2^31)",
-                    config->particles);
-  if (!isfinite(config->w) || !isfinite(config->c1) || !isfinite(config->c2) ||
-      config->c1 < 0 || config->c2 < 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "options --w, --c1, --c2 must be finite, c1 and c2 >= 0");
+  ck_status status =
+      ck__fields_check("ck_pso_config", config, ck__pso_fields, CK__PSO_FIELDS);
+  if (status)
+    return status;
   if (config->constriction && config->c1 + config->c2 <= 4)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --constriction needs c1 + c2 > 4 (got %g)",
+                    "ck_pso_config.constriction: needs c1 + c2 > 4 (got %g)",
                     config->c1 + config->c2);
-  if (config->ring_neighbours == 1 || config->ring_neighbours < 0 ||
-      (size_t)config->ring_neighbours > config->particles)
+  if ((size_t)config->ring_neighbours > config->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --topology ring:%d: the neighbourhood must hold 2 "
-                    "to %zu particles",
+                    "ck_pso_config.ring_neighbours: the neighbourhood of %d "
+                    "must hold 2 to %zu particles",
                     config->ring_neighbours, config->particles);
-  if (!(config->velocity_init >= 0) || !(config->vmax > 0) ||
-      !isfinite(config->vmax) || !isfinite(config->velocity_init))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "options --vinit must be >= 0 and --vmax > 0, both finite");
-  if ((unsigned)config->bounds > CK_BOUNDS_MODE_RANDOM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --bounds: unknown mode");
-  if ((unsigned)config->lsq_mode > CK_PSO_LSQ_VECTOR)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --lsq-mode: unknown mode %d",
-                    (int)config->lsq_mode);
-  if ((unsigned)config->move_mode > CK_PSO_MOVE_VECTOR)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --move-mode: unknown mode %d",
-                    (int)config->move_mode);
   /* Initialisation evaluates every particle once. */
   if (config->max_evaluations && config->max_evaluations < config->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --evals: %llu evaluations are fewer than the %zu "
-                    "that initialisation makes (one a particle)",
+                    "ck_pso_config.max_evaluations: %llu evaluations are "
+                    "fewer than the %zu that initialisation makes (one a "
+                    "particle)",
                     (unsigned long long)config->max_evaluations,
                     config->particles);
   return CK_OK;
@@ -159,7 +131,7 @@ static ck_status tune(ck_pso *created, const ck_device *device,
                       const ck_pso_config *config, uint32_t first,
                       size_t total) {
   ck_status status = CK_OK;
-  const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
+  const ck__problem_spec spec = CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -387,7 +359,7 @@ ck_status ck_pso_create_spread(const ck_spread *spread,
   created = calloc(1, sizeof *created);
   if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
-  const ck__problem_spec spec = CK__PROBLEM_SPEC(config);
+  const ck__problem_spec spec = CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
   CK_TRY(ck__problem_init(&created->problem, &spread->devices[0], &spec));
   created->config = *config;
   CK__PROBLEM_KEEP(&created->config, &created->problem);
@@ -497,7 +469,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
                                 .max_steps = config->max_iterations,
                                 .max_evaluations = config->max_evaluations,
                                 .per_step = state->n,
-                                .default_steps = 1000,
+                                .default_steps = CK__PSO_DEFAULT_STEPS,
                                 .has_target = config->has_target,
                                 .max_seconds = config->max_seconds,
                                 .check_every = config->check_every,

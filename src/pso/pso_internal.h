@@ -128,4 +128,26 @@ extern const ck__pso_steps ck__pso_opencl_steps;
  * and least squares by cl/lsq.cu, over the OpenCL steps. */
 extern const ck__pso_steps ck__pso_cuda_steps;
 
+/* The fields of ck_pso_config with their defaults and ranges
+ * (pso_fields.c), the problem's first: ck_pso_config_init and the checks
+ * read them, and the workload's options point into them. */
+enum {
+  CK__PSO_PARTICLES = CK__PROBLEM_FIELDS,
+  CK__PSO_ITERATIONS,
+  CK__PSO_W,
+  CK__PSO_C1,
+  CK__PSO_C2,
+  CK__PSO_CONSTRICTION,
+  CK__PSO_RING_NEIGHBOURS,
+  CK__PSO_VELOCITY_INIT,
+  CK__PSO_VMAX,
+  CK__PSO_MOVE_MODE,
+  CK__PSO_SEED,
+  CK__PSO_FIELDS
+};
+extern const ck__field ck__pso_fields[CK__PSO_FIELDS];
+/* The steps a run makes when no rule stops it. */
+#define CK__PSO_DEFAULT_STEPS                                                  \
+  ((uint64_t)ck__pso_fields[CK__PSO_ITERATIONS].value)
+
 #endif /* CK_PSO_INTERNAL_H */

@@ -14,107 +14,115 @@
 
 enum { TRACE_ROWS = 1000 };
 
-static const ck_option pso_options[] = {
-    CK__PROBLEM_OPTIONS("30", "iteration"),
-    {"particles", "N", "1024", "swarm size"},
-    {"iters", "N", "1000",
-     "stop after N iterations (without it, --evals, --target or --time "
-     "alone ends the run)"},
-    {"w", "W", "0.7298", "inertia weight"},
-    {"c1", "C", "1.49618", "cognitive coefficient"},
-    {"c2", "C", "1.49618", "social coefficient"},
-    {"constriction", NULL, NULL,
-     "constriction form: chi (v + c1 r1 (p-x) + c2 r2 (g-x)), c1 + c2 > 4"},
-    {"topology", "T", "gbest", "gbest, or ring:K (lbest, K neighbours)"},
-    {"vinit", "F", "0.5", "initial speed up to F x (hi - lo)"},
-    {"vmax", "F", "1", "speed clamp: F x (hi - lo) per dimension"},
-    {"move-mode", "M", "auto",
-     "OpenCL moves: auto, particle (a work-item a particle) or vector (16 "
-     "particles a work-item, for CPUs)"},
-    {NULL, NULL, NULL, NULL},
-};
-
-/* PSO's own options into c; the iteration count only where it stops the
- * run (stop_by_count). Reads no file, so that pso_check can use it. */
-static ck_status own_parse(const ck_param *params, size_t count,
-                           int stop_by_count, ck_pso_config *config) {
-  ck_status status = CK_OK;
-  long long integer;
-  const char *text;
-  CK_TRY(ck__param_integer(params, count, "particles", 1024, 1, 0x7FFFFFFF,
-                           &integer));
-  config->particles = (size_t)integer;
-  CK_TRY(ck__param_integer(params, count, "iters", 1000, 1, 1e15, &integer));
-  config->max_iterations = stop_by_count ? (uint64_t)integer : 0;
-  CK_TRY(ck__param_real(params, count, "w", 0.7298, -10, 10, &config->w));
-  int constriction = ck__param_find(params, count, "constriction") != NULL;
-  if (constriction && ck__param_find(params, count, "w"))
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--w has no part in --constriction, whose factor chi comes from "
-            "c1 + c2; give one of them");
-  double default_c = constriction ? 2.05 : 1.49618;
-  CK_TRY(ck__param_real(params, count, "c1", default_c, 0, 100, &config->c1));
-  CK_TRY(ck__param_real(params, count, "c2", default_c, 0, 100, &config->c2));
-  config->constriction = constriction;
-  text = ck__param_find(params, count, "topology");
-  if (text && strcmp(text, "gbest") != 0) {
-    long long k = 0;
-    int read = strncmp(text, "ring:", 5) == 0
-                   ? ck__parse_whole(text + 5, text + strlen(text), 2,
-                                     (long long)config->particles, &k)
-                   : 0;
-    if (read == 0)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --topology: '%s' is neither gbest nor ring:K with K >= 2",
-              text);
-    if (read < 0 && config->particles < 2)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --topology %s: a ring needs 2 particles or more, and "
-              "--particles is %zu",
-              text, config->particles);
-    /* Named as typed: K may lie past what the config's int holds. */
-    if (read < 0)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "option --topology %s: the neighbourhood must hold 2 to %zu "
-              "particles",
-              text, config->particles);
-    config->ring_neighbours = (int)k;
+/* "gbest", or "ring:K" with K from 2 to the particles (read before). */
+static ck_status read_topology(const char *text, void *job) {
+  ck_pso_config *config = job;
+  long long k = 0;
+  if (strcmp(text, "gbest") == 0) {
+    config->ring_neighbours = 0;
+    return CK_OK;
   }
-  CK_TRY(ck__param_real(params, count, "vinit", 0.5, 0, 100,
-                        &config->velocity_init));
-  CK_TRY(ck__param_real(params, count, "vmax", 1.0, 1e-12, 100, &config->vmax));
-  if ((text = ck__param_find(params, count, "move-mode"))) {
-    static const char *const modes[] = {"auto", "particle", "vector", NULL};
-    int choice = 0;
-    CK_TRY(ck__parse_choice("move-mode", text, modes, &choice));
-    config->move_mode = (ck_pso_move_mode)choice;
-  }
-fail:
-  return status;
+  const ck__field *ring = &ck__pso_fields[CK__PSO_RING_NEIGHBOURS];
+  int read = strncmp(text, "ring:", 5) == 0
+                 ? ck__parse_whole(text + 5, text + strlen(text),
+                                   (long long)ring->minimum,
+                                   (long long)config->particles, &k)
+                 : 0;
+  if (read == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --topology: '%s' is neither gbest nor ring:K with "
+                    "K >= %.0f",
+                    text, ring->minimum);
+  if (read < 0 && config->particles < ring->minimum)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --topology %s: a ring needs %.0f particles or "
+                    "more, and --particles is %zu",
+                    text, ring->minimum, config->particles);
+  /* Named as typed: K may lie past what the config's int holds. */
+  if (read < 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --topology %s: the neighbourhood must hold %.0f to "
+                    "%zu particles",
+                    text, ring->minimum, config->particles);
+  config->ring_neighbours = (int)k;
+  return CK_OK;
 }
 
-/* The shared problem options, then PSO's own. */
+#define PSO(index)                                                             \
+  .field = &ck__pso_fields[CK__PSO_##index], .config = "ck_pso_config"
+
+static const ck__option pso_options[] = {
+    CK__PROBLEM_OPTIONS(ck__pso_fields, "ck_pso_config", "iteration"),
+    {"particles", "N", "swarm size", PSO(PARTICLES)},
+    {"iters", "N",
+     "stop after N iterations (without it, --evals, --target or --time "
+     "alone ends the run)",
+     PSO(ITERATIONS)},
+    {"w", "W", "inertia weight", PSO(W)},
+    {"c1", "C", "cognitive coefficient", PSO(C1)},
+    {"c2", "C", "social coefficient", PSO(C2)},
+    {"constriction", NULL,
+     "constriction form: chi (v + c1 r1 (p-x) + c2 r2 (g-x)), c1 + c2 > 4",
+     PSO(CONSTRICTION)},
+    {"topology", "T", "gbest, or ring:K (lbest, K neighbours)",
+     PSO(RING_NEIGHBOURS), .read = read_topology},
+    {"vinit", "F", "initial speed up to F x (hi - lo)", PSO(VELOCITY_INIT)},
+    {"vmax", "F", "speed clamp: F x (hi - lo) per dimension", PSO(VMAX)},
+    {"move-mode", "M",
+     "OpenCL moves: auto, particle (a work-item a particle) or vector (16 "
+     "particles a work-item, for CPUs)",
+     PSO(MOVE_MODE)},
+    {0},
+};
+
+/* Clerc and Kennedy's coefficients of the constriction form, c1 + c2 =
+ * 4.1, where --constriction is given without them. */
+#define CONSTRICTION_C 2.05
+
+/* The options that need no file into config (its defaults in place), so
+ * that pso_check can use them. */
+static ck_status read_settings(const ck_param *params, size_t count,
+                               ck_pso_config *config) {
+  ck_status status = ck__options_read(pso_options, params, count, config);
+  if (status)
+    return status;
+  config->has_target = ck__param_find(params, count, "target") != NULL;
+  if (config->constriction && ck__param_find(params, count, "w"))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--w has no part in --constriction, whose factor chi "
+                    "comes from c1 + c2; give one of them");
+  if (config->constriction && !ck__param_find(params, count, "c1"))
+    config->c1 = CONSTRICTION_C;
+  if (config->constriction && !ck__param_find(params, count, "c2"))
+    config->c2 = CONSTRICTION_C;
+  return CK_OK;
+}
+
+/* The settings, then the problem's files; the iteration count only where
+ * it stops the run. */
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, ck__problem_job *job,
                            ck_pso_config *config) {
-  ck_status status = CK_OK;
-  CK_TRY(ck__problem_job_parse(params, count, 30, "iters", job));
+  ck_status status;
+  memset(job, 0, sizeof *job);
   ck_pso_config_init(config);
+  if ((status = read_settings(params, count, config)))
+    return status;
+  const ck__problem_spec settings =
+      CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
+  if ((status = ck__problem_job_parse(params, count, &settings, "iters", job)))
+    return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
-  CK_TRY(own_parse(params, count, job->stop_by_count, config));
+  if (!job->stop_by_count)
+    config->max_iterations = 0;
   return CK_OK;
-fail:
-  ck__problem_job_release(job);
-  return status;
 }
 
 static ck_status pso_check(const ck_param *params, size_t count) {
-  ck_status status = ck__problem_options_check(params, count, "iters");
-  if (status)
-    return status;
-  ck_pso_config c;
-  ck_pso_config_init(&c);
-  return own_parse(params, count, 1, &c);
+  ck_pso_config config;
+  ck_pso_config_init(&config);
+  ck_status status = read_settings(params, count, &config);
+  return status ? status : ck__problem_options_check(params, count);
 }
 
 /* About TRACE_ROWS rows of the history, evenly spread, and its last; an
@@ -205,6 +213,7 @@ const ck_workload ck__pso_workload = {
     .summary = "particle swarm optimisation of built-in, lsq or user "
                "objectives",
     .options = pso_options,
+    CK__OPTIONS_SHOWN(pso_options),
     .tolerance = 1e-3,
     .check = pso_check,
     .run = pso_run,

@@ -179,19 +179,33 @@ static const selfcheck_steps opencl_steps = {
 /* ---- the driver -----------------------------------------------------------
  */
 
-static const ck_option selfcheck_options[] = {
-    {"count", "N", "1048576", "random numbers per pass"},
-    {"passes", "P", "4", "generate-and-reduce passes (streams 0 .. P-1)"},
-    {NULL, NULL, NULL, NULL},
+/* The run's settings. */
+typedef struct selfcheck_job {
+  long long count, passes;
+} selfcheck_job;
+
+static const ck__field selfcheck_fields[] = {
+    {CK__FIELD_OF(selfcheck_job, count, CK__FIELD_INT64, 1048576, 1, 1 << 30)},
+    {CK__FIELD_OF(selfcheck_job, passes, CK__FIELD_INT64, 4, 1, 1000000)},
 };
 
+static const ck__option selfcheck_options[] = {
+    {"count", "N", "random numbers per pass", .field = &selfcheck_fields[0]},
+    {"passes", "P", "generate-and-reduce passes (streams 0 .. P-1)",
+     .field = &selfcheck_fields[1]},
+    {0},
+};
+
+static ck_status job_parse(const ck_param *params, size_t count,
+                           selfcheck_job *job) {
+  ck__fields_init(job, selfcheck_fields,
+                  sizeof selfcheck_fields / sizeof *selfcheck_fields);
+  return ck__options_read(selfcheck_options, params, count, job);
+}
+
 static ck_status selfcheck_check(const ck_param *params, size_t count) {
-  long long value;
-  ck_status status =
-      ck__param_integer(params, count, "count", 1048576, 1, 1LL << 30, &value);
-  if (status == CK_OK)
-    status = ck__param_integer(params, count, "passes", 4, 1, 1000000, &value);
-  return status;
+  selfcheck_job job;
+  return job_parse(params, count, &job);
 }
 
 /* Largest power of two not above the device's work-group limit, capped. */
@@ -246,15 +260,13 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   selfcheck_state state = {0};
   float *sums = NULL;
   uint32_t *xors = NULL;
-  long long elements, passes;
+  selfcheck_job job;
   /* No native steps: on CUDA the OpenCL kernels run, built by NVRTC. */
   const selfcheck_steps *steps =
       ck__steps_pick(device, &ref_steps, &opencl_steps, NULL, NULL, 0);
   int set_up = 0;
-  CK_TRY(ck__param_integer(params, count, "count", 1048576, 1, 1LL << 30,
-                           &elements));
-  CK_TRY(ck__param_integer(params, count, "passes", 4, 1, 1000000, &passes));
-  state.count = (uint32_t)elements;
+  CK_TRY(job_parse(params, count, &job));
+  state.count = (uint32_t)job.count;
   state.seed = options->seed;
   state.group_size = reduction_group(device);
   uint32_t wanted = (state.count + state.group_size - 1) / state.group_size;
@@ -287,8 +299,8 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   passes_run run = {&state, steps, sums, xors, 0, 0.0, 0};
   const ck__loop_rules rules = {
       .shape = CK__LOOP_CHUNKS,
-      .max_steps = (uint64_t)passes,
-      .default_steps = (uint64_t)passes,
+      .max_steps = (uint64_t)job.passes,
+      .default_steps = (uint64_t)job.passes,
       .check_every = 1,
       .progress = options->progress,
       .progress_user = options->progress_user,
@@ -305,7 +317,7 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   result->wall_s = ck__seconds() - started;
   ck_queue_get_kernel_seconds(state.queue, &result->kernel_s);
 
-  double numbers = (double)state.count * (double)passes;
+  double numbers = (double)state.count * (double)job.passes;
   result->best = total / numbers;
   snprintf(result->best_name, sizeof result->best_name, "mean");
   result->throughput = result->wall_s > 0 ? numbers / result->wall_s : 0;
@@ -313,7 +325,7 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
            "numbers/s");
   ck__result_metric(result, "xor_checksum", checksum, "");
   ck__result_metric(result, "count", state.count, "");
-  ck__result_metric(result, "passes", (double)passes, "");
+  ck__result_metric(result, "passes", (double)job.passes, "");
   ck__result_metric(result, "group_size", state.group_size, "");
   ck__result_flag(result, "from_cache", build.from_cache);
   /* The mean of n uniforms has standard deviation 1/sqrt(12 n). */
@@ -350,6 +362,7 @@ const ck_workload ck__selfcheck_workload = {
     .summary = "Philox streams and a reduction: proves a device runs kernels "
                "and matches ref",
     .options = selfcheck_options,
+    CK__OPTIONS_SHOWN(selfcheck_options),
     .tolerance = 1e-5,
     .check = selfcheck_check,
     .run = selfcheck_run,

@@ -438,4 +438,86 @@ ck_status ck__text_fail_at(ck_status status, const ck__text_lines *lines,
     goto fail;                                                                 \
   } while (0)
 
+/* ---- A public config's fields (fields.c) -------------------------------
+ * The default and range of each field of a config (ck_gas_config, ...), in
+ * one table a driver keeps: its config_init fills the defaults from it,
+ * its checks take the ranges from it, and the workload's options point
+ * into it (framework/options.c), so that none is written twice. */
+typedef enum ck__field_type {
+  CK__FIELD_INT,    /* int, or an enum */
+  CK__FIELD_UINT,   /* unsigned, uint32_t */
+  CK__FIELD_SIZE,   /* size_t */
+  CK__FIELD_UINT64, /* uint64_t */
+  CK__FIELD_INT64,  /* int64_t */
+  CK__FIELD_REAL,   /* double */
+  CK__FIELD_TEXT    /* const char *, not checked */
+} ck__field_type;
+
+/* A word that a field takes beside its range: an enum's name, or "auto"
+ * for a value the driver resolves itself. */
+typedef struct ck__field_word {
+  const char *word;
+  double value;
+} ck__field_word;
+
+enum {
+  CK__FIELD_ABOVE = 1, /* the minimum itself is out of range */
+  CK__FIELD_BELOW = 2, /* the maximum itself is out of range */
+  /* Checked by its driver where it applies (a thermostat's friction),
+   * not by ck__fields_check. */
+  CK__FIELD_APART = 4,
+  /* 0, the default, leaves it unset (a rule off, an optimum unknown, a
+   * box from the density): the library takes 0, an option does not. */
+  CK__FIELD_UNSET = 8
+};
+
+typedef struct ck__field {
+  const char *name; /* the member, as messages name it: "rc" */
+  ck__field_type type;
+  size_t offset; /* offsetof the member */
+  double value;  /* the default */
+  double minimum, maximum;
+  unsigned flags;              /* CK__FIELD_* */
+  const ck__field_word *words; /* ended by a NULL word; NULL: none */
+  const char *text;            /* the default of a TEXT field */
+} ck__field;
+
+/* The first members of a field of struct config, in a braced entry. */
+#define CK__FIELD_OF(config, member, kind, fallback, low, high)                \
+  .name = #member, .type = (kind), .offset = offsetof(config, member),         \
+  .value = (fallback), .minimum = (low), .maximum = (high)
+/* An enum: its words alone (an empty range, so that no number is one). */
+#define CK__FIELD_ENUM(config, member, fallback, names)                        \
+  .name = #member, .type = CK__FIELD_INT, .offset = offsetof(config, member),  \
+  .value = (fallback), .minimum = 1, .maximum = 0, .words = (names)
+
+/* The field's value in config, as a double. */
+double ck__field_get(const void *config, const ck__field *field);
+/* Stores value (in the field's range or words) into config. */
+void ck__field_set(void *config, const ck__field *field, double value);
+/* Each field of fields (count of them) at its default. */
+void ck__fields_init(void *config, const ck__field *fields, size_t count);
+/* The word of a value, or NULL where it has none. */
+const char *ck__field_word_of(const ck__field *field, double value);
+/* The word that is the length bytes of text, or NULL where none is. */
+const ck__field_word *ck__field_word_named(const ck__field *field,
+                                           const char *text, size_t length);
+/* Whether value lies in the field's range (its words aside). */
+int ck__field_in_range(const ck__field *field, double value);
+/* The range as messages write it, "[0.5, 1e+06]" or "(0, 1]", into text
+ * (size bytes); "" for a field without one. */
+void ck__field_range_text(const ck__field *field, char *text, size_t size);
+/* CK_OK when value is in the field's range, one of its words' values or
+ * 0 where that leaves it unset, else CK_ERROR_INVALID_ARGUMENT:
+ * "CONFIG.NAME: VALUE is outside RANGE"
+ * (config may be NULL: "VALUE is outside RANGE"). */
+ck_status ck__field_check_value(const char *config, const ck__field *field,
+                                double value);
+/* ck__field_check_value of the field's value in config. */
+ck_status ck__field_check(const char *config_name, const void *config,
+                          const ck__field *field);
+/* ck__field_check of every field but those marked CK__FIELD_APART. */
+ck_status ck__fields_check(const char *config_name, const void *config,
+                           const ck__field *fields, size_t count);
+
 #endif /* CK_UTIL_H */
