@@ -232,7 +232,8 @@ fail:
 static ck_status tune(ck_ga *created, const ck_device *device,
                       const ck_ga_config *config) {
   ck_status status = CK_OK;
-  const ck__problem_spec spec = CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
+  const ck__problem_spec spec =
+      CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;

@@ -131,7 +131,8 @@ static ck_status tune(ck_pso *created, const ck_device *device,
                       const ck_pso_config *config, uint32_t first,
                       size_t total) {
   ck_status status = CK_OK;
-  const ck__problem_spec spec = CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
+  const ck__problem_spec spec =
+      CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -359,7 +360,8 @@ ck_status ck_pso_create_spread(const ck_spread *spread,
   created = calloc(1, sizeof *created);
   if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
-  const ck__problem_spec spec = CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
+  const ck__problem_spec spec =
+      CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
   CK_TRY(ck__problem_init(&created->problem, &spread->devices[0], &spec));
   created->config = *config;
   CK__PROBLEM_KEEP(&created->config, &created->problem);
