@@ -321,6 +321,26 @@ static ck_status api_pso(const void *arg, double *value) {
   return status;
 }
 
+/* A swarm spread over ref as its one member, through the workload (so
+ * that the result's members are made too). */
+static ck_status api_pso_spread(const void *arg, double *value) {
+  (void)arg;
+  const ck_workload *workload = NULL;
+  ck_status status = ck_workload_find("pso", &workload);
+  const ck_param params[] = {
+      {"fn", "sphere"}, {"dim", "2"}, {"particles", "6"}, {"iters", "3"}};
+  ck_spread spread = {.devices = ref(), .device_count = 1};
+  ck_run_options options = {.seed = 2, .spread = &spread};
+  ck_result result;
+  if (status == CK_OK)
+    status = ck_workload_run(workload, ref(), params, 4, &options, &result);
+  if (status == CK_OK) {
+    *value = result.best + (double)result.member_count;
+    ck_result_release(&result);
+  }
+  return status;
+}
+
 static ck_status api_ga(const void *arg, double *value) {
   (void)arg;
   ck_ga_config config;
@@ -833,6 +853,7 @@ int main(void) {
   sweep("CUDA compilation", cuda_compile, NULL);
 #endif
   sweep("pso API", api_pso, NULL);
+  sweep("pso spread", api_pso_spread, NULL);
   sweep("ga API", api_ga, NULL);
   sweep("aco API", api_aco, file);
   sweep("gas API", api_gas, file);
