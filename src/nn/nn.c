@@ -22,7 +22,7 @@
 
 static const char *const set_names[3] = {"training", "validation", "test"};
 
-CK__STEPS_TABLE(ck__nn_steps, 12);
+CK__STEPS_TABLE(ck__nn_steps, 14);
 
 ck_status ck_nn_config_init(ck_nn_config *config) {
   CK__REQUIRE(config);
@@ -1114,6 +1114,7 @@ ck_status ck_nn_destroy(ck_nn *nn) {
     ck_buffer_destroy(state->second[l]);
     ck_buffer_destroy(state->activations[l]);
     ck_buffer_destroy(state->deltas[l]);
+    ck_buffer_destroy(state->gradients[l]);
     ck_buffer_destroy(nn->best_weights[l]);
   }
   ck_buffer_destroy(state->batch_labels);

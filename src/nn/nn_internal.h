@@ -115,6 +115,12 @@ typedef struct ck__nn_steps {
    * activations[layer - 1]) and the optimiser step. */
   ck_status (*update)(nn_state *state, int layer, uint32_t count,
                       const ck__nn_update *update);
+  /* update in two halves, for the members of a spread network, which sum
+   * their gradients between them: the gradient of weights[layer] over
+   * count rows into gradients[layer] (weight decay left out), then the
+   * optimiser step from gradients[layer], weight decay added. */
+  ck_status (*gradient)(nn_state *state, int layer, uint32_t count);
+  ck_status (*apply)(nn_state *state, int layer, const ck__nn_update *update);
   /* The sums of the first count entries of losses and hits, read back. */
   ck_status (*reduce)(nn_state *state, uint32_t count, double *loss,
                       uint64_t *hits);
@@ -162,6 +168,9 @@ struct nn_state {
   ck_buffer *first[CK_NN_MAX_LAYERS + 1], *second[CK_NN_MAX_LAYERS + 1];
   ck_buffer *activations[CK_NN_MAX_LAYERS + 1];
   ck_buffer *deltas[CK_NN_MAX_LAYERS + 1];
+  /* A spread member's: each layer's gradient, over its rows, then summed
+   * over the members (the weights' layout). */
+  ck_buffer *gradients[CK_NN_MAX_LAYERS + 1];
   ck_buffer *batch_labels; /* capacity */
   ck_buffer *index;        /* the training rows in this epoch's order */
   nn_data sets[3];         /* by ck_nn_set */
@@ -171,7 +180,7 @@ struct nn_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *gather_kernel, *forward_kernel, *backward_kernel, *update_kernel,
-      *output_kernel, *reduce_kernel;
+      *output_kernel, *reduce_kernel, *gradient_kernel, *apply_kernel;
   unsigned tile_m, tile_n, block_m, block_n, reduce_group;
   ck__nn_form form;
   unsigned lanes;       /* outputs a vector in the vector form, else 1 */
