@@ -451,12 +451,13 @@ fail:
 ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result) {
   ck__nn_spread *spread = nn->spread;
   /* A device's own kernel time where its queue keeps one (ref does not):
-   * the host's clock also counts its waits for the others. */
+   * the host's clock also counts its waits for the others. The queue is
+   * finished first: some backends count a launch once it is waited for. */
   for (size_t i = 0; i < spread->run.local; ++i) {
+    ck_queue *queue = spread->members[i]->state.queue;
     double seconds = 0;
-    if (ck_queue_get_kernel_seconds(spread->members[i]->state.queue,
-                                    &seconds) == CK_OK &&
-        seconds > 0)
+    if (ck_queue_finish(queue) == CK_OK &&
+        ck_queue_get_kernel_seconds(queue, &seconds) == CK_OK && seconds > 0)
       spread->run.compute_s[i] = seconds;
   }
   return ck__spread_report(&spread->run, result);
