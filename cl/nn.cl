@@ -123,13 +123,6 @@ ck_nn_gather_step(CK_NN_GATHER_ARGUMENTS(__global const uint *step)) {
       __global ck_real *first, __global ck_real *second, ck_real decay,        \
       ck_real rate, ck_real momentum, ck_real beta1, ck_real beta2,            \
       ck_real epsilon, ck_real correction1, ck_real correction2
-#define CK_GEMM_LEFT(m, k) delta[(size_t)(k) * M + (m)]
-#define CK_GEMM_RIGHT(k, n)                                                    \
-  ((n) < N - 1 ? input[(size_t)(k) * (N - 1) + (n)] : CK_R(1))
-#define CK_GEMM_LEFT_K_FAST 0
-#define CK_GEMM_RIGHT_N_FAST 1
-#define CK_GEMM_RIGHT_AT(k, n) (input + (size_t)(k) * (N - 1) + (n))
-#define CK_GEMM_RIGHT_PLAIN (N - 1)
 #define CK_GEMM_STORE_VECTOR(m, n, sum)                                        \
   do {                                                                         \
     size_t at = (size_t)(m) * N + (n);                                         \
@@ -154,7 +147,39 @@ ck_nn_gather_step(CK_NN_GATHER_ARGUMENTS(__global const uint *step)) {
                    gradient, rate, momentum, beta1, beta2, epsilon,            \
                    correction1, correction2);                                  \
   } while (0)
-#include "nn_gemm.inc"
+#include "nn_gradient.inc"
+
+/* Gradient: a spread member's part of the update's product, stored in
+ * gradient (out x (in + 1)) for the members to sum before ck_nn_apply;
+ * the same sums as ck_nn_update's. */
+#define CK_GEMM_NAME ck_nn_gradient
+#define CK_GEMM_ARGUMENTS                                                      \
+  int M, int N, int K, __global const ck_real *delta,                          \
+      __global const ck_real *input, __global ck_real *gradient
+#define CK_GEMM_STORE_VECTOR(m, n, sum)                                        \
+  CK_NN_VSTORE((sum), 0, gradient + (size_t)(m) * N + (n))
+#define CK_GEMM_STORE(m, n, sum) gradient[(size_t)(m) * N + (n)] = (sum)
+#include "nn_gradient.inc"
+
+/* Work-item `at`: parameter at of weights (M x N, the biases last) takes
+ * its optimiser step from the summed gradient, with weight decay off the
+ * bias column, as ck_nn_update's store does. */
+__kernel void ck_nn_apply(int M, int N, int optimizer,
+                          __global const ck_real *gradient,
+                          __global ck_real *weights, __global ck_real *first,
+                          __global ck_real *second, ck_real decay, ck_real rate,
+                          ck_real momentum, ck_real beta1, ck_real beta2,
+                          ck_real epsilon, ck_real correction1,
+                          ck_real correction2) {
+  size_t at = get_global_id(0);
+  if (at >= (size_t)M * N)
+    return;
+  ck_real g = (int)(at % (size_t)N) < N - 1
+                  ? gradient[at] + decay * weights[at]
+                  : gradient[at];
+  ck_nn_optimize(optimizer, weights + at, first + at, second + at, g, rate,
+                 momentum, beta1, beta2, epsilon, correction1, correction2);
+}
 
 /* The arguments of both output kernels, POSITION (argument 8) apart. */
 #define CK_NN_OUTPUT_ARGUMENTS(POSITION)                                       \

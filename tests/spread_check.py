@@ -5,10 +5,11 @@ usage: spread_check.py CLKIT [MPIRUN]
 
 With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
 a swarm spread over them, and over them and ref, must end where one
-device ends, bit for bit. Under MPIRUN (given where clkit is built with
-MPI) two and three ranks on ref must too; a rank killed mid-run must end
-the others within 10 s, with a non-zero status and a message. Usage
-errors exit 2.
+device ends, bit for bit; an MLP spread over them must end near it (its
+gradients are summed in another order). Under MPIRUN (given where clkit
+is built with MPI) two and three ranks on ref must too, and an MLP over
+two; a rank killed mid-run must end the others within 10 s, with a
+non-zero status and a message. Usage errors exit 2.
 """
 import json
 import os
@@ -82,6 +83,34 @@ if len(pocl) >= 2:
 else:
     print("skip: fewer than two OpenCL devices")
 
+
+
+def near(what, alone, spread, members, batch):
+    """An MLP spread ends near its one-device run: the gradients' sums
+    run in another order, nothing more."""
+    if not alone or not spread:
+        return
+    loss, accuracy = spread["test_loss"], spread["test_accuracy"]
+    if abs(loss - alone["test_loss"]) > 1e-3 * alone["test_loss"] or \
+            abs(accuracy - alone["test_accuracy"]) > 0.01:
+        fail(f"{what}: test loss {loss!r}, accuracy {accuracy!r}; alone "
+             f"{alone['test_loss']!r}, {alone['test_accuracy']!r}")
+    got = spread.get("members", [])
+    if len(got) != members or sum(m["units"] for m in got) != batch or \
+            spread.get("member_units") != "samples":
+        fail(f"{what}: members {got}")
+    print(f"ok: {what}: test loss {loss!r} (alone {alone['test_loss']!r}) "
+          f"over {[(m['device'], m['rank'], m['units']) for m in got]}")
+
+
+LETTERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "examples", "data", "letter-recognition.data")
+MLP = ["run", "nn", "--train", LETTERS, "--split", "16000", "--layers",
+       "16,32,26", "--batch", "128", "--epochs", "2", "--seed", "5"]
+if len(pocl) >= 2:
+    near("an MLP over two PoCL devices", result(MLP + ["--device", pocl[0]]),
+         result(MLP + ["--device", ",".join(pocl[:2]), "--spread"]), 2, 128)
+
 usage = [(["run", "pso", "--shares", "1,1"], "--shares applies only"),
          (["run", "pso", "--spread", "--shares", "1,x"], "positive numbers"),
          (["compare", "pso", "--spread"], "spread")]
@@ -95,6 +124,8 @@ if MPIRUN:
     for ranks in (2, 3):
         same(f"{ranks} ranks on ref", alone,
              result(SWARM + ["--device", "ref", "--spread"], ranks), ranks)
+    near("an MLP over 2 ranks on ref", result(MLP + ["--device", "ref"]),
+         result(MLP + ["--device", "ref", "--spread"], 2), 2, 128)
     # A rank killed mid-run ends the others.
     long_run = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "3",
                 CLKIT, "run", "pso", "--dim", "8", "--particles", "3000",

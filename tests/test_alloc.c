@@ -669,6 +669,70 @@ static ck_status cuda_compile(const void *arg, double *value) {
 }
 #endif
 
+/* An MLP spread over ref alone, through the API and as a workload run. */
+static ck_status api_nn_spread(const void *arg, double *value) {
+  const nn_paths *paths = arg;
+  ck_dataset all = {0}, train = {0}, test = {0};
+  ck_spread spread = {.devices = ref(), .device_count = 1};
+  ck_nn_config config;
+  ck_nn_config_init(&config);
+  config.layer_count = 3;
+  config.sizes[0] = 4;
+  config.sizes[1] = 3;
+  config.sizes[2] = 2;
+  config.batch = 4;
+  ck_nn *nn = NULL;
+  double loss = 0;
+  uint64_t confusion[4];
+  int32_t classes[4];
+  float weights[12], biases[3];
+  ck_status status = ck_dataset_load(paths->images, NULL, &all);
+  if (status == CK_OK)
+    status = ck_dataset_split(&all, 6, &train, &test);
+  if (status == CK_OK)
+    status = ck_nn_create_spread(&spread, &config, &nn);
+  if (status == CK_OK)
+    status = ck_nn_set_preprocessing(nn, &train, CK_NORMALIZE_ZSCORE);
+  if (status == CK_OK)
+    status = ck_nn_attach(nn, CK_NN_TRAIN, &train);
+  if (status == CK_OK)
+    status = ck_nn_attach(nn, CK_NN_VALIDATION, &test);
+  ck_nn_training plan = {2, 1, NULL, NULL};
+  ck_nn_report report;
+  if (status == CK_OK)
+    status = ck_nn_train(nn, &plan, &report);
+  if (status == CK_OK)
+    status = ck_nn_evaluate(nn, CK_NN_VALIDATION, &loss, NULL, confusion);
+  if (status == CK_OK)
+    status = ck_nn_get_weights(nn, 0, weights, biases);
+  if (status == CK_OK)
+    status = ck_nn_set_weights(nn, 0, weights, biases);
+  if (status == CK_OK)
+    status = ck_nn_predict(nn, &test, classes);
+  const ck_workload *workload = NULL;
+  if (status == CK_OK)
+    status = ck_workload_find("nn", &workload);
+  const ck_param params[] = {{"train", "spirals:40"},
+                             {"epochs", "1"},
+                             {"layers", "2,4,3"},
+                             {"batch", "8"},
+                             {"save", paths->model}};
+  ck_run_options options = {.seed = 7, .spread = &spread};
+  ck_result result = {0};
+  if (status == CK_OK)
+    status = test_workload_run(workload, ref(), params, 5, &options, &result);
+  if (status == CK_OK)
+    *value = loss + (double)confusion[1] + classes[0] + 2 * classes[1] +
+             result.best + (double)result.members[0].units;
+  if (status == CK_OK)
+    ck_result_release(&result);
+  ck_nn_destroy(nn);
+  ck_dataset_free(&test);
+  ck_dataset_free(&train);
+  ck_dataset_free(&all);
+  return status;
+}
+
 int main(void) {
   const char *data = getenv("CLKIT_TEST_DATA");
   if (!data)
@@ -859,6 +923,7 @@ int main(void) {
   sweep("gas API", api_gas, file);
   const nn_paths nn_files = {images, model};
   sweep("nn API", api_nn, &nn_files);
+  sweep("nn spread", api_nn_spread, &nn_files);
   sweep("lsq API", api_lsq, file);
   sweep("kernels", api_kernels, NULL);
   sweep("compare", api_compare, NULL);

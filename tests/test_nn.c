@@ -2943,6 +2943,224 @@ static void predict_stdout(const ck_device *ref) {
   free(result);
 }
 
+/* ---- spread over devices ------------------------------------------------ */
+
+/* A 5-12-4 network for the spread checks, on one device (spread NULL) or
+ * spread, trained `epochs` epochs on train with validation and test data;
+ * each epoch into record. */
+static ck_nn *spread_net(const ck_device *device, const ck_spread *spread,
+                         const ck_nn_config *c, const ck_dataset *sets,
+                         unsigned epochs, epoch_record *record,
+                         ck_nn_report *report) {
+  ck_nn *nn = NULL;
+  if (spread)
+    CHECK_OK(ck_nn_create_spread(spread, c, &nn));
+  else
+    CHECK_OK(ck_nn_create(device, c, &nn));
+  if (!nn)
+    return NULL;
+  CHECK_OK(ck_nn_set_preprocessing(nn, &sets[0], CK_NORMALIZE_ZSCORE));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &sets[0]));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_VALIDATION, &sets[1]));
+  CHECK_OK(ck_nn_attach(nn, CK_NN_TEST, &sets[2]));
+  memset(record, 0, sizeof *record);
+  ck_nn_training plan = {epochs, 0, record_epoch, record};
+  CHECK_OK(ck_nn_train(nn, &plan, report));
+  return nn;
+}
+
+static void spread_config(ck_nn_config *c, ck_nn_optimizer optimizer) {
+  static const size_t sizes[] = {5, 12, 4};
+  static const ck_nn_activation act[] = {CK_NN_RELU};
+  config_net(c, 3, sizes, act, CK_NN_CROSS_ENTROPY);
+  c->optimizer = optimizer;
+  c->learning_rate = optimizer == CK_NN_ADAM ? 0.01 : 0.05;
+  c->weight_decay = 1e-3;
+  c->batch = 32;
+  c->seed = 23;
+}
+
+/* Training, validation and test rows of one rule: 193 training rows
+ * leave a last batch of 1 row, fewer than two members. */
+static void spread_sets(ck_dataset *sets) {
+  data_random(&sets[0], 193, 5, 4, 61, NULL, NULL);
+  data_random(&sets[1], 41, 5, 4, 62, NULL, NULL);
+  data_random(&sets[2], 57, 5, 4, 63, NULL, NULL);
+}
+
+/* A spread over one member is the one-device network, bit for bit: every
+ * epoch's figures and the weights. */
+static void spread_alone(const ck_device *device, ck_nn_optimizer optimizer) {
+  printf("spread over %s alone (%s)\n", device->id,
+         optimizer == CK_NN_ADAM ? "adam" : "sgd");
+  ck_dataset sets[3];
+  spread_sets(sets);
+  ck_nn_config c;
+  spread_config(&c, optimizer);
+  static epoch_record alone, spread;
+  ck_nn_report a, b;
+  ck_spread one = {.devices = device, .device_count = 1};
+  ck_nn *x = spread_net(device, NULL, &c, sets, 3, &alone, &a);
+  ck_nn *y = spread_net(device, &one, &c, sets, 3, &spread, &b);
+  if (x && y) {
+    CHECK(alone.count == 3 && spread.count == 3);
+    for (unsigned e = 0; e < alone.count && e < spread.count; ++e) {
+      const ck_nn_epoch *p = &alone.epochs[e], *q = &spread.epochs[e];
+      CHECK_MSG(p->train_loss == q->train_loss &&
+                    p->train_accuracy == q->train_accuracy &&
+                    p->validation_loss == q->validation_loss &&
+                    p->test_loss == q->test_loss &&
+                    p->test_accuracy == q->test_accuracy,
+                "%s epoch %u: train loss %.9g vs %.9g, test %.9g vs %.9g",
+                device->id, e + 1, p->train_loss, q->train_loss, p->test_loss,
+                q->test_loss);
+    }
+    CHECK(a.best_epoch == b.best_epoch &&
+          a.final_test_loss == b.final_test_loss &&
+          a.final_test_accuracy == b.final_test_accuracy);
+    CHECK_MSG(weights_identical(x, y), "%s: one member's weights differ",
+              device->id);
+  }
+  ck_nn_destroy(x);
+  ck_nn_destroy(y);
+  for (int i = 0; i < 3; ++i)
+    ck_dataset_free(&sets[i]);
+}
+
+/* The spread's evaluation and predictions are those of a one-device
+ * network with its weights. */
+static void spread_evaluation(ck_nn *spread, const ck_dataset *sets) {
+  ck_nn_config c;
+  CHECK_OK(ck_nn_describe(spread, &c));
+  ck_nn *copy = NULL;
+  CHECK_OK(ck_nn_create(&ck__nn_state(spread)->device, &c, &copy));
+  if (!copy)
+    return;
+  CHECK_OK(ck_nn_set_preprocessing(copy, &sets[0], CK_NORMALIZE_ZSCORE));
+  CHECK_OK(ck_nn_attach(copy, CK_NN_TEST, &sets[2]));
+  float weights[12 * 5], biases[12];
+  for (size_t l = 0; l < 2; ++l) {
+    CHECK_OK(ck_nn_get_weights(spread, l, weights, biases));
+    CHECK_OK(ck_nn_set_weights(copy, l, weights, biases));
+  }
+  double loss[2], accuracy[2];
+  uint64_t confusion[2][16];
+  CHECK_OK(
+      ck_nn_evaluate(spread, CK_NN_TEST, &loss[0], &accuracy[0], confusion[0]));
+  CHECK_OK(
+      ck_nn_evaluate(copy, CK_NN_TEST, &loss[1], &accuracy[1], confusion[1]));
+  CHECK_MSG(near_relative(loss[0], loss[1], 1e-5) && accuracy[0] == accuracy[1],
+            "spread test loss %.9g, accuracy %g; one device %.9g, %g", loss[0],
+            accuracy[0], loss[1], accuracy[1]);
+  CHECK(memcmp(confusion[0], confusion[1], sizeof confusion[0]) == 0);
+  int32_t classes[2][57];
+  CHECK_OK(ck_nn_predict(spread, &sets[2], classes[0]));
+  CHECK_OK(ck_nn_predict(copy, &sets[2], classes[1]));
+  CHECK(memcmp(classes[0], classes[1], sizeof classes[0]) == 0);
+  ck_nn_destroy(copy);
+}
+
+/* The members' weights: the same bit for bit on CPUs, which round alike;
+ * GPUs may round divisions and square roots otherwise. */
+static void check_members_alike(ck_nn *nn, const char *what) {
+  int gpu = 0;
+  for (size_t i = 0; i < nn->local; ++i)
+    gpu |= ck__nn_state(nn->members[i])->device.kind == CK_KIND_GPU;
+  for (size_t i = 1; i < nn->local; ++i) {
+    if (!gpu)
+      CHECK_MSG(weights_identical(nn, nn->members[i]),
+                "%s: member %zu's weights differ", what, i);
+    else
+      check_weights_near(nn, nn->members[i], 1e-4, what);
+  }
+}
+
+/*
+ * ref and another device with shares 1 and 3 train to the losses of ref
+ * alone, up to the order of the gradients' sums, and keep their weights
+ * alike; the last batch of one row leaves ref none. Evaluations and
+ * predictions are shared too. Rows are dealt by a probe without shares,
+ * which a batch of fewer rows than members cannot be dealt by.
+ */
+static void spread_pair(const ck_device *ref, const ck_device *other) {
+  printf("spread over ref and %s\n", other->id);
+  ck_dataset sets[3];
+  spread_sets(sets);
+  ck_nn_config c;
+  spread_config(&c, CK_NN_ADAM);
+  ck_device pair[2] = {*ref, *other};
+  const double shares[2] = {1, 3};
+  ck_spread two = {
+      .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+  static epoch_record alone, spread;
+  ck_nn_report a, b;
+  ck_nn *x = spread_net(ref, NULL, &c, sets, 4, &alone, &a);
+  ck_nn *y = spread_net(NULL, &two, &c, sets, 4, &spread, &b);
+  if (x && y && y->local == 2) {
+    for (unsigned e = 0; e < alone.count && e < spread.count; ++e) {
+      const ck_nn_epoch *p = &alone.epochs[e], *q = &spread.epochs[e];
+      CHECK_MSG(
+          near_relative(p->train_loss, q->train_loss, 1e-5) &&
+              near_relative(p->validation_loss, q->validation_loss, 1e-5) &&
+              near_relative(p->test_loss, q->test_loss, 1e-5) &&
+              fabs(p->test_accuracy - q->test_accuracy) < 0.02,
+          "epoch %u: train loss %.9g vs %.9g, test %.9g vs %.9g", e + 1,
+          p->train_loss, q->train_loss, p->test_loss, q->test_loss);
+    }
+    check_weights_near(x, y, 1e-4, "ref and a spread");
+    check_members_alike(y, "shares 1,3");
+    spread_evaluation(y, sets);
+    /* Weights set on the network reach every member. */
+    float weights[12 * 5], biases[12];
+    CHECK_OK(ck_nn_get_weights(x, 0, weights, biases));
+    CHECK_OK(ck_nn_set_weights(y, 0, weights, biases));
+    float *member = layer_floats(y->members[1], 1);
+    CHECK(member && member[0] == weights[0] && member[5] == biases[0]);
+    free(member);
+  }
+  ck_nn_destroy(x);
+  ck_nn_destroy(y);
+  /* Without shares a probe deals the rows: a batch of 1 cannot be. */
+  two.shares = NULL;
+  two.share_count = 0;
+  c.batch = 1;
+  ck_nn *z = NULL;
+  CHECK_OK(ck_nn_create_spread(&two, &c, &z));
+  if (z) {
+    CHECK_OK(ck_nn_attach(z, CK_NN_TRAIN, &sets[0]));
+    ck_nn_training plan = {1, 0, NULL, NULL};
+    CHECK_INVALID(ck_nn_train(z, &plan, &b),
+                  "batch: 1 samples cannot be dealt to 2 devices");
+  }
+  ck_nn_destroy(z);
+  /* The workload reports each member's rows of a batch, as probed. */
+  const ck_workload *workload = NULL;
+  CHECK_OK(ck_workload_find("nn", &workload));
+  const ck_param params[] = {
+      {"train", "spirals:120"}, {"epochs", "1"}, {"batch", "24"}};
+  ck_run_options options = {.seed = 3, .spread = &two};
+  ck_result result;
+  ck_status run_status =
+      ck_workload_run(workload, ref, params, 3, &options, &result);
+  CHECK_OK(run_status);
+  if (run_status == CK_OK) {
+    CHECK_MSG(result.member_count == 2 && result.members &&
+                  result.members[0].units >= 1 &&
+                  result.members[1].units >= 1 &&
+                  result.members[0].units + result.members[1].units == 24 &&
+                  strcmp(result.members[1].device, other->id) == 0 &&
+                  strcmp(result.member_units, "samples") == 0,
+              "members %zu", result.member_count);
+    ck_result_release(&result);
+  }
+  ck_nn *none = NULL;
+  CHECK_INVALID(ck_nn_create_spread(NULL, &c, &none), "spread");
+  CHECK_INVALID(ck_nn_create_spread(&two, NULL, &none), "config");
+  CHECK_INVALID(ck_nn_create_spread(&two, &c, NULL), "nn");
+  for (int i = 0; i < 3; ++i)
+    ck_dataset_free(&sets[i]);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -2979,7 +3197,11 @@ int main(void) {
     save_load(devices[i]);
     training_time(devices[i]);
   }
+  spread_alone(ref, CK_NN_ADAM);
+  spread_alone(ref, CK_NN_SGD);
   if (ocl) {
+    spread_alone(ocl, CK_NN_ADAM);
+    spread_pair(ref, ocl);
     agreement(ref, ocl);
     large_batch(ref, ocl);
     if (ocl->backend == CK_BACKEND_CUDA)

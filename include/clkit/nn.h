@@ -30,6 +30,7 @@
 
 #include "clkit/dataset.h"
 #include "clkit/device.h"
+#include "clkit/spread.h"
 #include "clkit/status.h"
 #include "clkit/workload.h"
 
@@ -158,6 +159,25 @@ ck_status ck_nn_config_init(ck_nn_config *config);
  */
 ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,
                        ck_nn **nn);
+
+/*
+ * ck_nn_create_spread - ck_nn_create over several devices, and over the
+ * processes of an MPI communicator (clkit/spread.h), data parallel: every
+ * member holds the whole network and every attached set, takes a part of
+ * each batch's rows, and the members' gradients are summed before each
+ * optimiser step, which every member takes alike. Training matches the
+ * one-device run up to the order of the gradients' sums; evaluations and
+ * predictions share the rows too and give the same results everywhere.
+ * Every process of the communicator makes the same calls on the network,
+ * which then behaves as any other. Rows are dealt by the spread's shares
+ * or, without them, by the speeds a short probe measures when training
+ * starts; a batch of fewer rows than members is refused then.
+ * Takes: spread (read during the call); config and nn as ck_nn_create.
+ * Returns: as ck_nn_create, naming the failed member's device (and rank);
+ * CK_ERROR_EXCHANGE when the processes cannot exchange.
+ */
+ck_status ck_nn_create_spread(const ck_spread *spread,
+                              const ck_nn_config *config, ck_nn **nn);
 
 /*
  * ck_nn_set_preprocessing - fit the per-feature normalisation of kind on

@@ -22,7 +22,7 @@
 
 static const char *const set_names[3] = {"training", "validation", "test"};
 
-CK__STEPS_TABLE(ck__nn_steps, 12);
+CK__STEPS_TABLE(ck__nn_steps, 14);
 
 ck_status ck_nn_config_init(ck_nn_config *config) {
   CK__REQUIRE(config);
@@ -73,32 +73,42 @@ static size_t layer_reals(const nn_state *state, int layer) {
   return (size_t)state->sizes[layer] * state->pitch[layer];
 }
 
-/* Writes layer's weights from values (sizes[l] rows of sizes[l - 1] + 1,
- * packed), which has room for layer_reals(): the rows are spread out to
- * their pitch in place, the last first, and the padding zeroed. */
-static ck_status layer_store(nn_state *state, int layer, double *values) {
+/* Writes a layer's buffer in the weights' layout from values (sizes[l]
+ * rows of sizes[l - 1] + 1, packed), which has room for layer_reals():
+ * the rows are spread out to their pitch in place, the last first, and
+ * the padding zeroed. */
+ck_status ck__nn_layer_store(nn_state *state, int layer, ck_buffer *buffer,
+                             double *values) {
   size_t row = state->sizes[layer - 1] + 1, pitch = state->pitch[layer];
   for (size_t o = state->sizes[layer]; pitch != row && o-- > 0;) {
     memmove(values + o * pitch, values + o * row, row * sizeof *values);
     for (size_t i = row; i < pitch; ++i)
       values[o * pitch + i] = 0.0;
   }
-  return ck__reals_write(state->queue, state->weights[layer],
-                         state->double_precision, values,
+  return ck__reals_write(state->queue, buffer, state->double_precision, values,
                          layer_reals(state, layer));
 }
 
-/* layer_store's reverse: values (room for layer_reals()) ends with the
- * rows packed. */
-static ck_status layer_load(nn_state *state, int layer, double *values) {
+/* ck__nn_layer_store's reverse: values (room for layer_reals()) ends with
+ * the rows packed. */
+ck_status ck__nn_layer_load(nn_state *state, int layer, ck_buffer *buffer,
+                            double *values) {
   size_t row = state->sizes[layer - 1] + 1, pitch = state->pitch[layer];
-  ck_status status = ck__reals_read(state->queue, state->weights[layer],
-                                    state->double_precision, values,
-                                    layer_reals(state, layer));
+  ck_status status =
+      ck__reals_read(state->queue, buffer, state->double_precision, values,
+                     layer_reals(state, layer));
   for (size_t o = 1; status == CK_OK && pitch != row && o < state->sizes[layer];
        ++o)
     memmove(values + o * row, values + o * pitch, row * sizeof *values);
   return status;
+}
+
+static ck_status layer_store(nn_state *state, int layer, double *values) {
+  return ck__nn_layer_store(state, layer, state->weights[layer], values);
+}
+
+static ck_status layer_load(nn_state *state, int layer, double *values) {
+  return ck__nn_layer_load(state, layer, state->weights[layer], values);
 }
 
 ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values) {
@@ -173,7 +183,7 @@ fail:
 }
 
 /* Activations and deltas for at least rows rows. */
-static ck_status ensure_capacity(ck_nn *nn, uint32_t rows) {
+ck_status ck__nn_ensure_capacity(ck_nn *nn, uint32_t rows) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   if (rows <= state->capacity)
@@ -258,6 +268,9 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
   if (!nn)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory creating a network");
   nn->config = *config;
+  nn->self = nn;
+  nn->members = &nn->self;
+  nn->local = 1;
   nn_state *state = &nn->state;
   state->device = *device;
   if (tuning)
@@ -366,13 +379,22 @@ static void free_class_names(ck_nn *nn) {
   nn->class_count = 0;
 }
 
-ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
-                                  ck_normalization_kind kind) {
+/* The members' statuses as one: agreed between a spread's members. */
+static ck_status agree(ck_nn *nn, const ck_status *statuses) {
+  return nn->spread ? ck__nn_spread_agree(nn->spread, statuses) : statuses[0];
+}
+
+/* This process's status, agreed between a spread's members. */
+static ck_status agree_all(ck_nn *nn, ck_status status) {
+  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {status};
+  return nn->spread ? ck__nn_spread_agree(nn->spread, statuses) : status;
+}
+
+static ck_status preprocess(ck_nn *nn, const ck_dataset *train,
+                            ck_normalization_kind kind) {
   ck_status status = CK_OK;
   ck_normalization fitted = {0};
   char **names = NULL;
-  CK__REQUIRE(nn);
-  CK__REQUIRE(train);
   nn_state *state = &nn->state;
   /* Attached sets were normalised when attached; a new scaling would
    * leave them scaled by the old one and the model by the new. */
@@ -419,6 +441,17 @@ fail:
   return status;
 }
 
+ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
+                                  ck_normalization_kind kind) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(nn);
+  CK__REQUIRE(train);
+  /* Host work alone, alike on every member. */
+  for (size_t i = 0; i < nn->local && status == CK_OK; ++i)
+    status = preprocess(nn->members[i], train, kind);
+  return status;
+}
+
 /* The upload of the previous order, finished (it has long been, by the
  * time an epoch's statistics were read). */
 static ck_status finish_order_upload(ck_nn *nn) {
@@ -441,19 +474,11 @@ static void release_set(ck_nn *nn, ck_nn_set which) {
   nn->host_labels[which] = NULL;
 }
 
-ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
+static ck_status attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   ck_status status = CK_OK;
   double *values = NULL;
   float *normalised = NULL;
   int32_t *labels = NULL;
-  CK__REQUIRE(nn);
-  CK__REQUIRE(data);
-  if ((unsigned)which > CK_NN_TEST)
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "ck_nn_attach: which is %d, not CK_NN_TRAIN, CK_NN_VALIDATION "
-        "or CK_NN_TEST",
-        (int)which);
   nn_state *state = &nn->state;
   const char *name = set_names[which];
   if (data->features != state->sizes[0])
@@ -513,11 +538,30 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
                                   "training order", &state->index));
   }
 fail:
-  if (status != CK_OK && (unsigned)which <= CK_NN_TEST && nn)
+  if (status != CK_OK)
     release_set(nn, which);
   free(values);
   free(normalised);
   free(labels);
+  return status;
+}
+
+ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
+  CK__REQUIRE(nn);
+  CK__REQUIRE(data);
+  if ((unsigned)which > CK_NN_TEST)
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_nn_attach: which is %d, not CK_NN_TRAIN, CK_NN_VALIDATION "
+        "or CK_NN_TEST",
+        (int)which);
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < nn->local; ++i)
+    statuses[i] = attach(nn->members[i], which, data);
+  ck_status status = agree(nn, statuses);
+  /* A set attached on some members alone is attached on none. */
+  for (size_t i = 0; status != CK_OK && i < nn->local; ++i)
+    release_set(nn->members[i], which);
   return status;
 }
 
@@ -529,24 +573,32 @@ static uint32_t batch_rows(const ck_nn *nn) {
              : rows;
 }
 
-/* One training step's calls: the batch, forward, backward and updates. */
-static ck_status step_calls(nn_state *state, const ck__nn_steps *steps,
-                            uint32_t offset, uint32_t count,
-                            const ck__nn_update *update) {
+ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
+                      uint32_t offset, uint32_t count, double scale,
+                      uint32_t position, const ck__nn_update *update) {
   ck_status status = CK_OK;
   CK_TRY(steps->gather(state, offset, count));
   for (int l = 1; l <= state->layers; ++l)
     CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, count));
-  CK_TRY(
-      steps->output(state, state->batch_labels, 0, count, 1.0 / count, offset));
+  CK_TRY(steps->output(state, state->batch_labels, 0, count, scale, position));
   for (int l = state->layers; l >= 1; --l) {
     /* The deltas below use this layer's weights before its update. */
     if (l >= 2)
       CK_TRY(steps->backward(state, l, count));
-    CK_TRY(steps->update(state, l, count, update));
+    if (update)
+      CK_TRY(steps->update(state, l, count, update));
+    else
+      CK_TRY(steps->gradient(state, l, count));
   }
 fail:
   return status;
+}
+
+/* One training step's calls: the batch, forward, backward and updates. */
+static ck_status step_calls(nn_state *state, const ck__nn_steps *steps,
+                            uint32_t offset, uint32_t count,
+                            const ck__nn_update *update) {
+  return ck__nn_pass(state, steps, offset, count, 1.0 / count, offset, update);
 }
 
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
@@ -555,7 +607,7 @@ ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
   nn_state *state = &nn->state;
   const ck__nn_steps *steps = nn->steps;
   int replayed = 0;
-  CK_TRY(ensure_capacity(nn, count));
+  CK_TRY(ck__nn_ensure_capacity(nn, count));
   if (steps->step_begin)
     CK_TRY(steps->step_begin(state, offset, count, update, &replayed));
   if (replayed)
@@ -595,12 +647,14 @@ static double learning_rate(const ck_nn *nn, unsigned epoch, uint64_t step,
 }
 
 /* Fisher-Yates over the training rows, from Philox keyed by the seed and
- * the epoch, so every backend visits rows in the same order. */
+ * the epoch, so every backend (and every member) visits rows in the same
+ * order. */
 static ck_status shuffle(ck_nn *nn, unsigned epoch) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   uint32_t rows = state->sets[CK_NN_TRAIN].rows;
-  CK_TRY(finish_order_upload(nn));
+  for (size_t m = 0; m < nn->local; ++m)
+    CK_TRY(finish_order_upload(nn->members[m]));
   if (nn->order_capacity < rows) {
     uint32_t *grown = realloc(nn->order, (size_t)rows * sizeof *grown);
     if (!grown)
@@ -625,33 +679,43 @@ static ck_status shuffle(ck_nn *nn, unsigned epoch) {
     order[j] = swap;
   }
   /* Queued without waiting: the epoch's launches follow it in order. */
-  CK_TRY(ck_buffer_write(state->queue, state->index, 0,
-                         (size_t)rows * sizeof *order, order, CK_NONBLOCKING,
-                         &nn->order_written));
+  for (size_t m = 0; m < nn->local; ++m) {
+    ck_nn *member = nn->members[m];
+    CK_TRY(ck_buffer_write(member->state.queue, member->state.index, 0,
+                           (size_t)rows * sizeof *order, order, CK_NONBLOCKING,
+                           &member->order_written));
+  }
 fail:
   return status;
 }
 
-/* The forward pass over a whole attached set, in chunks; per-sample
- * results in entries 0 .. rows - 1. */
-static ck_status forward_set(ck_nn *nn, ck_nn_set which) {
+/* The forward pass over rows first .. first + count - 1 of an attached
+ * set, in chunks; per-sample results in entries 0 .. count - 1. */
+ck_status ck__nn_forward_rows(ck_nn *nn, ck_nn_set which, uint32_t first,
+                              uint32_t count) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   nn_data *set = &state->sets[which];
   uint32_t chunk =
       state->capacity > EVALUATION_ROWS ? state->capacity : EVALUATION_ROWS;
-  if (chunk > set->rows)
-    chunk = set->rows;
-  CK_TRY(ensure_capacity(nn, chunk));
-  for (uint32_t first = 0; first < set->rows; first += chunk) {
-    uint32_t count = set->rows - first < chunk ? set->rows - first : chunk;
-    CK_TRY(nn->steps->forward(state, 1, set->features, first, count));
+  if (chunk > count)
+    chunk = count;
+  CK_TRY(ck__nn_ensure_capacity(nn, chunk));
+  for (uint32_t done = 0; done < count; done += chunk) {
+    uint32_t rows = count - done < chunk ? count - done : chunk;
+    CK_TRY(nn->steps->forward(state, 1, set->features, first + done, rows));
     for (int l = 2; l <= state->layers; ++l)
-      CK_TRY(nn->steps->forward(state, l, state->activations[l - 1], 0, count));
-    CK_TRY(nn->steps->output(state, set->labels, first, count, 0.0, first));
+      CK_TRY(nn->steps->forward(state, l, state->activations[l - 1], 0, rows));
+    CK_TRY(
+        nn->steps->output(state, set->labels, first + done, rows, 0.0, done));
   }
 fail:
   return status;
+}
+
+/* The forward pass over a whole attached set. */
+static ck_status forward_set(ck_nn *nn, ck_nn_set which) {
+  return ck__nn_forward_rows(nn, which, 0, nn->state.sets[which].rows);
 }
 
 ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
@@ -670,22 +734,29 @@ ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
   if (!set->rows)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "no %s data is attached",
             set_names[which]);
-  CK_TRY(forward_set(nn, which));
+  if (confusion) {
+    predicted = malloc((size_t)set->rows * sizeof *predicted);
+    if (!predicted)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading predictions");
+  }
   double sum = 0;
   uint64_t hits = 0;
-  CK_TRY(nn->steps->reduce(state, set->rows, &sum, &hits));
+  if (nn->spread) {
+    CK_TRY(ck__nn_spread_forward(nn, which, &sum, &hits, predicted));
+  } else {
+    CK_TRY(forward_set(nn, which));
+    CK_TRY(nn->steps->reduce(state, set->rows, &sum, &hits));
+    if (predicted)
+      CK_TRY(ck_buffer_read(state->queue, state->predictions, 0,
+                            (size_t)set->rows * sizeof *predicted, predicted,
+                            CK_BLOCKING, NULL));
+  }
   if (loss)
     *loss = sum / set->rows;
   if (accuracy)
     *accuracy = (double)hits / set->rows;
   if (confusion) {
     size_t classes = state->sizes[state->layers];
-    predicted = malloc((size_t)set->rows * sizeof *predicted);
-    if (!predicted)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory reading predictions");
-    CK_TRY(ck_buffer_read(state->queue, state->predictions, 0,
-                          (size_t)set->rows * sizeof *predicted, predicted,
-                          CK_BLOCKING, NULL));
     memset(confusion, 0, classes * classes * sizeof *confusion);
     for (uint32_t r = 0; r < set->rows; ++r)
       ++confusion[(size_t)nn->host_labels[which][r] * classes +
@@ -708,7 +779,12 @@ static ck_status prepare_training(ck_nn *nn) {
   if (nn->prepared || !rows)
     return CK_OK;
   uint32_t batch = batch_rows(nn);
-  CK_TRY(ensure_capacity(nn, batch));
+  if (nn->spread) {
+    CK_TRY(ck__nn_spread_prepare(nn, batch));
+    nn->prepared = 1;
+    return CK_OK;
+  }
+  CK_TRY(ck__nn_ensure_capacity(nn, batch));
   if (nn->steps->prepare) {
     CK_TRY(nn->steps->prepare(state, batch));
     if (rows % batch)
@@ -730,7 +806,9 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   CK_TRY(prepare_training(nn));
   double started = ck__seconds();
   unsigned number = nn->epoch + 1;
-  CK_TRY(shuffle(nn, number));
+  CK_TRY(agree_all(nn, shuffle(nn, number)));
+  if (nn->spread)
+    ck__nn_spread_epoch_begin(nn);
   uint64_t per_epoch = (rows + batch - 1) / batch;
   const ck_nn_config *config = &nn->config;
   ck__nn_update update = {0};
@@ -746,11 +824,17 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
     uint64_t t = ++nn->steps_taken;
     update.correction1 = 1.0 - pow(config->beta1, (double)t);
     update.correction2 = 1.0 - pow(config->beta2, (double)t);
-    CK_TRY(ck__nn_train_batch(nn, offset, count, &update));
+    if (nn->spread)
+      CK_TRY(ck__nn_spread_batch(nn, offset, count, &update));
+    else
+      CK_TRY(ck__nn_train_batch(nn, offset, count, &update));
   }
   double sum = 0;
   uint64_t hits = 0;
-  CK_TRY(nn->steps->reduce(state, rows, &sum, &hits));
+  if (nn->spread)
+    CK_TRY(ck__nn_spread_reduce(nn, &sum, &hits));
+  else
+    CK_TRY(nn->steps->reduce(state, rows, &sum, &hits));
   nn->epoch = number;
   double trained = ck__seconds();
   ck_nn_epoch result = {0};
@@ -779,7 +863,7 @@ fail:
   return status;
 }
 
-static ck_status keep_weights(ck_nn *nn, int restore) {
+static ck_status keep_member_weights(ck_nn *nn, int restore) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   for (int l = 1; l <= state->layers; ++l) {
@@ -797,6 +881,34 @@ static ck_status keep_weights(ck_nn *nn, int restore) {
   }
 fail:
   return status;
+}
+
+/* The best epoch's weights kept, or restored, on every member. */
+static ck_status keep_weights(ck_nn *nn, int restore) {
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < nn->local; ++i)
+    statuses[i] = keep_member_weights(nn->members[i], restore);
+  return agree(nn, statuses);
+}
+
+/* Every member's queue finished. */
+static ck_status finish_members(ck_nn *nn) {
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < nn->local; ++i)
+    statuses[i] = ck_queue_finish(nn->members[i]->state.queue);
+  return agree(nn, statuses);
+}
+
+/* The kernel time of this process's members, summed. */
+static double kernel_seconds(ck_nn *nn) {
+  double total = 0;
+  for (size_t i = 0; i < nn->local; ++i) {
+    double seconds = 0;
+    if (ck_queue_get_kernel_seconds(nn->members[i]->state.queue, &seconds) ==
+        CK_OK)
+      total += seconds;
+  }
+  return total;
 }
 
 /* ck_nn_train's run: an epoch a step, and after each the report's
@@ -878,10 +990,9 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   /* The one-time warm-up first, finished, so that wall_s and kernel_s
    * both start after it. */
   CK_TRY(prepare_training(nn));
-  CK_TRY(ck_queue_finish(state->queue));
+  CK_TRY(finish_members(nn));
   double started = ck__seconds();
-  double kernel_before = 0;
-  ck_queue_get_kernel_seconds(state->queue, &kernel_before);
+  double kernel_before = kernel_seconds(nn);
   training_run run = {.nn = nn,
                       .training = training,
                       .report = report,
@@ -912,8 +1023,8 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   report->wall_s = ck__seconds() - started;
   report->samples_per_s = run.training_s > 0 ? run.samples / run.training_s : 0;
   double kernel_after = 0;
-  if (ck_queue_finish(state->queue) == CK_OK)
-    ck_queue_get_kernel_seconds(state->queue, &kernel_after);
+  if (finish_members(nn) == CK_OK)
+    kernel_after = kernel_seconds(nn);
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = nn->build_s;
 fail:
@@ -934,10 +1045,14 @@ ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
   if (!unlabelled.labels)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
   CK_TRY(ck_nn_attach(nn, CK_NN_TEST, &unlabelled));
-  CK_TRY(forward_set(nn, CK_NN_TEST));
-  CK_TRY(ck_buffer_read(nn->state.queue, nn->state.predictions, 0,
-                        data->rows * sizeof(int32_t), classes, CK_BLOCKING,
-                        NULL));
+  if (nn->spread) {
+    CK_TRY(ck__nn_spread_forward(nn, CK_NN_TEST, NULL, NULL, classes));
+  } else {
+    CK_TRY(forward_set(nn, CK_NN_TEST));
+    CK_TRY(ck_buffer_read(nn->state.queue, nn->state.predictions, 0,
+                          data->rows * sizeof(int32_t), classes, CK_BLOCKING,
+                          NULL));
+  }
 fail:
   free(unlabelled.labels);
   return status;
@@ -1035,7 +1150,10 @@ ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
     if (biases)
       all[o * (in + 1) + in] = biases[o];
   }
-  CK_TRY(ck__nn_layer_write(nn, l, all));
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < nn->local; ++i)
+    statuses[i] = ck__nn_layer_write(nn->members[i], l, all);
+  CK_TRY(agree(nn, statuses));
 fail:
   free(all);
   return status;
@@ -1059,6 +1177,8 @@ ck_status ck_nn_destroy(ck_nn *nn) {
   if (!nn)
     return CK_OK;
   nn_state *state = &nn->state;
+  /* The members first: their uploads of the order read nn->order. */
+  ck__nn_spread_destroy(nn->spread);
   finish_order_upload(nn);
   free(nn->order);
   if (nn->steps && state->queue)
@@ -1071,6 +1191,7 @@ ck_status ck_nn_destroy(ck_nn *nn) {
     ck_buffer_destroy(state->second[l]);
     ck_buffer_destroy(state->activations[l]);
     ck_buffer_destroy(state->deltas[l]);
+    ck_buffer_destroy(state->gradients[l]);
     ck_buffer_destroy(nn->best_weights[l]);
   }
   ck_buffer_destroy(state->batch_labels);

@@ -200,16 +200,17 @@ fail:
 }
 
 /* The gradient of layer's weights (out x (in + 1), ld pitch) over count
- * rows. The weights' part is delta^T (out x count) . input (count x in):
- * in cuBLAS's terms gradient^T = input^T . delta. The bias column (in) is
- * delta^T . ones, a cuBLAS product too: a thread per bias summing its
- * column of delta waits on memory count times. */
-static ck_status layer_gradient(nn_state *state, int layer, uint32_t count) {
+ * rows, into `into`. The weights' part is delta^T (out x count) . input (count
+ * x in): in cuBLAS's terms gradient^T = input^T . delta. The bias column (in)
+ * is delta^T . ones, a cuBLAS product too: a thread per bias summing its column
+ * of delta waits on memory count times. */
+static ck_status layer_gradient(nn_state *state, int layer, uint32_t count,
+                                ck_buffer *into) {
   ck_status status = CK_OK;
   int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
   int pitch = (int)state->pitch[layer];
   const float one = 1.0f, zero = 0.0f;
-  float *gradient = pointer(state->gradient);
+  float *gradient = pointer(into);
   float *delta = pointer(state->deltas[layer]);
   void *span = NULL;
   CK_TRY(ensure_ones(state, count));
@@ -245,25 +246,43 @@ fail:
   return status;
 }
 
-/* The gradient, then the optimiser step with the settings on the device:
- * in a training step, those step_begin put there (update's own); called
- * outside one, update's, put there first. */
-static ck_status cuda_update(nn_state *state, int layer, uint32_t count,
-                             const ck__nn_update *update) {
+/* The optimiser step of layer from gradient, with the settings on the
+ * device: in a training step, those step_begin put there (update's own);
+ * called outside one, update's, put there first. */
+static ck_status optimize(nn_state *state, int layer, ck_buffer *gradient,
+                          const ck__nn_update *update) {
   ck_status status = CK_OK;
   int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
   if (!state->in_step)
     CK_TRY(set_step(state, 0, update));
-  CK_TRY(layer_gradient(state, layer, count));
   TIMED(state, "the optimiser step",
         ck__nn_cuda_optimize(
             ck__cuda_stream(state->queue), out, in + 1,
-            (int)state->pitch[layer], state->optimizer,
-            pointer(state->gradient), pointer(state->weights[layer]),
-            pointer(state->first[layer]), pointer(state->second[layer]),
+            (int)state->pitch[layer], state->optimizer, pointer(gradient),
+            pointer(state->weights[layer]), pointer(state->first[layer]),
+            pointer(state->second[layer]),
             (const ck_nn_cuda_step *)ck__cuda_pointer(state->step)));
 fail:
   return status;
+}
+
+static ck_status cuda_update(nn_state *state, int layer, uint32_t count,
+                             const ck__nn_update *update) {
+  ck_status status = CK_OK;
+  CK_TRY(layer_gradient(state, layer, count, state->gradient));
+  CK_TRY(optimize(state, layer, state->gradient, update));
+fail:
+  return status;
+}
+
+/* A spread member's halves of cuda_update (never inside a recorded step). */
+static ck_status cuda_gradient(nn_state *state, int layer, uint32_t count) {
+  return layer_gradient(state, layer, count, state->gradients[layer]);
+}
+
+static ck_status cuda_apply(nn_state *state, int layer,
+                            const ck__nn_update *update) {
+  return optimize(state, layer, state->gradients[layer], update);
 }
 
 /* Every device address a training step's launches hold, in a fixed
@@ -367,7 +386,7 @@ static ck_status cuda_prepare(nn_state *state, uint32_t count) {
   for (int layer = state->layers; layer >= 1; --layer) {
     if (layer >= 2)
       CK_TRY(cuda_backward(state, layer, count));
-    CK_TRY(layer_gradient(state, layer, count));
+    CK_TRY(layer_gradient(state, layer, count, state->gradient));
   }
 fail:
   return status;
@@ -426,6 +445,8 @@ const ck__nn_steps ck__nn_cuda_steps = {
     .output = cuda_output,
     .backward = cuda_backward,
     .update = cuda_update,
+    .gradient = cuda_gradient,
+    .apply = cuda_apply,
     .teardown = cuda_teardown,
     .prepare = cuda_prepare,
     .row_multiple = cuda_row_multiple,

@@ -115,6 +115,12 @@ typedef struct ck__nn_steps {
    * activations[layer - 1]) and the optimiser step. */
   ck_status (*update)(nn_state *state, int layer, uint32_t count,
                       const ck__nn_update *update);
+  /* update in two halves, for the members of a spread network, which sum
+   * their gradients between them: the gradient of weights[layer] over
+   * count rows into gradients[layer] (weight decay left out), then the
+   * optimiser step from gradients[layer], weight decay added. */
+  ck_status (*gradient)(nn_state *state, int layer, uint32_t count);
+  ck_status (*apply)(nn_state *state, int layer, const ck__nn_update *update);
   /* The sums of the first count entries of losses and hits, read back. */
   ck_status (*reduce)(nn_state *state, uint32_t count, double *loss,
                       uint64_t *hits);
@@ -162,6 +168,9 @@ struct nn_state {
   ck_buffer *first[CK_NN_MAX_LAYERS + 1], *second[CK_NN_MAX_LAYERS + 1];
   ck_buffer *activations[CK_NN_MAX_LAYERS + 1];
   ck_buffer *deltas[CK_NN_MAX_LAYERS + 1];
+  /* A spread member's: each layer's gradient, over its rows, then summed
+   * over the members (the weights' layout). */
+  ck_buffer *gradients[CK_NN_MAX_LAYERS + 1];
   ck_buffer *batch_labels; /* capacity */
   ck_buffer *index;        /* the training rows in this epoch's order */
   nn_data sets[3];         /* by ck_nn_set */
@@ -171,7 +180,7 @@ struct nn_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *gather_kernel, *forward_kernel, *backward_kernel, *update_kernel,
-      *output_kernel, *reduce_kernel;
+      *output_kernel, *reduce_kernel, *gradient_kernel, *apply_kernel;
   unsigned tile_m, tile_n, block_m, block_n, reduce_group;
   ck__nn_form form;
   unsigned lanes;       /* outputs a vector in the vector form, else 1 */
@@ -195,9 +204,18 @@ struct nn_state {
   const void *graph_addresses[16 + 5 * (CK_NN_MAX_LAYERS + 1)];
 };
 
+/* A network spread over devices (nn_spread.c). */
+typedef struct ck__nn_spread ck__nn_spread;
+
 /* A network: the driver's view. */
 struct ck_nn {
   nn_state state;
+  /* This process's members, local of them: the network alone (members
+   * points at self), or a spread's, the network itself first. */
+  ck_nn **members;
+  size_t local;
+  ck_nn *self;
+  ck__nn_spread *spread; /* NULL: one device */
   const ck__nn_steps *steps;
   ck__nn_steps merged_steps; /* native steps over the base's */
   ck_nn_config config;
@@ -259,6 +277,59 @@ ck_status ck__nn_opencl_output_launch(nn_state *state, ck_buffer *labels,
  * epoch statistics beyond the per-sample entries at offset. */
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update);
+
+/* What the spread driver (nn_spread.c) takes of the one-device driver's
+ * (nn.c): activations and deltas for rows rows; one training pass of count rows
+ * from entry offset of the epoch's order, the output deltas scaled by scale and
+ * the per-sample results at entries position .., ending in update's optimiser
+ * step (NULL: in the gradients alone); the forward pass over rows first ..
+ * first + count - 1 of an attached set, per-sample results in entries 0 ..
+ * count - 1; a layer's reals (weights' layout) from or to buffer, rows packed
+ * in values, which has room for sizes[l] x pitch[l]. */
+ck_status ck__nn_ensure_capacity(ck_nn *nn, uint32_t rows);
+ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
+                      uint32_t offset, uint32_t count, double scale,
+                      uint32_t position, const ck__nn_update *update);
+ck_status ck__nn_forward_rows(ck_nn *nn, ck_nn_set which, uint32_t first,
+                              uint32_t count);
+ck_status ck__nn_layer_load(nn_state *state, int layer, ck_buffer *buffer,
+                            double *values);
+ck_status ck__nn_layer_store(nn_state *state, int layer, ck_buffer *buffer,
+                             double *values);
+
+/* The spread driver, collective over the spread's processes (each makes
+ * the same calls). Creates a network over spread's devices from config,
+ * or from the model file at model where that is not NULL, with tuning
+ * (NULL: the devices'). */
+ck_status ck__nn_spread_create(const ck_spread *spread,
+                               const ck_nn_config *config, const char *model,
+                               const ck__nn_tuning *tuning, ck_nn **made);
+/* Frees the spread and its members but the network itself. */
+void ck__nn_spread_destroy(ck__nn_spread *spread);
+/* Every member's status agreed (ck__exchange_agree). */
+ck_status ck__nn_spread_agree(ck__nn_spread *spread, const ck_status *statuses);
+/* Before training on batches of batch rows: the rows each member takes,
+ * dealt by the shares or by the speeds a short probe measures; each
+ * member's buffers and the steps' prepare. */
+ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch);
+/* An epoch's start: the per-sample results fill from entry 0 again. */
+void ck__nn_spread_epoch_begin(ck_nn *nn);
+/* One training step of the batch of count rows from entry offset of the
+ * epoch's order: each member's rows, their gradients summed over all
+ * members, and the same optimiser step on each. */
+ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
+                              const ck__nn_update *update);
+/* The epoch's loss sum and hits over every member's samples. */
+ck_status ck__nn_spread_reduce(ck_nn *nn, double *loss, uint64_t *hits);
+/* The forward pass over an attached set, its rows shared by the members:
+ * the loss sum and hits (where not NULL) and every row's prediction
+ * (where predicted is not NULL), the same on every process. */
+ck_status ck__nn_spread_forward(ck_nn *nn, ck_nn_set which, double *loss,
+                                uint64_t *hits, int32_t *predicted);
+/* Every member's rows of a batch and times, into result->members. */
+ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result);
+/* This process's rank (0 for a network on one device). */
+int ck__nn_spread_rank(const ck_nn *nn);
 
 /* Class k's name into buffer, as ck_dataset_get_class_name() and
  * ck_nn_get_class_name() give it: name, or k in decimal when name is NULL.

@@ -77,6 +77,9 @@ static ck_status opencl_setup(nn_state *state) {
       ck_kernel_create(state->program, "ck_nn_output", &state->output_kernel));
   CK_TRY(
       ck_kernel_create(state->program, "ck_nn_reduce", &state->reduce_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_nn_gradient",
+                          &state->gradient_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_nn_apply", &state->apply_kernel));
 fail:
   return status;
 }
@@ -199,6 +202,17 @@ fail:
   return status;
 }
 
+/* The optimiser's settings, the last arguments of the update and apply
+ * kernels. */
+static void update_settings(ck_kernel_args *args, const ck__nn_update *update,
+                            int double_precision) {
+  const double values[] = {
+      update->decay, update->rate,    update->momentum,    update->beta1,
+      update->beta2, update->epsilon, update->correction1, update->correction2};
+  for (unsigned i = 0; i < sizeof values / sizeof values[0]; ++i)
+    ck_kernel_args_real(args, values[i], double_precision);
+}
+
 static ck_status opencl_update(nn_state *state, int layer, uint32_t count,
                                const ck__nn_update *update) {
   ck_status status = CK_OK;
@@ -213,14 +227,50 @@ static ck_status opencl_update(nn_state *state, int layer, uint32_t count,
   ck_kernel_args_buffer(&args, state->weights[layer]);
   ck_kernel_args_buffer(&args, state->first[layer]);
   ck_kernel_args_buffer(&args, state->second[layer]);
-  const double values[] = {
-      update->decay, update->rate,    update->momentum,    update->beta1,
-      update->beta2, update->epsilon, update->correction1, update->correction2};
-  for (unsigned i = 0; i < sizeof values / sizeof values[0]; ++i)
-    ck_kernel_args_real(&args, values[i], state->double_precision);
+  update_settings(&args, update, state->double_precision);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_product(state, state->update_kernel, state->sizes[layer],
                         state->sizes[layer - 1] + 1));
+fail:
+  return status;
+}
+
+static ck_status opencl_gradient(nn_state *state, int layer, uint32_t count) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->gradient_kernel, &args);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer]);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer - 1] + 1);
+  ck_kernel_args_i32(&args, (int)count);
+  ck_kernel_args_buffer(&args, state->deltas[layer]);
+  ck_kernel_args_buffer(&args, state->activations[layer - 1]);
+  ck_kernel_args_buffer(&args, state->gradients[layer]);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch_product(state, state->gradient_kernel, state->sizes[layer],
+                        state->sizes[layer - 1] + 1));
+fail:
+  return status;
+}
+
+static ck_status opencl_apply(nn_state *state, int layer,
+                              const ck__nn_update *update) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->apply_kernel, &args);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer]);
+  ck_kernel_args_i32(&args, (int)state->sizes[layer - 1] + 1);
+  ck_kernel_args_i32(&args, state->optimizer);
+  ck_kernel_args_buffer(&args, state->gradients[layer]);
+  ck_kernel_args_buffer(&args, state->weights[layer]);
+  ck_kernel_args_buffer(&args, state->first[layer]);
+  ck_kernel_args_buffer(&args, state->second[layer]);
+  update_settings(&args, update, state->double_precision);
+  CK_TRY(ck_kernel_args_end(&args));
+  size_t local = 64;
+  size_t total = (size_t)state->sizes[layer] * (state->sizes[layer - 1] + 1);
+  size_t global = (total + local - 1) / local * local;
+  CK_TRY(ck_queue_launch(state->queue, state->apply_kernel, 1, &global, &local,
+                         NULL));
 fail:
   return status;
 }
@@ -265,6 +315,8 @@ static void opencl_teardown(nn_state *state) {
   ck_kernel_destroy(state->update_kernel);
   ck_kernel_destroy(state->output_kernel);
   ck_kernel_destroy(state->reduce_kernel);
+  ck_kernel_destroy(state->gradient_kernel);
+  ck_kernel_destroy(state->apply_kernel);
   ck_program_destroy(state->program);
 }
 
@@ -275,6 +327,8 @@ const ck__nn_steps ck__nn_opencl_steps = {
     .output = opencl_output,
     .backward = opencl_backward,
     .update = opencl_update,
+    .gradient = opencl_gradient,
+    .apply = opencl_apply,
     .reduce = opencl_reduce,
     .teardown = opencl_teardown,
 };

@@ -97,28 +97,64 @@ static ck_status ref_backward(nn_state *state, int layer, uint32_t count) {
   return CK_OK;
 }
 
-static ck_status ref_update(nn_state *state, int layer, uint32_t count,
-                            const ck__nn_update *update) {
+/* Parameter (o, i) of layer's gradient over count rows: its weight (i <
+ * in) or its bias (i = in), weight decay left out. */
+static ck_real gradient_sum(const nn_state *state, int layer, uint32_t count,
+                            size_t o, size_t i) {
   size_t in = state->sizes[layer - 1], out = state->sizes[layer];
-  size_t pitch = state->pitch[layer];
   const ck_real *delta = ck__reals(state->deltas[layer]);
   const ck_real *x = ck__reals(state->activations[layer - 1]);
+  ck_real sum = CK_R(0);
+  for (size_t b = 0; b < count; ++b)
+    sum += delta[b * out + o] * (i < in ? x[b * in + i] : CK_R(1));
+  return sum;
+}
+
+/* The optimiser step of parameter (o, i) of layer from its gradient sum,
+ * weight decay added to a weight's. */
+static void optimize_at(nn_state *state, int layer, size_t o, size_t i,
+                        ck_real sum, const ck__nn_update *update) {
+  size_t at = o * state->pitch[layer] + i;
   ck_real *w = ck__reals(state->weights[layer]);
   ck_real *first = ck__reals(state->first[layer]);
   ck_real *second = ck__reals(state->second[layer]);
+  ck_real gradient =
+      i < state->sizes[layer - 1] ? sum + (ck_real)update->decay * w[at] : sum;
+  ck_nn_optimize(state->optimizer, w + at, first + at, second + at, gradient,
+                 (ck_real)update->rate, (ck_real)update->momentum,
+                 (ck_real)update->beta1, (ck_real)update->beta2,
+                 (ck_real)update->epsilon, (ck_real)update->correction1,
+                 (ck_real)update->correction2);
+}
+
+static ck_status ref_update(nn_state *state, int layer, uint32_t count,
+                            const ck__nn_update *update) {
+  size_t in = state->sizes[layer - 1], out = state->sizes[layer];
   for (size_t o = 0; o < out; ++o)
-    for (size_t i = 0; i <= in; ++i) {
-      ck_real sum = CK_R(0);
-      for (size_t b = 0; b < count; ++b)
-        sum += delta[b * out + o] * (i < in ? x[b * in + i] : CK_R(1));
-      size_t at = o * pitch + i;
-      ck_real gradient = i < in ? sum + (ck_real)update->decay * w[at] : sum;
-      ck_nn_optimize(state->optimizer, w + at, first + at, second + at,
-                     gradient, (ck_real)update->rate, (ck_real)update->momentum,
-                     (ck_real)update->beta1, (ck_real)update->beta2,
-                     (ck_real)update->epsilon, (ck_real)update->correction1,
-                     (ck_real)update->correction2);
-    }
+    for (size_t i = 0; i <= in; ++i)
+      optimize_at(state, layer, o, i, gradient_sum(state, layer, count, o, i),
+                  update);
+  return CK_OK;
+}
+
+static ck_status ref_gradient(nn_state *state, int layer, uint32_t count) {
+  size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  ck_real *gradient = ck__reals(state->gradients[layer]);
+  for (size_t o = 0; o < out; ++o)
+    for (size_t i = 0; i <= in; ++i)
+      gradient[o * state->pitch[layer] + i] =
+          gradient_sum(state, layer, count, o, i);
+  return CK_OK;
+}
+
+static ck_status ref_apply(nn_state *state, int layer,
+                           const ck__nn_update *update) {
+  size_t in = state->sizes[layer - 1], out = state->sizes[layer];
+  const ck_real *gradient = ck__reals(state->gradients[layer]);
+  for (size_t o = 0; o < out; ++o)
+    for (size_t i = 0; i <= in; ++i)
+      optimize_at(state, layer, o, i, gradient[o * state->pitch[layer] + i],
+                  update);
   return CK_OK;
 }
 
@@ -148,6 +184,8 @@ const ck__nn_steps CK_VARIANT(ck__nn_ref_steps) = {
     .output = ref_output,
     .backward = ref_backward,
     .update = ref_update,
+    .gradient = ref_gradient,
+    .apply = ref_apply,
     .reduce = ref_reduce,
     .teardown = ref_teardown,
 };

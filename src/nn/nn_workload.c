@@ -751,6 +751,19 @@ typedef struct nn_session {
   double predict_accuracy; /* with --predict on labelled rows */
 } nn_session;
 
+/* The network, from the model file at model or else from the job's
+ * configuration: on device, or spread over the run's devices. */
+static ck_status make_network(const ck_device *device, nn_session *s,
+                              const char *model) {
+  nn_job *job = &s->job;
+  if (s->options->spread)
+    return ck__nn_spread_create(s->options->spread, &job->config, model,
+                                &job->tuning, &s->nn);
+  if (model)
+    return ck__nn_model_load(device, model, &job->config, &job->tuning, &s->nn);
+  return ck__nn_create(device, &job->config, 0, &job->tuning, &s->nn);
+}
+
 /* The model of --load, and the training data of --train with the test
  * and validation rows that --split and --val take from it. */
 static ck_status load_training(const ck_device *device, nn_session *s) {
@@ -759,7 +772,7 @@ static ck_status load_training(const ck_device *device, nn_session *s) {
   ck_nn_config *config = &job->config;
   uint64_t seed = s->seed;
   if (job->load) {
-    CK_TRY(ck__nn_model_load(device, job->load, config, &job->tuning, &s->nn));
+    CK_TRY(make_network(device, s, job->load));
     ck_nn_describe(s->nn, config);
   }
   /* Training data past a loaded model's classes is the data's fault, named
@@ -842,7 +855,7 @@ static ck_status build_network(const ck_device *device, nn_session *s) {
             job->activation_count, hidden);
   for (size_t l = 1; job->activation_count == 1 && l < hidden; ++l)
     config->activations[l] = config->activations[0];
-  CK_TRY(ck__nn_create(device, config, 0, &job->tuning, &s->nn));
+  CK_TRY(make_network(device, s, NULL));
   CK_TRY(ck_nn_set_preprocessing(s->nn, train, job->normalization));
   model_classes(s->nn, &s->classes_view);
 fail:
@@ -932,10 +945,12 @@ static ck_status train_network(nn_session *s) {
   CK_TRY(ck_nn_train(s->nn, &plan, &s->report));
   if (s->log.failed)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory keeping the trace");
-  if (job->trace)
+  /* A spread run's outputs are written once, by rank 0. */
+  int writes = ck__nn_spread_rank(s->nn) == 0;
+  if (job->trace && writes)
     CK_TRY_OUTPUT("trace",
                   ck__file_write_atomic(job->trace, s->log.trace, s->log.used));
-  if (job->save)
+  if (job->save && writes)
     CK_TRY_OUTPUT("save", ck_nn_save(s->nn, job->save));
 fail:
   return status;
@@ -987,8 +1002,9 @@ static ck_status predict_rows(nn_session *s, ck_result *result) {
   if (!predicted)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   CK_TRY(ck_nn_predict(s->nn, predict, predicted));
-  CK_TRY_OUTPUT("out",
-                write_predictions(s->job.out, s->nn, predicted, predict->rows));
+  if (ck__nn_spread_rank(s->nn) == 0)
+    CK_TRY_OUTPUT(
+        "out", write_predictions(s->job.out, s->nn, predicted, predict->rows));
   CK_TRY(ck__result_option(result, "out", s->job.out));
   ck__result_metric(result, "predicted_rows", (double)predict->rows, "");
   if (predict->classes) {
@@ -1128,6 +1144,8 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   }
   CK_TRY(report_best(&s, result));
   CK_TRY(report_run(&s, result));
+  if (s.nn->spread)
+    CK_TRY(ck__nn_spread_report(s.nn, result));
 fail:
   free(s.log.trace);
   ck_dataset_free(&s.predict);
@@ -1158,4 +1176,5 @@ const ck_workload ck__nn_workload = {
     .oracle = nn_oracle,
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
+    .spreads = 1,
 };
