@@ -11,6 +11,7 @@
 #include "check.h"
 #include "clkit/clkit.h"
 #include "runtime/exchange.h"
+#include "runtime/runtime.h"
 #include "util/util.h"
 
 #if CK_HAVE_MPI
@@ -134,6 +135,44 @@ static void collectives(size_t local, const void *communicator) {
   ck__exchange_destroy(ex);
 }
 
+/* Sums of buffers on ref queues, through the host (ref is no CUDA
+ * device): each of three members ends with the sum, in floats and in
+ * doubles. */
+static void buffer_sums(void) {
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  const char *names[3] = {"ref", "ref", "ref"};
+  ck__exchange *ex = NULL;
+  ck_queue *queues[3] = {NULL, NULL, NULL};
+  ck_buffer *buffers[3] = {NULL, NULL, NULL};
+  CHECK_OK(ck__exchange_create(3, names, NULL, &ex));
+  for (int precision = 0; ex && precision < 2; ++precision) {
+    for (int i = 0; i < 3; ++i) {
+      CHECK_OK(ck_queue_create(&set.devices[0], &queues[i]));
+      CHECK_OK(ck_buffer_create(queues[i], 5 * 8, &buffers[i]));
+      double values[5];
+      for (int k = 0; k < 5; ++k)
+        values[k] = 10.0 * i + k + 0.5;
+      CHECK_OK(ck__reals_write(queues[i], buffers[i], precision, values, 5));
+    }
+    int on_devices = 1;
+    CHECK_OK(ck__exchange_on_devices(ex, queues, &on_devices));
+    CHECK(on_devices == 0);
+    CHECK_OK(ck__exchange_sum_buffers(ex, queues, buffers, 5, precision));
+    for (int i = 0; i < 3; ++i) {
+      double sums[5] = {0};
+      CHECK_OK(ck__reals_read(queues[i], buffers[i], precision, sums, 5));
+      for (int k = 0; k < 5; ++k)
+        CHECK_MSG(sums[k] == 30.0 + 3.0 * k + 1.5, "member %d, value %d: %g", i,
+                  k, sums[k]);
+      ck_buffer_destroy(buffers[i]);
+      ck_queue_destroy(queues[i]);
+    }
+  }
+  ck__exchange_destroy(ex);
+  ck_device_set_free(&set);
+}
+
 /* What a group refuses. */
 static void refusals(void) {
   const char *names[1] = {"ref"};
@@ -170,6 +209,7 @@ int main(int argc, char **argv) {
     for (size_t local = 1; local <= MAX_LOCAL; ++local)
       collectives(local, communicator);
     refusals();
+    buffer_sums();
   }
   int code = CHECK_DONE();
 #if CK_HAVE_MPI

@@ -329,6 +329,51 @@ fail:
   return status;
 }
 
+/* The gradients summed device to device (NCCL), layer by layer, then
+ * every member's optimiser step, all queued: no host round trip. A
+ * member that took no rows offers zeros. */
+static ck_status sum_on_devices(ck__nn_spread *spread, const uint32_t *rows,
+                                ck_queue *const *queues,
+                                const ck__nn_update *update) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &spread->run;
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  ck_buffer *buffers[CK_SPREAD_MAX_LOCAL];
+  nn_state *first = &spread->members[0]->state;
+  for (size_t i = 0; i < run->local; ++i) {
+    nn_state *state = &spread->members[i]->state;
+    statuses[i] = CK_OK;
+    for (int l = 1; !rows[i] && statuses[i] == CK_OK && l <= state->layers;
+         ++l) {
+      uint32_t zero = 0;
+      size_t size = 0;
+      statuses[i] = ck_buffer_get_size(state->gradients[l], &size);
+      if (statuses[i] == CK_OK)
+        statuses[i] = ck_buffer_fill(state->queue, state->gradients[l], &zero,
+                                     sizeof zero, 0, size, NULL);
+    }
+  }
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  for (int l = 1; l <= first->layers; ++l) {
+    size_t size = 0;
+    for (size_t i = 0; i < run->local; ++i)
+      buffers[i] = spread->members[i]->state.gradients[l];
+    CK_TRY(ck_buffer_get_size(buffers[0], &size));
+    CK_TRY(ck__exchange_sum_buffers(run->exchange, queues, buffers,
+                                    size / first->real_size,
+                                    first->double_precision));
+  }
+  for (size_t i = 0; i < run->local; ++i) {
+    ck_nn *member = spread->members[i];
+    statuses[i] = CK_OK;
+    for (int l = 1; statuses[i] == CK_OK && l <= member->state.layers; ++l)
+      statuses[i] = member->steps->apply(&member->state, l, update);
+  }
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+fail:
+  return status;
+}
+
 ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                               const ck__nn_update *update) {
   ck_status status = CK_OK;
@@ -355,6 +400,14 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
     spread->positions[i] += rows[i];
     run->compute_s[i] += ck__seconds() - started;
   }
+  ck_queue *queues[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i)
+    queues[i] = spread->members[i]->state.queue;
+  int on_devices = 0;
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(ck__exchange_on_devices(run->exchange, queues, &on_devices));
+  if (on_devices)
+    return sum_on_devices(spread, rows, queues, update);
   for (size_t i = 0; i < run->local; ++i) {
     double started = ck__seconds();
     if (statuses[i] == CK_OK)

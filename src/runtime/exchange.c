@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/runtime.h"
 #include "util/util.h"
 
+#if CK_HAVE_NCCL
+#include "runtime/exchange_nccl.h"
+#endif
 #if CK_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -25,6 +29,12 @@ struct ck__exchange {
   size_t *firsts; /* ranks + 1 entries: each rank's first member, then all */
   char (*names)[NAME_BYTES];
   double seconds;
+  int devices_decided, on_devices; /* ck__exchange_on_devices */
+  double *staging;                 /* host sums of buffers */
+  size_t staging_count;
+#if CK_HAVE_NCCL
+  ck__nccl *nccl;
+#endif
 #if CK_HAVE_MPI
   int has_comm;
   MPI_Comm comm;
@@ -153,8 +163,12 @@ void ck__exchange_destroy(ck__exchange *exchange) {
   if (exchange->has_comm)
     MPI_Comm_free(&exchange->comm);
 #endif
+#if CK_HAVE_NCCL
+  ck__nccl_destroy(exchange->nccl);
+#endif
   free(exchange->firsts);
   free(exchange->names);
+  free(exchange->staging);
   free(exchange);
 }
 
@@ -408,5 +422,110 @@ ck_status ck__exchange_ring(ck__exchange *exchange, const void *const *send,
 fail:
 #endif
   exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+#if CK_HAVE_NCCL
+/* NCCL's communicators for the members: an id made by rank 0 and sent to
+ * the others, then one communicator a local member. */
+static ck_status nccl_begin(ck__exchange *exchange, ck_queue *const *queues) {
+  ck_status status = CK_OK;
+  unsigned char id[256] = {0};
+  size_t size = ck__nccl_id_size();
+  if (size > sizeof id)
+    return ck__fail(CK_ERROR_EXCHANGE, "an NCCL id of %zu bytes", size);
+  /* The first member's status stands for its process's id. */
+  ck_status statuses[CK__EXCHANGE_MAX_LOCAL] = {0};
+  statuses[0] = exchange->rank == 0 ? ck__nccl_unique_id(id, size) : CK_OK;
+  CK_TRY(ck__exchange_agree(exchange, statuses));
+  CK_TRY(ck__exchange_broadcast(exchange, 0, id, size));
+  CK_TRY(ck__nccl_create(id, exchange->members, exchange->first, queues,
+                         exchange->local, &exchange->nccl));
+fail:
+  return status;
+}
+#endif
+
+ck_status ck__exchange_on_devices(ck__exchange *exchange,
+                                  ck_queue *const *queues, int *on_devices) {
+  ck_status status = CK_OK;
+  if (exchange->devices_decided) {
+    *on_devices = exchange->on_devices;
+    return CK_OK;
+  }
+  int local = 0;
+#if CK_HAVE_NCCL
+  const char *setting = getenv("CLKIT_NCCL");
+  local = !(setting && strcmp(setting, "0") == 0) && ck__nccl_available();
+  for (size_t i = 0; local && i < exchange->local; ++i) {
+    const ck_device *device = NULL;
+    local = ck_queue_get_device(queues[i], &device) == CK_OK &&
+            device->backend == CK_BACKEND_CUDA;
+  }
+#else
+  (void)queues;
+#endif
+  /* Every member of every process, or none: the processes that cannot
+   * are counted, through the first member of each. */
+  if (exchange->local > CK__EXCHANGE_MAX_LOCAL)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "%zu members in one process",
+                    exchange->local);
+  double mine = local ? 0 : 1, zero = 0, unable = 0;
+  const double *pieces[CK__EXCHANGE_MAX_LOCAL];
+  for (size_t i = 0; i < exchange->local; ++i)
+    pieces[i] = i ? &zero : &mine;
+  CK_TRY(ck__exchange_sum(exchange, pieces, &unable, 1));
+  exchange->on_devices = unable == 0;
+#if CK_HAVE_NCCL
+  if (exchange->on_devices)
+    CK_TRY(nccl_begin(exchange, queues));
+#endif
+  exchange->devices_decided = 1;
+  *on_devices = exchange->on_devices;
+fail:
+  return status;
+}
+
+ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
+                                   ck_queue *const *queues,
+                                   ck_buffer *const *buffers, size_t count,
+                                   int double_precision) {
+  ck_status status = CK_OK;
+  int on_devices = 0;
+  CK_TRY(ck__exchange_on_devices(exchange, queues, &on_devices));
+#if CK_HAVE_NCCL
+  if (on_devices) {
+    double started = ck__seconds();
+    status =
+        ck__nccl_sum(exchange->nccl, queues, buffers, count, double_precision);
+    exchange->seconds += ck__seconds() - started;
+    return status;
+  }
+#endif
+  size_t local = exchange->local, needed = (local + 1) * count;
+  if (exchange->staging_count < needed) {
+    double *grown = realloc(exchange->staging, needed * sizeof *grown);
+    if (!grown)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    exchange->staging = grown;
+    exchange->staging_count = needed;
+  }
+  const double *pieces[CK__EXCHANGE_MAX_LOCAL];
+  if (local > CK__EXCHANGE_MAX_LOCAL)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "%zu members in one process", local);
+  ck_status statuses[CK__EXCHANGE_MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i) {
+    statuses[i] = ck__reals_read(queues[i], buffers[i], double_precision,
+                                 exchange->staging + i * count, count);
+    pieces[i] = exchange->staging + i * count;
+  }
+  CK_TRY(ck__exchange_agree(exchange, statuses));
+  double *sum = exchange->staging + local * count;
+  CK_TRY(ck__exchange_sum(exchange, pieces, sum, count));
+  for (size_t i = 0; i < local; ++i)
+    statuses[i] =
+        ck__reals_write(queues[i], buffers[i], double_precision, sum, count);
+  CK_TRY(ck__exchange_agree(exchange, statuses));
+fail:
   return status;
 }

@@ -24,9 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clkit/queue.h"
 #include "clkit/status.h"
 
 typedef struct ck__exchange ck__exchange;
+
+/* The most members one process holds (clkit/spread.h's limit). */
+#define CK__EXCHANGE_MAX_LOCAL 64
 
 /*
  * Makes a group of `local` members (1 or more) in this process, joined by
@@ -92,5 +96,26 @@ ck_status ck__exchange_broadcast(ck__exchange *exchange, size_t from,
  * member (m - 1) mod members. */
 ck_status ck__exchange_ring(ck__exchange *exchange, const void *const *send,
                             void *const *receive, size_t size);
+
+/*
+ * Whether sums of device buffers (ck__exchange_sum_buffers) go device to
+ * device: where the library has NCCL and every member of every process is
+ * a CUDA device (queues[i], local member i's); CLKIT_NCCL=0 turns it off.
+ * Decided once, on the first call, which sets NCCL up (collective).
+ */
+ck_status ck__exchange_on_devices(ck__exchange *exchange,
+                                  ck_queue *const *queues, int *on_devices);
+
+/*
+ * Sums count reals (doubles where double_precision, else floats) of each
+ * local member's buffer across members, in place: buffers[i] on
+ * queues[i]. Device to device where ck__exchange_on_devices says so,
+ * queued on each member's queue; otherwise read to the host, summed in
+ * double (ck__exchange_sum) and written back.
+ */
+ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
+                                   ck_queue *const *queues,
+                                   ck_buffer *const *buffers, size_t count,
+                                   int double_precision);
 
 #endif /* CK_EXCHANGE_H */

@@ -1,0 +1,146 @@
+/*
+ * exchange_nccl.c - sums of device buffers through NCCL, where every
+ * member of a spread run is a CUDA device: GPU to GPU over NVLink or
+ * PCIe, with no copy through host memory (exchange.c decides when).
+ */
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "runtime/backend.h"
+#include "runtime/exchange_nccl.h"
+#include "runtime/runtime.h"
+
+/* NCCL is opened on first use, not linked: a run that never sums device
+ * buffers should not load it. X(type, name, parameters). */
+#define NCCL_FUNCTIONS(X)                                                      \
+  X(ncclResult_t, ncclGetUniqueId, (ncclUniqueId *))                           \
+  X(ncclResult_t, ncclCommInitRank, (ncclComm_t *, int, ncclUniqueId, int))    \
+  X(ncclResult_t, ncclAllReduce,                                               \
+    (const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,    \
+     cudaStream_t))                                                            \
+  X(ncclResult_t, ncclGroupStart, (void))                                      \
+  X(ncclResult_t, ncclGroupEnd, (void))                                        \
+  X(ncclResult_t, ncclCommDestroy, (ncclComm_t))                               \
+  X(const char *, ncclGetErrorString, (ncclResult_t))
+
+static struct {
+#define NCCL_POINTER(type, name, parameters) type(*name) parameters;
+  NCCL_FUNCTIONS(NCCL_POINTER)
+#undef NCCL_POINTER
+  int loaded;
+} nccl_library;
+static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+
+static void nccl_open(void) {
+  void *handle = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return;
+  int all = 1;
+#define NCCL_LOOKUP(type, name, parameters)                                    \
+  *(void **)&nccl_library.name = dlsym(handle, #name);                         \
+  all = all && nccl_library.name;
+  NCCL_FUNCTIONS(NCCL_LOOKUP)
+#undef NCCL_LOOKUP
+  nccl_library.loaded = all;
+}
+
+int ck__nccl_available(void) {
+  pthread_once(&nccl_once, nccl_open);
+  return nccl_library.loaded;
+}
+
+#define ncclGetUniqueId nccl_library.ncclGetUniqueId
+#define ncclCommInitRank nccl_library.ncclCommInitRank
+#define ncclAllReduce nccl_library.ncclAllReduce
+#define ncclGroupStart nccl_library.ncclGroupStart
+#define ncclGroupEnd nccl_library.ncclGroupEnd
+#define ncclCommDestroy nccl_library.ncclCommDestroy
+#define ncclGetErrorString nccl_library.ncclGetErrorString
+
+struct ck__nccl {
+  size_t local;
+  ncclComm_t *comms; /* a local member each */
+};
+
+static ck_status nccl_failed(const char *call, ncclResult_t code) {
+  return ck__fail(CK_ERROR_EXCHANGE, "%s failed: %s", call,
+                  ncclGetErrorString(code));
+}
+
+ck_status ck__nccl_unique_id(void *id, size_t size) {
+  if (size < sizeof(ncclUniqueId))
+    return ck__fail(CK_ERROR_EXCHANGE, "an NCCL id needs %zu bytes",
+                    sizeof(ncclUniqueId));
+  ncclResult_t code = ncclGetUniqueId((ncclUniqueId *)id);
+  return code == ncclSuccess ? CK_OK : nccl_failed("ncclGetUniqueId", code);
+}
+
+size_t ck__nccl_id_size(void) {
+  return sizeof(ncclUniqueId);
+}
+
+ck_status ck__nccl_create(const void *id, size_t members, size_t first,
+                          ck_queue *const *queues, size_t local,
+                          ck__nccl **made) {
+  ck_status status = CK_OK;
+  ck__nccl *nccl = calloc(1, sizeof *nccl);
+  if (!nccl)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  nccl->comms = calloc(local, sizeof *nccl->comms);
+  if (!nccl->comms)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  nccl->local = local;
+  ncclUniqueId unique = *(const ncclUniqueId *)id;
+  ncclResult_t code = ncclGroupStart();
+  for (size_t i = 0; code == ncclSuccess && i < local; ++i) {
+    if ((status = ck__cuda_use_device(queues[i])) != CK_OK)
+      break;
+    code = ncclCommInitRank(&nccl->comms[i], (int)members, unique,
+                            (int)(first + i));
+  }
+  ncclResult_t ended = ncclGroupEnd();
+  if (status != CK_OK)
+    goto fail;
+  if (code != ncclSuccess || ended != ncclSuccess)
+    CK_FAIL(CK_ERROR_EXCHANGE, "ncclCommInitRank failed: %s",
+            ncclGetErrorString(code != ncclSuccess ? code : ended));
+  *made = nccl;
+  return CK_OK;
+fail:
+  ck__nccl_destroy(nccl);
+  return status;
+}
+
+ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
+                       ck_buffer *const *buffers, size_t count,
+                       int double_precision) {
+  ck_status status = CK_OK;
+  ncclResult_t code = ncclGroupStart();
+  for (size_t i = 0; code == ncclSuccess && i < nccl->local; ++i) {
+    if ((status = ck__cuda_use_device(queues[i])) != CK_OK)
+      break;
+    void *data = ck__cuda_pointer(buffers[i]);
+    code = ncclAllReduce(
+        data, data, count, double_precision ? ncclFloat64 : ncclFloat32,
+        ncclSum, nccl->comms[i], (cudaStream_t)ck__cuda_stream(queues[i]));
+  }
+  ncclResult_t ended = ncclGroupEnd();
+  if (status != CK_OK)
+    return status;
+  if (code != ncclSuccess || ended != ncclSuccess)
+    return nccl_failed("ncclAllReduce", code != ncclSuccess ? code : ended);
+  return CK_OK;
+}
+
+void ck__nccl_destroy(ck__nccl *nccl) {
+  if (!nccl)
+    return;
+  for (size_t i = 0; nccl->comms && i < nccl->local; ++i)
+    if (nccl->comms[i])
+      ncclCommDestroy(nccl->comms[i]);
+  free(nccl->comms);
+  free(nccl);
+}

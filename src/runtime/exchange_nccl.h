@@ -1,0 +1,33 @@
+/*
+ * exchange_nccl.h - NCCL under the exchange's sums of device buffers
+ * (exchange_nccl.c; built where CUDA and NCCL are found).
+ */
+#ifndef CK_EXCHANGE_NCCL_H
+#define CK_EXCHANGE_NCCL_H
+
+#include <stddef.h>
+
+#include "clkit/queue.h"
+#include "clkit/status.h"
+
+typedef struct ck__nccl ck__nccl;
+
+/* 1 when libnccl.so.2 could be opened (on first call). */
+int ck__nccl_available(void);
+/* The bytes of an NCCL id, and a fresh one (made on one process and sent
+ * to the others before ck__nccl_create). */
+size_t ck__nccl_id_size(void);
+ck_status ck__nccl_unique_id(void *id, size_t size);
+/* Communicators for this process's `local` members, numbered first ..
+ * first + local - 1 of `members` over all processes; collective. */
+ck_status ck__nccl_create(const void *id, size_t members, size_t first,
+                          ck_queue *const *queues, size_t local,
+                          ck__nccl **made);
+/* Sums count reals of every member's buffer in place, queued on each
+ * member's stream (the host does not wait). */
+ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
+                       ck_buffer *const *buffers, size_t count,
+                       int double_precision);
+void ck__nccl_destroy(ck__nccl *nccl);
+
+#endif /* CK_EXCHANGE_NCCL_H */
