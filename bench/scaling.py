@@ -3,7 +3,7 @@
 
 usage: scaling.py CLKIT --workload W --size-option NAME --size N
                   --devices A,B[,...] [--mpirun MPIRUN] [--repeat R]
-                  [--out FILE] [-- OPTIONS...]
+                  [--out FILE] [--equal-shares] [-- OPTIONS...]
 
 For k = 1, 2, 4, ... up to the number of devices given, runs W:
   - weak scaling: size k x N over the first k devices;
@@ -53,6 +53,9 @@ def main():
                         help="the selector each process filters by "
                         "(default: the backend of the first device)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--equal-shares", action="store_true",
+                        help="deal equal shares (--shares 1,1,...) rather "
+                        "than by a probe of each device's speed")
     parser.add_argument("--out")
     args, extra = parser.parse_known_args()
     if extra and extra[0] == "--":
@@ -88,6 +91,8 @@ def main():
                                str(k)] + base + size(n) + [
                         "--device", mpi_device if k > 1 else devices[0],
                         "--spread"]
+                if args.equal_shares:
+                    command += ["--shares", ",".join(["1"] * k)]
                 throughput, result = measure(command, args.repeat)
                 reference = single[1] if scaling == "weak" else \
                     single[counts[-1]]
