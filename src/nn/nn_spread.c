@@ -282,6 +282,13 @@ ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
       statuses[i] = member->steps->prepare(&member->state, last);
   }
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  /* Whether gradients are summed device to device, and NCCL's setup
+   * (near a second across processes), before the clocks start. */
+  ck_queue *queues[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i)
+    queues[i] = spread->members[i]->state.queue;
+  int on_devices = 0;
+  CK_TRY(ck__exchange_on_devices(run->exchange, queues, &on_devices));
 fail:
   return status;
 }
