@@ -262,6 +262,7 @@ static ck_status set_evolve_arguments(ga_state *state, uint64_t first,
   native.migration = migration;
   native.migrate_every = state->migrate_every;
   native.per_task = per_task(state);
+  native.first_island = state->first_island;
   native.crossover_rate = (float)state->crossover_rate;
   native.crossover_parameter = (float)state->crossover_parameter;
   native.mutation_rate = (float)state->mutation_rate;

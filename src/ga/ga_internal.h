@@ -66,7 +66,13 @@ struct ga_state {
   double inverse_log_keep;
   uint32_t migrants;
   uint32_t migrate_every; /* generations between migrations; 0: none */
-  int ring;               /* migrations go round the ring of islands */
+  /* A spread run's device holds islands first_island .. first_island +
+   * islands - 1 of the run's run_islands (0 and islands alone); its
+   * children draw from the streams of their islands in the whole run.
+   * Migrants from other devices land in `incoming` migrant slots past the
+   * islands' own: island i's at slot islands + i. */
+  uint32_t first_island, run_islands, incoming;
+  int ring; /* migrations go round the ring of islands */
   /* Whether evolve makes the migrations that border its launches (set by
    * setup: the resident island generations). */
   int fused_migration;
@@ -142,7 +148,7 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes);
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 
-/* The OpenCL generation's arguments from the seed to inverse_log_keep,
+/* The OpenCL generation's arguments from the seed to first_island,
  * added to a cursor: `count` generations from `first`, their statistics
  * from history slot `slot` on. The native CUDA generation takes the same
  * values in its one struct (ck_ga_native_args, cl/ck_ga_native.h). */
