@@ -8,8 +8,10 @@
  * of an island touch neighbouring addresses.
  *
  * Random draws: Philox keyed by the seed and the stream (island << 32 |
- * slot). Per generation a child uses counters generation * (header blocks
- * + gene blocks) + ...: the header words (one block per four) pick the
+ * slot), the island numbered in the whole run, where a spread run deals
+ * islands to several devices (callers add the device's first island).
+ * Per generation a child uses counters generation * (header blocks + gene
+ * blocks) + ...: the header words (one block per four) pick the
  * tournament entrants (2k words), decide crossover and weigh the
  * arithmetic blend; BLX and SBX take one word per gene (one block per four
  * genes). Mutations are placed by geometric gaps (the same law as one
@@ -654,9 +656,11 @@ CK_FN ck_real ck_ga_finish_child(int objective, int bounds, int crossover,
 }
 
 /* Draws individual g's genes uniformly in the domain (generation 0);
- * returns the objective there when streamed. */
-CK_FN ck_real ck_ga_initialise_individual(int objective, ck_u32 g, int dim,
-                                          ck_u32 total, ck_u64 seed,
+ * returns the objective there when streamed. `first` is the index of
+ * individual 0 in the whole run (a device's share of a spread run), whose
+ * stream individual g draws from. */
+CK_FN ck_real ck_ga_initialise_individual(int objective, ck_u32 g, ck_u32 first,
+                                          int dim, ck_u32 total, ck_u64 seed,
                                           CK_GLOBAL const ck_real *lo,
                                           CK_GLOBAL const ck_real *hi,
                                           CK_GLOBAL ck_real *population) {
@@ -664,7 +668,7 @@ CK_FN ck_real ck_ga_initialise_individual(int objective, ck_u32 g, int dim,
   ck_objective_begin(objective, &s);
   for (int d = 0; d < dim; ++d) {
     ck_philox_counter r = ck_philox_block(
-        seed, ((ck_u64)0x7FFFFFFFu << 32) | (ck_u64)g, (ck_u64)d);
+        seed, ((ck_u64)0x7FFFFFFFu << 32) | (ck_u64)(first + g), (ck_u64)d);
     ck_real gene = lo[d] + ck_uniform_real(r.v[0]) * (hi[d] - lo[d]);
     gene = gene > hi[d] ? hi[d] : gene;
     population[(ck_u64)d * total + g] = gene;

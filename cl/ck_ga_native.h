@@ -55,7 +55,7 @@
  * The arguments of ck_ga_cuda_evolve (ga.cu documents what each means).
  * The same text lays the struct out for host C and for CUDA C++: device
  * addresses first (8 bytes each on either side), then 64-bit and 32-bit
- * words, padded to a multiple of 8; the layout is asserted on both sides
+ * words, a multiple of 8 in all; the layout is asserted on both sides
  * (below). Buffers a launch does not use (rows, relay) may
  * be NULL.
  */
@@ -71,15 +71,15 @@ typedef struct ck_ga_native_args {
   float *relay, *relay_fitness;
   ck_u64 seed, first_generation;
   ck_u32 islands, generations, stats_slot, migration, migrate_every, per_task;
+  ck_u32 first_island; /* island 0's number in the whole run */
   float crossover_rate, crossover_parameter, mutation_rate, mutation_parameter;
   float inverse_log_keep;
-  ck_u32 unused; /* padding to a multiple of 8 */
 } ck_ga_native_args;
 
 /* The layout, asserted in each compiler that includes this header (the
  * host's C and NVRTC's C++, which has no offsetof): every member of the
  * size it has on the other side, and the whole the sum of its members (18
- * addresses, 2 64-bit words, 6 32-bit words, 5 floats and the padding),
+ * addresses, 2 64-bit words, 7 32-bit words and 5 floats),
  * so that no padding lies between them and each lies at the sum of the
  * sizes before it. */
 #if defined(__cplusplus)
@@ -93,7 +93,7 @@ CK_GA_NATIVE_ASSERT(sizeof(float *) == 8 && sizeof(ck_u32 *) == 8 &&
                     sizeof(ck_u64) == 8 && sizeof(ck_u32) == 4 &&
                     sizeof(float) == 4);
 CK_GA_NATIVE_ASSERT(sizeof(ck_ga_native_args) ==
-                    18 * 8 + 2 * 8 + 6 * 4 + 5 * 4 + 4);
+                    18 * 8 + 2 * 8 + 7 * 4 + 5 * 4);
 CK_GA_NATIVE_ASSERT(CK_GA_NATIVE_ALIGNOF(ck_ga_native_args) == 8);
 
 #endif /* CK_GA_NATIVE_H */

@@ -73,8 +73,9 @@
 #define CK_GA_CHOSEN_MAX                                                       \
   (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
 
-/* Work-item g draws individual g of generation 0. */
-__kernel void ck_ga_initialise(uint total, int dim, ulong seed,
+/* Work-item g draws individual g of generation 0, from the stream of
+ * individual first + g of the whole run. */
+__kernel void ck_ga_initialise(uint total, uint first, int dim, ulong seed,
                                __global const ck_real *lo,
                                __global const ck_real *hi,
                                __global ck_real *population,
@@ -82,8 +83,8 @@ __kernel void ck_ga_initialise(uint total, int dim, ulong seed,
   uint g = (uint)get_global_id(0);
   if (g >= total)
     return;
-  ck_real value = ck_ga_initialise_individual(CK_OBJECTIVE, g, dim, total, seed,
-                                              lo, hi, population);
+  ck_real value = ck_ga_initialise_individual(CK_OBJECTIVE, g, first, dim,
+                                              total, seed, lo, hi, population);
   fitness[g] = CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
 }
 
@@ -183,7 +184,9 @@ static void ck_ga_island_stats(
 }
 
 /*
- * ck_ga_evolve's parameters, the same in both forms. `migration` (bits
+ * ck_ga_evolve's parameters, the same in both forms. Island i draws from
+ * the streams of island first_island + i of the whole run (a spread run's
+ * device holds islands from first_island on). `migration` (bits
  * CK_GA_IMMIGRATE and CK_GA_EMIGRATE, ck_ga_migration.h) asks the
  * resident form to receive the migration made after the previous launch
  * (from migration_source and the migrant buffers *_in) and to send this
@@ -200,7 +203,8 @@ static void ck_ga_island_stats(
       __global ck_real *fitness_a, __global ck_real *fitness_b,                \
       __global ck_real *stats, uint stats_slot, __global ck_real *island_best, \
       __global ck_real *island_best_genes, ck_real inverse_log_keep,           \
-      uint migration, __global const ck_real *migrants_in,                     \
+      uint first_island, uint migration,                                       \
+      __global const ck_real *migrants_in,                                     \
       __global const ck_real *migrant_fitness_in,                              \
       __global ck_real *migrants_out, __global ck_real *migrant_fitness_out,   \
       __global const uint *migration_source
@@ -293,7 +297,8 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
     ck_real_lanes child[CK_DIM];
     ck_ga_child_draws_lanes draws;
     ck_ga_draw_child_lanes(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate,
-                           seed, island, first_slot, generation, size, CK_DIM,
+                           seed, first_island + island, first_slot,
+                           generation, size, CK_DIM,
                            fitness, &draws);
     ck_ga_cross_child_lanes(CK_GA_CROSSOVER, crossover_parameter, seed, &draws,
                             genes, child);
@@ -339,7 +344,8 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
     } else if (l < size) {
       draws =
           ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate,
-                           seed, island, l, generation, size, CK_DIM, fitness);
+                           seed, first_island + island, l, generation, size,
+                           CK_DIM, fitness);
       ck_ga_cross_chunk(CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0,
                         CK_DIM, genes + draws.a * CK_GA_ROW,
                         genes + draws.b * CK_GA_ROW, 1, child);
@@ -432,8 +438,8 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
         ck_real value = ck_ga_make_child(
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
             crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-            mutation_parameter, inverse_log_keep, seed, island, slot,
-            generation, size, CK_DIM, lo, hi, current + first, 1, total,
+            mutation_parameter, inverse_log_keep, seed, first_island + island,
+            slot, generation, size, CK_DIM, lo, hi, current + first, 1, total,
             current_fitness + first, next + first + slot, total);
         next_fitness[first + slot] =
             CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);

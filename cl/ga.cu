@@ -872,7 +872,8 @@ relay_at(T *relay, T *relay_fitness, unsigned segment, unsigned islands,
  * (its rows, the domain, the island's fitness, the posted folds, the
  * warp's pool or the block's queue), its place (block `rank` of the
  * cluster, thread l, slot `slot` of the island, live where it holds one)
- * and the task's island (its slots `first` .. of the population).
+ * and the task's island (its slots `first` .. of the population), whose
+ * children draw from the streams of island `drawn` of the whole run.
  */
 struct island_view {
   float4 *genes;
@@ -884,7 +885,7 @@ struct island_view {
   deferred_refills *queue;
   unsigned rank, l, first_slot, slot, total;
   bool live;
-  unsigned island, first;
+  unsigned island, first, drawn;
 };
 
 /* The domain into shared memory, padded with zeros to whole quads. */
@@ -1017,7 +1018,7 @@ select_and_cross(const ck_ga_native_args &a, const island_view &v,
   }
   if (v.live) {
     *draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                              a.crossover_rate, a.seed, v.island, v.slot,
+                              a.crossover_rate, a.seed, v.drawn, v.slot,
                               generation, CK_GA_ISLAND, CK_DIM, v.fitness);
     ck_ga_cross_chunk(CK_GA_CROSSOVER, a.crossover_parameter, a.seed, draws, 0,
                       CK_DIM, island_row(v.genes, draws->a, rows, v.island),
@@ -1047,7 +1048,7 @@ mutate_and_evaluate_child(const ck_ga_native_args &a, const island_view &v,
     store_genes(row, 0, CK_DIM, child);
   return deferred_mutate_and_evaluate(
       v.live && !elite_slot, made, a.mutation_rate, a.mutation_parameter,
-      a.inverse_log_keep, a.seed, draws, generation, v.island, v.first_slot,
+      a.inverse_log_keep, a.seed, draws, generation, v.drawn, v.first_slot,
       v.lo, v.hi, v.genes, v.queue, child);
 #else
   /* The same passes in one function: measured 1.5% faster here than
@@ -1094,7 +1095,7 @@ make_child(const ck_ga_native_args &a, const island_view &v,
     made = v.fitness[elite];
   else if (v.live)
     draws = ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
-                             a.crossover_rate, a.seed, v.island, v.slot,
+                             a.crossover_rate, a.seed, v.drawn, v.slot,
                              generation, CK_GA_ISLAND, CK_DIM, v.fitness);
 #pragma unroll
   for (int from = 0; from < CK_DIM; from += CK_GA_CHUNK) {
@@ -1280,7 +1281,9 @@ send_migrants(const ck_ga_native_args &a, const island_view &v,
  * island's first block writes the generation's statistics; when the
  * island's best so far improves, that block's threads d < CK_DIM copy gene
  * d of it. Migrants are picked as ck_ga_immigrate and ck_ga_emigrate pick
- * them: the driver's migration step, made here.
+ * them: the driver's migration step, made here. Island i's children draw
+ * from the streams of island first_island + i of the whole run (a spread
+ * run's device holds the islands from first_island on).
  */
 extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #if CLUSTERED
@@ -1342,6 +1345,7 @@ extern "C" __global__ void __launch_bounds__(CK_GA_BLOCK, MIN_BLOCKS)
 #endif
     v.island = island;
     v.first = island * CK_GA_ISLAND;
+    v.drawn = a.first_island + island;
     float value, best_so_far;
     load_island(a, v, begin, child, &value, &best_so_far);
     fold_sets sets = {0, 0};

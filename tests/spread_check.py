@@ -4,12 +4,13 @@
 usage: spread_check.py CLKIT [MPIRUN]
 
 With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
-a swarm spread over them, and over them and ref, must end where one
-device ends, bit for bit; an MLP spread over them must end near it (its
-gradients are summed in another order). Under MPIRUN (given where clkit
-is built with MPI) two and three ranks on ref must too, and an MLP over
-two; a rank killed mid-run must end the others within 10 s, with a
-non-zero status and a message. Usage errors exit 2.
+a swarm and a GA spread over them, and over them and ref, must end where
+one device ends, bit for bit; an MLP spread over them must end near it
+(its gradients are summed in another order). Under MPIRUN (given where
+clkit is built with MPI) two and three ranks on ref must too, the GA's
+trace included, and an MLP over two; ranks that only the clock stops
+must stop together; a rank killed mid-run must end the others within
+10 s, with a non-zero status and a message. Usage errors exit 2.
 """
 import json
 import os
@@ -52,13 +53,13 @@ def result(args, mpi=0):
     return json.loads(lines[0])
 
 
-def same(what, alone, spread, members):
+def same(what, alone, spread, members, units=203):
     if not alone or not spread:
         return
     if spread["best"] != alone["best"] or spread["x"] != alone["x"]:
         fail(f"{what}: best {spread['best']!r}, alone {alone['best']!r}")
     got = spread.get("members", [])
-    if len(got) != members or sum(m["units"] for m in got) != 203:
+    if len(got) != members or sum(m["units"] for m in got) != units:
         fail(f"{what}: members {got}")
     print(f"ok: {what}: best {spread['best']!r} over "
           f"{[(m['device'], m['rank'], m['units']) for m in got]}")
@@ -68,6 +69,11 @@ SWARM = ["run", "pso", "--fn", "rastrigin", "--dim", "6", "--particles",
          "203", "--iters", "40", "--seed", "9"]
 SPHERE = ["run", "pso", "--fn", "sphere", "--dim", "6", "--particles",
           "203", "--iters", "40", "--seed", "9"]
+# Islands migrate every 3 generations, across every member's boundary.
+GA = ["run", "ga", "--fn", "rastrigin", "--dim", "6", "--islands", "11",
+      "--island-size", "16", "--gens", "40", "--seed", "9",
+      "--migrate-every", "3"]
+GA_RANDOM = GA + ["--topology", "random"]
 
 code, out, err = run(["devices", "--json"])
 devices = [d["id"] for d in json.loads(out)["devices"]] if code == 0 else []
@@ -80,9 +86,16 @@ if len(pocl) >= 2:
          result(SPHERE + ["--device", "ref"]),
          result(SPHERE + ["--device", "ref," + pair, "--spread",
                           "--shares", "1,2,3"]), 3)
+    for ga, topology in ((GA, "ring"), (GA_RANDOM, "random")):
+        same(f"a GA ({topology}) on two PoCL devices",
+             result(ga + ["--device", pocl[0]]),
+             result(ga + ["--device", pair, "--spread"]), 2, 11)
+        same(f"a GA ({topology}) on ref and two PoCL devices, shares 1,2,3",
+             result(ga + ["--device", "ref"]),
+             result(ga + ["--device", "ref," + pair, "--spread", "--shares",
+                          "1,2,3"]), 3, 11)
 else:
     print("skip: fewer than two OpenCL devices")
-
 
 
 def near(what, alone, spread, members, batch):
@@ -119,6 +132,21 @@ for args, mention in usage:
     if code != 2 or mention not in err:
         fail(f"{' '.join(args)}: exit {code}, {err.strip()!r}")
 
+
+def trace_of(args, ranks=0):
+    """A GA's trace, every island's rows too, as a run writes it."""
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                        f"spread_check_{os.getpid()}_{ranks}.csv")
+    found = result(args + ["--trace", path, "--trace-islands"], ranks)
+    try:
+        with open(path) as handle:
+            text = handle.read()
+        os.remove(path)
+    except OSError:
+        text = None
+    return found, text
+
+
 if MPIRUN:
     alone = result(SWARM + ["--device", "ref"])
     for ranks in (2, 3):
@@ -126,6 +154,26 @@ if MPIRUN:
              result(SWARM + ["--device", "ref", "--spread"], ranks), ranks)
     near("an MLP over 2 ranks on ref", result(MLP + ["--device", "ref"]),
          result(MLP + ["--device", "ref", "--spread"], 2), 2, 128)
+    for ga, topology in ((GA, "ring"), (GA_RANDOM, "random")):
+        alone, alone_trace = trace_of(ga + ["--device", "ref"])
+        for ranks in (2, 3):
+            spread, trace = trace_of(ga + ["--device", "ref", "--spread"],
+                                     ranks)
+            same(f"a GA ({topology}) on {ranks} ranks on ref", alone, spread,
+                 ranks, 11)
+            if not trace or trace != alone_trace:
+                fail(f"a GA ({topology}) on {ranks} ranks: the trace differs "
+                     "from ref alone's")
+    # Ranks that only the clock stops stop at the same generation.
+    timed = result(["run", "ga", "--dim", "6", "--islands", "6",
+                    "--island-size", "16", "--time", "0.5", "--device", "ref",
+                    "--spread"], 3)
+    if timed and (timed["stopped_by"] != "time" or timed["generations"] < 1):
+        fail(f"a GA on 3 ranks for 0.5 s: {timed['stopped_by']} after "
+             f"{timed['generations']} generations")
+    elif timed:
+        print(f"ok: a GA on 3 ranks stopped by the clock together, after "
+              f"{timed['generations']} generations")
     # A rank killed mid-run ends the others.
     long_run = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "3",
                 CLKIT, "run", "pso", "--dim", "8", "--particles", "3000",

@@ -321,24 +321,29 @@ static ck_status api_pso(const void *arg, double *value) {
   return status;
 }
 
-/* A swarm spread over ref as its one member, through the workload (so
- * that the result's members are made too). */
-static ck_status api_pso_spread(const void *arg, double *value) {
-  (void)arg;
+/* A workload spread over ref as its one member (so that the result's
+ * members are made too). */
+static ck_status run_spread(const char *name, const ck_param *params,
+                            size_t count, double *value) {
   const ck_workload *workload = NULL;
-  ck_status status = ck_workload_find("pso", &workload);
-  const ck_param params[] = {
-      {"fn", "sphere"}, {"dim", "2"}, {"particles", "6"}, {"iters", "3"}};
+  ck_status status = ck_workload_find(name, &workload);
   ck_spread spread = {.devices = ref(), .device_count = 1};
   ck_run_options options = {.seed = 2, .spread = &spread};
   ck_result result;
   if (status == CK_OK)
-    status = ck_workload_run(workload, ref(), params, 4, &options, &result);
+    status = ck_workload_run(workload, ref(), params, count, &options, &result);
   if (status == CK_OK) {
     *value = result.best + (double)result.member_count;
     ck_result_release(&result);
   }
   return status;
+}
+
+static ck_status api_pso_spread(const void *arg, double *value) {
+  (void)arg;
+  const ck_param params[] = {
+      {"fn", "sphere"}, {"dim", "2"}, {"particles", "6"}, {"iters", "3"}};
+  return run_spread("pso", params, 4, value);
 }
 
 static ck_status api_ga(const void *arg, double *value) {
@@ -367,6 +372,15 @@ static ck_status api_ga(const void *arg, double *value) {
     *value = best[count - 1] + island_mean[3 * count - 1] + (double)count;
   ck_ga_destroy(ga);
   return status;
+}
+
+/* The GA spread over one member, ref, migrating. */
+static ck_status api_ga_spread(const void *arg, double *value) {
+  (void)arg;
+  const ck_param params[] = {{"dim", "2"},           {"islands", "3"},
+                             {"island-size", "4"},   {"migrants", "1"},
+                             {"migrate-every", "2"}, {"gens", "9"}};
+  return run_spread("ga", params, 6, value);
 }
 
 static const char explicit_tsp[] =
@@ -919,6 +933,7 @@ int main(void) {
   sweep("pso API", api_pso, NULL);
   sweep("pso spread", api_pso_spread, NULL);
   sweep("ga API", api_ga, NULL);
+  sweep("ga spread", api_ga_spread, NULL);
   sweep("aco API", api_aco, file);
   sweep("gas API", api_gas, file);
   const nn_paths nn_files = {images, model};

@@ -1988,6 +1988,16 @@ static ck_status null_ga_create(void *context, int which) {
   return status;
 }
 
+static ck_status null_ga_create_spread(void *context, int which) {
+  null_context *c = context;
+  ck_spread spread = {.devices = c->device, .device_count = 1};
+  ck_ga *ga = NULL;
+  ck_status status = ck_ga_create_spread(
+      NULL_AT(0, &spread), NULL_AT(1, &c->config), NULL_AT(2, &ga));
+  ck_ga_destroy(ga);
+  return status;
+}
+
 static ck_status null_ga_step(void *context, int which) {
   null_context *c = context;
   return ck_ga_step(NULL_AT(0, c->ga), 1);
@@ -2022,6 +2032,9 @@ static void null_arguments(const ck_device *ref) {
   static const check_null_case cases[] = {
       {"ck_ga_config_init", {"config"}, null_ga_config_init},
       {"ck_ga_create", {"device", "config", "ga"}, null_ga_create},
+      {"ck_ga_create_spread",
+       {"spread", "config", "ga"},
+       null_ga_create_spread},
       {"ck_ga_step", {"ga"}, null_ga_step},
       {"ck_ga_run", {"ga", "report"}, null_ga_run},
       {"ck_ga_get_best", {"ga"}, null_ga_get_best},
@@ -2039,6 +2052,137 @@ static void null_arguments(const ck_device *ref) {
   if (c.ga)
     check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
   ck_ga_destroy(c.ga);
+}
+
+/* ---- a GA spread over devices ------------------------------------------- */
+
+/* What a GA ends with: its best, genes and history (best and mean). */
+typedef struct ga_end {
+  double best, position[6];
+  double *history[2];
+  size_t count;
+} ga_end;
+
+/* Steps a GA through `generations` in two calls and takes its end; the
+ * GA is destroyed. */
+static int ga_end_take(ck_ga *ga, uint64_t generations, ga_end *end) {
+  const double *history[2];
+  memset(end, 0, sizeof *end);
+  if (!ga)
+    return 0;
+  CHECK_OK(ck_ga_step(ga, 7));
+  CHECK_OK(ck_ga_step(ga, generations - 7));
+  CHECK_OK(ck_ga_get_best(ga, &end->best, end->position));
+  CHECK_OK(
+      ck_ga_get_history(ga, &history[0], &history[1], NULL, NULL, &end->count));
+  for (int p = 0; p < 2; ++p) {
+    end->history[p] = malloc(end->count * sizeof(double));
+    if (end->history[p])
+      memcpy(end->history[p], history[p], end->count * sizeof(double));
+  }
+  ck_ga_destroy(ga);
+  return end->history[0] && end->history[1];
+}
+
+static void ga_end_free(ga_end *end) {
+  free(end->history[0]);
+  free(end->history[1]);
+}
+
+/* Whether two ends are the same bits: best, genes, best history, and the
+ * mean history where `means` (island means come from a halving tree on
+ * OpenCL devices, and from a loop on ref). */
+static int ga_ends_same(const ga_end *a, const ga_end *b, int means) {
+  return a->best == b->best &&
+         memcmp(a->position, b->position, sizeof a->position) == 0 &&
+         a->count == b->count &&
+         memcmp(a->history[0], b->history[0], a->count * sizeof(double)) == 0 &&
+         (!means ||
+          memcmp(a->history[1], b->history[1], a->count * sizeof(double)) == 0);
+}
+
+static ck_ga *spread_ga(const ck_spread *spread, const ck_ga_config *config) {
+  ck_ga *ga = NULL;
+  CHECK_OK(ck_ga_create_spread(spread, config, &ga));
+  return ga;
+}
+
+/*
+ * One member is the one-device GA, bit for bit; so are ref and another
+ * device with hand-set shares on sphere (which ref and the OpenCL test
+ * device evaluate alike), on a ring and on random cycles, migrating every
+ * other generation across both members' boundaries (ref holds islands 0
+ * and 1, the other device 2 to 6). Without migrations the run ends
+ * elsewhere, so the migrations count. Too few islands are refused.
+ */
+static void spread_islands(const ck_device *ref, const ck_device *other) {
+  printf("spread islands%s%s\n", other ? " with " : "", other ? other->id : "");
+  ck_ga_config c;
+  islands_config(&c, "sphere", 6, 7, 16, 30);
+  c.migrate_every = 2;
+  c.seed = 13;
+  ga_end alone, spread, still;
+  ck_spread one = {.devices = ref, .device_count = 1};
+  if (ga_end_take(create(ref, &c), 30, &alone) &&
+      ga_end_take(spread_ga(&one, &c), 30, &spread))
+    CHECK_MSG(ga_ends_same(&alone, &spread, 1), "one member: %.9g, alone %.9g",
+              spread.best, alone.best);
+  ga_end_free(&spread);
+  ck_ga_config unmigrated = c;
+  unmigrated.migrate_every = 0;
+  if (ga_end_take(create(ref, &unmigrated), 30, &still))
+    CHECK(still.best != alone.best);
+  ga_end_free(&still);
+  ga_end_free(&alone);
+  if (other) {
+    ck_device pair[2] = {*ref, *other};
+    const double shares[2] = {1, 3};
+    ck_spread two = {
+        .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+    for (int topology = CK_GA_RING; topology <= CK_GA_RANDOM; ++topology) {
+      c.topology = (ck_ga_topology)topology;
+      if (ga_end_take(create(ref, &c), 30, &alone) &&
+          ga_end_take(spread_ga(&two, &c), 30, &spread))
+        CHECK_MSG(ga_ends_same(&alone, &spread, 0),
+                  "ref and %s, topology %d: %.9g, ref alone %.9g", other->id,
+                  topology, spread.best, alone.best);
+      ga_end_free(&alone);
+      ga_end_free(&spread);
+    }
+    /* The workload's result names each member's islands. */
+    const ck_workload *workload = NULL;
+    CHECK_OK(ck_workload_find("ga", &workload));
+    const ck_param params[] = {{"fn", "sphere"},
+                               {"dim", "6"},
+                               {"islands", "7"},
+                               {"island-size", "16"},
+                               {"gens", "10"}};
+    ck_run_options options = {.seed = 3, .spread = &two};
+    ck_result result;
+    ck_status run_status =
+        ck_workload_run(workload, ref, params, 5, &options, &result);
+    CHECK_OK(run_status);
+    if (run_status == CK_OK) {
+      CHECK_MSG(result.member_count == 2 && result.members &&
+                    result.members[0].units == 2 &&
+                    result.members[1].units == 5 &&
+                    strcmp(result.members[1].device, other->id) == 0 &&
+                    strcmp(result.member_units, "islands") == 0,
+                "members %zu", result.member_count);
+      ck_result_release(&result);
+    }
+  }
+  /* Fewer islands than members are refused (the checks of the spread
+   * itself are test_pso's). */
+  if (other) {
+    ck_ga *ga = NULL;
+    ck_device pair[2] = {*ref, *other};
+    ck_spread two = {.devices = pair, .device_count = 2};
+    c.islands = 1;
+    CHECK_INVALID(ck_ga_create_spread(&two, &c, &ga),
+                  "1 islands cannot be dealt to 2 devices");
+    CHECK(ga == NULL);
+  }
 }
 
 int main(void) {
@@ -2078,6 +2222,7 @@ int main(void) {
   bad_input(ref);
   largest_elite(ref);
   null_arguments(ref);
+  spread_islands(ref, devices[1]);
   ck_device_set_free(&set);
   return CHECK_DONE();
 }

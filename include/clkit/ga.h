@@ -12,6 +12,7 @@
  *   ck_ga_config_init(&config);            defaults, then adjust
  *   ck_ga *ga;
  *   ck_ga_create(device, &config, &ga);    allocates and initialises
+ *     (or ck_ga_create_spread(&spread, &config, &ga) over several devices)
  *   ck_ga_run(ga, &report);                until a stopping rule, or
  *   ck_ga_step(ga, 50);                    step-wise
  *   ck_ga_get_best(ga, &value, position);
@@ -46,13 +47,13 @@ typedef enum ck_ga_mutation {
 
 /* How OpenCL devices make a generation's children. */
 typedef enum ck_ga_generation_mode {
-  CK_GA_GENERATION_AUTO = 0,   /* vector on CPUs and other non-GPU devices
-                                  where the island allows it, else child */
-  CK_GA_GENERATION_CHILD = 1,  /* a work-item a child */
-  CK_GA_GENERATION_VECTOR = 2  /* a work-item 16 children (8 in double
-                                  precision), for islands held in local
-                                  memory whose size is that times a power
-                                  of two; child elsewhere */
+  CK_GA_GENERATION_AUTO = 0,  /* vector on CPUs and other non-GPU devices
+                                 where the island allows it, else child */
+  CK_GA_GENERATION_CHILD = 1, /* a work-item a child */
+  CK_GA_GENERATION_VECTOR = 2 /* a work-item 16 children (8 in double
+                                 precision), for islands held in local
+                                 memory whose size is that times a power
+                                 of two; child elsewhere */
 } ck_ga_generation_mode;
 
 typedef enum ck_ga_topology {
@@ -145,6 +146,24 @@ ck_status ck_ga_config_init(ck_ga_config *config);
  */
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **ga);
+
+/*
+ * ck_ga_create_spread - ck_ga_create over several devices, and over the
+ * processes of an MPI communicator (clkit/spread.h): each member evolves
+ * a contiguous slice of the islands, and at each migration the migrants
+ * that cross a member's boundary go from member to member. With the same
+ * configuration and seed the GA is the one-device GA, bit for bit, on
+ * devices that compute alike: its best, genes and history. Every process
+ * of the communicator makes the same calls on the GA, which then behaves
+ * as any other (ck_ga_run, ck_ga_step, ck_ga_get_best, ck_ga_get_history);
+ * the clock and the reads of a run are agreed, so all stop together.
+ * Takes: spread (read during the call); config and ga as ck_ga_create.
+ * Returns: as ck_ga_create, naming the failed member's device (and rank);
+ * CK_ERROR_INVALID_ARGUMENT for fewer islands than members;
+ * CK_ERROR_EXCHANGE when the processes cannot exchange.
+ */
+ck_status ck_ga_create_spread(const ck_spread *spread,
+                              const ck_ga_config *config, ck_ga **ga);
 
 /* ck_ga_step - evolve `generations` generations, migrating on schedule
  * (no stopping rules).

@@ -192,6 +192,75 @@ fail:
   return status;
 }
 
+/* A queue's kernel seconds so far, 0 where it keeps none; the queue
+ * finished first, since some backends count a launch's time only once it
+ * is waited for. */
+static double queue_seconds(ck_queue *queue) {
+  double seconds = 0;
+  if (!queue || ck_queue_finish(queue) != CK_OK ||
+      ck_queue_get_kernel_seconds(queue, &seconds) != CK_OK)
+    return 0;
+  return seconds;
+}
+
+double ck__spread_kernel_seconds(const ck__spread_run *run) {
+  double total = 0;
+  for (size_t i = 0; i < run->local; ++i)
+    total += queue_seconds(run->queues[i]);
+  return total;
+}
+
+ck_status ck__spread_report_queues(ck__spread_run *run, ck_result *result) {
+  for (size_t i = 0; i < run->local; ++i) {
+    double seconds = queue_seconds(run->queues[i]);
+    if (seconds > 0)
+      run->compute_s[i] = seconds;
+  }
+  return ck__spread_report(run, result);
+}
+
+ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
+                             double *largest, size_t count) {
+  ck_status status = CK_OK;
+  size_t members = ck__exchange_members(run->exchange);
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  double *all = calloc(members * count, sizeof *all);
+  if (!all)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t i = 0; i < run->local; ++i)
+    pieces[i] = mine;
+  CK_TRY(ck__exchange_gather(run->exchange, pieces, count * sizeof *all, all));
+  for (size_t c = 0; c < count; ++c) {
+    largest[c] = all[c];
+    for (size_t m = 1; m < members; ++m)
+      if (all[m * count + c] > largest[c])
+        largest[c] = all[m * count + c];
+  }
+fail:
+  free(all);
+  return status;
+}
+
+/* How long a probe's batch of steps must last, at most. */
+#define PROBE_SECONDS 0.05
+
+ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
+                          void *context, uint64_t most, double *per_second) {
+  ck_status status = step(context, 1);
+  double seconds = 0;
+  uint64_t batch = 1;
+  while (status == CK_OK) {
+    double started = ck__seconds();
+    status = step(context, batch);
+    seconds = ck__seconds() - started;
+    if (seconds >= PROBE_SECONDS || batch >= most)
+      break;
+    batch *= 2;
+  }
+  *per_second = (double)batch / (seconds > 1e-9 ? seconds : 1e-9);
+  return status;
+}
+
 void ck__spread_end(ck__spread_run *run) {
   ck__exchange_destroy(run->exchange);
   free(run->first);

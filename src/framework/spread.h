@@ -6,6 +6,7 @@
 #ifndef CK_FRAMEWORK_SPREAD_H
 #define CK_FRAMEWORK_SPREAD_H
 
+#include "clkit/queue.h"
 #include "clkit/spread.h"
 #include "clkit/workload.h"
 #include "runtime/exchange.h"
@@ -17,7 +18,10 @@ typedef struct ck__spread_run {
   uint64_t total;           /* units dealt over all members */
   uint64_t *first, *units;  /* each local member's slice of the units */
   double *compute_s;        /* each local member's steps, as timed */
-  const char *unit_name;    /* "particles", "islands", ... */
+  /* Each local member's queue once made (the workload's to set), whose
+   * kernel time is the member's where it keeps one. */
+  ck_queue *queues[CK_SPREAD_MAX_LOCAL];
+  const char *unit_name; /* "particles", "islands", ... */
 } ck__spread_run;
 
 /*
@@ -47,6 +51,28 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
 /* Fills result->members with every member's slice, device and times
  * (gathered from all processes). Collective. */
 ck_status ck__spread_report(const ck__spread_run *run, ck_result *result);
+
+/* The kernel seconds of this process's members' queues (NULL, or a queue
+ * that keeps none, as ref's: 0), summed; each queue finished first. */
+double ck__spread_kernel_seconds(const ck__spread_run *run);
+
+/* ck__spread_report with each member's compute time its queue's kernel
+ * time, where it keeps one: the host's clock also counts the waits for
+ * the other members. Collective. */
+ck_status ck__spread_report_queues(ck__spread_run *run, ck_result *result);
+
+/* The largest over all processes of each of `count` values, which each
+ * process offers (mine): clocks, say, so that all decide alike. Collective. */
+ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
+                             double *largest, size_t count);
+
+/* Times one device's trial for the deal: a first step untimed (a runtime
+ * may compile kernels at their first launch), then doubling batches until
+ * one lasts 50 ms or holds `most` steps, so that small trials are timed
+ * over enough launches. step(context, count) makes count steps and waits
+ * for them. *per_second: steps a second of the last batch. */
+ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
+                          void *context, uint64_t most, double *per_second);
 
 /* Frees what the run holds. */
 void ck__spread_end(ck__spread_run *run);

@@ -33,12 +33,21 @@ struct ck_ga {
   /* The last migration's receiving is left to the next evolve launch
    * (state.fused_migration), which sent its migrants already. */
   int immigration_pending;
+  int sliced;            /* a spread run's member (ck__ga_create_slice) */
+  ck__ga_spread *spread; /* a spread run's members (ga_spread.c) */
+  uint64_t chunk;        /* a spread run's generations between reads */
+  double run_started;    /* a spread run's clock, and its last read */
+  double read_at;
+  uint64_t read_steps;
   uint32_t stats_used; /* device slots not yet read */
   /* Best and mean per generation in every stride, and with
    * keep_island_history each island's too: the parts of a row. */
   ck__history history;
   double *row;      /* the row being made: 2, or 2 + 2 x islands */
-  uint32_t *source; /* host copy of the migration sources */
+  uint32_t *source; /* who sends to each island of the run */
+  /* The source buffer's host copy: island i's source on this device, or
+   * its incoming slot (state.incoming). */
+  uint32_t *local_source;
   /* The statistics buffer's host copy, allocated and touched once at
    * creation so that reading it costs only the transfer. */
   void *stats_host;
@@ -63,6 +72,10 @@ ck_status ck__ga_settle(ck_ga *ga) {
 
 int ck__ga_dim(const ck_ga *ga) {
   return ga->state.dim;
+}
+
+ck__ga_spread *ck__ga_spread_of(ck_ga *ga) {
+  return ga->spread;
 }
 
 ck_status ck_ga_config_init(ck_ga_config *config) {
@@ -132,7 +145,7 @@ static ck_status check_config(const ck_ga_config *config) {
  * cycle through every island (Fisher-Yates on Philox draws). */
 static ck_status plan_migration(ck_ga *ga) {
   ga_state *state = &ga->state;
-  uint32_t n = state->islands;
+  uint32_t n = state->run_islands;
   /* The ring never changes: the device keeps it from the first time. */
   if (ga->config.topology == CK_GA_RING && ga->migrations > 0)
     return CK_OK;
@@ -157,8 +170,15 @@ static ck_status plan_migration(ck_ga *ga) {
       ga->source[order[(k + 1) % n]] = order[k];
     free(order);
   }
-  return ck_buffer_write(state->queue, state->source, 0, n * sizeof(uint32_t),
-                         ga->source, CK_BLOCKING, NULL);
+  /* A source on another device sends to the island's incoming slot. */
+  uint32_t first = state->first_island;
+  for (uint32_t i = 0; i < state->islands; ++i) {
+    uint32_t from = ga->source[first + i] - first;
+    ga->local_source[i] = from < state->islands ? from : state->islands + i;
+  }
+  return ck_buffer_write(state->queue, state->source, 0,
+                         state->islands * sizeof(uint32_t), ga->local_source,
+                         CK_BLOCKING, NULL);
 }
 
 /* Reads the statistics of the generations not yet seen into the history. */
@@ -170,13 +190,18 @@ static ck_status flush_stats(ck_ga *ga) {
   int keep = ga->config.keep_island_history;
   /* Without island history the device folds the islands first (where it
    * can), and two values a generation cross to the host, not two an
-   * island: at 4096 islands, megabytes a batch and their loop here. */
-  int folded = !keep && ga->steps->fold_stats;
-  ck_status status = ck__history_reserve(&ga->history, slots);
+   * island: at 4096 islands, megabytes a batch and their loop here. A
+   * spread run's members send every island's, folded here as ref's. */
+  int folded = !keep && !ga->spread && ga->steps->fold_stats;
+  ck_status status =
+      ga->spread ? ck__ga_spread_stats(ga->spread, slots, ga->stats_host)
+                 : CK_OK;
+  if (status == CK_OK)
+    status = ck__history_reserve(&ga->history, slots);
   if (status == CK_OK && folded)
     status = ga->steps->fold_stats(state, slots);
   size_t count = (size_t)slots * (folded ? 1 : islands) * 2;
-  if (status == CK_OK)
+  if (status == CK_OK && !ga->spread)
     status = ck_buffer_read(state->queue, folded ? state->folded : state->stats,
                             0, count * state->real_size, ga->stats_host,
                             CK_BLOCKING, NULL);
@@ -218,8 +243,8 @@ static ck_status make(ga_state *state, size_t bytes, ck_buffer **buffer) {
 
 ck_status ck__ga_make_migrants(ga_state *state, unsigned set) {
   ck_status status = CK_OK;
-  size_t migrants =
-      (size_t)state->islands * (state->migrants ? state->migrants : 1);
+  size_t migrants = ((size_t)state->islands + state->incoming) *
+                    (state->migrants ? state->migrants : 1);
   size_t dim = (size_t)state->dim, real = state->real_size;
   CK_TRY(make(state, migrants * dim * real, &state->migrant_genes[set]));
   CK_TRY(make(state, migrants * real, &state->migrant_fitness[set]));
@@ -227,10 +252,15 @@ fail:
   return status;
 }
 
-/* The problem and the islands' settings, from the configuration and the
- * device. */
+uint32_t ck__ga_stats_capacity(size_t islands) {
+  size_t slots = STATS_VALUES / (2 * islands);
+  return (uint32_t)(slots < 1 ? 1 : slots > MAX_CHUNK ? MAX_CHUNK : slots);
+}
+
+/* The problem and the islands' settings, from the configuration, the
+ * device and, for a spread run's member, its slice (NULL alone). */
 static ck_status tune(ck_ga *created, const ck_device *device,
-                      const ck_ga_config *config) {
+                      const ck_ga_config *config, const ck__ga_slice *slice) {
   ck_status status = CK_OK;
   const ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
@@ -267,6 +297,11 @@ static ck_status tune(ck_ga *created, const ck_device *device,
   state->migrate_every = state->migrants ? config->migrate_every : 0;
   state->ring = config->topology == CK_GA_RING;
   state->span_segments = 1;
+  state->first_island = slice ? slice->first_island : 0;
+  state->run_islands = slice ? slice->run_islands : state->islands;
+  /* A ring's island 0 alone takes migrants from another device. */
+  if (state->migrants && state->run_islands > state->islands)
+    state->incoming = state->ring ? 1 : state->islands;
   state->seed = config->seed;
   /* A work-group an island: no wider than the island needs. */
   state->group = ck__group_size(device);
@@ -285,10 +320,8 @@ static ck_status tune(ck_ga *created, const ck_device *device,
       state->group = state->size / lanes;
     }
   }
-  size_t slots = STATS_VALUES / (2 * (size_t)state->islands);
-  state->stats_capacity = (uint32_t)(slots < 1           ? 1
-                                     : slots > MAX_CHUNK ? MAX_CHUNK
-                                                         : slots);
+  state->stats_capacity =
+      slice ? slice->stats_capacity : ck__ga_stats_capacity(state->islands);
   if (state->objective == CK_OBJECTIVE_LSQ) {
     state->rows = (uint32_t)config->data->rows;
     state->lsq =
@@ -305,6 +338,39 @@ fail:
   return status;
 }
 
+/* The history of the generations' statistics, and its row. */
+static ck_status make_history(ck_ga *created, const ck_ga_config *config) {
+  ck_status status = CK_OK;
+  const size_t islands = created->state.islands;
+  const size_t widths[] = {1, 1, islands, islands};
+  size_t parts = config->keep_island_history ? 4 : 2;
+  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, parts, widths,
+                          "generation statistics"));
+  created->row = malloc(created->history.row_width * sizeof *created->row);
+  if (!created->row)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory for generation statistics");
+fail:
+  return status;
+}
+
+/* Bytes of the statistics buffer: its slots of every island's best and
+ * mean. */
+static size_t stats_bytes(const ga_state *state) {
+  return (size_t)state->stats_capacity * state->islands * 2 * state->real_size;
+}
+
+/* The statistics buffer's host copy, touched once here so that reading
+ * it costs only the transfer. */
+static ck_status make_stats_host(ck_ga *created) {
+  size_t bytes = stats_bytes(&created->state);
+  if (!(created->stats_host = malloc(bytes)))
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for statistics");
+  memset(created->stats_host, 0, bytes);
+  return CK_OK;
+}
+
 /* Once the device is known to hold them: the host's statistics, the
  * queue, the steps and the islands' buffers. */
 static ck_status allocate(ck_ga *created, const ck_device *device,
@@ -317,17 +383,12 @@ static ck_status allocate(ck_ga *created, const ck_device *device,
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu individuals in %zu dimensions need ", total,
                    dim);
-  created->source = malloc(state->islands * sizeof *created->source);
-  if (!created->source)
+  created->source = malloc(state->run_islands * sizeof *created->source);
+  created->local_source =
+      malloc(state->islands * sizeof *created->local_source);
+  if (!created->source || !created->local_source)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  const size_t widths[] = {1, 1, state->islands, state->islands};
-  size_t parts = config->keep_island_history ? 4 : 2;
-  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, parts, widths,
-                          "generation statistics"));
-  created->row = malloc(created->history.row_width * sizeof *created->row);
-  if (!created->row)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-            "out of host memory for generation statistics");
+  CK_TRY(make_history(created, config));
 
   CK_TRY(ck_queue_create(device, &state->queue));
   /* After the queue: the native kernel's limit is its device's. */
@@ -343,15 +404,11 @@ static ck_status allocate(ck_ga *created, const ck_device *device,
     CK_TRY(make(state, dim * total * real, &state->population[b]));
     CK_TRY(make(state, total * real, &state->fitness[b]));
   }
-  size_t stats_bytes =
-      (size_t)state->stats_capacity * state->islands * 2 * real;
-  CK_TRY(make(state, stats_bytes, &state->stats));
+  CK_TRY(make(state, stats_bytes(state), &state->stats));
   if (created->steps->fold_stats)
     CK_TRY(
         make(state, (size_t)state->stats_capacity * 2 * real, &state->folded));
-  if (!(created->stats_host = malloc(stats_bytes)))
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for statistics");
-  memset(created->stats_host, 0, stats_bytes);
+  CK_TRY(make_stats_host(created));
   CK_TRY(ck__ga_make_migrants(state, 0));
   CK_TRY(make(state, state->islands * sizeof(uint32_t), &state->source));
   CK_TRY(make(state, state->islands * real, &state->island_best));
@@ -427,27 +484,28 @@ static ck_status set_up(ck_ga *created) {
    * compiles a kernel at its first launch, and a CUDA module may load a
    * kernel at its first, so neither falls in the timed run. Still inside
    * it: the first migration's kernels where migrations are launches of
-   * their own (islands not resident in local memory on OpenCL). */
-  CK_TRY(flush_stats(created));
+   * their own (islands not resident in local memory on OpenCL). A spread
+   * run's member keeps generation 0's statistics for the run to read. */
+  if (!created->sliced)
+    CK_TRY(flush_stats(created));
   CK_TRY(created->steps->evolve(state, 1, 0, 0, 0));
   CK_TRY(ck_queue_finish(state->queue));
 fail:
   return status;
 }
 
-ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
-                       ck_ga **ga) {
+/* A GA on one device: the whole run's islands, or a slice of them. */
+static ck_status create_on(const ck_device *device, const ck_ga_config *config,
+                           const ck__ga_slice *slice, ck_ga **ga) {
   ck_status status = CK_OK;
   ck_ga *created = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(config);
-  CK__REQUIRE(ga);
   *ga = NULL;
   CK_TRY(check_config(config));
   created = calloc(1, sizeof *created);
   if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
-  CK_TRY(tune(created, device, config));
+  created->sliced = slice != NULL;
+  CK_TRY(tune(created, device, config, slice));
   CK_TRY(allocate(created, device, config));
   CK_TRY(upload(created));
   CK_TRY(set_up(created));
@@ -458,13 +516,59 @@ fail:
   return status;
 }
 
-/* Evolves up to `count` generations without filling the statistics
- * buffer or crossing a migration, unless the steps make a ring's
- * migrations inside their launches (up to span_segments - 1 of them);
- * returns how many in *made. */
-static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
+ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
+                       ck_ga **ga) {
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  CK__REQUIRE(ga);
+  return create_on(device, config, NULL, ga);
+}
+
+ck_status ck__ga_create_slice(const ck_device *device,
+                              const ck_ga_config *config,
+                              const ck__ga_slice *slice, ck_ga **ga) {
+  return create_on(device, config, slice, ga);
+}
+
+ck_status ck_ga_create_spread(const ck_spread *spread,
+                              const ck_ga_config *config, ck_ga **ga) {
   ck_status status = CK_OK;
-  ga_state *state = &ga->state;
+  ck_ga *created = NULL;
+  CK__REQUIRE(spread);
+  CK__REQUIRE(config);
+  CK__REQUIRE(ga);
+  *ga = NULL;
+  CK_TRY(check_config(config));
+  if (!spread->devices || spread->device_count == 0)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create_spread: no devices");
+  created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
+  /* The whole run's settings; its members hold the islands. */
+  CK_TRY(tune(created, &spread->devices[0], config, NULL));
+  CK_TRY(make_history(created, config));
+  double started = ck__seconds();
+  CK_TRY(ck__ga_spread_create(spread, config, &created->spread,
+                              &created->state.stats_capacity));
+  created->build_seconds = ck__seconds() - started;
+  CK_TRY(make_stats_host(created));
+  /* Generation 0's statistics, as one device reads them at creation. */
+  created->stats_used = 1;
+  CK_TRY(flush_stats(created));
+  *ga = created;
+  return CK_OK;
+fail:
+  ck_ga_destroy(created);
+  return status;
+}
+
+/* The generations the next call may make, up to `count`: without filling
+ * the statistics buffer or crossing a migration, unless the steps make a
+ * ring's migrations inside their launches (up to span_segments - 1 of
+ * them, *inside). *migrates: whether a migration follows them. */
+static uint64_t next_run(const ck_ga *ga, uint64_t count, int *migrates,
+                         uint32_t *inside) {
+  const ga_state *state = &ga->state;
   /* 0 where nothing migrates (no migrants either). */
   unsigned every = state->migrate_every;
   uint64_t k = count;
@@ -477,10 +581,20 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   }
   uint64_t room = state->stats_capacity - ga->stats_used;
   k = k < room ? k : room;
-  int migrates = every && (ga->generation + k) % every == 0;
+  *migrates = every && (ga->generation + k) % every == 0;
   /* The migrations inside the call, which its launch makes. */
-  uint32_t inside =
+  *inside =
       spans ? ck_ga_segments(ga->generation + 1, (uint32_t)k, every) - 1u : 0u;
+  return k;
+}
+
+/* Evolves k generations (next_run's), then, where a migration follows,
+ * plans it and sends its migrants: into the migrant set the next
+ * receiving reads (state.migrant_set). */
+static ck_status evolve_and_send(ck_ga *ga, uint64_t k, int migrates,
+                                 uint32_t inside) {
+  ck_status status = CK_OK;
+  ga_state *state = &ga->state;
   if (inside)
     CK_TRY(plan_migration(ga));
   if (state->streamed) {
@@ -506,26 +620,100 @@ static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   ga->generation += k;
   ga->stats_used += (uint32_t)k;
   ga->migrations += inside;
-  int current = (int)(ga->generation & 1);
   if (migrates) {
     CK_TRY(plan_migration(ga));
+    /* A fused launch sent them already. */
+    if (!(state->streamed && state->fused_migration))
+      CK_TRY(
+          ga->steps->migrate(state, (int)(ga->generation & 1), CK_GA_EMIGRATE));
+  }
+fail:
+  return status;
+}
+
+/* Receives the migration sent (where a migration follows: the next
+ * launch does, where launches make them), and keeps the best. */
+static ck_status receive(ck_ga *ga, int migrates) {
+  ck_status status = CK_OK;
+  ga_state *state = &ga->state;
+  if (migrates) {
     if (state->streamed && state->fused_migration)
       ga->immigration_pending = 1;
     else
-      CK_TRY(
-          ga->steps->migrate(state, current, CK_GA_EMIGRATE | CK_GA_IMMIGRATE));
+      CK_TRY(ga->steps->migrate(state, (int)(ga->generation & 1),
+                                CK_GA_IMMIGRATE));
     ++ga->migrations;
   }
   CK_TRY(ga->steps->update_best(state));
-  if (ga->stats_used == state->stats_capacity)
+fail:
+  return status;
+}
+
+/* Evolves up to `count` generations (next_run's), migrating where the
+ * schedule says; returns how many in *made. */
+static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
+  ck_status status = CK_OK;
+  int migrates = 0;
+  uint32_t inside = 0;
+  uint64_t k = next_run(ga, count, &migrates, &inside);
+  CK_TRY(evolve_and_send(ga, k, migrates, inside));
+  CK_TRY(receive(ga, migrates));
+  if (ga->stats_used == ga->state.stats_capacity)
     CK_TRY(flush_stats(ga));
   *made = k;
 fail:
   return status;
 }
 
+ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates) {
+  return evolve_and_send(slice, count, migrates, 0);
+}
+
+ck_status ck__ga_slice_receive(ck_ga *slice, int migrates) {
+  return receive(slice, migrates);
+}
+
+const uint32_t *ck__ga_sources(const ck_ga *ga) {
+  return ga->source;
+}
+
+ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats) {
+  ga_state *state = &slice->state;
+  ck_status status = ck_buffer_read(state->queue, state->stats, 0,
+                                    (size_t)slice->stats_used * state->islands *
+                                        2 * state->real_size,
+                                    slice->stats_host, CK_BLOCKING, NULL);
+  *stats = slice->stats_host;
+  slice->stats_used = 0;
+  return status;
+}
+
+/* A spread run's generations: rounds that end where one-device calls
+ * end (next_run), every member making each, and the statistics of all
+ * read once the buffer fills and after the last, so that every process
+ * holds the history at every call's end. */
+static ck_status spread_step(ck_ga *ga, uint64_t generations) {
+  ck_status status = CK_OK;
+  while (generations > 0) {
+    int migrates = 0;
+    uint32_t inside = 0;
+    uint64_t k = next_run(ga, generations, &migrates, &inside);
+    CK_TRY(ck__ga_spread_round(ga->spread, k, migrates));
+    ga->generation += k;
+    ga->stats_used += (uint32_t)k;
+    ga->migrations += migrates ? 1u : 0u;
+    generations -= k;
+    if (generations == 0 || ga->stats_used == ga->state.stats_capacity)
+      CK_TRY(flush_stats(ga));
+  }
+fail:
+  return status;
+}
+
 ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
   CK__REQUIRE(ga);
+  if (ga->spread)
+    return spread_step(ga, generations);
   while (generations > 0) {
     uint64_t made = 0;
     ck_status status = advance(ga, generations, &made);
@@ -540,13 +728,56 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_ga_step(self, steps);
 }
 
+/* A spread run's processes agree at each read on the clock and on the
+ * generations to the next read (the slowest process's), so that all stop
+ * at the same generation: the time rule holds for all once it holds for
+ * one, and reads come about every 50 ms, as ck__loop_run spaces them. */
+static ck_status agree_clock(ck_ga *ga, uint64_t steps,
+                             ck__loop_reading *reading) {
+  double now = ck__seconds();
+  double mine[2] = {now - ga->run_started, 0}, slowest[2];
+  if (steps > ga->read_steps)
+    mine[1] = (now - ga->read_at) / (double)(steps - ga->read_steps);
+  ck_status status = ck__ga_spread_slowest(ga->spread, mine, slowest, 2);
+  if (status)
+    return status;
+  if (ga->config.max_seconds > 0 && slowest[0] >= ga->config.max_seconds)
+    reading->stop = CK_STOP_TIME;
+  /* Before any step is timed, one generation (ga->chunk's first value). */
+  if (slowest[1] > 0) {
+    double wanted = 0.05 / slowest[1];
+    ga->chunk = wanted < 1           ? 1
+                : wanted > MAX_CHUNK ? MAX_CHUNK
+                                     : (uint64_t)wanted;
+  }
+  ga->read_at = now;
+  ga->read_steps = steps;
+  return CK_OK;
+}
+
 static ck_status run_read(void *self, uint64_t steps,
                           ck__loop_reading *reading) {
   ck_ga *ga = self;
   ck_status status = flush_stats(ga);
   if (status == CK_OK)
     ck__loop_read_history(&ga->history, steps, reading);
+  if (status == CK_OK && ga->spread)
+    status = agree_clock(ga, steps, reading);
   return status;
+}
+
+/* A spread run's generations to its next read, as its processes agreed. */
+static uint64_t run_due(void *self, uint64_t steps) {
+  (void)steps;
+  return ((ck_ga *)self)->chunk;
+}
+
+/* Kernel time so far: the queue's, or a spread's members' summed. */
+static void kernel_seconds(ck_ga *ga, double *seconds) {
+  if (ga->spread)
+    *seconds = ck__ga_spread_kernel_seconds(ga->spread);
+  else
+    ck_queue_get_kernel_seconds(ga->state.queue, seconds);
 }
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
@@ -570,31 +801,46 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   uint64_t budget = config->max_evaluations ? config->max_evaluations -
                                                   state->total + per_generation
                                             : 0;
-  const ck__loop_rules rules = {.shape = CK__LOOP_CHUNKS,
-                                .max_steps = config->max_generations,
-                                .max_evaluations = budget,
-                                .per_step = per_generation,
-                                .default_steps = CK__GA_DEFAULT_STEPS,
-                                .has_target = config->has_target,
-                                .max_seconds = config->max_seconds,
-                                .check_every = config->check_every,
-                                .max_chunk = MAX_CHUNK,
-                                .progress = config->progress,
-                                .progress_user = config->progress_user,
-                                .step_name = "generations",
-                                .best_name = "best",
-                                .cancelled = "GA cancelled after %lld steps"};
-  const ck__loop_driver driver = {ga, run_step, run_read, NULL};
+  ck__loop_rules rules = {.shape = CK__LOOP_CHUNKS,
+                          .max_steps = config->max_generations,
+                          .max_evaluations = budget,
+                          .per_step = per_generation,
+                          .default_steps = CK__GA_DEFAULT_STEPS,
+                          .has_target = config->has_target,
+                          .max_seconds = config->max_seconds,
+                          .check_every = config->check_every,
+                          .max_chunk = MAX_CHUNK,
+                          .progress = config->progress,
+                          .progress_user = config->progress_user,
+                          .step_name = "generations",
+                          .best_name = "best",
+                          .cancelled = "GA cancelled after %lld steps"};
+  ck__loop_driver driver = {ga, run_step, run_read, NULL};
+  if (ga->spread) {
+    /* Reads where the processes agreed (run_due), and the clock theirs
+     * (agree_clock): a run that only the time stops runs until then. */
+    driver.due = config->check_every ? NULL : run_due;
+    rules.check_every = config->check_every ? config->check_every : MAX_CHUNK;
+    if (config->max_seconds > 0 && !config->max_generations && !budget &&
+        !config->has_target)
+      rules.max_steps = UINT64_MAX;
+    rules.max_seconds = 0;
+    ga->chunk = 1;
+    ga->run_started = ga->read_at = ck__seconds();
+    ga->read_steps = 0;
+  }
   ck__loop_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
-  ck_queue_get_kernel_seconds(state->queue, &kernel_before);
+  kernel_seconds(ga, &kernel_before);
   /* Every generation's best is checked against the target as it is read,
    * before the history thins it out. */
   if (config->has_target)
     ck__history_watch(&ga->history, 0, config->target, ga->generation);
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  CK_TRY(ck_queue_finish(state->queue));
-  ck_queue_get_kernel_seconds(state->queue, &kernel_after);
+  /* A spread run's rounds end waiting for every member. */
+  if (!ga->spread)
+    CK_TRY(ck_queue_finish(state->queue));
+  kernel_seconds(ga, &kernel_after);
   report->stopped_by = outcome.stopped_by;
   report->target_generation = outcome.target_step;
   report->wall_s = outcome.wall_s;
@@ -619,6 +865,8 @@ fail:
 ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position) {
   ck_status status;
   CK__REQUIRE(ga);
+  if (ga->spread)
+    return ck__ga_spread_best(ga->spread, value, position);
   ga_state *state = &ga->state;
   if (value && (status = ck__reals_read(state->queue, state->best_value,
                                         state->double_precision, value, 1)))
@@ -662,6 +910,7 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   if (!ga)
     return CK_OK;
   ga_state *state = &ga->state;
+  ck__ga_spread_destroy(ga->spread);
   if (ga->steps)
     ga->steps->teardown(state);
   ck_buffer *buffers[] = {state->lo,
@@ -695,6 +944,7 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   ck__history_free(&ga->history);
   free(ga->row);
   free(ga->source);
+  free(ga->local_source);
   free(ga->stats_host);
   free(ga);
   return CK_OK;

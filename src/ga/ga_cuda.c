@@ -190,9 +190,11 @@ static ck_status cuda_setup(ga_state *state) {
   /* A clustered island's blocks run as one, a launch of one segment: the
    * ring's migrations inside a launch are for islands of one block (a
    * random topology's cycle changes at every migration, and the driver
-   * ends a launch at each). */
+   * ends a launch at each), on a ring this device holds whole (a spread
+   * run's migrations cross devices between launches). */
   uint32_t span = 1;
-  if (shape.cluster == 1 && state->ring && state->migrate_every) {
+  if (shape.cluster == 1 && state->ring && state->migrate_every &&
+      state->run_islands == state->islands) {
     size_t migrant_bytes = (size_t)state->islands * state->migrants *
                            ((size_t)state->dim + 1) * sizeof(float);
     size_t fits = RELAY_BYTES / migrant_bytes + 1;
@@ -262,6 +264,7 @@ static ck_status set_evolve_arguments(ga_state *state, uint64_t first,
   native.migration = migration;
   native.migrate_every = state->migrate_every;
   native.per_task = per_task(state);
+  native.first_island = state->first_island;
   native.crossover_rate = (float)state->crossover_rate;
   native.crossover_parameter = (float)state->crossover_parameter;
   native.mutation_rate = (float)state->mutation_rate;

@@ -66,7 +66,13 @@ struct ga_state {
   double inverse_log_keep;
   uint32_t migrants;
   uint32_t migrate_every; /* generations between migrations; 0: none */
-  int ring;               /* migrations go round the ring of islands */
+  /* A spread run's device holds islands first_island .. first_island +
+   * islands - 1 of the run's run_islands (0 and islands alone); its
+   * children draw from the streams of their islands in the whole run.
+   * Migrants from other devices land in `incoming` migrant slots past the
+   * islands' own: island i's at slot islands + i. */
+  uint32_t first_island, run_islands, incoming;
+  int ring; /* migrations go round the ring of islands */
   /* Whether evolve makes the migrations that border its launches (set by
    * setup: the resident island generations). */
   int fused_migration;
@@ -82,7 +88,8 @@ struct ga_state {
   ck_buffer *stats; /* stats_capacity x islands x (best, mean) */
   uint32_t stats_capacity;
   ck_buffer *folded; /* stats_capacity x (best, mean), with fold_stats */
-  /* Migrants, islands * migrants each, in two sets: a launch that
+  /* Migrants, (islands + incoming) * migrants each, in two sets: a launch
+   * that
    * receives one migration and sends the next reads one set and writes
    * the other. The driver makes the first; steps that need the second
    * make it in their setup (ref sends and receives in one call). */
@@ -142,7 +149,7 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes);
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
 
-/* The OpenCL generation's arguments from the seed to inverse_log_keep,
+/* The OpenCL generation's arguments from the seed to first_island,
  * added to a cursor: `count` generations from `first`, their statistics
  * from history slot `slot` on. The native CUDA generation takes the same
  * values in its one struct (ck_ga_native_args, cl/ck_ga_native.h). */
@@ -160,6 +167,69 @@ ck_status ck__ga_make_migrants(ga_state *state, unsigned set);
  * `migration`): the set it wrote becomes the one the next receiving
  * reads. */
 void ck__ga_migration_made(ga_state *state, uint32_t migration);
+
+/* ---- spread runs (ga_spread.c) ------------------------------------------ */
+
+/* A member's share of a spread run's islands. */
+typedef struct ck__ga_slice {
+  uint32_t first_island, run_islands;
+  /* Generations of statistics between reads: the same on every member,
+   * so that they read them together. */
+  uint32_t stats_capacity;
+} ck__ga_slice;
+
+/* The generations of statistics a GA of `islands` islands keeps between
+ * reads (a spread run's counts every member's, padded to the widest). */
+uint32_t ck__ga_stats_capacity(size_t islands);
+
+/* ck_ga_create for a member of a spread run: islands config->islands of
+ * them from slice->first_island of the run's, drawing from their streams
+ * there. Its migrations are the driver's between launches (no ring's
+ * inside one), and it keeps generation 0's statistics for the run. */
+ck_status ck__ga_create_slice(const ck_device *device,
+                              const ck_ga_config *config,
+                              const ck__ga_slice *slice, ck_ga **ga);
+/* A member's round of `count` generations, which neither cross a
+ * migration nor fill its statistics: the generations and, where
+ * `migrates`, the migration's plan and the sending of its migrants, into
+ * migrant set state.migrant_set; then (once the migrants from other
+ * members are in their incoming slots) their receiving, and the best. */
+ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates);
+ck_status ck__ga_slice_receive(ck_ga *slice, int migrates);
+/* Who sends to each island of the run at the migration last planned. */
+const uint32_t *ck__ga_sources(const ck_ga *ga);
+/* A member's statistics since its last read, every island's (the stats
+ * buffer's layout), in host memory that the member owns. */
+ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats);
+
+typedef struct ck__ga_spread ck__ga_spread;
+/* Deals config's islands to the spread's members, makes their slices and
+ * agrees on generation 0's best; *stats_capacity: the slices'. */
+ck_status ck__ga_spread_create(const ck_spread *spread,
+                               const ck_ga_config *config, ck__ga_spread **made,
+                               uint32_t *stats_capacity);
+/* Every member's round (ck__ga_slice_send), the migrants that cross a
+ * member's boundary exchanged, the receiving, and the run's best agreed. */
+ck_status ck__ga_spread_round(ck__ga_spread *spread, uint64_t count,
+                              int migrates);
+/* Every member's statistics of the last `slots` generations, into stats
+ * as one device lays out its stats buffer (slots x the run's islands x
+ * (best, mean), in the run's precision). */
+ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
+                              void *stats);
+/* The largest over the processes of each of `count` values (clocks). */
+ck_status ck__ga_spread_slowest(ck__ga_spread *spread, const double *mine,
+                                double *slowest, size_t count);
+/* The run's best so far, and its genes (either may be NULL). */
+ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
+                             double *position);
+double ck__ga_spread_kernel_seconds(ck__ga_spread *spread);
+/* Each member's share and times into the result. Collective. */
+ck_status ck__ga_spread_report(ck__ga_spread *spread, ck_result *result);
+/* The process's rank in the run (0 for NULL: no spread). */
+int ck__ga_spread_rank(const ck__ga_spread *spread);
+ck__ga_spread *ck__ga_spread_of(ck_ga *ga);
+void ck__ga_spread_destroy(ck__ga_spread *spread);
 
 /* The state behind a GA, for tests that inspect islands. */
 ga_state *ck__ga_state(ck_ga *ga);

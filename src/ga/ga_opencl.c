@@ -97,6 +97,7 @@ static ck_status opencl_setup(ga_state *state) {
                           &state->initialise_kernel));
   ck_kernel_args_begin(state->initialise_kernel, &args);
   ck_kernel_args_u32(&args, state->total);
+  ck_kernel_args_u32(&args, state->first_island * state->size);
   ck_kernel_args_i32(&args, state->dim);
   ck_kernel_args_u64(&args, state->seed);
   ck_kernel_args_buffer(&args, state->lo);
@@ -269,6 +270,7 @@ void ck__ga_add_generation(const ga_state *state, ck_kernel_args *args,
   ck_kernel_args_buffer(args, state->island_best);
   ck_kernel_args_buffer(args, state->island_best_genes);
   ck_kernel_args_real(args, state->inverse_log_keep, real);
+  ck_kernel_args_u32(args, state->first_island);
 }
 
 void ck__ga_add_migration(const ga_state *state, ck_kernel_args *args,

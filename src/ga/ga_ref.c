@@ -22,8 +22,8 @@ static ck_status ref_initialise(ga_state *state) {
   ck_real *fitness = ck__reals(state->fitness[0]);
   for (uint32_t g = 0; g < state->total; ++g) {
     ck_real value = ck_ga_initialise_individual(
-        state->objective, g, state->dim, state->total, state->seed,
-        ck__reals(state->lo), ck__reals(state->hi),
+        state->objective, g, state->first_island * state->size, state->dim,
+        state->total, state->seed, ck__reals(state->lo), ck__reals(state->hi),
         ck__reals(state->population[0]));
     fitness[g] = state->streamed ? ck_comparable(value) : CK_REAL_MAX;
   }
@@ -117,10 +117,11 @@ static ck_status ref_evolve(ga_state *state, uint64_t first, uint32_t count,
             state->crossover, (ck_real)state->crossover_rate,
             (ck_real)state->crossover_parameter, state->mutation,
             (ck_real)state->mutation_rate, (ck_real)state->mutation_parameter,
-            (ck_real)state->inverse_log_keep, state->seed, island, slot_in,
-            generation, state->size, state->dim, ck__reals(state->lo),
-            ck__reals(state->hi), current + base, 1, state->total,
-            current_fitness + base, next + base + slot_in, state->total);
+            (ck_real)state->inverse_log_keep, state->seed,
+            state->first_island + island, slot_in, generation, state->size,
+            state->dim, ck__reals(state->lo), ck__reals(state->hi),
+            current + base, 1, state->total, current_fitness + base,
+            next + base + slot_in, state->total);
         next_fitness[base + slot_in] =
             state->streamed ? ck_comparable(value) : CK_REAL_MAX;
       }

@@ -209,20 +209,27 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck_ga_report report;
   if ((status = job_parse(params, count, options, &job, &config)))
     return status;
-  CK_TRY(ck_ga_create(device, &config, &ga));
+  if (options->spread)
+    CK_TRY(ck_ga_create_spread(options->spread, &config, &ga));
+  else
+    CK_TRY(ck_ga_create(device, &config, &ga));
   CK_TRY(ck_ga_run(ga, &report));
+  /* A spread run's outputs are written once, by rank 0. */
+  int writes = ck__ga_spread_rank(ck__ga_spread_of(ga)) == 0;
   int dim = ck__ga_dim(ga);
   position = malloc((size_t)dim * sizeof *position);
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck_ga_get_best(ga, &result->best, position));
   CK_TRY(ck__problem_best_check(&job, result->best));
-  if (job.out)
+  if (job.out && writes)
     CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
-  if (job.trace)
+  if (job.trace && writes)
     CK_TRY_OUTPUT(
         "trace",
         write_trace(job.trace, ga, config.keep_island_history, config.islands));
+  if (ck__ga_spread_of(ga))
+    CK_TRY(ck__ga_spread_report(ck__ga_spread_of(ga), result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;
@@ -271,4 +278,5 @@ const ck_workload ck__ga_workload = {
     .outputs = ck__problem_outputs,
     .demo = ga_demo,
     .demo_count = sizeof ga_demo / sizeof ga_demo[0],
+    .spreads = 1,
 };

@@ -98,12 +98,25 @@ fail:
 /* Particles a slice holds a multiple of (but the last). */
 #define SLICE_GRANULE 32
 
-/* How long a probe's batch of iterations must last, at most. */
-#define PROBE_SECONDS 0.05
+/* A probe's batches of iterations hold at most this many. */
 #define PROBE_ITERATIONS 64
 
+/* A probe's swarm, and the iterations it has made. */
+typedef struct probe_swarm {
+  ck_pso *pso;
+  uint64_t done;
+} probe_swarm;
+
+static ck_status probe_step(void *context, uint64_t count) {
+  probe_swarm *swarm = context;
+  ck_status status = CK_OK;
+  for (uint64_t k = 0; k < count && status == CK_OK; ++k)
+    status = ck__pso_slice_iterate(swarm->pso, ++swarm->done);
+  return status ? status : ck_queue_finish(ck__pso_state(swarm->pso)->queue);
+}
+
 /* Each device's particle-iterations a second, on a swarm of its equal
- * share after a first iteration: the speeds the particles are dealt by. */
+ * share: the speeds the particles are dealt by. */
 static ck_status probe(ck__pso_spread *spread, const ck_spread *given,
                        const ck_pso_config *config, double *speeds) {
   ck__spread_run *run = &spread->run;
@@ -114,33 +127,15 @@ static ck_status probe(ck__pso_spread *spread, const ck_spread *given,
     trial.particles = 1;
   ck_status statuses[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < run->local; ++i) {
-    ck_pso *pso = NULL;
+    probe_swarm swarm = {NULL, 0};
+    double per_second = 0;
     statuses[i] = ck__pso_create_slice(&given->devices[i], &trial, 0,
-                                       config->particles, &pso);
-    /* The first iteration, untimed: a runtime may compile kernels at
-     * their first launch. */
+                                       config->particles, &swarm.pso);
     if (statuses[i] == CK_OK)
-      statuses[i] = ck__pso_slice_iterate(pso, 1);
-    if (statuses[i] == CK_OK)
-      statuses[i] = ck_queue_finish(ck__pso_state(pso)->queue);
-    /* Then doubling batches, until one lasts PROBE_SECONDS or holds
-     * PROBE_ITERATIONS: small swarms are timed over enough launches. */
-    double seconds = 0;
-    uint64_t batch = 1, done = 1;
-    while (statuses[i] == CK_OK) {
-      double started = ck__seconds();
-      for (uint64_t k = 0; k < batch && statuses[i] == CK_OK; ++k)
-        statuses[i] = ck__pso_slice_iterate(pso, ++done);
-      if (statuses[i] == CK_OK)
-        statuses[i] = ck_queue_finish(ck__pso_state(pso)->queue);
-      seconds = ck__seconds() - started;
-      if (seconds >= PROBE_SECONDS || batch >= PROBE_ITERATIONS)
-        break;
-      batch *= 2;
-    }
-    speeds[i] = (double)batch * (double)trial.particles /
-                (seconds > 1e-9 ? seconds : 1e-9);
-    ck_pso_destroy(pso);
+      statuses[i] =
+          ck__spread_time(probe_step, &swarm, PROBE_ITERATIONS, &per_second);
+    speeds[i] = per_second * (double)trial.particles;
+    ck_pso_destroy(swarm.pso);
   }
   return ck__exchange_agree(run->exchange, statuses);
 }
@@ -178,6 +173,8 @@ ck_status ck__pso_spread_create(const ck_spread *given,
     statuses[i] = ck__pso_create_slice(&given->devices[i], &slice,
                                        (uint32_t)run->first[i],
                                        config->particles, &spread->members[i]);
+    if (statuses[i] == CK_OK)
+      run->queues[i] = ck__pso_state(spread->members[i])->queue;
     run->compute_s[i] += ck__seconds() - started;
   }
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
@@ -227,34 +224,12 @@ ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
   return CK_OK;
 }
 
-/* A member's kernel seconds so far; its queue finished first, since some
- * backends count a launch's time only once it is waited for. */
-static double member_kernel_seconds(ck_pso *member) {
-  double seconds = 0;
-  ck_queue *queue = ck__pso_state(member)->queue;
-  if (ck_queue_finish(queue) != CK_OK ||
-      ck_queue_get_kernel_seconds(queue, &seconds) != CK_OK)
-    return 0;
-  return seconds;
-}
-
 double ck__pso_spread_kernel_seconds(ck__pso_spread *spread) {
-  double total = 0;
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
-    if (spread->members[i])
-      total += member_kernel_seconds(spread->members[i]);
-  return total;
+  return ck__spread_kernel_seconds(&spread->run);
 }
 
 ck_status ck__pso_spread_report(ck__pso_spread *spread, ck_result *result) {
-  /* A device's own kernel time where its queue keeps one (ref does not):
-   * the host's clock also counts its waits for the others. */
-  for (size_t i = 0; i < spread->run.local; ++i) {
-    double seconds = member_kernel_seconds(spread->members[i]);
-    if (seconds > 0)
-      spread->run.compute_s[i] = seconds;
-  }
-  return ck__spread_report(&spread->run, result);
+  return ck__spread_report_queues(&spread->run, result);
 }
 
 int ck__pso_spread_rank(const ck__pso_spread *spread) {
