@@ -111,6 +111,9 @@ ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
                               uint64_t count, ck__history *history);
 ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
                               double *position);
+/* The largest of count values over the processes (ck__spread_largest). */
+ck_status ck__pso_spread_slowest(ck__pso_spread *spread, const double *mine,
+                                 double *slowest, size_t count);
 /* The members' kernel seconds, summed. */
 double ck__pso_spread_kernel_seconds(ck__pso_spread *spread);
 /* The members, into a result. */

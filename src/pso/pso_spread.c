@@ -25,6 +25,8 @@ struct ck__pso_spread {
   uint64_t best_index;
   double *position;     /* dim: the global best position */
   double kernel_before; /* members' kernel time at their creation */
+  int has_target;       /* once the best meets it, moves stop, as the */
+  double target;        /* kernels of a swarm alone stop on the device */
 };
 
 /* The global best after every member updated its own: the least of the
@@ -149,6 +151,7 @@ ck_status ck__pso_spread_create(const ck_spread *given,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__spread_begin(given, "particles", &spread->run));
   ck__spread_run *run = &spread->run;
+  spread->has_target = config->has_target;
   spread->best = INFINITY;
   spread->best_index = UINT64_MAX;
   spread->members = calloc(run->local, sizeof *spread->members);
@@ -181,6 +184,9 @@ ck_status ck__pso_spread_create(const ck_spread *given,
   pso_state *state = ck__pso_state(spread->members[0]);
   spread->dim = state->dim;
   spread->double_precision = state->double_precision;
+  /* In the swarm's precision, as its kernels compare. */
+  spread->target =
+      spread->double_precision ? config->target : (double)(float)config->target;
   spread->position = calloc((size_t)spread->dim, sizeof *spread->position);
   if (!spread->position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -201,6 +207,12 @@ ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
   ck__spread_run *run = &spread->run;
   for (uint64_t k = 0; k < count; ++k, ++iteration) {
     ck_status statuses[CK_SPREAD_MAX_LOCAL];
+    /* The target met: the best stays, recorded again as one device's
+     * finished launches record it. Every process sees the same best. */
+    if (spread->has_target && spread->best <= spread->target) {
+      CK_TRY(ck__history_push_rows(history, &spread->best, 1));
+      continue;
+    }
     /* Every member's work is queued before any is waited for. */
     for (size_t i = 0; i < run->local; ++i) {
       double started = ck__seconds();
@@ -213,6 +225,11 @@ ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
   }
 fail:
   return status;
+}
+
+ck_status ck__pso_spread_slowest(ck__pso_spread *spread, const double *mine,
+                                 double *slowest, size_t count) {
+  return ck__spread_largest(&spread->run, mine, slowest, count);
 }
 
 ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
