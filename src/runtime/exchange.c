@@ -435,6 +435,10 @@ static ck_status nccl_begin(ck__exchange *exchange, ck_queue *const *queues) {
   if (size > sizeof id)
     return ck__fail(CK_ERROR_EXCHANGE, "an NCCL id of %zu bytes", size);
   /* The first member's status stands for its process's id. */
+  /* NCCL connects its peers at their first collective by default: in the
+   * first training step, where it cost near a second across processes.
+   * Connected here instead, unless the user chose. */
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
   ck_status statuses[CK__EXCHANGE_MAX_LOCAL] = {0};
   statuses[0] = exchange->rank == 0 ? ck__nccl_unique_id(id, size) : CK_OK;
   CK_TRY(ck__exchange_agree(exchange, statuses));
