@@ -595,12 +595,74 @@ leaks, timeouts and out-of-memory inputs.
         "corpus", "artifacts"], rows)}"""
 
 
+# ---- spread runs ----------------------------------------------------------
+
+H200X2 = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
+          "Open MPI 4.1.6")
+
+
+def scaling_tables(run):
+    """[(workload, heading, table lines)] of bench/scaling.py's output."""
+    tables = []
+    for line in read(run, "scaling.md").splitlines():
+        if line.startswith("# "):
+            tables.append((line[2:].split(":")[0], line[2:], []))
+        elif line.startswith("|") and tables:
+            tables[-1][2].append(line)
+    return tables
+
+
+def h200x2_scaling():
+    run = "h200x2-2026-11-26-scaling"
+    tables = scaling_tables(run)
+    ddp = [line for line in read(run, "ddp.txt").splitlines()
+           if line.startswith("torch_ddp:")]
+    rates = {}
+    for line in ddp:
+        match = re.search(r"(\d) GPU\(s\).*batch (\d+) a GPU: ([\d.e+]+)",
+                          line)
+        rates[(int(match.group(1)), int(match.group(2)))] = \
+            float(match.group(3))
+    ddp_rows = [[batch, num(rates[(1, batch)]), num(rates[(2, batch)]),
+                 f"{rates[(2, batch)] / (2 * rates[(1, batch)]) * 100:.1f}%"]
+                for batch in (1024, 256)]
+    # The GA's runs in the same file lasted 13 to 24 ms: too short to time.
+    parts = [f"`{heading}`\n\n" + "\n".join(lines)
+             for workload, heading, lines in tables if workload != "ga"]
+    body = "\n\n".join(parts)
+    return f"""### Spread runs
+
+Throughput of one run spread over the GPUs (`--spread`), in one process
+and over MPI with one rank a GPU, against the one-GPU run without
+`--spread`. Weak scaling grows the problem with the GPUs; strong scaling
+keeps the two-GPU problem. Shares are equal (`--shares 1,1`).
+
+{source([(run, "scaling.md")], H200X2, "2026-11-26",
+        "`python3 bench/scaling.py CLKIT --workload W --size-option O "
+        "--size N --devices cuda:0,cuda:1 --mpirun mpirun --mpi-device cuda "
+        "--equal-shares -- OPTIONS`")}
+
+{body}
+
+The MLP trains on Fashion-MNIST's 60,000 training images. Its gradients
+are summed GPU to GPU through NCCL.
+
+PyTorch DDP on the same machine (`bench/torch_ddp.py`, Adam fused,
+synthetic rows on the GPU), samples a second:
+
+{source([(run, "ddp.txt")], H200X2 + "; PyTorch 2.11.0", "2026-11-26",
+        "`torchrun --nproc_per_node=N bench/torch_ddp.py --batch B`")}
+
+{table(["batch a GPU", "1 GPU", "2 GPUs", "efficiency"], ddp_rows)}"""
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_gas, h100_pso,
                                h100_queue, pocl_cache]),
+    ("2 NVIDIA H200", [h200x2_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_fuzz]),
 ]
