@@ -29,9 +29,11 @@
 #define CK_ACO_LANES 1
 #endif
 
-/* Work-item a builds ant a's tour (tours[a * n ...]) and its length. */
+/* Work-item a builds ant a's tour (tours[a * n ...]) and its length,
+ * drawing from the stream of ant first + a of the whole colony (a spread
+ * colony's slice begins at first; 0 alone). */
 __kernel void ck_aco_build_tours(
-    uint n, uint ants, ulong seed, ulong iteration, float q0,
+    uint n, uint ants, uint first, ulong seed, ulong iteration, float q0,
     __global const int *matrix, __global const ck_tsp_coord *xy,
     __global const uint *neighbours, __global const float *choice,
     __global uint *tours, __global uchar *flags, __global long *lengths,
@@ -40,9 +42,10 @@ __kernel void ck_aco_build_tours(
   if (ant >= ants)
     return;
   const int metric = CK_ACO_METRIC;
-  lengths[ant] = ck_aco_construct(
-      CK_ACO_GRAPH_ARGS, CK_ACO_GRID_ARGS, CK_ACO_K, neighbours, choice, q0,
-      seed, iteration, ant, tours + (ulong)ant * n, flags + (ulong)ant * n);
+  lengths[ant] =
+      ck_aco_construct(CK_ACO_GRAPH_ARGS, CK_ACO_GRID_ARGS, CK_ACO_K,
+                       neighbours, choice, q0, seed, iteration, first + ant,
+                       tours + (ulong)ant * n, flags + (ulong)ant * n);
 }
 
 /* Work-item a * n + i counts edge i of ant a's tour on both of its
@@ -402,8 +405,8 @@ static ulong group_least(__local ulong *keys, ulong key, uint l) {
  * candidate is visited, the group looks for the nearest unvisited city
  * together. The arguments are ck_aco_build_tours's. */
 __kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
-ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
-                          float q0, __global const int *matrix,
+ck_aco_build_tours_groups(uint n, uint ants, uint first, ulong seed,
+                          ulong iteration, float q0, __global const int *matrix,
                           __global const ck_tsp_coord *xy,
                           __global const uint *neighbours,
                           __global const float *choice, __global uint *tours,
@@ -421,7 +424,7 @@ ck_aco_build_tours_groups(uint n, uint ants, ulong seed, ulong iteration,
   const int metric = CK_ACO_METRIC;
   __global uint *tour = tours + (ulong)ant * n;
   __global uchar *visited = flags + (ulong)ant * n;
-  ulong stream = (iteration << 32) | (ulong)ant;
+  ulong stream = (iteration << 32) | (ulong)(first + ant);
   for (uint c = l; c < n; c += CK_ACO_LANES)
     visited[c] = 0;
   ck_philox_counter r = ck_philox_block(seed, stream | ((ulong)1 << 63), 0u);

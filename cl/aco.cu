@@ -162,21 +162,19 @@ static __device__ uint nearest_unvisited(
  * (the flags stay unused: visited cities are kept in shared memory).
  */
 extern "C" __global__ void __launch_bounds__(CK_WARP_WIDTH)
-    ck_aco_build_tours_warp(uint n, uint ants, ulong seed, ulong iteration,
-                            float q0, const int *__restrict__ matrix,
-                            const ck_tsp_coord *__restrict__ xy,
-                            const uint *__restrict__ neighbours,
-                            const float *__restrict__ choice,
-                            uint *__restrict__ tours, uchar *unused_flags,
-                            long *__restrict__ lengths,
-                            const uint *__restrict__ grid_cells,
-                            const ck_tsp_coord *__restrict__ grid_box) {
+    ck_aco_build_tours_warp(
+        uint n, uint ants, uint first, ulong seed, ulong iteration, float q0,
+        const int *__restrict__ matrix, const ck_tsp_coord *__restrict__ xy,
+        const uint *__restrict__ neighbours, const float *__restrict__ choice,
+        uint *__restrict__ tours, uchar *unused_flags,
+        long *__restrict__ lengths, const uint *__restrict__ grid_cells,
+        const ck_tsp_coord *__restrict__ grid_box) {
   __shared__ city_index tour[CK_ACO_CITIES];
   __shared__ uchar visited[CK_ACO_CITIES];
   uint ant = blockIdx.x, l = threadIdx.x;
   if (ant >= ants)
     return;
-  ulong stream = (iteration << 32) | (ulong)ant;
+  ulong stream = (iteration << 32) | (ulong)(first + ant);
   for (uint c = l; c < n; c += CK_WARP_WIDTH)
     visited[c] = 0;
   ck_philox_counter r = ck_philox_block(seed, stream | ((ulong)1 << 63), 0u);

@@ -20,9 +20,11 @@
  * (position of each city) and visited / don't-look flags (bytes).
  *
  * Random draws: Philox keyed by the seed; ant a of iteration t uses
- * stream (t << 32) | a, counter (s - 1) / 2 for the words of construction
- * step s >= 1 (two words a step: the pseudo-random proportional test, then
- * the roulette), and the stream with bit 63 set for its start city.
+ * stream (t << 32) | a, a its index in the whole colony (the members of a
+ * spread colony hold slices of it), counter (s - 1) / 2 for the words of
+ * construction step s >= 1 (two words a step: the pseudo-random
+ * proportional test, then the roulette), and the stream with bit 63 set
+ * for its start city.
  */
 #ifndef CK_ACO_H
 #define CK_ACO_H

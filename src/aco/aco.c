@@ -523,7 +523,7 @@ static ck_status iterate(ck_aco *aco) {
   uint64_t t = aco->iteration;
   CK_TRY(steps->construct(state, t));
   if (state->local_search)
-    CK_TRY(steps->local_search(state));
+    CK_TRY(steps->local_search(state, NULL, 0));
   int64_t length;
   uint32_t ant;
   CK_TRY(steps->iteration_best(state, &length, &ant));

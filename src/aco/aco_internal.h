@@ -21,8 +21,11 @@ typedef struct ck__aco_steps {
   /* Every ant builds a tour; lengths into `lengths`. ACS: the ants' use
    * of each candidate edge is counted into `uses`. */
   ck_status (*construct)(aco_state *state, uint64_t iteration);
-  /* Local search on the best `local_search_ants` tours (all when 0). */
-  ck_status (*local_search)(aco_state *state);
+  /* Local search on the best `local_search_ants` tours (all when 0); or,
+   * where ants is not NULL, on the `count` ants it lists (a spread colony
+   * ranks its ants over every member). */
+  ck_status (*local_search)(aco_state *state, const uint32_t *ants,
+                            uint32_t count);
   /* The shortest tour of the iteration, by (length, ant). */
   ck_status (*iteration_best)(aco_state *state, int64_t *length, uint32_t *ant);
   /* Copies ant's tour into the best tour, and to host (n entries). */
@@ -59,7 +62,9 @@ struct aco_state {
   ck_device device;
   const ck_tsp_instance *instance;
   uint32_t n, k, ants;
-  int metric; /* a CK_TSP_METRIC_ or CK_ACO_FROM_MATRIX */
+  uint32_t first; /* a spread colony's slice: its first ant in the whole
+                     colony, whose random streams its ants draw (0 alone) */
+  int metric;     /* a CK_TSP_METRIC_ or CK_ACO_FROM_MATRIX */
   int algorithm, or_opt, local_search;
   uint32_t local_search_ants;
   uint64_t seed;

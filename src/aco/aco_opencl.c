@@ -26,15 +26,16 @@ static ck_status launch(aco_state *state, ck_kernel *kernel, size_t items) {
 }
 
 /* Arguments set again at each launch, by position: the iteration of
- * tour construction and the seeding of local search (cl/aco.cl; the
- * native kernels of cl/aco.cu keep them there too). Setup sets them
- * first, with the rest. */
-enum { CONSTRUCT_ITERATION = 3, SEARCH_SEEDED = 5 };
+ * tour construction, and the tours local search takes and its seeding
+ * (cl/aco.cl; the native kernels of cl/aco.cu keep them there too).
+ * Setup sets them first, with the rest. */
+enum { CONSTRUCT_ITERATION = 4, SEARCH_COUNT = 3 };
 
 void ck__aco_add_construct_arguments(const aco_state *state,
                                      ck_kernel_args *args) {
   ck_kernel_args_u32(args, state->n);
   ck_kernel_args_u32(args, state->ants);
+  ck_kernel_args_u32(args, state->first);
   ck_kernel_args_u64(args, state->seed);
   ck_kernel_args_u64(args, 0); /* CONSTRUCT_ITERATION */
   ck_kernel_args_f32(args, state->q0);
@@ -57,8 +58,8 @@ void ck__aco_add_search_arguments(const aco_state *state,
   ck_kernel_args_u32(args, state->longest);
   ck_kernel_args_i32(args, state->or_opt);
   ck_kernel_args_u32(args, ranked ? state->local_search_ants : state->ants);
-  ck_kernel_args_i32(args, ranked);
-  ck_kernel_args_i32(args, state->seeded); /* SEARCH_SEEDED */
+  ck_kernel_args_i32(args, ranked);        /* SEARCH_COUNT, ranked and */
+  ck_kernel_args_i32(args, state->seeded); /* seeded: set at each launch */
   ck_kernel_args_buffer(args, state->best_tour);
   ck_kernel_args_buffer(args, state->best_positions);
   ck_kernel_args_buffer(args, state->order);
@@ -147,17 +148,26 @@ fail:
   return status;
 }
 
-static ck_status opencl_local_search(aco_state *state) {
+static ck_status opencl_local_search(aco_state *state, const uint32_t *ants,
+                                     uint32_t count) {
   ck_status status = CK_OK;
   int ranked =
       state->local_search_ants && state->local_search_ants < state->ants;
+  if (ants)
+    /* The driver's list, in the ranking's place. */
+    CK_TRY(ck_buffer_write(state->queue, state->order, 0,
+                           (size_t)count * sizeof *ants, ants, CK_BLOCKING,
+                           NULL));
+  else
+    count = ranked ? state->local_search_ants : state->ants;
   ck_kernel_args args;
-  ck_kernel_args_at(state->search_kernel, SEARCH_SEEDED, &args);
+  ck_kernel_args_at(state->search_kernel, SEARCH_COUNT, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_i32(&args, ants || ranked);
   CK_TRY(ck_kernel_args_i32(&args, state->seeded));
-  if (ranked)
+  if (ranked && !ants)
     CK_TRY(launch(state, state->rank_kernel, state->ants));
-  CK_TRY(launch_ants(state, state->search_kernel,
-                     ranked ? state->local_search_ants : state->ants));
+  CK_TRY(launch_ants(state, state->search_kernel, count));
 fail:
   return status;
 }

@@ -35,8 +35,9 @@ static ck_status ref_construct(aco_state *state, uint64_t iteration) {
     lengths[ant] = ck_aco_construct(
         GRAPH(state), host(state->grid_cells),
         (const ck_tsp_coord *)host(state->grid_box), state->k, neighbours,
-        host(state->choice), state->q0, state->seed, iteration, ant,
-        tours + (size_t)ant * state->n, flags + (size_t)ant * state->n);
+        host(state->choice), state->q0, state->seed, iteration,
+        state->first + ant, tours + (size_t)ant * state->n,
+        flags + (size_t)ant * state->n);
   if (state->algorithm != CK_ACO_ACS)
     return CK_OK;
   for (uint32_t ant = 0; ant < state->ants; ++ant)
@@ -46,20 +47,22 @@ static ck_status ref_construct(aco_state *state, uint64_t iteration) {
   return CK_OK;
 }
 
-static ck_status ref_local_search(aco_state *state) {
+static ck_status ref_local_search(aco_state *state, const uint32_t *ants,
+                                  uint32_t count) {
   int64_t *lengths = host(state->lengths);
-  uint32_t *order = host(state->order);
-  uint32_t count = state->ants;
-  if (state->local_search_ants && state->local_search_ants < state->ants) {
+  const uint32_t *listed = ants;
+  if (!ants) {
+    /* Every ant, or the best local_search_ants by (length, ant). */
+    uint32_t *order = host(state->order);
+    int ranked =
+        state->local_search_ants && state->local_search_ants < state->ants;
     for (uint32_t ant = 0; ant < state->ants; ++ant)
-      order[ck_aco_rank_of(state->ants, lengths, ant)] = ant;
-    count = state->local_search_ants;
-  } else {
-    for (uint32_t ant = 0; ant < state->ants; ++ant)
-      order[ant] = ant;
+      order[ranked ? ck_aco_rank_of(state->ants, lengths, ant) : ant] = ant;
+    count = ranked ? state->local_search_ants : state->ants;
+    listed = order;
   }
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t ant = order[i];
+    uint32_t ant = listed[i];
     size_t at = (size_t)ant * state->n;
     uint32_t *tour = (uint32_t *)host(state->tours) + at;
     uint32_t *positions = (uint32_t *)host(state->positions) + at;
