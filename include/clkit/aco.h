@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "clkit/device.h"
+#include "clkit/spread.h"
 #include "clkit/status.h"
 #include "clkit/tsp.h"
 #include "clkit/workload.h"
@@ -81,6 +82,11 @@ typedef struct ck_aco_config {
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
                      (the SIMD width on GPUs, 1 on CPUs) */
+  /* ck_aco_create_spread only. 0: one colony whose ants are dealt to the
+   * members, the one-device run bit for bit. K > 0: a colony on each
+   * member, the colonies adopting the best tour of all every K iterations
+   * (not the one-device run). */
+  uint32_t spread_colonies;
   uint64_t seed;
   /* Stopping, whichever comes first; 0 disables a rule (iterations
    * takes its default when every rule is off). */
@@ -146,6 +152,29 @@ ck_status ck_aco_config_init(ck_aco_config *config);
 ck_status ck_aco_create(const ck_device *device,
                         const ck_tsp_instance *instance,
                         const ck_aco_config *config, ck_aco **aco);
+
+/*
+ * ck_aco_create_spread - ck_aco_create over several devices, and over the
+ * processes of an MPI communicator (clkit/spread.h). With spread_colonies
+ * 0 the ants of one colony are dealt to the members in contiguous slices,
+ * and after each iteration the members agree on the tours that update the
+ * pheromone, which every member keeps alike: with the same configuration
+ * and seed the run is the one-device run, bit for bit, on devices that
+ * compute alike. With spread_colonies K each member runs a colony of its
+ * own on its slice, and every K iterations each adopts the best tour of
+ * all (not the one-device run). Automatic ants are each device's
+ * automatic count, summed. Every process of the communicator makes the
+ * same calls on the ACO, which then behaves as any other (ck_aco_run,
+ * ck_aco_step, ck_aco_get_best).
+ * Takes: spread (read during the call); instance, config and aco as
+ * ck_aco_create.
+ * Returns: as ck_aco_create, naming the failed member's device (and rank);
+ * CK_ERROR_INVALID_ARGUMENT for fewer ants than members, or a spread that
+ * ck_spread refuses; CK_ERROR_EXCHANGE when the processes cannot exchange.
+ */
+ck_status ck_aco_create_spread(const ck_spread *spread,
+                               const ck_tsp_instance *instance,
+                               const ck_aco_config *config, ck_aco **aco);
 
 /* ck_aco_step - run `iterations` iterations (construction, local search,
  * pheromone update, and partitioning when due; no stopping rules).

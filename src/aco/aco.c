@@ -38,12 +38,31 @@ struct ck_aco {
   uint32_t *best_tour, *best_positions;
   ck_aco_trace_point *trace;
   size_t trace_count, trace_allocated;
+  /* A colony spread over devices (aco_spread.c): its members hold the
+   * ants and the pheromone, this ACO the driver's state; NULL alone. */
+  ck__aco_spread *spread;
 };
 
 CK__STEPS_TABLE(ck__aco_steps, 10);
 
 aco_state *ck__aco_state(ck_aco *aco) {
   return &aco->state;
+}
+
+const ck__aco_steps *ck__aco_steps_of(const ck_aco *aco) {
+  return aco->steps;
+}
+
+ck__aco_spread *ck__aco_spread_of(const ck_aco *aco) {
+  return aco->spread;
+}
+
+int64_t ck__aco_best_length(const ck_aco *aco) {
+  return aco->best_length;
+}
+
+uint64_t ck__aco_restarts(const ck_aco *aco) {
+  return aco->restarts;
 }
 
 ck_status ck_aco_config_init(ck_aco_config *config) {
@@ -92,7 +111,7 @@ static ck_status check_config(const ck_aco_config *config, uint32_t n) {
  * multiple of 32) on a GPU, where an ant is a work-group and a colony
  * much larger only lengthens an iteration; four a core on a CPU; fewer
  * when the per-ant arrays would pass AUTO_ANT_BYTES. */
-static uint32_t automatic_ants(const ck_device *device, uint32_t n) {
+uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n) {
   double ants;
   if (device->backend == CK_BACKEND_REF)
     ants = 16;
@@ -297,7 +316,7 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   uint32_t n = state->n;
   state->k =
       config->candidates ? config->candidates : (n - 1 < 20 ? n - 1 : 20);
-  state->ants = config->ants ? config->ants : automatic_ants(device, n);
+  state->ants = config->ants ? config->ants : ck__aco_automatic_ants(device, n);
   state->algorithm = config->algorithm;
   state->local_search = config->local_search != CK_ACO_LS_NONE;
   state->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
@@ -431,35 +450,103 @@ fail:
   return status;
 }
 
+/* What every ACO is checked for before anything is made: the instance
+ * and the configuration; caller names the function in messages. */
+static ck_status check_input(const ck_tsp_instance *instance,
+                             const ck_aco_config *config, const char *caller) {
+  ck_status status = CK_OK;
+  /* First, so that every count below the least (0 too) has one message. */
+  if (instance->cities < CK_ACO_MIN_CITIES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: instance %.*s has %u cities; the ACO needs at least "
+                    "%u",
+                    caller, (int)sizeof instance->name, instance->name,
+                    instance->cities, CK_ACO_MIN_CITIES);
+  /* Once for the instance; the graph's loops then take its distances
+   * unchecked. */
+  CK_TRY(ck__tsp_check_distances(instance, caller));
+  CK_TRY(check_config(config, instance->cities));
+fail:
+  return status;
+}
+
+ck_status ck__aco_create_slice(const ck_device *device,
+                               const ck_tsp_instance *instance,
+                               const ck_aco_config *config, uint32_t first,
+                               ck_aco **aco) {
+  ck_status status = CK_OK;
+  ck_aco *created = calloc(1, sizeof *created);
+  *aco = NULL;
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
+  CK_TRY(tune(created, device, instance, config));
+  created->state.first = first;
+  CK_TRY(allocate(created, device));
+  double started = ck__seconds();
+  CK_TRY(upload_colony(created, device, instance));
+  CK_TRY(set_up(created));
+  created->setup_s = ck__seconds() - started;
+  *aco = created;
+  return CK_OK;
+fail:
+  ck_aco_destroy(created);
+  return status;
+}
+
 ck_status ck_aco_create(const ck_device *device,
                         const ck_tsp_instance *instance,
                         const ck_aco_config *config, ck_aco **aco) {
   ck_status status = CK_OK;
-  ck_aco *created = NULL;
   CK__REQUIRE(device);
   CK__REQUIRE(instance);
   CK__REQUIRE(config);
   CK__REQUIRE(aco);
   *aco = NULL;
-  /* First, so that every count below the least (0 too) has one message. */
-  if (instance->cities < CK_ACO_MIN_CITIES)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_aco_create: instance %.*s has %u cities; the ACO "
-                    "needs at least %u",
-                    (int)sizeof instance->name, instance->name,
-                    instance->cities, CK_ACO_MIN_CITIES);
-  /* Once for the instance; the graph's loops then take its distances
-   * unchecked. */
-  CK_TRY(ck__tsp_check_distances(instance, "ck_aco_create"));
-  CK_TRY(check_config(config, instance->cities));
+  CK_TRY(check_input(instance, config, "ck_aco_create"));
+  CK_TRY(ck__aco_create_slice(device, instance, config, 0, aco));
+fail:
+  return status;
+}
+
+ck_status ck_aco_create_spread(const ck_spread *spread,
+                               const ck_tsp_instance *instance,
+                               const ck_aco_config *config, ck_aco **aco) {
+  ck_status status = CK_OK;
+  ck_aco *created = NULL;
+  CK__REQUIRE(spread);
+  CK__REQUIRE(instance);
+  CK__REQUIRE(config);
+  CK__REQUIRE(aco);
+  *aco = NULL;
+  CK_TRY(check_input(instance, config, "ck_aco_create_spread"));
+  /* The host's memory first: a process that failed once the members
+   * exist would leave the others waiting. */
+  size_t n = instance->cities;
   created = calloc(1, sizeof *created);
-  if (!created)
+  if (created) {
+    created->best_tour = malloc(n * sizeof *created->best_tour);
+    created->best_positions = malloc(n * sizeof *created->best_positions);
+  }
+  if (!created || !created->best_tour || !created->best_positions)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
-  CK_TRY(tune(created, device, instance, config));
-  CK_TRY(allocate(created, device));
   double started = ck__seconds();
-  CK_TRY(upload_colony(created, device, instance));
-  CK_TRY(set_up(created));
+  CK_TRY(ck__aco_spread_create(spread, instance, config, &created->spread));
+  /* The driver's settings are any member's; its ants, the colony's. The
+   * buffers and the queue stay the members'. */
+  const ck_aco *model = ck__aco_spread_member(created->spread);
+  const aco_state *from = &model->state;
+  aco_state *state = &created->state;
+  created->config = *config;
+  created->rho = model->rho;
+  created->p_best = model->p_best;
+  created->best_length = INT64_MAX;
+  state->device = from->device;
+  state->instance = instance;
+  state->n = from->n;
+  state->k = from->k;
+  state->ants = ck__aco_spread_ants(created->spread);
+  state->algorithm = from->algorithm;
+  state->local_search = from->local_search;
   created->setup_s = ck__seconds() - started;
   *aco = created;
   return CK_OK;
@@ -487,8 +574,76 @@ static ck_status add_trace(ck_aco *aco) {
   return CK_OK;
 }
 
-/* A new best tour from the device: its exact length, checked on the host
- * (a device without fp64 may round a distance differently). */
+/*
+ * The colony's phases: on the device's steps, or on a spread colony's
+ * members (aco_spread.c), which agree on what the one device would do.
+ * Ants are numbered over the whole colony.
+ */
+static ck_status colony_construct(ck_aco *aco, uint64_t iteration) {
+  ck_status status = CK_OK;
+  aco_state *state = &aco->state;
+  if (aco->spread)
+    return ck__aco_spread_construct(aco->spread, iteration);
+  CK_TRY(aco->steps->construct(state, iteration));
+  if (state->local_search)
+    CK_TRY(aco->steps->local_search(state, NULL, 0));
+fail:
+  return status;
+}
+
+static ck_status colony_iteration_best(ck_aco *aco, int64_t *length,
+                                       uint32_t *ant) {
+  return aco->spread ? ck__aco_spread_iteration_best(aco->spread, length, ant)
+                     : aco->steps->iteration_best(&aco->state, length, ant);
+}
+
+static ck_status colony_keep_best(ck_aco *aco, uint32_t ant) {
+  return aco->spread
+             ? ck__aco_spread_keep_best(aco->spread, ant, aco->best_tour)
+             : aco->steps->keep_best(&aco->state, ant, aco->best_tour);
+}
+
+/* The best tour's positions, for seeding local search. */
+static ck_status colony_seed(ck_aco *aco) {
+  aco_state *state = &aco->state;
+  int seeded = aco->config.seeded_search;
+  if (aco->spread)
+    return ck__aco_spread_seed(aco->spread, aco->best_positions, seeded);
+  state->seeded = seeded;
+  return ck_buffer_write(state->queue, state->best_positions, 0,
+                         (size_t)state->n * sizeof *aco->best_positions,
+                         aco->best_positions, CK_BLOCKING, NULL);
+}
+
+static ck_status colony_partition(ck_aco *aco, uint32_t size, uint32_t offset,
+                                  int64_t *gain) {
+  return aco->spread
+             ? ck__aco_spread_partition(aco->spread, size, offset,
+                                        aco->partitions, aco->best_tour, gain)
+             : aco->steps->partition(&aco->state, size, offset, aco->partitions,
+                                     aco->best_tour, gain);
+}
+
+static ck_status colony_deposit(ck_aco *aco, uint32_t ant, float scale,
+                                float amount) {
+  return aco->spread ? ck__aco_spread_deposit(aco->spread, ant, scale, amount)
+                     : aco->steps->deposit(&aco->state, ant, scale, amount);
+}
+
+static ck_status colony_update(ck_aco *aco, float keep, float tau_min,
+                               float tau_max) {
+  return aco->spread
+             ? ck__aco_spread_update(aco->spread, keep, tau_min, tau_max)
+             : aco->steps->update(&aco->state, keep, tau_min, tau_max);
+}
+
+static ck_status colony_reset(ck_aco *aco, float tau) {
+  return aco->spread ? ck__aco_spread_reset(aco->spread, tau)
+                     : aco->steps->reset(&aco->state, tau);
+}
+
+/* A new best tour in aco->best_tour: its exact length, checked on the
+ * host (a device without fp64 may round a distance differently). */
 static ck_status accept_best(ck_aco *aco) {
   int64_t exact;
   ck_status status =
@@ -499,16 +654,11 @@ static ck_status accept_best(ck_aco *aco) {
     return ck__fail_prefix(
         status == CK_ERROR_INVALID_ARGUMENT ? CK_ERROR_DEVICE : status,
         "ACO on device %s produced a bad tour: ", aco->state.device.id);
-  /* Positions of the new best tour, for seeding local search. */
   aco_state *state = &aco->state;
   for (uint32_t i = 0; i < state->n; ++i)
     aco->best_positions[aco->best_tour[i]] = i;
-  status = ck_buffer_write(state->queue, state->best_positions, 0,
-                           (size_t)state->n * sizeof *aco->best_positions,
-                           aco->best_positions, CK_BLOCKING, NULL);
-  if (status)
+  if ((status = colony_seed(aco)))
     return status;
-  state->seeded = aco->config.seeded_search;
   aco->best_length = exact;
   aco->best_iteration = aco->iteration;
   aco->best_time = ck__seconds() - aco->started;
@@ -516,21 +666,43 @@ static ck_status accept_best(ck_aco *aco) {
   return add_trace(aco);
 }
 
-static ck_status iterate(ck_aco *aco) {
+/* The global pheromone update of the best tour so far, of length L: ACS
+ * tau = (1 - rho) tau + rho / L; MMAS tau + 1 / (L share), then `keep`
+ * (the evaporation that follows) and the bounds. */
+static ck_status deposit_best(ck_aco *aco, double share, float keep) {
+  ck_status status = CK_OK;
+  double length = (double)aco->best_length;
+  if (aco->config.algorithm == CK_ACO_ACS) {
+    CK_TRY(colony_deposit(aco, CK__ACO_BEST, (float)(1.0 - aco->rho),
+                          (float)(aco->rho / length)));
+    CK_TRY(colony_update(aco, 1.0f, 0.0f, 3.0e38f));
+  } else {
+    float tau_min, tau_max;
+    mmas_bounds(aco, &tau_min, &tau_max);
+    CK_TRY(colony_deposit(aco, CK__ACO_BEST, 1.0f,
+                          (float)(1.0 / (length * share))));
+    CK_TRY(colony_update(aco, keep, tau_min, tau_max));
+  }
+fail:
+  return status;
+}
+
+ck_status ck__aco_iterate_begin(ck_aco *aco) {
+  if (!aco->started)
+    aco->started = ck__seconds();
+  return colony_construct(aco, aco->iteration);
+}
+
+ck_status ck__aco_iterate_end(ck_aco *aco) {
   ck_status status = CK_OK;
   aco_state *state = &aco->state;
-  const ck__aco_steps *steps = aco->steps;
-  uint64_t t = aco->iteration;
-  CK_TRY(steps->construct(state, t));
-  if (state->local_search)
-    CK_TRY(steps->local_search(state, NULL, 0));
   int64_t length;
   uint32_t ant;
-  CK_TRY(steps->iteration_best(state, &length, &ant));
-  aco->iteration = t + 1;
+  CK_TRY(colony_iteration_best(aco, &length, &ant));
+  aco->iteration++;
   aco->since_improvement++;
   if (length < aco->best_length) {
-    CK_TRY(steps->keep_best(state, ant, aco->best_tour));
+    CK_TRY(colony_keep_best(aco, ant));
     CK_TRY(accept_best(aco));
   }
   uint32_t K = aco->config.partition;
@@ -541,19 +713,14 @@ static ck_status iterate(ck_aco *aco) {
     /* Shift the cuts by a third of a segment each pass. */
     uint32_t offset = (uint32_t)((aco->partitions * (K / 3 + 1)) % state->n);
     int64_t gain;
-    CK_TRY(steps->partition(state, K, offset, aco->partitions, aco->best_tour,
-                            &gain));
+    CK_TRY(colony_partition(aco, K, offset, &gain));
     aco->partitions++;
     if (gain > 0)
       CK_TRY(accept_best(aco));
   }
-  if (aco->config.algorithm == CK_ACO_ACS) {
-    /* ACS: only the best-so-far tour, tau = (1 - rho) tau + rho / L. */
-    CK_TRY(steps->deposit(state, CK__ACO_BEST, (float)(1.0 - aco->rho),
-                          (float)(aco->rho / (double)aco->best_length)));
-    CK_TRY(steps->update(state, 1.0f, 0.0f, 3.0e38f));
-    return CK_OK;
-  }
+  /* ACS: only the best-so-far tour deposits. */
+  if (aco->config.algorithm == CK_ACO_ACS)
+    return deposit_best(aco, 1.0, 1.0f);
   /*
    * MMAS: the iteration-best tour deposits, and the best-so-far one every
    * u-th iteration, u falling from 25 to 1 as the run since the last
@@ -568,22 +735,56 @@ static ck_status iterate(ck_aco *aco) {
                    : age < 250 ? 2
                                : 1;
   int from_best = aco->iteration % every == 0;
-  int64_t deposit_length = from_best ? aco->best_length : length;
   float tau_min, tau_max;
   mmas_bounds(aco, &tau_min, &tau_max);
   if (aco->config.restart_after &&
       aco->since_improvement >= aco->config.restart_after) {
-    CK_TRY(steps->reset(state, tau_max));
-    CK_TRY(steps->update(state, 1.0f, tau_min, tau_max));
+    CK_TRY(colony_reset(aco, tau_max));
+    CK_TRY(colony_update(aco, 1.0f, tau_min, tau_max));
     aco->restart_iteration = aco->iteration;
     aco->since_improvement = 0;
     aco->restarts++;
     return CK_OK;
   }
-  CK_TRY(steps->deposit(
-      state, from_best ? CK__ACO_BEST : ant, 1.0f,
-      (float)(1.0 / ((double)deposit_length * (1.0 - aco->rho)))));
-  CK_TRY(steps->update(state, (float)(1.0 - aco->rho), tau_min, tau_max));
+  float keep = (float)(1.0 - aco->rho);
+  if (from_best)
+    return deposit_best(aco, 1.0 - aco->rho, keep);
+  CK_TRY(colony_deposit(aco, ant, 1.0f,
+                        (float)(1.0 / ((double)length * (1.0 - aco->rho)))));
+  CK_TRY(colony_update(aco, keep, tau_min, tau_max));
+fail:
+  return status;
+}
+
+ck_status ck__aco_adopt(ck_aco *aco, const uint32_t *tour) {
+  ck_status status = CK_OK;
+  aco_state *state = &aco->state;
+  memcpy(aco->best_tour, tour, (size_t)state->n * sizeof *tour);
+  CK_TRY(ck_buffer_write(state->queue, state->best_tour, 0,
+                         (size_t)state->n * sizeof *tour, tour, CK_BLOCKING,
+                         NULL));
+  CK_TRY(accept_best(aco));
+  /* Deposited at once, unevaporated, as the global update would. */
+  CK_TRY(deposit_best(aco, 1.0, 1.0f));
+fail:
+  return status;
+}
+
+static ck_status iterate(ck_aco *aco) {
+  ck_status status = CK_OK;
+  if (!aco->spread || !ck__aco_spread_colonies(aco->spread)) {
+    CK_TRY(ck__aco_iterate_begin(aco));
+    return ck__aco_iterate_end(aco);
+  }
+  /* Colonies: each its own; the driver keeps the best of all. */
+  int improved = 0;
+  CK_TRY(ck__aco_spread_colonies_step(aco->spread, aco->best_length,
+                                      aco->best_tour, &improved));
+  aco->iteration++;
+  if (improved)
+    CK_TRY(accept_best(aco));
+  CK_TRY(ck__aco_spread_share(aco->spread, aco->iteration, aco->best_length,
+                              aco->best_tour));
 fail:
   return status;
 }
@@ -604,18 +805,40 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_aco_step(self, steps);
 }
 
-/* The best length so far, and whether it is within the target's gap. */
+/* The best length so far, and whether it is within the target's gap. A
+ * spread colony's processes stop on the clock together: when the latest
+ * of them is late, unless the target or the iterations stop the run. */
 static ck_status run_read(void *self, uint64_t steps,
                           ck__loop_reading *reading) {
+  ck_status status = CK_OK;
   const ck_aco *aco = self;
   const ck_aco_config *config = &aco->config;
-  (void)steps;
   reading->best = (double)aco->best_length;
   reading->met =
       config->has_target &&
       (double)aco->best_length <=
           (double)config->optimum * (1.0 + config->target_gap / 100.0);
-  return CK_OK;
+  if (aco->spread && config->max_seconds > 0 && !reading->met &&
+      !(config->max_iterations && steps >= config->max_iterations)) {
+    double latest = 0;
+    CK_TRY(ck__aco_spread_latest(aco->spread, ck__seconds() - aco->started,
+                                 &latest));
+    if (latest >= config->max_seconds)
+      reading->stop = CK_STOP_TIME;
+  }
+fail:
+  return status;
+}
+
+/* Kernel seconds so far: the queue's, or a spread colony's members'. */
+static double kernel_seconds(const ck_aco *aco) {
+  double seconds = 0;
+  if (aco->spread)
+    return ck__aco_spread_kernel_seconds(aco->spread);
+  if (ck_queue_finish(aco->state.queue) != CK_OK ||
+      ck_queue_get_kernel_seconds(aco->state.queue, &seconds) != CK_OK)
+    return 0;
+  return seconds;
 }
 
 ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
@@ -624,27 +847,30 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
   const ck_aco_config *config = &aco->config;
-  const ck__loop_rules rules = {.shape = CK__LOOP_STEPWISE,
-                                .max_steps = config->max_iterations,
-                                .default_steps = CK__ACO_DEFAULT_STEPS,
-                                .has_target = config->has_target,
-                                .max_seconds = config->max_seconds,
-                                .check_every = 1,
-                                .progress = config->progress,
-                                .progress_user = config->progress_user,
-                                .step_name = "iterations",
-                                .best_name = "tour_length",
-                                .cancelled =
-                                    "ACO cancelled after %lld iterations"};
+  /* A spread colony's clock is run_read's; the loop's never stops it. */
+  const double clock_off = INFINITY;
+  const ck__loop_rules rules = {
+      .shape = CK__LOOP_STEPWISE,
+      .max_steps = config->max_iterations,
+      .default_steps = CK__ACO_DEFAULT_STEPS,
+      .has_target = config->has_target,
+      .max_seconds =
+          aco->spread && config->max_seconds ? clock_off : config->max_seconds,
+      .check_every = 1,
+      .progress = config->progress,
+      .progress_user = config->progress_user,
+      .step_name = "iterations",
+      .best_name = "tour_length",
+      .cancelled = "ACO cancelled after %lld iterations"};
   const ck__loop_driver driver = {aco, run_step, run_read, NULL};
   ck__loop_outcome outcome;
-  double kernel_before = 0, kernel_after = 0;
-  ck_queue_get_kernel_seconds(aco->state.queue, &kernel_before);
+  double kernel_before = kernel_seconds(aco);
   aco->started = ck__seconds();
   uint64_t first = aco->iteration;
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  CK_TRY(ck_queue_finish(aco->state.queue));
-  ck_queue_get_kernel_seconds(aco->state.queue, &kernel_after);
+  if (!aco->spread)
+    CK_TRY(ck_queue_finish(aco->state.queue));
+  double kernel_after = kernel_seconds(aco);
   report->wall_s = ck__seconds() - aco->started;
   report->kernel_s = kernel_after - kernel_before;
   report->setup_s = aco->setup_s;
@@ -663,6 +889,8 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   report->ants = aco->state.ants;
   report->candidates = aco->state.k;
   report->restarts = aco->restarts;
+  if (aco->spread)
+    CK_TRY(ck__aco_spread_restarts(aco->spread, &report->restarts));
 fail:
   return status;
 }
@@ -708,6 +936,7 @@ ck_status ck_aco_destroy(ck_aco *aco) {
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(state->queue);
+  ck__aco_spread_destroy(aco->spread);
   free(aco->best_tour);
   free(aco->best_positions);
   free(aco->trace);

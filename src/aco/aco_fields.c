@@ -73,6 +73,8 @@ const ck__field ck__aco_fields[CK__ACO_FIELDS] = {
     /* And a power of two (ck_aco_create). */
     [CK__ACO_LANES] = {ACO_FIELD(lanes, CK__FIELD_UINT, 0, 1, 256),
                        .words = automatic},
+    [CK__ACO_SPREAD_COLONIES] = {ACO_FIELD(spread_colonies, CK__FIELD_UINT, 0,
+                                           0, 1e9)},
     [CK__ACO_SEED] = {ACO_FIELD(seed, CK__FIELD_UINT64, 1, 0, 0x1p64),
                       .flags = CK__FIELD_APART},
     /* Any count, 0 for none, where no option gives one. */

@@ -120,6 +120,100 @@ ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size);
 /* The state behind an ACO, for tests. */
 aco_state *ck__aco_state(ck_aco *aco);
 
+/* Ants of a colony when the configuration leaves them to clkit (aco.c). */
+uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n);
+
+/* ck_aco_create without its checks, for a slice of a spread colony: the
+ * configuration's ants, which draw the random streams of ants first,
+ * first + 1, ... of the whole colony (aco.c). */
+ck_status ck__aco_create_slice(const ck_device *device,
+                               const ck_tsp_instance *instance,
+                               const ck_aco_config *config, uint32_t first,
+                               ck_aco **aco);
+
+/* What a spread colony reads of its members (aco.c). */
+const ck__aco_steps *ck__aco_steps_of(const ck_aco *aco);
+int64_t ck__aco_best_length(const ck_aco *aco);
+uint64_t ck__aco_restarts(const ck_aco *aco);
+
+/* An iteration in two halves, so that a spread's members all build their
+ * tours before any is waited for: construction and local search, then
+ * the rest (aco.c). */
+ck_status ck__aco_iterate_begin(ck_aco *aco);
+ck_status ck__aco_iterate_end(ck_aco *aco);
+
+/* A colony takes `tour` as its best so far, and deposits it as its
+ * global update would (aco.c). */
+ck_status ck__aco_adopt(ck_aco *aco, const uint32_t *tour);
+
+/*
+ * A colony spread over devices and processes (aco_spread.c). Its members
+ * are ACOs on slices of the ants; the ACO that holds it keeps the
+ * driver's state and calls the phases below in the order of one device.
+ * Every call is collective over the spread's processes.
+ */
+typedef struct ck__aco_spread ck__aco_spread;
+
+/* The spread behind an ACO, or NULL (aco.c). */
+ck__aco_spread *ck__aco_spread_of(const ck_aco *aco);
+
+/* Checks the spread, deals the ants (by shares, or by speeds a probe
+ * measures) and makes the members. */
+ck_status ck__aco_spread_create(const ck_spread *given,
+                                const ck_tsp_instance *instance,
+                                const ck_aco_config *config,
+                                ck__aco_spread **made);
+/* A member of this process, whose settings are every member's. */
+const ck_aco *ck__aco_spread_member(const ck__aco_spread *spread);
+/* Ants in the whole colony. */
+uint32_t ck__aco_spread_ants(const ck__aco_spread *spread);
+/* Whether each member runs a colony of its own (spread_colonies). */
+int ck__aco_spread_colonies(const ck__aco_spread *spread);
+
+/* One colony's phases, the steps' over all members; ants are numbered
+ * over the whole colony. */
+ck_status ck__aco_spread_construct(ck__aco_spread *spread, uint64_t iteration);
+ck_status ck__aco_spread_iteration_best(ck__aco_spread *spread, int64_t *length,
+                                        uint32_t *ant);
+ck_status ck__aco_spread_keep_best(ck__aco_spread *spread, uint32_t ant,
+                                   uint32_t *tour);
+/* The best tour's positions to every member, and their seeding. */
+ck_status ck__aco_spread_seed(ck__aco_spread *spread, const uint32_t *positions,
+                              int seeded);
+ck_status ck__aco_spread_partition(ck__aco_spread *spread, uint32_t size,
+                                   uint32_t offset, uint64_t pass,
+                                   uint32_t *tour, int64_t *gain);
+ck_status ck__aco_spread_deposit(ck__aco_spread *spread, uint32_t ant,
+                                 float scale, float amount);
+ck_status ck__aco_spread_update(ck__aco_spread *spread, float keep,
+                                float tau_min, float tau_max);
+ck_status ck__aco_spread_reset(ck__aco_spread *spread, float tau);
+
+/* Colonies: an iteration of every colony; where the least of their best
+ * lengths is below best_length, its tour into best_tour and *improved
+ * set. */
+ck_status ck__aco_spread_colonies_step(ck__aco_spread *spread,
+                                       int64_t best_length, uint32_t *best_tour,
+                                       int *improved);
+/* Colonies: once `made` iterations are a multiple of spread_colonies,
+ * each colony whose best is longer than best_length adopts best_tour. */
+ck_status ck__aco_spread_share(ck__aco_spread *spread, uint64_t made,
+                               int64_t best_length, const uint32_t *best_tour);
+/* Colonies: the restarts of all colonies into *restarts (one colony's
+ * driver counts its own: left as it is). */
+ck_status ck__aco_spread_restarts(ck__aco_spread *spread, uint64_t *restarts);
+
+/* The latest of the processes' clocks, each `elapsed` seconds. */
+ck_status ck__aco_spread_latest(ck__aco_spread *spread, double elapsed,
+                                double *latest);
+/* Kernel seconds of this process's members so far (queues finished). */
+double ck__aco_spread_kernel_seconds(ck__aco_spread *spread);
+/* Every member's slice and times into result->members. */
+ck_status ck__aco_spread_report(ck__aco_spread *spread, ck_result *result);
+/* This process's rank (0 for NULL: a run on one device). */
+int ck__aco_spread_rank(const ck__aco_spread *spread);
+void ck__aco_spread_destroy(ck__aco_spread *spread);
+
 /* The fields of ck_aco_config with their defaults and ranges
  * (aco_fields.c): ck_aco_config_init and the checks read them, and the
  * workload's options point into them. */
@@ -142,6 +236,7 @@ enum {
   CK__ACO_PARTITION_EVERY,
   CK__ACO_KICKS,
   CK__ACO_LANES,
+  CK__ACO_SPREAD_COLONIES,
   CK__ACO_SEED,
   CK__ACO_MAX_ITERATIONS,
   CK__ACO_MAX_SECONDS,

@@ -76,6 +76,10 @@ static const ck__option aco_options[] = {
      "work-items an ant on OpenCL devices: 1, or a power of two (a "
      "work-group an ant); auto: the SIMD width on GPUs, 1 on CPUs",
      ACO(LANES)},
+    {"spread-colonies", "K",
+     "with --spread: a colony on each device, all adopting the best tour "
+     "every K iterations (0: one colony, bit for bit one device's)",
+     ACO(SPREAD_COLONIES)},
     {"iters", "N",
      "stop after N iterations (without it, --time or --target-gap alone "
      "ends the run)",
@@ -197,6 +201,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
       {"ls-ants", no_search, search},
       {"ls-longest", no_search, search},
       {"ls-full", no_search, search},
+      {"spread-colonies", options && !options->spread, "--spread"},
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   CK_TRY(read_stopping(params, count, config));
@@ -394,7 +399,10 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
     return status;
   /* What the ACO cannot hold of a well-formed instance (a GEO or EXPLICIT
    * one too large for its matrix) is named by its file. */
-  status = ck_aco_create(device, &job.instance, &job.config, &aco);
+  const ck_spread *spread = options ? options->spread : NULL;
+  status = spread
+               ? ck_aco_create_spread(spread, &job.instance, &job.config, &aco)
+               : ck_aco_create(device, &job.instance, &job.config, &aco);
   if (status == CK_ERROR_UNSUPPORTED)
     CK_FAIL_PREFIX(status, "%s: ", job.path);
   CK_TRY(status);
@@ -404,13 +412,17 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   int64_t length;
   CK_TRY(ck_aco_get_best(aco, &length, tour));
-  if (job.tour_out)
+  /* A spread run's outputs are written once, by rank 0. */
+  int writes = ck__aco_spread_rank(ck__aco_spread_of(aco)) == 0;
+  if (job.tour_out && writes)
     CK_TRY_OUTPUT("tour-out",
                   ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
                                    job.instance.cities, length));
-  if (job.trace)
+  if (job.trace && writes)
     CK_TRY_OUTPUT("trace", write_trace(job.trace, aco));
-  if (job.svg)
+  if (ck__aco_spread_of(aco))
+    CK_TRY(ck__aco_spread_report(ck__aco_spread_of(aco), result));
+  if (job.svg && writes)
     CK_TRY_OUTPUT("svg", write_svg(job.svg, &job.instance, tour, length,
                                    job.config.optimum, report.gap));
   result->best = (double)length;
@@ -468,4 +480,5 @@ const ck_workload ck__aco_workload = {
     .outputs = aco_outputs,
     .demo = aco_demo,
     .demo_count = sizeof aco_demo / sizeof aco_demo[0],
+    .spreads = 1,
 };
