@@ -1504,26 +1504,27 @@ typedef struct fixed_result {
   uint64_t trace_iteration[64];
 } fixed_result;
 
-/* A fixed run with pheromone exponent alpha. */
-static void run_fixed_alpha(const ck_device *device, const ck_tsp_instance *tsp,
-                            const fixed_case *c, uint64_t seed, double alpha,
-                            fixed_result *out) {
-  memset(out, 0, sizeof *out);
-  ck_aco_config config;
-  ck_aco_config_init(&config);
-  config.alpha = alpha;
-  config.algorithm = c->algorithm;
-  config.local_search = c->local_search;
-  config.local_search_ants = c->local_search_ants;
-  config.partition = c->partition;
+/* The configuration of a fixed run with pheromone exponent alpha. */
+static void fixed_config(const fixed_case *c, uint64_t seed, double alpha,
+                         ck_aco_config *config) {
+  ck_aco_config_init(config);
+  config->alpha = alpha;
+  config->algorithm = c->algorithm;
+  config->local_search = c->local_search;
+  config->local_search_ants = c->local_search_ants;
+  config->partition = c->partition;
   /* ref takes the lanes too and ignores them (one form, the same
    * choices), so that every device gets one configuration. */
-  config.lanes = c->lanes;
-  config.ants = 16;
-  config.max_iterations = 30;
-  config.seed = seed;
-  config.keep_trace = 1;
-  ck_aco *aco = create(device, tsp, &config);
+  config->lanes = c->lanes;
+  config->ants = 16;
+  config->max_iterations = 30;
+  config->seed = seed;
+  config->keep_trace = 1;
+}
+
+/* A fixed run's report, tour and trace, from its ACO (destroyed). */
+static void collect_fixed(ck_aco *aco, const ck_tsp_instance *tsp,
+                          fixed_result *out) {
   if (!aco)
     return;
   CHECK_OK(ck_aco_run(aco, &out->report));
@@ -1536,6 +1537,16 @@ static void run_fixed_alpha(const ck_device *device, const ck_tsp_instance *tsp,
   }
   out->ok = 1;
   ck_aco_destroy(aco);
+}
+
+/* A fixed run with pheromone exponent alpha. */
+static void run_fixed_alpha(const ck_device *device, const ck_tsp_instance *tsp,
+                            const fixed_case *c, uint64_t seed, double alpha,
+                            fixed_result *out) {
+  memset(out, 0, sizeof *out);
+  ck_aco_config config;
+  fixed_config(c, seed, alpha, &config);
+  collect_fixed(create(device, tsp, &config), tsp, out);
 }
 
 static void run_fixed(const ck_device *device, const ck_tsp_instance *tsp,
@@ -2594,6 +2605,212 @@ static void svg_text(const ck_device *ref) {
   remove_tree(directory);
 }
 
+/* ---- a colony spread over devices ---------------------------------------
+ */
+
+/* A fixed run of case c (seed 3) on a spread. */
+static void spread_fixed(const ck_spread *spread, const ck_tsp_instance *tsp,
+                         const fixed_case *c, fixed_result *out) {
+  memset(out, 0, sizeof *out);
+  ck_aco_config config;
+  fixed_config(c, 3, 1.0, &config);
+  ck_aco *aco = NULL;
+  CHECK_OK(ck_aco_create_spread(spread, tsp, &config, &aco));
+  collect_fixed(aco, tsp, out);
+}
+
+/* The cases a spread must repeat bit for bit: MMAS and ACS with and
+ * without local search (ACS sums the members' edge counts), and local
+ * search on the best 4 tours over all members with partitioning. */
+static const size_t spread_cases[] = {0, 1, 2, 3, 4};
+
+/*
+ * One member is the one-device run, bit for bit; so is ref with another
+ * device at shares 1 and 3, where the two agree alone (agreement() checks
+ * that they do), and the workload reports each member's ants.
+ */
+static void spread_colony(const ck_device *ref, const ck_device *other) {
+  printf("spread colony%s%s\n", other ? " with " : "", other ? other->id : "");
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  static fixed_result alone, spread;
+  ck_device pair[2] = {*ref, other ? *other : *ref};
+  const double shares[2] = {1, 3};
+  ck_spread one = {.devices = ref, .device_count = 1};
+  ck_spread two = {
+      .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+  for (size_t k = 0; k < sizeof spread_cases / sizeof *spread_cases; ++k) {
+    const fixed_case *c = &fixed_cases[spread_cases[k]];
+    run_fixed(ref, &tsp, c, 3, &alone);
+    spread_fixed(&one, &tsp, c, &spread);
+    CHECK_MSG(same_run(&alone, &spread), "%s, one member: %lld, alone %lld",
+              c->what, (long long)spread.report.best_length,
+              (long long)alone.report.best_length);
+    if (!other)
+      continue;
+    spread_fixed(&two, &tsp, c, &spread);
+    CHECK_MSG(same_run(&alone, &spread),
+              "%s on ref and %s: %lld at %llu, ref alone %lld at %llu", c->what,
+              other->id, (long long)spread.report.best_length,
+              (unsigned long long)spread.report.best_iteration,
+              (long long)alone.report.best_length,
+              (unsigned long long)alone.report.best_iteration);
+    CHECK(spread.report.ants == 16 && spread.report.tours == 16 * 30);
+  }
+  if (other) {
+    const ck_workload *workload = NULL;
+    CHECK_OK(ck_workload_find("aco", &workload));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tsplib/kroA100.tsp", data_dir);
+    const ck_param params[] = {
+        {"instance", path}, {"ants", "17"}, {"iters", "5"}};
+    ck_run_options options = {.seed = 2, .spread = &two};
+    ck_result result;
+    ck_status run_status =
+        ck_workload_run(workload, ref, params, 3, &options, &result);
+    CHECK_OK(run_status);
+    if (run_status == CK_OK) {
+      CHECK_MSG(result.member_count == 2 && result.members &&
+                    result.members[0].units + result.members[1].units == 17 &&
+                    result.members[1].units > 2 * result.members[0].units &&
+                    strcmp(result.members[1].device, other->id) == 0 &&
+                    strcmp(result.member_units, "ants") == 0,
+                "members %zu", result.member_count);
+      ck_result_release(&result);
+    }
+  }
+  ck_tsp_free(&tsp);
+}
+
+/*
+ * Colonies: one member is the one-device run; two run and report, and
+ * every spread_colonies iterations the member with fewer ants holds the
+ * best tour of all, its own or adopted.
+ */
+static void spread_colonies(const ck_device *ref, const ck_device *other) {
+  printf("spread colonies%s%s\n", other ? " with " : "",
+         other ? other->id : "");
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  static fixed_result alone, spread;
+  const fixed_case *c = &fixed_cases[2]; /* MMAS without local search */
+  ck_spread one = {.devices = ref, .device_count = 1};
+  run_fixed(ref, &tsp, c, 3, &alone);
+  ck_aco_config config;
+  fixed_config(c, 3, 1.0, &config);
+  config.spread_colonies = 4;
+  ck_aco *aco = NULL;
+  CHECK_OK(ck_aco_create_spread(&one, &tsp, &config, &aco));
+  collect_fixed(aco, &tsp, &spread);
+  CHECK_MSG(same_run(&alone, &spread), "colonies, one member: %lld, alone %lld",
+            (long long)spread.report.best_length,
+            (long long)alone.report.best_length);
+  if (other) {
+    ck_device pair[2] = {*ref, *other};
+    const double shares[2] = {1, 3};
+    ck_spread two = {
+        .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+    aco = NULL;
+    CHECK_OK(ck_aco_create_spread(&two, &tsp, &config, &aco));
+    int shared = aco != NULL;
+    for (int round = 0; aco && round < 6; ++round) {
+      CHECK_OK(ck_aco_step(aco, 4));
+      int64_t best = 0;
+      CHECK_OK(ck_aco_get_best(aco, &best, NULL));
+      const ck_aco *member = ck__aco_spread_member(ck__aco_spread_of(aco));
+      shared = shared && ck__aco_best_length(member) == best;
+    }
+    CHECK_MSG(shared, "colonies: the member of 4 ants missed the best tour");
+    ck_aco_destroy(aco);
+    aco = NULL;
+    CHECK_OK(ck_aco_create_spread(&two, &tsp, &config, &aco));
+    spread.ok = 0;
+    collect_fixed(aco, &tsp, &spread);
+    CHECK(spread.ok && spread.report.iterations == 30 &&
+          spread.report.ants == 16 && spread.trace_count > 0);
+  }
+  ck_tsp_free(&tsp);
+}
+
+/* A spread's stopping rules are one device's: the target at the same
+ * iteration; the clock, agreed by the members. What cannot be dealt or
+ * given is refused, naming it. */
+static void spread_rules(const ck_device *ref, const ck_device *other) {
+  printf("spread rules\n");
+  ck_tsp_instance tsp;
+  if (!load("kroA100", &tsp))
+    return;
+  ck_spread one = {.devices = ref, .device_count = 1};
+  ck_aco_config config;
+  ck_aco_config_init(&config);
+  config.ants = 8;
+  config.max_iterations = 0;
+  config.optimum = 21282;
+  config.has_target = 1;
+  config.target_gap = 2;
+  ck_aco_report alone, report;
+  ck_aco *aco = NULL;
+  if (run(ref, &tsp, &config, &alone, NULL)) {
+    CHECK_OK(ck_aco_create_spread(&one, &tsp, &config, &aco));
+    if (aco) {
+      CHECK_OK(ck_aco_run(aco, &report));
+      CHECK(report.stopped_by == CK_STOP_TARGET &&
+            report.iterations == alone.iterations &&
+            report.best_length == alone.best_length);
+    }
+    ck_aco_destroy(aco);
+  }
+  config.has_target = 0;
+  config.max_seconds = 0.05;
+  aco = NULL;
+  CHECK_OK(ck_aco_create_spread(&one, &tsp, &config, &aco));
+  if (aco) {
+    CHECK_OK(ck_aco_run(aco, &report));
+    CHECK_MSG(report.stopped_by == CK_STOP_TIME && report.wall_s >= 0.05 &&
+                  report.wall_s < 5,
+              "stopped by %d after %.3f s", (int)report.stopped_by,
+              report.wall_s);
+  }
+  ck_aco_destroy(aco);
+  aco = NULL;
+  config.max_seconds = 0;
+  config.max_iterations = 2;
+  ck_device twice[2] = {*ref, *ref};
+  ck_spread doubled = {.devices = twice, .device_count = 2};
+  CHECK_INVALID(ck_aco_create_spread(&doubled, &tsp, &config, &aco),
+                "given twice");
+  const double three[3] = {1, 1, 1};
+  ck_spread mismatched = {
+      .devices = ref, .device_count = 1, .shares = three, .share_count = 3};
+  CHECK_INVALID(ck_aco_create_spread(&mismatched, &tsp, &config, &aco),
+                "3 shares for 1 members");
+  CHECK_INVALID(ck_aco_create_spread(NULL, &tsp, &config, &aco), "spread");
+  tsp.cities = 3;
+  CHECK_INVALID(ck_aco_create_spread(&one, &tsp, &config, &aco),
+                "ck_aco_create_spread: instance");
+  tsp.cities = 100;
+  if (other) {
+    ck_device pair[2] = {*ref, *other};
+    ck_spread two = {.devices = pair, .device_count = 2};
+    config.ants = 1;
+    CHECK_INVALID(ck_aco_create_spread(&two, &tsp, &config, &aco),
+                  "1 ants cannot be dealt to 2 devices");
+  }
+  CHECK(aco == NULL);
+  /* The colonies' option needs a spread. */
+  const ck_workload *workload = NULL;
+  CHECK_OK(ck_workload_find("aco", &workload));
+  const ck_param params[] = {{"instance", "random:20"},
+                             {"spread-colonies", "3"}};
+  ck_run_options options = {.seed = 1};
+  ck_result result;
+  CHECK_INVALID(ck_workload_run(workload, ref, params, 2, &options, &result),
+                "--spread-colonies applies only with --spread");
+  ck_tsp_free(&tsp);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -2641,6 +2858,9 @@ int main(void) {
   optima_lookup(ref);
   svg_text(ref);
   progress(ref);
+  spread_colony(ref, devices[1]);
+  spread_colonies(ref, devices[1]);
+  spread_rules(ref, devices[1]);
   ck_device_set_free(&set);
   return CHECK_DONE();
 }

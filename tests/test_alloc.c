@@ -17,6 +17,7 @@
  * outside the sweeps, since a CUDA runtime linked statically would have
  * its allocations counted too.
  */
+#include "aco/aco_internal.h"
 #include "check.h"
 #include "runtime/runtime.h"
 #include "test_support.h"
@@ -747,6 +748,48 @@ static ck_status api_nn_spread(const void *arg, double *value) {
   return status;
 }
 
+/* A colony spread over ref alone: one colony ranking its ants for local
+ * search, then ACS colonies sharing their best. */
+static ck_status api_aco_spread(const void *arg, double *value) {
+  (void)arg;
+  ck_tsp_instance instance;
+  ck_status status = ck_tsp_parse(explicit_tsp, sizeof explicit_tsp - 1,
+                                  "five.tsp", &instance);
+  if (status != CK_OK)
+    return status;
+  ck_spread spread = {.devices = ref(), .device_count = 1};
+  ck_aco_config config;
+  ck_aco_config_init(&config);
+  config.ants = 4;
+  config.max_iterations = 6;
+  config.keep_trace = 1;
+  config.restart_after = 2;
+  config.local_search_ants = 2;
+  *value = 0;
+  for (int form = 0; form < 2 && status == CK_OK; ++form) {
+    ck_aco *aco = NULL;
+    ck_aco_report report;
+    int64_t length = 0;
+    ck_result result;
+    memset(&result, 0, sizeof result);
+    status = ck_aco_create_spread(&spread, &instance, &config, &aco);
+    if (status == CK_OK)
+      status = ck_aco_run(aco, &report);
+    if (status == CK_OK)
+      status = ck_aco_get_best(aco, &length, NULL);
+    if (status == CK_OK)
+      status = ck__aco_spread_report(ck__aco_spread_of(aco), &result);
+    if (status == CK_OK)
+      *value += (double)length + (double)result.members[0].units;
+    ck_result_release(&result);
+    ck_aco_destroy(aco);
+    config.algorithm = CK_ACO_ACS;
+    config.spread_colonies = 2;
+  }
+  ck_tsp_free(&instance);
+  return status;
+}
+
 int main(void) {
   const char *data = getenv("CLKIT_TEST_DATA");
   if (!data)
@@ -935,6 +978,7 @@ int main(void) {
   sweep("ga API", api_ga, NULL);
   sweep("ga spread", api_ga_spread, NULL);
   sweep("aco API", api_aco, file);
+  sweep("aco spread", api_aco_spread, NULL);
   sweep("gas API", api_gas, file);
   const nn_paths nn_files = {images, model};
   sweep("nn API", api_nn, &nn_files);
