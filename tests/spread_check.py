@@ -5,12 +5,13 @@ usage: spread_check.py CLKIT [MPIRUN]
 
 With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
 a swarm and a GA spread over them, and over them and ref, must end where
-one device ends, bit for bit; an MLP spread over them must end near it
-(its gradients are summed in another order). Under MPIRUN (given where
-clkit is built with MPI) two and three ranks on ref must too, the GA's
-trace included, and an MLP over two; ranks that only the clock stops
-must stop together; a rank killed mid-run must end the others within
-10 s, with a non-zero status and a message. Usage errors exit 2.
+one device ends, bit for bit, and so must an ant colony (its length and
+tour); an MLP spread over them must end near it (its gradients are summed
+in another order). Under MPIRUN (given where clkit is built with MPI) two
+and three ranks on ref must too, the GA's trace included, and an MLP over
+two; ranks that only the clock stops must stop together; a rank killed
+mid-run must end the others within 10 s, with a non-zero status and a
+message. Usage errors exit 2.
 """
 import json
 import os
@@ -215,6 +216,70 @@ if MPIRUN:
             job.communicate()
 else:
     print("skip: no MPI")
+
+
+
+def aco_checks():
+    """One ACO colony over two PoCL devices, over ref and them, and over
+    MPI ranks on ref: the length and the tour of ref or one device alone.
+    Colonies (--spread-colonies) run and report their members."""
+    import tempfile
+    here = os.path.dirname(os.path.abspath(__file__))
+    colony = ["run", "aco", os.path.join(here, "data", "tsplib", "a280.tsp"),
+              "--ants", "17", "--iters", "20", "--ls", "2opt", "--ls-ants",
+              "5", "--seed", "4"]
+    directory = tempfile.mkdtemp(prefix="clkit-spread-aco-")
+    runs = [0]
+
+    def tour_run(args, mpi=0):
+        runs[0] += 1
+        path = os.path.join(directory, f"{runs[0]}.tour")
+        got = result(colony + args + ["--tour-out", path], mpi)
+        if got is None:
+            return None
+        with open(path) as handle:
+            return got["best"], handle.read(), got.get("members", [])
+
+    def same_tour(what, alone, spread, members):
+        if not alone or not spread:
+            return
+        if spread[:2] != alone[:2]:
+            fail(f"aco {what}: length {spread[0]!r}, alone {alone[0]!r}"
+                 f"{'' if spread[0] != alone[0] else ', another tour'}")
+        got = spread[2]
+        if len(got) != members or sum(m["units"] for m in got) != 17:
+            fail(f"aco {what}: members {got}")
+        print(f"ok: aco {what}: length {spread[0]!r} over "
+              f"{[(m['device'], m['rank'], m['units']) for m in got]}")
+
+    if len(pocl) >= 2:
+        pair = ",".join(pocl[:2])
+        same_tour("two PoCL devices", tour_run(["--device", pocl[0]]),
+                  tour_run(["--device", pair, "--spread"]), 2)
+        alone = tour_run(["--device", "ref"])
+        same_tour("ref and two PoCL devices, shares 1,2,3", alone,
+                  tour_run(["--device", "ref," + pair, "--spread",
+                            "--shares", "1,2,3"]), 3)
+        colonies = tour_run(["--device", pair, "--spread",
+                             "--spread-colonies", "5"])
+        if colonies and len(colonies[2]) == 2:
+            print(f"ok: aco colonies on two PoCL devices: {colonies[0]!r}")
+        elif colonies:
+            fail(f"aco colonies: members {colonies[2]}")
+    code, out, err = run(["run", "aco", "--spread-colonies", "3"])
+    if code != 2 or "--spread-colonies applies only with --spread" not in err:
+        fail(f"aco --spread-colonies alone: exit {code}, {err.strip()!r}")
+    if MPIRUN:
+        alone = tour_run(["--device", "ref"])
+        for ranks in (2, 3):
+            same_tour(f"{ranks} ranks on ref", alone,
+                      tour_run(["--device", "ref", "--spread"], ranks), ranks)
+    for name in os.listdir(directory):
+        os.remove(os.path.join(directory, name))
+    os.rmdir(directory)
+
+
+aco_checks()
 
 print(f"{'FAILED' if failures else 'passed'}: {failures} failures")
 sys.exit(1 if failures else 0)
