@@ -533,9 +533,7 @@ fail:
 
 /* ---- variable sizes ------------------------------------------------------ */
 
-/* Room for `count` items of `item` bytes in buffer, which then holds
- * count items (their bytes are the caller's to fill). */
-static ck_status buffer_hold(ck__exchange_buffer *buffer, size_t item,
+ck_status ck__exchange_buffer_hold(ck__exchange_buffer *buffer, size_t item,
                              size_t count) {
   if (item && count > SIZE_MAX / item)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "%zu items of %zu bytes", count,
@@ -558,7 +556,7 @@ static ck_status buffer_hold(ck__exchange_buffer *buffer, size_t item,
 /* Copies count items into buffer. */
 static ck_status buffer_fill(ck__exchange_buffer *buffer, size_t item,
                              const void *items, size_t count) {
-  ck_status status = buffer_hold(buffer, item, count);
+  ck_status status = ck__exchange_buffer_hold(buffer, item, count);
   if (status == CK_OK && count)
     memcpy(buffer->data, items, count * item);
   return status;
@@ -592,7 +590,7 @@ static ck_status sendrecv_items(ck__exchange *exchange, size_t item,
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "an exchange of %llu items between processes; at most 2^31 - 1",
             out > in ? out : in);
-  CK_TRY(buffer_hold(received, item, (size_t)in));
+  CK_TRY(ck__exchange_buffer_hold(received, item, (size_t)in));
   CK_TRY(item_type(item, &type));
   MPI_TRY(MPI_Sendrecv(send, (int)out, type, to, 73, received->data, (int)in,
                        type, from, 73, exchange->comm, MPI_STATUS_IGNORE));
@@ -662,7 +660,7 @@ ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
     if (member_counts)
       member_counts[m] = (size_t)every[m];
   }
-  status = buffer_hold(all, item, total);
+  status = ck__exchange_buffer_hold(all, item, total);
   unsigned char *out = all->data;
   for (size_t i = 0; status == CK_OK && i < local; ++i) {
     if (counts[i])

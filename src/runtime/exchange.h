@@ -129,6 +129,12 @@ typedef struct ck__exchange_buffer {
   size_t capacity;
 } ck__exchange_buffer;
 
+/* Room for count items of `item` bytes in buffer, which then holds count
+ * items (kept where it held them; the rest are the caller's to fill).
+ * Errors: CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__exchange_buffer_hold(ck__exchange_buffer *buffer, size_t item,
+                                   size_t count);
+
 /*
  * Members in a line, each sending to one neighbour: local member i
  * (member m) sends counts[i] items of `item` bytes from send[i] to member
