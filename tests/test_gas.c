@@ -3509,6 +3509,72 @@ static void spread_rdf(const ck_device *ref, const ck_device *ocl) {
   ck_gas_destroy(spread);
 }
 
+/*
+ * The workload spread over ref and the OpenCL device: every output
+ * written, the members in the result, the averages of one device's run,
+ * and a restart from its checkpoint spread over one member.
+ */
+static void spread_workload(const ck_device *ref, const ck_device *ocl) {
+  const ck_workload *w = NULL;
+  CHECK_OK(ck_workload_find("gas", &w));
+  ck_result *result = calloc(2, sizeof *result);
+  if (!w || !result) {
+    free(result);
+    return;
+  }
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  size_t count = ocl ? 2 : 1;
+  char files[5][600];
+  const char *names[5] = {"sw.rdf", "sw.xyz", "sw.csv", "sw.ckpt", "sw.png"};
+  for (int f = 0; f < 5; ++f) {
+    test_path_in(work_dir, names[f], files[f], sizeof files[f]);
+    remove(files[f]);
+  }
+  ck_param params[] = {
+      {"particles", "200"},        {"steps", "60"},      {"log-every", "20"},
+      {"neighbors", "verlet:0.3"}, {"rdf", files[0]},    {"rdf-every", "20"},
+      {"traj", files[1]},          {"traj-every", "30"}, {"thermo", files[2]},
+      {"checkpoint", files[3]},    {"png", files[4]},    {"png-size", "64"}};
+  size_t n = sizeof params / sizeof *params;
+  ck_spread spread = {.devices = devices, .device_count = count};
+  ck_run_options options = {.seed = 2, .spread = &spread};
+  CHECK_OK(test_workload_run(w, ref, params, n, &options, &result[0]));
+  ck_run_options alone = {.seed = 2};
+  CHECK_OK(test_workload_run(w, ref, params, n, &alone, &result[1]));
+  uint64_t held = 0;
+  for (size_t m = 0; m < result[0].member_count; ++m)
+    held += result[0].members[m].units;
+  CHECK_MSG(result[0].member_count == count && held == 200 &&
+                strcmp(result[0].member_units, "particles") == 0,
+            "the spread workload reports %zu members holding %llu %s",
+            result[0].member_count, (unsigned long long)held,
+            result[0].member_units);
+  double spread_e = NAN, alone_e = NAN;
+  CHECK_OK(ck_result_get_metric(&result[0], "total_energy", &spread_e));
+  CHECK_OK(ck_result_get_metric(&result[1], "total_energy", &alone_e));
+  CHECK_MSG(fabs(spread_e - alone_e) <= 1e-4,
+            "the spread workload's energy %.9g, one device's %.9g", spread_e,
+            alone_e);
+  for (int f = 0; f < 5; ++f) {
+    size_t size = 0;
+    char *bytes = test_read_file(files[f], &size);
+    CHECK_MSG(bytes && size > 0, "the spread workload wrote no %s", names[f]);
+    free(bytes);
+  }
+  ck_spread one = {.devices = devices, .device_count = 1};
+  ck_run_options restart = {.seed = 1, .spread = &one};
+  ck_param more[] = {
+      {"restart", files[3]}, {"steps", "10"}, {"log-every", "0"}};
+  CHECK_OK(test_workload_run(w, ref, more, 3, &restart, &result[0]));
+  double final_step = 0;
+  CHECK_OK(ck_result_get_metric(&result[0], "final_step", &final_step));
+  CHECK_MSG(final_step == 70 && result[0].member_count == 1,
+            "a spread restart ends at step %g over %zu members", final_step,
+            result[0].member_count);
+  test_results_release(result, 2);
+  free(result);
+}
+
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_forces(ref, ocl);
   spread_against_one(ref, ocl);
@@ -3517,6 +3583,7 @@ static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_checkpoints(ref, ocl);
   spread_refusals(ref, ocl);
   spread_rdf(ref, ocl);
+  spread_workload(ref, ocl);
 }
 
 int main(void) {
