@@ -373,10 +373,13 @@ static ck_status fit_device(ck__gas_spread *s, member *m, size_t i) {
   c.xyz_path = NULL;
   ck_gas_destroy(m->device);
   m->device = NULL;
+  s->run.queues[i] = NULL;
   ck_status status =
       ck__gas_member_create(&s->devices[i], &c, s->forms, &m->device);
-  if (status == CK_OK)
+  if (status == CK_OK) {
     m->device_capacity = capacity;
+    s->run.queues[i] = ck__gas_member_queue(m->device);
+  }
   return status;
 }
 
@@ -955,19 +958,12 @@ int ck__gas_spread_strips(const ck__gas_spread *s) {
 
 ck_status ck__gas_spread_finish(ck__gas_spread *s, double *kernel_s) {
   ck_status status = CK_OK;
-  double total = 0;
-  for (size_t i = 0; i < s->run.local; ++i) {
-    double seconds = 0;
-    if (!s->members[i].device)
-      continue;
-    ck_queue *queue = ck__gas_member_queue(s->members[i].device);
-    CK_TRY(ck_queue_finish(queue));
-    if (ck_queue_get_kernel_seconds(queue, &seconds) == CK_OK)
-      total += seconds;
-  }
-fail:
+  for (size_t i = 0; i < s->run.local; ++i)
+    if (s->run.queues[i])
+      CK_TRY(ck_queue_finish(s->run.queues[i]));
   if (kernel_s)
-    *kernel_s = total;
+    *kernel_s = ck__spread_kernel_seconds(&s->run);
+fail:
   return status;
 }
 
