@@ -11,13 +11,16 @@ in another order). Under MPIRUN (given where clkit is built with MPI) two
 and three ranks on ref must too, the GA's trace included, and an MLP over
 two; ranks that only the clock stops must stop together; a rank killed
 mid-run must end the others within 10 s, with a non-zero status and a
-message. Usage errors exit 2.
+message. Usage errors exit 2. A gas spread the same ways must give one
+device's energies and pressure, to rounding, and its checkpoint must
+restart on another number of ranks.
 """
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 CLKIT = sys.argv[1]
@@ -223,7 +226,6 @@ def aco_checks():
     """One ACO colony over two PoCL devices, over ref and them, and over
     MPI ranks on ref: the length and the tour of ref or one device alone.
     Colonies (--spread-colonies) run and report their members."""
-    import tempfile
     here = os.path.dirname(os.path.abspath(__file__))
     colony = ["run", "aco", os.path.join(here, "data", "tsplib", "a280.tsp"),
               "--ants", "17", "--iters", "20", "--ls", "2opt", "--ls-ants",
@@ -280,6 +282,50 @@ def aco_checks():
 
 
 aco_checks()
+
+
+# ---- the gas ------------------------------------------------------------
+
+GAS = ["run", "gas", "--particles", "400", "--steps", "200", "--equil",
+       "100", "--seed", "4", "--log-every", "0"]
+
+
+def gas_close(what, alone, spread, members):
+    """Averages of one device and of a spread run, to rounding: the runs
+    follow the same trajectory for these few hundred steps."""
+    if not alone or not spread:
+        return
+    figures, reference = spread, alone
+    for name, tolerance in (("potential_energy", 1e-3),
+                            ("total_energy", 1e-3), ("pressure", 1e-2),
+                            ("temperature", 1e-3)):
+        if abs(figures[name] - reference[name]) > tolerance:
+            fail(f"{what}: {name} {figures[name]!r}, alone "
+                 f"{reference[name]!r}")
+    got = spread.get("members", [])
+    if len(got) != members or sum(m["units"] for m in got) != 400:
+        fail(f"{what}: members {got}")
+    print(f"ok: {what}: potential {figures['potential_energy']!r} "
+          f"(alone {reference['potential_energy']!r}) over "
+          f"{[(m['device'], m['rank'], m['units']) for m in got]}")
+
+
+gas_alone = result(GAS + ["--device", "ref"])
+if len(pocl) >= 2:
+    gas_close("gas on two PoCL devices", gas_alone,
+              result(GAS + ["--device", ",".join(pocl[:2]), "--spread"]), 2)
+if MPIRUN:
+    with tempfile.TemporaryDirectory() as scratch:
+        saved = os.path.join(scratch, "gas.ckpt")
+        for ranks in (2, 3):
+            gas_close(f"gas over {ranks} ranks on ref", gas_alone,
+                      result(GAS + ["--device", "ref", "--spread",
+                                    "--checkpoint", saved], ranks), ranks)
+        # The checkpoint of 3 ranks goes on over 2, and on one device.
+        more = ["run", "gas", "--restart", saved, "--steps", "100",
+                "--log-every", "0", "--device", "ref"]
+        gas_close("gas restarted from 3 ranks on 2",
+                  result(more), result(more + ["--spread"], 2), 2)
 
 print(f"{'FAILED' if failures else 'passed'}: {failures} failures")
 sys.exit(1 if failures else 0)

@@ -426,8 +426,10 @@ static ck_status api_aco(const void *arg, double *value) {
   return status;
 }
 
-static ck_status api_gas(const void *arg, double *value) {
-  const char *path = arg;
+/* The gas API's calls, on ref, or spread over ref alone (spread not
+ * NULL: its slab's ghosts then come from itself). */
+static ck_status gas_calls(const char *path, const ck_spread *spread,
+                           double *value) {
   ck_gas_config config;
   ck_gas_config_init(&config);
   config.particles = 16;
@@ -436,9 +438,10 @@ static ck_status api_gas(const void *arg, double *value) {
   config.skin = 0.3;
   ck_gas *gas = NULL, *loaded = NULL;
   ck_gas_observables observables;
-  uint64_t counts[8];
+  uint64_t counts[8] = {0};
   double positions[32];
-  ck_status status = ck_gas_create(ref(), &config, &gas);
+  ck_status status = spread ? ck_gas_create_spread(spread, &config, &gas)
+                            : ck_gas_create(ref(), &config, &gas);
   if (status == CK_OK)
     status = ck_gas_step(gas, 3);
   if (status == CK_OK)
@@ -448,7 +451,8 @@ static ck_status api_gas(const void *arg, double *value) {
   if (status == CK_OK)
     status = ck_gas_save(gas, path);
   if (status == CK_OK)
-    status = ck_gas_load(ref(), path, &loaded);
+    status = spread ? ck_gas_load_spread(spread, path, &loaded)
+                    : ck_gas_load(ref(), path, &loaded);
   if (status == CK_OK)
     status = ck_gas_step(loaded, 1);
   if (status == CK_OK)
@@ -458,6 +462,15 @@ static ck_status api_gas(const void *arg, double *value) {
   ck_gas_destroy(loaded);
   ck_gas_destroy(gas);
   return status;
+}
+
+static ck_status api_gas(const void *arg, double *value) {
+  return gas_calls(arg, NULL, value);
+}
+
+static ck_status api_gas_spread(const void *arg, double *value) {
+  ck_spread spread = {.devices = ref(), .device_count = 1};
+  return gas_calls(arg, &spread, value);
 }
 
 typedef struct nn_paths {
@@ -980,6 +993,7 @@ int main(void) {
   sweep("aco API", api_aco, file);
   sweep("aco spread", api_aco_spread, NULL);
   sweep("gas API", api_gas, file);
+  sweep("gas spread API", api_gas_spread, file);
   const nn_paths nn_files = {images, model};
   sweep("nn API", api_nn, &nn_files);
   sweep("nn spread", api_nn_spread, &nn_files);

@@ -173,6 +173,67 @@ static void buffer_sums(void) {
   ck_device_set_free(&set);
 }
 
+/* Variable sizes: member m sends m % 3 + (forward ? 1 : 0) words each way
+ * (none at all for some), each naming it and the word's place; then each
+ * member's m % 3 words are gathered on every process. */
+static void varied(size_t local, const void *communicator) {
+  const char *names[MAX_LOCAL] = {"ref", "ocl:0.0", "ocl:0.1"};
+  ck__exchange *ex = NULL;
+  CHECK_OK(ck__exchange_create(local, names, communicator, &ex));
+  if (!ex)
+    return;
+  size_t members = ck__exchange_members(ex), first = ck__exchange_first(ex);
+  uint32_t words[MAX_LOCAL][4];
+  const void *send[MAX_LOCAL];
+  size_t counts[MAX_LOCAL];
+  ck__exchange_buffer received[MAX_LOCAL];
+  memset(received, 0, sizeof received);
+  for (int forward = 1; forward >= 0; --forward) {
+    for (size_t i = 0; i < local; ++i) {
+      size_t m = first + i;
+      counts[i] = m % 3 + (size_t)forward;
+      for (size_t k = 0; k < counts[i]; ++k)
+        words[i][k] = (uint32_t)(1000 * m + 10 * k + (size_t)forward);
+      send[i] = words[i];
+    }
+    CHECK_OK(ck__exchange_pass(ex, forward, sizeof(uint32_t), send, counts,
+                               received));
+    for (size_t i = 0; i < local; ++i) {
+      size_t m = first + i;
+      size_t from = forward ? (m + members - 1) % members : (m + 1) % members;
+      size_t expected = from % 3 + (size_t)forward;
+      const uint32_t *got = received[i].data;
+      CHECK_MSG(received[i].count == expected,
+                "member %zu, forward %d: %zu words from %zu, not %zu", m,
+                forward, received[i].count, from, expected);
+      for (size_t k = 0; k < received[i].count && k < expected; ++k)
+        CHECK_MSG(got[k] == 1000 * from + 10 * k + (size_t)forward,
+                  "member %zu, forward %d: word %zu is %u", m, forward, k,
+                  got[k]);
+    }
+  }
+  for (size_t i = 0; i < local; ++i)
+    counts[i] = (first + i) % 3;
+  ck__exchange_buffer all = {0};
+  size_t *each = calloc(members, sizeof *each);
+  CHECK_OK(ck__exchange_gather_items(ex, sizeof(uint32_t), send, counts, &all,
+                                     each));
+  size_t at = 0;
+  const uint32_t *got = all.data;
+  for (size_t m = 0; each && m < members; ++m) {
+    CHECK_MSG(each[m] == m % 3, "gathered %zu words of member %zu", each[m], m);
+    for (size_t k = 0; k < m % 3 && at < all.count; ++k, ++at)
+      CHECK_MSG(got[at] == 1000 * m + 10 * k, "gathered word %zu: %u", at,
+                got[at]);
+  }
+  CHECK_MSG(all.count == at, "gathered %zu words, not %zu", all.count, at);
+  free(each);
+  free(all.data);
+  for (size_t i = 0; i < local; ++i)
+    free(received[i].data);
+  ck__exchange_destroy(ex);
+}
+
 /* What a group refuses. */
 static void refusals(void) {
   const char *names[1] = {"ref"};
@@ -203,11 +264,15 @@ int main(int argc, char **argv) {
   if (communicator) {
     collectives((size_t)(rank % MAX_LOCAL) + 1, communicator);
     collectives(1, communicator);
+    varied((size_t)(rank % MAX_LOCAL) + 1, communicator);
+    varied(1, communicator);
   } else
 #endif
   {
-    for (size_t local = 1; local <= MAX_LOCAL; ++local)
+    for (size_t local = 1; local <= MAX_LOCAL; ++local) {
       collectives(local, communicator);
+      varied(local, communicator);
+    }
     refusals();
     buffer_sums();
   }

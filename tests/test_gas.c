@@ -798,6 +798,23 @@ static void free_flight(const ck_device *device) {
 
 /* ---- 3: NVE energy conservation ------------------------------------------ */
 
+/* The total energy's relative change over `blocks` blocks of 500 steps
+ * after 500 (the lattice melts in the first few hundred steps): the
+ * largest at a block's end, and the last. */
+static void drift_of(ck_gas *gas, int blocks, ck_gas_observables *start,
+                     ck_gas_observables *o, double *worst, double *end) {
+  CHECK_OK(ck_gas_step(gas, 500));
+  CHECK_OK(ck_gas_observe(gas, start));
+  *worst = *end = 0;
+  for (int block = 0; block < blocks; ++block) {
+    CHECK_OK(ck_gas_step(gas, 500));
+    CHECK_OK(ck_gas_observe(gas, o));
+    double change = (o->total - start->total) / fabs(start->total);
+    *worst = fmax(*worst, fabs(change));
+    *end = change;
+  }
+}
+
 static void energy_drift(const ck_device *device) {
   ck_gas_config c;
   ck_gas_config_init(&c); /* N 1024, rho 0.7, T 1, dt 0.005, rc 2.5 shifted */
@@ -805,18 +822,9 @@ static void energy_drift(const ck_device *device) {
   ck_gas *gas = make(device, &c, 0);
   if (!gas)
     return;
-  /* The lattice melts in the first few hundred steps; measure after. */
-  CHECK_OK(ck_gas_step(gas, 500));
   ck_gas_observables start, o;
-  CHECK_OK(ck_gas_observe(gas, &start));
   double worst = 0, end = 0;
-  for (int block = 0; block < 20; ++block) {
-    CHECK_OK(ck_gas_step(gas, 500));
-    CHECK_OK(ck_gas_observe(gas, &o));
-    double change = (o.total - start.total) / fabs(start.total);
-    worst = fmax(worst, fabs(change));
-    end = change;
-  }
+  drift_of(gas, 20, &start, &o, &worst, &end);
   /*
    * Velocity Verlet is symplectic: the energy error stays bounded (it
    * oscillates at O(dt^2) about a shadow energy) instead of growing. What
@@ -3122,6 +3130,462 @@ static void sparse(const ck_device *ref, const ck_device *ocl) {
   }
 }
 
+/* ---- a gas spread over devices --------------------------------------------
+ */
+
+/* A gas spread over `count` devices (shares NULL: equal slabs). */
+static ck_gas *make_spread(const ck_device *devices, size_t count,
+                           const double *shares, const ck_gas_config *config) {
+  ck_spread spread = {.devices = devices,
+                      .device_count = count,
+                      .shares = shares,
+                      .share_count = shares ? count : 0};
+  ck_gas *gas = NULL;
+  CHECK_OK(ck_gas_create_spread(&spread, config, &gas));
+  return gas;
+}
+
+/* Each member's particles (units), as a result reports them. */
+static size_t spread_units(ck_gas *gas, uint64_t *units, size_t capacity) {
+  ck_result r;
+  memset(&r, 0, sizeof r);
+  CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(gas), &r));
+  size_t count = r.member_count;
+  for (size_t m = 0; m < count && m < capacity; ++m)
+    units[m] = r.members[m].units;
+  CHECK_MSG(strcmp(r.member_units, "particles") == 0, "units: %s",
+            r.member_units);
+  ck_result_release(&r);
+  return count;
+}
+
+/*
+ * Slabs stay right as particles cross them: forces, energies, pressure
+ * and momentum against the test's all-pairs sums after every 40 steps of
+ * a hot gas, in both neighbour modes, periodic and between walls, on one
+ * member, on ref and the OpenCL device (equal slabs, and 2:1), and on the
+ * OpenCL device and ref; every particle is held once throughout.
+ */
+static void spread_forces(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  ck_device swapped[2] = {devices[1], devices[0]};
+  static const double two_to_one[2] = {2, 1};
+  struct {
+    const ck_device *devices;
+    size_t count;
+    const double *shares;
+    const char *name;
+  } sets[] = {{devices, 1, NULL, "ref alone"},
+              {devices, 2, NULL, "ref + OpenCL"},
+              {swapped, 2, two_to_one, "OpenCL + ref, 2:1"}};
+  size_t set_count = ocl ? 3 : 1;
+  for (size_t set = 0; set < set_count; ++set)
+    for (int mode = 0; mode < 2; ++mode)
+      for (int walls = 0; walls < 2; ++walls) {
+        ck_gas_config c;
+        ck_gas_config_init(&c);
+        c.particles = 200;
+        c.temperature = 2.0;
+        c.walls = walls;
+        c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
+        c.skin = 0.2;
+        ck_gas *gas = make_spread(sets[set].devices, sets[set].count,
+                                  sets[set].shares, &c);
+        if (!gas)
+          continue;
+        for (int round = 0; round <= 3; ++round) {
+          if (round)
+            CHECK_OK(ck_gas_step(gas, 40));
+          snapshot s;
+          if (!take(gas, &s))
+            break;
+          char what[160];
+          snprintf(what, sizeof what, "spread over %s, %s%s, step %d",
+                   sets[set].name, mode_name(c.neighbors),
+                   walls ? ", walls" : "", 40 * round);
+          check_against_brute(what, &s, 0, 2e-4, 1e-6);
+          uint64_t units[2] = {0, 0};
+          size_t members = spread_units(gas, units, 2);
+          CHECK_MSG(members == sets[set].count &&
+                        units[0] + (members > 1 ? units[1] : 0) == 200,
+                    "%s: %zu members hold %llu and %llu particles", what,
+                    members, (unsigned long long)units[0],
+                    (unsigned long long)units[1]);
+          snapshot_free(&s);
+        }
+        ck_gas_destroy(gas);
+      }
+}
+
+/*
+ * A spread runs as one device does, to float rounding: positions,
+ * velocities, energies and pressure after 30 steps, in both neighbour
+ * modes, periodic and between walls, with either thermostat (a
+ * particle's Langevin noise is drawn from its id wherever it is held;
+ * rescaling scales by the temperature of all members), on one member
+ * (ref) and on ref and the OpenCL device.
+ */
+static void spread_against_one(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  for (int variant = 0; variant < 12; ++variant) {
+    size_t members = variant < 6 ? 1 : 2;
+    if (members > 1 && !ocl)
+      break;
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 150;
+    c.seed = 5;
+    c.neighbors = variant % 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
+    c.skin = 0.3;
+    c.walls = variant % 6 == 2 || variant % 6 == 3;
+    if (variant % 6 == 4) {
+      c.thermostat = CK_GAS_LANGEVIN;
+      c.target_temperature = 1.5;
+    } else if (variant % 6 == 5) {
+      c.thermostat = CK_GAS_RESCALE;
+      c.target_temperature = 0.8;
+      c.rescale_every = 10;
+    }
+    char what[120];
+    snprintf(what, sizeof what, "%zu member%s, %s%s%s", members,
+             members > 1 ? "s" : "", mode_name(c.neighbors),
+             c.walls ? ", walls" : "",
+             variant % 6 == 4   ? ", Langevin"
+             : variant % 6 == 5 ? ", rescaling"
+                                : "");
+    ck_gas *alone = make(ref, &c, 0);
+    ck_gas *spread = make_spread(devices, members, NULL, &c);
+    snapshot a, b;
+    int have_a = 0, have_b = 0;
+    if (alone && spread) {
+      CHECK_OK(ck_gas_step(alone, 30));
+      CHECK_OK(ck_gas_step(spread, 30));
+      have_a = take(alone, &a);
+      have_b = take(spread, &b);
+    }
+    if (have_a && have_b) {
+      double dx = position_gap(&a, &b), dv = array_gap(a.v, b.v, 2 * a.n);
+      printf("%s: positions within %.3g, velocities within %.3g, E %.9f "
+             "vs %.9f\n",
+             what, dx, dv, a.o.total, b.o.total);
+      /* Float and double on one device part by 5e-6 and 6e-5 here. */
+      CHECK_MSG(dx <= 1e-4 && dv <= 1e-3,
+                "%s: positions differ by %.3g, velocities by %.3g", what, dx,
+                dv);
+      CHECK_MSG(fabs(a.o.potential - b.o.potential) <= 1e-5 &&
+                    fabs(a.o.kinetic - b.o.kinetic) <= 1e-5 &&
+                    fabs(a.o.pressure - b.o.pressure) <= 1e-4 &&
+                    a.o.step == 30 && b.o.step == 30,
+                "%s: potential %.9g vs %.9g, kinetic %.9g vs %.9g, pressure "
+                "%.9g vs %.9g",
+                what, a.o.potential, b.o.potential, a.o.kinetic, b.o.kinetic,
+                a.o.pressure, b.o.pressure);
+    }
+    if (have_a)
+      snapshot_free(&a);
+    if (have_b)
+      snapshot_free(&b);
+    ck_gas_destroy(alone);
+    ck_gas_destroy(spread);
+  }
+}
+
+/*
+ * Particles cross slabs both ways, and the periodic edges across x and
+ * y, in free flight (none within rc of another): each ends where x + v t
+ * puts it, held by the member of its slab.
+ */
+static void spread_crossings(const ck_device *ref, const ck_device *ocl) {
+  static const double x[] = {9.95, 2, 10.05, 6, 19.95, 10, 0.05, 14, 5, 19.95};
+  static const double v[] = {1, 0, -1, 0.3, 1, 0, -1, 0, 0, 1};
+  char path[600];
+  test_path_in(work_dir, "crossings.xyz", path, sizeof path);
+  CHECK(write_xyz(path, 5, 20, 20, x, v) == 0);
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  for (int mode = 0; mode < 2; ++mode) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
+    c.skin = 0.3;
+    ck_gas *gas = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+    if (!gas)
+      continue;
+    CHECK_OK(ck_gas_step(gas, 100));
+    double at[10], speed[10];
+    CHECK_OK(ck_gas_get_particles(gas, at, speed));
+    for (size_t k = 0; k < 10; ++k) {
+      double expected = x[k] + 100 * c.dt * v[k];
+      expected -= 20 * floor(expected / 20);
+      CHECK_MSG(fabs(at[k] - expected) <= 1e-9 && speed[k] == v[k],
+                "%s: particle %zu, coordinate %zu at %.12g (v %g), not "
+                "%.12g",
+                mode_name(c.neighbors), k / 2, k % 2, at[k], speed[k],
+                expected);
+    }
+    /* Slab 0 holds B, C and E at the end, slab 1 A and D. */
+    uint64_t units[2] = {0, 0};
+    size_t members = spread_units(gas, units, 2);
+    CHECK_MSG(members == 1 || (units[0] == 3 && units[1] == 2),
+              "%s: the slabs hold %llu and %llu particles, not 3 and 2",
+              mode_name(c.neighbors), (unsigned long long)units[0],
+              (unsigned long long)units[1]);
+    ck_gas_destroy(gas);
+  }
+}
+
+/*
+ * NVE over slabs conserves the energy as one device does (energy_drift
+ * says how the bound was set): 400 particles on ref and the OpenCL
+ * device, 4000 steps after 500 of melting.
+ */
+static void spread_energy_drift(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 400;
+  ck_gas *gas = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+  if (!gas)
+    return;
+  ck_gas_observables start, o;
+  double worst = 0, end = 0;
+  drift_of(gas, 8, &start, &o, &worst, &end);
+  const double bound = 1e-3;
+  printf("NVE drift spread over %zu devices: E %.6f per particle; |E_end - "
+         "E_start| / |E| = %.3g, worst %.3g over 4000 steps (bound %.0e); "
+         "|P| %.3g\n",
+         ocl ? (size_t)2 : (size_t)1, start.total, fabs(end), worst, bound,
+         hypot(o.momentum_x, o.momentum_y));
+  CHECK_MSG(fabs(end) <= bound && worst <= bound,
+            "spread NVE energy drifted by %.3g (worst %.3g) of |E| = %.6f", end,
+            worst, fabs(start.total));
+  CHECK_MSG(hypot(o.momentum_x, o.momentum_y) <= 1e-3,
+            "spread NVE momentum %.3g, %.3g", o.momentum_x, o.momentum_y);
+  ck_gas_destroy(gas);
+}
+
+/*
+ * Checkpoints cross the number of devices: one written spread over ref
+ * and the OpenCL device loads on one device and spread over one member,
+ * and all three continue alike (to float rounding, grown over 20 steps);
+ * one written on one device loads spread.
+ */
+static void spread_checkpoints(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  size_t count = ocl ? 2 : 1;
+  char path[600], alone_path[600];
+  test_path_in(work_dir, "spread.ckpt", path, sizeof path);
+  test_path_in(work_dir, "alone.ckpt", alone_path, sizeof alone_path);
+  for (int mode = 0; mode < 2; ++mode) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 200;
+    c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
+    c.skin = 0.3;
+    c.thermostat = mode ? CK_GAS_LANGEVIN : CK_GAS_NVE;
+    c.target_temperature = 1.2;
+    ck_spread one = {.devices = devices, .device_count = 1};
+    ck_spread both = {.devices = devices, .device_count = count};
+    ck_gas *spread = make_spread(devices, count, NULL, &c);
+    ck_gas *loaded = NULL, *respread = NULL;
+    if (!spread)
+      continue;
+    CHECK_OK(ck_gas_step(spread, 40));
+    CHECK_OK(ck_gas_save(spread, path));
+    CHECK_OK(ck_gas_load(ref, path, &loaded));
+    CHECK_OK(ck_gas_load_spread(&one, path, &respread));
+    ck_gas *runs[3] = {spread, loaded, respread};
+    snapshot s[3];
+    int have[3] = {0, 0, 0};
+    for (int r = 0; r < 3; ++r)
+      if (runs[r]) {
+        CHECK_OK(ck_gas_step(runs[r], 20));
+        have[r] = take(runs[r], &s[r]);
+      }
+    for (int r = 1; r < 3; ++r) {
+      if (!have[0] || !have[r])
+        continue;
+      double dx = position_gap(&s[0], &s[r]);
+      CHECK_MSG(dx <= 1e-3 && s[r].o.step == 60 &&
+                    fabs(s[0].o.total - s[r].o.total) <= 1e-4,
+                "%s: the checkpoint %s continues %.3g away, E %.9g vs %.9g "
+                "at step %llu",
+                mode_name(c.neighbors),
+                r == 1 ? "loaded on ref" : "loaded spread", dx, s[r].o.total,
+                s[0].o.total, (unsigned long long)s[r].o.step);
+    }
+    /* And back: one device's checkpoint, spread. */
+    ck_gas *back = NULL;
+    if (loaded) {
+      CHECK_OK(ck_gas_save(loaded, alone_path));
+      CHECK_OK(ck_gas_load_spread(&both, alone_path, &back));
+    }
+    snapshot t;
+    if (back && take(back, &t)) {
+      if (have[1])
+        CHECK_MSG(position_gap(&t, &s[1]) <= 1e-6 &&
+                      fabs(t.o.total - s[1].o.total) <= 1e-5,
+                  "%s: one device's checkpoint loaded spread is %.3g away",
+                  mode_name(c.neighbors), position_gap(&t, &s[1]));
+      snapshot_free(&t);
+    }
+    for (int r = 0; r < 3; ++r) {
+      if (have[r])
+        snapshot_free(&s[r]);
+      ck_gas_destroy(runs[r]);
+    }
+    ck_gas_destroy(back);
+  }
+}
+
+/* What a spread refuses: all pairs, the soft-log model, slabs narrower
+ * than rc + skin. */
+static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  ck_spread spread = {.devices = devices, .device_count = 1};
+  ck_gas_config c;
+  ck_gas *gas = NULL;
+  ck_gas_config_init(&c);
+  c.neighbors = CK_GAS_ALL_PAIRS;
+  expect_failure(ck_gas_create_spread(&spread, &c, &gas), CK_ERROR_UNSUPPORTED,
+                 "neighbors", "spread all pairs");
+  c.model = CK_GAS_SOFT_LOG;
+  expect_failure(ck_gas_create_spread(&spread, &c, &gas), CK_ERROR_UNSUPPORTED,
+                 "model", "spread soft-log");
+  CHECK(gas == NULL);
+  if (!ocl)
+    return;
+  /* 100 particles at 0.7: a box of 12; shares 1:5 leave a slab of 2. */
+  static const double shares[2] = {1, 5};
+  ck_spread uneven = {.devices = devices,
+                      .device_count = 2,
+                      .shares = shares,
+                      .share_count = 2};
+  ck_gas_config_init(&c);
+  c.particles = 100;
+  expect_failure(ck_gas_create_spread(&uneven, &c, &gas),
+                 CK_ERROR_INVALID_ARGUMENT, "rc + skin", "a narrow slab");
+  CHECK(gas == NULL);
+}
+
+/* The spread halves of the RDF: the pairs a spread bins are those one
+ * device bins, to a few at bin edges. */
+static void spread_rdf(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 300;
+  c.neighbors = CK_GAS_VERLET;
+  c.skin = 0.3;
+  ck_gas *alone = make(ref, &c, 0);
+  ck_gas *spread = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+  if (!alone || !spread) {
+    ck_gas_destroy(alone);
+    ck_gas_destroy(spread);
+    return;
+  }
+  CHECK_OK(ck_gas_step(alone, 20));
+  CHECK_OK(ck_gas_step(spread, 20));
+  uint64_t a[50] = {0}, b[50] = {0}, total_a = 0, total_b = 0, off = 0;
+  CHECK_OK(ck_gas_accumulate_rdf(alone, 50, c.rc, a));
+  CHECK_OK(ck_gas_accumulate_rdf(spread, 50, c.rc, b));
+  for (int k = 0; k < 50; ++k) {
+    total_a += a[k];
+    total_b += b[k];
+    off += a[k] > b[k] ? a[k] - b[k] : b[k] - a[k];
+  }
+  printf("RDF spread: %llu pairs, %llu alone; %llu binned apart\n",
+         (unsigned long long)total_b, (unsigned long long)total_a,
+         (unsigned long long)off);
+  CHECK_MSG(total_a > 1000 && off <= 4,
+            "spread RDF: %llu pairs vs %llu, %llu apart",
+            (unsigned long long)total_b, (unsigned long long)total_a,
+            (unsigned long long)off);
+  uint64_t wide[4] = {0};
+  expect_failure(ck_gas_accumulate_rdf(spread, 4, 1.01 * c.rc, wide),
+                 CK_ERROR_INVALID_ARGUMENT, "spread over devices",
+                 "a spread RDF past rc");
+  ck_gas_destroy(alone);
+  ck_gas_destroy(spread);
+}
+
+/*
+ * The workload spread over ref and the OpenCL device: every output
+ * written, the members in the result, the averages of one device's run,
+ * and a restart from its checkpoint spread over one member.
+ */
+static void spread_workload(const ck_device *ref, const ck_device *ocl) {
+  const ck_workload *w = NULL;
+  CHECK_OK(ck_workload_find("gas", &w));
+  ck_result *result = calloc(2, sizeof *result);
+  if (!w || !result) {
+    free(result);
+    return;
+  }
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  size_t count = ocl ? 2 : 1;
+  char files[5][600];
+  const char *names[5] = {"sw.rdf", "sw.xyz", "sw.csv", "sw.ckpt", "sw.png"};
+  for (int f = 0; f < 5; ++f) {
+    test_path_in(work_dir, names[f], files[f], sizeof files[f]);
+    remove(files[f]);
+  }
+  ck_param params[] = {
+      {"particles", "200"},        {"steps", "60"},      {"log-every", "20"},
+      {"neighbors", "verlet:0.3"}, {"rdf", files[0]},    {"rdf-every", "20"},
+      {"traj", files[1]},          {"traj-every", "30"}, {"thermo", files[2]},
+      {"checkpoint", files[3]},    {"png", files[4]},    {"png-size", "64"}};
+  size_t n = sizeof params / sizeof *params;
+  ck_spread spread = {.devices = devices, .device_count = count};
+  ck_run_options options = {.seed = 2, .spread = &spread};
+  CHECK_OK(test_workload_run(w, ref, params, n, &options, &result[0]));
+  ck_run_options alone = {.seed = 2};
+  CHECK_OK(test_workload_run(w, ref, params, n, &alone, &result[1]));
+  uint64_t held = 0;
+  for (size_t m = 0; m < result[0].member_count; ++m)
+    held += result[0].members[m].units;
+  CHECK_MSG(result[0].member_count == count && held == 200 &&
+                strcmp(result[0].member_units, "particles") == 0,
+            "the spread workload reports %zu members holding %llu %s",
+            result[0].member_count, (unsigned long long)held,
+            result[0].member_units);
+  double spread_e = NAN, alone_e = NAN;
+  CHECK_OK(ck_result_get_metric(&result[0], "total_energy", &spread_e));
+  CHECK_OK(ck_result_get_metric(&result[1], "total_energy", &alone_e));
+  CHECK_MSG(fabs(spread_e - alone_e) <= 1e-4,
+            "the spread workload's energy %.9g, one device's %.9g", spread_e,
+            alone_e);
+  for (int f = 0; f < 5; ++f) {
+    size_t size = 0;
+    char *bytes = test_read_file(files[f], &size);
+    CHECK_MSG(bytes && size > 0, "the spread workload wrote no %s", names[f]);
+    free(bytes);
+  }
+  ck_spread one = {.devices = devices, .device_count = 1};
+  ck_run_options restart = {.seed = 1, .spread = &one};
+  ck_param more[] = {
+      {"restart", files[3]}, {"steps", "10"}, {"log-every", "0"}};
+  CHECK_OK(test_workload_run(w, ref, more, 3, &restart, &result[0]));
+  double final_step = 0;
+  CHECK_OK(ck_result_get_metric(&result[0], "final_step", &final_step));
+  CHECK_MSG(final_step == 70 && result[0].member_count == 1,
+            "a spread restart ends at step %g over %zu members", final_step,
+            result[0].member_count);
+  test_results_release(result, 2);
+  free(result);
+}
+
+static void spread_gas(const ck_device *ref, const ck_device *ocl) {
+  spread_forces(ref, ocl);
+  spread_against_one(ref, ocl);
+  spread_crossings(ref, ocl);
+  spread_energy_drift(ref, ocl);
+  spread_checkpoints(ref, ocl);
+  spread_refusals(ref, ocl);
+  spread_rdf(ref, ocl);
+  spread_workload(ref, ocl);
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -3194,6 +3658,8 @@ int main(void) {
   SECTION("NULL arguments");
   sparse(ref, ocl);
   SECTION("sparse systems");
+  spread_gas(ref, ocl);
+  SECTION("spread over devices");
   workload(ref, ocl);
   const ck_workload *gas_workload = NULL;
   if (ck_workload_find("gas", &gas_workload) == CK_OK)

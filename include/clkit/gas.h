@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "clkit/device.h"
+#include "clkit/spread.h"
 #include "clkit/status.h"
 
 #ifdef __cplusplus
@@ -231,6 +232,37 @@ ck_status ck_gas_save(ck_gas *gas, const char *path);
  * device without double precision; as ck_gas_create().
  */
 ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
+
+/*
+ * ck_gas_create_spread - ck_gas_create over several devices, and over the
+ * processes of an MPI communicator (clkit/spread.h): the box is cut into
+ * slabs along x, one a device, in proportion to the spread's shares (else
+ * equally); each holds its particles and ghost copies of its neighbours'
+ * within rc + skin of its borders, and particles that cross a border move
+ * to their new holder (docs/scale-out.md). Observables, pressure and the
+ * RDF match one device's within round-off and statistical error.
+ * Every call on the gas is then collective: each process of the spread
+ * makes it, in the same order. ck_gas_get_particles and
+ * ck_gas_get_forces fill the arrays on every process; ck_gas_save writes
+ * the file from rank 0 alone, a checkpoint that ck_gas_load and
+ * ck_gas_load_spread (on any number of devices) take.
+ * Takes: spread (read during the call); config and gas as ck_gas_create.
+ * Returns: as ck_gas_create; CK_ERROR_UNSUPPORTED for the soft-log model
+ * or all pairs (naming the field); CK_ERROR_INVALID_ARGUMENT for a slab
+ * narrower than rc + skin, or a bad spread; CK_ERROR_EXCHANGE.
+ */
+ck_status ck_gas_create_spread(const ck_spread *spread,
+                               const ck_gas_config *config, ck_gas **gas);
+
+/*
+ * ck_gas_load_spread - ck_gas_load over a spread's devices: the checkpoint
+ * of any run, on one device or spread over any number, continues on
+ * these (within round-off of the saved run, not bit for bit). Rank 0
+ * reads the file and sends it to the others. Collective.
+ * Returns: as ck_gas_load and ck_gas_create_spread.
+ */
+ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
+                             ck_gas **gas);
 
 /* ck_gas_describe - the configuration in use (box resolved), copied into
  * config; its xyz_path is NULL.

@@ -39,12 +39,19 @@ struct ck_gas {
   ck__gas_steps merged_steps; /* native steps over the base's */
   ck_gas_config config;
   uint64_t step;
+  /* A gas spread over devices (gas_spread.c), or NULL: its members hold
+   * the particles, and this state holds no buffers. */
+  ck__gas_spread *spread;
 };
 
 CK__STEPS_TABLE(ck__gas_steps, 9);
 
 gas_state *ck__gas_state(ck_gas *gas) {
   return &gas->state;
+}
+
+ck__gas_spread *ck__gas_spread_of(ck_gas *gas) {
+  return gas->spread;
 }
 
 ck_status ck_gas_config_init(ck_gas_config *config) {
@@ -194,7 +201,7 @@ static ck_status place_lattice(const ck_gas_config *config,
   return CK_OK;
 }
 
-static double degrees_of_freedom(const ck_gas_config *config) {
+double ck__gas_degrees_of_freedom(const ck_gas_config *config) {
   double dof = 2.0 * (double)config->particles;
   /* Periodic NVE and rescaling keep the total momentum at zero. */
   if (!config->walls && config->thermostat != CK_GAS_LANGEVIN &&
@@ -224,7 +231,7 @@ static void draw_velocities(const ck_gas_config *config, double *velocities) {
     kinetic += 0.5 * velocities[k] * velocities[k];
   }
   double measured =
-      kinetic > 0 ? 2.0 * kinetic / degrees_of_freedom(config) : 0;
+      kinetic > 0 ? 2.0 * kinetic / ck__gas_degrees_of_freedom(config) : 0;
   double scale = measured > 0 ? sqrt(config->temperature / measured) : 0;
   for (size_t k = 0; k < 2 * n; ++k)
     velocities[k] *= scale;
@@ -302,7 +309,7 @@ static void set_constants(const ck_device *device, ck_gas *gas,
   state->seed = config->seed;
   pair_constants(config, state);
   state->target_temperature = config->target_temperature;
-  state->degrees_of_freedom = degrees_of_freedom(config);
+  state->degrees_of_freedom = ck__gas_degrees_of_freedom(config);
   double damping = exp(-config->gamma * config->dt);
   state->langevin_damping = damping;
   state->langevin_noise =
@@ -567,6 +574,62 @@ fail:
   return status;
 }
 
+/* The configuration c (the caller's copy) checked and resolved: the XYZ
+ * file's particles and box read into frame (the caller's), the box from
+ * the density. *box_option names the field that set the box. With
+ * temperature_given set, a file with velocities refuses the temperature,
+ * which it would leave unused. */
+static ck_status resolve_start(ck_gas_config *c, int temperature_given,
+                               ck__gas_frame *frame, const char **box_option) {
+  ck_status status = CK_OK;
+  if (c->xyz_path)
+    CK_TRY(read_start_file(c, temperature_given, frame));
+  CK_TRY(check_config(c));
+  *box_option = c->box_x != 0 || c->box_y != 0 ? "box_x" : "density";
+  CK_TRY(ck__gas_resolve_box(c));
+  CK_TRY(check_cutoff_fits(c));
+fail:
+  return status;
+}
+
+/* The starting positions and velocities (2 N each, allocated here; the
+ * caller frees them): the XYZ file's frame, or the lattice and velocities
+ * drawn at the temperature. */
+static ck_status start_particles(const ck_gas_config *c,
+                                 const ck__gas_frame *frame,
+                                 const char *box_option, int double_precision,
+                                 double **positions, double **velocities) {
+  ck_status status = CK_OK;
+  size_t n = c->particles;
+  *positions = malloc(2 * n * sizeof **positions);
+  *velocities = malloc(2 * n * sizeof **velocities);
+  if (!*positions || !*velocities)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
+  if (frame->positions) {
+    CK_TRY(
+        start_from_frame(c, frame, double_precision, *positions, *velocities));
+  } else {
+    CK_TRY(place_lattice(c, box_option, *positions));
+    draw_velocities(c, *velocities);
+  }
+fail:
+  return status;
+}
+
+/* A gas with its configuration and forms, nothing built yet; NULL when
+ * out of memory. */
+static ck_gas *new_gas(const ck_gas_config *config, ck__gas_forms forms) {
+  ck_gas *gas = calloc(1, sizeof *gas);
+  if (!gas)
+    return NULL;
+  gas->config = *config;
+  gas->state.tiles = forms.tiles;
+  gas->state.strips_request = forms.strips;
+  gas->state.sort_request = forms.sort;
+  gas->state.fine_cells = forms.fine_cells;
+  return gas;
+}
+
 /* With temperature_given set, a file with velocities refuses the
  * temperature, which it would leave unused. */
 static ck_status create_gas(const ck_device *device,
@@ -586,36 +649,17 @@ static ck_status create_gas(const ck_device *device,
       !device->has_fp64)
     return ck__fail(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
                     device->id);
-  gas = calloc(1, sizeof *gas);
+  gas = new_gas(config, forms);
   if (!gas)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  gas->config = *config;
-  gas->state.tiles = forms.tiles;
-  gas->state.strips_request = forms.strips;
-  gas->state.sort_request = forms.sort;
-  gas->state.fine_cells = forms.fine_cells;
   ck_gas_config *c = &gas->config;
-  if (c->xyz_path)
-    CK_TRY(read_start_file(c, temperature_given, &frame));
-  CK_TRY(check_config(c));
-  const char *box_option = c->box_x != 0 || c->box_y != 0 ? "box_x" : "density";
-  CK_TRY(ck__gas_resolve_box(c));
-  CK_TRY(check_cutoff_fits(c));
+  const char *box_option = NULL;
+  CK_TRY(resolve_start(c, temperature_given, &frame, &box_option));
   /* The device's buffers first: a system that cannot fit fails there,
    * before the host holds its starting state. */
   CK_TRY(build_state(device, gas, double_precision));
-  size_t n = c->particles;
-  positions = malloc(2 * n * sizeof *positions);
-  velocities = malloc(2 * n * sizeof *velocities);
-  if (!positions || !velocities)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
-  if (frame.positions) {
-    CK_TRY(
-        start_from_frame(c, &frame, double_precision, positions, velocities));
-  } else {
-    CK_TRY(place_lattice(c, box_option, positions));
-    draw_velocities(c, velocities);
-  }
+  CK_TRY(start_particles(c, &frame, box_option, double_precision, &positions,
+                         &velocities));
   CK_TRY(start(gas, positions, velocities));
   *result = gas;
   gas = NULL;
@@ -640,10 +684,163 @@ ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
   return create_gas(device, config, 0, CK__GAS_FORMS_BY_DEVICE, 0, gas);
 }
 
+/* ---- spread runs ---------------------------------------------------------
+ *
+ * A spread gas is a ck_gas whose members (gas_spread.c) hold the
+ * particles; each member computes its forces on a device state of its
+ * own, made and driven by the functions below.
+ */
+
+ck_status ck__gas_member_create(const ck_device *device,
+                                const ck_gas_config *config,
+                                ck__gas_forms forms, ck_gas **member) {
+  ck_status status = CK_OK;
+  ck_gas *gas = new_gas(config, forms);
+  *member = NULL;
+  if (!gas)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(build_state(device, gas, 0));
+  *member = gas;
+  gas = NULL;
+fail:
+  ck_gas_destroy(gas);
+  return status;
+}
+
+ck_status ck__gas_member_forces(ck_gas *member, size_t count,
+                                const double *positions, const uint32_t *ids,
+                                int with_energy) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  if (count > member->config.particles)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu particles given %zu",
+                    member->config.particles, count);
+  state->particles = (uint32_t)count;
+  if (count == 0)
+    return CK_OK;
+  CK_TRY(ck__reals_write(state->queue, state->position, state->double_precision,
+                         positions, 2 * count));
+  if (ids) {
+    CK_TRY(ck_buffer_write(state->queue, state->id, 0, 4 * count, ids,
+                           CK_BLOCKING, NULL));
+    CK_TRY(member->steps->neighbors(state, 1));
+  }
+  state->with_energy = with_energy;
+  state->kick_step = 0;
+  state->ahead = 0;
+  CK_TRY(member->steps->forces(state));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_read(ck_gas *member, uint32_t *ids, double *forces,
+                              double *energies, double *virials,
+                              uint32_t *overflow) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  size_t n = state->particles;
+  int real = state->double_precision;
+  if (n == 0)
+    return CK_OK;
+  if (ids)
+    CK_TRY(ck_buffer_read(state->queue, state->id, 0, 4 * n, ids, CK_BLOCKING,
+                          NULL));
+  CK_TRY(ck__reals_read(state->queue, state->force, real, forces, 2 * n));
+  if (energies)
+    CK_TRY(ck__reals_read(state->queue, state->energy, real, energies, n));
+  if (virials)
+    CK_TRY(ck__reals_read(state->queue, state->virial, real, virials, n));
+  if (overflow && state->neighbors == CK_GAS_VERLET) {
+    uint32_t flags[2];
+    CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
+                          CK_BLOCKING, NULL));
+    *overflow = flags[1];
+  }
+fail:
+  return status;
+}
+
+ck_queue *ck__gas_member_queue(ck_gas *member) {
+  return member->state.queue;
+}
+
+/* A spread gas: the wrapper over the spread's members (taken over, and
+ * destroyed on failure), which start from positions and velocities (id
+ * order) at `step`. */
+static ck_status wrap_spread(ck__gas_spread *spread, const ck_gas_config *c,
+                             uint64_t step, ck__gas_forms forms,
+                             const double *positions, const double *velocities,
+                             ck_gas **result) {
+  ck_status status = CK_OK;
+  ck_gas *gas = calloc(1, sizeof *gas);
+  if (!gas) {
+    ck__gas_spread_destroy(spread);
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  gas->spread = spread;
+  gas->config = *c;
+  gas->config.xyz_path = NULL;
+  gas->step = step;
+  gas->state.box_x = c->box_x;
+  gas->state.box_y = c->box_y;
+  gas->state.particles = (uint32_t)c->particles;
+  gas->state.dt = c->dt;
+  gas->state.neighbors = c->neighbors;
+  gas->state.rc = c->rc;
+  gas->state.degrees_of_freedom = ck__gas_degrees_of_freedom(c);
+  CK_TRY(ck__gas_spread_start(spread, &gas->config, step, forms, positions,
+                              velocities));
+  gas->state.strips = ck__gas_spread_strips(spread);
+  *result = gas;
+  gas = NULL;
+fail:
+  ck_gas_destroy(gas);
+  return status;
+}
+
+ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
+                                      const ck_gas_config *config,
+                                      ck__gas_forms forms,
+                                      int temperature_given, ck_gas **gas) {
+  ck_status status = CK_OK;
+  double *positions = NULL, *velocities = NULL;
+  ck__gas_frame frame = {0};
+  CK__REQUIRE_IN("ck_gas_create_spread", spread);
+  CK__REQUIRE_IN("ck_gas_create_spread", config);
+  CK__REQUIRE_IN("ck_gas_create_spread", gas);
+  *gas = NULL;
+  ck_gas_config c = *config;
+  const char *box_option = NULL;
+  CK_TRY(resolve_start(&c, temperature_given, &frame, &box_option));
+  CK_TRY(ck__gas_spread_check(&c));
+  CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
+  ck__gas_spread *members = NULL;
+  CK_TRY(ck__gas_spread_begin(spread, &members));
+  CK_TRY(wrap_spread(members, &c, 0, forms, positions, velocities, gas));
+fail:
+  free(positions);
+  free(velocities);
+  ck__gas_frame_free(&frame);
+  return status;
+}
+
+ck_status ck_gas_create_spread(const ck_spread *spread,
+                               const ck_gas_config *config, ck_gas **gas) {
+  return ck__gas_create_spread_tuned(spread, config, CK__GAS_FORMS_BY_DEVICE, 0,
+                                     gas);
+}
+
 ck_status ck_gas_step(ck_gas *gas, uint64_t steps) {
   ck_status status = CK_OK;
   CK__REQUIRE(gas);
   gas_state *state = &gas->state;
+  if (gas->spread) {
+    status = ck__gas_spread_step(gas->spread, steps);
+    /* The steps done, whatever the spread reports. */
+    gas->step = ck__gas_spread_steps(gas->spread);
+    return status;
+  }
   const ck__gas_steps *backend = gas->steps;
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = gas->step + 1;
@@ -681,17 +878,20 @@ ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables) {
   CK__REQUIRE(observables);
   gas_state *state = &gas->state;
   double sums[5];
-  CK_TRY(gas->steps->reduce(state, sums));
-  if (state->neighbors == CK_GAS_VERLET) {
-    uint32_t flags[2];
-    CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
-                          CK_BLOCKING, NULL));
-    if (flags[1])
-      CK_FAIL(CK_ERROR_DEVICE,
-              "a Verlet list overflowed its %u neighbours; the results are "
-              "wrong: use a smaller skin or cell lists",
-              state->list_capacity);
+  uint32_t flags[2] = {0, 0}, capacity = state->list_capacity;
+  if (gas->spread) {
+    CK_TRY(ck__gas_spread_sums(gas->spread, sums, &flags[1], &capacity));
+  } else {
+    CK_TRY(gas->steps->reduce(state, sums));
+    if (state->neighbors == CK_GAS_VERLET)
+      CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
+                            CK_BLOCKING, NULL));
   }
+  if (flags[1])
+    CK_FAIL(CK_ERROR_DEVICE,
+            "a Verlet list overflowed its %u neighbours; the results are "
+            "wrong: use a smaller skin or cell lists",
+            capacity);
   double n = state->particles, area = state->box_x * state->box_y;
   memset(observables, 0, sizeof *observables);
   observables->step = gas->step;
@@ -740,6 +940,9 @@ ck_status ck_gas_get_particles(ck_gas *gas, double *positions,
                                double *velocities) {
   ck_status status = CK_OK;
   CK__REQUIRE(gas);
+  if (gas->spread)
+    return ck__gas_spread_particles(gas->spread, positions, velocities, NULL,
+                                    NULL, NULL);
   if (positions)
     CK_TRY(read_by_id(gas, gas->state.position, positions));
   if (velocities)
@@ -751,6 +954,9 @@ fail:
 ck_status ck_gas_get_forces(ck_gas *gas, double *forces) {
   CK__REQUIRE(gas);
   CK__REQUIRE(forces);
+  if (gas->spread)
+    return ck__gas_spread_particles(gas->spread, NULL, NULL, forces, NULL,
+                                    NULL);
   return read_by_id(gas, gas->state.force, forces);
 }
 
@@ -784,16 +990,18 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
   double reach =
       state->neighbors == CK_GAS_ALL_PAIRS
           ? 0.5 * (state->box_x < state->box_y ? state->box_x : state->box_y)
-      : state->neighbors == CK_GAS_VERLET
+      : state->neighbors == CK_GAS_VERLET || gas->spread
           ? state->rc
           : fmin(1.0 / state->cell_inverse_x, 1.0 / state->cell_inverse_y);
   if (range > reach * (1 + 1e-12))
     return ck__fail(
         CK_ERROR_INVALID_ARGUMENT,
         "ck_gas_accumulate_rdf: the range %g is beyond what this run can see "
-        "(%g: a cell's width, rc with Verlet lists, or half the box with all "
-        "pairs)",
+        "(%g: a cell's width, rc with Verlet lists or spread over devices, "
+        "or half the box with all pairs)",
         range, reach);
+  if (gas->spread)
+    return ck__gas_spread_rdf(gas->spread, bins, range, counts);
   if (state->rdf_bins != bins) {
     ck_buffer_destroy(state->rdf_counts);
     state->rdf_counts = NULL;
@@ -973,20 +1181,112 @@ fail:
   return status;
 }
 
+/* A checkpoint's header: magic, version, real size, step, configuration
+ * and the forms the run used. */
+static void put_header(ck__byte_writer *b, uint32_t real_size, uint64_t step,
+                       const ck_gas_config *config, int tiles, int strips) {
+  ck__bytes_put(b, checkpoint_magic, 8);
+  ck__bytes_put_u32(b, CHECKPOINT_VERSION);
+  ck__bytes_put_u32(b, real_size);
+  ck__bytes_put_u64(b, step);
+  put_config(b, config);
+  ck__bytes_put_u32(b, tiles ? 1u : 0u);
+  ck__bytes_put_u32(b, strips ? 1u : 0u);
+}
+
+/* Saves the checkpoint in b, whose `count` particle buffers begin at
+ * offsets: unless loading would refuse it (a particle thrown out of the
+ * box by a step too large, before the energy shows it), so that it
+ * cannot replace the last checkpoint a run could restart from. state
+ * gives the particles' count, real size, box and neighbour mode. */
+static ck_status save_checked(ck__byte_writer *b, const char *path,
+                              const gas_state *state, const size_t *offsets,
+                              size_t count, uint64_t step) {
+  ck_status status = CK_OK;
+  if (!b->failed) {
+    const uint8_t *at[8] = {0};
+    for (size_t i = 0; i < count; ++i)
+      at[i] = b->bytes + offsets[i];
+    status = check_saved_particles(path, state, at[0], at[1], at[2], at[3],
+                                   at[4], at[5], at[6]);
+    if (status == CK_ERROR_PARSE)
+      CK_FAIL_PREFIX(CK_ERROR_MISMATCH,
+                     "not writing the checkpoint of step %llu, which a run "
+                     "could not restart from (the time step may be too "
+                     "large): ",
+                     (unsigned long long)step);
+    CK_TRY(status);
+  }
+  CK_TRY(ck__bytes_save(b, path));
+fail:
+  return status;
+}
+
+/* A spread gas's checkpoint, as one device writes its own: the particles
+ * gathered in id order (every process takes part; rank 0 writes), in
+ * single precision, as the members compute; Verlet mode's reference
+ * positions are the current ones, which a loaded run builds its lists
+ * from. Every process returns rank 0's outcome. */
+static ck_status save_spread(ck_gas *gas, const char *path) {
+  ck_status status = CK_OK;
+  ck__byte_writer b = {0};
+  size_t n = gas->config.particles;
+  double *arrays[5] = {0};
+  size_t lengths[5] = {2 * n, 2 * n, 2 * n, n, n};
+  for (int a = 0; a < 5; ++a)
+    if (!(arrays[a] = malloc(lengths[a] * sizeof(double))))
+      status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+  /* The gather is collective: every process goes on to it, or none. */
+  status = ck__gas_spread_agree(gas->spread, status);
+  if (status == CK_OK)
+    status = ck__gas_spread_particles(gas->spread, arrays[0], arrays[1],
+                                      arrays[2], arrays[3], arrays[4]);
+  if (status == CK_OK && ck__gas_spread_rank(gas->spread) == 0) {
+    gas_state shape = {0};
+    shape.particles = (uint32_t)n;
+    shape.real_size = sizeof(float);
+    shape.box_x = gas->config.box_x;
+    shape.box_y = gas->config.box_y;
+    shape.neighbors = gas->config.neighbors;
+    put_header(&b, sizeof(float), gas->step, &gas->config, 0,
+               ck__gas_spread_strips(gas->spread));
+    size_t offsets[8];
+    /* positions, velocities, forces, energies, virials, ids, and for
+     * Verlet the reference positions (the current ones) and the flags */
+    int order[7] = {0, 1, 2, 3, 4, -1, 0};
+    size_t count = gas->config.neighbors == CK_GAS_VERLET ? 8 : 6;
+    for (size_t i = 0; i < count; ++i) {
+      offsets[i] = b.size;
+      if (i == 5)
+        for (size_t k = 0; k < n; ++k)
+          ck__bytes_put_u32(&b, (uint32_t)k);
+      else if (i == 7)
+        for (size_t k = 0; k < CHECKPOINT_FLAGS_BYTES / 4; ++k)
+          ck__bytes_put_u32(&b, 0);
+      else
+        for (size_t k = 0; k < lengths[order[i]]; ++k)
+          ck__bytes_put_f32(&b, (float)arrays[order[i]][k]);
+    }
+    status = save_checked(&b, path, &shape, offsets, count, gas->step);
+  }
+  status = ck__gas_spread_agree(gas->spread, status);
+  for (int a = 0; a < 5; ++a)
+    free(arrays[a]);
+  ck__bytes_free(&b);
+  return status;
+}
+
 ck_status ck_gas_save(ck_gas *gas, const char *path) {
   ck_status status = CK_OK;
   ck__byte_writer b = {0};
   uint8_t *raw = NULL;
   CK__REQUIRE(gas);
   CK__REQUIRE(path);
+  if (gas->spread)
+    return save_spread(gas, path);
   gas_state *state = &gas->state;
-  ck__bytes_put(&b, checkpoint_magic, 8);
-  ck__bytes_put_u32(&b, CHECKPOINT_VERSION);
-  ck__bytes_put_u32(&b, (uint32_t)state->real_size);
-  ck__bytes_put_u64(&b, gas->step);
-  put_config(&b, &gas->config);
-  ck__bytes_put_u32(&b, state->local_tiles ? 1u : 0u);
-  ck__bytes_put_u32(&b, state->strips ? 1u : 0u);
+  put_header(&b, (uint32_t)state->real_size, gas->step, &gas->config,
+             state->local_tiles, state->strips);
   ck_buffer *buffers[8];
   size_t sizes[8], offsets[8] = {0};
   size_t count = checkpoint_buffers(state, buffers, sizes);
@@ -1003,59 +1303,84 @@ ck_status ck_gas_save(ck_gas *gas, const char *path) {
     free(raw);
     raw = NULL;
   }
-  /* A state that loading would refuse (a particle thrown out of the box
-   * by a step too large, before the energy shows it) is not written, so
-   * that it cannot replace the last checkpoint a run could restart from. */
-  if (!b.failed) {
-    const uint8_t *at[8] = {0};
-    for (size_t i = 0; i < count; ++i)
-      at[i] = b.bytes + offsets[i];
-    status = check_saved_particles(path, state, at[0], at[1], at[2], at[3],
-                                   at[4], at[5], at[6]);
-    if (status == CK_ERROR_PARSE)
-      CK_FAIL_PREFIX(CK_ERROR_MISMATCH,
-                     "not writing the checkpoint of step %llu, which a run "
-                     "could not restart from (the time step may be too "
-                     "large): ",
-                     (unsigned long long)gas->step);
-    CK_TRY(status);
-  }
-  CK_TRY(ck__bytes_save(&b, path));
+  CK_TRY(save_checked(&b, path, state, offsets, count, gas->step));
 fail:
   free(raw);
   ck__bytes_free(&b);
   return status;
 }
 
+/* Element k of n of a saved array, as its slot s in the loaded order
+ * (slot_of maps ids to the saved slots), into out: bytes each. */
+static void permute_saved(const uint8_t *saved, size_t bytes, size_t n,
+                          const uint32_t *ids, const uint32_t *slot_of,
+                          uint8_t *out) {
+  for (size_t s = 0; s < n; ++s)
+    memcpy(out + s * bytes, saved + (size_t)slot_of[ids[s]] * bytes, bytes);
+}
+
 /* The loaded state's neighbour structure, built again as the saved run
- * had it. Cells mode: the cells of the current positions (sorting them
- * again moves nothing). Verlet mode: the rebuild's, from the reference
- * positions: they go through the rebuild in the positions' place (in
- * slot order already, so it moves nothing), then the current positions
- * and the flags are put back. */
-static ck_status rebuild_loaded(ck_gas *gas, const uint8_t *positions,
-                                const uint8_t *reference,
-                                const uint8_t *flags) {
+ * had it. Cells mode: the cells of the current positions. Verlet mode:
+ * the rebuild's, from the reference positions: they go through the
+ * rebuild in the positions' place, then the current positions and the
+ * flags are put back. A run's own checkpoint is in slot order already,
+ * and the sort moves nothing; one in another order (a spread run's, in
+ * id order) moves, and the forces, energies, virials and Verlet mode's
+ * current positions then follow their particles by id. saved: the
+ * checkpoint's buffers (checkpoint_buffers). */
+static ck_status rebuild_loaded(ck_gas *gas, const uint8_t *const *saved) {
   ck_status status = CK_OK;
   gas_state *state = &gas->state;
-  size_t bytes = 2 * (size_t)state->particles * state->real_size;
-  if (state->neighbors == CK_GAS_CELLS)
-    return gas->steps->neighbors(state, 1);
-  if (state->neighbors != CK_GAS_VERLET)
+  size_t n = state->particles, real = state->real_size;
+  size_t bytes = 2 * n * real;
+  uint32_t *ids = NULL, *slot_of = NULL;
+  uint8_t *moved = NULL;
+  int verlet = state->neighbors == CK_GAS_VERLET;
+  if (state->neighbors == CK_GAS_ALL_PAIRS)
     return CK_OK;
-  CK_TRY(ck_buffer_write(state->queue, state->position, 0, bytes, reference,
-                         CK_BLOCKING, NULL));
+  if (verlet)
+    CK_TRY(ck_buffer_write(state->queue, state->position, 0, bytes, saved[6],
+                           CK_BLOCKING, NULL));
   CK_TRY(gas->steps->neighbors(state, 1));
-  CK_TRY(ck_buffer_write(state->queue, state->position, 0, bytes, positions,
-                         CK_BLOCKING, NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, CHECKPOINT_FLAGS_BYTES,
-                         flags, CK_BLOCKING, NULL));
+  ids = malloc(n * sizeof *ids);
+  slot_of = malloc(n * sizeof *slot_of);
+  moved = malloc(bytes);
+  if (!ids || !slot_of || !moved)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(ck_buffer_read(state->queue, state->id, 0, 4 * n, ids, CK_BLOCKING,
+                        NULL));
+  int same = 1;
+  for (size_t s = 0; s < n; ++s) {
+    slot_of[ck__get_u32(saved[5] + 4 * s)] = (uint32_t)s;
+    same = same && ids[s] == ck__get_u32(saved[5] + 4 * s);
+  }
+  if (verlet) {
+    if (!same)
+      permute_saved(saved[0], 2 * real, n, ids, slot_of, moved);
+    CK_TRY(ck_buffer_write(state->queue, state->position, 0, bytes,
+                           same ? saved[0] : moved, CK_BLOCKING, NULL));
+    CK_TRY(ck_buffer_write(state->queue, state->flags, 0,
+                           CHECKPOINT_FLAGS_BYTES, saved[7], CK_BLOCKING,
+                           NULL));
+  }
+  if (same)
+    goto fail;
+  ck_buffer *follow[] = {state->force, state->energy, state->virial};
+  size_t sizes[] = {2 * real, real, real};
+  for (int a = 0; a < 3; ++a) {
+    permute_saved(saved[2 + a], sizes[a], n, ids, slot_of, moved);
+    CK_TRY(ck_buffer_write(state->queue, follow[a], 0, sizes[a] * n, moved,
+                           CK_BLOCKING, NULL));
+  }
 fail:
+  free(ids);
+  free(slot_of);
+  free(moved);
   return status;
 }
 
 /* A checkpoint's frame: its magic, its version, its size and checksum,
- * and a real size the device can hold. */
+ * and a real size the device (where not NULL) can hold. */
 static ck_status check_checkpoint(const ck_device *device, const char *path,
                                   const uint8_t *in, size_t size,
                                   uint32_t *version, uint32_t *real_size) {
@@ -1081,7 +1406,8 @@ static ck_status check_checkpoint(const ck_device *device, const char *path,
   if (*real_size != 4 && *real_size != 8)
     CK_FAIL(CK_ERROR_PARSE, "%s: real size %u", path, *real_size);
   /* As ck_gas_create() refuses double precision where the device has none. */
-  if (*real_size == 8 && device->backend != CK_BACKEND_REF && !device->has_fp64)
+  if (device && *real_size == 8 && device->backend != CK_BACKEND_REF &&
+      !device->has_fp64)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "%s: a double-precision checkpoint; device %s has no double "
             "precision",
@@ -1188,18 +1514,19 @@ fail:
   return status;
 }
 
-/* The particle state, from byte at of in (size bytes, the checksum last),
- * onto the loaded state's buffers, checked, with the neighbour structure
- * built again. */
-static ck_status upload_saved(const char *path, const uint8_t *in, size_t size,
-                              size_t at, uint32_t version, ck_gas *loaded) {
+/* The particle state of a checkpoint, from byte at of in (size bytes,
+ * the checksum last), checked: saved[i] points at buffer i of
+ * checkpoint_buffers (sizes[i] bytes; count of them), for state's
+ * particles, precision, box and neighbour mode. */
+static ck_status locate_saved(const char *path, const uint8_t *in, size_t size,
+                              size_t at, uint32_t version, gas_state *state,
+                              const uint8_t **saved, size_t *sizes,
+                              size_t *count) {
   ck_status status = CK_OK;
-  gas_state *state = &loaded->state;
   ck_buffer *buffers[8];
-  size_t sizes[8];
-  size_t count = checkpoint_buffers(state, buffers, sizes);
+  *count = checkpoint_buffers(state, buffers, sizes);
   size_t needed = 0, skipped = 0;
-  for (size_t i = 0; i < count; ++i)
+  for (size_t i = 0; i < *count; ++i)
     needed += sizes[i];
   /* Version 1 Verlet files hold the lists and their counts (4 (capacity
    * + 1) bytes a particle) between the reference positions and the
@@ -1208,22 +1535,59 @@ static ck_status upload_saved(const char *path, const uint8_t *in, size_t size,
       size - 32 - at > needed)
     skipped = size - 32 - at - needed;
   if (size - 32 - at != needed + skipped ||
-      skipped % (4 * (size_t)loaded->config.particles) != 0)
+      skipped % (4 * (size_t)state->particles) != 0)
     CK_FAIL(CK_ERROR_PARSE,
-            "%s: %zu bytes of particle state where %zu particles need %zu",
-            path, size - 32 - at, loaded->config.particles, needed);
-  const uint8_t *saved[8] = {0};
-  for (size_t i = 0; i < count; ++i) {
+            "%s: %zu bytes of particle state where %u particles need %zu", path,
+            size - 32 - at, state->particles, needed);
+  for (size_t i = 0; i < *count; ++i) {
     if (i == 7)
       at += skipped;
     saved[i] = in + at;
-    CK_TRY(ck_buffer_write(state->queue, buffers[i], 0, sizes[i], in + at,
-                           CK_BLOCKING, NULL));
     at += sizes[i];
   }
   CK_TRY(check_saved_particles(path, state, saved[0], saved[1], saved[2],
                                saved[3], saved[4], saved[5], saved[6]));
-  CK_TRY(rebuild_loaded(loaded, saved[0], saved[6], saved[7]));
+fail:
+  return status;
+}
+
+/* The particle state, from byte at of in (size bytes, the checksum last),
+ * onto the loaded state's buffers, checked, with the neighbour structure
+ * built again. */
+static ck_status upload_saved(const char *path, const uint8_t *in, size_t size,
+                              size_t at, uint32_t version, ck_gas *loaded) {
+  ck_status status = CK_OK;
+  gas_state *state = &loaded->state;
+  ck_buffer *buffers[8];
+  const uint8_t *saved[8] = {0};
+  size_t sizes[8], count = 0;
+  CK_TRY(
+      locate_saved(path, in, size, at, version, state, saved, sizes, &count));
+  checkpoint_buffers(state, buffers, sizes);
+  for (size_t i = 0; i < count; ++i)
+    CK_TRY(ck_buffer_write(state->queue, buffers[i], 0, sizes[i], saved[i],
+                           CK_BLOCKING, NULL));
+  CK_TRY(rebuild_loaded(loaded, saved));
+fail:
+  return status;
+}
+
+/* A checkpoint's frame (check_checkpoint; device may be NULL), then its
+ * step, configuration and forms into *loaded (made here; the caller
+ * destroys it), judged as ck_gas_create() judges one; *at is the byte
+ * after them. */
+static ck_status open_checkpoint(const ck_device *device, const char *path,
+                                 const uint8_t *in, size_t size,
+                                 ck_gas **loaded, uint32_t *version,
+                                 uint32_t *real_size, size_t *at) {
+  ck_status status = CK_OK;
+  CK_TRY(check_checkpoint(device, path, in, size, version, real_size));
+  *loaded = calloc(1, sizeof **loaded);
+  if (!*loaded)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(read_saved_config(path, in, *version, *loaded, at));
+  CK_TRY(check_saved_config(path, &(*loaded)->config, size - 32 - *at,
+                            *real_size));
 fail:
   return status;
 }
@@ -1241,13 +1605,9 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
                              checkpoint_magic, 8, &bytes, &size));
   const uint8_t *in = (const uint8_t *)bytes;
   uint32_t version = 0, real_size = 0;
-  CK_TRY(check_checkpoint(device, path, in, size, &version, &real_size));
-  loaded = calloc(1, sizeof *loaded);
-  if (!loaded)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   size_t at = 0;
-  CK_TRY(read_saved_config(path, in, version, loaded, &at));
-  CK_TRY(check_saved_config(path, &loaded->config, size - 32 - at, real_size));
+  CK_TRY(open_checkpoint(device, path, in, size, &loaded, &version, &real_size,
+                         &at));
   /* The state's own checks (the Verlet lists' length, from the density
    * and the range) judge the file's configuration too. */
   status = build_state(device, loaded, real_size == 8);
@@ -1263,9 +1623,95 @@ fail:
   return status;
 }
 
+/* A checkpoint's bytes, read by rank 0 and sent to every process. */
+static ck_status read_shared(ck__gas_spread *spread, const char *path,
+                             char **bytes, size_t *size) {
+  ck_status status = CK_OK;
+  uint64_t shared = 0;
+  if (ck__gas_spread_rank(spread) == 0)
+    status = ck__file_read_bytes(path, ck__file_binary_max_bytes(),
+                                 checkpoint_magic, 8, bytes, size);
+  CK_TRY(ck__gas_spread_agree(spread, status));
+  shared = *size;
+  CK_TRY(ck__gas_spread_broadcast(spread, &shared, sizeof shared));
+  if (ck__gas_spread_rank(spread) != 0) {
+    *size = (size_t)shared;
+    *bytes = malloc(*size ? *size : 1);
+  }
+  CK_TRY(ck__gas_spread_agree(
+      spread, *bytes
+                  ? CK_OK
+                  : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                             "%s: out of memory for %zu bytes", path, *size)));
+  CK_TRY(ck__gas_spread_broadcast(spread, *bytes, *size));
+fail:
+  return status;
+}
+
+ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
+                             ck_gas **gas) {
+  ck_status status = CK_OK;
+  char *bytes = NULL;
+  size_t size = 0;
+  ck_gas *loaded = NULL;
+  ck__gas_spread *members = NULL;
+  double *positions = NULL, *velocities = NULL;
+  CK__REQUIRE_IN("ck_gas_load_spread", spread);
+  CK__REQUIRE_IN("ck_gas_load_spread", path);
+  CK__REQUIRE_IN("ck_gas_load_spread", gas);
+  *gas = NULL;
+  CK_TRY(ck__gas_spread_begin(spread, &members));
+  CK_TRY(read_shared(members, path, &bytes, &size));
+  /* Every process judges the same bytes alike. */
+  const uint8_t *in = (const uint8_t *)bytes;
+  uint32_t version = 0, real_size = 0;
+  size_t at = 0;
+  CK_TRY(open_checkpoint(NULL, path, in, size, &loaded, &version, &real_size,
+                         &at));
+  ck_gas_config *c = &loaded->config;
+  gas_state *shape = &loaded->state;
+  shape->particles = (uint32_t)c->particles;
+  shape->real_size = real_size;
+  shape->box_x = c->box_x;
+  shape->box_y = c->box_y;
+  shape->neighbors = c->neighbors;
+  const uint8_t *saved[8] = {0};
+  size_t sizes[8], count = 0;
+  CK_TRY(
+      locate_saved(path, in, size, at, version, shape, saved, sizes, &count));
+  status = ck__gas_spread_check(c);
+  if (status)
+    CK_FAIL_PREFIX(status, "%s: ", path);
+  size_t n = c->particles;
+  positions = malloc(2 * n * sizeof *positions);
+  velocities = malloc(2 * n * sizeof *velocities);
+  if (!positions || !velocities)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
+  for (size_t k = 0; k < n; ++k) {
+    size_t id = ck__get_u32(saved[5] + 4 * k);
+    for (int d = 0; d < 2; ++d) {
+      positions[2 * id + d] = saved_real(saved[0], 2 * k + d, real_size);
+      velocities[2 * id + d] = saved_real(saved[1], 2 * k + d, real_size);
+    }
+  }
+  ck__gas_forms forms = {shape->tiles, shape->strips_request, -1, 0};
+  ck__gas_spread *taken = members;
+  members = NULL;
+  CK_TRY(
+      wrap_spread(taken, c, loaded->step, forms, positions, velocities, gas));
+fail:
+  ck__gas_spread_destroy(members);
+  ck_gas_destroy(loaded);
+  free(bytes);
+  free(positions);
+  free(velocities);
+  return status;
+}
+
 ck_status ck_gas_destroy(ck_gas *gas) {
   if (!gas)
     return CK_OK;
+  ck__gas_spread_destroy(gas->spread);
   gas_state *state = &gas->state;
   if (gas->steps && state->queue)
     gas->steps->teardown(state);

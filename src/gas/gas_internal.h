@@ -17,6 +17,8 @@
 #include "ck_gas.h"
 #include "clkit/clkit.h"
 #include "clkit/gas.h"
+#include "clkit/spread.h"
+#include "clkit/workload.h"
 #include "runtime/runtime.h"
 
 typedef struct gas_state gas_state;
@@ -209,5 +211,92 @@ enum {
   CK__GAS_FIELDS
 };
 extern const ck__field ck__gas_fields[CK__GAS_FIELDS];
+
+/* ---- spread runs (gas_spread.c) ------------------------------------------
+ *
+ * A gas spread over devices: the box is cut into slabs along x, one a
+ * member, each holding its particles and ghost copies of its neighbours'
+ * within reach of its borders. Calls marked collective are made by every
+ * process of the spread, in the same order.
+ */
+typedef struct ck__gas_spread ck__gas_spread;
+
+/* The configurations a spread runs: Lennard-Jones with cells or Verlet
+ * lists. Others: CK_ERROR_UNSUPPORTED naming the field. */
+ck_status ck__gas_spread_check(const ck_gas_config *config);
+/* The members of this process, and the exchange among all (collective).
+ * Nothing is dealt yet. */
+ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made);
+/* Deals the particles (positions and velocities, id order, of the
+ * resolved config) to the slabs at `step`, and computes their first
+ * forces (collective). Errors name a slab narrower than rc + skin. */
+ck_status ck__gas_spread_start(ck__gas_spread *spread,
+                               const ck_gas_config *config, uint64_t step,
+                               ck__gas_forms forms, const double *positions,
+                               const double *velocities);
+/* `steps` velocity-Verlet steps (collective). */
+ck_status ck__gas_spread_step(ck__gas_spread *spread, uint64_t steps);
+/* The step the members reached. */
+uint64_t ck__gas_spread_steps(const ck__gas_spread *spread);
+/* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
+ * a member's Verlet list overflowed its capacity (collective). */
+ck_status ck__gas_spread_sums(ck__gas_spread *spread, double sums[5],
+                              uint32_t *overflowed, uint32_t *capacity);
+/* Every particle's position (in the box), velocity, force, energy and
+ * virial in id order, on every process; NULL skips one (collective). */
+ck_status ck__gas_spread_particles(ck__gas_spread *spread, double *positions,
+                                   double *velocities, double *forces,
+                                   double *energies, double *virials);
+/* Adds the pair histogram of ck_gas_accumulate_rdf (range at most rc)
+ * over all members to counts (collective). */
+ck_status ck__gas_spread_rdf(ck__gas_spread *spread, size_t bins, double range,
+                             uint64_t *counts);
+/* Each process's status, agreed (collective): the first failure for all;
+ * the process that failed keeps its own message. */
+ck_status ck__gas_spread_agree(ck__gas_spread *spread, ck_status status);
+/* Member 0's bytes to every process (collective). */
+ck_status ck__gas_spread_broadcast(ck__gas_spread *spread, void *data,
+                                   size_t size);
+/* This process's rank (0 alone). */
+int ck__gas_spread_rank(const ck__gas_spread *spread);
+/* 1 when this process's first member computes forces from strips. */
+int ck__gas_spread_strips(const ck__gas_spread *spread);
+/* Waits for every member's queue; their kernel seconds, summed. */
+ck_status ck__gas_spread_finish(ck__gas_spread *spread, double *kernel_s);
+/* The members in a result: owned particles and times (collective). */
+ck_status ck__gas_spread_report(ck__gas_spread *spread, ck_result *result);
+void ck__gas_spread_destroy(ck__gas_spread *spread);
+/* The spread behind a gas, or NULL. */
+ck__gas_spread *ck__gas_spread_of(ck_gas *gas);
+
+/* ck_gas_create_spread with the forms chosen and temperature_given as
+ * ck__gas_create_tuned. */
+ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
+                                      const ck_gas_config *config,
+                                      ck__gas_forms forms,
+                                      int temperature_given, ck_gas **gas);
+
+/* A member's device state (gas.c): forces only, for up to
+ * config->particles particles in a box with walls (config's box), where
+ * ghost copies stand for periodic images. */
+ck_status ck__gas_member_create(const ck_device *device,
+                                const ck_gas_config *config,
+                                ck__gas_forms forms, ck_gas **member);
+/* Queues count positions (2 count reals, in the member's box) and their
+ * forces; with ids (count words) the particles are new: they are sorted
+ * by cell first (and Verlet lists built), else they keep the slots of
+ * the last sort. */
+ck_status ck__gas_member_forces(ck_gas *member, size_t count,
+                                const double *positions, const uint32_t *ids,
+                                int with_energy);
+/* Reads what the last ck__gas_member_forces made, in slot order: the ids
+ * (NULL skips), forces, energies and virials (NULL skips), and the
+ * Verlet overflow flag (NULL skips). */
+ck_status ck__gas_member_read(ck_gas *member, uint32_t *ids, double *forces,
+                              double *energies, double *virials,
+                              uint32_t *overflow);
+ck_queue *ck__gas_member_queue(ck_gas *member);
+/* The degrees of freedom of a configuration's particles. */
+double ck__gas_degrees_of_freedom(const ck_gas_config *config);
 
 #endif /* CK_GAS_INTERNAL_H */

@@ -488,6 +488,18 @@ fail:
   return status;
 }
 
+/* Waits for the gas's devices (a spread's every member); kernel_s, where
+ * not NULL, gets their kernel seconds so far. */
+static ck_status finish(ck_gas *gas, double *kernel_s) {
+  if (ck__gas_spread_of(gas))
+    return ck__gas_spread_finish(ck__gas_spread_of(gas), kernel_s);
+  ck_queue *queue = ck__gas_state(gas)->queue;
+  ck_status status = ck_queue_finish(queue);
+  if (status == CK_OK && kernel_s)
+    ck_queue_get_kernel_seconds(queue, kernel_s);
+  return status;
+}
+
 /* A run's loop over the gas (ck__loop_run): chunks of steps that end
  * where something is due, and, after each, what is due at the step
  * reached: a log line, a sample of the averages, the RDF, a trajectory
@@ -496,6 +508,7 @@ typedef struct gas_loop {
   ck_gas *gas;
   const gas_job *job;
   const ck_run_options *options;
+  int writes; /* 0 on the ranks of a spread run but the first */
   ck__gas_trajectory *trajectory; /* NULL without --traj */
   ck__gas_thermo *thermo;         /* NULL without --thermo */
   ck__history *samples;
@@ -557,7 +570,8 @@ static ck_status gas_due_work(void *self, uint64_t since,
     CK_TRY(status);
     ++run->rdf_samples;
   }
-  if (run->trajectory && since % job->traj_every == 0) {
+  /* Every rank of a spread run gathers the frame; the first writes it. */
+  if (job->traj && since % job->traj_every == 0) {
     CK_TRY(ck_gas_observe(gas, o));
     CK_TRY(write_frame(gas, run->trajectory, NULL, 0, o));
   }
@@ -583,8 +597,7 @@ static uint64_t gas_due(void *self, uint64_t since) {
   uint64_t step = begin + since, next = UINT64_MAX;
   uint64_t periods[] = {job->log_every, job->traj_every, job->checkpoint_every};
   for (int p = 0; p < 3; ++p)
-    if (periods[p] && (p != 1 || run->trajectory) &&
-        (p != 2 || job->checkpoint)) {
+    if (periods[p] && (p != 1 || job->traj) && (p != 2 || job->checkpoint)) {
       uint64_t due = begin + (since / periods[p] + 1) * periods[p];
       next = due < next ? due : next;
     }
@@ -617,10 +630,10 @@ static ck_status open_outputs(gas_loop *run, gas_job *job,
     if (!run->rdf)
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  if (job->traj)
+  if (job->traj && run->writes)
     CK_TRY_OUTPUT("traj", ck__gas_trajectory_open(job->traj, !c->walls,
                                                   &run->trajectory));
-  if (job->thermo)
+  if (job->thermo && run->writes)
     CK_TRY_OUTPUT("thermo", ck__gas_thermo_open(job->thermo, &run->thermo));
   /* The samples grow as the run makes them, up to the history's limit,
    * past which adjacent entries are paired into their means (block_average
@@ -662,7 +675,7 @@ static ck_status run_steps(gas_loop *run, const ck_run_options *options,
   ck__loop_outcome outcome;
   double run_started = ck__seconds();
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  CK_TRY(ck_queue_finish(ck__gas_state(run->gas)->queue));
+  CK_TRY(finish(run->gas, NULL));
   *run_s = ck__seconds() - run_started;
 fail:
   return status;
@@ -689,9 +702,10 @@ static ck_status close_outputs(gas_loop *run, const ck_gas_config *c) {
   if (job->png) {
     ck_gas_observables o;
     CK_TRY(ck_gas_observe(gas, &o));
-    CK_TRY(write_frame(gas, NULL, job->png, job->png_size, &o));
+    CK_TRY(write_frame(gas, NULL, run->writes ? job->png : NULL, job->png_size,
+                       &o));
   }
-  if (run->rdf)
+  if (run->rdf && run->writes)
     CK_TRY_OUTPUT("rdf",
                   ck__gas_rdf_write(job->rdf, job->rdf_bins, job->rdf_range,
                                     run->rdf, run->rdf_samples, c->particles,
@@ -779,21 +793,28 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
     return status;
   run.most = job.steps / job.sample_every + 2;
   double started = ck__seconds();
-  if (job.restart)
+  int temperature_given = ck__param_find(params, count, "T") != NULL;
+  const ck_spread *spread = options ? options->spread : NULL;
+  if (spread && job.restart)
+    CK_TRY(ck_gas_load_spread(spread, job.restart, &gas));
+  else if (spread)
+    CK_TRY(ck__gas_create_spread_tuned(spread, &job.config, job.forms,
+                                       temperature_given, &gas));
+  else if (job.restart)
     CK_TRY(ck_gas_load(device, job.restart, &gas));
   else
     CK_TRY(ck__gas_create_tuned(device, &job.config, 0, job.forms,
-                                ck__param_find(params, count, "T") != NULL,
-                                &gas));
+                                temperature_given, &gas));
   run.gas = gas;
+  /* A spread run's outputs are written once, by rank 0. */
+  run.writes = ck__gas_spread_rank(ck__gas_spread_of(gas)) == 0;
   ck_gas_config c;
   ck_gas_describe(gas, &c);
   result->seed = c.seed; /* a checkpoint's own, on a restart */
   /* The run's times leave the setup out (its kernel builds and first
    * forces), as every workload's do: the result gives it as setup_s. */
   double kernel_at_setup = 0;
-  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
-  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &kernel_at_setup);
+  CK_TRY(finish(gas, &kernel_at_setup));
   double setup_s = ck__seconds() - started;
   CK_TRY(open_outputs(&run, &job, &c));
   double run_s = 0;
@@ -801,11 +822,12 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   CK_TRY(close_outputs(&run, &c));
   /* kernel_s over wall_s's span: from the setup's end to the last frame
    * and checkpoint, whose kernels a read after the step loop missed. */
-  CK_TRY(ck_queue_finish(ck__gas_state(gas)->queue));
-  ck_queue_get_kernel_seconds(ck__gas_state(gas)->queue, &result->kernel_s);
+  CK_TRY(finish(gas, &result->kernel_s));
   result->kernel_s -= kernel_at_setup;
   result->wall_s = ck__seconds() - started - setup_s;
   report_gas(&run, &c, run_s, setup_s, result);
+  if (ck__gas_spread_of(gas))
+    CK_TRY(ck__gas_spread_report(ck__gas_spread_of(gas), result));
 fail:
   if (run.trajectory)
     ck__gas_trajectory_close(run.trajectory, 0);
@@ -832,4 +854,5 @@ const ck_workload ck__gas_workload = {
     .binary_outputs = gas_binary_outputs,
     .demo = gas_demo,
     .demo_count = sizeof gas_demo / sizeof gas_demo[0],
+    .spreads = 1,
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clkit/spread.h"
 #include "runtime/runtime.h"
 #include "util/util.h"
 
@@ -531,5 +532,183 @@ ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
         ck__reals_write(queues[i], buffers[i], double_precision, sum, count);
   CK_TRY(ck__exchange_agree(exchange, statuses));
 fail:
+  return status;
+}
+
+/* ---- variable sizes ------------------------------------------------------ */
+
+ck_status ck__exchange_buffer_hold(ck__exchange_buffer *buffer, size_t item,
+                             size_t count) {
+  if (item && count > SIZE_MAX / item)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "%zu items of %zu bytes", count,
+                    item);
+  size_t bytes = count * item;
+  if (bytes > buffer->capacity) {
+    size_t grown = buffer->capacity + buffer->capacity / 2;
+    grown = grown > bytes ? grown : bytes;
+    void *data = realloc(buffer->data, grown);
+    if (!data)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                      "out of host memory for %zu bytes of an exchange", grown);
+    buffer->data = data;
+    buffer->capacity = grown;
+  }
+  buffer->count = count;
+  return CK_OK;
+}
+
+/* Copies count items into buffer. */
+static ck_status buffer_fill(ck__exchange_buffer *buffer, size_t item,
+                             const void *items, size_t count) {
+  ck_status status = ck__exchange_buffer_hold(buffer, item, count);
+  if (status == CK_OK && count)
+    memcpy(buffer->data, items, count * item);
+  return status;
+}
+
+#if CK_HAVE_MPI
+/* MPI's type for one item of `item` bytes, committed (free it). */
+static ck_status item_type(size_t item, MPI_Datatype *type) {
+  ck_status status = CK_OK;
+  *type = MPI_DATATYPE_NULL;
+  if (item == 0 || item > (size_t)0x7fffffff)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "exchanged items of %zu bytes", item);
+  MPI_TRY(MPI_Type_contiguous((int)item, MPI_BYTE, type));
+  MPI_TRY(MPI_Type_commit(type));
+fail:
+  return status;
+}
+
+/* The count, then the items, to rank `to` while receiving from `from`
+ * into received. */
+static ck_status sendrecv_items(ck__exchange *exchange, size_t item,
+                                const void *send, size_t count, int to,
+                                int from, ck__exchange_buffer *received) {
+  ck_status status = CK_OK;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  unsigned long long out = count, in = 0;
+  MPI_TRY(MPI_Sendrecv(&out, 1, MPI_UNSIGNED_LONG_LONG, to, 72, &in, 1,
+                       MPI_UNSIGNED_LONG_LONG, from, 72, exchange->comm,
+                       MPI_STATUS_IGNORE));
+  if (out > 0x7fffffffull || in > 0x7fffffffull)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "an exchange of %llu items between processes; at most 2^31 - 1",
+            out > in ? out : in);
+  CK_TRY(ck__exchange_buffer_hold(received, item, (size_t)in));
+  CK_TRY(item_type(item, &type));
+  MPI_TRY(MPI_Sendrecv(send, (int)out, type, to, 73, received->data, (int)in,
+                       type, from, 73, exchange->comm, MPI_STATUS_IGNORE));
+fail:
+  if (type != MPI_DATATYPE_NULL)
+    MPI_Type_free(&type);
+  return status;
+}
+#endif
+
+ck_status ck__exchange_pass(ck__exchange *exchange, int forward, size_t item,
+                            const void *const *send, const size_t *counts,
+                            ck__exchange_buffer *received) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  size_t local = exchange->local;
+  /* Within the process: member i's items go to i + 1 (or i - 1). */
+  for (size_t i = 0; i + 1 < local; ++i) {
+    size_t from = forward ? i : i + 1, to = forward ? i + 1 : i;
+    CK_TRY(buffer_fill(&received[to], item, send[from], counts[from]));
+  }
+  /* The end of the process's line: to the other end, or to the next (the
+   * previous) process. */
+  size_t edge = forward ? local - 1 : 0, other = forward ? 0 : local - 1;
+  if (!ACROSS(exchange)) {
+    CK_TRY(buffer_fill(&received[other], item, send[edge], counts[edge]));
+  } else {
+#if CK_HAVE_MPI
+    int ranks = exchange->ranks;
+    int next = (exchange->rank + 1) % ranks;
+    int previous = (exchange->rank + ranks - 1) % ranks;
+    CK_TRY(sendrecv_items(exchange, item, send[edge], counts[edge],
+                          forward ? next : previous, forward ? previous : next,
+                          &received[other]));
+#endif
+  }
+fail:
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
+                                    const void *const *send,
+                                    const size_t *counts,
+                                    ck__exchange_buffer *all,
+                                    size_t *member_counts) {
+  ck_status status = CK_OK;
+  size_t members = exchange->members, local = exchange->local;
+  uint64_t *every = calloc(members, sizeof *every);
+  uint64_t mine[CK_SPREAD_MAX_LOCAL];
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  if (!every)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (local > CK_SPREAD_MAX_LOCAL)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "%zu members in one process", local);
+  for (size_t i = 0; i < local; ++i) {
+    mine[i] = counts[i];
+    pieces[i] = &mine[i];
+  }
+  CK_TRY(ck__exchange_gather(exchange, pieces, sizeof *every, every));
+  double started = ck__seconds();
+  size_t total = 0, before = 0;
+  for (size_t m = 0; m < members; ++m) {
+    if (m == exchange->first)
+      before = total;
+    total += (size_t)every[m];
+    if (member_counts)
+      member_counts[m] = (size_t)every[m];
+  }
+  status = ck__exchange_buffer_hold(all, item, total);
+  unsigned char *out = all->data;
+  for (size_t i = 0; status == CK_OK && i < local; ++i) {
+    if (counts[i])
+      memcpy(out + before * item, send[i], counts[i] * item);
+    before += counts[i];
+  }
+#if CK_HAVE_MPI
+  if (status == CK_OK && ACROSS(exchange)) {
+    int ranks = exchange->ranks;
+    int *sizes = malloc((size_t)ranks * sizeof *sizes);
+    int *offsets = malloc((size_t)ranks * sizeof *offsets);
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    if (!sizes || !offsets)
+      status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    else if (total > 0x7fffffffull)
+      status = ck__fail(CK_ERROR_UNSUPPORTED,
+                        "a gather of %zu items across processes; at most "
+                        "2^31 - 1",
+                        total);
+    size_t offset = 0;
+    for (int r = 0; status == CK_OK && r < ranks; ++r) {
+      size_t count = 0;
+      for (size_t m = exchange->firsts[r]; m < exchange->firsts[r + 1]; ++m)
+        count += (size_t)every[m];
+      sizes[r] = (int)count;
+      offsets[r] = (int)offset;
+      offset += count;
+    }
+    if (status == CK_OK)
+      status = item_type(item, &type);
+    int code = status == CK_OK
+                   ? MPI_Allgatherv(MPI_IN_PLACE, 0, type, out, sizes, offsets,
+                                    type, exchange->comm)
+                   : MPI_SUCCESS;
+    if (type != MPI_DATATYPE_NULL)
+      MPI_Type_free(&type);
+    free(sizes);
+    free(offsets);
+    if (code != MPI_SUCCESS)
+      status = mpi_failed("MPI_Allgatherv", code);
+  }
+#endif
+  exchange->seconds += ck__seconds() - started;
+fail:
+  free(every);
   return status;
 }

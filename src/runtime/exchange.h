@@ -118,4 +118,46 @@ ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
                                    ck_buffer *const *buffers, size_t count,
                                    int double_precision);
 
+/* ---- variable sizes: neighbours in a line, and gathers ----------------- */
+
+/* A host buffer that the calls below fill and grow: count items of the
+ * call's item size in data, capacity bytes allocated (the caller frees
+ * data with free()). Zeroed, it is empty. */
+typedef struct ck__exchange_buffer {
+  void *data;
+  size_t count;
+  size_t capacity;
+} ck__exchange_buffer;
+
+/* Room for count items of `item` bytes in buffer, which then holds count
+ * items (kept where it held them; the rest are the caller's to fill).
+ * Errors: CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__exchange_buffer_hold(ck__exchange_buffer *buffer, size_t item,
+                                   size_t count);
+
+/*
+ * Members in a line, each sending to one neighbour: local member i
+ * (member m) sends counts[i] items of `item` bytes from send[i] to member
+ * (m + 1) mod members when forward is 1, else to (m - 1) mod members, and
+ * receives into received[i] those of the member on its other side (itself
+ * when alone). The counts cross first, then the items. Errors:
+ * CK_ERROR_OUT_OF_MEMORY, CK_ERROR_UNSUPPORTED (more than 2^31 - 1 items
+ * to another process), CK_ERROR_EXCHANGE.
+ */
+ck_status ck__exchange_pass(ck__exchange *exchange, int forward, size_t item,
+                            const void *const *send, const size_t *counts,
+                            ck__exchange_buffer *received);
+
+/*
+ * Every member's items, in member order, on every process: local member
+ * i offers counts[i] items of `item` bytes from send[i]; all gets them
+ * all, and member_counts (NULL, or members entries) each member's count.
+ * Errors as ck__exchange_pass.
+ */
+ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
+                                    const void *const *send,
+                                    const size_t *counts,
+                                    ck__exchange_buffer *all,
+                                    size_t *member_counts);
+
 #endif /* CK_EXCHANGE_H */
