@@ -322,6 +322,58 @@ static ck_status api_pso(const void *arg, double *value) {
   return status;
 }
 
+/* A host objective: sphere, as a callback and through ask/tell. */
+static ck_status host_sphere(const double *x, size_t count, size_t dim,
+                             double *f, void *user) {
+  (void)user;
+  for (size_t i = 0; i < count; ++i) {
+    f[i] = 0;
+    for (size_t d = 0; d < dim; ++d)
+      f[i] += x[i * dim + d] * x[i * dim + d];
+  }
+  return CK_OK;
+}
+
+static ck_status api_pso_host(const void *arg, double *value) {
+  (void)arg;
+  static const double lo[2] = {-1, -1}, hi[2] = {1, 1};
+  ck_pso_config config;
+  ck_pso_config_init(&config);
+  config.function = NULL;
+  config.evaluate = host_sphere;
+  config.dim = 2;
+  config.particles = 4;
+  config.max_iterations = 3;
+  config.lo = lo;
+  config.hi = hi;
+  ck_pso *pso = NULL;
+  ck_pso_report report;
+  double x[8], f[4], told = 0;
+  ck_status status = ck_pso_create(ref(), &config, &pso);
+  if (status == CK_OK)
+    status = ck_pso_run(pso, &report);
+  if (status == CK_OK)
+    status = ck_pso_get_best(pso, value, NULL);
+  ck_pso_destroy(pso);
+  pso = NULL;
+  config.evaluate = NULL;
+  config.ask_tell = 1;
+  if (status == CK_OK)
+    status = ck_pso_create(ref(), &config, &pso);
+  for (int i = 0; status == CK_OK && i < 3; ++i) {
+    status = ck_pso_ask(pso, x);
+    host_sphere(x, 4, 2, f, NULL);
+    if (status == CK_OK)
+      status = ck_pso_tell(pso, f);
+  }
+  if (status == CK_OK)
+    status = ck_pso_get_best(pso, &told, NULL);
+  if (status == CK_OK)
+    *value += told;
+  ck_pso_destroy(pso);
+  return status;
+}
+
 /* A workload spread over ref as its one member (so that the result's
  * members are made too). */
 static ck_status run_spread(const char *name, const ck_param *params,
@@ -987,6 +1039,7 @@ int main(void) {
   sweep("CUDA compilation", cuda_compile, NULL);
 #endif
   sweep("pso API", api_pso, NULL);
+  sweep("pso host objective API", api_pso_host, NULL);
   sweep("pso spread", api_pso_spread, NULL);
   sweep("ga API", api_ga, NULL);
   sweep("ga spread", api_ga_spread, NULL);

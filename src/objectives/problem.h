@@ -27,6 +27,8 @@ typedef struct ck__problem_spec {
    * its table, which begins with the problem's (CK__PROBLEM_FIELDS). */
   const char *config;
   const ck__field *fields;
+  /* 1: the caller evaluates on the host (no function, source or data) */
+  int host;
 } ck__problem_spec;
 
 /* The problem's fields of ck_pso_config and ck_ga_config, which name them
@@ -105,7 +107,7 @@ typedef struct ck__problem {
   ((ck__problem_spec){(c)->function, (c)->objective_source,                    \
                       (c)->objective_name, (c)->data, (c)->dim, (c)->lo,       \
                       (c)->hi, (c)->double_precision, (c)->has_target,         \
-                      (c)->target, (c)->max_seconds, (name), (table)})
+                      (c)->target, (c)->max_seconds, (name), (table), 0})
 
 #define CK__PROBLEM_KEEP(c, problem)                                           \
   do {                                                                         \
