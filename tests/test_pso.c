@@ -1377,41 +1377,15 @@ static void spread_swarms(const ck_device *ref, const ck_device *other) {
 
 /* ---- host objectives ---------------------------------------------------- */
 
-/* What a host objective saw, and the call (counted from 1) at which it
- * fails, or 0. */
-typedef struct host_seen {
-  uint64_t calls, fail_at;
-  size_t count, dim;
-} host_seen;
-
-/* Sphere in double, summed in coordinate order as the built-in sums it. */
-static ck_status host_sphere(const double *x, size_t count, size_t dim,
-                             double *f, void *user) {
-  host_seen *seen = user;
-  if (seen) {
-    seen->count = count;
-    seen->dim = dim;
-    if (++seen->calls == seen->fail_at)
-      return CK_ERROR_CANCELLED;
-  }
-  for (size_t i = 0; i < count; ++i) {
-    double sum = 0;
-    for (size_t d = 0; d < dim; ++d)
-      sum += x[i * dim + d] * x[i * dim + d];
-    f[i] = sum;
-  }
-  return CK_OK;
-}
-
 static const double host_lo[5] = {-5.12, -5.12, -5.12, -5.12, -5.12};
 static const double host_hi[5] = {5.12, 5.12, 5.12, 5.12, 5.12};
 
 /* A sphere swarm of 5 dimensions in double precision, evaluated on the
- * host by host_sphere. */
-static void host_config(ck_pso_config *c, host_seen *seen) {
+ * host by test_host_sphere. */
+static void host_config(ck_pso_config *c, test_host_seen *seen) {
   ck_pso_config_init(c);
   c->function = NULL;
-  c->evaluate = host_sphere;
+  c->evaluate = test_host_sphere;
   c->evaluate_user = seen;
   c->dim = 5;
   c->particles = 20;
@@ -1430,7 +1404,7 @@ static void host_objective(const ck_device *device) {
   if (!device->has_fp64)
     return;
   for (int ring = 0; ring <= (device->backend == CK_BACKEND_REF); ++ring) {
-    host_seen seen = {0};
+    test_host_seen seen = {0};
     ck_pso_config c;
     host_config(&c, &seen);
     c.ring_neighbours = ring ? 3 : 0;
@@ -1453,8 +1427,8 @@ static void host_objective(const ck_device *device) {
   }
 }
 
-/* An ask/tell loop with host_sphere's values gives the callback's swarm,
- * bit for bit, and the same history. */
+/* An ask/tell loop with test_host_sphere's values gives the callback's
+ * swarm, bit for bit, and the same history. */
 static void host_ask_tell(const ck_device *device) {
   if (!device->has_fp64)
     return;
@@ -1481,7 +1455,7 @@ static void host_ask_tell(const ck_device *device) {
     CHECK_OK(ck_pso_ask(pso, x));
     CHECK_OK(ck_pso_ask(pso, again));
     CHECK(memcmp(x, again, sizeof x) == 0);
-    host_sphere(x, 20, 5, f, NULL);
+    test_host_sphere(x, 20, 5, f, NULL);
     CHECK_OK(ck_pso_tell(pso, f));
   }
   double told_best = NAN, told_position[5];
@@ -1508,7 +1482,7 @@ static void host_ask_tell(const ck_device *device) {
 /* A host objective's error stops the run with its status and a message
  * naming the iteration; the refusals of the contract. */
 static void host_errors(const ck_device *ref) {
-  host_seen seen = {.fail_at = 1};
+  test_host_seen seen = {.fail_at = 1};
   ck_pso_config c;
   host_config(&c, &seen);
   ck_pso *pso = NULL;
@@ -1519,7 +1493,7 @@ static void host_errors(const ck_device *ref) {
                 strstr(message, "CK_ERROR_CANCELLED") &&
                 strstr(message, "iteration 0"),
             "%s", message);
-  seen = (host_seen){.fail_at = 4};
+  seen = (test_host_seen){.fail_at = 4};
   pso = create(ref, &c);
   ck_pso_report report;
   if (pso) {

@@ -208,6 +208,35 @@ fail:
   return status;
 }
 
+void ck__host_rows(const double *columns, size_t n, size_t dim, double *rows) {
+  for (size_t d = 0; d < dim; ++d)
+    for (size_t p = 0; p < n; ++p)
+      rows[p * dim + d] = columns[d * n + p];
+}
+
+void ck__host_values(int double_precision, const double *f, double *out,
+                     size_t count) {
+  double largest = double_precision ? DBL_MAX : FLT_MAX;
+  for (size_t i = 0; i < count; ++i) {
+    double value = f[i];
+    if (!(value <= largest))
+      value = largest;
+    else if (value < -largest)
+      value = -largest;
+    out[i] = value;
+  }
+}
+
+ck_status ck__host_failed(const char *config, ck_status status,
+                          const char *step, uint64_t number) {
+  const char *name = "an unknown status";
+  ck_status_get_name(status, &name);
+  return ck__fail(status,
+                  "%s.evaluate: the host objective returned %s at %s %llu "
+                  "(0: the initial one)",
+                  config, name, step, (unsigned long long)number);
+}
+
 void ck__problem_free(ck__problem *problem) {
   free(problem->lo);
   free(problem->hi);

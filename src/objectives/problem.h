@@ -175,6 +175,22 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
                                  size_t points, size_t rows, uint32_t group,
                                  int double_precision);
 
+/* ---- host objectives (problem.c) ---------------------------------------- */
+
+/* Points stored dimension-major (coordinate d of point p at d * n + p)
+ * into rows, row-major (at p * dim + d). */
+void ck__host_rows(const double *columns, size_t n, size_t dim, double *rows);
+
+/* A host objective's values made comparable as the kernels make theirs:
+ * NaN the largest value of the precision, the rest clamped to its range. */
+void ck__host_values(int double_precision, const double *f, double *out,
+                     size_t count);
+
+/* The failure of a host callback (config names its config, step the
+ * iteration or generation, number 0 for the initial one). */
+ck_status ck__host_failed(const char *config, ck_status status,
+                          const char *step, uint64_t number);
+
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 
 /* The kernels of cl/ck_evaluate.h for n points, and what their arguments

@@ -2,7 +2,6 @@
  * pso.c - the PSO driver: configuration checks, the swarm's buffers, and
  * the algorithm's loop over a backend's steps (ref or OpenCL).
  */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,28 +125,16 @@ static ck_status read_positions(ck_pso *pso, double *rows) {
   pso_state *state = &pso->state;
   size_t n = state->n, dim = (size_t)state->dim;
   ck_status status = read_reals(state, state->x, pso->host_x, n * dim);
-  if (status)
-    return status;
-  for (size_t d = 0; d < dim; ++d)
-    for (size_t p = 0; p < n; ++p)
-      rows[p * dim + d] = pso->host_x[d * n + p];
-  return CK_OK;
+  if (status == CK_OK)
+    ck__host_rows(pso->host_x, n, dim, rows);
+  return status;
 }
 
-/* Host values onto the device, made comparable as the kernels make theirs
- * (NaN the largest, the rest within the precision's range), and the
- * personal bests kept. */
+/* Host values onto the device, made comparable, and the personal bests
+ * kept. */
 static ck_status keep_values(ck_pso *pso, const double *f) {
   pso_state *state = &pso->state;
-  double largest = state->double_precision ? DBL_MAX : FLT_MAX;
-  for (size_t p = 0; p < state->n; ++p) {
-    double value = f[p];
-    if (!(value <= largest))
-      value = largest;
-    else if (value < -largest)
-      value = -largest;
-    pso->host_f[p] = value;
-  }
+  ck__host_values(state->double_precision, f, pso->host_f, state->n);
   ck_status status = write_reals(state, state->values, pso->host_f, state->n);
   return status ? status : pso->steps->evaluate(state);
 }
@@ -161,14 +148,8 @@ static ck_status evaluate_on_host(ck_pso *pso, uint64_t iteration) {
     return status;
   status = pso->config.evaluate(pso->host_rows, state->n, (size_t)state->dim,
                                 pso->host_f, pso->config.evaluate_user);
-  if (status) {
-    const char *name = "an unknown status";
-    ck_status_get_name(status, &name);
-    return ck__fail(status,
-                    "ck_pso_config.evaluate: the host objective returned %s "
-                    "at iteration %llu (0: the initial swarm)",
-                    name, (unsigned long long)iteration);
-  }
+  if (status)
+    return ck__host_failed("ck_pso_config", status, "iteration", iteration);
   return keep_values(pso, pso->host_f);
 }
 
