@@ -32,6 +32,7 @@
 #define CK_OBJECTIVE_STREAMED_COUNT 10
 #define CK_OBJECTIVE_LSQ 10  /* data-driven least squares: separate kernels */
 #define CK_OBJECTIVE_USER 11 /* user OpenCL C: separate kernel */
+#define CK_OBJECTIVE_HOST 12 /* evaluated on the host: values written */
 
 /* Schwefel 2.26's offset: 418.98288727243380 per dimension. */
 #define CK_SCHWEFEL_OFFSET 418.9828872724337998

@@ -322,6 +322,90 @@ static ck_status api_pso(const void *arg, double *value) {
   return status;
 }
 
+/* A host objective: sphere, as a callback and through ask/tell. */
+static ck_status api_pso_host(const void *arg, double *value) {
+  (void)arg;
+  static const double lo[2] = {-1, -1}, hi[2] = {1, 1};
+  ck_pso_config config;
+  ck_pso_config_init(&config);
+  config.function = NULL;
+  config.evaluate = test_host_sphere;
+  config.dim = 2;
+  config.particles = 4;
+  config.max_iterations = 3;
+  config.lo = lo;
+  config.hi = hi;
+  ck_pso *pso = NULL;
+  ck_pso_report report;
+  double x[8], f[4], told = 0;
+  ck_status status = ck_pso_create(ref(), &config, &pso);
+  if (status == CK_OK)
+    status = ck_pso_run(pso, &report);
+  if (status == CK_OK)
+    status = ck_pso_get_best(pso, value, NULL);
+  ck_pso_destroy(pso);
+  pso = NULL;
+  config.evaluate = NULL;
+  config.ask_tell = 1;
+  if (status == CK_OK)
+    status = ck_pso_create(ref(), &config, &pso);
+  for (int i = 0; status == CK_OK && i < 3; ++i) {
+    status = ck_pso_ask(pso, x);
+    test_host_sphere(x, 4, 2, f, NULL);
+    if (status == CK_OK)
+      status = ck_pso_tell(pso, f);
+  }
+  if (status == CK_OK)
+    status = ck_pso_get_best(pso, &told, NULL);
+  if (status == CK_OK)
+    *value += told;
+  ck_pso_destroy(pso);
+  return status;
+}
+
+static ck_status api_ga_host(const void *arg, double *value) {
+  (void)arg;
+  static const double lo[2] = {-1, -1}, hi[2] = {1, 1};
+  ck_ga_config config;
+  ck_ga_config_init(&config);
+  config.function = NULL;
+  config.evaluate = test_host_sphere;
+  config.dim = 2;
+  config.islands = 2;
+  config.island_size = 4;
+  config.migrants = 1;
+  config.migrate_every = 1;
+  config.max_generations = 3;
+  config.lo = lo;
+  config.hi = hi;
+  ck_ga *ga = NULL;
+  ck_ga_report report;
+  double x[16], f[8], told = 0;
+  ck_status status = ck_ga_create(ref(), &config, &ga);
+  if (status == CK_OK)
+    status = ck_ga_run(ga, &report);
+  if (status == CK_OK)
+    status = ck_ga_get_best(ga, value, NULL);
+  ck_ga_destroy(ga);
+  ga = NULL;
+  config.evaluate = NULL;
+  config.ask_tell = 1;
+  if (status == CK_OK)
+    status = ck_ga_create(ref(), &config, &ga);
+  for (int i = 0; status == CK_OK && i < 3; ++i) {
+    status = ck_ga_ask(ga, x);
+    test_host_sphere(x, 8, 2, f, NULL);
+    if (status == CK_OK)
+      status = ck_ga_tell(ga, f);
+  }
+  if (status == CK_OK)
+    status = ck_ga_get_best(ga, &told, NULL);
+  if (status == CK_OK)
+    *value += told;
+  ck_ga_destroy(ga);
+  return status;
+}
+
 /* A workload spread over ref as its one member (so that the result's
  * members are made too). */
 static ck_status run_spread(const char *name, const ck_param *params,
@@ -987,6 +1071,8 @@ int main(void) {
   sweep("CUDA compilation", cuda_compile, NULL);
 #endif
   sweep("pso API", api_pso, NULL);
+  sweep("pso host objective API", api_pso_host, NULL);
+  sweep("ga host objective API", api_ga_host, NULL);
   sweep("pso spread", api_pso_spread, NULL);
   sweep("ga API", api_ga, NULL);
   sweep("ga spread", api_ga_spread, NULL);

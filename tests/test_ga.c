@@ -5,7 +5,8 @@
  * under every mode, reproducibility, ref/device agreement (bit for bit,
  * mutations included, where the objective uses no device library
  * function), lsq recovering known coefficients, the target stop, the
- * history past its bound, and bad input.
+ * history past its bound, host objectives (a callback, and ask/tell),
+ * and bad input.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -2185,6 +2186,167 @@ static void spread_islands(const ck_device *ref, const ck_device *other) {
   }
 }
 
+/* ---- host objectives ---------------------------------------------------- */
+
+static const double host_lo[4] = {-5.12, -5.12, -5.12, -5.12};
+static const double host_hi[4] = {5.12, 5.12, 5.12, 5.12};
+
+/* Sphere in 4 dimensions and double precision on 3 islands of 8, with
+ * random migrations every 4 generations, evaluated by test_host_sphere. */
+static void host_config(ck_ga_config *c, test_host_seen *seen) {
+  ck_ga_config_init(c);
+  c->function = NULL;
+  c->evaluate = test_host_sphere;
+  c->evaluate_user = seen;
+  c->dim = 4;
+  c->islands = 3;
+  c->island_size = 8;
+  c->migrate_every = 4;
+  c->migrants = 2;
+  c->topology = CK_GA_RANDOM;
+  c->lo = host_lo;
+  c->hi = host_hi;
+  c->double_precision = 1;
+  c->max_generations = 20;
+  c->seed = 5;
+}
+
+static double ga_best(const ck_device *device, const ck_ga_config *c,
+                      double *position) {
+  ck_ga *ga = NULL;
+  ck_ga_report report;
+  double best = NAN;
+  CHECK_OK(ck_ga_create(device, c, &ga));
+  if (ga) {
+    CHECK_OK(ck_ga_run(ga, &report));
+    CHECK_OK(ck_ga_get_best(ga, &best, position));
+  }
+  ck_ga_destroy(ga);
+  return best;
+}
+
+/* A callback computing sphere gives the built-in sphere's GA in double
+ * precision: bit for bit on ref, within 1e-12 on OpenCL devices, which
+ * may fuse the built-in's multiply-adds. */
+static void host_objective(const ck_device *device) {
+  if (!device->has_fp64)
+    return;
+  test_host_seen seen = {0};
+  ck_ga_config c;
+  host_config(&c, &seen);
+  double host_x[4], builtin_x[4];
+  double host = ga_best(device, &c, host_x);
+  CHECK_MSG(seen.calls == 21 && seen.count == 24 && seen.dim == 4,
+            "%s: %llu calls of %zu x %zu", device->id,
+            (unsigned long long)seen.calls, seen.count, seen.dim);
+  c.evaluate = NULL;
+  c.function = "sphere";
+  double builtin = ga_best(device, &c, builtin_x);
+  if (device->backend == CK_BACKEND_REF)
+    CHECK_MSG(host == builtin && memcmp(host_x, builtin_x, sizeof host_x) == 0,
+              "ref: host %.17g, built-in %.17g", host, builtin);
+  else
+    CHECK_MSG(fabs(host - builtin) <= 1e-12 * fabs(builtin),
+              "%s: host %.17g, built-in %.17g", device->id, host, builtin);
+}
+
+/* An ask/tell loop gives the callback's GA, bit for bit, history too. */
+static void host_ask_tell(const ck_device *device) {
+  if (!device->has_fp64)
+    return;
+  ck_ga_config c;
+  host_config(&c, NULL);
+  ck_ga *ga = NULL;
+  double best = NAN, position[4];
+  const double *history = NULL;
+  size_t count = 0;
+  CHECK_OK(ck_ga_create(device, &c, &ga));
+  if (ga) {
+    CHECK_OK(ck_ga_step(ga, 20));
+    CHECK_OK(ck_ga_get_best(ga, &best, position));
+    CHECK_OK(ck_ga_get_history(ga, &history, NULL, NULL, NULL, &count));
+  }
+  double expected[21] = {0};
+  CHECK(count == 21);
+  if (count == 21)
+    memcpy(expected, history, sizeof expected);
+  ck_ga_destroy(ga);
+  ga = NULL;
+  c.evaluate = NULL;
+  c.ask_tell = 1;
+  CHECK_OK(ck_ga_create(device, &c, &ga));
+  double x[24 * 4], again[24 * 4], f[24];
+  for (int told = 0; ga && told <= 20; ++told) {
+    CHECK_OK(ck_ga_ask(ga, x));
+    CHECK_OK(ck_ga_ask(ga, again));
+    CHECK(memcmp(x, again, sizeof x) == 0);
+    test_host_sphere(x, 24, 4, f, NULL);
+    CHECK_OK(ck_ga_tell(ga, f));
+  }
+  if (ga) {
+    double told_best = NAN, told_position[4];
+    CHECK_OK(ck_ga_get_best(ga, &told_best, told_position));
+    CHECK_MSG(told_best == best &&
+                  memcmp(position, told_position, sizeof position) == 0,
+              "%s: ask/tell %.17g, callback %.17g", device->id, told_best,
+              best);
+    CHECK_OK(ck_ga_get_history(ga, &history, NULL, NULL, NULL, &count));
+    CHECK(count == 21 && memcmp(history, expected, sizeof expected) == 0);
+  }
+  ck_ga_destroy(ga);
+}
+
+/* A host objective's error stops the run with its status; the refusals
+ * of the contract. */
+static void host_errors(const ck_device *ref) {
+  test_host_seen seen = {.fail_at = 1};
+  ck_ga_config c;
+  host_config(&c, &seen);
+  ck_ga *ga = NULL;
+  const char *message = "";
+  CHECK(ck_ga_create(ref, &c, &ga) == CK_ERROR_CANCELLED && ga == NULL);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "ck_ga_config.evaluate") &&
+                strstr(message, "generation 0"),
+            "%s", message);
+  seen = (test_host_seen){.fail_at = 3};
+  CHECK_OK(ck_ga_create(ref, &c, &ga));
+  ck_ga_report report;
+  if (ga) {
+    CHECK(ck_ga_run(ga, &report) == CK_ERROR_CANCELLED);
+    ck_error_get_last(&message);
+    CHECK_MSG(strstr(message, "generation 2"), "%s", message);
+    double x[24 * 4];
+    CHECK_INVALID(ck_ga_ask(ga, x), "not made for ask/tell");
+    CHECK_INVALID(ck_ga_tell(ga, x), "not made for ask/tell");
+    CHECK_INVALID(ck_ga_ask(NULL, x), "ck_ga_ask: ga is NULL");
+    CHECK_INVALID(ck_ga_ask(ga, NULL), "ck_ga_ask: x is NULL");
+    CHECK_INVALID(ck_ga_tell(NULL, x), "ck_ga_tell: ga is NULL");
+    CHECK_INVALID(ck_ga_tell(ga, NULL), "ck_ga_tell: f is NULL");
+  }
+  ck_ga_destroy(ga);
+  ga = NULL;
+  c.ask_tell = 1;
+  CHECK_INVALID(ck_ga_create(ref, &c, &ga), "evaluate or ask_tell");
+  c.evaluate = NULL;
+  CHECK_OK(ck_ga_create(ref, &c, &ga));
+  if (ga) {
+    CHECK_INVALID(ck_ga_run(ga, &report), "ck_ga_run: the GA was made");
+    CHECK_INVALID(ck_ga_step(ga, 1), "it evolves at ck_ga_tell");
+  }
+  ck_ga_destroy(ga);
+  ga = NULL;
+  c.function = "sphere";
+  CHECK_INVALID(ck_ga_create(ref, &c, &ga), "ck_ga_config.function");
+  c.function = NULL;
+  c.lo = NULL;
+  CHECK_INVALID(ck_ga_create(ref, &c, &ga), "host objective needs");
+  c.lo = host_lo;
+  ck_spread spread = {.devices = ref, .device_count = 1};
+  CHECK(ck_ga_create_spread(&spread, &c, &ga) == CK_ERROR_UNSUPPORTED);
+  CHECK(ga == NULL);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -2213,6 +2375,8 @@ int main(void) {
     lsq(ref, devices[i]);
     evaluations_counted(devices[i]);
     overflow(devices[i]);
+    host_objective(devices[i]);
+    host_ask_tell(devices[i]);
     if (i == 1) {
       folded_statistics(devices[i]);
       agreement(ref, devices[i]);
@@ -2223,6 +2387,7 @@ int main(void) {
   largest_elite(ref);
   null_arguments(ref);
   spread_islands(ref, devices[1]);
+  host_errors(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();
 }

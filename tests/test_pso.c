@@ -4,7 +4,8 @@
  * their definitions, --constriction's chi against Clerc's formula, quality
  * on known functions, bounds under every mode, ref/OpenCL agreement,
  * reproducibility, the exact target stop, the history past its bound,
- * lsq recovering known coefficients, user objectives, and bad input.
+ * lsq recovering known coefficients, user objectives, host objectives
+ * (a callback, and ask/tell), and bad input.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -1374,6 +1375,197 @@ static void spread_swarms(const ck_device *ref, const ck_device *other) {
   CHECK(pso == NULL);
 }
 
+/* ---- host objectives ---------------------------------------------------- */
+
+static const double host_lo[5] = {-5.12, -5.12, -5.12, -5.12, -5.12};
+static const double host_hi[5] = {5.12, 5.12, 5.12, 5.12, 5.12};
+
+/* A sphere swarm of 5 dimensions in double precision, evaluated on the
+ * host by test_host_sphere. */
+static void host_config(ck_pso_config *c, test_host_seen *seen) {
+  ck_pso_config_init(c);
+  c->function = NULL;
+  c->evaluate = test_host_sphere;
+  c->evaluate_user = seen;
+  c->dim = 5;
+  c->particles = 20;
+  c->lo = host_lo;
+  c->hi = host_hi;
+  c->double_precision = 1;
+  c->max_iterations = 30;
+  c->seed = 7;
+}
+
+/* A callback computing sphere gives the built-in sphere's swarm, gbest
+ * and ring: the same moves, and values of the same operations in the same
+ * order. On ref the bits agree; OpenCL devices may contract the built-in's
+ * sums into fused multiply-adds, so there they agree to 1e-12. */
+static void host_objective(const ck_device *device) {
+  if (!device->has_fp64)
+    return;
+  for (int ring = 0; ring <= (device->backend == CK_BACKEND_REF); ++ring) {
+    test_host_seen seen = {0};
+    ck_pso_config c;
+    host_config(&c, &seen);
+    c.ring_neighbours = ring ? 3 : 0;
+    double host_x[5], builtin_x[5];
+    double host = run_best(device, &c, host_x);
+    CHECK_MSG(seen.calls == 31 && seen.count == 20 && seen.dim == 5,
+              "%s: %llu calls of %zu x %zu", device->id,
+              (unsigned long long)seen.calls, seen.count, seen.dim);
+    c.evaluate = NULL;
+    c.function = "sphere";
+    double builtin = run_best(device, &c, builtin_x);
+    if (device->backend == CK_BACKEND_REF)
+      CHECK_MSG(host == builtin &&
+                    memcmp(host_x, builtin_x, sizeof host_x) == 0,
+                "ref ring %d: host %.17g, built-in %.17g", ring, host, builtin);
+    else
+      CHECK_MSG(fabs(host - builtin) <= 1e-12 * fabs(builtin),
+                "%s: host %.17g, built-in %.17g", device->id, host, builtin);
+    CHECK_MSG(host < 0.5, "%s ring %d: %g", device->id, ring, host);
+  }
+}
+
+/* An ask/tell loop with test_host_sphere's values gives the callback's
+ * swarm, bit for bit, and the same history. */
+static void host_ask_tell(const ck_device *device) {
+  if (!device->has_fp64)
+    return;
+  ck_pso_config c;
+  host_config(&c, NULL);
+  ck_pso *pso = create(device, &c);
+  double best = NAN, position[5];
+  const double *history = NULL;
+  size_t count = 0;
+  if (pso) {
+    CHECK_OK(ck_pso_step(pso, 30));
+    CHECK_OK(ck_pso_get_best(pso, &best, position));
+    CHECK_OK(ck_pso_get_history(pso, &history, &count));
+  }
+  double *expected = malloc((count ? count : 1) * sizeof *expected);
+  if (count)
+    memcpy(expected, history, count * sizeof *expected);
+  ck_pso_destroy(pso);
+  c.evaluate = NULL;
+  c.ask_tell = 1;
+  pso = create(device, &c);
+  double x[20 * 5], again[20 * 5], f[20];
+  for (int told = 0; pso && told <= 30; ++told) {
+    CHECK_OK(ck_pso_ask(pso, x));
+    CHECK_OK(ck_pso_ask(pso, again));
+    CHECK(memcmp(x, again, sizeof x) == 0);
+    test_host_sphere(x, 20, 5, f, NULL);
+    CHECK_OK(ck_pso_tell(pso, f));
+  }
+  double told_best = NAN, told_position[5];
+  if (pso) {
+    CHECK_OK(ck_pso_get_best(pso, &told_best, told_position));
+    CHECK_MSG(told_best == best &&
+                  memcmp(position, told_position, sizeof position) == 0,
+              "%s: ask/tell %.17g, callback %.17g", device->id, told_best,
+              best);
+    CHECK_OK(ck_pso_get_history(pso, &history, &count));
+    CHECK(count == 31 &&
+          memcmp(history, expected, count * sizeof *expected) == 0);
+    /* NaN counts as the largest value: the best stays. */
+    for (int i = 0; i < 20; ++i)
+      f[i] = NAN;
+    CHECK_OK(ck_pso_tell(pso, f));
+    CHECK_OK(ck_pso_get_best(pso, &told_best, NULL));
+    CHECK(told_best == best);
+  }
+  ck_pso_destroy(pso);
+  free(expected);
+}
+
+/* A host objective's error stops the run with its status and a message
+ * naming the iteration; the refusals of the contract. */
+static void host_errors(const ck_device *ref) {
+  test_host_seen seen = {.fail_at = 1};
+  ck_pso_config c;
+  host_config(&c, &seen);
+  ck_pso *pso = NULL;
+  const char *message = "";
+  CHECK(ck_pso_create(ref, &c, &pso) == CK_ERROR_CANCELLED && pso == NULL);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "ck_pso_config.evaluate") &&
+                strstr(message, "CK_ERROR_CANCELLED") &&
+                strstr(message, "iteration 0"),
+            "%s", message);
+  seen = (test_host_seen){.fail_at = 4};
+  pso = create(ref, &c);
+  ck_pso_report report;
+  if (pso) {
+    CHECK(ck_pso_run(pso, &report) == CK_ERROR_CANCELLED);
+    ck_error_get_last(&message);
+    CHECK_MSG(strstr(message, "iteration 3"), "%s", message);
+    CHECK(seen.calls == 4);
+    double x[100];
+    CHECK_INVALID(ck_pso_ask(pso, x), "not made for ask/tell");
+    CHECK_INVALID(ck_pso_tell(pso, x), "not made for ask/tell");
+  }
+  ck_pso_destroy(pso);
+
+  c.ask_tell = 1;
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "evaluate or ask_tell");
+  c.evaluate = NULL;
+  pso = create(ref, &c);
+  if (pso) {
+    CHECK_INVALID(ck_pso_run(pso, &report), "ck_pso_run: the swarm was made");
+    CHECK_INVALID(ck_pso_step(pso, 1), "it moves at ck_pso_tell");
+  }
+  ck_pso_destroy(pso);
+  pso = NULL;
+  c.function = "sphere";
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "ck_pso_config.function");
+  c.function = NULL;
+  c.lo = NULL;
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "host objective needs");
+  c.lo = host_lo;
+  ck_lsq_data data = {0};
+  c.data = &data;
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "takes no data");
+  c.data = NULL;
+  c.objective_source = "float objective(const float *x, int dim) {}";
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "ck_pso_config.objective_source");
+  c.objective_source = NULL;
+  ck_spread spread = {.devices = ref, .device_count = 1};
+  CHECK(ck_pso_create_spread(&spread, &c, &pso) == CK_ERROR_UNSUPPORTED);
+  CHECK(pso == NULL);
+}
+
+static ck_status null_pso_ask(void *context, int which) {
+  null_context *c = context;
+  double x[16 * 2];
+  return ck_pso_ask(NULL_AT(0, c->pso), NULL_AT(1, x));
+}
+
+static ck_status null_pso_tell(void *context, int which) {
+  null_context *c = context;
+  double f[16] = {0};
+  return ck_pso_tell(NULL_AT(0, c->pso), NULL_AT(1, f));
+}
+
+static void host_null_arguments(const ck_device *ref) {
+  static const check_null_case cases[] = {
+      {"ck_pso_ask", {"pso", "x"}, null_pso_ask},
+      {"ck_pso_tell", {"pso", "f"}, null_pso_tell},
+  };
+  null_context c = {.device = ref};
+  ck_pso_config_init(&c.config);
+  c.config.function = NULL;
+  c.config.ask_tell = 1;
+  c.config.dim = 2;
+  c.config.particles = 16;
+  c.config.lo = host_lo;
+  c.config.hi = host_hi;
+  CHECK_OK(ck_pso_create(ref, &c.config, &c.pso));
+  if (c.pso)
+    check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
+  ck_pso_destroy(c.pso);
+}
+
 int main(void) {
   const char *temporary = getenv("TMPDIR");
   snprintf(work_dir, sizeof work_dir, "%s/clkit-pso-XXXXXX",
@@ -1399,6 +1591,8 @@ int main(void) {
     move_modes(ref, devices[i]);
     lsq(ref, devices[i]);
     overflow(devices[i]);
+    host_objective(devices[i]);
+    host_ask_tell(devices[i]);
   }
   if (devices[1]) {
     user_objective(devices[1]);
@@ -1413,6 +1607,8 @@ int main(void) {
   null_arguments(ref);
   several_devices(&set);
   spread_swarms(ref, devices[1]);
+  host_errors(ref);
+  host_null_arguments(ref);
   ck_device_set_free(&set);
   remove_tree(work_dir);
   return CHECK_DONE();

@@ -7,11 +7,14 @@
 #define CK_TEST_SUPPORT_H
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "clkit/status.h"
 
 /* ---- a small JSON validator ---------------------------------------------- */
 
@@ -297,5 +300,32 @@ static inline void check_refused_by_check(const ck_workload *workload,
   }
 }
 #endif
+
+/* What a host objective saw (clkit/pso.h's ck_pso_objective_fn), and the
+ * call (counted from 1) at which it fails with CK_ERROR_CANCELLED, or 0. */
+typedef struct test_host_seen {
+  uint64_t calls, fail_at;
+  size_t count, dim;
+} test_host_seen;
+
+/* Sphere in double, summed in coordinate order as the built-in sums it;
+ * user is a test_host_seen, or NULL. */
+static inline ck_status test_host_sphere(const double *x, size_t count,
+                                         size_t dim, double *f, void *user) {
+  test_host_seen *seen = user;
+  if (seen) {
+    seen->count = count;
+    seen->dim = dim;
+    if (++seen->calls == seen->fail_at)
+      return CK_ERROR_CANCELLED;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    double sum = 0;
+    for (size_t d = 0; d < dim; ++d)
+      sum += x[i * dim + d] * x[i * dim + d];
+    f[i] = sum;
+  }
+  return CK_OK;
+}
 
 #endif /* CK_TEST_SUPPORT_H */

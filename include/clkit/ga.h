@@ -108,6 +108,14 @@ typedef struct ck_ga_config {
   int keep_island_history; /* 1: keep best and mean per island too */
   ck_progress_fn progress;
   void *progress_user;
+  /* A host objective, as in ck_pso_config, over a generation's
+   * individuals (islands x island_size, island by island): evaluate,
+   * called with evaluate_user for generation 0 and after each generation;
+   * or ask_tell = 1, for a GA that the caller drives with ck_ga_ask and
+   * ck_ga_tell. A spread GA takes neither. */
+  ck_pso_objective_fn evaluate;
+  void *evaluate_user;
+  int ask_tell;
 } ck_ga_config;
 
 typedef struct ck_ga_report {
@@ -142,6 +150,7 @@ ck_status ck_ga_config_init(ck_ga_config *config);
  * migrations, pc or pm outside [0, 1], tournament larger than the island,
  * ...); CK_ERROR_PARSE for a user objective that defines no objective();
  * CK_ERROR_BUILD; CK_ERROR_UNSUPPORTED for a user objective on ref;
+ * the status of a host objective (evaluate) that failed;
  * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
@@ -160,15 +169,17 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
  * Takes: spread (read during the call); config and ga as ck_ga_create.
  * Returns: as ck_ga_create, naming the failed member's device (and rank);
  * CK_ERROR_INVALID_ARGUMENT for fewer islands than members;
- * CK_ERROR_EXCHANGE when the processes cannot exchange.
+ * CK_ERROR_UNSUPPORTED for a host objective; CK_ERROR_EXCHANGE when the
+ * processes cannot exchange.
  */
 ck_status ck_ga_create_spread(const ck_spread *spread,
                               const ck_ga_config *config, ck_ga **ga);
 
 /* ck_ga_step - evolve `generations` generations, migrating on schedule
  * (no stopping rules).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA;
- * CK_ERROR_OUT_OF_MEMORY for the history; device errors. */
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA or an ask/tell
+ * GA; the status of a host objective that failed; CK_ERROR_OUT_OF_MEMORY
+ * for the history; device errors. */
 ck_status ck_ga_step(ck_ga *ga, uint64_t generations);
 
 /* ck_ga_run - evolve until a stopping rule holds; fills report.
@@ -183,6 +194,28 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report);
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA; device
  * errors. */
 ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position);
+
+/*
+ * ck_ga_ask - the individuals that an ask/tell GA (config.ask_tell) waits
+ * to have evaluated: generation 0, then each next generation. The calls
+ * go create, ask, tell, ask, tell, ...; asking again before telling gives
+ * the same individuals, and ck_ga_get_best may come at any time.
+ * Takes: x (set: islands x island_size individuals of dim genes,
+ * row-major, island by island: individual i's gene d at x[i * dim + d]).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a GA
+ * not made for ask/tell; CK_ERROR_OUT_OF_MEMORY; device errors.
+ */
+ck_status ck_ga_ask(ck_ga *ga, double *x);
+
+/*
+ * ck_ga_tell - the values of the individuals that ck_ga_ask gave, in their
+ * order (a NaN counts as the largest value): records the generation's
+ * statistics, migrates where the schedule says, keeps the best, then
+ * evolves the next generation, which the next ask gives.
+ * Takes: f (read: islands x island_size values).
+ * Returns: as ck_ga_ask.
+ */
+ck_status ck_ga_tell(ck_ga *ga, const double *f);
 
 /*
  * ck_ga_get_history - best and mean fitness of the whole population, entry

@@ -3,8 +3,10 @@
  *
  * Synchronous PSO with inertia weight (or the constriction form), a gbest
  * or lbest-ring topology and three boundary modes, minimising a built-in
- * objective, least squares over a data set, or a user objective written in
- * OpenCL C. The swarm lives on the device for the whole run.
+ * objective, least squares over a data set, a user objective written in
+ * OpenCL C, or a host objective: a C callback, or values the caller gives
+ * through ck_pso_ask and ck_pso_tell. The swarm lives on the device for
+ * the whole run.
  *
  *   ck_pso_config config;
  *   ck_pso_config_init(&config);             defaults, then adjust
@@ -61,9 +63,19 @@ typedef enum ck_pso_move_mode {
                                precision), one a vector lane */
 } ck_pso_move_mode;
 
+/*
+ * ck_pso_objective_fn - a host objective: the values of `count` positions
+ * of `dim` coordinates, row-major (position i's coordinate d at
+ * x[i * dim + d]), into f[0] .. f[count - 1]. A NaN counts as the largest
+ * value; values past the swarm's precision are clamped to its range.
+ * Returns: CK_OK; any other status stops the run, which returns it.
+ */
+typedef ck_status (*ck_pso_objective_fn)(const double *x, size_t count,
+                                         size_t dim, double *f, void *user);
+
 typedef struct ck_pso_config {
   /* The objective: a built-in name (see clkit/objectives.h), "lsq" with
-   * data, or NULL with objective_source. */
+   * data, or NULL with objective_source, evaluate or ask_tell. */
   const char *function;
   const char *objective_source; /* OpenCL C defining objective() */
   const char *objective_name;   /* its file name, for error messages */
@@ -97,6 +109,14 @@ typedef struct ck_pso_config {
   unsigned check_every;
   ck_progress_fn progress; /* optional, called at each check */
   void *progress_user;
+  /* A host objective, with function NULL and a domain (lo, hi): evaluate,
+   * called with evaluate_user for the whole swarm after initialisation
+   * and after each move; or ask_tell = 1, for a swarm that the caller
+   * drives with ck_pso_ask and ck_pso_tell. A spread swarm takes
+   * neither. */
+  ck_pso_objective_fn evaluate;
+  void *evaluate_user;
+  int ask_tell;
 } ck_pso_config;
 
 typedef struct ck_pso_report {
@@ -131,7 +151,8 @@ ck_status ck_pso_config_init(ck_pso_config *config);
  * the bad setting; CK_ERROR_PARSE for a user objective that defines no
  * objective(); CK_ERROR_BUILD for one that does not compile (the message
  * names its file and line); CK_ERROR_UNSUPPORTED for a user objective on
- * ref; CK_ERROR_DEVICE_MEMORY for a swarm past the device's memory;
+ * ref; the status of a host objective (evaluate) that failed;
+ * CK_ERROR_DEVICE_MEMORY for a swarm past the device's memory;
  * CK_ERROR_OUT_OF_MEMORY; device errors.
  */
 ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
@@ -147,7 +168,8 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
  * then behaves as any other (ck_pso_run, ck_pso_step, ck_pso_get_best).
  * Takes: spread (read during the call); config and pso as ck_pso_create.
  * Returns: as ck_pso_create, naming the failed member's device (and
- * rank); CK_ERROR_UNSUPPORTED for a ring of neighbours;
+ * rank); CK_ERROR_UNSUPPORTED for a ring of neighbours or a host
+ * objective;
  * CK_ERROR_INVALID_ARGUMENT for fewer particles than members;
  * CK_ERROR_EXCHANGE when the processes cannot exchange.
  */
@@ -158,7 +180,8 @@ ck_status ck_pso_create_spread(const ck_spread *spread,
  * ck_pso_step - make `iterations` synchronous moves (no stopping rules;
  * with has_target, moves after the best reaches the target leave the
  * swarm as it is).
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL swarm;
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL swarm or an
+ * ask/tell swarm; the status of a host objective that failed;
  * CK_ERROR_OUT_OF_MEMORY for the history; device errors.
  */
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations);
@@ -167,9 +190,33 @@ ck_status ck_pso_step(ck_pso *pso, uint64_t iterations);
  * ck_pso_run - move until a stopping rule of the configuration holds.
  * Takes: report (filled in). Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT
  * for a NULL argument; CK_ERROR_CANCELLED when the progress callback asked
- * to stop; CK_ERROR_OUT_OF_MEMORY for the history; device errors.
+ * to stop; CK_ERROR_INVALID_ARGUMENT for an ask/tell swarm; the status
+ * of a host objective that failed; CK_ERROR_OUT_OF_MEMORY for the
+ * history; device errors.
  */
 ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report);
+
+/*
+ * ck_pso_ask - the positions that an ask/tell swarm (config.ask_tell)
+ * waits to have evaluated: the initial swarm, then each move's. The calls
+ * go create, ask, tell, ask, tell, ...; asking again before telling gives
+ * the same positions, and ck_pso_get_best may come at any time.
+ * Takes: x (set: particles x dim values, row-major, position i's
+ * coordinate d at x[i * dim + d]).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a swarm
+ * not made for ask/tell; CK_ERROR_OUT_OF_MEMORY; device errors.
+ */
+ck_status ck_pso_ask(ck_pso *pso, double *x);
+
+/*
+ * ck_pso_tell - the values of the positions that ck_pso_ask gave, in their
+ * order (a NaN counts as the largest value): keeps the personal and global
+ * bests, then makes the next move, whose positions the next ask gives.
+ * The moves told count as iterations in the history.
+ * Takes: f (read: particles values).
+ * Returns: as ck_pso_ask.
+ */
+ck_status ck_pso_tell(ck_pso *pso, const double *f);
 
 /* ck_pso_get_best - the best value so far, if value is not NULL, and, if
  * position is not NULL, its position: config.dim entries, or for lsq the

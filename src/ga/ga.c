@@ -52,6 +52,10 @@ struct ck_ga {
    * creation so that reading it costs only the transfer. */
   void *stats_host;
   double build_seconds;
+  /* Host objectives: a generation as the device holds it, row-major, and
+   * its values; told: ck_ga_tell has had generation 0's. */
+  double *host_x, *host_rows, *host_f;
+  int told;
 };
 
 CK__STEPS_TABLE(ck__ga_steps, 9);
@@ -129,6 +133,10 @@ static ck_status check_config(const ck_ga_config *config) {
                     "ck_ga_config.migrants: %u must be below the island size "
                     "%zu",
                     config->migrants, config->island_size);
+  if (config->evaluate && config->ask_tell)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_ga_config.ask_tell: give evaluate or ask_tell, not "
+                    "both");
   /* Initialisation evaluates every individual once. */
   if (config->max_evaluations &&
       config->max_evaluations < config->islands * config->island_size)
@@ -262,8 +270,9 @@ uint32_t ck__ga_stats_capacity(size_t islands) {
 static ck_status tune(ck_ga *created, const ck_device *device,
                       const ck_ga_config *config, const ck__ga_slice *slice) {
   ck_status status = CK_OK;
-  const ck__problem_spec spec =
+  ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
+  spec.host = config->evaluate || config->ask_tell;
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -425,6 +434,14 @@ static ck_status allocate(ck_ga *created, const ck_device *device,
   }
   if (state->lsq.group_mode)
     CK_TRY(make(state, total * state->lsq.chunks * real, &state->lsq_partial));
+  if (state->objective == CK_OBJECTIVE_HOST) {
+    created->host_x = malloc(dim * total * sizeof(double));
+    created->host_rows = malloc(dim * total * sizeof(double));
+    created->host_f = malloc(total * sizeof(double));
+    if (!created->host_x || !created->host_rows || !created->host_f)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+              "out of host memory for the individuals of a host objective");
+  }
 fail:
   return status;
 }
@@ -465,6 +482,43 @@ fail:
   return status;
 }
 
+/* Host objectives: the individuals of buffer `which`, row-major, into
+ * rows. */
+static ck_status read_individuals(ck_ga *ga, int which, double *rows) {
+  ga_state *state = &ga->state;
+  size_t n = state->total, dim = (size_t)state->dim;
+  ck_status status =
+      ck__reals_read(state->queue, state->population[which],
+                     state->double_precision, ga->host_x, n * dim);
+  if (status == CK_OK)
+    ck__host_rows(ga->host_x, n, dim, rows);
+  return status;
+}
+
+/* Host values, made comparable, into the fitness of buffer `which`. */
+static ck_status write_fitness(ck_ga *ga, int which, const double *f) {
+  ga_state *state = &ga->state;
+  ck__host_values(state->double_precision, f, ga->host_f, state->total);
+  return ck__reals_write(state->queue, state->fitness[which],
+                         state->double_precision, ga->host_f, state->total);
+}
+
+/* The fitness of buffer `which` (generation `generation`) of a GA whose
+ * objective is not streamed with the generation. */
+static ck_status evaluate(ck_ga *ga, int which, uint64_t generation) {
+  ga_state *state = &ga->state;
+  if (state->objective != CK_OBJECTIVE_HOST)
+    return ga->steps->evaluate(state, which);
+  ck_status status = read_individuals(ga, which, ga->host_rows);
+  if (status)
+    return status;
+  status = ga->config.evaluate(ga->host_rows, state->total, (size_t)state->dim,
+                               ga->host_f, ga->config.evaluate_user);
+  if (status)
+    return ck__host_failed("ck_ga_config", status, "generation", generation);
+  return write_fitness(ga, which, ga->host_f);
+}
+
 /* The steps' setup and generation 0. */
 static ck_status set_up(ck_ga *created) {
   ck_status status = CK_OK;
@@ -473,11 +527,14 @@ static ck_status set_up(ck_ga *created) {
   CK_TRY(created->steps->setup(state));
   created->build_seconds = ck__seconds() - started;
   CK_TRY(created->steps->initialise(state));
-  if (!state->streamed)
-    CK_TRY(created->steps->evaluate(state, 0));
-  CK_TRY(created->steps->stats(state, 0, 0));
-  created->stats_used = 1;
-  CK_TRY(created->steps->update_best(state));
+  /* An ask/tell GA's generation 0 is scored at ck_ga_tell. */
+  if (!created->config.ask_tell) {
+    if (!state->streamed)
+      CK_TRY(evaluate(created, 0, 0));
+    CK_TRY(created->steps->stats(state, 0, 0));
+    created->stats_used = 1;
+    CK_TRY(created->steps->update_best(state));
+  }
   /* Generation 0 done and its statistics folded and read, and the evolve
    * kernel launched once for no generation (it reads the islands and
    * writes nothing), before the caller starts timing generations: PoCL
@@ -539,6 +596,10 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
   CK__REQUIRE(ga);
   *ga = NULL;
   CK_TRY(check_config(config));
+  if (config->evaluate || config->ask_tell)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "ck_ga_config.evaluate: a host objective does not spread over "
+            "devices; create the GA on one device");
   if (!spread->devices || spread->device_count == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create_spread: no devices");
   created = calloc(1, sizeof *created);
@@ -612,7 +673,7 @@ static ck_status evolve_and_send(ck_ga *ga, uint64_t k, int migrates,
     for (uint64_t t = 1; t <= k; ++t) {
       uint64_t generation = ga->generation + t;
       CK_TRY(ga->steps->evolve(state, generation, 1, 0, 0));
-      CK_TRY(ga->steps->evaluate(state, (int)(generation & 1)));
+      CK_TRY(evaluate(ga, (int)(generation & 1), generation));
       CK_TRY(ga->steps->stats(state, (int)(generation & 1),
                               ga->stats_used + (uint32_t)t - 1));
     }
@@ -710,8 +771,21 @@ fail:
   return status;
 }
 
+/* CK_OK for a GA that evolves at ck_ga_step and ck_ga_run. */
+static ck_status not_ask_tell(const ck_ga *ga, const char *function) {
+  if (ga->config.ask_tell)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the GA was made for ask/tell (config.ask_tell); it "
+                    "evolves at ck_ga_tell",
+                    function);
+  return CK_OK;
+}
+
 ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
   CK__REQUIRE(ga);
+  ck_status refused = not_ask_tell(ga, "ck_ga_step");
+  if (refused)
+    return refused;
   if (ga->spread)
     return spread_step(ga, generations);
   while (generations > 0) {
@@ -785,6 +859,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   CK__REQUIRE(ga);
   CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
+  CK_TRY(not_ask_tell(ga, "ck_ga_run"));
   const ck_ga_config *config = &ga->config;
   ga_state *state = &ga->state;
   /* Evaluations a generation makes: with a streamed objective the elites
@@ -878,6 +953,59 @@ ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position) {
   return CK_OK;
 }
 
+/* CK_OK for a GA made for ask/tell. */
+static ck_status is_ask_tell(const ck_ga *ga, const char *function) {
+  if (!ga->config.ask_tell)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the GA was not made for ask/tell (set "
+                    "config.ask_tell)",
+                    function);
+  return CK_OK;
+}
+
+/* The generation an ask/tell GA waits to have scored. */
+static uint64_t asked(const ck_ga *ga) {
+  return ga->told ? ga->generation + 1 : 0;
+}
+
+ck_status ck_ga_ask(ck_ga *ga, double *x) {
+  CK__REQUIRE(ga);
+  CK__REQUIRE(x);
+  ck_status status = is_ask_tell(ga, "ck_ga_ask");
+  return status ? status : read_individuals(ga, (int)(asked(ga) & 1), x);
+}
+
+/* As ck_ga_step's generations do one by one: the generation's statistics,
+ * the migration the schedule puts after it, the best; then the next
+ * generation. */
+ck_status ck_ga_tell(ck_ga *ga, const double *f) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(ga);
+  CK__REQUIRE(f);
+  ga_state *state = &ga->state;
+  CK_TRY(is_ask_tell(ga, "ck_ga_tell"));
+  uint64_t generation = asked(ga);
+  int which = (int)(generation & 1);
+  CK_TRY(write_fitness(ga, which, f));
+  CK_TRY(ga->steps->stats(state, which, ga->stats_used));
+  ++ga->stats_used;
+  ga->generation = generation;
+  ga->told = 1;
+  if (generation > 0 && state->migrate_every &&
+      generation % state->migrate_every == 0) {
+    CK_TRY(plan_migration(ga));
+    CK_TRY(ga->steps->migrate(state, which, CK_GA_EMIGRATE));
+    CK_TRY(ga->steps->migrate(state, which, CK_GA_IMMIGRATE));
+    ++ga->migrations;
+  }
+  CK_TRY(ga->steps->update_best(state));
+  if (ga->stats_used == state->stats_capacity)
+    CK_TRY(flush_stats(ga));
+  CK_TRY(ga->steps->evolve(state, generation + 1, 1, 0, 0));
+fail:
+  return status;
+}
+
 ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
                             const double **island_best,
                             const double **island_mean, size_t *count) {
@@ -946,6 +1074,9 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   free(ga->source);
   free(ga->local_source);
   free(ga->stats_host);
+  free(ga->host_x);
+  free(ga->host_rows);
+  free(ga->host_f);
   free(ga);
   return CK_OK;
 }

@@ -159,7 +159,7 @@ static ck_status opencl_setup(ga_state *state) {
     CK_TRY(ck_kernel_args_end(&args));
   }
 
-  if (!state->streamed)
+  if (!state->streamed && state->objective != CK_OBJECTIVE_HOST)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,
                                  state->problem, state->total, state->rows,
                                  &state->lsq, state->group, state->data,
@@ -190,8 +190,11 @@ static ck_status opencl_evolve(ga_state *state, uint64_t first, uint32_t count,
   return CK_OK;
 }
 
-/* The points are buffer `which`; their values land in its fitness. */
+/* The points are buffer `which`; their values land in its fitness (a
+ * host objective's are written by the driver). */
 static ck_status opencl_evaluate(ga_state *state, int which) {
+  if (state->objective == CK_OBJECTIVE_HOST)
+    return CK_OK;
   return ck__evaluation_run(&state->evaluation, state->queue,
                             state->population[which], state->fitness[which]);
 }

@@ -69,7 +69,16 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
   ck_status status = CK_OK;
   const char *config = spec->config;
   memset(problem, 0, sizeof *problem);
-  if (spec->source) {
+  if (spec->host) {
+    if (spec->source || (spec->function && strcmp(spec->function, "host")))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s.%s: a host objective takes no function or "
+                      "objective_source (set them NULL)",
+                      config, spec->source ? "objective_source" : "function");
+    if (spec->data)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s.data: a host objective takes no data", config);
+  } else if (spec->source) {
     if (spec->function && strcmp(spec->function, "user") != 0)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "%s.function: give a function or an "
@@ -119,11 +128,11 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
       (status = ck__field_check_value(config, &fields[CK__PROBLEM_TIME],
                                       spec->max_seconds)))
     return status;
-  if (spec->source && (!spec->lo || !spec->hi))
+  if ((spec->source || spec->host) && (!spec->lo || !spec->hi))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s.lo: a user objective needs its domain: give lo and "
+                    "%s.lo: a %s objective needs its domain: give lo and "
                     "hi",
-                    config);
+                    config, spec->host ? "host" : "user");
   if (!spec->lo != !spec->hi)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s.lo: lo and hi go together",
                     config);
@@ -150,7 +159,9 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                     "%s.data: %zu rows of %zu values exceed 2^32 values",
                     config, spec->data->rows, spec->data->dim + 1);
 
-  problem->objective = problem->info ? problem->info->id : CK_OBJECTIVE_USER;
+  problem->objective = problem->info ? problem->info->id
+                       : spec->host  ? CK_OBJECTIVE_HOST
+                                     : CK_OBJECTIVE_USER;
   problem->streamed = problem->objective < CK_OBJECTIVE_STREAMED_COUNT;
   problem->dim = dim;
   problem->data = spec->data;
@@ -188,13 +199,42 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
               "%s.data: the objective in %s takes no data argument "
               "(objective(x, dim, __global const float *data))",
               config, problem->user_name);
-  } else {
+  } else if (!spec->host) {
     CK_TRY(ck__problem_data_check(config, problem->info, spec->data != NULL));
   }
   return CK_OK;
 fail:
   ck__problem_free(problem);
   return status;
+}
+
+void ck__host_rows(const double *columns, size_t n, size_t dim, double *rows) {
+  for (size_t d = 0; d < dim; ++d)
+    for (size_t p = 0; p < n; ++p)
+      rows[p * dim + d] = columns[d * n + p];
+}
+
+void ck__host_values(int double_precision, const double *f, double *out,
+                     size_t count) {
+  double largest = double_precision ? DBL_MAX : FLT_MAX;
+  for (size_t i = 0; i < count; ++i) {
+    double value = f[i];
+    if (!(value <= largest))
+      value = largest;
+    else if (value < -largest)
+      value = -largest;
+    out[i] = value;
+  }
+}
+
+ck_status ck__host_failed(const char *config, ck_status status,
+                          const char *step, uint64_t number) {
+  const char *name = "an unknown status";
+  ck_status_get_name(status, &name);
+  return ck__fail(status,
+                  "%s.evaluate: the host objective returned %s at %s %llu "
+                  "(0: the initial one)",
+                  config, name, step, (unsigned long long)number);
 }
 
 void ck__problem_free(ck__problem *problem) {

@@ -27,6 +27,8 @@ typedef struct ck__problem_spec {
    * its table, which begins with the problem's (CK__PROBLEM_FIELDS). */
   const char *config;
   const ck__field *fields;
+  /* 1: the caller evaluates on the host (no function, source or data) */
+  int host;
 } ck__problem_spec;
 
 /* The problem's fields of ck_pso_config and ck_ga_config, which name them
@@ -105,7 +107,7 @@ typedef struct ck__problem {
   ((ck__problem_spec){(c)->function, (c)->objective_source,                    \
                       (c)->objective_name, (c)->data, (c)->dim, (c)->lo,       \
                       (c)->hi, (c)->double_precision, (c)->has_target,         \
-                      (c)->target, (c)->max_seconds, (name), (table)})
+                      (c)->target, (c)->max_seconds, (name), (table), 0})
 
 #define CK__PROBLEM_KEEP(c, problem)                                           \
   do {                                                                         \
@@ -172,6 +174,22 @@ uint32_t ck__vector_group(const ck_device *device, size_t items,
 ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
                                  size_t points, size_t rows, uint32_t group,
                                  int double_precision);
+
+/* ---- host objectives (problem.c) ---------------------------------------- */
+
+/* Points stored dimension-major (coordinate d of point p at d * n + p)
+ * into rows, row-major (at p * dim + d). */
+void ck__host_rows(const double *columns, size_t n, size_t dim, double *rows);
+
+/* A host objective's values made comparable as the kernels make theirs:
+ * NaN the largest value of the precision, the rest clamped to its range. */
+void ck__host_values(int double_precision, const double *f, double *out,
+                     size_t count);
+
+/* The failure of a host callback (config names its config, step the
+ * iteration or generation, number 0 for the initial one). */
+ck_status ck__host_failed(const char *config, ck_status status,
+                          const char *step, uint64_t number);
 
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 

@@ -34,6 +34,10 @@ struct ck_pso {
    * iterations to the next one. */
   double run_started, read_at;
   uint64_t read_steps, chunk;
+  /* Host objectives: the positions as the device holds them, row-major,
+   * and their values; told: ck_pso_tell has had the initial swarm's. */
+  double *host_x, *host_rows, *host_f;
+  int told;
 };
 
 CK__STEPS_TABLE(ck__pso_steps, 8);
@@ -68,6 +72,10 @@ static ck_status check_config(const ck_pso_config *config) {
                     "ck_pso_config.ring_neighbours: the neighbourhood of %d "
                     "must hold 2 to %zu particles",
                     config->ring_neighbours, config->particles);
+  if (config->evaluate && config->ask_tell)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_pso_config.ask_tell: give evaluate or ask_tell, not "
+                    "both");
   /* Initialisation evaluates every particle once. */
   if (config->max_evaluations && config->max_evaluations < config->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -112,6 +120,49 @@ static ck_status flush_history(ck_pso *pso) {
   return CK_OK;
 }
 
+/* Host objectives: the swarm's positions, row-major, into rows. */
+static ck_status read_positions(ck_pso *pso, double *rows) {
+  pso_state *state = &pso->state;
+  size_t n = state->n, dim = (size_t)state->dim;
+  ck_status status = read_reals(state, state->x, pso->host_x, n * dim);
+  if (status == CK_OK)
+    ck__host_rows(pso->host_x, n, dim, rows);
+  return status;
+}
+
+/* Host values onto the device, made comparable, and the personal bests
+ * kept. */
+static ck_status keep_values(ck_pso *pso, const double *f) {
+  pso_state *state = &pso->state;
+  ck__host_values(state->double_precision, f, pso->host_f, state->n);
+  ck_status status = write_reals(state, state->values, pso->host_f, state->n);
+  return status ? status : pso->steps->evaluate(state);
+}
+
+/* The evaluate callback over the swarm's positions after `iteration`
+ * moves. */
+static ck_status evaluate_on_host(ck_pso *pso, uint64_t iteration) {
+  pso_state *state = &pso->state;
+  ck_status status = read_positions(pso, pso->host_rows);
+  if (status)
+    return status;
+  status = pso->config.evaluate(pso->host_rows, state->n, (size_t)state->dim,
+                                pso->host_f, pso->config.evaluate_user);
+  if (status)
+    return ck__host_failed("ck_pso_config", status, "iteration", iteration);
+  return keep_values(pso, pso->host_f);
+}
+
+/* The values of a swarm whose objective is not streamed with the move,
+ * and the personal bests kept. */
+static ck_status evaluate(ck_pso *pso, uint64_t iteration) {
+  if (pso->state.streamed)
+    return CK_OK;
+  if (pso->state.objective == CK_OBJECTIVE_HOST)
+    return evaluate_on_host(pso, iteration);
+  return pso->steps->evaluate(&pso->state);
+}
+
 static ck_status record_best(ck_pso *pso) {
   ck_status status = pso->steps->update_best(&pso->state, pso->history_used);
   if (status)
@@ -135,8 +186,9 @@ static ck_status tune(ck_pso *created, const ck_device *device,
                       const ck_pso_config *config, uint32_t first,
                       size_t total) {
   ck_status status = CK_OK;
-  const ck__problem_spec spec =
+  ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
+  spec.host = config->evaluate || config->ask_tell;
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -255,6 +307,14 @@ static ck_status allocate(ck_pso *created, const ck_device *device) {
   if (state->lsq.group_mode)
     CK_TRY(
         make_buffer(state, n * state->lsq.chunks * real, &state->lsq_partial));
+  if (state->objective == CK_OBJECTIVE_HOST) {
+    created->host_x = malloc(dim * n * sizeof(double));
+    created->host_rows = malloc(dim * n * sizeof(double));
+    created->host_f = malloc(n * sizeof(double));
+    if (!created->host_x || !created->host_rows || !created->host_f)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+              "out of host memory for the positions of a host objective");
+  }
 fail:
   return status;
 }
@@ -299,9 +359,11 @@ static ck_status set_up(ck_pso *created) {
   CK_TRY(created->steps->setup(state));
   created->build_seconds = ck__seconds() - started;
   CK_TRY(created->steps->initialise(state));
-  if (!state->streamed)
-    CK_TRY(created->steps->evaluate(state));
-  CK_TRY(record_best(created));
+  /* An ask/tell swarm's first values come at ck_pso_tell. */
+  if (!created->config.ask_tell) {
+    CK_TRY(evaluate(created, 0));
+    CK_TRY(record_best(created));
+  }
   /* The initial swarm done (and its kernels loaded) before the caller
    * starts timing iterations. */
   CK_TRY(ck_queue_finish(state->queue));
@@ -355,6 +417,10 @@ ck_status ck_pso_create_spread(const ck_spread *spread,
   CK__REQUIRE(pso);
   *pso = NULL;
   CK_TRY(check_config(config));
+  if (config->evaluate || config->ask_tell)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "ck_pso_config.evaluate: a host objective does not spread over "
+            "devices; create the swarm on one device");
   if (config->ring_neighbours)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "ck_pso_config.ring_neighbours: a ring of neighbours does not "
@@ -395,7 +461,7 @@ static ck_status one_iteration(ck_pso *pso) {
     return status;
   if ((status = pso->steps->move(state, iteration)) != CK_OK)
     return status;
-  if (!state->streamed && (status = pso->steps->evaluate(state)) != CK_OK)
+  if ((status = evaluate(pso, iteration)) != CK_OK)
     return status;
   if ((status = record_best(pso)) != CK_OK)
     return status;
@@ -424,8 +490,21 @@ static ck_status iterate(ck_pso *pso, uint64_t iterations) {
   return CK_OK;
 }
 
+/* CK_OK for a swarm that moves at ck_pso_step and ck_pso_run. */
+static ck_status not_ask_tell(const ck_pso *pso, const char *function) {
+  if (pso->config.ask_tell)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the swarm was made for ask/tell (config.ask_tell); "
+                    "it moves at ck_pso_tell",
+                    function);
+  return CK_OK;
+}
+
 ck_status ck_pso_step(ck_pso *pso, uint64_t iterations) {
   CK__REQUIRE(pso);
+  ck_status refused = not_ask_tell(pso, "ck_pso_step");
+  if (refused)
+    return refused;
   if (pso->spread) {
     ck_status status = ck__pso_spread_step(pso->spread, pso->iterations + 1,
                                            iterations, &pso->history);
@@ -503,6 +582,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
   CK__REQUIRE(pso);
   CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
+  CK_TRY(not_ask_tell(pso, "ck_pso_run"));
   const ck_pso_config *config = &pso->config;
   pso_state *state = &pso->state;
   ck__loop_rules rules = {.shape = CK__LOOP_CHUNKS,
@@ -574,6 +654,42 @@ fail:
   return status;
 }
 
+/* CK_OK for a swarm made for ask/tell. */
+static ck_status is_ask_tell(const ck_pso *pso, const char *function) {
+  if (!pso->config.ask_tell)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the swarm was not made for ask/tell (set "
+                    "config.ask_tell)",
+                    function);
+  return CK_OK;
+}
+
+ck_status ck_pso_ask(ck_pso *pso, double *x) {
+  CK__REQUIRE(pso);
+  CK__REQUIRE(x);
+  ck_status status = is_ask_tell(pso, "ck_pso_ask");
+  return status ? status : read_positions(pso, x);
+}
+
+ck_status ck_pso_tell(ck_pso *pso, const double *f) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(pso);
+  CK__REQUIRE(f);
+  pso_state *state = &pso->state;
+  CK_TRY(is_ask_tell(pso, "ck_pso_tell"));
+  CK_TRY(keep_values(pso, f));
+  CK_TRY(record_best(pso));
+  /* The first values told are the initial swarm's; later ones a move's. */
+  if (pso->told)
+    pso->iterations++;
+  pso->told = 1;
+  if (state->ring)
+    CK_TRY(pso->steps->neighbours(state));
+  CK_TRY(pso->steps->move(state, pso->iterations + 1));
+fail:
+  return status;
+}
+
 ck_status ck_pso_get_best(ck_pso *pso, double *value, double *position) {
   ck_status status;
   CK__REQUIRE(pso);
@@ -640,6 +756,9 @@ ck_status ck_pso_destroy(ck_pso *pso) {
   ck__problem_free(&pso->problem);
   ck__history_free(&pso->history);
   free(pso->batch);
+  free(pso->host_x);
+  free(pso->host_rows);
+  free(pso->host_f);
   free(pso);
   return CK_OK;
 }

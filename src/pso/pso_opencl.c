@@ -136,7 +136,7 @@ static ck_status opencl_setup(pso_state *state) {
   ck_kernel_args_buffer(&args, state->done);
   CK_TRY(ck_kernel_args_end(&args));
 
-  if (!state->streamed)
+  if (!state->streamed && state->objective != CK_OBJECTIVE_HOST)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,
                                  state->problem, state->n, state->rows,
                                  &state->lsq, state->group, state->data,
@@ -176,10 +176,13 @@ static ck_status opencl_move(pso_state *state, uint64_t iteration) {
   return status;
 }
 
-/* Values of lsq or user objectives, then personal bests kept. */
+/* Values of lsq or user objectives, then personal bests kept; a host
+ * objective's values are in place already. */
 static ck_status opencl_evaluate(pso_state *state) {
-  ck_status status = ck__evaluation_run(&state->evaluation, state->queue,
-                                        state->x, state->values);
+  ck_status status = CK_OK;
+  if (state->objective != CK_OBJECTIVE_HOST)
+    status = ck__evaluation_run(&state->evaluation, state->queue, state->x,
+                                state->values);
   return status ? status : launch_per_particle(state, state->keep_kernel);
 }
 

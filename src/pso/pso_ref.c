@@ -44,6 +44,15 @@ static ck_status ref_neighbours(pso_state *state) {
   return CK_OK;
 }
 
+/* Each particle's position kept as its personal best where values[p]
+ * beats it (the kernel ck_pso_keep). */
+static void keep_values(pso_state *state) {
+  for (uint32_t p = 0; p < state->n; ++p)
+    ck_pso_keep_best(p, state->n, state->dim, ck__reals(state->values)[p],
+                     ck__reals(state->pbest_value), ck__reals(state->x),
+                     ck__reals(state->pbest));
+}
+
 static ck_status ref_move(pso_state *state, uint64_t iteration) {
   const uint32_t *neighbour = state->ring ? ck__words(state->neighbour) : NULL;
   if (target_met(state))
@@ -66,18 +75,21 @@ static ck_status ref_move(pso_state *state, uint64_t iteration) {
                        ck__reals(state->pbest_value), ck__reals(state->x),
                        ck__reals(state->pbest));
   }
-  for (uint32_t p = 0; state->streamed && state->ring && p < state->n; ++p)
-    ck_pso_keep_best(p, state->n, state->dim, ck__reals(state->values)[p],
-                     ck__reals(state->pbest_value), ck__reals(state->x),
-                     ck__reals(state->pbest));
+  if (state->streamed && state->ring)
+    keep_values(state);
   return CK_OK;
 }
 
-/* lsq only (user objectives never reach ref): rows summed in order. */
+/* lsq: rows summed in order; host objectives: the values the driver
+ * wrote kept (user objectives never reach ref). */
 static ck_status ref_evaluate(pso_state *state) {
   const ck_real *data = ck__reals(state->data), *x = ck__reals(state->x);
   if (target_met(state))
     return CK_OK;
+  if (state->objective == CK_OBJECTIVE_HOST) {
+    keep_values(state);
+    return CK_OK;
+  }
   for (uint32_t p = 0; p < state->n; ++p) {
     ck_real sum = 0;
     for (uint32_t j = 0; j < state->rows; ++j) {
