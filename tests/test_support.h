@@ -301,7 +301,7 @@ static inline void check_refused_by_check(const ck_workload *workload,
 }
 #endif
 
-/* What a host objective saw (clkit/pso.h's ck_pso_objective_fn), and the
+/* What a host objective saw (clkit/pso.h's ck_objective_fn), and the
  * call (counted from 1) at which it fails with CK_ERROR_CANCELLED, or 0. */
 typedef struct test_host_seen {
   uint64_t calls, fail_at;

@@ -113,7 +113,7 @@ typedef struct ck_ga_config {
    * called with evaluate_user for generation 0 and after each generation;
    * or ask_tell = 1, for a GA that the caller drives with ck_ga_ask and
    * ck_ga_tell. A spread GA takes neither. */
-  ck_pso_objective_fn evaluate;
+  ck_objective_fn evaluate;
   void *evaluate_user;
   int ask_tell;
 } ck_ga_config;

@@ -15,6 +15,17 @@
 extern "C" {
 #endif
 
+/*
+ * ck_objective_fn - an objective evaluated on the host, for the PSO and
+ * the GA (their config's `evaluate`): the values of `count` positions of
+ * `dim` coordinates, row-major (position i's coordinate d at
+ * x[i * dim + d]), into f[0] .. f[count - 1]. A NaN counts as the largest
+ * value; values past the run's precision are clamped to its range.
+ * Returns: CK_OK; any other status stops the run, which returns it.
+ */
+typedef ck_status (*ck_objective_fn)(const double *x, size_t count, size_t dim,
+                                     double *f, void *user);
+
 typedef struct ck_objective_info {
   const char *name;    /* "rastrigin" */
   int id;              /* CK_OBJECTIVE_* of cl/ck_objectives.h */

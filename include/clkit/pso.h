@@ -26,6 +26,7 @@
 
 #include "clkit/device.h"
 #include "clkit/lsq.h"
+#include "clkit/objectives.h"
 #include "clkit/spread.h"
 #include "clkit/status.h"
 #include "clkit/workload.h"
@@ -62,16 +63,6 @@ typedef enum ck_pso_move_mode {
   CK_PSO_MOVE_VECTOR = 2    /* a work-item per 16 particles (8 in double
                                precision), one a vector lane */
 } ck_pso_move_mode;
-
-/*
- * ck_pso_objective_fn - a host objective: the values of `count` positions
- * of `dim` coordinates, row-major (position i's coordinate d at
- * x[i * dim + d]), into f[0] .. f[count - 1]. A NaN counts as the largest
- * value; values past the swarm's precision are clamped to its range.
- * Returns: CK_OK; any other status stops the run, which returns it.
- */
-typedef ck_status (*ck_pso_objective_fn)(const double *x, size_t count,
-                                         size_t dim, double *f, void *user);
 
 typedef struct ck_pso_config {
   /* The objective: a built-in name (see clkit/objectives.h), "lsq" with
@@ -114,7 +105,7 @@ typedef struct ck_pso_config {
    * and after each move; or ask_tell = 1, for a swarm that the caller
    * drives with ck_pso_ask and ck_pso_tell. A spread swarm takes
    * neither. */
-  ck_pso_objective_fn evaluate;
+  ck_objective_fn evaluate;
   void *evaluate_user;
   int ask_tell;
 } ck_pso_config;
