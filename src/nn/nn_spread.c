@@ -189,6 +189,8 @@ ck_status ck__nn_spread_create(const ck_spread *given,
     run->compute_s[i] += ck__seconds() - started;
   }
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  for (size_t i = 0; i < run->local; ++i)
+    run->queues[i] = spread->members[i]->state.queue;
   CK_TRY(make_staging(spread));
   CK_TRY(deal(spread, (uint64_t)spread->count * FIRST_DEAL_ROWS, NULL));
   network = spread->members[0];
@@ -212,14 +214,24 @@ ck_status ck_nn_create_spread(const ck_spread *spread,
   return ck__nn_spread_create(spread, config, NULL, NULL, nn);
 }
 
-/* How long a probe's batch of passes must last, at most. */
-#define PROBE_SECONDS 0.05
-#define PROBE_PASSES 64
+/* One member's gradient passes over a trial share, for the probe. */
+typedef struct probe_trial {
+  ck_nn *member;
+  uint32_t rows, batch;
+} probe_trial;
 
-/* Each local member's training rows a second: passes over an equal share
- * of a batch (the gradients alone: the weights stay), after an untimed
- * first pass, in doubling batches until one lasts PROBE_SECONDS or holds
- * PROBE_PASSES. */
+static ck_status probe_passes(void *context, uint64_t count) {
+  probe_trial *trial = context;
+  nn_state *state = &trial->member->state;
+  ck_status status = CK_OK;
+  for (uint64_t k = 0; k < count && status == CK_OK; ++k)
+    status = ck__nn_pass(state, trial->member->steps, 0, trial->rows,
+                         1.0 / trial->batch, 0, NULL);
+  return status == CK_OK ? ck_queue_finish(state->queue) : status;
+}
+
+/* Each device's rows a second on an equal share of the batch, from
+ * gradient passes alone (the weights stay): the speeds rows are dealt by. */
 static ck_status probe(ck__nn_spread *spread, uint32_t batch, double *speeds) {
   ck__spread_run *run = &spread->run;
   uint32_t rows = batch / (uint32_t)spread->count;
@@ -227,29 +239,12 @@ static ck_status probe(ck__nn_spread *spread, uint32_t batch, double *speeds) {
     rows = 1;
   ck_status statuses[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < run->local; ++i) {
-    ck_nn *member = spread->members[i];
-    nn_state *state = &member->state;
-    statuses[i] = ck__nn_ensure_capacity(member, rows);
+    probe_trial trial = {spread->members[i], rows, batch};
+    double passes = 0;
+    statuses[i] = ck__nn_ensure_capacity(trial.member, rows);
     if (statuses[i] == CK_OK)
-      statuses[i] =
-          ck__nn_pass(state, member->steps, 0, rows, 1.0 / batch, 0, NULL);
-    if (statuses[i] == CK_OK)
-      statuses[i] = ck_queue_finish(state->queue);
-    double seconds = 0;
-    uint32_t passes = 1;
-    while (statuses[i] == CK_OK) {
-      double started = ck__seconds();
-      for (uint32_t k = 0; k < passes && statuses[i] == CK_OK; ++k)
-        statuses[i] =
-            ck__nn_pass(state, member->steps, 0, rows, 1.0 / batch, 0, NULL);
-      if (statuses[i] == CK_OK)
-        statuses[i] = ck_queue_finish(state->queue);
-      seconds = ck__seconds() - started;
-      if (seconds >= PROBE_SECONDS || passes >= PROBE_PASSES)
-        break;
-      passes *= 2;
-    }
-    speeds[i] = (double)passes * rows / (seconds > 1e-9 ? seconds : 1e-9);
+      statuses[i] = ck__spread_time(probe_passes, &trial, 64, &passes);
+    speeds[i] = passes * rows;
   }
   return ck__exchange_agree(run->exchange, statuses);
 }
@@ -284,11 +279,8 @@ ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
   /* Whether gradients are summed device to device, and NCCL's setup
    * (near a second across processes), before the clocks start. */
-  ck_queue *queues[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i)
-    queues[i] = spread->members[i]->state.queue;
   int on_devices = 0;
-  CK_TRY(ck__exchange_on_devices(run->exchange, queues, &on_devices));
+  CK_TRY(ck__exchange_on_devices(run->exchange, run->queues, &on_devices));
 fail:
   return status;
 }
@@ -407,14 +399,11 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
     spread->positions[i] += rows[i];
     run->compute_s[i] += ck__seconds() - started;
   }
-  ck_queue *queues[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i)
-    queues[i] = spread->members[i]->state.queue;
   int on_devices = 0;
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(ck__exchange_on_devices(run->exchange, queues, &on_devices));
+  CK_TRY(ck__exchange_on_devices(run->exchange, run->queues, &on_devices));
   if (on_devices)
-    return sum_on_devices(spread, rows, queues, update);
+    return sum_on_devices(spread, rows, run->queues, update);
   for (size_t i = 0; i < run->local; ++i) {
     double started = ck__seconds();
     if (statuses[i] == CK_OK)
@@ -509,18 +498,7 @@ fail:
 }
 
 ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result) {
-  ck__nn_spread *spread = nn->spread;
-  /* A device's own kernel time where its queue keeps one (ref does not):
-   * the host's clock also counts its waits for the others. The queue is
-   * finished first: some backends count a launch once it is waited for. */
-  for (size_t i = 0; i < spread->run.local; ++i) {
-    ck_queue *queue = spread->members[i]->state.queue;
-    double seconds = 0;
-    if (ck_queue_finish(queue) == CK_OK &&
-        ck_queue_get_kernel_seconds(queue, &seconds) == CK_OK && seconds > 0)
-      spread->run.compute_s[i] = seconds;
-  }
-  return ck__spread_report(&spread->run, result);
+  return ck__spread_report_queues(&nn->spread->run, result);
 }
 
 int ck__nn_spread_rank(const ck_nn *nn) {
