@@ -2347,6 +2347,40 @@ static void host_errors(const ck_device *ref) {
   CHECK(ga == NULL);
 }
 
+/* A workload run with the run options' host objective gives the built-in
+ * sphere's GA, bit for bit on ref; --fn beside it is refused. */
+static void host_workload(const ck_device *ref) {
+  const ck_workload *ga = NULL;
+  CHECK_OK(ck_workload_find("ga", &ga));
+  ck_param params[] = {{"dim", "4"},
+                       {"islands", "3"},
+                       {"island-size", "8"},
+                       {"gens", "20"},
+                       {"lo", "-5.12"},
+                       {"hi", "5.12"},
+                       {"precision", "double"},
+                       {"fn", "sphere"}};
+  test_host_seen seen = {0};
+  ck_run_options options = {.seed = 5};
+  ck_result builtin, host;
+  CHECK_OK(ck_workload_run(ga, ref, params, 8, &options, &builtin));
+  options.objective = test_host_sphere;
+  options.objective_user = &seen;
+  ck_status status = ck_workload_run(ga, ref, params, 7, &options, &host);
+  CHECK_OK(status);
+  if (status == CK_OK) {
+    CHECK_MSG(host.best == builtin.best && host.position_count == 4 &&
+                  memcmp(host.position, builtin.position,
+                         4 * sizeof *host.position) == 0,
+              "host %.17g, built-in %.17g", host.best, builtin.best);
+    CHECK(seen.calls == 21 && seen.count == 24 && seen.dim == 4);
+    ck_result_release(&host);
+  }
+  ck_result_release(&builtin);
+  CHECK_INVALID(ck_workload_run(ga, ref, params, 8, &options, &host),
+                "option --fn: the run's objective is evaluated on the host");
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -2388,6 +2422,7 @@ int main(void) {
   null_arguments(ref);
   spread_islands(ref, devices[1]);
   host_errors(ref);
+  host_workload(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();
 }

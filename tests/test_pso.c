@@ -1566,6 +1566,46 @@ static void host_null_arguments(const ck_device *ref) {
   ck_pso_destroy(c.pso);
 }
 
+/* A workload run with the run options' host objective: the built-in
+ * sphere's swarm, bit for bit on ref, through the options as the command
+ * gives them; --fn then resolves to none. Other objectives beside it are
+ * refused, as is a workload that takes no objective. */
+static void host_workload(const ck_device *ref) {
+  const ck_workload *pso = NULL, *aco = NULL;
+  CHECK_OK(ck_workload_find("pso", &pso));
+  CHECK_OK(ck_workload_find("aco", &aco));
+  ck_param params[] = {
+      {"dim", "5"},   {"particles", "20"},     {"iters", "30"}, {"lo", "-5.12"},
+      {"hi", "5.12"}, {"precision", "double"}, {"fn", "sphere"}};
+  test_host_seen seen = {0};
+  ck_run_options options = {.seed = 7};
+  ck_result builtin, host;
+  CHECK_OK(ck_workload_run(pso, ref, params, 7, &options, &builtin));
+  options.objective = test_host_sphere;
+  options.objective_user = &seen;
+  ck_status status = ck_workload_run(pso, ref, params, 6, &options, &host);
+  CHECK_OK(status);
+  if (status == CK_OK) {
+    CHECK_MSG(host.best == builtin.best && host.position_count == 5 &&
+                  memcmp(host.position, builtin.position,
+                         5 * sizeof *host.position) == 0,
+              "host %.17g, built-in %.17g", host.best, builtin.best);
+    CHECK(seen.calls == 31 && seen.count == 20 && seen.dim == 5);
+    CHECK(strcmp(host.options[0].name, "fn") == 0 && !host.options[0].value);
+    ck_result_release(&host);
+  }
+  ck_result_release(&builtin);
+  CHECK_INVALID(ck_workload_run(pso, ref, params, 7, &options, &host),
+                "option --fn: the run's objective is evaluated on the host");
+  CHECK_INVALID(ck_workload_run(pso, ref, params, 3, &options, &host),
+                "host objective needs its domain");
+  ck_param lo_only[] = {{"lo", "-1"}};
+  CHECK_INVALID(ck_workload_run(pso, ref, lo_only, 1, &options, &host),
+                "a host objective needs both --lo and --hi");
+  CHECK(ck_workload_run(aco, ref, NULL, 0, &options, &host) ==
+        CK_ERROR_UNSUPPORTED);
+}
+
 int main(void) {
   const char *temporary = getenv("TMPDIR");
   snprintf(work_dir, sizeof work_dir, "%s/clkit-pso-XXXXXX",
@@ -1609,6 +1649,7 @@ int main(void) {
   spread_swarms(ref, devices[1]);
   host_errors(ref);
   host_null_arguments(ref);
+  host_workload(ref);
   ck_device_set_free(&set);
   remove_tree(work_dir);
   return CHECK_DONE();

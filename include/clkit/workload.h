@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "clkit/device.h"
+#include "clkit/objectives.h"
 #include "clkit/spread.h"
 #include "clkit/status.h"
 
@@ -102,6 +103,12 @@ typedef struct ck_run_options {
    * the device given (clkit/spread.h); the workloads that cannot refuse
    * it with CK_ERROR_UNSUPPORTED. */
   const ck_spread *spread;
+  /* Optional, for the optimisers (pso, ga): an objective evaluated on the
+   * host, called with objective_user, in place of --fn, --objective and
+   * --data, which are then refused; --lo and --hi give its domain. The
+   * other workloads refuse it with CK_ERROR_UNSUPPORTED. */
+  ck_objective_fn objective;
+  void *objective_user;
 } ck_run_options;
 
 #define CK_RESULT_MAX_METRICS 48

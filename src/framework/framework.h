@@ -102,6 +102,9 @@ struct ck_workload {
   /* Nonzero when run takes a spread (ck_run_options.spread); others are
    * refused one. */
   int spreads;
+  /* Nonzero when run takes a host objective (ck_run_options.objective);
+   * others are refused one. */
+  int objectives;
 };
 
 /* The registry (src/registry.c, above the framework): every workload, in

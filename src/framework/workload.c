@@ -498,6 +498,10 @@ static ck_status run_workload(const ck_workload *workload,
   if (options->spread && !workload->spreads)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "%s does not spread over several devices", workload->name);
+  if (options->objective && !workload->objectives)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "%s takes no host objective (ck_run_options.objective)",
+                    workload->name);
   result->seed = options->seed;
   double started = ck__seconds();
   current_run run = {workload, device, options, 0};

@@ -141,8 +141,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
   ck_ga_config_init(config);
   if ((status = read_settings(params, count, config)))
     return status;
-  const ck__problem_spec settings =
+  ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
+  settings.host = options && options->objective;
   if ((status = ck__problem_job_parse(params, count, &settings, "gens", job)))
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
@@ -279,4 +280,5 @@ const ck_workload ck__ga_workload = {
     .demo = ga_demo,
     .demo_count = sizeof ga_demo / sizeof ga_demo[0],
     .spreads = 1,
+    .objectives = 1,
 };

@@ -101,7 +101,8 @@ typedef struct ck__problem {
  *   CK__PROBLEM_SPEC(c): the spec of a configuration;
  *   CK__PROBLEM_KEEP(c, problem): drop the borrowed strings and arrays of
  *     a kept copy of a configuration (the problem owns its copies);
- *   CK__PROBLEM_FROM_JOB(c, job, options): parsed options into c.
+ *   CK__PROBLEM_FROM_JOB(c, job, options): parsed options into c, with
+ *     the run options' host objective.
  */
 #define CK__PROBLEM_SPEC(c, name, table)                                       \
   ((ck__problem_spec){(c)->function, (c)->objective_source,                    \
@@ -129,6 +130,8 @@ typedef struct ck__problem {
       (c)->seed = (options)->seed;                                             \
       (c)->progress = (options)->progress;                                     \
       (c)->progress_user = (options)->progress_user;                           \
+      (c)->evaluate = (options)->objective;                                    \
+      (c)->evaluate_user = (options)->objective_user;                          \
     }                                                                          \
   } while (0)
 

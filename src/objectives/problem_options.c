@@ -85,7 +85,8 @@ static ck_status read_domain(const ck_param *params, size_t count,
     return CK_OK;
   if ((!lo || !hi) && !info)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "a user objective needs both --lo and --hi");
+                    "a %s objective needs both --lo and --hi",
+                    job->spec.host ? "host" : "user");
   char fallback_lo[32] = "", fallback_hi[32] = "";
   if (info) {
     snprintf(fallback_lo, sizeof fallback_lo, "%.17g", info->lo);
@@ -109,7 +110,17 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   *spec = *settings;
   const ck_objective_info *info = NULL;
   const char *objective_path = ck__param_find(params, count, "objective");
-  if (objective_path) {
+  if (spec->host) {
+    /* The caller's callback is the objective: another would be dropped. */
+    static const char *const others[] = {"fn", "objective", "data"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; ++i)
+      if (ck__param_find(params, count, others[i]))
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "option --%s: the run's objective is evaluated on the host "
+                "(ck_run_options.objective); give no --%s",
+                others[i], others[i]);
+    spec->function = NULL;
+  } else if (objective_path) {
     if (ck__param_find(params, count, "fn"))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "give either --fn or --objective, "
                                          "not both");
@@ -222,6 +233,9 @@ ck_status ck__problem_result(ck_result *result, const ck__problem_job *job,
     ck__result_metric(result, "gap", result->best - optimum, "");
   }
   ck_error_clear(); /* an unknown optimum is no failure */
+  /* A host objective has no --fn: its default names none. */
+  if (job->spec.host)
+    status = ck__result_option(result, "fn", NULL);
   /* Without --lo and --hi, the objective's own domain. */
   if (info && !job->lo) {
     status = ck__result_option_number(result, "lo", info->lo);

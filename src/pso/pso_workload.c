@@ -108,8 +108,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
   ck_pso_config_init(config);
   if ((status = read_settings(params, count, config)))
     return status;
-  const ck__problem_spec settings =
+  ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
+  settings.host = options && options->objective;
   if ((status = ck__problem_job_parse(params, count, &settings, "iters", job)))
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
@@ -222,4 +223,5 @@ const ck_workload ck__pso_workload = {
     .demo = pso_demo,
     .demo_count = sizeof pso_demo / sizeof pso_demo[0],
     .spreads = 1,
+    .objectives = 1,
 };
