@@ -1,0 +1,18 @@
+"""clkit: GPU and CPU workloads (PSO, GA, ...) over OpenCL, CUDA and a
+plain-C reference, from Python.
+
+    import clkit
+    clkit.devices()
+    result = clkit.pso.minimize("rastrigin", dim=10, device="ref", seed=1)
+    result.fun, result.x
+"""
+from . import _clkit
+from ._devices import Device, DeviceList, devices
+from ._result import OptimizeResult, Progress
+from ._run import ArgumentError, Error, RunWarning
+from . import ga, pso
+
+__version__ = _clkit.version()
+
+__all__ = ["ArgumentError", "Device", "DeviceList", "Error", "OptimizeResult",
+           "Progress", "RunWarning", "devices", "ga", "pso", "__version__"]

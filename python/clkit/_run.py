@@ -1,0 +1,386 @@
+"""What every workload's module shares: keyword arguments into the
+workload's options, the objective, progress, and the run itself.
+
+A workload's options come from its own table in the library (the one
+source of their defaults and ranges): a keyword argument names an option
+with "_" for "-" (move_mode= is --move-mode), and clkit checks its value.
+"""
+import csv
+import numbers
+import os
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from functools import lru_cache
+
+import numpy as np
+
+from . import _clkit
+from ._devices import device_id
+from ._result import OptimizeResult, Progress
+
+Error = _clkit.Error
+ArgumentError = _clkit.ArgumentError
+
+
+class RunWarning(UserWarning):
+    """A warning a run reports about its result (clkit's "warning: ")."""
+
+
+@lru_cache(maxsize=None)
+def options_table(workload):
+    """The workload's options: name -> (value_name or None for a flag,
+    default or None, help)."""
+    _, rows = _clkit.options(workload)
+    return {name: (value_name, default, help)
+            for name, value_name, default, help in rows}
+
+
+def _number(value):
+    """A number as clkit reads it: every digit a float needs."""
+    if isinstance(value, bool):
+        raise TypeError
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    raise TypeError
+
+
+def option_value(caller, key, row, value):
+    """The text of one option's value, or None for a flag left off."""
+    value_name = row[0]
+    if value_name is None:
+        if isinstance(value, (bool, np.bool_)):
+            return "1" if value else None
+        raise TypeError(f"{caller}(): {key} is a flag: give True or False, "
+                        f"not {value!r}")
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    try:
+        return _number(value)
+    except TypeError:
+        pass
+    try:
+        return ",".join(_number(item) for item in np.ravel(value).tolist())
+    except TypeError:
+        raise TypeError(f"{caller}(): {key} takes {value_name}: a number, a "
+                        f"string or a sequence of numbers, not "
+                        f"{type(value).__name__}") from None
+
+
+def option_params(workload, caller, options, reserved=()):
+    """Keyword arguments into (name, value) pairs of the workload's
+    options; None leaves an option at its default. An unknown name is a
+    TypeError with clkit's own message."""
+    table = options_table(workload)
+    params = []
+    for key, value in options.items():
+        name = key.replace("_", "-")
+        if name in reserved:
+            raise TypeError(f"{caller}(): {reserved[name]}")
+        if name not in table:
+            try:
+                _clkit.check(workload, [(name, "1")])
+            except ArgumentError as error:
+                raise TypeError(f"{caller}() got an unexpected keyword "
+                                f"argument '{key}': {error}") from None
+            raise TypeError(f"{caller}() got an unexpected keyword argument "
+                            f"'{key}'")
+        if value is None:
+            continue
+        text = option_value(caller, key, table[name], value)
+        if text is not None:
+            params.append((name, text))
+    return params
+
+
+# ---- objectives -------------------------------------------------------------
+
+def _host_objective(function):
+    """The callable as clkit's host objective: X is a read-only (count,
+    dim) float64 array over clkit's memory (no copy), valid during the
+    call only; the values go straight into clkit's array."""
+
+    def evaluate(x_lent, f_lent):
+        points = np.asarray(x_lent)
+        count, dim = points.shape
+        try:
+            values = function(points)
+        except BaseException as error:
+            # The traceback's frames hold X: clear them, as X's memory is
+            # reused once this returns.
+            traceback.clear_frames(error.__traceback__)
+            raise
+        finally:
+            del points
+        values = np.asarray(values, dtype=np.float64)
+        shape = values.shape
+        if shape not in ((count,), (count, 1)):
+            del values  # it may be a view of X
+            raise ValueError(f"the objective returned an array of shape "
+                             f"{shape} for X of shape ({count}, {dim}); it "
+                             f"must return {count} values, one a row of X")
+        np.asarray(f_lent)[:] = values.reshape(count)
+
+    return evaluate
+
+
+def _is_source(text):
+    """OpenCL C source, as against a built-in objective's name."""
+    return "objective" in text and "(" in text
+
+
+def objective_params(caller, objective, folder):
+    """The options and host callback that give the run its objective: a
+    built-in name, OpenCL C source text (written to a file in folder), a
+    path to a .cl file, or a Python callable."""
+    if callable(objective):
+        return [], _host_objective(objective)
+    if isinstance(objective, os.PathLike):
+        return [("objective", os.fspath(objective))], None
+    if isinstance(objective, str) and _is_source(objective):
+        path = os.path.join(folder, "objective.cl")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(objective)
+        return [("objective", path)], None
+    if isinstance(objective, str):
+        return [("fn", objective)], None
+    raise TypeError(f"{caller}(): the objective must be a built-in name, "
+                    f"OpenCL C source, a path to a .cl file or a callable, "
+                    f"not {type(objective).__name__}")
+
+
+# ---- progress ---------------------------------------------------------------
+
+class _TextBar:
+    """A progress line on stderr where tqdm is not installed."""
+
+    def __init__(self):
+        self.shown = 0.0
+
+    def __call__(self, progress):
+        now = time.monotonic()
+        if now - self.shown < 0.2:
+            return
+        self.shown = now
+        done = (f"{100 * progress.fraction:3.0f}%" if progress.fraction
+                else f"{progress.steps:.0f} {progress.step_name}")
+        sys.stderr.write(f"\r{progress.workload} on {progress.device}: "
+                         f"{done}, {progress.best_name} {progress.best:.6g} ")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+class _TqdmBar:
+    def __init__(self, tqdm):
+        self.bar = tqdm(total=100, unit="%", leave=False)
+
+    def __call__(self, progress):
+        if not self.bar.desc:
+            self.bar.set_description(
+                f"{progress.workload} on {progress.device}")
+        self.bar.update(int(100 * progress.fraction) - self.bar.n)
+        self.bar.set_postfix({progress.best_name or "best": progress.best,
+                              progress.step_name or "steps": progress.steps},
+                             refresh=False)
+
+    def close(self):
+        self.bar.close()
+
+
+def _display(progress):
+    """progress=True: tqdm's bar where installed, else a line of text."""
+    if progress is True:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return _TextBar()
+        return _TqdmBar(tqdm)
+    return None
+
+
+def _hook(caller, progress, callback, bar):
+    """One function for clkit's progress checks: the display, then the
+    caller's callables (a true answer stops the run)."""
+    calls = [bar] if bar else []
+    for name, value in (("progress", progress), ("callback", callback)):
+        if callable(value) and value is not True:
+            calls.append(value)
+        elif value not in (None, False, True):
+            raise TypeError(f"{caller}(): {name} must be callable, True or "
+                            f"None")
+    if not calls:
+        return None
+
+    def report(fields):
+        state = Progress(**fields)
+        stop = False
+        for call in calls:
+            stop = bool(call(state)) or stop
+        return stop
+
+    return report
+
+
+# ---- runs -------------------------------------------------------------------
+
+def _history(workload, path):
+    """The trace file as an array of (step, best) rows."""
+    rows = []
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        for row in reader:
+            if row.get("island", "all") != "all":
+                continue
+            step = row.get("iteration", row.get("generation"))
+            rows.append((float(step), float(row["best"])))
+    return np.array(rows, dtype=np.float64).reshape(-1, 2)
+
+
+def _clean_message(error, folder):
+    """Messages name a source text's temporary file as objective.cl."""
+    text = str(error)
+    if folder in text:
+        error.args = (text.replace(os.path.join(folder, ""), ""),)
+    return error
+
+
+def _resolved(workload, options):
+    """The run's resolved options, numbers as numbers, flags as bools."""
+    table = options_table(workload)
+    resolved = {}
+    for name, text in options.items():
+        value = text
+        if text is not None and table.get(name, (None,))[0] is None:
+            value = text == "1"
+        elif text is not None:
+            try:
+                value = float(text)
+                if value.is_integer() and "." not in text and "e" not in text:
+                    value = int(text)
+            except ValueError:
+                value = text
+        resolved[name.replace("-", "_")] = value
+    return resolved
+
+
+def run(workload, caller, params, *, device=None, seed=None, objective=None,
+        progress=None, callback=None, folder=None):
+    """One run of workload with params (name, value pairs): the raw result
+    dict of the extension, log lines and warnings included."""
+    selected = device_id(device)
+    if seed is not None and (isinstance(seed, bool) or
+                             not isinstance(seed, numbers.Integral)):
+        raise TypeError(f"{caller}(): seed must be a whole number, not "
+                        f"{type(seed).__name__}")
+    lines = []
+
+    def log(line):
+        if line.startswith("warning: "):
+            warnings.warn(line[len("warning: "):], RunWarning, stacklevel=4)
+        lines.append(line)
+
+    bar = _display(progress)
+    hook = _hook(caller, progress, callback, bar)
+    try:
+        raw = _clkit.run(workload, selected, params,
+                         seed=None if seed is None else int(seed),
+                         objective=objective, progress=hook, log=log)
+    except Error as error:
+        if folder:
+            _clean_message(error, folder)
+        raise
+    finally:
+        if bar:
+            bar.close()
+    raw["log"] = lines
+    return raw
+
+
+def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
+             device, seed, progress, callback, history, options):
+    """An optimiser's run (pso, ga) as an OptimizeResult."""
+    reserved = {
+        "fn": "give the objective as the first argument",
+        "objective": "give the objective as the first argument",
+        "lo": "lo is the second argument", "hi": "hi is the third argument",
+    }
+    params = option_params(workload, caller, options, reserved)
+    if dim is None:
+        sizes = {np.size(bound) for bound in (lo, hi) if bound is not None}
+        dim = max(sizes) if sizes and max(sizes) > 1 else None
+    with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+        named, host = objective_params(caller, objective, folder)
+        extra = option_params(workload, caller,
+                              {"dim": dim, "lo": lo, "hi": hi})
+        trace = dict(params).get("trace")
+        if history and trace is None:
+            trace = os.path.join(folder, "trace.csv")
+            extra.append(("trace", trace))
+        raw = run(workload, caller, named + extra + params, device=device,
+                  seed=seed, objective=host, progress=progress,
+                  callback=callback, folder=folder)
+        steps = _history(workload, trace) if history else None
+    metrics = raw["metrics"]
+    resolved = _resolved(workload, raw["options"])
+    if dict(params).get("trace") is None:
+        resolved["trace"] = None
+    stopped_by = raw["stopped_by"]
+    result = OptimizeResult(
+        x=np.frombuffer(raw["position"], dtype=np.float64),
+        fun=raw["best"],
+        nit=int(metrics[step_metric]),
+        nfev=int(metrics["evaluations"]),
+        history=steps,
+        stopped_by=stopped_by,
+        success=True,
+        message=f"stopped by {stopped_by}" if stopped_by else "finished",
+        device=raw["device"],
+        device_name=raw["device_name"],
+        seed=raw["seed"],
+        wall_s=raw["wall_s"],
+        build_s=raw["build_s"],
+        total_s=raw["total_s"],
+        metrics=metrics,
+        options=resolved,
+        log=raw["log"],
+    )
+    return result
+
+
+def options_doc(workload, skip):
+    """The workload's options as keyword arguments, for a docstring: from
+    the library's table, so that defaults are never written twice."""
+    lines = []
+    for name, (value_name, default, help) in options_table(workload).items():
+        if name in skip:
+            continue
+        key = name.replace("-", "_")
+        kind = "True/False" if value_name is None else value_name
+        shown = f" (default {default})" if default is not None else ""
+        lines.append(f"    {key}={kind}: {help}{shown}")
+    return "\n".join(lines)
+
+
+def minimizer(workload, step_metric, doc):
+    """The minimize function of an optimiser's module (pso, ga): its
+    docstring is doc followed by the workload's options."""
+
+    def minimize(objective, lo=None, hi=None, *, dim=None, device=None,
+                 seed=None, progress=None, callback=None, history=True,
+                 **options):
+        return optimize(workload, f"{workload}.minimize", objective, lo, hi,
+                        dim, step_metric, device=device, seed=seed,
+                        progress=progress, callback=callback,
+                        history=history, options=options)
+
+    minimize.__module__ = f"clkit.{workload}"
+    minimize.__doc__ = doc + options_doc(
+        workload, skip={"fn", "objective", "lo", "hi", "dim"})
+    return minimize

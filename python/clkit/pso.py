@@ -1,0 +1,31 @@
+"""Particle swarm optimisation (clkit's pso workload)."""
+from . import _run
+
+__all__ = ["minimize"]
+
+minimize = _run.minimizer("pso", "iterations", """\
+Minimise objective with a particle swarm; returns an OptimizeResult.
+
+objective: a built-in name ("rastrigin", "sphere", ... as `clkit run pso
+--fn` takes), OpenCL C source defining objective() (or a pathlib.Path to
+such a file), or a callable f(X) -> values that takes a read-only (count,
+dim) float64 array, valid during the call only, and returns count values.
+lo, hi: the domain, a number or one per dimension (a built-in objective
+has its own; a source or a callable needs both).
+dim: dimensions (default: the length of lo or hi, else the option's).
+device: a selector as --device takes ("ref", "ocl:0.0", "pocl", "cuda:0"),
+or a clkit.Device; None: CLKIT_DEVICE, else the fastest device.
+seed: the run's seed (default 1, as the command's).
+progress: True for a progress bar (tqdm where installed), or a callable
+given a clkit.Progress at each check; callback: another such callable.
+Either stops the run by returning True (clkit.Error, status
+CK_ERROR_CANCELLED) or by raising, which minimize raises again.
+history: keep the best value per iteration (result.history: rows of
+iteration and best).
+
+The result: x, fun, nit (iterations), nfev (evaluations), history,
+stopped_by, success, message, device, seed, wall_s, and the run's metrics
+and resolved options.
+
+Options (keyword arguments, as `clkit run pso` names them, "_" for "-"):
+""")

@@ -1,0 +1,47 @@
+/*
+ * ext.h - what the files of the clkit._clkit extension share: the
+ * exception types, raising clkit's failures as them, the device list, and
+ * each file's methods.
+ *
+ * The extension is generic over workloads: a run goes through
+ * ck_workload_run with name/value options, so a workload needs no C here;
+ * its Python module (python/clkit/<name>.py) maps arguments to options and
+ * the result to what its users expect.
+ */
+#ifndef CK_PYTHON_EXT_H
+#define CK_PYTHON_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "clkit/clkit.h"
+
+/* clkit.Error (a RuntimeError) and clkit.ArgumentError (an Error and a
+ * ValueError), made by the module's init. */
+extern PyObject *ck_py_error, *ck_py_argument_error;
+
+/* Raises clkit's failure of status: the thread's last message, as an
+ * ArgumentError for CK_ERROR_INVALID_ARGUMENT (and for every status when
+ * argument is nonzero), else an Error; the exception's `status` is the
+ * status's name and `code` its number. Returns NULL. */
+PyObject *ck_py_raise(ck_status status, int argument);
+
+/* The device list, made on first use and kept for the process; NULL with
+ * an exception set when it cannot be made. Called with the GIL held. */
+const ck_device_set *ck_py_devices(void);
+
+/* A workload by name, or NULL with ArgumentError set. */
+const ck_workload *ck_py_workload(const char *name);
+
+/* A list of (name, value) pairs of str into params (count entries, which
+ * borrow the strings of the list's items: keep the list alive); NULL and
+ * 0 for None. Returns 0, or -1 with an exception set; release *params
+ * with PyMem_Free. */
+int ck_py_params(PyObject *list, ck_param **params, size_t *count);
+
+/* run.c: _clkit.run, and readying its type (0, or -1 with an exception
+ * set) before the module is used. */
+PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs);
+int ck_py_run_ready(void);
+
+#endif /* CK_PYTHON_EXT_H */

@@ -1,0 +1,263 @@
+"""clkit.pso.minimize: the command's results, objectives of every kind,
+errors, cancelling."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import clkit
+from conftest import OPENCL, sphere
+
+SMALL = dict(dim=4, particles=32, iters=20)
+
+
+def test_same_result_as_the_command(device, cli):
+    result = clkit.pso.minimize("rastrigin", device=device, seed=5, **SMALL)
+    expected = cli("run", "pso", "--fn", "rastrigin", "--dim", "4",
+                   "--particles", "32", "--iters", "20", "--seed", "5",
+                   "--device", device)
+    assert result.fun == expected["best"]
+    assert result.x.tolist() == expected["x"]
+    assert result.nit == expected["iterations"] == 20
+    assert result.nfev == expected["evaluations"]
+    assert result.stopped_by == expected["stopped_by"] == "iterations"
+    assert result.seed == 5 and result.device == device and result.success
+    for name, value in expected["options"].items():
+        if name != "trace":
+            assert result.options[name.replace("-", "_")] == value, name
+
+
+def test_options_reach_the_option_table(cli):
+    result = clkit.pso.minimize("ackley", -2, 2, dim=3, particles=16,
+                                iters=10, w=0.5, c1=1.2, topology="ring:3",
+                                move_mode="particle", device="ref", seed=2)
+    expected = cli("run", "pso", "--fn", "ackley", "--lo", "-2", "--hi", "2",
+                   "--dim", "3", "--particles", "16", "--iters", "10",
+                   "--w", "0.5", "--c1", "1.2", "--topology", "ring:3",
+                   "--move-mode", "particle", "--device", "ref", "--seed", "2")
+    assert result.fun == expected["best"]
+    assert result.x.tolist() == expected["x"]
+    assert result.options["w"] == 0.5 and result.options["topology"] == "ring:3"
+
+
+def test_history_ends_at_the_best():
+    result = clkit.pso.minimize("sphere", device="ref", **SMALL)
+    assert result.history.shape == (21, 2)
+    assert result.history[0, 0] == 0 and result.history[-1, 0] == 20
+    assert result.history[-1, 1] == result.fun
+    assert np.all(np.diff(result.history[:, 1]) <= 0)
+    assert clkit.pso.minimize("sphere", device="ref", history=False,
+                              **SMALL).history is None
+
+
+def test_the_seed_defaults_to_the_commands():
+    first = clkit.pso.minimize("rastrigin", device="ref", **SMALL)
+    one = clkit.pso.minimize("rastrigin", device="ref", seed=1, **SMALL)
+    other = clkit.pso.minimize("rastrigin", device="ref", seed=2, **SMALL)
+    assert first.seed == 1 and first.fun == one.fun
+    assert other.fun != one.fun
+
+
+def test_target_stops_the_run():
+    result = clkit.pso.minimize("sphere", device="ref", dim=2, particles=32,
+                                target=1e-3, check_every=1)
+    assert result.stopped_by == "target" and result.fun <= 1e-3
+
+
+def test_a_callable_reaches_the_builtin_swarm(device):
+    """As the C tests assert: bit for bit on ref, to 1e-12 elsewhere
+    (kernels may fuse the built-in's multiply-adds)."""
+    calls = []
+
+    def objective(X):
+        assert X.dtype == np.float64 and X.shape == (20, 5)
+        assert not X.flags.writeable
+        calls.append(X.shape)
+        return sphere(X)
+
+    common = dict(dim=5, particles=20, iters=30, precision="double",
+                  device=device, seed=7)
+    host = clkit.pso.minimize(objective, -5.12, 5.12, **common)
+    builtin = clkit.pso.minimize("sphere", -5.12, 5.12, **common)
+    assert len(calls) == 31
+    if device == "ref":
+        assert host.fun == builtin.fun
+        assert host.x.tolist() == builtin.x.tolist()
+    else:
+        assert abs(host.fun - builtin.fun) <= 1e-12 * abs(builtin.fun)
+    assert host.options["fn"] is None and host.fun < 0.5
+
+
+def test_a_callable_takes_its_dimension_from_the_bounds():
+    result = clkit.pso.minimize(lambda X: np.abs(X - 0.25).sum(axis=1),
+                                [-1, -1, -1], [1, 1, 1], particles=64,
+                                iters=100, device="ref")
+    assert result.x.shape == (3,) and result.fun < 0.1
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_opencl_source_as_the_command_takes_it(cli, tmp_path):
+    source = ("float objective(const float *x, int dim) {\n"
+              "  float s = 0.0f;\n"
+              "  for (int d = 0; d < dim; ++d) s += (x[d] - 1.0f) * "
+              "(x[d] - 1.0f);\n"
+              "  return s;\n}\n")
+    path = tmp_path / "shifted.cl"
+    path.write_text(source)
+    result = clkit.pso.minimize(source, -3, 3, device=OPENCL, seed=4, **SMALL)
+    expected = cli("run", "pso", "--objective", str(path), "--lo", "-3",
+                   "--hi", "3", "--dim", "4", "--particles", "32", "--iters",
+                   "20", "--seed", "4", "--device", OPENCL)
+    assert result.fun == expected["best"]
+    assert result.x.tolist() == expected["x"]
+    by_path = clkit.pso.minimize(path, -3, 3, device=OPENCL, seed=4, **SMALL)
+    assert by_path.fun == result.fun
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_a_source_that_does_not_build_names_its_line():
+    with pytest.raises(clkit.Error) as error:
+        clkit.pso.minimize("float objective(const float *x, int dim) {\n"
+                           "  return undefined_name;\n}\n", -1, 1, dim=2,
+                           particles=8, iters=2, device=OPENCL)
+    assert error.value.status == "CK_ERROR_BUILD"
+    assert "objective.cl:2" in str(error.value)
+    assert "clkit-" not in str(error.value)
+
+
+def test_bad_arguments_are_refused_clearly():
+    with pytest.raises(TypeError, match="'frobnicate'.*no option --frobnicate"):
+        clkit.pso.minimize("sphere", device="ref", frobnicate=1)
+    with pytest.raises(clkit.ArgumentError, match="--particles.*outside"):
+        clkit.pso.minimize("sphere", device="ref", particles=0)
+    with pytest.raises(ValueError, match="unknown function 'nosuch'"):
+        clkit.pso.minimize("nosuch", device="ref")
+    with pytest.raises(TypeError, match="constriction is a flag"):
+        clkit.pso.minimize("sphere", device="ref", constriction=3)
+    with pytest.raises(TypeError, match="first argument"):
+        clkit.pso.minimize("sphere", device="ref", fn="sphere")
+    with pytest.raises(ValueError, match="'nan' is not a number"):
+        clkit.pso.minimize("sphere", device="ref", w=float("nan"))
+    with pytest.raises(ValueError, match="needs its domain"):
+        clkit.pso.minimize(sphere, dim=2, device="ref")
+    with pytest.raises(TypeError, match="built-in name"):
+        clkit.pso.minimize(42, device="ref")
+    with pytest.raises(TypeError, match="seed"):
+        clkit.pso.minimize("sphere", device="ref", seed=1.5)
+
+
+def test_a_callable_that_returns_the_wrong_shape_is_refused():
+    with pytest.raises(ValueError, match=r"shape \(32, 2\).*32 values"):
+        clkit.pso.minimize(lambda X: X, -1, 1, dim=2, particles=32,
+                           device="ref")
+
+
+def test_keeping_x_past_the_call_is_refused():
+    kept = []
+    with pytest.raises(ValueError, match=r"kept its argument X.*X.copy\(\)"):
+        clkit.pso.minimize(lambda X: kept.append(X[0]) or sphere(X), -1, 1,
+                           dim=2, particles=8, device="ref")
+    kept.clear()
+    copies = []
+    clkit.pso.minimize(lambda X: copies.append(X.copy()) or sphere(X), -1, 1,
+                       dim=2, particles=8, iters=3, device="ref")
+    assert len(copies) == 4 and copies[0].shape == (8, 2)
+
+
+def test_an_exception_in_the_callable_propagates():
+    calls = []
+
+    def failing(X):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ZeroDivisionError("from the objective")
+        return sphere(X)
+
+    with pytest.raises(ZeroDivisionError, match="from the objective"):
+        clkit.pso.minimize(failing, -1, 1, dim=2, particles=8, iters=50,
+                           device="ref")
+    assert len(calls) == 3
+
+
+def test_progress_reports_and_cancels():
+    seen = []
+
+    def progress(state):
+        seen.append(state)
+        if state.steps >= 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        clkit.pso.minimize("sphere", dim=2, particles=8, iters=10 ** 9,
+                           check_every=1, device="ref", progress=progress)
+    assert seen[0].steps == 0 and seen[-1].steps >= 5
+    assert seen[-1].workload == "pso" and seen[-1].device == "ref"
+    assert seen[-1].step_name == "iterations" and seen[-1].best >= 0
+    with pytest.raises(clkit.Error) as error:
+        clkit.pso.minimize("sphere", dim=2, particles=8, iters=10 ** 9,
+                           device="ref", callback=lambda state: state.steps > 0)
+    assert error.value.status == "CK_ERROR_CANCELLED" and error.value.code == 12
+
+
+def test_progress_true_draws_a_bar(capsys):
+    result = clkit.pso.minimize("sphere", device="ref", progress=True,
+                                **SMALL)
+    assert result.nit == 20
+
+
+def test_the_gil_is_released_while_the_run_works():
+    """Another thread runs while a callback-free stretch of the run goes
+    on (ref, a run of half a second)."""
+    counted = []
+    stop = threading.Event()
+
+    def count():
+        n = 0
+        while not stop.is_set():
+            n += 1
+        counted.append(n)
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        start = time.perf_counter()
+        clkit.pso.minimize("rastrigin", dim=30, particles=256, time=0.5,
+                           device="ref", history=False)
+        elapsed = time.perf_counter() - start
+    finally:
+        stop.set()
+        thread.join()
+    assert elapsed >= 0.5 and counted[0] > 1000
+
+
+CTRL_C = """
+import sys, clkit
+def started(state):
+    if state.steps > 0 and not started.done:
+        started.done = True
+        print("started", flush=True)
+started.done = False
+clkit.pso.minimize("rastrigin", dim=30, particles=256, time=60,
+                   device="ref", progress=started)
+"""
+
+
+def test_ctrl_c_stops_the_run_with_keyboardinterrupt():
+    process = subprocess.Popen([sys.executable, "-c", CTRL_C],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=os.environ.copy())
+    try:
+        assert process.stdout.readline().strip() == "started"
+        start = time.perf_counter()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert time.perf_counter() - start < 10
+    assert process.returncode != 0
+    assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
