@@ -163,7 +163,7 @@ class _TextBar:
 
     def __call__(self, progress):
         now = time.monotonic()
-        if now - self.shown < 0.2:
+        if progress.steps == 0 or now - self.shown < 0.2:
             return
         self.shown = now
         done = (f"{100 * progress.fraction:3.0f}%" if progress.fraction
