@@ -2147,6 +2147,13 @@ static void spread_islands(const ck_device *ref, const ck_device *other) {
         CHECK_MSG(ga_ends_same(&alone, &spread, 0),
                   "ref and %s, topology %d: %.9g, ref alone %.9g", other->id,
                   topology, spread.best, alone.best);
+      /* The members fold their islands' means, each on its own: the
+       * run's mean is one device's to rounding. */
+      for (size_t g = 0; g < alone.count && g < spread.count; ++g)
+        CHECK_MSG(fabs(spread.history[1][g] - alone.history[1][g]) <=
+                      1e-5 * fabs(alone.history[1][g]),
+                  "mean of generation %zu: %.9g, ref alone %.9g", g,
+                  spread.history[1][g], alone.history[1][g]);
       ga_end_free(&alone);
       ga_end_free(&spread);
     }

@@ -201,6 +201,17 @@ static ck_status flush_stats(ck_ga *ga) {
    * island: at 4096 islands, megabytes a batch and their loop here. A
    * spread run's members send every island's, folded here as ref's. */
   int folded = !keep && !ga->spread && ga->steps->fold_stats;
+  /* Without island history a spread run's members fold their own
+   * islands, each on its device where it can; the host folds the members'. */
+  if (ga->spread && !keep) {
+    const double *rows = NULL;
+    ck_status status = ck__ga_spread_folded(ga->spread, slots, &rows);
+    if (status == CK_OK)
+      status = ck__history_push_rows(&ga->history, rows, slots);
+    if (status == CK_OK)
+      ga->stats_used = 0;
+    return status;
+  }
   ck_status status =
       ga->spread ? ck__ga_spread_stats(ga->spread, slots, ga->stats_host)
                  : CK_OK;
@@ -745,6 +756,34 @@ ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats) {
                                         2 * state->real_size,
                                     slice->stats_host, CK_BLOCKING, NULL);
   *stats = slice->stats_host;
+  slice->stats_used = 0;
+  return status;
+}
+
+ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs) {
+  ga_state *state = &slice->state;
+  uint32_t slots = slice->stats_used, islands = state->islands;
+  int folded = slice->steps->fold_stats != NULL;
+  ck_status status = folded ? slice->steps->fold_stats(state, slots) : CK_OK;
+  size_t count = (size_t)slots * (folded ? 1 : islands) * 2;
+  if (status == CK_OK)
+    status = ck_buffer_read(state->queue, folded ? state->folded : state->stats,
+                            0, count * state->real_size, slice->stats_host,
+                            CK_BLOCKING, NULL);
+  const float *narrow = slice->stats_host;
+  const double *wide = slice->stats_host;
+#define STAT(i) (state->double_precision ? wide[i] : (double)narrow[i])
+  for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
+    double best = INFINITY, mean = 0;
+    for (uint32_t island = 0; island < (folded ? 1u : islands); ++island) {
+      size_t at = ((size_t)slot * (folded ? 1u : islands) + island) * 2;
+      best = STAT(at) < best ? STAT(at) : best;
+      mean += STAT(at + 1);
+    }
+    pairs[2 * (size_t)slot] = best;
+    pairs[2 * (size_t)slot + 1] = folded ? mean : mean / islands;
+  }
+#undef STAT
   slice->stats_used = 0;
   return status;
 }

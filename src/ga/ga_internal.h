@@ -201,6 +201,10 @@ const uint32_t *ck__ga_sources(const ck_ga *ga);
 /* A member's statistics since its last read, every island's (the stats
  * buffer's layout), in host memory that the member owns. */
 ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats);
+/* A spread member's statistics since the last read, folded over its
+ * islands: (best, mean) a generation into pairs, as doubles; folded on
+ * the device where its backend can. */
+ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs);
 
 typedef struct ck__ga_spread ck__ga_spread;
 /* Deals config's islands to the spread's members, makes their slices and
@@ -217,6 +221,11 @@ ck_status ck__ga_spread_round(ck__ga_spread *spread, uint64_t count,
  * (best, mean), in the run's precision). */
 ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
                               void *stats);
+/* The run's (best, mean) for each of `slots` generations, in *rows (the
+ * spread's): the least of the members' bests and the islands' mean, from
+ * what every member folded of its own. */
+ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
+                               const double **rows);
 /* The largest over the processes of each of `count` values (clocks). */
 ck_status ck__ga_spread_slowest(ck__ga_spread *spread, const double *mine,
                                 double *slowest, size_t count);

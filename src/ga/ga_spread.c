@@ -7,9 +7,9 @@
  * The result is the one-device GA's, bit for bit, on devices that compute
  * alike: an island draws from its own streams wherever it lives (its
  * number in the whole run), every member plans the run's migrations as
- * one device does, every island's statistics are folded in island order,
- * and the best is the least of the members' bests, ties going to the
- * lowest island.
+ * one device does, and the best is the least of the members' bests, ties
+ * going to the lowest island. The history's mean is the members' means
+ * weighted by their islands: one device's to rounding.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +41,9 @@ struct ck__ga_spread {
    * member's. */
   unsigned char *stats, *all_stats;
   uint32_t stats_capacity;
+  /* Folded statistics: (best, mean) a generation, every local member's,
+   * every member's, and the run's. */
+  double *folded, *all_folded, *rows;
 };
 
 /* Bytes of a pack of `islands` islands' migrants: their genes, then their
@@ -279,6 +282,42 @@ fail:
   return status;
 }
 
+ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
+                               const double **rows) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &spread->run;
+  size_t pairs = (size_t)slots * 2;
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i) {
+    double *own = spread->folded + i * pairs;
+    double started = ck__seconds();
+    statuses[i] = ck__ga_slice_folded(spread->members[i], own);
+    run->compute_s[i] += ck__seconds() - started;
+    pieces[i] = own;
+  }
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(ck__exchange_gather(run->exchange, pieces, pairs * sizeof(double),
+                             spread->all_folded));
+  double islands = (double)(spread->firsts[spread->count - 1] +
+                            spread->units[spread->count - 1]);
+  for (size_t slot = 0; slot < slots; ++slot) {
+    double best = INFINITY, sum = 0;
+    for (size_t m = 0; m < spread->count; ++m) {
+      const double *pair = spread->all_folded + m * pairs + 2 * slot;
+      best = pair[0] < best ? pair[0] : best;
+      sum += pair[1] * (double)spread->units[m];
+    }
+    spread->rows[2 * slot] = best;
+    /* One member's mean is the run's as it stands. */
+    spread->rows[2 * slot + 1] =
+        spread->count == 1 ? spread->all_folded[2 * slot + 1] : sum / islands;
+  }
+  *rows = spread->rows;
+fail:
+  return status;
+}
+
 static ck_status probe_step(void *context, uint64_t count) {
   ck_ga *ga = context;
   ck_status status = ck_ga_step(ga, count);
@@ -356,9 +395,14 @@ static ck_status make_buffers(ck__ga_spread *spread) {
   spread->gathered = spread->ring ? NULL : calloc(spread->count, pack);
   spread->stats = calloc(local, stats);
   spread->all_stats = calloc(spread->count, stats);
+  size_t pairs = (size_t)spread->stats_capacity * 2;
+  spread->folded = calloc(local * pairs, sizeof *spread->folded);
+  spread->all_folded = calloc(spread->count * pairs, sizeof *spread->folded);
+  spread->rows = calloc(pairs, sizeof *spread->rows);
   if (!spread->genes || (pack && (!spread->sent || !spread->received)) ||
       (!spread->ring && pack && !spread->gathered) || !spread->stats ||
-      !spread->all_stats)
+      !spread->all_stats || !spread->folded || !spread->all_folded ||
+      !spread->rows)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of host memory for a spread GA's exchanges");
   return CK_OK;
@@ -468,6 +512,9 @@ void ck__ga_spread_destroy(ck__ga_spread *spread) {
   free(spread->gathered);
   free(spread->stats);
   free(spread->all_stats);
+  free(spread->folded);
+  free(spread->all_folded);
+  free(spread->rows);
   ck__spread_end(&spread->run);
   free(spread);
 }
