@@ -24,8 +24,12 @@ import subprocess
 import sys
 
 
+TIMEOUT = None
+
+
 def run(command):
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True,
+                          timeout=TIMEOUT)
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n"
                  f"{done.stderr}")
@@ -57,9 +61,14 @@ def main():
                         help="deal equal shares (--shares 1,1,...) rather "
                         "than by a probe of each device's speed")
     parser.add_argument("--out")
+    parser.add_argument("--run-timeout", type=float, default=300,
+                        help="seconds a run may take before it counts as "
+                        "failed (default 300)")
     args, extra = parser.parse_known_args()
     if extra and extra[0] == "--":
         extra = extra[1:]
+    global TIMEOUT
+    TIMEOUT = args.run_timeout
     devices = args.devices.split(",")
     counts = [k for k in (1, 2, 4, 8, 16) if k <= len(devices)]
     mpi_device = args.mpi_device or devices[0].split(":")[0]
@@ -71,10 +80,11 @@ def main():
 
     single = {}
     for k in sorted({1, counts[-1]}):
-        throughput, _ = measure(base + size(k * args.size) +
+        throughput, first = measure(base + size(k * args.size) +
                                 ["--device", devices[0]], args.repeat)
         single[k] = throughput
         rows.append(("one device", "-", 1, k * args.size, throughput, 1.0, ""))
+        print(rows[-1], flush=True)
     for mode in ["process"] + (["mpi"] if args.mpirun else []):
         for scaling in ("weak", "strong"):
             for k in counts:
@@ -93,18 +103,30 @@ def main():
                         "--spread"]
                 if args.equal_shares:
                     command += ["--shares", ",".join(["1"] * k)]
-                throughput, result = measure(command, args.repeat)
+                try:
+                    throughput, result = measure(command, args.repeat)
+                except subprocess.TimeoutExpired:
+                    rows.append((mode, scaling, k, n, 0.0, 0.0,
+                                 f"over {TIMEOUT:g} s: not measured"))
+                    print(rows[-1], flush=True)
+                    continue
                 reference = single[1] if scaling == "weak" else \
                     single[counts[-1]]
                 efficiency = throughput / (k * reference)
                 members = result.get("members", [])
                 exchange = max((m["exchange_s"] for m in members),
                                default=0.0)
+                compute = [m["compute_s"] for m in members] or [0.0]
                 shares = "/".join(f"{m['share'] * 100:.0f}" for m in members)
+                # Where the wall time went: the members' compute (its
+                # spread shows imbalance), the exchange, and the rest.
                 rows.append((mode, scaling, k, n, throughput, efficiency,
-                             f"shares {shares}%, exchange "
-                             f"{exchange:.3f} s of {result['wall_s']:.3f} s"))
-    unit = result.get("throughput_unit", "")
+                             f"shares {shares}%, compute "
+                             f"{min(compute):.3f}-{max(compute):.3f} s, "
+                             f"exchange {exchange:.3f} s of "
+                             f"{result['wall_s']:.3f} s"))
+                print(rows[-1], flush=True)
+    unit = first.get("throughput_unit", "")
     lines = [f"# {args.workload}: {' '.join(extra)}; "
              f"{args.size_option} {args.size} a device",
              f"| run | scaling | devices | {args.size_option} | "
