@@ -11,8 +11,11 @@ from ._devices import Device, DeviceList, devices
 from ._result import OptimizeResult, Progress
 from ._run import ArgumentError, Error, RunWarning
 from . import ga, pso
+from . import aco
+from ._compare import Comparison, compare
 
 __version__ = _clkit.version()
 
 __all__ = ["ArgumentError", "Device", "DeviceList", "Error", "OptimizeResult",
-           "Progress", "RunWarning", "devices", "ga", "pso", "__version__"]
+           "Progress", "RunWarning", "devices", "ga", "pso", "__version__",
+           "aco", "Comparison", "compare"]

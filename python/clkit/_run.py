@@ -239,7 +239,8 @@ def _history(workload, path):
             if row.get("island", "all") != "all":
                 continue
             step = row.get("iteration", row.get("generation"))
-            rows.append((float(step), float(row["best"])))
+            best = row.get("best", row.get("best_length"))
+            rows.append((float(step), float(best)))
     return np.array(rows, dtype=np.float64).reshape(-1, 2)
 
 
@@ -270,11 +271,13 @@ def _resolved(workload, options):
     return resolved
 
 
-def run(workload, caller, params, *, device=None, seed=None, objective=None,
-        progress=None, callback=None, folder=None):
-    """One run of workload with params (name, value pairs): the raw result
-    dict of the extension, log lines and warnings included."""
-    selected = device_id(device)
+def call(entry, caller, args, *, seed, progress, callback, folder=None,
+         stacklevel=2, **extra):
+    """entry(*args, seed=, progress=, log=, **extra), an extension's run or
+    compare, with the progress display, the log lines kept (returned
+    beside entry's answer; warnings also as RunWarning, with stacklevel
+    as warnings.warn would take it in call's caller) and messages naming
+    files in folder cleaned."""
     if seed is not None and (isinstance(seed, bool) or
                              not isinstance(seed, numbers.Integral)):
         raise TypeError(f"{caller}(): seed must be a whole number, not "
@@ -283,15 +286,15 @@ def run(workload, caller, params, *, device=None, seed=None, objective=None,
 
     def log(line):
         if line.startswith("warning: "):
-            warnings.warn(line[len("warning: "):], RunWarning, stacklevel=4)
+            warnings.warn(line[len("warning: "):], RunWarning,
+                          stacklevel=stacklevel + 2)
         lines.append(line)
 
     bar = _display(progress)
     hook = _hook(caller, progress, callback, bar)
     try:
-        raw = _clkit.run(workload, selected, params,
-                         seed=None if seed is None else int(seed),
-                         objective=objective, progress=hook, log=log)
+        answer = entry(*args, seed=None if seed is None else int(seed),
+                       progress=hook, log=log, **extra)
     except Error as error:
         if folder:
             _clean_message(error, folder)
@@ -299,8 +302,40 @@ def run(workload, caller, params, *, device=None, seed=None, objective=None,
     finally:
         if bar:
             bar.close()
+    return answer, lines
+
+
+def run(workload, caller, params, *, device=None, seed=None, objective=None,
+        progress=None, callback=None, folder=None):
+    """One run of workload with params (name, value pairs): the raw result
+    dict of the extension, log lines and warnings included."""
+    selected = device_id(device)
+    raw, lines = call(_clkit.run, caller, (workload, selected, params),
+                      seed=seed, progress=progress, callback=callback,
+                      folder=folder, stacklevel=3, objective=objective)
     raw["log"] = lines
     return raw
+
+
+def run_fields(raw, resolved):
+    """What every workload's result holds beside its own values: how the
+    run stopped, where and with what seed it ran, its times, metrics,
+    resolved options and log lines."""
+    stopped_by = raw["stopped_by"]
+    return dict(
+        stopped_by=stopped_by,
+        success=True,
+        message=f"stopped by {stopped_by}" if stopped_by else "finished",
+        device=raw["device"],
+        device_name=raw["device_name"],
+        seed=raw["seed"],
+        wall_s=raw["wall_s"],
+        build_s=raw["build_s"],
+        total_s=raw["total_s"],
+        metrics=raw["metrics"],
+        options=resolved,
+        log=raw["log"],
+    )
 
 
 def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
@@ -331,27 +366,14 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
     resolved = _resolved(workload, raw["options"])
     if dict(params).get("trace") is None:
         resolved["trace"] = None
-    stopped_by = raw["stopped_by"]
-    result = OptimizeResult(
+    return OptimizeResult(
         x=np.frombuffer(raw["position"], dtype=np.float64),
         fun=raw["best"],
         nit=int(metrics[step_metric]),
         nfev=int(metrics["evaluations"]),
         history=steps,
-        stopped_by=stopped_by,
-        success=True,
-        message=f"stopped by {stopped_by}" if stopped_by else "finished",
-        device=raw["device"],
-        device_name=raw["device_name"],
-        seed=raw["seed"],
-        wall_s=raw["wall_s"],
-        build_s=raw["build_s"],
-        total_s=raw["total_s"],
-        metrics=metrics,
-        options=resolved,
-        log=raw["log"],
+        **run_fields(raw, resolved),
     )
-    return result
 
 
 def options_doc(workload, skip):

@@ -44,4 +44,34 @@ int ck_py_params(PyObject *list, ck_param **params, size_t *count);
 PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs);
 int ck_py_run_ready(void);
 
+/* run.c: what the callbacks of one run share. */
+typedef struct ck_py_bridge {
+  PyObject *objective; /* f(xview, fview, count, dim), or NULL */
+  PyObject *progress;  /* p(dict) -> true to stop, or NULL */
+  PyObject *log;       /* l(line), or NULL */
+  PyObject *error;     /* the first exception of a callback (owned) */
+} ck_py_bridge;
+
+/* run.c: readies bridge and options for a run from Python's seed (None:
+ * 1, not given) and callables (each None or callable). Returns 0, or -1
+ * with an exception set. */
+int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
+                       PyObject *seed, PyObject *objective, PyObject *progress,
+                       PyObject *log);
+
+/* run.c: after the run, raises the first exception of its callbacks
+ * (returning -1), else returns 0. */
+int ck_py_bridge_end(ck_py_bridge *bridge);
+
+/* run.c: a result as a dict (workload, device, best, metrics, options,
+ * position, ...); NULL with an exception set. */
+PyObject *ck_py_result_dict(const ck_result *result);
+
+/* compare.c: _clkit.compare. */
+PyObject *ck_py_compare(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* aco.c: _clkit.tsp_limits and _clkit.tour_load. */
+PyObject *ck_py_tsp_limits(PyObject *self, PyObject *args);
+PyObject *ck_py_tour_load(PyObject *self, PyObject *args);
+
 #endif /* CK_PYTHON_EXT_H */

@@ -238,6 +238,14 @@ static PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "run(workload, device, options, seed=None, objective=None, "
      "progress=None, log=None) -> dict of the result"},
+    {"compare", (PyCFunction)(void (*)(void))ck_py_compare,
+     METH_VARARGS | METH_KEYWORDS,
+     "compare(workload, devices, options, seed=None, progress=None, "
+     "log=None) -> list of each device's result dict, ref first"},
+    {"tsp_limits", ck_py_tsp_limits, METH_NOARGS,
+     "tsp_limits() -> dict of min_cities, max_cities, max_coordinate"},
+    {"tour_load", ck_py_tour_load, METH_VARARGS,
+     "tour_load(path, cities) -> bytes of the tour's uint32 0-based cities"},
     {NULL, NULL, 0, NULL}};
 
 static void module_free(void *module) {

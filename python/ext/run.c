@@ -7,13 +7,7 @@
 
 #include "ext.h"
 
-/* What the callbacks of one run share. */
-typedef struct bridge {
-  PyObject *objective; /* f(xview, fview, count, dim), or NULL */
-  PyObject *progress;  /* p(dict) -> true to stop, or NULL */
-  PyObject *log;       /* l(line), or NULL */
-  PyObject *error;     /* the first exception of a callback (owned) */
-} bridge;
+typedef ck_py_bridge bridge;
 
 /* Keeps the exception being raised (the first of the run; later ones are
  * dropped: the run stops at the first). */
@@ -239,7 +233,7 @@ static PyObject *text_or_none(const char *text) {
   return PyUnicode_FromString(text);
 }
 
-static PyObject *result_dict(const ck_result *result) {
+PyObject *ck_py_result_dict(const ck_result *result) {
   PyObject *dict = Py_BuildValue(
       "{s:s,s:s,s:s,s:K,s:d,s:d,s:d,s:d,s:d,s:s,s:d,s:s}", "workload",
       result->workload, "device", result->device, "device_name",
@@ -310,6 +304,42 @@ static PyObject *callable_or_null(PyObject *object, const char *name,
   return object;
 }
 
+int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
+                       PyObject *seed, PyObject *objective, PyObject *progress,
+                       PyObject *log) {
+  int failed = 0;
+  *bridge = (ck_py_bridge){callable_or_null(objective, "objective", &failed),
+                           callable_or_null(progress, "progress", &failed),
+                           callable_or_null(log, "log", &failed), NULL};
+  if (failed)
+    return -1;
+  *options =
+      (ck_run_options){.seed = 1,
+                       .progress = on_progress,
+                       .progress_user = bridge,
+                       .log = on_log,
+                       .log_user = bridge,
+                       .objective = bridge->objective ? on_objective : NULL,
+                       .objective_user = bridge};
+  if (seed != Py_None) {
+    options->seed = PyLong_AsUnsignedLongLong(seed);
+    if (PyErr_Occurred()) {
+      PyErr_SetString(PyExc_ValueError,
+                      "seed must be a whole number from 0 to 2^64 - 1");
+      return -1;
+    }
+    options->seed_given = 1;
+  }
+  return 0;
+}
+
+int ck_py_bridge_end(ck_py_bridge *bridge) {
+  if (!bridge->error)
+    return 0;
+  raise_kept(bridge);
+  return -1;
+}
+
 PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
   static char *keywords[] = {"workload",  "device",   "options", "seed",
@@ -321,28 +351,10 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
                                    &selector, &list, &seed, &objective,
                                    &progress, &log))
     return NULL;
-  int failed = 0;
-  bridge bridge = {callable_or_null(objective, "objective", &failed),
-                   callable_or_null(progress, "progress", &failed),
-                   callable_or_null(log, "log", &failed), NULL};
-  if (failed)
+  bridge bridge;
+  ck_run_options options;
+  if (ck_py_bridge_begin(&bridge, &options, seed, objective, progress, log))
     return NULL;
-  ck_run_options options = {.seed = 1,
-                            .progress = on_progress,
-                            .progress_user = &bridge,
-                            .log = on_log,
-                            .log_user = &bridge,
-                            .objective = bridge.objective ? on_objective : NULL,
-                            .objective_user = &bridge};
-  if (seed != Py_None) {
-    options.seed = PyLong_AsUnsignedLongLong(seed);
-    if (PyErr_Occurred()) {
-      PyErr_SetString(PyExc_ValueError,
-                      "seed must be a whole number from 0 to 2^64 - 1");
-      return NULL;
-    }
-    options.seed_given = 1;
-  }
   const ck_workload *workload = ck_py_workload(name);
   const ck_device *device = workload ? find_device(selector) : NULL;
   ck_param *params;
@@ -356,12 +368,9 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_END_ALLOW_THREADS;
   PyMem_Free(params);
   PyObject *dict = NULL;
-  if (bridge.error)
-    raise_kept(&bridge);
-  else if (status != CK_OK)
-    ck_py_raise(status, 0);
-  else
-    dict = result_dict(&result);
+  if (ck_py_bridge_end(&bridge) == 0)
+    dict =
+        status == CK_OK ? ck_py_result_dict(&result) : ck_py_raise(status, 0);
   if (status == CK_OK)
     ck_result_release(&result);
   return dict;
