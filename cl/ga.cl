@@ -70,6 +70,17 @@
 #else
 #define CK_GA_RESIDENT_AT(i, d) ((i) + (uint)(d)) /* no resident copy */
 #endif
+/* The island whose streams island i draws from: first_island + i, where
+ * a spread run's device holds islands from first_island on. The host
+ * defines CK_GA_FIRST_ISLAND_ZERO where that is 0 (one device), which
+ * keeps the sum out of the kernel: NVIDIA's OpenCL runs the global-memory
+ * form a quarter slower with it. */
+#ifndef CK_GA_FIRST_ISLAND_ZERO
+#define CK_GA_FIRST_ISLAND_ZERO 0
+#endif
+#define CK_GA_STREAM_ISLAND(i)                                                 \
+  (CK_GA_FIRST_ISLAND_ZERO ? (i) : first_island + (i))
+
 #define CK_GA_CHOSEN_MAX                                                       \
   (CK_GA_ELITE > CK_GA_MIGRANTS ? CK_GA_ELITE : CK_GA_MIGRANTS)
 
@@ -297,7 +308,7 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
     ck_real_lanes child[CK_DIM];
     ck_ga_child_draws_lanes draws;
     ck_ga_draw_child_lanes(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate,
-                           seed, first_island + island, first_slot,
+                           seed, CK_GA_STREAM_ISLAND(island), first_slot,
                            generation, size, CK_DIM,
                            fitness, &draws);
     ck_ga_cross_child_lanes(CK_GA_CROSSOVER, crossover_parameter, seed, &draws,
@@ -344,8 +355,8 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
     } else if (l < size) {
       draws =
           ck_ga_draw_child(CK_GA_TOURNAMENT, CK_GA_CROSSOVER, crossover_rate,
-                           seed, first_island + island, l, generation, size,
-                           CK_DIM, fitness);
+                           seed, CK_GA_STREAM_ISLAND(island), l, generation,
+                           size, CK_DIM, fitness);
       ck_ga_cross_chunk(CK_GA_CROSSOVER, crossover_parameter, seed, &draws, 0,
                         CK_DIM, genes + draws.a * CK_GA_ROW,
                         genes + draws.b * CK_GA_ROW, 1, child);
@@ -438,9 +449,10 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
         ck_real value = ck_ga_make_child(
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_TOURNAMENT, CK_GA_CROSSOVER,
             crossover_rate, crossover_parameter, CK_GA_MUTATION, mutation_rate,
-            mutation_parameter, inverse_log_keep, seed, first_island + island,
-            slot, generation, size, CK_DIM, lo, hi, current + first, 1, total,
-            current_fitness + first, next + first + slot, total);
+            mutation_parameter, inverse_log_keep, seed,
+            CK_GA_STREAM_ISLAND(island), slot, generation, size, CK_DIM, lo,
+            hi, current + first, 1, total, current_fitness + first,
+            next + first + slot, total);
         next_fitness[first + slot] =
             CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
       }

@@ -67,27 +67,27 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes) {
 
 static ck_status opencl_setup(ga_state *state) {
   ck_status status = CK_OK;
-  char defines[440];
+  char defines[480];
   int resident = ck__ga_resident(state, state->group, state->lanes);
   /* A launch or step may receive one migration and send the next. */
   CK_TRY(ck__ga_make_migrants(state, 1));
   /* Mutations' square roots and SBX's exponent rounded as ref rounds
    * them, so that a run is the same bits on every device. */
-  snprintf(defines, sizeof defines,
-           "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_GROUP=%u -DCK_DIM=%d "
-           "-DCK_USER_DATA=%d -DCK_LSQ_LANES=%u -DCK_GA_TOURNAMENT=%d "
-           "-DCK_GA_CROSSOVER=%d "
-           "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
-           "-DCK_GA_MIGRATE_GROUP=%u -DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u "
-           "-DCK_LANES=%u -DCK_REAL_DOUBLE=%d %s",
-           state->objective, state->bounds, (unsigned)state->group, state->dim,
-           state->problem->user_has_data,
-           state->lsq.lanes ? state->lsq.lanes : 1u, state->tournament,
-           state->crossover, state->mutation, state->elite,
-           state->migrants ? state->migrants : 1u,
-           (unsigned)migrate_group(state), resident, (unsigned)state->size,
-           (unsigned)state->lanes, state->double_precision,
-           ck__device_exact_divide_sqrt_option(&state->device));
+  snprintf(
+      defines, sizeof defines,
+      "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_GROUP=%u -DCK_DIM=%d "
+      "-DCK_USER_DATA=%d -DCK_LSQ_LANES=%u -DCK_GA_TOURNAMENT=%d "
+      "-DCK_GA_CROSSOVER=%d "
+      "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
+      "-DCK_GA_MIGRATE_GROUP=%u -DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u "
+      "-DCK_LANES=%u -DCK_REAL_DOUBLE=%d -DCK_GA_FIRST_ISLAND_ZERO=%d %s",
+      state->objective, state->bounds, (unsigned)state->group, state->dim,
+      state->problem->user_has_data, state->lsq.lanes ? state->lsq.lanes : 1u,
+      state->tournament, state->crossover, state->mutation, state->elite,
+      state->migrants ? state->migrants : 1u, (unsigned)migrate_group(state),
+      resident, (unsigned)state->size, (unsigned)state->lanes,
+      state->double_precision, state->first_island == 0,
+      ck__device_exact_divide_sqrt_option(&state->device));
   CK_TRY(ck__program_build_prefixed(
       state->queue, "ga", defines, state->problem->user_name,
       state->problem->user_source, &state->program));
