@@ -11,8 +11,10 @@ from ._devices import Device, DeviceList, devices
 from ._result import OptimizeResult, Progress
 from ._run import ArgumentError, Error, RunWarning
 from . import ga, pso
+from . import gas, nn
 
 __version__ = _clkit.version()
 
 __all__ = ["ArgumentError", "Device", "DeviceList", "Error", "OptimizeResult",
            "Progress", "RunWarning", "devices", "ga", "pso", "__version__"]
+__all__ += ["gas", "nn"]
