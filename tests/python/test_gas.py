@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import clkit
+from conftest import check_ctrl_c
 
 SMALL = dict(temperature=0.8, seed=3)
 
@@ -140,3 +141,18 @@ def test_bad_options_are_refused():
         clkit.gas.Simulation(64, device="ref").run(-1)
     with pytest.raises(clkit.Error, match="missing.xyz"):
         clkit.gas.Simulation.from_xyz("missing.xyz", device="ref")
+
+
+CTRL_C = """
+import threading
+import clkit
+simulation = clkit.gas.Simulation(64, device="ref")
+threading.Timer(0.5, lambda: print("started", flush=True)).start()
+simulation.run(10**12)
+"""
+
+
+def test_ctrl_c_stops_a_run_with_keyboardinterrupt():
+    """The run releases the GIL (the timer's thread prints) and sees
+    Ctrl-C between its chunks of steps."""
+    check_ctrl_c(CTRL_C)
