@@ -72,6 +72,8 @@ def _hidden(layers):
     if isinstance(layers, numbers.Integral) and not isinstance(layers, bool):
         return (int(layers),)
     try:
+        if isinstance(layers, (str, bytes)):
+            raise TypeError
         widths = tuple(layers)
     except TypeError:
         raise TypeError(f"MLP: layers must be a sequence of hidden widths, "
