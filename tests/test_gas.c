@@ -3586,6 +3586,53 @@ static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_workload(ref, ocl);
 }
 
+/* ck_gas_config_read reads the command's options into a configuration:
+ * the command's words and messages, and only the system's options. */
+static void config_read(void) {
+  ck_gas_config config, defaults;
+  ck_gas_config_init(&defaults);
+  CHECK_OK(ck_gas_config_read(NULL, 0, &config));
+  CHECK(memcmp(&config, &defaults, sizeof config) == 0);
+  const ck_param params[] = {{"particles", "64"},
+                             {"box", "12x10"},
+                             {"T", "0.5"},
+                             {"thermostat", "langevin:0.8:2"},
+                             {"neighbors", "verlet:0.4"},
+                             {"shift", "force"},
+                             {"walls", "1"}};
+  CHECK_OK(ck_gas_config_read(params, sizeof params / sizeof *params, &config));
+  CHECK(config.particles == 64 && config.box_x == 12 && config.box_y == 10);
+  CHECK(config.temperature == 0.5 && config.thermostat == CK_GAS_LANGEVIN &&
+        config.target_temperature == 0.8 && config.gamma == 2);
+  CHECK(config.neighbors == CK_GAS_VERLET && config.skin == 0.4 &&
+        config.shift == CK_GAS_SHIFT_FORCE && config.walls == 1 &&
+        config.seed == 1);
+  const ck_param xyz[] = {{"xyz", "start.xyz"}};
+  CHECK_OK(ck_gas_config_read(xyz, 1, &config));
+  CHECK(config.xyz_path == xyz[0].value);
+  const struct {
+    ck_param params[2];
+    size_t count;
+    const char *mention;
+  } bad[] = {
+      {{{"particles", "0"}}, 1, "--particles"},
+      {{{"thermostat", "hot"}}, 1, "--thermostat"},
+      {{{"rho", "0.5"}, {"box", "10x10"}}, 2, "--rho"},
+      {{{"xyz", "start.xyz"}, {"particles", "10"}}, 2, "--particles"},
+      {{{"steps", "10"}}, 1, "--steps does not describe the system"},
+      {{{"strips", "on"}}, 1, "--strips does not describe"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    config = defaults;
+    CHECK_INVALID(ck_gas_config_read(bad[i].params, bad[i].count, &config),
+                  bad[i].mention);
+    CHECK(memcmp(&config, &defaults, sizeof config) == 0);
+  }
+  CHECK_INVALID(ck_gas_config_read(NULL, 0, NULL),
+                "ck_gas_config_read: config is NULL");
+  CHECK_INVALID(ck_gas_config_read(NULL, 1, &config), "params is NULL");
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -3655,6 +3702,7 @@ int main(void) {
   rdf(ref, ocl);
   SECTION("rdf");
   null_arguments(ref);
+  config_read();
   SECTION("NULL arguments");
   sparse(ref, ocl);
   SECTION("sparse systems");

@@ -3161,6 +3161,65 @@ static void spread_pair(const ck_device *ref, const ck_device *other) {
     ck_dataset_free(&sets[i]);
 }
 
+/* ck_nn_config_read reads the command's options into a configuration:
+ * the command's words and messages, and only a network's options. */
+static void config_read(void) {
+  ck_nn_config config, defaults;
+  unsigned epochs = 0;
+  ck_normalization_kind kind = CK_NORMALIZE_NONE;
+  ck_nn_config_init(&defaults);
+  CHECK_OK(ck_nn_config_read(NULL, 0, &config, &epochs, &kind));
+  CHECK(memcmp(&config, &defaults, sizeof config) == 0);
+  CHECK(epochs == 10 && kind == CK_NORMALIZE_ZSCORE);
+  const ck_param params[] = {{"layers", "4,16,8,3"},
+                             {"act", "tanh"},
+                             {"optimizer", "sgd"},
+                             {"momentum", "0.5"},
+                             {"lr", "0.25"},
+                             {"batch", "all"},
+                             {"epochs", "3"},
+                             {"normalize", "minmax"},
+                             {"schedule", "step:2:0.5"}};
+  CHECK_OK(ck_nn_config_read(params, sizeof params / sizeof *params, &config,
+                             &epochs, &kind));
+  CHECK(config.layer_count == 4 && config.sizes[0] == 4 &&
+        config.sizes[1] == 16 && config.sizes[2] == 8 && config.sizes[3] == 3);
+  CHECK(config.activations[0] == CK_NN_TANH &&
+        config.activations[1] == CK_NN_TANH);
+  CHECK(config.optimizer == CK_NN_SGD && config.momentum == 0.5 &&
+        config.learning_rate == 0.25 && config.batch == 0);
+  CHECK(config.schedule == CK_NN_STEP && config.step_every == 2 &&
+        config.step_gamma == 0.5 && config.seed == 1);
+  CHECK(epochs == 3 && kind == CK_NORMALIZE_MINMAX);
+  CHECK_OK(ck_nn_config_read(params, 1, &config, NULL, NULL));
+  const ck_param two_acts[] = {{"layers", "4,16,8,3"}, {"act", "relu,tanh"}};
+  CHECK_OK(ck_nn_config_read(two_acts, 2, &config, NULL, NULL));
+  CHECK(config.activations[0] == CK_NN_RELU &&
+        config.activations[1] == CK_NN_TANH);
+  const struct {
+    ck_param param;
+    const char *mention;
+  } bad[] = {
+      {{"lr", "0"}, "--lr"},
+      {{"act", "relu,tanh"}, "2 activations for 1 hidden layers"},
+      {{"momentum", "0.5"}, "--optimizer sgd"},
+      {{"layers", "4"}, "--layers"},
+      {{"train", "spirals:100"}, "--train does not describe a network"},
+      {{"tiles", "local:16"}, "--tiles does not describe"},
+      {{"nonsense", "1"}, "--nonsense does not describe"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    config = defaults;
+    CHECK_INVALID(ck_nn_config_read(&bad[i].param, 1, &config, NULL, NULL),
+                  bad[i].mention);
+    CHECK(memcmp(&config, &defaults, sizeof config) == 0);
+  }
+  CHECK_INVALID(ck_nn_config_read(NULL, 0, NULL, NULL, NULL),
+                "ck_nn_config_read: config is NULL");
+  CHECK_INVALID(ck_nn_config_read(NULL, 1, &config, NULL, NULL),
+                "params is NULL");
+}
+
 int main(void) {
   if (!mkdtemp(work_dir)) {
     fprintf(stderr, "mkdtemp %s: %s\n", work_dir, strerror(errno));
@@ -3173,6 +3232,7 @@ int main(void) {
   long opencl = test_opencl_device(&set);
   const ck_device *ocl = opencl >= 0 ? &set.devices[opencl] : NULL;
 
+  config_read();
   gradients(ref);
   bad_config(ref);
   null_arguments(ref);

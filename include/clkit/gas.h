@@ -31,6 +31,7 @@
 #include "clkit/device.h"
 #include "clkit/spread.h"
 #include "clkit/status.h"
+#include "clkit/workload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -144,6 +145,22 @@ typedef struct ck_gas ck_gas;
  * src/gas/gas_fields.c), seed 1.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT if config is NULL. */
 ck_status ck_gas_config_init(ck_gas_config *config);
+
+/*
+ * ck_gas_config_read - a configuration from options of `clkit run gas`
+ * (name/value pairs, as ck_workload_run() takes them), read and checked
+ * as the command reads them: particles, rho, box, lattice, T, xyz, rc,
+ * shift, model, dt, walls, thermostat and neighbors. Every other field is
+ * at its default (ck_gas_config_init), seed 1.
+ * Takes: params (count pairs); config (filled in; its xyz_path points into
+ * params, which must outlive its use).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL config, a value or
+ * a combination the command refuses, or an option of a run rather than of
+ * the system (steps, outputs, kernel forms), with the command's message;
+ * config is then unchanged.
+ */
+ck_status ck_gas_config_read(const ck_param *params, size_t count,
+                             ck_gas_config *config);
 
 /*
  * ck_gas_create - check the configuration, place the particles, draw their

@@ -149,6 +149,25 @@ typedef struct ck_nn_report {
 ck_status ck_nn_config_init(ck_nn_config *config);
 
 /*
+ * ck_nn_config_read - a configuration from options of `clkit run nn`
+ * (name/value pairs, as ck_workload_run() takes them), read and checked
+ * as the command reads them: layers, act, loss, optimizer, lr, momentum,
+ * weight-decay, schedule, batch and math, with epochs and normalize for
+ * the training. Every other field is at its default (ck_nn_config_init),
+ * seed 1.
+ * Takes: params (count pairs, read during the call); config (filled in);
+ * epochs and normalization (filled in with --epochs and --normalize, or
+ * their defaults; NULL skips one).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL config, a value the
+ * command refuses, or an option that does not describe a network or its
+ * training (data, files, --tiles), with the command's message; config is
+ * then unchanged.
+ */
+ck_status ck_nn_config_read(const ck_param *params, size_t count,
+                            ck_nn_config *config, unsigned *epochs,
+                            ck_normalization_kind *normalization);
+
+/*
  * ck_nn_create - check the configuration, build the kernels and draw the
  * weights on device.
  * Takes: device; config (copied); nn (set; release with ck_nn_destroy()).

@@ -13,9 +13,10 @@ from ._run import ArgumentError, Error, RunWarning
 from . import ga, pso
 from . import aco
 from ._compare import Comparison, compare
+from . import gas, nn
 
 __version__ = _clkit.version()
 
 __all__ = ["ArgumentError", "Device", "DeviceList", "Error", "OptimizeResult",
            "Progress", "RunWarning", "devices", "ga", "pso", "__version__",
-           "aco", "Comparison", "compare"]
+           "aco", "Comparison", "compare", "gas", "nn"]

@@ -30,6 +30,13 @@ PyObject *ck_py_raise(ck_status status, int argument);
  * an exception set when it cannot be made. Called with the GIL held. */
 const ck_device_set *ck_py_devices(void);
 
+/* The one device a selector names (NULL: CLKIT_DEVICE, else the
+ * fastest), or NULL with an exception set. */
+const ck_device *ck_py_device(const char *selector);
+
+/* A seed (a Python int) into value: 0, or -1 with ValueError set. */
+int ck_py_seed(PyObject *seed, uint64_t *value);
+
 /* A workload by name, or NULL with ArgumentError set. */
 const ck_workload *ck_py_workload(const char *name);
 
@@ -38,6 +45,12 @@ const ck_workload *ck_py_workload(const char *name);
  * 0 for None. Returns 0, or -1 with an exception set; release *params
  * with PyMem_Free. */
 int ck_py_params(PyObject *list, ck_param **params, size_t *count);
+
+/* run.c: keeps the exception being raised in *kept (the first of a run;
+ * later ones are dropped: the run stops at the first), and raises the
+ * kept one again, stealing it. */
+void ck_py_keep_error(PyObject **kept);
+void ck_py_raise_kept(PyObject **kept);
 
 /* run.c: _clkit.run, and readying its type (0, or -1 with an exception
  * set) before the module is used. */
@@ -73,5 +86,25 @@ PyObject *ck_py_compare(PyObject *self, PyObject *args, PyObject *kwargs);
 /* aco.c: _clkit.tsp_limits and _clkit.tour_load. */
 PyObject *ck_py_tsp_limits(PyObject *self, PyObject *args);
 PyObject *ck_py_tour_load(PyObject *self, PyObject *args);
+
+/* Takes an object whose clkit handle a call uses without the GIL: 0, or
+ * -1 with RuntimeError set where another thread is using it. Clear *busy
+ * once the call ends. */
+static inline int ck_py_take(int *busy, const char *what) {
+  if (*busy) {
+    PyErr_Format(PyExc_RuntimeError, "the %s is in use by another thread",
+                 what);
+    return -1;
+  }
+  *busy = 1;
+  return 0;
+}
+
+/* nn.c: the Network type and its functions; gas.c: the Gas type and its
+ * functions. Each ready (0, or -1 with an exception set) adds its type to
+ * the module. */
+extern PyMethodDef ck_py_nn_methods[], ck_py_gas_methods[];
+int ck_py_nn_ready(PyObject *module);
+int ck_py_gas_ready(PyObject *module);
 
 #endif /* CK_PYTHON_EXT_H */

@@ -44,6 +44,28 @@ const ck_device_set *ck_py_devices(void) {
   return &device_set;
 }
 
+const ck_device *ck_py_device(const char *selector) {
+  const ck_device_set *set = ck_py_devices();
+  if (!set)
+    return NULL;
+  size_t index = 0, count = 0;
+  ck_status status = ck_device_select(set, selector, &index, 1, &count);
+  if (status != CK_OK) {
+    ck_py_raise(status, 1);
+    return NULL;
+  }
+  return &set->devices[index];
+}
+
+int ck_py_seed(PyObject *seed, uint64_t *value) {
+  *value = PyLong_AsUnsignedLongLong(seed);
+  if (!PyErr_Occurred())
+    return 0;
+  PyErr_SetString(PyExc_ValueError,
+                  "seed must be a whole number from 0 to 2^64 - 1");
+  return -1;
+}
+
 const ck_workload *ck_py_workload(const char *name) {
   const ck_workload *workload = NULL;
   ck_status status = ck_workload_find(name, &workload);
@@ -288,7 +310,11 @@ PyMODINIT_FUNC PyInit__clkit(void) {
   if (!ck_py_argument_error ||
       PyModule_AddObjectRef(module, "Error", ck_py_error) != 0 ||
       PyModule_AddObjectRef(module, "ArgumentError", ck_py_argument_error) !=
-          0) {
+          0 ||
+      PyModule_AddFunctions(module, ck_py_nn_methods) != 0 ||
+      ck_py_nn_ready(module) != 0 ||
+      PyModule_AddFunctions(module, ck_py_gas_methods) != 0 ||
+      ck_py_gas_ready(module) != 0) {
     Py_DECREF(module);
     return NULL;
   }

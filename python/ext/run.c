@@ -9,9 +9,7 @@
 
 typedef ck_py_bridge bridge;
 
-/* Keeps the exception being raised (the first of the run; later ones are
- * dropped: the run stops at the first). */
-static void keep_error(bridge *bridge) {
+void ck_py_keep_error(PyObject **kept) {
 #if PY_VERSION_HEX >= 0x030C0000
   PyObject *value = PyErr_GetRaisedException();
 #else
@@ -23,16 +21,15 @@ static void keep_error(bridge *bridge) {
   Py_XDECREF(type);
   Py_XDECREF(traceback);
 #endif
-  if (!bridge->error)
-    bridge->error = value;
+  if (!*kept)
+    *kept = value;
   else
     Py_XDECREF(value);
 }
 
-/* Raises the kept exception again; steals it. */
-static void raise_kept(bridge *bridge) {
-  PyObject *value = bridge->error;
-  bridge->error = NULL;
+void ck_py_raise_kept(PyObject **kept) {
+  PyObject *value = *kept;
+  *kept = NULL;
 #if PY_VERSION_HEX >= 0x030C0000
   PyErr_SetRaisedException(value);
 #else
@@ -49,7 +46,7 @@ static int on_progress(void *user, const ck_progress *progress) {
   PyGILState_STATE state = PyGILState_Ensure();
   int stop = bridge->error != NULL;
   if (!stop && PyErr_CheckSignals() != 0) {
-    keep_error(bridge);
+    ck_py_keep_error(&bridge->error);
     stop = 1;
   }
   if (!stop && bridge->progress) {
@@ -64,7 +61,7 @@ static int on_progress(void *user, const ck_progress *progress) {
         report ? PyObject_CallOneArg(bridge->progress, report) : NULL;
     stop = answer ? PyObject_IsTrue(answer) : -1;
     if (stop < 0) {
-      keep_error(bridge);
+      ck_py_keep_error(&bridge->error);
       stop = 1;
     }
     Py_XDECREF(answer);
@@ -82,7 +79,8 @@ static void on_log(void *user, const char *line) {
   if (!bridge->error) {
     PyObject *answer = PyObject_CallFunction(bridge->log, "s", line);
     if (!answer)
-      keep_error(bridge); /* the next progress check stops the run */
+      ck_py_keep_error(
+          &bridge->error); /* the next progress check stops the run */
     Py_XDECREF(answer);
   }
   PyGILState_Release(state);
@@ -201,16 +199,16 @@ static ck_status on_objective(const double *x, size_t count, size_t dim,
   if (answer)
     status = CK_OK;
   else
-    keep_error(bridge);
+    ck_py_keep_error(&bridge->error);
   Py_XDECREF(answer);
   /* Both loans end here, whatever happened above. */
   if (values && batch_end(values) != 0) {
     status = CK_ERROR_CANCELLED;
-    keep_error(bridge);
+    ck_py_keep_error(&bridge->error);
   }
   if (points && batch_end(points) != 0) {
     status = CK_ERROR_CANCELLED;
-    keep_error(bridge);
+    ck_py_keep_error(&bridge->error);
   }
 done:
   PyGILState_Release(state);
@@ -279,20 +277,6 @@ PyObject *ck_py_result_dict(const ck_result *result) {
 /* ---- _clkit.run ---------------------------------------------------------
  */
 
-/* The one device a selector names. */
-static const ck_device *find_device(const char *selector) {
-  const ck_device_set *set = ck_py_devices();
-  if (!set)
-    return NULL;
-  size_t index = 0, count = 0;
-  ck_status status = ck_device_select(set, selector, &index, 1, &count);
-  if (status != CK_OK) {
-    ck_py_raise(status, 1);
-    return NULL;
-  }
-  return &set->devices[index];
-}
-
 static PyObject *callable_or_null(PyObject *object, const char *name,
                                   int *failed) {
   if (object == Py_None)
@@ -322,12 +306,8 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
                        .objective = bridge->objective ? on_objective : NULL,
                        .objective_user = bridge};
   if (seed != Py_None) {
-    options->seed = PyLong_AsUnsignedLongLong(seed);
-    if (PyErr_Occurred()) {
-      PyErr_SetString(PyExc_ValueError,
-                      "seed must be a whole number from 0 to 2^64 - 1");
+    if (ck_py_seed(seed, &options->seed) != 0)
       return -1;
-    }
     options->seed_given = 1;
   }
   return 0;
@@ -336,7 +316,7 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
 int ck_py_bridge_end(ck_py_bridge *bridge) {
   if (!bridge->error)
     return 0;
-  raise_kept(bridge);
+  ck_py_raise_kept(&bridge->error);
   return -1;
 }
 
@@ -356,7 +336,7 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (ck_py_bridge_begin(&bridge, &options, seed, objective, progress, log))
     return NULL;
   const ck_workload *workload = ck_py_workload(name);
-  const ck_device *device = workload ? find_device(selector) : NULL;
+  const ck_device *device = workload ? ck_py_device(selector) : NULL;
   ck_param *params;
   size_t count;
   if (!device || ck_py_params(list, &params, &count) != 0)

@@ -839,6 +839,34 @@ fail:
   return status;
 }
 
+/* The options of the system and its dynamics, as against a run's steps,
+ * outputs and kernel forms. */
+static int describes_system(const char *name) {
+  for (const ck__option *option = gas_options; option->name; ++option)
+    if (strcmp(option->name, name) == 0)
+      return option->config && strcmp(option->config, "ck_gas_config") == 0;
+  return 0;
+}
+
+ck_status ck_gas_config_read(const ck_param *params, size_t count,
+                             ck_gas_config *config) {
+  CK__REQUIRE_IN("ck_gas_config_read", config);
+  if (count && !params)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_gas_config_read: params is NULL");
+  for (size_t i = 0; i < count; ++i)
+    if (!params[i].name || !describes_system(params[i].name))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s does not describe the system or its "
+                      "dynamics",
+                      params[i].name ? params[i].name : "(null)");
+  gas_job job;
+  ck_status status = job_parse(params, count, NULL, &job);
+  if (status == CK_OK)
+    *config = job.config;
+  return status;
+}
+
 static const ck_param gas_demo[] = {
     {"particles", "400"}, {"steps", "200"}, {"log-every", "0"}};
 

@@ -816,6 +816,20 @@ fail:
   return status;
 }
 
+/* --act's one activation for every hidden layer, or one a layer. */
+static ck_status spread_activations(nn_job *job) {
+  ck_nn_config *config = &job->config;
+  size_t hidden = config->layer_count - 2;
+  if (job->activation_count != 1 && job->activation_count != hidden)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--act: %zu activations for %zu hidden layers; give one "
+                    "for all or one a layer",
+                    job->activation_count, hidden);
+  for (size_t l = 1; job->activation_count == 1 && l < hidden; ++l)
+    config->activations[l] = config->activations[0];
+  return CK_OK;
+}
+
 /* A new network for the training data: its layers from --layers or from
  * the data, checked against the data, and its input scaling fitted. */
 static ck_status build_network(const ck_device *device, nn_session *s) {
@@ -847,14 +861,7 @@ static ck_status build_network(const ck_device *device, nn_session *s) {
             "--layers: the output layer has %zu units, but %s has %zu "
             "classes",
             outputs, job->train, train->classes);
-  size_t hidden = config->layer_count - 2;
-  if (job->activation_count != 1 && job->activation_count != hidden)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "--act: %zu activations for %zu hidden layers; give one for "
-            "all or one a layer",
-            job->activation_count, hidden);
-  for (size_t l = 1; job->activation_count == 1 && l < hidden; ++l)
-    config->activations[l] = config->activations[0];
+  CK_TRY(spread_activations(job));
   CK_TRY(make_network(device, s, NULL));
   CK_TRY(ck_nn_set_preprocessing(s->nn, train, job->normalization));
   model_classes(s->nn, &s->classes_view);
@@ -1155,6 +1162,44 @@ fail:
   ck_dataset_free(&s.validation);
   ck_nn_destroy(s.nn);
   return status;
+}
+
+/* The options of a network and its training, as against the data, files
+ * and kernel forms of a run. */
+static int describes_network(const char *name) {
+  for (const ck__option *option = nn_options; option->name; ++option)
+    if (strcmp(option->name, name) == 0)
+      return (option->config && strcmp(option->config, "ck_nn_config") == 0) ||
+             option->field == &nn_job_fields[JOB_EPOCHS] ||
+             option->field == &nn_job_fields[JOB_NORMALIZE];
+  return 0;
+}
+
+ck_status ck_nn_config_read(const ck_param *params, size_t count,
+                            ck_nn_config *config, unsigned *epochs,
+                            ck_normalization_kind *normalization) {
+  CK__REQUIRE_IN("ck_nn_config_read", config);
+  if (count && !params)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_config_read: params is NULL");
+  for (size_t i = 0; i < count; ++i)
+    if (!params[i].name || !describes_network(params[i].name))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "option --%s does not describe a network or its "
+                      "training",
+                      params[i].name ? params[i].name : "(null)");
+  nn_job job;
+  ck_status status = job_parse(params, count, NULL, &job);
+  if (status == CK_OK)
+    status = spread_activations(&job);
+  if (status != CK_OK)
+    return status;
+  *config = job.config;
+  if (epochs)
+    *epochs = job.epochs;
+  if (normalization)
+    *normalization = job.normalization;
+  return CK_OK;
 }
 
 /* ref has FP32 products alone: it checks TF32 runs in FP32. */

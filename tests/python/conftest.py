@@ -7,7 +7,10 @@ without it.
 """
 import json
 import os
+import signal
 import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -57,3 +60,21 @@ def sphere(X):
     for d in range(X.shape[1]):
         total += X[:, d] * X[:, d]
     return total
+
+
+def check_ctrl_c(code):
+    """Runs code in a new Python, which prints "started" once its run is
+    under way; Ctrl-C must then end it with KeyboardInterrupt, soon."""
+    process = subprocess.Popen([sys.executable, "-c", code],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=os.environ.copy())
+    try:
+        assert process.stdout.readline().strip() == "started"
+        start = time.perf_counter()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert time.perf_counter() - start < 10
+    assert process.returncode != 0
+    assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr

@@ -1,9 +1,5 @@
 """clkit.pso.minimize: the command's results, objectives of every kind,
 errors, cancelling."""
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -11,7 +7,7 @@ import numpy as np
 import pytest
 
 import clkit
-from conftest import OPENCL, sphere
+from conftest import OPENCL, check_ctrl_c, sphere
 
 SMALL = dict(dim=4, particles=32, iters=20)
 
@@ -248,16 +244,4 @@ clkit.pso.minimize("rastrigin", dim=30, particles=256, time=60,
 
 
 def test_ctrl_c_stops_the_run_with_keyboardinterrupt():
-    process = subprocess.Popen([sys.executable, "-c", CTRL_C],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=os.environ.copy())
-    try:
-        assert process.stdout.readline().strip() == "started"
-        start = time.perf_counter()
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert time.perf_counter() - start < 10
-    assert process.returncode != 0
-    assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
+    check_ctrl_c(CTRL_C)

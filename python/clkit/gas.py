@@ -1,0 +1,186 @@
+"""Two-dimensional Lennard-Jones dynamics (clkit's gas workload) as a
+stateful simulation: the state stays on the device between runs.
+
+    sim = clkit.gas.Simulation(256, density=0.7, temperature=1.0,
+                               device="ref", seed=1)
+    sim.run(1000)
+    sim.potential_energy, sim.positions
+"""
+import numbers
+import os
+
+import numpy as np
+
+from . import _clkit
+from ._devices import device_id
+from ._run import option_params, options_doc
+
+__all__ = ["Simulation"]
+
+_RESERVED = {"rho": "give the density as density=",
+             "T": "give the temperature as temperature=",
+             "xyz": "use Simulation.from_xyz(path)"}
+
+
+def _box(value):
+    """--box's text: "LxW" from a pair of sides, one side for a square."""
+    if isinstance(value, (str, numbers.Real)) or value is None:
+        return value
+    sides = [float(side) for side in value]
+    if len(sides) != 2:
+        raise ValueError(f"Simulation: box takes two sides, not {value!r}")
+    return f"{sides[0]!r}x{sides[1]!r}"
+
+
+class Simulation:
+    """A 2D Lennard-Jones system on a device, advanced by run(steps)."""
+
+    def __init__(self, particles=None, *, density=None, temperature=None,
+                 device=None, seed=None, **options):
+        self._start(device, seed, options, particles=particles, rho=density,
+                    T=temperature)
+
+    def _start(self, device, seed, options, **own):
+        if "box" in options:
+            options["box"] = _box(options["box"])
+        params = option_params("gas", "Simulation", own) + option_params(
+            "gas", "Simulation", options, reserved=_RESERVED)
+        if seed is not None and (isinstance(seed, bool) or
+                                 not isinstance(seed, numbers.Integral)):
+            raise TypeError(f"Simulation: seed must be a whole number, not "
+                            f"{type(seed).__name__}")
+        self.device = device
+        self._gas = _clkit.gas_create(device_id(device), params,
+                                      None if seed is None else int(seed))
+
+    @classmethod
+    def from_xyz(cls, path, *, temperature=None, device=None, seed=None,
+                 **options):
+        """A simulation that starts from an extended-XYZ file (as `clkit
+        run gas --xyz`): its particles, positions, box and velocities."""
+        simulation = cls.__new__(cls)
+        simulation._start(device, seed, options, xyz=os.fspath(path),
+                          T=temperature)
+        return simulation
+
+    @classmethod
+    def load(cls, path, *, device=None):
+        """A simulation that continues from a checkpoint (save(path), or
+        `clkit run gas --checkpoint`), bit for bit on the same device."""
+        simulation = cls.__new__(cls)
+        simulation.device = device
+        simulation._gas = _clkit.gas_load(device_id(device), os.fspath(path))
+        return simulation
+
+    def save(self, path):
+        """Writes a checkpoint, which load and `clkit run gas --restart`
+        continue from."""
+        self._gas.save(os.fspath(path))
+
+    def run(self, steps):
+        """Advances steps velocity-Verlet steps; returns self. The GIL is
+        released while the device works; Ctrl-C stops between chunks of
+        steps (KeyboardInterrupt), the steps made so far kept."""
+        if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) \
+                or steps < 0:
+            raise ValueError(f"Simulation.run: steps must be a whole number "
+                             f">= 0, not {steps!r}")
+        self._gas.step(int(steps))
+        return self
+
+    # ---- the state, copied from the device -----------------------------
+
+    def _particles(self):
+        positions, velocities = self._gas.particles()
+        return (np.frombuffer(positions, dtype=np.float64).reshape(-1, 2),
+                np.frombuffer(velocities, dtype=np.float64).reshape(-1, 2))
+
+    @property
+    def positions(self):
+        """(n, 2) float64 positions in id order: a copy read from the
+        device at each access."""
+        return self._particles()[0]
+
+    @property
+    def velocities(self):
+        """(n, 2) float64 velocities in id order: a copy read from the
+        device at each access."""
+        return self._particles()[1]
+
+    @property
+    def forces(self):
+        """(n, 2) float64 forces in id order, a copy."""
+        return np.frombuffer(self._gas.forces(),
+                             dtype=np.float64).reshape(-1, 2)
+
+    @property
+    def particles(self):
+        return self._gas.describe()["particles"]
+
+    @property
+    def box(self):
+        """The box's sides (x, y)."""
+        config = self._gas.describe()
+        return (config["box_x"], config["box_y"])
+
+    @property
+    def config(self):
+        """The configuration in use: particles, box_x, box_y, dt, rc,
+        walls, seed."""
+        return self._gas.describe()
+
+    def observe(self):
+        """The observables now, reduced on the device: step, time,
+        kinetic, potential and total energy per particle, temperature,
+        pressure, momentum_x, momentum_y."""
+        return self._gas.observe()
+
+    step = property(lambda self: self.observe()["step"],
+                    doc="Steps made since the start.")
+    time = property(lambda self: self.observe()["time"],
+                    doc="Simulated time, step x dt.")
+    temperature = property(lambda self: self.observe()["temperature"],
+                           doc="2 KE / degrees of freedom.")
+    kinetic_energy = property(lambda self: self.observe()["kinetic"],
+                              doc="Kinetic energy per particle.")
+    potential_energy = property(lambda self: self.observe()["potential"],
+                                doc="Potential energy per particle.")
+    total_energy = property(lambda self: self.observe()["total"],
+                            doc="Total energy per particle.")
+    pressure = property(lambda self: self.observe()["pressure"],
+                        doc="(N T + virial / 2) / area.")
+
+    def to_ase(self):
+        """The state as an ase.Atoms: z = 0, the box as the cell (z side
+        1), pbc (True, True, False) ((False, False, False) between walls),
+        masses 1 and the velocities as momenta."""
+        try:
+            import ase
+        except ImportError:
+            raise ImportError("Simulation.to_ase needs ASE: pip install "
+                              "ase") from None
+        positions, velocities = self._particles()
+        config = self._gas.describe()
+        n = len(positions)
+        atoms = ase.Atoms(
+            ["Ar"] * n, positions=np.column_stack([positions, np.zeros(n)]),
+            cell=[config["box_x"], config["box_y"], 1.0],
+            pbc=(not config["walls"],) * 2 + (False,))
+        atoms.set_masses(np.ones(n))
+        atoms.set_momenta(np.column_stack([velocities, np.zeros(n)]))
+        return atoms
+
+
+Simulation.__init__.__doc__ = """\
+particles: N; density: N / area of a square box (or box=(L, W));
+temperature: of the initial velocities.
+device: a selector as --device takes ("ref", "ocl:0.0", "pocl"), or a
+clkit.Device; None: CLKIT_DEVICE, else the fastest device.
+seed: the velocities' and thermostat's seed (default 1, as the command's).
+Other keyword arguments are options of `clkit run gas`, "_" for "-", with
+its defaults:
+""" + options_doc("gas", skip={
+    "particles", "rho", "T", "xyz", "tiles", "strips", "sort", "steps", "equil", "log-every",
+    "sample-every", "blocks", "rdf", "rdf-bins", "rdf-range", "rdf-every",
+    "traj", "traj-every", "thermo", "png", "png-size", "checkpoint",
+    "checkpoint-every", "restart"})

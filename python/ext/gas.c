@@ -1,0 +1,258 @@
+/*
+ * gas.c - clkit.gas's C side: a simulation (ck_gas) as the Gas type. Its
+ * state stays on the device; steps run with the GIL released, in chunks
+ * between which Ctrl-C is seen, and particles and observables are copied
+ * out on request.
+ */
+#include <time.h>
+
+#include "ext.h"
+
+typedef struct gas {
+  PyObject_HEAD ck_gas *gas;
+  int busy; /* a call is using gas without the GIL */
+} gas;
+
+static PyTypeObject gas_type;
+
+static int take(gas *self) {
+  return ck_py_take(&self->busy, "simulation");
+}
+
+static void gas_dealloc(PyObject *object) {
+  gas *self = (gas *)object;
+  ck_gas_destroy(self->gas);
+  Py_TYPE(object)->tp_free(object);
+}
+
+static PyObject *wrap(ck_gas *made) {
+  gas *self = PyObject_New(gas, &gas_type);
+  if (!self) {
+    ck_gas_destroy(made);
+    return NULL;
+  }
+  self->gas = made;
+  self->busy = 0;
+  return (PyObject *)self;
+}
+
+/* _clkit.gas_create(device, options, seed) -> Gas. options are `clkit run
+ * gas`'s (name, value) pairs of the system and its dynamics. */
+static PyObject *py_gas_create(PyObject *module, PyObject *args) {
+  (void)module;
+  const char *selector;
+  PyObject *list, *seed;
+  if (!PyArg_ParseTuple(args, "zOO", &selector, &list, &seed))
+    return NULL;
+  ck_param *params;
+  size_t count;
+  const ck_device *device = ck_py_device(selector);
+  if (!device || ck_py_params(list, &params, &count) != 0)
+    return NULL;
+  ck_gas_config config;
+  ck_gas *made = NULL;
+  ck_status status = ck_gas_config_read(params, count, &config);
+  if (status == CK_OK && seed != Py_None &&
+      ck_py_seed(seed, &config.seed) != 0) {
+    PyMem_Free(params);
+    return NULL;
+  }
+  if (status != CK_OK) {
+    PyMem_Free(params);
+    return ck_py_raise(status, 1);
+  }
+  /* config.xyz_path points into params (and the list's strings). */
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_gas_create(device, &config, &made);
+  Py_END_ALLOW_THREADS;
+  PyMem_Free(params);
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  return wrap(made);
+}
+
+/* _clkit.gas_load(device, path) -> Gas, from a checkpoint. */
+static PyObject *py_gas_load(PyObject *module, PyObject *args) {
+  (void)module;
+  const char *selector, *path;
+  if (!PyArg_ParseTuple(args, "zs", &selector, &path))
+    return NULL;
+  const ck_device *device = ck_py_device(selector);
+  if (!device)
+    return NULL;
+  ck_gas *made = NULL;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_gas_load(device, path, &made);
+  Py_END_ALLOW_THREADS;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  return wrap(made);
+}
+
+static double seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* Gas.step(steps): the steps in chunks of about a twentieth of a second
+ * (the first of one step), a pending Ctrl-C seen between chunks; the
+ * chunks leave the result unchanged (ck_gas_step's steps are the same
+ * however they are grouped). Each chunk ends with an observation, which
+ * waits for the device and stops a run that blew up (CK_ERROR_MISMATCH).
+ * Returns the steps made. */
+static PyObject *gas_step(PyObject *object, PyObject *args) {
+  gas *self = (gas *)object;
+  unsigned long long steps;
+  if (!PyArg_ParseTuple(args, "K", &steps) || take(self) != 0)
+    return NULL;
+  ck_status status = CK_OK;
+  unsigned long long done = 0, chunk = 1;
+  while (done < steps && status == CK_OK) {
+    if (chunk > steps - done)
+      chunk = steps - done;
+    double started = seconds();
+    Py_BEGIN_ALLOW_THREADS;
+    status = ck_gas_step(self->gas, chunk);
+    if (status == CK_OK)
+      status = ck_gas_observe(self->gas, &(ck_gas_observables){0});
+    Py_END_ALLOW_THREADS;
+    if (status != CK_OK)
+      break;
+    done += chunk;
+    if (PyErr_CheckSignals() != 0) {
+      self->busy = 0;
+      return NULL;
+    }
+    double took = seconds() - started;
+    if (took < 0.025 && chunk < (1ull << 40))
+      chunk *= 2;
+    else if (took > 0.1 && chunk > 1)
+      chunk /= 2;
+  }
+  self->busy = 0;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  return PyLong_FromUnsignedLongLong(done);
+}
+
+/* Gas.observe() -> dict of the observables now. */
+static PyObject *gas_observe(PyObject *object, PyObject *unused) {
+  (void)unused;
+  gas *self = (gas *)object;
+  if (take(self) != 0)
+    return NULL;
+  ck_gas_observables o;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_gas_observe(self->gas, &o);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  return Py_BuildValue("{s:K,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "step",
+                       (unsigned long long)o.step, "time", o.time, "kinetic",
+                       o.kinetic, "potential", o.potential, "total", o.total,
+                       "temperature", o.temperature, "pressure", o.pressure,
+                       "momentum_x", o.momentum_x, "momentum_y", o.momentum_y);
+}
+
+/* Gas.particles() -> (positions, velocities), Gas.forces() -> forces:
+ * bytearrays of float64 x, y pairs in id order, copied from the device. */
+static PyObject *copy_out(gas *self, int forces) {
+  size_t n = 0;
+  ck_gas_get_box(self->gas, NULL, NULL, &n);
+  Py_ssize_t bytes = (Py_ssize_t)(2 * n * sizeof(double));
+  PyObject *first = PyByteArray_FromStringAndSize(NULL, bytes);
+  PyObject *second = forces ? NULL : PyByteArray_FromStringAndSize(NULL, bytes);
+  if (!first || (!forces && !second) || take(self) != 0) {
+    Py_XDECREF(first);
+    Py_XDECREF(second);
+    return NULL;
+  }
+  double *a = (double *)PyByteArray_AS_STRING(first);
+  double *b = second ? (double *)PyByteArray_AS_STRING(second) : NULL;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = forces ? ck_gas_get_forces(self->gas, a)
+                  : ck_gas_get_particles(self->gas, a, b);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK) {
+    Py_DECREF(first);
+    Py_XDECREF(second);
+    return ck_py_raise(status, 0);
+  }
+  return forces ? first : Py_BuildValue("(NN)", first, second);
+}
+
+static PyObject *gas_particles(PyObject *object, PyObject *unused) {
+  (void)unused;
+  return copy_out((gas *)object, 0);
+}
+
+static PyObject *gas_forces(PyObject *object, PyObject *unused) {
+  (void)unused;
+  return copy_out((gas *)object, 1);
+}
+
+/* Gas.describe() -> dict of the configuration in use (box resolved). */
+static PyObject *gas_describe(PyObject *object, PyObject *unused) {
+  (void)unused;
+  ck_gas_config c;
+  ck_gas_describe(((gas *)object)->gas, &c);
+  return Py_BuildValue(
+      "{s:n,s:d,s:d,s:d,s:d,s:O,s:K}", "particles", (Py_ssize_t)c.particles,
+      "box_x", c.box_x, "box_y", c.box_y, "dt", c.dt, "rc", c.rc, "walls",
+      c.walls ? Py_True : Py_False, "seed", (unsigned long long)c.seed);
+}
+
+/* Gas.save(path): a checkpoint, written atomically. */
+static PyObject *gas_save(PyObject *object, PyObject *args) {
+  gas *self = (gas *)object;
+  const char *path;
+  if (!PyArg_ParseTuple(args, "s", &path) || take(self) != 0)
+    return NULL;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_gas_save(self->gas, path);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef gas_methods[] = {
+    {"step", gas_step, METH_VARARGS, "step(steps) -> steps made"},
+    {"observe", gas_observe, METH_NOARGS, "observe() -> dict of observables"},
+    {"particles", gas_particles, METH_NOARGS,
+     "particles() -> (positions, velocities) as float64 bytearrays"},
+    {"forces", gas_forces, METH_NOARGS, "forces() -> float64 bytearray"},
+    {"describe", gas_describe, METH_NOARGS,
+     "describe() -> dict of the configuration"},
+    {"save", gas_save, METH_VARARGS, "save(path): write a checkpoint"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject gas_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clkit._clkit.Gas",
+    .tp_basicsize = sizeof(gas),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = gas_dealloc,
+    .tp_methods = gas_methods,
+    .tp_doc = "a simulation on a device (use clkit.gas.Simulation)",
+    .tp_new = NULL,
+};
+
+PyMethodDef ck_py_gas_methods[] = {
+    {"gas_create", py_gas_create, METH_VARARGS,
+     "gas_create(device, options, seed) -> Gas"},
+    {"gas_load", py_gas_load, METH_VARARGS, "gas_load(device, path) -> Gas"},
+    {NULL, NULL, 0, NULL}};
+
+int ck_py_gas_ready(PyObject *module) {
+  if (PyType_Ready(&gas_type) != 0)
+    return -1;
+  return PyModule_AddObjectRef(module, "Gas", (PyObject *)&gas_type);
+}

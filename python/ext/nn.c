@@ -1,0 +1,398 @@
+/*
+ * nn.c - clkit.nn's C side: a network (ck_nn) as the Network type, trained
+ * on arrays handed over in memory, with the GIL released while the device
+ * works and each epoch's statistics reported back (where Ctrl-C stops).
+ *
+ * Arrays cross as buffers (no NumPy C API): features C-contiguous float32
+ * ("f"), labels int32 ("i"); clkit copies them to the device and keeps
+ * none of them.
+ */
+#include <string.h>
+
+#include "ext.h"
+
+typedef struct network {
+  PyObject_HEAD ck_nn *nn;
+  int busy; /* a call is using nn without the GIL */
+} network;
+
+static PyTypeObject network_type;
+
+static int take(network *self) {
+  return ck_py_take(&self->busy, "network");
+}
+
+static void network_dealloc(PyObject *object) {
+  network *self = (network *)object;
+  ck_nn_destroy(self->nn);
+  Py_TYPE(object)->tp_free(object);
+}
+
+/* ---- arrays ------------------------------------------------------------ */
+
+/* A C-contiguous buffer of ndim dimensions and items of format (one
+ * character). 0, or -1 with an exception set (the view released). */
+static int borrow(PyObject *object, Py_buffer *view, const char *name, int ndim,
+                  char format) {
+  if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0)
+    return -1;
+  const char *given = view->format ? view->format : "B";
+  if (*given == '<' || *given == '=' || *given == '@')
+    ++given;
+  if (view->ndim != ndim || given[0] != format || given[1] ||
+      view->itemsize != 4) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s must be a C-contiguous %d-dimensional array of %s", name,
+                 ndim, format == 'f' ? "float32" : "int32");
+    PyBuffer_Release(view);
+    return -1;
+  }
+  return 0;
+}
+
+/* A data set over the buffers: features (rows, columns) and labels (rows
+ * entries, or NULL: all class 0), of `classes` classes. Nothing is
+ * copied; clkit only reads it. */
+static ck_dataset dataset_of(const Py_buffer *x, const Py_buffer *y,
+                             size_t classes) {
+  ck_dataset data;
+  memset(&data, 0, sizeof data);
+  data.rows = (size_t)x->shape[0];
+  data.features = (size_t)x->shape[1];
+  data.values = x->buf;
+  data.labels = y ? y->buf : NULL;
+  data.classes = classes;
+  return data;
+}
+
+/* ---- training ---------------------------------------------------------- */
+
+typedef struct epochs_seen {
+  PyObject *history; /* a list of per-epoch dicts */
+  PyObject *error;   /* Ctrl-C or a failure, kept to raise */
+} epochs_seen;
+
+/* After each epoch: its statistics into the history; a pending Ctrl-C
+ * stops the training. */
+static int on_epoch(void *user, const ck_nn_epoch *epoch) {
+  epochs_seen *seen = user;
+  PyGILState_STATE state = PyGILState_Ensure();
+  PyObject *row = Py_BuildValue(
+      "{s:I,s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "epoch", epoch->epoch, "loss",
+      epoch->train_loss, "accuracy", epoch->train_accuracy, "validation_loss",
+      epoch->validation_loss, "validation_accuracy", epoch->validation_accuracy,
+      "learning_rate", epoch->learning_rate, "samples_per_s",
+      epoch->samples_per_s, "seconds", epoch->seconds);
+  if (!row || PyList_Append(seen->history, row) != 0 ||
+      PyErr_CheckSignals() != 0)
+    ck_py_keep_error(&seen->error);
+  Py_XDECREF(row);
+  int stop = seen->error != NULL;
+  PyGILState_Release(state);
+  return stop;
+}
+
+/* The network of a configuration, its scaling fitted on the training
+ * data, trained for `epochs`. */
+static ck_status train(const ck_device *device, const ck_nn_config *config,
+                       const ck_dataset *data, ck_normalization_kind kind,
+                       unsigned epochs, epochs_seen *seen, ck_nn **result) {
+  ck_nn *nn = NULL;
+  ck_nn_training plan = {epochs, 0, on_epoch, seen};
+  ck_nn_report report;
+  ck_status status = ck_nn_create(device, config, &nn);
+  if (status == CK_OK)
+    status = ck_nn_set_preprocessing(nn, data, kind);
+  if (status == CK_OK)
+    status = ck_nn_attach(nn, CK_NN_TRAIN, data);
+  if (status == CK_OK)
+    status = ck_nn_train(nn, &plan, &report);
+  if (status != CK_OK)
+    ck_nn_destroy(nn);
+  else
+    *result = nn;
+  return status;
+}
+
+/* _clkit.nn_train(device, options, seed, X, y, classes) -> (Network,
+ * history). options are `clkit run nn`'s (name, value) pairs of the
+ * network and its training, layers included. */
+static PyObject *py_nn_train(PyObject *module, PyObject *args) {
+  (void)module;
+  const char *selector;
+  PyObject *list, *seed, *xs, *ys;
+  Py_ssize_t classes;
+  if (!PyArg_ParseTuple(args, "zOOOOn", &selector, &list, &seed, &xs, &ys,
+                        &classes))
+    return NULL;
+  ck_nn_config config;
+  unsigned epochs = 0;
+  ck_normalization_kind kind = CK_NORMALIZE_NONE;
+  ck_param *params;
+  size_t count;
+  const ck_device *device = ck_py_device(selector);
+  if (!device || ck_py_params(list, &params, &count) != 0)
+    return NULL;
+  ck_status status = ck_nn_config_read(params, count, &config, &epochs, &kind);
+  PyMem_Free(params);
+  if (status != CK_OK)
+    return ck_py_raise(status, 1);
+  if (seed != Py_None && ck_py_seed(seed, &config.seed) != 0)
+    return NULL;
+  Py_buffer x, y;
+  if (borrow(xs, &x, "X", 2, 'f') != 0)
+    return NULL;
+  if (borrow(ys, &y, "y", 1, 'i') != 0) {
+    PyBuffer_Release(&x);
+    return NULL;
+  }
+  PyObject *result = NULL;
+  epochs_seen seen = {PyList_New(0), NULL};
+  network *made = seen.history ? PyObject_New(network, &network_type) : NULL;
+  if (made) {
+    made->nn = NULL;
+    made->busy = 0;
+    ck_dataset data = dataset_of(&x, &y, (size_t)classes);
+    Py_BEGIN_ALLOW_THREADS;
+    status = train(device, &config, &data, kind, epochs, &seen, &made->nn);
+    Py_END_ALLOW_THREADS;
+    if (seen.error)
+      ck_py_raise_kept(&seen.error);
+    else if (status != CK_OK)
+      ck_py_raise(status, 0);
+    else
+      result = Py_BuildValue("(OO)", made, seen.history);
+  }
+  Py_XDECREF(seen.error);
+  Py_XDECREF(made);
+  Py_XDECREF(seen.history);
+  PyBuffer_Release(&x);
+  PyBuffer_Release(&y);
+  return result;
+}
+
+/* _clkit.nn_load(device, path) -> Network. */
+static PyObject *py_nn_load(PyObject *module, PyObject *args) {
+  (void)module;
+  const char *selector, *path;
+  if (!PyArg_ParseTuple(args, "zs", &selector, &path))
+    return NULL;
+  const ck_device *device = ck_py_device(selector);
+  if (!device)
+    return NULL;
+  ck_nn *nn = NULL;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_nn_load(device, path, NULL, &nn);
+  Py_END_ALLOW_THREADS;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  network *made = PyObject_New(network, &network_type);
+  if (!made) {
+    ck_nn_destroy(nn);
+    return NULL;
+  }
+  made->nn = nn;
+  made->busy = 0;
+  return (PyObject *)made;
+}
+
+/* ---- the network's methods --------------------------------------------- */
+
+/* Network.predict(X) -> bytearray of the rows' classes, int32. */
+static PyObject *network_predict(PyObject *object, PyObject *xs) {
+  network *self = (network *)object;
+  Py_buffer x;
+  if (borrow(xs, &x, "X", 2, 'f') != 0)
+    return NULL;
+  PyObject *classes =
+      PyByteArray_FromStringAndSize(NULL, x.shape[0] * (Py_ssize_t)4);
+  if (!classes || take(self) != 0) {
+    Py_XDECREF(classes);
+    PyBuffer_Release(&x);
+    return NULL;
+  }
+  ck_dataset data = dataset_of(&x, NULL, 0);
+  int32_t *out = (int32_t *)PyByteArray_AS_STRING(classes);
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_nn_predict(self->nn, &data, out);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  PyBuffer_Release(&x);
+  if (status != CK_OK) {
+    Py_DECREF(classes);
+    return ck_py_raise(status, 0);
+  }
+  return classes;
+}
+
+/* Network.evaluate(X, y) -> (mean loss, accuracy), the rows attached as
+ * the test set. */
+static PyObject *network_evaluate(PyObject *object, PyObject *args) {
+  network *self = (network *)object;
+  PyObject *xs, *ys;
+  if (!PyArg_ParseTuple(args, "OO", &xs, &ys))
+    return NULL;
+  Py_buffer x, y;
+  if (borrow(xs, &x, "X", 2, 'f') != 0)
+    return NULL;
+  if (borrow(ys, &y, "y", 1, 'i') != 0) {
+    PyBuffer_Release(&x);
+    return NULL;
+  }
+  if (take(self) != 0) {
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    return NULL;
+  }
+  ck_dataset data = dataset_of(&x, &y, 0);
+  double loss = 0, accuracy = 0;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_nn_attach(self->nn, CK_NN_TEST, &data);
+  if (status == CK_OK)
+    status = ck_nn_evaluate(self->nn, CK_NN_TEST, &loss, &accuracy, NULL);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  PyBuffer_Release(&x);
+  PyBuffer_Release(&y);
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  return Py_BuildValue("(dd)", loss, accuracy);
+}
+
+/* Network.save(path): the model file, written atomically. */
+static PyObject *network_save(PyObject *object, PyObject *args) {
+  network *self = (network *)object;
+  const char *path;
+  if (!PyArg_ParseTuple(args, "s", &path) || take(self) != 0)
+    return NULL;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_nn_save(self->nn, path);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  Py_RETURN_NONE;
+}
+
+/* Network.describe() -> dict: sizes (input first), activations, loss and
+ * the names of the classes. */
+static PyObject *network_describe(PyObject *object, PyObject *unused) {
+  (void)unused;
+  network *self = (network *)object;
+  ck_nn_config config;
+  ck_nn_describe(self->nn, &config);
+  size_t classes = config.sizes[config.layer_count - 1];
+  PyObject *sizes = PyList_New((Py_ssize_t)config.layer_count);
+  PyObject *activations = PyList_New((Py_ssize_t)config.layer_count - 2);
+  PyObject *names = PyList_New((Py_ssize_t)classes);
+  static const char *const activation_names[] = {"sigmoid", "tanh", "relu"};
+  int failed = !sizes || !activations || !names;
+  for (size_t l = 0; !failed && l < config.layer_count; ++l) {
+    PyObject *size = PyLong_FromSize_t(config.sizes[l]);
+    failed = !size;
+    if (size)
+      PyList_SET_ITEM(sizes, (Py_ssize_t)l, size);
+  }
+  for (size_t l = 0; !failed && l + 2 < config.layer_count; ++l) {
+    PyObject *name =
+        PyUnicode_FromString(activation_names[config.activations[l]]);
+    failed = !name;
+    if (name)
+      PyList_SET_ITEM(activations, (Py_ssize_t)l, name);
+  }
+  char buffer[CK_DATASET_MAX_NAME + 1];
+  for (size_t k = 0; !failed && k < classes; ++k) {
+    PyObject *name =
+        ck_nn_get_class_name(self->nn, k, buffer, sizeof buffer) == CK_OK
+            ? PyUnicode_FromString(buffer)
+            : ck_py_raise(CK_ERROR_INVALID_ARGUMENT, 0);
+    failed = !name;
+    if (name)
+      PyList_SET_ITEM(names, (Py_ssize_t)k, name);
+  }
+  if (failed) {
+    Py_XDECREF(sizes);
+    Py_XDECREF(activations);
+    Py_XDECREF(names);
+    return NULL;
+  }
+  return Py_BuildValue("{s:N,s:N,s:N,s:s}", "sizes", sizes, "activations",
+                       activations, "class_names", names, "loss",
+                       config.loss == CK_NN_MSE ? "mse" : "ce");
+}
+
+/* Network.weights(layer) -> (weights, biases) as bytearrays of float32:
+ * out x in row-major, and out entries. */
+static PyObject *network_weights(PyObject *object, PyObject *args) {
+  network *self = (network *)object;
+  Py_ssize_t layer;
+  if (!PyArg_ParseTuple(args, "n", &layer))
+    return NULL;
+  ck_nn_config config;
+  ck_nn_describe(self->nn, &config);
+  if (layer < 0 || (size_t)layer + 1 >= config.layer_count) {
+    PyErr_Format(PyExc_IndexError, "the network has %zu weight layers",
+                 config.layer_count - 1);
+    return NULL;
+  }
+  size_t in = config.sizes[layer], out = config.sizes[layer + 1];
+  PyObject *weights =
+      PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(in * out * 4));
+  PyObject *biases = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(out * 4));
+  if (!weights || !biases || take(self) != 0) {
+    Py_XDECREF(weights);
+    Py_XDECREF(biases);
+    return NULL;
+  }
+  float *w = (float *)PyByteArray_AS_STRING(weights);
+  float *b = (float *)PyByteArray_AS_STRING(biases);
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_nn_get_weights(self->nn, (size_t)layer, w, b);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK) {
+    Py_DECREF(weights);
+    Py_DECREF(biases);
+    return ck_py_raise(status, 0);
+  }
+  return Py_BuildValue("(NN)", weights, biases);
+}
+
+static PyMethodDef network_methods[] = {
+    {"predict", network_predict, METH_O,
+     "predict(X) -> bytearray of int32 classes"},
+    {"evaluate", network_evaluate, METH_VARARGS,
+     "evaluate(X, y) -> (mean loss, accuracy)"},
+    {"save", network_save, METH_VARARGS, "save(path): write the model file"},
+    {"describe", network_describe, METH_NOARGS,
+     "describe() -> dict of sizes, activations, class_names, loss"},
+    {"weights", network_weights, METH_VARARGS,
+     "weights(layer) -> (weights, biases) as float32 bytearrays"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject network_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clkit._clkit.Network",
+    .tp_basicsize = sizeof(network),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = network_dealloc,
+    .tp_methods = network_methods,
+    .tp_doc = "a trained network on a device (use clkit.nn.MLP)",
+    .tp_new = NULL,
+};
+
+PyMethodDef ck_py_nn_methods[] = {
+    {"nn_train", py_nn_train, METH_VARARGS,
+     "nn_train(device, options, seed, X, y, classes) -> (Network, history)"},
+    {"nn_load", py_nn_load, METH_VARARGS, "nn_load(device, path) -> Network"},
+    {NULL, NULL, 0, NULL}};
+
+int ck_py_nn_ready(PyObject *module) {
+  if (PyType_Ready(&network_type) != 0)
+    return -1;
+  return PyModule_AddObjectRef(module, "Network", (PyObject *)&network_type);
+}

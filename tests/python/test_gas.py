@@ -1,0 +1,158 @@
+"""clkit.gas.Simulation: the command's energies for the same seed and
+options, runs that continue, the state as arrays and as ase.Atoms."""
+import numpy as np
+import pytest
+
+import clkit
+from conftest import check_ctrl_c
+
+SMALL = dict(temperature=0.8, seed=3)
+
+
+def sampled(simulation, steps, every):
+    """The observables every `every` steps from now, as the command samples
+    them for its averages (its first sample before the first step)."""
+    rows = [simulation.observe()]
+    for _ in range(steps // every):
+        rows.append(simulation.run(every).observe())
+    return rows
+
+
+def mean(rows, key):
+    """Summed in order, as the command sums its samples."""
+    total = 0.0
+    for row in rows:
+        total += row[key]
+    return total / len(rows)
+
+
+def test_same_energies_as_the_command(device, cli):
+    """The command's run is ck_gas_step and ck_gas_observe as here."""
+    simulation = clkit.gas.Simulation(64, device=device, **SMALL)
+    rows = sampled(simulation, 100, 10)
+    expected = cli("run", "gas", "--particles", "64", "--T", "0.8",
+                   "--steps", "100", "--seed", "3", "--device", device)
+    assert expected["samples"] == len(rows)
+    assert rows[-1]["total"] - rows[0]["total"] == expected["energy_drift"]
+    for key, name in (("potential", "potential_energy"),
+                      ("total", "total_energy"),
+                      ("temperature", "temperature"),
+                      ("pressure", "pressure")):
+        assert mean(rows, key) == expected[name], name
+    assert simulation.step == expected["final_step"] == 100
+    assert simulation.box == (expected["box_x"], expected["box_y"])
+
+
+def test_options_reach_the_system(cli):
+    options = dict(box=(9, 8), thermostat="langevin:1.2:2",
+                   neighbors="verlet:0.4", dt=0.004)
+    simulation = clkit.gas.Simulation(48, device="ref", **options, **SMALL)
+    rows = sampled(simulation, 40, 20)
+    expected = cli("run", "gas", "--particles", "48", "--box", "9x8",
+                   "--thermostat", "langevin:1.2:2", "--neighbors",
+                   "verlet:0.4", "--dt", "0.004", "--T", "0.8", "--steps",
+                   "40", "--sample-every", "20", "--seed", "3", "--device",
+                   "ref")
+    assert mean(rows, "potential") == expected["potential_energy"]
+    assert simulation.box == (9.0, 8.0)
+    assert simulation.config["dt"] == 0.004
+
+
+def test_runs_continue(device):
+    """ck_gas_step makes the same steps however they are grouped."""
+    whole = clkit.gas.Simulation(64, device=device, **SMALL).run(30)
+    parts = clkit.gas.Simulation(64, device=device, **SMALL).run(10).run(20)
+    assert parts.step == whole.step == 30
+    assert np.array_equal(parts.positions, whole.positions)
+    assert np.array_equal(parts.velocities, whole.velocities)
+    assert parts.total_energy == whole.total_energy
+
+
+def test_state_arrays():
+    simulation = clkit.gas.Simulation(50, density=0.5, device="ref", **SMALL)
+    positions, velocities = simulation.positions, simulation.velocities
+    assert positions.shape == velocities.shape == (50, 2)
+    assert positions.dtype == np.float64
+    box = simulation.box
+    assert box[0] == box[1] == pytest.approx(10.0)
+    assert np.all((positions >= 0) & (positions < box[0]))
+    # Copies: changing them leaves the simulation alone.
+    positions[:] = 0
+    assert not np.array_equal(simulation.positions, positions)
+    assert np.abs(velocities.sum(axis=0)).max() < 1e-5
+    assert simulation.temperature == pytest.approx(0.8)
+    assert simulation.total_energy == pytest.approx(
+        simulation.kinetic_energy + simulation.potential_energy)
+    assert simulation.forces.shape == (50, 2)
+    assert simulation.particles == 50 and np.isfinite(simulation.pressure)
+
+
+def test_checkpoints_continue(tmp_path):
+    simulation = clkit.gas.Simulation(64, device="ref", **SMALL).run(10)
+    simulation.save(tmp_path / "state.ckg")
+    restored = clkit.gas.Simulation.load(tmp_path / "state.ckg",
+                                         device="ref")
+    assert restored.step == 10
+    simulation.run(15)
+    restored.run(15)
+    assert np.array_equal(restored.positions, simulation.positions)
+
+
+def test_to_ase_matches_the_state():
+    pytest.importorskip("ase")
+    simulation = clkit.gas.Simulation(40, device="ref", **SMALL).run(5)
+    atoms = simulation.to_ase()
+    assert len(atoms) == 40
+    assert np.array_equal(atoms.positions[:, :2], simulation.positions)
+    assert np.all(atoms.positions[:, 2] == 0)
+    assert np.allclose(atoms.get_velocities()[:, :2], simulation.velocities)
+    assert atoms.get_masses().tolist() == [1.0] * 40
+    assert atoms.pbc.tolist() == [True, True, False]
+    assert atoms.cell.lengths()[:2].tolist() == list(simulation.box)
+    walled = clkit.gas.Simulation(40, walls=True, device="ref", **SMALL)
+    assert walled.to_ase().pbc.tolist() == [False, False, False]
+
+
+def test_from_xyz_starts_from_the_file(tmp_path):
+    pytest.importorskip("ase")
+    import ase.io
+    simulation = clkit.gas.Simulation(30, device="ref", **SMALL).run(5)
+    path = tmp_path / "start.xyz"
+    ase.io.write(path, simulation.to_ase(), format="extxyz")
+    started = clkit.gas.Simulation.from_xyz(path, device="ref")
+    assert started.step == 0
+    assert np.allclose(started.positions, simulation.positions)
+    assert np.allclose(started.velocities, simulation.velocities)
+    assert started.box == pytest.approx(simulation.box)
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(clkit.ArgumentError, match="--particles"):
+        clkit.gas.Simulation(0, device="ref")
+    with pytest.raises(clkit.ArgumentError, match="--thermostat"):
+        clkit.gas.Simulation(16, thermostat="hot", device="ref")
+    with pytest.raises(clkit.ArgumentError, match="--steps does not"):
+        clkit.gas.Simulation(16, steps=10, device="ref")
+    with pytest.raises(TypeError, match="density="):
+        clkit.gas.Simulation(16, rho=0.5, device="ref")
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        clkit.gas.Simulation(16, nonsense=1, device="ref")
+    with pytest.raises(ValueError, match="whole number"):
+        clkit.gas.Simulation(64, device="ref").run(-1)
+    with pytest.raises(clkit.Error, match="missing.xyz"):
+        clkit.gas.Simulation.from_xyz("missing.xyz", device="ref")
+
+
+CTRL_C = """
+import threading
+import clkit
+simulation = clkit.gas.Simulation(64, device="ref")
+threading.Timer(0.5, lambda: print("started", flush=True)).start()
+simulation.run(10**12)
+"""
+
+
+def test_ctrl_c_stops_a_run_with_keyboardinterrupt():
+    """The run releases the GIL (the timer's thread prints) and sees
+    Ctrl-C between its chunks of steps."""
+    check_ctrl_c(CTRL_C)
