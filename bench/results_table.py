@@ -530,6 +530,28 @@ written.
         "device to host (GB/s)", "device copy (GB/s)"], rows)}"""
 
 
+def h100_python():
+    run = ("h100-2026-11-26-python", "python_pso.md")
+    lines = [line for line in read(*run).splitlines()
+             if line.startswith("|")]
+    return f"""### PSO from Python, against EvoX and evosax
+
+Rastrigin in 30 dimensions, 100,000 particles, 300 iterations, one
+`minimize` call (clkit) or one run of the peer's loop a row. clkit's
+objective is OpenCL C source compiled into its kernels, a NumPy
+function on the host, or a PyTorch function on the GPU (the batch
+crosses to the host and back every iteration). Each library keeps its
+own PSO coefficients: the best values compare the methods as shipped.
+A clkit call opens its device and loads its kernels each time; these
+runs do not time that apart.
+
+{source([run], f"{H100}; PyTorch 2.11.0, JAX 0.11.2, EvoX 1.4.0, "
+        "evosax 0.3.2", "2026-11-26",
+        "`python3 bench/python_pso.py --device cuda:0,ocl:1.0`")}
+
+""" + "\n".join(lines)
+
+
 def pocl_cache():
     run = ("h100-2026-11-24-pocl-cache", "pocl-cache.txt")
     cells = {}
@@ -671,7 +693,7 @@ island means summed on a GPU differ from ref's in the last bits."""
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_gas, h100_pso,
-                               h100_queue, pocl_cache]),
+                               h100_queue, pocl_cache, h100_python]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_fuzz]),
