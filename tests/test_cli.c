@@ -2390,6 +2390,16 @@ static void check_results_whole(void) {
   EXPECT_HAS(r.out, "\"trace-islands\":true", ga_args);
   EXPECT_HAS(r.out, "\"pm\":0.05,", ga_args); /* 1/dim, resolved */
   release(&r);
+  /* --constriction reports the c1 and c2 it ran with. */
+  const char *const chi_args[] = {
+      "run",  "pso", "--device", "ref", "--iters", "2", "--constriction",
+      "--c2", "2.2", "--json",   NULL};
+  r = run_clkit(chi_args);
+  EXPECT_EXIT(r, 0, chi_args);
+  EXPECT_HAS(r.out, "\"c1\":2.05,", chi_args);
+  EXPECT_HAS(r.out, "\"c2\":2.2,", chi_args);
+  EXPECT_HAS(r.out, "\"w\":null,", chi_args);
+  release(&r);
   /* Text: a short position whole; a long one cut, saying so. */
   const char *const few_args[] = {"run", "pso",     "--device", "ref", "--dim",
                                   "5",   "--iters", "3",        NULL};

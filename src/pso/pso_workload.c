@@ -192,6 +192,13 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "updates_per_s", report.updates_per_s,
                     "particle-dims/s");
   ck__result_metric(result, "particles", (double)config.particles, "");
+  /* --constriction without them takes Clerc and Kennedy's c1 and c2;
+   * its factor chi stands in for w. */
+  if (config.constriction) {
+    CK_TRY(ck__result_option(result, "w", NULL));
+    CK_TRY(ck__result_option_number(result, "c1", config.c1));
+    CK_TRY(ck__result_option_number(result, "c2", config.c2));
+  }
   ck__result_metric(result, "dim", dim, "");
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
            ck__stop_name(report.stopped_by, "iterations"));
