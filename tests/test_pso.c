@@ -1295,6 +1295,40 @@ static int spread_best(const ck_spread *spread, const ck_pso_config *config,
   return 1;
 }
 
+/* The largest fraction a progress callback was told. */
+static int keep_fraction(void *user, const ck_progress *progress) {
+  double *largest = user;
+  if (progress->fraction > *largest)
+    *largest = progress->fraction;
+  return 0;
+}
+
+/* A spread run that only the clock stops reports its progress by the
+ * clock, as one device's does. */
+static void spread_progress(const ck_device *ref) {
+  printf("spread progress by the clock\n");
+  ck_pso_config c;
+  ck_pso_config_init(&c);
+  c.function = "sphere";
+  c.dim = 4;
+  c.particles = 64;
+  c.max_iterations = 0;
+  c.max_seconds = 0.3;
+  double largest = 0;
+  c.progress = keep_fraction;
+  c.progress_user = &largest;
+  ck_spread one = {.devices = ref, .device_count = 1};
+  ck_pso *pso = NULL;
+  CHECK_OK(ck_pso_create_spread(&one, &c, &pso));
+  if (pso) {
+    ck_pso_report report;
+    CHECK_OK(ck_pso_run(pso, &report));
+    CHECK(report.stopped_by == CK_STOP_TIME);
+    CHECK_MSG(largest > 0.5 && largest <= 1, "largest fraction %g", largest);
+    ck_pso_destroy(pso);
+  }
+}
+
 /*
  * One member is the one-device swarm, bit for bit; so are ref and another
  * device with hand-set shares on sphere (additions and products alone,
@@ -1647,6 +1681,7 @@ int main(void) {
   null_arguments(ref);
   several_devices(&set);
   spread_swarms(ref, devices[1]);
+  spread_progress(ref);
   host_errors(ref);
   host_null_arguments(ref);
   host_workload(ref);

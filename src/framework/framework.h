@@ -281,10 +281,13 @@ typedef struct ck__loop_rules {
   uint64_t default_steps;   /* the limit when every rule is off */
   int has_target;           /* the driver's reads say when it is met */
   double max_seconds;       /* 0: off */
-  uint64_t check_every;     /* steps between reads; 0: automatic, about
-                               twenty reads a second */
-  uint64_t max_chunk;       /* automatic: steps between reads, at most */
-  ck_progress_fn progress;  /* optional */
+  /* The time progress counts against where the driver's reads stop the
+   * run by the clock (a spread run's agreed clock); 0: max_seconds. */
+  double progress_seconds;
+  uint64_t check_every;    /* steps between reads; 0: automatic, about
+                              twenty reads a second */
+  uint64_t max_chunk;      /* automatic: steps between reads, at most */
+  ck_progress_fn progress; /* optional */
   void *progress_user;
   const char *step_name; /* "iterations", "generations": for progress */
   const char *best_name; /* what progress's best is: "best", "" */

@@ -40,7 +40,10 @@ static ck_status report(const ck__loop_rules *rules,
   if (!rules->progress)
     return CK_OK;
   double by_steps = limited ? (double)steps / (double)limit : 0;
-  double by_time = rules->max_seconds > 0 ? elapsed / rules->max_seconds : 0;
+  double seconds =
+      rules->max_seconds > 0 ? rules->max_seconds : rules->progress_seconds;
+  double by_time = seconds > 0 ? elapsed / seconds : 0;
+  nearer = nearer || rules->progress_seconds > 0;
   double fraction = nearer    ? (by_steps > by_time ? by_steps : by_time)
                     : limited ? by_steps
                               : by_time;

@@ -938,6 +938,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
     if (config->max_seconds > 0 && !config->max_generations && !budget &&
         !config->has_target)
       rules.max_steps = UINT64_MAX;
+    rules.progress_seconds = rules.max_seconds;
     rules.max_seconds = 0;
     ga->chunk = 1;
     ga->run_started = ga->read_at = ck__seconds();

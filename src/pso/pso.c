@@ -609,6 +609,7 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
     if (config->max_seconds > 0 && !config->max_iterations &&
         !config->max_evaluations && !config->has_target)
       rules.max_steps = UINT64_MAX;
+    rules.progress_seconds = rules.max_seconds;
     rules.max_seconds = 0;
     pso->chunk = 1;
     pso->run_started = pso->read_at = ck__seconds();
