@@ -41,6 +41,8 @@ extern "C" {
 /* The most weight layers a network may have, and the widest layer. */
 #define CK_NN_MAX_LAYERS 16
 #define CK_NN_MAX_WIDTH 65536
+/* The hidden width of `--layers auto`: features, this, classes. */
+#define CK_NN_AUTO_HIDDEN 128
 
 typedef enum ck_nn_activation {
   CK_NN_SIGMOID = 0,

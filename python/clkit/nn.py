@@ -88,7 +88,7 @@ def _hidden(layers):
 class MLP:
     """A multilayer perceptron classifier trained by clkit on a device."""
 
-    def __init__(self, layers=(128,), *, device=None, seed=None, epochs=None,
+    def __init__(self, layers=(_clkit.NN_AUTO_HIDDEN,), *, device=None, seed=None, epochs=None,
                  batch=None, lr=None, **options):
         self.layers = layers
         self.device = device

@@ -311,6 +311,8 @@ PyMODINIT_FUNC PyInit__clkit(void) {
       PyModule_AddObjectRef(module, "Error", ck_py_error) != 0 ||
       PyModule_AddObjectRef(module, "ArgumentError", ck_py_argument_error) !=
           0 ||
+      PyModule_AddIntConstant(module, "NN_AUTO_HIDDEN", CK_NN_AUTO_HIDDEN) !=
+          0 ||
       PyModule_AddFunctions(module, ck_py_nn_methods) != 0 ||
       ck_py_nn_ready(module) != 0 ||
       PyModule_AddFunctions(module, ck_py_gas_methods) != 0 ||

@@ -15,6 +15,11 @@
 #include "framework/framework.h"
 #include "nn/nn_internal.h"
 
+/* CK_NN_AUTO_HIDDEN as text, for the help. */
+#define CK__NN_TEXT(x) #x
+#define CK__NN_TEXT_OF(x) CK__NN_TEXT(x)
+#define CK__NN_AUTO CK__NN_TEXT_OF(CK_NN_AUTO_HIDDEN)
+
 /* The most classes whose test confusion matrix is counted and logged. */
 #define CONFUSION_MAX_CLASSES 1024
 
@@ -282,7 +287,8 @@ static const ck__option nn_options[] = {
      "stop after P epochs without a better validation loss (0: never)",
      JOB(PATIENCE)},
     {"layers", "LIST",
-     "widths, input first: e.g. 784,256,128,10 (auto: features,128,classes)",
+     "widths, input first: e.g. 784,256,128,10 (auto: features," CK__NN_AUTO
+     ",classes)",
      .read = parse_layers, .shown = "auto", .config = "ck_nn_config",
      .sets = "layer_count sizes"},
     {"act", "LIST",
@@ -846,7 +852,7 @@ static ck_status build_network(const ck_device *device, nn_session *s) {
               job->train, train->features, CK_NN_MAX_WIDTH);
     config->layer_count = 3;
     config->sizes[0] = train->features;
-    config->sizes[1] = 128;
+    config->sizes[1] = CK_NN_AUTO_HIDDEN;
     config->sizes[2] = train->classes < 2 ? 2 : train->classes;
   }
   size_t inputs = config->sizes[0];
