@@ -137,12 +137,56 @@ CK_FN ck_u32 ck_aco_nearest_unvisited(CK_ACO_GRAPH, CK_ACO_GRID, ck_u32 current,
 }
 
 /*
+ * A construction step's choice among the unvisited candidates of city
+ * `current`: with probability q0 the one of largest choice (ACS's
+ * pseudo-random proportional rule; q0 = 0 for MMAS), otherwise one drawn
+ * with probability proportional to its choice value. Words `lane` and
+ * lane + 1 of the step's Philox block r decide. Returns n when every
+ * candidate is visited.
+ */
+CK_FN ck_u32 ck_aco_choose(ck_u32 n, ck_u32 k,
+                           CK_GLOBAL const ck_u32 *neighbours,
+                           CK_GLOBAL const float *choice,
+                           CK_GLOBAL const ck_u8 *visited, float q0,
+                           ck_philox_counter r, ck_u32 lane, ck_u32 current) {
+  CK_GLOBAL const ck_u32 *list = neighbours + (ck_u64)current * k;
+  CK_GLOBAL const float *weights = choice + (ck_u64)current * k;
+  float sum = 0.0f, best_weight = -1.0f;
+  ck_u32 best = n;
+  for (ck_u32 j = 0; j < k; ++j) {
+    ck_u32 c = list[j];
+    if (!visited[c]) {
+      float w = weights[j];
+      sum += w;
+      if (w > best_weight) {
+        best_weight = w;
+        best = c;
+      }
+    }
+  }
+  ck_u32 next = best;
+  if (best != n &&
+      !(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, lane)) < q0)) {
+    float target = ck_uniform_float(ck_philox_word(r, lane + 1u)) * sum;
+    float running = 0.0f;
+    for (ck_u32 j = 0; j < k; ++j) {
+      ck_u32 c = list[j];
+      if (!visited[c]) {
+        running += weights[j];
+        next = c;
+        if (running > target)
+          break;
+      }
+    }
+  }
+  return next;
+}
+
+/*
  * Builds ant `ant`'s tour for iteration `iteration` into tour[0..n-1] and
  * returns its length. Each step moves from the current city to an
- * unvisited candidate: with probability q0 the one of largest choice
- * (ACS's pseudo-random proportional rule; q0 = 0 for MMAS), otherwise one
- * drawn with probability proportional to its choice value. Only when every
- * candidate is visited does it take the nearest unvisited city
+ * unvisited candidate (ck_aco_choose). Only when every candidate is
+ * visited does it take the nearest unvisited city
  * (ck_aco_nearest_unvisited).
  */
 CK_FN ck_i64 ck_aco_construct(CK_ACO_GRAPH, CK_ACO_GRID, ck_u32 k,
@@ -164,39 +208,11 @@ CK_FN ck_i64 ck_aco_construct(CK_ACO_GRAPH, CK_ACO_GRID, ck_u32 k,
     /* Steps 2s + 1 and 2s + 2 share block s. */
     if (step & 1u)
       r = ck_philox_block(seed, stream, (ck_u64)(step >> 1));
-    ck_u32 lane = ((step - 1u) & 1u) * 2u;
-    CK_GLOBAL const ck_u32 *list = neighbours + (ck_u64)current * k;
-    CK_GLOBAL const float *weights = choice + (ck_u64)current * k;
-    float sum = 0.0f, best_weight = -1.0f;
-    ck_u32 best = n;
-    for (ck_u32 j = 0; j < k; ++j) {
-      ck_u32 c = list[j];
-      if (!visited[c]) {
-        float w = weights[j];
-        sum += w;
-        if (w > best_weight) {
-          best_weight = w;
-          best = c;
-        }
-      }
-    }
-    ck_u32 next = best;
-    if (best == n) {
+    ck_u32 next = ck_aco_choose(n, k, neighbours, choice, visited, q0, r,
+                                ((step - 1u) & 1u) * 2u, current);
+    if (next == n)
       next = ck_aco_nearest_unvisited(CK_ACO_GRAPH_ARGS, CK_ACO_GRID_ARGS,
                                       current, visited);
-    } else if (!(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, lane)) < q0)) {
-      float target = ck_uniform_float(ck_philox_word(r, lane + 1u)) * sum;
-      float running = 0.0f;
-      for (ck_u32 j = 0; j < k; ++j) {
-        ck_u32 c = list[j];
-        if (!visited[c]) {
-          running += weights[j];
-          next = c;
-          if (running > target)
-            break;
-        }
-      }
-    }
     visited[next] = 1;
     tour[step] = next;
     length += ck_aco_distance(CK_ACO_GRAPH_ARGS, current, next);
@@ -555,6 +571,25 @@ CK_FN void ck_aco_seed_position(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
   dont_look[a] = (ck_u8)same;
 }
 
+/* The first improving move at city a: 2-opt, else Or-opt with or_opt.
+ * Applies it and returns the gain (0: none); touched[0 .. *ends - 1] get
+ * the cities whose tour neighbours changed. */
+CK_FN int ck_aco_move_at(CK_ACO_GRAPH, ck_u32 k,
+                         CK_GLOBAL const ck_u32 *neighbours, ck_u32 longest,
+                         int or_opt, CK_GLOBAL ck_u32 *tour,
+                         CK_GLOBAL ck_u32 *pos, ck_u32 a, ck_u32 *touched,
+                         int *ends) {
+  *ends = 4;
+  int gain = ck_aco_two_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest, tour,
+                               pos, a, touched);
+  if (gain == 0 && or_opt) {
+    gain = ck_aco_or_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest, tour,
+                            pos, a, touched);
+    *ends = 6;
+  }
+  return gain;
+}
+
 /*
  * Local search on one tour of the given length, whose pos and dont_look
  * the caller has set (ck_aco_seed_position), by 2-opt (and Or-opt when
@@ -580,14 +615,9 @@ CK_FN ck_i64 ck_aco_improve_from(CK_ACO_GRAPH, ck_u32 k,
       if (dont_look[a])
         continue;
       ck_u32 touched[6];
-      int gain = ck_aco_two_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest,
-                                   tour, pos, a, touched);
-      int ends = 4;
-      if (gain == 0 && or_opt) {
-        gain = ck_aco_or_opt_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest, tour,
-                                pos, a, touched);
-        ends = 6;
-      }
+      int ends;
+      int gain = ck_aco_move_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest,
+                                or_opt, tour, pos, a, touched, &ends);
       if (gain > 0) {
         length -= gain;
         improved = moved = 1;
@@ -616,6 +646,157 @@ CK_FN ck_i64 ck_aco_improve(CK_ACO_GRAPH, ck_u32 k,
     ck_aco_seed_position(n, tour, 0, tour, pos, pos, dont_look, i);
   return ck_aco_improve_from(CK_ACO_GRAPH_ARGS, k, neighbours, n, or_opt, 1,
                              tour, pos, dont_look, length);
+}
+
+/* ---- focused construction (Skinderowicz 2022) ---------------------------- */
+
+/* Whether a and b are neighbours in the tour with positions pos. */
+CK_FN int ck_aco_has_edge(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
+                          CK_GLOBAL const ck_u32 *pos, ck_u32 a, ck_u32 b) {
+  return ck_aco_next(n, tour, pos, a) == b ||
+         ck_aco_previous(n, tour, pos, a) == b;
+}
+
+/*
+ * Builds ant `ant`'s tour of iteration `iteration` as a copy of `source`
+ * (positions source_pos, length source_length) changed at a few places.
+ * The ant walks the copy from its start city, drawn as ck_aco_construct
+ * draws it. Each step chooses among the unvisited candidates with
+ * ck_aco_construct's Philox words (ck_aco_choose). A choice other than
+ * the tour's next city is spliced in after the current city
+ * (ck_aco_move_path), which changes at most three edges. The walk ends
+ * once `bound` edges are not the source's, before a splice that would
+ * pass that, or at the tour's end. Without an unvisited candidate the
+ * ant keeps the tour's next city. Writes tour, pos, visited flags and
+ * *new_edges (the tour's edges the source lacks); returns the length.
+ */
+CK_FN ck_i64 ck_aco_construct_focused(
+    CK_ACO_GRAPH, ck_u32 k, CK_GLOBAL const ck_u32 *neighbours,
+    CK_GLOBAL const float *choice, float q0, ck_u64 seed, ck_u64 iteration,
+    ck_u32 ant, CK_GLOBAL const ck_u32 *source,
+    CK_GLOBAL const ck_u32 *source_pos, ck_i64 source_length, ck_u32 bound,
+    CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos, CK_GLOBAL ck_u8 *visited,
+    ck_u32 *new_edges) {
+  ck_u64 stream = (iteration << 32) | (ck_u64)ant;
+  for (ck_u32 i = 0; i < n; ++i) {
+    tour[i] = source[i];
+    pos[source[i]] = i;
+    visited[i] = 0;
+  }
+  ck_philox_counter r = ck_philox_block(seed, stream | ((ck_u64)1 << 63), 0u);
+  ck_u32 current = CK_MULHI32(r.v[0], n);
+  visited[current] = 1;
+  ck_i64 length = source_length, added = 0;
+  for (ck_u32 step = 1; step < n && added < (ck_i64)bound; ++step) {
+    if (step & 1u)
+      r = ck_philox_block(seed, stream, (ck_u64)(step >> 1));
+    ck_u32 next = ck_aco_next(n, tour, pos, current);
+    ck_u32 c = ck_aco_choose(n, k, neighbours, choice, visited, q0, r,
+                             ((step - 1u) & 1u) * 2u, current);
+    if (c != n && c != next) {
+      /* p c q, current next -> p q, current c next; when q is current,
+       * the edge (c, current) leaves and comes back: the sums cancel. */
+      ck_u32 p = ck_aco_previous(n, tour, pos, c);
+      ck_u32 q = ck_aco_next(n, tour, pos, c);
+      int fresh = !ck_aco_has_edge(n, source, source_pos, current, c) +
+                  !ck_aco_has_edge(n, source, source_pos, c, next) +
+                  !ck_aco_has_edge(n, source, source_pos, p, q) -
+                  !ck_aco_has_edge(n, source, source_pos, p, c) -
+                  !ck_aco_has_edge(n, source, source_pos, c, q) -
+                  !ck_aco_has_edge(n, source, source_pos, current, next);
+      if (added + fresh > (ck_i64)bound)
+        break;
+      length += (ck_i64)ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c) +
+                ck_aco_distance(CK_ACO_GRAPH_ARGS, c, next) +
+                ck_aco_distance(CK_ACO_GRAPH_ARGS, p, q) -
+                ck_aco_distance(CK_ACO_GRAPH_ARGS, p, c) -
+                ck_aco_distance(CK_ACO_GRAPH_ARGS, c, q) -
+                ck_aco_distance(CK_ACO_GRAPH_ARGS, current, next);
+      ck_aco_move_path(n, tour, pos, pos[c], 1u, current, 0);
+      added += fresh;
+      next = c;
+    }
+    visited[next] = 1;
+    current = next;
+  }
+  *new_edges = (ck_u32)added;
+  return length;
+}
+
+/*
+ * Position i of a tour built from `source`: the city's position, and its
+ * don't-look bit, clear only where the city ends an edge the source lacks
+ * (ck_aco_seed_position). Such a city goes onto the queue at *count.
+ */
+CK_FN void ck_aco_queue_changed(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
+                                CK_GLOBAL const ck_u32 *source,
+                                CK_GLOBAL const ck_u32 *source_pos,
+                                CK_GLOBAL ck_u32 *pos,
+                                CK_GLOBAL ck_u8 *dont_look,
+                                CK_GLOBAL ck_u32 *queue, ck_u32 *count,
+                                ck_u32 i) {
+  ck_aco_seed_position(n, tour, 1, source, source_pos, pos, dont_look, i);
+  if (!dont_look[tour[i]])
+    queue[(*count)++] = tour[i];
+}
+
+/*
+ * Local search from a set of dirty cities: queue[0..count) lists them,
+ * each once with its don't-look bit clear; every other bit is set. A city
+ * taken from the queue gets its bit set and tries ck_aco_two_opt_at, then
+ * ck_aco_or_opt_at with or_opt. The ends of an applied move whose bits
+ * are set are cleared and queued again. A queued city's bit is clear, so
+ * at most n wait at once: the queue is a ring of n entries. Ends with the
+ * queue empty and every bit set; returns the gain (the length taken off).
+ */
+CK_FN ck_i64 ck_aco_improve_queue(CK_ACO_GRAPH, ck_u32 k,
+                                  CK_GLOBAL const ck_u32 *neighbours,
+                                  ck_u32 longest, int or_opt,
+                                  CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
+                                  CK_GLOBAL ck_u8 *dont_look,
+                                  CK_GLOBAL ck_u32 *queue, ck_u32 count) {
+  ck_i64 total = 0;
+  ck_u32 head = 0;
+  while (count > 0u) {
+    ck_u32 a = queue[head];
+    head = head + 1u == n ? 0u : head + 1u;
+    --count;
+    dont_look[a] = 1;
+    ck_u32 touched[6];
+    int ends;
+    int gain = ck_aco_move_at(CK_ACO_GRAPH_ARGS, k, neighbours, longest, or_opt,
+                              tour, pos, a, touched, &ends);
+    if (gain <= 0)
+      continue;
+    total += gain;
+    for (int t = 0; t < ends; ++t) {
+      ck_u32 c = touched[t];
+      if (dont_look[c]) {
+        dont_look[c] = 0;
+        queue[ck_aco_ahead(head, count, n)] = c;
+        ++count;
+      }
+    }
+  }
+  return total;
+}
+
+/* The fewest new edges and the first bound of the adaptive rule. */
+#define CK_ACO_FOCUS_FEWEST 3u
+#define CK_ACO_FOCUS_FIRST 8u
+
+/*
+ * The adaptive bound on new edges after an iteration in which `improved`
+ * of `ants` focused ants ended shorter than their source: a quarter more
+ * (rounded up) when more than a fifth improved, a fifth less otherwise,
+ * kept within CK_ACO_FOCUS_FEWEST .. n.
+ */
+CK_FN ck_u32 ck_aco_focus_bound(ck_u32 bound, ck_u32 improved, ck_u32 ants,
+                                ck_u32 n) {
+  ck_u64 next = 5u * (ck_u64)improved > ants ? bound + (bound + 3u) / 4u
+                                             : bound - (bound + 4u) / 5u;
+  next = next < CK_ACO_FOCUS_FEWEST ? CK_ACO_FOCUS_FEWEST : next;
+  return next > n ? n : (ck_u32)next;
 }
 
 /* ---- pheromone ----------------------------------------------------------- */

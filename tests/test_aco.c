@@ -1848,7 +1848,7 @@ static void bad_config(const ck_device *ref) {
     return;
   ck_aco *made = NULL;
   const char *message = "";
-  for (int k = 0; k < 26; ++k) {
+  for (int k = 0; k < 28; ++k) {
     ck_aco_config c;
     ck_aco_config_init(&c);
     const char *mention = "";
@@ -1961,6 +1961,15 @@ static void bad_config(const ck_device *ref) {
     case 25:
       c.beta = 21;
       mention = "ck_aco_config.beta";
+      break;
+    case 26:
+      c.method = (ck_aco_method)2;
+      mention = "ck_aco_config.method";
+      break;
+    case 27:
+      c.method = CK_ACO_FOCUSED;
+      c.focus_edges = 2000000000;
+      mention = "ck_aco_config.focus_edges";
       break;
     }
     made = (ck_aco *)&c; /* must come back NULL */
@@ -2216,6 +2225,18 @@ static void bad_workload(const ck_device *ref) {
        3,
        CK_ERROR_INVALID_ARGUMENT,
        "--ls-full applies only with a local search"},
+      {{{"instance", eil51}, {"method", "ants"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--method"},
+      {{{"instance", eil51}, {"focus-edges", "8"}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--focus-edges applies only with --method focused"},
+      {{{"instance", eil51}, {"method", "focused"}, {"focus-edges", "x"}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--focus-edges"},
       /* As `tsp eval`: one source of the optimum. */
       {{{"instance", eil51}, {"optima", optima}, {"optimum", "100"}},
        3,
@@ -2277,6 +2298,9 @@ static void bad_workload(const ck_device *ref) {
       {"target-gap", "-1",
        "option --target-gap: ck_aco_config.target_gap: -1 is outside [0, "
        "1000000]"},
+      {"focus-edges", "0",
+       "option --focus-edges: ck_aco_config.focus_edges: 0 is outside [1, "
+       "1000000000]"},
       /* Not a range, but known before the instance is read. */
       {"target-gap", "1", "option --target-gap: needs the optimum"},
   };
@@ -2811,6 +2835,368 @@ static void spread_rules(const ck_device *ref, const ck_device *other) {
   ck_tsp_free(&tsp);
 }
 
+/* ---- the focused method ---------------------------------------------------
+ */
+
+/* Edges of tour that `source` lacks (n cities each). */
+static uint32_t edges_not_in(const uint32_t *tour, const uint32_t *source,
+                             uint32_t n) {
+  uint32_t *at = malloc(n * sizeof *at), count = 0;
+  if (!at)
+    return n + 1;
+  set_positions(source, at, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t a = tour[i], b = tour[(i + 1) % n], p = at[a];
+    count += source[(p + 1) % n] != b && source[(p + n - 1) % n] != b;
+  }
+  free(at);
+  return count;
+}
+
+/*
+ * ck_aco_construct_focused from random source tours, by matrix and by
+ * coordinates: a permutation with matching positions, its length exact,
+ * its count of new edges right and within the bound; bound 0 leaves the
+ * source as it is, and from 3 (one splice) every tour changes.
+ */
+static void focused_construct_tests(void) {
+  static const uint32_t sizes[] = {8, 12, 40, 150};
+  static const uint32_t bounds[] = {0, 1, 3, 8, 30, 1000};
+  static const float q0s[] = {0.0f, 0.9f};
+  uint32_t unchanged = 0, wide = 0;
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+    uint32_t n = sizes[s], k = n - 1 < 10 ? n - 1 : 10;
+    graph g;
+    float *choice = malloc((size_t)n * k * sizeof *choice);
+    uint32_t *source = malloc(n * sizeof *source);
+    uint32_t *source_pos = malloc(n * sizeof *source_pos);
+    uint32_t *tour[2] = {malloc(n * sizeof(uint32_t)),
+                         malloc(n * sizeof(uint32_t))};
+    uint32_t *pos = malloc(n * sizeof *pos);
+    ck_u8 *visited = malloc(n);
+    if (!make_graph(&g, n, k, UNIFORM, 31u * n) || !choice || !source ||
+        !source_pos || !tour[0] || !tour[1] || !pos || !visited)
+      goto next;
+    uint64_t state = 7u * n;
+    for (size_t e = 0; e < (size_t)n * k; ++e)
+      choice[e] = (float)((next_random(&state) >> 40) + 1) / 16777216.0f;
+    random_tour(&state, source, n);
+    set_positions(source, source_pos, n);
+    int64_t source_length = exact_length(&g, source);
+    for (size_t b = 0; b < sizeof bounds / sizeof *bounds; ++b)
+      for (size_t q = 0; q < sizeof q0s / sizeof *q0s; ++q)
+        for (uint32_t ant = 0; ant < 4; ++ant) {
+          int64_t length[2];
+          uint32_t fresh[2];
+          for (int m = 0; m < 2; ++m) {
+            length[m] = ck_aco_construct_focused(
+                GRAPH_OF(&g, m), k, g.neighbours, choice, q0s[q], 5, 3, ant,
+                source, source_pos, source_length, bounds[b], tour[m], pos,
+                visited, &fresh[m]);
+            CHECK_MSG(
+                is_permutation(tour[m], n) && positions_match(tour[m], pos, n),
+                "focused n %u bound %u ant %u: not a tour", n, bounds[b], ant);
+            CHECK_MSG(length[m] == exact_length(&g, tour[m]),
+                      "focused n %u bound %u ant %u: length %lld, exact %lld",
+                      n, bounds[b], ant, (long long)length[m],
+                      (long long)exact_length(&g, tour[m]));
+            CHECK_MSG(fresh[m] == edges_not_in(tour[m], source, n) &&
+                          fresh[m] <= bounds[b],
+                      "focused n %u bound %u ant %u: %u new edges reported, "
+                      "%u counted",
+                      n, bounds[b], ant, fresh[m],
+                      edges_not_in(tour[m], source, n));
+          }
+          CHECK_MSG(length[0] == length[1] &&
+                        memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0,
+                    "focused n %u bound %u ant %u: matrix and coordinates "
+                    "differ",
+                    n, bounds[b], ant);
+          if (bounds[b] == 0)
+            CHECK(length[0] == source_length &&
+                  memcmp(tour[0], source, n * sizeof *source) == 0);
+          unchanged += bounds[b] >= 3 && fresh[0] == 0;
+          wide += bounds[b] == 1000 && fresh[0] > 8;
+        }
+  next:
+    free_graph(&g);
+    free(choice);
+    free(source);
+    free(source_pos);
+    free(tour[0]);
+    free(tour[1]);
+    free(pos);
+    free(visited);
+  }
+  CHECK_MSG(unchanged == 0,
+            "%u focused tours with room to change kept the "
+            "source",
+            unchanged);
+  CHECK_MSG(wide > 0, "no focused tour made more than 8 new edges");
+}
+
+/* n cities on a circle, numbered in their order around it. */
+static int make_circle(graph *g, uint32_t n, uint32_t k) {
+  memset(g, 0, sizeof *g);
+  char text[2048];
+  size_t used = (size_t)snprintf(text, sizeof text,
+                                 "NAME : circle%u\nTYPE : TSP\nDIMENSION : "
+                                 "%u\nEDGE_WEIGHT_TYPE : EUC_2D\n"
+                                 "NODE_COORD_SECTION\n",
+                                 n, n);
+  for (uint32_t i = 0; i < n; ++i)
+    used +=
+        (size_t)snprintf(text + used, sizeof text - used, "%u %.4f %.4f\n",
+                         i + 1, 1000 + 1000 * cos(6.283185307179586 * i / n),
+                         1000 + 1000 * sin(6.283185307179586 * i / n));
+  used += (size_t)snprintf(text + used, sizeof text - used, "EOF\n");
+  CHECK_OK(ck_tsp_parse(text, used, "circle", &g->tsp));
+  return g->tsp.cities == n && complete_graph(g, k);
+}
+
+/* Runs ck_aco_improve_queue from the cities marked in dirty (every one
+ * when dirty is NULL); returns its gain. */
+static int64_t improve_dirty(const graph *g, int by_coordinates, int or_opt,
+                             uint32_t *tour, const ck_u8 *dirty) {
+  uint32_t n = g->n, count = 0;
+  uint32_t *pos = malloc(n * sizeof *pos), *queue = malloc(n * sizeof *queue);
+  ck_u8 *flags = malloc(n);
+  int64_t gain = -1;
+  if (!pos || !queue || !flags)
+    goto done;
+  set_positions(tour, pos, n);
+  for (uint32_t c = 0; c < n; ++c) {
+    flags[c] = dirty && !dirty[c];
+    if (!flags[c])
+      queue[count++] = c;
+  }
+  gain = ck_aco_improve_queue(GRAPH_OF(g, by_coordinates), g->k, g->neighbours,
+                              n, or_opt, tour, pos, flags, queue, count);
+  CHECK(positions_match(tour, pos, n));
+  uint32_t clear = 0;
+  for (uint32_t c = 0; c < n; ++c)
+    clear += flags[c] != 1;
+  CHECK_MSG(clear == 0, "%u of %u don't-look bits left clear", clear, n);
+done:
+  free(pos);
+  free(queue);
+  free(flags);
+  return gain;
+}
+
+/*
+ * ck_aco_improve_queue: a local optimum of its moves stays as it is; from
+ * random tours and random dirty cities its gain is the length it took
+ * off, the same by matrix and by coordinates; and a crossing put into a
+ * circle's tour is taken out from the crossing's four cities alone.
+ */
+static void improve_queue_tests(void) {
+  for (uint32_t n = 8; n <= 12; ++n)
+    for (int narrow = 0; narrow < 2; ++narrow)
+      for (int or_opt = 0; or_opt < 2; ++or_opt) {
+        uint32_t k = narrow ? 5 : n - 1;
+        graph g;
+        uint32_t *tour = malloc(n * sizeof *tour), *pos = malloc(n * 4);
+        uint32_t *kept = malloc(n * sizeof *kept);
+        ck_u8 *flags = malloc(n);
+        uint64_t state = 101u * n + k;
+        if (make_graph(&g, n, k, UNIFORM, state) && tour && pos && kept &&
+            flags) {
+          random_tour(&state, tour, n);
+          ck_aco_improve(GRAPH_OF(&g, 0), k, g.neighbours, or_opt, tour, pos,
+                         flags, exact_length(&g, tour));
+          CHECK(moves_left(&g, tour, or_opt) == 0);
+          memcpy(kept, tour, n * sizeof *tour);
+          int64_t gain = improve_dirty(&g, 0, or_opt, tour, NULL);
+          CHECK_MSG(gain == 0 && memcmp(kept, tour, n * sizeof *tour) == 0,
+                    "n %u k %u or-opt %d: a local optimum changed (gain "
+                    "%lld)",
+                    n, k, or_opt, (long long)gain);
+        }
+        free_graph(&g);
+        free(tour);
+        free(pos);
+        free(kept);
+        free(flags);
+      }
+
+  static const uint32_t sizes[] = {8, 12, 40, 200};
+  uint32_t gained = 0;
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s)
+    for (int or_opt = 0; or_opt < 2; ++or_opt) {
+      uint32_t n = sizes[s];
+      graph g;
+      uint32_t *tour[2] = {malloc(n * sizeof(uint32_t)),
+                           malloc(n * sizeof(uint32_t))};
+      ck_u8 *dirty = malloc(n);
+      uint64_t state = 977u * n + (uint64_t)or_opt;
+      if (make_graph(&g, n, n - 1 < 8 ? n - 1 : 8, UNIFORM, state) && tour[0] &&
+          tour[1] && dirty) {
+        random_tour(&state, tour[0], n);
+        memcpy(tour[1], tour[0], n * sizeof(uint32_t));
+        for (uint32_t c = 0; c < n; ++c)
+          dirty[c] = below(&state, 3) == 0;
+        int64_t before = exact_length(&g, tour[0]), gain[2];
+        for (int m = 0; m < 2; ++m) {
+          gain[m] = improve_dirty(&g, m, or_opt, tour[m], dirty);
+          CHECK_MSG(is_permutation(tour[m], n) && gain[m] >= 0 &&
+                        exact_length(&g, tour[m]) == before - gain[m],
+                    "n %u or-opt %d: gain %lld, from %lld to %lld", n, or_opt,
+                    (long long)gain[m], (long long)before,
+                    (long long)exact_length(&g, tour[m]));
+        }
+        CHECK(gain[0] == gain[1] &&
+              memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0);
+        gained += gain[0] > 0;
+      }
+      free_graph(&g);
+      free(tour[0]);
+      free(tour[1]);
+      free(dirty);
+    }
+  CHECK_MSG(gained == 2 * sizeof sizes / sizeof *sizes,
+            "%u of %zu random tours improved", gained,
+            2 * sizeof sizes / sizeof *sizes);
+
+  uint32_t crossings = 0;
+  for (uint32_t n = 8; n <= 12; ++n)
+    for (int narrow = 0; narrow < 2; ++narrow) {
+      graph g;
+      uint32_t *circle = malloc(n * sizeof *circle);
+      uint32_t *tour = malloc(n * sizeof *tour), *pos = malloc(n * 4);
+      ck_u8 *dirty = malloc(n);
+      if (!make_circle(&g, n, narrow ? 4 : n - 1) || !circle || !tour || !pos ||
+          !dirty)
+        goto circle_next;
+      for (uint32_t i = 0; i < n; ++i)
+        circle[i] = i;
+      int64_t shortest = exact_length(&g, circle);
+      for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t span = 2; span + 2 <= n; ++span) {
+          /* Reversing positions i + 1 .. j crosses (i, j) and (i + 1,
+           * j + 1). */
+          uint32_t j = (i + span) % n;
+          memcpy(tour, circle, n * sizeof *tour);
+          set_positions(tour, pos, n);
+          ck_aco_reverse(n, tour, pos, (i + 1) % n, j);
+          int64_t crossed = exact_length(&g, tour);
+          memset(dirty, 0, n);
+          dirty[i] = dirty[(i + 1) % n] = dirty[j] = dirty[(j + 1) % n] = 1;
+          int64_t gain = improve_dirty(&g, 0, 0, tour, dirty);
+          CHECK_MSG(crossed > shortest && gain == crossed - shortest &&
+                        same_cycle(tour, circle, n),
+                    "circle of %u, k %u, positions %u..%u reversed: %lld, "
+                    "gain %lld, shortest %lld",
+                    n, g.k, (i + 1) % n, j, (long long)crossed, (long long)gain,
+                    (long long)shortest);
+          ++crossings;
+        }
+    circle_next:
+      free_graph(&g);
+      free(circle);
+      free(tour);
+      free(pos);
+      free(dirty);
+    }
+  CHECK(crossings > 0);
+}
+
+/* The adaptive bound: a quarter more when more than a fifth of the ants
+ * improve, a fifth less otherwise, within 3 .. n. */
+static void focus_bound_tests(void) {
+  CHECK(ck_aco_focus_bound(8, 4, 16, 100) == 10);
+  CHECK(ck_aco_focus_bound(8, 3, 16, 100) == 6);
+  CHECK(ck_aco_focus_bound(8, 0, 16, 100) == 6);
+  CHECK(ck_aco_focus_bound(3, 0, 16, 100) == 3);
+  CHECK(ck_aco_focus_bound(4, 0, 16, 100) == 3);
+  CHECK(ck_aco_focus_bound(96, 16, 16, 100) == 100);
+  CHECK(ck_aco_focus_bound(CK_ACO_FOCUS_FIRST, 1, 1, 5) == 5);
+}
+
+/*
+ * --method focused on ref: the first iteration builds from scratch, the
+ * next ones change the best tour and improve on it; two runs with one
+ * seed are the same; a fixed bound stays; another device and a spread
+ * colony refuse the method.
+ */
+static void focused_runs(const ck_device *ref, const ck_device *other) {
+  ck_tsp_instance tsp;
+  if (!load("st70", &tsp))
+    return;
+  int64_t lengths[2] = {0, 0};
+  uint32_t *tours[2] = {malloc(tsp.cities * sizeof(uint32_t)),
+                        malloc(tsp.cities * sizeof(uint32_t))};
+  ck_aco_config c;
+  ck_aco_config_init(&c);
+  c.method = CK_ACO_FOCUSED;
+  c.ants = 8;
+  c.seed = 11;
+  for (int t = 0; t < 3 && tours[0] && tours[1]; ++t) {
+    c.focus_edges = t == 2 ? 5 : 0;
+    ck_aco *aco = create(ref, &tsp, &c);
+    if (!aco)
+      break;
+    aco_state *state = ck__aco_state(aco);
+    CHECK_OK(ck_aco_step(aco, 1));
+    int64_t first = checked_best(aco, &tsp, NULL);
+    CHECK(!state->focused);
+    CHECK_OK(ck_aco_step(aco, 40));
+    int64_t last = checked_best(aco, &tsp, t < 2 ? tours[t] : NULL);
+    CHECK_MSG(state->focused && last < first,
+              "focused run %d: %lld after the first iteration, %lld after 41",
+              t, (long long)first, (long long)last);
+    CHECK_MSG(t == 2 ? state->focus_bound == 5
+                     : state->focus_bound >= CK_ACO_FOCUS_FEWEST &&
+                           state->focus_bound <= tsp.cities,
+              "focused run %d: bound %u", t, state->focus_bound);
+    if (t < 2)
+      lengths[t] = last;
+    ck_aco_destroy(aco);
+  }
+  CHECK_MSG(lengths[0] == lengths[1] && tours[0] && tours[1] &&
+                memcmp(tours[0], tours[1], tsp.cities * sizeof(uint32_t)) == 0,
+            "focused runs with one seed: %lld and %lld", (long long)lengths[0],
+            (long long)lengths[1]);
+
+  ck_aco *made = NULL;
+  const char *message = "";
+  ck_spread one = {.devices = ref, .device_count = 1};
+  ck_status status = ck_aco_create_spread(&one, &tsp, &c, &made);
+  ck_error_get_last(&message);
+  CHECK_MSG(status == CK_ERROR_UNSUPPORTED && !made &&
+                strstr(message, "ck_aco_config.method: focused runs on one "
+                                "ref device"),
+            "focused spread: status %d, message '%s'", (int)status, message);
+  if (other) {
+    status = ck_aco_create(other, &tsp, &c, &made);
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED && !made &&
+                  strstr(message, "ck_aco_config.method") &&
+                  strstr(message, other->id),
+              "focused on %s: status %d, message '%s'", other->id, (int)status,
+              message);
+    /* Through the workload, the option is named. */
+    const ck_workload *aco;
+    ck_result result = {0};
+    ck_run_options options = {.seed = 1};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tsplib/st70.tsp", data_dir);
+    const ck_param params[] = {{"instance", path}, {"method", "focused"}};
+    CHECK_OK(ck_workload_find("aco", &aco));
+    status = test_workload_run(aco, other, params, 2, &options, &result);
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
+                  strstr(message, "option --method: ") &&
+                  strstr(message, other->id),
+              "--method focused on %s: status %d, message '%s'", other->id,
+              (int)status, message);
+    ck_result_release(&result);
+  }
+  free(tours[0]);
+  free(tours[1]);
+  ck_tsp_free(&tsp);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -2825,6 +3211,9 @@ int main(void) {
   roulette_tests();
   far_tests();
   update_entry_tests();
+  focused_construct_tests();
+  improve_queue_tests();
+  focus_bound_tests();
 
   data_dir = getenv("CLKIT_TEST_DATA");
   if (!data_dir || !*data_dir) {
@@ -2858,6 +3247,7 @@ int main(void) {
   optima_lookup(ref);
   svg_text(ref);
   progress(ref);
+  focused_runs(ref, devices[1]);
   spread_colony(ref, devices[1]);
   spread_colonies(ref, devices[1]);
   spread_rules(ref, devices[1]);

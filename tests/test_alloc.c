@@ -994,6 +994,10 @@ int main(void) {
   const ck_param aco_partition[] = {
       {"instance", "random:40"}, {"ants", "2"},  {"iters", "2"},
       {"partition", "8"},        {"kicks", "1"}, {"restart", "1"}};
+  const ck_param aco_focused[] = {{"instance", "random:30"},
+                                  {"method", "focused"},
+                                  {"ants", "3"},
+                                  {"iters", "3"}};
   const ck_param nn[] = {{"train", "spirals:40"}, {"epochs", "2"},
                          {"layers", "2,4,3"},     {"val", "0.25"},
                          {"trace", trace},        {"save", model}};
@@ -1043,6 +1047,7 @@ int main(void) {
       {"aco", COUNTED(aco), {out, svg}},
       {"aco", COUNTED(aco_acs), {NULL}},
       {"aco", COUNTED(aco_partition), {NULL}},
+      {"aco", COUNTED(aco_focused), {NULL}},
       {"nn", COUNTED(nn), {model}},
       {"nn", COUNTED(nn_csv), {NULL}},
       {"nn", COUNTED(nn_load), {NULL}},

@@ -44,6 +44,13 @@ typedef enum ck_aco_local_search {
   CK_ACO_LS_2OPT_OROPT = 2
 } ck_aco_local_search;
 
+typedef enum ck_aco_method {
+  CK_ACO_CLASSIC = 0, /* each ant builds its tour from scratch */
+  /* each ant changes a copy of the best tour at a few places, and local
+   * search works around the changes (Skinderowicz 2022); ref only */
+  CK_ACO_FOCUSED = 1
+} ck_aco_method;
+
 /* The fewest cities an instance may have for the ACO. */
 #define CK_ACO_MIN_CITIES 5u
 
@@ -79,6 +86,11 @@ typedef struct ck_aco_config {
    * CK_ACO_KICKS_SEGMENT (the default): as many as the segment has
    * cities; 0: local search only. */
   uint32_t kicks;
+  ck_aco_method method;
+  /* CK_ACO_FOCUSED: the most edges an ant's tour may have that the best
+   * tour lacks; 0: adaptive (from 8, a quarter more while more than a
+   * fifth of the ants improve on the best tour, a fifth less otherwise) */
+  uint32_t focus_edges;
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
                      (the SIMD width on GPUs, 1 on CPUs) */
@@ -145,8 +157,9 @@ ck_status ck_aco_config_init(ck_aco_config *config);
  * CK_TSP_MAX_DISTANCE, coordinates beyond CK_TSP_MAX_COORDINATE, an
  * EXPLICIT matrix missing or asymmetric), as one made without the reader
  * may be; CK_ERROR_UNSUPPORTED for a GEO or EXPLICIT instance of more
- * than 8192 cities, or lanes above 1 where the kernel compiler cannot
- * take the group kernels (PoCL 5 and later on CPUs); CK_ERROR_BUILD;
+ * than 8192 cities, lanes above 1 where the kernel compiler cannot
+ * take the group kernels (PoCL 5 and later on CPUs), or the focused
+ * method on a device other than ref; CK_ERROR_BUILD;
  * CK_ERROR_DEVICE_MEMORY; CK_ERROR_OUT_OF_MEMORY; other device errors.
  */
 ck_status ck_aco_create(const ck_device *device,

@@ -324,6 +324,16 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   state->longest = config->longest_move ? config->longest_move : n;
   state->seed = config->seed;
   state->kicks = config->kicks;
+  state->best_length = INT64_MAX;
+  state->method = config->method;
+  state->focus_adaptive = config->focus_edges == 0;
+  state->focus_bound =
+      config->focus_edges ? config->focus_edges : CK_ACO_FOCUS_FIRST;
+  if (config->method == CK_ACO_FOCUSED && device->backend != CK_BACKEND_REF)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "ck_aco_config.method: focused runs on ref only; device %s has "
+            "no focused steps",
+            device->id);
   state->alpha = (float)config->alpha;
   state->xi = (float)config->xi;
   state->q0 = config->algorithm == CK_ACO_ACS
@@ -379,7 +389,8 @@ static ck_status allocate(ck_aco *created, const ck_device *device) {
   ck_status status = CK_OK;
   aco_state *state = &created->state;
   uint32_t n = state->n;
-  double per_ant = 9.0 * n + 16.0;
+  /* The focused method's queue: 4 bytes a city more. */
+  double per_ant = (state->method == CK_ACO_FOCUSED ? 13.0 : 9.0) * n + 16.0;
   double bytes = per_ant * state->ants +
                  (state->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
                  (double)n * state->k * 20.0 + 32.0 * n;
@@ -424,6 +435,8 @@ static ck_status upload_colony(ck_aco *created, const ck_device *device,
   CK_TRY(
       make(state, (per > n ? per : n) * sizeof(uint32_t), &state->positions));
   CK_TRY(make(state, per, &state->flags));
+  if (state->method == CK_ACO_FOCUSED)
+    CK_TRY(make(state, per * sizeof(uint32_t), &state->queues));
   CK_TRY(make(state, (size_t)state->ants * sizeof(int64_t), &state->lengths));
   CK_TRY(make(state, (size_t)state->ants * sizeof(uint32_t), &state->order));
   CK_TRY(make(state, 2 * sizeof(int64_t), &state->best));
@@ -519,6 +532,10 @@ ck_status ck_aco_create_spread(const ck_spread *spread,
   CK__REQUIRE(aco);
   *aco = NULL;
   CK_TRY(check_input(instance, config, "ck_aco_create_spread"));
+  if (config->method == CK_ACO_FOCUSED)
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "ck_aco_config.method: focused runs on one ref device, not on a "
+            "spread colony");
   /* The host's memory first: a process that failed once the members
    * exist would leave the others waiting. */
   size_t n = instance->cities;
@@ -660,6 +677,7 @@ static ck_status accept_best(ck_aco *aco) {
   if ((status = colony_seed(aco)))
     return status;
   aco->best_length = exact;
+  state->best_length = exact;
   aco->best_iteration = aco->iteration;
   aco->best_time = ck__seconds() - aco->started;
   aco->since_improvement = 0;
@@ -932,7 +950,8 @@ ck_status ck_aco_destroy(ck_aco *aco) {
                           state->lengths,      state->order,
                           state->best,         state->best_tour,
                           state->segment_tour, state->segment_scratch,
-                          state->segment_gain, state->best_positions};
+                          state->segment_gain, state->best_positions,
+                          state->queues};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(state->queue);

@@ -80,6 +80,15 @@ struct aco_state {
   uint32_t kicks; /* kicks a segment and pass, or CK_ACO_KICKS_SEGMENT */
   ck_buffer *best_positions; /* position of each city in best_tour */
   int seeded; /* local search seeded from the best tour (when one exists) */
+  int64_t best_length; /* of best_tour; INT64_MAX before the first */
+  /* The focused method (ref): ants change copies of best_tour, each
+   * with a queue of n cities for its local search. */
+  int method;
+  int focus_adaptive;          /* focus_bound follows ck_aco_focus_bound */
+  uint32_t focus_bound;        /* edges a tour may have that the best lacks */
+  int focused;                 /* the last construction was focused */
+  int64_t focus_source_length; /* the best length it copied */
+  ck_buffer *queues;
   uint32_t group;
   uint32_t lanes;   /* work-items an ant in construction and local search */
   uint32_t longest; /* entries a local-search move may reverse or shift */
@@ -235,6 +244,8 @@ enum {
   CK__ACO_PARTITION,
   CK__ACO_PARTITION_EVERY,
   CK__ACO_KICKS,
+  CK__ACO_METHOD,
+  CK__ACO_FOCUS_EDGES,
   CK__ACO_LANES,
   CK__ACO_SPREAD_COLONIES,
   CK__ACO_SEED,

@@ -26,12 +26,42 @@ static ck_status ref_setup(aco_state *state) {
   return CK_OK;
 }
 
+/* The focused method's ants: copies of the best tour changed at up to
+ * focus_bound edges; the bound first adapts to how many of the last
+ * focused iteration's ants ended shorter than their source. */
+static void focused_construct(aco_state *state, uint64_t iteration) {
+  uint32_t *tours = host(state->tours), *positions = host(state->positions);
+  int64_t *lengths = host(state->lengths);
+  if (state->focused && state->focus_adaptive) {
+    uint32_t improved = 0;
+    for (uint32_t ant = 0; ant < state->ants; ++ant)
+      improved += lengths[ant] < state->focus_source_length;
+    state->focus_bound =
+        ck_aco_focus_bound(state->focus_bound, improved, state->ants, state->n);
+  }
+  state->focused = 1;
+  state->focus_source_length = state->best_length;
+  for (uint32_t ant = 0; ant < state->ants; ++ant) {
+    size_t at = (size_t)ant * state->n;
+    uint32_t new_edges;
+    lengths[ant] = ck_aco_construct_focused(
+        GRAPH(state), state->k, host(state->neighbours), host(state->choice),
+        state->q0, state->seed, iteration, state->first + ant,
+        host(state->best_tour), host(state->best_positions), state->best_length,
+        state->focus_bound, tours + at, positions + at,
+        (ck_u8 *)host(state->flags) + at, &new_edges);
+  }
+}
+
 static ck_status ref_construct(aco_state *state, uint64_t iteration) {
   uint32_t *tours = host(state->tours), *uses = host(state->uses);
   const uint32_t *neighbours = host(state->neighbours);
   ck_u8 *flags = host(state->flags);
   int64_t *lengths = host(state->lengths);
-  for (uint32_t ant = 0; ant < state->ants; ++ant)
+  /* Until a best tour exists, every ant builds from scratch. */
+  if (state->method == CK_ACO_FOCUSED && state->best_length != INT64_MAX)
+    focused_construct(state, iteration);
+  for (uint32_t ant = 0; ant < state->ants && !state->focused; ++ant)
     lengths[ant] = ck_aco_construct(
         GRAPH(state), host(state->grid_cells),
         (const ck_tsp_coord *)host(state->grid_box), state->k, neighbours,
@@ -67,6 +97,18 @@ static ck_status ref_local_search(aco_state *state, const uint32_t *ants,
     uint32_t *tour = (uint32_t *)host(state->tours) + at;
     uint32_t *positions = (uint32_t *)host(state->positions) + at;
     ck_u8 *flags = (ck_u8 *)host(state->flags) + at;
+    if (state->focused && state->seeded) {
+      /* Only around the edges the tour does not share with its source. */
+      uint32_t *queue = (uint32_t *)host(state->queues) + at, queued = 0;
+      for (uint32_t p = 0; p < state->n; ++p)
+        ck_aco_queue_changed(state->n, tour, host(state->best_tour),
+                             host(state->best_positions), positions, flags,
+                             queue, &queued, p);
+      lengths[ant] -= ck_aco_improve_queue(
+          GRAPH(state), state->k, host(state->neighbours), state->longest,
+          state->or_opt, tour, positions, flags, queue, queued);
+      continue;
+    }
     for (uint32_t p = 0; p < state->n; ++p)
       ck_aco_seed_position(state->n, tour, state->seeded,
                            host(state->best_tour), host(state->best_positions),

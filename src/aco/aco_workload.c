@@ -43,6 +43,14 @@ static const ck__option aco_options[] = {
      "random:N for N random cities",
      JOB(PATH)},
     {"algo", "A", "mmas (MAX-MIN Ant System) or acs", ACO(ALGORITHM)},
+    {"method", "M",
+     "classic (each ant builds a tour) or focused (each ant changes the best "
+     "tour at a few places; ref only)",
+     ACO(METHOD)},
+    {"focus-edges", "N",
+     "focused: the most edges a tour may have that the best tour lacks "
+     "(auto: adaptive, from 8)",
+     ACO(FOCUS_EDGES)},
     {"ants", "M", "ants an iteration (auto: from the device)", ACO(ANTS)},
     {"candidates", "K", "nearest neighbours a city", ACO(CANDIDATES),
      .flags = CK__OPTION_RANGE},
@@ -197,6 +205,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
   const ck__option_part parts[] = {
       {"q0", config->algorithm != CK_ACO_ACS, "--algo acs"},
       {"restart", config->algorithm != CK_ACO_MMAS, "--algo mmas"},
+      {"focus-edges", config->method != CK_ACO_FOCUSED, "--method focused"},
       {"kicks", config->partition == 0, "--partition K"},
       {"ls-ants", no_search, search},
       {"ls-longest", no_search, search},
