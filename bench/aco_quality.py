@@ -143,9 +143,10 @@ def main():
     parser.add_argument("--optima", required=True)
     parser.add_argument("--out")
     parser.add_argument("--svg")
-    args, extra = parser.parse_known_args()
-    if extra and extra[0] == "--":
-        extra = extra[1:]
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    extra = argv[cut + 1:]
     optima = optima_of(args.optima)
     rows, series, names = [], [], set()
     for instance in args.instances:
