@@ -51,6 +51,7 @@ struct ck_ga {
   /* The statistics buffer's host copy, allocated and touched once at
    * creation so that reading it costs only the transfer. */
   void *stats_host;
+  double *folded_rows; /* stats_capacity x (best, mean), without islands */
   double build_seconds;
   /* Host objectives: a generation as the device holds it, row-major, and
    * its values; told: ck_ga_tell has had generation 0's. */
@@ -195,58 +196,48 @@ static ck_status flush_stats(ck_ga *ga) {
   uint32_t slots = ga->stats_used, islands = state->islands;
   if (slots == 0)
     return CK_OK;
-  int keep = ga->config.keep_island_history;
-  /* Without island history the device folds the islands first (where it
-   * can), and two values a generation cross to the host, not two an
-   * island: at 4096 islands, megabytes a batch and their loop here. A
-   * spread run's members send every island's, folded here as ref's. */
-  int folded = !keep && !ga->spread && ga->steps->fold_stats;
-  /* Without island history a spread run's members fold their own
-   * islands, each on its device where it can; the host folds the members'. */
-  if (ga->spread && !keep) {
-    const double *rows = NULL;
-    ck_status status = ck__ga_spread_folded(ga->spread, slots, &rows);
+  /* Without island history the islands are folded on the device first
+   * (where it can): two values a generation cross to the host, not two an
+   * island (at 4096 islands, megabytes a batch and their loop here). A
+   * spread run's members fold their own; the host folds the members'. */
+  if (!ga->config.keep_island_history) {
+    const double *rows = ga->folded_rows;
+    ck_status status = ga->spread
+                           ? ck__ga_spread_folded(ga->spread, slots, &rows)
+                           : ck__ga_slice_folded(ga, ga->folded_rows);
     if (status == CK_OK)
       status = ck__history_push_rows(&ga->history, rows, slots);
     if (status == CK_OK)
       ga->stats_used = 0;
     return status;
   }
+  /* Every island's best and mean, beside the run's. */
   ck_status status =
       ga->spread ? ck__ga_spread_stats(ga->spread, slots, ga->stats_host)
                  : CK_OK;
   if (status == CK_OK)
     status = ck__history_reserve(&ga->history, slots);
-  if (status == CK_OK && folded)
-    status = ga->steps->fold_stats(state, slots);
-  size_t count = (size_t)slots * (folded ? 1 : islands) * 2;
+  size_t count = (size_t)slots * islands * 2;
   if (status == CK_OK && !ga->spread)
-    status = ck_buffer_read(state->queue, folded ? state->folded : state->stats,
-                            0, count * state->real_size, ga->stats_host,
-                            CK_BLOCKING, NULL);
+    status =
+        ck_buffer_read(state->queue, state->stats, 0, count * state->real_size,
+                       ga->stats_host, CK_BLOCKING, NULL);
   const float *narrow = ga->stats_host;
   const double *wide = ga->stats_host;
   double *row = ga->row;
 #define STAT(i) (state->double_precision ? wide[i] : (double)narrow[i])
   for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
-    if (folded) {
-      row[0] = STAT((size_t)slot * 2);
-      row[1] = STAT((size_t)slot * 2 + 1);
-    } else {
-      double best = INFINITY, mean = 0;
-      for (uint32_t island = 0; island < islands; ++island) {
-        double island_best = STAT(((size_t)slot * islands + island) * 2);
-        double island_mean = STAT(((size_t)slot * islands + island) * 2 + 1);
-        best = island_best < best ? island_best : best;
-        mean += island_mean;
-        if (keep) {
-          row[2 + island] = island_best;
-          row[2 + (size_t)islands + island] = island_mean;
-        }
-      }
-      row[0] = best;
-      row[1] = mean / islands; /* islands are the same size */
+    double best = INFINITY, mean = 0;
+    for (uint32_t island = 0; island < islands; ++island) {
+      double island_best = STAT(((size_t)slot * islands + island) * 2);
+      double island_mean = STAT(((size_t)slot * islands + island) * 2 + 1);
+      best = island_best < best ? island_best : best;
+      mean += island_mean;
+      row[2 + island] = island_best;
+      row[2 + (size_t)islands + island] = island_mean;
     }
+    row[0] = best;
+    row[1] = mean / islands; /* islands are the same size */
     status = ck__history_push(&ga->history, row);
   }
 #undef STAT
@@ -388,6 +379,11 @@ static ck_status make_stats_host(ck_ga *created) {
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of host memory for statistics");
   memset(created->stats_host, 0, bytes);
+  created->folded_rows =
+      calloc((size_t)created->state.stats_capacity * 2, sizeof(double));
+  if (!created->folded_rows)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for statistics");
   return CK_OK;
 }
 
@@ -775,13 +771,19 @@ ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs) {
 #define STAT(i) (state->double_precision ? wide[i] : (double)narrow[i])
   for (uint32_t slot = 0; status == CK_OK && slot < slots; ++slot) {
     double best = INFINITY, mean = 0;
-    for (uint32_t island = 0; island < (folded ? 1u : islands); ++island) {
-      size_t at = ((size_t)slot * (folded ? 1u : islands) + island) * 2;
-      best = STAT(at) < best ? STAT(at) : best;
-      mean += STAT(at + 1);
+    if (folded) {
+      best = STAT((size_t)slot * 2);
+      mean = STAT((size_t)slot * 2 + 1);
+    } else {
+      for (uint32_t island = 0; island < islands; ++island) {
+        size_t at = ((size_t)slot * islands + island) * 2;
+        best = STAT(at) < best ? STAT(at) : best;
+        mean += STAT(at + 1);
+      }
+      mean /= islands; /* islands are the same size */
     }
     pairs[2 * (size_t)slot] = best;
-    pairs[2 * (size_t)slot + 1] = folded ? mean : mean / islands;
+    pairs[2 * (size_t)slot + 1] = mean;
   }
 #undef STAT
   slice->stats_used = 0;
@@ -1114,6 +1116,7 @@ ck_status ck_ga_destroy(ck_ga *ga) {
   free(ga->source);
   free(ga->local_source);
   free(ga->stats_host);
+  free(ga->folded_rows);
   free(ga->host_x);
   free(ga->host_rows);
   free(ga->host_f);

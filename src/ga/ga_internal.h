@@ -201,9 +201,9 @@ const uint32_t *ck__ga_sources(const ck_ga *ga);
 /* A member's statistics since its last read, every island's (the stats
  * buffer's layout), in host memory that the member owns. */
 ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats);
-/* A spread member's statistics since the last read, folded over its
- * islands: (best, mean) a generation into pairs, as doubles; folded on
- * the device where its backend can. */
+/* A GA's (or a spread member's) statistics since the last read, folded
+ * over its islands: (best, mean) a generation into pairs, as doubles;
+ * folded on the device where its backend can. */
 ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs);
 
 typedef struct ck__ga_spread ck__ga_spread;
