@@ -9,8 +9,15 @@ instance's optimum (from the optima file), and writes an SVG plot of the
 gap against time, with the published anchors drawn as points.
 
     python3 bench/aco_quality.py CLKIT --device SEL --time T
-        --optima DATA/optima.txt [--out TABLE.md] [--svg PLOT.svg]
-        FILE.tsp [FILE.tsp ...] [-- OPTIONS...]
+        --optima DATA/optima.txt [--reference FILE] [--traces DIR]
+        [--replay DIR] [--out TABLE.md] [--svg PLOT.svg]
+        FILE.tsp|random:N [...] [-- OPTIONS...]
+
+An instance without a known optimum (random:N) is measured against a
+reference length from --reference (`name : length` lines, such as the
+lengths of LKH's tours kept in bench/aco_reference.txt); its row says so.
+--traces keeps each run's trace as DIR/NAME.csv with its result as
+DIR/NAME.json; --replay reads them back instead of running clkit.
 
 The anchors are the figures the sources report, not runs made here:
 ACOTSP (MMAS with 3-opt, one CPU core), Focused ACO (Skinderowicz 2022,
@@ -48,7 +55,13 @@ def optima_of(path):
     return found
 
 
-def run(clkit, device, seconds, instance, extra):
+def read_trace(path):
+    with open(path, encoding="utf-8") as handle:
+        return [(float(row["time_s"]), int(row["best_length"]))
+                for row in csv.DictReader(handle)]
+
+
+def run(clkit, device, seconds, instance, extra, traces=None, name=None):
     with tempfile.TemporaryDirectory() as scratch:
         trace = os.path.join(scratch, "trace.csv")
         command = [clkit, "run", "aco", "--instance", instance, "--device",
@@ -60,9 +73,17 @@ def run(clkit, device, seconds, instance, extra):
                      f"{done.stderr}")
         result = json.loads([line for line in done.stdout.splitlines()
                              if line.startswith("{")][-1])
-        with open(trace, encoding="utf-8") as handle:
-            points = [(float(row["time_s"]), int(row["best_length"]))
-                      for row in csv.DictReader(handle)]
+        points = read_trace(trace)
+        if traces:
+            os.makedirs(traces, exist_ok=True)
+            with open(os.path.join(traces, name + ".csv"), "w",
+                      encoding="utf-8") as handle, open(trace,
+                                                        encoding="utf-8") as src:
+                handle.write(src.read())
+            with open(os.path.join(traces, name + ".json"), "w",
+                      encoding="utf-8") as handle:
+                json.dump(result, handle)
+                handle.write("\n")
     return result, points
 
 
@@ -141,6 +162,9 @@ def main():
     parser.add_argument("--device", required=True)
     parser.add_argument("--time", type=float, required=True)
     parser.add_argument("--optima", required=True)
+    parser.add_argument("--reference")
+    parser.add_argument("--traces")
+    parser.add_argument("--replay")
     parser.add_argument("--out")
     parser.add_argument("--svg")
     argv = sys.argv[1:]
@@ -148,17 +172,32 @@ def main():
     args = parser.parse_args(argv[:cut])
     extra = argv[cut + 1:]
     optima = optima_of(args.optima)
+    references = optima_of(args.reference) if args.reference else {}
     rows, series, names = [], [], set()
     for instance in args.instances:
-        name = os.path.splitext(os.path.basename(instance))[0]
-        if name not in optima:
-            sys.exit(f"{args.optima}: no optimum for {name}")
-        optimum = optima[name]
-        result, points = run(args.clkit, args.device, args.time, instance,
-                             extra)
+        if instance.startswith("random:"):
+            name = "random" + instance[7:]
+        else:
+            name = os.path.splitext(os.path.basename(instance))[0]
+        if name in optima:
+            optimum, shown = optima[name], f"{optima[name]}"
+        elif name in references:
+            optimum = references[name]
+            shown = f"{optimum} (reference)"
+        else:
+            sys.exit(f"{args.optima}: no optimum for {name}"
+                     f"{'' if args.reference else ' (and no --reference)'}")
+        if args.replay:
+            with open(os.path.join(args.replay, name + ".json"),
+                      encoding="utf-8") as handle:
+                result = json.load(handle)
+            points = read_trace(os.path.join(args.replay, name + ".csv"))
+        else:
+            result, points = run(args.clkit, args.device, args.time, instance,
+                                 extra, args.traces, name)
         reached = [first_within(points, optimum, gap) for gap in GAPS]
         final = (result["best"] - optimum) / optimum * 100
-        rows.append([name, f"{optimum}", f"{result['best']:.0f}",
+        rows.append([name, shown, f"{result['best']:.0f}",
                      f"{final:.3f}%", str(result.get("iterations", "-"))] +
                     [f"{s:.2f}" if s is not None else "-" for s in reached])
         series.append((f"{name} on {args.device}",

@@ -97,6 +97,99 @@ ck_aco_search(uint n, uint longest, int or_opt, uint count, int ranked,
                                      positions + at, flags + at, lengths[ant]);
 }
 
+/* ---- the focused method: one work-item an ant walks and searches ---- */
+
+/* Work-item a * n + i copies position i of the best tour into ant a's
+ * tour, positions and visited flags (ck_aco_focus_copy). */
+__kernel void ck_aco_focus_copy_tours(uint n, uint ants,
+                                      __global const uint *best_tour,
+                                      __global uint *tours,
+                                      __global uint *positions,
+                                      __global uchar *flags) {
+  ulong item = get_global_id(0);
+  if (item >= (ulong)ants * n)
+    return;
+  uint ant = (uint)(item / n), i = (uint)(item - (ulong)ant * n);
+  ulong at = (ulong)ant * n;
+  ck_aco_focus_copy(best_tour, tours + at, positions + at, flags + at, i);
+}
+
+/* Work-item a walks ant a's copy of the best tour, changing it at up to
+ * `bound` edges (ck_aco_construct_focused), from the stream of ant
+ * first + a. */
+__kernel void ck_aco_build_focused(
+    uint n, uint ants, uint first, ulong seed, ulong iteration, float q0,
+    uint bound, long source_length, __global const int *matrix,
+    __global const ck_tsp_coord *xy, __global const uint *neighbours,
+    __global const float *choice, __global const uint *best_tour,
+    __global const uint *best_pos, __global uint *tours,
+    __global uint *positions, __global uchar *flags, __global long *lengths) {
+  uint ant = (uint)get_global_id(0);
+  if (ant >= ants)
+    return;
+  const int metric = CK_ACO_METRIC;
+  ulong at = (ulong)ant * n;
+  uint new_edges;
+  lengths[ant] = ck_aco_construct_focused(
+      CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, choice, q0, seed, iteration,
+      first + ant, best_tour, best_pos, source_length, bound, tours + at,
+      positions + at, flags + at, &new_edges);
+}
+
+/* The longest queue ck_aco_search_focused sorts; past it the ant scans
+ * its whole tour, which gives the same queue. */
+#define CK_ACO_SORT_MOST 512u
+
+/* Work-item i * n + p seeds position p of the tour of ant order[i] (ant i
+ * when ranked is 0) against the best tour (ck_aco_seed_position). A
+ * dirty city's position goes onto the ant's queue, in any order:
+ * ck_aco_search_focused sorts it. */
+__kernel void
+ck_aco_focus_dirty(uint n, uint count, int ranked, __global const uint *order,
+                   __global const uint *best_tour,
+                   __global const uint *best_pos, __global const uint *tours,
+                   __global uint *positions, __global uchar *flags,
+                   __global uint *queues, __global volatile uint *queued) {
+  ulong item = get_global_id(0);
+  if (item >= (ulong)count * n)
+    return;
+  uint i = (uint)(item / n), p = (uint)(item - (ulong)i * n);
+  uint ant = ranked ? order[i] : i;
+  ulong at = (ulong)ant * n;
+  ck_aco_seed_position(n, tours + at, 1, best_tour, best_pos, positions + at,
+                       flags + at, p);
+  if (!flags[at + tours[at + p]]) {
+    uint slot = atomic_inc((volatile __global uint *)&queued[ant]);
+    if (slot < CK_ACO_SORT_MOST)
+      queues[at + slot] = p;
+  }
+}
+
+/* Work-item i improves the tour of ant order[i] (ant i when ranked is 0)
+ * from its dirty cities (ck_aco_improve_queue) and clears its count. */
+__kernel void ck_aco_search_focused(
+    uint n, uint longest, int or_opt, uint count, int ranked,
+    __global const uint *order, __global const int *matrix,
+    __global const ck_tsp_coord *xy, __global const uint *neighbours,
+    __global uint *tours, __global uint *positions, __global uchar *flags,
+    __global uint *queues, __global uint *queued, __global long *lengths) {
+  uint i = (uint)get_global_id(0);
+  if (i >= count)
+    return;
+  uint ant = ranked ? order[i] : i;
+  const int metric = CK_ACO_METRIC;
+  ulong at = (ulong)ant * n;
+  uint listed = queued[ant];
+  queued[ant] = 0;
+  if (listed > CK_ACO_SORT_MOST)
+    listed = ck_aco_queue_dirty(n, tours + at, flags + at, queues + at);
+  else
+    ck_aco_queue_sorted(tours + at, queues + at, listed);
+  lengths[ant] -= ck_aco_improve_queue(
+      CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, longest, or_opt, tours + at,
+      positions + at, flags + at, queues + at, listed);
+}
+
 /* One work-group: the iteration's shortest tour by (length, ant) into
  * best[0] (length) and best[1] (ant). Work-item l folds ants l, l + GROUP,
  * ..., then the group halves. */
@@ -183,9 +276,8 @@ __kernel void ck_aco_segments(uint n, uint size, uint segments, int or_opt,
   if (s >= segments)
     return;
   const int metric = CK_ACO_METRIC;
-  gains[s] =
-      ck_aco_optimise_segment(CK_ACO_GRAPH_ARGS, CK_ACO_K, or_opt, kicks, seed,
-                              pass, s, size, rotated, scratch);
+  gains[s] = ck_aco_optimise_segment(CK_ACO_GRAPH_ARGS, CK_ACO_K, or_opt, kicks,
+                                     seed, pass, s, size, rotated, scratch);
 }
 
 #if CK_ACO_LANES > 1
@@ -497,8 +589,7 @@ ck_aco_build_tours_groups(uint n, uint ants, uint first, ulong seed,
           }
         key = group_least(keys, key, l);
       } else {
-        ck_grid_walk walk =
-            ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
+        ck_grid_walk walk = ck_aco_grid_begin(xy, CK_ACO_GRID_ARGS, current);
         for (long r = 0;; ++r) {
           ck_grid_ring ring = ck_grid_ring_of(&walk, r);
           ulong cells = ck_grid_ring_cells(&ring);

@@ -658,8 +658,23 @@ CK_FN int ck_aco_has_edge(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
 }
 
 /*
- * Builds ant `ant`'s tour of iteration `iteration` as a copy of `source`
- * (positions source_pos, length source_length) changed at a few places.
+ * Position i of a focused ant's tour before its walk: the source's city
+ * there, that city's position, and city i not yet visited. The copy is
+ * its own step so that a device spreads it over all positions.
+ */
+CK_FN void ck_aco_focus_copy(CK_GLOBAL const ck_u32 *source,
+                             CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
+                             CK_GLOBAL ck_u8 *visited, ck_u32 i) {
+  ck_u32 c = source[i];
+  tour[i] = c;
+  pos[c] = i;
+  visited[i] = 0;
+}
+
+/*
+ * Builds ant `ant`'s tour of iteration `iteration` from a copy of `source`
+ * (positions source_pos, length source_length; ck_aco_focus_copy set
+ * tour, pos and visited for every position) changed at a few places.
  * The ant walks the copy from its start city, drawn as ck_aco_construct
  * draws it. Each step chooses among the unvisited candidates with
  * ck_aco_construct's Philox words (ck_aco_choose). A choice other than
@@ -678,11 +693,6 @@ CK_FN ck_i64 ck_aco_construct_focused(
     CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos, CK_GLOBAL ck_u8 *visited,
     ck_u32 *new_edges) {
   ck_u64 stream = (iteration << 32) | (ck_u64)ant;
-  for (ck_u32 i = 0; i < n; ++i) {
-    tour[i] = source[i];
-    pos[source[i]] = i;
-    visited[i] = 0;
-  }
   ck_philox_counter r = ck_philox_block(seed, stream | ((ck_u64)1 << 63), 0u);
   ck_u32 current = CK_MULHI32(r.v[0], n);
   visited[current] = 1;
@@ -724,20 +734,35 @@ CK_FN ck_i64 ck_aco_construct_focused(
 }
 
 /*
- * Position i of a tour built from `source`: the city's position, and its
- * don't-look bit, clear only where the city ends an edge the source lacks
- * (ck_aco_seed_position). Such a city goes onto the queue at *count.
+ * The dirty cities of a tour whose don't-look bits ck_aco_seed_position
+ * set against its source: those with a clear bit, in tour order, into
+ * queue. Returns their count.
  */
-CK_FN void ck_aco_queue_changed(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
-                                CK_GLOBAL const ck_u32 *source,
-                                CK_GLOBAL const ck_u32 *source_pos,
-                                CK_GLOBAL ck_u32 *pos,
-                                CK_GLOBAL ck_u8 *dont_look,
-                                CK_GLOBAL ck_u32 *queue, ck_u32 *count,
-                                ck_u32 i) {
-  ck_aco_seed_position(n, tour, 1, source, source_pos, pos, dont_look, i);
-  if (!dont_look[tour[i]])
-    queue[(*count)++] = tour[i];
+CK_FN ck_u32 ck_aco_queue_dirty(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
+                                CK_GLOBAL const ck_u8 *dont_look,
+                                CK_GLOBAL ck_u32 *queue) {
+  ck_u32 count = 0;
+  for (ck_u32 p = 0; p < n; ++p)
+    if (!dont_look[tour[p]])
+      queue[count++] = tour[p];
+  return count;
+}
+
+/*
+ * The queue of ck_aco_queue_dirty from the dirty cities' positions in any
+ * order (a device finds them in parallel): sorted by insertion, then
+ * turned into cities. For short queues: the sort is quadratic.
+ */
+CK_FN void ck_aco_queue_sorted(CK_GLOBAL const ck_u32 *tour,
+                               CK_GLOBAL ck_u32 *queue, ck_u32 count) {
+  for (ck_u32 i = 1; i < count; ++i) {
+    ck_u32 p = queue[i], j = i;
+    for (; j > 0u && queue[j - 1u] > p; --j)
+      queue[j] = queue[j - 1u];
+    queue[j] = p;
+  }
+  for (ck_u32 i = 0; i < count; ++i)
+    queue[i] = tour[queue[i]];
 }
 
 /*

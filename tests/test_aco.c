@@ -1478,21 +1478,29 @@ typedef struct fixed_case {
   ck_aco_local_search local_search;
   uint32_t local_search_ants, partition;
   uint32_t lanes; /* 0: the device's default */
+  ck_aco_method method;
 } fixed_case;
 
 static const fixed_case fixed_cases[] = {
-    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0},
-    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0},
-    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0},
-    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0, 0},
-    {"MMAS 2opt on 4 ants, partition 20", CK_ACO_MMAS, CK_ACO_LS_2OPT, 4, 20,
-     0},
+    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_CLASSIC},
+    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_CLASSIC},
+    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0, CK_ACO_CLASSIC},
+    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0, 0, CK_ACO_CLASSIC},
+    {"MMAS 2opt on 4 ants, partition 20", CK_ACO_MMAS, CK_ACO_LS_2OPT, 4, 20, 0,
+     CK_ACO_CLASSIC},
     /* A work-group an ant, narrower and wider than the candidate lists. */
-    {"MMAS, 4 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 4},
-    {"ACS, 32 lanes an ant", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 32},
+    {"MMAS, 4 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 4,
+     CK_ACO_CLASSIC},
+    {"ACS, 32 lanes an ant", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 32,
+     CK_ACO_CLASSIC},
     {"MMAS 2opt+oropt on 4 ants, 8 lanes", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 4,
-     0, 8},
-    {"MMAS one work-item an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 1},
+     0, 8, CK_ACO_CLASSIC},
+    {"MMAS one work-item an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 1,
+     CK_ACO_CLASSIC},
+    {"MMAS focused", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0,
+     CK_ACO_FOCUSED},
+    {"ACS focused, 2opt on 4 ants, partition 20", CK_ACO_ACS, CK_ACO_LS_2OPT, 4,
+     20, 0, CK_ACO_FOCUSED},
 };
 
 typedef struct fixed_result {
@@ -1516,6 +1524,7 @@ static void fixed_config(const fixed_case *c, uint64_t seed, double alpha,
   /* ref takes the lanes too and ignores them (one form, the same
    * choices), so that every device gets one configuration. */
   config->lanes = c->lanes;
+  config->method = c->method;
   config->ants = 16;
   config->max_iterations = 30;
   config->seed = seed;
@@ -1641,8 +1650,11 @@ static void agreement_with_alpha(const ck_device *ref,
     fixed_case c;
     double alpha;
   } cases[] = {
-      {{"MMAS ls none, alpha 1.5", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0}, 1.5},
-      {{"ACS, alpha 0.5", CK_ACO_ACS, CK_ACO_LS_2OPT, 0, 0, 0}, 0.5},
+      {{"MMAS ls none, alpha 1.5", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0,
+        CK_ACO_CLASSIC},
+       1.5},
+      {{"ACS, alpha 0.5", CK_ACO_ACS, CK_ACO_LS_2OPT, 0, 0, 0, CK_ACO_CLASSIC},
+       0.5},
   };
   int pocl = strstr(device->platform_version, "PoCL ") != NULL;
   static fixed_result a, b;
@@ -1757,8 +1769,12 @@ static void agreement_by_coordinates(const ck_device *ref,
   static const struct {
     int algorithm;
     uint32_t lanes;
-  } cases[] = {
-      {CK_ACO_MMAS, 0}, {CK_ACO_ACS, 0}, {CK_ACO_MMAS, 1}, {CK_ACO_ACS, 32}};
+    ck_aco_method method;
+  } cases[] = {{CK_ACO_MMAS, 0, CK_ACO_CLASSIC},
+               {CK_ACO_ACS, 0, CK_ACO_CLASSIC},
+               {CK_ACO_MMAS, 1, CK_ACO_CLASSIC},
+               {CK_ACO_ACS, 32, CK_ACO_CLASSIC},
+               {CK_ACO_MMAS, 0, CK_ACO_FOCUSED}};
   const char *pocl = strstr(device->platform_version, "PoCL ");
   int no_groups = device->kind == CK_KIND_CPU && pocl && atoi(pocl + 5) >= 5;
   for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
@@ -1769,6 +1785,7 @@ static void agreement_by_coordinates(const ck_device *ref,
     ck_aco_config_init(&config);
     config.algorithm = (ck_aco_algorithm)algorithm;
     config.lanes = cases[c].lanes;
+    config.method = cases[c].method;
     config.ants = 4;
     config.max_iterations = 3;
     config.local_search =
@@ -1963,7 +1980,7 @@ static void bad_config(const ck_device *ref) {
       mention = "ck_aco_config.beta";
       break;
     case 26:
-      c.method = (ck_aco_method)2;
+      c.method = (ck_aco_method)3;
       mention = "ck_aco_config.method";
       break;
     case 27:
@@ -2229,10 +2246,10 @@ static void bad_workload(const ck_device *ref) {
        2,
        CK_ERROR_INVALID_ARGUMENT,
        "--method"},
-      {{{"instance", eil51}, {"focus-edges", "8"}},
-       2,
+      {{{"instance", eil51}, {"method", "classic"}, {"focus-edges", "8"}},
+       3,
        CK_ERROR_INVALID_ARGUMENT,
-       "--focus-edges applies only with --method focused"},
+       "--focus-edges applies only with --method focused or auto"},
       {{{"instance", eil51}, {"method", "focused"}, {"focus-edges", "x"}},
        3,
        CK_ERROR_INVALID_ARGUMENT,
@@ -2889,6 +2906,8 @@ static void focused_construct_tests(void) {
           int64_t length[2];
           uint32_t fresh[2];
           for (int m = 0; m < 2; ++m) {
+            for (uint32_t i = 0; i < n; ++i)
+              ck_aco_focus_copy(source, tour[m], pos, visited, i);
             length[m] = ck_aco_construct_focused(
                 GRAPH_OF(&g, m), k, g.neighbours, choice, q0s[q], 5, 3, ant,
                 source, source_pos, source_length, bounds[b], tour[m], pos,
@@ -3116,10 +3135,10 @@ static void focus_bound_tests(void) {
 /*
  * --method focused on ref: the first iteration builds from scratch, the
  * next ones change the best tour and improve on it; two runs with one
- * seed are the same; a fixed bound stays; another device and a spread
- * colony refuse the method.
+ * seed are the same; a fixed bound stays; a spread colony refuses the
+ * method.
  */
-static void focused_runs(const ck_device *ref, const ck_device *other) {
+static void focused_runs(const ck_device *ref) {
   ck_tsp_instance tsp;
   if (!load("st70", &tsp))
     return;
@@ -3158,6 +3177,25 @@ static void focused_runs(const ck_device *ref, const ck_device *other) {
             "focused runs with one seed: %lld and %lld", (long long)lengths[0],
             (long long)lengths[1]);
 
+  /* auto: focused from a size that depends on the device; asked
+   * methods stay as asked. */
+  ck_device gpu = *ref;
+  gpu.kind = CK_KIND_GPU;
+  gpu.backend = CK_BACKEND_OPENCL;
+  CHECK(ck__aco_method_for(ref, CK_ACO_FOCUS_FROM_CPU - 1,
+                           CK_ACO_METHOD_AUTO) == CK_ACO_CLASSIC);
+  CHECK(ck__aco_method_for(ref, CK_ACO_FOCUS_FROM_CPU, CK_ACO_METHOD_AUTO) ==
+        CK_ACO_FOCUSED);
+  CHECK(ck__aco_method_for(&gpu, CK_ACO_FOCUS_FROM_GPU - 1,
+                           CK_ACO_METHOD_AUTO) == CK_ACO_CLASSIC);
+  CHECK(ck__aco_method_for(&gpu, CK_ACO_FOCUS_FROM_GPU, CK_ACO_METHOD_AUTO) ==
+        CK_ACO_FOCUSED);
+  CHECK(ck__aco_method_for(&gpu, 10, CK_ACO_FOCUSED) == CK_ACO_FOCUSED);
+  CHECK(ck__aco_method_for(ref, 100000, CK_ACO_CLASSIC) == CK_ACO_CLASSIC);
+  /* On a GPU, focused ants are at least 4 sqrt(n) to the nearest 64. */
+  CHECK(ck__aco_automatic_ants(&gpu, 15112, 1) >= 512);
+  CHECK(ck__aco_automatic_ants(ref, 15112, 1) == 16);
+
   ck_aco *made = NULL;
   const char *message = "";
   ck_spread one = {.devices = ref, .device_count = 1};
@@ -3165,32 +3203,26 @@ static void focused_runs(const ck_device *ref, const ck_device *other) {
   ck_error_get_last(&message);
   CHECK_MSG(status == CK_ERROR_UNSUPPORTED && !made &&
                 strstr(message, "ck_aco_config.method: focused runs on one "
-                                "ref device"),
+                                "device"),
             "focused spread: status %d, message '%s'", (int)status, message);
-  if (other) {
-    status = ck_aco_create(other, &tsp, &c, &made);
-    ck_error_get_last(&message);
-    CHECK_MSG(status == CK_ERROR_UNSUPPORTED && !made &&
-                  strstr(message, "ck_aco_config.method") &&
-                  strstr(message, other->id),
-              "focused on %s: status %d, message '%s'", other->id, (int)status,
-              message);
-    /* Through the workload, the option is named. */
-    const ck_workload *aco;
-    ck_result result = {0};
-    ck_run_options options = {.seed = 1};
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tsplib/st70.tsp", data_dir);
-    const ck_param params[] = {{"instance", path}, {"method", "focused"}};
-    CHECK_OK(ck_workload_find("aco", &aco));
-    status = test_workload_run(aco, other, params, 2, &options, &result);
-    ck_error_get_last(&message);
-    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
-                  strstr(message, "option --method: ") &&
-                  strstr(message, other->id),
-              "--method focused on %s: status %d, message '%s'", other->id,
-              (int)status, message);
-    ck_result_release(&result);
+  /* auto on a spread is classic, whatever the size. */
+  ck_tsp_instance large;
+  if (make_instance(&large, CK_ACO_FOCUS_FROM_CPU, UNIFORM, 5)) {
+    ck_aco_config automatic;
+    ck_aco_config_init(&automatic);
+    automatic.ants = 4;
+    CHECK_OK(ck_aco_create_spread(&one, &large, &automatic, &made));
+    if (made) {
+      CHECK(ck__aco_state(made)->method == CK_ACO_CLASSIC);
+      ck_aco_destroy(made);
+      made = NULL;
+    }
+    CHECK_OK(ck_aco_create(ref, &large, &automatic, &made));
+    if (made) {
+      CHECK(ck__aco_state(made)->method == CK_ACO_FOCUSED);
+      ck_aco_destroy(made);
+    }
+    ck_tsp_free(&large);
   }
   free(tours[0]);
   free(tours[1]);
@@ -3247,7 +3279,7 @@ int main(void) {
   optima_lookup(ref);
   svg_text(ref);
   progress(ref);
-  focused_runs(ref, devices[1]);
+  focused_runs(ref);
   spread_colony(ref, devices[1]);
   spread_colonies(ref, devices[1]);
   spread_rules(ref, devices[1]);

@@ -47,9 +47,17 @@ typedef enum ck_aco_local_search {
 typedef enum ck_aco_method {
   CK_ACO_CLASSIC = 0, /* each ant builds its tour from scratch */
   /* each ant changes a copy of the best tour at a few places, and local
-   * search works around the changes (Skinderowicz 2022); ref only */
-  CK_ACO_FOCUSED = 1
+   * search works around the changes (Skinderowicz 2022); one device */
+  CK_ACO_FOCUSED = 1,
+  /* focused from CK_ACO_FOCUS_FROM_GPU cities on a GPU and from
+   * CK_ACO_FOCUS_FROM_CPU elsewhere, classic below and on a spread */
+  CK_ACO_METHOD_AUTO = 2
 } ck_aco_method;
+
+/* Where CK_ACO_METHOD_AUTO turns focused: on GPUs, whose many ants make
+ * the classic method strong on middle sizes, and on other devices. */
+#define CK_ACO_FOCUS_FROM_GPU 5000u
+#define CK_ACO_FOCUS_FROM_CPU 2000u
 
 /* The fewest cities an instance may have for the ACO. */
 #define CK_ACO_MIN_CITIES 5u
@@ -87,9 +95,10 @@ typedef struct ck_aco_config {
    * cities; 0: local search only. */
   uint32_t kicks;
   ck_aco_method method;
-  /* CK_ACO_FOCUSED: the most edges an ant's tour may have that the best
-   * tour lacks; 0: adaptive (from 8, a quarter more while more than a
-   * fifth of the ants improve on the best tour, a fifth less otherwise) */
+  /* The focused method: the most edges an ant's tour may have that the
+   * best tour lacks (default 8); 0: adaptive (from 8, a quarter more
+   * while more than a fifth of the ants improve on the best tour, a
+   * fifth less otherwise) */
   uint32_t focus_edges;
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
@@ -129,6 +138,7 @@ typedef struct ck_aco_report {
   double tours_per_s;
   uint32_t ants, candidates;
   uint64_t restarts;
+  ck_aco_method method; /* the one that ran: classic or focused */
 } ck_aco_report;
 
 typedef struct ck_aco_trace_point {
@@ -158,8 +168,7 @@ ck_status ck_aco_config_init(ck_aco_config *config);
  * EXPLICIT matrix missing or asymmetric), as one made without the reader
  * may be; CK_ERROR_UNSUPPORTED for a GEO or EXPLICIT instance of more
  * than 8192 cities, lanes above 1 where the kernel compiler cannot
- * take the group kernels (PoCL 5 and later on CPUs), or the focused
- * method on a device other than ref; CK_ERROR_BUILD;
+ * take the group kernels (PoCL 5 and later on CPUs); CK_ERROR_BUILD;
  * CK_ERROR_DEVICE_MEMORY; CK_ERROR_OUT_OF_MEMORY; other device errors.
  */
 ck_status ck_aco_create(const ck_device *device,

@@ -111,7 +111,8 @@ static ck_status check_config(const ck_aco_config *config, uint32_t n) {
  * multiple of 32) on a GPU, where an ant is a work-group and a colony
  * much larger only lengthens an iteration; four a core on a CPU; fewer
  * when the per-ant arrays would pass AUTO_ANT_BYTES. */
-uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n) {
+uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
+                                int focused) {
   double ants;
   if (device->backend == CK_BACKEND_REF)
     ants = 16;
@@ -119,12 +120,40 @@ uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n) {
     ants = 4.0 * (device->compute_units ? device->compute_units : 1);
   else
     ants = 2.0 * (device->compute_units ? device->compute_units : 16);
+  /* A focused ant makes a few changes, not a tour: on a GPU, at least
+   * 4 sqrt(n) of them to the nearest 64 (Skinderowicz 2022's count). */
+  double many = 64.0 * floor(4.0 * sqrt((double)n) / 64.0 + 0.5);
+  if (focused && device->kind == CK_KIND_GPU &&
+      device->backend != CK_BACKEND_REF && ants < many)
+    ants = many;
   ants = ants < 16 ? 16 : ants > 1024 ? 1024 : ants;
-  double fit = AUTO_ANT_BYTES / (9.0 * n);
+  double fit = AUTO_ANT_BYTES / ((focused ? 13.0 : 9.0) * n);
   if (ants > fit)
     ants = fit < 4 ? 4 : fit;
   uint32_t whole = (uint32_t)ants;
   return whole >= 64 ? whole / 32 * 32 : whole;
+}
+
+ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
+                                 ck_aco_method asked) {
+  if (asked != CK_ACO_METHOD_AUTO)
+    return asked;
+  int gpu = device->kind == CK_KIND_GPU && device->backend != CK_BACKEND_REF;
+  return n >= (gpu ? CK_ACO_FOCUS_FROM_GPU : CK_ACO_FOCUS_FROM_CPU)
+             ? CK_ACO_FOCUSED
+             : CK_ACO_CLASSIC;
+}
+
+void ck__aco_focus_begin(aco_state *state, const int64_t *lengths) {
+  if (state->focused && state->focus_adaptive) {
+    uint32_t improved = 0;
+    for (uint32_t ant = 0; ant < state->ants; ++ant)
+      improved += lengths[ant] < state->focus_source_length;
+    state->focus_bound =
+        ck_aco_focus_bound(state->focus_bound, improved, state->ants, state->n);
+  }
+  state->focused = 1;
+  state->focus_source_length = state->best_length;
 }
 
 /* Whether the device's runtime can compile the group kernels: PoCL 5's
@@ -291,11 +320,16 @@ fail:
   return status;
 }
 
-/* tau_max and tau_min of MMAS for the best length so far. */
+/* tau_max and tau_min of MMAS for the best length so far. A focused ant
+ * chooses among k candidates at each of a few steps, not n: p_best is
+ * spread over k choices with k on average, which keeps tau_min high
+ * enough for ants to leave the best tour (Skinderowicz 2022). */
 static void mmas_bounds(const ck_aco *aco, float *tau_min, float *tau_max) {
+  int focused = aco->state.method == CK_ACO_FOCUSED;
+  double k = (double)aco->state.k;
   double high = 1.0 / (aco->rho * (double)aco->best_length);
-  double root = pow(aco->p_best, 1.0 / (double)aco->state.n);
-  double average = ((double)aco->state.k + 1.0) / 2.0;
+  double root = pow(aco->p_best, 1.0 / (focused ? k : (double)aco->state.n));
+  double average = focused ? k : (k + 1.0) / 2.0;
   double low = high * (1.0 - root) / ((average - 1.0) * root);
   *tau_max = (float)high;
   *tau_min = (float)(low < high ? low : high);
@@ -316,7 +350,11 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   uint32_t n = state->n;
   state->k =
       config->candidates ? config->candidates : (n - 1 < 20 ? n - 1 : 20);
-  state->ants = config->ants ? config->ants : ck__aco_automatic_ants(device, n);
+  state->method = ck__aco_method_for(device, n, config->method);
+  state->ants =
+      config->ants
+          ? config->ants
+          : ck__aco_automatic_ants(device, n, state->method == CK_ACO_FOCUSED);
   state->algorithm = config->algorithm;
   state->local_search = config->local_search != CK_ACO_LS_NONE;
   state->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
@@ -325,15 +363,9 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   state->seed = config->seed;
   state->kicks = config->kicks;
   state->best_length = INT64_MAX;
-  state->method = config->method;
   state->focus_adaptive = config->focus_edges == 0;
   state->focus_bound =
       config->focus_edges ? config->focus_edges : CK_ACO_FOCUS_FIRST;
-  if (config->method == CK_ACO_FOCUSED && device->backend != CK_BACKEND_REF)
-    CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "ck_aco_config.method: focused runs on ref only; device %s has "
-            "no focused steps",
-            device->id);
   state->alpha = (float)config->alpha;
   state->xi = (float)config->xi;
   state->q0 = config->algorithm == CK_ACO_ACS
@@ -435,8 +467,17 @@ static ck_status upload_colony(ck_aco *created, const ck_device *device,
   CK_TRY(
       make(state, (per > n ? per : n) * sizeof(uint32_t), &state->positions));
   CK_TRY(make(state, per, &state->flags));
-  if (state->method == CK_ACO_FOCUSED)
+  if (state->method == CK_ACO_FOCUSED) {
     CK_TRY(make(state, per * sizeof(uint32_t), &state->queues));
+    CK_TRY(make(state, (size_t)state->ants * sizeof(uint32_t), &state->queued));
+    zeros = calloc(state->ants, sizeof *zeros);
+    if (!zeros)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    status = upload(state, state->queued, zeros,
+                    (size_t)state->ants * sizeof *zeros);
+    free(zeros);
+    CK_TRY(status);
+  }
   CK_TRY(make(state, (size_t)state->ants * sizeof(int64_t), &state->lengths));
   CK_TRY(make(state, (size_t)state->ants * sizeof(uint32_t), &state->order));
   CK_TRY(make(state, 2 * sizeof(int64_t), &state->best));
@@ -532,9 +573,14 @@ ck_status ck_aco_create_spread(const ck_spread *spread,
   CK__REQUIRE(aco);
   *aco = NULL;
   CK_TRY(check_input(instance, config, "ck_aco_create_spread"));
+  /* A spread colony is classic: auto chooses it there. */
+  ck_aco_config classic = *config;
+  if (classic.method == CK_ACO_METHOD_AUTO)
+    classic.method = CK_ACO_CLASSIC;
+  config = &classic;
   if (config->method == CK_ACO_FOCUSED)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "ck_aco_config.method: focused runs on one ref device, not on a "
+            "ck_aco_config.method: focused runs on one device, not on a "
             "spread colony");
   /* The host's memory first: a process that failed once the members
    * exist would leave the others waiting. */
@@ -591,6 +637,21 @@ static ck_status add_trace(ck_aco *aco) {
   return CK_OK;
 }
 
+/* The focused method's first tour, on instances of at least twice
+ * FOCUS_START_SEGMENT cities: the ants build greedy tours without local
+ * search; the best tour is then searched in segments of that many cities,
+ * all at once on a device, in FOCUS_START_PASSES passes with shifted cuts,
+ * and last as a whole. Every ant's search from scratch would hold the
+ * device for seconds on 100,000 cities; the segments leave the whole
+ * search little to do. */
+enum { FOCUS_START_SEGMENT = 256, FOCUS_START_PASSES = 3 };
+
+static int focused_start(const ck_aco *aco) {
+  const aco_state *state = &aco->state;
+  return state->method == CK_ACO_FOCUSED && state->local_search &&
+         aco->best_length == INT64_MAX && state->n >= 2 * FOCUS_START_SEGMENT;
+}
+
 /*
  * The colony's phases: on the device's steps, or on a spread colony's
  * members (aco_spread.c), which agree on what the one device would do.
@@ -601,6 +662,15 @@ static ck_status colony_construct(ck_aco *aco, uint64_t iteration) {
   aco_state *state = &aco->state;
   if (aco->spread)
     return ck__aco_spread_construct(aco->spread, iteration);
+  if (focused_start(aco)) {
+    /* Greedy tours (q0 = 1: each ant's nearest-neighbour tour), whose
+     * runs of nearby cities the search in segments can improve. */
+    float q0 = state->q0;
+    state->q0 = 1.0f;
+    status = aco->steps->construct(state, iteration);
+    state->q0 = q0;
+    return status;
+  }
   CK_TRY(aco->steps->construct(state, iteration));
   if (state->local_search)
     CK_TRY(aco->steps->local_search(state, NULL, 0));
@@ -705,6 +775,48 @@ fail:
   return status;
 }
 
+/* Local search of the focused method's first tour (focused_start): in
+ * segments without kicks (their scratch freed after), then on the whole
+ * tour from scratch, in ant 0's place, to a true local optimum. Focused
+ * ants search only around their changes, so their source must be one. */
+static ck_status improve_start(ck_aco *aco) {
+  ck_status status = CK_OK;
+  aco_state *state = &aco->state;
+  uint32_t kicks = state->kicks, first = 0;
+  int seeded = state->seeded;
+  state->kicks = 0;
+  for (uint32_t pass = 0; pass < FOCUS_START_PASSES; ++pass) {
+    uint32_t offset = pass * (FOCUS_START_SEGMENT / FOCUS_START_PASSES);
+    int64_t gain;
+    CK_TRY(colony_partition(aco, FOCUS_START_SEGMENT, offset, &gain));
+    aco->partitions++;
+    if (gain > 0)
+      CK_TRY(accept_best(aco));
+  }
+  CK_TRY(ck_buffer_write(state->queue, state->tours, 0,
+                         (size_t)state->n * sizeof *aco->best_tour,
+                         aco->best_tour, CK_BLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->lengths, 0,
+                         sizeof aco->best_length, &aco->best_length,
+                         CK_BLOCKING, NULL));
+  state->seeded = 0;
+  CK_TRY(aco->steps->local_search(state, &first, 1));
+  int64_t length;
+  uint32_t ant;
+  CK_TRY(colony_iteration_best(aco, &length, &ant));
+  if (length < aco->best_length) {
+    CK_TRY(colony_keep_best(aco, ant));
+    state->seeded = seeded;
+    CK_TRY(accept_best(aco));
+  }
+fail:
+  state->seeded = seeded;
+  state->kicks = kicks;
+  ck_buffer_destroy(state->segment_scratch);
+  state->segment_scratch = NULL;
+  return status;
+}
+
 ck_status ck__aco_iterate_begin(ck_aco *aco) {
   if (!aco->started)
     aco->started = ck__seconds();
@@ -716,6 +828,7 @@ ck_status ck__aco_iterate_end(ck_aco *aco) {
   aco_state *state = &aco->state;
   int64_t length;
   uint32_t ant;
+  int start = focused_start(aco);
   CK_TRY(colony_iteration_best(aco, &length, &ant));
   aco->iteration++;
   aco->since_improvement++;
@@ -723,6 +836,8 @@ ck_status ck__aco_iterate_end(ck_aco *aco) {
     CK_TRY(colony_keep_best(aco, ant));
     CK_TRY(accept_best(aco));
   }
+  if (start)
+    CK_TRY(improve_start(aco));
   uint32_t K = aco->config.partition;
   if (K &&
       aco->iteration %
@@ -906,6 +1021,7 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
       report->wall_s > 0 ? (double)report->tours / report->wall_s : 0;
   report->ants = aco->state.ants;
   report->candidates = aco->state.k;
+  report->method = aco->state.method;
   report->restarts = aco->restarts;
   if (aco->spread)
     CK_TRY(ck__aco_spread_restarts(aco->spread, &report->restarts));
@@ -951,7 +1067,7 @@ ck_status ck_aco_destroy(ck_aco *aco) {
                           state->best,         state->best_tour,
                           state->segment_tour, state->segment_scratch,
                           state->segment_gain, state->best_positions,
-                          state->queues};
+                          state->queues,       state->queued};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(state->queue);

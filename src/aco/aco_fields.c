@@ -6,11 +6,14 @@
 #include <stddef.h>
 
 #include "aco/aco_internal.h"
+#include "ck_aco.h"
 
 static const ck__field_word algorithms[] = {
     {"mmas", CK_ACO_MMAS}, {"acs", CK_ACO_ACS}, {NULL, 0}};
-static const ck__field_word methods[] = {
-    {"classic", CK_ACO_CLASSIC}, {"focused", CK_ACO_FOCUSED}, {NULL, 0}};
+static const ck__field_word methods[] = {{"classic", CK_ACO_CLASSIC},
+                                         {"focused", CK_ACO_FOCUSED},
+                                         {"auto", CK_ACO_METHOD_AUTO},
+                                         {NULL, 0}};
 static const ck__field_word searches[] = {{"none", CK_ACO_LS_NONE},
                                           {"2opt", CK_ACO_LS_2OPT},
                                           {"2opt+oropt", CK_ACO_LS_2OPT_OROPT},
@@ -72,11 +75,12 @@ const ck__field ck__aco_fields[CK__ACO_FIELDS] = {
     [CK__ACO_KICKS] = {ACO_FIELD(kicks, CK__FIELD_UINT, CK_ACO_KICKS_SEGMENT, 0,
                                  1e9),
                        .words = segment},
-    /* Focused on ref only (ck_aco_create). */
-    [CK__ACO_METHOD] = {CK__FIELD_ENUM(ck_aco_config, method, CK_ACO_CLASSIC,
-                                       methods)},
+    /* Focused on one device (ck_aco_create_spread). */
+    [CK__ACO_METHOD] = {CK__FIELD_ENUM(ck_aco_config, method,
+                                       CK_ACO_METHOD_AUTO, methods)},
     /* 0: adaptive (ck_aco_focus_bound in cl/ck_aco.h). */
-    [CK__ACO_FOCUS_EDGES] = {ACO_FIELD(focus_edges, CK__FIELD_UINT, 0, 1, 1e9),
+    [CK__ACO_FOCUS_EDGES] = {ACO_FIELD(focus_edges, CK__FIELD_UINT,
+                                       CK_ACO_FOCUS_FIRST, 1, 1e9),
                              .words = automatic},
     /* And a power of two (ck_aco_create). */
     [CK__ACO_LANES] = {ACO_FIELD(lanes, CK__FIELD_UINT, 0, 1, 256),

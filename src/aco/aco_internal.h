@@ -89,6 +89,7 @@ struct aco_state {
   int focused;                 /* the last construction was focused */
   int64_t focus_source_length; /* the best length it copied */
   ck_buffer *queues;
+  ck_buffer *queued; /* OpenCL: each ant's count of dirty cities */
   uint32_t group;
   uint32_t lanes;   /* work-items an ant in construction and local search */
   uint32_t longest; /* entries a local-search move may reverse or shift */
@@ -97,6 +98,9 @@ struct aco_state {
   ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,
       *best_kernel, *deposit_kernel, *update_kernel, *rotate_kernel,
       *segment_kernel;
+  /* OpenCL, the focused method: copy, walk, dirty cities, search. */
+  ck_kernel *focus_copy_kernel, *focus_build_kernel, *focus_dirty_kernel,
+      *focus_search_kernel;
   aco_native *native; /* CUDA: the native steps' own (aco_cuda.c) */
 };
 
@@ -126,11 +130,23 @@ uint32_t ck__aco_kicks(const aco_state *state, uint32_t size);
  * partitioning steps call it. Errors: out of device or host memory. */
 ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size);
 
+/* Before a focused construction: the bound on new edges adapts to how
+ * many of the last focused iteration's ants (their `lengths`) ended
+ * shorter than the tour they copied; the best tour becomes the source.
+ * The focused steps call it (aco.c). */
+void ck__aco_focus_begin(aco_state *state, const int64_t *lengths);
+
 /* The state behind an ACO, for tests. */
 aco_state *ck__aco_state(ck_aco *aco);
 
-/* Ants of a colony when the configuration leaves them to clkit (aco.c). */
-uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n);
+/* Ants of a colony when the configuration leaves them to clkit, for the
+ * classic or the focused method (aco.c). */
+uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
+                                int focused);
+/* The method that runs on device for n cities when `asked` is asked
+ * (CK_ACO_METHOD_AUTO: by size and device). */
+ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
+                                 ck_aco_method asked);
 
 /* ck_aco_create without its checks, for a slice of a spread colony: the
  * configuration's ants, which draw the random streams of ants first,

@@ -5,16 +5,21 @@
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
 
+/* items work-items, one an ant: in groups of 32, or of one on a CPU. */
+static ck_status launch_single(aco_state *state, ck_kernel *kernel,
+                               size_t items) {
+  size_t local = state->device.kind == CK_KIND_CPU ? 1 : 32;
+  size_t global = (items + local - 1) / local * local;
+  return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
+}
+
 /* items ants, a work-group of state->lanes each; or one work-item each when
  * lanes is 1, in groups of 32, or of one on a CPU, whose runtime runs a
  * work-group on one core: a group an ant spreads the ants over the cores. */
 static ck_status launch_ants(aco_state *state, ck_kernel *kernel,
                              size_t items) {
-  if (state->lanes <= 1) {
-    size_t local = state->device.kind == CK_KIND_CPU ? 1 : 32;
-    size_t global = (items + local - 1) / local * local;
-    return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
-  }
+  if (state->lanes <= 1)
+    return launch_single(state, kernel, items);
   size_t local = state->lanes, global = items * state->lanes;
   return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
 }
@@ -25,8 +30,8 @@ static ck_status launch(aco_state *state, ck_kernel *kernel, size_t items) {
   return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
 }
 
-/* Arguments set again at each launch, by position: the iteration of
- * tour construction, and the tours local search takes and its seeding
+/* Arguments set again at each launch, by position: the iteration and q0
+ * of tour construction, and the tours local search takes and its seeding
  * (cl/aco.cl; the native kernels of cl/aco.cu keep them there too).
  * Setup sets them first, with the rest. */
 enum { CONSTRUCT_ITERATION = 4, SEARCH_COUNT = 3 };
@@ -132,16 +137,123 @@ static ck_status opencl_setup(aco_state *state) {
       ck_kernel_create(state->program, "ck_aco_rotate", &state->rotate_kernel));
   CK_TRY(ck_kernel_create(state->program, "ck_aco_segments",
                           &state->segment_kernel));
+  if (state->method == CK_ACO_FOCUSED) {
+    CK_TRY(ck_kernel_create(state->program, "ck_aco_focus_copy_tours",
+                            &state->focus_copy_kernel));
+    CK_TRY(ck_kernel_create(state->program, "ck_aco_build_focused",
+                            &state->focus_build_kernel));
+    CK_TRY(ck_kernel_create(state->program, "ck_aco_focus_dirty",
+                            &state->focus_dirty_kernel));
+    CK_TRY(ck_kernel_create(state->program, "ck_aco_search_focused",
+                            &state->focus_search_kernel));
+  }
+fail:
+  return status;
+}
+
+/* The focused method's ants (aco_ref.c's focused_construct): the best
+ * tour copied to every ant, then each ant's walk. */
+static ck_status focused_construct(aco_state *state, uint64_t iteration) {
+  ck_status status = CK_OK;
+  int64_t *lengths = NULL;
+  if (state->focused && state->focus_adaptive) {
+    if (!(lengths = malloc((size_t)state->ants * sizeof *lengths)))
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    CK_TRY(ck_buffer_read(state->queue, state->lengths, 0,
+                          (size_t)state->ants * sizeof *lengths, lengths,
+                          CK_BLOCKING, NULL));
+  }
+  ck__aco_focus_begin(state, lengths);
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->focus_copy_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->ants);
+  ck_kernel_args_buffer(&args, state->best_tour);
+  ck_kernel_args_buffer(&args, state->tours);
+  ck_kernel_args_buffer(&args, state->positions);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(
+      launch(state, state->focus_copy_kernel, (size_t)state->ants * state->n));
+  ck_kernel_args_begin(state->focus_build_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->ants);
+  ck_kernel_args_u32(&args, state->first);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_u64(&args, iteration);
+  ck_kernel_args_f32(&args, state->q0);
+  ck_kernel_args_u32(&args, state->focus_bound);
+  ck_kernel_args_u64(&args, (uint64_t)state->focus_source_length);
+  ck_kernel_args_buffer(&args, state->matrix);
+  ck_kernel_args_buffer(&args, state->xy);
+  ck_kernel_args_buffer(&args, state->neighbours);
+  ck_kernel_args_buffer(&args, state->choice);
+  ck_kernel_args_buffer(&args, state->best_tour);
+  ck_kernel_args_buffer(&args, state->best_positions);
+  ck_kernel_args_buffer(&args, state->tours);
+  ck_kernel_args_buffer(&args, state->positions);
+  ck_kernel_args_buffer(&args, state->flags);
+  ck_kernel_args_buffer(&args, state->lengths);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch_single(state, state->focus_build_kernel, state->ants));
+fail:
+  free(lengths);
+  return status;
+}
+
+/* Local search of `count` focused ants (listed in order when ranked):
+ * their dirty cities found over every position, then a search an ant. */
+static ck_status focused_search(aco_state *state, uint32_t count, int ranked) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  ck_kernel_args_begin(state->focus_dirty_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_i32(&args, ranked);
+  ck_kernel_args_buffer(&args, state->order);
+  ck_kernel_args_buffer(&args, state->best_tour);
+  ck_kernel_args_buffer(&args, state->best_positions);
+  ck_kernel_args_buffer(&args, state->tours);
+  ck_kernel_args_buffer(&args, state->positions);
+  ck_kernel_args_buffer(&args, state->flags);
+  ck_kernel_args_buffer(&args, state->queues);
+  ck_kernel_args_buffer(&args, state->queued);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, state->focus_dirty_kernel, (size_t)count * state->n));
+  ck_kernel_args_begin(state->focus_search_kernel, &args);
+  ck_kernel_args_u32(&args, state->n);
+  ck_kernel_args_u32(&args, state->longest);
+  ck_kernel_args_i32(&args, state->or_opt);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_i32(&args, ranked);
+  ck_kernel_args_buffer(&args, state->order);
+  ck_kernel_args_buffer(&args, state->matrix);
+  ck_kernel_args_buffer(&args, state->xy);
+  ck_kernel_args_buffer(&args, state->neighbours);
+  ck_kernel_args_buffer(&args, state->tours);
+  ck_kernel_args_buffer(&args, state->positions);
+  ck_kernel_args_buffer(&args, state->flags);
+  ck_kernel_args_buffer(&args, state->queues);
+  ck_kernel_args_buffer(&args, state->queued);
+  ck_kernel_args_buffer(&args, state->lengths);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch_single(state, state->focus_search_kernel, count));
 fail:
   return status;
 }
 
 static ck_status opencl_construct(aco_state *state, uint64_t iteration) {
   ck_status status = CK_OK;
-  ck_kernel_args args;
-  ck_kernel_args_at(state->construct_kernel, CONSTRUCT_ITERATION, &args);
-  CK_TRY(ck_kernel_args_u64(&args, iteration));
-  CK_TRY(launch_ants(state, state->construct_kernel, state->ants));
+  /* Until a best tour exists, every ant builds from scratch. */
+  if (state->method == CK_ACO_FOCUSED && state->best_length != INT64_MAX) {
+    CK_TRY(focused_construct(state, iteration));
+  } else {
+    ck_kernel_args args;
+    ck_kernel_args_at(state->construct_kernel, CONSTRUCT_ITERATION, &args);
+    ck_kernel_args_u64(&args, iteration);
+    CK_TRY(ck_kernel_args_f32(&args, state->q0)); /* the focused start's */
+    CK_TRY(launch_ants(state, state->construct_kernel, state->ants));
+  }
   if (state->algorithm == CK_ACO_ACS)
     CK_TRY(launch(state, state->count_kernel, (size_t)state->ants * state->n));
 fail:
@@ -160,13 +272,15 @@ static ck_status opencl_local_search(aco_state *state, const uint32_t *ants,
                            NULL));
   else
     count = ranked ? state->local_search_ants : state->ants;
+  if (ranked && !ants)
+    CK_TRY(launch(state, state->rank_kernel, state->ants));
+  if (state->focused && state->seeded)
+    return focused_search(state, count, ants || ranked);
   ck_kernel_args args;
   ck_kernel_args_at(state->search_kernel, SEARCH_COUNT, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_i32(&args, ants || ranked);
   CK_TRY(ck_kernel_args_i32(&args, state->seeded));
-  if (ranked && !ants)
-    CK_TRY(launch(state, state->rank_kernel, state->ants));
   CK_TRY(launch_ants(state, state->search_kernel, count));
 fail:
   return status;
@@ -313,10 +427,13 @@ fail:
 }
 
 static void opencl_teardown(aco_state *state) {
-  ck_kernel *kernels[] = {
-      state->construct_kernel, state->count_kernel,  state->rank_kernel,
-      state->search_kernel,    state->best_kernel,   state->deposit_kernel,
-      state->update_kernel,    state->rotate_kernel, state->segment_kernel};
+  ck_kernel *kernels[] = {state->construct_kernel,   state->count_kernel,
+                          state->rank_kernel,        state->search_kernel,
+                          state->best_kernel,        state->deposit_kernel,
+                          state->update_kernel,      state->rotate_kernel,
+                          state->segment_kernel,     state->focus_copy_kernel,
+                          state->focus_build_kernel, state->focus_dirty_kernel,
+                          state->focus_search_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);

@@ -27,29 +27,23 @@ static ck_status ref_setup(aco_state *state) {
 }
 
 /* The focused method's ants: copies of the best tour changed at up to
- * focus_bound edges; the bound first adapts to how many of the last
- * focused iteration's ants ended shorter than their source. */
+ * focus_bound edges. */
 static void focused_construct(aco_state *state, uint64_t iteration) {
   uint32_t *tours = host(state->tours), *positions = host(state->positions);
   int64_t *lengths = host(state->lengths);
-  if (state->focused && state->focus_adaptive) {
-    uint32_t improved = 0;
-    for (uint32_t ant = 0; ant < state->ants; ++ant)
-      improved += lengths[ant] < state->focus_source_length;
-    state->focus_bound =
-        ck_aco_focus_bound(state->focus_bound, improved, state->ants, state->n);
-  }
-  state->focused = 1;
-  state->focus_source_length = state->best_length;
+  ck_u8 *flags = host(state->flags);
+  ck__aco_focus_begin(state, lengths);
   for (uint32_t ant = 0; ant < state->ants; ++ant) {
     size_t at = (size_t)ant * state->n;
+    for (uint32_t i = 0; i < state->n; ++i)
+      ck_aco_focus_copy(host(state->best_tour), tours + at, positions + at,
+                        flags + at, i);
     uint32_t new_edges;
     lengths[ant] = ck_aco_construct_focused(
         GRAPH(state), state->k, host(state->neighbours), host(state->choice),
         state->q0, state->seed, iteration, state->first + ant,
         host(state->best_tour), host(state->best_positions), state->best_length,
-        state->focus_bound, tours + at, positions + at,
-        (ck_u8 *)host(state->flags) + at, &new_edges);
+        state->focus_bound, tours + at, positions + at, flags + at, &new_edges);
   }
 }
 
@@ -99,11 +93,11 @@ static ck_status ref_local_search(aco_state *state, const uint32_t *ants,
     ck_u8 *flags = (ck_u8 *)host(state->flags) + at;
     if (state->focused && state->seeded) {
       /* Only around the edges the tour does not share with its source. */
-      uint32_t *queue = (uint32_t *)host(state->queues) + at, queued = 0;
+      uint32_t *queue = (uint32_t *)host(state->queues) + at;
       for (uint32_t p = 0; p < state->n; ++p)
-        ck_aco_queue_changed(state->n, tour, host(state->best_tour),
-                             host(state->best_positions), positions, flags,
-                             queue, &queued, p);
+        ck_aco_seed_position(state->n, tour, 1, host(state->best_tour),
+                             host(state->best_positions), positions, flags, p);
+      uint32_t queued = ck_aco_queue_dirty(state->n, tour, flags, queue);
       lengths[ant] -= ck_aco_improve_queue(
           GRAPH(state), state->k, host(state->neighbours), state->longest,
           state->or_opt, tour, positions, flags, queue, queued);

@@ -44,8 +44,9 @@ static const ck__option aco_options[] = {
      JOB(PATH)},
     {"algo", "A", "mmas (MAX-MIN Ant System) or acs", ACO(ALGORITHM)},
     {"method", "M",
-     "classic (each ant builds a tour) or focused (each ant changes the best "
-     "tour at a few places; ref only)",
+     "classic (each ant builds a tour), focused (each ant changes the best "
+     "tour at a few places; one device) or auto (focused from 5000 cities "
+     "on a GPU, from 2000 on other devices)",
      ACO(METHOD)},
     {"focus-edges", "N",
      "focused: the most edges a tour may have that the best tour lacks "
@@ -205,7 +206,8 @@ static ck_status options_parse(const ck_param *params, size_t count,
   const ck__option_part parts[] = {
       {"q0", config->algorithm != CK_ACO_ACS, "--algo acs"},
       {"restart", config->algorithm != CK_ACO_MMAS, "--algo mmas"},
-      {"focus-edges", config->method != CK_ACO_FOCUSED, "--method focused"},
+      {"focus-edges", config->method == CK_ACO_CLASSIC,
+       "--method focused or auto"},
       {"kicks", config->partition == 0, "--partition K"},
       {"ls-ants", no_search, search},
       {"ls-longest", no_search, search},
@@ -464,6 +466,7 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "ants", report.ants, "");
   CK_TRY(ck__result_option_number(result, "ants", report.ants));
   ck__result_metric(result, "candidates", report.candidates, "");
+  ck__result_metric(result, "focused", report.method == CK_ACO_FOCUSED, "");
   ck__result_metric(result, "restarts", (double)report.restarts, "");
   ck__result_metric(result, "setup_s", report.setup_s, "s");
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
