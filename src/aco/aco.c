@@ -793,9 +793,9 @@ static ck_status improve_start(ck_aco *aco) {
     if (gain > 0)
       CK_TRY(accept_best(aco));
   }
-  CK_TRY(ck_buffer_write(state->queue, state->tours, 0,
-                         (size_t)state->n * sizeof *aco->best_tour,
-                         aco->best_tour, CK_BLOCKING, NULL));
+  /* The device's best tour is the host's (accept_best). */
+  CK_TRY(ck_buffer_copy(state->queue, state->tours, 0, state->best_tour, 0,
+                        (size_t)state->n * sizeof *aco->best_tour, NULL));
   CK_TRY(ck_buffer_write(state->queue, state->lengths, 0,
                          sizeof aco->best_length, &aco->best_length,
                          CK_BLOCKING, NULL));
