@@ -174,12 +174,15 @@ CK_FN int ck_gas_cell(ck_real x, ck_real inverse_width, int count) {
   return scaled < (ck_real)count ? (int)scaled : count - 1;
 }
 
-/* The box and its cell grid, as every per-particle function needs them. */
+/* The box and its cell grid, as every per-particle function needs them.
+ * Each axis is periodic, or closed by reflecting walls at 0 and its side:
+ * a run's box is one or the other both ways; a spread member's box (a
+ * slab and its margins, src/gas/gas_member.c) is closed along the cut. */
 typedef struct ck_gas_geometry {
   ck_real box_x, box_y;                   /* the sides */
   ck_real cell_inverse_x, cell_inverse_y; /* cells per unit length */
   int cells_x, cells_y;
-  int walls; /* 1: reflecting walls; 0: periodic */
+  int periodic_x, periodic_y; /* 1: periodic; 0: reflecting walls */
 } ck_gas_geometry;
 
 /* A particle's cell, row-major (y, then x). */
@@ -188,26 +191,94 @@ CK_FN int ck_gas_cell_of(ck_real x, ck_real y, const ck_gas_geometry *g) {
          ck_gas_cell(x, g->cell_inverse_x, g->cells_x);
 }
 
-/* The separation r_i - r_j, by the minimum image when periodic. */
+/* The separation r_i - r_j, by the minimum image along periodic axes. */
 CK_FN void ck_gas_separation(ck_real xi, ck_real yi, ck_real xj, ck_real yj,
                              const ck_gas_geometry *g, ck_real *dx,
                              ck_real *dy) {
   *dx = xi - xj;
   *dy = yi - yj;
-  if (!g->walls) {
+  if (g->periodic_x)
     *dx = ck_gas_minimum_image(*dx, g->box_x);
+  if (g->periodic_y)
     *dy = ck_gas_minimum_image(*dy, g->box_y);
-  }
+}
+
+/* ---- spread members -------------------------------------------------------
+ *
+ * A member of a spread run (src/gas/gas_member.c) holds the particles of
+ * its slab and ghost copies of its neighbours' within reach of its
+ * borders, sorted by cell together, in a box of its own: the slab and its
+ * margins along x (closed: no particle reaches its ends between
+ * rebuilds), the run's box along y. A slot's word (the id array) is its
+ * particle's id, below 2^30, or for a ghost the id with CK_GAS_GHOST set,
+ * and CK_GAS_FROM_NEXT too when the next member (past the slab's upper
+ * border) sent it; a rebuild marks the slots it drops CK_GAS_DROPPED,
+ * which the next sort gathers past the others (their key is one past the
+ * last cell). Ghosts are not moved, kicked or summed: their owner does.
+ */
+#define CK_GAS_GHOST 0x80000000u
+#define CK_GAS_FROM_NEXT 0x40000000u
+#define CK_GAS_DROPPED 0xffffffffu
+
+/* 1 for a slot whose particle is the member's own. */
+CK_FN int ck_gas_own(ck_u32 word) {
+  return word < CK_GAS_GHOST;
+}
+
+/* Where an own particle at x goes at a rebuild, for the slab [lo, hi):
+ * mode 0 (leavers): 0 past lo, 1 at or past hi, else -1 (it stays); mode 1
+ * (exports): 0 within reach of lo, 1 within reach of hi, else -1. A side
+ * with no neighbour (walls) has lo or hi out of reach (the host passes an
+ * infinite bound). A slab at least 2 reach wide exports a particle one
+ * way at most. */
+CK_FN int ck_gas_member_side(ck_real x, ck_real lo, ck_real hi, ck_real reach,
+                             int mode) {
+  if (mode == 0)
+    return x < lo ? 0 : x >= hi ? 1 : -1;
+  return x < lo + reach ? 0 : x >= hi - reach ? 1 : -1;
+}
+
+/* A sort key: the cell of slot k, or one past the last cell for a slot a
+ * rebuild dropped. */
+CK_FN ck_u32 ck_gas_member_key(ck_real x, ck_real y, ck_u32 word,
+                               const ck_gas_geometry *g) {
+  if (word == CK_GAS_DROPPED)
+    return (ck_u32)g->cells_x * (ck_u32)g->cells_y;
+  return (ck_u32)ck_gas_cell_of(x, y, g);
+}
+
+/* The slot that holds word after a sort, found in the cell of (x, y),
+ * where the sort put it; n (past every slot) when it is not there. */
+CK_FN ck_u32 ck_gas_member_slot_of(ck_real x, ck_real y, ck_u32 word,
+                                   CK_GLOBAL const ck_u32 *cell_start,
+                                   CK_GLOBAL const ck_u32 *cell_count,
+                                   CK_GLOBAL const ck_u32 *id,
+                                   const ck_gas_geometry *g, ck_u32 n) {
+  int cell = ck_gas_cell_of(x, y, g);
+  ck_u32 begin = cell_start[cell], end = begin + cell_count[cell];
+  for (ck_u32 slot = begin; slot < end; ++slot)
+    if (id[slot] == word)
+      return slot;
+  return n;
+}
+
+/* A mixing of an id for the census of a member's particles: summed over
+ * every particle (mod 2^64), the sum changes when one is lost, doubled or
+ * given another id. */
+CK_FN ck_u64 ck_gas_id_hash(ck_u32 id) {
+  ck_u64 h = ((ck_u64)id + 0x9e3779b97f4a7c15ul) * 0xbf58476d1ce4e5b9ul;
+  h ^= h >> 31;
+  return h * 0x94d049bb133111ebul;
 }
 
 /*
  * The neighbour cells of a cell along one axis: offsets first .. first +
- * count - 1 from it. Periodic grids of fewer than 3 cells visit each cell
- * once (offset -1 and +1 would be the same cell); with walls, cells off
+ * count - 1 from it. Periodic axes of fewer than 3 cells visit each cell
+ * once (offset -1 and +1 would be the same cell); along walls, cells off
  * the grid are skipped by the caller.
  */
-CK_FN int ck_gas_offsets(int cells, int walls, int *first) {
-  if (!walls && cells < 3) {
+CK_FN int ck_gas_offsets(int cells, int periodic, int *first) {
+  if (periodic && cells < 3) {
     *first = 0;
     return cells;
   }
@@ -215,17 +286,19 @@ CK_FN int ck_gas_offsets(int cells, int walls, int *first) {
   return 3;
 }
 
-/* Neighbour cell of (cx + ox, cy + oy), or -1 off the grid (walls). */
+/* Neighbour cell of (cx + ox, cy + oy), wrapped along periodic axes, or
+ * -1 off the grid along walls. */
 CK_FN int ck_gas_neighbor_cell(int cx, int cy, int ox, int oy,
                                const ck_gas_geometry *g) {
   int x = cx + ox, y = cy + oy;
-  if (g->walls) {
-    if (x < 0 || y < 0 || x >= g->cells_x || y >= g->cells_y)
-      return -1;
-  } else {
+  if (g->periodic_x)
     x = x < 0 ? x + g->cells_x : x >= g->cells_x ? x - g->cells_x : x;
+  else if (x < 0 || x >= g->cells_x)
+    return -1;
+  if (g->periodic_y)
     y = y < 0 ? y + g->cells_y : y >= g->cells_y ? y - g->cells_y : y;
-  }
+  else if (y < 0 || y >= g->cells_y)
+    return -1;
   return y * g->cells_x + x;
 }
 
@@ -236,8 +309,8 @@ CK_FN int ck_gas_neighbor_cell(int cx, int cy, int ox, int oy,
  * the wrapped cell is a run of its own. Rows (oy = -1, 0, 1), then runs
  * (0: the wrapped cell left of column 0; 1: the columns inside the grid;
  * 2: the wrapped cell right of the last column), then slots visit the
- * slots in ck_gas_force_from_cells's order. Periodic grids need at least
- * 3 cells each way here (fewer would visit a wrapped cell twice).
+ * slots in ck_gas_force_from_cells's order. Periodic axes need at least
+ * 3 cells here (fewer would visit a wrapped cell twice).
  *
  * ck_gas_run_row: row oy's index, and the box side that the periodic
  * image across y adds (the separation minus it is the minimum image for
@@ -248,7 +321,7 @@ CK_FN int ck_gas_run_row(int cy, int oy, const ck_gas_geometry *g, int *row,
   int y = cy + oy;
   *shift_y = CK_R(0);
   if (y < 0 || y >= g->cells_y) {
-    if (g->walls)
+    if (!g->periodic_y)
       return 0;
     *shift_y = y < 0 ? -g->box_y : g->box_y;
     y = y < 0 ? y + g->cells_y : y - g->cells_y;
@@ -267,7 +340,8 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
     *to = cx < g->cells_x - 1 ? cx + 1 : g->cells_x - 1;
     return 1;
   }
-  if (g->walls || (run == 0 && cx > 0) || (run == 2 && cx < g->cells_x - 1))
+  if (!g->periodic_x || (run == 0 && cx > 0) ||
+      (run == 2 && cx < g->cells_x - 1))
     return 0;
   *from = *to = run == 0 ? g->cells_x - 1 : 0;
   *shift_x = run == 0 ? -g->box_x : g->box_x;
@@ -277,8 +351,8 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
 /*
  * CK_GAS_NEARBY_SLOTS_BEGIN(...) statements CK_GAS_NEARBY_SLOTS_END runs
  * the statements for every slot j of the cells around the particle at
- * (xi, yi): the 3 x 3 block of cells (fewer on narrow periodic grids, none
- * off the grid with walls), in a fixed order: rows, then columns, then
+ * (xi, yi): the 3 x 3 block of cells (fewer on narrow periodic axes, none
+ * off the grid along walls), in a fixed order: rows, then columns, then
  * slots. `continue` in the statements moves on to the next slot. (A pair
  * of macros, since OpenCL C has no variadic macros to pass a block in.)
  */
@@ -287,8 +361,8 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
     int cx_ = ck_gas_cell((xi), (g)->cell_inverse_x, (g)->cells_x);            \
     int cy_ = ck_gas_cell((yi), (g)->cell_inverse_y, (g)->cells_y);            \
     int first_x_, first_y_;                                                    \
-    int count_x_ = ck_gas_offsets((g)->cells_x, (g)->walls, &first_x_);        \
-    int count_y_ = ck_gas_offsets((g)->cells_y, (g)->walls, &first_y_);        \
+    int count_x_ = ck_gas_offsets((g)->cells_x, (g)->periodic_x, &first_x_);   \
+    int count_y_ = ck_gas_offsets((g)->cells_y, (g)->periodic_y, &first_y_);   \
     for (int oy_ = first_y_; oy_ < first_y_ + count_y_; ++oy_)                 \
       for (int ox_ = first_x_; ox_ < first_x_ + count_x_; ++ox_) {             \
         int cell_ = ck_gas_neighbor_cell(cx_, cy_, ox_, oy_, (g));             \
@@ -303,9 +377,9 @@ CK_FN int ck_gas_run_columns(int cx, int run, const ck_gas_geometry *g,
 
 /*
  * The first half of a velocity-Verlet step for the particle in slot k:
- * v += dt/2 f, x += dt v, then the box (wrap or reflect); the new position
- * goes to slot k of moved, which may be position itself (the strip kernel
- * of CPUs writes another array while others still read these). Returns 1
+ * v += dt/2 f, x += dt v, then the box (wrap or reflect each axis); the new
+ * position goes to slot k of moved, which may be position itself (the strip
+ * kernel of CPUs writes another array while others still read these). Returns 1
  * when the particle moved further than half the skin from reference
  * (Verlet lists; reference NULL skips the test).
  */
@@ -319,13 +393,14 @@ CK_FN int ck_gas_kick_drift_particle(
   ck_real vy = velocity[2 * k + 1] + half_dt * force[2 * k + 1];
   ck_real x = position[2 * k] + dt * vx;
   ck_real y = position[2 * k + 1] + dt * vy;
-  if (g->walls) {
-    ck_gas_reflect(&x, &vx, g->box_x);
-    ck_gas_reflect(&y, &vy, g->box_y);
-  } else {
+  if (g->periodic_x)
     x = ck_gas_wrap(x, g->box_x);
+  else
+    ck_gas_reflect(&x, &vx, g->box_x);
+  if (g->periodic_y)
     y = ck_gas_wrap(y, g->box_y);
-  }
+  else
+    ck_gas_reflect(&y, &vy, g->box_y);
   moved[2 * k] = x;
   moved[2 * k + 1] = y;
   velocity[2 * k] = vx;
@@ -532,24 +607,32 @@ CK_FN void ck_gas_order_cell(ck_u32 begin, ck_u32 end,
  * reference when it is not NULL (a Verlet rebuild). The ref steps sort
  * so, and so does one work-item for a CPU's Verlet rebuilds of small
  * systems; gas.cl's parallel counting sort ends in the same order. fill
- * (cells words) is scratch, left zeroed.
+ * (cells words) is scratch, left zeroed. A spread member (member 1)
+ * gathers its dropped slots past the others, unordered: the cell arrays
+ * then hold cells + 1 entries.
  */
 CK_FN void
-ck_gas_sort_serially(ck_u32 n, ck_u32 cells, const ck_gas_geometry *g,
-                     CK_GLOBAL ck_real *position, CK_GLOBAL ck_real *velocity,
-                     CK_GLOBAL ck_u32 *id, CK_GLOBAL ck_real *sorted_position,
+ck_gas_sort_serially(ck_u32 n, ck_u32 cells, int member,
+                     const ck_gas_geometry *g, CK_GLOBAL ck_real *position,
+                     CK_GLOBAL ck_real *velocity, CK_GLOBAL ck_u32 *id,
+                     CK_GLOBAL ck_real *sorted_position,
                      CK_GLOBAL ck_real *sorted_velocity,
                      CK_GLOBAL ck_u32 *sorted_id, CK_GLOBAL ck_u32 *key,
                      CK_GLOBAL ck_u32 *cell_start, CK_GLOBAL ck_u32 *cell_count,
                      CK_GLOBAL ck_u32 *fill, CK_GLOBAL ck_real *reference) {
-  for (ck_u32 c = 0; c < cells; ++c)
+  /* A member's dropped slots take the key past the last cell. */
+  ck_u32 keys = cells + (member ? 1u : 0u);
+  for (ck_u32 c = 0; c < keys; ++c)
     cell_count[c] = 0;
   for (ck_u32 k = 0; k < n; ++k) {
-    key[k] = (ck_u32)ck_gas_cell_of(position[2 * k], position[2 * k + 1], g);
+    key[k] =
+        member
+            ? ck_gas_member_key(position[2 * k], position[2 * k + 1], id[k], g)
+            : (ck_u32)ck_gas_cell_of(position[2 * k], position[2 * k + 1], g);
     ++cell_count[key[k]];
   }
   ck_u32 running = 0;
-  for (ck_u32 c = 0; c < cells; ++c) {
+  for (ck_u32 c = 0; c < keys; ++c) {
     cell_start[c] = running;
     fill[c] = 0;
     running += cell_count[c];
@@ -562,9 +645,10 @@ ck_gas_sort_serially(ck_u32 n, ck_u32 cells, const ck_gas_geometry *g,
     sorted_velocity[2 * slot + 1] = velocity[2 * k + 1];
     sorted_id[slot] = id[k];
   }
-  for (ck_u32 c = 0; c < cells; ++c) {
-    ck_gas_order_cell(cell_start[c], cell_start[c] + cell_count[c],
-                      sorted_position, sorted_velocity, sorted_id);
+  for (ck_u32 c = 0; c < keys; ++c) {
+    if (c < cells)
+      ck_gas_order_cell(cell_start[c], cell_start[c] + cell_count[c],
+                        sorted_position, sorted_velocity, sorted_id);
     fill[c] = 0;
   }
   for (ck_u32 k = 0; k < n; ++k) {
@@ -620,27 +704,40 @@ CK_FN void ck_gas_bin_pair(ck_real xi, ck_real yi,
   }
 }
 
-/* Bins the distances from slot i to the slots j > i within range (each
- * unordered pair once): from the Verlet list (list not NULL; range at
- * most rc), from the cells (cell_start not NULL) around the cell of
- * anchor's slot i (the positions the cells were sorted by: the current
- * ones, or a Verlet rebuild's), else from every slot. */
-CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
-                            CK_GLOBAL const ck_real *position,
-                            CK_GLOBAL const ck_real *anchor,
-                            CK_GLOBAL const ck_u32 *cell_start,
-                            CK_GLOBAL const ck_u32 *cell_count,
-                            CK_GLOBAL const ck_u32 *list,
-                            CK_GLOBAL const ck_u32 *list_count, ck_u32 capacity,
-                            const ck_gas_geometry *g, ck_real range,
-                            ck_u32 bins, CK_GLOBAL ck_u32 *counts) {
+/* Whether slot i counts its pair with slot j: once for every unordered
+ * pair, by the lower slot (j > i); in a spread member (member_id not
+ * NULL), own slot i counts an own j > i and the next member's ghosts (the
+ * pair is that member's with a ghost from its previous, which it does not
+ * count). */
+CK_FN int ck_gas_rdf_counts(ck_u32 i, ck_u32 j,
+                            CK_GLOBAL const ck_u32 *member_id) {
+  if (!member_id || ck_gas_own(member_id[j]))
+    return j > i;
+  return (member_id[j] & CK_GAS_FROM_NEXT) != 0u;
+}
+
+/* Bins the distances from slot i to the slots it counts within range
+ * (each unordered pair once, ck_gas_rdf_counts): from the Verlet list
+ * (list not NULL; range at most rc), from the cells (cell_start not NULL)
+ * around the cell of anchor's slot i (the positions the cells were sorted
+ * by: the current ones, or a Verlet rebuild's), else from every slot. A
+ * spread member (member_id not NULL) bins its own slots' pairs alone. */
+CK_FN void ck_gas_rdf_pairs(
+    ck_u32 i, ck_u32 n, CK_GLOBAL const ck_real *position,
+    CK_GLOBAL const ck_real *anchor, CK_GLOBAL const ck_u32 *cell_start,
+    CK_GLOBAL const ck_u32 *cell_count, CK_GLOBAL const ck_u32 *list,
+    CK_GLOBAL const ck_u32 *list_count, ck_u32 capacity,
+    const ck_gas_geometry *g, ck_real range, ck_u32 bins,
+    CK_GLOBAL ck_u32 *counts, CK_GLOBAL const ck_u32 *member_id) {
   ck_real xi = position[2 * i], yi = position[2 * i + 1];
   ck_real range2 = range * range, per_bin = (ck_real)bins / range;
+  if (member_id && !ck_gas_own(member_id[i]))
+    return;
   if (list) {
     ck_u32 count = list_count[i] < capacity ? list_count[i] : capacity;
     for (ck_u32 m = 0; m < count; ++m) {
       ck_u32 j = list[(ck_u64)i * capacity + m];
-      if (j <= i)
+      if (!ck_gas_rdf_counts(i, j, member_id))
         continue;
       ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);
     }
@@ -655,7 +752,7 @@ CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
   // clang-format off
   CK_GAS_NEARBY_SLOTS_BEGIN(anchor[2 * i], anchor[2 * i + 1], cell_start,
                             cell_count, g, j)
-    if (j <= i)
+    if (!ck_gas_rdf_counts(i, j, member_id))
       continue;
     ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);
   CK_GAS_NEARBY_SLOTS_END
@@ -664,7 +761,7 @@ CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
 
 /* The geometry, passed to every kernel (OpenCL and native CUDA) as these
  * scalar arguments; CK_GAS_GEOMETRY_BUILD(g) gathers them, with the
- * build-time CK_GAS_WALLS. */
+ * build-time CK_GAS_PERIODIC_X and CK_GAS_PERIODIC_Y. */
 #define CK_GAS_GEOMETRY_ARGUMENTS                                              \
   ck_real box_x, ck_real box_y, ck_real cell_inverse_x,                        \
       ck_real cell_inverse_y, int cells_x, int cells_y
@@ -676,6 +773,7 @@ CK_FN void ck_gas_rdf_pairs(ck_u32 i, ck_u32 n,
   g.cell_inverse_y = cell_inverse_y;                                           \
   g.cells_x = cells_x;                                                         \
   g.cells_y = cells_y;                                                         \
-  g.walls = CK_GAS_WALLS
+  g.periodic_x = CK_GAS_PERIODIC_X;                                            \
+  g.periodic_y = CK_GAS_PERIODIC_Y
 
 #endif /* CK_GAS_H */

@@ -13,12 +13,16 @@
  *   CK_GAS_MODEL         CK_GAS_MODEL_LENNARD_JONES or _SOFT_LOG
  *   CK_GAS_FORCE_SHIFT   1 for the force-shifted potential, else 0 (the
  *                        pair loops then carry no test for it)
- *   CK_GAS_WALLS         1 for reflecting walls, 0 for a periodic box
+ *   CK_GAS_PERIODIC_X    1 for a periodic x axis, 0 for reflecting walls
+ *   CK_GAS_PERIODIC_Y    the same along y
  *   CK_GAS_TILES         1: all pairs staged through local memory (GPUs);
  *                        0: read straight from memory (CPUs)
  *   CK_GAS_LANES         slots a strip kernel reads at a time: 16 floats or
  *                        8 doubles on CPUs (a 512-bit vector), 0 elsewhere
  *                        (the strip kernel is then left out)
+ *   CK_GAS_MEMBER        1 in a spread member's program (ck_gas.h's spread
+ *                        members: ghosts are neither moved, kicked nor
+ *                        summed, dropped slots sort last), else 0
  *   CK_REAL_DOUBLE       0 or 1
  * The model and the boundaries are fixed per program so that the pair
  * loops carry no branches on them.
@@ -36,9 +40,10 @@
 #include "ck_gas.h"
 
 #if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                   \
-    !defined(CK_GAS_MODEL) || !defined(CK_GAS_WALLS) ||                        \
+    !defined(CK_GAS_MODEL) || !defined(CK_GAS_PERIODIC_X) ||                   \
+    !defined(CK_GAS_PERIODIC_Y) ||                                             \
     !defined(CK_GAS_TILES) || !defined(CK_GAS_LANES) ||                        \
-    !defined(CK_GAS_FORCE_SHIFT)
+    !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER)
 #error "gas.cl needs its CK_GAS_ defines"
 #endif
 #define CK_GAS_SCAN_BLOCK (4 * CK_GAS_SCAN_GROUP)
@@ -62,8 +67,12 @@
   int kick, ck_real dt, ck_real damping, ck_real noise, ulong seed,            \
       ulong step, __global ck_real *velocity, __global const uint *id
 #define CK_GAS_KICK_AFTER_FORCE(i)                                             \
-  if (kick)                                                                    \
+  if (kick && CK_GAS_MOVES(i))                                                 \
   ck_gas_kick_particle(i, velocity, force, id, dt, damping, noise, seed, step)
+
+/* Whether slot k's particle is moved and kicked here: always, but for a
+ * spread member's ghosts (their owner moves them). */
+#define CK_GAS_MOVES(k) (!CK_GAS_MEMBER || ck_gas_own(id[k]))
 
 #define CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags)                     \
   if ((only_if_flagged) && !(flags)[0])                                        \
@@ -96,11 +105,11 @@ __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
                                 __global ck_real *position,
                                 __global ck_real *velocity,
                                 __global const ck_real *force,
-                                int use_reference,
+                                __global const uint *id, int use_reference,
                                 __global const ck_real *reference,
                                 ck_real half_skin2, __global uint *flags) {
   uint k = (uint)get_global_id(0);
-  if (k >= n)
+  if (k >= n || !CK_GAS_MOVES(k))
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   if (ck_gas_kick_drift_particle(k, position, position, velocity, force, dt, &g,
@@ -108,19 +117,23 @@ __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
     atomic_or(&flags[0], 1u);
 }
 
-/* Work-item k: the cell of slot k, and its rank among the cell's
- * particles in arrival order (an atomic count; fill starts at 0). */
+/* Work-item k: the cell of slot k (a member's dropped slot: the key past
+ * the last cell), and its rank among the cell's particles in arrival
+ * order (an atomic count; fill starts at 0). */
 __kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
                            __global const ck_real *position,
-                           __global uint *cell_key, __global uint *cell_rank,
-                           __global uint *fill, int only_if_flagged,
-                           __global const uint *flags) {
+                           __global const uint *id, __global uint *cell_key,
+                           __global uint *cell_rank, __global uint *fill,
+                           int only_if_flagged, __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
   uint k = (uint)get_global_id(0);
   if (k >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint key = (uint)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
+  uint key = CK_GAS_MEMBER ? ck_gas_member_key(position[2 * k],
+                                               position[2 * k + 1], id[k], &g)
+                           : (uint)ck_gas_cell_of(position[2 * k],
+                                                  position[2 * k + 1], &g);
   cell_key[k] = key;
   cell_rank[k] = atomic_inc(&fill[key]);
 }
@@ -211,8 +224,9 @@ ck_gas_scatter(uint n, __global const uint *cell_key,
 }
 
 /* Work-item c: cell c's final start, its slots ordered by id, and its
- * counter cleared for the next sort. */
-__kernel void ck_gas_order(uint cells, __global uint *cell_start,
+ * counter cleared for the next sort; keys past `ordered` (a member's
+ * dropped slots) are not ordered. */
+__kernel void ck_gas_order(uint cells, uint ordered, __global uint *cell_start,
                            __global const uint *cell_count,
                            __global const uint *block_sum, __global uint *fill,
                            __global ck_real *sorted_position,
@@ -226,8 +240,9 @@ __kernel void ck_gas_order(uint cells, __global uint *cell_start,
   uint start = cell_start[c] + block_sum[c / CK_GAS_SCAN_BLOCK];
   cell_start[c] = start;
   fill[c] = 0u;
-  ck_gas_order_cell(start, start + cell_count[c], sorted_position,
-                    sorted_velocity, sorted_id);
+  if (c < ordered)
+    ck_gas_order_cell(start, start + cell_count[c], sorted_position,
+                      sorted_velocity, sorted_id);
 }
 
 /* Work-item k (Verlet rebuilds): the sorted slot k back into the particle
@@ -269,7 +284,8 @@ ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
   if (get_global_id(0) != 0)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  ck_gas_sort_serially(n, cells, &g, position, velocity, id, sorted_position,
+  ck_gas_sort_serially(n, cells, CK_GAS_MEMBER, &g, position, velocity, id,
+                       sorted_position,
                        sorted_velocity, sorted_id, cell_key, cell_start,
                        cell_count, fill, reference);
   if (clear)
@@ -403,10 +419,10 @@ CK_FN ck_real ck_gas_lanes_total(ck_gas_lanes v) {
     ck_gas_lanes high = CK_GAS_LOAD_LANES(1, position + 2 * m);                \
     ck_gas_lanes dx = xi - (ck_gas_lanes)(low.even, high.even);                \
     ck_gas_lanes dy = yi - (ck_gas_lanes)(low.odd, high.odd);                  \
-    if (IMAGE) {                                                               \
+    if (IMAGE && CK_GAS_PERIODIC_X)                                            \
       dx = CK_GAS_MINIMUM_IMAGE(dx, g.box_x, half_x);                          \
+    if (IMAGE && CK_GAS_PERIODIC_Y)                                            \
       dy = CK_GAS_MINIMUM_IMAGE(dy, g.box_y, half_y);                          \
-    }                                                                          \
     ck_gas_lanes r2 = dx * dx + dy * dy;                                       \
     ck_gas_lane_index inside =                                                 \
         (lanes + (ck_gas_lane_index)m < (ck_gas_lane_index)end) &              \
@@ -467,8 +483,8 @@ __kernel void ck_gas_forces_strips(
    * box's side since (a particle moves less than a cell between Verlet
    * rebuilds); there the image is the separation itself, bit for bit,
    * for every pair within a cell's width. */
-  int image = !CK_GAS_WALLS &&
-              (cx < 2 || cx > g.cells_x - 3 || cy < 2 || cy > g.cells_y - 3);
+  int image = (CK_GAS_PERIODIC_X && (cx < 2 || cx > g.cells_x - 3)) ||
+              (CK_GAS_PERIODIC_Y && (cy < 2 || cy > g.cells_y - 3));
   ck_gas_lane_index lanes = CK_GAS_LANE_NUMBERS;
   ck_gas_lanes fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
   for (int oy = -1; oy <= 1; ++oy) {
@@ -499,8 +515,9 @@ __kernel void ck_gas_forces_strips(
   CK_GAS_KICK_AFTER_FORCE(i);
   /* The next step's first half, its positions into next_position while
    * others still read these. */
-  if (ahead && ck_gas_kick_drift_particle(i, position, next_position, velocity,
-                                          force, dt, &g, anchor, half_skin2))
+  if (ahead && CK_GAS_MOVES(i) &&
+      ck_gas_kick_drift_particle(i, position, next_position, velocity, force,
+                                 dt, &g, anchor, half_skin2))
     atomic_or(&flags[0], 1u);
 }
 #endif
@@ -647,23 +664,26 @@ __kernel void ck_gas_kick(uint n, ck_real dt, ck_real damping, ck_real noise,
                           __global const ck_real *force,
                           __global const uint *id) {
   uint k = (uint)get_global_id(0);
-  if (k >= n)
+  if (k >= n || !CK_GAS_MOVES(k))
     return;
   ck_gas_kick_particle(k, velocity, force, id, dt, damping, noise, seed, step);
 }
 
 /* Work-item l of group b sums kinetic energy, potential energy, virial
- * and momentum over particles b * GROUP + l, then strided by the grid;
- * a tree adds the group's sums into partial[5 b ..]. */
+ * and momentum over particles b * GROUP + l, then strided by the grid (a
+ * member's own particles alone); a tree adds the group's sums into
+ * partial[5 b ..]. */
 __kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
 ck_gas_reduce(uint n, __global const ck_real *velocity,
               __global const ck_real *energy, __global const ck_real *virial,
-              __global ck_real *partial) {
+              __global const uint *id, __global ck_real *partial) {
   CK_LOCAL ck_real sums[5][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   ck_real kinetic = CK_R(0), potential = CK_R(0), w = CK_R(0);
   ck_real px = CK_R(0), py = CK_R(0);
   for (uint k = (uint)get_global_id(0); k < n; k += (uint)get_global_size(0)) {
+    if (!CK_GAS_MOVES(k))
+      continue;
     ck_real vx = velocity[2 * k], vy = velocity[2 * k + 1];
     kinetic += CK_R(0.5) * (vx * vx + vy * vy);
     potential += energy[k];
@@ -715,15 +735,15 @@ __kernel void ck_gas_rescale(uint n, ck_real target, ck_real degrees,
   velocity[2 * k + 1] *= scale;
 }
 
-/* Work-item i: slot i's pairs with later slots, binned (atomically); mode
- * 0 from the cells around anchor's slot i, 1 from its Verlet list, 2 from
- * every slot. */
-__kernel void
-ck_gas_accumulate_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS, __global const ck_real *position,
-           __global const ck_real *anchor, int mode,
-           __global const uint *cell_start, __global const uint *cell_count,
-           __global const uint *list, __global const uint *list_count,
-           uint capacity, ck_real range, uint bins, __global uint *counts) {
+/* Work-item i: slot i's pairs that it counts (ck_gas_rdf_counts), binned
+ * (atomically); mode 0 from the cells around anchor's slot i, 1 from its
+ * Verlet list, 2 from every slot. */
+__kernel void ck_gas_accumulate_rdf(
+    uint n, CK_GAS_GEOMETRY_ARGUMENTS, __global const ck_real *position,
+    __global const ck_real *anchor, int mode, __global const uint *cell_start,
+    __global const uint *cell_count, __global const uint *list,
+    __global const uint *list_count, uint capacity, ck_real range, uint bins,
+    __global uint *counts, __global const uint *id) {
   uint i = (uint)get_global_id(0);
   if (i >= n)
     return;
@@ -731,5 +751,155 @@ ck_gas_accumulate_rdf(uint n, CK_GAS_GEOMETRY_ARGUMENTS, __global const ck_real 
   ck_gas_rdf_pairs(i, n, position, anchor, mode == 0 ? cell_start : 0,
                    mode == 0 ? cell_count : 0, mode == 1 ? list : 0,
                    mode == 1 ? list_count : 0, capacity, &g, range, bins,
-                   counts);
+                   counts, CK_GAS_MEMBER ? id : 0);
 }
+
+#if CK_GAS_MEMBER
+/* ---- spread members (ck_gas.h) ----------------------------------------- */
+
+/* Work-item k: in mode 0 (leavers) own slot k's particle past a border of
+ * [lo, hi) joins that side's list, and a ghost's slot is dropped (a
+ * rebuild makes new ghosts); in mode 1 (exports) an own particle within
+ * reach of a border joins that side's list (ck_gas_member_side). Side s's
+ * list is list[s capacity ..]; counts[s] counts every entry, also those
+ * past capacity, which are not stored (the host grows the lists and
+ * selects again: dropping a ghost twice changes nothing). */
+__kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
+                                   ck_real reach,
+                                   __global const ck_real *position,
+                                   __global uint *id, uint capacity,
+                                   __global uint *list, __global uint *counts) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  uint word = id[k];
+  if (!ck_gas_own(word)) {
+    if (mode == 0 && word != CK_GAS_DROPPED)
+      id[k] = CK_GAS_DROPPED;
+    return;
+  }
+  int side = ck_gas_member_side(position[2 * k], lo, hi, reach, mode);
+  if (side < 0)
+    return;
+  uint at = atomic_inc(&counts[side]);
+  if (at < capacity)
+    list[(uint)side * capacity + at] = k;
+}
+
+/* Work-item e: the particle in slot list[base + e] into entry base + e of
+ * the outbox: with words 1 its word, then its position with shift added
+ * to x, and with velocities 1 its velocity (an entry is `stride` reals,
+ * 2 or 4). */
+__kernel void ck_gas_member_gather(uint count, uint base,
+                                   __global const uint *list, ck_real shift,
+                                   int words, int velocities, uint stride,
+                                   __global const ck_real *position,
+                                   __global const ck_real *velocity,
+                                   __global const uint *id,
+                                   __global uint *out_word,
+                                   __global ck_real *out_real) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  uint slot = list[base + e], at = stride * (base + e);
+  if (words)
+    out_word[base + e] = id[slot];
+  out_real[at] = position[2 * slot] + shift;
+  out_real[at + 1] = position[2 * slot + 1];
+  if (velocities) {
+    out_real[at + 2] = velocity[2 * slot];
+    out_real[at + 3] = velocity[2 * slot + 1];
+  }
+}
+
+/* Work-item e: the leaver in slot list[base + e] is dropped (its new
+ * owner has it now). */
+__kernel void ck_gas_member_mark(uint count, uint base,
+                                 __global const uint *list, __global uint *id) {
+  uint e = (uint)get_global_id(0);
+  if (e < count)
+    id[list[base + e]] = CK_GAS_DROPPED;
+}
+
+/* Work-item e: after a sort, into slots[base + e] the slot of entry
+ * base + e of a message (its word, with ghost 1 as a ghost's word, and
+ * its position at in_real[stride (base + e) ..]), which the sort put in
+ * the cell of that position; n where it is missing, which sets
+ * flags[2]. */
+__kernel void ck_gas_member_locate(uint count, uint base,
+                                   CK_GAS_GEOMETRY_ARGUMENTS,
+                                   __global const uint *word,
+                                   __global const ck_real *in_real,
+                                   uint stride, int ghost,
+                                   __global const uint *cell_start,
+                                   __global const uint *cell_count,
+                                   __global const uint *id, uint n,
+                                   __global uint *slots,
+                                   __global uint *flags) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  CK_GAS_GEOMETRY_BUILD(g);
+  uint at = stride * (base + e), own = word[base + e];
+  uint slot = ck_gas_member_slot_of(in_real[at], in_real[at + 1],
+                                   ghost ? own | CK_GAS_GHOST : own,
+                                   cell_start, cell_count, id, &g, n);
+  slots[base + e] = slot;
+  if (slot == n)
+    flags[2] = 1u;
+}
+
+/* Work-item e: ghost e's new position (in_real[2 e ..]) into its slot. */
+__kernel void ck_gas_member_unpack(uint count, __global const uint *slots,
+                                   __global const ck_real *in_real,
+                                   __global ck_real *position) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  uint slot = slots[e];
+  position[2 * slot] = in_real[2 * e];
+  position[2 * slot + 1] = in_real[2 * e + 1];
+}
+
+/* Work-item k: slot k's velocity times factor (a member's share of a
+ * rescale, whose factor comes from the kinetic energy of all members). */
+__kernel void ck_gas_member_scale(uint n, ck_real factor,
+                                  __global ck_real *velocity) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  velocity[2 * k] *= factor;
+  velocity[2 * k + 1] *= factor;
+}
+
+/* Work-item l of group b counts the own particles of slots b GROUP + l,
+ * strided by the grid, and sums their ids and id hashes
+ * (ck_gas_id_hash); a tree adds the group's three into partial[3 b ..]. */
+__kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
+ck_gas_member_census(uint n, __global const uint *id,
+                     __global ulong *partial) {
+  CK_LOCAL ulong sums[3][CK_GAS_GROUP];
+  uint l = (uint)get_local_id(0);
+  ulong count = 0, ids = 0, hashes = 0;
+  for (uint k = (uint)get_global_id(0); k < n; k += (uint)get_global_size(0)) {
+    uint word = id[k];
+    if (!ck_gas_own(word))
+      continue;
+    count += 1;
+    ids += word;
+    hashes += ck_gas_id_hash(word);
+  }
+  sums[0][l] = count;
+  sums[1][l] = ids;
+  sums[2][l] = hashes;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint stride = CK_GAS_GROUP / 2; stride > 0; stride /= 2) {
+    if (l < stride)
+      for (int q = 0; q < 3; ++q)
+        sums[q][l] += sums[q][l + stride];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l < 3)
+    partial[3 * get_group_id(0) + l] = sums[l][0];
+}
+#endif

@@ -26,8 +26,12 @@
  * for its two particles.
  *
  * Build-time defines (src/gas/gas_cuda.c):
- *   CK_GAS_WALLS         1 for reflecting walls, 0 for a periodic box (with
- *                        at least 3 cells each way)
+ *   CK_GAS_PERIODIC_X    1 for a periodic x axis (at least 3 cells), 0 for
+ *                        reflecting walls
+ *   CK_GAS_PERIODIC_Y    the same along y
+ *   CK_GAS_MEMBER        1 for a spread member (ck_gas.h): the forces
+ *                        kernels kick its own particles alone; the
+ *                        member sorts with gas.cl's kernels
  *   CK_GAS_FORCE_SHIFT   1 for the force-shifted potential, else 0 (the
  *                        pair loop then carries no test for it)
  *   CK_GAS_BLOCK         threads a block of the per-particle kernels (a
@@ -43,7 +47,8 @@
 #include "ck_gas.h"
 #include "ck_warp.h"
 
-#if !defined(CK_GAS_WALLS) || !defined(CK_GAS_FORCE_SHIFT) ||                  \
+#if !defined(CK_GAS_PERIODIC_X) || !defined(CK_GAS_PERIODIC_Y) ||              \
+    !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER) ||                 \
     !defined(CK_GAS_BLOCK) || !defined(CK_GAS_SCAN_THREADS) ||                 \
     !defined(CK_GAS_SCAN_ITEMS)
 #error "gas.cu needs its CK_GAS_ defines"
@@ -327,8 +332,10 @@ static __device__ __forceinline__ void forces(
       for (unsigned j = begin; j < end; ++j) {
         float2 other = __ldg(position + j);
         float dx = own.x - other.x, dy = own.y - other.y;
-#if !CK_GAS_WALLS
+#if CK_GAS_PERIODIC_X
         dx -= shift_x;
+#endif
+#if CK_GAS_PERIODIC_Y
         dy -= shift_y;
 #endif
         ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, &pair, rc,
@@ -341,7 +348,7 @@ static __device__ __forceinline__ void forces(
     energy[i] = e;
     virial[i] = w;
   }
-  if (kick) {
+  if (kick && (!CK_GAS_MEMBER || ck_gas_own(id[i]))) {
     /* The shared kick on this particle's values, kept in registers. */
     float2 speed = velocity[i];
     float v[2] = {speed.x, speed.y};

@@ -33,18 +33,7 @@ static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
  * pass over it follow the particles rather than the box's area. */
 #define CELLS_PER_PARTICLE 4.0
 
-struct ck_gas {
-  gas_state state;
-  const ck__gas_steps *steps;
-  ck__gas_steps merged_steps; /* native steps over the base's */
-  ck_gas_config config;
-  uint64_t step;
-  /* A gas spread over devices (gas_spread.c), or NULL: its members hold
-   * the particles, and this state holds no buffers. */
-  ck__gas_spread *spread;
-};
-
-CK__STEPS_TABLE(ck__gas_steps, 9);
+CK__STEPS_TABLE(ck__gas_steps, 16);
 
 gas_state *ck__gas_state(ck_gas *gas) {
   return &gas->state;
@@ -299,13 +288,18 @@ static void set_constants(const ck_device *device, ck_gas *gas,
   state->model = config->model == CK_GAS_SOFT_LOG ? CK_GAS_MODEL_SOFT_LOG
                                                   : CK_GAS_MODEL_LENNARD_JONES;
   state->walls = config->walls;
+  /* A spread member's box is closed along x, the cut: its neighbours'
+   * ghosts stand for what lies past its slab. */
+  state->periodic_x = !config->walls && !state->member;
+  state->periodic_y = !config->walls;
   state->neighbors = config->neighbors;
   state->thermostat = config->thermostat;
   state->box_x = config->box_x;
   state->box_y = config->box_y;
   state->dt = config->dt;
   state->rc = config->rc;
-  state->skin = config->neighbors == CK_GAS_VERLET ? config->skin : 0;
+  state->skin =
+      config->neighbors == CK_GAS_VERLET || state->member ? config->skin : 0;
   state->seed = config->seed;
   pair_constants(config, state);
   state->target_temperature = config->target_temperature;
@@ -350,7 +344,8 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
        (state->strips_request < 0 && device->kind == CK_KIND_CPU)) &&
       config->model == CK_GAS_LENNARD_JONES &&
       config->neighbors != CK_GAS_ALL_PAIRS &&
-      (config->walls || (state->cells_x >= 3 && state->cells_y >= 3));
+      (!state->periodic_x || state->cells_x >= 3) &&
+      (!state->periodic_y || state->cells_y >= 3);
   /* Verlet lists: room for twice the neighbours of the densest
    * plausible packing within the range (strips keep none). */
   if (config->neighbors == CK_GAS_VERLET && !state->strips) {
@@ -379,14 +374,15 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
   size_t padded = 2 * (n + (state->strips ? state->lanes : 0));
   /* The buffers below, and on ref the host's starting positions and
    * velocities beside them (create_gas), before any is allocated. */
+  int reference = config->neighbors == CK_GAS_VERLET || state->member;
   double bytes =
-      (double)real *
-          (2.0 * (double)padded + 8.0 * (double)n +
-           (config->neighbors == CK_GAS_VERLET ? 2.0 * (double)n : 0)) +
+      (double)real * (2.0 * (double)padded + 8.0 * (double)n +
+                      (reference ? 2.0 * (double)n : 0)) +
       4.0 * (double)n *
           (4.0 + (state->list_capacity ? state->list_capacity + 1.0 : 0)) +
-      12.0 * (double)state->cells +
-      (device->backend == CK_BACKEND_REF ? 32.0 * (double)n : 0);
+      12.0 * ((double)state->cells + 1) +
+      (device->backend == CK_BACKEND_REF ? 32.0 * (double)n : 0) +
+      ck__gas_member_message_bytes(state, state->message_capacity);
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu particles need ", n);
   CK_TRY(ck_queue_create(device, &state->queue));
@@ -410,18 +406,21 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
                                 &state->cell_key));
   CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "cell ranks",
                                 &state->cell_rank));
-  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells, 4, "cells",
+  /* One more cell than the grid's: a spread member's dropped slots. */
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells + 1, 4, "cells",
                                 &state->cell_count));
-  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells, 4, "cells",
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells + 1, 4, "cells",
                                 &state->cell_start));
-  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells, 4, "cells",
+  CK_TRY(ck__buffer_make_zeroed(state->queue, state->cells + 1, 4, "cells",
                                 &state->cell_fill));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 4, 4, "flags", &state->flags));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 8, sizeof(double), "sums",
                                 &state->sums));
-  if (config->neighbors == CK_GAS_VERLET)
+  if (reference)
     CK_TRY(ck__buffer_make_zeroed(state->queue, 2 * n, real,
                                   "reference positions", &state->reference));
+  if (state->member)
+    CK_TRY(ck__gas_member_messages(state, state->message_capacity));
   if (state->list_capacity) {
     CK_TRY(ck__buffer_make_zeroed(state->queue,
                                   n * (size_t)state->list_capacity, 4,
@@ -687,82 +686,28 @@ ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
 /* ---- spread runs ---------------------------------------------------------
  *
  * A spread gas is a ck_gas whose members (gas_spread.c) hold the
- * particles; each member computes its forces on a device state of its
- * own, made and driven by the functions below.
+ * particles; each member is a device state of its own (gas_member.c),
+ * made here.
  */
 
-ck_status ck__gas_member_create(const ck_device *device,
-                                const ck_gas_config *config,
-                                ck__gas_forms forms, ck_gas **member) {
+ck_status ck__gas_member_make(const ck_device *device,
+                              const ck_gas_config *config, ck__gas_forms forms,
+                              uint32_t messages, ck_gas **member) {
   ck_status status = CK_OK;
   ck_gas *gas = new_gas(config, forms);
   *member = NULL;
   if (!gas)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  gas->state.member = 1;
+  gas->state.message_capacity = messages;
   CK_TRY(build_state(device, gas, 0));
+  /* Empty until its particles are appended. */
+  gas->state.particles = 0;
   *member = gas;
   gas = NULL;
 fail:
   ck_gas_destroy(gas);
   return status;
-}
-
-ck_status ck__gas_member_forces(ck_gas *member, size_t count,
-                                const double *positions, const uint32_t *ids,
-                                int with_energy) {
-  ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  if (count > member->config.particles)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "a member of %zu particles given %zu",
-                    member->config.particles, count);
-  state->particles = (uint32_t)count;
-  if (count == 0)
-    return CK_OK;
-  CK_TRY(ck__reals_write(state->queue, state->position, state->double_precision,
-                         positions, 2 * count));
-  if (ids) {
-    CK_TRY(ck_buffer_write(state->queue, state->id, 0, 4 * count, ids,
-                           CK_BLOCKING, NULL));
-    CK_TRY(member->steps->neighbors(state, 1));
-  }
-  state->with_energy = with_energy;
-  state->kick_step = 0;
-  state->ahead = 0;
-  CK_TRY(member->steps->forces(state));
-fail:
-  return status;
-}
-
-ck_status ck__gas_member_read(ck_gas *member, uint32_t *ids, double *forces,
-                              double *energies, double *virials,
-                              uint32_t *overflow) {
-  ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  size_t n = state->particles;
-  int real = state->double_precision;
-  if (n == 0)
-    return CK_OK;
-  if (ids)
-    CK_TRY(ck_buffer_read(state->queue, state->id, 0, 4 * n, ids, CK_BLOCKING,
-                          NULL));
-  CK_TRY(ck__reals_read(state->queue, state->force, real, forces, 2 * n));
-  if (energies)
-    CK_TRY(ck__reals_read(state->queue, state->energy, real, energies, n));
-  if (virials)
-    CK_TRY(ck__reals_read(state->queue, state->virial, real, virials, n));
-  if (overflow && state->neighbors == CK_GAS_VERLET) {
-    uint32_t flags[2];
-    CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
-                          CK_BLOCKING, NULL));
-    *overflow = flags[1];
-  }
-fail:
-  return status;
-}
-
-ck_queue *ck__gas_member_queue(ck_gas *member) {
-  return member->state.queue;
 }
 
 /* A spread gas: the wrapper over the spread's members (taken over, and
@@ -1739,6 +1684,7 @@ ck_status ck_gas_destroy(ck_gas *gas) {
                           state->rdf_counts};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
+  ck__gas_member_messages_free(state);
   ck_queue_destroy(state->queue);
   free(gas);
   return CK_OK;

@@ -37,7 +37,8 @@ int ck__gas_cuda_native(const gas_state *state) {
    * three distinct cells a row (and column) in a periodic box. */
   return !state->double_precision && state->neighbors == CK_GAS_CELLS &&
          state->model == CK_GAS_MODEL_LENNARD_JONES &&
-         (state->walls || (state->cells_x >= 3 && state->cells_y >= 3));
+         (!state->periodic_x || state->cells_x >= 3) &&
+         (!state->periodic_y || state->cells_y >= 3);
 }
 
 /* One thread a particle, in whole blocks. */
@@ -61,12 +62,13 @@ static ck_status cuda_setup(gas_state *state) {
                                 "scan tiles", &native->scan_status));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, 4, "scan ticket",
                                 &native->scan_ticket));
-  char defines[200];
+  char defines[240];
   snprintf(defines, sizeof defines,
-           "-DCK_GAS_WALLS=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_BLOCK=%u "
+           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d "
+           "-DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d -DCK_GAS_BLOCK=%u "
            "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
-           state->walls, state->force_shift != 0, NATIVE_BLOCK, SCAN_THREADS,
-           SCAN_ITEMS);
+           state->periodic_x, state->periodic_y, state->force_shift != 0,
+           state->member, NATIVE_BLOCK, SCAN_THREADS, SCAN_ITEMS);
   CK_TRY(ck_program_build(state->queue, "gas.cu", defines, &native->program));
   struct {
     const char *name;
@@ -110,7 +112,11 @@ fail:
   return status;
 }
 
+/* A spread member moves with gas.cl's kernel (it sorts only at its
+ * rebuilds, with gas.cl's sort: see cuda_neighbors). */
 static ck_status cuda_kick_drift(gas_state *state) {
+  if (state->member)
+    return ck__gas_opencl_steps.kick_drift(state);
   return move_and_count(state, 1);
 }
 
@@ -122,7 +128,9 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_status status = CK_OK;
   gas_native *native = state->native;
   ck_kernel_args args;
-  (void)force_rebuild;
+  /* A spread member's sort drops slots, which gas.cl's kernels know. */
+  if (state->member)
+    return ck__gas_opencl_steps.neighbors(state, force_rebuild);
   if (!native->cells_counted)
     CK_TRY(move_and_count(state, 0));
   native->cells_counted = 0;

@@ -23,6 +23,7 @@
 
 typedef struct gas_state gas_state;
 typedef struct gas_native gas_native;
+typedef struct ck__gas_spread ck__gas_spread;
 
 typedef struct ck__gas_steps {
   ck_status (*setup)(gas_state *state);
@@ -50,6 +51,31 @@ typedef struct ck__gas_steps {
    * range / bins (the device buffer rdf, bins words). */
   ck_status (*rdf)(gas_state *state, uint32_t bins, double range);
   void (*teardown)(gas_state *state);
+  /* A spread member's exchange steps (gas_member.c; ck_gas.h's spread
+   * members), over the member buffers below. select: each side's list of
+   * own slots that leave the slab [lo, hi) (mode 0; ghosts are dropped)
+   * or lie within reach of a border (mode 1), and their counts (read
+   * back, every entry counted, those past message_capacity not stored).
+   * gather: count entries of a list (member_list, or export_slots with
+   * exports 1) from entry base into the outbox, stride reals an entry
+   * (position with shift added to x, and with stride 4 the velocity),
+   * with words 1 the words too. mark: drops the slots of count entries of
+   * member_list from base. locate: the slots, after a sort, of count
+   * entries from base of a message (in_word and in_real, stride reals an
+   * entry, ghosts' words with ghost 1; else out_word and out_real) into
+   * ghost_slots or export_slots. unpack: in_real's first count positions
+   * into the slots of ghost_slots. census: the own particles' count, sum
+   * of ids and of their hashes. scale: every velocity times factor. */
+  ck_status (*select)(gas_state *state, int mode, double lo, double hi,
+                      double reach, uint32_t counts[2]);
+  ck_status (*gather)(gas_state *state, int exports, uint32_t base,
+                      uint32_t count, double shift, int words, uint32_t stride);
+  ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
+  ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
+                      uint32_t count, uint32_t stride);
+  ck_status (*unpack)(gas_state *state, uint32_t count);
+  ck_status (*census)(gas_state *state, uint64_t census[3]);
+  ck_status (*scale)(gas_state *state, double factor);
 } ck__gas_steps;
 
 struct gas_state {
@@ -59,6 +85,9 @@ struct gas_state {
   size_t real_size;
   uint32_t particles;
   int model, walls, neighbors, thermostat;
+  /* The axes' boundaries (ck_gas_geometry): periodic or walls, both one
+   * way for a run's box (walls); a spread member's is closed along x. */
+  int periodic_x, periodic_y;
   double box_x, box_y, dt, rc, skin;
   /* The pair constants (see ck_gas_pair_constants), in double here: this
    * struct is shared by code built for float and for double. */
@@ -128,6 +157,22 @@ struct gas_state {
   /* CUDA: the native steps' own (gas_cuda.c), the kernels of cl/gas.cu
    * for cell lists. */
   gas_native *native;
+  /* A spread member (gas_member.c): 1, and its buffers. Its skin serves
+   * cells mode too: it rebuilds as Verlet lists do, and its forces come
+   * from the rebuild's cells (rc + skin wide) or lists. */
+  int member;
+  uint32_t message_capacity; /* entries of a side's list and box */
+  ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
+  ck_buffer *member_counts;  /* 2 words: each side's count */
+  ck_buffer *out_word;       /* 2 x capacity words: the outbox */
+  ck_buffer *out_real;       /* 2 x capacity x 4 reals */
+  ck_buffer *in_word;        /* 2 x capacity words: ghosts received */
+  ck_buffer *in_real;        /* 2 x capacity x 2 reals */
+  ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
+  ck_buffer *ghost_slots;    /* 2 x capacity: the ghosts' slots */
+  ck_buffer *census_sums;    /* 3 words of 8 a reduction group */
+  ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
+      *unpack_kernel, *census_kernel, *scale_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -150,6 +195,19 @@ extern const ck__gas_steps ck__gas_cuda_steps;
 /* Whether the native CUDA steps serve this state: cell lists in single
  * precision, with at least 3 cells each way in a periodic box. */
 int ck__gas_cuda_native(const gas_state *state);
+
+/* A gas: its state and steps (gas.c), or a spread gas's front, whose
+ * members hold the particles. */
+struct ck_gas {
+  gas_state state;
+  const ck__gas_steps *steps;
+  ck__gas_steps merged_steps; /* native steps over the base's */
+  ck_gas_config config;
+  uint64_t step;
+  /* A gas spread over devices (gas_spread.c), or NULL: its members hold
+   * the particles, and this state holds no buffers. */
+  ck__gas_spread *spread;
+};
 
 /* The state behind a gas, for tests. */
 gas_state *ck__gas_state(ck_gas *gas);
@@ -219,7 +277,6 @@ extern const ck__field ck__gas_fields[CK__GAS_FIELDS];
  * within reach of its borders. Calls marked collective are made by every
  * process of the spread, in the same order.
  */
-typedef struct ck__gas_spread ck__gas_spread;
 
 /* The configurations a spread runs: Lennard-Jones with cells or Verlet
  * lists. Others: CK_ERROR_UNSUPPORTED naming the field. */
@@ -276,26 +333,88 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
                                       ck__gas_forms forms,
                                       int temperature_given, ck_gas **gas);
 
-/* A member's device state (gas.c): forces only, for up to
- * config->particles particles in a box with walls (config's box), where
- * ghost copies stand for periodic images. */
-ck_status ck__gas_member_create(const ck_device *device,
-                                const ck_gas_config *config,
-                                ck__gas_forms forms, ck_gas **member);
-/* Queues count positions (2 count reals, in the member's box) and their
- * forces; with ids (count words) the particles are new: they are sorted
- * by cell first (and Verlet lists built), else they keep the slots of
- * the last sort. */
-ck_status ck__gas_member_forces(ck_gas *member, size_t count,
-                                const double *positions, const uint32_t *ids,
-                                int with_energy);
-/* Reads what the last ck__gas_member_forces made, in slot order: the ids
- * (NULL skips), forces, energies and virials (NULL skips), and the
- * Verlet overflow flag (NULL skips). */
-ck_status ck__gas_member_read(ck_gas *member, uint32_t *ids, double *forces,
-                              double *energies, double *virials,
-                              uint32_t *overflow);
+/* ---- a spread member's device state (gas.c, gas_member.c) ----------------
+ *
+ * A member (ck_gas.h's spread members) is a ck_gas in single precision
+ * whose box is config's (its slab and margins along x, closed; the run's
+ * box along y), with room for config->particles slots, messages entries
+ * a side in its message buffers, and no particles yet.
+ */
+ck_status ck__gas_member_make(const ck_device *device,
+                              const ck_gas_config *config, ck__gas_forms forms,
+                              uint32_t messages, ck_gas **member);
+/* The member buffers of a state for `messages` entries a side (made
+ * anew; the old ones freed), their bytes, and freeing them. */
+ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
+double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
+void ck__gas_member_messages_free(gas_state *state);
+/* The slots in use (own, ghosts, and those dropped until the next sort),
+ * and the member's queue. */
+size_t ck__gas_member_slots(const ck_gas *member);
 ck_queue *ck__gas_member_queue(ck_gas *member);
+/* Room for `slots` slots: where the member holds fewer, it is made again
+ * with more (a quarter to spare), its slots in use copied; *member then
+ * changes. */
+ck_status ck__gas_member_reserve(ck_gas **member, size_t slots);
+/* Appends count slots: words[e] (with ghost 1, as a ghost's), and from
+ * reals (stride 2 or 4 floats an entry) the position and, with stride 4,
+ * the velocity (else zero). Room must be reserved. */
+ck_status ck__gas_member_append(ck_gas *member, size_t count,
+                                const uint32_t *words, const float *reals,
+                                uint32_t stride, int ghost);
+/* The own slots that leave the slab [lo, hi) (mode 0: ghosts are
+ * dropped too) or lie within reach of a border (mode 1), each side's
+ * listed and counted (the message buffers grown to hold them). */
+ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
+                                double reach, uint32_t counts[2]);
+/* A side's count entries selected, read: words, and stride floats an
+ * entry (position; with 4, the velocity too). */
+ck_status ck__gas_member_take(ck_gas *member, int side, uint32_t count,
+                              uint32_t stride, uint32_t *words, float *reals);
+/* Drops the leavers selected, counts[side] a side. */
+ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]);
+/* A rebuild's sort by cell: the dropped slots go, `kept` remain, and the
+ * lists are built; then the slots of the exports selected (exports[side]
+ * a side, as taken) and of the ghosts appended (ghosts of them, their
+ * words and positions as received, 2 floats each) are found, for the
+ * refreshes until the next rebuild. */
+ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
+                              const uint32_t exports[2], size_t ghosts,
+                              const uint32_t *ghost_words,
+                              const float *ghost_positions);
+/* The first half-step of its own particles. */
+ck_status ck__gas_member_drift(ck_gas *member);
+/* Between rebuilds: the exports' positions (counts[side] a side, x plus
+ * shift[side]) into out[side], 2 floats each, and its flags (a rebuild
+ * due, a list overflowed, a ghost or export not found), read together. */
+ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], float *const out[2],
+                              uint32_t flags[3]);
+/* The ghosts' new positions, count of them in their order, 2 floats
+ * each, into their slots. */
+ck_status ck__gas_member_unpack(ck_gas *member, size_t count,
+                                const float *positions);
+/* Forces, and the kick of step kick_step (0: none). */
+ck_status ck__gas_member_forces(ck_gas *member, int with_energy,
+                                uint64_t kick_step);
+/* The sums of ck__gas_steps.reduce over its own particles, and whether a
+ * list overflowed. */
+ck_status ck__gas_member_sums(ck_gas *member, double sums[5],
+                              uint32_t *overflow);
+/* Its own particles' count, sum of ids and sum of id hashes. */
+ck_status ck__gas_member_census(ck_gas *member, uint64_t census[3]);
+/* Every velocity times factor. */
+ck_status ck__gas_member_scale(ck_gas *member, double factor);
+/* Adds its own particles' pairs within range (ck_gas_rdf_counts) to
+ * counts (bins). */
+ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
+                             uint64_t *counts);
+/* Its own particles, in slot order: *count of them, their ids, and the
+ * arrays asked for (NULL skips; 2 floats a particle, 1 for energies and
+ * virials), each with room for every slot in use. */
+ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
+                             float *positions, float *velocities, float *forces,
+                             float *energies, float *virials);
 /* The degrees of freedom of a configuration's particles. */
 double ck__gas_degrees_of_freedom(const ck_gas_config *config);
 

@@ -73,8 +73,10 @@ static ck_status opencl_setup(gas_state *state) {
     state->group /= 2;
   while (state->scan_block > limit)
     state->scan_block /= 2;
+  /* A member's dropped slots take one more key, past the last cell. */
+  uint32_t keys = state->cells + (state->member ? 1u : 0u);
   state->scan_blocks =
-      (state->cells + 4 * state->scan_block - 1) / (4 * state->scan_block);
+      (keys + 4 * state->scan_block - 1) / (4 * state->scan_block);
   state->reduce_group = state->group;
   state->reduce_groups = (state->particles + state->group - 1) / state->group;
   if (state->reduce_groups > 1024)
@@ -88,14 +90,15 @@ static ck_status opencl_setup(gas_state *state) {
   /* Single precision on GPUs flushes subnormals: a reciprocal that keeps
    * them costs about four more instructions a pair on NVIDIA, and forces
    * that small are far below what the integrator resolves. */
-  char defines[260];
+  char defines[300];
   snprintf(defines, sizeof defines,
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
-           "-DCK_GAS_WALLS=%d -DCK_GAS_TILES=%d -DCK_GAS_LANES=%u "
-           "-DCK_GAS_FORCE_SHIFT=%d -DCK_REAL_DOUBLE=%d%s",
-           state->group, state->scan_block, state->model, state->walls,
-           state->local_tiles, state->lanes, state->force_shift != 0,
-           state->double_precision,
+           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_TILES=%d "
+           "-DCK_GAS_LANES=%u -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
+           "-DCK_REAL_DOUBLE=%d%s",
+           state->group, state->scan_block, state->model, state->periodic_x,
+           state->periodic_y, state->local_tiles, state->lanes,
+           state->force_shift != 0, state->member, state->double_precision,
            gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
   CK_TRY(ck_program_build(state->queue, "gas", defines, &state->program));
   struct {
@@ -124,8 +127,28 @@ static ck_status opencl_setup(gas_state *state) {
   if (state->lanes)
     CK_TRY(ck_kernel_create(state->program, "ck_gas_forces_strips",
                             &state->forces_strips_kernel));
+  if (state->member) {
+    struct {
+      const char *name;
+      ck_kernel **kernel;
+    } members[] = {{"ck_gas_member_select", &state->select_kernel},
+                   {"ck_gas_member_gather", &state->gather_kernel},
+                   {"ck_gas_member_mark", &state->mark_kernel},
+                   {"ck_gas_member_locate", &state->locate_kernel},
+                   {"ck_gas_member_unpack", &state->unpack_kernel},
+                   {"ck_gas_member_census", &state->census_kernel},
+                   {"ck_gas_member_scale", &state->scale_kernel}};
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
+      CK_TRY(
+          ck_kernel_create(state->program, members[i].name, members[i].kernel));
+    CK_TRY(ck__buffer_make_zeroed(state->queue,
+                                  (size_t)state->reduce_groups * 3, 8,
+                                  "census sums", &state->census_sums));
+  }
+  /* A member sorts in parallel: the one work-item's sort keeps no room
+   * for its dropped slots' key. */
   state->sort_whole =
-      state->neighbors == CK_GAS_VERLET &&
+      !state->member && state->neighbors == CK_GAS_VERLET &&
       (state->sort_request > 0 ||
        (state->sort_request < 0 && state->device.kind == CK_KIND_CPU &&
         state->particles <= CPU_WHOLE_SORT_LIMIT));
@@ -158,7 +181,8 @@ static ck_status opencl_kick_drift(gas_state *state) {
   int real = state->double_precision;
   ck_kernel_args args;
   ck_kernel *kernel = state->kick_drift_kernel;
-  int verlet = state->neighbors == CK_GAS_VERLET;
+  /* Members rebuild as Verlet lists do, in cells mode too. */
+  int verlet = state->neighbors == CK_GAS_VERLET || state->member;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_real(&args, state->dt, real);
@@ -166,6 +190,7 @@ static ck_status opencl_kick_drift(gas_state *state) {
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->force);
+  ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_i32(&args, verlet);
   ck_kernel_args_buffer(&args, verlet ? state->reference : state->position);
   ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
@@ -215,10 +240,12 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_status status = CK_OK;
   ck_kernel_args args;
   ck_kernel *kernel = state->count_kernel;
+  uint32_t keys = state->cells + (state->member ? 1u : 0u);
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck__gas_add_geometry(state, &args);
   ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->cell_key);
   ck_kernel_args_buffer(&args, state->cell_rank);
   ck_kernel_args_buffer(&args, state->cell_fill);
@@ -229,7 +256,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
 
   kernel = state->scan_kernel;
   ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->cells);
+  ck_kernel_args_u32(&args, keys);
   ck_kernel_args_buffer(&args, state->cell_fill);
   ck_kernel_args_buffer(&args, state->cell_count);
   ck_kernel_args_buffer(&args, state->cell_start);
@@ -269,6 +296,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
 
   kernel = state->order_kernel;
   ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, keys);
   ck_kernel_args_u32(&args, state->cells);
   ck_kernel_args_buffer(&args, state->cell_start);
   ck_kernel_args_buffer(&args, state->cell_count);
@@ -280,9 +308,9 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->cells, state->group));
+  CK_TRY(launch(state, kernel, keys, state->group));
 
-  if (state->neighbors != CK_GAS_VERLET) {
+  if (state->neighbors != CK_GAS_VERLET && !state->member) {
     /* Every step sorts: the sorted arrays simply become the particles. */
     ck__gas_take_sorted(state);
     return CK_OK;
@@ -386,9 +414,10 @@ static ck_status neighbor_forces(gas_state *state) {
   ck_kernel_args args;
   begin_forces(state, kernel, &args);
   if (state->strips)
-    ck_kernel_args_buffer(&args, state->neighbors == CK_GAS_VERLET
-                                     ? state->reference
-                                     : state->position);
+    ck_kernel_args_buffer(&args,
+                          state->neighbors == CK_GAS_VERLET || state->member
+                              ? state->reference
+                              : state->position);
   if (state->neighbors == CK_GAS_CELLS || state->strips) {
     ck_kernel_args_buffer(&args, state->cell_start);
     ck_kernel_args_buffer(&args, state->cell_count);
@@ -501,6 +530,7 @@ static ck_status reduce_on_device(gas_state *state) {
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->energy);
   ck_kernel_args_buffer(&args, state->virial);
+  ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->partial_sums);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, (size_t)state->reduce_groups * state->group,
@@ -563,8 +593,9 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
    * rebuild's positions. */
   int verlet_lists = state->neighbors == CK_GAS_VERLET && !state->strips;
   int mode = state->neighbors == CK_GAS_ALL_PAIRS ? 2 : verlet_lists ? 1 : 0;
-  ck_buffer *anchor =
-      state->neighbors == CK_GAS_VERLET ? state->reference : state->position;
+  ck_buffer *anchor = state->neighbors == CK_GAS_VERLET || state->member
+                          ? state->reference
+                          : state->position;
   /* Buffers the mode does not use still need a valid argument. */
   ck_buffer *list = mode == 1 ? state->list : state->cell_start;
   ck_buffer *list_count = mode == 1 ? state->list_count : state->cell_count;
@@ -582,6 +613,169 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   ck_kernel_args_real(&args, range, real);
   ck_kernel_args_u32(&args, bins);
   ck_kernel_args_buffer(&args, state->rdf_counts);
+  ck_kernel_args_buffer(&args, state->id);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
+fail:
+  return status;
+}
+
+/* ---- spread members ------------------------------------------------------ */
+
+static ck_status opencl_select(gas_state *state, int mode, double lo, double hi,
+                               double reach, uint32_t counts[2]) {
+  ck_status status = CK_OK;
+  int real = state->double_precision;
+  static const uint32_t zero[2] = {0, 0};
+  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
+                         zero, CK_NONBLOCKING, NULL));
+  ck_kernel_args args;
+  ck_kernel *kernel = state->select_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_i32(&args, mode);
+  ck_kernel_args_real(&args, lo, real);
+  ck_kernel_args_real(&args, hi, real);
+  ck_kernel_args_real(&args, reach, real);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_u32(&args, state->message_capacity);
+  ck_kernel_args_buffer(&args, state->member_list);
+  ck_kernel_args_buffer(&args, state->member_counts);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
+                        2 * sizeof *counts, counts, CK_BLOCKING, NULL));
+fail:
+  return status;
+}
+
+static ck_status opencl_gather(gas_state *state, int exports, uint32_t base,
+                               uint32_t count, double shift, int words,
+                               uint32_t stride) {
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->gather_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, base);
+  ck_kernel_args_buffer(&args,
+                        exports ? state->export_slots : state->member_list);
+  ck_kernel_args_real(&args, shift, real);
+  ck_kernel_args_i32(&args, words);
+  ck_kernel_args_i32(&args, stride == 4);
+  ck_kernel_args_u32(&args, stride);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->out_word);
+  ck_kernel_args_buffer(&args, state->out_real);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
+fail:
+  return status;
+}
+
+static ck_status opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->mark_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, base);
+  ck_kernel_args_buffer(&args, state->member_list);
+  ck_kernel_args_buffer(&args, state->id);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
+fail:
+  return status;
+}
+
+static ck_status opencl_locate(gas_state *state, int ghost, uint32_t base,
+                               uint32_t count, uint32_t stride) {
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->locate_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, base);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_buffer(&args, ghost ? state->in_word : state->out_word);
+  ck_kernel_args_buffer(&args, ghost ? state->in_real : state->out_real);
+  ck_kernel_args_u32(&args, stride);
+  ck_kernel_args_i32(&args, ghost);
+  ck_kernel_args_buffer(&args, state->cell_start);
+  ck_kernel_args_buffer(&args, state->cell_count);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args,
+                        ghost ? state->ghost_slots : state->export_slots);
+  ck_kernel_args_buffer(&args, state->flags);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
+fail:
+  return status;
+}
+
+static ck_status opencl_unpack(gas_state *state, uint32_t count) {
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->unpack_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_buffer(&args, state->ghost_slots);
+  ck_kernel_args_buffer(&args, state->in_real);
+  ck_kernel_args_buffer(&args, state->position);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
+fail:
+  return status;
+}
+
+static ck_status opencl_census(gas_state *state, uint64_t census[3]) {
+  ck_status status = CK_OK;
+  size_t groups = state->reduce_groups;
+  uint64_t *partial = calloc(3 * groups, sizeof *partial);
+  if (!partial)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  ck_kernel_args args;
+  ck_kernel *kernel = state->census_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->census_sums);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, groups * state->group, state->group));
+  CK_TRY(ck_buffer_read(state->queue, state->census_sums, 0,
+                        3 * groups * sizeof *partial, partial, CK_BLOCKING,
+                        NULL));
+  census[0] = census[1] = census[2] = 0;
+  for (size_t b = 0; b < groups; ++b)
+    for (int q = 0; q < 3; ++q)
+      census[q] += partial[3 * b + (size_t)q];
+fail:
+  free(partial);
+  return status;
+}
+
+static ck_status opencl_scale(gas_state *state, double factor) {
+  ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->scale_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_real(&args, factor, real);
+  ck_kernel_args_buffer(&args, state->velocity);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
 fail:
@@ -598,11 +792,15 @@ static void opencl_teardown(gas_state *state) {
                           state->reduce_kernel,     state->reduce_total_kernel,
                           state->rescale_kernel,    state->rdf_kernel,
                           state->sum_slices_kernel, state->forces_strips_kernel,
-                          state->sort_whole_kernel};
+                          state->sort_whole_kernel, state->select_kernel,
+                          state->gather_kernel,     state->mark_kernel,
+                          state->locate_kernel,     state->unpack_kernel,
+                          state->census_kernel,     state->scale_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
   ck_buffer_destroy(state->slice_sums);
+  ck_buffer_destroy(state->census_sums);
 }
 
 const ck__gas_steps ck__gas_opencl_steps = {
@@ -615,4 +813,11 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .reduce = opencl_reduce,
     .rdf = opencl_rdf,
     .teardown = opencl_teardown,
+    .select = opencl_select,
+    .gather = opencl_gather,
+    .mark = opencl_mark,
+    .locate = opencl_locate,
+    .unpack = opencl_unpack,
+    .census = opencl_census,
+    .scale = opencl_scale,
 };

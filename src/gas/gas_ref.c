@@ -18,7 +18,8 @@ static ck_gas_geometry geometry(const gas_state *state) {
   g.cell_inverse_y = (ck_real)state->cell_inverse_y;
   g.cells_x = state->cells_x;
   g.cells_y = state->cells_y;
-  g.walls = state->walls;
+  g.periodic_x = state->periodic_x;
+  g.periodic_y = state->periodic_y;
   return g;
 }
 
@@ -38,17 +39,31 @@ static ck_status ref_setup(gas_state *state) {
   return CK_OK;
 }
 
+/* Whether the particle in slot k is moved and kicked here: a member's
+ * ghosts are not (their owner moves them). */
+static int moves(const gas_state *state, const uint32_t *id, uint32_t k) {
+  return !state->member || ck_gas_own(id[k]);
+}
+
+/* Whether the state keeps reference positions: Verlet lists, and members
+ * in either mode (they rebuild as Verlet lists do). */
+static int keeps_reference(const gas_state *state) {
+  return state->neighbors == CK_GAS_VERLET || state->member;
+}
+
 static ck_status ref_kick_drift(gas_state *state) {
   ck_gas_geometry g = geometry(state);
   ck_real *position = ck__reals(state->position);
   ck_real *velocity = ck__reals(state->velocity);
   const ck_real *force = ck__reals(state->force);
+  const uint32_t *id = ck__words(state->id);
   const ck_real *reference =
-      state->neighbors == CK_GAS_VERLET ? ck__reals(state->reference) : NULL;
+      keeps_reference(state) ? ck__reals(state->reference) : NULL;
   ck_real half_skin2 = (ck_real)(0.25 * state->skin * state->skin);
   uint32_t *flags = ck__words(state->flags);
   for (uint32_t k = 0; k < state->particles; ++k)
-    if (ck_gas_kick_drift_particle(k, position, position, velocity, force,
+    if (moves(state, id, k) &&
+        ck_gas_kick_drift_particle(k, position, position, velocity, force,
                                    (ck_real)state->dt, &g, reference,
                                    half_skin2))
       flags[0] = 1;
@@ -60,13 +75,13 @@ static ck_status ref_kick_drift(gas_state *state) {
 static void sort_by_cell(gas_state *state) {
   ck_gas_geometry g = geometry(state);
   ck_gas_sort_serially(
-      state->particles, state->cells, &g, ck__reals(state->position),
-      ck__reals(state->velocity), ck__words(state->id),
-      ck__reals(state->sorted_position), ck__reals(state->sorted_velocity),
-      ck__words(state->sorted_id), ck__words(state->cell_key),
-      ck__words(state->cell_start), ck__words(state->cell_count),
-      ck__words(state->cell_fill),
-      state->neighbors == CK_GAS_VERLET ? ck__reals(state->reference) : NULL);
+      state->particles, state->cells, state->member, &g,
+      ck__reals(state->position), ck__reals(state->velocity),
+      ck__words(state->id), ck__reals(state->sorted_position),
+      ck__reals(state->sorted_velocity), ck__words(state->sorted_id),
+      ck__words(state->cell_key), ck__words(state->cell_start),
+      ck__words(state->cell_count), ck__words(state->cell_fill),
+      keeps_reference(state) ? ck__reals(state->reference) : NULL);
 }
 
 static ck_status ref_neighbors(gas_state *state, int force_rebuild) {
@@ -76,6 +91,8 @@ static ck_status ref_neighbors(gas_state *state, int force_rebuild) {
   if (state->neighbors == CK_GAS_VERLET && !force_rebuild && !flags[0])
     return CK_OK;
   sort_by_cell(state);
+  if (state->member)
+    flags[0] = 0;
   if (state->neighbors == CK_GAS_VERLET) {
     ck_gas_geometry g = geometry(state);
     const ck_real *position = ck__reals(state->position);
@@ -128,9 +145,11 @@ static ck_status ref_kick(gas_state *state, uint64_t step) {
   const uint32_t *id = ck__words(state->id);
   int langevin = state->thermostat == CK_GAS_LANGEVIN;
   for (uint32_t k = 0; k < state->particles; ++k)
-    ck_gas_kick_particle(k, velocity, force, id, (ck_real)state->dt,
-                         langevin ? (ck_real)state->langevin_damping : CK_R(0),
-                         (ck_real)state->langevin_noise, state->seed, step);
+    if (moves(state, id, k))
+      ck_gas_kick_particle(k, velocity, force, id, (ck_real)state->dt,
+                           langevin ? (ck_real)state->langevin_damping
+                                    : CK_R(0),
+                           (ck_real)state->langevin_noise, state->seed, step);
   return CK_OK;
 }
 
@@ -138,8 +157,11 @@ static ck_status ref_reduce(gas_state *state, double sums[5]) {
   const ck_real *velocity = ck__reals(state->velocity);
   const ck_real *energy = ck__reals(state->energy);
   const ck_real *virial = ck__reals(state->virial);
+  const uint32_t *id = ck__words(state->id);
   memset(sums, 0, 5 * sizeof *sums);
   for (uint32_t k = 0; k < state->particles; ++k) {
+    if (!moves(state, id, k))
+      continue;
     double vx = velocity[2 * k], vy = velocity[2 * k + 1];
     sums[0] += 0.5 * (vx * vx + vy * vy);
     sums[1] += energy[k];
@@ -167,14 +189,124 @@ static ck_status ref_rdf(gas_state *state, uint32_t bins, double range) {
   ck_gas_geometry g = geometry(state);
   int verlet = state->neighbors == CK_GAS_VERLET;
   int cells = state->neighbors == CK_GAS_CELLS;
+  /* A member's cells are its rebuild's, sorted by the reference. */
+  ck_buffer *anchor = state->member ? state->reference : state->position;
   for (uint32_t i = 0; i < state->particles; ++i)
     ck_gas_rdf_pairs(
-        i, state->particles, ck__reals(state->position),
-        ck__reals(state->position), cells ? ck__words(state->cell_start) : NULL,
+        i, state->particles, ck__reals(state->position), ck__reals(anchor),
+        cells ? ck__words(state->cell_start) : NULL,
         cells ? ck__words(state->cell_count) : NULL,
         verlet ? ck__words(state->list) : NULL,
         verlet ? ck__words(state->list_count) : NULL, state->list_capacity, &g,
-        (ck_real)range, bins, ck__words(state->rdf_counts));
+        (ck_real)range, bins, ck__words(state->rdf_counts),
+        state->member ? ck__words(state->id) : NULL);
+  return CK_OK;
+}
+
+/* ---- spread members: the twins of gas.cl's ck_gas_member_ kernels ------ */
+
+static ck_status ref_select(gas_state *state, int mode, double lo, double hi,
+                            double reach, uint32_t counts[2]) {
+  const ck_real *position = ck__reals(state->position);
+  uint32_t *id = ck__words(state->id), *list = ck__words(state->member_list);
+  uint32_t capacity = state->message_capacity;
+  counts[0] = counts[1] = 0;
+  for (uint32_t k = 0; k < state->particles; ++k) {
+    if (!ck_gas_own(id[k])) {
+      if (mode == 0)
+        id[k] = CK_GAS_DROPPED;
+      continue;
+    }
+    int side = ck_gas_member_side(position[2 * k], (ck_real)lo, (ck_real)hi,
+                                  (ck_real)reach, mode);
+    if (side < 0)
+      continue;
+    uint32_t at = counts[side]++;
+    if (at < capacity)
+      list[(uint32_t)side * capacity + at] = k;
+  }
+  return CK_OK;
+}
+
+static ck_status ref_gather(gas_state *state, int exports, uint32_t base,
+                            uint32_t count, double shift, int words,
+                            uint32_t stride) {
+  const ck_real *position = ck__reals(state->position);
+  const ck_real *velocity = ck__reals(state->velocity);
+  const uint32_t *id = ck__words(state->id);
+  const uint32_t *list =
+      ck__words(exports ? state->export_slots : state->member_list);
+  uint32_t *out_word = ck__words(state->out_word);
+  ck_real *out_real = ck__reals(state->out_real);
+  for (uint32_t e = base; e < base + count; ++e) {
+    uint32_t slot = list[e];
+    ck_real *at = out_real + (size_t)stride * e;
+    if (words)
+      out_word[e] = id[slot];
+    at[0] = position[2 * slot] + (ck_real)shift;
+    at[1] = position[2 * slot + 1];
+    if (stride == 4) {
+      at[2] = velocity[2 * slot];
+      at[3] = velocity[2 * slot + 1];
+    }
+  }
+  return CK_OK;
+}
+
+static ck_status ref_mark(gas_state *state, uint32_t base, uint32_t count) {
+  uint32_t *id = ck__words(state->id);
+  const uint32_t *list = ck__words(state->member_list);
+  for (uint32_t e = base; e < base + count; ++e)
+    id[list[e]] = CK_GAS_DROPPED;
+  return CK_OK;
+}
+
+static ck_status ref_locate(gas_state *state, int ghost, uint32_t base,
+                            uint32_t count, uint32_t stride) {
+  ck_gas_geometry g = geometry(state);
+  const uint32_t *word = ck__words(ghost ? state->in_word : state->out_word);
+  const ck_real *in_real = ck__reals(ghost ? state->in_real : state->out_real);
+  uint32_t *slots = ck__words(ghost ? state->ghost_slots : state->export_slots);
+  uint32_t *flags = ck__words(state->flags);
+  for (uint32_t e = base; e < base + count; ++e) {
+    slots[e] = ck_gas_member_slot_of(
+        in_real[(size_t)stride * e], in_real[(size_t)stride * e + 1],
+        ghost ? word[e] | CK_GAS_GHOST : word[e], ck__words(state->cell_start),
+        ck__words(state->cell_count), ck__words(state->id), &g,
+        state->particles);
+    if (slots[e] == state->particles)
+      flags[2] = 1;
+  }
+  return CK_OK;
+}
+
+static ck_status ref_unpack(gas_state *state, uint32_t count) {
+  ck_real *position = ck__reals(state->position);
+  const ck_real *in_real = ck__reals(state->in_real);
+  const uint32_t *slots = ck__words(state->ghost_slots);
+  for (uint32_t e = 0; e < count; ++e) {
+    position[2 * slots[e]] = in_real[2 * e];
+    position[2 * slots[e] + 1] = in_real[2 * e + 1];
+  }
+  return CK_OK;
+}
+
+static ck_status ref_census(gas_state *state, uint64_t census[3]) {
+  const uint32_t *id = ck__words(state->id);
+  census[0] = census[1] = census[2] = 0;
+  for (uint32_t k = 0; k < state->particles; ++k)
+    if (ck_gas_own(id[k])) {
+      census[0] += 1;
+      census[1] += id[k];
+      census[2] += ck_gas_id_hash(id[k]);
+    }
+  return CK_OK;
+}
+
+static ck_status ref_scale(gas_state *state, double factor) {
+  ck_real *velocity = ck__reals(state->velocity);
+  for (uint32_t k = 0; k < 2 * state->particles; ++k)
+    velocity[k] *= (ck_real)factor;
   return CK_OK;
 }
 
@@ -192,4 +324,11 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .reduce = ref_reduce,
     .rdf = ref_rdf,
     .teardown = ref_teardown,
+    .select = ref_select,
+    .gather = ref_gather,
+    .mark = ref_mark,
+    .locate = ref_locate,
+    .unpack = ref_unpack,
+    .census = ref_census,
+    .scale = ref_scale,
 };

@@ -1,625 +1,380 @@
 /*
- * gas_spread.c - one gas over several devices (and processes): the box
- * is cut into slabs along x, one a member (docs/scale-out.md).
+ * gas_spread.c - one gas over several devices (and processes): the box is
+ * cut into slabs across its longer side, one a member (docs/scale-out.md).
  *
- * Each member holds the particles of its slab (owned) and, after them,
- * ghost copies of its neighbours' particles within rc + skin of its
- * borders, shifted across the periodic edge where they come from the
- * other end of the line of slabs; in a periodic box, images of both
- * across y follow. The host integrates the owned particles (velocity
- * Verlet, in double precision); a device state of the member's own, in a
- * box with walls that holds the slab and its margins, computes their
- * forces from owned and ghosts alike with the one-device kernels.
+ * Each member is a device state of its own (gas_member.c) that holds the
+ * particles of its slab and ghost copies of its neighbours' within reach
+ * (rc + skin) of its borders, and steps them with the kernels one device
+ * uses. Members rebuild together, when one of them has a particle that
+ * moved half the skin since the last rebuild (in cells mode too): the
+ * particles that left a slab go to their new owner, then each member
+ * sends its neighbours their new ghosts, and sorts. Between rebuilds only
+ * the ghosts' positions cross, from the slots found at the rebuild. A
+ * particle keeps its id wherever it goes: the Langevin noise is drawn
+ * from it, and outputs are in its order.
  *
- * A rebuild (every step with cell lists, when someone moved more than
- * half the skin with Verlet lists) moves the particles that left a slab
- * to their new holder, makes the ghosts again and sorts the device's
- * particles by cell; between rebuilds only the ghosts' positions cross,
- * and the device keeps its slots and lists. A particle keeps its id
- * (its index in the whole run) wherever it goes: the Langevin noise is
- * drawn from it, and outputs are in its order.
+ * Along the cut the members' boxes are closed (their ghosts stand for
+ * what lies past their slabs); a member's coordinates run along the cut
+ * first (u = x, or y where the box is taller than wide), from its box's
+ * start.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ck_philox.h"
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
 
-enum { BACKWARD = 0, FORWARD = 1 };
+/* A message's side: toward the slab's lower border (the previous member)
+ * or its upper one (the next). */
+enum { PREVIOUS = 0, NEXT = 1 };
 
-/* A particle as its member holds it. Ghosts and images use x, y and id. */
-typedef struct entry {
-  double x, y;   /* unwrapped since the last rebuild */
-  double vx, vy; /* owned particles only, as below */
-  double fx, fy;
-  double rx, ry; /* Verlet lists: the position at the last rebuild */
-  double energy, virial;
-  uint64_t id;
-} entry;
-
-/* What crosses between neighbours: a particle that moves to a new
- * holder, a ghost at a rebuild, a ghost's position between rebuilds. */
+/* What crosses at a rebuild: a particle that changes owner, and a ghost.
+ * Floats, as the members hold them. */
 typedef struct migrant {
-  uint64_t id;
-  double x, y, vx, vy;
+  uint32_t word;
+  float u, v, vu, vv;
 } migrant;
 typedef struct ghost {
-  uint64_t id;
-  double x, y;
+  uint32_t word;
+  float u, v;
 } ghost;
-typedef struct point {
-  double x, y;
-} point;
 
-/* An image across y of entry `source`. */
-typedef struct image {
-  size_t source;
-  double shift;
-} image;
+/* Infinite bounds: a side with no neighbour (walls) takes none. */
+#define NO_BORDER 1e30
 
 typedef struct member {
-  ck_gas *device;         /* its forces; NULL until made */
-  size_t device_capacity; /* the particles the device state holds */
-  size_t index;           /* in the whole run */
-  double lo, hi;          /* the slab [lo, hi) */
-  double origin_x, origin_y, side_x, side_y; /* the device's box */
-  double shift[2]; /* added to the ghosts it sends back and forth */
-  /* entries: owned [0, owned), ghosts [owned, owned + ghosts), images */
-  entry *entries;
-  image *images;
-  size_t owned, ghosts, count, capacity;
-  size_t received[2]; /* ghosts from the previous and the next member */
-  /* per device slot (capacity each): the entry in it, the positions
-   * sent, and the forces, energies and virials read */
-  uint32_t *slot_entry, *upload_ids;
-  double *upload, *slot_force, *slot_energy, *slot_virial;
-  ck__exchange_buffer exports[2]; /* the entries sent each way (size_t) */
-  ck__exchange_buffer out[2];     /* what it sends each way */
-  uint32_t overflow;              /* its Verlet lists overflowed */
+  ck_gas *gas;         /* its device state */
+  size_t index;        /* in the whole run */
+  double lo, hi;       /* its slab along the cut, in the run's box */
+  double origin, side; /* its box along the cut: start and length */
+  double border[2];    /* its slab's borders in its own coordinates */
+  double shift[2];     /* added to a coordinate it sends each way */
+  size_t own;          /* its own particles */
+  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
+  size_t ghosts[2];    /* the ghosts from its previous and next member */
+  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
+  uint64_t bytes;      /* sent to other members */
+  ck__exchange_buffer out[2]; /* what it sends each way */
 } member;
 
 struct ck__gas_spread {
   ck__spread_run run;
   ck_device devices[CK_SPREAD_MAX_LOCAL]; /* this process's, copied */
   member *members;                        /* local ones */
-  double *fractions;                      /* members + 1 slab bounds / box */
-  double *bounds;                         /* members + 1, in x */
   size_t total;                           /* members in all */
+  double *weights;                        /* total: each one's share */
+  double *bounds;                         /* total + 1, along the cut */
+  int axis;                               /* 0: cut along x; 1: along y */
   ck_gas_config config;
   ck__gas_forms forms;
-  double margin; /* rc + skin: the ghosts' reach */
-  double pad;    /* the device's box past the slab: the margin and a skin */
-  double damping, noise, dof;
+  double reach; /* rc + skin: the ghosts' reach past a border */
+  double pad;   /* a member's box past the reach: the skin */
+  double dof;
   uint64_t step;
-  /* What local member i received: in[FORWARD][i] from the previous
-   * member, in[BACKWARD][i] from the next. */
-  ck__exchange_buffer in[2][CK_SPREAD_MAX_LOCAL];
+  uint64_t census[3]; /* every particle's count, id sum, id hash sum */
+  /* What the phases of a step take: its number (the kick's; 0: none),
+   * whether forces keep energies, and a rescale's factor. */
+  uint64_t phase_step;
+  int phase_energy;
+  double phase_factor;
+  /* What local member i received: from the previous member, and from the
+   * next. */
+  ck__exchange_buffer from[2][CK_SPREAD_MAX_LOCAL];
+  /* Scratch of local member i: words and floats of a message. */
+  ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
 };
 
-/* ---- geometry ------------------------------------------------------------ */
+/* ---- phases -------------------------------------------------------------- */
 
-/* A coordinate into [0, side) (periodic). */
-static double wrap(double x, double side) {
-  if (x >= side || x < 0)
-    x -= side * floor(x / side);
-  return x >= side || x < 0 ? 0 : x;
-}
+/* A phase of every local member in turn, its time counted as the
+ * member's, then the statuses agreed (collective). */
+typedef ck_status (*phase_fn)(ck__gas_spread *s, member *m, size_t i);
 
-/* A coordinate and its velocity after a reflecting wall at 0 or side, as
- * ck_gas_reflect (cl/ck_gas.h) in double precision. */
-static void reflect(double *x, double *v, double side) {
-  if (*x < 0) {
-    *x = -*x;
-    *v = -*v;
-  } else if (*x > side) {
-    *x = 2 * side - *x;
-    *v = -*v;
-  }
-  if (*x < 0 || *x > side)
-    *x = *x < 0 ? 0 : side;
-}
-
-/* The member whose slab holds x (in the box), or SIZE_MAX for NaN. */
-static size_t owner_of(const ck__gas_spread *s, double x) {
-  if (!(x >= 0 && x <= s->config.box_x))
-    return SIZE_MAX;
-  size_t low = 0, high = s->total - 1;
-  while (low < high) {
-    size_t middle = (low + high + 1) / 2;
-    if (x >= s->bounds[middle])
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
-}
-
-/* ---- entries ------------------------------------------------------------- */
-
-/* Room for `needed` entries (and as many device slots). */
-static ck_status reserve(member *m, size_t needed) {
-  if (needed <= m->capacity)
-    return CK_OK;
-  size_t grown = m->capacity + m->capacity / 2;
-  grown = grown > needed ? grown : needed;
-  grown = grown > 64 ? grown : 64;
-  entry *entries = realloc(m->entries, grown * sizeof *entries);
-  if (entries)
-    m->entries = entries;
-  image *images = realloc(m->images, grown * sizeof *images);
-  if (images)
-    m->images = images;
-  /* Slot arrays hold nothing across a rebuild, where they grow. */
-  free(m->slot_entry);
-  free(m->upload);
-  m->slot_entry = malloc(grown * 2 * sizeof *m->slot_entry);
-  m->upload = malloc(grown * 6 * sizeof *m->upload);
-  if (!entries || !images || !m->slot_entry || !m->upload)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of host memory for %zu particles of a slab", grown);
-  m->upload_ids = m->slot_entry + grown;
-  m->slot_force = m->upload + 2 * grown;
-  m->slot_energy = m->upload + 4 * grown;
-  m->slot_virial = m->upload + 5 * grown;
-  m->capacity = grown;
-  return CK_OK;
-}
-
-/* Appends one item to a buffer. */
-static ck_status push(ck__exchange_buffer *buffer, const void *item,
-                      size_t size) {
-  ck_status status = ck__exchange_buffer_hold(buffer, size, buffer->count + 1);
-  if (status == CK_OK)
-    memcpy((char *)buffer->data + (buffer->count - 1) * size, item, size);
-  return status;
-}
-
-/* ---- the steps of a rebuild ---------------------------------------------- */
-
-/* The particles that left the slab, into out[] toward their holder
- * (wrapped across a periodic box); the rest stay, wrapped too. */
-static ck_status migrate_out(ck__gas_spread *s, member *m) {
-  ck_status status = CK_OK;
-  const ck_gas_config *c = &s->config;
-  size_t next = (m->index + 1) % s->total;
-  size_t previous = (m->index + s->total - 1) % s->total;
-  size_t kept = 0;
-  m->out[BACKWARD].count = m->out[FORWARD].count = 0;
-  for (size_t k = 0; k < m->owned; ++k) {
-    entry p = m->entries[k];
-    if (!c->walls) {
-      p.x = wrap(p.x, c->box_x);
-      p.y = wrap(p.y, c->box_y);
-    }
-    size_t owner = owner_of(s, p.x);
-    if (owner == m->index) {
-      m->entries[kept++] = p;
-      continue;
-    }
-    if (owner != next && owner != previous)
-      CK_FAIL(CK_ERROR_MISMATCH,
-              "particle %llu moved to (%g, %g), past the neighbours of slab "
-              "%zu, in one step: the time step is too large or particles "
-              "overlap",
-              (unsigned long long)p.id, p.x, p.y, m->index);
-    migrant leaving = {p.id, p.x, p.y, p.vx, p.vy};
-    CK_TRY(push(&m->out[owner == next ? FORWARD : BACKWARD], &leaving,
-                sizeof leaving));
-  }
-  m->owned = m->count = kept;
-fail:
-  return status;
-}
-
-/* The particles that arrived, from both sides, as owned ones; then the
- * ghosts each neighbour needs, into out[]. */
-static ck_status migrate_in(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  const ck_gas_config *c = &s->config;
-  for (int side = 0; side < 2; ++side) {
-    const ck__exchange_buffer *in = &s->in[side][i];
-    const migrant *arrived = in->data;
-    CK_TRY(reserve(m, m->owned + in->count));
-    for (size_t k = 0; k < in->count; ++k) {
-      entry *p = &m->entries[m->owned++];
-      memset(p, 0, sizeof *p);
-      p->id = arrived[k].id;
-      p->x = arrived[k].x;
-      p->y = arrived[k].y;
-      p->vx = arrived[k].vx;
-      p->vy = arrived[k].vy;
-    }
-  }
-  m->count = m->owned;
-  m->ghosts = 0;
-  for (int side = 0; side < 2; ++side) {
-    m->exports[side].count = 0;
-    m->out[side].count = 0;
-  }
-  int first = m->index == 0, last = m->index + 1 == s->total;
-  for (size_t k = 0; k < m->owned; ++k) {
-    entry *p = &m->entries[k];
-    p->rx = p->x;
-    p->ry = p->y;
-    int sides[2] = {(!c->walls || !first) && p->x < m->lo + s->margin,
-                    (!c->walls || !last) && p->x >= m->hi - s->margin};
-    for (int side = 0; side < 2; ++side) {
-      if (!sides[side])
-        continue;
-      ghost copy = {p->id, p->x + m->shift[side], p->y};
-      CK_TRY(push(&m->exports[side], &k, sizeof k));
-      CK_TRY(push(&m->out[side], &copy, sizeof copy));
-    }
-  }
-fail:
-  return status;
-}
-
-/* Images across y (periodic) of the owned particles and ghosts within
- * the margin of the box's bottom and top. */
-static ck_status make_images(ck__gas_spread *s, member *m) {
-  ck_status status = CK_OK;
-  double box_y = s->config.box_y;
-  size_t sources = m->owned + m->ghosts;
-  m->count = sources;
-  for (size_t k = 0; !s->config.walls && k < sources; ++k) {
-    double y = m->entries[k].y;
-    double shifts[2] = {y < s->margin ? box_y : 0,
-                        y >= box_y - s->margin ? -box_y : 0};
-    for (int a = 0; a < 2; ++a) {
-      if (shifts[a] == 0)
-        continue;
-      CK_TRY(reserve(m, m->count + 1));
-      m->images[m->count - sources] = (image){k, shifts[a]};
-      entry *copy = &m->entries[m->count++];
-      *copy = m->entries[k];
-      copy->y += shifts[a];
-    }
-  }
-fail:
-  return status;
-}
-
-/* The ghosts received from both sides, after the owned particles (the
- * previous member's first), then the images. */
-static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  size_t from_previous = s->in[FORWARD][i].count;
-  size_t from_next = s->in[BACKWARD][i].count;
-  CK_TRY(reserve(m, m->owned + from_previous + from_next));
-  m->count = m->owned;
-  for (int side = FORWARD; side >= BACKWARD; --side) {
-    const ghost *copies = s->in[side][i].data;
-    for (size_t k = 0; k < s->in[side][i].count; ++k) {
-      entry *p = &m->entries[m->count++];
-      memset(p, 0, sizeof *p);
-      p->id = copies[k].id;
-      p->x = copies[k].x;
-      p->y = copies[k].y;
-    }
-  }
-  m->received[0] = from_previous;
-  m->received[1] = from_next;
-  m->ghosts = from_previous + from_next;
-  CK_TRY(make_images(s, m));
-fail:
-  return status;
-}
-
-/* Between rebuilds: the positions of the ghosts this member sends. */
-static ck_status pack_points(member *m) {
-  ck_status status = CK_OK;
-  for (int side = 0; side < 2; ++side) {
-    const size_t *exports = m->exports[side].data;
-    size_t count = m->exports[side].count;
-    CK_TRY(ck__exchange_buffer_hold(&m->out[side], sizeof(point), count));
-    point *points = m->out[side].data;
-    for (size_t k = 0; k < count; ++k) {
-      const entry *p = &m->entries[exports[k]];
-      points[k] = (point){p->x + m->shift[side], p->y};
-    }
-  }
-fail:
-  return status;
-}
-
-/* The ghosts' positions received, and their images'. */
-static ck_status place_points(ck__gas_spread *s, member *m, size_t i) {
-  size_t at = m->owned;
-  for (int side = FORWARD; side >= BACKWARD; --side) {
-    const ck__exchange_buffer *in = &s->in[side][i];
-    const point *points = in->data;
-    if (in->count != m->received[side == FORWARD ? 0 : 1])
-      return ck__fail(CK_ERROR_EXCHANGE,
-                      "slab %zu received %zu ghosts, not the %zu of its last "
-                      "rebuild",
-                      m->index, in->count,
-                      m->received[side == FORWARD ? 0 : 1]);
-    for (size_t k = 0; k < in->count; ++k, ++at) {
-      m->entries[at].x = points[k].x;
-      m->entries[at].y = points[k].y;
-    }
-  }
-  size_t sources = m->owned + m->ghosts;
-  for (size_t k = sources; k < m->count; ++k) {
-    const image *im = &m->images[k - sources];
-    m->entries[k].x = m->entries[im->source].x;
-    m->entries[k].y = m->entries[im->source].y + im->shift;
-  }
-  return CK_OK;
-}
-
-/* ---- forces -------------------------------------------------------------- */
-
-/* The member's device state, made again where it holds too few
- * particles. */
-static ck_status fit_device(ck__gas_spread *s, member *m, size_t i) {
-  if (m->device && m->device_capacity >= m->count)
-    return CK_OK;
-  size_t capacity = m->count + m->count / 4 + 64;
-  /* A first guess from the density over the device's box. */
-  double expected = 1.25 * s->config.density * m->side_x * m->side_y + 64;
-  if (!m->device && expected > (double)capacity && expected < 4e9)
-    capacity = (size_t)expected;
-  ck_gas_config c = s->config;
-  c.particles = capacity;
-  c.walls = 1;
-  c.box_x = m->side_x;
-  c.box_y = m->side_y;
-  c.thermostat = CK_GAS_NVE;
-  c.xyz_path = NULL;
-  ck_gas_destroy(m->device);
-  m->device = NULL;
-  s->run.queues[i] = NULL;
-  ck_status status =
-      ck__gas_member_create(&s->devices[i], &c, s->forms, &m->device);
-  if (status == CK_OK) {
-    m->device_capacity = capacity;
-    s->run.queues[i] = ck__gas_member_queue(m->device);
-  }
-  return status;
-}
-
-/* Queues the member's forces: after a rebuild every entry in entry order
- * (the device sorts them and says where each went), else in the slots of
- * the last sort. */
-static ck_status queue_forces(ck__gas_spread *s, member *m, size_t i,
-                              int rebuilt, int with_energy) {
-  ck_status status = CK_OK;
-  if (rebuilt)
-    CK_TRY(fit_device(s, m, i));
-  for (size_t slot = 0; slot < m->count; ++slot) {
-    size_t k = rebuilt ? slot : m->slot_entry[slot];
-    m->upload[2 * slot] = m->entries[k].x - m->origin_x;
-    m->upload[2 * slot + 1] = m->entries[k].y - m->origin_y;
-    m->upload_ids[slot] = (uint32_t)slot;
-  }
-  CK_TRY(ck__gas_member_forces(m->device, m->count, m->upload,
-                               rebuilt ? m->upload_ids : NULL, with_energy));
-fail:
-  return status;
-}
-
-/* The forces read back onto the owned particles. */
-static ck_status read_forces(member *m, int rebuilt, int with_energy,
-                             int verlet) {
-  ck_status status = CK_OK;
-  uint32_t overflow = 0;
-  CK_TRY(ck__gas_member_read(m->device, rebuilt ? m->slot_entry : NULL,
-                             m->slot_force, with_energy ? m->slot_energy : NULL,
-                             with_energy ? m->slot_virial : NULL,
-                             rebuilt && verlet ? &overflow : NULL));
-  /* A device made again for more particles starts with a clear flag. */
-  m->overflow |= overflow;
-  for (size_t slot = 0; slot < m->count; ++slot) {
-    size_t k = m->slot_entry[slot];
-    if (k >= m->owned)
-      continue;
-    entry *p = &m->entries[k];
-    p->fx = m->slot_force[2 * slot];
-    p->fy = m->slot_force[2 * slot + 1];
-    if (with_energy) {
-      p->energy = m->slot_energy[slot];
-      p->virial = m->slot_virial[slot];
-    }
-  }
-fail:
-  return status;
-}
-
-/* Every member's forces: all queued, then each read. */
-static ck_status all_forces(ck__gas_spread *s, int rebuilt, int with_energy) {
+static ck_status each(ck__gas_spread *s, phase_fn phase) {
   ck__spread_run *run = &s->run;
   ck_status statuses[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < run->local; ++i) {
     double started = ck__seconds();
-    statuses[i] = queue_forces(s, &s->members[i], i, rebuilt, with_energy);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  int verlet = s->config.neighbors == CK_GAS_VERLET;
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    if (statuses[i] == CK_OK)
-      statuses[i] = read_forces(&s->members[i], rebuilt, with_energy, verlet);
+    statuses[i] = phase(s, &s->members[i], i);
     run->compute_s[i] += ck__seconds() - started;
   }
   return ck__exchange_agree(run->exchange, statuses);
 }
 
-/* ---- exchanges ----------------------------------------------------------- */
-
-/* What each member put in out[], to its neighbours: forward into the
- * next member's in[FORWARD], backward into the previous one's
- * in[BACKWARD]. */
+/* What each member put in out[side]: to the next member (side NEXT),
+ * received into its from[PREVIOUS], and to the previous one (PREVIOUS),
+ * into its from[NEXT]. */
 static ck_status pass_both(ck__gas_spread *s, size_t item) {
   ck_status status = CK_OK;
   const void *send[CK_SPREAD_MAX_LOCAL];
   size_t counts[CK_SPREAD_MAX_LOCAL];
   for (int side = 0; side < 2; ++side) {
     for (size_t i = 0; i < s->run.local; ++i) {
-      send[i] = s->members[i].out[side].data;
-      counts[i] = s->members[i].out[side].count;
+      member *m = &s->members[i];
+      send[i] = m->out[side].data;
+      counts[i] = m->out[side].count;
+      m->bytes += (uint64_t)(counts[i] * item);
     }
-    CK_TRY(ck__exchange_pass(s->run.exchange, side == FORWARD, item, send,
-                             counts, s->in[side]));
+    CK_TRY(ck__exchange_pass(s->run.exchange, side == NEXT, item, send, counts,
+                             s->from[side == NEXT ? PREVIOUS : NEXT]));
   }
 fail:
   return status;
 }
 
-/* The statuses of one phase over the members, agreed. */
-#define EACH_MEMBER(s, call)                                                   \
-  do {                                                                         \
-    ck_status statuses_[CK_SPREAD_MAX_LOCAL];                                  \
-    for (size_t i = 0; i < (s)->run.local; ++i) {                              \
-      member *m = &(s)->members[i];                                            \
-      double started_ = ck__seconds();                                         \
-      statuses_[i] = (call);                                                   \
-      (s)->run.compute_s[i] += ck__seconds() - started_;                       \
-      (void)m;                                                                 \
-    }                                                                          \
-    CK_TRY(ck__exchange_agree((s)->run.exchange, statuses_));                  \
-  } while (0)
+/* Room in scratch for count words and count * stride floats. */
+static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
+                              size_t stride) {
+  ck_status status = ck__exchange_buffer_hold(&s->words[i], 4, count);
+  if (status == CK_OK)
+    status = ck__exchange_buffer_hold(&s->reals[i], 4 * stride, count);
+  return status;
+}
 
-/* Particles to their new holders, then the ghosts made again. */
+/* ---- a rebuild ------------------------------------------------------------
+ */
+
+/* The particles that left the slab, each way, with their new owner's
+ * coordinates; they and the old ghosts are dropped. */
+static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  uint32_t counts[2];
+  CK_TRY(ck__gas_member_select(m->gas, 0, m->border[PREVIOUS], m->border[NEXT],
+                               s->reach, counts));
+  for (int side = 0; side < 2; ++side) {
+    CK_TRY(hold_scratch(s, i, counts[side], 4));
+    CK_TRY(ck__gas_member_take(m->gas, side, counts[side], 4, s->words[i].data,
+                               s->reals[i].data));
+    CK_TRY(
+        ck__exchange_buffer_hold(&m->out[side], sizeof(migrant), counts[side]));
+    const uint32_t *words = s->words[i].data;
+    const float *reals = s->reals[i].data;
+    migrant *out = m->out[side].data;
+    for (uint32_t e = 0; e < counts[side]; ++e)
+      out[e] =
+          (migrant){words[e], (float)((double)reals[4 * e] + m->shift[side]),
+                    reals[4 * e + 1], reals[4 * e + 2], reals[4 * e + 3]};
+  }
+  CK_TRY(ck__gas_member_drop(m->gas, counts));
+  m->own -= counts[0] + counts[1];
+fail:
+  return status;
+}
+
+/* A particle that arrived must lie in the slab: one that crossed two
+ * borders since the last rebuild would be in the wrong hands. Rounding
+ * of the coordinates' shift may put one a hair outside, which stays
+ * (it leaves at the next rebuild if it must). */
+static ck_status check_arrival(const ck__gas_spread *s, const member *m,
+                               const migrant *p) {
+  double slack = 1e-3 * s->reach;
+  if (p->u >= m->border[PREVIOUS] - slack && p->u < m->border[NEXT] + slack)
+    return CK_OK;
+  return ck__fail(CK_ERROR_MISMATCH,
+                  "particle %u reached slab %zu of %zu at %g, past its "
+                  "borders [%g, %g): it crossed more than one slab since the "
+                  "last rebuild (the time step is too large, or particles "
+                  "overlap)",
+                  p->word, m->index, s->total, p->u + m->origin, m->lo, m->hi);
+}
+
+/* The particles that arrived, as its own; then its exports, each way,
+ * in the receiver's coordinates. */
+static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  size_t arrived = s->from[PREVIOUS][i].count + s->from[NEXT][i].count;
+  CK_TRY(
+      ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) + arrived));
+  s->run.queues[i] = ck__gas_member_queue(m->gas);
+  CK_TRY(hold_scratch(s, i, arrived, 4));
+  uint32_t *words = s->words[i].data;
+  float *reals = s->reals[i].data;
+  size_t at = 0;
+  for (int from = 0; from < 2; ++from) {
+    const migrant *in = s->from[from][i].data;
+    for (size_t e = 0; e < s->from[from][i].count; ++e, ++at) {
+      CK_TRY(check_arrival(s, m, &in[e]));
+      words[at] = in[e].word;
+      memcpy(reals + 4 * at, &in[e].u, 4 * sizeof *reals);
+    }
+  }
+  CK_TRY(ck__gas_member_append(m->gas, arrived, words, reals, 4, 0));
+  m->own += arrived;
+  uint32_t counts[2];
+  CK_TRY(ck__gas_member_select(m->gas, 1, m->border[PREVIOUS], m->border[NEXT],
+                               s->reach, counts));
+  for (int side = 0; side < 2; ++side) {
+    CK_TRY(hold_scratch(s, i, counts[side], 2));
+    CK_TRY(ck__gas_member_take(m->gas, side, counts[side], 2, s->words[i].data,
+                               s->reals[i].data));
+    CK_TRY(
+        ck__exchange_buffer_hold(&m->out[side], sizeof(ghost), counts[side]));
+    const uint32_t *taken = s->words[i].data;
+    const float *values = s->reals[i].data;
+    ghost *out = m->out[side].data;
+    for (uint32_t e = 0; e < counts[side]; ++e)
+      out[e] =
+          (ghost){taken[e], (float)((double)values[2 * e] + m->shift[side]),
+                  values[2 * e + 1]};
+    m->exports[side] = counts[side];
+  }
+fail:
+  return status;
+}
+
+/* The ghosts that arrived (the previous member's, then the next's, whose
+ * words say so), and the sort that drops the rest. */
+static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  size_t count = s->from[PREVIOUS][i].count + s->from[NEXT][i].count;
+  CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) + count));
+  s->run.queues[i] = ck__gas_member_queue(m->gas);
+  CK_TRY(hold_scratch(s, i, count, 2));
+  uint32_t *words = s->words[i].data;
+  float *reals = s->reals[i].data;
+  size_t at = 0;
+  for (int from = 0; from < 2; ++from) {
+    const ghost *in = s->from[from][i].data;
+    for (size_t e = 0; e < s->from[from][i].count; ++e, ++at) {
+      words[at] =
+          CK_GAS_GHOST | in[e].word | (from == NEXT ? CK_GAS_FROM_NEXT : 0u);
+      reals[2 * at] = in[e].u;
+      reals[2 * at + 1] = in[e].v;
+    }
+    m->ghosts[from] = s->from[from][i].count;
+  }
+  CK_TRY(ck__gas_member_append(m->gas, count, words, reals, 2, 1));
+  CK_TRY(ck__gas_member_sort(m->gas, m->own + count, m->exports, count, words,
+                             reals));
+fail:
+  return status;
+}
+
+/* Particles to their new owners, then the ghosts made again. */
 static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  EACH_MEMBER(s, migrate_out(s, m));
+  CK_TRY(each(s, take_leavers));
   CK_TRY(pass_both(s, sizeof(migrant)));
-  EACH_MEMBER(s, migrate_in(s, m, i));
+  CK_TRY(each(s, take_arrivals));
   CK_TRY(pass_both(s, sizeof(ghost)));
-  EACH_MEMBER(s, take_ghosts(s, m, i));
+  CK_TRY(each(s, take_ghosts));
 fail:
   return status;
 }
 
-/* The ghosts' new positions, between rebuilds. */
-static ck_status refresh(ck__gas_spread *s) {
+/* ---- a step ---------------------------------------------------------------
+ */
+
+/* The first half-step, then the exports' positions and the flags. */
+static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  EACH_MEMBER(s, pack_points(m));
-  CK_TRY(pass_both(s, sizeof(point)));
-  EACH_MEMBER(s, place_points(s, m, i));
+  (void)s;
+  (void)i;
+  CK_TRY(ck__gas_member_drift(m->gas));
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(ck__exchange_buffer_hold(&m->out[side], 2 * sizeof(float),
+                                    m->exports[side]));
+  float *out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
+  CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift, out, m->flags));
+  if (m->flags[2])
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu lost track of a ghost or an export at its last "
+            "rebuild",
+            m->index);
 fail:
   return status;
 }
 
-/* ---- integration --------------------------------------------------------- */
-
-/* v += dt/2 f, x += dt v for the owned particles, reflected at walls;
- * returns 1 when one moved past half the skin since the last rebuild. */
-static int kick_drift(const ck__gas_spread *s, member *m) {
-  const ck_gas_config *c = &s->config;
-  double dt = c->dt, half = 0.5 * dt, half_skin2 = 0.25 * c->skin * c->skin;
-  int moved = 0;
-  for (size_t k = 0; k < m->owned; ++k) {
-    entry *p = &m->entries[k];
-    p->vx += half * p->fx;
-    p->vy += half * p->fy;
-    p->x += dt * p->vx;
-    p->y += dt * p->vy;
-    if (c->walls) {
-      reflect(&p->x, &p->vx, c->box_x);
-      reflect(&p->y, &p->vy, c->box_y);
-    }
-    double dx = p->x - p->rx, dy = p->y - p->ry;
-    moved |= dx * dx + dy * dy > half_skin2;
-  }
-  return moved;
+/* The ghosts' positions received: the previous member's, then the
+ * next's, in the order of the last rebuild. */
+static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  for (int from = 0; from < 2; ++from)
+    if (s->from[from][i].count != m->ghosts[from])
+      return ck__fail(CK_ERROR_EXCHANGE,
+                      "slab %zu received %zu ghosts, not the %zu of its last "
+                      "rebuild",
+                      m->index, s->from[from][i].count, m->ghosts[from]);
+  size_t count = m->ghosts[PREVIOUS] + m->ghosts[NEXT];
+  CK_TRY(hold_scratch(s, i, count, 2));
+  float *reals = s->reals[i].data;
+  memcpy(reals, s->from[PREVIOUS][i].data, 8 * m->ghosts[PREVIOUS]);
+  memcpy(reals + 2 * m->ghosts[PREVIOUS], s->from[NEXT][i].data,
+         8 * m->ghosts[NEXT]);
+  CK_TRY(ck__gas_member_unpack(m->gas, count, reals));
+fail:
+  return status;
 }
 
-/* v += dt/2 f, then Langevin's friction and noise, drawn as the kernels
- * draw them (ck_gas_kick_particle) from the particle's id and the step. */
-static void kick(const ck__gas_spread *s, member *m, uint64_t step) {
-  const ck_gas_config *c = &s->config;
-  double half = 0.5 * c->dt;
-  int langevin = c->thermostat == CK_GAS_LANGEVIN;
-  for (size_t k = 0; k < m->owned; ++k) {
-    entry *p = &m->entries[k];
-    p->vx += half * p->fx;
-    p->vy += half * p->fy;
-    if (!langevin)
-      continue;
-    ck_philox_counter r = ck_philox_block(c->seed, step, p->id);
-    double u1 = ((double)(r.v[0] >> 8) + 1) * (1.0 / 16777216.0);
-    double u2 = (double)(r.v[1] >> 8) * (1.0 / 16777216.0);
-    double radius = sqrt(-2 * log(u1)), angle = 6.283185307179586 * u2;
-    p->vx = s->damping * p->vx + s->noise * radius * cos(angle);
-    p->vy = s->damping * p->vy + s->noise * radius * sin(angle);
-  }
+/* The step's forces and kick; energies too where asked. */
+static ck_status forces(ck__gas_spread *s, member *m, size_t i) {
+  (void)i;
+  return ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step);
 }
 
-/* Each member's sums of ck__gas_steps.reduce, and its overflow flag. */
-static void member_sums(const member *m, double sums[6]) {
-  memset(sums, 0, 6 * sizeof *sums);
-  for (size_t k = 0; k < m->owned; ++k) {
-    const entry *p = &m->entries[k];
-    sums[0] += 0.5 * (p->vx * p->vx + p->vy * p->vy);
-    sums[1] += p->energy;
-    sums[2] += p->virial;
-    sums[3] += p->vx;
-    sums[4] += p->vy;
-  }
-  sums[5] = m->overflow;
-}
-
+/* Each member's sums of ck__gas_steps.reduce and its overflow flag,
+ * summed over all members. */
 static ck_status all_sums(ck__gas_spread *s, double sums[6]) {
+  ck_status status = CK_OK;
   double local[CK_SPREAD_MAX_LOCAL][6];
   const double *rows[CK_SPREAD_MAX_LOCAL];
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < s->run.local; ++i) {
-    member_sums(&s->members[i], local[i]);
+    uint32_t overflow = 0;
+    statuses[i] = ck__gas_member_sums(s->members[i].gas, local[i], &overflow);
+    local[i][5] = overflow;
     rows[i] = local[i];
   }
-  return ck__exchange_sum(s->run.exchange, rows, sums, 6);
+  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
+  CK_TRY(ck__exchange_sum(s->run.exchange, rows, sums, 6));
+fail:
+  return status;
 }
 
-/* Velocities scaled to the target temperature, from the kinetic energy
- * of all members. */
+/* Velocities scaled to the target temperature, by the kinetic energy of
+ * all members. */
+static ck_status scale(ck__gas_spread *s, member *m, size_t i) {
+  (void)i;
+  return ck__gas_member_scale(m->gas, s->phase_factor);
+}
+
 static ck_status rescale(ck__gas_spread *s) {
+  ck_status status = CK_OK;
   double sums[6];
-  ck_status status = all_sums(s, sums);
-  if (status)
-    return status;
+  CK_TRY(all_sums(s, sums));
   double temperature = 2.0 * sums[0] / s->dof;
-  double scale =
+  s->phase_factor =
       temperature > 0 ? sqrt(s->config.target_temperature / temperature) : 1;
-  for (size_t i = 0; i < s->run.local; ++i)
-    for (size_t k = 0; k < s->members[i].owned; ++k) {
-      s->members[i].entries[k].vx *= scale;
-      s->members[i].entries[k].vy *= scale;
-    }
-  return CK_OK;
+  CK_TRY(each(s, scale));
+fail:
+  return status;
 }
 
 ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
-  ck__spread_run *run = &s->run;
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = s->step + 1;
+    CK_TRY(each(s, drift_and_pack));
     double moved[CK_SPREAD_MAX_LOCAL], anyone = 0;
     const double *rows[CK_SPREAD_MAX_LOCAL];
-    for (size_t i = 0; i < run->local; ++i) {
-      double started = ck__seconds();
-      moved[i] = kick_drift(s, &s->members[i]);
+    for (size_t i = 0; i < s->run.local; ++i) {
+      moved[i] = s->members[i].flags[0] != 0;
       rows[i] = &moved[i];
-      run->compute_s[i] += ck__seconds() - started;
     }
-    int rebuilt = c->neighbors == CK_GAS_CELLS;
-    if (!rebuilt) {
-      CK_TRY(ck__exchange_sum(run->exchange, rows, &anyone, 1));
-      rebuilt = anyone > 0;
+    CK_TRY(ck__exchange_sum(s->run.exchange, rows, &anyone, 1));
+    if (anyone > 0) {
+      CK_TRY(rebuild(s));
+    } else {
+      CK_TRY(pass_both(s, 2 * sizeof(float)));
+      CK_TRY(each(s, unpack));
     }
-    CK_TRY(rebuilt ? rebuild(s) : refresh(s));
     /* Energies are read only after the last step of a call. */
-    CK_TRY(all_forces(s, rebuilt, k + 1 == steps));
-    for (size_t i = 0; i < run->local; ++i) {
-      double started = ck__seconds();
-      kick(s, &s->members[i], step);
-      run->compute_s[i] += ck__seconds() - started;
-    }
+    s->phase_step = step;
+    s->phase_energy = k + 1 == steps;
+    CK_TRY(each(s, forces));
     if (c->thermostat == CK_GAS_RESCALE && step % c->rescale_every == 0)
       CK_TRY(rescale(s));
     s->step = step;
@@ -632,17 +387,52 @@ uint64_t ck__gas_spread_steps(const ck__gas_spread *s) {
   return s->step;
 }
 
+/* Every member's census, checked against the run's particles: a particle
+ * lost, doubled or given another id at a border is never silent. */
+static ck_status check_census(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  uint64_t local[CK_SPREAD_MAX_LOCAL][3];
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  uint64_t *all = calloc(3 * s->total, sizeof *all);
+  if (!all)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t i = 0; i < s->run.local; ++i) {
+    statuses[i] = ck__gas_member_census(s->members[i].gas, local[i]);
+    pieces[i] = local[i];
+  }
+  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
+  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof local[0], all));
+  uint64_t sum[3] = {0, 0, 0};
+  for (size_t m = 0; m < s->total; ++m)
+    for (int q = 0; q < 3; ++q)
+      sum[q] += all[3 * m + (size_t)q];
+  if (sum[0] != s->census[0] || sum[1] != s->census[1] ||
+      sum[2] != s->census[2])
+    CK_FAIL(CK_ERROR_MISMATCH,
+            "the slabs hold %llu particles (id sum %llu), not the run's %llu "
+            "(id sum %llu): a particle was lost or doubled between members",
+            (unsigned long long)sum[0], (unsigned long long)sum[1],
+            (unsigned long long)s->census[0], (unsigned long long)s->census[1]);
+fail:
+  free(all);
+  return status;
+}
+
 ck_status ck__gas_spread_sums(ck__gas_spread *s, double sums[5],
                               uint32_t *overflowed, uint32_t *capacity) {
+  ck_status status = CK_OK;
   double all[6];
-  ck_status status = all_sums(s, all);
-  if (status)
-    return status;
-  memcpy(sums, all, 5 * sizeof *sums);
+  CK_TRY(check_census(s));
+  CK_TRY(all_sums(s, all));
+  /* Sums along the cut and across: momentum x and y back in order. */
+  memcpy(sums, all, 3 * sizeof *sums);
+  sums[3] = all[3 + s->axis];
+  sums[4] = all[4 - s->axis];
   *overflowed = all[5] > 0;
-  gas_state *device = ck__gas_state(s->members[0].device);
-  *capacity = device->list_capacity;
-  return CK_OK;
+  *capacity = ck__gas_state(s->members[0].gas)->list_capacity;
+fail:
+  return status;
 }
 
 /* ---- making and dealing -------------------------------------------------- */
@@ -657,6 +447,11 @@ ck_status ck__gas_spread_check(const ck_gas_config *config) {
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "ck_gas_config.neighbors: all pairs does not spread over "
                     "devices; use cell lists or Verlet lists");
+  if (config->particles > CK_GAS_FROM_NEXT)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "ck_gas_config.particles: %zu particles; a spread run "
+                    "holds at most 2^30",
+                    config->particles);
   return CK_OK;
 }
 
@@ -672,20 +467,18 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   run->devices = s->devices;
   s->total = ck__exchange_members(run->exchange);
   s->members = calloc(run->local, sizeof *s->members);
-  s->fractions = calloc(s->total + 1, sizeof *s->fractions);
+  s->weights = calloc(s->total, sizeof *s->weights);
   s->bounds = calloc(s->total + 1, sizeof *s->bounds);
-  if (!s->members || !s->fractions || !s->bounds)
+  if (!s->members || !s->weights || !s->bounds)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  /* Slabs in proportion to the shares, else equal. */
-  double sum = 0;
-  for (size_t m = 0; m < s->total; ++m)
-    sum += spread->shares ? spread->shares[m] : 1.0;
-  double running = 0;
+  /* The shares, else equal: each slab holds its share of the particles. */
+  double largest = 0;
   for (size_t m = 0; m < s->total; ++m) {
-    s->fractions[m] = running / sum;
-    running += spread->shares ? spread->shares[m] : 1.0;
+    s->weights[m] = spread->shares ? spread->shares[m] : 1.0;
+    largest = s->weights[m] > largest ? s->weights[m] : largest;
   }
-  s->fractions[s->total] = 1;
+  for (size_t m = 0; m < s->total; ++m)
+    s->weights[m] /= largest;
   *made = s;
   return CK_OK;
 fail:
@@ -693,63 +486,179 @@ fail:
   return status;
 }
 
-/* The slabs' bounds, each at least the ghosts' reach wide. */
-static ck_status cut_slabs(ck__gas_spread *s) {
-  const ck_gas_config *c = &s->config;
-  for (size_t m = 0; m <= s->total; ++m)
-    s->bounds[m] = s->fractions[m] * c->box_x;
-  s->bounds[s->total] = c->box_x;
-  for (size_t m = 0; m < s->total; ++m) {
-    double width = s->bounds[m + 1] - s->bounds[m];
-    if (!(width >= s->margin))
-      return ck__fail(
-          CK_ERROR_INVALID_ARGUMENT,
-          "ck_gas_config.rc: slab %zu of %zu is %g wide (box %g), narrower "
-          "than rc + skin (%g), which its neighbours' ghosts must reach: use "
-          "fewer devices, other shares, a wider box or a smaller cutoff",
-          m, s->total, width, c->box_x, s->margin);
-  }
-  for (size_t i = 0; i < s->run.local; ++i) {
-    member *m = &s->members[i];
-    m->index = ck__exchange_first(s->run.exchange) + i;
-    m->lo = s->bounds[m->index];
-    m->hi = s->bounds[m->index + 1];
-    m->origin_x = m->lo - s->pad;
-    m->side_x = m->hi - m->lo + 2 * s->pad;
-    m->origin_y = c->walls ? 0 : -s->pad;
-    m->side_y = c->walls ? c->box_y : c->box_y + 2 * s->pad;
-    int first = m->index == 0, last = m->index + 1 == s->total;
-    m->shift[BACKWARD] = first && !c->walls ? c->box_x : 0;
-    m->shift[FORWARD] = last && !c->walls ? -c->box_x : 0;
-  }
-  return CK_OK;
+/* A coordinate into [0, side) (periodic). */
+static double wrap(double x, double side) {
+  if (x >= side || x < 0)
+    x -= side * floor(x / side);
+  return x >= side || x < 0 ? 0 : x;
 }
 
-/* The particles of member m's slab, from the whole run's. */
-static ck_status take_particles(ck__gas_spread *s, member *m,
+/* The side of the box along the cut, and across it. */
+static double along(const ck__gas_spread *s) {
+  return s->axis ? s->config.box_y : s->config.box_x;
+}
+static double across(const ck__gas_spread *s) {
+  return s->axis ? s->config.box_x : s->config.box_y;
+}
+
+/* Particle k's coordinate along the cut, in the box. */
+static double coordinate(const ck__gas_spread *s, const double *positions,
+                         size_t k) {
+  double u = positions[2 * k + (size_t)s->axis];
+  return s->config.walls ? u : wrap(u, along(s));
+}
+
+/*
+ * The slabs' borders: each holds its share of the particles (counted on a
+ * histogram along the cut, a quarter of the reach a bin), and is at least
+ * twice the reach wide, so that a particle is a ghost of one neighbour at
+ * most and nothing crosses two borders between rebuilds.
+ */
+static ck_status cut_slabs(ck__gas_spread *s, const double *positions) {
+  ck_status status = CK_OK;
+  double length = along(s), narrowest = 2 * s->reach;
+  size_t n = s->config.particles;
+  if (length < (double)s->total * narrowest)
+    return ck__fail(
+        CK_ERROR_INVALID_ARGUMENT,
+        "ck_gas_config.rc: %zu members cut the box (%g by %g) into slabs "
+        "across its %g side; each must be at least 2 (rc + skin) = %g wide, "
+        "and %zu of them need %g: use fewer devices, a larger box, or a "
+        "smaller rc or skin",
+        s->total, s->config.box_x, s->config.box_y, length, narrowest, s->total,
+        (double)s->total * narrowest);
+  size_t bins = (size_t)fmin(1e7, fmax(1, ceil(length / (0.25 * s->reach))));
+  double *count = calloc(bins + 1, sizeof *count);
+  if (!count)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t k = 0; k < n; ++k) {
+    double bin = coordinate(s, positions, k) / length * (double)bins;
+    count[bin > 0 ? (bin < (double)bins ? (size_t)bin : bins - 1) : 0] += 1;
+  }
+  double weight = 0;
+  for (size_t m = 0; m < s->total; ++m)
+    weight += s->weights[m];
+  s->bounds[0] = 0;
+  s->bounds[s->total] = length;
+  double wanted = 0, seen = 0;
+  size_t b = 0;
+  for (size_t m = 1; m < s->total; ++m) {
+    wanted += (double)n * s->weights[m - 1] / weight;
+    while (b < bins && seen + count[b] <= wanted)
+      seen += count[b++];
+    s->bounds[m] = length * (double)b / (double)bins;
+  }
+  /* At least the narrowest: pushed up from below, then down from above. */
+  for (size_t m = 1; m < s->total; ++m)
+    s->bounds[m] = fmax(s->bounds[m], s->bounds[m - 1] + narrowest);
+  for (size_t m = s->total - 1; m > 0; --m)
+    s->bounds[m] = fmin(s->bounds[m], s->bounds[m + 1] - narrowest);
+  free(count);
+  return status;
+}
+
+/* Whether member `index` has a neighbour on a side: always in a
+ * periodic box; with walls, all but the first before and the last after. */
+static int has_neighbour(const ck__gas_spread *s, size_t index, int side) {
+  return !s->config.walls ||
+         (side == PREVIOUS ? index > 0 : index + 1 < s->total);
+}
+
+/* Where member `index`'s box starts along the cut: the reach and the pad
+ * before its slab, or its slab at a wall. */
+static double origin_of(const ck__gas_spread *s, size_t index) {
+  double lo = s->bounds[index];
+  return has_neighbour(s, index, PREVIOUS) ? lo - s->reach - s->pad : lo;
+}
+
+/* Member i's slab, its box along the cut and what it adds to what it
+ * sends. */
+static void place_member(ck__gas_spread *s, member *m, size_t i) {
+  double length = along(s), margin = s->reach + s->pad;
+  m->index = ck__exchange_first(s->run.exchange) + i;
+  int first = m->index == 0, last = m->index + 1 == s->total;
+  int has[2] = {has_neighbour(s, m->index, PREVIOUS),
+                has_neighbour(s, m->index, NEXT)};
+  m->lo = s->bounds[m->index];
+  m->hi = s->bounds[m->index + 1];
+  m->origin = origin_of(s, m->index);
+  m->side = (has[NEXT] ? m->hi + margin : m->hi) - m->origin;
+  m->border[PREVIOUS] = has[PREVIOUS] ? m->lo - m->origin : -NO_BORDER;
+  m->border[NEXT] = has[NEXT] ? m->hi - m->origin : NO_BORDER;
+  /* To a neighbour's coordinates: from this box's start to its, across
+   * the periodic edge where the neighbour is at the other end. */
+  size_t previous = (m->index + s->total - 1) % s->total;
+  size_t next = (m->index + 1) % s->total;
+  m->shift[PREVIOUS] =
+      m->origin - origin_of(s, previous) + (first ? length : 0);
+  m->shift[NEXT] = m->origin - origin_of(s, next) - (last ? length : 0);
+}
+
+/* Member i's device state, made to hold its particles and ghosts. */
+static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
+                             size_t own) {
+  ck_gas_config c = s->config;
+  /* Ghosts of both sides at the run's density, and some to spare. */
+  double ghosts = 2.0 * c.density * s->reach * across(s) * 1.5;
+  size_t messages = (size_t)(ghosts / 2) + 256;
+  c.particles = own + (size_t)ghosts + own / 8 + 256;
+  c.box_x = m->side;
+  c.box_y = across(s);
+  c.xyz_path = NULL;
+  if (c.thermostat == CK_GAS_RESCALE)
+    c.thermostat = CK_GAS_NVE; /* the spread rescales over all members */
+  if (messages > UINT32_MAX / 4)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "%zu ghosts a border", messages);
+  ck_status status = ck__gas_member_make(&s->devices[i], &c, s->forms,
+                                         (uint32_t)messages, &m->gas);
+  if (status == CK_OK)
+    s->run.queues[i] = ck__gas_member_queue(m->gas);
+  return status;
+}
+
+/* Member i's own particles, from the whole run's, in its coordinates. */
+static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
                                 const double *positions,
                                 const double *velocities) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
-  m->owned = m->count = 0;
+  int a = s->axis;
+  size_t own = 0;
   for (size_t k = 0; k < c->particles; ++k) {
-    double x = positions[2 * k], y = positions[2 * k + 1];
-    if (!c->walls) {
-      x = wrap(x, c->box_x);
-      y = wrap(y, c->box_y);
-    }
-    if (owner_of(s, x) != m->index)
-      continue;
-    CK_TRY(reserve(m, m->owned + 1));
-    entry *p = &m->entries[m->owned++];
-    memset(p, 0, sizeof *p);
-    p->id = k;
-    p->x = x;
-    p->y = y;
-    p->vx = velocities[2 * k];
-    p->vy = velocities[2 * k + 1];
+    double u = coordinate(s, positions, k);
+    own += u >= m->lo && (u < m->hi || m->index + 1 == s->total);
   }
-  m->count = m->owned;
+  CK_TRY(make_member(s, m, i, own));
+  CK_TRY(hold_scratch(s, i, own, 4));
+  uint32_t *words = s->words[i].data;
+  float *reals = s->reals[i].data;
+  size_t at = 0;
+  for (size_t k = 0; k < c->particles && at < own; ++k) {
+    double u = coordinate(s, positions, k);
+    if (!(u >= m->lo && (u < m->hi || m->index + 1 == s->total)))
+      continue;
+    double v = positions[2 * k + 1 - (size_t)a];
+    if (!c->walls)
+      v = wrap(v, across(s));
+    words[at] = (uint32_t)k;
+    reals[4 * at] = (float)(u - m->origin);
+    reals[4 * at + 1] = (float)v;
+    reals[4 * at + 2] = (float)velocities[2 * k + (size_t)a];
+    reals[4 * at + 3] = (float)velocities[2 * k + 1 - (size_t)a];
+    ++at;
+  }
+  CK_TRY(ck__gas_member_append(m->gas, own, words, reals, 4, 0));
+  m->own = own;
+fail:
+  return status;
+}
+
+/* The first ghosts: each member's exports, as at a rebuild. */
+static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  /* No arrivals: take_arrivals appends none, then selects the exports. */
+  s->from[PREVIOUS][i].count = s->from[NEXT][i].count = 0;
+  CK_TRY(take_arrivals(s, m, i));
 fail:
   return status;
 }
@@ -765,17 +674,28 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   s->forms = forms;
   s->forms.fine_cells = 0;
   s->step = step;
-  double skin = config->neighbors == CK_GAS_VERLET ? config->skin : 0;
-  s->config.skin = skin;
-  s->margin = config->rc + skin;
-  s->pad = s->margin + skin;
+  s->axis = config->box_y > config->box_x;
+  s->reach = config->rc + config->skin;
+  s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
-  s->damping = exp(-config->gamma * config->dt);
-  s->noise = sqrt((1.0 - s->damping * s->damping) * config->target_temperature);
-  CK_TRY(cut_slabs(s));
-  EACH_MEMBER(s, take_particles(s, m, positions, velocities));
-  CK_TRY(rebuild(s));
-  CK_TRY(all_forces(s, 1, 1));
+  s->census[0] = config->particles;
+  for (size_t k = 0; k < config->particles; ++k) {
+    s->census[1] += k;
+    s->census[2] += ck_gas_id_hash((uint32_t)k);
+  }
+  CK_TRY(cut_slabs(s, positions));
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i) {
+    place_member(s, &s->members[i], i);
+    statuses[i] = take_particles(s, &s->members[i], i, positions, velocities);
+  }
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(each(s, first_exports));
+  CK_TRY(pass_both(s, sizeof(ghost)));
+  CK_TRY(each(s, take_ghosts));
+  s->phase_step = 0;
+  s->phase_energy = 1;
+  CK_TRY(each(s, forces));
   run->total = config->particles;
 fail:
   return status;
@@ -789,119 +709,86 @@ ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
   ck__exchange_buffer all = {0};
+  int a = s->axis;
   double *pairs[3] = {positions, velocities, forces};
   double *singles[2] = {energies, virials};
   size_t fields = 1;
-  for (int a = 0; a < 3; ++a)
-    fields += pairs[a] ? 2 : 0;
-  for (int a = 0; a < 2; ++a)
-    fields += singles[a] ? 1 : 0;
-  /* Each owned particle as its id and the fields asked for. */
-  EACH_MEMBER(s, ck__exchange_buffer_hold(&m->out[0], fields * sizeof(double),
-                                          m->owned));
+  for (int q = 0; q < 3; ++q)
+    fields += pairs[q] ? 2 : 0;
+  for (int q = 0; q < 2; ++q)
+    fields += singles[q] ? 1 : 0;
   const void *send[CK_SPREAD_MAX_LOCAL];
   size_t counts[CK_SPREAD_MAX_LOCAL];
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  float *read = NULL;
   for (size_t i = 0; i < s->run.local; ++i) {
     member *m = &s->members[i];
+    size_t slots = ck__gas_member_slots(m->gas), own = 0;
+    free(read);
+    read = malloc((slots ? slots : 1) * 8 * sizeof *read);
+    statuses[i] = read ? hold_scratch(s, i, slots, 1)
+                       : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+    float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
+          *e = read + 6 * slots, *w = read + 7 * slots;
+    if (statuses[i] == CK_OK)
+      statuses[i] = ck__gas_member_own(m->gas, &own, s->words[i].data,
+                                       positions ? p : NULL,
+                                       velocities ? v : NULL, forces ? f : NULL,
+                                       energies ? e : NULL, virials ? w : NULL);
+    if (statuses[i] == CK_OK)
+      statuses[i] =
+          ck__exchange_buffer_hold(&m->out[0], fields * sizeof(double), own);
+    if (statuses[i] != CK_OK)
+      continue;
+    /* Each own particle as its id and the fields asked for, in the run's
+     * coordinates. */
+    const uint32_t *ids = s->words[i].data;
     double *record = m->out[0].data;
-    for (size_t k = 0; k < m->owned; ++k) {
-      const entry *p = &m->entries[k];
-      double x = c->walls ? p->x : wrap(p->x, c->box_x);
-      double y = c->walls ? p->y : wrap(p->y, c->box_y);
-      double values[] = {x, y, p->vx, p->vy, p->fx, p->fy};
-      *record++ = (double)p->id;
-      for (int a = 0; a < 3; ++a)
-        if (pairs[a]) {
-          *record++ = values[2 * a];
-          *record++ = values[2 * a + 1];
+    for (size_t k = 0; k < own; ++k) {
+      double u = p[2 * k] + m->origin, across_value = p[2 * k + 1];
+      if (!c->walls) {
+        u = wrap(u, along(s));
+        across_value = wrap(across_value, across(s));
+      }
+      double values[6] = {
+          a ? across_value : u,        a ? u : across_value,
+          a ? v[2 * k + 1] : v[2 * k], a ? v[2 * k] : v[2 * k + 1],
+          a ? f[2 * k + 1] : f[2 * k], a ? f[2 * k] : f[2 * k + 1]};
+      *record++ = (double)ids[k];
+      for (int q = 0; q < 3; ++q)
+        if (pairs[q]) {
+          *record++ = values[2 * q];
+          *record++ = values[2 * q + 1];
         }
       if (energies)
-        *record++ = p->energy;
+        *record++ = e[k];
       if (virials)
-        *record++ = p->virial;
+        *record++ = w[k];
     }
     send[i] = m->out[0].data;
-    counts[i] = m->owned;
+    counts[i] = own;
   }
+  free(read);
+  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
   CK_TRY(ck__exchange_gather_items(s->run.exchange, fields * sizeof(double),
                                    send, counts, &all, NULL));
   if (all.count != c->particles)
-    CK_FAIL(CK_ERROR_EXCHANGE, "the slabs hold %zu particles, not %zu",
+    CK_FAIL(CK_ERROR_MISMATCH, "the slabs hold %zu particles, not %zu",
             all.count, c->particles);
   const double *record = all.data;
   for (size_t k = 0; k < all.count; ++k) {
     size_t id = (size_t)*record++;
-    for (int a = 0; a < 3; ++a)
-      if (pairs[a]) {
-        pairs[a][2 * id] = *record++;
-        pairs[a][2 * id + 1] = *record++;
+    for (int q = 0; q < 3; ++q)
+      if (pairs[q]) {
+        pairs[q][2 * id] = *record++;
+        pairs[q][2 * id + 1] = *record++;
       }
-    for (int a = 0; a < 2; ++a)
-      if (singles[a])
-        singles[a][id] = *record++;
+    for (int q = 0; q < 2; ++q)
+      if (singles[q])
+        singles[q][id] = *record++;
   }
 fail:
   free(all.data);
-  return status;
-}
-
-/* Member m's pairs (i, j) within range, i owned and j of a larger id,
- * binned into counts (bins doubles): each pair of the run once, wherever
- * its particles are, from a grid of cells at least range wide over the
- * member's box. */
-static ck_status member_rdf(const member *m, size_t bins, double range,
-                            double *counts) {
-  ck_status status = CK_OK;
-  double most = 4.0 * (double)m->count + 16;
-  double cells_x = fmax(1, floor(m->side_x / range));
-  double cells_y = fmax(1, floor(m->side_y / range));
-  if (cells_x * cells_y > most) {
-    double shrink = sqrt(cells_x * cells_y / most);
-    cells_x = fmax(1, floor(cells_x / shrink));
-    cells_y = fmax(1, floor(cells_y / shrink));
-  }
-  size_t nx = (size_t)cells_x, ny = (size_t)cells_y, cells = nx * ny;
-  size_t *start = calloc(cells + 1, sizeof *start);
-  size_t *order = malloc((m->count ? m->count : 1) * sizeof *order);
-  size_t *cell = malloc((m->count ? m->count : 1) * sizeof *cell);
-  if (!start || !order || !cell)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for the RDF");
-  for (size_t k = 0; k < m->count; ++k) {
-    double fx = (m->entries[k].x - m->origin_x) / m->side_x * cells_x;
-    double fy = (m->entries[k].y - m->origin_y) / m->side_y * cells_y;
-    size_t cx = fx > 0 ? (fx < cells_x ? (size_t)fx : nx - 1) : 0;
-    size_t cy = fy > 0 ? (fy < cells_y ? (size_t)fy : ny - 1) : 0;
-    cell[k] = cy * nx + cx;
-    ++start[cell[k] + 1];
-  }
-  for (size_t c = 0; c < cells; ++c)
-    start[c + 1] += start[c];
-  for (size_t k = 0; k < m->count; ++k)
-    order[start[cell[k]]++] = k;
-  for (size_t c = cells; c > 0; --c)
-    start[c] = start[c - 1];
-  start[0] = 0;
-  double range2 = range * range, per_bin = (double)bins / range;
-  for (size_t i = 0; i < m->owned; ++i) {
-    const entry *a = &m->entries[i];
-    size_t cx = cell[i] % nx, cy = cell[i] / nx;
-    for (size_t y = cy > 0 ? cy - 1 : 0; y <= cy + 1 && y < ny; ++y)
-      for (size_t x = cx > 0 ? cx - 1 : 0; x <= cx + 1 && x < nx; ++x)
-        for (size_t at = start[y * nx + x]; at < start[y * nx + x + 1]; ++at) {
-          const entry *b = &m->entries[order[at]];
-          if (b->id <= a->id)
-            continue;
-          double dx = a->x - b->x, dy = a->y - b->y, r2 = dx * dx + dy * dy;
-          if (r2 >= range2)
-            continue;
-          size_t bin = (size_t)(sqrt(r2) * per_bin);
-          counts[bin < bins ? bin : bins - 1] += 1;
-        }
-  }
-fail:
-  free(start);
-  free(order);
-  free(cell);
   return status;
 }
 
@@ -909,21 +796,29 @@ ck_status ck__gas_spread_rdf(ck__gas_spread *s, size_t bins, double range,
                              uint64_t *counts) {
   ck_status status = CK_OK;
   size_t local = s->run.local;
-  double *histograms = calloc((local + 1) * bins, sizeof *histograms);
+  uint64_t *mine = calloc(local * bins, sizeof *mine);
+  double *sums = calloc((local + 1) * bins, sizeof *sums);
   const double *rows[CK_SPREAD_MAX_LOCAL];
+  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   CK_TRY(ck__gas_spread_agree(
-      s, histograms ? CK_OK
-                    : ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                               "out of host memory for the RDF")));
-  for (size_t i = 0; i < local; ++i)
-    rows[i] = histograms + i * bins;
-  EACH_MEMBER(s, member_rdf(m, bins, range, histograms + i * bins));
-  double *total = histograms + local * bins;
+      s, mine && sums ? CK_OK
+                      : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                                 "out of host memory for the RDF")));
+  for (size_t i = 0; i < local; ++i) {
+    statuses[i] =
+        ck__gas_member_rdf(s->members[i].gas, bins, range, mine + i * bins);
+    for (size_t b = 0; b < bins; ++b)
+      sums[i * bins + b] = (double)mine[i * bins + b];
+    rows[i] = sums + i * bins;
+  }
+  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
+  double *total = sums + local * bins;
   CK_TRY(ck__exchange_sum(s->run.exchange, rows, total, bins));
   for (size_t b = 0; b < bins; ++b)
     counts[b] += (uint64_t)total[b];
 fail:
-  free(histograms);
+  free(mine);
+  free(sums);
   return status;
 }
 
@@ -953,7 +848,7 @@ int ck__gas_spread_rank(const ck__gas_spread *s) {
 }
 
 int ck__gas_spread_strips(const ck__gas_spread *s) {
-  return s->members[0].device ? ck__gas_state(s->members[0].device)->strips : 0;
+  return s->members[0].gas ? ck__gas_state(s->members[0].gas)->strips : 0;
 }
 
 ck_status ck__gas_spread_finish(ck__gas_spread *s, double *kernel_s) {
@@ -969,7 +864,7 @@ fail:
 
 ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
   for (size_t i = 0; i < s->run.local; ++i)
-    s->run.units[i] = s->members[i].owned;
+    s->run.units[i] = s->members[i].own;
   s->run.total = s->config.particles;
   return ck__spread_report(&s->run, result);
 }
@@ -979,21 +874,18 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     return;
   for (size_t i = 0; s->members && i < s->run.local; ++i) {
     member *m = &s->members[i];
-    ck_gas_destroy(m->device);
-    free(m->entries);
-    free(m->images);
-    free(m->slot_entry);
-    free(m->upload);
-    for (int side = 0; side < 2; ++side) {
-      free(m->exports[side].data);
+    ck_gas_destroy(m->gas);
+    for (int side = 0; side < 2; ++side)
       free(m->out[side].data);
-    }
   }
-  for (int side = 0; side < 2; ++side)
-    for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
-      free(s->in[side][i].data);
+  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
+    for (int side = 0; side < 2; ++side)
+      free(s->from[side][i].data);
+    free(s->words[i].data);
+    free(s->reals[i].data);
+  }
   free(s->members);
-  free(s->fractions);
+  free(s->weights);
   free(s->bounds);
   ck__spread_end(&s->run);
   free(s);

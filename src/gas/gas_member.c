@@ -1,0 +1,421 @@
+/*
+ * gas_member.c - a spread member's device state (ck_gas.h's spread
+ * members): the slots of its own particles and of its ghosts, filled,
+ * exchanged, sorted and stepped through the backend's steps, for the
+ * spread driver (gas_spread.c), which says what crosses between members.
+ *
+ * Members compute in single precision: what crosses is raw floats, as
+ * the devices hold them, and ids as words.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gas/gas_internal.h"
+
+/* The member buffers, in the order ck__gas_member_messages makes them. */
+#define MESSAGE_BUFFERS 8
+
+static ck_buffer **message_buffer(gas_state *state, int which) {
+  ck_buffer **buffers[MESSAGE_BUFFERS] = {
+      &state->member_list,  &state->member_counts, &state->out_word,
+      &state->out_real,     &state->in_word,       &state->in_real,
+      &state->export_slots, &state->ghost_slots};
+  return buffers[which];
+}
+
+/* Each member buffer's elements for `messages` entries a side, and their
+ * size in bytes. */
+static void message_shape(const gas_state *state, uint32_t messages, int which,
+                          size_t *count, size_t *size) {
+  size_t m = 2 * (size_t)messages, real = state->real_size;
+  static const size_t per_entry[MESSAGE_BUFFERS] = {1, 0, 1, 4, 1, 2, 1, 1};
+  *count = which == 1 ? 4 : m * per_entry[which];
+  *size = which == 3 || which == 5 ? real : 4;
+}
+
+double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages) {
+  double bytes = 0;
+  if (!state->member)
+    return 0;
+  for (int which = 0; which < MESSAGE_BUFFERS; ++which) {
+    size_t count, size;
+    message_shape(state, messages, which, &count, &size);
+    bytes += (double)count * (double)size;
+  }
+  return bytes;
+}
+
+void ck__gas_member_messages_free(gas_state *state) {
+  for (int which = 0; which < MESSAGE_BUFFERS; ++which) {
+    ck_buffer **buffer = message_buffer(state, which);
+    ck_buffer_destroy(*buffer);
+    *buffer = NULL;
+  }
+}
+
+ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
+  ck_status status = CK_OK;
+  static const char *const names[MESSAGE_BUFFERS] = {
+      "member lists", "member counts", "outbox words", "outbox",
+      "inbox words",  "inbox",         "export slots", "ghost slots"};
+  ck__gas_member_messages_free(state);
+  for (int which = 0; which < MESSAGE_BUFFERS; ++which) {
+    size_t count, size;
+    message_shape(state, messages, which, &count, &size);
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, size, names[which],
+                                  message_buffer(state, which)));
+  }
+  state->message_capacity = messages;
+fail:
+  return status;
+}
+
+size_t ck__gas_member_slots(const ck_gas *member) {
+  return member->state.particles;
+}
+
+ck_queue *ck__gas_member_queue(ck_gas *member) {
+  return member->state.queue;
+}
+
+/* The forms a state was made with, to make it again. */
+static ck__gas_forms forms_of(const gas_state *state) {
+  return (ck__gas_forms){state->tiles, state->strips_request,
+                         state->sort_request, state->fine_cells};
+}
+
+/* Reads slots [0, count) of a buffer of `size`-byte elements (2 a slot
+ * for positions and velocities) into host memory. */
+static ck_status read_slots(gas_state *state, ck_buffer *buffer, size_t count,
+                            size_t bytes_a_slot, void *out) {
+  if (count == 0)
+    return CK_OK;
+  return ck_buffer_read(state->queue, buffer, 0, count * bytes_a_slot, out,
+                        CK_BLOCKING, NULL);
+}
+
+/* Writes count slots from `first` of a buffer. */
+static ck_status write_slots(gas_state *state, ck_buffer *buffer, size_t first,
+                             size_t count, size_t bytes_a_slot,
+                             const void *data) {
+  if (count == 0)
+    return CK_OK;
+  return ck_buffer_write(state->queue, buffer, first * bytes_a_slot,
+                         count * bytes_a_slot, data, CK_BLOCKING, NULL);
+}
+
+ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
+  ck_status status = CK_OK;
+  ck_gas *old = *member, *grown = NULL;
+  gas_state *state = &old->state;
+  size_t used = state->particles, real = state->real_size;
+  float *positions = NULL, *velocities = NULL;
+  uint32_t *ids = NULL;
+  if (slots <= old->config.particles)
+    return CK_OK;
+  /* A quarter more than asked, so that a slab that fills slowly is not
+   * made again at every rebuild. */
+  ck_gas_config config = old->config;
+  config.particles = slots + slots / 4;
+  if (config.particles > UINT32_MAX / 2)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "a slab of %zu particles and ghosts: at most 2^31", slots);
+  positions = malloc((used ? used : 1) * 2 * real);
+  velocities = malloc((used ? used : 1) * 2 * real);
+  ids = malloc((used ? used : 1) * sizeof *ids);
+  if (!positions || !velocities || !ids)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
+            used);
+  CK_TRY(read_slots(state, state->position, used, 2 * real, positions));
+  CK_TRY(read_slots(state, state->velocity, used, 2 * real, velocities));
+  CK_TRY(read_slots(state, state->id, used, 4, ids));
+  CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
+                             state->message_capacity, &grown));
+  gas_state *fresh = &grown->state;
+  CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
+  CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
+  CK_TRY(write_slots(fresh, fresh->id, 0, used, 4, ids));
+  fresh->particles = (uint32_t)used;
+  ck_gas_destroy(old);
+  *member = grown;
+  grown = NULL;
+fail:
+  ck_gas_destroy(grown);
+  free(positions);
+  free(velocities);
+  free(ids);
+  return status;
+}
+
+ck_status ck__gas_member_append(ck_gas *member, size_t count,
+                                const uint32_t *words, const float *reals,
+                                uint32_t stride, int ghost) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  size_t first = state->particles;
+  float *pairs = NULL;
+  uint32_t *marked = NULL;
+  if (count == 0)
+    return CK_OK;
+  if (first + count > member->config.particles)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu slots given %zu more to its %zu",
+                    member->config.particles, count, first);
+  pairs = malloc(count * 4 * sizeof *pairs);
+  marked = malloc(count * sizeof *marked);
+  if (!pairs || !marked)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  /* Positions, then velocities (a ghost's are zero: it is not moved). */
+  for (size_t e = 0; e < count; ++e) {
+    const float *entry = reals + (size_t)stride * e;
+    pairs[2 * e] = entry[0];
+    pairs[2 * e + 1] = entry[1];
+    pairs[2 * count + 2 * e] = stride == 4 ? entry[2] : 0.0f;
+    pairs[2 * count + 2 * e + 1] = stride == 4 ? entry[3] : 0.0f;
+    marked[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
+  }
+  CK_TRY(write_slots(state, state->position, first, count, 8, pairs));
+  CK_TRY(
+      write_slots(state, state->velocity, first, count, 8, pairs + 2 * count));
+  CK_TRY(write_slots(state, state->id, first, count, 4, marked));
+  state->particles = (uint32_t)(first + count);
+fail:
+  free(pairs);
+  free(marked);
+  return status;
+}
+
+ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
+                                double reach, uint32_t counts[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  CK_TRY(member->steps->select(state, mode, lo, hi, reach, counts));
+  uint32_t most = counts[0] > counts[1] ? counts[0] : counts[1];
+  if (most > state->message_capacity) {
+    /* Room for the counts and half as many again, then the same
+     * selection: a ghost dropped twice stays dropped. */
+    uint32_t grown = most + most / 2;
+    CK_TRY(ck__gas_member_messages(state, grown));
+    CK_TRY(member->steps->select(state, mode, lo, hi, reach, counts));
+  }
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_take(ck_gas *member, int side, uint32_t count,
+                              uint32_t stride, uint32_t *words, float *reals) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t base = (uint32_t)side * state->message_capacity;
+  if (count == 0)
+    return CK_OK;
+  CK_TRY(member->steps->gather(state, 0, base, count, 0.0, 1, stride));
+  CK_TRY(ck_buffer_read(state->queue, state->out_word, (size_t)base * 4,
+                        (size_t)count * 4, words, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_read(state->queue, state->out_real,
+                        (size_t)base * stride * 4, (size_t)count * stride * 4,
+                        reals, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(member->steps->mark(state, (uint32_t)side * state->message_capacity,
+                               counts[side]));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
+                              const uint32_t exports[2], size_t ghosts,
+                              const uint32_t *ghost_words,
+                              const float *ghost_positions) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t capacity = state->message_capacity;
+  if (ghosts > 2 * (size_t)capacity)
+    CK_TRY(ck__gas_member_messages(state, (uint32_t)(ghosts / 2 + 1)));
+  /* The ghosts as received, to find them after the sort. */
+  capacity = state->message_capacity;
+  if (ghosts) {
+    CK_TRY(write_slots(state, state->in_word, 0, ghosts, 4, ghost_words));
+    CK_TRY(write_slots(state, state->in_real, 0, ghosts, 8, ghost_positions));
+  }
+  CK_TRY(member->steps->neighbors(state, 1));
+  state->particles = (uint32_t)kept;
+  /* A new rebuild is flagged from here on, and nothing is missing yet;
+   * a list's overflow (flags[1]) stays until the sums report it. */
+  static const uint32_t clear = 0;
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, 4, &clear, CK_BLOCKING,
+                         NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear, CK_BLOCKING,
+                         NULL));
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
+                                 exports[side], 2));
+  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)ghosts, 2));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_drift(ck_gas *member) {
+  return member->steps->kick_drift(&member->state);
+}
+
+ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], float *const out[2],
+                              uint32_t flags[3]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  for (int side = 0; side < 2; ++side) {
+    uint32_t base = (uint32_t)side * state->message_capacity;
+    if (counts[side] == 0)
+      continue;
+    CK_TRY(
+        member->steps->gather(state, 1, base, counts[side], shift[side], 0, 2));
+    CK_TRY(ck_buffer_read(state->queue, state->out_real, (size_t)base * 8,
+                          (size_t)counts[side] * 8, out[side], CK_NONBLOCKING,
+                          NULL));
+  }
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, flags,
+                        CK_NONBLOCKING, NULL));
+  CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_unpack(ck_gas *member, size_t count,
+                                const float *positions) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  if (count == 0)
+    return CK_OK;
+  CK_TRY(write_slots(state, state->in_real, 0, count, 8, positions));
+  CK_TRY(member->steps->unpack(state, (uint32_t)count));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_forces(ck_gas *member, int with_energy,
+                                uint64_t kick_step) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  state->with_energy = with_energy;
+  state->kick_step = kick_step;
+  state->ahead = 0;
+  CK_TRY(member->steps->forces(state));
+  if (state->kick_step)
+    CK_TRY(member->steps->kick(state, kick_step));
+fail:
+  state->kick_step = 0;
+  return status;
+}
+
+ck_status ck__gas_member_sums(ck_gas *member, double sums[5],
+                              uint32_t *overflow) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t flags[2] = {0, 0};
+  if (state->particles == 0) {
+    memset(sums, 0, 5 * sizeof *sums);
+  } else {
+    CK_TRY(member->steps->reduce(state, sums));
+  }
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
+                        CK_BLOCKING, NULL));
+  *overflow = flags[1];
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_census(ck_gas *member, uint64_t census[3]) {
+  if (member->state.particles == 0) {
+    census[0] = census[1] = census[2] = 0;
+    return CK_OK;
+  }
+  return member->steps->census(&member->state, census);
+}
+
+ck_status ck__gas_member_scale(ck_gas *member, double factor) {
+  if (member->state.particles == 0)
+    return CK_OK;
+  return member->steps->scale(&member->state, factor);
+}
+
+ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
+                             uint64_t *counts) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t *sample = calloc(bins, sizeof *sample);
+  if (!sample)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (state->rdf_bins != bins) {
+    ck_buffer_destroy(state->rdf_counts);
+    state->rdf_counts = NULL;
+    state->rdf_bins = 0;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, bins, 4, "rdf histogram",
+                                  &state->rdf_counts));
+    state->rdf_bins = (uint32_t)bins;
+  }
+  if (state->particles > 0) {
+    CK_TRY(ck_buffer_write(state->queue, state->rdf_counts, 0, bins * 4, sample,
+                           CK_BLOCKING, NULL));
+    CK_TRY(member->steps->rdf(state, (uint32_t)bins, range));
+    CK_TRY(ck_buffer_read(state->queue, state->rdf_counts, 0, bins * 4, sample,
+                          CK_BLOCKING, NULL));
+  }
+  for (size_t b = 0; b < bins; ++b)
+    counts[b] += sample[b];
+fail:
+  free(sample);
+  return status;
+}
+
+ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
+                             float *positions, float *velocities, float *forces,
+                             float *energies, float *virials) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  size_t n = state->particles;
+  uint32_t *words = malloc((n ? n : 1) * sizeof *words);
+  float *scratch = malloc((n ? n : 1) * 2 * sizeof *scratch);
+  if (!words || !scratch)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles", n);
+  CK_TRY(read_slots(state, state->id, n, 4, words));
+  size_t own = 0;
+  for (size_t k = 0; k < n; ++k)
+    if (ck_gas_own(words[k]))
+      ids[own++] = words[k];
+  *count = own;
+  /* Each array asked for, compacted to the own slots alone. */
+  struct {
+    float *out;
+    ck_buffer *buffer;
+    size_t width;
+  } arrays[] = {{positions, state->position, 2},
+                {velocities, state->velocity, 2},
+                {forces, state->force, 2},
+                {energies, state->energy, 1},
+                {virials, state->virial, 1}};
+  for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a) {
+    if (!arrays[a].out)
+      continue;
+    size_t width = arrays[a].width;
+    CK_TRY(read_slots(state, arrays[a].buffer, n, width * 4, scratch));
+    size_t at = 0;
+    for (size_t k = 0; k < n; ++k)
+      if (ck_gas_own(words[k])) {
+        memcpy(arrays[a].out + width * at, scratch + width * k,
+               width * sizeof *scratch);
+        ++at;
+      }
+  }
+fail:
+  free(words);
+  free(scratch);
+  return status;
+}
