@@ -4,11 +4,17 @@
  */
 #include "framework/spread.h"
 
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/runtime.h"
 #include "util/util.h"
 
 ck_status ck_spread_has_mpi(int *has_mpi) {
@@ -261,7 +267,326 @@ ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
   return status;
 }
 
+/* ---- Members at once (ck__spread_each) ----------------------------------
+ *
+ * A crew: one worker thread for each local member but the first, which
+ * the calling thread runs. A phase is handed over by a generation counter:
+ * the caller sets the phase, moves the generation on, runs member 0 and
+ * waits for `pending` to reach 0. A thread that waits (a worker for the
+ * next phase, the caller for the workers) spins a little, since steps
+ * follow closely, and then sleeps on a condition variable.
+ *
+ * The thread-local state a member's work may need, and where it goes:
+ * - The last error (util/error.c): a failed member's message is saved
+ *   where it was raised and restored on the calling thread before the
+ *   agreement, which prefixes the member.
+ * - The build watch (ck__build_watching, runtime/program.c) follows the
+ *   caller for each call, through a relay that tells the caller's watch
+ *   one build at a time (it adds up build time, and the caller's build
+ *   callback need not be reentrant); so does ck__build_from_source
+ *   (runtime/cache.c).
+ * - The locale: a worker enters the C locale once, as a run's thread is.
+ * - Held outputs (util/files.c) stay the caller's: fn writes no output.
+ * - The CUDA backend's test switches (runtime/queue_cuda.c) stay with the
+ *   thread that sets them: tests that use them drive one queue alone.
+ */
+
+/* A waiting thread first spins on the processor, then yields it to any
+ * other thread that is ready (one of the members, where they outnumber the
+ * cores), and sleeps after SPIN_SECONDS: long enough to catch the next
+ * phase of a run whose steps follow closely, short enough that idle
+ * threads give their cores back soon. */
+#define SPINS_BEFORE_YIELD 64
+#define SPIN_SECONDS 50e-6
+
+_Thread_local size_t ck__spread_thread_fails;
+
+typedef struct crew_thread {
+  ck__spread_crew *crew;
+  size_t member;
+  unsigned seen; /* the generation at its start */
+  pthread_t thread;
+} crew_thread;
+
+struct ck__spread_crew {
+  size_t local;
+  size_t started; /* workers made: members 1 .. started */
+  int in_turn;    /* CLKIT_SPREAD_THREADS=0: all on the caller's thread */
+  /* The phase, set by the caller before the generation moves on. */
+  ck_status (*fn)(void *context, size_t member);
+  void *context;
+  double *compute_s;
+  const ck__build_watch *watch; /* the workers': the relay, or NULL */
+  int from_source;              /* ck__build_from_source */
+  atomic_uint generation;       /* one on for each phase, and at the end */
+  atomic_uint pending;          /* workers yet to finish the phase */
+  atomic_int stop;
+  atomic_uint workers_asleep, caller_asleep;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  /* The caller's watch, which the relay tells under watch_lock. */
+  const ck__build_watch *outer;
+  ck__build_watch relay;
+  pthread_mutex_t watch_lock;
+  int synced;              /* lock, wake, done, watch_lock made */
+  ck_status *statuses;     /* each member's, of the last phase */
+  ck__error_saved *errors; /* a failed member's message */
+  crew_thread *threads;    /* [0] unused */
+};
+
+static void relay_started(void *user, const char *program) {
+  ck__spread_crew *crew = user;
+  pthread_mutex_lock(&crew->watch_lock);
+  crew->outer->started(crew->outer->user, program);
+  pthread_mutex_unlock(&crew->watch_lock);
+}
+
+static void relay_ended(void *user, const char *program, double seconds,
+                        int failed) {
+  ck__spread_crew *crew = user;
+  pthread_mutex_lock(&crew->watch_lock);
+  crew->outer->ended(crew->outer->user, program, seconds, failed);
+  pthread_mutex_unlock(&crew->watch_lock);
+}
+
+/* A hint to the processor that this thread spins. */
+static void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* Whether *word has reached value (equal 1) or left it (equal 0). */
+static int reached(atomic_uint *word, unsigned value, int equal) {
+  return (atomic_load_explicit(word, memory_order_acquire) == value) == equal;
+}
+
+/* Waits until *word reaches value (equal 1) or leaves it (equal 0):
+ * spins, then sleeps on cond, counted in asleep so that wake_up() knows
+ * to signal. */
+static void await(ck__spread_crew *crew, atomic_uint *word, unsigned value,
+                  int equal, pthread_cond_t *cond, atomic_uint *asleep) {
+  double until = 0;
+  for (unsigned spins = 0; !reached(word, value, equal); ++spins) {
+    if (spins < SPINS_BEFORE_YIELD) {
+      spin_pause();
+      continue;
+    }
+    if (spins == SPINS_BEFORE_YIELD)
+      until = ck__seconds() + SPIN_SECONDS;
+    else if (ck__seconds() > until)
+      break;
+    sched_yield();
+  }
+  if (reached(word, value, equal))
+    return;
+  pthread_mutex_lock(&crew->lock);
+  atomic_fetch_add(asleep, 1);
+  /* Sequentially consistent with wake_up(): either this sees the new
+   * value, or the waker sees the sleeper and signals under the lock. */
+  while ((atomic_load(word) == value) != equal)
+    pthread_cond_wait(cond, &crew->lock);
+  atomic_fetch_sub(asleep, 1);
+  pthread_mutex_unlock(&crew->lock);
+}
+
+/* Wakes the sleepers of cond, after the word they wait on has moved. */
+static void wake_up(ck__spread_crew *crew, pthread_cond_t *cond,
+                    atomic_uint *asleep) {
+  if (atomic_load(asleep) == 0)
+    return;
+  pthread_mutex_lock(&crew->lock);
+  pthread_cond_broadcast(cond);
+  pthread_mutex_unlock(&crew->lock);
+}
+
+/* fn for one member, its seconds added to compute_s[member]. */
+static ck_status run_timed(ck_status (*fn)(void *context, size_t member),
+                           void *context, size_t member, double *compute_s) {
+  double started = ck__seconds();
+  ck_status status = fn(context, member);
+  compute_s[member] += ck__seconds() - started;
+  return status;
+}
+
+/* Runs the phase for one member on this thread; a failure's message is
+ * saved. */
+static void crew_run(ck__spread_crew *crew, size_t member) {
+  ck_status status =
+      run_timed(crew->fn, crew->context, member, crew->compute_s);
+  crew->statuses[member] = status;
+  if (status != CK_OK)
+    ck__error_save(&crew->errors[member]);
+}
+
+static void *crew_main(void *argument) {
+  crew_thread *self = argument;
+  ck__spread_crew *crew = self->crew;
+  ck__c_locale locale = {0};
+  ck_status ready = ck__c_locale_enter(&locale, "a spread run's thread");
+  if (ready != CK_OK)
+    ck__error_save(&crew->errors[self->member]);
+  unsigned seen = self->seen;
+  for (;;) {
+    await(crew, &crew->generation, seen, 0, &crew->wake, &crew->workers_asleep);
+    seen = atomic_load_explicit(&crew->generation, memory_order_acquire);
+    if (atomic_load_explicit(&crew->stop, memory_order_relaxed))
+      break;
+    if (ready == CK_OK) {
+      ck__build_watching = crew->watch;
+      ck__build_from_source = crew->from_source;
+      crew_run(crew, self->member);
+      ck__build_watching = NULL;
+      ck__build_from_source = 0;
+    } else {
+      crew->statuses[self->member] = ready;
+    }
+    /* Sequentially consistent, as the caller's sleep takes it. */
+    if (atomic_fetch_sub(&crew->pending, 1) == 1)
+      wake_up(crew, &crew->done, &crew->caller_asleep);
+  }
+  ck__c_locale_leave(&locale);
+  return NULL;
+}
+
+/* Joins the workers and frees the crew. */
+static void crew_free(ck__spread_crew *crew) {
+  if (!crew)
+    return;
+  if (crew->started) {
+    atomic_store_explicit(&crew->stop, 1, memory_order_relaxed);
+    atomic_fetch_add(&crew->generation, 1);
+    pthread_mutex_lock(&crew->lock);
+    pthread_cond_broadcast(&crew->wake);
+    pthread_mutex_unlock(&crew->lock);
+    for (size_t m = 1; m <= crew->started; ++m)
+      pthread_join(crew->threads[m].thread, NULL);
+  }
+  if (crew->synced > 0)
+    pthread_mutex_destroy(&crew->lock);
+  if (crew->synced > 1)
+    pthread_cond_destroy(&crew->wake);
+  if (crew->synced > 2)
+    pthread_cond_destroy(&crew->done);
+  if (crew->synced > 3)
+    pthread_mutex_destroy(&crew->watch_lock);
+  free(crew->statuses);
+  free(crew->errors);
+  free(crew->threads);
+  free(crew);
+}
+
+/* Makes the run's crew, no worker yet. */
+static ck_status crew_make(ck__spread_run *run) {
+  ck_status status = CK_OK;
+  ck__spread_crew *crew = calloc(1, sizeof *crew);
+  if (!crew)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  crew->local = run->local;
+  crew->statuses = calloc(run->local, sizeof *crew->statuses);
+  crew->errors = calloc(run->local, sizeof *crew->errors);
+  crew->threads = calloc(run->local, sizeof *crew->threads);
+  if (!crew->statuses || !crew->errors || !crew->threads)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (pthread_mutex_init(&crew->lock, NULL) != 0 || ++crew->synced == 0 ||
+      pthread_cond_init(&crew->wake, NULL) != 0 || ++crew->synced == 0 ||
+      pthread_cond_init(&crew->done, NULL) != 0 || ++crew->synced == 0 ||
+      pthread_mutex_init(&crew->watch_lock, NULL) != 0 || ++crew->synced == 0)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a lock");
+  const char *setting = getenv("CLKIT_SPREAD_THREADS");
+  crew->in_turn = setting && strcmp(setting, "0") == 0;
+  crew->relay = (ck__build_watch){relay_started, relay_ended, crew};
+  run->crew = crew;
+  return CK_OK;
+fail:
+  crew_free(crew);
+  return status;
+}
+
+/* Makes the workers not made yet. A thread the system refuses fails
+ * (CK_ERROR_OUT_OF_MEMORY), *member naming its member. Workers start with
+ * every asynchronous signal blocked: the caller's threads take those. */
+static ck_status crew_start(ck__spread_crew *crew, size_t *member) {
+  sigset_t all, before;
+  sigfillset(&all);
+  static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP};
+  for (size_t k = 0; k < sizeof faults / sizeof faults[0]; ++k)
+    sigdelset(&all, faults[k]);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
+  int error = 0;
+  while (!error && crew->started + 1 < crew->local) {
+    crew_thread *thread = &crew->threads[crew->started + 1];
+    thread->crew = crew;
+    thread->member = crew->started + 1;
+    thread->seen = atomic_load(&crew->generation);
+    if (ck__spread_thread_fails == thread->member) {
+      ck__spread_thread_fails = 0;
+      error = EAGAIN;
+    } else {
+      error = pthread_create(&thread->thread, NULL, crew_main, thread);
+    }
+    if (!error)
+      ++crew->started;
+  }
+  pthread_sigmask(SIG_SETMASK, &before, NULL);
+  if (!error)
+    return CK_OK;
+  *member = crew->started + 1;
+  return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                  "cannot start a host thread for it: %s", strerror(error));
+}
+
+ck_status ck__spread_each(ck__spread_run *run,
+                          ck_status (*fn)(void *context, size_t member),
+                          void *context) {
+  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {CK_OK};
+  if (run->local == 1) {
+    statuses[0] = run_timed(fn, context, 0, run->compute_s);
+    return ck__exchange_agree(run->exchange, statuses);
+  }
+  /* A crew or a thread not made fails its member, before any fn runs. */
+  size_t member = 0;
+  ck_status made = run->crew ? CK_OK : crew_make(run);
+  if (made == CK_OK && !run->crew->in_turn)
+    made = crew_start(run->crew, &member);
+  if (made != CK_OK) {
+    statuses[member] = made;
+    return ck__exchange_agree(run->exchange, statuses);
+  }
+  ck__spread_crew *crew = run->crew;
+  crew->fn = fn;
+  crew->context = context;
+  crew->compute_s = run->compute_s;
+  if (crew->in_turn) {
+    for (size_t m = 0; m < crew->local; ++m)
+      crew_run(crew, m);
+  } else {
+    const ck__build_watch *outer = ck__build_watching;
+    crew->outer = outer;
+    crew->watch = outer ? &crew->relay : NULL;
+    crew->from_source = ck__build_from_source;
+    atomic_store_explicit(&crew->pending, (unsigned)crew->local - 1,
+                          memory_order_relaxed);
+    atomic_fetch_add(&crew->generation, 1);
+    wake_up(crew, &crew->wake, &crew->workers_asleep);
+    ck__build_watching = crew->watch;
+    crew_run(crew, 0);
+    ck__build_watching = outer;
+    await(crew, &crew->pending, 0, 1, &crew->done, &crew->caller_asleep);
+  }
+  /* The lowest failed member's message is the one the agreement names. */
+  for (size_t m = 0; m < crew->local; ++m)
+    if (crew->statuses[m] != CK_OK) {
+      ck__error_restore(&crew->errors[m]);
+      break;
+    }
+  return ck__exchange_agree(run->exchange, crew->statuses);
+}
+
 void ck__spread_end(ck__spread_run *run) {
+  crew_free(run->crew);
   ck__exchange_destroy(run->exchange);
   free(run->first);
   free(run->units);

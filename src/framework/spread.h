@@ -11,6 +11,9 @@
 #include "clkit/workload.h"
 #include "runtime/exchange.h"
 
+/* The threads that run a run's members at once (ck__spread_each). */
+typedef struct ck__spread_crew ck__spread_crew;
+
 typedef struct ck__spread_run {
   ck__exchange *exchange;
   size_t local;             /* this process's members */
@@ -22,6 +25,7 @@ typedef struct ck__spread_run {
    * kernel time is the member's where it keeps one. */
   ck_queue *queues[CK_SPREAD_MAX_LOCAL];
   const char *unit_name; /* "particles", "islands", ... */
+  ck__spread_crew *crew; /* made at the first ck__spread_each; NULL */
 } ck__spread_run;
 
 /*
@@ -74,7 +78,38 @@ ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
 ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
                           void *context, uint64_t most, double *per_second);
 
-/* Frees what the run holds. */
+/*
+ * Runs fn(context, i) for every local member i at once: member 0 on the
+ * calling thread, each other member on a worker thread of its own (made at
+ * the first call, kept until ck__spread_end), and waits for all. Each
+ * member's seconds inside fn are added to run->compute_s[i]. The statuses
+ * are then agreed over all members and processes (ck__exchange_agree), so
+ * the call is collective; a member's failure keeps its message, which is
+ * thread-local where it was raised (carried to the calling thread, so that
+ * the agreed message reads "member 2 (ocl:0.0) failed: <its message>").
+ *
+ * One local member runs inline, with no thread made; CLKIT_SPREAD_THREADS=0
+ * in the environment (read at the first call) runs every member inline, in
+ * member order. fn must be safe to run for distinct members at once: it
+ * touches its own member's queue and data alone. It must not call the
+ * exchange (the caller does, between phases) nor write a run's outputs (a
+ * run's held outputs are the calling thread's). What follows the caller
+ * into a worker, for each call: the build watch (ck__build_watching, whose
+ * calls are then made one at a time) and ck__build_from_source. A worker
+ * reads and writes numbers in the C locale. A thread that cannot be made
+ * fails the call with CK_ERROR_OUT_OF_MEMORY for its member, through the
+ * agreement, before any member's fn runs.
+ */
+ck_status ck__spread_each(ck__spread_run *run,
+                          ck_status (*fn)(void *context, size_t member),
+                          void *context);
+
+/* For tests: when nonzero, the calling thread's next making of member
+ * N's worker thread fails as if the system refused it; back to 0 then. */
+extern _Thread_local size_t ck__spread_thread_fails;
+
+/* Frees what the run holds, its threads joined; after any call or none,
+ * failed or not. */
 void ck__spread_end(ck__spread_run *run);
 
 #endif /* CK_FRAMEWORK_SPREAD_H */

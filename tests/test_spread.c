@@ -1,0 +1,337 @@
+/*
+ * test_spread.c - a spread run's phases (ck__spread_each,
+ * framework/spread.h): every local member at once, each on a thread of its
+ * own, or in turn with CLKIT_SPREAD_THREADS=0; their times, their
+ * failures and the thread-local state that follows the caller. The
+ * members are copies of ref under ids of their own: no device works.
+ */
+#include <locale.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "clkit/clkit.h"
+#include "framework/spread.h"
+#include "runtime/runtime.h"
+#include "util/util.h"
+
+#define MAX_MEMBERS 8
+
+static ck_device devices[MAX_MEMBERS];
+
+/* A run of `local` members in this process alone. */
+static int begin(size_t local, ck__spread_run *run) {
+  ck_spread spread = {.devices = devices, .device_count = local};
+  ck_status status = ck__spread_begin(&spread, "units", run);
+  CHECK_OK(status);
+  return status == CK_OK;
+}
+
+static const char *last_message(void) {
+  const char *message = "";
+  ck_error_get_last(&message);
+  return message;
+}
+
+static void rest(double seconds) {
+  struct timespec pause = {0, (long)(seconds * 1e9)};
+  nanosleep(&pause, NULL);
+}
+
+/* ---- at once, and in turn ----------------------------------------------- */
+
+typedef struct gathering {
+  size_t local;
+  atomic_uint entered;
+  pthread_t caller;
+  pthread_t threads[MAX_MEMBERS];
+  int all_met[MAX_MEMBERS];
+  int c_locale[MAX_MEMBERS];
+  size_t order[MAX_MEMBERS];
+  atomic_uint ran;
+} gathering;
+
+/* Waits, 5 s at most, until every member has entered: members run one
+ * after another would wait in vain. */
+static ck_status meet(void *context, size_t member) {
+  gathering *g = context;
+  g->threads[member] = pthread_self();
+  char half[8];
+  snprintf(half, sizeof half, "%.1f", 0.5);
+  g->c_locale[member] =
+      strcmp(half, "0.5") == 0 &&
+      (member == 0 || uselocale((locale_t)0) != LC_GLOBAL_LOCALE);
+  atomic_fetch_add(&g->entered, 1);
+  double until = ck__seconds() + 5;
+  while (atomic_load(&g->entered) < g->local && ck__seconds() < until)
+    sched_yield();
+  g->all_met[member] = atomic_load(&g->entered) == g->local;
+  return CK_OK;
+}
+
+static void at_once(size_t local) {
+  ck__spread_run run;
+  if (!begin(local, &run))
+    return;
+  for (int call = 0; call < 3; ++call) {
+    gathering g = {.local = local, .caller = pthread_self()};
+    CHECK_OK(ck__spread_each(&run, meet, &g));
+    for (size_t m = 0; m < local; ++m) {
+      CHECK_MSG(g.all_met[m], "%zu members: member %zu met no one", local, m);
+      CHECK_MSG(g.c_locale[m], "member %zu: not in the C locale", m);
+      CHECK_MSG(pthread_equal(g.threads[m], g.caller) == (m == 0),
+                "member %zu ran on the %s thread", m,
+                m == 0 ? "wrong" : "caller's");
+      for (size_t k = 1; k < m; ++k)
+        CHECK_MSG(!pthread_equal(g.threads[m], g.threads[k]),
+                  "members %zu and %zu shared a thread", k, m);
+    }
+  }
+  ck__spread_end(&run);
+}
+
+static ck_status in_order(void *context, size_t member) {
+  gathering *g = context;
+  g->threads[member] = pthread_self();
+  g->order[atomic_fetch_add(&g->ran, 1)] = member;
+  return CK_OK;
+}
+
+static void in_turn(void) {
+  setenv("CLKIT_SPREAD_THREADS", "0", 1);
+  ck__spread_run run;
+  if (begin(4, &run)) {
+    gathering g = {.local = 4, .caller = pthread_self()};
+    CHECK_OK(ck__spread_each(&run, in_order, &g));
+    CHECK(atomic_load(&g.ran) == 4);
+    for (size_t m = 0; m < 4; ++m) {
+      CHECK_MSG(g.order[m] == m, "call %zu was member %zu's", m, g.order[m]);
+      CHECK_MSG(pthread_equal(g.threads[m], g.caller),
+                "member %zu left the caller's thread", m);
+    }
+    ck__spread_end(&run);
+  }
+  unsetenv("CLKIT_SPREAD_THREADS");
+}
+
+/* ---- times -------------------------------------------------------------- */
+
+/* Member m takes (m + 1) ms. */
+static ck_status take_time(void *context, size_t member) {
+  (void)context;
+  rest(1e-3 * (double)(member + 1));
+  return CK_OK;
+}
+
+static void times(void) {
+  ck__spread_run run;
+  if (!begin(3, &run))
+    return;
+  for (int call = 0; call < 4; ++call)
+    CHECK_OK(ck__spread_each(&run, take_time, NULL));
+  for (size_t m = 0; m < 3; ++m)
+    CHECK_MSG(run.compute_s[m] >= 4e-3 * (double)(m + 1),
+              "member %zu: %g s over 4 calls", m, run.compute_s[m]);
+  ck__spread_end(&run);
+}
+
+/* ---- failures ----------------------------------------------------------- */
+
+/* The members that fail, each with a status and a message of its own. */
+typedef struct failing {
+  unsigned mask;
+  atomic_uint ran;
+} failing;
+
+static ck_status fail_some(void *context, size_t member) {
+  failing *f = context;
+  atomic_fetch_add(&f->ran, 1);
+  if (!(f->mask >> member & 1))
+    return CK_OK;
+  return ck__fail(member % 2 ? CK_ERROR_DEVICE_MEMORY : CK_ERROR_DEVICE,
+                  "member %zu's own trouble", member);
+}
+
+static void failures(int in_turn) {
+  static const unsigned masks[] = {1u << 2, 1u << 1 | 1u << 2, 1u | 1u << 3};
+  if (in_turn)
+    setenv("CLKIT_SPREAD_THREADS", "0", 1);
+  for (size_t k = 0; k < sizeof masks / sizeof masks[0]; ++k) {
+    ck__spread_run run;
+    if (!begin(4, &run))
+      break;
+    CHECK_OK(ck__spread_each(&run, fail_some, &(failing){0}));
+    ck__fail(CK_ERROR_PARSE, "the caller's old message");
+    failing f = {.mask = masks[k]};
+    ck_status status = ck__spread_each(&run, fail_some, &f);
+    size_t first = 0;
+    while (!(masks[k] >> first & 1))
+      ++first;
+    char who[64], what[64];
+    snprintf(who, sizeof who, "member %zu (ref%zu) failed: ", first, first);
+    snprintf(what, sizeof what, "member %zu's own trouble", first);
+    const char *message = last_message();
+    CHECK_MSG(status == (first % 2 ? CK_ERROR_DEVICE_MEMORY : CK_ERROR_DEVICE),
+              "mask %#x: status %d", masks[k], (int)status);
+    CHECK_MSG(strncmp(message, who, strlen(who)) == 0 && strstr(message, what),
+              "mask %#x%s: \"%s\"", masks[k], in_turn ? ", in turn" : "",
+              message);
+    CHECK(atomic_load(&f.ran) == 4);
+    /* The next phase goes on. */
+    CHECK_OK(ck__spread_each(&run, fail_some, &(failing){0}));
+    ck__spread_end(&run);
+  }
+  unsetenv("CLKIT_SPREAD_THREADS");
+}
+
+/* A thread the system refuses fails its member before any member runs;
+ * the next call makes it. */
+static void refused_thread(void) {
+  ck__spread_run run;
+  if (!begin(4, &run))
+    return;
+  failing f = {0};
+  ck__spread_thread_fails = 2;
+  ck_status status = ck__spread_each(&run, fail_some, &f);
+  CHECK_MSG(status == CK_ERROR_OUT_OF_MEMORY &&
+                strstr(last_message(), "member 2 (ref2) failed: cannot "
+                                       "start a host thread"),
+            "status %d: \"%s\"", (int)status, last_message());
+  CHECK(atomic_load(&f.ran) == 0);
+  CHECK(ck__spread_thread_fails == 0);
+  CHECK_OK(ck__spread_each(&run, fail_some, &f));
+  CHECK(atomic_load(&f.ran) == 4);
+  ck__spread_end(&run);
+
+  /* Refused at once, then ended with one worker made. */
+  if (!begin(4, &run))
+    return;
+  ck__spread_thread_fails = 2;
+  CHECK(ck__spread_each(&run, fail_some, &f) == CK_ERROR_OUT_OF_MEMORY);
+  ck__spread_end(&run);
+  CHECK(run.crew == NULL && run.exchange == NULL);
+}
+
+/* ---- what follows the caller: the build watch ---------------------------- */
+
+typedef struct builds {
+  size_t started, ended; /* plain: the relay tells one build at a time */
+  double seconds;
+} builds;
+
+static void build_started(void *user, const char *program) {
+  builds *b = user;
+  b->started += strcmp(program, "p") == 0;
+}
+
+static void build_ended(void *user, const char *program, double seconds,
+                        int failed) {
+  builds *b = user;
+  b->ended += strcmp(program, "p") == 0 && !failed;
+  b->seconds += seconds;
+}
+
+static ck_status build(void *context, size_t member) {
+  (void)context;
+  (void)member;
+  const ck__build_watch *watch = ck__build_watching;
+  if (!watch)
+    return ck__fail(CK_ERROR_MISMATCH, "no build watch");
+  if (ck__build_from_source != 1)
+    return ck__fail(CK_ERROR_MISMATCH, "ck__build_from_source is %d",
+                    ck__build_from_source);
+  watch->started(watch->user, "p");
+  watch->ended(watch->user, "p", 0.5, 0);
+  return CK_OK;
+}
+
+static void build_watch(void) {
+  ck__spread_run run;
+  if (!begin(MAX_MEMBERS, &run))
+    return;
+  builds b = {0};
+  const ck__build_watch watch = {build_started, build_ended, &b};
+  ck__build_watching = &watch;
+  ck__build_from_source = 1;
+  for (int call = 0; call < 50; ++call)
+    CHECK_OK(ck__spread_each(&run, build, NULL));
+  CHECK(ck__build_watching == &watch);
+  CHECK_MSG(b.started == 50 * MAX_MEMBERS && b.ended == 50 * MAX_MEMBERS &&
+                b.seconds == 0.5 * 50 * MAX_MEMBERS,
+            "%zu builds began, %zu ended, %g s", b.started, b.ended, b.seconds);
+  ck__build_watching = NULL;
+  ck__build_from_source = 0;
+  /* No watch: none in the workers either. */
+  CHECK(ck__spread_each(&run, build, NULL) == CK_ERROR_MISMATCH);
+  ck__spread_end(&run);
+}
+
+/* ---- many phases in a row ------------------------------------------------ */
+
+static ck_status nothing(void *context, size_t member) {
+  (void)context;
+  (void)member;
+  return CK_OK;
+}
+
+/* calls empty phases in batches; the fastest batch's time a phase is
+ * printed and bounded, so that a moment of load on a shared machine does
+ * not fail the test. */
+static void many(size_t local, int calls) {
+  ck__spread_run run;
+  if (!begin(local, &run))
+    return;
+  enum { BATCHES = 4 };
+  double each = INFINITY;
+  for (int batch = 0; batch < BATCHES; ++batch) {
+    double started = ck__seconds();
+    for (int call = 0; call < calls / BATCHES; ++call)
+      CHECK_OK(ck__spread_each(&run, nothing, NULL));
+    double seconds = (ck__seconds() - started) / (calls / BATCHES);
+    each = seconds < each ? seconds : each;
+  }
+  const char *setting = getenv("CLKIT_SPREAD_THREADS");
+  printf("%zu members%s: %.2f us a phase (the best of %d batches of %d)\n",
+         local, setting && strcmp(setting, "0") == 0 ? ", in turn" : "",
+         each * 1e6, BATCHES, calls / BATCHES);
+  CHECK_MSG(each < 5e-3, "%zu members: %g s a phase", local, each);
+  ck__spread_end(&run);
+}
+
+int main(void) {
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  if (check_failures)
+    return CHECK_DONE();
+  for (size_t m = 0; m < MAX_MEMBERS; ++m) {
+    devices[m] = set.devices[0];
+    snprintf(devices[m].id, sizeof devices[m].id, "ref%zu", m);
+  }
+  ck_device_set_free(&set);
+
+  /* Ended with no call made. */
+  ck__spread_run run;
+  if (begin(4, &run))
+    ck__spread_end(&run);
+
+  for (size_t local = 2; local <= MAX_MEMBERS; local *= 2)
+    at_once(local);
+  in_turn();
+  times();
+  failures(0);
+  failures(1);
+  refused_thread();
+  build_watch();
+
+  many(1, 20000);
+  for (size_t local = 2; local <= MAX_MEMBERS; local *= 2)
+    many(local, 20000);
+  setenv("CLKIT_SPREAD_THREADS", "0", 1);
+  many(MAX_MEMBERS, 20000);
+  unsetenv("CLKIT_SPREAD_THREADS");
+  return CHECK_DONE();
+}
