@@ -146,17 +146,27 @@ static void print_position(FILE *out, const ck_result *result) {
             count - shown, count);
 }
 
-/* A spread run's members: each one's device, share and times. */
+/* A spread run's members: each one's device, share, times and bytes
+ * sent, and a gas's slabs. */
 static void print_members(FILE *out, const ck_result *result) {
   if (!result->members)
     return;
-  fprintf(out, "  %-18s %-10s %5s %14s %7s %11s %12s\n", "members", "device",
-          "rank", result->member_units, "share", "compute (s)", "exchange (s)");
+  int slabs = result->members[0].slab_axis >= 0;
+  fprintf(out, "  %-18s %-10s %5s %14s %7s %11s %12s %10s%s\n", "members",
+          "device", "rank", result->member_units, "share", "compute (s)",
+          "exchange (s)", "sent (MB)",
+          !slabs                              ? ""
+          : result->members[0].slab_axis == 1 ? "  slab along y"
+                                              : "  slab along x");
   for (size_t i = 0; i < result->member_count; ++i) {
     const ck_spread_member *member = &result->members[i];
-    fprintf(out, "  %-18zu %-10s %5d %14llu %6.1f%% %11.3f %12.3f\n", i,
+    fprintf(out, "  %-18zu %-10s %5d %14llu %6.1f%% %11.3f %12.3f %10.3f", i,
             member->device, member->rank, (unsigned long long)member->units,
-            100 * member->share, member->compute_s, member->exchange_s);
+            100 * member->share, member->compute_s, member->exchange_s,
+            (double)member->bytes_sent / 1e6);
+    if (slabs)
+      fprintf(out, "  %g to %g", member->slab[0], member->slab[1]);
+    fputc('\n', out);
   }
 }
 

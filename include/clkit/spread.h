@@ -58,6 +58,11 @@ typedef struct ck_spread_member {
   double share;          /* units over the run's total */
   double compute_s;      /* seconds of its own steps, waits included */
   double exchange_s;     /* seconds its process spent exchanging */
+  uint64_t bytes_sent;   /* what it sent to other members */
+  /* The gas: its slab, from slab[0] to slab[1] along axis slab_axis (0:
+   * x, 1: y); slab_axis -1 and slab NaN for the other workloads. */
+  int slab_axis;
+  double slab[2];
 } ck_spread_member;
 
 /*

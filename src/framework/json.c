@@ -223,6 +223,15 @@ static ck_status result_json(const ck_result *result, char **json) {
       put_number(&text, member->compute_s);
       put(&text, ",\"exchange_s\":");
       put_number(&text, member->exchange_s);
+      put(&text, ",\"bytes_sent\":%" PRIu64, member->bytes_sent);
+      if (member->slab_axis >= 0) {
+        put(&text, ",\"slab\":{\"axis\":\"%s\",\"from\":",
+            member->slab_axis ? "y" : "x");
+        put_number(&text, member->slab[0]);
+        put(&text, ",\"to\":");
+        put_number(&text, member->slab[1]);
+        put(&text, "}");
+      }
       put(&text, "}");
     }
     put(&text, "]");

@@ -66,7 +66,11 @@ ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
   run->first = calloc(run->local, sizeof *run->first);
   run->units = calloc(run->local, sizeof *run->units);
   run->compute_s = calloc(run->local, sizeof *run->compute_s);
-  if (!run->first || !run->units || !run->compute_s)
+  run->bytes_sent = calloc(run->local, sizeof *run->bytes_sent);
+  run->slab = calloc(run->local, sizeof *run->slab);
+  run->slab_axis = -1;
+  if (!run->first || !run->units || !run->compute_s || !run->bytes_sent ||
+      !run->slab)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   return CK_OK;
 fail:
@@ -149,9 +153,10 @@ typedef struct member_record {
   char device[32];
   char device_name[128];
   int32_t rank;
-  uint32_t pad;
-  uint64_t units;
+  int32_t slab_axis;
+  uint64_t units, bytes_sent;
   double compute_s, exchange_s;
+  double slab[2];
 } member_record;
 
 ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
@@ -172,6 +177,10 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
     local[i].units = run->units[i];
     local[i].compute_s = run->compute_s[i];
     local[i].exchange_s = ck__exchange_seconds(run->exchange);
+    local[i].bytes_sent = run->bytes_sent[i];
+    local[i].slab_axis = run->slab_axis;
+    local[i].slab[0] = run->slab_axis >= 0 ? run->slab[i][0] : NAN;
+    local[i].slab[1] = run->slab_axis >= 0 ? run->slab[i][1] : NAN;
     pieces[i] = &local[i];
   }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof *all, all));
@@ -185,6 +194,10 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
     out[m].share = run->total ? (double)all[m].units / (double)run->total : 0;
     out[m].compute_s = all[m].compute_s;
     out[m].exchange_s = all[m].exchange_s;
+    out[m].bytes_sent = all[m].bytes_sent;
+    out[m].slab_axis = all[m].slab_axis;
+    out[m].slab[0] = all[m].slab[0];
+    out[m].slab[1] = all[m].slab[1];
   }
   free(result->members);
   result->members = out;
@@ -196,6 +209,38 @@ fail:
   free(all);
   free(out);
   return status;
+}
+
+void ck__spread_verdict(const ck_result *result, double steps, char *line,
+                        size_t capacity) {
+  line[0] = '\0';
+  if (result->member_count < 2 || result->wall_s < 1 || steps <= 0 ||
+      !(result->throughput > 0))
+    return;
+  size_t best = 0;
+  double best_rate = 0, exchange = 0;
+  for (size_t m = 0; m < result->member_count; ++m) {
+    const ck_spread_member *member = &result->members[m];
+    double rate = member->compute_s > 0
+                      ? (double)member->units * steps / member->compute_s
+                      : 0;
+    if (rate > best_rate) {
+      best_rate = rate;
+      best = m;
+    }
+    exchange = fmax(exchange, member->exchange_s);
+  }
+  if (best_rate < 1.1 * result->throughput)
+    return;
+  snprintf(line, capacity,
+           "warning: the spread ran %.3g %s; member %zu (%s) computed its "
+           "share at %.3g, so it alone might have run about %.0f%% faster: "
+           "the exchanges (%.3g s of %.3g s) and the waits for slower members "
+           "cost more than the others take off",
+           result->throughput, result->throughput_unit, best,
+           result->members[best].device, best_rate,
+           100 * (best_rate / result->throughput - 1), exchange,
+           result->wall_s);
 }
 
 /* A queue's kernel seconds so far, 0 where it keeps none; the queue
@@ -591,5 +636,7 @@ void ck__spread_end(ck__spread_run *run) {
   free(run->first);
   free(run->units);
   free(run->compute_s);
+  free(run->bytes_sent);
+  free(run->slab);
   memset(run, 0, sizeof *run);
 }

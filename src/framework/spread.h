@@ -21,6 +21,10 @@ typedef struct ck__spread_run {
   uint64_t total;           /* units dealt over all members */
   uint64_t *first, *units;  /* each local member's slice of the units */
   double *compute_s;        /* each local member's steps, as timed */
+  uint64_t *bytes_sent;     /* each local member's, to other members */
+  /* A gas's slabs: the axis (-1: none) and each local member's bounds. */
+  int slab_axis;
+  double (*slab)[2];
   /* Each local member's queue once made (the workload's to set), whose
    * kernel time is the member's where it keeps one. */
   ck_queue *queues[CK_SPREAD_MAX_LOCAL];
@@ -55,6 +59,17 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
 /* Fills result->members with every member's slice, device and times
  * (gathered from all processes). Collective. */
 ck_status ck__spread_report(const ck__spread_run *run, ck_result *result);
+
+/*
+ * Whether the fastest member alone would have beaten the whole spread: by
+ * the rate it kept on its own share (its units times `steps` over its
+ * compute time), against the result's throughput. Where it would have by
+ * a tenth or more, in a run of a second or more, a warning line for the
+ * run's log says which member and by how much, into line (capacity
+ * bytes); else line is empty. The result's members are filled.
+ */
+void ck__spread_verdict(const ck_result *result, double steps, char *line,
+                        size_t capacity);
 
 /* The kernel seconds of this process's members' queues (NULL, or a queue
  * that keeps none, as ref's: 0), summed; each queue finished first. */

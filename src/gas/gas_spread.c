@@ -43,6 +43,15 @@ typedef struct ghost {
 
 /* Infinite bounds: a side with no neighbour (walls) takes none. */
 #define NO_BORDER 1e30
+/* Without shares, the slabs are cut again by the members' speeds once
+ * they have made BALANCE_STEPS steps and computed BALANCE_SECONDS in all,
+ * after BALANCE_WARMUP steps (a runtime may compile kernels at their
+ * first launch), where that would shorten a step by BALANCE_GAIN or
+ * more. */
+#define BALANCE_WARMUP 8
+#define BALANCE_STEPS 16
+#define BALANCE_SECONDS 1.0
+#define BALANCE_GAIN 0.1
 
 typedef struct member {
   ck_gas *gas;         /* its device state */
@@ -79,6 +88,12 @@ struct ck__gas_spread {
   uint64_t phase_step;
   int phase_energy;
   double phase_factor;
+  /* Without shares, the slabs are cut again once by the speeds the
+   * members keep over their first second of steps: 1 until then. Each
+   * local member's compute time and the steps since the last cut. */
+  int balancing;
+  double measured_from[CK_SPREAD_MAX_LOCAL];
+  uint64_t measured_steps;
   /* What local member i received: from the previous member, and from the
    * next. */
   ck__exchange_buffer from[2][CK_SPREAD_MAX_LOCAL];
@@ -88,19 +103,25 @@ struct ck__gas_spread {
 
 /* ---- phases -------------------------------------------------------------- */
 
-/* A phase of every local member in turn, its time counted as the
- * member's, then the statuses agreed (collective). */
+/* A phase of every local member at once (ck__spread_each: a host thread
+ * a member), its time counted as the member's, then the statuses agreed
+ * (collective). A phase touches its own member's state and buffers
+ * alone. */
 typedef ck_status (*phase_fn)(ck__gas_spread *s, member *m, size_t i);
 
+typedef struct phase_call {
+  ck__gas_spread *spread;
+  phase_fn phase;
+} phase_call;
+
+static ck_status run_phase(void *context, size_t i) {
+  const phase_call *call = context;
+  return call->phase(call->spread, &call->spread->members[i], i);
+}
+
 static ck_status each(ck__gas_spread *s, phase_fn phase) {
-  ck__spread_run *run = &s->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = phase(s, &s->members[i], i);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  return ck__exchange_agree(run->exchange, statuses);
+  phase_call call = {s, phase};
+  return ck__spread_each(&s->run, run_phase, &call);
 }
 
 /* What each member put in out[side]: to the next member (side NEXT),
@@ -352,9 +373,13 @@ fail:
   return status;
 }
 
+static ck_status balance(ck__gas_spread *s);
+
 ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
+  if (s->balancing && s->measured_steps >= BALANCE_WARMUP + BALANCE_STEPS)
+    CK_TRY(balance(s));
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = s->step + 1;
     CK_TRY(each(s, drift_and_pack));
@@ -378,6 +403,9 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
     if (c->thermostat == CK_GAS_RESCALE && step % c->rescale_every == 0)
       CK_TRY(rescale(s));
     s->step = step;
+    if (++s->measured_steps == BALANCE_WARMUP)
+      for (size_t i = 0; i < s->run.local; ++i)
+        s->measured_from[i] = s->run.compute_s[i];
   }
 fail:
   return status;
@@ -479,6 +507,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   }
   for (size_t m = 0; m < s->total; ++m)
     s->weights[m] /= largest;
+  s->balancing = !spread->shares && s->total > 1;
   *made = s;
   return CK_OK;
 fail:
@@ -663,6 +692,97 @@ fail:
   return status;
 }
 
+/* The run's particles dealt to slabs cut by the weights: each member's
+ * own, then its first ghosts and forces. */
+typedef struct deal_call {
+  ck__gas_spread *spread;
+  const double *positions, *velocities;
+} deal_call;
+
+static ck_status deal_member(void *context, size_t i) {
+  const deal_call *call = context;
+  ck__gas_spread *s = call->spread;
+  place_member(s, &s->members[i], i);
+  return take_particles(s, &s->members[i], i, call->positions,
+                        call->velocities);
+}
+
+static ck_status deal(ck__gas_spread *s, const double *positions,
+                      const double *velocities) {
+  ck_status status = CK_OK;
+  deal_call call = {s, positions, velocities};
+  CK_TRY(cut_slabs(s, positions));
+  CK_TRY(ck__spread_each(&s->run, deal_member, &call));
+  CK_TRY(each(s, first_exports));
+  CK_TRY(pass_both(s, sizeof(ghost)));
+  CK_TRY(each(s, take_ghosts));
+  s->phase_step = 0;
+  s->phase_energy = 1;
+  CK_TRY(each(s, forces));
+  for (size_t i = 0; i < s->run.local; ++i)
+    s->measured_from[i] = s->run.compute_s[i];
+  s->measured_steps = 0;
+fail:
+  return status;
+}
+
+/* The slabs cut again by the members' speeds over the steps since the
+ * last cut, where that shortens a step by BALANCE_GAIN or more: every
+ * particle gathered and dealt anew (collective). */
+static ck_status balance(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  double mine[CK_SPREAD_MAX_LOCAL][2];
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  double *all = calloc(2 * s->total, sizeof *all);
+  double *positions = NULL, *velocities = NULL;
+  CK_TRY(ck__gas_spread_agree(
+      s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
+  for (size_t i = 0; i < s->run.local; ++i) {
+    mine[i][0] = (double)s->members[i].own;
+    mine[i][1] = s->run.compute_s[i] - s->measured_from[i];
+    pieces[i] = mine[i];
+  }
+  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine[0], all));
+  double seconds = 0, slowest = 0, speed = 0;
+  for (size_t m = 0; m < s->total; ++m) {
+    seconds += all[2 * m + 1];
+    slowest = fmax(slowest, all[2 * m + 1]);
+  }
+  if (seconds < BALANCE_SECONDS)
+    return CK_OK; /* every process decides alike, from the same figures */
+  s->balancing = 0;
+  /* Each member's particles a second; cut so that all take as long. */
+  for (size_t m = 0; m < s->total; ++m) {
+    double rate = all[2 * m + 1] > 0 ? all[2 * m] / all[2 * m + 1] : 0;
+    s->weights[m] = rate > 0 ? rate : 1e-9;
+    speed += rate;
+  }
+  double balanced = speed > 0 ? (double)s->config.particles / speed : slowest;
+  if (!(balanced < (1 - BALANCE_GAIN) * slowest))
+    goto fail;
+  size_t n = s->config.particles;
+  positions = malloc(2 * n * sizeof *positions);
+  velocities = malloc(2 * n * sizeof *velocities);
+  CK_TRY(ck__gas_spread_agree(
+      s, positions && velocities
+             ? CK_OK
+             : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                        "out of memory for %zu particles", n)));
+  CK_TRY(ck__gas_spread_particles(s, positions, velocities, NULL, NULL, NULL));
+  for (size_t i = 0; i < s->run.local; ++i) {
+    member *m = &s->members[i];
+    ck_gas_destroy(m->gas);
+    m->gas = NULL;
+    s->run.queues[i] = NULL;
+  }
+  CK_TRY(deal(s, positions, velocities));
+fail:
+  free(all);
+  free(positions);
+  free(velocities);
+  return status;
+}
+
 ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
                                uint64_t step, ck__gas_forms forms,
                                const double *positions,
@@ -683,19 +803,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
     s->census[1] += k;
     s->census[2] += ck_gas_id_hash((uint32_t)k);
   }
-  CK_TRY(cut_slabs(s, positions));
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    place_member(s, &s->members[i], i);
-    statuses[i] = take_particles(s, &s->members[i], i, positions, velocities);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(each(s, first_exports));
-  CK_TRY(pass_both(s, sizeof(ghost)));
-  CK_TRY(each(s, take_ghosts));
-  s->phase_step = 0;
-  s->phase_energy = 1;
-  CK_TRY(each(s, forces));
+  CK_TRY(deal(s, positions, velocities));
   run->total = config->particles;
 fail:
   return status;
@@ -863,8 +971,14 @@ fail:
 }
 
 ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
-  for (size_t i = 0; i < s->run.local; ++i)
-    s->run.units[i] = s->members[i].own;
+  s->run.slab_axis = s->axis;
+  for (size_t i = 0; i < s->run.local; ++i) {
+    const member *m = &s->members[i];
+    s->run.units[i] = m->own;
+    s->run.bytes_sent[i] = m->bytes;
+    s->run.slab[i][0] = m->lo;
+    s->run.slab[i][1] = m->hi;
+  }
   s->run.total = s->config.particles;
   return ck__spread_report(&s->run, result);
 }

@@ -12,6 +12,7 @@
 
 #include "framework/framework.h"
 #include "framework/history.h"
+#include "framework/spread.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
 
@@ -826,8 +827,14 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   result->kernel_s -= kernel_at_setup;
   result->wall_s = ck__seconds() - started - setup_s;
   report_gas(&run, &c, run_s, setup_s, result);
-  if (ck__gas_spread_of(gas))
+  if (ck__gas_spread_of(gas)) {
     CK_TRY(ck__gas_spread_report(ck__gas_spread_of(gas), result));
+    char line[512];
+    ck__spread_verdict(result, (double)(job.equil + job.steps), line,
+                       sizeof line);
+    if (line[0])
+      log_line(options, line);
+  }
 fail:
   if (run.trajectory)
     ck__gas_trajectory_close(run.trajectory, 0);
