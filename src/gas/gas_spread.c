@@ -45,9 +45,9 @@ typedef struct ghost {
 #define NO_BORDER 1e30
 /* Without shares, the slabs are cut again by the members' speeds once
  * they have made BALANCE_STEPS steps and computed BALANCE_SECONDS in all,
- * after BALANCE_WARMUP steps (a runtime may compile kernels at their
- * first launch), where that would shorten a step by BALANCE_GAIN or
- * more. */
+ * measured from the first rebuild after BALANCE_WARMUP steps (a runtime
+ * may compile kernels at their first launch), where that would shorten a
+ * step by BALANCE_GAIN or more. */
 #define BALANCE_WARMUP 8
 #define BALANCE_STEPS 16
 #define BALANCE_SECONDS 1.0
@@ -89,9 +89,11 @@ struct ck__gas_spread {
   int phase_energy;
   double phase_factor;
   /* Without shares, the slabs are cut again once by the speeds the
-   * members keep over their first second of steps: 1 until then. Each
-   * local member's compute time and the steps since the last cut. */
-  int balancing;
+   * members keep over their first second of steps: 1 until then. The
+   * measure starts at the first rebuild after the warm-up, when every
+   * kernel has run once (measuring 1 from then); each local member's
+   * compute time then, and the steps since. */
+  int balancing, measuring;
   double measured_from[CK_SPREAD_MAX_LOCAL];
   uint64_t measured_steps;
   /* What local member i received: from the previous member, and from the
@@ -378,7 +380,7 @@ static ck_status balance(ck__gas_spread *s);
 ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
-  if (s->balancing && s->measured_steps >= BALANCE_WARMUP + BALANCE_STEPS)
+  if (s->balancing && s->measuring && s->measured_steps >= BALANCE_STEPS)
     CK_TRY(balance(s));
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = s->step + 1;
@@ -390,8 +392,15 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
       rows[i] = &moved[i];
     }
     CK_TRY(ck__exchange_sum(s->run.exchange, rows, &anyone, 1));
+    ++s->measured_steps;
     if (anyone > 0) {
       CK_TRY(rebuild(s));
+      if (!s->measuring && s->measured_steps >= BALANCE_WARMUP) {
+        for (size_t i = 0; i < s->run.local; ++i)
+          s->measured_from[i] = s->run.compute_s[i];
+        s->measuring = 1;
+        s->measured_steps = 0;
+      }
     } else {
       CK_TRY(pass_both(s, 2 * sizeof(float)));
       CK_TRY(each(s, unpack));
@@ -403,9 +412,6 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
     if (c->thermostat == CK_GAS_RESCALE && step % c->rescale_every == 0)
       CK_TRY(rescale(s));
     s->step = step;
-    if (++s->measured_steps == BALANCE_WARMUP)
-      for (size_t i = 0; i < s->run.local; ++i)
-        s->measured_from[i] = s->run.compute_s[i];
   }
 fail:
   return status;
@@ -719,8 +725,7 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
   s->phase_step = 0;
   s->phase_energy = 1;
   CK_TRY(each(s, forces));
-  for (size_t i = 0; i < s->run.local; ++i)
-    s->measured_from[i] = s->run.compute_s[i];
+  s->measuring = 0;
   s->measured_steps = 0;
 fail:
   return status;

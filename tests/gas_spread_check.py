@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""gas_spread_check - a gas spread over devices and MPI ranks, as a user
+runs it, against the same gas on one device.
+
+usage: gas_spread_check.py CLKIT [MPIRUN]
+
+Over two PoCL devices (POCL_DEVICES="pthread pthread", which this sets),
+over them with ref as a third member, and under MPIRUN over 2 and 3 ranks
+on ref:
+  - energies, temperature, pressure and g(r) match one device's within
+    their statistical errors, at 4096 particles for cell and Verlet lists,
+    NVE and Langevin, and at 20000 particles for two of those;
+  - NVE's energy drift over 10^4 steps is no worse than one device's;
+  - a checkpoint of 3 members restarts on 1 and on 2, which agree;
+  - a rank killed mid-run ends the others within 10 s, with a message,
+    and leaves the trajectory being written as it was.
+Every run checks itself that no particle is lost or doubled at a border
+(the members' census of ids, at every log step). Exits 0, or 1 with the
+failures listed.
+"""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+CLKIT = sys.argv[1]
+MPIRUN = sys.argv[2] if len(sys.argv) > 2 else None
+ENV = dict(os.environ)
+ENV.setdefault("POCL_DEVICES", "pthread pthread")
+failures = 0
+
+
+def fail(message):
+    global failures
+    failures += 1
+    print("FAIL:", message)
+
+
+def run(args, ranks=0, timeout=600):
+    command = [CLKIT] + args
+    if ranks:
+        command = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np",
+                   str(ranks)] + command
+    done = subprocess.run(command, env=ENV, capture_output=True, text=True,
+                          timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def result(args, ranks=0):
+    code, out, err = run(args + ["--json", "--quiet"], ranks)
+    if code != 0:
+        fail(f"{' '.join(args)} (ranks {ranks}) exited {code}: {err.strip()}")
+        return None
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if len(lines) != 1:
+        fail(f"{' '.join(args)} (ranks {ranks}): {len(lines)} results")
+        return None
+    return json.loads(lines[0])
+
+
+def rdf_of(path):
+    """g(r) of an --rdf file: the second column, header skipped."""
+    values = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.strip().split(",")
+            try:
+                values.append(float(fields[1]))
+            except (IndexError, ValueError):
+                continue
+    return values
+
+
+def agrees(what, alone, spread, members, particles, g_alone, g_spread):
+    """Averages within 4 combined standard errors (and a thousandth),
+    g(r) bin by bin within 0.05, every member reporting its slab."""
+    if not alone or not spread:
+        return
+    for name in ("potential_energy", "total_energy", "temperature",
+                 "pressure"):
+        a, b = alone[name], spread[name]
+        se = math.hypot(alone.get(name + "_se", 0), spread.get(name + "_se", 0))
+        if not abs(a - b) <= 4 * se + 1e-3 * abs(a) + 1e-6:
+            fail(f"{what}: {name} {b!r}, one device {a!r} (se {se:.3g})")
+    if g_alone is not None and g_spread is not None:
+        worst = max((abs(x - y) for x, y in zip(g_alone, g_spread)),
+                    default=math.inf)
+        if len(g_alone) != len(g_spread) or worst > 0.05:
+            fail(f"{what}: g(r) differs by {worst:.3g}")
+    got = spread.get("members", [])
+    if len(got) != members or sum(m["units"] for m in got) != particles or \
+            any("slab" not in m for m in got):
+        fail(f"{what}: members {got}")
+        return
+    print(f"ok: {what}: U {spread['potential_energy']:.6f} (alone "
+          f"{alone['potential_energy']:.6f}), P {spread['pressure']:.4f} "
+          f"(alone {alone['pressure']:.4f}) over "
+          f"{[(m['device'], m['rank'], m['units']) for m in got]}")
+
+
+code, out, err = run(["devices", "--json"])
+devices = [d["id"] for d in json.loads(out)["devices"]] if code == 0 else []
+pocl = [d for d in devices if d.startswith("ocl:")][:2]
+pair = ",".join(pocl)
+spreads = []
+if len(pocl) == 2:
+    spreads.append(("two PoCL devices", ["--device", pair, "--spread"], 0, 2))
+    spreads.append(("ref and two PoCL devices",
+                    ["--device", "ref," + pair, "--spread"], 0, 3))
+else:
+    print("skip: fewer than two OpenCL devices")
+if MPIRUN:
+    for ranks in (2, 3):
+        spreads.append((f"{ranks} ranks on ref",
+                        ["--device", "ref", "--spread"], ranks, ranks))
+else:
+    print("skip: no MPI")
+alone_device = pocl[0] if pocl else "ref"
+scratch = tempfile.mkdtemp(prefix="clkit-gas-spread-")
+
+
+def case(particles, steps, mode, thermostat, which):
+    """One system alone and over the spreads in `which`."""
+    system = ["run", "gas", "--particles", str(particles), "--steps",
+              str(steps), "--equil", "100", "--seed", "7", "--log-every",
+              "20", "--neighbors", mode, "--rdf-every", "10"]
+    if thermostat:
+        system += ["--thermostat", thermostat]
+    label = f"{particles} particles, {mode}, {thermostat or 'NVE'}"
+    rdf = os.path.join(scratch, "alone.csv")
+    alone = result(system + ["--device", alone_device, "--rdf", rdf])
+    g_alone = rdf_of(rdf) if alone else None
+    for name, where, ranks, members in spreads:
+        if name not in which:
+            continue
+        rdf = os.path.join(scratch, "spread.csv")
+        spread = result(system + where + ["--rdf", rdf], ranks)
+        agrees(f"{label} over {name}", alone, spread, members, particles,
+               g_alone, rdf_of(rdf) if spread else None)
+
+
+every = [name for name, _, _, _ in spreads]
+for mode in ("cells", "verlet"):
+    for thermostat in ("", "langevin:1.0:1.0"):
+        case(4096, 300, mode, thermostat, every)
+case(20000, 200, "cells", "", ["two PoCL devices", "3 ranks on ref"])
+case(20000, 200, "verlet", "langevin:1.0:1.0",
+     ["ref and two PoCL devices", "2 ranks on ref"])
+
+# NVE conserves the energy over 10^4 steps as one device does.
+if len(pocl) == 2:
+    nve = ["run", "gas", "--particles", "1024", "--steps", "10000",
+           "--equil", "200", "--seed", "3", "--log-every", "500",
+           "--neighbors", "verlet"]
+    alone = result(nve + ["--device", pocl[0]])
+    spread = result(nve + ["--device", pair, "--spread"])
+    if alone and spread:
+        a = abs(alone["energy_drift_relative"])
+        b = abs(spread["energy_drift_relative"])
+        if not b <= 2 * a + 2e-5:
+            fail(f"NVE drift over 10^4 steps: {b:.3g} spread, {a:.3g} alone")
+        else:
+            print(f"ok: NVE drift over 10^4 steps: {b:.3g} spread, "
+                  f"{a:.3g} alone")
+
+# A checkpoint of 3 members restarts on 1 and on 2 members.
+three = [s for s in spreads if s[3] == 3]
+if three:
+    name, where, ranks, _ = three[0]
+    saved = os.path.join(scratch, "three.ckg")
+    first = result(["run", "gas", "--particles", "4096", "--steps", "150",
+                    "--seed", "5", "--log-every", "50", "--checkpoint",
+                    saved] + where, ranks)
+    more = ["run", "gas", "--restart", saved, "--steps", "150",
+            "--log-every", "50"]
+    if first:
+        one = result(more + ["--device", alone_device])
+        two = [s for s in spreads if s[3] == 2]
+        again = result(more + two[0][1], two[0][2]) if two else None
+        agrees(f"a checkpoint of {name} restarted on 1 and on 2", one, again,
+               2, 4096, None, None)
+
+# A rank killed mid-run ends the others; the trajectory is as it was.
+if MPIRUN:
+    traj = os.path.join(scratch, "kept.xyz")
+    with open(traj, "w", encoding="utf-8") as handle:
+        handle.write("the file as it was\n")
+    long_run = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "3",
+                CLKIT, "run", "gas", "--particles", "4096", "--steps",
+                "100000000", "--quiet", "--device", "ref", "--spread",
+                "--traj", traj, "--traj-every", "50"]
+    job = subprocess.Popen(long_run, env=ENV, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    victim, deadline = None, time.time() + 60
+    while victim is None and time.time() < deadline and job.poll() is None:
+        time.sleep(0.5)
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    environ = handle.read().split(b"\0")
+                exe = os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+            except OSError:
+                continue
+            if b"OMPI_COMM_WORLD_RANK=1" in environ and exe == "clkit":
+                victim = int(pid)
+    if victim is None:
+        fail("gas: no rank 1 to kill")
+        job.kill()
+        job.communicate()
+    else:
+        time.sleep(2)
+        os.kill(victim, signal.SIGKILL)
+        killed = time.time()
+        try:
+            out, err = job.communicate(timeout=10)
+            took = time.time() - killed
+            with open(traj, encoding="utf-8") as handle:
+                kept = handle.read() == "the file as it was\n"
+            if job.returncode == 0 or not err.strip() or not kept:
+                fail(f"gas, killed rank: exit {job.returncode}, trajectory "
+                     f"{'kept' if kept else 'changed'}, {err.strip()!r}")
+            else:
+                print(f"ok: gas, a killed rank ended the run in {took:.1f} s, "
+                      f"exit {job.returncode}, the trajectory as it was")
+        except subprocess.TimeoutExpired:
+            fail("gas: a killed rank left the others running past 10 s")
+            job.kill()
+            job.communicate()
+
+for name in os.listdir(scratch):
+    os.remove(os.path.join(scratch, name))
+os.rmdir(scratch)
+print(f"{'FAILED' if failures else 'passed'}: {failures} failures")
+sys.exit(1 if failures else 0)
