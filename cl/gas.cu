@@ -314,6 +314,14 @@ static __device__ __forceinline__ void forces(
   float2 own = position[i];
   int cx = ck_gas_cell(own.x, cell_inverse_x, cells_x);
   int cy = ck_gas_cell(own.y, cell_inverse_y, cells_y);
+#if CK_GAS_MEMBER && CK_GAS_PERIODIC_Y
+  /* A member sorts only at its rebuilds (its cells are rc + skin wide):
+   * near the periodic edges a particle may have wrapped across the box
+   * since, so there the separation is the minimum image itself; farther
+   * in, nothing in the 3 x 3 cells has crossed an edge. */
+  int image_y = cy < 2 || cy > cells_y - 3;
+  float half_y = 0.5f * box_y;
+#endif
   float fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
 #pragma unroll 1
   for (int oy = -1; oy <= 1; ++oy) {
@@ -335,7 +343,9 @@ static __device__ __forceinline__ void forces(
 #if CK_GAS_PERIODIC_X
         dx -= shift_x;
 #endif
-#if CK_GAS_PERIODIC_Y
+#if CK_GAS_PERIODIC_Y && CK_GAS_MEMBER
+        dy = image_y ? CK_GAS_MINIMUM_IMAGE(dy, box_y, half_y) : dy - shift_y;
+#elif CK_GAS_PERIODIC_Y
         dy -= shift_y;
 #endif
         ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, &pair, rc,
