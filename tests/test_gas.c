@@ -1870,6 +1870,27 @@ static void damaged_checkpoints(const ck_device *device) {
  * 2 file of the same run on ref; it loads, and continues bit for bit as
  * the run that wrote it.
  */
+/* NVE's drift past a tenth of the energy's scale is refused in words
+ * that name both energies and dt; a thermostat's is not checked. */
+static void drift_check(void) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.dt = 0.25;
+  ck_gas_observables first = {.kinetic = 1, .potential = -3, .total = -2};
+  ck_gas_observables last = first;
+  last.total = -1.65;
+  CHECK_OK(ck_gas_check_drift(&c, &first, &last));
+  last.total = -1.5;
+  CHECK(ck_gas_check_drift(&c, &first, &last) == CK_ERROR_MISMATCH);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "went from -2 to -1.5, which NVE conserves") &&
+                strstr(message, "--dt 0.25 is too large"),
+            "message: %s", message);
+  c.thermostat = CK_GAS_LANGEVIN;
+  CHECK_OK(ck_gas_check_drift(&c, &first, &last));
+}
+
 /* A state thrown out of the box by a time step far too large (before its
  * energy shows it) is not saved: loading would refuse it, and the last
  * checkpoint a run could restart from stays. */
@@ -1887,11 +1908,19 @@ static void blown_up_checkpoint(const ck_device *device) {
   c.dt = 0.1;
   ck_gas *gas = make(device, &c, 0);
   if (gas) {
+    CHECK_OK(ck_gas_check(gas));
     CHECK_OK(ck_gas_step(gas, 10));
     CHECK(ck_gas_save(gas, path) == CK_ERROR_MISMATCH);
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(strstr(message, "not writing the checkpoint of step 10") &&
+                  strstr(message, "outside the"),
+              "message: %s", message);
+    /* The same check, without a file. */
+    CHECK(ck_gas_check(gas) == CK_ERROR_MISMATCH);
+    ck_error_get_last(&message);
+    CHECK_MSG(strstr(message, "the state of step 10 has blown up") &&
+                  strstr(message, ": particle ") &&
                   strstr(message, "outside the"),
               "message: %s", message);
   }
@@ -2902,6 +2931,18 @@ static ck_status null_gas_save(void *context, int which) {
   return ck_gas_save(NULL_AT(0, c->gas), NULL_AT(1, c->path));
 }
 
+static ck_status null_gas_check(void *context, int which) {
+  null_context *c = context;
+  return ck_gas_check(NULL_AT(0, c->gas));
+}
+
+static ck_status null_gas_check_drift(void *context, int which) {
+  null_context *c = context;
+  ck_gas_observables first = {0}, last = {0};
+  return ck_gas_check_drift(NULL_AT(0, &c->config), NULL_AT(1, &first),
+                            NULL_AT(2, &last));
+}
+
 static ck_status null_gas_load(void *context, int which) {
   null_context *c = context;
   ck_gas *gas = NULL;
@@ -2923,6 +2964,8 @@ static void null_arguments(const ck_device *ref) {
       {"ck_gas_accumulate_rdf", {"gas", "counts"}, null_gas_accumulate_rdf},
       {"ck_gas_describe", {"gas", "config"}, null_gas_describe},
       {"ck_gas_save", {"gas", "path"}, null_gas_save},
+      {"ck_gas_check", {"gas"}, null_gas_check},
+      {"ck_gas_check_drift", {"config", "first", "last"}, null_gas_check_drift},
       {"ck_gas_load", {"device", "path", "gas"}, null_gas_load},
   };
   null_context c = {.device = ref};
@@ -3705,6 +3748,7 @@ int main(void) {
   list_overflow(ref, ocl);
   damaged_checkpoints(ref);
   version_one_checkpoint(ref);
+  drift_check();
   blown_up_checkpoint(ref);
   if (ocl) {
     damaged_checkpoints(ocl);

@@ -381,6 +381,79 @@ static void check_live_temporaries(const char *directory) {
   remove_tree(live);
 }
 
+/* Entries of directory, "." and ".." left out. */
+static int entries_in(const char *directory) {
+  return others_in(directory, ".");
+}
+
+/* Whether the file name in directory holds text. */
+static int holds_text(const char *directory, const char *name,
+                      const char *text) {
+  char path[4096];
+  test_path_in(directory, name, path, sizeof path);
+  char *read = test_read_file(path, NULL);
+  int same = read && strcmp(read, text) == 0;
+  free(read);
+  return same;
+}
+
+static ck_status write_in(const char *directory, const char *name,
+                          const char *text) {
+  char path[4096];
+  test_path_in(directory, name, path, sizeof path);
+  return ck__file_write_atomic(path, text, strlen(text));
+}
+
+/* Holds nest, as a run inside another run's callback does: the inner
+ * level's outputs are renamed at its end, the outer's at the outer end;
+ * an inner level that fails (or whose rename fails) removes only its own,
+ * and a pause renames at once. */
+static void check_nested_holds(const char *directory) {
+  char nested[1100];
+  snprintf(nested, sizeof nested, "%s/nested", directory);
+  CHECK(mkdir(nested, 0700) == 0);
+  int outer = ck__file_hold_begin();
+  CHECK_OK(write_in(nested, "outer.txt", "outer\n"));
+  int inner = ck__file_hold_begin();
+  CHECK_MSG(inner > outer, "levels %d, then %d", outer, inner);
+  CHECK_OK(write_in(nested, "inner.txt", "inner\n"));
+  CHECK(entries_in(nested) == 2 && !entry_exists(nested, "inner.txt"));
+  CHECK_OK(ck__file_hold_end(inner, 1));
+  CHECK_MSG(holds_text(nested, "inner.txt", "inner\n"),
+            "the inner level's output is there at its end");
+  CHECK(!entry_exists(nested, "outer.txt") && entries_in(nested) == 2);
+
+  /* A failed inner level, then one whose rename fails. */
+  inner = ck__file_hold_begin();
+  CHECK_OK(write_in(nested, "failed.txt", "failed\n"));
+  CHECK_OK(ck__file_hold_end(inner, 0));
+  inner = ck__file_hold_begin();
+  CHECK_OK(write_in(nested, "unrenamed.txt", "unrenamed\n"));
+  injector.armed = FAIL_RENAME;
+  CHECK(ck__file_hold_end(inner, 1) == CK_ERROR_IO);
+  injector.armed = FAIL_NONE;
+  CHECK(!entry_exists(nested, "failed.txt") &&
+        !entry_exists(nested, "unrenamed.txt"));
+  CHECK_MSG(entries_in(nested) == 2,
+            "the outer level's temporary and inner.txt stay (%d entries)",
+            entries_in(nested));
+
+  /* A pause renames at once, inside the outer level. */
+  int paused = ck__file_hold_pause();
+  CHECK_OK(write_in(nested, "checkpoint.txt", "now\n"));
+  ck__file_hold_resume(paused);
+  CHECK(holds_text(nested, "checkpoint.txt", "now\n"));
+  CHECK_OK(ck__file_hold_end(outer, 1));
+  CHECK(holds_text(nested, "outer.txt", "outer\n"));
+  CHECK_MSG(entries_in(nested) == 3, "%d entries, no temporary left",
+            entries_in(nested));
+
+  /* Every level ended: a commit renames at once again. */
+  CHECK_OK(write_in(nested, "after.txt", "after\n"));
+  CHECK(holds_text(nested, "after.txt", "after\n"));
+  remove_tree(nested);
+}
+
 /* ---- reading ------------------------------------------------------------
  */
 
@@ -514,6 +587,7 @@ int main(void) {
   check_long_names(directory);
   check_stale_temporaries(directory);
   check_live_temporaries(directory);
+  check_nested_holds(directory);
   check_read_limits(directory);
   ck_lsq_free(&lsq_data);
   remove_tree(directory);

@@ -1157,6 +1157,28 @@ static void overflow(const ck_device *device) {
   check_no_finite_best("pso", device, params, sizeof params / sizeof *params);
 }
 
+/* A host objective of -inf where x0 > 0.5. */
+static ck_status minus_infinity(const double *x, size_t count, size_t dim,
+                                double *f, void *user) {
+  (void)user;
+  for (size_t i = 0; i < count; ++i)
+    f[i] = x[i * dim] > 0.5 ? -INFINITY : 1.0;
+  return CK_OK;
+}
+
+/* A best of -inf, clamped to the least real of the run's precision, is no
+ * minimum to report (before, the run reported -FLT_MAX as its best). */
+static void minus_infinity_best(const ck_device *ref) {
+  const ck_param params[] = {{"dim", "2"},
+                             {"lo", "-1"},
+                             {"hi", "1"},
+                             {"particles", "16"},
+                             {"iters", "3"}};
+  check_unreported_best("pso", ref, params, 5, minus_infinity,
+                        "the objective gave -inf, or a value below "
+                        "-3.40282e+38");
+}
+
 /* A file the run writes, given to runs on several devices: refused before
  * any runs (each would write it again), through ck_workload_check_devices
  * and ck_compare_run; on one device it is written. */
@@ -1685,6 +1707,7 @@ int main(void) {
   host_errors(ref);
   host_null_arguments(ref);
   host_workload(ref);
+  minus_infinity_best(ref);
   ck_device_set_free(&set);
   remove_tree(work_dir);
   return CHECK_DONE();

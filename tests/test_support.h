@@ -263,24 +263,35 @@ static inline void test_write_text(const char *directory, const char *name,
             path);
 }
 
-/* An optimiser run (count params) in which every evaluation overflows
- * fails as a mismatch saying so, rather than report a best. */
-static inline void check_no_finite_best(const char *workload_name,
-                                        const ck_device *device,
-                                        const ck_param *params, size_t count) {
+/* An optimiser run (count params; objective, where not NULL, evaluated
+ * on the host) whose best cannot be reported fails as a mismatch whose
+ * message holds expected. */
+static inline void check_unreported_best(const char *workload_name,
+                                         const ck_device *device,
+                                         const ck_param *params, size_t count,
+                                         ck_objective_fn objective,
+                                         const char *expected) {
   const ck_workload *workload;
   CHECK_OK(ck_workload_find(workload_name, &workload));
-  ck_run_options options = {.seed = 1};
+  ck_run_options options = {.seed = 1, .objective = objective};
   ck_result result = {0};
   ck_status status =
       ck_workload_run(workload, device, params, count, &options, &result);
   const char *message = "";
   ck_error_get_last(&message);
-  CHECK_MSG(status == CK_ERROR_MISMATCH &&
-                strstr(message, "no evaluation gave a finite"),
+  CHECK_MSG(status == CK_ERROR_MISMATCH && strstr(message, expected),
             "%s on %s: status %d, '%s'", workload_name, device->id, (int)status,
             message);
   ck_result_release(&result);
+}
+
+/* An optimiser run in which every evaluation overflows says so, rather
+ * than report a best. */
+static inline void check_no_finite_best(const char *workload_name,
+                                        const ck_device *device,
+                                        const ck_param *params, size_t count) {
+  check_unreported_best(workload_name, device, params, count, NULL,
+                        "no evaluation gave a finite");
 }
 
 /* ck_workload_check refuses each of `count` sets of one or two options

@@ -239,6 +239,29 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
 ck_status ck_gas_save(ck_gas *gas, const char *path);
 
 /*
+ * ck_gas_check - whether the state has blown up: a particle thrown out of
+ * the box, a velocity, force or energy not finite. It is the check by which
+ * ck_gas_save refuses a state, made without writing.
+ * Returns: CK_OK; CK_ERROR_MISMATCH naming the step and the first such
+ * particle; CK_ERROR_INVALID_ARGUMENT for a NULL gas;
+ * CK_ERROR_OUT_OF_MEMORY; device errors.
+ */
+ck_status ck_gas_check(ck_gas *gas);
+
+/*
+ * ck_gas_check_drift - whether NVE lost or gained more energy from first
+ * to last (observables of one gas) than a sound time step would: more
+ * than a tenth of first's kinetic plus absolute potential energy. Other
+ * thermostats change the energy on purpose: they always pass.
+ * Returns: CK_OK; CK_ERROR_MISMATCH naming both energies and config's dt
+ * (`clkit run gas` prints it as a warning); CK_ERROR_INVALID_ARGUMENT
+ * for a NULL argument.
+ */
+ck_status ck_gas_check_drift(const ck_gas_config *config,
+                             const ck_gas_observables *first,
+                             const ck_gas_observables *last);
+
+/*
  * ck_gas_load - create a gas on device from a checkpoint; it continues
  * bit-exactly where the saved run was (on the same device and settings).
  * Takes: gas (set; release with ck_gas_destroy()).

@@ -20,7 +20,9 @@ extern "C" {
  * the GA (their config's `evaluate`): the values of `count` positions of
  * `dim` coordinates, row-major (position i's coordinate d at
  * x[i * dim + d]), into f[0] .. f[count - 1]. A NaN counts as the largest
- * value; values past the run's precision are clamped to its range.
+ * value; values past the run's precision are clamped to its range (a
+ * workload run whose best is -inf or below it fails: CK_ERROR_MISMATCH).
+ * x and f are clkit's memory, valid during the call only.
  * Returns: CK_OK; any other status stops the run, which returns it.
  */
 typedef ck_status (*ck_objective_fn)(const double *x, size_t count, size_t dim,

@@ -217,9 +217,9 @@ ck_status ck_workload_run_demo(const ck_workload *workload,
  * input larger than the workload holds), naming the file;
  * CK_ERROR_CANCELLED when options->progress asked to stop;
  * CK_ERROR_MISMATCH when a result cannot be trusted (no finite objective,
- * an energy that blew up); CK_ERROR_DEVICE_MEMORY before allocating past
- * the device's memory; CK_ERROR_OUT_OF_MEMORY; any error of the device or
- * its kernels.
+ * a best of -inf, an energy that blew up); CK_ERROR_DEVICE_MEMORY before
+ * allocating past the device's memory; CK_ERROR_OUT_OF_MEMORY; any error
+ * of the device or its kernels.
  * Option values, output files and log lines use the C locale ('.' as the
  * decimal point) whatever the caller set; the calling thread is switched
  * to it for the call (uselocale), callbacks included, and back.

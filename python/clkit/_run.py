@@ -11,7 +11,6 @@ import os
 import sys
 import tempfile
 import time
-import traceback
 import warnings
 from functools import lru_cache
 
@@ -47,6 +46,36 @@ def _number(value):
     if isinstance(value, numbers.Real):
         return repr(float(value))
     raise TypeError
+
+
+def seed_value(caller, seed):
+    """seed for the extension: None, or an int (numpy's too), whose range,
+    0 to 2^64 - 1 as --seed takes, the extension checks."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or \
+            not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{caller}: seed must be a whole number, not "
+                        f"{type(seed).__name__}")
+    return int(seed)
+
+
+def whole_number(caller, name, value, workload, option):
+    """value as an int within the range of the workload's option (its
+    table, as the command checks it); TypeError or ArgumentError (a
+    ValueError) naming name."""
+    if isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, numbers.Integral):
+        raise TypeError(f"{caller}: {name} must be a whole number, not "
+                        f"{value!r}")
+    value = int(value)
+    try:
+        _clkit.check(workload, [(option, str(value))])
+    except ArgumentError as error:
+        text = str(error).removeprefix(f"option --{option}: ")
+        error.args = (f"{caller}: {name}: {text}",)
+        raise
+    return value
 
 
 def option_value(caller, key, row, value):
@@ -101,29 +130,21 @@ def option_params(workload, caller, options, reserved=()):
 
 def _host_objective(function):
     """The callable as clkit's host objective: X is a read-only (count,
-    dim) float64 array over clkit's memory (no copy), valid during the
-    call only; the values go straight into clkit's array."""
+    dim) float64 array holding a copy of the call's batch, in memory
+    Python owns (valid to keep); the values are copied back into clkit's
+    array after the call."""
 
-    def evaluate(x_lent, f_lent):
-        points = np.asarray(x_lent)
+    def evaluate(batch):
+        points = np.asarray(batch)
         count, dim = points.shape
-        try:
-            values = function(points)
-        except BaseException as error:
-            # The traceback's frames hold X: clear them, as X's memory is
-            # reused once this returns.
-            traceback.clear_frames(error.__traceback__)
-            raise
-        finally:
-            del points
-        values = np.asarray(values, dtype=np.float64)
+        values = np.ascontiguousarray(function(points), dtype=np.float64)
+        del points
         shape = values.shape
         if shape not in ((count,), (count, 1)):
-            del values  # it may be a view of X
             raise ValueError(f"the objective returned an array of shape "
                              f"{shape} for X of shape ({count}, {dim}); it "
                              f"must return {count} values, one a row of X")
-        np.asarray(f_lent)[:] = values.reshape(count)
+        return values.reshape(count)
 
     return evaluate
 
@@ -278,10 +299,7 @@ def call(entry, caller, args, *, seed, progress, callback, folder=None,
     beside entry's answer; warnings also as RunWarning, with stacklevel
     as warnings.warn would take it in call's caller) and messages naming
     files in folder cleaned."""
-    if seed is not None and (isinstance(seed, bool) or
-                             not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"{caller}(): seed must be a whole number, not "
-                        f"{type(seed).__name__}")
+    seed = seed_value(f"{caller}()", seed)
     lines = []
 
     def log(line):
@@ -293,8 +311,7 @@ def call(entry, caller, args, *, seed, progress, callback, folder=None,
     bar = _display(progress)
     hook = _hook(caller, progress, callback, bar)
     try:
-        answer = entry(*args, seed=None if seed is None else int(seed),
-                       progress=hook, log=log, **extra)
+        answer = entry(*args, seed=seed, progress=hook, log=log, **extra)
     except Error as error:
         if folder:
             _clean_message(error, folder)
@@ -338,6 +355,34 @@ def run_fields(raw, resolved):
     )
 
 
+def _bounds_dim(caller, lo, hi, dim):
+    """dim, or where None the length of lo or hi (None for numbers); each
+    bound a number or one a dimension, else a ValueError."""
+    sizes = {}
+    for name, bound in (("lo", lo), ("hi", hi)):
+        if bound is None or isinstance(bound, (str, os.PathLike)):
+            continue
+        shape = np.shape(bound)
+        if len(shape) > 1:
+            raise ValueError(f"{caller}(): {name} must be a number or a "
+                             f"1-dimensional sequence, one value a "
+                             f"dimension; got shape {shape}")
+        if shape:
+            sizes[name] = shape[0]
+    known = dim if isinstance(dim, numbers.Integral) and \
+        not isinstance(dim, bool) else None
+    if known is None and dim is None and sizes:
+        known = max(sizes.values())
+    for name, size in sizes.items():
+        if known is not None and size not in (1, known):
+            raise ValueError(f"{caller}(): {name} has {size} values for "
+                             f"{known} dimensions; give one, or one a "
+                             f"dimension")
+    if dim is None and known is not None and known > 1:
+        return known
+    return dim
+
+
 def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
              device, seed, progress, callback, history, options):
     """An optimiser's run (pso, ga) as an OptimizeResult."""
@@ -347,9 +392,7 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
         "lo": "lo is the second argument", "hi": "hi is the third argument",
     }
     params = option_params(workload, caller, options, reserved)
-    if dim is None:
-        sizes = {np.size(bound) for bound in (lo, hi) if bound is not None}
-        dim = max(sizes) if sizes and max(sizes) > 1 else None
+    dim = _bounds_dim(caller, lo, hi, dim)
     with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
         named, host = objective_params(caller, objective, folder)
         extra = option_params(workload, caller,

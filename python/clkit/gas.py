@@ -8,12 +8,13 @@ stateful simulation: the state stays on the device between runs.
 """
 import numbers
 import os
+import warnings
 
 import numpy as np
 
 from . import _clkit
 from ._devices import device_id
-from ._run import option_params, options_doc
+from ._run import option_params, options_doc, seed_value, whole_number
 
 __all__ = ["Simulation"]
 
@@ -45,13 +46,9 @@ class Simulation:
             options["box"] = _box(options["box"])
         params = option_params("gas", "Simulation", own) + option_params(
             "gas", "Simulation", options, reserved=_RESERVED)
-        if seed is not None and (isinstance(seed, bool) or
-                                 not isinstance(seed, numbers.Integral)):
-            raise TypeError(f"Simulation: seed must be a whole number, not "
-                            f"{type(seed).__name__}")
+        seed = seed_value("Simulation", seed)
         self.device = device
-        self._gas = _clkit.gas_create(device_id(device), params,
-                                      None if seed is None else int(seed))
+        self._gas = _clkit.gas_create(device_id(device), params, seed)
 
     @classmethod
     def from_xyz(cls, path, *, temperature=None, device=None, seed=None,
@@ -80,12 +77,14 @@ class Simulation:
     def run(self, steps):
         """Advances steps velocity-Verlet steps; returns self. The GIL is
         released while the device works; Ctrl-C stops between chunks of
-        steps (KeyboardInterrupt), the steps made so far kept."""
-        if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) \
-                or steps < 0:
-            raise ValueError(f"Simulation.run: steps must be a whole number "
-                             f">= 0, not {steps!r}")
-        self._gas.step(int(steps))
+        steps (KeyboardInterrupt), the steps made so far kept. A
+        RuntimeWarning says when the state has blown up (save refuses
+        it) or, without a thermostat, when the energy drifted more than
+        a sound time step allows."""
+        steps = whole_number("Simulation.run", "steps", steps, "gas", "steps")
+        _, problems = self._gas.step(steps)
+        for problem in problems:
+            warnings.warn(problem, RuntimeWarning, stacklevel=2)
         return self
 
     # ---- the state, copied from the device -----------------------------

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _clkit
 from ._devices import device_id
-from ._run import option_params, options_doc
+from ._run import option_params, options_doc, seed_value
 
 __all__ = ["MLP"]
 
@@ -28,6 +28,13 @@ def _features(X, caller, width=None):
     if array.ndim != 2:
         raise ValueError(f"{caller}: X must be a 2-dimensional array "
                          f"(rows, features), not of shape {array.shape}")
+    if array.shape[1] == 0:
+        raise ValueError(f"{caller}: X has no features (shape "
+                         f"{array.shape}): a row needs one or more")
+    if array.shape[1] > _clkit.NN_MAX_WIDTH:
+        raise ValueError(f"{caller}: X has {array.shape[1]} features a row; "
+                         f"clkit's networks take at most "
+                         f"{_clkit.NN_MAX_WIDTH}")
     array = np.ascontiguousarray(array, dtype=np.float32)
     if not np.all(np.isfinite(array)):
         row = int(np.argwhere(~np.isfinite(array))[0][0])
@@ -61,16 +68,18 @@ def _labels(y, rows, caller, classes=None):
     if classes is not None and rows and array.max() >= classes:
         raise ValueError(f"{caller}: y holds class {int(array.max())}, but "
                          f"the network has {classes} classes")
-    if rows and array.max() >= 2**31:
-        raise ValueError(f"{caller}: y holds class {int(array.max())}, past "
-                         f"what clkit numbers")
+    most = min(_clkit.DATASET_MAX_CLASSES, _clkit.NN_MAX_WIDTH)
+    if rows and array.max() >= most:
+        raise ValueError(f"{caller}: y holds class {int(array.max())}; "
+                         f"clkit's networks tell at most {most} classes, "
+                         f"0 .. {most - 1}")
     return np.ascontiguousarray(array, dtype=np.int32)
 
 
 def _hidden(layers):
     """The hidden widths as a tuple of ints."""
     if isinstance(layers, numbers.Integral) and not isinstance(layers, bool):
-        return (int(layers),)
+        layers = (layers,)
     try:
         if isinstance(layers, (str, bytes)):
             raise TypeError
@@ -79,9 +88,18 @@ def _hidden(layers):
         raise TypeError(f"MLP: layers must be a sequence of hidden widths, "
                         f"not {type(layers).__name__}") from None
     for width in widths:
-        if isinstance(width, bool) or not isinstance(width, numbers.Integral):
+        if isinstance(width, (bool, np.bool_)) or \
+                not isinstance(width, numbers.Integral):
             raise TypeError(f"MLP: layers must hold whole widths, not "
                             f"{width!r}")
+        if not 1 <= width <= _clkit.NN_MAX_WIDTH:
+            raise ValueError(f"MLP: layers holds the width {int(width)}; a "
+                             f"hidden layer is 1 .. {_clkit.NN_MAX_WIDTH} "
+                             f"wide")
+    if len(widths) > _clkit.NN_MAX_LAYERS - 1:
+        raise ValueError(f"MLP: layers holds {len(widths)} hidden widths; "
+                         f"clkit's networks have at most "
+                         f"{_clkit.NN_MAX_LAYERS - 1}")
     return tuple(int(width) for width in widths)
 
 
@@ -144,14 +162,9 @@ class MLP:
         if X.shape[0] == 0:
             raise ValueError("MLP.fit: X has no rows")
         classes = max(2, int(y.max()) + 1)
-        seed = self.seed
-        if seed is not None and (isinstance(seed, bool) or
-                                 not isinstance(seed, numbers.Integral)):
-            raise TypeError(f"MLP: seed must be a whole number, not "
-                            f"{type(seed).__name__}")
         network, history = _clkit.nn_train(
             device_id(self.device), self._params(X.shape[1], classes),
-            None if seed is None else int(seed), X, y, classes)
+            seed_value("MLP", self.seed), X, y, classes)
         self._adopt(network)
         self.history_ = history
         self.loss_curve_ = [row["loss"] for row in history]

@@ -9,7 +9,8 @@ Minimise objective with a particle swarm; returns an OptimizeResult.
 objective: a built-in name ("rastrigin", "sphere", ... as `clkit run pso
 --fn` takes), OpenCL C source defining objective() (or a pathlib.Path to
 such a file), or a callable f(X) -> values that takes a read-only (count,
-dim) float64 array, valid during the call only, and returns count values.
+dim) float64 array, a copy of the call's batch that stays valid, and
+returns count values.
 lo, hi: the domain, a number or one per dimension (a built-in objective
 has its own; a source or a callable needs both).
 dim: dimensions (default: the length of lo or hi, else the option's).

@@ -17,13 +17,19 @@ PyObject *ck_py_tsp_limits(PyObject *self, PyObject *args) {
 PyObject *ck_py_tour_load(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *path;
-  unsigned int cities;
-  if (!PyArg_ParseTuple(args, "O&I", PyUnicode_FSConverter, &path, &cities))
+  Py_ssize_t cities;
+  if (!PyArg_ParseTuple(args, "O&n", PyUnicode_FSConverter, &path, &cities))
     return NULL;
+  /* The library checks the count; this keeps it from wrapping. */
+  if (cities < 0 || cities > (Py_ssize_t)CK_TSP_MAX_CITIES) {
+    Py_DECREF(path);
+    return PyErr_Format(PyExc_ValueError, "cities must be 0 to %u, not %zd",
+                        (unsigned)CK_TSP_MAX_CITIES, cities);
+  }
   uint32_t *tour = NULL;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_tsp_tour_load(PyBytes_AS_STRING(path), cities, &tour);
+  status = ck_tsp_tour_load(PyBytes_AS_STRING(path), (uint32_t)cities, &tour);
   Py_END_ALLOW_THREADS;
   Py_DECREF(path);
   if (status != CK_OK)

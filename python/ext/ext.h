@@ -34,7 +34,8 @@ const ck_device_set *ck_py_devices(void);
  * fastest), or NULL with an exception set. */
 const ck_device *ck_py_device(const char *selector);
 
-/* A seed (a Python int) into value: 0, or -1 with ValueError set. */
+/* A seed (a Python int, not a bool) into value: 0, or -1 with TypeError
+ * or ValueError (outside 0 .. 2^64 - 1, as --seed takes) set. */
 int ck_py_seed(PyObject *seed, uint64_t *value);
 
 /* A workload by name, or NULL with ArgumentError set. */
@@ -59,10 +60,11 @@ int ck_py_run_ready(void);
 
 /* run.c: what the callbacks of one run share. */
 typedef struct ck_py_bridge {
-  PyObject *objective; /* f(xview, fview, count, dim), or NULL */
+  PyObject *objective; /* f(batch) -> values, or NULL */
   PyObject *progress;  /* p(dict) -> true to stop, or NULL */
   PyObject *log;       /* l(line), or NULL */
   PyObject *error;     /* the first exception of a callback (owned) */
+  PyObject *block;     /* the objective's batch, reused (owned), or NULL */
 } ck_py_bridge;
 
 /* run.c: readies bridge and options for a run from Python's seed (None:
@@ -72,8 +74,8 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
                        PyObject *seed, PyObject *objective, PyObject *progress,
                        PyObject *log);
 
-/* run.c: after the run, raises the first exception of its callbacks
- * (returning -1), else returns 0. */
+/* run.c: after the run, releases what the bridge holds and raises the
+ * first exception of its callbacks (returning -1), else returns 0. */
 int ck_py_bridge_end(ck_py_bridge *bridge);
 
 /* run.c: a result as a dict (workload, device, best, metrics, options,

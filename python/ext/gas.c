@@ -10,7 +10,8 @@
 
 typedef struct gas {
   PyObject_HEAD ck_gas *gas;
-  int busy; /* a call is using gas without the GIL */
+  int busy;                 /* a call is using gas without the GIL */
+  ck_gas_observables first; /* at the start, for NVE's energy drift */
 } gas;
 
 static PyTypeObject gas_type;
@@ -25,14 +26,23 @@ static void gas_dealloc(PyObject *object) {
   Py_TYPE(object)->tp_free(object);
 }
 
+/* A Gas over made, or NULL with an exception set (made destroyed). */
 static PyObject *wrap(ck_gas *made) {
-  gas *self = PyObject_New(gas, &gas_type);
+  ck_gas_observables first;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_gas_observe(made, &first);
+  Py_END_ALLOW_THREADS;
+  gas *self = status == CK_OK ? PyObject_New(gas, &gas_type) : NULL;
   if (!self) {
+    if (status != CK_OK)
+      ck_py_raise(status, 0);
     ck_gas_destroy(made);
     return NULL;
   }
   self->gas = made;
   self->busy = 0;
+  self->first = first;
   return (PyObject *)self;
 }
 
@@ -96,19 +106,50 @@ static double seconds(void) {
   return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-/* Gas.step(steps): the steps in chunks of about a twentieth of a second
- * (the first of one step), a pending Ctrl-C seen between chunks; the
- * chunks leave the result unchanged (ck_gas_step's steps are the same
- * however they are grouped). Each chunk ends with an observation, which
- * waits for the device and stops a run that blew up (CK_ERROR_MISMATCH).
- * Returns the steps made. */
+/* The warnings a state after steps deserves (a list of str): energy
+ * that NVE lost or gained, a state that has blown up (which save
+ * refuses); NULL with an exception set. */
+static PyObject *warnings_of(gas *self, const ck_gas_observables *last) {
+  PyObject *list = PyList_New(0);
+  ck_gas_config config;
+  ck_gas_describe(self->gas, &config);
+  for (int check = 0; list && check < 2; ++check) {
+    ck_status status;
+    Py_BEGIN_ALLOW_THREADS;
+    status = check == 0 ? ck_gas_check_drift(&config, &self->first, last)
+                        : ck_gas_check(self->gas);
+    Py_END_ALLOW_THREADS;
+    if (status == CK_OK)
+      continue;
+    const char *message = "";
+    ck_error_get_last(&message);
+    PyObject *text = status == CK_ERROR_MISMATCH ? PyUnicode_FromString(message)
+                                                 : ck_py_raise(status, 0);
+    if (!text || PyList_Append(list, text) != 0)
+      Py_CLEAR(list);
+    Py_XDECREF(text);
+  }
+  return list;
+}
+
+/* Gas.step(steps) -> (steps made, warnings): the steps in chunks of
+ * about a twentieth of a second (the first of one step), a pending
+ * Ctrl-C seen between chunks; the chunks leave the result unchanged
+ * (ck_gas_step's steps are the same however they are grouped). Each
+ * chunk ends with an observation, which waits for the device and stops
+ * a run whose energy is no longer finite (CK_ERROR_MISMATCH). The
+ * warnings are warnings_of's, after the last chunk. */
 static PyObject *gas_step(PyObject *object, PyObject *args) {
   gas *self = (gas *)object;
-  unsigned long long steps;
-  if (!PyArg_ParseTuple(args, "K", &steps) || take(self) != 0)
+  PyObject *count;
+  if (!PyArg_ParseTuple(args, "O!", &PyLong_Type, &count))
+    return NULL;
+  unsigned long long steps = PyLong_AsUnsignedLongLong(count);
+  if (PyErr_Occurred() || take(self) != 0)
     return NULL;
   ck_status status = CK_OK;
   unsigned long long done = 0, chunk = 1;
+  ck_gas_observables last;
   while (done < steps && status == CK_OK) {
     if (chunk > steps - done)
       chunk = steps - done;
@@ -116,7 +157,7 @@ static PyObject *gas_step(PyObject *object, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS;
     status = ck_gas_step(self->gas, chunk);
     if (status == CK_OK)
-      status = ck_gas_observe(self->gas, &(ck_gas_observables){0});
+      status = ck_gas_observe(self->gas, &last);
     Py_END_ALLOW_THREADS;
     if (status != CK_OK)
       break;
@@ -131,10 +172,13 @@ static PyObject *gas_step(PyObject *object, PyObject *args) {
     else if (took > 0.1 && chunk > 1)
       chunk /= 2;
   }
+  PyObject *warnings = NULL;
+  if (status == CK_OK)
+    warnings = done ? warnings_of(self, &last) : PyList_New(0);
   self->busy = 0;
   if (status != CK_OK)
     return ck_py_raise(status, 0);
-  return PyLong_FromUnsignedLongLong(done);
+  return warnings ? Py_BuildValue("(KN)", done, warnings) : NULL;
 }
 
 /* Gas.observe() -> dict of the observables now. */
@@ -225,7 +269,8 @@ static PyObject *gas_save(PyObject *object, PyObject *args) {
 }
 
 static PyMethodDef gas_methods[] = {
-    {"step", gas_step, METH_VARARGS, "step(steps) -> steps made"},
+    {"step", gas_step, METH_VARARGS,
+     "step(steps) -> (steps made, list of warnings)"},
     {"observe", gas_observe, METH_NOARGS, "observe() -> dict of observables"},
     {"particles", gas_particles, METH_NOARGS,
      "particles() -> (positions, velocities) as float64 bytearrays"},

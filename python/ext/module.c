@@ -58,11 +58,17 @@ const ck_device *ck_py_device(const char *selector) {
 }
 
 int ck_py_seed(PyObject *seed, uint64_t *value) {
+  if (PyBool_Check(seed) || !PyLong_Check(seed)) {
+    PyErr_Format(PyExc_TypeError, "seed must be a whole number, not %s",
+                 Py_TYPE(seed)->tp_name);
+    return -1;
+  }
   *value = PyLong_AsUnsignedLongLong(seed);
   if (!PyErr_Occurred())
     return 0;
-  PyErr_SetString(PyExc_ValueError,
-                  "seed must be a whole number from 0 to 2^64 - 1");
+  PyErr_Clear();
+  PyErr_Format(PyExc_ValueError,
+               "seed must be a whole number from 0 to 2^64 - 1, not %S", seed);
   return -1;
 }
 
@@ -313,6 +319,10 @@ PyMODINIT_FUNC PyInit__clkit(void) {
           0 ||
       PyModule_AddIntConstant(module, "NN_AUTO_HIDDEN", CK_NN_AUTO_HIDDEN) !=
           0 ||
+      PyModule_AddIntConstant(module, "NN_MAX_WIDTH", CK_NN_MAX_WIDTH) != 0 ||
+      PyModule_AddIntConstant(module, "NN_MAX_LAYERS", CK_NN_MAX_LAYERS) != 0 ||
+      PyModule_AddIntConstant(module, "DATASET_MAX_CLASSES",
+                              CK_DATASET_MAX_CLASSES) != 0 ||
       PyModule_AddFunctions(module, ck_py_nn_methods) != 0 ||
       ck_py_nn_ready(module) != 0 ||
       PyModule_AddFunctions(module, ck_py_gas_methods) != 0 ||

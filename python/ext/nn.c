@@ -125,6 +125,9 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   if (!PyArg_ParseTuple(args, "zOOOOn", &selector, &list, &seed, &xs, &ys,
                         &classes))
     return NULL;
+  if (classes < 1 || classes > CK_DATASET_MAX_CLASSES)
+    return PyErr_Format(PyExc_ValueError, "classes must be 1 to %d, not %zd",
+                        CK_DATASET_MAX_CLASSES, classes);
   ck_nn_config config;
   unsigned epochs = 0;
   ck_normalization_kind kind = CK_NORMALIZE_NONE;

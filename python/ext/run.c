@@ -86,104 +86,110 @@ static void on_log(void *user, const char *line) {
   PyGILState_Release(state);
 }
 
-/* ---- the host objective's arrays --------------------------------------- */
+/* ---- the host objective's batch ---------------------------------------- */
 
-/* clkit's memory lent to Python for one call of the objective, through
- * the buffer protocol (no copy): float64, C order. Exports are counted, so
- * that one still held after the call (an array kept) is seen. */
-typedef struct batch {
-  PyObject_HEAD void *data; /* NULL once the call has returned */
+/* A batch of positions in memory Python owns, handed to the objective as
+ * a read-only (count, dim) float64 buffer, C order. The bridge keeps one
+ * block and copies each batch into it; a block still referenced after a
+ * call (the objective kept X) stays the objective's, a snapshot of that
+ * call's batch, and the next call takes a fresh one. */
+typedef struct block {
+  PyObject_HEAD double *data;
+  size_t capacity; /* doubles */
   Py_ssize_t shape[2], strides[2];
-  int ndim, readonly;
-  Py_ssize_t exports;
-} batch;
+} block;
 
-static int batch_get(PyObject *self, Py_buffer *view, int flags) {
-  batch *lent = (batch *)self;
-  if (!lent->data) {
-    PyErr_SetString(PyExc_BufferError,
-                    "clkit's array is valid during the objective's call only");
-    return -1;
-  }
-  if ((flags & PyBUF_WRITABLE) && lent->readonly) {
+static int block_get(PyObject *self, Py_buffer *view, int flags) {
+  block *batch = (block *)self;
+  if (flags & PyBUF_WRITABLE) {
     PyErr_SetString(PyExc_BufferError, "X is read-only");
     return -1;
   }
-  view->buf = lent->data;
+  view->buf = batch->data;
   view->obj = Py_NewRef(self);
-  view->len = lent->shape[0] * (lent->ndim == 2 ? lent->shape[1] : 1) *
-              (Py_ssize_t)sizeof(double);
+  view->len = batch->shape[0] * batch->shape[1] * (Py_ssize_t)sizeof(double);
   view->itemsize = sizeof(double);
-  view->readonly = lent->readonly;
+  view->readonly = 1;
   view->format = (flags & PyBUF_FORMAT) ? "d" : NULL;
-  view->ndim = lent->ndim;
-  view->shape = (flags & PyBUF_ND) ? lent->shape : NULL;
-  view->strides = (flags & PyBUF_STRIDES) ? lent->strides : NULL;
+  view->ndim = 2;
+  view->shape = (flags & PyBUF_ND) ? batch->shape : NULL;
+  view->strides = (flags & PyBUF_STRIDES) ? batch->strides : NULL;
   view->suboffsets = NULL;
   view->internal = NULL;
-  ++lent->exports;
   return 0;
 }
 
-static void batch_release(PyObject *self, Py_buffer *view) {
-  (void)view;
-  --((batch *)self)->exports;
+static PyBufferProcs block_buffer = {block_get, NULL};
+
+static void block_dealloc(PyObject *self) {
+  PyMem_Free(((block *)self)->data);
+  Py_TYPE(self)->tp_free(self);
 }
 
-static PyBufferProcs batch_buffer = {batch_get, batch_release};
-
-static PyTypeObject batch_type = {
+static PyTypeObject block_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clkit._clkit.Batch",
-    .tp_basicsize = sizeof(batch),
+    .tp_basicsize = sizeof(block),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_as_buffer = &batch_buffer,
-    .tp_doc = "clkit's memory, lent for one call of a host objective",
+    .tp_dealloc = block_dealloc,
+    .tp_as_buffer = &block_buffer,
+    .tp_doc = "a copy of one batch of a host objective, read-only",
     .tp_new = NULL,
 };
 
 int ck_py_run_ready(void) {
-  return PyType_Ready(&batch_type);
+  return PyType_Ready(&block_type);
 }
 
-static PyObject *batch_lend(void *data, size_t rows, size_t columns, int ndim,
-                            int readonly) {
-  batch *lent = PyObject_New(batch, &batch_type);
-  if (!lent)
-    return NULL;
-  lent->data = data;
-  lent->ndim = ndim;
-  lent->shape[0] = (Py_ssize_t)rows;
-  lent->shape[1] = (Py_ssize_t)columns;
-  lent->strides[0] = (Py_ssize_t)(columns * sizeof(double));
-  lent->strides[1] = sizeof(double);
-  if (ndim == 1)
-    lent->strides[0] = sizeof(double);
-  lent->readonly = readonly;
-  lent->exports = 0;
-  return (PyObject *)lent;
+/* The bridge's block, made for count x dim values and holding the batch
+ * x; NULL with an exception set. */
+static PyObject *block_fill(bridge *bridge, const double *x, size_t count,
+                            size_t dim) {
+  size_t values = count * dim;
+  block *batch = (block *)bridge->block;
+  if (batch && batch->capacity < values)
+    Py_CLEAR(bridge->block);
+  if (!bridge->block) {
+    batch = PyObject_New(block, &block_type);
+    if (!batch)
+      return NULL;
+    batch->data = PyMem_Malloc((values ? values : 1) * sizeof(double));
+    batch->capacity = values;
+    bridge->block = (PyObject *)batch;
+    if (!batch->data) {
+      Py_CLEAR(bridge->block);
+      return PyErr_NoMemory();
+    }
+  }
+  batch = (block *)bridge->block;
+  memcpy(batch->data, x, values * sizeof(double));
+  batch->shape[0] = (Py_ssize_t)count;
+  batch->shape[1] = (Py_ssize_t)dim;
+  batch->strides[0] = (Py_ssize_t)(dim * sizeof(double));
+  batch->strides[1] = sizeof(double);
+  return bridge->block;
 }
 
-/* Ends the loan: memory still exported (the objective kept X, a view of
- * it, or the values' array) is refused, as clkit reuses it at once. */
-static int batch_end(PyObject *self) {
-  batch *lent = (batch *)self;
-  if (lent->exports > 0)
-    PyGC_Collect(); /* a reference cycle not yet collected may hold it */
-  int kept = lent->exports > 0;
-  lent->data = NULL;
-  Py_DECREF(self);
-  if (!kept)
-    return 0;
-  PyErr_SetString(PyExc_ValueError,
-                  "the objective kept its argument X (or a view of it) after "
-                  "returning: X is clkit's memory, valid during the call only; "
-                  "keep X.copy() instead");
-  return -1;
+/* The objective's count values, a C-contiguous float64 buffer, into f. */
+static int values_take(PyObject *answer, double *f, size_t count) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(answer, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT))
+    return -1;
+  const char *format = view.format ? view.format : "B";
+  int fits = (strcmp(format, "d") == 0 || strcmp(format, "<d") == 0 ||
+              strcmp(format, "=d") == 0) &&
+             view.len == (Py_ssize_t)(count * sizeof(double));
+  if (fits)
+    memcpy(f, view.buf, count * sizeof(double));
+  else
+    PyErr_Format(PyExc_ValueError,
+                 "the objective's values must be %zu float64 values", count);
+  PyBuffer_Release(&view);
+  return fits ? 0 : -1;
 }
 
-/* The host objective: the batch x crosses as a read-only (count, dim)
- * buffer and f as a writable one of count values, which the Python side
- * fills; neither is copied. */
+/* The host objective: the batch x is copied into the bridge's block,
+ * which the Python side hands to the callable as X; the values it
+ * returns are copied into f. clkit's own arrays never reach Python. */
 static ck_status on_objective(const double *x, size_t count, size_t dim,
                               double *f, void *user) {
   bridge *bridge = user;
@@ -191,25 +197,17 @@ static ck_status on_objective(const double *x, size_t count, size_t dim,
   ck_status status = CK_ERROR_CANCELLED;
   if (bridge->error)
     goto done;
-  PyObject *points = batch_lend((void *)x, count, dim, 2, 1);
-  PyObject *values = points ? batch_lend(f, count, 1, 1, 0) : NULL;
-  PyObject *answer = values ? PyObject_CallFunctionObjArgs(bridge->objective,
-                                                           points, values, NULL)
-                            : NULL;
-  if (answer)
+  PyObject *points = block_fill(bridge, x, count, dim);
+  PyObject *answer =
+      points ? PyObject_CallOneArg(bridge->objective, points) : NULL;
+  if (answer && values_take(answer, f, count) == 0)
     status = CK_OK;
   else
     ck_py_keep_error(&bridge->error);
   Py_XDECREF(answer);
-  /* Both loans end here, whatever happened above. */
-  if (values && batch_end(values) != 0) {
-    status = CK_ERROR_CANCELLED;
-    ck_py_keep_error(&bridge->error);
-  }
-  if (points && batch_end(points) != 0) {
-    status = CK_ERROR_CANCELLED;
-    ck_py_keep_error(&bridge->error);
-  }
+  /* A block the objective kept is its own now. */
+  if (bridge->block && Py_REFCNT(bridge->block) > 1)
+    Py_CLEAR(bridge->block);
 done:
   PyGILState_Release(state);
   return status;
@@ -294,7 +292,7 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
   int failed = 0;
   *bridge = (ck_py_bridge){callable_or_null(objective, "objective", &failed),
                            callable_or_null(progress, "progress", &failed),
-                           callable_or_null(log, "log", &failed), NULL};
+                           callable_or_null(log, "log", &failed), NULL, NULL};
   if (failed)
     return -1;
   *options =
@@ -314,6 +312,7 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
 }
 
 int ck_py_bridge_end(ck_py_bridge *bridge) {
+  Py_CLEAR(bridge->block);
   if (!bridge->error)
     return 0;
   ck_py_raise_kept(&bridge->error);

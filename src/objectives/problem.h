@@ -306,7 +306,8 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
 void ck__problem_job_release(ck__problem_job *job);
 
 /* CK_OK when a run's best value is finite, else CK_ERROR_MISMATCH saying
- * that no evaluation gave a finite value (then nothing is written). */
+ * that no evaluation gave a finite value, or that the best is -inf or
+ * below the run's precision (then nothing is written). */
 ck_status ck__problem_best_check(const ck__problem_job *job, double best);
 
 /* The problem options that name files a run writes (NULL-ended). */

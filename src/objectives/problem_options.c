@@ -210,15 +210,23 @@ ck_status ck__write_position(const char *path, const double *position,
 
 ck_status ck__problem_best_check(const ck__problem_job *job, double best) {
   /* Values are stored as comparable (ck_best.h): overflow and NaN become
-   * the largest real of the run's precision. */
-  double largest = job->spec.double_precision ? DBL_MAX : (double)FLT_MAX;
-  if (best < largest)
-    return CK_OK;
-  return ck__fail(CK_ERROR_MISMATCH,
-                  "no evaluation gave a finite objective value: every one "
-                  "overflowed or was not a number; narrow --lo/--hi%s",
-                  job->spec.double_precision ? ""
-                                             : " or use --precision double");
+   * the largest real of the run's precision; -inf and values below the
+   * least real become that least real. */
+  int single = !job->spec.double_precision;
+  double largest = single ? (double)FLT_MAX : DBL_MAX;
+  if (best >= largest)
+    return ck__fail(CK_ERROR_MISMATCH,
+                    "no evaluation gave a finite objective value: every one "
+                    "overflowed or was not a number; narrow --lo/--hi%s",
+                    single ? " or use --precision double" : "");
+  if (best <= -largest)
+    return ck__fail(CK_ERROR_MISMATCH,
+                    "the objective gave -inf, or a value below %g, the least "
+                    "a %s-precision run holds: a minimum clkit cannot report; "
+                    "bound the objective from below%s",
+                    -largest, single ? "single" : "double",
+                    single ? " or use double precision" : "");
+  return CK_OK;
 }
 
 ck_status ck__problem_result(ck_result *result, const ck__problem_job *job,

@@ -437,20 +437,22 @@ int ck__write_all(int fd, const void *buffer, size_t size) {
 /* The outputs a hold keeps back: written, synced and closed temporaries
  * (still listed for removal on a signal) with the files they replace, in
  * the order they were committed, and a descriptor of each that keeps its
- * lock (-1 if none). Per thread, as a run is. */
+ * lock (-1 if none). Per thread, as a run is. Holds nest (a run inside a
+ * callback of another): each output carries the level that held it, so
+ * that a level's outputs are the tail of the list when it ends. depth
+ * counts the levels begun; holding is the level commits go to (0 while
+ * paused or outside every hold). */
 typedef struct held_output {
   char *temp, *target;
-  int keeper;
+  int keeper, level;
 } held_output;
 static _Thread_local held_output *held;
 static _Thread_local size_t held_count, held_capacity;
-static _Thread_local int holding;
+static _Thread_local int depth, holding;
 
 int ck__file_hold_begin(void) {
-  if (holding || held_count)
-    return 0;
-  holding = 1;
-  return 1;
+  holding = ++depth;
+  return depth;
 }
 
 int ck__file_hold_pause(void) {
@@ -463,12 +465,15 @@ void ck__file_hold_resume(int paused) {
   holding = paused;
 }
 
-ck_status ck__file_hold_end(int begun, int commit) {
+ck_status ck__file_hold_end(int level, int commit) {
   ck_status status = CK_OK;
-  if (!begun)
+  if (level <= 0 || level > depth)
     return CK_OK;
-  holding = 0;
-  for (size_t i = 0; i < held_count; ++i) {
+  /* This level's outputs, and any of a deeper one left unended. */
+  size_t first = held_count;
+  while (first > 0 && held[first - 1].level >= level)
+    --first;
+  for (size_t i = first; i < held_count; ++i) {
     held_output *output = &held[i];
     /* After one rename fails, it and the rest are removed, not renamed. */
     int wanted = commit && status == CK_OK;
@@ -484,9 +489,14 @@ ck_status ck__file_hold_end(int begun, int commit) {
       free(output->temp);
     free(output->target);
   }
-  free(held);
-  held = NULL;
-  held_count = held_capacity = 0;
+  held_count = first;
+  depth = level - 1;
+  holding = depth;
+  if (held_count == 0) {
+    free(held);
+    held = NULL;
+    held_capacity = 0;
+  }
   return status;
 }
 
@@ -510,7 +520,7 @@ static ck_status hold_output(char *temp, char *target, int keeper,
     held = grown;
     held_capacity = capacity;
   }
-  held[held_count++] = (held_output){temp, target, keeper};
+  held[held_count++] = (held_output){temp, target, keeper, holding};
   return CK_OK;
 }
 

@@ -197,20 +197,24 @@ void ck__file_abandon(int fd, char *temp, const char *path);
  * Holding outputs back, so that a run replaces all of its outputs or
  * none: while the calling thread holds, a commit writes and closes its
  * temporary (keeping its lock) but leaves the rename to
- * ck__file_hold_end().
- *   hold_begin: starts a hold; 1, or 0 when one is on already (or its
- *     outputs are not yet ended), which the matching end then leaves be.
+ * ck__file_hold_end(). Holds nest, one level a begin (a run inside a
+ * callback of another run): a commit goes to the innermost level.
+ *   hold_begin: opens a level above those open on this thread and
+ *     returns it (1 for the outermost).
  *   hold_pause / hold_resume: commits between them rename at once (a
  *     periodic checkpoint, which must stay whatever follows); resume takes
- *     what pause returned.
- *   hold_end: with begun 1, renames the held outputs in order (commit 1)
- *     or removes them (commit 0); CK_ERROR_IO when a rename fails, after
- *     which the rest are removed.
+ *     what pause returned. No hold begins between them (the level below
+ *     would hold again at its end).
+ *   hold_end: ends the level begin returned, which must be the innermost
+ *     open (an inner one left open ends with it): renames its outputs in
+ *     order (commit 1) or removes them (commit 0), leaving those of the
+ *     levels below held; CK_ERROR_IO when a rename fails, after which
+ *     the rest are removed. A level of 0 ends nothing.
  */
 int ck__file_hold_begin(void);
 int ck__file_hold_pause(void);
 void ck__file_hold_resume(int paused);
-ck_status ck__file_hold_end(int begun, int commit);
+ck_status ck__file_hold_end(int level, int commit);
 /* write() until done; 0, or -1 with errno set. */
 int ck__write_all(int fd, const void *buffer, size_t size);
 /* The whole of a file at once, through the three calls above. */

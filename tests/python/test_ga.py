@@ -56,6 +56,22 @@ def test_a_callable_reaches_the_builtin_ga(device):
         assert abs(host.fun - builtin.fun) <= 1e-12 * abs(builtin.fun)
 
 
+def test_a_kept_generation_holds_its_batch(device):
+    kept, copies = [], []
+
+    def keeping(X):
+        kept.append(X)
+        copies.append(X.copy())
+        return sphere(X)
+
+    clkit.ga.minimize(keeping, -1, 1, dim=3, islands=2, island_size=8,
+                      gens=4, device=device)
+    assert len(kept) == 5
+    for X, copy in zip(kept, copies):
+        assert X.shape == (16, 3) and not X.flags.writeable
+        assert np.array_equal(X, copy)
+
+
 def test_bad_arguments_are_refused_clearly():
     with pytest.raises(TypeError, match="'particles'.*no option --particles"):
         clkit.ga.minimize("sphere", device="ref", particles=10)

@@ -137,10 +137,59 @@ def test_bad_options_are_refused():
         clkit.gas.Simulation(16, rho=0.5, device="ref")
     with pytest.raises(TypeError, match="unexpected keyword argument"):
         clkit.gas.Simulation(16, nonsense=1, device="ref")
-    with pytest.raises(ValueError, match="whole number"):
-        clkit.gas.Simulation(64, device="ref").run(-1)
     with pytest.raises(clkit.Error, match="missing.xyz"):
         clkit.gas.Simulation.from_xyz("missing.xyz", device="ref")
+
+
+def test_step_counts_are_checked_not_wrapped():
+    """The range is --steps's, from the option table."""
+    simulation = clkit.gas.Simulation(64, device="ref")
+    for steps in (2**64, 2**64 + 3, -1, 10**15 + 1):
+        with pytest.raises(clkit.ArgumentError,
+                           match=r"Simulation.run: steps: -?\d+ is outside "
+                                 r"\[0, 1000000000000000\]"):
+            simulation.run(steps)
+    for steps in (3.0, True, "3", None):
+        with pytest.raises(TypeError, match="steps must be a whole number"):
+            simulation.run(steps)
+    assert simulation.step == 0
+    assert simulation.run(np.uint8(2)).run(np.int64(1)).step == 3
+
+
+def test_seeds_are_checked():
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError, match=r"seed must be a whole number "
+                                             r"from 0 to 2\^64 - 1"):
+            clkit.gas.Simulation(64, device="ref", seed=seed)
+    for seed in (1.0, True, np.bool_(True)):
+        with pytest.raises(TypeError, match="seed must be a whole number"):
+            clkit.gas.Simulation(64, device="ref", seed=seed)
+    assert clkit.gas.Simulation(64, device="ref",
+                                seed=np.uint64(2**64 - 1)).config["seed"] \
+        == 2**64 - 1
+
+
+def test_a_run_that_blows_up_warns(tmp_path):
+    """In the command's words; save refuses the state, as it says."""
+    simulation = clkit.gas.Simulation(64, dt=0.5, device="ref")
+    with pytest.warns(RuntimeWarning) as caught:
+        simulation.run(200)
+    messages = [str(warning.message) for warning in caught]
+    assert any("which NVE conserves: --dt 0.5 is too large" in
+               message for message in messages), messages
+    assert any("state of step 200 has blown up" in message and
+               "outside the" in message for message in messages), messages
+    assert all(warning.filename == __file__ for warning in caught)
+    with pytest.raises(clkit.Error, match="could not restart from") as error:
+        simulation.save(tmp_path / "blown.ckpt")
+    assert error.value.status == "CK_ERROR_MISMATCH"
+
+
+def test_a_sound_run_does_not_warn():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clkit.gas.Simulation(64, device="ref", **SMALL).run(50)
 
 
 CTRL_C = """

@@ -132,6 +132,10 @@ def test_sklearn_clone_and_cross_val(letters):
     (np.zeros(3), [0, 1, 0], "2-dimensional"),
     (np.zeros((3, 2)), [[0], [1], [0]], "1-dimensional"),
     (np.zeros((0, 2)), [], "no rows"),
+    (np.zeros((3, 2)), [0, 70000, 1], r"y holds class 70000; clkit's "
+                                      r"networks tell at most 65536 classes"),
+    (np.zeros((3, 0)), [0, 1, 0], r"X has no features \(shape \(3, 0\)\)"),
+    (np.zeros((3, 2))[:, :0], [0, 1, 0], "X has no features"),
 ])
 def test_bad_input_is_refused(X, y, message):
     with pytest.raises(ValueError, match=message):
@@ -156,8 +160,15 @@ def test_bad_options_and_use():
         clkit.nn.MLP(lr=-1, device="ref").fit(X, y)
     with pytest.raises(clkit.ArgumentError, match="--optimizer sgd"):
         clkit.nn.MLP(momentum=0.5, device="ref").fit(X, y)
-    with pytest.raises(clkit.ArgumentError, match="--layers"):
-        clkit.nn.MLP(layers=(0,), device="ref").fit(X, y)
+    for widths in ((0,), (-4,), (2**40,), (8,) * 16):
+        with pytest.raises(ValueError, match="MLP: layers holds") as error:
+            clkit.nn.MLP(layers=widths, device="ref").fit(X, y)
+        assert "--" not in str(error.value)
+    with pytest.raises(TypeError, match="whole widths"):
+        clkit.nn.MLP(layers=(True,), device="ref").fit(X, y)
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError, match=r"seed .* 2\^64 - 1"):
+            clkit.nn.MLP(layers=(4,), seed=seed, device="ref").fit(X, y)
     with pytest.raises(AttributeError, match="not fitted"):
         clkit.nn.MLP().predict(X)
     model = clkit.nn.MLP(layers=(4,), epochs=1, device="ref").fit(X, y)

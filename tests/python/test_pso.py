@@ -147,22 +147,131 @@ def test_bad_arguments_are_refused_clearly():
         clkit.pso.minimize("sphere", device="ref", seed=1.5)
 
 
+def test_whole_numbers_are_range_checked():
+    """Seeds as --seed takes them; counts by the option table's ranges."""
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError, match=r"seed must be a whole number "
+                                             r"from 0 to 2\^64 - 1, not"):
+            clkit.pso.minimize("sphere", device="ref", seed=seed, **SMALL)
+    for seed in (True, np.bool_(False), 2.0, "1"):
+        with pytest.raises(TypeError, match="seed must be a whole number"):
+            clkit.pso.minimize("sphere", device="ref", seed=seed, **SMALL)
+    for key, value in (("particles", 2**64), ("iters", -1), ("dim", 2**70)):
+        with pytest.raises(clkit.ArgumentError,
+                           match=f"--{key}: .*{value} is outside"):
+            clkit.pso.minimize("sphere", device="ref",
+                               **{**SMALL, key: value})
+    with pytest.raises(TypeError, match="iters takes N"):
+        clkit.pso.minimize("sphere", device="ref", **{**SMALL, "iters": True})
+    numpy_ints = clkit.pso.minimize("sphere", device="ref", seed=np.uint64(5),
+                                    dim=np.int8(4), particles=np.int32(32),
+                                    iters=np.uint16(20))
+    assert numpy_ints.fun == clkit.pso.minimize("sphere", device="ref",
+                                                seed=5, **SMALL).fun
+
+
+def test_bounds_must_be_one_value_a_dimension():
+    with pytest.raises(ValueError, match=r"lo must be a number or a "
+                                         r"1-dimensional .* shape \(2, 2\)"):
+        clkit.pso.minimize(sphere, -np.ones((2, 2)), 1, device="ref")
+    with pytest.raises(ValueError, match=r"hi must be .* shape \(1, 1\)"):
+        clkit.pso.minimize(sphere, -1, [[1]], device="ref")
+    with pytest.raises(ValueError, match="lo has 3 values for 2 dimensions"):
+        clkit.pso.minimize(sphere, [-1, -1, -1], 1, dim=2, device="ref")
+    with pytest.raises(ValueError, match="lo has 2 values for 3 dimensions"):
+        clkit.pso.minimize(sphere, [-1, -1], [1, 1, 1], device="ref")
+    result = clkit.pso.minimize(sphere, [-1, -2], 1, particles=8, iters=2,
+                                device="ref")
+    assert result.x.shape == (2,)
+
+
+def test_a_best_of_minus_infinity_is_refused(device):
+    """As the library refuses it from every objective: -inf becomes the
+    least real of the run's precision, which is no value to report."""
+    def downward(X):
+        return np.where(X[:, 0] > 0.5, -np.inf, 1.0)
+
+    message = r"the objective gave -inf, or a value below -3.40282e\+38"
+    with pytest.raises(clkit.Error, match=message) as error:
+        clkit.pso.minimize(downward, -1, 1, dim=2, particles=16, iters=3,
+                           device=device)
+    assert error.value.status == "CK_ERROR_MISMATCH"
+    with pytest.raises(clkit.Error, match="-inf"):
+        clkit.ga.minimize(downward, -1, 1, dim=2, islands=2, island_size=8,
+                          gens=3, device=device)
+
+
 def test_a_callable_that_returns_the_wrong_shape_is_refused():
     with pytest.raises(ValueError, match=r"shape \(32, 2\).*32 values"):
         clkit.pso.minimize(lambda X: X, -1, 1, dim=2, particles=32,
                            device="ref")
 
 
-def test_keeping_x_past_the_call_is_refused():
+def test_x_kept_past_the_call_holds_that_calls_batch(device):
+    """A kept X (or a view of it) is a snapshot of its call's batch, read
+    after the run; the calls that keep nothing reuse one block."""
+    kept, copies, views = [], [], []
+
+    def keeping(X):
+        kept.append(X)
+        views.append(X[1:, ::-1])
+        copies.append(X.copy())
+        with pytest.raises(ValueError):
+            X[0, 0] = 1.0
+        return sphere(X)
+
+    clkit.pso.minimize(keeping, -1, 1, dim=3, particles=8, iters=5,
+                       device=device)
+    assert len(kept) == 6
+    for X, view, copy in zip(kept, views, copies):
+        assert X.shape == (8, 3) and not X.flags.writeable
+        assert np.array_equal(X, copy)
+        assert np.array_equal(view, copy[1:, ::-1])
+    assert not np.array_equal(kept[0], kept[-1])
+
+    addresses = []
+    clkit.pso.minimize(
+        lambda X: addresses.append(X.__array_interface__["data"][0]) or
+        sphere(X), -1, 1, dim=3, particles=8, iters=5, device="ref")
+    assert len(addresses) == 6 and len(set(addresses)) == 1
+
+
+def test_x_kept_from_a_large_batch_stays_readable():
     kept = []
-    with pytest.raises(ValueError, match=r"kept its argument X.*X.copy\(\)"):
-        clkit.pso.minimize(lambda X: kept.append(X[0]) or sphere(X), -1, 1,
-                           dim=2, particles=8, device="ref")
-    kept.clear()
-    copies = []
-    clkit.pso.minimize(lambda X: copies.append(X.copy()) or sphere(X), -1, 1,
-                       dim=2, particles=8, iters=3, device="ref")
-    assert len(copies) == 4 and copies[0].shape == (8, 2)
+    clkit.pso.minimize(lambda X: kept.append(X) or (X * X).sum(1), -1, 1,
+                       dim=100, particles=2000, iters=2, device="ref")
+    assert len(kept) == 3 and all(X.shape == (2000, 100) for X in kept)
+    assert np.all(np.abs(kept[0]) <= 1) and np.isfinite(kept[-1].sum())
+
+
+def test_a_run_inside_the_objective_has_its_outputs():
+    tours = []
+
+    def objective(X):
+        if not tours:
+            tours.append(clkit.aco.solve("random:20", iters=2, device="ref"))
+        return sphere(X)
+
+    result = clkit.pso.minimize(objective, -1, 1, dim=2, particles=8,
+                                iters=3, device="ref")
+    assert result.history.shape == (4, 2)
+    assert sorted(tours[0].tour.tolist()) == list(range(20))
+
+
+def test_a_run_inside_a_callback_has_its_outputs(tmp_path):
+    tours = []
+
+    def callback(state):
+        if state.steps > 0 and not tours:
+            tours.append(clkit.aco.solve("random:20", iters=2, device="ref"))
+
+    trace = tmp_path / "trace.csv"
+    result = clkit.pso.minimize("sphere", dim=2, particles=8, iters=3,
+                                check_every=1, device="ref", trace=trace,
+                                callback=callback)
+    assert tours and sorted(tours[0].tour.tolist()) == list(range(20))
+    assert result.history.shape == (4, 2) and trace.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.csv"]
 
 
 def test_an_exception_in_the_callable_propagates():
