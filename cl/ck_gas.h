@@ -148,19 +148,23 @@ CK_FN ck_real ck_gas_wrap(ck_real x, ck_real side) {
   return x >= side ? CK_R(0) : x;
 }
 
-/* A coordinate and its velocity after meeting a reflecting wall at 0 or
- * at side: the overshoot is mirrored and the velocity reversed, which
- * keeps the kinetic energy. */
-CK_FN void ck_gas_reflect(ck_real *x, ck_real *v, ck_real side) {
-  if (*x < CK_R(0)) {
+/* A coordinate and its velocity after meeting a reflecting wall at 0
+ * (walls bit 1) or at side (bit 2): the overshoot is mirrored and the
+ * velocity reversed, which keeps the kinetic energy. A side without a
+ * wall (a spread member's, toward a neighbour) lets it pass. */
+CK_FN void ck_gas_reflect(ck_real *x, ck_real *v, ck_real side, int walls) {
+  if ((walls & 1) && *x < CK_R(0)) {
     *x = -*x;
     *v = -*v;
-  } else if (*x > side) {
+  } else if ((walls & 2) && *x > side) {
     *x = CK_R(2) * side - *x;
     *v = -*v;
   }
-  if (*x < CK_R(0) || *x > side) /* further than a box in one step */
-    *x = *x < CK_R(0) ? CK_R(0) : side;
+  /* Further than a box in one step: at the wall. */
+  if ((walls & 1) && *x < CK_R(0))
+    *x = CK_R(0);
+  if ((walls & 2) && *x > side)
+    *x = side;
 }
 
 /* The cell of a coordinate in [0, side], cells of width side / count.
@@ -183,6 +187,10 @@ typedef struct ck_gas_geometry {
   ck_real cell_inverse_x, cell_inverse_y; /* cells per unit length */
   int cells_x, cells_y;
   int periodic_x, periodic_y; /* 1: periodic; 0: reflecting walls */
+  /* Along x where not periodic, the walls that reflect (ck_gas_reflect):
+   * both (3) for a run's box; for a spread member, the run's own walls
+   * alone, its other ends letting particles pass to its neighbours. */
+  int walls_x;
 } ck_gas_geometry;
 
 /* A particle's cell, row-major (y, then x). */
@@ -236,6 +244,34 @@ CK_FN int ck_gas_member_side(ck_real x, ck_real lo, ck_real hi, ck_real reach,
   if (mode == 0)
     return x < lo ? 0 : x >= hi ? 1 : -1;
   return x < lo + reach ? 0 : x >= hi - reach ? 1 : -1;
+}
+
+/*
+ * A cells-mode member's slot at a step, after the first half-step (its
+ * exchange comes every step, before its sort): which outbox region the
+ * particle goes to, and its word here. A ghost is dropped (*word becomes
+ * CK_GAS_DROPPED): its owner sends it again. An own particle past a
+ * border of the slab [lo, hi) leaves for that neighbour (region 0 before
+ * lo, 1 at or past hi), which owns it from now on, and stays here this
+ * step as that neighbour's ghost (*word gets the ghost bits); one within
+ * reach of a border goes to that neighbour as a ghost (region 2 near lo,
+ * 3 near hi); else -1.
+ */
+CK_FN int ck_gas_member_classify(ck_real x, ck_u32 *word, ck_real lo,
+                                 ck_real hi, ck_real reach) {
+  if (!ck_gas_own(*word)) {
+    *word = CK_GAS_DROPPED;
+    return -1;
+  }
+  if (x < lo) {
+    *word |= CK_GAS_GHOST;
+    return 0;
+  }
+  if (x >= hi) {
+    *word |= CK_GAS_GHOST | CK_GAS_FROM_NEXT;
+    return 1;
+  }
+  return x < lo + reach ? 2 : x >= hi - reach ? 3 : -1;
 }
 
 /* A sort key: the cell of slot k, or one past the last cell for a slot a
@@ -396,11 +432,11 @@ CK_FN int ck_gas_kick_drift_particle(
   if (g->periodic_x)
     x = ck_gas_wrap(x, g->box_x);
   else
-    ck_gas_reflect(&x, &vx, g->box_x);
+    ck_gas_reflect(&x, &vx, g->box_x, g->walls_x);
   if (g->periodic_y)
     y = ck_gas_wrap(y, g->box_y);
   else
-    ck_gas_reflect(&y, &vy, g->box_y);
+    ck_gas_reflect(&y, &vy, g->box_y, 3);
   moved[2 * k] = x;
   moved[2 * k + 1] = y;
   velocity[2 * k] = vx;
@@ -761,7 +797,7 @@ CK_FN void ck_gas_rdf_pairs(
 
 /* The geometry, passed to every kernel (OpenCL and native CUDA) as these
  * scalar arguments; CK_GAS_GEOMETRY_BUILD(g) gathers them, with the
- * build-time CK_GAS_PERIODIC_X and CK_GAS_PERIODIC_Y. */
+ * build-time CK_GAS_PERIODIC_X, CK_GAS_PERIODIC_Y and CK_GAS_WALLS_X. */
 #define CK_GAS_GEOMETRY_ARGUMENTS                                              \
   ck_real box_x, ck_real box_y, ck_real cell_inverse_x,                        \
       ck_real cell_inverse_y, int cells_x, int cells_y
@@ -774,6 +810,7 @@ CK_FN void ck_gas_rdf_pairs(
   g.cells_x = cells_x;                                                         \
   g.cells_y = cells_y;                                                         \
   g.periodic_x = CK_GAS_PERIODIC_X;                                            \
-  g.periodic_y = CK_GAS_PERIODIC_Y
+  g.periodic_y = CK_GAS_PERIODIC_Y;                                            \
+  g.walls_x = CK_GAS_WALLS_X
 
 #endif /* CK_GAS_H */

@@ -15,6 +15,8 @@
  *                        pair loops then carry no test for it)
  *   CK_GAS_PERIODIC_X    1 for a periodic x axis, 0 for reflecting walls
  *   CK_GAS_PERIODIC_Y    the same along y
+ *   CK_GAS_WALLS_X       where x is not periodic, its walls: 3 both, 1 at
+ *                        0, 2 at the side, 0 none (a spread member's box)
  *   CK_GAS_TILES         1: all pairs staged through local memory (GPUs);
  *                        0: read straight from memory (CPUs)
  *   CK_GAS_LANES         slots a strip kernel reads at a time: 16 floats or
@@ -41,7 +43,7 @@
 
 #if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                   \
     !defined(CK_GAS_MODEL) || !defined(CK_GAS_PERIODIC_X) ||                   \
-    !defined(CK_GAS_PERIODIC_Y) ||                                             \
+    !defined(CK_GAS_PERIODIC_Y) || !defined(CK_GAS_WALLS_X) ||                 \
     !defined(CK_GAS_TILES) || !defined(CK_GAS_LANES) ||                        \
     !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER)
 #error "gas.cl needs its CK_GAS_ defines"
@@ -784,6 +786,53 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
   uint at = atomic_inc(&counts[side]);
   if (at < capacity)
     list[(uint)side * capacity + at] = k;
+}
+
+/* Work-item k (a cells-mode member, after the first half-step): slot k
+ * by ck_gas_member_classify. A leaver or an export is appended to its
+ * region r of the outbox (capacity entries from r capacity): its own id,
+ * then its position with shift (the previous or the next member's, by
+ * r's side) added to x, and its velocity, 4 reals an entry; counts[r]
+ * counts every one, also those past capacity, which are not stored. A
+ * leaver becomes a ghost here only once stored, so that the host may
+ * grow the outbox and ask again (again 1): leavers kept as ghosts by the
+ * first call are then stored again. */
+__kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
+                                  ck_real reach, ck_real shift_previous,
+                                  ck_real shift_next, int again,
+                                  __global const ck_real *position,
+                                  __global const ck_real *velocity,
+                                  __global uint *id, uint capacity,
+                                  __global uint *out_word,
+                                  __global ck_real *out_real,
+                                  __global uint *counts) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  uint before = id[k], word = before;
+  uint own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
+  ck_real x = position[2 * k];
+  int region;
+  if (again && word != CK_GAS_DROPPED && !ck_gas_own(word))
+    region = x < lo ? 0 : 1; /* stored by the first call */
+  else
+    region = ck_gas_member_classify(x, &word, lo, hi, reach);
+  if (region < 0) {
+    if (word != before)
+      id[k] = word;
+    return;
+  }
+  uint at = atomic_inc(&counts[region]);
+  if (at >= capacity)
+    return;
+  uint e = (uint)region * capacity + at;
+  out_word[e] = own;
+  out_real[4 * e] = x + (region % 2 ? shift_next : shift_previous);
+  out_real[4 * e + 1] = position[2 * k + 1];
+  out_real[4 * e + 2] = velocity[2 * k];
+  out_real[4 * e + 3] = velocity[2 * k + 1];
+  if (word != before)
+    id[k] = word;
 }
 
 /* Work-item e: the particle in slot list[base + e] into entry base + e of

@@ -29,6 +29,7 @@
  *   CK_GAS_PERIODIC_X    1 for a periodic x axis (at least 3 cells), 0 for
  *                        reflecting walls
  *   CK_GAS_PERIODIC_Y    the same along y
+ *   CK_GAS_WALLS_X       where x is not periodic, its walls (gas.cl)
  *   CK_GAS_MEMBER        1 for a spread member (ck_gas.h): the forces
  *                        kernels kick its own particles alone; the
  *                        member sorts with gas.cl's kernels
@@ -48,6 +49,7 @@
 #include "ck_warp.h"
 
 #if !defined(CK_GAS_PERIODIC_X) || !defined(CK_GAS_PERIODIC_Y) ||              \
+    !defined(CK_GAS_WALLS_X) ||                                                \
     !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER) ||                 \
     !defined(CK_GAS_BLOCK) || !defined(CK_GAS_SCAN_THREADS) ||                 \
     !defined(CK_GAS_SCAN_ITEMS)
@@ -314,14 +316,6 @@ static __device__ __forceinline__ void forces(
   float2 own = position[i];
   int cx = ck_gas_cell(own.x, cell_inverse_x, cells_x);
   int cy = ck_gas_cell(own.y, cell_inverse_y, cells_y);
-#if CK_GAS_MEMBER && CK_GAS_PERIODIC_Y
-  /* A member sorts only at its rebuilds (its cells are rc + skin wide):
-   * near the periodic edges a particle may have wrapped across the box
-   * since, so there the separation is the minimum image itself; farther
-   * in, nothing in the 3 x 3 cells has crossed an edge. */
-  int image_y = cy < 2 || cy > cells_y - 3;
-  float half_y = 0.5f * box_y;
-#endif
   float fx = CK_R(0), fy = CK_R(0), e = CK_R(0), w = CK_R(0);
 #pragma unroll 1
   for (int oy = -1; oy <= 1; ++oy) {
@@ -343,9 +337,7 @@ static __device__ __forceinline__ void forces(
 #if CK_GAS_PERIODIC_X
         dx -= shift_x;
 #endif
-#if CK_GAS_PERIODIC_Y && CK_GAS_MEMBER
-        dy = image_y ? CK_GAS_MINIMUM_IMAGE(dy, box_y, half_y) : dy - shift_y;
-#elif CK_GAS_PERIODIC_Y
+#if CK_GAS_PERIODIC_Y
         dy -= shift_y;
 #endif
         ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, &pair, rc,

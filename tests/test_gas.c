@@ -3367,13 +3367,25 @@ static void spread_crossings(const ck_device *ref, const ck_device *ocl) {
                 mode_name(c.neighbors), k / 2, k % 2, at[k], speed[k],
                 expected);
     }
-    /* Slab 0 holds B, C and E at the end, slab 1 A and D. */
-    uint64_t units[2] = {0, 0};
-    size_t members = spread_units(gas, units, 2);
-    CHECK_MSG(members == 1 || (units[0] == 3 && units[1] == 2),
-              "%s: the slabs hold %llu and %llu particles, not 3 and 2",
-              mode_name(c.neighbors), (unsigned long long)units[0],
-              (unsigned long long)units[1]);
+    /* Each member holds the particles that end in its slab. */
+    ck_result r;
+    memset(&r, 0, sizeof r);
+    CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(gas), &r));
+    for (size_t m = 0; m < r.member_count; ++m) {
+      const ck_spread_member *member = &r.members[m];
+      uint64_t inside = 0;
+      for (size_t k = 0; k < 5; ++k) {
+        double u = at[2 * k + (size_t)member->slab_axis];
+        inside += u >= member->slab[0] && u < member->slab[1];
+      }
+      CHECK_MSG(member->slab_axis == 0 && member->units == inside,
+                "%s: member %zu holds %llu particles; %llu end in its slab "
+                "[%g, %g) along axis %d",
+                mode_name(c.neighbors), m, (unsigned long long)member->units,
+                (unsigned long long)inside, member->slab[0], member->slab[1],
+                member->slab_axis);
+    }
+    ck_result_release(&r);
     ck_gas_destroy(gas);
   }
 }
@@ -3635,7 +3647,118 @@ static void spread_workload(const ck_device *ref, const ck_device *ocl) {
   free(result);
 }
 
+/*
+ * A dense cluster (10 x 10 at the spacing of LJ's minimum) that moves
+ * across a border through a dilute gas, in both modes: the members pass
+ * it on whole (their census finds every id at every observation), and
+ * the energy and momentum are one device's.
+ */
+static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
+  enum { CLUSTER = 100, DILUTE = 64, N = CLUSTER + DILUTE };
+  double x[2 * N], v[2 * N];
+  for (size_t k = 0; k < CLUSTER; ++k) {
+    x[2 * k] = 14 + 1.12 * (double)(k % 10);
+    x[2 * k + 1] = 14 + 1.12 * (double)(k / 10);
+    v[2 * k] = 1.5;
+    v[2 * k + 1] = 0;
+  }
+  for (size_t k = 0; k < DILUTE; ++k) {
+    size_t at = 2 * (CLUSTER + k);
+    x[at] = 2.5 * (double)(k % 8) + (k % 8 >= 4 ? 20 : 0) + 1;
+    x[at + 1] = 5 * (double)(k / 8) + 1.3;
+    v[at] = k % 2 ? 0.5 : -0.5;
+    v[at + 1] = k % 3 ? 0.4 : -0.4;
+  }
+  char path[600];
+  test_path_in(work_dir, "cluster.xyz", path, sizeof path);
+  CHECK(write_xyz(path, N, 40, 40, x, v) == 0);
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  for (int mode = 0; mode < 2; ++mode) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
+    ck_gas *alone = make(ref, &c, 0);
+    ck_gas *gas = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+    if (!alone || !gas) {
+      ck_gas_destroy(alone);
+      ck_gas_destroy(gas);
+      continue;
+    }
+    for (int part = 0; part < 6; ++part) {
+      ck_gas_observables a, b;
+      CHECK_OK(ck_gas_step(alone, 100));
+      CHECK_OK(ck_gas_step(gas, 100));
+      CHECK_OK(ck_gas_observe(alone, &a));
+      CHECK_OK(ck_gas_observe(gas, &b));
+      CHECK_MSG(fabs(a.total - b.total) <= 1e-3 * fabs(a.total) &&
+                    fabs(a.momentum_x - b.momentum_x) <= 1e-2 &&
+                    fabs(a.momentum_y - b.momentum_y) <= 1e-2,
+                "%s cluster, step %llu: E %.9g spread, %.9g alone; P (%g, "
+                "%g) and (%g, %g)",
+                mode_name(c.neighbors), (unsigned long long)b.step, b.total,
+                a.total, b.momentum_x, b.momentum_y, a.momentum_x,
+                a.momentum_y);
+    }
+    ck_gas_destroy(alone);
+    ck_gas_destroy(gas);
+  }
+}
+
+/* A particle that crosses two borders between exchanges (a time step far
+ * too large for its speed) is refused with a message, never lost. */
+static void spread_two_borders(const ck_device *ref, const ck_device *ocl) {
+  static const double x[] = {5, 5, 15, 15, 30, 15};
+  static const double v[] = {9000, 0, 0, 0, 0, 0};
+  char path[600];
+  test_path_in(work_dir, "fast.xyz", path, sizeof path);
+  CHECK(write_xyz(path, 3, 40, 20, x, v) == 0);
+  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+  for (int mode = 0; ocl && mode < 2; ++mode) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
+    ck_gas *gas = make_spread(devices, 2, NULL, &c);
+    if (!gas)
+      continue;
+    expect_failure(ck_gas_step(gas, 2), CK_ERROR_MISMATCH,
+                   "crossed more than one slab", "a particle past two borders");
+    ck_gas_destroy(gas);
+  }
+}
+
+/* The members' census finds an id doubled (a particle given another's
+ * id) at the next observation. */
+static void spread_census(const ck_device *ref) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 400;
+  ck_gas *gas = make_spread(ref, 1, NULL, &c);
+  if (!gas)
+    return;
+  ck_gas_observables o;
+  CHECK_OK(ck_gas_observe(gas, &o));
+  ck_gas *member = ck__gas_spread_member(ck__gas_spread_of(gas), 0);
+  uint32_t *id = NULL;
+  CHECK_OK(ck_buffer_get_host_pointer(ck__gas_state(member)->id, (void **)&id));
+  size_t slots = ck__gas_state(member)->particles, first = slots;
+  for (size_t k = 0; id && k < slots; ++k)
+    if (ck_gas_own(id[k]) && first == slots) {
+      first = k;
+    } else if (ck_gas_own(id[k])) {
+      id[first] = id[k];
+      break;
+    }
+  expect_failure(ck_gas_observe(gas, &o), CK_ERROR_MISMATCH, "lost or doubled",
+                 "a doubled id");
+  ck_gas_destroy(gas);
+}
+
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
+  spread_census(ref);
+  spread_cluster(ref, ocl);
+  spread_two_borders(ref, ocl);
   spread_forces(ref, ocl);
   spread_against_one(ref, ocl);
   spread_crossings(ref, ocl);

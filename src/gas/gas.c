@@ -33,7 +33,7 @@ static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
  * pass over it follow the particles rather than the box's area. */
 #define CELLS_PER_PARTICLE 4.0
 
-CK__STEPS_TABLE(ck__gas_steps, 16);
+CK__STEPS_TABLE(ck__gas_steps, 17);
 
 gas_state *ck__gas_state(ck_gas *gas) {
   return &gas->state;
@@ -292,14 +292,16 @@ static void set_constants(const ck_device *device, ck_gas *gas,
    * ghosts stand for what lies past its slab. */
   state->periodic_x = !config->walls && !state->member;
   state->periodic_y = !config->walls;
+  /* A member's walls along x are set when it is made: the run's own. */
+  if (!state->member)
+    state->walls_x = config->walls ? 3 : 0;
   state->neighbors = config->neighbors;
   state->thermostat = config->thermostat;
   state->box_x = config->box_x;
   state->box_y = config->box_y;
   state->dt = config->dt;
   state->rc = config->rc;
-  state->skin =
-      config->neighbors == CK_GAS_VERLET || state->member ? config->skin : 0;
+  state->skin = config->neighbors == CK_GAS_VERLET ? config->skin : 0;
   state->seed = config->seed;
   pair_constants(config, state);
   state->target_temperature = config->target_temperature;
@@ -374,7 +376,7 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
   size_t padded = 2 * (n + (state->strips ? state->lanes : 0));
   /* The buffers below, and on ref the host's starting positions and
    * velocities beside them (create_gas), before any is allocated. */
-  int reference = config->neighbors == CK_GAS_VERLET || state->member;
+  int reference = config->neighbors == CK_GAS_VERLET;
   double bytes =
       (double)real * (2.0 * (double)padded + 8.0 * (double)n +
                       (reference ? 2.0 * (double)n : 0)) +
@@ -692,13 +694,14 @@ ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
 
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
-                              uint32_t messages, ck_gas **member) {
+                              uint32_t messages, int walls_x, ck_gas **member) {
   ck_status status = CK_OK;
   ck_gas *gas = new_gas(config, forms);
   *member = NULL;
   if (!gas)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   gas->state.member = 1;
+  gas->state.walls_x = walls_x;
   gas->state.message_capacity = messages;
   CK_TRY(build_state(device, gas, 0));
   /* Empty until its particles are appended. */

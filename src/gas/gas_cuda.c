@@ -64,11 +64,12 @@ static ck_status cuda_setup(gas_state *state) {
                                 &native->scan_ticket));
   char defines[240];
   snprintf(defines, sizeof defines,
-           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d "
+           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
            "-DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d -DCK_GAS_BLOCK=%u "
            "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
-           state->periodic_x, state->periodic_y, state->force_shift != 0,
-           state->member, NATIVE_BLOCK, SCAN_THREADS, SCAN_ITEMS);
+           state->periodic_x, state->periodic_y, state->walls_x,
+           state->force_shift != 0, state->member, NATIVE_BLOCK, SCAN_THREADS,
+           SCAN_ITEMS);
   CK_TRY(ck_program_build(state->queue, "gas.cu", defines, &native->program));
   struct {
     const char *name;

@@ -19,6 +19,7 @@
 #include "clkit/gas.h"
 #include "clkit/spread.h"
 #include "clkit/workload.h"
+#include "runtime/exchange.h"
 #include "runtime/runtime.h"
 
 typedef struct gas_state gas_state;
@@ -76,6 +77,15 @@ typedef struct ck__gas_steps {
   ck_status (*unpack)(gas_state *state, uint32_t count);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
   ck_status (*scale)(gas_state *state, double factor);
+  /* A cells-mode member's step out, which comes every step: with move 1
+   * the first half-step, then each slot by ck_gas_member_classify, its
+   * leavers and exports into the outbox's four regions (before lo, past
+   * hi, near lo, near hi; message_capacity entries each, x plus shift[0]
+   * toward the previous member, shift[1] toward the next), counted into
+   * counts (read back; again as gas.cl's ck_gas_member_leave). */
+  ck_status (*leave)(gas_state *state, int move, double lo, double hi,
+                     double reach, const double shift[2], int again,
+                     uint32_t counts[4]);
 } ck__gas_steps;
 
 struct gas_state {
@@ -88,6 +98,7 @@ struct gas_state {
   /* The axes' boundaries (ck_gas_geometry): periodic or walls, both one
    * way for a run's box (walls); a spread member's is closed along x. */
   int periodic_x, periodic_y;
+  int walls_x; /* where x is not periodic: walls at 0 (1), at the side (2) */
   double box_x, box_y, dt, rc, skin;
   /* The pair constants (see ck_gas_pair_constants), in double here: this
    * struct is shared by code built for float and for double. */
@@ -163,16 +174,16 @@ struct gas_state {
   int member;
   uint32_t message_capacity; /* entries of a side's list and box */
   ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
-  ck_buffer *member_counts;  /* 2 words: each side's count */
-  ck_buffer *out_word;       /* 2 x capacity words: the outbox */
-  ck_buffer *out_real;       /* 2 x capacity x 4 reals */
+  ck_buffer *member_counts;  /* 4 words: each side's or region's count */
+  ck_buffer *out_word;       /* 4 x capacity words: the outbox */
+  ck_buffer *out_real;       /* 4 x capacity x 4 reals */
   ck_buffer *in_word;        /* 2 x capacity words: ghosts received */
   ck_buffer *in_real;        /* 2 x capacity x 2 reals */
   ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
   ck_buffer *ghost_slots;    /* 2 x capacity: the ghosts' slots */
   ck_buffer *census_sums;    /* 3 words of 8 a reduction group */
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
-      *unpack_kernel, *census_kernel, *scale_kernel;
+      *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -323,8 +334,10 @@ ck_status ck__gas_spread_finish(ck__gas_spread *spread, double *kernel_s);
 /* The members in a result: owned particles and times (collective). */
 ck_status ck__gas_spread_report(ck__gas_spread *spread, ck_result *result);
 void ck__gas_spread_destroy(ck__gas_spread *spread);
-/* The spread behind a gas, or NULL. */
+/* The spread behind a gas, or NULL; local member i's device state, for
+ * tests. */
 ck__gas_spread *ck__gas_spread_of(ck_gas *gas);
+ck_gas *ck__gas_spread_member(ck__gas_spread *spread, size_t i);
 
 /* ck_gas_create_spread with the forms chosen and temperature_given as
  * ck__gas_create_tuned. */
@@ -336,13 +349,14 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
 /* ---- a spread member's device state (gas.c, gas_member.c) ----------------
  *
  * A member (ck_gas.h's spread members) is a ck_gas in single precision
- * whose box is config's (its slab and margins along x, closed; the run's
- * box along y), with room for config->particles slots, messages entries
- * a side in its message buffers, and no particles yet.
+ * whose box is config's (its slab and margins along x, not periodic, with
+ * reflecting walls where walls_x says, the run's own; the run's box along
+ * y), with room for config->particles slots, messages entries a side in
+ * its message buffers, and no particles yet.
  */
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
-                              uint32_t messages, ck_gas **member);
+                              uint32_t messages, int walls_x, ck_gas **member);
 /* The member buffers of a state for `messages` entries a side (made
  * anew; the old ones freed), their bytes, and freeing them. */
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
@@ -382,6 +396,19 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
                               const uint32_t exports[2], size_t ghosts,
                               const uint32_t *ghost_words,
                               const float *ghost_positions);
+/* A cells-mode member's step out (ck__gas_steps.leave), every step: with
+ * move 1 the first half-step, then its leavers and exports, each way,
+ * counted into counts (before lo, past hi, near lo, near hi) and read,
+ * in that order, into words (their ids) and reals (4 floats each:
+ * position in the receiver's coordinates, velocity). The outbox grows
+ * where it holds too few. Its old ghosts are dropped at the next sort;
+ * its leavers stay as ghosts until then. */
+ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
+                               double reach, const double shift[2],
+                               uint32_t counts[4], ck__exchange_buffer *words,
+                               ck__exchange_buffer *reals);
+/* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
+ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */
 ck_status ck__gas_member_drift(ck_gas *member);
 /* Between rebuilds: the exports' positions (counts[side] a side, x plus

@@ -28,7 +28,8 @@ static ck_buffer **message_buffer(gas_state *state, int which) {
 static void message_shape(const gas_state *state, uint32_t messages, int which,
                           size_t *count, size_t *size) {
   size_t m = 2 * (size_t)messages, real = state->real_size;
-  static const size_t per_entry[MESSAGE_BUFFERS] = {1, 0, 1, 4, 1, 2, 1, 1};
+  /* The outbox holds four regions (a cells-mode member's step out). */
+  static const size_t per_entry[MESSAGE_BUFFERS] = {1, 0, 2, 8, 1, 2, 1, 1};
   *count = which == 1 ? 4 : m * per_entry[which];
   *size = which == 3 || which == 5 ? real : 4;
 }
@@ -130,7 +131,7 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   CK_TRY(read_slots(state, state->velocity, used, 2 * real, velocities));
   CK_TRY(read_slots(state, state->id, used, 4, ids));
   CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
-                             state->message_capacity, &grown));
+                             state->message_capacity, state->walls_x, &grown));
   gas_state *fresh = &grown->state;
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
@@ -259,6 +260,51 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
                                  exports[side], 2));
   CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)ghosts, 2));
 fail:
+  return status;
+}
+
+ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
+                               double reach, const double shift[2],
+                               uint32_t counts[4], ck__exchange_buffer *words,
+                               ck__exchange_buffer *reals) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  CK_TRY(member->steps->leave(state, move, lo, hi, reach, shift, 0, counts));
+  uint32_t most = 0, total = 0;
+  for (int r = 0; r < 4; ++r) {
+    most = counts[r] > most ? counts[r] : most;
+    total += counts[r];
+  }
+  if (most > state->message_capacity) {
+    /* Room for them and half as many again; the leavers stored already
+     * are ghosts here now, and are stored again as such. */
+    CK_TRY(ck__gas_member_messages(state, most + most / 2));
+    CK_TRY(member->steps->leave(state, 0, lo, hi, reach, shift, 1, counts));
+  }
+  CK_TRY(ck__exchange_buffer_hold(words, 4, total));
+  CK_TRY(ck__exchange_buffer_hold(reals, 16, total));
+  size_t at = 0, capacity = state->message_capacity;
+  for (int r = 0; r < 4; ++r) {
+    if (counts[r] == 0)
+      continue;
+    size_t first = (size_t)r * capacity;
+    CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * first,
+                          4 * (size_t)counts[r], (uint32_t *)words->data + at,
+                          CK_NONBLOCKING, NULL));
+    CK_TRY(ck_buffer_read(state->queue, state->out_real, 16 * first,
+                          16 * (size_t)counts[r], (float *)reals->data + 4 * at,
+                          CK_NONBLOCKING, NULL));
+    at += counts[r];
+  }
+  CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_resort(ck_gas *member, size_t kept) {
+  ck_status status = member->steps->neighbors(&member->state, 1);
+  if (status == CK_OK)
+    member->state.particles = (uint32_t)kept;
   return status;
 }
 

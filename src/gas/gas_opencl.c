@@ -93,11 +93,11 @@ static ck_status opencl_setup(gas_state *state) {
   char defines[300];
   snprintf(defines, sizeof defines,
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
-           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_TILES=%d "
-           "-DCK_GAS_LANES=%u -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
-           "-DCK_REAL_DOUBLE=%d%s",
+           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
+           "-DCK_GAS_TILES=%d -DCK_GAS_LANES=%u -DCK_GAS_FORCE_SHIFT=%d "
+           "-DCK_GAS_MEMBER=%d -DCK_REAL_DOUBLE=%d%s",
            state->group, state->scan_block, state->model, state->periodic_x,
-           state->periodic_y, state->local_tiles, state->lanes,
+           state->periodic_y, state->walls_x, state->local_tiles, state->lanes,
            state->force_shift != 0, state->member, state->double_precision,
            gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
   CK_TRY(ck_program_build(state->queue, "gas", defines, &state->program));
@@ -137,7 +137,8 @@ static ck_status opencl_setup(gas_state *state) {
                    {"ck_gas_member_locate", &state->locate_kernel},
                    {"ck_gas_member_unpack", &state->unpack_kernel},
                    {"ck_gas_member_census", &state->census_kernel},
-                   {"ck_gas_member_scale", &state->scale_kernel}};
+                   {"ck_gas_member_scale", &state->scale_kernel},
+                   {"ck_gas_member_leave", &state->leave_kernel}};
     for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
       CK_TRY(
           ck_kernel_create(state->program, members[i].name, members[i].kernel));
@@ -181,8 +182,7 @@ static ck_status opencl_kick_drift(gas_state *state) {
   int real = state->double_precision;
   ck_kernel_args args;
   ck_kernel *kernel = state->kick_drift_kernel;
-  /* Members rebuild as Verlet lists do, in cells mode too. */
-  int verlet = state->neighbors == CK_GAS_VERLET || state->member;
+  int verlet = state->neighbors == CK_GAS_VERLET;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_real(&args, state->dt, real);
@@ -310,7 +310,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, keys, state->group));
 
-  if (state->neighbors != CK_GAS_VERLET && !state->member) {
+  if (state->neighbors != CK_GAS_VERLET) {
     /* Every step sorts: the sorted arrays simply become the particles. */
     ck__gas_take_sorted(state);
     return CK_OK;
@@ -414,10 +414,9 @@ static ck_status neighbor_forces(gas_state *state) {
   ck_kernel_args args;
   begin_forces(state, kernel, &args);
   if (state->strips)
-    ck_kernel_args_buffer(&args,
-                          state->neighbors == CK_GAS_VERLET || state->member
-                              ? state->reference
-                              : state->position);
+    ck_kernel_args_buffer(&args, state->neighbors == CK_GAS_VERLET
+                                     ? state->reference
+                                     : state->position);
   if (state->neighbors == CK_GAS_CELLS || state->strips) {
     ck_kernel_args_buffer(&args, state->cell_start);
     ck_kernel_args_buffer(&args, state->cell_count);
@@ -593,9 +592,8 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
    * rebuild's positions. */
   int verlet_lists = state->neighbors == CK_GAS_VERLET && !state->strips;
   int mode = state->neighbors == CK_GAS_ALL_PAIRS ? 2 : verlet_lists ? 1 : 0;
-  ck_buffer *anchor = state->neighbors == CK_GAS_VERLET || state->member
-                          ? state->reference
-                          : state->position;
+  ck_buffer *anchor =
+      state->neighbors == CK_GAS_VERLET ? state->reference : state->position;
   /* Buffers the mode does not use still need a valid argument. */
   ck_buffer *list = mode == 1 ? state->list : state->cell_start;
   ck_buffer *list_count = mode == 1 ? state->list_count : state->cell_count;
@@ -782,6 +780,41 @@ fail:
   return status;
 }
 
+static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
+                              double reach, const double shift[2], int again,
+                              uint32_t counts[4]) {
+  ck_status status = CK_OK;
+  int real = state->double_precision;
+  static const uint32_t zero[4] = {0, 0, 0, 0};
+  if (move)
+    CK_TRY(opencl_kick_drift(state));
+  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
+                         zero, CK_NONBLOCKING, NULL));
+  ck_kernel_args args;
+  ck_kernel *kernel = state->leave_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_real(&args, lo, real);
+  ck_kernel_args_real(&args, hi, real);
+  ck_kernel_args_real(&args, reach, real);
+  ck_kernel_args_real(&args, shift[0], real);
+  ck_kernel_args_real(&args, shift[1], real);
+  ck_kernel_args_i32(&args, again);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_u32(&args, state->message_capacity);
+  ck_kernel_args_buffer(&args, state->out_word);
+  ck_kernel_args_buffer(&args, state->out_real);
+  ck_kernel_args_buffer(&args, state->member_counts);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
+                        4 * sizeof *counts, counts, CK_BLOCKING, NULL));
+fail:
+  return status;
+}
+
 static void opencl_teardown(gas_state *state) {
   ck_kernel *kernels[] = {state->kick_drift_kernel, state->count_kernel,
                           state->scan_kernel,       state->scan_totals_kernel,
@@ -795,7 +828,8 @@ static void opencl_teardown(gas_state *state) {
                           state->sort_whole_kernel, state->select_kernel,
                           state->gather_kernel,     state->mark_kernel,
                           state->locate_kernel,     state->unpack_kernel,
-                          state->census_kernel,     state->scale_kernel};
+                          state->census_kernel,     state->scale_kernel,
+                          state->leave_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
@@ -820,4 +854,5 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .unpack = opencl_unpack,
     .census = opencl_census,
     .scale = opencl_scale,
+    .leave = opencl_leave,
 };

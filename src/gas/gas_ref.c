@@ -20,6 +20,7 @@ static ck_gas_geometry geometry(const gas_state *state) {
   g.cells_y = state->cells_y;
   g.periodic_x = state->periodic_x;
   g.periodic_y = state->periodic_y;
+  g.walls_x = state->walls_x;
   return g;
 }
 
@@ -45,12 +46,6 @@ static int moves(const gas_state *state, const uint32_t *id, uint32_t k) {
   return !state->member || ck_gas_own(id[k]);
 }
 
-/* Whether the state keeps reference positions: Verlet lists, and members
- * in either mode (they rebuild as Verlet lists do). */
-static int keeps_reference(const gas_state *state) {
-  return state->neighbors == CK_GAS_VERLET || state->member;
-}
-
 static ck_status ref_kick_drift(gas_state *state) {
   ck_gas_geometry g = geometry(state);
   ck_real *position = ck__reals(state->position);
@@ -58,7 +53,7 @@ static ck_status ref_kick_drift(gas_state *state) {
   const ck_real *force = ck__reals(state->force);
   const uint32_t *id = ck__words(state->id);
   const ck_real *reference =
-      keeps_reference(state) ? ck__reals(state->reference) : NULL;
+      state->neighbors == CK_GAS_VERLET ? ck__reals(state->reference) : NULL;
   ck_real half_skin2 = (ck_real)(0.25 * state->skin * state->skin);
   uint32_t *flags = ck__words(state->flags);
   for (uint32_t k = 0; k < state->particles; ++k)
@@ -81,7 +76,7 @@ static void sort_by_cell(gas_state *state) {
       ck__reals(state->sorted_velocity), ck__words(state->sorted_id),
       ck__words(state->cell_key), ck__words(state->cell_start),
       ck__words(state->cell_count), ck__words(state->cell_fill),
-      keeps_reference(state) ? ck__reals(state->reference) : NULL);
+      state->neighbors == CK_GAS_VERLET ? ck__reals(state->reference) : NULL);
 }
 
 static ck_status ref_neighbors(gas_state *state, int force_rebuild) {
@@ -189,12 +184,10 @@ static ck_status ref_rdf(gas_state *state, uint32_t bins, double range) {
   ck_gas_geometry g = geometry(state);
   int verlet = state->neighbors == CK_GAS_VERLET;
   int cells = state->neighbors == CK_GAS_CELLS;
-  /* A member's cells are its rebuild's, sorted by the reference. */
-  ck_buffer *anchor = state->member ? state->reference : state->position;
   for (uint32_t i = 0; i < state->particles; ++i)
     ck_gas_rdf_pairs(
-        i, state->particles, ck__reals(state->position), ck__reals(anchor),
-        cells ? ck__words(state->cell_start) : NULL,
+        i, state->particles, ck__reals(state->position),
+        ck__reals(state->position), cells ? ck__words(state->cell_start) : NULL,
         cells ? ck__words(state->cell_count) : NULL,
         verlet ? ck__words(state->list) : NULL,
         verlet ? ck__words(state->list_count) : NULL, state->list_capacity, &g,
@@ -303,6 +296,42 @@ static ck_status ref_census(gas_state *state, uint64_t census[3]) {
   return CK_OK;
 }
 
+static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
+                           double reach, const double shift[2], int again,
+                           uint32_t counts[4]) {
+  if (move)
+    ref_kick_drift(state);
+  const ck_real *position = ck__reals(state->position);
+  const ck_real *velocity = ck__reals(state->velocity);
+  uint32_t *id = ck__words(state->id), *out_word = ck__words(state->out_word);
+  ck_real *out_real = ck__reals(state->out_real);
+  uint32_t capacity = state->message_capacity;
+  memset(counts, 0, 4 * sizeof *counts);
+  for (uint32_t k = 0; k < state->particles; ++k) {
+    uint32_t word = id[k];
+    uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
+    ck_real x = position[2 * k];
+    int region;
+    if (again && word != CK_GAS_DROPPED && !ck_gas_own(word))
+      region = x < (ck_real)lo ? 0 : 1; /* stored by the first call */
+    else
+      region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
+                                      (ck_real)reach);
+    if (region >= 0 && counts[region]++ >= capacity)
+      continue;
+    if (region >= 0) {
+      size_t e = (size_t)region * capacity + counts[region] - 1;
+      out_word[e] = own;
+      out_real[4 * e] = x + (ck_real)shift[region % 2];
+      out_real[4 * e + 1] = position[2 * k + 1];
+      out_real[4 * e + 2] = velocity[2 * k];
+      out_real[4 * e + 3] = velocity[2 * k + 1];
+    }
+    id[k] = word;
+  }
+  return CK_OK;
+}
+
 static ck_status ref_scale(gas_state *state, double factor) {
   ck_real *velocity = ck__reals(state->velocity);
   for (uint32_t k = 0; k < 2 * state->particles; ++k)
@@ -331,4 +360,5 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .unpack = ref_unpack,
     .census = ref_census,
     .scale = ref_scale,
+    .leave = ref_leave,
 };

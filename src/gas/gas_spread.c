@@ -63,6 +63,7 @@ typedef struct member {
   size_t own;          /* its own particles */
   uint32_t exports[2]; /* the entries it sends each way between rebuilds */
   size_t ghosts[2];    /* the ghosts from its previous and next member */
+  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
   uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
   uint64_t bytes;      /* sent to other members */
   ck__exchange_buffer out[2]; /* what it sends each way */
@@ -86,7 +87,7 @@ struct ck__gas_spread {
   /* What the phases of a step take: its number (the kick's; 0: none),
    * whether forces keep energies, and a rescale's factor. */
   uint64_t phase_step;
-  int phase_energy;
+  int phase_energy, phase_move;
   double phase_factor;
   /* Without shares, the slabs are cut again once by the speeds the
    * members keep over their first second of steps: 1 until then. The
@@ -375,6 +376,163 @@ fail:
   return status;
 }
 
+/* ---- cells mode: an exchange every step ----------------------------------
+ *
+ * Cell lists sort every step, as one device does: each member's leavers
+ * go to their new owner (and stay here as its ghosts until the sort), and
+ * every own particle within rc of a border goes to that neighbour as a
+ * ghost, in one message each way; the old ghosts are dropped at the
+ * sort. */
+
+/* A message's counts of leavers and ghosts, which follow it. */
+typedef struct envelope {
+  uint32_t migrants, ghosts;
+} envelope;
+
+/* The first half-step (with phase_move), then the message each way. */
+static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  uint32_t counts[4];
+  CK_TRY(ck__gas_member_leave(m->gas, s->phase_move, m->border[PREVIOUS],
+                              m->border[NEXT], s->reach, m->shift, counts,
+                              &s->words[i], &s->reals[i]));
+  const uint32_t *words = s->words[i].data;
+  const float *reals = s->reals[i].data;
+  size_t first[4] = {0, counts[0], counts[0] + counts[1],
+                     counts[0] + counts[1] + counts[2]};
+  for (int side = 0; side < 2; ++side) {
+    envelope head = {counts[side], counts[2 + side]};
+    size_t bytes = sizeof head + head.migrants * sizeof(migrant) +
+                   head.ghosts * sizeof(ghost);
+    CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
+    unsigned char *out = m->out[side].data;
+    memcpy(out, &head, sizeof head);
+    out += sizeof head;
+    for (size_t e = first[side]; e < first[side] + head.migrants; ++e) {
+      migrant p = {words[e], reals[4 * e], reals[4 * e + 1], reals[4 * e + 2],
+                   reals[4 * e + 3]};
+      memcpy(out, &p, sizeof p);
+      out += sizeof p;
+    }
+    for (size_t e = first[2 + side]; e < first[2 + side] + head.ghosts; ++e) {
+      ghost p = {words[e], reals[4 * e], reals[4 * e + 1]};
+      memcpy(out, &p, sizeof p);
+      out += sizeof p;
+    }
+  }
+  m->own -= counts[0] + counts[1];
+  m->kept = counts[0] + counts[1];
+fail:
+  return status;
+}
+
+/* A message received (from[side][i]): its envelope, checked against its
+ * size. */
+static ck_status open_envelope(const ck__gas_spread *s, const member *m,
+                               size_t i, int side, envelope *head) {
+  const ck__exchange_buffer *in = &s->from[side][i];
+  if (in->count >= sizeof *head)
+    memcpy(head, in->data, sizeof *head);
+  if (in->count < sizeof *head ||
+      in->count != sizeof *head + head->migrants * sizeof(migrant) +
+                       head->ghosts * sizeof(ghost))
+    return ck__fail(CK_ERROR_EXCHANGE,
+                    "slab %zu received a message of %zu bytes that does not "
+                    "hold what it says",
+                    m->index, in->count);
+  return CK_OK;
+}
+
+/* The particles and ghosts that arrived, the sort that drops the old
+ * ghosts, and the step's forces and kick. */
+static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  envelope heads[2];
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(open_envelope(s, m, i, side, &heads[side]));
+  size_t arrived = heads[0].migrants + heads[1].migrants;
+  size_t ghosts = heads[0].ghosts + heads[1].ghosts;
+  CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) +
+                                             arrived + ghosts));
+  s->run.queues[i] = ck__gas_member_queue(m->gas);
+  CK_TRY(hold_scratch(s, i, arrived + ghosts, 4));
+  uint32_t *words = s->words[i].data;
+  float *reals = s->reals[i].data;
+  size_t at = 0;
+  for (int side = 0; side < 2; ++side) {
+    const unsigned char *in =
+        (const unsigned char *)s->from[side][i].data + sizeof(envelope);
+    for (uint32_t e = 0; e < heads[side].migrants; ++e, ++at) {
+      migrant p;
+      memcpy(&p, in + e * sizeof p, sizeof p);
+      CK_TRY(check_arrival(s, m, &p));
+      words[at] = p.word;
+      memcpy(reals + 4 * at, &p.u, 4 * sizeof *reals);
+    }
+  }
+  CK_TRY(ck__gas_member_append(m->gas, arrived, words, reals, 4, 0));
+  at = 0;
+  for (int side = 0; side < 2; ++side) {
+    const unsigned char *in = (const unsigned char *)s->from[side][i].data +
+                              sizeof(envelope) +
+                              heads[side].migrants * sizeof(migrant);
+    for (uint32_t e = 0; e < heads[side].ghosts; ++e, ++at) {
+      ghost p;
+      memcpy(&p, in + e * sizeof p, sizeof p);
+      words[at] = p.word | (side == NEXT ? CK_GAS_FROM_NEXT : 0u);
+      reals[2 * at] = p.u;
+      reals[2 * at + 1] = p.v;
+    }
+    m->ghosts[side] = heads[side].ghosts;
+  }
+  CK_TRY(ck__gas_member_append(m->gas, ghosts, words, reals, 2, 1));
+  m->own += arrived;
+  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + ghosts));
+  CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
+fail:
+  return status;
+}
+
+/* Cells mode's step: out, across, in. */
+static ck_status cells_step(ck__gas_spread *s, uint64_t step, int last) {
+  ck_status status = CK_OK;
+  s->phase_move = step > 0;
+  CK_TRY(each(s, step_out));
+  CK_TRY(pass_both(s, 1));
+  s->phase_step = step;
+  s->phase_energy = last;
+  CK_TRY(each(s, step_in));
+fail:
+  return status;
+}
+
+/* Verlet mode's step: the ghosts' positions, or a rebuild. Returns 1 in
+ * *rebuilt after a rebuild. */
+static ck_status verlet_step(ck__gas_spread *s, uint64_t step, int last,
+                             int *rebuilt) {
+  ck_status status = CK_OK;
+  CK_TRY(each(s, drift_and_pack));
+  double moved[CK_SPREAD_MAX_LOCAL], anyone = 0;
+  const double *rows[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < s->run.local; ++i) {
+    moved[i] = s->members[i].flags[0] != 0;
+    rows[i] = &moved[i];
+  }
+  CK_TRY(ck__exchange_sum(s->run.exchange, rows, &anyone, 1));
+  *rebuilt = anyone > 0;
+  if (*rebuilt) {
+    CK_TRY(rebuild(s));
+  } else {
+    CK_TRY(pass_both(s, 2 * sizeof(float)));
+    CK_TRY(each(s, unpack));
+  }
+  s->phase_step = step;
+  s->phase_energy = last;
+  CK_TRY(each(s, forces));
+fail:
+  return status;
+}
+
 static ck_status balance(ck__gas_spread *s);
 
 ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
@@ -384,31 +542,19 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
     CK_TRY(balance(s));
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = s->step + 1;
-    CK_TRY(each(s, drift_and_pack));
-    double moved[CK_SPREAD_MAX_LOCAL], anyone = 0;
-    const double *rows[CK_SPREAD_MAX_LOCAL];
-    for (size_t i = 0; i < s->run.local; ++i) {
-      moved[i] = s->members[i].flags[0] != 0;
-      rows[i] = &moved[i];
-    }
-    CK_TRY(ck__exchange_sum(s->run.exchange, rows, &anyone, 1));
-    ++s->measured_steps;
-    if (anyone > 0) {
-      CK_TRY(rebuild(s));
-      if (!s->measuring && s->measured_steps >= BALANCE_WARMUP) {
-        for (size_t i = 0; i < s->run.local; ++i)
-          s->measured_from[i] = s->run.compute_s[i];
-        s->measuring = 1;
-        s->measured_steps = 0;
-      }
-    } else {
-      CK_TRY(pass_both(s, 2 * sizeof(float)));
-      CK_TRY(each(s, unpack));
-    }
     /* Energies are read only after the last step of a call. */
-    s->phase_step = step;
-    s->phase_energy = k + 1 == steps;
-    CK_TRY(each(s, forces));
+    int last = k + 1 == steps, rebuilt = 1;
+    if (c->neighbors == CK_GAS_CELLS)
+      CK_TRY(cells_step(s, step, last));
+    else
+      CK_TRY(verlet_step(s, step, last, &rebuilt));
+    ++s->measured_steps;
+    if (rebuilt && !s->measuring && s->measured_steps >= BALANCE_WARMUP) {
+      for (size_t i = 0; i < s->run.local; ++i)
+        s->measured_from[i] = s->run.compute_s[i];
+      s->measuring = 1;
+      s->measured_steps = 0;
+    }
     if (c->thermostat == CK_GAS_RESCALE && step % c->rescale_every == 0)
       CK_TRY(rescale(s));
     s->step = step;
@@ -644,8 +790,13 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
     c.thermostat = CK_GAS_NVE; /* the spread rescales over all members */
   if (messages > UINT32_MAX / 4)
     return ck__fail(CK_ERROR_UNSUPPORTED, "%zu ghosts a border", messages);
+  /* The run's own walls along the cut: before the first slab and past
+   * the last. */
+  int walls = c.walls
+                  ? (m->index == 0 ? 1 : 0) | (m->index + 1 == s->total ? 2 : 0)
+                  : 0;
   ck_status status = ck__gas_member_make(&s->devices[i], &c, s->forms,
-                                         (uint32_t)messages, &m->gas);
+                                         (uint32_t)messages, walls, &m->gas);
   if (status == CK_OK)
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   return status;
@@ -719,12 +870,17 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
   deal_call call = {s, positions, velocities};
   CK_TRY(cut_slabs(s, positions));
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
-  CK_TRY(each(s, first_exports));
-  CK_TRY(pass_both(s, sizeof(ghost)));
-  CK_TRY(each(s, take_ghosts));
-  s->phase_step = 0;
-  s->phase_energy = 1;
-  CK_TRY(each(s, forces));
+  if (s->config.neighbors == CK_GAS_CELLS) {
+    /* The first ghosts, and forces without a kick. */
+    CK_TRY(cells_step(s, 0, 1));
+  } else {
+    CK_TRY(each(s, first_exports));
+    CK_TRY(pass_both(s, sizeof(ghost)));
+    CK_TRY(each(s, take_ghosts));
+    s->phase_step = 0;
+    s->phase_energy = 1;
+    CK_TRY(each(s, forces));
+  }
   s->measuring = 0;
   s->measured_steps = 0;
 fail:
@@ -800,7 +956,11 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   s->forms.fine_cells = 0;
   s->step = step;
   s->axis = config->box_y > config->box_x;
-  s->reach = config->rc + config->skin;
+  /* Ghosts within the interaction range of a border, which cell lists
+   * send again every step (with a hair to spare for the rounding of the
+   * coordinates' shift), and Verlet lists at rebuilds, the skin added. */
+  s->reach = config->neighbors == CK_GAS_CELLS ? config->rc * (1 + 1e-4)
+                                               : config->rc + config->skin;
   s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
   s->census[0] = config->particles;
@@ -954,6 +1114,10 @@ ck_status ck__gas_spread_agree(ck__gas_spread *s, ck_status status) {
 
 ck_status ck__gas_spread_broadcast(ck__gas_spread *s, void *data, size_t size) {
   return ck__exchange_broadcast(s->run.exchange, 0, data, size);
+}
+
+ck_gas *ck__gas_spread_member(ck__gas_spread *s, size_t i) {
+  return i < s->run.local ? s->members[i].gas : NULL;
 }
 
 int ck__gas_spread_rank(const ck__gas_spread *s) {
