@@ -677,13 +677,12 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   if (!s->members || !s->fractions || !s->bounds)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   /* Slabs in proportion to the shares, else equal. */
-  double sum = 0;
-  for (size_t m = 0; m < s->total; ++m)
-    sum += spread->shares ? spread->shares[m] : 1.0;
+  ck__spread_fractions(spread->shares, s->total, s->fractions);
   double running = 0;
   for (size_t m = 0; m < s->total; ++m) {
-    s->fractions[m] = running / sum;
-    running += spread->shares ? spread->shares[m] : 1.0;
+    double fraction = s->fractions[m];
+    s->fractions[m] = running;
+    running += fraction;
   }
   s->fractions[s->total] = 1;
   *made = s;
