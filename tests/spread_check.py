@@ -11,9 +11,13 @@ in another order). Under MPIRUN (given where clkit is built with MPI) two
 and three ranks on ref must too, the GA's trace included, and an MLP over
 two; ranks that only the clock stops must stop together; a rank killed
 mid-run must end the others within 10 s, with a non-zero status and a
-message. Usage errors exit 2. A gas spread the same ways must give one
-device's energies and pressure, to rounding, and its checkpoint must
-restart on another number of ranks.
+message. Usage errors exit 2, said once under MPI (an input on "-"
+among them). A gas spread the same ways must give one device's energies
+and pressure, to rounding, and its checkpoint must restart on another
+number of ranks. Over MPI too: shares past a double's sum are dealt as
+equal ones; failing ranks say so in a line each; a swarm too large for
+rank 1 ends the run before rank 0 builds kernels (PoCL); and a signal to
+a rank or to mpirun (Ctrl-C, once or twice) leaves no temporary.
 
 CLKIT_SPREAD_DEVICES=A,B,... runs the device checks over those devices
 rather than two PoCL devices (four GPUs, say); CLKIT_SPREAD_MPI_DEVICE
@@ -28,7 +32,7 @@ import sys
 import tempfile
 import time
 
-CLKIT = sys.argv[1]
+CLKIT = os.path.abspath(sys.argv[1])
 MPIRUN = sys.argv[2] if len(sys.argv) > 2 else None
 ENV = dict(os.environ)
 ENV.setdefault("POCL_DEVICES", "pthread pthread")
@@ -144,7 +148,7 @@ if len(group) >= 2:
          result(MLP + ["--device", pair, "--spread"]), len(group), 128)
 
 usage = [(["run", "pso", "--shares", "1,1"], "--shares applies only"),
-         (["run", "pso", "--spread", "--shares", "1,x"], "positive numbers"),
+         (["run", "pso", "--spread", "--shares", "1,x"], "positive decimal"),
          (["compare", "pso", "--spread"], "spread")]
 for args, mention in usage:
     code, out, err = run(args)
@@ -164,6 +168,32 @@ def trace_of(args, ranks=0):
     except OSError:
         text = None
     return found, text
+
+
+def ranks_of(job, ranks, ready, wait=60):
+    """{rank: pid} of the clkit processes that mpirun job started, once
+    all `ranks` run and ready() holds; {} if not within wait seconds."""
+    deadline = time.time() + wait
+    while time.time() < deadline and job.poll() is None:
+        time.sleep(0.2)
+        found = {}
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    environ = handle.read().split(b"\0")
+                if parent != job.pid or os.path.basename(
+                        os.readlink(f"/proc/{pid}/exe")) != "clkit":
+                    continue
+            except (OSError, ValueError, IndexError):
+                continue
+            for variable in environ:
+                if variable.startswith(b"OMPI_COMM_WORLD_RANK="):
+                    found[int(variable.split(b"=")[1])] = int(pid)
+        if len(found) == ranks and ready():
+            return found
+    return {}
 
 
 if MPIRUN:
@@ -203,19 +233,7 @@ if MPIRUN:
                 "--iters", "100000000", "--quiet"] + on
     job = subprocess.Popen(long_run, env=ENV, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    victim, deadline = None, time.time() + 60
-    while victim is None and time.time() < deadline and job.poll() is None:
-        time.sleep(0.5)
-        for pid in os.listdir("/proc"):
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as handle:
-                    environ = handle.read().split(b"\0")
-            except OSError:
-                continue
-            if b"OMPI_COMM_WORLD_RANK=1" in environ and \
-                    os.path.basename(os.readlink(f"/proc/{pid}/exe")) == \
-                    "clkit":
-                victim = int(pid)
+    victim = ranks_of(job, 3, lambda: True).get(1)
     if victim is None:
         fail("no rank 1 to kill")
         job.kill()
@@ -344,6 +362,149 @@ if MPIRUN:
         gas_close(f"gas restarted from {RANKS[-1]} ranks on {RANKS[0]}",
                   result(more + ["--device", "ref"]),
                   result(more + on, RANKS[0]), RANKS[0])
+
+def early_failure():
+    """A member whose swarm cannot fit fails the others before they build
+    their kernels: rank 0, on PoCL, leaves PoCL's cache empty."""
+    with tempfile.TemporaryDirectory() as cache:
+        started = time.time()
+        done = subprocess.run(
+            [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "2",
+             CLKIT, "run", "pso", "--device", pocl[0] + ",ref", "--spread",
+             "--particles", "2e9", "--dim", "1000", "--shares", "1,1e9",
+             "--iters", "1"], env=dict(ENV, POCL_CACHE_DIR=cache),
+            capture_output=True, text=True, timeout=120)
+        took = time.time() - started
+        built = [name for _, _, names in os.walk(cache) for name in names
+                 if not name.startswith("tempfile")]
+    if done.returncode != 1 or built or "needs about" not in done.stderr:
+        fail(f"a swarm too large for rank 1: exit {done.returncode}, rank 0 "
+             f"built {built}: {done.stderr.strip()!r}")
+    else:
+        print(f"ok: a swarm too large for rank 1 ended the run in "
+              f"{took:.1f} s, before rank 0 built its kernels")
+
+
+def running(pid):
+    """Whether a process runs: neither gone nor a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def temporaries_removed():
+    """A signal that ends a rank, or the launcher, while rank 0 writes a
+    trajectory: every rank ends within seconds, rank 0 removes its
+    temporary, and each rank that mpirun still hears says why."""
+    gas = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "2",
+           CLKIT, "run", "gas", "--particles", "2000", "--steps", "10000000",
+           "--traj", "t.xyz", "--traj-every", "10", "--quiet"] + on
+    ways = [("SIGKILL to rank 1", "rank 0 of 2: ended by SIGTERM"),
+            ("SIGTERM to rank 1", "rank 0 of 2: ended by SIGTERM"),
+            ("SIGINT to rank 1", "rank 1 of 2: ended by SIGINT"),
+            ("Ctrl-C on mpirun", "rank 0 of 2: ended by SIGTERM"),
+            ("Ctrl-C twice on mpirun", None)]
+    for way, message in ways:
+        with tempfile.TemporaryDirectory() as scratch:
+            def writing():
+                return any(".tmp." in name for name in os.listdir(scratch))
+            job = subprocess.Popen(gas, env=ENV, cwd=scratch,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+            pids = ranks_of(job, 2, writing)
+            if not pids:
+                fail(f"{way}: no ranks writing a trajectory")
+                job.kill()
+                job.communicate()
+                continue
+            sent = time.time()
+            if way.endswith("rank 1"):
+                os.kill(pids[1], getattr(signal, way.split()[0]))
+            else:
+                os.killpg(job.pid, signal.SIGINT)
+                if way.endswith("twice on mpirun"):
+                    time.sleep(0.2)
+                    os.killpg(job.pid, signal.SIGINT)
+            try:
+                out, err = job.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                fail(f"{way}: the job ran on past 15 s")
+                job.kill()
+                out, err = job.communicate()
+            # mpirun gone, its ranks are no one's to wait for.
+            while any(running(pid) for pid in pids.values()) and \
+                    time.time() - sent < 15:
+                time.sleep(0.05)
+            took = time.time() - sent
+            left = [name for name in os.listdir(scratch) if ".tmp." in name]
+            if left or job.returncode == 0 or \
+                    (message and message not in err):
+                fail(f"{way}: left {left}, exit {job.returncode}, "
+                     f"{err.strip()!r}")
+            else:
+                print(f"ok: {way}: every rank ended in {took:.1f} s, "
+                      f"no temporary left, exit {job.returncode}")
+
+
+def refused_once(args, stdin, mention):
+    """A usage error under mpirun: exit 2, said once (by rank 0)."""
+    with open(stdin or os.devnull) as handle:
+        done = subprocess.run(
+            [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "2",
+             CLKIT] + args, env=ENV, stdin=handle, capture_output=True,
+            text=True, timeout=120)
+    if done.returncode != 2 or done.stderr.count(mention) != 1:
+        fail(f"{' '.join(args)} (np 2): exit {done.returncode}, "
+             f"{done.stderr.strip()!r}")
+    else:
+        print(f"ok: {' '.join(args[:2])} (np 2) refused once: {mention}")
+
+
+def mpi_failures():
+    """Usage errors, shares, failures and signals over MPI ranks."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    tsp = os.path.join(here, "data", "tsplib", "a280.tsp")
+    # Standard input reaches rank 0 alone: "-" is refused, said once.
+    refused_once(["run", "aco", "-", "--iters", "2"] + on, tsp,
+                 "option --instance: under MPI only rank 0 reads standard "
+                 "input")
+    refused_once(["run", "nn", "--train", "-", "--epochs", "1"] + on, LETTERS,
+                 "option --train: under MPI only rank 0 reads standard input")
+    refused_once(["run", "pso", "--topology", "ring:3"] + on, None,
+                 "option --topology: ring:3 with --spread")
+    refused_once(["run", "pso", "--shares", "1, 1"] + on, None,
+                 "--shares: ' 1' is not")
+    # Shares whose sum overflows are dealt as equal ones.
+    swarm = result(["run", "pso", "--particles", "2000", "--iters", "5",
+                    "--shares", "1e308,1e308"] + on, 2)
+    if swarm and [m["units"] for m in swarm["members"]] != [992, 1008]:
+        fail(f"pso, shares 1e308,1e308: {swarm['members']}")
+    gas = result(GAS + ["--steps", "10", "--shares", "1e308,1e308"] + on, 2)
+    if gas:
+        print(f"ok: shares 1e308,1e308: pso "
+              f"{[m['units'] for m in swarm['members']] if swarm else None}, "
+              f"gas {[m['units'] for m in gas['members']]}")
+    # Every rank fails at once (no swarm fits): each says so in one line.
+    code, out, err = run(["run", "pso", "--particles", "2e9", "--dim", "1000",
+                          "--iters", "1"] + on, 3)
+    said = [line for line in err.splitlines() if " of 3:" in line]
+    if code == 0 or len(said) < 1 or any(
+            not line.startswith("clkit: rank ") or line.endswith(" of 3:")
+            for line in said):
+        fail(f"3 ranks failing: exit {code}, {err.strip()!r}")
+    else:
+        print(f"ok: 3 ranks failing: {len(said)} lines, one a rank")
+    if pocl:
+        early_failure()
+    temporaries_removed()
+
+
+if MPIRUN:
+    mpi_failures()
+
 
 print(f"{'FAILED' if failures else 'passed'}: {failures} failures")
 sys.exit(1 if failures else 0)

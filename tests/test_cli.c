@@ -698,9 +698,36 @@ static void check_run_usage_errors(void) {
        "--rows"},
       {{"gen", "lsq", "--rows", "2.5", "--dim", "2", "--out", "x.csv", NULL},
        "--rows takes a whole number"},
+      /* What contradicts a spread, named beside --spread. */
+      {{"run", "pso", "--device", "ref", "--spread", "--topology", "ring:3",
+        NULL},
+       "option --topology: ring:3 with --spread"},
+      {{"run", "aco", "--device", "ref", "--spread", "--method", "focused",
+        NULL},
+       "option --method: focused with --spread"},
+      {{"run", "gas", "--device", "ref", "--spread", "--neighbors", "allpairs",
+        NULL},
+       "option --neighbors: allpairs with --spread"},
+      {{"run", "gas", "--device", "ref", "--spread", "--model", "log:1:1",
+        "--neighbors", "allpairs", NULL},
+       "option --model: log:1:1 with --spread"},
+      {{"run", "selfcheck", "--device", "ref", "--spread", NULL},
+       "selfcheck does not spread over several devices (--spread)"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     expect_refusal(cases[c].args, 2, cases[c].stderr_names);
+  /* --shares reads numbers as the workloads' options do: one share, for
+   * the one member. */
+  static const char *const shares[] = {" 1", "0x10", "inf", "nan", "1e400"};
+  for (size_t s = 0; s < sizeof shares / sizeof shares[0]; ++s) {
+    const char *const spread[] = {"run",     "pso", "--device", "ref",
+                                  "--iters", "1",   "--spread", "--shares",
+                                  shares[s], NULL};
+    char named[64];
+    snprintf(named, sizeof named, "--shares: '%s' is not a positive decimal",
+             shares[s]);
+    expect_refusal(spread, 2, named);
+  }
   /* An unknown device lists the devices that exist. */
   const char *const args[] = {"run", "selfcheck", "--device", "nosuchdevice",
                               NULL};

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "clkit/clkit.h"
+#include "framework/spread.h"
 #include "runtime/exchange.h"
 #include "runtime/runtime.h"
 #include "util/util.h"
@@ -246,6 +247,29 @@ static void refusals(void) {
 #endif
 }
 
+/* Shares are dealt in proportion, however large: 1e308 twice is 1 and 1,
+ * though their sum overflows. */
+static void spread_deals(void) {
+  ck_device devices[2] = {{.id = "a"}, {.id = "b"}};
+  const double shares[][2] = {{1, 1}, {1e308, 1e308}, {1, 3}, {5e307, 1.5e308}};
+  const uint64_t first_units[] = {992, 992, 512, 512};
+  for (size_t c = 0; c < sizeof shares / sizeof shares[0]; ++c) {
+    ck_spread spread = {.devices = devices,
+                        .device_count = 2,
+                        .shares = shares[c],
+                        .share_count = 2};
+    ck__spread_run run;
+    CHECK_OK(ck__spread_begin(&spread, "particles", &run));
+    CHECK_OK(ck__spread_deal(&run, &spread, 2000, 32, NULL));
+    CHECK_MSG(run.units && run.units[0] == first_units[c] &&
+                  run.units[1] == 2000 - first_units[c],
+              "shares %g,%g: %llu and %llu particles", shares[c][0],
+              shares[c][1], run.units ? (unsigned long long)run.units[0] : 0,
+              run.units ? (unsigned long long)run.units[1] : 0);
+    ck__spread_end(&run);
+  }
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -275,6 +299,7 @@ int main(int argc, char **argv) {
     }
     refusals();
     buffer_sums();
+    spread_deals();
   }
   int code = CHECK_DONE();
 #if CK_HAVE_MPI

@@ -1351,6 +1351,34 @@ static void spread_progress(const ck_device *ref) {
   }
 }
 
+/* What a spread refuses before any device work, through
+ * ck_workload_check_spread: a ring topology, naming --spread; a workload
+ * that does not spread; and under MPI, an input on "-". */
+static void spread_refusals(const ck_device *ref) {
+  printf("spread refusals\n");
+  const ck_workload *pso = NULL, *aco = NULL, *selfcheck = NULL;
+  CHECK_OK(ck_workload_find("pso", &pso));
+  CHECK_OK(ck_workload_find("aco", &aco));
+  CHECK_OK(ck_workload_find("selfcheck", &selfcheck));
+  const ck_param ring[] = {{"topology", "ring:3"}, {"iters", "2"}};
+  CHECK_OK(ck_workload_check_spread(pso, ring + 1, 1, 2));
+  CHECK_INVALID(ck_workload_check_spread(pso, ring, 2, 1),
+                "option --topology: ring:3 with --spread");
+  CHECK_INVALID(ck_workload_check_spread(selfcheck, NULL, 0, 1),
+                "selfcheck does not spread");
+  const ck_param piped[] = {{"instance", "-"}};
+  CHECK_OK(ck_workload_check_spread(aco, piped, 1, 1));
+  CHECK_INVALID(ck_workload_check_spread(aco, piped, 1, 2),
+                "option --instance: under MPI only rank 0 reads standard "
+                "input");
+  /* ck_workload_run refuses the ring as a spread too. */
+  ck_spread one = {.devices = ref, .device_count = 1};
+  ck_run_options options = {.seed = 1, .spread = &one};
+  ck_result result;
+  CHECK_INVALID(ck_workload_run(pso, ref, ring, 2, &options, &result),
+                "option --topology: ring:3 with --spread");
+}
+
 /*
  * One member is the one-device swarm, bit for bit; so are ref and another
  * device with hand-set shares on sphere (additions and products alone,
@@ -1703,6 +1731,7 @@ int main(void) {
   null_arguments(ref);
   several_devices(&set);
   spread_swarms(ref, devices[1]);
+  spread_refusals(ref);
   spread_progress(ref);
   host_errors(ref);
   host_null_arguments(ref);

@@ -11,6 +11,24 @@
 #include <mpi.h>
 static MPI_Comm world;
 static int started;
+
+#if defined(__linux__)
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+/* A launcher that ends before its ranks (Open MPI's mpirun at a second
+ * Ctrl-C) leaves them to MPI's runtime, which _exits them about a second
+ * later, past any handler. SIGTERM at the launcher's end lets the command
+ * remove its temporaries first. */
+static void end_with_launcher(void) {
+  pid_t launcher = getppid();
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != launcher)
+    raise(SIGTERM); /* it ended before the call */
+}
+#else
+static void end_with_launcher(void) {}
+#endif
 #endif
 
 /* Variables that launchers set in each process they start. */
@@ -35,6 +53,7 @@ int cli_mpi_begin(int *argc, char ***argv, cli_mpi *mpi) {
   if (MPI_Init(argc, argv) != MPI_SUCCESS)
     return -1;
   started = 1;
+  end_with_launcher();
   world = MPI_COMM_WORLD;
   MPI_Comm_rank(world, &mpi->rank);
   MPI_Comm_size(world, &mpi->ranks);

@@ -10,7 +10,8 @@ typedef struct cli_mpi {
   int local_rank, local_ranks; /* among the processes of this node */
 } cli_mpi;
 
-/* Starts MPI where an MPI launcher started this process: returns 1 then;
+/* Starts MPI where an MPI launcher started this process: returns 1 then,
+ * and the launcher's end (on Linux) sends this process SIGTERM;
  * 0 outside a launcher; -1 when MPI failed to start; -2 under a launcher
  * in a build without MPI. Fills mpi in every case. */
 int cli_mpi_begin(int *argc, char ***argv, cli_mpi *mpi);

@@ -36,12 +36,17 @@ enum {
 
 static const char *program_name = "clkit";
 
+/* The exit status of a failure: 2 for a usage error, else 1. */
+static int exit_code_of(ck_status status) {
+  return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
+}
+
 int cli_report(ck_status status) {
   const char *message = "";
   ck_error_get_last(&message);
   fprintf(stderr, "%s: %s\n", program_name,
           message && *message ? message : "failed");
-  return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
+  return exit_code_of(status);
 }
 
 /* getopt's complaint in words; opterr is off so getopt itself stays quiet.
@@ -302,6 +307,47 @@ static void note_interruption(int signal_number) {
   (void)written;
 }
 
+/* Under MPI, "clkit: rank R of N: ended by " (set once MPI has started),
+ * which a stop signal's message begins with; empty outside MPI. */
+static char rank_ending[64];
+/* Under MPI, whether this rank is one that writes no outputs (not rank 0). */
+static int rank_writes_nothing;
+
+/* Appends text to line (of size bytes, used so far) as far as it fits:
+ * async-signal-safe, as string functions need not be. */
+static void append(char *line, size_t size, size_t *used, const char *text) {
+  while (*text && *used < size)
+    line[(*used)++] = *text++;
+}
+
+/* A rank of an MPI job ends at once on SIGINT, SIGTERM or SIGHUP: the
+ * others may wait for it in the exchange, which never returns, and the
+ * launcher ends them all within seconds (Open MPI's mpirun: SIGTERM, then
+ * SIGKILL a second later). The temporaries go first, then one line says
+ * so, with write() alone (async-signal-safe); the signal then ends the
+ * process. Open MPI 4.1's mpirun sends its SIGKILL as soon as one rank it
+ * sent SIGTERM has ended: the ranks that write nothing wait 0.2 s, so
+ * that rank 0 has removed its temporaries by then. */
+static void end_rank(int signal_number) {
+  char line[160];
+  size_t used = 0;
+  ck_file_remove_temporaries();
+  if (rank_writes_nothing) {
+    struct timespec pause = {0, 200000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+      ;
+  }
+  append(line, sizeof line, &used, rank_ending);
+  append(line, sizeof line, &used,
+         signal_number == SIGINT    ? "SIGINT"
+         : signal_number == SIGTERM ? "SIGTERM"
+                                    : "SIGHUP");
+  append(line, sizeof line, &used, "; outputs left as they were\n");
+  ssize_t written = write(cli_stderr_fd, line, used);
+  (void)written;
+  end_now(signal_number);
+}
+
 /* Gives a signal to handler, except a signal ignored on entry (a shell's
  * background job, nohup), which stays so. */
 static void handle_signal(int signal_number, void (*handler)(int)) {
@@ -351,9 +397,18 @@ void cli_end_on_signals(void) {
 }
 
 /* Libraries that the device enumeration loads may take the signals over
- * (LLVM's handlers, in PoCL, do): they are taken back for the run. */
+ * (LLVM's handlers, in PoCL, do): they are taken back for the run; under
+ * MPI, to end the rank at once. */
 static void catch_interruptions_again(void) {
-  catch_interruptions();
+  handle_stop_signals(*rank_ending ? end_rank : note_interruption);
+}
+
+/* Makes the stop signals end this rank of an MPI job at once (end_rank). */
+static void end_rank_on_signals(const cli_mpi *mpi) {
+  snprintf(rank_ending, sizeof rank_ending, "%s: rank %d of %d: ended by ",
+           program_name, mpi->rank, mpi->ranks);
+  rank_writes_nothing = mpi->rank != 0;
+  catch_interruptions_again();
 }
 
 /* A run the signal stopped: the run's own message, and the status a shell
@@ -772,21 +827,95 @@ static int spread_devices(const ck_device_set *set, const run_config *config,
   return EXIT_OK;
 }
 
-/* --shares W,W,...: positive weights, one a member. */
+/* --shares W,W,...: positive weights, one a member, each read as a
+ * workload's numbers are (ck_param_parse_number). Returns 0, or writes
+ * what is wrong to message and returns -1. */
 static int parse_shares(const char *text, double *shares, size_t capacity,
-                        size_t *count) {
+                        size_t *count, char *message, size_t size) {
   *count = 0;
-  for (const char *p = text; *p;) {
-    char *end = NULL;
-    double value = strtod(p, &end);
-    if (end == p || !(value > 0) || !isfinite(value) || (*end && *end != ',') ||
-        *count == capacity)
-      return usage_error("run", "--shares takes positive numbers separated "
-                                "by commas, one a device (e.g. 3,1)");
+  for (const char *p = text;; ++p) {
+    size_t length = strcspn(p, ",");
+    char piece[64];
+    double value = 0;
+    if (length >= sizeof piece || *count == capacity) {
+      snprintf(message, size,
+               "--shares: more than %zu shares, or a share "
+               "of more than %zu characters",
+               capacity, sizeof piece - 1);
+      return -1;
+    }
+    memcpy(piece, p, length);
+    piece[length] = '\0';
+    if (ck_param_parse_number(piece, &value) != CK_OK || !(value > 0)) {
+      snprintf(message, size,
+               "--shares: '%s' is not a positive decimal "
+               "number; give one a member, separated by commas (e.g. 3,1)",
+               piece);
+      return -1;
+    }
     shares[(*count)++] = value;
-    p = *end ? end + 1 : end;
+    p += length;
+    if (!*p)
+      return 0;
   }
-  return *count ? EXIT_OK : usage_error("run", "--shares: no shares given");
+}
+
+/* Writes all of text to descriptor fd, in one write() where it can. */
+static void write_whole(int fd, const char *text, size_t length) {
+  while (length > 0) {
+    ssize_t written = write(fd, text, length);
+    if (written <= 0)
+      return;
+    text += written;
+    length -= (size_t)written;
+  }
+}
+
+/* A rank's failure under MPI: "clkit: rank R of N: MESSAGE" in one
+ * write(), so that the lines of ranks that fail together cannot
+ * interleave; then what the device's runtime said meanwhile. */
+static int report_rank_failure(ck_status status, const cli_mpi *mpi) {
+  if (mpi->ranks < 2)
+    return report_failure(status);
+  const char *message = "";
+  ck_error_get_last(&message);
+  if (!message || !*message)
+    message = "failed";
+  const char *format = "%s: rank %d of %d: %s\n";
+  int length =
+      snprintf(NULL, 0, format, program_name, mpi->rank, mpi->ranks, message);
+  char *line = length > 0 ? malloc((size_t)length + 1) : NULL;
+  fflush(stderr);
+  if (line) {
+    snprintf(line, (size_t)length + 1, format, program_name, mpi->rank,
+             mpi->ranks, message);
+    write_whole(fileno(stderr), line, (size_t)length);
+  } else {
+    fprintf(stderr, format, program_name, mpi->rank, mpi->ranks, message);
+  }
+  free(line);
+  cli_status_flush();
+  return exit_code_of(status);
+}
+
+/* What every rank refuses alike before any device work: --shares that
+ * are not numbers, and options that contradict a spread over these
+ * processes. Rank 0 alone says so. Returns -1 to go on, else an exit
+ * code. */
+static int refuse_spread(const run_config *config, const cli_mpi *mpi,
+                         double *shares, size_t capacity, size_t *count) {
+  int speaks = mpi->rank == 0;
+  char message[256];
+  *count = 0;
+  if (config->shares && parse_shares(config->shares, shares, capacity, count,
+                                     message, sizeof message) != 0)
+    return speaks ? usage_error("run", message) : EXIT_USAGE;
+  ck_status status =
+      ck_workload_check_spread(config->workload, config->params,
+                               config->param_count, (size_t)mpi->ranks);
+  if (status != CK_OK)
+    return speaks ? cli_report(status) : exit_code_of(status);
+  return -1;
 }
 
 /* `run --spread`: one run over this process's devices and, under mpirun,
@@ -801,16 +930,22 @@ static int command_run_spread(run_config *config, FILE *text) {
                             "built without MPI: each process would run alone");
     return EXIT_FAILURE_RUN;
   }
+  if (started)
+    end_rank_on_signals(&mpi);
   static double shares[1024];
   size_t share_count = 0;
+  int exit_code = refuse_spread(config, &mpi, shares, 1024, &share_count);
+  if (exit_code >= 0) {
+    /* Every rank refused alike: none waits for another. */
+    cli_mpi_end(0);
+    return exit_code;
+  }
+  exit_code = EXIT_OK;
   ck_device devices[MAX_DEVICES];
   size_t count = 0;
   ck_device_set set = {0};
-  int exit_code = EXIT_OK;
-  if (config->shares)
-    exit_code = parse_shares(config->shares, shares, 1024, &share_count);
   ck_status status = CK_OK;
-  if (exit_code == EXIT_OK && (status = ck_device_enumerate(&set)) != CK_OK)
+  if ((status = ck_device_enumerate(&set)) != CK_OK)
     exit_code = cli_report(status);
   if (exit_code == EXIT_OK)
     exit_code = spread_devices(&set, config, &mpi, devices, &count);
@@ -837,10 +972,7 @@ static int command_run_spread(run_config *config, FILE *text) {
   if (status == CK_ERROR_CANCELLED && interruption) {
     exit_code = report_interruption();
   } else if (status != CK_OK) {
-    if (mpi.ranks > 1)
-      fprintf(stderr, "%s: rank %d of %d:\n", program_name, mpi.rank,
-              mpi.ranks);
-    exit_code = report_failure(status);
+    exit_code = report_rank_failure(status, &mpi);
   } else if (leader && config->json) {
     char *json = NULL;
     if ((status = ck_result_format_json(&result, &json)) != CK_OK)

@@ -264,6 +264,22 @@ ck_status ck_workload_check_devices(const ck_workload *workload,
                                     size_t devices);
 
 /*
+ * ck_workload_check_spread - whether params may run as one run spread
+ * over devices (ck_run_options.spread) and over `processes` processes (1
+ * without MPI), before any device or process work. Refused, naming the
+ * options: a workload that does not spread; an option that contradicts a
+ * spread (PSO's ring topology, the ACO's focused method, the gas's all
+ * pairs or soft-log model); and with more than one process, an input on
+ * "-", since under MPI only rank 0 reads standard input.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
+ * NULL workload or params with a count; the workload's own refusals of
+ * params (as ck_workload_check).
+ */
+ck_status ck_workload_check_spread(const ck_workload *workload,
+                                   const ck_param *params, size_t count,
+                                   size_t processes);
+
+/*
  * ck_workload_find_stdout - the output option of params that writes to
  * standard output ("-", /dev/stdout, /dev/fd/1, or an output that goes
  * there when no file is named, as the MLP's --out for --predict), for a

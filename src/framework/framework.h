@@ -102,6 +102,10 @@ struct ck_workload {
   /* Nonzero when run takes a spread (ck_run_options.spread); others are
    * refused one. */
   int spreads;
+  /* Optional: refuses the options a spread run contradicts (as
+   * CK_ERROR_INVALID_ARGUMENT, through ck__param_not_spread), before any
+   * device work; params are checked otherwise already. */
+  ck_status (*check_spread)(const ck_param *params, size_t count);
   /* Nonzero when run takes a host objective (ck_run_options.objective);
    * others are refused one. */
   int objectives;
@@ -149,6 +153,13 @@ typedef struct ck__option_part {
  * Such an option would otherwise be dropped unseen. */
 ck_status ck__param_parts(const ck_param *params, size_t count,
                           const ck__option_part *parts, size_t part_count);
+
+/* CK_OK unless refused: then CK_ERROR_INVALID_ARGUMENT naming option,
+ * its value in params, and --spread, which it contradicts, and saying
+ * why ("option --topology: ring:3 with --spread: WHY"). */
+ck_status ck__param_not_spread(const ck_param *params, size_t count,
+                               const char *option, int refused,
+                               const char *why);
 
 /* Whether [begin, end) is a finite decimal number and nothing else (no
  * blanks, hexadecimal, inf or nan; "1e6" is one), read into *value. A span

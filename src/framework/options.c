@@ -81,6 +81,17 @@ ck_status ck__param_parts(const ck_param *params, size_t count,
   return CK_OK;
 }
 
+ck_status ck__param_not_spread(const ck_param *params, size_t count,
+                               const char *option, int refused,
+                               const char *why) {
+  const char *value = ck__param_find(params, count, option);
+  if (!refused)
+    return CK_OK;
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "option --%s: %s%swith --spread: %s", option,
+                  value ? value : "", value ? " " : "", why);
+}
+
 int ck__parse_decimal(const char *begin, const char *end, double *value) {
   char copy[64];
   size_t length = (size_t)(end - begin);

@@ -78,6 +78,21 @@ fail:
   return status;
 }
 
+void ck__spread_fractions(const double *weights, size_t count,
+                          double *fractions) {
+  /* Scaled by the largest first, so that the sum cannot overflow. */
+  double largest = 0, sum = 0;
+  for (size_t m = 0; weights && m < count; ++m)
+    if (weights[m] > largest)
+      largest = weights[m];
+  for (size_t m = 0; m < count; ++m) {
+    fractions[m] = weights && largest > 0 ? weights[m] / largest : 1;
+    sum += fractions[m];
+  }
+  for (size_t m = 0; m < count; ++m)
+    fractions[m] /= sum;
+}
+
 ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
                           uint64_t total, uint64_t granule,
                           const double *speeds) {
@@ -97,10 +112,7 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
   if (granules < members)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "%llu %s cannot be dealt to %zu devices",
             (unsigned long long)total, run->unit_name, members);
-  if (spread->shares) {
-    for (size_t m = 0; m < members; ++m)
-      weights[m] = spread->shares[m];
-  } else {
+  if (!spread->shares) {
     double local[CK_SPREAD_MAX_LOCAL];
     const void *pieces[CK_SPREAD_MAX_LOCAL];
     for (size_t i = 0; i < run->local; ++i) {
@@ -109,14 +121,13 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
     }
     CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof(double), weights));
   }
+  ck__spread_fractions(spread->shares ? spread->shares : weights, members,
+                       weights);
   /* Each member one granule, then the rest by the largest remainders. */
-  double sum = 0;
-  for (size_t m = 0; m < members; ++m)
-    sum += weights[m];
   uint64_t spare = granules - members, given = 0;
   double *remainders = weights; /* reused in place */
   for (size_t m = 0; m < members; ++m) {
-    double exact = (double)spare * weights[m] / sum;
+    double exact = (double)spare * weights[m];
     units[m] = 1 + (uint64_t)floor(exact);
     given += units[m] - 1;
     remainders[m] = exact - floor(exact);

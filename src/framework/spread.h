@@ -44,6 +44,16 @@ ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
                            ck__spread_run *run);
 
 /*
+ * Each of count members' fraction of the work, in proportion to weights
+ * (positive and finite, as ck__spread_begin checks shares; NULL: equal),
+ * into fractions (count entries; may be weights itself). The weights are
+ * scaled by their largest before they are summed, so that large ones
+ * cannot overflow the sum; the fractions sum to 1, to rounding.
+ */
+void ck__spread_fractions(const double *weights, size_t count,
+                          double *fractions);
+
+/*
  * Deals total units to all members, in multiples of granule (the last
  * member takes what remains; a granule of 1 where too few for one each),
  * in proportion to the spread's shares where it gives them, else to

@@ -379,22 +379,61 @@ static ck_status check_params(const char *function, const ck_workload *workload,
                          : CK_OK;
 }
 
+/* A spread's refusals of params checked already, but the processes'
+ * (in the C locale). */
+static ck_status check_spread(const ck_workload *workload,
+                              const ck_param *params, size_t count) {
+  if (!workload->spreads)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s does not spread over several devices (--spread)",
+                    workload->name);
+  return workload->check_spread ? workload->check_spread(params, count) : CK_OK;
+}
+
 /*
  * Option values are read, and output files and log lines written, in the
  * C locale whatever the caller's: under a decimal comma "0.5" would be
  * refused and a trace would hold "0,5". uselocale() switches the calling
  * thread only, so other threads of the caller keep theirs; the callbacks
- * of a run see the C locale too.
+ * of a run see the C locale too. Here: check_params and, for a spread,
+ * check_spread.
  */
-ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
-                            size_t count) {
+static ck_status check_in_c_locale(const char *function,
+                                   const ck_workload *workload,
+                                   const ck_param *params, size_t count,
+                                   int spread) {
   ck__c_locale locale = {0};
-  ck_status status = ck__c_locale_enter(&locale, "ck_workload_check");
+  ck_status status = ck__c_locale_enter(&locale, function);
   if (status != CK_OK)
     return status;
-  status = check_params("ck_workload_check", workload, params, count);
+  status = check_params(function, workload, params, count);
+  if (status == CK_OK && spread)
+    status = check_spread(workload, params, count);
   ck__c_locale_leave(&locale);
   return status;
+}
+
+ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
+                            size_t count) {
+  return check_in_c_locale("ck_workload_check", workload, params, count, 0);
+}
+
+ck_status ck_workload_check_spread(const ck_workload *workload,
+                                   const ck_param *params, size_t count,
+                                   size_t processes) {
+  ck_status status =
+      check_in_c_locale("ck_workload_check_spread", workload, params, count, 1);
+  if (status != CK_OK)
+    return status;
+  const char *piped[2];
+  stdin_inputs(workload, params, count, piped);
+  if (processes > 1 && piped[0])
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: under MPI only rank 0 reads standard input "
+                    "(\"-\"), and each of %zu processes reads the inputs; "
+                    "give a file",
+                    piped[0], processes);
+  return CK_OK;
 }
 
 /* A run in progress, for the progress and build callbacks. */
@@ -495,9 +534,8 @@ static ck_status run_workload(const ck_workload *workload,
     return status;
   if (!options)
     options = &defaults;
-  if (options->spread && !workload->spreads)
-    return ck__fail(CK_ERROR_UNSUPPORTED,
-                    "%s does not spread over several devices", workload->name);
+  if (options->spread && (status = check_spread(workload, params, count)))
+    return status;
   if (options->objective && !workload->objectives)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "%s takes no host objective (ck_run_options.objective)",

@@ -652,13 +652,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   if (!s->members || !s->weights || !s->bounds)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   /* The shares, else equal: each slab holds its share of the particles. */
-  double largest = 0;
-  for (size_t m = 0; m < s->total; ++m) {
-    s->weights[m] = spread->shares ? spread->shares[m] : 1.0;
-    largest = s->weights[m] > largest ? s->weights[m] : largest;
-  }
-  for (size_t m = 0; m < s->total; ++m)
-    s->weights[m] /= largest;
+  ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
   *made = s;
   return CK_OK;
@@ -716,15 +710,14 @@ static ck_status cut_slabs(ck__gas_spread *s, const double *positions) {
     double bin = coordinate(s, positions, k) / length * (double)bins;
     count[bin > 0 ? (bin < (double)bins ? (size_t)bin : bins - 1) : 0] += 1;
   }
-  double weight = 0;
-  for (size_t m = 0; m < s->total; ++m)
-    weight += s->weights[m];
+  /* The weights as fractions of the whole (the speeds, after a probe). */
+  ck__spread_fractions(s->weights, s->total, s->weights);
   s->bounds[0] = 0;
   s->bounds[s->total] = length;
   double wanted = 0, seen = 0;
   size_t b = 0;
   for (size_t m = 1; m < s->total; ++m) {
-    wanted += (double)n * s->weights[m - 1] / weight;
+    wanted += (double)n * s->weights[m - 1];
     while (b < bins && seen + count[b] <= wanted)
       seen += count[b++];
     s->bounds[m] = length * (double)b / (double)bins;

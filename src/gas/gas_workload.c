@@ -390,20 +390,25 @@ static ck_status check_start(const ck_param *params, size_t count,
   return CK_OK;
 }
 
+/* The options into job, over the defaults. */
+static ck_status read_options(const ck_param *params, size_t count,
+                              const ck_run_options *options, gas_job *job) {
+  memset(job, 0, sizeof *job);
+  ck_gas_config_init(&job->config);
+  ck__fields_init(job, gas_job_fields, JOB_FIELDS);
+  job->config.seed = options ? options->seed : 1;
+  return ck__options_read(gas_options, params, count, job);
+}
+
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, gas_job *job) {
   ck_status status = CK_OK;
-  memset(job, 0, sizeof *job);
   /* A run may go on from a checkpoint and replace it, since the restart
    * is read whole before anything is written; nothing else may share. */
   static const char *const reads[] = {"xyz", "restart", NULL};
   if ((status = ck__param_files_apart(params, count, reads, gas_outputs,
-                                      "checkpoint", "restart")))
-    return status;
-  ck_gas_config_init(&job->config);
-  ck__fields_init(job, gas_job_fields, JOB_FIELDS);
-  job->config.seed = options ? options->seed : 1;
-  if ((status = ck__options_read(gas_options, params, count, job)) ||
+                                      "checkpoint", "restart")) ||
+      (status = read_options(params, count, options, job)) ||
       (status = check_parts(params, count, job)))
     return status;
   return check_start(params, count, options, job);
@@ -412,6 +417,20 @@ static ck_status job_parse(const ck_param *params, size_t count,
 static ck_status gas_check(const ck_param *params, size_t count) {
   gas_job job;
   return job_parse(params, count, NULL, &job);
+}
+
+static ck_status gas_check_spread(const ck_param *params, size_t count) {
+  gas_job job;
+  ck_status status = read_options(params, count, NULL, &job);
+  if (status == CK_OK)
+    status = ck__param_not_spread(
+        params, count, "model", job.config.model != CK_GAS_LENNARD_JONES,
+        "the soft-log model has no cutoff to cut the box at; use lj");
+  if (status == CK_OK)
+    status = ck__param_not_spread(
+        params, count, "neighbors", job.config.neighbors == CK_GAS_ALL_PAIRS,
+        "all pairs do not spread over devices; use cells or verlet:SKIN");
+  return status;
 }
 
 static void log_line(const ck_run_options *options, const char *line) {
@@ -883,4 +902,5 @@ const ck_workload ck__gas_workload = {
     .demo = gas_demo,
     .demo_count = sizeof gas_demo / sizeof gas_demo[0],
     .spreads = 1,
+    .check_spread = gas_check_spread,
 };

@@ -371,9 +371,9 @@ fail:
   return status;
 }
 
-ck_status ck__pso_create_slice(const ck_device *device,
-                               const ck_pso_config *config, uint32_t first,
-                               size_t total, ck_pso **pso) {
+ck_status ck__pso_slice_allocate(const ck_device *device,
+                                 const ck_pso_config *config, uint32_t first,
+                                 size_t total, ck_pso **pso) {
   ck_status status = CK_OK;
   ck_pso *created = NULL;
   CK__REQUIRE(device);
@@ -386,12 +386,26 @@ ck_status ck__pso_create_slice(const ck_device *device,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
   CK_TRY(tune(created, device, config, first, total));
   CK_TRY(allocate(created, device));
-  CK_TRY(upload(created, config));
-  CK_TRY(set_up(created));
   *pso = created;
   return CK_OK;
 fail:
   ck_pso_destroy(created);
+  return status;
+}
+
+ck_status ck__pso_slice_set_up(ck_pso *pso) {
+  ck_status status = upload(pso, &pso->config);
+  return status ? status : set_up(pso);
+}
+
+ck_status ck__pso_create_slice(const ck_device *device,
+                               const ck_pso_config *config, uint32_t first,
+                               size_t total, ck_pso **pso) {
+  ck_status status = ck__pso_slice_allocate(device, config, first, total, pso);
+  if (status == CK_OK && (status = ck__pso_slice_set_up(*pso)) != CK_OK) {
+    ck_pso_destroy(*pso);
+    *pso = NULL;
+  }
   return status;
 }
 

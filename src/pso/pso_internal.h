@@ -94,6 +94,14 @@ pso_state *ck__pso_state(ck_pso *pso);
 ck_status ck__pso_create_slice(const ck_device *device,
                                const ck_pso_config *config, uint32_t first,
                                size_t total, ck_pso **pso);
+/* ck__pso_create_slice in two parts, so that a spread's members agree
+ * that their swarms fit before any builds kernels: the settings, the
+ * memory check and the buffers; then the uploads, the kernels and the
+ * initial swarm (a slice that fails it is the caller's to destroy). */
+ck_status ck__pso_slice_allocate(const ck_device *device,
+                                 const ck_pso_config *config, uint32_t first,
+                                 size_t total, ck_pso **pso);
+ck_status ck__pso_slice_set_up(ck_pso *pso);
 /* One iteration of a slice's device work (moves, evaluations, its own
  * best), queued and not read. */
 ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration);

@@ -173,11 +173,19 @@ ck_status ck__pso_spread_create(const ck_spread *given,
   for (size_t i = 0; i < run->local; ++i) {
     slice.particles = run->units[i];
     double started = ck__seconds();
-    statuses[i] = ck__pso_create_slice(&given->devices[i], &slice,
-                                       (uint32_t)run->first[i],
-                                       config->particles, &spread->members[i]);
+    statuses[i] = ck__pso_slice_allocate(
+        &given->devices[i], &slice, (uint32_t)run->first[i], config->particles,
+        &spread->members[i]);
     if (statuses[i] == CK_OK)
       run->queues[i] = ck__pso_state(spread->members[i])->queue;
+    run->compute_s[i] += ck__seconds() - started;
+  }
+  /* A swarm too large for its device is known before any member builds
+   * its kernels and makes its swarm, which can take many seconds. */
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  for (size_t i = 0; i < run->local; ++i) {
+    double started = ck__seconds();
+    statuses[i] = ck__pso_slice_set_up(spread->members[i]);
     run->compute_s[i] += ck__seconds() - started;
   }
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
