@@ -83,23 +83,41 @@ arrival_rank(unsigned *fill, unsigned key, unsigned live) {
 }
 
 /*
- * Thread k: with move 1, the first half-step of slot k (v += dt/2 f,
- * x += dt v, wrap or reflect), written back in place; then, moved or not,
- * slot k's cell key and its rank among the cell's particles in arrival
- * order (the counters in fill start at 0; the scan clears them again).
+ * Thread k (slot first + k): with move 1, the first half-step of the slot
+ * (v += dt/2 f, x += dt v, wrap or reflect), written back in place; then,
+ * moved or not, its cell key and its rank among the cell's particles in
+ * arrival order (the counters in fill start at 0; the scan clears them
+ * again). A spread member's own particles alone move; with classify 1 it
+ * also takes its step out in the same pass (gas.cl's
+ * ck_gas_member_leave: the outbox, counts, again), and its dropped slots
+ * take the key past the last cell.
  */
 extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     ck_gas_native_move(unsigned n, float dt, CK_GAS_GEOMETRY_ARGUMENTS,
                        float2 *position, float2 *velocity,
                        const float2 *__restrict__ force, int move,
                        unsigned *cell_key, unsigned *cell_rank,
-                       unsigned *fill) {
+                       unsigned *fill
+#if CK_GAS_MEMBER
+                       ,
+                       unsigned first, unsigned *id, int classify, float lo,
+                       float hi, float reach, float shift_previous,
+                       float shift_next, int again, unsigned capacity,
+                       unsigned *out_word, float4 *out_real, unsigned *counts
+#endif
+    ) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   /* Whole warps reach the ballot (the grid is whole blocks). */
   unsigned live = __ballot_sync(CK_ALL_LANES, k < n);
   if (k >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
+#if CK_GAS_MEMBER
+  k += first;
+  unsigned before = id[k], word = before;
+  if (!ck_gas_own(word))
+    move = 0; /* a ghost: its owner moves it */
+#endif
   float2 place = position[k];
   if (move) {
     float2 speed = velocity[k], pull = force[k];
@@ -111,7 +129,34 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     position[k] = place;
     velocity[k] = make_float2(v[0], v[1]);
   }
+#if CK_GAS_MEMBER
+  if (classify) {
+    unsigned own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
+    int region;
+    if (again && word != CK_GAS_DROPPED && !ck_gas_own(word))
+      region = place.x < lo ? 0 : 1; /* stored by the first call */
+    else
+      region = ck_gas_member_classify(place.x, &word, lo, hi, reach);
+    if (region >= 0) {
+      unsigned at = atomicAdd(&counts[region], 1u);
+      if (at < capacity) {
+        unsigned e = (unsigned)region * capacity + at;
+        float2 speed = velocity[k];
+        out_word[e] = own;
+        out_real[e] =
+            make_float4(place.x + (region % 2 ? shift_next : shift_previous),
+                        place.y, speed.x, speed.y);
+      } else {
+        word = before; /* not stored: it stays here, and goes next call */
+      }
+    }
+    if (word != before)
+      id[k] = word;
+  }
+  unsigned key = ck_gas_member_key(place.x, place.y, word, &g);
+#else
   unsigned key = (unsigned)ck_gas_cell_of(place.x, place.y, &g);
+#endif
   cell_key[k] = key;
   cell_rank[k] = arrival_rank(fill, key, live);
 }
@@ -259,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
  * ck_gas_order_cell leaves it.
  */
 extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_place(
-    unsigned n, const unsigned *__restrict__ cell_key,
+    unsigned n, unsigned cells, const unsigned *__restrict__ cell_key,
     const unsigned *__restrict__ cell_rank,
     const unsigned *__restrict__ cell_start,
     const unsigned *__restrict__ cell_count,
@@ -270,6 +315,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_place(
   if (k >= n)
     return;
   unsigned key = cell_key[k];
+  if (key >= cells)
+    return; /* a member's dropped slot: it has no place */
   unsigned start = cell_start[key], end = start + cell_count[key];
   unsigned arrived = start + cell_rank[k], own = id[k], rank = 0;
   for (unsigned t = start; t < end; ++t) {

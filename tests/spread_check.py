@@ -440,7 +440,7 @@ def temporaries_removed():
                 time.sleep(0.05)
             took = time.time() - sent
             left = [name for name in os.listdir(scratch) if ".tmp." in name]
-            if left or job.returncode == 0 or \
+            if left or job.returncode == 0 or took > 10 or \
                     (message and message not in err):
                 fail(f"{way}: left {left}, exit {job.returncode}, "
                      f"{err.strip()!r}")

@@ -1706,6 +1706,7 @@ ck_status ck_gas_destroy(ck_gas *gas) {
     return CK_OK;
   ck__gas_spread_destroy(gas->spread);
   gas_state *state = &gas->state;
+  ck__gas_member_staging_free(state);
   if (gas->steps && state->queue)
     gas->steps->teardown(state);
   ck_buffer *buffers[] = {state->position,

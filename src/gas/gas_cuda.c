@@ -28,8 +28,10 @@ struct gas_native {
   ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
   uint32_t scan_tiles, scan_epoch;
   /* 1 when the cell keys and ranks are those of the current positions
-   * (the native first half-step counts as it moves). */
+   * (the native first half-step counts as it moves); a spread member's,
+   * of its first `counted` slots (those appended since still count). */
   int cells_counted;
+  uint32_t counted;
 };
 
 int ck__gas_cuda_native(const gas_state *state) {
@@ -54,8 +56,10 @@ static ck_status cuda_setup(gas_state *state) {
   if (!(state->native = native))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__gas_opencl_steps.setup(state));
-  native->scan_tiles = (state->cells + SCAN_THREADS * SCAN_ITEMS - 1) /
-                       (SCAN_THREADS * SCAN_ITEMS);
+  /* A member's dropped slots take one more key, past the last cell. */
+  uint32_t keys = state->cells + (state->member ? 1u : 0u);
+  native->scan_tiles =
+      (keys + SCAN_THREADS * SCAN_ITEMS - 1) / (SCAN_THREADS * SCAN_ITEMS);
   CK_TRY(ck__buffer_make_zeroed(state->queue, state->particles, 4,
                                 "cell members", &native->cell_members));
   CK_TRY(ck__buffer_make_zeroed(state->queue, native->scan_tiles, 8,
@@ -88,15 +92,26 @@ fail:
   return status;
 }
 
+/* What a spread member's native first half-step also does: its step out
+ * (ck__gas_steps.leave), on slots from `first`. */
+typedef struct member_move {
+  uint32_t first;
+  int classify, again;
+  double lo, hi, reach, shift[2];
+} member_move;
+
 /* The first half-step (move 1) or none (0), then every particle's cell
- * key and arrival rank. */
-static ck_status move_and_count(gas_state *state, int move) {
+ * key and arrival rank; a member's from slot out->first, with its step
+ * out where out->classify. */
+static ck_status move_and_count(gas_state *state, int move,
+                                const member_move *out) {
   ck_status status = CK_OK;
   gas_native *native = state->native;
   ck_kernel_args args;
   ck_kernel *kernel = native->move_kernel;
+  uint32_t first = state->member ? out->first : 0;
   ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_u32(&args, state->particles - first);
   ck_kernel_args_f32(&args, (float)state->dt);
   ck__gas_add_geometry(state, &args);
   ck_kernel_args_buffer(&args, state->position);
@@ -106,9 +121,53 @@ static ck_status move_and_count(gas_state *state, int move) {
   ck_kernel_args_buffer(&args, state->cell_key);
   ck_kernel_args_buffer(&args, state->cell_rank);
   ck_kernel_args_buffer(&args, state->cell_fill);
+  if (state->member) {
+    ck_kernel_args_u32(&args, first);
+    ck_kernel_args_buffer(&args, state->id);
+    ck_kernel_args_i32(&args, out->classify);
+    ck_kernel_args_f32(&args, (float)out->lo);
+    ck_kernel_args_f32(&args, (float)out->hi);
+    ck_kernel_args_f32(&args, (float)out->reach);
+    ck_kernel_args_f32(&args, (float)out->shift[0]);
+    ck_kernel_args_f32(&args, (float)out->shift[1]);
+    ck_kernel_args_i32(&args, out->again);
+    ck_kernel_args_u32(&args, state->message_capacity);
+    ck_kernel_args_buffer(&args, state->out_word);
+    ck_kernel_args_buffer(&args, state->out_real);
+    ck_kernel_args_buffer(&args, state->member_counts);
+  }
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_particles(state, kernel));
+  size_t local = NATIVE_BLOCK;
+  size_t global =
+      ((size_t)(state->particles - first) + local - 1) / local * local;
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, global ? &global : &local,
+                         &local, NULL));
   native->cells_counted = 1;
+  native->counted = state->particles;
+fail:
+  return status;
+}
+
+/* A cells-mode member's step out (ck__gas_steps.leave): the first
+ * half-step, its leavers and exports, and its own cell keys in one pass.
+ * Asked again (the outbox grown), the counters start anew and nothing
+ * moves. */
+static ck_status cuda_leave(gas_state *state, int move, double lo, double hi,
+                            double reach, const double shift[2], int again,
+                            uint32_t counts[4]) {
+  ck_status status = CK_OK;
+  static const uint32_t zero[4] = {0, 0, 0, 0};
+  member_move out = {0, 1, again, lo, hi, reach, {shift[0], shift[1]}};
+  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
+                         zero, CK_NONBLOCKING, NULL));
+  if (again) {
+    static const uint32_t none = 0;
+    CK_TRY(ck_buffer_fill(state->queue, state->cell_fill, &none, 4, 0,
+                          ((size_t)state->cells + 1) * 4, NULL));
+  }
+  CK_TRY(move_and_count(state, move && !again, &out));
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
+                        4 * sizeof *counts, counts, CK_BLOCKING, NULL));
 fail:
   return status;
 }
@@ -118,7 +177,7 @@ fail:
 static ck_status cuda_kick_drift(gas_state *state) {
   if (state->member)
     return ck__gas_opencl_steps.kick_drift(state);
-  return move_and_count(state, 1);
+  return move_and_count(state, 1, NULL);
 }
 
 /* Cells mode sorts at every call (force_rebuild matters to Verlet lists
@@ -129,19 +188,27 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_status status = CK_OK;
   gas_native *native = state->native;
   ck_kernel_args args;
-  /* A spread member's sort drops slots, which gas.cl's kernels know. */
-  if (state->member)
-    return ck__gas_opencl_steps.neighbors(state, force_rebuild);
-  if (!native->cells_counted)
-    CK_TRY(move_and_count(state, 0));
+  (void)force_rebuild;
+  /* A member's slots appended since its step out count now. */
+  if (state->member && native->cells_counted &&
+      native->counted < state->particles) {
+    member_move appended = {native->counted, 0, 0, 0, 0, 0, {0, 0}};
+    CK_TRY(move_and_count(state, 0, &appended));
+  }
+  if (!native->cells_counted) {
+    member_move all = {0, 0, 0, 0, 0, 0, {0, 0}};
+    CK_TRY(move_and_count(state, 0, &all));
+  }
   native->cells_counted = 0;
+  /* A member's dropped slots take one more key, past the last cell. */
+  uint32_t keys = state->cells + (state->member ? 1u : 0u);
 
   ck_kernel *kernel = native->scan_kernel;
   /* Tags of 1 .. 2^30: never the zeroed words of a new buffer, and never
    * the previous launch's. */
   native->scan_epoch = native->scan_epoch % 0x40000000u + 1u;
   ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->cells);
+  ck_kernel_args_u32(&args, keys);
   ck_kernel_args_buffer(&args, state->cell_fill);
   ck_kernel_args_buffer(&args, state->cell_count);
   ck_kernel_args_buffer(&args, state->cell_start);
@@ -167,6 +234,7 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   kernel = native->place_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
+  ck_kernel_args_u32(&args, state->cells);
   ck_kernel_args_buffer(&args, state->cell_key);
   ck_kernel_args_buffer(&args, state->cell_rank);
   ck_kernel_args_buffer(&args, state->cell_start);
@@ -242,4 +310,5 @@ const ck__gas_steps ck__gas_cuda_steps = {
     .neighbors = cuda_neighbors,
     .forces = cuda_forces,
     .teardown = cuda_teardown,
+    .leave = cuda_leave,
 };

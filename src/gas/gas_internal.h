@@ -182,6 +182,11 @@ struct gas_state {
   ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
   ck_buffer *ghost_slots;    /* 2 x capacity: the ghosts' slots */
   ck_buffer *census_sums;    /* 3 words of 8 a reduction group */
+  /* Host memory the member's appended slots are written from, without a
+   * wait (staging_pending 1 while the writes may still read it). */
+  void *staging;
+  size_t staging_bytes;
+  int staging_pending;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel;
 };
@@ -362,6 +367,8 @@ ck_status ck__gas_member_make(const ck_device *device,
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
+/* Frees a member's staging of appended slots, once its writes are done. */
+void ck__gas_member_staging_free(gas_state *state);
 /* The slots in use (own, ghosts, and those dropped until the next sort),
  * and the member's queue. */
 size_t ck__gas_member_slots(const ck_gas *member);

@@ -54,6 +54,16 @@ void ck__gas_member_messages_free(gas_state *state) {
   }
 }
 
+void ck__gas_member_staging_free(gas_state *state) {
+  /* Writes from it may be pending: they end before it goes. */
+  if (state->staging_pending && state->queue)
+    ck_queue_finish(state->queue);
+  free(state->staging);
+  state->staging = NULL;
+  state->staging_bytes = 0;
+  state->staging_pending = 0;
+}
+
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
   ck_status status = CK_OK;
   static const char *const names[MESSAGE_BUFFERS] = {
@@ -154,18 +164,27 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   size_t first = state->particles;
-  float *pairs = NULL;
-  uint32_t *marked = NULL;
   if (count == 0)
     return CK_OK;
   if (first + count > member->config.particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "a member of %zu slots given %zu more to its %zu",
                     member->config.particles, count, first);
-  pairs = malloc(count * 4 * sizeof *pairs);
-  marked = malloc(count * sizeof *marked);
-  if (!pairs || !marked)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  /* The writes read the staging after this returns: one still pending
+   * is waited for before the staging is filled again. */
+  if (state->staging_pending)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->staging_pending = 0;
+  size_t bytes = count * (4 * sizeof(float) + sizeof(uint32_t));
+  if (bytes > state->staging_bytes) {
+    void *grown = realloc(state->staging, bytes + bytes / 2);
+    if (!grown)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    state->staging = grown;
+    state->staging_bytes = bytes + bytes / 2;
+  }
+  float *pairs = state->staging;
+  uint32_t *marked = (uint32_t *)(pairs + 4 * count);
   /* Positions, then velocities (a ghost's are zero: it is not moved). */
   for (size_t e = 0; e < count; ++e) {
     const float *entry = reals + (size_t)stride * e;
@@ -175,14 +194,15 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
     pairs[2 * count + 2 * e + 1] = stride == 4 ? entry[3] : 0.0f;
     marked[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
   }
-  CK_TRY(write_slots(state, state->position, first, count, 8, pairs));
-  CK_TRY(
-      write_slots(state, state->velocity, first, count, 8, pairs + 2 * count));
-  CK_TRY(write_slots(state, state->id, first, count, 4, marked));
+  CK_TRY(ck_buffer_write(state->queue, state->position, first * 8, count * 8,
+                         pairs, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->velocity, first * 8, count * 8,
+                         pairs + 2 * count, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->id, first * 4, count * 4, marked,
+                         CK_NONBLOCKING, NULL));
+  state->staging_pending = 1;
   state->particles = (uint32_t)(first + count);
 fail:
-  free(pairs);
-  free(marked);
   return status;
 }
 

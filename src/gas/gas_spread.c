@@ -470,8 +470,7 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
       memcpy(reals + 4 * at, &p.u, 4 * sizeof *reals);
     }
   }
-  CK_TRY(ck__gas_member_append(m->gas, arrived, words, reals, 4, 0));
-  at = 0;
+  /* Then the ghosts, which do not move (velocity 0), in one write. */
   for (int side = 0; side < 2; ++side) {
     const unsigned char *in = (const unsigned char *)s->from[side][i].data +
                               sizeof(envelope) +
@@ -479,13 +478,15 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
     for (uint32_t e = 0; e < heads[side].ghosts; ++e, ++at) {
       ghost p;
       memcpy(&p, in + e * sizeof p, sizeof p);
-      words[at] = p.word | (side == NEXT ? CK_GAS_FROM_NEXT : 0u);
-      reals[2 * at] = p.u;
-      reals[2 * at + 1] = p.v;
+      words[at] =
+          CK_GAS_GHOST | p.word | (side == NEXT ? CK_GAS_FROM_NEXT : 0u);
+      reals[4 * at] = p.u;
+      reals[4 * at + 1] = p.v;
+      reals[4 * at + 2] = reals[4 * at + 3] = 0;
     }
     m->ghosts[side] = heads[side].ghosts;
   }
-  CK_TRY(ck__gas_member_append(m->gas, ghosts, words, reals, 2, 1));
+  CK_TRY(ck__gas_member_append(m->gas, arrived + ghosts, words, reals, 4, 0));
   m->own += arrived;
   CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + ghosts));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
