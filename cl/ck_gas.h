@@ -274,6 +274,13 @@ CK_FN int ck_gas_member_classify(ck_real x, ck_u32 *word, ck_real lo,
   return x < lo + reach ? 2 : x >= hi - reach ? 3 : -1;
 }
 
+/* An outbox entry's word: its region (ck_gas_member_classify) in the top
+ * two bits, then the particle's id. */
+#define CK_GAS_REGION_SHIFT 30
+CK_FN ck_u32 ck_gas_member_entry(int region, ck_u32 id) {
+  return ((ck_u32)region << CK_GAS_REGION_SHIFT) | id;
+}
+
 /* A sort key: the cell of slot k, or one past the last cell for a slot a
  * rebuild dropped. */
 CK_FN ck_u32 ck_gas_member_key(ck_real x, ck_real y, ck_u32 word,

@@ -789,14 +789,14 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
 }
 
 /* Work-item k (a cells-mode member, after the first half-step): slot k
- * by ck_gas_member_classify. A leaver or an export is appended to its
- * region r of the outbox (capacity entries from r capacity): its own id,
+ * by ck_gas_member_classify. A leaver or an export is appended to the
+ * outbox (capacity entries): its region and id (ck_gas_member_entry),
  * then its position with shift (the previous or the next member's, by
- * r's side) added to x, and its velocity, 4 reals an entry; counts[r]
- * counts every one, also those past capacity, which are not stored. A
- * leaver becomes a ghost here only once stored, so that the host may
- * grow the outbox and ask again (again 1): leavers kept as ghosts by the
- * first call are then stored again. */
+ * its region's side) added to x, and its velocity, 4 reals an entry;
+ * counts[0] counts every one, also those past capacity, which are not
+ * stored. A leaver becomes a ghost here only once stored, so that the
+ * host may grow the outbox and ask again (again 1): leavers kept as
+ * ghosts by the first call are then stored again. */
 __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
                                   ck_real reach, ck_real shift_previous,
                                   ck_real shift_next, int again,
@@ -822,11 +822,10 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
       id[k] = word;
     return;
   }
-  uint at = atomic_inc(&counts[region]);
-  if (at >= capacity)
+  uint e = atomic_inc(&counts[0]);
+  if (e >= capacity)
     return;
-  uint e = (uint)region * capacity + at;
-  out_word[e] = own;
+  out_word[e] = ck_gas_member_entry(region, own);
   out_real[4 * e] = x + (region % 2 ? shift_next : shift_previous);
   out_real[4 * e + 1] = position[2 * k + 1];
   out_real[4 * e + 2] = velocity[2 * k];
@@ -896,6 +895,25 @@ __kernel void ck_gas_member_locate(uint count, uint base,
   slots[base + e] = slot;
   if (slot == n)
     flags[2] = 1u;
+}
+
+/* Work-item e: entry e of the inbox (in_word, and 4 reals of in_real:
+ * position, velocity) into slot first + e. */
+__kernel void ck_gas_member_enter(uint count, uint first,
+                                  __global const uint *in_word,
+                                  __global const ck_real *in_real,
+                                  __global ck_real *position,
+                                  __global ck_real *velocity,
+                                  __global uint *id) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  uint slot = first + e;
+  position[2 * slot] = in_real[4 * e];
+  position[2 * slot + 1] = in_real[4 * e + 1];
+  velocity[2 * slot] = in_real[4 * e + 2];
+  velocity[2 * slot + 1] = in_real[4 * e + 3];
+  id[slot] = in_word[e];
 }
 
 /* Work-item e: ghost e's new position (in_real[2 e ..]) into its slot. */

@@ -138,11 +138,10 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     else
       region = ck_gas_member_classify(place.x, &word, lo, hi, reach);
     if (region >= 0) {
-      unsigned at = atomicAdd(&counts[region], 1u);
-      if (at < capacity) {
-        unsigned e = (unsigned)region * capacity + at;
+      unsigned e = atomicAdd(&counts[0], 1u);
+      if (e < capacity) {
         float2 speed = velocity[k];
-        out_word[e] = own;
+        out_word[e] = ck_gas_member_entry(region, own);
         out_real[e] =
             make_float4(place.x + (region % 2 ? shift_next : shift_previous),
                         place.y, speed.x, speed.y);

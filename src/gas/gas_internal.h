@@ -79,13 +79,15 @@ typedef struct ck__gas_steps {
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
    * the first half-step, then each slot by ck_gas_member_classify, its
-   * leavers and exports into the outbox's four regions (before lo, past
-   * hi, near lo, near hi; message_capacity entries each, x plus shift[0]
-   * toward the previous member, shift[1] toward the next), counted into
-   * counts (read back; again as gas.cl's ck_gas_member_leave). */
+   * leavers and exports into the outbox (4 message_capacity entries,
+   * each tagged with its region: before lo, past hi, near lo, near hi; x
+   * plus shift[0] toward the previous member, shift[1] toward the next),
+   * counted in member_counts[0] (on the device; again as gas.cl's
+   * ck_gas_member_leave). enter: the inbox's first count entries (words,
+   * and 4 reals each: position, velocity) into the slots from first. */
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
-                     double reach, const double shift[2], int again,
-                     uint32_t counts[4]);
+                     double reach, const double shift[2], int again);
+  ck_status (*enter)(gas_state *state, uint32_t first, uint32_t count);
 } ck__gas_steps;
 
 struct gas_state {
@@ -172,23 +174,29 @@ struct gas_state {
    * cells mode too: it rebuilds as Verlet lists do, and its forces come
    * from the rebuild's cells (rc + skin wide) or lists. */
   int member;
-  uint32_t message_capacity; /* entries of a side's list and box */
+  uint32_t message_capacity; /* entries of a side's list and outbox */
+  uint32_t inbox_capacity;   /* entries of the inbox and ghost slots */
   ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
   ck_buffer *member_counts;  /* 4 words: each side's or region's count */
   ck_buffer *out_word;       /* 4 x capacity words: the outbox */
   ck_buffer *out_real;       /* 4 x capacity x 4 reals */
-  ck_buffer *in_word;        /* 2 x capacity words: ghosts received */
-  ck_buffer *in_real;        /* 2 x capacity x 2 reals */
+  ck_buffer *in_word;        /* inbox_capacity words: the inbox */
+  ck_buffer *in_real;        /* inbox_capacity x 4 reals */
   ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
-  ck_buffer *ghost_slots;    /* 2 x capacity: the ghosts' slots */
+  ck_buffer *ghost_slots;    /* inbox_capacity: the ghosts' slots */
   ck_buffer *census_sums;    /* 3 words of 8 a reduction group */
   /* Host memory the member's appended slots are written from, without a
    * wait (staging_pending 1 while the writes may still read it). */
   void *staging;
   size_t staging_bytes;
   int staging_pending;
+  /* A cells-mode member's outbox entries read with its count, unasked:
+   * the last step's and a quarter more; and where they are read to. */
+  uint32_t leave_guess;
+  ck__exchange_buffer read_word, read_real;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
-      *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel;
+      *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
+      *enter_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -362,9 +370,12 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
                               uint32_t messages, int walls_x, ck_gas **member);
-/* The member buffers of a state for `messages` entries a side (made
- * anew; the old ones freed), their bytes, and freeing them. */
+/* The member buffers of a state: its outbox's for `messages` entries a
+ * side (made anew; the old ones freed; the inbox made too, for twice as
+ * many, where there is none), the inbox's grown to hold `entries`, the
+ * bytes of all, and freeing them. */
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
+ck_status ck__gas_member_inbox(gas_state *state, size_t entries);
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
 /* Frees a member's staging of appended slots, once its writes are done. */

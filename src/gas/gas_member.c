@@ -12,26 +12,28 @@
 
 #include "gas/gas_internal.h"
 
-/* The member buffers, in the order ck__gas_member_messages makes them. */
+/* The member buffers: the outbox's, for `messages` entries a side
+ * (ck__gas_member_messages), then the inbox's, for `entries` received
+ * (ck__gas_member_inbox). */
+#define OUTBOX_BUFFERS 5
 #define MESSAGE_BUFFERS 8
 
 static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
-      &state->member_list,  &state->member_counts, &state->out_word,
-      &state->out_real,     &state->in_word,       &state->in_real,
-      &state->export_slots, &state->ghost_slots};
+      &state->member_list, &state->member_counts, &state->out_word,
+      &state->out_real,    &state->export_slots,  &state->in_word,
+      &state->in_real,     &state->ghost_slots};
   return buffers[which];
 }
 
-/* Each member buffer's elements for `messages` entries a side, and their
- * size in bytes. */
-static void message_shape(const gas_state *state, uint32_t messages, int which,
-                          size_t *count, size_t *size) {
-  size_t m = 2 * (size_t)messages, real = state->real_size;
-  /* The outbox holds four regions (a cells-mode member's step out). */
-  static const size_t per_entry[MESSAGE_BUFFERS] = {1, 0, 2, 8, 1, 2, 1, 1};
-  *count = which == 1 ? 4 : m * per_entry[which];
-  *size = which == 3 || which == 5 ? real : 4;
+/* Each member buffer's elements and their size in bytes: the outbox's for
+ * `size_by` entries a side (4 regions of them for a cells-mode member's
+ * step out), the inbox's for `size_by` entries. */
+static void message_shape(const gas_state *state, uint32_t size_by,
+                          int which, size_t *count, size_t *size) {
+  static const size_t per_entry[MESSAGE_BUFFERS] = {2, 0, 4, 16, 2, 1, 4, 1};
+  *count = which == 1 ? 4 : (size_t)size_by * per_entry[which];
+  *size = which == 3 || which == 6 ? state->real_size : 4;
 }
 
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages) {
@@ -40,18 +42,29 @@ double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages) {
     return 0;
   for (int which = 0; which < MESSAGE_BUFFERS; ++which) {
     size_t count, size;
-    message_shape(state, messages, which, &count, &size);
+    /* The inbox starts with room for both sides' entries. */
+    message_shape(state, which < OUTBOX_BUFFERS ? messages : 2 * messages,
+                  which, &count, &size);
     bytes += (double)count * (double)size;
   }
   return bytes;
 }
 
-void ck__gas_member_messages_free(gas_state *state) {
-  for (int which = 0; which < MESSAGE_BUFFERS; ++which) {
+/* Frees the member buffers from `first` to `end`. */
+static void free_buffers(gas_state *state, int first, int end) {
+  for (int which = first; which < end; ++which) {
     ck_buffer **buffer = message_buffer(state, which);
     ck_buffer_destroy(*buffer);
     *buffer = NULL;
   }
+}
+
+void ck__gas_member_messages_free(gas_state *state) {
+  free_buffers(state, 0, MESSAGE_BUFFERS);
+  free(state->read_word.data);
+  free(state->read_real.data);
+  memset(&state->read_word, 0, sizeof state->read_word);
+  memset(&state->read_real, 0, sizeof state->read_real);
 }
 
 void ck__gas_member_staging_free(gas_state *state) {
@@ -64,19 +77,49 @@ void ck__gas_member_staging_free(gas_state *state) {
   state->staging_pending = 0;
 }
 
-ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
+/* Makes the member buffers from `first` to `end` anew, for size_by. */
+static ck_status make_buffers(gas_state *state, int first, int end,
+                              uint32_t size_by) {
   ck_status status = CK_OK;
   static const char *const names[MESSAGE_BUFFERS] = {
       "member lists", "member counts", "outbox words", "outbox",
-      "inbox words",  "inbox",         "export slots", "ghost slots"};
-  ck__gas_member_messages_free(state);
-  for (int which = 0; which < MESSAGE_BUFFERS; ++which) {
+      "export slots", "inbox words",   "inbox",        "ghost slots"};
+  free_buffers(state, first, end);
+  for (int which = first; which < end; ++which) {
     size_t count, size;
-    message_shape(state, messages, which, &count, &size);
+    message_shape(state, size_by, which, &count, &size);
     CK_TRY(ck__buffer_make_zeroed(state->queue, count, size, names[which],
                                   message_buffer(state, which)));
   }
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
+  ck_status status = CK_OK;
+  CK_TRY(make_buffers(state, 0, OUTBOX_BUFFERS, messages));
   state->message_capacity = messages;
+  if (!state->in_word) {
+    CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, 2 * messages));
+    state->inbox_capacity = 2 * messages;
+  }
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_inbox(gas_state *state, size_t entries) {
+  ck_status status = CK_OK;
+  if (entries <= state->inbox_capacity)
+    return CK_OK;
+  if (entries > UINT32_MAX / 8)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "%zu entries received", entries);
+  uint32_t grown = (uint32_t)(entries + entries / 2);
+  /* Pending writes from the staging go to the old inbox first. */
+  if (state->staging_pending)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->staging_pending = 0;
+  CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, grown));
+  state->inbox_capacity = grown;
 fail:
   return status;
 }
@@ -175,6 +218,7 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
   if (state->staging_pending)
     CK_TRY(ck_queue_finish(state->queue));
   state->staging_pending = 0;
+  CK_TRY(ck__gas_member_inbox(state, count));
   size_t bytes = count * (4 * sizeof(float) + sizeof(uint32_t));
   if (bytes > state->staging_bytes) {
     void *grown = realloc(state->staging, bytes + bytes / 2);
@@ -183,23 +227,23 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
     state->staging = grown;
     state->staging_bytes = bytes + bytes / 2;
   }
-  float *pairs = state->staging;
-  uint32_t *marked = (uint32_t *)(pairs + 4 * count);
-  /* Positions, then velocities (a ghost's are zero: it is not moved). */
+  /* The inbox's words, then its entries: position and velocity (a
+   * ghost's velocity zero: it is not moved). */
+  uint32_t *marked = state->staging;
+  float *entries = (float *)(marked + count);
   for (size_t e = 0; e < count; ++e) {
     const float *entry = reals + (size_t)stride * e;
-    pairs[2 * e] = entry[0];
-    pairs[2 * e + 1] = entry[1];
-    pairs[2 * count + 2 * e] = stride == 4 ? entry[2] : 0.0f;
-    pairs[2 * count + 2 * e + 1] = stride == 4 ? entry[3] : 0.0f;
+    entries[4 * e] = entry[0];
+    entries[4 * e + 1] = entry[1];
+    entries[4 * e + 2] = stride == 4 ? entry[2] : 0.0f;
+    entries[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
     marked[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
   }
-  CK_TRY(ck_buffer_write(state->queue, state->position, first * 8, count * 8,
-                         pairs, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->velocity, first * 8, count * 8,
-                         pairs + 2 * count, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->id, first * 4, count * 4, marked,
+  CK_TRY(ck_buffer_write(state->queue, state->in_word, 0, 4 * count, marked,
                          CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count,
+                         entries, CK_NONBLOCKING, NULL));
+  CK_TRY(member->steps->enter(state, (uint32_t)first, (uint32_t)count));
   state->staging_pending = 1;
   state->particles = (uint32_t)(first + count);
 fail:
@@ -258,10 +302,8 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t capacity = state->message_capacity;
-  if (ghosts > 2 * (size_t)capacity)
-    CK_TRY(ck__gas_member_messages(state, (uint32_t)(ghosts / 2 + 1)));
   /* The ghosts as received, to find them after the sort. */
-  capacity = state->message_capacity;
+  CK_TRY(ck__gas_member_inbox(state, ghosts));
   if (ghosts) {
     CK_TRY(write_slots(state, state->in_word, 0, ghosts, 4, ghost_words));
     CK_TRY(write_slots(state, state->in_real, 0, ghosts, 8, ghost_positions));
@@ -283,40 +325,78 @@ fail:
   return status;
 }
 
+/* Reads outbox entries [from, to) into words and reals, at the same
+ * places, without waiting. */
+static ck_status read_entries(gas_state *state, size_t from, size_t to,
+                              uint32_t *words, float *reals) {
+  ck_status status = CK_OK;
+  if (to <= from)
+    return CK_OK;
+  CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * from,
+                        4 * (to - from), words + from, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_read(state->queue, state->out_real, 16 * from,
+                        16 * (to - from), reals + 4 * from, CK_NONBLOCKING,
+                        NULL));
+fail:
+  return status;
+}
+
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2],
                                uint32_t counts[4], ck__exchange_buffer *words,
                                ck__exchange_buffer *reals) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  CK_TRY(member->steps->leave(state, move, lo, hi, reach, shift, 0, counts));
-  uint32_t most = 0, total = 0;
-  for (int r = 0; r < 4; ++r) {
-    most = counts[r] > most ? counts[r] : most;
-    total += counts[r];
-  }
-  if (most > state->message_capacity) {
+  uint32_t total = 0;
+  size_t capacity = 4 * (size_t)state->message_capacity;
+  /* The count and, unasked, as many entries as it is likely to hold: one
+   * wait in all, most steps. */
+  size_t guess = state->leave_guess < capacity ? state->leave_guess : capacity;
+  CK_TRY(ck__exchange_buffer_hold(&state->read_word, 4, capacity));
+  CK_TRY(ck__exchange_buffer_hold(&state->read_real, 16, capacity));
+  uint32_t *word = state->read_word.data;
+  float *real = state->read_real.data;
+  CK_TRY(member->steps->leave(state, move, lo, hi, reach, shift, 0));
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0, sizeof total,
+                        &total, CK_NONBLOCKING, NULL));
+  CK_TRY(read_entries(state, 0, guess, word, real));
+  CK_TRY(ck_queue_finish(state->queue));
+  if (total > capacity) {
     /* Room for them and half as many again; the leavers stored already
      * are ghosts here now, and are stored again as such. */
-    CK_TRY(ck__gas_member_messages(state, most + most / 2));
-    CK_TRY(member->steps->leave(state, 0, lo, hi, reach, shift, 1, counts));
+    CK_TRY(ck__gas_member_messages(state, total / 4 + total / 8 + 1));
+    capacity = 4 * (size_t)state->message_capacity;
+    CK_TRY(ck__exchange_buffer_hold(&state->read_word, 4, capacity));
+    CK_TRY(ck__exchange_buffer_hold(&state->read_real, 16, capacity));
+    word = state->read_word.data;
+    real = state->read_real.data;
+    CK_TRY(member->steps->leave(state, 0, lo, hi, reach, shift, 1));
+    CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0, sizeof total,
+                          &total, CK_BLOCKING, NULL));
+    guess = 0;
   }
+  if (total > guess) {
+    CK_TRY(read_entries(state, guess, total, word, real));
+    CK_TRY(ck_queue_finish(state->queue));
+  }
+  state->leave_guess = total + total / 4 + 64;
+  /* In region order: before lo, past hi, near lo, near hi. */
+  size_t first[5] = {0, 0, 0, 0, 0};
+  for (int r = 0; r < 4; ++r)
+    counts[r] = 0;
+  for (uint32_t e = 0; e < total; ++e)
+    ++counts[word[e] >> CK_GAS_REGION_SHIFT];
+  for (int r = 0; r < 4; ++r)
+    first[r + 1] = first[r] + counts[r];
   CK_TRY(ck__exchange_buffer_hold(words, 4, total));
   CK_TRY(ck__exchange_buffer_hold(reals, 16, total));
-  size_t at = 0, capacity = state->message_capacity;
-  for (int r = 0; r < 4; ++r) {
-    if (counts[r] == 0)
-      continue;
-    size_t first = (size_t)r * capacity;
-    CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * first,
-                          4 * (size_t)counts[r], (uint32_t *)words->data + at,
-                          CK_NONBLOCKING, NULL));
-    CK_TRY(ck_buffer_read(state->queue, state->out_real, 16 * first,
-                          16 * (size_t)counts[r], (float *)reals->data + 4 * at,
-                          CK_NONBLOCKING, NULL));
-    at += counts[r];
+  uint32_t *sorted_word = words->data;
+  float *sorted_real = reals->data;
+  for (uint32_t e = 0; e < total; ++e) {
+    size_t at = first[word[e] >> CK_GAS_REGION_SHIFT]++;
+    sorted_word[at] = word[e] & ((1u << CK_GAS_REGION_SHIFT) - 1);
+    memcpy(sorted_real + 4 * at, real + 4 * e, 4 * sizeof *real);
   }
-  CK_TRY(ck_queue_finish(state->queue));
 fail:
   return status;
 }

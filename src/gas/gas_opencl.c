@@ -138,7 +138,8 @@ static ck_status opencl_setup(gas_state *state) {
                    {"ck_gas_member_unpack", &state->unpack_kernel},
                    {"ck_gas_member_census", &state->census_kernel},
                    {"ck_gas_member_scale", &state->scale_kernel},
-                   {"ck_gas_member_leave", &state->leave_kernel}};
+                   {"ck_gas_member_leave", &state->leave_kernel},
+                   {"ck_gas_member_enter", &state->enter_kernel}};
     for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
       CK_TRY(
           ck_kernel_create(state->program, members[i].name, members[i].kernel));
@@ -780,16 +781,16 @@ fail:
   return status;
 }
 
-static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
-                              double reach, const double shift[2], int again,
-                              uint32_t counts[4]) {
+static ck_status opencl_leave(gas_state *state, int move, double lo,
+                              double hi, double reach, const double shift[2],
+                              int again) {
   ck_status status = CK_OK;
   int real = state->double_precision;
-  static const uint32_t zero[4] = {0, 0, 0, 0};
+  static const uint32_t zero = 0;
   if (move)
     CK_TRY(opencl_kick_drift(state));
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
-                         zero, CK_NONBLOCKING, NULL));
+                         &zero, CK_NONBLOCKING, NULL));
   ck_kernel_args args;
   ck_kernel *kernel = state->leave_kernel;
   ck_kernel_args_begin(kernel, &args);
@@ -803,14 +804,33 @@ static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->message_capacity);
+  ck_kernel_args_u32(&args, 4 * state->message_capacity);
   ck_kernel_args_buffer(&args, state->out_word);
   ck_kernel_args_buffer(&args, state->out_real);
   ck_kernel_args_buffer(&args, state->member_counts);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
-  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
-                        4 * sizeof *counts, counts, CK_BLOCKING, NULL));
+fail:
+  return status;
+}
+
+static ck_status opencl_enter(gas_state *state, uint32_t first,
+                              uint32_t count) {
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->enter_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, first);
+  ck_kernel_args_buffer(&args, state->in_word);
+  ck_kernel_args_buffer(&args, state->in_real);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
 fail:
   return status;
 }
@@ -829,7 +849,7 @@ static void opencl_teardown(gas_state *state) {
                           state->gather_kernel,     state->mark_kernel,
                           state->locate_kernel,     state->unpack_kernel,
                           state->census_kernel,     state->scale_kernel,
-                          state->leave_kernel};
+                          state->leave_kernel,      state->enter_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
@@ -855,4 +875,5 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .census = opencl_census,
     .scale = opencl_scale,
     .leave = opencl_leave,
+    .enter = opencl_enter,
 };

@@ -297,16 +297,16 @@ static ck_status ref_census(gas_state *state, uint64_t census[3]) {
 }
 
 static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
-                           double reach, const double shift[2], int again,
-                           uint32_t counts[4]) {
+                           double reach, const double shift[2], int again) {
   if (move)
     ref_kick_drift(state);
   const ck_real *position = ck__reals(state->position);
   const ck_real *velocity = ck__reals(state->velocity);
   uint32_t *id = ck__words(state->id), *out_word = ck__words(state->out_word);
   ck_real *out_real = ck__reals(state->out_real);
-  uint32_t capacity = state->message_capacity;
-  memset(counts, 0, 4 * sizeof *counts);
+  uint32_t capacity = 4 * state->message_capacity;
+  uint32_t *counts = ck__words(state->member_counts);
+  counts[0] = 0;
   for (uint32_t k = 0; k < state->particles; ++k) {
     uint32_t word = id[k];
     uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
@@ -317,17 +317,34 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     else
       region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
                                       (ck_real)reach);
-    if (region >= 0 && counts[region]++ >= capacity)
+    if (region >= 0 && counts[0]++ >= capacity)
       continue;
     if (region >= 0) {
-      size_t e = (size_t)region * capacity + counts[region] - 1;
-      out_word[e] = own;
+      size_t e = counts[0] - 1;
+      out_word[e] = ck_gas_member_entry(region, own);
       out_real[4 * e] = x + (ck_real)shift[region % 2];
       out_real[4 * e + 1] = position[2 * k + 1];
       out_real[4 * e + 2] = velocity[2 * k];
       out_real[4 * e + 3] = velocity[2 * k + 1];
     }
     id[k] = word;
+  }
+  return CK_OK;
+}
+
+static ck_status ref_enter(gas_state *state, uint32_t first, uint32_t count) {
+  ck_real *position = ck__reals(state->position);
+  ck_real *velocity = ck__reals(state->velocity);
+  uint32_t *id = ck__words(state->id);
+  const uint32_t *in_word = ck__words(state->in_word);
+  const ck_real *in_real = ck__reals(state->in_real);
+  for (uint32_t e = 0; e < count; ++e) {
+    uint32_t slot = first + e;
+    position[2 * slot] = in_real[4 * e];
+    position[2 * slot + 1] = in_real[4 * e + 1];
+    velocity[2 * slot] = in_real[4 * e + 2];
+    velocity[2 * slot + 1] = in_real[4 * e + 3];
+    id[slot] = in_word[e];
   }
   return CK_OK;
 }
@@ -361,4 +378,5 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .census = ref_census,
     .scale = ref_scale,
     .leave = ref_leave,
+    .enter = ref_enter,
 };
