@@ -789,11 +789,14 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
 }
 
 /* Work-item k (a cells-mode member, after the first half-step): slot k
- * by ck_gas_member_classify. A leaver or an export is appended to the
- * outbox (capacity entries): its region and id (ck_gas_member_entry),
- * then its position with shift (the previous or the next member's, by
- * its region's side) added to x, and its velocity, 4 reals an entry;
- * counts[0] counts every one, also those past capacity, which are not
+ * by ck_gas_member_classify. An export is appended to the outbox's
+ * exports (capacity entries: out_word[e], and its position at
+ * out_real[2 e]), a leaver to its leavers (capacity entries past them:
+ * out_word[capacity + e], and its position and velocity at
+ * out_real[2 capacity + 4 e]); a word holds the region and the id
+ * (ck_gas_member_entry), and a position has shift (the previous or the
+ * next member's, by the region's side) added to x. counts[0] counts the
+ * exports, counts[1] the leavers, also those past capacity, which are not
  * stored. A leaver becomes a ghost here only once stored, so that the
  * host may grow the outbox and ask again (again 1): leavers kept as
  * ghosts by the first call are then stored again. */
@@ -822,14 +825,23 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
       id[k] = word;
     return;
   }
-  uint e = atomic_inc(&counts[0]);
+  int leaving = region < 2;
+  uint e = atomic_inc(&counts[leaving]);
   if (e >= capacity)
     return;
-  out_word[e] = ck_gas_member_entry(region, own);
-  out_real[4 * e] = x + (region % 2 ? shift_next : shift_previous);
-  out_real[4 * e + 1] = position[2 * k + 1];
-  out_real[4 * e + 2] = velocity[2 * k];
-  out_real[4 * e + 3] = velocity[2 * k + 1];
+  ck_real shifted = x + (region % 2 ? shift_next : shift_previous);
+  if (leaving) {
+    __global ck_real *at = out_real + 2 * capacity + 4 * e;
+    out_word[capacity + e] = ck_gas_member_entry(region, own);
+    at[0] = shifted;
+    at[1] = position[2 * k + 1];
+    at[2] = velocity[2 * k];
+    at[3] = velocity[2 * k + 1];
+  } else {
+    out_word[e] = ck_gas_member_entry(region, own);
+    out_real[2 * e] = shifted;
+    out_real[2 * e + 1] = position[2 * k + 1];
+  }
   if (word != before)
     id[k] = word;
 }

@@ -103,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
                        unsigned first, unsigned *id, int classify, float lo,
                        float hi, float reach, float shift_previous,
                        float shift_next, int again, unsigned capacity,
-                       unsigned *out_word, float4 *out_real, unsigned *counts
+                       unsigned *out_word, float *out_real, unsigned *counts
 #endif
     ) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
@@ -138,15 +138,20 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     else
       region = ck_gas_member_classify(place.x, &word, lo, hi, reach);
     if (region >= 0) {
-      unsigned e = atomicAdd(&counts[0], 1u);
-      if (e < capacity) {
-        float2 speed = velocity[k];
-        out_word[e] = ck_gas_member_entry(region, own);
-        out_real[e] =
-            make_float4(place.x + (region % 2 ? shift_next : shift_previous),
-                        place.y, speed.x, speed.y);
-      } else {
+      int leaving = region < 2;
+      unsigned e = atomicAdd(&counts[leaving], 1u);
+      float shifted = place.x + (region % 2 ? shift_next : shift_previous);
+      if (e >= capacity) {
         word = before; /* not stored: it stays here, and goes next call */
+      } else if (leaving) {
+        float2 speed = velocity[k];
+        out_word[capacity + e] = ck_gas_member_entry(region, own);
+        reinterpret_cast<float4 *>(out_real + 2 * capacity)[e] =
+            make_float4(shifted, place.y, speed.x, speed.y);
+      } else {
+        out_word[e] = ck_gas_member_entry(region, own);
+        reinterpret_cast<float2 *>(out_real)[e] =
+            make_float2(shifted, place.y);
       }
     }
     if (word != before)

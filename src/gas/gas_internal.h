@@ -79,11 +79,12 @@ typedef struct ck__gas_steps {
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
    * the first half-step, then each slot by ck_gas_member_classify, its
-   * leavers and exports into the outbox (4 message_capacity entries,
-   * each tagged with its region: before lo, past hi, near lo, near hi; x
-   * plus shift[0] toward the previous member, shift[1] toward the next),
-   * counted in member_counts[0] (on the device; again as gas.cl's
-   * ck_gas_member_leave). enter: the inbox's first count entries (words,
+   * exports and leavers into the outbox as gas.cl's ck_gas_member_leave
+   * lays them out (2 message_capacity entries of each; each word tagged
+   * with its region: before lo, past hi, near lo, near hi; x plus
+   * shift[0] toward the previous member, shift[1] toward the next),
+   * counted in member_counts[0] and [1] (on the device; again as
+   * ck_gas_member_leave's). enter: the inbox's first count entries (words,
    * and 4 reals each: position, velocity) into the slots from first. */
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
                      double reach, const double shift[2], int again);
@@ -190,10 +191,12 @@ struct gas_state {
   void *staging;
   size_t staging_bytes;
   int staging_pending;
-  /* A cells-mode member's outbox entries read with its count, unasked:
-   * the last step's and a quarter more; and where they are read to. */
-  uint32_t leave_guess;
-  ck__exchange_buffer read_word, read_real;
+  /* A cells-mode member's outbox entries read with their counts,
+   * unasked (exports, leavers): the last step's and a quarter more; and
+   * the host copy they are read to, of read_bytes (fastest memory). */
+  uint32_t leave_guess[2];
+  void *read_host;
+  size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
       *enter_kernel;
@@ -375,7 +378,7 @@ ck_status ck__gas_member_make(const ck_device *device,
  * many, where there is none), the inbox's grown to hold `entries`, the
  * bytes of all, and freeing them. */
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
-ck_status ck__gas_member_inbox(gas_state *state, size_t entries);
+ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries);
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
 /* Frees a member's staging of appended slots, once its writes are done. */
@@ -414,17 +417,29 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
                               const uint32_t exports[2], size_t ghosts,
                               const uint32_t *ghost_words,
                               const float *ghost_positions);
+/* A cells-mode member's outbox, as read: its exports (a word each, with
+ * its region and id as ck_gas_member_entry makes it, and 2 floats: the
+ * position in the receiver's coordinates) and its leavers (the same, 4
+ * floats: position and velocity), in host memory the member keeps until
+ * its next step out. */
+typedef struct ck__gas_outbox {
+  uint32_t exports, leavers;
+  const uint32_t *export_words, *leaver_words;
+  const float *export_reals, *leaver_reals;
+} ck__gas_outbox;
 /* A cells-mode member's step out (ck__gas_steps.leave), every step: with
- * move 1 the first half-step, then its leavers and exports, each way,
- * counted into counts (before lo, past hi, near lo, near hi) and read,
- * in that order, into words (their ids) and reals (4 floats each:
- * position in the receiver's coordinates, velocity). The outbox grows
- * where it holds too few. Its old ghosts are dropped at the next sort;
- * its leavers stay as ghosts until then. */
+ * move 1 the first half-step, then its outbox, read (grown where it held
+ * too few). Its old ghosts are dropped at the next sort; its leavers stay
+ * as ghosts until then. */
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2],
-                               uint32_t counts[4], ck__exchange_buffer *words,
-                               ck__exchange_buffer *reals);
+                               ck__gas_outbox *out);
+/* Room for count more slots' words and 4 floats each (position,
+ * velocity) in the member's host memory, to fill; then enter puts them
+ * in the slots after those in use. Room must be reserved. */
+ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
+                               float **reals);
+ck_status ck__gas_member_enter(ck_gas *member, size_t count);
 /* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
 ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */

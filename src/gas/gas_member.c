@@ -29,8 +29,8 @@ static ck_buffer **message_buffer(gas_state *state, int which) {
 /* Each member buffer's elements and their size in bytes: the outbox's for
  * `size_by` entries a side (4 regions of them for a cells-mode member's
  * step out), the inbox's for `size_by` entries. */
-static void message_shape(const gas_state *state, uint32_t size_by,
-                          int which, size_t *count, size_t *size) {
+static void message_shape(const gas_state *state, uint32_t size_by, int which,
+                          size_t *count, size_t *size) {
   static const size_t per_entry[MESSAGE_BUFFERS] = {2, 0, 4, 16, 2, 1, 4, 1};
   *count = which == 1 ? 4 : (size_t)size_by * per_entry[which];
   *size = which == 3 || which == 6 ? state->real_size : 4;
@@ -61,20 +61,39 @@ static void free_buffers(gas_state *state, int first, int end) {
 
 void ck__gas_member_messages_free(gas_state *state) {
   free_buffers(state, 0, MESSAGE_BUFFERS);
-  free(state->read_word.data);
-  free(state->read_real.data);
-  memset(&state->read_word, 0, sizeof state->read_word);
-  memset(&state->read_real, 0, sizeof state->read_real);
 }
 
 void ck__gas_member_staging_free(gas_state *state) {
   /* Writes from it may be pending: they end before it goes. */
   if (state->staging_pending && state->queue)
     ck_queue_finish(state->queue);
-  free(state->staging);
-  state->staging = NULL;
-  state->staging_bytes = 0;
+  if (state->queue) {
+    ck__host_free(state->queue, state->staging);
+    ck__host_free(state->queue, state->read_host);
+  }
+  state->staging = state->read_host = NULL;
+  state->staging_bytes = state->read_bytes = 0;
   state->staging_pending = 0;
+}
+
+/* At least `bytes` of the queue's fastest host memory in *memory (of
+ * *capacity bytes), made anew where it holds too few; its content goes.
+ * Writes pending from it are waited for first. */
+static ck_status hold_host(gas_state *state, void **memory, size_t *capacity,
+                           size_t bytes) {
+  ck_status status = CK_OK;
+  if (bytes <= *capacity)
+    return CK_OK;
+  if (state->staging_pending)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->staging_pending = 0;
+  ck__host_free(state->queue, *memory);
+  *memory = NULL;
+  *capacity = 0;
+  CK_TRY(ck__host_alloc(state->queue, bytes + bytes / 2, memory));
+  *capacity = bytes + bytes / 2;
+fail:
+  return status;
 }
 
 /* Makes the member buffers from `first` to `end` anew, for size_by. */
@@ -107,7 +126,7 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_inbox(gas_state *state, size_t entries) {
+ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries) {
   ck_status status = CK_OK;
   if (entries <= state->inbox_capacity)
     return CK_OK;
@@ -201,51 +220,65 @@ fail:
   return status;
 }
 
+ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
+                               float **reals) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  if (state->particles + count > member->config.particles)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu slots given %zu more to its %u",
+                    member->config.particles, count, state->particles);
+  /* The writes read the staging after they are asked for: one still
+   * pending is waited for before it is filled again. */
+  if (state->staging_pending)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->staging_pending = 0;
+  CK_TRY(ck__gas_member_inbox_room(state, count));
+  CK_TRY(hold_host(state, &state->staging, &state->staging_bytes,
+                   count * (4 * sizeof(float) + sizeof(uint32_t))));
+  *words = state->staging;
+  *reals = (float *)(*words + count);
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_enter(ck_gas *member, size_t count) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t *words = state->staging;
+  float *reals = (float *)(words + count);
+  if (count == 0)
+    return CK_OK;
+  CK_TRY(ck_buffer_write(state->queue, state->in_word, 0, 4 * count, words,
+                         CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count, reals,
+                         CK_NONBLOCKING, NULL));
+  state->staging_pending = 1;
+  CK_TRY(member->steps->enter(state, state->particles, (uint32_t)count));
+  state->particles += (uint32_t)count;
+fail:
+  return status;
+}
+
 ck_status ck__gas_member_append(ck_gas *member, size_t count,
                                 const uint32_t *words, const float *reals,
                                 uint32_t stride, int ghost) {
   ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  size_t first = state->particles;
+  uint32_t *inbox_words = NULL;
+  float *inbox_reals = NULL;
   if (count == 0)
     return CK_OK;
-  if (first + count > member->config.particles)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "a member of %zu slots given %zu more to its %zu",
-                    member->config.particles, count, first);
-  /* The writes read the staging after this returns: one still pending
-   * is waited for before the staging is filled again. */
-  if (state->staging_pending)
-    CK_TRY(ck_queue_finish(state->queue));
-  state->staging_pending = 0;
-  CK_TRY(ck__gas_member_inbox(state, count));
-  size_t bytes = count * (4 * sizeof(float) + sizeof(uint32_t));
-  if (bytes > state->staging_bytes) {
-    void *grown = realloc(state->staging, bytes + bytes / 2);
-    if (!grown)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-    state->staging = grown;
-    state->staging_bytes = bytes + bytes / 2;
-  }
-  /* The inbox's words, then its entries: position and velocity (a
-   * ghost's velocity zero: it is not moved). */
-  uint32_t *marked = state->staging;
-  float *entries = (float *)(marked + count);
+  CK_TRY(ck__gas_member_inbox(member, count, &inbox_words, &inbox_reals));
+  /* Position and velocity (a ghost's velocity zero: it is not moved). */
   for (size_t e = 0; e < count; ++e) {
     const float *entry = reals + (size_t)stride * e;
-    entries[4 * e] = entry[0];
-    entries[4 * e + 1] = entry[1];
-    entries[4 * e + 2] = stride == 4 ? entry[2] : 0.0f;
-    entries[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
-    marked[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
+    inbox_reals[4 * e] = entry[0];
+    inbox_reals[4 * e + 1] = entry[1];
+    inbox_reals[4 * e + 2] = stride == 4 ? entry[2] : 0.0f;
+    inbox_reals[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
+    inbox_words[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
   }
-  CK_TRY(ck_buffer_write(state->queue, state->in_word, 0, 4 * count, marked,
-                         CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count,
-                         entries, CK_NONBLOCKING, NULL));
-  CK_TRY(member->steps->enter(state, (uint32_t)first, (uint32_t)count));
-  state->staging_pending = 1;
-  state->particles = (uint32_t)(first + count);
+  CK_TRY(ck__gas_member_enter(member, count));
 fail:
   return status;
 }
@@ -303,7 +336,7 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
   gas_state *state = &member->state;
   uint32_t capacity = state->message_capacity;
   /* The ghosts as received, to find them after the sort. */
-  CK_TRY(ck__gas_member_inbox(state, ghosts));
+  CK_TRY(ck__gas_member_inbox_room(state, ghosts));
   if (ghosts) {
     CK_TRY(write_slots(state, state->in_word, 0, ghosts, 4, ghost_words));
     CK_TRY(write_slots(state, state->in_real, 0, ghosts, 8, ghost_positions));
@@ -325,78 +358,82 @@ fail:
   return status;
 }
 
-/* Reads outbox entries [from, to) into words and reals, at the same
- * places, without waiting. */
-static ck_status read_entries(gas_state *state, size_t from, size_t to,
-                              uint32_t *words, float *reals) {
+/* Reads a cells-mode member's outbox entries [from, to), exports or
+ * (leavers 1) leavers, to the same places in its host copy, without a
+ * wait. */
+static ck_status read_entries(gas_state *state, int leavers, size_t from,
+                              size_t to) {
   ck_status status = CK_OK;
+  size_t capacity = 2 * (size_t)state->message_capacity;
+  size_t word_at = (leavers ? capacity : 0) + from;
+  size_t real_at = leavers ? 2 * capacity + 4 * from : 2 * from;
+  size_t reals = (leavers ? 4 : 2) * (to - from);
+  uint32_t *copy = (uint32_t *)state->read_host + 2;
+  float *copy_reals = (float *)(copy + 2 * capacity);
   if (to <= from)
     return CK_OK;
-  CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * from,
-                        4 * (to - from), words + from, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_read(state->queue, state->out_real, 16 * from,
-                        16 * (to - from), reals + 4 * from, CK_NONBLOCKING,
-                        NULL));
+  CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * word_at,
+                        4 * (to - from), copy + word_at, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_read(state->queue, state->out_real, 4 * real_at, 4 * reals,
+                        copy_reals + real_at, CK_NONBLOCKING, NULL));
 fail:
   return status;
 }
 
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2],
-                               uint32_t counts[4], ck__exchange_buffer *words,
-                               ck__exchange_buffer *reals) {
+                               ck__gas_outbox *out) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  uint32_t total = 0;
-  size_t capacity = 4 * (size_t)state->message_capacity;
-  /* The count and, unasked, as many entries as it is likely to hold: one
-   * wait in all, most steps. */
-  size_t guess = state->leave_guess < capacity ? state->leave_guess : capacity;
-  CK_TRY(ck__exchange_buffer_hold(&state->read_word, 4, capacity));
-  CK_TRY(ck__exchange_buffer_hold(&state->read_real, 16, capacity));
-  uint32_t *word = state->read_word.data;
-  float *real = state->read_real.data;
-  CK_TRY(member->steps->leave(state, move, lo, hi, reach, shift, 0));
-  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0, sizeof total,
-                        &total, CK_NONBLOCKING, NULL));
-  CK_TRY(read_entries(state, 0, guess, word, real));
-  CK_TRY(ck_queue_finish(state->queue));
-  if (total > capacity) {
+  uint32_t *counts = NULL;
+  for (int again = 0;; again = 1) {
+    size_t capacity = 2 * (size_t)state->message_capacity;
+    /* Its host copy: the counts, the words, then the reals (exports 2
+     * a piece, leavers 4), as the outbox lays them out. */
+    CK_TRY(hold_host(state, &state->read_host, &state->read_bytes,
+                     8 + 4 * (2 * capacity + 6 * capacity)));
+    counts = state->read_host;
+    CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
+                                again));
+    /* The counts and, unasked, as many entries as they are likely to be:
+     * one wait in all, most steps. */
+    size_t guess[2] = {state->leave_guess[0], state->leave_guess[1]};
+    for (int kind = 0; kind < 2; ++kind)
+      guess[kind] = guess[kind] < capacity ? guess[kind] : capacity;
+    CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
+                          2 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
+    for (int kind = 0; kind < 2; ++kind)
+      CK_TRY(read_entries(state, kind, 0, guess[kind]));
+    CK_TRY(ck_queue_finish(state->queue));
+    if (counts[0] <= capacity && counts[1] <= capacity) {
+      int more = 0;
+      for (int kind = 0; kind < 2; ++kind)
+        if (counts[kind] > guess[kind]) {
+          CK_TRY(read_entries(state, kind, guess[kind], counts[kind]));
+          more = 1;
+        }
+      if (more)
+        CK_TRY(ck_queue_finish(state->queue));
+      break;
+    }
+    if (again)
+      CK_FAIL(CK_ERROR_DEVICE, "a member's outbox overflowed twice");
     /* Room for them and half as many again; the leavers stored already
      * are ghosts here now, and are stored again as such. */
-    CK_TRY(ck__gas_member_messages(state, total / 4 + total / 8 + 1));
-    capacity = 4 * (size_t)state->message_capacity;
-    CK_TRY(ck__exchange_buffer_hold(&state->read_word, 4, capacity));
-    CK_TRY(ck__exchange_buffer_hold(&state->read_real, 16, capacity));
-    word = state->read_word.data;
-    real = state->read_real.data;
-    CK_TRY(member->steps->leave(state, 0, lo, hi, reach, shift, 1));
-    CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0, sizeof total,
-                          &total, CK_BLOCKING, NULL));
-    guess = 0;
+    uint32_t most = counts[0] > counts[1] ? counts[0] : counts[1];
+    CK_TRY(ck__gas_member_messages(state, most / 2 + most / 4 + 1));
   }
-  if (total > guess) {
-    CK_TRY(read_entries(state, guess, total, word, real));
-    CK_TRY(ck_queue_finish(state->queue));
-  }
-  state->leave_guess = total + total / 4 + 64;
-  /* In region order: before lo, past hi, near lo, near hi. */
-  size_t first[5] = {0, 0, 0, 0, 0};
-  for (int r = 0; r < 4; ++r)
-    counts[r] = 0;
-  for (uint32_t e = 0; e < total; ++e)
-    ++counts[word[e] >> CK_GAS_REGION_SHIFT];
-  for (int r = 0; r < 4; ++r)
-    first[r + 1] = first[r] + counts[r];
-  CK_TRY(ck__exchange_buffer_hold(words, 4, total));
-  CK_TRY(ck__exchange_buffer_hold(reals, 16, total));
-  uint32_t *sorted_word = words->data;
-  float *sorted_real = reals->data;
-  for (uint32_t e = 0; e < total; ++e) {
-    size_t at = first[word[e] >> CK_GAS_REGION_SHIFT]++;
-    sorted_word[at] = word[e] & ((1u << CK_GAS_REGION_SHIFT) - 1);
-    memcpy(sorted_real + 4 * at, real + 4 * e, 4 * sizeof *real);
-  }
+  size_t capacity = 2 * (size_t)state->message_capacity;
+  const uint32_t *words = counts + 2;
+  const float *reals = (const float *)(words + 2 * capacity);
+  for (int kind = 0; kind < 2; ++kind)
+    state->leave_guess[kind] = counts[kind] + counts[kind] / 4 + 64;
+  out->exports = counts[0];
+  out->leavers = counts[1];
+  out->export_words = words;
+  out->leaver_words = words + capacity;
+  out->export_reals = reals;
+  out->leaver_reals = reals + 2 * capacity;
 fail:
   return status;
 }

@@ -786,11 +786,11 @@ static ck_status opencl_leave(gas_state *state, int move, double lo,
                               int again) {
   ck_status status = CK_OK;
   int real = state->double_precision;
-  static const uint32_t zero = 0;
+  static const uint32_t zero[2] = {0, 0};
   if (move)
     CK_TRY(opencl_kick_drift(state));
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
-                         &zero, CK_NONBLOCKING, NULL));
+                         zero, CK_NONBLOCKING, NULL));
   ck_kernel_args args;
   ck_kernel *kernel = state->leave_kernel;
   ck_kernel_args_begin(kernel, &args);
@@ -804,7 +804,7 @@ static ck_status opencl_leave(gas_state *state, int move, double lo,
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, 4 * state->message_capacity);
+  ck_kernel_args_u32(&args, 2 * state->message_capacity);
   ck_kernel_args_buffer(&args, state->out_word);
   ck_kernel_args_buffer(&args, state->out_real);
   ck_kernel_args_buffer(&args, state->member_counts);

@@ -304,9 +304,9 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
   const ck_real *velocity = ck__reals(state->velocity);
   uint32_t *id = ck__words(state->id), *out_word = ck__words(state->out_word);
   ck_real *out_real = ck__reals(state->out_real);
-  uint32_t capacity = 4 * state->message_capacity;
+  uint32_t capacity = 2 * state->message_capacity;
   uint32_t *counts = ck__words(state->member_counts);
-  counts[0] = 0;
+  counts[0] = counts[1] = 0;
   for (uint32_t k = 0; k < state->particles; ++k) {
     uint32_t word = id[k];
     uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
@@ -317,15 +317,20 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     else
       region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
                                       (ck_real)reach);
-    if (region >= 0 && counts[0]++ >= capacity)
+    int leaving = region >= 0 && region < 2;
+    if (region >= 0 && counts[leaving]++ >= capacity)
       continue;
     if (region >= 0) {
-      size_t e = counts[0] - 1;
-      out_word[e] = ck_gas_member_entry(region, own);
-      out_real[4 * e] = x + (ck_real)shift[region % 2];
-      out_real[4 * e + 1] = position[2 * k + 1];
-      out_real[4 * e + 2] = velocity[2 * k];
-      out_real[4 * e + 3] = velocity[2 * k + 1];
+      size_t e = counts[leaving] - 1;
+      ck_real *at = leaving ? out_real + 2 * (size_t)capacity + 4 * e
+                            : out_real + 2 * e;
+      out_word[leaving ? capacity + e : e] = ck_gas_member_entry(region, own);
+      at[0] = x + (ck_real)shift[region % 2];
+      at[1] = position[2 * k + 1];
+      if (leaving) {
+        at[2] = velocity[2 * k];
+        at[3] = velocity[2 * k + 1];
+      }
     }
     id[k] = word;
   }

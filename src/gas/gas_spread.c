@@ -389,39 +389,46 @@ typedef struct envelope {
   uint32_t migrants, ghosts;
 } envelope;
 
-/* The first half-step (with phase_move), then the message each way. */
+/* The first half-step (with phase_move), then the message each way: its
+ * leavers (whole) and its exports (as ghosts) for that neighbour. */
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  uint32_t counts[4];
+  ck__gas_outbox box;
+  (void)i;
   CK_TRY(ck__gas_member_leave(m->gas, s->phase_move, m->border[PREVIOUS],
-                              m->border[NEXT], s->reach, m->shift, counts,
-                              &s->words[i], &s->reals[i]));
-  const uint32_t *words = s->words[i].data;
-  const float *reals = s->reals[i].data;
-  size_t first[4] = {0, counts[0], counts[0] + counts[1],
-                     counts[0] + counts[1] + counts[2]};
+                              m->border[NEXT], s->reach, m->shift, &box));
+  /* Regions 0 and 1 leave toward the previous and the next member; 2
+   * and 3 are ghosts for them. */
+  envelope heads[2] = {{0, 0}, {0, 0}};
+  for (uint32_t e = 0; e < box.leavers; ++e)
+    ++heads[box.leaver_words[e] >> CK_GAS_REGION_SHIFT].migrants;
+  for (uint32_t e = 0; e < box.exports; ++e)
+    ++heads[(box.export_words[e] >> CK_GAS_REGION_SHIFT) - 2].ghosts;
+  migrant *migrants[2];
+  ghost *ghosts[2];
   for (int side = 0; side < 2; ++side) {
-    envelope head = {counts[side], counts[2 + side]};
-    size_t bytes = sizeof head + head.migrants * sizeof(migrant) +
-                   head.ghosts * sizeof(ghost);
+    size_t bytes = sizeof(envelope) + heads[side].migrants * sizeof(migrant) +
+                   heads[side].ghosts * sizeof(ghost);
     CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
     unsigned char *out = m->out[side].data;
-    memcpy(out, &head, sizeof head);
-    out += sizeof head;
-    for (size_t e = first[side]; e < first[side] + head.migrants; ++e) {
-      migrant p = {words[e], reals[4 * e], reals[4 * e + 1], reals[4 * e + 2],
-                   reals[4 * e + 3]};
-      memcpy(out, &p, sizeof p);
-      out += sizeof p;
-    }
-    for (size_t e = first[2 + side]; e < first[2 + side] + head.ghosts; ++e) {
-      ghost p = {words[e], reals[4 * e], reals[4 * e + 1]};
-      memcpy(out, &p, sizeof p);
-      out += sizeof p;
-    }
+    memcpy(out, &heads[side], sizeof(envelope));
+    migrants[side] = (migrant *)(out + sizeof(envelope));
+    ghosts[side] = (ghost *)(migrants[side] + heads[side].migrants);
   }
-  m->own -= counts[0] + counts[1];
-  m->kept = counts[0] + counts[1];
+  const uint32_t id_bits = (1u << CK_GAS_REGION_SHIFT) - 1;
+  for (uint32_t e = 0; e < box.leavers; ++e) {
+    const float *r = box.leaver_reals + 4 * (size_t)e;
+    int side = (int)(box.leaver_words[e] >> CK_GAS_REGION_SHIFT);
+    *migrants[side]++ =
+        (migrant){box.leaver_words[e] & id_bits, r[0], r[1], r[2], r[3]};
+  }
+  for (uint32_t e = 0; e < box.exports; ++e) {
+    const float *r = box.export_reals + 2 * (size_t)e;
+    int side = (int)(box.export_words[e] >> CK_GAS_REGION_SHIFT) - 2;
+    *ghosts[side]++ = (ghost){box.export_words[e] & id_bits, r[0], r[1]};
+  }
+  m->own -= box.leavers;
+  m->kept = box.leavers;
 fail:
   return status;
 }
@@ -455,29 +462,31 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) +
                                              arrived + ghosts));
   s->run.queues[i] = ck__gas_member_queue(m->gas);
-  CK_TRY(hold_scratch(s, i, arrived + ghosts, 4));
-  uint32_t *words = s->words[i].data;
-  float *reals = s->reals[i].data;
+  uint32_t *words = NULL;
+  float *reals = NULL;
+  CK_TRY(ck__gas_member_inbox(m->gas, arrived + ghosts, &words, &reals));
+  /* The arrivals as its own, then the ghosts (marked, velocity 0). */
   size_t at = 0;
   for (int side = 0; side < 2; ++side) {
-    const unsigned char *in =
-        (const unsigned char *)s->from[side][i].data + sizeof(envelope);
+    const migrant *in =
+        (const migrant *)((const unsigned char *)s->from[side][i].data +
+                          sizeof(envelope));
     for (uint32_t e = 0; e < heads[side].migrants; ++e, ++at) {
       migrant p;
-      memcpy(&p, in + e * sizeof p, sizeof p);
+      memcpy(&p, in + e, sizeof p);
       CK_TRY(check_arrival(s, m, &p));
       words[at] = p.word;
       memcpy(reals + 4 * at, &p.u, 4 * sizeof *reals);
     }
   }
-  /* Then the ghosts, which do not move (velocity 0), in one write. */
   for (int side = 0; side < 2; ++side) {
-    const unsigned char *in = (const unsigned char *)s->from[side][i].data +
-                              sizeof(envelope) +
-                              heads[side].migrants * sizeof(migrant);
+    const ghost *in =
+        (const ghost *)((const unsigned char *)s->from[side][i].data +
+                        sizeof(envelope) +
+                        heads[side].migrants * sizeof(migrant));
     for (uint32_t e = 0; e < heads[side].ghosts; ++e, ++at) {
       ghost p;
-      memcpy(&p, in + e * sizeof p, sizeof p);
+      memcpy(&p, in + e, sizeof p);
       words[at] =
           CK_GAS_GHOST | p.word | (side == NEXT ? CK_GAS_FROM_NEXT : 0u);
       reals[4 * at] = p.u;
@@ -486,7 +495,7 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
     }
     m->ghosts[side] = heads[side].ghosts;
   }
-  CK_TRY(ck__gas_member_append(m->gas, arrived + ghosts, words, reals, 4, 0));
+  CK_TRY(ck__gas_member_enter(m->gas, arrived + ghosts));
   m->own += arrived;
   CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + ghosts));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));

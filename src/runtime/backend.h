@@ -49,6 +49,10 @@ typedef struct ck__queue_ops {
   ck_status (*launch)(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                       const size_t *global, const size_t *local,
                       ck_event *event);
+  /* Host memory the queue's transfers move fastest (page-locked), or
+   * NULL for plain memory (ck__host_alloc). */
+  ck_status (*host_alloc)(ck_queue *queue, size_t size, void **pointer);
+  void (*host_free)(ck_queue *queue, void *pointer);
   ck_status (*event_wait)(ck_event *event);
   ck_status (*event_times)(ck_event *event, uint64_t *start_ns,
                            uint64_t *end_ns);

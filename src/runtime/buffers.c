@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/runtime.h"
+#include "runtime/backend.h"
 
 ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
                           int double_precision, const double *values,
@@ -39,6 +39,25 @@ ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
                                  : (double)((float *)staging)[i];
   free(staging);
   return status;
+}
+
+ck_status ck__host_alloc(ck_queue *queue, size_t size, void **pointer) {
+  size = size ? size : 1;
+  if (queue->ops->host_alloc)
+    return queue->ops->host_alloc(queue, size, pointer);
+  *pointer = malloc(size);
+  return *pointer ? CK_OK
+                  : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                             "out of host memory for %zu bytes", size);
+}
+
+void ck__host_free(ck_queue *queue, void *pointer) {
+  if (!pointer)
+    return;
+  if (queue->ops->host_free)
+    queue->ops->host_free(queue, pointer);
+  else
+    free(pointer);
 }
 
 ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer) {

@@ -622,6 +622,26 @@ static ck_status cu_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
               cudaMemcpyDeviceToHost, mode, event, "reading a buffer");
 }
 
+static ck_status cu_host_alloc(ck_queue *queue, size_t size, void **pointer) {
+  ck_status status = use_device(queue);
+  if (status != CK_OK)
+    return status;
+  cudaError_t code = cudaMallocHost(pointer, size);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    *pointer = NULL;
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of page-locked host memory for %zu bytes (%s)", size,
+                    cudaGetErrorString(code));
+  }
+  return CK_OK;
+}
+
+static void cu_host_free(ck_queue *queue, void *pointer) {
+  (void)queue;
+  cudaFreeHost(pointer);
+}
+
 static ck_status cu_copy(ck_queue *queue, ck_buffer *destination,
                          size_t destination_offset, ck_buffer *source,
                          size_t source_offset, size_t size, ck_event *event) {
@@ -1199,6 +1219,8 @@ const ck__queue_ops ck__cuda_ops = {
     .kernel_set_arg = cu_kernel_set_arg,
     .kernel_argument_count = cu_kernel_argument_count,
     .launch = cu_launch,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
     .event_wait = cu_event_wait,
     .event_times = cu_event_times,
     .event_destroy = cu_event_destroy,

@@ -54,6 +54,14 @@ ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
 ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
                          int double_precision, double *values, size_t count);
 
+/* Host memory of at least size bytes that the queue's reads and writes
+ * move fastest: page-locked on CUDA (transfers then go at the bus's
+ * speed, and without a wait where asked), plain memory elsewhere. Free
+ * it with ck__host_free on the same queue. Errors:
+ * CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__host_alloc(ck_queue *queue, size_t size, void **pointer);
+void ck__host_free(ck_queue *queue, void *pointer);
+
 /* A buffer of at least one byte. */
 ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer);
 /* A buffer of count elements of size bytes (at least one byte), zeroed by
