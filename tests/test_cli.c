@@ -68,8 +68,8 @@ static const char *stdout_target;
 static const char *stdin_source;
 static const char *run_directory;
 /* When set, the next runs get SIGINT once a file whose name begins so
- * appears in the work directory (a run's temporary output: by then it is
- * running). */
+ * appears in the work directory with bytes in it (a run's temporary
+ * output, written: by then it is running). */
 static const char *interrupt_when;
 /* With interrupt_when: a second SIGINT soon after the first. */
 static int interrupt_twice;
@@ -160,15 +160,29 @@ static void become_unprivileged(void) {
   }
 }
 
-static int work_dir_has(const char *prefix) {
+/* Whether the work directory holds a file whose name begins with prefix
+ * (with written 1, one that holds some bytes already: the check of an
+ * output's path before a run makes an empty temporary for a moment). */
+static int work_dir_holds(const char *prefix, int written) {
   DIR *directory = opendir(work_dir);
   struct dirent *item;
   int found = 0;
-  while (directory && !found && (item = readdir(directory)))
+  while (directory && !found && (item = readdir(directory))) {
     found = strncmp(item->d_name, prefix, strlen(prefix)) == 0;
+    if (found && written) {
+      char path[1200];
+      struct stat info;
+      snprintf(path, sizeof path, "%s/%s", work_dir, item->d_name);
+      found = stat(path, &info) == 0 && info.st_size > 0;
+    }
+  }
   if (directory)
     closedir(directory);
   return found;
+}
+
+static int work_dir_has(const char *prefix) {
+  return work_dir_holds(prefix, 0);
 }
 
 /* clkit's argv for arguments (NULL-terminated, at most MAX_ARGS). */
@@ -246,7 +260,7 @@ static run_output run_clkit_env(const char *const *environment,
     read_terminal(primary, &shown, &shown_size);
     if (done == child)
       break;
-    if (interrupt_when && !interrupted && work_dir_has(interrupt_when)) {
+    if (interrupt_when && !interrupted && work_dir_holds(interrupt_when, 1)) {
       kill(child, interrupt_signal ? interrupt_signal : SIGINT);
       interrupted = 1;
       if (interrupt_twice) {
