@@ -436,7 +436,7 @@ fail:
 
 /* Sets up the state, buffers and steps for a resolved configuration. */
 static ck_status build_state(const ck_device *device, ck_gas *gas,
-                             int double_precision) {
+                             int double_precision, int build) {
   ck_status status = CK_OK;
   gas_state *state = &gas->state;
   set_constants(device, gas, double_precision);
@@ -451,7 +451,8 @@ static ck_status build_state(const ck_device *device, ck_gas *gas,
       CK__CUDA_STEPS(device, ck__gas_cuda_steps, ck__gas_cuda_native(state)),
       &gas->merged_steps, sizeof gas->merged_steps);
   CK_TRY(make_buffers(device, gas));
-  CK_TRY(gas->steps->setup(state));
+  if (build)
+    CK_TRY(gas->steps->setup(state));
 fail:
   return status;
 }
@@ -658,7 +659,7 @@ static ck_status create_gas(const ck_device *device,
   CK_TRY(resolve_start(c, temperature_given, &frame, &box_option));
   /* The device's buffers first: a system that cannot fit fails there,
    * before the host holds its starting state. */
-  CK_TRY(build_state(device, gas, double_precision));
+  CK_TRY(build_state(device, gas, double_precision, 1));
   CK_TRY(start_particles(c, &frame, box_option, double_precision, &positions,
                          &velocities));
   CK_TRY(start(gas, positions, velocities));
@@ -692,9 +693,19 @@ ck_status ck_gas_create(const ck_device *device, const ck_gas_config *config,
  * made here.
  */
 
+ck_status ck__gas_member_build(ck_gas *member) {
+  /* The setup sizes its reductions by the slots the member can hold. */
+  uint32_t used = member->state.particles;
+  member->state.particles = (uint32_t)member->config.particles;
+  ck_status status = member->steps->setup(&member->state);
+  member->state.particles = used;
+  return status;
+}
+
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
-                              uint32_t messages, int walls_x, ck_gas **member) {
+                              uint32_t messages, int walls_x, int build,
+                              ck_gas **member) {
   ck_status status = CK_OK;
   ck_gas *gas = new_gas(config, forms);
   *member = NULL;
@@ -703,7 +714,7 @@ ck_status ck__gas_member_make(const ck_device *device,
   gas->state.member = 1;
   gas->state.walls_x = walls_x;
   gas->state.message_capacity = messages;
-  CK_TRY(build_state(device, gas, 0));
+  CK_TRY(build_state(device, gas, 0, build));
   /* Empty until its particles are appended. */
   gas->state.particles = 0;
   *member = gas;
@@ -1603,7 +1614,7 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
                          &at));
   /* The state's own checks (the Verlet lists' length, from the density
    * and the range) judge the file's configuration too. */
-  status = build_state(device, loaded, real_size == 8);
+  status = build_state(device, loaded, real_size == 8, 1);
   if (status == CK_ERROR_INVALID_ARGUMENT)
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   CK_TRY(status);

@@ -372,7 +372,12 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
  */
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
-                              uint32_t messages, int walls_x, ck_gas **member);
+                              uint32_t messages, int walls_x, int build,
+                              ck_gas **member);
+/* A member made with build 0 holds its memory but no programs yet (so
+ * that members agree that all fit before any builds): this builds
+ * them. */
+ck_status ck__gas_member_build(ck_gas *member);
 /* The member buffers of a state: its outbox's for `messages` entries a
  * side (made anew; the old ones freed; the inbox made too, for twice as
  * many, where there is none), the inbox's grown to hold `entries`, the

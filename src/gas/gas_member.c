@@ -203,7 +203,8 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   CK_TRY(read_slots(state, state->velocity, used, 2 * real, velocities));
   CK_TRY(read_slots(state, state->id, used, 4, ids));
   CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
-                             state->message_capacity, state->walls_x, &grown));
+                             state->message_capacity, state->walls_x, 1,
+                             &grown));
   gas_state *fresh = &grown->state;
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));

@@ -781,9 +781,8 @@ fail:
   return status;
 }
 
-static ck_status opencl_leave(gas_state *state, int move, double lo,
-                              double hi, double reach, const double shift[2],
-                              int again) {
+static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
+                              double reach, const double shift[2], int again) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   static const uint32_t zero[2] = {0, 0};

@@ -322,8 +322,8 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
       continue;
     if (region >= 0) {
       size_t e = counts[leaving] - 1;
-      ck_real *at = leaving ? out_real + 2 * (size_t)capacity + 4 * e
-                            : out_real + 2 * e;
+      ck_real *at =
+          leaving ? out_real + 2 * (size_t)capacity + 4 * e : out_real + 2 * e;
       out_word[leaving ? capacity + e : e] = ck_gas_member_entry(region, own);
       at[0] = x + (ck_real)shift[region % 2];
       at[1] = position[2 * k + 1];

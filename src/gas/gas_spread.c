@@ -799,32 +799,46 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
                   ? (m->index == 0 ? 1 : 0) | (m->index + 1 == s->total ? 2 : 0)
                   : 0;
   ck_status status = ck__gas_member_make(&s->devices[i], &c, s->forms,
-                                         (uint32_t)messages, walls, &m->gas);
+                                         (uint32_t)messages, walls, 0, &m->gas);
   if (status == CK_OK)
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   return status;
 }
 
 /* Member i's own particles, from the whole run's, in its coordinates. */
+/* Whether member m holds the particle at u along the cut. */
+static int holds(const ck__gas_spread *s, const member *m, double u) {
+  return u >= m->lo && (u < m->hi || m->index + 1 == s->total);
+}
+
+/* Member i's slab, and its device state for the particles in it, its
+ * memory taken but its programs not built yet. */
+static ck_status make_slab(ck__gas_spread *s, member *m, size_t i,
+                           const double *positions) {
+  place_member(s, m, i);
+  m->own = 0;
+  for (size_t k = 0; k < s->config.particles; ++k)
+    m->own += holds(s, m, coordinate(s, positions, k));
+  return make_member(s, m, i, m->own);
+}
+
+/* Member i's programs, then its own particles from the whole run's, in
+ * its coordinates. */
 static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
                                 const double *positions,
                                 const double *velocities) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
   int a = s->axis;
-  size_t own = 0;
-  for (size_t k = 0; k < c->particles; ++k) {
-    double u = coordinate(s, positions, k);
-    own += u >= m->lo && (u < m->hi || m->index + 1 == s->total);
-  }
-  CK_TRY(make_member(s, m, i, own));
+  size_t own = m->own;
+  CK_TRY(ck__gas_member_build(m->gas));
   CK_TRY(hold_scratch(s, i, own, 4));
   uint32_t *words = s->words[i].data;
   float *reals = s->reals[i].data;
   size_t at = 0;
   for (size_t k = 0; k < c->particles && at < own; ++k) {
     double u = coordinate(s, positions, k);
-    if (!(u >= m->lo && (u < m->hi || m->index + 1 == s->total)))
+    if (!holds(s, m, u))
       continue;
     double v = positions[2 * k + 1 - (size_t)a];
     if (!c->walls)
@@ -837,7 +851,6 @@ static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
     ++at;
   }
   CK_TRY(ck__gas_member_append(m->gas, own, words, reals, 4, 0));
-  m->own = own;
 fail:
   return status;
 }
@@ -857,21 +870,28 @@ fail:
 typedef struct deal_call {
   ck__gas_spread *spread;
   const double *positions, *velocities;
+  int fill; /* 0: make the slabs' states; 1: build them and fill them */
 } deal_call;
 
 static ck_status deal_member(void *context, size_t i) {
   const deal_call *call = context;
   ck__gas_spread *s = call->spread;
-  place_member(s, &s->members[i], i);
+  if (!call->fill)
+    return make_slab(s, &s->members[i], i, call->positions);
   return take_particles(s, &s->members[i], i, call->positions,
                         call->velocities);
 }
 
+/* The members agree that all of their states fit before any builds its
+ * programs (which can take seconds): a member too small for its slab is
+ * reported at once. */
 static ck_status deal(ck__gas_spread *s, const double *positions,
                       const double *velocities) {
   ck_status status = CK_OK;
-  deal_call call = {s, positions, velocities};
+  deal_call call = {s, positions, velocities, 0};
   CK_TRY(cut_slabs(s, positions));
+  CK_TRY(ck__spread_each(&s->run, deal_member, &call));
+  call.fill = 1;
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
   if (s->config.neighbors == CK_GAS_CELLS) {
     /* The first ghosts, and forces without a kick. */
