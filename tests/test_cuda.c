@@ -107,6 +107,12 @@ static const struct {
                "-DCK_GAS_BLOCK=256 "
                "-DCK_GAS_SCAN_THREADS=512 -DCK_GAS_SCAN_ITEMS=8 "
                "-DCK_REAL_DOUBLE=0"},
+    /* A spread member's slab: walls across x, its own member kernels. */
+    {"gas.cu", "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=1 "
+               "-DCK_GAS_FORCE_SHIFT=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=1 "
+               "-DCK_GAS_BLOCK=256 "
+               "-DCK_GAS_SCAN_THREADS=512 -DCK_GAS_SCAN_ITEMS=8 "
+               "-DCK_REAL_DOUBLE=0"},
 };
 
 /* Which GPUs get machine code, which PTX for the driver to compile, and

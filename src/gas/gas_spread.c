@@ -324,9 +324,12 @@ static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   size_t count = m->ghosts[PREVIOUS] + m->ghosts[NEXT];
   CK_TRY(hold_scratch(s, i, count, 2));
   float *reals = s->reals[i].data;
-  memcpy(reals, s->from[PREVIOUS][i].data, 8 * m->ghosts[PREVIOUS]);
-  memcpy(reals + 2 * m->ghosts[PREVIOUS], s->from[NEXT][i].data,
-         8 * m->ghosts[NEXT]);
+  /* A slab may hold no ghosts from a side, whose buffer is then empty. */
+  if (m->ghosts[PREVIOUS] > 0)
+    memcpy(reals, s->from[PREVIOUS][i].data, 8 * m->ghosts[PREVIOUS]);
+  if (m->ghosts[NEXT] > 0)
+    memcpy(reals + 2 * m->ghosts[PREVIOUS], s->from[NEXT][i].data,
+           8 * m->ghosts[NEXT]);
   CK_TRY(ck__gas_member_unpack(m->gas, count, reals));
 fail:
   return status;
