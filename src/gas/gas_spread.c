@@ -5,13 +5,15 @@
  * Each member is a device state of its own (gas_member.c) that holds the
  * particles of its slab and ghost copies of its neighbours' within reach
  * (rc + skin) of its borders, and steps them with the kernels one device
- * uses. Members rebuild together, when one of them has a particle that
- * moved half the skin since the last rebuild (in cells mode too): the
- * particles that left a slab go to their new owner, then each member
- * sends its neighbours their new ghosts, and sorts. Between rebuilds only
- * the ghosts' positions cross, from the slots found at the rebuild. A
- * particle keeps its id wherever it goes: the Langevin noise is drawn
- * from it, and outputs are in its order.
+ * uses. In Verlet mode members rebuild together, when one of them has a
+ * particle that moved half the skin since the last rebuild: the particles
+ * that left a slab go to their new owner, then each member sends its
+ * neighbours their new ghosts, and sorts. Between rebuilds only the
+ * ghosts' positions cross, from the slots found at the rebuild. In cells
+ * mode members exchange migrants and ghosts every step, keeping leavers
+ * as ghosts until their next sort. A particle keeps its id wherever it
+ * goes: the Langevin noise is drawn from it, and outputs are in its
+ * order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
  * what lies past their slabs); a member's coordinates run along the cut
