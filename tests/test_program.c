@@ -536,6 +536,50 @@ static void assembled_for_device(const ck_device_set *set, long opencl) {
          device->id);
 }
 
+/* Two PoCL CPU devices of one platform: on PoCL 4 and later their builds
+ * must differ (PoCL's process-wide table of kernel libraries aborts at
+ * exit when two devices share an entry); on PoCL 3 and elsewhere they
+ * stay the same, so that the devices share one build. */
+static void pocl_devices_build_apart(void) {
+  static const struct {
+    const char *platform_version;
+    int apart;
+  } cases[] = {
+      {"OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC, LLVM 16", 1},
+      {"OpenCL 3.0 PoCL 4.0  Linux, Release, RELOC, LLVM 15", 1},
+      {"OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, RELOC, LLVM 15", 0},
+      {"OpenCL 3.0 CUDA 13.0.84", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ck_device devices[2];
+    char options[2][1024];
+    for (int d = 0; d < 2; ++d) {
+      memset(&devices[d], 0, sizeof devices[d]);
+      devices[d].backend = CK_BACKEND_OPENCL;
+      devices[d].kind = CK_KIND_CPU;
+      snprintf(devices[d].platform_version,
+               sizeof devices[d].platform_version, "%s",
+               cases[i].platform_version);
+      snprintf(devices[d].c_version, sizeof devices[d].c_version,
+               "OpenCL C 1.2 pocl");
+      devices[d].device_index = d;
+      devices[d].warp_width = 1;
+      devices[d].max_work_group_size = 4096;
+      devices[d].local_memory = 1 << 20;
+      CHECK_OK(ck__device_build_options(&devices[d], options[d],
+                                        sizeof options[d]));
+    }
+    int apart = strcmp(options[0], options[1]) != 0;
+    CHECK_MSG(apart == cases[i].apart, "%s: '%s' and '%s'",
+              cases[i].platform_version, options[0], options[1]);
+    /* Only the device's index tells the builds apart. */
+    if (cases[i].apart)
+      CHECK_MSG(strstr(options[1], "-DCK_POCL_DEVICE=1") != NULL &&
+                    strstr(options[0], "-DCK_POCL_DEVICE=0") != NULL,
+                "%s", options[1]);
+  }
+}
+
 int main(void) {
   const char *temporary = getenv("TMPDIR");
   if (!temporary || !*temporary)
@@ -557,6 +601,7 @@ int main(void) {
   copy_sources();
 
   assembly();
+  pocl_devices_build_apart();
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
   long opencl = test_opencl_device(&set);

@@ -629,16 +629,27 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
    * still reach the build log. */
   int inhibit_warnings =
       device->backend == CK_BACKEND_OPENCL && device->kind == CK_KIND_CPU;
+  /* PoCL 4 and 5 keep one table of loaded kernel libraries for the
+   * process, keyed by the build's hash: two devices that build the same
+   * program share an entry, and releasing both trips PoCL's assertion
+   * (ref_count > 0) at exit. A define naming the device makes each
+   * device's build its own, at the cost of compiling it once a device
+   * (docs/kernels.md, "PoCL"). PoCL 3 has no such table. */
+  int own_build = ck__device_pocl_major(device) >= 4;
+  char device_define[48] = "";
+  if (own_build)
+    snprintf(device_define, sizeof device_define,
+             " -DCK_POCL_DEVICE=%d", device->device_index);
   int written = snprintf(
       options, capacity,
       "%s%s-DCK_DEVICE_GPU=%d -DCK_DEVICE_CPU=%d -DCK_DEVICE_NVIDIA=%d "
       "-DCK_HAS_FP64=%d -DCK_WARP_WIDTH=%u -DCK_MAX_WORK_GROUP=%zu "
-      "-DCK_LOCAL_MEMORY=%llu",
+      "-DCK_LOCAL_MEMORY=%llu%s",
       has_c12 ? "-cl-std=CL1.2 " : "", inhibit_warnings ? "-w " : "",
       device->kind == CK_KIND_GPU, device->kind == CK_KIND_CPU,
       device->kind == CK_KIND_GPU && strstr(device->vendor, "NVIDIA") != NULL,
       device->has_fp64 ? 1 : 0, device->warp_width, device->max_work_group_size,
-      device->local_memory);
+      device->local_memory, device_define);
   if (written < 0 || (size_t)written >= capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "build options overflow");
   return CK_OK;
