@@ -15,9 +15,10 @@ message. Usage errors exit 2, said once under MPI (an input on "-"
 among them). A gas spread the same ways must give one device's energies
 and pressure, to rounding, and its checkpoint must restart on another
 number of ranks. Over MPI too: shares past a double's sum are dealt as
-equal ones; failing ranks say so in a line each; a swarm too large for
-rank 1 ends the run before rank 0 builds kernels (PoCL); and a signal to
-a rank or to mpirun (Ctrl-C, once or twice) leaves no temporary.
+equal ones; failing ranks say so in a line each; a swarm, islands, a
+colony or a network too large for rank 1 ends the run before any rank
+builds kernels (PoCL); and a signal to a rank or to mpirun (Ctrl-C, once
+or twice) leaves no temporary.
 
 CLKIT_SPREAD_DEVICES=A,B,... runs the device checks over those devices
 rather than two PoCL devices (four GPUs, say); CLKIT_SPREAD_MPI_DEVICE
@@ -363,26 +364,55 @@ if MPIRUN:
                   result(more + ["--device", "ref"]),
                   result(more + on, RANKS[0]), RANKS[0])
 
-def early_failure():
-    """A member whose swarm cannot fit fails the others before they build
-    their kernels: rank 0, on PoCL, leaves PoCL's cache empty."""
+def early_failure(what, args, limited=False):
+    """A member that cannot fit its share (`what`) fails the others before
+    they build their kernels, so PoCL's cache stays empty. Rank 0 is on
+    PoCL; rank 1 fails its memory check on ref, or, where no share can
+    outgrow the host (limited), on PoCL limited to 1 GB."""
+    mpi = [MPIRUN, "--oversubscribe", "--allow-run-as-root"]
+    if limited and len(pocl) < 2:
+        print(f"skip: {what}: fewer than two PoCL devices")
+        return
+    if limited:
+        devices = ["--device", ",".join(pocl[:2]), "--spread"]
+        command = mpi + ["-np", "1", CLKIT] + args + devices + [
+            ":", "-np", "1", "env", "POCL_MEMORY_LIMIT=1", CLKIT] + args + \
+            devices
+    else:
+        command = mpi + ["-np", "2", CLKIT] + args + [
+            "--device", pocl[0] + ",ref", "--spread"]
     with tempfile.TemporaryDirectory() as cache:
         started = time.time()
-        done = subprocess.run(
-            [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "2",
-             CLKIT, "run", "pso", "--device", pocl[0] + ",ref", "--spread",
-             "--particles", "2e9", "--dim", "1000", "--shares", "1,1e9",
-             "--iters", "1"], env=dict(ENV, POCL_CACHE_DIR=cache),
-            capture_output=True, text=True, timeout=120)
+        done = subprocess.run(command, env=dict(ENV, POCL_CACHE_DIR=cache),
+                              capture_output=True, text=True, timeout=120)
         took = time.time() - started
         built = [name for _, _, names in os.walk(cache) for name in names
                  if not name.startswith("tempfile")]
-    if done.returncode != 1 or built or "needs about" not in done.stderr:
-        fail(f"a swarm too large for rank 1: exit {done.returncode}, rank 0 "
-             f"built {built}: {done.stderr.strip()!r}")
+    if done.returncode != 1 or built or "GB; device" not in done.stderr or \
+            "rank 1" not in done.stderr:
+        fail(f"{what} for rank 1: exit {done.returncode} after {took:.1f} s, "
+             f"{len(built)} files built: {done.stderr.strip()!r}")
     else:
-        print(f"ok: a swarm too large for rank 1 ended the run in "
-              f"{took:.1f} s, before rank 0 built its kernels")
+        print(f"ok: {what} for rank 1 ended the run in {took:.1f} s, "
+              f"before any rank built kernels")
+
+
+def early_failures():
+    """Each workload's member too small for its share, over two ranks: a
+    colony's ants are at most 65536, and an MLP's members each hold the
+    whole network."""
+    early_failure("a swarm too large", [
+        "run", "pso", "--particles", "2e9", "--dim", "1000", "--shares",
+        "1,1e9", "--iters", "1"])
+    early_failure("islands too large", [
+        "run", "ga", "--islands", "1000000", "--island-size", "2048",
+        "--dim", "1000", "--shares", "1,1e9", "--gens", "1"])
+    early_failure("a colony too large", [
+        "run", "aco", "random:2000", "--ants", "65536", "--shares", "1,1e9",
+        "--iters", "1"], limited=True)
+    early_failure("a network too large", [
+        "run", "nn", "--train", LETTERS, "--split", "16000", "--layers",
+        "16,10000,10000,26", "--epochs", "1"], limited=True)
 
 
 def running(pid):
@@ -498,7 +528,7 @@ def mpi_failures():
     else:
         print(f"ok: 3 ranks failing: {len(said)} lines, one a rank")
     if pocl:
-        early_failure()
+        early_failures()
     temporaries_removed()
 
 

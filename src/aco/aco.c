@@ -524,10 +524,10 @@ fail:
   return status;
 }
 
-ck_status ck__aco_create_slice(const ck_device *device,
-                               const ck_tsp_instance *instance,
-                               const ck_aco_config *config, uint32_t first,
-                               ck_aco **aco) {
+ck_status ck__aco_slice_allocate(const ck_device *device,
+                                 const ck_tsp_instance *instance,
+                                 const ck_aco_config *config, uint32_t first,
+                                 ck_aco **aco) {
   ck_status status = CK_OK;
   ck_aco *created = calloc(1, sizeof *created);
   *aco = NULL;
@@ -538,12 +538,31 @@ ck_status ck__aco_create_slice(const ck_device *device,
   CK_TRY(allocate(created, device));
   double started = ck__seconds();
   CK_TRY(upload_colony(created, device, instance));
-  CK_TRY(set_up(created));
   created->setup_s = ck__seconds() - started;
   *aco = created;
   return CK_OK;
 fail:
   ck_aco_destroy(created);
+  return status;
+}
+
+ck_status ck__aco_slice_set_up(ck_aco *aco) {
+  double started = ck__seconds();
+  ck_status status = set_up(aco);
+  aco->setup_s += ck__seconds() - started;
+  return status;
+}
+
+ck_status ck__aco_create_slice(const ck_device *device,
+                               const ck_tsp_instance *instance,
+                               const ck_aco_config *config, uint32_t first,
+                               ck_aco **aco) {
+  ck_status status =
+      ck__aco_slice_allocate(device, instance, config, first, aco);
+  if (status == CK_OK && (status = ck__aco_slice_set_up(*aco)) != CK_OK) {
+    ck_aco_destroy(*aco);
+    *aco = NULL;
+  }
   return status;
 }
 

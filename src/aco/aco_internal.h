@@ -155,6 +155,16 @@ ck_status ck__aco_create_slice(const ck_device *device,
                                const ck_tsp_instance *instance,
                                const ck_aco_config *config, uint32_t first,
                                ck_aco **aco);
+/* ck__aco_create_slice in two parts, so that a spread colony's members
+ * agree that their ants fit before any builds kernels: the settings, the
+ * memory check, the queue and the graph and colony on the device; then
+ * the kernels and the first pheromone (a slice that fails it is the
+ * caller's to destroy). */
+ck_status ck__aco_slice_allocate(const ck_device *device,
+                                 const ck_tsp_instance *instance,
+                                 const ck_aco_config *config, uint32_t first,
+                                 ck_aco **aco);
+ck_status ck__aco_slice_set_up(ck_aco *aco);
 
 /* What a spread colony reads of its members (aco.c). */
 const ck__aco_steps *ck__aco_steps_of(const ck_aco *aco);

@@ -244,11 +244,19 @@ ck_status ck__aco_spread_create(const ck_spread *given,
     slice.ants = (uint32_t)run->units[i];
     double started = ck__seconds();
     statuses[i] =
-        ck__aco_create_slice(&given->devices[i], instance, &slice,
-                             (uint32_t)run->first[i], &spread->members[i]);
+        ck__aco_slice_allocate(&given->devices[i], instance, &slice,
+                               (uint32_t)run->first[i], &spread->members[i]);
     timed(spread, i, started);
     if (statuses[i] == CK_OK)
       run->queues[i] = state_of(spread, i)->queue;
+  }
+  /* Ants too many for their device are known before any member builds
+   * its kernels, which can take many seconds. */
+  CK_TRY(agree(spread, statuses));
+  for (size_t i = 0; i < run->local; ++i) {
+    double started = ck__seconds();
+    statuses[i] = ck__aco_slice_set_up(spread->members[i]);
+    timed(spread, i, started);
   }
   CK_TRY(agree(spread, statuses));
   const aco_state *state = state_of(spread, 0);

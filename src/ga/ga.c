@@ -33,7 +33,7 @@ struct ck_ga {
   /* The last migration's receiving is left to the next evolve launch
    * (state.fused_migration), which sent its migrants already. */
   int immigration_pending;
-  int sliced;            /* a spread run's member (ck__ga_create_slice) */
+  int sliced;            /* a spread run's member (ck__ga_slice_allocate) */
   ck__ga_spread *spread; /* a spread run's members (ga_spread.c) */
   uint64_t chunk;        /* a spread run's generations between reads */
   double run_started;    /* a spread run's clock, and its last read */
@@ -558,9 +558,9 @@ fail:
   return status;
 }
 
-/* A GA on one device: the whole run's islands, or a slice of them. */
-static ck_status create_on(const ck_device *device, const ck_ga_config *config,
-                           const ck__ga_slice *slice, ck_ga **ga) {
+ck_status ck__ga_slice_allocate(const ck_device *device,
+                                const ck_ga_config *config,
+                                const ck__ga_slice *slice, ck_ga **ga) {
   ck_status status = CK_OK;
   ck_ga *created = NULL;
   *ga = NULL;
@@ -571,8 +571,6 @@ static ck_status create_on(const ck_device *device, const ck_ga_config *config,
   created->sliced = slice != NULL;
   CK_TRY(tune(created, device, config, slice));
   CK_TRY(allocate(created, device, config));
-  CK_TRY(upload(created));
-  CK_TRY(set_up(created));
   *ga = created;
   return CK_OK;
 fail:
@@ -580,18 +578,22 @@ fail:
   return status;
 }
 
+ck_status ck__ga_slice_set_up(ck_ga *ga) {
+  ck_status status = upload(ga);
+  return status ? status : set_up(ga);
+}
+
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **ga) {
   CK__REQUIRE(device);
   CK__REQUIRE(config);
   CK__REQUIRE(ga);
-  return create_on(device, config, NULL, ga);
-}
-
-ck_status ck__ga_create_slice(const ck_device *device,
-                              const ck_ga_config *config,
-                              const ck__ga_slice *slice, ck_ga **ga) {
-  return create_on(device, config, slice, ga);
+  ck_status status = ck__ga_slice_allocate(device, config, NULL, ga);
+  if (status == CK_OK && (status = ck__ga_slice_set_up(*ga)) != CK_OK) {
+    ck_ga_destroy(*ga);
+    *ga = NULL;
+  }
+  return status;
 }
 
 ck_status ck_ga_create_spread(const ck_spread *spread,

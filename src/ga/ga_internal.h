@@ -182,13 +182,18 @@ typedef struct ck__ga_slice {
  * reads (a spread run's counts every member's, padded to the widest). */
 uint32_t ck__ga_stats_capacity(size_t islands);
 
-/* ck_ga_create for a member of a spread run: islands config->islands of
- * them from slice->first_island of the run's, drawing from their streams
- * there. Its migrations are the driver's between launches (no ring's
- * inside one), and it keeps generation 0's statistics for the run. */
-ck_status ck__ga_create_slice(const ck_device *device,
-                              const ck_ga_config *config,
-                              const ck__ga_slice *slice, ck_ga **ga);
+/* ck_ga_create in two parts, so that a spread run's members agree that
+ * their islands fit before any builds kernels: the checks, the settings,
+ * the memory check and the buffers; then the uploads, the kernels and
+ * generation 0 (a GA that fails it is the caller's to destroy). A
+ * member's slice (NULL: the whole run) holds config->islands islands from
+ * slice->first_island of the run's, drawing from their streams there. Its
+ * migrations are the driver's between launches (no ring's inside one),
+ * and it keeps generation 0's statistics for the run. */
+ck_status ck__ga_slice_allocate(const ck_device *device,
+                                const ck_ga_config *config,
+                                const ck__ga_slice *slice, ck_ga **ga);
+ck_status ck__ga_slice_set_up(ck_ga *ga);
 /* A member's round of `count` generations, which neither cross a
  * migration nor fill its statistics: the generations and, where
  * `migrates`, the migration's plan and the sending of its migrants, into

@@ -447,10 +447,18 @@ ck_status ck__ga_spread_create(const ck_spread *given,
                                 spread->stats_capacity};
     slice.islands = run->units[i];
     double started = ck__seconds();
-    statuses[i] = ck__ga_create_slice(&given->devices[i], &slice, &share,
-                                      &spread->members[i]);
+    statuses[i] = ck__ga_slice_allocate(&given->devices[i], &slice, &share,
+                                        &spread->members[i]);
     if (statuses[i] == CK_OK)
       run->queues[i] = ck__ga_state(spread->members[i])->queue;
+    run->compute_s[i] += ck__seconds() - started;
+  }
+  /* Islands too many for their device are known before any member builds
+   * its kernels and makes generation 0, which can take many seconds. */
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  for (size_t i = 0; i < run->local; ++i) {
+    double started = ck__seconds();
+    statuses[i] = ck__ga_slice_set_up(spread->members[i]);
     run->compute_s[i] += ck__seconds() - started;
   }
   CK_TRY(ck__exchange_agree(run->exchange, statuses));

@@ -281,7 +281,7 @@ fail:
 }
 
 /* The weights, which must fill the rest of the file exactly, on a network
- * of c's shape made for them. */
+ * of c's shape allocated for them (ck__nn_allocate). */
 static ck_status read_weights(model_reader *r, const ck_device *device,
                               const ck_nn_config *c,
                               const ck__nn_tuning *tuning, ck_nn **nn) {
@@ -295,7 +295,7 @@ static ck_status read_weights(model_reader *r, const ck_device *device,
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of weights where the layer widths need %zu", path,
             r->size - r->at, expected);
-  CK_TRY(ck__nn_create(device, c, 0, tuning, nn));
+  CK_TRY(ck__nn_allocate(device, c, 0, tuning, nn));
   for (size_t l = 1; l < widths; ++l) {
     size_t count = c->sizes[l] * (c->sizes[l - 1] + 1);
     values = malloc(count * sizeof *values);
@@ -311,9 +311,9 @@ fail:
   return status;
 }
 
-ck_status ck__nn_model_load(const ck_device *device, const char *path,
-                            const ck_nn_config *config,
-                            const ck__nn_tuning *tuning, ck_nn **result) {
+ck_status ck__nn_model_allocate(const ck_device *device, const char *path,
+                                const ck_nn_config *config,
+                                const ck__nn_tuning *tuning, ck_nn **result) {
   ck_status status = CK_OK;
   char *text = NULL;
   size_t size = 0;
@@ -352,5 +352,17 @@ fail:
   ck_dataset_normalization_free(&normalization);
   ck_nn_destroy(nn);
   free(text);
+  return status;
+}
+
+ck_status ck__nn_model_load(const ck_device *device, const char *path,
+                            const ck_nn_config *config,
+                            const ck__nn_tuning *tuning, ck_nn **result) {
+  ck_status status =
+      ck__nn_model_allocate(device, path, config, tuning, result);
+  if (status == CK_OK && (status = ck__nn_set_up(*result, 0)) != CK_OK) {
+    ck_nn_destroy(*result);
+    *result = NULL;
+  }
   return status;
 }

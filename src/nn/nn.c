@@ -249,9 +249,9 @@ fail:
   return status;
 }
 
-ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
-                        int double_precision, const ck__nn_tuning *tuning,
-                        ck_nn **result) {
+ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
+                          int double_precision, const ck__nn_tuning *tuning,
+                          ck_nn **result) {
   ck_status status = CK_OK;
   ck_nn *nn = NULL;
   CK__REQUIRE_IN("ck_nn_create", device);
@@ -355,14 +355,33 @@ ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                                 &state->loss_total));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, sizeof(uint32_t), "hit total",
                                 &state->hit_total));
-  CK_TRY(initialise_weights(nn));
-  double started = ck__seconds();
-  CK_TRY(nn->steps->setup(state));
-  nn->build_s = ck__seconds() - started;
   *result = nn;
   return CK_OK;
 fail:
   ck_nn_destroy(nn);
+  return status;
+}
+
+ck_status ck__nn_set_up(ck_nn *nn, int draw) {
+  ck_status status = CK_OK;
+  if (draw)
+    CK_TRY(initialise_weights(nn));
+  double started = ck__seconds();
+  CK_TRY(nn->steps->setup(&nn->state));
+  nn->build_s = ck__seconds() - started;
+fail:
+  return status;
+}
+
+ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
+                        int double_precision, const ck__nn_tuning *tuning,
+                        ck_nn **result) {
+  ck_status status =
+      ck__nn_allocate(device, config, double_precision, tuning, result);
+  if (status == CK_OK && (status = ck__nn_set_up(*result, 1)) != CK_OK) {
+    ck_nn_destroy(*result);
+    *result = NULL;
+  }
   return status;
 }
 

@@ -241,6 +241,12 @@ ck_status ck__nn_model_save(ck_nn *nn, const char *path);
 ck_status ck__nn_model_load(const ck_device *device, const char *path,
                             const ck_nn_config *config,
                             const ck__nn_tuning *tuning, ck_nn **result);
+/* ck__nn_model_load up to its kernels: the network allocated
+ * (ck__nn_allocate) with the file's weights; ck__nn_set_up(nn, 0) then
+ * builds them. */
+ck_status ck__nn_model_allocate(const ck_device *device, const char *path,
+                                const ck_nn_config *config,
+                                const ck__nn_tuning *tuning, ck_nn **result);
 /* Weights of a layer as floats, out x (in + 1), from or to the device. */
 ck_status ck__nn_layer_read(ck_nn *nn, int layer, float *values);
 ck_status ck__nn_layer_write(ck_nn *nn, int layer, const float *values);
@@ -258,6 +264,15 @@ extern const ck__nn_steps ck__nn_cuda_steps;
 ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                         int double_precision, const ck__nn_tuning *tuning,
                         ck_nn **result);
+/* ck__nn_create in two parts, so that a spread's members agree that
+ * their networks fit before any builds kernels: the checks, the memory
+ * check, the queue and the buffers, zeroed; then the weights drawn (where
+ * draw is nonzero: not for a model's) and the kernels (a network that
+ * fails it is the caller's to destroy). */
+ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
+                          int double_precision, const ck__nn_tuning *tuning,
+                          ck_nn **result);
+ck_status ck__nn_set_up(ck_nn *nn, int draw);
 nn_state *ck__nn_state(ck_nn *nn);
 
 /* The launch of ck_nn_gather over count rows from offset; or, where step

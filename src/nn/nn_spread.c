@@ -183,14 +183,22 @@ ck_status ck__nn_spread_create(const ck_spread *given,
     double started = ck__seconds();
     const ck_device *device = &spread->devices[i];
     ck_nn **member = &spread->members[i];
-    statuses[i] = model
-                      ? ck__nn_model_load(device, model, config, tuning, member)
-                      : ck__nn_create(device, config, 0, tuning, member);
+    statuses[i] =
+        model ? ck__nn_model_allocate(device, model, config, tuning, member)
+              : ck__nn_allocate(device, config, 0, tuning, member);
+    if (statuses[i] == CK_OK)
+      run->queues[i] = (*member)->state.queue;
+    run->compute_s[i] += ck__seconds() - started;
+  }
+  /* A network too large for its device is known before any member draws
+   * its weights and builds its kernels, which can take many seconds. */
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  for (size_t i = 0; i < run->local; ++i) {
+    double started = ck__seconds();
+    statuses[i] = ck__nn_set_up(spread->members[i], !model);
     run->compute_s[i] += ck__seconds() - started;
   }
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  for (size_t i = 0; i < run->local; ++i)
-    run->queues[i] = spread->members[i]->state.queue;
   CK_TRY(make_staging(spread));
   CK_TRY(deal(spread, (uint64_t)spread->count * FIRST_DEAL_ROWS, NULL));
   network = spread->members[0];
