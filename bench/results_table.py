@@ -431,6 +431,26 @@ lists.
 
 # ---- the PSO --------------------------------------------------------------
 
+def h100_gas_spread():
+    run = ("h100-2026-11-26-gas-spread", "gas_spread_one_gpu.csv")
+    rows = []
+    for line in read(*run).splitlines()[1:]:
+        mode, n, alone, member, ratio = line.split(",")
+        rows.append([f"{int(n) // 1000000}M", mode, num(alone),
+                     num(member), f"{100 * float(ratio):.0f}%"])
+    return f"""### A spread gas's member on one GPU
+
+Particle-steps per second of the gas at ρ = 0.8, alone on one GPU and as
+the one member of `--spread` on the same GPU. The member exchanges with
+itself across the periodic edge, as every member does with its
+neighbours: the ratio is what a member costs before any second GPU.
+
+{source([run], H100, "2026-11-26",
+        "`bench/gas_spread_one_gpu.sh build/tools/clkit OUT cuda:0 500`")}
+
+{table(["N", "mode", "alone", "one member", "member / alone"], rows)}"""
+
+
 def h100_pso():
     run = ("h100-2026-11-21", "bench_pso.txt")
     text = read(*run).split("\nocl:0.0 ")[0]
@@ -777,7 +797,7 @@ island means summed on a GPU differ from ref's in the last bits."""
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_aco_quality,
-                               h100_gas, h100_pso,
+                               h100_gas, h100_gas_spread, h100_pso,
                                h100_queue, pocl_cache, h100_python]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
