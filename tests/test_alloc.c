@@ -809,7 +809,7 @@ static ck_status api_nn_spread(const void *arg, double *value) {
     status = ck_nn_attach(nn, CK_NN_TRAIN, &train);
   if (status == CK_OK)
     status = ck_nn_attach(nn, CK_NN_VALIDATION, &test);
-  ck_nn_training plan = {2, 1, NULL, NULL};
+  ck_nn_training plan = {2, 1, NULL, NULL, 0};
   ck_nn_report report;
   if (status == CK_OK)
     status = ck_nn_train(nn, &plan, &report);

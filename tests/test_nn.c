@@ -473,7 +473,7 @@ static void xor_case(const ck_device *device, const char *name,
     CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &data));
     double first_loss = NAN, final_loss = NAN, accuracy = NAN;
     CHECK_OK(ck_nn_evaluate(nn, CK_NN_TRAIN, &first_loss, NULL, NULL));
-    ck_nn_training plan = {epochs, 0, NULL, NULL};
+    ck_nn_training plan = {epochs, 0, NULL, NULL, 0};
     ck_nn_report report;
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     CHECK(report.epochs == epochs && report.best_epoch == epochs);
@@ -1083,7 +1083,7 @@ static void padded_case(const ck_device *ref, const ck_nn_config *config,
   /* Random labels: the validation loss rises once the training set is
    * learned by heart, and early stopping restores an earlier epoch's
    * weights (kept and restored as whole buffers). */
-  ck_nn_training plan = {40, 2, NULL, NULL};
+  ck_nn_training plan = {40, 2, NULL, NULL, 0};
   ck_nn_report report_a, report_b;
   CHECK_OK(ck_nn_train(a, &plan, &report_a));
   CHECK_OK(ck_nn_train(b, &plan, &report_b));
@@ -1270,7 +1270,7 @@ static ck_nn *letters_net(const ck_device *device, const ck_dataset *train) {
     return NULL;
   CHECK_OK(ck_nn_set_preprocessing(nn, train, CK_NORMALIZE_ZSCORE));
   CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, train));
-  ck_nn_training plan = {5, 0, NULL, NULL};
+  ck_nn_training plan = {5, 0, NULL, NULL, 0};
   ck_nn_report report;
   CHECK_OK(ck_nn_train(nn, &plan, &report));
   return nn;
@@ -1291,6 +1291,99 @@ static size_t directory_entries(const char *path, char *first,
   }
   closedir(dir);
   return count;
+}
+
+/* ck_nn_predict_proba: rows of `width` probabilities summing to 1, the
+ * first largest of each the class ck_nn_predict gave (classes). */
+static void check_probabilities(ck_nn *nn, const ck_dataset *data,
+                                const int32_t *classes, size_t width) {
+  double *p = calloc(data->rows * width, sizeof *p);
+  if (!p)
+    return;
+  CHECK_OK(ck_nn_predict_proba(nn, data, p));
+  for (size_t r = 0; r < data->rows; ++r) {
+    double sum = 0;
+    size_t best = 0;
+    for (size_t k = 0; k < width; ++k) {
+      CHECK(p[r * width + k] >= 0 && p[r * width + k] <= 1);
+      sum += p[r * width + k];
+      best = p[r * width + k] > p[r * width + best] ? k : best;
+    }
+    CHECK_MSG(fabs(sum - 1) < 1e-12 && (int32_t)best == classes[r],
+              "row %zu: probabilities sum to %.17g, largest %zu, class %d", r,
+              sum, best, classes[r]);
+  }
+  free(p);
+}
+
+/* The bytes of a whole file, or NULL; *size set. */
+static uint8_t *file_bytes(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  uint8_t *bytes = NULL;
+  long length = -1;
+  if (file && fseek(file, 0, SEEK_END) == 0 && (length = ftell(file)) >= 0 &&
+      fseek(file, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)length + 1)) &&
+      fread(bytes, 1, (size_t)length, file) != (size_t)length) {
+    free(bytes);
+    bytes = NULL;
+  }
+  if (file)
+    fclose(file);
+  *size = bytes ? (size_t)length : 0;
+  if (bytes)
+    bytes[*size] = 0;
+  return bytes;
+}
+
+/* A letters net (3,6,4, tanh, classes A, B, C and 3) as safetensors: the
+ * header's metadata and tensors, and the first layer's weights in it. */
+static void check_safetensors(ck_nn *nn, const char *directory) {
+  char path[1200], other[1200];
+  snprintf(path, sizeof path, "%s/model.safetensors", directory);
+  snprintf(other, sizeof other, "%s/model.bin", directory);
+  CHECK_OK(ck_nn_save(nn, path));
+  CHECK_OK(ck_nn_save_as(nn, other, CK_NN_FORMAT_SAFETENSORS));
+  size_t size = 0, other_size = 0;
+  uint8_t *bytes = file_bytes(path, &size);
+  uint8_t *same = file_bytes(other, &other_size);
+  CHECK(bytes && same && size == other_size && memcmp(bytes, same, size) == 0);
+  free(same);
+  if (!bytes || size < 8)
+    return;
+  uint64_t header = 0;
+  for (int i = 7; i >= 0; --i)
+    header = header << 8 | bytes[i];
+  /* 2 x 3 normalisation, 6 x 4 + 6 and 4 x 7 weights and biases. */
+  size_t data = (6 + 6 * 3 + 6 + 4 * 6 + 4) * sizeof(float);
+  CHECK_MSG(header % 8 == 0 && 8 + header + data == size,
+            "%s: header of %llu bytes, %zu bytes in all", path,
+            (unsigned long long)header, size);
+  const char *json = (const char *)bytes + 8;
+  const char *expected[] = {
+      "{\"__metadata__\":{\"format\":\"pt\",\"layers\":\"3,6,4\","
+      "\"activations\":\"tanh\",\"loss\":\"ce\",\"output\":\"softmax\","
+      "\"normalize\":\"zscore\","
+      "\"classes\":\"[\\\"A\\\",\\\"B\\\",\\\"C\\\",\\\"3\\\"]\"}",
+      "\"normalize.offset\":{\"dtype\":\"F32\",\"shape\":[3],"
+      "\"data_offsets\":[0,12]}",
+      "\"0.weight\":{\"dtype\":\"F32\",\"shape\":[6,3],"
+      "\"data_offsets\":[24,96]}",
+      "\"2.bias\":{\"dtype\":\"F32\",\"shape\":[4],"
+      "\"data_offsets\":[216,232]}}"};
+  for (size_t i = 0; i < sizeof expected / sizeof *expected; ++i)
+    CHECK_MSG(strstr(json, expected[i]) &&
+                  (i || strncmp(json, expected[i], strlen(expected[i])) == 0),
+              "%s: the header lacks %s: %.*s", path, expected[i], (int)header,
+              json);
+  float weights[18], stored[18];
+  CHECK_OK(ck_nn_get_weights(nn, 0, weights, NULL));
+  memcpy(stored, bytes + 8 + header + 24, sizeof stored);
+  CHECK(memcmp(weights, stored, sizeof weights) == 0);
+  free(bytes);
+  ck_nn *loaded = NULL;
+  CHECK_FAILS(ck_nn_load(&ck__nn_state(nn)->device, path, NULL, &loaded),
+              CK_ERROR_PARSE, "reads its own models (.ckn) alone");
+  ck_nn_destroy(loaded);
 }
 
 static void save_load(const ck_device *device) {
@@ -1384,6 +1477,8 @@ static void save_load(const ck_device *device) {
     CHECK_OK(ck_nn_evaluate(nn, CK_NN_TEST, &l1, NULL, NULL));
     CHECK_OK(ck_nn_evaluate(loaded, CK_NN_TEST, &l2, NULL, NULL));
     CHECK_MSG(l1 == l2, "test loss %.9g before saving, %.9g loaded", l1, l2);
+    check_probabilities(nn, &test, p1, 4);
+    check_safetensors(nn, directory);
   }
   ck_nn_destroy(loaded);
   loaded = NULL;
@@ -1702,7 +1797,7 @@ static void bad_config(const ck_device *ref) {
   data_random(&many, 10, 2, 4, 74, NULL, NULL);
   CHECK_FAILS(ck_nn_train_epoch(nn, NULL), CK_ERROR_INVALID_ARGUMENT,
               "no training data");
-  ck_nn_training plan = {3, 0, NULL, NULL};
+  ck_nn_training plan = {3, 0, NULL, NULL, 0};
   ck_nn_report report;
   CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_INVALID_ARGUMENT,
               "no training data");
@@ -1857,7 +1952,7 @@ static void early_stopping(const ck_device *ref) {
 
   ck_nn *nn = noisy_net(ref, &train, &validation, &test);
   if (nn) {
-    ck_nn_training plan = {200, 2, record_epoch, record};
+    ck_nn_training plan = {200, 2, record_epoch, record, 0};
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     double best;
     unsigned best_epoch = best_of(record, &best);
@@ -1900,7 +1995,7 @@ static void early_stopping(const ck_device *ref) {
   memset(record, 0, sizeof *record);
   nn = noisy_net(ref, &train, &validation, NULL);
   if (nn) {
-    ck_nn_training plan = {40, 0, record_epoch, record};
+    ck_nn_training plan = {40, 0, record_epoch, record, 0};
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     double best, loss = NAN;
     unsigned best_epoch = best_of(record, &best);
@@ -1913,17 +2008,33 @@ static void early_stopping(const ck_device *ref) {
   }
   ck_nn_destroy(nn);
 
-  /* Without validation data the last epoch is kept. */
+  /* Without validation data the last epoch is kept, and the patience
+   * watches the training loss, which falls in every one of these epochs. */
   memset(record, 0, sizeof *record);
   nn = noisy_net(ref, &train, NULL, NULL);
   if (nn) {
-    ck_nn_training plan = {6, 2, record_epoch, record};
+    ck_nn_training plan = {6, 2, record_epoch, record, 0};
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     CHECK(report.epochs == 6 && report.best_epoch == 6 &&
           report.stopped_by == CK_STOP_STEPS &&
           isnan(report.best_validation_loss));
     CHECK(isnan(record->epochs[0].validation_loss) &&
           isnan(record->epochs[0].test_accuracy));
+    /* A fall of the training loss counts past tol alone: trained on with
+     * a tol no fall reaches, epochs 8 and 9 do not improve on epoch 7, and
+     * patience 2 stops the training there, keeping epoch 9's weights. */
+    plan.epochs = 40;
+    plan.tol = 1e3;
+    CHECK_OK(ck_nn_train(nn, &plan, &report));
+    CHECK_MSG(report.epochs == 3 && report.best_epoch == 9 &&
+                  report.stopped_by == CK_STOP_EARLY && record->count == 9,
+              "stopped by %d after %u epochs, best %u", (int)report.stopped_by,
+              report.epochs, report.best_epoch);
+    CHECK(record->epochs[8].train_loss < record->epochs[6].train_loss);
+    ck_nn_training bad = {4, 2, NULL, NULL, -1};
+    CHECK_INVALID(ck_nn_train(nn, &bad, &report), "ck_nn_training.tol");
+    bad.tol = NAN;
+    CHECK_INVALID(ck_nn_train(nn, &bad, &report), "ck_nn_training.tol");
   }
   ck_nn_destroy(nn);
 
@@ -1932,7 +2043,7 @@ static void early_stopping(const ck_device *ref) {
   record->stop_after = 3;
   nn = noisy_net(ref, &train, &validation, NULL);
   if (nn) {
-    ck_nn_training plan = {10, 0, record_epoch, record};
+    ck_nn_training plan = {10, 0, record_epoch, record, 0};
     CHECK_FAILS(ck_nn_train(nn, &plan, &report), CK_ERROR_CANCELLED, "epoch 3");
     CHECK(report.epochs == 3 && record->count == 3 && nn->epoch == 3 &&
           report.stopped_by == CK_STOP_CANCELLED);
@@ -1973,7 +2084,7 @@ static void schedules(const ck_device *ref) {
     CHECK_OK(ck_nn_attach(nn, CK_NN_TRAIN, &train));
     memset(record, 0, sizeof *record);
     const unsigned epochs = 7, steps = 4;
-    ck_nn_training plan = {epochs, 0, record_epoch, record};
+    ck_nn_training plan = {epochs, 0, record_epoch, record, 0};
     ck_nn_report report;
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     CHECK(record->count == epochs);
@@ -2630,7 +2741,7 @@ static void training_time(const ck_device *device) {
     nn->steps = &steps;
     timing_prepares = 0;
     double epochs_s = 0;
-    ck_nn_training plan = {2, 0, timing_epoch, &epochs_s};
+    ck_nn_training plan = {2, 0, timing_epoch, &epochs_s, 0};
     ck_nn_report report;
     CHECK_OK(ck_nn_train(nn, &plan, &report));
     double host_s = timing_now() - timing_host_prepared, kernel_end = 0;
@@ -2697,7 +2808,7 @@ static ck_status null_nn_train_epoch(void *context, int which) {
 
 static ck_status null_nn_train(void *context, int which) {
   null_context *c = context;
-  ck_nn_training plan = {1, 0, NULL, NULL};
+  ck_nn_training plan = {1, 0, NULL, NULL, 0};
   ck_nn_report report;
   return ck_nn_train(NULL_AT(0, c->nn), NULL_AT(1, &plan), NULL_AT(2, &report));
 }
@@ -2712,6 +2823,19 @@ static ck_status null_nn_predict(void *context, int which) {
   int32_t classes[8];
   return ck_nn_predict(NULL_AT(0, c->nn), NULL_AT(1, &c->data),
                        NULL_AT(2, classes));
+}
+
+static ck_status null_nn_predict_proba(void *context, int which) {
+  null_context *c = context;
+  double probabilities[16];
+  return ck_nn_predict_proba(NULL_AT(0, c->nn), NULL_AT(1, &c->data),
+                             NULL_AT(2, probabilities));
+}
+
+static ck_status null_nn_save_as(void *context, int which) {
+  null_context *c = context;
+  return ck_nn_save_as(NULL_AT(0, c->nn), NULL_AT(1, c->path),
+                       CK_NN_FORMAT_SAFETENSORS);
 }
 
 static ck_status null_nn_describe(void *context, int which) {
@@ -2761,6 +2885,10 @@ static void null_arguments(const ck_device *ref) {
       {"ck_nn_train", {"nn", "training", "report"}, null_nn_train},
       {"ck_nn_evaluate", {"nn"}, null_nn_evaluate},
       {"ck_nn_predict", {"nn", "data", "classes"}, null_nn_predict},
+      {"ck_nn_predict_proba",
+       {"nn", "data", "probabilities"},
+       null_nn_predict_proba},
+      {"ck_nn_save_as", {"nn", "path"}, null_nn_save_as},
       {"ck_nn_describe", {"nn", "config"}, null_nn_describe},
       {"ck_nn_get_class_name", {"nn", "buffer"}, null_nn_get_class_name},
       {"ck_nn_get_weights", {"nn"}, null_nn_get_weights},
@@ -2780,6 +2908,8 @@ static void null_arguments(const ck_device *ref) {
                   "ck_nn_get_class_name: capacity is 0");
     CHECK_INVALID(ck_nn_evaluate(c.nn, (ck_nn_set)-1, NULL, NULL, NULL),
                   "ck_nn_evaluate: which is -1");
+    CHECK_INVALID(ck_nn_save_as(c.nn, c.path, (ck_nn_format)7),
+                  "ck_nn_save_as: format is 7");
   }
   ck_nn_destroy(c.nn);
   ck_dataset_free(&c.data);
@@ -2964,7 +3094,7 @@ static ck_nn *spread_net(const ck_device *device, const ck_spread *spread,
   CHECK_OK(ck_nn_attach(nn, CK_NN_VALIDATION, &sets[1]));
   CHECK_OK(ck_nn_attach(nn, CK_NN_TEST, &sets[2]));
   memset(record, 0, sizeof *record);
-  ck_nn_training plan = {epochs, 0, record_epoch, record};
+  ck_nn_training plan = {epochs, 0, record_epoch, record, 0};
   CHECK_OK(ck_nn_train(nn, &plan, report));
   return nn;
 }
@@ -3057,6 +3187,7 @@ static void spread_evaluation(ck_nn *spread, const ck_dataset *sets) {
   CHECK_OK(ck_nn_predict(spread, &sets[2], classes[0]));
   CHECK_OK(ck_nn_predict(copy, &sets[2], classes[1]));
   CHECK(memcmp(classes[0], classes[1], sizeof classes[0]) == 0);
+  check_probabilities(spread, &sets[2], classes[0], c.sizes[c.layer_count - 1]);
   ck_nn_destroy(copy);
 }
 
@@ -3128,7 +3259,7 @@ static void spread_pair(const ck_device *ref, const ck_device *other) {
   CHECK_OK(ck_nn_create_spread(&two, &c, &z));
   if (z) {
     CHECK_OK(ck_nn_attach(z, CK_NN_TRAIN, &sets[0]));
-    ck_nn_training plan = {1, 0, NULL, NULL};
+    ck_nn_training plan = {1, 0, NULL, NULL, 0};
     CHECK_INVALID(ck_nn_train(z, &plan, &b),
                   "batch: 1 samples cannot be dealt to 2 devices");
   }
@@ -3165,12 +3296,14 @@ static void spread_pair(const ck_device *ref, const ck_device *other) {
  * the command's words and messages, and only a network's options. */
 static void config_read(void) {
   ck_nn_config config, defaults;
-  unsigned epochs = 0;
+  ck_nn_training training = {0, 0, NULL, NULL, 0};
   ck_normalization_kind kind = CK_NORMALIZE_NONE;
+  double validation = -1;
   ck_nn_config_init(&defaults);
-  CHECK_OK(ck_nn_config_read(NULL, 0, &config, &epochs, &kind));
+  CHECK_OK(ck_nn_config_read(NULL, 0, &config, &training, &kind, &validation));
   CHECK(memcmp(&config, &defaults, sizeof config) == 0);
-  CHECK(epochs == 10 && kind == CK_NORMALIZE_ZSCORE);
+  CHECK(training.epochs == 200 && training.patience == 10 &&
+        training.tol == 1e-4 && kind == CK_NORMALIZE_ZSCORE && validation == 0);
   const ck_param params[] = {{"layers", "4,16,8,3"},
                              {"act", "tanh"},
                              {"optimizer", "sgd"},
@@ -3179,9 +3312,12 @@ static void config_read(void) {
                              {"batch", "all"},
                              {"epochs", "3"},
                              {"normalize", "minmax"},
-                             {"schedule", "step:2:0.5"}};
+                             {"schedule", "step:2:0.5"},
+                             {"patience", "4"},
+                             {"tol", "0.01"},
+                             {"val", "0.25"}};
   CHECK_OK(ck_nn_config_read(params, sizeof params / sizeof *params, &config,
-                             &epochs, &kind));
+                             &training, &kind, &validation));
   CHECK(config.layer_count == 4 && config.sizes[0] == 4 &&
         config.sizes[1] == 16 && config.sizes[2] == 8 && config.sizes[3] == 3);
   CHECK(config.activations[0] == CK_NN_TANH &&
@@ -3190,10 +3326,12 @@ static void config_read(void) {
         config.learning_rate == 0.25 && config.batch == 0);
   CHECK(config.schedule == CK_NN_STEP && config.step_every == 2 &&
         config.step_gamma == 0.5 && config.seed == 1);
-  CHECK(epochs == 3 && kind == CK_NORMALIZE_MINMAX);
-  CHECK_OK(ck_nn_config_read(params, 1, &config, NULL, NULL));
+  CHECK(training.epochs == 3 && training.patience == 4 &&
+        training.tol == 0.01 && kind == CK_NORMALIZE_MINMAX &&
+        validation == 0.25);
+  CHECK_OK(ck_nn_config_read(params, 1, &config, NULL, NULL, NULL));
   const ck_param two_acts[] = {{"layers", "4,16,8,3"}, {"act", "relu,tanh"}};
-  CHECK_OK(ck_nn_config_read(two_acts, 2, &config, NULL, NULL));
+  CHECK_OK(ck_nn_config_read(two_acts, 2, &config, NULL, NULL, NULL));
   CHECK(config.activations[0] == CK_NN_RELU &&
         config.activations[1] == CK_NN_TANH);
   const struct {
@@ -3207,16 +3345,33 @@ static void config_read(void) {
       {{"train", "spirals:100"}, "--train does not describe a network"},
       {{"tiles", "local:16"}, "--tiles does not describe"},
       {{"nonsense", "1"}, "--nonsense does not describe"},
+      {{"tol", "-1"}, "--tol"},
+      {{"val", "0.95"}, "--val"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
     config = defaults;
-    CHECK_INVALID(ck_nn_config_read(&bad[i].param, 1, &config, NULL, NULL),
-                  bad[i].mention);
+    CHECK_INVALID(
+        ck_nn_config_read(&bad[i].param, 1, &config, NULL, NULL, NULL),
+        bad[i].mention);
     CHECK(memcmp(&config, &defaults, sizeof config) == 0);
   }
-  CHECK_INVALID(ck_nn_config_read(NULL, 0, NULL, NULL, NULL),
+  CHECK_INVALID(ck_nn_config_read(NULL, 0, NULL, NULL, NULL, NULL),
                 "ck_nn_config_read: config is NULL");
-  CHECK_INVALID(ck_nn_config_read(NULL, 1, &config, NULL, NULL),
+  /* --val's rows: a seeded quarter of 40, the same for the same seed. */
+  ck_dataset whole, rest[2], held[2];
+  data_random(&whole, 40, 3, 2, 91, NULL, NULL);
+  for (int i = 0; i < 2; ++i)
+    CHECK_OK(ck_nn_hold_out(&whole, 0.25, 7, &rest[i], &held[i]));
+  CHECK(rest[0].rows == 30 && held[0].rows == 10 &&
+        memcmp(held[0].values, held[1].values, 30 * sizeof(float)) == 0);
+  for (int i = 0; i < 2; ++i) {
+    ck_dataset_free(&rest[i]);
+    ck_dataset_free(&held[i]);
+  }
+  CHECK_INVALID(ck_nn_hold_out(&whole, 0.001, 7, &rest[0], &held[0]),
+                "leaves the tail part empty");
+  ck_dataset_free(&whole);
+  CHECK_INVALID(ck_nn_config_read(NULL, 1, &config, NULL, NULL, NULL),
                 "params is NULL");
 }
 

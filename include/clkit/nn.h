@@ -120,13 +120,18 @@ typedef struct ck_nn_epoch {
 typedef int (*ck_nn_epoch_fn)(void *user, const ck_nn_epoch *epoch);
 
 typedef struct ck_nn_training {
-  unsigned epochs; /* >= 1 */
-  /* Early stopping, when a validation set is attached: stop after this
-   * many epochs without a lower validation loss, and keep the weights of
-   * the best epoch. 0: train every epoch, still keeping the best. */
+  unsigned epochs; /* the most epochs, >= 1 */
+  /* Early stopping: stop after this many epochs without an improvement
+   * of the watched loss, the validation loss when a validation set is
+   * attached, else the training loss. 0: train every epoch. With
+   * validation data the weights of the epoch with the lowest validation
+   * loss are kept; without, the last epoch's. */
   unsigned patience;
   ck_nn_epoch_fn on_epoch; /* optional */
   void *user;
+  /* An epoch improves when its watched loss is below the lowest so far
+   * by more than tol (>= 0; 0: any lower loss). */
+  double tol;
 } ck_nn_training;
 
 typedef struct ck_nn_report {
@@ -154,20 +159,34 @@ ck_status ck_nn_config_init(ck_nn_config *config);
  * ck_nn_config_read - a configuration from options of `clkit run nn`
  * (name/value pairs, as ck_workload_run() takes them), read and checked
  * as the command reads them: layers, act, loss, optimizer, lr, momentum,
- * weight-decay, schedule, batch and math, with epochs and normalize for
- * the training. Every other field is at its default (ck_nn_config_init),
- * seed 1.
+ * weight-decay, schedule, batch and math, with epochs, patience, tol,
+ * normalize and val for the training. Every other field is at its
+ * default (ck_nn_config_init), seed 1.
  * Takes: params (count pairs, read during the call); config (filled in);
- * epochs and normalization (filled in with --epochs and --normalize, or
- * their defaults; NULL skips one).
+ * training (its epochs, patience and tol filled in, on_epoch and user
+ * untouched), normalization and validation (the fraction --val holds out,
+ * 0 for none), each filled in with its option or its default; NULL skips
+ * one.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL config, a value the
  * command refuses, or an option that does not describe a network or its
  * training (data, files, --tiles), with the command's message; config is
  * then unchanged.
  */
 ck_status ck_nn_config_read(const ck_param *params, size_t count,
-                            ck_nn_config *config, unsigned *epochs,
-                            ck_normalization_kind *normalization);
+                            ck_nn_config *config, ck_nn_training *training,
+                            ck_normalization_kind *normalization,
+                            double *validation);
+
+/*
+ * ck_nn_hold_out - the validation rows that `clkit run nn --val fraction
+ * --seed seed` holds out of its training data: a seeded random fraction
+ * (ck_dataset_split_random(), its seed drawn from the run's) into
+ * validation, the other rows into rest.
+ * Returns: as ck_dataset_split_random().
+ */
+ck_status ck_nn_hold_out(const ck_dataset *train, double fraction,
+                         uint64_t seed, ck_dataset *rest,
+                         ck_dataset *validation);
 
 /*
  * ck_nn_create - check the configuration, build the kernels and draw the
@@ -274,13 +293,40 @@ ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
 ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes);
 
 /*
+ * ck_nn_predict_proba - each row's class probabilities: rows x outputs
+ * entries, row-major (caller's array), each row summing to 1. With
+ * CK_NN_CROSS_ENTROPY they are the softmax of the output layer; with
+ * CK_NN_MSE its sigmoid outputs over their sum. Rows and devices as
+ * ck_nn_predict(), whose classes are the first largest of each row.
+ * Returns: as ck_nn_predict().
+ */
+ck_status ck_nn_predict_proba(ck_nn *nn, const ck_dataset *data,
+                              double *probabilities);
+
+/* The formats of a model file. */
+typedef enum ck_nn_format {
+  CK_NN_FORMAT_AUTO = 0, /* safetensors for a path ending in ".safetensors",
+                            else clkit's own */
+  CK_NN_FORMAT_CKN = 1,  /* clkit's own (docs/nn.md), which ck_nn_load reads */
+  CK_NN_FORMAT_SAFETENSORS = 2 /* the layers as PyTorch's nn.Linear names
+                                  them, with the model in the metadata
+                                  (docs/nn.md); written, not read */
+} ck_nn_format;
+
+/*
  * ck_nn_save - write the model (architecture, normalisation, class names,
- * weights) to path atomically: a temporary file renamed over path.
+ * weights) to path atomically: a temporary file renamed over path; in
+ * safetensors for a path ending in ".safetensors", else as a .ckn file.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a path
  * that names a directory by its spelling ("x/", "."); CK_ERROR_IO naming
  * the file; CK_ERROR_OUT_OF_MEMORY; device errors (reading the weights).
  */
 ck_status ck_nn_save(ck_nn *nn, const char *path);
+
+/* ck_nn_save_as - ck_nn_save() in a format (ck_nn_save takes
+ * CK_NN_FORMAT_AUTO). Returns: as ck_nn_save(); CK_ERROR_INVALID_ARGUMENT
+ * also for an unknown format. */
+ck_status ck_nn_save_as(ck_nn *nn, const char *path, ck_nn_format format);
 
 /*
  * ck_nn_load - create a network on device from a model file. Training
@@ -290,7 +336,8 @@ ck_status ck_nn_save(ck_nn *nn, const char *path);
  * with ck_nn_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL device, path or nn;
  * CK_ERROR_IO; CK_ERROR_PARSE naming the file and what is wrong (magic,
- * version, sizes, checksum, truncation); as ck_nn_create().
+ * version, sizes, checksum, truncation; a safetensors file, which clkit
+ * writes for other tools and does not read); as ck_nn_create().
  */
 ck_status ck_nn_load(const ck_device *device, const char *path,
                      const ck_nn_config *config, ck_nn **nn);

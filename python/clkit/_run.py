@@ -126,6 +126,26 @@ def option_params(workload, caller, options, reserved=()):
     return params
 
 
+def xy_rows(values, caller, expected, name, item):
+    """values as an (n, 2) float64 array of finite rows of x and y. A
+    TypeError says what the argument must be (expected); a ValueError
+    names the array (name) and its row (an item: a city, a particle)."""
+    try:
+        points = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{caller}: {expected}, not "
+                        f"{type(values).__name__}") from None
+    if points.ndim != 2 or points.shape[1] != 2:
+        raise ValueError(f"{caller}: {name} must have shape (n, 2), a row "
+                         f"of x and y a {item}; got shape {points.shape}")
+    bad = ~np.isfinite(points).all(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(f"{caller}: {item} {row} has {name} "
+                         f"{points[row].tolist()}: each must be finite")
+    return points
+
+
 # ---- objectives -------------------------------------------------------------
 
 def _host_objective(function):

@@ -22,25 +22,14 @@ def _limits():
 def _coordinates(instance):
     """An array of coordinates as the ACO can take it: (n, 2), finite,
     within clkit's limits; else a ValueError that says what is wrong."""
-    try:
-        points = np.asarray(instance, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{_CALLER}(): the instance must be a TSPLIB file's "
-                        f"path or an (n, 2) array of coordinates, not "
-                        f"{type(instance).__name__}") from None
+    points = _run.xy_rows(instance, f"{_CALLER}()",
+                          "the instance must be a TSPLIB file's path or an "
+                          "(n, 2) array of coordinates", "coordinates", "city")
     limits = _limits()
-    if points.ndim != 2 or points.shape[1] != 2:
-        raise ValueError(f"{_CALLER}(): coordinates must have shape (n, 2), "
-                         f"a row of x and y a city; got shape {points.shape}")
     cities = points.shape[0]
     if not limits["min_cities"] <= cities <= limits["max_cities"]:
         raise ValueError(f"{_CALLER}(): {cities} cities; the ACO takes "
                          f"{limits['min_cities']} to {limits['max_cities']}")
-    bad = ~np.isfinite(points).all(axis=1)
-    if bad.any():
-        row = int(np.argmax(bad))
-        raise ValueError(f"{_CALLER}(): city {row} has coordinates "
-                         f"{points[row].tolist()}: each must be finite")
     largest = limits["max_coordinate"]
     far = (np.abs(points) > largest).any(axis=1)
     if far.any():

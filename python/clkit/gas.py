@@ -8,13 +8,15 @@ stateful simulation: the state stays on the device between runs.
 """
 import numbers
 import os
+import tempfile
 import warnings
 
 import numpy as np
 
 from . import _clkit
 from ._devices import device_id
-from ._run import option_params, options_doc, seed_value, whole_number
+from ._run import (option_params, options_doc, seed_value, whole_number,
+                   xy_rows)
 
 __all__ = ["Simulation"]
 
@@ -31,6 +33,53 @@ def _box(value):
     if len(sides) != 2:
         raise ValueError(f"Simulation: box takes two sides, not {value!r}")
     return f"{sides[0]!r}x{sides[1]!r}"
+
+
+def _particle_array(values, name, particles=None):
+    """positions or velocities as an (n, 2) float64 array of finite
+    numbers, n the positions' count where particles gives it."""
+    caller = "Simulation.from_arrays"
+    array = xy_rows(values, caller, f"{name} must be an (n, 2) array of "
+                    f"numbers", name, "particle")
+    if not len(array):
+        raise ValueError(f"{caller}: {name} must have shape (n, 2), a row "
+                         f"of x and y a particle; got shape {array.shape}")
+    if particles is not None and len(array) != particles:
+        raise ValueError(f"{caller}: {name} has {len(array)} rows, but "
+                         f"positions has {particles}")
+    return array
+
+
+def _check_places(positions, sides, walls):
+    """No two particles at one place, and none outside the walls."""
+    caller = "Simulation.from_arrays"
+    _, first, counts = np.unique(positions, axis=0, return_index=True,
+                                 return_counts=True)
+    if (counts > 1).any():
+        row = int(first[np.argmax(counts > 1)])
+        twin = int(np.flatnonzero((positions == positions[row]).all(axis=1))[1])
+        raise ValueError(f"{caller}: positions rows {row} and {twin} are "
+                         f"both {positions[row].tolist()}: coincident "
+                         f"particles have no force between them")
+    if walls and sides is not None:
+        outside = ((positions < 0) | (positions > sides)).any(axis=1)
+        if outside.any():
+            row = int(np.argmax(outside))
+            raise ValueError(f"{caller}: positions row {row} is "
+                             f"{positions[row].tolist()}, outside the walls "
+                             f"of the box {tuple(sides.tolist())}")
+
+
+def _write_xyz(path, positions, velocities):
+    """An extended-XYZ frame of the arrays; %.17g keeps every bit."""
+    columns = [positions] if velocities is None else [positions, velocities]
+    properties = "species:S:1:pos:R:2" + (
+        "" if velocities is None else ":velo:R:2")
+    with open(path, "w", encoding="ascii") as handle:
+        handle.write(f"{len(positions)}\nProperties={properties}\n")
+        for row in np.hstack(columns):
+            handle.write("Ar " + " ".join(f"{value:.17g}" for value in row)
+                         + "\n")
 
 
 class Simulation:
@@ -58,6 +107,41 @@ class Simulation:
         simulation = cls.__new__(cls)
         simulation._start(device, seed, options, xyz=os.fspath(path),
                           T=temperature)
+        return simulation
+
+    @classmethod
+    def from_arrays(cls, positions, velocities=None, *, box,
+                    temperature=None, device=None, seed=None, **options):
+        """A simulation that starts from arrays: positions, (n, 2), in a
+        box of box=(L, W) (or one side for a square), and velocities,
+        (n, 2), or velocities drawn at temperature. Periodic positions
+        are wrapped into the box. The run equals `clkit run gas --xyz`
+        from an extended-XYZ file of the same numbers, bit for bit."""
+        positions = _particle_array(positions, "positions")
+        if velocities is not None:
+            velocities = _particle_array(velocities, "velocities",
+                                         len(positions))
+            if temperature is not None:
+                raise TypeError("Simulation.from_arrays: give velocities or "
+                                "a temperature to draw them at, not both")
+        if box is None:
+            raise TypeError("Simulation.from_arrays: give the box, box=(L, "
+                            "W) or one side for a square")
+        side = _box(box)
+        sides = None
+        if not isinstance(box, str):
+            sides = np.array([box, box] if isinstance(box, numbers.Real)
+                             else [float(x) for x in box], dtype=np.float64)
+            if not (np.isfinite(sides) & (sides > 0)).all():
+                raise ValueError(f"Simulation.from_arrays: box is {box!r}; "
+                                 f"its sides must be finite and above 0")
+        _check_places(positions, sides, options.get("walls"))
+        simulation = cls.__new__(cls)
+        with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+            path = os.path.join(folder, "particles.xyz")
+            _write_xyz(path, positions, velocities)
+            simulation._start(device, seed, dict(options, box=side),
+                              xyz=path, T=temperature)
         return simulation
 
     @classmethod

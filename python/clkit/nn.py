@@ -1,79 +1,188 @@
-"""Multilayer perceptrons (clkit's nn workload) in scikit-learn's estimator
-shape: fit, predict and score NumPy arrays handed to clkit in memory.
+"""Multilayer perceptrons (clkit's nn workload) as a scikit-learn
+classifier: fit, predict and score NumPy arrays handed to clkit in memory.
 
-    model = clkit.nn.MLP(layers=(64,), epochs=20, device="ref", seed=1)
+    model = clkit.nn.MLP(layers=(64,), device="ref", seed=1)
     model.fit(X_train, y_train).score(X_test, y_test)
+
+scikit-learn is not needed; where it is installed, MLP works in its
+pipelines, cross-validation and searches.
 """
+import inspect
 import numbers
 import os
+import sys
+import tempfile
+import warnings
 
 import numpy as np
 
 from . import _clkit
 from ._devices import device_id
-from ._run import option_params, options_doc, seed_value
+from ._run import option_params, options_doc, options_table, seed_value
 
-__all__ = ["MLP"]
+__all__ = ["MLP", "NotFittedError", "DataConversionWarning"]
 
-# The MLP's own parameters, beside the workload's options.
-_OWN = ("layers", "device", "seed", "epochs", "batch", "lr")
+# The options of `clkit run nn` that are not the MLP's parameters: the data
+# and the files a command run reads and writes, and the kernels' form.
+_NOT_PARAMETERS = {"train", "test", "train-labels", "test-labels",
+                   "label-col", "header", "split", "tiles", "trace", "save",
+                   "load", "predict", "predict-labels", "out", "layers"}
+_FIRST = ("epochs", "batch", "lr")
+_OPTIONS = _FIRST + tuple(
+    name.replace("-", "_") for name in options_table("nn")
+    if name not in _NOT_PARAMETERS and name.replace("-", "_") not in _FIRST)
+_OWN = ("layers", "device", "seed")
+_MOST_CLASSES = min(_clkit.DATASET_MAX_CLASSES, _clkit.NN_MAX_WIDTH)
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An MLP used before fit (scikit-learn's NotFittedError where
+    scikit-learn is in use)."""
+
+
+class DataConversionWarning(UserWarning):
+    """y was converted (scikit-learn's DataConversionWarning where
+    scikit-learn is in use)."""
+
+
+_BOTH = {}
+
+
+def _sklearn(own):
+    """clkit's exception or warning class own, also scikit-learn's of the
+    same name where scikit-learn is imported."""
+    module = sys.modules.get("sklearn.exceptions")
+    theirs = getattr(module, own.__name__, None) if module else None
+    if theirs is None:
+        return own
+    if own not in _BOTH:
+        _BOTH[own] = type(own.__name__, (own, theirs),
+                          {"__module__": __name__, "__doc__": own.__doc__})
+    return _BOTH[own]
 
 
 def _features(X, caller, width=None):
     """X as a C-contiguous (rows, features) float32 array, converted once."""
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise TypeError(f"{caller}: X is a sparse matrix; clkit's networks "
+                        f"take dense arrays: pass X.toarray()")
     array = np.asarray(X)
+    if array.dtype.kind == "c":
+        raise ValueError(f"{caller}: Complex data not supported: X holds "
+                         f"complex numbers")
+    if array.dtype.kind == "O":
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{caller}: X holds a value that is not a "
+                              f"number: {error}") from None
     if array.dtype.kind not in "fiub":
         raise ValueError(f"{caller}: X must hold numbers, not "
                          f"{array.dtype}")
     if array.ndim != 2:
         raise ValueError(f"{caller}: X must be a 2-dimensional array "
-                         f"(rows, features), not of shape {array.shape}")
+                         f"(rows, features), not of shape {array.shape}. "
+                         f"Reshape your data with X.reshape(-1, 1) for a "
+                         f"single feature or X.reshape(1, -1) for a single "
+                         f"row")
     if array.shape[1] == 0:
-        raise ValueError(f"{caller}: X has no features (shape "
-                         f"{array.shape}): a row needs one or more")
-    if array.shape[1] > _clkit.NN_MAX_WIDTH:
+        raise ValueError(f"{caller}: X has 0 feature(s) (shape="
+                         f"{array.shape}) while a minimum of 1 is required: "
+                         f"a row needs one or more")
+    if width is None and array.shape[1] > _clkit.NN_MAX_WIDTH:
         raise ValueError(f"{caller}: X has {array.shape[1]} features a row; "
                          f"clkit's networks take at most "
                          f"{_clkit.NN_MAX_WIDTH}")
+    if width is not None and array.shape[1] != width:
+        raise ValueError(f"{caller}: X has {array.shape[1]} features, but "
+                         f"MLP is expecting {width} features as input")
     array = np.ascontiguousarray(array, dtype=np.float32)
     if not np.all(np.isfinite(array)):
         row = int(np.argwhere(~np.isfinite(array))[0][0])
         raise ValueError(f"{caller}: X holds NaN or infinity (row {row}, "
                          f"0-based), or a value past float32's range")
-    if width is not None and array.shape[1] != width:
-        raise ValueError(f"{caller}: X has {array.shape[1]} features a row; "
-                         f"the network takes {width}")
     return array
 
 
-def _labels(y, rows, caller, classes=None):
-    """y as int32 class numbers 0 .. k - 1, one a row of X."""
+def _targets(y, rows, caller):
+    """y as a 1-dimensional array of class labels, one a row of X."""
+    if y is None:
+        raise ValueError(f"{caller}: MLP requires y to be passed, but the "
+                         f"target y is None")
     array = np.asarray(y)
+    if array.ndim == 2 and array.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was "
+                      "expected: clkit took y.ravel()",
+                      _sklearn(DataConversionWarning), stacklevel=3)
+        array = array.ravel()
     if array.ndim != 1:
         raise ValueError(f"{caller}: y must be a 1-dimensional array of "
                          f"class labels, not of shape {array.shape}")
     if len(array) != rows:
         raise ValueError(f"{caller}: X has {rows} rows but y has "
                          f"{len(array)} labels")
-    if array.dtype.kind == "f" and np.all(np.isfinite(array)) and \
-            np.all(array == np.floor(array)):
-        array = array.astype(np.int64)
-    if array.dtype.kind not in "iub":
-        raise ValueError(f"{caller}: y must hold whole class numbers 0 .. "
-                         f"k - 1, not {array.dtype} values (name classes "
-                         f"with np.unique(y, return_inverse=True))")
-    if rows and array.min() < 0:
-        raise ValueError(f"{caller}: y holds the negative label "
-                         f"{int(array.min())}; classes are 0 .. k - 1")
-    if classes is not None and rows and array.max() >= classes:
-        raise ValueError(f"{caller}: y holds class {int(array.max())}, but "
-                         f"the network has {classes} classes")
-    most = min(_clkit.DATASET_MAX_CLASSES, _clkit.NN_MAX_WIDTH)
-    if rows and array.max() >= most:
-        raise ValueError(f"{caller}: y holds class {int(array.max())}; "
-                         f"clkit's networks tell at most {most} classes, "
-                         f"0 .. {most - 1}")
-    return np.ascontiguousarray(array, dtype=np.int32)
+    if array.dtype.kind == "c":
+        raise ValueError(f"{caller}: Complex data not supported: y holds "
+                         f"complex numbers")
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array)
+        if bad.any():
+            raise ValueError(f"{caller}: y holds NaN or infinity (row "
+                             f"{int(np.argmax(bad))}, 0-based)")
+        whole = array == np.floor(array)
+        if not whole.all():
+            value = array[int(np.argmin(whole))]
+            raise ValueError(f"{caller}: Unknown label type: continuous (y "
+                             f"holds {value!r}); class labels are whole "
+                             f"numbers, strings or other discrete values")
+    return array
+
+
+def _classes(y, caller):
+    """The sorted distinct labels of y, and each row's class number."""
+    try:
+        classes, numbers_ = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"{caller}: Unknown label type: y mixes labels "
+                         f"that cannot be ordered (such as numbers and "
+                         f"strings)") from None
+    if len(classes) < 2:
+        raise ValueError(f"{caller}: y holds one class "
+                         f"({classes.tolist()[0]!r}); "
+                         f"a classifier needs 2 or more")
+    if len(classes) > _MOST_CLASSES:
+        raise ValueError(f"{caller}: y holds {len(classes)} classes; "
+                         f"clkit's networks tell at most {_MOST_CLASSES}")
+    return classes, np.ascontiguousarray(numbers_.reshape(-1),
+                                         dtype=np.int32)
+
+
+def _names(classes):
+    """The classes' names that a model file keeps: None for the classes
+    0 .. k - 1, else their text, where each is a name clkit can keep (1 to
+    63 bytes of UTF-8, no control character, no two alike)."""
+    if classes.dtype.kind in "iu" and \
+            np.array_equal(classes, np.arange(len(classes))):
+        return None
+    names = [str(label) for label in classes.tolist()]
+    for name in names:
+        size = len(name.encode("utf-8", "surrogatepass"))
+        if not 1 <= size <= _clkit.DATASET_MAX_NAME or \
+                any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+            return None
+    return names if len(set(names)) == len(names) else None
+
+
+def _labels_of(names):
+    """A loaded model's classes: its names, as ints where every name is
+    one written plainly (as fit names integer labels)."""
+    try:
+        numbers_ = [int(name) for name in names]
+    except ValueError:
+        return np.array(names)
+    if [str(number) for number in numbers_] != list(names):
+        return np.array(names)
+    return np.array(numbers_)
 
 
 def _hidden(layers):
@@ -103,39 +212,46 @@ def _hidden(layers):
     return tuple(int(width) for width in widths)
 
 
+def _refuse(key):
+    """The TypeError of a keyword argument that is no parameter."""
+    if key.replace("_", "-") not in options_table("nn"):
+        option_params("nn", "MLP", {key: None})
+    raise TypeError(f"MLP() got an unexpected keyword argument '{key}': an "
+                    f"MLP takes its rows in fit(X, y), writes its model with "
+                    f"save(path) and chooses its kernels by device")
+
+
 class MLP:
     """A multilayer perceptron classifier trained by clkit on a device."""
 
-    def __init__(self, layers=(_clkit.NN_AUTO_HIDDEN,), *, device=None, seed=None, epochs=None,
-                 batch=None, lr=None, **options):
+    _estimator_type = "classifier"
+
+    def __init__(self, layers=(_clkit.NN_AUTO_HIDDEN,), *, device=None,
+                 seed=None, **options):
+        for key in options:
+            if key not in _OPTIONS:
+                _refuse(key)
         self.layers = layers
         self.device = device
         self.seed = seed
-        self.epochs = epochs
-        self.batch = batch
-        self.lr = lr
-        option_params("nn", "MLP", dict.fromkeys(options),
-                      reserved={"layers": "give the hidden widths as layers"})
-        self._options = sorted(options)
-        for key, value in options.items():
-            setattr(self, key, value)
+        for key in _OPTIONS:
+            setattr(self, key, options.get(key))
 
-    # ---- scikit-learn's parameters -------------------------------------
+    # ---- scikit-learn's parameters and tags ----------------------------
 
     def get_params(self, deep=True):
         """The constructor's arguments, as scikit-learn's clone takes them."""
-        names = _OWN + tuple(self._options)
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in _OWN + _OPTIONS}
 
     def set_params(self, **params):
-        """Sets constructor arguments (a workload option too); returns
-        self."""
-        options = [key for key in params if key not in _OWN]
-        option_params("nn", "MLP.set_params", dict.fromkeys(options),
-                      reserved={"layers": "give the hidden widths as layers"})
+        """Sets constructor arguments; returns self."""
+        for key in params:
+            if key not in _OWN + _OPTIONS:
+                raise ValueError(f"MLP.set_params: invalid parameter {key!r}; "
+                                 f"the parameters are "
+                                 f"{', '.join(_OWN + _OPTIONS)}")
         for key, value in params.items():
             setattr(self, key, value)
-        self._options = sorted(set(self._options) | set(options))
         return self
 
     def __repr__(self):
@@ -144,69 +260,117 @@ class MLP:
                           if value is not None)
         return f"MLP({shown})"
 
+    def __sklearn_tags__(self):
+        """scikit-learn's tags (1.6 and later): a classifier of dense
+        numbers, one label a row, deterministic for a seed."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(estimator_type="classifier",
+                    target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags())
+
+    def _more_tags(self):
+        """scikit-learn's tags before 1.6."""
+        return {"requires_y": True, "binary_only": False,
+                "multioutput": False, "non_deterministic": False}
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "network_")
+
     # ---- training and prediction ---------------------------------------
 
     def _params(self, features, classes):
-        options = {name: getattr(self, name) for name in self._options}
-        options.update(epochs=self.epochs, batch=self.batch, lr=self.lr)
+        options = {name: getattr(self, name) for name in _OPTIONS}
         widths = (features, *_hidden(self.layers), classes)
         return [("layers", ",".join(str(width) for width in widths))] + \
             option_params("nn", "MLP", options)
 
     def fit(self, X, y):
-        """Trains a new network on X (rows of features) and y (class
-        numbers 0 .. k - 1); returns self. The output layer has k units,
-        and at least 2."""
+        """Trains a new network on X (rows of features) and y (a class
+        label a row); returns self. The output layer has a unit a class:
+        classes_, the sorted distinct labels of y."""
         X = _features(X, "MLP.fit")
-        y = _labels(y, X.shape[0], "MLP.fit")
+        y = _targets(y, X.shape[0], "MLP.fit")
         if X.shape[0] == 0:
             raise ValueError("MLP.fit: X has no rows")
-        classes = max(2, int(y.max()) + 1)
-        network, history = _clkit.nn_train(
-            device_id(self.device), self._params(X.shape[1], classes),
-            seed_value("MLP", self.seed), X, y, classes)
-        self._adopt(network)
+        classes, numbers_ = _classes(y, "MLP.fit")
+        network, history, report = _clkit.nn_train(
+            device_id(self.device), self._params(X.shape[1], len(classes)),
+            seed_value("MLP", self.seed), X, numbers_, len(classes),
+            _names(classes))
+        self._adopt(network, classes)
         self.history_ = history
         self.loss_curve_ = [row["loss"] for row in history]
-        self.n_iter_ = len(history)
+        self.n_iter_ = report["epochs"]
+        self.best_epoch_ = report["best_epoch"]
+        self.stopped_by_ = report["stopped_by"]
         return self
 
-    def _adopt(self, network):
+    def _adopt(self, network, classes=None):
         info = network.describe()
         self.network_ = network
         self.n_features_in_ = info["sizes"][0]
-        self.classes_ = np.arange(info["sizes"][-1])
-        self.class_names_ = info["class_names"]
+        names = info["class_names"]
+        if classes is None:
+            numbered = names == [str(k) for k in range(len(names))]
+            classes = np.arange(len(names)) if numbered else \
+                _labels_of(names)
+        self.classes_ = classes
+        self.class_names_ = names
 
     def _network(self, caller):
         network = getattr(self, "network_", None)
         if network is None:
-            raise AttributeError(f"{caller}: this MLP is not fitted yet; call "
-                                 f"fit(X, y) or MLP.load(path) first")
+            raise _sklearn(NotFittedError)(
+                f"{caller}: this MLP is not fitted yet; call fit(X, y) or "
+                f"MLP.load(path) first")
         return network
 
     def predict(self, X):
-        """The class of each row of X: an int64 array."""
+        """The class of each row of X: an array of classes_'s labels."""
         network = self._network("MLP.predict")
         X = _features(X, "MLP.predict", self.n_features_in_)
         if X.shape[0] == 0:
-            return np.zeros(0, dtype=np.int64)
+            return self.classes_[:0]
         raw = network.predict(X)
         return self.classes_[np.frombuffer(raw, dtype=np.int32)]
 
+    def predict_proba(self, X):
+        """Each row's class probabilities: (rows, classes) float64, in the
+        order of classes_, each row summing to 1 (the softmax of the
+        outputs, or with loss="mse" the sigmoid outputs over their sum)."""
+        network = self._network("MLP.predict_proba")
+        X = _features(X, "MLP.predict_proba", self.n_features_in_)
+        width = len(self.classes_)
+        if X.shape[0] == 0:
+            return np.zeros((0, width))
+        raw = network.predict_proba(X)
+        return np.frombuffer(raw, dtype=np.float64).reshape(-1, width).copy()
+
     def evaluate(self, X, y):
-        """The network's mean loss and accuracy on X and y, as a dict."""
+        """The network's mean loss and accuracy on X and y (labels the
+        network was fitted on), as a dict."""
         network = self._network("MLP.evaluate")
         X = _features(X, "MLP.evaluate", self.n_features_in_)
-        y = _labels(y, X.shape[0], "MLP.evaluate", len(self.classes_))
+        y = _targets(y, X.shape[0], "MLP.evaluate")
         if X.shape[0] == 0:
             raise ValueError("MLP.evaluate: X has no rows")
-        loss, accuracy = network.evaluate(X, y)
+        index = {label: k for k, label in enumerate(self.classes_.tolist())}
+        numbers_ = np.empty(len(y), dtype=np.int32)
+        for row, label in enumerate(y.tolist()):
+            if label not in index:
+                raise ValueError(f"MLP.evaluate: y holds the label {label!r}, "
+                                 f"which is not one of the network's "
+                                 f"{len(index)} classes")
+            numbers_[row] = index[label]
+        loss, accuracy = network.evaluate(X, numbers_)
         return {"loss": loss, "accuracy": accuracy}
 
     def score(self, X, y):
-        """The fraction of rows of X whose class is y's."""
-        return self.evaluate(X, y)["accuracy"]
+        """The fraction of rows of X whose predicted class is y's."""
+        predicted = self.predict(X)
+        y = _targets(y, len(predicted), "MLP.score")
+        return float(np.mean(predicted == y)) if len(y) else float("nan")
 
     @property
     def coefs_(self):
@@ -226,12 +390,16 @@ class MLP:
     def _widths(self):
         return self.network_.describe()["sizes"]
 
-    # ---- model files ---------------------------------------------------
+    # ---- model files and pickles ---------------------------------------
 
-    def save(self, path):
-        """Writes the model (architecture, input scaling, class names,
-        weights) as clkit's .ckn file, which `clkit run nn --load` reads."""
-        self._network("MLP.save").save(os.fspath(path))
+    def save(self, path, format=None):
+        """Writes the model: clkit's .ckn file, which `clkit run nn --load`
+        and MLP.load read, or with format="safetensors" (or a path ending
+        .safetensors) a safetensors file for PyTorch, JAX and others."""
+        if format not in (None, "ckn", "safetensors"):
+            raise ValueError(f"MLP.save: format must be None, 'ckn' or "
+                             f"'safetensors', not {format!r}")
+        self._network("MLP.save").save(os.fspath(path), format)
 
     @classmethod
     def load(cls, path, *, device=None):
@@ -248,6 +416,37 @@ class MLP:
         model._adopt(network)
         return model
 
+    def __getstate__(self):
+        """A pickle holds the network as the bytes of its .ckn file."""
+        state = self.__dict__.copy()
+        if "network_" in state:
+            with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+                path = os.path.join(folder, "model.ckn")
+                self.network_.save(path)
+                with open(path, "rb") as handle:
+                    state["network_"] = handle.read()
+        return state
+
+    def __setstate__(self, state):
+        model = state.get("network_")
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+                path = os.path.join(folder, "model.ckn")
+                with open(path, "wb") as handle:
+                    handle.write(model)
+                state = dict(state, network_=_clkit.nn_load(
+                    device_id(state.get("device")), path))
+        self.__dict__.update(state)
+
+
+# The constructor's signature names every option, as scikit-learn reads
+# its parameters from it.
+MLP.__init__.__signature__ = inspect.Signature(
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     inspect.Parameter("layers", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                       default=(_clkit.NN_AUTO_HIDDEN,))] +
+    [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
+     for name in _OWN[1:] + _OPTIONS])
 
 MLP.__init__.__doc__ = """\
 layers: the hidden layers' widths (input and output widths come from X and
@@ -255,9 +454,6 @@ y in fit).
 device: a selector as --device takes ("ref", "ocl:0.0", "pocl"), or a
 clkit.Device; None: CLKIT_DEVICE, else the fastest device.
 seed: the weights' and shuffles' seed (default 1, as the command's).
-epochs, batch, lr and the other keyword arguments are options of `clkit run
-nn`, "_" for "-", with its defaults:
-""" + options_doc("nn", skip={"layers", "train", "test", "train-labels",
-                              "test-labels", "label-col", "header", "split",
-                              "val", "patience", "tiles", "trace", "save",
-                              "load", "predict", "predict-labels", "out"})
+The other keyword arguments are options of `clkit run nn`, "_" for "-",
+with its defaults:
+""" + options_doc("nn", skip=_NOT_PARAMETERS)

@@ -323,6 +323,8 @@ PyMODINIT_FUNC PyInit__clkit(void) {
       PyModule_AddIntConstant(module, "NN_MAX_LAYERS", CK_NN_MAX_LAYERS) != 0 ||
       PyModule_AddIntConstant(module, "DATASET_MAX_CLASSES",
                               CK_DATASET_MAX_CLASSES) != 0 ||
+      PyModule_AddIntConstant(module, "DATASET_MAX_NAME",
+                              CK_DATASET_MAX_NAME) != 0 ||
       PyModule_AddFunctions(module, ck_py_nn_methods) != 0 ||
       ck_py_nn_ready(module) != 0 ||
       PyModule_AddFunctions(module, ck_py_gas_methods) != 0 ||

@@ -51,10 +51,10 @@ static int borrow(PyObject *object, Py_buffer *view, const char *name, int ndim,
 }
 
 /* A data set over the buffers: features (rows, columns) and labels (rows
- * entries, or NULL: all class 0), of `classes` classes. Nothing is
- * copied; clkit only reads it. */
+ * entries, or NULL: all class 0), of `classes` classes, named by names
+ * (or NULL: integers). Nothing is copied; clkit only reads it. */
 static ck_dataset dataset_of(const Py_buffer *x, const Py_buffer *y,
-                             size_t classes) {
+                             size_t classes, char **names) {
   ck_dataset data;
   memset(&data, 0, sizeof data);
   data.rows = (size_t)x->shape[0];
@@ -62,7 +62,37 @@ static ck_dataset dataset_of(const Py_buffer *x, const Py_buffer *y,
   data.values = x->buf;
   data.labels = y ? y->buf : NULL;
   data.classes = classes;
+  data.class_names = names;
   return data;
+}
+
+/* The class names of a list of str (borrowed from its items: keep the
+ * list alive), or NULL for None: 0, or -1 with an exception set. Release
+ * *names with PyMem_Free. */
+static int names_of(PyObject *list, Py_ssize_t classes, char ***names) {
+  *names = NULL;
+  if (list == Py_None)
+    return 0;
+  if (!PyList_Check(list) || PyList_GET_SIZE(list) != classes) {
+    PyErr_Format(PyExc_TypeError, "names must be None or a list of %zd str",
+                 classes);
+    return -1;
+  }
+  *names = PyMem_Calloc((size_t)classes, sizeof **names);
+  if (!*names) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t k = 0; k < classes; ++k) {
+    const char *name = PyUnicode_AsUTF8(PyList_GET_ITEM(list, k));
+    if (!name) {
+      PyMem_Free(*names);
+      *names = NULL;
+      return -1;
+    }
+    (*names)[k] = (char *)name;
+  }
+  return 0;
 }
 
 /* ---- training ---------------------------------------------------------- */
@@ -92,21 +122,42 @@ static int on_epoch(void *user, const ck_nn_epoch *epoch) {
   return stop;
 }
 
+/* What a training takes beside the network's configuration. */
+typedef struct fit_plan {
+  ck_nn_training training;
+  ck_normalization_kind kind;
+  double validation; /* the fraction held out, or 0 */
+} fit_plan;
+
 /* The network of a configuration, its scaling fitted on the training
- * data, trained for `epochs`. */
+ * rows, trained by plan on them, with plan->validation of data held out
+ * for validation as `clkit run nn --val` holds it out. *held is set when
+ * the hold-out failed (the fraction leaves a side empty). */
 static ck_status train(const ck_device *device, const ck_nn_config *config,
-                       const ck_dataset *data, ck_normalization_kind kind,
-                       unsigned epochs, epochs_seen *seen, ck_nn **result) {
+                       const ck_dataset *data, const fit_plan *plan,
+                       ck_nn **result, ck_nn_report *report, int *held) {
   ck_nn *nn = NULL;
-  ck_nn_training plan = {epochs, 0, on_epoch, seen};
-  ck_nn_report report;
-  ck_status status = ck_nn_create(device, config, &nn);
+  ck_dataset rest = {0}, validation = {0};
+  const ck_dataset *rows = data;
+  ck_status status = CK_OK;
+  if (plan->validation > 0) {
+    status = ck_nn_hold_out(data, plan->validation, config->seed, &rest,
+                            &validation);
+    *held = status == CK_ERROR_INVALID_ARGUMENT;
+    rows = &rest;
+  }
   if (status == CK_OK)
-    status = ck_nn_set_preprocessing(nn, data, kind);
+    status = ck_nn_create(device, config, &nn);
   if (status == CK_OK)
-    status = ck_nn_attach(nn, CK_NN_TRAIN, data);
+    status = ck_nn_set_preprocessing(nn, rows, plan->kind);
   if (status == CK_OK)
-    status = ck_nn_train(nn, &plan, &report);
+    status = ck_nn_attach(nn, CK_NN_TRAIN, rows);
+  if (status == CK_OK && validation.rows)
+    status = ck_nn_attach(nn, CK_NN_VALIDATION, &validation);
+  if (status == CK_OK)
+    status = ck_nn_train(nn, &plan->training, report);
+  ck_dataset_free(&rest);
+  ck_dataset_free(&validation);
   if (status != CK_OK)
     ck_nn_destroy(nn);
   else
@@ -114,61 +165,92 @@ static ck_status train(const ck_device *device, const ck_nn_config *config,
   return status;
 }
 
-/* _clkit.nn_train(device, options, seed, X, y, classes) -> (Network,
- * history). options are `clkit run nn`'s (name, value) pairs of the
- * network and its training, layers included. */
+/* The report's figures as a dict. */
+static PyObject *report_dict(const ck_nn_report *report) {
+  static const char *const stops[] = {"epochs", "patience", "cancelled"};
+  int stop = report->stopped_by == CK_STOP_EARLY       ? 1
+             : report->stopped_by == CK_STOP_CANCELLED ? 2
+                                                       : 0;
+  return Py_BuildValue("{s:I,s:I,s:s,s:d}", "epochs", report->epochs,
+                       "best_epoch", report->best_epoch, "stopped_by",
+                       stops[stop], "best_validation_loss",
+                       report->best_validation_loss);
+}
+
+/* _clkit.nn_train(device, options, seed, X, y, classes, names) ->
+ * (Network, history, report). options are `clkit run nn`'s (name, value)
+ * pairs of the network and its training, layers included; names the
+ * classes' (a list of str) or None. */
 static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector;
-  PyObject *list, *seed, *xs, *ys;
+  PyObject *list, *seed, *xs, *ys, *name_list;
   Py_ssize_t classes;
-  if (!PyArg_ParseTuple(args, "zOOOOn", &selector, &list, &seed, &xs, &ys,
-                        &classes))
+  if (!PyArg_ParseTuple(args, "zOOOOnO", &selector, &list, &seed, &xs, &ys,
+                        &classes, &name_list))
     return NULL;
   if (classes < 1 || classes > CK_DATASET_MAX_CLASSES)
     return PyErr_Format(PyExc_ValueError, "classes must be 1 to %d, not %zd",
                         CK_DATASET_MAX_CLASSES, classes);
   ck_nn_config config;
-  unsigned epochs = 0;
-  ck_normalization_kind kind = CK_NORMALIZE_NONE;
+  fit_plan plan = {{0}, CK_NORMALIZE_NONE, 0};
+  plan.training.on_epoch = on_epoch;
   ck_param *params;
   size_t count;
   const ck_device *device = ck_py_device(selector);
   if (!device || ck_py_params(list, &params, &count) != 0)
     return NULL;
-  ck_status status = ck_nn_config_read(params, count, &config, &epochs, &kind);
+  ck_status status = ck_nn_config_read(params, count, &config, &plan.training,
+                                       &plan.kind, &plan.validation);
   PyMem_Free(params);
   if (status != CK_OK)
     return ck_py_raise(status, 1);
   if (seed != Py_None && ck_py_seed(seed, &config.seed) != 0)
     return NULL;
-  Py_buffer x, y;
-  if (borrow(xs, &x, "X", 2, 'f') != 0)
+  char **names = NULL;
+  if (names_of(name_list, classes, &names) != 0)
     return NULL;
+  Py_buffer x, y;
+  if (borrow(xs, &x, "X", 2, 'f') != 0) {
+    PyMem_Free(names);
+    return NULL;
+  }
   if (borrow(ys, &y, "y", 1, 'i') != 0) {
+    PyMem_Free(names);
     PyBuffer_Release(&x);
     return NULL;
   }
   PyObject *result = NULL;
   epochs_seen seen = {PyList_New(0), NULL};
+  plan.training.user = &seen;
   network *made = seen.history ? PyObject_New(network, &network_type) : NULL;
   if (made) {
     made->nn = NULL;
     made->busy = 0;
-    ck_dataset data = dataset_of(&x, &y, (size_t)classes);
+    ck_dataset data = dataset_of(&x, &y, (size_t)classes, names);
+    ck_nn_report report;
+    int held = 0;
     Py_BEGIN_ALLOW_THREADS;
-    status = train(device, &config, &data, kind, epochs, &seen, &made->nn);
+    status = train(device, &config, &data, &plan, &made->nn, &report, &held);
     Py_END_ALLOW_THREADS;
     if (seen.error)
       ck_py_raise_kept(&seen.error);
-    else if (status != CK_OK)
+    else if (held) {
+      char message[160];
+      snprintf(message, sizeof message,
+               "val=%g of the %zd rows of X leaves no row for training or "
+               "none for validation",
+               plan.validation, x.shape[0]);
+      PyErr_SetString(ck_py_argument_error, message);
+    } else if (status != CK_OK)
       ck_py_raise(status, 0);
     else
-      result = Py_BuildValue("(OO)", made, seen.history);
+      result = Py_BuildValue("(OON)", made, seen.history, report_dict(&report));
   }
   Py_XDECREF(seen.error);
   Py_XDECREF(made);
   Py_XDECREF(seen.history);
+  PyMem_Free(names);
   PyBuffer_Release(&x);
   PyBuffer_Release(&y);
   return result;
@@ -202,32 +284,49 @@ static PyObject *py_nn_load(PyObject *module, PyObject *args) {
 
 /* ---- the network's methods --------------------------------------------- */
 
-/* Network.predict(X) -> bytearray of the rows' classes, int32. */
-static PyObject *network_predict(PyObject *object, PyObject *xs) {
+/* The rows of X through the network, as a bytearray: their classes
+ * (int32), or with proba set their class probabilities (a float64 an
+ * output). */
+static PyObject *predict_rows(PyObject *object, PyObject *xs, int proba) {
   network *self = (network *)object;
   Py_buffer x;
   if (borrow(xs, &x, "X", 2, 'f') != 0)
     return NULL;
-  PyObject *classes =
-      PyByteArray_FromStringAndSize(NULL, x.shape[0] * (Py_ssize_t)4);
-  if (!classes || take(self) != 0) {
-    Py_XDECREF(classes);
+  ck_nn_config config;
+  ck_nn_describe(self->nn, &config);
+  size_t row_bytes = proba ? config.sizes[config.layer_count - 1] * 8 : 4;
+  PyObject *out =
+      PyByteArray_FromStringAndSize(NULL, x.shape[0] * (Py_ssize_t)row_bytes);
+  if (!out || take(self) != 0) {
+    Py_XDECREF(out);
     PyBuffer_Release(&x);
     return NULL;
   }
-  ck_dataset data = dataset_of(&x, NULL, 0);
-  int32_t *out = (int32_t *)PyByteArray_AS_STRING(classes);
+  ck_dataset data = dataset_of(&x, NULL, 0, NULL);
+  char *bytes = PyByteArray_AS_STRING(out);
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_nn_predict(self->nn, &data, out);
+  status = proba ? ck_nn_predict_proba(self->nn, &data, (double *)bytes)
+                 : ck_nn_predict(self->nn, &data, (int32_t *)bytes);
   Py_END_ALLOW_THREADS;
   self->busy = 0;
   PyBuffer_Release(&x);
   if (status != CK_OK) {
-    Py_DECREF(classes);
+    Py_DECREF(out);
     return ck_py_raise(status, 0);
   }
-  return classes;
+  return out;
+}
+
+/* Network.predict(X) -> bytearray of the rows' classes, int32. */
+static PyObject *network_predict(PyObject *object, PyObject *xs) {
+  return predict_rows(object, xs, 0);
+}
+
+/* Network.predict_proba(X) -> bytearray of the rows' class probabilities,
+ * rows x outputs float64. */
+static PyObject *network_predict_proba(PyObject *object, PyObject *xs) {
+  return predict_rows(object, xs, 1);
 }
 
 /* Network.evaluate(X, y) -> (mean loss, accuracy), the rows attached as
@@ -249,7 +348,7 @@ static PyObject *network_evaluate(PyObject *object, PyObject *args) {
     PyBuffer_Release(&y);
     return NULL;
   }
-  ck_dataset data = dataset_of(&x, &y, 0);
+  ck_dataset data = dataset_of(&x, &y, 0, NULL);
   double loss = 0, accuracy = 0;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
@@ -265,15 +364,28 @@ static PyObject *network_evaluate(PyObject *object, PyObject *args) {
   return Py_BuildValue("(dd)", loss, accuracy);
 }
 
-/* Network.save(path): the model file, written atomically. */
+/* Network.save(path, format): the model file, written atomically; format
+ * None (by the path's ending), "ckn" or "safetensors". */
 static PyObject *network_save(PyObject *object, PyObject *args) {
   network *self = (network *)object;
-  const char *path;
-  if (!PyArg_ParseTuple(args, "s", &path) || take(self) != 0)
+  const char *path, *format = NULL;
+  if (!PyArg_ParseTuple(args, "s|z", &path, &format))
+    return NULL;
+  ck_nn_format kind = CK_NN_FORMAT_AUTO;
+  if (format && strcmp(format, "ckn") == 0)
+    kind = CK_NN_FORMAT_CKN;
+  else if (format && strcmp(format, "safetensors") == 0)
+    kind = CK_NN_FORMAT_SAFETENSORS;
+  else if (format)
+    return PyErr_Format(PyExc_ValueError,
+                        "format must be None, \"ckn\" or \"safetensors\", "
+                        "not \"%s\"",
+                        format);
+  if (take(self) != 0)
     return NULL;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_nn_save(self->nn, path);
+  status = ck_nn_save_as(self->nn, path, kind);
   Py_END_ALLOW_THREADS;
   self->busy = 0;
   if (status != CK_OK)
@@ -369,9 +481,12 @@ static PyObject *network_weights(PyObject *object, PyObject *args) {
 static PyMethodDef network_methods[] = {
     {"predict", network_predict, METH_O,
      "predict(X) -> bytearray of int32 classes"},
+    {"predict_proba", network_predict_proba, METH_O,
+     "predict_proba(X) -> bytearray of float64 class probabilities"},
     {"evaluate", network_evaluate, METH_VARARGS,
      "evaluate(X, y) -> (mean loss, accuracy)"},
-    {"save", network_save, METH_VARARGS, "save(path): write the model file"},
+    {"save", network_save, METH_VARARGS,
+     "save(path, format=None): write the model file"},
     {"describe", network_describe, METH_NOARGS,
      "describe() -> dict of sizes, activations, class_names, loss"},
     {"weights", network_weights, METH_VARARGS,
@@ -390,7 +505,8 @@ static PyTypeObject network_type = {
 
 PyMethodDef ck_py_nn_methods[] = {
     {"nn_train", py_nn_train, METH_VARARGS,
-     "nn_train(device, options, seed, X, y, classes) -> (Network, history)"},
+     "nn_train(device, options, seed, X, y, classes, names) -> (Network, "
+     "history, report)"},
     {"nn_load", py_nn_load, METH_VARARGS, "nn_load(device, path) -> Network"},
     {NULL, NULL, 0, NULL}};
 

@@ -1,7 +1,9 @@
 /*
- * model.c - MLP model files (.ckn): the architecture, the normalisation,
- * the class names and the weights, little-endian, ending in a SHA-256 of
- * everything before it. docs/nn.md gives the layout:
+ * model.c - MLP model files: safetensors, written for other tools, and
+ * clkit's own (.ckn), which it writes and reads. A .ckn file holds the
+ * architecture, the normalisation, the class names and the weights,
+ * little-endian, ending in a SHA-256 of everything before it. docs/nn.md
+ * gives both layouts:
  *
  *   offset  size  field
  *        0     8  magic "CKNNMODL"
@@ -20,7 +22,9 @@
  *                 float32 weights, row-major, the bias last in each row
  *           32    SHA-256 of all the bytes above
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +56,195 @@ static const char model_magic[8] = {'C', 'K', 'N', 'N', 'M', 'O', 'D', 'L'};
 #define MODEL_VERSION 1u
 #define HEADER_BYTES 32u
 
-ck_status ck__nn_model_save(ck_nn *nn, const char *path) {
+/* ---- safetensors ------------------------------------------------------ */
+
+/* A JSON string of text: '"', '\\' and control characters escaped, and
+ * each byte outside well-formed UTF-8 as the code point of its value. */
+static void put_json_string(ck__byte_writer *w, const char *text) {
+  char escape[8];
+  ck__bytes_put(w, "\"", 1);
+  while (*text) {
+    long bad = ck__text_invalid_utf8_byte(text);
+    size_t good = bad < 0 ? strlen(text) : (size_t)bad;
+    for (size_t i = 0; i < good; ++i) {
+      unsigned char c = (unsigned char)text[i];
+      if (c < 0x20) {
+        snprintf(escape, sizeof escape, "\\u%04x", c);
+        ck__bytes_put(w, escape, strlen(escape));
+      } else if (c == '"' || c == '\\') {
+        ck__bytes_put(w, "\\", 1);
+        ck__bytes_put(w, &text[i], 1);
+      } else {
+        ck__bytes_put(w, &text[i], 1);
+      }
+    }
+    text += good;
+    if (*text) {
+      snprintf(escape, sizeof escape, "\\u%04x", (unsigned char)*text);
+      ck__bytes_put(w, escape, strlen(escape));
+      ++text;
+    }
+  }
+  ck__bytes_put(w, "\"", 1);
+}
+
+/* Text into a writer: the header's punctuation. */
+static void put_text(ck__byte_writer *w, const char *text) {
+  ck__bytes_put(w, text, strlen(text));
+}
+
+/* One string of the header's __metadata__, after the first. */
+static void put_metadata(ck__byte_writer *w, const char *key,
+                         const char *value) {
+  put_text(w, ",");
+  put_json_string(w, key);
+  put_text(w, ":");
+  put_json_string(w, value);
+}
+
+/* A tensor's entry: float32 of one or two dimensions, its data from *at
+ * on (advanced past it). */
+static void put_tensor(ck__byte_writer *w, const char *name, size_t rows,
+                       size_t columns, uint64_t *at) {
+  uint64_t bytes = (uint64_t)rows * (columns ? columns : 1) * 4;
+  char entry[160];
+  if (columns)
+    snprintf(entry, sizeof entry, "[%zu,%zu]", rows, columns);
+  else
+    snprintf(entry, sizeof entry, "[%zu]", rows);
+  put_text(w, ",");
+  put_json_string(w, name);
+  put_text(w, ":{\"dtype\":\"F32\",\"shape\":");
+  put_text(w, entry);
+  snprintf(entry, sizeof entry, ",\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+           *at, *at + bytes);
+  put_text(w, entry);
+  *at += bytes;
+}
+
+/* The model's metadata: its shape, activations, loss, normalisation and
+ * classes, each a string (docs/nn.md). */
+static ck_status put_model_metadata(ck__byte_writer *w, ck_nn *nn) {
+  static const char *const activations[] = {"sigmoid", "tanh", "relu"};
+  static const char *const kinds[] = {"none", "zscore", "minmax"};
+  const nn_state *state = &nn->state;
+  char text[(CK_NN_MAX_LAYERS + 1) * 12];
+  size_t used = 0;
+  text[0] = '\0';
+  put_text(w, "\"__metadata__\":{\"format\":\"pt\"");
+  for (int l = 0; l <= state->layers; ++l)
+    used += (size_t)snprintf(text + used, sizeof text - used, "%s%u",
+                             l ? "," : "", state->sizes[l]);
+  put_metadata(w, "layers", text);
+  used = 0;
+  text[0] = '\0';
+  for (int l = 0; l + 1 < state->layers; ++l)
+    used +=
+        (size_t)snprintf(text + used, sizeof text - used, "%s%s", l ? "," : "",
+                         activations[nn->config.activations[l]]);
+  put_metadata(w, "activations", text);
+  int ce = nn->config.loss == CK_NN_CROSS_ENTROPY;
+  put_metadata(w, "loss", ce ? "ce" : "mse");
+  put_metadata(w, "output", ce ? "softmax" : "sigmoid");
+  put_metadata(w, "normalize", kinds[nn->normalization.kind]);
+  /* The class names as a JSON list, itself a string of the metadata. */
+  ck__byte_writer names = {0};
+  char name[CK_DATASET_MAX_NAME + 1];
+  size_t classes = state->sizes[state->layers];
+  put_text(&names, "[");
+  for (size_t k = 0; k < classes; ++k) {
+    ck_status status = ck_nn_get_class_name(nn, k, name, sizeof name);
+    if (status != CK_OK) {
+      ck__bytes_free(&names);
+      return status;
+    }
+    put_text(&names, k ? "," : "");
+    put_json_string(&names, name);
+  }
+  put_text(&names, "]");
+  ck__bytes_put(&names, "", 1);
+  if (!names.failed)
+    put_metadata(w, "classes", (const char *)names.bytes);
+  w->failed |= names.failed;
+  ck__bytes_free(&names);
+  put_text(w, "}");
+  return CK_OK;
+}
+
+/* The model as a safetensors file: an 8-byte header length, the JSON
+ * header (padded with blanks to a multiple of 8 bytes), then the tensors'
+ * float32 data, little-endian, in the header's order. Layer l's weights
+ * and bias are "2(l-1).weight" (out x in) and "2(l-1).bias", as PyTorch
+ * names the nn.Linear modules of an nn.Sequential with an activation
+ * module between each two. */
+static ck_status save_safetensors(ck_nn *nn, const char *path) {
+  ck_status status = CK_OK;
+  ck__byte_writer header = {0}, data = {0};
+  float *weights = NULL;
+  nn_state *state = &nn->state;
+  uint64_t at = 0;
+  char name[32];
+  put_text(&header, "{");
+  CK_TRY(put_model_metadata(&header, nn));
+  if (nn->normalization.kind != CK_NORMALIZE_NONE) {
+    put_tensor(&header, "normalize.offset", state->sizes[0], 0, &at);
+    put_tensor(&header, "normalize.scale", state->sizes[0], 0, &at);
+    for (size_t f = 0; f < state->sizes[0]; ++f)
+      ck__bytes_put_f32(&data, nn->normalization.offset[f]);
+    for (size_t f = 0; f < state->sizes[0]; ++f)
+      ck__bytes_put_f32(&data, nn->normalization.scale[f]);
+  }
+  for (int l = 1; l <= state->layers; ++l) {
+    size_t in = state->sizes[l - 1], out = state->sizes[l];
+    snprintf(name, sizeof name, "%d.weight", 2 * (l - 1));
+    put_tensor(&header, name, out, in, &at);
+    snprintf(name, sizeof name, "%d.bias", 2 * (l - 1));
+    put_tensor(&header, name, out, 0, &at);
+    weights = malloc(out * (in + 1) * sizeof *weights);
+    if (!weights)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory saving the model",
+              path);
+    CK_TRY(ck__nn_layer_read(nn, l, weights));
+    for (size_t o = 0; o < out; ++o)
+      for (size_t i = 0; i < in; ++i)
+        ck__bytes_put_f32(&data, weights[o * (in + 1) + i]);
+    for (size_t o = 0; o < out; ++o)
+      ck__bytes_put_f32(&data, weights[o * (in + 1) + in]);
+    free(weights);
+    weights = NULL;
+  }
+  put_text(&header, "}");
+  while (header.size % 8)
+    ck__bytes_put(&header, " ", 1);
+  ck__byte_writer file = {0};
+  ck__bytes_put_u64(&file, header.size);
+  ck__bytes_put(&file, header.bytes, header.size);
+  ck__bytes_put(&file, data.bytes, data.size);
+  if (header.failed || data.failed || file.failed)
+    status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of host memory", path);
+  else
+    status = ck__file_write_atomic(path, file.bytes, file.size);
+  ck__bytes_free(&file);
+fail:
+  free(weights);
+  ck__bytes_free(&header);
+  ck__bytes_free(&data);
+  return status;
+}
+
+/* The format a path asks for: safetensors by its name's ending. */
+static int names_safetensors(const char *path) {
+  static const char ending[] = ".safetensors";
+  size_t length = strlen(path), size = sizeof ending - 1;
+  return length > size && strcmp(path + length - size, ending) == 0;
+}
+
+/* ---- clkit's own format ---------------------------------------------- */
+
+ck_status ck__nn_model_save(ck_nn *nn, const char *path, ck_nn_format format) {
+  if (format == CK_NN_FORMAT_SAFETENSORS ||
+      (format == CK_NN_FORMAT_AUTO && names_safetensors(path)))
+    return save_safetensors(nn, path);
   ck_status status = CK_OK;
   ck__byte_writer w = {0};
   float *weights = NULL;
@@ -153,6 +345,13 @@ static ck_status read_header(model_reader *r, uint32_t *widths, uint32_t *loss,
   ck_status status = CK_OK;
   const char *path = r->path;
   size_t size = r->size;
+  if ((size < sizeof model_magic ||
+       memcmp(r->bytes, model_magic, sizeof model_magic) != 0) &&
+      names_safetensors(path))
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: clkit writes safetensors files for other tools and reads "
+            "its own models (.ckn) alone",
+            path);
   if (size < sizeof model_magic ||
       memcmp(r->bytes, model_magic, sizeof model_magic) != 0)
     CK_FAIL(CK_ERROR_PARSE, "%s: not a clkit model (no CKNNMODL header)", path);

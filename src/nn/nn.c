@@ -940,8 +940,9 @@ typedef struct training_run {
   ck_nn_epoch epoch; /* the last one trained */
   uint64_t samples;
   double training_s;
-  unsigned since_best;
-  int cancelled; /* the callback asked to stop */
+  unsigned since_best; /* epochs since the watched loss improved */
+  double lowest;       /* the watched loss's lowest so far */
+  int cancelled;       /* the callback asked to stop */
 } training_run;
 
 static ck_status train_step(void *self, uint64_t steps) {
@@ -967,14 +968,20 @@ static ck_status train_read(void *self, uint64_t steps,
   if (!isnan(epoch->test_accuracy) &&
       !(epoch->test_accuracy <= report->best_test_accuracy))
     report->best_test_accuracy = epoch->test_accuracy;
+  /* The watched loss improves by more than tol, or the count of epochs
+   * without an improvement grows; the lowest is kept either way. */
+  double watched = run->validating ? epoch->validation_loss : epoch->train_loss;
+  if (watched < run->lowest - training->tol)
+    run->since_best = 0;
+  else
+    ++run->since_best;
+  if (!(watched >= run->lowest))
+    run->lowest = watched;
   if (run->validating) {
     if (!(epoch->validation_loss >= report->best_validation_loss)) {
       report->best_validation_loss = epoch->validation_loss;
       report->best_epoch = epoch->epoch;
-      run->since_best = 0;
       CK_TRY(keep_weights(run->nn, 0));
-    } else {
-      ++run->since_best;
     }
   } else {
     report->best_epoch = epoch->epoch;
@@ -984,8 +991,7 @@ static ck_status train_read(void *self, uint64_t steps,
     return ck__fail(CK_ERROR_CANCELLED, "training stopped after epoch %u",
                     epoch->epoch);
   }
-  if (run->validating && training->patience &&
-      run->since_best >= training->patience)
+  if (training->patience && run->since_best >= training->patience)
     reading->stop = CK_STOP_EARLY;
 fail:
   return status;
@@ -1000,6 +1006,10 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   if (training->epochs < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_nn_training.epochs: at least 1");
+  if (!(training->tol >= 0) || isinf(training->tol))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_training.tol: %g; give a finite tolerance >= 0",
+                    training->tol);
   memset(report, 0, sizeof *report);
   report->best_test_accuracy = report->final_test_accuracy = NAN;
   report->final_test_loss = report->best_validation_loss = NAN;
@@ -1015,7 +1025,8 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   training_run run = {.nn = nn,
                       .training = training,
                       .report = report,
-                      .validating = validating};
+                      .validating = validating,
+                      .lowest = INFINITY};
   const ck__loop_rules rules = {.shape = CK__LOOP_STEPWISE,
                                 .max_steps = training->epochs,
                                 .check_every = 1};
@@ -1050,20 +1061,26 @@ fail:
   return status;
 }
 
+/* The rows of data (not empty) attached as the test set, to predict
+ * from: labels play no part, and the rows are scored against class 0. */
+static ck_status attach_rows(ck_nn *nn, const ck_dataset *data) {
+  ck_dataset unlabelled = *data;
+  unlabelled.labels = calloc(data->rows, sizeof(int32_t));
+  if (!unlabelled.labels)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
+  ck_status status = ck_nn_attach(nn, CK_NN_TEST, &unlabelled);
+  free(unlabelled.labels);
+  return status;
+}
+
 ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
   ck_status status = CK_OK;
-  ck_dataset unlabelled = {0};
   CK__REQUIRE(nn);
   CK__REQUIRE(data);
   CK__REQUIRE(classes);
   if (data->rows == 0)
     return CK_OK;
-  /* Labels play no part: score against class 0. */
-  unlabelled = *data;
-  unlabelled.labels = calloc(data->rows ? data->rows : 1, sizeof(int32_t));
-  if (!unlabelled.labels)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
-  CK_TRY(ck_nn_attach(nn, CK_NN_TEST, &unlabelled));
+  CK_TRY(attach_rows(nn, data));
   if (nn->spread) {
     CK_TRY(ck__nn_spread_forward(nn, CK_NN_TEST, NULL, NULL, classes));
   } else {
@@ -1073,7 +1090,62 @@ ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
                           NULL));
   }
 fail:
-  free(unlabelled.labels);
+  return status;
+}
+
+/* Row k's probabilities from the output layer's values of `width` reals
+ * (float or double by real_size): softmax for cross-entropy, else the
+ * sigmoid outputs over their sum. */
+static void row_probabilities(const nn_state *state, const void *values,
+                              size_t width, double *row) {
+  for (size_t k = 0; k < width; ++k)
+    row[k] = state->real_size == sizeof(double)
+                 ? ((const double *)values)[k]
+                 : (double)((const float *)values)[k];
+  double top = row[0], sum = 0;
+  for (size_t k = 1; k < width; ++k)
+    top = row[k] > top ? row[k] : top;
+  for (size_t k = 0; k < width; ++k) {
+    if (state->loss == CK_NN_CROSS_ENTROPY)
+      row[k] = exp(row[k] - top);
+    sum += row[k];
+  }
+  for (size_t k = 0; k < width; ++k)
+    row[k] /= sum;
+}
+
+ck_status ck_nn_predict_proba(ck_nn *nn, const ck_dataset *data,
+                              double *probabilities) {
+  ck_status status = CK_OK;
+  unsigned char *values = NULL;
+  CK__REQUIRE(nn);
+  CK__REQUIRE(data);
+  CK__REQUIRE(probabilities);
+  if (data->rows == 0)
+    return CK_OK;
+  CK_TRY(attach_rows(nn, data));
+  /* Every member holds every set: a spread network's first member, the
+   * network itself, computes them all. */
+  nn_state *state = &nn->state;
+  size_t width = state->sizes[state->layers];
+  size_t row_bytes = width * state->real_size;
+  uint32_t rows = state->sets[CK_NN_TEST].rows;
+  values = malloc((size_t)EVALUATION_ROWS * row_bytes);
+  if (!values)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
+  for (uint32_t done = 0; done < rows; done += EVALUATION_ROWS) {
+    uint32_t count =
+        rows - done < EVALUATION_ROWS ? rows - done : EVALUATION_ROWS;
+    /* One chunk: the output layer then holds these rows' values. */
+    CK_TRY(ck__nn_forward_rows(nn, CK_NN_TEST, done, count));
+    CK_TRY(ck_buffer_read(state->queue, state->activations[state->layers], 0,
+                          count * row_bytes, values, CK_BLOCKING, NULL));
+    for (uint32_t r = 0; r < count; ++r)
+      row_probabilities(state, values + r * row_bytes, width,
+                        probabilities + (size_t)(done + r) * width);
+  }
+fail:
+  free(values);
   return status;
 }
 
@@ -1181,7 +1253,18 @@ fail:
 ck_status ck_nn_save(ck_nn *nn, const char *path) {
   CK__REQUIRE(nn);
   CK__REQUIRE(path);
-  return ck__nn_model_save(nn, path);
+  return ck__nn_model_save(nn, path, CK_NN_FORMAT_AUTO);
+}
+
+ck_status ck_nn_save_as(ck_nn *nn, const char *path, ck_nn_format format) {
+  CK__REQUIRE(nn);
+  CK__REQUIRE(path);
+  if ((unsigned)format > CK_NN_FORMAT_SAFETENSORS)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_save_as: format is %d, not CK_NN_FORMAT_AUTO, "
+                    "CK_NN_FORMAT_CKN or CK_NN_FORMAT_SAFETENSORS",
+                    (int)format);
+  return ck__nn_model_save(nn, path, format);
 }
 
 ck_status ck_nn_load(const ck_device *device, const char *path,

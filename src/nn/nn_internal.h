@@ -237,7 +237,7 @@ struct ck_nn {
 };
 
 /* Model files (model.c). */
-ck_status ck__nn_model_save(ck_nn *nn, const char *path);
+ck_status ck__nn_model_save(ck_nn *nn, const char *path, ck_nn_format format);
 ck_status ck__nn_model_load(const ck_device *device, const char *path,
                             const ck_nn_config *config,
                             const ck__nn_tuning *tuning, ck_nn **result);

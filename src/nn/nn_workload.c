@@ -34,7 +34,7 @@ typedef struct nn_job {
   size_t activation_count;
   ck_normalization_kind normalization;
   unsigned epochs, patience;
-  double validation_fraction;
+  double tol, validation_fraction;
   const char *train, *test, *train_labels, *test_labels, *predict_labels;
   const char *split, *trace, *save, *load, *predict, *out;
   ck_dataset_options csv;
@@ -50,6 +50,7 @@ enum {
   JOB_SPLIT,
   JOB_VAL,
   JOB_PATIENCE,
+  JOB_TOL,
   JOB_EPOCHS,
   JOB_NORMALIZE,
   JOB_TRACE,
@@ -79,9 +80,13 @@ static const ck__field nn_job_fields[JOB_FIELDS] = {
     [JOB_SPLIT] = FILE_FIELD(split),
     [JOB_VAL] = {CK__FIELD_OF(nn_job, validation_fraction, CK__FIELD_REAL, 0, 0,
                               0.9)},
-    [JOB_PATIENCE] = {CK__FIELD_OF(nn_job, patience, CK__FIELD_UINT, 0, 0,
+    /* Training converges as scikit-learn's MLPClassifier does by default:
+     * at most 200 epochs, stopped after 10 without the loss falling by
+     * more than 1e-4. */
+    [JOB_PATIENCE] = {CK__FIELD_OF(nn_job, patience, CK__FIELD_UINT, 10, 0,
                                    1000000)},
-    [JOB_EPOCHS] = {CK__FIELD_OF(nn_job, epochs, CK__FIELD_UINT, 10, 1,
+    [JOB_TOL] = {CK__FIELD_OF(nn_job, tol, CK__FIELD_REAL, 1e-4, 0, 1e6)},
+    [JOB_EPOCHS] = {CK__FIELD_OF(nn_job, epochs, CK__FIELD_UINT, 200, 1,
                                  1000000)},
     [JOB_NORMALIZE] = {CK__FIELD_ENUM(nn_job, normalization,
                                       CK_NORMALIZE_ZSCORE, normalizations)},
@@ -284,8 +289,12 @@ static const ck__option nn_options[] = {
     {"val", "F", "hold out a seeded random fraction F for validation",
      JOB(VAL)},
     {"patience", "P",
-     "stop after P epochs without a better validation loss (0: never)",
+     "stop after P epochs without an improvement (--tol) of the validation "
+     "loss with --val, else of the training loss (0: never)",
      JOB(PATIENCE)},
+    {"tol", "T",
+     "the least fall of the watched loss that counts as an improvement",
+     JOB(TOL)},
     {"layers", "LIST",
      "widths, input first: e.g. 784,256,128,10 (auto: features," CK__NN_AUTO
      ",classes)",
@@ -304,7 +313,9 @@ static const ck__option nn_options[] = {
      "learning-rate schedule: none, step:E:G (x G every E epochs) or cosine",
      NN(SCHEDULE), .read = parse_schedule, .sets = "step_every step_gamma"},
     {"batch", "N", "samples a step (1: online; all: full batch)", NN(BATCH)},
-    {"epochs", "E", "passes over the training data", JOB(EPOCHS)},
+    {"epochs", "E",
+     "the most passes over the training data (--patience may stop sooner)",
+     JOB(EPOCHS)},
     {"normalize", "N",
      "per-feature scaling fitted on the training data: zscore, minmax or "
      "none",
@@ -321,7 +332,10 @@ static const ck__option nn_options[] = {
      "output; compare runs ref, the oracle, in fp32)",
      NN(MATH)},
     {"trace", "FILE", "write a CSV of the per-epoch statistics", JOB(TRACE)},
-    {"save", "FILE", "write the trained model (.ckn)", JOB(SAVE)},
+    {"save", "FILE",
+     "write the trained model: clkit's .ckn, or safetensors for a name "
+     "ending .safetensors",
+     JOB(SAVE)},
     {"load", "FILE",
      "start from a saved model (its layers, scaling and classes)", JOB(LOAD)},
     {"predict", "FILE",
@@ -451,7 +465,6 @@ static ck_status check_parts(const ck_param *params, size_t count,
   int untrained = !job->train;
   const ck__option_part parts[] = {
       {"momentum", job->config.optimizer != CK_NN_SGD, "--optimizer sgd"},
-      {"patience", !(job->validation_fraction > 0), "--val F"},
       {"epochs", untrained, training},
       {"lr", untrained, training},
       {"momentum", untrained, training},
@@ -461,6 +474,7 @@ static ck_status check_parts(const ck_param *params, size_t count,
       {"batch", untrained, training},
       {"val", untrained, training},
       {"patience", untrained, training},
+      {"tol", untrained, training},
       {"split", untrained, training},
       {"trace", untrained, training},
       {"save", untrained, training},
@@ -508,13 +522,16 @@ static const char *nn_stdout_output(const ck_param *params, size_t count) {
              : NULL;
 }
 
-/* A seeded random split for an option; a fraction that leaves one side
- * empty is named by the option, not by the dataset call. */
+/* A seeded random split for an option (--split, or --val's hold_out); a
+ * fraction that leaves one side empty is named by the option, not by the
+ * dataset call. */
 static ck_status split_fraction(const ck_dataset *whole, double fraction,
                                 uint64_t seed, const char *option,
                                 const char *path, ck_dataset *head,
-                                ck_dataset *tail) {
-  ck_status status = ck_dataset_split_random(whole, fraction, seed, head, tail);
+                                ck_dataset *tail, int hold_out) {
+  ck_status status =
+      hold_out ? ck_nn_hold_out(whole, fraction, seed, head, tail)
+               : ck_dataset_split_random(whole, fraction, seed, head, tail);
   if (status == CK_ERROR_INVALID_ARGUMENT)
     return ck__fail(status,
                     "--%s %g of the %zu rows of %s leaves no row on one side",
@@ -797,7 +814,7 @@ static ck_status load_training(const ck_device *device, nn_session *s) {
     double split = strtod(job->split, NULL);
     if (split < 1) {
       CK_TRY(split_fraction(&s->whole, split, seed, "split", job->train,
-                            &s->train, &s->test));
+                            &s->train, &s->test, 0));
     } else {
       if (split >= (double)s->whole.rows)
         CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
@@ -812,9 +829,8 @@ static ck_status load_training(const ck_device *device, nn_session *s) {
   }
   if (job->validation_fraction > 0) {
     ck_dataset rest = {0};
-    CK_TRY(split_fraction(&s->train, job->validation_fraction,
-                          seed ^ 0x5A5A5A5Aull, "val", job->train, &rest,
-                          &s->validation));
+    CK_TRY(split_fraction(&s->train, job->validation_fraction, seed, "val",
+                          job->train, &rest, &s->validation, 1));
     ck_dataset_free(&s->train);
     s->train = rest;
   }
@@ -953,7 +969,8 @@ fail:
 static ck_status train_network(nn_session *s) {
   ck_status status = CK_OK;
   nn_job *job = &s->job;
-  ck_nn_training plan = {job->epochs, job->patience, on_epoch, &s->log};
+  ck_nn_training plan = {job->epochs, job->patience, on_epoch, &s->log,
+                         job->tol};
   s->log.epochs = job->epochs;
   CK_TRY(ck_nn_train(s->nn, &plan, &s->report));
   if (s->log.failed)
@@ -1177,13 +1194,17 @@ static int describes_network(const char *name) {
     if (strcmp(option->name, name) == 0)
       return (option->config && strcmp(option->config, "ck_nn_config") == 0) ||
              option->field == &nn_job_fields[JOB_EPOCHS] ||
-             option->field == &nn_job_fields[JOB_NORMALIZE];
+             option->field == &nn_job_fields[JOB_PATIENCE] ||
+             option->field == &nn_job_fields[JOB_TOL] ||
+             option->field == &nn_job_fields[JOB_NORMALIZE] ||
+             option->field == &nn_job_fields[JOB_VAL];
   return 0;
 }
 
 ck_status ck_nn_config_read(const ck_param *params, size_t count,
-                            ck_nn_config *config, unsigned *epochs,
-                            ck_normalization_kind *normalization) {
+                            ck_nn_config *config, ck_nn_training *training,
+                            ck_normalization_kind *normalization,
+                            double *validation) {
   CK__REQUIRE_IN("ck_nn_config_read", config);
   if (count && !params)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -1201,11 +1222,23 @@ ck_status ck_nn_config_read(const ck_param *params, size_t count,
   if (status != CK_OK)
     return status;
   *config = job.config;
-  if (epochs)
-    *epochs = job.epochs;
+  if (training) {
+    training->epochs = job.epochs;
+    training->patience = job.patience;
+    training->tol = job.tol;
+  }
   if (normalization)
     *normalization = job.normalization;
+  if (validation)
+    *validation = job.validation_fraction;
   return CK_OK;
+}
+
+ck_status ck_nn_hold_out(const ck_dataset *train, double fraction,
+                         uint64_t seed, ck_dataset *rest,
+                         ck_dataset *validation) {
+  return ck_dataset_split_random(train, fraction, seed ^ 0x5A5A5A5Aull, rest,
+                                 validation);
 }
 
 /* ref has FP32 products alone: it checks TF32 runs in FP32. */

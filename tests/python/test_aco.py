@@ -48,6 +48,21 @@ def test_the_tour_is_a_permutation_of_its_length():
     assert int(np.sum(np.floor(steps + 0.5))) == result.length
 
 
+def test_the_focused_method_gives_a_tour(device, cli):
+    """method="focused" is --method focused, on a small instance too."""
+    result = clkit.aco.solve(EIL51, iters=5, method="focused",
+                             device=device, seed=3)
+    expected = cli("run", "aco", str(EIL51), "--iters", "5", "--method",
+                   "focused", "--seed", "3", "--device", device)
+    assert result.metrics["focused"] == expected["focused"] == 1
+    assert result.length == expected["best"]
+    assert sorted(result.tour.tolist()) == list(range(51))
+    points = eil51_coordinates()[result.tour]
+    steps = np.hypot(*(points - np.roll(points, -1, axis=0)).T)
+    assert int(np.sum(np.floor(steps + 0.5))) == result.length
+    assert 426 <= result.length < 426 * 1.1
+
+
 def test_coordinates_give_the_files_run():
     from_file = clkit.aco.solve(EIL51, iters=4, device="ref", seed=2)
     from_array = clkit.aco.solve(eil51_coordinates(), iters=4, device="ref",

@@ -126,6 +126,82 @@ def test_from_xyz_starts_from_the_file(tmp_path):
     assert started.box == pytest.approx(simulation.box)
 
 
+def write_xyz(path, positions, velocities, box):
+    """An extended-XYZ frame, every bit of each number kept."""
+    lines = [str(len(positions)),
+             f'Lattice="{box[0]!r} 0.0 0.0 0.0 {box[1]!r} 0.0 0.0 0.0 1.0" '
+             f'Properties=species:S:1:pos:R:2:velo:R:2']
+    for (x, y), (vx, vy) in zip(positions.tolist(), velocities.tolist()):
+        lines.append(f"Ar {x!r} {y!r} {vx!r} {vy!r}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_from_arrays_runs_as_from_the_file(tmp_path, device):
+    """The same particles from arrays and from an XYZ file: the same run,
+    bit for bit."""
+    rng = np.random.default_rng(5)
+    cells = rng.permutation(36)[:24]
+    positions = np.column_stack([cells % 6, cells // 6]) * 1.2 + \
+        rng.uniform(0.1, 0.3, size=(24, 2))
+    velocities = rng.normal(scale=0.7, size=(24, 2))
+    box = (7.2, 7.2)
+    path = tmp_path / "start.xyz"
+    write_xyz(path, positions, velocities, box)
+    from_file = clkit.gas.Simulation.from_xyz(path, device=device, seed=2)
+    from_arrays = clkit.gas.Simulation.from_arrays(
+        positions, velocities, box=box, device=device, seed=2)
+    assert from_arrays.particles == 24 and from_arrays.box == box
+    # The run keeps its state in single precision.
+    assert np.array_equal(from_arrays.velocities,
+                          velocities.astype(np.float32))
+    from_file.run(30)
+    from_arrays.run(30)
+    assert np.array_equal(from_arrays.positions, from_file.positions)
+    assert np.array_equal(from_arrays.velocities, from_file.velocities)
+    assert from_arrays.observe() == from_file.observe()
+
+
+def test_from_arrays_draws_velocities_and_takes_options():
+    positions = np.array([[0.5, 0.5], [2.0, 0.5], [0.5, 2.0], [2.0, 2.0]])
+    simulation = clkit.gas.Simulation.from_arrays(
+        positions.tolist(), box=3.5, temperature=0.6, walls=True,
+        device="ref", seed=1)
+    assert simulation.box == (3.5, 3.5) and simulation.config["walls"]
+    assert simulation.temperature == pytest.approx(0.6)
+    assert np.array_equal(simulation.positions, positions)
+    simulation.run(10)
+
+
+@pytest.mark.parametrize("arguments, error, words", [
+    (dict(positions=np.zeros((3, 3)), box=(4, 4)), ValueError,
+     r"positions must have shape \(n, 2\)"),
+    (dict(positions=np.zeros((0, 2)), box=(4, 4)), ValueError,
+     r"got shape \(0, 2\)"),
+    (dict(positions=[[1, 1], [np.nan, 2]], box=(4, 4)), ValueError,
+     r"particle 1 has positions \[nan, 2.0\]: each must be finite"),
+    (dict(positions=[[1, 1], [2, 2]], velocities=[[0, 0]], box=(4, 4)),
+     ValueError, "velocities has 1 rows, but positions has 2"),
+    (dict(positions=[[1, 1], [2, 2]], velocities=[[0, 0], [1, 1]],
+          temperature=1.0, box=(4, 4)), TypeError, "not both"),
+    (dict(positions=[[1, 1], [2, 2], [1, 1]], box=(4, 4)), ValueError,
+     r"rows 0 and 2 are both \[1.0, 1.0\]"),
+    (dict(positions=[[1, 1], [5, 2]], box=(4, 4), walls=True), ValueError,
+     "row 1 is .* outside the walls"),
+    (dict(positions=[[1, 1], [2, 2]], box=(4, -1)), ValueError,
+     "sides must be finite and above 0"),
+    (dict(positions=[[1, 1], [2, 2]], box=None), TypeError, "give the box"),
+    (dict(positions="junk", box=(4, 4)), TypeError,
+     r"positions must be an \(n, 2\) array"),
+])
+def test_from_arrays_refuses_bad_arrays(arguments, error, words):
+    arguments = dict(arguments)
+    positions = arguments.pop("positions")
+    with pytest.raises(error, match=words) as raised:
+        clkit.gas.Simulation.from_arrays(positions, device="ref",
+                                         **arguments)
+    assert "Simulation.from_arrays" in str(raised.value)
+
+
 def test_bad_options_are_refused():
     with pytest.raises(clkit.ArgumentError, match="--particles"):
         clkit.gas.Simulation(0, device="ref")
