@@ -111,4 +111,91 @@ CK_FN ck_u32 ck_pso_ring_best(ck_u32 p, ck_u32 n, ck_u32 k,
   return best;
 }
 
+/*
+ * ck_pso_ring_best for particle p of a slice of a spread swarm: particles
+ * first .. first + n - 1 of a swarm of `total`, with halo items for the
+ * (k - 1) / 2 particles before its first on the ring and the rest after
+ * its last, in that order. An item is a personal best's value and then its
+ * dim coordinates: item_size = dim + 1 reals. Neighbours are compared by
+ * their indices in the swarm, in the whole swarm's order, so the choice is
+ * the whole swarm's. Returns a particle of the slice (below n), or n plus
+ * the index of a halo item.
+ */
+CK_FN ck_u32 ck_pso_ring_best_slice(ck_u32 p, ck_u32 n, ck_u32 k, ck_u32 first,
+                                    ck_u32 total,
+                                    CK_GLOBAL const ck_real *pbest_value,
+                                    CK_GLOBAL const ck_real *halo,
+                                    ck_u32 item_size) {
+  ck_u32 before = (k - 1u) / 2u;
+  ck_u32 best = 0, best_index = 0;
+  ck_real best_value = CK_R(0);
+  /* w runs over the halo before, the slice, then the halo after. */
+  for (ck_u32 j = 0; j < k; ++j) {
+    ck_u32 w = p + j;
+    ck_u32 at = w < before ? n + w : (w < before + n ? w - before : w);
+    ck_real value =
+        at < n ? pbest_value[at] : halo[(ck_u64)(at - n) * item_size];
+    ck_u64 index = (ck_u64)first + w + total - before;
+    index = index >= total ? index - total : index;
+    index = index >= total ? index - total : index;
+    if (j == 0 || ck_better(value, (ck_u32)index, best_value, best_index)) {
+      best = at;
+      best_value = value;
+      best_index = (ck_u32)index;
+    }
+  }
+  return best;
+}
+
+/* The guide of a ring particle whose best neighbour is `neighbour`
+ * (ck_pso_ring_best or ck_pso_ring_best_slice): its personal best in the
+ * slice's rows, stride n, or a halo item's coordinates, stride 1. Returns
+ * the row to read at *index, stepping *stride a dimension. */
+CK_FN CK_GLOBAL const ck_real *
+ck_pso_ring_guide(ck_u32 neighbour, ck_u32 n, int dim,
+                  CK_GLOBAL const ck_real *pbest, CK_GLOBAL const ck_real *halo,
+                  ck_u32 *index, ck_u32 *stride) {
+  if (neighbour < n) {
+    *index = neighbour;
+    *stride = n;
+    return pbest;
+  }
+  *index = (neighbour - n) * (ck_u32)(dim + 1);
+  *stride = 1;
+  return halo + 1;
+}
+
+/*
+ * Item j of a spread member's outbox, which the host reads once an
+ * iteration (ck_pso_report in cl/pso.cl): item 0 is the member's best
+ * value and gbest; items 1 to `forward` its last `forward` particles'
+ * personal bests, for the next member's halo; the `back` items after them
+ * its first particles', for the previous member's. An item is a value and
+ * dim coordinates. Item 0 also writes the best's index, a word after the
+ * items.
+ */
+CK_FN void ck_pso_report_item(ck_u32 j, ck_u32 n, int dim, ck_u32 forward,
+                              ck_u32 back, CK_GLOBAL const ck_real *best_value,
+                              CK_GLOBAL const ck_u32 *best_index,
+                              CK_GLOBAL const ck_real *gbest,
+                              CK_GLOBAL const ck_real *pbest_value,
+                              CK_GLOBAL const ck_real *pbest,
+                              CK_GLOBAL ck_real *outbox) {
+  ck_u64 size = (ck_u64)dim + 1u;
+  CK_GLOBAL ck_real *item = outbox + j * size;
+  if (j == 0) {
+    item[0] = best_value[0];
+    for (int d = 0; d < dim; ++d)
+      item[1 + d] = gbest[d];
+    CK_GLOBAL ck_u32 *word =
+        (CK_GLOBAL ck_u32 *)(outbox + (1u + forward + back) * size);
+    word[0] = best_index[0];
+    return;
+  }
+  ck_u32 p = j <= forward ? n - forward + (j - 1u) : j - 1u - forward;
+  item[0] = pbest_value[p];
+  for (int d = 0; d < dim; ++d)
+    item[1 + d] = pbest[(ck_u64)d * n + p];
+}
+
 #endif /* CK_PSO_H */

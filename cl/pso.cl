@@ -53,14 +53,21 @@ __kernel void ck_pso_initialise(uint n, uint first, int dim, ulong seed,
                                    : CK_R(CK_REAL_MAX);
 }
 
-/* Work-item p finds the best personal best among its ring neighbours. */
-__kernel void ck_pso_neighbours(uint n, uint k,
-                                __global const ck_real *pbest_value,
+/* Work-item p finds the best personal best among its ring neighbours:
+ * in the whole swarm, or, in a slice of a spread swarm (n below total),
+ * among the slice's particles and its halo (ck_pso_ring_best_slice). */
+__kernel void ck_pso_neighbours(uint n, uint k, uint first, uint total,
+                                int dim, __global const ck_real *pbest_value,
+                                __global const ck_real *halo,
                                 __global uint *neighbour,
                                 __global const uint *done) {
   uint p = (uint)get_global_id(0);
-  if (p < n && !done[0])
-    neighbour[p] = ck_pso_ring_best(p, n, k, pbest_value);
+  if (p >= n || done[0])
+    return;
+  neighbour[p] = n < total ? ck_pso_ring_best_slice(p, n, k, first, total,
+                                                    pbest_value, halo,
+                                                    (uint)dim + 1u)
+                           : ck_pso_ring_best(p, n, k, pbest_value);
 }
 
 /* Particle p's move (ck_pso_move_particle) and what follows it in the
@@ -74,10 +81,12 @@ static void move_one(uint p, uint first, uint n, int dim, ulong seed,
                      __global ck_real *pbest_value,
                      __global const ck_real *gbest,
                      __global const uint *neighbour,
+                     __global const ck_real *halo,
                      __global ck_real *values) {
 #if CK_PSO_RING
-  __global const ck_real *guide = pbest;
-  uint guide_index = neighbour[p], guide_stride = n;
+  uint guide_index, guide_stride;
+  __global const ck_real *guide = ck_pso_ring_guide(
+      neighbour[p], n, dim, pbest, halo, &guide_index, &guide_stride);
 #else
   __global const ck_real *guide = gbest;
   uint guide_index = 0, guide_stride = 1;
@@ -104,6 +113,7 @@ __kernel void ck_pso_move(uint n, uint first, int dim, ulong seed,
                           __global ck_real *pbest_value,
                           __global const ck_real *gbest,
                           __global const uint *neighbour,
+                          __global const ck_real *halo,
                           __global const uint *done,
                           __global ck_real *values) {
   uint p = (uint)get_global_id(0);
@@ -111,7 +121,7 @@ __kernel void ck_pso_move(uint n, uint first, int dim, ulong seed,
   if (p >= n || done[0])
     return;
   move_one(p, first, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x, v,
-           pbest, pbest_value, gbest, neighbour, values);
+           pbest, pbest_value, gbest, neighbour, halo, values);
 }
 
 #if defined(CK_LANES) && CK_LANES > 1
@@ -132,15 +142,23 @@ __kernel void ck_pso_move_lanes(uint n, uint first, int dim, ulong seed,
                                 __global ck_real *pbest_value,
                                 __global const ck_real *gbest,
                                 __global const uint *neighbour,
+                                __global const ck_real *halo,
                                 __global const uint *done,
                                 __global ck_real *values) {
   uint lead = (uint)get_global_id(0) * CK_LANES;
   if (lead >= n || done[0])
     return;
-  if (n - lead < CK_LANES) {
-    for (uint p = lead; p < n; ++p)
+  int one_by_one = n - lead < CK_LANES;
+#if CK_PSO_RING
+  /* Lanes of which one is guided by a halo item (a slice of a spread
+   * swarm, at its ends) move one by one too. */
+  one_by_one = one_by_one ||
+               any(ck_load_lanes(0, neighbour + lead) >= (ck_u32_lanes)n);
+#endif
+  if (one_by_one) {
+    for (uint p = lead; p < n && p < lead + CK_LANES; ++p)
       move_one(p, first, n, dim, seed, iteration, w, c1, c2, lo, hi, vmax, x,
-               v, pbest, pbest_value, gbest, neighbour, values);
+               v, pbest, pbest_value, gbest, neighbour, halo, values);
     return;
   }
   ck_u32_lanes particles = (ck_u32_lanes)lead + CK_LANE_OFFSETS;
@@ -160,6 +178,21 @@ __kernel void ck_pso_move_lanes(uint n, uint first, int dim, ulong seed,
                           value, pbest_value, x, pbest, values);
 }
 #endif
+
+/* Work-item j fills item j of a spread member's outbox, its best and its
+ * boundary particles' personal bests (ck_pso_report_item). */
+__kernel void ck_pso_report(uint n, int dim, uint forward, uint back,
+                            __global const ck_real *best_value,
+                            __global const uint *best_index,
+                            __global const ck_real *gbest,
+                            __global const ck_real *pbest_value,
+                            __global const ck_real *pbest,
+                            __global ck_real *outbox) {
+  uint j = (uint)get_global_id(0);
+  if (j <= forward + back)
+    ck_pso_report_item(j, n, dim, forward, back, best_value, best_index,
+                       gbest, pbest_value, pbest, outbox);
+}
 
 /* Work-item p keeps particle p's new position as its personal best if
  * values[p] beats it: the ring's second half of a move, and what follows

@@ -58,6 +58,10 @@ CASES = {
                  '--particles', '20', '--iters', '3', '--topology', 'ring:3',
                  '--bounds', 'random', '--lo', '1', '--hi', '2',
                  '--move-mode', 'particle'],
+    # A spread of one member: its outbox (ck_pso_report) each iteration.
+    'pso-spread-ring': ['run', 'pso', '--fn', 'griewank', '--dim', '4',
+                        '--particles', '35', '--iters', '3', '--topology',
+                        'ring:3', '--spread'],
     'pso-lsq-group': ['run', 'pso', '--fn', 'lsq', '--data',
                       '@DATA@/lsq_small.csv', '--particles', '5', '--iters',
                       '2', '--lsq-mode', 'group'],

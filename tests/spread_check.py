@@ -4,11 +4,12 @@
 usage: spread_check.py CLKIT [MPIRUN]
 
 With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
-a swarm and a GA spread over them, and over them and ref, must end where
-one device ends, bit for bit, and so must an ant colony (its length and
-tour); an MLP spread over them must end near it (its gradients are summed
+a swarm (gbest and ring) and a GA spread over them, and over them and
+ref, must end where one device ends, bit for bit, and so must an ant
+colony (its length and tour); an MLP spread over them must end near it (its gradients are summed
 in another order). Under MPIRUN (given where clkit is built with MPI) two
-and three ranks on ref must too, the GA's trace included, and an MLP over
+and three ranks on ref must too, a ring's halos wider than a slice and
+the GA's trace included, and an MLP over
 two; ranks that only the clock stops must stop together; a rank killed
 mid-run must end the others within 10 s, with a non-zero status and a
 message. Usage errors exit 2, said once under MPI (an input on "-"
@@ -84,6 +85,10 @@ SWARM = ["run", "pso", "--fn", "rastrigin", "--dim", "6", "--particles",
          "203", "--iters", "40", "--seed", "9"]
 SPHERE = ["run", "pso", "--fn", "sphere", "--dim", "6", "--particles",
           "203", "--iters", "40", "--seed", "9"]
+RING = SWARM + ["--topology", "ring:5"]
+# Halos of 74 and 75 particles: wider than a slice of 64, so they take
+# two passes.
+WIDE_RING = SPHERE + ["--topology", "ring:150"]
 # Islands migrate every 3 generations, across every member's boundary.
 GA = ["run", "ga", "--fn", "rastrigin", "--dim", "6", "--islands", "11",
       "--island-size", "16", "--gens", "40", "--seed", "9",
@@ -111,6 +116,10 @@ if len(group) >= 2:
          result(SWARM + ["--device", pair, "--spread"]), len(group))
     same(MIXED, result(SPHERE + ["--device", "ref"]),
          result(SPHERE + mixed), len(group) + 1)
+    same(f"a ring on {GROUP}", result(RING + ["--device", group[0]]),
+         result(RING + ["--device", pair, "--spread"]), len(group))
+    same(f"a wide ring on {MIXED}", result(WIDE_RING + ["--device", "ref"]),
+         result(WIDE_RING + mixed), len(group) + 1)
     for ga, topology in ((GA, "ring"), (GA_RANDOM, "random")):
         same(f"a GA ({topology}) on {GROUP}",
              result(ga + ["--device", group[0]]),
@@ -203,6 +212,10 @@ if MPIRUN:
     for ranks in RANKS:
         same(f"{ranks} ranks on {MPI_DEVICE}", alone,
              result(SWARM + on, ranks), ranks)
+    alone = result(WIDE_RING + ["--device", "ref"])
+    for ranks in RANKS:
+        same(f"a wide ring on {ranks} ranks on {MPI_DEVICE}", alone,
+             result(WIDE_RING + on, ranks), ranks)
     near(f"an MLP over {RANKS[0]} ranks on {MPI_DEVICE}",
          result(MLP + ["--device", "ref"]), result(MLP + on, RANKS[0]),
          RANKS[0], 128)
@@ -503,8 +516,6 @@ def mpi_failures():
                  "input")
     refused_once(["run", "nn", "--train", "-", "--epochs", "1"] + on, LETTERS,
                  "option --train: under MPI only rank 0 reads standard input")
-    refused_once(["run", "pso", "--topology", "ring:3"] + on, None,
-                 "option --topology: ring:3 with --spread")
     refused_once(["run", "pso", "--shares", "1, 1"] + on, None,
                  "--shares: ' 1' is not")
     # Shares whose sum overflows are dealt as equal ones.

@@ -717,9 +717,6 @@ static void check_run_usage_errors(void) {
       {{"gen", "lsq", "--rows", "2.5", "--dim", "2", "--out", "x.csv", NULL},
        "--rows takes a whole number"},
       /* What contradicts a spread, named beside --spread. */
-      {{"run", "pso", "--device", "ref", "--spread", "--topology", "ring:3",
-        NULL},
-       "option --topology: ring:3 with --spread"},
       {{"run", "aco", "--device", "ref", "--spread", "--method", "focused",
         NULL},
        "option --method: focused with --spread"},
@@ -1129,6 +1126,30 @@ static void check_ref_runs(void) {
     CHECK_MSG(has_line_starting(r.out, "ref "), "no ref row: %s", r.out);
     EXPECT_HAS(r.out, "yes", args);
     release(&r);
+  }
+  {
+    /* A ring spreads: the best and its position are one device's. */
+    const char *const alone[] = {"run",        "pso",    "--device",    "ref",
+                                 "--topology", "ring:3", "--particles", "40",
+                                 "--iters",    "20",     "--json",      NULL};
+    const char *const spread[] = {
+        "run",      "pso",         "--device", "ref",     "--topology",
+        "ring:3",   "--particles", "40",       "--iters", "20",
+        "--spread", "--json",      NULL};
+    run_output a = run_clkit(alone), b = run_clkit(spread);
+    EXPECT_EXIT(a, 0, alone);
+    EXPECT_EXIT(b, 0, spread);
+    const char *best_a = strstr(a.out, "\"best\":"),
+               *best_b = strstr(b.out, "\"best\":");
+    const char *x_a = strstr(a.out, "\"x\":["), *x_b = strstr(b.out, "\"x\":[");
+    CHECK(best_a && best_b && x_a && x_b);
+    if (best_a && best_b && x_a && x_b)
+      CHECK_MSG(strtod(best_a + 7, NULL) == strtod(best_b + 7, NULL) &&
+                    strcspn(x_a, "]") == strcspn(x_b, "]") &&
+                    strncmp(x_a, x_b, strcspn(x_a, "]")) == 0,
+                "a ring spread: %s, alone %s", b.out, a.out);
+    release(&a);
+    release(&b);
   }
   {
     /* CLKIT_DEVICE selects the device when --device is absent. */

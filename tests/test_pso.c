@@ -478,6 +478,40 @@ static void ring_best(void) {
   }
 }
 
+/* ck_pso_ring_best_slice against ck_pso_ring_best: every slice of a
+ * swarm of 8 (ties across the wrap and inside it), with its halo taken
+ * from the swarm, finds every particle the whole swarm's neighbour, for
+ * every neighbourhood of 2 to 8. Items hold a value alone (dim 0). */
+static void ring_slices(void) {
+  static const float b[8] = {2, 8, 5, 1, 9, 1, 7, 2};
+  const uint32_t total = 8;
+  int wrong = 0;
+  for (uint32_t k = 2; k <= total; ++k) {
+    uint32_t before = (k - 1) / 2, after = k - 1 - before;
+    for (uint32_t first = 0; first < total; ++first) {
+      for (uint32_t n = 1; first + n <= total && n < total; ++n) {
+        float halo[8];
+        for (uint32_t e = 0; e < before + after; ++e)
+          halo[e] = b[e < before ? (first + total - before + e) % total
+                                 : (first + n + e - before) % total];
+        for (uint32_t p = 0; p < n; ++p) {
+          uint32_t at =
+              ck_pso_ring_best_slice(p, n, k, first, total, b + first, halo, 1);
+          uint32_t e = at - n;
+          uint32_t got = at < n       ? first + at
+                         : e < before ? (first + total - before + e) % total
+                                      : (first + n + e - before) % total;
+          uint32_t want = ck_pso_ring_best(first + p, total, k, b);
+          if (got != want && wrong++ < 5)
+            CHECK_MSG(0, "k %u, slice %u+%u, p %u: %u, whole swarm %u", k,
+                      first, n, p, got, want);
+        }
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 /* ck_pso_move_coordinate (float) against the move of docs/pso.md worked
  * in double: v <- w v + c1 r1 (pbest - x) + c2 r2 (guide - x), |v| <=
  * limit, x <- x + v, then the bounds mode. c1 differs from c2 throughout,
@@ -1352,8 +1386,9 @@ static void spread_progress(const ck_device *ref) {
 }
 
 /* What a spread refuses before any device work, through
- * ck_workload_check_spread: a ring topology, naming --spread; a workload
- * that does not spread; and under MPI, an input on "-". */
+ * ck_workload_check_spread: a workload that does not spread; and under
+ * MPI, an input on "-". A ring topology spreads, through ck_workload_run
+ * too, to the one-device run's best. */
 static void spread_refusals(const ck_device *ref) {
   printf("spread refusals\n");
   const ck_workload *pso = NULL, *aco = NULL, *selfcheck = NULL;
@@ -1361,9 +1396,7 @@ static void spread_refusals(const ck_device *ref) {
   CHECK_OK(ck_workload_find("aco", &aco));
   CHECK_OK(ck_workload_find("selfcheck", &selfcheck));
   const ck_param ring[] = {{"topology", "ring:3"}, {"iters", "2"}};
-  CHECK_OK(ck_workload_check_spread(pso, ring + 1, 1, 2));
-  CHECK_INVALID(ck_workload_check_spread(pso, ring, 2, 1),
-                "option --topology: ring:3 with --spread");
+  CHECK_OK(ck_workload_check_spread(pso, ring, 2, 2));
   CHECK_INVALID(ck_workload_check_spread(selfcheck, NULL, 0, 1),
                 "selfcheck does not spread");
   const ck_param piped[] = {{"instance", "-"}};
@@ -1371,12 +1404,15 @@ static void spread_refusals(const ck_device *ref) {
   CHECK_INVALID(ck_workload_check_spread(aco, piped, 1, 2),
                 "option --instance: under MPI only rank 0 reads standard "
                 "input");
-  /* ck_workload_run refuses the ring as a spread too. */
   ck_spread one = {.devices = ref, .device_count = 1};
-  ck_run_options options = {.seed = 1, .spread = &one};
-  ck_result result;
-  CHECK_INVALID(ck_workload_run(pso, ref, ring, 2, &options, &result),
-                "option --topology: ring:3 with --spread");
+  ck_run_options options = {.seed = 1}, spread = {.seed = 1, .spread = &one};
+  ck_result alone, result;
+  CHECK_OK(ck_workload_run(pso, ref, ring, 2, &options, &alone));
+  CHECK_OK(ck_workload_run(pso, ref, ring, 2, &spread, &result));
+  CHECK_MSG(result.best == alone.best && result.member_count == 1,
+            "a ring spread: %.17g, alone %.17g", result.best, alone.best);
+  ck_result_release(&alone);
+  ck_result_release(&result);
 }
 
 /*
@@ -1435,12 +1471,32 @@ static void spread_swarms(const ck_device *ref, const ck_device *other) {
       CHECK(result.members == NULL && result.member_count == 0);
     }
   }
-  /* Refusals: a ring, fewer particles than members, shares that do not
-   * match the members, a device twice. */
-  ck_pso *pso = NULL;
-  c.ring_neighbours = 3;
-  CHECK(ck_pso_create_spread(&one, &c, &pso) == CK_ERROR_UNSUPPORTED);
+  /* Rings, as one device: ring:80 reaches past a slice of 32 on both
+   * sides, so its halos take two passes. */
+  static const int rings[2] = {3, 80};
+  c.function = "sphere";
+  for (size_t r = 0; r < 2; ++r) {
+    c.ring_neighbours = rings[r];
+    best_alone = run_best(ref, &c, alone);
+    if (spread_best(&one, &c, &best, spread_x))
+      CHECK_MSG(best == best_alone &&
+                    memcmp(alone, spread_x, sizeof alone) == 0,
+                "ring:%d, one member: %.17g, alone %.17g", rings[r], best,
+                best_alone);
+    ck_device pair[2] = {*ref, other ? *other : *ref};
+    const double shares[2] = {1, 3};
+    ck_spread two = {
+        .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+    if (other && spread_best(&two, &c, &best, spread_x))
+      CHECK_MSG(best == best_alone &&
+                    memcmp(alone, spread_x, sizeof alone) == 0,
+                "ring:%d, ref and %s: %.17g, ref alone %.17g", rings[r],
+                other->id, best, best_alone);
+  }
   c.ring_neighbours = 0;
+  /* Refusals: fewer particles than members, shares that do not match the
+   * members, a device twice. */
+  ck_pso *pso = NULL;
   ck_device twice[2] = {*ref, *ref};
   ck_spread doubled = {.devices = twice, .device_count = 2};
   CHECK_INVALID(ck_pso_create_spread(&doubled, &c, &pso), "given twice");
@@ -1457,6 +1513,68 @@ static void spread_swarms(const ck_device *ref, const ck_device *other) {
                   "1 particles cannot be dealt to 2 devices");
   }
   CHECK(pso == NULL);
+}
+
+/*
+ * A spread member's steps on ref and on an OpenCL device, given the same
+ * halo before each iteration: its ring neighbours from the halo
+ * (ck_pso_ring_best_slice), the moves they guide (lanes that a halo item
+ * guides move one by one), and its outbox (ck_pso_report), byte for byte;
+ * under gbest, its outbox. Sphere rounds alike on both, in both
+ * precisions. 48 particles make three lanes of 16, both ends' guided.
+ */
+static void member_twins(const ck_device *ref, const ck_device *device) {
+  printf("spread member twins on %s\n", device->id);
+  for (int case_ = 0; case_ < 4; ++case_) {
+    ck_pso_config c;
+    ck_pso_config_init(&c);
+    c.function = "sphere";
+    c.dim = 5;
+    c.particles = 48;
+    c.seed = 3;
+    c.double_precision = case_ & 1;
+    c.ring_neighbours = case_ & 2 ? 7 : 0;
+    uint32_t halo = case_ & 2 ? 3 : 0;
+    const ck_device *devices[2] = {ref, device};
+    ck_pso *members[2] = {NULL, NULL};
+    double x[2][5 * 48], items[6 * 6];
+    for (int j = 0; j < 2; ++j) {
+      CHECK_OK(ck__pso_spread_member(devices[j], &c, 50, 120, halo, halo,
+                                     &members[j]));
+      if (members[j])
+        CHECK_OK(ck__pso_slice_set_up(members[j]));
+    }
+    for (uint64_t iteration = 1; iteration <= 3 && members[1]; ++iteration) {
+      /* Halo items better than any particle's, so that the ends follow
+       * them. */
+      for (size_t e = 0; e < 2 * halo; ++e) {
+        items[e * 6] = 0.01 * (double)(e + iteration);
+        for (size_t d = 0; d < 5; ++d)
+          items[e * 6 + 1 + d] = (e % 2 ? 0.5 : -0.5) * (double)(d + 1);
+      }
+      for (int j = 0; j < 2; ++j) {
+        pso_state *state = ck__pso_state(members[j]);
+        if (halo)
+          CHECK_OK(ck__reals_write(state->queue, state->inbox,
+                                   c.double_precision, items, 2 * halo * 6));
+        CHECK_OK(ck__pso_slice_iterate(members[j], iteration));
+        CHECK_OK(ck_buffer_read(state->queue, state->outbox, 0,
+                                state->outbox_bytes, state->outbox_host,
+                                CK_BLOCKING, NULL));
+        CHECK_OK(ck__reals_read(state->queue, state->x, c.double_precision,
+                                x[j], 5 * 48));
+      }
+      pso_state *a = ck__pso_state(members[0]), *b = ck__pso_state(members[1]);
+      CHECK_MSG(a->outbox_bytes == b->outbox_bytes &&
+                    memcmp(a->outbox_host, b->outbox_host, a->outbox_bytes) ==
+                        0 &&
+                    memcmp(x[0], x[1], sizeof x[0]) == 0,
+                "case %d, iteration %" PRIu64 ": ref and %s differ", case_,
+                iteration, device->id);
+    }
+    ck_pso_destroy(members[0]);
+    ck_pso_destroy(members[1]);
+  }
 }
 
 /* ---- host objectives ---------------------------------------------------- */
@@ -1721,9 +1839,11 @@ int main(void) {
   if (devices[1]) {
     user_objective(devices[1]);
     user_objective_kernel(devices[1]);
+    member_twins(ref, devices[1]);
   }
   lsq_plans();
   ring_best();
+  ring_slices();
   move_coordinate();
   constriction(ref);
   bad_input(ref);

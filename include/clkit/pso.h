@@ -153,14 +153,15 @@ ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
  * ck_pso_create_spread - ck_pso_create over several devices, and over the
  * processes of an MPI communicator (clkit/spread.h): each member moves a
  * slice of the particles, and after every iteration the members agree on
- * the global best. With the same configuration and seed the swarm is the
- * one-device swarm, bit for bit, on devices that compute alike. Every
- * process of the communicator makes the same calls on the swarm, which
- * then behaves as any other (ck_pso_run, ck_pso_step, ck_pso_get_best).
+ * the global best (under a ring, each also takes its neighbours' end
+ * particles' personal bests). With the same configuration and seed the
+ * swarm is the one-device swarm, bit for bit, on devices that compute
+ * alike. Every process of the communicator makes the same calls on the
+ * swarm, which then behaves as any other (ck_pso_run, ck_pso_step,
+ * ck_pso_get_best).
  * Takes: spread (read during the call); config and pso as ck_pso_create.
  * Returns: as ck_pso_create, naming the failed member's device (and
- * rank); CK_ERROR_UNSUPPORTED for a ring of neighbours or a host
- * objective;
+ * rank); CK_ERROR_UNSUPPORTED for a host objective;
  * CK_ERROR_INVALID_ARGUMENT for fewer particles than members;
  * CK_ERROR_EXCHANGE when the processes cannot exchange.
  */

@@ -156,7 +156,7 @@ ck_status ck__param_parts(const ck_param *params, size_t count,
 
 /* CK_OK unless refused: then CK_ERROR_INVALID_ARGUMENT naming option,
  * its value in params, and --spread, which it contradicts, and saying
- * why ("option --topology: ring:3 with --spread: WHY"). */
+ * why ("option --method: focused with --spread: WHY"). */
 ck_status ck__param_not_spread(const ck_param *params, size_t count,
                                const char *option, int refused,
                                const char *why);

@@ -2,6 +2,7 @@
  * pso.c - the PSO driver: configuration checks, the swarm's buffers, and
  * the algorithm's loop over a backend's steps (ref or OpenCL).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ struct ck_pso {
   int told;
 };
 
-CK__STEPS_TABLE(ck__pso_steps, 8);
+CK__STEPS_TABLE(ck__pso_steps, 9);
 
 pso_state *ck__pso_state(ck_pso *pso) {
   return &pso->state;
@@ -57,8 +58,9 @@ ck_status ck_pso_config_init(ck_pso_config *config) {
   return CK_OK;
 }
 
-/* The PSO-specific settings; the problem's are checked by ck__problem. */
-static ck_status check_config(const ck_pso_config *config) {
+/* The PSO-specific settings of a swarm of `total` particles (a slice
+ * holds config->particles); the problem's are checked by ck__problem. */
+static ck_status check_config(const ck_pso_config *config, size_t total) {
   ck_status status =
       ck__fields_check("ck_pso_config", config, ck__pso_fields, CK__PSO_FIELDS);
   if (status)
@@ -67,11 +69,11 @@ static ck_status check_config(const ck_pso_config *config) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_pso_config.constriction: needs c1 + c2 > 4 (got %g)",
                     config->c1 + config->c2);
-  if ((size_t)config->ring_neighbours > config->particles)
+  if ((size_t)config->ring_neighbours > total)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_pso_config.ring_neighbours: the neighbourhood of %d "
                     "must hold 2 to %zu particles",
-                    config->ring_neighbours, config->particles);
+                    config->ring_neighbours, total);
   if (config->evaluate && config->ask_tell)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_pso_config.ask_tell: give evaluate or ask_tell, not "
@@ -164,6 +166,7 @@ static ck_status evaluate(ck_pso *pso, uint64_t iteration) {
 }
 
 static ck_status record_best(ck_pso *pso) {
+  assert(pso->history_used < pso->state.history_capacity);
   ck_status status = pso->steps->update_best(&pso->state, pso->history_used);
   if (status)
     return status;
@@ -200,6 +203,7 @@ static ck_status tune(ck_pso *created, const ck_device *device,
   state->dim = problem->dim;
   state->n = (uint32_t)config->particles;
   state->first = first;
+  state->total = (uint32_t)total;
   state->double_precision = problem->double_precision;
   state->real_size = problem->real_size;
   state->bounds = (int)config->bounds;
@@ -364,6 +368,8 @@ static ck_status set_up(ck_pso *created) {
     CK_TRY(evaluate(created, 0));
     CK_TRY(record_best(created));
   }
+  if (state->outbox)
+    CK_TRY(created->steps->report(state));
   /* The initial swarm done (and its kernels loaded) before the caller
    * starts timing iterations. */
   CK_TRY(ck_queue_finish(state->queue));
@@ -380,7 +386,7 @@ ck_status ck__pso_slice_allocate(const ck_device *device,
   CK__REQUIRE(config);
   CK__REQUIRE(pso);
   *pso = NULL;
-  CK_TRY(check_config(config));
+  CK_TRY(check_config(config, total));
   created = calloc(1, sizeof *created);
   if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
@@ -410,16 +416,26 @@ ck_status ck__pso_create_slice(const ck_device *device,
 }
 
 ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration) {
-  ck_status status;
+  ck_status status = CK_OK;
   pso_state *state = &pso->state;
-  /* The native step where it serves: one move and best a launch. */
-  if (pso->steps->iterate && state->iterates)
-    return pso->steps->iterate(state, iteration, 0, 1);
-  if ((status = pso->steps->move(state, iteration)) != CK_OK)
-    return status;
-  if (!state->streamed && (status = pso->steps->evaluate(state)) != CK_OK)
-    return status;
-  return pso->steps->update_best(state, 0);
+  /* Slots go round the history, which no one reads from a slice, so
+   * that the native step's counters run on from call to call. */
+  uint32_t slot = (uint32_t)(iteration % state->history_capacity);
+  if (pso->steps->iterate && state->iterates) {
+    /* The native step where it serves: one move and best a launch. */
+    CK_TRY(pso->steps->iterate(state, iteration, slot, 1));
+  } else {
+    if (state->ring)
+      CK_TRY(pso->steps->neighbours(state));
+    CK_TRY(pso->steps->move(state, iteration));
+    if (!state->streamed)
+      CK_TRY(pso->steps->evaluate(state));
+    CK_TRY(pso->steps->update_best(state, slot));
+  }
+  if (state->outbox)
+    CK_TRY(pso->steps->report(state));
+fail:
+  return status;
 }
 
 ck_status ck_pso_create_spread(const ck_spread *spread,
@@ -430,15 +446,11 @@ ck_status ck_pso_create_spread(const ck_spread *spread,
   CK__REQUIRE(config);
   CK__REQUIRE(pso);
   *pso = NULL;
-  CK_TRY(check_config(config));
+  CK_TRY(check_config(config, config->particles));
   if (config->evaluate || config->ask_tell)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "ck_pso_config.evaluate: a host objective does not spread over "
             "devices; create the swarm on one device");
-  if (config->ring_neighbours)
-    CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "ck_pso_config.ring_neighbours: a ring of neighbours does not "
-            "spread over devices; spread the global best (0)");
   if (!spread->devices || spread->device_count == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create_spread: no devices");
   created = calloc(1, sizeof *created);
@@ -490,6 +502,7 @@ static ck_status iterate(ck_pso *pso, uint64_t iterations) {
   while (iterations > 0) {
     uint64_t run = state->history_capacity - pso->history_used;
     run = run < iterations ? run : iterations;
+    assert(run > 0 && pso->history_used + run <= state->history_capacity);
     ck_status status = pso->steps->iterate(state, pso->iterations + 1,
                                            (uint32_t)pso->history_used, run);
     if (status)
@@ -764,9 +777,13 @@ ck_status ck_pso_destroy(ck_pso *pso) {
                           state->data,
                           state->done,
                           state->values,
-                          state->lsq_partial};
+                          state->lsq_partial,
+                          state->outbox,
+                          state->inbox};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
+  ck__host_free(state->queue, state->outbox_host);
+  ck__host_free(state->queue, state->inbox_host);
   ck_queue_destroy(state->queue);
   ck__problem_free(&pso->problem);
   ck__history_free(&pso->history);

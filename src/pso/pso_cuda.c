@@ -6,6 +6,7 @@
  * (initialisation, ring swarms, user objectives, double precision) runs
  * the OpenCL steps' kernels, built for CUDA.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,6 +30,10 @@ struct pso_native {
   ck_buffer *block_values, *block_indices, *arrivals;
   ck_buffer *counters; /* the next (iteration, slot), on the device */
   void *graph;         /* a recorded run of native steps */
+  /* What the counters hold after the last run, where `known`. */
+  int known;
+  uint64_t next_iteration;
+  uint32_t next_slot;
 };
 
 /* Least squares: the evaluation's kernels from cl/lsq.cu, which has the
@@ -74,8 +79,7 @@ static ck_status cuda_setup(pso_state *state) {
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_DIM=%d -DCK_PSO_ROWS=%u "
            "-DCK_REAL_DOUBLE=0",
            state->objective, state->bounds, state->dim, native->step_rows);
-  CK_TRY(ck_program_build(state->queue, "pso.cu", defines,
-                          &native->program));
+  CK_TRY(ck_program_build(state->queue, "pso.cu", defines, &native->program));
   CK_TRY(ck_kernel_create(native->program, "ck_pso_cuda_step",
                           &native->step_kernel));
   CK_TRY(ck__buffer_make_zeroed(state->queue, native->blocks, sizeof(float),
@@ -130,12 +134,22 @@ static ck_status cuda_iterate(pso_state *state, uint64_t first_iteration,
                               uint32_t first_slot, uint64_t count) {
   ck_status status = CK_OK;
   pso_native *native = state->native;
-  /* The steps advance the counters themselves; the host sets them at the
-   * start of every run, since its history slots restart after each read
-   * (a run follows such a read anyway, so waiting here costs little). */
-  uint64_t counters[2] = {first_iteration, first_slot};
-  CK_TRY(ck_buffer_write(state->queue, native->counters, 0, sizeof counters,
-                         counters, CK_BLOCKING, NULL));
+  assert(first_slot < state->history_capacity);
+  /* The steps advance the counters themselves; the host sets them where a
+   * run does not begin where the last ended: after the driver's history
+   * reads, whose slots restart (a run follows such a read anyway, so
+   * waiting here costs little), but not between a spread member's
+   * iterations, whose slots go round. */
+  if (!native->known || first_iteration != native->next_iteration ||
+      first_slot != native->next_slot) {
+    uint64_t counters[2] = {first_iteration, first_slot};
+    CK_TRY(ck_buffer_write(state->queue, native->counters, 0, sizeof counters,
+                           counters, CK_BLOCKING, NULL));
+  }
+  native->known = 0;
+  native->next_iteration = first_iteration + count;
+  native->next_slot =
+      (uint32_t)((first_slot + count) % state->history_capacity);
   if (count >= GRAPH_STEPS && !native->graph) {
     CK_TRY(ck__cuda_capture_begin(state->queue));
     for (unsigned i = 0; i < GRAPH_STEPS && status == CK_OK; ++i)
@@ -147,6 +161,7 @@ static ck_status cuda_iterate(pso_state *state, uint64_t first_iteration,
     CK_TRY(ck__cuda_graph_launch(state->queue, native->graph));
   for (; count > 0; --count)
     CK_TRY(launch_step(state));
+  native->known = 1;
 fail:
   return status;
 }

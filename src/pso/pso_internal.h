@@ -27,6 +27,9 @@ typedef struct ck__pso_steps {
   ck_status (*evaluate)(pso_state *state);
   /* Global best from the personal bests; history[slot] set. */
   ck_status (*update_best)(pso_state *state, uint32_t slot);
+  /* A spread member: its outbox filled (ck_pso_report_item), after
+   * update_best. */
+  ck_status (*report)(pso_state *state);
   void (*teardown)(pso_state *state);
   /* Optional (NULL where absent), for the swarms whose setup set
    * `iterates`: count iterations from first_iteration, each a move then
@@ -45,6 +48,7 @@ struct pso_state {
   int dim;
   uint32_t n;     /* particles */
   uint32_t first; /* of a spread swarm's slice: its first particle */
+  uint32_t total; /* of the whole swarm (n but in a spread) */
   int double_precision;
   size_t real_size; /* 4 or 8 */
   int bounds;       /* CK_BOUNDS_* */
@@ -62,7 +66,18 @@ struct pso_state {
   ck_buffer *best_value, *best_index; /* 1 */
   ck_buffer *partial_values, *partial_indices;
   ck_buffer *history; /* history_capacity */
-  ck_buffer *done;    /* 1: the target is met */
+  /* A spread member's, made by pso_spread.c (NULL and 0 otherwise; the
+   * swarm frees them). Items are a value and dim coordinates. The outbox
+   * holds its best item, send_forward items of its last particles and
+   * send_back of its first (ck_pso_report_item), then its best's index;
+   * the inbox holds the ring's halo, halo_before items then halo_after,
+   * or (gbest) the global best's item. outbox_host and inbox_host are
+   * their host copies, in the memory the queue moves fastest. */
+  uint32_t halo_before, halo_after, send_forward, send_back;
+  ck_buffer *outbox, *inbox;
+  void *outbox_host, *inbox_host;
+  size_t outbox_bytes, inbox_bytes;
+  ck_buffer *done; /* 1: the target is met */
   int has_target;
   double target;
   ck_buffer *data;        /* lsq: column-major; user: rows */
@@ -77,7 +92,7 @@ struct pso_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *initialise_kernel, *neighbours_kernel, *move_kernel,
-      *reduce_kernel, *update_kernel, *keep_kernel;
+      *reduce_kernel, *update_kernel, *keep_kernel, *report_kernel;
   ck__evaluation evaluation; /* lsq and user objectives */
   /* 1 when the steps' iterate serves this swarm (set by their setup;
    * on CUDA: the native step of pso_cuda.c applies) */
@@ -97,19 +112,32 @@ ck_status ck__pso_create_slice(const ck_device *device,
 /* ck__pso_create_slice in two parts, so that a spread's members agree
  * that their swarms fit before any builds kernels: the settings, the
  * memory check and the buffers; then the uploads, the kernels and the
- * initial swarm (a slice that fails it is the caller's to destroy). */
+ * initial swarm (a slice that fails it is the caller's to destroy). A
+ * spread member's boxes (pso_state) are made between the two, and the
+ * second fills its outbox. */
 ck_status ck__pso_slice_allocate(const ck_device *device,
                                  const ck_pso_config *config, uint32_t first,
                                  size_t total, ck_pso **pso);
 ck_status ck__pso_slice_set_up(ck_pso *pso);
-/* One iteration of a slice's device work (moves, evaluations, its own
- * best), queued and not read. */
+/* One iteration of a slice's device work, queued and not read: the
+ * ring's neighbours (from its halo, where it has one), the moves, the
+ * evaluations, its own best, and a member's outbox filled. */
 ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration);
 
 /* A swarm spread over devices (pso_spread.c): members that hold slices,
  * and the global best they agree on after every iteration. Each call is
  * collective over the spread's processes. */
 typedef struct ck__pso_spread ck__pso_spread;
+/* A member's slice with its boxes (pso_state), its kernels not built yet
+ * (ck__pso_slice_set_up builds them and fills its outbox): particles
+ * first .. of a swarm of `total`, with a ring halo of `before` and
+ * `after` items (0 and 0: none); one that fails is the caller's to
+ * destroy. The tests compare its steps on ref and OpenCL through it. Not
+ * collective. */
+ck_status ck__pso_spread_member(const ck_device *device,
+                                const ck_pso_config *config, uint32_t first,
+                                size_t total, uint32_t before, uint32_t after,
+                                ck_pso **made);
 /* Makes the members and pushes the initial swarm's best into history. */
 ck_status ck__pso_spread_create(const ck_spread *spread,
                                 const ck_pso_config *config,

@@ -42,8 +42,11 @@ static ck_status opencl_setup(pso_state *state) {
     CK_TRY(ck_kernel_create(state->program, "ck_pso_neighbours",
                             &state->neighbours_kernel));
 
-  /* Arguments that never change are set once. */
+  /* Arguments that never change are set once. A swarm with no halo
+   * (ck_pso_ring_best_slice) names another buffer, never read, there. */
   int real = state->double_precision;
+  ck_buffer *halo =
+      state->ring && state->n < state->total ? state->inbox : state->pbest;
   ck_kernel_args args;
   ck_kernel_args_begin(state->initialise_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
@@ -79,6 +82,7 @@ static ck_status opencl_setup(pso_state *state) {
   ck_kernel_args_buffer(&args, state->gbest);
   ck_kernel_args_buffer(&args,
                         state->ring ? state->neighbour : state->best_index);
+  ck_kernel_args_buffer(&args, halo);
   ck_kernel_args_buffer(&args, state->done);
   ck_kernel_args_buffer(&args,
                         state->ring ? state->values : state->pbest_value);
@@ -101,7 +105,11 @@ static ck_status opencl_setup(pso_state *state) {
     ck_kernel_args_begin(state->neighbours_kernel, &args);
     ck_kernel_args_u32(&args, state->n);
     ck_kernel_args_u32(&args, state->ring);
+    ck_kernel_args_u32(&args, state->first);
+    ck_kernel_args_u32(&args, state->total);
+    ck_kernel_args_i32(&args, state->dim);
     ck_kernel_args_buffer(&args, state->pbest_value);
+    ck_kernel_args_buffer(&args, halo);
     ck_kernel_args_buffer(&args, state->neighbour);
     ck_kernel_args_buffer(&args, state->done);
     CK_TRY(ck_kernel_args_end(&args));
@@ -136,6 +144,22 @@ static ck_status opencl_setup(pso_state *state) {
   ck_kernel_args_buffer(&args, state->done);
   CK_TRY(ck_kernel_args_end(&args));
 
+  if (state->outbox) {
+    CK_TRY(ck_kernel_create(state->program, "ck_pso_report",
+                            &state->report_kernel));
+    ck_kernel_args_begin(state->report_kernel, &args);
+    ck_kernel_args_u32(&args, state->n);
+    ck_kernel_args_i32(&args, state->dim);
+    ck_kernel_args_u32(&args, state->send_forward);
+    ck_kernel_args_u32(&args, state->send_back);
+    ck_kernel_args_buffer(&args, state->best_value);
+    ck_kernel_args_buffer(&args, state->best_index);
+    ck_kernel_args_buffer(&args, state->gbest);
+    ck_kernel_args_buffer(&args, state->pbest_value);
+    ck_kernel_args_buffer(&args, state->pbest);
+    ck_kernel_args_buffer(&args, state->outbox);
+    CK_TRY(ck_kernel_args_end(&args));
+  }
   if (!state->streamed && state->objective != CK_OBJECTIVE_HOST)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,
                                  state->problem, state->n, state->rows,
@@ -204,6 +228,14 @@ static ck_status opencl_update_best(pso_state *state, uint32_t slot) {
                                   &local, NULL);
 }
 
+/* A work-item an item of the outbox. */
+static ck_status opencl_report(pso_state *state) {
+  size_t local = state->group;
+  size_t global = rounded(1u + state->send_forward + state->send_back, local);
+  return ck_queue_launch(state->queue, state->report_kernel, 1, &global, &local,
+                         NULL);
+}
+
 static void opencl_teardown(pso_state *state) {
   ck_kernel_destroy(state->initialise_kernel);
   ck_kernel_destroy(state->neighbours_kernel);
@@ -212,6 +244,7 @@ static void opencl_teardown(pso_state *state) {
   ck_kernel_destroy(state->update_kernel);
   ck__evaluation_destroy(&state->evaluation);
   ck_kernel_destroy(state->keep_kernel);
+  ck_kernel_destroy(state->report_kernel);
   ck_program_destroy(state->program);
 }
 
@@ -222,5 +255,6 @@ const ck__pso_steps ck__pso_opencl_steps = {
     .move = opencl_move,
     .evaluate = opencl_evaluate,
     .update_best = opencl_update_best,
+    .report = opencl_report,
     .teardown = opencl_teardown,
 };

@@ -34,13 +34,21 @@ static int target_met(pso_state *state) {
   return ck__words(state->done)[0] != 0;
 }
 
+/* The kernel ck_pso_neighbours: the whole swarm's ring, or a slice's
+ * with its halo. */
 static ck_status ref_neighbours(pso_state *state) {
   uint32_t *neighbour = ck__words(state->neighbour);
+  const ck_real *pbest_value = ck__reals(state->pbest_value);
   if (target_met(state))
     return CK_OK;
   for (uint32_t p = 0; p < state->n; ++p)
-    neighbour[p] = ck_pso_ring_best(p, state->n, state->ring,
-                                    ck__reals(state->pbest_value));
+    neighbour[p] =
+        state->n < state->total
+            ? ck_pso_ring_best_slice(p, state->n, state->ring, state->first,
+                                     state->total, pbest_value,
+                                     ck__reals(state->inbox),
+                                     (uint32_t)state->dim + 1u)
+            : ck_pso_ring_best(p, state->n, state->ring, pbest_value);
   return CK_OK;
 }
 
@@ -58,14 +66,18 @@ static ck_status ref_move(pso_state *state, uint64_t iteration) {
   if (target_met(state))
     return CK_OK;
   for (uint32_t p = 0; p < state->n; ++p) {
+    const ck_real *guide = ck__reals(state->gbest);
+    uint32_t guide_index = 0, guide_stride = 1;
+    if (state->ring)
+      guide = ck_pso_ring_guide(
+          neighbour[p], state->n, state->dim, ck__reals(state->pbest),
+          ck__reals(state->inbox), &guide_index, &guide_stride);
     ck_real value = ck_pso_move_particle(
         state->objective, state->bounds, p, state->first, state->n, state->dim,
         state->seed, iteration, (ck_real)state->w, (ck_real)state->c1,
         (ck_real)state->c2, ck__reals(state->lo), ck__reals(state->hi),
         ck__reals(state->vmax), ck__reals(state->x), ck__reals(state->v),
-        ck__reals(state->pbest),
-        state->ring ? ck__reals(state->pbest) : ck__reals(state->gbest),
-        state->ring ? neighbour[p] : 0, state->ring ? state->n : 1);
+        ck__reals(state->pbest), guide, guide_index, guide_stride);
     /* The ring reads neighbours' personal bests: keep them until every
      * particle has moved, as the kernels do. */
     if (state->streamed && state->ring)
@@ -132,6 +144,17 @@ static ck_status ref_update_best(pso_state *state, uint32_t slot) {
   return CK_OK;
 }
 
+/* The kernel ck_pso_report: a spread member's outbox. */
+static ck_status ref_report(pso_state *state) {
+  for (uint32_t j = 0; j <= state->send_forward + state->send_back; ++j)
+    ck_pso_report_item(j, state->n, state->dim, state->send_forward,
+                       state->send_back, ck__reals(state->best_value),
+                       ck__words(state->best_index), ck__reals(state->gbest),
+                       ck__reals(state->pbest_value), ck__reals(state->pbest),
+                       ck__reals(state->outbox));
+  return CK_OK;
+}
+
 static void ref_teardown(pso_state *state) {
   (void)state;
 }
@@ -143,5 +166,6 @@ const ck__pso_steps CK_VARIANT(ck__pso_ref_steps) = {
     .move = ref_move,
     .evaluate = ref_evaluate,
     .update_best = ref_update_best,
+    .report = ref_report,
     .teardown = ref_teardown,
 };

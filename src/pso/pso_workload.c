@@ -126,17 +126,6 @@ static ck_status pso_check(const ck_param *params, size_t count) {
   return status ? status : ck__problem_options_check(params, count);
 }
 
-static ck_status pso_check_spread(const ck_param *params, size_t count) {
-  ck_pso_config config;
-  ck_pso_config_init(&config);
-  ck_status status = read_settings(params, count, &config);
-  return status ? status
-                : ck__param_not_spread(params, count, "topology",
-                                       config.ring_neighbours != 0,
-                                       "a ring of neighbours does not spread "
-                                       "over devices; use gbest");
-}
-
 /* About TRACE_ROWS rows of the history, evenly spread, and its last; an
  * entry i is iteration i x stride (the history thins out on long runs). */
 static ck_status write_trace(const char *path, ck_pso *pso) {
@@ -241,6 +230,5 @@ const ck_workload ck__pso_workload = {
     .demo = pso_demo,
     .demo_count = sizeof pso_demo / sizeof pso_demo[0],
     .spreads = 1,
-    .check_spread = pso_check_spread,
     .objectives = 1,
 };
