@@ -213,12 +213,13 @@ __kernel void ck_nn_output(CK_NN_OUTPUT_ARGUMENTS(uint position)) {
                     delta_scale, position, losses, hits, predictions);
 }
 
-/* ck_nn_output with the entries from the step's offset, step[0] (see
- * ck_nn_gather_step). */
+/* ck_nn_output with the entries from the step's position, step[1] (see
+ * ck_nn_gather_step): a network alone's is its offset; a spread member's
+ * counts its own rows. */
 __kernel void
 ck_nn_output_step(CK_NN_OUTPUT_ARGUMENTS(__global const uint *step)) {
   ck_nn_output_item(count, width, loss, values, deltas, labels, first,
-                    delta_scale, step[0], losses, hits, predictions);
+                    delta_scale, step[1], losses, hits, predictions);
 }
 
 /* One work-group: work-item l sums entries l, l + GROUP, ... of the

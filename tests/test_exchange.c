@@ -137,8 +137,8 @@ static void collectives(size_t local, const void *communicator) {
 }
 
 /* Sums of buffers on ref queues, through the host (ref is no CUDA
- * device): each of three members ends with the sum, in floats and in
- * doubles. */
+ * device): each of three members ends with the sum in floats, and with
+ * the average in doubles. No member sums on the devices alone. */
 static void buffer_sums(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -158,17 +158,30 @@ static void buffer_sums(void) {
     }
     int on_devices = 1;
     CHECK_OK(ck__exchange_on_devices(ex, queues, &on_devices));
-    CHECK(on_devices == 0);
-    CHECK_OK(ck__exchange_sum_buffers(ex, queues, buffers, 5, precision));
+    CHECK(on_devices == 0 && !ck__exchange_averages(ex));
+    int average = precision;
+    CHECK_OK(
+        ck__exchange_sum_buffers(ex, queues, buffers, 5, precision, average));
     for (int i = 0; i < 3; ++i) {
       double sums[5] = {0};
       CHECK_OK(ck__reals_read(queues[i], buffers[i], precision, sums, 5));
       for (int k = 0; k < 5; ++k)
-        CHECK_MSG(sums[k] == 30.0 + 3.0 * k + 1.5, "member %d, value %d: %g", i,
-                  k, sums[k]);
+        CHECK_MSG(sums[k] == (30.0 + 3.0 * k + 1.5) / (average ? 3 : 1),
+                  "member %d, value %d: %g", i, k, sums[k]);
       ck_buffer_destroy(buffers[i]);
       ck_queue_destroy(queues[i]);
     }
+  }
+  size_t count = 5;
+  void *data = NULL;
+  if (ex) {
+    const char *message = "";
+    ck_status status =
+        ck__exchange_member_sum(ex, 0, NULL, &data, &count, 1, 0, 0);
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
+                  strstr(message, "NCCL is not used"),
+              "a member's sum without NCCL: %d, %s", (int)status, message);
   }
   ck__exchange_destroy(ex);
   ck_device_set_free(&set);

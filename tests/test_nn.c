@@ -17,6 +17,9 @@
 
 #include "check.h"
 #include "nn/nn_internal.h"
+#if CK_HAVE_NCCL
+#include "runtime/exchange_nccl.h"
+#endif
 #include "opencl_device.h"
 #include "test_support.h"
 
@@ -3292,6 +3295,89 @@ static void spread_pair(const ck_device *ref, const ck_device *other) {
     ck_dataset_free(&sets[i]);
 }
 
+/*
+ * A spread over the CUDA devices (two or more): each member replays its
+ * step as a CUDA graph, and where NCCL loads, the step holds its sums
+ * through the member's own communicator. Equal rows average the
+ * gradients (ncclAvg), shares 1,3 sum them, and members in turn
+ * (CLKIT_SPREAD_THREADS=0) have them summed for all from one thread. The
+ * epoch's last batch of one row leaves members none. Each trains to the
+ * losses of one CUDA device alone, in FP32 and in TF32.
+ */
+static void spread_cuda(const ck_device_set *set) {
+  ck_device devices[4];
+  size_t count = 0;
+  for (size_t i = 0; i < set->count && count < 4; ++i)
+    if (set->devices[i].backend == CK_BACKEND_CUDA)
+      devices[count++] = set->devices[i];
+  if (count < 2) {
+    printf("SKIP: a spread over CUDA devices: %zu CUDA device\n", count);
+    return;
+  }
+  ck_dataset sets[3];
+  spread_sets(sets);
+  static const double ones[4] = {1, 1, 1, 1}, uneven[2] = {1, 3};
+  static const struct {
+    const char *what;
+    int uneven, in_turn;
+    ck_nn_math math;
+  } cases[] = {{"equal rows", 0, 0, CK_NN_FP32},
+               {"shares 1,3", 1, 0, CK_NN_FP32},
+               {"members in turn", 0, 1, CK_NN_FP32},
+               {"TF32", 0, 0, CK_NN_TF32}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+#if CK_HAVE_CUDA
+    if (cases[k].math == CK_NN_TF32 && ck__cuda_architecture(&devices[0]) < 80)
+      continue;
+#endif
+    printf("spread over %zu CUDA devices: %s\n", count, cases[k].what);
+    ck_nn_config c;
+    spread_config(&c, CK_NN_ADAM);
+    c.math = cases[k].math;
+    size_t members = cases[k].uneven ? 2 : count;
+    ck_spread spread = {.devices = devices,
+                        .device_count = members,
+                        .shares = cases[k].uneven ? uneven : ones,
+                        .share_count = members};
+    static epoch_record alone, spread_record;
+    ck_nn_report a, b;
+    ck_nn *x = spread_net(&devices[0], NULL, &c, sets, 4, &alone, &a);
+    if (cases[k].in_turn)
+      setenv("CLKIT_SPREAD_THREADS", "0", 1);
+    ck_nn *y = spread_net(NULL, &spread, &c, sets, 4, &spread_record, &b);
+    unsetenv("CLKIT_SPREAD_THREADS");
+    for (unsigned e = 0; x && y && e < alone.count && e < spread_record.count;
+         ++e) {
+      const ck_nn_epoch *p = &alone.epochs[e], *q = &spread_record.epochs[e];
+      CHECK_MSG(near_relative(p->train_loss, q->train_loss, 1e-5) &&
+                    near_relative(p->test_loss, q->test_loss, 1e-5) &&
+                    fabs(p->test_accuracy - q->test_accuracy) < 0.02,
+                "%s, epoch %u: train loss %.9g vs %.9g, test %.9g vs %.9g",
+                cases[k].what, e + 1, p->train_loss, q->train_loss,
+                p->test_loss, q->test_loss);
+    }
+    if (x && y && y->local == members) {
+      check_weights_near(x, y, 1e-4, cases[k].what);
+      check_members_alike(y, cases[k].what);
+      for (size_t i = 0; i < members; ++i) {
+        const nn_state *state = ck__nn_state(y->members[i]);
+        CHECK_MSG(state->replays > 0, "%s: member %zu replayed no step",
+                  cases[k].what, i);
+#if CK_HAVE_NCCL
+        CHECK_MSG(!ck__nccl_available() ||
+                      (state->exchange == NULL) == cases[k].in_turn,
+                  "%s: member %zu %s its own sums", cases[k].what, i,
+                  state->exchange ? "makes" : "does not make");
+#endif
+      }
+    }
+    ck_nn_destroy(x);
+    ck_nn_destroy(y);
+  }
+  for (int i = 0; i < 3; ++i)
+    ck_dataset_free(&sets[i]);
+}
+
 /* ck_nn_config_read reads the command's options into a configuration:
  * the command's words and messages, and only a network's options. */
 static void config_read(void) {
@@ -3419,8 +3505,10 @@ int main(void) {
     spread_pair(ref, ocl);
     agreement(ref, ocl);
     large_batch(ref, ocl);
-    if (ocl->backend == CK_BACKEND_CUDA)
+    if (ocl->backend == CK_BACKEND_CUDA) {
       recording_refused(ref, ocl);
+      spread_cuda(&set);
+    }
   } else
     printf("SKIP: ref/OpenCL agreement, and XOR, reproducibility and model "
            "files on OpenCL: no OpenCL device\n");

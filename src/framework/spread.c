@@ -534,6 +534,16 @@ static void crew_free(ck__spread_crew *crew) {
   free(crew);
 }
 
+/* CLKIT_SPREAD_THREADS=0: every member on the calling thread, in turn. */
+static int in_turn_asked(void) {
+  const char *setting = getenv("CLKIT_SPREAD_THREADS");
+  return setting && strcmp(setting, "0") == 0;
+}
+
+int ck__spread_in_turn(const ck__spread_run *run) {
+  return run->local > 1 && (run->crew ? run->crew->in_turn : in_turn_asked());
+}
+
 /* Makes the run's crew, no worker yet. */
 static ck_status crew_make(ck__spread_run *run) {
   ck_status status = CK_OK;
@@ -551,8 +561,7 @@ static ck_status crew_make(ck__spread_run *run) {
       pthread_cond_init(&crew->done, NULL) != 0 || ++crew->synced == 0 ||
       pthread_mutex_init(&crew->watch_lock, NULL) != 0 || ++crew->synced == 0)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a lock");
-  const char *setting = getenv("CLKIT_SPREAD_THREADS");
-  crew->in_turn = setting && strcmp(setting, "0") == 0;
+  crew->in_turn = in_turn_asked();
   crew->relay = (ck__build_watch){relay_started, relay_ended, crew};
   run->crew = crew;
   return CK_OK;

@@ -4,6 +4,7 @@
  * optimiser bookkeeping), evaluation and early stopping, over the
  * backend's steps (ref or OpenCL).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 
 static const char *const set_names[3] = {"training", "validation", "test"};
 
-CK__STEPS_TABLE(ck__nn_steps, 14);
+CK__STEPS_TABLE(ck__nn_steps, 16);
 
 ck_status ck_nn_config_init(ck_nn_config *config) {
   CK__REQUIRE(config);
@@ -398,17 +399,6 @@ static void free_class_names(ck_nn *nn) {
   nn->class_count = 0;
 }
 
-/* The members' statuses as one: agreed between a spread's members. */
-static ck_status agree(ck_nn *nn, const ck_status *statuses) {
-  return nn->spread ? ck__nn_spread_agree(nn->spread, statuses) : statuses[0];
-}
-
-/* This process's status, agreed between a spread's members. */
-static ck_status agree_all(ck_nn *nn, ck_status status) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {status};
-  return nn->spread ? ck__nn_spread_agree(nn->spread, statuses) : status;
-}
-
 static ck_status preprocess(ck_nn *nn, const ck_dataset *train,
                             ck_normalization_kind kind) {
   ck_status status = CK_OK;
@@ -460,15 +450,27 @@ fail:
   return status;
 }
 
+/* A call on every member of a network (ck__nn_spread_each): the
+ * network, and what the call takes. */
+typedef struct member_call {
+  ck_nn *nn;
+  const ck_dataset *data;
+  int which; /* a set, a layer, a kind, an epoch, or restore */
+  const float *values;
+} member_call;
+
+static ck_status preprocess_member(void *context, size_t i) {
+  const member_call *call = context;
+  return preprocess(call->nn->members[i], call->data,
+                    (ck_normalization_kind)call->which);
+}
+
 ck_status ck_nn_set_preprocessing(ck_nn *nn, const ck_dataset *train,
                                   ck_normalization_kind kind) {
-  ck_status status = CK_OK;
   CK__REQUIRE(nn);
   CK__REQUIRE(train);
-  /* Host work alone, alike on every member. */
-  for (size_t i = 0; i < nn->local && status == CK_OK; ++i)
-    status = preprocess(nn->members[i], train, kind);
-  return status;
+  member_call call = {nn, train, (int)kind, NULL};
+  return ck__nn_spread_each(nn, preprocess_member, &call);
 }
 
 /* The upload of the previous order, finished (it has long been, by the
@@ -565,6 +567,11 @@ fail:
   return status;
 }
 
+static ck_status attach_member(void *context, size_t i) {
+  const member_call *call = context;
+  return attach(call->nn->members[i], (ck_nn_set)call->which, call->data);
+}
+
 ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
   CK__REQUIRE(nn);
   CK__REQUIRE(data);
@@ -574,10 +581,8 @@ ck_status ck_nn_attach(ck_nn *nn, ck_nn_set which, const ck_dataset *data) {
         "ck_nn_attach: which is %d, not CK_NN_TRAIN, CK_NN_VALIDATION "
         "or CK_NN_TEST",
         (int)which);
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < nn->local; ++i)
-    statuses[i] = attach(nn->members[i], which, data);
-  ck_status status = agree(nn, statuses);
+  member_call call = {nn, data, (int)which, NULL};
+  ck_status status = ck__nn_spread_each(nn, attach_member, &call);
   /* A set attached on some members alone is attached on none. */
   for (size_t i = 0; status != CK_OK && i < nn->local; ++i)
     release_set(nn->members[i], which);
@@ -592,54 +597,89 @@ static uint32_t batch_rows(const ck_nn *nn) {
              : rows;
 }
 
+/* A layer's gradient of 0: a spread member's that took no rows. */
+static ck_status zero_gradient(nn_state *state, int layer) {
+  uint32_t zero = 0;
+  size_t size = 0;
+  ck_status status = ck_buffer_get_size(state->gradients[layer], &size);
+  if (status == CK_OK)
+    status = ck_buffer_fill(state->queue, state->gradients[layer], &zero,
+                            sizeof zero, 0, size, NULL);
+  return status;
+}
+
 ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
-                      uint32_t offset, uint32_t count, double scale,
-                      uint32_t position, const ck__nn_update *update) {
+                      const ck__nn_step *step) {
   ck_status status = CK_OK;
-  CK_TRY(steps->gather(state, offset, count));
-  for (int l = 1; l <= state->layers; ++l)
-    CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, count));
-  CK_TRY(steps->output(state, state->batch_labels, 0, count, scale, position));
-  for (int l = state->layers; l >= 1; --l) {
-    /* The deltas below use this layer's weights before its update. */
-    if (l >= 2)
+  uint32_t count = step->count;
+  const ck__nn_buckets *buckets = step->buckets;
+  int fused = step->update && !buckets;
+  assert(count || !fused);
+  assert(!buckets || (steps->sum && steps->join && state->exchange));
+  if (count) {
+    CK_TRY(steps->gather(state, step->offset, count));
+    for (int l = 1; l <= state->layers; ++l)
+      CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, count));
+    CK_TRY(steps->output(state, state->batch_labels, 0, count, step->scale,
+                         step->position));
+  }
+  for (int l = state->layers, b = 0; l >= 1; --l) {
+    if (fused) {
+      /* The deltas below use this layer's weights before its update. */
+      if (l >= 2)
+        CK_TRY(steps->backward(state, l, count));
+      CK_TRY(steps->update(state, l, count, step->update));
+      continue;
+    }
+    /* The gradient before the deltas below, so that its bucket's sum
+     * starts while they are computed. */
+    CK_TRY(count ? steps->gradient(state, l, count) : zero_gradient(state, l));
+    if (buckets && l == buckets->low[b]) {
+      CK_TRY(steps->sum(state, l, buckets->high[b], step->average));
+      ++b;
+    }
+    if (l >= 2 && count)
       CK_TRY(steps->backward(state, l, count));
-    if (update)
-      CK_TRY(steps->update(state, l, count, update));
-    else
-      CK_TRY(steps->gradient(state, l, count));
+  }
+  if (buckets) {
+    CK_TRY(steps->join(state));
+    for (int l = 1; l <= state->layers; ++l)
+      CK_TRY(steps->apply(state, l, step->update));
   }
 fail:
   return status;
 }
 
-/* One training step's calls: the batch, forward, backward and updates. */
-static ck_status step_calls(nn_state *state, const ck__nn_steps *steps,
-                            uint32_t offset, uint32_t count,
-                            const ck__nn_update *update) {
-  return ck__nn_pass(state, steps, offset, count, 1.0 / count, offset, update);
-}
-
-ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
-                             const ck__nn_update *update) {
+ck_status ck__nn_train_step(ck_nn *nn, const ck__nn_step *step) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   const ck__nn_steps *steps = nn->steps;
   int replayed = 0;
-  CK_TRY(ck__nn_ensure_capacity(nn, count));
+  if (step->count)
+    CK_TRY(ck__nn_ensure_capacity(nn, step->count));
   if (steps->step_begin)
-    CK_TRY(steps->step_begin(state, offset, count, update, &replayed));
+    CK_TRY(steps->step_begin(state, step, &replayed));
   if (replayed)
     return CK_OK;
-  status = step_calls(state, steps, offset, count, update);
+  status = ck__nn_pass(state, steps, step);
   if (steps->step_end) {
     int again = 0;
     status = steps->step_end(state, status, &again);
     if (again)
-      status = step_calls(state, steps, offset, count, update);
+      status = ck__nn_pass(state, steps, step);
   }
 fail:
   return status;
+}
+
+ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
+                             const ck__nn_update *update) {
+  const ck__nn_step step = {.offset = offset,
+                            .count = count,
+                            .position = offset,
+                            .scale = 1.0 / count,
+                            .update = update};
+  return ck__nn_train_step(nn, &step);
 }
 
 /* The learning rate of optimiser step `step` (0-based) of epoch `epoch`
@@ -665,15 +705,19 @@ static double learning_rate(const ck_nn *nn, unsigned epoch, uint64_t step,
   }
 }
 
-/* Fisher-Yates over the training rows, from Philox keyed by the seed and
- * the epoch, so every backend (and every member) visits rows in the same
- * order. */
-static ck_status shuffle(ck_nn *nn, unsigned epoch) {
+/* A member's epoch begins: Fisher-Yates over the training rows, from
+ * Philox keyed by the seed and the epoch, so every backend (and every
+ * member, each on its own copy) visits rows in the same order; the order
+ * is queued to the device; the per-sample results fill from entry 0. */
+static ck_status shuffle_member(void *context, size_t member) {
   ck_status status = CK_OK;
+  const member_call *call = context;
+  ck_nn *nn = call->nn->members[member];
+  unsigned epoch = (unsigned)call->which;
   nn_state *state = &nn->state;
   uint32_t rows = state->sets[CK_NN_TRAIN].rows;
-  for (size_t m = 0; m < nn->local; ++m)
-    CK_TRY(finish_order_upload(nn->members[m]));
+  nn->position = 0;
+  CK_TRY(finish_order_upload(nn));
   if (nn->order_capacity < rows) {
     uint32_t *grown = realloc(nn->order, (size_t)rows * sizeof *grown);
     if (!grown)
@@ -698,12 +742,9 @@ static ck_status shuffle(ck_nn *nn, unsigned epoch) {
     order[j] = swap;
   }
   /* Queued without waiting: the epoch's launches follow it in order. */
-  for (size_t m = 0; m < nn->local; ++m) {
-    ck_nn *member = nn->members[m];
-    CK_TRY(ck_buffer_write(member->state.queue, member->state.index, 0,
-                           (size_t)rows * sizeof *order, order, CK_NONBLOCKING,
-                           &member->order_written));
-  }
+  CK_TRY(ck_buffer_write(state->queue, state->index, 0,
+                         (size_t)rows * sizeof *order, order, CK_NONBLOCKING,
+                         &nn->order_written));
 fail:
   return status;
 }
@@ -732,11 +773,6 @@ fail:
   return status;
 }
 
-/* The forward pass over a whole attached set. */
-static ck_status forward_set(ck_nn *nn, ck_nn_set which) {
-  return ck__nn_forward_rows(nn, which, 0, nn->state.sets[which].rows);
-}
-
 ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
                          double *accuracy, uint64_t *confusion) {
   ck_status status = CK_OK;
@@ -760,16 +796,7 @@ ck_status ck_nn_evaluate(ck_nn *nn, ck_nn_set which, double *loss,
   }
   double sum = 0;
   uint64_t hits = 0;
-  if (nn->spread) {
-    CK_TRY(ck__nn_spread_forward(nn, which, &sum, &hits, predicted));
-  } else {
-    CK_TRY(forward_set(nn, which));
-    CK_TRY(nn->steps->reduce(state, set->rows, &sum, &hits));
-    if (predicted)
-      CK_TRY(ck_buffer_read(state->queue, state->predictions, 0,
-                            (size_t)set->rows * sizeof *predicted, predicted,
-                            CK_BLOCKING, NULL));
-  }
+  CK_TRY(ck__nn_spread_forward(nn, which, &sum, &hits, predicted));
   if (loss)
     *loss = sum / set->rows;
   if (accuracy)
@@ -791,24 +818,32 @@ fail:
  * ck_nn_train_epoch and, before it starts its clocks, by ck_nn_train, so
  * that neither an epoch's time nor a run's wall or kernel time holds it.
  * Without training data there is nothing to prepare (the epoch refuses). */
+static ck_status prepare_member(void *context, size_t i) {
+  ck_status status = CK_OK;
+  const member_call *call = context;
+  ck_nn *member = call->nn->members[i];
+  uint32_t rows = member->state.sets[CK_NN_TRAIN].rows;
+  uint32_t batch = (uint32_t)call->which, start, count, last;
+  /* Its part of a full batch, and of the epoch's last. */
+  ck__nn_spread_cut(call->nn, i, batch, &start, &count);
+  ck__nn_spread_cut(call->nn, i, rows % batch, &start, &last);
+  CK_TRY(ck__nn_ensure_capacity(member, count ? count : 1));
+  if (member->steps->prepare && count)
+    CK_TRY(member->steps->prepare(&member->state, count));
+  if (member->steps->prepare && last && last != count)
+    CK_TRY(member->steps->prepare(&member->state, last));
+fail:
+  return status;
+}
+
 static ck_status prepare_training(ck_nn *nn) {
   ck_status status = CK_OK;
-  nn_state *state = &nn->state;
-  uint32_t rows = state->sets[CK_NN_TRAIN].rows;
-  if (nn->prepared || !rows)
+  if (nn->prepared || !nn->state.sets[CK_NN_TRAIN].rows)
     return CK_OK;
-  uint32_t batch = batch_rows(nn);
-  if (nn->spread) {
-    CK_TRY(ck__nn_spread_prepare(nn, batch));
-    nn->prepared = 1;
-    return CK_OK;
-  }
-  CK_TRY(ck__nn_ensure_capacity(nn, batch));
-  if (nn->steps->prepare) {
-    CK_TRY(nn->steps->prepare(state, batch));
-    if (rows % batch)
-      CK_TRY(nn->steps->prepare(state, rows % batch));
-  }
+  member_call call = {nn, NULL, (int)batch_rows(nn), NULL};
+  /* A spread's rows dealt, and how its gradients are summed. */
+  CK_TRY(ck__nn_spread_prepare(nn, (uint32_t)call.which));
+  CK_TRY(ck__nn_spread_each(nn, prepare_member, &call));
   nn->prepared = 1;
 fail:
   return status;
@@ -825,9 +860,8 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   CK_TRY(prepare_training(nn));
   double started = ck__seconds();
   unsigned number = nn->epoch + 1;
-  CK_TRY(agree_all(nn, shuffle(nn, number)));
-  if (nn->spread)
-    ck__nn_spread_epoch_begin(nn);
+  member_call call = {nn, NULL, (int)number, NULL};
+  CK_TRY(ck__nn_spread_each(nn, shuffle_member, &call));
   uint64_t per_epoch = (rows + batch - 1) / batch;
   const ck_nn_config *config = &nn->config;
   ck__nn_update update = {0};
@@ -843,17 +877,11 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
     uint64_t t = ++nn->steps_taken;
     update.correction1 = 1.0 - pow(config->beta1, (double)t);
     update.correction2 = 1.0 - pow(config->beta2, (double)t);
-    if (nn->spread)
-      CK_TRY(ck__nn_spread_batch(nn, offset, count, &update));
-    else
-      CK_TRY(ck__nn_train_batch(nn, offset, count, &update));
+    CK_TRY(ck__nn_spread_batch(nn, offset, count, &update));
   }
   double sum = 0;
   uint64_t hits = 0;
-  if (nn->spread)
-    CK_TRY(ck__nn_spread_reduce(nn, &sum, &hits));
-  else
-    CK_TRY(nn->steps->reduce(state, rows, &sum, &hits));
+  CK_TRY(ck__nn_spread_reduce(nn, &sum, &hits));
   nn->epoch = number;
   double trained = ck__seconds();
   ck_nn_epoch result = {0};
@@ -882,8 +910,12 @@ fail:
   return status;
 }
 
-static ck_status keep_member_weights(ck_nn *nn, int restore) {
+/* The best epoch's weights kept (which 0), or restored, on a member. */
+static ck_status keep_member(void *context, size_t i) {
   ck_status status = CK_OK;
+  const member_call *call = context;
+  ck_nn *nn = call->nn->members[i];
+  int restore = call->which;
   nn_state *state = &nn->state;
   for (int l = 1; l <= state->layers; ++l) {
     size_t bytes = layer_reals(state, l) * state->real_size;
@@ -902,20 +934,20 @@ fail:
   return status;
 }
 
-/* The best epoch's weights kept, or restored, on every member. */
 static ck_status keep_weights(ck_nn *nn, int restore) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < nn->local; ++i)
-    statuses[i] = keep_member_weights(nn->members[i], restore);
-  return agree(nn, statuses);
+  member_call call = {nn, NULL, restore, NULL};
+  return ck__nn_spread_each(nn, keep_member, &call);
+}
+
+static ck_status finish_member(void *context, size_t i) {
+  const member_call *call = context;
+  return ck_queue_finish(call->nn->members[i]->state.queue);
 }
 
 /* Every member's queue finished. */
 static ck_status finish_members(ck_nn *nn) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < nn->local; ++i)
-    statuses[i] = ck_queue_finish(nn->members[i]->state.queue);
-  return agree(nn, statuses);
+  member_call call = {nn, NULL, 0, NULL};
+  return ck__nn_spread_each(nn, finish_member, &call);
 }
 
 /* The kernel time of this process's members, summed. */
@@ -1081,14 +1113,7 @@ ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
   if (data->rows == 0)
     return CK_OK;
   CK_TRY(attach_rows(nn, data));
-  if (nn->spread) {
-    CK_TRY(ck__nn_spread_forward(nn, CK_NN_TEST, NULL, NULL, classes));
-  } else {
-    CK_TRY(forward_set(nn, CK_NN_TEST));
-    CK_TRY(ck_buffer_read(nn->state.queue, nn->state.predictions, 0,
-                          data->rows * sizeof(int32_t), classes, CK_BLOCKING,
-                          NULL));
-  }
+  CK_TRY(ck__nn_spread_forward(nn, CK_NN_TEST, NULL, NULL, classes));
 fail:
   return status;
 }
@@ -1210,6 +1235,11 @@ fail:
   return status;
 }
 
+static ck_status write_member(void *context, size_t i) {
+  const member_call *call = context;
+  return ck__nn_layer_write(call->nn->members[i], call->which, call->values);
+}
+
 ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
                             const float *biases) {
   ck_status status = CK_OK;
@@ -1241,10 +1271,8 @@ ck_status ck_nn_set_weights(ck_nn *nn, size_t layer, const float *weights,
     if (biases)
       all[o * (in + 1) + in] = biases[o];
   }
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < nn->local; ++i)
-    statuses[i] = ck__nn_layer_write(nn->members[i], l, all);
-  CK_TRY(agree(nn, statuses));
+  member_call call = {nn, NULL, l, all};
+  CK_TRY(ck__nn_spread_each(nn, write_member, &call));
 fail:
   free(all);
   return status;

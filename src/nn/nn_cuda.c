@@ -228,13 +228,17 @@ fail:
   return status;
 }
 
-/* Puts a step's settings (offset, update) on the device, in stream order,
- * where the step's kernels read them. */
-static ck_status set_step(nn_state *state, uint32_t offset,
+/* Puts a step's settings (offset, position, update; NULL: none) on the
+ * device, in stream order, where the step's kernels read them. */
+static ck_status set_step(nn_state *state, uint32_t offset, uint32_t position,
                           const ck__nn_update *update) {
   ck_status status = CK_OK;
+  const ck__nn_update none = {0};
+  if (!update)
+    update = &none;
   ck_nn_cuda_step settings = {
       offset,
+      position,
       {(float)update->decay, (float)update->rate, (float)update->momentum,
        (float)update->beta1, (float)update->beta2, (float)update->epsilon,
        (float)update->correction1, (float)update->correction2}};
@@ -254,7 +258,7 @@ static ck_status optimize(nn_state *state, int layer, ck_buffer *gradient,
   ck_status status = CK_OK;
   int out = (int)state->sizes[layer], in = (int)state->sizes[layer - 1];
   if (!state->in_step)
-    CK_TRY(set_step(state, 0, update));
+    CK_TRY(set_step(state, 0, 0, update));
   TIMED(state, "the optimiser step",
         ck__nn_cuda_optimize(
             ck__cuda_stream(state->queue), out, in + 1,
@@ -275,7 +279,7 @@ fail:
   return status;
 }
 
-/* A spread member's halves of cuda_update (never inside a recorded step). */
+/* A spread member's halves of cuda_update. */
 static ck_status cuda_gradient(nn_state *state, int layer, uint32_t count) {
   return layer_gradient(state, layer, count, state->gradients[layer]);
 }
@@ -283,6 +287,84 @@ static ck_status cuda_gradient(nn_state *state, int layer, uint32_t count) {
 static ck_status cuda_apply(nn_state *state, int layer,
                             const ck__nn_update *update) {
   return optimize(state, layer, state->gradients[layer], update);
+}
+
+static ck_status sum_fail(const nn_state *state, cudaError_t code,
+                          const char *what) {
+  cudaGetLastError();
+  return ck__fail(code == cudaErrorMemoryAllocation ? CK_ERROR_DEVICE_MEMORY
+                                                    : CK_ERROR_DEVICE,
+                  "device %s: %s failed: %s%s", state->device.id, what,
+                  cudaGetErrorString(code), ck__cuda_lost_note((int)code));
+}
+
+/* The sums' stream and events, once, for a member whose sums are its own
+ * (state->exchange); before any recording. */
+static ck_status ensure_sum_stream(nn_state *state) {
+  ck_status status = CK_OK;
+  cudaError_t code = cudaSuccess;
+  if (!state->exchange || state->sum_joined)
+    return CK_OK;
+  CK_TRY(ck__cuda_use_device(state->queue));
+  if (!state->sum_stream)
+    code = cudaStreamCreateWithFlags((cudaStream_t *)&state->sum_stream,
+                                     cudaStreamNonBlocking);
+  if (code == cudaSuccess && !state->sum_fork)
+    code = cudaEventCreateWithFlags((cudaEvent_t *)&state->sum_fork,
+                                    cudaEventDisableTiming);
+  if (code == cudaSuccess)
+    code = cudaEventCreateWithFlags((cudaEvent_t *)&state->sum_joined,
+                                    cudaEventDisableTiming);
+  if (code != cudaSuccess)
+    FAIL_WITH(sum_fail(state, code, "making the gradient sums' stream"));
+fail:
+  return status;
+}
+
+/* The stream `to` waits for what `from` has queued so far, through event:
+ * in a recording, `to` joins it. */
+static cudaError_t follow(void *to, void *from, void *event) {
+  cudaError_t code = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)from);
+  return code == cudaSuccess
+             ? cudaStreamWaitEvent((cudaStream_t)to, (cudaEvent_t)event, 0)
+             : code;
+}
+
+/* gradients[high] .. gradients[low] summed over every member through the
+ * member's NCCL communicator, on the sums' stream once the step's stream
+ * has computed them: the step's next launches overlap the sum. */
+static ck_status cuda_sum(nn_state *state, int low, int high, int average) {
+  ck_status status = CK_OK;
+  void *data[CK_NN_MAX_LAYERS];
+  size_t counts[CK_NN_MAX_LAYERS], n = 0;
+  CK_TRY(ensure_sum_stream(state));
+  CK_TRY(ck__cuda_use_device(state->queue));
+  cudaError_t code =
+      follow(state->sum_stream, ck__cuda_stream(state->queue), state->sum_fork);
+  if (code != cudaSuccess)
+    FAIL_WITH(sum_fail(state, code, "starting a gradient sum"));
+  for (int l = high; l >= low; --l, ++n) {
+    data[n] = pointer(state->gradients[l]);
+    counts[n] = (size_t)state->sizes[l] * state->pitch[l];
+  }
+  if ((status = ck__exchange_member_sum(state->exchange, state->member,
+                                        state->sum_stream, data, counts, n, 0,
+                                        average)))
+    CK_FAIL_PREFIX(status, "device %s: summing gradients: ", state->device.id);
+fail:
+  return status;
+}
+
+/* The step's stream waits for every sum queued on the sums' stream. */
+static ck_status cuda_join(nn_state *state) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__cuda_use_device(state->queue));
+  cudaError_t code = follow(ck__cuda_stream(state->queue), state->sum_stream,
+                            state->sum_joined);
+  if (code != cudaSuccess)
+    FAIL_WITH(sum_fail(state, code, "waiting for the gradient sums"));
+fail:
+  return status;
 }
 
 /* Every device address a training step's launches hold, in a fixed
@@ -307,26 +389,29 @@ static size_t step_addresses(const nn_state *state, const void **addresses) {
     addresses[n++] = held[i] ? ck__cuda_pointer(held[i]) : NULL;
   for (int l = 0; l <= state->layers; ++l) {
     ck_buffer *layer[] = {state->activations[l], state->deltas[l],
-                          state->weights[l], state->first[l], state->second[l]};
+                          state->weights[l],     state->first[l],
+                          state->second[l],      state->gradients[l]};
     for (size_t i = 0; i < sizeof layer / sizeof layer[0]; ++i)
       addresses[n++] = layer[i] ? ck__cuda_pointer(layer[i]) : NULL;
   }
   return n;
 }
 
-/* The step's settings go to the device first. A step of the count
- * recorded, on the same buffers, replays the recording; the first step
- * (or the first after buffers changed) is recorded while the driver
- * makes its calls, and step_end runs it; steps of another count (an
- * epoch's last, short batch) are launched one call at a time. */
-static ck_status cuda_step_begin(nn_state *state, uint32_t offset,
-                                 uint32_t count, const ck__nn_update *update,
+/* The step's settings go to the device first. A step of the rows and
+ * delta scale recorded, on the same buffers, replays the recording (with
+ * a member's gradient sums, where they are its own); the first step (or
+ * the first after buffers changed) is recorded while the driver makes its
+ * calls, and step_end runs it; steps of other rows or scale (an epoch's
+ * last, short batch) are launched one call at a time. */
+static ck_status cuda_step_begin(nn_state *state, const ck__nn_step *step,
                                  int *replayed) {
   ck_status status = CK_OK;
+  uint32_t count = step->count;
   *replayed = 0;
   /* Before any recording: growing the ones writes and waits. */
   CK_TRY(ensure_ones(state, count));
-  CK_TRY(set_step(state, offset, update));
+  CK_TRY(ensure_sum_stream(state));
+  CK_TRY(set_step(state, step->offset, step->position, step->update));
   const void *addresses[ADDRESS_LIMIT];
   size_t n = step_addresses(state, addresses);
   if (state->graph &&
@@ -334,16 +419,18 @@ static ck_status cuda_step_begin(nn_state *state, uint32_t offset,
     ck__cuda_graph_destroy(state->graph);
     state->graph = NULL;
   }
-  if (state->graph && count == state->graph_count) {
+  if (state->graph && count == state->graph_count &&
+      step->scale == state->graph_scale) {
     CK_TRY(ck__cuda_graph_launch(state->queue, state->graph));
     *replayed = 1;
     ++state->replays;
     return CK_OK;
   }
-  if (!state->graph && !state->recording_refused) {
+  if (!state->graph && !state->recording_refused && count) {
     CK_TRY(ck__cuda_capture_begin(state->queue));
     state->recording = 1;
     state->graph_count = count;
+    state->graph_scale = step->scale;
     memcpy(state->graph_addresses, addresses, n * sizeof *addresses);
     if (state->tuning.spoil_recording) {
       (void)cudaStreamSynchronize((cudaStream_t)ck__cuda_stream(state->queue));
@@ -381,6 +468,7 @@ static ck_status cuda_step_end(nn_state *state, ck_status status, int *again) {
  * cuBLAS picks and loads its kernels for each shape on its first call. */
 static ck_status cuda_prepare(nn_state *state, uint32_t count) {
   ck_status status = CK_OK;
+  CK_TRY(ensure_sum_stream(state));
   for (int layer = 1; layer <= state->layers; ++layer)
     CK_TRY(cuda_forward(state, layer, state->activations[layer - 1], 0, count));
   for (int layer = state->layers; layer >= 1; --layer) {
@@ -406,6 +494,15 @@ static void cuda_teardown(nn_state *state) {
   state->ones_count = 0;
   ck__cuda_graph_destroy(state->graph);
   state->graph = NULL;
+  if (state->sum_stream) {
+    (void)ck__cuda_use_device(state->queue);
+    cudaStreamDestroy((cudaStream_t)state->sum_stream);
+  }
+  if (state->sum_fork)
+    cudaEventDestroy((cudaEvent_t)state->sum_fork);
+  if (state->sum_joined)
+    cudaEventDestroy((cudaEvent_t)state->sum_joined);
+  state->sum_stream = state->sum_fork = state->sum_joined = NULL;
   ck_buffer_destroy(state->step);
   state->step = NULL;
   ck_buffer_destroy(state->workspace);
@@ -452,4 +549,6 @@ const ck__nn_steps ck__nn_cuda_steps = {
     .row_multiple = cuda_row_multiple,
     .step_begin = cuda_step_begin,
     .step_end = cuda_step_end,
+    .sum = cuda_sum,
+    .join = cuda_join,
 };

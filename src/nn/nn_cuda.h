@@ -21,10 +21,11 @@ typedef struct ck_nn_cuda_update {
 
 /* A training step's settings, kept in device memory where the step's
  * kernels read them, so that launches recorded once replay for every
- * step: the first row of the batch in the training order (the first
- * word, which cl/nn.cl's _step kernels read), then the optimiser's. */
+ * step: the first row of the batch in the training order and the first
+ * entry of its per-sample results (the words that cl/nn.cl's _step
+ * kernels read), then the optimiser's. */
 typedef struct ck_nn_cuda_step {
-  uint32_t offset;
+  uint32_t offset, position;
   ck_nn_cuda_update update;
 } ck_nn_cuda_step;
 

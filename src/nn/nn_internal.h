@@ -17,6 +17,7 @@
 
 #include "clkit/clkit.h"
 #include "clkit/nn.h"
+#include "runtime/exchange.h"
 #include "runtime/runtime.h"
 
 typedef struct nn_state nn_state;
@@ -95,6 +96,30 @@ typedef struct ck__nn_update {
   double rate, momentum, beta1, beta2, epsilon, correction1, correction2, decay;
 } ck__nn_update;
 
+/* The buckets a spread member's gradients are summed in on the devices:
+ * whole layers from the output layer down, a few megabytes each, so that
+ * a bucket's sum starts once its layers' gradients are computed and runs
+ * while the layers below are. Bucket b holds layers low[b] .. high[b]. */
+typedef struct ck__nn_buckets {
+  int count;
+  int low[CK_NN_MAX_LAYERS], high[CK_NN_MAX_LAYERS];
+} ck__nn_buckets;
+
+/* One training step, of a network alone or of a spread's member. */
+typedef struct ck__nn_step {
+  uint32_t offset;   /* its first row in the epoch's order */
+  uint32_t count;    /* its rows; a member's may be 0 (gradients of 0) */
+  uint32_t position; /* the first entry of its per-sample results */
+  double scale;      /* the output deltas': 1 / the rows averaged over */
+  /* The optimiser step, or NULL: the step ends in gradients[]. */
+  const ck__nn_update *update;
+  /* With update: NULL, the optimiser step fused into the gradient's (a
+   * network alone); else gradients[] are summed over every member on the
+   * devices, in these buckets (steps->sum), before the optimiser step. */
+  const ck__nn_buckets *buckets;
+  int average; /* the sums average the members' gradients */
+} ck__nn_step;
+
 typedef struct ck__nn_steps {
   ck_status (*setup)(nn_state *state);
   /* Training rows index[offset .. offset + count - 1] into activations[0]
@@ -133,18 +158,25 @@ typedef struct ck__nn_steps {
   /* Optional: the multiple of reals that rows of weights start on, for
    * steps that ask for one (NULL: rows packed); they use pitch[l]. */
   unsigned (*row_multiple)(void);
-  /* Optional, both or neither: around the calls of one training step of
-   * count rows from entry offset of the training order, with the step's
-   * optimiser settings. step_begin may run the whole step itself,
+  /* Optional, both or neither: around the calls of one training step
+   * (ck__nn_pass). step_begin may run the whole step itself,
    * replaying launches recorded at an earlier step (*replayed = 1): the
    * driver then makes no calls and no step_end. Otherwise the calls
    * follow, then step_end with their status (CK_OK, or the first
    * failure's), which returns the step's; or, where the calls were only
    * being recorded and the recording failed, sets *again, and the driver
    * makes the calls once more (their status is then the step's). */
-  ck_status (*step_begin)(nn_state *state, uint32_t offset, uint32_t count,
-                          const ck__nn_update *update, int *replayed);
+  ck_status (*step_begin)(nn_state *state, const ck__nn_step *step,
+                          int *replayed);
   ck_status (*step_end)(nn_state *state, ck_status status, int *again);
+  /* Optional, both or neither, for a spread member whose gradients are
+   * summed on the devices (state->exchange): sum queues the sum over
+   * every member of gradients[high] .. gradients[low], in that order
+   * (averaged where average), once the launches before it are done,
+   * beside the launches that follow; after join, every launch waits for
+   * every sum queued. */
+  ck_status (*sum)(nn_state *state, int low, int high, int average);
+  ck_status (*join)(nn_state *state);
 } ck__nn_steps;
 
 /* A data set on the device: features (rows x sizes[0] reals), labels. */
@@ -171,6 +203,11 @@ struct nn_state {
   /* A spread member's: each layer's gradient, over its rows, then summed
    * over the members (the weights' layout). */
   ck_buffer *gradients[CK_NN_MAX_LAYERS + 1];
+  /* A spread member's whose gradients are summed on the devices by
+   * buckets (steps->sum): the exchange, and its local index there; NULL
+   * elsewhere. */
+  ck__exchange *exchange;
+  size_t member;
   ck_buffer *batch_labels; /* capacity */
   ck_buffer *index;        /* the training rows in this epoch's order */
   nn_data sets[3];         /* by ck_nn_set */
@@ -198,10 +235,14 @@ struct nn_state {
   int recording; /* ... and recording the step's launches */
   void *graph;   /* a recorded training step of graph_count rows */
   uint32_t graph_count;
+  double graph_scale; /* ... and that delta scale */
+  /* The sums' stream (cudaStream_t) and its two events (cudaEvent_t),
+   * for steps->sum and steps->join. */
+  void *sum_stream, *sum_fork, *sum_joined;
   uint64_t replays;      /* steps run by replaying graph (for the tests) */
   int recording_refused; /* a recording failed: no step is recorded again */
   /* The device addresses that graph was recorded with. */
-  const void *graph_addresses[16 + 5 * (CK_NN_MAX_LAYERS + 1)];
+  const void *graph_addresses[16 + 6 * (CK_NN_MAX_LAYERS + 1)];
 };
 
 /* A network spread over devices (nn_spread.c). */
@@ -225,6 +266,7 @@ struct ck_nn {
   int32_t *host_labels[3];        /* labels of each attached set */
   uint64_t steps_taken;           /* optimiser steps (Adam's t) */
   unsigned epoch;                 /* epochs trained */
+  uint32_t position;              /* per-sample entries of this epoch */
   int prepared;                   /* the steps' prepare has run */
   unsigned planned_epochs;        /* the cosine schedule's horizon */
   ck_buffer *best_weights[CK_NN_MAX_LAYERS + 1];
@@ -287,24 +329,26 @@ ck_status ck__nn_opencl_output_launch(nn_state *state, ck_buffer *labels,
                                       double delta_scale, uint32_t position,
                                       ck_buffer *step);
 
-/* One training step on training rows offset .. offset + count - 1 of the
- * epoch's order, with the given optimiser settings; adds nothing to the
- * epoch statistics beyond the per-sample entries at offset. */
+/* One training step of a network alone or of a spread's member: its
+ * calls (ck__nn_pass), or a replay of their recording (steps->step_begin),
+ * after its buffers for step->count rows. */
+ck_status ck__nn_train_step(ck_nn *nn, const ck__nn_step *step);
+/* One training step of a network alone on training rows offset .. offset
+ * + count - 1 of the epoch's order, with the given optimiser settings;
+ * adds nothing to the epoch statistics beyond the per-sample entries at
+ * offset. */
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update);
 
-/* What the spread driver (nn_spread.c) takes of the one-device driver's
- * (nn.c): activations and deltas for rows rows; one training pass of count rows
- * from entry offset of the epoch's order, the output deltas scaled by scale and
- * the per-sample results at entries position .., ending in update's optimiser
- * step (NULL: in the gradients alone); the forward pass over rows first ..
- * first + count - 1 of an attached set, per-sample results in entries 0 ..
- * count - 1; a layer's reals (weights' layout) from or to buffer, rows packed
- * in values, which has room for sizes[l] x pitch[l]. */
+/* What the members (nn_spread.c) take of the driver's (nn.c): activations
+ * and deltas for rows rows; a training step's calls, ending as step says;
+ * the forward pass over rows first .. first + count - 1 of an attached
+ * set, per-sample results in entries 0 .. count - 1; a layer's reals
+ * (weights' layout) from or to buffer, rows packed in values, which has
+ * room for sizes[l] x pitch[l]. */
 ck_status ck__nn_ensure_capacity(ck_nn *nn, uint32_t rows);
 ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
-                      uint32_t offset, uint32_t count, double scale,
-                      uint32_t position, const ck__nn_update *update);
+                      const ck__nn_step *step);
 ck_status ck__nn_forward_rows(ck_nn *nn, ck_nn_set which, uint32_t first,
                               uint32_t count);
 ck_status ck__nn_layer_load(nn_state *state, int layer, ck_buffer *buffer,
@@ -312,26 +356,39 @@ ck_status ck__nn_layer_load(nn_state *state, int layer, ck_buffer *buffer,
 ck_status ck__nn_layer_store(nn_state *state, int layer, ck_buffer *buffer,
                              double *values);
 
-/* The spread driver, collective over the spread's processes (each makes
- * the same calls). Creates a network over spread's devices from config,
+/*
+ * A network's members (nn_spread.c): a network alone is its one member; a
+ * spread network has one a device of its process (nn->members, the
+ * network itself first), and the calls below are collective over the
+ * spread's processes (each makes the same calls).
+ *
+ * ck__nn_spread_create makes a network over spread's devices from config,
  * or from the model file at model where that is not NULL, with tuning
- * (NULL: the devices'). */
+ * (NULL: the devices'). ck__nn_spread_destroy frees a spread and its
+ * members but the network itself.
+ */
 ck_status ck__nn_spread_create(const ck_spread *spread,
                                const ck_nn_config *config, const char *model,
                                const ck__nn_tuning *tuning, ck_nn **made);
-/* Frees the spread and its members but the network itself. */
 void ck__nn_spread_destroy(ck__nn_spread *spread);
-/* Every member's status agreed (ck__exchange_agree). */
-ck_status ck__nn_spread_agree(ck__nn_spread *spread, const ck_status *statuses);
-/* Before training on batches of batch rows: the rows each member takes,
- * dealt by the shares or by the speeds a short probe measures; each
- * member's buffers and the steps' prepare. */
+/* fn(context, i) for every member i of this process at once, a host
+ * thread each (ck__spread_each: statuses agreed over every member, each
+ * member's time counted as its compute); a network alone's on this
+ * thread. */
+ck_status ck__nn_spread_each(ck_nn *nn, ck_status (*fn)(void *, size_t),
+                             void *context);
+/* The rows of total (a batch, a set) that local member i takes: start and
+ * count; a network alone takes them all. */
+void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
+                       uint32_t *start, uint32_t *count);
+/* Before training on batches of batch rows, for a spread: each member's
+ * gradient buffers, the rows each takes (by the shares, or by the speeds a
+ * short probe measures), and how the gradients are summed. Nothing for a
+ * network alone. */
 ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch);
-/* An epoch's start: the per-sample results fill from entry 0 again. */
-void ck__nn_spread_epoch_begin(ck_nn *nn);
 /* One training step of the batch of count rows from entry offset of the
- * epoch's order: each member's rows, their gradients summed over all
- * members, and the same optimiser step on each. */
+ * epoch's order: each member's step on its rows, their gradients summed
+ * over all members, and the same optimiser step on each. */
 ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                               const ck__nn_update *update);
 /* The epoch's loss sum and hits over every member's samples. */

@@ -1,16 +1,26 @@
 /*
- * nn_spread.c - an MLP trained over several devices (and processes), data
- * parallel. Every member holds the whole network, from the same seed or
+ * nn_spread.c - a network's members. A network alone is its one member.
+ * A spread network (over several devices and processes) is data
+ * parallel: every member holds the whole network, from the same seed or
  * model file, and every attached set. Each takes a contiguous part of
  * every batch's rows, from the order all compute alike; the gradients of
  * their parts are summed over all members, and each member takes the same
  * optimiser step from the sum, so the weights stay the same everywhere.
+ *
+ * Each phase runs on every member of the process at once, a host thread
+ * a member (ck__spread_each). A training step is one phase where every
+ * member is a CUDA device and NCCL is there: each member's step sums its
+ * gradients through its own NCCL communicator, by buckets, and replays as
+ * one CUDA graph. Elsewhere the members' steps end in their gradients;
+ * the process sums them between two phases, on the host (and over MPI)
+ * or, where members run in turn on one thread, through NCCL for all.
  *
  * Rows are dealt in proportion to the shares, or to the speeds a short
  * probe measures before training: a full batch is dealt, and any other
  * count of rows (an epoch's last batch, a set evaluated) is cut at the
  * same proportions.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +31,20 @@
 /* Rows a member that the first deal, before any training, deals; a set
  * evaluated then is cut in its proportions. */
 #define FIRST_DEAL_ROWS 1024u
+/* The most bytes of gradients in a bucket; a larger layer is one alone. A
+ * 784-1024-1024-10 network's are then its three layers, each summed once
+ * its gradient is computed. */
+#define BUCKET_BYTES (4u << 20)
+
+/* How the members' gradients are summed. */
+typedef enum sum_way {
+  SUM_NONE,    /* one member: the steps of a network alone */
+  SUM_HOST,    /* read to the host, summed there and by MPI, written back */
+  SUM_GROUPED, /* NCCL for every local member from this thread, between
+                  two phases (members in turn: one thread may not drive
+                  several NCCL members apart) */
+  SUM_MEMBERS  /* NCCL by buckets, within each member's step */
+} sum_way;
 
 struct ck__nn_spread {
   ck__spread_run run;
@@ -30,11 +54,14 @@ struct ck__nn_spread {
   ck_nn **members;         /* local ones; the first is the network */
   size_t count;            /* members over every process */
   uint64_t *first, *units; /* every member's slice of run.total */
-  size_t parameters;       /* weights and biases of all layers */
-  double *gradients;       /* local + 1 runs of parameters: each local
-                              member's gradient, then their sum */
-  double *scratch;         /* one layer in a member's weights' layout */
-  uint32_t positions[CK_SPREAD_MAX_LOCAL]; /* per-sample entries this epoch */
+  sum_way way;
+  int averages; /* NCCL may average the gradients (ncclAvg) */
+  ck__nn_buckets buckets;
+  size_t parameters; /* weights and biases of all layers */
+  double *gradients; /* SUM_HOST: local + 1 runs of parameters: each local
+                        member's gradient, then their sum */
+  size_t widest;     /* reals of the widest layer in a member's layout */
+  double *scratch;   /* a run of widest for each local member */
 };
 
 /* The rows of total (a batch, a set) that member m takes: its slice of
@@ -46,6 +73,41 @@ static void cut(const ck__nn_spread *spread, size_t m, uint32_t total,
   uint64_t to = (spread->first[m] + spread->units[m]) * total / dealt;
   *start = (uint32_t)from;
   *count = (uint32_t)(to - from);
+}
+
+/* The first member of this process is member `first` of all. */
+static size_t first_member(const ck__nn_spread *spread) {
+  return ck__exchange_first(spread->run.exchange);
+}
+
+void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
+                       uint32_t *start, uint32_t *count) {
+  *start = 0;
+  *count = total;
+  if (nn->spread)
+    cut(nn->spread, first_member(nn->spread) + i, total, start, count);
+}
+
+/* Whether every member takes as many rows of total; the members' cuts
+ * cover total once. */
+static int rows_equal(const ck__nn_spread *spread, uint32_t total) {
+  uint32_t start = 0, count = 0, first_count = 0, end = 0;
+  int equal = 1;
+  for (size_t m = 0; m < spread->count; ++m) {
+    cut(spread, m, total, &start, &count);
+    assert(start == end);
+    end = start + count;
+    first_count = m ? first_count : count;
+    equal = equal && count == first_count;
+  }
+  assert(end == total);
+  return equal;
+}
+
+ck_status ck__nn_spread_each(ck_nn *nn, ck_status (*fn)(void *, size_t),
+                             void *context) {
+  return nn->spread ? ck__spread_each(&nn->spread->run, fn, context)
+                    : fn(context, 0);
 }
 
 /* Deals total rows (by shares, else by speeds; NULL: equally), and
@@ -66,41 +128,26 @@ static ck_status deal(ck__nn_spread *spread, uint64_t total,
     pieces[i] = local[i];
   }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof local[0], all));
+  uint64_t dealt = 0;
   for (size_t m = 0; m < spread->count; ++m) {
     spread->first[m] = all[2 * m];
     spread->units[m] = all[2 * m + 1];
+    assert(spread->first[m] == dealt && spread->units[m] >= 1);
+    dealt += spread->units[m];
   }
+  assert(dealt == total);
 fail:
   free(all);
-  return status;
-}
-
-/* The first member of this process is member `first` of all. */
-static size_t first_member(const ck__nn_spread *spread) {
-  return ck__exchange_first(spread->run.exchange);
-}
-
-ck_status ck__nn_spread_agree(ck__nn_spread *spread,
-                              const ck_status *statuses) {
-  return ck__exchange_agree(spread->run.exchange, statuses);
-}
-
-/* Each layer's gradient buffer on a member, once. */
-static ck_status make_gradients(ck_nn *member) {
-  ck_status status = CK_OK;
-  nn_state *state = &member->state;
-  for (int l = 1; l <= state->layers; ++l)
-    if (!state->gradients[l])
-      CK_TRY(ck__buffer_make_zeroed(
-          state->queue, (size_t)state->sizes[l] * state->pitch[l],
-          state->real_size, "gradients", &state->gradients[l]));
-fail:
   return status;
 }
 
 void ck__nn_spread_destroy(ck__nn_spread *spread) {
   if (!spread)
     return;
+  /* No sum in flight when the exchange goes. */
+  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
+    if (spread->members[i])
+      (void)ck_queue_finish(spread->members[i]->state.queue);
   /* The first member is the network, which its owner destroys. */
   for (size_t i = 1; spread->members && i < spread->run.local; ++i)
     ck_nn_destroy(spread->members[i]);
@@ -116,23 +163,24 @@ void ck__nn_spread_destroy(ck__nn_spread *spread) {
 }
 
 /* The host's room for the gradients: every local member's and their sum,
- * packed, and one layer in the widest layout. */
+ * packed, and a layer in the widest layout for each member. */
 static ck_status make_staging(ck__nn_spread *spread) {
   const nn_state *state = &spread->members[0]->state;
-  size_t widest = 0;
   spread->parameters = 0;
+  spread->widest = 0;
   for (int l = 1; l <= state->layers; ++l)
     spread->parameters += (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
   for (size_t i = 0; i < spread->run.local; ++i) {
     const nn_state *member = &spread->members[i]->state;
     for (int l = 1; l <= member->layers; ++l) {
       size_t reals = (size_t)member->sizes[l] * member->pitch[l];
-      widest = reals > widest ? reals : widest;
+      spread->widest = reals > spread->widest ? reals : spread->widest;
     }
   }
   spread->gradients = calloc((spread->run.local + 1) * spread->parameters,
                              sizeof *spread->gradients);
-  spread->scratch = calloc(widest, sizeof *spread->scratch);
+  spread->scratch =
+      calloc(spread->run.local * spread->widest, sizeof *spread->scratch);
   if (!spread->gradients || !spread->scratch)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of host memory for the gradients of %zu parameters",
@@ -165,6 +213,34 @@ static ck_status copy_spread(ck__nn_spread *spread, const ck_spread *given) {
   return CK_OK;
 }
 
+/* What the members are made of. */
+typedef struct make_call {
+  ck__nn_spread *spread;
+  const ck_nn_config *config;
+  const char *model;
+  const ck__nn_tuning *tuning;
+} make_call;
+
+static ck_status allocate_member(void *context, size_t i) {
+  const make_call *call = context;
+  ck__nn_spread *spread = call->spread;
+  const ck_device *device = &spread->devices[i];
+  ck_nn **member = &spread->members[i];
+  ck_status status =
+      call->model
+          ? ck__nn_model_allocate(device, call->model, call->config,
+                                  call->tuning, member)
+          : ck__nn_allocate(device, call->config, 0, call->tuning, member);
+  if (status == CK_OK)
+    spread->run.queues[i] = (*member)->state.queue;
+  return status;
+}
+
+static ck_status set_up_member(void *context, size_t i) {
+  const make_call *call = context;
+  return ck__nn_set_up(call->spread->members[i], !call->model);
+}
+
 ck_status ck__nn_spread_create(const ck_spread *given,
                                const ck_nn_config *config, const char *model,
                                const ck__nn_tuning *tuning, ck_nn **made) {
@@ -178,27 +254,11 @@ ck_status ck__nn_spread_create(const ck_spread *given,
   ck__spread_run *run = &spread->run;
   spread->count = ck__exchange_members(run->exchange);
   CK_TRY(copy_spread(spread, given));
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    const ck_device *device = &spread->devices[i];
-    ck_nn **member = &spread->members[i];
-    statuses[i] =
-        model ? ck__nn_model_allocate(device, model, config, tuning, member)
-              : ck__nn_allocate(device, config, 0, tuning, member);
-    if (statuses[i] == CK_OK)
-      run->queues[i] = (*member)->state.queue;
-    run->compute_s[i] += ck__seconds() - started;
-  }
   /* A network too large for its device is known before any member draws
    * its weights and builds its kernels, which can take many seconds. */
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = ck__nn_set_up(spread->members[i], !model);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  make_call call = {spread, config, model, tuning};
+  CK_TRY(ck__spread_each(run, allocate_member, &call));
+  CK_TRY(ck__spread_each(run, set_up_member, &call));
   CK_TRY(make_staging(spread));
   CK_TRY(deal(spread, (uint64_t)spread->count * FIRST_DEAL_ROWS, NULL));
   network = spread->members[0];
@@ -208,8 +268,10 @@ ck_status ck__nn_spread_create(const ck_spread *given,
   *made = network;
   return CK_OK;
 fail:
-  if (spread->members)
+  if (spread->members) {
     ck_nn_destroy(spread->members[0]);
+    spread->members[0] = NULL;
+  }
   ck__nn_spread_destroy(spread);
   return status;
 }
@@ -222,6 +284,22 @@ ck_status ck_nn_create_spread(const ck_spread *spread,
   return ck__nn_spread_create(spread, config, NULL, NULL, nn);
 }
 
+/* ---- before training ---------------------------------------------------- */
+
+/* Each layer's gradient buffer on a member, once. */
+static ck_status make_gradients(void *context, size_t i) {
+  ck_status status = CK_OK;
+  const ck__nn_spread *spread = context;
+  nn_state *state = &spread->members[i]->state;
+  for (int l = 1; l <= state->layers; ++l)
+    if (!state->gradients[l])
+      CK_TRY(ck__buffer_make_zeroed(
+          state->queue, (size_t)state->sizes[l] * state->pitch[l],
+          state->real_size, "gradients", &state->gradients[l]));
+fail:
+  return status;
+}
+
 /* One member's gradient passes over a trial share, for the probe. */
 typedef struct probe_trial {
   ck_nn *member;
@@ -231,152 +309,203 @@ typedef struct probe_trial {
 static ck_status probe_passes(void *context, uint64_t count) {
   probe_trial *trial = context;
   nn_state *state = &trial->member->state;
+  ck__nn_step step = {.count = trial->rows, .scale = 1.0 / trial->batch};
   ck_status status = CK_OK;
   for (uint64_t k = 0; k < count && status == CK_OK; ++k)
-    status = ck__nn_pass(state, trial->member->steps, 0, trial->rows,
-                         1.0 / trial->batch, 0, NULL);
+    status = ck__nn_pass(state, trial->member->steps, &step);
   return status == CK_OK ? ck_queue_finish(state->queue) : status;
 }
 
-/* Each device's rows a second on an equal share of the batch, from
- * gradient passes alone (the weights stay): the speeds rows are dealt by. */
+typedef struct probe_call {
+  ck__nn_spread *spread;
+  uint32_t rows, batch;
+  double *speeds;
+} probe_call;
+
+/* A member's rows a second on an equal share of the batch, from gradient
+ * passes alone (the weights stay). */
+static ck_status probe_member(void *context, size_t i) {
+  probe_call *call = context;
+  probe_trial trial = {call->spread->members[i], call->rows, call->batch};
+  double passes = 0;
+  ck_status status = ck__nn_ensure_capacity(trial.member, trial.rows);
+  if (status == CK_OK)
+    status = ck__spread_time(probe_passes, &trial, 64, &passes);
+  call->speeds[i] = passes * trial.rows;
+  return status;
+}
+
+/* Each device's rows a second: the speeds rows are dealt by. The probe's
+ * time is not the members' compute. */
 static ck_status probe(ck__nn_spread *spread, uint32_t batch, double *speeds) {
   ck__spread_run *run = &spread->run;
+  double kept[CK_SPREAD_MAX_LOCAL];
   uint32_t rows = batch / (uint32_t)spread->count;
-  if (rows < 1)
-    rows = 1;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    probe_trial trial = {spread->members[i], rows, batch};
-    double passes = 0;
-    statuses[i] = ck__nn_ensure_capacity(trial.member, rows);
-    if (statuses[i] == CK_OK)
-      statuses[i] = ck__spread_time(probe_passes, &trial, 64, &passes);
-    speeds[i] = passes * rows;
+  probe_call call = {spread, rows < 1 ? 1 : rows, batch, speeds};
+  memcpy(kept, run->compute_s, run->local * sizeof *kept);
+  ck_status status = ck__spread_each(run, probe_member, &call);
+  memcpy(run->compute_s, kept, run->local * sizeof *kept);
+  return status;
+}
+
+/* The buckets, from the output layer down: whole layers, up to
+ * BUCKET_BYTES each (a larger layer alone). They cover every layer once. */
+static void make_buckets(ck__nn_spread *spread) {
+  const nn_state *state = &spread->members[0]->state;
+  ck__nn_buckets *buckets = &spread->buckets;
+  size_t bytes = 0;
+  buckets->count = 0;
+  for (int l = state->layers; l >= 1; --l) {
+    size_t layer = (size_t)state->sizes[l] * state->pitch[l] * state->real_size;
+    if (buckets->count == 0 || bytes + layer > BUCKET_BYTES) {
+      buckets->high[buckets->count++] = l;
+      bytes = 0;
+    }
+    buckets->low[buckets->count - 1] = l;
+    bytes += layer;
   }
-  return ck__exchange_agree(run->exchange, statuses);
+  int next = state->layers;
+  for (int b = 0; b < buckets->count; ++b) {
+    assert(buckets->high[b] == next && buckets->low[b] <= buckets->high[b]);
+    next = buckets->low[b] - 1;
+  }
+  assert(next == 0);
+}
+
+/* Each member's sums go through its own NCCL communicator. */
+static ck_status join_exchange(void *context, size_t i) {
+  ck__nn_spread *spread = context;
+  nn_state *state = &spread->members[i]->state;
+  state->exchange = spread->run.exchange;
+  state->member = i;
+  return CK_OK;
 }
 
 ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
   ck_status status = CK_OK;
   ck__nn_spread *spread = nn->spread;
+  if (!spread)
+    return CK_OK;
   ck__spread_run *run = &spread->run;
-  uint32_t rows = nn->state.sets[CK_NN_TRAIN].rows;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i)
-    statuses[i] = make_gradients(spread->members[i]);
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(ck__spread_each(run, make_gradients, spread));
   double speeds[CK_SPREAD_MAX_LOCAL];
   int measure = !spread->shares && spread->count > 1;
   if (measure)
     CK_TRY(probe(spread, batch, speeds));
   if ((status = deal(spread, batch, measure ? speeds : NULL)))
     CK_FAIL_PREFIX(status, "batch: ");
-  /* Each member's part of a full batch, and of the epoch's last. */
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_nn *member = spread->members[i];
-    uint32_t start, count, last;
-    cut(spread, first_member(spread) + i, batch, &start, &count);
-    cut(spread, first_member(spread) + i, rows % batch, &start, &last);
-    statuses[i] = ck__nn_ensure_capacity(member, count ? count : 1);
-    if (statuses[i] == CK_OK && member->steps->prepare && count)
-      statuses[i] = member->steps->prepare(&member->state, count);
-    if (statuses[i] == CK_OK && member->steps->prepare && last && last != count)
-      statuses[i] = member->steps->prepare(&member->state, last);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
   /* Whether gradients are summed device to device, and NCCL's setup
-   * (near a second across processes), before the clocks start. */
+   * (near a second across processes), before the clocks start. One
+   * member sums nothing. */
   int on_devices = 0;
-  CK_TRY(ck__exchange_on_devices(run->exchange, run->queues, &on_devices));
+  if (spread->count > 1)
+    CK_TRY(ck__exchange_on_devices(run->exchange, run->queues, &on_devices));
+  spread->averages = ck__exchange_averages(run->exchange);
+  spread->way = spread->count == 1        ? SUM_NONE
+                : !on_devices             ? SUM_HOST
+                : ck__spread_in_turn(run) ? SUM_GROUPED
+                                          : SUM_MEMBERS;
+  make_buckets(spread);
+  if (spread->way == SUM_MEMBERS)
+    CK_TRY(ck__spread_each(run, join_exchange, spread));
 fail:
   return status;
 }
 
-void ck__nn_spread_epoch_begin(ck_nn *nn) {
-  memset(nn->spread->positions, 0, sizeof nn->spread->positions);
-}
+/* ---- training ----------------------------------------------------------- */
 
-/* Member i's gradient, read into its run of the staging (zero where it
- * took no rows). */
-static ck_status read_gradient(ck__nn_spread *spread, size_t i, int rows) {
+/* Member i's gradient, read into its run of the staging, packed. */
+static ck_status read_gradient(ck__nn_spread *spread, size_t i) {
   ck_status status = CK_OK;
   nn_state *state = &spread->members[i]->state;
   double *into = spread->gradients + i * spread->parameters;
+  double *scratch = spread->scratch + i * spread->widest;
   for (int l = 1; l <= state->layers; ++l) {
     size_t reals = (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
-    if (rows) {
-      CK_TRY(ck__nn_layer_load(state, l, state->gradients[l], spread->scratch));
-      memcpy(into, spread->scratch, reals * sizeof *into);
-    } else {
-      memset(into, 0, reals * sizeof *into);
-    }
+    CK_TRY(ck__nn_layer_load(state, l, state->gradients[l], scratch));
+    memcpy(into, scratch, reals * sizeof *into);
     into += reals;
   }
 fail:
   return status;
 }
 
-/* The summed gradient written to member i, and its optimiser step. */
-static ck_status apply_sum(ck__nn_spread *spread, size_t i,
-                           const ck__nn_update *update) {
+/* A training batch's call on its members. */
+typedef struct batch_call {
+  ck_nn *nn;
+  uint32_t offset, count;
+  const ck__nn_update *update;
+  int average; /* the sums average (every member's rows alike) */
+} batch_call;
+
+/* Member i's step on its rows of the batch, ending as the sum's way says.
+ * Its deltas are scaled by 1 / the batch's rows, as one device scales
+ * them, so that the members' gradients sum to the batch's; where the sum
+ * averages, by 1 / its rows. */
+static ck_status batch_member(void *context, size_t i) {
+  const batch_call *call = context;
+  ck_nn *nn = call->nn, *member = nn->members[i];
+  sum_way way = nn->spread ? nn->spread->way : SUM_NONE;
+  uint32_t start, rows;
+  ck__nn_spread_cut(nn, i, call->count, &start, &rows);
+  ck__nn_step step = {.offset = call->offset + start,
+                      .count = rows,
+                      .position = member->position,
+                      .scale = 1.0 / call->count,
+                      .update = call->update};
+  member->position += rows;
+  if (way == SUM_MEMBERS)
+    step.buckets = &nn->spread->buckets;
+  else if (way != SUM_NONE)
+    step.update = NULL;
+  if (call->average) {
+    step.average = 1;
+    step.scale = 1.0 / rows;
+  }
+  ck_status status = ck__nn_train_step(member, &step);
+  if (status == CK_OK && way == SUM_HOST)
+    status = read_gradient(nn->spread, i);
+  return status;
+}
+
+/* The summed gradient written to member i (through the host), and its
+ * optimiser step. */
+static ck_status apply_member(void *context, size_t i) {
   ck_status status = CK_OK;
+  const batch_call *call = context;
+  ck__nn_spread *spread = call->nn->spread;
   ck_nn *member = spread->members[i];
   nn_state *state = &member->state;
   const double *sum =
       spread->gradients + spread->run.local * spread->parameters;
+  double *scratch = spread->scratch + i * spread->widest;
   for (int l = 1; l <= state->layers; ++l) {
     size_t reals = (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
-    memcpy(spread->scratch, sum, reals * sizeof *sum);
-    CK_TRY(ck__nn_layer_store(state, l, state->gradients[l], spread->scratch));
-    CK_TRY(member->steps->apply(state, l, update));
+    if (spread->way == SUM_HOST) {
+      memcpy(scratch, sum, reals * sizeof *sum);
+      CK_TRY(ck__nn_layer_store(state, l, state->gradients[l], scratch));
+    }
+    CK_TRY(member->steps->apply(state, l, call->update));
     sum += reals;
   }
 fail:
   return status;
 }
 
-/* The gradients summed device to device (NCCL), layer by layer, then
- * every member's optimiser step, all queued: no host round trip. A
- * member that took no rows offers zeros. */
-static ck_status sum_on_devices(ck__nn_spread *spread, const uint32_t *rows,
-                                ck_queue *const *queues,
-                                const ck__nn_update *update) {
+/* Every local member's gradients summed through NCCL from this thread,
+ * layer by layer from the output down, as the members' own sums go. */
+static ck_status sum_grouped(ck__nn_spread *spread, int average) {
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   ck_buffer *buffers[CK_SPREAD_MAX_LOCAL];
-  nn_state *first = &spread->members[0]->state;
-  for (size_t i = 0; i < run->local; ++i) {
-    nn_state *state = &spread->members[i]->state;
-    statuses[i] = CK_OK;
-    for (int l = 1; !rows[i] && statuses[i] == CK_OK && l <= state->layers;
-         ++l) {
-      uint32_t zero = 0;
-      size_t size = 0;
-      statuses[i] = ck_buffer_get_size(state->gradients[l], &size);
-      if (statuses[i] == CK_OK)
-        statuses[i] = ck_buffer_fill(state->queue, state->gradients[l], &zero,
-                                     sizeof zero, 0, size, NULL);
-    }
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  for (int l = 1; l <= first->layers; ++l) {
-    size_t size = 0;
+  const nn_state *first = &spread->members[0]->state;
+  for (int l = first->layers; l >= 1; --l) {
     for (size_t i = 0; i < run->local; ++i)
       buffers[i] = spread->members[i]->state.gradients[l];
-    CK_TRY(ck_buffer_get_size(buffers[0], &size));
-    CK_TRY(ck__exchange_sum_buffers(run->exchange, queues, buffers,
-                                    size / first->real_size,
-                                    first->double_precision));
+    CK_TRY(ck__exchange_sum_buffers(run->exchange, run->queues, buffers,
+                                    (size_t)first->sizes[l] * first->pitch[l],
+                                    first->double_precision, average));
   }
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_nn *member = spread->members[i];
-    statuses[i] = CK_OK;
-    for (int l = 1; statuses[i] == CK_OK && l <= member->state.layers; ++l)
-      statuses[i] = member->steps->apply(&member->state, l, update);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
 fail:
   return status;
 }
@@ -385,124 +514,113 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                               const ck__nn_update *update) {
   ck_status status = CK_OK;
   ck__nn_spread *spread = nn->spread;
+  batch_call call = {nn, offset, count, update, 0};
+  if (spread) {
+    int equal = rows_equal(spread, count);
+    call.average = equal && spread->averages &&
+                   (spread->way == SUM_GROUPED || spread->way == SUM_MEMBERS);
+  }
+  CK_TRY(ck__nn_spread_each(nn, batch_member, &call));
+  if (!spread || spread->way == SUM_NONE || spread->way == SUM_MEMBERS)
+    return CK_OK;
   ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  uint32_t rows[CK_SPREAD_MAX_LOCAL];
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
-  /* Every member's pass is queued before any gradient is read. The loss
-   * averages over the whole batch: each part's deltas are scaled by
-   * 1 / count, as one device scales them. */
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_nn *member = spread->members[i];
-    uint32_t start;
-    cut(spread, first_member(spread) + i, count, &start, &rows[i]);
-    double started = ck__seconds();
-    statuses[i] = CK_OK;
-    if (rows[i])
-      statuses[i] = ck__nn_ensure_capacity(member, rows[i]);
-    if (rows[i] && statuses[i] == CK_OK)
-      statuses[i] =
-          ck__nn_pass(&member->state, member->steps, offset + start, rows[i],
-                      1.0 / count, spread->positions[i], NULL);
-    spread->positions[i] += rows[i];
-    run->compute_s[i] += ck__seconds() - started;
+  if (spread->way == SUM_GROUPED) {
+    CK_TRY(sum_grouped(spread, call.average));
+  } else {
+    const double *pieces[CK_SPREAD_MAX_LOCAL];
+    for (size_t i = 0; i < run->local; ++i)
+      pieces[i] = spread->gradients + i * spread->parameters;
+    CK_TRY(ck__exchange_sum(run->exchange, pieces,
+                            spread->gradients + run->local * spread->parameters,
+                            spread->parameters));
   }
-  int on_devices = 0;
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(ck__exchange_on_devices(run->exchange, run->queues, &on_devices));
-  if (on_devices)
-    return sum_on_devices(spread, rows, run->queues, update);
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    if (statuses[i] == CK_OK)
-      statuses[i] = read_gradient(spread, i, rows[i]);
-    pieces[i] = spread->gradients + i * spread->parameters;
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(ck__exchange_sum(run->exchange, pieces,
-                          spread->gradients + run->local * spread->parameters,
-                          spread->parameters));
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = apply_sum(spread, i, update);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(ck__spread_each(run, apply_member, &call));
 fail:
   return status;
 }
 
-/* Sums each local member's loss and hits (of its first entries[i]
- * per-sample results) over all members. */
-static ck_status sum_results(ck__nn_spread *spread, const uint32_t *entries,
-                             double *loss, uint64_t *hits) {
+/* ---- results ------------------------------------------------------------ */
+
+/* What the members found of their rows: the epoch's (forward 0) or an
+ * attached set's, forward now, each member its cut of the rows. */
+typedef struct results_call {
+  ck_nn *nn;
+  ck_nn_set which;
+  int forward, reduce;
+  int32_t *predicted;                  /* every row's, or NULL */
+  double sums[CK_SPREAD_MAX_LOCAL][2]; /* each local member's loss, hits */
+} results_call;
+
+static ck_status results_member(void *context, size_t i) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  double local[CK_SPREAD_MAX_LOCAL][2];
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_nn *member = spread->members[i];
-    uint64_t count = 0;
-    local[i][0] = local[i][1] = 0;
-    statuses[i] = entries[i] ? member->steps->reduce(&member->state, entries[i],
-                                                     &local[i][0], &count)
-                             : CK_OK;
-    local[i][1] = (double)count;
-    pieces[i] = local[i];
+  results_call *call = context;
+  ck_nn *member = call->nn->members[i];
+  nn_state *state = &member->state;
+  uint32_t start = 0, count = member->position;
+  uint64_t hits = 0;
+  call->sums[i][0] = call->sums[i][1] = 0;
+  if (call->forward) {
+    ck__nn_spread_cut(call->nn, i, state->sets[call->which].rows, &start,
+                      &count);
+    if (count)
+      CK_TRY(ck__nn_forward_rows(member, call->which, start, count));
   }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  double total[2];
-  CK_TRY(ck__exchange_sum(run->exchange, pieces, total, 2));
+  if (call->reduce && count)
+    CK_TRY(member->steps->reduce(state, count, &call->sums[i][0], &hits));
+  call->sums[i][1] = (double)hits;
+  if (call->predicted && count)
+    CK_TRY(ck_buffer_read(state->queue, state->predictions, 0,
+                          count * sizeof *call->predicted,
+                          call->predicted + start, CK_BLOCKING, NULL));
+fail:
+  return status;
+}
+
+/* The members' results, their sums over every member, and (where asked)
+ * every member's predictions on every process. */
+static ck_status results(ck_nn *nn, results_call *call, double *loss,
+                         uint64_t *hits) {
+  ck_status status = CK_OK;
+  ck__nn_spread *spread = nn->spread;
+  call->nn = nn;
+  call->reduce = loss || hits;
+  CK_TRY(ck__nn_spread_each(nn, results_member, call));
+  double total[2] = {call->sums[0][0], call->sums[0][1]};
+  const double *pieces[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; spread && i < spread->run.local; ++i)
+    pieces[i] = call->sums[i];
+  if (spread && call->reduce)
+    CK_TRY(ck__exchange_sum(spread->run.exchange, pieces, total, 2));
   if (loss)
     *loss = total[0];
   if (hits)
     *hits = (uint64_t)total[1];
+  /* Every member's predictions to every process, a member at a time. */
+  uint32_t rows = nn->state.sets[call->which].rows;
+  for (size_t m = 0;
+       call->predicted && spread &&
+       ck__exchange_ranks(spread->run.exchange) > 1 && m < spread->count;
+       ++m) {
+    uint32_t start, count;
+    cut(spread, m, rows, &start, &count);
+    if (count)
+      CK_TRY(ck__exchange_broadcast(spread->run.exchange, m,
+                                    call->predicted + start,
+                                    count * sizeof *call->predicted));
+  }
 fail:
   return status;
 }
 
 ck_status ck__nn_spread_reduce(ck_nn *nn, double *loss, uint64_t *hits) {
-  return sum_results(nn->spread, nn->spread->positions, loss, hits);
+  results_call call = {.which = CK_NN_TRAIN};
+  return results(nn, &call, loss, hits);
 }
 
 ck_status ck__nn_spread_forward(ck_nn *nn, ck_nn_set which, double *loss,
                                 uint64_t *hits, int32_t *predicted) {
-  ck_status status = CK_OK;
-  ck__nn_spread *spread = nn->spread;
-  ck__spread_run *run = &spread->run;
-  uint32_t rows = nn->state.sets[which].rows;
-  uint32_t starts[CK_SPREAD_MAX_LOCAL], counts[CK_SPREAD_MAX_LOCAL];
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    cut(spread, first_member(spread) + i, rows, &starts[i], &counts[i]);
-    statuses[i] = counts[i] ? ck__nn_forward_rows(spread->members[i], which,
-                                                  starts[i], counts[i])
-                            : CK_OK;
-  }
-  for (size_t i = 0; predicted && i < run->local; ++i) {
-    nn_state *state = &spread->members[i]->state;
-    if (statuses[i] == CK_OK && counts[i])
-      statuses[i] = ck_buffer_read(state->queue, state->predictions, 0,
-                                   counts[i] * sizeof *predicted,
-                                   predicted + starts[i], CK_BLOCKING, NULL);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  if (loss || hits)
-    CK_TRY(sum_results(spread, counts, loss, hits));
-  /* Every member's predictions to every process, a member at a time. */
-  for (size_t m = 0;
-       predicted && ck__exchange_ranks(run->exchange) > 1 && m < spread->count;
-       ++m) {
-    uint32_t start, count;
-    cut(spread, m, rows, &start, &count);
-    if (count)
-      CK_TRY(ck__exchange_broadcast(run->exchange, m, predicted + start,
-                                    count * sizeof *predicted));
-  }
-fail:
-  return status;
+  results_call call = {.which = which, .forward = 1, .predicted = predicted};
+  return results(nn, &call, loss, hits);
 }
 
 ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result) {

@@ -31,6 +31,7 @@ struct ck__exchange {
   char (*names)[NAME_BYTES];
   double seconds;
   int devices_decided, on_devices; /* ck__exchange_on_devices */
+  int averages;                    /* ... and whether its sums average */
   double *staging;                 /* host sums of buffers */
   size_t staging_count;
 #if CK_HAVE_NCCL
@@ -475,12 +476,19 @@ ck_status ck__exchange_on_devices(ck__exchange *exchange,
   if (exchange->local > CK__EXCHANGE_MAX_LOCAL)
     return ck__fail(CK_ERROR_UNSUPPORTED, "%zu members in one process",
                     exchange->local);
-  double mine = local ? 0 : 1, zero = 0, unable = 0;
+  int average = 0;
+#if CK_HAVE_NCCL
+  average = local && ck__nccl_averages();
+#endif
+  /* The processes that cannot, and those that cannot average. */
+  double mine[2] = {local ? 0 : 1, average ? 0 : 1}, zero[2] = {0, 0};
+  double unable[2] = {0, 0};
   const double *pieces[CK__EXCHANGE_MAX_LOCAL];
   for (size_t i = 0; i < exchange->local; ++i)
-    pieces[i] = i ? &zero : &mine;
-  CK_TRY(ck__exchange_sum(exchange, pieces, &unable, 1));
-  exchange->on_devices = unable == 0;
+    pieces[i] = i ? zero : mine;
+  CK_TRY(ck__exchange_sum(exchange, pieces, unable, 2));
+  exchange->on_devices = unable[0] == 0;
+  exchange->averages = exchange->on_devices && unable[1] == 0;
 #if CK_HAVE_NCCL
   if (exchange->on_devices)
     CK_TRY(nccl_begin(exchange, queues));
@@ -491,18 +499,41 @@ fail:
   return status;
 }
 
+int ck__exchange_averages(const ck__exchange *exchange) {
+  return exchange->averages;
+}
+
+ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
+                                  void *stream, void *const *data,
+                                  const size_t *counts, size_t n,
+                                  int double_precision, int average) {
+#if CK_HAVE_NCCL
+  if (exchange->on_devices && exchange->nccl && i < exchange->local)
+    return ck__nccl_member_sum(exchange->nccl, i, stream, data, counts, n,
+                               double_precision, average);
+#else
+  (void)i, (void)stream, (void)data, (void)counts, (void)n;
+  (void)double_precision, (void)average;
+#endif
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "a member's sum on the devices, where the members do not "
+                  "sum on the devices (%s)",
+                  exchange->devices_decided ? "NCCL is not used"
+                                            : "not decided");
+}
+
 ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
                                    ck_queue *const *queues,
                                    ck_buffer *const *buffers, size_t count,
-                                   int double_precision) {
+                                   int double_precision, int average) {
   ck_status status = CK_OK;
   int on_devices = 0;
   CK_TRY(ck__exchange_on_devices(exchange, queues, &on_devices));
 #if CK_HAVE_NCCL
   if (on_devices) {
     double started = ck__seconds();
-    status =
-        ck__nccl_sum(exchange->nccl, queues, buffers, count, double_precision);
+    status = ck__nccl_sum(exchange->nccl, queues, buffers, count,
+                          double_precision, average);
     exchange->seconds += ck__seconds() - started;
     return status;
   }
@@ -527,6 +558,8 @@ ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
   CK_TRY(ck__exchange_agree(exchange, statuses));
   double *sum = exchange->staging + local * count;
   CK_TRY(ck__exchange_sum(exchange, pieces, sum, count));
+  for (size_t k = 0; average && k < count; ++k)
+    sum[k] /= (double)exchange->members;
   for (size_t i = 0; i < local; ++i)
     statuses[i] =
         ck__reals_write(queues[i], buffers[i], double_precision, sum, count);

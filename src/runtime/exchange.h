@@ -106,17 +106,40 @@ ck_status ck__exchange_ring(ck__exchange *exchange, const void *const *send,
 ck_status ck__exchange_on_devices(ck__exchange *exchange,
                                   ck_queue *const *queues, int *on_devices);
 
+/* Whether sums of device buffers may average (where
+ * ck__exchange_on_devices said they go device to device): every process's
+ * NCCL can. Decided with it. */
+int ck__exchange_averages(const ck__exchange *exchange);
+
 /*
  * Sums count reals (doubles where double_precision, else floats) of each
  * local member's buffer across members, in place: buffers[i] on
- * queues[i]. Device to device where ck__exchange_on_devices says so,
- * queued on each member's queue; otherwise read to the host, summed in
- * double (ck__exchange_sum) and written back.
+ * queues[i]; averaged over the members where average (which
+ * ck__exchange_averages allows on devices). Device to device where
+ * ck__exchange_on_devices says so, queued on each member's queue;
+ * otherwise read to the host, summed in double (ck__exchange_sum) and
+ * written back.
  */
 ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
                                    ck_queue *const *queues,
                                    ck_buffer *const *buffers, size_t count,
-                                   int double_precision);
+                                   int double_precision, int average);
+
+/*
+ * Local member i's part of a sum of device buffers, where
+ * ck__exchange_on_devices said they go device to device; not collective
+ * on the host: each local member makes it on its own thread (ck__spread_each),
+ * and every member of every process makes the same calls in the same
+ * order. The n arrays data[k] (device addresses) of counts[k] reals are
+ * summed over every member in place, averaged where average; queued on
+ * stream, a cudaStream_t of member i's device, which may be capturing a
+ * CUDA graph (the sum is then recorded, and runs at each replay).
+ * Errors: CK_ERROR_EXCHANGE; CK_ERROR_UNSUPPORTED without NCCL.
+ */
+ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
+                                  void *stream, void *const *data,
+                                  const size_t *counts, size_t n,
+                                  int double_precision, int average);
 
 /* ---- variable sizes: neighbours in a line, and gathers ----------------- */
 

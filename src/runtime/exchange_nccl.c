@@ -24,6 +24,7 @@
   X(ncclResult_t, ncclGroupStart, (void))                                      \
   X(ncclResult_t, ncclGroupEnd, (void))                                        \
   X(ncclResult_t, ncclCommDestroy, (ncclComm_t))                               \
+  X(ncclResult_t, ncclGetVersion, (int *))                                     \
   X(const char *, ncclGetErrorString, (ncclResult_t))
 
 static struct {
@@ -58,6 +59,7 @@ int ck__nccl_available(void) {
 #define ncclGroupStart nccl_library.ncclGroupStart
 #define ncclGroupEnd nccl_library.ncclGroupEnd
 #define ncclCommDestroy nccl_library.ncclCommDestroy
+#define ncclGetVersion nccl_library.ncclGetVersion
 #define ncclGetErrorString nccl_library.ncclGetErrorString
 
 struct ck__nccl {
@@ -114,22 +116,52 @@ fail:
   return status;
 }
 
+/* ncclAvg came with NCCL 2.10. */
+#define AVERAGE_VERSION 21000
+
+int ck__nccl_averages(void) {
+  int version = 0;
+  return ck__nccl_available() && ncclGetVersion(&version) == ncclSuccess &&
+         version >= AVERAGE_VERSION;
+}
+
+static ncclRedOp_t operation(int average) {
+  return average ? ncclAvg : ncclSum;
+}
+
 ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
                        ck_buffer *const *buffers, size_t count,
-                       int double_precision) {
+                       int double_precision, int average) {
   ck_status status = CK_OK;
   ncclResult_t code = ncclGroupStart();
   for (size_t i = 0; code == ncclSuccess && i < nccl->local; ++i) {
     if ((status = ck__cuda_use_device(queues[i])) != CK_OK)
       break;
     void *data = ck__cuda_pointer(buffers[i]);
-    code = ncclAllReduce(
-        data, data, count, double_precision ? ncclFloat64 : ncclFloat32,
-        ncclSum, nccl->comms[i], (cudaStream_t)ck__cuda_stream(queues[i]));
+    code = ncclAllReduce(data, data, count,
+                         double_precision ? ncclFloat64 : ncclFloat32,
+                         operation(average), nccl->comms[i],
+                         (cudaStream_t)ck__cuda_stream(queues[i]));
   }
   ncclResult_t ended = ncclGroupEnd();
   if (status != CK_OK)
     return status;
+  if (code != ncclSuccess || ended != ncclSuccess)
+    return nccl_failed("ncclAllReduce", code != ncclSuccess ? code : ended);
+  return CK_OK;
+}
+
+ck_status ck__nccl_member_sum(ck__nccl *nccl, size_t i, void *stream,
+                              void *const *data, const size_t *counts, size_t n,
+                              int double_precision, int average) {
+  /* One group: the arrays go out together. */
+  ncclResult_t code = ncclGroupStart();
+  for (size_t k = 0; code == ncclSuccess && k < n; ++k)
+    code =
+        ncclAllReduce(data[k], data[k], counts[k],
+                      double_precision ? ncclFloat64 : ncclFloat32,
+                      operation(average), nccl->comms[i], (cudaStream_t)stream);
+  ncclResult_t ended = ncclGroupEnd();
   if (code != ncclSuccess || ended != ncclSuccess)
     return nccl_failed("ncclAllReduce", code != ncclSuccess ? code : ended);
   return CK_OK;

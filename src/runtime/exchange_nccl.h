@@ -23,11 +23,19 @@ ck_status ck__nccl_unique_id(void *id, size_t size);
 ck_status ck__nccl_create(const void *id, size_t members, size_t first,
                           ck_queue *const *queues, size_t local,
                           ck__nccl **made);
-/* Sums count reals of every member's buffer in place, queued on each
- * member's stream (the host does not wait). */
+/* 1 where the library opened can average (ncclAvg, NCCL 2.10 on). */
+int ck__nccl_averages(void);
+/* Sums (or averages) count reals of every member's buffer in place,
+ * queued on each member's stream (the host does not wait). */
 ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
                        ck_buffer *const *buffers, size_t count,
-                       int double_precision);
+                       int double_precision, int average);
+/* Local member i's part alone, on its own thread: the n arrays data[k] of
+ * counts[k] reals summed (or averaged) in place, in one group, queued on
+ * stream (a cudaStream_t of member i's device; it may be capturing). */
+ck_status ck__nccl_member_sum(ck__nccl *nccl, size_t i, void *stream,
+                              void *const *data, const size_t *counts, size_t n,
+                              int double_precision, int average);
 void ck__nccl_destroy(ck__nccl *nccl);
 
 #endif /* CK_EXCHANGE_NCCL_H */
