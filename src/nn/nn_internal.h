@@ -278,6 +278,25 @@ struct ck_nn {
   ck_event *order_written;
 };
 
+/* Rows evaluated at a time, when no larger batch sized the buffers. */
+#define CK__NN_EVALUATION_ROWS 4096u
+
+/* The sets' names in messages, by ck_nn_set. */
+extern const char *const ck__nn_set_names[3];
+
+/* A call on every member of a network (ck__nn_spread_each): the network,
+ * and what the call takes. */
+typedef struct nn_call {
+  ck_nn *nn;
+  const ck_dataset *data;
+  int which; /* a set, a layer, a kind, an epoch, a batch, or restore */
+  const float *values;
+} nn_call;
+
+/* The upload of a member's previous order finished (it has long been, by
+ * the time an epoch's statistics were read). */
+ck_status ck__nn_finish_order(ck_nn *nn);
+
 /* Model files (model.c). */
 ck_status ck__nn_model_save(ck_nn *nn, const char *path, ck_nn_format format);
 ck_status ck__nn_model_load(const ck_device *device, const char *path,
