@@ -3,13 +3,16 @@
 # take, before touching any device: exit status 2 and a message that names
 # the option or argument. Each prints its usage for --help, with status 0.
 # Arguments: the directory that holds the bench_* executables.
+# bench_allreduce is built with CUDA and NCCL alone: checked where it is.
 set -u
 dir=$1
+optional=bench_allreduce
 passed=0
 failed=0
 # tool, the option named in the message, then the arguments.
 while IFS='|' read -r tool option arguments; do
   [ -z "$tool" ] && continue
+  [ "$tool" = "$optional" ] && [ ! -x "$dir/$tool" ] && continue
   read -ra words <<<"$arguments"
   message=$("$dir/$tool" "${words[@]}" 2>&1 >/dev/null)
   status=$?
@@ -54,9 +57,14 @@ bench_pso|'stray'|--quick stray
 bench_queue|'stray'|stray
 bench_rounding|'stray'|stray
 bench_rounding|'stray'|--help stray
+bench_allreduce|--gpus|--gpus 1
+bench_allreduce|--bytes|--bytes 4,x
+bench_allreduce|--iterations|--iterations 0
+bench_allreduce|'stray'|stray
 CASES
-for tool in bench_aco bench_ga bench_gas bench_nn bench_pso bench_queue \
-  bench_rounding; do
+tools="bench_aco bench_ga bench_gas bench_nn bench_pso bench_queue bench_rounding"
+[ -x "$dir/$optional" ] && tools="$tools $optional"
+for tool in $tools; do
   usage=$("$dir/$tool" --help 2>/dev/null)
   status=$?
   if [ "$status" -eq 0 ] && [[ "$usage" == "usage: $tool"* ]]; then

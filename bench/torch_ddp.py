@@ -9,7 +9,10 @@ sums the gradients over NCCL. Prints samples/s over all processes, the
 median of --repeat timed runs of --steps steps after a warm-up.
 
     torchrun --nproc_per_node=N bench/torch_ddp.py [--network 784-1024-1024-10]
-        [--batch 1024] [--steps 200] [--repeat 3]
+        [--batch 1024] [--steps 200] [--repeat 3] [--tf32]
+
+--tf32 lets the products run on tensor cores in TF32, as clkit's
+`--math tf32` does.
 
 Without torchrun (one process, no DDP) it measures the one-GPU base.
 """
@@ -33,7 +36,9 @@ def main():
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tf32", action="store_true")
     args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = args.tf32
     if not torch.cuda.is_available():
         print("torch_ddp: no GPU; nothing measured")
         return
@@ -77,7 +82,8 @@ def main():
         seconds = time.perf_counter() - started
         rates.append(world * args.batch * args.steps / seconds)
     if rank == 0:
-        print(f"torch_ddp: {world} GPU(s), {args.network}, batch "
+        print(f"torch_ddp: {world} GPU(s), {args.network}"
+              f"{', TF32' if args.tf32 else ''}, batch "
               f"{args.batch} a GPU: {statistics.median(rates):.4g} samples/s "
               f"(PyTorch {torch.__version__}, "
               f"{torch.cuda.get_device_name(local)})")
