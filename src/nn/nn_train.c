@@ -37,67 +37,88 @@ static ck_status zero_gradient(nn_state *state, int layer) {
   return status;
 }
 
-ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
-                      const ck__nn_step *step) {
+/* A step's forward calls: its rows, each layer, the output's deltas. */
+static ck_status forward_calls(nn_state *state, const ck__nn_steps *steps,
+                               const ck__nn_step *step) {
   ck_status status = CK_OK;
-  uint32_t count = step->count;
-  const ck__nn_buckets *buckets = step->buckets;
-  int fused = step->update && !buckets;
-  assert(count || !fused);
-  assert(!buckets || (steps->sum && steps->join && state->exchange));
-  if (count) {
-    CK_TRY(steps->gather(state, step->offset, count));
-    for (int l = 1; l <= state->layers; ++l)
-      CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, count));
-    CK_TRY(steps->output(state, state->batch_labels, 0, count, step->scale,
-                         step->position));
-  }
-  for (int l = state->layers, b = 0; l >= 1; --l) {
-    if (fused) {
-      /* The deltas below use this layer's weights before its update. */
-      if (l >= 2)
-        CK_TRY(steps->backward(state, l, count));
-      CK_TRY(steps->update(state, l, count, step->update));
-      continue;
-    }
-    /* The gradient before the deltas below, so that its bucket's sum
-     * starts while they are computed. */
-    CK_TRY(count ? steps->gradient(state, l, count) : zero_gradient(state, l));
-    if (buckets && l == buckets->low[b]) {
-      CK_TRY(steps->sum(state, l, buckets->high[b], step->average));
-      ++b;
-    }
-    if (l >= 2 && count)
-      CK_TRY(steps->backward(state, l, count));
-  }
-  if (buckets) {
-    CK_TRY(steps->join(state));
-    for (int l = 1; l <= state->layers; ++l)
-      CK_TRY(steps->apply(state, l, step->update));
-  }
+  CK_TRY(steps->gather(state, step->offset, step->count));
+  for (int l = 1; l <= state->layers; ++l)
+    CK_TRY(steps->forward(state, l, state->activations[l - 1], 0, step->count));
+  CK_TRY(steps->output(state, state->batch_labels, 0, step->count, step->scale,
+                       step->position));
 fail:
   return status;
+}
+
+/* A step's calls, from status on: once one has failed, the rest are
+ * skipped but a spread member's sums, which every other member's wait
+ * for. */
+static ck_status pass_from(nn_state *state, const ck__nn_steps *steps,
+                           const ck__nn_step *step, ck_status status) {
+  uint32_t count = step->count;
+  const ck__nn_buckets *buckets = step->buckets;
+  assert(count || !step->update || buckets);
+  assert(!buckets || (steps->sum && steps->join && state->exchange));
+  if (status == CK_OK && count)
+    status = forward_calls(state, steps, step);
+  if (step->update && !buckets) {
+    for (int l = state->layers; status == CK_OK && l >= 1; --l) {
+      /* The deltas below use this layer's weights before its update. */
+      if (l >= 2)
+        status = steps->backward(state, l, count);
+      if (status == CK_OK)
+        status = steps->update(state, l, count, step->update);
+    }
+    return status;
+  }
+  for (int l = state->layers, b = 0; l >= 1; --l) {
+    /* The gradient before the deltas below, so that its bucket's sum
+     * starts while they are computed. */
+    if (status == CK_OK)
+      status =
+          count ? steps->gradient(state, l, count) : zero_gradient(state, l);
+    if (buckets && l == buckets->low[b]) {
+      ck_status summed =
+          steps->sum(state, l, buckets->high[b++], step->average);
+      status = status != CK_OK ? status : summed;
+    }
+    if (status == CK_OK && l >= 2 && count)
+      status = steps->backward(state, l, count);
+  }
+  if (buckets) {
+    ck_status joined = steps->join(state);
+    status = status != CK_OK ? status : joined;
+    for (int l = 1; status == CK_OK && l <= state->layers; ++l)
+      status = steps->apply(state, l, step->update);
+  }
+  return status;
+}
+
+ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
+                      const ck__nn_step *step) {
+  return pass_from(state, steps, step, CK_OK);
 }
 
 ck_status ck__nn_train_step(ck_nn *nn, const ck__nn_step *step) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   const ck__nn_steps *steps = nn->steps;
-  int replayed = 0;
+  int replayed = 0, began = 0;
   if (step->count)
-    CK_TRY(ck__nn_ensure_capacity(nn, step->count));
-  if (steps->step_begin)
-    CK_TRY(steps->step_begin(state, step, &replayed));
+    status = ck__nn_ensure_capacity(nn, step->count);
+  if (status == CK_OK && steps->step_begin) {
+    status = steps->step_begin(state, step, &replayed);
+    began = status == CK_OK;
+  }
   if (replayed)
     return CK_OK;
-  status = ck__nn_pass(state, steps, step);
-  if (steps->step_end) {
+  status = pass_from(state, steps, step, status);
+  if (began && steps->step_end) {
     int again = 0;
     status = steps->step_end(state, status, &again);
     if (again)
       status = ck__nn_pass(state, steps, step);
   }
-fail:
   return status;
 }
 
