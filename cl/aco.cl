@@ -315,10 +315,11 @@ CK_ACO_GROUP_FN void ck_aco_group_reverse(uint n, __global uint *tour,
 }
 
 /* ck_aco_move_path by the group: the entries between the path and u move
- * by `count` in rounds of LANES (read, wait, write, wait), the far end
- * first when they move up, so that no round overwrites what a later one
- * reads. Work-item l then writes path cities l, l + LANES, ...: with two
- * lanes, a path of three has its third city written by work-item 0. */
+ * by `count` in rounds of LANES x CK_ACO_SHIFT_DEPTH (read, wait, write,
+ * wait), the far end first when they move up, so that no round
+ * overwrites what a later one reads. Work-item l then writes path cities
+ * l, l + LANES, ...: with two lanes, a path of three has its third city
+ * written by work-item 0. */
 CK_ACO_GROUP_FN void ck_aco_group_move_path(uint n, __global uint *tour,
                                             __global uint *pos, uint from,
                                             uint count, uint u, int reversed,

@@ -317,13 +317,19 @@ CK_FN ck_u32 ck_aco_behind(ck_u32 j, ck_u32 t, ck_u32 n) {
     SYNC();                                                                    \
   } while (0)
 
+/* Entries a lane moves in a round of CK_ACO_LANES_SHIFT: its reads are
+ * independent, so they overlap. */
+#define CK_ACO_SHIFT_DEPTH 4u
+
 /*
  * CK_ACO_LANES_SHIFT: the shift of ck_aco_move_path, `count` path cities
- * from position `from` going next to the city at position pu: the entries
- * between them move by `count` in rounds of LANES (read, SYNC, write,
- * SYNC), the far end first when they move up, so that no round
- * overwrites what a later one reads. `at` gets the path's new first
- * position; the caller writes the path there.
+ * from position `from` going next to the city at position pu: the
+ * entries between them (the shorter side) move by `count` in rounds of
+ * LANES x CK_ACO_SHIFT_DEPTH (read, SYNC, write, SYNC), the far end first
+ * when they move up, so that no round overwrites what a later one reads.
+ * Entry i of the side is read from source_ + i moving down, source_ - i
+ * moving up. `at` gets the path's new first position; the caller writes
+ * the path there.
  */
 #define CK_ACO_LANES_SHIFT(from, count, pu, at, LANES, SYNC, CITY)             \
   do {                                                                         \
@@ -331,38 +337,33 @@ CK_FN ck_u32 ck_aco_behind(ck_u32 j, ck_u32 t, ck_u32 n) {
     ck_u32 after_ = ck_aco_ahead(from_, count_, n);                            \
     ck_u32 ahead_ = (pu_ >= after_ ? pu_ - after_ : pu_ + n - after_) + 1u;    \
     ck_u32 behind_ = (from_ >= pu_ ? from_ - pu_ : from_ + n - pu_) - 1u;      \
+    int down_ = ahead_ <= behind_;                                             \
+    ck_u32 total_ = down_ ? ahead_ : behind_;                                  \
+    ck_u32 source_ = down_ ? after_ : ck_aco_ahead(pu_, behind_, n);           \
     SYNC();                                                                    \
-    if (ahead_ <= behind_) {                                                   \
-      for (ck_u32 base_ = 0; base_ < ahead_; base_ += (LANES)) {               \
-        ck_u32 t_ = base_ + l, c_ = 0;                                         \
-        if (t_ < ahead_)                                                       \
-          c_ = tour[ck_aco_ahead(after_, t_, n)];                              \
-        SYNC();                                                                \
-        if (t_ < ahead_) {                                                     \
-          ck_u32 p_ = ck_aco_ahead(from_, t_, n);                              \
-          tour[p_] = (CITY)c_;                                                 \
-          pos[c_] = (CITY)p_;                                                  \
-        }                                                                      \
-        SYNC();                                                                \
+    for (ck_u32 base_ = 0; base_ < total_;                                     \
+         base_ += (LANES)*CK_ACO_SHIFT_DEPTH) {                                \
+      ck_u32 c_[CK_ACO_SHIFT_DEPTH];                                           \
+      for (ck_u32 d_ = 0; d_ < CK_ACO_SHIFT_DEPTH; ++d_) {                     \
+        ck_u32 i_ = base_ + d_ * (LANES) + l;                                  \
+        c_[d_] = i_ < total_ ? tour[down_ ? ck_aco_ahead(source_, i_, n)       \
+                                          : ck_aco_behind(source_, i_, n)]     \
+                             : 0u;                                             \
       }                                                                        \
-      (at) = ck_aco_ahead(from_, ahead_, n);                                   \
-    } else {                                                                   \
-      for (ck_u32 top_ = behind_; top_ > 0;) {                                 \
-        ck_u32 chunk_ = top_ < (LANES) ? top_ : (LANES);                       \
-        ck_u32 t_ = top_ - l, c_ = 0;                                          \
-        if (l < chunk_)                                                        \
-          c_ = tour[ck_aco_ahead(pu_, t_, n)];                                 \
-        SYNC();                                                                \
-        if (l < chunk_) {                                                      \
-          ck_u32 p_ = ck_aco_ahead(pu_, t_ + count_, n);                       \
-          tour[p_] = (CITY)c_;                                                 \
-          pos[c_] = (CITY)p_;                                                  \
+      SYNC();                                                                  \
+      for (ck_u32 d_ = 0; d_ < CK_ACO_SHIFT_DEPTH; ++d_) {                     \
+        ck_u32 i_ = base_ + d_ * (LANES) + l;                                  \
+        if (i_ < total_) {                                                     \
+          ck_u32 p_ =                                                          \
+              down_ ? ck_aco_ahead(from_, i_, n)                               \
+                    : ck_aco_ahead(ck_aco_behind(source_, i_, n), count_, n);  \
+          tour[p_] = (CITY)c_[d_];                                             \
+          pos[c_[d_]] = (CITY)p_;                                              \
         }                                                                      \
-        SYNC();                                                                \
-        top_ -= chunk_;                                                        \
       }                                                                        \
-      (at) = ck_aco_ahead(pu_, 1u, n);                                         \
+      SYNC();                                                                  \
     }                                                                          \
+    (at) = down_ ? ck_aco_ahead(from_, ahead_, n) : ck_aco_ahead(pu_, 1u, n);  \
   } while (0)
 
 /*
