@@ -1,9 +1,8 @@
 /*
  * bench_aco_steps.c - where a focused ACO iteration's time goes: the
- * construction step (copies and walks), the local-search step (dirty
- * cities and the searches) and the rest (iteration best, deposit,
- * update), each closed by a queue finish, for each number of lanes an
- * ant.
+ * copies of the best tour, the walks, the dirty cities, the searches and
+ * the rest (iteration best, deposit, update), for each number of lanes
+ * an ant. Each step ends with a queue finish.
  *
  *   bench_aco_steps FILE.tsp [--device SEL] [--lanes 1,8,...] [--ants M]
  *                   [--iters N] [--warmup W] [--seed S]
@@ -26,9 +25,29 @@ static const ck__aco_steps *steps_of(const ck_device *device) {
                                            : &ck__aco_opencl_steps;
 }
 
-/* Milliseconds an iteration in construction, local search and the rest,
- * over `iters` iterations after `warmup`. Returns 0, or 1 with the
- * library's message printed. */
+/* The columns: construction is the copies and the walks, local search
+ * the dirty cities and the searches. */
+enum { COPY, WALK, DIRTY, SEARCH, REST, PHASES };
+
+/* Milliseconds a launch of `kernel` over `items` work-items with the
+ * arguments of its last launch, over `times` launches. */
+static int time_kernel(aco_state *state, ck_kernel *kernel, size_t items,
+                       unsigned times, double *ms) {
+  size_t local = state->group, global = (items + local - 1) / local * local;
+  double started = bench_now();
+  for (unsigned i = 0; i < times; ++i)
+    if (ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL))
+      return 1;
+  if (ck_queue_finish(state->queue))
+    return 1;
+  *ms = 1e3 * (bench_now() - started) / times;
+  return 0;
+}
+
+/* Milliseconds an iteration in each phase, over `iters` iterations after
+ * `warmup`. The copies and the dirty cities are their kernels alone, run
+ * again after the iterations (ref has none: its walks and searches hold
+ * them). Returns 0, or 1 with the library's message printed. */
 static int time_steps(const ck_device *device, const ck_tsp_instance *tsp,
                       const ck_aco_config *config, unsigned warmup,
                       unsigned iters, double *ms, uint32_t *ants) {
@@ -39,7 +58,7 @@ static int time_steps(const ck_device *device, const ck_tsp_instance *tsp,
   aco_state *state = ck__aco_state(aco);
   const ck__aco_steps *steps = steps_of(device);
   *ants = state->ants;
-  double sums[3] = {0, 0, 0};
+  double sums[PHASES] = {0};
   for (unsigned i = 0; i < iters; ++i) {
     double t0 = bench_now();
     if (steps->construct(state, warmup + i) || ck_queue_finish(state->queue))
@@ -51,12 +70,20 @@ static int time_steps(const ck_device *device, const ck_tsp_instance *tsp,
     if (ck__aco_iterate_end(aco) || ck_queue_finish(state->queue))
       goto done;
     double t3 = bench_now();
-    sums[0] += t1 - t0;
-    sums[1] += t2 - t1;
-    sums[2] += t3 - t2;
+    sums[WALK] += t1 - t0;
+    sums[SEARCH] += t2 - t1;
+    sums[REST] += t3 - t2;
   }
-  for (int s = 0; s < 3; ++s)
+  for (int s = 0; s < PHASES; ++s)
     ms[s] = 1e3 * sums[s] / iters;
+  if (device->backend != CK_BACKEND_REF) {
+    size_t items = (size_t)state->ants * state->n;
+    if (time_kernel(state, state->focus_copy_kernel, items, iters, &ms[COPY]) ||
+        time_kernel(state, state->focus_dirty_kernel, items, iters, &ms[DIRTY]))
+      goto done;
+    ms[WALK] -= ms[COPY];
+    ms[SEARCH] -= ms[DIRTY];
+  }
   failed = 0;
 done:
   if (failed)
@@ -152,8 +179,8 @@ int main(int argc, char **argv) {
   printf("%s, %u cities: milliseconds an iteration, after %lu warm-up "
          "iterations, over %lu\n",
          instance.name, instance.cities, warmup, iters);
-  printf("%-12s %5s %5s %12s %12s %10s %10s\n", "device", "lanes", "ants",
-         "construct", "local search", "rest", "total");
+  printf("%-12s %5s %5s %8s %8s %8s %8s %8s %8s\n", "device", "lanes", "ants",
+         "copy", "walk", "dirty", "search", "rest", "total");
   for (size_t k = 0; k < devices; ++k)
     for (unsigned l = 0; l < lane_count; ++l) {
       const ck_device *device = &set.devices[indices[k]];
@@ -163,15 +190,19 @@ int main(int argc, char **argv) {
       config.lanes = lane_list[l];
       config.ants = (uint32_t)ants;
       config.seed = seed;
-      double ms[3];
+      double ms[PHASES], total = 0;
       uint32_t colony = 0;
       if (time_steps(device, &instance, &config, (unsigned)warmup,
                      (unsigned)iters, ms, &colony)) {
         ++failures;
         continue;
       }
-      printf("%-12s %5u %5u %12.2f %12.2f %10.2f %10.2f\n", device->id,
-             lane_list[l], colony, ms[0], ms[1], ms[2], ms[0] + ms[1] + ms[2]);
+      printf("%-12s %5u %5u", device->id, lane_list[l], colony);
+      for (int s = 0; s < PHASES; ++s) {
+        printf(" %8.2f", ms[s]);
+        total += ms[s];
+      }
+      printf(" %8.2f\n", total);
       fflush(stdout);
     }
   ck_device_set_free(&set);
