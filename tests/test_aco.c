@@ -1502,6 +1502,10 @@ static const fixed_case fixed_cases[] = {
      CK_ACO_FOCUSED},
     {"ACS focused, 2opt on 4 ants, partition 20", CK_ACO_ACS, CK_ACO_LS_2OPT, 4,
      20, 0, CK_ACO_FOCUSED},
+    {"MMAS focused, 8 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 8,
+     CK_ACO_FOCUSED},
+    {"ACS focused, 2opt on 4 ants, 32 lanes", CK_ACO_ACS, CK_ACO_LS_2OPT, 4, 0,
+     32, CK_ACO_FOCUSED},
 };
 
 typedef struct fixed_result {
