@@ -9,14 +9,18 @@
 #
 # CLKIT is a built clkit (BUILD/tools/clkit; BUILD/bench/bench_aco_steps
 # is used when it is there). TSPLIB_DIR holds d15112.tsp, pla33810.tsp,
-# pr2392.tsp and optima.txt (default: ../shared/data/tsplib beside the
-# repository). OUT_DIR, when given, keeps each run's JSON and the table.
+# pr2392.tsp and optima.txt (default: shared/data/tsplib in the
+# repository, else ../shared/data/tsplib beside it). OUT_DIR, when given, keeps each run's JSON and the table.
 # INSTANCES="name:seconds ..." replaces the default list, DEVICES="..."
 # the devices (for a try on PoCL: DEVICES=pocl).
 set -u
 clkit=${1:?usage: aco_focused_gpu.sh CLKIT [TSPLIB_DIR] [OUT_DIR]}
 here=$(cd "$(dirname "$0")" && pwd)
-tsplib=${2:-$here/../../shared/data/tsplib}
+tsplib=${2:-}
+if [ -z "$tsplib" ]; then
+  tsplib=$here/../shared/data/tsplib
+  [ -d "$tsplib" ] || tsplib=$here/../../shared/data/tsplib
+fi
 out=${3:-}
 instances=${INSTANCES:-"pr2392:10 d15112:30 pla33810:60"}
 steps=$(dirname "$clkit")/../bench/bench_aco_steps
