@@ -50,6 +50,10 @@ bench_aco|--ants|--data . --ants 1e6
 bench_aco|--kicks|--data . --kicks -2
 bench_aco|--max-cities|--data . --max-cities 1
 bench_aco|'stray'|--data . stray
+bench_aco_steps|--iters|--iters 0 x.tsp
+bench_aco_steps|--lanes|--lanes 3 x.tsp
+bench_aco_steps|FILE.tsp|--lanes 1
+bench_aco_steps|'stray'|x.tsp stray
 bench_ga|'stray'|stray
 bench_gas|usage|stray
 bench_nn|'stray'|--rows 10 stray
@@ -62,7 +66,8 @@ bench_allreduce|--bytes|--bytes 4,x
 bench_allreduce|--iterations|--iterations 0
 bench_allreduce|'stray'|stray
 CASES
-tools="bench_aco bench_ga bench_gas bench_nn bench_pso bench_queue bench_rounding"
+tools="bench_aco bench_aco_steps bench_ga bench_gas bench_nn bench_pso"
+tools="$tools bench_queue bench_rounding"
 [ -x "$dir/$optional" ] && tools="$tools $optional"
 for tool in $tools; do
   usage=$("$dir/$tool" --help 2>/dev/null)
