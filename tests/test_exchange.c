@@ -158,7 +158,8 @@ static void buffer_sums(void) {
     }
     int on_devices = 1;
     CHECK_OK(ck__exchange_on_devices(ex, queues, &on_devices));
-    CHECK(on_devices == 0 && !ck__exchange_averages(ex));
+    CHECK(on_devices == 0 && !ck__exchange_averages(ex) &&
+          !ck__exchange_captures(ex));
     int average = precision;
     CHECK_OK(
         ck__exchange_sum_buffers(ex, queues, buffers, 5, precision, average));

@@ -426,7 +426,10 @@ static ck_status cuda_step_begin(nn_state *state, const ck__nn_step *step,
     ++state->replays;
     return CK_OK;
   }
-  if (!state->graph && !state->recording_refused && count) {
+  /* A step that holds its sums is recorded only where NCCL records them;
+   * elsewhere it is launched one call at a time. */
+  int recordable = !step->buckets || ck__exchange_captures(state->exchange);
+  if (!state->graph && !state->recording_refused && count && recordable) {
     CK_TRY(ck__cuda_capture_begin(state->queue));
     state->recording = 1;
     state->graph_count = count;

@@ -32,6 +32,7 @@ struct ck__exchange {
   double seconds;
   int devices_decided, on_devices; /* ck__exchange_on_devices */
   int averages;                    /* ... and whether its sums average */
+  int captures;                    /* ... and may be recorded in graphs */
   double *staging;                 /* host sums of buffers */
   size_t staging_count;
 #if CK_HAVE_NCCL
@@ -492,6 +493,7 @@ ck_status ck__exchange_on_devices(ck__exchange *exchange,
 #if CK_HAVE_NCCL
   if (exchange->on_devices)
     CK_TRY(nccl_begin(exchange, queues));
+  exchange->captures = exchange->on_devices && ck__nccl_captures();
 #endif
   exchange->devices_decided = 1;
   *on_devices = exchange->on_devices;
@@ -501,6 +503,10 @@ fail:
 
 int ck__exchange_averages(const ck__exchange *exchange) {
   return exchange->averages;
+}
+
+int ck__exchange_captures(const ck__exchange *exchange) {
+  return exchange->captures;
 }
 
 ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
@@ -571,7 +577,7 @@ fail:
 /* ---- variable sizes ------------------------------------------------------ */
 
 ck_status ck__exchange_buffer_hold(ck__exchange_buffer *buffer, size_t item,
-                             size_t count) {
+                                   size_t count) {
   if (item && count > SIZE_MAX / item)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "%zu items of %zu bytes", count,
                     item);

@@ -112,6 +112,12 @@ ck_status ck__exchange_on_devices(ck__exchange *exchange,
  * NCCL can. Decided with it. */
 int ck__exchange_averages(const ck__exchange *exchange);
 
+/* Whether a member's sums (ck__exchange_member_sum) may be queued on a
+ * stream that records a CUDA graph: they go device to device and this
+ * process's NCCL records collectives (2.9 on). Decided with
+ * ck__exchange_on_devices, for this process alone. */
+int ck__exchange_captures(const ck__exchange *exchange);
+
 /*
  * Sums count reals (doubles where double_precision, else floats) of each
  * local member's buffer across members, in place: buffers[i] on
@@ -134,7 +140,8 @@ ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
  * order. The n arrays data[k] (device addresses) of counts[k] reals are
  * summed over every member in place, averaged where average; queued on
  * stream, a cudaStream_t of member i's device, which may be capturing a
- * CUDA graph (the sum is then recorded, and runs at each replay).
+ * CUDA graph where ck__exchange_captures says so (the sum is then
+ * recorded, and runs at each replay).
  * Errors: CK_ERROR_EXCHANGE; CK_ERROR_UNSUPPORTED without NCCL.
  */
 ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,

@@ -116,13 +116,23 @@ fail:
   return status;
 }
 
-/* ncclAvg came with NCCL 2.10. */
+/* The first versions with ncclAvg, and whose collectives may be recorded
+ * into a CUDA graph. */
 #define AVERAGE_VERSION 21000
+#define CAPTURE_VERSION 20900
 
-int ck__nccl_averages(void) {
+static int version_at_least(int least) {
   int version = 0;
   return ck__nccl_available() && ncclGetVersion(&version) == ncclSuccess &&
-         version >= AVERAGE_VERSION;
+         version >= least;
+}
+
+int ck__nccl_averages(void) {
+  return version_at_least(AVERAGE_VERSION);
+}
+
+int ck__nccl_captures(void) {
+  return version_at_least(CAPTURE_VERSION);
 }
 
 static ncclRedOp_t operation(int average) {

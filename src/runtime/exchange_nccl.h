@@ -25,6 +25,9 @@ ck_status ck__nccl_create(const void *id, size_t members, size_t first,
                           ck__nccl **made);
 /* 1 where the library opened can average (ncclAvg, NCCL 2.10 on). */
 int ck__nccl_averages(void);
+/* 1 where the library opened records its collectives into CUDA graphs
+ * (NCCL 2.9 on). */
+int ck__nccl_captures(void);
 /* Sums (or averages) count reals of every member's buffer in place,
  * queued on each member's stream (the host does not wait). */
 ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
