@@ -788,12 +788,14 @@ ck_status ck_nn_destroy(ck_nn *nn) {
   if (!nn)
     return CK_OK;
   nn_state *state = &nn->state;
-  /* The members first: their uploads of the order read nn->order. */
+  /* The steps before the spread: a member's recorded step holds NCCL
+   * sums, and NCCL ends a communicator only once no graph holds it. */
+  if (nn->steps && state->queue)
+    nn->steps->teardown(state);
+  /* The members before the order: their uploads of it read nn->order. */
   ck__nn_spread_destroy(nn->spread);
   ck__nn_finish_order(nn);
   free(nn->order);
-  if (nn->steps && state->queue)
-    nn->steps->teardown(state);
   for (int set = 0; set < 3; ++set)
     release_set(nn, (ck_nn_set)set);
   for (int l = 0; l <= CK_NN_MAX_LAYERS; ++l) {
