@@ -47,6 +47,10 @@ bench_aco|--ants|--data . --ants 1e6
 bench_aco|--kicks|--data . --kicks -2
 bench_aco|--max-cities|--data . --max-cities 1
 bench_aco|'stray'|--data . stray
+bench_aco_steps|--iters|--iters 0 x.tsp
+bench_aco_steps|--lanes|--lanes 3 x.tsp
+bench_aco_steps|FILE.tsp|--lanes 1
+bench_aco_steps|'stray'|x.tsp stray
 bench_ga|'stray'|stray
 bench_gas|usage|stray
 bench_nn|'stray'|--rows 10 stray
@@ -55,7 +59,7 @@ bench_queue|'stray'|stray
 bench_rounding|'stray'|stray
 bench_rounding|'stray'|--help stray
 CASES
-for tool in bench_aco bench_ga bench_gas bench_nn bench_pso bench_queue \
+for tool in bench_aco bench_aco_steps bench_ga bench_gas bench_nn bench_pso bench_queue \
   bench_rounding; do
   usage=$("$dir/$tool" --help 2>/dev/null)
   status=$?

@@ -451,6 +451,41 @@ neighbours: the ratio is what a member costs before any second GPU.
 {table(["N", "mode", "alone", "one member", "member / alone"], rows)}"""
 
 
+def h100_one_member():
+    run = ("h100-2026-11-26-one-member", "rates.txt")
+    rates = {}
+    for line in read(*run).splitlines():
+        fields = line.replace(":", "").replace(",", "").split()
+        if len(fields) == 9 and fields[0] in ("old", "new"):
+            key = (fields[0], fields[2])
+            rates.setdefault(key, []).append((float(fields[4]),
+                                              float(fields[7])))
+    rows = []
+    for tree, label in (("old", "one host thread for all members"),
+                        ("new", "a host thread a member")):
+        for w, name in ((0, "GA"), (1, "PSO")):
+            alone = [r[w] for r in rates[(tree, "alone")]]
+            member = [r[w] for r in rates[(tree, "--spread")]]
+            rows.append([name, label,
+                         f"{num(min(alone))}–{num(max(alone))}",
+                         f"{num(min(member))}–{num(max(member))}",
+                         f"{100 * min(member) / max(alone):.1f}-"
+                         f"{100 * max(member) / min(alone):.1f}%"])
+    return f"""### PSO and GA spreads of one member
+
+Throughput alone on one GPU and as the one member of `--spread` on it,
+two runs each, the two trees built in the same call. GA: Rastrigin,
+d = 32, 4096 islands of 256, 3000 generations (gene-gens/s). PSO:
+Rastrigin, d = 100, 1M particles, 1000 iterations (evals/s).
+
+{source([run, (run[0], "run.txt")], H100, "2026-11-26",
+        "`clkit run ga|pso ... --device cuda:0 [--spread] --json` "
+        "(`run.txt`)")}
+
+{table(["workload", "members driven by", "alone", "one member",
+        "member / alone"], rows)}"""
+
+
 def h100_pso():
     run = ("h100-2026-11-21", "bench_pso.txt")
     text = read(*run).split("\nocl:0.0 ")[0]
@@ -797,7 +832,8 @@ island means summed on a GPU differ from ref's in the last bits."""
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_aco_quality,
-                               h100_gas, h100_gas_spread, h100_pso,
+                               h100_gas, h100_gas_spread, h100_one_member,
+                               h100_pso,
                                h100_queue, pocl_cache, h100_python]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),

@@ -182,7 +182,7 @@ __kernel void ck_aco_search_focused(
   uint listed = queued[ant];
   queued[ant] = 0;
   if (listed > CK_ACO_SORT_MOST)
-    listed = ck_aco_queue_dirty(n, tours + at, flags + at, queues + at);
+    listed = ck_aco_queue_dirty(tours + at, flags + at, 0, n, queues + at);
   else
     ck_aco_queue_sorted(tours + at, queues + at, listed);
   lengths[ant] -= ck_aco_improve_queue(
@@ -286,8 +286,13 @@ __kernel void ck_aco_segments(uint n, uint size, uint segments, int or_opt,
  * read what others wrote to the ant's arrays in the step before. */
 #define CK_ACO_BOTH_FENCES (CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
+/* The group's helpers, which wait at barriers, are always inlined: PoCL
+ * 3.1 kept a call to one that two kernels share, and the kernel crashed. */
+#define CK_ACO_GROUP_FN static inline __attribute__((always_inline))
+
 /* The smallest of the group's values (each work-item gives one). */
-static uint ck_aco_group_min(volatile __local uint *pick, uint l, uint value) {
+CK_ACO_GROUP_FN uint ck_aco_group_min(volatile __local uint *pick, uint l,
+                                      uint value) {
   if (l == 0)
     *pick = 0xFFFFFFFFu;
   barrier(CK_ACO_BOTH_FENCES);
@@ -303,19 +308,22 @@ static uint ck_aco_group_min(volatile __local uint *pick, uint l, uint value) {
 
 /* ck_aco_reverse by the group: work-item l swaps pairs l, l + LANES, ...
  * The positions were read by every work-item before the call. */
-static void ck_aco_group_reverse(uint n, __global uint *tour,
-                                 __global uint *pos, uint i, uint j, uint l) {
+CK_ACO_GROUP_FN void ck_aco_group_reverse(uint n, __global uint *tour,
+                                          __global uint *pos, uint i, uint j,
+                                          uint l) {
   CK_ACO_LANES_REVERSE(i, j, CK_ACO_LANES, CK_ACO_GROUP_SYNC, uint);
 }
 
 /* ck_aco_move_path by the group: the entries between the path and u move
- * by `count` in rounds of LANES (read, wait, write, wait), the far end
- * first when they move up, so that no round overwrites what a later one
- * reads. Work-item l then writes path cities l, l + LANES, ...: with two
- * lanes, a path of three has its third city written by work-item 0. */
-static void ck_aco_group_move_path(uint n, __global uint *tour,
-                                   __global uint *pos, uint from, uint count,
-                                   uint u, int reversed, uint l) {
+ * by `count` in rounds of LANES x CK_ACO_SHIFT_DEPTH (read, wait, write,
+ * wait), the far end first when they move up, so that no round
+ * overwrites what a later one reads. Work-item l then writes path cities
+ * l, l + LANES, ...: with two lanes, a path of three has its third city
+ * written by work-item 0. */
+CK_ACO_GROUP_FN void ck_aco_group_move_path(uint n, __global uint *tour,
+                                            __global uint *pos, uint from,
+                                            uint count, uint u, int reversed,
+                                            uint l) {
   uint path[3];
   for (uint t = 0; t < count; ++t)
     path[t] = tour[ck_aco_ahead(from, t, n)];
@@ -353,12 +361,11 @@ static uint ck_aco_or_kind(uint count, int end) {
  * the serial search would have made first. Applies it; returns its gain
  * (0: none) with the ends to unmark in touched and their number in *ends.
  */
-static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
-                                __global const ck_tsp_coord *xy,
-                                __global const uint *neighbours, uint longest,
-                                __global uint *tour, __global uint *pos, uint a,
-                                int or_opt, uint *touched, int *ends,
-                                volatile __local uint *pick, uint l) {
+CK_ACO_GROUP_FN int ck_aco_group_move_at(
+    int metric, uint n, __global const int *matrix,
+    __global const ck_tsp_coord *xy, __global const uint *neighbours,
+    uint longest, __global uint *tour, __global uint *pos, uint a, int or_opt,
+    uint *touched, int *ends, volatile __local uint *pick, uint l) {
   __global const uint *list = neighbours + (ulong)a * CK_ACO_K;
   uint from = pos[a];
   uint next_a = tour[ck_aco_ahead(from, 1u, n)];
@@ -477,7 +484,7 @@ static int ck_aco_group_move_at(int metric, uint n, __global const int *matrix,
 
 /* The least of the work-group's keys (key from work-item l), in every
  * work-item: a halving tree in keys, one entry a work-item. */
-static ulong group_least(__local ulong *keys, ulong key, uint l) {
+CK_ACO_GROUP_FN ulong group_least(__local ulong *keys, ulong key, uint l) {
   keys[l] = key;
   barrier(CK_ACO_BOTH_FENCES);
   for (uint width = CK_ACO_LANES / 2; width > 0; width >>= 1) {
@@ -491,11 +498,70 @@ static ulong group_least(__local ulong *keys, ulong key, uint l) {
   return least;
 }
 
-/* Work-group a builds ant a's tour, as ck_aco_construct: work-item l
- * reads candidates l, l + LANES, ... of each step into local memory, and
- * work-item 0 makes the choice over them in list order; when every
- * candidate is visited, the group looks for the nearest unvisited city
- * together. The arguments are ck_aco_build_tours's. */
+/* The local memory of a group's construction step: the candidates of
+ * the current city, their visited flags and weights, and the choice. */
+typedef struct ck_aco_group_step {
+  uint cities[CK_ACO_K];
+  uchar seen[CK_ACO_K];
+  float weights[CK_ACO_K];
+  uint chosen;
+} ck_aco_group_step;
+
+/*
+ * ck_aco_choose by the group: work-item l reads candidates l, l + LANES,
+ * ... of city `current` (ids, visited flags, weights) into local memory,
+ * and work-item 0 makes the choice over them in list order, with the
+ * serial loop's float sums. Every work-item gets it (n: every candidate
+ * is visited). A barrier before the call orders the writes to visited.
+ */
+CK_ACO_GROUP_FN uint ck_aco_group_choose(
+    uint n, __global const uint *neighbours, __global const float *choice,
+    __global const uchar *visited, float q0, ck_philox_counter r, uint lane,
+    uint current, __local ck_aco_group_step *step, uint l) {
+  __global const uint *list = neighbours + (ulong)current * CK_ACO_K;
+  __global const float *row = choice + (ulong)current * CK_ACO_K;
+  for (uint j = l; j < CK_ACO_K; j += CK_ACO_LANES) {
+    uint c = list[j];
+    step->cities[j] = c;
+    step->seen[j] = visited[c];
+    step->weights[j] = row[j];
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+  if (l == 0) {
+    float sum = 0.0f, best_weight = -1.0f;
+    uint best = n;
+    for (uint j = 0; j < CK_ACO_K; ++j)
+      if (!step->seen[j]) {
+        float w = step->weights[j];
+        sum += w;
+        if (w > best_weight) {
+          best_weight = w;
+          best = step->cities[j];
+        }
+      }
+    uint next = best;
+    if (best != n &&
+        !(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, lane)) < q0)) {
+      float target = ck_uniform_float(ck_philox_word(r, lane + 1u)) * sum;
+      float running = 0.0f;
+      for (uint j = 0; j < CK_ACO_K; ++j)
+        if (!step->seen[j]) {
+          running += step->weights[j];
+          next = step->cities[j];
+          if (running > target)
+            break;
+        }
+    }
+    step->chosen = next;
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+  return step->chosen;
+}
+
+/* Work-group a builds ant a's tour, as ck_aco_construct: each step's
+ * choice is ck_aco_group_choose's; when every candidate is visited, the
+ * group looks for the nearest unvisited city together. Work-item 0
+ * records the steps. The arguments are ck_aco_build_tours's. */
 __kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
 ck_aco_build_tours_groups(uint n, uint ants, uint first, ulong seed,
                           ulong iteration, float q0, __global const int *matrix,
@@ -505,11 +571,8 @@ ck_aco_build_tours_groups(uint n, uint ants, uint first, ulong seed,
                           __global uchar *flags, __global long *lengths,
                           __global const uint *grid_cells,
                           __global const ck_tsp_coord *grid_box) {
-  CK_LOCAL uint cities[CK_ACO_K];
-  CK_LOCAL uchar seen[CK_ACO_K];
-  CK_LOCAL float weights[CK_ACO_K];
+  CK_LOCAL ck_aco_group_step step_memory;
   CK_LOCAL ulong keys[CK_ACO_LANES];
-  CK_LOCAL uint chosen;
   uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
   if (ant >= ants)
     return;
@@ -532,45 +595,9 @@ ck_aco_build_tours_groups(uint n, uint ants, uint first, ulong seed,
   for (uint step = 1; step < n; ++step) {
     if (step & 1u)
       r = ck_philox_block(seed, stream, (ulong)(step >> 1));
-    uint lane = ((step - 1u) & 1u) * 2u;
-    __global const uint *list = neighbours + (ulong)current * CK_ACO_K;
-    __global const float *row = choice + (ulong)current * CK_ACO_K;
-    for (uint j = l; j < CK_ACO_K; j += CK_ACO_LANES) {
-      uint c = list[j];
-      cities[j] = c;
-      seen[j] = visited[c];
-      weights[j] = row[j];
-    }
-    barrier(CK_ACO_BOTH_FENCES);
-    if (l == 0) {
-      float sum = 0.0f, best_weight = -1.0f;
-      uint best = n;
-      for (uint j = 0; j < CK_ACO_K; ++j)
-        if (!seen[j]) {
-          float w = weights[j];
-          sum += w;
-          if (w > best_weight) {
-            best_weight = w;
-            best = cities[j];
-          }
-        }
-      uint next = best;
-      if (best != n &&
-          !(q0 > 0.0f && ck_uniform_float(ck_philox_word(r, lane)) < q0)) {
-        float target = ck_uniform_float(ck_philox_word(r, lane + 1u)) * sum;
-        float running = 0.0f;
-        for (uint j = 0; j < CK_ACO_K; ++j)
-          if (!seen[j]) {
-            running += weights[j];
-            next = cities[j];
-            if (running > target)
-              break;
-          }
-      }
-      chosen = next;
-    }
-    barrier(CK_ACO_BOTH_FENCES);
-    uint next = chosen;
+    uint next =
+        ck_aco_group_choose(n, neighbours, choice, visited, q0, r,
+                            ((step - 1u) & 1u) * 2u, current, &step_memory, l);
     if (next == n) {
       /* Every candidate is visited: the nearest unvisited city, by the
        * smallest (distance << 32 | city) over the group. From the matrix,
@@ -683,6 +710,176 @@ ck_aco_search_groups(uint n, uint longest, int or_opt, uint count, int ranked,
   }
   if (l == 0)
     lengths[ant] = length;
+}
+
+/* ---- the focused method: a work-group an ant walks and searches ---- */
+
+/* Work-group a walks ant a's copy of the best tour, as
+ * ck_aco_construct_focused: each step's choice is ck_aco_group_choose's,
+ * every work-item weighs a splice (ck_aco_splice_change), and the group
+ * shares its shift (ck_aco_group_move_path). Work-item 0 marks the
+ * visited cities and writes the length. The arguments are
+ * ck_aco_build_focused's. */
+__kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
+ck_aco_build_focused_groups(
+    uint n, uint ants, uint first, ulong seed, ulong iteration, float q0,
+    uint bound, long source_length, __global const int *matrix,
+    __global const ck_tsp_coord *xy, __global const uint *neighbours,
+    __global const float *choice, __global const uint *best_tour,
+    __global const uint *best_pos, __global uint *tours,
+    __global uint *positions, __global uchar *flags, __global long *lengths) {
+  CK_LOCAL ck_aco_group_step step_memory;
+  uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  if (ant >= ants)
+    return;
+  const int metric = CK_ACO_METRIC;
+  ulong at = (ulong)ant * n;
+  __global uint *tour = tours + at;
+  __global uint *pos = positions + at;
+  __global uchar *visited = flags + at;
+  ulong stream = (iteration << 32) | (ulong)(first + ant);
+  ck_philox_counter r = ck_philox_block(seed, stream | ((ulong)1 << 63), 0u);
+  uint current = mul_hi(r.v[0], n);
+  if (l == 0)
+    visited[current] = 1;
+  barrier(CK_ACO_BOTH_FENCES);
+  long length = source_length, added = 0;
+  for (uint step = 1; step < n && added < (long)bound; ++step) {
+    if (step & 1u)
+      r = ck_philox_block(seed, stream, (ulong)(step >> 1));
+    uint next = ck_aco_next(n, tour, pos, current);
+    uint c =
+        ck_aco_group_choose(n, neighbours, choice, visited, q0, r,
+                            ((step - 1u) & 1u) * 2u, current, &step_memory, l);
+    if (c != n && c != next) {
+      int fresh;
+      long change = ck_aco_splice_change(CK_ACO_GRAPH_ARGS, best_tour, best_pos,
+                                         tour, pos, current, next, c, &fresh);
+      if (added + fresh > (long)bound)
+        break;
+      length += change;
+      ck_aco_group_move_path(n, tour, pos, pos[c], 1u, current, 0, l);
+      added += fresh;
+      next = c;
+    }
+    if (l == 0)
+      visited[next] = 1;
+    barrier(CK_ACO_BOTH_FENCES);
+    current = next;
+  }
+  if (l == 0)
+    lengths[ant] = length;
+}
+
+/*
+ * The queue of ck_aco_queue_sorted by the group: work-item l loads
+ * positions l, l + LANES, ... into local memory (at most
+ * CK_ACO_SORT_MOST), then ranks them by counting the smaller ones and
+ * writes the city at each rank. Positions are distinct, so the ranks are
+ * the insertion sort's order.
+ */
+CK_ACO_GROUP_FN void ck_aco_group_queue_sorted(__global const uint *tour,
+                                               __global uint *queue, uint count,
+                                               __local uint *held, uint l) {
+  for (uint i = l; i < count; i += CK_ACO_LANES)
+    held[i] = queue[i];
+  barrier(CK_ACO_BOTH_FENCES);
+  for (uint i = l; i < count; i += CK_ACO_LANES) {
+    uint p = held[i], rank = 0;
+    for (uint j = 0; j < count; ++j)
+      rank += held[j] < p;
+    queue[rank] = tour[p];
+  }
+  barrier(CK_ACO_BOTH_FENCES);
+}
+
+/*
+ * ck_aco_queue_dirty of the whole tour by the group: work-item l counts
+ * the dirty cities of its block of positions (blocks in tour order, one
+ * a work-item, in local memory `held`), then writes them after those of
+ * the blocks before it. Returns their count.
+ */
+CK_ACO_GROUP_FN uint ck_aco_group_queue_dirty(uint n, __global const uint *tour,
+                                              __global const uchar *dont_look,
+                                              __global uint *queue,
+                                              __local uint *held, uint l) {
+  uint size = (n + CK_ACO_LANES - 1u) / CK_ACO_LANES;
+  uint first = min(l * size, n), last = min(first + size, n);
+  held[l] = ck_aco_queue_dirty(tour, dont_look, first, last, 0);
+  barrier(CK_ACO_BOTH_FENCES);
+  uint before = 0, count = 0;
+  for (uint j = 0; j < CK_ACO_LANES; ++j) {
+    before += j < l ? held[j] : 0u;
+    count += held[j];
+  }
+  ck_aco_queue_dirty(tour, dont_look, first, last, queue + before);
+  barrier(CK_ACO_BOTH_FENCES);
+  return count;
+}
+
+/* Work-group i improves the tour of ant order[i] (ant i when ranked is 0)
+ * from its dirty cities, as ck_aco_search_focused: the group makes the
+ * queue (ck_aco_group_queue_sorted, or _dirty past CK_ACO_SORT_MOST),
+ * then takes its cities in turn; ck_aco_group_move_at tries each city's
+ * moves over the group and applies the first. Work-item 0 keeps the
+ * don't-look bits and the queue (ck_aco_queue_push), the length and the
+ * ant's count. The arguments are ck_aco_search_focused's. */
+__kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
+ck_aco_search_focused_groups(uint n, uint longest, int or_opt, uint count,
+                             int ranked, __global const uint *order,
+                             __global const int *matrix,
+                             __global const ck_tsp_coord *xy,
+                             __global const uint *neighbours,
+                             __global uint *tours, __global uint *positions,
+                             __global uchar *flags, __global uint *queues,
+                             __global uint *queued, __global long *lengths) {
+  CK_LOCAL uint
+      held[CK_ACO_SORT_MOST > CK_ACO_LANES ? CK_ACO_SORT_MOST : CK_ACO_LANES];
+  CK_LOCAL uint pick, waiting;
+  uint i = (uint)get_group_id(0), l = (uint)get_local_id(0);
+  if (i >= count)
+    return;
+  uint ant = ranked ? order[i] : i;
+  const int metric = CK_ACO_METRIC;
+  ulong at = (ulong)ant * n;
+  __global uint *tour = tours + at;
+  __global uint *pos = positions + at;
+  __global uchar *dont_look = flags + at;
+  __global uint *queue = queues + at;
+  /* Work-item 0 clears the count after the barriers below. */
+  uint listed = queued[ant];
+  if (listed > CK_ACO_SORT_MOST)
+    listed = ck_aco_group_queue_dirty(n, tour, dont_look, queue, held, l);
+  else
+    ck_aco_group_queue_sorted(tour, queue, listed, held, l);
+  long total = 0;
+  uint head = 0;
+  while (listed > 0u) {
+    uint a = queue[head];
+    head = ck_aco_ahead(head, 1u, n);
+    --listed;
+    if (l == 0)
+      dont_look[a] = 1;
+    uint touched[6];
+    int ends = 0;
+    int gain =
+        ck_aco_group_move_at(CK_ACO_GRAPH_ARGS, neighbours, longest, tour, pos,
+                             a, or_opt, touched, &ends, &pick, l);
+    if (gain <= 0)
+      continue;
+    total += gain;
+    /* The next write to `waiting` follows the barriers of the next
+     * move's reduction, so every work-item has read this one. */
+    if (l == 0)
+      waiting =
+          ck_aco_queue_push(n, dont_look, queue, head, listed, touched, ends);
+    barrier(CK_ACO_BOTH_FENCES);
+    listed = waiting;
+  }
+  if (l == 0) {
+    lengths[ant] -= total;
+    queued[ant] = 0;
+  }
 }
 
 #endif

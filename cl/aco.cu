@@ -268,10 +268,10 @@ static __device__ void warp_reverse(uint n, city_index *tour, city_index *pos,
 }
 
 /* ck_aco_move_path by the warp: the entries between the path and u move
- * by `count` in rounds of 32 (read, sync, write, sync), the far end first
- * when they move up, so that no round overwrites what a later one reads;
- * lane l < count then writes path city l. Every lane has read what it
- * needs before the call. */
+ * by `count` in rounds of 32 x CK_ACO_SHIFT_DEPTH (read, sync, write,
+ * sync), the far end first when they move up, so that no round
+ * overwrites what a later one reads; lane l < count then writes path
+ * city l. Every lane has read what it needs before the call. */
 static __device__ void warp_move_path(uint n, city_index *tour, city_index *pos,
                                       uint from, uint count, uint u,
                                       int reversed, uint l) {

@@ -317,13 +317,19 @@ CK_FN ck_u32 ck_aco_behind(ck_u32 j, ck_u32 t, ck_u32 n) {
     SYNC();                                                                    \
   } while (0)
 
+/* Entries a lane moves in a round of CK_ACO_LANES_SHIFT: its reads are
+ * independent, so they overlap. */
+#define CK_ACO_SHIFT_DEPTH 4u
+
 /*
  * CK_ACO_LANES_SHIFT: the shift of ck_aco_move_path, `count` path cities
- * from position `from` going next to the city at position pu: the entries
- * between them move by `count` in rounds of LANES (read, SYNC, write,
- * SYNC), the far end first when they move up, so that no round
- * overwrites what a later one reads. `at` gets the path's new first
- * position; the caller writes the path there.
+ * from position `from` going next to the city at position pu: the
+ * entries between them (the shorter side) move by `count` in rounds of
+ * LANES x CK_ACO_SHIFT_DEPTH (read, SYNC, write, SYNC), the far end first
+ * when they move up, so that no round overwrites what a later one reads.
+ * Entry i of the side is read from source_ + i moving down, source_ - i
+ * moving up. `at` gets the path's new first position; the caller writes
+ * the path there.
  */
 #define CK_ACO_LANES_SHIFT(from, count, pu, at, LANES, SYNC, CITY)             \
   do {                                                                         \
@@ -331,38 +337,33 @@ CK_FN ck_u32 ck_aco_behind(ck_u32 j, ck_u32 t, ck_u32 n) {
     ck_u32 after_ = ck_aco_ahead(from_, count_, n);                            \
     ck_u32 ahead_ = (pu_ >= after_ ? pu_ - after_ : pu_ + n - after_) + 1u;    \
     ck_u32 behind_ = (from_ >= pu_ ? from_ - pu_ : from_ + n - pu_) - 1u;      \
+    int down_ = ahead_ <= behind_;                                             \
+    ck_u32 total_ = down_ ? ahead_ : behind_;                                  \
+    ck_u32 source_ = down_ ? after_ : ck_aco_ahead(pu_, behind_, n);           \
     SYNC();                                                                    \
-    if (ahead_ <= behind_) {                                                   \
-      for (ck_u32 base_ = 0; base_ < ahead_; base_ += (LANES)) {               \
-        ck_u32 t_ = base_ + l, c_ = 0;                                         \
-        if (t_ < ahead_)                                                       \
-          c_ = tour[ck_aco_ahead(after_, t_, n)];                              \
-        SYNC();                                                                \
-        if (t_ < ahead_) {                                                     \
-          ck_u32 p_ = ck_aco_ahead(from_, t_, n);                              \
-          tour[p_] = (CITY)c_;                                                 \
-          pos[c_] = (CITY)p_;                                                  \
-        }                                                                      \
-        SYNC();                                                                \
+    for (ck_u32 base_ = 0; base_ < total_;                                     \
+         base_ += (LANES)*CK_ACO_SHIFT_DEPTH) {                                \
+      ck_u32 c_[CK_ACO_SHIFT_DEPTH];                                           \
+      for (ck_u32 d_ = 0; d_ < CK_ACO_SHIFT_DEPTH; ++d_) {                     \
+        ck_u32 i_ = base_ + d_ * (LANES) + l;                                  \
+        c_[d_] = i_ < total_ ? tour[down_ ? ck_aco_ahead(source_, i_, n)       \
+                                          : ck_aco_behind(source_, i_, n)]     \
+                             : 0u;                                             \
       }                                                                        \
-      (at) = ck_aco_ahead(from_, ahead_, n);                                   \
-    } else {                                                                   \
-      for (ck_u32 top_ = behind_; top_ > 0;) {                                 \
-        ck_u32 chunk_ = top_ < (LANES) ? top_ : (LANES);                       \
-        ck_u32 t_ = top_ - l, c_ = 0;                                          \
-        if (l < chunk_)                                                        \
-          c_ = tour[ck_aco_ahead(pu_, t_, n)];                                 \
-        SYNC();                                                                \
-        if (l < chunk_) {                                                      \
-          ck_u32 p_ = ck_aco_ahead(pu_, t_ + count_, n);                       \
-          tour[p_] = (CITY)c_;                                                 \
-          pos[c_] = (CITY)p_;                                                  \
+      SYNC();                                                                  \
+      for (ck_u32 d_ = 0; d_ < CK_ACO_SHIFT_DEPTH; ++d_) {                     \
+        ck_u32 i_ = base_ + d_ * (LANES) + l;                                  \
+        if (i_ < total_) {                                                     \
+          ck_u32 p_ =                                                          \
+              down_ ? ck_aco_ahead(from_, i_, n)                               \
+                    : ck_aco_ahead(ck_aco_behind(source_, i_, n), count_, n);  \
+          tour[p_] = (CITY)c_[d_];                                             \
+          pos[c_[d_]] = (CITY)p_;                                              \
         }                                                                      \
-        SYNC();                                                                \
-        top_ -= chunk_;                                                        \
       }                                                                        \
-      (at) = ck_aco_ahead(pu_, 1u, n);                                         \
+      SYNC();                                                                  \
     }                                                                          \
+    (at) = down_ ? ck_aco_ahead(from_, ahead_, n) : ck_aco_ahead(pu_, 1u, n);  \
   } while (0)
 
 /*
@@ -672,6 +673,35 @@ CK_FN void ck_aco_focus_copy(CK_GLOBAL const ck_u32 *source,
 }
 
 /*
+ * A focused walk's splice of city c in after `current` (whose successor
+ * is `next`), not yet made: the change in the tour's length, and in
+ * *fresh the change in its edges that the source (with positions
+ * source_pos) lacks. p c q, current next -> p q, current c next; when q
+ * is current, the edge (c, current) leaves and comes back: the sums
+ * cancel.
+ */
+CK_FN ck_i64 ck_aco_splice_change(CK_ACO_GRAPH, CK_GLOBAL const ck_u32 *source,
+                                  CK_GLOBAL const ck_u32 *source_pos,
+                                  CK_GLOBAL const ck_u32 *tour,
+                                  CK_GLOBAL const ck_u32 *pos, ck_u32 current,
+                                  ck_u32 next, ck_u32 c, int *fresh) {
+  ck_u32 p = ck_aco_previous(n, tour, pos, c);
+  ck_u32 q = ck_aco_next(n, tour, pos, c);
+  *fresh = !ck_aco_has_edge(n, source, source_pos, current, c) +
+           !ck_aco_has_edge(n, source, source_pos, c, next) +
+           !ck_aco_has_edge(n, source, source_pos, p, q) -
+           !ck_aco_has_edge(n, source, source_pos, p, c) -
+           !ck_aco_has_edge(n, source, source_pos, c, q) -
+           !ck_aco_has_edge(n, source, source_pos, current, next);
+  return (ck_i64)ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c) +
+         ck_aco_distance(CK_ACO_GRAPH_ARGS, c, next) +
+         ck_aco_distance(CK_ACO_GRAPH_ARGS, p, q) -
+         ck_aco_distance(CK_ACO_GRAPH_ARGS, p, c) -
+         ck_aco_distance(CK_ACO_GRAPH_ARGS, c, q) -
+         ck_aco_distance(CK_ACO_GRAPH_ARGS, current, next);
+}
+
+/*
  * Builds ant `ant`'s tour of iteration `iteration` from a copy of `source`
  * (positions source_pos, length source_length; ck_aco_focus_copy set
  * tour, pos and visited for every position) changed at a few places.
@@ -704,24 +734,13 @@ CK_FN ck_i64 ck_aco_construct_focused(
     ck_u32 c = ck_aco_choose(n, k, neighbours, choice, visited, q0, r,
                              ((step - 1u) & 1u) * 2u, current);
     if (c != n && c != next) {
-      /* p c q, current next -> p q, current c next; when q is current,
-       * the edge (c, current) leaves and comes back: the sums cancel. */
-      ck_u32 p = ck_aco_previous(n, tour, pos, c);
-      ck_u32 q = ck_aco_next(n, tour, pos, c);
-      int fresh = !ck_aco_has_edge(n, source, source_pos, current, c) +
-                  !ck_aco_has_edge(n, source, source_pos, c, next) +
-                  !ck_aco_has_edge(n, source, source_pos, p, q) -
-                  !ck_aco_has_edge(n, source, source_pos, p, c) -
-                  !ck_aco_has_edge(n, source, source_pos, c, q) -
-                  !ck_aco_has_edge(n, source, source_pos, current, next);
+      int fresh;
+      ck_i64 change =
+          ck_aco_splice_change(CK_ACO_GRAPH_ARGS, source, source_pos, tour, pos,
+                               current, next, c, &fresh);
       if (added + fresh > (ck_i64)bound)
         break;
-      length += (ck_i64)ck_aco_distance(CK_ACO_GRAPH_ARGS, current, c) +
-                ck_aco_distance(CK_ACO_GRAPH_ARGS, c, next) +
-                ck_aco_distance(CK_ACO_GRAPH_ARGS, p, q) -
-                ck_aco_distance(CK_ACO_GRAPH_ARGS, p, c) -
-                ck_aco_distance(CK_ACO_GRAPH_ARGS, c, q) -
-                ck_aco_distance(CK_ACO_GRAPH_ARGS, current, next);
+      length += change;
       ck_aco_move_path(n, tour, pos, pos[c], 1u, current, 0);
       added += fresh;
       next = c;
@@ -734,17 +753,22 @@ CK_FN ck_i64 ck_aco_construct_focused(
 }
 
 /*
- * The dirty cities of a tour whose don't-look bits ck_aco_seed_position
- * set against its source: those with a clear bit, in tour order, into
- * queue. Returns their count.
+ * The dirty cities at positions first .. last - 1 of a tour whose
+ * don't-look bits ck_aco_seed_position set against its source: those
+ * with a clear bit, in tour order, into queue (only counted when queue
+ * is 0). Returns their count. The whole tour (0 .. n) gives the queue of
+ * ck_aco_improve_queue; a device's lanes take blocks of it.
  */
-CK_FN ck_u32 ck_aco_queue_dirty(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
-                                CK_GLOBAL const ck_u8 *dont_look,
-                                CK_GLOBAL ck_u32 *queue) {
+CK_FN ck_u32 ck_aco_queue_dirty(CK_GLOBAL const ck_u32 *tour,
+                                CK_GLOBAL const ck_u8 *dont_look, ck_u32 first,
+                                ck_u32 last, CK_GLOBAL ck_u32 *queue) {
   ck_u32 count = 0;
-  for (ck_u32 p = 0; p < n; ++p)
-    if (!dont_look[tour[p]])
-      queue[count++] = tour[p];
+  for (ck_u32 p = first; p < last; ++p)
+    if (!dont_look[tour[p]]) {
+      if (queue)
+        queue[count] = tour[p];
+      ++count;
+    }
   return count;
 }
 
@@ -763,6 +787,26 @@ CK_FN void ck_aco_queue_sorted(CK_GLOBAL const ck_u32 *tour,
   }
   for (ck_u32 i = 0; i < count; ++i)
     queue[i] = tour[queue[i]];
+}
+
+/*
+ * The ends of an applied move (touched[0 .. ends - 1]) whose don't-look
+ * bits are set get them cleared and join the queue (a ring of n entries
+ * whose `count` cities wait from `head`), in the order given. Returns the
+ * new count.
+ */
+CK_FN ck_u32 ck_aco_queue_push(ck_u32 n, CK_GLOBAL ck_u8 *dont_look,
+                               CK_GLOBAL ck_u32 *queue, ck_u32 head,
+                               ck_u32 count, const ck_u32 *touched, int ends) {
+  for (int t = 0; t < ends; ++t) {
+    ck_u32 c = touched[t];
+    if (dont_look[c]) {
+      dont_look[c] = 0;
+      queue[ck_aco_ahead(head, count, n)] = c;
+      ++count;
+    }
+  }
+  return count;
 }
 
 /*
@@ -794,14 +838,7 @@ CK_FN ck_i64 ck_aco_improve_queue(CK_ACO_GRAPH, ck_u32 k,
     if (gain <= 0)
       continue;
     total += gain;
-    for (int t = 0; t < ends; ++t) {
-      ck_u32 c = touched[t];
-      if (dont_look[c]) {
-        dont_look[c] = 0;
-        queue[ck_aco_ahead(head, count, n)] = c;
-        ++count;
-      }
-    }
+    count = ck_aco_queue_push(n, dont_look, queue, head, count, touched, ends);
   }
   return total;
 }

@@ -67,9 +67,9 @@
  *     A parent held by another block is read from that block's copy of
  *     its rows in global memory (rows_global, written a warp's rows at a
  *     time after each generation, so through L2), not through distributed
- *     shared memory: its random 16-byte reads measured 2.7 times slower
- *     (docs/ga.md). NVIDIA's OpenCL has neither clusters nor this much
- *     shared memory, so there such islands live in global memory.
+ *     shared memory: its random 16-byte reads measured slower. NVIDIA's
+ *     OpenCL has neither clusters nor this much shared memory, so there
+ *     such islands live in global memory.
  *
  * The launch gives the block CK_GA_NATIVE_SHARED_BYTES of dynamic shared
  * memory (ck_ga_native.h, sized by shared_bytes in src/ga/ga_cuda.c),
@@ -133,13 +133,12 @@
  * child's CK_GA_CHUNK registers and 32 for the rest of a thread's work (4
  * blocks of 256 at d = 32, 64 registers: more values spill than at 3
  * blocks of 80, but the SM has more warps to switch to at a barrier, and
- * it measured 2% faster); within the SM's threads and blocks. A whole
- * child of more than 48 genes gets at most 80 where that budget would
- * leave the SM fewer than 20 warps: 3 blocks of 256 rather than 2 at d =
- * 56 and 64 ran 6% to 18% faster on an H100, where 6 blocks of 128 rather
- * than 5 gained nothing (bench/results/h100-2026-11-25-lazy/); a child
- * crossed in chunks (past d = 64) keeps the budget, which 3 blocks of 256
- * made up to 26% slower. */
+ * it measured faster); within the SM's threads and blocks. A whole child
+ * of more than 48 genes gets at most 80 where that budget would leave the
+ * SM fewer than 20 warps: 3 blocks of 256 rather than 2 at d = 56 and 64
+ * ran faster, where 6 blocks of 128 rather than 5 gained nothing
+ * (bench/results/h100-2026-11-25-lazy/); a child crossed in chunks (past
+ * d = 64) keeps the budget, which 3 blocks of 256 made slower. */
 #define UNCAPPED_BLOCKS (CK_SM_REGISTERS / (CK_GA_BLOCK * (CK_GA_CHUNK + 32)))
 #define THREAD_REGISTERS                                                       \
   (!CHUNKED && CK_GA_CHUNK + 32 > 80 && UNCAPPED_BLOCKS * WARPS < 20           \
@@ -622,12 +621,11 @@ migrant_pick(posts *folds, void *cluster_folds, fold_sets *sets, unsigned rank,
 
 /* Whether a generation's statistics are the first warp's alone
  * (fitness_fold), or every thread's (island_fold). The first warp's fold
- * ran 1.6% to 4.5% faster on an H100 for islands of 128 and 256 (d = 16
- * to 100, 4096 x 256 at d = 32 64.6 to 61.8 ms), but 2.8% slower for
- * islands of 1024, whose 32 values a lane the other warps wait for, and
- * with deferred refills (10%, SBX) or the warps' pool of polynomial steps
- * (5%, SBX) it made ptxas spill registers
- * (bench/results/h100-2026-11-25-fold/). Clusters fold across blocks. */
+ * ran faster for islands of 128 and 256, but slower for islands of 1024,
+ * whose 32 values a lane the other warps wait for, and with deferred
+ * refills or the warps' pool of polynomial steps it made ptxas spill
+ * registers (bench/results/h100-2026-11-25-fold/). Clusters fold across
+ * blocks. */
 #define WARP_STATISTICS                                                        \
   (!CLUSTERED && !POOLED && !DEFERRED && CK_GA_ISLAND <= 8 * CK_WARP_WIDTH)
 /* The threads that take part in a generation's statistics. */
@@ -1051,8 +1049,8 @@ mutate_and_evaluate_child(const ck_ga_native_args &a, const island_view &v,
       a.inverse_log_keep, a.seed, draws, generation, v.drawn, v.first_slot,
       v.lo, v.hi, v.genes, v.queue, child);
 #else
-  /* The same passes in one function: measured 1.5% faster here than
-   * the pooled form's split (store_genes, mutate_and_evaluate). */
+  /* The same passes in one function: measured faster here than the
+   * pooled form's split (store_genes, mutate_and_evaluate). */
   if (v.live) {
     if (elite_slot)
       store_genes(row, 0, CK_DIM, child);

@@ -199,6 +199,16 @@ CASES = {
     # writes the moved path's cities in rounds of its lanes.
     'aco-groups-2': ['run', 'aco', 'random:12', '--candidates', '5', '--ants',
                      '3', '--iters', '3', '--lanes', '2'],
+    # The focused ants by a work-group: 4 lanes walk and search copies of
+    # the best tour (up to 30 new edges, queues sorted by the group); 2
+    # lanes with ACS and 2-opt alone.
+    'aco-focused-groups': ['run', 'aco', 'random:40', '--method', 'focused',
+                           '--candidates', '5', '--ants', '3', '--iters',
+                           '4', '--lanes', '4', '--focus-edges', '30'],
+    'aco-focused-groups-acs': ['run', 'aco', 'random:24', '--method',
+                               'focused', '--algo', 'acs', '--ls', '2opt',
+                               '--candidates', '5', '--ants', '2',
+                               '--iters', '3', '--lanes', '2'],
 }
 
 # The small grid between walls again, through the strips.

@@ -5,21 +5,21 @@ usage: spread_check.py CLKIT [MPIRUN]
 
 With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
 a swarm (gbest and ring) and a GA spread over them, and over them and
-ref, must end where one device ends, bit for bit, and so must an ant
-colony (its length and tour); an MLP spread over them must end near it (its gradients are summed
-in another order). Under MPIRUN (given where clkit is built with MPI) two
-and three ranks on ref must too, a ring's halos wider than a slice and
-the GA's trace included, and an MLP over
-two; ranks that only the clock stops must stop together; a rank killed
-mid-run must end the others within 10 s, with a non-zero status and a
-message. Usage errors exit 2, said once under MPI (an input on "-"
-among them). A gas spread the same ways must give one device's energies
-and pressure, to rounding, and its checkpoint must restart on another
-number of ranks. Over MPI too: shares past a double's sum are dealt as
-equal ones; failing ranks say so in a line each; a swarm, islands, a
-colony or a network too large for rank 1 ends the run before any rank
-builds kernels (PoCL); and a signal to a rank or to mpirun (Ctrl-C, once
-or twice) leaves no temporary.
+ref, must end where one device ends, bit for bit (a GA whose values tie
+too), and so must an ant colony (its length and tour); an MLP spread
+over them must end near it (its gradients are summed in another order).
+Under MPIRUN (given where clkit is built with MPI) two and three ranks
+on ref must too, a ring's halos wider than a slice and the GA's trace
+included, and an MLP over two; ranks that only the clock stops must stop
+together; a rank killed mid-run must end the others within 10 s, with a
+non-zero status and a message. Usage errors exit 2, said once under MPI
+(an input on "-" among them). A gas spread the same ways must give one
+device's energies and pressure, to rounding, and its checkpoint must
+restart on another number of ranks. Over MPI too: shares past a double's
+sum are dealt as equal ones; failing ranks say so in a line each; a
+swarm, islands, a colony or a network too large for rank 1 ends the run
+before any rank builds kernels (PoCL); and a signal to a rank or to
+mpirun (Ctrl-C, once or twice) leaves no temporary.
 
 CLKIT_SPREAD_DEVICES=A,B,... runs the device checks over those devices
 rather than two PoCL devices (four GPUs, say); CLKIT_SPREAD_MPI_DEVICE
@@ -127,6 +127,28 @@ if len(group) >= 2:
         same(f"a GA ({topology}) on {MIXED}",
              result(ga + ["--device", "ref"]),
              result(ga + mixed), len(group) + 1, 11)
+    if all(d.startswith("ocl:") for d in group):
+        # Whole-number values tie across islands, found in different
+        # rounds: the best's genes are those of the earliest round's lowest
+        # island, as one device keeps them.
+        steps = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                             f"spread_check_{os.getpid()}_steps.cl")
+        with open(steps, "w") as handle:
+            handle.write("float objective(const float *x, int dim) {\n"
+                         "  float sum = 0.0f;\n"
+                         "  for (int i = 0; i < dim; ++i)\n"
+                         "    sum += x[i] * x[i];\n"
+                         "  return floor(sum);\n"
+                         "}\n")
+        TIES = ["run", "ga", "--objective", steps, "--lo", "-5", "--hi", "5",
+                "--dim", "4", "--islands", "11", "--island-size", "16",
+                "--gens", "40", "--seed", "2", "--migrate-every", "3"]
+        shares = ",".join(str(2 * k + 1) for k in range(len(group)))
+        same(f"a GA whose values tie on {GROUP}, shares {shares}",
+             result(TIES + ["--device", group[0]]),
+             result(TIES + ["--device", pair, "--spread", "--shares", shares]),
+             len(group), 11)
+        os.remove(steps)
 else:
     print("skip: fewer than two OpenCL devices")
 

@@ -5,8 +5,9 @@
  * pheromone update against the published rules, quality on TSPLIB
  * instances with known optima, partitioning, pheromone bounds and choice
  * weights read back after runs, reproducibility, ref/OpenCL agreement
- * (alpha != 1 too), the nearest-neighbour tour behind the first pheromone
- * against brute force, and bad input.
+ * (alpha != 1 too), the focused ants of a work-item and of a work-group
+ * against ref's ant by ant, the nearest-neighbour tour behind the first
+ * pheromone against brute force, and bad input.
  *
  * Instances come from $CLKIT_TEST_DATA/tsplib; the API tests are skipped
  * when it is not set.
@@ -1501,6 +1502,10 @@ static const fixed_case fixed_cases[] = {
      CK_ACO_FOCUSED},
     {"ACS focused, 2opt on 4 ants, partition 20", CK_ACO_ACS, CK_ACO_LS_2OPT, 4,
      20, 0, CK_ACO_FOCUSED},
+    {"MMAS focused, 8 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 8,
+     CK_ACO_FOCUSED},
+    {"ACS focused, 2opt on 4 ants, 32 lanes", CK_ACO_ACS, CK_ACO_LS_2OPT, 4, 0,
+     32, CK_ACO_FOCUSED},
 };
 
 typedef struct fixed_result {
@@ -1765,16 +1770,16 @@ static void agreement_by_coordinates(const ck_device *ref,
   if (!make_instance(&tsp, n, UNIFORM, 4200) || !tour[0] || !tour[1])
     goto done;
   /* Each form of construction searches the grid its own way: the
-   * device's default, an ant a work-item, and an ant a work-group. */
+   * device's default, an ant a work-item, and an ant a work-group; the
+   * focused ants walk and search by either form. */
   static const struct {
     int algorithm;
     uint32_t lanes;
     ck_aco_method method;
-  } cases[] = {{CK_ACO_MMAS, 0, CK_ACO_CLASSIC},
-               {CK_ACO_ACS, 0, CK_ACO_CLASSIC},
-               {CK_ACO_MMAS, 1, CK_ACO_CLASSIC},
-               {CK_ACO_ACS, 32, CK_ACO_CLASSIC},
-               {CK_ACO_MMAS, 0, CK_ACO_FOCUSED}};
+  } cases[] = {
+      {CK_ACO_MMAS, 0, CK_ACO_CLASSIC}, {CK_ACO_ACS, 0, CK_ACO_CLASSIC},
+      {CK_ACO_MMAS, 1, CK_ACO_CLASSIC}, {CK_ACO_ACS, 32, CK_ACO_CLASSIC},
+      {CK_ACO_MMAS, 0, CK_ACO_FOCUSED}, {CK_ACO_MMAS, 32, CK_ACO_FOCUSED}};
   const char *pocl = strstr(device->platform_version, "PoCL ");
   int no_groups = device->kind == CK_KIND_CPU && pocl && atoi(pocl + 5) >= 5;
   for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
@@ -3229,6 +3234,165 @@ static void focused_runs(const ck_device *ref) {
   ck_tsp_free(&tsp);
 }
 
+/* ---- the focused method by a work-group an ant --------------------------
+ */
+
+/* The steps that run a device's construction and local search. */
+static const ck__aco_steps *steps_on(const ck_device *device) {
+  return device->backend == CK_BACKEND_REF ? &ck__aco_ref_steps
+                                           : &ck__aco_opencl_steps;
+}
+
+/* Every ant's tour (n entries each) and length, read from a colony. */
+static int read_ants(ck_aco *aco, uint32_t *tours, int64_t *lengths) {
+  aco_state *state = ck__aco_state(aco);
+  size_t ants = state->ants, n = state->n;
+  ck_status status =
+      ck_buffer_read(state->queue, state->tours, 0, ants * n * sizeof *tours,
+                     tours, CK_BLOCKING, NULL);
+  if (status == CK_OK)
+    status = ck_buffer_read(state->queue, state->lengths, 0,
+                            ants * sizeof *lengths, lengths, CK_BLOCKING, NULL);
+  CHECK_OK(status);
+  return status == CK_OK;
+}
+
+/* A colony's ants after the construction and after the local search of
+ * one focused iteration. */
+typedef struct focused_ants {
+  uint32_t *tours[2];
+  int64_t *lengths[2];
+} focused_ants;
+
+/* Runs `warmup` iterations of a colony, then one by its steps, keeping
+ * every ant's tour and length after construction and after local search.
+ * Returns whether it ran. */
+static int focused_iteration(const ck_device *device,
+                             const ck_tsp_instance *tsp,
+                             const ck_aco_config *config, uint64_t warmup,
+                             focused_ants *out) {
+  ck_aco *aco = create(device, tsp, config);
+  if (!aco)
+    return 0;
+  aco_state *state = ck__aco_state(aco);
+  const ck__aco_steps *steps = steps_on(device);
+  int ok = 0;
+  CHECK_OK(ck_aco_step(aco, warmup));
+  if (!state->seeded || !state->focused) {
+    CHECK_MSG(0, "%s: no focused iteration after %llu", device->id,
+              (unsigned long long)warmup);
+    goto done;
+  }
+  CHECK_OK(steps->construct(state, warmup));
+  if (!read_ants(aco, out->tours[0], out->lengths[0]))
+    goto done;
+  CHECK_OK(steps->local_search(state, NULL, 0));
+  ok = read_ants(aco, out->tours[1], out->lengths[1]);
+done:
+  ck_aco_destroy(aco);
+  return ok;
+}
+
+/*
+ * The focused ants of a work-group (4, 8 and 32 lanes) and of a work-item
+ * on the device build and improve the same tours as ref, ant by ant, on
+ * 1500 random cities: sorted queues (the default bound), scanned ones
+ * (400 new edges, more than CK_ACO_SORT_MOST dirty cities), ACS draws and
+ * a ranked search. Every length is its tour's; the search takes off what
+ * it reports, and where it stops a plain search on ref finds no move.
+ */
+static void focused_groups(const ck_device *ref, const ck_device *device) {
+  static const struct {
+    const char *what;
+    ck_aco_algorithm algorithm;
+    ck_aco_local_search local_search;
+    uint32_t local_search_ants, focus_edges;
+  } cases[] = {
+      {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0},
+      {"ACS 2opt on 6 ants", CK_ACO_ACS, CK_ACO_LS_2OPT, 6, 0},
+      {"MMAS 400 new edges", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 400},
+  };
+  static const uint32_t lanes[] = {1, 4, 8, 32};
+  const uint32_t n = 1500, ants = 8;
+  const char *pocl = strstr(device->platform_version, "PoCL ");
+  if (device->kind == CK_KIND_CPU && pocl && atoi(pocl + 5) >= 5)
+    return; /* no group kernels there (agreement) */
+  graph g;
+  focused_ants want, got;
+  int made = make_graph(&g, n, 20, UNIFORM, 1500);
+  for (int s = 0; s < 2; ++s) {
+    want.tours[s] = malloc((size_t)ants * n * sizeof(uint32_t));
+    got.tours[s] = malloc((size_t)ants * n * sizeof(uint32_t));
+    want.lengths[s] = malloc(ants * sizeof(int64_t));
+    got.lengths[s] = malloc(ants * sizeof(int64_t));
+    made &= want.tours[s] && got.tours[s] && want.lengths[s] && got.lengths[s];
+  }
+  for (size_t c = 0; made && c < sizeof cases / sizeof *cases; ++c) {
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.method = CK_ACO_FOCUSED;
+    config.algorithm = cases[c].algorithm;
+    config.local_search = cases[c].local_search;
+    config.local_search_ants = cases[c].local_search_ants;
+    config.focus_edges = cases[c].focus_edges;
+    config.ants = ants;
+    config.seed = 17 + c;
+    if (!focused_iteration(ref, &g.tsp, &config, 3, &want))
+      continue;
+    uint32_t searched =
+                 cases[c].local_search_ants ? cases[c].local_search_ants : ants,
+             improved = 0, left = 0;
+    for (uint32_t a = 0; a < ants; ++a) {
+      const uint32_t *built = want.tours[0] + (size_t)a * n;
+      const uint32_t *after = want.tours[1] + (size_t)a * n;
+      CHECK_MSG(want.lengths[0][a] == exact_length(&g, built) &&
+                    want.lengths[1][a] == exact_length(&g, after),
+                "focused %s on ref, ant %u: lengths %lld and %lld, tours "
+                "%lld and %lld",
+                cases[c].what, a, (long long)want.lengths[0][a],
+                (long long)want.lengths[1][a],
+                (long long)exact_length(&g, built),
+                (long long)exact_length(&g, after));
+      improved += want.lengths[1][a] < want.lengths[0][a];
+      if (want.lengths[1][a] < want.lengths[0][a])
+        left += moves_left(&g, after,
+                           cases[c].local_search == CK_ACO_LS_2OPT_OROPT);
+    }
+    /* The search follows the changes: a city whose bit was set before a
+     * later move changed its candidates' tour neighbours is not looked
+     * at again, so a few improving moves may remain (on ref too). */
+    CHECK_MSG(improved > 0, "focused %s: no ant improved", cases[c].what);
+    printf("note: focused %s on ref: %u of %u searched ants improved, %u "
+           "improving moves left\n",
+           cases[c].what, improved, searched, left);
+    for (size_t l = 0; l < sizeof lanes / sizeof *lanes; ++l) {
+      config.lanes = lanes[l];
+      if (!focused_iteration(device, &g.tsp, &config, 3, &got))
+        continue;
+      for (int s = 0; s < 2; ++s) {
+        uint32_t differ = ants;
+        for (uint32_t a = 0; a < ants; ++a)
+          if (got.lengths[s][a] == want.lengths[s][a] &&
+              memcmp(got.tours[s] + (size_t)a * n,
+                     want.tours[s] + (size_t)a * n, n * sizeof(uint32_t)) == 0)
+            --differ;
+        CHECK_MSG(differ == 0,
+                  "focused %s, %u lanes on %s: %u of %u ants differ from ref "
+                  "after %s",
+                  cases[c].what, lanes[l], device->id, differ, ants,
+                  s ? "local search" : "construction");
+      }
+    }
+  }
+  for (int s = 0; s < 2; ++s) {
+    free(want.tours[s]);
+    free(got.tours[s]);
+    free(want.lengths[s]);
+    free(got.lengths[s]);
+  }
+  free_graph(&g);
+}
+
 int main(void) {
   printf("aco local search and construction on the host\n");
   reverse_tests();
@@ -3271,6 +3435,7 @@ int main(void) {
       agreement_with_alpha(ref, devices[i]);
       agreement_by_coordinates(ref, devices[i]);
       agreement_on_ties(ref, devices[i]);
+      focused_groups(ref, devices[i]);
     }
   }
   nearest_neighbour_pheromone(ref);

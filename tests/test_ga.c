@@ -2113,8 +2113,9 @@ static ck_ga *spread_ga(const ck_spread *spread, const ck_ga_config *config) {
  * device with hand-set shares on sphere (which ref and the OpenCL test
  * device evaluate alike), on a ring and on random cycles, migrating every
  * other generation across both members' boundaries (ref holds islands 0
- * and 1, the other device 2 to 6). Without migrations the run ends
- * elsewhere, so the migrations count. Too few islands are refused.
+ * and 1, the other device 2 to 6), each member on a thread of its own and
+ * all in turn on one (CLKIT_SPREAD_THREADS=0). Without migrations the run
+ * ends elsewhere, so the migrations count. Too few islands are refused.
  */
 static void spread_islands(const ck_device *ref, const ck_device *other) {
   printf("spread islands%s%s\n", other ? " with " : "", other ? other->id : "");
@@ -2154,6 +2155,14 @@ static void spread_islands(const ck_device *ref, const ck_device *other) {
                       1e-5 * fabs(alone.history[1][g]),
                   "mean of generation %zu: %.9g, ref alone %.9g", g,
                   spread.history[1][g], alone.history[1][g]);
+      /* Members in turn on the calling thread end alike. */
+      setenv("CLKIT_SPREAD_THREADS", "0", 1);
+      if (ga_end_take(spread_ga(&two, &c), 30, &still))
+        CHECK_MSG(ga_ends_same(&alone, &still, 0),
+                  "ref and %s in turn, topology %d: %.9g, ref alone %.9g",
+                  other->id, topology, still.best, alone.best);
+      unsetenv("CLKIT_SPREAD_THREADS");
+      ga_end_free(&still);
       ga_end_free(&alone);
       ga_end_free(&spread);
     }

@@ -140,11 +140,15 @@ static ck_status opencl_setup(aco_state *state) {
   if (state->method == CK_ACO_FOCUSED) {
     CK_TRY(ck_kernel_create(state->program, "ck_aco_focus_copy_tours",
                             &state->focus_copy_kernel));
-    CK_TRY(ck_kernel_create(state->program, "ck_aco_build_focused",
+    CK_TRY(ck_kernel_create(state->program,
+                            groups ? "ck_aco_build_focused_groups"
+                                   : "ck_aco_build_focused",
                             &state->focus_build_kernel));
     CK_TRY(ck_kernel_create(state->program, "ck_aco_focus_dirty",
                             &state->focus_dirty_kernel));
-    CK_TRY(ck_kernel_create(state->program, "ck_aco_search_focused",
+    CK_TRY(ck_kernel_create(state->program,
+                            groups ? "ck_aco_search_focused_groups"
+                                   : "ck_aco_search_focused",
                             &state->focus_search_kernel));
   }
 fail:
@@ -152,7 +156,8 @@ fail:
 }
 
 /* The focused method's ants (aco_ref.c's focused_construct): the best
- * tour copied to every ant, then each ant's walk. */
+ * tour copied to every ant, then each ant's walk, by a work-item or a
+ * work-group an ant as construction. */
 static ck_status focused_construct(aco_state *state, uint64_t iteration) {
   ck_status status = CK_OK;
   int64_t *lengths = NULL;
@@ -195,14 +200,15 @@ static ck_status focused_construct(aco_state *state, uint64_t iteration) {
   ck_kernel_args_buffer(&args, state->flags);
   ck_kernel_args_buffer(&args, state->lengths);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_single(state, state->focus_build_kernel, state->ants));
+  CK_TRY(launch_ants(state, state->focus_build_kernel, state->ants));
 fail:
   free(lengths);
   return status;
 }
 
 /* Local search of `count` focused ants (listed in order when ranked):
- * their dirty cities found over every position, then a search an ant. */
+ * their dirty cities found over every position, then a search an ant, by
+ * a work-item or a work-group as construction. */
 static ck_status focused_search(aco_state *state, uint32_t count, int ranked) {
   ck_status status = CK_OK;
   ck_kernel_args args;
@@ -237,7 +243,7 @@ static ck_status focused_search(aco_state *state, uint32_t count, int ranked) {
   ck_kernel_args_buffer(&args, state->queued);
   ck_kernel_args_buffer(&args, state->lengths);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_single(state, state->focus_search_kernel, count));
+  CK_TRY(launch_ants(state, state->focus_search_kernel, count));
 fail:
   return status;
 }

@@ -97,7 +97,7 @@ static ck_status ref_local_search(aco_state *state, const uint32_t *ants,
       for (uint32_t p = 0; p < state->n; ++p)
         ck_aco_seed_position(state->n, tour, 1, host(state->best_tour),
                              host(state->best_positions), positions, flags, p);
-      uint32_t queued = ck_aco_queue_dirty(state->n, tour, flags, queue);
+      uint32_t queued = ck_aco_queue_dirty(tour, flags, 0, state->n, queue);
       lengths[ant] -= ck_aco_improve_queue(
           GRAPH(state), state->k, host(state->neighbours), state->longest,
           state->or_opt, tour, positions, flags, queue, queued);

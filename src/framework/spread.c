@@ -303,6 +303,47 @@ fail:
   return status;
 }
 
+void ck__spread_clock_start(ck__spread_clock *clock, ck__loop_rules *rules,
+                            ck__loop_driver *driver,
+                            uint64_t (*due)(void *self, uint64_t steps)) {
+  driver->due = rules->check_every ? NULL : due;
+  if (!rules->check_every)
+    rules->check_every = rules->max_chunk;
+  if (rules->max_seconds > 0 && !rules->max_steps && !rules->max_evaluations &&
+      !rules->has_target)
+    rules->max_steps = UINT64_MAX;
+  clock->max_seconds = rules->max_seconds;
+  clock->max_chunk = rules->max_chunk;
+  rules->progress_seconds = rules->max_seconds;
+  rules->max_seconds = 0;
+  clock->chunk = 1;
+  clock->started = clock->read_at = ck__seconds();
+  clock->read_steps = 0;
+}
+
+ck_status ck__spread_clock_read(ck__spread_run *run, ck__spread_clock *clock,
+                                uint64_t steps, ck__loop_reading *reading) {
+  double now = ck__seconds();
+  double mine[2] = {now - clock->started, 0}, slowest[2];
+  if (steps > clock->read_steps)
+    mine[1] = (now - clock->read_at) / (double)(steps - clock->read_steps);
+  ck_status status = ck__spread_largest(run, mine, slowest, 2);
+  if (status)
+    return status;
+  if (clock->max_seconds > 0 && slowest[0] >= clock->max_seconds)
+    reading->stop = CK_STOP_TIME;
+  /* Before any step is timed, one step (the chunk's first value). */
+  if (slowest[1] > 0) {
+    double wanted = 0.05 / slowest[1];
+    clock->chunk = wanted < 1                          ? 1
+                   : wanted > (double)clock->max_chunk ? clock->max_chunk
+                                                       : (uint64_t)wanted;
+  }
+  clock->read_at = now;
+  clock->read_steps = steps;
+  return CK_OK;
+}
+
 /* How long a probe's batch of steps must last, at most. */
 #define PROBE_SECONDS 0.05
 

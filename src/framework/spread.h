@@ -9,6 +9,7 @@
 #include "clkit/queue.h"
 #include "clkit/spread.h"
 #include "clkit/workload.h"
+#include "framework/framework.h"
 #include "runtime/exchange.h"
 
 /* The threads that run a run's members at once (ck__spread_each). */
@@ -94,6 +95,38 @@ ck_status ck__spread_report_queues(ck__spread_run *run, ck_result *result);
  * process offers (mine): clocks, say, so that all decide alike. Collective. */
 ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
                              double *largest, size_t count);
+
+/* The reads of a spread run's loop (ck__loop_run), which its processes
+ * agree on: the run's time rule, the most steps between reads, when the
+ * run began, the last read, and the steps to the next read. */
+typedef struct ck__spread_clock {
+  double max_seconds;
+  uint64_t max_chunk;
+  double started, read_at;
+  uint64_t read_steps, chunk;
+} ck__spread_clock;
+
+/*
+ * Makes a loop's rules and driver a spread run's, and starts its clock:
+ * reads come where the processes agree (driver->due, which gives
+ * clock->chunk, unless rules->check_every is set), and the time rule is
+ * the clock's, applied at the reads. A run that only the time stops runs
+ * until the processes agree that it is up. due(self, steps) returns the
+ * chunk of the clock that the driver's self holds.
+ */
+void ck__spread_clock_start(ck__spread_clock *clock, ck__loop_rules *rules,
+                            ck__loop_driver *driver,
+                            uint64_t (*due)(void *self, uint64_t steps));
+
+/*
+ * At each read, the processes agree on the clock and on the steps to the
+ * next read (the slowest process's, at most the rules' max_chunk), so that all
+ * stop at the same step: the time rule holds for all once it holds for one
+ * (reading->stop), and reads come about every 50 ms, as ck__loop_run
+ * spaces them. Collective.
+ */
+ck_status ck__spread_clock_read(ck__spread_run *run, ck__spread_clock *clock,
+                                uint64_t steps, ck__loop_reading *reading);
 
 /* Times one device's trial for the deal: a first step untimed (a runtime
  * may compile kernels at their first launch), then doubling batches until

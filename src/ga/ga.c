@@ -18,45 +18,7 @@
 
 enum {
   STATS_VALUES = 1 << 22, /* reals in the statistics buffer, at most */
-  MAX_CHUNK = 256,        /* generations between host reads, at most */
   DIRECT_REDUCTION = 16
-};
-
-struct ck_ga {
-  ga_state state;
-  const ck__ga_steps *steps;
-  ck__ga_steps merged_steps; /* native steps over the base's */
-  ck_ga_config config;
-  ck__problem problem;
-  uint64_t generation; /* generations made */
-  uint64_t migrations; /* migrations made */
-  /* The last migration's receiving is left to the next evolve launch
-   * (state.fused_migration), which sent its migrants already. */
-  int immigration_pending;
-  int sliced;            /* a spread run's member (ck__ga_slice_allocate) */
-  ck__ga_spread *spread; /* a spread run's members (ga_spread.c) */
-  uint64_t chunk;        /* a spread run's generations between reads */
-  double run_started;    /* a spread run's clock, and its last read */
-  double read_at;
-  uint64_t read_steps;
-  uint32_t stats_used; /* device slots not yet read */
-  /* Best and mean per generation in every stride, and with
-   * keep_island_history each island's too: the parts of a row. */
-  ck__history history;
-  double *row;      /* the row being made: 2, or 2 + 2 x islands */
-  uint32_t *source; /* who sends to each island of the run */
-  /* The source buffer's host copy: island i's source on this device, or
-   * its incoming slot (state.incoming). */
-  uint32_t *local_source;
-  /* The statistics buffer's host copy, allocated and touched once at
-   * creation so that reading it costs only the transfer. */
-  void *stats_host;
-  double *folded_rows; /* stats_capacity x (best, mean), without islands */
-  double build_seconds;
-  /* Host objectives: a generation as the device holds it, row-major, and
-   * its values; told: ck_ga_tell has had generation 0's. */
-  double *host_x, *host_rows, *host_f;
-  int told;
 };
 
 CK__STEPS_TABLE(ck__ga_steps, 9);
@@ -77,10 +39,6 @@ ck_status ck__ga_settle(ck_ga *ga) {
 
 int ck__ga_dim(const ck_ga *ga) {
   return ga->state.dim;
-}
-
-ck__ga_spread *ck__ga_spread_of(ck_ga *ga) {
-  return ga->spread;
 }
 
 ck_status ck_ga_config_init(ck_ga_config *config) {
@@ -190,8 +148,7 @@ static ck_status plan_migration(ck_ga *ga) {
                          CK_BLOCKING, NULL);
 }
 
-/* Reads the statistics of the generations not yet seen into the history. */
-static ck_status flush_stats(ck_ga *ga) {
+ck_status ck__ga_flush_stats(ck_ga *ga) {
   ga_state *state = &ga->state;
   uint32_t slots = ga->stats_used, islands = state->islands;
   if (slots == 0)
@@ -264,7 +221,9 @@ fail:
 
 uint32_t ck__ga_stats_capacity(size_t islands) {
   size_t slots = STATS_VALUES / (2 * islands);
-  return (uint32_t)(slots < 1 ? 1 : slots > MAX_CHUNK ? MAX_CHUNK : slots);
+  return (uint32_t)(slots < 1                  ? 1
+                    : slots > CK__GA_MAX_CHUNK ? CK__GA_MAX_CHUNK
+                                               : slots);
 }
 
 /* The problem and the islands' settings, from the configuration, the
@@ -551,7 +510,7 @@ static ck_status set_up(ck_ga *created) {
    * their own (islands not resident in local memory on OpenCL). A spread
    * run's member keeps generation 0's statistics for the run to read. */
   if (!created->sliced)
-    CK_TRY(flush_stats(created));
+    CK_TRY(ck__ga_flush_stats(created));
   CK_TRY(created->steps->evolve(state, 1, 0, 0, 0));
   CK_TRY(ck_queue_finish(state->queue));
 fail:
@@ -622,9 +581,10 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
                               &created->state.stats_capacity));
   created->build_seconds = ck__seconds() - started;
   CK_TRY(make_stats_host(created));
-  /* Generation 0's statistics, as one device reads them at creation. */
+  /* Generation 0's statistics and best, as one device reads them at
+   * creation. */
   created->stats_used = 1;
-  CK_TRY(flush_stats(created));
+  CK_TRY(ck__ga_spread_step(created, 0));
   *ga = created;
   return CK_OK;
 fail:
@@ -632,11 +592,7 @@ fail:
   return status;
 }
 
-/* The generations the next call may make, up to `count`: without filling
- * the statistics buffer or crossing a migration, unless the steps make a
- * ring's migrations inside their launches (up to span_segments - 1 of
- * them, *inside). *migrates: whether a migration follows them. */
-static uint64_t next_run(const ck_ga *ga, uint64_t count, int *migrates,
+uint64_t ck__ga_next_run(const ck_ga *ga, uint64_t count, int *migrates,
                          uint32_t *inside) {
   const ga_state *state = &ga->state;
   /* 0 where nothing migrates (no migrants either). */
@@ -658,7 +614,7 @@ static uint64_t next_run(const ck_ga *ga, uint64_t count, int *migrates,
   return k;
 }
 
-/* Evolves k generations (next_run's), then, where a migration follows,
+/* Evolves k generations (ck__ga_next_run's), then, where a migration follows,
  * plans it and sends its migrants: into the migrant set the next
  * receiving reads (state.migrant_set). */
 static ck_status evolve_and_send(ck_ga *ga, uint64_t k, int migrates,
@@ -719,17 +675,17 @@ fail:
   return status;
 }
 
-/* Evolves up to `count` generations (next_run's), migrating where the
+/* Evolves up to `count` generations (ck__ga_next_run's), migrating where the
  * schedule says; returns how many in *made. */
 static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
   ck_status status = CK_OK;
   int migrates = 0;
   uint32_t inside = 0;
-  uint64_t k = next_run(ga, count, &migrates, &inside);
+  uint64_t k = ck__ga_next_run(ga, count, &migrates, &inside);
   CK_TRY(evolve_and_send(ga, k, migrates, inside));
   CK_TRY(receive(ga, migrates));
   if (ga->stats_used == ga->state.stats_capacity)
-    CK_TRY(flush_stats(ga));
+    CK_TRY(ck__ga_flush_stats(ga));
   *made = k;
 fail:
   return status;
@@ -741,21 +697,6 @@ ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates) {
 
 ck_status ck__ga_slice_receive(ck_ga *slice, int migrates) {
   return receive(slice, migrates);
-}
-
-const uint32_t *ck__ga_sources(const ck_ga *ga) {
-  return ga->source;
-}
-
-ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats) {
-  ga_state *state = &slice->state;
-  ck_status status = ck_buffer_read(state->queue, state->stats, 0,
-                                    (size_t)slice->stats_used * state->islands *
-                                        2 * state->real_size,
-                                    slice->stats_host, CK_BLOCKING, NULL);
-  *stats = slice->stats_host;
-  slice->stats_used = 0;
-  return status;
 }
 
 ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs) {
@@ -792,28 +733,6 @@ ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs) {
   return status;
 }
 
-/* A spread run's generations: rounds that end where one-device calls
- * end (next_run), every member making each, and the statistics of all
- * read once the buffer fills and after the last, so that every process
- * holds the history at every call's end. */
-static ck_status spread_step(ck_ga *ga, uint64_t generations) {
-  ck_status status = CK_OK;
-  while (generations > 0) {
-    int migrates = 0;
-    uint32_t inside = 0;
-    uint64_t k = next_run(ga, generations, &migrates, &inside);
-    CK_TRY(ck__ga_spread_round(ga->spread, k, migrates));
-    ga->generation += k;
-    ga->stats_used += (uint32_t)k;
-    ga->migrations += migrates ? 1u : 0u;
-    generations -= k;
-    if (generations == 0 || ga->stats_used == ga->state.stats_capacity)
-      CK_TRY(flush_stats(ga));
-  }
-fail:
-  return status;
-}
-
 /* CK_OK for a GA that evolves at ck_ga_step and ck_ga_run. */
 static ck_status not_ask_tell(const ck_ga *ga, const char *function) {
   if (ga->config.ask_tell)
@@ -830,7 +749,7 @@ ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
   if (refused)
     return refused;
   if (ga->spread)
-    return spread_step(ga, generations);
+    return ck__ga_spread_step(ga, generations);
   while (generations > 0) {
     uint64_t made = 0;
     ck_status status = advance(ga, generations, &made);
@@ -845,54 +764,28 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_ga_step(self, steps);
 }
 
-/* A spread run's processes agree at each read on the clock and on the
- * generations to the next read (the slowest process's), so that all stop
- * at the same generation: the time rule holds for all once it holds for
- * one, and reads come about every 50 ms, as ck__loop_run spaces them. */
-static ck_status agree_clock(ck_ga *ga, uint64_t steps,
-                             ck__loop_reading *reading) {
-  double now = ck__seconds();
-  double mine[2] = {now - ga->run_started, 0}, slowest[2];
-  if (steps > ga->read_steps)
-    mine[1] = (now - ga->read_at) / (double)(steps - ga->read_steps);
-  ck_status status = ck__ga_spread_slowest(ga->spread, mine, slowest, 2);
-  if (status)
-    return status;
-  if (ga->config.max_seconds > 0 && slowest[0] >= ga->config.max_seconds)
-    reading->stop = CK_STOP_TIME;
-  /* Before any step is timed, one generation (ga->chunk's first value). */
-  if (slowest[1] > 0) {
-    double wanted = 0.05 / slowest[1];
-    ga->chunk = wanted < 1           ? 1
-                : wanted > MAX_CHUNK ? MAX_CHUNK
-                                     : (uint64_t)wanted;
-  }
-  ga->read_at = now;
-  ga->read_steps = steps;
-  return CK_OK;
-}
-
 static ck_status run_read(void *self, uint64_t steps,
                           ck__loop_reading *reading) {
   ck_ga *ga = self;
-  ck_status status = flush_stats(ga);
+  ck_status status = ck__ga_flush_stats(ga);
   if (status == CK_OK)
     ck__loop_read_history(&ga->history, steps, reading);
   if (status == CK_OK && ga->spread)
-    status = agree_clock(ga, steps, reading);
+    status = ck__spread_clock_read(ck__ga_spread_run(ga), &ga->clock, steps,
+                                   reading);
   return status;
 }
 
 /* A spread run's generations to its next read, as its processes agreed. */
 static uint64_t run_due(void *self, uint64_t steps) {
   (void)steps;
-  return ((ck_ga *)self)->chunk;
+  return ((ck_ga *)self)->clock.chunk;
 }
 
 /* Kernel time so far: the queue's, or a spread's members' summed. */
 static void kernel_seconds(ck_ga *ga, double *seconds) {
   if (ga->spread)
-    *seconds = ck__ga_spread_kernel_seconds(ga->spread);
+    *seconds = ck__spread_kernel_seconds(ck__ga_spread_run(ga));
   else
     ck_queue_get_kernel_seconds(ga->state.queue, seconds);
 }
@@ -927,27 +820,15 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
                           .has_target = config->has_target,
                           .max_seconds = config->max_seconds,
                           .check_every = config->check_every,
-                          .max_chunk = MAX_CHUNK,
+                          .max_chunk = CK__GA_MAX_CHUNK,
                           .progress = config->progress,
                           .progress_user = config->progress_user,
                           .step_name = "generations",
                           .best_name = "best",
                           .cancelled = "GA cancelled after %lld steps"};
   ck__loop_driver driver = {ga, run_step, run_read, NULL};
-  if (ga->spread) {
-    /* Reads where the processes agreed (run_due), and the clock theirs
-     * (agree_clock): a run that only the time stops runs until then. */
-    driver.due = config->check_every ? NULL : run_due;
-    rules.check_every = config->check_every ? config->check_every : MAX_CHUNK;
-    if (config->max_seconds > 0 && !config->max_generations && !budget &&
-        !config->has_target)
-      rules.max_steps = UINT64_MAX;
-    rules.progress_seconds = rules.max_seconds;
-    rules.max_seconds = 0;
-    ga->chunk = 1;
-    ga->run_started = ga->read_at = ck__seconds();
-    ga->read_steps = 0;
-  }
+  if (ga->spread)
+    ck__spread_clock_start(&ga->clock, &rules, &driver, run_due);
   ck__loop_outcome outcome;
   double kernel_before = 0, kernel_after = 0;
   kernel_seconds(ga, &kernel_before);
@@ -956,7 +837,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   if (config->has_target)
     ck__history_watch(&ga->history, 0, config->target, ga->generation);
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  /* A spread run's rounds end waiting for every member. */
+  /* A spread run's steps end reading every member's statistics. */
   if (!ga->spread)
     CK_TRY(ck_queue_finish(state->queue));
   kernel_seconds(ga, &kernel_after);
@@ -1044,7 +925,7 @@ ck_status ck_ga_tell(ck_ga *ga, const double *f) {
   }
   CK_TRY(ga->steps->update_best(state));
   if (ga->stats_used == state->stats_capacity)
-    CK_TRY(flush_stats(ga));
+    CK_TRY(ck__ga_flush_stats(ga));
   CK_TRY(ga->steps->evolve(state, generation + 1, 1, 0, 0));
 fail:
   return status;
@@ -1055,7 +936,7 @@ ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
                             const double **island_mean, size_t *count) {
   CK__REQUIRE(ga);
   CK__REQUIRE(count);
-  ck_status status = flush_stats(ga);
+  ck_status status = ck__ga_flush_stats(ga);
   if (status)
     return status;
   /* Parts 2 and 3 are NULL without keep_island_history. */

@@ -23,17 +23,15 @@ enum {
    * schedules (a portable cluster size). */
   MAX_CLUSTER = 8,
   CLUSTER_ARCHITECTURE = 90, /* clusters and distributed shared memory */
-  /* Clusters only past 8 genes: at 2048 × 4 and × 8 the global-memory
-   * steps measured faster (4.7 and 7.8 ms against 6.6 and 8.7 ms over 100
-   * generations of 512 islands on an H100), and from × 12 to × 32 2.2 to 5.1
-   * times slower (bench/results/h100-2026-11-23-cluster/shapes.txt). */
+  /* Clusters only past 8 genes: at 4 and 8 genes the global-memory steps
+   * measured faster, from 12 on several times slower
+   * (bench/results/h100-2026-11-23-cluster/shapes.txt). */
   MIN_CLUSTER_DIM = 9,
   /* Nor for blocks of fewer slots (warps) than this: with so few warps an
    * SM, the parents read from other blocks' rows wait on L2. Past d = 128
-   * a block holds fewer than 440 slots, and clusters of 128 and 171 slots
-   * a block at d = 256 measured 15% slower than the global-memory steps,
-   * while 192 slots at d = 192 ran 1.16 times and 205 at d = 256 1.09
-   * times as fast (bench/results/h100-2026-11-23-ga-wide/). */
+   * a block holds fewer than 440 slots; clusters of fewer slots a block
+   * than this measured slower than the global-memory steps, and of this
+   * many or more faster (bench/results/h100-2026-11-23-ga-wide/). */
   MIN_CLUSTER_SLOTS = 192,
   /* Segments (runs of generations between migrations) a launch may make,
    * and the bytes the migrants sent inside it may take in device memory:
@@ -50,9 +48,8 @@ typedef struct {
 
 /* Whether a child's refills after its first go through the block's
  * queue (cl/ga.cu, DEFERRED): for gaussian mutation after BLX or SBX
- * crossover at d <= 32, where it measured 5% to 15% faster on an H100;
- * after arithmetic crossover it measured 3% slower, and 5% at d = 64
- * (docs/cuda.md). */
+ * crossover at d <= 32, where it measured faster; after arithmetic
+ * crossover, and at d = 64, slower (docs/ga.md, "Deferred refills"). */
 static int defers_refills(const ga_state *state) {
   return state->mutation == CK_GA_GAUSSIAN &&
          state->crossover != CK_GA_ARITHMETIC && state->dim <= 32;
@@ -60,9 +57,8 @@ static int defers_refills(const ga_state *state) {
 
 /* Whether a warp's polynomial mutation steps go through its pool
  * (cl/ga.cu, POOLED): after SBX crossover, where it measured as fast as
- * each child drawing its own or up to 3% faster on an H100; after
- * arithmetic or BLX crossover each child's own measured 2% to 10% faster
- * (bench/results/h100-2026-11-25-lazy/). */
+ * each child drawing its own or faster; after arithmetic or BLX crossover
+ * each child's own measured faster (bench/results/h100-2026-11-25-lazy/). */
 static int pools_steps(const ga_state *state) {
   return state->mutation == CK_GA_POLYNOMIAL && state->crossover == CK_GA_SBX;
 }
@@ -73,19 +69,9 @@ static int pools_steps(const ga_state *state) {
  * island less often; the schedule keeps an island's source a class of
  * tickets ahead, so the segments of a task after its first rarely wait,
  * but a launch's first and last sweeps are uneven (tasks of 1 to K
- * segments). Kernel time on an H100, migrating every 10 generations,
- * with K segments a task (bench/results/h100-2026-11-25-classes/):
- *
- *   4096 x 256, d = 32, 1,000 generations: 55.3, 54.8, 54.5, 54.3 and
- *     54.1 ms with K = 2, 3, 4, 6 and 8; migrating every generation 98.3
- *     ms with 2, 87.8 with 4;
- *   1024 x 256 at d = 64 and d = 100, 300 generations, and 1024 x 1024 at
- *     d = 32: 7.75, 14.4 and 73.3 ms with 2, 7.60, 13.8 and 72.1 with 4;
- *   4096 x 64, d = 32: 13.35 ms with 2, 13.47 with 4, the one loss kept;
- *   BLX with deferred refills, 1024 x 256, d = 32: 24.4 with 2, 24.7 with
- *     4;
- *   SBX with pooled polynomial steps, 1024 x 256: at d = 64 32.2, 32.1 and
- *     33.4 ms with 1, 2 and 4; at d = 32 54.9, 55.4 and 56.0. */
+ * segments). Four a task beat two on every shape measured but 4096 x 64,
+ * whose small loss is kept; deferred refills keep two and pooled steps
+ * one, which beat four there (bench/results/h100-2026-11-25-classes/). */
 static uint32_t per_task(const ga_state *state) {
   uint32_t segments = pools_steps(state) ? 1u : defers_refills(state) ? 2u : 4u;
   return segments < state->islands ? segments : state->islands;

@@ -12,6 +12,7 @@
 #include "ck_ga_migration.h"
 #include "clkit/clkit.h"
 #include "clkit/ga.h"
+#include "framework/spread.h"
 #include "objectives/problem.h"
 #include "runtime/runtime.h"
 
@@ -168,6 +169,58 @@ ck_status ck__ga_make_migrants(ga_state *state, unsigned set);
  * reads. */
 void ck__ga_migration_made(ga_state *state, uint32_t migration);
 
+/* Generations between host reads, at most. */
+#define CK__GA_MAX_CHUNK 256
+
+typedef struct ck__ga_spread ck__ga_spread;
+
+/* A GA: one device's, a spread run's member (sliced), or a spread run's
+ * front (spread), whose members hold the islands and whose state holds
+ * the whole run's settings. */
+struct ck_ga {
+  ga_state state;
+  const ck__ga_steps *steps;
+  ck__ga_steps merged_steps; /* native steps over the base's */
+  ck_ga_config config;
+  ck__problem problem;
+  uint64_t generation; /* generations made */
+  uint64_t migrations; /* migrations made */
+  /* The last migration's receiving is left to the next evolve launch
+   * (state.fused_migration), which sent its migrants already. */
+  int immigration_pending;
+  int sliced;             /* a spread run's member (ck__ga_slice_allocate) */
+  ck__ga_spread *spread;  /* a spread run's members (ga_spread.c) */
+  ck__spread_clock clock; /* a spread run's reads in ck_ga_run */
+  uint32_t stats_used;    /* device slots not yet read */
+  /* Best and mean per generation in every stride, and with
+   * keep_island_history each island's too: the parts of a row. */
+  ck__history history;
+  double *row;      /* the row being made: 2, or 2 + 2 x islands */
+  uint32_t *source; /* who sends to each island of the run */
+  /* The source buffer's host copy: island i's source on this device, or
+   * its incoming slot (state.incoming). */
+  uint32_t *local_source;
+  /* The statistics buffer's host copy, allocated and touched once at
+   * creation so that reading it costs only the transfer. */
+  void *stats_host;
+  double *folded_rows; /* stats_capacity x (best, mean), without islands */
+  double build_seconds;
+  /* Host objectives: a generation as the device holds it, row-major, and
+   * its values; told: ck_ga_tell has had generation 0's. */
+  double *host_x, *host_rows, *host_f;
+  int told;
+};
+
+/* The generations the next call may make, up to `count`: without filling
+ * the statistics buffer or crossing a migration, unless the steps make a
+ * ring's migrations inside their launches (up to span_segments - 1 of
+ * them, *inside). *migrates: whether a migration follows them. */
+uint64_t ck__ga_next_run(const ck_ga *ga, uint64_t count, int *migrates,
+                         uint32_t *inside);
+/* Reads the statistics of the generations not yet read into the history
+ * (a spread run's from every member: collective). */
+ck_status ck__ga_flush_stats(ck_ga *ga);
+
 /* ---- spread runs (ga_spread.c) ------------------------------------------ */
 
 /* A member's share of a spread run's islands. */
@@ -201,26 +254,22 @@ ck_status ck__ga_slice_set_up(ck_ga *ga);
  * members are in their incoming slots) their receiving, and the best. */
 ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates);
 ck_status ck__ga_slice_receive(ck_ga *slice, int migrates);
-/* Who sends to each island of the run at the migration last planned. */
-const uint32_t *ck__ga_sources(const ck_ga *ga);
-/* A member's statistics since its last read, every island's (the stats
- * buffer's layout), in host memory that the member owns. */
-ck_status ck__ga_slice_stats(ck_ga *slice, const void **stats);
 /* A GA's (or a spread member's) statistics since the last read, folded
  * over its islands: (best, mean) a generation into pairs, as doubles;
  * folded on the device where its backend can. */
 ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs);
 
-typedef struct ck__ga_spread ck__ga_spread;
-/* Deals config's islands to the spread's members, makes their slices and
- * agrees on generation 0's best; *stats_capacity: the slices'. */
+/* Deals config's islands to the spread's members, makes their slices;
+ * *stats_capacity: the slices'. Generation 0's statistics and best are
+ * the front's to read (ck__ga_spread_step with no generations). */
 ck_status ck__ga_spread_create(const ck_spread *spread,
                                const ck_ga_config *config, ck__ga_spread **made,
                                uint32_t *stats_capacity);
-/* Every member's round (ck__ga_slice_send), the migrants that cross a
- * member's boundary exchanged, the receiving, and the run's best agreed. */
-ck_status ck__ga_spread_round(ck__ga_spread *spread, uint64_t count,
-                              int migrates);
+/* A spread run's generations (ck_ga_step): rounds that end where
+ * one-device calls end (ck__ga_next_run), every member making each on its
+ * own thread; then the statistics not yet read, and the run's best agreed.
+ * Collective. */
+ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations);
 /* Every member's statistics of the last `slots` generations, into stats
  * as one device lays out its stats buffer (slots x the run's islands x
  * (best, mean), in the run's precision). */
@@ -231,18 +280,12 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
  * what every member folded of its own. */
 ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
                                const double **rows);
-/* The largest over the processes of each of `count` values (clocks). */
-ck_status ck__ga_spread_slowest(ck__ga_spread *spread, const double *mine,
-                                double *slowest, size_t count);
 /* The run's best so far, and its genes (either may be NULL). */
 ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
                              double *position);
-double ck__ga_spread_kernel_seconds(ck__ga_spread *spread);
-/* Each member's share and times into the result. Collective. */
-ck_status ck__ga_spread_report(ck__ga_spread *spread, ck_result *result);
-/* The process's rank in the run (0 for NULL: no spread). */
-int ck__ga_spread_rank(const ck__ga_spread *spread);
-ck__ga_spread *ck__ga_spread_of(ck_ga *ga);
+/* The spread behind a GA, as the framework keeps it (its exchange, and
+ * its members' queues, slices and times): NULL for one device. */
+ck__spread_run *ck__ga_spread_run(const ck_ga *ga);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
 
 /* The state behind a GA, for tests that inspect islands. */

@@ -25,9 +25,8 @@ static ck_status launch(ga_state *state, ck_kernel *kernel, size_t items,
 /* The migration kernels' work-group: an island's pick is a halving tree
  * a migrant, so a narrow group that scans several slots a work-item
  * makes fewer and cheaper barriers than the island's whole group. One
- * warp where the device has a lockstep width (on NVIDIA's GPUs a
- * migration of 4096 islands of 256 took 36 µs on an H100 where it took
- * 44, bench/results/h100-2026-11-22-migrate), else 32: on a CPU through
+ * warp where the device has a lockstep width (faster on NVIDIA's GPUs:
+ * bench/results/h100-2026-11-22-migrate), else 32: on a CPU through
  * PoCL, groups of 1, 8 and 32 measured alike. Never wider than the
  * island's group; both are powers of two. */
 static uint32_t migrate_group(const ga_state *state) {

@@ -1,16 +1,30 @@
 /*
  * ga_spread.c - one GA over several devices (and processes): each member
- * evolves a contiguous slice of the islands; at each migration every
- * member sends its migrants, those whose island receives on another
- * member cross through the exchange, and every member receives.
+ * evolves a contiguous slice of the islands, on a host thread of its own
+ * (ck__spread_each), and the migrants that cross a member's boundary go
+ * between its rounds.
+ *
+ * A round is the generations up to a migration, a read or the step's end.
+ * In a round each member receives the last round's migrants, makes its
+ * generations and sends its own. Those that leave for another member are
+ * copied behind its queued work into host memory (page-locked on CUDA),
+ * and the member waits for that copy alone. The exchange then moves them
+ * (copies in a process, MPI between processes). Each member uploads those
+ * it received, in its queue's order, before the launch that receives
+ * them.
+ * Nothing else is read inside the generation loop: a step ends reading
+ * every member's statistics, from which every process finds the best.
  *
  * The result is the one-device GA's, bit for bit, on devices that compute
  * alike: an island draws from its own streams wherever it lives (its
  * number in the whole run), every member plans the run's migrations as
  * one device does, and the best is the least of the members' bests, ties
- * going to the lowest island. The history's mean is the members' means
+ * going to the earliest round and then the lowest island, as one device
+ * keeps it round by round. The history's mean is the members' means
  * weighted by their islands: one device's to rounding.
  */
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +35,17 @@
 /* A probe's batches of generations hold at most this many. */
 #define PROBE_GENERATIONS 32
 
+/* A local member. */
+typedef struct member {
+  ck_ga *ga;
+  /* Its migrants to other members and from them: packs in host memory
+   * that its queue moves fastest (ck__host_alloc: page-locked on CUDA). */
+  unsigned char *out, *in;
+} member;
+
 struct ck__ga_spread {
   ck__spread_run run;
-  ck_ga **members; /* local ones */
+  member *members; /* local ones */
   size_t count;    /* the run's members */
   /* Every member's slice: its first island and islands. */
   uint64_t *firsts, *units;
@@ -31,89 +53,89 @@ struct ck__ga_spread {
   int dim, ring, double_precision;
   uint32_t migrants;
   size_t real; /* bytes a real */
-  double best; /* the run's best so far, its island and its genes */
-  uint64_t best_island;
+  /* Migrants cross between members (several, migrating); the bytes of a
+   * pack of them (ring: an island's; random: the widest member's). */
+  int crossing;
+  size_t pack;
+  unsigned char *gathered; /* random: every member's pack */
+  /* The round the members make: its generations, and whether a
+   * migration follows them. */
+  uint64_t round_count;
+  int round_migrates;
+  /* The members owe the last round's receiving (due), which migrated or
+   * not (due_migrates): made at the start of their next phase. */
+  int due, due_migrates;
+  /* Rounds made (generation 0's is round 0), and the round of each
+   * statistics slot not yet read. */
+  uint64_t rounds, *slot_round;
+  /* Every member's best so far, as the reads found it, and the round
+   * that first reached it; the run's best, its member and its genes. */
+  double *member_best;
+  uint64_t *member_round;
+  double best;
+  size_t holder;
   double *genes;
-  /* Packs of migrants (ring: an island's; random: the widest member's):
-   * every local member's sent and received, and every member's gathered. */
-  unsigned char *sent, *received, *gathered;
-  /* Statistics: every local member's, padded to the widest, then every
-   * member's. */
+  /* Every island's statistics (keep_island_history): every local
+   * member's, padded to the widest, then every member's. */
   unsigned char *stats, *all_stats;
   uint32_t stats_capacity;
+  /* A read's slots, and whether it takes every island's statistics. */
+  uint32_t slots;
+  int every_island;
   /* Folded statistics: (best, mean) a generation, every local member's,
    * every member's, and the run's. */
   double *folded, *all_folded, *rows;
 };
 
-/* Bytes of a pack of `islands` islands' migrants: their genes, then their
- * fitness (the migrant buffers' layouts, island after island). */
-static size_t pack_bytes(const ck__ga_spread *spread, size_t islands) {
-  return islands * spread->migrants * ((size_t)spread->dim + 1) * spread->real;
+ck__spread_run *ck__ga_spread_run(const ck_ga *ga) {
+  return ga->spread ? &ga->spread->run : NULL;
 }
 
-/* Bytes of an island's migrants' genes. */
+/* A status of the calling thread's, agreed over all processes. */
+static ck_status agree(ck__ga_spread *spread, ck_status status) {
+  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {status};
+  return ck__exchange_agree(spread->run.exchange, statuses);
+}
+
+/* ---- migrants ------------------------------------------------------------ */
+
+/* Bytes of an island's migrants' genes, and of their fitness. */
 static size_t gene_bytes(const ck__ga_spread *spread) {
   return (size_t)spread->migrants * (size_t)spread->dim * spread->real;
 }
 
-/* The migrants of `islands` islands from island `from` on, in the set
- * the last emigration wrote, into a pack with room for `room` islands. */
-static ck_status read_migrants(const ck__ga_spread *spread, ga_state *state,
-                               uint32_t from, uint32_t islands, size_t room,
-                               unsigned char *pack) {
-  size_t genes = gene_bytes(spread), fitness = spread->migrants * spread->real;
-  uint32_t set = state->migrant_set;
-  ck_status status =
-      ck_buffer_read(state->queue, state->migrant_genes[set], from * genes,
-                     islands * genes, pack, CK_BLOCKING, NULL);
-  if (status == CK_OK)
-    status = ck_buffer_read(state->queue, state->migrant_fitness[set],
-                            from * fitness, islands * fitness,
-                            pack + room * genes, CK_BLOCKING, NULL);
-  return status;
+static size_t fitness_bytes(const ck__ga_spread *spread) {
+  return (size_t)spread->migrants * spread->real;
 }
 
-/* A pack with room for `room` islands into the first `islands` incoming
- * slots of that set, which the receiving reads. */
-static ck_status write_incoming(const ck__ga_spread *spread, ga_state *state,
-                                uint32_t islands, size_t room,
-                                const unsigned char *pack) {
-  size_t genes = gene_bytes(spread), fitness = spread->migrants * spread->real;
-  uint32_t set = state->migrant_set;
-  ck_status status = ck_buffer_write(state->queue, state->migrant_genes[set],
-                                     state->islands * genes, islands * genes,
-                                     pack, CK_BLOCKING, NULL);
-  if (status == CK_OK)
-    status = ck_buffer_write(state->queue, state->migrant_fitness[set],
-                             state->islands * fitness, islands * fitness,
-                             pack + room * genes, CK_BLOCKING, NULL);
-  return status;
+/* The islands a pack has room for: genes, then fitness, for each. */
+static size_t pack_room(const ck__ga_spread *spread) {
+  return spread->ring ? 1 : spread->widest;
 }
 
-/* The ring: member m's island 0 receives from the island before it, the
- * last of member m - 1, whose migrants go round the members' ring. */
-static ck_status exchange_ring(ck__ga_spread *spread) {
+/* A member's migrants that other members receive (a ring's last
+ * island's; random cycles: every island's), from the set the last
+ * emigration wrote, copied into its out pack behind its queued work; then
+ * it waits for the copy, which the exchange reads. */
+static ck_status send_out(const ck__ga_spread *spread, member *m) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  size_t bytes = pack_bytes(spread, 1);
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  const void *send[CK_SPREAD_MAX_LOCAL];
-  void *receive[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    ga_state *state = ck__ga_state(spread->members[i]);
-    send[i] = spread->sent + i * bytes;
-    receive[i] = spread->received + i * bytes;
-    statuses[i] = read_migrants(spread, state, state->islands - 1, 1, 1,
-                                spread->sent + i * bytes);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(ck__exchange_ring(run->exchange, send, receive, bytes));
-  for (size_t i = 0; i < run->local; ++i)
-    statuses[i] = write_incoming(spread, ck__ga_state(spread->members[i]), 1, 1,
-                                 spread->received + i * bytes);
-  return ck__exchange_agree(run->exchange, statuses);
+  ga_state *state = &m->ga->state;
+  size_t genes = gene_bytes(spread), fitness = fitness_bytes(spread);
+  uint32_t from = spread->ring ? state->islands - 1 : 0;
+  uint32_t islands = spread->ring ? 1 : state->islands;
+  uint32_t set = state->migrant_set;
+  ck_event *copied = NULL;
+  assert(state->migrants == spread->migrants && islands <= pack_room(spread));
+  CK_TRY(ck_buffer_read(state->queue, state->migrant_genes[set], from * genes,
+                        islands * genes, m->out, CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_read(state->queue, state->migrant_fitness[set],
+                        from * fitness, islands * fitness,
+                        m->out + pack_room(spread) * genes, CK_NONBLOCKING,
+                        &copied));
+  /* The queue is in order: the last copy done, all are. */
+  CK_TRY(ck_event_wait(copied));
 fail:
+  ck_event_destroy(copied);
   return status;
 }
 
@@ -130,120 +152,154 @@ static size_t holder_of(const ck__ga_spread *spread, uint64_t island) {
   return low;
 }
 
-/* A random cycle: every member's migrants go to all, and each island
- * whose source is another member's takes that source's from them. */
-static ck_status exchange_all(ck__ga_spread *spread) {
+/* A random cycle's migrants for local member i's islands whose source
+ * another member holds, from the gathered packs into its in pack. */
+static void take_incoming(const ck__ga_spread *spread, size_t i) {
+  member *m = &spread->members[i];
+  size_t room = pack_room(spread);
+  size_t genes = gene_bytes(spread), fitness = fitness_bytes(spread);
+  uint64_t first = spread->run.first[i];
+  uint32_t islands = m->ga->state.islands;
+  for (uint32_t j = 0; j < islands; ++j) {
+    uint64_t from = m->ga->source[first + j];
+    if (from - first < islands)
+      continue; /* its own island sends */
+    size_t holder = holder_of(spread, from);
+    size_t at = (size_t)(from - spread->firsts[holder]);
+    assert(holder != ck__exchange_first(spread->run.exchange) + i &&
+           at < spread->units[holder]);
+    const unsigned char *held = spread->gathered + holder * spread->pack;
+    memcpy(m->in + j * genes, held + at * genes, genes);
+    memcpy(m->in + room * genes + j * fitness,
+           held + room * genes + at * fitness, fitness);
+  }
+}
+
+/* The migrants received into the incoming slots of the set the receiving
+ * reads (island i's at slot islands + i), behind the member's queued
+ * work. The in pack stays untouched until then: the exchange writes it
+ * again only after the member's next copy out, which is queued after. */
+static ck_status upload(const ck__ga_spread *spread, member *m) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  size_t room = spread->widest, bytes = pack_bytes(spread, room);
-  size_t genes = gene_bytes(spread), fitness = spread->migrants * spread->real;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    ga_state *state = ck__ga_state(spread->members[i]);
-    pieces[i] = spread->sent + i * bytes;
-    statuses[i] = read_migrants(spread, state, 0, state->islands, room,
-                                spread->sent + i * bytes);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, bytes, spread->gathered));
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_ga *member = spread->members[i];
-    const uint32_t *sources = ck__ga_sources(member);
-    uint32_t islands = (uint32_t)run->units[i];
-    unsigned char *pack = spread->received + i * bytes;
-    for (uint32_t j = 0; j < islands; ++j) {
-      uint64_t from = sources[run->first[i] + j];
-      if (from - run->first[i] < islands)
-        continue; /* its own island sends */
-      size_t holder = holder_of(spread, from);
-      size_t at = (size_t)(from - spread->firsts[holder]);
-      const unsigned char *held = spread->gathered + holder * bytes;
-      memcpy(pack + j * genes, held + at * genes, genes);
-      memcpy(pack + room * genes + j * fitness,
-             held + room * genes + at * fitness, fitness);
-    }
-    statuses[i] =
-        write_incoming(spread, ck__ga_state(member), islands, room, pack);
-  }
-  return ck__exchange_agree(run->exchange, statuses);
+  ga_state *state = &m->ga->state;
+  size_t genes = gene_bytes(spread), fitness = fitness_bytes(spread);
+  uint32_t islands = spread->ring ? 1 : state->islands;
+  uint32_t set = state->migrant_set;
+  assert(islands == state->incoming);
+  CK_TRY(ck_buffer_write(state->queue, state->migrant_genes[set],
+                         state->islands * genes, islands * genes, m->in,
+                         CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->migrant_fitness[set],
+                         state->islands * fitness, islands * fitness,
+                         m->in + pack_room(spread) * genes, CK_NONBLOCKING,
+                         NULL));
 fail:
   return status;
 }
 
-/* The run's best after every member kept its own: the least of the
- * members' bests, ties to the lowest island, where it is below the best
- * so far (as one device keeps it); its holder's genes then go to all. */
-static ck_status agree_on_best(ck__ga_spread *spread) {
+/* Local member i's receiving of the last round: the migrants from other
+ * members uploaded, then its own receiving and best. */
+static ck_status settle(ck__ga_spread *spread, size_t i) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  double values[CK_SPREAD_MAX_LOCAL];
-  uint64_t islands[CK_SPREAD_MAX_LOCAL];
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    ga_state *state = ck__ga_state(spread->members[i]);
-    uint32_t island = 0;
-    statuses[i] = ck__reals_read(state->queue, state->best_value,
-                                 spread->double_precision, &values[i], 1);
-    if (statuses[i] == CK_OK)
-      statuses[i] = ck_buffer_read(state->queue, state->best_index, 0,
-                                   sizeof island, &island, CK_BLOCKING, NULL);
-    /* A member that found nothing better offers the best so far. */
-    if (statuses[i] == CK_OK && values[i] < spread->best)
-      islands[i] = run->first[i] + island;
-    else {
-      values[i] = spread->best;
-      islands[i] = spread->best_island;
-    }
+  member *m = &spread->members[i];
+  if (spread->due_migrates && spread->crossing) {
+    if (!spread->ring)
+      take_incoming(spread, i);
+    CK_TRY(upload(spread, m));
   }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  double best = 0;
-  uint64_t island = 0;
-  size_t holder = 0;
-  CK_TRY(ck__exchange_min(run->exchange, values, islands, &best, &island,
-                          &holder));
-  if (!(best < spread->best))
-    return CK_OK;
-  spread->best = best;
-  spread->best_island = island;
-  size_t first = ck__exchange_first(run->exchange);
-  ck_status held[CK_SPREAD_MAX_LOCAL] = {0};
-  if (holder >= first && holder < first + run->local) {
-    ga_state *state = ck__ga_state(spread->members[holder - first]);
-    held[holder - first] = ck__reals_read(state->queue, state->best_genes,
-                                          spread->double_precision,
-                                          spread->genes, (size_t)spread->dim);
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, held));
-  return ck__exchange_broadcast(run->exchange, holder, spread->genes,
-                                (size_t)spread->dim * sizeof *spread->genes);
+  CK_TRY(ck__ga_slice_receive(m->ga, spread->due_migrates));
 fail:
   return status;
 }
 
-ck_status ck__ga_spread_round(ck__ga_spread *spread, uint64_t count,
-                              int migrates) {
+/* A member's round (ck__spread_each): the last round's receiving, its
+ * generations, and its migrants out. */
+static ck_status round_member(void *context, size_t i) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  /* Every member's work is queued before any is waited for. */
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = ck__ga_slice_send(spread->members[i], count, migrates);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  /* One member holds every source. */
-  if (migrates && spread->count > 1)
-    CK_TRY(spread->ring ? exchange_ring(spread) : exchange_all(spread));
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = ck__ga_slice_receive(spread->members[i], migrates);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(agree_on_best(spread));
+  ck__ga_spread *spread = context;
+  member *m = &spread->members[i];
+  if (spread->due)
+    CK_TRY(settle(spread, i));
+  CK_TRY(ck__ga_slice_send(m->ga, spread->round_count, spread->round_migrates));
+  if (spread->round_migrates && spread->crossing)
+    CK_TRY(send_out(spread, m));
 fail:
+  return status;
+}
+
+/* The migrants that cross: around the members' ring (member m's last
+ * island feeds the first of member m + 1), or every member's to all. */
+static ck_status exchange(ck__ga_spread *spread) {
+  ck__spread_run *run = &spread->run;
+  const void *send[CK_SPREAD_MAX_LOCAL];
+  void *receive[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i) {
+    send[i] = spread->members[i].out;
+    receive[i] = spread->members[i].in;
+    run->bytes_sent[i] +=
+        spread->ring ? spread->pack : (spread->count - 1) * spread->pack;
+  }
+  if (spread->ring)
+    return ck__exchange_ring(run->exchange, send, receive, spread->pack);
+  return ck__exchange_gather(run->exchange, send, spread->pack,
+                             spread->gathered);
+}
+
+/* ---- statistics and the best ------------------------------------------- */
+
+/* Real `index` of a buffer of the run's reals, as a double. */
+static double real_at(const ck__ga_spread *spread, const void *reals,
+                      size_t index) {
+  return spread->double_precision ? ((const double *)reals)[index]
+                                  : (double)((const float *)reals)[index];
+}
+
+/* Member m's best of statistics slot `slot`: kept where it beats the
+ * member's best so far, with the slot's round. */
+static void keep_best(ck__ga_spread *spread, size_t m, uint32_t slot,
+                      double value) {
+  if (value < spread->member_best[m]) {
+    spread->member_best[m] = value;
+    spread->member_round[m] = spread->slot_round[slot];
+  }
+}
+
+/* A member's read (ck__spread_each): the last round's receiving where
+ * due, then its statistics since the last read, folded or every
+ * island's (padded to the widest member's), into its part of the
+ * spread's. */
+static ck_status read_member(void *context, size_t i) {
+  ck_status status = CK_OK;
+  ck__ga_spread *spread = context;
+  ck_ga *ga = spread->members[i].ga;
+  ga_state *state = &ga->state;
+  uint32_t slots = spread->slots;
+  if (spread->due)
+    CK_TRY(settle(spread, i));
+  assert(ga->stats_used == slots);
+  if (!spread->every_island)
+    return ck__ga_slice_folded(ga, spread->folded + i * 2 * (size_t)slots);
+  size_t island = 2 * spread->real, room = spread->widest;
+  size_t islands = state->islands;
+  CK_TRY(ck_buffer_read(state->queue, state->stats, 0, slots * islands * island,
+                        ga->stats_host, CK_BLOCKING, NULL));
+  ga->stats_used = 0;
+  unsigned char *padded = spread->stats + i * slots * room * island;
+  for (uint32_t slot = 0; slot < slots; ++slot)
+    memcpy(padded + slot * room * island,
+           (const unsigned char *)ga->stats_host + slot * islands * island,
+           islands * island);
+fail:
+  return status;
+}
+
+/* Every member's read of `slots` slots; then nothing is due. */
+static ck_status read_members(ck__ga_spread *spread, uint32_t slots,
+                              int every_island) {
+  spread->slots = slots;
+  spread->every_island = every_island;
+  ck_status status = ck__spread_each(&spread->run, read_member, spread);
+  spread->due = 0;
   return status;
 }
 
@@ -253,31 +309,27 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
   ck__spread_run *run = &spread->run;
   size_t island = 2 * spread->real, room = spread->widest;
   size_t bytes = (size_t)slots * room * island;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   const void *pieces[CK_SPREAD_MAX_LOCAL];
+  CK_TRY(read_members(spread, slots, 1));
   for (size_t i = 0; i < run->local; ++i) {
-    const unsigned char *own = NULL;
-    unsigned char *padded = spread->stats + i * bytes;
-    size_t islands = (size_t)run->units[i];
-    double started = ck__seconds();
-    statuses[i] = ck__ga_slice_stats(spread->members[i], (const void **)&own);
-    run->compute_s[i] += ck__seconds() - started;
-    for (uint32_t slot = 0; statuses[i] == CK_OK && slot < slots; ++slot)
-      memcpy(padded + slot * room * island, own + slot * islands * island,
-             islands * island);
-    pieces[i] = padded;
+    pieces[i] = spread->stats + i * bytes;
+    run->bytes_sent[i] += (spread->count - 1) * bytes;
   }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
   CK_TRY(ck__exchange_gather(run->exchange, pieces, bytes, spread->all_stats));
   /* Slot by slot, the members' islands in order: the run's islands. */
   size_t run_islands = (size_t)spread->firsts[spread->count - 1] +
                        spread->units[spread->count - 1];
-  for (size_t m = 0; m < spread->count; ++m)
-    for (uint32_t slot = 0; slot < slots; ++slot)
+  for (size_t m = 0; m < spread->count; ++m) {
+    for (uint32_t slot = 0; slot < slots; ++slot) {
+      const unsigned char *held =
+          spread->all_stats + m * bytes + (size_t)slot * room * island;
       memcpy((unsigned char *)stats +
                  (slot * run_islands + spread->firsts[m]) * island,
-             spread->all_stats + m * bytes + slot * room * island,
-             spread->units[m] * island);
+             held, spread->units[m] * island);
+      for (size_t j = 0; j < spread->units[m]; ++j)
+        keep_best(spread, m, slot, real_at(spread, held, 2 * j));
+    }
+  }
 fail:
   return status;
 }
@@ -287,24 +339,21 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
   size_t pairs = (size_t)slots * 2;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   const void *pieces[CK_SPREAD_MAX_LOCAL];
+  CK_TRY(read_members(spread, slots, 0));
   for (size_t i = 0; i < run->local; ++i) {
-    double *own = spread->folded + i * pairs;
-    double started = ck__seconds();
-    statuses[i] = ck__ga_slice_folded(spread->members[i], own);
-    run->compute_s[i] += ck__seconds() - started;
-    pieces[i] = own;
+    pieces[i] = spread->folded + i * pairs;
+    run->bytes_sent[i] += (spread->count - 1) * pairs * sizeof(double);
   }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
   CK_TRY(ck__exchange_gather(run->exchange, pieces, pairs * sizeof(double),
                              spread->all_folded));
   double islands = (double)(spread->firsts[spread->count - 1] +
                             spread->units[spread->count - 1]);
-  for (size_t slot = 0; slot < slots; ++slot) {
+  for (uint32_t slot = 0; slot < slots; ++slot) {
     double best = INFINITY, sum = 0;
     for (size_t m = 0; m < spread->count; ++m) {
       const double *pair = spread->all_folded + m * pairs + 2 * slot;
+      keep_best(spread, m, slot, pair[0]);
       best = pair[0] < best ? pair[0] : best;
       sum += pair[1] * (double)spread->units[m];
     }
@@ -318,42 +367,161 @@ fail:
   return status;
 }
 
+/* The best's holder's genes, read where it is local (ck__spread_each). */
+static ck_status genes_member(void *context, size_t i) {
+  ck__ga_spread *spread = context;
+  if (ck__exchange_first(spread->run.exchange) + i != spread->holder)
+    return CK_OK;
+  ga_state *state = &spread->members[i].ga->state;
+  return ck__reals_read(state->queue, state->best_genes,
+                        spread->double_precision, spread->genes,
+                        (size_t)spread->dim);
+}
+
+/*
+ * The run's best at a step's end, from every member's best as the reads
+ * found it: the least, ties to the earliest round and then the lowest
+ * member, so the lowest island (one device keeps its best so at each
+ * round's end). Where it beats the best so far, its holder's genes go to
+ * every process. Every process decides alike, from the same reads.
+ * Collective.
+ */
+static ck_status agree_on_best(ck__ga_spread *spread) {
+  ck_status status = CK_OK;
+  size_t winner = 0;
+  for (size_t m = 1; m < spread->count; ++m)
+    if (spread->member_best[m] < spread->member_best[winner] ||
+        (spread->member_best[m] == spread->member_best[winner] &&
+         spread->member_round[m] < spread->member_round[winner]))
+      winner = m;
+  if (!(spread->member_best[winner] < spread->best))
+    return CK_OK;
+  spread->best = spread->member_best[winner];
+  spread->holder = winner;
+  CK_TRY(ck__spread_each(&spread->run, genes_member, spread));
+  CK_TRY(ck__exchange_broadcast(spread->run.exchange, winner, spread->genes,
+                                (size_t)spread->dim * sizeof *spread->genes));
+fail:
+  return status;
+}
+
+ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
+  ck_status status = CK_OK;
+  ck__ga_spread *spread = ga->spread;
+  while (generations > 0) {
+    int migrates = 0;
+    uint32_t inside = 0;
+    uint64_t k = ck__ga_next_run(ga, generations, &migrates, &inside);
+    assert(inside == 0 && k > 0);
+    spread->round_count = k;
+    spread->round_migrates = migrates;
+    ++spread->rounds;
+    for (uint64_t t = 0; t < k; ++t)
+      spread->slot_round[ga->stats_used + t] = spread->rounds;
+    CK_TRY(ck__spread_each(&spread->run, round_member, spread));
+    spread->due = 1;
+    spread->due_migrates = migrates;
+    if (migrates && spread->crossing)
+      CK_TRY(exchange(spread));
+    ga->generation += k;
+    ga->stats_used += (uint32_t)k;
+    ga->migrations += migrates ? 1u : 0u;
+    generations -= k;
+    if (ga->stats_used == ga->state.stats_capacity)
+      CK_TRY(ck__ga_flush_stats(ga));
+  }
+  /* Every process holds the history and the best at each step's end. */
+  CK_TRY(ck__ga_flush_stats(ga));
+  assert(!spread->due);
+  CK_TRY(agree_on_best(spread));
+fail:
+  return status;
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+/* What a phase of the creation takes. */
+typedef struct create_call {
+  ck__ga_spread *spread;
+  const ck_ga_config *config; /* the probe's, or the members' */
+  size_t run_islands;
+  double speeds[CK_SPREAD_MAX_LOCAL];
+} create_call;
+
 static ck_status probe_step(void *context, uint64_t count) {
   ck_ga *ga = context;
   ck_status status = ck_ga_step(ga, count);
-  return status ? status : ck_queue_finish(ck__ga_state(ga)->queue);
+  return status ? status : ck_queue_finish(ga->state.queue);
 }
 
-/* Each device's island-generations a second, on a GA of its equal share
- * of the islands (migrating never): the speeds the islands are dealt by. */
-static ck_status probe(ck__ga_spread *spread, const ck_spread *given,
-                       const ck_ga_config *config, double *speeds) {
-  ck__spread_run *run = &spread->run;
-  size_t members = ck__exchange_members(run->exchange);
+/* A member's island-generations a second, on a GA of its equal share of
+ * the islands (migrating never): the speeds the islands are dealt by. */
+static ck_status probe_member(void *context, size_t i) {
+  create_call *call = context;
+  ck_ga *ga = NULL;
+  double per_second = 0;
+  ck_status status =
+      ck_ga_create(&call->spread->run.devices[i], call->config, &ga);
+  if (status == CK_OK)
+    status = ck__spread_time(probe_step, ga, PROBE_GENERATIONS, &per_second);
+  call->speeds[i] = per_second * (double)call->config->islands;
+  ck_ga_destroy(ga);
+  return status;
+}
+
+static ck_status probe(ck__ga_spread *spread, const ck_ga_config *config,
+                       create_call *call) {
   ck_ga_config trial = *config;
-  trial.islands = config->islands / members;
+  trial.islands = config->islands / spread->count;
   if (trial.islands < 1)
     trial.islands = 1;
   trial.migrate_every = 0;
   trial.max_evaluations = 0;
   trial.has_target = 0;
   trial.keep_island_history = 0;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_ga *ga = NULL;
-    double per_second = 0;
-    statuses[i] = ck_ga_create(&given->devices[i], &trial, &ga);
-    if (statuses[i] == CK_OK)
-      statuses[i] =
-          ck__spread_time(probe_step, ga, PROBE_GENERATIONS, &per_second);
-    speeds[i] = per_second * (double)trial.islands;
-    ck_ga_destroy(ga);
+  call->config = &trial;
+  ck_status status = ck__spread_each(&spread->run, probe_member, call);
+  /* The members' compute times start with their islands. */
+  memset(spread->run.compute_s, 0,
+         spread->run.local * sizeof *spread->run.compute_s);
+  return status;
+}
+
+/* A member's islands: the checks, its settings and buffers. */
+static ck_status allocate_member(void *context, size_t i) {
+  ck_status status = CK_OK;
+  create_call *call = context;
+  ck__ga_spread *spread = call->spread;
+  ck__spread_run *run = &spread->run;
+  const ck__ga_slice share = {(uint32_t)run->first[i],
+                              (uint32_t)call->run_islands,
+                              spread->stats_capacity};
+  ck_ga_config slice = *call->config;
+  slice.islands = run->units[i];
+  CK_TRY(ck__ga_slice_allocate(&run->devices[i], &slice, &share,
+                               &spread->members[i].ga));
+  run->queues[i] = spread->members[i].ga->state.queue;
+fail:
+  return status;
+}
+
+/* A member's kernels and generation 0, and its packs of migrants. */
+static ck_status set_up_member(void *context, size_t i) {
+  ck_status status = CK_OK;
+  ck__ga_spread *spread = context;
+  member *m = &spread->members[i];
+  ck_queue *queue = m->ga->state.queue;
+  CK_TRY(ck__ga_slice_set_up(m->ga));
+  if (spread->crossing) {
+    CK_TRY(ck__host_alloc(queue, spread->pack, (void **)&m->out));
+    CK_TRY(ck__host_alloc(queue, spread->pack, (void **)&m->in));
   }
-  return ck__exchange_agree(run->exchange, statuses);
+fail:
+  return status;
 }
 
 /* Every member's slice (first island, islands), and the widest. */
-static ck_status learn_slices(ck__ga_spread *spread) {
+static ck_status learn_slices(ck__ga_spread *spread, size_t islands) {
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
   uint64_t local[CK_SPREAD_MAX_LOCAL][2];
@@ -361,50 +529,61 @@ static ck_status learn_slices(ck__ga_spread *spread) {
   uint64_t *all = calloc(spread->count * 2, sizeof *all);
   spread->firsts = calloc(spread->count, sizeof *spread->firsts);
   spread->units = calloc(spread->count, sizeof *spread->units);
-  ck_status made = all && spread->firsts && spread->units
-                       ? CK_OK
-                       : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {made};
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(agree(spread,
+               all && spread->firsts && spread->units
+                   ? CK_OK
+                   : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
   for (size_t i = 0; i < run->local; ++i) {
     local[i][0] = run->first[i];
     local[i][1] = run->units[i];
     pieces[i] = local[i];
   }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof local[0], all));
+  uint64_t dealt = 0;
   for (size_t m = 0; m < spread->count; ++m) {
     spread->firsts[m] = all[2 * m];
     spread->units[m] = all[2 * m + 1];
+    assert(spread->firsts[m] == dealt && spread->units[m] > 0);
+    dealt += spread->units[m];
     if (spread->units[m] > spread->widest)
       spread->widest = (uint32_t)spread->units[m];
   }
+  assert(dealt == islands);
+  (void)islands;
 fail:
   free(all);
   return status;
 }
 
-/* The host memory of exchanges: packs of migrants and of statistics. */
+/* The caller's memory: the gathered packs, the statistics, the bests. */
 static ck_status make_buffers(ck__ga_spread *spread) {
-  size_t local = spread->run.local;
-  size_t pack = pack_bytes(spread, spread->ring ? 1 : spread->widest);
+  size_t local = spread->run.local, count = spread->count;
   size_t stats =
       (size_t)spread->stats_capacity * spread->widest * 2 * spread->real;
-  spread->genes = calloc((size_t)spread->dim, sizeof *spread->genes);
-  spread->sent = calloc(local, pack);
-  spread->received = calloc(local, pack);
-  spread->gathered = spread->ring ? NULL : calloc(spread->count, pack);
-  spread->stats = calloc(local, stats);
-  spread->all_stats = calloc(spread->count, stats);
   size_t pairs = (size_t)spread->stats_capacity * 2;
+  spread->genes = calloc((size_t)spread->dim, sizeof *spread->genes);
+  spread->gathered =
+      spread->crossing && !spread->ring ? calloc(count, spread->pack) : NULL;
+  spread->stats = calloc(local, stats);
+  spread->all_stats = calloc(count, stats);
   spread->folded = calloc(local * pairs, sizeof *spread->folded);
-  spread->all_folded = calloc(spread->count * pairs, sizeof *spread->folded);
+  spread->all_folded = calloc(count * pairs, sizeof *spread->folded);
   spread->rows = calloc(pairs, sizeof *spread->rows);
-  if (!spread->genes || (pack && (!spread->sent || !spread->received)) ||
-      (!spread->ring && pack && !spread->gathered) || !spread->stats ||
-      !spread->all_stats || !spread->folded || !spread->all_folded ||
-      !spread->rows)
+  spread->slot_round =
+      calloc(spread->stats_capacity, sizeof *spread->slot_round);
+  spread->member_best = calloc(count, sizeof *spread->member_best);
+  spread->member_round = calloc(count, sizeof *spread->member_round);
+  if (!spread->genes ||
+      (spread->crossing && !spread->ring && !spread->gathered) ||
+      !spread->stats || !spread->all_stats || !spread->folded ||
+      !spread->all_folded || !spread->rows || !spread->slot_round ||
+      !spread->member_best || !spread->member_round)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of host memory for a spread GA's exchanges");
+  /* Nothing found yet: the largest real, as each device starts. */
+  spread->best = spread->double_precision ? DBL_MAX : FLT_MAX;
+  for (size_t m = 0; m < count; ++m)
+    spread->member_best[m] = spread->best;
   return CK_OK;
 }
 
@@ -418,71 +597,48 @@ ck_status ck__ga_spread_create(const ck_spread *given,
   CK_TRY(ck__spread_begin(given, "islands", &spread->run));
   ck__spread_run *run = &spread->run;
   spread->count = ck__exchange_members(run->exchange);
-  spread->best = INFINITY;
-  spread->best_island = UINT64_MAX;
-  double speeds[CK_SPREAD_MAX_LOCAL];
+  create_call call = {.spread = spread, .run_islands = config->islands};
   int measure = !given->shares && spread->count > 1;
   if (measure)
-    CK_TRY(probe(spread, given, config, speeds));
-  CK_TRY(
-      ck__spread_deal(run, given, config->islands, 1, measure ? speeds : NULL));
-  CK_TRY(learn_slices(spread));
+    CK_TRY(probe(spread, config, &call));
+  CK_TRY(ck__spread_deal(run, given, config->islands, 1,
+                         measure ? call.speeds : NULL));
+  CK_TRY(learn_slices(spread, config->islands));
   /* Every member reads its statistics as often: the gathered ones fit
    * the buffer one device of the padded islands would keep. */
   spread->stats_capacity =
       ck__ga_stats_capacity(spread->count * (size_t)spread->widest);
   spread->members = calloc(run->local, sizeof *spread->members);
-  if (!spread->members)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(agree(spread, spread->members ? CK_OK
+                                       : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                                                  "out of host memory")));
   /* The stopping rules are the driver's, over the whole run. */
   ck_ga_config slice = *config;
   slice.has_target = 0;
   slice.max_evaluations = 0;
   slice.keep_island_history = 0;
   slice.progress = NULL;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    const ck__ga_slice share = {(uint32_t)run->first[i],
-                                (uint32_t)config->islands,
-                                spread->stats_capacity};
-    slice.islands = run->units[i];
-    double started = ck__seconds();
-    statuses[i] = ck__ga_slice_allocate(&given->devices[i], &slice, &share,
-                                        &spread->members[i]);
-    if (statuses[i] == CK_OK)
-      run->queues[i] = ck__ga_state(spread->members[i])->queue;
-    run->compute_s[i] += ck__seconds() - started;
-  }
+  call.config = &slice;
   /* Islands too many for their device are known before any member builds
    * its kernels and makes generation 0, which can take many seconds. */
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = ck__ga_slice_set_up(spread->members[i]);
-    run->compute_s[i] += ck__seconds() - started;
-  }
-  CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  ga_state *state = ck__ga_state(spread->members[0]);
+  CK_TRY(ck__spread_each(run, allocate_member, &call));
+  const ga_state *state = &spread->members[0].ga->state;
   spread->dim = state->dim;
   spread->ring = state->ring;
   spread->double_precision = state->double_precision;
   spread->migrants = state->migrants;
   spread->real = state->real_size;
-  ck_status buffers[CK_SPREAD_MAX_LOCAL] = {make_buffers(spread)};
-  CK_TRY(ck__exchange_agree(run->exchange, buffers));
-  /* Generation 0's best, as one device keeps it at creation. */
-  CK_TRY(agree_on_best(spread));
+  spread->crossing = spread->count > 1 && spread->migrants > 0;
+  spread->pack =
+      pack_room(spread) * (gene_bytes(spread) + fitness_bytes(spread));
+  CK_TRY(ck__spread_each(run, set_up_member, spread));
+  CK_TRY(agree(spread, make_buffers(spread)));
   *stats_capacity = spread->stats_capacity;
   *made = spread;
   return CK_OK;
 fail:
   ck__ga_spread_destroy(spread);
   return status;
-}
-
-ck_status ck__ga_spread_slowest(ck__ga_spread *spread, const double *mine,
-                                double *slowest, size_t count) {
-  return ck__spread_largest(&spread->run, mine, slowest, count);
 }
 
 ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
@@ -494,35 +650,32 @@ ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
   return CK_OK;
 }
 
-double ck__ga_spread_kernel_seconds(ck__ga_spread *spread) {
-  return ck__spread_kernel_seconds(&spread->run);
-}
-
-ck_status ck__ga_spread_report(ck__ga_spread *spread, ck_result *result) {
-  return ck__spread_report_queues(&spread->run, result);
-}
-
-int ck__ga_spread_rank(const ck__ga_spread *spread) {
-  return spread ? ck__exchange_rank(spread->run.exchange) : 0;
-}
-
 void ck__ga_spread_destroy(ck__ga_spread *spread) {
   if (!spread)
     return;
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
-    ck_ga_destroy(spread->members[i]);
+  for (size_t i = 0; spread->members && i < spread->run.local; ++i) {
+    member *m = &spread->members[i];
+    if (m->ga) {
+      /* No copy may still read or write the packs. */
+      ck_queue_finish(m->ga->state.queue);
+      ck__host_free(m->ga->state.queue, m->out);
+      ck__host_free(m->ga->state.queue, m->in);
+    }
+    ck_ga_destroy(m->ga);
+  }
   free(spread->members);
   free(spread->firsts);
   free(spread->units);
   free(spread->genes);
-  free(spread->sent);
-  free(spread->received);
   free(spread->gathered);
   free(spread->stats);
   free(spread->all_stats);
   free(spread->folded);
   free(spread->all_folded);
   free(spread->rows);
+  free(spread->slot_round);
+  free(spread->member_best);
+  free(spread->member_round);
   ck__spread_end(&spread->run);
   free(spread);
 }

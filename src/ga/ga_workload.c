@@ -216,7 +216,8 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
     CK_TRY(ck_ga_create(device, &config, &ga));
   CK_TRY(ck_ga_run(ga, &report));
   /* A spread run's outputs are written once, by rank 0. */
-  int writes = ck__ga_spread_rank(ck__ga_spread_of(ga)) == 0;
+  ck__spread_run *spread = ck__ga_spread_run(ga);
+  int writes = !spread || ck__exchange_rank(spread->exchange) == 0;
   int dim = ck__ga_dim(ga);
   position = malloc((size_t)dim * sizeof *position);
   if (!position)
@@ -229,8 +230,8 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
     CK_TRY_OUTPUT(
         "trace",
         write_trace(job.trace, ga, config.keep_island_history, config.islands));
-  if (ck__ga_spread_of(ga))
-    CK_TRY(ck__ga_spread_report(ck__ga_spread_of(ga), result));
+  if (spread)
+    CK_TRY(ck__spread_report_queues(spread, result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;

@@ -938,7 +938,7 @@ static ck_status balance(ck__gas_spread *s) {
     slowest = fmax(slowest, all[2 * m + 1]);
   }
   if (seconds < BALANCE_SECONDS)
-    return CK_OK; /* every process decides alike, from the same figures */
+    goto fail; /* every process decides alike, from the same figures */
   s->balancing = 0;
   /* Each member's particles a second; cut so that all take as long. */
   for (size_t m = 0; m < s->total; ++m) {

@@ -31,10 +31,7 @@ struct ck_pso {
   ck__history history;   /* the best after an iteration in every stride */
   double build_seconds;
   ck__pso_spread *spread; /* a spread swarm's members (pso_spread.c) */
-  /* A spread run's agreed reads: when it began, the last read, and the
-   * iterations to the next one. */
-  double run_started, read_at;
-  uint64_t read_steps, chunk;
+  ck__spread_clock clock; /* a spread run's reads in ck_pso_run */
   /* Host objectives: the positions as the device holds them, row-major,
    * and their values; told: ck_pso_tell has had the initial swarm's. */
   double *host_x, *host_rows, *host_f;
@@ -553,32 +550,6 @@ static ck_status run_step(void *self, uint64_t steps) {
   return ck_pso_step(self, steps);
 }
 
-/* A spread run's processes agree at each read on the clock and on the
- * iterations to the next read (the slowest process's), so that all make
- * the same iterations and stop at the same one; reads come about every
- * 50 ms, as ck__loop_run spaces them. */
-static ck_status agree_clock(ck_pso *pso, uint64_t steps,
-                             ck__loop_reading *reading) {
-  double now = ck__seconds();
-  double mine[2] = {now - pso->run_started, 0}, slowest[2];
-  if (steps > pso->read_steps)
-    mine[1] = (now - pso->read_at) / (double)(steps - pso->read_steps);
-  ck_status status = ck__pso_spread_slowest(pso->spread, mine, slowest, 2);
-  if (status)
-    return status;
-  if (pso->config.max_seconds > 0 && slowest[0] >= pso->config.max_seconds)
-    reading->stop = CK_STOP_TIME;
-  if (slowest[1] > 0) {
-    double wanted = 0.05 / slowest[1];
-    pso->chunk = wanted < 1                  ? 1
-                 : wanted > HISTORY_CAPACITY ? HISTORY_CAPACITY
-                                             : (uint64_t)wanted;
-  }
-  pso->read_at = now;
-  pso->read_steps = steps;
-  return CK_OK;
-}
-
 static ck_status run_read(void *self, uint64_t steps,
                           ck__loop_reading *reading) {
   ck_pso *pso = self;
@@ -586,14 +557,15 @@ static ck_status run_read(void *self, uint64_t steps,
   if (status == CK_OK)
     ck__loop_read_history(&pso->history, steps, reading);
   if (status == CK_OK && pso->spread)
-    status = agree_clock(pso, steps, reading);
+    status = ck__spread_clock_read(ck__pso_spread_run(pso->spread), &pso->clock,
+                                   steps, reading);
   return status;
 }
 
 /* A spread run's iterations to its next read, as its processes agreed. */
 static uint64_t run_due(void *self, uint64_t steps) {
   (void)steps;
-  return ((ck_pso *)self)->chunk;
+  return ((ck_pso *)self)->clock.chunk;
 }
 
 /* Kernel time so far: the queue's, or a spread's members' summed. */
@@ -627,21 +599,10 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
                           .best_name = "best",
                           .cancelled = "PSO cancelled after %lld steps"};
   ck__loop_driver driver = {pso, run_step, run_read, NULL};
-  if (pso->spread) {
-    /* Reads where the processes agreed (run_due), and the clock theirs
-     * (agree_clock): a run that only the time stops runs until then. */
-    driver.due = config->check_every ? NULL : run_due;
-    rules.check_every =
-        config->check_every ? config->check_every : HISTORY_CAPACITY;
-    if (config->max_seconds > 0 && !config->max_iterations &&
-        !config->max_evaluations && !config->has_target)
-      rules.max_steps = UINT64_MAX;
-    rules.progress_seconds = rules.max_seconds;
-    rules.max_seconds = 0;
-    pso->chunk = 1;
-    pso->run_started = pso->read_at = ck__seconds();
-    pso->read_steps = 0;
-  }
+  /* A spread run reads where its processes agree, and the clock is
+   * theirs. */
+  if (pso->spread)
+    ck__spread_clock_start(&pso->clock, &rules, &driver, run_due);
   ck__loop_outcome outcome;
   uint64_t start = pso->iterations;
   double kernel_before = 0, kernel_after = 0;

@@ -9,6 +9,7 @@
 #include "clkit/clkit.h"
 #include "clkit/pso.h"
 #include "framework/history.h"
+#include "framework/spread.h"
 #include "objectives/problem.h"
 #include "runtime/runtime.h"
 
@@ -147,9 +148,8 @@ ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
                               uint64_t count, ck__history *history);
 ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
                               double *position);
-/* The largest of count values over the processes (ck__spread_largest). */
-ck_status ck__pso_spread_slowest(ck__pso_spread *spread, const double *mine,
-                                 double *slowest, size_t count);
+/* The spread as the framework keeps it, for its clock's reads. */
+ck__spread_run *ck__pso_spread_run(ck__pso_spread *spread);
 /* The members' kernel seconds, summed. */
 double ck__pso_spread_kernel_seconds(ck__pso_spread *spread);
 /* The members, into a result. */

@@ -498,9 +498,8 @@ fail:
   return status;
 }
 
-ck_status ck__pso_spread_slowest(ck__pso_spread *spread, const double *mine,
-                                 double *slowest, size_t count) {
-  return ck__spread_largest(&spread->run, mine, slowest, count);
+ck__spread_run *ck__pso_spread_run(ck__pso_spread *spread) {
+  return &spread->run;
 }
 
 ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,

@@ -2,8 +2,9 @@
  * exchange.h - what the members of a spread run exchange, and how.
  *
  * A spread run deals one problem to members, each one device. A process
- * holds one or more of them (its local members) and drives them all from
- * one host thread, a phase at a time. Where the library is built with MPI
+ * holds one or more of them (its local members); their phases may run on
+ * host threads of their own (ck__spread_each), but the calls below are
+ * made between phases, from one thread. Where the library is built with MPI
  * and the caller gives a communicator, the processes of that communicator
  * take part too; members are then numbered across processes in rank
  * order, a process's own members consecutively.
