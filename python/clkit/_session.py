@@ -147,6 +147,17 @@ def _close_defaults():
 atexit.register(_close_defaults)
 
 
+def _forget_defaults():
+    """In a forked child: the parent's sessions hold its queues and
+    contexts, which the child must not use; its calls make their own."""
+    global _defaults_lock
+    _defaults.clear()
+    _defaults_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_defaults)
+
+
 def resolve(caller, device, session):
     """(the C session, the selector of the device within it) for a call's
     device= and session=: the session given, choosing among its devices

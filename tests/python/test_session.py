@@ -236,3 +236,26 @@ def test_compare_on_a_session():
         with clkit.Session(OPENCL) as session:
             with pytest.raises(clkit.Error, match="no ref device"):
                 clkit.compare("pso", session=session, **options)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_makes_its_own_default_session():
+    parent = _session.default_session("test", "ref")
+    expected = clkit.pso.minimize("sphere", device="ref", seed=3, **SMALL)
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: its own session, the same result
+        try:
+            own = _session.default_session("test", "ref")
+            result = clkit.pso.minimize("sphere", device="ref", seed=3,
+                                        **SMALL)
+            ok = own is not parent and result.fun == expected.fun
+            os.write(writer, b"ok" if ok else b"no")
+        finally:
+            os._exit(0)
+    os.close(writer)
+    answer = os.read(reader, 2)
+    os.close(reader)
+    os.waitpid(child, 0)
+    assert answer == b"ok"
+    assert _session.default_session("test", "ref") is parent
