@@ -23,12 +23,35 @@ compare the methods as shipped, not one algorithm.
     python3 bench/python_pso.py [--device cuda:0[,ocl:1.0]] [--dim 30]
         [--particles 100000] [--iters 300] [--repeat 2] [--out FILE]
 
+With --session, it times clkit alone, Rastrigin as OpenCL C source, on
+each device:
+
+- --calls calls on one clkit.Session: call 1, then the median and the
+  fastest of calls 2..N, with their kernel and build times;
+- the first call of a new process, its kernel cache warm (the import not
+  timed), twice;
+- a long run (--long-particles, --long-iters) from Python on a session,
+  after a short call that builds its kernels, against the same run of
+  the clkit command (CLKIT_EXE, the build tree's, else clkit on PATH),
+  in iterations a second.
+
+    python3 bench/python_pso.py --session [--device cuda:0] [--calls 10]
+        [--dim 30] [--particles 100000] [--iters 300]
+        [--long-particles 4096] [--long-iters 20000] [--out FILE]
+
 clkit must be importable (PYTHONPATH=BUILD/python after a meson build,
 or pip install .); a library that is not installed gives a row that
 says so.
 """
 import argparse
+import json
 import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -140,6 +163,142 @@ def evosax_row(args):
     return [("evosax 0.3 (JAX)", run)]
 
 
+FIRST_CALL = """
+import sys, time
+import clkit
+dim, particles, iters = map(int, sys.argv[2:5])
+started = time.perf_counter()
+result = clkit.pso.minimize(sys.argv[1], -5.12, 5.12, dim=dim,
+                            particles=particles, iters=iters,
+                            device=sys.argv[5], seed=1)
+print(time.perf_counter() - started, result.kernel_s, result.build_s)
+"""
+
+
+def clkit_command():
+    """The clkit command: CLKIT_EXE, the build tree's beside the package
+    that was imported, else clkit on PATH."""
+    import clkit
+
+    built = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(clkit.__file__)))), "tools", "clkit")
+    return (os.environ.get("CLKIT_EXE")
+            or (built if os.access(built, os.X_OK) else None)
+            or shutil.which("clkit"))
+
+
+def minimize_call(clkit, session, dim, particles, iters):
+    """One call on the session: (seconds, kernel_s, build_s, result)."""
+    started = time.perf_counter()
+    result = clkit.pso.minimize(RASTRIGIN_CL, LO, HI, dim=dim,
+                                particles=particles, iters=iters,
+                                session=session, seed=1)
+    return time.perf_counter() - started, result.kernel_s, result.build_s, \
+        result
+
+
+def calls_rows(args, clkit, device):
+    """--calls calls on a new session, then the first call of a new
+    process, the kernel cache warm, twice."""
+    with clkit.Session(device) as session:
+        calls = [minimize_call(clkit, session, args.dim, args.particles,
+                               args.iters) for _ in range(args.calls)]
+        stats = session.stats()
+    later = calls[1:]
+    rows = [[device, "session, call 1", f"{calls[0][0]:.4f}", "",
+             f"{calls[0][1]:.4f}", f"{calls[0][2]:.4f}", ""],
+            [device, f"session, calls 2..{args.calls}",
+             f"{statistics.median(c[0] for c in later):.4f}",
+             f"{min(c[0] for c in later):.4f}",
+             f"{statistics.median(c[1] for c in later):.4f}",
+             f"{max(c[2] for c in later):.4f}",
+             f"built {stats['programs_built']}, reused "
+             f"{stats['programs_reused']}"]]
+    for attempt in ("first", "second"):
+        done = subprocess.run(
+            [sys.executable, "-c", FIRST_CALL, RASTRIGIN_CL,
+             str(args.dim), str(args.particles), str(args.iters), device],
+            capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            rows.append([device, f"{attempt} new process", "-", "", "", "",
+                         f"failed: {done.stderr.strip()[-200:]}"])
+            break
+        seconds, kernel, build = map(float, done.stdout.split())
+        rows.append([device, f"{attempt} new process, warm cache",
+                     f"{seconds:.4f}", "", f"{kernel:.4f}", f"{build:.4f}",
+                     ""])
+    return rows
+
+
+def long_rows(args, clkit, device, command):
+    """A long run from Python on a session (after a short call that
+    builds its kernels) and from the command, in iterations a second."""
+    particles, iters = args.long_particles, args.long_iters
+    rows = []
+    with clkit.Session(device) as session:
+        minimize_call(clkit, session, args.dim, particles, 2)
+        seconds, kernel, build, result = minimize_call(
+            clkit, session, args.dim, particles, iters)
+    rows.append([device, "Python, session", f"{seconds:.3f}",
+                 f"{iters / seconds:.0f}", f"{kernel:.3f}",
+                 f"{float(result.fun):.4f}"])
+    if not command:
+        rows.append([device, "command", "-", "-", "-",
+                     "not run: no clkit command (set CLKIT_EXE)"])
+        return rows
+    with tempfile.TemporaryDirectory(prefix="clkit-bench-") as folder:
+        objective = os.path.join(folder, "rastrigin.cl")
+        with open(objective, "w", encoding="utf-8") as handle:
+            handle.write(RASTRIGIN_CL)
+        started = time.perf_counter()
+        done = subprocess.run(
+            [command, "run", "pso", "--objective", objective, "--lo",
+             str(LO), "--hi", str(HI), "--dim", str(args.dim),
+             "--particles", str(particles), "--iters", str(iters),
+             "--device", device, "--seed", "1", "--json", "--quiet"],
+            capture_output=True, text=True, check=False)
+        whole = time.perf_counter() - started
+    if done.returncode != 0:
+        rows.append([device, "command", "-", "-", "-",
+                     f"failed: {done.stderr.strip()[-200:]}"])
+        return rows
+    answer = json.loads(done.stdout)
+    rows.append([device, "command, its wall_s", f"{answer['wall_s']:.3f}",
+                 f"{iters / answer['wall_s']:.0f}",
+                 f"{answer['kernel_s']:.3f}", f"{answer['best']:.4f}"])
+    rows.append([device, "command, whole process", f"{whole:.3f}",
+                 f"{iters / whole:.0f}", "", ""])
+    return rows
+
+
+def markdown(header, rows):
+    return "\n".join(
+        ["| " + " | ".join(header) + " |",
+         "| " + " | ".join("---" for _ in header) + " |"] +
+        ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def session_text(args):
+    """The --session tables, in Markdown."""
+    import clkit
+
+    command = clkit_command()
+    calls, long = [], []
+    for device in args.device.split(","):
+        calls += calls_rows(args, clkit, device)
+        print(f"{device}: calls timed", file=sys.stderr, flush=True)
+        long += long_rows(args, clkit, device, command)
+    return (f"# Calls on a session: Rastrigin as OpenCL C source, dim "
+            f"{args.dim}, {args.particles} particles, {args.iters} "
+            f"iterations, in seconds\n\n" +
+            markdown(["device", "calls", "seconds (median)", "fastest",
+                      "kernel_s", "build_s", "session"], calls) +
+            f"\n\n# A long run: dim {args.dim}, {args.long_particles} "
+            f"particles, {args.long_iters} iterations\n\n" +
+            markdown(["device", "run", "seconds", "iterations/s",
+                      "kernel_s", "best"], long) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cuda:0")
@@ -148,7 +307,25 @@ def main():
     parser.add_argument("--iters", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--out")
+    parser.add_argument("--session", action="store_true",
+                        help="clkit alone, call by call on a session")
+    parser.add_argument("--calls", type=int, default=10,
+                        help="with --session: calls on the session (2 or "
+                        "more)")
+    parser.add_argument("--long-particles", type=int, default=4096,
+                        help="with --session: the long run's particles")
+    parser.add_argument("--long-iters", type=int, default=20000,
+                        help="with --session: the long run's iterations")
     args = parser.parse_args()
+    if args.session and args.calls < 2:
+        parser.error("--calls must be 2 or more")
+    if args.session:
+        text = session_text(args)
+        print(text)
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        return
     rows = []
     for name, make in (("clkit", clkit_rows), ("EvoX", evox_row),
                        ("evosax", evosax_row)):

@@ -599,14 +599,43 @@ objective is OpenCL C source compiled into its kernels, a NumPy
 function on the host, or a PyTorch function on the GPU (the batch
 crosses to the host and back every iteration). Each library keeps its
 own PSO coefficients: the best values compare the methods as shipped.
-A clkit call opens its device and loads its kernels each time; these
-runs do not time that apart.
+Each clkit call here opened its device and loaded its kernels; the
+session section of the EPYC's times that apart.
 
 {source([run], f"{H100}; PyTorch 2.11.0, JAX 0.11.2, EvoX 1.4.0, "
         "evosax 0.3.2", "2026-11-26",
         "`python3 bench/python_pso.py --device cuda:0,ocl:1.0`")}
 
 """ + "\n".join(lines)
+
+
+def epyc_session():
+    run = "cpu2-2026-11-26-session"
+    bench = (run, "python_pso_session.md")
+    load = [line.split()[2] for line in read(run, "run.txt").splitlines()]
+    parts = []
+    for line in read(*bench).splitlines():
+        if line.startswith("# "):
+            parts.append(f"\n{line[2]}{line[3:]}:\n")
+        elif line.startswith("|"):
+            parts.append(line)
+    return f"""### PSO from Python on a session
+
+`clkit.pso.minimize` with Rastrigin as OpenCL C source.
+
+- Call 1 on a `clkit.Session` loads the kernels from the cache, warm
+  from earlier runs.
+- Later calls reuse the kernels and their buffers, building nothing.
+- A new process finds the kernels in the kernel cache.
+- The long run compares one call from Python with the command's run.
+- The machine was shared: its load average was {load[0]} before and
+  {load[1]} after.
+
+{source([bench, (run, "run.txt")], EPYC2, "2026-11-26",
+        "`python3 bench/python_pso.py --session --device ocl:0.0 "
+        "--particles 10000 --iters 100 --calls 5 --long-particles 4096 "
+        "--long-iters 1000 --out python_pso_session.md`")}
+""" + "\n".join(parts)
 
 
 def pocl_cache():
@@ -837,7 +866,8 @@ SECTIONS = [
                                h100_queue, pocl_cache, h100_python]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
-    ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality, epyc_fuzz]),
+    ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
+                                epyc_session, epyc_fuzz]),
 ]
 
 

@@ -322,6 +322,33 @@ static ck_status api_pso(const void *arg, double *value) {
   return status;
 }
 
+/* A session of ref: made, two runs on its device (the second on the
+ * queue the first gave back), destroyed. */
+static ck_status api_session(const void *arg, double *value) {
+  (void)arg;
+  static const ck_param params[] = {
+      {"fn", "sphere"}, {"dim", "3"}, {"particles", "6"}, {"iters", "4"}};
+  ck_session *session = NULL;
+  const ck_device *device = NULL;
+  const ck_workload *pso = NULL;
+  size_t count = 0;
+  ck_run_options options = {.seed = 7};
+  ck_status status = ck_workload_find("pso", &pso);
+  if (status == CK_OK)
+    status = ck_session_create("ref", &session);
+  if (status == CK_OK)
+    status = ck_session_get_devices(session, &device, &count);
+  for (int run = 0; status == CK_OK && run < 2; ++run) {
+    ck_result result = {0};
+    status = ck_workload_run(pso, device, params, 4, &options, &result);
+    if (status == CK_OK)
+      *value += result.best;
+    ck_result_release(&result);
+  }
+  ck_session_destroy(session);
+  return status;
+}
+
 /* A host objective: sphere, as a callback and through ask/tell. */
 static ck_status api_pso_host(const void *arg, double *value) {
   (void)arg;
@@ -1076,6 +1103,7 @@ int main(void) {
   sweep("CUDA compilation", cuda_compile, NULL);
 #endif
   sweep("pso API", api_pso, NULL);
+  sweep("session", api_session, NULL);
   sweep("pso host objective API", api_pso_host, NULL);
   sweep("ga host objective API", api_ga_host, NULL);
   sweep("pso spread", api_pso_spread, NULL);

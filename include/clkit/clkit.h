@@ -29,6 +29,7 @@
 #include "clkit/objectives.h"
 #include "clkit/pso.h"
 #include "clkit/queue.h"
+#include "clkit/session.h"
 #include "clkit/spread.h"
 #include "clkit/status.h"
 #include "clkit/tsp.h"

@@ -56,6 +56,9 @@ typedef struct ck_device {
   int platform_index, device_index;
   void *platform_handle; /* backend handles, owned by clkit */
   void *device_handle;
+  /* 0, or the session the device came from (clkit/session.h): queues made
+   * on it, or on a copy of it, come from that session. */
+  unsigned long long session;
 } ck_device;
 
 typedef struct ck_device_set {

@@ -172,6 +172,8 @@ typedef struct ck_program_stats {
   int runtime_cache;    /* 1 when the build left clkit's cache to the
                            runtime's own (PoCL with its kernel cache on;
                            CLKIT_CACHE=1 uses clkit's there too) */
+  int from_session;     /* 1 when a session kept it built: no build ran
+                           (clkit/session.h) */
   char options[1024];   /* the full option string */
 } ck_program_stats;
 

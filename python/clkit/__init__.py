@@ -5,11 +5,14 @@ plain-C reference, from Python.
     clkit.devices()
     result = clkit.pso.minimize("rastrigin", dim=10, device="ref", seed=1)
     result.fun, result.x
+    with clkit.Session("ref") as session:   # devices kept between calls
+        clkit.pso.minimize("rastrigin", dim=10, session=session)
 """
 from . import _clkit
 from ._devices import Device, DeviceList, devices
 from ._result import OptimizeResult, Progress
 from ._run import ArgumentError, Error, RunWarning
+from ._session import Session
 from . import ga, pso
 from . import aco
 from ._compare import Comparison, compare
@@ -19,4 +22,4 @@ __version__ = _clkit.version()
 
 __all__ = ["ArgumentError", "Device", "DeviceList", "Error", "OptimizeResult",
            "Progress", "RunWarning", "devices", "ga", "pso", "__version__",
-           "aco", "Comparison", "compare", "gas", "nn"]
+           "aco", "Comparison", "compare", "gas", "nn", "Session"]

@@ -3,6 +3,7 @@ first as the oracle, as `clkit compare` runs them."""
 import numpy as np
 
 from . import _clkit, _run
+from ._session import resolve
 from ._result import OptimizeResult
 
 __all__ = ["Comparison", "compare"]
@@ -104,8 +105,8 @@ def _row(raw, every_device):
     return row
 
 
-def compare(workload, devices=None, *, seed=None, progress=None,
-            callback=None, **options):
+def compare(workload, devices=None, *, session=None, seed=None,
+            progress=None, callback=None, **options):
     """Run workload with the same options and seed on each device, and on
     ref as the oracle; returns a clkit.Comparison (a list of rows, ref's
     first) whose agrees says whether every device agrees with ref.
@@ -114,6 +115,9 @@ def compare(workload, devices=None, *, seed=None, progress=None,
     devices: a selector as `clkit compare --device` takes ("ref,pocl",
     "all"), a clkit.Device, or a sequence of them; None: every device, as
     the command's default. ref always runs, first.
+    session: a clkit.Session holding ref and the devices; devices then
+    chooses among its devices (None: all of them). Without it, the
+    devices are opened for the call.
     seed: the runs' seed (default 1); progress, callback: as for
     clkit.pso.minimize, told of each device's run in turn.
     options: the workload's options, as for its own function ("_" for
@@ -121,9 +125,13 @@ def compare(workload, devices=None, *, seed=None, progress=None,
     """
     selector = _selector(devices)
     params = _run.option_params(workload, _CALLER, options)
+    handle = None
+    if session is not None:
+        handle, _ = resolve(f"{_CALLER}()", None, session)
     raws, lines = _run.call(_clkit.compare, _CALLER,
                             (workload, selector, params), seed=seed,
-                            progress=progress, callback=callback)
+                            progress=progress, callback=callback,
+                            session=handle)
     every_device = selector == "all"
     result = Comparison(_row(raw, every_device) for raw in raws)
     result.workload = workload

@@ -1,5 +1,4 @@
-"""Devices: the list clkit sees, and choosing one by selector."""
-import os
+"""Devices: the list clkit sees."""
 from dataclasses import dataclass
 
 from . import _clkit
@@ -45,22 +44,3 @@ def devices():
     found.opencl_message = opencl_message
     found.cuda_message = cuda_message
     return found
-
-
-def device_id(device):
-    """The id of the one device a selector names (as the command's
-    --device takes it); None is CLKIT_DEVICE's selector, else the fastest
-    device."""
-    if device is not None and not isinstance(device, str):
-        device = getattr(device, "id", device)
-    if device is not None and not isinstance(device, str):
-        raise TypeError(f"device must be a selector string or a Device, "
-                        f"not {type(device).__name__}")
-    selector = device if device is not None else (
-        os.environ.get("CLKIT_DEVICE") or None)
-    ids = _clkit.select(selector)
-    if len(ids) != 1:
-        raise ValueError(f"device {selector!r} names {len(ids)} devices "
-                         f"({', '.join(ids)}); a run takes one: name it by "
-                         f"its id")
-    return ids[0]

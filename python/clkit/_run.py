@@ -17,11 +17,32 @@ from functools import lru_cache
 import numpy as np
 
 from . import _clkit
-from ._devices import device_id
+from ._session import resolve
 from ._result import OptimizeResult, Progress
 
 Error = _clkit.Error
 ArgumentError = _clkit.ArgumentError
+
+
+def _scratch_root():
+    """Where a call's scratch files go: /dev/shm, memory, where it is a
+    directory we may write and TMPDIR does not choose another; else the
+    temporary directory. A trace written, synced and read back there
+    costs no disk: on a busy disk that took milliseconds a call."""
+    if os.environ.get("TMPDIR"):
+        return None
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and \
+        os.access(shm, os.W_OK | os.X_OK) else None
+
+
+_SCRATCH = _scratch_root()
+
+
+def scratch():
+    """A private temporary folder for one call's files (the objective's
+    source, the trace), removed with what it holds at its end."""
+    return tempfile.TemporaryDirectory(prefix="clkit-", dir=_SCRATCH)
 
 
 class RunWarning(UserWarning):
@@ -342,14 +363,16 @@ def call(entry, caller, args, *, seed, progress, callback, folder=None,
     return answer, lines
 
 
-def run(workload, caller, params, *, device=None, seed=None, objective=None,
-        progress=None, callback=None, folder=None):
-    """One run of workload with params (name, value pairs): the raw result
-    dict of the extension, log lines and warnings included."""
-    selected = device_id(device)
+def run(workload, caller, params, *, device=None, session=None, seed=None,
+        objective=None, progress=None, callback=None, folder=None):
+    """One run of workload with params (name, value pairs) on device of
+    session (None: device's default session): the raw result dict of the
+    extension, log lines and warnings included."""
+    handle, selected = resolve(f"{caller}()", device, session)
     raw, lines = call(_clkit.run, caller, (workload, selected, params),
                       seed=seed, progress=progress, callback=callback,
-                      folder=folder, stacklevel=3, objective=objective)
+                      folder=folder, stacklevel=3, objective=objective,
+                      session=handle)
     raw["log"] = lines
     return raw
 
@@ -368,6 +391,7 @@ def run_fields(raw, resolved):
         seed=raw["seed"],
         wall_s=raw["wall_s"],
         build_s=raw["build_s"],
+        kernel_s=raw["kernel_s"],
         total_s=raw["total_s"],
         metrics=raw["metrics"],
         options=resolved,
@@ -404,7 +428,7 @@ def _bounds_dim(caller, lo, hi, dim):
 
 
 def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
-             device, seed, progress, callback, history, options):
+             device, session, seed, progress, callback, history, options):
     """An optimiser's run (pso, ga) as an OptimizeResult."""
     reserved = {
         "fn": "give the objective as the first argument",
@@ -413,7 +437,7 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
     }
     params = option_params(workload, caller, options, reserved)
     dim = _bounds_dim(caller, lo, hi, dim)
-    with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+    with scratch() as folder:
         named, host = objective_params(caller, objective, folder)
         extra = option_params(workload, caller,
                               {"dim": dim, "lo": lo, "hi": hi})
@@ -422,8 +446,8 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
             trace = os.path.join(folder, "trace.csv")
             extra.append(("trace", trace))
         raw = run(workload, caller, named + extra + params, device=device,
-                  seed=seed, objective=host, progress=progress,
-                  callback=callback, folder=folder)
+                  session=session, seed=seed, objective=host,
+                  progress=progress, callback=callback, folder=folder)
         steps = _history(workload, trace) if history else None
     metrics = raw["metrics"]
     resolved = _resolved(workload, raw["options"])
@@ -458,11 +482,11 @@ def minimizer(workload, step_metric, doc):
     docstring is doc followed by the workload's options."""
 
     def minimize(objective, lo=None, hi=None, *, dim=None, device=None,
-                 seed=None, progress=None, callback=None, history=True,
-                 **options):
+                 session=None, seed=None, progress=None, callback=None,
+                 history=True, **options):
         return optimize(workload, f"{workload}.minimize", objective, lo, hi,
-                        dim, step_metric, device=device, seed=seed,
-                        progress=progress, callback=callback,
+                        dim, step_metric, device=device, session=session,
+                        seed=seed, progress=progress, callback=callback,
                         history=history, options=options)
 
     minimize.__module__ = f"clkit.{workload}"

@@ -1,6 +1,5 @@
 """Ant colony optimisation for the TSP (clkit's aco workload)."""
 import os
-import tempfile
 from functools import lru_cache
 
 import numpy as np
@@ -65,13 +64,13 @@ def _instance_param(instance, folder):
     return path
 
 
-def solve(instance, time=None, iters=None, *, device=None, seed=None,
-          progress=None, callback=None, history=True, **options):
+def solve(instance, time=None, iters=None, *, device=None, session=None,
+          seed=None, progress=None, callback=None, history=True, **options):
     params = _run.option_params(
         "aco", _CALLER, options,
         {"instance": "the instance is the first argument"})
     given = dict(params)
-    with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+    with _run.scratch() as folder:
         extra = [("instance", _instance_param(instance, folder))]
         extra += _run.option_params("aco", _CALLER,
                                     {"time": time, "iters": iters})
@@ -84,8 +83,8 @@ def solve(instance, time=None, iters=None, *, device=None, seed=None,
             trace = os.path.join(folder, "trace.csv")
             extra.append(("trace", trace))
         raw = _run.run("aco", _CALLER, extra + params, device=device,
-                       seed=seed, progress=progress, callback=callback,
-                       folder=folder)
+                       session=session, seed=seed, progress=progress,
+                       callback=callback, folder=folder)
         metrics = raw["metrics"]
         cities = int(metrics["cities"])
         tour = np.frombuffer(_clkit.tour_load(tour_out, cities),
@@ -126,6 +125,8 @@ time: stop after this many seconds; iters: after this many iterations
 (without either, the workload's default count).
 device: a selector as --device takes ("ref", "ocl:0.0", "pocl"), or a
 clkit.Device; None: CLKIT_DEVICE, else the fastest device.
+session: a clkit.Session to run on, device then choosing among its devices;
+None: the default session of device, kept until the process ends.
 seed: the run's seed (default 1, as the command's).
 progress, callback: as for clkit.pso.minimize.
 history: keep the best length at each improvement (result.history: rows

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import _clkit
-from ._devices import device_id
+from ._session import resolve
 from ._run import (option_params, options_doc, seed_value, whole_number,
                    xy_rows)
 
@@ -86,32 +86,35 @@ class Simulation:
     """A 2D Lennard-Jones system on a device, advanced by run(steps)."""
 
     def __init__(self, particles=None, *, density=None, temperature=None,
-                 device=None, seed=None, **options):
-        self._start(device, seed, options, particles=particles, rho=density,
-                    T=temperature)
+                 device=None, session=None, seed=None, **options):
+        self._start(device, session, seed, options, particles=particles,
+                    rho=density, T=temperature)
 
-    def _start(self, device, seed, options, **own):
+    def _start(self, device, session, seed, options, **own):
         if "box" in options:
             options["box"] = _box(options["box"])
         params = option_params("gas", "Simulation", own) + option_params(
             "gas", "Simulation", options, reserved=_RESERVED)
         seed = seed_value("Simulation", seed)
+        handle, selected = resolve("Simulation()", device, session)
         self.device = device
-        self._gas = _clkit.gas_create(device_id(device), params, seed)
+        self.session = session
+        self._gas = _clkit.gas_create(selected, params, seed, handle)
 
     @classmethod
-    def from_xyz(cls, path, *, temperature=None, device=None, seed=None,
-                 **options):
+    def from_xyz(cls, path, *, temperature=None, device=None, session=None,
+                 seed=None, **options):
         """A simulation that starts from an extended-XYZ file (as `clkit
         run gas --xyz`): its particles, positions, box and velocities."""
         simulation = cls.__new__(cls)
-        simulation._start(device, seed, options, xyz=os.fspath(path),
-                          T=temperature)
+        simulation._start(device, session, seed, options,
+                          xyz=os.fspath(path), T=temperature)
         return simulation
 
     @classmethod
     def from_arrays(cls, positions, velocities=None, *, box,
-                    temperature=None, device=None, seed=None, **options):
+                    temperature=None, device=None, session=None, seed=None,
+                    **options):
         """A simulation that starts from arrays: positions, (n, 2), in a
         box of box=(L, W) (or one side for a square), and velocities,
         (n, 2), or velocities drawn at temperature. Periodic positions
@@ -140,17 +143,19 @@ class Simulation:
         with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
             path = os.path.join(folder, "particles.xyz")
             _write_xyz(path, positions, velocities)
-            simulation._start(device, seed, dict(options, box=side),
+            simulation._start(device, session, seed, dict(options, box=side),
                               xyz=path, T=temperature)
         return simulation
 
     @classmethod
-    def load(cls, path, *, device=None):
+    def load(cls, path, *, device=None, session=None):
         """A simulation that continues from a checkpoint (save(path), or
         `clkit run gas --checkpoint`), bit for bit on the same device."""
         simulation = cls.__new__(cls)
+        handle, selected = resolve("Simulation.load()", device, session)
         simulation.device = device
-        simulation._gas = _clkit.gas_load(device_id(device), os.fspath(path))
+        simulation.session = session
+        simulation._gas = _clkit.gas_load(selected, os.fspath(path), handle)
         return simulation
 
     def save(self, path):
@@ -259,6 +264,8 @@ particles: N; density: N / area of a square box (or box=(L, W));
 temperature: of the initial velocities.
 device: a selector as --device takes ("ref", "ocl:0.0", "pocl"), or a
 clkit.Device; None: CLKIT_DEVICE, else the fastest device.
+session: a clkit.Session to run on, device then choosing among its devices;
+None: the default session of device, kept until the process ends.
 seed: the velocities' and thermostat's seed (default 1, as the command's).
 Other keyword arguments are options of `clkit run gas`, "_" for "-", with
 its defaults:

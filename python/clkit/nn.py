@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from . import _clkit
-from ._devices import device_id
+from ._session import resolve
 from ._run import option_params, options_doc, options_table, seed_value
 
 __all__ = ["MLP", "NotFittedError", "DataConversionWarning"]
@@ -31,7 +31,7 @@ _FIRST = ("epochs", "batch", "lr")
 _OPTIONS = _FIRST + tuple(
     name.replace("-", "_") for name in options_table("nn")
     if name not in _NOT_PARAMETERS and name.replace("-", "_") not in _FIRST)
-_OWN = ("layers", "device", "seed")
+_OWN = ("layers", "device", "seed", "session")
 _MOST_CLASSES = min(_clkit.DATASET_MAX_CLASSES, _clkit.NN_MAX_WIDTH)
 
 
@@ -227,13 +227,14 @@ class MLP:
     _estimator_type = "classifier"
 
     def __init__(self, layers=(_clkit.NN_AUTO_HIDDEN,), *, device=None,
-                 seed=None, **options):
+                 seed=None, session=None, **options):
         for key in options:
             if key not in _OPTIONS:
                 _refuse(key)
         self.layers = layers
         self.device = device
         self.seed = seed
+        self.session = session
         for key in _OPTIONS:
             setattr(self, key, options.get(key))
 
@@ -294,10 +295,11 @@ class MLP:
         if X.shape[0] == 0:
             raise ValueError("MLP.fit: X has no rows")
         classes, numbers_ = _classes(y, "MLP.fit")
+        handle, selected = resolve("MLP.fit()", self.device, self.session)
         network, history, report = _clkit.nn_train(
-            device_id(self.device), self._params(X.shape[1], len(classes)),
+            selected, self._params(X.shape[1], len(classes)),
             seed_value("MLP", self.seed), X, numbers_, len(classes),
-            _names(classes))
+            _names(classes), handle)
         self._adopt(network, classes)
         self.history_ = history
         self.loss_curve_ = [row["loss"] for row in history]
@@ -402,23 +404,26 @@ class MLP:
         self._network("MLP.save").save(os.fspath(path), format)
 
     @classmethod
-    def load(cls, path, *, device=None):
+    def load(cls, path, *, device=None, session=None):
         """An MLP from a .ckn model file (`clkit run nn --save` writes
         them), ready to predict."""
-        network = _clkit.nn_load(device_id(device), os.fspath(path))
+        handle, selected = resolve("MLP.load()", device, session)
+        network = _clkit.nn_load(selected, os.fspath(path), handle)
         info = network.describe()
         options = {}
         if len(info["sizes"]) > 2:
             acts = info["activations"]
             options["act"] = acts[0] if len(set(acts)) == 1 else ",".join(acts)
         model = cls(layers=tuple(info["sizes"][1:-1]), device=device,
-                    loss=info["loss"], **options)
+                    session=session, loss=info["loss"], **options)
         model._adopt(network)
         return model
 
     def __getstate__(self):
-        """A pickle holds the network as the bytes of its .ckn file."""
+        """A pickle holds the network as the bytes of its .ckn file, and
+        no session: one is of its process."""
         state = self.__dict__.copy()
+        state["session"] = None
         if "network_" in state:
             with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
                 path = os.path.join(folder, "model.ckn")
@@ -428,14 +433,16 @@ class MLP:
         return state
 
     def __setstate__(self, state):
+        state = dict(state)
+        state.setdefault("session", None)  # pickles made before sessions
         model = state.get("network_")
         if isinstance(model, (bytes, bytearray, memoryview)):
             with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
                 path = os.path.join(folder, "model.ckn")
                 with open(path, "wb") as handle:
                     handle.write(model)
-                state = dict(state, network_=_clkit.nn_load(
-                    device_id(state.get("device")), path))
+                session, selected = resolve("MLP", state.get("device"), None)
+                state["network_"] = _clkit.nn_load(selected, path, session)
         self.__dict__.update(state)
 
 
@@ -453,6 +460,8 @@ layers: the hidden layers' widths (input and output widths come from X and
 y in fit).
 device: a selector as --device takes ("ref", "ocl:0.0", "pocl"), or a
 clkit.Device; None: CLKIT_DEVICE, else the fastest device.
+session: a clkit.Session to run on, device then choosing among its devices;
+None: the default session of device, kept until the process ends.
 seed: the weights' and shuffles' seed (default 1, as the command's).
 The other keyword arguments are options of `clkit run nn`, "_" for "-",
 with its defaults:

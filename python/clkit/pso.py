@@ -16,6 +16,8 @@ has its own; a source or a callable needs both).
 dim: dimensions (default: the length of lo or hi, else the option's).
 device: a selector as --device takes ("ref", "ocl:0.0", "pocl", "cuda:0"),
 or a clkit.Device; None: CLKIT_DEVICE, else the fastest device.
+session: a clkit.Session to run on, device then choosing among its devices;
+None: the default session of device, kept until the process ends.
 seed: the run's seed (default 1, as the command's).
 progress: True for a progress bar (tqdm where installed), or a callable
 given a clkit.Progress at each check; callback: another such callable.

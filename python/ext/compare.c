@@ -5,6 +5,7 @@
  * with how it agrees with ref, or why it failed.
  */
 #include <math.h>
+#include <string.h>
 
 #include "ext.h"
 
@@ -31,18 +32,32 @@ static PyObject *row_dict(const ck_result *result) {
 PyObject *ck_py_compare(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
   static char *keywords[] = {"workload", "devices", "options", "seed",
-                             "progress", "log",     NULL};
+                             "progress", "log",     "session", NULL};
   const char *name, *selector;
-  PyObject *list, *seed = Py_None, *progress = Py_None, *log = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ssO|OOO", keywords, &name,
-                                   &selector, &list, &seed, &progress, &log))
+  PyObject *list, *seed = Py_None, *progress = Py_None, *log = Py_None,
+                  *session = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ssO|OOOO", keywords, &name,
+                                   &selector, &list, &seed, &progress, &log,
+                                   &session))
     return NULL;
   ck_py_bridge bridge;
   ck_run_options options;
   if (ck_py_bridge_begin(&bridge, &options, seed, Py_None, progress, log))
     return NULL;
   const ck_workload *workload = ck_py_workload(name);
-  const ck_device_set *set = workload ? ck_py_devices() : NULL;
+  /* A session's devices are copied: the runs go without the GIL. */
+  ck_device_set view;
+  const ck_device_set *set = NULL;
+  if (workload && session == Py_None) {
+    set = ck_py_devices();
+  } else if (workload && ck_py_session_devices(session, &view) == 0) {
+    ck_device *copies = PyMem_Calloc(view.count, sizeof *copies);
+    if (!copies)
+      return PyErr_NoMemory();
+    memcpy(copies, view.devices, view.count * sizeof *copies);
+    view.devices = copies;
+    set = &view;
+  }
   if (!set)
     return NULL;
   /* Room for every device; ref's row may be added to them. */
@@ -87,5 +102,7 @@ done:
   PyMem_Free(params);
   PyMem_Free(results);
   PyMem_Free(indices);
+  if (set == &view)
+    PyMem_Free(view.devices);
   return rows;
 }

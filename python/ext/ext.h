@@ -25,6 +25,9 @@ extern PyObject *ck_py_error, *ck_py_argument_error;
  * argument is nonzero), else an Error; the exception's `status` is the
  * status's name and `code` its number. Returns NULL. */
 PyObject *ck_py_raise(ck_status status, int argument);
+/* ck_py_raise with a message of the caller's. */
+PyObject *ck_py_raise_message(ck_status status, int argument,
+                              const char *message);
 
 /* The device list, made on first use and kept for the process; NULL with
  * an exception set when it cannot be made. Called with the GIL held. */
@@ -33,6 +36,26 @@ const ck_device_set *ck_py_devices(void);
 /* The one device a selector names (NULL: CLKIT_DEVICE, else the
  * fastest), or NULL with an exception set. */
 const ck_device *ck_py_device(const char *selector);
+
+/* A device as a dict of clkit.Device's fields; NULL with an exception
+ * set. */
+PyObject *ck_py_device_dict(const ck_device *device);
+
+/* session.c: the Session type, added to the module (0, or -1 with an
+ * exception set). */
+int ck_py_session_ready(PyObject *module);
+
+/* session.c: a view of the devices of a Session (owned by it: used with
+ * the GIL held, or on copies), or -1 with an exception set as for
+ * ck_py_device_of. */
+int ck_py_session_devices(PyObject *session, ck_device_set *set);
+
+/* session.c: the device a call runs on, copied into device: with a
+ * Session (not None), the one of its devices that selector names (NULL:
+ * the fastest of them); else ck_py_device(selector). 0, or -1 with an
+ * exception set (ArgumentError for a closed session, TypeError for
+ * another object). */
+int ck_py_device_of(PyObject *session, const char *selector, ck_device *device);
 
 /* A seed (a Python int, not a bool) into value: 0, or -1 with TypeError
  * or ValueError (outside 0 .. 2^64 - 1, as --seed takes) set. */

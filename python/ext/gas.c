@@ -46,18 +46,19 @@ static PyObject *wrap(ck_gas *made) {
   return (PyObject *)self;
 }
 
-/* _clkit.gas_create(device, options, seed) -> Gas. options are `clkit run
- * gas`'s (name, value) pairs of the system and its dynamics. */
+/* _clkit.gas_create(device, options, seed, session=None) -> Gas. options are
+ * `clkit run gas`'s (name, value) pairs of the system and its dynamics. */
 static PyObject *py_gas_create(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector;
-  PyObject *list, *seed;
-  if (!PyArg_ParseTuple(args, "zOO", &selector, &list, &seed))
+  PyObject *list, *seed, *session = Py_None;
+  if (!PyArg_ParseTuple(args, "zOO|O", &selector, &list, &seed, &session))
     return NULL;
   ck_param *params;
   size_t count;
-  const ck_device *device = ck_py_device(selector);
-  if (!device || ck_py_params(list, &params, &count) != 0)
+  ck_device device;
+  if (ck_py_device_of(session, selector, &device) != 0 ||
+      ck_py_params(list, &params, &count) != 0)
     return NULL;
   ck_gas_config config;
   ck_gas *made = NULL;
@@ -73,7 +74,7 @@ static PyObject *py_gas_create(PyObject *module, PyObject *args) {
   }
   /* config.xyz_path points into params (and the list's strings). */
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_gas_create(device, &config, &made);
+  status = ck_gas_create(&device, &config, &made);
   Py_END_ALLOW_THREADS;
   PyMem_Free(params);
   if (status != CK_OK)
@@ -81,19 +82,20 @@ static PyObject *py_gas_create(PyObject *module, PyObject *args) {
   return wrap(made);
 }
 
-/* _clkit.gas_load(device, path) -> Gas, from a checkpoint. */
+/* _clkit.gas_load(device, path, session=None) -> Gas, from a checkpoint. */
 static PyObject *py_gas_load(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector, *path;
-  if (!PyArg_ParseTuple(args, "zs", &selector, &path))
+  PyObject *session = Py_None;
+  if (!PyArg_ParseTuple(args, "zs|O", &selector, &path, &session))
     return NULL;
-  const ck_device *device = ck_py_device(selector);
-  if (!device)
+  ck_device device;
+  if (ck_py_device_of(session, selector, &device) != 0)
     return NULL;
   ck_gas *made = NULL;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_gas_load(device, path, &made);
+  status = ck_gas_load(&device, path, &made);
   Py_END_ALLOW_THREADS;
   if (status != CK_OK)
     return ck_py_raise(status, 0);
@@ -292,8 +294,9 @@ static PyTypeObject gas_type = {
 
 PyMethodDef ck_py_gas_methods[] = {
     {"gas_create", py_gas_create, METH_VARARGS,
-     "gas_create(device, options, seed) -> Gas"},
-    {"gas_load", py_gas_load, METH_VARARGS, "gas_load(device, path) -> Gas"},
+     "gas_create(device, options, seed, session=None) -> Gas"},
+    {"gas_load", py_gas_load, METH_VARARGS,
+     "gas_load(device, path, session=None) -> Gas"},
     {NULL, NULL, 0, NULL}};
 
 int ck_py_gas_ready(PyObject *module) {

@@ -10,8 +10,14 @@ static ck_device_set device_set;
 static int device_set_made;
 
 PyObject *ck_py_raise(ck_status status, int argument) {
-  const char *message = "", *name = "CK_ERROR_UNKNOWN";
+  const char *message = "";
   ck_error_get_last(&message);
+  return ck_py_raise_message(status, argument, message);
+}
+
+PyObject *ck_py_raise_message(ck_status status, int argument,
+                              const char *message) {
+  const char *name = "CK_ERROR_UNKNOWN";
   ck_status_get_name(status, &name);
   if (!message || !*message)
     ck_status_get_message(status, &message);
@@ -130,7 +136,7 @@ static const char *backend_name(ck_backend backend) {
                                         : "cuda";
 }
 
-static PyObject *device_dict(const ck_device *device) {
+PyObject *ck_py_device_dict(const ck_device *device) {
   const char *kind = "other";
   ck_device_get_kind_name(device->kind, &kind);
   return Py_BuildValue(
@@ -158,7 +164,7 @@ static PyObject *py_devices(PyObject *self, PyObject *unused) {
   if (!list)
     return NULL;
   for (size_t i = 0; i < set->count; ++i) {
-    PyObject *device = device_dict(&set->devices[i]);
+    PyObject *device = ck_py_device_dict(&set->devices[i]);
     if (!device) {
       Py_DECREF(list);
       return NULL;
@@ -265,11 +271,12 @@ static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))ck_py_run,
      METH_VARARGS | METH_KEYWORDS,
      "run(workload, device, options, seed=None, objective=None, "
-     "progress=None, log=None) -> dict of the result"},
+     "progress=None, log=None, session=None) -> dict of the result"},
     {"compare", (PyCFunction)(void (*)(void))ck_py_compare,
      METH_VARARGS | METH_KEYWORDS,
      "compare(workload, devices, options, seed=None, progress=None, "
-     "log=None) -> list of each device's result dict, ref first"},
+     "log=None, session=None) -> list of each device's result dict, ref "
+     "first"},
     {"tsp_limits", ck_py_tsp_limits, METH_NOARGS,
      "tsp_limits() -> dict of min_cities, max_cities, max_coordinate"},
     {"tour_load", ck_py_tour_load, METH_VARARGS,
@@ -328,7 +335,7 @@ PyMODINIT_FUNC PyInit__clkit(void) {
       PyModule_AddFunctions(module, ck_py_nn_methods) != 0 ||
       ck_py_nn_ready(module) != 0 ||
       PyModule_AddFunctions(module, ck_py_gas_methods) != 0 ||
-      ck_py_gas_ready(module) != 0) {
+      ck_py_gas_ready(module) != 0 || ck_py_session_ready(module) != 0) {
     Py_DECREF(module);
     return NULL;
   }

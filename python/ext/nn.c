@@ -177,17 +177,17 @@ static PyObject *report_dict(const ck_nn_report *report) {
                        report->best_validation_loss);
 }
 
-/* _clkit.nn_train(device, options, seed, X, y, classes, names) ->
- * (Network, history, report). options are `clkit run nn`'s (name, value)
- * pairs of the network and its training, layers included; names the
- * classes' (a list of str) or None. */
+/* _clkit.nn_train(device, options, seed, X, y, classes, names,
+ * session=None) -> (Network, history, report). options are `clkit run nn`'s
+ * (name, value) pairs of the network and its training, layers included; names
+ * the classes' (a list of str) or None. */
 static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector;
-  PyObject *list, *seed, *xs, *ys, *name_list;
+  PyObject *list, *seed, *xs, *ys, *name_list, *session = Py_None;
   Py_ssize_t classes;
-  if (!PyArg_ParseTuple(args, "zOOOOnO", &selector, &list, &seed, &xs, &ys,
-                        &classes, &name_list))
+  if (!PyArg_ParseTuple(args, "zOOOOnO|O", &selector, &list, &seed, &xs, &ys,
+                        &classes, &name_list, &session))
     return NULL;
   if (classes < 1 || classes > CK_DATASET_MAX_CLASSES)
     return PyErr_Format(PyExc_ValueError, "classes must be 1 to %d, not %zd",
@@ -197,8 +197,10 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   plan.training.on_epoch = on_epoch;
   ck_param *params;
   size_t count;
-  const ck_device *device = ck_py_device(selector);
-  if (!device || ck_py_params(list, &params, &count) != 0)
+  ck_device chosen;
+  const ck_device *device = &chosen;
+  if (ck_py_device_of(session, selector, &chosen) != 0 ||
+      ck_py_params(list, &params, &count) != 0)
     return NULL;
   ck_status status = ck_nn_config_read(params, count, &config, &plan.training,
                                        &plan.kind, &plan.validation);
@@ -256,19 +258,20 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   return result;
 }
 
-/* _clkit.nn_load(device, path) -> Network. */
+/* _clkit.nn_load(device, path, session=None) -> Network. */
 static PyObject *py_nn_load(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector, *path;
-  if (!PyArg_ParseTuple(args, "zs", &selector, &path))
+  PyObject *session = Py_None;
+  if (!PyArg_ParseTuple(args, "zs|O", &selector, &path, &session))
     return NULL;
-  const ck_device *device = ck_py_device(selector);
-  if (!device)
+  ck_device device;
+  if (ck_py_device_of(session, selector, &device) != 0)
     return NULL;
   ck_nn *nn = NULL;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_nn_load(device, path, NULL, &nn);
+  status = ck_nn_load(&device, path, NULL, &nn);
   Py_END_ALLOW_THREADS;
   if (status != CK_OK)
     return ck_py_raise(status, 0);
@@ -505,9 +508,10 @@ static PyTypeObject network_type = {
 
 PyMethodDef ck_py_nn_methods[] = {
     {"nn_train", py_nn_train, METH_VARARGS,
-     "nn_train(device, options, seed, X, y, classes, names) -> (Network, "
-     "history, report)"},
-    {"nn_load", py_nn_load, METH_VARARGS, "nn_load(device, path) -> Network"},
+     "nn_train(device, options, seed, X, y, classes, names, session=None) "
+     "-> (Network, history, report)"},
+    {"nn_load", py_nn_load, METH_VARARGS,
+     "nn_load(device, path, session=None) -> Network"},
     {NULL, NULL, 0, NULL}};
 
 int ck_py_nn_ready(PyObject *module) {

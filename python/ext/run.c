@@ -321,29 +321,31 @@ int ck_py_bridge_end(ck_py_bridge *bridge) {
 
 PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
-  static char *keywords[] = {"workload",  "device",   "options", "seed",
-                             "objective", "progress", "log",     NULL};
+  static char *keywords[] = {"workload", "device",    "options",
+                             "seed",     "objective", "progress",
+                             "log",      "session",   NULL};
   const char *name, *selector;
   PyObject *list, *seed = Py_None, *objective = Py_None, *progress = Py_None,
-                  *log = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "szO|OOOO", keywords, &name,
+                  *log = Py_None, *session = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "szO|OOOOO", keywords, &name,
                                    &selector, &list, &seed, &objective,
-                                   &progress, &log))
+                                   &progress, &log, &session))
     return NULL;
   bridge bridge;
   ck_run_options options;
   if (ck_py_bridge_begin(&bridge, &options, seed, objective, progress, log))
     return NULL;
   const ck_workload *workload = ck_py_workload(name);
-  const ck_device *device = workload ? ck_py_device(selector) : NULL;
+  ck_device device;
   ck_param *params;
   size_t count;
-  if (!device || ck_py_params(list, &params, &count) != 0)
+  if (!workload || ck_py_device_of(session, selector, &device) != 0 ||
+      ck_py_params(list, &params, &count) != 0)
     return NULL;
   ck_result result;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_workload_run(workload, device, params, count, &options, &result);
+  status = ck_workload_run(workload, &device, params, count, &options, &result);
   Py_END_ALLOW_THREADS;
   PyMem_Free(params);
   PyObject *dict = NULL;

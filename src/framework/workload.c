@@ -529,6 +529,9 @@ static ck_status run_workload(const ck_workload *workload,
   CK__REQUIRE_IN("ck_workload_run", result);
   /* Whatever follows, the result owns nothing after a failure. */
   ck__result_begin(result, workload->name, device);
+  /* A device of a destroyed session is refused before any work. */
+  if ((status = ck__session_check(device, 1)) != CK_OK)
+    return status;
   if ((status = check_params("ck_workload_run", workload, params, count)) !=
       CK_OK)
     return status;

@@ -20,6 +20,11 @@ typedef enum ck__arg_kind {
 
 typedef struct ck__queue_ops {
   ck_status (*create)(ck_queue *queue);
+  /* Optional: create, sharing what it can with home, a live queue of the
+   * same device (a session's: the OpenCL context, so that the session's
+   * programs and buffers serve this queue too). NULL: create, and the
+   * queue shares none of them. */
+  ck_status (*create_beside)(ck_queue *queue, const ck_queue *home);
   void (*destroy)(ck_queue *queue);
   ck_status (*finish)(ck_queue *queue);
   ck_status (*buffer_create)(ck_queue *queue, ck_buffer *buffer);
@@ -38,6 +43,12 @@ typedef struct ck__queue_ops {
                     ck_event *event);
   ck_status (*program_build)(ck_queue *queue, ck_program *program,
                              const char *source, const char *options);
+  /* Optional: the key of a program as the binary cache keys it (source,
+   * options, device), for a session's table of programs; source may be
+   * text that stands for the program's (its name and a digest). NULL
+   * keeps none there. Errors: CK_ERROR_OUT_OF_MEMORY. */
+  ck_status (*program_key)(const ck_queue *queue, const char *source,
+                           const char *options, uint8_t key[32]);
   void (*program_destroy)(ck_program *program);
   ck_status (*kernel_create)(ck_program *program, ck_kernel *kernel);
   void (*kernel_destroy)(ck_kernel *kernel);
@@ -59,11 +70,24 @@ typedef struct ck__queue_ops {
   void (*event_destroy)(ck_event *event);
 } ck__queue_ops;
 
+/* A device's share of a session (session.c): its kept queue, programs
+ * and buffers. */
+typedef struct ck__session_device ck__session_device;
+
 struct ck_queue {
   const ck__queue_ops *ops;
   ck_device device;
   void *backend;         /* backend state */
   double kernel_seconds; /* summed by finish() */
+  /* The session's share of the device where the device is a session's,
+   * else NULL; home is 1 when backend is the session's kept state (lent,
+   * not owned). */
+  ck__session_device *kept;
+  int home;
+  /* Which making of the session's kept state this queue shares (its
+   * OpenCL context): the session's programs and buffers of that making
+   * serve it. 0 for a queue of its own, which shares none. */
+  unsigned long long generation;
 };
 
 struct ck_buffer {
@@ -77,6 +101,7 @@ struct ck_program {
   void *handle;
   char name[64];
   ck_program_stats stats;
+  void *kept; /* the session's entry that owns handle (lent), or NULL */
 };
 
 struct ck_kernel {
@@ -90,6 +115,40 @@ struct ck_event {
   ck_queue *queue;
   void *handle;
 };
+
+/* The operations of the device's backend; NULL for one not built in. */
+const ck__queue_ops *ck__queue_ops_for(const ck_device *device);
+
+/* ---- Sessions (session.c), for queue.c and program.c ------------------- */
+
+/* Gives queue (its device a session's, its ops set) the session's kept
+ * state of the device where it is free, else a new one beside it; sets
+ * queue->kept and queue->home. Errors: CK_ERROR_INVALID_ARGUMENT for a
+ * session destroyed; the backend's. */
+ck_status ck__session_queue_take(ck_queue *queue);
+/* In place of the backend's destroy: waits for the queue's work and gives
+ * a kept state back (a new one is destroyed). */
+void ck__session_queue_give(ck_queue *queue);
+
+/* Serves program (its queue the session's) from the session's table, by
+ * key: 1, with program->handle and program->kept set; 0 where none is
+ * free. */
+int ck__session_program_take(ck_program *program, const uint8_t key[32]);
+/* After a build on a session's queue: the session keeps the handle under
+ * key (program->kept set) where it has room. */
+void ck__session_program_keep(ck_program *program, const uint8_t key[32]);
+/* In place of the backend's program_destroy for a kept program. */
+void ck__session_program_give(ck_program *program);
+
+/* A buffer of buffer->size bytes that the session kept (1, handle set),
+ * or 0. */
+int ck__session_buffer_take(ck_buffer *buffer);
+/* In place of the backend's buffer_destroy: 1 when the session keeps the
+ * buffer's memory, 0 when the caller must release it. */
+int ck__session_buffer_give(ck_buffer *buffer);
+/* Releases the kept buffers of the queue's device that no queue may
+ * still use, for an allocation that failed: 1 when there were any. */
+int ck__session_buffers_drop(ck_queue *queue);
 
 extern const ck__queue_ops ck__opencl_ops;
 extern const ck__queue_ops ck__host_ops;

@@ -80,7 +80,8 @@ static ck_status add_cuda_devices(device_list *list) {
   return CK_OK;
 }
 
-ck_status ck_device_enumerate(ck_device_set *set) {
+/* Lists ref, then CUDA's devices and OpenCL's where asked. */
+static ck_status enumerate(ck_device_set *set, int cuda, int opencl) {
   ck_status status = CK_OK;
   ck_device device;
   if (!set)
@@ -89,15 +90,56 @@ ck_status ck_device_enumerate(ck_device_set *set) {
   device_list list = {set, 0};
   fill_ref(&device);
   CK_TRY(push_device(&list, &device));
-  CK_TRY(add_cuda_devices(&list));
+  if (cuda)
+    CK_TRY(add_cuda_devices(&list));
   /* A loader's failure is noted in the set, not returned: the set is
    * dropped only when status is a failure. */
-  CK_TRY(ck__opencl_enumerate(push_device, &list, &set->opencl_status,
-                              set->opencl_message, sizeof set->opencl_message));
+  if (opencl)
+    CK_TRY(ck__opencl_enumerate(push_device, &list, &set->opencl_status,
+                                set->opencl_message,
+                                sizeof set->opencl_message));
   return CK_OK;
 fail:
   ck_device_set_free(set);
   return status;
+}
+
+ck_status ck_device_enumerate(ck_device_set *set) {
+  return enumerate(set, 1, 1);
+}
+
+/* Whether term (length bytes) is "cuda:" or "ocl:" (prefix) and digits
+ * and dots after it: an id, or OpenCL's platform, of that backend alone. */
+static int names_backend(const char *term, size_t length, const char *prefix) {
+  size_t at = strlen(prefix);
+  if (length <= at || strncasecmp(term, prefix, at) != 0)
+    return 0;
+  for (; at < length; ++at)
+    if (!isdigit((unsigned char)term[at]) && term[at] != '.')
+      return 0;
+  return 1;
+}
+
+ck_status ck__device_enumerate_for(const char *selector, ck_device_set *set) {
+  int cuda = 0, opencl = 0;
+  const char *at = selector ? selector : "";
+  do {
+    size_t length = strcspn(at, ",");
+    const char *term = at;
+    while (length && isspace((unsigned char)*term))
+      ++term, --length;
+    while (length && isspace((unsigned char)term[length - 1]))
+      --length;
+    int is_ref = length == 3 && strncasecmp(term, "ref", 3) == 0;
+    int only_cuda = (length == 4 && strncasecmp(term, "cuda", 4) == 0) ||
+                    names_backend(term, length, "cuda:");
+    int only_opencl = (length == 6 && strncasecmp(term, "opencl", 6) == 0) ||
+                      names_backend(term, length, "ocl:");
+    cuda |= !is_ref && !only_opencl;
+    opencl |= !is_ref && !only_cuda;
+    at += strcspn(at, ",");
+  } while (*at++ == ',');
+  return enumerate(set, cuda, opencl);
 }
 
 ck_status ck_device_set_free(ck_device_set *set) {

@@ -8,8 +8,42 @@
 
 #include "runtime/backend.h"
 
+/* The name a caller's source goes by in the assembled text, whatever its
+ * file: one source is then one program to the caches (clkit's, PoCL's,
+ * NVIDIA's), whichever path it was read from. A caller that writes its
+ * text to a new temporary file each time would build it each time if the
+ * path were in the text. Messages name the caller's file (renamed). */
+static const char prefix_line_name[] = "ck_user_source.cl";
+
+/* A copy of text with every `from` replaced by `to` (malloc'd; NULL when
+ * out of memory). */
+static char *renamed(const char *text, const char *from, const char *to) {
+  size_t count = 0, from_length = strlen(from), to_length = strlen(to);
+  for (const char *at = strstr(text, from); at;
+       at = strstr(at + from_length, from))
+    ++count;
+  char *out = malloc(strlen(text) + count * to_length + 1);
+  if (!out)
+    return NULL;
+  char *end = out;
+  for (const char *at = text;;) {
+    const char *found = strstr(at, from);
+    size_t keep = found ? (size_t)(found - at) : strlen(at);
+    memcpy(end, at, keep);
+    end += keep;
+    if (!found)
+      break;
+    memcpy(end, to, to_length);
+    end += to_length;
+    at = found + from_length;
+  }
+  *end = '\0';
+  return out;
+}
+
 /* Puts text (named prefix_name) before the assembled source, mapping its
- * lines; the caller's name is sanitised for use in a #line directive. */
+ * lines to prefix_name, sanitised as messages show it; the text's #line
+ * names it prefix_line_name. */
 static ck_status prepend(const char *prefix_name, const char *prefix_text,
                          char **source, ck__source_map *map) {
   ck_status status = CK_OK;
@@ -21,14 +55,15 @@ static ck_status prepend(const char *prefix_name, const char *prefix_text,
   size_t lines = 1;
   for (const char *c = prefix_text; *c; ++c)
     lines += *c == '\n';
-  size_t length = strlen(shown) + strlen(prefix_text) + strlen(*source) + 64;
+  size_t length =
+      sizeof prefix_line_name + strlen(prefix_text) + strlen(*source) + 64;
   char *joined = malloc(length);
   ck__line_origin *origins =
       malloc((map->line_count + lines + 2) * sizeof *origins);
   if (!joined || !origins)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", shown);
-  snprintf(joined, length, "#line 1 \"%s\"\n%s\n%s", shown, prefix_text,
-           *source);
+  snprintf(joined, length, "#line 1 \"%s\"\n%s\n%s", prefix_line_name,
+           prefix_text, *source);
   size_t at = 0;
   snprintf(origins[at].file, sizeof origins[at].file, "%s", shown);
   origins[at++].line = 0;
@@ -51,6 +86,37 @@ fail:
 }
 
 _Thread_local const ck__build_watch *ck__build_watching;
+
+/* The backend's build of source, told to the run's build watch; a failed
+ * build's message points at cl/ files even where the compiler ignored
+ * #line, and at the caller's file (prefixed) where it did not. */
+static ck_status build(ck_queue *queue, ck_program *program, const char *source,
+                       const char *options, const ck__source_map *map,
+                       int prefixed, double started) {
+  const ck__build_watch *watch = ck__build_watching;
+  if (watch)
+    watch->started(watch->user, program->name);
+  ck_status status = queue->ops->program_build(queue, program, source, options);
+  if (watch)
+    watch->ended(watch->user, program->name, ck__seconds() - started,
+                 status != CK_OK);
+  if (status != CK_ERROR_BUILD)
+    return status;
+  const char *message = "";
+  ck_error_get_last(&message);
+  char *named =
+      prefixed ? renamed(message, prefix_line_name, map->lines[0].file) : NULL;
+  char *rewritten = ck__source_map_rewrite(map, named ? named : message);
+  char *ordered = ck__build_errors_first(rewritten ? rewritten
+                                         : named   ? named
+                                                   : message);
+  if (ordered)
+    ck__fail(CK_ERROR_BUILD, "%s", ordered);
+  free(ordered);
+  free(rewritten);
+  free(named);
+  return status;
+}
 
 ck_status ck_program_build(ck_queue *queue, const char *name,
                            const char *defines, ck_program **program) {
@@ -92,28 +158,40 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
     snprintf(options + used, sizeof options - used, " %s", defines);
   }
   snprintf(made->stats.options, sizeof made->stats.options, "%s", options);
-  CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, &map));
-  if (prefix_text)
-    CK_TRY(prepend(prefix_name, prefix_text, &source, &map));
-  const ck__build_watch *watch = ck__build_watching;
-  if (watch)
-    watch->started(watch->user, name);
-  status = queue->ops->program_build(queue, made, source, options);
-  if (watch)
-    watch->ended(watch->user, name, ck__seconds() - started, status != CK_OK);
-  if (status == CK_ERROR_BUILD) {
-    /* Point the log at cl/ files even where the compiler ignored #line. */
-    const char *message = "";
-    ck_error_get_last(&message);
-    char *rewritten = ck__source_map_rewrite(&map, message);
-    char *ordered = ck__build_errors_first(rewritten ? rewritten : message);
-    if (ordered)
-      ck__fail(CK_ERROR_BUILD, "%s", ordered);
-    free(ordered);
-    free(rewritten);
+  /* A session's queue: a program it keeps built needs no build. The
+   * embedded sources do not change in a process, so there the program's
+   * name and the caller's text stand for the assembled source: a key
+   * made in microseconds, where hashing the source took a millisecond. */
+  uint8_t key[32];
+  int keyed = queue->kept && queue->ops->program_key && !ck__build_from_source;
+  const char *directory = getenv("CLKIT_KERNEL_DIR");
+  int embedded = !directory || !*directory;
+  int served = 0;
+  if (keyed && embedded) {
+    char identity[80] = "embedded ";
+    uint8_t digest[32];
+    const char *parts[] = {name, prefix_text ? prefix_text : ""};
+    ck__sha256_strings(parts, 2, digest);
+    ck__hex(digest, sizeof digest, identity + strlen(identity));
+    CK_TRY(queue->ops->program_key(queue, identity, options, key));
+    served = ck__session_program_take(made, key);
   }
-  if (status != CK_OK)
-    goto fail;
+  if (!served) {
+    CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, &map));
+    if (prefix_text)
+      CK_TRY(prepend(prefix_name, prefix_text, &source, &map));
+    if (keyed && !embedded) {
+      CK_TRY(queue->ops->program_key(queue, source, options, key));
+      served = ck__session_program_take(made, key);
+    }
+  }
+  if (!served) {
+    CK_TRY(build(queue, made, source, options, &map, prefix_text != NULL,
+                 started));
+    if (keyed)
+      ck__session_program_keep(made, key);
+  }
+  made->stats.from_session = served;
   made->stats.build_seconds = ck__seconds() - started;
   free(source);
   ck__source_map_free(&map);
@@ -136,7 +214,10 @@ ck_status ck_program_query(const ck_program *program, ck_program_stats *stats) {
 ck_status ck_program_destroy(ck_program *program) {
   if (!program)
     return CK_OK;
-  program->queue->ops->program_destroy(program);
+  if (program->kept)
+    ck__session_program_give(program);
+  else
+    program->queue->ops->program_destroy(program);
   free(program);
   return CK_OK;
 }

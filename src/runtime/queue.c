@@ -9,7 +9,7 @@
 
 #include "runtime/backend.h"
 
-static const ck__queue_ops *ops_for(const ck_device *device) {
+const ck__queue_ops *ck__queue_ops_for(const ck_device *device) {
   switch (device->backend) {
   case CK_BACKEND_REF:
     return &ck__host_ops;
@@ -84,7 +84,7 @@ ck_status ck_queue_create(const ck_device *device, ck_queue **queue) {
   CK__REQUIRE(device);
   CK__REQUIRE(queue);
   *queue = NULL;
-  const ck__queue_ops *ops = ops_for(device);
+  const ck__queue_ops *ops = ck__queue_ops_for(device);
   if (!ops)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "device %s: its backend is not built into this library",
@@ -94,7 +94,8 @@ ck_status ck_queue_create(const ck_device *device, ck_queue **queue) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
   made->ops = ops;
   made->device = *device;
-  CK_TRY(ops->create(made));
+  /* A session's device lends the session's queue. */
+  CK_TRY(device->session ? ck__session_queue_take(made) : ops->create(made));
   *queue = made;
   return CK_OK;
 fail:
@@ -105,7 +106,10 @@ fail:
 ck_status ck_queue_destroy(ck_queue *queue) {
   if (!queue)
     return CK_OK;
-  queue->ops->destroy(queue);
+  if (queue->kept)
+    ck__session_queue_give(queue);
+  else
+    queue->ops->destroy(queue);
   free(queue);
   return CK_OK;
 }
@@ -130,6 +134,22 @@ ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds) {
   return CK_OK;
 }
 
+/* A buffer of a session's queue: one the session kept, else a new one.
+ * Memory the session keeps gives way to what a run asks for: a failed
+ * allocation releases it and tries again, and one that then succeeds
+ * leaves the last failure as it was. */
+static ck_status session_buffer(ck_queue *queue, ck_buffer *buffer) {
+  if (ck__session_buffer_take(buffer))
+    return CK_OK;
+  ck__error_saved saved;
+  ck__error_save(&saved);
+  ck_status status = queue->ops->buffer_create(queue, buffer);
+  if (status == CK_ERROR_DEVICE_MEMORY && ck__session_buffers_drop(queue) &&
+      (status = queue->ops->buffer_create(queue, buffer)) == CK_OK)
+    ck__error_restore(&saved);
+  return status;
+}
+
 ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer) {
   ck_status status = CK_OK;
   ck_buffer *made = NULL;
@@ -149,7 +169,10 @@ ck_status ck_buffer_create(ck_queue *queue, size_t size, ck_buffer **buffer) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a buffer");
   made->queue = queue;
   made->size = size;
-  CK_TRY(queue->ops->buffer_create(queue, made));
+  if (queue->kept)
+    CK_TRY(session_buffer(queue, made));
+  else
+    CK_TRY(queue->ops->buffer_create(queue, made));
   *buffer = made;
   return CK_OK;
 fail:
@@ -160,7 +183,8 @@ fail:
 ck_status ck_buffer_destroy(ck_buffer *buffer) {
   if (!buffer)
     return CK_OK;
-  buffer->queue->ops->buffer_destroy(buffer);
+  if (!ck__session_buffer_give(buffer))
+    buffer->queue->ops->buffer_destroy(buffer);
   free(buffer);
   return CK_OK;
 }

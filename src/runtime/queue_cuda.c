@@ -259,6 +259,13 @@ fail:
   return status;
 }
 
+/* A stream in the device's primary context, as every queue's: modules
+ * and memory made on home serve it too. */
+static ck_status cu_create_beside(ck_queue *queue, const ck_queue *home) {
+  (void)home;
+  return cu_create(queue);
+}
+
 /* Sums the device time of the pending launches and empties the list. */
 static ck_status retire_timings(ck_queue *queue) {
   cuda_queue *q = state(queue);
@@ -917,6 +924,14 @@ static int defines_kernels(cudaLibrary_t library, char *names) {
   return 1;
 }
 
+/* The prelude is always the embedded copy, fixed with clkit's version,
+ * which the key holds. */
+static ck_status cu_program_key(const ck_queue *queue, const char *source,
+                                const char *options, uint8_t key[32]) {
+  cache_key(&queue->device, source, options, key);
+  return CK_OK;
+}
+
 static ck_status cu_program_build(ck_queue *queue, ck_program *program,
                                   const char *source, const char *options) {
   ck_status status = CK_OK;
@@ -1204,6 +1219,7 @@ static void cu_event_destroy(ck_event *event) {
 
 const ck__queue_ops ck__cuda_ops = {
     .create = cu_create,
+    .create_beside = cu_create_beside,
     .destroy = cu_destroy,
     .finish = cu_finish,
     .buffer_create = cu_buffer_create,
@@ -1213,6 +1229,7 @@ const ck__queue_ops ck__cuda_ops = {
     .copy = cu_copy,
     .fill = cu_fill,
     .program_build = cu_program_build,
+    .program_key = cu_program_key,
     .program_destroy = cu_program_destroy,
     .kernel_create = cu_kernel_create,
     .kernel_destroy = cu_kernel_destroy,

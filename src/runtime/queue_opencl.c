@@ -100,14 +100,20 @@ static opencl_queue *state(const ck_queue *queue) {
   return (opencl_queue *)queue->backend;
 }
 
-static ck_status ocl_create(ck_queue *queue) {
+/* A queue in a new context, or in home's (retained) where given. */
+static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
   ck_status status = CK_OK;
   cl_int code = CL_SUCCESS;
   opencl_queue *made = calloc(1, sizeof *made);
   if (!made)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
   cl_device_id device = (cl_device_id)queue->device.device_handle;
-  made->context = clCreateContext(NULL, 1, &device, NULL, NULL, &code);
+  if (home) {
+    made->context = state(home)->context;
+    clRetainContext(made->context);
+  } else {
+    made->context = clCreateContext(NULL, 1, &device, NULL, NULL, &code);
+  }
   if (code != CL_SUCCESS) {
     status = cl_fail(queue, code, "clCreateContext");
     goto fail;
@@ -126,6 +132,16 @@ fail:
     clReleaseContext(made->context);
   free(made);
   return status;
+}
+
+static ck_status ocl_create(ck_queue *queue) {
+  return make_queue(queue, NULL);
+}
+
+/* Beside a session's queue, in its context: programs and buffers made in
+ * it serve this queue too. */
+static ck_status ocl_create_beside(ck_queue *queue, const ck_queue *home) {
+  return make_queue(queue, home);
 }
 
 /* Adds the device time of the first count pending events and drops them. */
@@ -237,6 +253,12 @@ static void cache_key(const ck_device *device, const char *source,
                          device->name,     device->driver_version,
                          CK_VERSION_STRING};
   ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
+}
+
+static ck_status ocl_program_key(const ck_queue *queue, const char *source,
+                                 const char *options, uint8_t key[32]) {
+  cache_key(&queue->device, source, options, key);
+  return CK_OK;
 }
 
 static ck_status build_failure(ck_queue *queue, ck_program *program,
@@ -525,6 +547,7 @@ static void ocl_event_destroy(ck_event *event) {
 
 const ck__queue_ops ck__opencl_ops = {
     .create = ocl_create,
+    .create_beside = ocl_create_beside,
     .destroy = ocl_destroy,
     .finish = ocl_finish,
     .buffer_create = ocl_buffer_create,
@@ -534,6 +557,7 @@ const ck__queue_ops ck__opencl_ops = {
     .copy = ocl_copy,
     .fill = ocl_fill,
     .program_build = ocl_program_build,
+    .program_key = ocl_program_key,
     .program_destroy = ocl_program_destroy,
     .kernel_create = ocl_kernel_create,
     .kernel_destroy = ocl_kernel_destroy,

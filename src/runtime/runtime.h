@@ -45,6 +45,19 @@ int ck__device_caches_builds(const ck_device *device);
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity);
 
+/* ck_device_enumerate() of the backends a selector needs: ref alone for
+ * "ref", CUDA alone for "cuda" and "cuda:N", OpenCL alone for "opencl"
+ * and "ocl:..."; every backend for any other term. A backend left out is
+ * neither listed nor noted (its status CK_OK). */
+ck_status ck__device_enumerate_for(const char *selector, ck_device_set *set);
+
+/* ---- Sessions (session.c) ----------------------------------------------- */
+
+/* CK_OK where device belongs to no session or to a live one, counting a
+ * run of it when run is nonzero; else CK_ERROR_INVALID_ARGUMENT naming the
+ * device and the destroyed session. */
+ck_status ck__session_check(const ck_device *device, int run);
+
 /* ---- Buffers (buffers.c) ------------------------------------------------ */
 
 /* Reals to and from a buffer, as doubles or floats (double_precision 0). */

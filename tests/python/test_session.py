@@ -1,0 +1,261 @@
+"""clkit.Session: runs on a session equal the command's; what a session
+keeps and reuses (its stats); errors it survives; closing; the default
+sessions."""
+import copy
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import clkit
+from clkit import _session
+from conftest import OPENCL
+
+SMALL = dict(dim=4, particles=32, iters=20)
+
+SOURCE = ("float objective(const float *x, int dim) {\n"
+          "  float s = 0.0f;\n"
+          "  for (int d = 0; d < dim; ++d) s += (x[d] - 0.5f) * "
+          "(x[d] - 0.5f);\n"
+          "  return s;\n}\n")
+
+
+@pytest.fixture
+def session(device):
+    """A session of the device, closed after the test."""
+    with clkit.Session(device) as made:
+        yield made
+
+
+def test_runs_equal_the_command(session, device, cli):
+    for workload in (clkit.pso, clkit.ga):
+        options = (SMALL if workload is clkit.pso else
+                   dict(dim=4, islands=2, island_size=16, gens=10))
+        args = [f"--{key.replace('_', '-')}={value}"
+                for key, value in options.items()]
+        name = workload.__name__.rsplit(".", 1)[1]
+        expected = cli("run", name, "--fn", "rastrigin", "--seed", "5",
+                       "--device", device, *args)
+        # The first call makes what the session keeps; the second reuses it.
+        for _ in range(2):
+            result = workload.minimize("rastrigin", session=session, seed=5,
+                                       **options)
+            assert result.fun == expected["best"]
+            assert result.x.tolist() == expected["x"]
+            assert result.device == device
+    expected = cli("run", "aco", "random:40", "--iters", "5", "--seed", "3",
+                   "--device", device)
+    for _ in range(2):
+        tour = clkit.aco.solve("random:40", iters=5, session=session, seed=3)
+        assert tour.length == expected["best"]
+    stats = session.stats()
+    assert stats["runs"] == 6 and stats["queues_made"] == 1
+    assert stats["queues_lent"] == 5
+
+
+def test_models_on_a_session_equal_those_without(session, device):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    alone = clkit.nn.MLP((8,), device=device, seed=2, epochs=5).fit(X, y)
+    for _ in range(2):
+        model = clkit.nn.MLP((8,), session=session, seed=2, epochs=5)
+        model.fit(X, y)
+        assert model.loss_curve_ == alone.loss_curve_
+        assert [w.tolist() for w in model.coefs_] == \
+            [w.tolist() for w in alone.coefs_]
+    simulation = clkit.gas.Simulation(64, density=0.5, temperature=1.0,
+                                      session=session, seed=4)
+    simulation.run(20)
+    reference = clkit.gas.Simulation(64, density=0.5, temperature=1.0,
+                                      device=device, seed=4)
+    reference.run(20)
+    assert simulation.total_energy == reference.total_energy
+    assert simulation.positions.tolist() == reference.positions.tolist()
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_one_source_builds_once_a_session():
+    """Each call writes the source to a new temporary file: the program is
+    still the same, and the second call builds nothing."""
+    with clkit.Session(OPENCL) as session:
+        first = clkit.pso.minimize(SOURCE, -2, 2, session=session, seed=4,
+                                   **SMALL)
+        built = session.stats()
+        second = clkit.pso.minimize(SOURCE, -2, 2, session=session, seed=4,
+                                    **SMALL)
+        stats = session.stats()
+    assert second.fun == first.fun and second.x.tolist() == first.x.tolist()
+    assert built["programs_built"] >= 1
+    assert stats["programs_built"] == built["programs_built"]
+    assert stats["programs_reused"] >= built["programs_reused"] + 1
+    assert second.build_s == 0 and stats["buffers_reused"] > 0
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_one_source_is_one_cache_entry(tmp_path):
+    """A new process finds the source's program in clkit's kernel cache,
+    though it writes the source to another temporary file: the cache
+    gains entries for a new text alone."""
+    code = ("import sys, clkit\n"
+            "clkit.pso.minimize(sys.argv[1], -2, 2, device=sys.argv[2], "
+            "dim=3, particles=16, iters=2)\n")
+    env = dict(os.environ, CLKIT_CACHE="1",
+               CLKIT_CACHE_DIR=str(tmp_path / "cache"))
+
+    def entries(source):
+        done = subprocess.run([sys.executable, "-c", code, source, OPENCL],
+                              env=env, capture_output=True, text=True,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        return sorted(os.listdir(tmp_path / "cache"))
+
+    first = entries(SOURCE)
+    assert first and entries(SOURCE) == first
+    other = SOURCE.replace("0.5f", "0.25f")
+    assert len(entries(other)) > len(first)
+
+
+def test_a_session_survives_a_failed_call(session):
+    expected = clkit.pso.minimize("sphere", session=session, seed=2, **SMALL)
+    with pytest.raises(clkit.ArgumentError, match="--particles"):
+        clkit.pso.minimize("sphere", session=session, particles=0)
+
+    def failing(X):
+        raise ZeroDivisionError("on purpose")
+
+    with pytest.raises(ZeroDivisionError, match="on purpose"):
+        clkit.pso.minimize(failing, -1, 1, session=session, **SMALL)
+    with pytest.raises(clkit.Error, match="cancelled"):
+        clkit.pso.minimize("sphere", session=session, seed=2,
+                           callback=lambda progress: progress.steps > 0,
+                           **SMALL)
+    again = clkit.pso.minimize("sphere", session=session, seed=2, **SMALL)
+    assert again.fun == expected.fun and again.x.tolist() == \
+        expected.x.tolist()
+
+
+def test_closing(device):
+    session = clkit.Session(device)
+    assert not session.closed and device in repr(session)
+    assert [each.id for each in session.devices] == [device]
+    session.close()
+    session.close()
+    assert session.closed and "closed" in repr(session)
+    with pytest.raises(clkit.Error, match="closed"):
+        clkit.pso.minimize("sphere", session=session, **SMALL)
+    with pytest.raises(clkit.Error, match="closed"):
+        clkit.ga.minimize("sphere", session=session, gens=2)
+    with pytest.raises(clkit.Error, match="closed"):
+        clkit.gas.Simulation(16, session=session)
+    with pytest.raises(clkit.Error, match="closed"):
+        session.stats()
+    with pytest.raises(clkit.Error, match="closed"):
+        session.devices
+    with pytest.raises(clkit.Error, match="closed"):
+        with session:
+            pass
+
+
+def test_a_context_manager_closes(device):
+    with clkit.Session(device) as session:
+        result = clkit.pso.minimize("sphere", session=session, **SMALL)
+        assert result.device == device
+    assert session.closed
+
+
+def test_objects_outlive_their_session(device):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    session = clkit.Session(device)
+    model = clkit.nn.MLP((4,), session=session, epochs=3).fit(X, y)
+    simulation = clkit.gas.Simulation(64, session=session, seed=1)
+    session.close()
+    assert model.predict(X).shape == (40,)
+    simulation.run(5)
+    assert simulation.step == 5
+
+
+def test_a_session_chooses_among_its_devices():
+    with clkit.Session("ref") as session:
+        assert clkit.pso.minimize("sphere", device="ref", session=session,
+                                  **SMALL).device == "ref"
+        with pytest.raises(clkit.ArgumentError, match="matches no device"):
+            clkit.pso.minimize("sphere", device="ocl:9.9", session=session,
+                               **SMALL)
+    with pytest.raises(TypeError, match="clkit.Session"):
+        clkit.pso.minimize("sphere", session="ref", **SMALL)
+    with pytest.raises(clkit.ArgumentError, match="matches no device"):
+        clkit.Session("no such device")
+
+
+def test_default_sessions_are_one_a_device():
+    ref = next(each for each in clkit.devices() if each.id == "ref")
+    by_name = _session.default_session("test", "ref")
+    assert _session.default_session("test", ref) is by_name
+    before = by_name.stats()["runs"]
+    clkit.pso.minimize("sphere", device="ref", **SMALL)
+    assert by_name.stats()["runs"] == before + 1
+    if OPENCL:
+        with pytest.raises(ValueError, match="names 2 devices"):
+            _session.default_session("test", f"ref,{OPENCL}")
+
+
+def test_a_session_is_this_process_alone():
+    with clkit.Session("ref") as session:
+        assert copy.copy(session) is session
+        assert copy.deepcopy(session) is session
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(session)
+        rng = np.random.default_rng(1)
+        X = rng.normal(size=(30, 2))
+        y = (X[:, 0] > 0).astype(int)
+        model = clkit.nn.MLP((4,), session=session, epochs=2).fit(X, y)
+        loaded = pickle.loads(pickle.dumps(model))
+        assert loaded.session is None and model.session is session
+        assert loaded.predict(X).tolist() == model.predict(X).tolist()
+
+
+def test_compare_on_a_session():
+    selector = f"ref,{OPENCL}" if OPENCL else "ref"
+    options = dict(fn="rastrigin", dim=3, particles=16, iters=5, seed=2)
+    alone = clkit.compare("pso", selector, **options)
+    with clkit.Session(selector) as session:
+        for _ in range(2):
+            table = clkit.compare("pso", session=session, **options)
+            assert [row.device for row in table] == \
+                [row.device for row in alone]
+            assert [row.best for row in table] == [row.best for row in alone]
+            assert table.agrees
+        assert session.stats()["runs"] == 2 * len(alone)
+    if OPENCL:
+        with clkit.Session(OPENCL) as session:
+            with pytest.raises(clkit.Error, match="no ref device"):
+                clkit.compare("pso", session=session, **options)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_makes_its_own_default_session():
+    parent = _session.default_session("test", "ref")
+    expected = clkit.pso.minimize("sphere", device="ref", seed=3, **SMALL)
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: its own session, the same result
+        try:
+            own = _session.default_session("test", "ref")
+            result = clkit.pso.minimize("sphere", device="ref", seed=3,
+                                        **SMALL)
+            ok = own is not parent and result.fun == expected.fun
+            os.write(writer, b"ok" if ok else b"no")
+        finally:
+            os._exit(0)
+    os.close(writer)
+    answer = os.read(reader, 2)
+    os.close(reader)
+    os.waitpid(child, 0)
+    assert answer == b"ok"
+    assert _session.default_session("test", "ref") is parent
