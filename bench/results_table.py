@@ -702,34 +702,46 @@ QUALITY_HEADER = ["instance", "optimum", "length", "gap", "iterations",
 
 def h100_aco_quality():
     run = "h100-2026-11-26-aco-quality"
-    rows = quality_rows(run, "traces") + \
-        quality_rows(run, "traces-focused", ", `--method focused`")
-    return f"""### ACO: time to quality on large instances
+    return f"""### ACO: time to quality, and which method `auto` picks
 
-Each row is one run, seed 1, with the default options. Its columns give
-the seconds until the best tour came within each gap of the optimum,
-read from the run's `--trace`. `--method auto` runs focused from 5000
-cities on a GPU.
-random100000 is measured against LKH's tour (`bench/aco_reference.txt`,
-from 2746 s on one CPU core). The goals are not met:
+Each row of the first table is one run, seed 1. pr2392 ran with
+`--method classic`, the others with `--method focused`: the methods
+`--method auto` picks on a GPU. Its columns give the seconds until the
+best tour came within each gap of the optimum, read from the run's
+`--trace`. random100000 is measured against LKH's tour
+(`bench/aco_reference.txt`, from 2746 s on one CPU core). Against the
+goals:
 
-- d15112: 1% in 15 s and 0.5% in 30 s.
-- pla33810: 1% in 60 s.
-- random:100000: within 2% of LKH in 120 s.
-- pr2392 stays classic on a GPU; forced focused it is slower there.
+- d15112: 0.284% after 30 s (goal 0.35%: met).
+- pla33810: 0.473% after 60 s (goal 0.8%: met).
+- random:100000: 0.790% over LKH after 120 s (goal 2%: met).
+- pr2392: 0.397% after 10 s, seed 1 (goal 0.2%: missed). Over seeds
+  1 to 3 the mean is 0.274% (0.105% to 0.397%).
 
-An iteration takes about 150 ms on d15112 with 512 ants, against 6 ms
-with 8 ants on 2 CPU cores: each ant's walk and search is one
-work-item, and one long 2-opt reversal holds the whole iteration.
-
-{source([(run, "aco_quality.md"), (run, "traces/"),
-         (run, "traces-focused/"), (run, "large-h100.svg"),
-         (run, "pr2392-focused-h100.svg")], H100 + " (cuda:0)", "2026-11-26",
+{source([(run, "aco_quality.md"), (run, "traces/"), (run, "h100.svg"),
+         (run, "random100000-h100.svg")], H100 + " (cuda:0)", "2026-11-26",
         "`python3 bench/aco_quality.py CLKIT --device cuda:0 --time T "
         "--optima DATA/optima.txt --reference bench/aco_reference.txt "
-        "--traces DIR FILE.tsp|random:100000 [-- --method focused]`")}
+        "--traces DIR FILE.tsp|random:100000 -- --method M`")}
 
-{table(QUALITY_HEADER, rows)}"""
+{table(QUALITY_HEADER, quality_rows(run, "traces"))}
+
+The second table gives the gap at 10, 30 and 60 s of both methods, on
+the GPU (cuda:0) and on the host's CPU through PoCL 5.0, with all 16
+cores (cpu16) or limited to 8, 4 and 2 (`POCL_CPU_MAX_CU_COUNT` and
+`taskset`). A cell is the mean over seeds, with the smallest and
+largest; "-" where a run was shorter. `--method auto` follows it:
+classic below 5000 cities on a GPU or a CPU of 8 compute units or
+more, and below 2000 on narrower devices; focused from there.
+
+{source([(run, "methods.md"), (run, "methods/")], H100 + " and its "
+        "16-core Intel Xeon host", "2026-11-26",
+        "`python3 bench/aco_quality.py CLKIT --device D --time T "
+        "--optima DATA/optima.txt --traces DEVICE-CONFIG-sSEED FILE.tsp "
+        "-- --method M --seed S`, then `python3 bench/aco_methods.py "
+        "--optima DATA/optima.txt --at 10,30,60 DIR...`")}
+
+{read(run, "methods.md").strip()}"""
 
 
 def epyc_aco_quality():
@@ -739,7 +751,7 @@ def epyc_aco_quality():
 Each row is one run, seed 1, with the default options. Its columns give
 the seconds until the best tour came within each gap of the optimum,
 read from the run's `--trace`. `--method auto` runs focused from 2000
-cities on a CPU. The goal
+cities on a CPU of fewer than 8 compute units. The goal
 of 1% on pr2392 in 17 s on 2 cores through PoCL is met. The classic
 method, the default here before, ended at 1.067% after 17 s. The SVGs
 plot gap against time beside the published anchors.

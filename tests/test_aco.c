@@ -3197,6 +3197,19 @@ static void focused_runs(const ck_device *ref) {
         CK_ACO_FOCUSED);
   CHECK(ck__aco_method_for(&gpu, 10, CK_ACO_FOCUSED) == CK_ACO_FOCUSED);
   CHECK(ck__aco_method_for(ref, 100000, CK_ACO_CLASSIC) == CK_ACO_CLASSIC);
+  /* A CPU of CK_ACO_WIDE_CPU_UNITS compute units counts as wide; one
+   * unit fewer does not. */
+  ck_device cpu = *ref;
+  cpu.kind = CK_KIND_CPU;
+  cpu.backend = CK_BACKEND_OPENCL;
+  cpu.compute_units = CK_ACO_WIDE_CPU_UNITS;
+  CHECK(ck__aco_method_for(&cpu, CK_ACO_FOCUS_FROM_GPU - 1,
+                           CK_ACO_METHOD_AUTO) == CK_ACO_CLASSIC);
+  CHECK(ck__aco_method_for(&cpu, CK_ACO_FOCUS_FROM_GPU, CK_ACO_METHOD_AUTO) ==
+        CK_ACO_FOCUSED);
+  cpu.compute_units = CK_ACO_WIDE_CPU_UNITS - 1;
+  CHECK(ck__aco_method_for(&cpu, CK_ACO_FOCUS_FROM_CPU, CK_ACO_METHOD_AUTO) ==
+        CK_ACO_FOCUSED);
   /* On a GPU, focused ants are at least 4 sqrt(n) to the nearest 64. */
   CHECK(ck__aco_automatic_ants(&gpu, 15112, 1) >= 512);
   CHECK(ck__aco_automatic_ants(ref, 15112, 1) == 16);

@@ -49,15 +49,19 @@ typedef enum ck_aco_method {
   /* each ant changes a copy of the best tour at a few places, and local
    * search works around the changes (Skinderowicz 2022); one device */
   CK_ACO_FOCUSED = 1,
-  /* focused from CK_ACO_FOCUS_FROM_GPU cities on a GPU and from
-   * CK_ACO_FOCUS_FROM_CPU elsewhere, classic below and on a spread */
+  /* focused from CK_ACO_FOCUS_FROM_GPU cities on a GPU or a CPU of at
+   * least CK_ACO_WIDE_CPU_UNITS compute units, from CK_ACO_FOCUS_FROM_CPU
+   * on narrower devices; classic below and on a spread */
   CK_ACO_METHOD_AUTO = 2
 } ck_aco_method;
 
-/* Where CK_ACO_METHOD_AUTO turns focused: on GPUs, whose many ants make
- * the classic method strong on middle sizes, and on other devices. */
+/* Where CK_ACO_METHOD_AUTO turns focused. A wide device (a GPU, or a CPU
+ * of CK_ACO_WIDE_CPU_UNITS compute units or more) runs enough ants for
+ * the classic method to stay ahead on middle sizes; docs/aco.md gives
+ * the runs these bounds come from. */
 #define CK_ACO_FOCUS_FROM_GPU 5000u
 #define CK_ACO_FOCUS_FROM_CPU 2000u
+#define CK_ACO_WIDE_CPU_UNITS 8u
 
 /* The fewest cities an instance may have for the ACO. */
 #define CK_ACO_MIN_CITIES 5u

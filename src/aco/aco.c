@@ -139,7 +139,8 @@ ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
   if (asked != CK_ACO_METHOD_AUTO)
     return asked;
   int gpu = device->kind == CK_KIND_GPU && device->backend != CK_BACKEND_REF;
-  return n >= (gpu ? CK_ACO_FOCUS_FROM_GPU : CK_ACO_FOCUS_FROM_CPU)
+  int wide = gpu || device->compute_units >= CK_ACO_WIDE_CPU_UNITS;
+  return n >= (wide ? CK_ACO_FOCUS_FROM_GPU : CK_ACO_FOCUS_FROM_CPU)
              ? CK_ACO_FOCUSED
              : CK_ACO_CLASSIC;
 }

@@ -46,7 +46,8 @@ static const ck__option aco_options[] = {
     {"method", "M",
      "classic (each ant builds a tour), focused (each ant changes the best "
      "tour at a few places; one device) or auto (focused from 5000 cities "
-     "on a GPU, from 2000 on other devices)",
+     "on a GPU or a CPU of 8 compute units or more, from 2000 on other "
+     "devices)",
      ACO(METHOD)},
     {"focus-edges", "N",
      "focused: the most edges a tour may have that the best tour lacks "
