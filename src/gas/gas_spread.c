@@ -656,7 +656,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   *made = NULL;
   if (!s)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin(spread, "particles", &s->run));
+  CK_TRY(ck__spread_begin_shared(spread, "particles", &s->run));
   ck__spread_run *run = &s->run;
   memcpy(s->devices, spread->devices, run->local * sizeof *s->devices);
   run->devices = s->devices;
