@@ -3,6 +3,8 @@
  * (runtime.h's ck__peer): CUDA devices of one process. The copy goes on
  * the destination's stream, by cudaMemcpyPeerAsync between two GPUs or a
  * device copy on one, fenced by events against both queues' streams.
+ * For tests, ref's queues copy too (ck__peer_ref_for_tests): a memmove
+ * between their host memory, done at the call as ref's operations are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,15 @@
 #endif
 
 struct ck__peer {
-  int from, to; /* the devices' CUDA ordinals */
+  ck_backend backend; /* CUDA's, or ref's for tests */
+  int from, to;       /* the devices' CUDA ordinals */
 #if CK_HAVE_CUDA
   cudaEvent_t sent;   /* on the source's device: its queue's work so far */
   cudaEvent_t copied; /* on the destination's device: the copy */
 #endif
 };
+
+_Thread_local int ck__peer_ref_for_tests;
 
 int ck__peer_enabled(void) {
   const char *setting = getenv("CLKIT_PEER");
@@ -62,6 +67,13 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
   CK__REQUIRE(to);
   CK__REQUIRE(peer);
   *peer = NULL;
+  if (ck__peer_ref_for_tests && from->backend == CK_BACKEND_REF &&
+      to->backend == CK_BACKEND_REF && ck__peer_enabled()) {
+    if (!(*peer = calloc(1, sizeof **peer)))
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    (*peer)->backend = CK_BACKEND_REF;
+    return CK_OK;
+  }
 #if CK_HAVE_CUDA
   if (from->backend != CK_BACKEND_CUDA || to->backend != CK_BACKEND_CUDA ||
       !ck__peer_enabled())
@@ -69,6 +81,7 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
   ck__peer *made = calloc(1, sizeof *made);
   if (!made)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  made->backend = CK_BACKEND_CUDA;
   made->from = from->device_index;
   made->to = to->device_index;
   if (made->from != made->to)
@@ -95,11 +108,12 @@ ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
   CK__REQUIRE(destination);
   CK__REQUIRE(from);
   CK__REQUIRE(source);
+  int cuda = peer->backend == CK_BACKEND_CUDA;
   if (destination->queue != to || source->queue != from ||
-      to->device.backend != CK_BACKEND_CUDA ||
-      from->device.backend != CK_BACKEND_CUDA ||
-      to->device.device_index != peer->to ||
-      from->device.device_index != peer->from)
+      to->device.backend != peer->backend ||
+      from->device.backend != peer->backend ||
+      (cuda && (to->device.device_index != peer->to ||
+                from->device.device_index != peer->from)))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck__peer_copy: the buffers are not the queues', or the "
                     "queues not the devices the copies were opened for");
@@ -113,6 +127,11 @@ ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
                     destination->size);
   if (size == 0)
     return CK_OK;
+  if (!cuda) {
+    memmove((char *)destination->handle + destination_offset,
+            (const char *)source->handle + source_offset, size);
+    return CK_OK;
+  }
 #if CK_HAVE_CUDA
   cudaStream_t sending = ck__cuda_stream(from), receiving = ck__cuda_stream(to);
   char *target = (char *)ck__cuda_pointer(destination) + destination_offset;
@@ -155,11 +174,14 @@ void ck__peer_close(ck__peer *peer) {
   if (!peer)
     return;
 #if CK_HAVE_CUDA
-  if (peer->sent && cudaSetDevice(peer->from) == cudaSuccess)
+  if (peer->backend == CK_BACKEND_CUDA && peer->sent &&
+      cudaSetDevice(peer->from) == cudaSuccess)
     cudaEventDestroy(peer->sent);
-  if (peer->copied && cudaSetDevice(peer->to) == cudaSuccess)
+  if (peer->backend == CK_BACKEND_CUDA && peer->copied &&
+      cudaSetDevice(peer->to) == cudaSuccess)
     cudaEventDestroy(peer->copied);
-  cudaGetLastError();
+  if (peer->backend == CK_BACKEND_CUDA)
+    cudaGetLastError();
 #endif
   free(peer);
 }

@@ -83,6 +83,11 @@ typedef struct ck__peer ck__peer;
  * call); else 1. */
 int ck__peer_enabled(void);
 
+/* For tests: when 1, the calling thread's ck__peer_open gives copies
+ * between ref devices too (a memmove at the call), so that what crosses
+ * through them is checked without a GPU. */
+extern _Thread_local int ck__peer_ref_for_tests;
+
 /*
  * Opens copies from buffers of device `from` to buffers of device `to`
  * into *peer (the caller's: ck__peer_close), or sets it NULL where there
