@@ -5,8 +5,8 @@ runs it, against the same gas on one device.
 usage: gas_spread_check.py CLKIT [MPIRUN]
 
 Over two PoCL devices (POCL_DEVICES="pthread pthread", which this sets),
-over them with ref as a third member, and under MPIRUN over 2 and 3 ranks
-on ref:
+over them with ref as a third member, over two members on ref (a device
+given twice), and under MPIRUN over 2 and 3 ranks on ref:
   - energies, temperature, pressure and g(r) match one device's within
     their statistical errors, at 4096 particles for cell and Verlet lists,
     NVE and Langevin, and at 20000 particles for two of those;
@@ -117,6 +117,9 @@ if MPIRUN:
                         ["--device", "ref", "--spread"], ranks, ranks))
 else:
     print("skip: no MPI")
+# Two members on one device, by its id given twice: one case alone.
+SHARED = "two members on ref"
+spreads.append((SHARED, ["--device", "ref,ref", "--spread"], 0, 2))
 alone_device = pocl[0] if pocl else "ref"
 scratch = tempfile.mkdtemp(prefix="clkit-gas-spread-")
 
@@ -141,10 +144,11 @@ def case(particles, steps, mode, thermostat, which):
                g_alone, rdf_of(rdf) if spread else None)
 
 
-every = [name for name, _, _, _ in spreads]
+every = [name for name, _, _, _ in spreads if name != SHARED]
 for mode in ("cells", "verlet"):
     for thermostat in ("", "langevin:1.0:1.0"):
-        case(4096, 300, mode, thermostat, every)
+        shared = [SHARED] if mode == "verlet" and not thermostat else []
+        case(4096, 300, mode, thermostat, every + shared)
 case(20000, 200, "cells", "", ["two PoCL devices", "3 ranks on ref"])
 case(20000, 200, "verlet", "langevin:1.0:1.0",
      ["ref and two PoCL devices", "2 ranks on ref"])

@@ -3,7 +3,10 @@
  * transfers, fills and timings, and every workload's demo configuration
  * against ref within the workload's own tolerance (the cuBLAS products of
  * the MLP included, in FP32 and TF32); with two CUDA devices, objects on
- * both used in turn from one thread. Where no CUDA device exists, it
+ * both used in turn from one thread; copies between queues without the
+ * host, and a gas spread over two members on one GPU, whose ghosts cross
+ * device to device, against the same run through host memory. Where no
+ * CUDA device exists, it
  * compiles every program through NVRTC instead, and says why the rest is
  * skipped. The whole suite also runs on a CUDA device with
  * CLKIT_TEST_DEVICE=cuda:0.
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "gas/gas_internal.h"
 #include "runtime/runtime.h"
 
 #if CK_HAVE_CUDA
@@ -276,6 +280,133 @@ done:
   ck_buffer_destroy(buffer);
   ck_buffer_destroy(copy);
   ck_queue_destroy(queue);
+}
+
+/*
+ * Copies from a queue of `from` into a queue of `to` without the host
+ * (ck__peer_copy): the copy waits for the write queued before it, and a
+ * fill of the source queued after it waits for the copy. On one device,
+ * a queue copies to itself too. Misplaced buffers and bytes past an end
+ * are refused.
+ */
+static void check_peer_copy(const ck_device *from, const ck_device *to) {
+  ck_queue *queues[2] = {NULL, NULL};
+  ck_buffer *buffers[2] = {NULL, NULL};
+  ck__peer *peer = NULL;
+  enum { COUNT = 1 << 16, AT = 16 };
+  static uint32_t data[COUNT], back[COUNT];
+  const uint8_t zero = 0;
+  CHECK_OK(ck_queue_create(from, &queues[0]));
+  CHECK_OK(ck_queue_create(to, &queues[1]));
+  CHECK_OK(ck__peer_open(from, to, &peer));
+  CHECK_MSG(peer != NULL, "no copies from %s to %s", from->id, to->id);
+  if (!queues[0] || !queues[1] || !peer)
+    goto done;
+  for (uint32_t i = 0; i < COUNT; ++i)
+    data[i] = i * 2654435761u + 1;
+  for (int q = 0; q < 2; ++q)
+    CHECK_OK(ck_buffer_create(queues[q], sizeof data, &buffers[q]));
+  if (!buffers[0] || !buffers[1])
+    goto done;
+  size_t bytes = sizeof data - AT * sizeof *data;
+  CHECK_OK(
+      ck_buffer_fill(queues[1], buffers[1], &zero, 1, 0, sizeof data, NULL));
+  CHECK_OK(ck_buffer_write(queues[0], buffers[0], 0, sizeof data, data,
+                           CK_NONBLOCKING, NULL));
+  CHECK_OK(ck__peer_copy(peer, queues[1], buffers[1], AT * sizeof *data,
+                         queues[0], buffers[0], 0, bytes));
+  CHECK_OK(
+      ck_buffer_fill(queues[0], buffers[0], &zero, 1, 0, sizeof data, NULL));
+  CHECK_OK(ck_buffer_read(queues[1], buffers[1], 0, sizeof back, back,
+                          CK_BLOCKING, NULL));
+  int wrong = 0;
+  for (uint32_t i = 0; i < COUNT; ++i)
+    wrong += back[i] != (i < AT ? 0 : data[i - AT]);
+  CHECK_MSG(wrong == 0, "%s to %s: %d words differ after a copy", from->id,
+            to->id, wrong);
+  if (from->device_index == to->device_index) {
+    /* A queue to itself, in its own order. */
+    CHECK_OK(ck__peer_copy(peer, queues[1], buffers[1], 0, queues[1],
+                           buffers[1], AT * sizeof *data, 4 * AT));
+    CHECK_OK(ck_buffer_read(queues[1], buffers[1], 0, 4 * AT, back, CK_BLOCKING,
+                            NULL));
+    CHECK_MSG(memcmp(back, data, 4 * AT) == 0, "%s: a copy to itself", to->id);
+  }
+  CHECK(ck__peer_copy(peer, queues[1], buffers[0], 0, queues[0], buffers[0], 0,
+                      4) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__peer_copy(peer, queues[1], buffers[1], 8, queues[0], buffers[0], 0,
+                      sizeof data) == CK_ERROR_INVALID_ARGUMENT);
+done:
+  ck__peer_close(peer);
+  for (int q = 0; q < 2; ++q) {
+    ck_buffer_destroy(buffers[q]);
+    if (queues[q])
+      ck_queue_destroy(queues[q]);
+  }
+}
+
+/* A gas of Verlet lists, 200 steps spread over two members on one device
+ * (equal slabs), with the ghosts' positions crossing between rebuilds
+ * device to device (CLKIT_PEER unset) and through host memory
+ * (CLKIT_PEER=0): only the way they travel differs, so positions,
+ * velocities and energies agree bit for bit. */
+static void check_gas_peer(const ck_device *device) {
+  enum { N = 3000 };
+  static double positions[2][2 * N], velocities[2][2 * N];
+  ck_gas_observables observed[2];
+  const char *setting = getenv("CLKIT_PEER");
+  if (setting) {
+    printf("CLKIT_PEER=%s: the gas's copies between members not checked\n",
+           setting);
+    return;
+  }
+  ck_gas_config c;
+  CHECK_OK(ck_gas_config_init(&c));
+  c.particles = N;
+  c.temperature = 2.0;
+  c.neighbors = CK_GAS_VERLET;
+  c.skin = 0.3;
+  c.seed = 7;
+  ck_device pair[2] = {*device, *device};
+  static const double equal[2] = {1, 1};
+  ck_spread spread = {
+      .devices = pair, .device_count = 2, .shares = equal, .share_count = 2};
+  int made = 0;
+  for (int host = 0; host < 2; ++host) {
+    ck_gas *gas = NULL;
+    if (host)
+      setenv("CLKIT_PEER", "0", 1);
+    CHECK_OK(ck_gas_create_spread(&spread, &c, &gas));
+    unsetenv("CLKIT_PEER");
+    if (!gas)
+      break;
+    int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
+    CHECK_MSG(on_devices == !host, "%s twice, CLKIT_PEER %s: ghosts cross %s",
+              device->id, host ? "0" : "unset",
+              on_devices ? "device to device" : "through the host");
+    CHECK_OK(ck_gas_step(gas, 200));
+    CHECK_OK(ck_gas_get_particles(gas, positions[host], velocities[host]));
+    CHECK_OK(ck_gas_observe(gas, &observed[host]));
+    CHECK_OK(ck_gas_destroy(gas));
+    made += 1;
+  }
+  if (made < 2)
+    return;
+  CHECK_MSG(memcmp(positions[0], positions[1], sizeof positions[0]) == 0 &&
+                memcmp(velocities[0], velocities[1], sizeof velocities[0]) == 0,
+            "%s twice: positions or velocities differ between copies device "
+            "to device and through the host",
+            device->id);
+  CHECK_MSG(observed[0].potential == observed[1].potential &&
+                observed[0].kinetic == observed[1].kinetic &&
+                observed[0].pressure == observed[1].pressure &&
+                observed[0].step == 200,
+            "%s twice: potential %.17g and %.17g, kinetic %.17g and %.17g",
+            device->id, observed[0].potential, observed[1].potential,
+            observed[0].kinetic, observed[1].kinetic);
+  printf("gas spread twice on %s: E %.9f, alike device to device and "
+         "through the host\n",
+         device->id, observed[0].total);
 }
 
 /* The self-check's generating kernel on a queue of its own, with two
@@ -627,6 +758,10 @@ int main(void) {
   CHECK(strstr(ck__cuda_lost_note(700), "context is lost") != NULL);
   CHECK(*ck__cuda_lost_note(2) == '\0');
 #endif
+  /* Only CUDA devices copy to each other without the host: ref none. */
+  ck__peer *none = NULL;
+  CHECK_OK(ck__peer_open(&set.devices[0], &set.devices[0], &none));
+  CHECK(none == NULL);
   if (!index) {
     /* A CUDA device asked for by name must be there: a run meant for the
      * GPU must not pass as a compile-only one. */
@@ -657,6 +792,8 @@ int main(void) {
   printf("on %s: %s (%s)\n", set.devices[index].id, set.devices[index].name,
          set.devices[index].platform_version);
   check_queue(&set.devices[index]);
+  check_peer_copy(&set.devices[index], &set.devices[index]);
+  check_gas_peer(&set.devices[index]);
   check_kernel_arguments(&set.devices[index]);
   const char *const workloads[] = {"selfcheck", "pso", "ga",
                                    "aco",       "nn",  "gas"};
@@ -677,6 +814,10 @@ int main(void) {
     printf("one CUDA device: two objects on it in turn instead of on two "
            "devices\n");
   check_two_devices(&set.devices[index], &set.devices[other ? other : index]);
+  if (other) {
+    check_peer_copy(&set.devices[index], &set.devices[other]);
+    check_peer_copy(&set.devices[other], &set.devices[index]);
+  }
   check_context_lost(&set.devices[index]);
   ck_device_set_free(&set);
   printf("%d checks, %d failed\n", check_count, check_failures);

@@ -134,7 +134,11 @@ static const select_case good_cases[] = {
     {"ocl:1.0,gpu", 3, {3, 1, 2}},
     {"ocl:0.1,ocl:0.0", 2, {2, 1}},
     {"cpu,ref", 3, {3, 4, 0}},
-    {"ref,gpu,ref", 3, {0, 1, 2}},
+    {"gpu,ref,ocl:0.0", 3, {1, 2, 0}},
+    /* an id given again: its device again (spread members on one device) */
+    {"ref,gpu,ref", 4, {0, 1, 2, 0}},
+    {"ocl:0.0,OCL:0.0", 2, {1, 1}},
+    {"gpu,ocl:0.0,ocl:0.0", 3, {1, 2, 1}},
     {"gpu,nvidia,4090", 2, {1, 2}},
     {"all,gpu", 6, {0, 1, 2, 3, 4, 5}},
     {"fpga,ocl:1", 3, {5, 3, 4}},

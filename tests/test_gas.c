@@ -3755,7 +3755,81 @@ static void spread_census(const ck_device *ref) {
   ck_gas_destroy(gas);
 }
 
+/*
+ * Between Verlet rebuilds the ghosts' positions cross either through the
+ * exchange's host buffers or by ck__peer_copy into the ghost slots (on
+ * ref through the runtime's switch for tests, as CUDA members do): the
+ * two runs agree bit for bit, and count the same bytes sent. Two members
+ * on ref, periodic and between walls, and one alone (its own ghosts
+ * across the periodic edge), 150 steps of a hot gas.
+ */
+static void spread_copies(const ck_device *ref) {
+  ck_device pair[2] = {*ref, *ref};
+  static const double equal[2] = {1, 1};
+  for (int variant = 0; variant < 3; ++variant) {
+    size_t members = variant < 2 ? 2 : 1;
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 600;
+    c.temperature = 2.0;
+    c.neighbors = CK_GAS_VERLET;
+    c.skin = 0.3;
+    c.seed = 11;
+    c.walls = variant == 1;
+    snapshot runs[2];
+    uint64_t sent[2][2] = {{0, 0}, {0, 0}};
+    int taken = 0;
+    for (int copies = 0; copies < 2; ++copies) {
+      ck__peer_ref_for_tests = copies;
+      ck_gas *gas = make_spread(pair, members, equal, &c);
+      ck__peer_ref_for_tests = 0;
+      if (!gas)
+        break;
+      int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
+      CHECK_MSG(on_devices == copies, "variant %d: copies %d, on devices %d",
+                variant, copies, on_devices);
+      CHECK_OK(ck_gas_step(gas, 150));
+      ck_result r;
+      memset(&r, 0, sizeof r);
+      CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(gas), &r));
+      for (size_t m = 0; m < r.member_count && m < 2; ++m)
+        sent[copies][m] = r.members[m].bytes_sent;
+      ck_result_release(&r);
+      taken += take(gas, &runs[copies]);
+      ck_gas_destroy(gas);
+    }
+    if (taken < 2) {
+      if (taken)
+        snapshot_free(&runs[0]);
+      continue;
+    }
+    size_t bytes = 2 * c.particles * sizeof(double);
+    CHECK_MSG(memcmp(runs[0].x, runs[1].x, bytes) == 0 &&
+                  memcmp(runs[0].v, runs[1].v, bytes) == 0 &&
+                  memcmp(runs[0].f, runs[1].f, bytes) == 0,
+              "variant %d: particles differ between the host's buffers and "
+              "copies between members",
+              variant);
+    CHECK_MSG(runs[0].o.potential == runs[1].o.potential &&
+                  runs[0].o.kinetic == runs[1].o.kinetic &&
+                  runs[0].o.pressure == runs[1].o.pressure &&
+                  runs[1].o.step == 150,
+              "variant %d: potential %.17g and %.17g", variant,
+              runs[0].o.potential, runs[1].o.potential);
+    CHECK_MSG(sent[0][0] == sent[1][0] && sent[0][1] == sent[1][1] &&
+                  sent[1][0] > 0,
+              "variant %d: bytes sent %llu, %llu and %llu, %llu", variant,
+              (unsigned long long)sent[0][0], (unsigned long long)sent[0][1],
+              (unsigned long long)sent[1][0], (unsigned long long)sent[1][1]);
+    printf("spread copies, variant %d: U %.9f alike; %llu bytes sent\n",
+           variant, runs[1].o.potential, (unsigned long long)sent[1][0]);
+    snapshot_free(&runs[0]);
+    snapshot_free(&runs[1]);
+  }
+}
+
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
+  spread_copies(ref);
   spread_census(ref);
   spread_cluster(ref, ocl);
   spread_two_borders(ref, ocl);

@@ -285,7 +285,8 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
  * makes it, in the same order. ck_gas_get_particles and
  * ck_gas_get_forces fill the arrays on every process; ck_gas_save writes
  * the file from rank 0 alone, a checkpoint that ck_gas_load and
- * ck_gas_load_spread (on any number of devices) take.
+ * ck_gas_load_spread (on any number of devices) take. A device may be
+ * given more than once: each member has a queue and memory of its own.
  * Takes: spread (read during the call); config and gas as ck_gas_create.
  * Returns: as ck_gas_create; CK_ERROR_UNSUPPORTED for the soft-log model
  * or all pairs (naming the field); CK_ERROR_INVALID_ARGUMENT for a slab

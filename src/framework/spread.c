@@ -27,8 +27,9 @@ ck_status ck_spread_has_mpi(int *has_mpi) {
   return CK_OK;
 }
 
-ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
-                           ck__spread_run *run) {
+/* ck__spread_begin, where shared 1 lets members share a device. */
+static ck_status begin(const ck_spread *spread, const char *unit_name,
+                       int shared, ck__spread_run *run) {
   ck_status status = CK_OK;
   memset(run, 0, sizeof *run);
   run->unit_name = unit_name;
@@ -37,7 +38,7 @@ ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_spread: %zu devices; a spread takes 1 to %d a process",
                     spread->device_count, CK_SPREAD_MAX_LOCAL);
-  for (size_t i = 0; i < spread->device_count; ++i)
+  for (size_t i = 0; !shared && i < spread->device_count; ++i)
     for (size_t j = 0; j < i; ++j)
       if (strcmp(spread->devices[i].id, spread->devices[j].id) == 0)
         return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -76,6 +77,16 @@ ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
 fail:
   ck__spread_end(run);
   return status;
+}
+
+ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
+                           ck__spread_run *run) {
+  return begin(spread, unit_name, 0, run);
+}
+
+ck_status ck__spread_begin_shared(const ck_spread *spread,
+                                  const char *unit_name, ck__spread_run *run) {
+  return begin(spread, unit_name, 1, run);
 }
 
 void ck__spread_fractions(const double *weights, size_t count,

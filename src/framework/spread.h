@@ -34,8 +34,9 @@ typedef struct ck__spread_run {
 } ck__spread_run;
 
 /*
- * Checks a spread and makes its exchange: this process's devices, the
- * hand-set shares' count (the run's members) and values. On success the
+ * Checks a spread and makes its exchange: this process's devices (a
+ * device given twice is refused), the hand-set shares' count (the run's
+ * members) and values. On success the
  * run holds the exchange and no slices yet (ck__spread_deal). Collective
  * over the spread's communicator. Errors name what is wrong with the
  * spread: CK_ERROR_INVALID_ARGUMENT, CK_ERROR_OUT_OF_MEMORY, or the
@@ -43,6 +44,10 @@ typedef struct ck__spread_run {
  */
 ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
                            ck__spread_run *run);
+/* ck__spread_begin for members that may share a device (a device given
+ * twice): each keeps queues and memory of its own there. */
+ck_status ck__spread_begin_shared(const ck_spread *spread,
+                                  const char *unit_name, ck__spread_run *run);
 
 /*
  * Each of count members' fraction of the work, in proportion to weights

@@ -322,6 +322,10 @@ ck_status ck__gas_spread_start(ck__gas_spread *spread,
 ck_status ck__gas_spread_step(ck__gas_spread *spread, uint64_t steps);
 /* The step the members reached. */
 uint64_t ck__gas_spread_steps(const ck__gas_spread *spread);
+/* 1 when the ghosts' positions cross between rebuilds device to device
+ * (Verlet lists, every member a CUDA device of this one process, and
+ * CLKIT_PEER not 0), else 0: through host memory. */
+int ck__gas_spread_on_devices(const ck__gas_spread *spread);
 /* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
  * a member's Verlet list overflowed its capacity (collective). */
 ck_status ck__gas_spread_sums(ck__gas_spread *spread, double sums[5],
@@ -451,14 +455,23 @@ ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 ck_status ck__gas_member_drift(ck_gas *member);
 /* Between rebuilds: the exports' positions (counts[side] a side, x plus
  * shift[side]) into out[side], 2 floats each, and its flags (a rebuild
- * due, a list overflowed, a ghost or export not found), read together. */
+ * due, a list overflowed, a ghost or export not found), read together.
+ * With out NULL the positions stay packed on the device, for
+ * ck__gas_member_send. */
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], float *const out[2],
                               uint32_t flags[3]);
 /* The ghosts' new positions, count of them in their order, 2 floats
- * each, into their slots. */
+ * each, into their slots; positions NULL: those ck__gas_member_send
+ * queued. */
 ck_status ck__gas_member_unpack(ck_gas *member, size_t count,
                                 const float *positions);
+/* Queues a copy, device to device through peer, of the count positions
+ * the sender packed for `side` (ck__gas_member_pack, out NULL) into the
+ * receiver's ghosts from its `first` (as ck__gas_member_unpack numbers
+ * them). Ordered against both members' queues; neither host waits. */
+ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
+                              ck_gas *receiver, size_t first, ck__peer *peer);
 /* Forces, and the kick of step kick_step (0: none). */
 ck_status ck__gas_member_forces(ck_gas *member, int with_energy,
                                 uint64_t kick_step);

@@ -461,9 +461,10 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
       continue;
     CK_TRY(
         member->steps->gather(state, 1, base, counts[side], shift[side], 0, 2));
-    CK_TRY(ck_buffer_read(state->queue, state->out_real, (size_t)base * 8,
-                          (size_t)counts[side] * 8, out[side], CK_NONBLOCKING,
-                          NULL));
+    if (out)
+      CK_TRY(ck_buffer_read(state->queue, state->out_real, (size_t)base * 8,
+                            (size_t)counts[side] * 8, out[side], CK_NONBLOCKING,
+                            NULL));
   }
   CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, flags,
                         CK_NONBLOCKING, NULL));
@@ -478,10 +479,19 @@ ck_status ck__gas_member_unpack(ck_gas *member, size_t count,
   gas_state *state = &member->state;
   if (count == 0)
     return CK_OK;
-  CK_TRY(write_slots(state, state->in_real, 0, count, 8, positions));
+  if (positions)
+    CK_TRY(write_slots(state, state->in_real, 0, count, 8, positions));
   CK_TRY(member->steps->unpack(state, (uint32_t)count));
 fail:
   return status;
+}
+
+ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
+                              ck_gas *receiver, size_t first, ck__peer *peer) {
+  gas_state *from = &sender->state, *to = &receiver->state;
+  size_t base = (size_t)side * from->message_capacity;
+  return ck__peer_copy(peer, to->queue, to->in_real, first * 8, from->queue,
+                       from->out_real, base * 8, (size_t)count * 8);
 }
 
 ck_status ck__gas_member_forces(ck_gas *member, int with_energy,

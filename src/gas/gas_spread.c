@@ -9,7 +9,9 @@
  * particle that moved half the skin since the last rebuild: the particles
  * that left a slab go to their new owner, then each member sends its
  * neighbours their new ghosts, and sorts. Between rebuilds only the
- * ghosts' positions cross, from the slots found at the rebuild. In cells
+ * ghosts' positions cross, from the slots found at the rebuild: device
+ * to device where every member is a CUDA device of one process
+ * (ck__peer_copy), else through host memory and the exchange. In cells
  * mode members exchange migrants and ghosts every step, keeping leavers
  * as ghosts until their next sort. A particle keeps its id wherever it
  * goes: the Langevin noise is drawn from it, and outputs are in its
@@ -104,6 +106,13 @@ struct ck__gas_spread {
   ck__exchange_buffer from[2][CK_SPREAD_MAX_LOCAL];
   /* Scratch of local member i: words and floats of a message. */
   ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
+  /* Copies without the host into local member i from its previous and
+   * its next member, where every member is a CUDA device of this one
+   * process (else NULL); on_devices: Verlet lists' ghosts' positions
+   * then cross through them. phase_unpack: the forces phase unpacks
+   * what they copied first. */
+  ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
+  int on_devices, phase_unpack;
 };
 
 /* ---- phases -------------------------------------------------------------- */
@@ -296,14 +305,18 @@ fail:
 /* The first half-step, then the exports' positions and the flags. */
 static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  (void)s;
   (void)i;
   CK_TRY(ck__gas_member_drift(m->gas));
-  for (int side = 0; side < 2; ++side)
-    CK_TRY(ck__exchange_buffer_hold(&m->out[side], 2 * sizeof(float),
-                                    m->exports[side]));
-  float *out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
-  CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift, out, m->flags));
+  if (s->on_devices) {
+    /* The positions stay on the device, for pass_on_devices. */
+    CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift, NULL, m->flags));
+  } else {
+    for (int side = 0; side < 2; ++side)
+      CK_TRY(ck__exchange_buffer_hold(&m->out[side], 2 * sizeof(float),
+                                      m->exports[side]));
+    float *out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
+    CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift, out, m->flags));
+  }
   if (m->flags[2])
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu lost track of a ghost or an export at its last "
@@ -315,14 +328,21 @@ fail:
 
 /* The ghosts' positions received: the previous member's, then the
  * next's, in the order of the last rebuild. */
+/* Member m's ghosts from a side, `count` of them sent: as many as at its
+ * last rebuild. */
+static ck_status check_ghosts(const member *m, int from, size_t count) {
+  if (count == m->ghosts[from])
+    return CK_OK;
+  return ck__fail(CK_ERROR_EXCHANGE,
+                  "slab %zu received %zu ghosts, not the %zu of its last "
+                  "rebuild",
+                  m->index, count, m->ghosts[from]);
+}
+
 static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   for (int from = 0; from < 2; ++from)
-    if (s->from[from][i].count != m->ghosts[from])
-      return ck__fail(CK_ERROR_EXCHANGE,
-                      "slab %zu received %zu ghosts, not the %zu of its last "
-                      "rebuild",
-                      m->index, s->from[from][i].count, m->ghosts[from]);
+    CK_TRY(check_ghosts(m, from, s->from[from][i].count));
   size_t count = m->ghosts[PREVIOUS] + m->ghosts[NEXT];
   CK_TRY(hold_scratch(s, i, count, 2));
   float *reals = s->reals[i].data;
@@ -337,10 +357,44 @@ fail:
   return status;
 }
 
-/* The step's forces and kick; energies too where asked. */
+/* The ghosts' positions between rebuilds, device to device, from the
+ * calling thread between phases: into each local member's ghost slots,
+ * its previous member's then its next's, each queued straight from the
+ * sender's packed exports (the member's own, alone in a periodic box). */
+static ck_status pass_on_devices(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  for (size_t i = 0; i < n; ++i) {
+    member *m = &s->members[i];
+    size_t first = 0;
+    for (int from = 0; from < 2; ++from) {
+      /* The previous member's exports toward its next, and back. */
+      member *sender =
+          &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
+      int side = from == PREVIOUS ? NEXT : PREVIOUS;
+      uint32_t count = sender->exports[side];
+      CK_TRY(check_ghosts(m, from, count));
+      CK_TRY(ck__gas_member_send(sender->gas, side, count, m->gas, first,
+                                 s->peers[from][i]));
+      sender->bytes += 2 * sizeof(float) * (uint64_t)count;
+      first += count;
+    }
+  }
+fail:
+  return status;
+}
+
+/* The step's forces and kick; energies too where asked. The ghosts'
+ * positions that pass_on_devices copied are unpacked first. */
 static ck_status forces(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
   (void)i;
-  return ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step);
+  if (s->phase_unpack)
+    CK_TRY(ck__gas_member_unpack(m->gas, m->ghosts[PREVIOUS] + m->ghosts[NEXT],
+                                 NULL));
+  CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
+fail:
+  return status;
 }
 
 /* Each member's sums of ck__gas_steps.reduce and its overflow flag,
@@ -537,6 +591,9 @@ static ck_status verlet_step(ck__gas_spread *s, uint64_t step, int last,
   *rebuilt = anyone > 0;
   if (*rebuilt) {
     CK_TRY(rebuild(s));
+  } else if (s->on_devices) {
+    CK_TRY(pass_on_devices(s));
+    s->phase_unpack = 1;
   } else {
     CK_TRY(pass_both(s, 2 * sizeof(float)));
     CK_TRY(each(s, unpack));
@@ -545,6 +602,7 @@ static ck_status verlet_step(ck__gas_spread *s, uint64_t step, int last,
   s->phase_energy = last;
   CK_TRY(each(s, forces));
 fail:
+  s->phase_unpack = 0;
   return status;
 }
 
@@ -580,6 +638,10 @@ fail:
 
 uint64_t ck__gas_spread_steps(const ck__gas_spread *s) {
   return s->step;
+}
+
+int ck__gas_spread_on_devices(const ck__gas_spread *s) {
+  return s->on_devices;
 }
 
 /* Every member's census, checked against the run's particles: a particle
@@ -650,13 +712,41 @@ ck_status ck__gas_spread_check(const ck_gas_config *config) {
   return CK_OK;
 }
 
+static void close_peers(ck__gas_spread *s) {
+  for (int from = 0; from < 2; ++from)
+    for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
+      ck__peer_close(s->peers[from][i]);
+      s->peers[from][i] = NULL;
+    }
+}
+
+/* Copies without the host into each local member from its neighbours
+ * (modulo the members, as ck__exchange_pass pairs them), where all
+ * members are CUDA devices of this one process: every one, or none. */
+static ck_status open_peers(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  int all = ck__exchange_ranks(s->run.exchange) == 1;
+  for (size_t i = 0; all && i < n; ++i)
+    for (int from = 0; all && from < 2; ++from) {
+      size_t sender = from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n;
+      CK_TRY(ck__peer_open(&s->devices[sender], &s->devices[i],
+                           &s->peers[from][i]));
+      all = s->peers[from][i] != NULL;
+    }
+  if (!all)
+    close_peers(s);
+fail:
+  return status;
+}
+
 ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck_status status = CK_OK;
   ck__gas_spread *s = calloc(1, sizeof *s);
   *made = NULL;
   if (!s)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin(spread, "particles", &s->run));
+  CK_TRY(ck__spread_begin_shared(spread, "particles", &s->run));
   ck__spread_run *run = &s->run;
   memcpy(s->devices, spread->devices, run->local * sizeof *s->devices);
   run->devices = s->devices;
@@ -669,6 +759,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
+  CK_TRY(open_peers(s));
   *made = s;
   return CK_OK;
 fail:
@@ -991,6 +1082,8 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
                                                : config->rc + config->skin;
   s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
+  s->on_devices =
+      s->peers[PREVIOUS][0] != NULL && config->neighbors == CK_GAS_VERLET;
   s->census[0] = config->particles;
   for (size_t k = 0; k < config->particles; ++k) {
     s->census[1] += k;
@@ -1195,6 +1288,7 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     free(s->words[i].data);
     free(s->reals[i].data);
   }
+  close_peers(s);
   free(s->members);
   free(s->weights);
   free(s->bounds);

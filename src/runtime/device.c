@@ -259,6 +259,11 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
   }
   for (size_t t = 0; t < term_count; ++t) {
     const char *term = terms[t];
+    /* A device named by its id again is taken again: cuda:0,cuda:0 makes
+     * two members of a spread run on one GPU. */
+    int again = 0;
+    for (size_t u = 0; u < t; ++u)
+      again |= strcasecmp(terms[u], term) == 0;
     if (*term == '\0' || strcasecmp(term, "default") == 0) {
       size_t best = 0;
       double best_score = -1;
@@ -290,7 +295,7 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
       int seen = 0;
       for (size_t k = 0; k < *count; ++k)
         seen |= indices[k] == i;
-      if (seen)
+      if (seen && !(again && strcasecmp(term, set->devices[i].id) == 0))
         continue;
       if (*count == capacity)
         return ck__fail(CK_ERROR_INVALID_ARGUMENT,

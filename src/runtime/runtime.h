@@ -85,6 +85,48 @@ ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer);
 ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
                                  const char *what, ck_buffer **buffer);
 
+/* ---- Copies between devices (peer.c) ------------------------------------ */
+
+/* Copies from the buffers of one device's queues into those of another's
+ * (or the same device's), without the host: between CUDA devices of this
+ * process. */
+typedef struct ck__peer ck__peer;
+
+/* 0 where CLKIT_PEER is "0", which turns such copies off (read at each
+ * call); else 1. */
+int ck__peer_enabled(void);
+
+/* For tests: when 1, the calling thread's ck__peer_open gives copies
+ * between ref devices too (a memmove at the call), so that what crosses
+ * through them is checked without a GPU. */
+extern _Thread_local int ck__peer_ref_for_tests;
+
+/*
+ * Opens copies from buffers of device `from` to buffers of device `to`
+ * into *peer (the caller's: ck__peer_close), or sets it NULL where there
+ * are none: unless both are CUDA devices, or when ck__peer_enabled() is
+ * 0. Two GPUs get peer access, where they allow it, once for the
+ * process; without it CUDA copies through host memory itself. Errors:
+ * CK_ERROR_OUT_OF_MEMORY, CK_ERROR_DEVICE.
+ */
+ck_status ck__peer_open(const ck_device *from, const ck_device *to,
+                        ck__peer **peer);
+
+/*
+ * Queues a copy of size bytes from source (on queue `from`, of the
+ * peer's source device) into destination (on queue `to`, of its
+ * destination device). It runs after the work queued so far on both
+ * queues, and before the work either queues later: the host waits for
+ * neither. Both queues must be free of other threads during the call.
+ * A queue to itself copies in its own order. Errors:
+ * CK_ERROR_INVALID_ARGUMENT (buffers not the queues', queues not the
+ * devices, bytes past a buffer's end), CK_ERROR_DEVICE.
+ */
+ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
+                        size_t destination_offset, ck_queue *from,
+                        ck_buffer *source, size_t source_offset, size_t size);
+void ck__peer_close(ck__peer *peer);
+
 /* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
 /*
  * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else

@@ -1,0 +1,187 @@
+/*
+ * peer.c - copies between two queues' buffers without the host
+ * (runtime.h's ck__peer): CUDA devices of one process. The copy goes on
+ * the destination's stream, by cudaMemcpyPeerAsync between two GPUs or a
+ * device copy on one, fenced by events against both queues' streams.
+ * For tests, ref's queues copy too (ck__peer_ref_for_tests): a memmove
+ * between their host memory, done at the call as ref's operations are.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/backend.h"
+
+#if CK_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+struct ck__peer {
+  ck_backend backend; /* CUDA's, or ref's for tests */
+  int from, to;       /* the devices' CUDA ordinals */
+#if CK_HAVE_CUDA
+  cudaEvent_t sent;   /* on the source's device: its queue's work so far */
+  cudaEvent_t copied; /* on the destination's device: the copy */
+#endif
+};
+
+_Thread_local int ck__peer_ref_for_tests;
+
+int ck__peer_enabled(void) {
+  const char *setting = getenv("CLKIT_PEER");
+  return !(setting && strcmp(setting, "0") == 0);
+}
+
+#if CK_HAVE_CUDA
+static ck_status peer_fail(cudaError_t code, const char *what) {
+  cudaGetLastError(); /* not sticky: clear it */
+  return ck__fail(CK_ERROR_DEVICE, "%s between CUDA devices failed: %s (%s)%s",
+                  what, cudaGetErrorName(code), cudaGetErrorString(code),
+                  ck__cuda_lost_note(code));
+}
+
+/* Makes `device` current, then makes an event without timing on it. */
+static cudaError_t event_on(int device, cudaEvent_t *event) {
+  cudaError_t code = cudaSetDevice(device);
+  if (code == cudaSuccess)
+    code = cudaEventCreateWithFlags(event, cudaEventDisableTiming);
+  if (code != cudaSuccess)
+    *event = NULL;
+  return code;
+}
+
+/* Lets `to` read `from`'s memory where the GPUs allow; without it, CUDA
+ * copies between them through host memory itself. Enabled already (by
+ * an earlier pair in this process) is no failure. */
+static void enable_access(int from, int to) {
+  int can = 0;
+  if (cudaDeviceCanAccessPeer(&can, to, from) != cudaSuccess || !can ||
+      cudaSetDevice(to) != cudaSuccess ||
+      cudaDeviceEnablePeerAccess(from, 0) != cudaSuccess)
+    cudaGetLastError();
+}
+#endif
+
+ck_status ck__peer_open(const ck_device *from, const ck_device *to,
+                        ck__peer **peer) {
+  CK__REQUIRE(from);
+  CK__REQUIRE(to);
+  CK__REQUIRE(peer);
+  *peer = NULL;
+  if (ck__peer_ref_for_tests && from->backend == CK_BACKEND_REF &&
+      to->backend == CK_BACKEND_REF && ck__peer_enabled()) {
+    if (!(*peer = calloc(1, sizeof **peer)))
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    (*peer)->backend = CK_BACKEND_REF;
+    return CK_OK;
+  }
+#if CK_HAVE_CUDA
+  if (from->backend != CK_BACKEND_CUDA || to->backend != CK_BACKEND_CUDA ||
+      !ck__peer_enabled())
+    return CK_OK;
+  ck__peer *made = calloc(1, sizeof *made);
+  if (!made)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  made->backend = CK_BACKEND_CUDA;
+  made->from = from->device_index;
+  made->to = to->device_index;
+  if (made->from != made->to)
+    enable_access(made->from, made->to);
+  cudaError_t code = event_on(made->from, &made->sent);
+  if (code == cudaSuccess)
+    code = event_on(made->to, &made->copied);
+  if (code != cudaSuccess) {
+    ck__peer_close(made);
+    return peer_fail(code, "making events for copies");
+  }
+  *peer = made;
+  return CK_OK;
+#else
+  return CK_OK;
+#endif
+}
+
+ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
+                        size_t destination_offset, ck_queue *from,
+                        ck_buffer *source, size_t source_offset, size_t size) {
+  CK__REQUIRE(peer);
+  CK__REQUIRE(to);
+  CK__REQUIRE(destination);
+  CK__REQUIRE(from);
+  CK__REQUIRE(source);
+  int cuda = peer->backend == CK_BACKEND_CUDA;
+  if (destination->queue != to || source->queue != from ||
+      to->device.backend != peer->backend ||
+      from->device.backend != peer->backend ||
+      (cuda && (to->device.device_index != peer->to ||
+                from->device.device_index != peer->from)))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck__peer_copy: the buffers are not the queues', or the "
+                    "queues not the devices the copies were opened for");
+  if (destination_offset > destination->size ||
+      size > destination->size - destination_offset ||
+      source_offset > source->size || size > source->size - source_offset)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck__peer_copy: %zu bytes from %zu of a %zu-byte buffer "
+                    "to %zu of a %zu-byte one",
+                    size, source_offset, source->size, destination_offset,
+                    destination->size);
+  if (size == 0)
+    return CK_OK;
+  if (!cuda) {
+    memmove((char *)destination->handle + destination_offset,
+            (const char *)source->handle + source_offset, size);
+    return CK_OK;
+  }
+#if CK_HAVE_CUDA
+  cudaStream_t sending = ck__cuda_stream(from), receiving = ck__cuda_stream(to);
+  char *target = (char *)ck__cuda_pointer(destination) + destination_offset;
+  const char *origin = (const char *)ck__cuda_pointer(source) + source_offset;
+  cudaError_t code = cudaSuccess;
+  if (from == to) {
+    /* One queue: its own order is the fence. */
+    if ((code = cudaSetDevice(peer->to)) == cudaSuccess)
+      code = cudaMemcpyAsync(target, origin, size, cudaMemcpyDeviceToDevice,
+                             receiving);
+    return code == cudaSuccess ? CK_OK : peer_fail(code, "a copy");
+  }
+  /* After the source's work so far; the source's later work waits for
+   * the copy, so that it cannot overwrite what is being read. */
+  if ((code = cudaSetDevice(peer->from)) != cudaSuccess ||
+      (code = cudaEventRecord(peer->sent, sending)) != cudaSuccess ||
+      (code = cudaSetDevice(peer->to)) != cudaSuccess ||
+      (code = cudaStreamWaitEvent(receiving, peer->sent, 0)) != cudaSuccess)
+    return peer_fail(code, "ordering a copy");
+  code = peer->from == peer->to
+             ? cudaMemcpyAsync(target, origin, size, cudaMemcpyDeviceToDevice,
+                               receiving)
+             : cudaMemcpyPeerAsync(target, peer->to, origin, peer->from, size,
+                                   receiving);
+  if (code != cudaSuccess)
+    return peer_fail(code, "a copy");
+  if ((code = cudaEventRecord(peer->copied, receiving)) != cudaSuccess ||
+      (code = cudaSetDevice(peer->from)) != cudaSuccess ||
+      (code = cudaStreamWaitEvent(sending, peer->copied, 0)) != cudaSuccess ||
+      (code = cudaSetDevice(peer->to)) != cudaSuccess)
+    return peer_fail(code, "ordering a copy");
+  return CK_OK;
+#else
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "copies between devices need CUDA, which this clkit lacks");
+#endif
+}
+
+void ck__peer_close(ck__peer *peer) {
+  if (!peer)
+    return;
+#if CK_HAVE_CUDA
+  if (peer->backend == CK_BACKEND_CUDA && peer->sent &&
+      cudaSetDevice(peer->from) == cudaSuccess)
+    cudaEventDestroy(peer->sent);
+  if (peer->backend == CK_BACKEND_CUDA && peer->copied &&
+      cudaSetDevice(peer->to) == cudaSuccess)
+    cudaEventDestroy(peer->copied);
+  if (peer->backend == CK_BACKEND_CUDA)
+    cudaGetLastError();
+#endif
+  free(peer);
+}
