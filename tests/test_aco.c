@@ -3198,8 +3198,16 @@ static void focused_runs(const ck_device *ref) {
   CHECK(ck__aco_method_for(&gpu, 10, CK_ACO_FOCUSED) == CK_ACO_FOCUSED);
   CHECK(ck__aco_method_for(ref, 100000, CK_ACO_CLASSIC) == CK_ACO_CLASSIC);
   /* On a GPU, focused ants are at least 4 sqrt(n) to the nearest 64. */
-  CHECK(ck__aco_automatic_ants(&gpu, 15112, 1) >= 512);
-  CHECK(ck__aco_automatic_ants(ref, 15112, 1) == 16);
+  CHECK(ck__aco_automatic_ants(&gpu, 15112, 1, CK_ACO_SOURCE_BEST) >= 512);
+  CHECK(ck__aco_automatic_ants(ref, 15112, 1, CK_ACO_SOURCE_BEST) == 16);
+  /* Fewer where 512 MB of per-ant arrays bind: 9 bytes a city, 13
+   * focused (the queue), 21 with their own sources (tour and positions). */
+  gpu.compute_units = 132;
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 0, CK_ACO_SOURCE_OWN) == 59);
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_BEST) == 41);
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_ITERATION) ==
+        41);
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_OWN) == 25);
 
   ck_aco *made = NULL;
   const char *message = "";
