@@ -48,6 +48,17 @@ __kernel void ck_aco_build_tours(
                        tours + (ulong)ant * n, flags + (ulong)ant * n);
 }
 
+/* A kernel of a work-item a position of `count` tours of n cities: this
+ * work-item's tour and position, or 0 past their end. */
+static inline int ck_aco_tour_item(uint n, uint count, uint *tour, uint *i) {
+  ulong item = get_global_id(0);
+  if (item >= (ulong)count * n)
+    return 0;
+  *tour = (uint)(item / n);
+  *i = (uint)(item - (ulong)*tour * n);
+  return 1;
+}
+
 /* Work-item a * n + i counts edge i of ant a's tour on both of its
  * candidate entries (ACS's local update). Integer atomics commute, so the
  * counts do not depend on the order. */
@@ -55,10 +66,9 @@ __kernel void ck_aco_count_uses(uint n, uint ants,
                                 __global const uint *neighbours,
                                 __global const uint *tours,
                                 __global volatile uint *uses) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)ants * n)
+  uint ant, i;
+  if (!ck_aco_tour_item(n, ants, &ant, &i))
     return;
-  uint ant = (uint)(item / n), i = (uint)(item - (ulong)ant * n);
   ck_aco_count_edge(n, CK_ACO_K, neighbours, tours + (ulong)ant * n, i,
                     (__global uint *)uses);
 }
@@ -106,10 +116,9 @@ __kernel void ck_aco_focus_keep_sources(uint n, uint kept, uint first,
                                         __global const uint *tours,
                                         __global uint *sources,
                                         __global uint *source_pos) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)kept * n)
+  uint j, i;
+  if (!ck_aco_tour_item(n, kept, &j, &i))
     return;
-  uint j = (uint)(item / n), i = (uint)(item - (ulong)j * n);
   ulong at = (ulong)j * n;
   ck_aco_focus_keep(tours + (ulong)(first + j) * n, sources + at,
                     source_pos + at, i);
@@ -123,10 +132,9 @@ __kernel void ck_aco_focus_copy_tours(uint n, uint ants, ulong stride,
                                       __global uint *tours,
                                       __global uint *positions,
                                       __global uchar *flags) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)ants * n)
+  uint ant, i;
+  if (!ck_aco_tour_item(n, ants, &ant, &i))
     return;
-  uint ant = (uint)(item / n), i = (uint)(item - (ulong)ant * n);
   ulong at = (ulong)ant * n;
   ck_aco_focus_copy(sources + ant * stride, tours + at, positions + at,
                     flags + at, i);
@@ -170,10 +178,9 @@ ck_aco_focus_dirty(uint n, uint count, int ranked, __global const uint *order,
                    __global const uint *source_pos, __global const uint *tours,
                    __global uint *positions, __global uchar *flags,
                    __global uint *queues, __global volatile uint *queued) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)count * n)
+  uint i, p;
+  if (!ck_aco_tour_item(n, count, &i, &p))
     return;
-  uint i = (uint)(item / n), p = (uint)(item - (ulong)i * n);
   uint ant = ranked ? order[i] : i;
   ulong at = (ulong)ant * n, from = ant * stride;
   ck_aco_seed_position(n, tours + at, 1, sources + from, source_pos + from,
