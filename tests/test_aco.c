@@ -1894,7 +1894,7 @@ static void bad_config(const ck_device *ref) {
     return;
   ck_aco *made = NULL;
   const char *message = "";
-  for (int k = 0; k < 28; ++k) {
+  for (int k = 0; k < 29; ++k) {
     ck_aco_config c;
     ck_aco_config_init(&c);
     const char *mention = "";
@@ -2016,6 +2016,11 @@ static void bad_config(const ck_device *ref) {
       c.method = CK_ACO_FOCUSED;
       c.focus_edges = 2000000000;
       mention = "ck_aco_config.focus_edges";
+      break;
+    case 28:
+      c.method = CK_ACO_FOCUSED;
+      c.focus_source = (ck_aco_focus_source)3;
+      mention = "ck_aco_config.focus_source";
       break;
     }
     made = (ck_aco *)&c; /* must come back NULL */
