@@ -48,6 +48,17 @@ __kernel void ck_aco_build_tours(
                        tours + (ulong)ant * n, flags + (ulong)ant * n);
 }
 
+/* A kernel of a work-item a position of `count` tours of n cities: this
+ * work-item's tour and position, or 0 past their end. */
+static inline int ck_aco_tour_item(uint n, uint count, uint *tour, uint *i) {
+  ulong item = get_global_id(0);
+  if (item >= (ulong)count * n)
+    return 0;
+  *tour = (uint)(item / n);
+  *i = (uint)(item - (ulong)*tour * n);
+  return 1;
+}
+
 /* Work-item a * n + i counts edge i of ant a's tour on both of its
  * candidate entries (ACS's local update). Integer atomics commute, so the
  * counts do not depend on the order. */
@@ -55,10 +66,9 @@ __kernel void ck_aco_count_uses(uint n, uint ants,
                                 __global const uint *neighbours,
                                 __global const uint *tours,
                                 __global volatile uint *uses) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)ants * n)
+  uint ant, i;
+  if (!ck_aco_tour_item(n, ants, &ant, &i))
     return;
-  uint ant = (uint)(item / n), i = (uint)(item - (ulong)ant * n);
   ck_aco_count_edge(n, CK_ACO_K, neighbours, tours + (ulong)ant * n, i,
                     (__global uint *)uses);
 }
@@ -99,41 +109,59 @@ ck_aco_search(uint n, uint longest, int or_opt, uint count, int ranked,
 
 /* ---- the focused method: one work-item an ant walks and searches ---- */
 
-/* Work-item a * n + i copies position i of the best tour into ant a's
- * tour, positions and visited flags (ck_aco_focus_copy). */
-__kernel void ck_aco_focus_copy_tours(uint n, uint ants,
-                                      __global const uint *best_tour,
+/* Work-item j * n + i keeps position i of the tour of ant first + j as
+ * source j, with its positions (ck_aco_focus_keep): the iteration's best
+ * tour (kept 1) or every ant's own (kept ants, first 0). */
+__kernel void ck_aco_focus_keep_sources(uint n, uint kept, uint first,
+                                        __global const uint *tours,
+                                        __global uint *sources,
+                                        __global uint *source_pos) {
+  uint j, i;
+  if (!ck_aco_tour_item(n, kept, &j, &i))
+    return;
+  ulong at = (ulong)j * n;
+  ck_aco_focus_keep(tours + (ulong)(first + j) * n, sources + at,
+                    source_pos + at, i);
+}
+
+/* Work-item a * n + i copies position i of ant a's source (at
+ * sources + a * stride) into its tour, positions and visited flags
+ * (ck_aco_focus_copy). */
+__kernel void ck_aco_focus_copy_tours(uint n, uint ants, ulong stride,
+                                      __global const uint *sources,
                                       __global uint *tours,
                                       __global uint *positions,
                                       __global uchar *flags) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)ants * n)
+  uint ant, i;
+  if (!ck_aco_tour_item(n, ants, &ant, &i))
     return;
-  uint ant = (uint)(item / n), i = (uint)(item - (ulong)ant * n);
   ulong at = (ulong)ant * n;
-  ck_aco_focus_copy(best_tour, tours + at, positions + at, flags + at, i);
+  ck_aco_focus_copy(sources + ant * stride, tours + at, positions + at,
+                    flags + at, i);
 }
 
-/* Work-item a walks ant a's copy of the best tour, changing it at up to
- * `bound` edges (ck_aco_construct_focused), from the stream of ant
- * first + a. */
+/* Work-item a walks ant a's copy of its source (at sources + a * stride,
+ * of length source_length, or of the ant's last length with a stride),
+ * changing it at up to `bound` edges (ck_aco_construct_focused), from the
+ * stream of ant first + a. */
 __kernel void ck_aco_build_focused(
     uint n, uint ants, uint first, ulong seed, ulong iteration, float q0,
-    uint bound, long source_length, __global const int *matrix,
+    uint bound, long source_length, ulong stride, __global const int *matrix,
     __global const ck_tsp_coord *xy, __global const uint *neighbours,
-    __global const float *choice, __global const uint *best_tour,
-    __global const uint *best_pos, __global uint *tours,
+    __global const float *choice, __global const uint *sources,
+    __global const uint *source_pos, __global uint *tours,
     __global uint *positions, __global uchar *flags, __global long *lengths) {
   uint ant = (uint)get_global_id(0);
   if (ant >= ants)
     return;
   const int metric = CK_ACO_METRIC;
-  ulong at = (ulong)ant * n;
+  ulong at = (ulong)ant * n, from = ant * stride;
   uint new_edges;
   lengths[ant] = ck_aco_construct_focused(
       CK_ACO_GRAPH_ARGS, CK_ACO_K, neighbours, choice, q0, seed, iteration,
-      first + ant, best_tour, best_pos, source_length, bound, tours + at,
-      positions + at, flags + at, &new_edges);
+      first + ant, sources + from, source_pos + from,
+      stride ? lengths[ant] : source_length, bound, tours + at, positions + at,
+      flags + at, &new_edges);
 }
 
 /* The longest queue ck_aco_search_focused sorts; past it the ant scans
@@ -141,23 +169,22 @@ __kernel void ck_aco_build_focused(
 #define CK_ACO_SORT_MOST 512u
 
 /* Work-item i * n + p seeds position p of the tour of ant order[i] (ant i
- * when ranked is 0) against the best tour (ck_aco_seed_position). A
- * dirty city's position goes onto the ant's queue, in any order:
- * ck_aco_search_focused sorts it. */
+ * when ranked is 0) against its source, at sources + ant * stride
+ * (ck_aco_seed_position). A dirty city's position goes onto the ant's
+ * queue, in any order: ck_aco_search_focused sorts it. */
 __kernel void
 ck_aco_focus_dirty(uint n, uint count, int ranked, __global const uint *order,
-                   __global const uint *best_tour,
-                   __global const uint *best_pos, __global const uint *tours,
+                   ulong stride, __global const uint *sources,
+                   __global const uint *source_pos, __global const uint *tours,
                    __global uint *positions, __global uchar *flags,
                    __global uint *queues, __global volatile uint *queued) {
-  ulong item = get_global_id(0);
-  if (item >= (ulong)count * n)
+  uint i, p;
+  if (!ck_aco_tour_item(n, count, &i, &p))
     return;
-  uint i = (uint)(item / n), p = (uint)(item - (ulong)i * n);
   uint ant = ranked ? order[i] : i;
-  ulong at = (ulong)ant * n;
-  ck_aco_seed_position(n, tours + at, 1, best_tour, best_pos, positions + at,
-                       flags + at, p);
+  ulong at = (ulong)ant * n, from = ant * stride;
+  ck_aco_seed_position(n, tours + at, 1, sources + from, source_pos + from,
+                       positions + at, flags + at, p);
   if (!flags[at + tours[at + p]]) {
     uint slot = atomic_inc((volatile __global uint *)&queued[ant]);
     if (slot < CK_ACO_SORT_MOST)
@@ -714,7 +741,7 @@ ck_aco_search_groups(uint n, uint longest, int or_opt, uint count, int ranked,
 
 /* ---- the focused method: a work-group an ant walks and searches ---- */
 
-/* Work-group a walks ant a's copy of the best tour, as
+/* Work-group a walks ant a's copy of its source, as
  * ck_aco_construct_focused: each step's choice is ck_aco_group_choose's,
  * every work-item weighs a splice (ck_aco_splice_change), and the group
  * shares its shift (ck_aco_group_move_path). Work-item 0 marks the
@@ -723,17 +750,19 @@ ck_aco_search_groups(uint n, uint longest, int or_opt, uint count, int ranked,
 __kernel __attribute__((reqd_work_group_size(CK_ACO_LANES, 1, 1))) void
 ck_aco_build_focused_groups(
     uint n, uint ants, uint first, ulong seed, ulong iteration, float q0,
-    uint bound, long source_length, __global const int *matrix,
+    uint bound, long source_length, ulong stride, __global const int *matrix,
     __global const ck_tsp_coord *xy, __global const uint *neighbours,
-    __global const float *choice, __global const uint *best_tour,
-    __global const uint *best_pos, __global uint *tours,
+    __global const float *choice, __global const uint *sources,
+    __global const uint *source_pos, __global uint *tours,
     __global uint *positions, __global uchar *flags, __global long *lengths) {
   CK_LOCAL ck_aco_group_step step_memory;
   uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
   if (ant >= ants)
     return;
   const int metric = CK_ACO_METRIC;
-  ulong at = (ulong)ant * n;
+  ulong at = (ulong)ant * n, from = ant * stride;
+  __global const uint *source = sources + from;
+  __global const uint *source_at = source_pos + from;
   __global uint *tour = tours + at;
   __global uint *pos = positions + at;
   __global uchar *visited = flags + at;
@@ -742,8 +771,9 @@ ck_aco_build_focused_groups(
   uint current = mul_hi(r.v[0], n);
   if (l == 0)
     visited[current] = 1;
+  /* Read before the barrier: work-item 0 writes the length at the end. */
+  long length = stride ? lengths[ant] : source_length, added = 0;
   barrier(CK_ACO_BOTH_FENCES);
-  long length = source_length, added = 0;
   for (uint step = 1; step < n && added < (long)bound; ++step) {
     if (step & 1u)
       r = ck_philox_block(seed, stream, (ulong)(step >> 1));
@@ -753,7 +783,7 @@ ck_aco_build_focused_groups(
                             ((step - 1u) & 1u) * 2u, current, &step_memory, l);
     if (c != n && c != next) {
       int fresh;
-      long change = ck_aco_splice_change(CK_ACO_GRAPH_ARGS, best_tour, best_pos,
+      long change = ck_aco_splice_change(CK_ACO_GRAPH_ARGS, source, source_at,
                                          tour, pos, current, next, c, &fresh);
       if (added + fresh > (long)bound)
         break;

@@ -659,6 +659,19 @@ CK_FN int ck_aco_has_edge(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
 }
 
 /*
+ * Position i of a focused source kept from a tour: the city there into
+ * source, and its position into source_pos. The iteration's best tour and
+ * the ants' own tours are kept so before the ants change them.
+ */
+CK_FN void ck_aco_focus_keep(CK_GLOBAL const ck_u32 *from,
+                             CK_GLOBAL ck_u32 *source,
+                             CK_GLOBAL ck_u32 *source_pos, ck_u32 i) {
+  ck_u32 c = from[i];
+  source[i] = c;
+  source_pos[c] = i;
+}
+
+/*
  * Position i of a focused ant's tour before its walk: the source's city
  * there, that city's position, and city i not yet visited. The copy is
  * its own step so that a device spreads it over all positions.
@@ -666,9 +679,7 @@ CK_FN int ck_aco_has_edge(ck_u32 n, CK_GLOBAL const ck_u32 *tour,
 CK_FN void ck_aco_focus_copy(CK_GLOBAL const ck_u32 *source,
                              CK_GLOBAL ck_u32 *tour, CK_GLOBAL ck_u32 *pos,
                              CK_GLOBAL ck_u8 *visited, ck_u32 i) {
-  ck_u32 c = source[i];
-  tour[i] = c;
-  pos[c] = i;
+  ck_aco_focus_keep(source, tour, pos, i);
   visited[i] = 0;
 }
 

@@ -209,6 +209,15 @@ CASES = {
                                'focused', '--algo', 'acs', '--ls', '2opt',
                                '--candidates', '5', '--ants', '2',
                                '--iters', '3', '--lanes', '2'],
+    # Other sources: each ant's own tour kept (4 lanes an ant), and the
+    # iteration's best (an ant a work-item).
+    'aco-focused-own': ['run', 'aco', 'random:40', '--method', 'focused',
+                        '--focus-source', 'own', '--candidates', '5',
+                        '--ants', '3', '--iters', '4', '--lanes', '4'],
+    'aco-focused-iteration': ['run', 'aco', 'random:24', '--method',
+                              'focused', '--focus-source', 'iteration',
+                              '--candidates', '5', '--ants', '3',
+                              '--iters', '4', '--lanes', '1'],
 }
 
 # The small grid between walls again, through the strips.

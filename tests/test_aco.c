@@ -1480,32 +1480,47 @@ typedef struct fixed_case {
   uint32_t local_search_ants, partition;
   uint32_t lanes; /* 0: the device's default */
   ck_aco_method method;
+  ck_aco_focus_source source; /* focused: the tours the ants copy */
 } fixed_case;
 
 static const fixed_case fixed_cases[] = {
-    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_CLASSIC},
-    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_CLASSIC},
-    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0, CK_ACO_CLASSIC},
-    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0, 0, CK_ACO_CLASSIC},
+    {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_CLASSIC,
+     CK_ACO_SOURCE_BEST},
+    {"ACS", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_CLASSIC,
+     CK_ACO_SOURCE_BEST},
+    {"MMAS ls none", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0, CK_ACO_CLASSIC,
+     CK_ACO_SOURCE_BEST},
+    {"ACS ls none", CK_ACO_ACS, CK_ACO_LS_NONE, 0, 0, 0, CK_ACO_CLASSIC,
+     CK_ACO_SOURCE_BEST},
     {"MMAS 2opt on 4 ants, partition 20", CK_ACO_MMAS, CK_ACO_LS_2OPT, 4, 20, 0,
-     CK_ACO_CLASSIC},
+     CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
     /* A work-group an ant, narrower and wider than the candidate lists. */
     {"MMAS, 4 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 4,
-     CK_ACO_CLASSIC},
+     CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
     {"ACS, 32 lanes an ant", CK_ACO_ACS, CK_ACO_LS_2OPT_OROPT, 0, 0, 32,
-     CK_ACO_CLASSIC},
+     CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
     {"MMAS 2opt+oropt on 4 ants, 8 lanes", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 4,
-     0, 8, CK_ACO_CLASSIC},
+     0, 8, CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
     {"MMAS one work-item an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 1,
-     CK_ACO_CLASSIC},
-    {"MMAS focused", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0,
-     CK_ACO_FOCUSED},
+     CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
+    {"MMAS focused", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 0, CK_ACO_FOCUSED,
+     CK_ACO_SOURCE_BEST},
     {"ACS focused, 2opt on 4 ants, partition 20", CK_ACO_ACS, CK_ACO_LS_2OPT, 4,
-     20, 0, CK_ACO_FOCUSED},
+     20, 0, CK_ACO_FOCUSED, CK_ACO_SOURCE_BEST},
     {"MMAS focused, 8 lanes an ant", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, 8,
-     CK_ACO_FOCUSED},
+     CK_ACO_FOCUSED, CK_ACO_SOURCE_BEST},
     {"ACS focused, 2opt on 4 ants, 32 lanes", CK_ACO_ACS, CK_ACO_LS_2OPT, 4, 0,
-     32, CK_ACO_FOCUSED},
+     32, CK_ACO_FOCUSED, CK_ACO_SOURCE_BEST},
+    /* Each source by an ant a work-item and an ant a work-group. */
+    {"MMAS focused from the iteration's best, 1 lane", CK_ACO_MMAS,
+     CK_ACO_LS_2OPT_OROPT, 0, 0, 1, CK_ACO_FOCUSED, CK_ACO_SOURCE_ITERATION},
+    {"ACS focused from the iteration's best, 2opt on 4 ants, 32 lanes",
+     CK_ACO_ACS, CK_ACO_LS_2OPT, 4, 0, 32, CK_ACO_FOCUSED,
+     CK_ACO_SOURCE_ITERATION},
+    {"MMAS focused from own tours, 1 lane", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT,
+     0, 0, 1, CK_ACO_FOCUSED, CK_ACO_SOURCE_OWN},
+    {"MMAS focused from own tours, 2opt on 4 ants, 32 lanes", CK_ACO_MMAS,
+     CK_ACO_LS_2OPT, 4, 0, 32, CK_ACO_FOCUSED, CK_ACO_SOURCE_OWN},
 };
 
 typedef struct fixed_result {
@@ -1530,6 +1545,7 @@ static void fixed_config(const fixed_case *c, uint64_t seed, double alpha,
    * choices), so that every device gets one configuration. */
   config->lanes = c->lanes;
   config->method = c->method;
+  config->focus_source = c->source;
   config->ants = 16;
   config->max_iterations = 30;
   config->seed = seed;
@@ -1656,9 +1672,10 @@ static void agreement_with_alpha(const ck_device *ref,
     double alpha;
   } cases[] = {
       {{"MMAS ls none, alpha 1.5", CK_ACO_MMAS, CK_ACO_LS_NONE, 0, 0, 0,
-        CK_ACO_CLASSIC},
+        CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
        1.5},
-      {{"ACS, alpha 0.5", CK_ACO_ACS, CK_ACO_LS_2OPT, 0, 0, 0, CK_ACO_CLASSIC},
+      {{"ACS, alpha 0.5", CK_ACO_ACS, CK_ACO_LS_2OPT, 0, 0, 0, CK_ACO_CLASSIC,
+        CK_ACO_SOURCE_BEST},
        0.5},
   };
   int pocl = strstr(device->platform_version, "PoCL ") != NULL;
@@ -1771,15 +1788,20 @@ static void agreement_by_coordinates(const ck_device *ref,
     goto done;
   /* Each form of construction searches the grid its own way: the
    * device's default, an ant a work-item, and an ant a work-group; the
-   * focused ants walk and search by either form. */
+   * focused ants walk and search by either form, from each source. */
   static const struct {
     int algorithm;
     uint32_t lanes;
     ck_aco_method method;
-  } cases[] = {
-      {CK_ACO_MMAS, 0, CK_ACO_CLASSIC}, {CK_ACO_ACS, 0, CK_ACO_CLASSIC},
-      {CK_ACO_MMAS, 1, CK_ACO_CLASSIC}, {CK_ACO_ACS, 32, CK_ACO_CLASSIC},
-      {CK_ACO_MMAS, 0, CK_ACO_FOCUSED}, {CK_ACO_MMAS, 32, CK_ACO_FOCUSED}};
+    ck_aco_focus_source source;
+  } cases[] = {{CK_ACO_MMAS, 0, CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
+               {CK_ACO_ACS, 0, CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
+               {CK_ACO_MMAS, 1, CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
+               {CK_ACO_ACS, 32, CK_ACO_CLASSIC, CK_ACO_SOURCE_BEST},
+               {CK_ACO_MMAS, 0, CK_ACO_FOCUSED, CK_ACO_SOURCE_BEST},
+               {CK_ACO_MMAS, 32, CK_ACO_FOCUSED, CK_ACO_SOURCE_BEST},
+               {CK_ACO_MMAS, 1, CK_ACO_FOCUSED, CK_ACO_SOURCE_ITERATION},
+               {CK_ACO_MMAS, 32, CK_ACO_FOCUSED, CK_ACO_SOURCE_OWN}};
   const char *pocl = strstr(device->platform_version, "PoCL ");
   int no_groups = device->kind == CK_KIND_CPU && pocl && atoi(pocl + 5) >= 5;
   for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
@@ -1791,6 +1813,7 @@ static void agreement_by_coordinates(const ck_device *ref,
     config.algorithm = (ck_aco_algorithm)algorithm;
     config.lanes = cases[c].lanes;
     config.method = cases[c].method;
+    config.focus_source = cases[c].source;
     config.ants = 4;
     config.max_iterations = 3;
     config.local_search =
@@ -1813,9 +1836,10 @@ static void agreement_by_coordinates(const ck_device *ref,
       CHECK_MSG(report[0].best_length == report[1].best_length &&
                     report[0].best_iteration == report[1].best_iteration &&
                     memcmp(tour[0], tour[1], n * sizeof(uint32_t)) == 0,
-                "%s, lanes %u, on %u cities by coordinates: ref %lld at "
-                "%llu, %s %lld at %llu",
-                algorithm == CK_ACO_MMAS ? "MMAS" : "ACS", cases[c].lanes, n,
+                "%s, method %d, source %d, lanes %u, on %u cities by "
+                "coordinates: ref %lld at %llu, %s %lld at %llu",
+                algorithm == CK_ACO_MMAS ? "MMAS" : "ACS", (int)cases[c].method,
+                (int)cases[c].source, cases[c].lanes, n,
                 (long long)report[0].best_length,
                 (unsigned long long)report[0].best_iteration, device->id,
                 (long long)report[1].best_length,
@@ -1870,7 +1894,7 @@ static void bad_config(const ck_device *ref) {
     return;
   ck_aco *made = NULL;
   const char *message = "";
-  for (int k = 0; k < 28; ++k) {
+  for (int k = 0; k < 29; ++k) {
     ck_aco_config c;
     ck_aco_config_init(&c);
     const char *mention = "";
@@ -1992,6 +2016,11 @@ static void bad_config(const ck_device *ref) {
       c.method = CK_ACO_FOCUSED;
       c.focus_edges = 2000000000;
       mention = "ck_aco_config.focus_edges";
+      break;
+    case 28:
+      c.method = CK_ACO_FOCUSED;
+      c.focus_source = (ck_aco_focus_source)3;
+      mention = "ck_aco_config.focus_source";
       break;
     }
     made = (ck_aco *)&c; /* must come back NULL */
@@ -2259,6 +2288,19 @@ static void bad_workload(const ck_device *ref) {
        3,
        CK_ERROR_INVALID_ARGUMENT,
        "--focus-edges"},
+      {{{"instance", eil51}, {"method", "classic"}, {"focus-source", "own"}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "--focus-source applies only with --method focused or auto"},
+      {{{"instance", eil51}, {"method", "focused"}, {"focus-source", "ant"}},
+       3,
+       CK_ERROR_INVALID_ARGUMENT,
+       "option --focus-source: ck_aco_config.focus_source: unknown value "
+       "'ant'; one of: best iteration own"},
+      {{{"instance", eil51}, {"focus-source", ""}},
+       2,
+       CK_ERROR_INVALID_ARGUMENT,
+       "option --focus-source: ck_aco_config.focus_source: unknown value ''"},
       /* As `tsp eval`: one source of the optimum. */
       {{{"instance", eil51}, {"optima", optima}, {"optimum", "100"}},
        3,
@@ -2339,8 +2381,10 @@ static void bad_workload(const ck_device *ref) {
   }
   /* Values at the edges of these ranges pass the check. */
   const ck_param inside[] = {
-      {"iters", "1e12"},    {"alpha", "10"}, {"beta", "0"}, {"optimum", "1e15"},
-      {"ls-ants", "65536"}, {"algo", "acs"}, {"q0", "1"}};
+      {"iters", "1e12"},    {"alpha", "10"},
+      {"beta", "0"},        {"optimum", "1e15"},
+      {"ls-ants", "65536"}, {"algo", "acs"},
+      {"q0", "1"},          {"focus-source", "iteration"}};
   CHECK_OK(ck_workload_check(aco, inside, sizeof inside / sizeof inside[0]));
 
   /* And a good one: random:N with the seed, within the options given. */
@@ -3211,8 +3255,16 @@ static void focused_runs(const ck_device *ref) {
   CHECK(ck__aco_method_for(&cpu, CK_ACO_FOCUS_FROM_CPU, CK_ACO_METHOD_AUTO) ==
         CK_ACO_FOCUSED);
   /* On a GPU, focused ants are at least 4 sqrt(n) to the nearest 64. */
-  CHECK(ck__aco_automatic_ants(&gpu, 15112, 1) >= 512);
-  CHECK(ck__aco_automatic_ants(ref, 15112, 1) == 16);
+  CHECK(ck__aco_automatic_ants(&gpu, 15112, 1, CK_ACO_SOURCE_BEST) >= 512);
+  CHECK(ck__aco_automatic_ants(ref, 15112, 1, CK_ACO_SOURCE_BEST) == 16);
+  /* Fewer where 512 MB of per-ant arrays bind: 9 bytes a city, 13
+   * focused (the queue), 21 with their own sources (tour and positions). */
+  gpu.compute_units = 132;
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 0, CK_ACO_SOURCE_OWN) == 59);
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_BEST) == 41);
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_ITERATION) ==
+        41);
+  CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_OWN) == 25);
 
   ck_aco *made = NULL;
   const char *message = "";
@@ -3271,10 +3323,13 @@ static int read_ants(ck_aco *aco, uint32_t *tours, int64_t *lengths) {
 }
 
 /* A colony's ants after the construction and after the local search of
- * one focused iteration. */
+ * one focused iteration; the tour each ant's walk copied, and the bound
+ * on the edges it may add. */
 typedef struct focused_ants {
   uint32_t *tours[2];
   int64_t *lengths[2];
+  uint32_t *sources; /* n an ant */
+  uint32_t bound;
 } focused_ants;
 
 /* Runs `warmup` iterations of a colony, then one by its steps, keeping
@@ -3296,7 +3351,24 @@ static int focused_iteration(const ck_device *device,
               (unsigned long long)warmup);
     goto done;
   }
+  /* The sources: the ants' tours of the last iteration, its best, or the
+   * best so far. */
+  size_t n = state->n;
+  if (!read_ants(aco, out->tours[0], out->lengths[0]))
+    goto done;
+  for (uint32_t a = 0; a < state->ants; ++a) {
+    const uint32_t *from = out->tours[0] + (size_t)a * n;
+    if (config->focus_source == CK_ACO_SOURCE_ITERATION)
+      from = out->tours[0] + (size_t)state->iteration_ant * n;
+    if (config->focus_source != CK_ACO_SOURCE_BEST)
+      memcpy(out->sources + (size_t)a * n, from, n * sizeof *from);
+    else {
+      int64_t length;
+      CHECK_OK(ck_aco_get_best(aco, &length, out->sources + (size_t)a * n));
+    }
+  }
   CHECK_OK(steps->construct(state, warmup));
+  out->bound = state->focus_bound;
   if (!read_ants(aco, out->tours[0], out->lengths[0]))
     goto done;
   CHECK_OK(steps->local_search(state, NULL, 0));
@@ -3320,10 +3392,19 @@ static void focused_groups(const ck_device *ref, const ck_device *device) {
     ck_aco_algorithm algorithm;
     ck_aco_local_search local_search;
     uint32_t local_search_ants, focus_edges;
+    ck_aco_focus_source source;
   } cases[] = {
-      {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0},
-      {"ACS 2opt on 6 ants", CK_ACO_ACS, CK_ACO_LS_2OPT, 6, 0},
-      {"MMAS 400 new edges", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 400},
+      {"MMAS", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 0, CK_ACO_SOURCE_BEST},
+      {"ACS 2opt on 6 ants", CK_ACO_ACS, CK_ACO_LS_2OPT, 6, 0,
+       CK_ACO_SOURCE_BEST},
+      {"MMAS 400 new edges", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0, 400,
+       CK_ACO_SOURCE_BEST},
+      {"MMAS from the iteration's best", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT, 0,
+       0, CK_ACO_SOURCE_ITERATION},
+      {"ACS 2opt on 6 ants from own tours", CK_ACO_ACS, CK_ACO_LS_2OPT, 6, 0,
+       CK_ACO_SOURCE_OWN},
+      {"MMAS from own tours, 400 new edges", CK_ACO_MMAS, CK_ACO_LS_2OPT_OROPT,
+       0, 400, CK_ACO_SOURCE_OWN},
   };
   static const uint32_t lanes[] = {1, 4, 8, 32};
   const uint32_t n = 1500, ants = 8;
@@ -3340,6 +3421,9 @@ static void focused_groups(const ck_device *ref, const ck_device *device) {
     got.lengths[s] = malloc(ants * sizeof(int64_t));
     made &= want.tours[s] && got.tours[s] && want.lengths[s] && got.lengths[s];
   }
+  want.sources = malloc((size_t)ants * n * sizeof(uint32_t));
+  got.sources = malloc((size_t)ants * n * sizeof(uint32_t));
+  made &= want.sources && got.sources;
   for (size_t c = 0; made && c < sizeof cases / sizeof *cases; ++c) {
     ck_aco_config config;
     ck_aco_config_init(&config);
@@ -3348,10 +3432,20 @@ static void focused_groups(const ck_device *ref, const ck_device *device) {
     config.local_search = cases[c].local_search;
     config.local_search_ants = cases[c].local_search_ants;
     config.focus_edges = cases[c].focus_edges;
+    config.focus_source = cases[c].source;
     config.ants = ants;
     config.seed = 17 + c;
     if (!focused_iteration(ref, &g.tsp, &config, 3, &want))
       continue;
+    /* Each walk changed its own source, within the bound. */
+    for (uint32_t a = 0; a < ants; ++a) {
+      uint32_t fresh = edges_not_in(want.tours[0] + (size_t)a * n,
+                                    want.sources + (size_t)a * n, n);
+      CHECK_MSG(fresh <= want.bound,
+                "focused %s on ref, ant %u: %u edges its source lacks, bound "
+                "%u",
+                cases[c].what, a, fresh, want.bound);
+    }
     uint32_t searched =
                  cases[c].local_search_ants ? cases[c].local_search_ants : ants,
              improved = 0, left = 0;
@@ -3403,6 +3497,8 @@ static void focused_groups(const ck_device *ref, const ck_device *device) {
     free(want.lengths[s]);
     free(got.lengths[s]);
   }
+  free(want.sources);
+  free(got.sources);
   free_graph(&g);
 }
 

@@ -55,6 +55,13 @@ typedef enum ck_aco_method {
   CK_ACO_METHOD_AUTO = 2
 } ck_aco_method;
 
+/* The tour a focused ant copies and changes (its source). */
+typedef enum ck_aco_focus_source {
+  CK_ACO_SOURCE_BEST = 0,      /* the best tour so far */
+  CK_ACO_SOURCE_ITERATION = 1, /* the previous iteration's best tour */
+  CK_ACO_SOURCE_OWN = 2 /* the ant's own tour of the previous iteration */
+} ck_aco_focus_source;
+
 /* Where CK_ACO_METHOD_AUTO turns focused. A wide device (a GPU, or a CPU
  * of CK_ACO_WIDE_CPU_UNITS compute units or more) runs enough ants for
  * the classic method to stay ahead on middle sizes; docs/aco.md gives
@@ -99,11 +106,14 @@ typedef struct ck_aco_config {
    * cities; 0: local search only. */
   uint32_t kicks;
   ck_aco_method method;
-  /* The focused method: the most edges an ant's tour may have that the
-   * best tour lacks (default 8); 0: adaptive (from 8, a quarter more
-   * while more than a fifth of the ants improve on the best tour, a
-   * fifth less otherwise) */
+  /* The focused method: the most edges an ant's tour may have that its
+   * source lacks (default 8); 0: adaptive (from 8, a quarter more while
+   * more than a fifth of the ants improve on their source, a fifth less
+   * otherwise) */
   uint32_t focus_edges;
+  /* The focused method: the tour each ant copies (default: the best). The
+   * first focused iteration copies the best tour whatever the source. */
+  ck_aco_focus_source focus_source;
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
                      (the SIMD width on GPUs, 1 on CPUs) */

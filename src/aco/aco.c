@@ -107,12 +107,19 @@ static ck_status check_config(const ck_aco_config *config, uint32_t n) {
   return CK_OK;
 }
 
+/* Bytes an ant keeps a city: its tour, positions and flags; a focused
+ * ant's queue; and the source tour and positions of an ant whose source
+ * is its own last tour. */
+static double ant_city_bytes(int focused, ck_aco_focus_source source) {
+  return !focused ? 9.0 : source == CK_ACO_SOURCE_OWN ? 21.0 : 13.0;
+}
+
 /* Ants when the configuration leaves it to clkit: two a compute unit (a
  * multiple of 32) on a GPU, where an ant is a work-group and a colony
  * much larger only lengthens an iteration; four a core on a CPU; fewer
  * when the per-ant arrays would pass AUTO_ANT_BYTES. */
 uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
-                                int focused) {
+                                int focused, ck_aco_focus_source source) {
   double ants;
   if (device->backend == CK_BACKEND_REF)
     ants = 16;
@@ -127,7 +134,7 @@ uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
       device->backend != CK_BACKEND_REF && ants < many)
     ants = many;
   ants = ants < 16 ? 16 : ants > 1024 ? 1024 : ants;
-  double fit = AUTO_ANT_BYTES / ((focused ? 13.0 : 9.0) * n);
+  double fit = AUTO_ANT_BYTES / (ant_city_bytes(focused, source) * n);
   if (ants > fit)
     ants = fit < 4 ? 4 : fit;
   uint32_t whole = (uint32_t)ants;
@@ -146,15 +153,41 @@ ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
 }
 
 void ck__aco_focus_begin(aco_state *state, const int64_t *lengths) {
+  int own = state->focus_from == CK_ACO_SOURCE_OWN;
   if (state->focused && state->focus_adaptive) {
     uint32_t improved = 0;
     for (uint32_t ant = 0; ant < state->ants; ++ant)
-      improved += lengths[ant] < state->focus_source_length;
+      improved += lengths[ant] < (own ? state->source_lengths[ant]
+                                      : state->focus_source_length);
     state->focus_bound =
         ck_aco_focus_bound(state->focus_bound, improved, state->ants, state->n);
   }
+  /* Until an iteration was focused, the ants' tours and the iteration's
+   * best need not be local optima around a few changes: the best is. */
+  state->focus_from = state->focused ? state->focus_source : CK_ACO_SOURCE_BEST;
   state->focused = 1;
-  state->focus_source_length = state->best_length;
+  state->focus_source_length = state->focus_from == CK_ACO_SOURCE_ITERATION
+                                   ? state->iteration_length
+                                   : state->best_length;
+  if (state->focus_from == CK_ACO_SOURCE_OWN && state->focus_adaptive)
+    memcpy(state->source_lengths, lengths,
+           (size_t)state->ants * sizeof *lengths);
+}
+
+ck__aco_source ck__aco_focus_source(const aco_state *state) {
+  ck__aco_source source = {state->best_tour, state->best_positions, 0, 0, 0};
+  if (state->focus_from == CK_ACO_SOURCE_BEST)
+    return source;
+  source.tours = state->source_tours;
+  source.positions = state->source_positions;
+  if (state->focus_from == CK_ACO_SOURCE_OWN) {
+    source.stride = state->n;
+    source.kept = state->ants;
+  } else {
+    source.first = state->iteration_ant;
+    source.kept = 1;
+  }
+  return source;
 }
 
 /* Whether the device's runtime can compile the group kernels: PoCL 5's
@@ -355,7 +388,8 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   state->ants =
       config->ants
           ? config->ants
-          : ck__aco_automatic_ants(device, n, state->method == CK_ACO_FOCUSED);
+          : ck__aco_automatic_ants(device, n, state->method == CK_ACO_FOCUSED,
+                                   config->focus_source);
   state->algorithm = config->algorithm;
   state->local_search = config->local_search != CK_ACO_LS_NONE;
   state->or_opt = config->local_search == CK_ACO_LS_2OPT_OROPT;
@@ -365,6 +399,7 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   state->kicks = config->kicks;
   state->best_length = INT64_MAX;
   state->focus_adaptive = config->focus_edges == 0;
+  state->focus_source = config->focus_source;
   state->focus_bound =
       config->focus_edges ? config->focus_edges : CK_ACO_FOCUS_FIRST;
   state->alpha = (float)config->alpha;
@@ -422,9 +457,12 @@ static ck_status allocate(ck_aco *created, const ck_device *device) {
   ck_status status = CK_OK;
   aco_state *state = &created->state;
   uint32_t n = state->n;
-  /* The focused method's queue: 4 bytes a city more. */
-  double per_ant = (state->method == CK_ACO_FOCUSED ? 13.0 : 9.0) * n + 16.0;
-  double bytes = per_ant * state->ants +
+  int focused = state->method == CK_ACO_FOCUSED;
+  double per_ant = ant_city_bytes(focused, state->focus_source) * n + 16.0;
+  /* The iteration's best tour as a source: its tour and positions. */
+  double source =
+      focused && state->focus_source == CK_ACO_SOURCE_ITERATION ? 8.0 * n : 0.0;
+  double bytes = per_ant * state->ants + source +
                  (state->metric == CK_ACO_FROM_MATRIX ? 4.0 * n * n : 0.0) +
                  (double)n * state->k * 20.0 + 32.0 * n;
   if ((status = ck__device_memory_check(device, bytes)))
@@ -440,6 +478,25 @@ static ck_status allocate(ck_aco *created, const ck_device *device) {
       device, &ck__aco_ref_steps, &ck__aco_opencl_steps,
       CK__CUDA_STEPS(device, ck__aco_cuda_steps, ck__aco_cuda_supports(state)),
       &created->merged_steps, sizeof created->merged_steps);
+fail:
+  return status;
+}
+
+/* The focused source's own tours and positions: the iteration's best, or
+ * every ant's last (with their lengths on the host when the bound
+ * adapts). The best tour needs none. */
+static ck_status make_sources(aco_state *state) {
+  ck_status status = CK_OK;
+  if (state->focus_source == CK_ACO_SOURCE_BEST)
+    return CK_OK;
+  int own = state->focus_source == CK_ACO_SOURCE_OWN;
+  size_t entries = (size_t)state->n * (own ? state->ants : 1);
+  CK_TRY(make(state, entries * sizeof(uint32_t), &state->source_tours));
+  CK_TRY(make(state, entries * sizeof(uint32_t), &state->source_positions));
+  if (own && state->focus_adaptive &&
+      !(state->source_lengths =
+            malloc((size_t)state->ants * sizeof *state->source_lengths)))
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 fail:
   return status;
 }
@@ -478,6 +535,7 @@ static ck_status upload_colony(ck_aco *created, const ck_device *device,
                     (size_t)state->ants * sizeof *zeros);
     free(zeros);
     CK_TRY(status);
+    CK_TRY(make_sources(state));
   }
   CK_TRY(make(state, (size_t)state->ants * sizeof(int64_t), &state->lengths));
   CK_TRY(make(state, (size_t)state->ants * sizeof(uint32_t), &state->order));
@@ -850,6 +908,8 @@ ck_status ck__aco_iterate_end(ck_aco *aco) {
   uint32_t ant;
   int start = focused_start(aco);
   CK_TRY(colony_iteration_best(aco, &length, &ant));
+  state->iteration_ant = ant;
+  state->iteration_length = length;
   aco->iteration++;
   aco->since_improvement++;
   if (length < aco->best_length) {
@@ -1087,13 +1147,15 @@ ck_status ck_aco_destroy(ck_aco *aco) {
                           state->best,         state->best_tour,
                           state->segment_tour, state->segment_scratch,
                           state->segment_gain, state->best_positions,
-                          state->queues,       state->queued};
+                          state->queues,       state->queued,
+                          state->source_tours, state->source_positions};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
   ck_queue_destroy(state->queue);
   ck__aco_spread_destroy(aco->spread);
   free(aco->best_tour);
   free(aco->best_positions);
+  free(state->source_lengths);
   free(aco->trace);
   free(aco);
   return CK_OK;

@@ -14,6 +14,10 @@ static const ck__field_word methods[] = {{"classic", CK_ACO_CLASSIC},
                                          {"focused", CK_ACO_FOCUSED},
                                          {"auto", CK_ACO_METHOD_AUTO},
                                          {NULL, 0}};
+static const ck__field_word sources[] = {{"best", CK_ACO_SOURCE_BEST},
+                                         {"iteration", CK_ACO_SOURCE_ITERATION},
+                                         {"own", CK_ACO_SOURCE_OWN},
+                                         {NULL, 0}};
 static const ck__field_word searches[] = {{"none", CK_ACO_LS_NONE},
                                           {"2opt", CK_ACO_LS_2OPT},
                                           {"2opt+oropt", CK_ACO_LS_2OPT_OROPT},
@@ -82,6 +86,8 @@ const ck__field ck__aco_fields[CK__ACO_FIELDS] = {
     [CK__ACO_FOCUS_EDGES] = {ACO_FIELD(focus_edges, CK__FIELD_UINT,
                                        CK_ACO_FOCUS_FIRST, 1, 1e9),
                              .words = automatic},
+    [CK__ACO_FOCUS_SOURCE] = {CK__FIELD_ENUM(ck_aco_config, focus_source,
+                                             CK_ACO_SOURCE_BEST, sources)},
     /* And a power of two (ck_aco_create). */
     [CK__ACO_LANES] = {ACO_FIELD(lanes, CK__FIELD_UINT, 0, 1, 256),
                        .words = automatic},

@@ -81,13 +81,25 @@ struct aco_state {
   ck_buffer *best_positions; /* position of each city in best_tour */
   int seeded; /* local search seeded from the best tour (when one exists) */
   int64_t best_length; /* of best_tour; INT64_MAX before the first */
-  /* The focused method (ref): ants change copies of best_tour, each
-   * with a queue of n cities for its local search. */
+  /* The focused method: ants change copies of a source tour, each with
+   * a queue of n cities for its local search. */
   int method;
-  int focus_adaptive;          /* focus_bound follows ck_aco_focus_bound */
-  uint32_t focus_bound;        /* edges a tour may have that the best lacks */
-  int focused;                 /* the last construction was focused */
-  int64_t focus_source_length; /* the best length it copied */
+  int focus_adaptive;   /* focus_bound follows ck_aco_focus_bound */
+  uint32_t focus_bound; /* edges a tour may have that its source lacks */
+  int focused;          /* the last construction was focused */
+  ck_aco_focus_source focus_source; /* the configured source */
+  ck_aco_focus_source focus_from;   /* the last focused construction's */
+  int64_t focus_source_length;      /* its length (not for CK_ACO_SOURCE_OWN) */
+  /* The previous iteration's best ant and length (ck__aco_iterate_end). */
+  uint32_t iteration_ant;
+  int64_t iteration_length;
+  /* The sources of CK_ACO_SOURCE_ITERATION (n entries) and
+   * CK_ACO_SOURCE_OWN (n an ant), with their positions; NULL for the best
+   * tour (ck__aco_focus_source). */
+  ck_buffer *source_tours, *source_positions;
+  /* CK_ACO_SOURCE_OWN with an adaptive bound: each ant's source length,
+   * on the host (ants entries). */
+  int64_t *source_lengths;
   ck_buffer *queues;
   ck_buffer *queued; /* OpenCL: each ant's count of dirty cities */
   uint32_t group;
@@ -98,9 +110,10 @@ struct aco_state {
   ck_kernel *construct_kernel, *count_kernel, *rank_kernel, *search_kernel,
       *best_kernel, *deposit_kernel, *update_kernel, *rotate_kernel,
       *segment_kernel;
-  /* OpenCL, the focused method: copy, walk, dirty cities, search. */
-  ck_kernel *focus_copy_kernel, *focus_build_kernel, *focus_dirty_kernel,
-      *focus_search_kernel;
+  /* OpenCL, the focused method: keep sources, copy, walk, dirty cities,
+   * search. */
+  ck_kernel *focus_keep_kernel, *focus_copy_kernel, *focus_build_kernel,
+      *focus_dirty_kernel, *focus_search_kernel;
   aco_native *native; /* CUDA: the native steps' own (aco_cuda.c) */
 };
 
@@ -132,17 +145,32 @@ ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size);
 
 /* Before a focused construction: the bound on new edges adapts to how
  * many of the last focused iteration's ants (their `lengths`) ended
- * shorter than the tour they copied; the best tour becomes the source.
- * The focused steps call it (aco.c). */
+ * shorter than the tour they copied; then the source of this one is
+ * chosen: the best tour at the first, the configured one after. The
+ * focused steps call it (aco.c); `lengths` may be NULL when the bound is
+ * fixed. */
 void ck__aco_focus_begin(aco_state *state, const int64_t *lengths);
+
+/* The tours that focused ants copy (focus_from) and their positions;
+ * the entries from one ant's source to the next's: 0 for the best tour
+ * or the iteration's, n for the ants' own. Before the walk, `kept` ants'
+ * tours from ant `first` on are kept there (ck_aco_focus_keep): none for
+ * the best tour, the iteration's best ant, or every ant. */
+typedef struct ck__aco_source {
+  ck_buffer *tours, *positions;
+  uint64_t stride;
+  uint32_t first, kept;
+} ck__aco_source;
+ck__aco_source ck__aco_focus_source(const aco_state *state);
 
 /* The state behind an ACO, for tests. */
 aco_state *ck__aco_state(ck_aco *aco);
 
 /* Ants of a colony when the configuration leaves them to clkit, for the
- * classic or the focused method (aco.c). */
+ * classic or the focused method, whose source may take memory an ant
+ * (aco.c). */
 uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
-                                int focused);
+                                int focused, ck_aco_focus_source source);
 /* The method that runs on device for n cities when `asked` is asked
  * (CK_ACO_METHOD_AUTO: by size and device). */
 ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
@@ -272,6 +300,7 @@ enum {
   CK__ACO_KICKS,
   CK__ACO_METHOD,
   CK__ACO_FOCUS_EDGES,
+  CK__ACO_FOCUS_SOURCE,
   CK__ACO_LANES,
   CK__ACO_SPREAD_COLONIES,
   CK__ACO_SEED,

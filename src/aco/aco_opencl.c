@@ -138,6 +138,8 @@ static ck_status opencl_setup(aco_state *state) {
   CK_TRY(ck_kernel_create(state->program, "ck_aco_segments",
                           &state->segment_kernel));
   if (state->method == CK_ACO_FOCUSED) {
+    CK_TRY(ck_kernel_create(state->program, "ck_aco_focus_keep_sources",
+                            &state->focus_keep_kernel));
     CK_TRY(ck_kernel_create(state->program, "ck_aco_focus_copy_tours",
                             &state->focus_copy_kernel));
     CK_TRY(ck_kernel_create(state->program,
@@ -155,9 +157,10 @@ fail:
   return status;
 }
 
-/* The focused method's ants (aco_ref.c's focused_construct): the best
- * tour copied to every ant, then each ant's walk, by a work-item or a
- * work-group an ant as construction. */
+/* The focused method's ants (aco_ref.c's focused_construct): the source
+ * kept from the ants' tours where it is theirs, copied to every ant, then
+ * each ant's walk, by a work-item or a work-group an ant as
+ * construction. */
 static ck_status focused_construct(aco_state *state, uint64_t iteration) {
   ck_status status = CK_OK;
   int64_t *lengths = NULL;
@@ -169,11 +172,25 @@ static ck_status focused_construct(aco_state *state, uint64_t iteration) {
                           CK_BLOCKING, NULL));
   }
   ck__aco_focus_begin(state, lengths);
+  ck__aco_source source = ck__aco_focus_source(state);
   ck_kernel_args args;
+  if (source.kept) {
+    ck_kernel_args_begin(state->focus_keep_kernel, &args);
+    ck_kernel_args_u32(&args, state->n);
+    ck_kernel_args_u32(&args, source.kept);
+    ck_kernel_args_u32(&args, source.first);
+    ck_kernel_args_buffer(&args, state->tours);
+    ck_kernel_args_buffer(&args, source.tours);
+    ck_kernel_args_buffer(&args, source.positions);
+    CK_TRY(ck_kernel_args_end(&args));
+    CK_TRY(launch(state, state->focus_keep_kernel,
+                  (size_t)source.kept * state->n));
+  }
   ck_kernel_args_begin(state->focus_copy_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
   ck_kernel_args_u32(&args, state->ants);
-  ck_kernel_args_buffer(&args, state->best_tour);
+  ck_kernel_args_u64(&args, source.stride);
+  ck_kernel_args_buffer(&args, source.tours);
   ck_kernel_args_buffer(&args, state->tours);
   ck_kernel_args_buffer(&args, state->positions);
   ck_kernel_args_buffer(&args, state->flags);
@@ -189,12 +206,13 @@ static ck_status focused_construct(aco_state *state, uint64_t iteration) {
   ck_kernel_args_f32(&args, state->q0);
   ck_kernel_args_u32(&args, state->focus_bound);
   ck_kernel_args_u64(&args, (uint64_t)state->focus_source_length);
+  ck_kernel_args_u64(&args, source.stride);
   ck_kernel_args_buffer(&args, state->matrix);
   ck_kernel_args_buffer(&args, state->xy);
   ck_kernel_args_buffer(&args, state->neighbours);
   ck_kernel_args_buffer(&args, state->choice);
-  ck_kernel_args_buffer(&args, state->best_tour);
-  ck_kernel_args_buffer(&args, state->best_positions);
+  ck_kernel_args_buffer(&args, source.tours);
+  ck_kernel_args_buffer(&args, source.positions);
   ck_kernel_args_buffer(&args, state->tours);
   ck_kernel_args_buffer(&args, state->positions);
   ck_kernel_args_buffer(&args, state->flags);
@@ -211,14 +229,16 @@ fail:
  * a work-item or a work-group as construction. */
 static ck_status focused_search(aco_state *state, uint32_t count, int ranked) {
   ck_status status = CK_OK;
+  ck__aco_source source = ck__aco_focus_source(state);
   ck_kernel_args args;
   ck_kernel_args_begin(state->focus_dirty_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_i32(&args, ranked);
   ck_kernel_args_buffer(&args, state->order);
-  ck_kernel_args_buffer(&args, state->best_tour);
-  ck_kernel_args_buffer(&args, state->best_positions);
+  ck_kernel_args_u64(&args, source.stride);
+  ck_kernel_args_buffer(&args, source.tours);
+  ck_kernel_args_buffer(&args, source.positions);
   ck_kernel_args_buffer(&args, state->tours);
   ck_kernel_args_buffer(&args, state->positions);
   ck_kernel_args_buffer(&args, state->flags);
@@ -433,13 +453,14 @@ fail:
 }
 
 static void opencl_teardown(aco_state *state) {
-  ck_kernel *kernels[] = {state->construct_kernel,   state->count_kernel,
-                          state->rank_kernel,        state->search_kernel,
-                          state->best_kernel,        state->deposit_kernel,
-                          state->update_kernel,      state->rotate_kernel,
-                          state->segment_kernel,     state->focus_copy_kernel,
-                          state->focus_build_kernel, state->focus_dirty_kernel,
-                          state->focus_search_kernel};
+  ck_kernel *kernels[] = {
+      state->construct_kernel,   state->count_kernel,
+      state->rank_kernel,        state->search_kernel,
+      state->best_kernel,        state->deposit_kernel,
+      state->update_kernel,      state->rotate_kernel,
+      state->segment_kernel,     state->focus_keep_kernel,
+      state->focus_copy_kernel,  state->focus_build_kernel,
+      state->focus_dirty_kernel, state->focus_search_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);

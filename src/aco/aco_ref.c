@@ -26,23 +26,32 @@ static ck_status ref_setup(aco_state *state) {
   return CK_OK;
 }
 
-/* The focused method's ants: copies of the best tour changed at up to
- * focus_bound edges. */
+/* The focused method's ants: copies of their source changed at up to
+ * focus_bound edges. An ant's own source starts at its last length. */
 static void focused_construct(aco_state *state, uint64_t iteration) {
   uint32_t *tours = host(state->tours), *positions = host(state->positions);
   int64_t *lengths = host(state->lengths);
   ck_u8 *flags = host(state->flags);
+  size_t n = state->n;
   ck__aco_focus_begin(state, lengths);
+  ck__aco_source source = ck__aco_focus_source(state);
+  uint32_t *source_tours = host(source.tours);
+  uint32_t *source_positions = host(source.positions);
+  for (size_t j = 0; j < source.kept; ++j)
+    for (uint32_t i = 0; i < n; ++i)
+      ck_aco_focus_keep(tours + (source.first + j) * n, source_tours + j * n,
+                        source_positions + j * n, i);
   for (uint32_t ant = 0; ant < state->ants; ++ant) {
-    size_t at = (size_t)ant * state->n;
-    for (uint32_t i = 0; i < state->n; ++i)
-      ck_aco_focus_copy(host(state->best_tour), tours + at, positions + at,
+    size_t at = ant * n, from = ant * source.stride;
+    for (uint32_t i = 0; i < n; ++i)
+      ck_aco_focus_copy(source_tours + from, tours + at, positions + at,
                         flags + at, i);
     uint32_t new_edges;
     lengths[ant] = ck_aco_construct_focused(
         GRAPH(state), state->k, host(state->neighbours), host(state->choice),
         state->q0, state->seed, iteration, state->first + ant,
-        host(state->best_tour), host(state->best_positions), state->best_length,
+        source_tours + from, source_positions + from,
+        source.stride ? lengths[ant] : state->focus_source_length,
         state->focus_bound, tours + at, positions + at, flags + at, &new_edges);
   }
 }
@@ -94,9 +103,12 @@ static ck_status ref_local_search(aco_state *state, const uint32_t *ants,
     if (state->focused && state->seeded) {
       /* Only around the edges the tour does not share with its source. */
       uint32_t *queue = (uint32_t *)host(state->queues) + at;
+      ck__aco_source source = ck__aco_focus_source(state);
+      size_t from = ant * source.stride;
       for (uint32_t p = 0; p < state->n; ++p)
-        ck_aco_seed_position(state->n, tour, 1, host(state->best_tour),
-                             host(state->best_positions), positions, flags, p);
+        ck_aco_seed_position(
+            state->n, tour, 1, (uint32_t *)host(source.tours) + from,
+            (uint32_t *)host(source.positions) + from, positions, flags, p);
       uint32_t queued = ck_aco_queue_dirty(tour, flags, 0, state->n, queue);
       lengths[ant] -= ck_aco_improve_queue(
           GRAPH(state), state->k, host(state->neighbours), state->longest,

@@ -96,7 +96,8 @@ static ck_status count_ants(ck__aco_spread *spread, const ck_spread *given,
   if (config->ants)
     return CK_OK;
   for (size_t i = 0; i < run->local; ++i) {
-    mine[i] = ck__aco_automatic_ants(&given->devices[i], spread->n, 0);
+    mine[i] = ck__aco_automatic_ants(&given->devices[i], spread->n, 0,
+                                     CK_ACO_SOURCE_BEST);
     pieces[i] = &mine[i];
   }
   CK_TRY(ck__exchange_sum(run->exchange, pieces, &sum, 1));

@@ -50,9 +50,13 @@ static const ck__option aco_options[] = {
      "devices)",
      ACO(METHOD)},
     {"focus-edges", "N",
-     "focused: the most edges a tour may have that the best tour lacks "
+     "focused: the most edges a tour may have that its source lacks "
      "(auto: adaptive, from 8)",
      ACO(FOCUS_EDGES)},
+    {"focus-source", "S",
+     "focused: the tour an ant copies: best (the best so far), iteration "
+     "(the last iteration's best) or own (the ant's last tour)",
+     ACO(FOCUS_SOURCE)},
     {"ants", "M", "ants an iteration (auto: from the device)", ACO(ANTS)},
     {"candidates", "K", "nearest neighbours a city", ACO(CANDIDATES),
      .flags = CK__OPTION_RANGE},
@@ -208,6 +212,8 @@ static ck_status options_parse(const ck_param *params, size_t count,
       {"q0", config->algorithm != CK_ACO_ACS, "--algo acs"},
       {"restart", config->algorithm != CK_ACO_MMAS, "--algo mmas"},
       {"focus-edges", config->method == CK_ACO_CLASSIC,
+       "--method focused or auto"},
+      {"focus-source", config->method == CK_ACO_CLASSIC,
        "--method focused or auto"},
       {"kicks", config->partition == 0, "--partition K"},
       {"ls-ants", no_search, search},
