@@ -717,9 +717,6 @@ static void check_run_usage_errors(void) {
       {{"gen", "lsq", "--rows", "2.5", "--dim", "2", "--out", "x.csv", NULL},
        "--rows takes a whole number"},
       /* What contradicts a spread, named beside --spread. */
-      {{"run", "aco", "--device", "ref", "--spread", "--method", "focused",
-        NULL},
-       "option --method: focused with --spread"},
       {{"run", "gas", "--device", "ref", "--spread", "--neighbors", "allpairs",
         NULL},
        "option --neighbors: allpairs with --spread"},

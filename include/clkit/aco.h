@@ -47,10 +47,11 @@ typedef enum ck_aco_local_search {
 typedef enum ck_aco_method {
   CK_ACO_CLASSIC = 0, /* each ant builds its tour from scratch */
   /* each ant changes a copy of the best tour at a few places, and local
-   * search works around the changes (Skinderowicz 2022); one device */
+   * search works around the changes (Skinderowicz 2022) */
   CK_ACO_FOCUSED = 1,
   /* focused from CK_ACO_FOCUS_FROM_GPU cities on a GPU and from
-   * CK_ACO_FOCUS_FROM_CPU elsewhere, classic below and on a spread */
+   * CK_ACO_FOCUS_FROM_CPU elsewhere, classic below; on a spread, focused
+   * where every member's device alone would be */
   CK_ACO_METHOD_AUTO = 2
 } ck_aco_method;
 

@@ -287,16 +287,6 @@ static ck_status aco_check(const ck_param *params, size_t count) {
   return options_parse(params, count, NULL, &job);
 }
 
-static ck_status aco_check_spread(const ck_param *params, size_t count) {
-  aco_job job;
-  ck_status status = options_parse(params, count, NULL, &job);
-  return status ? status
-                : ck__param_not_spread(params, count, "method",
-                                       job.config.method == CK_ACO_FOCUSED,
-                                       "focused runs on one device; use "
-                                       "classic or auto");
-}
-
 static ck_status write_trace(const char *path, const ck_aco *aco) {
   const ck_aco_trace_point *points;
   size_t count;
@@ -503,5 +493,4 @@ const ck_workload ck__aco_workload = {
     .demo = aco_demo,
     .demo_count = sizeof aco_demo / sizeof aco_demo[0],
     .spreads = 1,
-    .check_spread = aco_check_spread,
 };
