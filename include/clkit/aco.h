@@ -186,7 +186,8 @@ ck_status ck_aco_create(const ck_device *device,
  * compute alike. With spread_colonies K each member runs a colony of its
  * own on its slice, and every K iterations each adopts the best tour of
  * all (not the one-device run). Automatic ants are each device's
- * automatic count, summed. Every process of the communicator makes the
+ * automatic count, summed; the automatic method is focused where every
+ * member's device alone would run it. Every process of the communicator makes the
  * same calls on the ACO, which then behaves as any other (ck_aco_run,
  * ck_aco_step, ck_aco_get_best).
  * Takes: spread (read during the call); instance, config and aco as
