@@ -6,12 +6,13 @@ usage: spread_check.py CLKIT [MPIRUN]
 With two PoCL devices (POCL_DEVICES="pthread pthread", which this sets)
 a swarm (gbest and ring) and a GA spread over them, and over them and
 ref, must end where one device ends, bit for bit (a GA whose values tie
-too), and so must an ant colony (its length and tour); an MLP spread
-over them must end near it (its gradients are summed in another order),
-and trained further reach its test accuracy within 0.3 points. Under
-MPIRUN (given where clkit is built with MPI) two and three ranks on ref
-must too, a ring's halos wider than a slice and the GA's trace included,
-and an MLP over two and three; ranks that only the clock stops must stop
+too), and so must an ant colony (its length and tour, classic and
+focused from its start on 600 cities); an MLP spread over them must end
+near it (its gradients are summed in another order), and trained further
+reach its test accuracy within 0.3 points. Under MPIRUN (given where
+clkit is built with MPI) two and three ranks on ref must too, a ring's
+halos wider than a slice and the GA's trace included, and an MLP over
+two and three; ranks that only the clock stops must stop
 together; a rank killed mid-run must end the others within 10 s, with a
 non-zero status and a message. Usage errors exit 2, said once under MPI
 (an input on "-" among them). A gas spread the same ways must give one
@@ -319,56 +320,72 @@ else:
 
 def aco_checks():
     """One ACO colony over two PoCL devices, over ref and them, and over
-    MPI ranks on ref: the length and the tour of ref or one device alone.
+    MPI ranks on ref: the length and the tour of ref or one device alone,
+    by the classic method and the focused one (its adaptive bound too).
     Colonies (--spread-colonies) run and report their members."""
     here = os.path.dirname(os.path.abspath(__file__))
-    colony = ["run", "aco", os.path.join(here, "data", "tsplib", "a280.tsp"),
-              "--ants", "17", "--iters", "20", "--ls", "2opt", "--ls-ants",
-              "5", "--seed", "4"]
+    classic = ["run", "aco", os.path.join(here, "data", "tsplib", "a280.tsp"),
+               "--ants", "17", "--iters", "20", "--ls", "2opt", "--ls-ants",
+               "5", "--seed", "4"]
+    # From 512 cities the focused start searches its first tour in
+    # segments.
+    focused = ["run", "aco", "random:600", "--method", "focused",
+               "--focus-edges", "auto", "--ants", "17", "--iters", "6",
+               "--ls-ants", "6", "--seed", "2"]
     directory = tempfile.mkdtemp(prefix="clkit-spread-aco-")
     runs = [0]
 
-    def tour_run(args, mpi=0):
+    def tour_run(colony, args, mpi=0):
         runs[0] += 1
         path = os.path.join(directory, f"{runs[0]}.tour")
         got = result(colony + args + ["--tour-out", path], mpi)
         if got is None:
             return None
         with open(path) as handle:
-            return got["best"], handle.read(), got.get("members", [])
+            return (got["best"], handle.read(), got.get("members", []),
+                    got["focused"])
 
     def same_tour(what, alone, spread, members):
         if not alone or not spread:
             return
-        if spread[:2] != alone[:2]:
+        if spread[:2] != alone[:2] or spread[3] != alone[3]:
             fail(f"aco {what}: length {spread[0]!r}, alone {alone[0]!r}"
-                 f"{'' if spread[0] != alone[0] else ', another tour'}")
+                 f"{'' if spread[0] != alone[0] else ', another tour'}"
+                 f", focused {spread[3]} and {alone[3]}")
         got = spread[2]
         if len(got) != members or sum(m["units"] for m in got) != 17:
             fail(f"aco {what}: members {got}")
         print(f"ok: aco {what}: length {spread[0]!r} over "
               f"{[(m['device'], m['rank'], m['units']) for m in got]}")
 
-    if len(group) >= 2:
-        same_tour(GROUP, tour_run(["--device", group[0]]),
-                  tour_run(["--device", pair, "--spread"]), len(group))
-        alone = tour_run(["--device", "ref"])
-        same_tour(MIXED, alone, tour_run(mixed), len(group) + 1)
-        colonies = tour_run(["--device", pair, "--spread",
-                             "--spread-colonies", "5"])
-        if colonies and len(colonies[2]) == len(group):
-            print(f"ok: aco colonies on {GROUP}: {colonies[0]!r}")
-        elif colonies:
-            fail(f"aco colonies: members {colonies[2]}")
+    for method, colony in (("classic", classic), ("focused", focused)):
+        if len(group) >= 2:
+            same_tour(f"{method} on {GROUP}",
+                      tour_run(colony, ["--device", group[0]]),
+                      tour_run(colony, ["--device", pair, "--spread"]),
+                      len(group))
+            alone = tour_run(colony, ["--device", "ref"])
+            same_tour(f"{method} on {MIXED}", alone, tour_run(colony, mixed),
+                      len(group) + 1)
+            colonies = tour_run(colony, ["--device", pair, "--spread",
+                                         "--spread-colonies", "5"])
+            if colonies and len(colonies[2]) == len(group) and \
+                    colonies[3] == (method == "focused"):
+                print(f"ok: aco {method} colonies on {GROUP}: "
+                      f"{colonies[0]!r}")
+            elif colonies:
+                fail(f"aco {method} colonies: members {colonies[2]}, "
+                     f"focused {colonies[3]}")
+        if MPIRUN:
+            alone = tour_run(colony, ["--device", "ref"])
+            for ranks in RANKS:
+                same_tour(f"{method} on {ranks} ranks on {MPI_DEVICE}", alone,
+                          tour_run(colony, ["--device", MPI_DEVICE,
+                                            "--spread"], ranks),
+                          ranks)
     code, out, err = run(["run", "aco", "--spread-colonies", "3"])
     if code != 2 or "--spread-colonies applies only with --spread" not in err:
         fail(f"aco --spread-colonies alone: exit {code}, {err.strip()!r}")
-    if MPIRUN:
-        alone = tour_run(["--device", "ref"])
-        for ranks in RANKS:
-            same_tour(f"{ranks} ranks on {MPI_DEVICE}", alone,
-                      tour_run(["--device", MPI_DEVICE, "--spread"], ranks),
-                      ranks)
     for name in os.listdir(directory):
         os.remove(os.path.join(directory, name))
     os.rmdir(directory)

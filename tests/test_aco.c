@@ -1526,10 +1526,11 @@ static const fixed_case fixed_cases[] = {
 typedef struct fixed_result {
   int ok;
   ck_aco_report report;
-  uint32_t tour[100];
+  uint32_t tour[600];
   size_t trace_count;
   int64_t trace_length[64];
   uint64_t trace_iteration[64];
+  uint32_t bound; /* the focused method's last bound on new edges */
 } fixed_result;
 
 /* The configuration of a fixed run with pheromone exponent alpha. */
@@ -1565,6 +1566,10 @@ static void collect_fixed(ck_aco *aco, const ck_tsp_instance *tsp,
     out->trace_length[i] = points[i].length;
     out->trace_iteration[i] = points[i].iteration;
   }
+  const ck__aco_spread *spread = ck__aco_spread_of(aco);
+  out->bound =
+      ck__aco_state(spread ? (ck_aco *)ck__aco_spread_member(spread) : aco)
+          ->focus_bound;
   out->ok = 1;
   ck_aco_destroy(aco);
 }
@@ -1590,7 +1595,7 @@ static int same_run(const fixed_result *a, const fixed_result *b) {
   return a->ok && b->ok && a->report.best_length == b->report.best_length &&
          a->report.best_iteration == b->report.best_iteration &&
          memcmp(a->tour, b->tour, sizeof a->tour) == 0 &&
-         a->trace_count == b->trace_count &&
+         a->bound == b->bound && a->trace_count == b->trace_count &&
          memcmp(a->trace_length, b->trace_length,
                 count * sizeof *a->trace_length) == 0 &&
          memcmp(a->trace_iteration, b->trace_iteration,
@@ -2710,9 +2715,31 @@ static void spread_fixed(const ck_spread *spread, const ck_tsp_instance *tsp,
 }
 
 /* The cases a spread must repeat bit for bit: MMAS and ACS with and
- * without local search (ACS sums the members' edge counts), and local
- * search on the best 4 tours over all members with partitioning. */
-static const size_t spread_cases[] = {0, 1, 2, 3, 4};
+ * without local search (ACS sums the members' edge counts), local search
+ * on the best 4 tours over all members with partitioning, and the
+ * focused method (ACS's on the best 4 tours, partitioned). */
+static const size_t spread_cases[] = {0, 1, 2, 3, 4, 9, 10};
+
+/* One member on ref, and ref with another device at shares 1 and 3 (ref
+ * twice without one). */
+typedef struct spreads {
+  ck_device pair[2];
+  double shares[2];
+  ck_spread one, two;
+} spreads;
+
+static void make_spreads(spreads *s, const ck_device *ref,
+                         const ck_device *other) {
+  s->pair[0] = *ref;
+  s->pair[1] = other ? *other : *ref;
+  s->shares[0] = 1;
+  s->shares[1] = 3;
+  s->one = (ck_spread){.devices = ref, .device_count = 1};
+  s->two = (ck_spread){.devices = s->pair,
+                       .device_count = 2,
+                       .shares = s->shares,
+                       .share_count = 2};
+}
 
 /*
  * One member is the one-device run, bit for bit; so is ref with another
@@ -2725,21 +2752,18 @@ static void spread_colony(const ck_device *ref, const ck_device *other) {
   if (!load("kroA100", &tsp))
     return;
   static fixed_result alone, spread;
-  ck_device pair[2] = {*ref, other ? *other : *ref};
-  const double shares[2] = {1, 3};
-  ck_spread one = {.devices = ref, .device_count = 1};
-  ck_spread two = {
-      .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+  spreads both;
+  make_spreads(&both, ref, other);
   for (size_t k = 0; k < sizeof spread_cases / sizeof *spread_cases; ++k) {
     const fixed_case *c = &fixed_cases[spread_cases[k]];
     run_fixed(ref, &tsp, c, 3, &alone);
-    spread_fixed(&one, &tsp, c, &spread);
+    spread_fixed(&both.one, &tsp, c, &spread);
     CHECK_MSG(same_run(&alone, &spread), "%s, one member: %lld, alone %lld",
               c->what, (long long)spread.report.best_length,
               (long long)alone.report.best_length);
     if (!other)
       continue;
-    spread_fixed(&two, &tsp, c, &spread);
+    spread_fixed(&both.two, &tsp, c, &spread);
     CHECK_MSG(same_run(&alone, &spread),
               "%s on ref and %s: %lld at %llu, ref alone %lld at %llu", c->what,
               other->id, (long long)spread.report.best_length,
@@ -2755,7 +2779,7 @@ static void spread_colony(const ck_device *ref, const ck_device *other) {
     snprintf(path, sizeof path, "%s/tsplib/kroA100.tsp", data_dir);
     const ck_param params[] = {
         {"instance", path}, {"ants", "17"}, {"iters", "5"}};
-    ck_run_options options = {.seed = 2, .spread = &two};
+    ck_run_options options = {.seed = 2, .spread = &both.two};
     ck_result result;
     ck_status run_status =
         ck_workload_run(workload, ref, params, 3, &options, &result);
@@ -2774,9 +2798,59 @@ static void spread_colony(const ck_device *ref, const ck_device *other) {
 }
 
 /*
- * Colonies: one member is the one-device run; two run and report, and
- * every spread_colonies iterations the member with fewer ants holds the
- * best tour of all, its own or adopted.
+ * The focused method from its start on 600 cities (greedy tours searched
+ * in segments, then whole, on the member that holds ant 0), with a fixed
+ * bound and an adaptive one (adapted over all members' ants), MMAS and
+ * ACS on the best 5 tours: one member is the one-device run, bit for
+ * bit, and so is ref with another device at shares 1 and 3.
+ */
+static void spread_focused(const ck_device *ref, const ck_device *other) {
+  printf("spread focused%s%s\n", other ? " with " : "", other ? other->id : "");
+  ck_tsp_instance tsp;
+  if (!make_instance(&tsp, 600, UNIFORM, 13))
+    return;
+  static fixed_result alone, spread;
+  spreads both;
+  make_spreads(&both, ref, other);
+  for (int c = 0; c < 3; ++c) {
+    ck_aco_config config;
+    ck_aco_config_init(&config);
+    config.method = CK_ACO_FOCUSED;
+    config.ants = 16;
+    config.max_iterations = 8;
+    config.seed = 2;
+    config.keep_trace = 1;
+    config.focus_edges = c == 0 ? 6 : 0;
+    if (c == 2) {
+      config.algorithm = CK_ACO_ACS;
+      config.local_search_ants = 5;
+    }
+    memset(&alone, 0, sizeof alone);
+    collect_fixed(create(ref, &tsp, &config), &tsp, &alone);
+    CHECK(alone.report.method == CK_ACO_FOCUSED);
+    for (int members = 1; members <= (other ? 2 : 1); ++members) {
+      ck_aco *aco = NULL;
+      memset(&spread, 0, sizeof spread);
+      CHECK_OK(ck_aco_create_spread(members == 1 ? &both.one : &both.two, &tsp,
+                                    &config, &aco));
+      collect_fixed(aco, &tsp, &spread);
+      CHECK_MSG(same_run(&alone, &spread) &&
+                    spread.report.method == CK_ACO_FOCUSED,
+                "focused case %d on %d members: %lld at %llu (bound %u), "
+                "alone %lld at %llu (bound %u)",
+                c, members, (long long)spread.report.best_length,
+                (unsigned long long)spread.report.best_iteration, spread.bound,
+                (long long)alone.report.best_length,
+                (unsigned long long)alone.report.best_iteration, alone.bound);
+    }
+  }
+  ck_tsp_free(&tsp);
+}
+
+/*
+ * Colonies, classic and focused: one member is the one-device run; two
+ * run and report, and every spread_colonies iterations the member with
+ * fewer ants holds the best tour of all, its own or adopted.
  */
 static void spread_colonies(const ck_device *ref, const ck_device *other) {
   printf("spread colonies%s%s\n", other ? " with " : "",
@@ -2785,25 +2859,27 @@ static void spread_colonies(const ck_device *ref, const ck_device *other) {
   if (!load("kroA100", &tsp))
     return;
   static fixed_result alone, spread;
-  const fixed_case *c = &fixed_cases[2]; /* MMAS without local search */
-  ck_spread one = {.devices = ref, .device_count = 1};
-  run_fixed(ref, &tsp, c, 3, &alone);
-  ck_aco_config config;
-  fixed_config(c, 3, 1.0, &config);
-  config.spread_colonies = 4;
-  ck_aco *aco = NULL;
-  CHECK_OK(ck_aco_create_spread(&one, &tsp, &config, &aco));
-  collect_fixed(aco, &tsp, &spread);
-  CHECK_MSG(same_run(&alone, &spread), "colonies, one member: %lld, alone %lld",
-            (long long)spread.report.best_length,
-            (long long)alone.report.best_length);
-  if (other) {
-    ck_device pair[2] = {*ref, *other};
-    const double shares[2] = {1, 3};
-    ck_spread two = {
-        .devices = pair, .device_count = 2, .shares = shares, .share_count = 2};
+  spreads both;
+  make_spreads(&both, ref, other);
+  /* MMAS without local search, and focused. */
+  static const size_t cases[] = {2, 9};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+    const fixed_case *c = &fixed_cases[cases[k]];
+    run_fixed(ref, &tsp, c, 3, &alone);
+    ck_aco_config config;
+    fixed_config(c, 3, 1.0, &config);
+    config.spread_colonies = 4;
+    ck_aco *aco = NULL;
+    CHECK_OK(ck_aco_create_spread(&both.one, &tsp, &config, &aco));
+    collect_fixed(aco, &tsp, &spread);
+    CHECK_MSG(same_run(&alone, &spread),
+              "%s colonies, one member: %lld, alone %lld", c->what,
+              (long long)spread.report.best_length,
+              (long long)alone.report.best_length);
+    if (!other)
+      continue;
     aco = NULL;
-    CHECK_OK(ck_aco_create_spread(&two, &tsp, &config, &aco));
+    CHECK_OK(ck_aco_create_spread(&both.two, &tsp, &config, &aco));
     int shared = aco != NULL;
     for (int round = 0; aco && round < 6; ++round) {
       CHECK_OK(ck_aco_step(aco, 4));
@@ -2812,14 +2888,16 @@ static void spread_colonies(const ck_device *ref, const ck_device *other) {
       const ck_aco *member = ck__aco_spread_member(ck__aco_spread_of(aco));
       shared = shared && ck__aco_best_length(member) == best;
     }
-    CHECK_MSG(shared, "colonies: the member of 4 ants missed the best tour");
+    CHECK_MSG(shared, "%s colonies: the member of 4 ants missed the best tour",
+              c->what);
     ck_aco_destroy(aco);
     aco = NULL;
-    CHECK_OK(ck_aco_create_spread(&two, &tsp, &config, &aco));
+    CHECK_OK(ck_aco_create_spread(&both.two, &tsp, &config, &aco));
     spread.ok = 0;
     collect_fixed(aco, &tsp, &spread);
     CHECK(spread.ok && spread.report.iterations == 30 &&
-          spread.report.ants == 16 && spread.trace_count > 0);
+          spread.report.ants == 16 && spread.trace_count > 0 &&
+          spread.report.method == c->method);
   }
   ck_tsp_free(&tsp);
 }
@@ -2877,6 +2955,10 @@ static void spread_rules(const ck_device *ref, const ck_device *other) {
   CHECK_INVALID(ck_aco_create_spread(&mismatched, &tsp, &config, &aco),
                 "3 shares for 1 members");
   CHECK_INVALID(ck_aco_create_spread(NULL, &tsp, &config, &aco), "spread");
+  config.focus_source = CK_ACO_SOURCE_OWN;
+  CHECK_INVALID(ck_aco_create_spread(&one, &tsp, &config, &aco),
+                "ck_aco_config.focus_source");
+  config.focus_source = CK_ACO_SOURCE_BEST;
   tsp.cities = 3;
   CHECK_INVALID(ck_aco_create_spread(&one, &tsp, &config, &aco),
                 "ck_aco_create_spread: instance");
@@ -3184,8 +3266,8 @@ static void focus_bound_tests(void) {
 /*
  * --method focused on ref: the first iteration builds from scratch, the
  * next ones change the best tour and improve on it; two runs with one
- * seed are the same; a fixed bound stays; a spread colony refuses the
- * method.
+ * seed are the same; a fixed bound stays; auto chooses by size, on a
+ * spread as on one device.
  */
 static void focused_runs(const ck_device *ref) {
   ck_tsp_instance tsp;
@@ -3266,31 +3348,29 @@ static void focused_runs(const ck_device *ref) {
         41);
   CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_OWN) == 25);
 
+  /* auto on a spread chooses as one device does: focused from
+   * CK_ACO_FOCUS_FROM_CPU cities on ref, classic below. */
   ck_aco *made = NULL;
-  const char *message = "";
   ck_spread one = {.devices = ref, .device_count = 1};
-  ck_status status = ck_aco_create_spread(&one, &tsp, &c, &made);
-  ck_error_get_last(&message);
-  CHECK_MSG(status == CK_ERROR_UNSUPPORTED && !made &&
-                strstr(message, "ck_aco_config.method: focused runs on one "
-                                "device"),
-            "focused spread: status %d, message '%s'", (int)status, message);
-  /* auto on a spread is classic, whatever the size. */
-  ck_tsp_instance large;
-  if (make_instance(&large, CK_ACO_FOCUS_FROM_CPU, UNIFORM, 5)) {
+  for (uint32_t less = 0; less < 2; ++less) {
+    ck_tsp_instance large;
+    if (!make_instance(&large, CK_ACO_FOCUS_FROM_CPU - less, UNIFORM, 5))
+      continue;
     ck_aco_config automatic;
     ck_aco_config_init(&automatic);
     automatic.ants = 4;
+    int expected = less ? CK_ACO_CLASSIC : CK_ACO_FOCUSED;
     CHECK_OK(ck_aco_create_spread(&one, &large, &automatic, &made));
     if (made) {
-      CHECK(ck__aco_state(made)->method == CK_ACO_CLASSIC);
+      CHECK(ck__aco_state(made)->method == expected);
       ck_aco_destroy(made);
       made = NULL;
     }
     CHECK_OK(ck_aco_create(ref, &large, &automatic, &made));
     if (made) {
-      CHECK(ck__aco_state(made)->method == CK_ACO_FOCUSED);
+      CHECK(ck__aco_state(made)->method == expected);
       ck_aco_destroy(made);
+      made = NULL;
     }
     ck_tsp_free(&large);
   }
@@ -3555,6 +3635,7 @@ int main(void) {
   progress(ref);
   focused_runs(ref);
   spread_colony(ref, devices[1]);
+  spread_focused(ref, devices[1]);
   spread_colonies(ref, devices[1]);
   spread_rules(ref, devices[1]);
   ck_device_set_free(&set);

@@ -890,7 +890,9 @@ static ck_status api_aco_spread(const void *arg, double *value) {
   config.restart_after = 2;
   config.local_search_ants = 2;
   *value = 0;
-  for (int form = 0; form < 2 && status == CK_OK; ++form) {
+  /* MMAS ranked, ACS colonies, then a focused colony whose bound adapts
+   * over its members. */
+  for (int form = 0; form < 3 && status == CK_OK; ++form) {
     ck_aco *aco = NULL;
     ck_aco_report report;
     int64_t length = 0;
@@ -907,8 +909,12 @@ static ck_status api_aco_spread(const void *arg, double *value) {
       *value += (double)length + (double)result.members[0].units;
     ck_result_release(&result);
     ck_aco_destroy(aco);
-    config.algorithm = CK_ACO_ACS;
-    config.spread_colonies = 2;
+    config.algorithm = form == 0 ? CK_ACO_ACS : CK_ACO_MMAS;
+    config.spread_colonies = form == 0 ? 2 : 0;
+    if (form == 1) {
+      config.method = CK_ACO_FOCUSED;
+      config.focus_edges = 0;
+    }
   }
   ck_tsp_free(&instance);
   return status;

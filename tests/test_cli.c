@@ -717,15 +717,15 @@ static void check_run_usage_errors(void) {
       {{"gen", "lsq", "--rows", "2.5", "--dim", "2", "--out", "x.csv", NULL},
        "--rows takes a whole number"},
       /* What contradicts a spread, named beside --spread. */
-      {{"run", "aco", "--device", "ref", "--spread", "--method", "focused",
-        NULL},
-       "option --method: focused with --spread"},
       {{"run", "gas", "--device", "ref", "--spread", "--neighbors", "allpairs",
         NULL},
        "option --neighbors: allpairs with --spread"},
       {{"run", "gas", "--device", "ref", "--spread", "--model", "log:1:1",
         "--neighbors", "allpairs", NULL},
        "option --model: log:1:1 with --spread"},
+      {{"run", "aco", "random:20", "--device", "ref", "--spread",
+        "--method", "focused", "--focus-source", "iteration", NULL},
+       "option --focus-source: iteration with --spread"},
       {{"run", "selfcheck", "--device", "ref", "--spread", NULL},
        "selfcheck does not spread over several devices (--spread)"},
   };

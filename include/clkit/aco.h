@@ -47,11 +47,12 @@ typedef enum ck_aco_local_search {
 typedef enum ck_aco_method {
   CK_ACO_CLASSIC = 0, /* each ant builds its tour from scratch */
   /* each ant changes a copy of the best tour at a few places, and local
-   * search works around the changes (Skinderowicz 2022); one device */
+   * search works around the changes (Skinderowicz 2022) */
   CK_ACO_FOCUSED = 1,
   /* focused from CK_ACO_FOCUS_FROM_GPU cities on a GPU or a CPU of at
    * least CK_ACO_WIDE_CPU_UNITS compute units, from CK_ACO_FOCUS_FROM_CPU
-   * on narrower devices; classic below and on a spread */
+   * on narrower devices, classic below; on a spread, focused where every
+   * member's device alone would be */
   CK_ACO_METHOD_AUTO = 2
 } ck_aco_method;
 
@@ -112,7 +113,8 @@ typedef struct ck_aco_config {
    * otherwise) */
   uint32_t focus_edges;
   /* The focused method: the tour each ant copies (default: the best). The
-   * first focused iteration copies the best tour whatever the source. */
+   * first focused iteration copies the best tour whatever the source. A
+   * spread (ck_aco_create_spread) takes CK_ACO_SOURCE_BEST only. */
   ck_aco_focus_source focus_source;
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
@@ -199,7 +201,8 @@ ck_status ck_aco_create(const ck_device *device,
  * compute alike. With spread_colonies K each member runs a colony of its
  * own on its slice, and every K iterations each adopts the best tour of
  * all (not the one-device run). Automatic ants are each device's
- * automatic count, summed. Every process of the communicator makes the
+ * automatic count, summed; the automatic method is focused where every
+ * member's device alone would run it. Every process of the communicator makes the
  * same calls on the ACO, which then behaves as any other (ck_aco_run,
  * ck_aco_step, ck_aco_get_best).
  * Takes: spread (read during the call); instance, config and aco as

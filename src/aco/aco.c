@@ -152,16 +152,21 @@ ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
              : CK_ACO_CLASSIC;
 }
 
-void ck__aco_focus_begin(aco_state *state, const int64_t *lengths) {
+uint32_t ck__aco_focus_improved(const aco_state *state,
+                                const int64_t *lengths) {
   int own = state->focus_from == CK_ACO_SOURCE_OWN;
-  if (state->focused && state->focus_adaptive) {
-    uint32_t improved = 0;
-    for (uint32_t ant = 0; ant < state->ants; ++ant)
-      improved += lengths[ant] < (own ? state->source_lengths[ant]
-                                      : state->focus_source_length);
-    state->focus_bound =
-        ck_aco_focus_bound(state->focus_bound, improved, state->ants, state->n);
-  }
+  uint32_t improved = 0;
+  for (uint32_t ant = 0; ant < state->ants; ++ant)
+    improved += lengths[ant] < (own ? state->source_lengths[ant]
+                                    : state->focus_source_length);
+  return improved;
+}
+
+void ck__aco_focus_begin(aco_state *state, const int64_t *lengths) {
+  if (state->focused && state->focus_adaptive)
+    state->focus_bound = ck_aco_focus_bound(
+        state->focus_bound, ck__aco_focus_improved(state, lengths), state->ants,
+        state->n);
   /* Until an iteration was focused, the ants' tours and the iteration's
    * best need not be local optima around a few changes: the best is. */
   state->focus_from = state->focused ? state->focus_source : CK_ACO_SOURCE_BEST;
@@ -196,26 +201,6 @@ ck__aco_source ck__aco_focus_source(const aco_state *state) {
 static int group_kernels_supported(const ck_device *device) {
   int pocl = ck__device_pocl_major(device);
   return device->kind != CK_KIND_CPU || !pocl || pocl < 5;
-}
-
-/* Length of the nearest-neighbour tour from city 0 (for tau0). */
-static ck_status nearest_neighbour_length(const ck_tsp_instance *instance,
-                                          const uint32_t *neighbours,
-                                          uint32_t k, int64_t *length) {
-  ck_status status = CK_OK;
-  uint32_t n = instance->cities;
-  uint32_t *tour = malloc((size_t)n * sizeof *tour);
-  if (!tour)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-            "out of host memory for the nearest-neighbour tour");
-  CK_TRY(ck__tsp_nearest_neighbour_tour(instance, neighbours, k, 0, tour));
-  int64_t total = 0;
-  for (uint32_t i = 0; i < n; ++i)
-    total += ck__tsp_distance_of(instance, tour[i], tour[(i + 1) % n]);
-  *length = total;
-fail:
-  free(tour);
-  return status;
 }
 
 static ck_status make(aco_state *state, size_t bytes, ck_buffer **buffer) {
@@ -336,7 +321,7 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
     eta_beta[e] = (float)pow(1.0 / ((double)d + 0.1), aco->config.beta);
   }
   int64_t nearest = 0;
-  CK_TRY(nearest_neighbour_length(instance, neighbours, k, &nearest));
+  CK_TRY(ck__tsp_nearest_neighbour_length(instance, neighbours, k, &nearest));
   state->tau0 = aco->config.algorithm == CK_ACO_ACS
                     ? (float)(1.0 / ((double)n * (double)nearest))
                     : (float)(1.0 / (aco->rho * (double)nearest));
@@ -651,15 +636,10 @@ ck_status ck_aco_create_spread(const ck_spread *spread,
   CK__REQUIRE(aco);
   *aco = NULL;
   CK_TRY(check_input(instance, config, "ck_aco_create_spread"));
-  /* A spread colony is classic: auto chooses it there. */
-  ck_aco_config classic = *config;
-  if (classic.method == CK_ACO_METHOD_AUTO)
-    classic.method = CK_ACO_CLASSIC;
-  config = &classic;
-  if (config->method == CK_ACO_FOCUSED)
-    CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "ck_aco_config.method: focused runs on one device, not on a "
-            "spread colony");
+  if (config->focus_source != CK_ACO_SOURCE_BEST)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_aco_config.focus_source: a spread colony's ants copy the "
+            "best tour (CK_ACO_SOURCE_BEST)");
   /* The host's memory first: a process that failed once the members
    * exist would leave the others waiting. */
   size_t n = instance->cities;
@@ -688,6 +668,8 @@ ck_status ck_aco_create_spread(const ck_spread *spread,
   state->ants = ck__aco_spread_ants(created->spread);
   state->algorithm = from->algorithm;
   state->local_search = from->local_search;
+  state->method = from->method;
+  state->kicks = from->kicks;
   created->setup_s = ck__seconds() - started;
   *aco = created;
   return CK_OK;
@@ -735,12 +717,11 @@ static int focused_start(const ck_aco *aco) {
  * members (aco_spread.c), which agree on what the one device would do.
  * Ants are numbered over the whole colony.
  */
-static ck_status colony_construct(ck_aco *aco, uint64_t iteration) {
+ck_status ck__aco_construct(ck_aco *aco, uint64_t iteration, int start,
+                            int search) {
   ck_status status = CK_OK;
   aco_state *state = &aco->state;
-  if (aco->spread)
-    return ck__aco_spread_construct(aco->spread, iteration);
-  if (focused_start(aco)) {
+  if (start) {
     /* Greedy tours (q0 = 1: each ant's nearest-neighbour tour), whose
      * runs of nearby cities the search in segments can improve. */
     float q0 = state->q0;
@@ -750,10 +731,18 @@ static ck_status colony_construct(ck_aco *aco, uint64_t iteration) {
     return status;
   }
   CK_TRY(aco->steps->construct(state, iteration));
-  if (state->local_search)
+  if (search)
     CK_TRY(aco->steps->local_search(state, NULL, 0));
 fail:
   return status;
+}
+
+static ck_status colony_construct(ck_aco *aco, uint64_t iteration) {
+  int start = focused_start(aco);
+  if (aco->spread)
+    return ck__aco_spread_construct(aco->spread, iteration, aco->best_length,
+                                    start);
+  return ck__aco_construct(aco, iteration, start, aco->state.local_search);
 }
 
 static ck_status colony_iteration_best(ck_aco *aco, int64_t *length,
@@ -784,7 +773,8 @@ static ck_status colony_partition(ck_aco *aco, uint32_t size, uint32_t offset,
                                   int64_t *gain) {
   return aco->spread
              ? ck__aco_spread_partition(aco->spread, size, offset,
-                                        aco->partitions, aco->best_tour, gain)
+                                        aco->partitions, aco->state.kicks,
+                                        aco->best_tour, gain)
              : aco->steps->partition(&aco->state, size, offset, aco->partitions,
                                      aco->best_tour, gain);
 }
@@ -853,15 +843,32 @@ fail:
   return status;
 }
 
+ck_status ck__aco_search_start(ck_aco *aco, int64_t length) {
+  ck_status status = CK_OK;
+  aco_state *state = &aco->state;
+  uint32_t first = 0;
+  int seeded = state->seeded;
+  CK_TRY(ck_buffer_copy(state->queue, state->tours, 0, state->best_tour, 0,
+                        (size_t)state->n * sizeof(uint32_t), NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->lengths, 0, sizeof length,
+                         &length, CK_BLOCKING, NULL));
+  state->seeded = 0;
+  CK_TRY(aco->steps->local_search(state, &first, 1));
+fail:
+  state->seeded = seeded;
+  ck_buffer_destroy(state->segment_scratch);
+  state->segment_scratch = NULL;
+  return status;
+}
+
 /* Local search of the focused method's first tour (focused_start): in
- * segments without kicks (their scratch freed after), then on the whole
- * tour from scratch, in ant 0's place, to a true local optimum. Focused
- * ants search only around their changes, so their source must be one. */
+ * segments without kicks, then on the whole tour from scratch, in ant 0's
+ * place, to a true local optimum. Focused ants search only around their
+ * changes, so their source must be one. */
 static ck_status improve_start(ck_aco *aco) {
   ck_status status = CK_OK;
   aco_state *state = &aco->state;
-  uint32_t kicks = state->kicks, first = 0;
-  int seeded = state->seeded;
+  uint32_t kicks = state->kicks;
   state->kicks = 0;
   for (uint32_t pass = 0; pass < FOCUS_START_PASSES; ++pass) {
     uint32_t offset = pass * (FOCUS_START_SEGMENT / FOCUS_START_PASSES);
@@ -872,26 +879,18 @@ static ck_status improve_start(ck_aco *aco) {
       CK_TRY(accept_best(aco));
   }
   /* The device's best tour is the host's (accept_best). */
-  CK_TRY(ck_buffer_copy(state->queue, state->tours, 0, state->best_tour, 0,
-                        (size_t)state->n * sizeof *aco->best_tour, NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->lengths, 0,
-                         sizeof aco->best_length, &aco->best_length,
-                         CK_BLOCKING, NULL));
-  state->seeded = 0;
-  CK_TRY(aco->steps->local_search(state, &first, 1));
+  CK_TRY(aco->spread
+             ? ck__aco_spread_search_start(aco->spread, aco->best_length)
+             : ck__aco_search_start(aco, aco->best_length));
   int64_t length;
   uint32_t ant;
   CK_TRY(colony_iteration_best(aco, &length, &ant));
   if (length < aco->best_length) {
     CK_TRY(colony_keep_best(aco, ant));
-    state->seeded = seeded;
     CK_TRY(accept_best(aco));
   }
 fail:
-  state->seeded = seeded;
   state->kicks = kicks;
-  ck_buffer_destroy(state->segment_scratch);
-  state->segment_scratch = NULL;
   return status;
 }
 

@@ -150,6 +150,9 @@ ck_status ck__aco_segment_scratch(aco_state *state, uint32_t size);
  * focused steps call it (aco.c); `lengths` may be NULL when the bound is
  * fixed. */
 void ck__aco_focus_begin(aco_state *state, const int64_t *lengths);
+/* How many of the ants, by their `lengths`, ended shorter than the tour
+ * they copied (aco.c). */
+uint32_t ck__aco_focus_improved(const aco_state *state, const int64_t *lengths);
 
 /* The tours that focused ants copy (focus_from) and their positions;
  * the entries from one ant's source to the next's: 0 for the best tour
@@ -205,6 +208,15 @@ uint64_t ck__aco_restarts(const ck_aco *aco);
 ck_status ck__aco_iterate_begin(ck_aco *aco);
 ck_status ck__aco_iterate_end(ck_aco *aco);
 
+/* Every ant's tour, then its local search where `search` is set; at the
+ * focused method's start (`start`), greedy tours without search (aco.c). */
+ck_status ck__aco_construct(ck_aco *aco, uint64_t iteration, int start,
+                            int search);
+/* The focused start's last search: the best tour, of `length`, in ant 0's
+ * place, searched from scratch; the partitioning scratch is freed
+ * (aco.c). */
+ck_status ck__aco_search_start(ck_aco *aco, int64_t length);
+
 /* A colony takes `tour` as its best so far, and deposits it as its
  * global update would (aco.c). */
 ck_status ck__aco_adopt(ck_aco *aco, const uint32_t *tour);
@@ -234,8 +246,10 @@ uint32_t ck__aco_spread_ants(const ck__aco_spread *spread);
 int ck__aco_spread_colonies(const ck__aco_spread *spread);
 
 /* One colony's phases, the steps' over all members; ants are numbered
- * over the whole colony. */
-ck_status ck__aco_spread_construct(ck__aco_spread *spread, uint64_t iteration);
+ * over the whole colony. Construction takes the best length so far and
+ * whether it is the focused start (ck__aco_construct). */
+ck_status ck__aco_spread_construct(ck__aco_spread *spread, uint64_t iteration,
+                                   int64_t best_length, int start);
 ck_status ck__aco_spread_iteration_best(ck__aco_spread *spread, int64_t *length,
                                         uint32_t *ant);
 ck_status ck__aco_spread_keep_best(ck__aco_spread *spread, uint32_t ant,
@@ -245,7 +259,10 @@ ck_status ck__aco_spread_seed(ck__aco_spread *spread, const uint32_t *positions,
                               int seeded);
 ck_status ck__aco_spread_partition(ck__aco_spread *spread, uint32_t size,
                                    uint32_t offset, uint64_t pass,
-                                   uint32_t *tour, int64_t *gain);
+                                   uint32_t kicks, uint32_t *tour,
+                                   int64_t *gain);
+/* ck__aco_search_start on the member that holds ant 0. */
+ck_status ck__aco_spread_search_start(ck__aco_spread *spread, int64_t length);
 ck_status ck__aco_spread_deposit(ck__aco_spread *spread, uint32_t ant,
                                  float scale, float amount);
 ck_status ck__aco_spread_update(ck__aco_spread *spread, float keep,

@@ -13,14 +13,25 @@
  * deposit and update to its own pheromone, which stays identical, so the
  * run is the one-device run bit for bit on devices that compute alike.
  *
+ * The focused method: every member holds the best tour, which its ants
+ * copy and change, and the new best tour goes to all when it improves.
+ * The focused start's searches run on member 0, which holds ant 0. An
+ * adaptive bound on new edges follows the count of improved ants summed
+ * over all members.
+ *
  * Colonies (spread_colonies K): each member runs a colony of its own on
  * its slice of the ants; the best tour of all is the run's, and every K
  * iterations each colony whose best is longer adopts it and deposits it.
+ *
+ * Members' device work runs in phases, on every local member at once
+ * (ck__spread_each); what crosses between members crosses on the calling
+ * thread, between phases.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "aco/aco_internal.h"
+#include "ck_aco.h"
 #include "framework/spread.h"
 
 /* An ant of the whole colony, as ranking for local search orders them. */
@@ -28,6 +39,20 @@ typedef struct ranked_ant {
   int64_t length;
   uint64_t ant;
 } ranked_ant;
+
+/* The arguments of the phase that runs, set on the calling thread. */
+typedef struct phase_args {
+  uint64_t iteration, pass;
+  int64_t length; /* the best length so far */
+  int start;      /* the focused start (ck__aco_construct) */
+  uint32_t ant, size, offset, kicks;
+  float scale, amount, keep, tau_min, tau_max, tau;
+  size_t holder;         /* the local member that holds the tour asked */
+  size_t field, skip;    /* write_all: the buffer's offset in aco_state */
+  const uint32_t *words; /* n of them */
+  uint32_t *tour;
+  int64_t *gain;
+} phase_args;
 
 struct ck__aco_spread {
   ck__spread_run run;
@@ -39,6 +64,10 @@ struct ck__aco_spread {
   /* One colony whose local search takes the best few: how many, over all
    * members (0: every ant, each member its own). */
   uint32_t search_ants;
+  /* One focused colony: the bound on new edges, and whether it adapts to
+   * the improved ants of all members (each member's own adapting off). */
+  uint32_t bound;
+  int adaptive;
   uint64_t *firsts; /* every member's first ant, then the colony's ants */
   uint32_t widest;  /* the largest slice */
   /* The tour that crosses members, and its ant (CK__ACO_BEST: none yet
@@ -46,14 +75,19 @@ struct ck__aco_spread {
   uint32_t *tour;
   uint32_t tour_ant;
   /* Ranking: this process's members' lengths, then every member's, each
-   * padded to the widest slice; the keys of all ants; a member's list. */
+   * padded to the widest slice; the keys of all ants, the last that
+   * local search takes; each local member's list. */
   int64_t *local_lengths, *lengths;
-  ranked_ant *ranked;
+  ranked_ant *ranked, last;
   uint32_t *listed;
-  /* ACS: each local member's edge counts and their sum, as doubles; one
-   * member's as read. */
+  /* ACS: each local member's edge counts and their sum, as doubles, and
+   * as read (each local member's, then the sum). */
   double *uses;
   uint32_t *counts;
+  phase_args arg;
+  /* What each local member's phase found: a value and its index. */
+  double values[CK_SPREAD_MAX_LOCAL];
+  uint64_t indices[CK_SPREAD_MAX_LOCAL];
 };
 
 static aco_state *state_of(ck__aco_spread *spread, size_t i) {
@@ -64,13 +98,22 @@ static const ck__aco_steps *steps_of(const ck__aco_spread *spread, size_t i) {
   return ck__aco_steps_of(spread->members[i]);
 }
 
-/* Member i's seconds since `started`, added to its compute time. */
-static void timed(ck__aco_spread *spread, size_t i, double started) {
-  spread->run.compute_s[i] += ck__seconds() - started;
-}
-
 static ck_status agree(ck__aco_spread *spread, const ck_status *statuses) {
   return ck__exchange_agree(spread->run.exchange, statuses);
+}
+
+/* A phase of every local member at once (ck__spread_each: a host thread
+ * a member), then the statuses agreed (collective). A phase's context is
+ * the spread; it touches its own member alone, and reads spread->arg. */
+static ck_status each(ck__aco_spread *spread,
+                      ck_status (*phase)(void *spread, size_t i)) {
+  return ck__spread_each(&spread->run, phase, spread);
+}
+
+/* Whether local member i is the colony's member 0, which holds ant 0 and
+ * partitions. */
+static int holds_first(const ck__aco_spread *spread, size_t i) {
+  return i == 0 && ck__exchange_first(spread->run.exchange) == 0;
 }
 
 /* The member that holds ant `ant` of the colony. */
@@ -84,10 +127,38 @@ static size_t member_of(const ck__aco_spread *spread, uint32_t ant) {
 
 /* ---- creation ------------------------------------------------------------ */
 
+/* What a phase of the creation takes. */
+typedef struct create_call {
+  ck__aco_spread *spread;
+  const ck_tsp_instance *instance;
+  ck_aco_config config; /* the probe's, or the members' */
+  double speeds[CK_SPREAD_MAX_LOCAL];
+} create_call;
+
+/* The method every member runs: auto chooses focused where each member's
+ * device alone would, else classic. */
+static ck_status choose_method(ck__aco_spread *spread, ck_aco_config *config) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &spread->run;
+  double classic[CK_SPREAD_MAX_LOCAL], sum = 0;
+  const double *pieces[CK_SPREAD_MAX_LOCAL];
+  if (config->method != CK_ACO_METHOD_AUTO)
+    return CK_OK;
+  for (size_t i = 0; i < run->local; ++i) {
+    classic[i] = ck__aco_method_for(&run->devices[i], spread->n,
+                                    CK_ACO_METHOD_AUTO) == CK_ACO_CLASSIC;
+    pieces[i] = &classic[i];
+  }
+  CK_TRY(ck__exchange_sum(run->exchange, pieces, &sum, 1));
+  config->method = sum > 0 ? CK_ACO_CLASSIC : CK_ACO_FOCUSED;
+fail:
+  return status;
+}
+
 /* The colony's ants: the configuration's, or each member's automatic
  * count summed (at most the ants a configuration may give). */
-static ck_status count_ants(ck__aco_spread *spread, const ck_spread *given,
-                            const ck_aco_config *config, uint64_t *total) {
+static ck_status count_ants(ck__aco_spread *spread, const ck_aco_config *config,
+                            uint64_t *total) {
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
   double mine[CK_SPREAD_MAX_LOCAL], sum = 0;
@@ -96,8 +167,9 @@ static ck_status count_ants(ck__aco_spread *spread, const ck_spread *given,
   if (config->ants)
     return CK_OK;
   for (size_t i = 0; i < run->local; ++i) {
-    mine[i] = ck__aco_automatic_ants(&given->devices[i], spread->n, 0,
-                                     CK_ACO_SOURCE_BEST);
+    mine[i] = ck__aco_automatic_ants(&run->devices[i], spread->n,
+                                     config->method == CK_ACO_FOCUSED,
+                                     config->focus_source);
     pieces[i] = &mine[i];
   }
   CK_TRY(ck__exchange_sum(run->exchange, pieces, &sum, 1));
@@ -129,29 +201,53 @@ static ck_status probe_step(void *context, uint64_t count) {
   return status ? status : ck_queue_finish(ck__aco_state(aco)->queue);
 }
 
-/* Each device's ant-iterations a second, on a colony of its equal share
+/* A member's ant-iterations a second, on a colony of its equal share
  * after a first iteration: the speeds the ants are dealt by. */
-static ck_status probe(ck__aco_spread *spread, const ck_spread *given,
-                       const ck_tsp_instance *instance,
-                       const ck_aco_config *config, uint64_t total,
-                       double *speeds) {
+static ck_status probe_member(void *context, size_t i) {
+  create_call *call = context;
+  ck_aco *aco = NULL;
+  double per_second = 0;
+  ck_status status = ck__aco_create_slice(
+      &call->spread->run.devices[i], call->instance, &call->config, 0, &aco);
+  if (status == CK_OK)
+    status = ck__spread_time(probe_step, aco, PROBE_ITERATIONS, &per_second);
+  call->speeds[i] = per_second * (double)call->config.ants;
+  ck_aco_destroy(aco);
+  return status;
+}
+
+static ck_status probe(ck__aco_spread *spread, const ck_aco_config *config,
+                       uint64_t total, create_call *call) {
   ck__spread_run *run = &spread->run;
   size_t members = ck__exchange_members(run->exchange);
-  ck_aco_config trial = member_config(config);
-  trial.ants = (uint32_t)(total / members > 0 ? total / members : 1);
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    ck_aco *aco = NULL;
-    double per_second = 0;
-    statuses[i] =
-        ck__aco_create_slice(&given->devices[i], instance, &trial, 0, &aco);
-    if (statuses[i] == CK_OK)
-      statuses[i] =
-          ck__spread_time(probe_step, aco, PROBE_ITERATIONS, &per_second);
-    speeds[i] = per_second * (double)trial.ants;
-    ck_aco_destroy(aco);
-  }
-  return agree(spread, statuses);
+  call->config = member_config(config);
+  call->config.ants = (uint32_t)(total / members > 0 ? total / members : 1);
+  ck_status status = ck__spread_each(run, probe_member, call);
+  /* The members' compute times start with their colonies. */
+  memset(run->compute_s, 0, run->local * sizeof *run->compute_s);
+  return status;
+}
+
+/* A member's slice: its settings, the memory check, its queue and the
+ * graph and colony on its device. */
+static ck_status allocate_member(void *context, size_t i) {
+  create_call *call = context;
+  ck__aco_spread *spread = call->spread;
+  ck__spread_run *run = &spread->run;
+  ck_aco_config slice = call->config;
+  slice.ants = (uint32_t)run->units[i];
+  ck_status status =
+      ck__aco_slice_allocate(&run->devices[i], call->instance, &slice,
+                             (uint32_t)run->first[i], &spread->members[i]);
+  if (status == CK_OK)
+    run->queues[i] = state_of(spread, i)->queue;
+  return status;
+}
+
+/* A member's kernels and first pheromone. */
+static ck_status set_up_member(void *context, size_t i) {
+  create_call *call = context;
+  return ck__aco_slice_set_up(call->spread->members[i]);
 }
 
 /* Every member's first ant, from the slices all processes were dealt. */
@@ -182,26 +278,39 @@ fail:
 static ck_status allocate(ck__aco_spread *spread) {
   size_t members = ck__exchange_members(spread->run.exchange);
   size_t local = spread->run.local, entries = spread->entries;
+  size_t widest = spread->widest;
   spread->tour = malloc((size_t)spread->n * sizeof *spread->tour);
   int fine = spread->tour != NULL;
-  if (spread->search_ants) {
+  if (spread->search_ants || spread->adaptive) {
     spread->local_lengths =
-        malloc(local * spread->widest * sizeof *spread->local_lengths);
-    spread->lengths =
-        malloc(members * spread->widest * sizeof *spread->lengths);
+        malloc(local * widest * sizeof *spread->local_lengths);
+    fine = fine && spread->local_lengths;
+  }
+  if (spread->search_ants) {
+    spread->lengths = malloc(members * widest * sizeof *spread->lengths);
     spread->ranked = malloc((size_t)spread->ants * sizeof *spread->ranked);
-    spread->listed = malloc((size_t)spread->widest * sizeof *spread->listed);
-    fine = fine && spread->local_lengths && spread->lengths && spread->ranked &&
-           spread->listed;
+    spread->listed = malloc(local * widest * sizeof *spread->listed);
+    fine = fine && spread->lengths && spread->ranked && spread->listed;
   }
   if (spread->acs && members > 1) {
     spread->uses = malloc((local + 1) * entries * sizeof *spread->uses);
-    spread->counts = malloc(entries * sizeof *spread->counts);
+    spread->counts = malloc((local + 1) * entries * sizeof *spread->counts);
     fine = fine && spread->uses && spread->counts;
   }
   ck_status status =
       fine ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   return agree(spread, (ck_status[CK_SPREAD_MAX_LOCAL]){status});
+}
+
+/* One focused colony adapts its bound over all members: the members'
+ * own adapting is turned off. */
+static void share_bound(ck__aco_spread *spread) {
+  const aco_state *state = state_of(spread, 0);
+  spread->bound = state->focus_bound;
+  spread->adaptive = !spread->every && state->method == CK_ACO_FOCUSED &&
+                     state->focus_adaptive;
+  for (size_t i = 0; spread->adaptive && i < spread->run.local; ++i)
+    state_of(spread, i)->focus_adaptive = 0;
 }
 
 ck_status ck__aco_spread_create(const ck_spread *given,
@@ -223,47 +332,35 @@ ck_status ck__aco_spread_create(const ck_spread *given,
   if (!spread->members)
     statuses[0] = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(agree(spread, statuses));
+  ck_aco_config chosen = *config;
+  CK_TRY(choose_method(spread, &chosen));
   uint64_t total = 0;
-  CK_TRY(count_ants(spread, given, config, &total));
-  double speeds[CK_SPREAD_MAX_LOCAL];
+  CK_TRY(count_ants(spread, &chosen, &total));
+  create_call call = {.spread = spread, .instance = instance};
   /* Too few ants to deal: refused by the deal, unprobed. */
   size_t members = ck__exchange_members(run->exchange);
   int measure = !given->shares && members > 1 && total >= members;
   if (measure)
-    CK_TRY(probe(spread, given, instance, config, total, speeds));
-  CK_TRY(ck__spread_deal(run, given, total, 1, measure ? speeds : NULL));
+    CK_TRY(probe(spread, &chosen, total, &call));
+  CK_TRY(ck__spread_deal(run, given, total, 1, measure ? call.speeds : NULL));
   spread->ants = (uint32_t)total;
-  ck_aco_config slice = member_config(config);
+  call.config = member_config(&chosen);
   /* One colony ranks its ants for local search over all members. */
   int ranked = config->local_search != CK_ACO_LS_NONE &&
                config->local_search_ants && config->local_search_ants < total;
   if (!spread->every && ranked) {
     spread->search_ants = config->local_search_ants;
-    slice.local_search_ants = 0;
-  }
-  for (size_t i = 0; i < run->local; ++i) {
-    slice.ants = (uint32_t)run->units[i];
-    double started = ck__seconds();
-    statuses[i] =
-        ck__aco_slice_allocate(&given->devices[i], instance, &slice,
-                               (uint32_t)run->first[i], &spread->members[i]);
-    timed(spread, i, started);
-    if (statuses[i] == CK_OK)
-      run->queues[i] = state_of(spread, i)->queue;
+    call.config.local_search_ants = 0;
   }
   /* Ants too many for their device are known before any member builds
    * its kernels, which can take many seconds. */
-  CK_TRY(agree(spread, statuses));
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = ck__aco_slice_set_up(spread->members[i]);
-    timed(spread, i, started);
-  }
-  CK_TRY(agree(spread, statuses));
+  CK_TRY(ck__spread_each(run, allocate_member, &call));
+  CK_TRY(ck__spread_each(run, set_up_member, &call));
   const aco_state *state = state_of(spread, 0);
   spread->entries = state->n * state->k;
   spread->local_search = state->local_search;
   spread->acs = state->algorithm == CK_ACO_ACS && !spread->every;
+  share_bound(spread);
   CK_TRY(learn_slices(spread));
   CK_TRY(allocate(spread));
   *made = spread;
@@ -294,6 +391,35 @@ static int by_length_then_ant(const void *a, const void *b) {
   return x->ant < y->ant ? -1 : x->ant > y->ant;
 }
 
+/* A member's lengths into its row of local_lengths, padded to the widest
+ * slice. */
+static ck_status read_lengths(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  int64_t *mine = spread->local_lengths + i * spread->widest;
+  uint32_t units = (uint32_t)spread->run.units[i];
+  for (uint32_t a = units; a < spread->widest; ++a)
+    mine[a] = INT64_MAX;
+  return ck_buffer_read(state->queue, state->lengths, 0, units * sizeof *mine,
+                        mine, CK_BLOCKING, NULL);
+}
+
+/* Local search on a member's ants that rank among the best
+ * search_ants, up to spread->last. */
+static ck_status search_listed(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  const int64_t *mine = spread->local_lengths + i * spread->widest;
+  uint32_t *listed = spread->listed + i * spread->widest, count = 0;
+  for (uint32_t a = 0; a < spread->run.units[i]; ++a) {
+    ranked_ant key = {mine[a], spread->run.first[i] + a};
+    if (by_length_then_ant(&key, &spread->last) <= 0)
+      listed[count++] = a;
+  }
+  return count ? steps_of(spread, i)->local_search(state_of(spread, i), listed,
+                                                   count)
+               : CK_OK;
+}
+
 /* Local search on the best search_ants tours of the colony by (length,
  * ant), as one device ranks them: every member's lengths go to all, and
  * each member improves those of its ants that rank. */
@@ -302,21 +428,10 @@ static ck_status search_best(ck__aco_spread *spread) {
   ck__spread_run *run = &spread->run;
   size_t members = ck__exchange_members(run->exchange);
   uint32_t widest = spread->widest;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   const void *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    int64_t *mine = spread->local_lengths + i * widest;
-    uint32_t units = (uint32_t)run->units[i];
-    double started = ck__seconds();
-    statuses[i] =
-        ck_buffer_read(state_of(spread, i)->queue, state_of(spread, i)->lengths,
-                       0, units * sizeof *mine, mine, CK_BLOCKING, NULL);
-    timed(spread, i, started);
-    for (uint32_t a = units; a < widest; ++a)
-      mine[a] = INT64_MAX;
-    pieces[i] = mine;
-  }
-  CK_TRY(agree(spread, statuses));
+  CK_TRY(each(spread, read_lengths));
+  for (size_t i = 0; i < run->local; ++i)
+    pieces[i] = spread->local_lengths + i * widest;
   CK_TRY(ck__exchange_gather(run->exchange, pieces,
                              widest * sizeof *spread->lengths,
                              spread->lengths));
@@ -327,116 +442,144 @@ static ck_status search_best(ck__aco_spread *spread) {
       spread->ranked[count++].ant = spread->firsts[m] + a;
     }
   qsort(spread->ranked, count, sizeof *spread->ranked, by_length_then_ant);
-  const ranked_ant *last = &spread->ranked[spread->search_ants - 1];
-  for (size_t i = 0; i < run->local; ++i) {
-    const int64_t *mine = spread->local_lengths + i * widest;
-    uint32_t listed = 0;
-    for (uint32_t a = 0; a < run->units[i]; ++a) {
-      ranked_ant key = {mine[a], run->first[i] + a};
-      if (by_length_then_ant(&key, last) <= 0)
-        spread->listed[listed++] = a;
-    }
-    double started = ck__seconds();
-    statuses[i] = listed ? steps_of(spread, i)->local_search(
-                               state_of(spread, i), spread->listed, listed)
-                         : CK_OK;
-    timed(spread, i, started);
-  }
-  return agree(spread, statuses);
+  spread->last = spread->ranked[spread->search_ants - 1];
+  CK_TRY(each(spread, search_listed));
 fail:
   return status;
 }
 
-ck_status ck__aco_spread_construct(ck__aco_spread *spread, uint64_t iteration) {
+/* A member's count of its ants that beat the tour they copied. */
+static ck_status count_improved(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  ck_status status = read_lengths(spread, i);
+  spread->values[i] = ck__aco_focus_improved(
+      state_of(spread, i), spread->local_lengths + i * spread->widest);
+  return status;
+}
+
+/* The adaptive bound after a focused iteration, from the improved ants of
+ * all members, as one device adapts it over its ants. */
+static ck_status adapt_bound(ck__aco_spread *spread) {
   ck_status status = CK_OK;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
+  const double *pieces[CK_SPREAD_MAX_LOCAL];
+  double improved = 0;
+  CK_TRY(each(spread, count_improved));
+  for (size_t i = 0; i < spread->run.local; ++i)
+    pieces[i] = &spread->values[i];
+  CK_TRY(ck__exchange_sum(spread->run.exchange, pieces, &improved, 1));
+  spread->bound = ck_aco_focus_bound(spread->bound, (uint32_t)improved,
+                                     spread->ants, spread->n);
+fail:
+  return status;
+}
+
+static ck_status construct_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  state->best_length = spread->arg.length;
+  state->focus_bound = spread->bound;
+  return ck__aco_construct(spread->members[i], spread->arg.iteration,
+                           spread->arg.start,
+                           spread->local_search && !spread->search_ants);
+}
+
+ck_status ck__aco_spread_construct(ck__aco_spread *spread, uint64_t iteration,
+                                   int64_t best_length, int start) {
+  ck_status status = CK_OK;
   spread->tour_ant = CK__ACO_BEST;
-  /* Every member's work is queued before any is waited for. */
-  for (size_t i = 0; i < spread->run.local; ++i) {
-    double started = ck__seconds();
-    aco_state *state = state_of(spread, i);
-    statuses[i] = steps_of(spread, i)->construct(state, iteration);
-    if (statuses[i] == CK_OK && spread->local_search && !spread->search_ants)
-      statuses[i] = steps_of(spread, i)->local_search(state, NULL, 0);
-    timed(spread, i, started);
-  }
-  CK_TRY(agree(spread, statuses));
-  if (spread->local_search && spread->search_ants)
+  /* The last construction was focused, and so is this one. */
+  if (spread->adaptive && state_of(spread, 0)->focused)
+    CK_TRY(adapt_bound(spread));
+  spread->arg.iteration = iteration;
+  spread->arg.length = best_length;
+  spread->arg.start = start;
+  CK_TRY(each(spread, construct_member));
+  if (spread->local_search && spread->search_ants && !start)
     CK_TRY(search_best(spread));
 fail:
+  return status;
+}
+
+static ck_status best_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  int64_t mine = INT64_MAX;
+  uint32_t at = 0;
+  ck_status status =
+      steps_of(spread, i)->iteration_best(state_of(spread, i), &mine, &at);
+  /* Lengths are whole numbers far below 2^53: exact as doubles. */
+  spread->values[i] = (double)mine;
+  spread->indices[i] = spread->run.first[i] + at;
   return status;
 }
 
 ck_status ck__aco_spread_iteration_best(ck__aco_spread *spread, int64_t *length,
                                         uint32_t *ant) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  double values[CK_SPREAD_MAX_LOCAL];
-  uint64_t indices[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    int64_t mine = INT64_MAX;
-    uint32_t at = 0;
-    double started = ck__seconds();
-    statuses[i] =
-        steps_of(spread, i)->iteration_best(state_of(spread, i), &mine, &at);
-    timed(spread, i, started);
-    /* Lengths are whole numbers far below 2^53: exact as doubles. */
-    values[i] = (double)mine;
-    indices[i] = run->first[i] + at;
-  }
-  CK_TRY(agree(spread, statuses));
+  CK_TRY(each(spread, best_member));
   double best = 0;
   uint64_t index = 0;
   size_t holder = 0;
-  CK_TRY(
-      ck__exchange_min(run->exchange, values, indices, &best, &index, &holder));
+  CK_TRY(ck__exchange_min(spread->run.exchange, spread->values, spread->indices,
+                          &best, &index, &holder));
   *length = (int64_t)best;
   *ant = (uint32_t)index;
 fail:
   return status;
 }
 
+/* The tour of arg.ant, read by the local member arg.holder. */
+static ck_status fetch_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  size_t bytes = (size_t)spread->n * sizeof *spread->tour;
+  uint32_t slot = (uint32_t)(spread->arg.ant - spread->run.first[i]);
+  if (i != spread->arg.holder)
+    return CK_OK;
+  return ck_buffer_read(state->queue, state->tours, (size_t)slot * bytes, bytes,
+                        spread->tour, CK_BLOCKING, NULL);
+}
+
 /* Ant `ant`'s tour into spread->tour on every process, from the member
  * that holds it (once an iteration). */
 static ck_status fetch(ck__aco_spread *spread, uint32_t ant) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
   if (spread->tour_ant == ant)
     return CK_OK;
   size_t holder = member_of(spread, ant);
-  size_t first = ck__exchange_first(run->exchange);
-  size_t bytes = (size_t)spread->n * sizeof *spread->tour;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {0};
-  if (holder >= first && holder < first + run->local) {
-    size_t i = holder - first;
-    statuses[i] =
-        ck_buffer_read(state_of(spread, i)->queue, state_of(spread, i)->tours,
-                       (size_t)(ant - spread->firsts[holder]) * bytes, bytes,
-                       spread->tour, CK_BLOCKING, NULL);
-  }
-  CK_TRY(agree(spread, statuses));
-  CK_TRY(ck__exchange_broadcast(run->exchange, holder, spread->tour, bytes));
+  size_t first = ck__exchange_first(spread->run.exchange);
+  spread->arg.ant = ant;
+  /* None local: run.local. */
+  spread->arg.holder = holder >= first && holder < first + spread->run.local
+                           ? holder - first
+                           : spread->run.local;
+  CK_TRY(each(spread, fetch_member));
+  CK_TRY(ck__exchange_broadcast(spread->run.exchange, holder, spread->tour,
+                                (size_t)spread->n * sizeof *spread->tour));
   spread->tour_ant = ant;
 fail:
   return status;
 }
 
-/* n words into the buffer at byte `offset` of every local member's state
+static ck_status write_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  ck_buffer *buffer = *(ck_buffer **)((char *)state + spread->arg.field);
+  if (i == spread->arg.skip)
+    return CK_OK;
+  return ck_buffer_write(state->queue, buffer, 0,
+                         (size_t)spread->n * sizeof *spread->arg.words,
+                         spread->arg.words, CK_BLOCKING, NULL);
+}
+
+/* n words into the buffer at byte `field` of every local member's state
  * (best_tour, best_positions), but local member `skip`'s (run.local:
  * none), which has them already. */
-static ck_status write_all(ck__aco_spread *spread, size_t offset,
+static ck_status write_all(ck__aco_spread *spread, size_t field,
                            const uint32_t *words, size_t skip) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {0};
-  for (size_t i = 0; i < spread->run.local; ++i) {
-    aco_state *state = state_of(spread, i);
-    ck_buffer *buffer = *(ck_buffer **)((char *)state + offset);
-    if (i != skip)
-      statuses[i] = ck_buffer_write(state->queue, buffer, 0,
-                                    (size_t)spread->n * sizeof *words, words,
-                                    CK_BLOCKING, NULL);
-  }
-  return agree(spread, statuses);
+  spread->arg.field = field;
+  spread->arg.words = words;
+  spread->arg.skip = skip;
+  return each(spread, write_member);
 }
 
 ck_status ck__aco_spread_keep_best(ck__aco_spread *spread, uint32_t ant,
@@ -460,30 +603,77 @@ ck_status ck__aco_spread_seed(ck__aco_spread *spread, const uint32_t *positions,
                    spread->run.local);
 }
 
+static ck_status partition_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  const phase_args *arg = &spread->arg;
+  if (!holds_first(spread, i))
+    return CK_OK;
+  state->kicks = arg->kicks;
+  return steps_of(spread, i)->partition(state, arg->size, arg->offset,
+                                        arg->pass, arg->tour, arg->gain);
+}
+
 /* Member 0 partitions the best tour, which every member holds alike, and
  * sends its gain and, where it gained, the tour to all. */
 ck_status ck__aco_spread_partition(ck__aco_spread *spread, uint32_t size,
                                    uint32_t offset, uint64_t pass,
-                                   uint32_t *tour, int64_t *gain) {
+                                   uint32_t kicks, uint32_t *tour,
+                                   int64_t *gain) {
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {0};
-  int holds = ck__exchange_first(run->exchange) == 0;
   *gain = 0;
-  if (holds) {
-    double started = ck__seconds();
-    statuses[0] = steps_of(spread, 0)->partition(state_of(spread, 0), size,
-                                                 offset, pass, tour, gain);
-    timed(spread, 0, started);
-  }
-  CK_TRY(agree(spread, statuses));
+  spread->arg = (phase_args){.size = size,
+                             .offset = offset,
+                             .pass = pass,
+                             .kicks = kicks,
+                             .tour = tour,
+                             .gain = gain};
+  CK_TRY(each(spread, partition_member));
   CK_TRY(ck__exchange_broadcast(run->exchange, 0, gain, sizeof *gain));
   if (*gain <= 0)
     return CK_OK;
   CK_TRY(ck__exchange_broadcast(run->exchange, 0, tour,
                                 (size_t)spread->n * sizeof *tour));
   CK_TRY(write_all(spread, offsetof(aco_state, best_tour), tour,
-                   holds ? 0 : run->local));
+                   holds_first(spread, 0) ? 0 : run->local));
+fail:
+  return status;
+}
+
+static ck_status search_start_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  return holds_first(spread, i)
+             ? ck__aco_search_start(spread->members[i], spread->arg.length)
+             : CK_OK;
+}
+
+ck_status ck__aco_spread_search_start(ck__aco_spread *spread, int64_t length) {
+  /* Ant 0's tour changes. */
+  spread->tour_ant = CK__ACO_BEST;
+  spread->arg.length = length;
+  return each(spread, search_start_member);
+}
+
+static ck_status deposit_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  ck_status status = CK_OK;
+  aco_state *state = state_of(spread, i);
+  const ck__spread_run *run = &spread->run;
+  uint32_t ant = spread->arg.ant, slot = ant;
+  if (ant != CK__ACO_BEST && ant >= run->first[i] &&
+      ant - run->first[i] < run->units[i]) {
+    slot = (uint32_t)(ant - run->first[i]);
+  } else if (ant != CK__ACO_BEST) {
+    /* Another member's ant: its tour into slot 0, whose own the next
+     * construction overwrites anyway. */
+    slot = 0;
+    CK_TRY(ck_buffer_write(state->queue, state->tours, 0,
+                           (size_t)spread->n * sizeof(uint32_t), spread->tour,
+                           CK_BLOCKING, NULL));
+  }
+  CK_TRY(steps_of(spread, i)->deposit(state, slot, spread->arg.scale,
+                                      spread->arg.amount));
 fail:
   return status;
 }
@@ -491,33 +681,39 @@ fail:
 ck_status ck__aco_spread_deposit(ck__aco_spread *spread, uint32_t ant,
                                  float scale, float amount) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   if (ant != CK__ACO_BEST)
     CK_TRY(fetch(spread, ant));
-  for (size_t i = 0; i < run->local; ++i) {
-    aco_state *state = state_of(spread, i);
-    uint32_t slot = ant;
-    double started = ck__seconds();
-    statuses[i] = CK_OK;
-    if (ant != CK__ACO_BEST && ant >= run->first[i] &&
-        ant - run->first[i] < run->units[i]) {
-      slot = (uint32_t)(ant - run->first[i]);
-    } else if (ant != CK__ACO_BEST) {
-      /* Another member's ant: its tour into slot 0, whose own the next
-       * construction overwrites anyway. */
-      slot = 0;
-      statuses[i] = ck_buffer_write(state->queue, state->tours, 0,
-                                    (size_t)spread->n * sizeof(uint32_t),
-                                    spread->tour, CK_BLOCKING, NULL);
-    }
-    if (statuses[i] == CK_OK)
-      statuses[i] = steps_of(spread, i)->deposit(state, slot, scale, amount);
-    timed(spread, i, started);
-  }
-  CK_TRY(agree(spread, statuses));
+  spread->arg.ant = ant;
+  spread->arg.scale = scale;
+  spread->arg.amount = amount;
+  CK_TRY(each(spread, deposit_member));
 fail:
   return status;
+}
+
+/* A member's counts of its ants' edges, as doubles. */
+static ck_status read_uses(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  size_t entries = spread->entries;
+  double *mine = spread->uses + i * entries;
+  uint32_t *counts = spread->counts + i * entries;
+  ck_status status =
+      ck_buffer_read(state->queue, state->uses, 0, entries * sizeof *counts,
+                     counts, CK_BLOCKING, NULL);
+  for (size_t e = 0; e < entries; ++e)
+    mine[e] = counts[e];
+  return status;
+}
+
+/* The summed counts into a member's. */
+static ck_status write_uses(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  aco_state *state = state_of(spread, i);
+  size_t entries = spread->entries;
+  return ck_buffer_write(
+      state->queue, state->uses, 0, entries * sizeof *spread->counts,
+      spread->counts + spread->run.local * entries, CK_BLOCKING, NULL);
 }
 
 /* ACS: every member's counts of the ants' edges, summed, to all, so that
@@ -527,99 +723,92 @@ static ck_status sum_uses(ck__aco_spread *spread) {
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
   size_t entries = spread->entries;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   const double *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < run->local; ++i) {
-    aco_state *state = state_of(spread, i);
-    double *mine = spread->uses + i * entries;
-    statuses[i] = ck_buffer_read(state->queue, state->uses, 0,
-                                 entries * sizeof *spread->counts,
-                                 spread->counts, CK_BLOCKING, NULL);
-    for (size_t e = 0; e < entries; ++e)
-      mine[e] = spread->counts[e];
-    pieces[i] = mine;
-  }
-  CK_TRY(agree(spread, statuses));
+  CK_TRY(each(spread, read_uses));
+  for (size_t i = 0; i < run->local; ++i)
+    pieces[i] = spread->uses + i * entries;
   double *sum = spread->uses + run->local * entries;
   CK_TRY(ck__exchange_sum(run->exchange, pieces, sum, entries));
+  uint32_t *counts = spread->counts + run->local * entries;
   for (size_t e = 0; e < entries; ++e)
-    spread->counts[e] = (uint32_t)sum[e];
-  for (size_t i = 0; i < run->local; ++i) {
-    aco_state *state = state_of(spread, i);
-    statuses[i] = ck_buffer_write(state->queue, state->uses, 0,
-                                  entries * sizeof *spread->counts,
-                                  spread->counts, CK_BLOCKING, NULL);
-  }
-  CK_TRY(agree(spread, statuses));
+    counts[e] = (uint32_t)sum[e];
+  CK_TRY(each(spread, write_uses));
 fail:
   return status;
+}
+
+static ck_status update_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  const phase_args *arg = &spread->arg;
+  return steps_of(spread, i)->update(state_of(spread, i), arg->keep,
+                                     arg->tau_min, arg->tau_max);
 }
 
 ck_status ck__aco_spread_update(ck__aco_spread *spread, float keep,
                                 float tau_min, float tau_max) {
   ck_status status = CK_OK;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   if (spread->uses)
     CK_TRY(sum_uses(spread));
-  for (size_t i = 0; i < spread->run.local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = steps_of(spread, i)->update(state_of(spread, i), keep,
-                                              tau_min, tau_max);
-    timed(spread, i, started);
-  }
-  CK_TRY(agree(spread, statuses));
+  spread->arg.keep = keep;
+  spread->arg.tau_min = tau_min;
+  spread->arg.tau_max = tau_max;
+  CK_TRY(each(spread, update_member));
 fail:
   return status;
 }
 
+static ck_status reset_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  return steps_of(spread, i)->reset(state_of(spread, i), spread->arg.tau);
+}
+
 ck_status ck__aco_spread_reset(ck__aco_spread *spread, float tau) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < spread->run.local; ++i)
-    statuses[i] = steps_of(spread, i)->reset(state_of(spread, i), tau);
-  return agree(spread, statuses);
+  spread->arg.tau = tau;
+  return each(spread, reset_member);
 }
 
 /* ---- colonies ------------------------------------------------------------ */
+
+/* An iteration of a member's colony, and its best length. */
+static ck_status colony_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  ck_aco *aco = spread->members[i];
+  ck_status status = ck__aco_iterate_begin(aco);
+  if (status == CK_OK)
+    status = ck__aco_iterate_end(aco);
+  spread->values[i] = (double)ck__aco_best_length(aco);
+  spread->indices[i] = ck__exchange_first(spread->run.exchange) + i;
+  return status;
+}
+
+static ck_status best_tour_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  int64_t length = 0;
+  return i == spread->arg.holder
+             ? ck_aco_get_best(spread->members[i], &length, spread->arg.tour)
+             : CK_OK;
+}
 
 ck_status ck__aco_spread_colonies_step(ck__aco_spread *spread,
                                        int64_t best_length, uint32_t *best_tour,
                                        int *improved) {
   ck_status status = CK_OK;
   ck__spread_run *run = &spread->run;
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   *improved = 0;
-  /* Every colony builds its tours before any is waited for. */
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    statuses[i] = ck__aco_iterate_begin(spread->members[i]);
-    timed(spread, i, started);
-  }
-  for (size_t i = 0; i < run->local; ++i) {
-    double started = ck__seconds();
-    if (statuses[i] == CK_OK)
-      statuses[i] = ck__aco_iterate_end(spread->members[i]);
-    timed(spread, i, started);
-  }
-  CK_TRY(agree(spread, statuses));
+  CK_TRY(each(spread, colony_member));
   /* The least best of all colonies, ties to the lowest member. */
-  double values[CK_SPREAD_MAX_LOCAL], best = 0;
-  uint64_t indices[CK_SPREAD_MAX_LOCAL], index = 0;
+  double best = 0;
+  uint64_t index = 0;
   size_t first = ck__exchange_first(run->exchange), holder = 0;
-  for (size_t i = 0; i < run->local; ++i) {
-    values[i] = (double)ck__aco_best_length(spread->members[i]);
-    indices[i] = first + i;
-  }
-  CK_TRY(
-      ck__exchange_min(run->exchange, values, indices, &best, &index, &holder));
+  CK_TRY(ck__exchange_min(run->exchange, spread->values, spread->indices, &best,
+                          &index, &holder));
   if (!(best < (double)best_length))
     return CK_OK;
-  ck_status held[CK_SPREAD_MAX_LOCAL] = {0};
-  if (holder >= first && holder < first + run->local) {
-    int64_t length = 0;
-    held[holder - first] =
-        ck_aco_get_best(spread->members[holder - first], &length, best_tour);
-  }
-  CK_TRY(agree(spread, held));
+  spread->arg.holder = holder >= first && holder < first + run->local
+                           ? holder - first
+                           : run->local;
+  spread->arg.tour = best_tour;
+  CK_TRY(each(spread, best_tour_member));
   CK_TRY(ck__exchange_broadcast(run->exchange, holder, best_tour,
                                 (size_t)spread->n * sizeof *best_tour));
   *improved = 1;
@@ -627,18 +816,21 @@ fail:
   return status;
 }
 
+static ck_status adopt_member(void *context, size_t i) {
+  ck__aco_spread *spread = context;
+  ck_aco *aco = spread->members[i];
+  return ck__aco_best_length(aco) > spread->arg.length
+             ? ck__aco_adopt(aco, spread->arg.words)
+             : CK_OK;
+}
+
 ck_status ck__aco_spread_share(ck__aco_spread *spread, uint64_t made,
                                int64_t best_length, const uint32_t *best_tour) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {0};
   if (made % spread->every)
     return CK_OK;
-  for (size_t i = 0; i < spread->run.local; ++i)
-    if (ck__aco_best_length(spread->members[i]) > best_length) {
-      double started = ck__seconds();
-      statuses[i] = ck__aco_adopt(spread->members[i], best_tour);
-      timed(spread, i, started);
-    }
-  return agree(spread, statuses);
+  spread->arg.length = best_length;
+  spread->arg.words = best_tour;
+  return each(spread, adopt_member);
 }
 
 ck_status ck__aco_spread_restarts(ck__aco_spread *spread, uint64_t *restarts) {

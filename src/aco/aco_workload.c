@@ -297,11 +297,12 @@ static ck_status aco_check(const ck_param *params, size_t count) {
 static ck_status aco_check_spread(const ck_param *params, size_t count) {
   aco_job job;
   ck_status status = options_parse(params, count, NULL, &job);
-  return status ? status
-                : ck__param_not_spread(params, count, "method",
-                                       job.config.method == CK_ACO_FOCUSED,
-                                       "focused runs on one device; use "
-                                       "classic or auto");
+  if (status == CK_OK)
+    status = ck__param_not_spread(
+        params, count, "focus-source",
+        job.config.focus_source != CK_ACO_SOURCE_BEST,
+        "a spread colony's ants copy the best tour; use best");
+  return status;
 }
 
 static ck_status write_trace(const char *path, const ck_aco *aco) {

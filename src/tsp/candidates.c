@@ -462,3 +462,22 @@ fail:
   free(visited);
   return status;
 }
+
+ck_status ck__tsp_nearest_neighbour_length(const ck_tsp_instance *instance,
+                                           const uint32_t *neighbours,
+                                           uint32_t k, int64_t *length) {
+  ck_status status = CK_OK;
+  uint32_t n = instance->cities;
+  uint32_t *tour = malloc((size_t)n * sizeof *tour);
+  if (!tour)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory for the nearest-neighbour tour");
+  CK_TRY(ck__tsp_nearest_neighbour_tour(instance, neighbours, k, 0, tour));
+  int64_t total = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    total += ck__tsp_distance_of(instance, tour[i], tour[(i + 1) % n]);
+  *length = total;
+fail:
+  free(tour);
+  return status;
+}

@@ -42,6 +42,12 @@ ck_status ck__tsp_nearest_neighbour_tour(const ck_tsp_instance *instance,
                                          const uint32_t *neighbours, uint32_t k,
                                          uint32_t first, uint32_t *tour);
 
+/* The length of that tour from city 0 into *length (the ACO's tau0).
+ * Returns: CK_OK; CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__tsp_nearest_neighbour_length(const ck_tsp_instance *instance,
+                                           const uint32_t *neighbours,
+                                           uint32_t k, int64_t *length);
+
 /*
  * ck__tsp_grid_pack - the grid of ck_tsp_find_candidates (about two
  * cities a cell) for kernels that search it (cl/ck_aco.h), of an EUC_2D,
