@@ -157,8 +157,8 @@ uint32_t ck__aco_focus_improved(const aco_state *state,
   int own = state->focus_from == CK_ACO_SOURCE_OWN;
   uint32_t improved = 0;
   for (uint32_t ant = 0; ant < state->ants; ++ant)
-    improved += lengths[ant] < (own ? state->source_lengths[ant]
-                                    : state->focus_source_length);
+    improved += lengths[ant] <
+                (own ? state->source_lengths[ant] : state->focus_source_length);
   return improved;
 }
 
