@@ -451,6 +451,74 @@ neighbours: the ratio is what a member costs before any second GPU.
 {table(["N", "mode", "alone", "one member", "member / alone"], rows)}"""
 
 
+def h100_gas_peer():
+    run = ("h100-2026-11-26-gas-peer", "gas_spread_peer.csv")
+    rows = []
+    for line in read(*run).splitlines()[1:]:
+        n, alone, one_host, one_device, two_host, two_device = line.split(",")
+        rows.append([f"{int(n) // 1000000}M", num(alone), num(one_host),
+                     num(one_device), num(two_host), num(two_device),
+                     f"{100 * (float(two_device) / float(two_host) - 1):+.0f}%"])
+    return f"""### A spread gas's ghosts, through the host or GPU to GPU
+
+Particle-steps per second of the gas in Verlet mode, 1000 steps: alone,
+as one member of `--spread`, and as two members on the same GPU
+(`--device cuda:0,cuda:0 --shares 1,1`). Between rebuilds the ghosts'
+positions go through host memory (`CLKIT_PEER=0`) or device to device.
+The last column is the device path's gain with two members.
+
+{source([run, ("h100-2026-11-26-gas-peer", "run.txt")], H100, "2026-11-26",
+        "`bench/gas_spread_peer.sh build/tools/clkit OUT cuda:0 1000`")}
+
+{table(["N", "alone", "one member, host", "one member, device",
+        "two members, host", "two members, device", "device / host"],
+       rows)}"""
+
+
+def h100_mlp_one_member():
+    run = "h100-2026-11-26-mlp-one-member"
+    lines = [line for line in read(run, "mlp_scaling.md").splitlines()
+             if line.startswith("|")]
+    return f"""### MLP spread of one member
+
+Samples per second of the MLP 784-1024-1024-10, FP32, batch 1024, 10
+epochs of synthetic 28 x 28 images: alone on one GPU, as the one member
+of `--spread` in one process (its step a CUDA graph on its own host
+thread) and over `mpirun -np 1`, best of 3 runs; PyTorch DDP on the same
+GPU beside it.
+
+{source([(run, "mlp_scaling.md"), (run, "mlp_scaling.csv"), (run, "run.txt")],
+        H100, "2026-11-26",
+        "`NCCL_NVLS_ENABLE=0 bench/mlp_scaling.py build OUT --gpus 1 "
+        "--repeat 3`")}
+
+""" + "\n".join(lines)
+
+
+def h100_session():
+    run = "h100-2026-11-26-session"
+    parts = []
+    for line in read(run, "python_pso_session.md").splitlines():
+        if line.startswith("# "):
+            parts.append(f"\n{line[2]}{line[3:]}:\n")
+        elif line.startswith("|"):
+            parts.append(line)
+    return f"""### PSO from Python on a session, on the GPU
+
+`clkit.pso.minimize` with Rastrigin as OpenCL C source on cuda:0.
+Against the goals: later calls on a session take 28 ms (goal 15 ms;
+their kernels take 21 ms); a new process with a warm kernel cache
+0.16 to 0.23 s (goal 0.1 s); the long run from Python is within 10% of
+the command's (met).
+
+{source([(run, "python_pso_session.md"), (run, "run.txt")], H100,
+        "2026-11-26",
+        "`python3 bench/python_pso.py --session --device cuda:0 --calls 10 "
+        "--dim 30 --particles 100000 --iters 300 --long-particles 4096 "
+        "--long-iters 20000 --out python_pso_session.md`")}
+""" + "\n".join(parts)
+
+
 def h100_one_member():
     run = ("h100-2026-11-26-one-member", "rates.txt")
     rates = {}
@@ -873,7 +941,9 @@ island means summed on a GPU differ from ref's in the last bits."""
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_aco_quality,
-                               h100_gas, h100_gas_spread, h100_one_member,
+                               h100_gas, h100_gas_spread, h100_gas_peer,
+                               h100_one_member, h100_mlp_one_member,
+                               h100_session,
                                h100_pso,
                                h100_queue, pocl_cache, h100_python]),
     ("4 NVIDIA H200", [h200x4_scaling]),
