@@ -21,6 +21,7 @@ import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -497,19 +498,26 @@ GPU beside it.
 
 def h100_session():
     run = "h100-2026-11-26-session"
-    parts = []
+    parts, cells = [], {}
     for line in read(run, "python_pso_session.md").splitlines():
         if line.startswith("# "):
             parts.append(f"\n{line[2]}{line[3:]}:\n")
         elif line.startswith("|"):
             parts.append(line)
+            row = [c.strip() for c in line.strip("|").split("|")]
+            cells[row[1]] = row
+    later = cells["session, calls 2..10"]
+    fresh = [float(cells[f"{which} new process, warm cache"][2])
+             for which in ("first", "second")]
+    python = float(cells["Python, session"][3])
+    command = float(cells["command, its wall_s"][3])
     return f"""### PSO from Python on a session, on the GPU
 
 `clkit.pso.minimize` with Rastrigin as OpenCL C source on cuda:0.
-Against the goals: later calls on a session take 28 ms (goal 15 ms;
-their kernels take 21 ms); a new process with a warm kernel cache
-0.16 to 0.23 s (goal 0.1 s); the long run from Python is within 10% of
-the command's (met).
+Against the goals: later calls on a session take {1000 * float(later[2]):.0f} ms (goal 15 ms;
+their kernels take {1000 * float(later[4]):.0f} ms); a new process with a warm kernel cache
+{min(fresh):.2f} to {max(fresh):.2f} s (goal 0.1 s); the long run from Python is at {100 * python / command:.0f}% of
+the command's rate (goal: within 10%).
 
 {source([(run, "python_pso_session.md"), (run, "run.txt")], H100,
         "2026-11-26",
@@ -768,8 +776,34 @@ QUALITY_HEADER = ["instance", "optimum", "length", "gap", "iterations",
                   "s to 2%", "s to 1%", "s to 0.5%", "s to 0.25%"]
 
 
+def met(value, goal):
+    return "met" if value <= goal else "missed"
+
+
+def gap_at(run, trace, name, seconds):
+    """The gap in percent of a kept ACO trace at `seconds`."""
+    from aco_methods import gap_at as at
+    from aco_quality import read_trace
+    optimum = ACO_OPTIMA[name]
+    ran = json.loads(read(run, f"{trace}/{name}.json"))["options"]["time"]
+    return at(read_trace(path(run, f"{trace}/{name}.csv")), optimum, seconds,
+              ran)
+
+
+# The optima of bench/results' ACO traces (TSPLIB's; LKH's tour for the
+# random instance, bench/aco_reference.txt).
+ACO_OPTIMA = {"pr2392": 378032, "d15112": 1573084, "pla33810": 66048945,
+              "random100000": 223935}
+
+
 def h100_aco_quality():
     run = "h100-2026-11-26-aco-quality"
+    d15112 = gap_at(run, "traces", "d15112", 30)
+    pla = gap_at(run, "traces", "pla33810", 60)
+    random = gap_at(run, "traces", "random100000", 120)
+    pr10 = gap_at(run, "traces", "pr2392", 10)
+    seeds = [gap_at(run, f"methods/cuda0-classic-s{s}", "pr2392", 10)
+             for s in (1, 2, 3)]
     return f"""### ACO: time to quality, and which method `auto` picks
 
 Each row of the first table is one run, seed 1. pr2392 ran with
@@ -780,11 +814,11 @@ best tour came within each gap of the optimum, read from the run's
 (`bench/aco_reference.txt`, from 2746 s on one CPU core). Against the
 goals:
 
-- d15112: 0.284% after 30 s (goal 0.35%: met).
-- pla33810: 0.473% after 60 s (goal 0.8%: met).
-- random:100000: 0.790% over LKH after 120 s (goal 2%: met).
-- pr2392: 0.397% after 10 s, seed 1 (goal 0.2%: missed). Over seeds
-  1 to 3 the mean is 0.274% (0.105% to 0.397%).
+- d15112: {d15112:.3f}% after 30 s (goal 0.35%: {met(d15112, 0.35)}).
+- pla33810: {pla:.3f}% after 60 s (goal 0.8%: {met(pla, 0.8)}).
+- random:100000: {random:.3f}% over LKH after 120 s (goal 2%: {met(random, 2)}).
+- pr2392: {pr10:.3f}% after 10 s, seed 1 (goal 0.2%: {met(pr10, 0.2)}). Over seeds
+  1 to 3 the mean is {statistics.mean(seeds):.3f}% ({min(seeds):.3f}% to {max(seeds):.3f}%).
 
 {source([(run, "aco_quality.md"), (run, "traces/"), (run, "h100.svg"),
          (run, "random100000-h100.svg")], H100 + " (cuda:0)", "2026-11-26",
