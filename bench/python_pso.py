@@ -10,6 +10,8 @@ and iterations on one GPU:
   NumPy function on the host (clkit.pso.minimize(callable));
 - clkit, PyTorch callback: as above, the batch copied to the GPU and
   evaluated by PyTorch;
+- clkit, PyTorch callback with array="torch": on a CUDA device the swarm's
+  own memory as a CUDA tensor (no copy), the values taken on the device;
 - EvoX (PyTorch) and evosax (JAX): their PSO with their Rastrigin, as
   their documentation runs it.
 
@@ -22,6 +24,7 @@ compare the methods as shipped, not one algorithm.
 
     python3 bench/python_pso.py [--device cuda:0[,ocl:1.0]] [--dim 30]
         [--particles 100000] [--iters 300] [--repeat 2] [--out FILE]
+        [--only WORD,...]
 
 With --session, it times clkit alone, Rastrigin as OpenCL C source, on
 each device:
@@ -76,17 +79,17 @@ def rastrigin_numpy(x):
 def clkit_rows(args):
     import clkit
 
-    def runner(objective, device):
+    def runner(objective, device, array="numpy"):
         def run():
             result = clkit.pso.minimize(
                 objective, lo=LO, hi=HI, dim=args.dim,
                 particles=args.particles, iters=args.iters, device=device,
-                seed=1)
+                seed=1, array=array)
             return float(result.fun)
         return run
 
-    objectives = [("OpenCL C objective", RASTRIGIN_CL),
-                  ("NumPy callback", rastrigin_numpy)]
+    objectives = [("OpenCL C objective", RASTRIGIN_CL, "numpy"),
+                  ("NumPy callback", rastrigin_numpy, "numpy")]
     try:
         import torch
         if torch.cuda.is_available():
@@ -95,12 +98,18 @@ def clkit_rows(args):
                 f = 10.0 * t.shape[1] + torch.sum(
                     t * t - 10.0 * torch.cos(2 * math.pi * t), dim=1)
                 return f.cpu().numpy()
-            objectives.append(("PyTorch callback", rastrigin_torch))
+
+            def rastrigin_on_device(t):
+                return 10.0 * t.shape[1] + torch.sum(
+                    t * t - 10.0 * torch.cos(2 * math.pi * t), dim=1)
+            objectives.append(("PyTorch callback", rastrigin_torch, "numpy"))
+            objectives.append(("PyTorch callback, array=\"torch\"",
+                               rastrigin_on_device, "torch"))
     except ImportError:
         pass
-    return [(f"clkit on {device}, {label}", runner(objective, device))
+    return [(f"clkit on {device}, {label}", runner(objective, device, array))
             for device in args.device.split(",")
-            for label, objective in objectives]
+            for label, objective, array in objectives]
 
 
 def evox_row(args):
@@ -307,6 +316,8 @@ def main():
     parser.add_argument("--iters", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--out")
+    parser.add_argument("--only", help="comma-separated words: run the "
+                        "rows whose method names one of them")
     parser.add_argument("--session", action="store_true",
                         help="clkit alone, call by call on a session")
     parser.add_argument("--calls", type=int, default=10,
@@ -336,6 +347,9 @@ def main():
                         f"{type(error).__name__}: {error} |")
             continue
         for label, run in methods:
+            if args.only and not any(word in label
+                                     for word in args.only.split(",")):
+                continue
             try:
                 run()
                 times, best = [], None

@@ -1676,6 +1676,12 @@ static void host_ask_tell(const ck_device *device) {
     CHECK_OK(ck_pso_tell(pso, f));
     CHECK_OK(ck_pso_get_best(pso, &told_best, NULL));
     CHECK(told_best == best);
+    /* Positions in device memory are CUDA devices' only. */
+    ck_device_batch batch = {0};
+    if (device->backend != CK_BACKEND_CUDA) {
+      CHECK(ck_pso_ask_device(pso, &batch) == CK_ERROR_UNSUPPORTED);
+      CHECK(ck_pso_tell_device(pso, &batch) == CK_ERROR_UNSUPPORTED);
+    }
   }
   ck_pso_destroy(pso);
   free(expected);
@@ -1683,6 +1689,13 @@ static void host_ask_tell(const ck_device *device) {
 
 /* A host objective's error stops the run with its status and a message
  * naming the iteration; the refusals of the contract. */
+/* A device objective that must never be called: the swarm is refused. */
+static ck_status never_on_device(ck_device_batch *batch, void *user) {
+  (void)batch, (void)user;
+  CHECK_MSG(0, "a device objective ran off a CUDA device");
+  return CK_ERROR_CANCELLED;
+}
+
 static void host_errors(const ck_device *ref) {
   test_host_seen seen = {.fail_at = 1};
   ck_pso_config c;
@@ -1710,7 +1723,8 @@ static void host_errors(const ck_device *ref) {
   ck_pso_destroy(pso);
 
   c.ask_tell = 1;
-  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "evaluate or ask_tell");
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso),
+                "give one of evaluate, evaluate_device and ask_tell");
   c.evaluate = NULL;
   pso = create(ref, &c);
   if (pso) {
@@ -1735,6 +1749,20 @@ static void host_errors(const ck_device *ref) {
   ck_spread spread = {.devices = ref, .device_count = 1};
   CHECK(ck_pso_create_spread(&spread, &c, &pso) == CK_ERROR_UNSUPPORTED);
   CHECK(pso == NULL);
+
+  /* A device objective runs on CUDA devices only, alone. */
+  c.ask_tell = 0;
+  c.evaluate_device = never_on_device;
+  CHECK(ck_pso_create(ref, &c, &pso) == CK_ERROR_UNSUPPORTED && pso == NULL);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "ck_pso_config.evaluate_device") &&
+                strstr(message, "a CUDA device's, not ref's"),
+            "%s", message);
+  c.evaluate = test_host_sphere;
+  CHECK_INVALID(ck_pso_create(ref, &c, &pso), "give one of evaluate");
+  c.evaluate = NULL;
+  CHECK(ck_pso_create_spread(&spread, &c, &pso) == CK_ERROR_UNSUPPORTED);
+  CHECK(seen.calls == 4);
 }
 
 static ck_status null_pso_ask(void *context, int which) {
@@ -1806,6 +1834,21 @@ static void host_workload(const ck_device *ref) {
                 "a host objective needs both --lo and --hi");
   CHECK(ck_workload_run(aco, ref, NULL, 0, &options, &host) ==
         CK_ERROR_UNSUPPORTED);
+  /* A device objective: refused beside a host one, by a workload that
+   * takes none, and off a CUDA device. */
+  options.device_objective = never_on_device;
+  CHECK_INVALID(ck_workload_run(pso, ref, params, 6, &options, &host),
+                "give objective or device_objective");
+  options.objective = NULL;
+  CHECK(ck_workload_run(aco, ref, NULL, 0, &options, &host) ==
+        CK_ERROR_UNSUPPORTED);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "aco takes no device objective"), "%s", message);
+  CHECK(ck_workload_run(pso, ref, params, 6, &options, &host) ==
+        CK_ERROR_UNSUPPORTED);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "evaluate_device"), "%s", message);
 }
 
 int main(void) {

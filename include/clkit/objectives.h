@@ -28,6 +28,46 @@ extern "C" {
 typedef ck_status (*ck_objective_fn)(const double *x, size_t count, size_t dim,
                                      double *f, void *user);
 
+/*
+ * ck_device_batch - a batch of positions in a CUDA device's memory, for an
+ * objective evaluated there (ck_device_objective_fn): no copy to the host.
+ *
+ * Given by clkit: count positions of dim coordinates, dimension-major
+ * (position i's coordinate d at x[d * stride + i]), real_size bytes each
+ * (4: float, 8: double), in the memory of CUDA device `ordinal`. They are
+ * complete when the objective is called. Work queued after it runs on
+ * `stream` (a cudaStream_t). x is clkit's memory: read it during the call
+ * only, and never write it.
+ *
+ * Set by the objective: where its count values are. In device memory
+ * (values_on_host 0), they must be complete once the work queued on
+ * `stream` before the objective returned is done (a callee working on
+ * another stream makes `stream` wait for it), and stay valid until the
+ * objective is next called or the run ends. In host memory
+ * (values_on_host 1), they are read before the objective is called
+ * again. Each value is value_size bytes (4: float, 8: double),
+ * value_stride values apart (1: contiguous). A NaN counts as the largest
+ * value, as with ck_objective_fn.
+ */
+typedef struct ck_device_batch {
+  const void *x;
+  size_t count, dim, stride, real_size;
+  int ordinal;
+  void *stream;
+  const void *values;
+  size_t value_size, value_stride;
+  int values_on_host;
+} ck_device_batch;
+
+/*
+ * ck_device_objective_fn - an objective evaluated on the device that holds
+ * the swarm or population (a CUDA device), for the PSO (its config's
+ * `evaluate_device`): reads batch's positions and sets where its values
+ * are (ck_device_batch).
+ * Returns: CK_OK; any other status stops the run, which returns it.
+ */
+typedef ck_status (*ck_device_objective_fn)(ck_device_batch *batch, void *user);
+
 typedef struct ck_objective_info {
   const char *name;    /* "rastrigin" */
   int id;              /* CK_OBJECTIVE_* of cl/ck_objectives.h */

@@ -108,6 +108,9 @@ typedef struct ck_pso_config {
   ck_objective_fn evaluate;
   void *evaluate_user;
   int ask_tell;
+  /* Or, on a CUDA device, an objective evaluated there (called with
+   * evaluate_user as evaluate is): the positions stay on the device. */
+  ck_device_objective_fn evaluate_device;
 } ck_pso_config;
 
 typedef struct ck_pso_report {
@@ -209,6 +212,20 @@ ck_status ck_pso_ask(ck_pso *pso, double *x);
  * Returns: as ck_pso_ask.
  */
 ck_status ck_pso_tell(ck_pso *pso, const double *f);
+
+/*
+ * ck_pso_ask_device, ck_pso_tell_device - ck_pso_ask and ck_pso_tell with
+ * the positions where they are, on a CUDA device: ask sets batch's given
+ * fields (ck_device_batch: x, count, dim, stride, real_size, ordinal,
+ * stream), the positions complete, valid until the next tell; tell takes
+ * the values that batch's own fields name (values, value_size,
+ * value_stride, values_on_host), as a device objective sets them.
+ * Takes: batch (ask: set; tell: read).
+ * Returns: as ck_pso_ask; CK_ERROR_UNSUPPORTED on a device other than
+ * CUDA; CK_ERROR_INVALID_ARGUMENT for values of another size or count.
+ */
+ck_status ck_pso_ask_device(ck_pso *pso, ck_device_batch *batch);
+ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch);
 
 /* ck_pso_get_best - the best value so far, if value is not NULL, and, if
  * position is not NULL, its position: config.dim entries, or for lsq the

@@ -190,15 +190,81 @@ def _host_objective(function):
     return evaluate
 
 
+def _host_copy(values):
+    """An array library's values as a NumPy array in host memory."""
+    if isinstance(values, np.ndarray):
+        return values
+    if hasattr(values, "detach"):  # PyTorch
+        values = values.detach().cpu()
+    elif hasattr(values, "get") and hasattr(values, "__cuda_array_interface__"):
+        values = values.get()  # CuPy
+    return np.asarray(values)
+
+
+def _array_takers(caller, array):
+    """How an objective that asked for `array` takes X: from a
+    DeviceArray (a CUDA device's memory), and from a host batch."""
+    def copied(points):
+        return np.array(points)
+    try:
+        if array == "torch":
+            import torch
+            return torch.from_dlpack, lambda points: torch.tensor(copied(points))
+        if array == "cupy":
+            import cupy
+            return cupy.from_dlpack, cupy.asarray
+        if array == "jax":
+            import jax.dlpack
+            import jax.numpy as jnp
+            return jax.dlpack.from_dlpack, jnp.asarray
+    except ImportError as error:
+        raise ImportError(f"{caller}(): array={array!r} needs {array}, "
+                          f"which is not installed") from error
+    return (lambda device_array: device_array), np.asarray
+
+
+ARRAYS = ("numpy", "torch", "cupy", "jax", "dlpack")
+
+
+def _array_objective(caller, function, array):
+    """The callable as an objective that takes X as `array` asks: on a
+    CUDA device where the workload evaluates there, the swarm's own
+    device memory (a clkit DeviceArray, through DLPack), whose values may
+    stay on the device; elsewhere a host copy, converted."""
+    take_device, take_host = _array_takers(caller, array)
+    host = _host_objective(
+        lambda points: _host_copy(function(take_host(points))))
+
+    def evaluate(batch):
+        if not isinstance(batch, _clkit.DeviceArray):
+            return host(batch)
+        points = take_device(batch)
+        values = function(points)
+        del points
+        if hasattr(values, "detach"):
+            values = values.detach()
+        where = getattr(values, "__dlpack_device__", None)
+        if where is not None and where()[0] == 2:  # DLPack's CUDA
+            return values
+        return np.ascontiguousarray(_host_copy(values), dtype=np.float64)
+
+    return evaluate
+
+
 def _is_source(text):
     """OpenCL C source, as against a built-in objective's name."""
     return "objective" in text and "(" in text
 
 
-def objective_params(caller, objective, folder):
+def objective_params(caller, objective, folder, array="numpy"):
     """The options and host callback that give the run its objective: a
     built-in name, OpenCL C source text (written to a file in folder), a
-    path to a .cl file, or a Python callable."""
+    path to a .cl file, or a Python callable taking X as array asks."""
+    if array not in ARRAYS:
+        raise ValueError(f"{caller}(): array must be one of "
+                         f"{', '.join(map(repr, ARRAYS))}, not {array!r}")
+    if callable(objective) and array != "numpy":
+        return [], _array_objective(caller, objective, array)
     if callable(objective):
         return [], _host_objective(objective)
     if isinstance(objective, os.PathLike):
@@ -364,15 +430,17 @@ def call(entry, caller, args, *, seed, progress, callback, folder=None,
 
 
 def run(workload, caller, params, *, device=None, session=None, seed=None,
-        objective=None, progress=None, callback=None, folder=None):
+        objective=None, progress=None, callback=None, folder=None,
+        on_device=False):
     """One run of workload with params (name, value pairs) on device of
     session (None: device's default session): the raw result dict of the
-    extension, log lines and warnings included."""
+    extension, log lines and warnings included. on_device: the objective
+    takes a DeviceArray on a CUDA device."""
     handle, selected = resolve(f"{caller}()", device, session)
     raw, lines = call(_clkit.run, caller, (workload, selected, params),
                       seed=seed, progress=progress, callback=callback,
                       folder=folder, stacklevel=3, objective=objective,
-                      session=handle)
+                      session=handle, on_device=on_device)
     raw["log"] = lines
     return raw
 
@@ -427,8 +495,13 @@ def _bounds_dim(caller, lo, hi, dim):
     return dim
 
 
+# The workloads whose callable objectives may run on the device's memory.
+_ON_DEVICE = ("pso",)
+
+
 def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
-             device, session, seed, progress, callback, history, options):
+             device, session, seed, progress, callback, history, options,
+             array="numpy"):
     """An optimiser's run (pso, ga) as an OptimizeResult."""
     reserved = {
         "fn": "give the objective as the first argument",
@@ -438,7 +511,7 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
     params = option_params(workload, caller, options, reserved)
     dim = _bounds_dim(caller, lo, hi, dim)
     with scratch() as folder:
-        named, host = objective_params(caller, objective, folder)
+        named, host = objective_params(caller, objective, folder, array)
         extra = option_params(workload, caller,
                               {"dim": dim, "lo": lo, "hi": hi})
         trace = dict(params).get("trace")
@@ -447,7 +520,8 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
             extra.append(("trace", trace))
         raw = run(workload, caller, named + extra + params, device=device,
                   session=session, seed=seed, objective=host,
-                  progress=progress, callback=callback, folder=folder)
+                  progress=progress, callback=callback, folder=folder,
+                  on_device=array != "numpy" and workload in _ON_DEVICE)
         steps = _history(workload, trace) if history else None
     metrics = raw["metrics"]
     resolved = _resolved(workload, raw["options"])
@@ -483,11 +557,11 @@ def minimizer(workload, step_metric, doc):
 
     def minimize(objective, lo=None, hi=None, *, dim=None, device=None,
                  session=None, seed=None, progress=None, callback=None,
-                 history=True, **options):
+                 history=True, array="numpy", **options):
         return optimize(workload, f"{workload}.minimize", objective, lo, hi,
                         dim, step_metric, device=device, session=session,
                         seed=seed, progress=progress, callback=callback,
-                        history=history, options=options)
+                        history=history, options=options, array=array)
 
     minimize.__module__ = f"clkit.{workload}"
     minimize.__doc__ = doc + options_doc(

@@ -11,6 +11,15 @@ objective: a built-in name ("rastrigin", "sphere", ... as `clkit run pso
 such a file), or a callable f(X) -> values that takes a read-only (count,
 dim) float64 array, a copy of the call's batch that stays valid, and
 returns count values.
+array: how a callable gets X. "numpy" (the default): as above. "torch",
+"cupy", "jax" or "dlpack": on a CUDA device, X is the swarm's own device
+memory, a read-only (count, dim) view (float32, or float64 with
+precision="double") as that library's array ("dlpack": a
+clkit.DeviceArray, which from_dlpack and __cuda_array_interface__ take),
+with no copy to the host. It is valid during the call only (keep
+X.clone(), not X). The values may stay on the device: count float32 or
+float64 values, which the swarm's stream waits for (DLPack's stream
+rule). On other devices X is a host copy as that library's array.
 lo, hi: the domain, a number or one per dimension (a built-in objective
 has its own; a source or a callable needs both).
 dim: dimensions (default: the length of lo or hi, else the option's).

@@ -88,7 +88,22 @@ typedef struct ck_py_bridge {
   PyObject *log;       /* l(line), or NULL */
   PyObject *error;     /* the first exception of a callback (owned) */
   PyObject *block;     /* the objective's batch, reused (owned), or NULL */
+  /* A device objective's (device_array.c): the last call's positions
+   * (owned) and values (a DLPack tensor, released at the next call), and
+   * host memory for values returned from the host. */
+  PyObject *device_array;
+  void *device_values;
+  void *host_values;
+  size_t host_capacity;
 } ck_py_bridge;
+
+/* device_array.c: the DeviceArray type, added to the module (0, or -1
+ * with an exception set); the device objective over a bridge (user); and
+ * letting go of its last call's arrays: 0, or -1 with an exception set
+ * where the objective kept its X past the call. */
+int ck_py_device_array_ready(PyObject *module);
+ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user);
+int ck_py_device_release(ck_py_bridge *bridge);
 
 /* run.c: readies bridge and options for a run from Python's seed (None:
  * 1, not given) and callables (each None or callable). Returns 0, or -1

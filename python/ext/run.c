@@ -290,9 +290,10 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
                        PyObject *seed, PyObject *objective, PyObject *progress,
                        PyObject *log) {
   int failed = 0;
-  *bridge = (ck_py_bridge){callable_or_null(objective, "objective", &failed),
-                           callable_or_null(progress, "progress", &failed),
-                           callable_or_null(log, "log", &failed), NULL, NULL};
+  *bridge = (ck_py_bridge){
+      .objective = callable_or_null(objective, "objective", &failed),
+      .progress = callable_or_null(progress, "progress", &failed),
+      .log = callable_or_null(log, "log", &failed)};
   if (failed)
     return -1;
   *options =
@@ -313,6 +314,10 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
 
 int ck_py_bridge_end(ck_py_bridge *bridge) {
   Py_CLEAR(bridge->block);
+  if (ck_py_device_release(bridge) != 0)
+    ck_py_keep_error(&bridge->error);
+  PyMem_Free(bridge->host_values);
+  bridge->host_values = NULL;
   if (!bridge->error)
     return 0;
   ck_py_raise_kept(&bridge->error);
@@ -321,15 +326,16 @@ int ck_py_bridge_end(ck_py_bridge *bridge) {
 
 PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   (void)self;
-  static char *keywords[] = {"workload", "device",    "options",
-                             "seed",     "objective", "progress",
-                             "log",      "session",   NULL};
+  static char *keywords[] = {"workload",  "device",   "options", "seed",
+                             "objective", "progress", "log",     "session",
+                             "on_device", NULL};
   const char *name, *selector;
   PyObject *list, *seed = Py_None, *objective = Py_None, *progress = Py_None,
                   *log = Py_None, *session = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "szO|OOOOO", keywords, &name,
+  int on_device = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "szO|OOOOOp", keywords, &name,
                                    &selector, &list, &seed, &objective,
-                                   &progress, &log, &session))
+                                   &progress, &log, &session, &on_device))
     return NULL;
   bridge bridge;
   ck_run_options options;
@@ -342,6 +348,12 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!workload || ck_py_device_of(session, selector, &device) != 0 ||
       ck_py_params(list, &params, &count) != 0)
     return NULL;
+  /* On a CUDA device, an objective that asks for it takes the positions
+   * where they are (device_array.c); elsewhere it gets a host copy. */
+  if (on_device && options.objective && device.backend == CK_BACKEND_CUDA) {
+    options.objective = NULL;
+    options.device_objective = ck_py_on_device_objective;
+  }
   ck_result result;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;

@@ -106,9 +106,9 @@ struct ck_workload {
    * CK_ERROR_INVALID_ARGUMENT, through ck__param_not_spread), before any
    * device work; params are checked otherwise already. */
   ck_status (*check_spread)(const ck_param *params, size_t count);
-  /* Nonzero when run takes a host objective (ck_run_options.objective);
-   * others are refused one. */
-  int objectives;
+  /* Nonzero when run takes a host objective (ck_run_options.objective),
+   * and a device objective (device_objective); others are refused them. */
+  int objectives, device_objectives;
 };
 
 /* The registry (src/registry.c, above the framework): every workload, in

@@ -543,6 +543,15 @@ static ck_status run_workload(const ck_workload *workload,
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "%s takes no host objective (ck_run_options.objective)",
                     workload->name);
+  if (options->device_objective && !workload->device_objectives)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "%s takes no device objective "
+                    "(ck_run_options.device_objective)",
+                    workload->name);
+  if (options->objective && options->device_objective)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_run_options: give objective or device_objective, "
+                    "not both");
   result->seed = options->seed;
   double started = ck__seconds();
   current_run run = {workload, device, options, 0};

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,14 +228,128 @@ void ck__host_values(int double_precision, const double *f, double *out,
   }
 }
 
-ck_status ck__host_failed(const char *config, ck_status status,
-                          const char *step, uint64_t number) {
+/* A failed objective callback: config's field, what it is. */
+static ck_status callback_failed(const char *config, const char *field,
+                                 const char *what, ck_status status,
+                                 const char *step, uint64_t number) {
   const char *name = "an unknown status";
   ck_status_get_name(status, &name);
   return ck__fail(status,
-                  "%s.evaluate: the host objective returned %s at %s %llu "
-                  "(0: the initial one)",
-                  config, name, step, (unsigned long long)number);
+                  "%s.%s: the %s returned %s at %s %llu (0: the "
+                  "initial one)",
+                  config, field, what, name, step, (unsigned long long)number);
+}
+
+ck_status ck__host_failed(const char *config, ck_status status,
+                          const char *step, uint64_t number) {
+  return callback_failed(config, "evaluate", "host objective", status, step,
+                         number);
+}
+
+ck_status ck__device_objective_check(const ck_device *device,
+                                     const char *what) {
+#if CK_HAVE_CUDA
+  if (device->backend == CK_BACKEND_CUDA)
+    return CK_OK;
+#endif
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "%s: positions in device memory are a CUDA device's, not "
+                  "%s's",
+                  what, device->id);
+}
+
+#if CK_HAVE_CUDA
+/* The values a device objective left in host memory, made comparable,
+ * into values. */
+static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
+                                  ck_buffer *values) {
+  double *f = malloc(batch->count * sizeof *f);
+  if (!f)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for a device objective's values");
+  const unsigned char *from = batch->values;
+  size_t step = batch->value_stride * batch->value_size;
+  for (size_t i = 0; i < batch->count; ++i) {
+    if (batch->value_size == 8) {
+      memcpy(&f[i], from + i * step, sizeof f[i]);
+    } else {
+      float value;
+      memcpy(&value, from + i * step, sizeof value);
+      f[i] = value;
+    }
+  }
+  int double_precision = batch->real_size == 8;
+  ck__host_values(double_precision, f, f, batch->count);
+  ck_status status =
+      ck__reals_write(queue, values, double_precision, f, batch->count);
+  free(f);
+  return status;
+}
+#endif
+
+ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
+                                size_t dim, size_t real_size,
+                                ck_device_batch *batch) {
+  *batch = (ck_device_batch){0};
+#if CK_HAVE_CUDA
+  ck_status status = ck_queue_finish(queue);
+  if (status)
+    return status;
+  const ck_device *device = NULL;
+  ck_queue_get_device(queue, &device);
+  *batch = (ck_device_batch){.x = ck__cuda_pointer(x),
+                             .count = count,
+                             .dim = dim,
+                             .stride = count,
+                             .real_size = real_size,
+                             .ordinal = device->device_index,
+                             .stream = ck__cuda_stream(queue)};
+  return CK_OK;
+#else
+  (void)queue, (void)x, (void)count, (void)dim, (void)real_size;
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "positions in device memory: this clkit was built without "
+                  "CUDA");
+#endif
+}
+
+ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
+                                ck_buffer *values, const char *what) {
+  if (!batch->values || (batch->value_size != 4 && batch->value_size != 8) ||
+      batch->value_stride == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: no values, or values of %zu bytes %zu apart (4 or "
+                    "8 bytes, 1 or more apart)",
+                    what, batch->value_size, batch->value_stride);
+#if CK_HAVE_CUDA
+  if (batch->values_on_host)
+    return take_host_values(batch, queue, values);
+  return ck__cuda_take_values(queue, batch->values, batch->value_size,
+                              batch->value_stride, values, batch->real_size,
+                              batch->count);
+#else
+  (void)queue, (void)values;
+  return ck__fail(CK_ERROR_UNSUPPORTED, "%s: this clkit was built without CUDA",
+                  what);
+#endif
+}
+
+ck_status ck__device_objective_call(const ck__device_objective *objective,
+                                    ck_queue *queue, ck_buffer *x, size_t count,
+                                    size_t dim, size_t real_size,
+                                    ck_buffer *values, uint64_t number) {
+  ck_device_batch batch;
+  ck_status status =
+      ck__device_batch_open(queue, x, count, dim, real_size, &batch);
+  if (status)
+    return status;
+  status = objective->function(&batch, objective->user);
+  if (status)
+    return callback_failed(objective->config, "evaluate_device",
+                           "device objective", status, objective->step, number);
+  char what[64];
+  snprintf(what, sizeof what, "%s.evaluate_device", objective->config);
+  return ck__device_batch_take(&batch, queue, values, what);
 }
 
 void ck__problem_free(ck__problem *problem) {

@@ -194,6 +194,32 @@ void ck__host_values(int double_precision, const double *f, double *out,
 ck_status ck__host_failed(const char *config, ck_status status,
                           const char *step, uint64_t number);
 
+/* A device objective (ck_device_objective_fn) over count points of dim
+ * coordinates held dimension-major in x (a CUDA device's buffer, reals of
+ * real_size bytes), once the queue's work is done; its values into
+ * `values` (count reals), in the queue's order. config, step and number
+ * name a failure as ck__host_failed does. */
+typedef struct ck__device_objective {
+  ck_device_objective_fn function;
+  void *user;
+  const char *config, *step;
+} ck__device_objective;
+ck_status ck__device_objective_call(const ck__device_objective *objective,
+                                    ck_queue *queue, ck_buffer *x, size_t count,
+                                    size_t dim, size_t real_size,
+                                    ck_buffer *values, uint64_t number);
+/* Its two halves, for ask/tell: the batch's given fields for x, once the
+ * queue's work is done; and the values the batch names into `values`
+ * (what names the caller in messages). */
+ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
+                                size_t dim, size_t real_size,
+                                ck_device_batch *batch);
+ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
+                                ck_buffer *values, const char *what);
+/* CK_OK where positions in device memory may be handed out on device;
+ * else why not, naming `what` (a field or a function). */
+ck_status ck__device_objective_check(const ck_device *device, const char *what);
+
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 
 /* The kernels of cl/ck_evaluate.h for n points, and what their arguments

@@ -71,10 +71,12 @@ static ck_status check_config(const ck_pso_config *config, size_t total) {
                     "ck_pso_config.ring_neighbours: the neighbourhood of %d "
                     "must hold 2 to %zu particles",
                     config->ring_neighbours, total);
-  if (config->evaluate && config->ask_tell)
+  if ((config->evaluate != NULL) + config->ask_tell +
+          (config->evaluate_device != NULL) >
+      1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_pso_config.ask_tell: give evaluate or ask_tell, not "
-                    "both");
+                    "ck_pso_config: give one of evaluate, evaluate_device and "
+                    "ask_tell");
   /* Initialisation evaluates every particle once. */
   if (config->max_evaluations && config->max_evaluations < config->particles)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -152,11 +154,26 @@ static ck_status evaluate_on_host(ck_pso *pso, uint64_t iteration) {
   return keep_values(pso, pso->host_f);
 }
 
+/* The device objective over the swarm's positions after `iteration`
+ * moves: they stay on the device. */
+static ck_status evaluate_on_device(ck_pso *pso, uint64_t iteration) {
+  pso_state *state = &pso->state;
+  ck__device_objective objective = {pso->config.evaluate_device,
+                                    pso->config.evaluate_user, "ck_pso_config",
+                                    "iteration"};
+  ck_status status = ck__device_objective_call(
+      &objective, state->queue, state->x, state->n, (size_t)state->dim,
+      state->real_size, state->values, iteration);
+  return status ? status : pso->steps->evaluate(state);
+}
+
 /* The values of a swarm whose objective is not streamed with the move,
  * and the personal bests kept. */
 static ck_status evaluate(ck_pso *pso, uint64_t iteration) {
   if (pso->state.streamed)
     return CK_OK;
+  if (pso->config.evaluate_device)
+    return evaluate_on_device(pso, iteration);
   if (pso->state.objective == CK_OBJECTIVE_HOST)
     return evaluate_on_host(pso, iteration);
   return pso->steps->evaluate(&pso->state);
@@ -188,7 +205,9 @@ static ck_status tune(ck_pso *created, const ck_device *device,
   ck_status status = CK_OK;
   ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
-  spec.host = config->evaluate || config->ask_tell;
+  spec.host = config->evaluate || config->ask_tell || config->evaluate_device;
+  if (config->evaluate_device)
+    CK_TRY(ck__device_objective_check(device, "ck_pso_config.evaluate_device"));
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -308,7 +327,8 @@ static ck_status allocate(ck_pso *created, const ck_device *device) {
   if (state->lsq.group_mode)
     CK_TRY(
         make_buffer(state, n * state->lsq.chunks * real, &state->lsq_partial));
-  if (state->objective == CK_OBJECTIVE_HOST) {
+  if (state->objective == CK_OBJECTIVE_HOST &&
+      !created->config.evaluate_device) {
     created->host_x = malloc(dim * n * sizeof(double));
     created->host_rows = malloc(dim * n * sizeof(double));
     created->host_f = malloc(n * sizeof(double));
@@ -444,7 +464,7 @@ ck_status ck_pso_create_spread(const ck_spread *spread,
   CK__REQUIRE(pso);
   *pso = NULL;
   CK_TRY(check_config(config, config->particles));
-  if (config->evaluate || config->ask_tell)
+  if (config->evaluate || config->ask_tell || config->evaluate_device)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "ck_pso_config.evaluate: a host objective does not spread over "
             "devices; create the swarm on one device");
@@ -660,13 +680,11 @@ ck_status ck_pso_ask(ck_pso *pso, double *x) {
   return status ? status : read_positions(pso, x);
 }
 
-ck_status ck_pso_tell(ck_pso *pso, const double *f) {
+/* What follows the values told and the personal bests kept, wherever
+ * the values came from: the global best, then the next move. */
+static ck_status told(ck_pso *pso) {
   ck_status status = CK_OK;
-  CK__REQUIRE(pso);
-  CK__REQUIRE(f);
   pso_state *state = &pso->state;
-  CK_TRY(is_ask_tell(pso, "ck_pso_tell"));
-  CK_TRY(keep_values(pso, f));
   CK_TRY(record_best(pso));
   /* The first values told are the initial swarm's; later ones a move's. */
   if (pso->told)
@@ -675,6 +693,55 @@ ck_status ck_pso_tell(ck_pso *pso, const double *f) {
   if (state->ring)
     CK_TRY(pso->steps->neighbours(state));
   CK_TRY(pso->steps->move(state, pso->iterations + 1));
+fail:
+  return status;
+}
+
+ck_status ck_pso_tell(ck_pso *pso, const double *f) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(pso);
+  CK__REQUIRE(f);
+  CK_TRY(is_ask_tell(pso, "ck_pso_tell"));
+  CK_TRY(keep_values(pso, f));
+  CK_TRY(told(pso));
+fail:
+  return status;
+}
+
+/* CK_OK for an ask/tell swarm on a device whose positions may be handed
+ * out where they are. */
+static ck_status device_ask_tell(const ck_pso *pso, const char *function) {
+  ck_status status = is_ask_tell(pso, function);
+  return status ? status
+                : ck__device_objective_check(&pso->state.device, function);
+}
+
+ck_status ck_pso_ask_device(ck_pso *pso, ck_device_batch *batch) {
+  CK__REQUIRE(pso);
+  CK__REQUIRE(batch);
+  pso_state *state = &pso->state;
+  ck_status status = device_ask_tell(pso, "ck_pso_ask_device");
+  return status ? status
+                : ck__device_batch_open(state->queue, state->x, state->n,
+                                        (size_t)state->dim, state->real_size,
+                                        batch);
+}
+
+ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(pso);
+  CK__REQUIRE(batch);
+  pso_state *state = &pso->state;
+  CK_TRY(device_ask_tell(pso, "ck_pso_tell_device"));
+  if (batch->count != state->n || batch->real_size != state->real_size)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_pso_tell_device: the batch holds %zu values of %zu bytes' "
+            "positions, not the swarm's %zu of %zu",
+            batch->count, batch->real_size, (size_t)state->n, state->real_size);
+  CK_TRY(ck__device_batch_take(batch, state->queue, state->values,
+                               "ck_pso_tell_device"));
+  CK_TRY(pso->steps->evaluate(state));
+  CK_TRY(told(pso));
 fail:
   return status;
 }

@@ -549,6 +549,27 @@ void *ck__cuda_pointer(const ck_buffer *buffer) {
   return buffer->handle;
 }
 
+int ck__cuda_values_launch(void *stream, const void *from, size_t from_size,
+                           size_t stride, void *to, size_t to_size,
+                           size_t count);
+
+ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
+                               size_t from_size, size_t stride, ck_buffer *to,
+                               size_t to_size, size_t count) {
+  void *span;
+  ck_status status = ck__cuda_kernel_begin(queue, &span);
+  if (status != CK_OK)
+    return status;
+  int code = ck__cuda_values_launch(state(queue)->stream, from, from_size,
+                                    stride, to->handle, to_size, count);
+  if (code) {
+    ck__cuda_kernel_abandon(queue, span);
+    return cuda_fail(queue, (cudaError_t)code,
+                     "taking a device objective's values");
+  }
+  return ck__cuda_kernel_end(queue, span);
+}
+
 /* Operation events: a pair around the operation, owned by the ck_event. */
 static ck_status event_start(ck_queue *queue, ck_event *event) {
   ck_status status = CK_OK;

@@ -275,6 +275,13 @@ extern _Thread_local int ck__cuda_next_load_fails;
  * their launches, so that ck_queue_get_kernel_seconds() counts them. */
 void *ck__cuda_stream(const ck_queue *queue);
 void *ck__cuda_pointer(const ck_buffer *buffer);
+/* A device objective's values into `to`, in the queue's order: count
+ * values of from_size bytes (4 or 8) in device memory, stride apart,
+ * into to_size bytes each (4 or 8), NaN as the largest value of to's
+ * precision and the rest clamped to its range (ck_device_batch). */
+ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
+                               size_t from_size, size_t stride, ck_buffer *to,
+                               size_t to_size, size_t count);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
 /* Gives back a span whose launch failed, before anything else on the

@@ -18,14 +18,15 @@ import pytest
 import clkit
 
 
-def _opencl_device():
+def _first_device(backend):
     for device in clkit.devices():
-        if device.backend == "opencl":
+        if device.backend == backend:
             return device.id
     return None
 
 
-OPENCL = _opencl_device()
+OPENCL = _first_device("opencl")
+CUDA = _first_device("cuda")
 DEVICES = ["ref", pytest.param(OPENCL, id="opencl") if OPENCL else
            pytest.param(None, id="opencl",
                         marks=pytest.mark.skip(reason="no OpenCL device"))]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import clkit
-from conftest import OPENCL, check_ctrl_c, sphere
+from conftest import CUDA, OPENCL, check_ctrl_c, sphere
 
 SMALL = dict(dim=4, particles=32, iters=20)
 
@@ -354,3 +354,108 @@ clkit.pso.minimize("rastrigin", dim=30, particles=256, time=60,
 
 def test_ctrl_c_stops_the_run_with_keyboardinterrupt():
     check_ctrl_c(CTRL_C)
+
+
+# ---- objectives on device arrays (array=) -----------------------------------
+
+needs_cuda = pytest.mark.skipif(not CUDA, reason="no CUDA device: the "
+                                "zero-copy path runs on CUDA devices only")
+
+
+def _first_coordinate(X):
+    """Exact in any precision and library: the runs compare bit for bit."""
+    return X[:, 0]
+
+
+def test_array_must_name_a_library():
+    with pytest.raises(ValueError, match="array must be one of"):
+        clkit.pso.minimize(sphere, -1, 1, array="tensorflow", device="ref",
+                           **SMALL)
+
+
+def test_array_dlpack_off_cuda_gives_the_host_copy(device):
+    """Off a CUDA device X is the host copy, and the run is the NumPy
+    callable's, bit for bit."""
+    seen = []
+
+    def objective(X):
+        seen.append(type(X))
+        return sphere(X)
+
+    common = dict(device=device, seed=3, **SMALL)
+    numpy_run = clkit.pso.minimize(sphere, -5, 5, **common)
+    dlpack_run = clkit.pso.minimize(objective, -5, 5, array="dlpack",
+                                    **common)
+    assert set(seen) == {np.ndarray}
+    assert dlpack_run.fun == numpy_run.fun
+    assert dlpack_run.x.tolist() == numpy_run.x.tolist()
+
+
+@needs_cuda
+def test_a_device_array_is_the_swarms_memory():
+    """On CUDA, X is a DeviceArray: (count, dim) float32 on the device;
+    host values from it give the NumPy callable's run bit for bit."""
+    seen = {}
+
+    def objective(X):
+        seen.update(type=type(X), shape=X.shape, dtype=X.dtype,
+                    where=X.__dlpack_device__(),
+                    interface=X.__cuda_array_interface__["shape"])
+        return np.full(X.shape[0], 2.0)
+
+    common = dict(device=CUDA, seed=3, **SMALL)
+    clkit.pso.minimize(objective, -5, 5, array="dlpack", **common)
+    assert seen == dict(type=clkit._clkit.DeviceArray, shape=(32, 4),
+                        dtype="float32", where=(2, int(CUDA.split(":")[1])),
+                        interface=(32, 4))
+
+
+@needs_cuda
+def test_a_torch_objective_sees_a_cuda_tensor():
+    torch = pytest.importorskip("torch")
+    seen = []
+
+    def objective(X):
+        seen.append((X.is_cuda, X.dtype, tuple(X.shape)))
+        return _first_coordinate(X)
+
+    common = dict(device=CUDA, seed=5, **SMALL)
+    device_run = clkit.pso.minimize(objective, -5, 5, array="torch",
+                                    **common)
+    host_run = clkit.pso.minimize(_first_coordinate, -5, 5, **common)
+    assert set(seen) == {(True, torch.float32, (32, 4))}
+    assert device_run.fun == host_run.fun
+    assert device_run.x.tolist() == host_run.x.tolist()
+    # float64 and strided values are taken as they come; NaN is the
+    # largest value.
+    double_run = clkit.pso.minimize(
+        lambda X: torch.stack([X[:, 0], X[:, 1]], 1).double()[:, 0], -5, 5,
+        array="torch", **common)
+    assert double_run.fun == host_run.fun
+    nan_run = clkit.pso.minimize(
+        lambda X: torch.where(X[:, 1] > 0, torch.nan, X[:, 0]), -5, 5,
+        array="torch", **common)
+    assert np.isfinite(nan_run.fun) and nan_run.x[1] <= 0
+
+
+@needs_cuda
+def test_x_kept_past_its_call_is_refused():
+    torch = pytest.importorskip("torch")
+    kept = []
+
+    def objective(X):
+        kept.append(X)
+        return X[:, 0].clone()
+
+    with pytest.raises(RuntimeError, match="kept its X"):
+        clkit.pso.minimize(objective, -5, 5, array="torch", device=CUDA,
+                           **SMALL)
+    assert torch.is_tensor(kept[0])
+
+
+@needs_cuda
+def test_device_values_of_the_wrong_shape_are_refused():
+    pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="must return 32 float32 or float64"):
+        clkit.pso.minimize(lambda X: X[:5, 0].clone(), -5, 5, array="torch",
+                           device=CUDA, **SMALL)

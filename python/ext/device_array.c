@@ -1,0 +1,392 @@
+/*
+ * device_array.c - a device objective written in Python: the swarm's
+ * positions handed to the callable where they are, in a CUDA device's
+ * memory, through DLPack (torch.from_dlpack, cupy.from_dlpack,
+ * jax.dlpack.from_dlpack) and the CUDA array interface; the values it
+ * returns taken from the device as well, or from the host.
+ *
+ * The DLPack structures below follow the DLPack ABI (version 0.8, the
+ * "dltensor" capsule every array library takes).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "ext.h"
+
+/* ---- the DLPack ABI ------------------------------------------------------ */
+
+enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3, DL_FLOAT = 2 };
+
+typedef struct dl_device {
+  int32_t type, id;
+} dl_device;
+
+typedef struct dl_type {
+  uint8_t code, bits;
+  uint16_t lanes;
+} dl_type;
+
+typedef struct dl_tensor {
+  void *data;
+  dl_device device;
+  int32_t ndim;
+  dl_type dtype;
+  int64_t *shape, *strides; /* strides in elements; NULL: C order */
+  uint64_t byte_offset;
+} dl_tensor;
+
+typedef struct dl_managed {
+  dl_tensor tensor;
+  void *context;
+  void (*deleter)(struct dl_managed *self);
+} dl_managed;
+
+static const char LIVE[] = "dltensor", USED[] = "used_dltensor";
+
+/* ---- clkit._clkit.DeviceArray ------------------------------------------ */
+
+/* One call's positions: a read-only (count, dim) view of the swarm's
+ * device memory, valid while the call runs. exports counts the DLPack
+ * tensors made of it that their consumers still hold. */
+typedef struct device_array {
+  PyObject_HEAD const void *data;
+  Py_ssize_t count, dim, stride, real_size;
+  int ordinal, live;
+  Py_ssize_t exports;
+} device_array;
+
+/* What an export holds: the managed tensor, its shape and strides, and
+ * the array it came from (a reference). */
+typedef struct export {
+  dl_managed managed;
+  int64_t shape[2], strides[2];
+  device_array *array;
+}
+export;
+
+static void export_delete(dl_managed *managed) {
+  export *made = (export *)managed;
+  PyGILState_STATE state = PyGILState_Ensure();
+  made->array->exports--;
+  Py_DECREF(made->array);
+  PyGILState_Release(state);
+  PyMem_RawFree(made);
+}
+
+/* A capsule never consumed deletes its tensor itself. */
+static void capsule_delete(PyObject *capsule) {
+  if (!PyCapsule_IsValid(capsule, LIVE))
+    return;
+  dl_managed *managed = PyCapsule_GetPointer(capsule, LIVE);
+  if (managed && managed->deleter)
+    managed->deleter(managed);
+}
+
+static int array_usable(device_array *array) {
+  if (array->live)
+    return 0;
+  PyErr_SetString(PyExc_BufferError,
+                  "X is a view of the swarm's device memory for the call it "
+                  "was given to only; keep a copy (X.clone() in PyTorch) to "
+                  "use it later");
+  return -1;
+}
+
+/* __dlpack__(stream=None, max_version=None, dl_device=None, copy=None):
+ * the positions are complete when the call begins, so no stream needs to
+ * wait for them. */
+static PyObject *array_dlpack(PyObject *self, PyObject *args,
+                              PyObject *kwargs) {
+  device_array *array = (device_array *)self;
+  static char *keywords[] = {"stream", "max_version", "dl_device", "copy",
+                             NULL};
+  PyObject *stream = Py_None, *version = Py_None, *device = Py_None,
+           *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO", keywords, &stream,
+                                   &version, &device, &copy))
+    return NULL;
+  if (array_usable(array))
+    return NULL;
+  if (copy == Py_True) {
+    PyErr_SetString(PyExc_BufferError,
+                    "X is shared, not copied, by __dlpack__; copy it with "
+                    "its consumer's library");
+    return NULL;
+  }
+  if (device != Py_None) {
+    int type, id;
+    if (!PyArg_ParseTuple(device, "ii", &type, &id))
+      return NULL;
+    if (type != DL_CUDA || id != array->ordinal) {
+      PyErr_Format(PyExc_BufferError,
+                   "X lives on CUDA device %d, not on DLPack device (%d, %d)",
+                   array->ordinal, type, id);
+      return NULL;
+    }
+  }
+  export *made = PyMem_RawCalloc(1, sizeof *made);
+  if (!made)
+    return PyErr_NoMemory();
+  made->shape[0] = array->count;
+  made->shape[1] = array->dim;
+  made->strides[0] = 1;
+  made->strides[1] = array->stride;
+  made->array = (device_array *)Py_NewRef(self);
+  made->managed = (dl_managed){
+      .tensor = {.data = (void *)array->data,
+                 .device = {DL_CUDA, array->ordinal},
+                 .ndim = 2,
+                 .dtype = {DL_FLOAT, (uint8_t)(8 * array->real_size), 1},
+                 .shape = made->shape,
+                 .strides = made->strides},
+      .deleter = export_delete};
+  array->exports++;
+  PyObject *capsule = PyCapsule_New(&made->managed, LIVE, capsule_delete);
+  if (!capsule)
+    export_delete(&made->managed);
+  return capsule;
+}
+
+static PyObject *array_dlpack_device(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return Py_BuildValue("ii", DL_CUDA, ((device_array *)self)->ordinal);
+}
+
+static PyObject *array_shape(PyObject *self, void *unused) {
+  (void)unused;
+  device_array *array = (device_array *)self;
+  return Py_BuildValue("nn", array->count, array->dim);
+}
+
+static PyObject *array_dtype(PyObject *self, void *unused) {
+  (void)unused;
+  return PyUnicode_FromString(
+      ((device_array *)self)->real_size == 8 ? "float64" : "float32");
+}
+
+/* The CUDA array interface (version 3), for Numba and CuPy: read-only,
+ * strides in bytes, no stream to wait for. */
+static PyObject *array_interface(PyObject *self, void *unused) {
+  (void)unused;
+  device_array *array = (device_array *)self;
+  if (array_usable(array))
+    return NULL;
+  return Py_BuildValue(
+      "{s:(nn),s:s,s:(nO),s:(nn),s:i,s:O}", "shape", array->count, "typestr",
+      array->real_size == 8 ? "<f8" : "<f4", "data",
+      (Py_ssize_t)(uintptr_t)array->data, Py_True, "strides", array->real_size,
+      array->stride * array->real_size, "version", 3, "stream", Py_None);
+}
+
+static PyMethodDef array_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))array_dlpack,
+     METH_VARARGS | METH_KEYWORDS,
+     "a DLPack capsule of X, shared (not copied), read-only"},
+    {"__dlpack_device__", array_dlpack_device, METH_NOARGS,
+     "(2, ordinal): a CUDA device"},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef array_fields[] = {
+    {"shape", array_shape, NULL, "(count, dim)", NULL},
+    {"dtype", array_dtype, NULL, "\"float32\" or \"float64\"", NULL},
+    {"__cuda_array_interface__", array_interface, NULL,
+     "the CUDA array interface, version 3", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject array_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clkit._clkit.DeviceArray",
+    .tp_basicsize = sizeof(device_array),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = array_methods,
+    .tp_getset = array_fields,
+    .tp_doc = "one call's positions in a CUDA device's memory, read-only, "
+              "valid during the call: take it with torch.from_dlpack, "
+              "cupy.from_dlpack or jax.dlpack.from_dlpack",
+    .tp_new = NULL,
+};
+
+int ck_py_device_array_ready(PyObject *module) {
+  if (PyType_Ready(&array_type) != 0)
+    return -1;
+  return PyModule_AddObjectRef(module, "DeviceArray", (PyObject *)&array_type);
+}
+
+/* ---- the device objective ---------------------------------------------- */
+
+/* Lets go of the previous call's values and array; -1 with an exception
+ * set where the objective kept that call's X (it would read memory the
+ * swarm reuses, or frees at the run's end). */
+int ck_py_device_release(ck_py_bridge *bridge) {
+  dl_managed *values = bridge->device_values;
+  bridge->device_values = NULL;
+  if (values && values->deleter)
+    values->deleter(values);
+  device_array *array = (device_array *)bridge->device_array;
+  if (!array)
+    return 0;
+  array->live = 0;
+  int kept = array->exports > 0;
+  Py_CLEAR(bridge->device_array);
+  if (!kept)
+    return 0;
+  PyErr_SetString(PyExc_RuntimeError,
+                  "the objective kept its X, a view of the swarm's device "
+                  "memory, past its call; keep a copy (X.clone() in PyTorch) "
+                  "instead");
+  return -1;
+}
+
+/* Values the callable returned in host memory (anything NumPy reads),
+ * copied as float64 into the bridge's array. */
+static int host_values(ck_py_bridge *bridge, PyObject *answer,
+                       ck_device_batch *batch) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(answer, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT))
+    return -1;
+  const char *format = view.format ? view.format : "B";
+  if (*format == '<' || *format == '=')
+    ++format;
+  size_t size = strcmp(format, "d") == 0 ? 8 : strcmp(format, "f") == 0 ? 4 : 0;
+  int fits = size && view.len == (Py_ssize_t)(batch->count * size);
+  if (fits && bridge->host_capacity < batch->count * size) {
+    PyMem_Free(bridge->host_values);
+    bridge->host_values = PyMem_Malloc(batch->count * size);
+    bridge->host_capacity = bridge->host_values ? batch->count * size : 0;
+    if (!bridge->host_values) {
+      PyBuffer_Release(&view);
+      PyErr_NoMemory();
+      return -1;
+    }
+  }
+  if (fits) {
+    memcpy(bridge->host_values, view.buf, batch->count * size);
+    batch->values = bridge->host_values;
+    batch->value_size = size;
+    batch->value_stride = 1;
+    batch->values_on_host = 1;
+  } else {
+    PyErr_Format(PyExc_ValueError,
+                 "the objective must return %zu float32 or float64 values, "
+                 "one a row of X",
+                 batch->count);
+  }
+  PyBuffer_Release(&view);
+  return fits ? 0 : -1;
+}
+
+/* Values the callable returned on the device: a DLPack tensor of count
+ * floats (shape (count,) or (count, 1)) on the batch's device, made ready
+ * for the swarm's stream by its producer. Kept until the next call. */
+static int device_values(ck_py_bridge *bridge, PyObject *answer,
+                         ck_device_batch *batch) {
+  PyObject *capsule, *kwargs, *empty, *method;
+  /* stream=: the swarm's stream, which the producer makes wait for the
+   * values (DLPack's stream rule); 1 is CUDA's legacy default stream. */
+  uintptr_t stream = (uintptr_t)batch->stream;
+  method = PyObject_GetAttrString(answer, "__dlpack__");
+  empty = PyTuple_New(0);
+  kwargs = Py_BuildValue("{s:K}", "stream",
+                         (unsigned long long)(stream ? stream : 1));
+  capsule =
+      method && empty && kwargs ? PyObject_Call(method, empty, kwargs) : NULL;
+  Py_XDECREF(method);
+  Py_XDECREF(empty);
+  Py_XDECREF(kwargs);
+  if (!capsule)
+    return -1;
+  dl_managed *managed = PyCapsule_GetPointer(capsule, LIVE);
+  if (!managed || PyCapsule_SetName(capsule, USED) != 0) {
+    Py_DECREF(capsule);
+    return -1;
+  }
+  Py_DECREF(capsule);
+  bridge->device_values = managed;
+  const dl_tensor *t = &managed->tensor;
+  int64_t rows = t->ndim >= 1 ? t->shape[0] : 0;
+  int shaped = (t->ndim == 1 || (t->ndim == 2 && t->shape[1] == 1)) &&
+               rows == (int64_t)batch->count;
+  int typed = t->dtype.code == DL_FLOAT && t->dtype.lanes == 1 &&
+              (t->dtype.bits == 32 || t->dtype.bits == 64);
+  if (t->device.type != DL_CUDA || t->device.id != batch->ordinal) {
+    PyErr_Format(PyExc_ValueError,
+                 "the objective's values are on DLPack device (%d, %d), not "
+                 "on CUDA device %d with X",
+                 t->device.type, t->device.id, batch->ordinal);
+    return -1;
+  }
+  if (!shaped || !typed) {
+    PyErr_Format(PyExc_ValueError,
+                 "the objective must return %zu float32 or float64 values, "
+                 "one a row of X (shape (%zu,))",
+                 batch->count, batch->count);
+    return -1;
+  }
+  int64_t stride = t->strides ? t->strides[0] : 1;
+  if (stride < 1 && rows > 1) {
+    PyErr_SetString(PyExc_ValueError,
+                    "the objective's values must run forward in memory");
+    return -1;
+  }
+  batch->values = (const char *)t->data + t->byte_offset;
+  batch->value_size = t->dtype.bits / 8;
+  batch->value_stride = stride < 1 ? 1 : (size_t)stride;
+  batch->values_on_host = 0;
+  return 0;
+}
+
+/* On a device (a CUDA array's __dlpack_device__), rather than the host. */
+static int on_device(PyObject *answer) {
+  if (!PyObject_HasAttrString(answer, "__dlpack__"))
+    return 0;
+  PyObject *where = PyObject_CallMethod(answer, "__dlpack_device__", NULL);
+  if (!where) {
+    PyErr_Clear();
+    return 0;
+  }
+  int type = 0, id = 0;
+  int parsed = PyArg_ParseTuple(where, "ii", &type, &id);
+  Py_DECREF(where);
+  if (!parsed) {
+    PyErr_Clear();
+    return 0;
+  }
+  return type == DL_CUDA;
+}
+
+ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user) {
+  ck_py_bridge *bridge = user;
+  PyGILState_STATE state = PyGILState_Ensure();
+  ck_status status = CK_ERROR_CANCELLED;
+  if (bridge->error || ck_py_device_release(bridge) != 0)
+    goto failed;
+  device_array *array = PyObject_New(device_array, &array_type);
+  if (!array)
+    goto failed;
+  array->data = batch->x;
+  array->count = (Py_ssize_t)batch->count;
+  array->dim = (Py_ssize_t)batch->dim;
+  array->stride = (Py_ssize_t)batch->stride;
+  array->real_size = (Py_ssize_t)batch->real_size;
+  array->ordinal = batch->ordinal;
+  array->live = 1;
+  array->exports = 0;
+  bridge->device_array = (PyObject *)array;
+  PyObject *answer = PyObject_CallOneArg(bridge->objective, (PyObject *)array);
+  array->live = 0;
+  if (answer) {
+    int taken = on_device(answer) ? device_values(bridge, answer, batch)
+                                  : host_values(bridge, answer, batch);
+    if (taken == 0)
+      status = CK_OK;
+    Py_DECREF(answer);
+  }
+  if (status == CK_OK)
+    goto done;
+failed:
+  if (PyErr_Occurred())
+    ck_py_keep_error(&bridge->error);
+  status = CK_ERROR_CANCELLED;
+done:
+  PyGILState_Release(state);
+  return status;
+}
