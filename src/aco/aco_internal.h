@@ -171,7 +171,7 @@ aco_state *ck__aco_state(ck_aco *aco);
 
 /* Ants of a colony when the configuration leaves them to clkit, for the
  * classic or the focused method, whose source may take memory an ant
- * (aco.c). */
+ * (aco_create.c). */
 uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
                                 int focused, ck_aco_focus_source source);
 /* The method that runs on device for n cities when `asked` is asked
@@ -181,7 +181,7 @@ ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
 
 /* ck_aco_create without its checks, for a slice of a spread colony: the
  * configuration's ants, which draw the random streams of ants first,
- * first + 1, ... of the whole colony (aco.c). */
+ * first + 1, ... of the whole colony (aco_create.c). */
 ck_status ck__aco_create_slice(const ck_device *device,
                                const ck_tsp_instance *instance,
                                const ck_aco_config *config, uint32_t first,
@@ -331,5 +331,28 @@ extern const ck__field ck__aco_fields[CK__ACO_FIELDS];
 /* The steps a run makes when no rule stops it. */
 #define CK__ACO_DEFAULT_STEPS                                                  \
   ((uint64_t)ck__aco_fields[CK__ACO_MAX_ITERATIONS].value)
+
+/* An ACO: its device state and steps, and the driver's own; aco.c runs
+ * it, and aco_create.c makes it. */
+struct ck_aco {
+  aco_state state;
+  const ck__aco_steps *steps;
+  ck__aco_steps merged_steps; /* native steps over the base's */
+  ck_aco_config config;
+  double rho, p_best;
+  uint64_t iteration;         /* iterations made */
+  uint64_t restart_iteration; /* iteration of the last pheromone reset */
+  uint64_t since_improvement;
+  uint64_t restarts, partitions;
+  int64_t best_length; /* INT64_MAX until the first iteration */
+  uint64_t best_iteration;
+  double best_time, started, setup_s;
+  uint32_t *best_tour, *best_positions;
+  ck_aco_trace_point *trace;
+  size_t trace_count, trace_allocated;
+  /* A colony spread over devices (aco_spread.c): its members hold the
+   * ants and the pheromone, this ACO the driver's state; NULL alone. */
+  ck__aco_spread *spread;
+};
 
 #endif /* CK_ACO_INTERNAL_H */

@@ -1,8 +1,9 @@
 /*
  * gas_internal.h - the gas driver's state and its table of steps per
- * backend. The driver (gas.c) owns the initial state, the step loop,
- * thermostats' schedules, observables and checkpoints; a step does one
- * phase of a velocity-Verlet step for every particle.
+ * backend. The driver owns the initial state (gas_create.c), the step
+ * loop, thermostats' schedules and observables (gas.c), and checkpoints
+ * (gas_checkpoint.c); a step does one phase of a velocity-Verlet step for
+ * every particle.
  *
  * Per-particle arrays (position, velocity, force: 2 N reals; energy,
  * virial: N reals; id: N words) are kept in the order of the last sort by
@@ -366,7 +367,7 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
                                       ck__gas_forms forms,
                                       int temperature_given, ck_gas **gas);
 
-/* ---- a spread member's device state (gas.c, gas_member.c) ----------------
+/* ---- a spread member's device state (gas_create.c, gas_member.c) ---------
  *
  * A member (ck_gas.h's spread members) is a ck_gas in single precision
  * whose box is config's (its slab and margins along x, not periodic, with
@@ -495,5 +496,29 @@ ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
                              float *energies, float *virials);
 /* The degrees of freedom of a configuration's particles. */
 double ck__gas_degrees_of_freedom(const ck_gas_config *config);
+
+/* ---- shared between the driver's files -----------------------------------
+ *
+ * gas_build.c checks configurations and builds device states; creation
+ * (gas_create.c) and checkpoints (gas_checkpoint.c) both call it.
+ */
+/* The settings that do not depend on the box, against ck__gas_fields. */
+ck_status ck__gas_check_config(const ck_gas_config *config);
+/* In a periodic box, a Lennard-Jones cutoff within half of each side. */
+ck_status ck__gas_check_cutoff_fits(const ck_gas_config *config);
+/* Whether a box side lies in [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE]. */
+int ck__gas_side_fits(double side);
+/* gas's constants, forms, steps and buffers for its resolved
+ * configuration on device, in double precision where asked; the steps'
+ * setup (their programs) too where build is set. */
+ck_status ck__gas_build_state(const ck_device *device, ck_gas *gas,
+                              int double_precision, int build);
+/* A spread gas over the spread's members (gas_create.c), which start
+ * from positions and velocities (id order) at step; the members are
+ * taken over, and destroyed on failure. */
+ck_status ck__gas_wrap_spread(ck__gas_spread *spread, const ck_gas_config *c,
+                              uint64_t step, ck__gas_forms forms,
+                              const double *positions, const double *velocities,
+                              ck_gas **result);
 
 #endif /* CK_GAS_INTERNAL_H */
