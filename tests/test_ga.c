@@ -2029,6 +2029,32 @@ static ck_status null_ga_get_history_stride(void *context, int which) {
   return ck_ga_get_history_stride(NULL_AT(0, c->ga), NULL_AT(1, &stride));
 }
 
+/* ck_ga_config_read: the command's settings and messages, and the
+ * options of a run refused (config then unchanged). */
+static void config_read(void) {
+  ck_ga_config c, defaults;
+  ck_ga_config_init(&defaults);
+  const ck_param params[] = {{"islands", "4"},
+                             {"island-size", "10"},
+                             {"crossover", "sbx:3"},
+                             {"migrate-every", "5"}};
+  CHECK_OK(ck_ga_config_read(params, 4, &c));
+  CHECK(c.islands == 4 && c.island_size == 10 && c.crossover == CK_GA_SBX &&
+        c.crossover_parameter == 3 && c.migrate_every == 5 &&
+        c.elite == defaults.elite && c.seed == 1 && c.hi == NULL);
+  static const char *const runs[] = {"gens", "target", "trace-islands", "hi",
+                                     "out"};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; ++i) {
+    const ck_param run[] = {{runs[i], "1"}};
+    char mention[64];
+    snprintf(mention, sizeof mention, "option --%s belongs to a run", runs[i]);
+    CHECK_INVALID(ck_ga_config_read(run, 1, &c), mention);
+  }
+  const ck_param parts[] = {{"migrants", "2"}, {"migrate-every", "0"}};
+  CHECK_INVALID(ck_ga_config_read(parts, 2, &c), "--migrants");
+  CHECK(c.islands == 4 && c.migrate_every == 5);
+}
+
 static void null_arguments(const ck_device *ref) {
   static const check_null_case cases[] = {
       {"ck_ga_config_init", {"config"}, null_ga_config_init},
@@ -2436,6 +2462,7 @@ int main(void) {
   bad_input(ref);
   largest_elite(ref);
   null_arguments(ref);
+  config_read();
   spread_islands(ref, devices[1]);
   host_errors(ref);
   host_workload(ref);

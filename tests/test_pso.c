@@ -7,6 +7,7 @@
  * lsq recovering known coefficients, user objectives, host objectives
  * (a callback, and ask/tell), and bad input.
  */
+#include <float.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -1687,6 +1688,161 @@ static void host_ask_tell(const ck_device *device) {
   free(expected);
 }
 
+/* The arrays of a ck_pso_state of 20 particles in 5 dimensions. */
+typedef struct state_arrays {
+  double positions[100], velocities[100], best_positions[100];
+  double best_values[20], global_best[5];
+} state_arrays;
+
+static ck_pso_state state_over(state_arrays *arrays) {
+  return (ck_pso_state){.positions = arrays->positions,
+                        .velocities = arrays->velocities,
+                        .best_positions = arrays->best_positions,
+                        .best_values = arrays->best_values,
+                        .global_best = arrays->global_best};
+}
+
+/* Asks and tells test_host_sphere's values `tells` times, each ask into
+ * asked (tells x 100 values) where given. */
+static void tell_sphere(ck_pso *pso, int tells, double *asked) {
+  double x[100], f[20];
+  for (int i = 0; i < tells; ++i) {
+    CHECK_OK(ck_pso_ask(pso, x));
+    if (asked)
+      memcpy(asked + 100 * i, x, sizeof x);
+    test_host_sphere(x, 20, 5, f, NULL);
+    CHECK_OK(ck_pso_tell(pso, f));
+  }
+}
+
+/* A state read after four tells and set on a new swarm gives that swarm
+ * the asks of the first, bit for bit, in either precision and topology;
+ * the initial swarm's state has no tells and no values. */
+static void ask_tell_state(const ck_device *device) {
+  for (int variant = 0; variant < 2; ++variant) {
+    ck_pso_config c;
+    host_config(&c, NULL);
+    c.evaluate = NULL;
+    c.ask_tell = 1;
+    c.double_precision = variant == 0 && device->has_fp64;
+    c.ring_neighbours = variant == 1 ? 3 : 0;
+    ck_pso *first = create(device, &c), *second = create(device, &c);
+    if (!first || !second) {
+      ck_pso_destroy(first);
+      ck_pso_destroy(second);
+      return;
+    }
+    state_arrays initial, arrays;
+    ck_pso_state start = state_over(&initial);
+    CHECK_OK(ck_pso_get_state(second, &start));
+    CHECK(start.tells == 0 && start.seed == 7);
+    double largest = c.double_precision ? DBL_MAX : FLT_MAX;
+    CHECK(start.global_best_value == largest &&
+          initial.best_values[19] == largest);
+    tell_sphere(first, 4, NULL);
+    ck_pso_state state = state_over(&arrays);
+    CHECK_OK(ck_pso_get_state(first, &state));
+    CHECK(state.tells == 4 && state.global_best_value < 1e3);
+    double expected[300], asked[300];
+    tell_sphere(first, 3, expected);
+    tell_sphere(second, 2, NULL);
+    CHECK_OK(ck_pso_set_state(second, &state));
+    tell_sphere(second, 3, asked);
+    CHECK_MSG(memcmp(expected, asked, sizeof asked) == 0,
+              "%s variant %d: the restored swarm asks otherwise", device->id,
+              variant);
+    double best[2], position[2][5];
+    CHECK_OK(ck_pso_get_best(first, &best[0], position[0]));
+    CHECK_OK(ck_pso_get_best(second, &best[1], position[1]));
+    CHECK(best[0] == best[1] &&
+          memcmp(position[0], position[1], sizeof position[0]) == 0);
+    /* The initial state sends a swarm back to its start. */
+    CHECK_OK(ck_pso_set_state(second, &start));
+    double x[100];
+    CHECK_OK(ck_pso_ask(second, x));
+    CHECK(memcmp(x, initial.positions, sizeof x) == 0);
+    ck_pso_destroy(first);
+    ck_pso_destroy(second);
+  }
+}
+
+/* What ck_pso_get_state and ck_pso_set_state refuse, leaving the swarm
+ * as it was. */
+static void state_errors(const ck_device *ref) {
+  ck_pso_config c;
+  host_config(&c, NULL);
+  ck_pso *stepped = create(ref, &c);
+  c.evaluate = NULL;
+  c.ask_tell = 1;
+  ck_pso *pso = create(ref, &c);
+  state_arrays arrays;
+  ck_pso_state state = state_over(&arrays);
+  if (stepped) {
+    CHECK_INVALID(ck_pso_get_state(stepped, &state), "not made for ask/tell");
+    CHECK_INVALID(ck_pso_set_state(stepped, &state), "not made for ask/tell");
+  }
+  ck_pso_destroy(stepped);
+  if (!pso)
+    return;
+  CHECK_INVALID(ck_pso_get_state(NULL, &state), "pso is NULL");
+  CHECK_INVALID(ck_pso_set_state(pso, NULL), "state is NULL");
+  tell_sphere(pso, 2, NULL);
+  CHECK_OK(ck_pso_get_state(pso, &state));
+  double before[100], after[100];
+  CHECK_OK(ck_pso_ask(pso, before));
+  state.velocities = NULL;
+  CHECK_INVALID(ck_pso_get_state(pso, &state), "array of the ck_pso_state");
+  state.velocities = arrays.velocities;
+  state.seed = 8;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "seed 8 is not the swarm's 7");
+  state.seed = 7;
+  arrays.positions[3] = NAN;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "positions[3] is nan");
+  arrays.positions[3] = 0;
+  arrays.global_best[4] = INFINITY;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "global_best[4] is inf");
+  CHECK_OK(ck_pso_ask(pso, after));
+  CHECK(memcmp(before, after, sizeof after) == 0);
+  ck_pso_destroy(pso);
+}
+
+/* ck_pso_config_read: the command's settings and messages, and the
+ * options of a run refused. */
+static void config_read(void) {
+  ck_pso_config c, defaults;
+  ck_pso_config_init(&defaults);
+  const ck_param params[] = {{"particles", "16"},
+                             {"topology", "ring:3"},
+                             {"w", "0.5"},
+                             {"dim", "4"},
+                             {"bounds", "reflect"}};
+  CHECK_OK(ck_pso_config_read(params, 5, &c));
+  CHECK(c.particles == 16 && c.ring_neighbours == 3 && c.w == 0.5 &&
+        c.dim == 4 && c.bounds == CK_BOUNDS_MODE_REFLECT &&
+        c.c1 == defaults.c1 && c.seed == 1 && c.lo == NULL);
+  const ck_param constriction[] = {{"constriction", "1"}};
+  CHECK_OK(ck_pso_config_read(constriction, 1, &c));
+  CHECK(c.constriction == 1 && c.c1 == 2.05 && c.c2 == 2.05);
+  static const char *const runs[] = {"iters", "evals",       "target", "time",
+                                     "lo",    "check-every", "trace",  "data"};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; ++i) {
+    const ck_param run[] = {{"w", "0.1"}, {runs[i], "1"}};
+    char mention[64];
+    snprintf(mention, sizeof mention, "option --%s belongs to a run", runs[i]);
+    CHECK_INVALID(ck_pso_config_read(run, 2, &c), mention);
+  }
+  /* Refused, config is as the last read left it. */
+  CHECK(c.constriction == 1 && c.c1 == 2.05 && c.w == defaults.w);
+  const ck_param bad[] = {{"topology", "ring:99"}, {"particles", "16"}};
+  CHECK_INVALID(ck_pso_config_read(bad, 2, &c), "must hold 2 to 16");
+  const ck_param both[] = {{"constriction", "1"}, {"w", "0.5"}};
+  CHECK_INVALID(ck_pso_config_read(both, 2, &c), "--w has no part");
+  const ck_param unknown[] = {{"nope", "1"}};
+  CHECK_INVALID(ck_pso_config_read(unknown, 1, &c), "unknown option --nope");
+  CHECK_INVALID(ck_pso_config_read(NULL, 1, &c), "params is NULL");
+  CHECK_INVALID(ck_pso_config_read(NULL, 0, NULL), "config is NULL");
+}
+
 /* A host objective's error stops the run with its status and a message
  * naming the iteration; the refusals of the contract. */
 /* A device objective that must never be called: the swarm is refused. */
@@ -1878,6 +2034,7 @@ int main(void) {
     overflow(devices[i]);
     host_objective(devices[i]);
     host_ask_tell(devices[i]);
+    ask_tell_state(devices[i]);
   }
   if (devices[1]) {
     user_objective(devices[1]);
@@ -1898,6 +2055,8 @@ int main(void) {
   spread_progress(ref);
   host_errors(ref);
   host_null_arguments(ref);
+  state_errors(ref);
+  config_read();
   host_workload(ref);
   minus_infinity_best(ref);
   ck_device_set_free(&set);

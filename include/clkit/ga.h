@@ -140,6 +140,25 @@ typedef struct ck_ga ck_ga;
 ck_status ck_ga_config_init(ck_ga_config *config);
 
 /*
+ * ck_ga_config_read - a configuration from options of `clkit run ga`
+ * (name/value pairs, as ck_workload_run() takes them), read and checked
+ * as the command reads them: the GA's settings (islands, island-size,
+ * elite, tournament, pc, crossover, pm, mutation, migrate-every,
+ * migrants, topology, generation-mode) and the problem's (fn, dim,
+ * bounds, precision, lsq-mode). Every other field is at its default
+ * (ck_ga_config_init), seed 1; the domain is the caller's to set (lo,
+ * hi).
+ * Takes: params (count pairs); config (filled in; its function points
+ * into params, which must outlive its use).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL config, a value or
+ * a combination the command refuses, or an option of a run rather than
+ * of the GA (stopping rules, files, lo and hi, outputs and
+ * trace-islands), with the command's message; config is then unchanged.
+ */
+ck_status ck_ga_config_read(const ck_param *params, size_t count,
+                            ck_ga_config *config);
+
+/*
  * ck_ga_create - check the configuration, build the kernels, allocate the
  * population on the device and draw generation 0.
  * Takes: device, config (not kept, except config->data, which must

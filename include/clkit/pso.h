@@ -134,6 +134,24 @@ typedef struct ck_pso ck_pso;
 ck_status ck_pso_config_init(ck_pso_config *config);
 
 /*
+ * ck_pso_config_read - a configuration from options of `clkit run pso`
+ * (name/value pairs, as ck_workload_run() takes them), read and checked
+ * as the command reads them: the swarm's settings (particles, w, c1, c2,
+ * constriction, topology, vinit, vmax, move-mode) and the problem's (fn,
+ * dim, bounds, precision, lsq-mode). Every other field is at its default
+ * (ck_pso_config_init), seed 1; the domain is the caller's to set (lo,
+ * hi).
+ * Takes: params (count pairs); config (filled in; its function points
+ * into params, which must outlive its use).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL config, a value or
+ * a combination the command refuses, or an option of a run rather than
+ * of the swarm (stopping rules, files, lo and hi, outputs), with the
+ * command's message; config is then unchanged.
+ */
+ck_status ck_pso_config_read(const ck_param *params, size_t count,
+                             ck_pso_config *config);
+
+/*
  * ck_pso_create - check the configuration, build the kernels, allocate the
  * swarm on the device and initialise it (positions, velocities, personal
  * and global bests).
@@ -226,6 +244,46 @@ ck_status ck_pso_tell(ck_pso *pso, const double *f);
  */
 ck_status ck_pso_ask_device(ck_pso *pso, ck_device_batch *batch);
 ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch);
+/* The state of an ask/tell swarm: what ck_pso_get_state reads and
+ * ck_pso_set_state restores. The arrays are the caller's: particles x dim
+ * values, row-major (particle i's coordinate d at [i * dim + d]), or
+ * particles values, or dim. Values are as the swarm compares them: a NaN
+ * told is the largest real of the swarm's precision, and so is the value
+ * of a particle not yet told. */
+typedef struct ck_pso_state {
+  double *positions;      /* what ck_pso_ask gives next */
+  double *velocities;     /* the last move's */
+  double *best_positions; /* each particle's best position told */
+  double *best_values;    /* particles: their values */
+  double *global_best;    /* dim: the best position told */
+  double global_best_value;
+  uint64_t tells; /* ck_pso_tell calls so far: 0 for the initial swarm */
+  uint64_t seed;  /* of the random streams, which count the moves */
+} ck_pso_state;
+
+/*
+ * ck_pso_get_state - an ask/tell swarm's state, read from the device,
+ * between any two calls.
+ * Takes: state (its arrays set; tells and the rest filled in).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or array,
+ * or a swarm not made for ask/tell; device errors.
+ */
+ck_status ck_pso_get_state(ck_pso *pso, ck_pso_state *state);
+
+/*
+ * ck_pso_set_state - an ask/tell swarm put in a state that
+ * ck_pso_get_state read, from this swarm or another of the same
+ * configuration: its later asks are those of the swarm it came from, bit
+ * for bit on devices that compute alike. The history is not part of the
+ * state: it runs on.
+ * Takes: state (read; its seed must be the swarm's, whose kernels hold
+ * it: make the swarm with config.seed = state->seed).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or array,
+ * a swarm not made for ask/tell, another seed, or a position, velocity
+ * or best position that is not finite (the swarm is then unchanged);
+ * device errors (the swarm may then hold part of the state).
+ */
+ck_status ck_pso_set_state(ck_pso *pso, const ck_pso_state *state);
 
 /* ck_pso_get_best - the best value so far, if value is not NULL, and, if
  * position is not NULL, its position: config.dim entries, or for lsq the

@@ -1,7 +1,8 @@
 """Island genetic algorithm (clkit's ga workload)."""
 from . import _run
+from ._asktell import GA
 
-__all__ = ["minimize"]
+__all__ = ["minimize", "GA"]
 
 minimize = _run.minimizer("ga", "generations", """\
 Minimise objective with an island GA; returns an OptimizeResult.

@@ -1,7 +1,8 @@
 """Particle swarm optimisation (clkit's pso workload)."""
 from . import _run
+from ._asktell import PSO
 
-__all__ = ["minimize"]
+__all__ = ["minimize", "PSO"]
 
 minimize = _run.minimizer("pso", "iterations", """\
 Minimise objective with a particle swarm; returns an OptimizeResult.

@@ -147,4 +147,10 @@ extern PyMethodDef ck_py_nn_methods[], ck_py_gas_methods[];
 int ck_py_nn_ready(PyObject *module);
 int ck_py_gas_ready(PyObject *module);
 
+/* asktell.c: _clkit.asktell_create and the AskTell type (PSO and GA
+ * driven by ask and tell); ready (0, or -1 with an exception set) adds
+ * the type to the module. */
+extern PyMethodDef ck_py_asktell_methods[];
+int ck_py_asktell_ready(PyObject *module);
+
 #endif /* CK_PYTHON_EXT_H */

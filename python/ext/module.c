@@ -336,7 +336,9 @@ PyMODINIT_FUNC PyInit__clkit(void) {
       ck_py_nn_ready(module) != 0 ||
       PyModule_AddFunctions(module, ck_py_gas_methods) != 0 ||
       ck_py_gas_ready(module) != 0 || ck_py_session_ready(module) != 0 ||
-      ck_py_device_array_ready(module) != 0) {
+      ck_py_device_array_ready(module) != 0 ||
+      PyModule_AddFunctions(module, ck_py_asktell_methods) != 0 ||
+      ck_py_asktell_ready(module) != 0) {
     Py_DECREF(module);
     return NULL;
   }

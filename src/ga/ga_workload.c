@@ -131,6 +131,24 @@ static ck_status read_settings(const ck_param *params, size_t count,
   return ck__param_parts(params, count, parts, sizeof parts / sizeof *parts);
 }
 
+ck_status ck_ga_config_read(const ck_param *params, size_t count,
+                            ck_ga_config *config) {
+  static const ck__field *const run_fields[] = {
+      &ck__ga_fields[CK__GA_GENERATIONS],
+      &ck__ga_fields[CK__GA_KEEP_ISLAND_HISTORY], NULL};
+  CK__REQUIRE_IN("ck_ga_config_read", config);
+  ck_ga_config read;
+  ck_ga_config_init(&read);
+  ck_status status =
+      ck__problem_settings_check("ck_ga_config_read", ga_options, ck__ga_fields,
+                                 run_fields, params, count);
+  if (status == CK_OK)
+    status = read_settings(params, count, &read);
+  if (status == CK_OK)
+    *config = read;
+  return status;
+}
+
 /* The settings, then the problem's files; the generation count only where
  * it stops the run. */
 static ck_status job_parse(const ck_param *params, size_t count,

@@ -343,6 +343,19 @@ extern const char *const ck__problem_outputs[];
  * but for those of ck__options_read. */
 ck_status ck__problem_options_check(const ck_param *params, size_t count);
 
+/* CK_OK when each param sets a field of an optimiser that its caller
+ * steps (ck_pso_config_read, ck_ga_config_read): an option of options
+ * with a field, but for a run's stopping rules (the problem's and the
+ * NULL-ended run_fields) and outputs. Files and arrays (--objective,
+ * --data, --lo, --hi) set no field and are refused too. Then the checks
+ * of ck__problem_options_check. Else CK_ERROR_INVALID_ARGUMENT naming the
+ * option, after caller. */
+ck_status ck__problem_settings_check(const char *caller,
+                                     const ck__option *options,
+                                     const ck__field *fields,
+                                     const ck__field *const *run_fields,
+                                     const ck_param *params, size_t count);
+
 /* --out: the position, one value a line, atomically. */
 ck_status ck__write_position(const char *path, const double *position, int dim);
 

@@ -194,6 +194,48 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count) {
   return check_lsq_mode(params, count, info);
 }
 
+/* Whether option sets a field, and one that no stopping rule of a run
+ * holds. */
+static int sets_setting(const ck__option *option, const ck__field *fields,
+                        const ck__field *const *run_fields) {
+  static const int rules[] = {CK__PROBLEM_EVALUATIONS, CK__PROBLEM_TARGET,
+                              CK__PROBLEM_TIME, CK__PROBLEM_CHECK_EVERY};
+  if (!option->field)
+    return 0;
+  for (size_t i = 0; i < sizeof rules / sizeof *rules; ++i)
+    if (option->field == &fields[rules[i]])
+      return 0;
+  for (const ck__field *const *run = run_fields; run && *run; ++run)
+    if (option->field == *run)
+      return 0;
+  return 1;
+}
+
+ck_status ck__problem_settings_check(const char *caller,
+                                     const ck__option *options,
+                                     const ck__field *fields,
+                                     const ck__field *const *run_fields,
+                                     const ck_param *params, size_t count) {
+  if (count && !params)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: params is NULL", caller);
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = params[i].name ? params[i].name : "(null)";
+    const ck__option *option = options;
+    while (option->name && strcmp(option->name, name) != 0)
+      ++option;
+    if (!option->name)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: unknown option --%s",
+                      caller, name);
+    if (!sets_setting(option, fields, run_fields))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: option --%s belongs to a run (its stopping rules, "
+                      "files and outputs), not to an optimiser its caller "
+                      "steps",
+                      caller, name);
+  }
+  return ck__problem_options_check(params, count);
+}
+
 ck_status ck__write_position(const char *path, const double *position,
                              int dim) {
   size_t capacity = (size_t)dim * 32 + 1, used = 0;

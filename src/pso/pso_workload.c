@@ -98,6 +98,23 @@ static ck_status read_settings(const ck_param *params, size_t count,
   return CK_OK;
 }
 
+ck_status ck_pso_config_read(const ck_param *params, size_t count,
+                             ck_pso_config *config) {
+  static const ck__field *const run_fields[] = {
+      &ck__pso_fields[CK__PSO_ITERATIONS], NULL};
+  CK__REQUIRE_IN("ck_pso_config_read", config);
+  ck_pso_config read;
+  ck_pso_config_init(&read);
+  ck_status status =
+      ck__problem_settings_check("ck_pso_config_read", pso_options,
+                                 ck__pso_fields, run_fields, params, count);
+  if (status == CK_OK)
+    status = read_settings(params, count, &read);
+  if (status == CK_OK)
+    *config = read;
+  return status;
+}
+
 /* The settings, then the problem's files; the iteration count only where
  * it stops the run. */
 static ck_status job_parse(const ck_param *params, size_t count,

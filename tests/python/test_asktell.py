@@ -1,0 +1,265 @@
+"""clkit.pso.PSO and clkit.ga.GA: ask/tell against minimize, the state
+read and restored, bad input and the order of calls."""
+import numpy as np
+import pytest
+
+import clkit
+from conftest import OPENCL, sphere
+
+SWARM = dict(dim=5, particles=20, lo=-5.12, hi=5.12, seed=7)
+GA_SIZE = dict(dim=3, lo=-2, hi=2, islands=2, island_size=8, seed=3)
+
+
+def run_loop(opt, tells, objective=sphere):
+    """tells rounds of ask and tell; the positions asked."""
+    asked = []
+    for _ in range(tells):
+        X = opt.ask()
+        asked.append(X)
+        opt.tell(objective(X))
+    return asked
+
+
+@pytest.mark.parametrize("topology", ["gbest", "ring:3"])
+def test_pso_evaluates_what_minimize_evaluates(topology):
+    seen = []
+
+    def objective(X):
+        seen.append(X.copy())
+        return sphere(X)
+
+    options = dict(SWARM, topology=topology, w=0.6)
+    lo, hi = options.pop("lo"), options.pop("hi")
+    result = clkit.pso.minimize(objective, lo, hi, iters=12, device="ref",
+                                **options)
+    with clkit.pso.PSO(lo=lo, hi=hi, device="ref", **options) as opt:
+        asked = run_loop(opt, 13)
+        assert opt.iteration == 13
+        # The host objective's run and the loop move alike: the same
+        # positions, bit for bit, so the same best.
+        assert len(seen) == len(asked) == 13
+        for mine, theirs in zip(asked, seen):
+            assert np.array_equal(mine, theirs)
+        assert opt.best_f == result.fun
+        assert np.array_equal(opt.best_x, result.x)
+
+
+def test_pso_state_restores_the_asks():
+    first = clkit.pso.PSO(device="ref", precision="double", **SWARM)
+    second = clkit.pso.PSO(device="ref", precision="double", **SWARM)
+    run_loop(first, 4)
+    state = first.state()
+    assert state["iteration"] == 4 and state["seed"] == 7
+    assert state["positions"].shape == (20, 5)
+    assert state["best_values"].shape == (20,)
+    assert state["global_best_value"] == first.best_f
+    assert np.array_equal(state["global_best"], first.best_x)
+    assert state["global_best_value"] == state["best_values"].min()
+    expected = run_loop(first, 3)
+    run_loop(second, 2, objective=lambda X: -sphere(X))
+    second.set_state(state)
+    assert second.iteration == 4
+    asked = run_loop(second, 3)
+    for mine, theirs in zip(asked, expected):
+        assert np.array_equal(mine, theirs)
+    assert second.best_f == first.best_f
+    assert np.array_equal(second.best_x, first.best_x)
+    # state() is a copy: changing it changes no swarm.
+    state["positions"][:] = 0
+    assert not np.array_equal(second.state()["positions"], state["positions"])
+
+
+def test_pso_initial_state():
+    with clkit.pso.PSO(device="ref", **SWARM) as opt:
+        assert opt.best_f is None and opt.best_x is None
+        state = opt.state()
+        assert state["iteration"] == 0
+        largest = np.finfo(np.float32).max
+        assert state["global_best_value"] == largest
+        assert np.all(state["best_values"] == largest)
+        assert np.array_equal(state["positions"], opt.ask())
+        assert np.all((state["positions"] >= -5.12) &
+                      (state["positions"] <= 5.12))
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_pso_state_on_opencl():
+    options = dict(SWARM, particles=16, topology="ring:3")
+    first = clkit.pso.PSO(device=OPENCL, **options)
+    run_loop(first, 3)
+    state = first.state()
+    expected = run_loop(first, 2)
+    second = clkit.pso.PSO(device=OPENCL, **options)
+    second.set_state(state)
+    asked = run_loop(second, 2)
+    for mine, theirs in zip(asked, expected):
+        assert np.array_equal(mine, theirs)
+    assert second.best_f == first.best_f
+    first.close()
+    second.close()
+
+
+def test_pso_on_a_session():
+    with clkit.Session("ref") as session:
+        opt = clkit.pso.PSO(session=session, **SWARM)
+        told = [sphere(X) for X in run_loop(opt, 2)]
+        assert opt.best_f == np.float32(np.concatenate(told).min())
+        assert session.stats()["queues_made"] == 1  # the session's queue
+        opt.close()
+
+
+def test_ask_twice_gives_the_same_positions():
+    opt = clkit.pso.PSO(device="ref", **SWARM)
+    assert np.array_equal(opt.ask(), opt.ask())
+    X = opt.ask()
+    X[:] = 0  # the caller's copy
+    assert not np.array_equal(opt.ask(), X)
+
+
+def test_tell_needs_an_ask():
+    opt = clkit.pso.PSO(device="ref", **SWARM)
+    with pytest.raises(clkit.Error, match=r"PSO\.tell\(\): ask\(\) first"):
+        opt.tell(np.zeros(20))
+    X = opt.ask()
+    opt.tell(sphere(X))
+    with pytest.raises(clkit.Error, match="ask"):
+        opt.tell(sphere(X))
+    assert opt.iteration == 1
+
+
+def test_tell_checks_the_values():
+    opt = clkit.pso.PSO(device="ref", **SWARM)
+    X = opt.ask()
+    with pytest.raises(ValueError, match=r"shape \(19,\); give 20 values"):
+        opt.tell(np.zeros(19))
+    with pytest.raises(ValueError, match=r"shape \(20, 2\)"):
+        opt.tell(np.zeros((20, 2)))
+    with pytest.raises(TypeError, match="values must be numbers"):
+        opt.tell(["a"] * 20)
+    values = sphere(X)
+    values[3] = -np.inf
+    with pytest.raises(clkit.ArgumentError,
+                       match=r"value 3 is -inf.*single-precision"):
+        opt.tell(values)
+    assert opt.iteration == 0
+    opt.tell(sphere(X).reshape(20, 1))  # a column is one value a row
+    assert opt.iteration == 1 and opt.best_f == np.float32(sphere(X).min())
+
+
+def test_nan_counts_as_the_largest_value():
+    opt = clkit.pso.PSO(device="ref", **SWARM)
+    opt.ask()
+    opt.tell(np.full(20, np.nan))
+    assert opt.best_f == np.finfo(np.float32).max
+    X = opt.ask()
+    values = sphere(X)
+    values[::2] = np.nan
+    opt.tell(values)
+    assert opt.best_f == np.float32(np.nanmin(values))
+
+
+def test_pso_refuses_options_of_a_run():
+    for options, named in ((dict(iters=10), "--iters"),
+                           (dict(target=0.1), "--target"),
+                           (dict(time=1), "--time"),
+                           (dict(trace="trace.csv"), "--trace"),
+                           (dict(fn="sphere"), "fn="),
+                           (dict(objective="f.cl"), "objective=")):
+        with pytest.raises(ValueError, match=named):
+            clkit.pso.PSO(device="ref", **SWARM, **options)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'wx'"):
+        clkit.pso.PSO(device="ref", wx=1, **SWARM)
+    with pytest.raises(clkit.ArgumentError, match="--w"):
+        clkit.pso.PSO(device="ref", w="fast", **SWARM)
+    with pytest.raises(ValueError, match="lo has 3 values for 5 dimensions"):
+        clkit.pso.PSO(device="ref", **dict(SWARM, lo=[-1, -1, -1]))
+    with pytest.raises(TypeError, match="hi"):
+        clkit.pso.PSO(device="ref", dim=5, lo=-1)
+
+
+def test_set_state_checks_the_state():
+    opt = clkit.pso.PSO(device="ref", **SWARM)
+    run_loop(opt, 2)
+    state = opt.state()
+    before = opt.ask()
+    with pytest.raises(ValueError, match="lacks velocities"):
+        opt.set_state({k: v for k, v in state.items() if k != "velocities"})
+    with pytest.raises(ValueError, match=r"best_values has shape \(19,\)"):
+        opt.set_state(dict(state, best_values=state["best_values"][:19]))
+    with pytest.raises(ValueError, match="seed 8 is not the swarm's 7"):
+        opt.set_state(dict(state, seed=8))
+    positions = state["positions"].copy()
+    positions[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"positions\[11\] is nan"):
+        opt.set_state(dict(state, positions=positions))
+    with pytest.raises(ValueError, match="iteration"):
+        opt.set_state(dict(state, iteration=-1))
+    assert np.array_equal(opt.ask(), before) and opt.iteration == 2
+
+
+def test_closed_optimisers_refuse():
+    with clkit.pso.PSO(device="ref", **SWARM) as opt:
+        run_loop(opt, 1)
+    assert opt.closed
+    for call in (opt.ask, lambda: opt.tell(np.zeros(20)), opt.state,
+                 lambda: opt.best_x, lambda: opt.iteration):
+        with pytest.raises(clkit.Error, match="closed"):
+            call()
+    opt.close()
+
+
+def test_ga_asks_and_tells():
+    with clkit.ga.GA(device="ref", precision="double", **GA_SIZE) as ga:
+        assert ga.generation == 0 and ga.best_f is None
+        X = ga.ask()
+        assert X.shape == (16, 3) and np.array_equal(X, ga.ask())
+        assert np.all((X >= -2) & (X <= 2))
+        told = []
+        for _ in range(5):
+            X = ga.ask()
+            values = sphere(X)
+            told.append((values, X))
+            ga.tell(values)
+        assert ga.generation == 5
+        # Elites keep the best told: the best is the least value told.
+        least = min(told, key=lambda pair: pair[0].min())
+        assert ga.best_f == least[0].min()
+        assert np.array_equal(ga.best_x, least[1][np.argmin(least[0])])
+        state = ga.state()
+        assert state["generation"] == 5
+        assert np.array_equal(state["population"], ga.ask())
+        assert np.array_equal(state["values"], told[-1][0])
+        assert state["best_f"] == ga.best_f
+        assert not hasattr(ga, "set_state")
+
+
+def test_ga_evaluates_what_minimize_evaluates():
+    seen = []
+
+    def objective(X):
+        seen.append(X.copy())
+        return sphere(X)
+
+    options = dict(GA_SIZE, migrate_every=2)
+    lo, hi = options.pop("lo"), options.pop("hi")
+    result = clkit.ga.minimize(objective, lo, hi, gens=6, device="ref",
+                               **options)
+    ga = clkit.ga.GA(lo=lo, hi=hi, device="ref", **options)
+    asked = run_loop(ga, 7)
+    for mine, theirs in zip(asked, seen):
+        assert np.array_equal(mine, theirs)
+    assert len(seen) == 7 and ga.best_f == result.fun
+
+
+def test_ga_refuses_options_of_a_run():
+    for options, named in ((dict(gens=5), "--gens"),
+                           (dict(trace_islands=True), "--trace-islands"),
+                           (dict(evals=100), "--evals")):
+        with pytest.raises(ValueError, match=named):
+            clkit.ga.GA(device="ref", **GA_SIZE, **options)
+    with pytest.raises(clkit.ArgumentError, match="island"):
+        clkit.ga.GA(device="ref", **dict(GA_SIZE, island_size=1))
+    ga = clkit.ga.GA(device="ref", **GA_SIZE)
+    ga.ask()
+    with pytest.raises(ValueError, match="give 16 values"):
+        ga.tell(np.zeros(8))
