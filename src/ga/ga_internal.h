@@ -286,6 +286,9 @@ ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
 /* The spread behind a GA, as the framework keeps it (its exchange, and
  * its members' queues, slices and times): NULL for one device. */
 ck__spread_run *ck__ga_spread_run(const ck_ga *ga);
+/* 1 where a spread run's migrants cross device to device (every member
+ * a CUDA device of one process, or ref's for tests), else 0. */
+int ck__ga_spread_on_devices(const ck_ga *ga);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
 
 /* The state behind a GA, for tests that inspect islands. */
