@@ -4,7 +4,8 @@
  * A work-group evolves one island; work-item l takes child slots l,
  * l + GROUP, ... of it.
  *
- * Build-time defines (chosen per run and device by src/ga/ga.c):
+ * Build-time defines (chosen per run and device by src/ga/ga_create.c,
+ * passed by ga_opencl.c):
  *   CK_OBJECTIVE       an id of ck_objectives.h
  *   CK_BOUNDS          CK_BOUNDS_CLAMP, _REFLECT or _RANDOM
  *   CK_GROUP           work-group size (a power of two)

@@ -5,11 +5,12 @@
  * the MLP included, in FP32 and TF32); with two CUDA devices, objects on
  * both used in turn from one thread; copies between queues without the
  * host, and a gas spread over two members on one GPU, whose ghosts cross
- * device to device, against the same run through host memory. Where no
- * CUDA device exists, it
- * compiles every program through NVRTC instead, and says why the rest is
- * skipped. The whole suite also runs on a CUDA device with
- * CLKIT_TEST_DEVICE=cuda:0.
+ * device to device, against the same run through host memory; with two
+ * CUDA devices, a GA spread over both, whose migrants cross device to
+ * device, against the same run through host memory. Where no CUDA
+ * device exists, it compiles every program through NVRTC instead, and
+ * says why the rest is skipped. The whole suite also runs on a CUDA
+ * device with CLKIT_TEST_DEVICE=cuda:0.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ga/ga_internal.h"
 #include "gas/gas_internal.h"
 #include "runtime/runtime.h"
 
@@ -345,6 +347,16 @@ done:
   }
 }
 
+/* 1 where CLKIT_PEER is unset, so that a run may set it for the host
+ * path; else says that `whose` copies between members are not checked. */
+static int peer_unset(const char *whose) {
+  const char *setting = getenv("CLKIT_PEER");
+  if (setting)
+    printf("CLKIT_PEER=%s: %s copies between members not checked\n", setting,
+           whose);
+  return !setting;
+}
+
 /* A gas of Verlet lists, 200 steps spread over two members on one device
  * (equal slabs), with the ghosts' positions crossing between rebuilds
  * device to device (CLKIT_PEER unset) and through host memory
@@ -354,12 +366,8 @@ static void check_gas_peer(const ck_device *device) {
   enum { N = 3000 };
   static double positions[2][2 * N], velocities[2][2 * N];
   ck_gas_observables observed[2];
-  const char *setting = getenv("CLKIT_PEER");
-  if (setting) {
-    printf("CLKIT_PEER=%s: the gas's copies between members not checked\n",
-           setting);
+  if (!peer_unset("the gas's"))
     return;
-  }
   ck_gas_config c;
   CHECK_OK(ck_gas_config_init(&c));
   c.particles = N;
@@ -407,6 +415,70 @@ static void check_gas_peer(const ck_device *device) {
   printf("gas spread twice on %s: E %.9f, alike device to device and "
          "through the host\n",
          device->id, observed[0].total);
+}
+
+/*
+ * A GA spread over two CUDA devices (a spread takes a device once),
+ * migrating every 5 generations on a ring and on random cycles: its
+ * migrants cross device to device (CLKIT_PEER unset) or through host
+ * memory (CLKIT_PEER=0), and the two runs agree bit for bit. Where both
+ * GPUs are one model, both are the first device's run alone too.
+ */
+static void check_ga_peer(const ck_device *first, const ck_device *second) {
+  if (!peer_unset("the GA's"))
+    return;
+  ck_ga_config c;
+  CHECK_OK(ck_ga_config_init(&c));
+  c.function = "rastrigin";
+  c.dim = 16;
+  c.islands = 64;
+  c.island_size = 64;
+  c.migrate_every = 5;
+  c.seed = 5;
+  ck_device pair[2] = {*first, *second};
+  static const double equal[2] = {1, 1};
+  ck_spread spread = {
+      .devices = pair, .device_count = 2, .shares = equal, .share_count = 2};
+  int same_model = strcmp(first->name, second->name) == 0;
+  for (int topology = CK_GA_RING; topology <= CK_GA_RANDOM; ++topology) {
+    c.topology = (ck_ga_topology)topology;
+    double best[3] = {0, 0, 0}, genes[3][16];
+    int made = 0;
+    for (int run = 0; run < 3; ++run) {
+      ck_ga *ga = NULL;
+      if (run == 1)
+        setenv("CLKIT_PEER", "0", 1);
+      CHECK_OK(run == 2 ? ck_ga_create(first, &c, &ga)
+                        : ck_ga_create_spread(&spread, &c, &ga));
+      unsetenv("CLKIT_PEER");
+      if (!ga)
+        break;
+      if (run < 2)
+        CHECK_MSG(ck__ga_spread_on_devices(ga) == !run,
+                  "GA over %s and %s, CLKIT_PEER %s: migrants cross %s",
+                  first->id, second->id, run ? "0" : "unset",
+                  ck__ga_spread_on_devices(ga) ? "device to device"
+                                               : "through the host");
+      CHECK_OK(ck_ga_step(ga, 100));
+      CHECK_OK(ck_ga_get_best(ga, &best[run], genes[run]));
+      CHECK_OK(ck_ga_destroy(ga));
+      made += 1;
+    }
+    if (made < 3)
+      continue;
+    CHECK_MSG(best[0] == best[1] &&
+                  memcmp(genes[0], genes[1], sizeof genes[0]) == 0,
+              "GA over %s and %s, topology %d: %.9g device to device, %.9g "
+              "through the host",
+              first->id, second->id, topology, best[0], best[1]);
+    CHECK_MSG(!same_model || (best[0] == best[2] &&
+                              memcmp(genes[0], genes[2], sizeof genes[0]) == 0),
+              "GA over %s and %s, topology %d: %.9g spread, %.9g alone",
+              first->id, second->id, topology, best[0], best[2]);
+    printf("GA spread over %s and %s, topology %d: best %.9g, alike device "
+           "to device and through the host\n",
+           first->id, second->id, topology, best[0]);
+  }
 }
 
 /* The self-check's generating kernel on a queue of its own, with two
@@ -817,6 +889,10 @@ int main(void) {
   if (other) {
     check_peer_copy(&set.devices[index], &set.devices[other]);
     check_peer_copy(&set.devices[other], &set.devices[index]);
+    check_ga_peer(&set.devices[index], &set.devices[other]);
+  } else {
+    printf("one CUDA device: a GA spread takes a device once, so its "
+           "copies between members are not checked\n");
   }
   check_context_lost(&set.devices[index]);
   ck_device_set_free(&set);

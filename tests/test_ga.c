@@ -2083,11 +2083,13 @@ static void null_arguments(const ck_device *ref) {
 
 /* ---- a GA spread over devices ------------------------------------------- */
 
-/* What a GA ends with: its best, genes and history (best and mean). */
+/* What a GA ends with: its best, genes and history (best and mean), and
+ * a spread run's bytes sent by its members. */
 typedef struct ga_end {
   double best, position[6];
   double *history[2];
   size_t count;
+  uint64_t sent;
 } ga_end;
 
 /* Steps a GA through `generations` in two calls and takes its end; the
@@ -2107,6 +2109,9 @@ static int ga_end_take(ck_ga *ga, uint64_t generations, ga_end *end) {
     if (end->history[p])
       memcpy(end->history[p], history[p], end->count * sizeof(double));
   }
+  const ck__spread_run *run = ck__ga_spread_run(ga);
+  for (size_t i = 0; run && i < run->local; ++i)
+    end->sent += run->bytes_sent[i];
   ck_ga_destroy(ga);
   return end->history[0] && end->history[1];
 }
@@ -2225,6 +2230,74 @@ static void spread_islands(const ck_device *ref, const ck_device *other) {
     CHECK_INVALID(ck_ga_create_spread(&two, &c, &ga),
                   "1 islands cannot be dealt to 2 devices");
     CHECK(ga == NULL);
+  }
+}
+
+/*
+ * Migrants that cross between members either through host memory and the
+ * exchange or by ck__peer_copy into the incoming slots (on ref through
+ * the runtime's switch for tests, as CUDA members do): the two runs agree
+ * bit for bit, means included, and are the one-device run's (best, genes,
+ * bests). On a ring and on random cycles, over two members (2 and 5
+ * islands) and three (1, 2 and 4), 30 generations migrating every other.
+ * A ring sends as many bytes either way; random cycles send only the
+ * islands that cross, not every member's whole pack.
+ */
+static void spread_copies(const ck_device *ref) {
+  printf("spread islands device to device\n");
+  /* Ref under other names: a spread takes a device once. */
+  ck_device members[3] = {*ref, *ref, *ref};
+  snprintf(members[1].id, sizeof members[1].id, "ref:1");
+  snprintf(members[2].id, sizeof members[2].id, "ref:2");
+  static const double shares[2][3] = {{2, 5}, {1, 2, 4}};
+  ck_ga_config c;
+  islands_config(&c, "sphere", 6, 7, 16, 30);
+  c.migrate_every = 2;
+  c.seed = 29;
+  for (int topology = CK_GA_RING; topology <= CK_GA_RANDOM; ++topology) {
+    c.topology = (ck_ga_topology)topology;
+    ga_end alone, ends[2];
+    if (!ga_end_take(create(ref, &c), 30, &alone))
+      continue;
+    for (size_t count = 2; count <= 3; ++count) {
+      ck_spread spread = {.devices = members,
+                          .device_count = count,
+                          .shares = shares[count - 2],
+                          .share_count = count};
+      int taken = 0;
+      memset(ends, 0, sizeof ends);
+      for (int copies = 0; copies < 2; ++copies) {
+        ck__peer_ref_for_tests = copies;
+        ck_ga *ga = spread_ga(&spread, &c);
+        ck__peer_ref_for_tests = 0;
+        if (!ga)
+          break;
+        CHECK_MSG(ck__ga_spread_on_devices(ga) == copies,
+                  "topology %d, %zu members: copies %d, on devices %d",
+                  topology, count, copies, ck__ga_spread_on_devices(ga));
+        taken += ga_end_take(ga, 30, &ends[copies]);
+      }
+      if (taken == 2) {
+        CHECK_MSG(ga_ends_same(&ends[0], &ends[1], 1),
+                  "topology %d, %zu members: %.9g through the host, %.9g "
+                  "device to device",
+                  topology, count, ends[0].best, ends[1].best);
+        CHECK_MSG(ga_ends_same(&alone, &ends[1], 0),
+                  "topology %d, %zu members: %.9g device to device, %.9g "
+                  "alone",
+                  topology, count, ends[1].best, alone.best);
+        CHECK_MSG(topology == CK_GA_RING
+                      ? ends[1].sent == ends[0].sent
+                      : ends[1].sent > 0 && ends[1].sent < ends[0].sent,
+                  "topology %d, %zu members: %llu bytes sent device to "
+                  "device, %llu through the host",
+                  topology, count, (unsigned long long)ends[1].sent,
+                  (unsigned long long)ends[0].sent);
+      }
+      ga_end_free(&ends[0]);
+      ga_end_free(&ends[1]);
+    }
+    ga_end_free(&alone);
   }
 }
 
@@ -2464,6 +2537,7 @@ int main(void) {
   null_arguments(ref);
   config_read();
   spread_islands(ref, devices[1]);
+  spread_copies(ref);
   host_errors(ref);
   host_workload(ref);
   ck_device_set_free(&set);

@@ -1,7 +1,8 @@
 /*
  * ga_internal.h - the GA driver's state and its table of steps per
  * backend. The driver (ga.c) owns the generation loop, migration schedule
- * and stopping rules; a step does one phase for every island.
+ * and stopping rules; ga_create.c makes and frees a GA; a step does one
+ * phase for every island.
  *
  * Buffers come in pairs: generation t reads population[(t - 1) & 1] and
  * writes population[t & 1] (likewise fitness); generation 0 is in [0].
@@ -220,6 +221,10 @@ uint64_t ck__ga_next_run(const ck_ga *ga, uint64_t count, int *migrates,
 /* Reads the statistics of the generations not yet read into the history
  * (a spread run's from every member: collective). */
 ck_status ck__ga_flush_stats(ck_ga *ga);
+/* The fitness of buffer `which` (generation `generation`) of a GA whose
+ * objective is not streamed with the generation: the evaluate step's, or
+ * the host objective's, written to the device. */
+ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation);
 
 /* ---- spread runs (ga_spread.c) ------------------------------------------ */
 
@@ -286,6 +291,9 @@ ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
 /* The spread behind a GA, as the framework keeps it (its exchange, and
  * its members' queues, slices and times): NULL for one device. */
 ck__spread_run *ck__ga_spread_run(const ck_ga *ga);
+/* 1 where a spread run's migrants cross device to device (every member
+ * a CUDA device of one process, or ref's for tests), else 0. */
+int ck__ga_spread_on_devices(const ck_ga *ga);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
 
 /* The state behind a GA, for tests that inspect islands. */

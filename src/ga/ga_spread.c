@@ -6,12 +6,14 @@
  *
  * A round is the generations up to a migration, a read or the step's end.
  * In a round each member receives the last round's migrants, makes its
- * generations and sends its own. Those that leave for another member are
- * copied behind its queued work into host memory (page-locked on CUDA),
- * and the member waits for that copy alone. The exchange then moves them
- * (copies in a process, MPI between processes). Each member uploads those
- * it received, in its queue's order, before the launch that receives
- * them.
+ * generations and sends its own. Where every member is a CUDA device of
+ * one process, those that leave for another member go device to device
+ * (ck__peer_copy) into its incoming slots, in both queues' order, without
+ * the host. Elsewhere they are copied behind the sender's queued work
+ * into host memory (page-locked on CUDA), and the member waits for that
+ * copy alone. The exchange then moves them (copies in a process, MPI
+ * between processes), and each member uploads those it received, in its
+ * queue's order, before the launch that receives them.
  * Nothing else is read inside the generation loop: a step ends reading
  * every member's statistics, from which every process finds the best.
  *
@@ -57,6 +59,12 @@ struct ck__ga_spread {
    * pack of them (ring: an island's; random: the widest member's). */
   int crossing;
   size_t pack;
+  /* Copies without the host into local member i from local member j
+   * (peers[i * local + j]: a ring's previous member, or every other),
+   * where every member is a CUDA device of this one process; on_devices:
+   * the crossing migrants go through them, and the packs are unused. */
+  ck__peer **peers;
+  int on_devices;
   unsigned char *gathered; /* random: every member's pack */
   /* The round the members make: its generations, and whether a
    * migration follows them. */
@@ -202,7 +210,7 @@ fail:
 static ck_status settle(ck__ga_spread *spread, size_t i) {
   ck_status status = CK_OK;
   member *m = &spread->members[i];
-  if (spread->due_migrates && spread->crossing) {
+  if (spread->due_migrates && spread->crossing && !spread->on_devices) {
     if (!spread->ring)
       take_incoming(spread, i);
     CK_TRY(upload(spread, m));
@@ -221,7 +229,7 @@ static ck_status round_member(void *context, size_t i) {
   if (spread->due)
     CK_TRY(settle(spread, i));
   CK_TRY(ck__ga_slice_send(m->ga, spread->round_count, spread->round_migrates));
-  if (spread->round_migrates && spread->crossing)
+  if (spread->round_migrates && spread->crossing && !spread->on_devices)
     CK_TRY(send_out(spread, m));
 fail:
   return status;
@@ -243,6 +251,73 @@ static ck_status exchange(ck__ga_spread *spread) {
     return ck__exchange_ring(run->exchange, send, receive, spread->pack);
   return ck__exchange_gather(run->exchange, send, spread->pack,
                              spread->gathered);
+}
+
+/* Device to device: `count` islands' migrants of local member h from its
+ * island `at` on, into local member i's incoming slots from slot `j` on
+ * (island i's own j), in the sets the last emigrations wrote. */
+static ck_status copy_islands(ck__ga_spread *spread, size_t i, uint32_t j,
+                              size_t h, uint64_t at, uint32_t count) {
+  ck_status status = CK_OK;
+  ga_state *to = &spread->members[i].ga->state;
+  ga_state *from = &spread->members[h].ga->state;
+  ck__peer *peer = spread->peers[i * spread->run.local + h];
+  size_t genes = gene_bytes(spread), fitness = fitness_bytes(spread);
+  size_t slot = (size_t)to->islands + j;
+  assert(peer && j + count <= to->incoming && at + count <= from->islands);
+  CK_TRY(ck__peer_copy(peer, to->queue, to->migrant_genes[to->migrant_set],
+                       slot * genes, from->queue,
+                       from->migrant_genes[from->migrant_set], at * genes,
+                       count * genes));
+  CK_TRY(ck__peer_copy(peer, to->queue, to->migrant_fitness[to->migrant_set],
+                       slot * fitness, from->queue,
+                       from->migrant_fitness[from->migrant_set], at * fitness,
+                       count * fitness));
+  spread->run.bytes_sent[h] += count * (genes + fitness);
+fail:
+  return status;
+}
+
+/* The migrants that cross, device to device, queued from the calling
+ * thread between phases: a ring's previous member's last island into
+ * each member's one incoming slot, or each island's source held by
+ * another member into its own slot (runs of neighbouring islands that
+ * neighbour at their holder too in one copy). Every member is local
+ * here, so a member's number in the run is its local one. */
+static ck_status pass_on_devices(ck__ga_spread *spread) {
+  ck_status status = CK_OK;
+  size_t n = spread->run.local;
+  for (size_t i = 0; i < n; ++i) {
+    ck_ga *ga = spread->members[i].ga;
+    if (spread->ring) {
+      size_t h = (i + n - 1) % n;
+      CK_TRY(copy_islands(spread, i, 0, h,
+                          spread->members[h].ga->state.islands - 1, 1));
+      continue;
+    }
+    uint64_t first = spread->run.first[i];
+    uint32_t islands = ga->state.islands, start = 0, count = 0;
+    size_t holder = 0;
+    uint64_t at = 0;
+    for (uint32_t j = 0; j <= islands; ++j) {
+      uint64_t from = j < islands ? ga->source[first + j] : first;
+      int remote = from - first >= islands;
+      size_t h = remote ? holder_of(spread, from) : 0;
+      uint64_t from_at = remote ? from - spread->firsts[h] : 0;
+      if (count && remote && h == holder && from_at == at + count) {
+        ++count;
+        continue;
+      }
+      if (count)
+        CK_TRY(copy_islands(spread, i, start, holder, at, count));
+      count = remote ? 1 : 0;
+      start = j;
+      holder = h;
+      at = from_at;
+    }
+  }
+fail:
+  return status;
 }
 
 /* ---- statistics and the best ------------------------------------------- */
@@ -422,7 +497,7 @@ ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
     spread->due = 1;
     spread->due_migrates = migrates;
     if (migrates && spread->crossing)
-      CK_TRY(exchange(spread));
+      CK_TRY(spread->on_devices ? pass_on_devices(spread) : exchange(spread));
     ga->generation += k;
     ga->stats_used += (uint32_t)k;
     ga->migrations += migrates ? 1u : 0u;
@@ -512,7 +587,7 @@ static ck_status set_up_member(void *context, size_t i) {
   member *m = &spread->members[i];
   ck_queue *queue = m->ga->state.queue;
   CK_TRY(ck__ga_slice_set_up(m->ga));
-  if (spread->crossing) {
+  if (spread->crossing && !spread->on_devices) {
     CK_TRY(ck__host_alloc(queue, spread->pack, (void **)&m->out));
     CK_TRY(ck__host_alloc(queue, spread->pack, (void **)&m->in));
   }
@@ -562,8 +637,8 @@ static ck_status make_buffers(ck__ga_spread *spread) {
       (size_t)spread->stats_capacity * spread->widest * 2 * spread->real;
   size_t pairs = (size_t)spread->stats_capacity * 2;
   spread->genes = calloc((size_t)spread->dim, sizeof *spread->genes);
-  spread->gathered =
-      spread->crossing && !spread->ring ? calloc(count, spread->pack) : NULL;
+  int gathers = spread->crossing && !spread->ring && !spread->on_devices;
+  spread->gathered = gathers ? calloc(count, spread->pack) : NULL;
   spread->stats = calloc(local, stats);
   spread->all_stats = calloc(count, stats);
   spread->folded = calloc(local * pairs, sizeof *spread->folded);
@@ -573,11 +648,10 @@ static ck_status make_buffers(ck__ga_spread *spread) {
       calloc(spread->stats_capacity, sizeof *spread->slot_round);
   spread->member_best = calloc(count, sizeof *spread->member_best);
   spread->member_round = calloc(count, sizeof *spread->member_round);
-  if (!spread->genes ||
-      (spread->crossing && !spread->ring && !spread->gathered) ||
-      !spread->stats || !spread->all_stats || !spread->folded ||
-      !spread->all_folded || !spread->rows || !spread->slot_round ||
-      !spread->member_best || !spread->member_round)
+  if (!spread->genes || (gathers && !spread->gathered) || !spread->stats ||
+      !spread->all_stats || !spread->folded || !spread->all_folded ||
+      !spread->rows || !spread->slot_round || !spread->member_best ||
+      !spread->member_round)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of host memory for a spread GA's exchanges");
   /* Nothing found yet: the largest real, as each device starts. */
@@ -585,6 +659,44 @@ static ck_status make_buffers(ck__ga_spread *spread) {
   for (size_t m = 0; m < count; ++m)
     spread->member_best[m] = spread->best;
   return CK_OK;
+}
+
+static void close_peers(ck__ga_spread *spread) {
+  for (size_t k = 0; spread->peers && k < spread->run.local * spread->run.local;
+       ++k)
+    ck__peer_close(spread->peers[k]);
+  free(spread->peers);
+  spread->peers = NULL;
+}
+
+/* Copies without the host into each member from those it takes migrants
+ * from, where migrants cross and every member is a CUDA device of this
+ * one process: every one, or none. */
+static ck_status open_peers(ck__ga_spread *spread) {
+  ck_status status = CK_OK;
+  size_t n = spread->run.local;
+  if (!spread->crossing || ck__exchange_ranks(spread->run.exchange) != 1)
+    return CK_OK;
+  if (!(spread->peers = calloc(n * n, sizeof *spread->peers)))
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  int all = 1;
+  for (size_t i = 0; all && i < n; ++i)
+    for (size_t j = 0; all && j < n; ++j) {
+      if (j == i || (spread->ring && j != (i + n - 1) % n))
+        continue;
+      CK_TRY(ck__peer_open(&spread->run.devices[j], &spread->run.devices[i],
+                           &spread->peers[i * n + j]));
+      all = spread->peers[i * n + j] != NULL;
+    }
+  spread->on_devices = all;
+fail:
+  if (!spread->on_devices)
+    close_peers(spread);
+  return status;
+}
+
+int ck__ga_spread_on_devices(const ck_ga *ga) {
+  return ga->spread && ga->spread->on_devices;
 }
 
 ck_status ck__ga_spread_create(const ck_spread *given,
@@ -631,6 +743,7 @@ ck_status ck__ga_spread_create(const ck_spread *given,
   spread->crossing = spread->count > 1 && spread->migrants > 0;
   spread->pack =
       pack_room(spread) * (gene_bytes(spread) + fitness_bytes(spread));
+  CK_TRY(agree(spread, open_peers(spread)));
   CK_TRY(ck__spread_each(run, set_up_member, spread));
   CK_TRY(agree(spread, make_buffers(spread)));
   *stats_capacity = spread->stats_capacity;
@@ -653,11 +766,15 @@ ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
 void ck__ga_spread_destroy(ck__ga_spread *spread) {
   if (!spread)
     return;
+  /* No copy may still read or write the packs, or another member's
+   * buffers. */
+  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
+    if (spread->members[i].ga)
+      ck_queue_finish(spread->members[i].ga->state.queue);
+  close_peers(spread);
   for (size_t i = 0; spread->members && i < spread->run.local; ++i) {
     member *m = &spread->members[i];
     if (m->ga) {
-      /* No copy may still read or write the packs. */
-      ck_queue_finish(m->ga->state.queue);
       ck__host_free(m->ga->state.queue, m->out);
       ck__host_free(m->ga->state.queue, m->in);
     }
