@@ -12,6 +12,8 @@ and iterations on one GPU:
   evaluated by PyTorch;
 - clkit, PyTorch callback with array="torch": on a CUDA device the swarm's
   own memory as a CUDA tensor (no copy), the values taken on the device;
+- clkit, ask/tell with array="torch": the same objective in a loop of
+  clkit.pso.PSO's ask() and tell();
 - EvoX (PyTorch) and evosax (JAX): their PSO with their Rastrigin, as
   their documentation runs it.
 
@@ -107,9 +109,32 @@ def clkit_rows(args):
                                rastrigin_on_device, "torch"))
     except ImportError:
         pass
-    return [(f"clkit on {device}, {label}", runner(objective, device, array))
+    rows = [(f"clkit on {device}, {label}", runner(objective, device, array))
             for device in args.device.split(",")
             for label, objective, array in objectives]
+    if any(label.endswith('array="torch"') for label, _, _ in objectives):
+        rows += [(f"clkit on {device}, ask/tell, PyTorch objective, "
+                  f'array="torch"', asktell_runner(args, device))
+                 for device in args.device.split(",")]
+    return rows
+
+
+def asktell_runner(args, device):
+    """An ask/tell loop of clkit.pso.PSO, the objective PyTorch on the
+    swarm's own memory: the initial swarm and args.iters moves told."""
+    import clkit
+    import torch
+
+    def run():
+        with clkit.pso.PSO(lo=LO, hi=HI, dim=args.dim,
+                           particles=args.particles, device=device, seed=1,
+                           array="torch") as opt:
+            for _ in range(args.iters + 1):
+                X = opt.ask()
+                opt.tell(10.0 * X.shape[1] + torch.sum(
+                    X * X - 10.0 * torch.cos(2 * math.pi * X), dim=1))
+            return float(opt.best_f)
+    return run
 
 
 def evox_row(args):

@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 
 from . import _clkit
-from ._run import _bounds_dim, option_params, seed_value
+from ._run import (ARRAYS, _array_takers, _bounds_dim, _host_copy,
+                   option_params, seed_value)
 from ._session import resolve
 
 Error = _clkit.Error
@@ -56,8 +57,16 @@ class _AskTell:
     _workload = None
     _name = None
 
-    def __init__(self, lo, hi, dim, device, session, seed, own, options):
+    def __init__(self, lo, hi, dim, device, session, seed, own, options,
+                 array="numpy"):
         caller = f"{self._name}()"
+        if array not in ARRAYS:
+            raise ValueError(f"{caller}: array must be one of "
+                             f"{', '.join(map(repr, ARRAYS))}, not "
+                             f"{array!r}")
+        self._array = array
+        self._takers = _array_takers(caller, array) \
+            if array != "numpy" else None
         for key in options:
             if key.replace("_", "-") in _OBJECTIVES:
                 raise ValueError(f"{caller}: {key}= has no place here: the "
@@ -80,6 +89,10 @@ class _AskTell:
             raise _prefixed(error, caller) from None
         self._tells = 0
         self._asked = False
+        # Positions handed out where they are: a PSO on a CUDA device,
+        # asked for an array library's arrays.
+        self._on_device = array != "numpy" and self._workload == "pso" \
+            and self._optimiser.cuda
 
     def _check(self, method):
         if self._optimiser.closed:
@@ -94,9 +107,16 @@ class _AskTell:
     def ask(self):
         """The positions to evaluate, a (rows, dim) float64 array that is
         the caller's to keep. Asking again before telling gives the same
-        positions."""
+        positions. With array= other than "numpy", that library's array:
+        on a CUDA device a read-only view of the swarm's own memory, valid
+        until the next tell (keep a copy to keep them); elsewhere a copy."""
         self._check("ask")
-        out = self._positions()
+        if self._on_device:
+            out = self._takers[0](self._optimiser.ask_device())
+        else:
+            out = self._positions()
+            if self._takers:
+                out = self._takers[1](out)
         self._asked = True
         return out
 
@@ -109,6 +129,11 @@ class _AskTell:
         if not self._asked:
             raise Error(f"{caller}: ask() first: each tell() gives the "
                         f"values of the positions the last ask() gave")
+        if self._on_device:
+            self._tell_device(caller, values)
+            return
+        if self._takers:
+            values = _host_copy(values)
         try:
             f = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError):
@@ -120,6 +145,28 @@ class _AskTell:
                              f"{rows} values, one a row of ask()'s array")
         try:
             self._optimiser.tell(np.ascontiguousarray(f.reshape(rows)))
+        except ArgumentError as error:
+            raise _prefixed(error, caller) from None
+        self._tells += 1
+        self._asked = False
+
+    def _tell_device(self, caller, values):
+        """Values for positions asked where they are: on the device (a
+        CUDA array, read there; -inf counts as the least value of the
+        precision) or the host."""
+        if hasattr(values, "detach"):
+            values = values.detach()
+        where = getattr(values, "__dlpack_device__", None)
+        if where is None or where()[0] != 2:  # not DLPack's CUDA
+            values = np.ascontiguousarray(_host_copy(values),
+                                          dtype=np.float64)
+            rows = self._optimiser.rows
+            if values.shape not in ((rows,), (rows, 1)):
+                raise ValueError(f"{caller}: values has shape "
+                                 f"{values.shape}; give {rows} values, one "
+                                 f"a row of ask()'s array")
+        try:
+            self._optimiser.tell_device(values)
         except ArgumentError as error:
             raise _prefixed(error, caller) from None
         self._tells += 1
@@ -184,15 +231,21 @@ class PSO(_AskTell):
     clkit.pso.minimize(callable, iters=N) evaluates. state() reads the
     whole swarm and set_state() restores it: the asks that follow are the
     ones that followed where it was read, bit for bit.
+
+    array: what ask() gives, as clkit.pso.minimize's array= gives X:
+    "numpy" (the default), or "torch", "cupy", "jax", "dlpack": on a CUDA
+    device the swarm's own memory (float32 unless precision="double"),
+    with no copy; tell() then takes that library's arrays on the device
+    too (read in the swarm's stream order) or host values.
     """
 
     _workload = "pso"
     _name = "clkit.pso.PSO"
 
     def __init__(self, *, lo, hi, dim=None, particles=None, device=None,
-                 session=None, seed=None, **options):
+                 session=None, seed=None, array="numpy", **options):
         super().__init__(lo, hi, dim, device, session, seed,
-                         {"particles": particles}, options)
+                         {"particles": particles}, options, array)
 
     def _shapes(self):
         """The state's arrays, in the extension's order, and their
@@ -270,17 +323,21 @@ class GA(_AskTell):
     ask() gives a generation, islands x island_size rows, island by
     island; tell(values) takes their values. best_x, best_f and
     generation (the tells so far) read the GA; state() reads it.
+    array: as clkit.pso.PSO takes it; a GA's positions are a host copy,
+    as that library's array.
     """
 
     _workload = "ga"
     _name = "clkit.ga.GA"
 
     def __init__(self, *, lo, hi, dim=None, device=None, session=None,
-                 seed=None, **options):
-        super().__init__(lo, hi, dim, device, session, seed, {}, options)
+                 seed=None, array="numpy", **options):
+        super().__init__(lo, hi, dim, device, session, seed, {}, options,
+                         array)
         self._values = None
 
     def tell(self, values):
+        values = _host_copy(values)
         super().tell(values)
         self._values = np.array(values, dtype=np.float64).reshape(-1)
 

@@ -49,15 +49,43 @@ typedef struct asktell {
   int dim;              /* values a position holds */
   int double_precision; /* 1: the device computes in double */
   int busy;             /* a call is using handle without the GIL */
+  int cuda;             /* 1: on a CUDA device, whose positions ask_device
+                           hands out where they are (PSO) */
+  /* Positions handed out by ask_device: the last ask's batch and array,
+   * the values of the last tell_device, the arrays alive (each keeps this
+   * object), and a handle closed while some were, destroyed with the
+   * last of them. */
+  ck_device_batch batch;
+  PyObject *current;
+  ck_py_values values;
+  Py_ssize_t arrays;
+  void *kept;
 } asktell;
 
 static PyTypeObject asktell_type;
 
+static void destroy_kept(asktell *self) {
+  ck_py_values_free(&self->values);
+  if (self->kept)
+    self->kind->destroy(self->kept);
+  self->kept = NULL;
+}
+
 static void asktell_dealloc(PyObject *object) {
   asktell *self = (asktell *)object;
+  Py_CLEAR(self->current);
+  destroy_kept(self);
   if (self->handle)
     self->kind->destroy(self->handle);
   Py_TYPE(object)->tp_free(object);
+}
+
+/* A DeviceArray of this optimiser freed: the last one takes a closed
+ * handle with it. */
+static void array_freed(PyObject *owner) {
+  asktell *self = (asktell *)owner;
+  if (--self->arrays == 0 && self->kept)
+    destroy_kept(self);
 }
 
 /* The handle, taken for a call without the GIL; NULL with an exception
@@ -251,6 +279,12 @@ static PyObject *py_asktell_create(PyObject *module, PyObject *args) {
   self->dim = made.dim;
   self->double_precision = made.double_precision;
   self->busy = 0;
+  self->cuda = device.backend == CK_BACKEND_CUDA;
+  self->batch = (ck_device_batch){0};
+  self->current = NULL;
+  self->values = (ck_py_values){0};
+  self->arrays = 0;
+  self->kept = NULL;
   result = (PyObject *)self;
 done:
   if (lo_view.obj)
@@ -323,6 +357,58 @@ static PyObject *asktell_ask(PyObject *object, PyObject *out) {
  * values in their order. */
 static PyObject *asktell_tell(PyObject *object, PyObject *values) {
   return exchange((asktell *)object, values, 0);
+}
+
+/* AskTell.ask_device() -> DeviceArray: the positions to evaluate where
+ * they are (a PSO on a CUDA device), valid until the next tell. */
+static PyObject *asktell_ask_device(PyObject *object, PyObject *unused) {
+  (void)unused;
+  asktell *self = (asktell *)object;
+  if (self->kind != &pso_optimiser)
+    return ck_py_raise_message(CK_ERROR_UNSUPPORTED, 0,
+                               "ask_device: a PSO's positions only");
+  ck_pso *pso = take(self);
+  if (!pso)
+    return NULL;
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_pso_ask_device(pso, &self->batch);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  PyObject *array = ck_py_device_array_new(&self->batch, object, array_freed);
+  if (!array)
+    return NULL;
+  self->arrays++;
+  Py_XSETREF(self->current, Py_NewRef(array));
+  return array;
+}
+
+/* AskTell.tell_device(values): the values of the positions ask_device
+ * gave, a CUDA array (through DLPack) or host values. */
+static PyObject *asktell_tell_device(PyObject *object, PyObject *values) {
+  asktell *self = (asktell *)object;
+  if (!self->current)
+    return ck_py_raise_message(CK_ERROR_INVALID_ARGUMENT, 1,
+                               "tell_device: ask_device first");
+  ck_pso *pso = take(self);
+  if (!pso)
+    return NULL;
+  if (ck_py_values_take(&self->values, values, &self->batch) != 0) {
+    self->busy = 0;
+    return NULL;
+  }
+  /* The positions move: the array gives no new views. */
+  ck_py_device_array_end(self->current);
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_pso_tell_device(pso, &self->batch);
+  Py_END_ALLOW_THREADS;
+  self->busy = 0;
+  if (status != CK_OK)
+    return ck_py_raise(status, 0);
+  Py_RETURN_NONE;
 }
 
 /* AskTell.best() -> (value, bytearray of dim float64 values). */
@@ -486,9 +572,18 @@ static PyObject *asktell_close(PyObject *object, PyObject *unused) {
     return NULL;
   void *handle = self->handle;
   self->handle = NULL;
+  /* Views of the positions that their consumers still hold keep the
+   * device memory until the last goes. */
+  Py_CLEAR(self->current);
+  if (self->arrays > 0) {
+    self->kept = handle;
+    self->busy = 0;
+    Py_RETURN_NONE;
+  }
   Py_BEGIN_ALLOW_THREADS;
   self->kind->destroy(handle);
   Py_END_ALLOW_THREADS;
+  ck_py_values_free(&self->values);
   self->busy = 0;
   Py_RETURN_NONE;
 }
@@ -501,6 +596,11 @@ static PyObject *asktell_rows(PyObject *object, void *unused) {
 static PyObject *asktell_dim(PyObject *object, void *unused) {
   (void)unused;
   return PyLong_FromLong(((asktell *)object)->dim);
+}
+
+static PyObject *asktell_cuda(PyObject *object, void *unused) {
+  (void)unused;
+  return PyBool_FromLong(((asktell *)object)->cuda);
 }
 
 static PyObject *asktell_closed(PyObject *object, void *unused) {
@@ -518,6 +618,11 @@ static PyMethodDef asktell_methods[] = {
     {"set_state", asktell_set_state, METH_VARARGS,
      "set_state(positions, velocities, best_positions, best_values, "
      "global_best, global_best_value, tells, seed) (PSO)"},
+    {"ask_device", asktell_ask_device, METH_NOARGS,
+     "ask_device() -> DeviceArray: the positions where they are (PSO on "
+     "CUDA)"},
+    {"tell_device", asktell_tell_device, METH_O,
+     "tell_device(values): their values, on the device or the host"},
     {"close", asktell_close, METH_NOARGS, "close(): release the optimiser"},
     {NULL, NULL, 0, NULL}};
 
@@ -525,6 +630,7 @@ static PyGetSetDef asktell_getset[] = {
     {"rows", asktell_rows, NULL, "positions an ask gives", NULL},
     {"dim", asktell_dim, NULL, "values a position holds", NULL},
     {"closed", asktell_closed, NULL, "whether close() was called", NULL},
+    {"cuda", asktell_cuda, NULL, "whether it runs on a CUDA device", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject asktell_type = {

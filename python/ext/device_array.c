@@ -53,6 +53,8 @@ typedef struct device_array {
   Py_ssize_t count, dim, stride, real_size;
   int ordinal, live;
   Py_ssize_t exports;
+  PyObject *owner; /* what keeps the memory, or NULL */
+  void (*freed)(PyObject *owner);
 } device_array;
 
 /* What an export holds: the managed tensor, its shape and strides, and
@@ -193,10 +195,19 @@ static PyGetSetDef array_fields[] = {
      "the CUDA array interface, version 3", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+static void array_dealloc(PyObject *self) {
+  device_array *array = (device_array *)self;
+  if (array->freed)
+    array->freed(array->owner);
+  Py_XDECREF(array->owner);
+  Py_TYPE(self)->tp_free(self);
+}
+
 static PyTypeObject array_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "clkit._clkit.DeviceArray",
     .tp_basicsize = sizeof(device_array),
     .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = array_dealloc,
     .tp_methods = array_methods,
     .tp_getset = array_fields,
     .tp_doc = "one call's positions in a CUDA device's memory, read-only, "
@@ -211,21 +222,53 @@ int ck_py_device_array_ready(PyObject *module) {
   return PyModule_AddObjectRef(module, "DeviceArray", (PyObject *)&array_type);
 }
 
+PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
+                                 void (*freed)(PyObject *owner)) {
+  device_array *array = PyObject_New(device_array, &array_type);
+  if (!array)
+    return NULL;
+  array->data = batch->x;
+  array->count = (Py_ssize_t)batch->count;
+  array->dim = (Py_ssize_t)batch->dim;
+  array->stride = (Py_ssize_t)batch->stride;
+  array->real_size = (Py_ssize_t)batch->real_size;
+  array->ordinal = batch->ordinal;
+  array->live = 1;
+  array->exports = 0;
+  array->owner = Py_XNewRef(owner);
+  array->freed = freed;
+  return (PyObject *)array;
+}
+
+Py_ssize_t ck_py_device_array_end(PyObject *object) {
+  device_array *array = (device_array *)object;
+  array->live = 0;
+  return array->exports;
+}
+
 /* ---- the device objective ---------------------------------------------- */
 
 /* Lets go of the previous call's values and array; -1 with an exception
  * set where the objective kept that call's X (it would read memory the
  * swarm reuses, or frees at the run's end). */
+void ck_py_values_release(ck_py_values *values) {
+  dl_managed *managed = values->managed;
+  values->managed = NULL;
+  if (managed && managed->deleter)
+    managed->deleter(managed);
+}
+
+void ck_py_values_free(ck_py_values *values) {
+  ck_py_values_release(values);
+  PyMem_Free(values->host);
+  *values = (ck_py_values){0};
+}
+
 int ck_py_device_release(ck_py_bridge *bridge) {
-  dl_managed *values = bridge->device_values;
-  bridge->device_values = NULL;
-  if (values && values->deleter)
-    values->deleter(values);
-  device_array *array = (device_array *)bridge->device_array;
-  if (!array)
+  ck_py_values_release(&bridge->values);
+  if (!bridge->device_array)
     return 0;
-  array->live = 0;
-  int kept = array->exports > 0;
+  int kept = ck_py_device_array_end(bridge->device_array) > 0;
   Py_CLEAR(bridge->device_array);
   if (!kept)
     return 0;
@@ -238,7 +281,7 @@ int ck_py_device_release(ck_py_bridge *bridge) {
 
 /* Values the callable returned in host memory (anything NumPy reads),
  * copied as float64 into the bridge's array. */
-static int host_values(ck_py_bridge *bridge, PyObject *answer,
+static int host_values(ck_py_values *values, PyObject *answer,
                        ck_device_batch *batch) {
   Py_buffer view;
   if (PyObject_GetBuffer(answer, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT))
@@ -248,19 +291,19 @@ static int host_values(ck_py_bridge *bridge, PyObject *answer,
     ++format;
   size_t size = strcmp(format, "d") == 0 ? 8 : strcmp(format, "f") == 0 ? 4 : 0;
   int fits = size && view.len == (Py_ssize_t)(batch->count * size);
-  if (fits && bridge->host_capacity < batch->count * size) {
-    PyMem_Free(bridge->host_values);
-    bridge->host_values = PyMem_Malloc(batch->count * size);
-    bridge->host_capacity = bridge->host_values ? batch->count * size : 0;
-    if (!bridge->host_values) {
+  if (fits && values->capacity < batch->count * size) {
+    PyMem_Free(values->host);
+    values->host = PyMem_Malloc(batch->count * size);
+    values->capacity = values->host ? batch->count * size : 0;
+    if (!values->host) {
       PyBuffer_Release(&view);
       PyErr_NoMemory();
       return -1;
     }
   }
   if (fits) {
-    memcpy(bridge->host_values, view.buf, batch->count * size);
-    batch->values = bridge->host_values;
+    memcpy(values->host, view.buf, batch->count * size);
+    batch->values = values->host;
     batch->value_size = size;
     batch->value_stride = 1;
     batch->values_on_host = 1;
@@ -277,7 +320,7 @@ static int host_values(ck_py_bridge *bridge, PyObject *answer,
 /* Values the callable returned on the device: a DLPack tensor of count
  * floats (shape (count,) or (count, 1)) on the batch's device, made ready
  * for the swarm's stream by its producer. Kept until the next call. */
-static int device_values(ck_py_bridge *bridge, PyObject *answer,
+static int device_values(ck_py_values *values, PyObject *answer,
                          ck_device_batch *batch) {
   PyObject *capsule, *kwargs, *empty, *method;
   /* stream=: the swarm's stream, which the producer makes wait for the
@@ -300,7 +343,7 @@ static int device_values(ck_py_bridge *bridge, PyObject *answer,
     return -1;
   }
   Py_DECREF(capsule);
-  bridge->device_values = managed;
+  values->managed = managed;
   const dl_tensor *t = &managed->tensor;
   int64_t rows = t->ndim >= 1 ? t->shape[0] : 0;
   int shaped = (t->ndim == 1 || (t->ndim == 2 && t->shape[1] == 1)) &&
@@ -353,30 +396,27 @@ static int on_device(PyObject *answer) {
   return type == DL_CUDA;
 }
 
+int ck_py_values_take(ck_py_values *values, PyObject *answer,
+                      ck_device_batch *batch) {
+  ck_py_values_release(values);
+  return on_device(answer) ? device_values(values, answer, batch)
+                           : host_values(values, answer, batch);
+}
+
 ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user) {
   ck_py_bridge *bridge = user;
   PyGILState_STATE state = PyGILState_Ensure();
   ck_status status = CK_ERROR_CANCELLED;
   if (bridge->error || ck_py_device_release(bridge) != 0)
     goto failed;
-  device_array *array = PyObject_New(device_array, &array_type);
+  PyObject *array = ck_py_device_array_new(batch, NULL, NULL);
   if (!array)
     goto failed;
-  array->data = batch->x;
-  array->count = (Py_ssize_t)batch->count;
-  array->dim = (Py_ssize_t)batch->dim;
-  array->stride = (Py_ssize_t)batch->stride;
-  array->real_size = (Py_ssize_t)batch->real_size;
-  array->ordinal = batch->ordinal;
-  array->live = 1;
-  array->exports = 0;
-  bridge->device_array = (PyObject *)array;
-  PyObject *answer = PyObject_CallOneArg(bridge->objective, (PyObject *)array);
-  array->live = 0;
+  bridge->device_array = array;
+  PyObject *answer = PyObject_CallOneArg(bridge->objective, array);
+  ck_py_device_array_end(array);
   if (answer) {
-    int taken = on_device(answer) ? device_values(bridge, answer, batch)
-                                  : host_values(bridge, answer, batch);
-    if (taken == 0)
+    if (ck_py_values_take(&bridge->values, answer, batch) == 0)
       status = CK_OK;
     Py_DECREF(answer);
   }

@@ -81,6 +81,14 @@ void ck_py_raise_kept(PyObject **kept);
 PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs);
 int ck_py_run_ready(void);
 
+/* device_array.c: values an objective returned: a DLPack tensor held
+ * until they are read, or host memory they were copied into. */
+typedef struct ck_py_values {
+  void *managed;
+  void *host;
+  size_t capacity;
+} ck_py_values;
+
 /* run.c: what the callbacks of one run share. */
 typedef struct ck_py_bridge {
   PyObject *objective; /* f(batch) -> values, or NULL */
@@ -89,12 +97,9 @@ typedef struct ck_py_bridge {
   PyObject *error;     /* the first exception of a callback (owned) */
   PyObject *block;     /* the objective's batch, reused (owned), or NULL */
   /* A device objective's (device_array.c): the last call's positions
-   * (owned) and values (a DLPack tensor, released at the next call), and
-   * host memory for values returned from the host. */
+   * (owned) and values. */
   PyObject *device_array;
-  void *device_values;
-  void *host_values;
-  size_t host_capacity;
+  ck_py_values values;
 } ck_py_bridge;
 
 /* device_array.c: the DeviceArray type, added to the module (0, or -1
@@ -104,6 +109,22 @@ typedef struct ck_py_bridge {
 int ck_py_device_array_ready(PyObject *module);
 ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user);
 int ck_py_device_release(ck_py_bridge *bridge);
+/* device_array.c: a DeviceArray over batch's positions, owner (or NULL)
+ * kept alive with it and told by freed (or NULL) when the array goes;
+ * and its end: no new exports, and the count of those its consumers
+ * still hold. */
+PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
+                                 void (*freed)(PyObject *owner));
+Py_ssize_t ck_py_device_array_end(PyObject *array);
+/* device_array.c: the values answer holds (a CUDA array through DLPack,
+ * made ready for batch's stream; else anything NumPy reads, copied to
+ * host memory) set into batch's value fields, the last ones released:
+ * 0, or -1 with an exception set. Release lets go of them; free also of
+ * the host memory. */
+int ck_py_values_take(ck_py_values *values, PyObject *answer,
+                      ck_device_batch *batch);
+void ck_py_values_release(ck_py_values *values);
+void ck_py_values_free(ck_py_values *values);
 
 /* run.c: readies bridge and options for a run from Python's seed (None:
  * 1, not given) and callables (each None or callable). Returns 0, or -1

@@ -316,8 +316,7 @@ int ck_py_bridge_end(ck_py_bridge *bridge) {
   Py_CLEAR(bridge->block);
   if (ck_py_device_release(bridge) != 0)
     ck_py_keep_error(&bridge->error);
-  PyMem_Free(bridge->host_values);
-  bridge->host_values = NULL;
+  ck_py_values_free(&bridge->values);
   if (!bridge->error)
     return 0;
   ck_py_raise_kept(&bridge->error);

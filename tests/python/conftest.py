@@ -27,6 +27,8 @@ def _first_device(backend):
 
 OPENCL = _first_device("opencl")
 CUDA = _first_device("cuda")
+needs_cuda = pytest.mark.skipif(not CUDA, reason="no CUDA device: the "
+                                "zero-copy path runs on CUDA devices only")
 DEVICES = ["ref", pytest.param(OPENCL, id="opencl") if OPENCL else
            pytest.param(None, id="opencl",
                         marks=pytest.mark.skip(reason="no OpenCL device"))]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import clkit
-from conftest import OPENCL, sphere
+from conftest import CUDA, OPENCL, needs_cuda, sphere
 
 SWARM = dict(dim=5, particles=20, lo=-5.12, hi=5.12, seed=7)
 GA_SIZE = dict(dim=3, lo=-2, hi=2, islands=2, island_size=8, seed=3)
@@ -263,3 +263,44 @@ def test_ga_refuses_options_of_a_run():
     ga.ask()
     with pytest.raises(ValueError, match="give 16 values"):
         ga.tell(np.zeros(8))
+
+
+# ---- device arrays (array=) ---------------------------------------------------
+
+def test_array_off_cuda_gives_host_copies_as_that_librarys():
+    """Off a CUDA device, array="dlpack" asks give NumPy copies and the
+    run is the default one's, bit for bit; a bad name is refused."""
+    with pytest.raises(ValueError, match="array must be one of"):
+        clkit.pso.PSO(lo=-1, hi=1, dim=2, device="ref", array="tensorflow")
+    runs = []
+    for array in ("numpy", "dlpack"):
+        with clkit.pso.PSO(lo=-5, hi=5, dim=3, particles=16, device="ref",
+                           seed=4, array=array) as opt:
+            for _ in range(6):
+                X = opt.ask()
+                assert isinstance(X, np.ndarray)
+                opt.tell((X ** 2).sum(axis=1))
+            runs.append((opt.best_f, opt.best_x.tolist()))
+    assert runs[0] == runs[1]
+
+
+@needs_cuda
+def test_torch_asks_are_the_swarms_memory_on_cuda():
+    """On CUDA, array="torch" asks give CUDA tensors (no copy) and tells
+    take CUDA tensors: the run is the NumPy one's, bit for bit, for an
+    objective exact in any precision; a view kept past close stays
+    readable."""
+    torch = pytest.importorskip("torch")
+    runs, kept = [], []
+    for array in ("numpy", "torch"):
+        with clkit.pso.PSO(lo=-5, hi=5, dim=3, particles=16, device=CUDA,
+                           seed=4, array=array) as opt:
+            for _ in range(6):
+                X = opt.ask()
+                if array == "torch":
+                    assert X.is_cuda and X.dtype == torch.float32
+                    kept.append(X)
+                opt.tell(X[:, 0])
+            runs.append((opt.best_f, opt.best_x.tolist()))
+    assert runs[0] == runs[1]
+    assert kept[-1].shape == (16, 3) and bool(torch.isfinite(kept[-1]).all())

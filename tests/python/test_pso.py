@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import clkit
-from conftest import CUDA, OPENCL, check_ctrl_c, sphere
+from conftest import CUDA, OPENCL, check_ctrl_c, needs_cuda, sphere
 
 SMALL = dict(dim=4, particles=32, iters=20)
 
@@ -358,8 +358,6 @@ def test_ctrl_c_stops_the_run_with_keyboardinterrupt():
 
 # ---- objectives on device arrays (array=) -----------------------------------
 
-needs_cuda = pytest.mark.skipif(not CUDA, reason="no CUDA device: the "
-                                "zero-copy path runs on CUDA devices only")
 
 
 def _first_coordinate(X):
