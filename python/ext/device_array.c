@@ -174,8 +174,8 @@ static PyObject *array_interface(PyObject *self, void *unused) {
   if (array_usable(array))
     return NULL;
   return Py_BuildValue(
-      "{s:(nn),s:s,s:(nO),s:(nn),s:i,s:O}", "shape", array->count, "typestr",
-      array->real_size == 8 ? "<f8" : "<f4", "data",
+      "{s:(nn),s:s,s:(nO),s:(nn),s:i,s:O}", "shape", array->count, array->dim,
+      "typestr", array->real_size == 8 ? "<f8" : "<f4", "data",
       (Py_ssize_t)(uintptr_t)array->data, Py_True, "strides", array->real_size,
       array->stride * array->real_size, "version", 3, "stream", Py_None);
 }
