@@ -470,6 +470,8 @@ The last column is the device path's gain with two members.
 
 {source([run, ("h100-2026-11-26-gas-peer", "run.txt")], H100, "2026-11-26",
         "`bench/gas_spread_peer.sh build/tools/clkit OUT cuda:0 1000`")}
+- Reproduced by: `bench/gas_spread_one_gpu.sh --mode peer build/tools/clkit \
+OUT cuda:0 1000`
 
 {table(["N", "alone", "one member, host", "one member, device",
         "two members, host", "two members, device", "device / host"],

@@ -317,6 +317,22 @@ __kernel void ck_aco_segments(uint n, uint size, uint segments, int or_opt,
  * 3.1 kept a call to one that two kernels share, and the kernel crashed. */
 #define CK_ACO_GROUP_FN static inline __attribute__((always_inline))
 
+/*
+ * The start of every group kernel: work-group g serves slot g of `slots`
+ * and work-item l is its lane; groups past the last slot return before
+ * any barrier. The slot's ant is ant_of_slot (an expression of `slot`).
+ * Its rows of the kernel's n-city arrays begin at `at`, and `tour` is its
+ * row of `tours`.
+ */
+#define CK_ACO_GROUP_BEGIN(slots, ant_of_slot)                                 \
+  const uint slot = (uint)get_group_id(0), l = (uint)get_local_id(0);          \
+  if (slot >= (slots))                                                         \
+    return;                                                                    \
+  const uint ant = (ant_of_slot);                                              \
+  const int metric = CK_ACO_METRIC;                                            \
+  const ulong at = (ulong)ant * n;                                             \
+  __global uint *tour = tours + at
+
 /* The smallest of the group's values (each work-item gives one). */
 CK_ACO_GROUP_FN uint ck_aco_group_min(volatile __local uint *pick, uint l,
                                       uint value) {
@@ -600,12 +616,8 @@ ck_aco_build_tours_groups(uint n, uint ants, uint first, ulong seed,
                           __global const ck_tsp_coord *grid_box) {
   CK_LOCAL ck_aco_group_step step_memory;
   CK_LOCAL ulong keys[CK_ACO_LANES];
-  uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
-  if (ant >= ants)
-    return;
-  const int metric = CK_ACO_METRIC;
-  __global uint *tour = tours + (ulong)ant * n;
-  __global uchar *visited = flags + (ulong)ant * n;
+  CK_ACO_GROUP_BEGIN(ants, slot);
+  __global uchar *visited = flags + at;
   ulong stream = (iteration << 32) | (ulong)(first + ant);
   for (uint c = l; c < n; c += CK_ACO_LANES)
     visited[c] = 0;
@@ -685,13 +697,7 @@ ck_aco_search_groups(uint n, uint longest, int or_opt, uint count, int ranked,
                      __global uint *positions, __global uchar *flags,
                      __global long *lengths) {
   CK_LOCAL uint pick;
-  uint i = (uint)get_group_id(0), l = (uint)get_local_id(0);
-  if (i >= count)
-    return;
-  uint ant = ranked ? order[i] : i;
-  const int metric = CK_ACO_METRIC;
-  ulong at = (ulong)ant * n;
-  __global uint *tour = tours + at;
+  CK_ACO_GROUP_BEGIN(count, ranked ? order[slot] : slot);
   __global uint *pos = positions + at;
   __global uchar *dont_look = flags + at;
   for (uint p = l; p < n; p += CK_ACO_LANES)
@@ -756,14 +762,10 @@ ck_aco_build_focused_groups(
     __global const uint *source_pos, __global uint *tours,
     __global uint *positions, __global uchar *flags, __global long *lengths) {
   CK_LOCAL ck_aco_group_step step_memory;
-  uint ant = (uint)get_group_id(0), l = (uint)get_local_id(0);
-  if (ant >= ants)
-    return;
-  const int metric = CK_ACO_METRIC;
-  ulong at = (ulong)ant * n, from = ant * stride;
+  CK_ACO_GROUP_BEGIN(ants, slot);
+  ulong from = ant * stride;
   __global const uint *source = sources + from;
   __global const uint *source_at = source_pos + from;
-  __global uint *tour = tours + at;
   __global uint *pos = positions + at;
   __global uchar *visited = flags + at;
   ulong stream = (iteration << 32) | (ulong)(first + ant);
@@ -866,13 +868,7 @@ ck_aco_search_focused_groups(uint n, uint longest, int or_opt, uint count,
   CK_LOCAL uint
       held[CK_ACO_SORT_MOST > CK_ACO_LANES ? CK_ACO_SORT_MOST : CK_ACO_LANES];
   CK_LOCAL uint pick, waiting;
-  uint i = (uint)get_group_id(0), l = (uint)get_local_id(0);
-  if (i >= count)
-    return;
-  uint ant = ranked ? order[i] : i;
-  const int metric = CK_ACO_METRIC;
-  ulong at = (ulong)ant * n;
-  __global uint *tour = tours + at;
+  CK_ACO_GROUP_BEGIN(count, ranked ? order[slot] : slot);
   __global uint *pos = positions + at;
   __global uchar *dont_look = flags + at;
   __global uint *queue = queues + at;

@@ -723,11 +723,15 @@ static void check_run_usage_errors(void) {
       {{"run", "gas", "--device", "ref", "--spread", "--model", "log:1:1",
         "--neighbors", "allpairs", NULL},
        "option --model: log:1:1 with --spread"},
-      {{"run", "aco", "random:20", "--device", "ref", "--spread",
-        "--method", "focused", "--focus-source", "iteration", NULL},
+      {{"run", "aco", "random:20", "--device", "ref", "--spread", "--method",
+        "focused", "--focus-source", "iteration", NULL},
        "option --focus-source: iteration with --spread"},
       {{"run", "selfcheck", "--device", "ref", "--spread", NULL},
        "selfcheck does not spread over several devices (--spread)"},
+      /* A device given twice holds two members of a gas spread alone. */
+      {{"run", "pso", "--device", "ref,ref", "--spread", NULL},
+       "clkit run: --device: ref is given twice; a pso spread takes each "
+       "device once"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     expect_refusal(cases[c].args, 2, cases[c].stderr_names);

@@ -2,8 +2,9 @@
  * test_spread.c - a spread run's phases (ck__spread_each,
  * framework/spread.h): every local member at once, each on a thread of its
  * own, or in turn with CLKIT_SPREAD_THREADS=0; their times, their
- * failures and the thread-local state that follows the caller. The
- * members are copies of ref under ids of their own: no device works.
+ * failures and the thread-local state that follows the caller; and which
+ * workloads take a device twice. The members are copies of ref under ids
+ * of their own: no device works.
  */
 #include <locale.h>
 #include <pthread.h>
@@ -302,6 +303,25 @@ static void many(size_t local, int calls) {
   ck__spread_end(&run);
 }
 
+/* A device given twice: refused by a workload whose members each take a
+ * device of their own, naming it and its index; the gas's may share one. */
+static void repeated_devices(void) {
+  const ck_workload *pso = NULL, *gas = NULL;
+  CHECK_OK(ck_workload_find("pso", &pso));
+  CHECK_OK(ck_workload_find("gas", &gas));
+  if (!pso || !gas)
+    return;
+  const ck_device twice[3] = {devices[0], devices[1], devices[0]};
+  size_t repeated = 0;
+  CHECK_INVALID(ck_workload_check_spread_devices(pso, twice, 3, &repeated),
+                "ck_spread: device ref0 is given twice");
+  CHECK(repeated == 2);
+  CHECK_OK(ck_workload_check_spread_devices(gas, twice, 3, &repeated));
+  CHECK(repeated == 3);
+  CHECK_OK(ck_workload_check_spread_devices(pso, twice, 2, &repeated));
+  CHECK(repeated == 2);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -326,6 +346,7 @@ int main(void) {
   failures(1);
   refused_thread();
   build_watch();
+  repeated_devices();
 
   many(1, 20000);
   for (size_t local = 2; local <= MAX_MEMBERS; local *= 2)

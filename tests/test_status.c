@@ -779,6 +779,12 @@ static ck_status null_workload_check_devices(void *context, int which) {
                                    NULL, 0, 2);
 }
 
+static ck_status null_workload_check_spread_devices(void *context, int which) {
+  size_t repeated;
+  return ck_workload_check_spread_devices(
+      NULL_AT(0, (const ck_workload *)context), NULL, 0, NULL_AT(1, &repeated));
+}
+
 static ck_status null_workload_run(void *context, int which) {
   ck_device device = {0};
   ck_result result;
@@ -859,6 +865,9 @@ static void check_null_messages(void) {
        null_workload_run_demo},
       {"ck_workload_check", {"workload"}, null_workload_check},
       {"ck_workload_check_devices", {"workload"}, null_workload_check_devices},
+      {"ck_workload_check_spread_devices",
+       {"workload", "repeated"},
+       null_workload_check_spread_devices},
       {"ck_workload_run", {"workload", "device", "result"}, null_workload_run},
       {"ck_compare_run",
        {"workload", "set", "results", "produced"},
@@ -884,6 +893,10 @@ static void check_null_messages(void) {
                 "ck_workload_check: params is NULL but count is 2");
   CHECK_INVALID(ck_workload_check_devices(selfcheck, NULL, 2, 2),
                 "ck_workload_check_devices: params is NULL but count is 2");
+  size_t repeated = 0;
+  CHECK_INVALID(ck_workload_check_spread_devices(selfcheck, NULL, 2, &repeated),
+                "ck_workload_check_spread_devices: devices is NULL but count "
+                "is 2");
   ck_device device = {0};
   ck_result result;
   CHECK_INVALID(ck_workload_run(selfcheck, &device, NULL, 2, NULL, &result),

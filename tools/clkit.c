@@ -824,7 +824,21 @@ static int spread_devices(const ck_device_set *set, const run_config *config,
   for (size_t i = 0; i < selected; ++i)
     devices[i] = set->devices[indices[i]];
   *count = selected;
-  return EXIT_OK;
+  /* A device given twice is the user's --device, refused as its other
+   * usage errors are; every rank refuses alike, and rank 0 says so. */
+  size_t repeated;
+  ck_status status = ck_workload_check_spread_devices(config->workload, devices,
+                                                      selected, &repeated);
+  if (status != CK_OK && repeated < selected) {
+    const char *name = "";
+    ck_workload_describe(config->workload, &name, NULL, NULL);
+    char message[200];
+    snprintf(message, sizeof message,
+             "--device: %s is given twice; a %s spread takes each device once",
+             devices[repeated].id, name);
+    return mpi->rank == 0 ? usage_error("run", message) : EXIT_USAGE;
+  }
+  return status == CK_OK ? EXIT_OK : cli_report(status);
 }
 
 /* --shares W,W,...: positive weights, one a member, each read as a

@@ -284,6 +284,19 @@ ck_status ck_workload_check_spread(const ck_workload *workload,
                                    size_t processes);
 
 /*
+ * ck_workload_check_spread_devices - whether a spread run of the workload
+ * takes this process's devices as given (count of them): each device
+ * once, but that the gas's members may share one.
+ * Takes: repeated, set to the index of the first device given again that
+ * the workload refuses, else to count.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming a device given twice,
+ * or for a NULL workload or repeated, or devices NULL with a count.
+ */
+ck_status ck_workload_check_spread_devices(const ck_workload *workload,
+                                           const ck_device *devices,
+                                           size_t count, size_t *repeated);
+
+/*
  * ck_workload_find_stdout - the output option of params that writes to
  * standard output ("-", /dev/stdout, /dev/fd/1, or an output that goes
  * there when no file is named, as the MLP's --out for --predict), for a

@@ -106,6 +106,9 @@ struct ck_workload {
    * CK_ERROR_INVALID_ARGUMENT, through ck__param_not_spread), before any
    * device work; params are checked otherwise already. */
   ck_status (*check_spread)(const ck_param *params, size_t count);
+  /* Nonzero when a spread's members may share a device (one given twice):
+   * its create_spread keeps each member's queues and memory apart there. */
+  int spread_shares_devices;
   /* Nonzero when run takes a host objective (ck_run_options.objective),
    * and a device objective (device_objective); others are refused them. */
   int objectives, device_objectives;

@@ -27,6 +27,19 @@ ck_status ck_spread_has_mpi(int *has_mpi) {
   return CK_OK;
 }
 
+ck_status ck__spread_check_devices(const ck_device *devices, size_t count,
+                                   size_t *repeated) {
+  for (size_t i = 0; i < count; ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (strcmp(devices[i].id, devices[j].id) == 0) {
+        *repeated = i;
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "ck_spread: device %s is given twice", devices[i].id);
+      }
+  *repeated = count;
+  return CK_OK;
+}
+
 /* ck__spread_begin, where shared 1 lets members share a device. */
 static ck_status begin(const ck_spread *spread, const char *unit_name,
                        int shared, ck__spread_run *run) {
@@ -38,12 +51,10 @@ static ck_status begin(const ck_spread *spread, const char *unit_name,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_spread: %zu devices; a spread takes 1 to %d a process",
                     spread->device_count, CK_SPREAD_MAX_LOCAL);
-  for (size_t i = 0; !shared && i < spread->device_count; ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (strcmp(spread->devices[i].id, spread->devices[j].id) == 0)
-        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                        "ck_spread: device %s is given twice",
-                        spread->devices[i].id);
+  size_t repeated;
+  if (!shared && (status = ck__spread_check_devices(
+                      spread->devices, spread->device_count, &repeated)))
+    return status;
   for (size_t i = 0; spread->shares && i < spread->share_count; ++i)
     if (!(spread->shares[i] > 0) || !isfinite(spread->shares[i]))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,

@@ -44,6 +44,10 @@ typedef struct ck__spread_run {
  */
 ck_status ck__spread_begin(const ck_spread *spread, const char *unit_name,
                            ck__spread_run *run);
+/* Refuses devices (count of them) where one is given twice, naming it,
+ * and sets *repeated to its index; else sets *repeated to count. */
+ck_status ck__spread_check_devices(const ck_device *devices, size_t count,
+                                   size_t *repeated);
 /* ck__spread_begin for members that may share a device (a device given
  * twice): each keeps queues and memory of its own there. */
 ck_status ck__spread_begin_shared(const ck_spread *spread,

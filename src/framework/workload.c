@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "framework/framework.h"
+#include "framework/spread.h"
 
 ck_status ck_workload_find(const char *name, const ck_workload **workload) {
   CK__REQUIRE(name);
@@ -434,6 +435,20 @@ ck_status ck_workload_check_spread(const ck_workload *workload,
                     "give a file",
                     piped[0], processes);
   return CK_OK;
+}
+
+ck_status ck_workload_check_spread_devices(const ck_workload *workload,
+                                           const ck_device *devices,
+                                           size_t count, size_t *repeated) {
+  CK__REQUIRE(workload);
+  CK__REQUIRE(repeated);
+  *repeated = count;
+  if (count && !devices)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: devices is NULL but count is %zu", __func__, count);
+  return workload->spread_shares_devices
+             ? CK_OK
+             : ck__spread_check_devices(devices, count, repeated);
 }
 
 /* A run in progress, for the progress and build callbacks. */

@@ -903,4 +903,5 @@ const ck_workload ck__gas_workload = {
     .demo_count = sizeof gas_demo / sizeof gas_demo[0],
     .spreads = 1,
     .check_spread = gas_check_spread,
+    .spread_shares_devices = 1,
 };
