@@ -305,6 +305,36 @@ CK_FN ck_u32 ck_gas_member_slot_of(ck_real x, ck_real y, ck_u32 word,
   return n;
 }
 
+/*
+ * What crosses at a rebuild: each side's message, entries of 32-bit
+ * words that the receiver appends as they are. An entry is the particle's
+ * word (its id), then the bits of its position in the receiver's
+ * coordinates and, for a migrant, of its velocity: CK_GAS_ENTRY_WORDS
+ * words (ghost 0), or 3 for a ghost. In a sender's packed outbox, side
+ * s's message starts at word s 5 capacity; past both, at word 10 capacity
+ * + s 3 capacity, each export's word and position in the sender's own
+ * coordinates (3 words an entry), to find its slot after the sort.
+ */
+#define CK_GAS_ENTRY_WORDS 5
+#define CK_GAS_PACKED_WORDS 16 /* an outbox's words, a capacity entry */
+/* An arrival past the receiver's borders: none seen. */
+#define CK_GAS_NO_STRAY 0xffffffffu
+CK_FN ck_u32 ck_gas_entry_words(int ghost) {
+  return ghost ? 3u : (ck_u32)CK_GAS_ENTRY_WORDS;
+}
+CK_FN ck_u32 ck_gas_message_at(int side, ck_u32 capacity) {
+  return (ck_u32)side * CK_GAS_ENTRY_WORDS * capacity;
+}
+CK_FN ck_u32 ck_gas_kept_at(int side, ck_u32 capacity) {
+  return (2u * CK_GAS_ENTRY_WORDS + 3u * (ck_u32)side) * capacity;
+}
+
+/* A ghost's word, for entry e of the ghosts received: the previous
+ * member's first, the next's from entry from_next. */
+CK_FN ck_u32 ck_gas_ghost_word(ck_u32 word, ck_u32 e, ck_u32 from_next) {
+  return word | CK_GAS_GHOST | (e >= from_next ? CK_GAS_FROM_NEXT : 0u);
+}
+
 /* A mixing of an id for the census of a member's particles: summed over
  * every particle (mod 2^64), the sum changes when one is lost, doubled or
  * given another id. */

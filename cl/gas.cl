@@ -132,10 +132,10 @@ __kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
   if (k >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint key = CK_GAS_MEMBER ? ck_gas_member_key(position[2 * k],
-                                               position[2 * k + 1], id[k], &g)
-                           : (uint)ck_gas_cell_of(position[2 * k],
-                                                  position[2 * k + 1], &g);
+  uint key =
+      CK_GAS_MEMBER
+          ? ck_gas_member_key(position[2 * k], position[2 * k + 1], id[k], &g)
+          : (uint)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
   cell_key[k] = key;
   cell_rank[k] = atomic_inc(&fill[key]);
 }
@@ -287,9 +287,8 @@ ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   ck_gas_sort_serially(n, cells, CK_GAS_MEMBER, &g, position, velocity, id,
-                       sorted_position,
-                       sorted_velocity, sorted_id, cell_key, cell_start,
-                       cell_count, fill, reference);
+                       sorted_position, sorted_velocity, sorted_id, cell_key,
+                       cell_start, cell_count, fill, reference);
   if (clear)
     flags[0] = 0u;
 }
@@ -800,10 +799,9 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
  * stored. A leaver becomes a ghost here only once stored, so that the
  * host may grow the outbox and ask again (again 1): leavers kept as
  * ghosts by the first call are then stored again. */
-__kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
-                                  ck_real reach, ck_real shift_previous,
-                                  ck_real shift_next, int again,
-                                  __global const ck_real *position,
+__kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
+                                  ck_real shift_previous, ck_real shift_next,
+                                  int again, __global const ck_real *position,
                                   __global const ck_real *velocity,
                                   __global uint *id, uint capacity,
                                   __global uint *out_word,
@@ -850,14 +848,12 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
  * the outbox: with words 1 its word, then its position with shift added
  * to x, and with velocities 1 its velocity (an entry is `stride` reals,
  * 2 or 4). */
-__kernel void ck_gas_member_gather(uint count, uint base,
-                                   __global const uint *list, ck_real shift,
-                                   int words, int velocities, uint stride,
-                                   __global const ck_real *position,
-                                   __global const ck_real *velocity,
-                                   __global const uint *id,
-                                   __global uint *out_word,
-                                   __global ck_real *out_real) {
+__kernel void
+ck_gas_member_gather(uint count, uint base, __global const uint *list,
+                     ck_real shift, int words, int velocities, uint stride,
+                     __global const ck_real *position,
+                     __global const ck_real *velocity, __global const uint *id,
+                     __global uint *out_word, __global ck_real *out_real) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
@@ -872,6 +868,63 @@ __kernel void ck_gas_member_gather(uint count, uint base,
   }
 }
 
+/* Work-item e: the particle in slot list[base + e] into entry e of a
+ * rebuild's message, at packed[at ..] (ck_gas.h's layout, ghost 1 for a
+ * ghost's entry): its word, its position with shift added to x, and a
+ * migrant's velocity. An export's word and position as they are go to
+ * packed[kept ..] too (kept 0: none), to find its slot after the sort. */
+__kernel void ck_gas_member_post(uint count, uint base,
+                                 __global const uint *list, ck_real shift,
+                                 int ghost, uint at, uint kept,
+                                 __global const ck_real *position,
+                                 __global const ck_real *velocity,
+                                 __global const uint *id,
+                                 __global uint *packed) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  uint slot = list[base + e], words = ck_gas_entry_words(ghost);
+  __global uint *entry = packed + at + words * e;
+  entry[0] = id[slot];
+  entry[1] = ck_float_as_bits(position[2 * slot] + shift);
+  entry[2] = ck_float_as_bits(position[2 * slot + 1]);
+  if (!ghost) {
+    entry[3] = ck_float_as_bits(velocity[2 * slot]);
+    entry[4] = ck_float_as_bits(velocity[2 * slot + 1]);
+  }
+  if (kept) {
+    __global uint *own = packed + kept + 3u * e;
+    own[0] = id[slot];
+    own[1] = ck_float_as_bits(position[2 * slot]);
+    own[2] = ck_float_as_bits(position[2 * slot + 1]);
+  }
+}
+
+/* Work-item e: entry e of the messages received (packed, ck_gas.h's
+ * layout) into slot first + e: a ghost's (ghost 1; its word marked by
+ * ck_gas_ghost_word, its velocity zero), or a migrant's, which must lie
+ * in [lo, hi): else the least such e goes to counts[2]. */
+__kernel void ck_gas_member_accept(uint count, uint first, int ghost,
+                                   uint from_next, ck_real lo, ck_real hi,
+                                   __global const uint *packed,
+                                   __global ck_real *position,
+                                   __global ck_real *velocity,
+                                   __global uint *id, __global uint *counts) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  __global const uint *entry = packed + ck_gas_entry_words(ghost) * e;
+  uint slot = first + e;
+  ck_real x = ck_bits_as_float(entry[1]);
+  position[2 * slot] = x;
+  position[2 * slot + 1] = ck_bits_as_float(entry[2]);
+  velocity[2 * slot] = ghost ? CK_R(0) : ck_bits_as_float(entry[3]);
+  velocity[2 * slot + 1] = ghost ? CK_R(0) : ck_bits_as_float(entry[4]);
+  id[slot] = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
+  if (!ghost && !(x >= lo && x < hi))
+    atomic_min(&counts[2], e);
+}
+
 /* Work-item e: the leaver in slot list[base + e] is dropped (its new
  * owner has it now). */
 __kernel void ck_gas_member_mark(uint count, uint base,
@@ -881,29 +934,25 @@ __kernel void ck_gas_member_mark(uint count, uint base,
     id[list[base + e]] = CK_GAS_DROPPED;
 }
 
-/* Work-item e: after a sort, into slots[base + e] the slot of entry
- * base + e of a message (its word, with ghost 1 as a ghost's word, and
- * its position at in_real[stride (base + e) ..]), which the sort put in
- * the cell of that position; n where it is missing, which sets
- * flags[2]. */
-__kernel void ck_gas_member_locate(uint count, uint base,
-                                   CK_GAS_GEOMETRY_ARGUMENTS,
-                                   __global const uint *word,
-                                   __global const ck_real *in_real,
-                                   uint stride, int ghost,
-                                   __global const uint *cell_start,
-                                   __global const uint *cell_count,
-                                   __global const uint *id, uint n,
-                                   __global uint *slots,
-                                   __global uint *flags) {
+/* Work-item e: after a sort, into slots[base + e] the slot of entry e
+ * of packed[at ..] (3 words an entry: word, position; ghosts' words as
+ * ck_gas_ghost_word marks them, with ghost 1), which the sort put in the
+ * cell of that position; n where it is missing, which sets flags[2]. */
+__kernel void
+ck_gas_member_locate(uint count, uint base, CK_GAS_GEOMETRY_ARGUMENTS,
+                     __global const uint *packed, uint at, int ghost,
+                     uint from_next, __global const uint *cell_start,
+                     __global const uint *cell_count, __global const uint *id,
+                     uint n, __global uint *slots, __global uint *flags) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint at = stride * (base + e), own = word[base + e];
-  uint slot = ck_gas_member_slot_of(in_real[at], in_real[at + 1],
-                                   ghost ? own | CK_GAS_GHOST : own,
-                                   cell_start, cell_count, id, &g, n);
+  __global const uint *entry = packed + at + 3u * e;
+  uint word = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
+  uint slot = ck_gas_member_slot_of(ck_bits_as_float(entry[1]),
+                                    ck_bits_as_float(entry[2]), word,
+                                    cell_start, cell_count, id, &g, n);
   slots[base + e] = slot;
   if (slot == n)
     flags[2] = 1u;
@@ -911,12 +960,10 @@ __kernel void ck_gas_member_locate(uint count, uint base,
 
 /* Work-item e: entry e of the inbox (in_word, and 4 reals of in_real:
  * position, velocity) into slot first + e. */
-__kernel void ck_gas_member_enter(uint count, uint first,
-                                  __global const uint *in_word,
-                                  __global const ck_real *in_real,
-                                  __global ck_real *position,
-                                  __global ck_real *velocity,
-                                  __global uint *id) {
+__kernel void
+ck_gas_member_enter(uint count, uint first, __global const uint *in_word,
+                    __global const ck_real *in_real, __global ck_real *position,
+                    __global ck_real *velocity, __global uint *id) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
@@ -955,8 +1002,7 @@ __kernel void ck_gas_member_scale(uint n, ck_real factor,
  * strided by the grid, and sums their ids and id hashes
  * (ck_gas_id_hash); a tree adds the group's three into partial[3 b ..]. */
 __kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
-ck_gas_member_census(uint n, __global const uint *id,
-                     __global ulong *partial) {
+ck_gas_member_census(uint n, __global const uint *id, __global ulong *partial) {
   CK_LOCAL ulong sums[3][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   ulong count = 0, ids = 0, hashes = 0;

@@ -33,7 +33,7 @@ static const char checkpoint_magic[8] = {'C', 'K', 'G', 'A',
  * pass over it follow the particles rather than the box's area. */
 #define CELLS_PER_PARTICLE 4.0
 
-CK__STEPS_TABLE(ck__gas_steps, 18);
+CK__STEPS_TABLE(ck__gas_steps, 20);
 
 gas_state *ck__gas_state(ck_gas *gas) {
   return &gas->state;

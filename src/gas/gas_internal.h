@@ -56,24 +56,37 @@ typedef struct ck__gas_steps {
    * members), over the member buffers below. select: each side's list of
    * own slots that leave the slab [lo, hi) (mode 0; ghosts are dropped)
    * or lie within reach of a border (mode 1), and their counts (read
-   * back, every entry counted, those past message_capacity not stored).
-   * gather: count entries of a list (member_list, or export_slots with
-   * exports 1) from entry base into the outbox, stride reals an entry
-   * (position with shift added to x, and with stride 4 the velocity),
-   * with words 1 the words too. mark: drops the slots of count entries of
-   * member_list from base. locate: the slots, after a sort, of count
-   * entries from base of a message (in_word and in_real, stride reals an
-   * entry, ghosts' words with ghost 1; else out_word and out_real) into
-   * ghost_slots or export_slots. unpack: in_real's first count positions
-   * into the slots of ghost_slots. census: the own particles' count, sum
-   * of ids and of their hashes. scale: every velocity times factor. */
+   * back, every entry counted, those past message_capacity not stored),
+   * with member_counts[2] (the last accept's stray) in counts[2].
+   * post: count entries of member_list from base into a rebuild's
+   * message at word `at` of the packed outbox (ck_gas.h's layout, ghost
+   * 1 for ghosts' entries), shift added to x; with kept not 0, each
+   * entry's word and position as they are at word kept too. accept:
+   * count entries of the packed inbox into the slots from first (a
+   * ghost's word marked, those from entry from_next as the next
+   * member's); a migrant outside [lo, hi) puts the least such entry in
+   * member_counts[2]. gather: count entries of a list (member_list, or
+   * export_slots with exports 1) from entry base into the outbox, stride
+   * reals an entry (position with shift added to x, and with stride 4
+   * the velocity), with words 1 the words too. mark: drops the slots of
+   * count entries of member_list from base. locate: the slots, after a
+   * sort, of count entries (3 words each: word, position) from word `at`
+   * of the packed outbox into export_slots from base, or with ghost 1 of
+   * the packed inbox into ghost_slots (words marked as accept marks
+   * them). unpack: in_real's first count positions into the slots of
+   * ghost_slots. census: the own particles' count, sum of ids and of
+   * their hashes. scale: every velocity times factor. */
   ck_status (*select)(gas_state *state, int mode, double lo, double hi,
-                      double reach, uint32_t counts[2]);
+                      double reach, uint32_t counts[3]);
+  ck_status (*post)(gas_state *state, uint32_t base, uint32_t count,
+                    double shift, int ghost, uint32_t at, uint32_t kept);
+  ck_status (*accept)(gas_state *state, uint32_t first, uint32_t count,
+                      int ghost, uint32_t from_next, double lo, double hi);
   ck_status (*gather)(gas_state *state, int exports, uint32_t base,
                       uint32_t count, double shift, int words, uint32_t stride);
   ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
-                      uint32_t count, uint32_t stride);
+                      uint32_t count, uint32_t at, uint32_t from_next);
   ck_status (*unpack)(gas_state *state, uint32_t count);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
   ck_status (*scale)(gas_state *state, double factor);
@@ -185,7 +198,11 @@ struct gas_state {
   ck_buffer *in_real;        /* inbox_capacity x 4 reals */
   ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
   ck_buffer *ghost_slots;    /* inbox_capacity: the ghosts' slots */
-  ck_buffer *census_sums;    /* 3 words of 8 a reduction group */
+  /* A rebuild's messages, words as ck_gas.h lays them out: the packed
+   * outbox (CK_GAS_PACKED_WORDS x capacity) and inbox (CK_GAS_ENTRY_WORDS
+   * x inbox_capacity). */
+  ck_buffer *out_packed, *in_packed;
+  ck_buffer *census_sums; /* 3 words of 8 a reduction group */
   /* Host memory the member's appended slots are written from, without a
    * wait (staging_pending 1 while the writes may still read it). */
   void *staging;
@@ -199,7 +216,7 @@ struct gas_state {
   size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
-      *enter_kernel;
+      *enter_kernel, *post_kernel, *accept_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -408,24 +425,51 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
                                 uint32_t stride, int ghost);
 /* The own slots that leave the slab [lo, hi) (mode 0: ghosts are
  * dropped too) or lie within reach of a border (mode 1), each side's
- * listed and counted (the message buffers grown to hold them). */
+ * listed and counted (the message buffers grown to hold them); counts[2]
+ * is the first arrival that the last ck__gas_member_admit of migrants
+ * found past its borders, CK_GAS_NO_STRAY for none. */
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, uint32_t counts[2]);
-/* A side's count entries selected, read: words, and stride floats an
- * entry (position; with 4, the velocity too). */
-ck_status ck__gas_member_take(ck_gas *member, int side, uint32_t count,
-                              uint32_t stride, uint32_t *words, float *reals);
+                                double reach, uint32_t counts[3]);
+/* A rebuild's messages (ck_gas.h's layout): the entries selected,
+ * counts[side] a side, packed on the device as the receiver appends
+ * them (ghost 1: as ghosts, also kept to find the exports after the
+ * sort), shift[side] added to x. With out not NULL each side's is read
+ * into out[side] (one read a side, one wait), else it stays on the
+ * device for ck__gas_member_forward. */
+ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], int ghost,
+                              void *const out[2]);
+/* Queues a copy, device to device through peer, of the count entries
+ * that the sender posted for `side` into the receiver's packed inbox
+ * from entry `first`. Ordered against both members' queues; neither
+ * host waits. Room must be reserved (ck__gas_member_expect). */
+ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
+                                 int ghost, ck_gas *receiver, size_t first,
+                                 ck__peer *peer);
+/* Room for `entries` more slots and entries of the packed inbox: the
+ * member may be made again (*member changes; its posted messages go
+ * along). */
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries);
+/* Appends the entries of the packed inbox, counts[0] from the previous
+ * member then counts[1] from the next (with in not NULL, written there
+ * first from in[side]): ghosts' (ghost 1) or migrants', which must lie
+ * in [lo, hi) (ck__gas_member_select reports the first that does not).
+ * Room must be reserved. */
+ck_status ck__gas_member_admit(ck_gas *member, int ghost,
+                               const uint32_t counts[2],
+                               const void *const in[2], double lo, double hi);
+/* The word and x of migrant entry `entry` of the packed inbox. */
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
+                               float *x);
 /* Drops the leavers selected, counts[side] a side. */
 ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]);
 /* A rebuild's sort by cell: the dropped slots go, `kept` remain, and the
- * lists are built; then the slots of the exports selected (exports[side]
- * a side, as taken) and of the ghosts appended (ghosts of them, their
- * words and positions as received, 2 floats each) are found, for the
- * refreshes until the next rebuild. */
+ * lists are built; then the slots of the exports posted (exports[side]
+ * a side) and of the ghosts admitted (ghosts[side] from each side) are
+ * found on the device, for the refreshes until the next rebuild. */
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[2], size_t ghosts,
-                              const uint32_t *ghost_words,
-                              const float *ghost_positions);
+                              const uint32_t exports[2],
+                              const size_t ghosts[2]);
 /* A cells-mode member's outbox, as read: its exports (a word each, with
  * its region and id as ck_gas_member_entry makes it, and 2 floats: the
  * position in the receiver's coordinates) and its leavers (the same, 4

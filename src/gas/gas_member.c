@@ -14,26 +14,39 @@
 
 /* The member buffers: the outbox's, for `messages` entries a side
  * (ck__gas_member_messages), then the inbox's, for `entries` received
- * (ck__gas_member_inbox). */
-#define OUTBOX_BUFFERS 5
-#define MESSAGE_BUFFERS 8
+ * (ck__gas_member_inbox), each with its elements an entry (the outbox's
+ * with 4 regions of entries for a cells-mode member's step out), whether
+ * they are reals (else words), and its name. */
+#define OUTBOX_BUFFERS 6
+#define MESSAGE_BUFFERS 10
+#define PACKED_OUTBOX 5
+
+static const struct {
+  size_t per_entry;
+  int real;
+  const char *name;
+} shapes[MESSAGE_BUFFERS] = {
+    {2, 0, "member lists"}, {0, 0, "member counts"},
+    {4, 0, "outbox words"}, {16, 1, "outbox"},
+    {2, 0, "export slots"}, {CK_GAS_PACKED_WORDS, 0, "packed outbox"},
+    {1, 0, "inbox words"},  {4, 1, "inbox"},
+    {1, 0, "ghost slots"},  {CK_GAS_ENTRY_WORDS, 0, "packed inbox"}};
 
 static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
       &state->member_list, &state->member_counts, &state->out_word,
-      &state->out_real,    &state->export_slots,  &state->in_word,
-      &state->in_real,     &state->ghost_slots};
+      &state->out_real,    &state->export_slots,  &state->out_packed,
+      &state->in_word,     &state->in_real,       &state->ghost_slots,
+      &state->in_packed};
   return buffers[which];
 }
 
-/* Each member buffer's elements and their size in bytes: the outbox's for
- * `size_by` entries a side (4 regions of them for a cells-mode member's
- * step out), the inbox's for `size_by` entries. */
+/* Each member buffer's elements and their size in bytes, for `size_by`
+ * entries. */
 static void message_shape(const gas_state *state, uint32_t size_by, int which,
                           size_t *count, size_t *size) {
-  static const size_t per_entry[MESSAGE_BUFFERS] = {2, 0, 4, 16, 2, 1, 4, 1};
-  *count = which == 1 ? 4 : (size_t)size_by * per_entry[which];
-  *size = which == 3 || which == 6 ? state->real_size : 4;
+  *count = which == 1 ? 4 : (size_t)size_by * shapes[which].per_entry;
+  *size = shapes[which].real ? state->real_size : 4;
 }
 
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages) {
@@ -96,18 +109,18 @@ fail:
   return status;
 }
 
-/* Makes the member buffers from `first` to `end` anew, for size_by. */
+/* Makes the member buffers from `first` to `end` anew, for size_by. The
+ * old ones go once the queue's work (copies from them among it) is done. */
 static ck_status make_buffers(gas_state *state, int first, int end,
                               uint32_t size_by) {
   ck_status status = CK_OK;
-  static const char *const names[MESSAGE_BUFFERS] = {
-      "member lists", "member counts", "outbox words", "outbox",
-      "export slots", "inbox words",   "inbox",        "ghost slots"};
+  if (*message_buffer(state, first))
+    CK_TRY(ck_queue_finish(state->queue));
   free_buffers(state, first, end);
   for (int which = first; which < end; ++which) {
     size_t count, size;
     message_shape(state, size_by, which, &count, &size);
-    CK_TRY(ck__buffer_make_zeroed(state->queue, count, size, names[which],
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, size, shapes[which].name,
                                   message_buffer(state, which)));
   }
 fail:
@@ -116,6 +129,8 @@ fail:
 
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
   ck_status status = CK_OK;
+  if (messages > UINT32_MAX / CK_GAS_PACKED_WORDS)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "%u entries a message", messages);
   CK_TRY(make_buffers(state, 0, OUTBOX_BUFFERS, messages));
   state->message_capacity = messages;
   if (!state->in_word) {
@@ -183,9 +198,12 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   gas_state *state = &old->state;
   size_t used = state->particles, real = state->real_size;
   float *positions = NULL, *velocities = NULL;
-  uint32_t *ids = NULL;
+  uint32_t *ids = NULL, *packed = NULL;
+  size_t packed_words, word_size;
   if (slots <= old->config.particles)
     return CK_OK;
+  message_shape(state, state->message_capacity, PACKED_OUTBOX, &packed_words,
+                &word_size);
   /* A quarter more than asked, so that a slab that fills slowly is not
    * made again at every rebuild. */
   ck_gas_config config = old->config;
@@ -196,12 +214,15 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   positions = malloc((used ? used : 1) * 2 * real);
   velocities = malloc((used ? used : 1) * 2 * real);
   ids = malloc((used ? used : 1) * sizeof *ids);
-  if (!positions || !velocities || !ids)
+  packed = malloc(packed_words * sizeof *packed);
+  if (!positions || !velocities || !ids || !packed)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
             used);
   CK_TRY(read_slots(state, state->position, used, 2 * real, positions));
   CK_TRY(read_slots(state, state->velocity, used, 2 * real, velocities));
   CK_TRY(read_slots(state, state->id, used, 4, ids));
+  /* The messages packed at a rebuild, not all sent yet, go along. */
+  CK_TRY(read_slots(state, state->out_packed, packed_words, 4, packed));
   CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
                              state->message_capacity, state->walls_x, 1,
                              &grown));
@@ -209,6 +230,7 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
   CK_TRY(write_slots(fresh, fresh->id, 0, used, 4, ids));
+  CK_TRY(write_slots(fresh, fresh->out_packed, 0, packed_words, 4, packed));
   fresh->particles = (uint32_t)used;
   ck_gas_destroy(old);
   *member = grown;
@@ -218,6 +240,7 @@ fail:
   free(positions);
   free(velocities);
   free(ids);
+  free(packed);
   return status;
 }
 
@@ -285,7 +308,7 @@ fail:
 }
 
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, uint32_t counts[2]) {
+                                double reach, uint32_t counts[3]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   CK_TRY(member->steps->select(state, mode, lo, hi, reach, counts));
@@ -301,20 +324,86 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_take(ck_gas *member, int side, uint32_t count,
-                              uint32_t stride, uint32_t *words, float *reals) {
+ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], int ghost,
+                              void *const out[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  uint32_t base = (uint32_t)side * state->message_capacity;
-  if (count == 0)
-    return CK_OK;
-  CK_TRY(member->steps->gather(state, 0, base, count, 0.0, 1, stride));
-  CK_TRY(ck_buffer_read(state->queue, state->out_word, (size_t)base * 4,
-                        (size_t)count * 4, words, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_read(state->queue, state->out_real,
-                        (size_t)base * stride * 4, (size_t)count * stride * 4,
-                        reals, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_queue_finish(state->queue));
+  uint32_t capacity = state->message_capacity;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  for (int side = 0; side < 2; ++side) {
+    if (counts[side] == 0)
+      continue;
+    uint32_t at = ck_gas_message_at(side, capacity);
+    CK_TRY(member->steps->post(state, (uint32_t)side * capacity, counts[side],
+                               shift[side], ghost, at,
+                               ghost ? ck_gas_kept_at(side, capacity) : 0));
+    if (out)
+      CK_TRY(ck_buffer_read(state->queue, state->out_packed, 4 * (size_t)at,
+                            entry * counts[side], out[side], CK_NONBLOCKING,
+                            NULL));
+  }
+  if (out)
+    CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
+                                 int ghost, ck_gas *receiver, size_t first,
+                                 ck__peer *peer) {
+  gas_state *from = &sender->state, *to = &receiver->state;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  size_t at = 4 * (size_t)ck_gas_message_at(side, from->message_capacity);
+  return ck__peer_copy(peer, to->queue, to->in_packed, first * entry,
+                       from->queue, from->out_packed, at, count * entry);
+}
+
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries) {
+  ck_status status =
+      ck__gas_member_reserve(member, ck__gas_member_slots(*member) + entries);
+  if (status == CK_OK)
+    status = ck__gas_member_inbox_room(&(*member)->state, entries);
+  return status;
+}
+
+ck_status ck__gas_member_admit(ck_gas *member, int ghost,
+                               const uint32_t counts[2],
+                               const void *const in[2], double lo, double hi) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  static const uint32_t none = CK_GAS_NO_STRAY;
+  size_t count = (size_t)counts[0] + counts[1];
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  if (state->particles + count > member->config.particles ||
+      count > state->inbox_capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu slots given %zu more to its %u",
+                    member->config.particles, count, state->particles);
+  for (int side = 0; in && side < 2; ++side)
+    CK_TRY(write_slots(state, state->in_packed, side ? counts[0] : 0,
+                       counts[side], entry, in[side]));
+  if (!ghost)
+    CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
+                           CK_NONBLOCKING, NULL));
+  if (count > 0)
+    CK_TRY(member->steps->accept(state, state->particles, (uint32_t)count,
+                                 ghost, counts[0], lo, hi));
+  state->particles += (uint32_t)count;
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
+                               float *x) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t read[2];
+  size_t at = 4 * (size_t)entry * CK_GAS_ENTRY_WORDS;
+  CK_TRY(ck_buffer_read(state->queue, state->in_packed, at, sizeof read, read,
+                        CK_BLOCKING, NULL));
+  *word = read[0];
+  memcpy(x, &read[1], sizeof *x);
 fail:
   return status;
 }
@@ -330,18 +419,11 @@ fail:
 }
 
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[2], size_t ghosts,
-                              const uint32_t *ghost_words,
-                              const float *ghost_positions) {
+                              const uint32_t exports[2],
+                              const size_t ghosts[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t capacity = state->message_capacity;
-  /* The ghosts as received, to find them after the sort. */
-  CK_TRY(ck__gas_member_inbox_room(state, ghosts));
-  if (ghosts) {
-    CK_TRY(write_slots(state, state->in_word, 0, ghosts, 4, ghost_words));
-    CK_TRY(write_slots(state, state->in_real, 0, ghosts, 8, ghost_positions));
-  }
   CK_TRY(member->steps->neighbors(state, 1));
   state->particles = (uint32_t)kept;
   /* A new rebuild is flagged from here on, and nothing is missing yet;
@@ -351,10 +433,14 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
                          NULL));
   CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear, CK_BLOCKING,
                          NULL));
+  /* The exports by what the rebuild kept of them, the ghosts by their
+   * entries in the packed inbox, as appended. */
   for (int side = 0; side < 2; ++side)
     CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
-                                 exports[side], 2));
-  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)ghosts, 2));
+                                 exports[side], ck_gas_kept_at(side, capacity),
+                                 0));
+  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)(ghosts[0] + ghosts[1]),
+                               0, (uint32_t)ghosts[0]));
 fail:
   return status;
 }

@@ -34,8 +34,8 @@
  * or its upper one (the next). */
 enum { PREVIOUS = 0, NEXT = 1 };
 
-/* What crosses at a rebuild: a particle that changes owner, and a ghost.
- * Floats, as the members hold them. */
+/* What crosses in cells mode's step: a particle that changes owner, and
+ * a ghost. Floats, as the members hold them. */
 typedef struct migrant {
   uint32_t word;
   float u, v, vu, vv;
@@ -58,18 +58,20 @@ typedef struct ghost {
 #define BALANCE_GAIN 0.1
 
 typedef struct member {
-  ck_gas *gas;         /* its device state */
-  size_t index;        /* in the whole run */
-  double lo, hi;       /* its slab along the cut, in the run's box */
-  double origin, side; /* its box along the cut: start and length */
-  double border[2];    /* its slab's borders in its own coordinates */
-  double shift[2];     /* added to a coordinate it sends each way */
-  size_t own;          /* its own particles */
-  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
-  size_t ghosts[2];    /* the ghosts from its previous and next member */
-  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
-  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
-  uint64_t bytes;      /* sent to other members */
+  ck_gas *gas;          /* its device state */
+  size_t index;         /* in the whole run */
+  double lo, hi;        /* its slab along the cut, in the run's box */
+  double origin, side;  /* its box along the cut: start and length */
+  double border[2];     /* its slab's borders in its own coordinates */
+  double shift[2];      /* added to a coordinate it sends each way */
+  size_t own;           /* its own particles */
+  uint32_t exports[2];  /* the entries it sends each way between rebuilds */
+  uint32_t posted[2];   /* a rebuild's message each way: its entries */
+  uint32_t incoming[2]; /* and those received from each side */
+  size_t ghosts[2];     /* the ghosts from its previous and next member */
+  size_t kept;          /* cells mode: its leavers, ghosts here until sorted */
+  uint32_t flags[3];    /* read at each step (ck__gas_member_pack) */
+  uint64_t bytes;       /* sent to other members */
   ck__exchange_buffer out[2]; /* what it sends each way */
 } member;
 
@@ -169,120 +171,154 @@ static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
 }
 
 /* ---- a rebuild ------------------------------------------------------------
+ *
+ * A rebuild's messages are packed on the sender's device as the receiver
+ * appends them (ck_gas.h's layout): migrants, then ghosts. They cross
+ * device to device where every member is a CUDA device of one process,
+ * else through host memory (one read and one write a side) and the
+ * exchange. The receiver appends them on its device.
  */
 
-/* The particles that left the slab, each way, with their new owner's
- * coordinates; they and the old ghosts are dropped. */
+/* A particle that arrived must lie in the slab: one that crossed two
+ * borders since the last rebuild would be in the wrong hands. Rounding
+ * of the coordinates' shift may put one a hair outside, which stays
+ * (it leaves at the next rebuild if it must). */
+static double slack(const ck__gas_spread *s) {
+  return 1e-3 * s->reach;
+}
+
+static ck_status stray(const ck__gas_spread *s, const member *m, uint32_t word,
+                       double u) {
+  return ck__fail(CK_ERROR_MISMATCH,
+                  "particle %u reached slab %zu of %zu at %g, past its "
+                  "borders [%g, %g): it crossed more than one slab since the "
+                  "last rebuild (the time step is too large, or particles "
+                  "overlap)",
+                  word, m->index, s->total, u + m->origin, m->lo, m->hi);
+}
+
+/* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
+ * on its device; read into out[side] unless they cross device to
+ * device. */
+static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
+                      int ghost) {
+  ck_status status = CK_OK;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  m->posted[PREVIOUS] = counts[PREVIOUS];
+  m->posted[NEXT] = counts[NEXT];
+  if (s->on_devices)
+    return ck__gas_member_post(m->gas, counts, m->shift, ghost, NULL);
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(ck__exchange_buffer_hold(&m->out[side], entry, counts[side]));
+  void *const out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
+  CK_TRY(ck__gas_member_post(m->gas, counts, m->shift, ghost, out));
+fail:
+  return status;
+}
+
+/* The messages received, each member's from its previous and its next
+ * member, as entries of `ghost`'s kind: device to device from the
+ * calling thread (room made first, every member's before any copy, as a
+ * member made again keeps what it posted), else by the exchange. */
+static ck_status deliver(ck__gas_spread *s, int ghost) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  if (!s->on_devices) {
+    CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
+    for (size_t i = 0; i < n; ++i)
+      for (int from = 0; from < 2; ++from)
+        s->members[i].incoming[from] = (uint32_t)s->from[from][i].count;
+    return CK_OK;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    member *m = &s->members[i];
+    /* The previous member's toward its next, and back. */
+    m->incoming[PREVIOUS] = s->members[(i + n - 1) % n].posted[NEXT];
+    m->incoming[NEXT] = s->members[(i + 1) % n].posted[PREVIOUS];
+    CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
+                                              m->incoming[NEXT]));
+    s->run.queues[i] = ck__gas_member_queue(m->gas);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    member *m = &s->members[i];
+    for (int from = 0; from < 2; ++from) {
+      member *sender =
+          &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
+      int side = from == PREVIOUS ? NEXT : PREVIOUS;
+      uint32_t count = m->incoming[from];
+      CK_TRY(ck__gas_member_forward(sender->gas, side, count, ghost, m->gas,
+                                    from == NEXT ? m->incoming[PREVIOUS] : 0,
+                                    s->peers[from][i]));
+      sender->bytes += 4 * (uint64_t)ck_gas_entry_words(ghost) * count;
+    }
+  }
+fail:
+  return status;
+}
+
+/* The entries received (ghost 1: ghosts), appended on its device: from
+ * the exchange's buffers, or as deliver copied them. */
+static ck_status admit(ck__gas_spread *s, member *m, size_t i, int ghost) {
+  ck_status status = CK_OK;
+  const void *const in[2] = {s->from[PREVIOUS][i].data, s->from[NEXT][i].data};
+  if (!s->on_devices) {
+    CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
+                                              m->incoming[NEXT]));
+    s->run.queues[i] = ck__gas_member_queue(m->gas);
+  }
+  CK_TRY(ck__gas_member_admit(
+      m->gas, ghost, m->incoming, s->on_devices ? NULL : in,
+      m->border[PREVIOUS] - slack(s), m->border[NEXT] + slack(s)));
+fail:
+  return status;
+}
+
+/* The particles that left the slab, each way, posted with their new
+ * owner's coordinates; they and the old ghosts are dropped. */
 static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  uint32_t counts[2];
+  uint32_t counts[3];
+  (void)i;
   CK_TRY(ck__gas_member_select(m->gas, 0, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
-  for (int side = 0; side < 2; ++side) {
-    CK_TRY(hold_scratch(s, i, counts[side], 4));
-    CK_TRY(ck__gas_member_take(m->gas, side, counts[side], 4, s->words[i].data,
-                               s->reals[i].data));
-    CK_TRY(
-        ck__exchange_buffer_hold(&m->out[side], sizeof(migrant), counts[side]));
-    const uint32_t *words = s->words[i].data;
-    const float *reals = s->reals[i].data;
-    migrant *out = m->out[side].data;
-    for (uint32_t e = 0; e < counts[side]; ++e)
-      out[e] =
-          (migrant){words[e], (float)((double)reals[4 * e] + m->shift[side]),
-                    reals[4 * e + 1], reals[4 * e + 2], reals[4 * e + 3]};
-  }
+  CK_TRY(post(s, m, counts, 0));
   CK_TRY(ck__gas_member_drop(m->gas, counts));
   m->own -= counts[0] + counts[1];
 fail:
   return status;
 }
 
-/* A particle that arrived must lie in the slab: one that crossed two
- * borders since the last rebuild would be in the wrong hands. Rounding
- * of the coordinates' shift may put one a hair outside, which stays
- * (it leaves at the next rebuild if it must). */
-static ck_status check_arrival(const ck__gas_spread *s, const member *m,
-                               const migrant *p) {
-  double slack = 1e-3 * s->reach;
-  if (p->u >= m->border[PREVIOUS] - slack && p->u < m->border[NEXT] + slack)
-    return CK_OK;
-  return ck__fail(CK_ERROR_MISMATCH,
-                  "particle %u reached slab %zu of %zu at %g, past its "
-                  "borders [%g, %g): it crossed more than one slab since the "
-                  "last rebuild (the time step is too large, or particles "
-                  "overlap)",
-                  p->word, m->index, s->total, p->u + m->origin, m->lo, m->hi);
-}
-
-/* The particles that arrived, as its own; then its exports, each way,
- * in the receiver's coordinates. */
+/* The particles that arrived, as its own (none past its borders by more
+ * than the slack); then its exports, posted each way as ghosts. */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  size_t arrived = s->from[PREVIOUS][i].count + s->from[NEXT][i].count;
-  CK_TRY(
-      ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) + arrived));
-  s->run.queues[i] = ck__gas_member_queue(m->gas);
-  CK_TRY(hold_scratch(s, i, arrived, 4));
-  uint32_t *words = s->words[i].data;
-  float *reals = s->reals[i].data;
-  size_t at = 0;
-  for (int from = 0; from < 2; ++from) {
-    const migrant *in = s->from[from][i].data;
-    for (size_t e = 0; e < s->from[from][i].count; ++e, ++at) {
-      CK_TRY(check_arrival(s, m, &in[e]));
-      words[at] = in[e].word;
-      memcpy(reals + 4 * at, &in[e].u, 4 * sizeof *reals);
-    }
-  }
-  CK_TRY(ck__gas_member_append(m->gas, arrived, words, reals, 4, 0));
-  m->own += arrived;
-  uint32_t counts[2];
+  uint32_t counts[3];
+  CK_TRY(admit(s, m, i, 0));
+  m->own += m->incoming[PREVIOUS] + m->incoming[NEXT];
   CK_TRY(ck__gas_member_select(m->gas, 1, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
-  for (int side = 0; side < 2; ++side) {
-    CK_TRY(hold_scratch(s, i, counts[side], 2));
-    CK_TRY(ck__gas_member_take(m->gas, side, counts[side], 2, s->words[i].data,
-                               s->reals[i].data));
-    CK_TRY(
-        ck__exchange_buffer_hold(&m->out[side], sizeof(ghost), counts[side]));
-    const uint32_t *taken = s->words[i].data;
-    const float *values = s->reals[i].data;
-    ghost *out = m->out[side].data;
-    for (uint32_t e = 0; e < counts[side]; ++e)
-      out[e] =
-          (ghost){taken[e], (float)((double)values[2 * e] + m->shift[side]),
-                  values[2 * e + 1]};
-    m->exports[side] = counts[side];
+  if (counts[2] != CK_GAS_NO_STRAY) {
+    uint32_t word = 0;
+    float u = 0;
+    CK_TRY(ck__gas_member_stray(m->gas, counts[2], &word, &u));
+    CK_TRY(stray(s, m, word, u));
   }
+  CK_TRY(post(s, m, counts, 1));
+  m->exports[PREVIOUS] = counts[PREVIOUS];
+  m->exports[NEXT] = counts[NEXT];
 fail:
   return status;
 }
 
-/* The ghosts that arrived (the previous member's, then the next's, whose
- * words say so), and the sort that drops the rest. */
+/* The ghosts that arrived (the previous member's, then the next's), and
+ * the sort that drops the rest and finds them. */
 static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  size_t count = s->from[PREVIOUS][i].count + s->from[NEXT][i].count;
-  CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) + count));
-  s->run.queues[i] = ck__gas_member_queue(m->gas);
-  CK_TRY(hold_scratch(s, i, count, 2));
-  uint32_t *words = s->words[i].data;
-  float *reals = s->reals[i].data;
-  size_t at = 0;
-  for (int from = 0; from < 2; ++from) {
-    const ghost *in = s->from[from][i].data;
-    for (size_t e = 0; e < s->from[from][i].count; ++e, ++at) {
-      words[at] =
-          CK_GAS_GHOST | in[e].word | (from == NEXT ? CK_GAS_FROM_NEXT : 0u);
-      reals[2 * at] = in[e].u;
-      reals[2 * at + 1] = in[e].v;
-    }
-    m->ghosts[from] = s->from[from][i].count;
-  }
-  CK_TRY(ck__gas_member_append(m->gas, count, words, reals, 2, 1));
-  CK_TRY(ck__gas_member_sort(m->gas, m->own + count, m->exports, count, words,
-                             reals));
+  CK_TRY(admit(s, m, i, 1));
+  for (int from = 0; from < 2; ++from)
+    m->ghosts[from] = m->incoming[from];
+  CK_TRY(ck__gas_member_sort(m->gas, m->own + m->ghosts[0] + m->ghosts[1],
+                             m->exports, m->ghosts));
 fail:
   return status;
 }
@@ -291,9 +327,9 @@ fail:
 static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
   CK_TRY(each(s, take_leavers));
-  CK_TRY(pass_both(s, sizeof(migrant)));
+  CK_TRY(deliver(s, 0));
   CK_TRY(each(s, take_arrivals));
-  CK_TRY(pass_both(s, sizeof(ghost)));
+  CK_TRY(deliver(s, 1));
   CK_TRY(each(s, take_ghosts));
 fail:
   return status;
@@ -533,7 +569,9 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
     for (uint32_t e = 0; e < heads[side].migrants; ++e, ++at) {
       migrant p;
       memcpy(&p, in + e, sizeof p);
-      CK_TRY(check_arrival(s, m, &p));
+      if (!(p.u >= m->border[PREVIOUS] - slack(s) &&
+            p.u < m->border[NEXT] + slack(s)))
+        CK_TRY(stray(s, m, p.word, p.u));
       words[at] = p.word;
       memcpy(reals + 4 * at, &p.u, 4 * sizeof *reals);
     }
@@ -955,6 +993,7 @@ fail:
 static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   /* No arrivals: take_arrivals appends none, then selects the exports. */
+  m->incoming[PREVIOUS] = m->incoming[NEXT] = 0;
   s->from[PREVIOUS][i].count = s->from[NEXT][i].count = 0;
   CK_TRY(take_arrivals(s, m, i));
 fail:
@@ -994,7 +1033,7 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
     CK_TRY(cells_step(s, 0, 1));
   } else {
     CK_TRY(each(s, first_exports));
-    CK_TRY(pass_both(s, sizeof(ghost)));
+    CK_TRY(deliver(s, 1));
     CK_TRY(each(s, take_ghosts));
     s->phase_step = 0;
     s->phase_energy = 1;
