@@ -844,28 +844,18 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
     id[k] = word;
 }
 
-/* Work-item e: the particle in slot list[base + e] into entry base + e of
- * the outbox: with words 1 its word, then its position with shift added
- * to x, and with velocities 1 its velocity (an entry is `stride` reals,
- * 2 or 4). */
-__kernel void
-ck_gas_member_gather(uint count, uint base, __global const uint *list,
-                     ck_real shift, int words, int velocities, uint stride,
-                     __global const ck_real *position,
-                     __global const ck_real *velocity, __global const uint *id,
-                     __global uint *out_word, __global ck_real *out_real) {
+/* Work-item e (between rebuilds): the export in slot slots[base + e] into
+ * entry base + e of the outbox, its position with shift added to x. */
+__kernel void ck_gas_member_gather(uint count, uint base,
+                                   __global const uint *slots, ck_real shift,
+                                   __global const ck_real *position,
+                                   __global ck_real *out_real) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
-  uint slot = list[base + e], at = stride * (base + e);
-  if (words)
-    out_word[base + e] = id[slot];
+  uint slot = slots[base + e], at = 2 * (base + e);
   out_real[at] = position[2 * slot] + shift;
   out_real[at + 1] = position[2 * slot + 1];
-  if (velocities) {
-    out_real[at + 2] = velocity[2 * slot];
-    out_real[at + 3] = velocity[2 * slot + 1];
-  }
 }
 
 /* Work-item e: the particle in slot list[base + e] into entry e of a

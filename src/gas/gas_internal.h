@@ -65,15 +65,13 @@ typedef struct ck__gas_steps {
    * count entries of the packed inbox into the slots from first (a
    * ghost's word marked, those from entry from_next as the next
    * member's); a migrant outside [lo, hi) puts the least such entry in
-   * member_counts[2]. gather: count entries of a list (member_list, or
-   * export_slots with exports 1) from entry base into the outbox, stride
-   * reals an entry (position with shift added to x, and with stride 4
-   * the velocity), with words 1 the words too. mark: drops the slots of
-   * count entries of member_list from base. locate: the slots, after a
-   * sort, of count entries (3 words each: word, position) from word `at`
-   * of the packed outbox into export_slots from base, or with ghost 1 of
-   * the packed inbox into ghost_slots (words marked as accept marks
-   * them). unpack: in_real's first count positions into the slots of
+   * member_counts[2]. gather (between rebuilds): the positions of count
+   * exports from entry base of export_slots into the outbox, 2 reals an
+   * entry, shift added to x. mark: drops the slots of count entries of
+   * member_list from base. locate: the slots, after a sort, of count
+   * entries (3 words each: word, position) from word `at` of the packed
+   * outbox into export_slots from base, or with ghost 1 of the packed
+   * inbox into ghost_slots (words marked as accept marks them). unpack: in_real's first count positions into the slots of
    * ghost_slots. census: the own particles' count, sum of ids and of
    * their hashes. scale: every velocity times factor. */
   ck_status (*select)(gas_state *state, int mode, double lo, double hi,
@@ -82,8 +80,8 @@ typedef struct ck__gas_steps {
                     double shift, int ghost, uint32_t at, uint32_t kept);
   ck_status (*accept)(gas_state *state, uint32_t first, uint32_t count,
                       int ghost, uint32_t from_next, double lo, double hi);
-  ck_status (*gather)(gas_state *state, int exports, uint32_t base,
-                      uint32_t count, double shift, int words, uint32_t stride);
+  ck_status (*gather)(gas_state *state, uint32_t base, uint32_t count,
+                      double shift);
   ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
                       uint32_t count, uint32_t at, uint32_t from_next);

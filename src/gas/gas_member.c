@@ -545,8 +545,7 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
     uint32_t base = (uint32_t)side * state->message_capacity;
     if (counts[side] == 0)
       continue;
-    CK_TRY(
-        member->steps->gather(state, 1, base, counts[side], shift[side], 0, 2));
+    CK_TRY(member->steps->gather(state, base, counts[side], shift[side]));
     if (out)
       CK_TRY(ck_buffer_read(state->queue, state->out_real, (size_t)base * 8,
                             (size_t)counts[side] * 8, out[side], CK_NONBLOCKING,

@@ -702,28 +702,19 @@ fail:
   return status;
 }
 
-static ck_status opencl_gather(gas_state *state, int exports, uint32_t base,
-                               uint32_t count, double shift, int words,
-                               uint32_t stride) {
+static ck_status opencl_gather(gas_state *state, uint32_t base, uint32_t count,
+                               double shift) {
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
-  int real = state->double_precision;
   ck_kernel_args args;
   ck_kernel *kernel = state->gather_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args,
-                        exports ? state->export_slots : state->member_list);
-  ck_kernel_args_real(&args, shift, real);
-  ck_kernel_args_i32(&args, words);
-  ck_kernel_args_i32(&args, stride == 4);
-  ck_kernel_args_u32(&args, stride);
+  ck_kernel_args_buffer(&args, state->export_slots);
+  ck_kernel_args_real(&args, shift, state->double_precision);
   ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->out_word);
   ck_kernel_args_buffer(&args, state->out_real);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, count, state->group));

@@ -283,27 +283,14 @@ static ck_status ref_accept(gas_state *state, uint32_t first, uint32_t count,
   return CK_OK;
 }
 
-static ck_status ref_gather(gas_state *state, int exports, uint32_t base,
-                            uint32_t count, double shift, int words,
-                            uint32_t stride) {
+static ck_status ref_gather(gas_state *state, uint32_t base, uint32_t count,
+                            double shift) {
   const ck_real *position = ck__reals(state->position);
-  const ck_real *velocity = ck__reals(state->velocity);
-  const uint32_t *id = ck__words(state->id);
-  const uint32_t *list =
-      ck__words(exports ? state->export_slots : state->member_list);
-  uint32_t *out_word = ck__words(state->out_word);
+  const uint32_t *slots = ck__words(state->export_slots);
   ck_real *out_real = ck__reals(state->out_real);
   for (uint32_t e = base; e < base + count; ++e) {
-    uint32_t slot = list[e];
-    ck_real *at = out_real + (size_t)stride * e;
-    if (words)
-      out_word[e] = id[slot];
-    at[0] = position[2 * slot] + (ck_real)shift;
-    at[1] = position[2 * slot + 1];
-    if (stride == 4) {
-      at[2] = velocity[2 * slot];
-      at[3] = velocity[2 * slot + 1];
-    }
+    out_real[2 * e] = position[2 * slots[e]] + (ck_real)shift;
+    out_real[2 * e + 1] = position[2 * slots[e] + 1];
   }
   return CK_OK;
 }

@@ -8,14 +8,15 @@
  * uses. In Verlet mode members rebuild together, when one of them has a
  * particle that moved half the skin since the last rebuild: the particles
  * that left a slab go to their new owner, then each member sends its
- * neighbours their new ghosts, and sorts. Between rebuilds only the
- * ghosts' positions cross, from the slots found at the rebuild: device
- * to device where every member is a CUDA device of one process
+ * neighbours their new ghosts, and sorts. Both messages are packed and
+ * appended on the devices; between rebuilds only the ghosts' positions
+ * cross, from the slots found at the rebuild. Either crosses device to
+ * device where every member is a CUDA device of one process
  * (ck__peer_copy), else through host memory and the exchange. In cells
- * mode members exchange migrants and ghosts every step, keeping leavers
- * as ghosts until their next sort. A particle keeps its id wherever it
- * goes: the Langevin noise is drawn from it, and outputs are in its
- * order.
+ * mode members exchange migrants and ghosts every step through the host,
+ * keeping leavers as ghosts until their next sort. A particle keeps its
+ * id wherever it goes: the Langevin noise is drawn from it, and outputs
+ * are in its order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
  * what lies past their slabs); a member's coordinates run along the cut
@@ -161,6 +162,15 @@ fail:
   return status;
 }
 
+/* Where every member is local: the member that sends local member i
+ * what it receives from a side (`from`), and the side it sends it
+ * toward (the previous member's toward its next, and back). */
+static member *sender_of(ck__gas_spread *s, size_t i, int from, int *side) {
+  size_t n = s->run.local;
+  *side = from == PREVIOUS ? NEXT : PREVIOUS;
+  return &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
+}
+
 /* Room in scratch for count words and count * stride floats. */
 static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
                               size_t stride) {
@@ -232,9 +242,8 @@ static ck_status deliver(ck__gas_spread *s, int ghost) {
   }
   for (size_t i = 0; i < n; ++i) {
     member *m = &s->members[i];
-    /* The previous member's toward its next, and back. */
-    m->incoming[PREVIOUS] = s->members[(i + n - 1) % n].posted[NEXT];
-    m->incoming[NEXT] = s->members[(i + 1) % n].posted[PREVIOUS];
+    for (int from = 0, side; from < 2; ++from)
+      m->incoming[from] = sender_of(s, i, from, &side)->posted[side];
     CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
                                               m->incoming[NEXT]));
     s->run.queues[i] = ck__gas_member_queue(m->gas);
@@ -242,9 +251,8 @@ static ck_status deliver(ck__gas_spread *s, int ghost) {
   for (size_t i = 0; i < n; ++i) {
     member *m = &s->members[i];
     for (int from = 0; from < 2; ++from) {
-      member *sender =
-          &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
-      int side = from == PREVIOUS ? NEXT : PREVIOUS;
+      int side;
+      member *sender = sender_of(s, i, from, &side);
       uint32_t count = m->incoming[from];
       CK_TRY(ck__gas_member_forward(sender->gas, side, count, ghost, m->gas,
                                     from == NEXT ? m->incoming[PREVIOUS] : 0,
@@ -362,8 +370,6 @@ fail:
   return status;
 }
 
-/* The ghosts' positions received: the previous member's, then the
- * next's, in the order of the last rebuild. */
 /* Member m's ghosts from a side, `count` of them sent: as many as at its
  * last rebuild. */
 static ck_status check_ghosts(const member *m, int from, size_t count) {
@@ -375,6 +381,8 @@ static ck_status check_ghosts(const member *m, int from, size_t count) {
                   m->index, count, m->ghosts[from]);
 }
 
+/* The ghosts' positions received: the previous member's, then the
+ * next's, in the order of the last rebuild. */
 static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   for (int from = 0; from < 2; ++from)
@@ -404,10 +412,8 @@ static ck_status pass_on_devices(ck__gas_spread *s) {
     member *m = &s->members[i];
     size_t first = 0;
     for (int from = 0; from < 2; ++from) {
-      /* The previous member's exports toward its next, and back. */
-      member *sender =
-          &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
-      int side = from == PREVIOUS ? NEXT : PREVIOUS;
+      int side;
+      member *sender = sender_of(s, i, from, &side);
       uint32_t count = sender->exports[side];
       CK_TRY(check_ghosts(m, from, count));
       CK_TRY(ck__gas_member_send(sender->gas, side, count, m->gas, first,
