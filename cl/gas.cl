@@ -890,20 +890,20 @@ __kernel void ck_gas_member_post(uint count, uint base,
   }
 }
 
-/* Work-item e: entry e of the messages received (packed, ck_gas.h's
- * layout) into slot first + e: a ghost's (ghost 1; its word marked by
- * ck_gas_ghost_word, its velocity zero), or a migrant's, which must lie
- * in [lo, hi): else the least such e goes to counts[2]. */
+/* Work-item e: entry e of the messages received (packed from word at,
+ * ck_gas.h's layout) into slot first + e: a ghost's (ghost 1; its word marked
+ * by ck_gas_ghost_word, its velocity zero), or a migrant's, which must lie in
+ * [lo, hi): else the least such e goes to counts[2]. */
 __kernel void ck_gas_member_accept(uint count, uint first, int ghost,
-                                   uint from_next, ck_real lo, ck_real hi,
-                                   __global const uint *packed,
+                                   uint from_next, uint at, ck_real lo,
+                                   ck_real hi, __global const uint *packed,
                                    __global ck_real *position,
                                    __global ck_real *velocity,
                                    __global uint *id, __global uint *counts) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
-  __global const uint *entry = packed + ck_gas_entry_words(ghost) * e;
+  __global const uint *entry = packed + at + ck_gas_entry_words(ghost) * e;
   uint slot = first + e;
   ck_real x = ck_bits_as_float(entry[1]);
   position[2 * slot] = x;

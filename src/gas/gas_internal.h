@@ -56,14 +56,13 @@ typedef struct ck__gas_steps {
    * members), over the member buffers below. select: each side's list of
    * own slots that leave the slab [lo, hi) (mode 0; ghosts are dropped)
    * or lie within reach of a border (mode 1), and their counts (read
-   * back, every entry counted, those past message_capacity not stored),
-   * with member_counts[2] (the last accept's stray) in counts[2].
+   * back, every entry counted, those past message_capacity not stored).
    * post: count entries of member_list from base into a rebuild's
    * message at word `at` of the packed outbox (ck_gas.h's layout, ghost
    * 1 for ghosts' entries), shift added to x; with kept not 0, each
    * entry's word and position as they are at word kept too. accept:
-   * count entries of the packed inbox into the slots from first (a
-   * ghost's word marked, those from entry from_next as the next
+   * count entries of the packed inbox from word `at` into the slots from
+   * first (a ghost's word marked, those from entry from_next as the next
    * member's); a migrant outside [lo, hi) puts the least such entry in
    * member_counts[2]. gather (between rebuilds): the positions of count
    * exports from entry base of export_slots into the outbox, 2 reals an
@@ -71,15 +70,17 @@ typedef struct ck__gas_steps {
    * member_list from base. locate: the slots, after a sort, of count
    * entries (3 words each: word, position) from word `at` of the packed
    * outbox into export_slots from base, or with ghost 1 of the packed
-   * inbox into ghost_slots (words marked as accept marks them). unpack: in_real's first count positions into the slots of
-   * ghost_slots. census: the own particles' count, sum of ids and of
-   * their hashes. scale: every velocity times factor. */
+   * inbox into ghost_slots (words marked as accept marks them). unpack:
+   * in_real's first count positions into the slots of ghost_slots. census: the
+   * own particles' count, sum of ids and of their hashes. scale: every velocity
+   * times factor. */
   ck_status (*select)(gas_state *state, int mode, double lo, double hi,
-                      double reach, uint32_t counts[3]);
+                      double reach, uint32_t counts[2]);
   ck_status (*post)(gas_state *state, uint32_t base, uint32_t count,
                     double shift, int ghost, uint32_t at, uint32_t kept);
   ck_status (*accept)(gas_state *state, uint32_t first, uint32_t count,
-                      int ghost, uint32_t from_next, double lo, double hi);
+                      int ghost, uint32_t from_next, uint32_t at, double lo,
+                      double hi);
   ck_status (*gather)(gas_state *state, uint32_t base, uint32_t count,
                       double shift);
   ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
@@ -423,11 +424,9 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
                                 uint32_t stride, int ghost);
 /* The own slots that leave the slab [lo, hi) (mode 0: ghosts are
  * dropped too) or lie within reach of a border (mode 1), each side's
- * listed and counted (the message buffers grown to hold them); counts[2]
- * is the first arrival that the last ck__gas_member_admit of migrants
- * found past its borders, CK_GAS_NO_STRAY for none. */
+ * listed and counted (the message buffers grown to hold them). */
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, uint32_t counts[3]);
+                                double reach, uint32_t counts[2]);
 /* A rebuild's messages (ck_gas.h's layout): the entries selected,
  * counts[side] a side, packed on the device as the receiver appends
  * them (ghost 1: as ghosts, also kept to find the exports after the
@@ -448,14 +447,17 @@ ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
  * member may be made again (*member changes; its posted messages go
  * along). */
 ck_status ck__gas_member_expect(ck_gas **member, size_t entries);
-/* Appends the entries of the packed inbox, counts[0] from the previous
- * member then counts[1] from the next (with in not NULL, written there
- * first from in[side]): ghosts' (ghost 1) or migrants', which must lie
- * in [lo, hi) (ck__gas_member_select reports the first that does not).
+/* Appends what it received: from each side migrants[side] entries then
+ * ghosts[side] (with in not NULL, written to the packed inbox first from
+ * in[side], the side's message in ck_gas.h's layout; else put there by
+ * ck__gas_member_forward, one kind at a time). Migrants must lie in
+ * [lo, hi): the first that does not, or CK_GAS_NO_STRAY, goes to *stray
+ * without a wait, there once the member's queue has been waited for.
  * Room must be reserved. */
-ck_status ck__gas_member_admit(ck_gas *member, int ghost,
-                               const uint32_t counts[2],
-                               const void *const in[2], double lo, double hi);
+ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
+                               const uint32_t ghosts[2],
+                               const void *const in[2], double lo, double hi,
+                               uint32_t *stray);
 /* The word and x of migrant entry `entry` of the packed inbox. */
 ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
                                float *x);

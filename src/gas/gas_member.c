@@ -308,7 +308,7 @@ fail:
 }
 
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, uint32_t counts[3]) {
+                                double reach, uint32_t counts[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   CK_TRY(member->steps->select(state, mode, lo, hi, reach, counts));
@@ -367,29 +367,55 @@ ck_status ck__gas_member_expect(ck_gas **member, size_t entries) {
   return status;
 }
 
-ck_status ck__gas_member_admit(ck_gas *member, int ghost,
-                               const uint32_t counts[2],
-                               const void *const in[2], double lo, double hi) {
+ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
+                               const uint32_t ghosts[2],
+                               const void *const in[2], double lo, double hi,
+                               uint32_t *stray) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   static const uint32_t none = CK_GAS_NO_STRAY;
-  size_t count = (size_t)counts[0] + counts[1];
-  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  size_t arrived = (size_t)migrants[0] + migrants[1];
+  size_t count = arrived + ghosts[0] + ghosts[1];
+  const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * 3;
   if (state->particles + count > member->config.particles ||
       count > state->inbox_capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "a member of %zu slots given %zu more to its %u",
                     member->config.particles, count, state->particles);
-  for (int side = 0; in && side < 2; ++side)
-    CK_TRY(write_slots(state, state->in_packed, side ? counts[0] : 0,
-                       counts[side], entry, in[side]));
-  if (!ghost)
-    CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
-                           CK_NONBLOCKING, NULL));
-  if (count > 0)
-    CK_TRY(member->steps->accept(state, state->particles, (uint32_t)count,
-                                 ghost, counts[0], lo, hi));
-  state->particles += (uint32_t)count;
+  if (in && count > 0) {
+    /* The migrants of both sides, then the ghosts, written at once from
+     * the staging (a write still pending from it is waited for). */
+    if (state->staging_pending)
+      CK_TRY(ck_queue_finish(state->queue));
+    state->staging_pending = 0;
+    size_t bytes = arrived * migrant + (count - arrived) * ghost;
+    CK_TRY(hold_host(state, &state->staging, &state->staging_bytes, bytes));
+    unsigned char *at = state->staging;
+    for (int kind = 0; kind < 2; ++kind)
+      for (int side = 0; side < 2; ++side) {
+        const unsigned char *message = in[side];
+        size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
+        if (size > 0)
+          memcpy(at, message + (kind ? migrants[side] * migrant : 0), size);
+        at += size;
+      }
+    CK_TRY(ck_buffer_write(state->queue, state->in_packed, 0, bytes,
+                           state->staging, CK_NONBLOCKING, NULL));
+    state->staging_pending = 1;
+  }
+  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
+                         CK_NONBLOCKING, NULL));
+  if (arrived > 0)
+    CK_TRY(member->steps->accept(state, state->particles, (uint32_t)arrived, 0,
+                                 0, 0, lo, hi));
+  state->particles += (uint32_t)arrived;
+  if (count > arrived)
+    CK_TRY(member->steps->accept(
+        state, state->particles, (uint32_t)(count - arrived), 1, ghosts[0],
+        (uint32_t)(arrived * CK_GAS_ENTRY_WORDS), lo, hi));
+  state->particles += (uint32_t)(count - arrived);
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 8, 4, stray,
+                        CK_NONBLOCKING, NULL));
 fail:
   return status;
 }

@@ -624,7 +624,7 @@ fail:
 /* ---- spread members ------------------------------------------------------ */
 
 static ck_status opencl_select(gas_state *state, int mode, double lo, double hi,
-                               double reach, uint32_t counts[3]) {
+                               double reach, uint32_t counts[2]) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   static const uint32_t zero[2] = {0, 0};
@@ -646,7 +646,7 @@ static ck_status opencl_select(gas_state *state, int mode, double lo, double hi,
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
   CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
-                        3 * sizeof *counts, counts, CK_BLOCKING, NULL));
+                        2 * sizeof *counts, counts, CK_BLOCKING, NULL));
 fail:
   return status;
 }
@@ -678,8 +678,8 @@ fail:
 }
 
 static ck_status opencl_accept(gas_state *state, uint32_t first, uint32_t count,
-                               int ghost, uint32_t from_next, double lo,
-                               double hi) {
+                               int ghost, uint32_t from_next, uint32_t at,
+                               double lo, double hi) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   ck_kernel_args args;
@@ -689,6 +689,7 @@ static ck_status opencl_accept(gas_state *state, uint32_t first, uint32_t count,
   ck_kernel_args_u32(&args, first);
   ck_kernel_args_i32(&args, ghost);
   ck_kernel_args_u32(&args, from_next);
+  ck_kernel_args_u32(&args, at);
   ck_kernel_args_real(&args, lo, real);
   ck_kernel_args_real(&args, hi, real);
   ck_kernel_args_buffer(&args, state->in_packed);

@@ -199,7 +199,7 @@ static ck_status ref_rdf(gas_state *state, uint32_t bins, double range) {
 /* ---- spread members: the twins of gas.cl's ck_gas_member_ kernels ------ */
 
 static ck_status ref_select(gas_state *state, int mode, double lo, double hi,
-                            double reach, uint32_t counts[3]) {
+                            double reach, uint32_t counts[2]) {
   const ck_real *position = ck__reals(state->position);
   uint32_t *id = ck__words(state->id), *list = ck__words(state->member_list);
   uint32_t capacity = state->message_capacity;
@@ -218,7 +218,6 @@ static ck_status ref_select(gas_state *state, int mode, double lo, double hi,
     if (at < capacity)
       list[(uint32_t)side * capacity + at] = k;
   }
-  counts[2] = ck__words(state->member_counts)[2];
   return CK_OK;
 }
 
@@ -260,13 +259,13 @@ static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
 }
 
 static ck_status ref_accept(gas_state *state, uint32_t first, uint32_t count,
-                            int ghost, uint32_t from_next, double lo,
-                            double hi) {
+                            int ghost, uint32_t from_next, uint32_t at,
+                            double lo, double hi) {
   ck_real *position = ck__reals(state->position);
   ck_real *velocity = ck__reals(state->velocity);
   uint32_t *id = ck__words(state->id);
   uint32_t *counts = ck__words(state->member_counts);
-  const uint32_t *packed = ck__words(state->in_packed);
+  const uint32_t *packed = ck__words(state->in_packed) + at;
   uint32_t words = ck_gas_entry_words(ghost);
   for (uint32_t e = 0; e < count; ++e) {
     const uint32_t *entry = packed + (size_t)words * e;

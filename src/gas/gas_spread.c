@@ -45,6 +45,10 @@ typedef struct ghost {
   uint32_t word;
   float u, v;
 } ghost;
+/* They are the entries that ck__gas_member_admit appends as they are. */
+_Static_assert(sizeof(migrant) == 4 * CK_GAS_ENTRY_WORDS &&
+                   sizeof(ghost) == 4 * 3,
+               "cells mode's entries are ck_gas.h's");
 
 /* Infinite bounds: a side with no neighbour (walls) takes none. */
 #define NO_BORDER 1e30
@@ -69,6 +73,7 @@ typedef struct member {
   uint32_t exports[2];  /* the entries it sends each way between rebuilds */
   uint32_t posted[2];   /* a rebuild's message each way: its entries */
   uint32_t incoming[2]; /* and those received from each side */
+  uint32_t stray;       /* ck__gas_member_admit's, once its queue waited */
   size_t ghosts[2];     /* the ghosts from its previous and next member */
   size_t kept;          /* cells mode: its leavers, ghosts here until sorted */
   uint32_t flags[3];    /* read at each step (ck__gas_member_pack) */
@@ -207,6 +212,20 @@ static ck_status stray(const ck__gas_spread *s, const member *m, uint32_t word,
                   word, m->index, s->total, u + m->origin, m->lo, m->hi);
 }
 
+/* The first arrival that its last admit found past its borders, named:
+ * read once its queue has been waited for. */
+static ck_status check_stray(const ck__gas_spread *s, member *m) {
+  ck_status status = CK_OK;
+  uint32_t word = 0;
+  float u = 0;
+  if (m->stray == CK_GAS_NO_STRAY)
+    return CK_OK;
+  CK_TRY(ck__gas_member_stray(m->gas, m->stray, &word, &u));
+  CK_TRY(stray(s, m, word, u));
+fail:
+  return status;
+}
+
 /* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
  * on its device; read into out[side] unless they cross device to
  * device. */
@@ -269,14 +288,16 @@ fail:
 static ck_status admit(ck__gas_spread *s, member *m, size_t i, int ghost) {
   ck_status status = CK_OK;
   const void *const in[2] = {s->from[PREVIOUS][i].data, s->from[NEXT][i].data};
+  static const uint32_t none[2] = {0, 0};
   if (!s->on_devices) {
     CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
                                               m->incoming[NEXT]));
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   }
   CK_TRY(ck__gas_member_admit(
-      m->gas, ghost, m->incoming, s->on_devices ? NULL : in,
-      m->border[PREVIOUS] - slack(s), m->border[NEXT] + slack(s)));
+      m->gas, ghost ? none : m->incoming, ghost ? m->incoming : none,
+      s->on_devices ? NULL : in, m->border[PREVIOUS] - slack(s),
+      m->border[NEXT] + slack(s), &m->stray));
 fail:
   return status;
 }
@@ -285,7 +306,7 @@ fail:
  * owner's coordinates; they and the old ghosts are dropped. */
 static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  uint32_t counts[3];
+  uint32_t counts[2];
   (void)i;
   CK_TRY(ck__gas_member_select(m->gas, 0, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
@@ -300,17 +321,13 @@ fail:
  * than the slack); then its exports, posted each way as ghosts. */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  uint32_t counts[3];
+  uint32_t counts[2];
   CK_TRY(admit(s, m, i, 0));
   m->own += m->incoming[PREVIOUS] + m->incoming[NEXT];
+  /* The selection's wait reads the stray too. */
   CK_TRY(ck__gas_member_select(m->gas, 1, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
-  if (counts[2] != CK_GAS_NO_STRAY) {
-    uint32_t word = 0;
-    float u = 0;
-    CK_TRY(ck__gas_member_stray(m->gas, counts[2], &word, &u));
-    CK_TRY(stray(s, m, word, u));
-  }
+  CK_TRY(check_stray(s, m));
   CK_TRY(post(s, m, counts, 1));
   m->exports[PREVIOUS] = counts[PREVIOUS];
   m->exports[NEXT] = counts[NEXT];
@@ -498,6 +515,7 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   (void)i;
   CK_TRY(ck__gas_member_leave(m->gas, s->phase_move, m->border[PREVIOUS],
                               m->border[NEXT], s->reach, m->shift, &box));
+  CK_TRY(check_stray(s, m)); /* the last step's, read by the wait */
   /* Regions 0 and 1 leave toward the previous and the next member; 2
    * and 3 are ghosts for them. */
   envelope heads[2] = {{0, 0}, {0, 0}};
@@ -551,59 +569,39 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
   return CK_OK;
 }
 
-/* The particles and ghosts that arrived, the sort that drops the old
- * ghosts, and the step's forces and kick. */
+/* The particles and ghosts that arrived, appended on its device (the
+ * messages' entries are in ck_gas.h's layout), the sort that drops the
+ * old ghosts, and the step's forces and kick. */
 static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   envelope heads[2];
-  for (int side = 0; side < 2; ++side)
+  uint32_t migrants[2], ghosts[2];
+  const void *in[2];
+  for (int side = 0; side < 2; ++side) {
     CK_TRY(open_envelope(s, m, i, side, &heads[side]));
-  size_t arrived = heads[0].migrants + heads[1].migrants;
-  size_t ghosts = heads[0].ghosts + heads[1].ghosts;
-  CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) +
-                                             arrived + ghosts));
+    migrants[side] = heads[side].migrants;
+    m->ghosts[side] = ghosts[side] = heads[side].ghosts;
+    in[side] = (const unsigned char *)s->from[side][i].data + sizeof(envelope);
+  }
+  size_t arrived = (size_t)migrants[0] + migrants[1];
+  size_t count = arrived + ghosts[0] + ghosts[1];
+  CK_TRY(ck__gas_member_expect(&m->gas, count));
   s->run.queues[i] = ck__gas_member_queue(m->gas);
-  uint32_t *words = NULL;
-  float *reals = NULL;
-  CK_TRY(ck__gas_member_inbox(m->gas, arrived + ghosts, &words, &reals));
-  /* The arrivals as its own, then the ghosts (marked, velocity 0). */
-  size_t at = 0;
-  for (int side = 0; side < 2; ++side) {
-    const migrant *in =
-        (const migrant *)((const unsigned char *)s->from[side][i].data +
-                          sizeof(envelope));
-    for (uint32_t e = 0; e < heads[side].migrants; ++e, ++at) {
-      migrant p;
-      memcpy(&p, in + e, sizeof p);
-      if (!(p.u >= m->border[PREVIOUS] - slack(s) &&
-            p.u < m->border[NEXT] + slack(s)))
-        CK_TRY(stray(s, m, p.word, p.u));
-      words[at] = p.word;
-      memcpy(reals + 4 * at, &p.u, 4 * sizeof *reals);
-    }
-  }
-  for (int side = 0; side < 2; ++side) {
-    const ghost *in =
-        (const ghost *)((const unsigned char *)s->from[side][i].data +
-                        sizeof(envelope) +
-                        heads[side].migrants * sizeof(migrant));
-    for (uint32_t e = 0; e < heads[side].ghosts; ++e, ++at) {
-      ghost p;
-      memcpy(&p, in + e, sizeof p);
-      words[at] =
-          CK_GAS_GHOST | p.word | (side == NEXT ? CK_GAS_FROM_NEXT : 0u);
-      reals[4 * at] = p.u;
-      reals[4 * at + 1] = p.v;
-      reals[4 * at + 2] = reals[4 * at + 3] = 0;
-    }
-    m->ghosts[side] = heads[side].ghosts;
-  }
-  CK_TRY(ck__gas_member_enter(m->gas, arrived + ghosts));
+  CK_TRY(ck__gas_member_admit(m->gas, migrants, ghosts, in,
+                              m->border[PREVIOUS] - slack(s),
+                              m->border[NEXT] + slack(s), &m->stray));
   m->own += arrived;
-  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + ghosts));
+  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + count - arrived));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
 fail:
   return status;
+}
+
+/* After a call's last step in cells mode: what it admitted, checked. */
+static ck_status settle(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = ck_queue_finish(ck__gas_member_queue(m->gas));
+  (void)i;
+  return status ? status : check_stray(s, m);
 }
 
 /* Cells mode's step: out, across, in. */
@@ -676,6 +674,8 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
       CK_TRY(rescale(s));
     s->step = step;
   }
+  if (c->neighbors == CK_GAS_CELLS && steps > 0)
+    CK_TRY(each(s, settle));
 fail:
   return status;
 }
@@ -905,6 +905,7 @@ static void place_member(ck__gas_spread *s, member *m, size_t i) {
                 has_neighbour(s, m->index, NEXT)};
   m->lo = s->bounds[m->index];
   m->hi = s->bounds[m->index + 1];
+  m->stray = CK_GAS_NO_STRAY;
   m->origin = origin_of(s, m->index);
   m->side = (has[NEXT] ? m->hi + margin : m->hi) - m->origin;
   m->border[PREVIOUS] = has[PREVIOUS] ? m->lo - m->origin : -NO_BORDER;
