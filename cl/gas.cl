@@ -788,24 +788,20 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
 }
 
 /* Work-item k (a cells-mode member, after the first half-step): slot k
- * by ck_gas_member_classify. An export is appended to the outbox's
- * exports (capacity entries: out_word[e], and its position at
- * out_real[2 e]), a leaver to its leavers (capacity entries past them:
- * out_word[capacity + e], and its position and velocity at
- * out_real[2 capacity + 4 e]); a word holds the region and the id
- * (ck_gas_member_entry), and a position has shift (the previous or the
- * next member's, by the region's side) added to x. counts[0] counts the
- * exports, counts[1] the leavers, also those past capacity, which are not
- * stored. A leaver becomes a ghost here only once stored, so that the
- * host may grow the outbox and ask again (again 1): leavers kept as
- * ghosts by the first call are then stored again. */
+ * by ck_gas_member_classify. A leaver or an export goes into its
+ * region's entries of the packed outbox (ck_gas_member_put, capacity
+ * entries a region), its x shifted by the previous or the next member's
+ * shift by the region's side; counts[region] counts them, also those
+ * past capacity, which are not stored. A leaver becomes a ghost here
+ * only once stored, so that the host may grow the outbox and ask again
+ * (again 1): leavers kept as ghosts by the first call are then stored
+ * again. */
 __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
                                   ck_real shift_previous, ck_real shift_next,
                                   int again, __global const ck_real *position,
                                   __global const ck_real *velocity,
                                   __global uint *id, uint capacity,
-                                  __global uint *out_word,
-                                  __global ck_real *out_real,
+                                  __global uint *packed,
                                   __global uint *counts) {
   uint k = (uint)get_global_id(0);
   if (k >= n)
@@ -823,23 +819,12 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
       id[k] = word;
     return;
   }
-  int leaving = region < 2;
-  uint e = atomic_inc(&counts[leaving]);
+  uint e = atomic_inc(&counts[region]);
   if (e >= capacity)
     return;
-  ck_real shifted = x + (region % 2 ? shift_next : shift_previous);
-  if (leaving) {
-    __global ck_real *at = out_real + 2 * capacity + 4 * e;
-    out_word[capacity + e] = ck_gas_member_entry(region, own);
-    at[0] = shifted;
-    at[1] = position[2 * k + 1];
-    at[2] = velocity[2 * k];
-    at[3] = velocity[2 * k + 1];
-  } else {
-    out_word[e] = ck_gas_member_entry(region, own);
-    out_real[2 * e] = shifted;
-    out_real[2 * e + 1] = position[2 * k + 1];
-  }
+  ck_gas_member_put(packed, capacity, region, e, own,
+                    x + (region % 2 ? shift_next : shift_previous),
+                    position[2 * k + 1], velocity[2 * k], velocity[2 * k + 1]);
   if (word != before)
     id[k] = word;
 }
@@ -883,7 +868,7 @@ __kernel void ck_gas_member_post(uint count, uint base,
     entry[4] = ck_float_as_bits(velocity[2 * slot + 1]);
   }
   if (kept) {
-    __global uint *own = packed + kept + 3u * e;
+    __global uint *own = packed + kept + CK_GAS_GHOST_WORDS * e;
     own[0] = id[slot];
     own[1] = ck_float_as_bits(position[2 * slot]);
     own[2] = ck_float_as_bits(position[2 * slot + 1]);
@@ -938,7 +923,7 @@ ck_gas_member_locate(uint count, uint base, CK_GAS_GEOMETRY_ARGUMENTS,
   if (e >= count)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  __global const uint *entry = packed + at + 3u * e;
+  __global const uint *entry = packed + at + CK_GAS_GHOST_WORDS * e;
   uint word = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
   uint slot = ck_gas_member_slot_of(ck_bits_as_float(entry[1]),
                                     ck_bits_as_float(entry[2]), word,

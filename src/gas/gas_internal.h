@@ -91,12 +91,12 @@ typedef struct ck__gas_steps {
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
    * the first half-step, then each slot by ck_gas_member_classify, its
-   * exports and leavers into the outbox as gas.cl's ck_gas_member_leave
-   * lays them out (2 message_capacity entries of each; each word tagged
-   * with its region: before lo, past hi, near lo, near hi; x plus
-   * shift[0] toward the previous member, shift[1] toward the next),
-   * counted in member_counts[0] and [1] (on the device; again as
-   * ck_gas_member_leave's). enter: the inbox's first count entries (words,
+   * leavers and exports into the packed outbox by region (before lo, past
+   * hi, near lo, near hi) as ck_gas_member_put lays them out
+   * (message_capacity entries a region; x plus shift[0] toward the
+   * previous member, shift[1] toward the next), counted in
+   * member_counts[region] (on the device; again as ck_gas_member_leave's).
+   * enter: the inbox's first count entries (words,
    * and 4 reals each: position, velocity) into the slots from first. */
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
                      double reach, const double shift[2], int again);
@@ -190,7 +190,8 @@ struct gas_state {
   uint32_t message_capacity; /* entries of a side's list and outbox */
   uint32_t inbox_capacity;   /* entries of the inbox and ghost slots */
   ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
-  ck_buffer *member_counts;  /* 4 words: each side's or region's count */
+  ck_buffer *member_counts;  /* 4 words: each side's or region's count,
+                              * and [2] an accept's stray after it */
   ck_buffer *out_word;       /* 4 x capacity words: the outbox */
   ck_buffer *out_real;       /* 4 x capacity x 4 reals */
   ck_buffer *in_word;        /* inbox_capacity words: the inbox */
@@ -208,9 +209,9 @@ struct gas_state {
   size_t staging_bytes;
   int staging_pending;
   /* A cells-mode member's outbox entries read with their counts,
-   * unasked (exports, leavers): the last step's and a quarter more; and
-   * the host copy they are read to, of read_bytes (fastest memory). */
-  uint32_t leave_guess[2];
+   * unasked (each region's): the last step's and a quarter more; and the
+   * host copy they are read to, of read_bytes (fastest memory). */
+  uint32_t leave_guess[4];
   void *read_host;
   size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
@@ -470,15 +471,14 @@ ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]);
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
                               const uint32_t exports[2],
                               const size_t ghosts[2]);
-/* A cells-mode member's outbox, as read: its exports (a word each, with
- * its region and id as ck_gas_member_entry makes it, and 2 floats: the
- * position in the receiver's coordinates) and its leavers (the same, 4
- * floats: position and velocity), in host memory the member keeps until
- * its next step out. */
+/* A cells-mode member's outbox, as read: counts[region] entries of each
+ * region of ck_gas_member_classify (leavers toward the previous and the
+ * next member, then exports toward each) at entries[region], in
+ * ck_gas.h's layout (ck_gas_member_put), in host memory the member keeps
+ * until its next step out. */
 typedef struct ck__gas_outbox {
-  uint32_t exports, leavers;
-  const uint32_t *export_words, *leaver_words;
-  const float *export_reals, *leaver_reals;
+  uint32_t counts[4];
+  const uint32_t *entries[4];
 } ck__gas_outbox;
 /* A cells-mode member's step out (ck__gas_steps.leave), every step: with
  * move 1 the first half-step, then its outbox, read (grown where it held

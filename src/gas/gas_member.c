@@ -376,7 +376,7 @@ ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
   static const uint32_t none = CK_GAS_NO_STRAY;
   size_t arrived = (size_t)migrants[0] + migrants[1];
   size_t count = arrived + ghosts[0] + ghosts[1];
-  const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * 3;
+  const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * CK_GAS_GHOST_WORDS;
   if (state->particles + count > member->config.particles ||
       count > state->inbox_capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -471,26 +471,27 @@ fail:
   return status;
 }
 
-/* Reads a cells-mode member's outbox entries [from, to), exports or
- * (leavers 1) leavers, to the same places in its host copy, without a
- * wait. */
-static ck_status read_entries(gas_state *state, int leavers, size_t from,
+/* A cells-mode member's region (ck_gas_member_put) in its packed
+ * outbox: its first word, and its words an entry. */
+static size_t region_at(const gas_state *state, int region, size_t *words) {
+  uint32_t capacity = state->message_capacity;
+  *words = ck_gas_entry_words(region >= 2);
+  return region < 2 ? ck_gas_message_at(region, capacity)
+                    : ck_gas_kept_at(region - 2, capacity);
+}
+
+/* Reads entries [from, to) of a cells-mode member's region to the same
+ * place in its host copy of the packed outbox (past 4 words of counts),
+ * without a wait. */
+static ck_status read_entries(gas_state *state, int region, size_t from,
                               size_t to) {
-  ck_status status = CK_OK;
-  size_t capacity = 2 * (size_t)state->message_capacity;
-  size_t word_at = (leavers ? capacity : 0) + from;
-  size_t real_at = leavers ? 2 * capacity + 4 * from : 2 * from;
-  size_t reals = (leavers ? 4 : 2) * (to - from);
-  uint32_t *copy = (uint32_t *)state->read_host + 2;
-  float *copy_reals = (float *)(copy + 2 * capacity);
+  size_t words, at = region_at(state, region, &words) + words * from;
+  uint32_t *copy = (uint32_t *)state->read_host + 4;
   if (to <= from)
     return CK_OK;
-  CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * word_at,
-                        4 * (to - from), copy + word_at, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_read(state->queue, state->out_real, 4 * real_at, 4 * reals,
-                        copy_reals + real_at, CK_NONBLOCKING, NULL));
-fail:
-  return status;
+  return ck_buffer_read(state->queue, state->out_packed, 4 * at,
+                        4 * words * (to - from), copy + at, CK_NONBLOCKING,
+                        NULL);
 }
 
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
@@ -500,29 +501,31 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
   gas_state *state = &member->state;
   uint32_t *counts = NULL;
   for (int again = 0;; again = 1) {
-    size_t capacity = 2 * (size_t)state->message_capacity;
-    /* Its host copy: the counts, the words, then the reals (exports 2
-     * a piece, leavers 4), as the outbox lays them out. */
+    size_t capacity = state->message_capacity;
     CK_TRY(hold_host(state, &state->read_host, &state->read_bytes,
-                     8 + 4 * (2 * capacity + 6 * capacity)));
+                     4 * (4 + CK_GAS_PACKED_WORDS * capacity)));
     counts = state->read_host;
     CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
                                 again));
     /* The counts and, unasked, as many entries as they are likely to be:
      * one wait in all, most steps. */
-    size_t guess[2] = {state->leave_guess[0], state->leave_guess[1]};
-    for (int kind = 0; kind < 2; ++kind)
-      guess[kind] = guess[kind] < capacity ? guess[kind] : capacity;
+    size_t guess[4];
     CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
-                          2 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
-    for (int kind = 0; kind < 2; ++kind)
-      CK_TRY(read_entries(state, kind, 0, guess[kind]));
+                          4 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
+    for (int region = 0; region < 4; ++region) {
+      guess[region] = state->leave_guess[region] < capacity
+                          ? state->leave_guess[region]
+                          : capacity;
+      CK_TRY(read_entries(state, region, 0, guess[region]));
+    }
     CK_TRY(ck_queue_finish(state->queue));
-    if (counts[0] <= capacity && counts[1] <= capacity) {
-      int more = 0;
-      for (int kind = 0; kind < 2; ++kind)
-        if (counts[kind] > guess[kind]) {
-          CK_TRY(read_entries(state, kind, guess[kind], counts[kind]));
+    uint32_t most = 0, more = 0;
+    for (int region = 0; region < 4; ++region)
+      most = counts[region] > most ? counts[region] : most;
+    if (most <= capacity) {
+      for (int region = 0; region < 4; ++region)
+        if (counts[region] > guess[region]) {
+          CK_TRY(read_entries(state, region, guess[region], counts[region]));
           more = 1;
         }
       if (more)
@@ -533,20 +536,14 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
       CK_FAIL(CK_ERROR_DEVICE, "a member's outbox overflowed twice");
     /* Room for them and half as many again; the leavers stored already
      * are ghosts here now, and are stored again as such. */
-    uint32_t most = counts[0] > counts[1] ? counts[0] : counts[1];
-    CK_TRY(ck__gas_member_messages(state, most / 2 + most / 4 + 1));
+    CK_TRY(ck__gas_member_messages(state, most + most / 2 + 1));
   }
-  size_t capacity = 2 * (size_t)state->message_capacity;
-  const uint32_t *words = counts + 2;
-  const float *reals = (const float *)(words + 2 * capacity);
-  for (int kind = 0; kind < 2; ++kind)
-    state->leave_guess[kind] = counts[kind] + counts[kind] / 4 + 64;
-  out->exports = counts[0];
-  out->leavers = counts[1];
-  out->export_words = words;
-  out->leaver_words = words + capacity;
-  out->export_reals = reals;
-  out->leaver_reals = reals + 2 * capacity;
+  for (int region = 0; region < 4; ++region) {
+    size_t words;
+    state->leave_guess[region] = counts[region] + counts[region] / 4 + 32;
+    out->counts[region] = counts[region];
+    out->entries[region] = counts + 4 + region_at(state, region, &words);
+  }
 fail:
   return status;
 }

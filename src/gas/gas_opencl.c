@@ -831,7 +831,7 @@ static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
                               double reach, const double shift[2], int again) {
   ck_status status = CK_OK;
   int real = state->double_precision;
-  static const uint32_t zero[2] = {0, 0};
+  static const uint32_t zero[4] = {0, 0, 0, 0};
   if (move)
     CK_TRY(opencl_kick_drift(state));
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
@@ -849,9 +849,8 @@ static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, 2 * state->message_capacity);
-  ck_kernel_args_buffer(&args, state->out_word);
-  ck_kernel_args_buffer(&args, state->out_real);
+  ck_kernel_args_u32(&args, state->message_capacity);
+  ck_kernel_args_buffer(&args, state->out_packed);
   ck_kernel_args_buffer(&args, state->member_counts);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));

@@ -249,7 +249,7 @@ static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
       entry[4] = bits_of(velocity[2 * slot + 1]);
     }
     if (kept) {
-      uint32_t *own = packed + kept + 3 * (size_t)e;
+      uint32_t *own = packed + kept + CK_GAS_GHOST_WORDS * (size_t)e;
       own[0] = id[slot];
       own[1] = bits_of(position[2 * slot]);
       own[2] = bits_of(position[2 * slot + 1]);
@@ -310,7 +310,7 @@ static ck_status ref_locate(gas_state *state, int ghost, uint32_t base,
   uint32_t *slots = ck__words(ghost ? state->ghost_slots : state->export_slots);
   uint32_t *flags = ck__words(state->flags);
   for (uint32_t e = 0; e < count; ++e) {
-    const uint32_t *entry = packed + 3 * (size_t)e;
+    const uint32_t *entry = packed + CK_GAS_GHOST_WORDS * (size_t)e;
     uint32_t word =
         ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
     slots[base + e] = ck_gas_member_slot_of(
@@ -352,11 +352,10 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     ref_kick_drift(state);
   const ck_real *position = ck__reals(state->position);
   const ck_real *velocity = ck__reals(state->velocity);
-  uint32_t *id = ck__words(state->id), *out_word = ck__words(state->out_word);
-  ck_real *out_real = ck__reals(state->out_real);
-  uint32_t capacity = 2 * state->message_capacity;
+  uint32_t *id = ck__words(state->id), *packed = ck__words(state->out_packed);
+  uint32_t capacity = state->message_capacity;
   uint32_t *counts = ck__words(state->member_counts);
-  counts[0] = counts[1] = 0;
+  counts[0] = counts[1] = counts[2] = counts[3] = 0;
   for (uint32_t k = 0; k < state->particles; ++k) {
     uint32_t word = id[k];
     uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
@@ -367,21 +366,12 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     else
       region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
                                       (ck_real)reach);
-    int leaving = region >= 0 && region < 2;
-    if (region >= 0 && counts[leaving]++ >= capacity)
+    if (region >= 0 && counts[region]++ >= capacity)
       continue;
-    if (region >= 0) {
-      size_t e = counts[leaving] - 1;
-      ck_real *at =
-          leaving ? out_real + 2 * (size_t)capacity + 4 * e : out_real + 2 * e;
-      out_word[leaving ? capacity + e : e] = ck_gas_member_entry(region, own);
-      at[0] = x + (ck_real)shift[region % 2];
-      at[1] = position[2 * k + 1];
-      if (leaving) {
-        at[2] = velocity[2 * k];
-        at[3] = velocity[2 * k + 1];
-      }
-    }
+    if (region >= 0)
+      ck_gas_member_put(packed, capacity, region, counts[region] - 1, own,
+                        x + (ck_real)shift[region % 2], position[2 * k + 1],
+                        velocity[2 * k], velocity[2 * k + 1]);
     id[k] = word;
   }
   return CK_OK;

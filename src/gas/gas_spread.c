@@ -35,20 +35,10 @@
  * or its upper one (the next). */
 enum { PREVIOUS = 0, NEXT = 1 };
 
-/* What crosses in cells mode's step: a particle that changes owner, and
- * a ghost. Floats, as the members hold them. */
-typedef struct migrant {
-  uint32_t word;
-  float u, v, vu, vv;
-} migrant;
-typedef struct ghost {
-  uint32_t word;
-  float u, v;
-} ghost;
-/* They are the entries that ck__gas_member_admit appends as they are. */
-_Static_assert(sizeof(migrant) == 4 * CK_GAS_ENTRY_WORDS &&
-                   sizeof(ghost) == 4 * 3,
-               "cells mode's entries are ck_gas.h's");
+/* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
+ * ghost's. */
+#define MIGRANT_BYTES (4 * CK_GAS_ENTRY_WORDS)
+#define GHOST_BYTES (4 * CK_GAS_GHOST_WORDS)
 
 /* Infinite bounds: a side with no neighbour (walls) takes none. */
 #define NO_BORDER 1e30
@@ -508,7 +498,8 @@ typedef struct envelope {
 } envelope;
 
 /* The first half-step (with phase_move), then the message each way: its
- * leavers (whole) and its exports (as ghosts) for that neighbour. */
+ * leavers (whole) and its exports (as ghosts) for that neighbour, as its
+ * device packed them. */
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck__gas_outbox box;
@@ -518,36 +509,19 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   CK_TRY(check_stray(s, m)); /* the last step's, read by the wait */
   /* Regions 0 and 1 leave toward the previous and the next member; 2
    * and 3 are ghosts for them. */
-  envelope heads[2] = {{0, 0}, {0, 0}};
-  for (uint32_t e = 0; e < box.leavers; ++e)
-    ++heads[box.leaver_words[e] >> CK_GAS_REGION_SHIFT].migrants;
-  for (uint32_t e = 0; e < box.exports; ++e)
-    ++heads[(box.export_words[e] >> CK_GAS_REGION_SHIFT) - 2].ghosts;
-  migrant *migrants[2];
-  ghost *ghosts[2];
   for (int side = 0; side < 2; ++side) {
-    size_t bytes = sizeof(envelope) + heads[side].migrants * sizeof(migrant) +
-                   heads[side].ghosts * sizeof(ghost);
+    envelope head = {box.counts[side], box.counts[2 + side]};
+    size_t leavers = head.migrants * MIGRANT_BYTES;
+    size_t bytes = sizeof head + leavers + head.ghosts * GHOST_BYTES;
     CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
     unsigned char *out = m->out[side].data;
-    memcpy(out, &heads[side], sizeof(envelope));
-    migrants[side] = (migrant *)(out + sizeof(envelope));
-    ghosts[side] = (ghost *)(migrants[side] + heads[side].migrants);
+    memcpy(out, &head, sizeof head);
+    memcpy(out + sizeof head, box.entries[side], leavers);
+    memcpy(out + sizeof head + leavers, box.entries[2 + side],
+           bytes - sizeof head - leavers);
   }
-  const uint32_t id_bits = (1u << CK_GAS_REGION_SHIFT) - 1;
-  for (uint32_t e = 0; e < box.leavers; ++e) {
-    const float *r = box.leaver_reals + 4 * (size_t)e;
-    int side = (int)(box.leaver_words[e] >> CK_GAS_REGION_SHIFT);
-    *migrants[side]++ =
-        (migrant){box.leaver_words[e] & id_bits, r[0], r[1], r[2], r[3]};
-  }
-  for (uint32_t e = 0; e < box.exports; ++e) {
-    const float *r = box.export_reals + 2 * (size_t)e;
-    int side = (int)(box.export_words[e] >> CK_GAS_REGION_SHIFT) - 2;
-    *ghosts[side]++ = (ghost){box.export_words[e] & id_bits, r[0], r[1]};
-  }
-  m->own -= box.leavers;
-  m->kept = box.leavers;
+  m->own -= box.counts[0] + box.counts[1];
+  m->kept = box.counts[0] + box.counts[1];
 fail:
   return status;
 }
@@ -560,8 +534,8 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
   if (in->count >= sizeof *head)
     memcpy(head, in->data, sizeof *head);
   if (in->count < sizeof *head ||
-      in->count != sizeof *head + head->migrants * sizeof(migrant) +
-                       head->ghosts * sizeof(ghost))
+      in->count != sizeof *head + head->migrants * MIGRANT_BYTES +
+                       head->ghosts * GHOST_BYTES)
     return ck__fail(CK_ERROR_EXCHANGE,
                     "slab %zu received a message of %zu bytes that does not "
                     "hold what it says",
