@@ -487,12 +487,6 @@ typedef struct ck__gas_outbox {
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2],
                                ck__gas_outbox *out);
-/* Room for count more slots' words and 4 floats each (position,
- * velocity) in the member's host memory, to fill; then enter puts them
- * in the slots after those in use. Room must be reserved. */
-ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
-                               float **reals);
-ck_status ck__gas_member_enter(ck_gas *member, size_t count);
 /* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
 ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */

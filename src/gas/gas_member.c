@@ -14,7 +14,7 @@
 
 /* The member buffers: the outbox's, for `messages` entries a side
  * (ck__gas_member_messages), then the inbox's, for `entries` received
- * (ck__gas_member_inbox), each with its elements an entry (the outbox's
+ * (ck__gas_member_inbox_room), each with its elements an entry (the outbox's
  * with 4 regions of entries for a cells-mode member's step out), whether
  * they are reals (else words), and its name. */
 #define OUTBOX_BUFFERS 6
@@ -244,8 +244,11 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
-                               float **reals) {
+/* Room for count more slots' words and 4 floats each (position,
+ * velocity) in the member's host memory, to fill; then enter puts them
+ * in the slots after those in use. Room must be reserved. */
+static ck_status inbox(ck_gas *member, size_t count, uint32_t **words,
+                       float **reals) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   if (state->particles + count > member->config.particles)
@@ -266,7 +269,7 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_enter(ck_gas *member, size_t count) {
+static ck_status enter(ck_gas *member, size_t count) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t *words = state->staging;
@@ -292,7 +295,7 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
   float *inbox_reals = NULL;
   if (count == 0)
     return CK_OK;
-  CK_TRY(ck__gas_member_inbox(member, count, &inbox_words, &inbox_reals));
+  CK_TRY(inbox(member, count, &inbox_words, &inbox_reals));
   /* Position and velocity (a ghost's velocity zero: it is not moved). */
   for (size_t e = 0; e < count; ++e) {
     const float *entry = reals + (size_t)stride * e;
@@ -302,7 +305,7 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
     inbox_reals[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
     inbox_words[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
   }
-  CK_TRY(ck__gas_member_enter(member, count));
+  CK_TRY(enter(member, count));
 fail:
   return status;
 }
