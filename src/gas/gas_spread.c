@@ -192,16 +192,6 @@ static double slack(const ck__gas_spread *s) {
   return 1e-3 * s->reach;
 }
 
-static ck_status stray(const ck__gas_spread *s, const member *m, uint32_t word,
-                       double u) {
-  return ck__fail(CK_ERROR_MISMATCH,
-                  "particle %u reached slab %zu of %zu at %g, past its "
-                  "borders [%g, %g): it crossed more than one slab since the "
-                  "last rebuild (the time step is too large, or particles "
-                  "overlap)",
-                  word, m->index, s->total, u + m->origin, m->lo, m->hi);
-}
-
 /* The first arrival that its last admit found past its borders, named:
  * read once its queue has been waited for. */
 static ck_status check_stray(const ck__gas_spread *s, member *m) {
@@ -211,7 +201,11 @@ static ck_status check_stray(const ck__gas_spread *s, member *m) {
   if (m->stray == CK_GAS_NO_STRAY)
     return CK_OK;
   CK_TRY(ck__gas_member_stray(m->gas, m->stray, &word, &u));
-  CK_TRY(stray(s, m, word, u));
+  CK_FAIL(CK_ERROR_MISMATCH,
+          "particle %u reached slab %zu of %zu at %g, past its borders [%g, "
+          "%g): it crossed more than one slab since the last rebuild (the "
+          "time step is too large, or particles overlap)",
+          word, m->index, s->total, u + m->origin, m->lo, m->hi);
 fail:
   return status;
 }
