@@ -274,13 +274,6 @@ CK_FN int ck_gas_member_classify(ck_real x, ck_u32 *word, ck_real lo,
   return x < lo + reach ? 2 : x >= hi - reach ? 3 : -1;
 }
 
-/* An outbox entry's word: its region (ck_gas_member_classify) in the top
- * two bits, then the particle's id. */
-#define CK_GAS_REGION_SHIFT 30
-CK_FN ck_u32 ck_gas_member_entry(int region, ck_u32 id) {
-  return ((ck_u32)region << CK_GAS_REGION_SHIFT) | id;
-}
-
 /* A sort key: the cell of slot k, or one past the last cell for a slot a
  * rebuild dropped. */
 CK_FN ck_u32 ck_gas_member_key(ck_real x, ck_real y, ck_u32 word,
@@ -303,6 +296,61 @@ CK_FN ck_u32 ck_gas_member_slot_of(ck_real x, ck_real y, ck_u32 word,
     if (id[slot] == word)
       return slot;
   return n;
+}
+
+/*
+ * What crosses at a rebuild: each side's message, entries of 32-bit
+ * words that the receiver appends as they are. An entry is the particle's
+ * word (its id), then the bits of its position in the receiver's
+ * coordinates and, for a migrant, of its velocity: CK_GAS_ENTRY_WORDS
+ * words, or CK_GAS_GHOST_WORDS for a ghost. In a sender's packed outbox,
+ * side s's message starts at word s 5 capacity; past both, at word 10
+ * capacity + s 3 capacity, each export's word and position in the
+ * sender's own coordinates (3 words an entry), to find its slot after the
+ * sort.
+ */
+#define CK_GAS_ENTRY_WORDS 5
+#define CK_GAS_GHOST_WORDS 3
+#define CK_GAS_PACKED_WORDS 16 /* an outbox's words, a capacity entry */
+/* An arrival past the receiver's borders: none seen. */
+#define CK_GAS_NO_STRAY 0xffffffffu
+CK_FN ck_u32 ck_gas_entry_words(int ghost) {
+  return (ck_u32)(ghost ? CK_GAS_GHOST_WORDS : CK_GAS_ENTRY_WORDS);
+}
+CK_FN ck_u32 ck_gas_message_at(int side, ck_u32 capacity) {
+  return (ck_u32)side * CK_GAS_ENTRY_WORDS * capacity;
+}
+CK_FN ck_u32 ck_gas_kept_at(int side, ck_u32 capacity) {
+  return (2u * CK_GAS_ENTRY_WORDS + CK_GAS_GHOST_WORDS * (ck_u32)side) *
+         capacity;
+}
+
+/* Entry e of a region (ck_gas_member_classify) of a cells-mode member's
+ * step out, written into its packed outbox: a leaver toward side region
+ * into that side's message, an export toward side region - 2 as a ghost's
+ * entry where a rebuild keeps its exports; x is in the receiver's
+ * coordinates. */
+CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
+                             int region, ck_u32 e, ck_u32 id, ck_real x,
+                             ck_real y, ck_real vx, ck_real vy) {
+  int leaving = region < 2;
+  CK_GLOBAL ck_u32 *entry =
+      packed +
+      (leaving ? ck_gas_message_at(region, capacity) + CK_GAS_ENTRY_WORDS * e
+               : ck_gas_kept_at(region - 2, capacity) + CK_GAS_GHOST_WORDS * e);
+  entry[0] = id;
+  entry[1] = ck_float_as_bits((float)x);
+  entry[2] = ck_float_as_bits((float)y);
+  if (leaving) {
+    entry[3] = ck_float_as_bits((float)vx);
+    entry[4] = ck_float_as_bits((float)vy);
+  }
+}
+
+/* A ghost's word, for entry e of the ghosts received: the previous
+ * member's first, the next's from entry from_next. */
+CK_FN ck_u32 ck_gas_ghost_word(ck_u32 word, ck_u32 e, ck_u32 from_next) {
+  return word | CK_GAS_GHOST | (e >= from_next ? CK_GAS_FROM_NEXT : 0u);
 }
 
 /* A mixing of an id for the census of a member's particles: summed over

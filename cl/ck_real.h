@@ -92,19 +92,8 @@ typedef float ck_real;
 #define CK_SIN_2PI(x) ck_sin_2pi(x)
 #endif
 
-/* log2(x) for positive normal x, and x^y for x in [0, 2^126) (0 at x =
- * 0) where the result is normal. In double precision the library's; in
- * single precision written out here, for the reason cos(2 pi x) is: the
- * libraries' logf and powf differ in their last bits from one device to
- * the next (NVIDIA's OpenCL log in 4% of floats, its pow in 37%, against
- * glibc's), and the GA draws its mutations and SBX children through
- * them. */
-#if CK_REAL_DOUBLE
-#define CK_LOG2(x) log2(x)
-#define CK_POW_POSITIVE(x, y) pow(x, y)
-#else
-/* The bits of a float and back: a union, which every language here
- * reads as the same bits. */
+/* The bits of a float and back (in either working precision): a union,
+ * which every language here reads as the same bits. */
 typedef union ck_float_bits {
   float value;
   ck_u32 bits;
@@ -122,6 +111,17 @@ CK_FN float ck_bits_as_float(ck_u32 bits) {
   return out.value;
 }
 
+/* log2(x) for positive normal x, and x^y for x in [0, 2^126) (0 at x =
+ * 0) where the result is normal. In double precision the library's; in
+ * single precision written out here, for the reason cos(2 pi x) is: the
+ * libraries' logf and powf differ in their last bits from one device to
+ * the next (NVIDIA's OpenCL log in 4% of floats, its pow in 37%, against
+ * glibc's), and the GA draws its mutations and SBX children through
+ * them. */
+#if CK_REAL_DOUBLE
+#define CK_LOG2(x) log2(x)
+#define CK_POW_POSITIVE(x, y) pow(x, y)
+#else
 /* The scalar forms; cl/ck_lanes.h makes the same functions over vectors
  * of floats. */
 #define CK_TEMPLATE_REAL float

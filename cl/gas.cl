@@ -132,10 +132,10 @@ __kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
   if (k >= n)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint key = CK_GAS_MEMBER ? ck_gas_member_key(position[2 * k],
-                                               position[2 * k + 1], id[k], &g)
-                           : (uint)ck_gas_cell_of(position[2 * k],
-                                                  position[2 * k + 1], &g);
+  uint key =
+      CK_GAS_MEMBER
+          ? ck_gas_member_key(position[2 * k], position[2 * k + 1], id[k], &g)
+          : (uint)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
   cell_key[k] = key;
   cell_rank[k] = atomic_inc(&fill[key]);
 }
@@ -287,9 +287,8 @@ ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   ck_gas_sort_serially(n, cells, CK_GAS_MEMBER, &g, position, velocity, id,
-                       sorted_position,
-                       sorted_velocity, sorted_id, cell_key, cell_start,
-                       cell_count, fill, reference);
+                       sorted_position, sorted_velocity, sorted_id, cell_key,
+                       cell_start, cell_count, fill, reference);
   if (clear)
     flags[0] = 0u;
 }
@@ -789,25 +788,20 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
 }
 
 /* Work-item k (a cells-mode member, after the first half-step): slot k
- * by ck_gas_member_classify. An export is appended to the outbox's
- * exports (capacity entries: out_word[e], and its position at
- * out_real[2 e]), a leaver to its leavers (capacity entries past them:
- * out_word[capacity + e], and its position and velocity at
- * out_real[2 capacity + 4 e]); a word holds the region and the id
- * (ck_gas_member_entry), and a position has shift (the previous or the
- * next member's, by the region's side) added to x. counts[0] counts the
- * exports, counts[1] the leavers, also those past capacity, which are not
- * stored. A leaver becomes a ghost here only once stored, so that the
- * host may grow the outbox and ask again (again 1): leavers kept as
- * ghosts by the first call are then stored again. */
-__kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
-                                  ck_real reach, ck_real shift_previous,
-                                  ck_real shift_next, int again,
-                                  __global const ck_real *position,
+ * by ck_gas_member_classify. A leaver or an export goes into its
+ * region's entries of the packed outbox (ck_gas_member_put, capacity
+ * entries a region), its x shifted by the previous or the next member's
+ * shift by the region's side; counts[region] counts them, also those
+ * past capacity, which are not stored. A leaver becomes a ghost here
+ * only once stored, so that the host may grow the outbox and ask again
+ * (again 1): leavers kept as ghosts by the first call are then stored
+ * again. */
+__kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
+                                  ck_real shift_previous, ck_real shift_next,
+                                  int again, __global const ck_real *position,
                                   __global const ck_real *velocity,
                                   __global uint *id, uint capacity,
-                                  __global uint *out_word,
-                                  __global ck_real *out_real,
+                                  __global uint *packed,
                                   __global uint *counts) {
   uint k = (uint)get_global_id(0);
   if (k >= n)
@@ -825,51 +819,85 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi,
       id[k] = word;
     return;
   }
-  int leaving = region < 2;
-  uint e = atomic_inc(&counts[leaving]);
+  uint e = atomic_inc(&counts[region]);
   if (e >= capacity)
     return;
-  ck_real shifted = x + (region % 2 ? shift_next : shift_previous);
-  if (leaving) {
-    __global ck_real *at = out_real + 2 * capacity + 4 * e;
-    out_word[capacity + e] = ck_gas_member_entry(region, own);
-    at[0] = shifted;
-    at[1] = position[2 * k + 1];
-    at[2] = velocity[2 * k];
-    at[3] = velocity[2 * k + 1];
-  } else {
-    out_word[e] = ck_gas_member_entry(region, own);
-    out_real[2 * e] = shifted;
-    out_real[2 * e + 1] = position[2 * k + 1];
-  }
+  ck_gas_member_put(packed, capacity, region, e, own,
+                    x + (region % 2 ? shift_next : shift_previous),
+                    position[2 * k + 1], velocity[2 * k], velocity[2 * k + 1]);
   if (word != before)
     id[k] = word;
 }
 
-/* Work-item e: the particle in slot list[base + e] into entry base + e of
- * the outbox: with words 1 its word, then its position with shift added
- * to x, and with velocities 1 its velocity (an entry is `stride` reals,
- * 2 or 4). */
+/* Work-item e (between rebuilds): the export in slot slots[base + e] into
+ * entry base + e of the outbox, its position with shift added to x. */
 __kernel void ck_gas_member_gather(uint count, uint base,
-                                   __global const uint *list, ck_real shift,
-                                   int words, int velocities, uint stride,
+                                   __global const uint *slots, ck_real shift,
                                    __global const ck_real *position,
-                                   __global const ck_real *velocity,
-                                   __global const uint *id,
-                                   __global uint *out_word,
                                    __global ck_real *out_real) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
-  uint slot = list[base + e], at = stride * (base + e);
-  if (words)
-    out_word[base + e] = id[slot];
+  uint slot = slots[base + e], at = 2 * (base + e);
   out_real[at] = position[2 * slot] + shift;
   out_real[at + 1] = position[2 * slot + 1];
-  if (velocities) {
-    out_real[at + 2] = velocity[2 * slot];
-    out_real[at + 3] = velocity[2 * slot + 1];
+}
+
+/* Work-item e: the particle in slot list[base + e] into entry e of a
+ * rebuild's message, at packed[at ..] (ck_gas.h's layout, ghost 1 for a
+ * ghost's entry): its word, its position with shift added to x, and a
+ * migrant's velocity. An export's word and position as they are go to
+ * packed[kept ..] too (kept 0: none), to find its slot after the sort. */
+__kernel void ck_gas_member_post(uint count, uint base,
+                                 __global const uint *list, ck_real shift,
+                                 int ghost, uint at, uint kept,
+                                 __global const ck_real *position,
+                                 __global const ck_real *velocity,
+                                 __global const uint *id,
+                                 __global uint *packed) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  uint slot = list[base + e], words = ck_gas_entry_words(ghost);
+  __global uint *entry = packed + at + words * e;
+  entry[0] = id[slot];
+  entry[1] = ck_float_as_bits(position[2 * slot] + shift);
+  entry[2] = ck_float_as_bits(position[2 * slot + 1]);
+  if (!ghost) {
+    entry[3] = ck_float_as_bits(velocity[2 * slot]);
+    entry[4] = ck_float_as_bits(velocity[2 * slot + 1]);
   }
+  if (kept) {
+    __global uint *own = packed + kept + CK_GAS_GHOST_WORDS * e;
+    own[0] = id[slot];
+    own[1] = ck_float_as_bits(position[2 * slot]);
+    own[2] = ck_float_as_bits(position[2 * slot + 1]);
+  }
+}
+
+/* Work-item e: entry e of the messages received (packed from word at,
+ * ck_gas.h's layout) into slot first + e: a ghost's (ghost 1; its word marked
+ * by ck_gas_ghost_word, its velocity zero), or a migrant's, which must lie in
+ * [lo, hi): else the least such e goes to counts[2]. */
+__kernel void ck_gas_member_accept(uint count, uint first, int ghost,
+                                   uint from_next, uint at, ck_real lo,
+                                   ck_real hi, __global const uint *packed,
+                                   __global ck_real *position,
+                                   __global ck_real *velocity,
+                                   __global uint *id, __global uint *counts) {
+  uint e = (uint)get_global_id(0);
+  if (e >= count)
+    return;
+  __global const uint *entry = packed + at + ck_gas_entry_words(ghost) * e;
+  uint slot = first + e;
+  ck_real x = ck_bits_as_float(entry[1]);
+  position[2 * slot] = x;
+  position[2 * slot + 1] = ck_bits_as_float(entry[2]);
+  velocity[2 * slot] = ghost ? CK_R(0) : ck_bits_as_float(entry[3]);
+  velocity[2 * slot + 1] = ghost ? CK_R(0) : ck_bits_as_float(entry[4]);
+  id[slot] = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
+  if (!ghost && !(x >= lo && x < hi))
+    atomic_min(&counts[2], e);
 }
 
 /* Work-item e: the leaver in slot list[base + e] is dropped (its new
@@ -881,29 +909,25 @@ __kernel void ck_gas_member_mark(uint count, uint base,
     id[list[base + e]] = CK_GAS_DROPPED;
 }
 
-/* Work-item e: after a sort, into slots[base + e] the slot of entry
- * base + e of a message (its word, with ghost 1 as a ghost's word, and
- * its position at in_real[stride (base + e) ..]), which the sort put in
- * the cell of that position; n where it is missing, which sets
- * flags[2]. */
-__kernel void ck_gas_member_locate(uint count, uint base,
-                                   CK_GAS_GEOMETRY_ARGUMENTS,
-                                   __global const uint *word,
-                                   __global const ck_real *in_real,
-                                   uint stride, int ghost,
-                                   __global const uint *cell_start,
-                                   __global const uint *cell_count,
-                                   __global const uint *id, uint n,
-                                   __global uint *slots,
-                                   __global uint *flags) {
+/* Work-item e: after a sort, into slots[base + e] the slot of entry e
+ * of packed[at ..] (3 words an entry: word, position; ghosts' words as
+ * ck_gas_ghost_word marks them, with ghost 1), which the sort put in the
+ * cell of that position; n where it is missing, which sets flags[2]. */
+__kernel void
+ck_gas_member_locate(uint count, uint base, CK_GAS_GEOMETRY_ARGUMENTS,
+                     __global const uint *packed, uint at, int ghost,
+                     uint from_next, __global const uint *cell_start,
+                     __global const uint *cell_count, __global const uint *id,
+                     uint n, __global uint *slots, __global uint *flags) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint at = stride * (base + e), own = word[base + e];
-  uint slot = ck_gas_member_slot_of(in_real[at], in_real[at + 1],
-                                   ghost ? own | CK_GAS_GHOST : own,
-                                   cell_start, cell_count, id, &g, n);
+  __global const uint *entry = packed + at + CK_GAS_GHOST_WORDS * e;
+  uint word = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
+  uint slot = ck_gas_member_slot_of(ck_bits_as_float(entry[1]),
+                                    ck_bits_as_float(entry[2]), word,
+                                    cell_start, cell_count, id, &g, n);
   slots[base + e] = slot;
   if (slot == n)
     flags[2] = 1u;
@@ -911,12 +935,10 @@ __kernel void ck_gas_member_locate(uint count, uint base,
 
 /* Work-item e: entry e of the inbox (in_word, and 4 reals of in_real:
  * position, velocity) into slot first + e. */
-__kernel void ck_gas_member_enter(uint count, uint first,
-                                  __global const uint *in_word,
-                                  __global const ck_real *in_real,
-                                  __global ck_real *position,
-                                  __global ck_real *velocity,
-                                  __global uint *id) {
+__kernel void
+ck_gas_member_enter(uint count, uint first, __global const uint *in_word,
+                    __global const ck_real *in_real, __global ck_real *position,
+                    __global ck_real *velocity, __global uint *id) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
@@ -955,8 +977,7 @@ __kernel void ck_gas_member_scale(uint n, ck_real factor,
  * strided by the grid, and sums their ids and id hashes
  * (ck_gas_id_hash); a tree adds the group's three into partial[3 b ..]. */
 __kernel __attribute__((reqd_work_group_size(CK_GAS_GROUP, 1, 1))) void
-ck_gas_member_census(uint n, __global const uint *id,
-                     __global ulong *partial) {
+ck_gas_member_census(uint n, __global const uint *id, __global ulong *partial) {
   CK_LOCAL ulong sums[3][CK_GAS_GROUP];
   uint l = (uint)get_local_id(0);
   ulong count = 0, ids = 0, hashes = 0;

@@ -49,10 +49,9 @@
 #include "ck_warp.h"
 
 #if !defined(CK_GAS_PERIODIC_X) || !defined(CK_GAS_PERIODIC_Y) ||              \
-    !defined(CK_GAS_WALLS_X) ||                                                \
-    !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER) ||                 \
-    !defined(CK_GAS_BLOCK) || !defined(CK_GAS_SCAN_THREADS) ||                 \
-    !defined(CK_GAS_SCAN_ITEMS)
+    !defined(CK_GAS_WALLS_X) || !defined(CK_GAS_FORCE_SHIFT) ||                \
+    !defined(CK_GAS_MEMBER) || !defined(CK_GAS_BLOCK) ||                       \
+    !defined(CK_GAS_SCAN_THREADS) || !defined(CK_GAS_SCAN_ITEMS)
 #error "gas.cu needs its CK_GAS_ defines"
 #endif
 #if CK_REAL_DOUBLE
@@ -96,14 +95,13 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     ck_gas_native_move(unsigned n, float dt, CK_GAS_GEOMETRY_ARGUMENTS,
                        float2 *position, float2 *velocity,
                        const float2 *__restrict__ force, int move,
-                       unsigned *cell_key, unsigned *cell_rank,
-                       unsigned *fill
+                       unsigned *cell_key, unsigned *cell_rank, unsigned *fill
 #if CK_GAS_MEMBER
                        ,
                        unsigned first, unsigned *id, int classify, float lo,
                        float hi, float reach, float shift_previous,
                        float shift_next, int again, unsigned capacity,
-                       unsigned *out_word, float *out_real, unsigned *counts
+                       unsigned *packed, unsigned *counts
 #endif
     ) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
@@ -138,21 +136,14 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     else
       region = ck_gas_member_classify(place.x, &word, lo, hi, reach);
     if (region >= 0) {
-      int leaving = region < 2;
-      unsigned e = atomicAdd(&counts[leaving], 1u);
+      unsigned e = atomicAdd(&counts[region], 1u);
       float shifted = place.x + (region % 2 ? shift_next : shift_previous);
-      if (e >= capacity) {
+      float2 speed = velocity[k];
+      if (e >= capacity)
         word = before; /* not stored: it stays here, and goes next call */
-      } else if (leaving) {
-        float2 speed = velocity[k];
-        out_word[capacity + e] = ck_gas_member_entry(region, own);
-        reinterpret_cast<float4 *>(out_real + 2 * capacity)[e] =
-            make_float4(shifted, place.y, speed.x, speed.y);
-      } else {
-        out_word[e] = ck_gas_member_entry(region, own);
-        reinterpret_cast<float2 *>(out_real)[e] =
-            make_float2(shifted, place.y);
-      }
+      else
+        ck_gas_member_put(packed, capacity, region, e, own, shifted, place.y,
+                          speed.x, speed.y);
     }
     if (word != before)
       id[k] = word;

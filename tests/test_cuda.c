@@ -108,6 +108,11 @@ static const struct {
             "-DCK_GAS_PERIODIC_X=1 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=1 "
             "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=0 -DCK_GAS_WALLS_X=0 "
             "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
+    /* A spread member's OpenCL kernels, which CUDA members run too. */
+    {"gas", "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
+            "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=1 "
+            "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=1 "
+            "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
     {"gas.cu", "-DCK_GAS_PERIODIC_X=1 -DCK_GAS_PERIODIC_Y=1 "
                "-DCK_GAS_FORCE_SHIFT=0 -DCK_GAS_MEMBER=0 -DCK_GAS_WALLS_X=0 "
                "-DCK_GAS_BLOCK=256 "

@@ -3755,44 +3755,86 @@ static void spread_census(const ck_device *ref) {
   ck_gas_destroy(gas);
 }
 
+/* How many particles end in another member's slab than they started in
+ * (slabs as a result reports them). */
+static size_t slab_changes(ck_gas *gas, const double *start, const double *end,
+                           size_t n) {
+  ck_result r;
+  size_t changed = 0;
+  memset(&r, 0, sizeof r);
+  CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(gas), &r));
+  for (size_t k = 0; k < n; ++k)
+    for (size_t m = 0; m < r.member_count; ++m) {
+      const ck_spread_member *member = &r.members[m];
+      int axis = member->slab_axis;
+      double a = start[2 * k + (size_t)axis], b = end[2 * k + (size_t)axis];
+      int was = a >= member->slab[0] && a < member->slab[1];
+      int is = b >= member->slab[0] && b < member->slab[1];
+      changed += was && !is;
+    }
+  ck_result_release(&r);
+  return changed;
+}
+
 /*
- * Between Verlet rebuilds the ghosts' positions cross either through the
- * exchange's host buffers or by ck__peer_copy into the ghost slots (on
- * ref through the runtime's switch for tests, as CUDA members do): the
- * two runs agree bit for bit, and count the same bytes sent. Two members
- * on ref, periodic and between walls, and one alone (its own ghosts
- * across the periodic edge), 150 steps of a hot gas.
+ * What crosses between members goes either through the exchange's host
+ * buffers or by ck__peer_copy (on ref through the runtime's switch for
+ * tests, as CUDA members do): between Verlet rebuilds the ghosts'
+ * positions into their slots, at a rebuild the messages that the
+ * members pack and append on their devices. The two runs agree bit for
+ * bit, and count the same bytes sent. Two members on ref, periodic and
+ * between walls, and one alone (its own ghosts across the periodic
+ * edge), 150 steps of a hot gas; and three members, 400 steps of a
+ * hotter one, with a census every 50 steps, where some fifty particles
+ * end in another slab.
  */
 static void spread_copies(const ck_device *ref) {
-  ck_device pair[2] = {*ref, *ref};
-  static const double equal[2] = {1, 1};
-  for (int variant = 0; variant < 3; ++variant) {
-    size_t members = variant < 2 ? 2 : 1;
+  ck_device trio[3] = {*ref, *ref, *ref};
+  static const double equal[3] = {1, 1, 1};
+  for (int variant = 0; variant < 4; ++variant) {
+    size_t members = variant < 2 ? 2 : variant == 2 ? 1 : 3;
+    int steps = variant == 3 ? 400 : 150;
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.particles = 600;
-    c.temperature = 2.0;
+    c.temperature = variant == 3 ? 3.0 : 2.0;
     c.neighbors = CK_GAS_VERLET;
     c.skin = 0.3;
     c.seed = 11;
     c.walls = variant == 1;
     snapshot runs[2];
-    uint64_t sent[2][2] = {{0, 0}, {0, 0}};
+    uint64_t sent[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    size_t changed[2] = {0, 0};
     int taken = 0;
     for (int copies = 0; copies < 2; ++copies) {
       ck__peer_ref_for_tests = copies;
-      ck_gas *gas = make_spread(pair, members, equal, &c);
+      ck_gas *gas = make_spread(trio, members, equal, &c);
       ck__peer_ref_for_tests = 0;
       if (!gas)
         break;
       int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
       CHECK_MSG(on_devices == copies, "variant %d: copies %d, on devices %d",
                 variant, copies, on_devices);
-      CHECK_OK(ck_gas_step(gas, 150));
+      double *start = calloc(2 * c.particles, sizeof *start);
+      double *end = calloc(2 * c.particles, sizeof *end);
+      CHECK(start && end);
+      if (start && end)
+        CHECK_OK(ck_gas_get_particles(gas, start, NULL));
+      for (int done = 0; done < steps; done += 50) {
+        ck_gas_observables o;
+        CHECK_OK(ck_gas_step(gas, steps - done < 50 ? steps - done : 50));
+        CHECK_OK(ck_gas_observe(gas, &o)); /* the census */
+      }
+      if (start && end) {
+        CHECK_OK(ck_gas_get_particles(gas, end, NULL));
+        changed[copies] = slab_changes(gas, start, end, c.particles);
+      }
+      free(start);
+      free(end);
       ck_result r;
       memset(&r, 0, sizeof r);
       CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(gas), &r));
-      for (size_t m = 0; m < r.member_count && m < 2; ++m)
+      for (size_t m = 0; m < r.member_count && m < 3; ++m)
         sent[copies][m] = r.members[m].bytes_sent;
       ck_result_release(&r);
       taken += take(gas, &runs[copies]);
@@ -3813,23 +3855,68 @@ static void spread_copies(const ck_device *ref) {
     CHECK_MSG(runs[0].o.potential == runs[1].o.potential &&
                   runs[0].o.kinetic == runs[1].o.kinetic &&
                   runs[0].o.pressure == runs[1].o.pressure &&
-                  runs[1].o.step == 150,
+                  runs[1].o.step == (uint64_t)steps,
               "variant %d: potential %.17g and %.17g", variant,
               runs[0].o.potential, runs[1].o.potential);
-    CHECK_MSG(sent[0][0] == sent[1][0] && sent[0][1] == sent[1][1] &&
-                  sent[1][0] > 0,
-              "variant %d: bytes sent %llu, %llu and %llu, %llu", variant,
-              (unsigned long long)sent[0][0], (unsigned long long)sent[0][1],
-              (unsigned long long)sent[1][0], (unsigned long long)sent[1][1]);
-    printf("spread copies, variant %d: U %.9f alike; %llu bytes sent\n",
-           variant, runs[1].o.potential, (unsigned long long)sent[1][0]);
+    CHECK_MSG(memcmp(sent[0], sent[1], sizeof sent[0]) == 0 && sent[1][0] > 0,
+              "variant %d: bytes sent %llu, %llu, %llu and %llu, %llu, %llu",
+              variant, (unsigned long long)sent[0][0],
+              (unsigned long long)sent[0][1], (unsigned long long)sent[0][2],
+              (unsigned long long)sent[1][0], (unsigned long long)sent[1][1],
+              (unsigned long long)sent[1][2]);
+    /* Alone, the one slab is the whole box. */
+    CHECK_MSG(changed[0] == changed[1] && (members == 1   ? changed[1] == 0
+                                           : variant == 3 ? changed[1] >= 40
+                                                          : changed[1] > 0),
+              "variant %d: %zu and %zu particles changed slabs", variant,
+              changed[0], changed[1]);
+    printf("spread copies, variant %d: U %.9f alike; %llu bytes sent; %zu "
+           "particles changed slabs\n",
+           variant, runs[1].o.potential, (unsigned long long)sent[1][0],
+           changed[1]);
     snapshot_free(&runs[0]);
     snapshot_free(&runs[1]);
   }
 }
 
+/* On ref alone, three members: a particle that crosses two slabs between
+ * rebuilds is refused where it arrives, by the device's check (Verlet
+ * lists, its message through the host or device to device) and by the
+ * host's (cell lists), naming it. */
+static void spread_two_slabs(const ck_device *ref) {
+  static const double x[] = {5, 5, 25, 15, 45, 15};
+  static const double v[] = {9000, 0, 0, 0, 0, 0};
+  char path[600];
+  test_path_in(work_dir, "two_slabs.xyz", path, sizeof path);
+  CHECK(write_xyz(path, 3, 60, 20, x, v) == 0);
+  ck_device trio[3] = {*ref, *ref, *ref};
+  static const double equal[3] = {1, 1, 1};
+  for (int variant = 0; variant < 3; ++variant) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    c.neighbors = variant < 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
+    ck__peer_ref_for_tests = variant == 1;
+    ck_gas *gas = make_spread(trio, 3, equal, &c);
+    ck__peer_ref_for_tests = 0;
+    if (!gas)
+      continue;
+    CHECK(ck__gas_spread_on_devices(ck__gas_spread_of(gas)) == (variant == 1));
+    char what[80];
+    snprintf(what, sizeof what, "two slabs at once, variant %d", variant);
+    expect_failure(ck_gas_step(gas, 1), CK_ERROR_MISMATCH,
+                   "particle 0 reached slab 1 of 3 at 50", what);
+    const char *message = "";
+    ck_error_get_last(&message);
+    CHECK_MSG(strstr(message, "crossed more than one slab") != NULL,
+              "%s: the message \"%s\" says no more", what, message);
+    ck_gas_destroy(gas);
+  }
+}
+
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_copies(ref);
+  spread_two_slabs(ref);
   spread_census(ref);
   spread_cluster(ref, ocl);
   spread_two_borders(ref, ocl);

@@ -131,9 +131,8 @@ static ck_status move_and_count(gas_state *state, int move,
     ck_kernel_args_f32(&args, (float)out->shift[0]);
     ck_kernel_args_f32(&args, (float)out->shift[1]);
     ck_kernel_args_i32(&args, out->again);
-    ck_kernel_args_u32(&args, 2 * state->message_capacity);
-    ck_kernel_args_buffer(&args, state->out_word);
-    ck_kernel_args_buffer(&args, state->out_real);
+    ck_kernel_args_u32(&args, state->message_capacity);
+    ck_kernel_args_buffer(&args, state->out_packed);
     ck_kernel_args_buffer(&args, state->member_counts);
   }
   CK_TRY(ck_kernel_args_end(&args));
@@ -155,7 +154,7 @@ fail:
 static ck_status cuda_leave(gas_state *state, int move, double lo, double hi,
                             double reach, const double shift[2], int again) {
   ck_status status = CK_OK;
-  static const uint32_t zero[2] = {0, 0};
+  static const uint32_t zero[4] = {0, 0, 0, 0};
   member_move out = {0, 1, again, lo, hi, reach, {shift[0], shift[1]}};
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
                          zero, CK_NONBLOCKING, NULL));

@@ -58,34 +58,46 @@ typedef struct ck__gas_steps {
    * own slots that leave the slab [lo, hi) (mode 0; ghosts are dropped)
    * or lie within reach of a border (mode 1), and their counts (read
    * back, every entry counted, those past message_capacity not stored).
-   * gather: count entries of a list (member_list, or export_slots with
-   * exports 1) from entry base into the outbox, stride reals an entry
-   * (position with shift added to x, and with stride 4 the velocity),
-   * with words 1 the words too. mark: drops the slots of count entries of
+   * post: count entries of member_list from base into a rebuild's
+   * message at word `at` of the packed outbox (ck_gas.h's layout, ghost
+   * 1 for ghosts' entries), shift added to x; with kept not 0, each
+   * entry's word and position as they are at word kept too. accept:
+   * count entries of the packed inbox from word `at` into the slots from
+   * first (a ghost's word marked, those from entry from_next as the next
+   * member's); a migrant outside [lo, hi) puts the least such entry in
+   * member_counts[2]. gather (between rebuilds): the positions of count
+   * exports from entry base of export_slots into the outbox, 2 reals an
+   * entry, shift added to x. mark: drops the slots of count entries of
    * member_list from base. locate: the slots, after a sort, of count
-   * entries from base of a message (in_word and in_real, stride reals an
-   * entry, ghosts' words with ghost 1; else out_word and out_real) into
-   * ghost_slots or export_slots. unpack: in_real's first count positions
-   * into the slots of ghost_slots. census: the own particles' count, sum
-   * of ids and of their hashes. scale: every velocity times factor. */
+   * entries (3 words each: word, position) from word `at` of the packed
+   * outbox into export_slots from base, or with ghost 1 of the packed
+   * inbox into ghost_slots (words marked as accept marks them). unpack:
+   * in_real's first count positions into the slots of ghost_slots. census: the
+   * own particles' count, sum of ids and of their hashes. scale: every velocity
+   * times factor. */
   ck_status (*select)(gas_state *state, int mode, double lo, double hi,
                       double reach, uint32_t counts[2]);
-  ck_status (*gather)(gas_state *state, int exports, uint32_t base,
-                      uint32_t count, double shift, int words, uint32_t stride);
+  ck_status (*post)(gas_state *state, uint32_t base, uint32_t count,
+                    double shift, int ghost, uint32_t at, uint32_t kept);
+  ck_status (*accept)(gas_state *state, uint32_t first, uint32_t count,
+                      int ghost, uint32_t from_next, uint32_t at, double lo,
+                      double hi);
+  ck_status (*gather)(gas_state *state, uint32_t base, uint32_t count,
+                      double shift);
   ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
-                      uint32_t count, uint32_t stride);
+                      uint32_t count, uint32_t at, uint32_t from_next);
   ck_status (*unpack)(gas_state *state, uint32_t count);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
    * the first half-step, then each slot by ck_gas_member_classify, its
-   * exports and leavers into the outbox as gas.cl's ck_gas_member_leave
-   * lays them out (2 message_capacity entries of each; each word tagged
-   * with its region: before lo, past hi, near lo, near hi; x plus
-   * shift[0] toward the previous member, shift[1] toward the next),
-   * counted in member_counts[0] and [1] (on the device; again as
-   * ck_gas_member_leave's). enter: the inbox's first count entries (words,
+   * leavers and exports into the packed outbox by region (before lo, past
+   * hi, near lo, near hi) as ck_gas_member_put lays them out
+   * (message_capacity entries a region; x plus shift[0] toward the
+   * previous member, shift[1] toward the next), counted in
+   * member_counts[region] (on the device; again as ck_gas_member_leave's).
+   * enter: the inbox's first count entries (words,
    * and 4 reals each: position, velocity) into the slots from first. */
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
                      double reach, const double shift[2], int again);
@@ -179,28 +191,33 @@ struct gas_state {
   uint32_t message_capacity; /* entries of a side's list and outbox */
   uint32_t inbox_capacity;   /* entries of the inbox and ghost slots */
   ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
-  ck_buffer *member_counts;  /* 4 words: each side's or region's count */
+  ck_buffer *member_counts;  /* 4 words: each side's or region's count,
+                              * and [2] an accept's stray after it */
   ck_buffer *out_word;       /* 4 x capacity words: the outbox */
   ck_buffer *out_real;       /* 4 x capacity x 4 reals */
   ck_buffer *in_word;        /* inbox_capacity words: the inbox */
   ck_buffer *in_real;        /* inbox_capacity x 4 reals */
   ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
   ck_buffer *ghost_slots;    /* inbox_capacity: the ghosts' slots */
-  ck_buffer *census_sums;    /* 3 words of 8 a reduction group */
+  /* A rebuild's messages, words as ck_gas.h lays them out: the packed
+   * outbox (CK_GAS_PACKED_WORDS x capacity) and inbox (CK_GAS_ENTRY_WORDS
+   * x inbox_capacity). */
+  ck_buffer *out_packed, *in_packed;
+  ck_buffer *census_sums; /* 3 words of 8 a reduction group */
   /* Host memory the member's appended slots are written from, without a
    * wait (staging_pending 1 while the writes may still read it). */
   void *staging;
   size_t staging_bytes;
   int staging_pending;
   /* A cells-mode member's outbox entries read with their counts,
-   * unasked (exports, leavers): the last step's and a quarter more; and
-   * the host copy they are read to, of read_bytes (fastest memory). */
-  uint32_t leave_guess[2];
+   * unasked (each region's): the last step's and a quarter more; and the
+   * host copy they are read to, of read_bytes (fastest memory). */
+  uint32_t leave_guess[4];
   void *read_host;
   size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
-      *enter_kernel;
+      *enter_kernel, *post_kernel, *accept_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -412,30 +429,57 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
  * listed and counted (the message buffers grown to hold them). */
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
                                 double reach, uint32_t counts[2]);
-/* A side's count entries selected, read: words, and stride floats an
- * entry (position; with 4, the velocity too). */
-ck_status ck__gas_member_take(ck_gas *member, int side, uint32_t count,
-                              uint32_t stride, uint32_t *words, float *reals);
+/* A rebuild's messages (ck_gas.h's layout): the entries selected,
+ * counts[side] a side, packed on the device as the receiver appends
+ * them (ghost 1: as ghosts, also kept to find the exports after the
+ * sort), shift[side] added to x. With out not NULL each side's is read
+ * into out[side] (one read a side, one wait), else it stays on the
+ * device for ck__gas_member_forward. */
+ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], int ghost,
+                              void *const out[2]);
+/* Queues a copy, device to device through peer, of the count entries
+ * that the sender posted for `side` into the receiver's packed inbox
+ * from entry `first`. Ordered against both members' queues; neither
+ * host waits. Room must be reserved (ck__gas_member_expect). */
+ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
+                                 int ghost, ck_gas *receiver, size_t first,
+                                 ck__peer *peer);
+/* Room for `entries` more slots and entries of the packed inbox: the
+ * member may be made again (*member changes; its posted messages go
+ * along). */
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries);
+/* Appends what it received: from each side migrants[side] entries then
+ * ghosts[side] (with in not NULL, written to the packed inbox first from
+ * in[side], the side's message in ck_gas.h's layout; else put there by
+ * ck__gas_member_forward, one kind at a time). Migrants must lie in
+ * [lo, hi): the first that does not, or CK_GAS_NO_STRAY, goes to *stray
+ * without a wait, there once the member's queue has been waited for.
+ * Room must be reserved. */
+ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
+                               const uint32_t ghosts[2],
+                               const void *const in[2], double lo, double hi,
+                               uint32_t *stray);
+/* The word and x of migrant entry `entry` of the packed inbox. */
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
+                               float *x);
 /* Drops the leavers selected, counts[side] a side. */
 ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]);
 /* A rebuild's sort by cell: the dropped slots go, `kept` remain, and the
- * lists are built; then the slots of the exports selected (exports[side]
- * a side, as taken) and of the ghosts appended (ghosts of them, their
- * words and positions as received, 2 floats each) are found, for the
- * refreshes until the next rebuild. */
+ * lists are built; then the slots of the exports posted (exports[side]
+ * a side) and of the ghosts admitted (ghosts[side] from each side) are
+ * found on the device, for the refreshes until the next rebuild. */
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[2], size_t ghosts,
-                              const uint32_t *ghost_words,
-                              const float *ghost_positions);
-/* A cells-mode member's outbox, as read: its exports (a word each, with
- * its region and id as ck_gas_member_entry makes it, and 2 floats: the
- * position in the receiver's coordinates) and its leavers (the same, 4
- * floats: position and velocity), in host memory the member keeps until
- * its next step out. */
+                              const uint32_t exports[2],
+                              const size_t ghosts[2]);
+/* A cells-mode member's outbox, as read: counts[region] entries of each
+ * region of ck_gas_member_classify (leavers toward the previous and the
+ * next member, then exports toward each) at entries[region], in
+ * ck_gas.h's layout (ck_gas_member_put), in host memory the member keeps
+ * until its next step out. */
 typedef struct ck__gas_outbox {
-  uint32_t exports, leavers;
-  const uint32_t *export_words, *leaver_words;
-  const float *export_reals, *leaver_reals;
+  uint32_t counts[4];
+  const uint32_t *entries[4];
 } ck__gas_outbox;
 /* A cells-mode member's step out (ck__gas_steps.leave), every step: with
  * move 1 the first half-step, then its outbox, read (grown where it held
@@ -444,12 +488,6 @@ typedef struct ck__gas_outbox {
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2],
                                ck__gas_outbox *out);
-/* Room for count more slots' words and 4 floats each (position,
- * velocity) in the member's host memory, to fill; then enter puts them
- * in the slots after those in use. Room must be reserved. */
-ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
-                               float **reals);
-ck_status ck__gas_member_enter(ck_gas *member, size_t count);
 /* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
 ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */

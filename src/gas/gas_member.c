@@ -14,26 +14,39 @@
 
 /* The member buffers: the outbox's, for `messages` entries a side
  * (ck__gas_member_messages), then the inbox's, for `entries` received
- * (ck__gas_member_inbox). */
-#define OUTBOX_BUFFERS 5
-#define MESSAGE_BUFFERS 8
+ * (ck__gas_member_inbox_room), each with its elements an entry (the outbox's
+ * with 4 regions of entries for a cells-mode member's step out), whether
+ * they are reals (else words), and its name. */
+#define OUTBOX_BUFFERS 6
+#define MESSAGE_BUFFERS 10
+#define PACKED_OUTBOX 5
+
+static const struct {
+  size_t per_entry;
+  int real;
+  const char *name;
+} shapes[MESSAGE_BUFFERS] = {
+    {2, 0, "member lists"}, {0, 0, "member counts"},
+    {4, 0, "outbox words"}, {16, 1, "outbox"},
+    {2, 0, "export slots"}, {CK_GAS_PACKED_WORDS, 0, "packed outbox"},
+    {1, 0, "inbox words"},  {4, 1, "inbox"},
+    {1, 0, "ghost slots"},  {CK_GAS_ENTRY_WORDS, 0, "packed inbox"}};
 
 static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
       &state->member_list, &state->member_counts, &state->out_word,
-      &state->out_real,    &state->export_slots,  &state->in_word,
-      &state->in_real,     &state->ghost_slots};
+      &state->out_real,    &state->export_slots,  &state->out_packed,
+      &state->in_word,     &state->in_real,       &state->ghost_slots,
+      &state->in_packed};
   return buffers[which];
 }
 
-/* Each member buffer's elements and their size in bytes: the outbox's for
- * `size_by` entries a side (4 regions of them for a cells-mode member's
- * step out), the inbox's for `size_by` entries. */
+/* Each member buffer's elements and their size in bytes, for `size_by`
+ * entries. */
 static void message_shape(const gas_state *state, uint32_t size_by, int which,
                           size_t *count, size_t *size) {
-  static const size_t per_entry[MESSAGE_BUFFERS] = {2, 0, 4, 16, 2, 1, 4, 1};
-  *count = which == 1 ? 4 : (size_t)size_by * per_entry[which];
-  *size = which == 3 || which == 6 ? state->real_size : 4;
+  *count = which == 1 ? 4 : (size_t)size_by * shapes[which].per_entry;
+  *size = shapes[which].real ? state->real_size : 4;
 }
 
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages) {
@@ -96,18 +109,18 @@ fail:
   return status;
 }
 
-/* Makes the member buffers from `first` to `end` anew, for size_by. */
+/* Makes the member buffers from `first` to `end` anew, for size_by. The
+ * old ones go once the queue's work (copies from them among it) is done. */
 static ck_status make_buffers(gas_state *state, int first, int end,
                               uint32_t size_by) {
   ck_status status = CK_OK;
-  static const char *const names[MESSAGE_BUFFERS] = {
-      "member lists", "member counts", "outbox words", "outbox",
-      "export slots", "inbox words",   "inbox",        "ghost slots"};
+  if (*message_buffer(state, first))
+    CK_TRY(ck_queue_finish(state->queue));
   free_buffers(state, first, end);
   for (int which = first; which < end; ++which) {
     size_t count, size;
     message_shape(state, size_by, which, &count, &size);
-    CK_TRY(ck__buffer_make_zeroed(state->queue, count, size, names[which],
+    CK_TRY(ck__buffer_make_zeroed(state->queue, count, size, shapes[which].name,
                                   message_buffer(state, which)));
   }
 fail:
@@ -116,6 +129,8 @@ fail:
 
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
   ck_status status = CK_OK;
+  if (messages > UINT32_MAX / CK_GAS_PACKED_WORDS)
+    return ck__fail(CK_ERROR_UNSUPPORTED, "%u entries a message", messages);
   CK_TRY(make_buffers(state, 0, OUTBOX_BUFFERS, messages));
   state->message_capacity = messages;
   if (!state->in_word) {
@@ -183,9 +198,12 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   gas_state *state = &old->state;
   size_t used = state->particles, real = state->real_size;
   float *positions = NULL, *velocities = NULL;
-  uint32_t *ids = NULL;
+  uint32_t *ids = NULL, *packed = NULL;
+  size_t packed_words, word_size;
   if (slots <= old->config.particles)
     return CK_OK;
+  message_shape(state, state->message_capacity, PACKED_OUTBOX, &packed_words,
+                &word_size);
   /* A quarter more than asked, so that a slab that fills slowly is not
    * made again at every rebuild. */
   ck_gas_config config = old->config;
@@ -196,12 +214,15 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   positions = malloc((used ? used : 1) * 2 * real);
   velocities = malloc((used ? used : 1) * 2 * real);
   ids = malloc((used ? used : 1) * sizeof *ids);
-  if (!positions || !velocities || !ids)
+  packed = malloc(packed_words * sizeof *packed);
+  if (!positions || !velocities || !ids || !packed)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
             used);
   CK_TRY(read_slots(state, state->position, used, 2 * real, positions));
   CK_TRY(read_slots(state, state->velocity, used, 2 * real, velocities));
   CK_TRY(read_slots(state, state->id, used, 4, ids));
+  /* The messages packed at a rebuild, not all sent yet, go along. */
+  CK_TRY(read_slots(state, state->out_packed, packed_words, 4, packed));
   CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
                              state->message_capacity, state->walls_x, 1,
                              &grown));
@@ -209,6 +230,7 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
   CK_TRY(write_slots(fresh, fresh->id, 0, used, 4, ids));
+  CK_TRY(write_slots(fresh, fresh->out_packed, 0, packed_words, 4, packed));
   fresh->particles = (uint32_t)used;
   ck_gas_destroy(old);
   *member = grown;
@@ -218,11 +240,15 @@ fail:
   free(positions);
   free(velocities);
   free(ids);
+  free(packed);
   return status;
 }
 
-ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
-                               float **reals) {
+/* Room for count more slots' words and 4 floats each (position,
+ * velocity) in the member's host memory, to fill; then enter puts them
+ * in the slots after those in use. Room must be reserved. */
+static ck_status inbox(ck_gas *member, size_t count, uint32_t **words,
+                       float **reals) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   if (state->particles + count > member->config.particles)
@@ -243,7 +269,7 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_enter(ck_gas *member, size_t count) {
+static ck_status enter(ck_gas *member, size_t count) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t *words = state->staging;
@@ -269,7 +295,7 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
   float *inbox_reals = NULL;
   if (count == 0)
     return CK_OK;
-  CK_TRY(ck__gas_member_inbox(member, count, &inbox_words, &inbox_reals));
+  CK_TRY(inbox(member, count, &inbox_words, &inbox_reals));
   /* Position and velocity (a ghost's velocity zero: it is not moved). */
   for (size_t e = 0; e < count; ++e) {
     const float *entry = reals + (size_t)stride * e;
@@ -279,7 +305,7 @@ ck_status ck__gas_member_append(ck_gas *member, size_t count,
     inbox_reals[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
     inbox_words[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
   }
-  CK_TRY(ck__gas_member_enter(member, count));
+  CK_TRY(enter(member, count));
 fail:
   return status;
 }
@@ -301,20 +327,112 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_take(ck_gas *member, int side, uint32_t count,
-                              uint32_t stride, uint32_t *words, float *reals) {
+ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], int ghost,
+                              void *const out[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  uint32_t base = (uint32_t)side * state->message_capacity;
-  if (count == 0)
-    return CK_OK;
-  CK_TRY(member->steps->gather(state, 0, base, count, 0.0, 1, stride));
-  CK_TRY(ck_buffer_read(state->queue, state->out_word, (size_t)base * 4,
-                        (size_t)count * 4, words, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_read(state->queue, state->out_real,
-                        (size_t)base * stride * 4, (size_t)count * stride * 4,
-                        reals, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_queue_finish(state->queue));
+  uint32_t capacity = state->message_capacity;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  for (int side = 0; side < 2; ++side) {
+    if (counts[side] == 0)
+      continue;
+    uint32_t at = ck_gas_message_at(side, capacity);
+    CK_TRY(member->steps->post(state, (uint32_t)side * capacity, counts[side],
+                               shift[side], ghost, at,
+                               ghost ? ck_gas_kept_at(side, capacity) : 0));
+    if (out)
+      CK_TRY(ck_buffer_read(state->queue, state->out_packed, 4 * (size_t)at,
+                            entry * counts[side], out[side], CK_NONBLOCKING,
+                            NULL));
+  }
+  if (out)
+    CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
+                                 int ghost, ck_gas *receiver, size_t first,
+                                 ck__peer *peer) {
+  gas_state *from = &sender->state, *to = &receiver->state;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  size_t at = 4 * (size_t)ck_gas_message_at(side, from->message_capacity);
+  return ck__peer_copy(peer, to->queue, to->in_packed, first * entry,
+                       from->queue, from->out_packed, at, count * entry);
+}
+
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries) {
+  ck_status status =
+      ck__gas_member_reserve(member, ck__gas_member_slots(*member) + entries);
+  if (status == CK_OK)
+    status = ck__gas_member_inbox_room(&(*member)->state, entries);
+  return status;
+}
+
+ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
+                               const uint32_t ghosts[2],
+                               const void *const in[2], double lo, double hi,
+                               uint32_t *stray) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  static const uint32_t none = CK_GAS_NO_STRAY;
+  size_t arrived = (size_t)migrants[0] + migrants[1];
+  size_t count = arrived + ghosts[0] + ghosts[1];
+  const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * CK_GAS_GHOST_WORDS;
+  if (state->particles + count > member->config.particles ||
+      count > state->inbox_capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu slots given %zu more to its %u",
+                    member->config.particles, count, state->particles);
+  if (in && count > 0) {
+    /* The migrants of both sides, then the ghosts, written at once from
+     * the staging (a write still pending from it is waited for). */
+    if (state->staging_pending)
+      CK_TRY(ck_queue_finish(state->queue));
+    state->staging_pending = 0;
+    size_t bytes = arrived * migrant + (count - arrived) * ghost;
+    CK_TRY(hold_host(state, &state->staging, &state->staging_bytes, bytes));
+    unsigned char *at = state->staging;
+    for (int kind = 0; kind < 2; ++kind)
+      for (int side = 0; side < 2; ++side) {
+        const unsigned char *message = in[side];
+        size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
+        if (size > 0)
+          memcpy(at, message + (kind ? migrants[side] * migrant : 0), size);
+        at += size;
+      }
+    CK_TRY(ck_buffer_write(state->queue, state->in_packed, 0, bytes,
+                           state->staging, CK_NONBLOCKING, NULL));
+    state->staging_pending = 1;
+  }
+  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
+                         CK_NONBLOCKING, NULL));
+  if (arrived > 0)
+    CK_TRY(member->steps->accept(state, state->particles, (uint32_t)arrived, 0,
+                                 0, 0, lo, hi));
+  state->particles += (uint32_t)arrived;
+  if (count > arrived)
+    CK_TRY(member->steps->accept(
+        state, state->particles, (uint32_t)(count - arrived), 1, ghosts[0],
+        (uint32_t)(arrived * CK_GAS_ENTRY_WORDS), lo, hi));
+  state->particles += (uint32_t)(count - arrived);
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 8, 4, stray,
+                        CK_NONBLOCKING, NULL));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
+                               float *x) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t read[2];
+  size_t at = 4 * (size_t)entry * CK_GAS_ENTRY_WORDS;
+  CK_TRY(ck_buffer_read(state->queue, state->in_packed, at, sizeof read, read,
+                        CK_BLOCKING, NULL));
+  *word = read[0];
+  memcpy(x, &read[1], sizeof *x);
 fail:
   return status;
 }
@@ -330,18 +448,11 @@ fail:
 }
 
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[2], size_t ghosts,
-                              const uint32_t *ghost_words,
-                              const float *ghost_positions) {
+                              const uint32_t exports[2],
+                              const size_t ghosts[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t capacity = state->message_capacity;
-  /* The ghosts as received, to find them after the sort. */
-  CK_TRY(ck__gas_member_inbox_room(state, ghosts));
-  if (ghosts) {
-    CK_TRY(write_slots(state, state->in_word, 0, ghosts, 4, ghost_words));
-    CK_TRY(write_slots(state, state->in_real, 0, ghosts, 8, ghost_positions));
-  }
   CK_TRY(member->steps->neighbors(state, 1));
   state->particles = (uint32_t)kept;
   /* A new rebuild is flagged from here on, and nothing is missing yet;
@@ -351,34 +462,39 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
                          NULL));
   CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear, CK_BLOCKING,
                          NULL));
+  /* The exports by what the rebuild kept of them, the ghosts by their
+   * entries in the packed inbox, as appended. */
   for (int side = 0; side < 2; ++side)
     CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
-                                 exports[side], 2));
-  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)ghosts, 2));
+                                 exports[side], ck_gas_kept_at(side, capacity),
+                                 0));
+  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)(ghosts[0] + ghosts[1]),
+                               0, (uint32_t)ghosts[0]));
 fail:
   return status;
 }
 
-/* Reads a cells-mode member's outbox entries [from, to), exports or
- * (leavers 1) leavers, to the same places in its host copy, without a
- * wait. */
-static ck_status read_entries(gas_state *state, int leavers, size_t from,
+/* A cells-mode member's region (ck_gas_member_put) in its packed
+ * outbox: its first word, and its words an entry. */
+static size_t region_at(const gas_state *state, int region, size_t *words) {
+  uint32_t capacity = state->message_capacity;
+  *words = ck_gas_entry_words(region >= 2);
+  return region < 2 ? ck_gas_message_at(region, capacity)
+                    : ck_gas_kept_at(region - 2, capacity);
+}
+
+/* Reads entries [from, to) of a cells-mode member's region to the same
+ * place in its host copy of the packed outbox (past 4 words of counts),
+ * without a wait. */
+static ck_status read_entries(gas_state *state, int region, size_t from,
                               size_t to) {
-  ck_status status = CK_OK;
-  size_t capacity = 2 * (size_t)state->message_capacity;
-  size_t word_at = (leavers ? capacity : 0) + from;
-  size_t real_at = leavers ? 2 * capacity + 4 * from : 2 * from;
-  size_t reals = (leavers ? 4 : 2) * (to - from);
-  uint32_t *copy = (uint32_t *)state->read_host + 2;
-  float *copy_reals = (float *)(copy + 2 * capacity);
+  size_t words, at = region_at(state, region, &words) + words * from;
+  uint32_t *copy = (uint32_t *)state->read_host + 4;
   if (to <= from)
     return CK_OK;
-  CK_TRY(ck_buffer_read(state->queue, state->out_word, 4 * word_at,
-                        4 * (to - from), copy + word_at, CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_read(state->queue, state->out_real, 4 * real_at, 4 * reals,
-                        copy_reals + real_at, CK_NONBLOCKING, NULL));
-fail:
-  return status;
+  return ck_buffer_read(state->queue, state->out_packed, 4 * at,
+                        4 * words * (to - from), copy + at, CK_NONBLOCKING,
+                        NULL);
 }
 
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
@@ -388,29 +504,31 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
   gas_state *state = &member->state;
   uint32_t *counts = NULL;
   for (int again = 0;; again = 1) {
-    size_t capacity = 2 * (size_t)state->message_capacity;
-    /* Its host copy: the counts, the words, then the reals (exports 2
-     * a piece, leavers 4), as the outbox lays them out. */
+    size_t capacity = state->message_capacity;
     CK_TRY(hold_host(state, &state->read_host, &state->read_bytes,
-                     8 + 4 * (2 * capacity + 6 * capacity)));
+                     4 * (4 + CK_GAS_PACKED_WORDS * capacity)));
     counts = state->read_host;
     CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
                                 again));
     /* The counts and, unasked, as many entries as they are likely to be:
      * one wait in all, most steps. */
-    size_t guess[2] = {state->leave_guess[0], state->leave_guess[1]};
-    for (int kind = 0; kind < 2; ++kind)
-      guess[kind] = guess[kind] < capacity ? guess[kind] : capacity;
+    size_t guess[4];
     CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
-                          2 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
-    for (int kind = 0; kind < 2; ++kind)
-      CK_TRY(read_entries(state, kind, 0, guess[kind]));
+                          4 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
+    for (int region = 0; region < 4; ++region) {
+      guess[region] = state->leave_guess[region] < capacity
+                          ? state->leave_guess[region]
+                          : capacity;
+      CK_TRY(read_entries(state, region, 0, guess[region]));
+    }
     CK_TRY(ck_queue_finish(state->queue));
-    if (counts[0] <= capacity && counts[1] <= capacity) {
-      int more = 0;
-      for (int kind = 0; kind < 2; ++kind)
-        if (counts[kind] > guess[kind]) {
-          CK_TRY(read_entries(state, kind, guess[kind], counts[kind]));
+    uint32_t most = 0, more = 0;
+    for (int region = 0; region < 4; ++region)
+      most = counts[region] > most ? counts[region] : most;
+    if (most <= capacity) {
+      for (int region = 0; region < 4; ++region)
+        if (counts[region] > guess[region]) {
+          CK_TRY(read_entries(state, region, guess[region], counts[region]));
           more = 1;
         }
       if (more)
@@ -421,20 +539,14 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
       CK_FAIL(CK_ERROR_DEVICE, "a member's outbox overflowed twice");
     /* Room for them and half as many again; the leavers stored already
      * are ghosts here now, and are stored again as such. */
-    uint32_t most = counts[0] > counts[1] ? counts[0] : counts[1];
-    CK_TRY(ck__gas_member_messages(state, most / 2 + most / 4 + 1));
+    CK_TRY(ck__gas_member_messages(state, most + most / 2 + 1));
   }
-  size_t capacity = 2 * (size_t)state->message_capacity;
-  const uint32_t *words = counts + 2;
-  const float *reals = (const float *)(words + 2 * capacity);
-  for (int kind = 0; kind < 2; ++kind)
-    state->leave_guess[kind] = counts[kind] + counts[kind] / 4 + 64;
-  out->exports = counts[0];
-  out->leavers = counts[1];
-  out->export_words = words;
-  out->leaver_words = words + capacity;
-  out->export_reals = reals;
-  out->leaver_reals = reals + 2 * capacity;
+  for (int region = 0; region < 4; ++region) {
+    size_t words;
+    state->leave_guess[region] = counts[region] + counts[region] / 4 + 32;
+    out->counts[region] = counts[region];
+    out->entries[region] = counts + 4 + region_at(state, region, &words);
+  }
 fail:
   return status;
 }
@@ -459,8 +571,7 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
     uint32_t base = (uint32_t)side * state->message_capacity;
     if (counts[side] == 0)
       continue;
-    CK_TRY(
-        member->steps->gather(state, 1, base, counts[side], shift[side], 0, 2));
+    CK_TRY(member->steps->gather(state, base, counts[side], shift[side]));
     if (out)
       CK_TRY(ck_buffer_read(state->queue, state->out_real, (size_t)base * 8,
                             (size_t)counts[side] * 8, out[side], CK_NONBLOCKING,

@@ -139,7 +139,9 @@ static ck_status opencl_setup(gas_state *state) {
                    {"ck_gas_member_census", &state->census_kernel},
                    {"ck_gas_member_scale", &state->scale_kernel},
                    {"ck_gas_member_leave", &state->leave_kernel},
-                   {"ck_gas_member_enter", &state->enter_kernel}};
+                   {"ck_gas_member_enter", &state->enter_kernel},
+                   {"ck_gas_member_post", &state->post_kernel},
+                   {"ck_gas_member_accept", &state->accept_kernel}};
     for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
       CK_TRY(
           ck_kernel_create(state->program, members[i].name, members[i].kernel));
@@ -649,28 +651,71 @@ fail:
   return status;
 }
 
-static ck_status opencl_gather(gas_state *state, int exports, uint32_t base,
-                               uint32_t count, double shift, int words,
-                               uint32_t stride) {
+static ck_status opencl_post(gas_state *state, uint32_t base, uint32_t count,
+                             double shift, int ghost, uint32_t at,
+                             uint32_t kept) {
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->post_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, base);
+  ck_kernel_args_buffer(&args, state->member_list);
+  ck_kernel_args_real(&args, shift, state->double_precision);
+  ck_kernel_args_i32(&args, ghost);
+  ck_kernel_args_u32(&args, at);
+  ck_kernel_args_u32(&args, kept);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->out_packed);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
+fail:
+  return status;
+}
+
+static ck_status opencl_accept(gas_state *state, uint32_t first, uint32_t count,
+                               int ghost, uint32_t from_next, uint32_t at,
+                               double lo, double hi) {
+  ck_status status = CK_OK;
   int real = state->double_precision;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->accept_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, first);
+  ck_kernel_args_i32(&args, ghost);
+  ck_kernel_args_u32(&args, from_next);
+  ck_kernel_args_u32(&args, at);
+  ck_kernel_args_real(&args, lo, real);
+  ck_kernel_args_real(&args, hi, real);
+  ck_kernel_args_buffer(&args, state->in_packed);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->member_counts);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, count, state->group));
+fail:
+  return status;
+}
+
+static ck_status opencl_gather(gas_state *state, uint32_t base, uint32_t count,
+                               double shift) {
+  ck_status status = CK_OK;
+  if (count == 0)
+    return CK_OK;
   ck_kernel_args args;
   ck_kernel *kernel = state->gather_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args,
-                        exports ? state->export_slots : state->member_list);
-  ck_kernel_args_real(&args, shift, real);
-  ck_kernel_args_i32(&args, words);
-  ck_kernel_args_i32(&args, stride == 4);
-  ck_kernel_args_u32(&args, stride);
+  ck_kernel_args_buffer(&args, state->export_slots);
+  ck_kernel_args_real(&args, shift, state->double_precision);
   ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->out_word);
   ck_kernel_args_buffer(&args, state->out_real);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, count, state->group));
@@ -696,7 +741,8 @@ fail:
 }
 
 static ck_status opencl_locate(gas_state *state, int ghost, uint32_t base,
-                               uint32_t count, uint32_t stride) {
+                               uint32_t count, uint32_t at,
+                               uint32_t from_next) {
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
@@ -706,10 +752,10 @@ static ck_status opencl_locate(gas_state *state, int ghost, uint32_t base,
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
   ck__gas_add_geometry(state, &args);
-  ck_kernel_args_buffer(&args, ghost ? state->in_word : state->out_word);
-  ck_kernel_args_buffer(&args, ghost ? state->in_real : state->out_real);
-  ck_kernel_args_u32(&args, stride);
+  ck_kernel_args_buffer(&args, ghost ? state->in_packed : state->out_packed);
+  ck_kernel_args_u32(&args, at);
   ck_kernel_args_i32(&args, ghost);
+  ck_kernel_args_u32(&args, from_next);
   ck_kernel_args_buffer(&args, state->cell_start);
   ck_kernel_args_buffer(&args, state->cell_count);
   ck_kernel_args_buffer(&args, state->id);
@@ -785,7 +831,7 @@ static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
                               double reach, const double shift[2], int again) {
   ck_status status = CK_OK;
   int real = state->double_precision;
-  static const uint32_t zero[2] = {0, 0};
+  static const uint32_t zero[4] = {0, 0, 0, 0};
   if (move)
     CK_TRY(opencl_kick_drift(state));
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
@@ -803,9 +849,8 @@ static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, 2 * state->message_capacity);
-  ck_kernel_args_buffer(&args, state->out_word);
-  ck_kernel_args_buffer(&args, state->out_real);
+  ck_kernel_args_u32(&args, state->message_capacity);
+  ck_kernel_args_buffer(&args, state->out_packed);
   ck_kernel_args_buffer(&args, state->member_counts);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
@@ -848,7 +893,8 @@ static void opencl_teardown(gas_state *state) {
                           state->gather_kernel,     state->mark_kernel,
                           state->locate_kernel,     state->unpack_kernel,
                           state->census_kernel,     state->scale_kernel,
-                          state->leave_kernel,      state->enter_kernel};
+                          state->leave_kernel,      state->enter_kernel,
+                          state->post_kernel,       state->accept_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
@@ -867,6 +913,8 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .rdf = opencl_rdf,
     .teardown = opencl_teardown,
     .select = opencl_select,
+    .post = opencl_post,
+    .accept = opencl_accept,
     .gather = opencl_gather,
     .mark = opencl_mark,
     .locate = opencl_locate,

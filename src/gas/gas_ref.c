@@ -221,27 +221,75 @@ static ck_status ref_select(gas_state *state, int mode, double lo, double hi,
   return CK_OK;
 }
 
-static ck_status ref_gather(gas_state *state, int exports, uint32_t base,
-                            uint32_t count, double shift, int words,
-                            uint32_t stride) {
+/* A member's reals are floats: their bits, and back. */
+static uint32_t bits_of(ck_real x) {
+  return ck_float_as_bits((float)x);
+}
+
+static ck_real real_of(uint32_t bits) {
+  return (ck_real)ck_bits_as_float(bits);
+}
+
+static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
+                          double shift, int ghost, uint32_t at, uint32_t kept) {
   const ck_real *position = ck__reals(state->position);
   const ck_real *velocity = ck__reals(state->velocity);
   const uint32_t *id = ck__words(state->id);
-  const uint32_t *list =
-      ck__words(exports ? state->export_slots : state->member_list);
-  uint32_t *out_word = ck__words(state->out_word);
+  const uint32_t *list = ck__words(state->member_list);
+  uint32_t *packed = ck__words(state->out_packed);
+  uint32_t words = ck_gas_entry_words(ghost);
+  for (uint32_t e = 0; e < count; ++e) {
+    uint32_t slot = list[base + e];
+    uint32_t *entry = packed + at + (size_t)words * e;
+    entry[0] = id[slot];
+    entry[1] = bits_of(position[2 * slot] + (ck_real)shift);
+    entry[2] = bits_of(position[2 * slot + 1]);
+    if (!ghost) {
+      entry[3] = bits_of(velocity[2 * slot]);
+      entry[4] = bits_of(velocity[2 * slot + 1]);
+    }
+    if (kept) {
+      uint32_t *own = packed + kept + CK_GAS_GHOST_WORDS * (size_t)e;
+      own[0] = id[slot];
+      own[1] = bits_of(position[2 * slot]);
+      own[2] = bits_of(position[2 * slot + 1]);
+    }
+  }
+  return CK_OK;
+}
+
+static ck_status ref_accept(gas_state *state, uint32_t first, uint32_t count,
+                            int ghost, uint32_t from_next, uint32_t at,
+                            double lo, double hi) {
+  ck_real *position = ck__reals(state->position);
+  ck_real *velocity = ck__reals(state->velocity);
+  uint32_t *id = ck__words(state->id);
+  uint32_t *counts = ck__words(state->member_counts);
+  const uint32_t *packed = ck__words(state->in_packed) + at;
+  uint32_t words = ck_gas_entry_words(ghost);
+  for (uint32_t e = 0; e < count; ++e) {
+    const uint32_t *entry = packed + (size_t)words * e;
+    uint32_t slot = first + e;
+    ck_real x = real_of(entry[1]);
+    position[2 * slot] = x;
+    position[2 * slot + 1] = real_of(entry[2]);
+    velocity[2 * slot] = ghost ? 0 : real_of(entry[3]);
+    velocity[2 * slot + 1] = ghost ? 0 : real_of(entry[4]);
+    id[slot] = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
+    if (!ghost && !(x >= (ck_real)lo && x < (ck_real)hi) && e < counts[2])
+      counts[2] = e;
+  }
+  return CK_OK;
+}
+
+static ck_status ref_gather(gas_state *state, uint32_t base, uint32_t count,
+                            double shift) {
+  const ck_real *position = ck__reals(state->position);
+  const uint32_t *slots = ck__words(state->export_slots);
   ck_real *out_real = ck__reals(state->out_real);
   for (uint32_t e = base; e < base + count; ++e) {
-    uint32_t slot = list[e];
-    ck_real *at = out_real + (size_t)stride * e;
-    if (words)
-      out_word[e] = id[slot];
-    at[0] = position[2 * slot] + (ck_real)shift;
-    at[1] = position[2 * slot + 1];
-    if (stride == 4) {
-      at[2] = velocity[2 * slot];
-      at[3] = velocity[2 * slot + 1];
-    }
+    out_real[2 * e] = position[2 * slots[e]] + (ck_real)shift;
+    out_real[2 * e + 1] = position[2 * slots[e] + 1];
   }
   return CK_OK;
 }
@@ -255,19 +303,21 @@ static ck_status ref_mark(gas_state *state, uint32_t base, uint32_t count) {
 }
 
 static ck_status ref_locate(gas_state *state, int ghost, uint32_t base,
-                            uint32_t count, uint32_t stride) {
+                            uint32_t count, uint32_t at, uint32_t from_next) {
   ck_gas_geometry g = geometry(state);
-  const uint32_t *word = ck__words(ghost ? state->in_word : state->out_word);
-  const ck_real *in_real = ck__reals(ghost ? state->in_real : state->out_real);
+  const uint32_t *packed =
+      ck__words(ghost ? state->in_packed : state->out_packed) + at;
   uint32_t *slots = ck__words(ghost ? state->ghost_slots : state->export_slots);
   uint32_t *flags = ck__words(state->flags);
-  for (uint32_t e = base; e < base + count; ++e) {
-    slots[e] = ck_gas_member_slot_of(
-        in_real[(size_t)stride * e], in_real[(size_t)stride * e + 1],
-        ghost ? word[e] | CK_GAS_GHOST : word[e], ck__words(state->cell_start),
-        ck__words(state->cell_count), ck__words(state->id), &g,
-        state->particles);
-    if (slots[e] == state->particles)
+  for (uint32_t e = 0; e < count; ++e) {
+    const uint32_t *entry = packed + CK_GAS_GHOST_WORDS * (size_t)e;
+    uint32_t word =
+        ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
+    slots[base + e] = ck_gas_member_slot_of(
+        real_of(entry[1]), real_of(entry[2]), word,
+        ck__words(state->cell_start), ck__words(state->cell_count),
+        ck__words(state->id), &g, state->particles);
+    if (slots[base + e] == state->particles)
       flags[2] = 1;
   }
   return CK_OK;
@@ -302,11 +352,10 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     ref_kick_drift(state);
   const ck_real *position = ck__reals(state->position);
   const ck_real *velocity = ck__reals(state->velocity);
-  uint32_t *id = ck__words(state->id), *out_word = ck__words(state->out_word);
-  ck_real *out_real = ck__reals(state->out_real);
-  uint32_t capacity = 2 * state->message_capacity;
+  uint32_t *id = ck__words(state->id), *packed = ck__words(state->out_packed);
+  uint32_t capacity = state->message_capacity;
   uint32_t *counts = ck__words(state->member_counts);
-  counts[0] = counts[1] = 0;
+  counts[0] = counts[1] = counts[2] = counts[3] = 0;
   for (uint32_t k = 0; k < state->particles; ++k) {
     uint32_t word = id[k];
     uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
@@ -317,21 +366,12 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     else
       region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
                                       (ck_real)reach);
-    int leaving = region >= 0 && region < 2;
-    if (region >= 0 && counts[leaving]++ >= capacity)
+    if (region >= 0 && counts[region]++ >= capacity)
       continue;
-    if (region >= 0) {
-      size_t e = counts[leaving] - 1;
-      ck_real *at =
-          leaving ? out_real + 2 * (size_t)capacity + 4 * e : out_real + 2 * e;
-      out_word[leaving ? capacity + e : e] = ck_gas_member_entry(region, own);
-      at[0] = x + (ck_real)shift[region % 2];
-      at[1] = position[2 * k + 1];
-      if (leaving) {
-        at[2] = velocity[2 * k];
-        at[3] = velocity[2 * k + 1];
-      }
-    }
+    if (region >= 0)
+      ck_gas_member_put(packed, capacity, region, counts[region] - 1, own,
+                        x + (ck_real)shift[region % 2], position[2 * k + 1],
+                        velocity[2 * k], velocity[2 * k + 1]);
     id[k] = word;
   }
   return CK_OK;
@@ -376,6 +416,8 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .rdf = ref_rdf,
     .teardown = ref_teardown,
     .select = ref_select,
+    .post = ref_post,
+    .accept = ref_accept,
     .gather = ref_gather,
     .mark = ref_mark,
     .locate = ref_locate,

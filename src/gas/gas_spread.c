@@ -8,14 +8,15 @@
  * uses. In Verlet mode members rebuild together, when one of them has a
  * particle that moved half the skin since the last rebuild: the particles
  * that left a slab go to their new owner, then each member sends its
- * neighbours their new ghosts, and sorts. Between rebuilds only the
- * ghosts' positions cross, from the slots found at the rebuild: device
- * to device where every member is a CUDA device of one process
+ * neighbours their new ghosts, and sorts. Both messages are packed and
+ * appended on the devices; between rebuilds only the ghosts' positions
+ * cross, from the slots found at the rebuild. Either crosses device to
+ * device where every member is a CUDA device of one process
  * (ck__peer_copy), else through host memory and the exchange. In cells
- * mode members exchange migrants and ghosts every step, keeping leavers
- * as ghosts until their next sort. A particle keeps its id wherever it
- * goes: the Langevin noise is drawn from it, and outputs are in its
- * order.
+ * mode members exchange migrants and ghosts every step through the host,
+ * keeping leavers as ghosts until their next sort. A particle keeps its
+ * id wherever it goes: the Langevin noise is drawn from it, and outputs
+ * are in its order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
  * what lies past their slabs); a member's coordinates run along the cut
@@ -34,16 +35,10 @@
  * or its upper one (the next). */
 enum { PREVIOUS = 0, NEXT = 1 };
 
-/* What crosses at a rebuild: a particle that changes owner, and a ghost.
- * Floats, as the members hold them. */
-typedef struct migrant {
-  uint32_t word;
-  float u, v, vu, vv;
-} migrant;
-typedef struct ghost {
-  uint32_t word;
-  float u, v;
-} ghost;
+/* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
+ * ghost's. */
+#define MIGRANT_BYTES (4 * CK_GAS_ENTRY_WORDS)
+#define GHOST_BYTES (4 * CK_GAS_GHOST_WORDS)
 
 /* Infinite bounds: a side with no neighbour (walls) takes none. */
 #define NO_BORDER 1e30
@@ -58,18 +53,21 @@ typedef struct ghost {
 #define BALANCE_GAIN 0.1
 
 typedef struct member {
-  ck_gas *gas;         /* its device state */
-  size_t index;        /* in the whole run */
-  double lo, hi;       /* its slab along the cut, in the run's box */
-  double origin, side; /* its box along the cut: start and length */
-  double border[2];    /* its slab's borders in its own coordinates */
-  double shift[2];     /* added to a coordinate it sends each way */
-  size_t own;          /* its own particles */
-  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
-  size_t ghosts[2];    /* the ghosts from its previous and next member */
-  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
-  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
-  uint64_t bytes;      /* sent to other members */
+  ck_gas *gas;          /* its device state */
+  size_t index;         /* in the whole run */
+  double lo, hi;        /* its slab along the cut, in the run's box */
+  double origin, side;  /* its box along the cut: start and length */
+  double border[2];     /* its slab's borders in its own coordinates */
+  double shift[2];      /* added to a coordinate it sends each way */
+  size_t own;           /* its own particles */
+  uint32_t exports[2];  /* the entries it sends each way between rebuilds */
+  uint32_t posted[2];   /* a rebuild's message each way: its entries */
+  uint32_t incoming[2]; /* and those received from each side */
+  uint32_t stray;       /* ck__gas_member_admit's, once its queue waited */
+  size_t ghosts[2];     /* the ghosts from its previous and next member */
+  size_t kept;          /* cells mode: its leavers, ghosts here until sorted */
+  uint32_t flags[3];    /* read at each step (ck__gas_member_pack) */
+  uint64_t bytes;       /* sent to other members */
   ck__exchange_buffer out[2]; /* what it sends each way */
 } member;
 
@@ -159,6 +157,15 @@ fail:
   return status;
 }
 
+/* Where every member is local: the member that sends local member i
+ * what it receives from a side (`from`), and the side it sends it
+ * toward (the previous member's toward its next, and back). */
+static member *sender_of(ck__gas_spread *s, size_t i, int from, int *side) {
+  size_t n = s->run.local;
+  *side = from == PREVIOUS ? NEXT : PREVIOUS;
+  return &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
+}
+
 /* Room in scratch for count words and count * stride floats. */
 static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
                               size_t stride) {
@@ -169,120 +176,158 @@ static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
 }
 
 /* ---- a rebuild ------------------------------------------------------------
+ *
+ * A rebuild's messages are packed on the sender's device as the receiver
+ * appends them (ck_gas.h's layout): migrants, then ghosts. They cross
+ * device to device where every member is a CUDA device of one process,
+ * else through host memory (one read and one write a side) and the
+ * exchange. The receiver appends them on its device.
  */
 
-/* The particles that left the slab, each way, with their new owner's
- * coordinates; they and the old ghosts are dropped. */
+/* A particle that arrived must lie in the slab: one that crossed two
+ * borders since the last rebuild would be in the wrong hands. Rounding
+ * of the coordinates' shift may put one a hair outside, which stays
+ * (it leaves at the next rebuild if it must). */
+static double slack(const ck__gas_spread *s) {
+  return 1e-3 * s->reach;
+}
+
+/* The first arrival that its last admit found past its borders, named:
+ * read once its queue has been waited for. */
+static ck_status check_stray(const ck__gas_spread *s, member *m) {
+  ck_status status = CK_OK;
+  uint32_t word = 0;
+  float u = 0;
+  if (m->stray == CK_GAS_NO_STRAY)
+    return CK_OK;
+  CK_TRY(ck__gas_member_stray(m->gas, m->stray, &word, &u));
+  CK_FAIL(CK_ERROR_MISMATCH,
+          "particle %u reached slab %zu of %zu at %g, past its borders [%g, "
+          "%g): it crossed more than one slab since the last rebuild (the "
+          "time step is too large, or particles overlap)",
+          word, m->index, s->total, u + m->origin, m->lo, m->hi);
+fail:
+  return status;
+}
+
+/* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
+ * on its device; read into out[side] unless they cross device to
+ * device. */
+static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
+                      int ghost) {
+  ck_status status = CK_OK;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  m->posted[PREVIOUS] = counts[PREVIOUS];
+  m->posted[NEXT] = counts[NEXT];
+  if (s->on_devices)
+    return ck__gas_member_post(m->gas, counts, m->shift, ghost, NULL);
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(ck__exchange_buffer_hold(&m->out[side], entry, counts[side]));
+  void *const out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
+  CK_TRY(ck__gas_member_post(m->gas, counts, m->shift, ghost, out));
+fail:
+  return status;
+}
+
+/* The messages received, each member's from its previous and its next
+ * member, as entries of `ghost`'s kind: device to device from the
+ * calling thread (room made first, every member's before any copy, as a
+ * member made again keeps what it posted), else by the exchange. */
+static ck_status deliver(ck__gas_spread *s, int ghost) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  if (!s->on_devices) {
+    CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
+    for (size_t i = 0; i < n; ++i)
+      for (int from = 0; from < 2; ++from)
+        s->members[i].incoming[from] = (uint32_t)s->from[from][i].count;
+    return CK_OK;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    member *m = &s->members[i];
+    for (int from = 0, side; from < 2; ++from)
+      m->incoming[from] = sender_of(s, i, from, &side)->posted[side];
+    CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
+                                              m->incoming[NEXT]));
+    s->run.queues[i] = ck__gas_member_queue(m->gas);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    member *m = &s->members[i];
+    for (int from = 0; from < 2; ++from) {
+      int side;
+      member *sender = sender_of(s, i, from, &side);
+      uint32_t count = m->incoming[from];
+      CK_TRY(ck__gas_member_forward(sender->gas, side, count, ghost, m->gas,
+                                    from == NEXT ? m->incoming[PREVIOUS] : 0,
+                                    s->peers[from][i]));
+      sender->bytes += 4 * (uint64_t)ck_gas_entry_words(ghost) * count;
+    }
+  }
+fail:
+  return status;
+}
+
+/* The entries received (ghost 1: ghosts), appended on its device: from
+ * the exchange's buffers, or as deliver copied them. */
+static ck_status admit(ck__gas_spread *s, member *m, size_t i, int ghost) {
+  ck_status status = CK_OK;
+  const void *const in[2] = {s->from[PREVIOUS][i].data, s->from[NEXT][i].data};
+  static const uint32_t none[2] = {0, 0};
+  if (!s->on_devices) {
+    CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
+                                              m->incoming[NEXT]));
+    s->run.queues[i] = ck__gas_member_queue(m->gas);
+  }
+  CK_TRY(ck__gas_member_admit(
+      m->gas, ghost ? none : m->incoming, ghost ? m->incoming : none,
+      s->on_devices ? NULL : in, m->border[PREVIOUS] - slack(s),
+      m->border[NEXT] + slack(s), &m->stray));
+fail:
+  return status;
+}
+
+/* The particles that left the slab, each way, posted with their new
+ * owner's coordinates; they and the old ghosts are dropped. */
 static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
+  (void)i;
   CK_TRY(ck__gas_member_select(m->gas, 0, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
-  for (int side = 0; side < 2; ++side) {
-    CK_TRY(hold_scratch(s, i, counts[side], 4));
-    CK_TRY(ck__gas_member_take(m->gas, side, counts[side], 4, s->words[i].data,
-                               s->reals[i].data));
-    CK_TRY(
-        ck__exchange_buffer_hold(&m->out[side], sizeof(migrant), counts[side]));
-    const uint32_t *words = s->words[i].data;
-    const float *reals = s->reals[i].data;
-    migrant *out = m->out[side].data;
-    for (uint32_t e = 0; e < counts[side]; ++e)
-      out[e] =
-          (migrant){words[e], (float)((double)reals[4 * e] + m->shift[side]),
-                    reals[4 * e + 1], reals[4 * e + 2], reals[4 * e + 3]};
-  }
+  CK_TRY(post(s, m, counts, 0));
   CK_TRY(ck__gas_member_drop(m->gas, counts));
   m->own -= counts[0] + counts[1];
 fail:
   return status;
 }
 
-/* A particle that arrived must lie in the slab: one that crossed two
- * borders since the last rebuild would be in the wrong hands. Rounding
- * of the coordinates' shift may put one a hair outside, which stays
- * (it leaves at the next rebuild if it must). */
-static ck_status check_arrival(const ck__gas_spread *s, const member *m,
-                               const migrant *p) {
-  double slack = 1e-3 * s->reach;
-  if (p->u >= m->border[PREVIOUS] - slack && p->u < m->border[NEXT] + slack)
-    return CK_OK;
-  return ck__fail(CK_ERROR_MISMATCH,
-                  "particle %u reached slab %zu of %zu at %g, past its "
-                  "borders [%g, %g): it crossed more than one slab since the "
-                  "last rebuild (the time step is too large, or particles "
-                  "overlap)",
-                  p->word, m->index, s->total, p->u + m->origin, m->lo, m->hi);
-}
-
-/* The particles that arrived, as its own; then its exports, each way,
- * in the receiver's coordinates. */
+/* The particles that arrived, as its own (none past its borders by more
+ * than the slack); then its exports, posted each way as ghosts. */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  size_t arrived = s->from[PREVIOUS][i].count + s->from[NEXT][i].count;
-  CK_TRY(
-      ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) + arrived));
-  s->run.queues[i] = ck__gas_member_queue(m->gas);
-  CK_TRY(hold_scratch(s, i, arrived, 4));
-  uint32_t *words = s->words[i].data;
-  float *reals = s->reals[i].data;
-  size_t at = 0;
-  for (int from = 0; from < 2; ++from) {
-    const migrant *in = s->from[from][i].data;
-    for (size_t e = 0; e < s->from[from][i].count; ++e, ++at) {
-      CK_TRY(check_arrival(s, m, &in[e]));
-      words[at] = in[e].word;
-      memcpy(reals + 4 * at, &in[e].u, 4 * sizeof *reals);
-    }
-  }
-  CK_TRY(ck__gas_member_append(m->gas, arrived, words, reals, 4, 0));
-  m->own += arrived;
   uint32_t counts[2];
+  CK_TRY(admit(s, m, i, 0));
+  m->own += m->incoming[PREVIOUS] + m->incoming[NEXT];
+  /* The selection's wait reads the stray too. */
   CK_TRY(ck__gas_member_select(m->gas, 1, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
-  for (int side = 0; side < 2; ++side) {
-    CK_TRY(hold_scratch(s, i, counts[side], 2));
-    CK_TRY(ck__gas_member_take(m->gas, side, counts[side], 2, s->words[i].data,
-                               s->reals[i].data));
-    CK_TRY(
-        ck__exchange_buffer_hold(&m->out[side], sizeof(ghost), counts[side]));
-    const uint32_t *taken = s->words[i].data;
-    const float *values = s->reals[i].data;
-    ghost *out = m->out[side].data;
-    for (uint32_t e = 0; e < counts[side]; ++e)
-      out[e] =
-          (ghost){taken[e], (float)((double)values[2 * e] + m->shift[side]),
-                  values[2 * e + 1]};
-    m->exports[side] = counts[side];
-  }
+  CK_TRY(check_stray(s, m));
+  CK_TRY(post(s, m, counts, 1));
+  m->exports[PREVIOUS] = counts[PREVIOUS];
+  m->exports[NEXT] = counts[NEXT];
 fail:
   return status;
 }
 
-/* The ghosts that arrived (the previous member's, then the next's, whose
- * words say so), and the sort that drops the rest. */
+/* The ghosts that arrived (the previous member's, then the next's), and
+ * the sort that drops the rest and finds them. */
 static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  size_t count = s->from[PREVIOUS][i].count + s->from[NEXT][i].count;
-  CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) + count));
-  s->run.queues[i] = ck__gas_member_queue(m->gas);
-  CK_TRY(hold_scratch(s, i, count, 2));
-  uint32_t *words = s->words[i].data;
-  float *reals = s->reals[i].data;
-  size_t at = 0;
-  for (int from = 0; from < 2; ++from) {
-    const ghost *in = s->from[from][i].data;
-    for (size_t e = 0; e < s->from[from][i].count; ++e, ++at) {
-      words[at] =
-          CK_GAS_GHOST | in[e].word | (from == NEXT ? CK_GAS_FROM_NEXT : 0u);
-      reals[2 * at] = in[e].u;
-      reals[2 * at + 1] = in[e].v;
-    }
-    m->ghosts[from] = s->from[from][i].count;
-  }
-  CK_TRY(ck__gas_member_append(m->gas, count, words, reals, 2, 1));
-  CK_TRY(ck__gas_member_sort(m->gas, m->own + count, m->exports, count, words,
-                             reals));
+  CK_TRY(admit(s, m, i, 1));
+  for (int from = 0; from < 2; ++from)
+    m->ghosts[from] = m->incoming[from];
+  CK_TRY(ck__gas_member_sort(m->gas, m->own + m->ghosts[0] + m->ghosts[1],
+                             m->exports, m->ghosts));
 fail:
   return status;
 }
@@ -291,9 +336,9 @@ fail:
 static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
   CK_TRY(each(s, take_leavers));
-  CK_TRY(pass_both(s, sizeof(migrant)));
+  CK_TRY(deliver(s, 0));
   CK_TRY(each(s, take_arrivals));
-  CK_TRY(pass_both(s, sizeof(ghost)));
+  CK_TRY(deliver(s, 1));
   CK_TRY(each(s, take_ghosts));
 fail:
   return status;
@@ -326,8 +371,6 @@ fail:
   return status;
 }
 
-/* The ghosts' positions received: the previous member's, then the
- * next's, in the order of the last rebuild. */
 /* Member m's ghosts from a side, `count` of them sent: as many as at its
  * last rebuild. */
 static ck_status check_ghosts(const member *m, int from, size_t count) {
@@ -339,6 +382,8 @@ static ck_status check_ghosts(const member *m, int from, size_t count) {
                   m->index, count, m->ghosts[from]);
 }
 
+/* The ghosts' positions received: the previous member's, then the
+ * next's, in the order of the last rebuild. */
 static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   for (int from = 0; from < 2; ++from)
@@ -368,10 +413,8 @@ static ck_status pass_on_devices(ck__gas_spread *s) {
     member *m = &s->members[i];
     size_t first = 0;
     for (int from = 0; from < 2; ++from) {
-      /* The previous member's exports toward its next, and back. */
-      member *sender =
-          &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
-      int side = from == PREVIOUS ? NEXT : PREVIOUS;
+      int side;
+      member *sender = sender_of(s, i, from, &side);
       uint32_t count = sender->exports[side];
       CK_TRY(check_ghosts(m, from, count));
       CK_TRY(ck__gas_member_send(sender->gas, side, count, m->gas, first,
@@ -449,45 +492,30 @@ typedef struct envelope {
 } envelope;
 
 /* The first half-step (with phase_move), then the message each way: its
- * leavers (whole) and its exports (as ghosts) for that neighbour. */
+ * leavers (whole) and its exports (as ghosts) for that neighbour, as its
+ * device packed them. */
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck__gas_outbox box;
   (void)i;
   CK_TRY(ck__gas_member_leave(m->gas, s->phase_move, m->border[PREVIOUS],
                               m->border[NEXT], s->reach, m->shift, &box));
+  CK_TRY(check_stray(s, m)); /* the last step's, read by the wait */
   /* Regions 0 and 1 leave toward the previous and the next member; 2
    * and 3 are ghosts for them. */
-  envelope heads[2] = {{0, 0}, {0, 0}};
-  for (uint32_t e = 0; e < box.leavers; ++e)
-    ++heads[box.leaver_words[e] >> CK_GAS_REGION_SHIFT].migrants;
-  for (uint32_t e = 0; e < box.exports; ++e)
-    ++heads[(box.export_words[e] >> CK_GAS_REGION_SHIFT) - 2].ghosts;
-  migrant *migrants[2];
-  ghost *ghosts[2];
   for (int side = 0; side < 2; ++side) {
-    size_t bytes = sizeof(envelope) + heads[side].migrants * sizeof(migrant) +
-                   heads[side].ghosts * sizeof(ghost);
+    envelope head = {box.counts[side], box.counts[2 + side]};
+    size_t leavers = head.migrants * MIGRANT_BYTES;
+    size_t bytes = sizeof head + leavers + head.ghosts * GHOST_BYTES;
     CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
     unsigned char *out = m->out[side].data;
-    memcpy(out, &heads[side], sizeof(envelope));
-    migrants[side] = (migrant *)(out + sizeof(envelope));
-    ghosts[side] = (ghost *)(migrants[side] + heads[side].migrants);
+    memcpy(out, &head, sizeof head);
+    memcpy(out + sizeof head, box.entries[side], leavers);
+    memcpy(out + sizeof head + leavers, box.entries[2 + side],
+           bytes - sizeof head - leavers);
   }
-  const uint32_t id_bits = (1u << CK_GAS_REGION_SHIFT) - 1;
-  for (uint32_t e = 0; e < box.leavers; ++e) {
-    const float *r = box.leaver_reals + 4 * (size_t)e;
-    int side = (int)(box.leaver_words[e] >> CK_GAS_REGION_SHIFT);
-    *migrants[side]++ =
-        (migrant){box.leaver_words[e] & id_bits, r[0], r[1], r[2], r[3]};
-  }
-  for (uint32_t e = 0; e < box.exports; ++e) {
-    const float *r = box.export_reals + 2 * (size_t)e;
-    int side = (int)(box.export_words[e] >> CK_GAS_REGION_SHIFT) - 2;
-    *ghosts[side]++ = (ghost){box.export_words[e] & id_bits, r[0], r[1]};
-  }
-  m->own -= box.leavers;
-  m->kept = box.leavers;
+  m->own -= box.counts[0] + box.counts[1];
+  m->kept = box.counts[0] + box.counts[1];
 fail:
   return status;
 }
@@ -500,8 +528,8 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
   if (in->count >= sizeof *head)
     memcpy(head, in->data, sizeof *head);
   if (in->count < sizeof *head ||
-      in->count != sizeof *head + head->migrants * sizeof(migrant) +
-                       head->ghosts * sizeof(ghost))
+      in->count != sizeof *head + head->migrants * MIGRANT_BYTES +
+                       head->ghosts * GHOST_BYTES)
     return ck__fail(CK_ERROR_EXCHANGE,
                     "slab %zu received a message of %zu bytes that does not "
                     "hold what it says",
@@ -509,57 +537,39 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
   return CK_OK;
 }
 
-/* The particles and ghosts that arrived, the sort that drops the old
- * ghosts, and the step's forces and kick. */
+/* The particles and ghosts that arrived, appended on its device (the
+ * messages' entries are in ck_gas.h's layout), the sort that drops the
+ * old ghosts, and the step's forces and kick. */
 static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   envelope heads[2];
-  for (int side = 0; side < 2; ++side)
+  uint32_t migrants[2], ghosts[2];
+  const void *in[2];
+  for (int side = 0; side < 2; ++side) {
     CK_TRY(open_envelope(s, m, i, side, &heads[side]));
-  size_t arrived = heads[0].migrants + heads[1].migrants;
-  size_t ghosts = heads[0].ghosts + heads[1].ghosts;
-  CK_TRY(ck__gas_member_reserve(&m->gas, ck__gas_member_slots(m->gas) +
-                                             arrived + ghosts));
+    migrants[side] = heads[side].migrants;
+    m->ghosts[side] = ghosts[side] = heads[side].ghosts;
+    in[side] = (const unsigned char *)s->from[side][i].data + sizeof(envelope);
+  }
+  size_t arrived = (size_t)migrants[0] + migrants[1];
+  size_t count = arrived + ghosts[0] + ghosts[1];
+  CK_TRY(ck__gas_member_expect(&m->gas, count));
   s->run.queues[i] = ck__gas_member_queue(m->gas);
-  uint32_t *words = NULL;
-  float *reals = NULL;
-  CK_TRY(ck__gas_member_inbox(m->gas, arrived + ghosts, &words, &reals));
-  /* The arrivals as its own, then the ghosts (marked, velocity 0). */
-  size_t at = 0;
-  for (int side = 0; side < 2; ++side) {
-    const migrant *in =
-        (const migrant *)((const unsigned char *)s->from[side][i].data +
-                          sizeof(envelope));
-    for (uint32_t e = 0; e < heads[side].migrants; ++e, ++at) {
-      migrant p;
-      memcpy(&p, in + e, sizeof p);
-      CK_TRY(check_arrival(s, m, &p));
-      words[at] = p.word;
-      memcpy(reals + 4 * at, &p.u, 4 * sizeof *reals);
-    }
-  }
-  for (int side = 0; side < 2; ++side) {
-    const ghost *in =
-        (const ghost *)((const unsigned char *)s->from[side][i].data +
-                        sizeof(envelope) +
-                        heads[side].migrants * sizeof(migrant));
-    for (uint32_t e = 0; e < heads[side].ghosts; ++e, ++at) {
-      ghost p;
-      memcpy(&p, in + e, sizeof p);
-      words[at] =
-          CK_GAS_GHOST | p.word | (side == NEXT ? CK_GAS_FROM_NEXT : 0u);
-      reals[4 * at] = p.u;
-      reals[4 * at + 1] = p.v;
-      reals[4 * at + 2] = reals[4 * at + 3] = 0;
-    }
-    m->ghosts[side] = heads[side].ghosts;
-  }
-  CK_TRY(ck__gas_member_enter(m->gas, arrived + ghosts));
+  CK_TRY(ck__gas_member_admit(m->gas, migrants, ghosts, in,
+                              m->border[PREVIOUS] - slack(s),
+                              m->border[NEXT] + slack(s), &m->stray));
   m->own += arrived;
-  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + ghosts));
+  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + count - arrived));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
 fail:
   return status;
+}
+
+/* After a call's last step in cells mode: what it admitted, checked. */
+static ck_status settle(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = ck_queue_finish(ck__gas_member_queue(m->gas));
+  (void)i;
+  return status ? status : check_stray(s, m);
 }
 
 /* Cells mode's step: out, across, in. */
@@ -632,6 +642,8 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
       CK_TRY(rescale(s));
     s->step = step;
   }
+  if (c->neighbors == CK_GAS_CELLS && steps > 0)
+    CK_TRY(each(s, settle));
 fail:
   return status;
 }
@@ -861,6 +873,7 @@ static void place_member(ck__gas_spread *s, member *m, size_t i) {
                 has_neighbour(s, m->index, NEXT)};
   m->lo = s->bounds[m->index];
   m->hi = s->bounds[m->index + 1];
+  m->stray = CK_GAS_NO_STRAY;
   m->origin = origin_of(s, m->index);
   m->side = (has[NEXT] ? m->hi + margin : m->hi) - m->origin;
   m->border[PREVIOUS] = has[PREVIOUS] ? m->lo - m->origin : -NO_BORDER;
@@ -955,6 +968,7 @@ fail:
 static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   /* No arrivals: take_arrivals appends none, then selects the exports. */
+  m->incoming[PREVIOUS] = m->incoming[NEXT] = 0;
   s->from[PREVIOUS][i].count = s->from[NEXT][i].count = 0;
   CK_TRY(take_arrivals(s, m, i));
 fail:
@@ -994,7 +1008,7 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
     CK_TRY(cells_step(s, 0, 1));
   } else {
     CK_TRY(each(s, first_exports));
-    CK_TRY(pass_both(s, sizeof(ghost)));
+    CK_TRY(deliver(s, 1));
     CK_TRY(each(s, take_ghosts));
     s->phase_step = 0;
     s->phase_energy = 1;
