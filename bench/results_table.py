@@ -687,6 +687,36 @@ session section of the EPYC's times that apart.
 """ + "\n".join(lines)
 
 
+def h100_python_device():
+    run = ("h100-2026-11-26-python-device", "python_pso.md")
+    lines = [line for line in read(*run).splitlines()
+             if line.startswith("| clkit") or line.startswith("| method")
+             or line.startswith("| ---")]
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
+            for line in lines if line.startswith("| clkit")}
+    source_s = float(rows["clkit on cuda:0, OpenCL C objective"])
+    torch_s = float(rows['clkit on cuda:0, PyTorch callback, array="torch"'])
+    evox_s = next(line.split("|")[2].strip() for line in read(
+        "h100-2026-11-26-python", "python_pso.md").splitlines()
+        if line.startswith("| EvoX"))
+    return f"""### PSO from Python, objectives on the GPU's arrays
+
+The run above, clkit alone. A PyTorch objective with `array="torch"`
+gets the swarm's own memory as a CUDA tensor, and its values stay on the
+GPU; then the same objective in a loop of `clkit.pso.PSO`'s ask and tell.
+Against the goals: the PyTorch objective takes {torch_s / source_s:.1f} times the
+OpenCL C objective's time (goal: 3 times at most). EvoX's compiled loop
+took {evox_s} s in the table above, another call on the same kind of
+machine; EvoX was not installed for this one.
+
+{source([run, ("h100-2026-11-26-python-device", "run.txt")],
+        f"{H100}; PyTorch 2.11.0", "2026-11-26",
+        "`python3 bench/python_pso.py --device cuda:0 --repeat 3 --only "
+        "'OpenCL C,array'`")}
+
+""" + "\n".join(lines)
+
+
 def epyc_session():
     run = "cpu2-2026-11-26-session"
     bench = (run, "python_pso_session.md")
@@ -981,7 +1011,8 @@ SECTIONS = [
                                h100_one_member, h100_mlp_one_member,
                                h100_session,
                                h100_pso,
-                               h100_queue, pocl_cache, h100_python]),
+                               h100_queue, pocl_cache, h100_python,
+                               h100_python_device]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
