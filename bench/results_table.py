@@ -441,7 +441,7 @@ def h100_gas_spread():
                      num(member), f"{100 * float(ratio):.0f}%"])
     return f"""### A spread gas's member on one GPU
 
-Particle-steps per second of the gas at ρ = 0.8, alone on one GPU and as
+Particle-steps per second of the gas at ρ = 0.7 (the default), alone on one GPU and as
 the one member of `--spread` on the same GPU. The member exchanges with
 itself across the periodic edge, as every member does with its
 neighbours: the ratio is what a member costs before any second GPU.
