@@ -2442,12 +2442,17 @@ static void host_errors(const ck_device *ref) {
   ck_ga_destroy(ga);
   ga = NULL;
   c.ask_tell = 1;
-  CHECK_INVALID(ck_ga_create(ref, &c, &ga), "evaluate or ask_tell");
+  CHECK_INVALID(ck_ga_create(ref, &c, &ga),
+                "give one of evaluate, evaluate_device and ask_tell");
   c.evaluate = NULL;
   CHECK_OK(ck_ga_create(ref, &c, &ga));
   if (ga) {
     CHECK_INVALID(ck_ga_run(ga, &report), "ck_ga_run: the GA was made");
     CHECK_INVALID(ck_ga_step(ga, 1), "it evolves at ck_ga_tell");
+    /* Individuals in device memory are CUDA devices' only. */
+    ck_device_batch batch = {0};
+    CHECK(ck_ga_ask_device(ga, &batch) == CK_ERROR_UNSUPPORTED);
+    CHECK(ck_ga_tell_device(ga, &batch) == CK_ERROR_UNSUPPORTED);
   }
   ck_ga_destroy(ga);
   ga = NULL;
@@ -2460,6 +2465,19 @@ static void host_errors(const ck_device *ref) {
   ck_spread spread = {.devices = ref, .device_count = 1};
   CHECK(ck_ga_create_spread(&spread, &c, &ga) == CK_ERROR_UNSUPPORTED);
   CHECK(ga == NULL);
+  /* A device objective: off CUDA devices, beside ask/tell, or spread. */
+  c.ask_tell = 0;
+  c.evaluate_device = never_on_device;
+  CHECK(ck_ga_create(ref, &c, &ga) == CK_ERROR_UNSUPPORTED && ga == NULL);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "ck_ga_config.evaluate_device") &&
+                strstr(message, "a CUDA device's, not ref's"),
+            "%s", message);
+  c.ask_tell = 1;
+  CHECK_INVALID(ck_ga_create(ref, &c, &ga), "give one of evaluate");
+  c.ask_tell = 0;
+  CHECK(ck_ga_create_spread(&spread, &c, &ga) == CK_ERROR_UNSUPPORTED);
+  c.evaluate_device = NULL;
 }
 
 /* A workload run with the run options' host objective gives the built-in

@@ -1845,13 +1845,6 @@ static void config_read(void) {
 
 /* A host objective's error stops the run with its status and a message
  * naming the iteration; the refusals of the contract. */
-/* A device objective that must never be called: the swarm is refused. */
-static ck_status never_on_device(ck_device_batch *batch, void *user) {
-  (void)batch, (void)user;
-  CHECK_MSG(0, "a device objective ran off a CUDA device");
-  return CK_ERROR_CANCELLED;
-}
-
 static void host_errors(const ck_device *ref) {
   test_host_seen seen = {.fail_at = 1};
   ck_pso_config c;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clkit/objectives.h"
 #include "clkit/status.h"
 
 /* ---- a small JSON validator ---------------------------------------------- */
@@ -337,6 +338,14 @@ static inline ck_status test_host_sphere(const double *x, size_t count,
     f[i] = sum;
   }
   return CK_OK;
+}
+
+/* A device objective (clkit/objectives.h) that must never be called:
+ * the tests give it where the swarm or GA is refused. */
+static inline ck_status never_on_device(ck_device_batch *batch, void *user) {
+  (void)batch, (void)user;
+  CHECK_MSG(0, "a device objective ran off a CUDA device");
+  return CK_ERROR_CANCELLED;
 }
 
 #endif /* CK_TEST_SUPPORT_H */

@@ -116,6 +116,9 @@ typedef struct ck_ga_config {
   ck_objective_fn evaluate;
   void *evaluate_user;
   int ask_tell;
+  /* Or, on a CUDA device, an objective evaluated there (called with
+   * evaluate_user as evaluate is): the individuals stay on the device. */
+  ck_device_objective_fn evaluate_device;
 } ck_ga_config;
 
 typedef struct ck_ga_report {
@@ -235,6 +238,17 @@ ck_status ck_ga_ask(ck_ga *ga, double *x);
  * Returns: as ck_ga_ask.
  */
 ck_status ck_ga_tell(ck_ga *ga, const double *f);
+
+/*
+ * ck_ga_ask_device, ck_ga_tell_device - ck_ga_ask and ck_ga_tell with the
+ * individuals where they are, on a CUDA device, as ck_pso_ask_device and
+ * ck_pso_tell_device hand out a swarm's positions.
+ * Takes: batch (ask: set; tell: read).
+ * Returns: as ck_ga_ask; CK_ERROR_UNSUPPORTED on a device other than
+ * CUDA; CK_ERROR_INVALID_ARGUMENT for values of another size or count.
+ */
+ck_status ck_ga_ask_device(ck_ga *ga, ck_device_batch *batch);
+ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch);
 
 /*
  * ck_ga_get_history - best and mean fitness of the whole population, entry

@@ -91,8 +91,7 @@ class _AskTell:
         self._asked = False
         # Positions handed out where they are: a PSO on a CUDA device,
         # asked for an array library's arrays.
-        self._on_device = array != "numpy" and self._workload == "pso" \
-            and self._optimiser.cuda
+        self._on_device = array != "numpy" and self._optimiser.cuda
 
     def _check(self, method):
         if self._optimiser.closed:
@@ -323,8 +322,8 @@ class GA(_AskTell):
     ask() gives a generation, islands x island_size rows, island by
     island; tell(values) takes their values. best_x, best_f and
     generation (the tells so far) read the GA; state() reads it.
-    array: as clkit.pso.PSO takes it; a GA's positions are a host copy,
-    as that library's array.
+    array: as clkit.pso.PSO takes it: on a CUDA device, a generation's
+    individuals where they are.
     """
 
     _workload = "ga"
@@ -337,9 +336,12 @@ class GA(_AskTell):
         self._values = None
 
     def tell(self, values):
-        values = _host_copy(values)
+        if not self._on_device:
+            values = _host_copy(values)
         super().tell(values)
-        self._values = np.array(values, dtype=np.float64).reshape(-1)
+        # Device values stay there until state() asks for them.
+        self._values = values if self._on_device else \
+            np.array(values, dtype=np.float64).reshape(-1)
 
     tell.__doc__ = _AskTell.tell.__doc__
 
@@ -354,7 +356,8 @@ class GA(_AskTell):
         generation, values (those told last, of the generation before;
         None before the first tell), best_x and best_f."""
         self._check("state")
-        values = None if self._values is None else self._values.copy()
+        values = None if self._values is None else np.array(
+            _host_copy(self._values), dtype=np.float64).reshape(-1)
         return {"population": self._positions(), "generation": self._tells,
                 "values": values, "best_x": self.best_x,
                 "best_f": self.best_f}

@@ -496,7 +496,7 @@ def _bounds_dim(caller, lo, hi, dim):
 
 
 # The workloads whose callable objectives may run on the device's memory.
-_ON_DEVICE = ("pso",)
+_ON_DEVICE = ("pso", "ga")
 
 
 def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,

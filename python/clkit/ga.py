@@ -8,8 +8,8 @@ minimize = _run.minimizer("ga", "generations", """\
 Minimise objective with an island GA; returns an OptimizeResult.
 
 The arguments are those of clkit.pso.minimize; a callable objective gets a
-whole generation, islands x island_size rows, island by island; with
-array= other than "numpy", a host copy as that library's array.
+whole generation, islands x island_size rows, island by island (with
+array=, as clkit.pso.minimize gives X).
 history: keep the best value per generation (result.history: rows of
 generation and best).
 

@@ -17,6 +17,8 @@ typedef struct optimiser {
   ck_status (*tell)(void *handle, const double *f);
   ck_status (*best)(void *handle, double *value, double *position);
   void (*destroy)(void *handle);
+  ck_status (*ask_device)(void *handle, ck_device_batch *batch);
+  ck_status (*tell_device)(void *handle, const ck_device_batch *batch);
 } optimiser;
 
 /* The calls of ck_<kind> over a handle of no type, for the table. */
@@ -33,14 +35,23 @@ typedef struct optimiser {
   }                                                                            \
   static void kind##_destroy(void *handle) {                                   \
     ck_##kind##_destroy(handle);                                               \
+  }                                                                            \
+  static ck_status kind##_ask_device(void *handle, ck_device_batch *batch) {   \
+    return ck_##kind##_ask_device(handle, batch);                              \
+  }                                                                            \
+  static ck_status kind##_tell_device(void *handle,                            \
+                                      const ck_device_batch *batch) {          \
+    return ck_##kind##_tell_device(handle, batch);                             \
   }
 CALLS(pso)
 CALLS(ga)
 
-static const optimiser pso_optimiser = {"clkit.pso.PSO", pso_ask, pso_tell,
-                                        pso_best, pso_destroy};
-static const optimiser ga_optimiser = {"clkit.ga.GA", ga_ask, ga_tell, ga_best,
-                                       ga_destroy};
+static const optimiser pso_optimiser = {
+    "clkit.pso.PSO", pso_ask,        pso_tell,       pso_best,
+    pso_destroy,     pso_ask_device, pso_tell_device};
+static const optimiser ga_optimiser = {"clkit.ga.GA", ga_ask,     ga_tell,
+                                       ga_best,       ga_destroy, ga_ask_device,
+                                       ga_tell_device};
 
 typedef struct asktell {
   PyObject_HEAD const optimiser *kind;
@@ -50,7 +61,7 @@ typedef struct asktell {
   int double_precision; /* 1: the device computes in double */
   int busy;             /* a call is using handle without the GIL */
   int cuda;             /* 1: on a CUDA device, whose positions ask_device
-                           hands out where they are (PSO) */
+                           hands out where they are */
   /* Positions handed out by ask_device: the last ask's batch and array,
    * the values of the last tell_device, the arrays alive (each keeps this
    * object), and a handle closed while some were, destroyed with the
@@ -360,19 +371,16 @@ static PyObject *asktell_tell(PyObject *object, PyObject *values) {
 }
 
 /* AskTell.ask_device() -> DeviceArray: the positions to evaluate where
- * they are (a PSO on a CUDA device), valid until the next tell. */
+ * they are (on a CUDA device), valid until the next tell. */
 static PyObject *asktell_ask_device(PyObject *object, PyObject *unused) {
   (void)unused;
   asktell *self = (asktell *)object;
-  if (self->kind != &pso_optimiser)
-    return ck_py_raise_message(CK_ERROR_UNSUPPORTED, 0,
-                               "ask_device: a PSO's positions only");
-  ck_pso *pso = take(self);
-  if (!pso)
+  void *handle = take(self);
+  if (!handle)
     return NULL;
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_pso_ask_device(pso, &self->batch);
+  status = self->kind->ask_device(handle, &self->batch);
   Py_END_ALLOW_THREADS;
   self->busy = 0;
   if (status != CK_OK)
@@ -392,8 +400,8 @@ static PyObject *asktell_tell_device(PyObject *object, PyObject *values) {
   if (!self->current)
     return ck_py_raise_message(CK_ERROR_INVALID_ARGUMENT, 1,
                                "tell_device: ask_device first");
-  ck_pso *pso = take(self);
-  if (!pso)
+  void *handle = take(self);
+  if (!handle)
     return NULL;
   if (ck_py_values_take(&self->values, values, &self->batch) != 0) {
     self->busy = 0;
@@ -403,7 +411,7 @@ static PyObject *asktell_tell_device(PyObject *object, PyObject *values) {
   ck_py_device_array_end(self->current);
   ck_status status;
   Py_BEGIN_ALLOW_THREADS;
-  status = ck_pso_tell_device(pso, &self->batch);
+  status = self->kind->tell_device(handle, &self->batch);
   Py_END_ALLOW_THREADS;
   self->busy = 0;
   if (status != CK_OK)
@@ -619,7 +627,7 @@ static PyMethodDef asktell_methods[] = {
      "set_state(positions, velocities, best_positions, best_values, "
      "global_best, global_best_value, tells, seed) (PSO)"},
     {"ask_device", asktell_ask_device, METH_NOARGS,
-     "ask_device() -> DeviceArray: the positions where they are (PSO on "
+     "ask_device() -> DeviceArray: the positions where they are (on "
      "CUDA)"},
     {"tell_device", asktell_tell_device, METH_O,
      "tell_device(values): their values, on the device or the host"},

@@ -155,6 +155,16 @@ ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation) {
   ga_state *state = &ga->state;
   if (state->objective != CK_OBJECTIVE_HOST)
     return ga->steps->evaluate(state, which);
+  if (ga->config.evaluate_device) {
+    /* The individuals stay on the device. */
+    ck__device_objective objective = {ga->config.evaluate_device,
+                                      ga->config.evaluate_user, "ck_ga_config",
+                                      "generation"};
+    return ck__device_objective_call(&objective, state->queue,
+                                     state->population[which], state->total,
+                                     (size_t)state->dim, state->real_size,
+                                     state->fitness[which], generation);
+  }
   ck_status status = read_individuals(ga, which, ga->host_rows);
   if (status)
     return status;
@@ -476,15 +486,11 @@ ck_status ck_ga_ask(ck_ga *ga, double *x) {
 /* As ck_ga_step's generations do one by one: the generation's statistics,
  * the migration the schedule puts after it, the best; then the next
  * generation. */
-ck_status ck_ga_tell(ck_ga *ga, const double *f) {
+/* What follows a generation's values told, wherever they came from. */
+static ck_status told(ck_ga *ga, uint64_t generation) {
   ck_status status = CK_OK;
-  CK__REQUIRE(ga);
-  CK__REQUIRE(f);
   ga_state *state = &ga->state;
-  CK_TRY(is_ask_tell(ga, "ck_ga_tell"));
-  uint64_t generation = asked(ga);
   int which = (int)(generation & 1);
-  CK_TRY(write_fitness(ga, which, f));
   CK_TRY(ga->steps->stats(state, which, ga->stats_used));
   ++ga->stats_used;
   ga->generation = generation;
@@ -500,6 +506,59 @@ ck_status ck_ga_tell(ck_ga *ga, const double *f) {
   if (ga->stats_used == state->stats_capacity)
     CK_TRY(ck__ga_flush_stats(ga));
   CK_TRY(ga->steps->evolve(state, generation + 1, 1, 0, 0));
+fail:
+  return status;
+}
+
+ck_status ck_ga_tell(ck_ga *ga, const double *f) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(ga);
+  CK__REQUIRE(f);
+  CK_TRY(is_ask_tell(ga, "ck_ga_tell"));
+  uint64_t generation = asked(ga);
+  CK_TRY(write_fitness(ga, (int)(generation & 1), f));
+  CK_TRY(told(ga, generation));
+fail:
+  return status;
+}
+
+/* CK_OK for an ask/tell GA on a device whose individuals may be handed
+ * out where they are. */
+static ck_status device_ask_tell(const ck_ga *ga, const char *function) {
+  ck_status status = is_ask_tell(ga, function);
+  return status ? status
+                : ck__device_objective_check(&ga->state.device, function);
+}
+
+ck_status ck_ga_ask_device(ck_ga *ga, ck_device_batch *batch) {
+  CK__REQUIRE(ga);
+  CK__REQUIRE(batch);
+  ga_state *state = &ga->state;
+  ck_status status = device_ask_tell(ga, "ck_ga_ask_device");
+  return status ? status
+                : ck__device_batch_open(state->queue,
+                                        state->population[asked(ga) & 1],
+                                        state->total, (size_t)state->dim,
+                                        state->real_size, batch);
+}
+
+ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(ga);
+  CK__REQUIRE(batch);
+  ga_state *state = &ga->state;
+  CK_TRY(device_ask_tell(ga, "ck_ga_tell_device"));
+  if (batch->count != state->total || batch->real_size != state->real_size)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_ga_tell_device: the batch holds %zu values of %zu bytes' "
+            "individuals, not the GA's %zu of %zu",
+            batch->count, batch->real_size, (size_t)state->total,
+            state->real_size);
+  uint64_t generation = asked(ga);
+  CK_TRY(ck__device_batch_take(batch, state->queue,
+                               state->fitness[generation & 1],
+                               "ck_ga_tell_device"));
+  CK_TRY(told(ga, generation));
 fail:
   return status;
 }

@@ -67,10 +67,12 @@ static ck_status check_config(const ck_ga_config *config) {
                     "ck_ga_config.migrants: %u must be below the island size "
                     "%zu",
                     config->migrants, config->island_size);
-  if (config->evaluate && config->ask_tell)
+  if ((config->evaluate != NULL) + config->ask_tell +
+          (config->evaluate_device != NULL) >
+      1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_ga_config.ask_tell: give evaluate or ask_tell, not "
-                    "both");
+                    "ck_ga_config: give one of evaluate, evaluate_device and "
+                    "ask_tell");
   /* Initialisation evaluates every individual once. */
   if (config->max_evaluations &&
       config->max_evaluations < config->islands * config->island_size)
@@ -112,7 +114,9 @@ static ck_status tune(ck_ga *created, const ck_device *device,
   ck_status status = CK_OK;
   ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
-  spec.host = config->evaluate || config->ask_tell;
+  spec.host = config->evaluate || config->ask_tell || config->evaluate_device;
+  if (config->evaluate_device)
+    CK_TRY(ck__device_objective_check(device, "ck_ga_config.evaluate_device"));
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -279,7 +283,8 @@ static ck_status allocate(ck_ga *created, const ck_device *device,
   }
   if (state->lsq.group_mode)
     CK_TRY(make(state, total * state->lsq.chunks * real, &state->lsq_partial));
-  if (state->objective == CK_OBJECTIVE_HOST) {
+  if (state->objective == CK_OBJECTIVE_HOST &&
+      !created->config.evaluate_device) {
     created->host_x = malloc(dim * total * sizeof(double));
     created->host_rows = malloc(dim * total * sizeof(double));
     created->host_f = malloc(total * sizeof(double));
@@ -406,7 +411,7 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
   CK__REQUIRE(ga);
   *ga = NULL;
   CK_TRY(check_config(config));
-  if (config->evaluate || config->ask_tell)
+  if (config->evaluate || config->ask_tell || config->evaluate_device)
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "ck_ga_config.evaluate: a host objective does not spread over "
             "devices; create the GA on one device");

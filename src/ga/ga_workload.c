@@ -161,10 +161,13 @@ static ck_status job_parse(const ck_param *params, size_t count,
     return status;
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
-  settings.host = options && options->objective;
+  settings.host =
+      options && (options->objective || options->device_objective);
   if ((status = ck__problem_job_parse(params, count, &settings, "gens", job)))
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
+  if (options)
+    config->evaluate_device = options->device_objective;
   if (!job->stop_by_count)
     config->max_generations = 0;
   return CK_OK;
@@ -300,4 +303,5 @@ const ck_workload ck__ga_workload = {
     .demo_count = sizeof ga_demo / sizeof ga_demo[0],
     .spreads = 1,
     .objectives = 1,
+    .device_objectives = 1,
 };

@@ -304,3 +304,22 @@ def test_torch_asks_are_the_swarms_memory_on_cuda():
             runs.append((opt.best_f, opt.best_x.tolist()))
     assert runs[0] == runs[1]
     assert kept[-1].shape == (16, 3) and bool(torch.isfinite(kept[-1]).all())
+
+
+@needs_cuda
+def test_torch_asks_of_a_ga_are_its_memory_on_cuda():
+    """A GA's generations as CUDA tensors: the run is the NumPy one's, bit
+    for bit, for an objective exact in any precision."""
+    torch = pytest.importorskip("torch")
+    runs = []
+    for array in ("numpy", "torch"):
+        with clkit.ga.GA(lo=-5, hi=5, dim=3, islands=4, island_size=8,
+                         device=CUDA, seed=4, array=array) as opt:
+            for _ in range(6):
+                X = opt.ask()
+                if array == "torch":
+                    assert X.is_cuda and X.shape == (32, 3)
+                opt.tell(X[:, 0])
+            runs.append((opt.best_f, opt.best_x.tolist(),
+                         opt.state()["values"].tolist()))
+    assert runs[0] == runs[1]

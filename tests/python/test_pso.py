@@ -457,3 +457,21 @@ def test_device_values_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match="must return 32 float32 or float64"):
         clkit.pso.minimize(lambda X: X[:5, 0].clone(), -5, 5, array="torch",
                            device=CUDA, **SMALL)
+
+
+@needs_cuda
+def test_a_ga_objective_sees_a_cuda_tensor():
+    torch = pytest.importorskip("torch")
+    seen = []
+
+    def objective(X):
+        seen.append((X.is_cuda, X.dtype))
+        return _first_coordinate(X)
+
+    common = dict(device=CUDA, seed=5, dim=4, islands=4, island_size=8,
+                  gens=10)
+    device_run = clkit.ga.minimize(objective, -5, 5, array="torch", **common)
+    host_run = clkit.ga.minimize(_first_coordinate, -5, 5, **common)
+    assert set(seen) == {(True, torch.float32)}
+    assert device_run.fun == host_run.fun
+    assert device_run.x.tolist() == host_run.x.tolist()
