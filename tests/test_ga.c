@@ -9,6 +9,7 @@
  * and bad input.
  */
 #include <errno.h>
+#include <float.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -2411,6 +2412,163 @@ static void host_ask_tell(const ck_device *device) {
   ck_ga_destroy(ga);
 }
 
+/* The arrays of a ck_ga_state of 3 islands of 8 in 4 dimensions
+ * (host_config's). */
+typedef struct ga_state_arrays {
+  double population[96], fitness[24], island_best[3], island_best_genes[12];
+  double best_genes[4];
+} ga_state_arrays;
+
+static ck_ga_state ga_state_over(ga_state_arrays *arrays) {
+  return (ck_ga_state){.population = arrays->population,
+                       .fitness = arrays->fitness,
+                       .island_best = arrays->island_best,
+                       .island_best_genes = arrays->island_best_genes,
+                       .best_genes = arrays->best_genes};
+}
+
+/* Asks and tells `tells` times, each ask into asked (tells x 96 values)
+ * where given: test_host_sphere's values, or with `first_gene` each
+ * individual's first gene, which another GA is told to make it differ. */
+static void tell_generations(ck_ga *ga, int tells, double *asked,
+                             int first_gene) {
+  double x[96], f[24];
+  for (int i = 0; i < tells; ++i) {
+    CHECK_OK(ck_ga_ask(ga, x));
+    if (asked)
+      memcpy(asked + 96 * i, x, sizeof x);
+    test_host_sphere(x, 24, 4, f, NULL);
+    for (int k = 0; first_gene && k < 24; ++k)
+      f[k] = x[4 * k];
+    CHECK_OK(ck_ga_tell(ga, f));
+  }
+}
+
+/* Whether two GAs hold the same state, bit for bit. */
+static int same_ga_state(ck_ga *a, ck_ga *b) {
+  ga_state_arrays arrays[2];
+  ck_ga_state states[2] = {ga_state_over(&arrays[0]),
+                           ga_state_over(&arrays[1])};
+  CHECK_OK(ck_ga_get_state(a, &states[0]));
+  CHECK_OK(ck_ga_get_state(b, &states[1]));
+  return memcmp(&arrays[0], &arrays[1], sizeof arrays[0]) == 0 &&
+         memcmp(&states[0].best_value, &states[1].best_value,
+                sizeof states[0].best_value) == 0 &&
+         states[0].tells == states[1].tells &&
+         states[0].migrations == states[1].migrations &&
+         states[0].seed == states[1].seed;
+}
+
+/* A state read after six tells (past the migration after generation 4)
+ * and set on a new GA that was told other values gives that GA the asks
+ * and bests of the first, bit for bit, across two more migrations: with
+ * random cycles in double precision, and round a ring in single. The
+ * initial state has no tells, no migrations and no bests, and sends a GA
+ * back to its start. */
+static void ask_tell_state(const ck_device *device) {
+  for (int variant = 0; variant < 2; ++variant) {
+    ck_ga_config c;
+    host_config(&c, NULL);
+    c.evaluate = NULL;
+    c.ask_tell = 1;
+    c.double_precision = variant == 0 && device->has_fp64;
+    c.topology = variant == 0 ? CK_GA_RANDOM : CK_GA_RING;
+    ck_ga *first = create(device, &c), *second = create(device, &c);
+    if (!first || !second) {
+      ck_ga_destroy(first);
+      ck_ga_destroy(second);
+      return;
+    }
+    ga_state_arrays initial, arrays;
+    ck_ga_state start = ga_state_over(&initial);
+    CHECK_OK(ck_ga_get_state(second, &start));
+    double largest = c.double_precision ? DBL_MAX : FLT_MAX;
+    CHECK(start.tells == 0 && start.migrations == 0 && start.seed == 5);
+    CHECK(start.best_value == largest && initial.island_best[2] == largest &&
+          initial.fitness[23] == largest && initial.best_genes[3] == 0 &&
+          initial.island_best_genes[11] == 0);
+    tell_generations(first, 6, NULL, 0);
+    ck_ga_state state = ga_state_over(&arrays);
+    CHECK_OK(ck_ga_get_state(first, &state));
+    double least = fmin(fmin(arrays.island_best[0], arrays.island_best[1]),
+                        arrays.island_best[2]);
+    CHECK_MSG(state.tells == 6 && state.migrations == 1 &&
+                  state.best_value < 20 && state.best_value == least,
+              "%s variant %d: %llu tells, %llu migrations, best %g", device->id,
+              variant, (unsigned long long)state.tells,
+              (unsigned long long)state.migrations, state.best_value);
+    double expected[7 * 96], asked[7 * 96];
+    tell_generations(first, 7, expected, 0);
+    tell_generations(second, 3, NULL, 1);
+    CHECK_OK(ck_ga_set_state(second, &state));
+    tell_generations(second, 7, asked, 0);
+    CHECK_MSG(memcmp(expected, asked, sizeof asked) == 0,
+              "%s variant %d: the restored GA asks otherwise", device->id,
+              variant);
+    CHECK_MSG(same_ga_state(first, second),
+              "%s variant %d: the restored GA's state differs", device->id,
+              variant);
+    ck_ga_state after = ga_state_over(&arrays);
+    CHECK_OK(ck_ga_get_state(second, &after));
+    CHECK(after.tells == 13 && after.migrations == 3);
+    /* The initial state sends a GA back to its start. */
+    CHECK_OK(ck_ga_set_state(second, &start));
+    double x[96];
+    CHECK_OK(ck_ga_ask(second, x));
+    CHECK(memcmp(x, initial.population, sizeof x) == 0);
+    ck_ga_destroy(first);
+    ck_ga_destroy(second);
+  }
+}
+
+/* What ck_ga_get_state and ck_ga_set_state refuse, leaving the GA as it
+ * was. */
+static void state_errors(const ck_device *ref) {
+  ck_ga_config c;
+  host_config(&c, NULL);
+  ck_ga *stepped = create(ref, &c);
+  c.evaluate = NULL;
+  c.ask_tell = 1;
+  ck_ga *ga = create(ref, &c);
+  ga_state_arrays arrays;
+  ck_ga_state state = ga_state_over(&arrays);
+  if (stepped) {
+    CHECK_INVALID(ck_ga_get_state(stepped, &state), "not made for ask/tell");
+    CHECK_INVALID(ck_ga_set_state(stepped, &state), "not made for ask/tell");
+  }
+  ck_ga_destroy(stepped);
+  if (!ga)
+    return;
+  CHECK_INVALID(ck_ga_get_state(NULL, &state), "ga is NULL");
+  CHECK_INVALID(ck_ga_set_state(ga, NULL), "state is NULL");
+  tell_generations(ga, 5, NULL, 0);
+  CHECK_OK(ck_ga_get_state(ga, &state));
+  double before[96], after[96];
+  CHECK_OK(ck_ga_ask(ga, before));
+  state.island_best = NULL;
+  CHECK_INVALID(ck_ga_get_state(ga, &state), "array of the ck_ga_state");
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "array of the ck_ga_state");
+  state.island_best = arrays.island_best;
+  state.seed = 6;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "seed 6 is not the GA's 5");
+  state.seed = 5;
+  state.tells = 1;
+  arrays.population[7] = NAN;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "population[7] is nan");
+  arrays.population[7] = 0;
+  arrays.island_best_genes[2] = INFINITY;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "island_best_genes[2] is inf");
+  arrays.island_best_genes[2] = 0;
+  arrays.best_genes[1] = -INFINITY;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "best_genes[1] is -inf");
+  CHECK_OK(ck_ga_ask(ga, after));
+  CHECK(memcmp(before, after, sizeof after) == 0);
+  ck_ga_state unchanged = ga_state_over(&arrays);
+  CHECK_OK(ck_ga_get_state(ga, &unchanged));
+  CHECK(unchanged.tells == 5 && unchanged.migrations == 1);
+  ck_ga_destroy(ga);
+}
+
 /* A host objective's error stops the run with its status; the refusals
  * of the contract. */
 static void host_errors(const ck_device *ref) {
@@ -2544,6 +2702,7 @@ int main(void) {
     overflow(devices[i]);
     host_objective(devices[i]);
     host_ask_tell(devices[i]);
+    ask_tell_state(devices[i]);
     if (i == 1) {
       folded_statistics(devices[i]);
       agreement(ref, devices[i]);
@@ -2557,6 +2716,7 @@ int main(void) {
   spread_islands(ref, devices[1]);
   spread_copies(ref);
   host_errors(ref);
+  state_errors(ref);
   host_workload(ref);
   ck_device_set_free(&set);
   return CHECK_DONE();

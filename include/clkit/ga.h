@@ -239,6 +239,54 @@ ck_status ck_ga_ask(ck_ga *ga, double *x);
  */
 ck_status ck_ga_tell(ck_ga *ga, const double *f);
 
+/* The state of an ask/tell GA: what ck_ga_get_state reads and
+ * ck_ga_set_state restores. The arrays are the caller's, row-major:
+ * individuals (islands x island_size) x dim genes, as ck_ga_ask gives
+ * them; individuals values; islands x dim genes (island i's gene d at
+ * [i * dim + d]); islands values; or dim genes. Values are as the GA
+ * compares them: a NaN told is the largest real of the GA's precision,
+ * and so is a best not found yet, whose genes read as 0. */
+typedef struct ck_ga_state {
+  double *population;        /* what ck_ga_ask gives next */
+  double *fitness;           /* individuals: the population's values until told,
+                                an elite's carried over, the largest real for a
+                                child */
+  double *island_best;       /* islands: each island's best value told */
+  double *island_best_genes; /* islands x dim: their genes */
+  double *best_genes;        /* dim: the best told */
+  double best_value;
+  uint64_t tells;      /* ck_ga_tell calls so far: the generation that
+                          ck_ga_ask gives next */
+  uint64_t migrations; /* made so far, which a random topology's cycles
+                          count */
+  uint64_t seed;       /* of the random streams, which count the
+                          generations */
+} ck_ga_state;
+
+/*
+ * ck_ga_get_state - an ask/tell GA's state, read from the device,
+ * between any two calls.
+ * Takes: state (its arrays set; tells and the rest filled in).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or array,
+ * or a GA not made for ask/tell; device errors.
+ */
+ck_status ck_ga_get_state(ck_ga *ga, ck_ga_state *state);
+
+/*
+ * ck_ga_set_state - an ask/tell GA put in a state that ck_ga_get_state
+ * read, from this GA or another of the same configuration: its later
+ * asks and bests are those of the GA it came from, bit for bit on devices
+ * that compute alike, migrations included. The history is not part of
+ * the state: it runs on.
+ * Takes: state (read; its seed must be the GA's, whose kernels hold it:
+ * make the GA with config.seed = state->seed).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or array,
+ * a GA not made for ask/tell, another seed, or a gene of the population
+ * or of a best that is not finite (the GA is then unchanged); device
+ * errors (the GA may then hold part of the state).
+ */
+ck_status ck_ga_set_state(ck_ga *ga, const ck_ga_state *state);
+
 /*
  * ck_ga_ask_device, ck_ga_tell_device - ck_ga_ask and ck_ga_tell with the
  * individuals where they are, on a CUDA device, as ck_pso_ask_device and

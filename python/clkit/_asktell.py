@@ -50,6 +50,15 @@ def _prefixed(error, caller):
     return error
 
 
+def _count(caller, name, value):
+    """value, a whole number 0 or more, as an int; ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value < 0:
+        raise ValueError(f"{caller}: {name} must be a whole number 0 or "
+                         f"more, not {value!r}")
+    return int(value)
+
+
 class _AskTell:
     """What PSO and GA share: the optimiser made from the workload's
     options, ask, tell, the best so far, close and the with statement."""
@@ -171,6 +180,39 @@ class _AskTell:
         self._tells += 1
         self._asked = False
 
+    def _read_state(self):
+        """The extension's state, and its arrays named in _shapes() as
+        float64 arrays of those shapes."""
+        raw = self._optimiser.get_state()
+        return raw, {key: np.frombuffer(raw[key], dtype=np.float64).reshape(
+            shape) for key, shape in self._shapes().items()}
+
+    def _state_arrays(self, caller, state, keys):
+        """The arrays of state named in _shapes(), float64 and of those
+        shapes, once state holds them and keys; ValueError otherwise."""
+        shapes = self._shapes()
+        missing = [key for key in list(shapes) + keys if key not in state]
+        if missing:
+            raise ValueError(f"{caller}: the state lacks {', '.join(missing)}"
+                             f"; give a dict that state() returned")
+        arrays = {}
+        for key, shape in shapes.items():
+            array = np.ascontiguousarray(state[key], dtype=np.float64)
+            if array.shape != shape:
+                raise ValueError(f"{caller}: {key} has shape {array.shape}; "
+                                 f"this {self._kind}'s is {shape}")
+            arrays[key] = array
+        return arrays
+
+    def _restore(self, caller, raw):
+        """raw, a dict as the extension's get_state() gives it, set."""
+        try:
+            self._optimiser.set_state(raw)
+        except ArgumentError as error:
+            raise _prefixed(error, caller) from None
+        self._tells = raw["tells"]
+        self._asked = False
+
     @property
     def best_f(self):
         """The best value told so far; None before the first tell."""
@@ -240,6 +282,7 @@ class PSO(_AskTell):
 
     _workload = "pso"
     _name = "clkit.pso.PSO"
+    _kind = "swarm"
 
     def __init__(self, *, lo, hi, dim=None, particles=None, device=None,
                  session=None, seed=None, array="numpy", **options):
@@ -268,9 +311,7 @@ class PSO(_AskTell):
         compares them: a NaN told, or a particle not yet told, holds the
         largest number of the swarm's precision."""
         self._check("state")
-        raw = self._optimiser.get_state()
-        state = {key: np.frombuffer(raw[key], dtype=np.float64).reshape(
-            shape) for key, shape in self._shapes().items()}
+        raw, state = self._read_state()
         state.update(global_best_value=raw["global_best_value"],
                      iteration=raw["tells"], seed=raw["seed"])
         return state
@@ -281,33 +322,12 @@ class PSO(_AskTell):
         are those that followed where state() read it."""
         caller = f"{self._name}.set_state()"
         self._check("set_state")
-        shapes = self._shapes()
-        wanted = list(shapes) + ["global_best_value", "iteration", "seed"]
-        missing = [key for key in wanted if key not in state]
-        if missing:
-            raise ValueError(f"{caller}: the state lacks {', '.join(missing)}"
-                             f"; give a dict that state() returned")
-        arrays = []
-        for key, shape in shapes.items():
-            array = np.ascontiguousarray(state[key], dtype=np.float64)
-            if array.shape != shape:
-                raise ValueError(f"{caller}: {key} has shape {array.shape}; "
-                                 f"this swarm's is {shape}")
-            arrays.append(array)
-        iteration = state["iteration"]
-        if isinstance(iteration, bool) or \
-                not isinstance(iteration, numbers.Integral) or iteration < 0:
-            raise ValueError(f"{caller}: iteration must be a whole number "
-                             f"0 or more, not {iteration!r}")
-        seed = seed_value(caller, state["seed"])
-        try:
-            self._optimiser.set_state(*arrays,
-                                      float(state["global_best_value"]),
-                                      int(iteration), seed)
-        except ArgumentError as error:
-            raise _prefixed(error, caller) from None
-        self._tells = int(iteration)
-        self._asked = False
+        raw = self._state_arrays(caller, state, ["global_best_value",
+                                                 "iteration", "seed"])
+        raw.update(global_best_value=float(state["global_best_value"]),
+                   tells=_count(caller, "iteration", state["iteration"]),
+                   seed=seed_value(caller, state["seed"]))
+        self._restore(caller, raw)
 
 
 class GA(_AskTell):
@@ -321,13 +341,16 @@ class GA(_AskTell):
 
     ask() gives a generation, islands x island_size rows, island by
     island; tell(values) takes their values. best_x, best_f and
-    generation (the tells so far) read the GA; state() reads it.
+    generation (the tells so far) read the GA. state() reads the whole
+    GA and set_state() restores it: the asks that follow are the ones that
+    followed where it was read, bit for bit, migrations included.
     array: as clkit.pso.PSO takes it: on a CUDA device, a generation's
     individuals where they are.
     """
 
     _workload = "ga"
     _name = "clkit.ga.GA"
+    _kind = "GA"
 
     def __init__(self, *, lo, hi, dim=None, device=None, session=None,
                  seed=None, array="numpy", **options):
@@ -351,13 +374,70 @@ class GA(_AskTell):
         self._check("generation")
         return self._tells
 
+    def _shapes(self):
+        """The state's arrays that state() and set_state() share with the
+        extension, and their shapes."""
+        rows, dim = self._optimiser.rows, self._optimiser.dim
+        islands = self._optimiser.islands
+        return {"population": (rows, dim), "fitness": (rows,),
+                "island_best": (islands,),
+                "island_best_genes": (islands, dim)}
+
     def state(self):
         """The GA as a dict: population (the generation ask() gives next),
         generation, values (those told last, of the generation before;
-        None before the first tell), best_x and best_f."""
+        None before the first tell), best_x and best_f (None before the
+        first tell); fitness (the population's values until told: an
+        elite's carried over, the largest number of the precision for a
+        child), island_best and island_best_genes (each island's best
+        told: the largest number and zeros before one is found),
+        migrations and seed (the random streams count the generations and
+        the migrations from the seed)."""
         self._check("state")
+        raw, arrays = self._read_state()
+        told = raw["tells"] > 0
         values = None if self._values is None else np.array(
             _host_copy(self._values), dtype=np.float64).reshape(-1)
-        return {"population": self._positions(), "generation": self._tells,
-                "values": values, "best_x": self.best_x,
-                "best_f": self.best_f}
+        best_x = np.frombuffer(raw["best_genes"], dtype=np.float64)
+        state = {"population": arrays.pop("population"),
+                 "generation": raw["tells"], "values": values,
+                 "best_x": best_x if told else None,
+                 "best_f": raw["best_value"] if told else None}
+        state.update(arrays, migrations=raw["migrations"], seed=raw["seed"])
+        return state
+
+    def set_state(self, state):
+        """Restores a state() of this GA or another with the same options
+        and seed (a ValueError otherwise): the asks and bests that follow
+        are those that followed where state() read it, migrations
+        included."""
+        caller = f"{self._name}.set_state()"
+        self._check("set_state")
+        raw = self._state_arrays(caller, state, [
+            "generation", "values", "best_x", "best_f", "migrations",
+            "seed"])
+        rows, dim = self._optimiser.rows, self._optimiser.dim
+        values, best_x, best_f = (state[key] for key in
+                                  ("values", "best_x", "best_f"))
+        if values is not None:
+            values = np.array(values, dtype=np.float64)
+            if values.shape != (rows,):
+                raise ValueError(f"{caller}: values has shape "
+                                 f"{values.shape}; this GA's is {(rows,)}")
+        if (best_x is None) != (best_f is None):
+            raise ValueError(f"{caller}: best_x and best_f are both None "
+                             f"(no best told yet) or neither")
+        if best_x is None:
+            # Infinity stands for the largest number of the precision.
+            best_x, best_f = np.zeros(dim), np.inf
+        best_x = np.ascontiguousarray(best_x, dtype=np.float64)
+        if best_x.shape != (dim,):
+            raise ValueError(f"{caller}: best_x has shape {best_x.shape}; "
+                             f"this GA's is {(dim,)}")
+        raw.update(best_genes=best_x, best_value=float(best_f),
+                   tells=_count(caller, "generation", state["generation"]),
+                   migrations=_count(caller, "migrations",
+                                     state["migrations"]),
+                   seed=seed_value(caller, state["seed"]))
+        self._restore(caller, raw)
+        self._values = values

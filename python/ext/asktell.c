@@ -57,6 +57,7 @@ typedef struct asktell {
   PyObject_HEAD const optimiser *kind;
   void *handle;         /* a ck_pso or a ck_ga; NULL once closed */
   size_t rows;          /* positions an ask gives */
+  size_t islands;       /* a GA's islands; 0 for a PSO */
   int dim;              /* values a position holds */
   int double_precision; /* 1: the device computes in double */
   int busy;             /* a call is using handle without the GIL */
@@ -218,6 +219,7 @@ static ck_status create(settings *read, const ck_device *device,
     status = ck_ga_create(device, &read->ga, &ga);
     made->handle = ga;
     made->rows = read->ga.islands * read->ga.island_size;
+    made->islands = read->ga.islands;
     made->dim = read->ga.dim;
     made->double_precision = read->ga.double_precision != 0;
   }
@@ -287,6 +289,7 @@ static PyObject *py_asktell_create(PyObject *module, PyObject *args) {
   self->kind = made.kind;
   self->handle = made.handle;
   self->rows = made.rows;
+  self->islands = made.islands;
   self->dim = made.dim;
   self->double_precision = made.double_precision;
   self->busy = 0;
@@ -445,57 +448,159 @@ static PyObject *asktell_best(PyObject *object, PyObject *unused) {
   return Py_BuildValue("(dN)", value, position);
 }
 
-/* The arrays of a PSO state, in ck_pso_state's order, and their names. */
+/* An optimiser's state as get_state and set_state move it: its arrays
+ * (in its state struct's order), the best value, the tells, the
+ * migrations (GA) and the seed. */
 enum { STATE_ARRAYS = 5 };
-static const char *const state_names[STATE_ARRAYS] = {
-    "positions", "velocities", "best_positions", "best_values", "global_best"};
+typedef struct state_values {
+  double *arrays[STATE_ARRAYS];
+  double best_value;
+  uint64_t tells, migrations, seed;
+} state_values;
 
-static size_t state_length(const asktell *self, int array) {
-  return array == 3   ? self->rows
-         : array == 4 ? (size_t)self->dim
-                      : self->rows * (size_t)self->dim;
+/* How long a state's array is. */
+typedef enum state_length {
+  ROWS_DIM,    /* a position a row */
+  ROWS,        /* a value a row */
+  DIM,         /* one position */
+  ISLANDS_DIM, /* a position an island (GA) */
+  ISLANDS      /* a value an island (GA) */
+} state_length;
+
+/* An optimiser's state: its arrays' names and lengths, the best value's
+ * name, whether it counts migrations, and the calls that read and set
+ * it. */
+typedef struct state_layout {
+  const char *names[STATE_ARRAYS];
+  state_length lengths[STATE_ARRAYS];
+  const char *best_name;
+  int migrations;
+  ck_status (*get)(void *handle, state_values *values);
+  ck_status (*set)(void *handle, const state_values *values);
+} state_layout;
+
+/* The arrays in ck_pso_state's order, and in ck_ga_state's. */
+static ck_pso_state pso_state_over(double *const *a) {
+  return (ck_pso_state){.positions = a[0],
+                        .velocities = a[1],
+                        .best_positions = a[2],
+                        .best_values = a[3],
+                        .global_best = a[4]};
 }
 
-static ck_pso_state state_over(double *arrays[STATE_ARRAYS]) {
-  return (ck_pso_state){.positions = arrays[0],
-                        .velocities = arrays[1],
-                        .best_positions = arrays[2],
-                        .best_values = arrays[3],
-                        .global_best = arrays[4]};
+static ck_ga_state ga_state_over(double *const *a) {
+  return (ck_ga_state){.population = a[0],
+                       .fitness = a[1],
+                       .island_best = a[2],
+                       .island_best_genes = a[3],
+                       .best_genes = a[4]};
 }
 
-/* The handle of a PSO taken, or NULL with an exception set. */
-static ck_pso *take_pso(asktell *self, const char *method) {
-  if (self->kind == &pso_optimiser)
-    return take(self);
-  PyErr_Format(PyExc_TypeError, "%s has no %s", self->kind->name, method);
-  return NULL;
+static ck_status pso_get_state(void *handle, state_values *values) {
+  ck_pso_state state = pso_state_over(values->arrays);
+  ck_status status = ck_pso_get_state(handle, &state);
+  values->best_value = state.global_best_value;
+  values->tells = state.tells;
+  values->seed = state.seed;
+  return status;
 }
 
-/* AskTell.get_state() -> dict: the arrays of ck_pso_state as bytearrays
- * of float64 values, global_best_value, tells and seed. PSO only. */
+static ck_status pso_set_state(void *handle, const state_values *values) {
+  ck_pso_state state = pso_state_over(values->arrays);
+  state.global_best_value = values->best_value;
+  state.tells = values->tells;
+  state.seed = values->seed;
+  return ck_pso_set_state(handle, &state);
+}
+
+static ck_status ga_get_state(void *handle, state_values *values) {
+  ck_ga_state state = ga_state_over(values->arrays);
+  ck_status status = ck_ga_get_state(handle, &state);
+  values->best_value = state.best_value;
+  values->tells = state.tells;
+  values->migrations = state.migrations;
+  values->seed = state.seed;
+  return status;
+}
+
+static ck_status ga_set_state(void *handle, const state_values *values) {
+  ck_ga_state state = ga_state_over(values->arrays);
+  state.best_value = values->best_value;
+  state.tells = values->tells;
+  state.migrations = values->migrations;
+  state.seed = values->seed;
+  return ck_ga_set_state(handle, &state);
+}
+
+static const state_layout pso_layout = {
+    {"positions", "velocities", "best_positions", "best_values", "global_best"},
+    {ROWS_DIM, ROWS_DIM, ROWS_DIM, ROWS, DIM},
+    "global_best_value",
+    0,
+    pso_get_state,
+    pso_set_state};
+static const state_layout ga_layout = {
+    {"population", "fitness", "island_best", "island_best_genes", "best_genes"},
+    {ROWS_DIM, ROWS, ISLANDS, ISLANDS_DIM, DIM},
+    "best_value",
+    1,
+    ga_get_state,
+    ga_set_state};
+
+static const state_layout *layout_of(const asktell *self) {
+  return self->kind == &pso_optimiser ? &pso_layout : &ga_layout;
+}
+
+static size_t state_count(const asktell *self, state_length length) {
+  size_t dim = (size_t)self->dim;
+  switch (length) {
+  case ROWS_DIM:
+    return self->rows * dim;
+  case ROWS:
+    return self->rows;
+  case DIM:
+    return dim;
+  case ISLANDS_DIM:
+    return self->islands * dim;
+  default:
+    return self->islands;
+  }
+}
+
+/* Sets dict[key] to a new reference to value, then drops it; 0, or -1
+ * with an exception set. */
+static int put(PyObject *dict, const char *key, PyObject *value) {
+  int failed = !value || PyDict_SetItemString(dict, key, value) != 0;
+  Py_XDECREF(value);
+  return failed ? -1 : 0;
+}
+
+/* AskTell.get_state() -> dict: the state's arrays by name as bytearrays
+ * of float64 values; the best value by its name (PSO: global_best_value,
+ * GA: best_value), tells, migrations (GA) and seed. */
 static PyObject *asktell_get_state(PyObject *object, PyObject *unused) {
   (void)unused;
   asktell *self = (asktell *)object;
-  ck_pso *pso = take_pso(self, "get_state");
-  if (!pso)
+  const state_layout *layout = layout_of(self);
+  void *handle = take(self);
+  if (!handle)
     return NULL;
   PyObject *dict = PyDict_New(), *bytes[STATE_ARRAYS] = {NULL};
-  double *arrays[STATE_ARRAYS];
+  state_values values = {0};
   int failed = !dict;
   for (int i = 0; !failed && i < STATE_ARRAYS; ++i) {
+    size_t count = state_count(self, layout->lengths[i]);
     bytes[i] = PyByteArray_FromStringAndSize(
-        NULL, (Py_ssize_t)(state_length(self, i) * sizeof(double)));
-    failed = !bytes[i] || PyDict_SetItemString(dict, state_names[i], bytes[i]);
+        NULL, (Py_ssize_t)(count * sizeof(double)));
+    failed =
+        !bytes[i] || PyDict_SetItemString(dict, layout->names[i], bytes[i]);
     if (!failed)
-      arrays[i] = (double *)PyByteArray_AS_STRING(bytes[i]);
+      values.arrays[i] = (double *)PyByteArray_AS_STRING(bytes[i]);
   }
   ck_status status = CK_OK;
-  ck_pso_state state;
   if (!failed) {
-    state = state_over(arrays);
     Py_BEGIN_ALLOW_THREADS;
-    status = ck_pso_get_state(pso, &state);
+    status = layout->get(handle, &values);
     Py_END_ALLOW_THREADS;
   }
   self->busy = 0;
@@ -507,57 +612,72 @@ static PyObject *asktell_get_state(PyObject *object, PyObject *unused) {
     Py_XDECREF(dict);
     return NULL;
   }
-  PyObject *value = PyFloat_FromDouble(state.global_best_value);
-  PyObject *tells = PyLong_FromUnsignedLongLong(state.tells);
-  PyObject *seed = PyLong_FromUnsignedLongLong(state.seed);
-  failed = !value || !tells || !seed ||
-           PyDict_SetItemString(dict, "global_best_value", value) ||
-           PyDict_SetItemString(dict, "tells", tells) ||
-           PyDict_SetItemString(dict, "seed", seed);
-  Py_XDECREF(value);
-  Py_XDECREF(tells);
-  Py_XDECREF(seed);
-  if (failed)
+  if (put(dict, layout->best_name, PyFloat_FromDouble(values.best_value)) ||
+      put(dict, "tells", PyLong_FromUnsignedLongLong(values.tells)) ||
+      (layout->migrations &&
+       put(dict, "migrations",
+           PyLong_FromUnsignedLongLong(values.migrations))) ||
+      put(dict, "seed", PyLong_FromUnsignedLongLong(values.seed)))
     Py_CLEAR(dict);
   return dict;
 }
 
-/* AskTell.set_state(positions, velocities, best_positions, best_values,
- * global_best, global_best_value, tells, seed): the arrays float64 of
- * the sizes get_state gives. PSO only. */
-static PyObject *asktell_set_state(PyObject *object, PyObject *args) {
+/* The unsigned 64-bit integer dict[key] into *out; 0, or -1 with an
+ * exception set. */
+static int get_u64(PyObject *dict, const char *key, uint64_t *out) {
+  PyObject *value = PyDict_GetItemString(dict, key);
+  if (!value) {
+    PyErr_Format(PyExc_KeyError, "set_state: the state lacks %s", key);
+    return -1;
+  }
+  unsigned long long read = PyLong_AsUnsignedLongLong(value);
+  if (read == (unsigned long long)-1 && PyErr_Occurred())
+    return -1;
+  *out = read;
+  return 0;
+}
+
+/* AskTell.set_state(state): a dict as get_state gives it, its arrays
+ * float64 buffers of the lengths get_state gives. */
+static PyObject *asktell_set_state(PyObject *object, PyObject *dict) {
   asktell *self = (asktell *)object;
-  PyObject *given[STATE_ARRAYS], *seed_object;
-  ck_pso_state state;
-  if (!PyArg_ParseTuple(args, "OOOOOdKO", &given[0], &given[1], &given[2],
-                        &given[3], &given[4], &state.global_best_value,
-                        &state.tells, &seed_object))
+  const state_layout *layout = layout_of(self);
+  if (!PyDict_Check(dict))
+    return PyErr_Format(PyExc_TypeError, "set_state: the state must be a dict");
+  state_values values = {0};
+  PyObject *best = PyDict_GetItemString(dict, layout->best_name);
+  PyObject *seed_object = PyDict_GetItemString(dict, "seed");
+  if (!best || !seed_object)
+    return PyErr_Format(PyExc_KeyError, "set_state: the state lacks %s",
+                        best ? "seed" : layout->best_name);
+  values.best_value = PyFloat_AsDouble(best);
+  if ((values.best_value == -1.0 && PyErr_Occurred()) ||
+      get_u64(dict, "tells", &values.tells) != 0 ||
+      (layout->migrations &&
+       get_u64(dict, "migrations", &values.migrations) != 0) ||
+      ck_py_seed(seed_object, &values.seed) != 0)
     return NULL;
-  uint64_t seed;
-  if (ck_py_seed(seed_object, &seed) != 0)
-    return NULL;
-  ck_pso *pso = take_pso(self, "set_state");
-  if (!pso)
+  PyObject *given[STATE_ARRAYS];
+  for (int i = 0; i < STATE_ARRAYS; ++i)
+    if (!(given[i] = PyDict_GetItemString(dict, layout->names[i])))
+      return PyErr_Format(PyExc_KeyError, "set_state: the state lacks %s",
+                          layout->names[i]);
+  void *handle = take(self);
+  if (!handle)
     return NULL;
   Py_buffer views[STATE_ARRAYS];
-  double *arrays[STATE_ARRAYS];
   int borrowed = 0;
   while (borrowed < STATE_ARRAYS &&
-         borrow(given[borrowed], &views[borrowed], state_length(self, borrowed),
-                0, state_names[borrowed]) == 0) {
-    arrays[borrowed] = views[borrowed].buf;
+         borrow(given[borrowed], &views[borrowed],
+                state_count(self, layout->lengths[borrowed]), 0,
+                layout->names[borrowed]) == 0) {
+    values.arrays[borrowed] = views[borrowed].buf;
     ++borrowed;
   }
   ck_status status = CK_OK;
   if (borrowed == STATE_ARRAYS) {
-    double value = state.global_best_value;
-    uint64_t tells = state.tells;
-    state = state_over(arrays);
-    state.global_best_value = value;
-    state.tells = tells;
-    state.seed = seed;
     Py_BEGIN_ALLOW_THREADS;
-    status = ck_pso_set_state(pso, &state);
+    status = layout->set(handle, &values);
     Py_END_ALLOW_THREADS;
   }
   for (int i = 0; i < borrowed; ++i)
@@ -606,6 +726,11 @@ static PyObject *asktell_dim(PyObject *object, void *unused) {
   return PyLong_FromLong(((asktell *)object)->dim);
 }
 
+static PyObject *asktell_islands(PyObject *object, void *unused) {
+  (void)unused;
+  return PyLong_FromSize_t(((asktell *)object)->islands);
+}
+
 static PyObject *asktell_cuda(PyObject *object, void *unused) {
   (void)unused;
   return PyBool_FromLong(((asktell *)object)->cuda);
@@ -622,10 +747,9 @@ static PyMethodDef asktell_methods[] = {
     {"best", asktell_best, METH_NOARGS,
      "best() -> (value, bytearray of the position)"},
     {"get_state", asktell_get_state, METH_NOARGS,
-     "get_state() -> dict of the swarm's state (PSO)"},
-    {"set_state", asktell_set_state, METH_VARARGS,
-     "set_state(positions, velocities, best_positions, best_values, "
-     "global_best, global_best_value, tells, seed) (PSO)"},
+     "get_state() -> dict of the swarm's or the GA's state"},
+    {"set_state", asktell_set_state, METH_O,
+     "set_state(state): a dict as get_state() gives it"},
     {"ask_device", asktell_ask_device, METH_NOARGS,
      "ask_device() -> DeviceArray: the positions where they are (on "
      "CUDA)"},
@@ -637,6 +761,7 @@ static PyMethodDef asktell_methods[] = {
 static PyGetSetDef asktell_getset[] = {
     {"rows", asktell_rows, NULL, "positions an ask gives", NULL},
     {"dim", asktell_dim, NULL, "values a position holds", NULL},
+    {"islands", asktell_islands, NULL, "a GA's islands; 0 for a PSO", NULL},
     {"closed", asktell_closed, NULL, "whether close() was called", NULL},
     {"cuda", asktell_cuda, NULL, "whether it runs on a CUDA device", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

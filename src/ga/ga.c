@@ -563,6 +563,22 @@ fail:
   return status;
 }
 
+ck_status ck__ga_check_ask_tell(const ck_ga *ga, const char *function) {
+  return is_ask_tell(ga, function);
+}
+
+ck_status ck__ga_set_migrations(ck_ga *ga, uint64_t migrations) {
+  uint64_t made = ga->migrations;
+  /* A ring is planned at the first migration only: a GA that made none
+   * lacks it. */
+  ga->migrations = 0;
+  ck_status status = migrations > 0 && ga->config.topology == CK_GA_RING
+                         ? plan_migration(ga)
+                         : CK_OK;
+  ga->migrations = status == CK_OK ? migrations : made;
+  return status;
+}
+
 ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
                             const double **island_best,
                             const double **island_mean, size_t *count) {

@@ -226,6 +226,12 @@ ck_status ck__ga_flush_stats(ck_ga *ga);
  * the host objective's, written to the device. */
 ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation);
 
+/* For ga_state.c: CK_OK for a GA made for ask/tell, else the failure
+ * naming function; and the count of migrations made set, the ring planned
+ * where it is not 0 (a GA plans a ring once, at its first migration). */
+ck_status ck__ga_check_ask_tell(const ck_ga *ga, const char *function);
+ck_status ck__ga_set_migrations(ck_ga *ga, uint64_t migrations);
+
 /* ---- spread runs (ga_spread.c) ------------------------------------------ */
 
 /* A member's share of a spread run's islands. */

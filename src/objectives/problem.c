@@ -228,6 +228,62 @@ void ck__host_values(int double_precision, const double *f, double *out,
   }
 }
 
+ck_status ck__state_arrays(const char *function, const char *type,
+                           const double *const *arrays, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (!arrays[i])
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: an array of the %s is NULL", function, type);
+  return CK_OK;
+}
+
+ck_status ck__state_seed(const char *function, const char *what, uint64_t seed,
+                         uint64_t own) {
+  if (seed == own)
+    return CK_OK;
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: the state's seed %llu is not the %s's %llu; make the "
+                  "%s with the state's seed",
+                  function, (unsigned long long)seed, what,
+                  (unsigned long long)own, what);
+}
+
+ck_status ck__state_finite(const char *function, const char *name,
+                           const double *values, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (!isfinite(values[i]))
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: %s[%zu] is %g; it must be finite", function, name, i,
+                      values[i]);
+  return CK_OK;
+}
+
+ck_status ck__values_write(ck_queue *queue, ck_buffer *buffer,
+                           int double_precision, double *scratch,
+                           const double *values, size_t count) {
+  ck__host_values(double_precision, values, scratch, count);
+  return ck__reals_write(queue, buffer, double_precision, scratch, count);
+}
+
+ck_status ck__rows_read(ck_queue *queue, ck_buffer *buffer,
+                        int double_precision, double *columns, size_t n,
+                        size_t dim, double *rows) {
+  ck_status status =
+      ck__reals_read(queue, buffer, double_precision, columns, n * dim);
+  if (status == CK_OK)
+    ck__host_rows(columns, n, dim, rows);
+  return status;
+}
+
+/* The transpose of ck__host_rows is ck__host_rows with the sizes
+ * swapped. */
+ck_status ck__rows_write(ck_queue *queue, ck_buffer *buffer,
+                         int double_precision, double *columns, size_t n,
+                         size_t dim, const double *rows) {
+  ck__host_rows(rows, dim, n, columns);
+  return ck__reals_write(queue, buffer, double_precision, columns, n * dim);
+}
+
 /* A failed objective callback: config's field, what it is. */
 static ck_status callback_failed(const char *config, const char *field,
                                  const char *what, ck_status status,

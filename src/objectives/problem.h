@@ -220,6 +220,35 @@ ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
  * else why not, naming `what` (a field or a function). */
 ck_status ck__device_objective_check(const ck_device *device, const char *what);
 
+/* ---- ask/tell states (problem.c) ---------------------------------------- */
+
+/* CK_OK when no array of a state is NULL, else CK_ERROR_INVALID_ARGUMENT
+ * naming function and the state's type. */
+ck_status ck__state_arrays(const char *function, const char *type,
+                           const double *const *arrays, size_t count);
+/* CK_OK when a state's seed is the optimiser's own (`what` names it),
+ * whose kernels hold it; else CK_ERROR_INVALID_ARGUMENT. */
+ck_status ck__state_seed(const char *function, const char *what, uint64_t seed,
+                         uint64_t own);
+/* CK_OK when every value is finite, else CK_ERROR_INVALID_ARGUMENT naming
+ * function and the first that is not: entry i of the state's `name`. */
+ck_status ck__state_finite(const char *function, const char *name,
+                           const double *values, size_t count);
+/* count values written to buffer, made comparable as told ones are
+ * (ck__host_values) in scratch (count values). */
+ck_status ck__values_write(ck_queue *queue, ck_buffer *buffer,
+                           int double_precision, double *scratch,
+                           const double *values, size_t count);
+/* n points of dim reals held dimension-major in buffer, read into rows
+ * (row-major), through columns (n x dim values of scratch); and rows
+ * written there, the transpose. */
+ck_status ck__rows_read(ck_queue *queue, ck_buffer *buffer,
+                        int double_precision, double *columns, size_t n,
+                        size_t dim, double *rows);
+ck_status ck__rows_write(ck_queue *queue, ck_buffer *buffer,
+                         int double_precision, double *columns, size_t n,
+                         size_t dim, const double *rows);
+
 /* ---- device evaluation of lsq and user objectives (problem.c) -------- */
 
 /* The kernels of cl/ck_evaluate.h for n points, and what their arguments

@@ -751,31 +751,23 @@ static ck_status state_arrays(const ck_pso_state *state, const char *function) {
   const double *arrays[] = {state->positions, state->velocities,
                             state->best_positions, state->best_values,
                             state->global_best};
-  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; ++i)
-    if (!arrays[i])
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "%s: an array of the ck_pso_state is NULL", function);
-  return CK_OK;
+  return ck__state_arrays(function, "ck_pso_state", arrays,
+                          sizeof arrays / sizeof *arrays);
 }
 
 /* A per-particle vector of the device (dimension-major) into rows. */
 static ck_status read_rows(ck_pso *pso, ck_buffer *buffer, double *rows) {
   pso_state *state = &pso->state;
-  size_t n = state->n, dim = (size_t)state->dim;
-  ck_status status = read_reals(state, buffer, pso->host_x, n * dim);
-  if (status == CK_OK)
-    ck__host_rows(pso->host_x, n, dim, rows);
-  return status;
+  return ck__rows_read(state->queue, buffer, state->double_precision,
+                       pso->host_x, state->n, (size_t)state->dim, rows);
 }
 
-/* Rows onto a per-particle vector of the device: the transpose of
- * ck__host_rows is ck__host_rows with the sizes swapped. */
+/* Rows onto a per-particle vector of the device. */
 static ck_status write_rows(ck_pso *pso, ck_buffer *buffer,
                             const double *rows) {
   pso_state *state = &pso->state;
-  size_t n = state->n, dim = (size_t)state->dim;
-  ck__host_rows(rows, dim, n, pso->host_x);
-  return write_reals(state, buffer, pso->host_x, n * dim);
+  return ck__rows_write(state->queue, buffer, state->double_precision,
+                        pso->host_x, state->n, (size_t)state->dim, rows);
 }
 
 ck_status ck_pso_get_state(ck_pso *pso, ck_pso_state *state) {
@@ -798,45 +790,31 @@ fail:
   return status;
 }
 
-/* CK_OK when every value is finite, else the failure naming the first
- * that is not: entry i of the state's `name`. */
-static ck_status finite_values(const double *values, size_t count,
-                               const char *name) {
-  for (size_t i = 0; i < count; ++i)
-    if (!isfinite(values[i]))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "ck_pso_set_state: %s[%zu] is %g; it must be finite",
-                      name, i, values[i]);
-  return CK_OK;
-}
-
 ck_status ck_pso_set_state(ck_pso *pso, const ck_pso_state *state) {
   ck_status status = CK_OK;
   CK__REQUIRE(pso);
   CK__REQUIRE(state);
   pso_state *swarm = &pso->state;
   size_t n = swarm->n, dim = (size_t)swarm->dim;
-  CK_TRY(is_ask_tell(pso, "ck_pso_set_state"));
-  CK_TRY(state_arrays(state, "ck_pso_set_state"));
-  if (state->seed != swarm->seed)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "ck_pso_set_state: the state's seed %llu is not the swarm's "
-            "%llu; make the swarm with the state's seed",
-            (unsigned long long)state->seed, (unsigned long long)swarm->seed);
-  CK_TRY(finite_values(state->positions, n * dim, "positions"));
-  CK_TRY(finite_values(state->velocities, n * dim, "velocities"));
-  CK_TRY(finite_values(state->best_positions, n * dim, "best_positions"));
-  CK_TRY(finite_values(state->global_best, dim, "global_best"));
+  const char *function = "ck_pso_set_state";
+  CK_TRY(is_ask_tell(pso, function));
+  CK_TRY(state_arrays(state, function));
+  CK_TRY(ck__state_seed(function, "swarm", state->seed, swarm->seed));
+  CK_TRY(ck__state_finite(function, "positions", state->positions, n * dim));
+  CK_TRY(ck__state_finite(function, "velocities", state->velocities, n * dim));
+  CK_TRY(ck__state_finite(function, "best_positions", state->best_positions,
+                          n * dim));
+  CK_TRY(ck__state_finite(function, "global_best", state->global_best, dim));
   CK_TRY(write_rows(pso, swarm->x, state->positions));
   CK_TRY(write_rows(pso, swarm->v, state->velocities));
   CK_TRY(write_rows(pso, swarm->pbest, state->best_positions));
-  /* Values made comparable as told ones are. */
-  ck__host_values(swarm->double_precision, state->best_values, pso->host_f, n);
-  CK_TRY(write_reals(swarm, swarm->pbest_value, pso->host_f, n));
+  CK_TRY(ck__values_write(swarm->queue, swarm->pbest_value,
+                          swarm->double_precision, pso->host_f,
+                          state->best_values, n));
   CK_TRY(write_reals(swarm, swarm->gbest, state->global_best, dim));
-  double best;
-  ck__host_values(swarm->double_precision, &state->global_best_value, &best, 1);
-  CK_TRY(write_reals(swarm, swarm->best_value, &best, 1));
+  CK_TRY(ck__values_write(swarm->queue, swarm->best_value,
+                          swarm->double_precision, pso->host_f,
+                          &state->global_best_value, 1));
   pso->told = state->tells > 0;
   pso->iterations = state->tells > 0 ? state->tells - 1 : 0;
 fail:

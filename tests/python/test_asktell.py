@@ -230,7 +230,127 @@ def test_ga_asks_and_tells():
         assert np.array_equal(state["population"], ga.ask())
         assert np.array_equal(state["values"], told[-1][0])
         assert state["best_f"] == ga.best_f
-        assert not hasattr(ga, "set_state")
+        assert np.array_equal(state["best_x"], ga.best_x)
+        assert state["island_best"].min() == ga.best_f
+        assert state["island_best_genes"].shape == (2, 3)
+        assert state["fitness"].shape == (16,)
+        assert state["migrations"] == 0 and state["seed"] == 3
+
+
+def ga_loop(ga, tells, objective=sphere):
+    """tells rounds of ask and tell on a GA; the positions asked and the
+    bests after each tell."""
+    asked, bests = [], []
+    for _ in range(tells):
+        X = ga.ask()
+        asked.append(X)
+        ga.tell(objective(X))
+        bests.append((ga.best_f, ga.best_x))
+    return asked, bests
+
+
+@pytest.mark.parametrize("topology", ["ring", "random"])
+def test_ga_state_restores_the_asks(topology):
+    """A state read past one migration, set on a GA told other values,
+    gives it the asks and bests of the first, bit for bit, across three
+    more migrations."""
+    options = dict(GA_SIZE, migrate_every=2, migrants=2, topology=topology)
+    first = clkit.ga.GA(device="ref", precision="double", **options)
+    second = clkit.ga.GA(device="ref", precision="double", **options)
+    ga_loop(first, 3)
+    state = first.state()
+    assert state["generation"] == 3 and state["migrations"] == 1
+    assert state["best_f"] == first.best_f == state["island_best"].min()
+    expected, expected_bests = ga_loop(first, 6)
+    ga_loop(second, 4, objective=lambda X: X[:, 0])
+    second.set_state(state)
+    assert second.generation == 3 and second.best_f == state["best_f"]
+    restored = second.state()
+    for key in ("population", "fitness", "island_best", "island_best_genes",
+                "values", "best_x"):
+        assert np.array_equal(restored[key], state[key]), key
+    asked, bests = ga_loop(second, 6)
+    for mine, theirs in zip(asked, expected):
+        assert np.array_equal(mine, theirs)
+    for (f, x), (f_expected, x_expected) in zip(bests, expected_bests):
+        assert f == f_expected and np.array_equal(x, x_expected)
+    assert second.state()["migrations"] == first.state()["migrations"] == 4
+    # state() is a copy: changing it changes no GA.
+    state["population"][:] = 0
+    assert not np.array_equal(second.state()["population"],
+                              state["population"])
+    first.close()
+    second.close()
+
+
+def test_ga_initial_state():
+    """The initial state has no tells, bests or migrations, and sends a GA
+    back to its first ask."""
+    with clkit.ga.GA(device="ref", **GA_SIZE) as ga:
+        state = ga.state()
+        largest = np.finfo(np.float32).max
+        assert state["generation"] == 0 and state["migrations"] == 0
+        assert state["values"] is None and state["best_x"] is None
+        assert state["best_f"] is None
+        assert np.all(state["fitness"] == largest)
+        assert np.all(state["island_best"] == largest)
+        assert np.all(state["island_best_genes"] == 0)
+        first = ga.ask()
+        assert np.array_equal(state["population"], first)
+        ga_loop(ga, 3)
+        ga.set_state(state)
+        assert ga.generation == 0 and ga.best_f is None
+        assert np.array_equal(ga.ask(), first)
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_ga_state_on_opencl():
+    options = dict(GA_SIZE, migrate_every=2, topology="random")
+    first = clkit.ga.GA(device=OPENCL, **options)
+    ga_loop(first, 3)
+    state = first.state()
+    expected, expected_bests = ga_loop(first, 4)
+    second = clkit.ga.GA(device=OPENCL, **options)
+    second.set_state(state)
+    asked, bests = ga_loop(second, 4)
+    for mine, theirs in zip(asked, expected):
+        assert np.array_equal(mine, theirs)
+    assert bests[-1][0] == expected_bests[-1][0]
+    first.close()
+    second.close()
+
+
+def test_ga_set_state_checks_the_state():
+    ga = clkit.ga.GA(device="ref", **dict(GA_SIZE, migrate_every=2))
+    ga_loop(ga, 3)
+    state = ga.state()
+    before = ga.ask()
+    with pytest.raises(ValueError, match="lacks island_best_genes"):
+        ga.set_state({k: v for k, v in state.items()
+                      if k != "island_best_genes"})
+    with pytest.raises(ValueError, match=r"island_best has shape \(3,\)"):
+        ga.set_state(dict(state, island_best=np.zeros(3)))
+    with pytest.raises(ValueError, match=r"values has shape \(15,\)"):
+        ga.set_state(dict(state, values=state["values"][:15]))
+    with pytest.raises(ValueError, match="seed 4 is not the GA's 3"):
+        ga.set_state(dict(state, seed=4))
+    population = state["population"].copy()
+    population[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"population\[7\] is nan"):
+        ga.set_state(dict(state, population=population))
+    genes = state["island_best_genes"].copy()
+    genes[1, 0] = np.inf
+    with pytest.raises(ValueError, match=r"island_best_genes\[3\] is inf"):
+        ga.set_state(dict(state, island_best_genes=genes))
+    with pytest.raises(ValueError, match="both None"):
+        ga.set_state(dict(state, best_x=None))
+    with pytest.raises(ValueError, match="generation must be a whole"):
+        ga.set_state(dict(state, generation=-1))
+    with pytest.raises(ValueError, match="migrations must be a whole"):
+        ga.set_state(dict(state, migrations=1.5))
+    assert np.array_equal(ga.ask(), before) and ga.generation == 3
+    assert ga.state()["migrations"] == 1
+    ga.close()
 
 
 def test_ga_evaluates_what_minimize_evaluates():
