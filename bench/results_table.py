@@ -731,8 +731,8 @@ def epyc_session():
 
 `clkit.pso.minimize` with Rastrigin as OpenCL C source.
 
-- Call 1 on a `clkit.Session` loads the kernels from the cache, warm
-  from earlier runs.
+- Call 1 on a `clkit.Session` loads the kernels from the kernel cache,
+  which already holds them.
 - Later calls reuse the kernels and their buffers, building nothing.
 - A new process finds the kernels in the kernel cache.
 - The long run compares one call from Python with the command's run.

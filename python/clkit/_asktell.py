@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from . import _clkit
-from ._run import (ARRAYS, _array_takers, _bounds_dim, _host_copy,
+from ._run import (_array_takers, _bounds_dim, _host_copy, check_array,
                    option_params, seed_value)
 from ._session import resolve
 
@@ -69,11 +69,7 @@ class _AskTell:
     def __init__(self, lo, hi, dim, device, session, seed, own, options,
                  array="numpy"):
         caller = f"{self._name}()"
-        if array not in ARRAYS:
-            raise ValueError(f"{caller}: array must be one of "
-                             f"{', '.join(map(repr, ARRAYS))}, not "
-                             f"{array!r}")
-        self._array = array
+        check_array(caller, array)
         self._takers = _array_takers(caller, array) \
             if array != "numpy" else None
         for key in options:

@@ -226,6 +226,14 @@ def _array_takers(caller, array):
 ARRAYS = ("numpy", "torch", "cupy", "jax", "dlpack")
 
 
+def check_array(caller, array):
+    """array, as array= names a library, else a ValueError."""
+    if array not in ARRAYS:
+        raise ValueError(f"{caller}: array must be one of "
+                         f"{', '.join(map(repr, ARRAYS))}, not {array!r}")
+    return array
+
+
 def _array_objective(caller, function, array):
     """The callable as an objective that takes X as `array` asks: on a
     CUDA device where the workload evaluates there, the swarm's own
@@ -260,9 +268,7 @@ def objective_params(caller, objective, folder, array="numpy"):
     """The options and host callback that give the run its objective: a
     built-in name, OpenCL C source text (written to a file in folder), a
     path to a .cl file, or a Python callable taking X as array asks."""
-    if array not in ARRAYS:
-        raise ValueError(f"{caller}(): array must be one of "
-                         f"{', '.join(map(repr, ARRAYS))}, not {array!r}")
+    check_array(f"{caller}()", array)
     if callable(objective) and array != "numpy":
         return [], _array_objective(caller, objective, array)
     if callable(objective):

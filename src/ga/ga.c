@@ -548,16 +548,10 @@ ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch) {
   CK__REQUIRE(batch);
   ga_state *state = &ga->state;
   CK_TRY(device_ask_tell(ga, "ck_ga_tell_device"));
-  if (batch->count != state->total || batch->real_size != state->real_size)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "ck_ga_tell_device: the batch holds %zu values of %zu bytes' "
-            "individuals, not the GA's %zu of %zu",
-            batch->count, batch->real_size, (size_t)state->total,
-            state->real_size);
   uint64_t generation = asked(ga);
   CK_TRY(ck__device_batch_take(batch, state->queue,
-                               state->fitness[generation & 1],
-                               "ck_ga_tell_device"));
+                               state->fitness[generation & 1], state->total,
+                               state->real_size, "ck_ga_tell_device"));
   CK_TRY(told(ga, generation));
 fail:
   return status;

@@ -370,13 +370,19 @@ ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
 }
 
 ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
-                                ck_buffer *values, const char *what) {
+                                ck_buffer *values, size_t count,
+                                size_t real_size, const char *what) {
   if (!batch->values || (batch->value_size != 4 && batch->value_size != 8) ||
       batch->value_stride == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: no values, or values of %zu bytes %zu apart (4 or "
                     "8 bytes, 1 or more apart)",
                     what, batch->value_size, batch->value_stride);
+  if (batch->count != count || batch->real_size != real_size)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the batch holds %zu values for positions of %zu "
+                    "bytes, not the %zu of %zu asked",
+                    what, batch->count, batch->real_size, count, real_size);
 #if CK_HAVE_CUDA
   if (batch->values_on_host)
     return take_host_values(batch, queue, values);
@@ -405,7 +411,7 @@ ck_status ck__device_objective_call(const ck__device_objective *objective,
                            "device objective", status, objective->step, number);
   char what[64];
   snprintf(what, sizeof what, "%s.evaluate_device", objective->config);
-  return ck__device_batch_take(&batch, queue, values, what);
+  return ck__device_batch_take(&batch, queue, values, count, real_size, what);
 }
 
 void ck__problem_free(ck__problem *problem) {

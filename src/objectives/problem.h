@@ -209,13 +209,15 @@ ck_status ck__device_objective_call(const ck__device_objective *objective,
                                     size_t dim, size_t real_size,
                                     ck_buffer *values, uint64_t number);
 /* Its two halves, for ask/tell: the batch's given fields for x, once the
- * queue's work is done; and the values the batch names into `values`
- * (what names the caller in messages). */
+ * queue's work is done; and the values the batch names into `values`,
+ * the batch refused unless it holds count of them for positions of
+ * real_size bytes (what names the caller in messages). */
 ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
                                 size_t dim, size_t real_size,
                                 ck_device_batch *batch);
 ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
-                                ck_buffer *values, const char *what);
+                                ck_buffer *values, size_t count,
+                                size_t real_size, const char *what);
 /* CK_OK where positions in device memory may be handed out on device;
  * else why not, naming `what` (a field or a function). */
 ck_status ck__device_objective_check(const ck_device *device, const char *what);

@@ -733,13 +733,8 @@ ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch) {
   CK__REQUIRE(batch);
   pso_state *state = &pso->state;
   CK_TRY(device_ask_tell(pso, "ck_pso_tell_device"));
-  if (batch->count != state->n || batch->real_size != state->real_size)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "ck_pso_tell_device: the batch holds %zu values of %zu bytes' "
-            "positions, not the swarm's %zu of %zu",
-            batch->count, batch->real_size, (size_t)state->n, state->real_size);
-  CK_TRY(ck__device_batch_take(batch, state->queue, state->values,
-                               "ck_pso_tell_device"));
+  CK_TRY(ck__device_batch_take(batch, state->queue, state->values, state->n,
+                               state->real_size, "ck_pso_tell_device"));
   CK_TRY(pso->steps->evaluate(state));
   CK_TRY(told(pso));
 fail:

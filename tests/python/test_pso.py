@@ -391,8 +391,9 @@ def test_array_dlpack_off_cuda_gives_the_host_copy(device):
 
 @needs_cuda
 def test_a_device_array_is_the_swarms_memory():
-    """On CUDA, X is a DeviceArray: (count, dim) float32 on the device;
-    host values from it give the NumPy callable's run bit for bit."""
+    """On CUDA, X is a DeviceArray: (count, dim) float32 on the device,
+    which DLPack and the CUDA array interface both describe; the run
+    takes host values back."""
     seen = {}
 
     def objective(X):
