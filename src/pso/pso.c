@@ -347,11 +347,11 @@ static ck_status upload(ck_pso *created, const ck_pso_config *config) {
   pso_state *state = &created->state;
   const ck__problem *problem = &created->problem;
   size_t dim = (size_t)state->dim;
-  double *vmax = malloc(dim * sizeof *vmax);
-  if (!vmax)
+  double *row = malloc(dim * sizeof *row);
+  if (!row)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   for (size_t d = 0; d < dim; ++d)
-    vmax[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
+    row[d] = config->vmax * (problem->hi[d] - problem->lo[d]);
   uint32_t zero = 0;
   CK_TRY(ck_buffer_write(state->queue, state->done, 0, sizeof zero, &zero,
                          CK_BLOCKING, NULL));
@@ -360,7 +360,13 @@ static ck_status upload(ck_pso *created, const ck_pso_config *config) {
     CK_TRY(ck__problem_upload(problem, state->queue, &state->data));
   CK_TRY(write_reals(state, state->lo, problem->lo, dim));
   CK_TRY(write_reals(state, state->hi, problem->hi, dim));
-  CK_TRY(write_reals(state, state->vmax, vmax, dim));
+  CK_TRY(write_reals(state, state->vmax, row, dim));
+  /* The global best's position until one is found, the domain's middle:
+   * a swarm told only NaN so far moves toward it, not toward whatever
+   * the buffer held. */
+  for (size_t d = 0; d < dim; ++d)
+    row[d] = 0.5 * (problem->lo[d] + problem->hi[d]);
+  CK_TRY(write_reals(state, state->gbest, row, dim));
   double largest =
       state->double_precision ? 1.7976931348623157e308 : 3.402823466e38;
   CK_TRY(write_reals(state, state->best_value, &largest, 1));
@@ -368,7 +374,7 @@ static ck_status upload(ck_pso *created, const ck_pso_config *config) {
   CK_TRY(ck_buffer_write(state->queue, state->best_index, 0, sizeof none, &none,
                          CK_BLOCKING, NULL));
 fail:
-  free(vmax);
+  free(row);
   return status;
 }
 
