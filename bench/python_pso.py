@@ -14,6 +14,9 @@ and iterations on one GPU:
   own memory as a CUDA tensor (no copy), the values taken on the device;
 - clkit, ask/tell with array="torch": the same objective in a loop of
   clkit.pso.PSO's ask() and tell();
+- clkit, NumPy view with array="dlpack", on OpenCL devices only: the
+  NumPy callback on the swarm's page-locked host copy, read in place
+  (float32), against the float64 rows of the default NumPy callback;
 - EvoX (PyTorch) and evosax (JAX): their PSO with their Rastrigin, as
   their documentation runs it.
 
@@ -112,6 +115,11 @@ def clkit_rows(args):
     rows = [(f"clkit on {device}, {label}", runner(objective, device, array))
             for device in args.device.split(",")
             for label, objective, array in objectives]
+    rows += [(f'clkit on {device}, NumPy view, array="dlpack"',
+              runner(lambda X: rastrigin_numpy(np.asarray(X)), device,
+                     "dlpack"))
+             for device in args.device.split(",")
+             if not device.startswith("cuda")]
     if any(label.endswith('array="torch"') for label, _, _ in objectives):
         rows += [(f"clkit on {device}, ask/tell, PyTorch objective, "
                   f'array="torch"', asktell_runner(args, device))

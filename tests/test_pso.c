@@ -1677,15 +1677,56 @@ static void host_ask_tell(const ck_device *device) {
     CHECK_OK(ck_pso_tell(pso, f));
     CHECK_OK(ck_pso_get_best(pso, &told_best, NULL));
     CHECK(told_best == best);
-    /* Positions in device memory are CUDA devices' only. */
-    ck_device_batch batch = {0};
-    if (device->backend != CK_BACKEND_CUDA) {
-      CHECK(ck_pso_ask_device(pso, &batch) == CK_ERROR_UNSUPPORTED);
-      CHECK(ck_pso_tell_device(pso, &batch) == CK_ERROR_UNSUPPORTED);
-    }
   }
   ck_pso_destroy(pso);
   free(expected);
+}
+
+/* Off CUDA devices a device objective takes a host copy of the swarm
+ * (page-locked on OpenCL): run, and through ask/tell, its swarm is the
+ * host callback's bit for bit. Values said to be in device memory are
+ * refused there. */
+static void device_objective_on_host(const ck_device *device) {
+  if (!device->has_fp64 || device->backend == CK_BACKEND_CUDA)
+    return;
+  ck_pso_config c;
+  host_config(&c, NULL);
+  double best[3] = {NAN, NAN, NAN}, position[3][5];
+  test_batch_values values = {0};
+  for (int way = 0; way < 3; ++way) {
+    c.evaluate = way == 0 ? test_host_sphere : NULL;
+    c.evaluate_device = way == 1 ? test_batch_sphere : NULL;
+    c.evaluate_user = way == 1 ? &values : NULL;
+    c.ask_tell = way == 2;
+    ck_pso *pso = create(device, &c);
+    if (!pso)
+      return;
+    if (way < 2)
+      CHECK_OK(ck_pso_step(pso, 30));
+    for (int told = 0; way == 2 && told <= 30; ++told) {
+      ck_device_batch batch;
+      CHECK_OK(ck_pso_ask_device(pso, &batch));
+      CHECK_OK(test_batch_sphere(&batch, &values));
+      CHECK_OK(ck_pso_tell_device(pso, &batch));
+    }
+    CHECK_OK(ck_pso_get_best(pso, &best[way], position[way]));
+    if (way == 2) {
+      ck_device_batch batch;
+      CHECK_OK(ck_pso_ask_device(pso, &batch));
+      batch.values = values.f;
+      batch.value_size = 8;
+      batch.value_stride = 1;
+      batch.values_on_host = 0;
+      CHECK_INVALID(ck_pso_tell_device(pso, &batch), "values in device memory");
+    }
+    ck_pso_destroy(pso);
+  }
+  for (int way = 1; way < 3; ++way)
+    CHECK_MSG(best[way] == best[0] &&
+                  memcmp(position[way], position[0], sizeof position[0]) == 0,
+              "%s: device objective way %d %.17g, host callback %.17g",
+              device->id, way, best[way], best[0]);
+  CHECK(values.calls == 62);
 }
 
 /* The arrays of a ck_pso_state of 20 particles in 5 dimensions. */
@@ -1899,14 +1940,9 @@ static void host_errors(const ck_device *ref) {
   CHECK(ck_pso_create_spread(&spread, &c, &pso) == CK_ERROR_UNSUPPORTED);
   CHECK(pso == NULL);
 
-  /* A device objective runs on CUDA devices only, alone. */
+  /* A device objective runs alone, not spread. */
   c.ask_tell = 0;
   c.evaluate_device = never_on_device;
-  CHECK(ck_pso_create(ref, &c, &pso) == CK_ERROR_UNSUPPORTED && pso == NULL);
-  ck_error_get_last(&message);
-  CHECK_MSG(strstr(message, "ck_pso_config.evaluate_device") &&
-                strstr(message, "a CUDA device's, not ref's"),
-            "%s", message);
   c.evaluate = test_host_sphere;
   CHECK_INVALID(ck_pso_create(ref, &c, &pso), "give one of evaluate");
   c.evaluate = NULL;
@@ -1973,7 +2009,6 @@ static void host_workload(const ck_device *ref) {
     CHECK(strcmp(host.options[0].name, "fn") == 0 && !host.options[0].value);
     ck_result_release(&host);
   }
-  ck_result_release(&builtin);
   CHECK_INVALID(ck_workload_run(pso, ref, params, 7, &options, &host),
                 "option --fn: the run's objective is evaluated on the host");
   CHECK_INVALID(ck_workload_run(pso, ref, params, 3, &options, &host),
@@ -1983,8 +2018,9 @@ static void host_workload(const ck_device *ref) {
                 "a host objective needs both --lo and --hi");
   CHECK(ck_workload_run(aco, ref, NULL, 0, &options, &host) ==
         CK_ERROR_UNSUPPORTED);
-  /* A device objective: refused beside a host one, by a workload that
-   * takes none, and off a CUDA device. */
+  /* A device objective: refused beside a host one and by a workload that
+   * takes none; on ref it takes a host copy of the swarm, whose run is
+   * the built-in's. */
   options.device_objective = never_on_device;
   CHECK_INVALID(ck_workload_run(pso, ref, params, 6, &options, &host),
                 "give objective or device_objective");
@@ -1994,10 +2030,20 @@ static void host_workload(const ck_device *ref) {
   const char *message = "";
   ck_error_get_last(&message);
   CHECK_MSG(strstr(message, "aco takes no device objective"), "%s", message);
-  CHECK(ck_workload_run(pso, ref, params, 6, &options, &host) ==
-        CK_ERROR_UNSUPPORTED);
-  ck_error_get_last(&message);
-  CHECK_MSG(strstr(message, "evaluate_device"), "%s", message);
+  test_batch_values batch_values = {0};
+  options.device_objective = test_batch_sphere;
+  options.objective_user = &batch_values;
+  status = ck_workload_run(pso, ref, params, 6, &options, &host);
+  CHECK_OK(status);
+  if (status == CK_OK) {
+    CHECK_MSG(
+        host.best == builtin.best && memcmp(host.position, builtin.position,
+                                            5 * sizeof *host.position) == 0,
+        "device objective %.17g, built-in %.17g", host.best, builtin.best);
+    CHECK(batch_values.calls == 31);
+    ck_result_release(&host);
+  }
+  ck_result_release(&builtin);
 }
 
 int main(void) {
@@ -2027,6 +2073,7 @@ int main(void) {
     overflow(devices[i]);
     host_objective(devices[i]);
     host_ask_tell(devices[i]);
+    device_objective_on_host(devices[i]);
     ask_tell_state(devices[i]);
   }
   if (devices[1]) {

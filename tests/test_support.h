@@ -340,6 +340,41 @@ static inline ck_status test_host_sphere(const double *x, size_t count,
   return CK_OK;
 }
 
+/* A device objective's values, for test_batch_sphere. */
+typedef struct test_batch_values {
+  double f[256];
+  uint64_t calls;
+} test_batch_values;
+
+/* Sphere over a device batch copied to host memory (off CUDA devices),
+ * summed in double as test_host_sphere sums it, its values left in user
+ * (a test_batch_values) in host memory. */
+static inline ck_status test_batch_sphere(ck_device_batch *batch, void *user) {
+  test_batch_values *out = user;
+  CHECK_MSG(batch->x_on_host && batch->ordinal == -1 && !batch->stream &&
+                batch->count <= 256 && batch->stride == batch->count,
+            "a batch of %zu positions, on host %d, ordinal %d, stride %zu",
+            batch->count, batch->x_on_host, batch->ordinal, batch->stride);
+  if (!batch->x_on_host || batch->count > 256)
+    return CK_ERROR_MISMATCH;
+  for (size_t i = 0; i < batch->count; ++i) {
+    double sum = 0;
+    for (size_t d = 0; d < batch->dim; ++d) {
+      size_t at = d * batch->stride + i;
+      double value = batch->real_size == 8 ? ((const double *)batch->x)[at]
+                                           : ((const float *)batch->x)[at];
+      sum += value * value;
+    }
+    out->f[i] = sum;
+  }
+  batch->values = out->f;
+  batch->value_size = 8;
+  batch->value_stride = 1;
+  batch->values_on_host = 1;
+  out->calls++;
+  return CK_OK;
+}
+
 /* A device objective (clkit/objectives.h) that must never be called:
  * the tests give it where the swarm or GA is refused. */
 static inline ck_status never_on_device(ck_device_batch *batch, void *user) {

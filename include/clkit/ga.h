@@ -116,8 +116,9 @@ typedef struct ck_ga_config {
   ck_objective_fn evaluate;
   void *evaluate_user;
   int ask_tell;
-  /* Or, on a CUDA device, an objective evaluated there (called with
-   * evaluate_user as evaluate is): the individuals stay on the device. */
+  /* Or an objective that takes the individuals where the device keeps
+   * them (called with evaluate_user as evaluate is), as the PSO's
+   * evaluate_device does. */
   ck_device_objective_fn evaluate_device;
 } ck_ga_config;
 
@@ -289,11 +290,11 @@ ck_status ck_ga_set_state(ck_ga *ga, const ck_ga_state *state);
 
 /*
  * ck_ga_ask_device, ck_ga_tell_device - ck_ga_ask and ck_ga_tell with the
- * individuals where they are, on a CUDA device, as ck_pso_ask_device and
+ * individuals where the device keeps them, as ck_pso_ask_device and
  * ck_pso_tell_device hand out a swarm's positions.
  * Takes: batch (ask: set; tell: read).
- * Returns: as ck_ga_ask; CK_ERROR_UNSUPPORTED on a device other than
- * CUDA; CK_ERROR_INVALID_ARGUMENT for values of another size or count.
+ * Returns: as ck_ga_ask; CK_ERROR_INVALID_ARGUMENT for values of another
+ * size or count, or in device memory of a device other than CUDA.
  */
 ck_status ck_ga_ask_device(ck_ga *ga, ck_device_batch *batch);
 ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch);

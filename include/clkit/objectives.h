@@ -29,19 +29,22 @@ typedef ck_status (*ck_objective_fn)(const double *x, size_t count, size_t dim,
                                      double *f, void *user);
 
 /*
- * ck_device_batch - a batch of positions in a CUDA device's memory, for an
- * objective evaluated there (ck_device_objective_fn): no copy to the host.
+ * ck_device_batch - a batch of positions where the device keeps them, for
+ * an objective evaluated beside them (ck_device_objective_fn): on a CUDA
+ * device no copy to the host.
  *
  * Given by clkit: count positions of dim coordinates, dimension-major
  * (position i's coordinate d at x[d * stride + i]), real_size bytes each
- * (4: float, 8: double), in the memory of CUDA device `ordinal`. They are
- * complete when the objective is called. Work queued after it runs on
- * `stream` (a cudaStream_t). x is clkit's memory: read it during the call
- * only, and never write it.
+ * (4: float, 8: double). On a CUDA device (x_on_host 0) they are in the
+ * memory of CUDA device `ordinal`, and work queued after the objective
+ * runs on `stream` (a cudaStream_t). On other devices (x_on_host 1,
+ * ordinal -1, stream NULL) they are a copy in host memory, page-locked
+ * on OpenCL devices. They are complete when the objective is called. x is
+ * clkit's memory: read it during the call only, and never write it.
  *
  * Set by the objective: where its count values are. In device memory
- * (values_on_host 0), they must be complete once the work queued on
- * `stream` before the objective returned is done (a callee working on
+ * (values_on_host 0, a CUDA device only), they must be complete once the work
+ * queued on `stream` before the objective returned is done (a callee working on
  * another stream makes `stream` wait for it), and stay valid until the
  * objective is next called or the run ends. In host memory
  * (values_on_host 1), they are read before the objective is called
@@ -54,14 +57,15 @@ typedef struct ck_device_batch {
   size_t count, dim, stride, real_size;
   int ordinal;
   void *stream;
+  int x_on_host;
   const void *values;
   size_t value_size, value_stride;
   int values_on_host;
 } ck_device_batch;
 
 /*
- * ck_device_objective_fn - an objective evaluated on the device that holds
- * the swarm or population (a CUDA device), for the PSO (its config's
+ * ck_device_objective_fn - an objective evaluated beside the device that
+ * holds the swarm or population, for the PSO and the GA (their config's
  * `evaluate_device`): reads batch's positions and sets where its values
  * are (ck_device_batch).
  * Returns: CK_OK; any other status stops the run, which returns it.

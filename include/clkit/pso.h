@@ -108,8 +108,9 @@ typedef struct ck_pso_config {
   ck_objective_fn evaluate;
   void *evaluate_user;
   int ask_tell;
-  /* Or, on a CUDA device, an objective evaluated there (called with
-   * evaluate_user as evaluate is): the positions stay on the device. */
+  /* Or an objective that takes the positions where the device keeps
+   * them (called with evaluate_user as evaluate is): on a CUDA device
+   * they stay there; elsewhere a copy in page-locked host memory. */
   ck_device_objective_fn evaluate_device;
 } ck_pso_config;
 
@@ -233,14 +234,15 @@ ck_status ck_pso_tell(ck_pso *pso, const double *f);
 
 /*
  * ck_pso_ask_device, ck_pso_tell_device - ck_pso_ask and ck_pso_tell with
- * the positions where they are, on a CUDA device: ask sets batch's given
- * fields (ck_device_batch: x, count, dim, stride, real_size, ordinal,
- * stream), the positions complete, valid until the next tell; tell takes
+ * the positions where the device keeps them (ck_device_batch): ask sets
+ * batch's given fields (x, count, dim, stride, real_size, ordinal,
+ * stream, x_on_host), the positions complete, valid until the next
+ * tell; tell takes
  * the values that batch's own fields name (values, value_size,
  * value_stride, values_on_host), as a device objective sets them.
  * Takes: batch (ask: set; tell: read).
- * Returns: as ck_pso_ask; CK_ERROR_UNSUPPORTED on a device other than
- * CUDA; CK_ERROR_INVALID_ARGUMENT for values of another size or count.
+ * Returns: as ck_pso_ask; CK_ERROR_INVALID_ARGUMENT for values of another
+ * size or count, or in device memory of a device other than CUDA.
  */
 ck_status ck_pso_ask_device(ck_pso *pso, ck_device_batch *batch);
 ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch);

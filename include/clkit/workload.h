@@ -109,9 +109,10 @@ typedef struct ck_run_options {
    * other workloads refuse it with CK_ERROR_UNSUPPORTED. */
   ck_objective_fn objective;
   void *objective_user;
-  /* Optional, for the PSO on a CUDA device: an objective evaluated on
-   * the device (clkit/objectives.h), called with objective_user, in
-   * place of objective (give one of them) and as objective takes it. */
+  /* Optional, for the optimisers (pso, ga): an objective that takes the
+   * positions where the device keeps them (clkit/objectives.h), called
+   * with objective_user, in place of objective (give one of them) and as
+   * objective takes it. */
   ck_device_objective_fn device_objective;
 } ck_run_options;
 

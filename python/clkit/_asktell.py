@@ -94,9 +94,10 @@ class _AskTell:
             raise _prefixed(error, caller) from None
         self._tells = 0
         self._asked = False
-        # Positions handed out where they are: a PSO on a CUDA device,
-        # asked for an array library's arrays.
-        self._on_device = array != "numpy" and self._optimiser.cuda
+        # Positions handed out where the device keeps them (off CUDA
+        # devices, their page-locked host copy), asked for an array
+        # library's arrays.
+        self._on_device = array != "numpy"
 
     def _check(self, method):
         if self._optimiser.closed:
@@ -112,8 +113,9 @@ class _AskTell:
         """The positions to evaluate, a (rows, dim) float64 array that is
         the caller's to keep. Asking again before telling gives the same
         positions. With array= other than "numpy", that library's array:
-        on a CUDA device a read-only view of the swarm's own memory, valid
-        until the next tell (keep a copy to keep them); elsewhere a copy."""
+        a read-only view of the swarm's own memory on a CUDA device, or
+        of its page-locked host copy elsewhere, valid until the next tell
+        (keep a copy to keep them)."""
         self._check("ask")
         if self._on_device:
             out = self._takers[0](self._optimiser.ask_device())

@@ -201,9 +201,16 @@ def _host_copy(values):
     return np.asarray(values)
 
 
+def _on_cuda(device_array):
+    """Whether a DeviceArray is in a CUDA device's memory (DLPack's
+    device 2), not in host memory."""
+    return device_array.__dlpack_device__()[0] == 2
+
+
 def _array_takers(caller, array):
     """How an objective that asked for `array` takes X: from a
-    DeviceArray (a CUDA device's memory), and from a host batch."""
+    DeviceArray (a CUDA device's memory, or off CUDA devices page-locked
+    host memory), and from a host batch."""
     def copied(points):
         return np.array(points)
     try:
@@ -212,7 +219,9 @@ def _array_takers(caller, array):
             return torch.from_dlpack, lambda points: torch.tensor(copied(points))
         if array == "cupy":
             import cupy
-            return cupy.from_dlpack, cupy.asarray
+            return (lambda device_array: cupy.from_dlpack(device_array)
+                    if _on_cuda(device_array)
+                    else cupy.asarray(np.asarray(device_array))), cupy.asarray
         if array == "jax":
             import jax.dlpack
             import jax.numpy as jnp
@@ -220,6 +229,8 @@ def _array_takers(caller, array):
     except ImportError as error:
         raise ImportError(f"{caller}(): array={array!r} needs {array}, "
                           f"which is not installed") from error
+    if array == "numpy":
+        return np.asarray, np.asarray
     return (lambda device_array: device_array), np.asarray
 
 
@@ -235,10 +246,11 @@ def check_array(caller, array):
 
 
 def _array_objective(caller, function, array):
-    """The callable as an objective that takes X as `array` asks: on a
-    CUDA device where the workload evaluates there, the swarm's own
-    device memory (a clkit DeviceArray, through DLPack), whose values may
-    stay on the device; elsewhere a host copy, converted."""
+    """The callable as an objective that takes X as `array` asks, where
+    the workload evaluates beside the device (a clkit DeviceArray, through
+    DLPack): on a CUDA device the swarm's own memory, whose values may
+    stay on the device; elsewhere its page-locked host copy. Other
+    workloads give a host copy, converted."""
     take_device, take_host = _array_takers(caller, array)
     host = _host_objective(
         lambda points: _host_copy(function(take_host(points))))
@@ -441,7 +453,8 @@ def run(workload, caller, params, *, device=None, session=None, seed=None,
     """One run of workload with params (name, value pairs) on device of
     session (None: device's default session): the raw result dict of the
     extension, log lines and warnings included. on_device: the objective
-    takes a DeviceArray on a CUDA device."""
+    takes a DeviceArray, where the device keeps the positions (off CUDA
+    devices, their page-locked host copy)."""
     handle, selected = resolve(f"{caller}()", device, session)
     raw, lines = call(_clkit.run, caller, (workload, selected, params),
                       seed=seed, progress=progress, callback=callback,

@@ -2,8 +2,10 @@
  * device_array.c - a device objective written in Python: the swarm's
  * positions handed to the callable where they are, in a CUDA device's
  * memory, through DLPack (torch.from_dlpack, cupy.from_dlpack,
- * jax.dlpack.from_dlpack) and the CUDA array interface; the values it
- * returns taken from the device as well, or from the host.
+ * jax.dlpack.from_dlpack) and the CUDA array interface; off CUDA devices
+ * the page-locked host copy clkit made, through DLPack and the buffer
+ * protocol (np.asarray reads it in place). The values it returns are
+ * taken from the device as well, or from the host.
  *
  * The DLPack structures below follow the DLPack ABI (version 0.8, the
  * "dltensor" capsule every array library takes).
@@ -46,12 +48,14 @@ static const char LIVE[] = "dltensor", USED[] = "used_dltensor";
 /* ---- clkit._clkit.DeviceArray ------------------------------------------ */
 
 /* One call's positions: a read-only (count, dim) view of the swarm's
- * device memory, valid while the call runs. exports counts the DLPack
- * tensors made of it that their consumers still hold. */
+ * device memory (or of its host copy, on_host), valid while the call
+ * runs. exports counts the DLPack tensors and buffer views made of it
+ * that their consumers still hold. */
 typedef struct device_array {
   PyObject_HEAD const void *data;
   Py_ssize_t count, dim, stride, real_size;
-  int ordinal, live;
+  Py_ssize_t shape[2], strides[2]; /* the buffer protocol's, in bytes */
+  int ordinal, live, on_host;
   Py_ssize_t exports;
   PyObject *owner; /* what keeps the memory, or NULL */
   void (*freed)(PyObject *owner);
@@ -88,10 +92,16 @@ static int array_usable(device_array *array) {
   if (array->live)
     return 0;
   PyErr_SetString(PyExc_BufferError,
-                  "X is a view of the swarm's device memory for the call it "
-                  "was given to only; keep a copy (X.clone() in PyTorch) to "
-                  "use it later");
+                  "X is a view of the swarm's memory for the call it was "
+                  "given to only; keep a copy (X.copy() in NumPy, X.clone() "
+                  "in PyTorch) to use it later");
   return -1;
+}
+
+/* Its DLPack device: a CUDA device, or the host's memory. */
+static dl_device array_device(const device_array *array) {
+  return array->on_host ? (dl_device){DL_CPU, 0}
+                        : (dl_device){DL_CUDA, array->ordinal};
 }
 
 /* __dlpack__(stream=None, max_version=None, dl_device=None, copy=None):
@@ -115,14 +125,15 @@ static PyObject *array_dlpack(PyObject *self, PyObject *args,
                     "its consumer's library");
     return NULL;
   }
+  dl_device where = array_device(array);
   if (device != Py_None) {
     int type, id;
     if (!PyArg_ParseTuple(device, "ii", &type, &id))
       return NULL;
-    if (type != DL_CUDA || id != array->ordinal) {
+    if (type != where.type || id != where.id) {
       PyErr_Format(PyExc_BufferError,
-                   "X lives on CUDA device %d, not on DLPack device (%d, %d)",
-                   array->ordinal, type, id);
+                   "X lives on DLPack device (%d, %d), not (%d, %d)",
+                   (int)where.type, (int)where.id, type, id);
       return NULL;
     }
   }
@@ -136,7 +147,7 @@ static PyObject *array_dlpack(PyObject *self, PyObject *args,
   made->array = (device_array *)Py_NewRef(self);
   made->managed = (dl_managed){
       .tensor = {.data = (void *)array->data,
-                 .device = {DL_CUDA, array->ordinal},
+                 .device = where,
                  .ndim = 2,
                  .dtype = {DL_FLOAT, (uint8_t)(8 * array->real_size), 1},
                  .shape = made->shape,
@@ -151,7 +162,8 @@ static PyObject *array_dlpack(PyObject *self, PyObject *args,
 
 static PyObject *array_dlpack_device(PyObject *self, PyObject *unused) {
   (void)unused;
-  return Py_BuildValue("ii", DL_CUDA, ((device_array *)self)->ordinal);
+  dl_device where = array_device((device_array *)self);
+  return Py_BuildValue("ii", (int)where.type, (int)where.id);
 }
 
 static PyObject *array_shape(PyObject *self, void *unused) {
@@ -171,6 +183,11 @@ static PyObject *array_dtype(PyObject *self, void *unused) {
 static PyObject *array_interface(PyObject *self, void *unused) {
   (void)unused;
   device_array *array = (device_array *)self;
+  if (array->on_host) {
+    PyErr_SetString(PyExc_AttributeError,
+                    "X is in host memory: it has no CUDA array interface");
+    return NULL;
+  }
   if (array_usable(array))
     return NULL;
   return Py_BuildValue(
@@ -185,7 +202,7 @@ static PyMethodDef array_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "a DLPack capsule of X, shared (not copied), read-only"},
     {"__dlpack_device__", array_dlpack_device, METH_NOARGS,
-     "(2, ordinal): a CUDA device"},
+     "(2, ordinal): a CUDA device; (1, 0): host memory"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef array_fields[] = {
@@ -194,6 +211,51 @@ static PyGetSetDef array_fields[] = {
     {"__cuda_array_interface__", array_interface, NULL,
      "the CUDA array interface, version 3", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
+
+/* The buffer protocol, for X in host memory: read-only, strided
+ * (column-major), so that np.asarray(X) reads it in place. */
+static int array_get_buffer(PyObject *self, Py_buffer *view, int flags) {
+  device_array *array = (device_array *)self;
+  view->obj = NULL;
+  if (!array->on_host) {
+    PyErr_SetString(PyExc_BufferError,
+                    "X is in a CUDA device's memory: take it through DLPack "
+                    "(torch.from_dlpack, cupy.from_dlpack)");
+    return -1;
+  }
+  if (array_usable(array))
+    return -1;
+  if (flags & PyBUF_WRITABLE) {
+    PyErr_SetString(PyExc_BufferError, "X is read-only");
+    return -1;
+  }
+  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES) {
+    PyErr_SetString(PyExc_BufferError,
+                    "X is strided (coordinate-major): ask for strides");
+    return -1;
+  }
+  *view = (Py_buffer){.buf = (void *)array->data,
+                      .obj = Py_NewRef(self),
+                      .len = array->count * array->dim * array->real_size,
+                      .itemsize = array->real_size,
+                      .readonly = 1,
+                      .ndim = 2,
+                      .format = (flags & PyBUF_FORMAT)
+                                    ? (array->real_size == 8 ? "d" : "f")
+                                    : NULL,
+                      .shape = array->shape,
+                      .strides = array->strides};
+  array->exports++;
+  return 0;
+}
+
+static void array_release_buffer(PyObject *self, Py_buffer *view) {
+  (void)view;
+  ((device_array *)self)->exports--;
+}
+
+static PyBufferProcs array_buffer = {.bf_getbuffer = array_get_buffer,
+                                     .bf_releasebuffer = array_release_buffer};
 
 static void array_dealloc(PyObject *self) {
   device_array *array = (device_array *)self;
@@ -210,9 +272,12 @@ static PyTypeObject array_type = {
     .tp_dealloc = array_dealloc,
     .tp_methods = array_methods,
     .tp_getset = array_fields,
-    .tp_doc = "one call's positions in a CUDA device's memory, read-only, "
-              "valid during the call: take it with torch.from_dlpack, "
-              "cupy.from_dlpack or jax.dlpack.from_dlpack",
+    .tp_as_buffer = &array_buffer,
+    .tp_doc = "one call's positions in a CUDA device's memory (or, off "
+              "CUDA devices, in page-locked host memory), read-only, valid "
+              "during the call: take it with torch.from_dlpack, "
+              "cupy.from_dlpack, jax.dlpack.from_dlpack or, in host "
+              "memory, np.asarray",
     .tp_new = NULL,
 };
 
@@ -233,6 +298,11 @@ PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
   array->stride = (Py_ssize_t)batch->stride;
   array->real_size = (Py_ssize_t)batch->real_size;
   array->ordinal = batch->ordinal;
+  array->on_host = batch->x_on_host;
+  array->shape[0] = array->count;
+  array->shape[1] = array->dim;
+  array->strides[0] = array->real_size;
+  array->strides[1] = array->stride * array->real_size;
   array->live = 1;
   array->exports = 0;
   array->owner = Py_XNewRef(owner);
@@ -273,9 +343,9 @@ int ck_py_device_release(ck_py_bridge *bridge) {
   if (!kept)
     return 0;
   PyErr_SetString(PyExc_RuntimeError,
-                  "the objective kept its X, a view of the swarm's device "
-                  "memory, past its call; keep a copy (X.clone() in PyTorch) "
-                  "instead");
+                  "the objective kept its X, a view of the swarm's memory, "
+                  "past its call; keep a copy (X.copy() in NumPy, X.clone() "
+                  "in PyTorch) instead");
   return -1;
 }
 
@@ -399,8 +469,14 @@ static int on_device(PyObject *answer) {
 int ck_py_values_take(ck_py_values *values, PyObject *answer,
                       ck_device_batch *batch) {
   ck_py_values_release(values);
-  return on_device(answer) ? device_values(values, answer, batch)
-                           : host_values(values, answer, batch);
+  if (!on_device(answer))
+    return host_values(values, answer, batch);
+  if (!batch->x_on_host)
+    return device_values(values, answer, batch);
+  PyErr_SetString(PyExc_ValueError,
+                  "the objective's values are on a CUDA device, but X is in "
+                  "host memory: return them in host memory");
+  return -1;
 }
 
 ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user) {

@@ -347,9 +347,10 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!workload || ck_py_device_of(session, selector, &device) != 0 ||
       ck_py_params(list, &params, &count) != 0)
     return NULL;
-  /* On a CUDA device, an objective that asks for it takes the positions
-   * where they are (device_array.c); elsewhere it gets a host copy. */
-  if (on_device && options.objective && device.backend == CK_BACKEND_CUDA) {
+  /* An objective that asks for it takes the positions where the device
+   * keeps them (device_array.c): on a CUDA device in its memory,
+   * elsewhere as a page-locked host copy. */
+  if (on_device && options.objective) {
     options.objective = NULL;
     options.device_objective = ck_py_on_device_objective;
   }

@@ -156,10 +156,11 @@ ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation) {
   if (state->objective != CK_OBJECTIVE_HOST)
     return ga->steps->evaluate(state, which);
   if (ga->config.evaluate_device) {
-    /* The individuals stay on the device. */
+    /* The individuals stay on a CUDA device; elsewhere they are copied
+     * into page-locked host memory. */
     ck__device_objective objective = {ga->config.evaluate_device,
                                       ga->config.evaluate_user, "ck_ga_config",
-                                      "generation"};
+                                      "generation", &ga->batch_host};
     return ck__device_objective_call(&objective, state->queue,
                                      state->population[which], state->total,
                                      (size_t)state->dim, state->real_size,
@@ -522,24 +523,17 @@ fail:
   return status;
 }
 
-/* CK_OK for an ask/tell GA on a device whose individuals may be handed
- * out where they are. */
-static ck_status device_ask_tell(const ck_ga *ga, const char *function) {
-  ck_status status = is_ask_tell(ga, function);
-  return status ? status
-                : ck__device_objective_check(&ga->state.device, function);
-}
-
 ck_status ck_ga_ask_device(ck_ga *ga, ck_device_batch *batch) {
   CK__REQUIRE(ga);
   CK__REQUIRE(batch);
   ga_state *state = &ga->state;
-  ck_status status = device_ask_tell(ga, "ck_ga_ask_device");
-  return status ? status
-                : ck__device_batch_open(state->queue,
-                                        state->population[asked(ga) & 1],
-                                        state->total, (size_t)state->dim,
-                                        state->real_size, batch);
+  ck_status status = is_ask_tell(ga, "ck_ga_ask_device");
+  return status
+             ? status
+             : ck__device_batch_open(state->queue,
+                                     state->population[asked(ga) & 1],
+                                     state->total, (size_t)state->dim,
+                                     state->real_size, &ga->batch_host, batch);
 }
 
 ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch) {
@@ -547,7 +541,7 @@ ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch) {
   CK__REQUIRE(ga);
   CK__REQUIRE(batch);
   ga_state *state = &ga->state;
-  CK_TRY(device_ask_tell(ga, "ck_ga_tell_device"));
+  CK_TRY(is_ask_tell(ga, "ck_ga_tell_device"));
   uint64_t generation = asked(ga);
   CK_TRY(ck__device_batch_take(batch, state->queue,
                                state->fitness[generation & 1], state->total,

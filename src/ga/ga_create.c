@@ -115,8 +115,6 @@ static ck_status tune(ck_ga *created, const ck_device *device,
   ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
   spec.host = config->evaluate || config->ask_tell || config->evaluate_device;
-  if (config->evaluate_device)
-    CK_TRY(ck__device_objective_check(device, "ck_ga_config.evaluate_device"));
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -472,6 +470,7 @@ ck_status ck_ga_destroy(ck_ga *ga) {
                           state->lsq_partial};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_buffer_destroy(buffers[i]);
+  ck__batch_host_free(&ga->batch_host, state->queue);
   ck_queue_destroy(state->queue);
   ck__problem_free(&ga->problem);
   ck__history_free(&ga->history);

@@ -210,6 +210,7 @@ struct ck_ga {
    * its values; told: ck_ga_tell has had generation 0's. */
   double *host_x, *host_rows, *host_f;
   int told;
+  ck__batch_host batch_host; /* a device objective's individuals, off CUDA */
 };
 
 /* The generations the next call may make, up to `count`: without filling

@@ -302,19 +302,6 @@ ck_status ck__host_failed(const char *config, ck_status status,
                          number);
 }
 
-ck_status ck__device_objective_check(const ck_device *device,
-                                     const char *what) {
-#if CK_HAVE_CUDA
-  if (device->backend == CK_BACKEND_CUDA)
-    return CK_OK;
-#endif
-  return ck__fail(CK_ERROR_UNSUPPORTED,
-                  "%s: positions in device memory are a CUDA device's, not "
-                  "%s's",
-                  what, device->id);
-}
-
-#if CK_HAVE_CUDA
 /* The values a device objective left in host memory, made comparable,
  * into values. */
 static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
@@ -341,32 +328,45 @@ static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
   free(f);
   return status;
 }
-#endif
+
+void ck__batch_host_free(ck__batch_host *host, ck_queue *queue) {
+  ck__host_free(queue, host->memory);
+  *host = (ck__batch_host){0};
+}
 
 ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
                                 size_t dim, size_t real_size,
-                                ck_device_batch *batch) {
-  *batch = (ck_device_batch){0};
-#if CK_HAVE_CUDA
-  ck_status status = ck_queue_finish(queue);
-  if (status)
-    return status;
+                                ck__batch_host *host, ck_device_batch *batch) {
+  ck_status status = CK_OK;
   const ck_device *device = NULL;
-  ck_queue_get_device(queue, &device);
-  *batch = (ck_device_batch){.x = ck__cuda_pointer(x),
-                             .count = count,
+  *batch = (ck_device_batch){.count = count,
                              .dim = dim,
                              .stride = count,
                              .real_size = real_size,
-                             .ordinal = device->device_index,
-                             .stream = ck__cuda_stream(queue)};
-  return CK_OK;
-#else
-  (void)queue, (void)x, (void)count, (void)dim, (void)real_size;
-  return ck__fail(CK_ERROR_UNSUPPORTED,
-                  "positions in device memory: this clkit was built without "
-                  "CUDA");
+                             .ordinal = -1};
+  CK_TRY(ck_queue_finish(queue));
+  ck_queue_get_device(queue, &device);
+#if CK_HAVE_CUDA
+  if (device->backend == CK_BACKEND_CUDA) {
+    batch->x = ck__cuda_pointer(x);
+    batch->ordinal = device->device_index;
+    batch->stream = ck__cuda_stream(queue);
+    return CK_OK;
+  }
 #endif
+  /* Elsewhere a copy in the queue's page-locked memory, which the
+   * device's runtime moves at full speed (and NumPy reads in place). */
+  size_t bytes = count * dim * real_size;
+  if (host->size < bytes) {
+    ck__batch_host_free(host, queue);
+    CK_TRY(ck__host_alloc(queue, bytes, &host->memory));
+    host->size = bytes;
+  }
+  CK_TRY(ck_buffer_read(queue, x, 0, bytes, host->memory, CK_BLOCKING, NULL));
+  batch->x = host->memory;
+  batch->x_on_host = 1;
+fail:
+  return status;
 }
 
 ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
@@ -383,17 +383,20 @@ ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
                     "%s: the batch holds %zu values for positions of %zu "
                     "bytes, not the %zu of %zu asked",
                     what, batch->count, batch->real_size, count, real_size);
-#if CK_HAVE_CUDA
   if (batch->values_on_host)
     return take_host_values(batch, queue, values);
-  return ck__cuda_take_values(queue, batch->values, batch->value_size,
-                              batch->value_stride, values, batch->real_size,
-                              batch->count);
-#else
-  (void)queue, (void)values;
-  return ck__fail(CK_ERROR_UNSUPPORTED, "%s: this clkit was built without CUDA",
-                  what);
+  const ck_device *device = NULL;
+  ck_queue_get_device(queue, &device);
+#if CK_HAVE_CUDA
+  if (device->backend == CK_BACKEND_CUDA)
+    return ck__cuda_take_values(queue, batch->values, batch->value_size,
+                                batch->value_stride, values, batch->real_size,
+                                batch->count);
 #endif
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: values in device memory are taken from a CUDA device "
+                  "only; on %s give them in host memory (values_on_host 1)",
+                  what, device->id);
 }
 
 ck_status ck__device_objective_call(const ck__device_objective *objective,
@@ -401,8 +404,8 @@ ck_status ck__device_objective_call(const ck__device_objective *objective,
                                     size_t dim, size_t real_size,
                                     ck_buffer *values, uint64_t number) {
   ck_device_batch batch;
-  ck_status status =
-      ck__device_batch_open(queue, x, count, dim, real_size, &batch);
+  ck_status status = ck__device_batch_open(queue, x, count, dim, real_size,
+                                           objective->host, &batch);
   if (status)
     return status;
   status = objective->function(&batch, objective->user);

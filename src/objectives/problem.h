@@ -194,33 +194,43 @@ void ck__host_values(int double_precision, const double *f, double *out,
 ck_status ck__host_failed(const char *config, ck_status status,
                           const char *step, uint64_t number);
 
+/* Where a device objective's positions are copied on a device other
+ * than CUDA: the queue's fastest host memory (ck__host_alloc:
+ * page-locked on OpenCL), grown as a batch needs and kept for the next;
+ * zeroed to begin, released by ck__batch_host_free on the same queue. */
+typedef struct ck__batch_host {
+  void *memory;
+  size_t size;
+} ck__batch_host;
+void ck__batch_host_free(ck__batch_host *host, ck_queue *queue);
+
 /* A device objective (ck_device_objective_fn) over count points of dim
- * coordinates held dimension-major in x (a CUDA device's buffer, reals of
- * real_size bytes), once the queue's work is done; its values into
- * `values` (count reals), in the queue's order. config, step and number
- * name a failure as ck__host_failed does. */
+ * coordinates held dimension-major in x (reals of real_size bytes),
+ * once the queue's work is done: on a CUDA device where they are, else
+ * copied into `host`; its values into `values` (count reals), in the
+ * queue's order. config, step and number name a failure as
+ * ck__host_failed does. */
 typedef struct ck__device_objective {
   ck_device_objective_fn function;
   void *user;
   const char *config, *step;
+  ck__batch_host *host;
 } ck__device_objective;
 ck_status ck__device_objective_call(const ck__device_objective *objective,
                                     ck_queue *queue, ck_buffer *x, size_t count,
                                     size_t dim, size_t real_size,
                                     ck_buffer *values, uint64_t number);
 /* Its two halves, for ask/tell: the batch's given fields for x, once the
- * queue's work is done; and the values the batch names into `values`,
- * the batch refused unless it holds count of them for positions of
- * real_size bytes (what names the caller in messages). */
+ * queue's work is done (x copied into host where the device is not
+ * CUDA); and the values the batch names into `values`, the batch refused
+ * unless it holds count of them for positions of real_size bytes (what
+ * names the caller in messages). */
 ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
                                 size_t dim, size_t real_size,
-                                ck_device_batch *batch);
+                                ck__batch_host *host, ck_device_batch *batch);
 ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
                                 ck_buffer *values, size_t count,
                                 size_t real_size, const char *what);
-/* CK_OK where positions in device memory may be handed out on device;
- * else why not, naming `what` (a field or a function). */
-ck_status ck__device_objective_check(const ck_device *device, const char *what);
 
 /* ---- ask/tell states (problem.c) ---------------------------------------- */
 

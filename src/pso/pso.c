@@ -36,6 +36,7 @@ struct ck_pso {
    * and their values; told: ck_pso_tell has had the initial swarm's. */
   double *host_x, *host_rows, *host_f;
   int told;
+  ck__batch_host batch_host; /* a device objective's positions, off CUDA */
 };
 
 CK__STEPS_TABLE(ck__pso_steps, 9);
@@ -155,12 +156,13 @@ static ck_status evaluate_on_host(ck_pso *pso, uint64_t iteration) {
 }
 
 /* The device objective over the swarm's positions after `iteration`
- * moves: they stay on the device. */
+ * moves: they stay on a CUDA device, else are copied into page-locked
+ * host memory. */
 static ck_status evaluate_on_device(ck_pso *pso, uint64_t iteration) {
   pso_state *state = &pso->state;
   ck__device_objective objective = {pso->config.evaluate_device,
                                     pso->config.evaluate_user, "ck_pso_config",
-                                    "iteration"};
+                                    "iteration", &pso->batch_host};
   ck_status status = ck__device_objective_call(
       &objective, state->queue, state->x, state->n, (size_t)state->dim,
       state->real_size, state->values, iteration);
@@ -206,8 +208,6 @@ static ck_status tune(ck_pso *created, const ck_device *device,
   ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
   spec.host = config->evaluate || config->ask_tell || config->evaluate_device;
-  if (config->evaluate_device)
-    CK_TRY(ck__device_objective_check(device, "ck_pso_config.evaluate_device"));
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -714,23 +714,15 @@ fail:
   return status;
 }
 
-/* CK_OK for an ask/tell swarm on a device whose positions may be handed
- * out where they are. */
-static ck_status device_ask_tell(const ck_pso *pso, const char *function) {
-  ck_status status = is_ask_tell(pso, function);
-  return status ? status
-                : ck__device_objective_check(&pso->state.device, function);
-}
-
 ck_status ck_pso_ask_device(ck_pso *pso, ck_device_batch *batch) {
   CK__REQUIRE(pso);
   CK__REQUIRE(batch);
   pso_state *state = &pso->state;
-  ck_status status = device_ask_tell(pso, "ck_pso_ask_device");
+  ck_status status = is_ask_tell(pso, "ck_pso_ask_device");
   return status ? status
                 : ck__device_batch_open(state->queue, state->x, state->n,
                                         (size_t)state->dim, state->real_size,
-                                        batch);
+                                        &pso->batch_host, batch);
 }
 
 ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch) {
@@ -738,7 +730,7 @@ ck_status ck_pso_tell_device(ck_pso *pso, const ck_device_batch *batch) {
   CK__REQUIRE(pso);
   CK__REQUIRE(batch);
   pso_state *state = &pso->state;
-  CK_TRY(device_ask_tell(pso, "ck_pso_tell_device"));
+  CK_TRY(is_ask_tell(pso, "ck_pso_tell_device"));
   CK_TRY(ck__device_batch_take(batch, state->queue, state->values, state->n,
                                state->real_size, "ck_pso_tell_device"));
   CK_TRY(pso->steps->evaluate(state));
@@ -888,6 +880,7 @@ ck_status ck_pso_destroy(ck_pso *pso) {
     ck_buffer_destroy(buffers[i]);
   ck__host_free(state->queue, state->outbox_host);
   ck__host_free(state->queue, state->inbox_host);
+  ck__batch_host_free(&pso->batch_host, state->queue);
   ck_queue_destroy(state->queue);
   ck__problem_free(&pso->problem);
   ck__history_free(&pso->history);

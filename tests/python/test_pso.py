@@ -371,22 +371,42 @@ def test_array_must_name_a_library():
                            **SMALL)
 
 
-def test_array_dlpack_off_cuda_gives_the_host_copy(device):
-    """Off a CUDA device X is the host copy, and the run is the NumPy
-    callable's, bit for bit."""
+def test_array_dlpack_off_cuda_is_the_page_locked_copy(device):
+    """Off a CUDA device X is a DeviceArray over the swarm's host copy
+    (page-locked on OpenCL): NumPy reads it in place, read-only, in the
+    swarm's precision, from one block reused every call; the run is the
+    NumPy callable's, bit for bit."""
     seen = []
 
     def objective(X):
-        seen.append(type(X))
-        return sphere(X)
+        assert X.__dlpack_device__() == (1, 0)
+        assert X.shape == (32, 4) and X.dtype == "float32"
+        view = np.asarray(X)
+        assert view.dtype == np.float32 and not view.flags.writeable
+        seen.append(view.__array_interface__["data"][0])
+        return sphere(np.ascontiguousarray(view, dtype=np.float64))
 
     common = dict(device=device, seed=3, **SMALL)
     numpy_run = clkit.pso.minimize(sphere, -5, 5, **common)
     dlpack_run = clkit.pso.minimize(objective, -5, 5, array="dlpack",
                                     **common)
-    assert set(seen) == {np.ndarray}
+    assert len(seen) == 21 and len(set(seen)) == 1
     assert dlpack_run.fun == numpy_run.fun
     assert dlpack_run.x.tolist() == numpy_run.x.tolist()
+
+
+def test_a_view_of_the_host_copy_kept_past_its_call_is_refused(device):
+    """A NumPy view of X kept past its call would read the next call's
+    positions: the run stops with a RuntimeError that says so."""
+    kept = []
+
+    def keeping(X):
+        kept.append(np.asarray(X))
+        return sphere(np.asarray(X, dtype=np.float64))
+
+    with pytest.raises(RuntimeError, match="kept its X"):
+        clkit.pso.minimize(keeping, -5, 5, array="dlpack", device=device,
+                           seed=3, **SMALL)
 
 
 @needs_cuda
