@@ -391,6 +391,28 @@ static void expect_refusal(const char *const *arguments, int exit_code,
   release(&r);
 }
 
+/* Runs alone (a run on one device) and spread (its spread form), both
+ * with --json: both succeed, spread's output holds `member` (its members,
+ * say), and its best and x are alone's. */
+static void expect_as_alone(const char *const *alone, const char *const *spread,
+                            const char *member) {
+  run_output a = run_clkit(alone), b = run_clkit(spread);
+  EXPECT_EXIT(a, 0, alone);
+  EXPECT_EXIT(b, 0, spread);
+  EXPECT_HAS(b.out, member, spread);
+  const char *best_a = strstr(a.out, "\"best\":"),
+             *best_b = strstr(b.out, "\"best\":");
+  const char *x_a = strstr(a.out, "\"x\":["), *x_b = strstr(b.out, "\"x\":[");
+  CHECK(best_a && best_b && x_a && x_b);
+  if (best_a && best_b && x_a && x_b)
+    CHECK_MSG(strtod(best_a + 7, NULL) == strtod(best_b + 7, NULL) &&
+                  strcspn(x_a, "]") == strcspn(x_b, "]") &&
+                  strncmp(x_a, x_b, strcspn(x_a, "]")) == 0,
+              "'clkit %s': %s, alone %s", label_of(spread), b.out, a.out);
+  release(&a);
+  release(&b);
+}
+
 static int json_object_line(const char *text) {
   if (!text || count_lines(text) != 1 || text[strlen(text) - 1] != '\n')
     return 0;
@@ -728,7 +750,8 @@ static void check_run_usage_errors(void) {
        "option --focus-source: iteration with --spread"},
       {{"run", "selfcheck", "--device", "ref", "--spread", NULL},
        "selfcheck does not spread over several devices (--spread)"},
-      /* A device given twice holds two members of a gas spread alone. */
+      /* A device given twice holds two members of a gas or GA spread
+       * alone (the GA's: check_ref_runs). */
       {{"run", "pso", "--device", "ref,ref", "--spread", NULL},
        "clkit run: --device: ref is given twice; a pso spread takes each "
        "device once"},
@@ -1140,20 +1163,21 @@ static void check_ref_runs(void) {
         "run",      "pso",         "--device", "ref",     "--topology",
         "ring:3",   "--particles", "40",       "--iters", "20",
         "--spread", "--json",      NULL};
-    run_output a = run_clkit(alone), b = run_clkit(spread);
-    EXPECT_EXIT(a, 0, alone);
-    EXPECT_EXIT(b, 0, spread);
-    const char *best_a = strstr(a.out, "\"best\":"),
-               *best_b = strstr(b.out, "\"best\":");
-    const char *x_a = strstr(a.out, "\"x\":["), *x_b = strstr(b.out, "\"x\":[");
-    CHECK(best_a && best_b && x_a && x_b);
-    if (best_a && best_b && x_a && x_b)
-      CHECK_MSG(strtod(best_a + 7, NULL) == strtod(best_b + 7, NULL) &&
-                    strcspn(x_a, "]") == strcspn(x_b, "]") &&
-                    strncmp(x_a, x_b, strcspn(x_a, "]")) == 0,
-                "a ring spread: %s, alone %s", b.out, a.out);
-    release(&a);
-    release(&b);
+    expect_as_alone(alone, spread, "\"device\":\"ref\"");
+  }
+  {
+    /* A GA takes a device given twice: two members on ref, whose
+     * migrants cross between them, end as ref alone does. */
+    const char *const alone[] = {"run",       "ga", "--device", "ref",
+                                 "--islands", "4",  "--gens",   "20",
+                                 "--json",    NULL};
+    const char *const spread[] = {
+        "run", "ga",       "--device", "ref,ref", "--islands", "4", "--gens",
+        "20",  "--spread", "--shares", "1,5",     "--json",    NULL};
+    expect_as_alone(alone, spread,
+                    "\"members\":[{\"device\":\"ref\",\"device_name\":"
+                    "\"reference (serial C on the host)\",\"rank\":0,"
+                    "\"units\":1,\"share\":0.25,");
   }
   {
     /* CLKIT_DEVICE selects the device when --device is absent. */

@@ -4,13 +4,12 @@
  * against ref within the workload's own tolerance (the cuBLAS products of
  * the MLP included, in FP32 and TF32); with two CUDA devices, objects on
  * both used in turn from one thread; copies between queues without the
- * host, and a gas spread over two members on one GPU, whose ghosts cross
- * device to device, against the same run through host memory; with two
- * CUDA devices, a GA spread over both, whose migrants cross device to
- * device, against the same run through host memory. Where no CUDA
- * device exists, it compiles every program through NVRTC instead, and
- * says why the rest is skipped. The whole suite also runs on a CUDA
- * device with CLKIT_TEST_DEVICE=cuda:0.
+ * host; a gas spread and a GA spread over two members on one GPU (and a
+ * GA spread over two GPUs, where two exist), whose ghosts or migrants
+ * cross device to device, against the same run through host memory.
+ * Where no CUDA device exists, it compiles every program through NVRTC
+ * instead, and says why the rest is skipped. The whole suite also runs
+ * on a CUDA device with CLKIT_TEST_DEVICE=cuda:0.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -423,11 +422,13 @@ static void check_gas_peer(const ck_device *device) {
 }
 
 /*
- * A GA spread over two CUDA devices (a spread takes a device once),
- * migrating every 5 generations on a ring and on random cycles: its
- * migrants cross device to device (CLKIT_PEER unset) or through host
- * memory (CLKIT_PEER=0), and the two runs agree bit for bit. Where both
- * GPUs are one model, both are the first device's run alone too.
+ * A GA spread over two CUDA devices, or over one given twice (two
+ * members, each with a stream and memory of its own on it), migrating
+ * every 5 generations on a ring and on random cycles: its migrants cross
+ * device to device (CLKIT_PEER unset: a peer copy, or a device copy on
+ * one GPU) or through host memory (CLKIT_PEER=0), and the two runs agree
+ * bit for bit. Where both GPUs are one model (or one GPU), both are the
+ * first device's run alone too.
  */
 static void check_ga_peer(const ck_device *first, const ck_device *second) {
   if (!peer_unset("the GA's"))
@@ -891,13 +892,11 @@ int main(void) {
     printf("one CUDA device: two objects on it in turn instead of on two "
            "devices\n");
   check_two_devices(&set.devices[index], &set.devices[other ? other : index]);
+  check_ga_peer(&set.devices[index], &set.devices[index]);
   if (other) {
     check_peer_copy(&set.devices[index], &set.devices[other]);
     check_peer_copy(&set.devices[other], &set.devices[index]);
     check_ga_peer(&set.devices[index], &set.devices[other]);
-  } else {
-    printf("one CUDA device: a GA spread takes a device once, so its "
-           "copies between members are not checked\n");
   }
   check_context_lost(&set.devices[index]);
   ck_device_set_free(&set);

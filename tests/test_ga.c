@@ -2134,6 +2134,14 @@ static int ga_ends_same(const ga_end *a, const ga_end *b, int means) {
           memcmp(a->history[1], b->history[1], a->count * sizeof(double)) == 0);
 }
 
+/* The spread checks' GA: sphere in 6 dimensions on 7 islands of 16, 30
+ * generations migrating every other, with the seed. */
+static void spread_config(ck_ga_config *c, uint64_t seed) {
+  islands_config(c, "sphere", 6, 7, 16, 30);
+  c->migrate_every = 2;
+  c->seed = seed;
+}
+
 static ck_ga *spread_ga(const ck_spread *spread, const ck_ga_config *config) {
   ck_ga *ga = NULL;
   CHECK_OK(ck_ga_create_spread(spread, config, &ga));
@@ -2152,9 +2160,7 @@ static ck_ga *spread_ga(const ck_spread *spread, const ck_ga_config *config) {
 static void spread_islands(const ck_device *ref, const ck_device *other) {
   printf("spread islands%s%s\n", other ? " with " : "", other ? other->id : "");
   ck_ga_config c;
-  islands_config(&c, "sphere", 6, 7, 16, 30);
-  c.migrate_every = 2;
-  c.seed = 13;
+  spread_config(&c, 13);
   ga_end alone, spread, still;
   ck_spread one = {.devices = ref, .device_count = 1};
   if (ga_end_take(create(ref, &c), 30, &alone) &&
@@ -2240,21 +2246,17 @@ static void spread_islands(const ck_device *ref, const ck_device *other) {
  * the runtime's switch for tests, as CUDA members do): the two runs agree
  * bit for bit, means included, and are the one-device run's (best, genes,
  * bests). On a ring and on random cycles, over two members (2 and 5
- * islands) and three (1, 2 and 4), 30 generations migrating every other.
+ * islands) and three (1, 2 and 4), 30 generations migrating every other,
+ * all on ref (a device given again holds another member).
  * A ring sends as many bytes either way; random cycles send only the
  * islands that cross, not every member's whole pack.
  */
 static void spread_copies(const ck_device *ref) {
   printf("spread islands device to device\n");
-  /* Ref under other names: a spread takes a device once. */
   ck_device members[3] = {*ref, *ref, *ref};
-  snprintf(members[1].id, sizeof members[1].id, "ref:1");
-  snprintf(members[2].id, sizeof members[2].id, "ref:2");
   static const double shares[2][3] = {{2, 5}, {1, 2, 4}};
   ck_ga_config c;
-  islands_config(&c, "sphere", 6, 7, 16, 30);
-  c.migrate_every = 2;
-  c.seed = 29;
+  spread_config(&c, 29);
   for (int topology = CK_GA_RING; topology <= CK_GA_RANDOM; ++topology) {
     c.topology = (ck_ga_topology)topology;
     ga_end alone, ends[2];
@@ -2299,6 +2301,57 @@ static void spread_copies(const ck_device *ref) {
       ga_end_free(&ends[1]);
     }
     ga_end_free(&alone);
+  }
+}
+
+/*
+ * A device given twice holds two members, each with a queue and memory
+ * of its own: on a ring with hand-set shares (2 and 5 islands) and on
+ * random cycles dealt by the probe's speeds, 30 generations migrating
+ * every other, the run is the one-device run's (best, genes, bests; the
+ * means to rounding), and the run over device and sibling (another
+ * device that computes alike; NULL: none) bit for bit, means included
+ * where both deal the islands alike (by the shares).
+ */
+static void spread_shared(const ck_device *device, const ck_device *sibling) {
+  printf("spread islands twice on %s%s%s\n", device->id,
+         sibling ? ", and with " : "", sibling ? sibling->id : "");
+  static const double shares[2] = {2, 5};
+  ck_device twice[2] = {*device, *device};
+  ck_device pair[2] = {*device, sibling ? *sibling : *device};
+  ck_ga_config c;
+  spread_config(&c, 17);
+  for (int topology = CK_GA_RING; topology <= CK_GA_RANDOM; ++topology) {
+    c.topology = (ck_ga_topology)topology;
+    int dealt = topology == CK_GA_RING;
+    ck_spread shared = {.devices = twice,
+                        .device_count = 2,
+                        .shares = dealt ? shares : NULL,
+                        .share_count = dealt ? 2 : 0};
+    ck_spread apart = shared;
+    apart.devices = pair;
+    ga_end alone, one, two;
+    memset(&two, 0, sizeof two);
+    if (!ga_end_take(create(device, &c), 30, &alone))
+      continue;
+    if (ga_end_take(spread_ga(&shared, &c), 30, &one)) {
+      CHECK_MSG(ga_ends_same(&alone, &one, 0),
+                "%s twice, topology %d: %.9g, alone %.9g", device->id, topology,
+                one.best, alone.best);
+      CHECK(one.sent > 0);
+      for (size_t g = 0; g < alone.count && g < one.count; ++g)
+        CHECK_MSG(fabs(one.history[1][g] - alone.history[1][g]) <=
+                      1e-5 * fabs(alone.history[1][g]),
+                  "%s twice, mean of generation %zu: %.9g, alone %.9g",
+                  device->id, g, one.history[1][g], alone.history[1][g]);
+      if (sibling && ga_end_take(spread_ga(&apart, &c), 30, &two))
+        CHECK_MSG(ga_ends_same(&one, &two, dealt),
+                  "topology %d: %.9g on %s twice, %.9g with %s", topology,
+                  one.best, device->id, two.best, sibling->id);
+    }
+    ga_end_free(&alone);
+    ga_end_free(&one);
+    ga_end_free(&two);
   }
 }
 
@@ -2745,6 +2798,15 @@ int main(void) {
   config_read();
   spread_islands(ref, devices[1]);
   spread_copies(ref);
+  /* Another device of the same backend and name computes alike (PoCL's with
+   * POCL_DEVICES="pthread pthread"). */
+  const ck_device *sibling = NULL;
+  for (size_t i = 0; devices[1] && i < set.count && !sibling; ++i)
+    if ((long)i != opencl && set.devices[i].backend == devices[1]->backend &&
+        strcmp(set.devices[i].name, devices[1]->name) == 0)
+      sibling = &set.devices[i];
+  if (devices[1])
+    spread_shared(devices[1], sibling);
   host_errors(ref);
   state_errors(ref);
   host_workload(ref);

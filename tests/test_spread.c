@@ -304,20 +304,25 @@ static void many(size_t local, int calls) {
 }
 
 /* A device given twice: refused by a workload whose members each take a
- * device of their own, naming it and its index; the gas's may share one. */
+ * device of their own, naming it and its index; the gas's and the GA's
+ * may share one. */
 static void repeated_devices(void) {
-  const ck_workload *pso = NULL, *gas = NULL;
+  const ck_workload *pso = NULL, *shared[2] = {NULL, NULL};
   CHECK_OK(ck_workload_find("pso", &pso));
-  CHECK_OK(ck_workload_find("gas", &gas));
-  if (!pso || !gas)
+  CHECK_OK(ck_workload_find("gas", &shared[0]));
+  CHECK_OK(ck_workload_find("ga", &shared[1]));
+  if (!pso || !shared[0] || !shared[1])
     return;
   const ck_device twice[3] = {devices[0], devices[1], devices[0]};
   size_t repeated = 0;
   CHECK_INVALID(ck_workload_check_spread_devices(pso, twice, 3, &repeated),
                 "ck_spread: device ref0 is given twice");
   CHECK(repeated == 2);
-  CHECK_OK(ck_workload_check_spread_devices(gas, twice, 3, &repeated));
-  CHECK(repeated == 3);
+  for (int w = 0; w < 2; ++w) {
+    repeated = 0;
+    CHECK_OK(ck_workload_check_spread_devices(shared[w], twice, 3, &repeated));
+    CHECK(repeated == 3);
+  }
   CHECK_OK(ck_workload_check_spread_devices(pso, twice, 2, &repeated));
   CHECK(repeated == 2);
 }

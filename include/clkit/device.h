@@ -108,7 +108,8 @@ ck_status ck_device_set_free(ck_device_set *set);
  * device of platform P; "all" names every device, ref included; "ref" is
  * matched by its id only, never by a substring. Matches are returned in
  * term order, each device once, but that an id given again adds its
- * device again ("cuda:0,cuda:0": two members of a gas spread on one GPU).
+ * device again ("cuda:0,cuda:0": two members of a gas or GA spread on one
+ * GPU).
  * Takes: set, selector, indices (capacity entries), count (set to the
  * number of matches).
  * Returns: CK_OK; CK_ERROR_NOT_FOUND when a term matches nothing (the

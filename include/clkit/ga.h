@@ -189,6 +189,8 @@ ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
  * of the communicator makes the same calls on the GA, which then behaves
  * as any other (ck_ga_run, ck_ga_step, ck_ga_get_best, ck_ga_get_history);
  * the clock and the reads of a run are agreed, so all stop together.
+ * Members may share a device (one given twice), each with a queue and
+ * memory of its own there.
  * Takes: spread (read during the call); config and ga as ck_ga_create.
  * Returns: as ck_ga_create, naming the failed member's device (and rank);
  * CK_ERROR_INVALID_ARGUMENT for fewer islands than members;

@@ -287,7 +287,7 @@ ck_status ck_workload_check_spread(const ck_workload *workload,
 /*
  * ck_workload_check_spread_devices - whether a spread run of the workload
  * takes this process's devices as given (count of them): each device
- * once, but that the gas's members may share one.
+ * once, but that the gas's and the GA's members may share one.
  * Takes: repeated, set to the index of the first device given again that
  * the workload refuses, else to count.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming a device given twice,

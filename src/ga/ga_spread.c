@@ -6,14 +6,16 @@
  *
  * A round is the generations up to a migration, a read or the step's end.
  * In a round each member receives the last round's migrants, makes its
- * generations and sends its own. Where every member is a CUDA device of
- * one process, those that leave for another member go device to device
- * (ck__peer_copy) into its incoming slots, in both queues' order, without
- * the host. Elsewhere they are copied behind the sender's queued work
- * into host memory (page-locked on CUDA), and the member waits for that
- * copy alone. The exchange then moves them (copies in a process, MPI
- * between processes), and each member uploads those it received, in its
- * queue's order, before the launch that receives them.
+ * generations and sends its own. Members may share a device, each with
+ * a queue and memory of its own there. Where every member is a CUDA
+ * device of one process, those that leave for another member go device
+ * to device (ck__peer_copy; a device copy where both share one) into its
+ * incoming slots, in both queues' order, without the host. Elsewhere
+ * they are copied behind the sender's queued work into host memory
+ * (page-locked on CUDA), and the member waits for that copy alone. The
+ * exchange then moves them (copies in a process, MPI between processes),
+ * and each member uploads those it received, in its queue's order,
+ * before the launch that receives them.
  * Nothing else is read inside the generation loop: a step ends reading
  * every member's statistics, from which every process finds the best.
  *
@@ -706,7 +708,7 @@ ck_status ck__ga_spread_create(const ck_spread *given,
   ck__ga_spread *spread = calloc(1, sizeof *spread);
   if (!spread)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin(given, "islands", &spread->run));
+  CK_TRY(ck__spread_begin_shared(given, "islands", &spread->run));
   ck__spread_run *run = &spread->run;
   spread->count = ck__exchange_members(run->exchange);
   create_call call = {.spread = spread, .run_islands = config->islands};

@@ -302,6 +302,7 @@ const ck_workload ck__ga_workload = {
     .demo = ga_demo,
     .demo_count = sizeof ga_demo / sizeof ga_demo[0],
     .spreads = 1,
+    .spread_shares_devices = 1,
     .objectives = 1,
     .device_objectives = 1,
 };

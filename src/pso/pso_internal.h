@@ -1,7 +1,8 @@
 /*
  * pso_internal.h - the PSO driver's state and its table of steps per
- * backend (see docs/architecture.md). The driver (pso.c) owns the loop;
- * steps do one phase over the whole swarm.
+ * backend (see docs/architecture.md). The driver (pso.c) owns the loop,
+ * pso_create.c makes and frees a swarm; steps do one phase over the
+ * whole swarm.
  */
 #ifndef CK_PSO_INTERNAL_H
 #define CK_PSO_INTERNAL_H
@@ -105,7 +106,8 @@ struct pso_state {
 pso_state *ck__pso_state(ck_pso *pso);
 
 /* A slice of a swarm of `total` particles: config->particles of them,
- * drawing the random streams of particles first, first + 1, ... (pso.c).
+ * drawing the random streams of particles first, first + 1, ...
+ * (pso_create.c).
  * ck_pso_create is the slice of all from 0. */
 ck_status ck__pso_create_slice(const ck_device *device,
                                const ck_pso_config *config, uint32_t first,
@@ -159,6 +161,47 @@ int ck__pso_spread_rank(const ck__pso_spread *spread);
 void ck__pso_spread_destroy(ck__pso_spread *spread);
 /* The spread behind a swarm, or NULL (pso.c). */
 ck__pso_spread *ck__pso_spread_of(ck_pso *pso);
+
+/* ---- shared between the driver's files (pso.c, pso_create.c) ---------- */
+
+enum {
+  /* Device-side best values between reads: the history's entries, and
+   * the most iterations a read of ck_pso_run spans. */
+  CK__PSO_HISTORY_CAPACITY = 1024
+};
+
+struct ck_pso {
+  pso_state state;
+  const ck__pso_steps *steps;
+  ck__pso_steps merged_steps; /* native steps over the base's */
+  ck_pso_config config;
+  ck__problem problem;   /* objective and domain */
+  uint64_t iterations;   /* moves made */
+  uint32_t history_used; /* device entries not yet read */
+  double *batch;         /* history_capacity: the device entries read */
+  ck__history history;   /* the best after an iteration in every stride */
+  double build_seconds;
+  ck__pso_spread *spread; /* a spread swarm's members (pso_spread.c) */
+  ck__spread_clock clock; /* a spread run's reads in ck_pso_run */
+  /* Host objectives: the positions as the device holds them, row-major,
+   * and their values; told: ck_pso_tell has had the initial swarm's. */
+  double *host_x, *host_rows, *host_f;
+  int told;
+  ck__batch_host batch_host; /* a device objective's positions, off CUDA */
+};
+
+/* count reals (host doubles) into buffer from its start, in the swarm's
+ * precision, through the swarm's queue (ck__reals_write). */
+ck_status ck__pso_write_reals(pso_state *state, ck_buffer *buffer,
+                              const double *values, size_t count);
+/* The values of a swarm whose objective is not streamed with the move,
+ * after `iteration` moves (the host's or the device objective's, else
+ * the steps'), and the personal bests kept; nothing for a streamed one.
+ * A failed objective's status names the iteration. */
+ck_status ck__pso_evaluate(ck_pso *pso, uint64_t iteration);
+/* The global best into the device's next history entry; the entries are
+ * read into the host's history once they fill. */
+ck_status ck__pso_record_best(ck_pso *pso);
 
 extern const ck__pso_steps ck__pso_ref_steps_f32;
 extern const ck__pso_steps ck__pso_ref_steps_f64;
