@@ -361,64 +361,75 @@ static int peer_unset(const char *whose) {
   return !setting;
 }
 
-/* A gas of Verlet lists, 200 steps spread over two members on one device
- * (equal slabs), with the ghosts' positions crossing between rebuilds
- * device to device (CLKIT_PEER unset) and through host memory
- * (CLKIT_PEER=0): only the way they travel differs, so positions,
- * velocities and energies agree bit for bit. */
+/* A gas of Verlet lists, then of cell lists, 200 steps spread over two
+ * members on one device (equal slabs), with what crosses between them
+ * (a rebuild's messages and the ghosts' positions between rebuilds;
+ * each step's leavers and ghosts) going device to device (CLKIT_PEER
+ * unset) and through host memory (CLKIT_PEER=0): only the way they
+ * travel differs, so positions, velocities and energies agree bit for
+ * bit. The order in which a member's device packs its entries (and so
+ * appends them) may differ between the runs, but each sort orders a
+ * cell's particles by id, so the slots' order depends on the positions
+ * alone. */
 static void check_gas_peer(const ck_device *device) {
   enum { N = 3000 };
   static double positions[2][2 * N], velocities[2][2 * N];
   ck_gas_observables observed[2];
   if (!peer_unset("the gas's"))
     return;
-  ck_gas_config c;
-  CHECK_OK(ck_gas_config_init(&c));
-  c.particles = N;
-  c.temperature = 2.0;
-  c.neighbors = CK_GAS_VERLET;
-  c.skin = 0.3;
-  c.seed = 7;
-  ck_device pair[2] = {*device, *device};
-  static const double equal[2] = {1, 1};
-  ck_spread spread = {
-      .devices = pair, .device_count = 2, .shares = equal, .share_count = 2};
-  int made = 0;
-  for (int host = 0; host < 2; ++host) {
-    ck_gas *gas = NULL;
-    if (host)
-      setenv("CLKIT_PEER", "0", 1);
-    CHECK_OK(ck_gas_create_spread(&spread, &c, &gas));
-    unsetenv("CLKIT_PEER");
-    if (!gas)
-      break;
-    int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
-    CHECK_MSG(on_devices == !host, "%s twice, CLKIT_PEER %s: ghosts cross %s",
-              device->id, host ? "0" : "unset",
-              on_devices ? "device to device" : "through the host");
-    CHECK_OK(ck_gas_step(gas, 200));
-    CHECK_OK(ck_gas_get_particles(gas, positions[host], velocities[host]));
-    CHECK_OK(ck_gas_observe(gas, &observed[host]));
-    CHECK_OK(ck_gas_destroy(gas));
-    made += 1;
+  for (int cells = 0; cells < 2; ++cells) {
+    const char *mode = cells ? "cell lists" : "Verlet lists";
+    ck_gas_config c;
+    CHECK_OK(ck_gas_config_init(&c));
+    c.particles = N;
+    c.temperature = 2.0;
+    c.neighbors = cells ? CK_GAS_CELLS : CK_GAS_VERLET;
+    c.skin = cells ? c.skin : 0.3;
+    c.seed = 7;
+    ck_device pair[2] = {*device, *device};
+    static const double equal[2] = {1, 1};
+    ck_spread spread = {
+        .devices = pair, .device_count = 2, .shares = equal, .share_count = 2};
+    int made = 0;
+    for (int host = 0; host < 2; ++host) {
+      ck_gas *gas = NULL;
+      if (host)
+        setenv("CLKIT_PEER", "0", 1);
+      CHECK_OK(ck_gas_create_spread(&spread, &c, &gas));
+      unsetenv("CLKIT_PEER");
+      if (!gas)
+        break;
+      int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
+      CHECK_MSG(on_devices == !host,
+                "%s twice, %s, CLKIT_PEER %s: messages cross %s", device->id,
+                mode, host ? "0" : "unset",
+                on_devices ? "device to device" : "through the host");
+      CHECK_OK(ck_gas_step(gas, 200));
+      CHECK_OK(ck_gas_get_particles(gas, positions[host], velocities[host]));
+      CHECK_OK(ck_gas_observe(gas, &observed[host]));
+      CHECK_OK(ck_gas_destroy(gas));
+      made += 1;
+    }
+    if (made < 2)
+      return;
+    CHECK_MSG(memcmp(positions[0], positions[1], sizeof positions[0]) == 0 &&
+                  memcmp(velocities[0], velocities[1], sizeof velocities[0]) ==
+                      0,
+              "%s twice, %s: positions or velocities differ between copies "
+              "device to device and through the host",
+              device->id, mode);
+    CHECK_MSG(observed[0].potential == observed[1].potential &&
+                  observed[0].kinetic == observed[1].kinetic &&
+                  observed[0].pressure == observed[1].pressure &&
+                  observed[0].step == 200,
+              "%s twice, %s: potential %.17g and %.17g, kinetic %.17g and "
+              "%.17g",
+              device->id, mode, observed[0].potential, observed[1].potential,
+              observed[0].kinetic, observed[1].kinetic);
+    printf("gas spread twice on %s, %s: E %.9f, alike device to device and "
+           "through the host\n",
+           device->id, mode, observed[0].total);
   }
-  if (made < 2)
-    return;
-  CHECK_MSG(memcmp(positions[0], positions[1], sizeof positions[0]) == 0 &&
-                memcmp(velocities[0], velocities[1], sizeof velocities[0]) == 0,
-            "%s twice: positions or velocities differ between copies device "
-            "to device and through the host",
-            device->id);
-  CHECK_MSG(observed[0].potential == observed[1].potential &&
-                observed[0].kinetic == observed[1].kinetic &&
-                observed[0].pressure == observed[1].pressure &&
-                observed[0].step == 200,
-            "%s twice: potential %.17g and %.17g, kinetic %.17g and %.17g",
-            device->id, observed[0].potential, observed[1].potential,
-            observed[0].kinetic, observed[1].kinetic);
-  printf("gas spread twice on %s: E %.9f, alike device to device and "
-         "through the host\n",
-         device->id, observed[0].total);
 }
 
 /*

@@ -3781,25 +3781,30 @@ static size_t slab_changes(ck_gas *gas, const double *start, const double *end,
  * buffers or by ck__peer_copy (on ref through the runtime's switch for
  * tests, as CUDA members do): between Verlet rebuilds the ghosts'
  * positions into their slots, at a rebuild the messages that the
- * members pack and append on their devices. The two runs agree bit for
- * bit, and count the same bytes sent. Two members on ref, periodic and
- * between walls, and one alone (its own ghosts across the periodic
- * edge), 150 steps of a hot gas; and three members, 400 steps of a
- * hotter one, with a census every 50 steps, where some fifty particles
- * end in another slab.
+ * members pack and append on their devices; with cell lists every
+ * step's leavers and ghosts, as each member's step out packed them. The
+ * two runs agree bit for bit, and count the same bytes sent, but for
+ * the counts that head each cells-mode message through the host (two
+ * messages a member at each step and at the start), which cross device
+ * to device as the sender's outbox counts read by the host. Two members
+ * on ref, periodic and between walls, and one alone (its own ghosts
+ * across the periodic edge), 150 steps of a hot gas; and three members,
+ * 400 steps of a hotter one, with a census every 50 steps, where some
+ * fifty particles end in another slab. Both neighbour modes.
  */
 static void spread_copies(const ck_device *ref) {
   ck_device trio[3] = {*ref, *ref, *ref};
   static const double equal[3] = {1, 1, 1};
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int run = 0; run < 8; ++run) {
+    int variant = run % 4, cells = run >= 4;
     size_t members = variant < 2 ? 2 : variant == 2 ? 1 : 3;
     int steps = variant == 3 ? 400 : 150;
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.particles = 600;
     c.temperature = variant == 3 ? 3.0 : 2.0;
-    c.neighbors = CK_GAS_VERLET;
-    c.skin = 0.3;
+    c.neighbors = cells ? CK_GAS_CELLS : CK_GAS_VERLET;
+    c.skin = cells ? c.skin : 0.3;
     c.seed = 11;
     c.walls = variant == 1;
     snapshot runs[2];
@@ -3813,8 +3818,9 @@ static void spread_copies(const ck_device *ref) {
       if (!gas)
         break;
       int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
-      CHECK_MSG(on_devices == copies, "variant %d: copies %d, on devices %d",
-                variant, copies, on_devices);
+      CHECK_MSG(on_devices == copies,
+                "variant %d, cells %d: copies %d, on devices %d", variant,
+                cells, copies, on_devices);
       double *start = calloc(2 * c.particles, sizeof *start);
       double *end = calloc(2 * c.particles, sizeof *end);
       CHECK(start && end);
@@ -3849,18 +3855,24 @@ static void spread_copies(const ck_device *ref) {
     CHECK_MSG(memcmp(runs[0].x, runs[1].x, bytes) == 0 &&
                   memcmp(runs[0].v, runs[1].v, bytes) == 0 &&
                   memcmp(runs[0].f, runs[1].f, bytes) == 0,
-              "variant %d: particles differ between the host's buffers and "
-              "copies between members",
-              variant);
+              "variant %d, cells %d: particles differ between the host's "
+              "buffers and copies between members",
+              variant, cells);
     CHECK_MSG(runs[0].o.potential == runs[1].o.potential &&
                   runs[0].o.kinetic == runs[1].o.kinetic &&
                   runs[0].o.pressure == runs[1].o.pressure &&
                   runs[1].o.step == (uint64_t)steps,
-              "variant %d: potential %.17g and %.17g", variant,
+              "variant %d, cells %d: potential %.17g and %.17g", variant, cells,
               runs[0].o.potential, runs[1].o.potential);
-    CHECK_MSG(memcmp(sent[0], sent[1], sizeof sent[0]) == 0 && sent[1][0] > 0,
-              "variant %d: bytes sent %llu, %llu, %llu and %llu, %llu, %llu",
-              variant, (unsigned long long)sent[0][0],
+    /* Two 8-byte heads a member a step, and at the start. */
+    uint64_t heads = cells ? 2 * 8 * ((uint64_t)steps + 1) : 0;
+    int alike = sent[1][0] > 0;
+    for (size_t m = 0; m < 3; ++m)
+      alike &= sent[0][m] == (m < members ? sent[1][m] + heads : 0);
+    CHECK_MSG(alike,
+              "variant %d, cells %d: bytes sent %llu, %llu, %llu and %llu, "
+              "%llu, %llu",
+              variant, cells, (unsigned long long)sent[0][0],
               (unsigned long long)sent[0][1], (unsigned long long)sent[0][2],
               (unsigned long long)sent[1][0], (unsigned long long)sent[1][1],
               (unsigned long long)sent[1][2]);
@@ -3868,11 +3880,11 @@ static void spread_copies(const ck_device *ref) {
     CHECK_MSG(changed[0] == changed[1] && (members == 1   ? changed[1] == 0
                                            : variant == 3 ? changed[1] >= 40
                                                           : changed[1] > 0),
-              "variant %d: %zu and %zu particles changed slabs", variant,
-              changed[0], changed[1]);
-    printf("spread copies, variant %d: U %.9f alike; %llu bytes sent; %zu "
-           "particles changed slabs\n",
-           variant, runs[1].o.potential, (unsigned long long)sent[1][0],
+              "variant %d, cells %d: %zu and %zu particles changed slabs",
+              variant, cells, changed[0], changed[1]);
+    printf("spread copies, variant %d, cells %d: U %.9f alike; %llu bytes "
+           "sent; %zu particles changed slabs\n",
+           variant, cells, runs[1].o.potential, (unsigned long long)sent[1][0],
            changed[1]);
     snapshot_free(&runs[0]);
     snapshot_free(&runs[1]);
@@ -3880,9 +3892,9 @@ static void spread_copies(const ck_device *ref) {
 }
 
 /* On ref alone, three members: a particle that crosses two slabs between
- * rebuilds is refused where it arrives, by the device's check (Verlet
- * lists, its message through the host or device to device) and by the
- * host's (cell lists), naming it. */
+ * rebuilds (Verlet lists) or in a step (cell lists) is refused where it
+ * arrives, by the device's check, its message through the host or device
+ * to device, naming it. */
 static void spread_two_slabs(const ck_device *ref) {
   static const double x[] = {5, 5, 25, 15, 45, 15};
   static const double v[] = {9000, 0, 0, 0, 0, 0};
@@ -3891,17 +3903,17 @@ static void spread_two_slabs(const ck_device *ref) {
   CHECK(write_xyz(path, 3, 60, 20, x, v) == 0);
   ck_device trio[3] = {*ref, *ref, *ref};
   static const double equal[3] = {1, 1, 1};
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.xyz_path = path;
     c.neighbors = variant < 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
-    ck__peer_ref_for_tests = variant == 1;
+    ck__peer_ref_for_tests = variant % 2;
     ck_gas *gas = make_spread(trio, 3, equal, &c);
     ck__peer_ref_for_tests = 0;
     if (!gas)
       continue;
-    CHECK(ck__gas_spread_on_devices(ck__gas_spread_of(gas)) == (variant == 1));
+    CHECK(ck__gas_spread_on_devices(ck__gas_spread_of(gas)) == variant % 2);
     char what[80];
     snprintf(what, sizeof what, "two slabs at once, variant %d", variant);
     expect_failure(ck_gas_step(gas, 1), CK_ERROR_MISMATCH,

@@ -340,9 +340,9 @@ ck_status ck__gas_spread_start(ck__gas_spread *spread,
 ck_status ck__gas_spread_step(ck__gas_spread *spread, uint64_t steps);
 /* The step the members reached. */
 uint64_t ck__gas_spread_steps(const ck__gas_spread *spread);
-/* 1 when the ghosts' positions cross between rebuilds device to device
- * (Verlet lists, every member a CUDA device of this one process, and
- * CLKIT_PEER not 0), else 0: through host memory. */
+/* 1 when what crosses between members goes device to device (every
+ * member a CUDA device of this one process, and CLKIT_PEER not 0), else
+ * 0: through host memory. */
 int ck__gas_spread_on_devices(const ck__gas_spread *spread);
 /* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
  * a member's Verlet list overflowed its capacity (collective). */
@@ -438,13 +438,17 @@ ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int ghost,
                               void *const out[2]);
-/* Queues a copy, device to device through peer, of the count entries
- * that the sender posted for `side` into the receiver's packed inbox
- * from entry `first`. Ordered against both members' queues; neither
- * host waits. Room must be reserved (ck__gas_member_expect). */
-ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
-                                 int ghost, ck_gas *receiver, size_t first,
-                                 ck__peer *peer);
+/* Queues copies, device to device through peer, of what the sender
+ * left on its device for `side` (ck__gas_member_post with out NULL, or a
+ * cells-mode step out with entries 0) into the receiver's packed inbox,
+ * where ck__gas_member_admit (in NULL) reads the entries from `from` (0:
+ * its previous member, 1: its next): migrants[from] migrants and
+ * ghosts[from] ghosts of the migrants[2] and ghosts[2] it admits.
+ * Ordered against both members' queues; neither host waits. Room must be
+ * reserved (ck__gas_member_expect). */
+ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
+                                 int from, const uint32_t migrants[2],
+                                 const uint32_t ghosts[2], ck__peer *peer);
 /* Room for `entries` more slots and entries of the packed inbox: the
  * member may be made again (*member changes; its posted messages go
  * along). */
@@ -452,7 +456,7 @@ ck_status ck__gas_member_expect(ck_gas **member, size_t entries);
 /* Appends what it received: from each side migrants[side] entries then
  * ghosts[side] (with in not NULL, written to the packed inbox first from
  * in[side], the side's message in ck_gas.h's layout; else put there by
- * ck__gas_member_forward, one kind at a time). Migrants must lie in
+ * ck__gas_member_forward). Migrants must lie in
  * [lo, hi): the first that does not, or CK_GAS_NO_STRAY, goes to *stray
  * without a wait, there once the member's queue has been waited for.
  * Room must be reserved. */
@@ -476,17 +480,18 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
  * region of ck_gas_member_classify (leavers toward the previous and the
  * next member, then exports toward each) at entries[region], in
  * ck_gas.h's layout (ck_gas_member_put), in host memory the member keeps
- * until its next step out. */
+ * until its next step out; NULL where the entries stay on the device. */
 typedef struct ck__gas_outbox {
   uint32_t counts[4];
   const uint32_t *entries[4];
 } ck__gas_outbox;
 /* A cells-mode member's step out (ck__gas_steps.leave), every step: with
- * move 1 the first half-step, then its outbox, read (grown where it held
- * too few). Its old ghosts are dropped at the next sort; its leavers stay
- * as ghosts until then. */
+ * move 1 the first half-step, then its outbox (grown where it held too
+ * few): its counts read, and its entries too unless entries is 0 (they
+ * stay on the device for ck__gas_member_forward). Its old ghosts are
+ * dropped at the next sort; its leavers stay as ghosts until then. */
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
-                               double reach, const double shift[2],
+                               double reach, const double shift[2], int entries,
                                ck__gas_outbox *out);
 /* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
 ck_status ck__gas_member_resort(ck_gas *member, size_t kept);

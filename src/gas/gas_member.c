@@ -352,14 +352,39 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_forward(ck_gas *sender, int side, uint32_t count,
-                                 int ghost, ck_gas *receiver, size_t first,
-                                 ck__peer *peer) {
-  gas_state *from = &sender->state, *to = &receiver->state;
-  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
-  size_t at = 4 * (size_t)ck_gas_message_at(side, from->message_capacity);
-  return ck__peer_copy(peer, to->queue, to->in_packed, first * entry,
-                       from->queue, from->out_packed, at, count * entry);
+/* Where ck__gas_member_admit reads the entries of `kind` (0: migrants,
+ * 1: ghosts) from `side` (0: the previous member) in the packed inbox, in
+ * words: both sides' migrants, then both sides' ghosts. */
+static size_t inbox_at(int kind, int side, const uint32_t migrants[2],
+                       const uint32_t ghosts[2]) {
+  const uint32_t *counts = kind ? ghosts : migrants;
+  size_t at =
+      kind ? CK_GAS_ENTRY_WORDS * ((size_t)migrants[0] + migrants[1]) : 0;
+  return at + (side ? ck_gas_entry_words(kind) * (size_t)counts[0] : 0);
+}
+
+ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
+                                 int from, const uint32_t migrants[2],
+                                 const uint32_t ghosts[2], ck__peer *peer) {
+  ck_status status = CK_OK;
+  gas_state *out = &sender->state, *in = &receiver->state;
+  uint32_t capacity = out->message_capacity;
+  /* A cells-mode step out puts its exports where a rebuild keeps its
+   * own (ck_gas_member_put); a rebuild posts either kind as a message. */
+  int cells = out->neighbors == CK_GAS_CELLS;
+  size_t source[2] = {ck_gas_message_at(side, capacity),
+                      cells ? ck_gas_kept_at(side, capacity)
+                            : ck_gas_message_at(side, capacity)};
+  uint32_t counts[2] = {migrants[from], ghosts[from]};
+  for (int kind = 0; kind < 2; ++kind)
+    if (counts[kind] > 0)
+      CK_TRY(
+          ck__peer_copy(peer, in->queue, in->in_packed,
+                        4 * inbox_at(kind, from, migrants, ghosts), out->queue,
+                        out->out_packed, 4 * source[kind],
+                        4 * (size_t)ck_gas_entry_words(kind) * counts[kind]));
+fail:
+  return status;
 }
 
 ck_status ck__gas_member_expect(ck_gas **member, size_t entries) {
@@ -393,14 +418,14 @@ ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
     state->staging_pending = 0;
     size_t bytes = arrived * migrant + (count - arrived) * ghost;
     CK_TRY(hold_host(state, &state->staging, &state->staging_bytes, bytes));
-    unsigned char *at = state->staging;
+    unsigned char *staging = state->staging;
     for (int kind = 0; kind < 2; ++kind)
       for (int side = 0; side < 2; ++side) {
         const unsigned char *message = in[side];
         size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
         if (size > 0)
-          memcpy(at, message + (kind ? migrants[side] * migrant : 0), size);
-        at += size;
+          memcpy(staging + 4 * inbox_at(kind, side, migrants, ghosts),
+                 message + (kind ? migrants[side] * migrant : 0), size);
       }
     CK_TRY(ck_buffer_write(state->queue, state->in_packed, 0, bytes,
                            state->staging, CK_NONBLOCKING, NULL));
@@ -498,7 +523,7 @@ static ck_status read_entries(gas_state *state, int region, size_t from,
 }
 
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
-                               double reach, const double shift[2],
+                               double reach, const double shift[2], int entries,
                                ck__gas_outbox *out) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
@@ -506,16 +531,16 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
   for (int again = 0;; again = 1) {
     size_t capacity = state->message_capacity;
     CK_TRY(hold_host(state, &state->read_host, &state->read_bytes,
-                     4 * (4 + CK_GAS_PACKED_WORDS * capacity)));
+                     4 * (4 + (entries ? CK_GAS_PACKED_WORDS * capacity : 0))));
     counts = state->read_host;
     CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
                                 again));
     /* The counts and, unasked, as many entries as they are likely to be:
      * one wait in all, most steps. */
-    size_t guess[4];
+    size_t guess[4] = {0, 0, 0, 0};
     CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
                           4 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
-    for (int region = 0; region < 4; ++region) {
+    for (int region = 0; entries && region < 4; ++region) {
       guess[region] = state->leave_guess[region] < capacity
                           ? state->leave_guess[region]
                           : capacity;
@@ -526,7 +551,7 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
     for (int region = 0; region < 4; ++region)
       most = counts[region] > most ? counts[region] : most;
     if (most <= capacity) {
-      for (int region = 0; region < 4; ++region)
+      for (int region = 0; entries && region < 4; ++region)
         if (counts[region] > guess[region]) {
           CK_TRY(read_entries(state, region, guess[region], counts[region]));
           more = 1;
@@ -545,7 +570,8 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
     size_t words;
     state->leave_guess[region] = counts[region] + counts[region] / 4 + 32;
     out->counts[region] = counts[region];
-    out->entries[region] = counts + 4 + region_at(state, region, &words);
+    out->entries[region] =
+        entries ? counts + 4 + region_at(state, region, &words) : NULL;
   }
 fail:
   return status;

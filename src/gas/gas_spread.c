@@ -10,13 +10,14 @@
  * that left a slab go to their new owner, then each member sends its
  * neighbours their new ghosts, and sorts. Both messages are packed and
  * appended on the devices; between rebuilds only the ghosts' positions
- * cross, from the slots found at the rebuild. Either crosses device to
- * device where every member is a CUDA device of one process
- * (ck__peer_copy), else through host memory and the exchange. In cells
- * mode members exchange migrants and ghosts every step through the host,
- * keeping leavers as ghosts until their next sort. A particle keeps its
- * id wherever it goes: the Langevin noise is drawn from it, and outputs
- * are in its order.
+ * cross, from the slots found at the rebuild. In cells mode members
+ * exchange migrants and ghosts every step, packed and appended on the
+ * devices too, keeping leavers as ghosts until their next sort. All of
+ * it crosses device to device where every member is a CUDA device of one
+ * process (ck__peer_copy), the host reading counts alone; else through
+ * host memory and the exchange. A particle keeps its id wherever it
+ * goes: the Langevin noise is drawn from it, and outputs are in its
+ * order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
  * what lies past their slabs); a member's coordinates run along the cut
@@ -53,21 +54,22 @@ enum { PREVIOUS = 0, NEXT = 1 };
 #define BALANCE_GAIN 0.1
 
 typedef struct member {
-  ck_gas *gas;          /* its device state */
-  size_t index;         /* in the whole run */
-  double lo, hi;        /* its slab along the cut, in the run's box */
-  double origin, side;  /* its box along the cut: start and length */
-  double border[2];     /* its slab's borders in its own coordinates */
-  double shift[2];      /* added to a coordinate it sends each way */
-  size_t own;           /* its own particles */
-  uint32_t exports[2];  /* the entries it sends each way between rebuilds */
-  uint32_t posted[2];   /* a rebuild's message each way: its entries */
-  uint32_t incoming[2]; /* and those received from each side */
-  uint32_t stray;       /* ck__gas_member_admit's, once its queue waited */
-  size_t ghosts[2];     /* the ghosts from its previous and next member */
-  size_t kept;          /* cells mode: its leavers, ghosts here until sorted */
-  uint32_t flags[3];    /* read at each step (ck__gas_member_pack) */
-  uint64_t bytes;       /* sent to other members */
+  ck_gas *gas;         /* its device state */
+  size_t index;        /* in the whole run */
+  double lo, hi;       /* its slab along the cut, in the run's box */
+  double origin, side; /* its box along the cut: start and length */
+  double border[2];    /* its slab's borders in its own coordinates */
+  double shift[2];     /* added to a coordinate it sends each way */
+  size_t own;          /* its own particles */
+  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
+  /* The entries it sends toward each side, and those it receives from
+   * each (the previous member, the next): [0] migrants, [1] ghosts. */
+  uint32_t posted[2][2], incoming[2][2];
+  uint32_t stray;    /* ck__gas_member_admit's, once its queue waited */
+  size_t ghosts[2];  /* the ghosts from its previous and next member */
+  size_t kept;       /* cells mode: its leavers, ghosts here until sorted */
+  uint32_t flags[3]; /* read at each step (ck__gas_member_pack) */
+  uint64_t bytes;    /* sent to other members */
   ck__exchange_buffer out[2]; /* what it sends each way */
 } member;
 
@@ -106,9 +108,9 @@ struct ck__gas_spread {
   ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
   /* Copies without the host into local member i from its previous and
    * its next member, where every member is a CUDA device of this one
-   * process (else NULL); on_devices: Verlet lists' ghosts' positions
-   * then cross through them. phase_unpack: the forces phase unpacks
-   * what they copied first. */
+   * process (else NULL); on_devices: every message then crosses through
+   * them. phase_unpack: the forces phase unpacks what they copied
+   * first. */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   int on_devices, phase_unpack;
 };
@@ -217,8 +219,10 @@ static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
                       int ghost) {
   ck_status status = CK_OK;
   size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
-  m->posted[PREVIOUS] = counts[PREVIOUS];
-  m->posted[NEXT] = counts[NEXT];
+  for (int side = 0; side < 2; ++side) {
+    m->posted[ghost][side] = counts[side];
+    m->posted[!ghost][side] = 0;
+  }
   if (s->on_devices)
     return ck__gas_member_post(m->gas, counts, m->shift, ghost, NULL);
   for (int side = 0; side < 2; ++side)
@@ -229,26 +233,27 @@ fail:
   return status;
 }
 
-/* The messages received, each member's from its previous and its next
- * member, as entries of `ghost`'s kind: device to device from the
- * calling thread (room made first, every member's before any copy, as a
- * member made again keeps what it posted), else by the exchange. */
-static ck_status deliver(ck__gas_spread *s, int ghost) {
+/* The entries a member receives: all of both kinds, from both sides. */
+static size_t incoming(const member *m) {
+  return (size_t)m->incoming[0][PREVIOUS] + m->incoming[0][NEXT] +
+         m->incoming[1][PREVIOUS] + m->incoming[1][NEXT];
+}
+
+/* What every member left on its device for its neighbours (posted),
+ * copied device to device from the calling thread into each member's
+ * packed inbox: room made first, every member's before any copy, as a
+ * member made again keeps what it left there. */
+static ck_status forward(ck__gas_spread *s) {
   ck_status status = CK_OK;
   size_t n = s->run.local;
-  if (!s->on_devices) {
-    CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
-    for (size_t i = 0; i < n; ++i)
-      for (int from = 0; from < 2; ++from)
-        s->members[i].incoming[from] = (uint32_t)s->from[from][i].count;
-    return CK_OK;
-  }
   for (size_t i = 0; i < n; ++i) {
     member *m = &s->members[i];
-    for (int from = 0, side; from < 2; ++from)
-      m->incoming[from] = sender_of(s, i, from, &side)->posted[side];
-    CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
-                                              m->incoming[NEXT]));
+    for (int from = 0, side; from < 2; ++from) {
+      const member *sender = sender_of(s, i, from, &side);
+      for (int kind = 0; kind < 2; ++kind)
+        m->incoming[kind][from] = sender->posted[kind][side];
+    }
+    CK_TRY(ck__gas_member_expect(&m->gas, incoming(m)));
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   }
   for (size_t i = 0; i < n; ++i) {
@@ -256,32 +261,50 @@ static ck_status deliver(ck__gas_spread *s, int ghost) {
     for (int from = 0; from < 2; ++from) {
       int side;
       member *sender = sender_of(s, i, from, &side);
-      uint32_t count = m->incoming[from];
-      CK_TRY(ck__gas_member_forward(sender->gas, side, count, ghost, m->gas,
-                                    from == NEXT ? m->incoming[PREVIOUS] : 0,
+      CK_TRY(ck__gas_member_forward(sender->gas, side, m->gas, from,
+                                    m->incoming[0], m->incoming[1],
                                     s->peers[from][i]));
-      sender->bytes += 4 * (uint64_t)ck_gas_entry_words(ghost) * count;
+      sender->bytes += (uint64_t)MIGRANT_BYTES * m->incoming[0][from] +
+                       (uint64_t)GHOST_BYTES * m->incoming[1][from];
     }
   }
 fail:
   return status;
 }
 
-/* The entries received (ghost 1: ghosts), appended on its device: from
- * the exchange's buffers, or as deliver copied them. */
-static ck_status admit(ck__gas_spread *s, member *m, size_t i, int ghost) {
+/* A rebuild's messages received, each member's from its previous and its
+ * next member, as entries of `ghost`'s kind: device to device, else by
+ * the exchange. */
+static ck_status deliver(ck__gas_spread *s, int ghost) {
   ck_status status = CK_OK;
-  const void *const in[2] = {s->from[PREVIOUS][i].data, s->from[NEXT][i].data};
-  static const uint32_t none[2] = {0, 0};
+  if (s->on_devices)
+    return forward(s);
+  CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
+  for (size_t i = 0; i < s->run.local; ++i)
+    for (int from = 0; from < 2; ++from) {
+      s->members[i].incoming[ghost][from] = (uint32_t)s->from[from][i].count;
+      s->members[i].incoming[!ghost][from] = 0;
+    }
+fail:
+  return status;
+}
+
+/* The entries received (incoming), appended on its device: from the
+ * exchange's buffers past `skip` bytes of each message (room made
+ * first), or as forward copied them. */
+static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip) {
+  ck_status status = CK_OK;
+  const void *in[2] = {NULL, NULL};
   if (!s->on_devices) {
-    CK_TRY(ck__gas_member_expect(&m->gas, (size_t)m->incoming[PREVIOUS] +
-                                              m->incoming[NEXT]));
+    for (int from = 0; from < 2; ++from)
+      if (s->from[from][i].data)
+        in[from] = (const unsigned char *)s->from[from][i].data + skip;
+    CK_TRY(ck__gas_member_expect(&m->gas, incoming(m)));
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   }
   CK_TRY(ck__gas_member_admit(
-      m->gas, ghost ? none : m->incoming, ghost ? m->incoming : none,
-      s->on_devices ? NULL : in, m->border[PREVIOUS] - slack(s),
-      m->border[NEXT] + slack(s), &m->stray));
+      m->gas, m->incoming[0], m->incoming[1], s->on_devices ? NULL : in,
+      m->border[PREVIOUS] - slack(s), m->border[NEXT] + slack(s), &m->stray));
 fail:
   return status;
 }
@@ -307,7 +330,7 @@ static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
   CK_TRY(admit(s, m, i, 0));
-  m->own += m->incoming[PREVIOUS] + m->incoming[NEXT];
+  m->own += m->incoming[0][PREVIOUS] + m->incoming[0][NEXT];
   /* The selection's wait reads the stray too. */
   CK_TRY(ck__gas_member_select(m->gas, 1, m->border[PREVIOUS], m->border[NEXT],
                                s->reach, counts));
@@ -323,9 +346,9 @@ fail:
  * the sort that drops the rest and finds them. */
 static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  CK_TRY(admit(s, m, i, 1));
+  CK_TRY(admit(s, m, i, 0));
   for (int from = 0; from < 2; ++from)
-    m->ghosts[from] = m->incoming[from];
+    m->ghosts[from] = m->incoming[1][from];
   CK_TRY(ck__gas_member_sort(m->gas, m->own + m->ghosts[0] + m->ghosts[1],
                              m->exports, m->ghosts));
 fail:
@@ -484,27 +507,38 @@ fail:
  * go to their new owner (and stay here as its ghosts until the sort), and
  * every own particle within rc of a border goes to that neighbour as a
  * ghost, in one message each way; the old ghosts are dropped at the
- * sort. */
+ * sort. Where every member is a CUDA device of this process, the entries
+ * stay on the devices: the host reads each outbox's counts alone, and
+ * forward copies the entries device to device. */
 
 /* A message's counts of leavers and ghosts, which follow it. */
 typedef struct envelope {
   uint32_t migrants, ghosts;
 } envelope;
 
-/* The first half-step (with phase_move), then the message each way: its
+/* The first half-step (with phase_move), then what goes each way: its
  * leavers (whole) and its exports (as ghosts) for that neighbour, as its
- * device packed them. */
+ * device packed them; posted for forward, or read into one message each
+ * way. */
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck__gas_outbox box;
   (void)i;
   CK_TRY(ck__gas_member_leave(m->gas, s->phase_move, m->border[PREVIOUS],
-                              m->border[NEXT], s->reach, m->shift, &box));
+                              m->border[NEXT], s->reach, m->shift,
+                              !s->on_devices, &box));
   CK_TRY(check_stray(s, m)); /* the last step's, read by the wait */
+  m->own -= box.counts[0] + box.counts[1];
+  m->kept = box.counts[0] + box.counts[1];
   /* Regions 0 and 1 leave toward the previous and the next member; 2
    * and 3 are ghosts for them. */
   for (int side = 0; side < 2; ++side) {
-    envelope head = {box.counts[side], box.counts[2 + side]};
+    m->posted[0][side] = box.counts[side];
+    m->posted[1][side] = box.counts[2 + side];
+  }
+  /* Through the host: one message each way, its envelope first. */
+  for (int side = 0; side < 2 && !s->on_devices; ++side) {
+    envelope head = {m->posted[0][side], m->posted[1][side]};
     size_t leavers = head.migrants * MIGRANT_BYTES;
     size_t bytes = sizeof head + leavers + head.ghosts * GHOST_BYTES;
     CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
@@ -514,8 +548,6 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
     memcpy(out + sizeof head + leavers, box.entries[2 + side],
            bytes - sizeof head - leavers);
   }
-  m->own -= box.counts[0] + box.counts[1];
-  m->kept = box.counts[0] + box.counts[1];
 fail:
   return status;
 }
@@ -537,29 +569,25 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
   return CK_OK;
 }
 
-/* The particles and ghosts that arrived, appended on its device (the
- * messages' entries are in ck_gas.h's layout), the sort that drops the
- * old ghosts, and the step's forces and kick. */
+/* The particles and ghosts that arrived (the messages' entries are in
+ * ck_gas.h's layout, from the exchange's messages or as forward copied
+ * them), appended on its device, the sort that drops the old ghosts, and
+ * the step's forces and kick. */
 static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  envelope heads[2];
-  uint32_t migrants[2], ghosts[2];
-  const void *in[2];
-  for (int side = 0; side < 2; ++side) {
-    CK_TRY(open_envelope(s, m, i, side, &heads[side]));
-    migrants[side] = heads[side].migrants;
-    m->ghosts[side] = ghosts[side] = heads[side].ghosts;
-    in[side] = (const unsigned char *)s->from[side][i].data + sizeof(envelope);
+  for (int side = 0; side < 2 && !s->on_devices; ++side) {
+    envelope head;
+    CK_TRY(open_envelope(s, m, i, side, &head));
+    m->incoming[0][side] = head.migrants;
+    m->incoming[1][side] = head.ghosts;
   }
-  size_t arrived = (size_t)migrants[0] + migrants[1];
-  size_t count = arrived + ghosts[0] + ghosts[1];
-  CK_TRY(ck__gas_member_expect(&m->gas, count));
-  s->run.queues[i] = ck__gas_member_queue(m->gas);
-  CK_TRY(ck__gas_member_admit(m->gas, migrants, ghosts, in,
-                              m->border[PREVIOUS] - slack(s),
-                              m->border[NEXT] + slack(s), &m->stray));
+  CK_TRY(admit(s, m, i, sizeof(envelope)));
+  size_t arrived = (size_t)m->incoming[0][PREVIOUS] + m->incoming[0][NEXT];
+  for (int side = 0; side < 2; ++side)
+    m->ghosts[side] = m->incoming[1][side];
   m->own += arrived;
-  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + count - arrived));
+  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + m->ghosts[PREVIOUS] +
+                                           m->ghosts[NEXT]));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
 fail:
   return status;
@@ -577,7 +605,7 @@ static ck_status cells_step(ck__gas_spread *s, uint64_t step, int last) {
   ck_status status = CK_OK;
   s->phase_move = step > 0;
   CK_TRY(each(s, step_out));
-  CK_TRY(pass_both(s, 1));
+  CK_TRY(s->on_devices ? forward(s) : pass_both(s, 1));
   s->phase_step = step;
   s->phase_energy = last;
   CK_TRY(each(s, step_in));
@@ -968,7 +996,7 @@ fail:
 static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   /* No arrivals: take_arrivals appends none, then selects the exports. */
-  m->incoming[PREVIOUS] = m->incoming[NEXT] = 0;
+  memset(m->incoming, 0, sizeof m->incoming);
   s->from[PREVIOUS][i].count = s->from[NEXT][i].count = 0;
   CK_TRY(take_arrivals(s, m, i));
 fail:
@@ -1096,8 +1124,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
                                                : config->rc + config->skin;
   s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
-  s->on_devices =
-      s->peers[PREVIOUS][0] != NULL && config->neighbors == CK_GAS_VERLET;
+  s->on_devices = s->peers[PREVIOUS][0] != NULL;
   s->census[0] = config->particles;
   for (size_t k = 0; k < config->particles; ++k) {
     s->census[1] += k;
