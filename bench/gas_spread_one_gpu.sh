@@ -5,9 +5,9 @@
 #           alone, in both neighbour modes. The member exchanges with
 #           itself across the periodic edge, as every member does with
 #           its neighbours.
-#   peer    how the ghosts' positions travel, in Verlet mode: through host
-#           memory (CLKIT_PEER=0) or device to device, for one member and
-#           for two (DEVICE given twice, equal slabs).
+#   peer    how the members' messages travel, in both neighbour modes:
+#           through host memory (CLKIT_PEER=0) or device to device, for
+#           one member and for two (DEVICE given twice, equal slabs).
 #
 #   bench/gas_spread_one_gpu.sh [--mode member|peer] [--sizes N,N,...]
 #       CLKIT OUT_DIR [DEVICE] [STEPS]
@@ -17,9 +17,9 @@
 # particle-steps/s. Writes, by mode:
 #   OUT_DIR/gas_spread_one_gpu.csv  mode, particles, alone, one_member and
 #                                   the member's share of alone's rate;
-#   OUT_DIR/gas_spread_peer.csv     particles, alone, then one member and
-#                                   two members, each through the host and
-#                                   device to device.
+#   OUT_DIR/gas_spread_peer.csv     mode, particles, alone, then one
+#                                   member and two members, each through
+#                                   the host and device to device.
 set -u
 usage="usage: gas_spread_one_gpu.sh [--mode member|peer] [--sizes N,N,...]"
 usage="$usage CLKIT OUT_DIR [DEVICE] [STEPS]"
@@ -70,15 +70,19 @@ if [ "$mode" = member ]; then
   done
 else
   csv="$out/gas_spread_peer.csv"
-  echo "particles,alone,one_host,one_device,two_host,two_device" > "$csv"
-  for n in $sizes; do
-    set -- --particles "$n" --neighbors verlet
-    alone=$(rate 1 "$@" --device "$device")
-    one_host=$(rate 0 "$@" --device "$device" --spread)
-    one_device=$(rate 1 "$@" --device "$device" --spread)
-    two_host=$(rate 0 "$@" --device "$device,$device" --spread --shares 1,1)
-    two_device=$(rate 1 "$@" --device "$device,$device" --spread --shares 1,1)
-    echo "$n,$alone,$one_host,$one_device,$two_host,$two_device" |
-      tee -a "$csv"
+  echo "mode,particles,alone,one_host,one_device,two_host,two_device" \
+    > "$csv"
+  for neighbors in cells verlet; do
+    for n in $sizes; do
+      set -- --particles "$n" --neighbors "$neighbors"
+      alone=$(rate 1 "$@" --device "$device")
+      one_host=$(rate 0 "$@" --device "$device" --spread)
+      one_device=$(rate 1 "$@" --device "$device" --spread)
+      two_host=$(rate 0 "$@" --device "$device,$device" --spread --shares 1,1)
+      two_device=$(rate 1 "$@" --device "$device,$device" --spread \
+        --shares 1,1)
+      echo "$neighbors,$n,$alone,$one_host,$one_device,$two_host,$two_device" |
+        tee -a "$csv"
+    done
   done
 fi
