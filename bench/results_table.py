@@ -456,24 +456,27 @@ def h100_gas_peer():
     run = ("h100-2026-11-26-gas-peer", "gas_spread_peer.csv")
     rows = []
     for line in read(*run).splitlines()[1:]:
-        n, alone, one_host, one_device, two_host, two_device = line.split(",")
-        rows.append([f"{int(n) // 1000000}M", num(alone), num(one_host),
-                     num(one_device), num(two_host), num(two_device),
+        mode, n, alone, one_host, one_device, two_host, two_device = \
+            line.split(",")
+        rows.append([f"{int(n) // 1000000}M", mode, num(alone),
+                     num(one_host), num(one_device), num(two_host),
+                     num(two_device),
                      f"{100 * (float(two_device) / float(two_host) - 1):+.0f}%"])
-    return f"""### A spread gas's ghosts, through the host or GPU to GPU
+    return f"""### A spread gas's messages, through the host or GPU to GPU
 
-Particle-steps per second of the gas in Verlet mode, 1000 steps: alone,
-as one member of `--spread`, and as two members on the same GPU
-(`--device cuda:0,cuda:0 --shares 1,1`). Between rebuilds the ghosts'
-positions go through host memory (`CLKIT_PEER=0`) or device to device.
-The last column is the device path's gain with two members.
+Particle-steps per second of the gas, 1000 steps: alone, as one member of
+`--spread`, and as two members on the same GPU (`--device cuda:0,cuda:0
+--shares 1,1`). Members' messages go through host memory
+(`CLKIT_PEER=0`) or device to device: in Verlet mode the ghosts'
+positions between rebuilds and the rebuilds' messages, in cells mode
+every step's leavers and ghosts. The last column is the device path's
+gain with two members.
 
 {source([run, ("h100-2026-11-26-gas-peer", "run.txt")], H100, "2026-11-26",
-        "`bench/gas_spread_peer.sh build/tools/clkit OUT cuda:0 1000`")}
-- Reproduced by: `bench/gas_spread_one_gpu.sh --mode peer build/tools/clkit \
-OUT cuda:0 1000`
+        "`bench/gas_spread_one_gpu.sh --mode peer build/tools/clkit OUT "
+        "cuda:0 1000`")}
 
-{table(["N", "alone", "one member, host", "one member, device",
+{table(["N", "mode", "alone", "one member, host", "one member, device",
         "two members, host", "two members, device", "device / host"],
        rows)}"""
 
@@ -713,6 +716,31 @@ machine; EvoX was not installed for this one.
         f"{H100}; PyTorch 2.11.0", "2026-11-26",
         "`python3 bench/python_pso.py --device cuda:0 --repeat 3 --only "
         "'OpenCL C,array'`")}
+
+""" + "\n".join(lines)
+
+
+def h100_python_opencl():
+    run = ("h100-2026-11-26-python-opencl", "python_pso.md")
+    lines = [line for line in read(*run).splitlines()
+             if line.startswith("| clkit") or line.startswith("| method")
+             or line.startswith("| ---")]
+    rows = {line.split("|")[1].strip(): float(line.split("|")[2].strip())
+            for line in lines if line.startswith("| clkit")}
+    rows_s = rows["clkit on ocl:1.0, NumPy callback"]
+    view_s = rows['clkit on ocl:1.0, NumPy view, array="dlpack"']
+    return f"""### PSO from Python on NVIDIA's OpenCL, NumPy objectives
+
+Rastrigin, d = 30, 100,000 particles, 30 iterations, on the H100 through
+NVIDIA's OpenCL (`ocl:1.0`). The default NumPy callback takes float64
+rows that Python owns; with `array="dlpack"` the callable reads the
+swarm's page-locked host copy in place, as float32
+(`np.asarray(X)`): {rows_s / view_s:.1f} times faster here.
+
+{source([run, ("h100-2026-11-26-python-opencl", "run.txt")],
+        f"{H100}; NVIDIA OpenCL 3.0 CUDA 13.0.98", "2026-11-26",
+        "`python3 bench/python_pso.py --device ocl:1.0 --iters 30 "
+        "--repeat 2 --only 'NumPy,OpenCL C'`")}
 
 """ + "\n".join(lines)
 
@@ -1012,7 +1040,7 @@ SECTIONS = [
                                h100_session,
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
-                               h100_python_device]),
+                               h100_python_device, h100_python_opencl]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
