@@ -204,15 +204,20 @@ struct gas_state {
    * x inbox_capacity). */
   ck_buffer *out_packed, *in_packed;
   ck_buffer *census_sums; /* 3 words of 8 a reduction group */
-  /* Host memory the member's appended slots are written from, without a
-   * wait (staging_pending 1 while the writes may still read it). */
+  /* Host memory (the queue's fastest) that the member's writes from the
+   * host go from, without a wait: appended slots, received messages,
+   * ghosts' positions (staging_pending 1 while the writes may still read
+   * it). */
   void *staging;
   size_t staging_bytes;
   int staging_pending;
   /* A cells-mode member's outbox entries read with their counts,
-   * unasked (each region's): the last step's and a quarter more; and the
-   * host copy they are read to, of read_bytes (fastest memory). */
+   * unasked (each region's): the last step's and a quarter more. */
   uint32_t leave_guess[4];
+  /* Host memory (the queue's fastest) that reads for the host go to: a
+   * cells-mode outbox, or the messages and positions a member sends
+   * (ck__gas_member_post, ck__gas_member_pack); read_bytes of it. What it
+   * holds stays until the member's next such read. */
   void *read_host;
   size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
@@ -408,7 +413,7 @@ ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
 ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries);
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
-/* Frees a member's staging of appended slots, once its writes are done. */
+/* Frees a member's staging and read_host, once its writes are done. */
 void ck__gas_member_staging_free(gas_state *state);
 /* The slots in use (own, ghosts, and those dropped until the next sort),
  * and the member's queue. */
@@ -433,11 +438,12 @@ ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
  * counts[side] a side, packed on the device as the receiver appends
  * them (ghost 1: as ghosts, also kept to find the exports after the
  * sort), shift[side] added to x. With out not NULL each side's is read
- * into out[side] (one read a side, one wait), else it stays on the
- * device for ck__gas_member_forward. */
+ * into the member's page-locked memory (one read a side, one wait), at
+ * out[side] (NULL where none) until its next read there; else it stays
+ * on the device for ck__gas_member_forward. */
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int ghost,
-                              void *const out[2]);
+                              const void *out[2]);
 /* Queues copies, device to device through peer, of what the sender
  * left on its device for `side` (ck__gas_member_post with out NULL, or a
  * cells-mode step out with entries 0) into the receiver's packed inbox,
@@ -498,18 +504,21 @@ ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */
 ck_status ck__gas_member_drift(ck_gas *member);
 /* Between rebuilds: the exports' positions (counts[side] a side, x plus
- * shift[side]) into out[side], 2 floats each, and its flags (a rebuild
- * due, a list overflowed, a ghost or export not found), read together.
- * With out NULL the positions stay packed on the device, for
- * ck__gas_member_send. */
+ * shift[side]), 2 floats each, and its flags (a rebuild due, a list
+ * overflowed, a ghost or export not found), read together. With out not
+ * NULL each side's positions are read into the member's page-locked
+ * memory, at out[side] (NULL where none) until its next read there;
+ * with out NULL they stay packed on the device, for ck__gas_member_send. */
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], float *const out[2],
+                              const double shift[2], const void *out[2],
                               uint32_t flags[3]);
-/* The ghosts' new positions, count of them in their order, 2 floats
- * each, into their slots; positions NULL: those ck__gas_member_send
+/* The ghosts' new positions into their slots: counts[0] from the
+ * previous member, then counts[1] from the next, 2 floats each, from
+ * positions[side] (copied into the member's page-locked staging, then
+ * one write without a wait); positions NULL: those ck__gas_member_send
  * queued. */
-ck_status ck__gas_member_unpack(ck_gas *member, size_t count,
-                                const float *positions);
+ck_status ck__gas_member_unpack(ck_gas *member, const size_t counts[2],
+                                const void *const positions[2]);
 /* Queues a copy, device to device through peer, of the count positions
  * the sender packed for `side` (ck__gas_member_pack, out NULL) into the
  * receiver's ghosts from its `first` (as ck__gas_member_unpack numbers

@@ -7,6 +7,7 @@
  * Members compute in single precision: what crosses is raw floats, as
  * the devices hold them, and ids as words.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,57 @@ static ck_status hold_host(gas_state *state, void **memory, size_t *capacity,
   *capacity = 0;
   CK_TRY(ck__host_alloc(state->queue, bytes + bytes / 2, memory));
   *capacity = bytes + bytes / 2;
+fail:
+  return status;
+}
+
+/* Writes n pieces (sizes[k] bytes from pieces[k]) one after another to
+ * buffer from its start: copied once into the staging, then one write
+ * from it without a wait (one still pending from it is waited for
+ * first). */
+static ck_status write_staged(gas_state *state, ck_buffer *buffer, int n,
+                              const void *const *pieces, const size_t *sizes) {
+  ck_status status = CK_OK;
+  size_t bytes = 0;
+  for (int k = 0; k < n; ++k)
+    bytes += sizes[k];
+  if (bytes == 0)
+    return CK_OK;
+  if (state->staging_pending)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->staging_pending = 0;
+  CK_TRY(hold_host(state, &state->staging, &state->staging_bytes, bytes));
+  unsigned char *at = state->staging;
+  for (int k = 0; k < n; ++k)
+    if (sizes[k] > 0) {
+      memcpy(at, pieces[k], sizes[k]);
+      at += sizes[k];
+    }
+  CK_TRY(ck_buffer_write(state->queue, buffer, 0, bytes, state->staging,
+                         CK_NONBLOCKING, NULL));
+  state->staging_pending = 1;
+fail:
+  return status;
+}
+
+/* Queues reads of bytes[side] from byte at[side] of buffer for each side
+ * into read_host, the sides one after the other (what it held goes);
+ * out[side] points at each, NULL where it has none. The caller waits. */
+static ck_status read_sides(gas_state *state, ck_buffer *buffer,
+                            const size_t at[2], const size_t bytes[2],
+                            const void *out[2]) {
+  ck_status status = CK_OK;
+  out[0] = out[1] = NULL;
+  CK_TRY(hold_host(state, &state->read_host, &state->read_bytes,
+                   bytes[0] + bytes[1]));
+  unsigned char *host = state->read_host;
+  for (int side = 0; side < 2; ++side) {
+    if (bytes[side] == 0)
+      continue;
+    out[side] = host + (side ? bytes[0] : 0);
+    CK_TRY(ck_buffer_read(state->queue, buffer, at[side], bytes[side],
+                          host + (side ? bytes[0] : 0), CK_NONBLOCKING, NULL));
+  }
 fail:
   return status;
 }
@@ -329,25 +381,25 @@ fail:
 
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int ghost,
-                              void *const out[2]) {
+                              const void *out[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t capacity = state->message_capacity;
   size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  size_t at[2], bytes[2];
   for (int side = 0; side < 2; ++side) {
-    if (counts[side] == 0)
-      continue;
-    uint32_t at = ck_gas_message_at(side, capacity);
-    CK_TRY(member->steps->post(state, (uint32_t)side * capacity, counts[side],
-                               shift[side], ghost, at,
-                               ghost ? ck_gas_kept_at(side, capacity) : 0));
-    if (out)
-      CK_TRY(ck_buffer_read(state->queue, state->out_packed, 4 * (size_t)at,
-                            entry * counts[side], out[side], CK_NONBLOCKING,
-                            NULL));
+    uint32_t word = ck_gas_message_at(side, capacity);
+    at[side] = 4 * (size_t)word;
+    bytes[side] = entry * counts[side];
+    if (counts[side] > 0)
+      CK_TRY(member->steps->post(state, (uint32_t)side * capacity, counts[side],
+                                 shift[side], ghost, word,
+                                 ghost ? ck_gas_kept_at(side, capacity) : 0));
   }
-  if (out)
+  if (out) {
+    CK_TRY(read_sides(state, state->out_packed, at, bytes, out));
     CK_TRY(ck_queue_finish(state->queue));
+  }
 fail:
   return status;
 }
@@ -410,26 +462,22 @@ ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "a member of %zu slots given %zu more to its %u",
                     member->config.particles, count, state->particles);
-  if (in && count > 0) {
-    /* The migrants of both sides, then the ghosts, written at once from
-     * the staging (a write still pending from it is waited for). */
-    if (state->staging_pending)
-      CK_TRY(ck_queue_finish(state->queue));
-    state->staging_pending = 0;
-    size_t bytes = arrived * migrant + (count - arrived) * ghost;
-    CK_TRY(hold_host(state, &state->staging, &state->staging_bytes, bytes));
-    unsigned char *staging = state->staging;
+  if (in) {
+    /* The migrants of both sides, then the ghosts, in one write. */
+    const void *pieces[4] = {NULL, NULL, NULL, NULL};
+    size_t sizes[4], at = 0;
     for (int kind = 0; kind < 2; ++kind)
       for (int side = 0; side < 2; ++side) {
         const unsigned char *message = in[side];
         size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
+        assert(at == 4 * inbox_at(kind, side, migrants, ghosts));
+        sizes[2 * kind + side] = size;
         if (size > 0)
-          memcpy(staging + 4 * inbox_at(kind, side, migrants, ghosts),
-                 message + (kind ? migrants[side] * migrant : 0), size);
+          pieces[2 * kind + side] =
+              message + (kind ? migrants[side] * migrant : 0);
+        at += size;
       }
-    CK_TRY(ck_buffer_write(state->queue, state->in_packed, 0, bytes,
-                           state->staging, CK_NONBLOCKING, NULL));
-    state->staging_pending = 1;
+    CK_TRY(write_staged(state, state->in_packed, 4, pieces, sizes));
   }
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
                          CK_NONBLOCKING, NULL));
@@ -589,20 +637,20 @@ ck_status ck__gas_member_drift(ck_gas *member) {
 }
 
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], float *const out[2],
+                              const double shift[2], const void *out[2],
                               uint32_t flags[3]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
+  size_t at[2], bytes[2];
   for (int side = 0; side < 2; ++side) {
     uint32_t base = (uint32_t)side * state->message_capacity;
-    if (counts[side] == 0)
-      continue;
-    CK_TRY(member->steps->gather(state, base, counts[side], shift[side]));
-    if (out)
-      CK_TRY(ck_buffer_read(state->queue, state->out_real, (size_t)base * 8,
-                            (size_t)counts[side] * 8, out[side], CK_NONBLOCKING,
-                            NULL));
+    at[side] = (size_t)base * 8;
+    bytes[side] = (size_t)counts[side] * 8;
+    if (counts[side] > 0)
+      CK_TRY(member->steps->gather(state, base, counts[side], shift[side]));
   }
+  if (out)
+    CK_TRY(read_sides(state, state->out_real, at, bytes, out));
   CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, flags,
                         CK_NONBLOCKING, NULL));
   CK_TRY(ck_queue_finish(state->queue));
@@ -610,14 +658,17 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_unpack(ck_gas *member, size_t count,
-                                const float *positions) {
+ck_status ck__gas_member_unpack(ck_gas *member, const size_t counts[2],
+                                const void *const positions[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
+  size_t count = counts[0] + counts[1];
   if (count == 0)
     return CK_OK;
-  if (positions)
-    CK_TRY(write_slots(state, state->in_real, 0, count, 8, positions));
+  if (positions) {
+    size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
+    CK_TRY(write_staged(state, state->in_real, 2, positions, sizes));
+  }
   CK_TRY(member->steps->unpack(state, (uint32_t)count));
 fail:
   return status;

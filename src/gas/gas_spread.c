@@ -15,9 +15,12 @@
  * devices too, keeping leavers as ghosts until their next sort. All of
  * it crosses device to device where every member is a CUDA device of one
  * process (ck__peer_copy), the host reading counts alone; else through
- * host memory and the exchange. A particle keeps its id wherever it
- * goes: the Langevin noise is drawn from it, and outputs are in its
- * order.
+ * host memory and the exchange. There a member reads what it sends into
+ * its page-locked memory (ck__host_alloc); the exchange sends from there
+ * (cells mode from a copy behind an envelope). A member copies what it
+ * receives into its page-locked staging once, and writes it in one
+ * write. A particle keeps its id wherever it goes: the Langevin noise is
+ * drawn from it, and outputs are in its order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
  * what lies past their slabs); a member's coordinates run along the cut
@@ -70,7 +73,12 @@ typedef struct member {
   size_t kept;       /* cells mode: its leavers, ghosts here until sorted */
   uint32_t flags[3]; /* read at each step (ck__gas_member_pack) */
   uint64_t bytes;    /* sent to other members */
-  ck__exchange_buffer out[2]; /* what it sends each way */
+  ck__exchange_buffer out[2]; /* what it builds to send (cells, outputs) */
+  /* What pass_both sends each way: sends[side] items at send[side], in
+   * its device state's page-locked memory (ck__gas_member_post,
+   * ck__gas_member_pack) or in out[side]. */
+  const void *send[2];
+  size_t sends[2];
 } member;
 
 struct ck__gas_spread {
@@ -138,7 +146,7 @@ static ck_status each(ck__gas_spread *s, phase_fn phase) {
   return ck__spread_each(&s->run, run_phase, &call);
 }
 
-/* What each member put in out[side]: to the next member (side NEXT),
+/* What each member put in send[side]: to the next member (side NEXT),
  * received into its from[PREVIOUS], and to the previous one (PREVIOUS),
  * into its from[NEXT]. */
 static ck_status pass_both(ck__gas_spread *s, size_t item) {
@@ -148,8 +156,8 @@ static ck_status pass_both(ck__gas_spread *s, size_t item) {
   for (int side = 0; side < 2; ++side) {
     for (size_t i = 0; i < s->run.local; ++i) {
       member *m = &s->members[i];
-      send[i] = m->out[side].data;
-      counts[i] = m->out[side].count;
+      send[i] = m->send[side];
+      counts[i] = m->sends[side];
       m->bytes += (uint64_t)(counts[i] * item);
     }
     CK_TRY(ck__exchange_pass(s->run.exchange, side == NEXT, item, send, counts,
@@ -182,7 +190,7 @@ static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
  * A rebuild's messages are packed on the sender's device as the receiver
  * appends them (ck_gas.h's layout): migrants, then ghosts. They cross
  * device to device where every member is a CUDA device of one process,
- * else through host memory (one read and one write a side) and the
+ * else through host memory (one read a side, one write for both) and the
  * exchange. The receiver appends them on its device.
  */
 
@@ -213,24 +221,17 @@ fail:
 }
 
 /* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
- * on its device; read into out[side] unless they cross device to
+ * on its device; read to send[side] unless they cross device to
  * device. */
 static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
                       int ghost) {
-  ck_status status = CK_OK;
-  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
   for (int side = 0; side < 2; ++side) {
     m->posted[ghost][side] = counts[side];
     m->posted[!ghost][side] = 0;
+    m->sends[side] = counts[side];
   }
-  if (s->on_devices)
-    return ck__gas_member_post(m->gas, counts, m->shift, ghost, NULL);
-  for (int side = 0; side < 2; ++side)
-    CK_TRY(ck__exchange_buffer_hold(&m->out[side], entry, counts[side]));
-  void *const out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
-  CK_TRY(ck__gas_member_post(m->gas, counts, m->shift, ghost, out));
-fail:
-  return status;
+  return ck__gas_member_post(m->gas, counts, m->shift, ghost,
+                             s->on_devices ? NULL : m->send);
 }
 
 /* The entries a member receives: all of both kinds, from both sides. */
@@ -375,16 +376,11 @@ static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   (void)i;
   CK_TRY(ck__gas_member_drift(m->gas));
-  if (s->on_devices) {
-    /* The positions stay on the device, for pass_on_devices. */
-    CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift, NULL, m->flags));
-  } else {
-    for (int side = 0; side < 2; ++side)
-      CK_TRY(ck__exchange_buffer_hold(&m->out[side], 2 * sizeof(float),
-                                      m->exports[side]));
-    float *out[2] = {m->out[PREVIOUS].data, m->out[NEXT].data};
-    CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift, out, m->flags));
-  }
+  /* On devices the positions stay there, for pass_on_devices. */
+  for (int side = 0; side < 2; ++side)
+    m->sends[side] = m->exports[side];
+  CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift,
+                             s->on_devices ? NULL : m->send, m->flags));
   if (m->flags[2])
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu lost track of a ghost or an export at its last "
@@ -409,18 +405,12 @@ static ck_status check_ghosts(const member *m, int from, size_t count) {
  * next's, in the order of the last rebuild. */
 static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  for (int from = 0; from < 2; ++from)
+  const void *in[2];
+  for (int from = 0; from < 2; ++from) {
     CK_TRY(check_ghosts(m, from, s->from[from][i].count));
-  size_t count = m->ghosts[PREVIOUS] + m->ghosts[NEXT];
-  CK_TRY(hold_scratch(s, i, count, 2));
-  float *reals = s->reals[i].data;
-  /* A slab may hold no ghosts from a side, whose buffer is then empty. */
-  if (m->ghosts[PREVIOUS] > 0)
-    memcpy(reals, s->from[PREVIOUS][i].data, 8 * m->ghosts[PREVIOUS]);
-  if (m->ghosts[NEXT] > 0)
-    memcpy(reals + 2 * m->ghosts[PREVIOUS], s->from[NEXT][i].data,
-           8 * m->ghosts[NEXT]);
-  CK_TRY(ck__gas_member_unpack(m->gas, count, reals));
+    in[from] = s->from[from][i].data;
+  }
+  CK_TRY(ck__gas_member_unpack(m->gas, m->ghosts, in));
 fail:
   return status;
 }
@@ -456,8 +446,7 @@ static ck_status forces(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   (void)i;
   if (s->phase_unpack)
-    CK_TRY(ck__gas_member_unpack(m->gas, m->ghosts[PREVIOUS] + m->ghosts[NEXT],
-                                 NULL));
+    CK_TRY(ck__gas_member_unpack(m->gas, m->ghosts, NULL));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
 fail:
   return status;
@@ -547,6 +536,8 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
     memcpy(out + sizeof head, box.entries[side], leavers);
     memcpy(out + sizeof head + leavers, box.entries[2 + side],
            bytes - sizeof head - leavers);
+    m->send[side] = out;
+    m->sends[side] = bytes;
   }
 fail:
   return status;
