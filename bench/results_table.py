@@ -441,8 +441,9 @@ def h100_gas_spread():
                      num(member), f"{100 * float(ratio):.0f}%"])
     return f"""### A spread gas's member on one GPU
 
-Particle-steps per second of the gas at ρ = 0.7 (the default), alone on one GPU and as
-the one member of `--spread` on the same GPU. The member exchanges with
+Particle-steps per second of the gas at ρ = 0.7 (the default). It runs
+alone on one GPU, then as the one member of `--spread` there. The member
+exchanges with
 itself across the periodic edge, as every member does with its
 neighbours: the ratio is what a member costs before any second GPU.
 
@@ -464,13 +465,13 @@ def h100_gas_peer():
                      f"{100 * (float(two_device) / float(two_host) - 1):+.0f}%"])
     return f"""### A spread gas's messages, through the host or GPU to GPU
 
-Particle-steps per second of the gas, 1000 steps: alone, as one member of
-`--spread`, and as two members on the same GPU (`--device cuda:0,cuda:0
---shares 1,1`). Members' messages go through host memory
-(`CLKIT_PEER=0`) or device to device: in Verlet mode the ghosts'
-positions between rebuilds and the rebuilds' messages, in cells mode
-every step's leavers and ghosts. The last column is the device path's
-gain with two members.
+Particle-steps per second of the gas over 1000 steps. It runs alone,
+as one member of `--spread`, and as two members on the same GPU
+(`--device cuda:0,cuda:0 --shares 1,1`). Members' messages go through
+host memory (`CLKIT_PEER=0`) or device to device. In Verlet mode they
+are the ghosts' positions and the rebuilds' messages. In cells mode they
+are every step's leavers and ghosts. The last column is the device
+path's gain with two members.
 
 {source([run, ("h100-2026-11-26-gas-peer", "run.txt")], H100, "2026-11-26",
         "`bench/gas_spread_one_gpu.sh --mode peer build/tools/clkit OUT "
@@ -690,15 +691,22 @@ session section of the EPYC's times that apart.
 """ + "\n".join(lines)
 
 
-def h100_python_device():
-    run = ("h100-2026-11-26-python-device", "python_pso.md")
+def clkit_rows(run):
+    """A python_pso.py table's clkit rows, header included, and each
+    clkit row's seconds by its method."""
     lines = [line for line in read(*run).splitlines()
              if line.startswith("| clkit") or line.startswith("| method")
              or line.startswith("| ---")]
-    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
-            for line in lines if line.startswith("| clkit")}
-    source_s = float(rows["clkit on cuda:0, OpenCL C objective"])
-    torch_s = float(rows['clkit on cuda:0, PyTorch callback, array="torch"'])
+    seconds = {line.split("|")[1].strip(): float(line.split("|")[2].strip())
+               for line in lines if line.startswith("| clkit")}
+    return lines, seconds
+
+
+def h100_python_device():
+    run = ("h100-2026-11-26-python-device", "python_pso.md")
+    lines, rows = clkit_rows(run)
+    source_s = rows["clkit on cuda:0, OpenCL C objective"]
+    torch_s = rows['clkit on cuda:0, PyTorch callback, array="torch"']
     evox_s = next(line.split("|")[2].strip() for line in read(
         "h100-2026-11-26-python", "python_pso.md").splitlines()
         if line.startswith("| EvoX"))
@@ -722,20 +730,16 @@ machine; EvoX was not installed for this one.
 
 def h100_python_opencl():
     run = ("h100-2026-11-26-python-opencl", "python_pso.md")
-    lines = [line for line in read(*run).splitlines()
-             if line.startswith("| clkit") or line.startswith("| method")
-             or line.startswith("| ---")]
-    rows = {line.split("|")[1].strip(): float(line.split("|")[2].strip())
-            for line in lines if line.startswith("| clkit")}
+    lines, rows = clkit_rows(run)
     rows_s = rows["clkit on ocl:1.0, NumPy callback"]
     view_s = rows['clkit on ocl:1.0, NumPy view, array="dlpack"']
     return f"""### PSO from Python on NVIDIA's OpenCL, NumPy objectives
 
 Rastrigin, d = 30, 100,000 particles, 30 iterations, on the H100 through
 NVIDIA's OpenCL (`ocl:1.0`). The default NumPy callback takes float64
-rows that Python owns; with `array="dlpack"` the callable reads the
-swarm's page-locked host copy in place, as float32
-(`np.asarray(X)`): {rows_s / view_s:.1f} times faster here.
+rows that Python owns. With `array="dlpack"` the callable reads the
+swarm's page-locked host copy in place (`np.asarray(X)`, float32). That
+view ran {rows_s / view_s:.1f} times faster here.
 
 {source([run, ("h100-2026-11-26-python-opencl", "run.txt")],
         f"{H100}; NVIDIA OpenCL 3.0 CUDA 13.0.98", "2026-11-26",

@@ -61,8 +61,6 @@ typedef struct asktell {
   int dim;              /* values a position holds */
   int double_precision; /* 1: the device computes in double */
   int busy;             /* a call is using handle without the GIL */
-  int cuda;             /* 1: on a CUDA device, whose positions ask_device
-                           hands out where they are */
   /* Positions handed out by ask_device: the last ask's batch and array,
    * the values of the last tell_device, the arrays alive (each keeps this
    * object), and a handle closed while some were, destroyed with the
@@ -293,7 +291,6 @@ static PyObject *py_asktell_create(PyObject *module, PyObject *args) {
   self->dim = made.dim;
   self->double_precision = made.double_precision;
   self->busy = 0;
-  self->cuda = device.backend == CK_BACKEND_CUDA;
   self->batch = (ck_device_batch){0};
   self->current = NULL;
   self->values = (ck_py_values){0};
@@ -374,7 +371,8 @@ static PyObject *asktell_tell(PyObject *object, PyObject *values) {
 }
 
 /* AskTell.ask_device() -> DeviceArray: the positions to evaluate where
- * they are (on a CUDA device), valid until the next tell. */
+ * the device keeps them (off CUDA, its page-locked host copy), valid
+ * until the next tell. */
 static PyObject *asktell_ask_device(PyObject *object, PyObject *unused) {
   (void)unused;
   asktell *self = (asktell *)object;
@@ -731,11 +729,6 @@ static PyObject *asktell_islands(PyObject *object, void *unused) {
   return PyLong_FromSize_t(((asktell *)object)->islands);
 }
 
-static PyObject *asktell_cuda(PyObject *object, void *unused) {
-  (void)unused;
-  return PyBool_FromLong(((asktell *)object)->cuda);
-}
-
 static PyObject *asktell_closed(PyObject *object, void *unused) {
   (void)unused;
   return PyBool_FromLong(((asktell *)object)->handle == NULL);
@@ -751,8 +744,8 @@ static PyMethodDef asktell_methods[] = {
     {"set_state", asktell_set_state, METH_O,
      "set_state(state): a dict as get_state() gives it"},
     {"ask_device", asktell_ask_device, METH_NOARGS,
-     "ask_device() -> DeviceArray: the positions where they are (on "
-     "CUDA)"},
+     "ask_device() -> DeviceArray: the positions where the device keeps "
+     "them (off CUDA, a page-locked host copy)"},
     {"tell_device", asktell_tell_device, METH_O,
      "tell_device(values): their values, on the device or the host"},
     {"close", asktell_close, METH_NOARGS, "close(): release the optimiser"},
@@ -763,7 +756,6 @@ static PyGetSetDef asktell_getset[] = {
     {"dim", asktell_dim, NULL, "values a position holds", NULL},
     {"islands", asktell_islands, NULL, "a GA's islands; 0 for a PSO", NULL},
     {"closed", asktell_closed, NULL, "whether close() was called", NULL},
-    {"cuda", asktell_cuda, NULL, "whether it runs on a CUDA device", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject asktell_type = {

@@ -321,10 +321,8 @@ static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
       f[i] = value;
     }
   }
-  int double_precision = batch->real_size == 8;
-  ck__host_values(double_precision, f, f, batch->count);
-  ck_status status =
-      ck__reals_write(queue, values, double_precision, f, batch->count);
+  ck_status status = ck__values_write(queue, values, batch->real_size == 8, f,
+                                      f, batch->count);
   free(f);
   return status;
 }
