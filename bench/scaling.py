@@ -19,6 +19,7 @@ times that of the same problem on one device (strong).
 """
 import argparse
 import json
+import shlex
 import statistics
 import subprocess
 import sys
@@ -97,8 +98,8 @@ def main():
                         "--device", ",".join(devices[:k]), "--spread"]
                 else:
                     # One process alone takes every device it selects.
-                    command = [args.mpirun, "--allow-run-as-root", "-np",
-                               str(k)] + base + size(n) + [
+                    command = shlex.split(args.mpirun) + [
+                        "--allow-run-as-root", "-np", str(k)] + base + size(n) + [
                         "--device", mpi_device if k > 1 else devices[0],
                         "--spread"]
                 if args.equal_shares:

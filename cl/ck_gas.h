@@ -347,6 +347,71 @@ CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
   }
 }
 
+/*
+ * A resident member's step (src/gas/gas_spread.c): cells mode between
+ * CUDA members of one process, where no count comes back to the host
+ * between two of its checks. Each member's control words hold what the
+ * host would have counted; its kernels read them and launch over every
+ * slot it has room for. Its outbox has two halves, one for even steps
+ * and one for odd ones (ck_gas_packed_half), and so do the region counts:
+ * a member packs step k's half while its neighbours may still read step
+ * k - 1's.
+ */
+#define CK_GAS_CONTROL_SORTED 0   /* slots that the last sort kept */
+#define CK_GAS_CONTROL_APPENDED 1 /* slots once the last pull appended */
+#define CK_GAS_CONTROL_OWN 2      /* its own particles */
+#define CK_GAS_CONTROL_FLAGS 3    /* CK_GAS_OVERFLOW_ bits */
+#define CK_GAS_CONTROL_STRAY 4    /* a stray arrival's word, or none */
+#define CK_GAS_CONTROL_STRAY_X 5  /* its x's bits */
+#define CK_GAS_CONTROL_COUNTS 8   /* 2 parities x 4 regions */
+#define CK_GAS_CONTROL_PULLED 16  /* each pull segment's entries, summed */
+#define CK_GAS_CONTROL_WORDS 20
+/* An outbox region had more entries than room (the extra stayed, and the
+ * step is wrong), or the slots had too little room for a pull. */
+#define CK_GAS_OVERFLOW_OUTBOX 1u
+#define CK_GAS_OVERFLOW_SLOTS 2u
+
+/* The control word of a region's count at a parity (step % 2). */
+CK_FN ck_u32 ck_gas_control_count(int parity, int region) {
+  return (ck_u32)(CK_GAS_CONTROL_COUNTS + 4 * parity + region);
+}
+
+/* The first word of a parity's half of a resident member's outbox. */
+CK_FN ck_u32 ck_gas_packed_half(int parity, ck_u32 capacity) {
+  return (ck_u32)parity * CK_GAS_PACKED_WORDS * capacity;
+}
+
+/* A resident pull reads 4 segments, in the order the host appends them
+ * (ck__gas_member_admit): the previous member's leavers, the next's, the
+ * previous member's ghosts, the next's. The sender's region each one is
+ * (ck_gas_member_classify): what went toward the receiver's side. */
+CK_FN int ck_gas_pull_region(int segment) {
+  return segment == 0 ? 1 : segment == 1 ? 0 : segment == 2 ? 3 : 2;
+}
+
+/* Entry e of a segment, from its sender's half of the outbox (packed,
+ * `capacity` entries a region): the word as the receiver keeps it (a
+ * ghost's marked, from the next member with segment 3), position and
+ * velocity (zero for a ghost: its owner moves it). */
+CK_FN ck_u32 ck_gas_pull_entry(CK_GLOBAL const ck_u32 *packed,
+                               ck_u32 capacity, int segment, ck_u32 e,
+                               float *x, float *y, float *vx, float *vy) {
+  int region = ck_gas_pull_region(segment);
+  int leaving = region < 2;
+  CK_GLOBAL const ck_u32 *entry =
+      packed +
+      (leaving ? ck_gas_message_at(region, capacity) + CK_GAS_ENTRY_WORDS * e
+               : ck_gas_kept_at(region - 2, capacity) + CK_GAS_GHOST_WORDS * e);
+  ck_u32 word = entry[0];
+  *x = ck_bits_as_float(entry[1]);
+  *y = ck_bits_as_float(entry[2]);
+  *vx = leaving ? ck_bits_as_float(entry[3]) : 0.0f;
+  *vy = leaving ? ck_bits_as_float(entry[4]) : 0.0f;
+  if (leaving)
+    return word;
+  return word | CK_GAS_GHOST | (segment == 3 ? CK_GAS_FROM_NEXT : 0u);
+}
+
 /* A ghost's word, for entry e of the ghosts received: the previous
  * member's first, the next's from entry from_next. */
 CK_FN ck_u32 ck_gas_ghost_word(ck_u32 word, ck_u32 e, ck_u32 from_next) {

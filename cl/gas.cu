@@ -61,6 +61,26 @@
 #define SCAN_WARPS (CK_GAS_SCAN_THREADS / CK_WARP_WIDTH)
 #define SCAN_TILE (CK_GAS_SCAN_THREADS * CK_GAS_SCAN_ITEMS)
 
+/* A member's per-slot kernels also take its control words and whether
+ * its step is resident (ck_gas.h): their slot count is then a control
+ * word (`which`), not the launch's argument. */
+#if CK_GAS_MEMBER
+#define CK_GAS_RESIDENT_ARGUMENTS                                              \
+  , const unsigned *__restrict__ control, int resident
+#define CK_GAS_RESIDENT_CALL , control, resident
+#define CK_GAS_RESIDENT_COUNT(n, which)                                        \
+  do {                                                                         \
+    if (resident)                                                              \
+      (n) = control[(which)];                                                  \
+  } while (0)
+#else
+#define CK_GAS_RESIDENT_ARGUMENTS
+#define CK_GAS_RESIDENT_CALL
+#define CK_GAS_RESIDENT_COUNT(n, which)                                        \
+  do {                                                                         \
+  } while (0)
+#endif
+
 /* The rank of the calling lane among the particles that reach cell `key`'s
  * counter: the lanes of `live` with the same key share one atomic add,
  * made by their lowest lane, and take consecutive ranks in lane order. */
@@ -101,10 +121,21 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
                        unsigned first, unsigned *id, int classify, float lo,
                        float hi, float reach, float shift_previous,
                        float shift_next, int again, unsigned capacity,
-                       unsigned *packed, unsigned *counts
+                       unsigned *packed, unsigned *counts, unsigned *control,
+                       int resident, int parity
 #endif
     ) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+#if CK_GAS_MEMBER
+  /* A resident step's slots are counted on the device; the grid covers
+   * every slot there is room for. Its counts and outbox half are those
+   * of the step's parity, and an entry with no room is flagged. */
+  if (resident) {
+    n = control[CK_GAS_CONTROL_SORTED];
+    counts = control + ck_gas_control_count(parity, 0);
+    packed += ck_gas_packed_half(parity, capacity);
+  }
+#endif
   /* Whole warps reach the ballot (the grid is whole blocks). */
   unsigned live = __ballot_sync(CK_ALL_LANES, k < n);
   if (k >= n)
@@ -139,9 +170,11 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
       unsigned e = atomicAdd(&counts[region], 1u);
       float shifted = place.x + (region % 2 ? shift_next : shift_previous);
       float2 speed = velocity[k];
-      if (e >= capacity)
+      if (e >= capacity) {
         word = before; /* not stored: it stays here, and goes next call */
-      else
+        if (resident)
+          atomicOr(&control[CK_GAS_CONTROL_FLAGS], CK_GAS_OVERFLOW_OUTBOX);
+      } else
         ck_gas_member_put(packed, capacity, region, e, own, shifted, place.y,
                           speed.x, speed.y);
     }
@@ -228,7 +261,12 @@ static __device__ unsigned look_back(volatile unsigned long long *status,
 extern "C" __global__ void __launch_bounds__(CK_GAS_SCAN_THREADS)
     ck_gas_native_scan(unsigned cells, unsigned *fill, unsigned *cell_count,
                        unsigned *cell_start, unsigned long long *tile_status,
-                       unsigned *tile_ticket, unsigned epoch) {
+                       unsigned *tile_ticket, unsigned epoch
+#if CK_GAS_MEMBER
+                       ,
+                       unsigned *control
+#endif
+    ) {
   __shared__ unsigned tile_shared, before_tile;
   __shared__ unsigned warp_total[SCAN_WARPS], before_warp[SCAN_WARPS];
   unsigned thread = threadIdx.x, lane = thread % CK_WARP_WIDTH,
@@ -274,6 +312,12 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_SCAN_THREADS)
       cell_count[cell] = counts[q];
       cell_start[cell] = running;
       fill[cell] = 0u;
+#if CK_GAS_MEMBER
+      /* A member's last key is its dropped slots': the others before it
+       * are the slots the sort keeps. */
+      if (cell == cells - 1u)
+        control[CK_GAS_CONTROL_SORTED] = running;
+#endif
     }
     running += counts[q];
   }
@@ -285,8 +329,10 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     ck_gas_native_members(unsigned n, const unsigned *__restrict__ cell_key,
                           const unsigned *__restrict__ cell_rank,
                           const unsigned *__restrict__ cell_start,
-                          const unsigned *__restrict__ id, unsigned *members) {
+                          const unsigned *__restrict__ id, unsigned *members
+                              CK_GAS_RESIDENT_ARGUMENTS) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  CK_GAS_RESIDENT_COUNT(n, CK_GAS_CONTROL_APPENDED);
   if (k >= n)
     return;
   members[cell_start[cell_key[k]] + cell_rank[k]] = id[k];
@@ -305,8 +351,10 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_place(
     const unsigned *__restrict__ cell_count,
     const unsigned *__restrict__ members, const float2 *__restrict__ position,
     const float2 *__restrict__ velocity, const unsigned *__restrict__ id,
-    float2 *sorted_position, float2 *sorted_velocity, unsigned *sorted_id) {
+    float2 *sorted_position, float2 *sorted_velocity,
+    unsigned *sorted_id CK_GAS_RESIDENT_ARGUMENTS) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  CK_GAS_RESIDENT_COUNT(n, CK_GAS_CONTROL_APPENDED);
   if (k >= n)
     return;
   unsigned key = cell_key[k];
@@ -343,8 +391,10 @@ static __device__ __forceinline__ void forces(
     const unsigned *__restrict__ cell_start,
     const unsigned *__restrict__ cell_count, float2 *force, float *energy,
     float *virial, int kick, float dt, float damping, float noise, ck_u64 seed,
-    ck_u64 step, float2 *velocity, const unsigned *__restrict__ id) {
+    ck_u64 step, float2 *velocity,
+    const unsigned *__restrict__ id CK_GAS_RESIDENT_ARGUMENTS) {
   unsigned i = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  CK_GAS_RESIDENT_COUNT(n, CK_GAS_CONTROL_SORTED);
   if (i >= n)
     return;
   ck_gas_pair_constants pair;
@@ -411,11 +461,12 @@ static __device__ __forceinline__ void forces(
       const unsigned *__restrict__ cell_count, float2 *force, float *energy,   \
       float *virial, int kick, float dt, float damping, float noise,           \
       ck_u64 seed, ck_u64 step, float2 *velocity,                              \
-      const unsigned *__restrict__ id
+      const unsigned *__restrict__ id CK_GAS_RESIDENT_ARGUMENTS
 #define FORCES_CALL                                                            \
   n, box_x, box_y, cell_inverse_x, cell_inverse_y, cells_x, cells_y, rc, rc2,  \
       energy_shift, force_shift, position, cell_start, cell_count, force,      \
-      energy, virial, kick, dt, damping, noise, seed, step, velocity, id
+      energy, virial, kick, dt, damping, noise, seed, step, velocity,          \
+      id CK_GAS_RESIDENT_CALL
 
 /* Thread i: slot i's force (see forces()), energies and virials left
  * alone. */
@@ -430,3 +481,89 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     ck_gas_native_forces_energy(FORCES_ARGUMENTS) {
   forces<1>(FORCES_CALL);
 }
+
+#if CK_GAS_MEMBER
+/*
+ * A resident member's pull, a thread an entry: thread t takes entry
+ * t % segment of segment t / segment (ck_gas_pull_region: the previous
+ * member's leavers, the next's, then their ghosts), from its sender's
+ * half of the outbox for the step's parity (another GPU's memory, where
+ * the sender is there), and appends it after the slots the last sort
+ * kept, in the order ck__gas_member_admit appends them through the host.
+ * Its cell key and arrival rank are counted as the move counts its own.
+ * A migrant past [lo, hi) is named in the control words (a stray).
+ * Thread 0 keeps the control words: the slots now, the own particles
+ * (those that arrived, less its own leavers), and the other parity's
+ * counts zeroed for the next step (their last readers, the neighbours'
+ * pulls of the step before, ended before the neighbours packed this
+ * step, which this launch follows).
+ */
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
+    unsigned segment, CK_GAS_GEOMETRY_ARGUMENTS, float2 *position,
+    float2 *velocity, unsigned *id, unsigned *cell_key, unsigned *cell_rank,
+    unsigned *fill, unsigned *control, int parity, unsigned slots,
+    unsigned capacity, float lo, float hi,
+    const unsigned *__restrict__ previous_packed,
+    const unsigned *__restrict__ previous_control, unsigned previous_capacity,
+    const unsigned *__restrict__ next_packed,
+    const unsigned *__restrict__ next_control, unsigned next_capacity) {
+  __shared__ unsigned first[5], base;
+  unsigned t = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
+  if (threadIdx.x == 0) {
+    unsigned taken = 0;
+    for (int s = 0; s < 4; ++s) {
+      const unsigned *from = s % 2 ? next_control : previous_control;
+      unsigned room = s % 2 ? next_capacity : previous_capacity;
+      unsigned count =
+          from[ck_gas_control_count(parity, ck_gas_pull_region(s))];
+      count = count < room ? count : room; /* the rest were not stored */
+      first[s] = taken;
+      taken += count;
+      if (blockIdx.x == 0)
+        control[CK_GAS_CONTROL_PULLED + s] += count;
+    }
+    first[4] = taken;
+    base = control[CK_GAS_CONTROL_SORTED];
+  }
+  __syncthreads();
+  unsigned s = t / segment, e = t % segment;
+  int valid = s < 4u && e < first[s + 1] - first[s];
+  unsigned slot = base + (valid ? first[s] + e : 0u);
+  if (t == 0) {
+    unsigned total = base + first[4];
+    if (total > slots) {
+      atomicOr(&control[CK_GAS_CONTROL_FLAGS], CK_GAS_OVERFLOW_SLOTS);
+      total = slots;
+    }
+    control[CK_GAS_CONTROL_APPENDED] = total;
+    unsigned left = 0;
+    for (int region = 0; region < 2; ++region) {
+      unsigned count = control[ck_gas_control_count(parity, region)];
+      left += count < capacity ? count : capacity;
+    }
+    control[CK_GAS_CONTROL_OWN] += first[2] - left;
+    for (int region = 0; region < 4; ++region)
+      control[ck_gas_control_count(1 - parity, region)] = 0u;
+  }
+  valid = valid && slot < slots;
+  unsigned live = __ballot_sync(CK_ALL_LANES, valid);
+  if (!valid)
+    return;
+  unsigned room = s % 2 ? next_capacity : previous_capacity;
+  const unsigned *packed = (s % 2 ? next_packed : previous_packed) +
+                           ck_gas_packed_half(parity, room);
+  float x, y, vx, vy;
+  unsigned word = ck_gas_pull_entry(packed, room, (int)s, e, &x, &y, &vx, &vy);
+  if (s < 2u && !(x >= lo && x < hi) &&
+      atomicCAS(&control[CK_GAS_CONTROL_STRAY], CK_GAS_NO_STRAY, word) ==
+          CK_GAS_NO_STRAY)
+    control[CK_GAS_CONTROL_STRAY_X] = ck_float_as_bits(x);
+  position[slot] = make_float2(x, y);
+  velocity[slot] = make_float2(vx, vy);
+  id[slot] = word;
+  CK_GAS_GEOMETRY_BUILD(g);
+  unsigned key = ck_gas_member_key(x, y, word, &g);
+  cell_key[slot] = key;
+  cell_rank[slot] = arrival_rank(fill, key, live);
+}
+#endif

@@ -365,7 +365,8 @@ static int peer_unset(const char *whose) {
  * members on one device (equal slabs), with what crosses between them
  * (a rebuild's messages and the ghosts' positions between rebuilds;
  * each step's leavers and ghosts) going device to device (CLKIT_PEER
- * unset) and through host memory (CLKIT_PEER=0): only the way they
+ * unset; cell lists then resident, their counts kept on the device) and
+ * through host memory (CLKIT_PEER=0): only the way they
  * travel differs, so positions, velocities and energies agree bit for
  * bit. The order in which a member's device packs its entries (and so
  * appends them) may differ between the runs, but each sort orders a
@@ -405,6 +406,12 @@ static void check_gas_peer(const ck_device *device) {
                 mode, host ? "0" : "unset",
                 on_devices ? "device to device" : "through the host");
       CHECK_OK(ck_gas_step(gas, 200));
+      /* Cell lists device to device: every step resident. */
+      uint64_t resident =
+          ck__gas_spread_resident_steps(ck__gas_spread_of(gas));
+      CHECK_MSG(resident == (cells && !host ? 200u : 0u),
+                "%s twice, %s, CLKIT_PEER %s: %llu resident steps", device->id,
+                mode, host ? "0" : "unset", (unsigned long long)resident);
       CHECK_OK(ck_gas_get_particles(gas, positions[host], velocities[host]));
       CHECK_OK(ck_gas_observe(gas, &observed[host]));
       CHECK_OK(ck_gas_destroy(gas));

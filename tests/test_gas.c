@@ -3785,8 +3785,9 @@ static size_t slab_changes(ck_gas *gas, const double *start, const double *end,
  * step's leavers and ghosts, as each member's step out packed them. The
  * two runs agree bit for bit, and count the same bytes sent, but for
  * the counts that head each cells-mode message through the host (two
- * messages a member at each step and at the start), which cross device
- * to device as the sender's outbox counts read by the host. Two members
+ * messages a member at each step and at the start). Device to device,
+ * cells mode's steps are resident: the counts stay on the devices, and
+ * every step but the start's is counted as resident. Two members
  * on ref, periodic and between walls, and one alone (its own ghosts
  * across the periodic edge), 150 steps of a hot gas; and three members,
  * 400 steps of a hotter one, with a census every 50 steps, where some
@@ -3835,6 +3836,12 @@ static void spread_copies(const ck_device *ref) {
         CHECK_OK(ck_gas_get_particles(gas, end, NULL));
         changed[copies] = slab_changes(gas, start, end, c.particles);
       }
+      /* Cells mode device to device is resident: every step. */
+      uint64_t resident =
+          ck__gas_spread_resident_steps(ck__gas_spread_of(gas));
+      CHECK_MSG(resident == (copies && cells ? (uint64_t)steps : 0),
+                "variant %d, cells %d, copies %d: %llu resident steps of %d",
+                variant, cells, copies, (unsigned long long)resident, steps);
       free(start);
       free(end);
       ck_result r;
@@ -3918,6 +3925,9 @@ static void spread_two_slabs(const ck_device *ref) {
     snprintf(what, sizeof what, "two slabs at once, variant %d", variant);
     expect_failure(ck_gas_step(gas, 1), CK_ERROR_MISMATCH,
                    "particle 0 reached slab 1 of 3 at 50", what);
+    /* Cells mode device to device found it in a resident step. */
+    CHECK(ck__gas_spread_resident_steps(ck__gas_spread_of(gas)) ==
+          (variant == 3 ? 1u : 0u));
     const char *message = "";
     ck_error_get_last(&message);
     CHECK_MSG(strstr(message, "crossed more than one slab") != NULL,

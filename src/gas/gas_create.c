@@ -343,6 +343,7 @@ ck_status ck__gas_member_make(const ck_device *device,
   if (!gas)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   gas->state.member = 1;
+  gas->state.slots = (uint32_t)config->particles;
   gas->state.walls_x = walls_x;
   gas->state.message_capacity = messages;
   CK_TRY(ck__gas_build_state(device, gas, 0, build));

@@ -24,6 +24,7 @@ struct gas_native {
   ck_program *program;
   ck_kernel *move_kernel, *scan_kernel, *members_kernel, *place_kernel,
       *forces_kernel, *forces_energy_kernel;
+  ck_kernel *pull_kernel; /* a member's */
   ck_buffer *cell_members;              /* per slot: ids in arrival order */
   ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
   uint32_t scan_tiles, scan_epoch;
@@ -43,11 +44,23 @@ int ck__gas_cuda_native(const gas_state *state) {
          (!state->periodic_y || state->cells_y >= 3);
 }
 
-/* One thread a particle, in whole blocks. */
+/* One thread a particle, in whole blocks: a resident member's, one a
+ * slot it has room for (its kernels read their counts on the device). */
 static ck_status launch_particles(gas_state *state, ck_kernel *kernel) {
   size_t local = NATIVE_BLOCK;
-  size_t global = ((size_t)state->particles + local - 1) / local * local;
-  return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
+  size_t count = state->resident ? state->slots : state->particles;
+  size_t global = (count + local - 1) / local * local;
+  return ck_queue_launch(state->queue, kernel, 1, global ? &global : &local,
+                         &local, NULL);
+}
+
+/* A member's per-slot kernels end with its control words and whether
+ * its step is resident. */
+static void add_resident(const gas_state *state, ck_kernel_args *args) {
+  if (state->member) {
+    ck_kernel_args_buffer(args, state->member_control);
+    ck_kernel_args_i32(args, state->resident);
+  }
 }
 
 static ck_status cuda_setup(gas_state *state) {
@@ -88,6 +101,9 @@ static ck_status cuda_setup(gas_state *state) {
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     CK_TRY(
         ck_kernel_create(native->program, kernels[i].name, kernels[i].kernel));
+  if (state->member)
+    CK_TRY(ck_kernel_create(native->program, "ck_gas_native_pull",
+                            &native->pull_kernel));
 fail:
   return status;
 }
@@ -134,11 +150,13 @@ static ck_status move_and_count(gas_state *state, int move,
     ck_kernel_args_u32(&args, state->message_capacity);
     ck_kernel_args_buffer(&args, state->out_packed);
     ck_kernel_args_buffer(&args, state->member_counts);
+    add_resident(state, &args);
+    ck_kernel_args_i32(&args, state->parity);
   }
   CK_TRY(ck_kernel_args_end(&args));
   size_t local = NATIVE_BLOCK;
-  size_t global =
-      ((size_t)(state->particles - first) + local - 1) / local * local;
+  size_t count = state->resident ? state->slots : state->particles - first;
+  size_t global = (count + local - 1) / local * local;
   CK_TRY(ck_queue_launch(state->queue, kernel, 1, global ? &global : &local,
                          &local, NULL));
   native->cells_counted = 1;
@@ -156,8 +174,10 @@ static ck_status cuda_leave(gas_state *state, int move, double lo, double hi,
   ck_status status = CK_OK;
   static const uint32_t zero[4] = {0, 0, 0, 0};
   member_move out = {0, 1, again, lo, hi, reach, {shift[0], shift[1]}};
-  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
-                         zero, CK_NONBLOCKING, NULL));
+  /* A resident step's counts were zeroed by its last pull. */
+  if (!state->resident)
+    CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
+                           zero, CK_NONBLOCKING, NULL));
   if (again) {
     static const uint32_t none = 0;
     CK_TRY(ck_buffer_fill(state->queue, state->cell_fill, &none, 4, 0,
@@ -185,8 +205,9 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   gas_native *native = state->native;
   ck_kernel_args args;
   (void)force_rebuild;
-  /* A member's slots appended since its step out count now. */
-  if (state->member && native->cells_counted &&
+  /* A member's slots appended since its step out count now (a resident
+   * pull counted its own). */
+  if (state->member && !state->resident && native->cells_counted &&
       native->counted < state->particles) {
     member_move appended = {native->counted, 0, 0, 0, 0, 0, {0, 0}};
     CK_TRY(move_and_count(state, 0, &appended));
@@ -211,6 +232,8 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_kernel_args_buffer(&args, native->scan_status);
   ck_kernel_args_buffer(&args, native->scan_ticket);
   ck_kernel_args_u32(&args, native->scan_epoch);
+  if (state->member)
+    ck_kernel_args_buffer(&args, state->member_control);
   CK_TRY(ck_kernel_args_end(&args));
   size_t local = SCAN_THREADS,
          global = (size_t)native->scan_tiles * SCAN_THREADS;
@@ -224,6 +247,7 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_kernel_args_buffer(&args, state->cell_start);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, native->cell_members);
+  add_resident(state, &args);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
 
@@ -242,6 +266,7 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
   ck_kernel_args_buffer(&args, state->sorted_position);
   ck_kernel_args_buffer(&args, state->sorted_velocity);
   ck_kernel_args_buffer(&args, state->sorted_id);
+  add_resident(state, &args);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
 
@@ -272,9 +297,50 @@ static ck_status cuda_forces(gas_state *state) {
   ck_kernel_args_buffer(&args, state->energy);
   ck_kernel_args_buffer(&args, state->virial);
   ck__gas_add_kick(state, &args);
+  add_resident(state, &args);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
   state->kick_step = 0;
+fail:
+  return status;
+}
+
+/* A resident member's pull (ck__gas_steps.pull): a thread an entry of
+ * the four segments, each as long as the larger of the two neighbours'
+ * regions; the neighbours' outboxes and counts are read where they are,
+ * on their devices. */
+static ck_status cuda_pull(gas_state *state, const ck__gas_source from[2],
+                           double lo, double hi) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  ck_kernel_args args;
+  ck_kernel *kernel = native->pull_kernel;
+  uint32_t segment = from[0].capacity > from[1].capacity ? from[0].capacity
+                                                         : from[1].capacity;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, segment);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->velocity);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->cell_key);
+  ck_kernel_args_buffer(&args, state->cell_rank);
+  ck_kernel_args_buffer(&args, state->cell_fill);
+  ck_kernel_args_buffer(&args, state->member_control);
+  ck_kernel_args_i32(&args, state->parity);
+  ck_kernel_args_u32(&args, state->slots);
+  ck_kernel_args_u32(&args, state->message_capacity);
+  ck_kernel_args_f32(&args, (float)lo);
+  ck_kernel_args_f32(&args, (float)hi);
+  for (int side = 0; side < 2; ++side) {
+    ck_kernel_args_u64(&args, from[side].packed);
+    ck_kernel_args_u64(&args, from[side].control);
+    ck_kernel_args_u32(&args, from[side].capacity);
+  }
+  CK_TRY(ck_kernel_args_end(&args));
+  size_t local = NATIVE_BLOCK;
+  size_t global = (4 * (size_t)segment + local - 1) / local * local;
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
 fail:
   return status;
 }
@@ -285,7 +351,8 @@ static void cuda_teardown(gas_state *state) {
     ck_kernel *kernels[] = {
         native->move_kernel,    native->scan_kernel,
         native->members_kernel, native->place_kernel,
-        native->forces_kernel,  native->forces_energy_kernel};
+        native->forces_kernel,  native->forces_energy_kernel,
+        native->pull_kernel};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
       ck_kernel_destroy(kernels[i]);
     ck_program_destroy(native->program);
@@ -307,4 +374,5 @@ const ck__gas_steps ck__gas_cuda_steps = {
     .forces = cuda_forces,
     .teardown = cuda_teardown,
     .leave = cuda_leave,
+    .pull = cuda_pull,
 };

@@ -27,6 +27,15 @@ typedef struct gas_state gas_state;
 typedef struct gas_native gas_native;
 typedef struct ck__gas_spread ck__gas_spread;
 
+/* A neighbour that a resident member pulls from (ck__gas_steps.pull):
+ * the addresses, on the puller's device, of its packed outbox and its
+ * control words (ck__peer_address), and the entries a region of its
+ * outbox holds. */
+typedef struct ck__gas_source {
+  uint64_t packed, control;
+  uint32_t capacity;
+} ck__gas_source;
+
 typedef struct ck__gas_steps {
   ck_status (*setup)(gas_state *state);
   /* v += dt/2 f; x += dt v; wrap or reflect; each particle's cell key;
@@ -102,6 +111,14 @@ typedef struct ck__gas_steps {
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
                      double reach, const double shift[2], int again);
   ck_status (*enter)(gas_state *state, uint32_t first, uint32_t count);
+  /* A resident member's step (state->resident; ck_gas.h): leave packs
+   * into the half of the outbox and the counts of state->parity, and
+   * neighbors and forces take their slot counts from the control words.
+   * pull appends what the previous member (from[0]) and the next
+   * (from[1]) packed at this parity, migrants outside [lo, hi) named as
+   * strays; NULL where the backend has no resident step. */
+  ck_status (*pull)(gas_state *state, const ck__gas_source from[2], double lo,
+                    double hi);
 } ck__gas_steps;
 
 struct gas_state {
@@ -188,6 +205,9 @@ struct gas_state {
    * cells mode too: it rebuilds as Verlet lists do, and its forces come
    * from the rebuild's cells (rc + skin wide) or lists. */
   int member;
+  uint32_t slots;            /* slots it has room for */
+  int resident, parity;      /* a resident step, and its step's parity */
+  ck_buffer *member_control; /* CK_GAS_CONTROL_WORDS words */
   uint32_t message_capacity; /* entries of a side's list and outbox */
   uint32_t inbox_capacity;   /* entries of the inbox and ghost slots */
   ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
@@ -349,6 +369,8 @@ uint64_t ck__gas_spread_steps(const ck__gas_spread *spread);
  * member a CUDA device of this one process, and CLKIT_PEER not 0), else
  * 0: through host memory. */
 int ck__gas_spread_on_devices(const ck__gas_spread *spread);
+/* The steps taken resident (cells mode without the host), in all. */
+uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *spread);
 /* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
  * a member's Verlet list overflowed its capacity (collective). */
 ck_status ck__gas_spread_sums(ck__gas_spread *spread, double sums[5],
@@ -528,6 +550,33 @@ ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
 /* Forces, and the kick of step kick_step (0: none). */
 ck_status ck__gas_member_forces(ck_gas *member, int with_energy,
                                 uint64_t kick_step);
+
+/* Resident steps (ck_gas.h), cells mode: the host queues every step and
+ * reads nothing back until a member settles.
+ * - can_reside: 1 where the member's backend has them.
+ * - reside: starts them; its control words take the slots in use and
+ *   `own`, its own particles, and no counts, flags or stray.
+ * - source: where a neighbour reads its outbox and control words
+ *   (through peer, which opens the neighbour's reads).
+ * - go: a step's way out for parity (step % 2): with move 1 the first
+ *   half-step, then its leavers and exports packed.
+ * - come: the way in: what from[0] (its previous member) and from[1]
+ *   (its next) packed at parity, pulled and appended (migrants past
+ *   [lo, hi) named as strays); the sort; forces and the kick of
+ *   kick_step.
+ * - settle: waits for its queue and ends them; its control words in
+ *   words, and its slots in use as they say. */
+int ck__gas_member_can_reside(const ck_gas *member);
+ck_status ck__gas_member_reside(ck_gas *member, size_t own);
+ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
+                                ck__gas_source *source);
+ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
+                            double hi, double reach, const double shift[2]);
+ck_status ck__gas_member_come(ck_gas *member, int parity,
+                              const ck__gas_source from[2], double lo,
+                              double hi, int with_energy, uint64_t kick_step);
+ck_status ck__gas_member_settle(ck_gas *member,
+                                uint32_t words[CK_GAS_CONTROL_WORDS]);
 /* The sums of ck__gas_steps.reduce over its own particles, and whether a
  * list overflowed. */
 ck_status ck__gas_member_sums(ck_gas *member, double sums[5],

@@ -18,27 +18,35 @@
  * (ck__gas_member_inbox_room), each with its elements an entry (the outbox's
  * with 4 regions of entries for a cells-mode member's step out), whether
  * they are reals (else words), and its name. */
-#define OUTBOX_BUFFERS 6
-#define MESSAGE_BUFFERS 10
+#define OUTBOX_BUFFERS 7
+#define MESSAGE_BUFFERS 11
 #define PACKED_OUTBOX 5
 
+/* The packed outbox has two halves (ck_gas_packed_half): a resident step
+ * packs one while its neighbours may read the other. The counts and the
+ * control words have a fixed size (per_entry 0). */
 static const struct {
   size_t per_entry;
   int real;
   const char *name;
-} shapes[MESSAGE_BUFFERS] = {
-    {2, 0, "member lists"}, {0, 0, "member counts"},
-    {4, 0, "outbox words"}, {16, 1, "outbox"},
-    {2, 0, "export slots"}, {CK_GAS_PACKED_WORDS, 0, "packed outbox"},
-    {1, 0, "inbox words"},  {4, 1, "inbox"},
-    {1, 0, "ghost slots"},  {CK_GAS_ENTRY_WORDS, 0, "packed inbox"}};
+} shapes[MESSAGE_BUFFERS] = {{2, 0, "member lists"},
+                             {0, 0, "member counts"},
+                             {4, 0, "outbox words"},
+                             {16, 1, "outbox"},
+                             {2, 0, "export slots"},
+                             {2 * CK_GAS_PACKED_WORDS, 0, "packed outbox"},
+                             {0, 0, "member control"},
+                             {1, 0, "inbox words"},
+                             {4, 1, "inbox"},
+                             {1, 0, "ghost slots"},
+                             {CK_GAS_ENTRY_WORDS, 0, "packed inbox"}};
 
 static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
-      &state->member_list, &state->member_counts, &state->out_word,
-      &state->out_real,    &state->export_slots,  &state->out_packed,
-      &state->in_word,     &state->in_real,       &state->ghost_slots,
-      &state->in_packed};
+      &state->member_list,    &state->member_counts, &state->out_word,
+      &state->out_real,       &state->export_slots,  &state->out_packed,
+      &state->member_control, &state->in_word,       &state->in_real,
+      &state->ghost_slots,    &state->in_packed};
   return buffers[which];
 }
 
@@ -46,7 +54,10 @@ static ck_buffer **message_buffer(gas_state *state, int which) {
  * entries. */
 static void message_shape(const gas_state *state, uint32_t size_by, int which,
                           size_t *count, size_t *size) {
-  *count = which == 1 ? 4 : (size_t)size_by * shapes[which].per_entry;
+  *count = shapes[which].per_entry
+               ? (size_t)size_by * shapes[which].per_entry
+               : which == 1 ? 4
+                            : CK_GAS_CONTROL_WORDS;
   *size = shapes[which].real ? state->real_size : 4;
 }
 
@@ -249,7 +260,7 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   ck_gas *old = *member, *grown = NULL;
   gas_state *state = &old->state;
   size_t used = state->particles, real = state->real_size;
-  float *positions = NULL, *velocities = NULL;
+  float *positions = NULL, *velocities = NULL, *forces = NULL;
   uint32_t *ids = NULL, *packed = NULL;
   size_t packed_words, word_size;
   if (slots <= old->config.particles)
@@ -265,13 +276,17 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
                     "a slab of %zu particles and ghosts: at most 2^31", slots);
   positions = malloc((used ? used : 1) * 2 * real);
   velocities = malloc((used ? used : 1) * 2 * real);
+  forces = malloc((used ? used : 1) * 2 * real);
   ids = malloc((used ? used : 1) * sizeof *ids);
   packed = malloc(packed_words * sizeof *packed);
-  if (!positions || !velocities || !ids || !packed)
+  if (!positions || !velocities || !forces || !ids || !packed)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
             used);
   CK_TRY(read_slots(state, state->position, used, 2 * real, positions));
   CK_TRY(read_slots(state, state->velocity, used, 2 * real, velocities));
+  /* The forces too: a state made again between steps (a resident
+   * settle) takes its next first half-kick from them. */
+  CK_TRY(read_slots(state, state->force, used, 2 * real, forces));
   CK_TRY(read_slots(state, state->id, used, 4, ids));
   /* The messages packed at a rebuild, not all sent yet, go along. */
   CK_TRY(read_slots(state, state->out_packed, packed_words, 4, packed));
@@ -281,6 +296,7 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   gas_state *fresh = &grown->state;
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
+  CK_TRY(write_slots(fresh, fresh->force, 0, used, 2 * real, forces));
   CK_TRY(write_slots(fresh, fresh->id, 0, used, 4, ids));
   CK_TRY(write_slots(fresh, fresh->out_packed, 0, packed_words, 4, packed));
   fresh->particles = (uint32_t)used;
@@ -291,6 +307,7 @@ fail:
   ck_gas_destroy(grown);
   free(positions);
   free(velocities);
+  free(forces);
   free(ids);
   free(packed);
   return status;
@@ -799,5 +816,72 @@ ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
 fail:
   free(words);
   free(scratch);
+  return status;
+}
+
+/* ---- resident steps -------------------------------------------------- */
+
+int ck__gas_member_can_reside(const ck_gas *member) {
+  return member->steps->pull != NULL &&
+         member->state.neighbors == CK_GAS_CELLS;
+}
+
+ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
+  gas_state *state = &member->state;
+  uint32_t words[CK_GAS_CONTROL_WORDS];
+  memset(words, 0, sizeof words);
+  words[CK_GAS_CONTROL_SORTED] = state->particles;
+  words[CK_GAS_CONTROL_APPENDED] = state->particles;
+  words[CK_GAS_CONTROL_OWN] = (uint32_t)own;
+  words[CK_GAS_CONTROL_STRAY] = CK_GAS_NO_STRAY;
+  ck_status status = ck_buffer_write(state->queue, state->member_control, 0,
+                                     sizeof words, words, CK_BLOCKING, NULL);
+  if (status == CK_OK)
+    state->resident = 1;
+  return status;
+}
+
+ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
+                                ck__gas_source *source) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  CK_TRY(ck__peer_address(peer, state->out_packed, &source->packed));
+  CK_TRY(ck__peer_address(peer, state->member_control, &source->control));
+  source->capacity = state->message_capacity;
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
+                            double hi, double reach, const double shift[2]) {
+  gas_state *state = &member->state;
+  assert(state->resident);
+  state->parity = parity;
+  return member->steps->leave(state, move, lo, hi, reach, shift, 0);
+}
+
+ck_status ck__gas_member_come(ck_gas *member, int parity,
+                              const ck__gas_source from[2], double lo,
+                              double hi, int with_energy, uint64_t kick_step) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  assert(state->resident);
+  state->parity = parity;
+  CK_TRY(member->steps->pull(state, from, lo, hi));
+  CK_TRY(member->steps->neighbors(state, 1));
+  CK_TRY(ck__gas_member_forces(member, with_energy, kick_step));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_settle(ck_gas *member,
+                                uint32_t words[CK_GAS_CONTROL_WORDS]) {
+  gas_state *state = &member->state;
+  ck_status status = ck_buffer_read(state->queue, state->member_control, 0,
+                                    CK_GAS_CONTROL_WORDS * sizeof *words,
+                                    words, CK_BLOCKING, NULL);
+  state->resident = 0;
+  if (status == CK_OK)
+    state->particles = words[CK_GAS_CONTROL_SORTED];
   return status;
 }

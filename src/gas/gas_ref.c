@@ -86,6 +86,12 @@ static ck_status ref_neighbors(gas_state *state, int force_rebuild) {
   if (state->neighbors == CK_GAS_VERLET && !force_rebuild && !flags[0])
     return CK_OK;
   sort_by_cell(state);
+  if (state->resident) {
+    /* The slots before the dropped ones' key are those kept. */
+    uint32_t *control = ck__words(state->member_control);
+    state->particles = ck__words(state->cell_start)[state->cells];
+    control[CK_GAS_CONTROL_SORTED] = state->particles;
+  }
   if (state->member)
     flags[0] = 0;
   if (state->neighbors == CK_GAS_VERLET) {
@@ -355,7 +361,14 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
   uint32_t *id = ck__words(state->id), *packed = ck__words(state->out_packed);
   uint32_t capacity = state->message_capacity;
   uint32_t *counts = ck__words(state->member_counts);
-  counts[0] = counts[1] = counts[2] = counts[3] = 0;
+  uint32_t *control = ck__words(state->member_control);
+  if (state->resident) {
+    /* The parity's counts (zeroed by the last pull) and half. */
+    counts = control + ck_gas_control_count(state->parity, 0);
+    packed += ck_gas_packed_half(state->parity, capacity);
+  } else {
+    counts[0] = counts[1] = counts[2] = counts[3] = 0;
+  }
   for (uint32_t k = 0; k < state->particles; ++k) {
     uint32_t word = id[k];
     uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
@@ -366,8 +379,11 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
     else
       region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
                                       (ck_real)reach);
-    if (region >= 0 && counts[region]++ >= capacity)
+    if (region >= 0 && counts[region]++ >= capacity) {
+      if (state->resident)
+        control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_OUTBOX;
       continue;
+    }
     if (region >= 0)
       ck_gas_member_put(packed, capacity, region, counts[region] - 1, own,
                         x + (ck_real)shift[region % 2], position[2 * k + 1],
@@ -391,6 +407,60 @@ static ck_status ref_enter(gas_state *state, uint32_t first, uint32_t count) {
     velocity[2 * slot + 1] = in_real[4 * e + 3];
     id[slot] = in_word[e];
   }
+  return CK_OK;
+}
+
+/* A resident pull, as cl/gas.cu's ck_gas_native_pull makes it: the four
+ * segments' entries appended in order after the slots kept. */
+static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
+                          double lo, double hi) {
+  ck_real *position = ck__reals(state->position);
+  ck_real *velocity = ck__reals(state->velocity);
+  uint32_t *id = ck__words(state->id);
+  uint32_t *control = ck__words(state->member_control);
+  int parity = state->parity;
+  uint32_t slot = control[CK_GAS_CONTROL_SORTED], arrived = 0, left = 0;
+  for (int segment = 0; segment < 4; ++segment) {
+    const ck__gas_source *source = &from[segment % 2];
+    const uint32_t *packed = (const uint32_t *)(uintptr_t)source->packed +
+                             ck_gas_packed_half(parity, source->capacity);
+    const uint32_t *counts = (const uint32_t *)(uintptr_t)source->control;
+    uint32_t count =
+        counts[ck_gas_control_count(parity, ck_gas_pull_region(segment))];
+    if (count > source->capacity)
+      count = source->capacity; /* the rest were not stored */
+    control[CK_GAS_CONTROL_PULLED + segment] += count;
+    if (segment < 2)
+      arrived += count;
+    for (uint32_t e = 0; e < count; ++e, ++slot) {
+      float x, y, vx, vy;
+      uint32_t word = ck_gas_pull_entry(packed, source->capacity, segment, e,
+                                        &x, &y, &vx, &vy);
+      if (slot >= state->slots) {
+        control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_SLOTS;
+        continue;
+      }
+      if (segment < 2 && !(x >= (float)lo && x < (float)hi) &&
+          control[CK_GAS_CONTROL_STRAY] == CK_GAS_NO_STRAY) {
+        control[CK_GAS_CONTROL_STRAY] = word;
+        control[CK_GAS_CONTROL_STRAY_X] = ck_float_as_bits(x);
+      }
+      position[2 * slot] = x;
+      position[2 * slot + 1] = y;
+      velocity[2 * slot] = vx;
+      velocity[2 * slot + 1] = vy;
+      id[slot] = word;
+    }
+  }
+  for (int region = 0; region < 2; ++region) {
+    uint32_t count = control[ck_gas_control_count(parity, region)];
+    left += count < state->message_capacity ? count : state->message_capacity;
+  }
+  state->particles = slot < state->slots ? slot : state->slots;
+  control[CK_GAS_CONTROL_APPENDED] = state->particles;
+  control[CK_GAS_CONTROL_OWN] += arrived - left;
+  for (int region = 0; region < 4; ++region)
+    control[ck_gas_control_count(1 - parity, region)] = 0;
   return CK_OK;
 }
 
@@ -426,4 +496,5 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .scale = ref_scale,
     .leave = ref_leave,
     .enter = ref_enter,
+    .pull = ref_pull,
 };

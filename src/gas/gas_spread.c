@@ -121,6 +121,17 @@ struct ck__gas_spread {
    * first. */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   int on_devices, phase_unpack;
+  /* Resident steps (cells mode without the host): 1 once the members
+   * have room for them (after a step through the host, at each start);
+   * the step's parity; what each local member's neighbours read of it
+   * (ck__gas_member_source: [0] from its previous member, [1] from its
+   * next), its control words when it last settled, and the steps taken
+   * so in all. */
+  int resident_ready, phase_parity;
+  ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
+  uint32_t control[CK_SPREAD_MAX_LOCAL][CK_GAS_CONTROL_WORDS];
+  uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
+  uint64_t resident_steps;
 };
 
 /* ---- phases -------------------------------------------------------------- */
@@ -204,6 +215,16 @@ static double slack(const ck__gas_spread *s) {
 
 /* The first arrival that its last admit found past its borders, named:
  * read once its queue has been waited for. */
+static ck_status stray_failure(const ck__gas_spread *s, const member *m,
+                               uint32_t word, float u) {
+  return ck__fail(
+      CK_ERROR_MISMATCH,
+      "particle %u reached slab %zu of %zu at %g, past its borders [%g, %g): "
+      "it crossed more than one slab since the last rebuild (the time step "
+      "is too large, or particles overlap)",
+      word, m->index, s->total, u + m->origin, m->lo, m->hi);
+}
+
 static ck_status check_stray(const ck__gas_spread *s, member *m) {
   ck_status status = CK_OK;
   uint32_t word = 0;
@@ -211,11 +232,7 @@ static ck_status check_stray(const ck__gas_spread *s, member *m) {
   if (m->stray == CK_GAS_NO_STRAY)
     return CK_OK;
   CK_TRY(ck__gas_member_stray(m->gas, m->stray, &word, &u));
-  CK_FAIL(CK_ERROR_MISMATCH,
-          "particle %u reached slab %zu of %zu at %g, past its borders [%g, "
-          "%g): it crossed more than one slab since the last rebuild (the "
-          "time step is too large, or particles overlap)",
-          word, m->index, s->total, u + m->origin, m->lo, m->hi);
+  status = stray_failure(s, m, word, u);
 fail:
   return status;
 }
@@ -635,6 +652,185 @@ fail:
   return status;
 }
 
+/* ---- cells mode without the host: resident steps ---------------------
+ *
+ * Where every member is a CUDA device of this process whose kernels may
+ * read its neighbours' memory (one GPU, or GPUs joined by peer access),
+ * cells mode's steps are resident (ck_gas.h): each member packs its
+ * leavers and exports on its device and marks its queue; each neighbour's
+ * queue follows that mark and pulls them from the sender's memory in a
+ * kernel of its own, then sorts and computes forces. The counts stay on
+ * the devices, so the host queues step after step and waits for none.
+ * The members settle every RESIDENT_STEPS steps, at the end of a call,
+ * and before a rescale: their control words are read and checked there.
+ * An outbox or slots that overflowed fail the run (room is made at each
+ * settle so that they do not), and a stray is named as the host path
+ * names it. The host path's first step after each start, which grows
+ * what it must as it goes, gives the first counts to make room by.
+ */
+#define RESIDENT_STEPS 32
+
+/* Where resident steps may go now. */
+static int can_reside(const ck__gas_spread *s) {
+  if (!s->on_devices || !s->resident_ready || s->balancing ||
+      s->config.neighbors != CK_GAS_CELLS)
+    return 0;
+  for (size_t i = 0; i < s->run.local; ++i)
+    if (!ck__gas_member_can_reside(s->members[i].gas) ||
+        !ck__peer_direct(s->peers[PREVIOUS][i]) ||
+        !ck__peer_direct(s->peers[NEXT][i]))
+      return 0;
+  return 1;
+}
+
+/* Room for resident steps, from the most entries an outbox region held
+ * at the last step: twice as many in each region, and each step's pull
+ * (four regions' worth) past the slots in use and a margin for those
+ * that arrive meanwhile. A member made again (*m->gas changes) keeps its
+ * slots. */
+static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
+                           uint32_t most) {
+  ck_status status = CK_OK;
+  gas_state *state = ck__gas_state(m->gas);
+  uint32_t messages = 2 * most + 256;
+  if (state->message_capacity < messages) {
+    CK_TRY(ck_queue_finish(state->queue));
+    CK_TRY(ck__gas_member_messages(state, messages + messages / 2));
+  }
+  size_t slots = (size_t)state->particles + 4 * (size_t)state->message_capacity +
+                 state->particles / 64 + 256;
+  CK_TRY(ck__gas_member_reserve(&m->gas, slots));
+  s->run.queues[i] = ck__gas_member_queue(m->gas);
+fail:
+  return status;
+}
+
+/* After a cells-mode step through the host (the first at a start): its
+ * counts are the first to make room for resident steps by. */
+static void ready_to_reside(ck__gas_spread *s) {
+  for (size_t i = 0; s->on_devices && i < s->run.local; ++i) {
+    const member *m = &s->members[i];
+    s->most[i] = 0;
+    for (int kind = 0; kind < 2; ++kind)
+      for (int side = 0; side < 2; ++side)
+        if (m->posted[kind][side] > s->most[i])
+          s->most[i] = m->posted[kind][side];
+  }
+  s->resident_ready = s->on_devices;
+}
+
+/* Room by the most entries a region held when the member last settled
+ * (before resident steps begin: a state made again keeps its forces, but
+ * not the energies that a call's last step leaves for the observables),
+ * then the resident steps begun. */
+static ck_status reside(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  CK_TRY(make_room(s, m, i, s->most[i]));
+  CK_TRY(ck__gas_member_reside(m->gas, m->own));
+fail:
+  return status;
+}
+
+/* The step's way out, and marks for both neighbours to follow. */
+static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  ck_queue *queue = ck__gas_member_queue(m->gas);
+  CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
+                           m->border[PREVIOUS], m->border[NEXT], s->reach,
+                           m->shift));
+  /* The next member reads this one as its previous, and back. */
+  CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
+  CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
+fail:
+  return status;
+}
+
+/* The way in, after both neighbours' marks: the pull, the sort, forces
+ * and the kick. */
+static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  ck_queue *queue = ck__gas_member_queue(m->gas);
+  for (int from = 0; from < 2; ++from)
+    CK_TRY(ck__peer_follow(s->peers[from][i], queue));
+  CK_TRY(ck__gas_member_come(
+      m->gas, s->phase_parity, s->sources[i], m->border[PREVIOUS] - slack(s),
+      m->border[NEXT] + slack(s), s->phase_energy, s->phase_step));
+fail:
+  return status;
+}
+
+/* Waits for the member's queue and checks what its control words say:
+ * overflows, a stray; then room for the next resident steps. */
+static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  uint32_t *words = s->control[i];
+  gas_state *state = ck__gas_state(m->gas);
+  CK_TRY(ck__gas_member_settle(m->gas, words));
+  m->own = words[CK_GAS_CONTROL_OWN];
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_OUTBOX)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu sent more particles in a step than its outbox "
+            "holds (%u a side): its particles near a border grew faster "
+            "than the room made for them",
+            m->index, s->total, state->message_capacity);
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_SLOTS)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu received more particles than it has slots for "
+            "(%u)",
+            m->index, s->total, state->slots);
+  if (words[CK_GAS_CONTROL_STRAY] != CK_GAS_NO_STRAY)
+    CK_TRY(stray_failure(s, m, words[CK_GAS_CONTROL_STRAY],
+                         ck_bits_as_float(words[CK_GAS_CONTROL_STRAY_X])));
+  s->most[i] = 0;
+  for (int parity = 0; parity < 2; ++parity)
+    for (int region = 0; region < 4; ++region) {
+      uint32_t count = words[ck_gas_control_count(parity, region)];
+      s->most[i] = count > s->most[i] ? count : s->most[i];
+    }
+fail:
+  return status;
+}
+
+/* `count` resident steps, the last of them the call's last where `last`
+ * (its energies kept); every member settles after them. */
+static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  CK_TRY(each(s, reside));
+  for (size_t i = 0; i < n; ++i)
+    for (int from = 0, side; from < 2; ++from)
+      CK_TRY(ck__gas_member_source(sender_of(s, i, from, &side)->gas,
+                                   s->peers[from][i], &s->sources[i][from]));
+  for (uint64_t k = 0; k < count; ++k) {
+    uint64_t step = s->step + 1;
+    s->phase_move = 1;
+    s->phase_parity = (int)(step % 2);
+    s->phase_step = step;
+    s->phase_energy = last && k + 1 == count;
+    CK_TRY(each(s, resident_out));
+    CK_TRY(each(s, resident_in));
+    s->step = step;
+    s->resident_steps += 1;
+  }
+  status = each(s, resident_settle);
+  /* What each member pulled, counted as its senders' (as the host path
+   * counts what each sends): segments 0 and 2 from its previous member,
+   * 1 and 3 from its next. */
+  for (size_t i = 0; i < n; ++i)
+    for (int segment = 0, side; segment < 4; ++segment) {
+      member *sender = sender_of(s, i, segment % 2, &side);
+      uint64_t entries = s->control[i][CK_GAS_CONTROL_PULLED + segment];
+      sender->bytes += entries * (segment < 2 ? MIGRANT_BYTES : GHOST_BYTES);
+    }
+fail:
+  return status;
+}
+
+uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *s) {
+  return s->resident_steps;
+}
+
 static ck_status balance(ck__gas_spread *s);
 
 ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
@@ -644,12 +840,27 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
     CK_TRY(balance(s));
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = s->step + 1;
+    if (can_reside(s)) {
+      /* Up to a settle: at most RESIDENT_STEPS, and a rescale's step. */
+      uint64_t count = steps - k < RESIDENT_STEPS ? steps - k : RESIDENT_STEPS;
+      if (c->thermostat == CK_GAS_RESCALE) {
+        uint64_t due = c->rescale_every - (step - 1) % c->rescale_every;
+        count = due < count ? due : count;
+      }
+      CK_TRY(resident_steps(s, count, k + count == steps));
+      if (c->thermostat == CK_GAS_RESCALE && s->step % c->rescale_every == 0)
+        CK_TRY(rescale(s));
+      k += count - 1;
+      continue;
+    }
     /* Energies are read only after the last step of a call. */
     int last = k + 1 == steps, rebuilt = 1;
     if (c->neighbors == CK_GAS_CELLS)
       CK_TRY(cells_step(s, step, last));
     else
       CK_TRY(verlet_step(s, step, last, &rebuilt));
+    if (c->neighbors == CK_GAS_CELLS && !s->resident_ready)
+      ready_to_reside(s);
     ++s->measured_steps;
     if (rebuilt && !s->measuring && s->measured_steps >= BALANCE_WARMUP) {
       for (size_t i = 0; i < s->run.local; ++i)
@@ -1022,9 +1233,11 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
   call.fill = 1;
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
+  s->resident_ready = 0;
   if (s->config.neighbors == CK_GAS_CELLS) {
     /* The first ghosts, and forces without a kick. */
     CK_TRY(cells_step(s, 0, 1));
+    ready_to_reside(s);
   } else {
     CK_TRY(each(s, first_exports));
     CK_TRY(deliver(s, 1));

@@ -18,6 +18,7 @@
 struct ck__peer {
   ck_backend backend; /* CUDA's, or ref's for tests */
   int from, to;       /* the devices' CUDA ordinals */
+  int direct;         /* 1 where `to`'s kernels may read `from`'s memory */
 #if CK_HAVE_CUDA
   cudaEvent_t sent;   /* on the source's device: its queue's work so far */
   cudaEvent_t copied; /* on the destination's device: the copy */
@@ -51,13 +52,17 @@ static cudaError_t event_on(int device, cudaEvent_t *event) {
 
 /* Lets `to` read `from`'s memory where the GPUs allow; without it, CUDA
  * copies between them through host memory itself. Enabled already (by
- * an earlier pair in this process) is no failure. */
-static void enable_access(int from, int to) {
+ * an earlier pair in this process) is no failure. Returns 1 where `to`'s
+ * kernels may read `from`'s memory. */
+static int enable_access(int from, int to) {
   int can = 0;
-  if (cudaDeviceCanAccessPeer(&can, to, from) != cudaSuccess || !can ||
-      cudaSetDevice(to) != cudaSuccess ||
-      cudaDeviceEnablePeerAccess(from, 0) != cudaSuccess)
+  cudaError_t code = cudaErrorUnknown;
+  if (cudaDeviceCanAccessPeer(&can, to, from) == cudaSuccess && can &&
+      cudaSetDevice(to) == cudaSuccess)
+    code = cudaDeviceEnablePeerAccess(from, 0);
+  if (code != cudaSuccess)
     cudaGetLastError();
+  return code == cudaSuccess || code == cudaErrorPeerAccessAlreadyEnabled;
 }
 #endif
 
@@ -72,6 +77,7 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
     if (!(*peer = calloc(1, sizeof **peer)))
       return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
     (*peer)->backend = CK_BACKEND_REF;
+    (*peer)->direct = 1;
     return CK_OK;
   }
 #if CK_HAVE_CUDA
@@ -84,8 +90,8 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
   made->backend = CK_BACKEND_CUDA;
   made->from = from->device_index;
   made->to = to->device_index;
-  if (made->from != made->to)
-    enable_access(made->from, made->to);
+  made->direct =
+      made->from == made->to || enable_access(made->from, made->to);
   cudaError_t code = event_on(made->from, &made->sent);
   if (code == cudaSuccess)
     code = event_on(made->to, &made->copied);
@@ -168,6 +174,60 @@ ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
   return ck__fail(CK_ERROR_UNSUPPORTED,
                   "copies between devices need CUDA, which this clkit lacks");
 #endif
+}
+
+ck_status ck__peer_mark(ck__peer *peer, ck_queue *from) {
+  CK__REQUIRE(peer);
+  CK__REQUIRE(from);
+  if (peer->backend != CK_BACKEND_CUDA)
+    return CK_OK; /* ref: done at the call */
+#if CK_HAVE_CUDA
+  cudaError_t code = cudaSetDevice(peer->from);
+  if (code == cudaSuccess)
+    code = cudaEventRecord(peer->sent, ck__cuda_stream(from));
+  return code == cudaSuccess ? CK_OK : peer_fail(code, "marking a queue");
+#else
+  return CK_OK;
+#endif
+}
+
+ck_status ck__peer_follow(ck__peer *peer, ck_queue *to) {
+  CK__REQUIRE(peer);
+  CK__REQUIRE(to);
+  if (peer->backend != CK_BACKEND_CUDA)
+    return CK_OK;
+#if CK_HAVE_CUDA
+  cudaError_t code = cudaSetDevice(peer->to);
+  if (code == cudaSuccess)
+    code = cudaStreamWaitEvent(ck__cuda_stream(to), peer->sent, 0);
+  return code == cudaSuccess ? CK_OK : peer_fail(code, "following a mark");
+#else
+  return CK_OK;
+#endif
+}
+
+ck_status ck__peer_address(const ck__peer *peer, ck_buffer *source,
+                           uint64_t *address) {
+  CK__REQUIRE(peer);
+  CK__REQUIRE(source);
+  CK__REQUIRE(address);
+  *address = 0;
+  if (!peer->direct)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "CUDA device %d cannot read the memory of device %d",
+                    peer->to, peer->from);
+  if (peer->backend != CK_BACKEND_CUDA) {
+    *address = (uint64_t)(uintptr_t)source->handle;
+    return CK_OK;
+  }
+#if CK_HAVE_CUDA
+  *address = (uint64_t)(uintptr_t)ck__cuda_pointer(source);
+#endif
+  return CK_OK;
+}
+
+int ck__peer_direct(const ck__peer *peer) {
+  return peer && peer->direct;
 }
 
 void ck__peer_close(ck__peer *peer) {

@@ -125,6 +125,21 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
 ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
                         size_t destination_offset, ck_queue *from,
                         ck_buffer *source, size_t source_offset, size_t size);
+/* Where the destination reads the source's memory in its own kernels
+ * (a pull): mark queues, on the source's queue, a point that follow
+ * makes the destination's queue wait for, without the host (the mark
+ * last queued before the follow). Neither waits on ref. Errors:
+ * CK_ERROR_DEVICE. */
+ck_status ck__peer_mark(ck__peer *peer, ck_queue *from);
+ck_status ck__peer_follow(ck__peer *peer, ck_queue *to);
+/* 1 where the destination's kernels may read the source's memory: one
+ * GPU, two joined by peer access, or ref for tests. */
+int ck__peer_direct(const ck__peer *peer);
+/* The address at which the destination's kernels read a buffer of the
+ * source's device (on ref, its host memory). Errors:
+ * CK_ERROR_UNSUPPORTED where they may not (ck__peer_direct). */
+ck_status ck__peer_address(const ck__peer *peer, ck_buffer *source,
+                           uint64_t *address);
 void ck__peer_close(ck__peer *peer);
 
 /* ---- On-disk kernel binary cache (cache.c) ------------------------------ */

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Builds clkit on a machine of several NVIDIA GPUs and measures each
+# workload's spread over them: bench/scaling.py in process and over MPI,
+# and bench/mlp_scaling.py beside PyTorch DDP.
+#
+#   bench/multi_gpu.sh OUT_DIR [SECTION...]
+#
+# SECTION is one of machine, build, check, gas, gas-verlet, pso, ga, aco,
+# nn (default: all of them, in that order). Sections after build need the
+# build. Each section stops after SECTION_S seconds (default 240).
+#   check  test_cuda on the first GPU, then a gas spread over 2 and 4
+#          GPUs with its messages device to device (cells mode: resident
+#          steps) and through the host (CLKIT_PEER=0): the same figures.
+# Environment: TSPLIB_DIR holds pr2392.tsp for the aco section (default
+# .carry/tsplib); REPEAT the runs a figure is the median of (default 1);
+# BUILD_DIR the build (default /tmp/clkit-multi-gpu).
+# NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
+set -u
+out=${1:?usage: multi_gpu.sh OUT_DIR [SECTION...]}
+shift
+[ $# -gt 0 ] || set -- machine build check gas gas-verlet pso ga aco nn
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+export NCCL_NVLS_ENABLE=0
+build=${BUILD_DIR:-/tmp/clkit-multi-gpu}
+clkit="$build/tools/clkit"
+repeat=${REPEAT:-1}
+limit=${SECTION_S:-240}
+tsplib=${TSPLIB_DIR:-.carry/tsplib}
+gpus=$(nvidia-smi -L 2> /dev/null | wc -l)
+devices=$(i=0; while [ "$i" -lt "$gpus" ]; do
+  printf 'cuda:%d,' "$i"; i=$((i + 1)); done | sed 's/,$//')
+mpirun="mpirun --bind-to none"
+scaling() { # WORKLOAD SIZE_OPTION SIZE OPTIONS...: one scaling table
+  workload=$1 option=$2 size=$3
+  shift 3
+  timeout "$limit" python3 bench/scaling.py "$clkit" --workload "$workload" \
+    --size-option "$option" --size "$size" --devices "$devices" \
+    --mpirun "$mpirun" --mpi-device cuda --equal-shares --repeat "$repeat" \
+    --run-timeout 90 --out "$out/scaling.md" -- "$@" \
+    > "$out/$workload.log" 2>&1
+  echo "rc=$? $(date -u +%T)"
+}
+for section in "$@"; do
+  echo "== $section $(date -u +%T)"
+  case $section in
+    machine)
+      { date -u
+        nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+        nvidia-smi topo -m
+        mpirun --version | head -1
+        nproc
+      } > "$out/machine.txt" 2>&1
+      cat "$out/machine.txt" ;;
+    build)
+      rm -rf "$build"
+      { meson setup "$build" -Dbuildtype=release -Dnvcc_architectures=90 &&
+          ninja -C "$build"; } > "$out/build.log" 2>&1 ||
+        { tail -30 "$out/build.log"; exit 1; }
+      grep -c warning: "$out/build.log"
+      "$clkit" devices ;;
+    check)
+      CLKIT_TEST_DEVICE=cuda timeout "$limit" "$build/tests/test_cuda" \
+        > "$out/test_cuda.log" 2>&1
+      echo "test_cuda rc=$?: $(tail -1 "$out/test_cuda.log")"
+      grep "gas spread twice" "$out/test_cuda.log"
+      for k in 2 4; do
+        [ "$gpus" -ge "$k" ] || continue
+        set_k=$(echo "$devices" | cut -d, -f1-"$k")
+        shares=$(printf '1,%.0s' $(seq "$k") | sed 's/,$//')
+        for peer in 1 0; do
+          CLKIT_PEER=$peer timeout 120 "$clkit" run gas --particles 400000 \
+            --steps 300 --log-every 0 --json --quiet --device "$set_k" \
+            --spread --shares "$shares" 2> "$out/check-$k-$peer.err" |
+            python3 -c 'import json, sys
+d = json.loads([l for l in sys.stdin if l.startswith("{")][-1])
+print(" ".join("%s=%.17g" % (k, d[k]) for k in ("potential_energy",
+      "total_energy", "pressure", "temperature")))' \
+            > "$out/check-$k-$peer.txt"
+        done
+        if cmp -s "$out/check-$k-1.txt" "$out/check-$k-0.txt"; then
+          echo "$k GPUs: alike device to device and through the host"
+        else
+          echo "$k GPUs: DIFFER"
+        fi
+        cat "$out/check-$k-1.txt" "$out/check-$k-0.txt" "$out/check-$k-1.err"
+      done ;;
+    gas) scaling gas particles 4000000 --steps 1000 --log-every 0 ;;
+    gas-verlet)
+      scaling gas particles 4000000 --steps 1000 --log-every 0 \
+        --neighbors verlet ;;
+    pso) scaling pso particles 1000000 --fn rastrigin --dim 100 --iters 300 ;;
+    ga)
+      scaling ga islands 4096 --fn rastrigin --dim 32 --island-size 256 \
+        --gens 5000 ;;
+    aco)
+      scaling aco ants 256 --instance "$tsplib/pr2392.tsp" --iters 30 ;;
+    nn)
+      # Its random data (47 MB) stays out of OUT_DIR.
+      timeout "$limit" python3 bench/mlp_scaling.py "$build" /tmp/clkit-nn \
+        --gpus "$gpus" --repeat "$repeat" --epochs 4 \
+        > "$out/nn.log" 2>&1
+      echo "rc=$?"
+      cp /tmp/clkit-nn/mlp_scaling.md /tmp/clkit-nn/mlp_scaling.csv \
+        /tmp/clkit-nn/allreduce.csv "$out/" 2> /dev/null
+      cat "$out/mlp_scaling.md" 2> /dev/null ;;
+    *) echo "multi_gpu.sh: no section $section" >&2; exit 2 ;;
+  esac
+done
+echo "== done $(date -u +%T)"
+cat "$out/scaling.md" 2> /dev/null
