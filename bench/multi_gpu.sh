@@ -9,8 +9,9 @@
 # nn (default: all of them, in that order). Sections after build need the
 # build. Each section stops after SECTION_S seconds (default 240).
 #   check  test_cuda on the first GPU, then a gas spread over 2 and 4
-#          GPUs with its messages device to device (cells mode: resident
-#          steps) and through the host (CLKIT_PEER=0): the same figures.
+#          GPUs, in one process and over as many MPI ranks, with its
+#          messages device to device (cells mode: resident steps) and
+#          through the host (CLKIT_PEER=0): the same figures.
 # Environment: TSPLIB_DIR holds pr2392.tsp for the aco section (default
 # .carry/tsplib); REPEAT the runs a figure is the median of (default 1);
 # BUILD_DIR the build (default /tmp/clkit-multi-gpu).
@@ -68,22 +69,32 @@ for section in "$@"; do
         [ "$gpus" -ge "$k" ] || continue
         set_k=$(echo "$devices" | cut -d, -f1-"$k")
         shares=$(printf '1,%.0s' $(seq "$k") | sed 's/,$//')
-        for peer in 1 0; do
-          CLKIT_PEER=$peer timeout 120 "$clkit" run gas --particles 400000 \
-            --steps 300 --log-every 0 --json --quiet --device "$set_k" \
-            --spread --shares "$shares" 2> "$out/check-$k-$peer.err" |
-            python3 -c 'import json, sys
+        for mode in process mpi; do
+          for peer in 1 0; do
+            if [ $mode = process ]; then
+              set -- "$clkit" run gas --device "$set_k"
+            else
+              set -- $mpirun --allow-run-as-root -np "$k" "$clkit" run gas \
+                --device cuda
+            fi
+            name="$out/check-$mode-$k-$peer"
+            CLKIT_PEER=$peer timeout 120 "$@" --particles 400000 --steps 300 \
+              --log-every 0 --json --quiet --spread --shares "$shares" \
+              2> "$name.err" | python3 -c 'import json, sys
 d = json.loads([l for l in sys.stdin if l.startswith("{")][-1])
 print(" ".join("%s=%.17g" % (k, d[k]) for k in ("potential_energy",
-      "total_energy", "pressure", "temperature")))' \
-            > "$out/check-$k-$peer.txt"
+      "total_energy", "pressure", "temperature")), end=" ")
+print("wall=%.3f" % d["wall_s"])' > "$name.txt"
+          done
+          a="$out/check-$mode-$k-1.txt" b="$out/check-$mode-$k-0.txt"
+          if [ -s "$a" ] && [ "$(cut -d' ' -f1-4 "$a")" = "$(cut -d' ' -f1-4 "$b")" ]
+          then
+            echo "$k GPUs, $mode: alike device to device and through the host"
+          else
+            echo "$k GPUs, $mode: DIFFER"
+          fi
+          cat "$a" "$b" "$out/check-$mode-$k-1.err" | head -8
         done
-        if cmp -s "$out/check-$k-1.txt" "$out/check-$k-0.txt"; then
-          echo "$k GPUs: alike device to device and through the host"
-        else
-          echo "$k GPUs: DIFFER"
-        fi
-        cat "$out/check-$k-1.txt" "$out/check-$k-0.txt" "$out/check-$k-1.err"
       done ;;
     gas) scaling gas particles 4000000 --steps 1000 --log-every 0 ;;
     gas-verlet)

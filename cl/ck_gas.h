@@ -364,8 +364,8 @@ CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
 #define CK_GAS_CONTROL_STRAY 4    /* a stray arrival's word, or none */
 #define CK_GAS_CONTROL_STRAY_X 5  /* its x's bits */
 #define CK_GAS_CONTROL_COUNTS 8   /* 2 parities x 4 regions */
-#define CK_GAS_CONTROL_PULLED 16  /* each pull segment's entries, summed */
-#define CK_GAS_CONTROL_WORDS 20
+#define CK_GAS_CONTROL_SENT 16    /* leavers, then exports, sent in all */
+#define CK_GAS_CONTROL_WORDS 18
 /* An outbox region had more entries than room (the extra stayed, and the
  * step is wrong), or the slots had too little room for a pull. */
 #define CK_GAS_OVERFLOW_OUTBOX 1u

@@ -493,7 +493,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
  * Its cell key and arrival rank are counted as the move counts its own.
  * A migrant past [lo, hi) is named in the control words (a stray).
  * Thread 0 keeps the control words: the slots now, the own particles
- * (those that arrived, less its own leavers), and the other parity's
+ * (those that arrived, less its own leavers), what it sent, and the
+ * other parity's
  * counts zeroed for the next step (their last readers, the neighbours'
  * pulls of the step before, ended before the neighbours packed this
  * step, which this launch follows).
@@ -516,11 +517,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
       unsigned room = s % 2 ? next_capacity : previous_capacity;
       unsigned count =
           from[ck_gas_control_count(parity, ck_gas_pull_region(s))];
-      count = count < room ? count : room; /* the rest were not stored */
       first[s] = taken;
-      taken += count;
-      if (blockIdx.x == 0)
-        control[CK_GAS_CONTROL_PULLED + s] += count;
+      taken += count < room ? count : room; /* the rest were not stored */
     }
     first[4] = taken;
     base = control[CK_GAS_CONTROL_SORTED];
@@ -536,12 +534,15 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
       total = slots;
     }
     control[CK_GAS_CONTROL_APPENDED] = total;
-    unsigned left = 0;
-    for (int region = 0; region < 2; ++region) {
+    /* What it sent this step: its leavers and its exports. */
+    unsigned sent[2] = {0, 0};
+    for (int region = 0; region < 4; ++region) {
       unsigned count = control[ck_gas_control_count(parity, region)];
-      left += count < capacity ? count : capacity;
+      sent[region / 2] += count < capacity ? count : capacity;
     }
-    control[CK_GAS_CONTROL_OWN] += first[2] - left;
+    control[CK_GAS_CONTROL_OWN] += first[2] - sent[0];
+    control[CK_GAS_CONTROL_SENT] += sent[0];
+    control[CK_GAS_CONTROL_SENT + 1] += sent[1];
     for (int region = 0; region < 4; ++region)
       control[ck_gas_control_count(1 - parity, region)] = 0u;
   }

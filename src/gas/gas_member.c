@@ -834,8 +834,11 @@ ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
   words[CK_GAS_CONTROL_APPENDED] = state->particles;
   words[CK_GAS_CONTROL_OWN] = (uint32_t)own;
   words[CK_GAS_CONTROL_STRAY] = CK_GAS_NO_STRAY;
-  ck_status status = ck_buffer_write(state->queue, state->member_control, 0,
-                                     sizeof words, words, CK_BLOCKING, NULL);
+  /* From the staging, without a wait. */
+  const void *pieces[1] = {words};
+  const size_t sizes[1] = {sizeof words};
+  ck_status status =
+      write_staged(state, state->member_control, 1, pieces, sizes);
   if (status == CK_OK)
     state->resident = 1;
   return status;

@@ -419,7 +419,7 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
   uint32_t *id = ck__words(state->id);
   uint32_t *control = ck__words(state->member_control);
   int parity = state->parity;
-  uint32_t slot = control[CK_GAS_CONTROL_SORTED], arrived = 0, left = 0;
+  uint32_t slot = control[CK_GAS_CONTROL_SORTED], arrived = 0;
   for (int segment = 0; segment < 4; ++segment) {
     const ck__gas_source *source = &from[segment % 2];
     const uint32_t *packed = (const uint32_t *)(uintptr_t)source->packed +
@@ -429,7 +429,6 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
         counts[ck_gas_control_count(parity, ck_gas_pull_region(segment))];
     if (count > source->capacity)
       count = source->capacity; /* the rest were not stored */
-    control[CK_GAS_CONTROL_PULLED + segment] += count;
     if (segment < 2)
       arrived += count;
     for (uint32_t e = 0; e < count; ++e, ++slot) {
@@ -452,13 +451,17 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
       id[slot] = word;
     }
   }
-  for (int region = 0; region < 2; ++region) {
+  uint32_t sent[2] = {0, 0};
+  for (int region = 0; region < 4; ++region) {
     uint32_t count = control[ck_gas_control_count(parity, region)];
-    left += count < state->message_capacity ? count : state->message_capacity;
+    sent[region / 2] +=
+        count < state->message_capacity ? count : state->message_capacity;
   }
   state->particles = slot < state->slots ? slot : state->slots;
   control[CK_GAS_CONTROL_APPENDED] = state->particles;
-  control[CK_GAS_CONTROL_OWN] += arrived - left;
+  control[CK_GAS_CONTROL_OWN] += arrived - sent[0];
+  control[CK_GAS_CONTROL_SENT] += sent[0];
+  control[CK_GAS_CONTROL_SENT + 1] += sent[1];
   for (int region = 0; region < 4; ++region)
     control[ck_gas_control_count(1 - parity, region)] = 0;
   return CK_OK;

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
@@ -128,10 +129,30 @@ struct ck__gas_spread {
    * next), its control words when it last settled, and the steps taken
    * so in all. */
   int resident_ready, phase_parity;
+  int settled; /* 1 while the last step's members have settled */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
   uint32_t control[CK_SPREAD_MAX_LOCAL][CK_GAS_CONTROL_WORDS];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
   uint64_t resident_steps;
+  /* Resident steps between the processes of one node, a member each
+   * (ipc 1; 0 where they may not go so, -1 once they failed): this
+   * process's mark and its handle, the generation of its buffers (one on
+   * each time they are made again), and what it opened of its previous
+   * and its next member's. */
+  int ipc;
+  ck__ipc_event *ipc_mark;
+  unsigned char ipc_mark_handle[CK__IPC_HANDLE_BYTES];
+  uint64_t ipc_generation;
+  struct {
+    uint64_t generation; /* 0: nothing open */
+    uint64_t packed, control;
+    ck__ipc_event *mark;
+    int alias; /* the next member's are the previous one's */
+  } ipc_from[2];
+  /* Each local member's census and sums, as observe_member read them. */
+  int phase_census;
+  uint64_t census_of[CK_SPREAD_MAX_LOCAL][3];
+  double sums_of[CK_SPREAD_MAX_LOCAL][6];
 };
 
 /* ---- phases -------------------------------------------------------------- */
@@ -469,20 +490,33 @@ fail:
   return status;
 }
 
-/* Each member's sums of ck__gas_steps.reduce and its overflow flag,
- * summed over all members. */
-static ck_status all_sums(ck__gas_spread *s, double sums[6]) {
+/* A member's sums of ck__gas_steps.reduce and its overflow flag, and
+ * with phase_census its census too (a phase: the members wait for their
+ * devices at once). */
+static ck_status observe_member(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  double local[CK_SPREAD_MAX_LOCAL][6];
+  uint32_t overflow = 0;
+  if (s->phase_census)
+    CK_TRY(ck__gas_member_census(m->gas, s->census_of[i]));
+  CK_TRY(ck__gas_member_sums(m->gas, s->sums_of[i], &overflow));
+  s->sums_of[i][5] = overflow;
+fail:
+  return status;
+}
+
+static ck_status check_census(ck__gas_spread *s);
+
+/* Every member's sums (observe_member), summed over all members; with
+ * census 1, every member's census checked first. */
+static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
+  ck_status status = CK_OK;
   const double *rows[CK_SPREAD_MAX_LOCAL];
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < s->run.local; ++i) {
-    uint32_t overflow = 0;
-    statuses[i] = ck__gas_member_sums(s->members[i].gas, local[i], &overflow);
-    local[i][5] = overflow;
-    rows[i] = local[i];
-  }
-  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
+  s->phase_census = census;
+  CK_TRY(each(s, observe_member));
+  if (census)
+    CK_TRY(check_census(s));
+  for (size_t i = 0; i < s->run.local; ++i)
+    rows[i] = s->sums_of[i];
   CK_TRY(ck__exchange_sum(s->run.exchange, rows, sums, 6));
 fail:
   return status;
@@ -498,7 +532,7 @@ static ck_status scale(ck__gas_spread *s, member *m, size_t i) {
 static ck_status rescale(ck__gas_spread *s) {
   ck_status status = CK_OK;
   double sums[6];
-  CK_TRY(all_sums(s, sums));
+  CK_TRY(all_sums(s, 0, sums));
   double temperature = 2.0 * sums[0] / s->dof;
   s->phase_factor =
       temperature > 0 ? sqrt(s->config.target_temperature / temperature) : 1;
@@ -670,12 +704,162 @@ fail:
  */
 #define RESIDENT_STEPS 32
 
+/* ---- resident steps between processes ------------------------------
+ *
+ * Where each process of an MPI job holds one member, all CUDA devices of
+ * one node, resident steps go between processes as between the members
+ * of one: each member's outbox and control words are opened by its
+ * neighbours' processes (CUDA IPC), and its mark is an event they open.
+ * The processes swap tickets (the handles) before each run of resident
+ * steps and open them again where the buffers were made again (their
+ * generation). The agreement that ends each phase (ck__spread_each)
+ * orders each step's marks before the neighbours follow them. Where any
+ * of this fails on any process, all go through the host from then on.
+ */
+typedef struct ipc_ticket {
+  unsigned char packed[CK__IPC_HANDLE_BYTES];
+  unsigned char control[CK__IPC_HANDLE_BYTES];
+  unsigned char mark[CK__IPC_HANDLE_BYTES];
+  uint64_t generation;
+  uint32_t capacity, failed;
+} ipc_ticket;
+
+/* Whether resident steps may go between processes: every process holds
+ * one CUDA member, all on one host, with CLKIT_PEER not 0 (collective). */
+static ck_status ipc_decide(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  char host[64] = "";
+  char *hosts = NULL;
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
+    pieces[i] = host;
+  s->ipc = 0;
+  if (ck__exchange_ranks(s->run.exchange) < 2)
+    return CK_OK;
+  gethostname(host, sizeof host - 1);
+  host[0] = s->run.local == 1 && s->devices[0].backend == CK_BACKEND_CUDA &&
+                    ck__peer_enabled() &&
+                    s->config.neighbors == CK_GAS_CELLS
+                ? host[0] ? host[0] : '-'
+                : '\0';
+  hosts = calloc(s->total, sizeof host);
+  CK_TRY(ck__gas_spread_agree(
+      s, hosts ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
+  /* Every member's host, where it may take part (else empty). */
+  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof host, hosts));
+  s->ipc = 1;
+  for (size_t m = 0; m < s->total; ++m)
+    if (!hosts[m * sizeof host] ||
+        strncmp(hosts + m * sizeof host, hosts, sizeof host) != 0)
+      s->ipc = 0;
+fail:
+  free(hosts);
+  return status;
+}
+
+static void ipc_close(ck__gas_spread *s, int side) {
+  const ck_device *device = &s->devices[0];
+  if (!s->ipc_from[side].alias) {
+    ck__ipc_buffer_close(device, s->ipc_from[side].packed);
+    ck__ipc_buffer_close(device, s->ipc_from[side].control);
+    ck__ipc_event_close(s->ipc_from[side].mark);
+  }
+  memset(&s->ipc_from[side], 0, sizeof s->ipc_from[side]);
+}
+
+/* Opens what a ticket hands out, for this process's member. */
+static ck_status ipc_open(ck__gas_spread *s, int side, const ipc_ticket *t) {
+  ck_status status = CK_OK;
+  ck_queue *queue = ck__gas_member_queue(s->members[0].gas);
+  ipc_close(s, side);
+  CK_TRY(ck__ipc_buffer_open(queue, t->packed, &s->ipc_from[side].packed));
+  CK_TRY(ck__ipc_buffer_open(queue, t->control, &s->ipc_from[side].control));
+  CK_TRY(ck__ipc_event_open(queue, t->mark, &s->ipc_from[side].mark));
+  s->ipc_from[side].generation = t->generation;
+fail:
+  return status;
+}
+
+/* The tickets swapped with both neighbours, and what changed opened
+ * (collective). A failure anywhere sets ipc to -1 on every process. */
+static ck_status ipc_swap(ck__gas_spread *s) {
+  ck_status status = CK_OK, made = CK_OK;
+  member *m = &s->members[0];
+  gas_state *state = ck__gas_state(m->gas);
+  ipc_ticket mine, from[2];
+  memset(&mine, 0, sizeof mine);
+  /* A member without resident steps makes every process go through the
+   * host (the members' steps agree). */
+  if (!ck__gas_member_can_reside(m->gas))
+    made = ck__fail(CK_ERROR_UNSUPPORTED, "no resident steps");
+  if (made == CK_OK && !s->ipc_mark)
+    made = ck__ipc_event_make(state->queue, &s->ipc_mark, s->ipc_mark_handle);
+  if (made == CK_OK)
+    made = ck__ipc_buffer_handle(state->out_packed, mine.packed);
+  if (made == CK_OK)
+    made = ck__ipc_buffer_handle(state->member_control, mine.control);
+  memcpy(mine.mark, s->ipc_mark_handle, sizeof mine.mark);
+  mine.generation = s->ipc_generation;
+  mine.capacity = state->message_capacity;
+  mine.failed = made != CK_OK;
+  for (int side = 0; side < 2; ++side) {
+    /* Forward: each member's to its next, received from the previous. */
+    const void *send[1] = {&mine};
+    size_t counts[1] = {1};
+    CK_TRY(ck__exchange_pass(s->run.exchange, side == PREVIOUS, sizeof mine,
+                             send, counts, &s->from[side][0]));
+    if (s->from[side][0].count == 1)
+      memcpy(&from[side], s->from[side][0].data, sizeof from[side]);
+    else
+      memset(&from[side], 0, sizeof from[side]), from[side].failed = 1;
+  }
+  size_t total = s->total, index = m->index;
+  int same = ck__exchange_rank_of(s->run.exchange, (index + total - 1) % total) ==
+             ck__exchange_rank_of(s->run.exchange, (index + 1) % total);
+  for (int side = 0; side < 2 && made == CK_OK; ++side) {
+    if (from[side].failed) {
+      made = CK_ERROR_DEVICE;
+    } else if (side == NEXT && same) {
+      if (!s->ipc_from[NEXT].alias)
+        ipc_close(s, NEXT);
+      s->ipc_from[NEXT] = s->ipc_from[PREVIOUS];
+      s->ipc_from[NEXT].alias = 1;
+    } else if (from[side].generation != s->ipc_from[side].generation) {
+      made = ipc_open(s, side, &from[side]);
+    }
+    s->sources[0][side].packed = s->ipc_from[side].packed;
+    s->sources[0][side].control = s->ipc_from[side].control;
+    s->sources[0][side].capacity = from[side].capacity;
+  }
+  /* Through the host, on every process, where one failed. */
+  double failed = made != CK_OK, any = 0;
+  const double *rows[1] = {&failed};
+  CK_TRY(ck__exchange_sum(s->run.exchange, rows, &any, 1));
+  if (any > 0) {
+    s->ipc = -1;
+    for (int side = 1; side >= 0; --side)
+      ipc_close(s, side);
+  }
+fail:
+  return status;
+}
+
+/* Ends resident steps begun (ck__gas_member_reside) that go through the
+ * host after all. */
+static ck_status unreside(ck__gas_spread *s, member *m, size_t i) {
+  uint32_t words[CK_GAS_CONTROL_WORDS];
+  (void)s;
+  (void)i;
+  return ck__gas_member_settle(m->gas, words);
+}
+
 /* Where resident steps may go now. */
 static int can_reside(const ck__gas_spread *s) {
-  if (!s->on_devices || !s->resident_ready || s->balancing ||
+  if (!(s->on_devices || s->ipc > 0) || !s->resident_ready || s->balancing ||
       s->config.neighbors != CK_GAS_CELLS)
     return 0;
-  for (size_t i = 0; i < s->run.local; ++i)
+  /* Between processes, ipc_swap agrees on the members' steps. */
+  for (size_t i = 0; s->on_devices && i < s->run.local; ++i)
     if (!ck__gas_member_can_reside(s->members[i].gas) ||
         !ck__peer_direct(s->peers[PREVIOUS][i]) ||
         !ck__peer_direct(s->peers[NEXT][i]))
@@ -692,15 +876,19 @@ static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
                            uint32_t most) {
   ck_status status = CK_OK;
   gas_state *state = ck__gas_state(m->gas);
+  ck_gas *before = m->gas;
   uint32_t messages = 2 * most + 256;
   if (state->message_capacity < messages) {
     CK_TRY(ck_queue_finish(state->queue));
     CK_TRY(ck__gas_member_messages(state, messages + messages / 2));
+    s->ipc_generation += 1;
   }
   size_t slots = (size_t)state->particles + 4 * (size_t)state->message_capacity +
                  state->particles / 64 + 256;
   CK_TRY(ck__gas_member_reserve(&m->gas, slots));
   s->run.queues[i] = ck__gas_member_queue(m->gas);
+  if (m->gas != before)
+    s->ipc_generation += 1;
 fail:
   return status;
 }
@@ -708,7 +896,8 @@ fail:
 /* After a cells-mode step through the host (the first at a start): its
  * counts are the first to make room for resident steps by. */
 static void ready_to_reside(ck__gas_spread *s) {
-  for (size_t i = 0; s->on_devices && i < s->run.local; ++i) {
+  int devices = s->on_devices || s->ipc > 0;
+  for (size_t i = 0; devices && i < s->run.local; ++i) {
     const member *m = &s->members[i];
     s->most[i] = 0;
     for (int kind = 0; kind < 2; ++kind)
@@ -716,7 +905,7 @@ static void ready_to_reside(ck__gas_spread *s) {
         if (m->posted[kind][side] > s->most[i])
           s->most[i] = m->posted[kind][side];
   }
-  s->resident_ready = s->on_devices;
+  s->resident_ready = devices;
 }
 
 /* Room by the most entries a region held when the member last settled
@@ -739,9 +928,13 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
                            m->border[PREVIOUS], m->border[NEXT], s->reach,
                            m->shift));
-  /* The next member reads this one as its previous, and back. */
-  CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
-  CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
+  if (s->ipc > 0) {
+    CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
+  } else {
+    /* The next member reads this one as its previous, and back. */
+    CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
+    CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
+  }
 fail:
   return status;
 }
@@ -752,7 +945,8 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   for (int from = 0; from < 2; ++from)
-    CK_TRY(ck__peer_follow(s->peers[from][i], queue));
+    CK_TRY(s->ipc > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
+                      : ck__peer_follow(s->peers[from][i], queue));
   CK_TRY(ck__gas_member_come(
       m->gas, s->phase_parity, s->sources[i], m->border[PREVIOUS] - slack(s),
       m->border[NEXT] + slack(s), s->phase_energy, s->phase_step));
@@ -768,6 +962,8 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   gas_state *state = ck__gas_state(m->gas);
   CK_TRY(ck__gas_member_settle(m->gas, words));
   m->own = words[CK_GAS_CONTROL_OWN];
+  m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
+              (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_OUTBOX)
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu of %zu sent more particles in a step than its outbox "
@@ -798,10 +994,22 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last) {
   ck_status status = CK_OK;
   size_t n = s->run.local;
   CK_TRY(each(s, reside));
-  for (size_t i = 0; i < n; ++i)
+  if (s->ipc > 0) {
+    CK_TRY(ipc_swap(s));
+    if (s->ipc < 0) /* refused somewhere: through the host from here */
+      CK_TRY(each(s, unreside));
+  }
+  for (size_t i = 0; s->on_devices && i < n; ++i)
     for (int from = 0, side; from < 2; ++from)
       CK_TRY(ck__gas_member_source(sender_of(s, i, from, &side)->gas,
                                    s->peers[from][i], &s->sources[i][from]));
+  if (s->ipc < 0) {
+    for (uint64_t k = 0; k < count; ++k) {
+      CK_TRY(cells_step(s, s->step + 1, last && k + 1 == count));
+      s->step += 1;
+    }
+    return each(s, settle);
+  }
   for (uint64_t k = 0; k < count; ++k) {
     uint64_t step = s->step + 1;
     s->phase_move = 1;
@@ -813,16 +1021,7 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last) {
     s->step = step;
     s->resident_steps += 1;
   }
-  status = each(s, resident_settle);
-  /* What each member pulled, counted as its senders' (as the host path
-   * counts what each sends): segments 0 and 2 from its previous member,
-   * 1 and 3 from its next. */
-  for (size_t i = 0; i < n; ++i)
-    for (int segment = 0, side; segment < 4; ++segment) {
-      member *sender = sender_of(s, i, segment % 2, &side);
-      uint64_t entries = s->control[i][CK_GAS_CONTROL_PULLED + segment];
-      sender->bytes += entries * (segment < 2 ? MIGRANT_BYTES : GHOST_BYTES);
-    }
+  CK_TRY(each(s, resident_settle));
 fail:
   return status;
 }
@@ -847,7 +1046,9 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
         uint64_t due = c->rescale_every - (step - 1) % c->rescale_every;
         count = due < count ? due : count;
       }
+      s->settled = 0;
       CK_TRY(resident_steps(s, count, k + count == steps));
+      s->settled = 1;
       if (c->thermostat == CK_GAS_RESCALE && s->step % c->rescale_every == 0)
         CK_TRY(rescale(s));
       k += count - 1;
@@ -855,6 +1056,7 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
     }
     /* Energies are read only after the last step of a call. */
     int last = k + 1 == steps, rebuilt = 1;
+    s->settled = 0;
     if (c->neighbors == CK_GAS_CELLS)
       CK_TRY(cells_step(s, step, last));
     else
@@ -872,7 +1074,8 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
       CK_TRY(rescale(s));
     s->step = step;
   }
-  if (c->neighbors == CK_GAS_CELLS && steps > 0)
+  /* Resident steps settle as they end; a step through the host here. */
+  if (c->neighbors == CK_GAS_CELLS && steps > 0 && !s->settled)
     CK_TRY(each(s, settle));
 fail:
   return status;
@@ -890,18 +1093,14 @@ int ck__gas_spread_on_devices(const ck__gas_spread *s) {
  * lost, doubled or given another id at a border is never silent. */
 static ck_status check_census(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  uint64_t local[CK_SPREAD_MAX_LOCAL][3];
   const void *pieces[CK_SPREAD_MAX_LOCAL];
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   uint64_t *all = calloc(3 * s->total, sizeof *all);
-  if (!all)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t i = 0; i < s->run.local; ++i) {
-    statuses[i] = ck__gas_member_census(s->members[i].gas, local[i]);
-    pieces[i] = local[i];
-  }
-  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
-  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof local[0], all));
+  CK_TRY(ck__gas_spread_agree(
+      s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
+  for (size_t i = 0; i < s->run.local; ++i)
+    pieces[i] = s->census_of[i];
+  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof s->census_of[0],
+                             all));
   uint64_t sum[3] = {0, 0, 0};
   for (size_t m = 0; m < s->total; ++m)
     for (int q = 0; q < 3; ++q)
@@ -922,8 +1121,7 @@ ck_status ck__gas_spread_sums(ck__gas_spread *s, double sums[5],
                               uint32_t *overflowed, uint32_t *capacity) {
   ck_status status = CK_OK;
   double all[6];
-  CK_TRY(check_census(s));
-  CK_TRY(all_sums(s, all));
+  CK_TRY(all_sums(s, 1, all));
   /* Sums along the cut and across: momentum x and y back in order. */
   memcpy(sums, all, 3 * sizeof *sums);
   sums[3] = all[3 + s->axis];
@@ -1234,6 +1432,7 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
   call.fill = 1;
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
   s->resident_ready = 0;
+  s->ipc_generation += 1; /* every member made anew */
   if (s->config.neighbors == CK_GAS_CELLS) {
     /* The first ghosts, and forces without a kick. */
     CK_TRY(cells_step(s, 0, 1));
@@ -1329,6 +1528,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
   s->on_devices = s->peers[PREVIOUS][0] != NULL;
+  CK_TRY(ipc_decide(s));
   s->census[0] = config->particles;
   for (size_t k = 0; k < config->particles; ++k) {
     s->census[1] += k;
@@ -1534,6 +1734,9 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     free(s->reals[i].data);
   }
   close_peers(s);
+  for (int side = 1; side >= 0; --side)
+    ipc_close(s, side);
+  ck__ipc_event_close(s->ipc_mark);
   free(s->members);
   free(s->weights);
   free(s->bounds);

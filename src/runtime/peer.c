@@ -230,6 +230,184 @@ int ck__peer_direct(const ck__peer *peer) {
   return peer && peer->direct;
 }
 
+/* ---- between processes of one node (CUDA IPC) ------------------------ */
+
+struct ck__ipc_event {
+  int device; /* the CUDA ordinal of the queue it was made or opened on */
+#if CK_HAVE_CUDA
+  cudaEvent_t event;
+#endif
+};
+
+#if CK_HAVE_CUDA
+static ck_status ipc_fail(cudaError_t code, const char *what) {
+  cudaGetLastError();
+  return ck__fail(CK_ERROR_DEVICE, "%s between processes failed: %s (%s)%s",
+                  what, cudaGetErrorName(code), cudaGetErrorString(code),
+                  ck__cuda_lost_note(code));
+}
+#endif
+
+/* CUDA IPC needs CUDA queues; the rest is refused. */
+static ck_status ipc_queue(const ck_queue *queue) {
+#if CK_HAVE_CUDA
+  if (queue->device.backend == CK_BACKEND_CUDA)
+    return CK_OK;
+#else
+  (void)queue;
+#endif
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "reads between processes need CUDA devices");
+}
+
+ck_status ck__ipc_buffer_handle(ck_buffer *buffer, void *handle) {
+  CK__REQUIRE(buffer);
+  CK__REQUIRE(handle);
+  ck_status status = ipc_queue(buffer->queue);
+  if (status != CK_OK)
+    return status;
+#if CK_HAVE_CUDA
+  cudaIpcMemHandle_t made;
+  cudaError_t code = cudaSetDevice(buffer->queue->device.device_index);
+  if (code == cudaSuccess)
+    code = cudaIpcGetMemHandle(&made, ck__cuda_pointer(buffer));
+  if (code != cudaSuccess)
+    return ipc_fail(code, "a buffer's handle for reads");
+  memcpy(handle, &made, sizeof made);
+#endif
+  return CK_OK;
+}
+
+ck_status ck__ipc_buffer_open(ck_queue *queue, const void *handle,
+                              uint64_t *address) {
+  CK__REQUIRE(queue);
+  CK__REQUIRE(handle);
+  CK__REQUIRE(address);
+  *address = 0;
+  ck_status status = ipc_queue(queue);
+  if (status != CK_OK)
+    return status;
+#if CK_HAVE_CUDA
+  cudaIpcMemHandle_t opened;
+  void *pointer = NULL;
+  memcpy(&opened, handle, sizeof opened);
+  cudaError_t code = cudaSetDevice(queue->device.device_index);
+  if (code == cudaSuccess)
+    code = cudaIpcOpenMemHandle(&pointer, opened,
+                                cudaIpcMemLazyEnablePeerAccess);
+  if (code != cudaSuccess)
+    return ipc_fail(code, "opening another process's buffer");
+  *address = (uint64_t)(uintptr_t)pointer;
+#endif
+  return CK_OK;
+}
+
+void ck__ipc_buffer_close(const ck_device *device, uint64_t address) {
+  if (!device || !address)
+    return;
+#if CK_HAVE_CUDA
+  if (cudaSetDevice(device->device_index) != cudaSuccess ||
+      cudaIpcCloseMemHandle((void *)(uintptr_t)address) != cudaSuccess)
+    cudaGetLastError();
+#endif
+}
+
+ck_status ck__ipc_event_make(ck_queue *queue, ck__ipc_event **event,
+                             void *handle) {
+  CK__REQUIRE(queue);
+  CK__REQUIRE(event);
+  CK__REQUIRE(handle);
+  *event = NULL;
+  ck_status status = ipc_queue(queue);
+  if (status != CK_OK)
+    return status;
+  ck__ipc_event *made = calloc(1, sizeof *made);
+  if (!made)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  made->device = queue->device.device_index;
+#if CK_HAVE_CUDA
+  cudaIpcEventHandle_t exported;
+  cudaError_t code = cudaSetDevice(made->device);
+  if (code == cudaSuccess)
+    code = cudaEventCreateWithFlags(
+        &made->event, cudaEventDisableTiming | cudaEventInterprocess);
+  if (code == cudaSuccess)
+    code = cudaIpcGetEventHandle(&exported, made->event);
+  if (code != cudaSuccess) {
+    ck__ipc_event_close(made);
+    return ipc_fail(code, "an event for another process");
+  }
+  memcpy(handle, &exported, sizeof exported);
+#endif
+  *event = made;
+  return CK_OK;
+}
+
+ck_status ck__ipc_event_open(ck_queue *queue, const void *handle,
+                             ck__ipc_event **event) {
+  CK__REQUIRE(queue);
+  CK__REQUIRE(handle);
+  CK__REQUIRE(event);
+  *event = NULL;
+  ck_status status = ipc_queue(queue);
+  if (status != CK_OK)
+    return status;
+  ck__ipc_event *opened = calloc(1, sizeof *opened);
+  if (!opened)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  opened->device = queue->device.device_index;
+#if CK_HAVE_CUDA
+  cudaIpcEventHandle_t imported;
+  memcpy(&imported, handle, sizeof imported);
+  cudaError_t code = cudaSetDevice(opened->device);
+  if (code == cudaSuccess)
+    code = cudaIpcOpenEventHandle(&opened->event, imported);
+  if (code != cudaSuccess) {
+    free(opened);
+    return ipc_fail(code, "opening another process's event");
+  }
+#endif
+  *event = opened;
+  return CK_OK;
+}
+
+ck_status ck__ipc_event_record(ck__ipc_event *event, ck_queue *queue) {
+  CK__REQUIRE(event);
+  CK__REQUIRE(queue);
+#if CK_HAVE_CUDA
+  cudaError_t code = cudaSetDevice(queue->device.device_index);
+  if (code == cudaSuccess)
+    code = cudaEventRecord(event->event, ck__cuda_stream(queue));
+  if (code != cudaSuccess)
+    return ipc_fail(code, "marking a queue");
+#endif
+  return CK_OK;
+}
+
+ck_status ck__ipc_event_wait(ck__ipc_event *event, ck_queue *queue) {
+  CK__REQUIRE(event);
+  CK__REQUIRE(queue);
+#if CK_HAVE_CUDA
+  cudaError_t code = cudaSetDevice(queue->device.device_index);
+  if (code == cudaSuccess)
+    code = cudaStreamWaitEvent(ck__cuda_stream(queue), event->event, 0);
+  if (code != cudaSuccess)
+    return ipc_fail(code, "following another process's mark");
+#endif
+  return CK_OK;
+}
+
+void ck__ipc_event_close(ck__ipc_event *event) {
+  if (!event)
+    return;
+#if CK_HAVE_CUDA
+  if (event->event && (cudaSetDevice(event->device) != cudaSuccess ||
+                       cudaEventDestroy(event->event) != cudaSuccess))
+    cudaGetLastError();
+#endif
+  free(event);
+}
+
 void ck__peer_close(ck__peer *peer) {
   if (!peer)
     return;

@@ -142,6 +142,30 @@ ck_status ck__peer_address(const ck__peer *peer, ck_buffer *source,
                            uint64_t *address);
 void ck__peer_close(ck__peer *peer);
 
+/*
+ * Reads between the processes of one node (CUDA IPC): a process hands
+ * out a buffer's handle (CK__IPC_HANDLE_BYTES), and another opens it
+ * for its own queue's kernels to read at *address (the opener closes
+ * it, on the queue's device); likewise an event that one process records on its queue and
+ * another's queue waits for, without either host waiting. The opener
+ * must follow (ck__ipc_event_wait) a record made before the call.
+ * Errors: CK_ERROR_UNSUPPORTED off CUDA, CK_ERROR_DEVICE,
+ * CK_ERROR_OUT_OF_MEMORY.
+ */
+#define CK__IPC_HANDLE_BYTES 64
+typedef struct ck__ipc_event ck__ipc_event;
+ck_status ck__ipc_buffer_handle(ck_buffer *buffer, void *handle);
+ck_status ck__ipc_buffer_open(ck_queue *queue, const void *handle,
+                              uint64_t *address);
+void ck__ipc_buffer_close(const ck_device *device, uint64_t address);
+ck_status ck__ipc_event_make(ck_queue *queue, ck__ipc_event **event,
+                             void *handle);
+ck_status ck__ipc_event_open(ck_queue *queue, const void *handle,
+                             ck__ipc_event **event);
+ck_status ck__ipc_event_record(ck__ipc_event *event, ck_queue *queue);
+ck_status ck__ipc_event_wait(ck__ipc_event *event, ck_queue *queue);
+void ck__ipc_event_close(ck__ipc_event *event);
+
 /* ---- On-disk kernel binary cache (cache.c) ------------------------------ */
 /*
  * The cache directory: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else
