@@ -14,7 +14,8 @@
 #          through the host (CLKIT_PEER=0): the same figures.
 # Environment: TSPLIB_DIR holds pr2392.tsp for the aco section (default
 # .carry/tsplib); REPEAT the runs a figure is the median of (default 1);
-# BUILD_DIR the build (default /tmp/clkit-multi-gpu).
+# BUILD_DIR the build (default /tmp/clkit-multi-gpu); NN_GPUS the GPUs of
+# the nn section (default all).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
 set -u
 out=${1:?usage: multi_gpu.sh OUT_DIR [SECTION...]}
@@ -109,7 +110,7 @@ print("wall=%.3f" % d["wall_s"])' > "$name.txt"
     nn)
       # Its random data (47 MB) stays out of OUT_DIR.
       timeout "$limit" python3 bench/mlp_scaling.py "$build" /tmp/clkit-nn \
-        --gpus "$gpus" --repeat "$repeat" --epochs 4 \
+        --gpus "${NN_GPUS:-$gpus}" --repeat "$repeat" --epochs 4 \
         > "$out/nn.log" 2>&1
       echo "rc=$?"
       cp /tmp/clkit-nn/mlp_scaling.md /tmp/clkit-nn/mlp_scaling.csv \
