@@ -1014,8 +1014,8 @@ time; [docs/scale-out.md](../docs/scale-out.md) says where the rest goes.
 {body}
 
 The MLP trains on Fashion-MNIST's 60,000 training images; its gradients
-are summed GPU to GPU through NCCL. The gas is not in these tables:
-its spread is measured on one GPU (the H100's section).
+are summed GPU to GPU through NCCL. The gas is not in these tables: the
+4 H100's section has its spread.
 
 PyTorch DDP on the same machine (`bench/torch_ddp.py`, Adam fused,
 synthetic rows on the GPU), samples a second:
@@ -1034,6 +1034,92 @@ passes but the GA traces over ranks, which that run compared with ref's:
 island means summed on a GPU differ from ref's in the last bits."""
 
 
+H100X4 = ("4 NVIDIA H100 80GB HBM3 joined by NVLink (NV18, all pairs), "
+          "driver 580.159.04, CUDA 13.0; Open MPI 4.1.6; 64 cores of an "
+          "Intel Xeon")
+
+
+def h100x4_scaling():
+    run = "h100x4-2026-11-27-scaling"
+    tables = scaling_tables(run)
+    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
+                        for workload, heading, lines in tables)
+    medians = {}
+    for line in read(run, "gas_median.txt").splitlines():
+        if line and not line.startswith("#"):
+            rate, command = line.split(" ", 1)
+            particles = int(re.search(r"--particles (\d+)", command).group(1))
+            mpi = command.startswith("mpirun")
+            spread = "--spread" in command
+            gpus = len(re.search(r"--device (\S+)", command).group(1)
+                       .split(",")) if not mpi else \
+                int(re.search(r"-np (\d+)", command).group(1))
+            medians[(mpi, spread, gpus, particles)] = float(rate)
+    alone = medians[(False, False, 1, 4000000)]
+    alone16 = medians[(False, False, 1, 16000000)]
+    rows = [["alone", "1", "4M", num(alone), "100.0%", ""],
+            ["one member", "1", "4M",
+             num(medians[(False, True, 1, 4000000)]),
+             f"{medians[(False, True, 1, 4000000)] / alone * 100:.1f}%", ""]]
+    for mpi in (False, True):
+        for gpus in (2, 4):
+            rate = medians[(mpi, True, gpus, 4000000 * gpus)]
+            strong = f"{rate / (gpus * alone16) * 100:.1f}%" \
+                if gpus == 4 else ""
+            rows.append(["mpi" if mpi else "process", str(gpus),
+                         f"{4 * gpus}M", num(rate),
+                         f"{rate / (gpus * alone) * 100:.1f}%", strong])
+    nn = [line for line in read(run, "mlp_scaling.md").splitlines()
+          if line.startswith("|")]
+    return f"""### Spread runs
+
+Throughput of one run spread over the GPUs (`--spread`), in one process
+and over MPI with one rank a GPU, against the one-GPU run without
+`--spread`. Weak scaling grows the problem with the GPUs; strong scaling
+keeps the four-GPU problem. Shares are equal (`--shares 1,1,...`). Each
+figure is one run after an untimed one. The notes give each member's
+compute time and the exchange beside the wall time;
+[docs/scale-out.md](../docs/scale-out.md) says where the rest goes.
+
+{source([(run, "scaling.md"), (run, "run.txt"), (run, "machine.txt")],
+        H100X4, "2026-11-27",
+        "`bench/multi_gpu.sh OUT machine build check gas nn` (the GA and "
+        "PSO tables from `... ga pso` earlier that day), which runs "
+        "`python3 bench/scaling.py CLKIT --workload W --size-option O "
+        "--size N --devices cuda:0,cuda:1,cuda:2,cuda:3 --mpirun mpirun "
+        "--mpi-device cuda --equal-shares --repeat 1 -- OPTIONS`")}
+
+{body}
+
+The gas again, the median of three runs after an untimed one, cell
+lists, 4 million particles a GPU (strong: 16 million, against 16 million
+on one GPU, {num(alone16)} particle-steps/s):
+
+{source([(run, "gas_median.txt"), (run, "check.txt")], H100X4, "2026-11-27",
+        "`clkit run gas --particles N --steps 1000 --log-every 0 --json "
+        "--quiet --device SEL [--spread --shares 1,...]`, and under "
+        "`mpirun -np K` with `--device cuda`")}
+
+{table(["run", "GPUs", "particles", "particle-steps/s", "weak",
+        "strong"], rows)}
+
+A gas spread over 2 and 4 GPUs, in one process and over MPI, gives the
+same energies, pressure and temperature to the last bit with its
+messages device to device (resident steps) and through the host
+(`CLKIT_PEER=0`), and test_cuda passes on cuda:0 (`check.txt`).
+
+The MLP 784-1024-1024-10, FP32, batch 1024 a GPU, 4 epochs of synthetic
+28 x 28 images, beside PyTorch DDP; NCCL's all-reduce alone at the MLP's
+sizes in `allreduce.csv` (7.5 MB in 45 µs between two GPUs):
+
+{source([(run, "mlp_scaling.md"), (run, "allreduce.csv")], H100X4,
+        "2026-11-27",
+        "`NCCL_NVLS_ENABLE=0 bench/mlp_scaling.py BUILD OUT --gpus 2 "
+        "--repeat 1 --epochs 4`")}
+
+""" + "\n".join(nn)
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
@@ -1045,6 +1131,7 @@ SECTIONS = [
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
+    ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,

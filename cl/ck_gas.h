@@ -393,9 +393,9 @@ CK_FN int ck_gas_pull_region(int segment) {
  * `capacity` entries a region): the word as the receiver keeps it (a
  * ghost's marked, from the next member with segment 3), position and
  * velocity (zero for a ghost: its owner moves it). */
-CK_FN ck_u32 ck_gas_pull_entry(CK_GLOBAL const ck_u32 *packed,
-                               ck_u32 capacity, int segment, ck_u32 e,
-                               float *x, float *y, float *vx, float *vy) {
+CK_FN ck_u32 ck_gas_pull_entry(CK_GLOBAL const ck_u32 *packed, ck_u32 capacity,
+                               int segment, ck_u32 e, float *x, float *y,
+                               float *vx, float *vy) {
   int region = ck_gas_pull_region(segment);
   int leaving = region < 2;
   CK_GLOBAL const ck_u32 *entry =

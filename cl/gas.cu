@@ -329,8 +329,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
     ck_gas_native_members(unsigned n, const unsigned *__restrict__ cell_key,
                           const unsigned *__restrict__ cell_rank,
                           const unsigned *__restrict__ cell_start,
-                          const unsigned *__restrict__ id, unsigned *members
-                              CK_GAS_RESIDENT_ARGUMENTS) {
+                          const unsigned *__restrict__ id,
+                          unsigned *members CK_GAS_RESIDENT_ARGUMENTS) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   CK_GAS_RESIDENT_COUNT(n, CK_GAS_CONTROL_APPENDED);
   if (k >= n)
@@ -385,14 +385,15 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_place(
  * at distance 0, which ck_gas_add_pair skips.
  */
 template <int WITH_ENERGY>
-static __device__ __forceinline__ void forces(
-    unsigned n, CK_GAS_GEOMETRY_ARGUMENTS, float rc, float rc2,
-    float energy_shift, float force_shift, const float2 *__restrict__ position,
-    const unsigned *__restrict__ cell_start,
-    const unsigned *__restrict__ cell_count, float2 *force, float *energy,
-    float *virial, int kick, float dt, float damping, float noise, ck_u64 seed,
-    ck_u64 step, float2 *velocity,
-    const unsigned *__restrict__ id CK_GAS_RESIDENT_ARGUMENTS) {
+static __device__ __forceinline__ void
+forces(unsigned n, CK_GAS_GEOMETRY_ARGUMENTS, float rc, float rc2,
+       float energy_shift, float force_shift,
+       const float2 *__restrict__ position,
+       const unsigned *__restrict__ cell_start,
+       const unsigned *__restrict__ cell_count, float2 *force, float *energy,
+       float *virial, int kick, float dt, float damping, float noise,
+       ck_u64 seed, ck_u64 step, float2 *velocity,
+       const unsigned *__restrict__ id CK_GAS_RESIDENT_ARGUMENTS) {
   unsigned i = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   CK_GAS_RESIDENT_COUNT(n, CK_GAS_CONTROL_SORTED);
   if (i >= n)

@@ -407,8 +407,7 @@ static void check_gas_peer(const ck_device *device) {
                 on_devices ? "device to device" : "through the host");
       CHECK_OK(ck_gas_step(gas, 200));
       /* Cell lists device to device: every step resident. */
-      uint64_t resident =
-          ck__gas_spread_resident_steps(ck__gas_spread_of(gas));
+      uint64_t resident = ck__gas_spread_resident_steps(ck__gas_spread_of(gas));
       CHECK_MSG(resident == (cells && !host ? 200u : 0u),
                 "%s twice, %s, CLKIT_PEER %s: %llu resident steps", device->id,
                 mode, host ? "0" : "unset", (unsigned long long)resident);

@@ -3647,13 +3647,10 @@ static void spread_workload(const ck_device *ref, const ck_device *ocl) {
   free(result);
 }
 
-/*
- * A dense cluster (10 x 10 at the spacing of LJ's minimum) that moves
- * across a border through a dilute gas, in both modes: the members pass
- * it on whole (their census finds every id at every observation), and
- * the energy and momentum are one device's.
- */
-static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
+/* Writes the XYZ file of a dense cluster (10 x 10 at the spacing of
+ * LJ's minimum) moving along x through a dilute gas, in a 40 x 40 box,
+ * to `name` in the work folder; its path in path (600 bytes). */
+static void write_cluster(const char *name, char *path) {
   enum { CLUSTER = 100, DILUTE = 64, N = CLUSTER + DILUTE };
   double x[2 * N], v[2 * N];
   for (size_t k = 0; k < CLUSTER; ++k) {
@@ -3669,9 +3666,19 @@ static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
     v[at] = k % 2 ? 0.5 : -0.5;
     v[at + 1] = k % 3 ? 0.4 : -0.4;
   }
-  char path[600];
-  test_path_in(work_dir, "cluster.xyz", path, sizeof path);
+  test_path_in(work_dir, name, path, 600);
   CHECK(write_xyz(path, N, 40, 40, x, v) == 0);
+}
+
+/*
+ * A dense cluster (10 x 10 at the spacing of LJ's minimum) that moves
+ * across a border through a dilute gas, in both modes: the members pass
+ * it on whole (their census finds every id at every observation), and
+ * the energy and momentum are one device's.
+ */
+static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
+  char path[600];
+  write_cluster("cluster.xyz", path);
   ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
   for (int mode = 0; mode < 2; ++mode) {
     ck_gas_config c;
@@ -3699,6 +3706,77 @@ static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
                 mode_name(c.neighbors), (unsigned long long)b.step, b.total,
                 a.total, b.momentum_x, b.momentum_y, a.momentum_x,
                 a.momentum_y);
+    }
+    ck_gas_destroy(alone);
+    ck_gas_destroy(gas);
+  }
+}
+
+/*
+ * Resident steps (ref's members copying through the runtime's switch for
+ * tests, as CUDA members pull): the dense cluster of spread_cluster
+ * crossing a border, each member's outbox sized by the test's knob
+ * (ck__gas_room_for_tests) to a few entries past the most a region last
+ * held. With 24 to spare the outboxes are made again as the cluster
+ * comes, the run is one device's and every id survives (the census of
+ * each observation); with 1 to spare an outbox overflows in a step, and
+ * the run is refused with a message, never continued with a particle
+ * left behind.
+ */
+static void spread_resident_room(const ck_device *ref) {
+  char path[600];
+  write_cluster("resident_cluster.xyz", path);
+  ck_device pair[2] = {*ref, *ref};
+  static const double equal[2] = {1, 1};
+  for (int spare = 24; spare >= 1; spare -= 23) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.xyz_path = path;
+    ck_gas *alone = make(ref, &c, 0);
+    ck__peer_ref_for_tests = 1;
+    ck__gas_room_for_tests = (uint32_t)spare;
+    ck_gas *gas = make_spread(pair, 2, equal, &c);
+    ck__gas_room_for_tests = 0;
+    ck__peer_ref_for_tests = 0;
+    if (!alone || !gas) {
+      ck_gas_destroy(alone);
+      ck_gas_destroy(gas);
+      continue;
+    }
+    ck__gas_spread *spread = ck__gas_spread_of(gas);
+    uint32_t least = UINT32_MAX, most = 0;
+    ck_status failed = CK_OK;
+    for (int part = 0; part < 6 && failed == CK_OK; ++part) {
+      ck_gas_observables a, b;
+      CHECK_OK(ck_gas_step(alone, 100));
+      failed = ck_gas_step(gas, 100);
+      for (size_t i = 0; i < 2; ++i) {
+        uint32_t room =
+            ck__gas_state(ck__gas_spread_member(spread, i))->message_capacity;
+        least = room < least ? room : least;
+        most = room > most ? room : most;
+      }
+      if (failed != CK_OK)
+        break;
+      CHECK_OK(ck_gas_observe(alone, &a));
+      CHECK_OK(ck_gas_observe(gas, &b)); /* the census */
+      CHECK_MSG(fabs(a.total - b.total) <= 1e-3 * fabs(a.total) &&
+                    fabs(a.momentum_x - b.momentum_x) <= 1e-2,
+                "resident cluster, %d to spare, step %llu: E %.9g spread, "
+                "%.9g alone",
+                spare, (unsigned long long)b.step, b.total, a.total);
+    }
+    if (spare > 1) {
+      CHECK_OK(failed);
+      CHECK_MSG(ck__gas_spread_resident_steps(spread) == 600 && most > least,
+                "resident cluster: %llu resident steps, outboxes of %u to %u",
+                (unsigned long long)ck__gas_spread_resident_steps(spread),
+                least, most);
+      printf("resident cluster, %d to spare: outboxes of %u to %u entries\n",
+             spare, least, most);
+    } else {
+      expect_failure(failed, CK_ERROR_DEVICE, "outbox holds",
+                     "a resident outbox overflowed");
     }
     ck_gas_destroy(alone);
     ck_gas_destroy(gas);
@@ -3837,8 +3915,7 @@ static void spread_copies(const ck_device *ref) {
         changed[copies] = slab_changes(gas, start, end, c.particles);
       }
       /* Cells mode device to device is resident: every step. */
-      uint64_t resident =
-          ck__gas_spread_resident_steps(ck__gas_spread_of(gas));
+      uint64_t resident = ck__gas_spread_resident_steps(ck__gas_spread_of(gas));
       CHECK_MSG(resident == (copies && cells ? (uint64_t)steps : 0),
                 "variant %d, cells %d, copies %d: %llu resident steps of %d",
                 variant, cells, copies, (unsigned long long)resident, steps);
@@ -3938,6 +4015,7 @@ static void spread_two_slabs(const ck_device *ref) {
 
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_copies(ref);
+  spread_resident_room(ref);
   spread_two_slabs(ref);
   spread_census(ref);
   spread_cluster(ref, ocl);

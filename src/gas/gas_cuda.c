@@ -24,7 +24,7 @@ struct gas_native {
   ck_program *program;
   ck_kernel *move_kernel, *scan_kernel, *members_kernel, *place_kernel,
       *forces_kernel, *forces_energy_kernel;
-  ck_kernel *pull_kernel; /* a member's */
+  ck_kernel *pull_kernel;               /* a member's */
   ck_buffer *cell_members;              /* per slot: ids in arrival order */
   ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
   uint32_t scan_tiles, scan_epoch;
@@ -315,8 +315,8 @@ static ck_status cuda_pull(gas_state *state, const ck__gas_source from[2],
   gas_native *native = state->native;
   ck_kernel_args args;
   ck_kernel *kernel = native->pull_kernel;
-  uint32_t segment = from[0].capacity > from[1].capacity ? from[0].capacity
-                                                         : from[1].capacity;
+  uint32_t segment =
+      from[0].capacity > from[1].capacity ? from[0].capacity : from[1].capacity;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, segment);
   ck__gas_add_geometry(state, &args);

@@ -54,10 +54,9 @@ static ck_buffer **message_buffer(gas_state *state, int which) {
  * entries. */
 static void message_shape(const gas_state *state, uint32_t size_by, int which,
                           size_t *count, size_t *size) {
-  *count = shapes[which].per_entry
-               ? (size_t)size_by * shapes[which].per_entry
-               : which == 1 ? 4
-                            : CK_GAS_CONTROL_WORDS;
+  *count = shapes[which].per_entry ? (size_t)size_by * shapes[which].per_entry
+           : which == 1            ? 4
+                                   : CK_GAS_CONTROL_WORDS;
   *size = shapes[which].real ? state->real_size : 4;
 }
 
@@ -822,8 +821,7 @@ fail:
 /* ---- resident steps -------------------------------------------------- */
 
 int ck__gas_member_can_reside(const ck_gas *member) {
-  return member->steps->pull != NULL &&
-         member->state.neighbors == CK_GAS_CELLS;
+  return member->steps->pull != NULL && member->state.neighbors == CK_GAS_CELLS;
 }
 
 ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
@@ -881,8 +879,8 @@ ck_status ck__gas_member_settle(ck_gas *member,
                                 uint32_t words[CK_GAS_CONTROL_WORDS]) {
   gas_state *state = &member->state;
   ck_status status = ck_buffer_read(state->queue, state->member_control, 0,
-                                    CK_GAS_CONTROL_WORDS * sizeof *words,
-                                    words, CK_BLOCKING, NULL);
+                                    CK_GAS_CONTROL_WORDS * sizeof *words, words,
+                                    CK_BLOCKING, NULL);
   state->resident = 0;
   if (status == CK_OK)
     state->particles = words[CK_GAS_CONTROL_SORTED];

@@ -129,7 +129,8 @@ struct ck__gas_spread {
    * next), its control words when it last settled, and the steps taken
    * so in all. */
   int resident_ready, phase_parity;
-  int settled; /* 1 while the last step's members have settled */
+  int settled;             /* 1 while the last step's members have settled */
+  uint32_t room_for_tests; /* ck__gas_room_for_tests when it was made */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
   uint32_t control[CK_SPREAD_MAX_LOCAL][CK_GAS_CONTROL_WORDS];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
@@ -738,8 +739,7 @@ static ck_status ipc_decide(ck__gas_spread *s) {
     return CK_OK;
   gethostname(host, sizeof host - 1);
   host[0] = s->run.local == 1 && s->devices[0].backend == CK_BACKEND_CUDA &&
-                    ck__peer_enabled() &&
-                    s->config.neighbors == CK_GAS_CELLS
+                    ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS
                 ? host[0] ? host[0] : '-'
                 : '\0';
   hosts = calloc(s->total, sizeof host);
@@ -814,8 +814,9 @@ static ck_status ipc_swap(ck__gas_spread *s) {
       memset(&from[side], 0, sizeof from[side]), from[side].failed = 1;
   }
   size_t total = s->total, index = m->index;
-  int same = ck__exchange_rank_of(s->run.exchange, (index + total - 1) % total) ==
-             ck__exchange_rank_of(s->run.exchange, (index + 1) % total);
+  int same =
+      ck__exchange_rank_of(s->run.exchange, (index + total - 1) % total) ==
+      ck__exchange_rank_of(s->run.exchange, (index + 1) % total);
   for (int side = 0; side < 2 && made == CK_OK; ++side) {
     if (from[side].failed) {
       made = CK_ERROR_DEVICE;
@@ -872,19 +873,25 @@ static int can_reside(const ck__gas_spread *s) {
  * (four regions' worth) past the slots in use and a margin for those
  * that arrive meanwhile. A member made again (*m->gas changes) keeps its
  * slots. */
+_Thread_local uint32_t ck__gas_room_for_tests;
+
 static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
                            uint32_t most) {
   ck_status status = CK_OK;
   gas_state *state = ck__gas_state(m->gas);
   ck_gas *before = m->gas;
-  uint32_t messages = 2 * most + 256;
-  if (state->message_capacity < messages) {
+  uint32_t messages = 2 * most + 256, made = messages + messages / 2;
+  if (s->room_for_tests)
+    messages = made = most + s->room_for_tests;
+  if (state->message_capacity < messages ||
+      (s->room_for_tests && state->message_capacity != made)) {
     CK_TRY(ck_queue_finish(state->queue));
-    CK_TRY(ck__gas_member_messages(state, messages + messages / 2));
+    CK_TRY(ck__gas_member_messages(state, made));
     s->ipc_generation += 1;
   }
-  size_t slots = (size_t)state->particles + 4 * (size_t)state->message_capacity +
-                 state->particles / 64 + 256;
+  size_t slots = (size_t)state->particles +
+                 4 * (size_t)state->message_capacity + state->particles / 64 +
+                 256;
   CK_TRY(ck__gas_member_reserve(&m->gas, slots));
   s->run.queues[i] = ck__gas_member_queue(m->gas);
   if (m->gas != before)
@@ -1199,6 +1206,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
+  s->room_for_tests = ck__gas_room_for_tests;
   CK_TRY(open_peers(s));
   *made = s;
   return CK_OK;

@@ -90,8 +90,7 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
   made->backend = CK_BACKEND_CUDA;
   made->from = from->device_index;
   made->to = to->device_index;
-  made->direct =
-      made->from == made->to || enable_access(made->from, made->to);
+  made->direct = made->from == made->to || enable_access(made->from, made->to);
   cudaError_t code = event_on(made->from, &made->sent);
   if (code == cudaSuccess)
     code = event_on(made->to, &made->copied);
@@ -293,8 +292,8 @@ ck_status ck__ipc_buffer_open(ck_queue *queue, const void *handle,
   memcpy(&opened, handle, sizeof opened);
   cudaError_t code = cudaSetDevice(queue->device.device_index);
   if (code == cudaSuccess)
-    code = cudaIpcOpenMemHandle(&pointer, opened,
-                                cudaIpcMemLazyEnablePeerAccess);
+    code =
+        cudaIpcOpenMemHandle(&pointer, opened, cudaIpcMemLazyEnablePeerAccess);
   if (code != cudaSuccess)
     return ipc_fail(code, "opening another process's buffer");
   *address = (uint64_t)(uintptr_t)pointer;
@@ -312,63 +311,52 @@ void ck__ipc_buffer_close(const ck_device *device, uint64_t address) {
 #endif
 }
 
-ck_status ck__ipc_event_make(ck_queue *queue, ck__ipc_event **event,
-                             void *handle) {
+/* An event of this process's (make 1: its handle into handle) or
+ * another's (make 0: from handle), on the queue's device. */
+static ck_status ipc_event(ck_queue *queue, int make, void *handle,
+                           ck__ipc_event **event) {
   CK__REQUIRE(queue);
-  CK__REQUIRE(event);
   CK__REQUIRE(handle);
+  CK__REQUIRE(event);
   *event = NULL;
   ck_status status = ipc_queue(queue);
   if (status != CK_OK)
     return status;
-  ck__ipc_event *made = calloc(1, sizeof *made);
-  if (!made)
+  ck__ipc_event *got = calloc(1, sizeof *got);
+  if (!got)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  made->device = queue->device.device_index;
+  got->device = queue->device.device_index;
 #if CK_HAVE_CUDA
-  cudaIpcEventHandle_t exported;
-  cudaError_t code = cudaSetDevice(made->device);
+  cudaIpcEventHandle_t shared;
+  memcpy(&shared, handle, sizeof shared);
+  cudaError_t code = cudaSetDevice(got->device);
+  if (code == cudaSuccess && make)
+    code = cudaEventCreateWithFlags(&got->event, cudaEventDisableTiming |
+                                                     cudaEventInterprocess);
   if (code == cudaSuccess)
-    code = cudaEventCreateWithFlags(
-        &made->event, cudaEventDisableTiming | cudaEventInterprocess);
-  if (code == cudaSuccess)
-    code = cudaIpcGetEventHandle(&exported, made->event);
+    code = make ? cudaIpcGetEventHandle(&shared, got->event)
+                : cudaIpcOpenEventHandle(&got->event, shared);
   if (code != cudaSuccess) {
-    ck__ipc_event_close(made);
-    return ipc_fail(code, "an event for another process");
+    ck__ipc_event_close(got);
+    return ipc_fail(code, make ? "an event for another process"
+                               : "opening another process's event");
   }
-  memcpy(handle, &exported, sizeof exported);
+  if (make)
+    memcpy(handle, &shared, sizeof shared);
 #endif
-  *event = made;
+  *event = got;
   return CK_OK;
+}
+
+ck_status ck__ipc_event_make(ck_queue *queue, ck__ipc_event **event,
+                             void *handle) {
+  return ipc_event(queue, 1, handle, event);
 }
 
 ck_status ck__ipc_event_open(ck_queue *queue, const void *handle,
                              ck__ipc_event **event) {
-  CK__REQUIRE(queue);
-  CK__REQUIRE(handle);
-  CK__REQUIRE(event);
-  *event = NULL;
-  ck_status status = ipc_queue(queue);
-  if (status != CK_OK)
-    return status;
-  ck__ipc_event *opened = calloc(1, sizeof *opened);
-  if (!opened)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  opened->device = queue->device.device_index;
-#if CK_HAVE_CUDA
-  cudaIpcEventHandle_t imported;
-  memcpy(&imported, handle, sizeof imported);
-  cudaError_t code = cudaSetDevice(opened->device);
-  if (code == cudaSuccess)
-    code = cudaIpcOpenEventHandle(&opened->event, imported);
-  if (code != cudaSuccess) {
-    free(opened);
-    return ipc_fail(code, "opening another process's event");
-  }
-#endif
-  *event = opened;
-  return CK_OK;
+  /* Read, not written: the handle given is copied back unchanged. */
+  return ipc_event(queue, 0, (void *)handle, event);
 }
 
 ck_status ck__ipc_event_record(ck__ipc_event *event, ck_queue *queue) {

@@ -143,12 +143,13 @@ ck_status ck__peer_address(const ck__peer *peer, ck_buffer *source,
 void ck__peer_close(ck__peer *peer);
 
 /*
- * Reads between the processes of one node (CUDA IPC): a process hands
- * out a buffer's handle (CK__IPC_HANDLE_BYTES), and another opens it
- * for its own queue's kernels to read at *address (the opener closes
- * it, on the queue's device); likewise an event that one process records on its queue and
- * another's queue waits for, without either host waiting. The opener
- * must follow (ck__ipc_event_wait) a record made before the call.
+ * Reads between the processes of one node (CUDA IPC):
+ * - A process hands out a buffer's handle (CK__IPC_HANDLE_BYTES); another
+ *   opens it, for its own queue's kernels to read at *address, and closes
+ *   it on the queue's device.
+ * - Likewise an event: one process records it on its queue, and another's
+ *   queue waits for it; neither host waits. A wait follows the record
+ *   last made before the call.
  * Errors: CK_ERROR_UNSUPPORTED off CUDA, CK_ERROR_DEVICE,
  * CK_ERROR_OUT_OF_MEMORY.
  */
