@@ -12,8 +12,8 @@
 #          GPUs, in one process and over as many MPI ranks, with its
 #          messages device to device (cells mode: resident steps) and
 #          through the host (CLKIT_PEER=0): the same figures.
-# Environment: TSPLIB_DIR holds pr2392.tsp for the aco section (default
-# .carry/tsplib); REPEAT the runs a figure is the median of (default 1);
+# Environment: TSPLIB_DIR holds pr2392.tsp for the aco section (which
+# it needs); REPEAT the runs a figure is the median of (default 1);
 # BUILD_DIR the build (default /tmp/clkit-multi-gpu); NN_GPUS the GPUs of
 # the nn section (default all).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
@@ -28,7 +28,7 @@ build=${BUILD_DIR:-/tmp/clkit-multi-gpu}
 clkit="$build/tools/clkit"
 repeat=${REPEAT:-1}
 limit=${SECTION_S:-240}
-tsplib=${TSPLIB_DIR:-.carry/tsplib}
+tsplib=${TSPLIB_DIR:-}
 gpus=$(nvidia-smi -L 2> /dev/null | wc -l)
 devices=$(i=0; while [ "$i" -lt "$gpus" ]; do
   printf 'cuda:%d,' "$i"; i=$((i + 1)); done | sed 's/,$//')
@@ -106,6 +106,10 @@ print("wall=%.3f" % d["wall_s"])' > "$name.txt"
       scaling ga islands 4096 --fn rastrigin --dim 32 --island-size 256 \
         --gens 5000 ;;
     aco)
+      if [ -z "$tsplib" ]; then
+        echo "multi_gpu.sh: the aco section needs TSPLIB_DIR" >&2
+        continue
+      fi
       scaling aco ants 256 --instance "$tsplib/pr2392.tsp" --iters 30 ;;
     nn)
       # Its random data (47 MB) stays out of OUT_DIR.

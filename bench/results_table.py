@@ -1039,6 +1039,19 @@ H100X4 = ("4 NVIDIA H100 80GB HBM3 joined by NVLink (NV18, all pairs), "
           "Intel Xeon")
 
 
+def sample_rows(run):
+    """The rows of sample_every.txt: one GPU and two, by --sample-every."""
+    rates = {}
+    for line in read(run, "sample_every.txt").splitlines():
+        if line and not line.startswith("#"):
+            rate, command = line.split(" ", 1)
+            every = int(re.search(r"--sample-every (\d+)", command).group(1))
+            rates.setdefault(every, {})["--spread" in command] = float(rate)
+    return [[str(every), num(pair[False]), num(pair[True]),
+             f"{pair[True] / (2 * pair[False]) * 100:.1f}%"]
+            for every, pair in sorted(rates.items())]
+
+
 def h100x4_scaling():
     run = "h100x4-2026-11-27-scaling"
     tables = scaling_tables(run)
@@ -1084,7 +1097,8 @@ compute time and the exchange beside the wall time;
 {source([(run, "scaling.md"), (run, "run.txt"), (run, "machine.txt")],
         H100X4, "2026-11-27",
         "`bench/multi_gpu.sh OUT machine build check gas nn` (the GA and "
-        "PSO tables from `... ga pso` earlier that day), which runs "
+        "PSO tables from `... ga pso` earlier that day, the ACO's from "
+        "`... aco` later), which runs "
         "`python3 bench/scaling.py CLKIT --workload W --size-option O "
         "--size N --devices cuda:0,cuda:1,cuda:2,cuda:3 --mpirun mpirun "
         "--mpi-device cuda --equal-shares --repeat 1 -- OPTIONS`")}
@@ -1102,6 +1116,19 @@ on one GPU, {num(alone16)} particle-steps/s):
 
 {table(["run", "GPUs", "particles", "particle-steps/s", "weak",
         "strong"], rows)}
+
+With fewer samples of the observables (`--sample-every`, where a
+spread's members settle), the two GPUs come closer to twice one, and one
+GPU speeds up too (median of two runs after an untimed one, a later
+lease):
+
+{source([(run, "sample_every.txt")], H100X4, "2026-11-27",
+        "`clkit run gas --particles N --steps 1000 --log-every 0 "
+        "--sample-every K --json --quiet --device SEL [--spread --shares "
+        "1,1]`")}
+
+{table(["--sample-every", "one GPU, 4M", "two GPUs, 8M", "weak"],
+       sample_rows(run))}
 
 A gas spread over 2 and 4 GPUs, in one process and over MPI, gives the
 same energies, pressure and temperature to the last bit with its
