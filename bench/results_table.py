@@ -1119,8 +1119,8 @@ on one GPU, {num(alone16)} particle-steps/s):
 
 With fewer samples of the observables (`--sample-every`, where a
 spread's members settle), the two GPUs come closer to twice one, and one
-GPU speeds up too (median of two runs after an untimed one, a later
-lease):
+GPU speeds up too (median of two runs after an untimed one, on
+another machine of the same kind that day):
 
 {source([(run, "sample_every.txt")], H100X4, "2026-11-27",
         "`clkit run gas --particles N --steps 1000 --log-every 0 "
