@@ -412,6 +412,52 @@ CK_FN ck_u32 ck_gas_pull_entry(CK_GLOBAL const ck_u32 *packed, ck_u32 capacity,
   return word | CK_GAS_GHOST | (segment == 3 ? CK_GAS_FROM_NEXT : 0u);
 }
 
+/* Where each pull segment starts among the entries appended, first[4]
+ * past them all: each sender's count at the parity, less what it had no
+ * room to store (its control words previous and next, and capacities). */
+CK_FN void ck_gas_pull_firsts(CK_GLOBAL const ck_u32 *previous,
+                              ck_u32 previous_capacity,
+                              CK_GLOBAL const ck_u32 *next,
+                              ck_u32 next_capacity, int parity,
+                              ck_u32 first[5]) {
+  ck_u32 taken = 0;
+  for (int segment = 0; segment < 4; ++segment) {
+    ck_u32 room = segment % 2 ? next_capacity : previous_capacity;
+    ck_u32 count = (segment % 2 ? next : previous)[ck_gas_control_count(
+        parity, ck_gas_pull_region(segment))];
+    first[segment] = taken;
+    taken += count < room ? count : room;
+  }
+  first[4] = taken;
+}
+
+/* The control words once a pull appended first[4] entries (first[] of
+ * ck_gas_pull_firsts) after the slots the sort kept, in `slots` slots:
+ * the slots now (an overflow flagged where they would pass `slots`), its
+ * own particles (the migrants arrived, less its own leavers), what it
+ * sent this step (its leavers, then its exports, each region at most
+ * capacity), and the other parity's counts zeroed for the next step. */
+CK_FN void ck_gas_pull_account(CK_GLOBAL ck_u32 *control, int parity,
+                               ck_u32 capacity, ck_u32 slots,
+                               const ck_u32 first[5]) {
+  ck_u32 total = control[CK_GAS_CONTROL_SORTED] + first[4];
+  if (total > slots) {
+    control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_SLOTS;
+    total = slots;
+  }
+  control[CK_GAS_CONTROL_APPENDED] = total;
+  ck_u32 sent[2] = {0, 0};
+  for (int region = 0; region < 4; ++region) {
+    ck_u32 count = control[ck_gas_control_count(parity, region)];
+    sent[region / 2] += count < capacity ? count : capacity;
+  }
+  control[CK_GAS_CONTROL_OWN] += first[2] - sent[0];
+  control[CK_GAS_CONTROL_SENT] += sent[0];
+  control[CK_GAS_CONTROL_SENT + 1] += sent[1];
+  for (int region = 0; region < 4; ++region)
+    control[ck_gas_control_count(1 - parity, region)] = 0u;
+}
+
 /* A ghost's word, for entry e of the ghosts received: the previous
  * member's first, the next's from entry from_next. */
 CK_FN ck_u32 ck_gas_ghost_word(ck_u32 word, ck_u32 e, ck_u32 from_next) {

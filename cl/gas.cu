@@ -493,12 +493,10 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
  * kept, in the order ck__gas_member_admit appends them through the host.
  * Its cell key and arrival rank are counted as the move counts its own.
  * A migrant past [lo, hi) is named in the control words (a stray).
- * Thread 0 keeps the control words: the slots now, the own particles
- * (those that arrived, less its own leavers), what it sent, and the
- * other parity's
- * counts zeroed for the next step (their last readers, the neighbours'
- * pulls of the step before, ended before the neighbours packed this
- * step, which this launch follows).
+ * Thread 0 keeps the other control words (ck_gas_pull_account); the
+ * other parity's counts it zeroes were last read by the neighbours'
+ * pulls of the step before, which ended before the neighbours packed
+ * this step, which this launch follows.
  */
 extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
     unsigned segment, CK_GAS_GEOMETRY_ARGUMENTS, float2 *position,
@@ -512,16 +510,11 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
   __shared__ unsigned first[5], base;
   unsigned t = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   if (threadIdx.x == 0) {
-    unsigned taken = 0;
-    for (int s = 0; s < 4; ++s) {
-      const unsigned *from = s % 2 ? next_control : previous_control;
-      unsigned room = s % 2 ? next_capacity : previous_capacity;
-      unsigned count =
-          from[ck_gas_control_count(parity, ck_gas_pull_region(s))];
-      first[s] = taken;
-      taken += count < room ? count : room; /* the rest were not stored */
-    }
-    first[4] = taken;
+    unsigned firsts[5];
+    ck_gas_pull_firsts(previous_control, previous_capacity, next_control,
+                       next_capacity, parity, firsts);
+    for (int s = 0; s < 5; ++s)
+      first[s] = firsts[s];
     base = control[CK_GAS_CONTROL_SORTED];
   }
   __syncthreads();
@@ -529,23 +522,8 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
   int valid = s < 4u && e < first[s + 1] - first[s];
   unsigned slot = base + (valid ? first[s] + e : 0u);
   if (t == 0) {
-    unsigned total = base + first[4];
-    if (total > slots) {
-      atomicOr(&control[CK_GAS_CONTROL_FLAGS], CK_GAS_OVERFLOW_SLOTS);
-      total = slots;
-    }
-    control[CK_GAS_CONTROL_APPENDED] = total;
-    /* What it sent this step: its leavers and its exports. */
-    unsigned sent[2] = {0, 0};
-    for (int region = 0; region < 4; ++region) {
-      unsigned count = control[ck_gas_control_count(parity, region)];
-      sent[region / 2] += count < capacity ? count : capacity;
-    }
-    control[CK_GAS_CONTROL_OWN] += first[2] - sent[0];
-    control[CK_GAS_CONTROL_SENT] += sent[0];
-    control[CK_GAS_CONTROL_SENT + 1] += sent[1];
-    for (int region = 0; region < 4; ++region)
-      control[ck_gas_control_count(1 - parity, region)] = 0u;
+    unsigned firsts[5] = {first[0], first[1], first[2], first[3], first[4]};
+    ck_gas_pull_account(control, parity, capacity, slots, firsts);
   }
   valid = valid && slot < slots;
   unsigned live = __ballot_sync(CK_ALL_LANES, valid);

@@ -50,8 +50,7 @@ static ck_status launch_particles(gas_state *state, ck_kernel *kernel) {
   size_t local = NATIVE_BLOCK;
   size_t count = state->resident ? state->slots : state->particles;
   size_t global = (count + local - 1) / local * local;
-  return ck_queue_launch(state->queue, kernel, 1, global ? &global : &local,
-                         &local, NULL);
+  return ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL);
 }
 
 /* A member's per-slot kernels end with its control words and whether

@@ -419,26 +419,22 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
   uint32_t *id = ck__words(state->id);
   uint32_t *control = ck__words(state->member_control);
   int parity = state->parity;
-  uint32_t slot = control[CK_GAS_CONTROL_SORTED], arrived = 0;
+  uint32_t first[5], base = control[CK_GAS_CONTROL_SORTED];
+  ck_gas_pull_firsts((const uint32_t *)(uintptr_t)from[0].control,
+                     from[0].capacity,
+                     (const uint32_t *)(uintptr_t)from[1].control,
+                     from[1].capacity, parity, first);
   for (int segment = 0; segment < 4; ++segment) {
     const ck__gas_source *source = &from[segment % 2];
     const uint32_t *packed = (const uint32_t *)(uintptr_t)source->packed +
                              ck_gas_packed_half(parity, source->capacity);
-    const uint32_t *counts = (const uint32_t *)(uintptr_t)source->control;
-    uint32_t count =
-        counts[ck_gas_control_count(parity, ck_gas_pull_region(segment))];
-    if (count > source->capacity)
-      count = source->capacity; /* the rest were not stored */
-    if (segment < 2)
-      arrived += count;
-    for (uint32_t e = 0; e < count; ++e, ++slot) {
+    for (uint32_t e = 0; e < first[segment + 1] - first[segment]; ++e) {
+      uint32_t slot = base + first[segment] + e;
       float x, y, vx, vy;
       uint32_t word = ck_gas_pull_entry(packed, source->capacity, segment, e,
                                         &x, &y, &vx, &vy);
-      if (slot >= state->slots) {
-        control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_SLOTS;
-        continue;
-      }
+      if (slot >= state->slots)
+        break; /* flagged by ck_gas_pull_account */
       if (segment < 2 && !(x >= (float)lo && x < (float)hi) &&
           control[CK_GAS_CONTROL_STRAY] == CK_GAS_NO_STRAY) {
         control[CK_GAS_CONTROL_STRAY] = word;
@@ -451,19 +447,9 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
       id[slot] = word;
     }
   }
-  uint32_t sent[2] = {0, 0};
-  for (int region = 0; region < 4; ++region) {
-    uint32_t count = control[ck_gas_control_count(parity, region)];
-    sent[region / 2] +=
-        count < state->message_capacity ? count : state->message_capacity;
-  }
-  state->particles = slot < state->slots ? slot : state->slots;
-  control[CK_GAS_CONTROL_APPENDED] = state->particles;
-  control[CK_GAS_CONTROL_OWN] += arrived - sent[0];
-  control[CK_GAS_CONTROL_SENT] += sent[0];
-  control[CK_GAS_CONTROL_SENT + 1] += sent[1];
-  for (int region = 0; region < 4; ++region)
-    control[ck_gas_control_count(1 - parity, region)] = 0;
+  ck_gas_pull_account(control, parity, state->message_capacity, state->slots,
+                      first);
+  state->particles = control[CK_GAS_CONTROL_APPENDED];
   return CK_OK;
 }
 

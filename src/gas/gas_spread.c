@@ -126,13 +126,11 @@ struct ck__gas_spread {
    * have room for them (after a step through the host, at each start);
    * the step's parity; what each local member's neighbours read of it
    * (ck__gas_member_source: [0] from its previous member, [1] from its
-   * next), its control words when it last settled, and the steps taken
-   * so in all. */
+   * next), and the steps taken so in all. */
   int resident_ready, phase_parity;
   int settled;             /* 1 while the last step's members have settled */
   uint32_t room_for_tests; /* ck__gas_room_for_tests when it was made */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
-  uint32_t control[CK_SPREAD_MAX_LOCAL][CK_GAS_CONTROL_WORDS];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
   uint64_t resident_steps;
   /* Resident steps between the processes of one node, a member each
@@ -235,8 +233,8 @@ static double slack(const ck__gas_spread *s) {
   return 1e-3 * s->reach;
 }
 
-/* The first arrival that its last admit found past its borders, named:
- * read once its queue has been waited for. */
+/* The failure that names a particle (word) that reached member m at u,
+ * in its coordinates, past its borders. */
 static ck_status stray_failure(const ck__gas_spread *s, const member *m,
                                uint32_t word, float u) {
   return ck__fail(
@@ -247,6 +245,8 @@ static ck_status stray_failure(const ck__gas_spread *s, const member *m,
       word, m->index, s->total, u + m->origin, m->lo, m->hi);
 }
 
+/* The first arrival that its last admit found past its borders, named:
+ * read once its queue has been waited for. */
 static ck_status check_stray(const ck__gas_spread *s, member *m) {
   ck_status status = CK_OK;
   uint32_t word = 0;
@@ -729,31 +729,31 @@ typedef struct ipc_ticket {
  * one CUDA member, all on one host, with CLKIT_PEER not 0 (collective). */
 static ck_status ipc_decide(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  char host[64] = "";
-  char *hosts = NULL;
+  /* Each member's: whether it may take part, and its host's name. */
+  struct {
+    char able;
+    char host[63];
+  } mine, *all = NULL;
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
-    pieces[i] = host;
+    pieces[i] = &mine;
   s->ipc = 0;
   if (ck__exchange_ranks(s->run.exchange) < 2)
     return CK_OK;
-  gethostname(host, sizeof host - 1);
-  host[0] = s->run.local == 1 && s->devices[0].backend == CK_BACKEND_CUDA &&
-                    ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS
-                ? host[0] ? host[0] : '-'
-                : '\0';
-  hosts = calloc(s->total, sizeof host);
+  memset(&mine, 0, sizeof mine);
+  gethostname(mine.host, sizeof mine.host - 1);
+  mine.able = s->run.local == 1 && s->devices[0].backend == CK_BACKEND_CUDA &&
+              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS;
+  all = calloc(s->total, sizeof mine);
   CK_TRY(ck__gas_spread_agree(
-      s, hosts ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
-  /* Every member's host, where it may take part (else empty). */
-  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof host, hosts));
+      s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
+  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine, all));
   s->ipc = 1;
   for (size_t m = 0; m < s->total; ++m)
-    if (!hosts[m * sizeof host] ||
-        strncmp(hosts + m * sizeof host, hosts, sizeof host) != 0)
+    if (!all[m].able || strcmp(all[m].host, all[0].host) != 0)
       s->ipc = 0;
 fail:
-  free(hosts);
+  free(all);
   return status;
 }
 
@@ -868,13 +868,13 @@ static int can_reside(const ck__gas_spread *s) {
   return 1;
 }
 
+_Thread_local uint32_t ck__gas_room_for_tests;
+
 /* Room for resident steps, from the most entries an outbox region held
  * at the last step: twice as many in each region, and each step's pull
  * (four regions' worth) past the slots in use and a margin for those
  * that arrive meanwhile. A member made again (*m->gas changes) keeps its
  * slots. */
-_Thread_local uint32_t ck__gas_room_for_tests;
-
 static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
                            uint32_t most) {
   ck_status status = CK_OK;
@@ -965,7 +965,7 @@ fail:
  * overflows, a stray; then room for the next resident steps. */
 static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  uint32_t *words = s->control[i];
+  uint32_t words[CK_GAS_CONTROL_WORDS];
   gas_state *state = ck__gas_state(m->gas);
   CK_TRY(ck__gas_member_settle(m->gas, words));
   m->own = words[CK_GAS_CONTROL_OWN];
@@ -996,27 +996,25 @@ fail:
 }
 
 /* `count` resident steps, the last of them the call's last where `last`
- * (its energies kept); every member settles after them. */
-static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last) {
+ * (its energies kept); every member settles after them. *taken is the
+ * steps taken: none where the processes' swap failed (they go through
+ * the host from then on). */
+static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
+                                uint64_t *taken) {
   ck_status status = CK_OK;
   size_t n = s->run.local;
+  *taken = 0;
   CK_TRY(each(s, reside));
   if (s->ipc > 0) {
     CK_TRY(ipc_swap(s));
-    if (s->ipc < 0) /* refused somewhere: through the host from here */
-      CK_TRY(each(s, unreside));
+    if (s->ipc < 0)
+      return each(s, unreside);
   }
   for (size_t i = 0; s->on_devices && i < n; ++i)
     for (int from = 0, side; from < 2; ++from)
       CK_TRY(ck__gas_member_source(sender_of(s, i, from, &side)->gas,
                                    s->peers[from][i], &s->sources[i][from]));
-  if (s->ipc < 0) {
-    for (uint64_t k = 0; k < count; ++k) {
-      CK_TRY(cells_step(s, s->step + 1, last && k + 1 == count));
-      s->step += 1;
-    }
-    return each(s, settle);
-  }
+  *taken = count;
   for (uint64_t k = 0; k < count; ++k) {
     uint64_t step = s->step + 1;
     s->phase_move = 1;
@@ -1053,13 +1051,15 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
         uint64_t due = c->rescale_every - (step - 1) % c->rescale_every;
         count = due < count ? due : count;
       }
-      s->settled = 0;
-      CK_TRY(resident_steps(s, count, k + count == steps));
-      s->settled = 1;
-      if (c->thermostat == CK_GAS_RESCALE && s->step % c->rescale_every == 0)
-        CK_TRY(rescale(s));
-      k += count - 1;
-      continue;
+      uint64_t taken = 0;
+      CK_TRY(resident_steps(s, count, k + count == steps, &taken));
+      if (taken > 0) {
+        s->settled = 1;
+        if (c->thermostat == CK_GAS_RESCALE && s->step % c->rescale_every == 0)
+          CK_TRY(rescale(s));
+        k += taken - 1;
+        continue;
+      }
     }
     /* Energies are read only after the last step of a call. */
     int last = k + 1 == steps, rebuilt = 1;
