@@ -81,9 +81,10 @@
   } while (0)
 #endif
 
-/* The rank of the calling lane among the particles that reach cell `key`'s
- * counter: the lanes of `live` with the same key share one atomic add,
- * made by their lowest lane, and take consecutive ranks in lane order. */
+/* The rank of the calling lane among the particles that reach counter
+ * `key` (a cell's, or an outbox region's): the lanes of `live` with the
+ * same key share one atomic add, made by their lowest lane, and take
+ * consecutive ranks in lane order. */
 static __device__ __forceinline__ unsigned
 arrival_rank(unsigned *fill, unsigned key, unsigned live) {
 #if __CUDA_ARCH__ >= 700
@@ -143,20 +144,24 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
   CK_GAS_GEOMETRY_BUILD(g);
 #if CK_GAS_MEMBER
   k += first;
+#endif
+  /* Every load at once, before any depends on the id: one wait on
+   * memory a slot, not two. */
+  float2 place = position[k], speed = velocity[k], pull = force[k];
+#if CK_GAS_MEMBER
   unsigned before = id[k], word = before;
   if (!ck_gas_own(word))
     move = 0; /* a ghost: its owner moves it */
 #endif
-  float2 place = position[k];
   if (move) {
-    float2 speed = velocity[k], pull = force[k];
     /* The shared step on this particle's values, kept in registers. */
     float x[2] = {place.x, place.y}, v[2] = {speed.x, speed.y};
     const float f[2] = {pull.x, pull.y};
     ck_gas_kick_drift_particle(0, x, x, v, f, dt, &g, 0, CK_R(0));
     place = make_float2(x[0], x[1]);
+    speed = make_float2(v[0], v[1]);
     position[k] = place;
-    velocity[k] = make_float2(v[0], v[1]);
+    velocity[k] = speed;
   }
 #if CK_GAS_MEMBER
   if (classify) {
@@ -166,10 +171,11 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
       region = place.x < lo ? 0 : 1; /* stored by the first call */
     else
       region = ck_gas_member_classify(place.x, &word, lo, hi, reach);
+    /* The lanes going one way share an atomic add. */
+    unsigned going = __ballot_sync(live, region >= 0);
     if (region >= 0) {
-      unsigned e = atomicAdd(&counts[region], 1u);
+      unsigned e = arrival_rank(counts, (unsigned)region, going);
       float shifted = place.x + (region % 2 ? shift_next : shift_previous);
-      float2 speed = velocity[k];
       if (e >= capacity) {
         word = before; /* not stored: it stays here, and goes next call */
         if (resident)
@@ -443,9 +449,10 @@ forces(unsigned n, CK_GAS_GEOMETRY_ARGUMENTS, float rc, float rc2,
     energy[i] = e;
     virial[i] = w;
   }
+  /* The velocity is loaded with the id that decides, not after it. */
+  float2 speed = kick ? velocity[i] : make_float2(0.0f, 0.0f);
   if (kick && (!CK_GAS_MEMBER || ck_gas_own(id[i]))) {
     /* The shared kick on this particle's values, kept in registers. */
-    float2 speed = velocity[i];
     float v[2] = {speed.x, speed.y};
     const float f[2] = {fx, fy};
     ck_gas_kick_particle(0, v, f, id + i, dt, damping, noise, seed, step);
