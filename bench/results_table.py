@@ -1096,9 +1096,10 @@ compute time and the exchange beside the wall time;
 
 {source([(run, "scaling.md"), (run, "run.txt"), (run, "machine.txt")],
         H100X4, "2026-11-27",
-        "`bench/multi_gpu.sh OUT machine build check gas nn` (the GA and "
-        "PSO tables from `... ga pso` earlier that day, the ACO's from "
-        "`... aco` later), which runs "
+        "`bench/multi_gpu.sh OUT machine build check gas` (the MLP's "
+        "from `... nn`, the GA and PSO tables from `... ga pso` earlier "
+        "that day, the ACO's from `... aco`: run.txt says which tree), "
+        "which runs "
         "`python3 bench/scaling.py CLKIT --workload W --size-option O "
         "--size N --devices cuda:0,cuda:1,cuda:2,cuda:3 --mpirun mpirun "
         "--mpi-device cuda --equal-shares --repeat 1 -- OPTIONS`")}
@@ -1120,7 +1121,8 @@ on one GPU, {num(alone16)} particle-steps/s):
 With fewer samples of the observables (`--sample-every`, where a
 spread's members settle), the two GPUs come closer to twice one, and one
 GPU speeds up too (median of two runs after an untimed one, on
-another machine of the same kind that day):
+another machine of the same kind that day, an earlier tree: run.txt
+says which):
 
 {source([(run, "sample_every.txt")], H100X4, "2026-11-27",
         "`clkit run gas --particles N --steps 1000 --log-every 0 "
