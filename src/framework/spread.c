@@ -4,6 +4,7 @@
  */
 #include "framework/spread.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -163,6 +164,7 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
     remainders[best] = -1;
     ++given;
   }
+  assert(given == spare); /* the floors never pass the spare granules */
   uint64_t start = 0;
   for (size_t m = 0; m < members; ++m) {
     uint64_t count = units[m] * granule;
@@ -174,6 +176,7 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
     }
     start += count;
   }
+  assert(start == total); /* the shares cover the whole, once */
   run->total = total;
 fail:
   free(weights);

@@ -27,6 +27,7 @@
  * first (u = x, or y where the box is taller than wide), from its box's
  * start.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +570,7 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
                               m->border[NEXT], s->reach, m->shift,
                               !s->on_devices, &box));
   CK_TRY(check_stray(s, m)); /* the last step's, read by the wait */
+  assert(box.counts[0] + box.counts[1] <= m->own); /* leavers are its own */
   m->own -= box.counts[0] + box.counts[1];
   m->kept = box.counts[0] + box.counts[1];
   /* Regions 0 and 1 leave toward the previous and the next member; 2
@@ -968,6 +970,9 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   uint32_t words[CK_GAS_CONTROL_WORDS];
   gas_state *state = ck__gas_state(m->gas);
   CK_TRY(ck__gas_member_settle(m->gas, words));
+  /* Own particles and ghosts share the slots the last pull left. */
+  assert(words[CK_GAS_CONTROL_OWN] <= words[CK_GAS_CONTROL_APPENDED] &&
+         words[CK_GAS_CONTROL_APPENDED] <= state->slots);
   m->own = words[CK_GAS_CONTROL_OWN];
   m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
               (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
@@ -1281,6 +1286,10 @@ static ck_status cut_slabs(ck__gas_spread *s, const double *positions) {
     s->bounds[m] = fmax(s->bounds[m], s->bounds[m - 1] + narrowest);
   for (size_t m = s->total - 1; m > 0; --m)
     s->bounds[m] = fmin(s->bounds[m], s->bounds[m + 1] - narrowest);
+  /* The box is long enough (above): every slab is the narrowest or more,
+   * up to rounding. */
+  for (size_t m = 0; m < s->total; ++m)
+    assert(s->bounds[m + 1] - s->bounds[m] >= narrowest * (1 - 1e-9));
   free(count);
   return status;
 }
@@ -1395,6 +1404,7 @@ static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
     reals[4 * at + 3] = (float)velocities[2 * k + 1 - (size_t)a];
     ++at;
   }
+  assert(at == own); /* make_slab counted them with the same test */
   CK_TRY(ck__gas_member_append(m->gas, own, words, reals, 4, 0));
 fail:
   return status;
