@@ -10,6 +10,7 @@
 #include "check.h"
 #include "ck_philox.h"
 #include "opencl_device.h"
+#include "runtime/runtime.h"
 
 enum { WORDS = 4099 }; /* not a multiple of any work-group size */
 
@@ -655,6 +656,79 @@ done:
   ck_queue_destroy(c.queue);
 }
 
+/* ---- Calls between processes (CUDA IPC) --------------------------------- */
+
+/* A handle's room: CUDA's IPC handles are 64 bytes. */
+static unsigned char ipc_handle[64];
+
+static ck_status null_ipc_buffer_handle(void *context, int which) {
+  null_context *c = context;
+  return ck__ipc_buffer_handle(NULL_AT(0, c->a), NULL_AT(1, ipc_handle));
+}
+
+static ck_status null_ipc_buffer_open(void *context, int which) {
+  null_context *c = context;
+  uint64_t address = 1;
+  return ck__ipc_buffer_open(NULL_AT(0, c->queue), NULL_AT(1, ipc_handle),
+                             NULL_AT(2, &address));
+}
+
+static ck_status null_ipc_event_make(void *context, int which) {
+  null_context *c = context;
+  ck__ipc_event *event = NULL;
+  ck_status status = ck__ipc_event_make(
+      NULL_AT(0, c->queue), NULL_AT(1, &event), NULL_AT(2, ipc_handle));
+  ck__ipc_event_close(event);
+  return status;
+}
+
+static ck_status null_ipc_event_open(void *context, int which) {
+  null_context *c = context;
+  ck__ipc_event *event = NULL;
+  ck_status status = ck__ipc_event_open(
+      NULL_AT(0, c->queue), NULL_AT(1, ipc_handle), NULL_AT(2, &event));
+  ck__ipc_event_close(event);
+  return status;
+}
+
+/* Each NULL argument named; a queue of a device other than CUDA refused,
+ * with nothing made and what it would make cleared. */
+static void ipc_refusals(const ck_device *device) {
+  static const check_null_case cases[] = {
+      {"ck__ipc_buffer_handle", {"buffer", "handle"}, null_ipc_buffer_handle},
+      {"ck__ipc_buffer_open",
+       {"queue", "handle", "address"},
+       null_ipc_buffer_open},
+      {"ck__ipc_event_make", {"queue", "event", "handle"}, null_ipc_event_make},
+      {"ck__ipc_event_open", {"queue", "handle", "event"}, null_ipc_event_open},
+  };
+  null_context c = {.device = device};
+  CHECK_OK(ck_queue_create(device, &c.queue));
+  if (c.queue)
+    CHECK_OK(ck_buffer_create(c.queue, 64, &c.a));
+  if (!c.a)
+    goto done;
+  check_null_arguments(cases, sizeof cases / sizeof cases[0], &c);
+  if (device->backend == CK_BACKEND_CUDA)
+    goto done;
+  uint64_t address = 1;
+  ck__ipc_event *event = (ck__ipc_event *)&address;
+  CHECK(ck__ipc_buffer_handle(c.a, ipc_handle) == CK_ERROR_UNSUPPORTED);
+  CHECK(ck__ipc_buffer_open(c.queue, ipc_handle, &address) ==
+            CK_ERROR_UNSUPPORTED &&
+        address == 0);
+  CHECK(ck__ipc_event_make(c.queue, &event, ipc_handle) ==
+            CK_ERROR_UNSUPPORTED &&
+        event == NULL);
+  event = (ck__ipc_event *)&address;
+  CHECK(ck__ipc_event_open(c.queue, ipc_handle, &event) ==
+            CK_ERROR_UNSUPPORTED &&
+        event == NULL);
+done:
+  ck_buffer_destroy(c.a);
+  ck_queue_destroy(c.queue);
+}
+
 /* Words of ck_selfcheck_generate's bits that differ from the host Philox
  * of seed and pass; every word is poisoned first, so unwritten ones show. */
 static int generate_differs(ck_queue *queue, ck_kernel *kernel, ck_buffer *bits,
@@ -830,6 +904,7 @@ int main(void) {
   foreign_buffers(&set.devices[0], &set.devices[0]);
   wrapping_sizes(&set.devices[0]);
   null_arguments(&set.devices[0]);
+  ipc_refusals(&set.devices[0]);
   long opencl = test_opencl_device(&set);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);
@@ -840,6 +915,7 @@ int main(void) {
     foreign_buffers(&set.devices[opencl], &set.devices[opencl]);
     foreign_kernel_arguments(&set.devices[0], &set.devices[opencl]);
     null_arguments(&set.devices[opencl]);
+    ipc_refusals(&set.devices[opencl]);
     kernel_args_cursor(&set.devices[opencl]);
     if (set.devices[opencl].backend == CK_BACKEND_OPENCL)
       kernel_args_real(&set.devices[opencl]);

@@ -247,13 +247,16 @@ static ck_status ipc_fail(cudaError_t code, const char *what) {
 }
 #endif
 
-/* CUDA IPC needs CUDA queues; the rest is refused. */
-static ck_status ipc_queue(const ck_queue *queue) {
+/* The queue and handle that a call between processes is given, checked
+ * (function: the caller's name); CUDA IPC needs CUDA queues, and the rest
+ * is refused. */
+static ck_status ipc_given(const char *function, const ck_queue *queue,
+                           const void *handle) {
+  CK__REQUIRE_IN(function, queue);
+  CK__REQUIRE_IN(function, handle);
 #if CK_HAVE_CUDA
   if (queue->device.backend == CK_BACKEND_CUDA)
     return CK_OK;
-#else
-  (void)queue;
 #endif
   return ck__fail(CK_ERROR_UNSUPPORTED,
                   "reads between processes need CUDA devices");
@@ -261,8 +264,7 @@ static ck_status ipc_queue(const ck_queue *queue) {
 
 ck_status ck__ipc_buffer_handle(ck_buffer *buffer, void *handle) {
   CK__REQUIRE(buffer);
-  CK__REQUIRE(handle);
-  ck_status status = ipc_queue(buffer->queue);
+  ck_status status = ipc_given(__func__, buffer->queue, handle);
   if (status != CK_OK)
     return status;
 #if CK_HAVE_CUDA
@@ -279,11 +281,9 @@ ck_status ck__ipc_buffer_handle(ck_buffer *buffer, void *handle) {
 
 ck_status ck__ipc_buffer_open(ck_queue *queue, const void *handle,
                               uint64_t *address) {
-  CK__REQUIRE(queue);
-  CK__REQUIRE(handle);
   CK__REQUIRE(address);
   *address = 0;
-  ck_status status = ipc_queue(queue);
+  ck_status status = ipc_given(__func__, queue, handle);
   if (status != CK_OK)
     return status;
 #if CK_HAVE_CUDA
@@ -313,13 +313,11 @@ void ck__ipc_buffer_close(const ck_device *device, uint64_t address) {
 
 /* An event of this process's (make 1: its handle into handle) or
  * another's (make 0: from handle), on the queue's device. */
-static ck_status ipc_event(ck_queue *queue, int make, void *handle,
-                           ck__ipc_event **event) {
-  CK__REQUIRE(queue);
-  CK__REQUIRE(handle);
-  CK__REQUIRE(event);
+static ck_status ipc_event(const char *function, ck_queue *queue, int make,
+                           void *handle, ck__ipc_event **event) {
+  CK__REQUIRE_IN(function, event);
   *event = NULL;
-  ck_status status = ipc_queue(queue);
+  ck_status status = ipc_given(function, queue, handle);
   if (status != CK_OK)
     return status;
   ck__ipc_event *got = calloc(1, sizeof *got);
@@ -350,13 +348,13 @@ static ck_status ipc_event(ck_queue *queue, int make, void *handle,
 
 ck_status ck__ipc_event_make(ck_queue *queue, ck__ipc_event **event,
                              void *handle) {
-  return ipc_event(queue, 1, handle, event);
+  return ipc_event(__func__, queue, 1, handle, event);
 }
 
 ck_status ck__ipc_event_open(ck_queue *queue, const void *handle,
                              ck__ipc_event **event) {
   /* Read, not written: the handle given is copied back unchanged. */
-  return ipc_event(queue, 0, (void *)handle, event);
+  return ipc_event(__func__, queue, 0, (void *)handle, event);
 }
 
 ck_status ck__ipc_event_record(ck__ipc_event *event, ck_queue *queue) {
