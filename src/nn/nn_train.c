@@ -2,9 +2,9 @@
  * nn_train.c - the MLP driver's training and evaluation: a training
  * step's calls (ck__nn_pass), the epoch loop (shuffle, batches,
  * learning-rate schedule, optimiser bookkeeping), evaluation, and
- * ck_nn_train's early stopping and best weights. Every phase runs on each
- * of the network's members (ck__nn_spread_each): a network alone is its
- * one member.
+ * ck_nn_train's early stopping and best weights, and predictions. Every
+ * phase runs on each of the network's members (ck__nn_spread_each): a
+ * network alone is its one member.
  */
 #include <assert.h>
 #include <math.h>
@@ -541,5 +541,89 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   report->kernel_s = kernel_after - kernel_before;
   report->build_s = nn->build_s;
 fail:
+  return status;
+}
+
+/* ---- predictions --------------------------------------------------------- */
+
+/* The rows of data (not empty) attached as the test set, to predict
+ * from: labels play no part, and the rows are scored against class 0. */
+static ck_status attach_rows(ck_nn *nn, const ck_dataset *data) {
+  ck_dataset unlabelled = *data;
+  unlabelled.labels = calloc(data->rows, sizeof(int32_t));
+  if (!unlabelled.labels)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
+  ck_status status = ck_nn_attach(nn, CK_NN_TEST, &unlabelled);
+  free(unlabelled.labels);
+  return status;
+}
+
+ck_status ck_nn_predict(ck_nn *nn, const ck_dataset *data, int32_t *classes) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(nn);
+  CK__REQUIRE(data);
+  CK__REQUIRE(classes);
+  if (data->rows == 0)
+    return CK_OK;
+  CK_TRY(attach_rows(nn, data));
+  CK_TRY(ck__nn_spread_forward(nn, CK_NN_TEST, NULL, NULL, classes));
+fail:
+  return status;
+}
+
+/* Row k's probabilities from the output layer's values of `width` reals
+ * (float or double by real_size): softmax for cross-entropy, else the
+ * sigmoid outputs over their sum. */
+static void row_probabilities(const nn_state *state, const void *values,
+                              size_t width, double *row) {
+  for (size_t k = 0; k < width; ++k)
+    row[k] = state->real_size == sizeof(double)
+                 ? ((const double *)values)[k]
+                 : (double)((const float *)values)[k];
+  double top = row[0], sum = 0;
+  for (size_t k = 1; k < width; ++k)
+    top = row[k] > top ? row[k] : top;
+  for (size_t k = 0; k < width; ++k) {
+    if (state->loss == CK_NN_CROSS_ENTROPY)
+      row[k] = exp(row[k] - top);
+    sum += row[k];
+  }
+  for (size_t k = 0; k < width; ++k)
+    row[k] /= sum;
+}
+
+ck_status ck_nn_predict_proba(ck_nn *nn, const ck_dataset *data,
+                              double *probabilities) {
+  ck_status status = CK_OK;
+  unsigned char *values = NULL;
+  CK__REQUIRE(nn);
+  CK__REQUIRE(data);
+  CK__REQUIRE(probabilities);
+  if (data->rows == 0)
+    return CK_OK;
+  CK_TRY(attach_rows(nn, data));
+  /* Every member holds every set: a spread network's first member, the
+   * network itself, computes them all. */
+  nn_state *state = &nn->state;
+  size_t width = state->sizes[state->layers];
+  size_t row_bytes = width * state->real_size;
+  uint32_t rows = state->sets[CK_NN_TEST].rows;
+  values = malloc((size_t)CK__NN_EVALUATION_ROWS * row_bytes);
+  if (!values)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory predicting");
+  for (uint32_t done = 0; done < rows; done += CK__NN_EVALUATION_ROWS) {
+    uint32_t count = rows - done < CK__NN_EVALUATION_ROWS
+                         ? rows - done
+                         : CK__NN_EVALUATION_ROWS;
+    /* One chunk: the output layer then holds these rows' values. */
+    CK_TRY(ck__nn_forward_rows(nn, CK_NN_TEST, done, count));
+    CK_TRY(ck_buffer_read(state->queue, state->activations[state->layers], 0,
+                          count * row_bytes, values, CK_BLOCKING, NULL));
+    for (uint32_t r = 0; r < count; ++r)
+      row_probabilities(state, values + r * row_bytes, width,
+                        probabilities + (size_t)(done + r) * width);
+  }
+fail:
+  free(values);
   return status;
 }
