@@ -24,22 +24,22 @@
 
 /* The packed outbox has two halves (ck_gas_packed_half): a resident step
  * packs one while its neighbours may read the other. The counts and the
- * control words have a fixed size (per_entry 0). */
+ * control words have a fixed size (per_entry 0: `fixed` elements). */
 static const struct {
-  size_t per_entry;
+  size_t per_entry, fixed;
   int real;
   const char *name;
-} shapes[MESSAGE_BUFFERS] = {{2, 0, "member lists"},
-                             {0, 0, "member counts"},
-                             {4, 0, "outbox words"},
-                             {16, 1, "outbox"},
-                             {2, 0, "export slots"},
-                             {2 * CK_GAS_PACKED_WORDS, 0, "packed outbox"},
-                             {0, 0, "member control"},
-                             {1, 0, "inbox words"},
-                             {4, 1, "inbox"},
-                             {1, 0, "ghost slots"},
-                             {CK_GAS_ENTRY_WORDS, 0, "packed inbox"}};
+} shapes[MESSAGE_BUFFERS] = {{2, 0, 0, "member lists"},
+                             {0, 4, 0, "member counts"},
+                             {4, 0, 0, "outbox words"},
+                             {16, 0, 1, "outbox"},
+                             {2, 0, 0, "export slots"},
+                             {2 * CK_GAS_PACKED_WORDS, 0, 0, "packed outbox"},
+                             {0, CK_GAS_CONTROL_WORDS, 0, "member control"},
+                             {1, 0, 0, "inbox words"},
+                             {4, 0, 1, "inbox"},
+                             {1, 0, 0, "ghost slots"},
+                             {CK_GAS_ENTRY_WORDS, 0, 0, "packed inbox"}};
 
 static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
@@ -55,8 +55,7 @@ static ck_buffer **message_buffer(gas_state *state, int which) {
 static void message_shape(const gas_state *state, uint32_t size_by, int which,
                           size_t *count, size_t *size) {
   *count = shapes[which].per_entry ? (size_t)size_by * shapes[which].per_entry
-           : which == 1            ? 4
-                                   : CK_GAS_CONTROL_WORDS;
+                                   : shapes[which].fixed;
   *size = shapes[which].real ? state->real_size : 4;
 }
 

@@ -40,6 +40,18 @@ static ck_status peer_fail(cudaError_t code, const char *what) {
                   ck__cuda_lost_note(code));
 }
 
+/* Makes `device` current, then records event on queue's stream (mark 1)
+ * or makes that stream follow the event's last record (mark 0): the
+ * marks of peers and of processes alike. */
+static cudaError_t mark_or_follow(int device, cudaEvent_t event,
+                                  const ck_queue *queue, int mark) {
+  cudaError_t code = cudaSetDevice(device);
+  if (code != cudaSuccess)
+    return code;
+  return mark ? cudaEventRecord(event, ck__cuda_stream(queue))
+              : cudaStreamWaitEvent(ck__cuda_stream(queue), event, 0);
+}
+
 /* Makes `device` current, then makes an event without timing on it. */
 static cudaError_t event_on(int device, cudaEvent_t *event) {
   cudaError_t code = cudaSetDevice(device);
@@ -181,9 +193,7 @@ ck_status ck__peer_mark(ck__peer *peer, ck_queue *from) {
   if (peer->backend != CK_BACKEND_CUDA)
     return CK_OK; /* ref: done at the call */
 #if CK_HAVE_CUDA
-  cudaError_t code = cudaSetDevice(peer->from);
-  if (code == cudaSuccess)
-    code = cudaEventRecord(peer->sent, ck__cuda_stream(from));
+  cudaError_t code = mark_or_follow(peer->from, peer->sent, from, 1);
   return code == cudaSuccess ? CK_OK : peer_fail(code, "marking a queue");
 #else
   return CK_OK;
@@ -196,9 +206,7 @@ ck_status ck__peer_follow(ck__peer *peer, ck_queue *to) {
   if (peer->backend != CK_BACKEND_CUDA)
     return CK_OK;
 #if CK_HAVE_CUDA
-  cudaError_t code = cudaSetDevice(peer->to);
-  if (code == cudaSuccess)
-    code = cudaStreamWaitEvent(ck__cuda_stream(to), peer->sent, 0);
+  cudaError_t code = mark_or_follow(peer->to, peer->sent, to, 0);
   return code == cudaSuccess ? CK_OK : peer_fail(code, "following a mark");
 #else
   return CK_OK;
@@ -361,9 +369,8 @@ ck_status ck__ipc_event_record(ck__ipc_event *event, ck_queue *queue) {
   CK__REQUIRE(event);
   CK__REQUIRE(queue);
 #if CK_HAVE_CUDA
-  cudaError_t code = cudaSetDevice(queue->device.device_index);
-  if (code == cudaSuccess)
-    code = cudaEventRecord(event->event, ck__cuda_stream(queue));
+  cudaError_t code =
+      mark_or_follow(queue->device.device_index, event->event, queue, 1);
   if (code != cudaSuccess)
     return ipc_fail(code, "marking a queue");
 #endif
@@ -374,9 +381,8 @@ ck_status ck__ipc_event_wait(ck__ipc_event *event, ck_queue *queue) {
   CK__REQUIRE(event);
   CK__REQUIRE(queue);
 #if CK_HAVE_CUDA
-  cudaError_t code = cudaSetDevice(queue->device.device_index);
-  if (code == cudaSuccess)
-    code = cudaStreamWaitEvent(ck__cuda_stream(queue), event->event, 0);
+  cudaError_t code =
+      mark_or_follow(queue->device.device_index, event->event, queue, 0);
   if (code != cudaSuccess)
     return ipc_fail(code, "following another process's mark");
 #endif
