@@ -5,13 +5,18 @@
 #
 #   bench/multi_gpu.sh OUT_DIR [SECTION...]
 #
-# SECTION is one of machine, build, check, gas, gas-verlet, pso, ga, aco,
-# nn (default: all of them, in that order). Sections after build need the
-# build. Each section stops after SECTION_S seconds (default 240).
+# SECTION is one of machine, build, check, gas, gas-ways, gas-verlet,
+# pso, ga, aco, nn (default: all but gas-ways, in that order). Sections
+# after build need the build. Each section stops after SECTION_S seconds
+# (default 240).
 #   check  test_cuda on the first GPU, then a gas spread over 2 and 4
 #          GPUs, in one process and over as many MPI ranks, with its
-#          messages device to device (cells mode: resident steps) and
-#          through the host (CLKIT_PEER=0): the same figures.
+#          messages device to device (cells mode: resident steps), through
+#          the host (CLKIT_PEER=0) and, over MPI, by NCCL instead of CUDA
+#          IPC (CLKIT_IPC=0): the same figures.
+#   gas-ways  bench/gas_ways.py: the gas in process and over MPI by each
+#          way, weak and strong, the median of WAYS_REPEAT runs (default
+#          3) over WAYS_GPUS GPUs (default all).
 # Environment: TSPLIB_DIR holds pr2392.tsp for the aco section (which
 # it needs); REPEAT the runs a figure is the median of (default 1);
 # BUILD_DIR the build (default /tmp/clkit-multi-gpu); NN_GPUS the GPUs of
@@ -71,33 +76,50 @@ for section in "$@"; do
         set_k=$(echo "$devices" | cut -d, -f1-"$k")
         shares=$(printf '1,%.0s' $(seq "$k") | sed 's/,$//')
         for mode in process mpi; do
-          for peer in 1 0; do
+          # Ways: device to device (1), through the host (0), and between
+          # processes by NCCL instead of CUDA IPC (nccl).
+          ways="1 0"
+          [ $mode = mpi ] && ways="1 0 nccl"
+          for way in $ways; do
             if [ $mode = process ]; then
               set -- "$clkit" run gas --device "$set_k"
             else
               set -- $mpirun --allow-run-as-root -np "$k" "$clkit" run gas \
                 --device cuda
             fi
-            name="$out/check-$mode-$k-$peer"
-            CLKIT_PEER=$peer timeout 120 "$@" --particles 400000 --steps 300 \
-              --log-every 0 --json --quiet --spread --shares "$shares" \
+            name="$out/check-$mode-$k-$way"
+            peer=$way ipc=1
+            [ $way = nccl ] && peer=1 ipc=0
+            CLKIT_PEER=$peer CLKIT_IPC=$ipc timeout 120 "$@" --particles 400000 \
+              --steps 300 --log-every 0 --json --quiet --spread --shares "$shares" \
               2> "$name.err" | python3 -c 'import json, sys
 d = json.loads([l for l in sys.stdin if l.startswith("{")][-1])
 print(" ".join("%s=%.17g" % (k, d[k]) for k in ("potential_energy",
       "total_energy", "pressure", "temperature")), end=" ")
 print("wall=%.3f" % d["wall_s"])' > "$name.txt"
           done
-          a="$out/check-$mode-$k-1.txt" b="$out/check-$mode-$k-0.txt"
-          if [ -s "$a" ] && [ "$(cut -d' ' -f1-4 "$a")" = "$(cut -d' ' -f1-4 "$b")" ]
-          then
-            echo "$k GPUs, $mode: alike device to device and through the host"
+          a="$out/check-$mode-$k-1.txt" alike=1
+          for way in $ways; do
+            b="$out/check-$mode-$k-$way.txt"
+            [ -s "$b" ] && [ "$(cut -d' ' -f1-4 "$a")" = "$(cut -d' ' -f1-4 "$b")" ] ||
+              alike=0
+          done
+          if [ $alike = 1 ]; then
+            echo "$k GPUs, $mode: alike every way ($ways)"
           else
             echo "$k GPUs, $mode: DIFFER"
           fi
-          cat "$a" "$b" "$out/check-$mode-$k-1.err" | head -8
+          for way in $ways; do cat "$out/check-$mode-$k-$way.txt"; done
+          for way in $ways; do head -3 "$out/check-$mode-$k-$way.err"; done
         done
       done ;;
     gas) scaling gas particles 4000000 --steps 1000 --log-every 0 ;;
+    gas-ways)
+      timeout "$limit" python3 bench/gas_ways.py "$clkit" "$out/gas_ways.txt" \
+        --gpus "${WAYS_GPUS:-$gpus}" --repeat "${WAYS_REPEAT:-3}" \
+        > "$out/gas_ways.log" 2>&1
+      echo "rc=$?"
+      cat "$out/gas_ways.txt" ;;
     gas-verlet)
       scaling gas particles 4000000 --steps 1000 --log-every 0 \
         --neighbors verlet ;;

@@ -370,6 +370,10 @@ CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
  * step is wrong), or the slots had too little room for a pull. */
 #define CK_GAS_OVERFLOW_OUTBOX 1u
 #define CK_GAS_OVERFLOW_SLOTS 2u
+/* A neighbour's leavers were more than crossed (a mirror's: NCCL sends
+ * the first `leavers` entries of a leavers region alone); the rest are
+ * missing, and the step is wrong. */
+#define CK_GAS_OVERFLOW_CROSSED 4u
 
 /* The control word of a region's count at a parity (step % 2). */
 CK_FN ck_u32 ck_gas_control_count(int parity, int region) {
@@ -414,21 +418,31 @@ CK_FN ck_u32 ck_gas_pull_entry(CK_GLOBAL const ck_u32 *packed, ck_u32 capacity,
 
 /* Where each pull segment starts among the entries appended, first[4]
  * past them all: each sender's count at the parity, less what it had no
- * room to store (its control words previous and next, and capacities). */
-CK_FN void ck_gas_pull_firsts(CK_GLOBAL const ck_u32 *previous,
-                              ck_u32 previous_capacity,
-                              CK_GLOBAL const ck_u32 *next,
-                              ck_u32 next_capacity, int parity,
-                              ck_u32 first[5]) {
-  ck_u32 taken = 0;
+ * room to store (its control words previous and next, and capacities)
+ * or, of its leavers, what did not cross (all but the first `leavers`
+ * entries). Returns CK_GAS_OVERFLOW_CROSSED where some did not, else 0. */
+CK_FN ck_u32 ck_gas_pull_firsts(CK_GLOBAL const ck_u32 *previous,
+                                ck_u32 previous_capacity,
+                                ck_u32 previous_leavers,
+                                CK_GLOBAL const ck_u32 *next,
+                                ck_u32 next_capacity, ck_u32 next_leavers,
+                                int parity, ck_u32 first[5]) {
+  ck_u32 taken = 0, flags = 0;
   for (int segment = 0; segment < 4; ++segment) {
     ck_u32 room = segment % 2 ? next_capacity : previous_capacity;
+    ck_u32 crossed = segment % 2 ? next_leavers : previous_leavers;
     ck_u32 count = (segment % 2 ? next : previous)[ck_gas_control_count(
         parity, ck_gas_pull_region(segment))];
+    count = count < room ? count : room;
+    if (segment < 2 && count > crossed) {
+      flags = CK_GAS_OVERFLOW_CROSSED;
+      count = crossed;
+    }
     first[segment] = taken;
-    taken += count < room ? count : room;
+    taken += count;
   }
   first[4] = taken;
+  return flags;
 }
 
 /* The control words once a pull appended first[4] entries (first[] of

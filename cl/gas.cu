@@ -512,14 +512,16 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
     unsigned capacity, float lo, float hi,
     const unsigned *__restrict__ previous_packed,
     const unsigned *__restrict__ previous_control, unsigned previous_capacity,
-    const unsigned *__restrict__ next_packed,
-    const unsigned *__restrict__ next_control, unsigned next_capacity) {
-  __shared__ unsigned first[5], base;
+    unsigned previous_leavers, const unsigned *__restrict__ next_packed,
+    const unsigned *__restrict__ next_control, unsigned next_capacity,
+    unsigned next_leavers) {
+  __shared__ unsigned first[5], base, flags;
   unsigned t = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   if (threadIdx.x == 0) {
     unsigned firsts[5];
-    ck_gas_pull_firsts(previous_control, previous_capacity, next_control,
-                       next_capacity, parity, firsts);
+    flags = ck_gas_pull_firsts(previous_control, previous_capacity,
+                               previous_leavers, next_control, next_capacity,
+                               next_leavers, parity, firsts);
     for (int s = 0; s < 5; ++s)
       first[s] = firsts[s];
     base = control[CK_GAS_CONTROL_SORTED];
@@ -531,6 +533,7 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
   if (t == 0) {
     unsigned firsts[5] = {first[0], first[1], first[2], first[3], first[4]};
     ck_gas_pull_account(control, parity, capacity, slots, firsts);
+    control[CK_GAS_CONTROL_FLAGS] |= flags;
   }
   valid = valid && slot < slots;
   unsigned live = __ballot_sync(CK_ALL_LANES, valid);

@@ -156,10 +156,12 @@ static void buffer_sums(void) {
         values[k] = 10.0 * i + k + 0.5;
       CHECK_OK(ck__reals_write(queues[i], buffers[i], precision, values, 5));
     }
-    int on_devices = 1;
+    int on_devices = 1, swaps = 1;
     CHECK_OK(ck__exchange_on_devices(ex, queues, &on_devices));
     CHECK(on_devices == 0 && !ck__exchange_averages(ex) &&
           !ck__exchange_captures(ex));
+    CHECK_OK(ck__exchange_swaps(ex, queues, &swaps));
+    CHECK_MSG(swaps == 0, "ref members swap on devices: %d", swaps);
     int average = precision;
     CHECK_OK(
         ck__exchange_sum_buffers(ex, queues, buffers, 5, precision, average));
@@ -183,6 +185,14 @@ static void buffer_sums(void) {
     CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
                   strstr(message, "NCCL is not used"),
               "a member's sum without NCCL: %d, %s", (int)status, message);
+    ck__exchange_piece piece = {&count, sizeof count, 1};
+    status = ck__exchange_member_swap(ex, 0, NULL, &piece, 1, &piece, 1);
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
+                  strstr(message, "NCCL is not used"),
+              "a member's swap without NCCL: %d, %s", (int)status, message);
+    /* Nothing in flight: aborting is harmless, and sums still go. */
+    ck__exchange_abort_devices(ex);
   }
   ck__exchange_destroy(ex);
   ck_device_set_free(&set);

@@ -3723,6 +3723,47 @@ static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
  * the run is refused with a message, never continued with a particle
  * left behind.
  */
+/*
+ * A resident pull's segments (ck_gas_pull_firsts): each neighbour's
+ * count at the parity, held to the room of its outbox and, for leavers,
+ * to the entries that crossed (NCCL sends only the first so many of a
+ * leavers region). Leavers past those are flagged, never taken.
+ */
+static void pull_firsts(void) {
+  static const struct {
+    uint32_t capacity[2], leavers[2];
+    uint32_t first[5], flags;
+  } rows[] = {
+      {{10, 10}, {10, 10}, {0, 5, 8, 15, 17}, 0},
+      {{10, 10}, {4, 10}, {0, 4, 7, 14, 16}, CK_GAS_OVERFLOW_CROSSED},
+      {{10, 10}, {10, 2}, {0, 5, 7, 14, 16}, CK_GAS_OVERFLOW_CROSSED},
+      {{10, 10}, {5, 3}, {0, 5, 8, 15, 17}, 0},
+      /* Ghosts past the room are the sender's overflow, not this flag. */
+      {{6, 10}, {6, 10}, {0, 5, 8, 14, 16}, 0},
+  };
+  uint32_t previous[CK_GAS_CONTROL_WORDS] = {0},
+           next[CK_GAS_CONTROL_WORDS] = {0};
+  int parity = 1;
+  /* Segments: the previous member's leavers (its region 1), the next's
+   * (region 0), then their ghosts (regions 3 and 2). */
+  previous[ck_gas_control_count(parity, 1)] = 5;
+  next[ck_gas_control_count(parity, 0)] = 3;
+  previous[ck_gas_control_count(parity, 3)] = 7;
+  next[ck_gas_control_count(parity, 2)] = 2;
+  /* The other parity's counts are not read. */
+  previous[ck_gas_control_count(0, 1)] = 99;
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
+    uint32_t first[5];
+    uint32_t flags = ck_gas_pull_firsts(
+        previous, rows[r].capacity[0], rows[r].leavers[0], next,
+        rows[r].capacity[1], rows[r].leavers[1], parity, first);
+    CHECK_MSG(flags == rows[r].flags &&
+                  memcmp(first, rows[r].first, sizeof first) == 0,
+              "pull firsts, row %zu: %u %u %u %u %u, flags %u", r, first[0],
+              first[1], first[2], first[3], first[4], flags);
+  }
+}
+
 static void spread_resident_room(const ck_device *ref) {
   char path[600];
   write_cluster("resident_cluster.xyz", path);
@@ -4015,6 +4056,7 @@ static void spread_two_slabs(const ck_device *ref) {
 
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_copies(ref);
+  pull_firsts();
   spread_resident_room(ref);
   spread_two_slabs(ref);
   spread_census(ref);

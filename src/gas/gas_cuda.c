@@ -335,6 +335,7 @@ static ck_status cuda_pull(gas_state *state, const ck__gas_source from[2],
     ck_kernel_args_u64(&args, from[side].packed);
     ck_kernel_args_u64(&args, from[side].control);
     ck_kernel_args_u32(&args, from[side].capacity);
+    ck_kernel_args_u32(&args, from[side].leavers);
   }
   CK_TRY(ck_kernel_args_end(&args));
   size_t local = NATIVE_BLOCK;

@@ -34,6 +34,9 @@ typedef struct ck__gas_spread ck__gas_spread;
 typedef struct ck__gas_source {
   uint64_t packed, control;
   uint32_t capacity;
+  /* Entries of a leavers region that may be read: capacity, or the first
+   * so many where only they crossed (NCCL's mirrors). */
+  uint32_t leavers;
 } ck__gas_source;
 
 typedef struct ck__gas_steps {

@@ -848,6 +848,7 @@ ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
   CK_TRY(ck__peer_address(peer, state->out_packed, &source->packed));
   CK_TRY(ck__peer_address(peer, state->member_control, &source->control));
   source->capacity = state->message_capacity;
+  source->leavers = state->message_capacity;
 fail:
   return status;
 }

@@ -420,10 +420,10 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
   uint32_t *control = ck__words(state->member_control);
   int parity = state->parity;
   uint32_t first[5], base = control[CK_GAS_CONTROL_SORTED];
-  ck_gas_pull_firsts((const uint32_t *)(uintptr_t)from[0].control,
-                     from[0].capacity,
-                     (const uint32_t *)(uintptr_t)from[1].control,
-                     from[1].capacity, parity, first);
+  uint32_t flags = ck_gas_pull_firsts(
+      (const uint32_t *)(uintptr_t)from[0].control, from[0].capacity,
+      from[0].leavers, (const uint32_t *)(uintptr_t)from[1].control,
+      from[1].capacity, from[1].leavers, parity, first);
   for (int segment = 0; segment < 4; ++segment) {
     const ck__gas_source *source = &from[segment % 2];
     const uint32_t *packed = (const uint32_t *)(uintptr_t)source->packed +
@@ -449,6 +449,7 @@ static ck_status ref_pull(gas_state *state, const ck__gas_source from[2],
   }
   ck_gas_pull_account(control, parity, state->message_capacity, state->slots,
                       first);
+  control[CK_GAS_CONTROL_FLAGS] |= flags;
   state->particles = control[CK_GAS_CONTROL_APPENDED];
   return CK_OK;
 }

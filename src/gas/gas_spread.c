@@ -133,13 +133,15 @@ struct ck__gas_spread {
   uint32_t room_for_tests; /* ck__gas_room_for_tests when it was made */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
+  uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
   uint64_t resident_steps;
-  /* Resident steps between the processes of one node, a member each
-   * (ipc 1; 0 where they may not go so, -1 once they failed): this
-   * process's mark and its handle, the generation of its buffers (one on
-   * each time they are made again), and what it opened of its previous
-   * and its next member's. */
-  int ipc;
+  /* Resident steps between processes, a member each (between 1; 0
+   * where they may not go so, -1 once they failed), by CUDA IPC or, where
+   * by_nccl, NCCL's sends into mirrors of the neighbours' outboxes. For
+   * IPC: this process's mark and its handle, the generation of its
+   * buffers (one on each time they are made again), and what it opened
+   * of its previous and its next member's. */
+  int between, by_nccl;
   ck__ipc_event *ipc_mark;
   unsigned char ipc_mark_handle[CK__IPC_HANDLE_BYTES];
   uint64_t ipc_generation;
@@ -149,6 +151,14 @@ struct ck__gas_spread {
     ck__ipc_event *mark;
     int alias; /* the next member's are the previous one's */
   } ipc_from[2];
+  /* For NCCL: a queue of the member's device that owns the mirrors (the
+   * member's own is made again with its state), and a mirror of each
+   * neighbour's control words and outbox (its capacity's worth). */
+  ck_queue *mirror_queue;
+  ck_buffer *mirror[2];
+  uint32_t mirror_capacity[2];
+  /* The entries of each leavers region that NCCL sends (leavers_room). */
+  uint32_t leavers_sent;
   /* Each local member's census and sums, as observe_member read them. */
   int phase_census;
   uint64_t census_of[CK_SPREAD_MAX_LOCAL][3];
@@ -724,12 +734,19 @@ typedef struct ipc_ticket {
   unsigned char control[CK__IPC_HANDLE_BYTES];
   unsigned char mark[CK__IPC_HANDLE_BYTES];
   uint64_t generation;
-  uint32_t capacity, failed;
+  uint32_t capacity, leavers, failed;
 } ipc_ticket;
 
-/* Whether resident steps may go between processes: every process holds
- * one CUDA member, all on one host, with CLKIT_PEER not 0 (collective). */
-static ck_status ipc_decide(ck__gas_spread *s) {
+/* CLKIT_IPC=0: processes of one host go by NCCL too. */
+static int ipc_enabled(void) {
+  const char *setting = getenv("CLKIT_IPC");
+  return !(setting && strcmp(setting, "0") == 0);
+}
+
+/* Whether resident steps may go between processes (collective): every
+ * process holds one CUDA member, with CLKIT_PEER not 0; by CUDA IPC where
+ * all are on one host, else by NCCL where every process has it. */
+static ck_status between_decide(ck__gas_spread *s) {
   ck_status status = CK_OK;
   /* Each member's: whether it may take part, and its host's name. */
   struct {
@@ -739,7 +756,7 @@ static ck_status ipc_decide(ck__gas_spread *s) {
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
     pieces[i] = &mine;
-  s->ipc = 0;
+  s->between = 0;
   if (ck__exchange_ranks(s->run.exchange) < 2)
     return CK_OK;
   memset(&mine, 0, sizeof mine);
@@ -750,10 +767,15 @@ static ck_status ipc_decide(ck__gas_spread *s) {
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
   CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine, all));
-  s->ipc = 1;
-  for (size_t m = 0; m < s->total; ++m)
-    if (!all[m].able || strcmp(all[m].host, all[0].host) != 0)
-      s->ipc = 0;
+  int able = 1, one_host = ipc_enabled();
+  for (size_t m = 0; m < s->total; ++m) {
+    able = able && all[m].able;
+    one_host = one_host && strcmp(all[m].host, all[0].host) == 0;
+  }
+  /* Whether NCCL can is known once the members' queues are made
+   * (nccl_decide). */
+  s->between = able;
+  s->by_nccl = able && !one_host;
 fail:
   free(all);
   return status;
@@ -782,27 +804,185 @@ fail:
   return status;
 }
 
-/* The tickets swapped with both neighbours, and what changed opened
- * (collective). A failure anywhere sets ipc to -1 on every process. */
-static ck_status ipc_swap(ck__gas_spread *s) {
+/* ---- resident steps between processes by NCCL -------------------------
+ *
+ * Where the processes are on several hosts (or CLKIT_IPC=0), each
+ * member's step out is followed by one NCCL group on its stream: to each
+ * neighbour its control words and the two regions of its outbox meant for
+ * it (leavers and ghosts, a capacity's worth each), and from each
+ * neighbour the same, into a mirror laid out as that neighbour's
+ * control words and outbox. The pull then reads the mirrors as it reads
+ * a neighbour's memory. The stream orders every use, so the host waits
+ * for nothing; a failed run aborts NCCL's calls in flight.
+ */
+#define MIRROR_CONTROL_WORDS 32 /* the control words, padded */
+
+/* The entries of a leavers region that NCCL sends: four times the most
+ * that a region held at the last settle and more, at most the capacity.
+ * Few leave a slab in a step, so this sends a fraction of the region;
+ * more leavers than that fail the run (CK_GAS_OVERFLOW_CROSSED). */
+static uint32_t leavers_room(uint32_t most, uint32_t capacity) {
+  uint64_t room = 4 * (uint64_t)most + 256;
+  return room < capacity ? (uint32_t)room : capacity;
+}
+_Static_assert(MIRROR_CONTROL_WORDS >= CK_GAS_CONTROL_WORDS,
+               "a mirror's control words");
+
+#if CK_HAVE_NCCL
+/* The mirror of a neighbour's (side's) words at `capacity` entries a
+ * region, made anew where it is smaller; source set to it. */
+static ck_status mirror_make(ck__gas_spread *s, int side, uint32_t capacity,
+                             uint32_t leavers, ck__gas_source *source) {
+  ck_status status = CK_OK;
+  size_t words =
+      MIRROR_CONTROL_WORDS + 2 * (size_t)CK_GAS_PACKED_WORDS * (size_t)capacity;
+  if (!s->mirror_queue)
+    CK_TRY(ck_queue_create(&s->devices[0], &s->mirror_queue));
+  if (!s->mirror[side] || s->mirror_capacity[side] < capacity) {
+    ck_buffer_destroy(s->mirror[side]);
+    s->mirror[side] = NULL;
+    s->mirror_capacity[side] = 0;
+    CK_TRY(ck_buffer_create(s->mirror_queue, 4 * words, &s->mirror[side]));
+    s->mirror_capacity[side] = capacity;
+  }
+  uint64_t base = (uint64_t)(uintptr_t)ck__cuda_pointer(s->mirror[side]);
+  source->control = base;
+  source->packed = base + 4 * MIRROR_CONTROL_WORDS;
+  source->capacity = capacity;
+  source->leavers = leavers;
+fail:
+  return status;
+}
+
+/* What a member's NCCL group sends and receives at a parity: to its next
+ * member, then its previous, its control words and the regions toward
+ * each (ck_gas_member_classify); from its previous, then its next, the
+ * same into the mirrors. Where both neighbours are one member, the pieces
+ * still pair in order: that member's toward its next come first. */
+static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
+  gas_state *state = ck__gas_state(m->gas);
+  size_t total = s->total, index = m->index;
+  size_t neighbor[2] = {(index + total - 1) % total, (index + 1) % total};
+  ck__exchange_piece sends[6], receives[6];
+  size_t n = 0;
+  for (int k = 0; k < 2; ++k, n += 3) {
+    int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
+    /* Toward side `toward`: regions `toward` and `toward` + 2. */
+    uint32_t mine = state->message_capacity,
+             theirs = s->sources[0][from].capacity;
+    char *out = (char *)ck__cuda_pointer(state->out_packed) +
+                4 * (size_t)ck_gas_packed_half(parity, mine);
+    char *in = (char *)(uintptr_t)s->sources[0][from].packed +
+               4 * (size_t)ck_gas_packed_half(parity, theirs);
+    int region = toward; /* the sender's region toward the receiver */
+    sends[n] = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
+                                    4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
+    sends[n + 1] = (ck__exchange_piece){
+        out + 4 * (size_t)ck_gas_message_at(region, mine),
+        4 * (size_t)CK_GAS_ENTRY_WORDS * s->leavers_sent, neighbor[toward]};
+    sends[n + 2] = (ck__exchange_piece){
+        out + 4 * (size_t)ck_gas_kept_at(region, mine),
+        4 * (size_t)CK_GAS_GHOST_WORDS * mine, neighbor[toward]};
+    /* From side `from`: what it sent toward this member, its region
+     * `toward` too (its next is this member where it is the previous). */
+    receives[n] =
+        (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
+                             4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
+    receives[n + 1] = (ck__exchange_piece){
+        in + 4 * (size_t)ck_gas_message_at(region, theirs),
+        4 * (size_t)CK_GAS_ENTRY_WORDS * s->sources[0][from].leavers,
+        neighbor[from]};
+    receives[n + 2] = (ck__exchange_piece){
+        in + 4 * (size_t)ck_gas_kept_at(region, theirs),
+        4 * (size_t)CK_GAS_GHOST_WORDS * theirs, neighbor[from]};
+  }
+  for (size_t k = 0; k < n; ++k)
+    m->bytes += sends[k].bytes;
+  return ck__exchange_member_swap(
+      s->run.exchange, 0, ck__cuda_stream(state->queue), sends, n, receives, n);
+}
+
+/* Whether every process's NCCL can swap (collective, once the members'
+ * queues are made): if so, a first swap of the control words connects
+ * the neighbours before the steps, else the processes go through the
+ * host. */
+static ck_status nccl_decide(ck__gas_spread *s) {
+  ck_status status = CK_OK, made = CK_OK;
+  int swaps = 0;
+  CK_TRY(ck__exchange_swaps(s->run.exchange, s->run.queues, &swaps));
+  if (!swaps) {
+    s->between = s->by_nccl = 0;
+    return CK_OK;
+  }
+  gas_state *state = ck__gas_state(s->members[0].gas);
+  size_t total = s->total, index = s->members[0].index;
+  size_t neighbor[2] = {(index + total - 1) % total, (index + 1) % total};
+  ck__exchange_piece sends[2], receives[2];
+  for (int side = 0; side < 2 && made == CK_OK; ++side)
+    made = mirror_make(s, side, 0, 0, &s->sources[0][side]);
+  for (int k = 0; k < 2 && made == CK_OK; ++k) {
+    int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
+    sends[k] = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
+                                    4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
+    receives[k] =
+        (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
+                             4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
+  }
+  if (made == CK_OK)
+    made = ck__exchange_member_swap(s->run.exchange, 0,
+                                    ck__cuda_stream(state->queue), sends, 2,
+                                    receives, 2);
+  if (made == CK_OK)
+    made = ck_queue_finish(state->queue);
+  if (made != CK_OK)
+    ck__exchange_abort_devices(s->run.exchange);
+  CK_TRY(ck__gas_spread_agree(s, made));
+fail:
+  return status;
+}
+#else
+/* Without NCCL, by_nccl stays 0. */
+static ck_status nccl_decide(ck__gas_spread *s) {
+  s->between = s->by_nccl = 0;
+  return CK_OK;
+}
+static ck_status mirror_make(ck__gas_spread *s, int side, uint32_t capacity,
+                             uint32_t leavers, ck__gas_source *source) {
+  (void)s, (void)side, (void)capacity, (void)leavers, (void)source;
+  return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
+}
+static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
+  (void)s, (void)m, (void)parity;
+  return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
+}
+#endif
+
+/* The tickets swapped with both neighbours, and what changed opened, or
+ * mirrors made for NCCL (collective). A failure anywhere sets between to
+ * -1 on every process. */
+static ck_status links_swap(ck__gas_spread *s) {
   ck_status status = CK_OK, made = CK_OK;
   member *m = &s->members[0];
   gas_state *state = ck__gas_state(m->gas);
   ipc_ticket mine, from[2];
   memset(&mine, 0, sizeof mine);
+
   /* A member without resident steps makes every process go through the
    * host (the members' steps agree). */
   if (!ck__gas_member_can_reside(m->gas))
     made = ck__fail(CK_ERROR_UNSUPPORTED, "no resident steps");
-  if (made == CK_OK && !s->ipc_mark)
+  if (made == CK_OK && !s->by_nccl && !s->ipc_mark)
     made = ck__ipc_event_make(state->queue, &s->ipc_mark, s->ipc_mark_handle);
-  if (made == CK_OK)
+  if (made == CK_OK && !s->by_nccl)
     made = ck__ipc_buffer_handle(state->out_packed, mine.packed);
-  if (made == CK_OK)
+  if (made == CK_OK && !s->by_nccl)
     made = ck__ipc_buffer_handle(state->member_control, mine.control);
   memcpy(mine.mark, s->ipc_mark_handle, sizeof mine.mark);
   mine.generation = s->ipc_generation;
   mine.capacity = state->message_capacity;
+  s->leavers_sent = mine.leavers =
+      s->by_nccl ? leavers_room(s->most_leavers[0], mine.capacity)
+                 : mine.capacity;
   mine.failed = made != CK_OK;
   for (int side = 0; side < 2; ++side) {
     /* Forward: each member's to its next, received from the previous. */
@@ -822,6 +1002,11 @@ static ck_status ipc_swap(ck__gas_spread *s) {
   for (int side = 0; side < 2 && made == CK_OK; ++side) {
     if (from[side].failed) {
       made = CK_ERROR_DEVICE;
+      break;
+    } else if (s->by_nccl) {
+      made = mirror_make(s, side, from[side].capacity, from[side].leavers,
+                         &s->sources[0][side]);
+      continue;
     } else if (side == NEXT && same) {
       if (!s->ipc_from[NEXT].alias)
         ipc_close(s, NEXT);
@@ -833,13 +1018,14 @@ static ck_status ipc_swap(ck__gas_spread *s) {
     s->sources[0][side].packed = s->ipc_from[side].packed;
     s->sources[0][side].control = s->ipc_from[side].control;
     s->sources[0][side].capacity = from[side].capacity;
+    s->sources[0][side].leavers = from[side].leavers;
   }
   /* Through the host, on every process, where one failed. */
   double failed = made != CK_OK, any = 0;
   const double *rows[1] = {&failed};
   CK_TRY(ck__exchange_sum(s->run.exchange, rows, &any, 1));
   if (any > 0) {
-    s->ipc = -1;
+    s->between = -1;
     for (int side = 1; side >= 0; --side)
       ipc_close(s, side);
   }
@@ -858,8 +1044,8 @@ static ck_status unreside(ck__gas_spread *s, member *m, size_t i) {
 
 /* Where resident steps may go now. */
 static int can_reside(const ck__gas_spread *s) {
-  if (!(s->on_devices || s->ipc > 0) || !s->resident_ready || s->balancing ||
-      s->config.neighbors != CK_GAS_CELLS)
+  if (!(s->on_devices || s->between > 0) || !s->resident_ready ||
+      s->balancing || s->config.neighbors != CK_GAS_CELLS)
     return 0;
   /* Between processes, ipc_swap agrees on the members' steps. */
   for (size_t i = 0; s->on_devices && i < s->run.local; ++i)
@@ -905,14 +1091,17 @@ fail:
 /* After a cells-mode step through the host (the first at a start): its
  * counts are the first to make room for resident steps by. */
 static void ready_to_reside(ck__gas_spread *s) {
-  int devices = s->on_devices || s->ipc > 0;
+  int devices = s->on_devices || s->between > 0;
   for (size_t i = 0; devices && i < s->run.local; ++i) {
     const member *m = &s->members[i];
-    s->most[i] = 0;
+    s->most[i] = s->most_leavers[i] = 0;
     for (int kind = 0; kind < 2; ++kind)
-      for (int side = 0; side < 2; ++side)
+      for (int side = 0; side < 2; ++side) {
         if (m->posted[kind][side] > s->most[i])
           s->most[i] = m->posted[kind][side];
+        if (kind == 0 && m->posted[kind][side] > s->most_leavers[i])
+          s->most_leavers[i] = m->posted[kind][side];
+      }
   }
   s->resident_ready = devices;
 }
@@ -937,9 +1126,10 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
                            m->border[PREVIOUS], m->border[NEXT], s->reach,
                            m->shift));
-  if (s->ipc > 0) {
+  /* By NCCL, the swap follows in resident_in: no mark. */
+  if (s->between > 0 && !s->by_nccl) {
     CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
-  } else {
+  } else if (s->between <= 0) {
     /* The next member reads this one as its previous, and back. */
     CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
     CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
@@ -953,9 +1143,11 @@ fail:
 static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck_queue *queue = ck__gas_member_queue(m->gas);
-  for (int from = 0; from < 2; ++from)
-    CK_TRY(s->ipc > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
-                      : ck__peer_follow(s->peers[from][i], queue));
+  if (s->by_nccl)
+    CK_TRY(nccl_swap(s, m, s->phase_parity));
+  for (int from = 0; from < 2 && !s->by_nccl; ++from)
+    CK_TRY(s->between > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
+                          : ck__peer_follow(s->peers[from][i], queue));
   CK_TRY(ck__gas_member_come(
       m->gas, s->phase_parity, s->sources[i], m->border[PREVIOUS] - slack(s),
       m->border[NEXT] + slack(s), s->phase_energy, s->phase_step));
@@ -974,14 +1166,21 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   assert(words[CK_GAS_CONTROL_OWN] <= words[CK_GAS_CONTROL_APPENDED] &&
          words[CK_GAS_CONTROL_APPENDED] <= state->slots);
   m->own = words[CK_GAS_CONTROL_OWN];
-  m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
-              (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
+  /* By NCCL, the bytes sent were counted as they went (whole regions). */
+  if (!s->by_nccl)
+    m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
+                (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_OUTBOX)
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu of %zu sent more particles in a step than its outbox "
             "holds (%u a side): its particles near a border grew faster "
             "than the room made for them",
             m->index, s->total, state->message_capacity);
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_CROSSED)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu: a neighbour's leavers in a step were more than "
+            "NCCL sends of them (%u): more crossed a border than ever before",
+            m->index, s->total, s->leavers_sent);
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_SLOTS)
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu of %zu received more particles than it has slots for "
@@ -990,11 +1189,13 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   if (words[CK_GAS_CONTROL_STRAY] != CK_GAS_NO_STRAY)
     CK_TRY(stray_failure(s, m, words[CK_GAS_CONTROL_STRAY],
                          ck_bits_as_float(words[CK_GAS_CONTROL_STRAY_X])));
-  s->most[i] = 0;
+  s->most[i] = s->most_leavers[i] = 0;
   for (int parity = 0; parity < 2; ++parity)
     for (int region = 0; region < 4; ++region) {
       uint32_t count = words[ck_gas_control_count(parity, region)];
       s->most[i] = count > s->most[i] ? count : s->most[i];
+      if (region < 2 && count > s->most_leavers[i])
+        s->most_leavers[i] = count;
     }
 fail:
   return status;
@@ -1010,9 +1211,9 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
   size_t n = s->run.local;
   *taken = 0;
   CK_TRY(each(s, reside));
-  if (s->ipc > 0) {
-    CK_TRY(ipc_swap(s));
-    if (s->ipc < 0)
+  if (s->between > 0) {
+    CK_TRY(links_swap(s));
+    if (s->between < 0)
       return each(s, unreside);
   }
   for (size_t i = 0; s->on_devices && i < n; ++i)
@@ -1033,6 +1234,9 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
   }
   CK_TRY(each(s, resident_settle));
 fail:
+  /* NCCL's calls queued here may wait for partners that never come. */
+  if (status != CK_OK && s->by_nccl)
+    ck__exchange_abort_devices(s->run.exchange);
   return status;
 }
 
@@ -1546,13 +1750,15 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
   s->on_devices = s->peers[PREVIOUS][0] != NULL;
-  CK_TRY(ipc_decide(s));
+  CK_TRY(between_decide(s));
   s->census[0] = config->particles;
   for (size_t k = 0; k < config->particles; ++k) {
     s->census[1] += k;
     s->census[2] += ck_gas_id_hash((uint32_t)k);
   }
   CK_TRY(deal(s, positions, velocities));
+  if (s->by_nccl)
+    CK_TRY(nccl_decide(s));
   run->total = config->particles;
 fail:
   return status;
@@ -1755,6 +1961,9 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
   for (int side = 1; side >= 0; --side)
     ipc_close(s, side);
   ck__ipc_event_close(s->ipc_mark);
+  for (int side = 0; side < 2; ++side)
+    ck_buffer_destroy(s->mirror[side]);
+  ck_queue_destroy(s->mirror_queue);
   free(s->members);
   free(s->weights);
   free(s->bounds);

@@ -528,6 +528,55 @@ ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
                                             : "not decided");
 }
 
+ck_status ck__exchange_swaps(ck__exchange *exchange, ck_queue *const *queues,
+                             int *swaps) {
+  ck_status status = CK_OK;
+  int on_devices = 0;
+  *swaps = 0;
+  CK_TRY(ck__exchange_on_devices(exchange, queues, &on_devices));
+#if CK_HAVE_NCCL
+  /* Every process's NCCL can, or none swaps. */
+  double mine = on_devices && ck__nccl_swaps() ? 0 : 1, unable = 0;
+  const double zero = 0, *pieces[CK__EXCHANGE_MAX_LOCAL];
+  for (size_t i = 0; i < exchange->local; ++i)
+    pieces[i] = i ? &zero : &mine;
+  CK_TRY(ck__exchange_sum(exchange, pieces, &unable, 1));
+  *swaps = on_devices && unable == 0;
+#endif
+fail:
+  return status;
+}
+
+ck_status ck__exchange_member_swap(ck__exchange *exchange, size_t i,
+                                   void *stream,
+                                   const ck__exchange_piece *sends,
+                                   size_t n_sends,
+                                   const ck__exchange_piece *receives,
+                                   size_t n_receives) {
+#if CK_HAVE_NCCL
+  if (exchange->on_devices && exchange->nccl && i < exchange->local)
+    return ck__nccl_member_swap(exchange->nccl, i, stream, sends, n_sends,
+                                receives, n_receives);
+#else
+  (void)i, (void)stream, (void)sends, (void)n_sends, (void)receives;
+  (void)n_receives;
+#endif
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "a member's swap on the devices, where the members do not "
+                  "exchange on the devices (%s)",
+                  exchange->devices_decided ? "NCCL is not used"
+                                            : "not decided");
+}
+
+void ck__exchange_abort_devices(ck__exchange *exchange) {
+#if CK_HAVE_NCCL
+  if (exchange)
+    ck__nccl_abort(exchange->nccl);
+#else
+  (void)exchange;
+#endif
+}
+
 ck_status ck__exchange_sum_buffers(ck__exchange *exchange,
                                    ck_queue *const *queues,
                                    ck_buffer *const *buffers, size_t count,

@@ -149,6 +149,40 @@ ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
                                   const size_t *counts, size_t n,
                                   int double_precision, int average);
 
+/* A piece of a swap between members: `bytes` at data (a device address
+ * of the member's GPU), to or from the member numbered peer over all
+ * processes. */
+typedef struct ck__exchange_piece {
+  void *data;
+  size_t bytes, peer;
+} ck__exchange_piece;
+
+/*
+ * Whether members may swap device buffers (ck__exchange_member_swap):
+ * ck__exchange_on_devices said the members exchange on the devices
+ * (collective, decided once) and NCCL has sends and receives.
+ */
+ck_status ck__exchange_swaps(ck__exchange *exchange, ck_queue *const *queues,
+                             int *swaps);
+
+/*
+ * Local member i's sends and receives of device buffers, queued on stream
+ * (a cudaStream_t of its device) in one group, where ck__exchange_swaps
+ * said so. Not collective on the host, as ck__exchange_member_sum; the
+ * pieces between two members pair in the order given, and their sizes
+ * must match.
+ * Errors: CK_ERROR_EXCHANGE; CK_ERROR_UNSUPPORTED without NCCL.
+ */
+ck_status
+ck__exchange_member_swap(ck__exchange *exchange, size_t i, void *stream,
+                         const ck__exchange_piece *sends, size_t n_sends,
+                         const ck__exchange_piece *receives, size_t n_receives);
+
+/* Ends the members' device exchanges at once, those in flight included:
+ * for a failed run, whose partners may never come, before its buffers
+ * are freed. Sums and swaps on the devices fail after it. */
+void ck__exchange_abort_devices(ck__exchange *exchange);
+
 /* ---- variable sizes: neighbours in a line, and gathers ----------------- */
 
 /* A host buffer that the calls below fill and grow: count items of the

@@ -26,10 +26,18 @@
   X(ncclResult_t, ncclCommDestroy, (ncclComm_t))                               \
   X(ncclResult_t, ncclGetVersion, (int *))                                     \
   X(const char *, ncclGetErrorString, (ncclResult_t))
+/* Those a run may do without: point to point (NCCL 2.7 on), abort. */
+#define NCCL_OPTIONAL(X)                                                       \
+  X(ncclResult_t, ncclSend,                                                    \
+    (const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t))     \
+  X(ncclResult_t, ncclRecv,                                                    \
+    (void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t))           \
+  X(ncclResult_t, ncclCommAbort, (ncclComm_t))
 
 static struct {
 #define NCCL_POINTER(type, name, parameters) type(*name) parameters;
   NCCL_FUNCTIONS(NCCL_POINTER)
+  NCCL_OPTIONAL(NCCL_POINTER)
 #undef NCCL_POINTER
   int loaded;
 } nccl_library;
@@ -46,6 +54,10 @@ static void nccl_open(void) {
   NCCL_FUNCTIONS(NCCL_LOOKUP)
 #undef NCCL_LOOKUP
   nccl_library.loaded = all;
+#define NCCL_LOOKUP_OPTIONAL(type, name, parameters)                           \
+  *(void **)&nccl_library.name = dlsym(handle, #name);
+  NCCL_OPTIONAL(NCCL_LOOKUP_OPTIONAL)
+#undef NCCL_LOOKUP_OPTIONAL
 }
 
 int ck__nccl_available(void) {
@@ -61,6 +73,9 @@ int ck__nccl_available(void) {
 #define ncclCommDestroy nccl_library.ncclCommDestroy
 #define ncclGetVersion nccl_library.ncclGetVersion
 #define ncclGetErrorString nccl_library.ncclGetErrorString
+#define ncclSend nccl_library.ncclSend
+#define ncclRecv nccl_library.ncclRecv
+#define ncclCommAbort nccl_library.ncclCommAbort
 
 struct ck__nccl {
   size_t local;
@@ -175,6 +190,44 @@ ck_status ck__nccl_member_sum(ck__nccl *nccl, size_t i, void *stream,
   if (code != ncclSuccess || ended != ncclSuccess)
     return nccl_failed("ncclAllReduce", code != ncclSuccess ? code : ended);
   return CK_OK;
+}
+
+int ck__nccl_swaps(void) {
+  return ck__nccl_available() && ncclSend && ncclRecv;
+}
+
+ck_status ck__nccl_member_swap(ck__nccl *nccl, size_t i, void *stream,
+                               const ck__exchange_piece *sends, size_t n_sends,
+                               const ck__exchange_piece *receives,
+                               size_t n_receives) {
+  if (!ck__nccl_swaps())
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "this NCCL has no point-to-point calls (2.7 on)");
+  /* One group: NCCL pairs the calls of two members, in their order, and
+   * none waits for another. */
+  ncclResult_t code = ncclGroupStart();
+  for (size_t k = 0; code == ncclSuccess && k < n_sends; ++k)
+    code = ncclSend(sends[k].data, sends[k].bytes, ncclUint8,
+                    (int)sends[k].peer, nccl->comms[i], (cudaStream_t)stream);
+  for (size_t k = 0; code == ncclSuccess && k < n_receives; ++k)
+    code =
+        ncclRecv(receives[k].data, receives[k].bytes, ncclUint8,
+                 (int)receives[k].peer, nccl->comms[i], (cudaStream_t)stream);
+  ncclResult_t ended = ncclGroupEnd();
+  if (code != ncclSuccess || ended != ncclSuccess)
+    return nccl_failed("ncclSend and ncclRecv",
+                       code != ncclSuccess ? code : ended);
+  return CK_OK;
+}
+
+void ck__nccl_abort(ck__nccl *nccl) {
+  if (!nccl || !ncclCommAbort)
+    return;
+  for (size_t i = 0; nccl->comms && i < nccl->local; ++i)
+    if (nccl->comms[i]) {
+      ncclCommAbort(nccl->comms[i]);
+      nccl->comms[i] = NULL;
+    }
 }
 
 void ck__nccl_destroy(ck__nccl *nccl) {

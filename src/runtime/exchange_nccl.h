@@ -9,6 +9,7 @@
 
 #include "clkit/queue.h"
 #include "clkit/status.h"
+#include "runtime/exchange.h"
 
 typedef struct ck__nccl ck__nccl;
 
@@ -39,6 +40,18 @@ ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
 ck_status ck__nccl_member_sum(ck__nccl *nccl, size_t i, void *stream,
                               void *const *data, const size_t *counts, size_t n,
                               int double_precision, int average);
+/* 1 where the library opened sends and receives (NCCL 2.7 on). */
+int ck__nccl_swaps(void);
+/* Local member i's sends and receives, in one group queued on stream (a
+ * cudaStream_t of its device). Pieces between two members pair in the
+ * order given. */
+ck_status ck__nccl_member_swap(ck__nccl *nccl, size_t i, void *stream,
+                               const ck__exchange_piece *sends, size_t n_sends,
+                               const ck__exchange_piece *receives,
+                               size_t n_receives);
+/* Ends every communicator at once, its calls in flight included (a failed
+ * run, whose partners may never come); destroy still frees the rest. */
+void ck__nccl_abort(ck__nccl *nccl);
 void ck__nccl_destroy(ck__nccl *nccl);
 
 #endif /* CK_EXCHANGE_NCCL_H */

@@ -349,6 +349,8 @@ static ck_status ipc_event(const char *function, ck_queue *queue, int make,
   }
   if (make)
     memcpy(handle, &shared, sizeof shared);
+#else
+  (void)make;
 #endif
   *event = got;
   return CK_OK;
