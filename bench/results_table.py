@@ -1149,6 +1149,53 @@ sizes in `allreduce.csv` (7.5 MB in 45 µs between two GPUs):
 """ + "\n".join(nn)
 
 
+H100X2 = ("2 NVIDIA H100 80GB HBM3 joined by NVLink (NV18), driver "
+          "580.159.04, CUDA 13.0, NCCL 2.28.3; Open MPI 4.1.6; 32 cores of "
+          "an Intel Xeon")
+
+
+def h100x2_gas_ways():
+    run = "h100x2-2026-11-27-gas-ways"
+    rates = {}
+    for line in read(run, "gas_ways.txt").splitlines():
+        if line and not line.startswith("#"):
+            rate, setting, command = line.split(" ", 2)
+            particles = int(re.search(r"--particles (\d+)", command).group(1))
+            if command.startswith("mpirun"):
+                way = {"-": "MPI, CUDA IPC", "CLKIT_IPC=0": "MPI, NCCL",
+                       "CLKIT_PEER=0": "MPI, through the host"}[setting]
+            elif "--spread" in command:
+                way = "one process"
+            else:
+                way = "alone"
+            rates[(way, particles)] = float(rate)
+    alone, alone16 = rates[("alone", 4000000)], rates[("alone", 16000000)]
+    rows = [["one GPU alone", "", num(alone), "", num(alone16), ""]]
+    for way in ("one process", "MPI, CUDA IPC", "MPI, NCCL",
+                "MPI, through the host"):
+        weak, strong = rates[(way, 8000000)], rates[(way, 16000000)]
+        rows.append([way, "2", num(weak), f"{weak / (2 * alone) * 100:.1f}%",
+                     num(strong), f"{strong / (2 * alone16) * 100:.1f}%"])
+    return f"""### The gas by each way
+
+The gas over both GPUs, cell lists, 1000 steps: weak at 4 million
+particles a GPU, strong at 16 million, each against one GPU alone.
+Over MPI the ranks of one node exchange through CUDA IPC by default;
+`CLKIT_IPC=0` makes them go by NCCL, as ranks on several nodes do; and
+`CLKIT_PEER=0` through host memory. Each figure is the median of three
+runs after an untimed one; the check gives the same energies, pressure
+and temperature to the last bit every way (`run.txt`).
+
+{source([(run, "gas_ways.txt"), (run, "run.txt"), (run, "machine.txt")],
+        H100X2, "2026-11-27",
+        "`bench/multi_gpu.sh OUT machine build check gas-ways`, which runs "
+        "`python3 bench/gas_ways.py CLKIT OUT/gas_ways.txt --gpus 2 "
+        "--repeat 3`")}
+
+{table(["run", "GPUs", "8M particles (weak)", "weak", "16M (strong)",
+        "strong"], rows)}"""
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
@@ -1160,6 +1207,7 @@ SECTIONS = [
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
+    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
