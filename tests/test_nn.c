@@ -3368,6 +3368,13 @@ static void spread_cuda(const ck_device_set *set) {
         CHECK_MSG((state->replays > 0) == records,
                   "%s: member %zu replayed %llu steps", cases[k].what, i,
                   (unsigned long long)state->replays);
+        /* A member that makes its own sums recorded its step before
+         * training: every full batch of 4 epochs replays it. */
+        uint64_t full = 4 * (sets[0].rows / c.batch);
+        CHECK_MSG(!records || !state->exchange || state->replays == full,
+                  "%s: member %zu replayed %llu steps of %llu", cases[k].what,
+                  i, (unsigned long long)state->replays,
+                  (unsigned long long)full);
 #if CK_HAVE_NCCL
         CHECK_MSG(!ck__nccl_available() ||
                       (state->exchange == NULL) == cases[k].in_turn,

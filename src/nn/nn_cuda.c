@@ -421,8 +421,10 @@ static ck_status cuda_step_begin(nn_state *state, const ck__nn_step *step,
   }
   if (state->graph && count == state->graph_count &&
       step->scale == state->graph_scale) {
-    CK_TRY(ck__cuda_graph_launch(state->queue, state->graph));
     *replayed = 1;
+    if (step->record_only)
+      return CK_OK;
+    CK_TRY(ck__cuda_graph_launch(state->queue, state->graph));
     ++state->replays;
     return CK_OK;
   }
@@ -432,6 +434,7 @@ static ck_status cuda_step_begin(nn_state *state, const ck__nn_step *step,
   if (!state->graph && !state->recording_refused && count && recordable) {
     CK_TRY(ck__cuda_capture_begin(state->queue));
     state->recording = 1;
+    state->recording_only = step->record_only;
     state->graph_count = count;
     state->graph_scale = step->scale;
     memcpy(state->graph_addresses, addresses, n * sizeof *addresses);
@@ -439,6 +442,10 @@ static ck_status cuda_step_begin(nn_state *state, const ck__nn_step *step,
       (void)cudaStreamSynchronize((cudaStream_t)ck__cuda_stream(state->queue));
       (void)cudaGetLastError();
     }
+  } else if (step->record_only) {
+    /* Nothing to record, and nothing may run. */
+    *replayed = 1;
+    return CK_OK;
   }
   state->in_step = 1;
 fail:
@@ -450,11 +457,20 @@ static ck_status cuda_step_end(nn_state *state, ck_status status, int *again) {
   if (!state->recording)
     return status;
   state->recording = 0;
+  int only = state->recording_only;
+  state->recording_only = 0;
   void *graph = NULL;
   ck_status ended = ck__cuda_capture_end(state->queue, &graph);
   if (status == CK_OK && ended == CK_OK) {
     state->graph = graph;
-    return ck__cuda_graph_launch(state->queue, graph);
+    return only ? CK_OK : ck__cuda_graph_launch(state->queue, graph);
+  }
+  if (only) {
+    /* Steps are then made call by call, as after any failed recording;
+     * this one runs nothing. */
+    ck__cuda_graph_destroy(graph);
+    state->recording_refused = 1;
+    return CK_OK;
   }
   /* Recording only saves launches: a step whose recording failed (a call
    * no recording takes, or the recording itself refused) is made again

@@ -118,6 +118,10 @@ typedef struct ck__nn_step {
    * devices, in these buckets (steps->sum), before the optimiser step. */
   const ck__nn_buckets *buckets;
   int average; /* the sums average the members' gradients */
+  /* Record the step's launches where the backend records them (CUDA
+   * graphs), and run nothing: a later step of the same rows and scale
+   * replays them. A no-op elsewhere. */
+  int record_only;
 } ck__nn_step;
 
 typedef struct ck__nn_steps {
@@ -231,9 +235,10 @@ struct nn_state {
   ck_buffer *step;      /* the step's settings (ck_nn_cuda_step) */
   ck_buffer *workspace; /* cuBLAS's, the same for every call */
   ck_kernel *gather_step_kernel, *output_step_kernel;
-  int in_step;   /* between step_begin and step_end */
-  int recording; /* ... and recording the step's launches */
-  void *graph;   /* a recorded training step of graph_count rows */
+  int in_step;        /* between step_begin and step_end */
+  int recording;      /* ... and recording the step's launches */
+  int recording_only; /* ... to keep them, not run them (record_only) */
+  void *graph;        /* a recorded training step of graph_count rows */
   uint32_t graph_count;
   double graph_scale; /* ... and that delta scale */
   /* The sums' stream (cudaStream_t) and its two events (cudaEvent_t),
@@ -405,6 +410,12 @@ void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
  * short probe measures), and how the gradients are summed. Nothing for a
  * network alone. */
 ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch);
+/* Where members sum on the devices (NCCL), each member's step of a
+ * batch of count rows recorded and not run (ck__nn_step.record_only), so
+ * that the first step replays it; update holds the settings of every
+ * step. Nothing elsewhere. */
+ck_status ck__nn_spread_record(ck_nn *nn, uint32_t count,
+                               const ck__nn_update *update);
 /* One training step of the batch of count rows from entry offset of the
  * epoch's order: each member's step on its rows, their gradients summed
  * over all members, and the same optimiser step on each. */

@@ -435,7 +435,8 @@ typedef struct batch_call {
   ck_nn *nn;
   uint32_t offset, count;
   const ck__nn_update *update;
-  int average; /* the sums average (every member's rows alike) */
+  int average;     /* the sums average (every member's rows alike) */
+  int record_only; /* ck__nn_step's */
 } batch_call;
 
 /* Member i's step on its rows of the batch, ending as the sum's way says.
@@ -452,8 +453,10 @@ static ck_status batch_member(void *context, size_t i) {
                       .count = rows,
                       .position = member->position,
                       .scale = 1.0 / call->count,
-                      .update = call->update};
-  member->position += rows;
+                      .update = call->update,
+                      .record_only = call->record_only};
+  if (!call->record_only)
+    member->position += rows;
   if (way == SUM_MEMBERS)
     step.buckets = &nn->spread->buckets;
   else if (way != SUM_NONE)
@@ -463,7 +466,7 @@ static ck_status batch_member(void *context, size_t i) {
     step.scale = 1.0 / rows;
   }
   ck_status status = ck__nn_train_step(member, &step);
-  if (status == CK_OK && way == SUM_HOST)
+  if (status == CK_OK && way == SUM_HOST && !call->record_only)
     status = read_gradient(nn->spread, i);
   return status;
 }
@@ -510,16 +513,49 @@ fail:
   return status;
 }
 
+/* Whether the sums of a batch of count rows average the members'
+ * gradients: NCCL averages, and every member takes as many rows. */
+static int batch_averages(const ck__nn_spread *spread, uint32_t count) {
+  return spread && rows_equal(spread, count) && spread->averages &&
+         (spread->way == SUM_GROUPED || spread->way == SUM_MEMBERS);
+}
+
+/* Member i's step recorded, its buffers first grown to what evaluating
+ * its rows of the attached sets takes (ck__nn_forward_rows), so that no
+ * evaluation moves them and the recording holds. */
+static ck_status record_member(void *context, size_t i) {
+  ck_status status = CK_OK;
+  const batch_call *call = context;
+  ck_nn *member = call->nn->members[i];
+  const ck_nn_set sets[] = {CK_NN_VALIDATION, CK_NN_TEST};
+  for (size_t k = 0; k < sizeof sets / sizeof sets[0]; ++k) {
+    uint32_t start, rows;
+    ck__nn_spread_cut(call->nn, i, call->nn->state.sets[sets[k]].rows, &start,
+                      &rows);
+    uint32_t chunk =
+        rows < CK__NN_EVALUATION_ROWS ? rows : CK__NN_EVALUATION_ROWS;
+    CK_TRY(ck__nn_ensure_capacity(member, chunk));
+  }
+  CK_TRY(batch_member(context, i));
+fail:
+  return status;
+}
+
+ck_status ck__nn_spread_record(ck_nn *nn, uint32_t count,
+                               const ck__nn_update *update) {
+  ck__nn_spread *spread = nn->spread;
+  if (!spread || spread->way != SUM_MEMBERS)
+    return CK_OK;
+  batch_call call = {nn, 0, count, update, batch_averages(spread, count), 1};
+  return ck__nn_spread_each(nn, record_member, &call);
+}
+
 ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                               const ck__nn_update *update) {
   ck_status status = CK_OK;
   ck__nn_spread *spread = nn->spread;
-  batch_call call = {nn, offset, count, update, 0};
-  if (spread) {
-    int equal = rows_equal(spread, count);
-    call.average = equal && spread->averages &&
-                   (spread->way == SUM_GROUPED || spread->way == SUM_MEMBERS);
-  }
+  batch_call call = {nn, offset, count, update, batch_averages(spread, count),
+                     0};
   CK_TRY(ck__nn_spread_each(nn, batch_member, &call));
   if (!spread || spread->way == SUM_NONE || spread->way == SUM_MEMBERS)
     return CK_OK;

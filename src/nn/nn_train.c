@@ -104,6 +104,8 @@ ck_status ck__nn_train_step(ck_nn *nn, const ck__nn_step *step) {
   nn_state *state = &nn->state;
   const ck__nn_steps *steps = nn->steps;
   int replayed = 0, began = 0;
+  if (step->record_only && !steps->step_begin)
+    return CK_OK;
   if (step->count)
     status = ck__nn_ensure_capacity(nn, step->count);
   if (status == CK_OK && steps->step_begin) {
@@ -287,6 +289,19 @@ fail:
   return status;
 }
 
+/* The optimiser's settings that hold for every step; the rate and the
+ * corrections follow each step. */
+static ck__nn_update constant_update(const ck_nn *nn) {
+  const ck_nn_config *config = &nn->config;
+  ck__nn_update update = {0};
+  update.momentum = config->momentum;
+  update.beta1 = config->beta1;
+  update.beta2 = config->beta2;
+  update.epsilon = config->epsilon;
+  update.decay = config->weight_decay;
+  return update;
+}
+
 static ck_status prepare_training(ck_nn *nn) {
   ck_status status = CK_OK;
   if (nn->prepared || !nn->state.sets[CK_NN_TRAIN].rows)
@@ -295,6 +310,13 @@ static ck_status prepare_training(ck_nn *nn) {
   /* A spread's rows dealt, and how its gradients are summed. */
   CK_TRY(ck__nn_spread_prepare(nn, (uint32_t)call.which));
   CK_TRY(ck__nn_spread_each(nn, prepare_member, &call));
+  /* A member's full step, its NCCL sums included, recorded before the
+   * clocks start: NCCL's first recorded sums take the host about 10 ms
+   * (bench/results/h100x2-2026-11-27-mlp). */
+  ck__nn_update update = constant_update(nn);
+  uint32_t rows = nn->state.sets[CK_NN_TRAIN].rows;
+  CK_TRY(ck__nn_spread_record(
+      nn, rows < (uint32_t)call.which ? rows : (uint32_t)call.which, &update));
   nn->prepared = 1;
 fail:
   return status;
@@ -315,12 +337,7 @@ ck_status ck_nn_train_epoch(ck_nn *nn, ck_nn_epoch *epoch) {
   CK_TRY(ck__nn_spread_each(nn, shuffle_member, &call));
   uint64_t per_epoch = (rows + batch - 1) / batch;
   const ck_nn_config *config = &nn->config;
-  ck__nn_update update = {0};
-  update.momentum = config->momentum;
-  update.beta1 = config->beta1;
-  update.beta2 = config->beta2;
-  update.epsilon = config->epsilon;
-  update.decay = config->weight_decay;
+  ck__nn_update update = constant_update(nn);
   for (uint32_t offset = 0; offset < rows; offset += batch) {
     uint32_t count = rows - offset < batch ? rows - offset : batch;
     update.rate = learning_rate(
