@@ -1196,6 +1196,27 @@ and temperature to the last bit every way (`run.txt`).
         "strong"], rows)}"""
 
 
+def h100x2_mlp():
+    run = "h100x2-2026-11-27-mlp"
+    nn = [line for line in read(run, "mlp_scaling.md").splitlines()
+          if line.startswith("|")]
+    return f"""### The MLP
+
+The MLP 784-1024-1024-10, FP32, batch 1024 a GPU, 4 epochs of 60,000
+random 28 x 28 rows, beside PyTorch DDP. Each clkit figure is the median
+of three runs after an untimed one. Each member records its step, NCCL's
+sums included, before training, and NCCL takes at most 16 channels
+(`channels.txt`: 7% shorter steps than NCCL's own choice; `epochs.txt`:
+the first recorded step cost the host 10 ms).
+
+{source([(run, "mlp_scaling.md"), (run, "run.txt"), (run, "machine.txt")],
+        H100X2, "2026-11-27",
+        "`NCCL_NVLS_ENABLE=0 bench/mlp_scaling.py BUILD OUT --gpus 2 "
+        "--repeat 3 --epochs 4` (from `bench/multi_gpu.sh OUT nn`)")}
+
+""" + "\n".join(nn)
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
@@ -1207,7 +1228,7 @@ SECTIONS = [
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
-    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways]),
+    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_mlp]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
