@@ -966,7 +966,6 @@ static ck_status links_swap(ck__gas_spread *s) {
   gas_state *state = ck__gas_state(m->gas);
   ipc_ticket mine, from[2];
   memset(&mine, 0, sizeof mine);
-
   /* A member without resident steps makes every process go through the
    * host (the members' steps agree). */
   if (!ck__gas_member_can_reside(m->gas))
@@ -1047,7 +1046,7 @@ static int can_reside(const ck__gas_spread *s) {
   if (!(s->on_devices || s->between > 0) || !s->resident_ready ||
       s->balancing || s->config.neighbors != CK_GAS_CELLS)
     return 0;
-  /* Between processes, ipc_swap agrees on the members' steps. */
+  /* Between processes, links_swap agrees on the members' steps. */
   for (size_t i = 0; s->on_devices && i < s->run.local; ++i)
     if (!ck__gas_member_can_reside(s->members[i].gas) ||
         !ck__peer_direct(s->peers[PREVIOUS][i]) ||
@@ -1179,8 +1178,10 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_CROSSED)
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu of %zu: a neighbour's leavers in a step were more than "
-            "NCCL sends of them (%u): more crossed a border than ever before",
-            m->index, s->total, s->leavers_sent);
+            "NCCL sends of them (%u from the previous slab, %u from the "
+            "next): more crossed a border than ever before",
+            m->index, s->total, s->sources[0][PREVIOUS].leavers,
+            s->sources[0][NEXT].leavers);
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_SLOTS)
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu of %zu received more particles than it has slots for "
