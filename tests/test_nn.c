@@ -353,6 +353,13 @@ static void gradient_case(const ck_device *ref, const char *name, size_t count,
   u.beta1 = 0.9;
   u.beta2 = 0.999;
   u.epsilon = 1e-8;
+  /* A step to be recorded alone runs nothing (ref records nothing). */
+  const ck__nn_step recorded = {
+      .count = rows, .scale = 1.0 / rows, .update = &u, .record_only = 1};
+  CHECK_OK(ck__nn_train_step(nn, &recorded));
+  for (int l = 1; l <= layers; ++l)
+    CHECK_MSG(memcmp(w[l], before[l], layer_params(s, l) * sizeof(double)) == 0,
+              "%s: a step recorded alone changed layer %d", name, l);
   CHECK_OK(ck__nn_train_batch(nn, 0, rows, &u));
   /* The training pass scores the rows as the evaluation does. */
   double losses[8], sum = 0;
