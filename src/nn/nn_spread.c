@@ -388,7 +388,7 @@ ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
     return CK_OK;
   ck__spread_run *run = &spread->run;
   CK_TRY(ck__spread_each(run, make_gradients, spread));
-  double speeds[CK_SPREAD_MAX_LOCAL];
+  double speeds[CK_SPREAD_MAX_LOCAL] = {0}; /* filled by probe */
   int measure = !spread->shares && spread->count > 1;
   if (measure)
     CK_TRY(probe(spread, batch, speeds));
