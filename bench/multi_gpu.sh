@@ -64,7 +64,7 @@ for section in "$@"; do
       { meson setup "$build" -Dbuildtype=release -Dnvcc_architectures=90 &&
           ninja -C "$build"; } > "$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log"; exit 1; }
-      grep -c warning: "$out/build.log"
+      echo "warnings: $(grep -c warning: "$out/build.log")"
       "$clkit" devices ;;
     check)
       CLKIT_TEST_DEVICE=cuda timeout "$limit" "$build/tests/test_cuda" \
