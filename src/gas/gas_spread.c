@@ -920,7 +920,10 @@ static ck_status nccl_decide(ck__gas_spread *s) {
   ck__exchange_piece sends[2], receives[2];
   for (int side = 0; side < 2 && made == CK_OK; ++side)
     made = mirror_make(s, side, 0, 0, &s->sources[0][side]);
-  for (int k = 0; k < 2 && made == CK_OK; ++k) {
+  /* Every process posts its swap, or none: a partner left waiting for a
+   * process that never posts would wait forever. */
+  CK_TRY(ck__gas_spread_agree(s, made));
+  for (int k = 0; k < 2; ++k) {
     int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
     sends[k] = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
                                     4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
@@ -928,15 +931,15 @@ static ck_status nccl_decide(ck__gas_spread *s) {
         (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
                              4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
   }
-  if (made == CK_OK)
-    made = ck__exchange_member_swap(s->run.exchange, 0,
-                                    ck__cuda_stream(state->queue), sends, 2,
-                                    receives, 2);
-  if (made == CK_OK)
-    made = ck_queue_finish(state->queue);
-  if (made != CK_OK)
+  made = ck__exchange_member_swap(
+      s->run.exchange, 0, ck__cuda_stream(state->queue), sends, 2, receives, 2);
+  /* Where a process could not post it, the others' calls in flight end
+   * with the abort. */
+  status = ck__gas_spread_agree(s, made);
+  if (status == CK_OK)
+    status = ck__gas_spread_agree(s, ck_queue_finish(state->queue));
+  if (status != CK_OK)
     ck__exchange_abort_devices(s->run.exchange);
-  CK_TRY(ck__gas_spread_agree(s, made));
 fail:
   return status;
 }
