@@ -602,8 +602,7 @@ static void crew_free(ck__spread_crew *crew) {
 
 /* CLKIT_SPREAD_THREADS=0: every member on the calling thread, in turn. */
 static int in_turn_asked(void) {
-  const char *setting = getenv("CLKIT_SPREAD_THREADS");
-  return setting && strcmp(setting, "0") == 0;
+  return ck__setting_off("CLKIT_SPREAD_THREADS");
 }
 
 int ck__spread_in_turn(const ck__spread_run *run) {

@@ -737,12 +737,6 @@ typedef struct ipc_ticket {
   uint32_t capacity, leavers, failed;
 } ipc_ticket;
 
-/* CLKIT_IPC=0: processes of one host go by NCCL too. */
-static int ipc_enabled(void) {
-  const char *setting = getenv("CLKIT_IPC");
-  return !(setting && strcmp(setting, "0") == 0);
-}
-
 /* Whether resident steps may go between processes (collective): every
  * process holds one CUDA member, with CLKIT_PEER not 0; by CUDA IPC where
  * all are on one host, else by NCCL where every process has it. */
@@ -767,7 +761,8 @@ static ck_status between_decide(ck__gas_spread *s) {
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
   CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine, all));
-  int able = 1, one_host = ipc_enabled();
+  /* CLKIT_IPC=0: processes of one host go by NCCL too. */
+  int able = 1, one_host = !ck__setting_off("CLKIT_IPC");
   for (size_t m = 0; m < s->total; ++m) {
     able = able && all[m].able;
     one_host = one_host && strcmp(all[m].host, all[0].host) == 0;

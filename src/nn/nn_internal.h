@@ -373,6 +373,10 @@ ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
 ck_status ck__nn_ensure_capacity(ck_nn *nn, uint32_t rows);
 ck_status ck__nn_pass(nn_state *state, const ck__nn_steps *steps,
                       const ck__nn_step *step);
+/* The rows of each chunk in which ck__nn_forward_rows evaluates count
+ * rows: the capacity, or CK__NN_EVALUATION_ROWS where that is more, and
+ * count at most; the capacity grows to it. */
+uint32_t ck__nn_chunk_rows(const ck_nn *nn, uint32_t count);
 ck_status ck__nn_forward_rows(ck_nn *nn, ck_nn_set which, uint32_t first,
                               uint32_t count);
 ck_status ck__nn_layer_load(nn_state *state, int layer, ck_buffer *buffer,

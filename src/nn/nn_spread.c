@@ -466,7 +466,7 @@ static ck_status batch_member(void *context, size_t i) {
     step.scale = 1.0 / rows;
   }
   ck_status status = ck__nn_train_step(member, &step);
-  if (status == CK_OK && way == SUM_HOST && !call->record_only)
+  if (status == CK_OK && way == SUM_HOST)
     status = read_gradient(nn->spread, i);
   return status;
 }
@@ -532,9 +532,7 @@ static ck_status record_member(void *context, size_t i) {
     uint32_t start, rows;
     ck__nn_spread_cut(call->nn, i, call->nn->state.sets[sets[k]].rows, &start,
                       &rows);
-    uint32_t chunk =
-        rows < CK__NN_EVALUATION_ROWS ? rows : CK__NN_EVALUATION_ROWS;
-    CK_TRY(ck__nn_ensure_capacity(member, chunk));
+    CK_TRY(ck__nn_ensure_capacity(member, ck__nn_chunk_rows(member, rows)));
   }
   CK_TRY(batch_member(context, i));
 fail:

@@ -203,16 +203,19 @@ fail:
 
 /* The forward pass over rows first .. first + count - 1 of an attached
  * set, in chunks; per-sample results in entries 0 .. count - 1. */
+uint32_t ck__nn_chunk_rows(const ck_nn *nn, uint32_t count) {
+  uint32_t chunk = nn->state.capacity > CK__NN_EVALUATION_ROWS
+                       ? nn->state.capacity
+                       : CK__NN_EVALUATION_ROWS;
+  return chunk < count ? chunk : count;
+}
+
 ck_status ck__nn_forward_rows(ck_nn *nn, ck_nn_set which, uint32_t first,
                               uint32_t count) {
   ck_status status = CK_OK;
   nn_state *state = &nn->state;
   nn_data *set = &state->sets[which];
-  uint32_t chunk = state->capacity > CK__NN_EVALUATION_ROWS
-                       ? state->capacity
-                       : CK__NN_EVALUATION_ROWS;
-  if (chunk > count)
-    chunk = count;
+  uint32_t chunk = ck__nn_chunk_rows(nn, count);
   CK_TRY(ck__nn_ensure_capacity(nn, chunk));
   for (uint32_t done = 0; done < count; done += chunk) {
     uint32_t rows = count - done < chunk ? count - done : chunk;

@@ -33,6 +33,7 @@ struct ck__exchange {
   int devices_decided, on_devices; /* ck__exchange_on_devices */
   int averages;                    /* ... and whether its sums average */
   int captures;                    /* ... and may be recorded in graphs */
+  int swaps;                       /* ... and its members may swap */
   double *staging;                 /* host sums of buffers */
   size_t staging_count;
 #if CK_HAVE_NCCL
@@ -467,8 +468,7 @@ ck_status ck__exchange_on_devices(ck__exchange *exchange,
   }
   int local = 0;
 #if CK_HAVE_NCCL
-  const char *setting = getenv("CLKIT_NCCL");
-  local = !(setting && strcmp(setting, "0") == 0) && ck__nccl_available();
+  local = !ck__setting_off("CLKIT_NCCL") && ck__nccl_available();
   for (size_t i = 0; local && i < exchange->local; ++i) {
     const ck_device *device = NULL;
     local = ck_queue_get_device(queues[i], &device) == CK_OK &&
@@ -482,19 +482,21 @@ ck_status ck__exchange_on_devices(ck__exchange *exchange,
   if (exchange->local > CK__EXCHANGE_MAX_LOCAL)
     return ck__fail(CK_ERROR_UNSUPPORTED, "%zu members in one process",
                     exchange->local);
-  int average = 0;
+  int average = 0, swap = 0;
 #if CK_HAVE_NCCL
   average = local && ck__nccl_averages();
+  swap = local && ck__nccl_swaps();
 #endif
-  /* The processes that cannot, and those that cannot average. */
-  double mine[2] = {local ? 0 : 1, average ? 0 : 1}, zero[2] = {0, 0};
-  double unable[2] = {0, 0};
+  /* The processes that cannot, that cannot average, that cannot swap. */
+  double mine[3] = {local ? 0 : 1, average ? 0 : 1, swap ? 0 : 1};
+  double zero[3] = {0, 0, 0}, unable[3] = {0, 0, 0};
   const double *pieces[CK__EXCHANGE_MAX_LOCAL];
   for (size_t i = 0; i < exchange->local; ++i)
     pieces[i] = i ? zero : mine;
-  CK_TRY(ck__exchange_sum(exchange, pieces, unable, 2));
+  CK_TRY(ck__exchange_sum(exchange, pieces, unable, 3));
   exchange->on_devices = unable[0] == 0;
   exchange->averages = exchange->on_devices && unable[1] == 0;
+  exchange->swaps = exchange->on_devices && unable[2] == 0;
 #if CK_HAVE_NCCL
   if (exchange->on_devices)
     CK_TRY(nccl_begin(exchange, queues));
@@ -514,6 +516,18 @@ int ck__exchange_captures(const ck__exchange *exchange) {
   return exchange->captures;
 }
 
+/* A member's call on the devices (its sum or swap), where the members
+ * do not make them there. */
+static ck_status not_on_devices(const ck__exchange *exchange, const char *call,
+                                const char *verb) {
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "a member's %s on the devices, where the members do not %s "
+                  "on the devices (%s)",
+                  call, verb,
+                  exchange->devices_decided ? "NCCL is not used"
+                                            : "not decided");
+}
+
 ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
                                   void *stream, void *const *data,
                                   const size_t *counts, size_t n,
@@ -526,29 +540,14 @@ ck_status ck__exchange_member_sum(ck__exchange *exchange, size_t i,
   (void)i, (void)stream, (void)data, (void)counts, (void)n;
   (void)double_precision, (void)average;
 #endif
-  return ck__fail(CK_ERROR_UNSUPPORTED,
-                  "a member's sum on the devices, where the members do not "
-                  "sum on the devices (%s)",
-                  exchange->devices_decided ? "NCCL is not used"
-                                            : "not decided");
+  return not_on_devices(exchange, "sum", "sum");
 }
 
 ck_status ck__exchange_swaps(ck__exchange *exchange, ck_queue *const *queues,
                              int *swaps) {
-  ck_status status = CK_OK;
   int on_devices = 0;
-  *swaps = 0;
-  CK_TRY(ck__exchange_on_devices(exchange, queues, &on_devices));
-#if CK_HAVE_NCCL
-  /* Every process's NCCL can, or none swaps. */
-  double mine = on_devices && ck__nccl_swaps() ? 0 : 1, unable = 0;
-  const double zero = 0, *pieces[CK__EXCHANGE_MAX_LOCAL];
-  for (size_t i = 0; i < exchange->local; ++i)
-    pieces[i] = i ? &zero : &mine;
-  CK_TRY(ck__exchange_sum(exchange, pieces, &unable, 1));
-  *swaps = on_devices && unable == 0;
-#endif
-fail:
+  ck_status status = ck__exchange_on_devices(exchange, queues, &on_devices);
+  *swaps = status == CK_OK && exchange->swaps;
   return status;
 }
 
@@ -566,11 +565,7 @@ ck_status ck__exchange_member_swap(ck__exchange *exchange, size_t i,
   (void)i, (void)stream, (void)sends, (void)n_sends, (void)receives;
   (void)n_receives;
 #endif
-  return ck__fail(CK_ERROR_UNSUPPORTED,
-                  "a member's swap on the devices, where the members do not "
-                  "exchange on the devices (%s)",
-                  exchange->devices_decided ? "NCCL is not used"
-                                            : "not decided");
+  return not_on_devices(exchange, "swap", "exchange");
 }
 
 void ck__exchange_abort_devices(ck__exchange *exchange) {

@@ -159,8 +159,8 @@ typedef struct ck__exchange_piece {
 
 /*
  * Whether members may swap device buffers (ck__exchange_member_swap):
- * ck__exchange_on_devices said the members exchange on the devices
- * (collective, decided once) and NCCL has sends and receives.
+ * they exchange on the devices and every process's NCCL has sends and
+ * receives. Decided with ck__exchange_on_devices (collective, once).
  */
 ck_status ck__exchange_swaps(ck__exchange *exchange, ck_queue *const *queues,
                              int *swaps);

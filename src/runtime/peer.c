@@ -28,8 +28,7 @@ struct ck__peer {
 _Thread_local int ck__peer_ref_for_tests;
 
 int ck__peer_enabled(void) {
-  const char *setting = getenv("CLKIT_PEER");
-  return !(setting && strcmp(setting, "0") == 0);
+  return !ck__setting_off("CLKIT_PEER");
 }
 
 #if CK_HAVE_CUDA

@@ -115,6 +115,10 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
 /* Monotonic seconds, for wall times. */
 double ck__seconds(void);
 
+/* 1 where the environment variable is set to "0": a switch turned off
+ * (CLKIT_PEER, CLKIT_IPC, CLKIT_NCCL, CLKIT_SPREAD_THREADS). */
+int ck__setting_off(const char *variable);
+
 /* The host's physical memory in bytes (ref's device memory); 0 when the
  * system does not say. */
 unsigned long long ck__host_memory(void);
