@@ -56,7 +56,7 @@
  * The same text lays the struct out for host C and for CUDA C++: device
  * addresses first (8 bytes each on either side), then 64-bit and 32-bit
  * words, a multiple of 8 in all; the layout is asserted on both sides
- * (below). Buffers a launch does not use (rows, relay) may
+ * (below). Buffers a launch does not use (rows, relays, counts) may
  * be NULL.
  */
 typedef struct ck_ga_native_args {
@@ -69,7 +69,14 @@ typedef struct ck_ga_native_args {
   const ck_u32 *migration_source;
   ck_u32 *schedule;
   float *relay, *relay_fitness;
+  /* A spread run's ring across GPUs (CK_GA_ACROSS): this member's counts
+   * of the migrations its last island relayed and of those the next
+   * member took (ga.cu); the previous member's, and its relay at its last
+   * island, mapped here. */
+  ck_u32 *crossed, *crossed_previous;
+  const float *relay_previous, *relay_fitness_previous;
   ck_u64 seed, first_generation;
+  ck_u64 previous_segment; /* migrants a segment in the previous relay */
   ck_u32 islands, generations, stats_slot, migration, migrate_every, per_task;
   ck_u32 first_island; /* island 0's number in the whole run */
   float crossover_rate, crossover_parameter, mutation_rate, mutation_parameter;
@@ -78,8 +85,8 @@ typedef struct ck_ga_native_args {
 
 /* The layout, asserted in each compiler that includes this header (the
  * host's C and NVRTC's C++, which has no offsetof): every member of the
- * size it has on the other side, and the whole the sum of its members (18
- * addresses, 2 64-bit words, 7 32-bit words and 5 floats),
+ * size it has on the other side, and the whole the sum of its members (22
+ * addresses, 3 64-bit words, 7 32-bit words and 5 floats),
  * so that no padding lies between them and each lies at the sum of the
  * sizes before it. */
 #if defined(__cplusplus)
@@ -93,7 +100,7 @@ CK_GA_NATIVE_ASSERT(sizeof(float *) == 8 && sizeof(ck_u32 *) == 8 &&
                     sizeof(ck_u64) == 8 && sizeof(ck_u32) == 4 &&
                     sizeof(float) == 4);
 CK_GA_NATIVE_ASSERT(sizeof(ck_ga_native_args) ==
-                    18 * 8 + 2 * 8 + 7 * 4 + 5 * 4);
+                    22 * 8 + 3 * 8 + 7 * 4 + 5 * 4);
 CK_GA_NATIVE_ASSERT(CK_GA_NATIVE_ALIGNOF(ck_ga_native_args) == 8);
 
 #endif /* CK_GA_NATIVE_H */

@@ -83,7 +83,22 @@
  * up; the last block may have fewer), CK_GA_BLOCK (threads a block:
  * CK_GA_SLOTS rounded up to whole warps, at most 1024),
  * CK_GA_DEFER_REFILLS (1 to defer a child's refills after its first,
- * below) and CK_GA_POOL_STEPS (1 to pool polynomial steps, below).
+ * below), CK_GA_POOL_STEPS (1 to pool polynomial steps, below) and
+ * CK_GA_ACROSS (1 where a spread run's ring crosses GPUs inside the
+ * launch).
+ *
+ * Across GPUs (CK_GA_ACROSS), a spread run's member relays its last
+ * island's migrants as any island's, and raises its count CK_GA_SENT in
+ * `crossed` to the migration's number over the run, at the system's
+ * scope. The next member's first island waits for that count,
+ * reads the migrants in place in the previous member's relay, over
+ * NVLink or PCIe, and raises the previous member's CK_GA_TAKEN to it.
+ * The counts are never reset, so that a launch never reads a count of
+ * an earlier one. Before its first relay of a launch, the last island
+ * waits until the next member has taken all it sent before, which the
+ * relay's first slots held. Each wait is for tasks of earlier segments
+ * or launches, on GPUs that run at once (the host requires one member a
+ * GPU), so none can deadlock.
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_ga.h"
@@ -114,6 +129,13 @@
 #error "ga.cu needs CK_GA_CLUSTER blocks of CK_GA_SLOTS slots for an island"
 #endif
 #define CLUSTERED (CK_GA_CLUSTER > 1)
+#ifndef CK_GA_ACROSS
+#define CK_GA_ACROSS 0
+#endif
+/* The counts of a member's `crossed`: the migrations it sent across, and
+ * those the next member has taken. */
+#define CK_GA_SENT 0
+#define CK_GA_TAKEN 1
 /* Whether the child is crossed in chunks (ck_ga.h: CK_GA_CHUNK genes). */
 #define CHUNKED (CK_DIM > CK_GA_CHUNK)
 
@@ -854,6 +876,47 @@ static __device__ __forceinline__ void announce(unsigned *at, unsigned value) {
                  : "memory");
 }
 
+/* As wait_for and announce, at the system's scope: for the counts
+ * another GPU raises or waits on. Every thread's writes are fenced at
+ * that scope before the barrier, not only ordered at the GPU's, so that
+ * the other GPU sees them once it sees the count. */
+template <bool WARP>
+static __device__ __forceinline__ void wait_for_system(const unsigned *at,
+                                                       unsigned wanted) {
+  if (threadIdx.x % (WARP ? CK_WARP_WIDTH : CK_GA_BLOCK) == 0)
+    for (;;) {
+      unsigned value;
+      asm volatile("ld.acquire.sys.u32 %0, [%1];"
+                   : "=r"(value)
+                   : "l"(at)
+                   : "memory");
+      if (value >= wanted)
+        break;
+      __nanosleep(128);
+    }
+  together<WARP>();
+}
+
+template <bool WARP>
+static __device__ __forceinline__ void announce_system(unsigned *at,
+                                                       unsigned value) {
+  __threadfence_system();
+  together<WARP>();
+  if (threadIdx.x % (WARP ? CK_WARP_WIDTH : CK_GA_BLOCK) == 0)
+    asm volatile("st.release.sys.u32 [%0], %1;" ::"l"(at), "r"(value)
+                 : "memory");
+}
+
+/* The number over the run of the migration after segment `segment` of
+ * the launch (migration n follows generation n x migrate_every): the
+ * launch's first boundary's, then one a segment. */
+static __device__ __forceinline__ unsigned
+migration_number(const ck_ga_native_args &a, unsigned segment) {
+  return (unsigned)((a.first_generation + a.migrate_every - 1) /
+                    a.migrate_every) +
+         segment;
+}
+
 /* Where the islands' migrants sent after segment `segment` of a launch
  * are relayed: their genes (in *genes) and fitness (in *fitness). */
 template <class T>
@@ -935,7 +998,8 @@ load_island(const ck_ga_native_args &a, const island_view &v, unsigned begin,
 
 /* As ck_ga_immigrate, before segment `segment`: the CK_GA_MIGRANTS worst,
  * worst first, take the migrants of island migration_source[island], best
- * first, sent before the launch or after its segment before this one.
+ * first, sent before the launch or after its segment before this one
+ * (in the previous member's relay, where the source is its last island).
  * The worst by (fitness, index) is the least of (-fitness, 0xFFFFFFFE -
  * index). */
 static __device__ __forceinline__ void
@@ -944,32 +1008,52 @@ receive_migrants(const ck_ga_native_args &a, const island_view &v,
                  float *child) {
   const unsigned from_island = __ldg(a.migration_source + v.island);
   const float *arrived = a.migrants_in, *arrived_fitness = a.migrant_fitness_in;
+  /* The source's place in `arrived`. */
+  unsigned from = from_island;
   if (segment > 0)
     relay_at<const float>(a.relay, a.relay_fitness, segment - 1, a.islands,
                           &arrived, &arrived_fitness);
   const unsigned *sent = a.schedule + 1;
+  /* Another member's island sent them inside the launch. */
+  const bool crossed = CK_GA_ACROSS && segment > 0 && from_island >= a.islands;
+  const unsigned migration = crossed ? migration_number(a, segment - 1) : 0u;
+  if (crossed) {
+    arrived =
+        a.relay_previous + (ck_u64)(segment - 1) * a.previous_segment * CK_DIM;
+    arrived_fitness =
+        a.relay_fitness_previous + (ck_u64)(segment - 1) * a.previous_segment;
+    from = 0;
+  }
 #if WARP_MIGRATION
   (void)sets;
   (void)value;
   (void)child;
   if (v.l < CK_WARP_WIDTH) {
-    if (segment > 0)
+    if (crossed)
+      wait_for_system<true>(a.crossed_previous + CK_GA_SENT, migration);
+    else if (segment > 0)
       wait_for<true>(sent + from_island, segment);
-    warp_immigrate(v.genes, v.fitness, arrived, arrived_fitness, from_island);
+    warp_immigrate(v.genes, v.fitness, arrived, arrived_fitness, from);
+    if (crossed)
+      announce_system<true>(a.crossed_previous + CK_GA_TAKEN, migration);
   }
 #else
-  if (segment > 0)
+  if (crossed)
+    wait_for_system<false>(a.crossed_previous + CK_GA_SENT, migration);
+  else if (segment > 0)
     wait_for<false>(sent + from_island, segment);
   const int received = migrant_pick<true>(v.folds, v.cluster_folds, sets,
                                           v.rank, v.live, *value, v.slot);
   if (received >= 0) {
-    const ck_u64 migrant = (ck_u64)from_island * CK_GA_MIGRANTS + received;
+    const ck_u64 migrant = (ck_u64)from * CK_GA_MIGRANTS + received;
     load_row(v.genes + v.l * ROW_QUADS, arrived + migrant * CK_DIM, 1, child);
     *value = __ldcg(arrived_fitness + migrant);
 #pragma unroll
     for (unsigned r = 0; r < CK_GA_CLUSTER; ++r)
       in_block(v.fitness, r)[v.slot] = *value;
   }
+  if (crossed)
+    announce_system<false>(a.crossed_previous + CK_GA_TAKEN, migration);
   publish_rows(v.genes, (float4 *)a.rows, v.island, v.first_slot);
   island_sync();
 #endif
@@ -1207,7 +1291,8 @@ record_statistics(const ck_ga_native_args &a, const island_view &v,
 /* As ck_ga_emigrate, after segment `segment`: the CK_GA_MIGRANTS best by
  * (fitness, index), best first, copied by the first warp (WARP_MIGRATION)
  * or each by the thread that holds it, for the next segment of the
- * island it sends to (`relay`, announced) or for the next launch
+ * island it sends to (`relay`, announced: to the next member, where that
+ * island is its first, by `crossed`) or for the next launch
  * (migrants_out). */
 static __device__ __forceinline__ void
 send_migrants(const ck_ga_native_args &a, const island_view &v,
@@ -1219,15 +1304,27 @@ send_migrants(const ck_ga_native_args &a, const island_view &v,
     relay_at(a.relay, a.relay_fitness, segment, a.islands, &leaving,
              &leaving_fitness);
   unsigned *sent = a.schedule + 1;
+  /* The next member's first island takes them: before the launch's first
+   * relay, it has taken all the relay held before. */
+  const bool crosses = CK_GA_ACROSS && relayed && v.island + 1 == a.islands;
 #if WARP_MIGRATION
   (void)sets;
   (void)value;
   if (v.l < CK_WARP_WIDTH) {
+    if (crosses && segment == 0)
+      wait_for_system<true>(a.crossed + CK_GA_TAKEN,
+                            __ldcg(a.crossed + CK_GA_SENT));
     warp_emigrate(v.genes, v.fitness, leaving, leaving_fitness, v.island);
-    if (relayed)
+    if (crosses)
+      announce_system<true>(a.crossed + CK_GA_SENT,
+                            migration_number(a, segment));
+    else if (relayed)
       announce<true>(sent + v.island, segment + 1);
   }
 #else
+  if (crosses && segment == 0)
+    wait_for_system<false>(a.crossed + CK_GA_TAKEN,
+                           __ldcg(a.crossed + CK_GA_SENT));
   const int picked = migrant_pick<false>(v.folds, v.cluster_folds, sets, v.rank,
                                          v.live, value, v.slot);
   if (picked >= 0) {
@@ -1237,7 +1334,10 @@ send_migrants(const ck_ga_native_args &a, const island_view &v,
       leaving[to * CK_DIM + d] = row[d];
     leaving_fitness[to] = value;
   }
-  if (relayed)
+  if (crosses)
+    announce_system<false>(a.crossed + CK_GA_SENT,
+                           migration_number(a, segment));
+  else if (relayed)
     announce<false>(sent + v.island, segment + 1);
 #endif
 }

@@ -444,8 +444,9 @@ static void check_gas_peer(const ck_device *device) {
  * every 5 generations on a ring and on random cycles: its migrants cross
  * device to device (CLKIT_PEER unset: a peer copy, or a device copy on
  * one GPU) or through host memory (CLKIT_PEER=0), and the two runs agree
- * bit for bit. Where both GPUs are one model (or one GPU), both are the
- * first device's run alone too.
+ * bit for bit. On two GPUs the ring's migrations cross them inside the
+ * launches too, each member reading its previous one's relay. Where both GPUs
+ * are one model (or one GPU), both are the first device's run alone too.
  */
 static void check_ga_peer(const ck_device *first, const ck_device *second) {
   if (!peer_unset("the GA's"))
@@ -463,6 +464,7 @@ static void check_ga_peer(const ck_device *first, const ck_device *second) {
   ck_spread spread = {
       .devices = pair, .device_count = 2, .shares = equal, .share_count = 2};
   int same_model = strcmp(first->name, second->name) == 0;
+  int same_device = strcmp(first->id, second->id) == 0;
   for (int topology = CK_GA_RING; topology <= CK_GA_RANDOM; ++topology) {
     c.topology = (ck_ga_topology)topology;
     double best[3] = {0, 0, 0}, genes[3][16];
@@ -482,6 +484,15 @@ static void check_ga_peer(const ck_device *first, const ck_device *second) {
                   first->id, second->id, run ? "0" : "unset",
                   ck__ga_spread_on_devices(ga) ? "device to device"
                                                : "through the host");
+      /* On two GPUs the ring crosses them inside the launches; on one,
+       * or through the host, at each migration. */
+      int inside = run == 0 && topology == CK_GA_RING && !same_device;
+      if (run < 2)
+        CHECK_MSG((ck__ga_spread_span(ga) > 1) == inside,
+                  "GA over %s and %s, topology %d, CLKIT_PEER %s: rounds of "
+                  "up to %u segments",
+                  first->id, second->id, topology, run ? "0" : "unset",
+                  (unsigned)ck__ga_spread_span(ga));
       CHECK_OK(ck_ga_step(ga, 100));
       CHECK_OK(ck_ga_get_best(ga, &best[run], genes[run]));
       CHECK_OK(ck_ga_destroy(ga));

@@ -275,8 +275,9 @@ fail:
   return status;
 }
 
-ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates) {
-  return evolve_and_send(slice, count, migrates, 0);
+ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates,
+                            uint32_t inside) {
+  return evolve_and_send(slice, count, migrates, inside);
 }
 
 ck_status ck__ga_slice_receive(ck_ga *slice, int migrates) {

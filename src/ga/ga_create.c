@@ -423,7 +423,8 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
   CK_TRY(make_history(created, config));
   double started = ck__seconds();
   CK_TRY(ck__ga_spread_create(spread, config, &created->spread,
-                              &created->state.stats_capacity));
+                              &created->state.stats_capacity,
+                              &created->state.span_segments));
   created->build_seconds = ck__seconds() - started;
   CK_TRY(make_stats_host(created));
   /* Generation 0's statistics and best, as one device reads them at

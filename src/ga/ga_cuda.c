@@ -126,6 +126,13 @@ static int find_shape(const ga_state *state, native_shape *shape) {
   return 0;
 }
 
+uint32_t ck__ga_span(uint32_t run_islands, uint32_t migrants, int dim) {
+  size_t migrant_bytes =
+      (size_t)run_islands * migrants * ((size_t)dim + 1) * sizeof(float);
+  size_t fits = migrant_bytes ? RELAY_BYTES / migrant_bytes + 1 : 1;
+  return fits < MAX_SEGMENTS ? (uint32_t)fits : MAX_SEGMENTS;
+}
+
 int ck__ga_cuda_supports(const ga_state *state) {
   native_shape shape;
   return find_shape(state, &shape);
@@ -143,6 +150,17 @@ static ck_status cuda_setup(ga_state *state) {
             (unsigned)state->size, state->dim);
   state->native_block = shape.block;
   state->native_cluster = shape.cluster;
+  /* A clustered island's blocks run as one, a launch of one segment: the
+   * ring's migrations inside a launch are for islands of one block (a
+   * random topology's cycle changes at every migration, and the driver
+   * ends a launch at each), on a ring this device holds whole or, for a
+   * spread member, whose previous member's memory it reads
+   * (across_wanted). */
+  uint32_t span = 1;
+  if (shape.cluster == 1 && state->ring && state->migrate_every &&
+      (state->run_islands == state->islands || state->across_wanted))
+    span = ck__ga_span(state->run_islands, state->migrants, state->dim);
+  state->across = state->across_wanted && span > 1;
   /* The kernel's launch bounds come from this device's SM; ga.cu takes
    * sm_90's where the device cannot say. */
   ck__cuda_multiprocessor(&state->device, &sm_threads, &sm_registers,
@@ -156,12 +174,13 @@ static ck_status cuda_setup(ga_state *state) {
       "-DCK_GA_ELITE=%d -DCK_GA_ISLAND=%u -DCK_GA_CLUSTER=%u "
       "-DCK_GA_SLOTS=%u -DCK_GA_BLOCK=%u -DCK_GA_MIGRANTS=%u "
       "-DCK_GA_DEFER_REFILLS=%d -DCK_GA_POOL_STEPS=%d -DCK_REAL_DOUBLE=0 "
-      "-DCK_SM_THREADS=%d -DCK_SM_REGISTERS=%d -DCK_SM_BLOCKS=%d",
+      "-DCK_SM_THREADS=%d -DCK_SM_REGISTERS=%d -DCK_SM_BLOCKS=%d "
+      "-DCK_GA_ACROSS=%d",
       state->objective, state->bounds, state->dim, state->tournament,
       state->crossover, state->mutation, state->elite, (unsigned)state->size,
       (unsigned)shape.cluster, (unsigned)shape.slots, (unsigned)shape.block,
       (unsigned)(state->migrants ? state->migrants : 1u), defers_refills(state),
-      pools_steps(state), sm_threads, sm_registers, sm_blocks);
+      pools_steps(state), sm_threads, sm_registers, sm_blocks, state->across);
   CK_TRY(
       ck_program_build(state->queue, "ga.cu", defines, &state->native_program));
   ck_kernel *kernel;
@@ -173,21 +192,13 @@ static ck_status cuda_setup(ga_state *state) {
                            (size_t)state->islands * state->size *
                                CK_GA_NATIVE_ROW_QUADS((size_t)state->dim) * 16,
                            &state->native_rows));
-  /* A clustered island's blocks run as one, a launch of one segment: the
-   * ring's migrations inside a launch are for islands of one block (a
-   * random topology's cycle changes at every migration, and the driver
-   * ends a launch at each), on a ring this device holds whole (a spread
-   * run's migrations cross devices between launches). */
-  uint32_t span = 1;
-  if (shape.cluster == 1 && state->ring && state->migrate_every &&
-      state->run_islands == state->islands) {
-    size_t migrant_bytes = (size_t)state->islands * state->migrants *
-                           ((size_t)state->dim + 1) * sizeof(float);
-    size_t fits = RELAY_BYTES / migrant_bytes + 1;
-    span = fits < MAX_SEGMENTS ? (uint32_t)fits : MAX_SEGMENTS;
-  }
   CK_TRY(ck__buffer_make(state->queue, schedule_bytes(state),
                          &state->native_schedule));
+  /* Its counts of migrations sent across and taken (cl/ga.cu). */
+  if (state->across)
+    CK_TRY(ck__buffer_make_zeroed(state->queue, 4, sizeof(uint32_t),
+                                  "the GA's counts across GPUs",
+                                  &state->native_crossed));
   if (span > 1) {
     size_t slots = (size_t)(span - 1) * state->islands * state->migrants;
     CK_TRY(ck__buffer_make(state->queue, slots * state->dim * sizeof(float),
@@ -242,6 +253,14 @@ static ck_status set_evolve_arguments(ga_state *state, uint64_t first,
   native.schedule = (uint32_t *)ck__cuda_pointer(state->native_schedule);
   native.relay = device_reals(state->native_relay);
   native.relay_fitness = device_reals(state->native_relay_fitness);
+  native.crossed = state->native_crossed
+                       ? (uint32_t *)ck__cuda_pointer(state->native_crossed)
+                       : NULL;
+  native.crossed_previous = (uint32_t *)(uintptr_t)state->crossed_previous;
+  native.relay_previous = (const float *)(uintptr_t)state->relay_previous;
+  native.relay_fitness_previous =
+      (const float *)(uintptr_t)state->relay_fitness_previous;
+  native.previous_segment = state->previous_segment;
   native.seed = state->seed;
   native.first_generation = first;
   native.islands = state->islands;
@@ -302,6 +321,10 @@ static void cuda_teardown(ga_state *state) {
   ck_buffer_destroy(state->native_schedule);
   ck_buffer_destroy(state->native_relay);
   ck_buffer_destroy(state->native_relay_fitness);
+  ck_buffer_destroy(state->native_crossed);
+  state->native_crossed = NULL;
+  state->crossed_previous = state->relay_previous = 0;
+  state->relay_fitness_previous = 0;
   state->native_schedule = state->native_relay = NULL;
   state->native_relay_fitness = NULL;
   ck_program_destroy(state->native_program);

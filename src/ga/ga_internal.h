@@ -125,6 +125,17 @@ struct ga_state {
    * (1 + 2 x islands counters), and the migrants sent inside a launch
    * ((span_segments - 1) x islands x migrants, genes and fitness). */
   ck_buffer *native_schedule, *native_relay, *native_relay_fitness;
+  /* A spread member's ring across GPUs inside its launches (cl/ga.cu,
+   * CK_GA_ACROSS): across_wanted, set by the spread before setup where
+   * each member has a GPU of its own that reads its previous member's
+   * memory; across, set by setup (0: the spread migrates between
+   * launches); its counts (`crossed`), and the previous member's
+   * addresses here, set by the spread after setup: its counts, its relay
+   * and relay fitness at its last island, and its migrants a segment. */
+  int across_wanted, across;
+  ck_buffer *native_crossed;
+  uint64_t crossed_previous, relay_previous, relay_fitness_previous;
+  uint64_t previous_segment;
   size_t native_resident; /* blocks the device holds at once */
   /* At most this many blocks a launch, where not 0: for tests, which
    * make blocks wait for each other's tasks. */
@@ -150,6 +161,10 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes);
  * on CUDA devices keep the OpenCL steps (built for CUDA). */
 extern const ck__ga_steps ck__ga_cuda_steps;
 int ck__ga_cuda_supports(const ga_state *state);
+/* The most segments a launch of the native generation makes over a ring
+ * of run_islands islands, as its relay's memory allows. One device and a
+ * spread run's members make the same launches from it. */
+uint32_t ck__ga_span(uint32_t run_islands, uint32_t migrants, int dim);
 
 /* The OpenCL generation's arguments from the seed to first_island,
  * added to a cursor: `count` generations from `first`, their statistics
@@ -253,18 +268,23 @@ uint32_t ck__ga_stats_capacity(size_t islands);
  * generation 0 (a GA that fails it is the caller's to destroy). A
  * member's slice (NULL: the whole run) holds config->islands islands from
  * slice->first_island of the run's, drawing from their streams there. Its
- * migrations are the driver's between launches (no ring's inside one),
- * and it keeps generation 0's statistics for the run. */
+ * migrations are the driver's between launches, but a ring's inside them
+ * where it reads its previous member's memory (state.across_wanted), and
+ * it keeps
+ * generation 0's statistics for the run. */
 ck_status ck__ga_slice_allocate(const ck_device *device,
                                 const ck_ga_config *config,
                                 const ck__ga_slice *slice, ck_ga **ga);
 ck_status ck__ga_slice_set_up(ck_ga *ga);
-/* A member's round of `count` generations, which neither cross a
- * migration nor fill its statistics: the generations and, where
- * `migrates`, the migration's plan and the sending of its migrants, into
- * migrant set state.migrant_set; then (once the migrants from other
- * members are in their incoming slots) their receiving, and the best. */
-ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates);
+/* A member's round of `count` generations, which do not fill its
+ * statistics nor cross a migration, but the `inside` ones its launch
+ * makes (a ring across GPUs: state.across): the generations and,
+ * where `migrates`, the migration's plan and the sending of its
+ * migrants, into migrant set state.migrant_set; then (once the migrants
+ * from other members are in their incoming slots) their receiving, and
+ * the best. */
+ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates,
+                            uint32_t inside);
 ck_status ck__ga_slice_receive(ck_ga *slice, int migrates);
 /* A GA's (or a spread member's) statistics since the last read, folded
  * over its islands: (best, mean) a generation into pairs, as doubles;
@@ -272,11 +292,13 @@ ck_status ck__ga_slice_receive(ck_ga *slice, int migrates);
 ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs);
 
 /* Deals config's islands to the spread's members, makes their slices;
- * *stats_capacity: the slices'. Generation 0's statistics and best are
- * the front's to read (ck__ga_spread_step with no generations). */
+ * *stats_capacity: the slices'; *span_segments: the most segments of a
+ * round (the front's ck__ga_next_run). Generation 0's statistics and best
+ * are the front's to read (ck__ga_spread_step with no generations). */
 ck_status ck__ga_spread_create(const ck_spread *spread,
                                const ck_ga_config *config, ck__ga_spread **made,
-                               uint32_t *stats_capacity);
+                               uint32_t *stats_capacity,
+                               uint32_t *span_segments);
 /* A spread run's generations (ck_ga_step): rounds that end where
  * one-device calls end (ck__ga_next_run), every member making each on its
  * own thread; then the statistics not yet read, and the run's best agreed.
@@ -301,6 +323,9 @@ ck__spread_run *ck__ga_spread_run(const ck_ga *ga);
 /* 1 where a spread run's migrants cross device to device (every member
  * a CUDA device of one process, or ref's for tests), else 0. */
 int ck__ga_spread_on_devices(const ck_ga *ga);
+/* The most segments a spread run's rounds make (0 for one device): past
+ * 1, a ring's migrations go inside the members' launches. */
+uint32_t ck__ga_spread_span(const ck_ga *ga);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
 
 /* The state behind a GA, for tests that inspect islands. */

@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "framework/spread.h"
 #include "ga/ga_internal.h"
@@ -67,11 +68,19 @@ struct ck__ga_spread {
    * the crossing migrants go through them, and the packs are unused. */
   ck__peer **peers;
   int on_devices;
+  /* The most segments a round makes: a ring's migrations inside the
+   * members' launches, where they cross GPUs (cl/ga.cu, CK_GA_ACROSS) or
+   * stay on one member; else 1. */
+  uint32_t span;
+  /* Between processes: the previous member's counts, relay and relay
+   * fitness, opened here (CUDA IPC), to close. */
+  uint64_t opened[3];
   unsigned char *gathered; /* random: every member's pack */
   /* The round the members make: its generations, and whether a
    * migration follows them. */
   uint64_t round_count;
   int round_migrates;
+  uint32_t round_inside; /* the migrations inside its launches */
   /* The members owe the last round's receiving (due), which migrated or
    * not (due_migrates): made at the start of their next phase. */
   int due, due_migrates;
@@ -230,7 +239,8 @@ static ck_status round_member(void *context, size_t i) {
   member *m = &spread->members[i];
   if (spread->due)
     CK_TRY(settle(spread, i));
-  CK_TRY(ck__ga_slice_send(m->ga, spread->round_count, spread->round_migrates));
+  CK_TRY(ck__ga_slice_send(m->ga, spread->round_count, spread->round_migrates,
+                           spread->round_inside));
   if (spread->round_migrates && spread->crossing && !spread->on_devices)
     CK_TRY(send_out(spread, m));
 fail:
@@ -489,9 +499,10 @@ ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
     int migrates = 0;
     uint32_t inside = 0;
     uint64_t k = ck__ga_next_run(ga, generations, &migrates, &inside);
-    assert(inside == 0 && k > 0);
+    assert(k > 0 && (inside == 0 || spread->span > 1));
     spread->round_count = k;
     spread->round_migrates = migrates;
+    spread->round_inside = inside;
     ++spread->rounds;
     for (uint64_t t = 0; t < k; ++t)
       spread->slot_round[ga->stats_used + t] = spread->rounds;
@@ -502,7 +513,7 @@ ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
       CK_TRY(spread->on_devices ? pass_on_devices(spread) : exchange(spread));
     ga->generation += k;
     ga->stats_used += (uint32_t)k;
-    ga->migrations += migrates ? 1u : 0u;
+    ga->migrations += inside + (migrates ? 1u : 0u);
     generations -= k;
     if (ga->stats_used == ga->state.stats_capacity)
       CK_TRY(ck__ga_flush_stats(ga));
@@ -697,13 +708,177 @@ fail:
   return status;
 }
 
+/* Whether the members' launches may cross GPUs on the ring (cl/ga.cu,
+ * CK_GA_ACROSS): every member a CUDA device of this process that reads
+ * its previous member's memory, each on a GPU of its own (two members on
+ * one GPU could wait on each other's blocks, which that GPU might never
+ * run at once). */
+static int wants_across(const ck__ga_spread *spread) {
+  const ck__spread_run *run = &spread->run;
+  size_t n = run->local;
+  if (!spread->on_devices || !spread->ring || !spread->crossing)
+    return 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ck__peer_direct(spread->peers[i * n + (i + n - 1) % n]))
+      return 0;
+    for (size_t j = 0; j < i; ++j)
+      if (strcmp(run->devices[i].id, run->devices[j].id) == 0)
+        return 0;
+  }
+  return 1;
+}
+
+/* Where a member's kernel reads its previous member's counts, and the
+ * relay of that member's last island (of `islands`), given the
+ * addresses at which it reads that member's buffers. */
+static void point_at_previous(ga_state *to, uint64_t crossed, uint64_t relay,
+                              uint64_t fitness, uint64_t islands) {
+  size_t last = (size_t)(islands - 1) * to->migrants;
+  to->crossed_previous = crossed;
+  to->relay_previous = relay + last * (size_t)to->dim * sizeof(float);
+  to->relay_fitness_previous = fitness + last * sizeof(float);
+  to->previous_segment = islands * to->migrants;
+}
+
+/* Member i's view of its previous member h, in this process. */
+static ck_status wire_member(ck__ga_spread *spread, size_t i, size_t h) {
+  ck_status status = CK_OK;
+  ck__peer *peer = spread->peers[i * spread->run.local + h];
+  const ga_state *from = &spread->members[h].ga->state;
+  uint64_t crossed, relay, fitness;
+  CK_TRY(ck__peer_address(peer, from->native_crossed, &crossed));
+  CK_TRY(ck__peer_address(peer, from->native_relay, &relay));
+  CK_TRY(ck__peer_address(peer, from->native_relay_fitness, &fitness));
+  point_at_previous(&spread->members[i].ga->state, crossed, relay, fitness,
+                    from->islands);
+fail:
+  return status;
+}
+
+/* The span of the members' rounds, once they are set up: their launches'
+ * where every member makes the ring's migrations inside them (one member,
+ * or every one across GPUs, reading its previous one's memory), else 1. */
+static ck_status wire_across(ck__ga_spread *spread) {
+  ck_status status = CK_OK;
+  size_t n = spread->run.local;
+  uint32_t span = spread->members[0].ga->state.span_segments;
+  int inside = span > 1;
+  for (size_t i = 0; i < n; ++i) {
+    const ga_state *state = &spread->members[i].ga->state;
+    if (state->span_segments != span || (spread->count > 1 && !state->across))
+      inside = 0;
+  }
+  spread->span = 1;
+  if (!inside)
+    return CK_OK;
+  for (size_t i = 0; spread->count > 1 && i < n; ++i)
+    CK_TRY(wire_member(spread, i, (i + n - 1) % n));
+  spread->span = span;
+fail:
+  return status;
+}
+
+/* Between processes (collective): whether the members' launches may
+ * cross GPUs, each process holding one CUDA member on a GPU of its own,
+ * all on one host (CUDA IPC), with neither CLKIT_PEER nor CLKIT_IPC 0. */
+static ck_status across_processes_wanted(ck__ga_spread *spread, int *wanted) {
+  ck_status status = CK_OK;
+  const ck__spread_run *run = &spread->run;
+  struct {
+    unsigned char gpu[CK__IPC_IDENTITY_BYTES];
+    char able, host[47];
+  } mine, *all = NULL;
+  const void *pieces[CK_SPREAD_MAX_LOCAL] = {&mine};
+  *wanted = 0;
+  memset(&mine, 0, sizeof mine);
+  mine.able = run->local == 1 && run->devices[0].backend == CK_BACKEND_CUDA &&
+              spread->ring && spread->crossing && ck__peer_enabled() &&
+              !ck__setting_off("CLKIT_IPC") &&
+              ck__ipc_device_identity(&run->devices[0], mine.gpu) == CK_OK &&
+              gethostname(mine.host, sizeof mine.host - 1) == 0;
+  all = calloc(spread->count, sizeof mine);
+  CK_TRY(agree(spread,
+               all ? CK_OK
+                   : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
+  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof mine, all));
+  int able = 1;
+  for (size_t m = 0; m < spread->count; ++m) {
+    able = able && all[m].able && strcmp(all[m].host, all[0].host) == 0;
+    for (size_t k = 0; k < m; ++k)
+      able = able && memcmp(all[m].gpu, all[k].gpu, sizeof mine.gpu) != 0;
+  }
+  *wanted = able;
+fail:
+  free(all);
+  return status;
+}
+
+/* What a process's member hands to the next (CUDA IPC): its counts',
+ * relay's and relay fitness's handles, and its islands. */
+typedef struct across_ticket {
+  unsigned char handles[3][CK__IPC_HANDLE_BYTES];
+  uint64_t islands;
+  uint32_t failed, unused;
+} across_ticket;
+
+/* Between processes, once the members are set up (collective): each
+ * opens its previous member's buffers, and the rounds span migrations
+ * where every member could; else 1. */
+static ck_status open_across(ck__ga_spread *spread) {
+  ck_status status = CK_OK, made = CK_OK;
+  ck__spread_run *run = &spread->run;
+  ga_state *state = &spread->members[0].ga->state;
+  ck_buffer *buffers[3] = {state->native_crossed, state->native_relay,
+                           state->native_relay_fitness};
+  across_ticket mine, from;
+  memset(&mine, 0, sizeof mine);
+  memset(&from, 0, sizeof from);
+  if (!state->across)
+    made = CK_ERROR_UNSUPPORTED;
+  for (int k = 0; k < 3 && made == CK_OK; ++k)
+    made = ck__ipc_buffer_handle(buffers[k], mine.handles[k]);
+  mine.islands = state->islands;
+  mine.failed = made != CK_OK;
+  const void *send[1] = {&mine};
+  void *receive[1] = {&from};
+  CK_TRY(ck__exchange_ring(run->exchange, send, receive, sizeof mine));
+  if (made == CK_OK && from.failed)
+    made = CK_ERROR_UNSUPPORTED;
+  for (int k = 0; k < 3 && made == CK_OK; ++k)
+    made =
+        ck__ipc_buffer_open(state->queue, from.handles[k], &spread->opened[k]);
+  if (made == CK_OK)
+    point_at_previous(state, spread->opened[0], spread->opened[1],
+                      spread->opened[2], from.islands);
+  /* Where any process could not, every round stops at each migration. */
+  double failed = made != CK_OK, any = 0;
+  const double *rows[1] = {&failed};
+  CK_TRY(ck__exchange_sum(run->exchange, rows, &any, 1));
+  spread->span = any > 0 ? 1 : state->span_segments;
+fail:
+  return status;
+}
+
+static void close_across(ck__ga_spread *spread) {
+  for (int k = 0; k < 3; ++k)
+    if (spread->opened[k]) {
+      ck__ipc_buffer_close(&spread->run.devices[0], spread->opened[k]);
+      spread->opened[k] = 0;
+    }
+}
+
 int ck__ga_spread_on_devices(const ck_ga *ga) {
   return ga->spread && ga->spread->on_devices;
 }
 
+uint32_t ck__ga_spread_span(const ck_ga *ga) {
+  return ga->spread ? ga->spread->span : 0;
+}
+
 ck_status ck__ga_spread_create(const ck_spread *given,
                                const ck_ga_config *config, ck__ga_spread **made,
-                               uint32_t *stats_capacity) {
+                               uint32_t *stats_capacity,
+                               uint32_t *span_segments) {
   ck_status status = CK_OK;
   ck__ga_spread *spread = calloc(1, sizeof *spread);
   if (!spread)
@@ -746,9 +921,22 @@ ck_status ck__ga_spread_create(const ck_spread *given,
   spread->pack =
       pack_room(spread) * (gene_bytes(spread) + fitness_bytes(spread));
   CK_TRY(agree(spread, open_peers(spread)));
+  int between = ck__exchange_ranks(run->exchange) > 1, across = 0;
+  if (between)
+    CK_TRY(across_processes_wanted(spread, &across));
+  else
+    across = wants_across(spread);
+  for (size_t i = 0; across && i < run->local; ++i)
+    spread->members[i].ga->state.across_wanted = 1;
   CK_TRY(ck__spread_each(run, set_up_member, spread));
+  spread->span = 1;
+  if (between && across)
+    CK_TRY(open_across(spread));
+  else if (!between)
+    CK_TRY(agree(spread, wire_across(spread)));
   CK_TRY(agree(spread, make_buffers(spread)));
   *stats_capacity = spread->stats_capacity;
+  *span_segments = spread->span;
   *made = spread;
   return CK_OK;
 fail:
@@ -774,6 +962,7 @@ void ck__ga_spread_destroy(ck__ga_spread *spread) {
     if (spread->members[i].ga)
       ck_queue_finish(spread->members[i].ga->state.queue);
   close_peers(spread);
+  close_across(spread);
   for (size_t i = 0; spread->members && i < spread->run.local; ++i) {
     member *m = &spread->members[i];
     if (m->ga) {

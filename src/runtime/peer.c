@@ -269,6 +269,23 @@ static ck_status ipc_given(const char *function, const ck_queue *queue,
                   "reads between processes need CUDA devices");
 }
 
+ck_status ck__ipc_device_identity(const ck_device *device, void *identity) {
+  CK__REQUIRE(device);
+  CK__REQUIRE(identity);
+  memset(identity, 0, CK__IPC_IDENTITY_BYTES);
+#if CK_HAVE_CUDA
+  if (device->backend == CK_BACKEND_CUDA) {
+    struct cudaDeviceProp properties;
+    cudaError_t code =
+        cudaGetDeviceProperties(&properties, device->device_index);
+    if (code != cudaSuccess)
+      return ipc_fail(code, "a GPU's identity");
+    memcpy(identity, properties.uuid.bytes, CK__IPC_IDENTITY_BYTES);
+  }
+#endif
+  return CK_OK;
+}
+
 ck_status ck__ipc_buffer_handle(ck_buffer *buffer, void *handle) {
   CK__REQUIRE(buffer);
   ck_status status = ipc_given(__func__, buffer->queue, handle);

@@ -154,6 +154,10 @@ void ck__peer_close(ck__peer *peer);
  * CK_ERROR_OUT_OF_MEMORY.
  */
 #define CK__IPC_HANDLE_BYTES 64
+/* A GPU's identity, the same in every process of its node (its UUID);
+ * zeros for a device not CUDA's. */
+#define CK__IPC_IDENTITY_BYTES 16
+ck_status ck__ipc_device_identity(const ck_device *device, void *identity);
 typedef struct ck__ipc_event ck__ipc_event;
 ck_status ck__ipc_buffer_handle(ck_buffer *buffer, void *handle);
 ck_status ck__ipc_buffer_open(ck_queue *queue, const void *handle,
