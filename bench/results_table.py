@@ -1090,25 +1090,24 @@ Throughput of one run spread over the GPUs (`--spread`), in one process
 and over MPI with one rank a GPU, against the one-GPU run without
 `--spread`. Weak scaling grows the problem with the GPUs; strong scaling
 keeps the four-GPU problem. Shares are equal (`--shares 1,1,...`). Each
-figure is one run after an untimed one. The notes give each member's
-compute time and the exchange beside the wall time;
+figure is the median of three runs after an untimed one. The notes give
+each member's compute time and the exchange beside the wall time;
 [docs/scale-out.md](../docs/scale-out.md) says where the rest goes.
 
 {source([(run, "scaling.md"), (run, "run.txt"), (run, "machine.txt")],
         H100X4, "2026-11-27",
-        "`bench/multi_gpu.sh OUT machine build check gas` (the MLP's "
-        "from `... nn`, the GA and PSO tables from `... ga pso` earlier "
-        "that day, the ACO's from `... aco`: run.txt says which tree), "
-        "which runs "
+        "`REPEAT=3 bench/multi_gpu.sh OUT machine build ga pso aco`, then "
+        "`... gas nn` on the same machine, which run "
         "`python3 bench/scaling.py CLKIT --workload W --size-option O "
         "--size N --devices cuda:0,cuda:1,cuda:2,cuda:3 --mpirun mpirun "
-        "--mpi-device cuda --equal-shares --repeat 1 -- OPTIONS`")}
+        "--mpi-device cuda --equal-shares --repeat 3 -- OPTIONS`")}
 
 {body}
 
-The gas again, the median of three runs after an untimed one, cell
-lists, 4 million particles a GPU (strong: 16 million, against 16 million
-on one GPU, {num(alone16)} particle-steps/s):
+The gas on an earlier tree and machine of the same kind that day
+(run.txt), the median of three runs after an untimed one, cell lists, 4
+million particles a GPU (strong: 16 million, against 16 million on one
+GPU, {num(alone16)} particle-steps/s):
 
 {source([(run, "gas_median.txt"), (run, "check.txt")], H100X4, "2026-11-27",
         "`clkit run gas --particles N --steps 1000 --log-every 0 --json "
@@ -1132,10 +1131,11 @@ says which):
 {table(["--sample-every", "one GPU, 4M", "two GPUs, 8M", "weak"],
        sample_rows(run))}
 
-A gas spread over 2 and 4 GPUs, in one process and over MPI, gives the
-same energies, pressure and temperature to the last bit with its
-messages device to device (resident steps) and through the host
-(`CLKIT_PEER=0`), and test_cuda passes on cuda:0 (`check.txt`).
+On that earlier tree, a gas spread over 2 and 4 GPUs, in one process
+and over MPI, gave the same energies, pressure and temperature to the
+last bit with its messages device to device (resident steps) and
+through the host (`CLKIT_PEER=0`), and test_cuda passed on cuda:0
+(`check.txt`).
 
 The MLP 784-1024-1024-10, FP32, batch 1024 a GPU, 4 epochs of synthetic
 28 x 28 images, beside PyTorch DDP; NCCL's all-reduce alone at the MLP's
@@ -1143,8 +1143,8 @@ sizes in `allreduce.csv` (7.5 MB in 45 µs between two GPUs):
 
 {source([(run, "mlp_scaling.md"), (run, "allreduce.csv")], H100X4,
         "2026-11-27",
-        "`NCCL_NVLS_ENABLE=0 bench/mlp_scaling.py BUILD OUT --gpus 2 "
-        "--repeat 1 --epochs 4`")}
+        "`NCCL_NVLS_ENABLE=0 bench/mlp_scaling.py BUILD OUT --gpus 4 "
+        "--repeat 3 --epochs 4` (from `bench/multi_gpu.sh OUT nn`)")}
 
 """ + "\n".join(nn)
 
@@ -1217,6 +1217,38 @@ the first recorded step cost the host 10 ms).
 """ + "\n".join(nn)
 
 
+def h100x2_ga():
+    run = "h100x2-2026-11-27-ga"
+    tables = scaling_tables(run)
+    base = [line for line in read(run, "base.md").splitlines()
+            if line.startswith("|")]
+    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
+                        for workload, heading, lines in tables)
+    return f"""### The GA
+
+The GA spread over both GPUs, in one process and over MPI with one rank
+a GPU, as bench/scaling.py measures it (weak and strong, equal
+shares). On the ring, each member's kernel reads the migrants that
+cross inside its launch in the previous member's memory. The tree
+before it, whose launches stop at each migration, ran in the same call
+(`base.md`). Each figure is the median of three runs after an untimed
+one; the runs give one device's best to the last bit (`run.txt`).
+
+{source([(run, "scaling.md"), (run, "base.md"), (run, "run.txt")],
+        H100X2, "2026-11-27",
+        "`REPEAT=3 bench/multi_gpu.sh OUT ga`, which runs `python3 "
+        "bench/scaling.py CLKIT --workload ga --size-option islands --size "
+        "4096 --devices cuda:0,cuda:1 --mpirun mpirun --mpi-device cuda "
+        "--equal-shares --repeat 3 -- --fn rastrigin --dim 32 "
+        "--island-size 256 --gens 5000`")}
+
+{body}
+
+The tree before, in the same call:
+
+""" + "\n".join(base)
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
@@ -1228,7 +1260,7 @@ SECTIONS = [
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
-    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_mlp]),
+    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_mlp, h100x2_ga]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
