@@ -453,6 +453,31 @@ neighbours: the ratio is what a member costs before any second GPU.
 {table(["N", "mode", "alone", "one member", "member / alone"], rows)}"""
 
 
+def h100_gas_alone():
+    run = "h100-2026-11-27-gas-alone"
+    rates = {"b": [], "bo": []}
+    for line in read(run, "alone.txt").splitlines():
+        if line and not line.startswith("#"):
+            tree, rate = line.split()
+            rates[tree].append(float(rate))
+    rows = [[label, num(statistics.median(rates[tree])),
+             f"{num(min(rates[tree]))} to {num(max(rates[tree]))}"]
+            for tree, label in (("bo", "before the spread on the devices "
+                                 "(3d3bcba)"), ("b", "now"))]
+    return f"""### The gas alone, before and after the spread on the devices
+
+One GPU without `--spread`, cell lists, 4 million particles, 1000 steps:
+the tree before the gas's spread moved onto the devices, and the current
+one, built and run in one call, alternating, five runs each after an
+untimed one.
+
+{source([(run, "alone.txt"), (run, "run.txt")], H100, "2026-11-27",
+        "`clkit run gas --particles 4000000 --steps 1000 --log-every 0 "
+        "--json --quiet --device cuda:0`")}
+
+{table(["tree", "median particle-steps/s", "range"], rows)}"""
+
+
 def h100_gas_peer():
     run = ("h100-2026-11-26-gas-peer", "gas_spread_peer.csv")
     rows = []
@@ -1254,7 +1279,8 @@ The tree before, in the same call:
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_aco_quality,
-                               h100_gas, h100_gas_spread, h100_gas_peer,
+                               h100_gas, h100_gas_spread, h100_gas_alone,
+                               h100_gas_peer,
                                h100_one_member, h100_mlp_one_member,
                                h100_session,
                                h100_pso,
