@@ -27,6 +27,7 @@
  * (ck__spread_each); what crosses between members crosses on the calling
  * thread, between phases.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,10 +266,15 @@ static ck_status learn_slices(ck__aco_spread *spread) {
     pieces[i] = &run->units[i];
   CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof *units, units));
   for (size_t m = 0; m < members; ++m) {
+    assert(units[m] > 0);
     spread->firsts[m + 1] = spread->firsts[m] + units[m];
     if (units[m] > spread->widest)
       spread->widest = (uint32_t)units[m];
   }
+  /* Each local member's slice is where the gathered ones put it. */
+  for (size_t i = 0; i < run->local; ++i)
+    assert(spread->firsts[ck__exchange_first(run->exchange) + i] ==
+           run->first[i]);
 fail:
   free(units);
   return status;
@@ -535,6 +541,8 @@ static ck_status fetch_member(void *context, size_t i) {
   uint32_t slot = (uint32_t)(spread->arg.ant - spread->run.first[i]);
   if (i != spread->arg.holder)
     return CK_OK;
+  assert(spread->arg.ant >= spread->run.first[i] &&
+         slot < spread->run.units[i]);
   return ck_buffer_read(state->queue, state->tours, (size_t)slot * bytes, bytes,
                         spread->tour, CK_BLOCKING, NULL);
 }
