@@ -1274,6 +1274,25 @@ The tree before, in the same call:
 """ + "\n".join(base)
 
 
+def h100x2_pso_aco():
+    run = "h100x2-2026-11-27-pso-aco"
+    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
+                        for workload, heading, lines in scaling_tables(run))
+    return f"""### PSO and ACO
+
+The swarm and the colony spread over both GPUs, in one process and over
+MPI with one rank a GPU, weak and strong, equal shares. Each figure is
+the median of three runs after an untimed one.
+
+{source([(run, "scaling.md"), (run, "run.txt")], H100X2, "2026-11-27",
+        "`REPEAT=3 TSPLIB_DIR=DATA bench/multi_gpu.sh OUT pso aco`, which "
+        "runs `python3 bench/scaling.py CLKIT --workload W --size-option O "
+        "--size N --devices cuda:0,cuda:1 --mpirun mpirun --mpi-device "
+        "cuda --equal-shares --repeat 3 -- OPTIONS`")}
+
+{body}"""
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
@@ -1286,7 +1305,8 @@ SECTIONS = [
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
-    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_mlp, h100x2_ga]),
+    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_mlp, h100x2_ga,
+                                 h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
