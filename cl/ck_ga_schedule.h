@@ -70,6 +70,16 @@ CK_FN ck_u64 ck_ga_segment_start(ck_u64 first, ck_u32 count, ck_u32 every,
   return start;
 }
 
+/* The number over the run of the migration that follows segment
+ * `segment` of a launch from `first` (migration n follows generation
+ * n x every, every > 0): the launch's first boundary's, then one a
+ * segment. Kernels on several GPUs count the migrations that cross them
+ * by it. */
+CK_FN ck_u32 ck_ga_segment_migration(ck_u64 first, ck_u32 every,
+                                     ck_u32 segment) {
+  return (ck_u32)((first + every - 1u) / every) + segment;
+}
+
 /* Sweeps of tasks that take every island through `segments`. */
 CK_FN ck_u32 ck_ga_sweeps(ck_u32 segments, ck_u32 per_task) {
   return segments < 2u ? 1u : (segments - 2u) / per_task + 2u;

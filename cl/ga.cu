@@ -907,16 +907,6 @@ static __device__ __forceinline__ void announce_system(unsigned *at,
                  : "memory");
 }
 
-/* The number over the run of the migration after segment `segment` of
- * the launch (migration n follows generation n x migrate_every): the
- * launch's first boundary's, then one a segment. */
-static __device__ __forceinline__ unsigned
-migration_number(const ck_ga_native_args &a, unsigned segment) {
-  return (unsigned)((a.first_generation + a.migrate_every - 1) /
-                    a.migrate_every) +
-         segment;
-}
-
 /* Where the islands' migrants sent after segment `segment` of a launch
  * are relayed: their genes (in *genes) and fitness (in *fitness). */
 template <class T>
@@ -1016,7 +1006,10 @@ receive_migrants(const ck_ga_native_args &a, const island_view &v,
   const unsigned *sent = a.schedule + 1;
   /* Another member's island sent them inside the launch. */
   const bool crossed = CK_GA_ACROSS && segment > 0 && from_island >= a.islands;
-  const unsigned migration = crossed ? migration_number(a, segment - 1) : 0u;
+  const unsigned migration =
+      crossed ? ck_ga_segment_migration(a.first_generation, a.migrate_every,
+                                        segment - 1)
+              : 0u;
   if (crossed) {
     arrived =
         a.relay_previous + (ck_u64)(segment - 1) * a.previous_segment * CK_DIM;
@@ -1317,7 +1310,8 @@ send_migrants(const ck_ga_native_args &a, const island_view &v,
     warp_emigrate(v.genes, v.fitness, leaving, leaving_fitness, v.island);
     if (crosses)
       announce_system<true>(a.crossed + CK_GA_SENT,
-                            migration_number(a, segment));
+                            ck_ga_segment_migration(a.first_generation,
+                                                    a.migrate_every, segment));
     else if (relayed)
       announce<true>(sent + v.island, segment + 1);
   }
@@ -1335,8 +1329,9 @@ send_migrants(const ck_ga_native_args &a, const island_view &v,
     leaving_fitness[to] = value;
   }
   if (crosses)
-    announce_system<false>(a.crossed + CK_GA_SENT,
-                           migration_number(a, segment));
+    announce_system<false>(
+        a.crossed + CK_GA_SENT,
+        ck_ga_segment_migration(a.first_generation, a.migrate_every, segment));
   else if (relayed)
     announce<false>(sent + v.island, segment + 1);
 #endif

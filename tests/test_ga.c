@@ -444,7 +444,8 @@ static void mutation_oracle_tests(void) {
 
 /* The segments of a launch cover its generations in order, none empty,
  * and a generation ends its segment exactly when a migration follows it
- * inside the launch (a multiple of `every` before the last). */
+ * inside the launch (a multiple of `every` before the last), numbered
+ * over the run as kernels on several GPUs count it. */
 static int segments_cover(uint64_t first, uint32_t count, uint32_t every) {
   uint32_t segments = ck_ga_segments(first, count, every);
   uint64_t next = first;
@@ -456,6 +457,8 @@ static int segments_cover(uint64_t first, uint32_t count, uint32_t every) {
     for (uint64_t g = start; g < start + made; ++g) {
       int migrates = every && g % every == 0 && g + 1 < first + count;
       if (migrates != (g + 1 == start + made && j + 1 < segments))
+        return 0;
+      if (migrates && ck_ga_segment_migration(first, every, j) != g / every)
         return 0;
     }
     next = start + made;
