@@ -16,6 +16,12 @@
  * exchange then moves them (copies in a process, MPI between processes),
  * and each member uploads those it received, in its queue's order,
  * before the launch that receives them.
+ * On a ring where each member has a GPU of its own (in this process, or
+ * a rank's of one host), a round runs as long as one device's launch:
+ * the migrations inside it cross GPUs in the kernels, each member
+ * reading its previous member's relay in place (cl/ga.cu, CK_GA_ACROSS;
+ * peer access or CUDA IPC). Only the migration at a round's end goes as
+ * above.
  * Nothing else is read inside the generation loop: a step ends reading
  * every member's statistics, from which every process finds the best.
  *
