@@ -13,7 +13,8 @@
 #          GPUs, in one process and over as many MPI ranks, with its
 #          messages device to device (cells mode: resident steps), through
 #          the host (CLKIT_PEER=0) and, over MPI, by NCCL instead of CUDA
-#          IPC (CLKIT_IPC=0): the same figures.
+#          IPC (CLKIT_IPC=0): the same figures; and a GA's best alone and
+#          spread each way: the same bits.
 #   gas-ways  bench/gas_ways.py: the gas in process and over MPI by each
 #          way, weak and strong, the median of WAYS_REPEAT runs (default
 #          3) over WAYS_GPUS GPUs (default all).
@@ -112,6 +113,32 @@ print("wall=%.3f" % d["wall_s"])' > "$name.txt"
           for way in $ways; do cat "$out/check-$mode-$k-$way.txt"; done
           for way in $ways; do head -3 "$out/check-$mode-$k-$way.err"; done
         done
+        # The GA's best, alone and spread: in one process and over MPI,
+        # its ring crossing GPUs inside the launches (CLKIT_PEER unset)
+        # and through the host (CLKIT_PEER=0).
+        ga="--fn rastrigin --islands 2048 --island-size 256 --dim 32 --gens 1000"
+        bests=""
+        for run in alone process-1 process-0 mpi-1 mpi-0; do
+          case $run in
+            alone) set -- "$clkit" run ga --device cuda:0 ;;
+            process-*) set -- "$clkit" run ga --device "$set_k" --spread ;;
+            mpi-*) set -- $mpirun --allow-run-as-root -np "$k" "$clkit" run ga \
+              --device cuda --spread ;;
+          esac
+          [ $run = alone ] || set -- "$@" --shares "$shares"
+          peer=${run##*-}
+          [ $run = alone ] && peer=1
+          best=$(CLKIT_PEER=$peer timeout 120 "$@" $ga --json --quiet \
+            2> /dev/null | python3 -c 'import json, sys
+print(repr(json.loads([l for l in sys.stdin if l.startswith("{")][-1])["best"]))')
+          bests="$bests $run=$best"
+        done
+        if [ "$(echo "$bests" | tr ' ' '\n' | sed '/^$/d' | cut -d= -f2 |
+          sort -u | wc -l)" = 1 ]; then
+          echo "$k GPUs, GA: alike every way:$bests"
+        else
+          echo "$k GPUs, GA: DIFFER:$bests"
+        fi
       done ;;
     gas) scaling gas particles 4000000 --steps 1000 --log-every 0 ;;
     gas-ways)
