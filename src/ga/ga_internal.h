@@ -82,7 +82,7 @@ struct ga_state {
    * call may make with a ring's migrations between them (set by setup: 1,
    * the driver then stops each call at a migration, unless the steps make
    * the migrations inside their launches: CUDA's native generation,
-   * cl/ck_ga_schedule.h). */
+   * cl/ck_ga_schedule.h; a spread run's front: ck__ga_spread_create's). */
   uint32_t span_segments;
   uint64_t seed;
   ck_buffer *lo, *hi;
@@ -270,8 +270,7 @@ uint32_t ck__ga_stats_capacity(size_t islands);
  * slice->first_island of the run's, drawing from their streams there. Its
  * migrations are the driver's between launches, but a ring's inside them
  * where it reads its previous member's memory (state.across_wanted), and
- * it keeps
- * generation 0's statistics for the run. */
+ * it keeps generation 0's statistics for the run. */
 ck_status ck__ga_slice_allocate(const ck_device *device,
                                 const ck_ga_config *config,
                                 const ck__ga_slice *slice, ck_ga **ga);
