@@ -36,6 +36,7 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -498,7 +499,8 @@ fail:
   return status;
 }
 
-ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
+/* ck__ga_spread_step's rounds, then the statistics and the best. */
+static ck_status step_rounds(ck_ga *ga, uint64_t generations) {
   ck_status status = CK_OK;
   ck__ga_spread *spread = ga->spread;
   while (generations > 0) {
@@ -529,6 +531,22 @@ ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
   assert(!spread->due);
   CK_TRY(agree_on_best(spread));
 fail:
+  return status;
+}
+
+/* Held by the steps whose kernels wait on other GPUs' (a ring across
+ * GPUs). Their launches fill each GPU, so two such runs of one process
+ * stepping at once could each hold a GPU the other waits on; they take
+ * turns instead. Unlocked between calls; processes time-slice a GPU. */
+static pthread_mutex_t across_steps = PTHREAD_MUTEX_INITIALIZER;
+
+ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
+  int across = ga->spread->span > 1 && ga->spread->count > 1;
+  if (across)
+    pthread_mutex_lock(&across_steps);
+  ck_status status = step_rounds(ga, generations);
+  if (across)
+    pthread_mutex_unlock(&across_steps);
   return status;
 }
 
