@@ -75,10 +75,6 @@ struct ck__ga_spread {
    * the crossing migrants go through them, and the packs are unused. */
   ck__peer **peers;
   int on_devices;
-  /* The most segments a round makes: a ring's migrations inside the
-   * members' launches, where they cross GPUs (cl/ga.cu, CK_GA_ACROSS) or
-   * stay on one member; else 1. */
-  uint32_t span;
   /* Between processes: the previous member's counts, relay and relay
    * fitness, opened here (CUDA IPC), to close. */
   uint64_t opened[3];
@@ -507,7 +503,7 @@ static ck_status step_rounds(ck_ga *ga, uint64_t generations) {
     int migrates = 0;
     uint32_t inside = 0;
     uint64_t k = ck__ga_next_run(ga, generations, &migrates, &inside);
-    assert(k > 0 && (inside == 0 || spread->span > 1));
+    assert(k > 0 && (inside == 0 || ga->state.span_segments > 1));
     spread->round_count = k;
     spread->round_migrates = migrates;
     spread->round_inside = inside;
@@ -541,7 +537,7 @@ fail:
 static pthread_mutex_t across_steps = PTHREAD_MUTEX_INITIALIZER;
 
 ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
-  int across = ga->spread->span > 1 && ga->spread->count > 1;
+  int across = ga->state.span_segments > 1 && ga->spread->count > 1;
   if (across)
     pthread_mutex_lock(&across_steps);
   ck_status status = step_rounds(ga, generations);
@@ -779,10 +775,11 @@ fail:
   return status;
 }
 
-/* The span of the members' rounds, once they are set up: their launches'
- * where every member makes the ring's migrations inside them (one member,
- * or every one across GPUs, reading its previous one's memory), else 1. */
-static ck_status wire_across(ck__ga_spread *spread) {
+/* The span of the members' rounds, once they are set up, into *made:
+ * their launches' where every member makes the ring's migrations inside
+ * them (one member, or every one across GPUs, reading its previous one's
+ * memory), else 1. */
+static ck_status wire_across(ck__ga_spread *spread, uint32_t *made) {
   ck_status status = CK_OK;
   size_t n = spread->run.local;
   uint32_t span = spread->members[0].ga->state.span_segments;
@@ -792,12 +789,12 @@ static ck_status wire_across(ck__ga_spread *spread) {
     if (state->span_segments != span || (spread->count > 1 && !state->across))
       inside = 0;
   }
-  spread->span = 1;
+  *made = 1;
   if (!inside)
     return CK_OK;
   for (size_t i = 0; spread->count > 1 && i < n; ++i)
     CK_TRY(wire_member(spread, i, (i + n - 1) % n));
-  spread->span = span;
+  *made = span;
 fail:
   return status;
 }
@@ -846,9 +843,9 @@ typedef struct across_ticket {
 } across_ticket;
 
 /* Between processes, once the members are set up (collective): each
- * opens its previous member's buffers, and the rounds span migrations
- * where every member could; else 1. */
-static ck_status open_across(ck__ga_spread *spread) {
+ * opens its previous member's buffers; *span, the rounds' span: their
+ * launches' where every member could, else 1. */
+static ck_status open_across(ck__ga_spread *spread, uint32_t *span) {
   ck_status status = CK_OK, made = CK_OK;
   ck__spread_run *run = &spread->run;
   ga_state *state = &spread->members[0].ga->state;
@@ -878,7 +875,7 @@ static ck_status open_across(ck__ga_spread *spread) {
   double failed = made != CK_OK, any = 0;
   const double *rows[1] = {&failed};
   CK_TRY(ck__exchange_sum(run->exchange, rows, &any, 1));
-  spread->span = any > 0 ? 1 : state->span_segments;
+  *span = any > 0 ? 1 : state->span_segments;
 fail:
   return status;
 }
@@ -896,7 +893,7 @@ int ck__ga_spread_on_devices(const ck_ga *ga) {
 }
 
 uint32_t ck__ga_spread_span(const ck_ga *ga) {
-  return ga->spread ? ga->spread->span : 0;
+  return ga->spread ? ga->state.span_segments : 0;
 }
 
 ck_status ck__ga_spread_create(const ck_spread *given,
@@ -953,14 +950,15 @@ ck_status ck__ga_spread_create(const ck_spread *given,
   for (size_t i = 0; across && i < run->local; ++i)
     spread->members[i].ga->state.across_wanted = 1;
   CK_TRY(ck__spread_each(run, set_up_member, spread));
-  spread->span = 1;
+  /* Between processes where they may not cross GPUs, every round stops
+   * at each migration. */
+  *span_segments = 1;
   if (between && across)
-    CK_TRY(open_across(spread));
+    CK_TRY(open_across(spread, span_segments));
   else if (!between)
-    CK_TRY(agree(spread, wire_across(spread)));
+    CK_TRY(agree(spread, wire_across(spread, span_segments)));
   CK_TRY(agree(spread, make_buffers(spread)));
   *stats_capacity = spread->stats_capacity;
-  *span_segments = spread->span;
   *made = spread;
   return CK_OK;
 fail:

@@ -849,6 +849,20 @@ fail:
   return status;
 }
 
+/* A swap's pieces of control words: the member's sent toward its side
+ * `toward`, and those of its side `from` received into that side's
+ * mirror; neighbor: the members on each side. */
+static void control_pieces(const ck__gas_spread *s, gas_state *state,
+                           const size_t neighbor[2], int toward, int from,
+                           ck__exchange_piece *send,
+                           ck__exchange_piece *receive) {
+  *send = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
+                               4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
+  *receive =
+      (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
+                           4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
+}
+
 /* What a member's NCCL group sends and receives at a parity: to its next
  * member, then its previous, its control words and the regions toward
  * each (ck_gas_member_classify); from its previous, then its next, the
@@ -870,8 +884,7 @@ static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
     char *in = (char *)(uintptr_t)s->sources[0][from].packed +
                4 * (size_t)ck_gas_packed_half(parity, theirs);
     int region = toward; /* the sender's region toward the receiver */
-    sends[n] = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
-                                    4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
+    control_pieces(s, state, neighbor, toward, from, &sends[n], &receives[n]);
     sends[n + 1] = (ck__exchange_piece){
         out + 4 * (size_t)ck_gas_message_at(region, mine),
         4 * (size_t)CK_GAS_ENTRY_WORDS * s->leavers_sent, neighbor[toward]};
@@ -880,9 +893,6 @@ static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
         4 * (size_t)CK_GAS_GHOST_WORDS * mine, neighbor[toward]};
     /* From side `from`: what it sent toward this member, its region
      * `toward` too (its next is this member where it is the previous). */
-    receives[n] =
-        (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
-                             4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
     receives[n + 1] = (ck__exchange_piece){
         in + 4 * (size_t)ck_gas_message_at(region, theirs),
         4 * (size_t)CK_GAS_ENTRY_WORDS * s->sources[0][from].leavers,
@@ -918,14 +928,9 @@ static ck_status nccl_decide(ck__gas_spread *s) {
   /* Every process posts its swap, or none: a partner left waiting for a
    * process that never posts would wait forever. */
   CK_TRY(ck__gas_spread_agree(s, made));
-  for (int k = 0; k < 2; ++k) {
-    int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
-    sends[k] = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
-                                    4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
-    receives[k] =
-        (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
-                             4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
-  }
+  for (int k = 0; k < 2; ++k)
+    control_pieces(s, state, neighbor, k == 0 ? NEXT : PREVIOUS,
+                   k == 0 ? PREVIOUS : NEXT, &sends[k], &receives[k]);
   made = ck__exchange_member_swap(
       s->run.exchange, 0, ck__cuda_stream(state->queue), sends, 2, receives, 2);
   /* Where a process could not post it, the others' calls in flight end
