@@ -466,10 +466,10 @@ def h100_gas_alone():
                                  "(3d3bcba)"), ("b", "now"))]
     return f"""### The gas alone, before and after the spread on the devices
 
-One GPU without `--spread`, cell lists, 4 million particles, 1000 steps:
-the tree before the gas's spread moved onto the devices, and the current
-one, built and run in one call, alternating, five runs each after an
-untimed one.
+One GPU without `--spread`, cell lists, 4 million particles, 1000
+steps. The tree before the gas's spread moved onto the devices ran
+beside the current one. Both were built and run in one call, in turns:
+five runs each after an untimed one.
 
 {source([(run, "alone.txt"), (run, "run.txt")], H100, "2026-11-27",
         "`clkit run gas --particles 4000000 --steps 1000 --log-every 0 "
@@ -1156,11 +1156,10 @@ says which):
 {table(["--sample-every", "one GPU, 4M", "two GPUs, 8M", "weak"],
        sample_rows(run))}
 
-On that earlier tree, a gas spread over 2 and 4 GPUs, in one process
-and over MPI, gave the same energies, pressure and temperature to the
-last bit with its messages device to device (resident steps) and
-through the host (`CLKIT_PEER=0`), and test_cuda passed on cuda:0
-(`check.txt`).
+On that earlier tree, a gas spread over 2 and 4 GPUs gave the same
+energies, pressure and temperature to the last bit every way. It ran in
+one process and over MPI, device to device (resident steps) and through
+the host (`CLKIT_PEER=0`). test_cuda passed on cuda:0 (`check.txt`).
 
 The MLP 784-1024-1024-10, FP32, batch 1024 a GPU, 4 epochs of synthetic
 28 x 28 images, beside PyTorch DDP; NCCL's all-reduce alone at the MLP's
@@ -1257,7 +1256,7 @@ shares). On the ring, each member's kernel reads the migrants that
 cross inside its launch in the previous member's memory. The tree
 before it, whose launches stop at each migration, ran in the same call
 (`base.md`). Each figure is the median of three runs after an untimed
-one; the runs give one device's best to the last bit (`run.txt`).
+one. The runs give one device's best to the last bit (`run.txt`).
 
 {source([(run, "scaling.md"), (run, "base.md"), (run, "run.txt")],
         H100X2, "2026-11-27",
