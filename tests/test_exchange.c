@@ -254,6 +254,42 @@ static void varied(size_t local, const void *communicator) {
   CHECK_MSG(all.count == at, "gathered %zu words, not %zu", all.count, at);
   free(each);
   free(all.data);
+  /* Routes: member m sends to m + shift (mod members), for every shift;
+   * and in pairs of rows of two (a grid's columns), m to m ^ 1. */
+  for (size_t shift = 0; shift <= members; ++shift) {
+    size_t to[MAX_LOCAL], from[MAX_LOCAL];
+    int rows = shift == members;
+    if (rows && members % 2)
+      break;
+    for (size_t i = 0; i < local; ++i) {
+      size_t m = first + i;
+      to[i] = rows ? m ^ 1u : (m + shift) % members;
+      from[i] = rows ? m ^ 1u : (m + members - shift) % members;
+      counts[i] = (m + shift) % 4;
+      for (size_t k = 0; k < counts[i]; ++k)
+        words[i][k] = (uint32_t)(1000 * m + 10 * k + shift);
+      send[i] = words[i];
+    }
+    CHECK_OK(ck__exchange_route(ex, sizeof(uint32_t), send, counts, to, from,
+                                received));
+    for (size_t i = 0; i < local; ++i) {
+      size_t m = first + i, expected = (from[i] + shift) % 4;
+      const uint32_t *got = received[i].data;
+      CHECK_MSG(received[i].count == expected,
+                "route %zu: member %zu got %zu words from %zu, not %zu", shift,
+                m, received[i].count, from[i], expected);
+      for (size_t k = 0; k < received[i].count && k < expected; ++k)
+        CHECK_MSG(got[k] == 1000 * from[i] + 10 * k + shift,
+                  "route %zu: member %zu's word %zu is %u", shift, m, k,
+                  got[k]);
+    }
+  }
+  size_t beyond[MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i)
+    beyond[i] = members;
+  CHECK_MSG(ck__exchange_route(ex, 4, send, counts, beyond, beyond, received) ==
+                CK_ERROR_INVALID_ARGUMENT,
+            "a route to a member out of range is refused");
   for (size_t i = 0; i < local; ++i)
     free(received[i].data);
   ck__exchange_destroy(ex);

@@ -5,6 +5,7 @@
  */
 #include "runtime/exchange.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -719,6 +720,101 @@ ck_status ck__exchange_pass(ck__exchange *exchange, int forward, size_t item,
                           &received[other]));
 #endif
   }
+fail:
+  exchange->seconds += ck__seconds() - started;
+  return status;
+}
+
+#if CK_HAVE_MPI
+/* MPI's tags of a route's message to member m: its count, then its
+ * items (tags are at least 0 .. 32767 everywhere). */
+#define ROUTE_TAG(m, items) (100 + 2 * (int)((m) % 16000) + (items))
+
+/* The route's messages between processes: each local member's items sent
+ * to its partner on another process, then received from one, counts
+ * first. Sends go first without waiting, so no order of the processes
+ * can wait for itself. */
+static ck_status route_across(ck__exchange *exchange, size_t item,
+                              const void *const *send, const size_t *counts,
+                              const size_t *to, const size_t *from,
+                              ck__exchange_buffer *received) {
+  ck_status status = CK_OK;
+  size_t local = exchange->local, first = exchange->first;
+  MPI_Request requests[2 * CK_SPREAD_MAX_LOCAL];
+  unsigned long long out[CK_SPREAD_MAX_LOCAL];
+  int posted = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  CK_TRY(item_type(item, &type));
+  for (size_t i = 0; i < local; ++i) {
+    int rank = ck__exchange_rank_of(exchange, to[i]);
+    if (rank == exchange->rank)
+      continue;
+    out[i] = counts[i];
+    if (out[i] > 0x7fffffffull)
+      CK_FAIL(CK_ERROR_UNSUPPORTED,
+              "an exchange of %llu items between processes; at most 2^31 - 1",
+              out[i]);
+    MPI_TRY(MPI_Isend(&out[i], 1, MPI_UNSIGNED_LONG_LONG, rank,
+                      ROUTE_TAG(to[i], 0), exchange->comm,
+                      &requests[posted++]));
+    MPI_TRY(MPI_Isend(send[i], (int)out[i], type, rank, ROUTE_TAG(to[i], 1),
+                      exchange->comm, &requests[posted++]));
+  }
+  for (size_t i = 0; i < local; ++i) {
+    int rank = ck__exchange_rank_of(exchange, from[i]);
+    unsigned long long in = 0;
+    if (rank == exchange->rank)
+      continue;
+    MPI_TRY(MPI_Recv(&in, 1, MPI_UNSIGNED_LONG_LONG, rank,
+                     ROUTE_TAG(first + i, 0), exchange->comm,
+                     MPI_STATUS_IGNORE));
+    if (in > 0x7fffffffull)
+      CK_FAIL(CK_ERROR_UNSUPPORTED,
+              "an exchange of %llu items between processes; at most 2^31 - 1",
+              in);
+    CK_TRY(ck__exchange_buffer_hold(&received[i], item, (size_t)in));
+    MPI_TRY(MPI_Recv(received[i].data, (int)in, type, rank,
+                     ROUTE_TAG(first + i, 1), exchange->comm,
+                     MPI_STATUS_IGNORE));
+  }
+fail:
+  /* The sends end before their counts and items may go. */
+  if (posted > 0) {
+    int code = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
+    if (status == CK_OK && code != MPI_SUCCESS)
+      status = mpi_failed("MPI_Waitall", code);
+  }
+  if (type != MPI_DATATYPE_NULL)
+    MPI_Type_free(&type);
+  return status;
+}
+#endif
+
+ck_status ck__exchange_route(ck__exchange *exchange, size_t item,
+                             const void *const *send, const size_t *counts,
+                             const size_t *to, const size_t *from,
+                             ck__exchange_buffer *received) {
+  ck_status status = CK_OK;
+  double started = ck__seconds();
+  size_t local = exchange->local, first = exchange->first;
+  for (size_t i = 0; i < local; ++i)
+    if (to[i] >= exchange->members || from[i] >= exchange->members)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "an exchange between members %zu and %zu of %zu",
+                      to[i] >= exchange->members ? first + i : from[i],
+                      to[i] >= exchange->members ? to[i] : first + i,
+                      exchange->members);
+  /* Within the process: straight into the partner's buffer. */
+  for (size_t i = 0; i < local; ++i) {
+    if (to[i] < first || to[i] >= first + local)
+      continue;
+    assert(from[to[i] - first] == first + i);
+    CK_TRY(buffer_fill(&received[to[i] - first], item, send[i], counts[i]));
+  }
+#if CK_HAVE_MPI
+  if (ACROSS(exchange))
+    CK_TRY(route_across(exchange, item, send, counts, to, from, received));
+#endif
 fail:
   exchange->seconds += ck__seconds() - started;
   return status;

@@ -214,6 +214,19 @@ ck_status ck__exchange_pass(ck__exchange *exchange, int forward, size_t item,
                             ck__exchange_buffer *received);
 
 /*
+ * Members in any pairing, each sending to one member and receiving from
+ * one: local member i (member m) sends counts[i] items of `item` bytes
+ * from send[i] to member to[i], and receives into received[i] those of
+ * member from[i]. Every member must name its partners alike: to[] of
+ * member from[i] is m. The counts cross first, then the items. Errors as
+ * ck__exchange_pass; CK_ERROR_INVALID_ARGUMENT for a member out of range.
+ */
+ck_status ck__exchange_route(ck__exchange *exchange, size_t item,
+                             const void *const *send, const size_t *counts,
+                             const size_t *to, const size_t *from,
+                             ck__exchange_buffer *received);
+
+/*
  * Every member's items, in member order, on every process: local member
  * i offers counts[i] items of `item` bytes from send[i]; all gets them
  * all, and member_counts (NULL, or members entries) each member's count.
