@@ -187,10 +187,11 @@ typedef struct ck_gas_geometry {
   ck_real cell_inverse_x, cell_inverse_y; /* cells per unit length */
   int cells_x, cells_y;
   int periodic_x, periodic_y; /* 1: periodic; 0: reflecting walls */
-  /* Along x where not periodic, the walls that reflect (ck_gas_reflect):
-   * both (3) for a run's box; for a spread member, the run's own walls
-   * alone, its other ends letting particles pass to its neighbours. */
-  int walls_x;
+  /* Along each axis where not periodic, the walls that reflect
+   * (ck_gas_reflect): both (3) for a run's box; for a spread member, the
+   * run's own walls alone, its other ends letting particles pass to its
+   * neighbours. */
+  int walls_x, walls_y;
 } ck_gas_geometry;
 
 /* A particle's cell, row-major (y, then x). */
@@ -217,8 +218,12 @@ CK_FN void ck_gas_separation(ck_real xi, ck_real yi, ck_real xj, ck_real yj,
  * its slab and ghost copies of its neighbours' within reach of its
  * borders, sorted by cell together, in a box of its own: the slab and its
  * margins along x (closed: no particle reaches its ends between
- * rebuilds), the run's box along y. A slot's word (the id array) is its
- * particle's id, below 2^30, or for a ghost the id with CK_GAS_GHOST set,
+ * rebuilds), the run's box along y. A member of a grid of boxes is closed
+ * along y too, and exchanges in two stages: along x (stage 0), then
+ * along y (stage 1), which passes on the ghosts of stage 0 within reach
+ * of its y borders, so that ghosts reach the members across a corner.
+ * Coordinates along a stage's axis are its u. A slot's word (the id array) is
+ * its particle's id, below 2^30, or for a ghost the id with CK_GAS_GHOST set,
  * and CK_GAS_FROM_NEXT too when the next member (past the slab's upper
  * border) sent it; a rebuild marks the slots it drops CK_GAS_DROPPED,
  * which the next sort gathers past the others (their key is one past the
@@ -255,23 +260,33 @@ CK_FN int ck_gas_member_side(ck_real x, ck_real lo, ck_real hi, ck_real reach,
  * lo, 1 at or past hi), which owns it from now on, and stays here this
  * step as that neighbour's ghost (*word gets the ghost bits); one within
  * reach of a border goes to that neighbour as a ghost (region 2 near lo,
- * 3 near hi); else -1.
+ * 3 near hi); else -1. u is the coordinate along the stage's axis; in a
+ * grid's stage 1 a ghost within reach of a border goes on as a ghost.
  */
-CK_FN int ck_gas_member_classify(ck_real x, ck_u32 *word, ck_real lo,
-                                 ck_real hi, ck_real reach) {
+CK_FN int ck_gas_member_classify(ck_real u, ck_u32 *word, ck_real lo,
+                                 ck_real hi, ck_real reach, int stage) {
   if (!ck_gas_own(*word)) {
-    *word = CK_GAS_DROPPED;
-    return -1;
+    /* Stage 1 passes on the ghosts that stage 0 left (never leavers). */
+    if (stage == 0)
+      *word = CK_GAS_DROPPED;
+    if (*word == CK_GAS_DROPPED)
+      return -1;
+    return u < lo + reach ? 2 : u >= hi - reach ? 3 : -1;
   }
-  if (x < lo) {
+  if (u < lo) {
     *word |= CK_GAS_GHOST;
     return 0;
   }
-  if (x >= hi) {
+  if (u >= hi) {
     *word |= CK_GAS_GHOST | CK_GAS_FROM_NEXT;
     return 1;
   }
-  return x < lo + reach ? 2 : x >= hi - reach ? 3 : -1;
+  return u < lo + reach ? 2 : u >= hi - reach ? 3 : -1;
+}
+
+/* A word as it crosses to another member: the id alone. */
+CK_FN ck_u32 ck_gas_member_id(ck_u32 word) {
+  return word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
 }
 
 /* A sort key: the cell of slot k, or one past the last cell for a slot a
@@ -307,7 +322,8 @@ CK_FN ck_u32 ck_gas_member_slot_of(ck_real x, ck_real y, ck_u32 word,
  * side s's message starts at word s 5 capacity; past both, at word 10
  * capacity + s 3 capacity, each export's word and position in the
  * sender's own coordinates (3 words an entry), to find its slot after the
- * sort.
+ * sort. A grid's stage 1 keeps its exports as sides 2 and 3, in words
+ * that resident steps use for odd steps (a grid's members take none).
  */
 #define CK_GAS_ENTRY_WORDS 5
 #define CK_GAS_GHOST_WORDS 3
@@ -616,7 +632,7 @@ CK_FN int ck_gas_kick_drift_particle(
   if (g->periodic_y)
     y = ck_gas_wrap(y, g->box_y);
   else
-    ck_gas_reflect(&y, &vy, g->box_y, 3);
+    ck_gas_reflect(&y, &vy, g->box_y, g->walls_y);
   moved[2 * k] = x;
   moved[2 * k + 1] = y;
   velocity[2 * k] = vx;
@@ -922,14 +938,13 @@ CK_FN void ck_gas_bin_pair(ck_real xi, ck_real yi,
 
 /* Whether slot i counts its pair with slot j: once for every unordered
  * pair, by the lower slot (j > i); in a spread member (member_id not
- * NULL), own slot i counts an own j > i and the next member's ghosts (the
- * pair is that member's with a ghost from its previous, which it does not
- * count). */
+ * NULL), own slot i counts an own j > i and a ghost of a higher id (the
+ * ghost's owner holds the pair too, and counts it the other way). */
 CK_FN int ck_gas_rdf_counts(ck_u32 i, ck_u32 j,
                             CK_GLOBAL const ck_u32 *member_id) {
   if (!member_id || ck_gas_own(member_id[j]))
     return j > i;
-  return (member_id[j] & CK_GAS_FROM_NEXT) != 0u;
+  return ck_gas_member_id(member_id[j]) > member_id[i];
 }
 
 /* Bins the distances from slot i to the slots it counts within range
@@ -977,7 +992,8 @@ CK_FN void ck_gas_rdf_pairs(
 
 /* The geometry, passed to every kernel (OpenCL and native CUDA) as these
  * scalar arguments; CK_GAS_GEOMETRY_BUILD(g) gathers them, with the
- * build-time CK_GAS_PERIODIC_X, CK_GAS_PERIODIC_Y and CK_GAS_WALLS_X. */
+ * build-time CK_GAS_PERIODIC_X, CK_GAS_PERIODIC_Y, CK_GAS_WALLS_X and
+ * CK_GAS_WALLS_Y. */
 #define CK_GAS_GEOMETRY_ARGUMENTS                                              \
   ck_real box_x, ck_real box_y, ck_real cell_inverse_x,                        \
       ck_real cell_inverse_y, int cells_x, int cells_y
@@ -991,6 +1007,7 @@ CK_FN void ck_gas_rdf_pairs(
   g.cells_y = cells_y;                                                         \
   g.periodic_x = CK_GAS_PERIODIC_X;                                            \
   g.periodic_y = CK_GAS_PERIODIC_Y;                                            \
-  g.walls_x = CK_GAS_WALLS_X
+  g.walls_x = CK_GAS_WALLS_X;                                                  \
+  g.walls_y = CK_GAS_WALLS_Y
 
 #endif /* CK_GAS_H */

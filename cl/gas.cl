@@ -17,6 +17,7 @@
  *   CK_GAS_PERIODIC_Y    the same along y
  *   CK_GAS_WALLS_X       where x is not periodic, its walls: 3 both, 1 at
  *                        0, 2 at the side, 0 none (a spread member's box)
+ *   CK_GAS_WALLS_Y       the same along y
  *   CK_GAS_TILES         1: all pairs staged through local memory (GPUs);
  *                        0: read straight from memory (CPUs)
  *   CK_GAS_LANES         slots a strip kernel reads at a time: 16 floats or
@@ -44,8 +45,9 @@
 #if !defined(CK_GAS_GROUP) || !defined(CK_GAS_SCAN_GROUP) ||                   \
     !defined(CK_GAS_MODEL) || !defined(CK_GAS_PERIODIC_X) ||                   \
     !defined(CK_GAS_PERIODIC_Y) || !defined(CK_GAS_WALLS_X) ||                 \
-    !defined(CK_GAS_TILES) || !defined(CK_GAS_LANES) ||                        \
-    !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER)
+    !defined(CK_GAS_WALLS_Y) || !defined(CK_GAS_TILES) ||                      \
+    !defined(CK_GAS_LANES) || !defined(CK_GAS_FORCE_SHIFT) ||                  \
+    !defined(CK_GAS_MEMBER)
 #error "gas.cl needs its CK_GAS_ defines"
 #endif
 #define CK_GAS_SCAN_BLOCK (4 * CK_GAS_SCAN_GROUP)
@@ -759,14 +761,16 @@ __kernel void ck_gas_accumulate_rdf(
 /* ---- spread members (ck_gas.h) ----------------------------------------- */
 
 /* Work-item k: in mode 0 (leavers) own slot k's particle past a border of
- * [lo, hi) joins that side's list, and a ghost's slot is dropped (a
- * rebuild makes new ghosts); in mode 1 (exports) an own particle within
- * reach of a border joins that side's list (ck_gas_member_side). Side s's
- * list is list[s capacity ..]; counts[s] counts every entry, also those
- * past capacity, which are not stored (the host grows the lists and
- * selects again: dropping a ghost twice changes nothing). */
+ * [lo, hi) joins that side's list, and in stage 0 a ghost's slot is
+ * dropped (a rebuild makes new ghosts); in mode 1 (exports) an own
+ * particle within reach of a border joins that side's list
+ * (ck_gas_member_side), and in stage 1 a ghost of stage 0 too. The
+ * coordinate is the stage's: x in stage 0, y in stage 1. Side s's list
+ * is list[s capacity ..]; counts[s] counts every entry, also those past
+ * capacity, which are not stored (the host grows the lists and selects
+ * again: dropping a ghost twice changes nothing). */
 __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
-                                   ck_real reach,
+                                   ck_real reach, int stage,
                                    __global const ck_real *position,
                                    __global uint *id, uint capacity,
                                    __global uint *list, __global uint *counts) {
@@ -775,11 +779,12 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
     return;
   uint word = id[k];
   if (!ck_gas_own(word)) {
-    if (mode == 0 && word != CK_GAS_DROPPED)
+    if (mode == 0 && stage == 0 && word != CK_GAS_DROPPED)
       id[k] = CK_GAS_DROPPED;
-    return;
+    if (mode == 0 || stage == 0 || word == CK_GAS_DROPPED)
+      return;
   }
-  int side = ck_gas_member_side(position[2 * k], lo, hi, reach, mode);
+  int side = ck_gas_member_side(position[2 * k + stage], lo, hi, reach, mode);
   if (side < 0)
     return;
   uint at = atomic_inc(&counts[side]);
@@ -788,32 +793,32 @@ __kernel void ck_gas_member_select(uint n, int mode, ck_real lo, ck_real hi,
 }
 
 /* Work-item k (a cells-mode member, after the first half-step): slot k
- * by ck_gas_member_classify. A leaver or an export goes into its
- * region's entries of the packed outbox (ck_gas_member_put, capacity
- * entries a region), its x shifted by the previous or the next member's
- * shift by the region's side; counts[region] counts them, also those
- * past capacity, which are not stored. A leaver becomes a ghost here
- * only once stored, so that the host may grow the outbox and ask again
- * (again 1): leavers kept as ghosts by the first call are then stored
- * again. */
-__kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
-                                  ck_real shift_previous, ck_real shift_next,
-                                  int again, __global const ck_real *position,
-                                  __global const ck_real *velocity,
-                                  __global uint *id, uint capacity,
-                                  __global uint *packed,
-                                  __global uint *counts) {
+ * by ck_gas_member_classify, along the stage's axis (x in stage 0, y in
+ * stage 1). A leaver or an export goes into its region's entries of the
+ * packed outbox (ck_gas_member_put, capacity entries a region), that
+ * coordinate shifted by the previous or the next member's shift by the
+ * region's side; counts[region] counts them, also those past capacity,
+ * which are not stored. A leaver becomes a ghost here only once stored,
+ * so that the host may grow the outbox and ask again (again 1): leavers
+ * kept as ghosts by the first call are then stored again. (Stage 1 is
+ * asked again from the words as they were before its first call.) */
+__kernel void ck_gas_member_leave(
+    uint n, ck_real lo, ck_real hi, ck_real reach, ck_real shift_previous,
+    ck_real shift_next, int again, int stage, __global const ck_real *position,
+    __global const ck_real *velocity, __global uint *id, uint capacity,
+    __global uint *packed, __global uint *counts) {
   uint k = (uint)get_global_id(0);
   if (k >= n)
     return;
   uint before = id[k], word = before;
-  uint own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
-  ck_real x = position[2 * k];
+  uint own = ck_gas_member_id(word);
+  ck_real place[2] = {position[2 * k], position[2 * k + 1]};
+  ck_real u = place[stage];
   int region;
-  if (again && word != CK_GAS_DROPPED && !ck_gas_own(word))
-    region = x < lo ? 0 : 1; /* stored by the first call */
+  if (again && stage == 0 && word != CK_GAS_DROPPED && !ck_gas_own(word))
+    region = u < lo ? 0 : 1; /* stored by the first call */
   else
-    region = ck_gas_member_classify(x, &word, lo, hi, reach);
+    region = ck_gas_member_classify(u, &word, lo, hi, reach, stage);
   if (region < 0) {
     if (word != before)
       id[k] = word;
@@ -822,35 +827,37 @@ __kernel void ck_gas_member_leave(uint n, ck_real lo, ck_real hi, ck_real reach,
   uint e = atomic_inc(&counts[region]);
   if (e >= capacity)
     return;
-  ck_gas_member_put(packed, capacity, region, e, own,
-                    x + (region % 2 ? shift_next : shift_previous),
-                    position[2 * k + 1], velocity[2 * k], velocity[2 * k + 1]);
+  place[stage] += region % 2 ? shift_next : shift_previous;
+  ck_gas_member_put(packed, capacity, region, e, own, place[0], place[1],
+                    velocity[2 * k], velocity[2 * k + 1]);
   if (word != before)
     id[k] = word;
 }
 
 /* Work-item e (between rebuilds): the export in slot slots[base + e] into
- * entry base + e of the outbox, its position with shift added to x. */
+ * entry base + e of the outbox, its position with shift added to the
+ * stage's coordinate (x in stage 0, y in stage 1). */
 __kernel void ck_gas_member_gather(uint count, uint base,
                                    __global const uint *slots, ck_real shift,
-                                   __global const ck_real *position,
+                                   int stage, __global const ck_real *position,
                                    __global ck_real *out_real) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
   uint slot = slots[base + e], at = 2 * (base + e);
-  out_real[at] = position[2 * slot] + shift;
-  out_real[at + 1] = position[2 * slot + 1];
+  out_real[at] = position[2 * slot] + (stage == 0 ? shift : CK_R(0));
+  out_real[at + 1] = position[2 * slot + 1] + (stage == 1 ? shift : CK_R(0));
 }
 
 /* Work-item e: the particle in slot list[base + e] into entry e of a
  * rebuild's message, at packed[at ..] (ck_gas.h's layout, ghost 1 for a
- * ghost's entry): its word, its position with shift added to x, and a
- * migrant's velocity. An export's word and position as they are go to
- * packed[kept ..] too (kept 0: none), to find its slot after the sort. */
+ * ghost's entry): its id, its position with shift added to the stage's
+ * coordinate, and a migrant's velocity. An export's word and position as
+ * they are go to packed[kept ..] too (kept 0: none), to find its slot
+ * after the sort. */
 __kernel void ck_gas_member_post(uint count, uint base,
                                  __global const uint *list, ck_real shift,
-                                 int ghost, uint at, uint kept,
+                                 int ghost, uint at, uint kept, int stage,
                                  __global const ck_real *position,
                                  __global const ck_real *velocity,
                                  __global const uint *id,
@@ -860,9 +867,11 @@ __kernel void ck_gas_member_post(uint count, uint base,
     return;
   uint slot = list[base + e], words = ck_gas_entry_words(ghost);
   __global uint *entry = packed + at + words * e;
-  entry[0] = id[slot];
-  entry[1] = ck_float_as_bits(position[2 * slot] + shift);
-  entry[2] = ck_float_as_bits(position[2 * slot + 1]);
+  entry[0] = ck_gas_member_id(id[slot]);
+  entry[1] =
+      ck_float_as_bits(position[2 * slot] + (stage == 0 ? shift : CK_R(0)));
+  entry[2] =
+      ck_float_as_bits(position[2 * slot + 1] + (stage == 1 ? shift : CK_R(0)));
   if (!ghost) {
     entry[3] = ck_float_as_bits(velocity[2 * slot]);
     entry[4] = ck_float_as_bits(velocity[2 * slot + 1]);
@@ -877,11 +886,13 @@ __kernel void ck_gas_member_post(uint count, uint base,
 
 /* Work-item e: entry e of the messages received (packed from word at,
  * ck_gas.h's layout) into slot first + e: a ghost's (ghost 1; its word marked
- * by ck_gas_ghost_word, its velocity zero), or a migrant's, which must lie in
- * [lo, hi): else the least such e goes to counts[2]. */
+ * by ck_gas_ghost_word, its velocity zero), or a migrant's, whose stage's
+ * coordinate must lie in [lo, hi): else the least such e goes to
+ * counts[2]. */
 __kernel void ck_gas_member_accept(uint count, uint first, int ghost,
                                    uint from_next, uint at, ck_real lo,
-                                   ck_real hi, __global const uint *packed,
+                                   ck_real hi, int stage,
+                                   __global const uint *packed,
                                    __global ck_real *position,
                                    __global ck_real *velocity,
                                    __global uint *id, __global uint *counts) {
@@ -890,13 +901,14 @@ __kernel void ck_gas_member_accept(uint count, uint first, int ghost,
     return;
   __global const uint *entry = packed + at + ck_gas_entry_words(ghost) * e;
   uint slot = first + e;
-  ck_real x = ck_bits_as_float(entry[1]);
+  ck_real x = ck_bits_as_float(entry[1]), y = ck_bits_as_float(entry[2]);
+  ck_real u = stage == 0 ? x : y;
   position[2 * slot] = x;
-  position[2 * slot + 1] = ck_bits_as_float(entry[2]);
+  position[2 * slot + 1] = y;
   velocity[2 * slot] = ghost ? CK_R(0) : ck_bits_as_float(entry[3]);
   velocity[2 * slot + 1] = ghost ? CK_R(0) : ck_bits_as_float(entry[4]);
   id[slot] = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
-  if (!ghost && !(x >= lo && x < hi))
+  if (!ghost && !(u >= lo && u < hi))
     atomic_min(&counts[2], e);
 }
 
@@ -950,14 +962,16 @@ ck_gas_member_enter(uint count, uint first, __global const uint *in_word,
   id[slot] = in_word[e];
 }
 
-/* Work-item e: ghost e's new position (in_real[2 e ..]) into its slot. */
-__kernel void ck_gas_member_unpack(uint count, __global const uint *slots,
+/* Work-item e: ghost base + e's new position (in_real[2 e ..]) into its
+ * slot. */
+__kernel void ck_gas_member_unpack(uint count, uint base,
+                                   __global const uint *slots,
                                    __global const ck_real *in_real,
                                    __global ck_real *position) {
   uint e = (uint)get_global_id(0);
   if (e >= count)
     return;
-  uint slot = slots[e];
+  uint slot = slots[base + e];
   position[2 * slot] = in_real[2 * e];
   position[2 * slot + 1] = in_real[2 * e + 1];
 }

@@ -30,6 +30,7 @@
  *                        reflecting walls
  *   CK_GAS_PERIODIC_Y    the same along y
  *   CK_GAS_WALLS_X       where x is not periodic, its walls (gas.cl)
+ *   CK_GAS_WALLS_Y       the same along y
  *   CK_GAS_MEMBER        1 for a spread member (ck_gas.h): the forces
  *                        kernels kick its own particles alone; the
  *                        member sorts with gas.cl's kernels
@@ -49,9 +50,10 @@
 #include "ck_warp.h"
 
 #if !defined(CK_GAS_PERIODIC_X) || !defined(CK_GAS_PERIODIC_Y) ||              \
-    !defined(CK_GAS_WALLS_X) || !defined(CK_GAS_FORCE_SHIFT) ||                \
-    !defined(CK_GAS_MEMBER) || !defined(CK_GAS_BLOCK) ||                       \
-    !defined(CK_GAS_SCAN_THREADS) || !defined(CK_GAS_SCAN_ITEMS)
+    !defined(CK_GAS_WALLS_X) || !defined(CK_GAS_WALLS_Y) ||                    \
+    !defined(CK_GAS_FORCE_SHIFT) || !defined(CK_GAS_MEMBER) ||                 \
+    !defined(CK_GAS_BLOCK) || !defined(CK_GAS_SCAN_THREADS) ||                 \
+    !defined(CK_GAS_SCAN_ITEMS)
 #error "gas.cu needs its CK_GAS_ defines"
 #endif
 #if CK_REAL_DOUBLE
@@ -121,9 +123,9 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
                        ,
                        unsigned first, unsigned *id, int classify, float lo,
                        float hi, float reach, float shift_previous,
-                       float shift_next, int again, unsigned capacity,
-                       unsigned *packed, unsigned *counts, unsigned *control,
-                       int resident, int parity
+                       float shift_next, int again, int stage,
+                       unsigned capacity, unsigned *packed, unsigned *counts,
+                       unsigned *control, int resident, int parity
 #endif
     ) {
   unsigned k = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
@@ -165,24 +167,26 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
   }
 #if CK_GAS_MEMBER
   if (classify) {
-    unsigned own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
+    unsigned own = ck_gas_member_id(word);
+    float u = stage ? place.y : place.x;
     int region;
-    if (again && word != CK_GAS_DROPPED && !ck_gas_own(word))
-      region = place.x < lo ? 0 : 1; /* stored by the first call */
+    if (again && stage == 0 && word != CK_GAS_DROPPED && !ck_gas_own(word))
+      region = u < lo ? 0 : 1; /* stored by the first call */
     else
-      region = ck_gas_member_classify(place.x, &word, lo, hi, reach);
+      region = ck_gas_member_classify(u, &word, lo, hi, reach, stage);
     /* The lanes going one way share an atomic add. */
     unsigned going = __ballot_sync(live, region >= 0);
     if (region >= 0) {
       unsigned e = arrival_rank(counts, (unsigned)region, going);
-      float shifted = place.x + (region % 2 ? shift_next : shift_previous);
+      float shift = region % 2 ? shift_next : shift_previous;
       if (e >= capacity) {
         word = before; /* not stored: it stays here, and goes next call */
         if (resident)
           atomicOr(&control[CK_GAS_CONTROL_FLAGS], CK_GAS_OVERFLOW_OUTBOX);
       } else
-        ck_gas_member_put(packed, capacity, region, e, own, shifted, place.y,
-                          speed.x, speed.y);
+        ck_gas_member_put(packed, capacity, region, e, own,
+                          place.x + (stage ? 0.0f : shift),
+                          place.y + (stage ? shift : 0.0f), speed.x, speed.y);
     }
     if (word != before)
       id[k] = word;
@@ -505,16 +509,18 @@ extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
  * pulls of the step before, which ended before the neighbours packed
  * this step, which this launch follows.
  */
-extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK) ck_gas_native_pull(
-    unsigned segment, CK_GAS_GEOMETRY_ARGUMENTS, float2 *position,
-    float2 *velocity, unsigned *id, unsigned *cell_key, unsigned *cell_rank,
-    unsigned *fill, unsigned *control, int parity, unsigned slots,
-    unsigned capacity, float lo, float hi,
-    const unsigned *__restrict__ previous_packed,
-    const unsigned *__restrict__ previous_control, unsigned previous_capacity,
-    unsigned previous_leavers, const unsigned *__restrict__ next_packed,
-    const unsigned *__restrict__ next_control, unsigned next_capacity,
-    unsigned next_leavers) {
+extern "C" __global__ void __launch_bounds__(CK_GAS_BLOCK)
+    ck_gas_native_pull(unsigned segment, CK_GAS_GEOMETRY_ARGUMENTS,
+                       float2 *position, float2 *velocity, unsigned *id,
+                       unsigned *cell_key, unsigned *cell_rank, unsigned *fill,
+                       unsigned *control, int parity, unsigned slots,
+                       unsigned capacity, float lo, float hi,
+                       const unsigned *__restrict__ previous_packed,
+                       const unsigned *__restrict__ previous_control,
+                       unsigned previous_capacity, unsigned previous_leavers,
+                       const unsigned *__restrict__ next_packed,
+                       const unsigned *__restrict__ next_control,
+                       unsigned next_capacity, unsigned next_leavers) {
   __shared__ unsigned first[5], base, flags;
   unsigned t = blockIdx.x * CK_GAS_BLOCK + threadIdx.x;
   if (threadIdx.x == 0) {

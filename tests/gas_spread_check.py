@@ -12,6 +12,9 @@ given twice), and under MPIRUN over 2 and 3 ranks on ref:
     NVE and Langevin, and at 20000 particles for two of those;
   - NVE's energy drift over 10^4 steps is no worse than one device's;
   - a checkpoint of 3 members restarts on 1 and on 2, which agree.
+The same over a grid of 2 x 2 boxes (a cutoff that four slabs do not
+fit): ref and the two PoCL devices as 4 members, and 4 ranks on ref; its
+checkpoint restarts on 1 and on 2.
 (spread_check.py ends ranks of a gas by signals, and checks that the
 others end within 10 s and leave no output half written.)
 Every run checks itself that no particle is lost or doubled at a border
@@ -124,11 +127,11 @@ alone_device = pocl[0] if pocl else "ref"
 scratch = tempfile.mkdtemp(prefix="clkit-gas-spread-")
 
 
-def case(particles, steps, mode, thermostat, which):
+def case(particles, steps, mode, thermostat, which, extra=()):
     """One system alone and over the spreads in `which`."""
     system = ["run", "gas", "--particles", str(particles), "--steps",
               str(steps), "--equil", "100", "--seed", "7", "--log-every",
-              "20", "--neighbors", mode, "--rdf-every", "10"]
+              "20", "--neighbors", mode, "--rdf-every", "10"] + list(extra)
     if thermostat:
         system += ["--thermostat", thermostat]
     label = f"{particles} particles, {mode}, {thermostat or 'NVE'}"
@@ -183,6 +186,57 @@ if three:
         one = result(more + ["--device", alone_device])
         two = [s for s in spreads if s[3] == 2]
         again = result(more + two[0][1], two[0][2]) if two else None
+        agrees(f"a checkpoint of {name} restarted on 1 and on 2", one, again,
+               2, 4096, None, None)
+
+# A grid of 2 x 2 boxes: at rc 10, four slabs of 4096 particles (a box of
+# 76.5) would be narrower than 2 rc; boxes of 38 are not.
+GRID = ["--rc", "10"]
+grids = []
+if len(pocl) == 2:
+    grids.append(("a grid of ref and two PoCL devices",
+                  ["--device", f"ref,{pocl[0]},{pocl[1]},ref", "--spread"],
+                  0, 4))
+if MPIRUN:
+    grids.append(("a grid of 4 ranks on ref", ["--device", "ref", "--spread"],
+                  4, 4))
+spreads += grids
+names = [name for name, _, _, _ in grids]
+case(4096, 200, "cells", "", names, GRID)
+case(4096, 200, "verlet", "langevin:1.0:1.0", names, GRID)
+for name, where, ranks, _ in grids:
+    got = result(["run", "gas", "--particles", "4096", "--steps", "1",
+                  "--rc", "10"] + where, ranks)
+    if got and any(m.get("slab", {}).get("axis") != "xy"
+                   for m in got.get("members", [])):
+        fail(f"{name}: not a grid of boxes: {got.get('members')}")
+if grids:
+    # NVE over 10^4 steps; 1024 particles at rc 6 (boxes of 19).
+    nve = ["run", "gas", "--particles", "1024", "--steps", "10000",
+           "--equil", "200", "--seed", "3", "--log-every", "500",
+           "--neighbors", "verlet", "--rc", "6"]
+    alone = result(nve + ["--device", alone_device])
+    name, where, ranks, _ = grids[0]
+    spread = result(nve + where, ranks)
+    if alone and spread:
+        a = abs(alone["energy_drift_relative"])
+        b = abs(spread["energy_drift_relative"])
+        if not b <= 2 * a + 2e-5:
+            fail(f"NVE drift over 10^4 steps, {name}: {b:.3g}, {a:.3g} alone")
+        else:
+            print(f"ok: NVE drift over 10^4 steps, {name}: {b:.3g}, "
+                  f"{a:.3g} alone")
+    # Its checkpoint restarts on 1 and on 2 members.
+    saved = os.path.join(scratch, "grid.ckg")
+    first = result(["run", "gas", "--particles", "4096", "--steps", "150",
+                    "--seed", "5", "--log-every", "50", "--checkpoint",
+                    saved] + GRID + where, ranks)
+    more = ["run", "gas", "--restart", saved, "--steps", "150",
+            "--log-every", "50"]
+    two = [s for s in spreads if s[3] == 2]
+    if first and two:
+        one = result(more + ["--device", alone_device])
+        again = result(more + two[0][1], two[0][2])
         agrees(f"a checkpoint of {name} restarted on 1 and on 2", one, again,
                2, 4096, None, None)
 

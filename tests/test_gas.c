@@ -3206,12 +3206,15 @@ static size_t spread_units(ck_gas *gas, uint64_t *units, size_t capacity) {
  * Slabs stay right as particles cross them: forces, energies, pressure
  * and momentum against the test's all-pairs sums after every 40 steps of
  * a hot gas, in both neighbour modes, periodic and between walls, on one
- * member, on ref and the OpenCL device (equal slabs, and 2:1), and on the
- * OpenCL device and ref; every particle is held once throughout.
+ * member, on ref and the OpenCL device (equal slabs, and 2:1), on the
+ * OpenCL device and ref, and on a grid of 2 x 2 boxes (4 members, ref and
+ * the OpenCL device, which slabs of twice rc + skin do not fit); every
+ * particle is held once throughout.
  */
 static void spread_forces(const ck_device *ref, const ck_device *ocl) {
   ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
   ck_device swapped[2] = {devices[1], devices[0]};
+  ck_device four[4] = {devices[0], devices[1], devices[1], devices[0]};
   static const double two_to_one[2] = {2, 1};
   struct {
     const ck_device *devices;
@@ -3219,9 +3222,10 @@ static void spread_forces(const ck_device *ref, const ck_device *ocl) {
     const double *shares;
     const char *name;
   } sets[] = {{devices, 1, NULL, "ref alone"},
+              {four, 4, NULL, "a grid of 4"},
               {devices, 2, NULL, "ref + OpenCL"},
               {swapped, 2, two_to_one, "OpenCL + ref, 2:1"}};
-  size_t set_count = ocl ? 3 : 1;
+  size_t set_count = ocl ? 4 : 2;
   for (size_t set = 0; set < set_count; ++set)
     for (int mode = 0; mode < 2; ++mode)
       for (int walls = 0; walls < 2; ++walls) {
@@ -3247,13 +3251,13 @@ static void spread_forces(const ck_device *ref, const ck_device *ocl) {
                    sets[set].name, mode_name(c.neighbors),
                    walls ? ", walls" : "", 40 * round);
           check_against_brute(what, &s, 0, 2e-4, 1e-6);
-          uint64_t units[2] = {0, 0};
-          size_t members = spread_units(gas, units, 2);
-          CHECK_MSG(members == sets[set].count &&
-                        units[0] + (members > 1 ? units[1] : 0) == 200,
-                    "%s: %zu members hold %llu and %llu particles", what,
-                    members, (unsigned long long)units[0],
-                    (unsigned long long)units[1]);
+          uint64_t units[4] = {0, 0, 0, 0}, held = 0;
+          size_t members = spread_units(gas, units, 4);
+          for (size_t m = 0; m < members && m < 4; ++m)
+            held += units[m];
+          CHECK_MSG(members == sets[set].count && held == 200,
+                    "%s: %zu members hold %llu particles", what, members,
+                    (unsigned long long)held);
           snapshot_free(&s);
         }
         ck_gas_destroy(gas);
@@ -3266,13 +3270,14 @@ static void spread_forces(const ck_device *ref, const ck_device *ocl) {
  * modes, periodic and between walls, with either thermostat (a
  * particle's Langevin noise is drawn from its id wherever it is held;
  * rescaling scales by the temperature of all members), on one member
- * (ref) and on ref and the OpenCL device.
+ * (ref), on ref and the OpenCL device, and on a grid of 2 x 2 boxes (ref
+ * and the OpenCL device twice each, where four slabs do not fit).
  */
 static void spread_against_one(const ck_device *ref, const ck_device *ocl) {
-  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
-  for (int variant = 0; variant < 12; ++variant) {
-    size_t members = variant < 6 ? 1 : 2;
-    if (members > 1 && !ocl)
+  ck_device devices[4] = {*ref, ocl ? *ocl : *ref, ocl ? *ocl : *ref, *ref};
+  for (int variant = 0; variant < 18; ++variant) {
+    size_t members = variant < 6 ? 1 : variant < 12 ? 4 : 2;
+    if (members == 2 && !ocl)
       break;
     ck_gas_config c;
     ck_gas_config_init(&c);
@@ -3300,6 +3305,15 @@ static void spread_against_one(const ck_device *ref, const ck_device *ocl) {
     ck_gas *spread = make_spread(devices, members, NULL, &c);
     snapshot a, b;
     int have_a = 0, have_b = 0;
+    if (spread && members == 4) {
+      ck_result r;
+      memset(&r, 0, sizeof r);
+      CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(spread), &r));
+      CHECK_MSG(r.member_count == 4 && r.members[0].slab_axis == 2,
+                "%s: %zu members, axis %d, not a grid of 4 boxes", what,
+                r.member_count, r.member_count ? r.members[0].slab_axis : -1);
+      ck_result_release(&r);
+    }
     if (alone && spread) {
       CHECK_OK(ck_gas_step(alone, 30));
       CHECK_OK(ck_gas_step(spread, 30));
@@ -3333,61 +3347,94 @@ static void spread_against_one(const ck_device *ref, const ck_device *ocl) {
   }
 }
 
+/* Whether a particle at (x, y) lies in a member's slab, or its box. */
+static int member_holds(const ck_spread_member *member, double x, double y) {
+  double u = member->slab_axis == 1 ? y : x;
+  int inside = u >= member->slab[0] && u < member->slab[1];
+  if (member->slab_axis == 2)
+    inside = inside && y >= member->slab_y[0] && y < member->slab_y[1];
+  return inside;
+}
+
 /*
- * Particles cross slabs both ways, and the periodic edges across x and
- * y, in free flight (none within rc of another): each ends where x + v t
- * puts it (to the single precision members step in, as one device does),
- * held by the member of its slab.
+ * Five particles in free flight (none within rc of another) in a box of
+ * 20, spread over `count` members for `steps` steps, in both neighbour
+ * modes: each ends where x + v t puts it (within `tolerance`: the members
+ * step in single precision, as one device does), held by the member of
+ * its slab or box (axis: the slabs' or 2, a grid's).
  */
-static void spread_crossings(const ck_device *ref, const ck_device *ocl) {
-  static const double x[] = {9.95, 2, 10.05, 6, 19.95, 10, 0.05, 14, 5, 19.95};
-  static const double v[] = {1, 0, -1, 0.3, 1, 0, -1, 0, 0, 1};
+static void spread_free_flight(const char *what, const ck_device *devices,
+                               size_t count, int axis, const double x[10],
+                               const double v[10], int steps,
+                               double tolerance) {
   char path[600];
   test_path_in(work_dir, "crossings.xyz", path, sizeof path);
   CHECK(write_xyz(path, 5, 20, 20, x, v) == 0);
-  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
   for (int mode = 0; mode < 2; ++mode) {
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.xyz_path = path;
     c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
     c.skin = 0.3;
-    ck_gas *gas = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+    ck_gas *gas = make_spread(devices, count, NULL, &c);
     if (!gas)
       continue;
-    CHECK_OK(ck_gas_step(gas, 100));
+    CHECK_OK(ck_gas_step(gas, (uint64_t)steps));
     double at[10], speed[10];
     CHECK_OK(ck_gas_get_particles(gas, at, speed));
     for (size_t k = 0; k < 10; ++k) {
-      double expected = x[k] + 100 * c.dt * v[k];
+      double expected = x[k] + steps * c.dt * v[k];
       expected -= 20 * floor(expected / 20);
-      CHECK_MSG(fabs(at[k] - expected) <= 1e-4 && fabs(speed[k] - v[k]) <= 1e-7,
-                "%s: particle %zu, coordinate %zu at %.12g (v %g), not "
+      CHECK_MSG(fabs(at[k] - expected) <= tolerance &&
+                    fabs(speed[k] - v[k]) <= 1e-6,
+                "%s, %s: particle %zu, coordinate %zu at %.12g (v %g), not "
                 "%.12g",
-                mode_name(c.neighbors), k / 2, k % 2, at[k], speed[k],
+                what, mode_name(c.neighbors), k / 2, k % 2, at[k], speed[k],
                 expected);
     }
-    /* Each member holds the particles that end in its slab. */
+    /* Each member holds the particles that end in its slab or box. */
     ck_result r;
     memset(&r, 0, sizeof r);
     CHECK_OK(ck__gas_spread_report(ck__gas_spread_of(gas), &r));
+    uint64_t held = 0;
     for (size_t m = 0; m < r.member_count; ++m) {
       const ck_spread_member *member = &r.members[m];
       uint64_t inside = 0;
-      for (size_t k = 0; k < 5; ++k) {
-        double u = at[2 * k + (size_t)member->slab_axis];
-        inside += u >= member->slab[0] && u < member->slab[1];
-      }
-      CHECK_MSG(member->slab_axis == 0 && member->units == inside,
-                "%s: member %zu holds %llu particles; %llu end in its slab "
-                "[%g, %g) along axis %d",
-                mode_name(c.neighbors), m, (unsigned long long)member->units,
-                (unsigned long long)inside, member->slab[0], member->slab[1],
-                member->slab_axis);
+      for (size_t k = 0; k < 5; ++k)
+        inside += member_holds(member, at[2 * k], at[2 * k + 1]);
+      held += member->units;
+      CHECK_MSG(member->slab_axis == axis && member->units == inside,
+                "%s, %s: member %zu holds %llu particles; %llu end in its "
+                "slab [%g, %g) (and [%g, %g)) along axis %d",
+                what, mode_name(c.neighbors), m,
+                (unsigned long long)member->units, (unsigned long long)inside,
+                member->slab[0], member->slab[1], member->slab_y[0],
+                member->slab_y[1], member->slab_axis);
     }
+    CHECK_MSG(r.member_count == count && held == 5,
+              "%s, %s: %zu members hold %llu particles", what,
+              mode_name(c.neighbors), r.member_count, (unsigned long long)held);
     ck_result_release(&r);
     ck_gas_destroy(gas);
   }
+}
+
+/*
+ * Particles cross slabs both ways, and the periodic edges across x and
+ * y. Then a grid of 2 x 2 boxes (4 members, in a box of 20 that four
+ * slabs of twice rc + skin do not fit): particles all at one velocity
+ * cross its borders along x, along y, both at once through a corner, and
+ * the periodic edges.
+ */
+static void spread_crossings(const ck_device *ref, const ck_device *ocl) {
+  static const double x[] = {9.95, 2, 10.05, 6, 19.95, 10, 0.05, 14, 5, 19.95};
+  static const double v[] = {1, 0, -1, 0.3, 1, 0, -1, 0, 0, 1};
+  static const double grid_x[] = {1,   1,    6,    3.3, 11.2,
+                                  7.1, 16.3, 12.4, 3.7, 16.9};
+  static const double grid_v[] = {4, 3, 4, 3, 4, 3, 4, 3, 4, 3};
+  ck_device devices[4] = {*ref, ocl ? *ocl : *ref, ocl ? *ocl : *ref, *ref};
+  spread_free_flight("slabs", devices, ocl ? 2 : 1, 0, x, v, 100, 1e-4);
+  spread_free_flight("a grid", devices, 4, 2, grid_x, grid_v, 600, 1e-3);
 }
 
 /*
@@ -3427,21 +3474,22 @@ static void spread_energy_drift(const ck_device *ref, const ck_device *ocl) {
  * one written on one device loads spread.
  */
 static void spread_checkpoints(const ck_device *ref, const ck_device *ocl) {
-  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
-  size_t count = ocl ? 2 : 1;
+  ck_device devices[4] = {*ref, ocl ? *ocl : *ref, *ref, ocl ? *ocl : *ref};
   char path[600], alone_path[600];
   test_path_in(work_dir, "spread.ckpt", path, sizeof path);
   test_path_in(work_dir, "alone.ckpt", alone_path, sizeof alone_path);
-  for (int mode = 0; mode < 2; ++mode) {
+  /* Written by 2 slabs (1 without OpenCL), then by a grid of 4 boxes. */
+  for (int mode = 0; mode < 4; ++mode) {
+    size_t count = mode >= 2 ? 4 : ocl ? 2 : 1;
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.particles = 200;
-    c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
+    c.neighbors = mode % 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
     c.skin = 0.3;
-    c.thermostat = mode ? CK_GAS_LANGEVIN : CK_GAS_NVE;
+    c.thermostat = mode % 2 ? CK_GAS_LANGEVIN : CK_GAS_NVE;
     c.target_temperature = 1.2;
     ck_spread one = {.devices = devices, .device_count = 1};
-    ck_spread both = {.devices = devices, .device_count = count};
+    ck_spread both = {.devices = devices, .device_count = ocl ? 2 : 1};
     ck_gas *spread = make_spread(devices, count, NULL, &c);
     ck_gas *loaded = NULL, *respread = NULL;
     if (!spread)
@@ -3464,9 +3512,9 @@ static void spread_checkpoints(const ck_device *ref, const ck_device *ocl) {
       double dx = position_gap(&s[0], &s[r]);
       CHECK_MSG(dx <= 1e-3 && s[r].o.step == 60 &&
                     fabs(s[0].o.total - s[r].o.total) <= 1e-4,
-                "%s: the checkpoint %s continues %.3g away, E %.9g vs %.9g "
-                "at step %llu",
-                mode_name(c.neighbors),
+                "%s, %zu members: the checkpoint %s continues %.3g away, E "
+                "%.9g vs %.9g at step %llu",
+                mode_name(c.neighbors), count,
                 r == 1 ? "loaded on ref" : "loaded spread", dx, s[r].o.total,
                 s[0].o.total, (unsigned long long)s[r].o.step);
     }
@@ -3518,8 +3566,27 @@ static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
   c.particles = 100;
   c.rc = 4;
   expect_failure(ck_gas_create_spread(&both, &c, &gas),
-                 CK_ERROR_INVALID_ARGUMENT, "2 members cut the box (11.9",
-                 "slabs too narrow");
+                 CK_ERROR_INVALID_ARGUMENT,
+                 "2 members cannot cut the box (11.9", "slabs too narrow");
+  CHECK(gas == NULL);
+  /* Four members there: a grid of 2 x 2 boxes of 6 is too narrow too. */
+  ck_device four_devices[4] = {devices[0], devices[1], devices[0], devices[1]};
+  ck_spread four = {.devices = four_devices, .device_count = 4};
+  expect_failure(ck_gas_create_spread(&four, &c, &gas),
+                 CK_ERROR_INVALID_ARGUMENT, "4 members cannot cut the box",
+                 "boxes too narrow");
+  CHECK(gas == NULL);
+  /* A grid takes equal shares alone: its boxes hold as many each. */
+  static const double uneven_four[4] = {1, 2, 1, 1};
+  ck_spread shared = {.devices = four_devices,
+                      .device_count = 4,
+                      .shares = uneven_four,
+                      .share_count = 4};
+  ck_gas_config_init(&c);
+  c.particles = 200;
+  expect_failure(ck_gas_create_spread(&shared, &c, &gas),
+                 CK_ERROR_INVALID_ARGUMENT, "grid of 2 by 2 boxes",
+                 "a grid with unequal shares");
   CHECK(gas == NULL);
   /* Shares 1:5 in a box that fits two slabs: the narrow one is widened to
    * twice rc + skin, and the run goes on. */
@@ -3540,17 +3607,15 @@ static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
   gas = NULL;
 }
 
-/* The spread halves of the RDF: the pairs a spread bins are those one
- * device bins, to a few at bin edges. */
-static void spread_rdf(const ck_device *ref, const ck_device *ocl) {
-  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
+static void spread_rdf_over(const ck_device *ref, const ck_device *devices,
+                            size_t count) {
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.particles = 300;
   c.neighbors = CK_GAS_VERLET;
   c.skin = 0.3;
   ck_gas *alone = make(ref, &c, 0);
-  ck_gas *spread = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+  ck_gas *spread = make_spread(devices, count, NULL, &c);
   if (!alone || !spread) {
     ck_gas_destroy(alone);
     ck_gas_destroy(spread);
@@ -3566,11 +3631,11 @@ static void spread_rdf(const ck_device *ref, const ck_device *ocl) {
     total_b += b[k];
     off += a[k] > b[k] ? a[k] - b[k] : b[k] - a[k];
   }
-  printf("RDF spread: %llu pairs, %llu alone; %llu binned apart\n",
-         (unsigned long long)total_b, (unsigned long long)total_a,
+  printf("RDF spread over %zu: %llu pairs, %llu alone; %llu binned apart\n",
+         count, (unsigned long long)total_b, (unsigned long long)total_a,
          (unsigned long long)off);
   CHECK_MSG(total_a > 1000 && off <= 4,
-            "spread RDF: %llu pairs vs %llu, %llu apart",
+            "RDF spread over %zu: %llu pairs vs %llu, %llu apart", count,
             (unsigned long long)total_b, (unsigned long long)total_a,
             (unsigned long long)off);
   uint64_t wide[4] = {0};
@@ -3579,6 +3644,15 @@ static void spread_rdf(const ck_device *ref, const ck_device *ocl) {
                  "a spread RDF past rc");
   ck_gas_destroy(alone);
   ck_gas_destroy(spread);
+}
+
+/* The spread halves of the RDF: the pairs a spread bins are those one
+ * device bins, to a few at bin edges; over slabs, and over a grid of 2 x
+ * 2 boxes (4 members, where four slabs do not fit). */
+static void spread_rdf(const ck_device *ref, const ck_device *ocl) {
+  ck_device devices[4] = {*ref, ocl ? *ocl : *ref, ocl ? *ocl : *ref, *ref};
+  for (int grid = 0; grid < 2; ++grid)
+    spread_rdf_over(ref, devices, grid ? 4 : ocl ? 2 : 1);
 }
 
 /*
@@ -3648,16 +3722,17 @@ static void spread_workload(const ck_device *ref, const ck_device *ocl) {
 }
 
 /* Writes the XYZ file of a dense cluster (10 x 10 at the spacing of
- * LJ's minimum) moving along x through a dilute gas, in a 40 x 40 box,
- * to `name` in the work folder; its path in path (600 bytes). */
-static void write_cluster(const char *name, char *path) {
+ * LJ's minimum) moving along x (at 1.5, and along y at vy) through a
+ * dilute gas, in a 40 x 40 box, to `name` in the work folder; its path in
+ * path (600 bytes). */
+static void write_cluster(const char *name, double vy, char *path) {
   enum { CLUSTER = 100, DILUTE = 64, N = CLUSTER + DILUTE };
   double x[2 * N], v[2 * N];
   for (size_t k = 0; k < CLUSTER; ++k) {
     x[2 * k] = 14 + 1.12 * (double)(k % 10);
     x[2 * k + 1] = 14 + 1.12 * (double)(k / 10);
     v[2 * k] = 1.5;
-    v[2 * k + 1] = 0;
+    v[2 * k + 1] = vy;
   }
   for (size_t k = 0; k < DILUTE; ++k) {
     size_t at = 2 * (CLUSTER + k);
@@ -3674,19 +3749,28 @@ static void write_cluster(const char *name, char *path) {
  * A dense cluster (10 x 10 at the spacing of LJ's minimum) that moves
  * across a border through a dilute gas, in both modes: the members pass
  * it on whole (their census finds every id at every observation), and
- * the energy and momentum are one device's.
+ * the energy and momentum are one device's. Then over a grid of 4 x 2
+ * boxes (8 members, which slabs do not fit), the cluster moving across a
+ * corner, each member's outbox starting at 4 entries a side
+ * (ck__gas_room_for_tests): the outboxes and inboxes grow as it comes,
+ * in both stages, and the run stays one device's.
  */
 static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
   char path[600];
-  write_cluster("cluster.xyz", path);
-  ck_device devices[2] = {*ref, ocl ? *ocl : *ref};
-  for (int mode = 0; mode < 2; ++mode) {
+  ck_device devices[8];
+  for (size_t k = 0; k < 8; ++k)
+    devices[k] = k % 2 && ocl ? *ocl : *ref;
+  for (int run = 0; run < 4; ++run) {
+    int mode = run % 2, grid = run >= 2;
+    write_cluster("cluster.xyz", grid ? 1.5 : 0, path);
     ck_gas_config c;
     ck_gas_config_init(&c);
     c.xyz_path = path;
     c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
     ck_gas *alone = make(ref, &c, 0);
-    ck_gas *gas = make_spread(devices, ocl ? 2 : 1, NULL, &c);
+    ck__gas_room_for_tests = grid ? 4 : 0;
+    ck_gas *gas = make_spread(devices, grid ? 8 : ocl ? 2 : 1, NULL, &c);
+    ck__gas_room_for_tests = 0;
     if (!alone || !gas) {
       ck_gas_destroy(alone);
       ck_gas_destroy(gas);
@@ -3701,11 +3785,11 @@ static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
       CHECK_MSG(fabs(a.total - b.total) <= 1e-3 * fabs(a.total) &&
                     fabs(a.momentum_x - b.momentum_x) <= 1e-2 &&
                     fabs(a.momentum_y - b.momentum_y) <= 1e-2,
-                "%s cluster, step %llu: E %.9g spread, %.9g alone; P (%g, "
+                "%s cluster%s, step %llu: E %.9g spread, %.9g alone; P (%g, "
                 "%g) and (%g, %g)",
-                mode_name(c.neighbors), (unsigned long long)b.step, b.total,
-                a.total, b.momentum_x, b.momentum_y, a.momentum_x,
-                a.momentum_y);
+                mode_name(c.neighbors), grid ? " on a grid" : "",
+                (unsigned long long)b.step, b.total, a.total, b.momentum_x,
+                b.momentum_y, a.momentum_x, a.momentum_y);
     }
     ck_gas_destroy(alone);
     ck_gas_destroy(gas);
@@ -3766,7 +3850,7 @@ static void pull_firsts(void) {
 
 static void spread_resident_room(const ck_device *ref) {
   char path[600];
-  write_cluster("resident_cluster.xyz", path);
+  write_cluster("resident_cluster.xyz", 0, path);
   ck_device pair[2] = {*ref, *ref};
   static const double equal[2] = {1, 1};
   for (int spare = 24; spare >= 1; spare -= 23) {

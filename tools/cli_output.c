@@ -156,6 +156,7 @@ static void print_members(FILE *out, const ck_result *result) {
           "device", "rank", result->member_units, "share", "compute (s)",
           "exchange (s)", "sent (MB)",
           !slabs                              ? ""
+          : result->members[0].slab_axis == 2 ? "  box along x, y"
           : result->members[0].slab_axis == 1 ? "  slab along y"
                                               : "  slab along x");
   for (size_t i = 0; i < result->member_count; ++i) {
@@ -164,7 +165,10 @@ static void print_members(FILE *out, const ck_result *result) {
             member->device, member->rank, (unsigned long long)member->units,
             100 * member->share, member->compute_s, member->exchange_s,
             (double)member->bytes_sent / 1e6);
-    if (slabs)
+    if (member->slab_axis == 2)
+      fprintf(out, "  %g to %g, %g to %g", member->slab[0], member->slab[1],
+              member->slab_y[0], member->slab_y[1]);
+    else if (slabs)
       fprintf(out, "  %g to %g", member->slab[0], member->slab[1]);
     fputc('\n', out);
   }

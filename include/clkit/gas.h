@@ -276,10 +276,12 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
 /*
  * ck_gas_create_spread - ck_gas_create over several devices, and over the
  * processes of an MPI communicator (clkit/spread.h): the box is cut into
- * slabs along x, one a device, in proportion to the spread's shares (else
- * equally); each holds its particles and ghost copies of its neighbours'
- * within rc + skin of its borders, and particles that cross a border move
- * to their new holder (docs/scale-out.md). Observables, pressure and the
+ * slabs across its longer side, one a device, in proportion to the
+ * spread's shares (else equally), or where slabs would be narrower than 2
+ * (rc + skin) into a grid of boxes holding as many particles each; each
+ * holds its particles and ghost copies of its neighbours' within rc +
+ * skin of its borders, and particles that cross a border move to their
+ * new holder (docs/scale-out.md). Observables, pressure and the
  * RDF match one device's within round-off and statistical error.
  * Every call on the gas is then collective: each process of the spread
  * makes it, in the same order. ck_gas_get_particles and
@@ -289,8 +291,9 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
  * given more than once: each member has a queue and memory of its own.
  * Takes: spread (read during the call); config and gas as ck_gas_create.
  * Returns: as ck_gas_create; CK_ERROR_UNSUPPORTED for the soft-log model
- * or all pairs (naming the field); CK_ERROR_INVALID_ARGUMENT for a slab
- * narrower than rc + skin, or a bad spread; CK_ERROR_EXCHANGE.
+ * or all pairs (naming the field); CK_ERROR_INVALID_ARGUMENT for a box
+ * that neither slabs nor a grid of boxes 2 (rc + skin) wide fit, unequal
+ * shares for a grid, or a bad spread; CK_ERROR_EXCHANGE.
  */
 ck_status ck_gas_create_spread(const ck_spread *spread,
                                const ck_gas_config *config, ck_gas **gas);

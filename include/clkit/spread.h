@@ -60,9 +60,12 @@ typedef struct ck_spread_member {
   double exchange_s;     /* seconds its process spent exchanging */
   uint64_t bytes_sent;   /* what it sent to other members */
   /* The gas: its slab, from slab[0] to slab[1] along axis slab_axis (0:
-   * x, 1: y); slab_axis -1 and slab NaN for the other workloads. */
+   * x, 1: y); for a box of a grid of them (slab_axis 2), from slab[0] to
+   * slab[1] along x and from slab_y[0] to slab_y[1] along y. slab_axis -1
+   * and slab NaN for the other workloads; slab_y NaN but in a grid. */
   int slab_axis;
   double slab[2];
+  double slab_y[2];
 } ck_spread_member;
 
 /*

@@ -224,7 +224,18 @@ static ck_status result_json(const ck_result *result, char **json) {
       put(&text, ",\"exchange_s\":");
       put_number(&text, member->exchange_s);
       put(&text, ",\"bytes_sent\":%" PRIu64, member->bytes_sent);
-      if (member->slab_axis >= 0) {
+      if (member->slab_axis == 2) {
+        /* A grid's box: its corners. */
+        put(&text, ",\"slab\":{\"axis\":\"xy\",\"from\":[");
+        put_number(&text, member->slab[0]);
+        put(&text, ",");
+        put_number(&text, member->slab_y[0]);
+        put(&text, "],\"to\":[");
+        put_number(&text, member->slab[1]);
+        put(&text, ",");
+        put_number(&text, member->slab_y[1]);
+        put(&text, "]}");
+      } else if (member->slab_axis >= 0) {
         put(&text, ",\"slab\":{\"axis\":\"%s\",\"from\":",
             member->slab_axis ? "y" : "x");
         put_number(&text, member->slab[0]);

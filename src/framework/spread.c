@@ -192,7 +192,7 @@ typedef struct member_record {
   int32_t slab_axis;
   uint64_t units, bytes_sent;
   double compute_s, exchange_s;
-  double slab[2];
+  double slab[4];
 } member_record;
 
 ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
@@ -215,8 +215,8 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
     local[i].exchange_s = ck__exchange_seconds(run->exchange);
     local[i].bytes_sent = run->bytes_sent[i];
     local[i].slab_axis = run->slab_axis;
-    local[i].slab[0] = run->slab_axis >= 0 ? run->slab[i][0] : NAN;
-    local[i].slab[1] = run->slab_axis >= 0 ? run->slab[i][1] : NAN;
+    for (int q = 0; q < 4; ++q)
+      local[i].slab[q] = run->slab_axis >= 0 ? run->slab[i][q] : NAN;
     pieces[i] = &local[i];
   }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof *all, all));
@@ -232,8 +232,10 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
     out[m].exchange_s = all[m].exchange_s;
     out[m].bytes_sent = all[m].bytes_sent;
     out[m].slab_axis = all[m].slab_axis;
-    out[m].slab[0] = all[m].slab[0];
-    out[m].slab[1] = all[m].slab[1];
+    for (int q = 0; q < 2; ++q) {
+      out[m].slab[q] = all[m].slab[q];
+      out[m].slab_y[q] = all[m].slab[2 + q];
+    }
   }
   free(result->members);
   result->members = out;

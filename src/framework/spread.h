@@ -23,9 +23,10 @@ typedef struct ck__spread_run {
   uint64_t *first, *units;  /* each local member's slice of the units */
   double *compute_s;        /* each local member's steps, as timed */
   uint64_t *bytes_sent;     /* each local member's, to other members */
-  /* A gas's slabs: the axis (-1: none) and each local member's bounds. */
+  /* A gas's slabs: the axis (-1: none; 2: a grid's boxes) and each local
+   * member's bounds: along the axis, then (a grid's) along y. */
   int slab_axis;
-  double (*slab)[2];
+  double (*slab)[4];
   /* Each local member's queue once made (the workload's to set), whose
    * kernel time is the member's where it keeps one. */
   ck_queue *queues[CK_SPREAD_MAX_LOCAL];

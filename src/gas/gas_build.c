@@ -196,10 +196,16 @@ static void set_constants(const ck_device *device, ck_gas *gas,
   /* A spread member's box is closed along x, the cut: its neighbours'
    * ghosts stand for what lies past its slab. */
   state->periodic_x = !config->walls && !state->member;
-  state->periodic_y = !config->walls;
-  /* A member's walls along x are set when it is made: the run's own. */
+  /* A member's walls are set when it is made: the run's own; walls_y
+   * below 0 leaves y as the run's. */
   if (!state->member)
-    state->walls_x = config->walls ? 3 : 0;
+    state->walls_x = state->walls_y = config->walls ? 3 : 0;
+  if (!state->member || state->walls_y < 0) {
+    state->periodic_y = !config->walls;
+    state->walls_y = config->walls ? 3 : 0;
+  } else {
+    state->periodic_y = 0;
+  }
   state->neighbors = config->neighbors;
   state->thermostat = config->thermostat;
   state->box_x = config->box_x;

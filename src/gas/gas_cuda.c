@@ -81,9 +81,10 @@ static ck_status cuda_setup(gas_state *state) {
   char defines[240];
   snprintf(defines, sizeof defines,
            "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
-           "-DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d -DCK_GAS_BLOCK=%u "
+           "-DCK_GAS_WALLS_Y=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
+           "-DCK_GAS_BLOCK=%u "
            "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
-           state->periodic_x, state->periodic_y, state->walls_x,
+           state->periodic_x, state->periodic_y, state->walls_x, state->walls_y,
            state->force_shift != 0, state->member, NATIVE_BLOCK, SCAN_THREADS,
            SCAN_ITEMS);
   CK_TRY(ck_program_build(state->queue, "gas.cu", defines, &native->program));
@@ -113,6 +114,7 @@ typedef struct member_move {
   uint32_t first;
   int classify, again;
   double lo, hi, reach, shift[2];
+  int stage;
 } member_move;
 
 /* The first half-step (move 1) or none (0), then every particle's cell
@@ -146,6 +148,7 @@ static ck_status move_and_count(gas_state *state, int move,
     ck_kernel_args_f32(&args, (float)out->shift[0]);
     ck_kernel_args_f32(&args, (float)out->shift[1]);
     ck_kernel_args_i32(&args, out->again);
+    ck_kernel_args_i32(&args, out->stage);
     ck_kernel_args_u32(&args, state->message_capacity);
     ck_kernel_args_buffer(&args, state->out_packed);
     ck_kernel_args_buffer(&args, state->member_counts);
@@ -169,15 +172,17 @@ fail:
  * Asked again (the outbox grown), the counters start anew and nothing
  * moves. */
 static ck_status cuda_leave(gas_state *state, int move, double lo, double hi,
-                            double reach, const double shift[2], int again) {
+                            double reach, const double shift[2], int again,
+                            int stage) {
   ck_status status = CK_OK;
   static const uint32_t zero[4] = {0, 0, 0, 0};
-  member_move out = {0, 1, again, lo, hi, reach, {shift[0], shift[1]}};
+  member_move out = {0, 1, again, lo, hi, reach, {shift[0], shift[1]}, stage};
   /* A resident step's counts were zeroed by its last pull. */
   if (!state->resident)
     CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
                            zero, CK_NONBLOCKING, NULL));
-  if (again) {
+  /* Stage 1 counts every slot's key anew, stage 0's arrivals among them. */
+  if (again || stage == 1) {
     static const uint32_t none = 0;
     CK_TRY(ck_buffer_fill(state->queue, state->cell_fill, &none, 4, 0,
                           ((size_t)state->cells + 1) * 4, NULL));
@@ -208,11 +213,11 @@ static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
    * pull counted its own). */
   if (state->member && !state->resident && native->cells_counted &&
       native->counted < state->particles) {
-    member_move appended = {native->counted, 0, 0, 0, 0, 0, {0, 0}};
+    member_move appended = {native->counted, 0, 0, 0, 0, 0, {0, 0}, 0};
     CK_TRY(move_and_count(state, 0, &appended));
   }
   if (!native->cells_counted) {
-    member_move all = {0, 0, 0, 0, 0, 0, {0, 0}};
+    member_move all = {0, 0, 0, 0, 0, 0, {0, 0}, 0};
     CK_TRY(move_and_count(state, 0, &all));
   }
   native->cells_counted = 0;

@@ -66,44 +66,48 @@ typedef struct ck__gas_steps {
   ck_status (*rdf)(gas_state *state, uint32_t bins, double range);
   void (*teardown)(gas_state *state);
   /* A spread member's exchange steps (gas_member.c; ck_gas.h's spread
-   * members), over the member buffers below. select: each side's list of
-   * own slots that leave the slab [lo, hi) (mode 0; ghosts are dropped)
-   * or lie within reach of a border (mode 1), and their counts (read
-   * back, every entry counted, those past message_capacity not stored).
-   * post: count entries of member_list from base into a rebuild's
-   * message at word `at` of the packed outbox (ck_gas.h's layout, ghost
-   * 1 for ghosts' entries), shift added to x; with kept not 0, each
-   * entry's word and position as they are at word kept too. accept:
-   * count entries of the packed inbox from word `at` into the slots from
-   * first (a ghost's word marked, those from entry from_next as the next
-   * member's); a migrant outside [lo, hi) puts the least such entry in
-   * member_counts[2]. gather (between rebuilds): the positions of count
-   * exports from entry base of export_slots into the outbox, 2 reals an
-   * entry, shift added to x. mark: drops the slots of count entries of
-   * member_list from base. locate: the slots, after a sort, of count
-   * entries (3 words each: word, position) from word `at` of the packed
-   * outbox into export_slots from base, or with ghost 1 of the packed
-   * inbox into ghost_slots (words marked as accept marks them). unpack:
-   * in_real's first count positions into the slots of ghost_slots. census: the
-   * own particles' count, sum of ids and of their hashes. scale: every velocity
-   * times factor. */
+   * members), over the member buffers below. Each takes the stage of the
+   * exchange (0: along x; 1: a grid's stage along y), whose coordinate it
+   * compares and shifts. select: each side's list of own slots that leave
+   * the slab [lo, hi) (mode 0; in stage 0 ghosts are dropped) or lie
+   * within reach of a border (mode 1; in stage 1 stage 0's ghosts too),
+   * and their counts (read back, every entry counted, those past
+   * message_capacity not stored). post: count entries of member_list
+   * from base into a rebuild's message at word `at` of the packed outbox
+   * (ck_gas.h's layout, ghost 1 for ghosts' entries), shift added; with
+   * kept not 0, each entry's word and position as they are at word kept
+   * too. accept: count entries of the packed inbox from word `at` into
+   * the slots from first (a ghost's word marked, those from entry
+   * from_next as the next member's); a migrant outside [lo, hi) puts the
+   * least such entry in member_counts[2]. gather (between rebuilds): the
+   * positions of count exports from entry base of export_slots into the
+   * outbox, 2 reals an entry, shift added. mark: drops the slots of count
+   * entries of member_list from base. locate: the slots, after a sort, of
+   * count entries (3 words each: word, position) from word `at` of the
+   * packed outbox into export_slots from base, or with ghost 1 of the
+   * packed inbox into ghost_slots (words marked as accept marks them).
+   * unpack: in_real's first count positions into the slots of
+   * ghost_slots from base. census: the own particles' count, sum of ids
+   * and of their hashes. scale: every velocity times factor. */
   ck_status (*select)(gas_state *state, int mode, double lo, double hi,
-                      double reach, uint32_t counts[2]);
+                      double reach, int stage, uint32_t counts[2]);
   ck_status (*post)(gas_state *state, uint32_t base, uint32_t count,
-                    double shift, int ghost, uint32_t at, uint32_t kept);
+                    double shift, int ghost, uint32_t at, uint32_t kept,
+                    int stage);
   ck_status (*accept)(gas_state *state, uint32_t first, uint32_t count,
                       int ghost, uint32_t from_next, uint32_t at, double lo,
-                      double hi);
+                      double hi, int stage);
   ck_status (*gather)(gas_state *state, uint32_t base, uint32_t count,
-                      double shift);
+                      double shift, int stage);
   ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
                       uint32_t count, uint32_t at, uint32_t from_next);
-  ck_status (*unpack)(gas_state *state, uint32_t count);
+  ck_status (*unpack)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
-   * the first half-step, then each slot by ck_gas_member_classify, its
+   * the first half-step, then each slot by ck_gas_member_classify (along
+   * the stage's axis; stage 1 moves nothing and passes ghosts on), its
    * leavers and exports into the packed outbox by region (before lo, past
    * hi, near lo, near hi) as ck_gas_member_put lays them out
    * (message_capacity entries a region; x plus shift[0] toward the
@@ -112,7 +116,7 @@ typedef struct ck__gas_steps {
    * enter: the inbox's first count entries (words,
    * and 4 reals each: position, velocity) into the slots from first. */
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
-                     double reach, const double shift[2], int again);
+                     double reach, const double shift[2], int again, int stage);
   ck_status (*enter)(gas_state *state, uint32_t first, uint32_t count);
   /* A resident member's step (state->resident; ck_gas.h): leave packs
    * into the half of the outbox and the counts of state->parity, and
@@ -132,9 +136,11 @@ struct gas_state {
   uint32_t particles;
   int model, walls, neighbors, thermostat;
   /* The axes' boundaries (ck_gas_geometry): periodic or walls, both one
-   * way for a run's box (walls); a spread member's is closed along x. */
+   * way for a run's box (walls); a spread member's is closed along x, and
+   * a grid's member along y too. Where an axis is not periodic, its
+   * walls: at 0 (1), at the side (2). */
   int periodic_x, periodic_y;
-  int walls_x; /* where x is not periodic: walls at 0 (1), at the side (2) */
+  int walls_x, walls_y;
   double box_x, box_y, dt, rc, skin;
   /* The pair constants (see ck_gas_pair_constants), in double here: this
    * struct is shared by code built for float and for double. */
@@ -213,15 +219,19 @@ struct gas_state {
   ck_buffer *member_control; /* CK_GAS_CONTROL_WORDS words */
   uint32_t message_capacity; /* entries of a side's list and outbox */
   uint32_t inbox_capacity;   /* entries of the inbox and ghost slots */
-  ck_buffer *member_list;    /* 2 sides x capacity slots, selected */
-  ck_buffer *member_counts;  /* 4 words: each side's or region's count,
-                              * and [2] an accept's stray after it */
-  ck_buffer *out_word;       /* 4 x capacity words: the outbox */
-  ck_buffer *out_real;       /* 4 x capacity x 4 reals */
-  ck_buffer *in_word;        /* inbox_capacity words: the inbox */
-  ck_buffer *in_real;        /* inbox_capacity x 4 reals */
-  ck_buffer *export_slots;   /* 2 x capacity: the slots sent each side */
-  ck_buffer *ghost_slots;    /* inbox_capacity: the ghosts' slots */
+  /* Words at the packed inbox's start that stay when it is made anew (a
+   * grid's stage 0 ghosts, which its sort looks for), until the sort. */
+  uint32_t inbox_kept;
+  ck_buffer *id_snapshot;   /* the words before a grid's stage 1 step out */
+  ck_buffer *member_list;   /* 2 sides x capacity slots, selected */
+  ck_buffer *member_counts; /* 4 words: each side's or region's count,
+                             * and [2] an accept's stray after it */
+  ck_buffer *out_word;      /* 4 x capacity words: the outbox */
+  ck_buffer *out_real;      /* 4 x capacity x 4 reals */
+  ck_buffer *in_word;       /* inbox_capacity words: the inbox */
+  ck_buffer *in_real;       /* inbox_capacity x 4 reals */
+  ck_buffer *export_slots;  /* 2 x capacity: the slots sent each side */
+  ck_buffer *ghost_slots;   /* inbox_capacity: the ghosts' slots */
   /* A rebuild's messages, words as ck_gas.h lays them out: the packed
    * outbox (CK_GAS_PACKED_WORDS x capacity) and inbox (CK_GAS_ENTRY_WORDS
    * x inbox_capacity). */
@@ -422,14 +432,15 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
  *
  * A member (ck_gas.h's spread members) is a ck_gas in single precision
  * whose box is config's (its slab and margins along x, not periodic, with
- * reflecting walls where walls_x says, the run's own; the run's box along
- * y), with room for config->particles slots, messages entries a side in
- * its message buffers, and no particles yet.
+ * reflecting walls where walls_x says, the run's own; along y the run's
+ * box where walls_y is below 0, else closed as along x), with room for
+ * config->particles slots, messages entries a side in its message
+ * buffers, and no particles yet.
  */
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
-                              uint32_t messages, int walls_x, int build,
-                              ck_gas **member);
+                              uint32_t messages, int walls_x, int walls_y,
+                              int build, ck_gas **member);
 /* A member made with build 0 holds its memory but no programs yet (so
  * that members agree that all fit before any builds): this builds
  * them. */
@@ -458,20 +469,22 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots);
 ck_status ck__gas_member_append(ck_gas *member, size_t count,
                                 const uint32_t *words, const float *reals,
                                 uint32_t stride, int ghost);
-/* The own slots that leave the slab [lo, hi) (mode 0: ghosts are
- * dropped too) or lie within reach of a border (mode 1), each side's
+/* The own slots that leave the slab [lo, hi) (mode 0: in stage 0
+ * ghosts are dropped too) or lie within reach of a border (mode 1: in
+ * stage 1 stage 0's ghosts too), along the stage's axis, each side's
  * listed and counted (the message buffers grown to hold them). */
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, uint32_t counts[2]);
+                                double reach, int stage, uint32_t counts[2]);
 /* A rebuild's messages (ck_gas.h's layout): the entries selected,
  * counts[side] a side, packed on the device as the receiver appends
- * them (ghost 1: as ghosts, also kept to find the exports after the
- * sort), shift[side] added to x. With out not NULL each side's is read
- * into the member's page-locked memory (one read a side, one wait), at
- * out[side] (NULL where none) until its next read there; else it stays
- * on the device for ck__gas_member_forward. */
+ * them (ghost 1: as ghosts, also kept as the stage's sides to find the
+ * exports after the sort), shift[side] added along the stage's axis.
+ * With out not NULL each side's is read into the member's page-locked
+ * memory (one read a side, one wait), at out[side] (NULL where none)
+ * until its next read there; else it stays on the device for
+ * ck__gas_member_forward. */
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], int ghost,
+                              const double shift[2], int ghost, int stage,
                               const void *out[2]);
 /* Queues copies, device to device through peer, of what the sender
  * left on its device for `side` (ck__gas_member_post with out NULL, or a
@@ -484,33 +497,37 @@ ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
 ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
                                  int from, const uint32_t migrants[2],
                                  const uint32_t ghosts[2], ck__peer *peer);
-/* Room for `entries` more slots and entries of the packed inbox: the
- * member may be made again (*member changes; its posted messages go
+/* Room for `entries` more slots and entries of the packed inbox past
+ * its first `kept` words, which stay: the member may be made again
+ * (*member changes; its posted messages go
  * along). */
-ck_status ck__gas_member_expect(ck_gas **member, size_t entries);
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries, uint32_t kept);
 /* Appends what it received: from each side migrants[side] entries then
- * ghosts[side] (with in not NULL, written to the packed inbox first from
- * in[side], the side's message in ck_gas.h's layout; else put there by
- * ck__gas_member_forward). Migrants must lie in
- * [lo, hi): the first that does not, or CK_GAS_NO_STRAY, goes to *stray
- * without a wait, there once the member's queue has been waited for.
- * Room must be reserved. */
+ * ghosts[side] (with in not NULL, written to the packed inbox first, from
+ * its word `base`, from in[side], the side's message in ck_gas.h's
+ * layout; else put there by ck__gas_member_forward, base 0). Migrants
+ * must lie in [lo, hi) along the stage's axis: the first that does not,
+ * or CK_GAS_NO_STRAY, goes to *stray without a wait, there once the
+ * member's queue has been waited for. Room must be reserved, base's
+ * words among it. */
 ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
                                const uint32_t ghosts[2],
                                const void *const in[2], double lo, double hi,
-                               uint32_t *stray);
-/* The word and x of migrant entry `entry` of the packed inbox. */
-ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
-                               float *x);
+                               int stage, uint32_t base, uint32_t *stray);
+/* The word and position of migrant entry `entry` of the packed inbox,
+ * from its word base. */
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t base, uint32_t entry,
+                               uint32_t *word, float position[2]);
 /* Drops the leavers selected, counts[side] a side. */
 ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]);
 /* A rebuild's sort by cell: the dropped slots go, `kept` remain, and the
- * lists are built; then the slots of the exports posted (exports[side]
- * a side) and of the ghosts admitted (ghosts[side] from each side) are
- * found on the device, for the refreshes until the next rebuild. */
+ * lists are built; then the slots of the exports posted (exports[2 s +
+ * side] a stage and side) and of the ghosts admitted (ghosts[2 s +
+ * side] from each side, stage 1's in the packed inbox past stage 0's)
+ * are found on the device, for the refreshes until the next rebuild. */
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[2],
-                              const size_t ghosts[2]);
+                              const uint32_t exports[4],
+                              const size_t ghosts[4]);
 /* A cells-mode member's outbox, as read: counts[region] entries of each
  * region of ck_gas_member_classify (leavers toward the previous and the
  * next member, then exports toward each) at entries[region], in
@@ -522,31 +539,34 @@ typedef struct ck__gas_outbox {
 } ck__gas_outbox;
 /* A cells-mode member's step out (ck__gas_steps.leave), every step: with
  * move 1 the first half-step, then its outbox (grown where it held too
- * few): its counts read, and its entries too unless entries is 0 (they
- * stay on the device for ck__gas_member_forward). Its old ghosts are
- * dropped at the next sort; its leavers stay as ghosts until then. */
+ * few) along the stage's axis: its counts read, and its entries too
+ * unless entries is 0 (they stay on the device for
+ * ck__gas_member_forward). Its old ghosts are dropped at the next sort
+ * (stage 1 passes stage 0's on); its leavers stay as ghosts until then. */
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
-                               double reach, const double shift[2], int entries,
-                               ck__gas_outbox *out);
+                               double reach, const double shift[2], int stage,
+                               int entries, ck__gas_outbox *out);
 /* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
 ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */
 ck_status ck__gas_member_drift(ck_gas *member);
-/* Between rebuilds: the exports' positions (counts[side] a side, x plus
- * shift[side]), 2 floats each, and its flags (a rebuild due, a list
- * overflowed, a ghost or export not found), read together. With out not
- * NULL each side's positions are read into the member's page-locked
- * memory, at out[side] (NULL where none) until its next read there;
- * with out NULL they stay packed on the device, for ck__gas_member_send. */
+/* Between rebuilds: the exports' positions of a stage (counts[side] a
+ * side, shift[side] added along its axis), 2 floats each, and its flags
+ * (a rebuild due, a list overflowed, a ghost or export not found), read
+ * together. With out not NULL each side's positions are read into the
+ * member's page-locked memory, at out[side] (NULL where none) until its
+ * next read there; with out NULL they stay packed on the device, for
+ * ck__gas_member_send. */
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], const void *out[2],
-                              uint32_t flags[3]);
+                              const double shift[2], int stage,
+                              const void *out[2], uint32_t flags[3]);
 /* The ghosts' new positions into their slots: counts[0] from the
- * previous member, then counts[1] from the next, 2 floats each, from
- * positions[side] (copied into the member's page-locked staging, then
- * one write without a wait); positions NULL: those ck__gas_member_send
- * queued. */
-ck_status ck__gas_member_unpack(ck_gas *member, const size_t counts[2],
+ * previous member, then counts[1] from the next, 2 floats each, as the
+ * ghosts from `base` (stage 1's follow stage 0's), from positions[side]
+ * (copied into the member's page-locked staging, then one write without
+ * a wait); positions NULL: those ck__gas_member_send queued. */
+ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
+                                const size_t counts[2],
                                 const void *const positions[2]);
 /* Queues a copy, device to device through peer, of the count positions
  * the sender packed for `side` (ck__gas_member_pack, out NULL) into the

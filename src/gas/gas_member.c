@@ -33,7 +33,7 @@ static const struct {
                              {0, 4, 0, "member counts"},
                              {4, 0, 0, "outbox words"},
                              {16, 0, 1, "outbox"},
-                             {2, 0, 0, "export slots"},
+                             {4, 0, 0, "export slots"},
                              {2 * CK_GAS_PACKED_WORDS, 0, 0, "packed outbox"},
                              {0, CK_GAS_CONTROL_WORDS, 0, "member control"},
                              {1, 0, 0, "inbox words"},
@@ -84,6 +84,8 @@ static void free_buffers(gas_state *state, int first, int end) {
 
 void ck__gas_member_messages_free(gas_state *state) {
   free_buffers(state, 0, MESSAGE_BUFFERS);
+  ck_buffer_destroy(state->id_snapshot);
+  state->id_snapshot = NULL;
 }
 
 void ck__gas_member_staging_free(gas_state *state) {
@@ -120,11 +122,12 @@ fail:
 }
 
 /* Writes n pieces (sizes[k] bytes from pieces[k]) one after another to
- * buffer from its start: copied once into the staging, then one write
- * from it without a wait (one still pending from it is waited for
+ * buffer from byte `offset`: copied once into the staging, then one
+ * write from it without a wait (one still pending from it is waited for
  * first). */
-static ck_status write_staged(gas_state *state, ck_buffer *buffer, int n,
-                              const void *const *pieces, const size_t *sizes) {
+static ck_status write_staged(gas_state *state, ck_buffer *buffer,
+                              size_t offset, int n, const void *const *pieces,
+                              const size_t *sizes) {
   ck_status status = CK_OK;
   size_t bytes = 0;
   for (int k = 0; k < n; ++k)
@@ -141,7 +144,7 @@ static ck_status write_staged(gas_state *state, ck_buffer *buffer, int n,
       memcpy(at, pieces[k], sizes[k]);
       at += sizes[k];
     }
-  CK_TRY(ck_buffer_write(state->queue, buffer, 0, bytes, state->staging,
+  CK_TRY(ck_buffer_write(state->queue, buffer, offset, bytes, state->staging,
                          CK_NONBLOCKING, NULL));
   state->staging_pending = 1;
 fail:
@@ -190,20 +193,55 @@ fail:
 
 ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
   ck_status status = CK_OK;
+  uint32_t *kept = NULL, old = state->message_capacity;
+  size_t kept_words = 2 * (size_t)CK_GAS_GHOST_WORDS * old;
   if (messages > UINT32_MAX / CK_GAS_PACKED_WORDS)
     return ck__fail(CK_ERROR_UNSUPPORTED, "%u entries a message", messages);
+  /* A grid's stage 1 may grow the outbox while stage 0's exports are
+   * kept in it to be found after the sort: they go along. */
+  if (state->out_packed && state->neighbors == CK_GAS_VERLET && old > 0) {
+    kept = malloc(4 * kept_words);
+    if (!kept)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    CK_TRY(ck_buffer_read(state->queue, state->out_packed,
+                          4 * (size_t)ck_gas_kept_at(0, old), 4 * kept_words,
+                          kept, CK_BLOCKING, NULL));
+  }
   CK_TRY(make_buffers(state, 0, OUTBOX_BUFFERS, messages));
   state->message_capacity = messages;
+  if (kept) {
+    /* Side 1's entries start a side's capacity after side 0's. */
+    size_t side = (size_t)CK_GAS_GHOST_WORDS * old;
+    for (int s = 0; s < 2; ++s)
+      CK_TRY(ck_buffer_write(state->queue, state->out_packed,
+                             4 * (size_t)ck_gas_kept_at(s, messages), 4 * side,
+                             kept + s * side, CK_BLOCKING, NULL));
+  }
   if (!state->in_word) {
     CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, 2 * messages));
     state->inbox_capacity = 2 * messages;
   }
 fail:
+  free(kept);
   return status;
+}
+
+/* The first state->inbox_kept words of the packed inbox, read into
+ * *words (malloc'd; NULL where none are kept). */
+static ck_status read_kept_inbox(gas_state *state, uint32_t **words) {
+  *words = NULL;
+  if (state->inbox_kept == 0 || !state->in_packed)
+    return CK_OK;
+  *words = malloc(4 * state->inbox_kept);
+  if (!*words)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  return ck_buffer_read(state->queue, state->in_packed, 0,
+                        4 * state->inbox_kept, *words, CK_BLOCKING, NULL);
 }
 
 ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries) {
   ck_status status = CK_OK;
+  uint32_t *kept = NULL;
   if (entries <= state->inbox_capacity)
     return CK_OK;
   if (entries > UINT32_MAX / 8)
@@ -213,9 +251,14 @@ ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries) {
   if (state->staging_pending)
     CK_TRY(ck_queue_finish(state->queue));
   state->staging_pending = 0;
+  CK_TRY(read_kept_inbox(state, &kept));
   CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, grown));
   state->inbox_capacity = grown;
+  if (kept)
+    CK_TRY(ck_buffer_write(state->queue, state->in_packed, 0,
+                           4 * state->inbox_kept, kept, CK_BLOCKING, NULL));
 fail:
+  free(kept);
   return status;
 }
 
@@ -259,8 +302,8 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   gas_state *state = &old->state;
   size_t used = state->particles, real = state->real_size;
   float *positions = NULL, *velocities = NULL, *forces = NULL;
-  uint32_t *ids = NULL, *packed = NULL;
-  size_t packed_words, word_size;
+  uint32_t *ids = NULL, *packed = NULL, *inbox = NULL;
+  size_t packed_words, word_size, inbox_kept = state->inbox_kept;
   if (slots <= old->config.particles)
     return CK_OK;
   message_shape(state, state->message_capacity, PACKED_OUTBOX, &packed_words,
@@ -288,15 +331,22 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   CK_TRY(read_slots(state, state->id, used, 4, ids));
   /* The messages packed at a rebuild, not all sent yet, go along. */
   CK_TRY(read_slots(state, state->out_packed, packed_words, 4, packed));
-  CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
-                             state->message_capacity, state->walls_x, 1,
-                             &grown));
+  /* So do the entries of a grid's stage 0 that its sort will look for. */
+  CK_TRY(read_kept_inbox(state, &inbox));
+  CK_TRY(ck__gas_member_make(
+      &state->device, &config, forms_of(state), state->message_capacity,
+      state->walls_x, state->periodic_y ? -1 : state->walls_y, 1, &grown));
   gas_state *fresh = &grown->state;
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
   CK_TRY(write_slots(fresh, fresh->force, 0, used, 2 * real, forces));
   CK_TRY(write_slots(fresh, fresh->id, 0, used, 4, ids));
   CK_TRY(write_slots(fresh, fresh->out_packed, 0, packed_words, 4, packed));
+  if (inbox) {
+    CK_TRY(ck__gas_member_inbox_room(fresh, inbox_kept / CK_GAS_GHOST_WORDS));
+    CK_TRY(write_slots(fresh, fresh->in_packed, 0, inbox_kept, 4, inbox));
+    fresh->inbox_kept = (uint32_t)inbox_kept;
+  }
   fresh->particles = (uint32_t)used;
   ck_gas_destroy(old);
   *member = grown;
@@ -308,6 +358,7 @@ fail:
   free(forces);
   free(ids);
   free(packed);
+  free(inbox);
   return status;
 }
 
@@ -378,24 +429,24 @@ fail:
 }
 
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, uint32_t counts[2]) {
+                                double reach, int stage, uint32_t counts[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  CK_TRY(member->steps->select(state, mode, lo, hi, reach, counts));
+  CK_TRY(member->steps->select(state, mode, lo, hi, reach, stage, counts));
   uint32_t most = counts[0] > counts[1] ? counts[0] : counts[1];
   if (most > state->message_capacity) {
     /* Room for the counts and half as many again, then the same
      * selection: a ghost dropped twice stays dropped. */
     uint32_t grown = most + most / 2;
     CK_TRY(ck__gas_member_messages(state, grown));
-    CK_TRY(member->steps->select(state, mode, lo, hi, reach, counts));
+    CK_TRY(member->steps->select(state, mode, lo, hi, reach, stage, counts));
   }
 fail:
   return status;
 }
 
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], int ghost,
+                              const double shift[2], int ghost, int stage,
                               const void *out[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
@@ -407,9 +458,9 @@ ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
     at[side] = 4 * (size_t)word;
     bytes[side] = entry * counts[side];
     if (counts[side] > 0)
-      CK_TRY(member->steps->post(state, (uint32_t)side * capacity, counts[side],
-                                 shift[side], ghost, word,
-                                 ghost ? ck_gas_kept_at(side, capacity) : 0));
+      CK_TRY(member->steps->post(
+          state, (uint32_t)side * capacity, counts[side], shift[side], ghost,
+          word, ghost ? ck_gas_kept_at(2 * stage + side, capacity) : 0, stage));
   }
   if (out) {
     CK_TRY(read_sides(state, state->out_packed, at, bytes, out));
@@ -454,26 +505,30 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_expect(ck_gas **member, size_t entries) {
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries,
+                                uint32_t kept) {
+  (*member)->state.inbox_kept = kept;
   ck_status status =
       ck__gas_member_reserve(member, ck__gas_member_slots(*member) + entries);
   if (status == CK_OK)
-    status = ck__gas_member_inbox_room(&(*member)->state, entries);
+    status = ck__gas_member_inbox_room(&(*member)->state,
+                                       entries + kept / CK_GAS_GHOST_WORDS);
   return status;
 }
 
 ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
                                const uint32_t ghosts[2],
                                const void *const in[2], double lo, double hi,
-                               uint32_t *stray) {
+                               int stage, uint32_t base, uint32_t *stray) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   static const uint32_t none = CK_GAS_NO_STRAY;
   size_t arrived = (size_t)migrants[0] + migrants[1];
   size_t count = arrived + ghosts[0] + ghosts[1];
   const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * CK_GAS_GHOST_WORDS;
+  assert(in || base == 0);
   if (state->particles + count > member->config.particles ||
-      count > state->inbox_capacity)
+      count + base / CK_GAS_GHOST_WORDS > state->inbox_capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "a member of %zu slots given %zu more to its %u",
                     member->config.particles, count, state->particles);
@@ -492,18 +547,19 @@ ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
               message + (kind ? migrants[side] * migrant : 0);
         at += size;
       }
-    CK_TRY(write_staged(state, state->in_packed, 4, pieces, sizes));
+    CK_TRY(write_staged(state, state->in_packed, 4 * (size_t)base, 4, pieces,
+                        sizes));
   }
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
                          CK_NONBLOCKING, NULL));
   if (arrived > 0)
     CK_TRY(member->steps->accept(state, state->particles, (uint32_t)arrived, 0,
-                                 0, 0, lo, hi));
+                                 0, base, lo, hi, stage));
   state->particles += (uint32_t)arrived;
   if (count > arrived)
     CK_TRY(member->steps->accept(
         state, state->particles, (uint32_t)(count - arrived), 1, ghosts[0],
-        (uint32_t)(arrived * CK_GAS_ENTRY_WORDS), lo, hi));
+        base + (uint32_t)(arrived * CK_GAS_ENTRY_WORDS), lo, hi, stage));
   state->particles += (uint32_t)(count - arrived);
   CK_TRY(ck_buffer_read(state->queue, state->member_counts, 8, 4, stray,
                         CK_NONBLOCKING, NULL));
@@ -511,16 +567,16 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_stray(ck_gas *member, uint32_t entry, uint32_t *word,
-                               float *x) {
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t base, uint32_t entry,
+                               uint32_t *word, float position[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  uint32_t read[2];
-  size_t at = 4 * (size_t)entry * CK_GAS_ENTRY_WORDS;
+  uint32_t read[3];
+  size_t at = 4 * ((size_t)base + (size_t)entry * CK_GAS_ENTRY_WORDS);
   CK_TRY(ck_buffer_read(state->queue, state->in_packed, at, sizeof read, read,
                         CK_BLOCKING, NULL));
   *word = read[0];
-  memcpy(x, &read[1], sizeof *x);
+  memcpy(position, &read[1], 2 * sizeof *position);
 fail:
   return status;
 }
@@ -536,8 +592,8 @@ fail:
 }
 
 ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[2],
-                              const size_t ghosts[2]) {
+                              const uint32_t exports[4],
+                              const size_t ghosts[4]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t capacity = state->message_capacity;
@@ -551,13 +607,20 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
   CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear, CK_BLOCKING,
                          NULL));
   /* The exports by what the rebuild kept of them, the ghosts by their
-   * entries in the packed inbox, as appended. */
-  for (int side = 0; side < 2; ++side)
-    CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
-                                 exports[side], ck_gas_kept_at(side, capacity),
-                                 0));
-  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)(ghosts[0] + ghosts[1]),
-                               0, (uint32_t)ghosts[0]));
+   * entries in the packed inbox, as appended: stage 1's past stage 0's. */
+  for (int side = 0; side < 4; ++side)
+    if (exports[side] > 0)
+      CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
+                                   exports[side],
+                                   ck_gas_kept_at(side, capacity), 0));
+  size_t first = ghosts[0] + ghosts[1];
+  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)first, 0,
+                               (uint32_t)ghosts[0]));
+  if (ghosts[2] + ghosts[3] > 0)
+    CK_TRY(member->steps->locate(
+        state, 1, (uint32_t)first, (uint32_t)(ghosts[2] + ghosts[3]),
+        (uint32_t)(first * CK_GAS_GHOST_WORDS), (uint32_t)ghosts[2]));
+  state->inbox_kept = 0;
 fail:
   return status;
 }
@@ -585,19 +648,49 @@ static ck_status read_entries(gas_state *state, int region, size_t from,
                         NULL);
 }
 
+/* A grid's stage 1 asked again starts from its words as they were: its
+ * first call made ghosts of the leavers it stored, which stage 1 would
+ * pass on as ghosts. Kept in the member's id snapshot (made to hold its
+ * slots). */
+static ck_status snapshot_words(gas_state *state, int back) {
+  ck_status status = CK_OK;
+  size_t bytes = 4 * (size_t)state->particles, size = 0;
+  if (bytes == 0)
+    return CK_OK;
+  if (state->id_snapshot)
+    CK_TRY(ck_buffer_get_size(state->id_snapshot, &size));
+  if (!back && size < bytes) {
+    ck_buffer_destroy(state->id_snapshot);
+    state->id_snapshot = NULL;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, state->slots, 4, "id snapshot",
+                                  &state->id_snapshot));
+  }
+  CK_TRY(back ? ck_buffer_copy(state->queue, state->id, 0, state->id_snapshot,
+                               0, bytes, NULL)
+              : ck_buffer_copy(state->queue, state->id_snapshot, 0, state->id,
+                               0, bytes, NULL));
+fail:
+  return status;
+}
+
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
-                               double reach, const double shift[2], int entries,
-                               ck__gas_outbox *out) {
+                               double reach, const double shift[2], int stage,
+                               int entries, ck__gas_outbox *out) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t *counts = NULL;
+  assert(stage == 0 || !move);
+  if (stage == 1)
+    CK_TRY(snapshot_words(state, 0));
   for (int again = 0;; again = 1) {
     size_t capacity = state->message_capacity;
     CK_TRY(hold_host(state, &state->read_host, &state->read_bytes,
                      4 * (4 + (entries ? CK_GAS_PACKED_WORDS * capacity : 0))));
     counts = state->read_host;
+    if (again && stage == 1)
+      CK_TRY(snapshot_words(state, 1));
     CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
-                                again));
+                                again && stage == 0, stage));
     /* The counts and, unasked, as many entries as they are likely to be:
      * one wait in all, most steps. */
     size_t guess[4] = {0, 0, 0, 0};
@@ -652,17 +745,18 @@ ck_status ck__gas_member_drift(ck_gas *member) {
 }
 
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], const void *out[2],
-                              uint32_t flags[3]) {
+                              const double shift[2], int stage,
+                              const void *out[2], uint32_t flags[3]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   size_t at[2], bytes[2];
   for (int side = 0; side < 2; ++side) {
-    uint32_t base = (uint32_t)side * state->message_capacity;
+    uint32_t base = (uint32_t)(2 * stage + side) * state->message_capacity;
     at[side] = (size_t)base * 8;
     bytes[side] = (size_t)counts[side] * 8;
     if (counts[side] > 0)
-      CK_TRY(member->steps->gather(state, base, counts[side], shift[side]));
+      CK_TRY(
+          member->steps->gather(state, base, counts[side], shift[side], stage));
   }
   if (out)
     CK_TRY(read_sides(state, state->out_real, at, bytes, out));
@@ -673,7 +767,8 @@ fail:
   return status;
 }
 
-ck_status ck__gas_member_unpack(ck_gas *member, const size_t counts[2],
+ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
+                                const size_t counts[2],
                                 const void *const positions[2]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
@@ -682,9 +777,9 @@ ck_status ck__gas_member_unpack(ck_gas *member, const size_t counts[2],
     return CK_OK;
   if (positions) {
     size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
-    CK_TRY(write_staged(state, state->in_real, 2, positions, sizes));
+    CK_TRY(write_staged(state, state->in_real, 0, 2, positions, sizes));
   }
-  CK_TRY(member->steps->unpack(state, (uint32_t)count));
+  CK_TRY(member->steps->unpack(state, (uint32_t)base, (uint32_t)count));
 fail:
   return status;
 }
@@ -835,7 +930,7 @@ ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
   const void *pieces[1] = {words};
   const size_t sizes[1] = {sizeof words};
   ck_status status =
-      write_staged(state, state->member_control, 1, pieces, sizes);
+      write_staged(state, state->member_control, 0, 1, pieces, sizes);
   if (status == CK_OK)
     state->resident = 1;
   return status;
@@ -858,7 +953,7 @@ ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
   gas_state *state = &member->state;
   assert(state->resident);
   state->parity = parity;
-  return member->steps->leave(state, move, lo, hi, reach, shift, 0);
+  return member->steps->leave(state, move, lo, hi, reach, shift, 0, 0);
 }
 
 ck_status ck__gas_member_come(ck_gas *member, int parity,

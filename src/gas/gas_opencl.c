@@ -94,11 +94,13 @@ static ck_status opencl_setup(gas_state *state) {
   snprintf(defines, sizeof defines,
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
            "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
-           "-DCK_GAS_TILES=%d -DCK_GAS_LANES=%u -DCK_GAS_FORCE_SHIFT=%d "
+           "-DCK_GAS_WALLS_Y=%d -DCK_GAS_TILES=%d -DCK_GAS_LANES=%u "
+           "-DCK_GAS_FORCE_SHIFT=%d "
            "-DCK_GAS_MEMBER=%d -DCK_REAL_DOUBLE=%d%s",
            state->group, state->scan_block, state->model, state->periodic_x,
-           state->periodic_y, state->walls_x, state->local_tiles, state->lanes,
-           state->force_shift != 0, state->member, state->double_precision,
+           state->periodic_y, state->walls_x, state->walls_y,
+           state->local_tiles, state->lanes, state->force_shift != 0,
+           state->member, state->double_precision,
            gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
   CK_TRY(ck_program_build(state->queue, "gas", defines, &state->program));
   struct {
@@ -624,7 +626,7 @@ fail:
 /* ---- spread members ------------------------------------------------------ */
 
 static ck_status opencl_select(gas_state *state, int mode, double lo, double hi,
-                               double reach, uint32_t counts[2]) {
+                               double reach, int stage, uint32_t counts[2]) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   static const uint32_t zero[2] = {0, 0};
@@ -638,6 +640,7 @@ static ck_status opencl_select(gas_state *state, int mode, double lo, double hi,
   ck_kernel_args_real(&args, lo, real);
   ck_kernel_args_real(&args, hi, real);
   ck_kernel_args_real(&args, reach, real);
+  ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_u32(&args, state->message_capacity);
@@ -653,7 +656,7 @@ fail:
 
 static ck_status opencl_post(gas_state *state, uint32_t base, uint32_t count,
                              double shift, int ghost, uint32_t at,
-                             uint32_t kept) {
+                             uint32_t kept, int stage) {
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
@@ -667,6 +670,7 @@ static ck_status opencl_post(gas_state *state, uint32_t base, uint32_t count,
   ck_kernel_args_i32(&args, ghost);
   ck_kernel_args_u32(&args, at);
   ck_kernel_args_u32(&args, kept);
+  ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
@@ -679,7 +683,7 @@ fail:
 
 static ck_status opencl_accept(gas_state *state, uint32_t first, uint32_t count,
                                int ghost, uint32_t from_next, uint32_t at,
-                               double lo, double hi) {
+                               double lo, double hi, int stage) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   ck_kernel_args args;
@@ -692,6 +696,7 @@ static ck_status opencl_accept(gas_state *state, uint32_t first, uint32_t count,
   ck_kernel_args_u32(&args, at);
   ck_kernel_args_real(&args, lo, real);
   ck_kernel_args_real(&args, hi, real);
+  ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->in_packed);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
@@ -704,7 +709,7 @@ fail:
 }
 
 static ck_status opencl_gather(gas_state *state, uint32_t base, uint32_t count,
-                               double shift) {
+                               double shift, int stage) {
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
@@ -715,6 +720,7 @@ static ck_status opencl_gather(gas_state *state, uint32_t base, uint32_t count,
   ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->export_slots);
   ck_kernel_args_real(&args, shift, state->double_precision);
+  ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->out_real);
   CK_TRY(ck_kernel_args_end(&args));
@@ -769,7 +775,8 @@ fail:
   return status;
 }
 
-static ck_status opencl_unpack(gas_state *state, uint32_t count) {
+static ck_status opencl_unpack(gas_state *state, uint32_t base,
+                               uint32_t count) {
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
@@ -777,6 +784,7 @@ static ck_status opencl_unpack(gas_state *state, uint32_t count) {
   ck_kernel *kernel = state->unpack_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, count);
+  ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->ghost_slots);
   ck_kernel_args_buffer(&args, state->in_real);
   ck_kernel_args_buffer(&args, state->position);
@@ -828,7 +836,8 @@ fail:
 }
 
 static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
-                              double reach, const double shift[2], int again) {
+                              double reach, const double shift[2], int again,
+                              int stage) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   static const uint32_t zero[4] = {0, 0, 0, 0};
@@ -846,6 +855,7 @@ static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
   ck_kernel_args_real(&args, shift[0], real);
   ck_kernel_args_real(&args, shift[1], real);
   ck_kernel_args_i32(&args, again);
+  ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);

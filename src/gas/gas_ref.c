@@ -21,6 +21,7 @@ static ck_gas_geometry geometry(const gas_state *state) {
   g.periodic_x = state->periodic_x;
   g.periodic_y = state->periodic_y;
   g.walls_x = state->walls_x;
+  g.walls_y = state->walls_y;
   return g;
 }
 
@@ -205,19 +206,20 @@ static ck_status ref_rdf(gas_state *state, uint32_t bins, double range) {
 /* ---- spread members: the twins of gas.cl's ck_gas_member_ kernels ------ */
 
 static ck_status ref_select(gas_state *state, int mode, double lo, double hi,
-                            double reach, uint32_t counts[2]) {
+                            double reach, int stage, uint32_t counts[2]) {
   const ck_real *position = ck__reals(state->position);
   uint32_t *id = ck__words(state->id), *list = ck__words(state->member_list);
   uint32_t capacity = state->message_capacity;
   counts[0] = counts[1] = 0;
   for (uint32_t k = 0; k < state->particles; ++k) {
     if (!ck_gas_own(id[k])) {
-      if (mode == 0)
+      if (mode == 0 && stage == 0)
         id[k] = CK_GAS_DROPPED;
-      continue;
+      if (mode == 0 || stage == 0 || id[k] == CK_GAS_DROPPED)
+        continue;
     }
-    int side = ck_gas_member_side(position[2 * k], (ck_real)lo, (ck_real)hi,
-                                  (ck_real)reach, mode);
+    int side = ck_gas_member_side(position[2 * k + stage], (ck_real)lo,
+                                  (ck_real)hi, (ck_real)reach, mode);
     if (side < 0)
       continue;
     uint32_t at = counts[side]++;
@@ -237,7 +239,8 @@ static ck_real real_of(uint32_t bits) {
 }
 
 static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
-                          double shift, int ghost, uint32_t at, uint32_t kept) {
+                          double shift, int ghost, uint32_t at, uint32_t kept,
+                          int stage) {
   const ck_real *position = ck__reals(state->position);
   const ck_real *velocity = ck__reals(state->velocity);
   const uint32_t *id = ck__words(state->id);
@@ -247,9 +250,10 @@ static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
   for (uint32_t e = 0; e < count; ++e) {
     uint32_t slot = list[base + e];
     uint32_t *entry = packed + at + (size_t)words * e;
-    entry[0] = id[slot];
-    entry[1] = bits_of(position[2 * slot] + (ck_real)shift);
-    entry[2] = bits_of(position[2 * slot + 1]);
+    entry[0] = ck_gas_member_id(id[slot]);
+    entry[1] = bits_of(position[2 * slot] + (stage == 0 ? (ck_real)shift : 0));
+    entry[2] =
+        bits_of(position[2 * slot + 1] + (stage == 1 ? (ck_real)shift : 0));
     if (!ghost) {
       entry[3] = bits_of(velocity[2 * slot]);
       entry[4] = bits_of(velocity[2 * slot + 1]);
@@ -266,7 +270,7 @@ static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
 
 static ck_status ref_accept(gas_state *state, uint32_t first, uint32_t count,
                             int ghost, uint32_t from_next, uint32_t at,
-                            double lo, double hi) {
+                            double lo, double hi, int stage) {
   ck_real *position = ck__reals(state->position);
   ck_real *velocity = ck__reals(state->velocity);
   uint32_t *id = ck__words(state->id);
@@ -276,26 +280,29 @@ static ck_status ref_accept(gas_state *state, uint32_t first, uint32_t count,
   for (uint32_t e = 0; e < count; ++e) {
     const uint32_t *entry = packed + (size_t)words * e;
     uint32_t slot = first + e;
-    ck_real x = real_of(entry[1]);
+    ck_real x = real_of(entry[1]), y = real_of(entry[2]);
+    ck_real u = stage == 0 ? x : y;
     position[2 * slot] = x;
-    position[2 * slot + 1] = real_of(entry[2]);
+    position[2 * slot + 1] = y;
     velocity[2 * slot] = ghost ? 0 : real_of(entry[3]);
     velocity[2 * slot + 1] = ghost ? 0 : real_of(entry[4]);
     id[slot] = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
-    if (!ghost && !(x >= (ck_real)lo && x < (ck_real)hi) && e < counts[2])
+    if (!ghost && !(u >= (ck_real)lo && u < (ck_real)hi) && e < counts[2])
       counts[2] = e;
   }
   return CK_OK;
 }
 
 static ck_status ref_gather(gas_state *state, uint32_t base, uint32_t count,
-                            double shift) {
+                            double shift, int stage) {
   const ck_real *position = ck__reals(state->position);
   const uint32_t *slots = ck__words(state->export_slots);
   ck_real *out_real = ck__reals(state->out_real);
   for (uint32_t e = base; e < base + count; ++e) {
-    out_real[2 * e] = position[2 * slots[e]] + (ck_real)shift;
-    out_real[2 * e + 1] = position[2 * slots[e] + 1];
+    out_real[2 * e] =
+        position[2 * slots[e]] + (stage == 0 ? (ck_real)shift : 0);
+    out_real[2 * e + 1] =
+        position[2 * slots[e] + 1] + (stage == 1 ? (ck_real)shift : 0);
   }
   return CK_OK;
 }
@@ -329,10 +336,10 @@ static ck_status ref_locate(gas_state *state, int ghost, uint32_t base,
   return CK_OK;
 }
 
-static ck_status ref_unpack(gas_state *state, uint32_t count) {
+static ck_status ref_unpack(gas_state *state, uint32_t base, uint32_t count) {
   ck_real *position = ck__reals(state->position);
   const ck_real *in_real = ck__reals(state->in_real);
-  const uint32_t *slots = ck__words(state->ghost_slots);
+  const uint32_t *slots = ck__words(state->ghost_slots) + base;
   for (uint32_t e = 0; e < count; ++e) {
     position[2 * slots[e]] = in_real[2 * e];
     position[2 * slots[e] + 1] = in_real[2 * e + 1];
@@ -353,7 +360,8 @@ static ck_status ref_census(gas_state *state, uint64_t census[3]) {
 }
 
 static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
-                           double reach, const double shift[2], int again) {
+                           double reach, const double shift[2], int again,
+                           int stage) {
   if (move)
     ref_kick_drift(state);
   const ck_real *position = ck__reals(state->position);
@@ -371,23 +379,26 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
   }
   for (uint32_t k = 0; k < state->particles; ++k) {
     uint32_t word = id[k];
-    uint32_t own = word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);
-    ck_real x = position[2 * k];
+    uint32_t own = ck_gas_member_id(word);
+    ck_real place[2] = {position[2 * k], position[2 * k + 1]};
+    ck_real u = place[stage];
     int region;
-    if (again && word != CK_GAS_DROPPED && !ck_gas_own(word))
-      region = x < (ck_real)lo ? 0 : 1; /* stored by the first call */
+    if (again && stage == 0 && word != CK_GAS_DROPPED && !ck_gas_own(word))
+      region = u < (ck_real)lo ? 0 : 1; /* stored by the first call */
     else
-      region = ck_gas_member_classify(x, &word, (ck_real)lo, (ck_real)hi,
-                                      (ck_real)reach);
+      region = ck_gas_member_classify(u, &word, (ck_real)lo, (ck_real)hi,
+                                      (ck_real)reach, stage);
     if (region >= 0 && counts[region]++ >= capacity) {
       if (state->resident)
         control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_OUTBOX;
       continue;
     }
-    if (region >= 0)
+    if (region >= 0) {
+      place[stage] += (ck_real)shift[region % 2];
       ck_gas_member_put(packed, capacity, region, counts[region] - 1, own,
-                        x + (ck_real)shift[region % 2], position[2 * k + 1],
-                        velocity[2 * k], velocity[2 * k + 1]);
+                        place[0], place[1], velocity[2 * k],
+                        velocity[2 * k + 1]);
+    }
     id[k] = word;
   }
   return CK_OK;

@@ -1,6 +1,7 @@
 /*
  * gas_spread.c - one gas over several devices (and processes): the box is
- * cut into slabs across its longer side, one a member (docs/scale-out.md).
+ * cut into slabs across its longer side, one a member, or where slabs
+ * would be too thin into a grid of boxes (docs/scale-out.md).
  *
  * Each member is a device state of its own (gas_member.c) that holds the
  * particles of its slab and ghost copies of its neighbours' within reach
@@ -26,6 +27,12 @@
  * what lies past their slabs); a member's coordinates run along the cut
  * first (u = x, or y where the box is taller than wide), from its box's
  * start.
+ *
+ * A grid's members are closed along both axes and exchange in two stages
+ * (ck_gas.h): along x with their row, then along y with their column,
+ * stage 1 passing on stage 0's ghosts within reach, so that ghosts reach
+ * across corners. Everything that crosses in a grid goes through the
+ * host; the resident steps and the copies device to device serve slabs.
  */
 #include <assert.h>
 #include <math.h>
@@ -58,23 +65,32 @@ enum { PREVIOUS = 0, NEXT = 1 };
 #define BALANCE_SECONDS 1.0
 #define BALANCE_GAIN 0.1
 
-typedef struct member {
-  ck_gas *gas;         /* its device state */
-  size_t index;        /* in the whole run */
-  double lo, hi;       /* its slab along the cut, in the run's box */
-  double origin, side; /* its box along the cut: start and length */
+/* A member's place along one axis of the exchange, and what crosses to
+ * and from its neighbours there: along the cut (stage 0), and in a grid
+ * of boxes along y too (stage 1, after stage 0 each step or rebuild). */
+typedef struct axis_link {
+  size_t neighbour[2]; /* its previous and its next member along it */
+  double lo, hi;       /* its slab along it, in the run's box */
+  double origin, side; /* its box along it: start and length */
   double border[2];    /* its slab's borders in its own coordinates */
   double shift[2];     /* added to a coordinate it sends each way */
-  size_t own;          /* its own particles */
   uint32_t exports[2]; /* the entries it sends each way between rebuilds */
   /* The entries it sends toward each side, and those it receives from
    * each (the previous member, the next): [0] migrants, [1] ghosts. */
   uint32_t posted[2][2], incoming[2][2];
-  uint32_t stray;    /* ck__gas_member_admit's, once its queue waited */
-  size_t ghosts[2];  /* the ghosts from its previous and next member */
-  size_t kept;       /* cells mode: its leavers, ghosts here until sorted */
-  uint32_t flags[3]; /* read at each step (ck__gas_member_pack) */
-  uint64_t bytes;    /* sent to other members */
+  size_t ghosts[2]; /* the ghosts from its previous and next member */
+} axis_link;
+
+typedef struct member {
+  ck_gas *gas;         /* its device state */
+  size_t index;        /* in the whole run */
+  axis_link link[2];   /* along the cut, and along y in a grid */
+  size_t own;          /* its own particles */
+  uint32_t stray;      /* ck__gas_member_admit's, once its queue waited */
+  uint32_t stray_base; /* admit's inbox word and stage: word << 1 | stage */
+  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
+  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
+  uint64_t bytes;      /* sent to other members */
   ck__exchange_buffer out[2]; /* what it builds to send (cells, outputs) */
   /* What pass_both sends each way: sends[side] items at send[side], in
    * its device state's page-locked memory (ck__gas_member_post,
@@ -83,14 +99,26 @@ typedef struct member {
   size_t sends[2];
 } member;
 
+/* Member m's place along the axis of the exchange's stage in progress
+ * (s->stage: 0 outside a grid of boxes). */
+#define STAGE(m) (&(m)->link[s->stage])
+
 struct ck__gas_spread {
   ck__spread_run run;
   ck_device devices[CK_SPREAD_MAX_LOCAL]; /* this process's, copied */
   member *members;                        /* local ones */
   size_t total;                           /* members in all */
   double *weights;                        /* total: each one's share */
-  double *bounds;                         /* total + 1, along the cut */
-  int axis;                               /* 0: cut along x; 1: along y */
+  /* The slabs' borders along the cut (total + 1); in a grid of boxes,
+   * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
+   * 1, in bounds_y). */
+  double *bounds, *bounds_y;
+  int axis; /* 0: cut along x; 1: along y (slabs alone) */
+  /* The grid: columns along x and rows along y (rows 1: slabs along the
+   * cut); the stages of an exchange (2 in a grid: along x, then y), and
+   * the stage in progress. */
+  size_t grid[2];
+  int stages, stage;
   ck_gas_config config;
   ck__gas_forms forms;
   double reach; /* rc + skin: the ghosts' reach past a border */
@@ -188,22 +216,31 @@ static ck_status each(ck__gas_spread *s, phase_fn phase) {
   return ck__spread_each(&s->run, run_phase, &call);
 }
 
-/* What each member put in send[side]: to the next member (side NEXT),
- * received into its from[PREVIOUS], and to the previous one (PREVIOUS),
- * into its from[NEXT]. */
+/* What each member put in send[side]: to the next member (side NEXT)
+ * along the stage's axis, received into its from[PREVIOUS], and to the
+ * previous one (PREVIOUS), into its from[NEXT]. Slabs pass along the
+ * members' line; a grid's rows and columns are routed. */
 static ck_status pass_both(ck__gas_spread *s, size_t item) {
   ck_status status = CK_OK;
   const void *send[CK_SPREAD_MAX_LOCAL];
-  size_t counts[CK_SPREAD_MAX_LOCAL];
+  size_t counts[CK_SPREAD_MAX_LOCAL], to[CK_SPREAD_MAX_LOCAL],
+      from[CK_SPREAD_MAX_LOCAL];
   for (int side = 0; side < 2; ++side) {
     for (size_t i = 0; i < s->run.local; ++i) {
       member *m = &s->members[i];
       send[i] = m->send[side];
       counts[i] = m->sends[side];
+      to[i] = STAGE(m)->neighbour[side];
+      from[i] = STAGE(m)->neighbour[!side];
       m->bytes += (uint64_t)(counts[i] * item);
     }
-    CK_TRY(ck__exchange_pass(s->run.exchange, side == NEXT, item, send, counts,
-                             s->from[side == NEXT ? PREVIOUS : NEXT]));
+    ck__exchange_buffer *received = s->from[side == NEXT ? PREVIOUS : NEXT];
+    if (s->stages == 1)
+      CK_TRY(ck__exchange_pass(s->run.exchange, side == NEXT, item, send,
+                               counts, received));
+    else
+      CK_TRY(ck__exchange_route(s->run.exchange, item, send, counts, to, from,
+                                received));
   }
 fail:
   return status;
@@ -236,24 +273,28 @@ static ck_status hold_scratch(ck__gas_spread *s, size_t i, size_t count,
  * exchange. The receiver appends them on its device.
  */
 
-/* A particle that arrived must lie in the slab: one that crossed two
- * borders since the last rebuild would be in the wrong hands. Rounding
- * of the coordinates' shift may put one a hair outside, which stays
- * (it leaves at the next rebuild if it must). */
+/* A particle that arrived must lie in the slab (along the stage's axis):
+ * one that crossed two borders since the last rebuild would be in the
+ * wrong hands. Rounding of the coordinates' shift may put one a hair
+ * outside, which stays (it leaves at the next rebuild if it must). */
 static double slack(const ck__gas_spread *s) {
   return 1e-3 * s->reach;
 }
 
 /* The failure that names a particle (word) that reached member m at u,
- * in its coordinates, past its borders. */
+ * in its coordinates along the axis of `stage`, past its borders. */
 static ck_status stray_failure(const ck__gas_spread *s, const member *m,
-                               uint32_t word, float u) {
-  return ck__fail(
-      CK_ERROR_MISMATCH,
-      "particle %u reached slab %zu of %zu at %g, past its borders [%g, %g): "
-      "it crossed more than one slab since the last rebuild (the time step "
-      "is too large, or particles overlap)",
-      word, m->index, s->total, u + m->origin, m->lo, m->hi);
+                               int stage, uint32_t word, float u) {
+  const axis_link *l = &m->link[stage];
+  const char *axis = s->stages == 1 ? "" : stage ? " along y" : " along x";
+  return ck__fail(CK_ERROR_MISMATCH,
+                  "particle %u reached %s %zu of %zu at %g%s, past its "
+                  "borders [%g, %g): it crossed more than one %s since the "
+                  "last rebuild (the time step is too large, or particles "
+                  "overlap)",
+                  word, s->stages == 1 ? "slab" : "box", m->index, s->total,
+                  u + l->origin, axis, l->lo, l->hi,
+                  s->stages == 1 ? "slab" : "box");
 }
 
 /* The first arrival that its last admit found past its borders, named:
@@ -261,11 +302,13 @@ static ck_status stray_failure(const ck__gas_spread *s, const member *m,
 static ck_status check_stray(const ck__gas_spread *s, member *m) {
   ck_status status = CK_OK;
   uint32_t word = 0;
-  float u = 0;
+  float position[2] = {0, 0};
   if (m->stray == CK_GAS_NO_STRAY)
     return CK_OK;
-  CK_TRY(ck__gas_member_stray(m->gas, m->stray, &word, &u));
-  status = stray_failure(s, m, word, u);
+  int stage = m->stray_base & 1u;
+  CK_TRY(ck__gas_member_stray(m->gas, m->stray_base >> 1, m->stray, &word,
+                              position));
+  status = stray_failure(s, m, stage, word, position[stage]);
 fail:
   return status;
 }
@@ -276,18 +319,19 @@ fail:
 static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
                       int ghost) {
   for (int side = 0; side < 2; ++side) {
-    m->posted[ghost][side] = counts[side];
-    m->posted[!ghost][side] = 0;
+    STAGE(m)->posted[ghost][side] = counts[side];
+    STAGE(m)->posted[!ghost][side] = 0;
     m->sends[side] = counts[side];
   }
-  return ck__gas_member_post(m->gas, counts, m->shift, ghost,
+  return ck__gas_member_post(m->gas, counts, STAGE(m)->shift, ghost, s->stage,
                              s->on_devices ? NULL : m->send);
 }
 
-/* The entries a member receives: all of both kinds, from both sides. */
-static size_t incoming(const member *m) {
-  return (size_t)m->incoming[0][PREVIOUS] + m->incoming[0][NEXT] +
-         m->incoming[1][PREVIOUS] + m->incoming[1][NEXT];
+/* The entries a member receives in the stage: all of both kinds, from
+ * both sides. */
+static size_t incoming(const ck__gas_spread *s, const member *m) {
+  return (size_t)STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT] +
+         STAGE(m)->incoming[1][PREVIOUS] + STAGE(m)->incoming[1][NEXT];
 }
 
 /* What every member left on its device for its neighbours (posted),
@@ -302,9 +346,9 @@ static ck_status forward(ck__gas_spread *s) {
     for (int from = 0, side; from < 2; ++from) {
       const member *sender = sender_of(s, i, from, &side);
       for (int kind = 0; kind < 2; ++kind)
-        m->incoming[kind][from] = sender->posted[kind][side];
+        STAGE(m)->incoming[kind][from] = STAGE(sender)->posted[kind][side];
     }
-    CK_TRY(ck__gas_member_expect(&m->gas, incoming(m)));
+    CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), 0));
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   }
   for (size_t i = 0; i < n; ++i) {
@@ -313,10 +357,10 @@ static ck_status forward(ck__gas_spread *s) {
       int side;
       member *sender = sender_of(s, i, from, &side);
       CK_TRY(ck__gas_member_forward(sender->gas, side, m->gas, from,
-                                    m->incoming[0], m->incoming[1],
-                                    s->peers[from][i]));
-      sender->bytes += (uint64_t)MIGRANT_BYTES * m->incoming[0][from] +
-                       (uint64_t)GHOST_BYTES * m->incoming[1][from];
+                                    STAGE(m)->incoming[0],
+                                    STAGE(m)->incoming[1], s->peers[from][i]));
+      sender->bytes += (uint64_t)MIGRANT_BYTES * STAGE(m)->incoming[0][from] +
+                       (uint64_t)GHOST_BYTES * STAGE(m)->incoming[1][from];
     }
   }
 fail:
@@ -333,8 +377,9 @@ static ck_status deliver(ck__gas_spread *s, int ghost) {
   CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
   for (size_t i = 0; i < s->run.local; ++i)
     for (int from = 0; from < 2; ++from) {
-      s->members[i].incoming[ghost][from] = (uint32_t)s->from[from][i].count;
-      s->members[i].incoming[!ghost][from] = 0;
+      axis_link *l = STAGE(&s->members[i]);
+      l->incoming[ghost][from] = (uint32_t)s->from[from][i].count;
+      l->incoming[!ghost][from] = 0;
     }
 fail:
   return status;
@@ -342,32 +387,40 @@ fail:
 
 /* The entries received (incoming), appended on its device: from the
  * exchange's buffers past `skip` bytes of each message (room made
- * first), or as forward copied them. */
-static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip) {
+ * first), or as forward copied them. They go into the packed inbox past
+ * its first `base` words, which stay. */
+static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
+                       uint32_t base) {
   ck_status status = CK_OK;
   const void *in[2] = {NULL, NULL};
+  axis_link *l = STAGE(m);
   if (!s->on_devices) {
     for (int from = 0; from < 2; ++from)
       if (s->from[from][i].data)
         in[from] = (const unsigned char *)s->from[from][i].data + skip;
-    CK_TRY(ck__gas_member_expect(&m->gas, incoming(m)));
+    CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   }
+  /* A stray is read back with the stage and the inbox word it came by. */
+  m->stray_base = base << 1 | (uint32_t)s->stage;
   CK_TRY(ck__gas_member_admit(
-      m->gas, m->incoming[0], m->incoming[1], s->on_devices ? NULL : in,
-      m->border[PREVIOUS] - slack(s), m->border[NEXT] + slack(s), &m->stray));
+      m->gas, l->incoming[0], l->incoming[1], s->on_devices ? NULL : in,
+      l->border[PREVIOUS] - slack(s), l->border[NEXT] + slack(s), s->stage,
+      base, &m->stray));
 fail:
   return status;
 }
 
 /* The particles that left the slab, each way, posted with their new
- * owner's coordinates; they and the old ghosts are dropped. */
+ * owner's coordinates; they (and in stage 0 the old ghosts) are
+ * dropped. */
 static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
   (void)i;
-  CK_TRY(ck__gas_member_select(m->gas, 0, m->border[PREVIOUS], m->border[NEXT],
-                               s->reach, counts));
+  CK_TRY(ck__gas_member_select(m->gas, 0, STAGE(m)->border[PREVIOUS],
+                               STAGE(m)->border[NEXT], s->reach, s->stage,
+                               counts));
   CK_TRY(post(s, m, counts, 0));
   CK_TRY(ck__gas_member_drop(m->gas, counts));
   m->own -= counts[0] + counts[1];
@@ -376,91 +429,149 @@ fail:
 }
 
 /* The particles that arrived, as its own (none past its borders by more
- * than the slack); then its exports, posted each way as ghosts. */
+ * than the slack), read on its queue (take_exports waits for it). */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
+  CK_TRY(admit(s, m, i, 0, 0));
+  m->own += STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
+fail:
+  return status;
+}
+
+/* Its exports (in stage 1 with stage 0's ghosts), posted each way as
+ * ghosts; the last arrivals' stray checked. */
+static ck_status take_exports(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
   uint32_t counts[2];
-  CK_TRY(admit(s, m, i, 0));
-  m->own += m->incoming[0][PREVIOUS] + m->incoming[0][NEXT];
+  (void)i;
   /* The selection's wait reads the stray too. */
-  CK_TRY(ck__gas_member_select(m->gas, 1, m->border[PREVIOUS], m->border[NEXT],
-                               s->reach, counts));
+  CK_TRY(ck__gas_member_select(m->gas, 1, STAGE(m)->border[PREVIOUS],
+                               STAGE(m)->border[NEXT], s->reach, s->stage,
+                               counts));
   CK_TRY(check_stray(s, m));
   CK_TRY(post(s, m, counts, 1));
-  m->exports[PREVIOUS] = counts[PREVIOUS];
-  m->exports[NEXT] = counts[NEXT];
+  STAGE(m)->exports[PREVIOUS] = counts[PREVIOUS];
+  STAGE(m)->exports[NEXT] = counts[NEXT];
 fail:
   return status;
 }
 
-/* The ghosts that arrived (the previous member's, then the next's), and
- * the sort that drops the rest and finds them. */
+/* Arrivals (take_arrivals), then exports (take_exports): one stage's
+ * way through a rebuild of slabs. */
+static ck_status take_arrivals_exports(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = take_arrivals(s, m, i);
+  return status ? status : take_exports(s, m, i);
+}
+
+/* The ghosts that arrived (the previous member's, then the next's; stage
+ * 1's past stage 0's in the packed inbox); at the last stage the sort
+ * that drops the rest and finds them all, each stage's exports and
+ * ghosts. */
 static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  CK_TRY(admit(s, m, i, 0));
+  uint32_t exports[4] = {0, 0, 0, 0};
+  size_t ghosts[4] = {0, 0, 0, 0}, kept = m->own;
+  uint32_t base = 0;
+  if (s->stage > 0)
+    base = (uint32_t)(CK_GAS_GHOST_WORDS *
+                      (m->link[0].ghosts[PREVIOUS] + m->link[0].ghosts[NEXT]));
+  CK_TRY(admit(s, m, i, 0, base));
   for (int from = 0; from < 2; ++from)
-    m->ghosts[from] = m->incoming[1][from];
-  CK_TRY(ck__gas_member_sort(m->gas, m->own + m->ghosts[0] + m->ghosts[1],
-                             m->exports, m->ghosts));
+    STAGE(m)->ghosts[from] = STAGE(m)->incoming[1][from];
+  if (s->stage + 1 < s->stages)
+    return CK_OK;
+  for (int stage = 0; stage < s->stages; ++stage)
+    for (int side = 0; side < 2; ++side) {
+      exports[2 * stage + side] = m->link[stage].exports[side];
+      ghosts[2 * stage + side] = m->link[stage].ghosts[side];
+      kept += m->link[stage].ghosts[side];
+    }
+  CK_TRY(ck__gas_member_sort(m->gas, kept, exports, ghosts));
 fail:
   return status;
 }
 
-/* Particles to their new owners, then the ghosts made again. */
+/* Particles to their new owners, then the ghosts made again. A grid's
+ * leavers move in both stages before any exports are chosen: an export
+ * must stay its sender's until the next rebuild. */
 static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  CK_TRY(each(s, take_leavers));
-  CK_TRY(deliver(s, 0));
-  CK_TRY(each(s, take_arrivals));
-  CK_TRY(deliver(s, 1));
-  CK_TRY(each(s, take_ghosts));
+  if (s->stages == 1) {
+    CK_TRY(each(s, take_leavers));
+    CK_TRY(deliver(s, 0));
+    CK_TRY(each(s, take_arrivals_exports));
+    CK_TRY(deliver(s, 1));
+    CK_TRY(each(s, take_ghosts));
+    return CK_OK;
+  }
+  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+    CK_TRY(each(s, take_leavers));
+    CK_TRY(deliver(s, 0));
+    CK_TRY(each(s, take_arrivals));
+  }
+  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+    CK_TRY(each(s, take_exports));
+    CK_TRY(deliver(s, 1));
+    CK_TRY(each(s, take_ghosts));
+  }
 fail:
+  s->stage = 0;
   return status;
 }
 
 /* ---- a step ---------------------------------------------------------------
  */
 
-/* The first half-step, then the exports' positions and the flags. */
-static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
+/* The exports' positions of the stage, and the flags. */
+static ck_status pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   (void)i;
-  CK_TRY(ck__gas_member_drift(m->gas));
   /* On devices the positions stay there, for pass_on_devices. */
   for (int side = 0; side < 2; ++side)
-    m->sends[side] = m->exports[side];
-  CK_TRY(ck__gas_member_pack(m->gas, m->exports, m->shift,
-                             s->on_devices ? NULL : m->send, m->flags));
+    m->sends[side] = STAGE(m)->exports[side];
+  CK_TRY(ck__gas_member_pack(m->gas, STAGE(m)->exports, STAGE(m)->shift,
+                             s->stage, s->on_devices ? NULL : m->send,
+                             m->flags));
   if (m->flags[2])
     CK_FAIL(CK_ERROR_DEVICE,
-            "slab %zu lost track of a ghost or an export at its last "
+            "member %zu lost track of a ghost or an export at its last "
             "rebuild",
             m->index);
 fail:
   return status;
 }
 
+/* The first half-step, then stage 0's exports' positions and the
+ * flags. */
+static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = ck__gas_member_drift(m->gas);
+  return status ? status : pack(s, m, i);
+}
+
 /* Member m's ghosts from a side, `count` of them sent: as many as at its
  * last rebuild. */
-static ck_status check_ghosts(const member *m, int from, size_t count) {
-  if (count == m->ghosts[from])
+static ck_status check_ghosts(const ck__gas_spread *s, const member *m,
+                              int from, size_t count) {
+  if (count == STAGE(m)->ghosts[from])
     return CK_OK;
   return ck__fail(CK_ERROR_EXCHANGE,
-                  "slab %zu received %zu ghosts, not the %zu of its last "
+                  "member %zu received %zu ghosts, not the %zu of its last "
                   "rebuild",
-                  m->index, count, m->ghosts[from]);
+                  m->index, count, STAGE(m)->ghosts[from]);
 }
 
 /* The ghosts' positions received: the previous member's, then the
- * next's, in the order of the last rebuild. */
+ * next's, in the order of the last rebuild (a grid's stage 1 after stage
+ * 0's). */
 static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   const void *in[2];
   for (int from = 0; from < 2; ++from) {
-    CK_TRY(check_ghosts(m, from, s->from[from][i].count));
+    CK_TRY(check_ghosts(s, m, from, s->from[from][i].count));
     in[from] = s->from[from][i].data;
   }
-  CK_TRY(ck__gas_member_unpack(m->gas, m->ghosts, in));
+  size_t base = s->stage ? m->link[0].ghosts[0] + m->link[0].ghosts[1] : 0;
+  CK_TRY(ck__gas_member_unpack(m->gas, base, STAGE(m)->ghosts, in));
 fail:
   return status;
 }
@@ -478,8 +589,8 @@ static ck_status pass_on_devices(ck__gas_spread *s) {
     for (int from = 0; from < 2; ++from) {
       int side;
       member *sender = sender_of(s, i, from, &side);
-      uint32_t count = sender->exports[side];
-      CK_TRY(check_ghosts(m, from, count));
+      uint32_t count = STAGE(sender)->exports[side];
+      CK_TRY(check_ghosts(s, m, from, count));
       CK_TRY(ck__gas_member_send(sender->gas, side, count, m->gas, first,
                                  s->peers[from][i]));
       sender->bytes += 2 * sizeof(float) * (uint64_t)count;
@@ -496,7 +607,7 @@ static ck_status forces(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   (void)i;
   if (s->phase_unpack)
-    CK_TRY(ck__gas_member_unpack(m->gas, m->ghosts, NULL));
+    CK_TRY(ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
 fail:
   return status;
@@ -568,30 +679,32 @@ typedef struct envelope {
   uint32_t migrants, ghosts;
 } envelope;
 
-/* The first half-step (with phase_move), then what goes each way: its
- * leavers (whole) and its exports (as ghosts) for that neighbour, as its
+/* The first half-step (with phase_move, in stage 0), then what goes each
+ * way along the stage's axis: its leavers (whole) and its exports (as
+ * ghosts; in stage 1 stage 0's ghosts too) for that neighbour, as its
  * device packed them; posted for forward, or read into one message each
  * way. */
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck__gas_outbox box;
   (void)i;
-  CK_TRY(ck__gas_member_leave(m->gas, s->phase_move, m->border[PREVIOUS],
-                              m->border[NEXT], s->reach, m->shift,
-                              !s->on_devices, &box));
-  CK_TRY(check_stray(s, m)); /* the last step's, read by the wait */
+  CK_TRY(ck__gas_member_leave(m->gas, s->stage ? 0 : s->phase_move,
+                              STAGE(m)->border[PREVIOUS],
+                              STAGE(m)->border[NEXT], s->reach, STAGE(m)->shift,
+                              s->stage, !s->on_devices, &box));
+  CK_TRY(check_stray(s, m)); /* the last admit's, read by the wait */
   assert(box.counts[0] + box.counts[1] <= m->own); /* leavers are its own */
   m->own -= box.counts[0] + box.counts[1];
-  m->kept = box.counts[0] + box.counts[1];
+  m->kept = (s->stage ? m->kept : 0) + box.counts[0] + box.counts[1];
   /* Regions 0 and 1 leave toward the previous and the next member; 2
    * and 3 are ghosts for them. */
   for (int side = 0; side < 2; ++side) {
-    m->posted[0][side] = box.counts[side];
-    m->posted[1][side] = box.counts[2 + side];
+    STAGE(m)->posted[0][side] = box.counts[side];
+    STAGE(m)->posted[1][side] = box.counts[2 + side];
   }
   /* Through the host: one message each way, its envelope first. */
   for (int side = 0; side < 2 && !s->on_devices; ++side) {
-    envelope head = {m->posted[0][side], m->posted[1][side]};
+    envelope head = {STAGE(m)->posted[0][side], STAGE(m)->posted[1][side]};
     size_t leavers = head.migrants * MIGRANT_BYTES;
     size_t bytes = sizeof head + leavers + head.ghosts * GHOST_BYTES;
     CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
@@ -618,7 +731,7 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
       in->count != sizeof *head + head->migrants * MIGRANT_BYTES +
                        head->ghosts * GHOST_BYTES)
     return ck__fail(CK_ERROR_EXCHANGE,
-                    "slab %zu received a message of %zu bytes that does not "
+                    "member %zu received a message of %zu bytes that does not "
                     "hold what it says",
                     m->index, in->count);
   return CK_OK;
@@ -626,23 +739,28 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
 
 /* The particles and ghosts that arrived (the messages' entries are in
  * ck_gas.h's layout, from the exchange's messages or as forward copied
- * them), appended on its device, the sort that drops the old ghosts, and
- * the step's forces and kick. */
+ * them), appended on its device; after the last stage, the sort that
+ * drops the old ghosts, and the step's forces and kick. */
 static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   for (int side = 0; side < 2 && !s->on_devices; ++side) {
     envelope head;
     CK_TRY(open_envelope(s, m, i, side, &head));
-    m->incoming[0][side] = head.migrants;
-    m->incoming[1][side] = head.ghosts;
+    STAGE(m)->incoming[0][side] = head.migrants;
+    STAGE(m)->incoming[1][side] = head.ghosts;
   }
-  CK_TRY(admit(s, m, i, sizeof(envelope)));
-  size_t arrived = (size_t)m->incoming[0][PREVIOUS] + m->incoming[0][NEXT];
+  CK_TRY(admit(s, m, i, sizeof(envelope), 0));
+  size_t arrived =
+      (size_t)STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
   for (int side = 0; side < 2; ++side)
-    m->ghosts[side] = m->incoming[1][side];
+    STAGE(m)->ghosts[side] = STAGE(m)->incoming[1][side];
   m->own += arrived;
-  CK_TRY(ck__gas_member_resort(m->gas, m->own + m->kept + m->ghosts[PREVIOUS] +
-                                           m->ghosts[NEXT]));
+  if (s->stage + 1 < s->stages)
+    return CK_OK;
+  size_t kept = m->own + m->kept;
+  for (int stage = 0; stage < s->stages; ++stage)
+    kept += m->link[stage].ghosts[PREVIOUS] + m->link[stage].ghosts[NEXT];
+  CK_TRY(ck__gas_member_resort(m->gas, kept));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
 fail:
   return status;
@@ -655,16 +773,19 @@ static ck_status settle(ck__gas_spread *s, member *m, size_t i) {
   return status ? status : check_stray(s, m);
 }
 
-/* Cells mode's step: out, across, in. */
+/* Cells mode's step: out, across, in; stage after stage. */
 static ck_status cells_step(ck__gas_spread *s, uint64_t step, int last) {
   ck_status status = CK_OK;
   s->phase_move = step > 0;
-  CK_TRY(each(s, step_out));
-  CK_TRY(s->on_devices ? forward(s) : pass_both(s, 1));
   s->phase_step = step;
   s->phase_energy = last;
-  CK_TRY(each(s, step_in));
+  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+    CK_TRY(each(s, step_out));
+    CK_TRY(s->on_devices ? forward(s) : pass_both(s, 1));
+    CK_TRY(each(s, step_in));
+  }
 fail:
+  s->stage = 0;
   return status;
 }
 
@@ -688,14 +809,21 @@ static ck_status verlet_step(ck__gas_spread *s, uint64_t step, int last,
     CK_TRY(pass_on_devices(s));
     s->phase_unpack = 1;
   } else {
-    CK_TRY(pass_both(s, 2 * sizeof(float)));
-    CK_TRY(each(s, unpack));
+    /* A grid's stage 1 sends on stage 0's ghosts as they are now. */
+    for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+      if (s->stage > 0)
+        CK_TRY(each(s, pack));
+      CK_TRY(pass_both(s, 2 * sizeof(float)));
+      CK_TRY(each(s, unpack));
+    }
+    s->stage = 0;
   }
   s->phase_step = step;
   s->phase_energy = last;
   CK_TRY(each(s, forces));
 fail:
   s->phase_unpack = 0;
+  s->stage = 0;
   return status;
 }
 
@@ -756,7 +884,8 @@ static ck_status between_decide(ck__gas_spread *s) {
   memset(&mine, 0, sizeof mine);
   gethostname(mine.host, sizeof mine.host - 1);
   mine.able = s->run.local == 1 && s->devices[0].backend == CK_BACKEND_CUDA &&
-              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS;
+              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
+              s->stages == 1;
   all = calloc(s->total, sizeof mine);
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
@@ -1099,10 +1228,10 @@ static void ready_to_reside(ck__gas_spread *s) {
     s->most[i] = s->most_leavers[i] = 0;
     for (int kind = 0; kind < 2; ++kind)
       for (int side = 0; side < 2; ++side) {
-        if (m->posted[kind][side] > s->most[i])
-          s->most[i] = m->posted[kind][side];
-        if (kind == 0 && m->posted[kind][side] > s->most_leavers[i])
-          s->most_leavers[i] = m->posted[kind][side];
+        if (STAGE(m)->posted[kind][side] > s->most[i])
+          s->most[i] = STAGE(m)->posted[kind][side];
+        if (kind == 0 && STAGE(m)->posted[kind][side] > s->most_leavers[i])
+          s->most_leavers[i] = STAGE(m)->posted[kind][side];
       }
   }
   s->resident_ready = devices;
@@ -1126,8 +1255,8 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   size_t n = s->run.local;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
-                           m->border[PREVIOUS], m->border[NEXT], s->reach,
-                           m->shift));
+                           STAGE(m)->border[PREVIOUS], STAGE(m)->border[NEXT],
+                           s->reach, STAGE(m)->shift));
   /* By NCCL, the swap follows in resident_in: no mark. */
   if (s->between > 0 && !s->by_nccl) {
     CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
@@ -1150,9 +1279,10 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   for (int from = 0; from < 2 && !s->by_nccl; ++from)
     CK_TRY(s->between > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
                           : ck__peer_follow(s->peers[from][i], queue));
-  CK_TRY(ck__gas_member_come(
-      m->gas, s->phase_parity, s->sources[i], m->border[PREVIOUS] - slack(s),
-      m->border[NEXT] + slack(s), s->phase_energy, s->phase_step));
+  CK_TRY(ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
+                             STAGE(m)->border[PREVIOUS] - slack(s),
+                             STAGE(m)->border[NEXT] + slack(s), s->phase_energy,
+                             s->phase_step));
 fail:
   return status;
 }
@@ -1191,7 +1321,7 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
             "(%u)",
             m->index, s->total, state->slots);
   if (words[CK_GAS_CONTROL_STRAY] != CK_GAS_NO_STRAY)
-    CK_TRY(stray_failure(s, m, words[CK_GAS_CONTROL_STRAY],
+    CK_TRY(stray_failure(s, m, 0, words[CK_GAS_CONTROL_STRAY],
                          ck_bits_as_float(words[CK_GAS_CONTROL_STRAY_X])));
   s->most[i] = s->most_leavers[i] = 0;
   for (int parity = 0; parity < 2; ++parity)
@@ -1414,7 +1544,8 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   s->members = calloc(run->local, sizeof *s->members);
   s->weights = calloc(s->total, sizeof *s->weights);
   s->bounds = calloc(s->total + 1, sizeof *s->bounds);
-  if (!s->members || !s->weights || !s->bounds)
+  s->bounds_y = calloc(s->total + 1, sizeof *s->bounds_y);
+  if (!s->members || !s->weights || !s->bounds || !s->bounds_y)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
@@ -1443,134 +1574,238 @@ static double across(const ck__gas_spread *s) {
   return s->axis ? s->config.box_x : s->config.box_y;
 }
 
-/* Particle k's coordinate along the cut, in the box. */
+/* Particle k's coordinate along the cut (a = 0) or across it (a = 1), in
+ * the box. */
 static double coordinate(const ck__gas_spread *s, const double *positions,
-                         size_t k) {
-  double u = positions[2 * k + (size_t)s->axis];
-  return s->config.walls ? u : wrap(u, along(s));
+                         size_t k, int a) {
+  double u = positions[2 * k + (size_t)(a ? 1 - s->axis : s->axis)];
+  return s->config.walls ? u : wrap(u, a ? across(s) : along(s));
 }
 
 /*
- * The slabs' borders: each holds its share of the particles (counted on a
- * histogram along the cut, a quarter of the reach a bin), and is at least
- * twice the reach wide, so that a particle is a ghost of one neighbour at
- * most and nothing crosses two borders between rebuilds.
+ * How the box is cut: in slabs across its longer side where each can be
+ * at least twice the reach wide, so that a particle is a ghost of one
+ * neighbour at most and nothing crosses two borders between rebuilds.
+ * Else in a grid of columns and rows, each box twice the reach both ways,
+ * the squarest such grid. Refused where none fits, or where the shares
+ * differ: a grid's boxes hold as many particles each.
  */
-static ck_status cut_slabs(ck__gas_spread *s, const double *positions) {
-  ck_status status = CK_OK;
-  double length = along(s), narrowest = 2 * s->reach;
+static ck_status choose_grid(ck__gas_spread *s) {
+  double narrowest = 2 * s->reach, best = 0;
+  double length = along(s), width = across(s);
+  s->grid[0] = s->total;
+  s->grid[1] = 1;
+  s->stages = 1;
+  if (length >= (double)s->total * narrowest)
+    return CK_OK;
+  /* A grid's columns run along x and its rows along y. */
+  s->axis = 0;
+  for (size_t columns = 2; columns <= s->total / 2; ++columns) {
+    size_t rows = s->total / columns;
+    if (columns * rows != s->total)
+      continue;
+    double x = s->config.box_x / (double)columns;
+    double y = s->config.box_y / (double)rows;
+    if (fmin(x, y) >= narrowest && fmin(x, y) > best) {
+      best = fmin(x, y);
+      s->grid[0] = columns;
+      s->grid[1] = rows;
+    }
+  }
+  s->stages = best > 0 ? 2 : 1;
+  for (size_t m = 1; best > 0 && m < s->total; ++m)
+    if (s->weights[m] != s->weights[0])
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "--shares: %zu members cut the box (%g by %g) in a "
+                      "grid of %zu by %zu boxes (slabs would be narrower "
+                      "than 2 (rc + skin) = %g), and a grid's boxes hold "
+                      "as many particles each: give equal shares, or none",
+                      s->total, s->config.box_x, s->config.box_y, s->grid[0],
+                      s->grid[1], narrowest);
+  if (best > 0)
+    return CK_OK;
+  return ck__fail(
+      CK_ERROR_INVALID_ARGUMENT,
+      "ck_gas_config.rc: %zu members cannot cut the box (%g by %g): slabs "
+      "across its %g side, or the boxes of a grid of them, must be at least "
+      "2 (rc + skin) = %g wide each way, and no grid of %zu boxes fits: use "
+      "fewer devices, a larger box, or a smaller rc or skin",
+      s->total, s->config.box_x, s->config.box_y, fmax(length, width),
+      narrowest, s->total);
+}
+
+/*
+ * The borders of `count` slabs along the cut (a = 0) or across it (a =
+ * 1), into bounds (count + 1): each holds its share of the particles
+ * (weights; counted on a histogram, a quarter of the reach a bin), and is
+ * at least twice the reach wide (choose_grid saw that the side holds
+ * them).
+ */
+static ck_status cut_slabs(ck__gas_spread *s, const double *positions, int a,
+                           size_t count, const double *weights,
+                           double *bounds) {
+  double length = a ? across(s) : along(s), narrowest = 2 * s->reach;
   size_t n = s->config.particles;
-  if (length < (double)s->total * narrowest)
-    return ck__fail(
-        CK_ERROR_INVALID_ARGUMENT,
-        "ck_gas_config.rc: %zu members cut the box (%g by %g) into slabs "
-        "across its %g side; each must be at least 2 (rc + skin) = %g wide, "
-        "and %zu of them need %g: use fewer devices, a larger box, or a "
-        "smaller rc or skin",
-        s->total, s->config.box_x, s->config.box_y, length, narrowest, s->total,
-        (double)s->total * narrowest);
   size_t bins = (size_t)fmin(1e7, fmax(1, ceil(length / (0.25 * s->reach))));
-  double *count = calloc(bins + 1, sizeof *count);
-  if (!count)
+  double *histogram = calloc(bins + 1, sizeof *histogram);
+  if (!histogram)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   for (size_t k = 0; k < n; ++k) {
-    double bin = coordinate(s, positions, k) / length * (double)bins;
-    count[bin > 0 ? (bin < (double)bins ? (size_t)bin : bins - 1) : 0] += 1;
+    double bin = coordinate(s, positions, k, a) / length * (double)bins;
+    histogram[bin > 0 ? (bin < (double)bins ? (size_t)bin : bins - 1) : 0] += 1;
   }
-  /* The weights as fractions of the whole (the speeds, after a probe). */
-  ck__spread_fractions(s->weights, s->total, s->weights);
-  s->bounds[0] = 0;
-  s->bounds[s->total] = length;
+  bounds[0] = 0;
+  bounds[count] = length;
   double wanted = 0, seen = 0;
   size_t b = 0;
-  for (size_t m = 1; m < s->total; ++m) {
-    wanted += (double)n * s->weights[m - 1];
-    while (b < bins && seen + count[b] <= wanted)
-      seen += count[b++];
-    s->bounds[m] = length * (double)b / (double)bins;
+  for (size_t m = 1; m < count; ++m) {
+    wanted += (double)n * weights[m - 1];
+    while (b < bins && seen + histogram[b] <= wanted)
+      seen += histogram[b++];
+    bounds[m] = length * (double)b / (double)bins;
   }
   /* At least the narrowest: pushed up from below, then down from above. */
-  for (size_t m = 1; m < s->total; ++m)
-    s->bounds[m] = fmax(s->bounds[m], s->bounds[m - 1] + narrowest);
-  for (size_t m = s->total - 1; m > 0; --m)
-    s->bounds[m] = fmin(s->bounds[m], s->bounds[m + 1] - narrowest);
-  /* The box is long enough (above): every slab is the narrowest or more,
-   * up to rounding. */
-  for (size_t m = 0; m < s->total; ++m)
-    assert(s->bounds[m + 1] - s->bounds[m] >= narrowest * (1 - 1e-9));
-  free(count);
+  for (size_t m = 1; m < count; ++m)
+    bounds[m] = fmax(bounds[m], bounds[m - 1] + narrowest);
+  for (size_t m = count - 1; m > 0; --m)
+    bounds[m] = fmin(bounds[m], bounds[m + 1] - narrowest);
+  /* The side is long enough (choose_grid): every slab is the narrowest or
+   * more, up to rounding. */
+  for (size_t m = 0; m < count; ++m)
+    assert(bounds[m + 1] - bounds[m] >= narrowest * (1 - 1e-9));
+  free(histogram);
+  return CK_OK;
+}
+
+/* The box cut: slabs by the weights (the shares, or the speeds a probe
+ * measured), or a grid's columns and rows, each holding as many
+ * particles. */
+static ck_status cut_box(ck__gas_spread *s, const double *positions) {
+  ck_status status = CK_OK;
+  double *equal = NULL;
+  if (s->stages == 1) {
+    ck__spread_fractions(s->weights, s->total, s->weights);
+    return cut_slabs(s, positions, 0, s->total, s->weights, s->bounds);
+  }
+  equal = malloc(s->total * sizeof *equal);
+  if (!equal)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (int a = 0; a < 2; ++a) {
+    for (size_t m = 0; m < s->grid[a]; ++m)
+      equal[m] = 1.0 / (double)s->grid[a];
+    CK_TRY(cut_slabs(s, positions, a, s->grid[a], equal,
+                     a ? s->bounds_y : s->bounds));
+  }
+fail:
+  free(equal);
   return status;
 }
 
-/* Whether member `index` has a neighbour on a side: always in a
- * periodic box; with walls, all but the first before and the last after. */
-static int has_neighbour(const ck__gas_spread *s, size_t index, int side) {
-  return !s->config.walls ||
-         (side == PREVIOUS ? index > 0 : index + 1 < s->total);
+/* Whether cell `at` of `count` along an axis has a neighbour on a side:
+ * always in a periodic box; with walls, all but the first before and the
+ * last after. */
+static int has_neighbour(const ck__gas_spread *s, size_t at, size_t count,
+                         int side) {
+  return !s->config.walls || (side == PREVIOUS ? at > 0 : at + 1 < count);
 }
 
-/* Where member `index`'s box starts along the cut: the reach and the pad
- * before its slab, or its slab at a wall. */
-static double origin_of(const ck__gas_spread *s, size_t index) {
-  double lo = s->bounds[index];
-  return has_neighbour(s, index, PREVIOUS) ? lo - s->reach - s->pad : lo;
+/* Where cell `at` of `count` along an axis starts its box: the reach and
+ * the pad before its slab, or its slab at a wall. */
+static double origin_of(const ck__gas_spread *s, const double *bounds,
+                        size_t at, size_t count) {
+  double lo = bounds[at];
+  return has_neighbour(s, at, count, PREVIOUS) ? lo - s->reach - s->pad : lo;
 }
 
-/* Member i's slab, its box along the cut and what it adds to what it
- * sends. */
-static void place_member(ck__gas_spread *s, member *m, size_t i) {
-  double length = along(s), margin = s->reach + s->pad;
-  m->index = ck__exchange_first(s->run.exchange) + i;
-  int first = m->index == 0, last = m->index + 1 == s->total;
-  int has[2] = {has_neighbour(s, m->index, PREVIOUS),
-                has_neighbour(s, m->index, NEXT)};
-  m->lo = s->bounds[m->index];
-  m->hi = s->bounds[m->index + 1];
-  m->stray = CK_GAS_NO_STRAY;
-  m->origin = origin_of(s, m->index);
-  m->side = (has[NEXT] ? m->hi + margin : m->hi) - m->origin;
-  m->border[PREVIOUS] = has[PREVIOUS] ? m->lo - m->origin : -NO_BORDER;
-  m->border[NEXT] = has[NEXT] ? m->hi - m->origin : NO_BORDER;
+/* A member's place along axis a (0: the cut, 1: y in a grid), where it is
+ * cell `at` of `count` and its neighbours there are `stride` members
+ * apart: its slab, its box, and what it adds to what it sends. */
+static void place_along(const ck__gas_spread *s, axis_link *l, int a,
+                        size_t index, size_t at, size_t count, size_t stride) {
+  const double *bounds = a ? s->bounds_y : s->bounds;
+  double length = a ? across(s) : along(s), margin = s->reach + s->pad;
+  int first = at == 0, last = at + 1 == count;
+  int has[2] = {has_neighbour(s, at, count, PREVIOUS),
+                has_neighbour(s, at, count, NEXT)};
+  size_t previous = (at + count - 1) % count, next = (at + 1) % count;
+  l->neighbour[PREVIOUS] = index - at * stride + previous * stride;
+  l->neighbour[NEXT] = index - at * stride + next * stride;
+  l->lo = bounds[at];
+  l->hi = bounds[at + 1];
+  l->origin = origin_of(s, bounds, at, count);
+  l->side = (has[NEXT] ? l->hi + margin : l->hi) - l->origin;
+  l->border[PREVIOUS] = has[PREVIOUS] ? l->lo - l->origin : -NO_BORDER;
+  l->border[NEXT] = has[NEXT] ? l->hi - l->origin : NO_BORDER;
   /* To a neighbour's coordinates: from this box's start to its, across
    * the periodic edge where the neighbour is at the other end. */
-  size_t previous = (m->index + s->total - 1) % s->total;
-  size_t next = (m->index + 1) % s->total;
-  m->shift[PREVIOUS] =
-      m->origin - origin_of(s, previous) + (first ? length : 0);
-  m->shift[NEXT] = m->origin - origin_of(s, next) - (last ? length : 0);
+  l->shift[PREVIOUS] =
+      l->origin - origin_of(s, bounds, previous, count) + (first ? length : 0);
+  l->shift[NEXT] =
+      l->origin - origin_of(s, bounds, next, count) - (last ? length : 0);
+}
+
+/* Member i's slab (or box), along the cut and, in a grid, along y. A
+ * grid's member m is column m % columns of row m / columns. */
+static void place_member(ck__gas_spread *s, member *m, size_t i) {
+  size_t columns = s->grid[0];
+  m->index = ck__exchange_first(s->run.exchange) + i;
+  m->stray = CK_GAS_NO_STRAY;
+  m->stray_base = 0;
+  place_along(s, &m->link[0], 0, m->index, m->index % columns, columns, 1);
+  if (s->stages > 1)
+    place_along(s, &m->link[1], 1, m->index, m->index / columns, s->grid[1],
+                columns);
+}
+
+/* The run's own walls at a member's ends along an axis (ck_gas_reflect's
+ * bits). */
+static int walls_along(const ck__gas_spread *s, size_t at, size_t count) {
+  return s->config.walls ? (at == 0 ? 1 : 0) | (at + 1 == count ? 2 : 0) : 0;
 }
 
 /* Member i's device state, made to hold its particles and ghosts. */
 static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
                              size_t own) {
   ck_gas_config c = s->config;
-  /* Ghosts of both sides at the run's density, and some to spare. */
-  double ghosts = 2.0 * c.density * s->reach * across(s) * 1.5;
+  int grid = s->stages > 1;
+  size_t columns = s->grid[0];
+  /* Ghosts of both sides (and of both ways in a grid) at the run's
+   * density, and some to spare. */
+  double width = grid ? m->link[1].side : across(s);
+  double ghosts = 2.0 * c.density * s->reach * width * 1.5;
+  if (grid)
+    ghosts += 2.0 * c.density * s->reach * m->link[0].side * 1.5;
   size_t messages = (size_t)(ghosts / 2) + 256;
+  /* Tests start the outboxes small, to see them grow. */
+  if (s->room_for_tests)
+    messages = s->room_for_tests;
   c.particles = own + (size_t)ghosts + own / 8 + 256;
-  c.box_x = m->side;
-  c.box_y = across(s);
+  c.box_x = m->link[0].side;
+  c.box_y = width;
   c.xyz_path = NULL;
   if (c.thermostat == CK_GAS_RESCALE)
     c.thermostat = CK_GAS_NVE; /* the spread rescales over all members */
   if (messages > UINT32_MAX / 4)
     return ck__fail(CK_ERROR_UNSUPPORTED, "%zu ghosts a border", messages);
-  /* The run's own walls along the cut: before the first slab and past
-   * the last. */
-  int walls = c.walls
-                  ? (m->index == 0 ? 1 : 0) | (m->index + 1 == s->total ? 2 : 0)
-                  : 0;
-  ck_status status = ck__gas_member_make(&s->devices[i], &c, s->forms,
-                                         (uint32_t)messages, walls, 0, &m->gas);
+  /* The run's own walls along the cut (and along y in a grid): before the
+   * first slab and past the last. */
+  int walls_x = walls_along(s, m->index % columns, columns);
+  int walls_y = grid ? walls_along(s, m->index / columns, s->grid[1]) : -1;
+  ck_status status =
+      ck__gas_member_make(&s->devices[i], &c, s->forms, (uint32_t)messages,
+                          walls_x, walls_y, 0, &m->gas);
   if (status == CK_OK)
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   return status;
 }
 
-/* Member i's own particles, from the whole run's, in its coordinates. */
-/* Whether member m holds the particle at u along the cut. */
-static int holds(const ck__gas_spread *s, const member *m, double u) {
-  return u >= m->lo && (u < m->hi || m->index + 1 == s->total);
+/* Whether member m holds the particle at u along the cut and v across
+ * it (the box's far ends belong to the last slab). */
+static int holds(const ck__gas_spread *s, const member *m, double u, double v) {
+  const axis_link *x = &m->link[0], *y = &m->link[1];
+  if (!(u >= x->lo && (u < x->hi || x->hi >= along(s))))
+    return 0;
+  return s->stages == 1 || (v >= y->lo && (v < y->hi || y->hi >= across(s)));
 }
 
 /* Member i's slab, and its device state for the particles in it, its
@@ -1580,7 +1815,8 @@ static ck_status make_slab(ck__gas_spread *s, member *m, size_t i,
   place_member(s, m, i);
   m->own = 0;
   for (size_t k = 0; k < s->config.particles; ++k)
-    m->own += holds(s, m, coordinate(s, positions, k));
+    m->own += holds(s, m, coordinate(s, positions, k, 0),
+                    coordinate(s, positions, k, 1));
   return make_member(s, m, i, m->own);
 }
 
@@ -1593,21 +1829,20 @@ static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
   const ck_gas_config *c = &s->config;
   int a = s->axis;
   size_t own = m->own;
+  double across_origin = s->stages > 1 ? m->link[1].origin : 0;
   CK_TRY(ck__gas_member_build(m->gas));
   CK_TRY(hold_scratch(s, i, own, 4));
   uint32_t *words = s->words[i].data;
   float *reals = s->reals[i].data;
   size_t at = 0;
   for (size_t k = 0; k < c->particles && at < own; ++k) {
-    double u = coordinate(s, positions, k);
-    if (!holds(s, m, u))
+    double u = coordinate(s, positions, k, 0);
+    double v = coordinate(s, positions, k, 1);
+    if (!holds(s, m, u, v))
       continue;
-    double v = positions[2 * k + 1 - (size_t)a];
-    if (!c->walls)
-      v = wrap(v, across(s));
     words[at] = (uint32_t)k;
-    reals[4 * at] = (float)(u - m->origin);
-    reals[4 * at + 1] = (float)v;
+    reals[4 * at] = (float)(u - m->link[0].origin);
+    reals[4 * at + 1] = (float)(v - across_origin);
     reals[4 * at + 2] = (float)velocities[2 * k + (size_t)a];
     reals[4 * at + 3] = (float)velocities[2 * k + 1 - (size_t)a];
     ++at;
@@ -1620,13 +1855,9 @@ fail:
 
 /* The first ghosts: each member's exports, as at a rebuild. */
 static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  /* No arrivals: take_arrivals appends none, then selects the exports. */
-  memset(m->incoming, 0, sizeof m->incoming);
+  memset(STAGE(m)->incoming, 0, sizeof STAGE(m)->incoming);
   s->from[PREVIOUS][i].count = s->from[NEXT][i].count = 0;
-  CK_TRY(take_arrivals(s, m, i));
-fail:
-  return status;
+  return take_exports(s, m, i);
 }
 
 /* The run's particles dealt to slabs cut by the weights: each member's
@@ -1653,7 +1884,7 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
                       const double *velocities) {
   ck_status status = CK_OK;
   deal_call call = {s, positions, velocities, 0};
-  CK_TRY(cut_slabs(s, positions));
+  CK_TRY(cut_box(s, positions));
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
   call.fill = 1;
   CK_TRY(ck__spread_each(&s->run, deal_member, &call));
@@ -1664,9 +1895,12 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
     CK_TRY(cells_step(s, 0, 1));
     ready_to_reside(s);
   } else {
-    CK_TRY(each(s, first_exports));
-    CK_TRY(deliver(s, 1));
-    CK_TRY(each(s, take_ghosts));
+    for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+      CK_TRY(each(s, first_exports));
+      CK_TRY(deliver(s, 1));
+      CK_TRY(each(s, take_ghosts));
+    }
+    s->stage = 0;
     s->phase_step = 0;
     s->phase_energy = 1;
     CK_TRY(each(s, forces));
@@ -1674,6 +1908,7 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
   s->measuring = 0;
   s->measured_steps = 0;
 fail:
+  s->stage = 0;
   return status;
 }
 
@@ -1753,7 +1988,11 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
                                                : config->rc + config->skin;
   s->pad = config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
-  s->on_devices = s->peers[PREVIOUS][0] != NULL;
+  CK_TRY(choose_grid(s));
+  /* A grid's members go through the host, and keep their boxes. */
+  if (s->stages > 1)
+    s->balancing = 0;
+  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->stages == 1;
   CK_TRY(between_decide(s));
   s->census[0] = config->particles;
   for (size_t k = 0; k < config->particles; ++k) {
@@ -1812,7 +2051,9 @@ ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
     const uint32_t *ids = s->words[i].data;
     double *record = m->out[0].data;
     for (size_t k = 0; k < own; ++k) {
-      double u = p[2 * k] + m->origin, across_value = p[2 * k + 1];
+      double u = p[2 * k] + m->link[0].origin;
+      double across_value =
+          p[2 * k + 1] + (s->stages > 1 ? m->link[1].origin : 0);
       if (!c->walls) {
         u = wrap(u, along(s));
         across_value = wrap(across_value, across(s));
@@ -1934,13 +2175,16 @@ fail:
 }
 
 ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
-  s->run.slab_axis = s->axis;
+  /* A grid's boxes: x, then y. */
+  s->run.slab_axis = s->stages > 1 ? 2 : s->axis;
   for (size_t i = 0; i < s->run.local; ++i) {
     const member *m = &s->members[i];
     s->run.units[i] = m->own;
     s->run.bytes_sent[i] = m->bytes;
-    s->run.slab[i][0] = m->lo;
-    s->run.slab[i][1] = m->hi;
+    s->run.slab[i][0] = m->link[0].lo;
+    s->run.slab[i][1] = m->link[0].hi;
+    s->run.slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;
+    s->run.slab[i][3] = s->stages > 1 ? m->link[1].hi : NAN;
   }
   s->run.total = s->config.particles;
   return ck__spread_report(&s->run, result);
@@ -1971,6 +2215,7 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
   free(s->members);
   free(s->weights);
   free(s->bounds);
+  free(s->bounds_y);
   ck__spread_end(&s->run);
   free(s);
 }

@@ -476,7 +476,7 @@ static const struct {
             "-DCK_GAS_MODEL=CK_GAS_MODEL_LENNARD_JONES -DCK_GAS_FORCE_SHIFT=0 "
             "-DCK_GAS_PERIODIC_X=1 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=0 "
             "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=0 -DCK_GAS_WALLS_X=0 "
-            "-DCK_REAL_DOUBLE=0"},
+            "-DCK_GAS_WALLS_Y=0 -DCK_REAL_DOUBLE=0"},
     {"nn", "-DCK_NN_TILE_M=64 -DCK_NN_TILE_N=64 -DCK_NN_BLOCK_M=4 "
            "-DCK_NN_BLOCK_N=4 -DCK_NN_TILE_K=16 -DCK_NN_LOCAL=1 "
            "-DCK_NN_LANES=1 -DCK_NN_DOT_BLOCK=4 -DCK_NN_REDUCE_GROUP=256 "
@@ -638,8 +638,8 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
   int own_build = ck__device_pocl_major(device) >= 4;
   char device_define[48] = "";
   if (own_build)
-    snprintf(device_define, sizeof device_define,
-             " -DCK_POCL_DEVICE=%d", device->device_index);
+    snprintf(device_define, sizeof device_define, " -DCK_POCL_DEVICE=%d",
+             device->device_index);
   int written = snprintf(
       options, capacity,
       "%s%s-DCK_DEVICE_GPU=%d -DCK_DEVICE_CPU=%d -DCK_DEVICE_NVIDIA=%d "
