@@ -3576,6 +3576,14 @@ static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
                  CK_ERROR_INVALID_ARGUMENT, "4 members cannot cut the box",
                  "boxes too narrow");
   CHECK(gas == NULL);
+  /* Five members make no grid of columns and rows at all. */
+  ck_device five_devices[5] = {devices[0], devices[1], devices[0], devices[1],
+                               devices[0]};
+  ck_spread five = {.devices = five_devices, .device_count = 5};
+  expect_failure(ck_gas_create_spread(&five, &c, &gas),
+                 CK_ERROR_INVALID_ARGUMENT, "they make no grid",
+                 "five members, slabs too narrow");
+  CHECK(gas == NULL);
   /* A grid takes equal shares alone: its boxes hold as many each. */
   static const double uneven_four[4] = {1, 2, 1, 1};
   ck_spread shared = {.devices = four_devices,

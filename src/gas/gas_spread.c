@@ -1593,6 +1593,7 @@ static double coordinate(const ck__gas_spread *s, const double *positions,
 static ck_status choose_grid(ck__gas_spread *s) {
   double narrowest = 2 * s->reach, best = 0;
   double length = along(s), width = across(s);
+  int grids = 0; /* the ways to deal the members in columns and rows */
   s->grid[0] = s->total;
   s->grid[1] = 1;
   s->stages = 1;
@@ -1604,6 +1605,7 @@ static ck_status choose_grid(ck__gas_spread *s) {
     size_t rows = s->total / columns;
     if (columns * rows != s->total)
       continue;
+    grids += 1;
     double x = s->config.box_x / (double)columns;
     double y = s->config.box_y / (double)rows;
     if (fmin(x, y) >= narrowest && fmin(x, y) > best) {
@@ -1615,23 +1617,28 @@ static ck_status choose_grid(ck__gas_spread *s) {
   s->stages = best > 0 ? 2 : 1;
   for (size_t m = 1; best > 0 && m < s->total; ++m)
     if (s->weights[m] != s->weights[0])
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "--shares: %zu members cut the box (%g by %g) in a "
-                      "grid of %zu by %zu boxes (slabs would be narrower "
-                      "than 2 (rc + skin) = %g), and a grid's boxes hold "
-                      "as many particles each: give equal shares, or none",
-                      s->total, s->config.box_x, s->config.box_y, s->grid[0],
-                      s->grid[1], narrowest);
+      return ck__fail(
+          CK_ERROR_INVALID_ARGUMENT,
+          "ck_spread.shares: %zu members cut the box (%g by %g) in a "
+          "grid of %zu by %zu boxes (slabs would be narrower "
+          "than 2 (rc + skin) = %g), and a grid's boxes hold "
+          "as many particles each: give equal shares, or none",
+          s->total, s->config.box_x, s->config.box_y, s->grid[0], s->grid[1],
+          narrowest);
   if (best > 0)
     return CK_OK;
   return ck__fail(
       CK_ERROR_INVALID_ARGUMENT,
       "ck_gas_config.rc: %zu members cannot cut the box (%g by %g): slabs "
       "across its %g side, or the boxes of a grid of them, must be at least "
-      "2 (rc + skin) = %g wide each way, and no grid of %zu boxes fits: use "
-      "fewer devices, a larger box, or a smaller rc or skin",
+      "2 (rc + skin) = %g wide each way, and %s: use fewer devices (or a "
+      "count with factors, for a grid), a larger box, or a smaller rc or "
+      "skin",
       s->total, s->config.box_x, s->config.box_y, fmax(length, width),
-      narrowest, s->total);
+      narrowest,
+      grids ? "no grid of them fits"
+            : "they make no grid of 2 or more "
+              "columns and rows");
 }
 
 /*
