@@ -103,23 +103,38 @@ static const struct {
            "-DCK_NN_BLOCK_N=16 -DCK_NN_TILE_K=16 -DCK_NN_LOCAL=1 "
            "-DCK_NN_LANES=1 -DCK_NN_DOT_BLOCK=4 "
            "-DCK_NN_REDUCE_GROUP=256 -DCK_REAL_DOUBLE=0"},
-    {"gas", "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
-            "-DCK_GAS_PERIODIC_X=1 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=1 "
-            "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=0 -DCK_GAS_WALLS_X=0 "
-            "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
+    {"gas",
+     "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
+     "-DCK_GAS_PERIODIC_X=1 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=1 "
+     "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=0 -DCK_GAS_WALLS_X=0 -DCK_GAS_WALLS_Y=0 "
+     "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
     /* A spread member's OpenCL kernels, which CUDA members run too. */
-    {"gas", "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
-            "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=1 "
-            "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=1 "
-            "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
+    {"gas",
+     "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
+     "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=1 -DCK_GAS_TILES=1 "
+     "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=1 -DCK_GAS_WALLS_Y=0 "
+     "-DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
     {"gas.cu", "-DCK_GAS_PERIODIC_X=1 -DCK_GAS_PERIODIC_Y=1 "
                "-DCK_GAS_FORCE_SHIFT=0 -DCK_GAS_MEMBER=0 -DCK_GAS_WALLS_X=0 "
+               "-DCK_GAS_WALLS_Y=0 "
                "-DCK_GAS_BLOCK=256 "
+               "-DCK_GAS_SCAN_THREADS=512 -DCK_GAS_SCAN_ITEMS=8 "
+               "-DCK_REAL_DOUBLE=0"},
+    /* A member of a grid of boxes: closed along y too, the run's wall at
+     * its top. */
+    {"gas", "-DCK_GAS_GROUP=128 -DCK_GAS_SCAN_GROUP=256 -DCK_GAS_MODEL=0 "
+            "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=0 -DCK_GAS_TILES=1 "
+            "-DCK_GAS_LANES=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=0 "
+            "-DCK_GAS_WALLS_Y=2 -DCK_GAS_FORCE_SHIFT=0 -DCK_REAL_DOUBLE=0"},
+    {"gas.cu", "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=0 "
+               "-DCK_GAS_FORCE_SHIFT=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=0 "
+               "-DCK_GAS_WALLS_Y=2 -DCK_GAS_BLOCK=256 "
                "-DCK_GAS_SCAN_THREADS=512 -DCK_GAS_SCAN_ITEMS=8 "
                "-DCK_REAL_DOUBLE=0"},
     /* A spread member's slab: walls across x, its own member kernels. */
     {"gas.cu", "-DCK_GAS_PERIODIC_X=0 -DCK_GAS_PERIODIC_Y=1 "
                "-DCK_GAS_FORCE_SHIFT=0 -DCK_GAS_MEMBER=1 -DCK_GAS_WALLS_X=1 "
+               "-DCK_GAS_WALLS_Y=0 "
                "-DCK_GAS_BLOCK=256 "
                "-DCK_GAS_SCAN_THREADS=512 -DCK_GAS_SCAN_ITEMS=8 "
                "-DCK_REAL_DOUBLE=0"},
