@@ -284,6 +284,31 @@ CK_FN int ck_gas_member_classify(ck_real u, ck_u32 *word, ck_real lo,
   return u < lo + reach ? 2 : u >= hi - reach ? 3 : -1;
 }
 
+/*
+ * A Verlet member's forces between rebuilds may come in two parts, so
+ * that the interior's run while the ghosts' positions cross: a slot's
+ * part (CK_GAS_PART_ marks) by its place at the rebuild. An own particle
+ * farther than reach (rc + skin, and room for arrivals a hair inside)
+ * from every border ([lo_x, hi_x), and [lo_y, hi_y) along y in a grid)
+ * has no ghost within rc + skin then, as the ghosts lie past the
+ * borders; so none within rc until the next rebuild, and its force
+ * needs no ghost's position. Ghosts take no part: their forces are not
+ * summed.
+ */
+#define CK_GAS_PART_INTERIOR 0u
+#define CK_GAS_PART_BORDER 1u
+#define CK_GAS_PART_NONE 2u
+CK_FN ck_u32 ck_gas_member_part(ck_real x, ck_real y, ck_u32 word,
+                                ck_real lo_x, ck_real hi_x, ck_real lo_y,
+                                ck_real hi_y, ck_real reach) {
+  if (!ck_gas_own(word))
+    return CK_GAS_PART_NONE;
+  if (x < lo_x + reach || x >= hi_x - reach || y < lo_y + reach ||
+      y >= hi_y - reach)
+    return CK_GAS_PART_BORDER;
+  return CK_GAS_PART_INTERIOR;
+}
+
 /* A word as it crosses to another member: the id alone. */
 CK_FN ck_u32 ck_gas_member_id(ck_u32 word) {
   return word & ~(CK_GAS_GHOST | CK_GAS_FROM_NEXT);

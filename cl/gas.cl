@@ -78,6 +78,13 @@
  * spread member's ghosts (their owner moves them). */
 #define CK_GAS_MOVES(k) (!CK_GAS_MEMBER || ck_gas_own(id[k]))
 
+/* A spread member's Verlet forces may come in two parts (ck_gas.h's
+ * CK_GAS_PART_): part 1 the slots that part_mark says are interior, part
+ * 2 those at a border; part 0 every slot. Other programs take part 0. */
+#define CK_GAS_PART_ARGUMENTS int part, __global const uint *part_mark
+#define CK_GAS_IN_PART(k)                                                      \
+  (!CK_GAS_MEMBER || part == 0 || part_mark[k] + 1u == (uint)part)
+
 #define CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags)                     \
   if ((only_if_flagged) && !(flags)[0])                                        \
   return
@@ -351,11 +358,11 @@ ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
                    __global const uint *list_count, uint capacity,
                    __global ck_real *force, __global ck_real *energy,
                    __global ck_real *virial, __global uint *flags,
-                   CK_GAS_KICK_ARGUMENTS) {
+                   CK_GAS_KICK_ARGUMENTS, CK_GAS_PART_ARGUMENTS) {
   uint i = (uint)get_global_id(0);
   if (i == 0)
     flags[0] = 0u;
-  if (i >= n)
+  if (i >= n || !CK_GAS_IN_PART(i))
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   CK_GAS_PAIR_BUILD(p);
@@ -468,11 +475,12 @@ __kernel void ck_gas_forces_strips(
     __global const uint *cell_start, __global const uint *cell_count,
     __global ck_real *force, __global ck_real *energy, __global ck_real *virial,
     __global uint *flags, CK_GAS_KICK_ARGUMENTS, int clear, int ahead,
-    ck_real half_skin2, __global ck_real *next_position) {
+    ck_real half_skin2, __global ck_real *next_position,
+    CK_GAS_PART_ARGUMENTS) {
   uint i = (uint)get_global_id(0);
   if (clear && i == 0)
     flags[0] = 0u;
-  if (i >= n)
+  if (i >= n || !CK_GAS_IN_PART(i))
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   CK_GAS_PAIR_BUILD(p);
@@ -910,6 +918,21 @@ __kernel void ck_gas_member_accept(uint count, uint first, int ghost,
   id[slot] = ghost ? ck_gas_ghost_word(entry[0], e, from_next) : entry[0];
   if (!ghost && !(u >= lo && u < hi))
     atomic_min(&counts[2], e);
+}
+
+/* Work-item k (after a Verlet rebuild's sort): slot k's part of the
+ * forces (ck_gas_member_part), by its place in the box as sorted: the
+ * borders of its slab along x [lo_x, hi_x) and, in a grid, along y. */
+__kernel void ck_gas_member_parts(uint n, ck_real lo_x, ck_real hi_x,
+                                  ck_real lo_y, ck_real hi_y, ck_real reach,
+                                  __global const ck_real *position,
+                                  __global const uint *id,
+                                  __global uint *part_mark) {
+  uint k = (uint)get_global_id(0);
+  if (k >= n)
+    return;
+  part_mark[k] = ck_gas_member_part(position[2 * k], position[2 * k + 1],
+                                    id[k], lo_x, hi_x, lo_y, hi_y, reach);
 }
 
 /* Work-item e: the leaver in slot list[base + e] is dropped (its new

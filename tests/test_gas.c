@@ -3202,6 +3202,56 @@ static size_t spread_units(ck_gas *gas, uint64_t *units, size_t capacity) {
   return count;
 }
 
+/* A Verlet spread's forces come in two parts between rebuilds: no slot
+ * that a member marked interior has a ghost in its list (its force
+ * would come from ghosts' positions of the step before), and ghosts
+ * take no part. */
+static void check_parts(const char *what, ck_gas *gas) {
+  ck__gas_spread *spread = ck__gas_spread_of(gas);
+  ck_gas *member;
+  for (size_t i = 0; (member = ck__gas_spread_member(spread, i)); ++i) {
+    gas_state *state = ck__gas_state(member);
+    size_t n = state->particles, capacity = state->list_capacity;
+    uint32_t *id = calloc(n + 1, 4), *mark = calloc(n + 1, 4);
+    uint32_t *count = calloc(n + 1, 4), *list = calloc(n * capacity + 1, 4);
+    size_t interior = 0, border = 0, wrong = 0;
+    if (id && mark && count && list && n > 0 && state->part_mark) {
+      CHECK_OK(ck_buffer_read(state->queue, state->id, 0, 4 * n, id,
+                              CK_BLOCKING, NULL));
+      CHECK_OK(ck_buffer_read(state->queue, state->part_mark, 0, 4 * n, mark,
+                              CK_BLOCKING, NULL));
+      /* Strips (CPUs) keep no lists: the cells around each particle. */
+      if (state->list) {
+        CHECK_OK(ck_buffer_read(state->queue, state->list_count, 0, 4 * n,
+                                count, CK_BLOCKING, NULL));
+        CHECK_OK(ck_buffer_read(state->queue, state->list, 0, 4 * n * capacity,
+                                list, CK_BLOCKING, NULL));
+      }
+      for (size_t k = 0; k < n; ++k) {
+        interior += mark[k] == CK_GAS_PART_INTERIOR;
+        border += mark[k] == CK_GAS_PART_BORDER;
+        CHECK_MSG(mark[k] == (ck_gas_own(id[k]) ? mark[k] : CK_GAS_PART_NONE),
+                  "%s: member %zu's ghost slot %zu has part %u", what, i, k,
+                  mark[k]);
+        if (mark[k] != CK_GAS_PART_INTERIOR)
+          continue;
+        for (size_t e = 0; e < count[k] && e < capacity; ++e)
+          wrong += !ck_gas_own(id[list[k * capacity + e]]);
+      }
+    }
+    /* A member alone between walls has no border. */
+    CHECK_MSG(state->part_mark && interior > 0 && wrong == 0 &&
+                  (border > 0 || state->walls_x == 3),
+              "%s: member %zu: %zu interior and %zu border slots; %zu ghosts "
+              "in interior lists",
+              what, i, interior, border, wrong);
+    free(id);
+    free(mark);
+    free(count);
+    free(list);
+  }
+}
+
 /*
  * Slabs stay right as particles cross them: forces, energies, pressure
  * and momentum against the test's all-pairs sums after every 40 steps of
@@ -3251,6 +3301,8 @@ static void spread_forces(const ck_device *ref, const ck_device *ocl) {
                    sets[set].name, mode_name(c.neighbors),
                    walls ? ", walls" : "", 40 * round);
           check_against_brute(what, &s, 0, 2e-4, 1e-6);
+          if (mode)
+            check_parts(what, gas);
           uint64_t units[4] = {0, 0, 0, 0}, held = 0;
           size_t members = spread_units(gas, units, 4);
           for (size_t m = 0; m < members && m < 4; ++m)

@@ -10,7 +10,7 @@
 #include "framework/framework.h"
 #include "gas/gas_internal.h"
 
-CK__STEPS_TABLE(ck__gas_steps, 21);
+CK__STEPS_TABLE(ck__gas_steps, 22);
 
 gas_state *ck__gas_state(ck_gas *gas) {
   return &gas->state;

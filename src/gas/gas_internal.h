@@ -103,6 +103,11 @@ typedef struct ck__gas_steps {
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
                       uint32_t count, uint32_t at, uint32_t from_next);
   ck_status (*unpack)(gas_state *state, uint32_t base, uint32_t count);
+  /* parts (Verlet, after a rebuild's sort): each slot's part of the
+   * forces into part_mark (ck_gas_member_part), by the borders of its
+   * slab along x and y (borders[0..3]: lo_x, hi_x, lo_y, hi_y). */
+  ck_status (*parts)(gas_state *state, const double borders[4],
+                     double reach);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
@@ -223,6 +228,10 @@ struct gas_state {
    * grid's stage 0 ghosts, which its sort looks for), until the sort. */
   uint32_t inbox_kept;
   ck_buffer *id_snapshot;   /* the words before a grid's stage 1 step out */
+  /* A Verlet member's forces in parts (ck_gas_member_part): the part the
+   * next forces take (0: all), and each slot's part (slots words). */
+  int force_part;
+  ck_buffer *part_mark;
   ck_buffer *member_list;   /* 2 sides x capacity slots, selected */
   ck_buffer *member_counts; /* 4 words: each side's or region's count,
                              * and [2] an accept's stray after it */
@@ -230,7 +239,7 @@ struct gas_state {
   ck_buffer *out_real;      /* 4 x capacity x 4 reals */
   ck_buffer *in_word;       /* inbox_capacity words: the inbox */
   ck_buffer *in_real;       /* inbox_capacity x 4 reals */
-  ck_buffer *export_slots;  /* 2 x capacity: the slots sent each side */
+  ck_buffer *export_slots;  /* 4 x capacity: the slots sent each side */
   ck_buffer *ghost_slots;   /* inbox_capacity: the ghosts' slots */
   /* A rebuild's messages, words as ck_gas.h lays them out: the packed
    * outbox (CK_GAS_PACKED_WORDS x capacity) and inbox (CK_GAS_ENTRY_WORDS
@@ -255,7 +264,7 @@ struct gas_state {
   size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
-      *enter_kernel, *post_kernel, *accept_kernel;
+      *enter_kernel, *post_kernel, *accept_kernel, *parts_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -574,9 +583,17 @@ ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
  * them). Ordered against both members' queues; neither host waits. */
 ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
                               ck_gas *receiver, size_t first, ck__peer *peer);
-/* Forces, and the kick of step kick_step (0: none). */
-ck_status ck__gas_member_forces(ck_gas *member, int with_energy,
+/* Forces, and the kick of step kick_step (0: none): of every slot (part
+ * 0), or of the interior (part 1) or border (part 2) slots of a Verlet
+ * member, as ck__gas_member_parts marked them; part 1 then part 2 make
+ * one step's. */
+ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
                                 uint64_t kick_step);
+/* After a Verlet rebuild's sort: each slot's part of the forces, by the
+ * borders of its slab (lo_x, hi_x, lo_y, hi_y, in its coordinates; none
+ * past a wall or along the run's y) and the reach past them. */
+ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
+                               double reach);
 
 /* Resident steps (ck_gas.h), cells mode: the host queues every step and
  * reads nothing back until a member settles.

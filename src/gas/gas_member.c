@@ -85,7 +85,8 @@ static void free_buffers(gas_state *state, int first, int end) {
 void ck__gas_member_messages_free(gas_state *state) {
   free_buffers(state, 0, MESSAGE_BUFFERS);
   ck_buffer_destroy(state->id_snapshot);
-  state->id_snapshot = NULL;
+  ck_buffer_destroy(state->part_mark);
+  state->id_snapshot = state->part_mark = NULL;
 }
 
 void ck__gas_member_staging_free(gas_state *state) {
@@ -792,18 +793,35 @@ ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
                        from->out_real, base * 8, (size_t)count * 8);
 }
 
-ck_status ck__gas_member_forces(ck_gas *member, int with_energy,
+ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
                                 uint64_t kick_step) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
+  assert(part == 0 || state->part_mark);
   state->with_energy = with_energy;
   state->kick_step = kick_step;
   state->ahead = 0;
+  state->force_part = part;
   CK_TRY(member->steps->forces(state));
-  if (state->kick_step)
+  /* A kick the forces did not make kicks every slot: after the last
+   * part. */
+  if (state->kick_step && part != 1)
     CK_TRY(member->steps->kick(state, kick_step));
 fail:
   state->kick_step = 0;
+  state->force_part = 0;
+  return status;
+}
+
+ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
+                               double reach) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  if (!state->part_mark)
+    CK_TRY(ck__buffer_make_zeroed(state->queue, state->slots, 4, "part marks",
+                                  &state->part_mark));
+  CK_TRY(member->steps->parts(state, borders, reach));
+fail:
   return status;
 }
 
@@ -965,7 +983,7 @@ ck_status ck__gas_member_come(ck_gas *member, int parity,
   state->parity = parity;
   CK_TRY(member->steps->pull(state, from, lo, hi));
   CK_TRY(member->steps->neighbors(state, 1));
-  CK_TRY(ck__gas_member_forces(member, with_energy, kick_step));
+  CK_TRY(ck__gas_member_forces(member, 0, with_energy, kick_step));
 fail:
   return status;
 }

@@ -143,7 +143,8 @@ static ck_status opencl_setup(gas_state *state) {
                    {"ck_gas_member_leave", &state->leave_kernel},
                    {"ck_gas_member_enter", &state->enter_kernel},
                    {"ck_gas_member_post", &state->post_kernel},
-                   {"ck_gas_member_accept", &state->accept_kernel}};
+                   {"ck_gas_member_accept", &state->accept_kernel},
+                   {"ck_gas_member_parts", &state->parts_kernel}};
     for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
       CK_TRY(
           ck_kernel_create(state->program, members[i].name, members[i].kernel));
@@ -446,6 +447,13 @@ static ck_status neighbor_forces(gas_state *state) {
     ck_kernel_args_i32(&args, ahead);
     ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
     ck_kernel_args_buffer(&args, state->sorted_position);
+  }
+  if (kernel != state->forces_kernel) {
+    /* A member's part of the forces (CK_GAS_PART_ARGUMENTS); the marks
+     * are read in parts alone. */
+    ck_kernel_args_i32(&args, state->force_part);
+    ck_kernel_args_buffer(&args,
+                          state->part_mark ? state->part_mark : state->id);
   }
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch(state, kernel, state->particles, state->group));
@@ -794,6 +802,26 @@ fail:
   return status;
 }
 
+static ck_status opencl_parts(gas_state *state, const double borders[4],
+                              double reach) {
+  ck_status status = CK_OK;
+  int real = state->double_precision;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->parts_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, state->particles);
+  for (int b = 0; b < 4; ++b)
+    ck_kernel_args_real(&args, borders[b], real);
+  ck_kernel_args_real(&args, reach, real);
+  ck_kernel_args_buffer(&args, state->position);
+  ck_kernel_args_buffer(&args, state->id);
+  ck_kernel_args_buffer(&args, state->part_mark);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(launch(state, kernel, state->particles, state->group));
+fail:
+  return status;
+}
+
 static ck_status opencl_census(gas_state *state, uint64_t census[3]) {
   ck_status status = CK_OK;
   size_t groups = state->reduce_groups;
@@ -904,7 +932,8 @@ static void opencl_teardown(gas_state *state) {
                           state->locate_kernel,     state->unpack_kernel,
                           state->census_kernel,     state->scale_kernel,
                           state->leave_kernel,      state->enter_kernel,
-                          state->post_kernel,       state->accept_kernel};
+                          state->post_kernel,       state->accept_kernel,
+                          state->parts_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
@@ -929,6 +958,7 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .mark = opencl_mark,
     .locate = opencl_locate,
     .unpack = opencl_unpack,
+    .parts = opencl_parts,
     .census = opencl_census,
     .scale = opencl_scale,
     .leave = opencl_leave,

@@ -122,7 +122,12 @@ static ck_status ref_forces(gas_state *state) {
   ck_real *energy = ck__reals(state->energy);
   ck_real *virial = ck__reals(state->virial);
   ck_real rc = (ck_real)state->rc;
+  const uint32_t *part_mark =
+      state->force_part ? ck__words(state->part_mark) : NULL;
   for (uint32_t i = 0; i < state->particles; ++i) {
+    /* A member's part of the forces (ck_gas_member_part). */
+    if (part_mark && part_mark[i] + 1u != (uint32_t)state->force_part)
+      continue;
     if (state->neighbors == CK_GAS_CELLS)
       ck_gas_force_from_cells(i, position, ck__words(state->cell_start),
                               ck__words(state->cell_count), &g, state->model,
@@ -347,6 +352,19 @@ static ck_status ref_unpack(gas_state *state, uint32_t base, uint32_t count) {
   return CK_OK;
 }
 
+static ck_status ref_parts(gas_state *state, const double borders[4],
+                           double reach) {
+  const ck_real *position = ck__reals(state->position);
+  const uint32_t *id = ck__words(state->id);
+  uint32_t *part_mark = ck__words(state->part_mark);
+  for (uint32_t k = 0; k < state->particles; ++k)
+    part_mark[k] = ck_gas_member_part(
+        position[2 * k], position[2 * k + 1], id[k], (ck_real)borders[0],
+        (ck_real)borders[1], (ck_real)borders[2], (ck_real)borders[3],
+        (ck_real)reach);
+  return CK_OK;
+}
+
 static ck_status ref_census(gas_state *state, uint64_t census[3]) {
   const uint32_t *id = ck__words(state->id);
   census[0] = census[1] = census[2] = 0;
@@ -493,6 +511,7 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .mark = ref_mark,
     .locate = ref_locate,
     .unpack = ref_unpack,
+    .parts = ref_parts,
     .census = ref_census,
     .scale = ref_scale,
     .leave = ref_leave,

@@ -130,6 +130,7 @@ struct ck__gas_spread {
    * whether forces keep energies, and a rescale's factor. */
   uint64_t phase_step;
   int phase_energy, phase_move;
+  int phase_part; /* the part of the forces (ck__gas_member_forces) */
   double phase_factor;
   /* Without shares, the slabs are cut again once by the speeds the
    * members keep over their first second of steps: 1 until then. The
@@ -487,6 +488,15 @@ static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
       kept += m->link[stage].ghosts[side];
     }
   CK_TRY(ck__gas_member_sort(m->gas, kept, exports, ghosts));
+  /* Each slot's part of the forces until the next rebuild: a ghost that
+   * arrived a hair inside the slab (slack) stays past the reach. */
+  double borders[4] = {m->link[0].border[PREVIOUS], m->link[0].border[NEXT],
+                       -NO_BORDER, NO_BORDER};
+  if (s->stages > 1) {
+    borders[2] = m->link[1].border[PREVIOUS];
+    borders[3] = m->link[1].border[NEXT];
+  }
+  CK_TRY(ck__gas_member_parts(m->gas, borders, s->reach + 2 * slack(s)));
 fail:
   return status;
 }
@@ -601,14 +611,16 @@ fail:
   return status;
 }
 
-/* The step's forces and kick; energies too where asked. The ghosts'
- * positions that pass_on_devices copied are unpacked first. */
+/* The step's forces and kick (of phase_part's slots); energies too
+ * where asked. The ghosts' positions that pass_on_devices copied are
+ * unpacked first. */
 static ck_status forces(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   (void)i;
   if (s->phase_unpack)
     CK_TRY(ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL));
-  CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
+  CK_TRY(ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
+                               s->phase_step));
 fail:
   return status;
 }
@@ -761,7 +773,7 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   for (int stage = 0; stage < s->stages; ++stage)
     kept += m->link[stage].ghosts[PREVIOUS] + m->link[stage].ghosts[NEXT];
   CK_TRY(ck__gas_member_resort(m->gas, kept));
-  CK_TRY(ck__gas_member_forces(m->gas, s->phase_energy, s->phase_step));
+  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step));
 fail:
   return status;
 }
@@ -803,9 +815,18 @@ static ck_status verlet_step(ck__gas_spread *s, uint64_t step, int last,
   }
   CK_TRY(ck__exchange_sum(s->run.exchange, rows, &anyone, 1));
   *rebuilt = anyone > 0;
+  s->phase_step = step;
+  s->phase_energy = last;
   if (*rebuilt) {
     CK_TRY(rebuild(s));
-  } else if (s->on_devices) {
+    CK_TRY(each(s, forces));
+    return CK_OK;
+  }
+  /* The interior's forces, queued first: they run while the ghosts'
+   * positions cross; the border's follow. */
+  s->phase_part = 1;
+  CK_TRY(each(s, forces));
+  if (s->on_devices) {
     CK_TRY(pass_on_devices(s));
     s->phase_unpack = 1;
   } else {
@@ -818,11 +839,11 @@ static ck_status verlet_step(ck__gas_spread *s, uint64_t step, int last,
     }
     s->stage = 0;
   }
-  s->phase_step = step;
-  s->phase_energy = last;
+  s->phase_part = 2;
   CK_TRY(each(s, forces));
 fail:
   s->phase_unpack = 0;
+  s->phase_part = 0;
   s->stage = 0;
   return status;
 }
