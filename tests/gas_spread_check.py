@@ -156,21 +156,25 @@ case(20000, 200, "cells", "", ["two PoCL devices", "3 ranks on ref"])
 case(20000, 200, "verlet", "langevin:1.0:1.0",
      ["ref and two PoCL devices", "2 ranks on ref"])
 
-# NVE conserves the energy over 10^4 steps as one device does.
-if len(pocl) == 2:
+def nve_drift(name, where, ranks, extra=()):
+    """NVE conserves the energy over 10^4 steps as one device does."""
     nve = ["run", "gas", "--particles", "1024", "--steps", "10000",
            "--equil", "200", "--seed", "3", "--log-every", "500",
-           "--neighbors", "verlet"]
-    alone = result(nve + ["--device", pocl[0]])
-    spread = result(nve + ["--device", pair, "--spread"])
+           "--neighbors", "verlet"] + list(extra)
+    alone = result(nve + ["--device", alone_device])
+    spread = result(nve + where, ranks)
     if alone and spread:
         a = abs(alone["energy_drift_relative"])
         b = abs(spread["energy_drift_relative"])
         if not b <= 2 * a + 2e-5:
-            fail(f"NVE drift over 10^4 steps: {b:.3g} spread, {a:.3g} alone")
+            fail(f"NVE drift over 10^4 steps, {name}: {b:.3g}, {a:.3g} alone")
         else:
-            print(f"ok: NVE drift over 10^4 steps: {b:.3g} spread, "
+            print(f"ok: NVE drift over 10^4 steps, {name}: {b:.3g}, "
                   f"{a:.3g} alone")
+
+
+if len(pocl) == 2:
+    nve_drift("two PoCL devices", ["--device", pair, "--spread"], 0)
 
 # A checkpoint of 3 members restarts on 1 and on 2 members.
 three = [s for s in spreads if s[3] == 3]
@@ -211,21 +215,9 @@ for name, where, ranks, _ in grids:
                    for m in got.get("members", [])):
         fail(f"{name}: not a grid of boxes: {got.get('members')}")
 if grids:
-    # NVE over 10^4 steps; 1024 particles at rc 6 (boxes of 19).
-    nve = ["run", "gas", "--particles", "1024", "--steps", "10000",
-           "--equil", "200", "--seed", "3", "--log-every", "500",
-           "--neighbors", "verlet", "--rc", "6"]
-    alone = result(nve + ["--device", alone_device])
+    # 1024 particles at rc 6: boxes of 19.
     name, where, ranks, _ = grids[0]
-    spread = result(nve + where, ranks)
-    if alone and spread:
-        a = abs(alone["energy_drift_relative"])
-        b = abs(spread["energy_drift_relative"])
-        if not b <= 2 * a + 2e-5:
-            fail(f"NVE drift over 10^4 steps, {name}: {b:.3g}, {a:.3g} alone")
-        else:
-            print(f"ok: NVE drift over 10^4 steps, {name}: {b:.3g}, "
-                  f"{a:.3g} alone")
+    nve_drift(name, where, ranks, ["--rc", "6"])
     # Its checkpoint restarts on 1 and on 2 members.
     saved = os.path.join(scratch, "grid.ckg")
     first = result(["run", "gas", "--particles", "4096", "--steps", "150",
