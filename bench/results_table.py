@@ -1178,6 +1178,36 @@ H100X2 = ("2 NVIDIA H100 80GB HBM3 joined by NVLink (NV18), driver "
           "an Intel Xeon")
 
 
+def h100x2_verlet_parts():
+    run = "h100x2-2026-11-27-verlet-parts"
+    rates = {}
+    for line in read(run, "verlet.txt").splitlines():
+        if line and not line.startswith("#"):
+            tree, way, gpus, rate = line.split()
+            rates.setdefault((way, int(gpus), tree), []).append(float(rate))
+    rows = []
+    for way, gpus, label in (("process", 1, "one process, one GPU"),
+                             ("process", 2, "one process, two GPUs"),
+                             ("mpi", 2, "MPI, two ranks")):
+        before = statistics.median(rates[(way, gpus, "bo")])
+        now = statistics.median(rates[(way, gpus, "b")])
+        rows.append([label, num(before), num(now),
+                     f"{100 * (now / before - 1):+.1f}%"])
+    return f"""### Verlet lists: the interior's forces while the ghosts' positions cross
+
+The gas in Verlet mode, 4 million particles a GPU, 600 steps, spread
+over one or two GPUs. Between rebuilds each member queues its
+interior's forces before the ghosts' positions cross, and its border's
+after. The tree before that ran beside it, in turns: four runs each.
+Medians of particle-steps per second.
+
+{source([(run, "verlet.txt"), (run, "run.txt")], H100X2, "2026-11-27",
+        "`clkit run gas --particles N --steps 600 --neighbors verlet "
+        "--log-every 0 --json --quiet --spread` (run.txt gives each way)")}
+
+{table(["way", "before (103a995)", "now", "change"], rows)}"""
+
+
 def h100x2_gas_ways():
     run = "h100x2-2026-11-27-gas-ways"
     rates = {}
@@ -1304,8 +1334,8 @@ SECTIONS = [
                                h100_pso,
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
-    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_mlp, h100x2_ga,
-                                 h100x2_pso_aco]),
+    ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_verlet_parts,
+                                 h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
