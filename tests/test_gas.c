@@ -3811,9 +3811,10 @@ static void write_cluster(const char *name, double vy, char *path) {
  * it on whole (their census finds every id at every observation), and
  * the energy and momentum are one device's. Then over a grid of 4 x 2
  * boxes (8 members, which slabs do not fit), the cluster moving across a
- * corner, each member's outbox starting at 4 entries a side
- * (ck__gas_room_for_tests): the outboxes and inboxes grow as it comes,
- * in both stages, and the run stays one device's.
+ * corner, each member's outbox starting at 4 entries a side and its
+ * slots 4 past its particles (ck__gas_room_for_tests): outboxes, inboxes
+ * and members grow as it comes, in both stages, and the run stays one
+ * device's.
  */
 static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
   char path[600];

@@ -1804,10 +1804,12 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
   if (grid)
     ghosts += 2.0 * c.density * s->reach * m->link[0].side * 1.5;
   size_t messages = (size_t)(ghosts / 2) + 256;
-  /* Tests start the outboxes small, to see them grow. */
-  if (s->room_for_tests)
-    messages = s->room_for_tests;
   c.particles = own + (size_t)ghosts + own / 8 + 256;
+  /* Tests start the outboxes and the slots small, to see them grow. */
+  if (s->room_for_tests) {
+    messages = s->room_for_tests;
+    c.particles = own + s->room_for_tests;
+  }
   c.box_x = m->link[0].side;
   c.box_y = width;
   c.xyz_path = NULL;
