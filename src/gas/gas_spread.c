@@ -464,6 +464,13 @@ static ck_status take_arrivals_exports(ck__gas_spread *s, member *m, size_t i) {
   return status ? status : take_exports(s, m, i);
 }
 
+/* The ghosts a Verlet member takes before those of the stage in
+ * progress: a grid's stage 1 follows stage 0's, in the packed inbox and
+ * in the ghosts' slots (ck__gas_member_sort). */
+static size_t ghosts_before(const ck__gas_spread *s, const member *m) {
+  return s->stage ? m->link[0].ghosts[PREVIOUS] + m->link[0].ghosts[NEXT] : 0;
+}
+
 /* The ghosts that arrived (the previous member's, then the next's; stage
  * 1's past stage 0's in the packed inbox); at the last stage the sort
  * that drops the rest and finds them all, each stage's exports and
@@ -472,11 +479,8 @@ static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t exports[4] = {0, 0, 0, 0};
   size_t ghosts[4] = {0, 0, 0, 0}, kept = m->own;
-  uint32_t base = 0;
-  if (s->stage > 0)
-    base = (uint32_t)(CK_GAS_GHOST_WORDS *
-                      (m->link[0].ghosts[PREVIOUS] + m->link[0].ghosts[NEXT]));
-  CK_TRY(admit(s, m, i, 0, base));
+  CK_TRY(
+      admit(s, m, i, 0, (uint32_t)(CK_GAS_GHOST_WORDS * ghosts_before(s, m))));
   for (int from = 0; from < 2; ++from)
     STAGE(m)->ghosts[from] = STAGE(m)->incoming[1][from];
   if (s->stage + 1 < s->stages)
@@ -580,8 +584,8 @@ static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
     CK_TRY(check_ghosts(s, m, from, s->from[from][i].count));
     in[from] = s->from[from][i].data;
   }
-  size_t base = s->stage ? m->link[0].ghosts[0] + m->link[0].ghosts[1] : 0;
-  CK_TRY(ck__gas_member_unpack(m->gas, base, STAGE(m)->ghosts, in));
+  CK_TRY(
+      ck__gas_member_unpack(m->gas, ghosts_before(s, m), STAGE(m)->ghosts, in));
 fail:
   return status;
 }
