@@ -1208,25 +1208,37 @@ Medians of particle-steps per second.
 {table(["way", "before (103a995)", "now", "change"], rows)}"""
 
 
-def h100x2_gas_ways():
-    run = "h100x2-2026-11-27-gas-ways"
+def gas_ways_rates(run, name):
+    """The rates of bench/gas_ways.py's file, by (way, particles); a run
+    apart's particles are each GPU's."""
     rates = {}
-    for line in read(run, "gas_ways.txt").splitlines():
+    for line in read(run, name).splitlines():
         if line and not line.startswith("#"):
             rate, setting, command = line.split(" ", 2)
             particles = int(re.search(r"--particles (\d+)", command).group(1))
             if command.startswith("mpirun"):
                 way = {"-": "MPI, CUDA IPC", "CLKIT_IPC=0": "MPI, NCCL",
                        "CLKIT_PEER=0": "MPI, through the host"}[setting]
+            elif command.startswith("apart"):
+                way = "apart"
             elif "--spread" in command:
                 way = "one process"
             else:
                 way = "alone"
             rates[(way, particles)] = float(rate)
+    return rates
+
+
+GAS_WAYS = ("one process", "MPI, CUDA IPC", "MPI, NCCL",
+            "MPI, through the host")
+
+
+def h100x2_gas_ways():
+    run = "h100x2-2026-11-27-gas-ways"
+    rates = gas_ways_rates(run, "gas_ways.txt")
     alone, alone16 = rates[("alone", 4000000)], rates[("alone", 16000000)]
     rows = [["one GPU alone", "", num(alone), "", num(alone16), ""]]
-    for way in ("one process", "MPI, CUDA IPC", "MPI, NCCL",
-                "MPI, through the host"):
+    for way in GAS_WAYS:
         weak, strong = rates[(way, 8000000)], rates[(way, 16000000)]
         rows.append([way, "2", num(weak), f"{weak / (2 * alone) * 100:.1f}%",
                      num(strong), f"{strong / (2 * alone16) * 100:.1f}%"])
@@ -1248,6 +1260,51 @@ and temperature to the last bit every way (`run.txt`).
 
 {table(["run", "GPUs", "8M particles (weak)", "weak", "16M (strong)",
         "strong"], rows)}"""
+
+
+def h100x4_gas_ways():
+    run = "h100x4-2026-11-27-gas-ways"
+    rows = []
+    for gpus in (2, 4):
+        rates = gas_ways_rates(run, f"{gpus}gpus_gas_ways.txt")
+        alone = rates[("alone", 4000000)]
+        alone16 = rates[("alone", 16000000)]
+        apart = rates[("apart", 4000000)]
+        # Strong: each GPU's share of 16M alone, all at once.
+        apart16 = rates[("apart", 16000000 // gpus)]
+        if gpus == 2:
+            rows.append(["one GPU alone", "1", num(alone), "", "",
+                         num(alone16), "", ""])
+        rows.append([f"{gpus} runs apart, at once", str(gpus), num(apart),
+                     f"{apart / (gpus * alone) * 100:.1f}%", "",
+                     num(apart16), "", ""])
+        for way in GAS_WAYS:
+            weak = rates[(way, gpus * 4000000)]
+            strong = rates[(way, 16000000)]
+            rows.append([way, str(gpus), num(weak),
+                         f"{weak / (gpus * alone) * 100:.1f}%",
+                         f"{weak / apart * 100:.1f}%", num(strong),
+                         f"{strong / (gpus * alone16) * 100:.1f}%",
+                         f"{strong / apart16 * 100:.1f}%"])
+    return f"""### The gas by each way, and apart
+
+The gas spread over two and four GPUs, cell lists, 1000 steps: weak at
+4 million particles a GPU, strong at 16 million. Efficiency is against
+one GPU alone. "Apart" runs one gas a GPU, all at once, with nothing
+crossing between them (for strong scaling, 16 million / K each): the
+most any overlap of the exchange could reach. Each figure is the median
+of three runs after an untimed one. test_cuda passed, and each way gave
+the same energies, pressure and temperature to the last bit
+(`run.txt`).
+
+{source([(run, "2gpus_gas_ways.txt"), (run, "4gpus_gas_ways.txt"),
+         (run, "run.txt"), (run, "machine.txt")], H100X4, "2026-11-27",
+        "`bench/multi_gpu.sh OUT machine build check`, then "
+        "`python3 bench/gas_ways.py CLKIT OUT/Kgpus_gas_ways.txt --gpus K "
+        "--repeat 3` for K = 2 and 4")}
+
+{table(["run", "GPUs", "weak (4M a GPU)", "weak", "of apart",
+        "strong (16M)", "strong", "of apart"], rows)}"""
 
 
 def h100x2_mlp():
@@ -1336,7 +1393,7 @@ SECTIONS = [
                                h100_python_device, h100_python_opencl]),
     ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_verlet_parts,
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
-    ("4 NVIDIA H100 80GB HBM3", [h100x4_scaling]),
+    ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
