@@ -2757,7 +2757,7 @@ static void check_device_notes(void) {
     /* No CUDA device is visible in the second environment. */
     if (e == 1) {
       CHECK_MSG(has(r.err, "note: ") && has(r.err, "CUDA"),
-                "no CUDA note on stderr:\n%s", r.err);
+                "no CUDA note on stderr:\n%s", r.err ? r.err : "(none)");
       EXPECT_HAS(r.err, "note: no OpenCL platform", args);
     }
     release(&r);
