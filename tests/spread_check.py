@@ -16,7 +16,8 @@ halos wider than a slice and the GA's trace included, and an MLP over
 two and three; ranks that only the clock stops must stop
 together; a rank killed mid-run must end the others within 10 s, with a
 non-zero status and a message. Usage errors exit 2, said once under MPI
-(an input on "-" among them). A gas spread the same ways must give one
+(an input on "-" and a workload's option among them); a run's warning
+is said once too. A gas spread the same ways must give one
 device's energies and pressure, to rounding, and its checkpoint must
 restart on another number of ranks. Over MPI too: shares past a double's
 sum are dealt as equal ones; failing ranks say so in a line each; a
@@ -599,6 +600,20 @@ def mpi_failures():
                  "option --train: under MPI only rank 0 reads standard input")
     refused_once(["run", "pso", "--shares", "1, 1"] + on, None,
                  "--shares: ' 1' is not")
+    # A workload's option, checked before MPI starts: rank 0 alone says so.
+    refused_once(GAS[:2] + ["--thermostat", "langevin"] + on, None,
+                 "--thermostat: 'langevin' is not")
+    # A run's warning (an optimum its tour beats) comes from rank 0 alone.
+    with tempfile.TemporaryDirectory() as work:
+        optima = os.path.join(work, "optima.txt")
+        with open(optima, "w") as handle:
+            handle.write("a280 : 9999999\n")
+        code, out, err = run(["run", "aco", tsp, "--iters", "2", "--optima",
+                              optima] + on, 2)
+        if code != 0 or err.count("is shorter than the optimum given") != 1:
+            fail(f"aco's warning over 2 ranks: exit {code}, {err.strip()!r}")
+        else:
+            print("ok: aco (np 2) warned once")
     # Shares whose sum overflows are dealt as equal ones.
     swarm = result(["run", "pso", "--particles", "2000", "--iters", "5",
                     "--shares", "1e308,1e308"] + on, 2)

@@ -41,6 +41,17 @@ static int launched_by_mpi(void) {
   return 0;
 }
 
+int cli_mpi_launched_rank(void) {
+  static const char *const variables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                          "PMIX_RANK"};
+  for (size_t i = 0; i < sizeof variables / sizeof variables[0]; ++i) {
+    const char *value = getenv(variables[i]);
+    if (value && *value)
+      return atoi(value);
+  }
+  return 0;
+}
+
 int cli_mpi_begin(int *argc, char ***argv, cli_mpi *mpi) {
   mpi->communicator = NULL;
   mpi->rank = 0;

@@ -10,6 +10,10 @@ typedef struct cli_mpi {
   int local_rank, local_ranks; /* among the processes of this node */
 } cli_mpi;
 
+/* This process's rank as its MPI launcher numbers it, before MPI starts:
+ * 0 outside a launcher (and where the launcher says none). */
+int cli_mpi_launched_rank(void);
+
 /* Starts MPI where an MPI launcher started this process: returns 1 then,
  * and the launcher's end (on Linux) sends this process SIGTERM;
  * 0 outside a launcher; -1 when MPI failed to start; -2 under a launcher

@@ -51,18 +51,28 @@ int cli_report(ck_status status) {
 
 /* getopt's complaint in words; opterr is off so getopt itself stays quiet.
  * code is what getopt_long returned, options its table. */
+/* 1 in the processes of an MPI launcher other than its rank 0: each parses
+ * the same arguments, and rank 0 alone says what is wrong with them. */
+static int usage_muted;
+
+static int usage_error(const char *command, const char *message) {
+  if (!usage_muted)
+    fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
+            message, program_name, command);
+  return EXIT_USAGE;
+}
+
 static int option_error(const char *command, char **argv, int code,
                         const struct option *options) {
   char message[256];
   cli_option_message(message, sizeof message, code, argv, optind, options);
-  fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
-          message, program_name, command);
-  return EXIT_USAGE;
+  return usage_error(command, message);
 }
 
-static int usage_error(const char *command, const char *message) {
-  fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", program_name, command,
-          message, program_name, command);
+/* A usage error that the library described. */
+static int usage_report(ck_status status) {
+  if (!usage_muted)
+    cli_report(status);
   return EXIT_USAGE;
 }
 
@@ -435,12 +445,15 @@ static int report_progress(void *user, const ck_progress *progress) {
 typedef struct line_sink {
   FILE *out;
   int quiet;
+  /* 1 for a spread's ranks but 0: rank 0 says what the run's lines say,
+   * its warnings too (the ranks' failures come as failures). */
+  int muted;
 } line_sink;
 
 static void print_line(void *user, const char *line) {
   line_sink *sink = user;
   int warning = strncmp(line, "warning: ", 9) == 0;
-  if (sink->quiet && !warning)
+  if (sink->muted || (sink->quiet && !warning))
     return;
   /* Warnings go where every command's go, to stderr. */
   cli_status_print(warning ? stderr : sink->out, line);
@@ -619,10 +632,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
     return usage_error(command, "which workload? (see 'clkit help')");
   }
   ck_status status = ck_workload_find(argv[1], &config->workload);
-  if (status != CK_OK) {
-    cli_report(status);
-    return EXIT_USAGE;
-  }
+  if (status != CK_OK)
+    return usage_report(status);
   ck_workload_describe(config->workload, NULL, NULL, &workload_options);
   int is_compare = strcmp(command, "compare") == 0;
   options[count++] =
@@ -724,10 +735,12 @@ static int parse_run_options(const char *command, int argc, char **argv,
   status =
       ck_workload_check(config->workload, config->params, config->param_count);
   if (status != CK_OK) {
-    cli_report(status);
     /* An output that cannot be written there, found before the run, fails
      * the run as it would have at its end; the rest is usage. */
-    return status == CK_ERROR_IO ? EXIT_FAILURE_RUN : EXIT_USAGE;
+    if (status != CK_ERROR_IO)
+      return usage_report(status);
+    cli_report(status);
+    return EXIT_FAILURE_RUN;
   }
   return -1;
 }
@@ -974,7 +987,7 @@ static int command_run_spread(run_config *config, FILE *text) {
                       .share_count = share_count,
                       .communicator = mpi.communicator};
   int leader = mpi.rank == 0;
-  line_sink sink = {config->json ? stderr : text, config->quiet || !leader};
+  line_sink sink = {config->json ? stderr : text, config->quiet, !leader};
   ck_run_options options = run_options(config, &sink);
   options.spread = &spread;
   catch_interruptions_again();
@@ -1009,6 +1022,7 @@ static int command_run(int argc, char **argv) {
   run_config config;
   FILE *text = stdout;
   catch_interruptions();
+  usage_muted = cli_mpi_launched_rank() != 0;
   int exit_code = parse_run_options("run", argc, argv, &config);
   if (exit_code < 0)
     exit_code = choose_text_stream(&config, &text);
@@ -1031,7 +1045,7 @@ static int command_run(int argc, char **argv) {
   if (exit_code == EXIT_OK)
     cli_status_begin(status_drawn(&config), count > 1 ? count : 0);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
-    line_sink sink = {config.json ? stderr : text, config.quiet};
+    line_sink sink = {config.json ? stderr : text, config.quiet, 0};
     ck_run_options options = run_options(&config, &sink);
     ck_result result;
     status =
@@ -1090,7 +1104,7 @@ static int command_compare(int argc, char **argv) {
   }
   if (exit_code == EXIT_OK) {
     /* The table stands for the log lines; warnings still show. */
-    line_sink sink = {stderr, 1};
+    line_sink sink = {stderr, 1, 0};
     ck_run_options options = run_options(&config, &sink);
     size_t runs = 1; /* ref, the oracle */
     for (size_t k = 0; k < count; ++k)
