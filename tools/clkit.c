@@ -49,8 +49,6 @@ int cli_report(ck_status status) {
   return exit_code_of(status);
 }
 
-/* getopt's complaint in words; opterr is off so getopt itself stays quiet.
- * code is what getopt_long returned, options its table. */
 /* 1 in the processes of an MPI launcher other than its rank 0: each parses
  * the same arguments, and rank 0 alone says what is wrong with them. */
 static int usage_muted;
@@ -62,6 +60,8 @@ static int usage_error(const char *command, const char *message) {
   return EXIT_USAGE;
 }
 
+/* getopt's complaint in words; opterr is off so getopt itself stays quiet.
+ * code is what getopt_long returned, options its table. */
 static int option_error(const char *command, char **argv, int code,
                         const struct option *options) {
   char message[256];
