@@ -668,6 +668,15 @@ fail:
   return status;
 }
 
+/* A count of items that one MPI message can carry (an int's range). */
+static ck_status count_fits(unsigned long long count) {
+  if (count > 0x7fffffffull)
+    return ck__fail(
+        CK_ERROR_UNSUPPORTED,
+        "an exchange of %llu items between processes; at most 2^31 - 1", count);
+  return CK_OK;
+}
+
 /* The count, then the items, to rank `to` while receiving from `from`
  * into received. */
 static ck_status sendrecv_items(ck__exchange *exchange, size_t item,
@@ -679,10 +688,7 @@ static ck_status sendrecv_items(ck__exchange *exchange, size_t item,
   MPI_TRY(MPI_Sendrecv(&out, 1, MPI_UNSIGNED_LONG_LONG, to, 72, &in, 1,
                        MPI_UNSIGNED_LONG_LONG, from, 72, exchange->comm,
                        MPI_STATUS_IGNORE));
-  if (out > 0x7fffffffull || in > 0x7fffffffull)
-    CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "an exchange of %llu items between processes; at most 2^31 - 1",
-            out > in ? out : in);
+  CK_TRY(count_fits(out > in ? out : in));
   CK_TRY(ck__exchange_buffer_hold(received, item, (size_t)in));
   CK_TRY(item_type(item, &type));
   MPI_TRY(MPI_Sendrecv(send, (int)out, type, to, 73, received->data, (int)in,
@@ -750,10 +756,7 @@ static ck_status route_across(ck__exchange *exchange, size_t item,
     if (rank == exchange->rank)
       continue;
     out[i] = counts[i];
-    if (out[i] > 0x7fffffffull)
-      CK_FAIL(CK_ERROR_UNSUPPORTED,
-              "an exchange of %llu items between processes; at most 2^31 - 1",
-              out[i]);
+    CK_TRY(count_fits(out[i]));
     MPI_TRY(MPI_Isend(&out[i], 1, MPI_UNSIGNED_LONG_LONG, rank,
                       ROUTE_TAG(to[i], 0), exchange->comm,
                       &requests[posted++]));
@@ -768,10 +771,7 @@ static ck_status route_across(ck__exchange *exchange, size_t item,
     MPI_TRY(MPI_Recv(&in, 1, MPI_UNSIGNED_LONG_LONG, rank,
                      ROUTE_TAG(first + i, 0), exchange->comm,
                      MPI_STATUS_IGNORE));
-    if (in > 0x7fffffffull)
-      CK_FAIL(CK_ERROR_UNSUPPORTED,
-              "an exchange of %llu items between processes; at most 2^31 - 1",
-              in);
+    CK_TRY(count_fits(in));
     CK_TRY(ck__exchange_buffer_hold(&received[i], item, (size_t)in));
     MPI_TRY(MPI_Recv(received[i].data, (int)in, type, rank,
                      ROUTE_TAG(first + i, 1), exchange->comm,
