@@ -404,8 +404,14 @@ CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
 #define CK_GAS_CONTROL_FLAGS 3    /* CK_GAS_OVERFLOW_ bits */
 #define CK_GAS_CONTROL_STRAY 4    /* a stray arrival's word, or none */
 #define CK_GAS_CONTROL_STRAY_X 5  /* its x's bits */
-#define CK_GAS_CONTROL_COUNTS 8   /* 2 parities x 4 regions */
-#define CK_GAS_CONTROL_SENT 16    /* leavers, then exports, sent in all */
+/* A slab's step tag once its outbox for the step is whole (gas.cu's sort
+ * publishes it after the move; its neighbours' forces wait for it), and
+ * in a slab's halo words, the tag of the halo sorted and the pull's
+ * claim. */
+#define CK_GAS_CONTROL_READY 6
+#define CK_GAS_CONTROL_TICKET 7
+#define CK_GAS_CONTROL_COUNTS 8 /* 2 parities x 4 regions */
+#define CK_GAS_CONTROL_SENT 16  /* leavers, then exports, sent in all */
 #define CK_GAS_CONTROL_WORDS 18
 /* An outbox region had more entries than room (the extra stayed, and the
  * step is wrong), or the slots had too little room for a pull. */
@@ -415,6 +421,45 @@ CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
  * the first `leavers` entries of a leavers region alone); the rest are
  * missing, and the step is wrong. */
 #define CK_GAS_OVERFLOW_CROSSED 4u
+/* A slab's pulled entry (gas.cu's halo) lay within a cell of the
+ * interior, whose forces read no pulled entry: a particle moved half a
+ * cell or more in a step. The step is wrong. */
+#define CK_GAS_OVERFLOW_INSIDE 8u
+/* A neighbour's outbox for the step was not whole within
+ * CK_GAS_WAIT_SECONDS: its device stopped, or never began the step. */
+#define CK_GAS_OVERFLOW_LATE 16u
+#define CK_GAS_WAIT_SECONDS 20
+
+/* A slab's frame (gas.cu's slab kernel): where its halo's arrays are,
+ * its neighbours' outboxes and control words (previous, then next), and
+ * what its pull takes; written by the host where they change. */
+#define CK_GAS_HALO_POSITION 0
+#define CK_GAS_HALO_VELOCITY 1
+#define CK_GAS_HALO_ID 2
+#define CK_GAS_HALO_KEY 3
+#define CK_GAS_HALO_RANK 4
+#define CK_GAS_HALO_FILL 5
+#define CK_GAS_HALO_MEMBERS 6
+#define CK_GAS_HALO_COUNT 7
+#define CK_GAS_HALO_START 8
+#define CK_GAS_HALO_SORTED_POSITION 9
+#define CK_GAS_HALO_SORTED_VELOCITY 10
+#define CK_GAS_HALO_SORTED_ID 11
+#define CK_GAS_HALO_ARRAYS 12
+/* The halo's cell columns each side: pulled entries lie within about a
+ * cell of a border, so within the 4 columns before the interior's first
+ * column less one (and after its last plus one). */
+#define CK_GAS_HALO_WINDOW 4
+typedef struct ck_gas_slab_frame {
+  ck_u64 halo[CK_GAS_HALO_ARRAYS];
+  ck_u64 packed[2], control[2];
+  ck_u32 capacity[2], leavers[2];
+  float lo, hi; /* the arrivals' bounds (past them: strays) */
+  int halo_columns;
+  ck_u32 keys;             /* the halo's cells */
+  ck_u32 message_capacity; /* its own outbox's, a region */
+  ck_u32 unused;
+} ck_gas_slab_frame;
 
 /* The control word of a region's count at a parity (step % 2). */
 CK_FN ck_u32 ck_gas_control_count(int parity, int region) {
@@ -486,21 +531,13 @@ CK_FN ck_u32 ck_gas_pull_firsts(CK_GLOBAL const ck_u32 *previous,
   return flags;
 }
 
-/* The control words once a pull appended first[4] entries (first[] of
- * ck_gas_pull_firsts) after the slots the sort kept, in `slots` slots:
- * the slots now (an overflow flagged where they would pass `slots`), its
- * own particles (the migrants arrived, less its own leavers), what it
- * sent this step (its leavers, then its exports, each region at most
- * capacity), and the other parity's counts zeroed for the next step. */
-CK_FN void ck_gas_pull_account(CK_GLOBAL ck_u32 *control, int parity,
-                               ck_u32 capacity, ck_u32 slots,
-                               const ck_u32 first[5]) {
-  ck_u32 total = control[CK_GAS_CONTROL_SORTED] + first[4];
-  if (total > slots) {
-    control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_SLOTS;
-    total = slots;
-  }
-  control[CK_GAS_CONTROL_APPENDED] = total;
+/* The control words once a pull took first[4] entries (first[] of
+ * ck_gas_pull_firsts): its own particles (the migrants arrived, less its
+ * own leavers), what it sent this step (its leavers, then its exports,
+ * each region at most capacity), and the other parity's counts zeroed
+ * for the next step. */
+CK_FN void ck_gas_pull_sent(CK_GLOBAL ck_u32 *control, int parity,
+                            ck_u32 capacity, const ck_u32 first[5]) {
   ck_u32 sent[2] = {0, 0};
   for (int region = 0; region < 4; ++region) {
     ck_u32 count = control[ck_gas_control_count(parity, region)];
@@ -511,6 +548,21 @@ CK_FN void ck_gas_pull_account(CK_GLOBAL ck_u32 *control, int parity,
   control[CK_GAS_CONTROL_SENT + 1] += sent[1];
   for (int region = 0; region < 4; ++region)
     control[ck_gas_control_count(1 - parity, region)] = 0u;
+}
+
+/* The same, once a pull appended them after the slots the sort kept, in
+ * `slots` slots: also the slots now (an overflow flagged where they
+ * would pass `slots`). */
+CK_FN void ck_gas_pull_account(CK_GLOBAL ck_u32 *control, int parity,
+                               ck_u32 capacity, ck_u32 slots,
+                               const ck_u32 first[5]) {
+  ck_u32 total = control[CK_GAS_CONTROL_SORTED] + first[4];
+  if (total > slots) {
+    control[CK_GAS_CONTROL_FLAGS] |= CK_GAS_OVERFLOW_SLOTS;
+    total = slots;
+  }
+  control[CK_GAS_CONTROL_APPENDED] = total;
+  ck_gas_pull_sent(control, parity, capacity, first);
 }
 
 /* A ghost's word, for entry e of the ghosts received: the previous

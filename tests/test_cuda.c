@@ -376,8 +376,9 @@ static int peer_unset(const char *whose) {
   return !setting;
 }
 
-/* A gas of Verlet lists, then of cell lists, 200 steps spread over two
- * members on one device (equal slabs), with what crosses between them
+/* A gas of Verlet lists, then of cell lists (one tier, then two tiers:
+ * ck__gas_tiers_from_for_tests), 200 steps spread over two members on
+ * one device (equal slabs), with what crosses between them
  * (a rebuild's messages and the ghosts' positions between rebuilds;
  * each step's leavers and ghosts) going device to device (CLKIT_PEER
  * unset; cell lists then resident, their counts kept on the device) and
@@ -393,8 +394,11 @@ static void check_gas_peer(const ck_device *device) {
   ck_gas_observables observed[2];
   if (!peer_unset("the gas's"))
     return;
-  for (int cells = 0; cells < 2; ++cells) {
-    const char *mode = cells ? "cell lists" : "Verlet lists";
+  for (int pass = 0; pass < 3; ++pass) {
+    int cells = pass > 0;
+    const char *mode = pass == 2   ? "cell lists in two tiers"
+                       : pass == 1 ? "cell lists"
+                                   : "Verlet lists";
     ck_gas_config c;
     CHECK_OK(ck_gas_config_init(&c));
     c.particles = N;
@@ -411,7 +415,9 @@ static void check_gas_peer(const ck_device *device) {
       ck_gas *gas = NULL;
       if (host)
         setenv("CLKIT_PEER", "0", 1);
+      ck__gas_tiers_from_for_tests = pass == 2 ? 1 : 0;
       CHECK_OK(ck_gas_create_spread(&spread, &c, &gas));
+      ck__gas_tiers_from_for_tests = 0;
       unsetenv("CLKIT_PEER");
       if (!gas)
         break;

@@ -336,7 +336,7 @@ ck_status ck__gas_member_build(ck_gas *member) {
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
                               uint32_t messages, int walls_x, int walls_y,
-                              int build, ck_gas **member) {
+                              int tiers, int build, ck_gas **member) {
   ck_status status = CK_OK;
   ck_gas *gas = new_gas(config, forms);
   *member = NULL;
@@ -346,6 +346,8 @@ ck_status ck__gas_member_make(const ck_device *device,
   gas->state.slots = (uint32_t)config->particles;
   gas->state.walls_x = walls_x;
   gas->state.walls_y = walls_y;
+  gas->state.slab = walls_y < 0;
+  gas->state.tiers = tiers;
   gas->state.message_capacity = messages;
   CK_TRY(ck__gas_build_state(device, gas, 0, build));
   /* Empty until its particles are appended. */

@@ -8,23 +8,52 @@
  * so are Verlet lists, all pairs and double precision, which never reach
  * these steps (ck__gas_cuda_native()).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gas/gas_internal.h"
 
 /* Threads a block of the per-particle kernels. */
 #define NATIVE_BLOCK 256u
+/* The most blocks of a slab's pull (cl/gas.cu's pull_halo). */
+#define PULL_BLOCKS 16u
 /* The scan: threads a block, and cells a thread (a tile of 4096 cells). */
 #define SCAN_THREADS 512u
 #define SCAN_ITEMS 8u
+
+/* A slab's halo (cl/gas.cu's two tiers): `capacity` entries as pulled
+ * and as sorted, the sort's counters for `keys` cells and one more,
+ * and its words (CK_GAS_CONTROL_APPENDED: the entries; _SORTED: the
+ * scan's count; _READY: the tag of the last halo sorted; _TICKET: the
+ * slab kernel's tickets). On the member's queue. */
+typedef struct gas_halo {
+  ck_buffer *position, *velocity, *id, *key, *rank, *members;
+  ck_buffer *sorted_position, *sorted_velocity, *sorted_id;
+  ck_buffer *fill, *count, *start, *scan_status, *scan_ticket, *words;
+  uint32_t capacity, keys, tiles, epoch;
+} gas_halo;
 
 /* The native steps' own state, which the driver never reads. */
 struct gas_native {
   ck_program *program;
   ck_kernel *move_kernel, *scan_kernel, *members_kernel, *place_kernel,
       *forces_kernel, *forces_energy_kernel;
-  ck_kernel *pull_kernel;               /* a member's */
+  ck_kernel *pull_kernel; /* a member's */
+  /* A slab member's two tiers: its interior's cell columns (from_x to
+   * to_x) and the halo's columns, set at each step out. */
+  ck_kernel *gather_kernel, *slab_kernel, *slab_energy_kernel;
+  int from_x, to_x, halo_columns;
+  gas_halo halo;
+  /* The tag the next slab launch's halo is sorted under (from 1 each
+   * time the halo is made). */
+  uint32_t halo_tag;
+  /* Whether the next slab launch pulls (cuda_pull sets it), and its
+   * frame: as last written to the device (frame), and as it is now. */
+  int pull;
+  ck_buffer *frame;
+  ck_gas_slab_frame written, now;
   ck_buffer *cell_members;              /* per slot: ids in arrival order */
   ck_buffer *scan_status, *scan_ticket; /* the one-pass scan's tiles */
   uint32_t scan_tiles, scan_epoch;
@@ -34,6 +63,12 @@ struct gas_native {
   int cells_counted;
   uint32_t counted;
 };
+
+/* Whether the member sorts in two tiers: a slab's (one stage; x closed)
+ * large enough (gas_state.tiers). */
+static int two_tiers(const gas_state *state) {
+  return state->member && state->slab && state->tiers && !state->periodic_x;
+}
 
 int ck__gas_cuda_native(const gas_state *state) {
   /* The forces walk rows of three cells as contiguous runs, which needs
@@ -62,6 +97,18 @@ static void add_resident(const gas_state *state, ck_kernel_args *args) {
   }
 }
 
+/* gas.cu's build-time defines for this state. */
+static void native_defines(const gas_state *state, char *defines, size_t size) {
+  snprintf(defines, size,
+           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
+           "-DCK_GAS_WALLS_Y=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
+           "-DCK_GAS_BLOCK=%u "
+           "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
+           state->periodic_x, state->periodic_y, state->walls_x, state->walls_y,
+           state->force_shift != 0, state->member, NATIVE_BLOCK, SCAN_THREADS,
+           SCAN_ITEMS);
+}
+
 static ck_status cuda_setup(gas_state *state) {
   ck_status status = CK_OK;
   gas_native *native = calloc(1, sizeof *native);
@@ -79,14 +126,7 @@ static ck_status cuda_setup(gas_state *state) {
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, 4, "scan ticket",
                                 &native->scan_ticket));
   char defines[240];
-  snprintf(defines, sizeof defines,
-           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
-           "-DCK_GAS_WALLS_Y=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
-           "-DCK_GAS_BLOCK=%u "
-           "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
-           state->periodic_x, state->periodic_y, state->walls_x, state->walls_y,
-           state->force_shift != 0, state->member, NATIVE_BLOCK, SCAN_THREADS,
-           SCAN_ITEMS);
+  native_defines(state, defines, sizeof defines);
   CK_TRY(ck_program_build(state->queue, "gas.cu", defines, &native->program));
   struct {
     const char *name;
@@ -101,9 +141,24 @@ static ck_status cuda_setup(gas_state *state) {
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     CK_TRY(
         ck_kernel_create(native->program, kernels[i].name, kernels[i].kernel));
-  if (state->member)
-    CK_TRY(ck_kernel_create(native->program, "ck_gas_native_pull",
-                            &native->pull_kernel));
+  if (state->member) {
+    struct {
+      const char *name;
+      ck_kernel **kernel;
+    } member[] = {{"ck_gas_native_pull", &native->pull_kernel},
+                  {"ck_gas_native_gather_halo", &native->gather_kernel},
+                  {"ck_gas_native_slab", &native->slab_kernel},
+                  {"ck_gas_native_slab_energy", &native->slab_energy_kernel}};
+    for (size_t i = 0; i < sizeof member / sizeof member[0]; ++i)
+      CK_TRY(
+          ck_kernel_create(native->program, member[i].name, member[i].kernel));
+  }
+  native->from_x = 0;
+  native->to_x = state->cells_x - 1;
+  state->waits_for_tags = two_tiers(state);
+  if (two_tiers(state))
+    CK_TRY(ck__buffer_make_zeroed(state->queue, 1, sizeof native->now,
+                                  "slab frame", &native->frame));
 fail:
   return status;
 }
@@ -167,6 +222,33 @@ fail:
   return status;
 }
 
+/* The column of cells of x in the member's box, as ck_gas_cell's. */
+static int column_of(const gas_state *state, double x) {
+  double scaled = x * state->cells_x / state->box_x;
+  if (!(scaled > 0))
+    return 0;
+  return scaled < state->cells_x ? (int)scaled : state->cells_x - 1;
+}
+
+/* A slab's interior, from its borders [lo, hi) (infinite at walls):
+ * pulled entries lie past them (ghosts) or a step's move inside
+ * (arrivals), far less than half a cell, which leaves room for the
+ * rounding of positions too. The interior starts two columns clear of
+ * the columns they may lie in, so that no interior cell's 3 x 3 block
+ * holds one. With none left, every column is the border's. */
+static void set_band(gas_state *state, double lo, double hi) {
+  gas_native *native = state->native;
+  double half = 0.5 * state->box_x / state->cells_x;
+  int low = isfinite(lo) ? column_of(state, lo + half) : -2;
+  int high = isfinite(hi) ? column_of(state, hi - half) : state->cells_x + 1;
+  /* With no column left between, the interior is empty: every particle
+   * is the border's. */
+  native->from_x = low + 2;
+  native->to_x = high - 2;
+  /* gas.cu's halo_column: a window of columns each side. */
+  native->halo_columns = 2 * CK_GAS_HALO_WINDOW;
+}
+
 /* A cells-mode member's step out (ck__gas_steps.leave): the first
  * half-step, its leavers and exports, and its own cell keys in one pass.
  * Asked again (the outbox grown), the counters start anew and nothing
@@ -187,6 +269,8 @@ static ck_status cuda_leave(gas_state *state, int move, double lo, double hi,
     CK_TRY(ck_buffer_fill(state->queue, state->cell_fill, &none, 4, 0,
                           ((size_t)state->cells + 1) * 4, NULL));
   }
+  if (two_tiers(state) && stage == 0)
+    set_band(state, lo, hi);
   CK_TRY(move_and_count(state, move && !again, &out));
 fail:
   return status;
@@ -200,88 +284,301 @@ static ck_status cuda_kick_drift(gas_state *state) {
   return move_and_count(state, 1, NULL);
 }
 
-/* Cells mode sorts at every call (force_rebuild matters to Verlet lists
- * only): counts unless the half-step counted, scans, gathers each cell's
- * members, places every particle, and the sorted arrays become the
- * particles. */
-static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
+/* The scan of `keys` cell counts in fill to starts, with the scan's
+ * own tiles; its count before the last key to
+ * words[CK_GAS_CONTROL_SORTED] (a member's), and a tag not 0 to
+ * words[CK_GAS_CONTROL_READY] as it begins (a resident slab's). */
+static ck_status scan_cells(gas_state *state, uint32_t keys, ck_buffer *fill,
+                            ck_buffer *count, ck_buffer *start,
+                            ck_buffer *tiles, ck_buffer *ticket,
+                            uint32_t *epoch, ck_buffer *words, uint32_t tag) {
   ck_status status = CK_OK;
   gas_native *native = state->native;
   ck_kernel_args args;
+  ck_kernel *kernel = native->scan_kernel;
+  /* Tags of 1 .. 2^30: never the zeroed words of a new buffer, and never
+   * the previous launch's. */
+  *epoch = *epoch % 0x40000000u + 1u;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, keys);
+  ck_kernel_args_buffer(&args, fill);
+  ck_kernel_args_buffer(&args, count);
+  ck_kernel_args_buffer(&args, start);
+  ck_kernel_args_buffer(&args, tiles);
+  ck_kernel_args_buffer(&args, ticket);
+  ck_kernel_args_u32(&args, *epoch);
+  if (state->member) {
+    ck_kernel_args_buffer(&args, words);
+    ck_kernel_args_u32(&args, tag);
+  }
+  CK_TRY(ck_kernel_args_end(&args));
+  size_t tile = SCAN_THREADS * SCAN_ITEMS;
+  size_t local = SCAN_THREADS, global = (keys + tile - 1) / tile * local;
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
+fail:
+  return status;
+}
+
+/* The particles' arrays and the sort's, for gather_and_place: the
+ * member's own, or a slab's halo. */
+typedef struct sort_arrays {
+  ck_buffer *key, *rank, *start, *count, *members, *position, *velocity, *id,
+      *sorted_position, *sorted_velocity, *sorted_id, *words;
+  uint32_t cells;
+} sort_arrays;
+
+/* Each cell's members, then every particle placed by id: n slots, or
+ * where `resident`, as many as words[CK_GAS_CONTROL_APPENDED] says
+ * (launched over `room`). */
+static ck_status gather_and_place(gas_state *state, const sort_arrays *a,
+                                  uint32_t n, int resident, size_t room) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  ck_kernel_args args;
+  size_t local = NATIVE_BLOCK, global = (room + local - 1) / local * local;
+  if (global == 0)
+    global = local;
+  ck_kernel *kernel = native->members_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, n);
+  ck_buffer *members[] = {a->key, a->rank, a->start, a->id, a->members};
+  for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
+    ck_kernel_args_buffer(&args, members[i]);
+  if (state->member) {
+    ck_kernel_args_buffer(&args, a->words);
+    ck_kernel_args_i32(&args, resident);
+  }
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
+
+  kernel = native->place_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, n);
+  ck_kernel_args_u32(&args, a->cells);
+  ck_buffer *in[] = {a->key,
+                     a->rank,
+                     a->start,
+                     a->count,
+                     a->members,
+                     a->position,
+                     a->velocity,
+                     a->id,
+                     a->sorted_position,
+                     a->sorted_velocity,
+                     a->sorted_id};
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; ++i)
+    ck_kernel_args_buffer(&args, in[i]);
+  if (state->member) {
+    ck_kernel_args_buffer(&args, a->words);
+    ck_kernel_args_i32(&args, resident);
+  }
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
+fail:
+  return status;
+}
+
+/* The sort of the first n slots (or a resident step's, counted on the
+ * device) by cell and id, already counted: the scan, each cell's
+ * members, every particle placed; the sorted arrays become the
+ * particles. */
+static ck_status sort_slots(gas_state *state, uint32_t n) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  /* A member's dropped slots take one more key, past the last cell. */
+  uint32_t keys = state->cells + (state->member ? 1u : 0u);
+  CK_TRY(
+      scan_cells(state, keys, state->cell_fill, state->cell_count,
+                 state->cell_start, native->scan_status, native->scan_ticket,
+                 &native->scan_epoch, state->member_control,
+                 state->resident && two_tiers(state) ? state->step_tag : 0u));
+  sort_arrays own = {state->cell_key,
+                     state->cell_rank,
+                     state->cell_start,
+                     state->cell_count,
+                     native->cell_members,
+                     state->position,
+                     state->velocity,
+                     state->id,
+                     state->sorted_position,
+                     state->sorted_velocity,
+                     state->sorted_id,
+                     state->member_control,
+                     state->cells};
+  CK_TRY(gather_and_place(state, &own, n, state->resident,
+                          state->resident ? state->slots : n));
+  ck__gas_take_sorted(state);
+fail:
+  return status;
+}
+
+static void free_halo(gas_halo *halo) {
+  ck_buffer **buffers[] = {&halo->position,
+                           &halo->velocity,
+                           &halo->id,
+                           &halo->key,
+                           &halo->rank,
+                           &halo->members,
+                           &halo->sorted_position,
+                           &halo->sorted_velocity,
+                           &halo->sorted_id,
+                           &halo->fill,
+                           &halo->count,
+                           &halo->start,
+                           &halo->scan_status,
+                           &halo->scan_ticket,
+                           &halo->words};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) {
+    ck_buffer_destroy(*buffers[i]);
+    *buffers[i] = NULL;
+  }
+  halo->capacity = halo->keys = 0;
+}
+
+/* A halo of at least `capacity` entries for the current band's cells,
+ * made anew (after both queues' work) where it is smaller. */
+static ck_status halo_room(gas_state *state, uint32_t capacity) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  gas_halo *halo = &native->halo;
+  uint32_t keys = (uint32_t)state->cells_y * (uint32_t)native->halo_columns;
+  if (halo->position && capacity <= halo->capacity && keys == halo->keys)
+    return CK_OK;
+  CK_TRY(ck_queue_finish(state->queue));
+  if (capacity < halo->capacity)
+    capacity = halo->capacity;
+  capacity = capacity > 256 ? capacity : 256;
+  free_halo(halo);
+  ck_queue *q = state->queue;
+  struct {
+    ck_buffer **buffer;
+    size_t count, size;
+    const char *what;
+  } made[] = {
+      {&halo->position, capacity, 8, "halo positions"},
+      {&halo->velocity, capacity, 8, "halo velocities"},
+      {&halo->id, capacity, 4, "halo ids"},
+      {&halo->key, capacity, 4, "halo keys"},
+      {&halo->rank, capacity, 4, "halo ranks"},
+      {&halo->members, capacity, 4, "halo members"},
+      {&halo->sorted_position, capacity, 8, "halo positions"},
+      {&halo->sorted_velocity, capacity, 8, "halo velocities"},
+      {&halo->sorted_id, capacity, 4, "halo ids"},
+      {&halo->fill, (size_t)keys + 1, 4, "halo fill"},
+      {&halo->count, (size_t)keys + 1, 4, "halo counts"},
+      {&halo->start, (size_t)keys + 1, 4, "halo starts"},
+      {&halo->scan_status,
+       ((size_t)keys + SCAN_THREADS * SCAN_ITEMS) / (SCAN_THREADS * SCAN_ITEMS),
+       8, "halo scan tiles"},
+      {&halo->scan_ticket, 1, 4, "halo scan ticket"},
+      {&halo->words, CK_GAS_CONTROL_WORDS, 4, "halo words"}};
+  for (size_t i = 0; i < sizeof made / sizeof made[0]; ++i)
+    CK_TRY(ck__buffer_make_zeroed(q, made[i].count, made[i].size, made[i].what,
+                                  made[i].buffer));
+  halo->capacity = capacity;
+  halo->keys = keys;
+  /* Its words are zero again: the tags start anew. */
+  native->halo_tag = 0;
+fail:
+  return status;
+}
+
+/* The halo's sort by cell and id, its entries counted by
+ * ck_gas_native_gather_halo (through the host; a resident pull sorts
+ * its own). */
+static ck_status sort_halo(gas_state *state) {
+  ck_status status = CK_OK;
+  gas_halo *halo = &state->native->halo;
+  CK_TRY(scan_cells(state, halo->keys + 1, halo->fill, halo->count, halo->start,
+                    halo->scan_status, halo->scan_ticket, &halo->epoch,
+                    halo->words, 0u));
+  sort_arrays arrays = {halo->key,
+                        halo->rank,
+                        halo->start,
+                        halo->count,
+                        halo->members,
+                        halo->position,
+                        halo->velocity,
+                        halo->id,
+                        halo->sorted_position,
+                        halo->sorted_velocity,
+                        halo->sorted_id,
+                        halo->words,
+                        halo->keys};
+  CK_TRY(gather_and_place(state, &arrays, 0, 1, halo->capacity));
+fail:
+  return status;
+}
+
+/* Through the host, a slab's two tiers: slots from `first` (appended by
+ * the host) into the halo, with their keys and ranks. */
+static ck_status gather_halo(gas_state *state, uint32_t first) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  gas_halo *halo = &native->halo;
+  ck_kernel_args args;
+  uint32_t count = state->particles - first;
+  CK_TRY(halo_room(state, count));
+  ck_kernel *kernel = native->gather_kernel;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, first);
+  ck_kernel_args_u32(&args, count);
+  ck__gas_add_geometry(state, &args);
+  ck_buffer *buffers[] = {state->position, state->velocity,      state->id,
+                          halo->position,  halo->velocity,       halo->id,
+                          halo->key,       halo->rank,           halo->fill,
+                          halo->words,     state->member_control};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+    ck_kernel_args_buffer(&args, buffers[i]);
+  ck_kernel_args_i32(&args, native->from_x);
+  ck_kernel_args_i32(&args, native->to_x);
+  ck_kernel_args_i32(&args, native->halo_columns);
+  CK_TRY(ck_kernel_args_end(&args));
+  size_t local = NATIVE_BLOCK;
+  size_t global = count ? ((size_t)count + local - 1) / local * local : local;
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
+fail:
+  return status;
+}
+
+/* Cells mode sorts at every call (force_rebuild matters to Verlet lists
+ * only): counts unless the half-step counted, scans, gathers each cell's
+ * members, places every particle, and the sorted arrays become the
+ * particles. A slab's member sorts what it held after its step out as
+ * its own tier, and what the host appended since as its halo. */
+static ck_status cuda_neighbors(gas_state *state, int force_rebuild) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
   (void)force_rebuild;
-  /* A member's slots appended since its step out count now (a resident
-   * pull counted its own). */
-  if (state->member && !state->resident && native->cells_counted &&
-      native->counted < state->particles) {
+  uint32_t n = state->particles;
+  if (two_tiers(state) && !state->resident && native->cells_counted) {
+    n = native->counted;
+    CK_TRY(gather_halo(state, n));
+  } else if (state->member && !state->resident && native->cells_counted &&
+             native->counted < state->particles) {
+    /* A member's slots appended since its step out count now (a resident
+     * pull counted its own). */
     member_move appended = {native->counted, 0, 0, 0, 0, 0, {0, 0}, 0};
     CK_TRY(move_and_count(state, 0, &appended));
   }
   if (!native->cells_counted) {
     member_move all = {0, 0, 0, 0, 0, 0, {0, 0}, 0};
     CK_TRY(move_and_count(state, 0, &all));
+    if (two_tiers(state))
+      CK_TRY(gather_halo(state, state->particles));
   }
   native->cells_counted = 0;
-  /* A member's dropped slots take one more key, past the last cell. */
-  uint32_t keys = state->cells + (state->member ? 1u : 0u);
-
-  ck_kernel *kernel = native->scan_kernel;
-  /* Tags of 1 .. 2^30: never the zeroed words of a new buffer, and never
-   * the previous launch's. */
-  native->scan_epoch = native->scan_epoch % 0x40000000u + 1u;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, keys);
-  ck_kernel_args_buffer(&args, state->cell_fill);
-  ck_kernel_args_buffer(&args, state->cell_count);
-  ck_kernel_args_buffer(&args, state->cell_start);
-  ck_kernel_args_buffer(&args, native->scan_status);
-  ck_kernel_args_buffer(&args, native->scan_ticket);
-  ck_kernel_args_u32(&args, native->scan_epoch);
-  if (state->member)
-    ck_kernel_args_buffer(&args, state->member_control);
-  CK_TRY(ck_kernel_args_end(&args));
-  size_t local = SCAN_THREADS,
-         global = (size_t)native->scan_tiles * SCAN_THREADS;
-  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
-
-  kernel = native->members_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_buffer(&args, state->cell_key);
-  ck_kernel_args_buffer(&args, state->cell_rank);
-  ck_kernel_args_buffer(&args, state->cell_start);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, native->cell_members);
-  add_resident(state, &args);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_particles(state, kernel));
-
-  kernel = native->place_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_u32(&args, state->cells);
-  ck_kernel_args_buffer(&args, state->cell_key);
-  ck_kernel_args_buffer(&args, state->cell_rank);
-  ck_kernel_args_buffer(&args, state->cell_start);
-  ck_kernel_args_buffer(&args, state->cell_count);
-  ck_kernel_args_buffer(&args, native->cell_members);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->sorted_position);
-  ck_kernel_args_buffer(&args, state->sorted_velocity);
-  ck_kernel_args_buffer(&args, state->sorted_id);
-  add_resident(state, &args);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_particles(state, kernel));
-
-  ck__gas_take_sorted(state);
+  CK_TRY(sort_slots(state, n));
+  /* A resident slab's halo is pulled and sorted in its slab launch. */
+  if (two_tiers(state) && !state->resident)
+    CK_TRY(sort_halo(state));
 fail:
   return status;
 }
 
-/* The forces, and when the driver has a kick due, that kick in the same
- * pass. */
-static ck_status cuda_forces(gas_state *state) {
+/* The forces of the slots, and when the driver has a kick due, that
+ * kick in the same pass. */
+static ck_status launch_forces(gas_state *state) {
   ck_status status = CK_OK;
   const gas_native *native = state->native;
   ck_kernel_args args;
@@ -302,17 +599,125 @@ static ck_status cuda_forces(gas_state *state) {
   ck_kernel_args_buffer(&args, state->virial);
   ck__gas_add_kick(state, &args);
   add_resident(state, &args);
+  if (state->member) {
+    ck_kernel_args_i32(&args, 0);
+    ck_kernel_args_i32(&args, native->from_x);
+    ck_kernel_args_i32(&args, native->to_x);
+  }
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(launch_particles(state, kernel));
+fail:
+  return status;
+}
+
+/* A slab's forces in one launch (ck_gas_native_slab): the pull and the
+ * halo's sort where a resident step pulls (else the halo is sorted
+ * already), the interior, the border from both tiers, the halo appended
+ * after the own tier and the arrivals' forces; and the kicks due. */
+static ck_status launch_slab(gas_state *state) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  const gas_halo *halo = &native->halo;
+  ck_gas_slab_frame *frame = &native->now;
+  ck_kernel_args args;
+  ck_kernel *kernel =
+      state->with_energy ? native->slab_energy_kernel : native->slab_kernel;
+  size_t local = NATIVE_BLOCK, warps = NATIVE_BLOCK / 32;
+  size_t count = state->resident ? state->slots : state->particles;
+  size_t own_blocks = (count + local - 1) / local;
+  /* A warp a side of each row, then a warp 32 halo entries. */
+  size_t sides = 2 * (size_t)state->cells_y;
+  size_t side_blocks = (sides + warps - 1) / warps;
+  size_t chunks = (halo->capacity + 31) / 32;
+  /* The pull's blocks: a thread four entries the halo has room for, at
+   * most PULL_BLOCKS (they wait for each other). */
+  size_t pullers = (halo->capacity + 4 * local - 1) / (4 * local);
+  pullers = pullers < 1 ? 1 : pullers > PULL_BLOCKS ? PULL_BLOCKS : pullers;
+  /* Those of the halo's entries: a warp 32 at once, in as many as 32
+   * blocks. */
+  size_t rest_blocks = (chunks + warps - 1) / warps;
+  rest_blocks = rest_blocks > 32 ? 32 : rest_blocks < 1 ? 1 : rest_blocks;
+  size_t blocks = pullers + own_blocks + side_blocks + rest_blocks;
+  size_t global = blocks * local;
+  ck_buffer *arrays[CK_GAS_HALO_ARRAYS] = {
+      [CK_GAS_HALO_POSITION] = halo->position,
+      [CK_GAS_HALO_VELOCITY] = halo->velocity,
+      [CK_GAS_HALO_ID] = halo->id,
+      [CK_GAS_HALO_KEY] = halo->key,
+      [CK_GAS_HALO_RANK] = halo->rank,
+      [CK_GAS_HALO_FILL] = halo->fill,
+      [CK_GAS_HALO_MEMBERS] = halo->members,
+      [CK_GAS_HALO_COUNT] = halo->count,
+      [CK_GAS_HALO_START] = halo->start,
+      [CK_GAS_HALO_SORTED_POSITION] = halo->sorted_position,
+      [CK_GAS_HALO_SORTED_VELOCITY] = halo->sorted_velocity,
+      [CK_GAS_HALO_SORTED_ID] = halo->sorted_id};
+  for (int i = 0; i < CK_GAS_HALO_ARRAYS; ++i)
+    frame->halo[i] = (uint64_t)(uintptr_t)ck__cuda_pointer(arrays[i]);
+  frame->halo_columns = native->halo_columns;
+  frame->keys = halo->keys;
+  frame->message_capacity = state->message_capacity;
+  /* Few launches change it: the first of each run of resident steps. */
+  if (memcmp(frame, &native->written, sizeof *frame) != 0) {
+    CK_TRY(ck_buffer_write(state->queue, native->frame, 0, sizeof *frame, frame,
+                           CK_BLOCKING, NULL));
+    native->written = *frame;
+  }
+  native->halo_tag = native->halo_tag % 0xfffffffeu + 1u;
+  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_u32(&args, (uint32_t)pullers);
+  ck_kernel_args_u32(&args, (uint32_t)own_blocks);
+  ck_kernel_args_u32(&args, (uint32_t)side_blocks);
+  ck_kernel_args_u32(&args, (uint32_t)rest_blocks);
+  ck_kernel_args_i32(&args, native->pull);
+  ck_kernel_args_u32(&args, state->step_tag);
+  ck_kernel_args_u32(&args, native->halo_tag);
+  ck__gas_add_geometry(state, &args);
+  ck_kernel_args_f32(&args, (float)state->rc);
+  ck_kernel_args_f32(&args, (float)state->rc2);
+  ck_kernel_args_f32(&args, (float)state->energy_shift);
+  ck_kernel_args_f32(&args, (float)state->force_shift);
+  ck_buffer *buffers[] = {
+      state->position,   state->velocity,      state->id,
+      state->force,      state->energy,        state->virial,
+      state->cell_start, state->cell_count,    halo->words,
+      native->frame,     state->member_control};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+    ck_kernel_args_buffer(&args, buffers[i]);
+  ck_kernel_args_i32(&args, state->resident);
+  ck_kernel_args_u32(&args, state->slots);
+  ck_kernel_args_i32(&args, state->parity);
+  ck_kernel_args_i32(&args, native->from_x);
+  ck_kernel_args_i32(&args, native->to_x);
+  int langevin = state->thermostat == CK_GAS_LANGEVIN;
+  ck_kernel_args_i32(&args, state->kick_step != 0);
+  ck_kernel_args_f32(&args, (float)state->dt);
+  ck_kernel_args_f32(&args, langevin ? (float)state->langevin_damping : 0.0f);
+  ck_kernel_args_f32(&args, (float)state->langevin_noise);
+  ck_kernel_args_u64(&args, state->seed);
+  ck_kernel_args_u64(&args, state->kick_step);
+  CK_TRY(ck_kernel_args_end(&args));
+  CK_TRY(ck_queue_launch(state->queue, kernel, 1, &global, &local, NULL));
+  native->pull = 0;
+fail:
+  return status;
+}
+
+/* The forces, and when the driver has a kick due, that kick in the same
+ * pass; a slab's in one launch with its halo (launch_slab). */
+static ck_status cuda_forces(gas_state *state) {
+  ck_status status = CK_OK;
+  CK_TRY(two_tiers(state) ? launch_slab(state) : launch_forces(state));
   state->kick_step = 0;
 fail:
   return status;
 }
 
-/* A resident member's pull (ck__gas_steps.pull): a thread an entry of
- * the four segments, each as long as the larger of the two neighbours'
- * regions; the neighbours' outboxes and counts are read where they are,
- * on their devices. */
+/* A resident member's pull (ck__gas_steps.pull). A slab's is made in its
+ * slab launch: this keeps its sources and makes room in the halo for
+ * the four segments. Else a thread an entry of the four segments, each
+ * as long as the larger of the two neighbours' regions; the neighbours'
+ * outboxes and counts are read where they are, on their devices. */
 static ck_status cuda_pull(gas_state *state, const ck__gas_source from[2],
                            double lo, double hi) {
   ck_status status = CK_OK;
@@ -321,6 +726,19 @@ static ck_status cuda_pull(gas_state *state, const ck__gas_source from[2],
   ck_kernel *kernel = native->pull_kernel;
   uint32_t segment =
       from[0].capacity > from[1].capacity ? from[0].capacity : from[1].capacity;
+  if (two_tiers(state)) {
+    CK_TRY(halo_room(state, 4 * segment));
+    for (int side = 0; side < 2; ++side) {
+      native->now.packed[side] = from[side].packed;
+      native->now.control[side] = from[side].control;
+      native->now.capacity[side] = from[side].capacity;
+      native->now.leavers[side] = from[side].leavers;
+    }
+    native->now.lo = (float)lo;
+    native->now.hi = (float)hi;
+    native->pull = 1;
+    return CK_OK;
+  }
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, segment);
   ck__gas_add_geometry(state, &args);
@@ -357,10 +775,13 @@ static void cuda_teardown(gas_state *state) {
         native->move_kernel,    native->scan_kernel,
         native->members_kernel, native->place_kernel,
         native->forces_kernel,  native->forces_energy_kernel,
-        native->pull_kernel};
+        native->pull_kernel,    native->gather_kernel,
+        native->slab_kernel,    native->slab_energy_kernel};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
       ck_kernel_destroy(kernels[i]);
     ck_program_destroy(native->program);
+    free_halo(&native->halo);
+    ck_buffer_destroy(native->frame);
     ck_buffer_destroy(native->cell_members);
     ck_buffer_destroy(native->scan_status);
     ck_buffer_destroy(native->scan_ticket);

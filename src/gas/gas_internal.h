@@ -219,6 +219,15 @@ struct gas_state {
    * cells mode too: it rebuilds as Verlet lists do, and its forces come
    * from the rebuild's cells (rc + skin wide) or lists. */
   int member;
+  int slab;  /* a member of slabs (one stage), not of a grid */
+  int tiers; /* a slab that may sort in two tiers (gas.cu), where large */
+  /* A resident step's tag (from 1 at each run of them; 0 where none is
+   * waited for): gas.cu's sort publishes it once its outbox is whole, and
+   * its neighbours' forces wait for it. */
+  uint32_t step_tag;
+  /* 1 where its backend's slab step waits for its neighbours' tags on the
+   * device (gas.cu), so that its queue need not follow theirs. */
+  int waits_for_tags;
   uint32_t slots;            /* slots it has room for */
   int resident, parity;      /* a resident step, and its step's parity */
   ck_buffer *member_control; /* CK_GAS_CONTROL_WORDS words */
@@ -399,6 +408,9 @@ uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *spread);
  * member starts with an outbox of this many entries a side, and this
  * many slots past its particles, which grow as they must. */
 extern _Thread_local uint32_t ck__gas_room_for_tests;
+/* For tests: where not 0 while a spread is made, the particles a member
+ * from which slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread.c). */
+extern _Thread_local size_t ck__gas_tiers_from_for_tests;
 /* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
  * a member's Verlet list overflowed its capacity (collective). */
 ck_status ck__gas_spread_sums(ck__gas_spread *spread, double sums[5],
@@ -451,7 +463,7 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
 ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
                               uint32_t messages, int walls_x, int walls_y,
-                              int build, ck_gas **member);
+                              int tiers, int build, ck_gas **member);
 /* A member made with build 0 holds its memory but no programs yet (so
  * that members agree that all fit before any builds): this builds
  * them. */
@@ -605,7 +617,9 @@ ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
  * - source: where a neighbour reads its outbox and control words
  *   (through peer, which opens the neighbour's reads).
  * - go: a step's way out for parity (step % 2): with move 1 the first
- *   half-step, then its leavers and exports packed.
+ *   half-step, then its leavers and exports packed; tag: the step's,
+ *   from 1 at each run of resident steps (ck_gas.h's
+ *   CK_GAS_CONTROL_READY).
  * - come: the way in: what from[0] (its previous member) and from[1]
  *   (its next) packed at parity, pulled and appended (migrants past
  *   [lo, hi) named as strays); the sort; forces and the kick of
@@ -617,12 +631,19 @@ ck_status ck__gas_member_reside(ck_gas *member, size_t own);
 ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
                                 ck__gas_source *source);
 ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
-                            double hi, double reach, const double shift[2]);
+                            double hi, double reach, const double shift[2],
+                            uint32_t tag);
 ck_status ck__gas_member_come(ck_gas *member, int parity,
                               const ck__gas_source from[2], double lo,
                               double hi, int with_energy, uint64_t kick_step);
+/* 1 where the member's resident steps wait for its neighbours' tags on
+ * its device (gas_state.waits_for_tags). */
+int ck__gas_member_waits(const ck_gas *member);
 ck_status ck__gas_member_settle(ck_gas *member,
                                 uint32_t words[CK_GAS_CONTROL_WORDS]);
+/* 1 in *inside where a slab's halo (two tiers) held an entry a cell or
+ * more inside its borders since it was made (CK_GAS_OVERFLOW_INSIDE). */
+ck_status ck__gas_member_inside(ck_gas *member, int *inside);
 /* The sums of ck__gas_steps.reduce over its own particles, and whether a
  * list overflowed. */
 ck_status ck__gas_member_sums(ck_gas *member, double sums[5],

@@ -334,9 +334,10 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   CK_TRY(read_slots(state, state->out_packed, packed_words, 4, packed));
   /* So do the entries of a grid's stage 0 that its sort will look for. */
   CK_TRY(read_kept_inbox(state, &inbox));
-  CK_TRY(ck__gas_member_make(
-      &state->device, &config, forms_of(state), state->message_capacity,
-      state->walls_x, state->periodic_y ? -1 : state->walls_y, 1, &grown));
+  CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
+                             state->message_capacity, state->walls_x,
+                             state->slab ? -1 : state->walls_y, state->tiers, 1,
+                             &grown));
   gas_state *fresh = &grown->state;
   CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
   CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
@@ -949,6 +950,10 @@ ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
   const size_t sizes[1] = {sizeof words};
   ck_status status =
       write_staged(state, state->member_control, 0, 1, pieces, sizes);
+  /* A slab's neighbours read its tag (CK_GAS_CONTROL_READY) without its
+   * queue's order: it is 0 on the device before any of them steps. */
+  if (status == CK_OK && state->slab)
+    status = ck_queue_finish(state->queue);
   if (status == CK_OK)
     state->resident = 1;
   return status;
@@ -967,10 +972,12 @@ fail:
 }
 
 ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
-                            double hi, double reach, const double shift[2]) {
+                            double hi, double reach, const double shift[2],
+                            uint32_t tag) {
   gas_state *state = &member->state;
   assert(state->resident);
   state->parity = parity;
+  state->step_tag = tag;
   return member->steps->leave(state, move, lo, hi, reach, shift, 0, 0);
 }
 
@@ -986,6 +993,23 @@ ck_status ck__gas_member_come(ck_gas *member, int parity,
   CK_TRY(ck__gas_member_forces(member, 0, with_energy, kick_step));
 fail:
   return status;
+}
+
+ck_status ck__gas_member_inside(ck_gas *member, int *inside) {
+  uint32_t flags = 0;
+  gas_state *state = &member->state;
+  *inside = 0;
+  if (!state->member_control)
+    return CK_OK;
+  ck_status status = ck_buffer_read(state->queue, state->member_control,
+                                    4 * CK_GAS_CONTROL_FLAGS, sizeof flags,
+                                    &flags, CK_BLOCKING, NULL);
+  *inside = (flags & CK_GAS_OVERFLOW_INSIDE) != 0;
+  return status;
+}
+
+int ck__gas_member_waits(const ck_gas *member) {
+  return member->state.waits_for_tags;
 }
 
 ck_status ck__gas_member_settle(ck_gas *member,

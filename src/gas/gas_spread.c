@@ -158,8 +158,14 @@ struct ck__gas_spread {
    * (ck__gas_member_source: [0] from its previous member, [1] from its
    * next), and the steps taken so in all. */
   int resident_ready, phase_parity;
+  /* 1 where each member's slab step waits for its neighbours' tags on
+   * its device, with no mark between queues (members on GPUs of their
+   * own); phase_tag: the step's tag. */
+  int by_tags;
+  uint32_t phase_tag;
   int settled;             /* 1 while the last step's members have settled */
   uint32_t room_for_tests; /* ck__gas_room_for_tests when it was made */
+  size_t tiers_from;       /* particles a member from which slabs tier */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
   uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
@@ -782,11 +788,29 @@ fail:
   return status;
 }
 
+/* The failure of a slab whose halo held an entry a cell or more inside
+ * its borders (CK_GAS_OVERFLOW_INSIDE). */
+static ck_status inside_failure(const ck__gas_spread *s, const member *m) {
+  return ck__fail(CK_ERROR_MISMATCH,
+                  "slab %zu of %zu received a particle half a cell or more "
+                  "inside its borders, or farther than a cell past them: it "
+                  "moved that far (at least rc / 2 = %g) in one step; the "
+                  "time step is too large, or particles overlap",
+                  m->index, s->total, 0.5 * s->config.rc);
+}
+
 /* After a call's last step in cells mode: what it admitted, checked. */
 static ck_status settle(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = ck_queue_finish(ck__gas_member_queue(m->gas));
+  ck_status status = CK_OK;
+  int inside = 0;
   (void)i;
-  return status ? status : check_stray(s, m);
+  CK_TRY(ck_queue_finish(ck__gas_member_queue(m->gas)));
+  CK_TRY(check_stray(s, m));
+  CK_TRY(ck__gas_member_inside(m->gas, &inside));
+  if (inside)
+    CK_TRY(inside_failure(s, m));
+fail:
+  return status;
 }
 
 /* Cells mode's step: out, across, in; stage after stage. */
@@ -869,6 +893,12 @@ fail:
  * what it must as it goes, gives the first counts to make room by.
  */
 #define RESIDENT_STEPS 32
+
+/* A slab of this many particles or more sorts in two tiers, its
+ * interior's forces computed while its neighbours' entries come
+ * (cl/gas.cu): 4M particles a GPU stepped faster so, 200,000 slower
+ * (the pull's blocks and their waits outlast half of a small interior). */
+#define TWO_TIERS_FROM 2000000u
 
 /* ---- resident steps between processes ------------------------------
  *
@@ -1213,6 +1243,7 @@ static int can_reside(const ck__gas_spread *s) {
 }
 
 _Thread_local uint32_t ck__gas_room_for_tests;
+_Thread_local size_t ck__gas_tiers_from_for_tests;
 
 /* Room for resident steps, from the most entries an outbox region held
  * at the last step: twice as many in each region, and each step's pull
@@ -1281,9 +1312,11 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   ck_queue *queue = ck__gas_member_queue(m->gas);
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
                            STAGE(m)->border[PREVIOUS], STAGE(m)->border[NEXT],
-                           s->reach, STAGE(m)->shift));
-  /* By NCCL, the swap follows in resident_in: no mark. */
-  if (s->between > 0 && !s->by_nccl) {
+                           s->reach, STAGE(m)->shift, s->phase_tag));
+  /* By NCCL, the swap follows in resident_in: no mark. By tags, none
+   * either: the neighbours' devices wait for this one's tag. */
+  if (s->by_tags) {
+  } else if (s->between > 0 && !s->by_nccl) {
     CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
   } else if (s->between <= 0) {
     /* The next member reads this one as its previous, and back. */
@@ -1301,7 +1334,7 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   ck_queue *queue = ck__gas_member_queue(m->gas);
   if (s->by_nccl)
     CK_TRY(nccl_swap(s, m, s->phase_parity));
-  for (int from = 0; from < 2 && !s->by_nccl; ++from)
+  for (int from = 0; from < 2 && !s->by_nccl && !s->by_tags; ++from)
     CK_TRY(s->between > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
                           : ck__peer_follow(s->peers[from][i], queue));
   CK_TRY(ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
@@ -1340,6 +1373,13 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
             "next): more crossed a border than ever before",
             m->index, s->total, s->sources[0][PREVIOUS].leavers,
             s->sources[0][NEXT].leavers);
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_INSIDE)
+    CK_TRY(inside_failure(s, m));
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_LATE)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu waited %d s for a neighbour's step: its device "
+            "stopped or never began it",
+            m->index, s->total, CK_GAS_WAIT_SECONDS);
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_SLOTS)
     CK_FAIL(CK_ERROR_DEVICE,
             "slab %zu of %zu received more particles than it has slots for "
@@ -1358,6 +1398,25 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
     }
 fail:
   return status;
+}
+
+/* Whether the members' steps wait for tags on their devices: every
+ * local member's step can, and each has a GPU of its own, in one
+ * process. Members that share a GPU (or ranks) follow marks instead: a
+ * kernel's wait for another queue's work on its own GPU could hold the
+ * blocks that work needs. */
+static int by_tags(const ck__gas_spread *s) {
+  size_t n = s->run.local;
+  if (!s->on_devices || s->between != 0 || n < 2)
+    return 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ck__gas_member_waits(s->members[i].gas))
+      return 0;
+    for (size_t j = 0; j < i; ++j)
+      if (s->devices[j].device_index == s->devices[i].device_index)
+        return 0;
+  }
+  return 1;
 }
 
 /* `count` resident steps, the last of them the call's last where `last`
@@ -1379,9 +1438,12 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
     for (int from = 0, side; from < 2; ++from)
       CK_TRY(ck__gas_member_source(sender_of(s, i, from, &side)->gas,
                                    s->peers[from][i], &s->sources[i][from]));
+  s->by_tags = by_tags(s);
   *taken = count;
   for (uint64_t k = 0; k < count; ++k) {
     uint64_t step = s->step + 1;
+    /* Tags only where the devices wait for them; 0 is always there. */
+    s->phase_tag = s->by_tags ? (uint32_t)k + 1u : 0u;
     s->phase_move = 1;
     s->phase_parity = (int)(step % 2);
     s->phase_step = step;
@@ -1576,6 +1638,8 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
   s->room_for_tests = ck__gas_room_for_tests;
+  s->tiers_from = ck__gas_tiers_from_for_tests ? ck__gas_tiers_from_for_tests
+                                               : TWO_TIERS_FROM;
   CK_TRY(open_peers(s));
   *made = s;
   return CK_OK;
@@ -1825,9 +1889,10 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
    * first slab and past the last. */
   int walls_x = walls_along(s, m->index % columns, columns);
   int walls_y = grid ? walls_along(s, m->index / columns, s->grid[1]) : -1;
+  int tiers = !grid && s->config.particles / s->total >= s->tiers_from;
   ck_status status =
       ck__gas_member_make(&s->devices[i], &c, s->forms, (uint32_t)messages,
-                          walls_x, walls_y, 0, &m->gas);
+                          walls_x, walls_y, tiers, 0, &m->gas);
   if (status == CK_OK)
     s->run.queues[i] = ck__gas_member_queue(m->gas);
   return status;
