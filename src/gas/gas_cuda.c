@@ -26,8 +26,9 @@
 /* A slab's halo (cl/gas.cu's two tiers): `capacity` entries as pulled
  * and as sorted, the sort's counters for `keys` cells and one more,
  * and its words (CK_GAS_CONTROL_APPENDED: the entries; _SORTED: the
- * scan's count; _READY: the tag of the last halo sorted; _TICKET: the
- * slab kernel's tickets). On the member's queue. */
+ * scan's count; _READY: the tag of the last halo sorted; _TICKET and
+ * the next two: the pull's claim and barrier, cl/gas.cu). On the
+ * member's queue. */
 typedef struct gas_halo {
   ck_buffer *position, *velocity, *id, *key, *rank, *members;
   ck_buffer *sorted_position, *sorted_velocity, *sorted_id;
@@ -97,18 +98,6 @@ static void add_resident(const gas_state *state, ck_kernel_args *args) {
   }
 }
 
-/* gas.cu's build-time defines for this state. */
-static void native_defines(const gas_state *state, char *defines, size_t size) {
-  snprintf(defines, size,
-           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
-           "-DCK_GAS_WALLS_Y=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
-           "-DCK_GAS_BLOCK=%u "
-           "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
-           state->periodic_x, state->periodic_y, state->walls_x, state->walls_y,
-           state->force_shift != 0, state->member, NATIVE_BLOCK, SCAN_THREADS,
-           SCAN_ITEMS);
-}
-
 static ck_status cuda_setup(gas_state *state) {
   ck_status status = CK_OK;
   gas_native *native = calloc(1, sizeof *native);
@@ -126,7 +115,14 @@ static ck_status cuda_setup(gas_state *state) {
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, 4, "scan ticket",
                                 &native->scan_ticket));
   char defines[240];
-  native_defines(state, defines, sizeof defines);
+  snprintf(defines, sizeof defines,
+           "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
+           "-DCK_GAS_WALLS_Y=%d -DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_MEMBER=%d "
+           "-DCK_GAS_BLOCK=%u "
+           "-DCK_GAS_SCAN_THREADS=%u -DCK_GAS_SCAN_ITEMS=%u -DCK_REAL_DOUBLE=0",
+           state->periodic_x, state->periodic_y, state->walls_x, state->walls_y,
+           state->force_shift != 0, state->member, NATIVE_BLOCK, SCAN_THREADS,
+           SCAN_ITEMS);
   CK_TRY(ck_program_build(state->queue, "gas.cu", defines, &native->program));
   struct {
     const char *name;
@@ -235,7 +231,7 @@ static int column_of(const gas_state *state, double x) {
  * (arrivals), far less than half a cell, which leaves room for the
  * rounding of positions too. The interior starts two columns clear of
  * the columns they may lie in, so that no interior cell's 3 x 3 block
- * holds one. With none left, every column is the border's. */
+ * holds one. */
 static void set_band(gas_state *state, double lo, double hi) {
   gas_native *native = state->native;
   double half = 0.5 * state->box_x / state->cells_x;
@@ -436,7 +432,7 @@ static void free_halo(gas_halo *halo) {
 }
 
 /* A halo of at least `capacity` entries for the current band's cells,
- * made anew (after both queues' work) where it is smaller. */
+ * made anew (after its queue's work) where it is smaller. */
 static ck_status halo_room(gas_state *state, uint32_t capacity) {
   ck_status status = CK_OK;
   gas_native *native = state->native;

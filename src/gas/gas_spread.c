@@ -1315,10 +1315,9 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
                            s->reach, STAGE(m)->shift, s->phase_tag));
   /* By NCCL, the swap follows in resident_in: no mark. By tags, none
    * either: the neighbours' devices wait for this one's tag. */
-  if (s->by_tags) {
-  } else if (s->between > 0 && !s->by_nccl) {
+  if (s->between > 0 && !s->by_nccl) {
     CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
-  } else if (s->between <= 0) {
+  } else if (s->between <= 0 && !s->by_tags) {
     /* The next member reads this one as its previous, and back. */
     CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
     CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
