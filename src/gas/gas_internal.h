@@ -409,7 +409,8 @@ uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *spread);
  * many slots past its particles, which grow as they must. */
 extern _Thread_local uint32_t ck__gas_room_for_tests;
 /* For tests: where not 0 while a spread is made, the particles a member
- * from which slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread.c). */
+ * from which slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread.c),
+ * through the host too. */
 extern _Thread_local size_t ck__gas_tiers_from_for_tests;
 /* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
  * a member's Verlet list overflowed its capacity (collective). */

@@ -166,6 +166,7 @@ struct ck__gas_spread {
   int settled;             /* 1 while the last step's members have settled */
   uint32_t room_for_tests; /* ck__gas_room_for_tests when it was made */
   size_t tiers_from;       /* particles a member from which slabs tier */
+  int tiers_forced;        /* 1: tiers also through the host (tests) */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
   uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
@@ -1637,8 +1638,9 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
   s->room_for_tests = ck__gas_room_for_tests;
-  s->tiers_from = ck__gas_tiers_from_for_tests ? ck__gas_tiers_from_for_tests
-                                               : TWO_TIERS_FROM;
+  s->tiers_forced = ck__gas_tiers_from_for_tests != 0;
+  s->tiers_from = s->tiers_forced ? ck__gas_tiers_from_for_tests
+                                  : TWO_TIERS_FROM;
   CK_TRY(open_peers(s));
   *made = s;
   return CK_OK;
@@ -1888,7 +1890,12 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
    * first slab and past the last. */
   int walls_x = walls_along(s, m->index % columns, columns);
   int walls_y = grid ? walls_along(s, m->index / columns, s->grid[1]) : -1;
-  int tiers = !grid && s->config.particles / s->total >= s->tiers_from;
+  /* Two tiers where the steps go device to device: through the host each
+   * step would also gather and sort the halo apart (4 GPUs ran 14%
+   * slower so). Tests may ask for them every way. */
+  int devices = s->on_devices || s->between > 0 || s->tiers_forced;
+  int tiers = !grid && devices &&
+              s->config.particles / s->total >= s->tiers_from;
   ck_status status =
       ck__gas_member_make(&s->devices[i], &c, s->forms, (uint32_t)messages,
                           walls_x, walls_y, tiers, 0, &m->gas);
