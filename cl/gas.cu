@@ -426,6 +426,31 @@ pair_constants(float rc2, float energy_shift, float force_shift) {
   return pair;
 }
 
+/* Adds to *fx, *fy, *e, *w the pairs a particle at `own` has with the
+ * entries from `begin` to `end`, in order, each shifted by (shift_x,
+ * shift_y) along the periodic axes. CACHED 1 reads them through the
+ * read-only cache: never entries this launch writes (a slab's halo). */
+template <int WITH_ENERGY, int CACHED>
+static __device__ __forceinline__ void
+entry_pairs(float2 own, unsigned begin, unsigned end, const float2 *position,
+            float shift_x, float shift_y, const ck_gas_pair_constants *pair,
+            float rc, float *fx, float *fy, float *e, float *w) {
+  (void)shift_x;
+  (void)shift_y;
+  for (unsigned j = begin; j < end; ++j) {
+    float2 other = CACHED ? __ldg(position + j) : position[j];
+    float dx = own.x - other.x, dy = own.y - other.y;
+#if CK_GAS_PERIODIC_X
+    dx -= shift_x;
+#endif
+#if CK_GAS_PERIODIC_Y
+    dy -= shift_y;
+#endif
+    ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, pair, rc, WITH_ENERGY,
+                    fx, fy, e, w);
+  }
+}
+
 /* The sums of the pairs a particle at `own` (cell cx, cy) has with the
  * slots of its 3 x 3 cells, added to *fx, *fy, *e, *w in ref's order. */
 template <int WITH_ENERGY>
@@ -450,18 +475,8 @@ own_pairs(float2 own, int cx, int cy, const ck_gas_geometry *g,
       unsigned begin = cell_start[base + (unsigned)from];
       unsigned end =
           cell_start[base + (unsigned)to] + cell_count[base + (unsigned)to];
-      for (unsigned j = begin; j < end; ++j) {
-        float2 other = __ldg(position + j);
-        float dx = own.x - other.x, dy = own.y - other.y;
-#if CK_GAS_PERIODIC_X
-        dx -= shift_x;
-#endif
-#if CK_GAS_PERIODIC_Y
-        dy -= shift_y;
-#endif
-        ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, pair, rc,
-                        WITH_ENERGY, fx, fy, e, w);
-      }
+      entry_pairs<WITH_ENERGY, 1>(own, begin, end, position, shift_x, shift_y,
+                                  pair, rc, fx, fy, e, w);
     }
   }
 }
@@ -1051,15 +1066,9 @@ halo_pairs(float2 own, const ck_gas_geometry *g,
         continue;
       unsigned key = (unsigned)row * (unsigned)halo_columns + (unsigned)column;
       unsigned begin = halo_start[key], end = begin + halo_count[key];
-      for (unsigned j = begin; j < end; ++j) {
-        float2 other = halo_position[j];
-        float dx = own.x - other.x, dy = own.y - other.y;
-#if CK_GAS_PERIODIC_Y
-        dy -= shift_y;
-#endif
-        ck_gas_add_pair(CK_GAS_MODEL_LENNARD_JONES, dx, dy, pair, rc,
-                        WITH_ENERGY, fx, fy, e, w);
-      }
+      /* The halo is x closed: no shift along x. */
+      entry_pairs<WITH_ENERGY, 0>(own, begin, end, halo_position, 0.0f,
+                                  shift_y, pair, rc, fx, fy, e, w);
     }
   }
 }
