@@ -455,27 +455,31 @@ neighbours: the ratio is what a member costs before any second GPU.
 
 def h100_gas_alone():
     run = "h100-2026-11-27-gas-alone"
-    rates = {"b": [], "bo": []}
-    for line in read(run, "alone.txt").splitlines():
-        if line and not line.startswith("#"):
-            tree, rate = line.split()
-            rates[tree].append(float(rate))
-    rows = [[label, num(statistics.median(rates[tree])),
+    rates = {}
+    for name in ("alone.txt", "tiers.txt"):
+        for line in read(run, name).splitlines():
+            if line and not line.startswith("#"):
+                tree, rate = line.split()
+                rates.setdefault(tree, []).append(float(rate))
+    rows = [[call, label, num(statistics.median(rates[tree])),
              f"{num(min(rates[tree]))} to {num(max(rates[tree]))}"]
-            for tree, label in (("bo", "before the spread on the devices "
-                                 "(3d3bcba)"), ("b", "now"))]
+            for call, tree, label in (
+                ("1", "bo", "before the spread on the devices (3d3bcba)"),
+                ("1", "b", "the spread on the devices (c63b5ff)"),
+                ("2", "to", "before two tiers (6827b7f)"),
+                ("2", "t", "now (3f1dc35)"))]
     return f"""### The gas alone, before and after the spread on the devices
 
 One GPU without `--spread`, cell lists, 4 million particles, 1000
-steps. The tree before the gas's spread moved onto the devices ran
-beside the current one. Both were built and run in one call, in turns:
-five runs each after an untimed one.
+steps. In each call two trees were built and run in turns: five runs
+each after an untimed one.
 
-{source([(run, "alone.txt"), (run, "run.txt")], H100, "2026-11-27",
+{source([(run, "alone.txt"), (run, "tiers.txt"), (run, "run.txt")], H100,
+        "2026-11-27",
         "`clkit run gas --particles 4000000 --steps 1000 --log-every 0 "
         "--json --quiet --device cuda:0`")}
 
-{table(["tree", "median particle-steps/s", "range"], rows)}"""
+{table(["call", "tree", "median particle-steps/s", "range"], rows)}"""
 
 
 def h100_gas_peer():
