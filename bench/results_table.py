@@ -1182,6 +1182,28 @@ H100X2 = ("2 NVIDIA H100 80GB HBM3 joined by NVLink (NV18), driver "
           "an Intel Xeon")
 
 
+def h100x2_gas_balance():
+    run = "h100x2-2026-11-27-gas-balance"
+    rows = []
+    for line in read(run, "balance.txt").splitlines():
+        if line and not line.startswith("#"):
+            steps, shares, rate, seconds = line.split()
+            rows.append([steps, "measured" if shares == "measured"
+                         else f"`--shares {shares}`", num(float(rate)),
+                         f"{float(seconds):.3f}"])
+    return f"""### The gas's shares, measured or given
+
+The gas over both GPUs, 8 million particles, cell lists. Without
+`--shares` the members' speeds are measured over the first second of
+steps, which go through the host. One run each.
+
+{source([(run, "balance.txt")], H100X2, "2026-11-27",
+        "`clkit run gas --particles 8000000 --steps S --device cuda "
+        "--spread [--shares 1,1] --log-every 0 --json --quiet`")}
+
+{table(["steps", "shares", "particle-steps/s", "run (s)"], rows)}"""
+
+
 def h100x2_verlet_parts():
     run = "h100x2-2026-11-27-verlet-parts"
     rates = {}
@@ -1431,7 +1453,7 @@ SECTIONS = [
                                h100_queue, pocl_cache, h100_python,
                                h100_python_device, h100_python_opencl]),
     ("2 NVIDIA H100 80GB HBM3", [h100x2_gas_ways, h100x2_two_tiers,
-                                 h100x2_verlet_parts,
+                                 h100x2_gas_balance, h100x2_verlet_parts,
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("4 NVIDIA H200", [h200x4_scaling]),
