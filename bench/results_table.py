@@ -1193,9 +1193,11 @@ def h100x2_gas_balance():
                          f"{float(seconds):.3f}"])
     return f"""### The gas's shares, measured or given
 
-The gas over both GPUs, 8 million particles, cell lists. Without
-`--shares` the members' speeds are measured over the first second of
-steps, which go through the host. One run each.
+The gas over both GPUs, 8 million particles, cell lists, on tree
+909bcce. There, without `--shares`, the members' speeds were measured
+over the first second of steps, which go through the host. Now only
+devices of several models are measured; equal GPUs share equally, as
+with `--shares 1,1`. One run each.
 
 {source([(run, "balance.txt")], H100X2, "2026-11-27",
         "`clkit run gas --particles 8000000 --steps S --device cuda "
