@@ -19,6 +19,8 @@
 #define NATIVE_BLOCK 256u
 /* The most blocks of a slab's pull (cl/gas.cu's pull_halo). */
 #define PULL_BLOCKS 16u
+/* The halo's cell columns: gas.cu's halo_column, a window each side. */
+#define HALO_COLUMNS (2 * CK_GAS_HALO_WINDOW)
 /* The scan: threads a block, and cells a thread (a tile of 4096 cells). */
 #define SCAN_THREADS 512u
 #define SCAN_ITEMS 8u
@@ -43,9 +45,9 @@ struct gas_native {
       *forces_kernel, *forces_energy_kernel;
   ck_kernel *pull_kernel; /* a member's */
   /* A slab member's two tiers: its interior's cell columns (from_x to
-   * to_x) and the halo's columns, set at each step out. */
+   * to_x), set at each step out. */
   ck_kernel *gather_kernel, *slab_kernel, *slab_energy_kernel;
-  int from_x, to_x, halo_columns;
+  int from_x, to_x;
   gas_halo halo;
   /* The tag the next slab launch's halo is sorted under (from 1 each
    * time the halo is made). */
@@ -241,8 +243,6 @@ static void set_band(gas_state *state, double lo, double hi) {
    * is the border's. */
   native->from_x = low + 2;
   native->to_x = high - 2;
-  /* gas.cu's halo_column: a window of columns each side. */
-  native->halo_columns = 2 * CK_GAS_HALO_WINDOW;
 }
 
 /* A cells-mode member's step out (ck__gas_steps.leave): the first
@@ -408,25 +408,43 @@ fail:
   return status;
 }
 
+/* One of a halo's buffers: where it is kept, and its length for
+ * `capacity` entries and `keys` cells. */
+typedef struct halo_buffer {
+  ck_buffer **buffer;
+  size_t count, size;
+  const char *what;
+} halo_buffer;
+#define HALO_BUFFERS 15
+
+static void halo_buffers(gas_halo *halo, size_t capacity, size_t keys,
+                         halo_buffer out[HALO_BUFFERS]) {
+  size_t tile = SCAN_THREADS * SCAN_ITEMS;
+  const halo_buffer all[HALO_BUFFERS] = {
+      {&halo->position, capacity, 8, "halo positions"},
+      {&halo->velocity, capacity, 8, "halo velocities"},
+      {&halo->id, capacity, 4, "halo ids"},
+      {&halo->key, capacity, 4, "halo keys"},
+      {&halo->rank, capacity, 4, "halo ranks"},
+      {&halo->members, capacity, 4, "halo members"},
+      {&halo->sorted_position, capacity, 8, "halo positions"},
+      {&halo->sorted_velocity, capacity, 8, "halo velocities"},
+      {&halo->sorted_id, capacity, 4, "halo ids"},
+      {&halo->fill, keys + 1, 4, "halo fill"},
+      {&halo->count, keys + 1, 4, "halo counts"},
+      {&halo->start, keys + 1, 4, "halo starts"},
+      {&halo->scan_status, (keys + tile) / tile, 8, "halo scan tiles"},
+      {&halo->scan_ticket, 1, 4, "halo scan ticket"},
+      {&halo->words, CK_GAS_CONTROL_WORDS, 4, "halo words"}};
+  memcpy(out, all, sizeof all);
+}
+
 static void free_halo(gas_halo *halo) {
-  ck_buffer **buffers[] = {&halo->position,
-                           &halo->velocity,
-                           &halo->id,
-                           &halo->key,
-                           &halo->rank,
-                           &halo->members,
-                           &halo->sorted_position,
-                           &halo->sorted_velocity,
-                           &halo->sorted_id,
-                           &halo->fill,
-                           &halo->count,
-                           &halo->start,
-                           &halo->scan_status,
-                           &halo->scan_ticket,
-                           &halo->words};
-  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) {
-    ck_buffer_destroy(*buffers[i]);
-    *buffers[i] = NULL;
+  halo_buffer buffers[HALO_BUFFERS];
+  halo_buffers(halo, 0, 0, buffers);
+  for (size_t i = 0; i < HALO_BUFFERS; ++i) {
+    ck_buffer_destroy(*buffers[i].buffer);
+    *buffers[i].buffer = NULL;
   }
   halo->capacity = halo->keys = 0;
 }
@@ -437,7 +455,7 @@ static ck_status halo_room(gas_state *state, uint32_t capacity) {
   ck_status status = CK_OK;
   gas_native *native = state->native;
   gas_halo *halo = &native->halo;
-  uint32_t keys = (uint32_t)state->cells_y * (uint32_t)native->halo_columns;
+  uint32_t keys = (uint32_t)state->cells_y * HALO_COLUMNS;
   if (halo->position && capacity <= halo->capacity && keys == halo->keys)
     return CK_OK;
   CK_TRY(ck_queue_finish(state->queue));
@@ -445,32 +463,11 @@ static ck_status halo_room(gas_state *state, uint32_t capacity) {
     capacity = halo->capacity;
   capacity = capacity > 256 ? capacity : 256;
   free_halo(halo);
-  ck_queue *q = state->queue;
-  struct {
-    ck_buffer **buffer;
-    size_t count, size;
-    const char *what;
-  } made[] = {
-      {&halo->position, capacity, 8, "halo positions"},
-      {&halo->velocity, capacity, 8, "halo velocities"},
-      {&halo->id, capacity, 4, "halo ids"},
-      {&halo->key, capacity, 4, "halo keys"},
-      {&halo->rank, capacity, 4, "halo ranks"},
-      {&halo->members, capacity, 4, "halo members"},
-      {&halo->sorted_position, capacity, 8, "halo positions"},
-      {&halo->sorted_velocity, capacity, 8, "halo velocities"},
-      {&halo->sorted_id, capacity, 4, "halo ids"},
-      {&halo->fill, (size_t)keys + 1, 4, "halo fill"},
-      {&halo->count, (size_t)keys + 1, 4, "halo counts"},
-      {&halo->start, (size_t)keys + 1, 4, "halo starts"},
-      {&halo->scan_status,
-       ((size_t)keys + SCAN_THREADS * SCAN_ITEMS) / (SCAN_THREADS * SCAN_ITEMS),
-       8, "halo scan tiles"},
-      {&halo->scan_ticket, 1, 4, "halo scan ticket"},
-      {&halo->words, CK_GAS_CONTROL_WORDS, 4, "halo words"}};
-  for (size_t i = 0; i < sizeof made / sizeof made[0]; ++i)
-    CK_TRY(ck__buffer_make_zeroed(q, made[i].count, made[i].size, made[i].what,
-                                  made[i].buffer));
+  halo_buffer made[HALO_BUFFERS];
+  halo_buffers(halo, capacity, keys, made);
+  for (size_t i = 0; i < HALO_BUFFERS; ++i)
+    CK_TRY(ck__buffer_make_zeroed(state->queue, made[i].count, made[i].size,
+                                  made[i].what, made[i].buffer));
   halo->capacity = capacity;
   halo->keys = keys;
   /* Its words are zero again: the tags start anew. */
@@ -528,7 +525,7 @@ static ck_status gather_halo(gas_state *state, uint32_t first) {
     ck_kernel_args_buffer(&args, buffers[i]);
   ck_kernel_args_i32(&args, native->from_x);
   ck_kernel_args_i32(&args, native->to_x);
-  ck_kernel_args_i32(&args, native->halo_columns);
+  ck_kernel_args_i32(&args, HALO_COLUMNS);
   CK_TRY(ck_kernel_args_end(&args));
   size_t local = NATIVE_BLOCK;
   size_t global = count ? ((size_t)count + local - 1) / local * local : local;
@@ -650,7 +647,7 @@ static ck_status launch_slab(gas_state *state) {
       [CK_GAS_HALO_SORTED_ID] = halo->sorted_id};
   for (int i = 0; i < CK_GAS_HALO_ARRAYS; ++i)
     frame->halo[i] = (uint64_t)(uintptr_t)ck__cuda_pointer(arrays[i]);
-  frame->halo_columns = native->halo_columns;
+  frame->halo_columns = HALO_COLUMNS;
   frame->keys = halo->keys;
   frame->message_capacity = state->message_capacity;
   /* Few launches change it: the first of each run of resident steps. */
