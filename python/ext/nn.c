@@ -30,26 +30,6 @@ static void network_dealloc(PyObject *object) {
 
 /* ---- arrays ------------------------------------------------------------ */
 
-/* A C-contiguous buffer of ndim dimensions and items of format (one
- * character). 0, or -1 with an exception set (the view released). */
-static int borrow(PyObject *object, Py_buffer *view, const char *name, int ndim,
-                  char format) {
-  if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0)
-    return -1;
-  const char *given = view->format ? view->format : "B";
-  if (*given == '<' || *given == '=' || *given == '@')
-    ++given;
-  if (view->ndim != ndim || given[0] != format || given[1] ||
-      view->itemsize != 4) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s must be a C-contiguous %d-dimensional array of %s", name,
-                 ndim, format == 'f' ? "float32" : "int32");
-    PyBuffer_Release(view);
-    return -1;
-  }
-  return 0;
-}
-
 /* A data set over the buffers: features (rows, columns) and labels (rows
  * entries, or NULL: all class 0), of `classes` classes, named by names
  * (or NULL: integers). Nothing is copied; clkit only reads it. */
@@ -213,11 +193,11 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   if (names_of(name_list, classes, &names) != 0)
     return NULL;
   Py_buffer x, y;
-  if (borrow(xs, &x, "X", 2, 'f') != 0) {
+  if (ck_py_borrow(xs, &x, "X", 2, 'f') != 0) {
     PyMem_Free(names);
     return NULL;
   }
-  if (borrow(ys, &y, "y", 1, 'i') != 0) {
+  if (ck_py_borrow(ys, &y, "y", 1, 'i') != 0) {
     PyMem_Free(names);
     PyBuffer_Release(&x);
     return NULL;
@@ -293,7 +273,7 @@ static PyObject *py_nn_load(PyObject *module, PyObject *args) {
 static PyObject *predict_rows(PyObject *object, PyObject *xs, int proba) {
   network *self = (network *)object;
   Py_buffer x;
-  if (borrow(xs, &x, "X", 2, 'f') != 0)
+  if (ck_py_borrow(xs, &x, "X", 2, 'f') != 0)
     return NULL;
   ck_nn_config config;
   ck_nn_describe(self->nn, &config);
@@ -340,9 +320,9 @@ static PyObject *network_evaluate(PyObject *object, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OO", &xs, &ys))
     return NULL;
   Py_buffer x, y;
-  if (borrow(xs, &x, "X", 2, 'f') != 0)
+  if (ck_py_borrow(xs, &x, "X", 2, 'f') != 0)
     return NULL;
-  if (borrow(ys, &y, "y", 1, 'i') != 0) {
+  if (ck_py_borrow(ys, &y, "y", 1, 'i') != 0) {
     PyBuffer_Release(&x);
     return NULL;
   }
