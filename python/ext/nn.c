@@ -157,17 +157,19 @@ static PyObject *report_dict(const ck_nn_report *report) {
                        report->best_validation_loss);
 }
 
-/* _clkit.nn_train(device, options, seed, X, y, classes, names,
+/* _clkit.nn_train(device, options, seed, X, y, classes, names, class_type,
  * session=None) -> (Network, history, report). options are `clkit run nn`'s
  * (name, value) pairs of the network and its training, layers included; names
- * the classes' (a list of str) or None. */
+ * the classes' (a list of str) or None; class_type what they stand for (an
+ * NN_CLASS_ constant). */
 static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector;
   PyObject *list, *seed, *xs, *ys, *name_list, *session = Py_None;
   Py_ssize_t classes;
-  if (!PyArg_ParseTuple(args, "zOOOOnO|O", &selector, &list, &seed, &xs, &ys,
-                        &classes, &name_list, &session))
+  int class_type;
+  if (!PyArg_ParseTuple(args, "zOOOOnOi|O", &selector, &list, &seed, &xs, &ys,
+                        &classes, &name_list, &class_type, &session))
     return NULL;
   if (classes < 1 || classes > CK_DATASET_MAX_CLASSES)
     return PyErr_Format(PyExc_ValueError, "classes must be 1 to %d, not %zd",
@@ -214,6 +216,8 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
     int held = 0;
     Py_BEGIN_ALLOW_THREADS;
     status = train(device, &config, &data, &plan, &made->nn, &report, &held);
+    if (status == CK_OK)
+      status = ck_nn_set_class_type(made->nn, (ck_nn_class_type)class_type);
     Py_END_ALLOW_THREADS;
     if (seen.error)
       ck_py_raise_kept(&seen.error);
@@ -376,8 +380,8 @@ static PyObject *network_save(PyObject *object, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* Network.describe() -> dict: sizes (input first), activations, loss and
- * the names of the classes. */
+/* Network.describe() -> dict: sizes (input first), activations, loss, the
+ * names of the classes and what they stand for (an NN_CLASS_ constant). */
 static PyObject *network_describe(PyObject *object, PyObject *unused) {
   (void)unused;
   network *self = (network *)object;
@@ -418,8 +422,11 @@ static PyObject *network_describe(PyObject *object, PyObject *unused) {
     Py_XDECREF(names);
     return NULL;
   }
-  return Py_BuildValue("{s:N,s:N,s:N,s:s}", "sizes", sizes, "activations",
-                       activations, "class_names", names, "loss",
+  ck_nn_class_type class_type = CK_NN_CLASS_TEXT;
+  ck_nn_get_class_type(self->nn, &class_type);
+  return Py_BuildValue("{s:N,s:N,s:N,s:i,s:s}", "sizes", sizes, "activations",
+                       activations, "class_names", names, "class_type",
+                       (int)class_type, "loss",
                        config.loss == CK_NN_MSE ? "mse" : "ce");
 }
 
@@ -488,14 +495,21 @@ static PyTypeObject network_type = {
 
 PyMethodDef ck_py_nn_methods[] = {
     {"nn_train", py_nn_train, METH_VARARGS,
-     "nn_train(device, options, seed, X, y, classes, names, session=None) "
-     "-> (Network, history, report)"},
+     "nn_train(device, options, seed, X, y, classes, names, class_type, "
+     "session=None) -> (Network, history, report)"},
     {"nn_load", py_nn_load, METH_VARARGS,
      "nn_load(device, path, session=None) -> Network"},
     {NULL, NULL, 0, NULL}};
 
 int ck_py_nn_ready(PyObject *module) {
-  if (PyType_Ready(&network_type) != 0)
+  if (PyType_Ready(&network_type) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_TEXT", CK_NN_CLASS_TEXT) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_INTEGER",
+                              CK_NN_CLASS_INTEGER) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_REAL", CK_NN_CLASS_REAL) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_BOOLEAN",
+                              CK_NN_CLASS_BOOLEAN) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_BYTES", CK_NN_CLASS_BYTES) != 0)
     return -1;
   return PyModule_AddObjectRef(module, "Network", (PyObject *)&network_type);
 }
