@@ -1373,7 +1373,8 @@ static void check_safetensors(ck_nn *nn, const char *directory) {
       "{\"__metadata__\":{\"format\":\"pt\",\"layers\":\"3,6,4\","
       "\"activations\":\"tanh\",\"loss\":\"ce\",\"output\":\"softmax\","
       "\"normalize\":\"zscore\","
-      "\"classes\":\"[\\\"A\\\",\\\"B\\\",\\\"C\\\",\\\"3\\\"]\"}",
+      "\"classes\":\"[\\\"A\\\",\\\"B\\\",\\\"C\\\",\\\"3\\\"]\","
+      "\"class_type\":\"text\"}",
       "\"normalize.offset\":{\"dtype\":\"F32\",\"shape\":[3],"
       "\"data_offsets\":[0,12]}",
       "\"0.weight\":{\"dtype\":\"F32\",\"shape\":[6,3],"
@@ -1394,6 +1395,52 @@ static void check_safetensors(ck_nn *nn, const char *directory) {
   CHECK_FAILS(ck_nn_load(&ck__nn_state(nn)->device, path, NULL, &loaded),
               CK_ERROR_PARSE, "reads its own models (.ckn) alone");
   ck_nn_destroy(loaded);
+}
+
+/* What a letters net's class names stand for: text from the data, any
+ * type set kept by a file, integers where the classes have no names. A
+ * name no file could hold is refused at save, leaving no file. */
+static void class_types(const ck_device *device, ck_nn *nn,
+                        const char *directory) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/typed.ckn", directory);
+  ck_nn_class_type type = CK_NN_CLASS_BYTES;
+  CHECK_OK(ck_nn_get_class_type(nn, &type));
+  CHECK(type == CK_NN_CLASS_TEXT);
+  CHECK_FAILS(ck_nn_set_class_type(nn, (ck_nn_class_type)5),
+              CK_ERROR_INVALID_ARGUMENT, "unknown type 5");
+  CHECK_OK(ck_nn_set_class_type(nn, CK_NN_CLASS_BYTES));
+  CHECK_OK(ck_nn_save(nn, path));
+  ck_nn *loaded = NULL;
+  CHECK_OK(ck_nn_load(device, path, NULL, &loaded));
+  type = CK_NN_CLASS_TEXT;
+  if (loaded)
+    CHECK_OK(ck_nn_get_class_type(loaded, &type));
+  CHECK(type == CK_NN_CLASS_BYTES);
+  ck_nn_destroy(loaded);
+  CHECK_OK(ck_nn_set_class_type(nn, CK_NN_CLASS_TEXT));
+
+  char **names = nn->class_names, *kept = names[1];
+  nn->class_names = NULL;
+  CHECK_OK(ck_nn_get_class_type(nn, &type));
+  CHECK(type == CK_NN_CLASS_INTEGER);
+  CHECK_FAILS(ck_nn_set_class_type(nn, CK_NN_CLASS_TEXT),
+              CK_ERROR_INVALID_ARGUMENT, "have no names");
+  CHECK_OK(ck_nn_set_class_type(nn, CK_NN_CLASS_INTEGER));
+  nn->class_names = names;
+
+  char control[] = "B\n", empty[] = "", twin[] = "A";
+  char *bad[] = {control, empty, twin};
+  const char *mention[] = {"class name 1 holds a control character",
+                           "class name 1 has length 0",
+                           "two classes are named 'A'"};
+  snprintf(path, sizeof path, "%s/bad.ckn", directory);
+  for (size_t i = 0; i < 3; ++i) {
+    names[1] = bad[i];
+    CHECK_FAILS(ck_nn_save(nn, path), CK_ERROR_INVALID_ARGUMENT, mention[i]);
+    CHECK(access(path, F_OK) != 0);
+  }
+  names[1] = kept;
 }
 
 static void save_load(const ck_device *device) {
@@ -1512,6 +1559,9 @@ static void save_load(const ck_device *device) {
     }
   }
   ck_nn_destroy(loaded);
+  loaded = NULL;
+  if (nn)
+    class_types(device, nn, directory);
   ck_nn_destroy(nn);
   ck_dataset_free(&train);
   ck_dataset_free(&test);
@@ -1651,7 +1701,7 @@ static void malformed(const ck_device *ref) {
       {44, 3, "activation"},    /* activation 3 */
       {48, 0, "length 0"},      /* class name A of length 0 */
       {48, 64, "length 64"},    /* class name A too long */
-      {28, 1, NULL},            /* the reserved word */
+      {28, 5, "class type 5"},  /* an unknown class type */
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
     memcpy(bytes, text, size);

@@ -125,6 +125,15 @@ typedef struct ck_gas_config {
    * the same position, as read or once wrapped into the box and rounded
    * to the working precision, are refused. */
   const char *xyz_path;
+  /* Optional, instead of xyz_path: start from the caller's arrays, 2 N
+   * doubles each (x and y of each particle; N is particles), read during
+   * ck_gas_create only. positions need the box (box_x, box_y); without
+   * velocities (NULL) they are drawn at temperature. The arrays get a
+   * file's checks: finite values, speeds within single precision, none
+   * outside the walls, no two particles at one place as given or once
+   * wrapped and rounded. Messages name the 0-based rows. */
+  const double *positions;
+  const double *velocities;
 } ck_gas_config;
 
 /* Observables of the current step. Energies are per particle. */
@@ -165,12 +174,13 @@ ck_status ck_gas_config_read(const ck_param *params, size_t count,
 /*
  * ck_gas_create - check the configuration, place the particles, draw their
  * velocities and compute the first forces, on device.
- * Takes: device; config (copied; xyz_path is read during the call only);
- * gas (set; release with ck_gas_destroy()).
+ * Takes: device; config (copied; xyz_path, positions and velocities are
+ * read during the call only); gas (set; release with ck_gas_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or naming
  * the bad setting (N <= 0, a density whose lattice does not fit the box,
  * a box side outside [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE], rc larger than
- * half the box, dt <= 0, a box that differs from the XYZ file's, ...);
+ * half the box, dt <= 0, a box that differs from the XYZ file's, ...) or
+ * the rows of positions or velocities that a start refuses;
  * CK_ERROR_IO or CK_ERROR_PARSE for an unreadable XYZ file or coincident
  * particles in it (file and lines); CK_ERROR_BUILD; CK_ERROR_OUT_OF_MEMORY;
  * device errors.
@@ -309,7 +319,7 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
                              ck_gas **gas);
 
 /* ck_gas_describe - the configuration in use (box resolved), copied into
- * config; its xyz_path is NULL.
+ * config; its xyz_path, positions and velocities are NULL.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument. */
 ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config);
 

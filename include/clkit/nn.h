@@ -314,12 +314,16 @@ typedef enum ck_nn_format {
 } ck_nn_format;
 
 /*
- * ck_nn_save - write the model (architecture, normalisation, class names,
- * weights) to path atomically: a temporary file renamed over path; in
- * safetensors for a path ending in ".safetensors", else as a .ckn file.
- * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or a path
- * that names a directory by its spelling ("x/", "."); CK_ERROR_IO naming
- * the file; CK_ERROR_OUT_OF_MEMORY; device errors (reading the weights).
+ * ck_nn_save - write the model (architecture, normalisation, class names
+ * and their type, weights) to path atomically: a temporary file renamed
+ * over path; in safetensors for a path ending in ".safetensors", else as
+ * a .ckn file.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, a path
+ * that names a directory by its spelling ("x/", "."), or a class name the
+ * file cannot hold (empty, longer than CK_DATASET_MAX_NAME bytes, with a
+ * control character, or two alike), naming it; no file is written then;
+ * CK_ERROR_IO naming the file; CK_ERROR_OUT_OF_MEMORY; device errors
+ * (reading the weights).
  */
 ck_status ck_nn_save(ck_nn *nn, const char *path);
 
@@ -356,6 +360,28 @@ ck_status ck_nn_describe(const ck_nn *nn, ck_nn_config *config);
  * how many bytes the name needs). */
 ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
                                size_t capacity);
+
+/* What a network's class names stand for. A model file keeps it, so that
+ * a reader can give back the labels the names came from (Python's MLP
+ * does; docs/nn.md). */
+typedef enum ck_nn_class_type {
+  CK_NN_CLASS_TEXT = 0,    /* the names are the labels */
+  CK_NN_CLASS_INTEGER = 1, /* whole numbers in decimal: "-3" */
+  CK_NN_CLASS_REAL = 2,    /* real numbers, in the shortest decimal that
+                              reads back exactly: "2.0", "1e+20" */
+  CK_NN_CLASS_BOOLEAN = 3, /* "False" and "True" */
+  CK_NN_CLASS_BYTES = 4    /* byte strings, each name their UTF-8 text */
+} ck_nn_class_type;
+
+/* ck_nn_set_class_type / ck_nn_get_class_type - what the class names
+ * stand for: CK_NN_CLASS_TEXT for names from data (ck_nn_set_preprocessing
+ * sets it with them), the file's for a loaded model. A network without
+ * names has the classes 0 .. k - 1, named in decimal: CK_NN_CLASS_INTEGER.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, an
+ * unknown type, or a type other than integer for a network without
+ * names. */
+ck_status ck_nn_set_class_type(ck_nn *nn, ck_nn_class_type type);
+ck_status ck_nn_get_class_type(const ck_nn *nn, ck_nn_class_type *type);
 
 /*
  * ck_nn_get_weights / ck_nn_set_weights - layer l's (0-based weight layer)

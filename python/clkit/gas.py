@@ -8,21 +8,26 @@ stateful simulation: the state stays on the device between runs.
 """
 import numbers
 import os
-import tempfile
 import warnings
 
 import numpy as np
 
 from . import _clkit
 from ._session import resolve
-from ._run import (option_params, options_doc, seed_value, whole_number,
-                   xy_rows)
+from ._run import (ArgumentError, option_params, options_doc, seed_value,
+                   whole_number, xy_rows)
 
 __all__ = ["Simulation"]
 
 _RESERVED = {"rho": "give the density as density=",
              "T": "give the temperature as temperature=",
              "xyz": "use Simulation.from_xyz(path)"}
+# What from_arrays's positions and box give.
+_FROM_ARRAYS = {"particles": "positions give the particles",
+                "lattice": "positions give the particles' places",
+                "rho": "box gives the box, which sets the density",
+                "T": "give the temperature as temperature=",
+                "xyz": "use Simulation.from_xyz(path)"}
 
 
 def _box(value):
@@ -50,38 +55,6 @@ def _particle_array(values, name, particles=None):
     return array
 
 
-def _check_places(positions, sides, walls):
-    """No two particles at one place, and none outside the walls."""
-    caller = "Simulation.from_arrays"
-    _, first, counts = np.unique(positions, axis=0, return_index=True,
-                                 return_counts=True)
-    if (counts > 1).any():
-        row = int(first[np.argmax(counts > 1)])
-        twin = int(np.flatnonzero((positions == positions[row]).all(axis=1))[1])
-        raise ValueError(f"{caller}: positions rows {row} and {twin} are "
-                         f"both {positions[row].tolist()}: coincident "
-                         f"particles have no force between them")
-    if walls and sides is not None:
-        outside = ((positions < 0) | (positions > sides)).any(axis=1)
-        if outside.any():
-            row = int(np.argmax(outside))
-            raise ValueError(f"{caller}: positions row {row} is "
-                             f"{positions[row].tolist()}, outside the walls "
-                             f"of the box {tuple(sides.tolist())}")
-
-
-def _write_xyz(path, positions, velocities):
-    """An extended-XYZ frame of the arrays; %.17g keeps every bit."""
-    columns = [positions] if velocities is None else [positions, velocities]
-    properties = "species:S:1:pos:R:2" + (
-        "" if velocities is None else ":velo:R:2")
-    with open(path, "w", encoding="ascii") as handle:
-        handle.write(f"{len(positions)}\nProperties={properties}\n")
-        for row in np.hstack(columns):
-            handle.write("Ar " + " ".join(f"{value:.17g}" for value in row)
-                         + "\n")
-
-
 class Simulation:
     """A 2D Lennard-Jones system on a device, advanced by run(steps)."""
 
@@ -90,16 +63,17 @@ class Simulation:
         self._start(device, session, seed, options, particles=particles,
                     rho=density, T=temperature)
 
-    def _start(self, device, session, seed, options, **own):
+    def _start(self, device, session, seed, options, caller="Simulation",
+               reserved=_RESERVED, arrays=(), **own):
         if "box" in options:
             options["box"] = _box(options["box"])
-        params = option_params("gas", "Simulation", own) + option_params(
-            "gas", "Simulation", options, reserved=_RESERVED)
-        seed = seed_value("Simulation", seed)
-        handle, selected = resolve("Simulation()", device, session)
+        params = option_params("gas", caller, own) + option_params(
+            "gas", caller, options, reserved=reserved)
+        seed = seed_value(caller, seed)
+        handle, selected = resolve(f"{caller}()", device, session)
         self.device = device
         self.session = session
-        self._gas = _clkit.gas_create(selected, params, seed, handle)
+        self._gas = _clkit.gas_create(selected, params, seed, handle, *arrays)
 
     @classmethod
     def from_xyz(cls, path, *, temperature=None, device=None, session=None,
@@ -118,8 +92,9 @@ class Simulation:
         """A simulation that starts from arrays: positions, (n, 2), in a
         box of box=(L, W) (or one side for a square), and velocities,
         (n, 2), or velocities drawn at temperature. Periodic positions
-        are wrapped into the box. The run equals `clkit run gas --xyz`
-        from an extended-XYZ file of the same numbers, bit for bit."""
+        are wrapped into the box. The arrays go to clkit in memory, and
+        the run equals `clkit run gas --xyz` from an extended-XYZ file of
+        the same numbers, bit for bit."""
         positions = _particle_array(positions, "positions")
         if velocities is not None:
             velocities = _particle_array(velocities, "velocities",
@@ -130,21 +105,27 @@ class Simulation:
         if box is None:
             raise TypeError("Simulation.from_arrays: give the box, box=(L, "
                             "W) or one side for a square")
-        side = _box(box)
-        sides = None
         if not isinstance(box, str):
             sides = np.array([box, box] if isinstance(box, numbers.Real)
                              else [float(x) for x in box], dtype=np.float64)
             if not (np.isfinite(sides) & (sides > 0)).all():
                 raise ValueError(f"Simulation.from_arrays: box is {box!r}; "
                                  f"its sides must be finite and above 0")
-        _check_places(positions, sides, options.get("walls"))
+        arrays = [np.ascontiguousarray(positions)]
+        if velocities is not None:
+            arrays.append(np.ascontiguousarray(velocities))
         simulation = cls.__new__(cls)
-        with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
-            path = os.path.join(folder, "particles.xyz")
-            _write_xyz(path, positions, velocities)
-            simulation._start(device, session, seed, dict(options, box=side),
-                              xyz=path, T=temperature)
+        try:
+            simulation._start(device, session, seed, dict(options, box=box),
+                              caller="Simulation.from_arrays",
+                              reserved=_FROM_ARRAYS, arrays=arrays,
+                              T=temperature)
+        except ArgumentError as error:
+            # The library names the configuration's fields: positions and
+            # velocities are the arrays, rows counted from 0.
+            text = str(error).removeprefix("ck_gas_config.")
+            error.args = (f"Simulation.from_arrays: {text}",)
+            raise
         return simulation
 
     @classmethod

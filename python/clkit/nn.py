@@ -157,32 +157,113 @@ def _classes(y, caller):
                                          dtype=np.int32)
 
 
-def _names(classes):
-    """The classes' names that a model file keeps: None for the classes
-    0 .. k - 1, else their text, where each is a name clkit can keep (1 to
-    63 bytes of UTF-8, no control character, no two alike)."""
-    if classes.dtype.kind in "iu" and \
-            np.array_equal(classes, np.arange(len(classes))):
-        return None
-    names = [str(label) for label in classes.tolist()]
-    for name in names:
-        size = len(name.encode("utf-8", "surrogatepass"))
-        if not 1 <= size <= _clkit.DATASET_MAX_NAME or \
-                any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
-            return None
-    return names if len(set(names)) == len(names) else None
+# The kinds of labels a model file keeps, each with the type its class
+# names take there (clkit/nn.h's ck_nn_class_type), how a label is named,
+# and how a name gives the label back.
+_KINDS = {
+    "text": (_clkit.NN_CLASS_TEXT, str, str),
+    "integer": (_clkit.NN_CLASS_INTEGER, lambda label: str(int(label)), int),
+    "real": (_clkit.NN_CLASS_REAL, lambda label: repr(float(label)), float),
+    "boolean": (_clkit.NN_CLASS_BOOLEAN, lambda label: str(bool(label)),
+                lambda name: {"False": False, "True": True}[name]),
+    "bytes": (_clkit.NN_CLASS_BYTES, lambda label: bytes(label).decode(),
+              str.encode),
+}
+_KIND_OF_TYPE = {kind[0]: name for name, kind in _KINDS.items()}
 
 
-def _labels_of(names):
-    """A loaded model's classes: its names, as ints where every name is
-    one written plainly (as fit names integer labels)."""
-    try:
-        numbers_ = [int(name) for name in names]
-    except ValueError:
-        return np.array(names)
-    if [str(number) for number in numbers_] != list(names):
-        return np.array(names)
-    return np.array(numbers_)
+def _kind(label):
+    """The kind of a label (a key of _KINDS), or None: Python's and
+    NumPy's bools, ints, floats, str and bytes."""
+    if isinstance(label, (bool, np.bool_)):
+        return "boolean"
+    if isinstance(label, (int, np.integer)):
+        return "integer"
+    if isinstance(label, (float, np.floating)):
+        return "real"
+    if isinstance(label, str):
+        return "text"
+    if isinstance(label, bytes):
+        return "bytes"
+    return None
+
+
+def _shown(label):
+    """A label in a message: its repr, cut where it is long."""
+    text = repr(label)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _naming(classes):
+    """The classes' names that a model file keeps and their type: None
+    (no names) for the integers 0 .. k - 1; else a name a label, from
+    which the label comes back exactly. A ValueError names a label that
+    no name keeps."""
+    labels = classes.tolist()
+    kinds = [_kind(label) for label in labels]
+    for label, kind in zip(labels, kinds):
+        if kind is None:
+            raise ValueError(f"the label {_shown(label)} is a "
+                             f"{type(label).__name__}; a model file keeps "
+                             f"labels that are str, bytes, int, float or "
+                             f"bool")
+        if kind != kinds[0]:
+            raise ValueError(f"the labels {_shown(labels[0])} and "
+                             f"{_shown(label)} are of two kinds "
+                             f"({type(labels[0]).__name__} and "
+                             f"{type(label).__name__}); a model file keeps "
+                             f"labels of one")
+    type_, name_of, label_of = _KINDS[kinds[0]]
+    if kinds[0] == "integer" and labels == list(range(len(labels))):
+        return None, type_
+    names = []
+    for label in labels:
+        try:
+            name = name_of(label)
+            size = len(name.encode("utf-8"))
+        except (UnicodeError, ValueError):
+            raise ValueError(f"the label {_shown(label)} is not UTF-8 text, "
+                             f"which a model file names classes in") from None
+        if not 1 <= size <= _clkit.DATASET_MAX_NAME:
+            raise ValueError(f"the label {_shown(label)} takes {size} bytes "
+                             f"of UTF-8; a model file names a class in 1 to "
+                             f"{_clkit.DATASET_MAX_NAME}")
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+            raise ValueError(f"the label {_shown(label)} holds a control "
+                             f"character, which a model file's class names "
+                             f"(one a line from `clkit run nn --predict`) "
+                             f"cannot")
+        if label_of(name) != label:
+            raise ValueError(f"the label {_shown(label)} does not read back "
+                             f"from its name {name!r}")
+        names.append(name)
+    return names, type_
+
+
+def _labels_of(names, class_type, source):
+    """A loaded model's classes: its names as the labels they stand for
+    (the classes 0 .. k - 1 have their numbers as names, integers)."""
+    kind = _KIND_OF_TYPE.get(class_type)
+    if kind is None:
+        raise ValueError(f"{source}: unknown class type {class_type}")
+    label_of = _KINDS[kind][2]
+    labels = []
+    for k, name in enumerate(names):
+        try:
+            labels.append(label_of(name))
+        except (KeyError, ValueError):
+            raise ValueError(f"{source}: class {k}'s name {name!r} does not "
+                             f"stand for a label of its type, {kind}") \
+                from None
+    if kind != "integer":
+        return np.array(labels)
+    # NumPy would take ints past int64 as floats, losing their digits.
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(labels, dtype=dtype)
+        except OverflowError:
+            pass
+    return np.array(labels, dtype=object)
 
 
 def _hidden(layers):
@@ -296,10 +377,15 @@ class MLP:
             raise ValueError("MLP.fit: X has no rows")
         classes, numbers_ = _classes(y, "MLP.fit")
         handle, selected = resolve("MLP.fit()", self.device, self.session)
+        try:
+            names, class_type = _naming(classes)
+        except ValueError:
+            # Such labels are kept here and by pickles; save refuses them.
+            names, class_type = None, _clkit.NN_CLASS_INTEGER
         network, history, report = _clkit.nn_train(
             selected, self._params(X.shape[1], len(classes)),
             seed_value("MLP", self.seed), X, numbers_, len(classes),
-            _names(classes), handle)
+            names, class_type, handle)
         self._adopt(network, classes)
         self.history_ = history
         self.loss_curve_ = [row["loss"] for row in history]
@@ -308,15 +394,13 @@ class MLP:
         self.stopped_by_ = report["stopped_by"]
         return self
 
-    def _adopt(self, network, classes=None):
+    def _adopt(self, network, classes=None, source=None):
         info = network.describe()
         self.network_ = network
         self.n_features_in_ = info["sizes"][0]
         names = info["class_names"]
         if classes is None:
-            numbered = names == [str(k) for k in range(len(names))]
-            classes = np.arange(len(names)) if numbered else \
-                _labels_of(names)
+            classes = _labels_of(names, info["class_type"], source)
         self.classes_ = classes
         self.class_names_ = names
 
@@ -397,11 +481,20 @@ class MLP:
     def save(self, path, format=None):
         """Writes the model: clkit's .ckn file, which `clkit run nn --load`
         and MLP.load read, or with format="safetensors" (or a path ending
-        .safetensors) a safetensors file for PyTorch, JAX and others."""
+        .safetensors) a safetensors file for PyTorch, JAX and others.
+        Either names the classes so that MLP.load gives back classes_
+        exactly; a ValueError names a label no file can name (a pickle
+        keeps any)."""
         if format not in (None, "ckn", "safetensors"):
             raise ValueError(f"MLP.save: format must be None, 'ckn' or "
                              f"'safetensors', not {format!r}")
-        self._network("MLP.save").save(os.fspath(path), format)
+        network = self._network("MLP.save")
+        try:
+            _naming(self.classes_)
+        except ValueError as error:
+            raise ValueError(f"MLP.save: {error}; map the labels to ones a "
+                             f"file keeps, or pickle the model") from None
+        network.save(os.fspath(path), format)
 
     @classmethod
     def load(cls, path, *, device=None, session=None):
@@ -416,7 +509,7 @@ class MLP:
             options["act"] = acts[0] if len(set(acts)) == 1 else ",".join(acts)
         model = cls(layers=tuple(info["sizes"][1:-1]), device=device,
                     session=session, loss=info["loss"], **options)
-        model._adopt(network)
+        model._adopt(network, source=f"MLP.load: {os.fspath(path)}")
         return model
 
     def __getstate__(self):

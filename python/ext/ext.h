@@ -70,6 +70,12 @@ const ck_workload *ck_py_workload(const char *name);
  * with PyMem_Free. */
 int ck_py_params(PyObject *list, ck_param **params, size_t *count);
 
+/* A C-contiguous buffer of ndim dimensions and items of format: 'f'
+ * (float32), 'i' (int32) or 'd' (float64), named in messages. 0, or -1
+ * with TypeError set (the view released). */
+int ck_py_borrow(PyObject *object, Py_buffer *view, const char *name, int ndim,
+                 char format);
+
 /* run.c: keeps the exception being raised in *kept (the first of a run;
  * later ones are dropped: the run stops at the first), and raises the
  * kept one again, stealing it. */

@@ -46,13 +46,37 @@ static PyObject *wrap(ck_gas *made) {
   return (PyObject *)self;
 }
 
-/* _clkit.gas_create(device, options, seed, session=None) -> Gas. options are
- * `clkit run gas`'s (name, value) pairs of the system and its dynamics. */
+/* An (n, 2) float64 array of particles (n >= 1), or None: NULL. 0, or
+ * -1 with an exception set. The caller releases a view it got. */
+static int particle_rows(PyObject *object, Py_buffer *view, const char *name,
+                         const double **rows, size_t *count) {
+  *rows = NULL;
+  if (object == Py_None)
+    return 0;
+  if (ck_py_borrow(object, view, name, 2, 'd') != 0)
+    return -1;
+  if (view->shape[1] != 2 || view->shape[0] < 1) {
+    PyErr_Format(PyExc_ValueError, "%s must have shape (n, 2), n >= 1", name);
+    PyBuffer_Release(view);
+    return -1;
+  }
+  *rows = view->buf;
+  *count = (size_t)view->shape[0];
+  return 0;
+}
+
+/* _clkit.gas_create(device, options, seed, session=None, positions=None,
+ * velocities=None) -> Gas. options are `clkit run gas`'s (name, value)
+ * pairs of the system and its dynamics; positions and velocities, (n, 2)
+ * C-contiguous float64 arrays, start the particles there (n of them),
+ * read during the call only. */
 static PyObject *py_gas_create(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector;
   PyObject *list, *seed, *session = Py_None;
-  if (!PyArg_ParseTuple(args, "zOO|O", &selector, &list, &seed, &session))
+  PyObject *given_positions = Py_None, *given_velocities = Py_None;
+  if (!PyArg_ParseTuple(args, "zOO|OOO", &selector, &list, &seed, &session,
+                        &given_positions, &given_velocities))
     return NULL;
   ck_param *params;
   size_t count;
@@ -72,11 +96,38 @@ static PyObject *py_gas_create(PyObject *module, PyObject *args) {
     PyMem_Free(params);
     return ck_py_raise(status, 1);
   }
+  Py_buffer positions, velocities;
+  size_t particles = 0, moving = 0;
+  if (particle_rows(given_positions, &positions, "positions", &config.positions,
+                    &particles) != 0) {
+    PyMem_Free(params);
+    return NULL;
+  }
+  if (particle_rows(given_velocities, &velocities, "velocities",
+                    &config.velocities, &moving) != 0 ||
+      (config.velocities && moving != particles)) {
+    if (config.velocities) {
+      PyErr_Format(PyExc_ValueError,
+                   "velocities has %zu rows, but positions has %zu", moving,
+                   particles);
+      PyBuffer_Release(&velocities);
+    }
+    if (config.positions)
+      PyBuffer_Release(&positions);
+    PyMem_Free(params);
+    return NULL;
+  }
+  if (config.positions)
+    config.particles = particles;
   /* config.xyz_path points into params (and the list's strings). */
   Py_BEGIN_ALLOW_THREADS;
   status = ck_gas_create(&device, &config, &made);
   Py_END_ALLOW_THREADS;
   PyMem_Free(params);
+  if (config.velocities)
+    PyBuffer_Release(&velocities);
+  if (config.positions)
+    PyBuffer_Release(&positions);
   if (status != CK_OK)
     return ck_py_raise(status, 0);
   return wrap(made);
@@ -294,7 +345,8 @@ static PyTypeObject gas_type = {
 
 PyMethodDef ck_py_gas_methods[] = {
     {"gas_create", py_gas_create, METH_VARARGS,
-     "gas_create(device, options, seed, session=None) -> Gas"},
+     "gas_create(device, options, seed, session=None, positions=None, "
+     "velocities=None) -> Gas"},
     {"gas_load", py_gas_load, METH_VARARGS,
      "gas_load(device, path, session=None) -> Gas"},
     {NULL, NULL, 0, NULL}};

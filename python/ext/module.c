@@ -38,6 +38,28 @@ PyObject *ck_py_raise_message(ck_status status, int argument,
   return NULL;
 }
 
+int ck_py_borrow(PyObject *object, Py_buffer *view, const char *name, int ndim,
+                 char format) {
+  if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0)
+    return -1;
+  const char *given = view->format ? view->format : "B";
+  if (*given == '<' || *given == '=' || *given == '@')
+    ++given;
+  Py_ssize_t size = format == 'd' ? 8 : 4;
+  if (view->ndim != ndim || given[0] != format || given[1] ||
+      view->itemsize != size) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s must be a C-contiguous %d-dimensional array of %s", name,
+                 ndim,
+                 format == 'f'   ? "float32"
+                 : format == 'd' ? "float64"
+                                 : "int32");
+    PyBuffer_Release(view);
+    return -1;
+  }
+  return 0;
+}
+
 const ck_device_set *ck_py_devices(void) {
   if (!device_set_made) {
     ck_status status = ck_device_enumerate(&device_set);

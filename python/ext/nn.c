@@ -30,26 +30,6 @@ static void network_dealloc(PyObject *object) {
 
 /* ---- arrays ------------------------------------------------------------ */
 
-/* A C-contiguous buffer of ndim dimensions and items of format (one
- * character). 0, or -1 with an exception set (the view released). */
-static int borrow(PyObject *object, Py_buffer *view, const char *name, int ndim,
-                  char format) {
-  if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0)
-    return -1;
-  const char *given = view->format ? view->format : "B";
-  if (*given == '<' || *given == '=' || *given == '@')
-    ++given;
-  if (view->ndim != ndim || given[0] != format || given[1] ||
-      view->itemsize != 4) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s must be a C-contiguous %d-dimensional array of %s", name,
-                 ndim, format == 'f' ? "float32" : "int32");
-    PyBuffer_Release(view);
-    return -1;
-  }
-  return 0;
-}
-
 /* A data set over the buffers: features (rows, columns) and labels (rows
  * entries, or NULL: all class 0), of `classes` classes, named by names
  * (or NULL: integers). Nothing is copied; clkit only reads it. */
@@ -177,17 +157,19 @@ static PyObject *report_dict(const ck_nn_report *report) {
                        report->best_validation_loss);
 }
 
-/* _clkit.nn_train(device, options, seed, X, y, classes, names,
+/* _clkit.nn_train(device, options, seed, X, y, classes, names, class_type,
  * session=None) -> (Network, history, report). options are `clkit run nn`'s
  * (name, value) pairs of the network and its training, layers included; names
- * the classes' (a list of str) or None. */
+ * the classes' (a list of str) or None; class_type what they stand for (an
+ * NN_CLASS_ constant). */
 static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   (void)module;
   const char *selector;
   PyObject *list, *seed, *xs, *ys, *name_list, *session = Py_None;
   Py_ssize_t classes;
-  if (!PyArg_ParseTuple(args, "zOOOOnO|O", &selector, &list, &seed, &xs, &ys,
-                        &classes, &name_list, &session))
+  int class_type;
+  if (!PyArg_ParseTuple(args, "zOOOOnOi|O", &selector, &list, &seed, &xs, &ys,
+                        &classes, &name_list, &class_type, &session))
     return NULL;
   if (classes < 1 || classes > CK_DATASET_MAX_CLASSES)
     return PyErr_Format(PyExc_ValueError, "classes must be 1 to %d, not %zd",
@@ -213,11 +195,11 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
   if (names_of(name_list, classes, &names) != 0)
     return NULL;
   Py_buffer x, y;
-  if (borrow(xs, &x, "X", 2, 'f') != 0) {
+  if (ck_py_borrow(xs, &x, "X", 2, 'f') != 0) {
     PyMem_Free(names);
     return NULL;
   }
-  if (borrow(ys, &y, "y", 1, 'i') != 0) {
+  if (ck_py_borrow(ys, &y, "y", 1, 'i') != 0) {
     PyMem_Free(names);
     PyBuffer_Release(&x);
     return NULL;
@@ -234,6 +216,8 @@ static PyObject *py_nn_train(PyObject *module, PyObject *args) {
     int held = 0;
     Py_BEGIN_ALLOW_THREADS;
     status = train(device, &config, &data, &plan, &made->nn, &report, &held);
+    if (status == CK_OK)
+      status = ck_nn_set_class_type(made->nn, (ck_nn_class_type)class_type);
     Py_END_ALLOW_THREADS;
     if (seen.error)
       ck_py_raise_kept(&seen.error);
@@ -293,7 +277,7 @@ static PyObject *py_nn_load(PyObject *module, PyObject *args) {
 static PyObject *predict_rows(PyObject *object, PyObject *xs, int proba) {
   network *self = (network *)object;
   Py_buffer x;
-  if (borrow(xs, &x, "X", 2, 'f') != 0)
+  if (ck_py_borrow(xs, &x, "X", 2, 'f') != 0)
     return NULL;
   ck_nn_config config;
   ck_nn_describe(self->nn, &config);
@@ -340,9 +324,9 @@ static PyObject *network_evaluate(PyObject *object, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OO", &xs, &ys))
     return NULL;
   Py_buffer x, y;
-  if (borrow(xs, &x, "X", 2, 'f') != 0)
+  if (ck_py_borrow(xs, &x, "X", 2, 'f') != 0)
     return NULL;
-  if (borrow(ys, &y, "y", 1, 'i') != 0) {
+  if (ck_py_borrow(ys, &y, "y", 1, 'i') != 0) {
     PyBuffer_Release(&x);
     return NULL;
   }
@@ -396,8 +380,8 @@ static PyObject *network_save(PyObject *object, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* Network.describe() -> dict: sizes (input first), activations, loss and
- * the names of the classes. */
+/* Network.describe() -> dict: sizes (input first), activations, loss, the
+ * names of the classes and what they stand for (an NN_CLASS_ constant). */
 static PyObject *network_describe(PyObject *object, PyObject *unused) {
   (void)unused;
   network *self = (network *)object;
@@ -438,8 +422,11 @@ static PyObject *network_describe(PyObject *object, PyObject *unused) {
     Py_XDECREF(names);
     return NULL;
   }
-  return Py_BuildValue("{s:N,s:N,s:N,s:s}", "sizes", sizes, "activations",
-                       activations, "class_names", names, "loss",
+  ck_nn_class_type class_type = CK_NN_CLASS_TEXT;
+  ck_nn_get_class_type(self->nn, &class_type);
+  return Py_BuildValue("{s:N,s:N,s:N,s:i,s:s}", "sizes", sizes, "activations",
+                       activations, "class_names", names, "class_type",
+                       (int)class_type, "loss",
                        config.loss == CK_NN_MSE ? "mse" : "ce");
 }
 
@@ -508,14 +495,21 @@ static PyTypeObject network_type = {
 
 PyMethodDef ck_py_nn_methods[] = {
     {"nn_train", py_nn_train, METH_VARARGS,
-     "nn_train(device, options, seed, X, y, classes, names, session=None) "
-     "-> (Network, history, report)"},
+     "nn_train(device, options, seed, X, y, classes, names, class_type, "
+     "session=None) -> (Network, history, report)"},
     {"nn_load", py_nn_load, METH_VARARGS,
      "nn_load(device, path, session=None) -> Network"},
     {NULL, NULL, 0, NULL}};
 
 int ck_py_nn_ready(PyObject *module) {
-  if (PyType_Ready(&network_type) != 0)
+  if (PyType_Ready(&network_type) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_TEXT", CK_NN_CLASS_TEXT) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_INTEGER",
+                              CK_NN_CLASS_INTEGER) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_REAL", CK_NN_CLASS_REAL) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_BOOLEAN",
+                              CK_NN_CLASS_BOOLEAN) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_BYTES", CK_NN_CLASS_BYTES) != 0)
     return -1;
   return PyModule_AddObjectRef(module, "Network", (PyObject *)&network_type);
 }

@@ -149,24 +149,57 @@ fail:
   return status;
 }
 
-/* The starting positions and velocities from an XYZ file's frame: the
- * positions wrapped into a periodic box (or refused outside the walls),
- * the velocities the file's or drawn at the temperature. */
-static ck_status start_from_frame(const ck_gas_config *c,
-                                  const ck__gas_frame *frame,
-                                  int double_precision, double *positions,
-                                  double *velocities) {
+/* The caller's arrays as a start (c->positions): alone, in a box given
+ * for them, and of finite values, which a file's reader checks as it
+ * reads its lines. */
+static ck_status check_start_arrays(const ck_gas_config *c) {
+  if (c->xyz_path)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_gas_config.positions: xyz_path gives the particles "
+                    "too; give one");
+  if (c->box_x == 0 && c->box_y == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_gas_config.positions: give the box (box_x, box_y) "
+                    "the particles are in");
+  const double *arrays[] = {c->positions, c->velocities};
+  static const char *const names[] = {"positions", "velocities"};
+  for (int a = 0; a < 2 && arrays[a]; ++a)
+    for (size_t k = 0; k < c->particles; ++k)
+      if (!isfinite(arrays[a][2 * k]) || !isfinite(arrays[a][2 * k + 1]))
+        return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                        "ck_gas_config.%s: row %zu is (%g, %g); each value "
+                        "must be finite",
+                        names[a], k, arrays[a][2 * k], arrays[a][2 * k + 1]);
+  return CK_OK;
+}
+
+/* The starting positions and velocities from those given, an XYZ file's
+ * frame or the caller's arrays (velocities NULL: drawn at the
+ * temperature): the positions wrapped into a periodic box (or refused
+ * outside the walls). A file's reader has refused two particles at one
+ * place as read; arrays are searched once, after wrapping. Messages name
+ * the file's lines, or the arrays' rows (0-based). */
+static ck_status start_from(const ck_gas_config *c, const double *given,
+                            const double *given_velocities,
+                            int double_precision, double *positions,
+                            double *velocities) {
   ck_status status = CK_OK;
+  const char *file = c->xyz_path;
   size_t n = c->particles;
   for (size_t k = 0; k < n; ++k) {
-    double x = frame->positions[2 * k], y = frame->positions[2 * k + 1];
+    double x = given[2 * k], y = given[2 * k + 1];
     int outside = x < 0 || y < 0 || x > c->box_x || y > c->box_y;
+    if (outside && c->walls && file)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "%s: particle %zu at (%g, %g) is outside the walls", file, k + 1,
+              x, y);
     if (outside && c->walls)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "%s: particle %zu at (%g, %g) is outside the walls", c->xyz_path,
-              k + 1, x, y);
+              "ck_gas_config.positions: row %zu is (%g, %g), outside the "
+              "walls of the %g x %g box",
+              k, x, y, c->box_x, c->box_y);
     if (!c->walls) {
-      /* fmod is exact, however many boxes away the file put x. */
+      /* fmod is exact, however many boxes away the start put x. */
       x = fmod(x, c->box_x);
       y = fmod(y, c->box_y);
       x = x < 0 ? x + c->box_x : x;
@@ -177,30 +210,53 @@ static ck_status start_from_frame(const ck_gas_config *c,
     positions[2 * k] = x;
     positions[2 * k + 1] = y;
   }
-  /* The reader refused particles at one place; wrapping (0 and the
-   * side) or rounding to float may still bring two together. */
+  /* Wrapping (0 and the side) or rounding to float may bring two
+   * particles together. */
   size_t first, second;
   CK_TRY(ck__gas_find_coincident(n, positions, !double_precision, &first,
                                  &second));
-  if (second < n)
+  const char *rounded =
+      double_precision ? "" : " and rounded to single precision";
+  if (second < n && file)
     CK_FAIL(CK_ERROR_PARSE,
             "%s:%zu: particle %zu lands at (%.9g, %.9g), where particle %zu "
             "(line %zu) is, once wrapped into the box%s: coincident "
             "particles have no force between them",
-            c->xyz_path, second + 3, second + 1, positions[2 * second],
-            positions[2 * second + 1], first + 1, first + 3,
-            double_precision ? "" : " and rounded to single precision");
-  if (frame->velocities) {
+            file, second + 3, second + 1, positions[2 * second],
+            positions[2 * second + 1], first + 1, first + 3, rounded);
+  if (second < n && given[2 * first] == given[2 * second] &&
+      given[2 * first + 1] == given[2 * second + 1])
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_gas_config.positions: rows %zu and %zu are both (%.9g, "
+            "%.9g): coincident particles have no force between them",
+            first, second, given[2 * first], given[2 * first + 1]);
+  if (second < n)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_gas_config.positions: rows %zu and %zu, (%.9g, %.9g) and "
+            "(%.9g, %.9g), land at (%.9g, %.9g) once wrapped into the box%s: "
+            "coincident particles have no force between them",
+            first, second, given[2 * first], given[2 * first + 1],
+            given[2 * second], given[2 * second + 1], positions[2 * second],
+            positions[2 * second + 1], rounded);
+  if (given_velocities) {
     /* A speed past float's range would start the run from infinity, and
      * it would fail at step 0 blaming the time step. */
-    for (size_t i = 0; !double_precision && i < 2 * n; ++i)
-      if (fabs(frame->velocities[i]) > FLT_MAX)
+    for (size_t i = 0; !double_precision && i < 2 * n; ++i) {
+      if (!(fabs(given_velocities[i]) > FLT_MAX))
+        continue;
+      const char *axis = i % 2 ? "vy" : "vx";
+      if (file)
         CK_FAIL(CK_ERROR_PARSE,
                 "%s:%zu: particle %zu: %s %g is beyond single precision "
                 "(%g), which the run keeps velocities in",
-                c->xyz_path, i / 2 + 3, i / 2 + 1, i % 2 ? "vy" : "vx",
-                frame->velocities[i], (double)FLT_MAX);
-    memcpy(velocities, frame->velocities, 2 * n * sizeof *velocities);
+                file, i / 2 + 3, i / 2 + 1, axis, given_velocities[i],
+                (double)FLT_MAX);
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "ck_gas_config.velocities: row %zu: %s %g is beyond single "
+              "precision (%g), which the run keeps velocities in",
+              i / 2, axis, given_velocities[i], (double)FLT_MAX);
+    }
+    memcpy(velocities, given_velocities, 2 * n * sizeof *velocities);
   } else
     draw_velocities(c, velocities);
 fail:
@@ -208,16 +264,21 @@ fail:
 }
 
 /* The configuration c (the caller's copy) checked and resolved: the XYZ
- * file's particles and box read into frame (the caller's), the box from
- * the density. *box_option names the field that set the box. With
- * temperature_given set, a file with velocities refuses the temperature,
- * which it would leave unused. */
+ * file's particles and box read into frame (the caller's), or the
+ * caller's arrays checked; the box from the density. *box_option names
+ * the field that set the box. With temperature_given set, a file with
+ * velocities refuses the temperature, which it would leave unused. */
 static ck_status resolve_start(ck_gas_config *c, int temperature_given,
                                ck__gas_frame *frame, const char **box_option) {
   ck_status status = CK_OK;
-  if (c->xyz_path)
+  if (c->velocities && !c->positions)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_gas_config.velocities: given without positions");
+  if (c->xyz_path && !c->positions)
     CK_TRY(read_start_file(c, temperature_given, frame));
   CK_TRY(ck__gas_check_config(c));
+  if (c->positions)
+    CK_TRY(check_start_arrays(c));
   *box_option = c->box_x != 0 || c->box_y != 0 ? "box_x" : "density";
   CK_TRY(ck__gas_resolve_box(c));
   CK_TRY(ck__gas_check_cutoff_fits(c));
@@ -226,10 +287,10 @@ fail:
 }
 
 /* The starting positions and velocities (2 N each, allocated here; the
- * caller frees them): the XYZ file's frame, or the lattice and velocities
- * drawn at the temperature. */
-static ck_status start_particles(const ck_gas_config *c,
-                                 const ck__gas_frame *frame,
+ * caller frees them): the XYZ file's frame, the caller's arrays, or the
+ * lattice and velocities drawn at the temperature. The caller's arrays
+ * are read here alone: c no longer points at them after. */
+static ck_status start_particles(ck_gas_config *c, const ck__gas_frame *frame,
                                  const char *box_option, int double_precision,
                                  double **positions, double **velocities) {
   ck_status status = CK_OK;
@@ -238,14 +299,18 @@ static ck_status start_particles(const ck_gas_config *c,
   *velocities = malloc(2 * n * sizeof **velocities);
   if (!*positions || !*velocities)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %zu particles", n);
-  if (frame->positions) {
-    CK_TRY(
-        start_from_frame(c, frame, double_precision, *positions, *velocities));
-  } else {
+  if (frame->positions)
+    CK_TRY(start_from(c, frame->positions, frame->velocities, double_precision,
+                      *positions, *velocities));
+  else if (c->positions)
+    CK_TRY(start_from(c, c->positions, c->velocities, double_precision,
+                      *positions, *velocities));
+  else {
     CK_TRY(place_lattice(c, box_option, *positions));
     draw_velocities(c, *velocities);
   }
 fail:
+  c->positions = c->velocities = NULL;
   return status;
 }
 

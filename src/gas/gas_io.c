@@ -581,19 +581,27 @@ static ck_status grow_frame(const ck__text_lines *reader, ck__gas_frame *frame,
 
 /* ---- coincident particles ----------------------------------------------- */
 
-typedef struct placed {
-  double x, y;
-  size_t index;
-} placed;
+/* Particle i's place as the search compares it: in float where single
+ * is set, and -0 as 0. */
+static void place_of(const double *positions, size_t i, int single, double *x,
+                     double *y) {
+  double px = positions[2 * i], py = positions[2 * i + 1];
+  if (single) {
+    /* Through volatile floats: GCC 12's SLP vectoriser at -O2 drops a
+     * plain (double)(float)x round trip in such a loop. */
+    volatile float rounded_x = (float)px, rounded_y = (float)py;
+    px = rounded_x;
+    py = rounded_y;
+  }
+  *x = px + 0.0;
+  *y = py + 0.0;
+}
 
-/* By x, then y, then index; -0 and 0 compare equal. */
-static int compare_placed(const void *left, const void *right) {
-  const placed *a = left, *b = right;
-  if (a->x != b->x)
-    return a->x < b->x ? -1 : 1;
-  if (a->y != b->y)
-    return a->y < b->y ? -1 : 1;
-  return a->index < b->index ? -1 : a->index > b->index;
+static uint64_t place_hash(double x, double y) {
+  uint64_t bits_x, bits_y;
+  memcpy(&bits_x, &x, sizeof bits_x);
+  memcpy(&bits_y, &y, sizeof bits_y);
+  return ck__mix64(bits_x ^ ck__mix64(bits_y));
 }
 
 ck_status ck__gas_find_coincident(size_t particles, const double *positions,
@@ -601,32 +609,42 @@ ck_status ck__gas_find_coincident(size_t particles, const double *positions,
   *first = *second = particles;
   if (particles < 2)
     return CK_OK;
-  placed *order = malloc(particles * sizeof *order);
-  if (!order)
+  /* An open-addressed table at most half full, of the first particle
+   * (index + 1; 0 empty) at each place: particles are entered in index
+   * order, so the first to meet an entry is the second least there. */
+  size_t capacity = 4;
+  while (capacity < 2 * particles)
+    capacity *= 2;
+  size_t *table = calloc(capacity, sizeof *table);
+  if (!table)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of memory comparing the positions of %zu particles",
                     particles);
+  double best_x = 0, best_y = 0;
   for (size_t i = 0; i < particles; ++i) {
-    double x = positions[2 * i], y = positions[2 * i + 1];
-    if (single) {
-      /* Through volatile floats: GCC 12's SLP vectoriser at -O2 drops a
-       * plain (double)(float)x round trip in this loop. */
-      volatile float rounded_x = (float)x, rounded_y = (float)y;
-      x = rounded_x;
-      y = rounded_y;
-    }
-    order[i].x = x;
-    order[i].y = y;
-    order[i].index = i;
-  }
-  qsort(order, particles, sizeof *order, compare_placed);
-  for (size_t i = 1; i < particles; ++i)
-    if (order[i].x == order[i - 1].x && order[i].y == order[i - 1].y) {
-      *first = order[i - 1].index;
-      *second = order[i].index;
+    double x, y;
+    place_of(positions, i, single, &x, &y);
+    size_t slot = (size_t)place_hash(x, y) & (capacity - 1);
+    for (;; slot = (slot + 1) & (capacity - 1)) {
+      if (!table[slot]) {
+        table[slot] = i + 1;
+        break;
+      }
+      double seen_x, seen_y;
+      place_of(positions, table[slot] - 1, single, &seen_x, &seen_y);
+      if (seen_x != x || seen_y != y)
+        continue;
+      /* The pair at the least place (x, then y) is the one reported. */
+      if (*second == particles || x < best_x || (x == best_x && y < best_y)) {
+        *first = table[slot] - 1;
+        *second = i;
+        best_x = x;
+        best_y = y;
+      }
       break;
     }
-  free(order);
+  }
+  free(table);
   return CK_OK;
 }
 

@@ -49,7 +49,7 @@ typedef struct ck__gas_frame {
  * momenta must be 0. Lines after the first frame are not read. The
  * Lattice's sides must lie in [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE]
  * (clkit/gas.h), and no two particles may share x and y (their force is
- * undefined): found by sorting, so O(N log N).
+ * undefined): found through a hash table, in O(N) expected time.
  * Takes: path; frame (filled; release with ck__gas_frame_free()).
  * Returns: CK_OK; CK_ERROR_IO for an unreadable file; CK_ERROR_PARSE
  * naming the file and line (a missing, bad or zero count, a missing line,
@@ -65,9 +65,10 @@ ck_status ck__gas_xyz_read(const char *path, ck__gas_frame *frame);
 
 /*
  * ck__gas_find_coincident - finds two of N particles at the same position
- * (equal x and equal y; -0 equals 0) by sorting them by (x, y): O(N log N)
- * time and 24 bytes a particle. With single set, the coordinates are
- * compared as floats, as a single-precision run holds them.
+ * (equal x and equal y; -0 equals 0) through a hash table of the places:
+ * O(N) expected time and 16 to 32 bytes a particle. With single set, the
+ * coordinates are compared as floats, as a single-precision run holds
+ * them.
  * Takes: particles; positions (2 N: x, y pairs); single; first, second
  * (set: the 0-based indices of the pair with the least position, the two
  * least indices there, first < second; both N when there is none).

@@ -12,7 +12,8 @@
  *       16     4  loss: 0 softmax + cross-entropy, 1 sigmoid + MSE
  *       20     4  normalisation: 0 none, 1 z-score, 2 min-max
  *       24     4  C, the number of named classes (0: integer classes)
- *       28     4  reserved, 0
+ *       28     4  what the names stand for (ck_nn_class_type; 0 when C
+ *                 is 0)
  *       32   4 S  widths, input first
  *            4 (S - 2)  hidden activations: 0 sigmoid, 1 tanh, 2 relu
  *                 C names, each a uint32 length (1 .. 63) and its bytes
@@ -35,20 +36,53 @@ static int compare_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Two classes of one name could not be told apart in predictions. */
-static ck_status check_names_distinct(const char *path, char **names,
-                                      uint32_t count) {
+/* Two classes of one name could not be told apart in predictions: a
+ * failure of code. */
+static ck_status check_names_distinct(ck_status code, const char *path,
+                                      char **names, size_t count) {
   char **sorted = malloc((count ? count : 1) * sizeof *sorted);
   if (!sorted)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
   memcpy(sorted, names, count * sizeof *sorted);
   qsort(sorted, count, sizeof *sorted, compare_names);
   ck_status status = CK_OK;
-  for (uint32_t k = 1; k < count && status == CK_OK; ++k)
+  for (size_t k = 1; k < count && status == CK_OK; ++k)
     if (strcmp(sorted[k - 1], sorted[k]) == 0)
-      status = ck__fail(CK_ERROR_PARSE, "%s: two classes are named '%s'", path,
+      status = ck__fail(code, "%s: two classes are named '%s'", path,
                         ck__text_quote(sorted[k]).text);
   free(sorted);
+  return status;
+}
+
+/* A class name a model file holds: 1 to CK_DATASET_MAX_NAME bytes (a NUL
+ * inside would shorten it), without a control character, which would
+ * split the lines of --predict's output. NULL name: the length alone.
+ * code and the file's path make the failure. */
+static ck_status check_class_name(ck_status code, const char *path, size_t k,
+                                  const char *name, size_t length) {
+  if (length < 1 || length > CK_DATASET_MAX_NAME)
+    return ck__fail(code,
+                    "%s: class name %zu has length %zu (1 to %d bytes "
+                    "allowed)",
+                    path, k, length, CK_DATASET_MAX_NAME);
+  if (name && (strlen(name) != length || ck__text_control_byte(name) >= 0))
+    return ck__fail(code, "%s: class name %zu holds a control character", path,
+                    k);
+  return CK_OK;
+}
+
+/* The network's class names, each one a file can hold and no two
+ * alike: a save refuses what a load would. */
+static ck_status check_names_writable(const ck_nn *nn, const char *path) {
+  ck_status status = CK_OK;
+  if (!nn->class_names)
+    return CK_OK;
+  for (size_t k = 0; k < nn->class_count && !status; ++k)
+    status = check_class_name(CK_ERROR_INVALID_ARGUMENT, path, k,
+                              nn->class_names[k], strlen(nn->class_names[k]));
+  if (!status)
+    status = check_names_distinct(CK_ERROR_INVALID_ARGUMENT, path,
+                                  nn->class_names, nn->class_count);
   return status;
 }
 
@@ -167,6 +201,11 @@ static ck_status put_model_metadata(ck__byte_writer *w, ck_nn *nn) {
     put_metadata(w, "classes", (const char *)names.bytes);
   w->failed |= names.failed;
   ck__bytes_free(&names);
+  static const char *const types[] = {"text", "integer", "real", "boolean",
+                                      "bytes"};
+  ck_nn_class_type type = CK_NN_CLASS_TEXT;
+  ck_nn_get_class_type(nn, &type);
+  put_metadata(w, "class_type", types[type]);
   put_text(w, "}");
   return CK_OK;
 }
@@ -242,10 +281,12 @@ static int names_safetensors(const char *path) {
 /* ---- clkit's own format ---------------------------------------------- */
 
 ck_status ck__nn_model_save(ck_nn *nn, const char *path, ck_nn_format format) {
+  ck_status status = check_names_writable(nn, path);
+  if (status != CK_OK)
+    return status;
   if (format == CK_NN_FORMAT_SAFETENSORS ||
       (format == CK_NN_FORMAT_AUTO && names_safetensors(path)))
     return save_safetensors(nn, path);
-  ck_status status = CK_OK;
   ck__byte_writer w = {0};
   float *weights = NULL;
   nn_state *state = &nn->state;
@@ -256,7 +297,7 @@ ck_status ck__nn_model_save(ck_nn *nn, const char *path, ck_nn_format format) {
   ck__bytes_put_u32(&w, (uint32_t)nn->config.loss);
   ck__bytes_put_u32(&w, (uint32_t)nn->normalization.kind);
   ck__bytes_put_u32(&w, nn->class_names ? (uint32_t)nn->class_count : 0u);
-  ck__bytes_put_u32(&w, 0u);
+  ck__bytes_put_u32(&w, nn->class_names ? (uint32_t)nn->class_type : 0u);
   for (uint32_t l = 0; l < widths; ++l)
     ck__bytes_put_u32(&w, state->sizes[l]);
   for (uint32_t l = 0; l + 2 < widths; ++l)
@@ -341,7 +382,8 @@ static ck_status reader_floats(model_reader *r, size_t count, const char *what,
 /* The file's frame: its magic, its size, its version and its checksum,
  * then the header's words; r ends where the checksum begins. */
 static ck_status read_header(model_reader *r, uint32_t *widths, uint32_t *loss,
-                             uint32_t *kind, uint32_t *name_count) {
+                             uint32_t *kind, uint32_t *name_count,
+                             uint32_t *class_type) {
   ck_status status = CK_OK;
   const char *path = r->path;
   size_t size = r->size;
@@ -372,12 +414,11 @@ static ck_status read_header(model_reader *r, uint32_t *widths, uint32_t *loss,
             "%s: checksum mismatch: the file is damaged or truncated", path);
   r->size = size - 32; /* the fields end where the checksum begins */
   r->at = 12;
-  uint32_t reserved = 0;
   CK_TRY(reader_u32(r, "the header", widths));
   CK_TRY(reader_u32(r, "the header", loss));
   CK_TRY(reader_u32(r, "the header", kind));
   CK_TRY(reader_u32(r, "the header", name_count));
-  CK_TRY(reader_u32(r, "the header", &reserved));
+  CK_TRY(reader_u32(r, "the header", class_type));
   if (*widths < 2 || *widths > CK_NN_MAX_LAYERS + 1)
     CK_FAIL(CK_ERROR_PARSE, "%s: %u layer widths (2 .. %d allowed)", path,
             *widths, CK_NN_MAX_LAYERS + 1);
@@ -385,9 +426,12 @@ static ck_status read_header(model_reader *r, uint32_t *widths, uint32_t *loss,
     CK_FAIL(CK_ERROR_PARSE, "%s: unknown loss %u", path, *loss);
   if (*kind > CK_NORMALIZE_MINMAX)
     CK_FAIL(CK_ERROR_PARSE, "%s: unknown normalisation %u", path, *kind);
-  if (reserved != 0)
-    CK_FAIL(CK_ERROR_PARSE, "%s: the reserved header word is %u, not 0", path,
-            reserved);
+  if (*class_type > CK_NN_CLASS_BYTES)
+    CK_FAIL(CK_ERROR_PARSE, "%s: unknown class type %u", path, *class_type);
+  if (*class_type != CK_NN_CLASS_TEXT && *name_count == 0)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: class type %u, but the classes have no names (0 .. k - 1)",
+            path, *class_type);
 fail:
   return status;
 }
@@ -435,9 +479,7 @@ static ck_status read_class_names(model_reader *r, uint32_t count,
   for (uint32_t k = 0; k < count; ++k) {
     uint32_t length = 0;
     CK_TRY(reader_u32(r, "the class names", &length));
-    if (length < 1 || length > CK_DATASET_MAX_NAME)
-      CK_FAIL(CK_ERROR_PARSE, "%s: class name %u has length %u", path, k,
-              length);
+    CK_TRY(check_class_name(CK_ERROR_PARSE, path, k, NULL, length));
     const uint8_t *at = reader_take(r, length, "the class names", &status);
     if (!at)
       goto fail;
@@ -446,13 +488,9 @@ static ck_status read_class_names(model_reader *r, uint32_t count,
       CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     memcpy(name, at, length);
     name[length] = '\0';
-    /* A NUL inside shortens the name, and a control character would
-     * split the lines of --predict's output. */
-    if (strlen(name) != length || ck__text_control_byte(name) >= 0)
-      CK_FAIL(CK_ERROR_PARSE, "%s: class name %u holds a control character",
-              path, k);
+    CK_TRY(check_class_name(CK_ERROR_PARSE, path, k, name, length));
   }
-  CK_TRY(check_names_distinct(path, *names, count));
+  CK_TRY(check_names_distinct(CK_ERROR_PARSE, path, *names, count));
 fail:
   return status;
 }
@@ -524,8 +562,8 @@ ck_status ck__nn_model_allocate(const ck_device *device, const char *path,
   CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(), model_magic,
                              sizeof model_magic, &text, &size));
   model_reader r = {path, (const uint8_t *)text, size, 0};
-  uint32_t widths = 0, loss = 0, kind = 0;
-  CK_TRY(read_header(&r, &widths, &loss, &kind, &name_count));
+  uint32_t widths = 0, loss = 0, kind = 0, class_type = 0;
+  CK_TRY(read_header(&r, &widths, &loss, &kind, &name_count, &class_type));
   ck_nn_config c;
   if (config)
     c = *config;
@@ -541,6 +579,7 @@ ck_status ck__nn_model_allocate(const ck_device *device, const char *path,
   memset(&normalization, 0, sizeof normalization);
   nn->class_names = names;
   nn->class_count = name_count;
+  nn->class_type = (ck_nn_class_type)class_type;
   names = NULL;
   *result = nn;
   nn = NULL;

@@ -433,6 +433,7 @@ static ck_status preprocess(ck_nn *nn, const ck_dataset *train,
   free_class_names(nn);
   nn->class_names = names;
   nn->class_count = train->classes;
+  nn->class_type = CK_NN_CLASS_TEXT;
   ck_dataset_normalization_free(&nn->normalization);
   nn->normalization = fitted;
   return CK_OK;
@@ -599,6 +600,27 @@ ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
       "ck_nn_get_class_name",
       nn->class_names && k < nn->class_count ? nn->class_names[k] : NULL, k,
       buffer, capacity);
+}
+
+ck_status ck_nn_set_class_type(ck_nn *nn, ck_nn_class_type type) {
+  CK__REQUIRE(nn);
+  if ((unsigned)type > CK_NN_CLASS_BYTES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_set_class_type: unknown type %d", (int)type);
+  if (type != CK_NN_CLASS_INTEGER && !nn->class_names)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_nn_set_class_type: the network's classes have no "
+                    "names: they are the integers 0 .. k - 1");
+  if (nn->class_names)
+    nn->class_type = type;
+  return CK_OK;
+}
+
+ck_status ck_nn_get_class_type(const ck_nn *nn, ck_nn_class_type *type) {
+  CK__REQUIRE(nn);
+  CK__REQUIRE(type);
+  *type = nn->class_names ? nn->class_type : CK_NN_CLASS_INTEGER;
+  return CK_OK;
 }
 
 /* A weight layer's index, checked for the public function named. */

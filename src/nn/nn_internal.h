@@ -268,6 +268,7 @@ struct ck_nn {
   ck_normalization normalization; /* fitted on the training data */
   size_t class_count;             /* classes named by the data, <= output */
   char **class_names;             /* class_count names, or NULL: integers */
+  ck_nn_class_type class_type;    /* what class_names stand for */
   int32_t *host_labels[3];        /* labels of each attached set */
   uint64_t steps_taken;           /* optimiser steps (Adam's t) */
   unsigned epoch;                 /* epochs trained */

@@ -23,9 +23,7 @@ unsigned ck__temporary_token(void) {
   uint64_t z = (uint64_t)getpid() ^ ((uint64_t)now.tv_nsec << 20) ^
                ((uint64_t)now.tv_sec << 40) ^ (uint64_t)(uintptr_t)&counter ^
                (++counter * UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return (unsigned)(z ^ (z >> 31));
+  return (unsigned)ck__mix64(z);
 }
 
 /* The descriptor an output's path names as "-" (standard output, as for

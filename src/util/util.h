@@ -104,6 +104,14 @@ static inline uint64_t ck__get_u64(const uint8_t *in) {
   return value;
 }
 
+/* SplitMix64's finaliser: every bit of value stirred into every bit of
+ * the result, for hash tables and tokens. */
+static inline uint64_t ck__mix64(uint64_t value) {
+  value = (value ^ (value >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  value = (value ^ (value >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return value ^ (value >> 31);
+}
+
 /* Adds context before the current message and jumps to fail:. */
 #define CK_FAIL_PREFIX(code, ...)                                              \
   do {                                                                         \

@@ -127,38 +127,64 @@ def test_from_xyz_starts_from_the_file(tmp_path):
 
 
 def write_xyz(path, positions, velocities, box):
-    """An extended-XYZ frame, every bit of each number kept."""
+    """An extended-XYZ frame, every bit of each number kept; without
+    velocities (None) the file has none."""
+    moving = velocities is not None
     lines = [str(len(positions)),
              f'Lattice="{box[0]!r} 0.0 0.0 0.0 {box[1]!r} 0.0 0.0 0.0 1.0" '
-             f'Properties=species:S:1:pos:R:2:velo:R:2']
-    for (x, y), (vx, vy) in zip(positions.tolist(), velocities.tolist()):
-        lines.append(f"Ar {x!r} {y!r} {vx!r} {vy!r}")
+             f'Properties=species:S:1:pos:R:2' + (":velo:R:2" if moving
+                                                  else "")]
+    rows = np.hstack([positions, velocities]) if moving else positions
+    for row in rows.tolist():
+        lines.append("Ar " + " ".join(repr(value) for value in row))
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_from_arrays_runs_as_from_the_file(tmp_path, device):
-    """The same particles from arrays and from an XYZ file: the same run,
-    bit for bit."""
+@pytest.mark.parametrize("moving", [True, False], ids=["velocities",
+                                                        "drawn"])
+def test_from_arrays_runs_as_from_the_file(tmp_path, device, moving):
+    """The same particles from arrays and from an XYZ file: the same state
+    and the same run, bit for bit, positions outside the periodic box
+    wrapped alike."""
     rng = np.random.default_rng(5)
     cells = rng.permutation(36)[:24]
     positions = np.column_stack([cells % 6, cells // 6]) * 1.2 + \
         rng.uniform(0.1, 0.3, size=(24, 2))
-    velocities = rng.normal(scale=0.7, size=(24, 2))
     box = (7.2, 7.2)
+    positions[:6] += np.array([[7.2, 0], [-7.2, 0], [0, 14.4], [0, -7.2],
+                               [21.6, -14.4], [-7.2, 7.2]])
+    positions[6, 0] = -0.0
+    velocities = rng.normal(scale=0.7, size=(24, 2)) if moving else None
+    drawn = {} if moving else {"temperature": 0.9}
     path = tmp_path / "start.xyz"
     write_xyz(path, positions, velocities, box)
-    from_file = clkit.gas.Simulation.from_xyz(path, device=device, seed=2)
+    from_file = clkit.gas.Simulation.from_xyz(path, device=device, seed=2,
+                                              **drawn)
     from_arrays = clkit.gas.Simulation.from_arrays(
-        positions, velocities, box=box, device=device, seed=2)
+        positions, velocities, box=box, device=device, seed=2, **drawn)
     assert from_arrays.particles == 24 and from_arrays.box == box
-    # The run keeps its state in single precision.
-    assert np.array_equal(from_arrays.velocities,
-                          velocities.astype(np.float32))
-    from_file.run(30)
-    from_arrays.run(30)
-    assert np.array_equal(from_arrays.positions, from_file.positions)
-    assert np.array_equal(from_arrays.velocities, from_file.velocities)
-    assert from_arrays.observe() == from_file.observe()
+    if moving:
+        # The run keeps its state in single precision.
+        assert np.array_equal(from_arrays.velocities,
+                              velocities.astype(np.float32))
+    for steps in (0, 10, 20):
+        from_file.run(steps)
+        from_arrays.run(steps)
+        for name in ("positions", "velocities", "forces"):
+            assert np.array_equal(getattr(from_arrays, name),
+                                  getattr(from_file, name)), (name, steps)
+        assert from_arrays.observe() == from_file.observe()
+
+
+def test_from_arrays_writes_no_file(monkeypatch, tmp_path):
+    """The arrays go to the library in memory: no temporary file, so a
+    missing temporary folder does not matter."""
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    positions = np.array([[0.5, 0.5], [2.0, 0.5], [0.5, 2.0], [2.0, 2.0]])
+    simulation = clkit.gas.Simulation.from_arrays(
+        positions, np.zeros((4, 2)), box=6.0, device="ref")
+    assert np.array_equal(simulation.positions, positions)
 
 
 def test_from_arrays_draws_velocities_and_takes_options():
@@ -183,10 +209,21 @@ def test_from_arrays_draws_velocities_and_takes_options():
      ValueError, "velocities has 1 rows, but positions has 2"),
     (dict(positions=[[1, 1], [2, 2]], velocities=[[0, 0], [1, 1]],
           temperature=1.0, box=(4, 4)), TypeError, "not both"),
-    (dict(positions=[[1, 1], [2, 2], [1, 1]], box=(4, 4)), ValueError,
-     r"rows 0 and 2 are both \[1.0, 1.0\]"),
+    (dict(positions=[[1, 1], [2, 2], [1, 1]], box=(6, 6)), ValueError,
+     r"positions: rows 0 and 2 are both \(1, 1\)"),
+    (dict(positions=[[0.5, 0.5], [1, 1], [6.5, 0.5]], box=(6, 6)),
+     ValueError, r"positions: rows 0 and 2, \(0.5, 0.5\) and \(6.5, 0.5\), "
+     r"land at \(0.5, 0.5\) once wrapped into the box"),
+    (dict(positions=[[1, 1], [1 + 1e-12, 1]], box=(6, 6)), ValueError,
+     r"rows 0 and 1, .* land at \(1, 1\) once wrapped into the box and "
+     r"rounded to single precision"),
+    (dict(positions=[[1, 1], [2, 2]], velocities=[[0, 0], [0, -1e39]],
+          box=(6, 6)), ValueError,
+     r"velocities: row 1: vy -1e\+39 is beyond single precision"),
     (dict(positions=[[1, 1], [5, 2]], box=(4, 4), walls=True), ValueError,
-     "row 1 is .* outside the walls"),
+     r"positions: row 1 is \(5, 2\), outside the walls of the 4 x 4 box"),
+    (dict(positions=[[1, 1], [2, 2]], box=(4, 4), particles=2), TypeError,
+     "positions give the particles"),
     (dict(positions=[[1, 1], [2, 2]], box=(4, -1)), ValueError,
      "sides must be finite and above 0"),
     (dict(positions=[[1, 1], [2, 2]], box=None), TypeError, "give the box"),
@@ -200,6 +237,7 @@ def test_from_arrays_refuses_bad_arrays(arguments, error, words):
         clkit.gas.Simulation.from_arrays(positions, device="ref",
                                          **arguments)
     assert "Simulation.from_arrays" in str(raised.value)
+    assert ".xyz" not in str(raised.value)
 
 
 def test_bad_options_are_refused():

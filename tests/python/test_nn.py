@@ -5,6 +5,7 @@ import json
 import pathlib
 import pickle
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -151,6 +152,123 @@ def test_labels_of_any_kind(tmp_path, cli):
     with pytest.raises(ValueError, match="'bird', which is not one of"):
         model.evaluate(X[:2], ["cat", "bird"])
     assert model.score(X[:2], ["bird", "bird"]) == 0
+
+
+# Labels of each kind scikit-learn's classifiers take, three classes of
+# each, with the names and the type a model file gives them.
+KEPT_LABELS = [
+    ("str", ["cat", "dog", "emu"], ["cat", "dog", "emu"], "text"),
+    ("str of digits", ["1", "10", "2"], ["1", "10", "2"], "text"),
+    ("str of other scripts and blanks", [" x", "ä b", "日本"],
+     [" x", "ä b", "日本"], "text"),
+    ("str of 63 bytes", ["b", "é" * 31 + "a", "c"],
+     ["b", "c", "é" * 31 + "a"], "text"),
+    ("str in an object array", np.array(["p", "q", "r"], dtype=object),
+     ["p", "q", "r"], "text"),
+    ("bytes", [b"x", b"y z", b"\xc3\xa9"], ["x", "y z", "é"], "bytes"),
+    ("int", [-5, 3, 7], ["-5", "3", "7"], "integer"),
+    ("int 0 .. k - 1", [0, 1, 2], ["0", "1", "2"], "integer"),
+    ("uint64", np.array([1, 2**63, 2**64 - 1], dtype=np.uint64),
+     ["1", "9223372036854775808", "18446744073709551615"], "integer"),
+    ("numpy int16 scalars", [np.int16(-4), np.int16(0), np.int16(9)],
+     ["-4", "0", "9"], "integer"),
+    ("float", [0.0, 1.0, 2.0], ["0.0", "1.0", "2.0"], "real"),
+    ("float32", np.array([-1, 3, 1e20], dtype=np.float32),
+     ["-1.0", "3.0", "1.0000000200408773e+20"], "real"),
+    ("bool", [False, True, True], ["False", "True"], "boolean"),
+]
+
+
+def three_classes(labels, rows=40):
+    """Rows of 3 features and their labels, each label on some rows."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(rows, 3))
+    which = np.arange(rows) % len(labels)
+    y = np.empty(rows, dtype=object)
+    y[:] = [labels[k] for k in which]
+    return X, np.asarray(y.tolist()) if not isinstance(labels, np.ndarray) \
+        else np.asarray(labels)[which]
+
+
+@pytest.mark.parametrize("labels, names, class_type",
+                         [case[1:] for case in KEPT_LABELS],
+                         ids=[case[0] for case in KEPT_LABELS])
+def test_saved_labels_come_back_exactly(tmp_path, cli, labels, names,
+                                        class_type):
+    """save then load then predict gives the fitted model's labels, of
+    their kind; the safetensors metadata and `clkit run nn --predict` name
+    them alike."""
+    X, y = three_classes(labels)
+    model = clkit.nn.MLP(layers=(4,), epochs=2, device="ref").fit(X, y)
+    expected = model.predict(X).tolist()
+    assert len(set(map(repr, expected))) > 1
+    path = tmp_path / "model.ckn"
+    model.save(path)
+    loaded = clkit.nn.MLP.load(path, device="ref")
+    assert loaded.classes_.tolist() == model.classes_.tolist()
+    assert [type(label) for label in loaded.classes_.tolist()] == \
+        [type(label) for label in model.classes_.tolist()]
+    found = loaded.predict(X).tolist()
+    assert found == expected
+    assert [type(label) for label in found] == \
+        [type(label) for label in expected]
+    assert loaded.class_names_ == names
+    rows = tmp_path / "rows.csv"
+    np.savetxt(rows, X, fmt="%.9g", delimiter=",")
+    out = tmp_path / "classes.txt"
+    cli("run", "nn", "--load", str(path), "--predict", str(rows), "--out",
+        str(out), "--device", "ref")
+    named = dict(zip(model.classes_.tolist(), names))
+    assert out.read_text(encoding="utf-8").splitlines() == \
+        [named[label] for label in expected]
+    safetensors = pytest.importorskip("safetensors",
+                                      reason="safetensors is not installed")
+    model.save(tmp_path / "model.safetensors")
+    with safetensors.safe_open(tmp_path / "model.safetensors", "np") as file:
+        metadata = file.metadata()
+    assert json.loads(metadata["classes"]) == names
+    assert metadata["class_type"] == class_type
+
+
+# Labels no model file names: save refuses them, naming the label.
+REFUSED_LABELS = [
+    ("empty str", ["", "a", "b"], "the label '' takes 0 bytes"),
+    ("newline", ["a\nb", "a", "b"], r"the label 'a\\nb' holds a control"),
+    ("tab", ["a", "\tb", "c"], r"the label '\\tb' holds a control"),
+    ("NUL", np.array(["a", "b\0c", "d"], dtype=object),
+     r"the label 'b\\x00c' holds a control"),
+    ("DEL", ["a", "b\x7f", "c"], r"the label 'b\\x7f' holds a control"),
+    ("64 bytes", ["a" * 64, "b", "c"],
+     "the label 'a{64}' takes 64 bytes of UTF-8"),
+    ("lone surrogate", np.array(["a", "\ud800", "b"], dtype=object),
+     r"the label '\\ud800' is not UTF-8 text"),
+    ("bytes not UTF-8", [b"a", b"\xff", b"c"],
+     r"the label b'\\xff' is not UTF-8 text"),
+    ("bytes with a newline", [b"a", b"b\n", b"c"],
+     r"the label b'b\\n' holds a control"),
+    ("int and float", np.array([1, 2.5, 3], dtype=object),
+     "the labels 1 and 2.5 are of two kinds"),
+    ("objects", np.array([Fraction(1, 2), Fraction(1), Fraction(3)],
+                         dtype=object),
+     r"the label Fraction\(1, 2\) is a Fraction"),
+]
+
+
+@pytest.mark.parametrize("labels, message",
+                         [case[1:] for case in REFUSED_LABELS],
+                         ids=[case[0] for case in REFUSED_LABELS])
+def test_labels_no_file_names_are_refused_at_save(tmp_path, labels,
+                                                  message):
+    """Rather than saved as other labels: a ValueError naming the label, in
+    either format, and no file; a pickle keeps them."""
+    X, y = three_classes(labels)
+    model = clkit.nn.MLP(layers=(4,), epochs=1, device="ref").fit(X, y)
+    for name in ("model.ckn", "model.safetensors"):
+        with pytest.raises(ValueError, match="MLP.save: " + message):
+            model.save(tmp_path / name)
+        assert not (tmp_path / name).exists()
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy.predict(X).tolist() == model.predict(X).tolist()
 
 
 def test_predict_shape_and_classes(letters):
