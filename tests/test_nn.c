@@ -1374,7 +1374,7 @@ static void check_safetensors(ck_nn *nn, const char *directory) {
       "\"activations\":\"tanh\",\"loss\":\"ce\",\"output\":\"softmax\","
       "\"normalize\":\"zscore\","
       "\"classes\":\"[\\\"A\\\",\\\"B\\\",\\\"C\\\",\\\"3\\\"]\","
-      "\"class_type\":\"text\"}",
+      "\"class_type\":\"data\"}",
       "\"normalize.offset\":{\"dtype\":\"F32\",\"shape\":[3],"
       "\"data_offsets\":[0,12]}",
       "\"0.weight\":{\"dtype\":\"F32\",\"shape\":[6,3],"
@@ -1406,9 +1406,9 @@ static void class_types(const ck_device *device, ck_nn *nn,
   snprintf(path, sizeof path, "%s/typed.ckn", directory);
   ck_nn_class_type type = CK_NN_CLASS_BYTES;
   CHECK_OK(ck_nn_get_class_type(nn, &type));
-  CHECK(type == CK_NN_CLASS_TEXT);
-  CHECK_FAILS(ck_nn_set_class_type(nn, (ck_nn_class_type)5),
-              CK_ERROR_INVALID_ARGUMENT, "unknown type 5");
+  CHECK(type == CK_NN_CLASS_DATA);
+  CHECK_FAILS(ck_nn_set_class_type(nn, (ck_nn_class_type)6),
+              CK_ERROR_INVALID_ARGUMENT, "unknown type 6");
   CHECK_OK(ck_nn_set_class_type(nn, CK_NN_CLASS_BYTES));
   CHECK_OK(ck_nn_save(nn, path));
   ck_nn *loaded = NULL;
@@ -1418,7 +1418,7 @@ static void class_types(const ck_device *device, ck_nn *nn,
     CHECK_OK(ck_nn_get_class_type(loaded, &type));
   CHECK(type == CK_NN_CLASS_BYTES);
   ck_nn_destroy(loaded);
-  CHECK_OK(ck_nn_set_class_type(nn, CK_NN_CLASS_TEXT));
+  CHECK_OK(ck_nn_set_class_type(nn, CK_NN_CLASS_DATA));
 
   char **names = nn->class_names, *kept = names[1];
   nn->class_names = NULL;
@@ -1701,7 +1701,7 @@ static void malformed(const ck_device *ref) {
       {44, 3, "activation"},    /* activation 3 */
       {48, 0, "length 0"},      /* class name A of length 0 */
       {48, 64, "length 64"},    /* class name A too long */
-      {28, 5, "class type 5"},  /* an unknown class type */
+      {28, 6, "class type 6"},  /* an unknown class type */
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
     memcpy(bytes, text, size);

@@ -365,16 +365,20 @@ ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
  * a reader can give back the labels the names came from (Python's MLP
  * does; docs/nn.md). */
 typedef enum ck_nn_class_type {
-  CK_NN_CLASS_TEXT = 0,    /* the names are the labels */
+  CK_NN_CLASS_DATA = 0,    /* names as a data file's label column gave
+                              them (and every file written before class
+                              types): a reader may take names that are
+                              all plain integers as those integers */
   CK_NN_CLASS_INTEGER = 1, /* whole numbers in decimal: "-3" */
   CK_NN_CLASS_REAL = 2,    /* real numbers, in the shortest decimal that
                               reads back exactly: "2.0", "1e+20" */
   CK_NN_CLASS_BOOLEAN = 3, /* "False" and "True" */
-  CK_NN_CLASS_BYTES = 4    /* byte strings, each name their UTF-8 text */
+  CK_NN_CLASS_BYTES = 4,   /* byte strings, each name their UTF-8 text */
+  CK_NN_CLASS_TEXT = 5     /* text: the names are the labels, "3" too */
 } ck_nn_class_type;
 
 /* ck_nn_set_class_type / ck_nn_get_class_type - what the class names
- * stand for: CK_NN_CLASS_TEXT for names from data (ck_nn_set_preprocessing
+ * stand for: CK_NN_CLASS_DATA for names from data (ck_nn_set_preprocessing
  * sets it with them), the file's for a loaded model. A network without
  * names has the classes 0 .. k - 1, named in decimal: CK_NN_CLASS_INTEGER.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, an

@@ -242,7 +242,14 @@ def _naming(classes):
 
 def _labels_of(names, class_type, source):
     """A loaded model's classes: its names as the labels they stand for
-    (the classes 0 .. k - 1 have their numbers as names, integers)."""
+    (the classes 0 .. k - 1 have their numbers as names, integers). Names
+    from a data file, or from a file written before class types, are
+    integers where every one is an integer written plainly, else text."""
+    if class_type == _clkit.NN_CLASS_DATA:
+        plain = all(name.lstrip("-").isdigit() and
+                    str(int(name)) == name for name in names)
+        class_type = _clkit.NN_CLASS_INTEGER if plain else \
+            _clkit.NN_CLASS_TEXT
     kind = _KIND_OF_TYPE.get(class_type)
     if kind is None:
         raise ValueError(f"{source}: unknown class type {class_type}")

@@ -422,7 +422,7 @@ static PyObject *network_describe(PyObject *object, PyObject *unused) {
     Py_XDECREF(names);
     return NULL;
   }
-  ck_nn_class_type class_type = CK_NN_CLASS_TEXT;
+  ck_nn_class_type class_type = CK_NN_CLASS_DATA;
   ck_nn_get_class_type(self->nn, &class_type);
   return Py_BuildValue("{s:N,s:N,s:N,s:i,s:s}", "sizes", sizes, "activations",
                        activations, "class_names", names, "class_type",
@@ -503,6 +503,7 @@ PyMethodDef ck_py_nn_methods[] = {
 
 int ck_py_nn_ready(PyObject *module) {
   if (PyType_Ready(&network_type) != 0 ||
+      PyModule_AddIntConstant(module, "NN_CLASS_DATA", CK_NN_CLASS_DATA) != 0 ||
       PyModule_AddIntConstant(module, "NN_CLASS_TEXT", CK_NN_CLASS_TEXT) != 0 ||
       PyModule_AddIntConstant(module, "NN_CLASS_INTEGER",
                               CK_NN_CLASS_INTEGER) != 0 ||

@@ -201,9 +201,9 @@ static ck_status put_model_metadata(ck__byte_writer *w, ck_nn *nn) {
     put_metadata(w, "classes", (const char *)names.bytes);
   w->failed |= names.failed;
   ck__bytes_free(&names);
-  static const char *const types[] = {"text", "integer", "real", "boolean",
-                                      "bytes"};
-  ck_nn_class_type type = CK_NN_CLASS_TEXT;
+  static const char *const types[] = {"data",    "integer", "real",
+                                      "boolean", "bytes",   "text"};
+  ck_nn_class_type type = CK_NN_CLASS_DATA;
   ck_nn_get_class_type(nn, &type);
   put_metadata(w, "class_type", types[type]);
   put_text(w, "}");
@@ -426,9 +426,9 @@ static ck_status read_header(model_reader *r, uint32_t *widths, uint32_t *loss,
     CK_FAIL(CK_ERROR_PARSE, "%s: unknown loss %u", path, *loss);
   if (*kind > CK_NORMALIZE_MINMAX)
     CK_FAIL(CK_ERROR_PARSE, "%s: unknown normalisation %u", path, *kind);
-  if (*class_type > CK_NN_CLASS_BYTES)
+  if (*class_type > CK_NN_CLASS_TEXT)
     CK_FAIL(CK_ERROR_PARSE, "%s: unknown class type %u", path, *class_type);
-  if (*class_type != CK_NN_CLASS_TEXT && *name_count == 0)
+  if (*class_type != CK_NN_CLASS_DATA && *name_count == 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: class type %u, but the classes have no names (0 .. k - 1)",
             path, *class_type);

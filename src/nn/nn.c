@@ -433,7 +433,7 @@ static ck_status preprocess(ck_nn *nn, const ck_dataset *train,
   free_class_names(nn);
   nn->class_names = names;
   nn->class_count = train->classes;
-  nn->class_type = CK_NN_CLASS_TEXT;
+  nn->class_type = CK_NN_CLASS_DATA;
   ck_dataset_normalization_free(&nn->normalization);
   nn->normalization = fitted;
   return CK_OK;
@@ -604,7 +604,7 @@ ck_status ck_nn_get_class_name(const ck_nn *nn, size_t k, char *buffer,
 
 ck_status ck_nn_set_class_type(ck_nn *nn, ck_nn_class_type type) {
   CK__REQUIRE(nn);
-  if ((unsigned)type > CK_NN_CLASS_BYTES)
+  if ((unsigned)type > CK_NN_CLASS_TEXT)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_nn_set_class_type: unknown type %d", (int)type);
   if (type != CK_NN_CLASS_INTEGER && !nn->class_names)

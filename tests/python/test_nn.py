@@ -1,6 +1,7 @@
 """clkit.nn.MLP: the command's results on the same rows and seed,
 training that converges, the estimator's shape and scikit-learn's checks,
 model files (safetensors too), bad input."""
+import hashlib
 import json
 import pathlib
 import pickle
@@ -228,6 +229,24 @@ def test_saved_labels_come_back_exactly(tmp_path, cli, labels, names,
         metadata = file.metadata()
     assert json.loads(metadata["classes"]) == names
     assert metadata["class_type"] == class_type
+
+
+@pytest.mark.parametrize("labels, kind", [([3, 5, 7], int),
+                                           (["a", "b", "c"], str)])
+def test_names_from_data_read_as_before(tmp_path, labels, kind):
+    """A file whose names come from data (class type 0, as every file
+    before class types) gives integers where each name is one, else
+    text."""
+    X, y = three_classes(labels)
+    model = clkit.nn.MLP(layers=(4,), epochs=2, device="ref").fit(X, y)
+    path = tmp_path / "model.ckn"
+    model.save(path)
+    data = bytearray(path.read_bytes()[:-32])
+    data[28:32] = (0).to_bytes(4, "little")
+    path.write_bytes(bytes(data) + hashlib.sha256(data).digest())
+    loaded = clkit.nn.MLP.load(path, device="ref")
+    assert loaded.classes_.tolist() == labels
+    assert all(type(label) is kind for label in loaded.classes_.tolist())
 
 
 # Labels no model file names: save refuses them, naming the label.
