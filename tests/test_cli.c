@@ -778,6 +778,51 @@ static void check_run_usage_errors(void) {
   release(&r);
 }
 
+/* A name that is no option, command, workload or function suggests the
+ * one it most likely meant (the library's rule, ck_param_suggest), and
+ * one near nothing suggests nothing. */
+static void check_suggestions(void) {
+  static const struct {
+    const char *args[8];
+    const char *message; /* on stderr, exit 2 */
+  } cases[] = {
+      {{"run", "pso", "--iterations", "5", NULL},
+       "unknown option '--iterations'; did you mean --iters?"},
+      {{"run", "pso", "--device", "ref", "--partciles", "8", NULL},
+       "unknown option '--partciles'; did you mean --particles?"},
+      {{"run", "ga", "--island-sise", "8", NULL},
+       "unknown option '--island-sise'; did you mean --island-size?"},
+      /* The common options too. */
+      {{"run", "selfcheck", "--sede", "5", NULL},
+       "unknown option '--sede'; did you mean --seed?"},
+      {{"bench", "--quite", NULL},
+       "unknown option '--quite'; did you mean --quiet?"},
+      {{"run", "pso", "--device", "ref", "--fn", "rastrign", NULL},
+       "unknown function 'rastrign'; built in: sphere rastrigin"},
+      {{"run", "pso", "--device", "ref", "--fn", "rastrign", NULL},
+       "; did you mean rastrigin?"},
+      {{"run", "psoo", NULL},
+       "unknown workload 'psoo'; known: selfcheck pso ga aco nn gas; did "
+       "you mean pso?"},
+      {{"devcies", NULL}, "unknown command 'devcies'; did you mean devices?"},
+      {{"help", "bnech", NULL}, "unknown command 'bnech'; did you mean bench?"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_refusal(cases[c].args, 2, cases[c].message);
+  static const char *const far[][8] = {
+      {"run", "selfcheck", "--bogus", NULL},
+      {"run", "pso", "--device", "ref", "--fn", "nosuch", NULL},
+      {"frobnicate", NULL},
+  };
+  for (size_t c = 0; c < sizeof far / sizeof far[0]; ++c) {
+    run_output r = run_clkit(far[c]);
+    EXPECT_EXIT(r, 2, far[c]);
+    CHECK_MSG(!has(r.err, "did you mean"), "'clkit %s' suggested: %s",
+              label_of(far[c]), r.err);
+    release(&r);
+  }
+}
+
 /* A file the user may not write is refused even where its directory would
  * let a rename replace it. Run as the super-user (as CI runs), no file is
  * one it may not write, so clkit is run here as nobody, in a directory of
@@ -3514,6 +3559,7 @@ int main(int argc, char **argv) {
   check_whole_number_parser();
   check_basic_commands();
   check_run_usage_errors();
+  check_suggestions();
   check_ref_runs();
   check_results_whole();
   check_terminal_progress();

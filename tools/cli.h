@@ -9,6 +9,10 @@
 
 enum { EXIT_OK = 0, EXIT_FAILURE_RUN = 1, EXIT_USAGE = 2 };
 
+/* The most long options a command's table holds (run's: the common
+ * options and a workload's). */
+enum { MAX_LONG_OPTIONS = 160 };
+
 /* Prints "clkit: <message>" for the last library error; returns 1 or 2. */
 int cli_report(ck_status status);
 

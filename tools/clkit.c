@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "cli_mpi.h"
 
-enum { MAX_DEVICES = 64, MAX_PARAMS = 128, MAX_LONG_OPTIONS = 160 };
+enum { MAX_DEVICES = 64, MAX_PARAMS = 128 };
 
 /* Option codes of the common options; workload options come after. */
 enum {
@@ -1525,6 +1525,20 @@ static int command_cache(int argc, char **argv) {
   return EXIT_OK;
 }
 
+/* "unknown command 'NAME'", and the command it most likely meant. */
+static int unknown_command(const char *name) {
+  static const char *const commands[] = {
+      "devices", "run", "compare", "bench",   "kernels", "cache",
+      "gen",     "tsp", "demo",    "version", "help"};
+  const char *nearest = NULL;
+  ck_param_suggest(name, commands, sizeof commands / sizeof *commands,
+                   &nearest);
+  fprintf(stderr, "%s: unknown command '%s'%s%s%s\n", program_name, name,
+          nearest ? "; did you mean " : "", nearest ? nearest : "",
+          nearest ? "?" : "");
+  return EXIT_USAGE;
+}
+
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     print_main_help(stderr);
@@ -1564,8 +1578,7 @@ static int dispatch(int argc, char **argv) {
           fputs(version_help, stdout);
           return EXIT_OK;
         }
-        fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
-        return EXIT_USAGE;
+        return unknown_command(name);
       }
     }
     print_main_help(stdout);
@@ -1601,7 +1614,7 @@ static int dispatch(int argc, char **argv) {
     return cli_gen(sub_argc, sub_argv);
   if (strcmp(command, "tsp") == 0)
     return cli_tsp(sub_argc, sub_argv);
-  fprintf(stderr, "%s: unknown command '%s'\n", program_name, command);
+  unknown_command(command);
   print_main_help(stderr);
   return EXIT_USAGE;
 }
