@@ -2906,6 +2906,20 @@ static void check_device_notes(void) {
     if (e == 1)
       CHECK_MSG(!has(r.out, "\"cuda\":\"ok\""), "CUDA listed as ok: %s", r.out);
     release(&r);
+    /* The notes are the device list's: a run says none of them, the
+     * default device's choice included. */
+    const char *const runs[][10] = {
+        {"run", "pso", "--device", "ref", "--dim", "2", "--iters", "3", NULL},
+        {"run", "selfcheck", "--count", "100", NULL},
+        {"compare", "selfcheck", "--devices", "ref", "--count", "100", NULL}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; ++i) {
+      r = run_clkit_env(environments[e], runs[i]);
+      EXPECT_EXIT(r, 0, runs[i]);
+      CHECK_MSG(
+          !has(r.err, "note:") && !has(r.err, "NVIDIA") && !has(r.err, "CUDA"),
+          "'clkit %s' told of the devices:\n%s", label_of(runs[i]), r.err);
+      release(&r);
+    }
   }
 }
 
